@@ -1,0 +1,20 @@
+"""Adapters: one module per input format, each turning loaded documents into the
+normalized deployment model. A new input format is one module listed here.
+
+Each module has NAME and `adapt(loaded: LoadedFile) -> AdaptResult`; it picks the
+documents it understands and ignores the rest.
+"""
+from __future__ import annotations
+
+from ctxlint.adapters import native
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.loader import LoadedFile
+
+ADAPTERS = (native,)
+
+
+def adapt_file(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    for adapter in ADAPTERS:
+        result.extend(adapter.adapt(loaded))
+    return result

@@ -1,0 +1,46 @@
+"""Which files a check reads: explicit files as given, directories recursively."""
+from __future__ import annotations
+
+import os
+from typing import Iterable, List
+
+PATTERNS = (".yaml", ".yml", ".json")
+
+
+class PathError(ValueError):
+    """A path given on the command line does not exist (a usage error, exit 2)."""
+
+
+def discover(paths: Iterable[str]) -> List[str]:
+    """Expand directories into their YAML/JSON files, sorted; keep files as given.
+
+    Hidden directories (.git, .venv, ...) are skipped when walking, and symlinked
+    directories are not followed (no loops). "-" stands for stdin.
+    """
+    found: List[str] = []
+    seen = set()
+    for path in paths:
+        if path == "-":
+            found.append(path)
+            continue
+        if not os.path.lexists(path):
+            raise PathError(f"path does not exist: {path}")
+        if os.path.isdir(path):
+            for item in _walk(path):
+                if item not in seen:
+                    seen.add(item)
+                    found.append(item)
+        elif path not in seen:
+            seen.add(path)
+            found.append(path)
+    return found
+
+
+def _walk(root: str) -> List[str]:
+    out = []
+    for dirpath, dirnames, filenames in os.walk(root, onerror=None, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if name.lower().endswith(PATTERNS) and not name.startswith("."):
+                out.append(os.path.join(dirpath, name) if root != "." else os.path.relpath(os.path.join(dirpath, name)))
+    return out

@@ -1,0 +1,78 @@
+"""What rules yield (Problem), what the engine reports (Finding), and the input
+diagnostics that the loader and the adapters record for the CTX0xx rules."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Dict, Optional, Tuple
+
+from ctxlint.model import Source
+
+SEVERITIES = ("error", "warning", "info")
+SEVERITY_RANK = {"info": 1, "warning": 2, "error": 3}
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """An input problem found while reading a file (not a capacity problem).
+
+    `kind` is the NAME of the CTX0xx rule that reports it (e.g. "duplicate-key"),
+    so the loader never needs to know rule IDs.
+    """
+
+    kind: str
+    message: str
+    source: Source
+    deployment: Optional[str] = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    """What a rule's check() yields: a message and the value it is about."""
+
+    message: str
+    source: Source
+    deployment: Optional[str] = None
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """A problem stamped by the engine with the rule's identity and severity.
+
+    Field order is the sort order: file, line, column, rule.
+    """
+
+    file: str
+    line: int
+    column: int
+    rule: str
+    name: str = field(compare=False)
+    severity: str = field(compare=False)
+    message: str = field(compare=False)
+    path: str = field(default="", compare=False)
+    deployment: Optional[str] = field(default=None, compare=False)
+    end_line: int = field(default=0, compare=False)
+    end_column: int = field(default=0, compare=False)
+    tags: Tuple[str, ...] = field(default=(), compare=False)
+
+    def to_dict(self) -> Dict[str, Any]:
+        return {
+            "rule": self.rule,
+            "name": self.name,
+            "severity": self.severity,
+            "message": self.message,
+            "file": self.file,
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line or self.line,
+            "end_column": self.end_column or self.column,
+            "path": self.path,
+            "deployment": self.deployment,
+            "tags": list(self.tags),
+        }
+
+
+def at_least(severity: str, threshold: str) -> bool:
+    """True when `severity` is at or above `threshold` ('never' matches nothing)."""
+    if threshold == "never":
+        return False
+    return SEVERITY_RANK[severity] >= SEVERITY_RANK[threshold]

@@ -1,0 +1,153 @@
+"""Read a file (or stdin) and parse it once into positioned YAML/JSON documents.
+
+Nothing here raises on bad input: unreadable, binary, oversized, mis-encoded and
+unparsable files become `parse-error` diagnostics with a location, and duplicate
+keys become `duplicate-key` diagnostics at the second key.
+"""
+from __future__ import annotations
+
+import codecs
+import os
+import stat
+from dataclasses import dataclass, field
+from typing import List, Optional
+
+import yaml
+
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Source
+from ctxlint.nodes import Builder, Node, TreeTooLarge
+
+try:  # libyaml is about six times faster; fall back when PyYAML was built without it
+    from yaml import CSafeLoader as _Loader
+except ImportError:  # pragma: no cover - depends on the PyYAML build
+    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+
+DEFAULT_MAX_BYTES = 20 * 1024 * 1024
+PARSE_ERROR, DUPLICATE_KEY = "parse-error", "duplicate-key"
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass
+class Document:
+    index: int  # 0-based position among the file's `---` documents
+    root: Node
+
+
+@dataclass
+class LoadedFile:
+    path: str  # as displayed in findings
+    text: str = ""
+    documents: List[Document] = field(default_factory=list)
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+
+
+def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
+    """Read and parse one file from disk."""
+    display = display or path
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            what = "a directory" if stat.S_ISDIR(mode) else "not a regular file"
+            return _failed(display, f"cannot read {display}: {what}")
+        size = os.path.getsize(path)
+        if size > max_bytes:
+            return _failed(display, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
+                                    "(raise it with --max-file-size)")
+        with open(path, "rb") as handle:
+            data = handle.read(max_bytes + 1)
+    except OSError as exc:
+        return _failed(display, f"cannot read {display}: {exc.strerror or exc}")
+    return parse_bytes(data, display, max_bytes)
+
+
+def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
+    """Decode and parse bytes read from a file or stdin."""
+    if len(data) > max_bytes:
+        return _failed(display, f"input is over the {max_bytes:,}-byte limit (raise it with --max-file-size)")
+    text = _decode(data, display)
+    if isinstance(text, LoadedFile):
+        return text
+    return parse_text(text, display)
+
+
+def _decode(data: bytes, display: str):
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return data[len(bom):].decode(encoding)
+            except UnicodeDecodeError as exc:
+                return _failed(display, f"not valid {encoding} text: {exc.reason} at byte {exc.start:,}")
+    if b"\x00" in data[:8192]:
+        return _failed(display, "binary file (contains NUL bytes); expected YAML or JSON text")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        return _failed(display, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at line {line}, "
+                                f"column {col}; save the file as UTF-8", line, col)
+
+
+def parse_text(text: str, display: str) -> LoadedFile:
+    """Parse YAML (JSON is read as YAML, with JSON's number rules)."""
+    loaded = LoadedFile(display, text)
+    is_json = display.lower().endswith(".json")
+
+    def duplicate(first: Node, second: Node, path: str) -> None:
+        loaded.diagnostics.append(Diagnostic(
+            DUPLICATE_KEY,
+            f"duplicate key '{second.value}' (first at line {first.line}); YAML keeps only the "
+            f"last value, so line {first.line} is silently ignored: remove one of them",
+            second.source(display)))
+
+    builder = Builder(json_numbers=is_json, on_duplicate=duplicate)
+    index = 0
+    try:
+        for composed in yaml.compose_all(text, Loader=_Loader):
+            if composed is not None:
+                loaded.documents.append(Document(index, builder.build(composed)))
+            index += 1
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid syntax"
+        hint = _hint(text, line)
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"invalid {'JSON' if is_json else 'YAML'}: {what}{hint}",
+            Source(display, line, col, f"document[{index}]")))
+    except yaml.YAMLError as exc:  # e.g. a reader error on a control character
+        mark = getattr(exc, "position", None)
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"invalid YAML: {exc}", _position_source(display, text, mark)))
+    except TreeTooLarge:
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"document {index} expands to more nodes than ctxlint reads "
+                         "(an alias bomb?); it was not checked", Source(display, 1, 1)))
+    except RecursionError:
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"document {index} is nested too deeply to read; it was not checked",
+            Source(display, 1, 1)))
+    return loaded
+
+
+def _hint(text: str, line: int) -> str:
+    lines = text.splitlines()
+    if 0 < line <= len(lines) and "\t" in lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]:
+        return " (a tab in the indentation: YAML indents with spaces only)"
+    return ""
+
+
+def _position_source(display: str, text: str, index: Optional[int]) -> Source:
+    if not isinstance(index, int):
+        return Source(display, 1, 1)
+    line = text.count("\n", 0, index) + 1
+    return Source(display, line, index - (text.rfind("\n", 0, index) + 1) + 1)
+
+
+def _failed(display: str, message: str, line: int = 1, col: int = 1) -> LoadedFile:
+    return LoadedFile(display, diagnostics=[Diagnostic(PARSE_ERROR, message, Source(display, line, col))])

@@ -1,0 +1,166 @@
+"""The one normalized deployment model that every input format is adapted into.
+
+Rules see only these classes. Every value that came from a file is wrapped in a
+`Val`, which remembers where it came from (file, line, column, logical path), so a
+rule can point a finding at the exact scalar without knowing the input format.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Generic, Optional, Tuple, TypeVar
+
+T = TypeVar("T")
+
+UNIFIED, PREFILL, DECODE = "unified", "prefill", "decode"
+ROLE_NAMES = (UNIFIED, PREFILL, DECODE)
+
+
+@dataclass(frozen=True, order=True)
+class Source:
+    """Where a value sits: 1-based line and column of its first character."""
+
+    file: str
+    line: int
+    col: int
+    path: str = ""  # logical path, e.g. spec.serving.roles[0].kv_pool_tokens
+    end_line: int = 0
+    end_col: int = 0  # exclusive; 0 when unknown
+
+
+@dataclass(frozen=True)
+class Val(Generic[T]):
+    """A value together with the place it was read from."""
+
+    value: T
+    source: Source
+    raw: str = ""  # the text as written, when it differs from str(value) (e.g. "1Mi")
+
+    def show(self) -> str:
+        """The value as a user wrote it, for messages."""
+        if self.raw and self.raw != str(self.value):
+            return f"{self.raw} (= {fmt(self.value)})"
+        return fmt(self.value)
+
+
+def fmt(value: object) -> str:
+    """Format token counts with thousands separators, everything else as is."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)
+
+
+def value_of(val: Optional[Val[T]]) -> Optional[T]:
+    return None if val is None else val.value
+
+
+@dataclass(frozen=True)
+class ModelFacts:
+    id: Optional[Val[str]] = None
+    max_position_embeddings: Optional[Val[int]] = None
+    rope_scaling_factor: Optional[Val[float]] = None
+
+
+@dataclass(frozen=True)
+class Advertised:
+    """What clients are promised (API docs, model catalog)."""
+
+    context_window: Optional[Val[int]] = None
+    max_output_tokens: Optional[Val[int]] = None
+
+
+@dataclass(frozen=True)
+class Gateway:
+    """Limits enforced in front of the engine."""
+
+    max_prompt_tokens: Optional[Val[int]] = None
+
+
+@dataclass(frozen=True)
+class Engine:
+    name: Optional[Val[str]] = None
+    version: Optional[Val[str]] = None
+
+
+@dataclass(frozen=True)
+class Accelerators:
+    type: Optional[Val[str]] = None
+    count: Optional[Val[int]] = None
+
+
+@dataclass(frozen=True)
+class Parallelism:
+    tensor: Optional[Val[int]] = None
+    pipeline: Optional[Val[int]] = None
+    data: Optional[Val[int]] = None
+
+
+@dataclass(frozen=True)
+class Pool:
+    """The KV-cache capacity of one replica of a role, in tokens.
+
+    `origin` is "declared" when the deployment states it, "derived" when the
+    capacity physics computed it; `explanation` carries the arithmetic.
+    """
+
+    tokens: int
+    source: Source
+    origin: str = "declared"
+    explanation: str = ""
+
+    def describe(self) -> str:
+        word = "declared" if self.origin == "declared" else "derived"
+        return f"{fmt(self.tokens)} ({word})"
+
+
+@dataclass(frozen=True)
+class Role:
+    """One serving role: unified, prefill or decode."""
+
+    role: Val[str]
+    replicas: Optional[Val[int]] = None
+    context_length: Optional[Val[int]] = None
+    kv_pool_tokens: Optional[Val[int]] = None
+    kv_cache_dtype: Optional[Val[str]] = None
+    accelerators: Accelerators = Accelerators()
+    parallelism: Parallelism = Parallelism()
+    source: Optional[Source] = None  # the role as a whole (its first line)
+    pool: Optional[Pool] = None  # filled by the capacity stage
+    name: str = ""  # how messages name this role, e.g. 'prefill' or 'prefill #2'
+
+    @property
+    def kind(self) -> str:
+        return self.role.value
+
+    @property
+    def label(self) -> str:
+        return self.name or self.role.value
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One deployment: a model served by one engine in one or more roles."""
+
+    file: str
+    source: Source
+    input_format: str  # "native", "kubernetes", ...
+    name: Optional[Val[str]] = None
+    model: ModelFacts = ModelFacts()
+    advertised: Advertised = Advertised()
+    gateway: Gateway = Gateway()
+    engine: Engine = Engine()
+    disaggregation: Optional[Val[str]] = None
+    roles: Tuple[Role, ...] = ()
+    labels: Tuple[Tuple[str, str], ...] = field(default=())
+
+    @property
+    def display_name(self) -> Optional[str]:
+        return None if self.name is None else str(self.name.value)
+
+    @property
+    def disaggregated(self) -> bool:
+        return any(r.kind in (PREFILL, DECODE) for r in self.roles)
+
+    def roles_of(self, *kinds: str) -> Tuple[Role, ...]:
+        return tuple(r for r in self.roles if r.kind in kinds)

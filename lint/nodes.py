@@ -1,0 +1,170 @@
+"""A YAML/JSON tree in which every node knows its position and logical path.
+
+PyYAML's composer gives nodes with file-global marks; this module turns them into
+`Node`s carrying constructed Python scalars, 1-based positions and a logical path,
+and records duplicate keys (PyYAML would keep the last one silently).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+
+import yaml
+
+from ctxlint.model import Source
+
+MAP, SEQ, SCALAR = "map", "seq", "scalar"
+_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+_JSON_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+MERGE_TAG = "tag:yaml.org,2002:merge"
+STR_TAG = "tag:yaml.org,2002:str"
+
+Key = Union[str, int]
+
+
+class Node:
+    """One node: a mapping (dict of key -> Node), a sequence, or a scalar."""
+
+    __slots__ = ("kind", "value", "keys", "line", "col", "end_line", "end_col",
+                 "path", "style", "start_index", "end_index", "tag")
+
+    def __init__(self, kind: str, value: Any, mark_node: yaml.Node, path: str) -> None:
+        self.kind = kind
+        self.value = value
+        self.keys: Dict[Any, "Node"] = {}  # mapping only: key -> the key's own node
+        start, end = mark_node.start_mark, mark_node.end_mark
+        self.line, self.col = start.line + 1, start.column + 1
+        self.end_line, self.end_col = end.line + 1, end.column + 1
+        self.start_index, self.end_index = start.index, end.index
+        self.path = path
+        self.style = getattr(mark_node, "style", None)
+        self.tag = mark_node.tag
+
+    def __repr__(self) -> str:
+        return f"Node({self.kind}, {self.path!r}, {self.line}:{self.col})"
+
+    def source(self, file: str) -> Source:
+        return Source(file, self.line, self.col, self.path, self.end_line, self.end_col)
+
+    def get(self, key: Any) -> Optional["Node"]:
+        if self.kind != MAP:
+            return None
+        return self.value.get(key)
+
+    def dig(self, *keys: Key) -> Optional["Node"]:
+        """Follow keys (str for mappings, int for sequences); None if any is missing."""
+        node: Optional[Node] = self
+        for key in keys:
+            if node is None:
+                return None
+            if isinstance(key, int):
+                node = node.value[key] if node.kind == SEQ and -len(node.value) <= key < len(node.value) else None
+            else:
+                node = node.get(key)
+        return node
+
+    def plain(self) -> Any:
+        """The node as plain Python data (dicts, lists, scalars)."""
+        if self.kind == MAP:
+            return {k: v.plain() for k, v in self.value.items()}
+        if self.kind == SEQ:
+            return [v.plain() for v in self.value]
+        return self.value
+
+    def walk(self) -> Iterator["Node"]:
+        stack = [self]
+        while stack:
+            node = stack.pop()
+            yield node
+            if node.kind == MAP:
+                stack.extend(reversed(list(node.value.values())))
+            elif node.kind == SEQ:
+                stack.extend(reversed(node.value))
+
+
+def child_path(parent: str, key: Key) -> str:
+    if isinstance(key, int):
+        return f"{parent}[{key}]"
+    if _SIMPLE_KEY.match(key):
+        return f"{parent}.{key}" if parent else key
+    return f'{parent}["{key}"]'
+
+
+def path_of(parts: Sequence[Key]) -> str:
+    path = ""
+    for part in parts:
+        path = child_path(path, part)
+    return path
+
+
+class TreeTooLarge(Exception):
+    """Alias expansion would make the document larger than the node budget."""
+
+
+class Builder:
+    """Converts composed PyYAML nodes to `Node`s for one file."""
+
+    def __init__(self, json_numbers: bool, on_duplicate: Callable[[Node, Node, str], None],
+                 max_nodes: int = 2_000_000) -> None:
+        self._constructor = yaml.constructor.SafeConstructor()
+        self._json_numbers = json_numbers
+        self._on_duplicate = on_duplicate
+        self._budget = max_nodes
+        self._seen: Dict[Tuple[int, str], Node] = {}
+
+    def build(self, node: yaml.Node, path: str = "") -> Node:
+        key = (id(node), path)
+        if key in self._seen:
+            return self._seen[key]
+        self._budget -= 1
+        if self._budget < 0:
+            raise TreeTooLarge()
+        if isinstance(node, yaml.MappingNode):
+            result = self._mapping(node, path)
+        elif isinstance(node, yaml.SequenceNode):
+            result = Node(SEQ, [], node, path)
+            result.value = [self.build(item, child_path(path, i)) for i, item in enumerate(node.value)]
+        else:
+            result = Node(SCALAR, self._scalar(node), node, path)
+        self._seen[key] = result
+        return result
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        if self._json_numbers and node.style is None and node.tag == STR_TAG and _JSON_NUMBER.match(node.value):
+            # JSON reads 1e6 as a number; YAML 1.1 (PyYAML) reads it as a string.
+            number = float(node.value)
+            return int(number) if number.is_integer() and "." not in node.value and "e" not in node.value.lower() else number
+        try:
+            return self._constructor.construct_object(node)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+            return node.value  # e.g. an impossible timestamp: keep the text
+
+    def _key(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            value = self._scalar(node)
+            return value if isinstance(value, (str, int)) and not isinstance(value, bool) else str(value)
+        return f"<{type(node).__name__}>"  # complex keys are never meaningful to ctxlint
+
+    def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
+        result = Node(MAP, {}, node, path)
+        merged: List[Tuple[Any, Node, Node]] = []
+        for key_node, value_node in node.value:
+            if key_node.tag == MERGE_TAG:
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for src in sources:
+                    if isinstance(src, yaml.MappingNode):
+                        built = self.build(src, path)
+                        merged.extend((k, built.keys[k], v) for k, v in built.value.items())
+                continue
+            key = self._key(key_node)
+            key_path = child_path(path, key)
+            built_key = Node(SCALAR, key, key_node, key_path)
+            if key in result.value:
+                self._on_duplicate(result.keys[key], built_key, key_path)
+            result.value[key] = self.build(value_node, key_path)
+            result.keys[key] = built_key
+        for key, key_node, value in merged:  # explicit keys win over merged ones
+            if key not in result.value:
+                result.value[key] = value
+                result.keys[key] = key_node
+        return result

@@ -1,0 +1,110 @@
+"""The rule table, built from `ctxlint.rules.ALL`, and rule selection.
+
+Selectors are codes, code prefixes (`CTX1`) or rule names; as in flake8 and ruff,
+the most specific selector wins, so `--select CTX1 --ignore CTX105` keeps every
+CTX1xx rule but CTX105.
+"""
+from __future__ import annotations
+
+import difflib
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from types import MappingProxyType, ModuleType
+from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
+
+from ctxlint.findings import SEVERITIES
+
+ID_FORMAT = re.compile(r"^CTX[0-9]{3}$")
+NAME_FORMAT = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+SCOPES = ("input", "deployment")
+
+
+class SelectorError(ValueError):
+    """A --select/--ignore entry that matches no rule."""
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    id: str
+    name: str
+    severity: str
+    scope: str
+    tags: Tuple[str, ...]
+    options_schema: Mapping[str, Any]
+    module: ModuleType
+
+    @property
+    def summary(self) -> str:
+        return (self.module.__doc__ or "").strip().splitlines()[0]
+
+    @property
+    def doc(self) -> str:
+        return (self.module.__doc__ or "").strip()
+
+    def default_options(self) -> Dict[str, Any]:
+        props = self.options_schema.get("properties", {})
+        return {key: spec["default"] for key, spec in props.items() if "default" in spec}
+
+
+def _spec(module: ModuleType) -> RuleSpec:
+    spec = RuleSpec(module.ID, module.NAME, module.SEVERITY, module.SCOPE, tuple(module.TAGS),
+                    MappingProxyType(dict(module.OPTIONS)), module)
+    if not ID_FORMAT.match(spec.id) or not NAME_FORMAT.match(spec.name):
+        raise ValueError(f"rule {module.__name__}: bad ID {spec.id!r} or name {spec.name!r}")
+    if spec.severity not in SEVERITIES or spec.scope not in SCOPES:
+        raise ValueError(f"rule {spec.id}: bad severity {spec.severity!r} or scope {spec.scope!r}")
+    return spec
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> Tuple[RuleSpec, ...]:
+    from ctxlint.rules import ALL
+
+    specs = tuple(_spec(m) for m in ALL)
+    ids = [s.id for s in specs]
+    names = [s.name for s in specs]
+    if len(set(ids)) != len(ids) or len(set(names)) != len(names):
+        raise ValueError("duplicate rule ID or name in ctxlint.rules.ALL")
+    return tuple(sorted(specs, key=lambda s: s.id))
+
+
+def find(code_or_name: str) -> Optional[RuleSpec]:
+    key = code_or_name.strip()
+    for spec in all_rules():
+        if key.upper() == spec.id or key.lower() == spec.name:
+            return spec
+    return None
+
+
+def _specificity(selector: str, spec: RuleSpec) -> int:
+    """How specifically `selector` names `spec`: 0 = not at all."""
+    sel = selector.strip()
+    if sel.lower() == spec.name or sel.upper() == spec.id:
+        return 100
+    if sel.upper() == "ALL":
+        return 1
+    if sel and spec.id.startswith(sel.upper()):
+        return 1 + len(sel)
+    return 0
+
+
+def check_selectors(selectors: Iterable[str]) -> None:
+    for sel in selectors:
+        if not any(_specificity(sel, spec) for spec in all_rules()):
+            choices = [s.id for s in all_rules()] + [s.name for s in all_rules()]
+            close = difflib.get_close_matches(sel, choices, n=1)
+            hint = f"; did you mean '{close[0]}'?" if close else ""
+            raise SelectorError(f"unknown rule selector '{sel}'{hint} (see `ctxlint rules`)")
+
+
+def selected(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Tuple[RuleSpec, ...]:
+    """The rules enabled by `select` (default: all) minus `ignore`, most specific wins."""
+    check_selectors(list(select) + list(ignore))
+    chosen = []
+    for spec in all_rules():
+        best_select = max((_specificity(s, spec) for s in select), default=1 if not select else 0)
+        best_ignore = max((_specificity(s, spec) for s in ignore), default=0)
+        if best_select > best_ignore:  # at equal specificity, ignore wins
+            chosen.append(spec)
+    return tuple(chosen)

@@ -1,0 +1,124 @@
+"""JSON Schema validation that reports at the offending node, with did-you-mean.
+
+jsonschema is imported on first use only: it costs about 70 ms, which a
+pre-commit run on files with no native manifest should not pay.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Dict, Iterator, List
+
+from ctxlint.findings import Diagnostic
+from ctxlint.nodes import MAP, SEQ, Node, path_of
+
+SCHEMA_VIOLATION, UNKNOWN_FIELD = "schema-violation", "unknown-field"
+_TYPE_WORDS = {"integer": "an integer", "string": "a string", "number": "a number", "object": "a mapping",
+               "array": "a list", "boolean": "a boolean", "null": "null"}
+
+
+@lru_cache(maxsize=None)
+def load_schema(name: str) -> Dict[str, Any]:
+    text = resources.files("ctxlint").joinpath("data", name).read_text(encoding="utf-8")
+    return json.loads(text)
+
+
+@lru_cache(maxsize=None)
+def _validator(name: str):
+    import jsonschema  # deferred: see module docstring
+
+    return jsonschema.Draft202012Validator(load_schema(name))
+
+
+def validate(root: Node, schema_name: str, file: str, skip_titles=("token count",)) -> List[Diagnostic]:
+    """Validate a document; one diagnostic per offending node, best match first.
+
+    Errors inside subschemas titled in `skip_titles` are left to a dedicated rule
+    (token counts get their own, clearer, messages).
+    """
+    from jsonschema.exceptions import relevance
+
+    errors = sorted(_validator(schema_name).iter_errors(root.plain()), key=relevance)
+    out: List[Diagnostic] = []
+    seen = set()
+    for error in errors:
+        if error.schema.get("title") in skip_titles and error.validator in ("pattern", "minimum"):
+            continue
+        for diag in _diagnose(error, root, file):
+            key = (diag.kind, diag.source.path, diag.source.line, diag.source.col)
+            if key not in seen:
+                seen.add(key)
+                out.append(diag)
+    return out
+
+
+def _node_at(root: Node, parts) -> Node:
+    node = root
+    for part in parts:
+        child = None
+        if node.kind == MAP:
+            child = node.value.get(part)
+        elif node.kind == SEQ and isinstance(part, int) and part < len(node.value):
+            child = node.value[part]
+        if child is None:
+            break
+        node = child
+    return node
+
+
+def _diagnose(error, root: Node, file: str) -> Iterator[Diagnostic]:
+    parts = list(error.absolute_path)
+    node = _node_at(root, parts)
+    where = path_of(parts) or "document"
+    instance, validator = error.instance, error.validator
+    if validator == "additionalProperties" and isinstance(instance, dict):
+        known = sorted(error.schema.get("properties", {}))
+        for key in instance:
+            if key in error.schema.get("properties", {}):
+                continue
+            key_node = node.keys.get(key, node) if node.kind == MAP else node
+            yield Diagnostic(UNKNOWN_FIELD, f"unknown field '{key}' in {where}{_did_you_mean(str(key), known)}"
+                                            f" (known: {', '.join(known)})",
+                             key_node.source(file))
+        return
+    if validator == "required":
+        missing = error.message.split("'")[1] if "'" in error.message else error.message
+        message = f"{where}: required field '{missing}' is missing"
+    elif validator == "enum":
+        choices = [str(c) for c in error.validator_value]
+        message = (f"{where}: {instance!r} is not one of {', '.join(choices)}"
+                   f"{_did_you_mean(str(instance), choices)}")
+    elif validator == "const":
+        message = f"{where}: expected {error.validator_value!r}, got {instance!r}"
+    elif validator == "type":
+        wanted = error.validator_value if isinstance(error.validator_value, list) else [error.validator_value]
+        words = " or ".join(_TYPE_WORDS.get(w, w) for w in wanted)
+        message = f"{where}: expected {words}, got {_describe(instance)}"
+    else:
+        message = f"{where}: {error.message}"
+    yield Diagnostic(SCHEMA_VIOLATION, message, node.source(file))
+
+
+def _describe(value: Any) -> str:
+    if value is None:
+        return "null (an empty value)"
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()} (YAML 1.1 reads yes/no/on/off as booleans)"
+    if isinstance(value, dict):
+        return "a mapping"
+    if isinstance(value, list):
+        return "a list"
+    kind = {int: "an integer", float: "a float", str: "a string"}.get(type(value), type(value).__name__)
+    return f"{kind} {value!r}"
+
+
+def _did_you_mean(word: str, choices: List[str]) -> str:
+    lowered = {c.lower(): c for c in choices}
+    if word.lower() in lowered:
+        return f"; did you mean '{lowered[word.lower()]}'?"
+    close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
+    if not close:
+        close = [lowered[c] for c in difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)]
+    return f"; did you mean '{close[0]}'?" if close else ""

@@ -1,0 +1,47 @@
+"""Helpers shared by rules: the request sizes a deployment must hold."""
+from __future__ import annotations
+
+from typing import Iterable, Iterator, Optional, Tuple
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.model import Deployment, Role, Source, fmt
+
+
+def from_diagnostics(diagnostics: Iterable[Diagnostic], kind: str) -> Iterator[Problem]:
+    """The input rules report what the loader and the adapters recorded."""
+    for diag in diagnostics:
+        if diag.kind == kind:
+            yield Problem(diag.message, diag.source, diag.deployment)
+
+
+def max_prompt(dep: Deployment) -> Optional[Tuple[int, str, Source]]:
+    """The longest prompt clients may send: the window, or a lower gateway cap.
+
+    Returns (tokens, what limits it, where that limit is written).
+    """
+    window, cap = dep.advertised.context_window, dep.gateway.max_prompt_tokens
+    if cap is not None and (window is None or cap.value < window.value):
+        return cap.value, f"the gateway cap {fmt(cap.value)}", cap.source
+    if window is not None:
+        return window.value, f"the advertised window {fmt(window.value)}", window.source
+    return None
+
+
+def max_request(dep: Deployment) -> Optional[Tuple[int, str]]:
+    """The most KV one request can need: prompt plus output, bounded by the window."""
+    window, output = dep.advertised.context_window, dep.advertised.max_output_tokens
+    prompt = max_prompt(dep)
+    if window is None or prompt is None:
+        return None
+    if output is not None and prompt[0] + output.value < window.value:
+        return (prompt[0] + output.value,
+                f"prompt up to {fmt(prompt[0])} + output up to {fmt(output.value)} = {fmt(prompt[0] + output.value)}")
+    if output is not None:
+        return window.value, (f"prompt up to {fmt(prompt[0])} + output up to {fmt(output.value)}, "
+                              f"bounded by the window {fmt(window.value)}")
+    return window.value, f"the advertised window {fmt(window.value)}"
+
+
+def smallest_pool(roles: Iterable[Role]) -> Optional[Role]:
+    with_pool = [r for r in roles if r.pool is not None]
+    return min(with_pool, key=lambda r: r.pool.tokens) if with_pool else None

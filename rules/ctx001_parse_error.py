@@ -1,0 +1,45 @@
+"""A file that cannot be read or parsed as YAML or JSON.
+
+Why:
+    A gate that cannot read a file must not pass it. Peer tools print nothing and
+    exit 0 on unparsable YAML; ctxlint reports the file, line and column where
+    parsing stopped, and every deployment in that file goes unchecked until it
+    is fixed. Also reported: unreadable, binary, oversized and mis-encoded files,
+    and documents too deeply nested or alias-expanded to read safely.
+
+Example (bad):
+    ```yaml
+    spec:
+      advertised:
+        context_window: 131072
+       max_output_tokens: 8192     # indentation does not match any level
+    ```
+
+Example (good):
+    ```yaml
+    spec:
+      advertised:
+        context_window: 131072
+        max_output_tokens: 8192
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.rules._common import from_diagnostics
+
+ID = "CTX001"
+NAME = "parse-error"
+SEVERITY = "error"
+SCOPE = "input"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(diagnostics: Sequence[Diagnostic], options) -> Iterator[Problem]:
+    return from_diagnostics(diagnostics, NAME)

@@ -1,0 +1,47 @@
+"""A native manifest that does not match the ctxlint/v1 ModelDeployment schema.
+
+Why:
+    A missing `context_window`, a role whose `replicas` is a string or an engine
+    name outside the known list means ctxlint cannot check the deployment as
+    written. Each violation is reported at the offending node with its logical
+    path, e.g. `spec.serving.roles[1].replicas`; the most relevant error comes
+    first. Also reported here: roles that contradict the serving mode (prefill
+    and decode roles without `disaggregation: prefill-decode`, or the reverse).
+    `ctxlint schema` prints the schema for editors (yaml-language-server).
+
+Example (bad):
+    ```yaml
+    spec:
+      advertised: {}              # context_window is required
+      serving:
+        roles: [{role: unified, replicas: "two"}]
+    ```
+
+Example (good):
+    ```yaml
+    spec:
+      advertised: {context_window: 131072}
+      serving:
+        roles: [{role: unified, replicas: 2}]
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.rules._common import from_diagnostics
+
+ID = "CTX002"
+NAME = "schema-violation"
+SEVERITY = "error"
+SCOPE = "input"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(diagnostics: Sequence[Diagnostic], options) -> Iterator[Problem]:
+    return from_diagnostics(diagnostics, NAME)

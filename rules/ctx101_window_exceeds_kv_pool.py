@@ -1,0 +1,66 @@
+"""The longest prompt clients may send does not fit the KV pool of a role that must hold it.
+
+Why:
+    A unified replica holds each request whole; a prefill replica holds each
+    whole prompt. When the advertised window (or the gateway cap, if lower) is
+    larger than that role's KV-cache pool, a long enough request cannot be held:
+    vLLM hangs it in the waiting queue while health checks pass, SGLang aborts
+    it, and in SGLang's disaggregated mode the abort once turned into an HTTP
+    200 carrying other tenants' data. Unified roles must hold the prompt plus
+    its output (bounded by the window); prefill roles must hold the prompt.
+
+Example (bad):
+    ```yaml
+    advertised: {context_window: 1048576}
+    serving:
+      disaggregation: prefill-decode
+      roles:
+        - {role: prefill, kv_pool_tokens: 681280}    # smaller than the window
+        - {role: decode, kv_pool_tokens: 2040000}
+    ```
+
+Example (good):
+    ```yaml
+    advertised: {context_window: 1048576}
+    serving:
+      disaggregation: prefill-decode
+      roles:
+        - {role: prefill, kv_pool_tokens: 2040000}
+        - {role: decode, kv_pool_tokens: 2040000}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import PREFILL, UNIFIED, Deployment, fmt
+from ctxlint.rules._common import max_prompt, max_request
+
+ID = "CTX101"
+NAME = "window-exceeds-kv-pool"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    prompt, request = max_prompt(dep), max_request(dep)
+    for role in dep.roles_of(UNIFIED, PREFILL):
+        if role.pool is None:
+            continue
+        need = request if role.kind == UNIFIED else (prompt[0], prompt[1]) if prompt else None
+        if need is None or need[0] <= role.pool.tokens:
+            continue
+        held = "request" if role.kind == UNIFIED else "prompt"
+        pool = role.pool.tokens
+        yield Problem(
+            f"{fmt(need[0])} > {fmt(pool)}: the longest {held} ({need[1]}) exceeds the {role.label} "
+            f"KV pool {role.pool.describe()} by {fmt(need[0] - pool)} tokens. Raise the {role.label} pool "
+            f"to at least {fmt(need[0])}, lower the advertised window to {fmt(pool)}, or cap prompts at the "
+            f"gateway (spec.gateway.max_prompt_tokens) at or below {fmt(pool)}",
+            role.pool.source, dep.display_name)

@@ -1,0 +1,66 @@
+"""A gateway prompt cap above the window, or above the smallest unified pool.
+
+Why:
+    A gateway cap exists to stop prompts the serving tier cannot hold. A cap
+    above the advertised window is not a cap at all, and a cap above the
+    smallest KV pool of a unified role lets through prompts that pool cannot
+    hold. (For prefill roles of a disaggregated deployment the same condition is
+    the security finding CTX102, reported there instead.)
+
+Example (bad):
+    ```yaml
+    advertised: {context_window: 131072}
+    gateway: {max_prompt_tokens: 200000}      # above the window
+    serving:
+      roles: [{role: unified, kv_pool_tokens: 400000}]
+    ```
+
+Example (good):
+    ```yaml
+    advertised: {context_window: 131072}
+    gateway: {max_prompt_tokens: 120000}
+    serving:
+      roles: [{role: unified, kv_pool_tokens: 400000}]
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import UNIFIED, Deployment, fmt
+from ctxlint.rules._common import smallest_pool
+
+ID = "CTX107"
+NAME = "gateway-cap-exceeds-limits"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    cap, window = dep.gateway.max_prompt_tokens, dep.advertised.context_window
+    if cap is None:
+        return
+    if window is not None and cap.value > window.value:
+        yield Problem(
+            f"{fmt(cap.value)} > {fmt(window.value)}: the gateway prompt cap {cap.show()} is above the "
+            f"advertised window, so it stops nothing the window does not. Lower it to at most "
+            f"{fmt(window.value)} (and at or below the smallest KV pool)",
+            cap.source, dep.display_name)
+        return
+    if dep.disaggregated:
+        return  # CTX102 owns prefill pools in disaggregated deployments
+    weakest = smallest_pool(dep.roles_of(UNIFIED))
+    if weakest is None or cap.value <= weakest.pool.tokens:
+        return
+    pool = weakest.pool.tokens
+    yield Problem(
+        f"{fmt(cap.value)} > {fmt(pool)}: the gateway prompt cap lets through prompts {fmt(cap.value - pool)} "
+        f"tokens longer than the {weakest.label} KV pool {weakest.pool.describe()}. Lower the cap to at most "
+        f"{fmt(pool)}",
+        cap.source, dep.display_name)

@@ -1,0 +1,58 @@
+"""An engine context length above the model's trained positions times its RoPE scaling.
+
+Why:
+    Positions beyond what the model was trained for (max_position_embeddings,
+    stretched by the RoPE scaling factor) give garbage or NaNs with relative
+    position encodings and out-of-bounds errors with absolute ones. vLLM and
+    SGLang refuse to start unless an override is set
+    (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`);
+    with the override, long requests silently degrade.
+
+Example (bad):
+    ```yaml
+    model: {max_position_embeddings: 131072, rope_scaling_factor: 1.0}
+    serving:
+      roles: [{role: unified, context_length: 262144}]
+    ```
+
+Example (good):
+    ```yaml
+    model: {max_position_embeddings: 131072, rope_scaling_factor: 2.0}
+    serving:
+      roles: [{role: unified, context_length: 262144}]
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment, fmt
+
+ID = "CTX109"
+NAME = "context-exceeds-trained-positions"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    trained = dep.model.max_position_embeddings
+    if trained is None:
+        return
+    factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
+    limit = int(trained.value * factor)
+    for role in dep.roles:
+        ctx = role.context_length
+        if ctx is None or ctx.value <= limit:
+            continue
+        yield Problem(
+            f"{fmt(ctx.value)} > {fmt(trained.value)} x {factor:g} = {fmt(limit)}: the {role.label} context "
+            f"length {ctx.show()} exceeds the model's trained positions times its RoPE scaling factor by "
+            f"{fmt(ctx.value - limit)} tokens. Lower it to {fmt(limit)}, or declare the RoPE scaling the "
+            "model is actually served with (spec.model.rope_scaling_factor)",
+            ctx.source, dep.display_name)

@@ -1,0 +1,35 @@
+"""Shared test fixtures: the repo root, the shared corpus, and --update-golden."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--update-golden", action="store_true", default=False,
+                     help="rewrite the samples' expected.txt files from the current output")
+
+
+@pytest.fixture
+def update_golden(request) -> bool:
+    return bool(request.config.getoption("--update-golden"))
+
+
+@pytest.fixture
+def in_repo(monkeypatch):
+    """Run with the repo root as the working directory, as the README's commands do."""
+    monkeypatch.chdir(REPO)
+    return REPO
+
+
+@pytest.fixture(autouse=True)
+def _no_ci_env(monkeypatch):
+    # Output formats that react to CI variables must not change golden output.
+    for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
+        monkeypatch.delenv(name, raising=False)
+    os.environ.setdefault("COLUMNS", "200")
