@@ -105,6 +105,8 @@ def parse_text(text: str, display: str) -> LoadedFile:
             f"last value, so line {first.line} is silently ignored: remove one of them",
             second.source(display)))
 
+    if is_json and not _valid_json(text, loaded):
+        return loaded
     builder = Builder(json_numbers=is_json, on_duplicate=duplicate)
     index = 0
     try:
@@ -133,6 +135,25 @@ def parse_text(text: str, display: str) -> LoadedFile:
             PARSE_ERROR, f"document {index} is nested too deeply to read; it was not checked",
             Source(display, 1, 1)))
     return loaded
+
+
+def _valid_json(text: str, loaded: LoadedFile) -> bool:
+    """YAML accepts comments, unquoted keys and trailing garbage that JSON readers reject."""
+    import json
+
+    if not text.strip():
+        return True
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"invalid JSON: {exc.msg}", Source(loaded.path, exc.lineno, exc.colno)))
+        return False
+    except RecursionError:
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, "JSON nested too deeply to read; it was not checked", Source(loaded.path, 1, 1)))
+        return False
+    return True
 
 
 def _hint(text: str, line: int) -> str:

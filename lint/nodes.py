@@ -130,7 +130,7 @@ class Builder:
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
-        if self._json_numbers and node.style is None and node.tag == STR_TAG and _JSON_NUMBER.match(node.value):
+        if self._json_numbers and not node.style and node.tag == STR_TAG and _JSON_NUMBER.match(node.value):
             # JSON reads 1e6 as a number; YAML 1.1 (PyYAML) reads it as a string.
             number = float(node.value)
             return int(number) if number.is_integer() and "." not in node.value and "e" not in node.value.lower() else number

@@ -1,0 +1,128 @@
+"""The command line: exit codes, formats, selection, stdin, usage errors."""
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from ctxlint import __version__
+from helpers import run
+
+INCIDENT = "samples/incident/deployment.yaml"
+FIXED = "samples/incident-fixed/deployment.yaml"
+
+
+def test_version():
+    result = run(["--version"])
+    assert result.code == 0 and result.out.strip() == f"ctxlint, version {__version__}"
+
+
+def test_python_dash_m_runs_the_cli(in_repo):
+    proc = subprocess.run([sys.executable, "-m", "ctxlint", "check", INCIDENT],
+                          capture_output=True, text=True, check=False)
+    assert proc.returncode == 1
+    assert proc.stdout.count("\n") == 2 and "Traceback" not in proc.stderr
+
+
+def test_exit_codes_follow_fail_on(in_repo):
+    assert run(["check", INCIDENT]).code == 1
+    assert run(["check", INCIDENT, "--fail-on", "never"]).code == 0
+    assert run(["check", FIXED, "--fail-on", "info"]).code == 0
+    warn_only = "samples/rules/CTX106-prompt-budget-below-minimum/bad.yaml"
+    assert run(["check", warn_only]).code == 0
+    assert run(["check", warn_only, "--fail-on", "warning"]).code == 1
+
+
+def test_select_and_ignore_by_code_prefix_and_name(in_repo):
+    assert [l.split()[1] for l in run(["check", INCIDENT, "--select", "CTX101"]).out.splitlines()] == ["CTX101"]
+    assert [l.split()[1] for l in run(["check", INCIDENT, "--ignore", "overlong-prompts-reach-prefill"]).out.splitlines()] == ["CTX101"]
+    assert run(["check", INCIDENT, "--select", "CTX0"]).out == ""
+    both = run(["check", INCIDENT, "--select", "CTX1", "--ignore", "CTX101,CTX102"])
+    assert both.out == "" and both.code == 0
+    # the more specific selector wins
+    assert "CTX101" in run(["check", INCIDENT, "--ignore", "CTX1", "--select", "CTX101"]).out
+
+
+def test_unknown_selector_is_a_usage_error(in_repo):
+    result = run(["check", INCIDENT, "--select", "CTX1O1"])
+    assert result.code == 2
+    assert "unknown rule selector 'CTX1O1'; did you mean 'CTX101'?" in result.err
+
+
+def test_missing_path_is_a_usage_error(in_repo):
+    result = run(["check", "no/such/file.yaml"])
+    assert result.code == 2 and "path does not exist: no/such/file.yaml" in result.err
+
+
+def test_bad_option_value_is_a_usage_error(in_repo):
+    assert run(["check", INCIDENT, "--fail-on", "fatal"]).code == 2
+    assert run(["check", INCIDENT, "--format", "xml"]).code == 2
+
+
+def test_json_contract(in_repo):
+    result = run(["check", INCIDENT, "--format", "json"])
+    assert result.code == 1
+    data = json.loads(result.out)
+    assert data["version"] == 1
+    assert data["summary"] == {"files": 1, "deployments": 1, "errors": 2, "warnings": 0, "infos": 0}
+    first = data["findings"][0]
+    assert {"rule", "name", "severity", "message", "file", "line", "column", "path", "deployment"} <= set(first)
+    assert (first["rule"], first["line"], first["column"], first["path"], first["deployment"]) == (
+        "CTX102", 13, 21, "spec.advertised.context_window", "coder-moe-prod")
+    second = data["findings"][1]
+    assert (second["rule"], second["path"]) == ("CTX101", "spec.serving.roles[0].kv_pool_tokens")
+
+
+def test_stdin_with_filename(in_repo):
+    with open(INCIDENT, "rb") as handle:
+        data = handle.read()
+    result = run(["check", "-", "--stdin-filename", "deploy/prod.yaml"], stdin=data)
+    assert result.code == 1
+    assert result.out.splitlines()[0].startswith("deploy/prod.yaml:13:21: CTX102")
+
+
+def test_empty_stdin_is_clean(in_repo):
+    result = run(["check", "-"], stdin=b"")
+    assert result.code == 0 and "no findings in 1 file, 0 deployments" in result.err
+
+
+def test_directory_is_walked_recursively_and_sorted(in_repo):
+    result = run(["check", "samples/rules", "--select", "CTX001,CTX003"])
+    files = [line.split(":")[0] for line in result.out.splitlines()]
+    assert files == ["samples/rules/CTX001-parse-error/bad.yaml", "samples/rules/CTX003-duplicate-key/bad.yaml"]
+
+
+def test_summary_goes_to_stderr_not_stdout(in_repo):
+    result = run(["check", INCIDENT])
+    assert "ctxlint: 2 errors in 1 file, 1 deployment" in result.err
+    assert "ctxlint:" not in result.out
+
+
+def test_rules_table_lists_every_rule():
+    result = run(["rules"])
+    assert result.code == 0
+    assert "CTX101  window-exceeds-kv-pool" in result.out
+    assert "error (security)" in result.out
+    assert len(json.loads(run(["rules", "--format", "json"]).out)) == 14
+
+
+@pytest.mark.parametrize("key", ["CTX102", "ctx102", "overlong-prompts-reach-prefill"])
+def test_explain_by_id_or_name(key):
+    result = run(["explain", key])
+    assert result.code == 0
+    assert result.out.startswith("CTX102 overlong-prompts-reach-prefill [error]")
+    assert "Example (bad):" in result.out
+
+
+def test_explain_unknown_rule():
+    result = run(["explain", "CTX999"])
+    assert result.code == 2 and "unknown rule 'CTX999'" in result.err
+
+
+def test_schema_command_prints_the_shipped_schema():
+    result = run(["schema"])
+    schema = json.loads(result.out)
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    assert "kv_pool_tokens" in schema["properties"]["spec"]["properties"]["serving"]["properties"]["roles"]["items"]["properties"]
