@@ -1,0 +1,145 @@
+"""Accelerator memory as the engines see it.
+
+Engines size memory from CUDA's total (cudaMemGetInfo / torch), which is
+nvidia-smi "Total" minus "Reserved" -- not the marketing number. The bundled
+catalog holds that number per device (per GCD on MI250X, per MIG slice).
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from typing import Any, Mapping
+
+GIB = 1 << 30
+MIB = 1 << 20
+
+
+@dataclass(frozen=True)
+class Accelerator:
+    name: str
+    memory_bytes: int                  # CUDA-visible total per device
+    exact: bool                        # True: observed CUDA total; False: estimate
+    source: str
+    vendor: str = "nvidia"
+    nvidia_smi_total_mib: int | None = None
+    nominal: str | None = None
+    parent: str | None = None          # MIG parent card
+    aliases: tuple[str, ...] = field(default_factory=tuple)
+    note: str = ""
+
+    @property
+    def memory_gib(self) -> float:
+        return self.memory_bytes / GIB
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "memory_bytes": self.memory_bytes, "memory_gib": round(self.memory_gib, 3),
+                "exact": self.exact, "source": self.source, "vendor": self.vendor,
+                "nvidia_smi_total_mib": self.nvidia_smi_total_mib, "nominal": self.nominal,
+                "parent": self.parent, "note": self.note}
+
+
+def _from_entry(e: Mapping[str, Any]) -> Accelerator:
+    return Accelerator(
+        name=str(e["name"]), memory_bytes=int(e["memory_bytes"]), exact=bool(e.get("exact", False)),
+        source=str(e.get("source", "")), vendor=str(e.get("vendor", "nvidia")),
+        nvidia_smi_total_mib=e.get("nvidia_smi_total_mib"), nominal=e.get("nominal"),
+        parent=e.get("parent"), aliases=tuple(e.get("aliases", ())), note=str(e.get("note", "")))
+
+
+# Prefixes people (and Kubernetes node labels) put in front of the model name.
+_PREFIXES = ("nvidia-", "tesla-", "amd-", "instinct-", "geforce-")
+# Tokens that do not change which device it is (memory type, form factor).
+_NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu"}
+
+
+def _norm(name: str) -> str:
+    s = name.strip().lower()
+    s = re.sub(r"[\s_/]+", "-", s)
+    s = re.sub(r"(\d+)\s*g(?:i)?b?$", r"\1gb", s)       # 80G / 80GiB -> 80gb
+    s = re.sub(r"-(\d+)g(?=-|$)", r"-\1gb", s)
+    s = re.sub(r"-+", "-", s).strip("-")
+    changed = True
+    while changed:
+        changed = False
+        for p in _PREFIXES:
+            if s.startswith(p) and len(s) > len(p):
+                s, changed = s[len(p):], True
+    return s
+
+
+def _keys(name: str) -> list[str]:
+    n = _norm(name)
+    keys = [n]
+    stripped = "-".join(t for t in n.split("-") if t not in _NOISE)
+    if stripped and stripped != n:
+        keys.append(stripped)
+    return keys
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> tuple[Accelerator, ...]:
+    text = resources.files("ctxlint.physics").joinpath("data/accelerators.json").read_text("utf-8")
+    return tuple(_from_entry(e) for e in json.loads(text)["accelerators"])
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, Accelerator]:
+    idx: dict[str, Accelerator] = {}
+    for acc in _catalog():
+        for nm in (acc.name, *acc.aliases):
+            for k in _keys(nm):
+                idx.setdefault(k, acc)
+    return idx
+
+
+def accelerator_from_mapping(name: str, spec: Mapping[str, Any] | int | float) -> Accelerator | None:
+    """A user-defined accelerator. Accepts memory_bytes, memory_gib (2^30) or
+    memory_gb (10^9: marketing numbers are decimal), or a bare number of GiB."""
+    try:
+        if isinstance(spec, (int, float)) and not isinstance(spec, bool):
+            spec = {"memory_gib": spec}
+        if not isinstance(spec, Mapping):
+            return None
+        if spec.get("memory_bytes") is not None:
+            mem = int(spec["memory_bytes"])
+        elif spec.get("memory_gib") is not None:
+            mem = int(float(spec["memory_gib"]) * GIB)
+        elif spec.get("memory_gb") is not None:
+            mem = int(float(spec["memory_gb"]) * 10**9)
+        else:
+            return None
+        if mem <= 0:
+            return None
+        return Accelerator(name=name, memory_bytes=mem, exact=bool(spec.get("exact", False)),
+                           source=str(spec.get("source", "user-defined")), vendor=str(spec.get("vendor", "unknown")),
+                           note=str(spec.get("note", "")))
+    except (TypeError, ValueError):
+        return None
+
+
+def lookup_accelerator(name: str, extra: Mapping[str, Any] | None = None) -> Accelerator | None:
+    """Find an accelerator by the names people write (case, spaces, 'nvidia-'
+    prefixes, memory-type suffixes ignored). `extra` entries win over the
+    catalog so a user can correct a number."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    if extra:
+        for ename, spec in extra.items():
+            if isinstance(ename, str) and set(_keys(ename)) & set(_keys(name)):
+                if isinstance(spec, Accelerator):
+                    return spec
+                acc = accelerator_from_mapping(ename, spec)
+                if acc is not None:
+                    return acc
+    idx = _index()
+    for k in _keys(name):
+        if k in idx:
+            return idx[k]
+    return None
+
+
+def catalog_names() -> list[str]:
+    return [a.name for a in _catalog()]

@@ -1,0 +1,192 @@
+"""KV-cache bytes per token per GPU (engines.md §1.3, §2.3, §3.3, §4.3, §5.3, §9).
+
+Only full-attention layers cost bytes per token of context. Sliding-window and
+chunked-local layers are bounded by their window and are reported as a
+per-request term; linear/Mamba layers hold a fixed state per request.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
+
+ENGINES = ("vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp")
+_ENGINE_ALIASES = {
+    "vllm": "vllm", "sglang": "sglang", "tgi": "tgi", "text-generation-inference": "tgi",
+    "trtllm": "trtllm", "tensorrt-llm": "trtllm", "trt-llm": "trtllm", "tensorrt_llm": "trtllm",
+    "lmdeploy": "lmdeploy", "turbomind": "lmdeploy", "llamacpp": "llamacpp", "llama.cpp": "llamacpp",
+    "llama-cpp": "llamacpp", "llama-server": "llamacpp", "dynamo": "vllm", "llm-d": "vllm",
+}
+
+# Bytes per KV element by the names engines use. fp4 formats: 0.5 B for the
+# 4-bit value plus one 1-byte scale per 16 elements (NVFP4 block 16, SGLang
+# fp4_e2m1 `cell//2 + cell//16`); workspace buffers are ignored.
+# llama.cpp block formats: q8_0 = 34 B / 32, q4_0 = 18 B / 32, etc.
+_DTYPE_BYTES: dict[str, float] = {
+    "float32": 4, "fp32": 4, "f32": 4,
+    "float16": 2, "fp16": 2, "f16": 2, "half": 2, "bfloat16": 2, "bf16": 2,
+    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_e4m3fn": 1, "fp8_inc": 1, "int8": 1, "fp8_ds_mla": 1,
+    "mxfp8": 1 + 1 / 32,
+    "nvfp4": 0.5625, "fp4": 0.5625, "fp4_e2m1": 0.5625, "fp4_mx_block16": 0.5625, "nvfp4_4over6": 0.5625,
+    "nvfp4_ds_mla": 0.5625, "int4": 0.5625,
+    "q8_0": 34 / 32, "q4_0": 18 / 32, "q4_1": 20 / 32, "iq4_nl": 18 / 32, "q5_0": 22 / 32, "q5_1": 24 / 32,
+}
+# vLLM per-token-head quantized KV adds one fp32 scale per head for K and V.
+_PER_TOKEN_HEAD = {"int8_per_token_head": 1, "fp8_per_token_head": 1, "int4_per_token_head": 0.5}
+FP8_DS_MLA_BYTES_PER_LAYER = 656  # 512 fp8 latent + 4 fp32 scales + 64 bf16 rope
+
+
+def normalize_engine(engine: str) -> str | None:
+    return _ENGINE_ALIASES.get(str(engine).strip().lower()) if engine else None
+
+
+def kv_dtype_bytes(kv_cache_dtype: str | None, arch: ModelArch) -> float | None:
+    """Bytes per element; None if the name is unknown. 'auto' = model dtype."""
+    name = (kv_cache_dtype or "auto").strip().lower()
+    if name in ("auto", "none", "", "model"):
+        return float(arch.dtype_bytes)
+    if name in _PER_TOKEN_HEAD:
+        return float(_PER_TOKEN_HEAD[name])
+    return _DTYPE_BYTES.get(name)
+
+
+def kv_heads_per_gpu(arch: ModelArch, engine: str, tp: int) -> int:
+    """KV heads held by one tensor-parallel rank.
+
+    vLLM, SGLang, LMDeploy, TRT-LLM (in practice): max(1, kv // tp), heads are
+    replicated when kv < tp. TGI: kv // tp, MQA replicated; 8 heads on 16
+    shards gives 0 (an invalid layout the caller reports)."""
+    kv, tp = max(1, arch.num_kv_heads), max(1, tp)
+    if engine == "tgi":
+        return 1 if kv == 1 else kv // tp
+    if engine == "llamacpp":
+        return kv  # llama.cpp splits layers, not heads, across GPUs
+    return max(1, kv // tp)
+
+
+def _stage_slices(n: int, pp: int) -> list[range]:
+    """Contiguous, as-even-as-possible layer split over PP stages."""
+    pp = max(1, min(pp, n)) if n > 0 else 1
+    base, rem = divmod(n, pp)
+    out, start = [], 0
+    for i in range(pp):
+        size = base + (1 if i >= pp - rem else 0)  # later stages take the remainder
+        out.append(range(start, start + size))
+        start += size
+    return out
+
+
+@dataclass(frozen=True)
+class KVBreakdown:
+    engine: str
+    dtype_bytes: float
+    heads_per_gpu: int
+    per_layer_bytes: float             # one token, one full-attention layer, one GPU
+    full_layers_per_gpu: int           # busiest PP stage
+    sliding_layers_per_gpu: int        # bounded by window (counted per token by some engines)
+    linear_layers_per_gpu: int
+    draft_layers: int
+    per_token_layers: int              # layers that cost bytes per token on this engine
+    bytes_per_token: float             # per GPU, what the pool is divided by
+    bounded_bytes_per_request: float   # sliding/chunked windows, per request, per GPU
+    state_bytes_per_request: float | None  # linear/Mamba state, None if unknown
+    formula: str
+    notes: tuple[str, ...] = field(default_factory=tuple)
+
+
+def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cache_dtype: str | None = "auto",
+                 draft_layers: int = 0, *, window_tokens: int | None = None,
+                 swa_full_tokens_ratio: float = 0.8, swa_full: bool = False) -> KVBreakdown:
+    """Full breakdown; raises ValueError for unknown dtype/engine (capacity
+    catches it and explains)."""
+    eng = normalize_engine(engine)
+    if eng is None:
+        raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
+    b = kv_dtype_bytes(kv_cache_dtype, arch)
+    if b is None:
+        raise ValueError(f"unknown kv_cache_dtype {kv_cache_dtype!r}")
+    tp, pp, draft_layers = max(1, int(tp)), max(1, int(pp)), max(0, int(draft_layers))
+    notes: list[str] = []
+    name = (kv_cache_dtype or "auto").lower()
+    if arch.is_mla:
+        heads = 1
+        lat = (arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)
+        if name == "fp8_ds_mla":
+            per_layer: float = FP8_DS_MLA_BYTES_PER_LAYER
+            f_layer = f"{FP8_DS_MLA_BYTES_PER_LAYER} (fp8_ds_mla)"
+        else:
+            per_layer = lat * b
+            f_layer = f"({arch.kv_lora_rank} + {arch.qk_rope_head_dim}) x {b:g}"
+        notes.append("MLA: latent replicated on every TP rank (not divided by TP, no x2)")
+    else:
+        heads = kv_heads_per_gpu(arch, eng, tp)
+        kv_width = arch.head_dim + (arch.v_head_dim or arch.head_dim)
+        per_layer = heads * kv_width * b
+        if name in _PER_TOKEN_HEAD:
+            per_layer += 2 * heads * 4
+            notes.append("per-token-head quantized KV: + 2 x heads x 4 B fp32 scales per layer")
+        f_layer = (f"2 x {heads} x {arch.head_dim} x {b:g}" if not arch.v_head_dim
+                   else f"{heads} x ({arch.head_dim} + {arch.v_head_dim}) x {b:g}")
+        if arch.num_kv_heads < tp and eng != "llamacpp":
+            notes.append(f"{arch.num_kv_heads} KV heads < TP {tp}: "
+                         + ("TGI gives 0 heads per shard" if heads == 0 else "heads replicated, 1 per rank"))
+    if b < 1:
+        notes.append(f"{name}: 0.5 B per element + 1-byte scale per 16 elements assumed")
+    if eng == "llamacpp" and tp > 1:
+        pp, tp = pp * tp, 1  # -sm layer: GPUs split layers, like pipeline stages
+        notes.append("llama.cpp splits layers across GPUs (-sm layer): treated as PP")
+    stages = _stage_slices(arch.num_layers, pp)
+    kinds = arch.layer_kinds
+
+    def cnt(r: range, kind: str) -> int:
+        return sum(1 for i in r if i < len(kinds) and kinds[i] == kind)
+
+    # Engine binding is the busiest stage (min tokens across PP ranks).
+    worst = max(stages, key=lambda r: (cnt(r, FULL), cnt(r, SLIDING) + cnt(r, CHUNKED)))
+    full, slid, lin = cnt(worst, FULL), cnt(worst, SLIDING) + cnt(worst, CHUNKED), cnt(worst, LINEAR)
+    window = max(arch.sliding_window or 0, arch.attention_chunk_size or 0)
+    per_token_layers, bounded = full, 0.0
+    if slid:
+        if eng in ("tgi", "trtllm", "lmdeploy") or (eng == "llamacpp" and swa_full) or not window:
+            per_token_layers += slid
+            notes.append(f"{eng}: {slid} sliding/chunked layers allocated per token like full layers")
+        elif eng == "sglang":
+            notes.append(f"SGLang hybrid SWA: {slid} window layers cost swa_full_tokens_ratio "
+                         f"{swa_full_tokens_ratio:g} x per token (separate SWA pool)")
+        else:
+            w = window + (window_tokens or 0)
+            bounded = slid * per_layer * w
+            notes.append(f"{slid} window layers bounded per request: {w} tokens x {slid} x {per_layer:g} B")
+    bpt = per_layer * (per_token_layers + draft_layers)
+    formula = f"({per_token_layers} layers + {draft_layers} draft) x {f_layer}"
+    if eng == "sglang" and slid and window and per_token_layers == full:
+        bpt += swa_full_tokens_ratio * slid * per_layer
+        formula += f" + {swa_full_tokens_ratio:g} x {slid} x {f_layer}"
+    state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
+    if lin:
+        notes.append(f"{lin} linear/Mamba layers: fixed state per request"
+                     + (f" {state:,.0f} B" if state else " (size unknown, not counted)"))
+    if pp > 1:
+        notes.append(f"PP {pp}: busiest stage holds {full} full-attention layers")
+    if draft_layers:
+        notes.append(f"speculative draft: {draft_layers} extra KV layer(s) with the target's dims")
+    return KVBreakdown(engine=eng, dtype_bytes=b, heads_per_gpu=heads, per_layer_bytes=per_layer,
+                       full_layers_per_gpu=full, sliding_layers_per_gpu=slid, linear_layers_per_gpu=lin,
+                       draft_layers=draft_layers, per_token_layers=per_token_layers, bytes_per_token=bpt,
+                       bounded_bytes_per_request=bounded, state_bytes_per_request=state,
+                       formula=formula, notes=tuple(notes))
+
+
+def kv_bytes_per_token_per_gpu(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1,
+                               kv_cache_dtype: str | None = "auto", draft_layers: int = 0) -> int | float:
+    """Bytes of KV one token of context costs on the busiest GPU."""
+    bpt = kv_breakdown(arch, engine, tp, pp, kv_cache_dtype, draft_layers).bytes_per_token
+    return int(bpt) if float(bpt).is_integer() else bpt
+
+
+def ceil_div(a: int, b: int) -> int:
+    return -(-a // b) if b else 0
+
+
+__all__ = ["KVBreakdown", "kv_breakdown", "kv_bytes_per_token_per_gpu", "kv_dtype_bytes",
+           "kv_heads_per_gpu", "normalize_engine", "ENGINES"]

@@ -1,0 +1,48 @@
+"""Accelerator name tolerance and memory numbers (engines.md §11)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.accelerators import MIB, lookup_accelerator
+
+NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm", "H100-SXM-80GB"),
+         ("NVIDIA-H100-80GB-HBM3", "H100-SXM-80GB"), ("nvidia-h100-80gb", "H100-SXM-80GB"),
+         ("NVIDIA H100 80GB HBM3", "H100-SXM-80GB"), ("H200", "H200"), ("nvidia-h200-141gb", "H200"),
+         ("B200", "B200"), ("MI300X", "MI300X"), ("L40S", "L40S"), ("nvidia-l4", "L4"),
+         ("A100-40GB", "A100-40GB"), ("nvidia-tesla-a100", "A100-40GB"), ("nvidia-a100-80gb", "A100-SXM4-80GB"),
+         ("A10G", "A10G"), ("T4", "T4"), ("nvidia-tesla-t4", "T4"), ("RTX-4090", "RTX-4090"),
+         ("A100-80GB-MIG-3g.40gb", "A100-80GB-MIG-3g.40gb"), ("H100-MIG-1g.10gb", "H100-MIG-1g.10gb"),
+         ("MI250X", "MI250X-GCD"), ("H100 NVL", "H100-NVL")]
+
+
+@pytest.mark.parametrize("name,expected", NAMES)
+def test_names(name: str, expected: str) -> None:
+    assert lookup_accelerator(name).name == expected
+
+
+def test_exact_cuda_totals() -> None:
+    h100 = lookup_accelerator("H100")
+    assert h100.memory_bytes == 85_045_477_376 and h100.exact          # 81106 MiB
+    assert lookup_accelerator("A100-80GB").memory_bytes == 85_100_068_864
+    assert lookup_accelerator("H100 NVL").memory_bytes == 99_861_594_112
+    assert lookup_accelerator("L4").memory_bytes == 23_570_219_008
+    assert lookup_accelerator("L40S").memory_bytes == 47_803_596_800
+    assert lookup_accelerator("MI300X").memory_bytes == 196_592 * MIB
+    assert not lookup_accelerator("H200").exact
+
+
+def test_mig_uses_slice_memory() -> None:
+    assert lookup_accelerator("A100-80GB-MIG-3g.40gb").memory_bytes < lookup_accelerator("A100-80GB").memory_bytes // 2 + 1
+
+
+def test_user_defined() -> None:
+    extra = {"my-card": {"memory_gib": 12}, "Other Card": {"memory_gb": 80}, "H100": {"memory_bytes": 1000}}
+    assert lookup_accelerator("MY_CARD", extra).memory_bytes == 12 << 30
+    assert lookup_accelerator("other-card", extra).memory_bytes == 80 * 10**9
+    assert lookup_accelerator("h100", extra).memory_bytes == 1000     # user entry wins
+    assert lookup_accelerator("bad", {"bad": {"memory_gib": "x"}}) is None
+
+
+@pytest.mark.parametrize("name", ["", "Z80", None, 3, "nvidia-"])
+def test_unknown(name) -> None:
+    assert lookup_accelerator(name) is None

@@ -1,0 +1,98 @@
+"""Engine memory semantics, suggestions, and 'never raise' on odd input."""
+from __future__ import annotations
+
+import dataclasses
+import json
+
+from hypothesis import given, settings, strategies as st
+
+from ctxlint.physics.budget import sglang_auto_mem_fraction
+from ctxlint.physics.capacity import CapacityInput, estimate
+from ctxlint.physics.models import lookup_model
+
+GiB = 1 << 30
+L8, L70 = lookup_model("Llama-3.1-8B"), lookup_model("Llama-3.1-70B")
+
+
+def test_sglang_auto_fraction_h100() -> None:
+    # engines.md §2.1: H100 81559 MiB, tp1, chunk 8192, max_bs 256 -> 0.835
+    assert sglang_auto_mem_fraction(81559, 1, 1)[0] == 0.835
+
+
+def test_vllm_num_gpu_blocks_override() -> None:
+    r = estimate(CapacityInput(L8, "vllm", "H100", settings={"num_gpu_blocks_override": 1000}, context_length=16_000))
+    assert (r.pool_tokens, r.max_context_at_concurrency_1, r.fits) == (16_000, 15_984, False)  # null block
+
+
+def test_vllm_kv_cache_memory_bytes() -> None:
+    r = estimate(CapacityInput(L8, "vllm", None, settings={"kv_cache_memory_bytes": 10 * GiB}))
+    assert r.pool_tokens == 10 * GiB // 131_072 // 16 * 16 == 81_920
+
+
+def test_sglang_max_total_tokens_is_upper_bound() -> None:
+    s = {"mem_fraction_static": 0.88}
+    big = estimate(CapacityInput(L8, "sglang", "H100", settings={**s, "max_total_tokens": 10**9}))
+    small = estimate(CapacityInput(L8, "sglang", "H100", settings={**s, "max_total_tokens": 100_000}))
+    assert big.pool_tokens == estimate(CapacityInput(L8, "sglang", "H100", settings=s)).pool_tokens
+    assert small.pool_tokens == 100_000
+
+
+def test_lmdeploy_blocks_and_trtllm_max_tokens() -> None:
+    r = estimate(CapacityInput(L8, "lmdeploy", "H100", settings={"cache_max_entry_count": 100}))
+    assert r.pool_tokens == 6_400
+    r = estimate(CapacityInput(L8, "trtllm", "H100", settings={"max_tokens": 50_000}))
+    assert r.pool_tokens == 49_984  # floored to tokens_per_block 32
+
+
+def test_block_rounding_per_engine() -> None:
+    for eng, block in [("vllm", 16), ("sglang", 1), ("trtllm", 32), ("lmdeploy", 64)]:
+        r = estimate(CapacityInput(L8, eng, None, available_kv_bytes=10 * GiB + 12345))
+        assert r.block_size == block and r.pool_tokens % block == 0
+
+
+def test_suggestions_are_computed() -> None:
+    r = estimate(CapacityInput(L70, "vllm", "H100", tp=4, settings={"gpu_memory_utilization": 0.6},
+                               context_length=196_608))
+    assert r.fits is False and r.errors
+    text = " ".join(r.suggestions)
+    assert "gpu_memory_utilization" in text and "kv_cache_dtype=fp8" in text and "lower context_length" in text
+    # applying the fraction suggestion makes it fit
+    v = float(next(s for s in r.suggestions if "gpu_memory_utilization" in s).split()[-1])
+    again = estimate(CapacityInput(L70, "vllm", "H100", tp=4, settings={"gpu_memory_utilization": v},
+                                   context_length=196_608))
+    assert again.fits is True
+
+
+def test_missing_facts_explained() -> None:
+    arch = dataclasses.replace(L8, total_params_b=None)
+    r = estimate(CapacityInput(arch, "vllm", "H100", context_length=8192))
+    assert r.pool_tokens is None and any("parameter count" in e for e in r.errors)
+    r = estimate(CapacityInput(None, "vllm", "H100"))
+    assert r.errors and r.kv_bytes_per_token_per_gpu is None
+    r = estimate(CapacityInput(L8, "vllm", "Z80"))
+    assert any("unknown accelerator" in e for e in r.errors)
+    r = estimate(CapacityInput(L70, "tgi", "H100", tp=16))
+    assert any("0 heads" in e for e in r.errors)
+
+
+def test_to_dict_is_json() -> None:
+    r = estimate(CapacityInput(L8, "sglang", "H100", context_length=131_072))
+    d = json.loads(json.dumps(r.to_dict()))
+    assert d["pool_tokens"] == r.pool_tokens and d["steps"][0]["label"] == "KV bytes/token/GPU"
+
+
+odd = st.one_of(st.none(), st.integers(-5, 10**7), st.floats(allow_nan=True), st.text(max_size=8), st.booleans())
+
+
+@settings(max_examples=150, deadline=None)
+@given(engine=st.sampled_from(["vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp", "foo", ""]),
+       acc=st.one_of(st.none(), st.sampled_from(["H100", "L4", "T4", "nope"])), tp=odd, pp=odd, ctx=odd,
+       dtype=st.one_of(st.none(), st.sampled_from(["auto", "fp8", "nvfp4", "bogus", ""])), avail=odd,
+       knob=odd, draft=odd, arch=st.sampled_from([L8, L70, lookup_model("gpt-oss-120b"), lookup_model("DeepSeek-V3"), None]))
+def test_never_raises(engine, acc, tp, pp, ctx, dtype, avail, knob, draft, arch) -> None:
+    s = {"gpu_memory_utilization": knob, "mem_fraction_static": knob, "max_total_tokens": knob,
+         "num_gpu_blocks_override": knob, "ctx_size": knob, "block_size": knob}
+    r = estimate(CapacityInput(arch, engine, acc, tp=tp, pp=pp, kv_cache_dtype=dtype, settings=s,
+                               available_kv_bytes=avail, context_length=ctx, draft_layers=draft))
+    assert isinstance(r.errors, tuple)
+    json.dumps(r.to_dict(), default=str)

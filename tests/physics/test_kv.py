@@ -1,0 +1,65 @@
+"""Exact KV bytes per token per GPU (engines.md §9 reference values)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.kv import kv_breakdown, kv_bytes_per_token_per_gpu, kv_dtype_bytes
+from ctxlint.physics.models import lookup_model
+
+L8, L70 = lookup_model("Llama-3.1-8B"), lookup_model("Llama-3.1-70B")
+DSV3, OSS120, OSS20 = lookup_model("DeepSeek-V3"), lookup_model("gpt-oss-120b"), lookup_model("gpt-oss-20b")
+
+EXACT = [
+    # model, engine, tp, pp, dtype, draft, bytes
+    (L8, "vllm", 1, 1, "auto", 0, 131_072),
+    (L8, "vllm", 1, 1, "bf16", 0, 131_072),
+    (L8, "vllm", 1, 1, "fp8", 0, 65_536),
+    (L8, "sglang", 1, 1, "fp8_e4m3", 0, 65_536),
+    (L8, "vllm", 1, 1, "auto", 1, 135_168),            # + one EAGLE layer
+    (L70, "vllm", 1, 1, "auto", 0, 327_680),
+    (L70, "vllm", 4, 1, "auto", 0, 81_920),
+    (L70, "vllm", 8, 1, "auto", 0, 40_960),
+    (L70, "vllm", 16, 1, "auto", 0, 40_960),           # 8 heads < TP 16: replicated
+    (L70, "sglang", 16, 1, "auto", 0, 40_960),
+    (L70, "tgi", 16, 1, "auto", 0, 0),                 # TGI: 8 // 16 = 0 heads
+    (L70, "vllm", 1, 4, "auto", 0, 81_920),            # PP 4: 20 layers per stage
+    (L70, "vllm", 1, 3, "auto", 0, 27 * 4096),         # ceil(80/3) = 27 layers x 4,096 B
+    (DSV3, "vllm", 1, 1, "auto", 0, 70_272),
+    (DSV3, "vllm", 8, 1, "auto", 0, 70_272),           # MLA not divided by TP
+    (DSV3, "sglang", 16, 1, "bf16", 0, 70_272),
+    (DSV3, "vllm", 8, 1, "fp8", 0, 35_136),
+    (DSV3, "vllm", 8, 1, "fp8_ds_mla", 0, 40_016),     # 61 x 656
+    (OSS120, "vllm", 1, 1, "auto", 0, 36_864),         # 18 full x 2 x 8 x 64 x 2
+    (OSS20, "vllm", 1, 1, "auto", 0, 24_576),          # 12 full layers
+    (OSS120, "tgi", 1, 1, "auto", 0, 73_728),          # TGI allocates sliding layers per token too
+]
+
+
+@pytest.mark.parametrize("arch,engine,tp,pp,dtype,draft,expected", EXACT)
+def test_exact_bytes(arch, engine, tp, pp, dtype, draft, expected) -> None:
+    assert kv_bytes_per_token_per_gpu(arch, engine, tp, pp, dtype, draft) == expected
+
+
+def test_sliding_layers_reported_separately() -> None:
+    br = kv_breakdown(OSS120, "vllm", window_tokens=0)
+    assert (br.full_layers_per_gpu, br.sliding_layers_per_gpu) == (18, 18)
+    assert br.bounded_bytes_per_request == 18 * 2048 * 128   # 18 layers x 2,048 B x 128-token window
+
+
+def test_sglang_swa_ratio() -> None:
+    # full 36,864 + 0.8 x 18 x 2,048 = 66,355.2 B per token (separate SWA pool)
+    assert kv_bytes_per_token_per_gpu(OSS120, "sglang") == pytest.approx(66_355.2)
+
+
+@pytest.mark.parametrize("name,expected", [("auto", 2), ("bfloat16", 2), ("float16", 2), ("fp8", 1),
+                                           ("fp8_e5m2", 1), ("int8", 1), ("nvfp4", 0.5625), ("q8_0", 34 / 32),
+                                           ("q4_0", 18 / 32), ("FP8_E4M3", 1)])
+def test_dtype_names(name: str, expected: float) -> None:
+    assert kv_dtype_bytes(name, L8) == expected
+
+
+def test_unknown_dtype_and_engine_raise_valueerror() -> None:
+    with pytest.raises(ValueError):
+        kv_breakdown(L8, "vllm", kv_cache_dtype="fp7")
+    with pytest.raises(ValueError):
+        kv_breakdown(L8, "ollama-ish")

@@ -1,0 +1,109 @@
+"""Model lookup, HF config parsing and overrides."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.models import (CHUNKED, FULL, LINEAR, SLIDING, arch_from_hf_config, catalog_ids,
+                                    lookup_model, with_overrides)
+
+
+@pytest.mark.parametrize("name", ["meta-llama/Llama-3.1-70B", "Llama-3.1-70B-Instruct", "llama-3.1-70b-instruct",
+                                  "META-LLAMA/LLAMA-3.1-70B-INSTRUCT", "Llama-3.1-70B", "llama 3.1 70b"])
+def test_aliases_same_entry(name: str) -> None:
+    assert lookup_model(name).name == "meta-llama/Llama-3.1-70B-Instruct"
+
+
+@pytest.mark.parametrize("name", ["", "   ", "no-such/model", "llama-9-1t", None, 42])
+def test_unknown_is_none(name) -> None:
+    assert lookup_model(name) is None
+
+
+def test_every_catalog_entry_loads() -> None:
+    for hf_id in catalog_ids():
+        a = lookup_model(hf_id)
+        assert a is not None and len(a.layer_kinds) == a.num_layers and a.source
+        assert a.full_layers >= 1
+
+
+def test_catalog_layer_patterns() -> None:
+    assert lookup_model("google/gemma-3-27b-it").full_layers == 10
+    assert lookup_model("gemma-2-27b-it").full_layers == 23
+    scout = lookup_model("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    assert (scout.full_layers, scout.count(CHUNKED), scout.attention_chunk_size) == (12, 36, 8192)
+    assert lookup_model("MiniMaxAI/MiniMax-M1-80k").count(LINEAR) == 70
+    assert lookup_model("Qwen2.5-72B-Instruct").verified is False
+
+
+def test_overrides_merge() -> None:
+    a = with_overrides(lookup_model("Llama-3.1-8B"), {"weight_bytes": 1.0, "num_kv_heads": 4, "bogus": 1})
+    assert (a.weight_bytes, a.num_kv_heads, a.num_layers) == (1.0, 4, 32)
+    b = lookup_model("Llama-3.1-8B", overrides={"num_layers": 4, "layer_pattern": ["sliding", "full"]})
+    assert b.layer_kinds == (SLIDING, FULL, SLIDING, FULL)
+
+
+LLAMA31_8B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 4096,
+              "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+              "rope_scaling": {"factor": 8.0, "low_freq_factor": 1.0, "high_freq_factor": 4.0,
+                               "original_max_position_embeddings": 8192, "rope_type": "llama3"},
+              "tie_word_embeddings": False, "torch_dtype": "bfloat16"}
+DSV3 = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
+        "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512,
+        "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128, "n_routed_experts": 256,
+        "num_experts_per_tok": 8, "vocab_size": 129280, "max_position_embeddings": 163840, "torch_dtype": "bfloat16",
+        "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096},
+        "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}}
+GPT_OSS_20B = {"model_type": "gpt_oss", "num_hidden_layers": 24, "num_attention_heads": 64, "num_key_value_heads": 8,
+               "head_dim": 64, "hidden_size": 2880, "sliding_window": 128, "vocab_size": 201088,
+               "layer_types": ["sliding_attention", "full_attention"] * 12, "num_local_experts": 32,
+               "quantization_config": {"quant_method": "mxfp4"}}
+GEMMA3_VLM = {"model_type": "gemma3", "torch_dtype": "bfloat16",
+              "text_config": {"model_type": "gemma3_text", "num_hidden_layers": 62, "num_attention_heads": 32,
+                              "num_key_value_heads": 16, "head_dim": 128, "hidden_size": 5376,
+                              "sliding_window": 1024, "sliding_window_pattern": 6,
+                              "rope_scaling": {"factor": 8.0, "rope_type": "linear"}}}
+QWEN3_NEXT = {"model_type": "qwen3_next", "num_hidden_layers": 48, "num_attention_heads": 16,
+              "num_key_value_heads": 2, "head_dim": 256, "hidden_size": 2048, "full_attention_interval": 4,
+              "num_experts": 512}
+QWEN25 = {"model_type": "qwen2", "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4,
+          "hidden_size": 3584, "sliding_window": 131072, "use_sliding_window": False, "max_window_layers": 28}
+GEMMA2 = {"model_type": "gemma2", "num_hidden_layers": 46, "num_attention_heads": 32, "num_key_value_heads": 16,
+          "head_dim": 128, "hidden_size": 4608, "sliding_window": 4096}
+LLAMA4 = {"model_type": "llama4", "text_config": {"model_type": "llama4_text", "num_hidden_layers": 48,
+          "num_attention_heads": 40, "num_key_value_heads": 8, "head_dim": 128, "hidden_size": 5120,
+          "attention_chunk_size": 8192, "no_rope_layers": []}}
+
+
+def test_parse_llama() -> None:
+    a = arch_from_hf_config(LLAMA31_8B, "meta-llama/Llama-3.1-8B")
+    assert (a.num_layers, a.num_kv_heads, a.head_dim, a.full_layers) == (32, 8, 128, 32)
+    assert (a.rope_scaling_type, a.rope_scaling_factor, a.rope_original_max_position_embeddings) == ("llama3", 8.0, 8192)
+    assert round(a.total_params_b, 2) == 8.03 and a.weight_bytes == 2.0
+
+
+def test_parse_mla() -> None:
+    a = arch_from_hf_config(DSV3, "deepseek-ai/DeepSeek-V3")
+    assert (a.kv_lora_rank, a.qk_rope_head_dim, a.weight_bytes, a.num_experts) == (512, 64, 1.0, 256)
+    assert a.total_params_b is None  # MoE: not computable from config alone
+    assert (a.rope_scaling_type, a.rope_scaling_factor) == ("yarn", 40.0)
+
+
+def test_parse_hybrids() -> None:
+    oss = arch_from_hf_config(GPT_OSS_20B)
+    assert (oss.full_layers, oss.count(SLIDING), oss.sliding_window, oss.weight_bytes) == (12, 12, 128, 0.57)
+    g3 = arch_from_hf_config(GEMMA3_VLM)
+    assert (g3.num_layers, g3.full_layers, g3.layer_kinds[5], g3.layer_kinds[0]) == (62, 10, FULL, SLIDING)
+    nxt = arch_from_hf_config(QWEN3_NEXT)
+    assert (nxt.full_layers, nxt.count(LINEAR), nxt.layer_kinds[3]) == (12, 36, FULL)
+    assert arch_from_hf_config(QWEN25).full_layers == 28       # window present but inactive
+    g2 = arch_from_hf_config(GEMMA2)
+    assert (g2.layer_kinds[0], g2.layer_kinds[1], g2.full_layers) == (SLIDING, FULL, 23)
+    l4 = arch_from_hf_config(LLAMA4)
+    assert (l4.full_layers, l4.count(CHUNKED), l4.layer_kinds[3]) == (12, 36, FULL)
+
+
+@pytest.mark.parametrize("bad", [{}, {"num_hidden_layers": 0, "num_attention_heads": 8}, {"num_attention_heads": 8},
+                                 {"num_hidden_layers": 4, "num_attention_heads": 4}, [], "x"])
+def test_parse_rejects_missing_dims(bad) -> None:
+    with pytest.raises(ValueError):
+        arch_from_hf_config(bad)
