@@ -1,0 +1,2 @@
+"""Engine command lines: shell splitting with spans, engine detection, flag specs, parsing."""
+from __future__ import annotations
