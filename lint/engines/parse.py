@@ -1,0 +1,305 @@
+"""Parse an engine's argument tokens into canonical settings with spans.
+
+Mirrors the engines' own parsers closely enough to agree on what a flag
+means: last occurrence wins (argparse/click/clap), `--flag=value` and
+`--flag value`, negative numbers as values, `--no-x` negatives, engine env
+vars as a fallback below the command line, defaults last. Nothing raises.
+"""
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from . import specs
+from .flagspec import EngineSpec, FlagSpec
+from .suffixes import read_float, read_int
+from .tokens import Token, VarRef
+
+_NEG_NUM = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
+_TRUE = {"1", "true", "yes", "on", "enabled"}
+_FALSE = {"0", "false", "no", "off", "disabled"}
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Setting:
+    value: Any
+    raw_text: str  # the value as the engine receives it
+    token_index: Optional[int]  # index of the value token (None for env/default)
+    value_span: Optional[Span]  # source span of the value text (None for env/default)
+    origin: str  # "flag" | "env" | "default" | "config-file"
+    flag_spelling: Optional[str]  # as typed (`-tp`, `--max_model_len`) or the env var name
+    flag_index: Optional[int] = None  # index of the flag token
+    flag_span: Optional[Span] = None
+    item: Optional[int] = None  # list form: which item the spans are in
+    note: str = ""  # how the value was read (integer suffixes, abbreviations)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An unknown flag, a bad value, an unresolved reference, a duplicate."""
+
+    message: str
+    token_index: Optional[int]
+    span: Optional[Span]
+    item: Optional[int] = None
+    flag: Optional[str] = None  # canonical name or the typed spelling
+    other_index: Optional[int] = None  # duplicates: index of the earlier flag token
+    other_span: Optional[Span] = None
+    ref: Optional[VarRef] = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    engine: str
+    launcher: Optional[str]
+    subcommand: Optional[str]
+    model: Optional[Setting]
+    settings: dict[str, Setting]
+    positionals: tuple[int, ...] = ()
+    unknown_flags: tuple[Problem, ...] = ()
+    duplicates: tuple[Problem, ...] = ()
+    errors: tuple[Problem, ...] = ()
+    unresolved: tuple[Problem, ...] = ()
+    config_file: Optional[Setting] = None
+    engine_env: dict[str, str] = field(default_factory=dict)
+
+    def value(self, name: str, default: Any = None) -> Any:
+        s = self.settings.get(name)
+        return default if s is None else s.value
+
+    @property
+    def disaggregation_role(self) -> Optional[str]:
+        """"prefill", "decode", "both" or None, from whichever marker the engine uses."""
+        for key in ("disaggregation_mode", "role", "server_role"):
+            v = self.value(key)
+            if isinstance(v, str) and v.lower() in ("prefill", "decode", "context", "generation"):
+                return {"context": "prefill", "generation": "decode"}.get(v.lower(), v.lower())
+        if self.value("is_prefill_worker") is True:
+            return "prefill"
+        if self.value("is_decode_worker") is True:
+            return "decode"
+        kv = self.value("kv_transfer_config")
+        if isinstance(kv, dict) and isinstance(kv.get("kv_role"), str):
+            return {"kv_producer": "prefill", "kv_consumer": "decode", "kv_both": "both"}.get(kv["kv_role"])
+        return None
+
+
+def _tok(t: Union[Token, str]) -> Token:
+    if isinstance(t, Token):
+        return t
+    s = "" if t is None else str(t)
+    return Token(s, 0, len(s), tuple(range(len(s))), tuple(range(1, len(s) + 1)))
+
+
+def _flaglike(text: str) -> bool:
+    return len(text) > 1 and text.startswith("-") and not _NEG_NUM.match(text)
+
+
+def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str], str]:
+    """(value, error, note) for text given to flag f."""
+    kind = f.kind
+    if kind == "int":
+        r = read_int(f.int_rule or spec.int_rule, text)
+        return r.value, r.error, r.note
+    if kind == "float":
+        v, err = read_float(spec.float_rule, text)
+        return v, err, ""
+    if kind == "bool":
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True, None, ""
+        if low in _FALSE:
+            return False, None, ""
+        return None, f"invalid boolean value: {text!r}", ""
+    if kind == "json":
+        try:
+            return json.loads(text), None, ""
+        except ValueError as exc:
+            return None, f"invalid JSON: {exc}", ""
+    if kind == "list":
+        return [text], None, ""
+    if f.choices and text not in f.choices:
+        return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
+    return text, None, ""
+
+
+class _Parser:
+    def __init__(self, spec: EngineSpec, tokens: list[Token]) -> None:
+        self.spec, self.toks = spec, tokens
+        self.settings: dict[str, Setting] = {}
+        self.positionals: list[int] = []
+        self.unknown: list[Problem] = []
+        self.dups: list[Problem] = []
+        self.errors: list[Problem] = []
+        self.unresolved: list[Problem] = []
+
+    def _unres(self, idx: int, flag: Optional[str]) -> bool:
+        refs = self.toks[idx].unresolved
+        for r in refs:
+            self.unresolved.append(Problem(f"unresolved ${{{r.name}}}" if r.style != "command"
+                                           else f"command substitution {r.name} not evaluated",
+                                           idx, (r.start, r.end), self.toks[idx].item, flag, ref=r))
+        return bool(refs)
+
+    def _set(self, f: FlagSpec, value: Any, raw: str, vidx: Optional[int], vspan: Optional[Span],
+             spelling: str, fidx: int, note: str = "") -> None:
+        ft = self.toks[fidx]
+        prev = self.settings.get(f.name)
+        if prev is not None and prev.origin == "flag":
+            if f.kind == "list" and prev.flag_index == fidx:
+                value = list(prev.value) + list(value)
+            else:
+                self.dups.append(Problem(f"{spelling} given more than once; the last one wins", fidx,
+                                         (ft.start, ft.end), ft.item, f.name, prev.flag_index, prev.flag_span))
+        self.settings[f.name] = Setting(value, raw, vidx, vspan, "flag", spelling, fidx,
+                                        (ft.start, ft.end), ft.item, note)
+
+    def run(self, start: int) -> None:
+        i, toks = start, self.toks
+        while i < len(toks):
+            text = toks[i].text
+            if text == "--":
+                self.positionals.extend(range(i + 1, len(toks)))
+                break
+            if not _flaglike(text):
+                if not self._unres(i, None):
+                    self.positionals.append(i)
+                i += 1
+                continue
+            i = self._flag(i)
+
+    def _flag(self, i: int) -> int:
+        tok, spec = self.toks[i], self.spec
+        text = tok.text
+        name, eq, attached = text.partition("=")
+        f, err = spec.find(name)
+        note = ""
+        att_at = len(name) + 1 if eq else None
+        if f is None and not err and spec.attached_short and not text.startswith("--") and len(text) > 2:
+            f, _ = spec.find(text[:2])  # `-O3`: single-letter flag with its value glued on
+            if f is not None:
+                name, eq, attached, att_at = text[:2], "=", text[2:], 2
+        if f is not None and name not in spec.lookup:
+            note = f"{name} read as {f.spellings[0]}"
+        if f is None:
+            msg = err or f"unrecognized argument {name}"
+            nxt = i + 1 if not eq and i + 1 < len(self.toks) and not _flaglike(self.toks[i + 1].text) else None
+            self.unknown.append(Problem(msg, i, (tok.start, tok.end), tok.item, name, nxt))
+            self._unres(i, name)
+            return i + (2 if nxt is not None else 1)
+        if f.takes == "none":
+            if eq:
+                self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
+                                           i, (tok.start, tok.end), tok.item, f.name))
+            self._set(f, name not in f.negatives, "", None, None, name, i, note)
+            return i + 1
+        if eq:
+            vidx, raw, vspan = i, attached, tok.span_of(att_at or 0, len(text))
+            nxt = i + 1
+        else:
+            vals = self._take(i, f)
+            if vals is None:
+                self.errors.append(Problem(f"argument {name}: expected one argument", i,
+                                           (tok.start, tok.end), tok.item, f.name))
+                return i + 1
+            if not vals:  # nargs "?" with no value: const
+                self._set(f, True if f.kind == "bool" else f.choices[0] if f.choices else None,
+                          "", None, None, name, i, note)
+                return i + 1
+            if f.kind == "list" and len(vals) > 1:
+                for k in vals:
+                    self._unres(k, f.name)
+                first, last = self.toks[vals[0]], self.toks[vals[-1]]
+                span = (first.start, last.end) if first.item == last.item else (first.start, first.end)
+                self._set(f, [self.toks[k].text for k in vals], " ".join(self.toks[k].text for k in vals),
+                          vals[0], span, name, i, note)
+                return vals[-1] + 1
+            vidx = vals[0]
+            vt = self.toks[vidx]
+            raw, vspan, nxt = vt.text, (vt.start, vt.end), vidx + 1
+        if self._unres(vidx, f.name):
+            self._set(f, None, raw, vidx, vspan, name, i, "value not known: unresolved reference")
+            return nxt
+        value, verr, vnote = _convert(spec, f, raw)
+        if verr:
+            self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name))
+        self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
+        return nxt
+
+    def _take(self, i: int, f: FlagSpec) -> Optional[list[int]]:
+        toks, j = self.toks, i + 1
+        click = self.spec.int_rule == "click"
+        if f.takes == "optional":
+            ok = j < len(toks) and not _flaglike(toks[j].text) and (not f.choices or toks[j].text in f.choices)
+            return [j] if ok else []
+        if j >= len(toks) or (_flaglike(toks[j].text) and not click):
+            return None
+        if f.takes == "many":
+            out = [j]
+            while j + 1 < len(toks) and not _flaglike(toks[j + 1].text):
+                j += 1
+                out.append(j)
+            return out
+        return [j]
+
+
+def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Optional[Mapping[str, Any]] = None,
+                     launcher: Optional[str] = None, subcommand: Optional[str] = None,
+                     start: int = 0) -> Invocation:
+    """Parse tokens[start:] as `engine`'s arguments (program and subcommand excluded).
+
+    env: the container's environment (name -> value; None/non-str values are
+    treated as unknown). Token indexes in the result index `tokens`.
+    """
+    spec = specs.spec_for(engine, launcher, subcommand)
+    toks = [_tok(t) for t in (tokens or [])]
+    p = _Parser(spec, toks)
+    try:
+        p.run(max(0, start))
+    except Exception as exc:  # defensive: a lint run must survive any input
+        p.errors.append(Problem(f"internal parser error: {exc!r}", None, None))
+    env = env or {}
+    for f in spec.flags:
+        if f.name in p.settings:
+            continue
+        for var in f.env:
+            val = env.get(var)
+            if isinstance(val, str):
+                value, verr, note = _convert(spec, f, val)
+                if verr:
+                    p.errors.append(Problem(f"env {var}: {verr}", None, None, None, f.name))
+                p.settings[f.name] = Setting(value, val, None, None, "env", var, note=note)
+                break
+            if var in env:
+                p.unresolved.append(Problem(f"env {var} has no literal value", None, None, None, f.name))
+    model = _model(spec, p, launcher)
+    for f in spec.flags:
+        if f.name not in p.settings and f.default is not None:
+            p.settings[f.name] = Setting(f.default, "", None, None, "default", None)
+    config = next((p.settings[c] for c in spec.config_flags if c in p.settings
+                   and p.settings[c].origin != "default"), None)
+    eng_env = {e.name: env[e.name] for e in spec.engine_env if isinstance(env.get(e.name), str)}
+    return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
+                      tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
+
+
+def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
+    for key in ("model", "model_path", "model_id", "hf_repo"):
+        if key in p.settings:
+            return p.settings[key]
+    takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
+        ("dynamo.", "vllm.entrypoints", "sglang"))
+    rest = p.positionals
+    found = None
+    if takes_positional and p.positionals:
+        k, rest = p.positionals[0], p.positionals[1:]
+        t = p.toks[k]
+        found = Setting(t.text, t.text, k, (t.start, t.end), "flag", None, item=t.item, note="positional")
+        p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
+    for k in rest:
+        t = p.toks[k]
+        p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
+    return found
