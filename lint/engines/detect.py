@@ -74,11 +74,14 @@ def _at(texts: list[str], i: int) -> Optional[Detection]:
     return None
 
 
-def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None) -> list[Detection]:
+def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
+           args_only: bool = False) -> list[Detection]:
     """Every engine invocation in one command's tokens.
 
-    With `image` given and no program found, a container whose image's
-    entrypoint is the engine yields one args-only detection.
+    args_only: the tokens go to the image's ENTRYPOINT (Kubernetes `args`
+    without `command`, compose `command` without `entrypoint`). Then, when no
+    program is found and the image's entrypoint is the engine, the whole token
+    list is one args-only detection.
     """
     texts = _texts(tokens)
     found: list[Detection] = []
@@ -93,16 +96,11 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None) -> 
                 eng, _ = engine_from_image(t)
                 if eng and image_entrypoint_is_engine(t):
                     return [Detection(eng, "image:" + t, None, i, i + 1, via_image=True)]
-        if image and image_entrypoint_is_engine(image) and (not texts or texts[0].startswith("-")
-                                                           or not _looks_like_program(texts[0])):
+        if args_only and image and image_entrypoint_is_engine(image):
             eng, _ = engine_from_image(image)
             if eng:
                 return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
     return found
-
-
-def _looks_like_program(text: str) -> bool:
-    return "/" in text or _base(text) in ("sh", "bash", "python", "python3", "vllm", "exec")
 
 
 def _image_sub(engine: str) -> Optional[str]:

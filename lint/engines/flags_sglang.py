@@ -76,6 +76,25 @@ FLAGS = (
     F("speculative_num_draft_tokens", "--speculative-num-draft-tokens", kind="int", tags=SPEC),
     F("host", "--host", default="127.0.0.1"),
     F("port", "--port", kind="int", default=30000),
+    # Seen in the corpus; listed so that their arity is right.
+    F("attention_backend", "--attention-backend"), T("enable_dp_lm_head", "--enable-dp-lm-head"),
+    T("enable_metrics", "--enable-metrics"), T("enable_torch_compile", "--enable-torch-compile"),
+    F("torch_compile_max_bs", "--torch-compile-max-bs", kind="int"),
+    F("ep_num_redundant_experts", "--ep-num-redundant-experts", kind="int", tags=PAR),
+    F("ep_dispatch_algorithm", "--ep-dispatch-algorithm", tags=PAR),
+    F("eplb_algorithm", "--eplb-algorithm", tags=PAR), F("log_level", "--log-level"),
+    F("moe_a2a_backend", "--moe-a2a-backend", tags=PAR), F("moe_dense_tp_size", "--moe-dense-tp-size",
+                                                           kind="int", tags=PAR),
+    F("moe_runner_backend", "--moe-runner-backend"), F("reasoning_parser", "--reasoning-parser"),
+    F("tool_call_parser", "--tool-call-parser"), F("chat_template", "--chat-template"),
+    F("load_balance_method", "--load-balance-method", tags=ROLE), T("skip_tokenizer_init", "--skip-tokenizer-init"),
+    F("stream_interval", "--stream-interval", kind="int"), F("watchdog_timeout", "--watchdog-timeout", kind="float"),
+    F("model_loader_extra_config", "--model-loader-extra-config"),
+    T("prefill_round_robin_balance", "--prefill-round-robin-balance", tags=ROLE),
+    T("enable_flashinfer_allreduce_fusion", "--enable-flashinfer-allreduce-fusion"),
+    F("nsa_prefill_backend", "--nsa-prefill-backend"), F("nsa_decode_backend", "--nsa-decode-backend"),
+    T("incremental_streaming_output", "--incremental-streaming-output"),
+    F("random_seed", "--random-seed", kind="int"),
 )
 
 ENGINE_ENV = (
@@ -90,5 +109,9 @@ SPEC_ = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
                    engine_env=ENGINE_ENV, config_flags=("config",))
 
 # Dynamo's SGLang worker passes SGLang's own flags through (engines.md §6) [U].
-DYNAMO_SPEC = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
+DYNAMO_EXTRA = (
+    F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
+    F("migration_limit", "--migration-limit", kind="int"), F("endpoint", "--endpoint"),
+)
+DYNAMO_SPEC = EngineSpec("sglang", FLAGS + DYNAMO_EXTRA, int_rule="argparse", allow_abbrev=True,
                          engine_env=ENGINE_ENV, config_flags=("config",))

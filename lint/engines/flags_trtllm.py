@@ -84,6 +84,9 @@ DYNAMO_FLAGS = (
       tags=ROLE),
     F("disaggregation_strategy", "--disaggregation-strategy", tags=ROLE),
     F("endpoint", "--endpoint"),
+    F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
+    F("publish_events_and_metrics", "--publish-events-and-metrics", kind="bool", default=False),
+    F("request_plane", "--request-plane"), F("migration_limit", "--migration-limit", kind="int"),
 )
 DYNAMO_SPEC = EngineSpec("trtllm", DYNAMO_FLAGS, int_rule="argparse", engine_env=ENGINE_ENV,
                          config_flags=("extra_llm_api_options",))

@@ -72,6 +72,30 @@ FLAGS = (
     F("compilation_config", "--compilation-config", "-O", kind="json"),
     F("host", "--host"),
     F("port", "--port", kind="int", default=8000),
+    # Seen in the corpus; listed so that their arity is right (no context meaning).
+    F("tokenizer_mode", "--tokenizer-mode"), F("load_format", "--load-format"),
+    F("download_dir", "--download-dir"), F("chat_template", "--chat-template"),
+    F("tool_call_parser", "--tool-call-parser"), F("reasoning_parser", "--reasoning-parser"),
+    B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key"),
+    F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),
+    F("disable_access_log_for_endpoints", "--disable-access-log-for-endpoints"),
+    B("disable_log_requests", "--disable-log-requests"), B("disable_log_stats", "--disable-log-stats"),
+    F("api_server_count", "--api-server-count", kind="int", tags=PAR),
+    F("data_parallel_address", "--data-parallel-address", "-dpa", tags=PAR),
+    F("data_parallel_rpc_port", "--data-parallel-rpc-port", "-dpp", kind="int", tags=PAR),
+    F("data_parallel_start_rank", "--data-parallel-start-rank", "-dpr", kind="int", tags=PAR),
+    B("data_parallel_hybrid_lb", "--data-parallel-hybrid-lb", "-dph", tags=PAR),
+    B("data_parallel_external_lb", "--data-parallel-external-lb", "-dpe", tags=PAR),
+    F("all2all_backend", "--all2all-backend", tags=PAR), B("enable_eplb", "--enable-eplb", tags=PAR),
+    F("eplb_config", "--eplb-config", kind="json", tags=PAR), B("enable_dbo", "--enable-dbo"),
+    F("dbo_decode_token_threshold", "--dbo-decode-token-threshold", kind="int"),
+    B("async_scheduling", "--async-scheduling", tags=SCHED),
+    F("max_cudagraph_capture_size", "--max-cudagraph-capture-size", kind="int", tags=MEM),
+    F("attention_backend", "--attention-backend"), F("moe_backend", "--moe-backend"),
+    F("model_loader_extra_config", "--model-loader-extra-config", kind="json"),
+    F("stream_interval", "--stream-interval", kind="int"), F("kv_events_config", "--kv-events-config", kind="json"),
+    F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json"),
+    B("language_model_only", "--language-model-only", doc="[U]"),
 )
 
 ENGINE_ENV = (
@@ -95,6 +119,8 @@ DYNAMO_EXTRA = (
     F("disaggregation_mode", "--disaggregation-mode", choices=("agg", "prefill", "decode"), tags=ROLE,
       doc="newer Dynamo releases (seen in the corpus) [U: choices]"),
     F("dyn_endpoint", "--endpoint"),
+    F("migration_limit", "--migration-limit", kind="int"),
+    F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
 )
 DYNAMO_SPEC = EngineSpec("vllm", FLAGS + DYNAMO_EXTRA, int_rule="argparse", underscore_equals_dash=True,
                          attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",))
