@@ -33,8 +33,9 @@ class Setting:
     flag_spelling: Optional[str]  # as typed (`-tp`, `--max_model_len`) or the env var name
     flag_index: Optional[int] = None  # index of the flag token
     flag_span: Optional[Span] = None
-    item: Optional[int] = None  # list form: which item the spans are in
+    item: Optional[int] = None  # list form: the item value_span is in
     note: str = ""  # how the value was read (integer suffixes, abbreviations)
+    flag_item: Optional[int] = None  # list form: the item flag_span is in
 
 
 @dataclass(frozen=True)
@@ -154,8 +155,9 @@ class _Parser:
             else:
                 self.dups.append(Problem(f"{spelling} given more than once; the last one wins", fidx,
                                          (ft.start, ft.end), ft.item, f.name, prev.flag_index, prev.flag_span))
+        vitem = self.toks[vidx].item if vidx is not None else ft.item
         self.settings[f.name] = Setting(value, raw, vidx, vspan, "flag", spelling, fidx,
-                                        (ft.start, ft.end), ft.item, note)
+                                        (ft.start, ft.end), vitem, note, ft.item)
 
     def run(self, start: int) -> None:
         i, toks = start, self.toks
