@@ -188,3 +188,33 @@ def test_parse_never_raises_on_junk():
     for junk in ([], ["--"], ["-"], ["--=x"], ["-O"], [None, 3, "--tp"], ["--max-model-len="]):
         parse_invocation("vllm", junk)
     parse_invocation("nonesuch", ["--x", "1"])
+
+
+# --- properties -----------------------------------------------------------------------------------
+from hypothesis import given, settings as hsettings, strategies as hst  # noqa: E402
+
+from ctxlint.engines.specs import ENGINES, spec_for  # noqa: E402
+
+_SPELLINGS = sorted({s for e in ENGINES for f in spec_for(e).flags for s in f.spellings + f.negatives})
+_TOKEN = hst.one_of(hst.sampled_from(_SPELLINGS), hst.text(max_size=8),
+                    hst.sampled_from(["-1", "1M", "128k", "auto", "{}", "--", "=", "$(X)", "${Y}"]),
+                    hst.builds(lambda a, b: f"{a}={b}", hst.sampled_from(_SPELLINGS), hst.text(max_size=5)))
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(hst.sampled_from(ENGINES + ("nonesuch",)), hst.lists(_TOKEN, max_size=10))
+def test_random_token_lists_never_raise_and_spans_slice(engine, items):
+    res = split_list(items)
+    tokens = res.commands[0].tokens if res.commands else []
+    inv = parse_invocation(engine, tokens, {"MAX_TOTAL_TOKENS": "x", "LLAMA_ARG_CTX_SIZE": "8k"})
+    for st in inv.settings.values():
+        if st.origin == "flag" and st.value_span is not None and st.token_index is not None:
+            tok = tokens[st.token_index]
+            src = items[st.item]
+            a, b = st.value_span
+            assert 0 <= a <= b <= len(src)
+            if not tok.refs and st.raw_text and " " not in st.raw_text:
+                assert src[a:b] == st.raw_text
+    for p in inv.unknown_flags + inv.errors + inv.duplicates:
+        if p.span is not None and p.item is not None:
+            assert 0 <= p.span[0] <= p.span[1] <= len(items[p.item])
