@@ -119,25 +119,28 @@ def _strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[st
 
 
 def _shell_script_index(tokens: list[Token]) -> Optional[int]:
-    """Index of the script word when tokens are `sh [opts] -c SCRIPT ...`."""
+    """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
+
+    As in bash/dash, -c only says "read commands from the first operand": the
+    script is the first word that is not an option (`bash -lc -- "..."`).
+    """
     if not tokens or tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
-    i = 1
+    saw_c, i = False, 1
     while i < len(tokens):
         t = tokens[i].text
+        if t == "--":
+            i += 1
+            break
         if t in ("-o", "+o"):
             i += 2
             continue
-        if t.startswith("--"):
+        if t.startswith("--") or (len(t) > 1 and t[0] in "-+" and t[1:].isalpha()):
+            saw_c = saw_c or (t[0] == "-" and not t.startswith("--") and "c" in t[1:])
             i += 1
             continue
-        if len(t) > 1 and t[0] in "-+" and t[1:].isalpha():
-            if "c" in t[1:] and t[0] == "-":
-                return i + 1 if i + 1 < len(tokens) else None
-            i += 1
-            continue
-        return None
-    return None
+        break
+    return i if saw_c and i < len(tokens) else None
 
 
 def _build_commands(items: list[object], ctx: _Ctx, depth: int) -> list[Command]:

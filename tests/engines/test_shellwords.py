@@ -138,3 +138,13 @@ def test_plain_words_roundtrip_in_shell_and_sh_c(words):
     wrapped = 'sh -c "' + s + '"'
     t = split_shell(wrapped).commands[0].tokens
     assert [wrapped[x.start:x.end] for x in t] == words
+
+
+def test_bash_lc_double_dash_list_form():
+    # seen in vllm-project/aibrix samples: command: ["/bin/bash", "-lc", "--"], args: ["..."]
+    items = ["/bin/bash", "-lc", "--", "ulimit -n 65536; $GEN_CMD; vllm serve org/m --tensor-parallel-size 16"]
+    r = split_list(items)
+    assert r.commands[-1].argv[:3] == ["vllm", "serve", "org/m"]
+    assert not r.problems
+    t = r.commands[-1].tokens[-1]
+    assert t.item == 3 and items[3][t.start:t.end] == "16"
