@@ -9,6 +9,7 @@ Typical use::
 """
 from __future__ import annotations
 
+from .config import apply_config
 from .detect import Detection, detect, engine_from_image, image_entrypoint_is_engine
 from .parse import parse_invocation
 from .result import Invocation, Problem, Setting
@@ -18,7 +19,7 @@ from .suffixes import IntReading, read_int
 from .tokens import Command, EnvAssign, SplitProblem, SplitResult, Token, VarRef
 
 __all__ = [
-    "Command", "Detection", "ENGINES", "EnvAssign", "IntReading", "Invocation", "Problem", "Setting",
+    "Command", "Detection", "apply_config", "ENGINES", "EnvAssign", "IntReading", "Invocation", "Problem", "Setting",
     "SplitProblem", "SplitResult", "Token", "VarRef", "detect", "engine_from_image",
     "image_entrypoint_is_engine", "parse_invocation", "read_int", "spec_for", "split_list", "split_shell",
 ]

@@ -61,7 +61,7 @@ ENGINE_ENV = (
 )
 
 SPEC_ = EngineSpec("trtllm", FLAGS, int_rule="click", float_rule="click", engine_env=ENGINE_ENV,
-                   config_flags=("extra_llm_api_options",))
+                   config_flags=("extra_llm_api_options",), config_overrides_cli=True)
 DISAGG_SPEC = EngineSpec("trtllm", DISAGG_FLAGS, int_rule="click", float_rule="click",
                          engine_env=ENGINE_ENV, config_flags=("config_file",))
 
@@ -89,4 +89,9 @@ DYNAMO_FLAGS = (
     F("request_plane", "--request-plane"), F("migration_limit", "--migration-limit", kind="int"),
 )
 DYNAMO_SPEC = EngineSpec("trtllm", DYNAMO_FLAGS, int_rule="argparse", engine_env=ENGINE_ENV,
-                         config_flags=("extra_llm_api_options",))
+                         config_flags=("extra_llm_api_options",), config_overrides_cli=True)
+
+# LLM-API YAML keys that are the same setting as a CLI flag (engines.md §4.1).
+CONFIG_KEY_ALIASES = {"kv_cache_config.free_gpu_memory_fraction": "kv_cache_free_gpu_memory_fraction",
+                      "tensor_parallel_size": "tp_size", "pipeline_parallel_size": "pp_size",
+                      "moe_expert_parallel_size": "ep_size"}

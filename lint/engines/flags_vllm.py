@@ -69,7 +69,10 @@ FLAGS = (
     F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE,
       doc='JSON with "kv_role": kv_producer | kv_consumer | kv_both'),
     F("speculative_config", "--speculative-config", kind="json", tags=SPEC),
-    F("compilation_config", "--compilation-config", "-O", kind="json"),
+    F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]"),
+    # Newest FlexibleArgumentParser rewrites -O3 / -O=3 / -O 3 to --optimization-level
+    # (vllm/utils/argparse_utils.py); older releases read -O as the compilation config.
+    F("optimization_level", "--optimization-level", "-O"),
     F("host", "--host"),
     F("port", "--port", kind="int", default=8000),
     # Seen in the corpus; listed so that their arity is right (no context meaning).
@@ -109,7 +112,7 @@ ENGINE_ENV = (
 )
 
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True,
-                   attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",))
+                   attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)
 
 # Dynamo's vLLM worker (`python -m dynamo.vllm`) takes every vLLM flag plus its own
 # (ai-dynamo/dynamo:components/src/dynamo/vllm/backend_args.py, engines.md §6).
@@ -123,4 +126,4 @@ DYNAMO_EXTRA = (
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
 )
 DYNAMO_SPEC = EngineSpec("vllm", FLAGS + DYNAMO_EXTRA, int_rule="argparse", underscore_equals_dash=True,
-                         attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",))
+                         attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)

@@ -50,6 +50,8 @@ class EngineSpec:
     env_prefix_all: bool = False  # TGI: every flag also read from its SCREAMING_CASE env var
     engine_env: tuple[EngineEnv, ...] = ()
     config_flags: tuple[str, ...] = ()  # canonical names whose value is a config file path
+    config_overrides_cli: bool = False  # TRT-LLM: extra_llm_api_options keys beat the CLI
+    dotted_json: bool = False  # vLLM: `--hf-overrides.rope_scaling.factor 4` sets a JSON key
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

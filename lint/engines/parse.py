@@ -111,6 +111,8 @@ class _Parser:
         tok, spec = self.toks[i], self.spec
         text = tok.text
         name, eq, attached = text.partition("=")
+        if spec.dotted_json and name.startswith("--") and "." in name:
+            return self._dotted(i, name, eq, attached)
         f, err = spec.find(name)
         note = ""
         att_at = len(name) + 1 if eq else None
@@ -164,6 +166,40 @@ class _Parser:
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name))
         self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
         return nxt
+
+    def _dotted(self, i: int, name: str, eq: str, attached: str) -> int:
+        """vLLM `--json-arg.key.sub value`: merged into the JSON flag's dict."""
+        tok = self.toks[i]
+        base, *keys = name.rstrip("+").split(".")
+        f, _ = self.spec.find(base)
+        if eq:
+            vidx, raw, vspan = i, attached, tok.span_of(len(name) + 1, len(tok.text))
+        elif i + 1 < len(self.toks):
+            vidx, raw = i + 1, self.toks[i + 1].text
+            vspan = (self.toks[i + 1].start, self.toks[i + 1].end)
+        else:
+            vidx, raw, vspan = None, "", None
+        if f is None or f.kind != "json" or not keys or vidx is None:
+            self.unknown.append(Problem(f"unrecognized argument {name}", i, (tok.start, tok.end), tok.item, name))
+            return i + (2 if vidx is not None and vidx != i else 1)
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:  # then human_readable_int, then the plain string, as vLLM does
+            r = read_int("vllm", raw)
+            value = r.value if r.ok else raw
+        if name.endswith("+"):
+            value = raw.split(",")
+        prev = self.settings.get(f.name)
+        merged = dict(prev.value) if prev is not None and isinstance(prev.value, dict) else {}
+        node = merged
+        for k in keys[:-1]:
+            node = node.setdefault(k, {}) if isinstance(node.get(k, {}), dict) else node
+        node[keys[-1]] = (node.get(keys[-1], []) + value) if name.endswith("+") and \
+            isinstance(node.get(keys[-1]), list) else value
+        vitem = self.toks[vidx].item
+        self.settings[f.name] = Setting(merged, raw, vidx, vspan, "flag", name, i, (tok.start, tok.end),
+                                        vitem, f"{name} sets {'.'.join(keys)} inside {base}", tok.item)
+        return i + 1 if vidx == i else vidx + 1
 
     def _take(self, i: int, f: FlagSpec) -> Optional[list[int]]:
         toks, j = self.toks, i + 1

@@ -218,3 +218,30 @@ def test_random_token_lists_never_raise_and_spans_slice(engine, items):
     for p in inv.unknown_flags + inv.errors + inv.duplicates:
         if p.span is not None and p.item is not None:
             assert 0 <= p.span[0] <= p.span[1] <= len(items[p.item])
+
+
+def test_vllm_dotted_json_and_optimization_level():
+    inv, _, s = parse_shell("vllm serve m --hf-overrides.rope_scaling.factor 4 "
+                            "--kv-transfer-config.kv_role=kv_consumer -O3")
+    assert inv.value("hf_overrides") == {"rope_scaling": {"factor": 4}}
+    assert inv.disaggregation_role == "decode"
+    st = inv.settings["kv_transfer_config"]
+    assert s[slice(*st.value_span)] == "kv_consumer"
+    assert inv.value("optimization_level") == "3"
+
+
+def test_apply_config_precedence():
+    from ctxlint.engines import apply_config
+    inv, _, _ = parse_shell("vllm serve m --config c.yaml --max-model-len 4096")
+    merged = apply_config(inv, {"max-model-len": 8192, "gpu_memory_utilization": "0.8"}, "c.yaml")
+    assert merged.value("max_model_len") == 4096  # CLI wins on vLLM
+    assert merged.settings["gpu_memory_utilization"].origin == "config-file"
+    assert merged.value("gpu_memory_utilization") == 0.8
+    inv, _, s = parse_shell("trtllm-serve serve m --max_seq_len 4096 --extra_llm_api_options x.yaml")
+    merged = apply_config(inv, {"max_seq_len": 8192, "kv_cache_config": {"free_gpu_memory_fraction": 0.5,
+                                                                            "max_tokens": 100000}}, "x.yaml")
+    assert merged.value("max_seq_len") == 8192  # the LLM-API YAML wins on TRT-LLM
+    assert s[slice(*merged.duplicates[0].span)] == "--max_seq_len"
+    assert merged.value("kv_cache_free_gpu_memory_fraction") == 0.5
+    assert merged.value("kv_cache_config.max_tokens") == 100000
+    assert apply_config(inv, ["not", "a", "map"]).errors
