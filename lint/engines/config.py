@@ -1,0 +1,62 @@
+"""Merge a config file the caller has read (`--config`, `--extra_llm_api_options`)
+into an Invocation, with each engine's precedence.
+
+vLLM and SGLang: command line > config file > defaults
+(vllm/utils/argparse_utils.py `_pull_args_from_config`). TRT-LLM: the
+LLM-API YAML overrides the CLI (engines.md §4.1), so an overridden flag is
+reported as a duplicate pointing at the flag the user typed.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Any, Mapping, Optional
+
+from . import flags_trtllm
+from .flagspec import FlagSpec
+from .parse import _convert
+from .result import Invocation, Problem, Setting
+from .specs import spec_for
+
+
+def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for k, v in data.items():
+        key = f"{prefix}{k}"
+        if isinstance(v, Mapping) and v:
+            out.update(_flatten(v, key + "."))
+        out[key] = v
+    return out
+
+
+def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
+    """A new Invocation with the config's keys as origin="config-file" settings.
+
+    Keys that match a flag (snake or kebab spelling) become that flag's
+    canonical setting; other keys, nested ones flattened with dots
+    (`kv_cache_config.max_tokens`), are kept under their own dotted name.
+    """
+    if not isinstance(data, Mapping):
+        err = Problem(f"config file {source!r} is not a mapping", None, None)
+        return dataclasses.replace(inv, errors=inv.errors + (err,))
+    spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
+    aliases = flags_trtllm.CONFIG_KEY_ALIASES if spec.engine == "trtllm" else {}
+    settings = dict(inv.settings)
+    dups, errors = list(inv.duplicates), list(inv.errors)
+    for key, value in _flatten(data).items():
+        if not isinstance(key, str):
+            continue
+        canon = aliases.get(key, key.replace("-", "_"))
+        f: Optional[FlagSpec] = spec.by_name(canon) or spec.find("--" + key)[0]
+        name = f.name if f is not None else canon
+        if f is not None and isinstance(value, str) and f.kind in ("int", "float", "bool", "json"):
+            value, err, _ = _convert(spec, f, value)
+            if err:
+                errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name))
+        prev = settings.get(name)
+        if prev is not None and prev.origin == "flag":
+            if not spec.config_overrides_cli:
+                continue  # the command line wins
+            dups.append(Problem(f"{prev.flag_spelling} is overridden by {key} in {source or 'the config file'}",
+                                prev.flag_index, prev.flag_span, prev.flag_item, name))
+        settings[name] = Setting(value, str(value), None, None, "config-file", key, note=source)
+    return dataclasses.replace(inv, settings=settings, duplicates=tuple(dups), errors=tuple(errors))

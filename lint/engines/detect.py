@@ -1,0 +1,170 @@
+"""Find engine invocations in a command's tokens, and engines in image names.
+
+Engine ids: "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy".
+`launcher` tells which front door was used ("vllm serve", "dynamo.vllm", ...),
+because Dynamo workers accept extra flags and TRT-LLM's Dynamo worker spells
+them differently.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Sequence, Union
+
+from .tokens import Token
+
+_PY = re.compile(r"python(\d+(\.\d+)?)?$")
+_MODULES = {
+    "vllm.entrypoints.openai.api_server": ("vllm", None),
+    "vllm.entrypoints.api_server": ("vllm", None),
+    "sglang.launch_server": ("sglang", None),
+    "dynamo.vllm": ("vllm", None),
+    "dynamo.sglang": ("sglang", None),
+    "dynamo.trtllm": ("trtllm", None),
+}
+
+
+@dataclass(frozen=True)
+class Detection:
+    engine: str
+    launcher: str
+    subcommand: Optional[str]
+    start: int  # index of the program token (0 for args-only containers)
+    args_start: int  # index of the first argument after program and subcommand
+    via_image: bool = False  # args-only: the image's entrypoint is the engine
+
+
+def _base(text: str) -> str:
+    return text.rsplit("/", 1)[-1]
+
+
+def _texts(tokens: Sequence[Union[Token, str]]) -> list[str]:
+    return [t.text if isinstance(t, Token) else str(t) for t in tokens]
+
+
+def _at(texts: list[str], i: int) -> Optional[Detection]:
+    """Detection when the program starts at texts[i], else None."""
+    prog = _base(texts[i])
+    nxt = texts[i + 1] if i + 1 < len(texts) else ""
+    if prog == "vllm" and nxt == "serve":
+        return Detection("vllm", "vllm serve", "serve", i, i + 2)
+    if prog == "sglang" and nxt == "serve":
+        return Detection("sglang", "sglang serve", "serve", i, i + 2)
+    if prog == "text-generation-launcher":
+        return Detection("tgi", "text-generation-launcher", None, i, i + 1)
+    if prog == "trtllm-serve":
+        if nxt in ("serve", "disaggregated", "disaggregated_mpi_worker", "mm_embedding_serve"):
+            return Detection("trtllm", "trtllm-serve", nxt, i, i + 2)
+        return Detection("trtllm", "trtllm-serve", "serve", i, i + 1)
+    if prog in ("llama-server", "llama_server"):
+        return Detection("llamacpp", "llama-server", None, i, i + 1)
+    if prog == "lmdeploy" and nxt == "serve" and i + 2 < len(texts) and texts[i + 2] == "api_server":
+        return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, i + 3)
+    if _PY.match(prog):
+        j = i + 1
+        while j < len(texts) and texts[j].startswith("-") and texts[j] != "-m":
+            j += 1  # interpreter options such as -u, -O
+        if j + 1 < len(texts) and texts[j] == "-m":
+            mod = texts[j + 1]
+            if mod in _MODULES:
+                engine = _MODULES[mod][0]
+                return Detection(engine, mod, None, i, j + 2)
+            if mod == "lmdeploy" and texts[j + 2:j + 4] == ["serve", "api_server"]:
+                return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, j + 4)
+    return None
+
+
+def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
+           args_only: bool = False) -> list[Detection]:
+    """Every engine invocation in one command's tokens.
+
+    args_only: the tokens go to the image's ENTRYPOINT (Kubernetes `args`
+    without `command`, compose `command` without `entrypoint`). Then, when no
+    program is found and the image's entrypoint is the engine, the whole token
+    list is one args-only detection.
+    """
+    texts = _texts(tokens)
+    found: list[Detection] = []
+    for i in range(len(texts)):
+        d = _at(texts, i)
+        if d is not None:
+            found.append(d)
+    if not found:
+        # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
+        if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and "run" in texts[:3]:
+            for i, t in enumerate(texts):
+                eng, _ = engine_from_image(t)
+                if eng and image_entrypoint_is_engine(t):
+                    return [Detection(eng, "image:" + t, None, i, i + 1, via_image=True)]
+        if args_only and image and image_entrypoint_is_engine(image):
+            eng, _ = engine_from_image(image)
+            if eng:
+                return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
+    return found
+
+
+def _image_sub(engine: str) -> Optional[str]:
+    return "serve" if engine == "vllm" else None
+
+
+_TAG_VERSION = re.compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
+
+
+def _split_image(image: str) -> tuple[str, str]:
+    ref = image.strip().split("@", 1)[0]
+    slash = ref.rfind("/")
+    colon = ref.rfind(":")
+    if colon > slash:
+        return ref[:colon].lower(), ref[colon + 1:]
+    return ref.lower(), ""
+
+
+def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
+    """(engine, version) from an image reference; version None for `latest`,
+    floating or templated tags. Never raises."""
+    if not isinstance(image, str) or not image.strip():
+        return None, None
+    repo, tag = _split_image(image)
+    name = repo.rsplit("/", 1)[-1]
+    engine = None
+    if "vllm" in name or repo.startswith("vllm/"):
+        engine = "vllm"
+    elif "sglang" in name:
+        engine = "sglang"
+    elif "text-generation-inference" in name or name == "tgi-gaudi":
+        engine = "tgi"
+    elif "llama.cpp" in name or "llama-cpp" in name or "llamacpp" in name:
+        engine = "llamacpp"
+    elif "lmdeploy" in name:
+        engine = "lmdeploy"
+    elif "tensorrt-llm" in name or "tensorrtllm" in name or "trtllm" in name or \
+            (name == "tritonserver" and "trtllm" in tag):
+        engine = "trtllm"
+    if engine is None:
+        return None, None
+    m = _TAG_VERSION.match(tag)
+    version = m.group(1) if m and "$" not in tag else None
+    if engine == "llamacpp" and version is None:
+        b = re.search(r"\bb(\d{3,})\b", tag.replace("-", " "))
+        version = "b" + b.group(1) if b else None
+    return engine, version
+
+
+def image_entrypoint_is_engine(image: object) -> bool:
+    """True when the image's ENTRYPOINT starts the engine, so bare args are engine flags.
+
+    vllm/vllm-openai (`vllm serve`), TGI (`text-generation-launcher`) and the
+    llama.cpp `server` images do; SGLang, LMDeploy, Triton and Dynamo runtime
+    images start a shell or nothing.
+    """
+    engine, _ = engine_from_image(image)
+    if engine is None or not isinstance(image, str):
+        return False
+    repo, tag = _split_image(image)
+    if engine == "vllm":
+        return "vllm-openai" in repo or repo.endswith("vllm/vllm-tpu") or repo.endswith("rocm/vllm-openai")
+    if engine == "tgi":
+        return True
+    if engine == "llamacpp":
+        return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
+    return False

@@ -1,0 +1,61 @@
+"""llama.cpp `llama-server` flags.
+
+Source: ggml-org/llama.cpp:common/arg.cpp and tools/server/README.md
+(engines.md §5.1). Each option has short and long spellings and most have a
+LLAMA_ARG_* env var (the command line wins). Integers go through std::stoi,
+which silently ignores trailing text (`-c 128k` is 128).
+"""
+from __future__ import annotations
+
+from .flagspec import EngineSpec, F
+
+CTX, KV, PAR, SCHED, SPEC, ROPE, MODEL = (
+    "context", "kv_pool", "parallel", "scheduler", "speculative", "rope", "model")
+
+FLAGS = (
+    F("model", "-m", "--model", env="LLAMA_ARG_MODEL", tags=MODEL),
+    F("hf_repo", "-hf", "-hfr", "--hf-repo", env="LLAMA_ARG_HF_REPO", tags=MODEL),
+    F("model_url", "-mu", "--model-url", env="LLAMA_ARG_MODEL_URL", tags=MODEL),
+    F("alias", "-a", "--alias", env="LLAMA_ARG_ALIAS", tags=MODEL),
+    F("ctx_size", "-c", "--ctx-size", kind="int", default=0, env="LLAMA_ARG_CTX_SIZE", tags=CTX,
+      doc="0 = the GGUF n_ctx_train; total over all slots unless --kv-unified"),
+    F("n_predict", "-n", "--predict", "--n-predict", kind="int", default=-1, env="LLAMA_ARG_N_PREDICT"),
+    F("n_parallel", "-np", "--parallel", kind="int", default=-1, env="LLAMA_ARG_N_PARALLEL", tags=SCHED,
+      doc="-1 = auto (older versions: 1)"),
+    F("kv_unified", "-kvu", "--kv-unified", kind="bool", env="LLAMA_ARG_KV_UNIFIED", tags=KV),
+    F("cont_batching", "-cb", "--cont-batching", kind="bool", default=True, negatives=("-nocb", "--no-cont-batching"),
+      env="LLAMA_ARG_CONT_BATCHING", tags=SCHED),
+    F("n_batch", "-b", "--batch-size", kind="int", default=2048, env="LLAMA_ARG_BATCH", tags=SCHED),
+    F("n_ubatch", "-ub", "--ubatch-size", kind="int", default=512, env="LLAMA_ARG_UBATCH", tags=SCHED),
+    F("context_shift", "--context-shift", kind="bool", default=False, negatives=("--no-context-shift",),
+      env="LLAMA_ARG_CONTEXT_SHIFT", tags=CTX),
+    F("cache_type_k", "-ctk", "--cache-type-k", default="f16", env="LLAMA_ARG_CACHE_TYPE_K", tags=KV),
+    F("cache_type_v", "-ctv", "--cache-type-v", default="f16", env="LLAMA_ARG_CACHE_TYPE_V", tags=KV),
+    F("no_kv_offload", "-nkvo", "--no-kv-offload", kind="bool", default=False, env="LLAMA_ARG_NO_KV_OFFLOAD",
+      tags=KV),
+    F("swa_full", "--swa-full", kind="bool", default=False, env="LLAMA_ARG_SWA_FULL", tags=KV),
+    F("flash_attn", "-fa", "--flash-attn", takes="optional", choices=("on", "off", "auto"), default="auto",
+      env="LLAMA_ARG_FLASH_ATTN", doc="a bare flag on older versions"),
+    F("n_gpu_layers", "-ngl", "--gpu-layers", "--n-gpu-layers", env="LLAMA_ARG_N_GPU_LAYERS", tags=PAR),
+    F("split_mode", "-sm", "--split-mode", env="LLAMA_ARG_SPLIT_MODE", tags=PAR),
+    F("tensor_split", "-ts", "--tensor-split", env="LLAMA_ARG_TENSOR_SPLIT", tags=PAR),
+    F("fit", "-fit", "--fit", takes="optional", choices=("on", "off"), default="on", env="LLAMA_ARG_FIT"),
+    F("rope_scaling", "--rope-scaling", choices=("none", "linear", "yarn"), env="LLAMA_ARG_ROPE_SCALING_TYPE",
+      tags=ROPE),
+    F("rope_scale", "--rope-scale", kind="float", env="LLAMA_ARG_ROPE_SCALE", tags=ROPE),
+    F("rope_freq_base", "--rope-freq-base", kind="float", env="LLAMA_ARG_ROPE_FREQ_BASE", tags=ROPE),
+    F("rope_freq_scale", "--rope-freq-scale", kind="float", env="LLAMA_ARG_ROPE_FREQ_SCALE", tags=ROPE),
+    F("yarn_orig_ctx", "--yarn-orig-ctx", kind="int", env="LLAMA_ARG_YARN_ORIG_CTX", tags=ROPE),
+    F("override_kv", "--override-kv", tags=CTX, doc="e.g. llama.context_length=int:N; repeatable"),
+    F("model_draft", "-md", "--model-draft", env="LLAMA_ARG_MODEL_DRAFT", tags=SPEC),
+    F("draft_max", "--draft-max", "--draft", "--draft-n", "--spec-draft-n-max", kind="int",
+      env="LLAMA_ARG_DRAFT_MAX", tags=SPEC),
+    F("keep", "--keep", kind="int", default=0),
+    F("cache_reuse", "--cache-reuse", kind="int", default=0, env="LLAMA_ARG_CACHE_REUSE", tags=KV),
+    F("threads", "-t", "--threads", kind="int", env="LLAMA_ARG_THREADS"),
+    F("jinja", "--jinja", kind="bool", default=False, env="LLAMA_ARG_JINJA"),
+    F("host", "--host", default="127.0.0.1", env="LLAMA_ARG_HOST"),
+    F("port", "--port", kind="int", default=8080, env="LLAMA_ARG_PORT"),
+)
+
+SPEC_ = EngineSpec("llamacpp", FLAGS, int_rule="stoi", float_rule="stoi")

@@ -1,0 +1,39 @@
+"""LMDeploy `lmdeploy serve api_server MODEL` flags.
+
+Source: InternLM/lmdeploy:lmdeploy/cli/utils.py (ArgumentHelper),
+lmdeploy/cli/serve.py and lmdeploy/messages.py (engines.md §8.1). Plain
+argparse: `type=int`, store_true bools, prefix abbreviation allowed.
+"""
+from __future__ import annotations
+
+from .flagspec import EngineSpec, F
+
+CTX, KV, MEM, PAR, SCHED, ROLE, ROPE, MODEL = (
+    "context", "kv_pool", "memory", "parallel", "scheduler", "role", "rope", "model")
+
+FLAGS = (
+    F("model_path", "--model-path", tags=MODEL, doc="normally positional after api_server"),
+    F("model_name", "--model-name", tags=MODEL),
+    F("backend", "--backend", default="turbomind", choices=("turbomind", "pytorch")),
+    F("session_len", "--session-len", kind="int", tags=CTX, doc="silently capped to the KV capacity"),
+    F("cache_max_entry_count", "--cache-max-entry-count", kind="float", default=0.8, tags=(KV, MEM),
+      doc="fraction of FREE memory after weights; TurboMind reads >= 1 as blocks"),
+    F("cache_block_seq_len", "--cache-block-seq-len", kind="int", default=64, tags=KV),
+    F("max_prefill_token_num", "--max-prefill-token-num", kind="int", default=8192, tags=SCHED),
+    F("max_batch_size", "--max-batch-size", kind="int", tags=SCHED),
+    F("quant_policy", "--quant-policy", kind="int", default=0, tags=KV, doc="4 int4 KV, 8 int8 KV"),
+    F("tp", "--tp", kind="int", default=1, tags=PAR),
+    F("dp", "--dp", kind="int", default=1, tags=PAR),
+    F("ep", "--ep", kind="int", default=1, tags=PAR),
+    F("role", "--role", default="Hybrid", choices=("Hybrid", "Prefill", "Decode"), tags=ROLE),
+    F("migration_backend", "--migration-backend", tags=ROLE),
+    F("enable_prefix_caching", "--enable-prefix-caching", kind="bool", default=False, tags=KV),
+    F("rope_scaling_factor", "--rope-scaling-factor", kind="float", tags=ROPE),
+    F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE),
+    F("model_format", "--model-format", tags=MODEL),
+    F("dtype", "--dtype", default="auto"),
+    F("server_name", "--server-name", default="0.0.0.0"),
+    F("server_port", "--server-port", kind="int", default=23333),
+)
+
+SPEC_ = EngineSpec("lmdeploy", FLAGS, int_rule="argparse", allow_abbrev=True)

@@ -1,0 +1,117 @@
+"""SGLang flags (`python -m sglang.launch_server`, `sglang serve`).
+
+Source: sgl-project/sglang:python/sglang/srt/server_args.py (ServerArgs,
+add_cli_args) and engines.md §2.1. Plain argparse: bools are store_true,
+prefix abbreviation is on (so `--tp` reaches `--tp-size`), and only
+`--context-length`, `--max-total-tokens`, `--max-prefill-tokens` use SGLang's
+own human_readable_int.
+"""
+from __future__ import annotations
+
+from .flagspec import EngineEnv, EngineSpec, F, FlagSpec
+
+CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
+    "context", "kv_pool", "memory", "parallel", "scheduler", "role", "speculative", "rope", "model")
+
+
+def T(name: str, *spellings: str, **kw: object) -> FlagSpec:
+    """store_true flag."""
+    return F(name, *spellings, kind="bool", default=False, **kw)  # type: ignore[arg-type]
+
+
+FLAGS = (
+    F("model_path", "--model-path", "--model", tags=MODEL),
+    F("tokenizer_path", "--tokenizer-path", tags=MODEL),
+    F("served_model_name", "--served-model-name", tags=MODEL),
+    F("revision", "--revision", tags=MODEL),
+    F("dtype", "--dtype", default="auto"),
+    F("quantization", "--quantization", tags=MODEL),
+    T("trust_remote_code", "--trust-remote-code"),
+    F("config", "--config", doc="YAML config file merged into the CLI [U: newer releases]"),
+    F("context_length", "--context-length", kind="int", int_rule="sglang", tags=CTX),
+    F("json_model_override_args", "--json-model-override-args", kind="json", default="{}", tags=ROPE),
+    T("allow_auto_truncate", "--allow-auto-truncate", tags=CTX),
+    F("mem_fraction_static", "--mem-fraction-static", kind="float", tags=MEM,
+      doc="fraction of TOTAL memory for weights + KV pool; None = auto"),
+    F("max_total_tokens", "--max-total-tokens", kind="int", int_rule="sglang", tags=KV,
+      doc="upper bound on the KV pool, not a guarantee"),
+    F("max_prefill_tokens", "--max-prefill-tokens", kind="int", int_rule="sglang", default=16384, tags=SCHED),
+    F("chunked_prefill_size", "--chunked-prefill-size", kind="int", tags=SCHED, doc="-1 disables chunking"),
+    F("page_size", "--page-size", kind="int", tags=KV, doc="1 historically"),
+    F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV),
+    F("max_running_requests", "--max-running-requests", kind="int", tags=SCHED),
+    F("max_queued_requests", "--max-queued-requests", kind="int", tags=SCHED),
+    F("schedule_conservativeness", "--schedule-conservativeness", kind="float", default=1.0, tags=SCHED),
+    T("disable_radix_cache", "--disable-radix-cache", tags=KV),
+    T("enable_mixed_chunk", "--enable-mixed-chunk", tags=SCHED),
+    T("enable_hierarchical_cache", "--enable-hierarchical-cache", tags=KV),
+    F("cpu_offload_gb", "--cpu-offload-gb", kind="int", default=0, tags=MEM),
+    F("swa_full_tokens_ratio", "--swa-full-tokens-ratio", kind="float", default=0.8, tags=KV),
+    T("disable_hybrid_swa_memory", "--disable-hybrid-swa-memory", tags=KV),
+    F("mamba_full_memory_ratio", "--mamba-full-memory-ratio", kind="float", tags=KV),
+    F("max_mamba_cache_size", "--max-mamba-cache-size", kind="int", tags=KV),
+    F("cuda_graph_max_bs", "--cuda-graph-max-bs", kind="int", tags=MEM),
+    T("disable_cuda_graph", "--disable-cuda-graph", tags=MEM),
+    F("tp_size", "--tensor-parallel-size", "--tp-size", kind="int", default=1, tags=PAR),
+    F("pp_size", "--pipeline-parallel-size", "--pp-size", kind="int", default=1, tags=PAR),
+    F("dp_size", "--data-parallel-size", "--dp-size", kind="int", default=1, tags=PAR),
+    F("ep_size", "--expert-parallel-size", "--ep-size", kind="int", default=1, tags=PAR),
+    F("attn_cp_size", "--attention-context-parallel-size", "--attn-cp-size", kind="int", default=1,
+      tags=PAR),
+    F("moe_dp_size", "--moe-data-parallel-size", "--moe-dp-size", kind="int", default=1, tags=PAR),
+    T("enable_dp_attention", "--enable-dp-attention", tags=PAR),
+    F("nnodes", "--nnodes", kind="int", default=1, tags=PAR),
+    F("node_rank", "--node-rank", kind="int", default=0, tags=PAR),
+    F("dist_init_addr", "--dist-init-addr", tags=PAR),
+    F("disaggregation_mode", "--disaggregation-mode", default="null", choices=("null", "prefill", "decode"),
+      tags=ROLE),
+    F("disaggregation_transfer_backend", "--disaggregation-transfer-backend", default="mooncake", tags=ROLE),
+    F("disaggregation_bootstrap_port", "--disaggregation-bootstrap-port", kind="int", default=8998, tags=ROLE),
+    F("disaggregation_ib_device", "--disaggregation-ib-device", tags=ROLE),
+    F("num_reserved_decode_tokens", "--num-reserved-decode-tokens", kind="int", default=512, tags=ROLE),
+    F("speculative_algorithm", "--speculative-algorithm", tags=SPEC),
+    F("speculative_draft_model_path", "--speculative-draft-model-path", tags=SPEC),
+    F("speculative_num_steps", "--speculative-num-steps", kind="int", tags=SPEC),
+    F("speculative_eagle_topk", "--speculative-eagle-topk", kind="int", tags=SPEC),
+    F("speculative_num_draft_tokens", "--speculative-num-draft-tokens", kind="int", tags=SPEC),
+    F("host", "--host", default="127.0.0.1"),
+    F("port", "--port", kind="int", default=30000),
+    # Seen in the corpus; listed so that their arity is right.
+    F("attention_backend", "--attention-backend"), T("enable_dp_lm_head", "--enable-dp-lm-head"),
+    T("enable_metrics", "--enable-metrics"), T("enable_torch_compile", "--enable-torch-compile"),
+    F("torch_compile_max_bs", "--torch-compile-max-bs", kind="int"),
+    F("ep_num_redundant_experts", "--ep-num-redundant-experts", kind="int", tags=PAR),
+    F("ep_dispatch_algorithm", "--ep-dispatch-algorithm", tags=PAR),
+    F("eplb_algorithm", "--eplb-algorithm", tags=PAR), F("log_level", "--log-level"),
+    F("moe_a2a_backend", "--moe-a2a-backend", tags=PAR), F("moe_dense_tp_size", "--moe-dense-tp-size",
+                                                           kind="int", tags=PAR),
+    F("moe_runner_backend", "--moe-runner-backend"), F("reasoning_parser", "--reasoning-parser"),
+    F("tool_call_parser", "--tool-call-parser"), F("chat_template", "--chat-template"),
+    F("load_balance_method", "--load-balance-method", tags=ROLE), T("skip_tokenizer_init", "--skip-tokenizer-init"),
+    F("stream_interval", "--stream-interval", kind="int"), F("watchdog_timeout", "--watchdog-timeout", kind="float"),
+    F("model_loader_extra_config", "--model-loader-extra-config"),
+    T("prefill_round_robin_balance", "--prefill-round-robin-balance", tags=ROLE),
+    T("enable_flashinfer_allreduce_fusion", "--enable-flashinfer-allreduce-fusion"),
+    F("nsa_prefill_backend", "--nsa-prefill-backend"), F("nsa_decode_backend", "--nsa-decode-backend"),
+    T("incremental_streaming_output", "--incremental-streaming-output"),
+    F("random_seed", "--random-seed", kind="int"),
+)
+
+ENGINE_ENV = (
+    EngineEnv("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "bool", False,
+              "lets --context-length exceed the derived length with a warning (engines.md §2.2a)"),
+    EngineEnv("SGLANG_DISAGGREGATION_WAITING_TIMEOUT", "int", 300, "seconds decode waits for KV"),
+    EngineEnv("SGLANG_DISAGG_STAGING_BUFFER", "bool", False, "needed for heterogeneous TP PD (non-MLA)"),
+    EngineEnv("SGLANG_MAX_NEW_TOKENS_LIMIT", "int", None, "extra output cap on newer versions"),
+)
+
+SPEC_ = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
+                   engine_env=ENGINE_ENV, config_flags=("config",))
+
+# Dynamo's SGLang worker passes SGLang's own flags through (engines.md §6) [U].
+DYNAMO_EXTRA = (
+    F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
+    F("migration_limit", "--migration-limit", kind="int"), F("endpoint", "--endpoint"),
+)
+DYNAMO_SPEC = EngineSpec("sglang", FLAGS + DYNAMO_EXTRA, int_rule="argparse", allow_abbrev=True,
+                         engine_env=ENGINE_ENV, config_flags=("config",))

@@ -1,0 +1,64 @@
+"""Hugging Face TGI launcher flags (`text-generation-launcher`).
+
+Source: huggingface/text-generation-inference:launcher/src/main.rs (`Args`,
+clap `#[clap(long, env)]`), engines.md §3.1. Every flag is also read from the
+SCREAMING_CASE env var of its field (`--max-total-tokens` <- MAX_TOTAL_TOKENS);
+the command line wins. Integers are clap `usize`: digits only, no suffixes.
+Option<bool> fields such as `--sharded` take a value (`--sharded true`).
+"""
+from __future__ import annotations
+
+from .flagspec import EngineEnv, EngineSpec, F
+
+CTX, KV, MEM, PAR, SCHED, SPEC, ROPE, MODEL = (
+    "context", "kv_pool", "memory", "parallel", "scheduler", "speculative", "rope", "model")
+
+
+def _env(name: str) -> str:
+    return name.upper()
+
+
+_ROWS = (
+    F("model_id", "--model-id", default="bigscience/bloom-560m", tags=MODEL),
+    F("revision", "--revision", tags=MODEL),
+    F("sharded", "--sharded", kind="bool", takes="one", tags=PAR),
+    F("num_shard", "--num-shard", kind="int", tags=PAR),
+    F("quantize", "--quantize", tags=MODEL),
+    F("dtype", "--dtype"),
+    F("kv_cache_dtype", "--kv-cache-dtype", choices=("fp8_e4m3fn", "fp8_e5m2"), tags=KV),
+    F("trust_remote_code", "--trust-remote-code", kind="bool", default=False),
+    F("max_concurrent_requests", "--max-concurrent-requests", kind="int", default=128, tags=SCHED),
+    F("max_best_of", "--max-best-of", kind="int", default=2),
+    F("max_stop_sequences", "--max-stop-sequences", kind="int", default=4),
+    F("max_top_n_tokens", "--max-top-n-tokens", kind="int", default=5),
+    F("max_input_tokens", "--max-input-tokens", kind="int", tags=CTX),
+    F("max_input_length", "--max-input-length", kind="int", tags=CTX,
+      doc="deprecated spelling of max_input_tokens; setting both is an error"),
+    F("max_total_tokens", "--max-total-tokens", kind="int", tags=CTX),
+    F("waiting_served_ratio", "--waiting-served-ratio", kind="float", default=0.3, tags=SCHED),
+    F("max_batch_prefill_tokens", "--max-batch-prefill-tokens", kind="int", tags=SCHED),
+    F("max_batch_total_tokens", "--max-batch-total-tokens", kind="int", tags=KV),
+    F("max_waiting_tokens", "--max-waiting-tokens", kind="int", default=20, tags=SCHED),
+    F("max_batch_size", "--max-batch-size", kind="int", tags=SCHED),
+    F("cuda_graphs", "--cuda-graphs", doc="comma list; 0 disables"),
+    F("hostname", "--hostname", default="0.0.0.0"),
+    F("port", "--port", "-p", kind="int", default=3000),
+    F("cuda_memory_fraction", "--cuda-memory-fraction", kind="float", default=1.0, tags=MEM),
+    F("rope_scaling", "--rope-scaling", choices=("linear", "dynamic"), tags=ROPE),
+    F("rope_factor", "--rope-factor", kind="float", tags=ROPE),
+    F("speculate", "--speculate", kind="int", tags=SPEC),
+    F("lora_adapters", "--lora-adapters"),
+    F("payload_limit", "--payload-limit", kind="int", default=2000000),
+)
+FLAGS = tuple(F(f.name, *f.spellings, kind=f.kind, default=f.default, takes=f.takes, env=(_env(f.name),),
+                choices=f.choices, tags=f.tags, doc=f.doc) for f in _ROWS)
+
+ENGINE_ENV = (
+    EngineEnv("TGI_WIGGLE_ROOM", "float", 0.90, "multiplies CUDA_MEMORY_FRACTION; strictly in (0, 1)"),
+    EngineEnv("ATTENTION", "str", None, "flashdecoding -> block 256, flashinfer -> 1, paged -> 16"),
+    EngineEnv("PREFIX_CACHING", "bool", None, "prefix caching switch"),
+    EngineEnv("PREFILL_CHUNKING", "bool", True, "without chunking the default context collapses"),
+)
+
+SPEC_ = EngineSpec("tgi", FLAGS, int_rule="clap", float_rule="clap", env_prefix_all=True,
+                   engine_env=ENGINE_ENV)

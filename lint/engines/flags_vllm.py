@@ -1,0 +1,129 @@
+"""vLLM flags that matter for context, capacity, parallelism and PD roles.
+
+Source: vllm-project/vllm:vllm/engine/arg_utils.py (EngineArgs.add_cli_args)
+and the config dataclasses in vllm/config/ (engines.md §1.1). vLLM's
+FlexibleArgumentParser accepts `--max_model_len` for `--max-model-len`,
+turns off prefix abbreviation, and uses BooleanOptionalAction for bools.
+"""
+from __future__ import annotations
+
+from .flagspec import B, EngineEnv, EngineSpec, F
+
+CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
+    "context", "kv_pool", "memory", "parallel", "scheduler", "role", "speculative", "rope", "model")
+
+FLAGS = (
+    F("model", "--model", tags=MODEL, doc="also the positional MODEL of `vllm serve`"),
+    F("served_model_name", "--served-model-name", kind="list", tags=MODEL),
+    F("revision", "--revision", tags=MODEL),
+    F("tokenizer", "--tokenizer", tags=MODEL),
+    F("dtype", "--dtype", default="auto"),
+    F("quantization", "--quantization", "-q", tags=MODEL),
+    B("trust_remote_code", "--trust-remote-code", default=False),
+    F("config", "--config", doc="YAML file whose keys are flag names; CLI wins"),
+    # Context length: human_readable_int_or_auto on newest main (-1/auto = auto-fit).
+    F("max_model_len", "--max-model-len", kind="int", int_rule="vllm_auto", tags=CTX),
+    F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE),
+    F("rope_scaling", "--rope-scaling", kind="json", tags=ROPE, doc="older releases; now via --hf-overrides"),
+    F("rope_theta", "--rope-theta", kind="float", tags=ROPE, doc="older releases [U]"),
+    B("disable_sliding_window", "--disable-sliding-window", default=False, tags=CTX),
+    F("generation_config", "--generation-config", default="auto"),
+    F("override_generation_config", "--override-generation-config", kind="json"),
+    # KV pool and memory (CacheConfig).
+    F("gpu_memory_utilization", "--gpu-memory-utilization", kind="float", default=0.9, tags=MEM,
+      doc="fraction of TOTAL device memory; 0.92 on newest main"),
+    F("kv_cache_memory_bytes", "--kv-cache-memory-bytes", kind="int", int_rule="vllm", tags=(KV, MEM)),
+    F("num_gpu_blocks_override", "--num-gpu-blocks-override", kind="int", tags=KV),
+    F("block_size", "--block-size", kind="int", default=16, tags=KV),
+    F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV),
+    B("calculate_kv_scales", "--calculate-kv-scales", default=False, tags=KV, doc="[U]"),
+    B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV),
+    F("kv_offloading_size", "--kv-offloading-size", kind="float", tags=KV),
+    F("kv_offloading_backend", "--kv-offloading-backend", tags=KV),
+    F("cpu_offload_gb", "--cpu-offload-gb", kind="float", default=0.0, tags=MEM),
+    F("swap_space", "--swap-space", kind="float", default=4.0, tags=MEM, doc="V0 only"),
+    B("disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", default=False, tags=KV),
+    B("enforce_eager", "--enforce-eager", default=False, tags=MEM),
+    # Scheduler.
+    F("max_num_batched_tokens", "--max-num-batched-tokens", kind="int", int_rule="vllm", tags=SCHED),
+    F("max_num_seqs", "--max-num-seqs", kind="int", tags=SCHED),
+    B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1"),
+    F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED),
+    F("long_prefill_token_threshold", "--long-prefill-token-threshold", kind="int", tags=SCHED),
+    B("scheduler_reserve_full_isl", "--scheduler-reserve-full-isl", default=True, tags=SCHED),
+    F("num_scheduler_steps", "--num-scheduler-steps", kind="int", default=1, doc="removed in V1"),
+    # Parallelism.
+    F("tensor_parallel_size", "--tensor-parallel-size", "-tp", kind="int", default=1, tags=PAR),
+    F("pipeline_parallel_size", "--pipeline-parallel-size", "-pp", kind="int", default=1, tags=PAR),
+    F("data_parallel_size", "--data-parallel-size", "-dp", kind="int", default=1, tags=PAR),
+    F("data_parallel_size_local", "--data-parallel-size-local", "-dpl", kind="int", tags=PAR),
+    F("data_parallel_rank", "--data-parallel-rank", "-dpn", kind="int", tags=PAR),
+    B("enable_expert_parallel", "--enable-expert-parallel", "-ep", default=False, tags=PAR,
+      doc="-ep alias [U]"),
+    F("decode_context_parallel_size", "--decode-context-parallel-size", "-dcp", kind="int", default=1,
+      tags=PAR),
+    F("prefill_context_parallel_size", "--prefill-context-parallel-size", "-pcp", kind="int", default=1,
+      tags=PAR, doc="[U] spelling"),
+    F("distributed_executor_backend", "--distributed-executor-backend", tags=PAR),
+    # PD disaggregation and speculative decoding.
+    F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE,
+      doc='JSON with "kv_role": kv_producer | kv_consumer | kv_both'),
+    F("speculative_config", "--speculative-config", kind="json", tags=SPEC),
+    F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]"),
+    # Newest FlexibleArgumentParser rewrites -O3 / -O=3 / -O 3 to --optimization-level
+    # (vllm/utils/argparse_utils.py); older releases read -O as the compilation config.
+    F("optimization_level", "--optimization-level", "-O"),
+    F("host", "--host"),
+    F("port", "--port", kind="int", default=8000),
+    # Seen in the corpus; listed so that their arity is right (no context meaning).
+    F("tokenizer_mode", "--tokenizer-mode"), F("load_format", "--load-format"),
+    F("download_dir", "--download-dir"), F("chat_template", "--chat-template"),
+    F("tool_call_parser", "--tool-call-parser"), F("reasoning_parser", "--reasoning-parser"),
+    B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key"),
+    F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),
+    F("disable_access_log_for_endpoints", "--disable-access-log-for-endpoints"),
+    B("disable_log_requests", "--disable-log-requests"), B("disable_log_stats", "--disable-log-stats"),
+    F("api_server_count", "--api-server-count", kind="int", tags=PAR),
+    F("data_parallel_address", "--data-parallel-address", "-dpa", tags=PAR),
+    F("data_parallel_rpc_port", "--data-parallel-rpc-port", "-dpp", kind="int", tags=PAR),
+    F("data_parallel_start_rank", "--data-parallel-start-rank", "-dpr", kind="int", tags=PAR),
+    B("data_parallel_hybrid_lb", "--data-parallel-hybrid-lb", "-dph", tags=PAR),
+    B("data_parallel_external_lb", "--data-parallel-external-lb", "-dpe", tags=PAR),
+    F("all2all_backend", "--all2all-backend", tags=PAR), B("enable_eplb", "--enable-eplb", tags=PAR),
+    F("eplb_config", "--eplb-config", kind="json", tags=PAR), B("enable_dbo", "--enable-dbo"),
+    F("dbo_decode_token_threshold", "--dbo-decode-token-threshold", kind="int"),
+    B("async_scheduling", "--async-scheduling", tags=SCHED),
+    F("max_cudagraph_capture_size", "--max-cudagraph-capture-size", kind="int", tags=MEM),
+    F("attention_backend", "--attention-backend"), F("moe_backend", "--moe-backend"),
+    F("model_loader_extra_config", "--model-loader-extra-config", kind="json"),
+    F("stream_interval", "--stream-interval", kind="int"), F("kv_events_config", "--kv-events-config", kind="json"),
+    F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json"),
+    B("language_model_only", "--language-model-only", doc="[U]"),
+)
+
+ENGINE_ENV = (
+    EngineEnv("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "bool", False,
+              "lets --max-model-len exceed the derived length with a warning (engines.md §1.2a)"),
+    EngineEnv("VLLM_USE_V1", "bool", None, "V0/V1 engine switch on older releases"),
+    EngineEnv("VLLM_ATTENTION_BACKEND", "str", None, "attention backend override"),
+    EngineEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "str", "localhost", "NixlConnector side channel"),
+    EngineEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", "int", 5600, "NixlConnector side channel"),
+    EngineEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", "int", 8998, "MooncakeConnector bootstrap"),
+)
+
+SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True,
+                   attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)
+
+# Dynamo's vLLM worker (`python -m dynamo.vllm`) takes every vLLM flag plus its own
+# (ai-dynamo/dynamo:components/src/dynamo/vllm/backend_args.py, engines.md §6).
+DYNAMO_EXTRA = (
+    B("is_prefill_worker", "--is-prefill-worker", default=False, env="DYN_VLLM_IS_PREFILL_WORKER", tags=ROLE),
+    B("is_decode_worker", "--is-decode-worker", default=False, env="DYN_VLLM_IS_DECODE_WORKER", tags=ROLE),
+    F("disaggregation_mode", "--disaggregation-mode", choices=("agg", "prefill", "decode"), tags=ROLE,
+      doc="newer Dynamo releases (seen in the corpus) [U: choices]"),
+    F("dyn_endpoint", "--endpoint"),
+    F("migration_limit", "--migration-limit", kind="int"),
+    F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
+)
+DYNAMO_SPEC = EngineSpec("vllm", FLAGS + DYNAMO_EXTRA, int_rule="argparse", underscore_equals_dash=True,
+                         attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)

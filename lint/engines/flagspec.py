@@ -1,0 +1,97 @@
+"""The shape of a per-engine flag table.
+
+Each engine module (flags_vllm, flags_sglang, ...) builds an EngineSpec from
+FlagSpec rows. The parser only reads these tables, so adding a flag never
+touches parsing code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+# Value kinds: "int", "float", "str", "bool", "json", "list" (nargs "+"), "choice".
+# takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many".
+
+
+@dataclass(frozen=True)
+class FlagSpec:
+    name: str  # canonical snake_case field name, as the engine's config calls it
+    spellings: tuple[str, ...]
+    kind: str = "str"
+    default: Any = None
+    takes: str = "one"
+    negatives: tuple[str, ...] = ()  # spellings that set a bool to False (`--no-x`)
+    env: tuple[str, ...] = ()  # env vars the engine reads for this flag
+    int_rule: Optional[str] = None  # overrides the engine's int rule (see suffixes.read_int)
+    choices: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()  # what the linter uses it for: "context", "kv_pool", "role", ...
+    doc: str = ""  # source / meaning, with [U] when not re-read in the engine's code
+
+
+@dataclass(frozen=True)
+class EngineEnv:
+    """An environment variable that changes engine behaviour but is no flag."""
+
+    name: str
+    kind: str = "str"
+    default: Any = None
+    doc: str = ""
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    engine: str
+    flags: tuple[FlagSpec, ...]
+    int_rule: str = "argparse"
+    float_rule: str = "argparse"
+    underscore_equals_dash: bool = False  # vLLM's FlexibleArgumentParser rewrites `--a_b` to `--a-b`
+    allow_abbrev: bool = False  # argparse prefix matching (`--tp` for `--tp-size`)
+    attached_short: bool = False  # `-O3`-style single-letter flag with glued value
+    env_prefix_all: bool = False  # TGI: every flag also read from its SCREAMING_CASE env var
+    engine_env: tuple[EngineEnv, ...] = ()
+    config_flags: tuple[str, ...] = ()  # canonical names whose value is a config file path
+    config_overrides_cli: bool = False  # TRT-LLM: extra_llm_api_options keys beat the CLI
+    dotted_json: bool = False  # vLLM: `--hf-overrides.rope_scaling.factor 4` sets a JSON key
+    lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        for f in self.flags:
+            for s in f.spellings + f.negatives:
+                self.lookup.setdefault(s, f)
+
+    def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
+        """Spec for a typed flag (without `=value`), and an error if ambiguous."""
+        if spelling in self.lookup:
+            return self.lookup[spelling], None
+        if self.underscore_equals_dash and spelling.startswith("--"):
+            alt = "--" + spelling[2:].replace("_", "-")
+            if alt in self.lookup:
+                return self.lookup[alt], None
+        if self.allow_abbrev and spelling.startswith("--") and len(spelling) > 3:
+            hits = {self.lookup[s].name: s for s in self.lookup if s.startswith(spelling)}
+            if len(hits) == 1:
+                return self.lookup[next(iter(hits.values()))], None
+            if len(hits) > 1:
+                return None, f"ambiguous option: {spelling} could match {', '.join(sorted(hits.values()))}"
+        return None, None
+
+    def by_name(self, name: str) -> Optional[FlagSpec]:
+        return next((f for f in self.flags if f.name == name), None)
+
+
+def F(name: str, *spellings: str, **kw: Any) -> FlagSpec:
+    """Short constructor used by the tables; converts list arguments to tuples."""
+    for k in ("negatives", "env", "choices", "tags"):
+        if k in kw and isinstance(kw[k], (list, str)):
+            kw[k] = (kw[k],) if isinstance(kw[k], str) else tuple(kw[k])
+    if kw.get("kind") == "bool" and "takes" not in kw:
+        kw["takes"] = "none"
+    if kw.get("kind") == "list" and "takes" not in kw:
+        kw["takes"] = "many"
+    return FlagSpec(name, tuple(spellings), **kw)
+
+
+def B(name: str, *spellings: str, **kw: Any) -> FlagSpec:
+    """A BooleanOptionalAction flag: `--x` / `--no-x`."""
+    neg = tuple("--no-" + s[2:] for s in spellings if s.startswith("--"))
+    return F(name, *spellings, kind="bool", negatives=neg, **kw)

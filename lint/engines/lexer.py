@@ -1,0 +1,257 @@
+"""POSIX-shell lexer that keeps, for every character, where it came from.
+
+The lexer only cuts the text into words and operators; expansion of
+variables happens later (in shellwords) because it needs the assignments of
+earlier commands in the same script. Positions are mapped through `base`, the
+per-character source spans of the text being lexed, so a script taken out of
+`sh -c "..."` still points into the outer string.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Optional
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Kubernetes allows dots and dashes in env names used by $(NAME).
+_K8S_NAME = re.compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
+_SPECIAL = "@*#?$!-0123456789"
+OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
+REDIRECTS = (">>", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
+
+Span = tuple[int, int]
+
+
+@dataclass
+class Part:
+    """A piece of a word: literal characters, a variable, or a command substitution."""
+
+    kind: str  # "lit" | "var" | "cmd"
+    chars: list[tuple[str, int, int]] = field(default_factory=list)  # raw chars with source spans
+    quoted: bool = False
+    name: str = ""
+    style: str = ""  # var: "shell" | "k8s"; cmd: "command"
+    default: Optional[str] = None
+
+
+@dataclass
+class Word:
+    parts: list[Part] = field(default_factory=list)
+    had_quotes: bool = False
+    local_start: int = 0
+    src_span: Span = (0, 0)  # the whole word as typed, quotes included
+
+    def span(self) -> Span:
+        return self.src_span
+
+
+@dataclass
+class Op:
+    text: str
+    start: int
+    end: int
+
+
+class Lexer:
+    def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False) -> None:
+        self.s = text
+        self.base = base if base is not None else [(i, i + 1) for i in range(len(text))]
+        self.k8s = k8s
+        self.i = 0
+        self.out: list[object] = []
+        self.problems: list[tuple[str, int, int]] = []
+        self.word: Optional[Word] = None
+
+    # Source span of local characters [a, b).
+    def src(self, a: int, b: int) -> Span:
+        if not self.base:
+            return (0, 0)
+        a = min(a, len(self.base) - 1)
+        b = max(min(b, len(self.base)), a + 1)
+        return (self.base[a][0], self.base[b - 1][1])
+
+    def _lit(self, ch: str, a: int, b: int, quoted: bool) -> None:
+        w = self._cur()
+        if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
+            w.parts.append(Part("lit", quoted=quoted))
+        s, e = self.src(a, b)
+        w.parts[-1].chars.append((ch, s, e))
+
+    def _cur(self) -> Word:
+        if self.word is None:
+            self.word = Word(local_start=self.i)
+        return self.word
+
+    def _end_word(self) -> None:
+        if self.word is not None and (self.word.parts or self.word.had_quotes):
+            self.word.src_span = self.src(self.word.local_start, max(self.i, self.word.local_start + 1))
+            self.out.append(self.word)
+        self.word = None
+
+    def _raw_part(self, kind: str, a: int, b: int, quoted: bool, **kw: object) -> None:
+        part = Part(kind, quoted=quoted, **kw)  # type: ignore[arg-type]
+        part.chars = [(self.s[k], *self.src(k, k + 1)) for k in range(a, b)]
+        self._cur().parts.append(part)
+
+    def run(self) -> tuple[list[object], list[tuple[str, int, int]]]:
+        s, n = self.s, len(self.s)
+        while self.i < n:
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < n and s[self.i + 1] == "\n":
+                self.i += 2  # line continuation: joins the lines, no word break
+            elif c == "\\":
+                if self.i + 1 < n:
+                    self._lit(s[self.i + 1], self.i, self.i + 2, True)
+                self.i += 2
+            elif c in " \t\r":
+                self._end_word()
+                self.i += 1
+            elif c == "\n":
+                self._end_word()
+                self.out.append(Op(";", *self.src(self.i, self.i + 1)))
+                self.i += 1
+            elif c == "#" and self.word is None:
+                while self.i < n and s[self.i] != "\n":
+                    self.i += 1
+            elif c == "'":
+                self._single()
+            elif c == '"':
+                self._double()
+            elif c == "$":
+                self._dollar(quoted=False)
+            elif c == "`":
+                self._backtick(quoted=False)
+            elif c in "<>" or (c == "&" and s.startswith("&>", self.i)):
+                self._redirect()
+            elif c in ";&|()":
+                self._end_word()
+                op = next(o for o in OPERATORS if s.startswith(o, self.i))
+                self.out.append(Op(op, *self.src(self.i, self.i + len(op))))
+                self.i += len(op)
+            else:
+                self._lit(c, self.i, self.i + 1, False)
+                self.i += 1
+        self._end_word()
+        return self.out, self.problems
+
+    def _redirect(self) -> None:
+        s = self.s
+        # `2>&1`: a word made only of digits right before the operator is the fd.
+        w = self.word
+        if w is not None and len(w.parts) == 1 and w.parts[0].kind == "lit" and not w.parts[0].quoted \
+                and all(ch.isdigit() for ch, _, _ in w.parts[0].chars):
+            self.word = None
+        else:
+            self._end_word()
+        op = next(o for o in REDIRECTS if s.startswith(o, self.i))
+        self.out.append(Op("redir:" + op, *self.src(self.i, self.i + len(op))))
+        self.i += len(op)
+
+    def _single(self) -> None:
+        s, start = self.s, self.i
+        self._cur().had_quotes = True
+        end = s.find("'", start + 1)
+        if end < 0:
+            self.problems.append(("unterminated single quote", *self.src(start, len(s))))
+            end = len(s)
+        for k in range(start + 1, end):
+            self._lit(s[k], k, k + 1, True)
+        self.i = end + 1
+
+    def _double(self) -> None:
+        s, n, start = self.s, len(self.s), self.i
+        self._cur().had_quotes = True
+        self.i += 1
+        while self.i < n and s[self.i] != '"':
+            c = s[self.i]
+            if c == "\\" and self.i + 1 < n and s[self.i + 1] in '$`"\\\n':
+                if s[self.i + 1] != "\n":
+                    self._lit(s[self.i + 1], self.i, self.i + 2, True)
+                self.i += 2
+            elif c == "$":
+                self._dollar(quoted=True)
+            elif c == "`":
+                self._backtick(quoted=True)
+            else:
+                self._lit(c, self.i, self.i + 1, True)
+                self.i += 1
+        if self.i >= n:
+            self.problems.append(("unterminated double quote", *self.src(start, n)))
+        self.i += 1
+
+    def _matching_paren(self, a: int) -> int:
+        """Index just past the `)` closing the `(` at a; quotes are skipped."""
+        s, depth, k = self.s, 0, a
+        while k < len(s):
+            c = s[k]
+            if c == "\\":
+                k += 2
+                continue
+            if c in "'\"":
+                q = s.find(c, k + 1)
+                k = len(s) if q < 0 else q + 1
+                continue
+            depth += c == "("
+            depth -= c == ")"
+            k += 1
+            if depth == 0:
+                return k
+        return -1
+
+    def _dollar(self, quoted: bool) -> None:
+        s, a = self.s, self.i
+        nxt = s[a + 1] if a + 1 < len(s) else ""
+        if self.k8s and nxt == "$":  # Kubernetes reduces `$$` to a literal `$`
+            self._lit("$", a, a + 2, quoted)
+            self.i += 2
+        elif nxt == "{":
+            end = s.find("}", a + 2)
+            if end < 0:
+                self.problems.append(("unterminated ${", *self.src(a, len(s))))
+                end = len(s) - 1
+            body = s[a + 2:end]
+            m = _NAME.match(body) or re.match(r"[@*#?$!0-9-]", body)
+            name = m.group(0) if m else body
+            rest = body[len(name):] if m else ""
+            default = None
+            for op in (":-", "-", ":=", "="):
+                if rest.startswith(op):
+                    default = rest[len(op):]
+                    break
+            self._raw_part("var", a, end + 1, quoted, name=name, style="shell", default=default)
+            self.i = end + 1
+        elif nxt == "(":
+            k8s = _K8S_NAME.match(s, a + 2) if self.k8s else None
+            if k8s and s.startswith(")", k8s.end()):
+                self._raw_part("var", a, k8s.end() + 1, quoted, name=k8s.group(0), style="k8s")
+                self.i = k8s.end() + 1
+                return
+            end = self._matching_paren(a + 1)
+            if end < 0:
+                self.problems.append(("unterminated $(", *self.src(a, len(s))))
+                end = len(s)
+            self._raw_part("cmd", a, end, quoted, name=s[a:end], style="command")
+            self.i = end
+        elif nxt and (nxt in _SPECIAL or _NAME.match(nxt)):
+            m = _NAME.match(s, a + 1)
+            end = m.end() if m and not nxt.isdigit() else a + 2
+            self._raw_part("var", a, end, quoted, name=s[a + 1:end], style="shell")
+            self.i = end
+        else:
+            self._lit("$", a, a + 1, quoted)
+            self.i += 1
+
+    def _backtick(self, quoted: bool) -> None:
+        s, a = self.s, self.i
+        end = s.find("`", a + 1)
+        if end < 0:
+            self.problems.append(("unterminated backquote", *self.src(a, len(s))))
+            end = len(s) - 1
+        self._raw_part("cmd", a, end + 1, quoted, name=s[a:end + 1], style="command")
+        self.i = end + 1
+
+
+def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False
+        ) -> tuple[list[object], list[tuple[str, int, int]]]:
+    """Words and operators of a shell string, plus problems found on the way."""
+    return Lexer(text, base, k8s).run()

@@ -1,0 +1,277 @@
+"""Parse an engine's argument tokens into canonical settings with spans.
+
+Mirrors the engines' own parsers closely enough to agree on what a flag
+means: last occurrence wins (argparse/click/clap), `--flag=value` and
+`--flag value`, negative numbers as values, `--no-x` negatives, engine env
+vars as a fallback below the command line, defaults last. Nothing raises.
+"""
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Mapping, Optional, Sequence, Union
+
+from . import specs
+from .flagspec import EngineSpec, FlagSpec
+from .result import Invocation, Problem, Setting, Span
+from .suffixes import read_float, read_int
+from .tokens import Token
+
+_NEG_NUM = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
+_TRUE = {"1", "true", "yes", "on", "enabled"}
+_FALSE = {"0", "false", "no", "off", "disabled"}
+
+
+def _tok(t: Union[Token, str]) -> Token:
+    if isinstance(t, Token):
+        return t
+    s = "" if t is None else str(t)
+    return Token(s, 0, len(s), tuple(range(len(s))), tuple(range(1, len(s) + 1)))
+
+
+def _flaglike(text: str) -> bool:
+    return len(text) > 1 and text.startswith("-") and not _NEG_NUM.match(text)
+
+
+def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str], str]:
+    """(value, error, note) for text given to flag f."""
+    kind = f.kind
+    if kind == "int":
+        r = read_int(f.int_rule or spec.int_rule, text)
+        return r.value, r.error, r.note
+    if kind == "float":
+        v, err = read_float(spec.float_rule, text)
+        return v, err, ""
+    if kind == "bool":
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True, None, ""
+        if low in _FALSE:
+            return False, None, ""
+        return None, f"invalid boolean value: {text!r}", ""
+    if kind == "json":
+        try:
+            return json.loads(text), None, ""
+        except ValueError as exc:
+            return None, f"invalid JSON: {exc}", ""
+    if kind == "list":
+        return [text], None, ""
+    if f.choices and text not in f.choices:
+        return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
+    return text, None, ""
+
+
+class _Parser:
+    def __init__(self, spec: EngineSpec, tokens: list[Token]) -> None:
+        self.spec, self.toks = spec, tokens
+        self.settings: dict[str, Setting] = {}
+        self.positionals: list[int] = []
+        self.unknown: list[Problem] = []
+        self.dups: list[Problem] = []
+        self.errors: list[Problem] = []
+        self.unresolved: list[Problem] = []
+
+    def _unres(self, idx: int, flag: Optional[str]) -> bool:
+        refs = self.toks[idx].unresolved
+        for r in refs:
+            self.unresolved.append(Problem(f"unresolved ${{{r.name}}}" if r.style != "command"
+                                           else f"command substitution {r.name} not evaluated",
+                                           idx, (r.start, r.end), self.toks[idx].item, flag, ref=r))
+        return bool(refs)
+
+    def _set(self, f: FlagSpec, value: Any, raw: str, vidx: Optional[int], vspan: Optional[Span],
+             spelling: str, fidx: int, note: str = "") -> None:
+        ft = self.toks[fidx]
+        prev = self.settings.get(f.name)
+        if prev is not None and prev.origin == "flag":
+            if f.kind == "list" and prev.flag_index == fidx:
+                value = list(prev.value) + list(value)
+            else:
+                self.dups.append(Problem(f"{spelling} given more than once; the last one wins", fidx,
+                                         (ft.start, ft.end), ft.item, f.name, prev.flag_index, prev.flag_span))
+        vitem = self.toks[vidx].item if vidx is not None else ft.item
+        self.settings[f.name] = Setting(value, raw, vidx, vspan, "flag", spelling, fidx,
+                                        (ft.start, ft.end), vitem, note, ft.item)
+
+    def run(self, start: int) -> None:
+        i, toks = start, self.toks
+        while i < len(toks):
+            text = toks[i].text
+            if text == "--":
+                self.positionals.extend(range(i + 1, len(toks)))
+                break
+            if not _flaglike(text):
+                if not self._unres(i, None):
+                    self.positionals.append(i)
+                i += 1
+                continue
+            i = self._flag(i)
+
+    def _flag(self, i: int) -> int:
+        tok, spec = self.toks[i], self.spec
+        text = tok.text
+        name, eq, attached = text.partition("=")
+        if spec.dotted_json and name.startswith("--") and "." in name:
+            return self._dotted(i, name, eq, attached)
+        f, err = spec.find(name)
+        note = ""
+        att_at = len(name) + 1 if eq else None
+        if f is None and not err and spec.attached_short and not text.startswith("--") and len(text) > 2:
+            f, _ = spec.find(text[:2])  # `-O3`: single-letter flag with its value glued on
+            if f is not None:
+                name, eq, attached, att_at = text[:2], "=", text[2:], 2
+        if f is not None and name not in spec.lookup:
+            note = f"{name} read as {f.spellings[0]}"
+        if f is None:
+            msg = err or f"unrecognized argument {name}"
+            nxt = i + 1 if not eq and i + 1 < len(self.toks) and not _flaglike(self.toks[i + 1].text) else None
+            self.unknown.append(Problem(msg, i, (tok.start, tok.end), tok.item, name, nxt))
+            self._unres(i, name)
+            return i + (2 if nxt is not None else 1)
+        if f.takes == "none":
+            if eq:
+                self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
+                                           i, (tok.start, tok.end), tok.item, f.name))
+            self._set(f, name not in f.negatives, "", None, None, name, i, note)
+            return i + 1
+        if eq:
+            vidx, raw, vspan = i, attached, tok.span_of(att_at or 0, len(text))
+            nxt = i + 1
+        else:
+            vals = self._take(i, f)
+            if vals is None:
+                self.errors.append(Problem(f"argument {name}: expected one argument", i,
+                                           (tok.start, tok.end), tok.item, f.name))
+                return i + 1
+            if not vals:  # nargs "?" with no value: const
+                self._set(f, True if f.kind == "bool" else f.choices[0] if f.choices else None,
+                          "", None, None, name, i, note)
+                return i + 1
+            if f.kind == "list" and len(vals) > 1:
+                for k in vals:
+                    self._unres(k, f.name)
+                first, last = self.toks[vals[0]], self.toks[vals[-1]]
+                span = (first.start, last.end) if first.item == last.item else (first.start, first.end)
+                self._set(f, [self.toks[k].text for k in vals], " ".join(self.toks[k].text for k in vals),
+                          vals[0], span, name, i, note)
+                return vals[-1] + 1
+            vidx = vals[0]
+            vt = self.toks[vidx]
+            raw, vspan, nxt = vt.text, (vt.start, vt.end), vidx + 1
+        if self._unres(vidx, f.name):
+            self._set(f, None, raw, vidx, vspan, name, i, "value not known: unresolved reference")
+            return nxt
+        value, verr, vnote = _convert(spec, f, raw)
+        if verr:
+            self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name))
+        self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
+        return nxt
+
+    def _dotted(self, i: int, name: str, eq: str, attached: str) -> int:
+        """vLLM `--json-arg.key.sub value`: merged into the JSON flag's dict."""
+        tok = self.toks[i]
+        base, *keys = name.rstrip("+").split(".")
+        f, _ = self.spec.find(base)
+        if eq:
+            vidx, raw, vspan = i, attached, tok.span_of(len(name) + 1, len(tok.text))
+        elif i + 1 < len(self.toks):
+            vidx, raw = i + 1, self.toks[i + 1].text
+            vspan = (self.toks[i + 1].start, self.toks[i + 1].end)
+        else:
+            vidx, raw, vspan = None, "", None
+        if f is None or f.kind != "json" or not keys or vidx is None:
+            self.unknown.append(Problem(f"unrecognized argument {name}", i, (tok.start, tok.end), tok.item, name))
+            return i + (2 if vidx is not None and vidx != i else 1)
+        try:
+            value: Any = json.loads(raw)
+        except ValueError:  # then human_readable_int, then the plain string, as vLLM does
+            r = read_int("vllm", raw)
+            value = r.value if r.ok else raw
+        if name.endswith("+"):
+            value = raw.split(",")
+        prev = self.settings.get(f.name)
+        merged = dict(prev.value) if prev is not None and isinstance(prev.value, dict) else {}
+        node = merged
+        for k in keys[:-1]:
+            node = node.setdefault(k, {}) if isinstance(node.get(k, {}), dict) else node
+        node[keys[-1]] = (node.get(keys[-1], []) + value) if name.endswith("+") and \
+            isinstance(node.get(keys[-1]), list) else value
+        vitem = self.toks[vidx].item
+        self.settings[f.name] = Setting(merged, raw, vidx, vspan, "flag", name, i, (tok.start, tok.end),
+                                        vitem, f"{name} sets {'.'.join(keys)} inside {base}", tok.item)
+        return i + 1 if vidx == i else vidx + 1
+
+    def _take(self, i: int, f: FlagSpec) -> Optional[list[int]]:
+        toks, j = self.toks, i + 1
+        click = self.spec.int_rule == "click"
+        if f.takes == "optional":
+            ok = j < len(toks) and not _flaglike(toks[j].text) and (not f.choices or toks[j].text in f.choices)
+            return [j] if ok else []
+        if j >= len(toks) or (_flaglike(toks[j].text) and not click):
+            return None
+        if f.takes == "many":
+            out = [j]
+            while j + 1 < len(toks) and not _flaglike(toks[j + 1].text):
+                j += 1
+                out.append(j)
+            return out
+        return [j]
+
+
+def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Optional[Mapping[str, Any]] = None,
+                     launcher: Optional[str] = None, subcommand: Optional[str] = None,
+                     start: int = 0) -> Invocation:
+    """Parse tokens[start:] as `engine`'s arguments (program and subcommand excluded).
+
+    env: the container's environment (name -> value; None/non-str values are
+    treated as unknown). Token indexes in the result index `tokens`.
+    """
+    spec = specs.spec_for(engine, launcher, subcommand)
+    toks = [_tok(t) for t in (tokens or [])]
+    p = _Parser(spec, toks)
+    try:
+        p.run(max(0, start))
+    except Exception as exc:  # defensive: a lint run must survive any input
+        p.errors.append(Problem(f"internal parser error: {exc!r}", None, None))
+    env = env or {}
+    for f in spec.flags:
+        if f.name in p.settings:
+            continue
+        for var in f.env:
+            val = env.get(var)
+            if isinstance(val, str):
+                value, verr, note = _convert(spec, f, val)
+                if verr:
+                    p.errors.append(Problem(f"env {var}: {verr}", None, None, None, f.name))
+                p.settings[f.name] = Setting(value, val, None, None, "env", var, note=note)
+                break
+            if var in env:
+                p.unresolved.append(Problem(f"env {var} has no literal value", None, None, None, f.name))
+    model = _model(spec, p, launcher)
+    for f in spec.flags:
+        if f.name not in p.settings and f.default is not None:
+            p.settings[f.name] = Setting(f.default, "", None, None, "default", None)
+    config = next((p.settings[c] for c in spec.config_flags if c in p.settings
+                   and p.settings[c].origin != "default"), None)
+    eng_env = {e.name: env[e.name] for e in spec.engine_env if isinstance(env.get(e.name), str)}
+    return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
+                      tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
+
+
+def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
+    for key in ("model", "model_path", "model_id", "hf_repo"):
+        if key in p.settings:
+            return p.settings[key]
+    takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
+        ("dynamo.", "vllm.entrypoints", "sglang"))
+    rest = p.positionals
+    found = None
+    if takes_positional and p.positionals:
+        k, rest = p.positionals[0], p.positionals[1:]
+        t = p.toks[k]
+        found = Setting(t.text, t.text, k, (t.start, t.end), "flag", None, item=t.item, note="positional")
+        p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
+    for k in rest:
+        t = p.toks[k]
+        p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
+    return found

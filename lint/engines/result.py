@@ -1,0 +1,74 @@
+"""Result types of parse_invocation: settings with spans, and problems as data."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Optional
+
+from .tokens import VarRef
+
+Span = tuple[int, int]
+
+
+@dataclass(frozen=True)
+class Setting:
+    value: Any
+    raw_text: str  # the value as the engine receives it
+    token_index: Optional[int]  # index of the value token (None for env/default)
+    value_span: Optional[Span]  # source span of the value text (None for env/default)
+    origin: str  # "flag" | "env" | "default" | "config-file"
+    flag_spelling: Optional[str]  # as typed (`-tp`, `--max_model_len`) or the env var name
+    flag_index: Optional[int] = None  # index of the flag token
+    flag_span: Optional[Span] = None
+    item: Optional[int] = None  # list form: the item value_span is in
+    note: str = ""  # how the value was read (integer suffixes, abbreviations)
+    flag_item: Optional[int] = None  # list form: the item flag_span is in
+
+
+@dataclass(frozen=True)
+class Problem:
+    """An unknown flag, a bad value, an unresolved reference, a duplicate."""
+
+    message: str
+    token_index: Optional[int]
+    span: Optional[Span]
+    item: Optional[int] = None
+    flag: Optional[str] = None  # canonical name or the typed spelling
+    other_index: Optional[int] = None  # duplicates: index of the earlier flag token
+    other_span: Optional[Span] = None
+    ref: Optional[VarRef] = None
+
+
+@dataclass(frozen=True)
+class Invocation:
+    engine: str
+    launcher: Optional[str]
+    subcommand: Optional[str]
+    model: Optional[Setting]
+    settings: dict[str, Setting]
+    positionals: tuple[int, ...] = ()
+    unknown_flags: tuple[Problem, ...] = ()
+    duplicates: tuple[Problem, ...] = ()
+    errors: tuple[Problem, ...] = ()
+    unresolved: tuple[Problem, ...] = ()
+    config_file: Optional[Setting] = None
+    engine_env: dict[str, str] = field(default_factory=dict)
+
+    def value(self, name: str, default: Any = None) -> Any:
+        s = self.settings.get(name)
+        return default if s is None else s.value
+
+    @property
+    def disaggregation_role(self) -> Optional[str]:
+        """"prefill", "decode", "both" or None, from whichever marker the engine uses."""
+        for key in ("disaggregation_mode", "role", "server_role"):
+            v = self.value(key)
+            if isinstance(v, str) and v.lower() in ("prefill", "decode", "context", "generation"):
+                return {"context": "prefill", "generation": "decode"}.get(v.lower(), v.lower())
+        if self.value("is_prefill_worker") is True:
+            return "prefill"
+        if self.value("is_decode_worker") is True:
+            return "decode"
+        kv = self.value("kv_transfer_config")
+        if isinstance(kv, dict) and isinstance(kv.get("kv_role"), str):
+            return {"kv_producer": "prefill", "kv_consumer": "decode", "kv_both": "both"}.get(kv["kv_role"])
+        return None

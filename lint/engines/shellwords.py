@@ -1,0 +1,301 @@
+"""Split command lines into tokens that remember their exact source spans.
+
+Two entry points:
+
+* `split_shell(text, resolver)` for a shell string (compose `command:` string,
+  SkyPilot `run:` script, the script of `sh -c`), with quotes, escapes,
+  continuations, comments, chains (`&&`, `||`, `;`, `|`, `&`), `exec`/`env`
+  prefixes, `FOO=1 cmd` assignments and `$VAR`/`${VAR}` references.
+* `split_list(items, resolver)` for a Kubernetes `command` + `args` list:
+  each item is one token (spans are offsets inside that item), `$(VAR)` is
+  expanded the Kubernetes way, and `["/bin/sh", "-c", "script"]` is unwrapped
+  so the script's tokens point inside item 2.
+
+Nothing here raises on odd input: problems come back as data.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from .lexer import Op, Part, Word, lex
+from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
+
+SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
+_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_K8S_REF = re.compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
+# Words that start a command without being its program.
+_KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
+_MAX_DEPTH = 6
+
+
+def _no_resolver(_name: str) -> Optional[str]:
+    return None
+
+
+class _Ctx:
+    """Per-split state: resolver, script-local assignments, collected refs."""
+
+    def __init__(self, resolver: Optional[Resolver], item: Optional[int]) -> None:
+        self.resolver = resolver or _no_resolver
+        self.local: dict[str, Optional[str]] = {}
+        self.refs: list[VarRef] = []
+        self.problems: list[SplitProblem] = []
+        self.item = item
+
+    def lookup(self, name: str) -> Optional[str]:
+        if name in self.local:
+            return self.local[name]
+        try:
+            value = self.resolver(name)
+        except Exception:  # a caller's resolver must not crash the linter
+            value = None
+        return value if isinstance(value, str) else None
+
+
+def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
+    """Cook one word into one or more tokens (unquoted expansions field-split)."""
+    chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
+    refs: list[VarRef] = []
+    for part in word.parts:
+        if part.kind == "lit" or not expand:
+            chars.extend((c, s, e, False) for c, s, e in part.chars)
+            continue
+        start = min(s for _, s, _ in part.chars)
+        end = max(e for _, _, e in part.chars)
+        value = ctx.lookup(part.name) if part.kind == "var" else None
+        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
+        refs.append(ref)
+        if value is None:  # keep the reference text itself, at its own positions
+            chars.extend((c, s, e, False) for c, s, e in part.chars)
+        else:
+            chars.extend((c, start, end, not part.quoted) for c in value)
+    ctx.refs.extend(refs)
+    pieces: list[list[tuple[str, int, int, bool]]] = [[]]
+    for ch in chars:
+        if ch[3] and ch[0] in " \t\n":
+            pieces.append([])
+        else:
+            pieces[-1].append(ch)
+    keep_empty = word.had_quotes and len(pieces) == 1
+    out = []
+    for piece in pieces:
+        if not piece and not keep_empty:
+            continue
+        if len(pieces) == 1:  # the usual case: the token is the word as typed
+            start, end = word.span()
+        else:
+            start, end = min(c[1] for c in piece), max(c[2] for c in piece)
+        mine = tuple(r for r in refs if r.start < end and r.end > start) or ()
+        out.append(Token("".join(c[0] for c in piece), start, end,
+                         tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
+    return out
+
+
+def _strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
+    """Drop `exec`, `env A=B`, `nohup`, `sudo -E`... in front of the program."""
+    i = 0
+    while i < len(tokens):
+        t = tokens[i].text
+        if t in _KEYWORDS or t in ("exec", "nohup", "command"):
+            if t not in ("{", "}", "!"):
+                wrappers.append(t)
+            i += 1
+        elif t in ("env", "/usr/bin/env") or t == "sudo":
+            wrappers.append(t)
+            i += 1
+            while i < len(tokens) and (tokens[i].text.startswith("-") or _ASSIGN.match(tokens[i].text)):
+                if _ASSIGN.match(tokens[i].text):
+                    env.append(EnvAssign(tokens[i].text.split("=", 1)[0], tokens[i]))
+                elif tokens[i].text in ("-u", "-C", "-S", "-g") and i + 1 < len(tokens):
+                    i += 1  # option with a separate argument
+                i += 1
+        elif _ASSIGN.match(t):
+            env.append(EnvAssign(t.split("=", 1)[0], tokens[i]))
+            i += 1
+        else:
+            break
+    return tokens[i:]
+
+
+def _shell_script_index(tokens: list[Token]) -> Optional[int]:
+    """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
+
+    As in bash/dash, -c only says "read commands from the first operand": the
+    script is the first word that is not an option (`bash -lc -- "..."`).
+    """
+    if not tokens or tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    saw_c, i = False, 1
+    while i < len(tokens):
+        t = tokens[i].text
+        if t == "--":
+            i += 1
+            break
+        if t in ("-o", "+o"):
+            i += 2
+            continue
+        if t.startswith("--") or (len(t) > 1 and t[0] in "-+" and t[1:].isalpha()):
+            saw_c = saw_c or (t[0] == "-" and not t.startswith("--") and "c" in t[1:])
+            i += 1
+            continue
+        break
+    return i if saw_c and i < len(tokens) else None
+
+
+def _build_commands(items: list[object], ctx: _Ctx, depth: int) -> list[Command]:
+    commands: list[Command] = []
+    current: list[Word] = []
+    skip_next = False
+    groups: list[list[Word]] = []
+    for it in items + [Op(";", 0, 0)]:
+        if isinstance(it, Op):
+            if it.text.startswith("redir:"):
+                skip_next = True  # the next word is the redirect target
+                continue
+            if current:
+                groups.append(current)
+            current = []
+        elif skip_next:
+            skip_next = False
+        else:
+            current.append(it)  # type: ignore[arg-type]
+    for words in groups:
+        commands.extend(_command_from_words(words, ctx, depth))
+    return commands
+
+
+def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Command]:
+    # Find the script word first so that it is not expanded by the outer level:
+    # its references are expanded (once) when the inner script is split.
+    tokens: list[Token] = []
+    raw_tokens = [_expand_word(w, _Ctx(None, ctx.item), expand=False) for w in words]
+    flat_raw = [t for ts in raw_tokens for t in ts]
+    env: list[EnvAssign] = []
+    wrappers: list[str] = []
+    head = _strip_prefixes(list(flat_raw), [], [])
+    idx = _shell_script_index(head)
+    script_word = None
+    if idx is not None and depth < _MAX_DEPTH:
+        target = head[idx]
+        for w, ts in zip(words, raw_tokens):
+            if ts and ts[0] is target:
+                script_word = w
+    for w in words:
+        tokens.extend(_expand_word(w, ctx, expand=w is not script_word))
+    program = _strip_prefixes(tokens, env, wrappers)
+    if not program:  # only assignments: they set script-local variables
+        for a in env:
+            ctx.local[a.name] = None if a.token.unresolved else a.value
+        return []
+    if program[0].text in ("export", "readonly", "declare", "local"):
+        for t in program[1:]:
+            if _ASSIGN.match(t.text):
+                ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved else t.text.split("=", 1)[1]
+        return []
+    idx = _shell_script_index(program)
+    if idx is not None and script_word is not None and depth < _MAX_DEPTH:
+        script = program[idx]
+        shell = " ".join(t.text for t in program[:idx])
+        base = list(zip(script.starts, script.ends))
+        inner = _split(script.text, base, ctx, depth + 1)
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
+                for c in inner]
+    return [Command(tuple(program), tuple(env), tuple(wrappers))]
+
+
+def _split(text: str, base: Optional[list[tuple[int, int]]], ctx: _Ctx, depth: int) -> list[Command]:
+    items, problems = lex(text, base, k8s=ctx.item is not None)
+    ctx.problems.extend(SplitProblem(m, s, e, ctx.item) for m, s, e in problems)
+    return _build_commands(items, ctx, depth)
+
+
+def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False) -> SplitResult:
+    """Split a shell string into commands; spans are offsets into `text`.
+
+    k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
+    string that came out of a Kubernetes command/args item).
+    """
+    if not isinstance(text, str):
+        return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
+    ctx = _Ctx(resolver, None)
+    items, problems = lex(text, None, k8s=k8s)
+    ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
+    try:
+        commands = _build_commands(items, ctx, 0)
+    except Exception as exc:  # defensive: odd input must never crash a lint run
+        ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, len(text)))
+        commands = []
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
+
+
+def _k8s_item(text: str, index: int, ctx: _Ctx) -> Token:
+    """One list item as one token, with Kubernetes `$(NAME)` expansion."""
+    out: list[tuple[str, int, int]] = []
+    refs: list[VarRef] = []
+    pos = 0
+    for m in _K8S_REF.finditer(text):
+        out.extend((c, k, k + 1) for k, c in enumerate(text[pos:m.start()], pos))
+        if m.group(0) == "$$":  # Kubernetes escape: `$$` is a literal `$`
+            out.append(("$", m.start(), m.end()))
+        else:
+            value = ctx.lookup(m.group(1))
+            refs.append(VarRef(m.group(1), "k8s", m.start(), m.end(), value, None, index))
+            chunk = m.group(0) if value is None else value
+            if value is None:
+                out.extend((c, k, k + 1) for k, c in enumerate(chunk, m.start()))
+            else:
+                out.extend((c, m.start(), m.end()) for c in chunk)
+        pos = m.end()
+    out.extend((c, k, k + 1) for k, c in enumerate(text[pos:], pos))
+    ctx.refs.extend(refs)
+    return Token("".join(c for c, _, _ in out), 0, len(text),
+                 tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
+
+
+def split_list(items: list[object], resolver: Optional[Resolver] = None) -> SplitResult:
+    """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
+
+    Token spans are offsets inside the item named by `Token.item`.
+    """
+    if not isinstance(items, (list, tuple)):
+        return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
+    ctx = _Ctx(resolver, None)
+    texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
+    plain = [Token(t, 0, len(t), tuple(range(len(t))), tuple(range(1, len(t) + 1)), (), i)
+             for i, t in enumerate(texts)]
+    head = _strip_prefixes(list(plain), [], [])
+    idx = _shell_script_index(head)
+    try:
+        if idx is not None:
+            script_item = head[idx].item or 0
+            ctx.item = script_item
+            commands = _split(texts[script_item], None, ctx, 1)
+            shell = " ".join(t.text for t in head[:idx])
+            for t in head[idx + 1:]:
+                ctx.problems.append(SplitProblem("argument after the sh -c script ($0, $1...) not analysed",
+                                                 0, len(t.text), t.item))
+            commands = [Command(c.tokens, c.env, (shell,) + c.wrappers) for c in commands]
+        else:
+            tokens = []
+            for i, t in enumerate(texts):
+                ctx.item = i
+                tokens.append(_k8s_item(t, i, ctx))
+            env: list[EnvAssign] = []
+            wrappers: list[str] = []
+            # Exec form runs no shell: only an explicit `env A=B` sets variables.
+            program = tokens
+            if tokens and tokens[0].text in ("env", "/usr/bin/env", "exec", "nohup"):
+                program = _strip_prefixes(tokens, env, wrappers)
+            commands = [Command(tuple(program), tuple(env), tuple(wrappers))] if program else []
+    except Exception as exc:  # defensive: report instead of raising
+        ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, 0))
+        commands = []
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
+
+
+def _scalar(x: object) -> str:
+    # YAML may hand us ints/bools for items like `- 8`; argv sees their text.
+    if isinstance(x, bool):
+        return "true" if x else "false"
+    return str(x)

@@ -1,0 +1,111 @@
+"""Data types shared by the shell splitter, the detector and the parser.
+
+Every token keeps where it came from in the caller's string, so that a finding
+can point at the exact characters a user typed, even through quotes, escapes,
+`sh -c "..."` wrappers and variable expansion.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Optional
+
+# A resolver maps a variable name to its value, or None when the caller does
+# not know it. It is never asked to guess.
+Resolver = Callable[[str], Optional[str]]
+
+
+@dataclass(frozen=True)
+class VarRef:
+    """One variable reference found in the source text.
+
+    style: "k8s" for Kubernetes `$(NAME)`, "shell" for `$NAME`/`${NAME}`,
+    "command" for command substitution `$(...)`/backticks (never resolvable).
+    """
+
+    name: str
+    style: str
+    start: int
+    end: int
+    value: Optional[str] = None
+    default: Optional[str] = None  # the `${X:-default}` text, recorded not applied
+    item: Optional[int] = None  # list form: index of the list item holding it
+
+    @property
+    def resolved(self) -> bool:
+        return self.value is not None
+
+
+@dataclass(frozen=True)
+class Token:
+    """One word after quote removal and expansion.
+
+    start/end: span of the word in the source string (for list items: within
+    the item). `starts[i]`/`ends[i]` give the source span of text[i], so any
+    slice of the text (e.g. the value after `=`) maps back exactly.
+    """
+
+    text: str
+    start: int
+    end: int
+    starts: tuple[int, ...] = ()
+    ends: tuple[int, ...] = ()
+    refs: tuple[VarRef, ...] = ()
+    item: Optional[int] = None  # list form: index of the list item
+
+    def span_of(self, a: int, b: int) -> tuple[int, int]:
+        """Source span of text[a:b]; an empty slice maps to a zero-width span."""
+        if not self.starts or a >= b or a >= len(self.text):
+            pos = self.end if a >= len(self.text) else (self.starts[a] if self.starts else self.start)
+            return (pos, pos)
+        b = min(b, len(self.text))
+        return (self.starts[a], self.ends[b - 1])
+
+    @property
+    def unresolved(self) -> tuple[VarRef, ...]:
+        return tuple(r for r in self.refs if not r.resolved)
+
+
+@dataclass(frozen=True)
+class EnvAssign:
+    """`NAME=value` given before a command or as `export NAME=value`."""
+
+    name: str
+    token: Token
+
+    @property
+    def value(self) -> str:
+        return self.token.text.split("=", 1)[1] if "=" in self.token.text else ""
+
+
+@dataclass(frozen=True)
+class Command:
+    """One simple command out of a chain (`a && b; c | d`)."""
+
+    tokens: tuple[Token, ...]
+    env: tuple[EnvAssign, ...] = ()
+    wrappers: tuple[str, ...] = ()  # e.g. ("/bin/sh -c", "exec")
+
+    @property
+    def argv(self) -> list[str]:
+        return [t.text for t in self.tokens]
+
+
+@dataclass(frozen=True)
+class SplitProblem:
+    """Something odd in the input, reported instead of raised."""
+
+    message: str
+    start: int
+    end: int
+    item: Optional[int] = None
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    commands: tuple[Command, ...] = ()
+    refs: tuple[VarRef, ...] = ()  # every reference seen, resolved or not
+    problems: tuple[SplitProblem, ...] = field(default_factory=tuple)
+
+    @property
+    def unresolved(self) -> tuple[VarRef, ...]:
+        return tuple(r for r in self.refs if not r.resolved)

@@ -1,0 +1,247 @@
+"""Per-engine parsing: spellings, forms, env, defaults, duplicates, errors, unresolved."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.detect import detect, engine_from_image, image_entrypoint_is_engine
+from ctxlint.engines.parse import parse_invocation
+from ctxlint.engines.shellwords import split_list, split_shell
+
+
+def parse_shell(s, env=None, image=None, args_only=False):
+    r = split_shell(s, (env or {}).get)
+    for c in r.commands:
+        for d in detect(c.tokens, image, args_only):
+            return parse_invocation(d.engine, c.tokens, env, d.launcher, d.subcommand, d.args_start), c, s
+    raise AssertionError("no engine found")
+
+
+# (command line, canonical name, expected value, expected source slice of the value)
+CASES = [
+    ("vllm serve m --max-model-len=128k", "max_model_len", 128_000, "128k"),
+    ("vllm serve m --max_model_len 128K", "max_model_len", 131_072, "128K"),
+    ("vllm serve m --max-model-len auto", "max_model_len", -1, "auto"),
+    ("vllm serve m -tp 4", "tensor_parallel_size", 4, "4"),
+    ("vllm serve m -pp=2", "pipeline_parallel_size", 2, "2"),
+    ("python3 -m vllm.entrypoints.openai.api_server --model m --gpu-memory-utilization 0.95",
+     "gpu_memory_utilization", 0.95, "0.95"),
+    ("vllm serve m --no-enable-prefix-caching", "enable_prefix_caching", False, None),
+    ("vllm serve m --max-num-batched-tokens 16k", "max_num_batched_tokens", 16_000, "16k"),
+    ("python -m sglang.launch_server --model-path m --context-length 1M", "context_length", 1_000_000, "1M"),
+    ("python -m sglang.launch_server --model-path m --tp 8", "tp_size", 8, "8"),
+    ("python -m sglang.launch_server --model m --tp-size=2", "tp_size", 2, "2"),
+    ("python -m sglang.launch_server --model-path m --disaggregation-mode prefill", "disaggregation_mode",
+     "prefill", "prefill"),
+    ("python -m sglang.launch_server --model-path m --chunked-prefill-size -1", "chunked_prefill_size", -1, "-1"),
+    ("text-generation-launcher --model-id m --max-input-length 4096", "max_input_length", 4096, "4096"),
+    ("text-generation-launcher --max-total-tokens=8192", "max_total_tokens", 8192, "8192"),
+    ("text-generation-launcher --sharded true --num-shard 2", "sharded", True, "true"),
+    ("trtllm-serve serve m --max_seq_len 32768 --tp_size 4", "max_seq_len", 32768, "32768"),
+    ("trtllm-serve m --kv_cache_free_gpu_memory_fraction 0.8", "kv_cache_free_gpu_memory_fraction", 0.8, "0.8"),
+    ("llama-server -m x.gguf -c 16384 -np 4", "ctx_size", 16384, "16384"),
+    ("llama-server -m x.gguf --ctx-size 128k", "ctx_size", 128, "128k"),
+    ("llama-server -m x.gguf -np 4 --kv-unified", "kv_unified", True, None),
+    ("lmdeploy serve api_server m --session-len 32768 --tp 2", "session_len", 32768, "32768"),
+    ("lmdeploy serve api_server m --role Prefill", "role", "Prefill", "Prefill"),
+    ("python3 -m dynamo.vllm --model m --is-prefill-worker", "is_prefill_worker", True, None),
+    ("python3 -m dynamo.trtllm --model-path m --max-seq-len 8192", "max_seq_len", 8192, "8192"),
+    ("python3 -m dynamo.sglang --model-path m --context-length 32Ki", "context_length", 32768, "32Ki"),
+]
+
+
+@pytest.mark.parametrize("line,name,value,raw", CASES)
+def test_shell_form(line, name, value, raw):
+    inv, cmd, s = parse_shell(line)
+    st = inv.settings[name]
+    assert st.value == value and st.origin == "flag"
+    if raw is not None:
+        assert s[st.value_span[0]:st.value_span[1]] == raw
+    assert not inv.errors
+
+
+@pytest.mark.parametrize("line,name,value,raw", CASES)
+def test_list_form_same_result(line, name, value, raw):
+    items = line.split()
+    r = split_list(items)
+    c = r.commands[0]
+    d = detect(c.tokens)[0]
+    inv = parse_invocation(d.engine, c.tokens, {}, d.launcher, d.subcommand, d.args_start)
+    st = inv.settings[name]
+    assert st.value == value
+    if raw is not None:
+        assert items[st.item][st.value_span[0]:st.value_span[1]] == raw
+
+
+def test_models_positional_and_flag():
+    assert parse_shell("vllm serve org/m --port 1")[0].model.value == "org/m"
+    assert parse_shell("lmdeploy serve api_server org/m")[0].model.value == "org/m"
+    assert parse_shell("trtllm-serve serve org/m")[0].model.value == "org/m"
+    assert parse_shell("python -m sglang.launch_server --model-path org/m")[0].model.value == "org/m"
+    assert parse_shell("text-generation-launcher --model-id org/m")[0].model.value == "org/m"
+
+
+def test_duplicates_last_wins_both_spans():
+    inv, _, s = parse_shell("vllm serve m --max-model-len 4096 --max-model-len=8192")
+    assert inv.value("max_model_len") == 8192
+    (d,) = inv.duplicates
+    assert s[slice(*d.span)] == "--max-model-len=8192" and s[slice(*d.other_span)] == "--max-model-len"
+
+
+def test_errors_quote_engine_text():
+    inv, _, s = parse_shell("python -m sglang.launch_server --model-path m --context-length 128K")
+    (e,) = inv.errors
+    assert "Suffixes are case-sensitive" in e.message and s[slice(*e.span)] == "128K"
+    inv, _, _ = parse_shell("vllm serve m --max-model-len 1.5K")
+    assert "Decimals are not allowed with binary suffixes like K" in inv.errors[0].message
+    inv, _, _ = parse_shell("vllm serve m --kv-transfer-config '{bad'")
+    assert inv.errors and inv.errors[0].flag == "kv_transfer_config"
+    inv, _, _ = parse_shell("vllm serve m --max-model-len")
+    assert "expected one argument" in inv.errors[0].message
+
+
+def test_unknown_flags_kept_with_spans():
+    inv, _, s = parse_shell("vllm serve m --frobnicate 3 --tp 2")
+    u, tp = inv.unknown_flags
+    assert s[slice(*u.span)] == "--frobnicate" and s[slice(*tp.span)] == "--tp"
+    assert inv.value("tensor_parallel_size") == 1  # `--tp` is not a vLLM spelling (no abbreviation)
+    assert any(x.flag == "--tp" for x in parse_shell("vllm serve m --tp 2")[0].unknown_flags)
+
+
+def test_negative_numbers_are_values():
+    inv, _, _ = parse_shell("llama-server -m x -np -1 -n -1")
+    assert inv.value("n_parallel") == -1 and inv.value("n_predict") == -1
+
+
+def test_env_fallback_and_engine_env():
+    inv, _, _ = parse_shell("text-generation-launcher --max-total-tokens 8192",
+                            env={"MAX_INPUT_TOKENS": "4000", "MAX_TOTAL_TOKENS": "1"})
+    assert inv.settings["max_input_tokens"].origin == "env" and inv.value("max_input_tokens") == 4000
+    assert inv.value("max_total_tokens") == 8192  # the command line wins
+    inv, _, _ = parse_shell("llama-server -m x", env={"LLAMA_ARG_CTX_SIZE": "8192", "LLAMA_ARG_KV_UNIFIED": "1"})
+    assert inv.value("ctx_size") == 8192 and inv.value("kv_unified") is True
+    inv, _, _ = parse_shell("vllm serve m", env={"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"})
+    assert inv.engine_env == {"VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}
+    assert inv.settings["block_size"].origin == "default"
+
+
+def test_k8s_expansion_and_unresolved():
+    items = ["vllm", "serve", "$(MODEL)", "--max-model-len", "$(LEN)", "-tp=$(TP)"]
+    r = split_list(items, {"MODEL": "org/m", "TP": "2"}.get)
+    c = r.commands[0]
+    d = detect(c.tokens)[0]
+    inv = parse_invocation(d.engine, c.tokens, {}, d.launcher, d.subcommand, d.args_start)
+    assert inv.model.value == "org/m" and inv.value("tensor_parallel_size") == 2
+    (u,) = inv.unresolved
+    assert u.ref.name == "LEN" and items[u.item][slice(*u.span)] == "$(LEN)" and u.flag == "max_model_len"
+    assert inv.settings["max_model_len"].value is None and not inv.errors
+
+
+def test_sh_c_list_form_offsets_and_roles():
+    script = ("python3 -m dynamo.vllm --model $MODEL_PATH --kv-transfer-config "
+              "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\"}' --block-size 128")
+    items = ["/bin/sh", "-c", script]
+    r = split_list(items, {"MODEL_PATH": "org/m"}.get)
+    c = r.commands[0]
+    d = detect(c.tokens)[0]
+    inv = parse_invocation(d.engine, c.tokens, {}, d.launcher, d.subcommand, d.args_start)
+    assert inv.disaggregation_role == "prefill" and inv.value("block_size") == 128
+    st = inv.settings["block_size"]
+    assert script[slice(*st.value_span)] == "128" and st.item == 2
+    assert script[slice(*inv.model.value_span)] == "$MODEL_PATH"
+
+
+def test_config_files_reported():
+    inv, _, _ = parse_shell("trtllm-serve serve m --extra_llm_api_options /c.yaml")
+    assert inv.config_file.value == "/c.yaml"
+    inv, _, _ = parse_shell("trtllm-serve disaggregated -c disagg.yaml")
+    assert inv.subcommand == "disaggregated" and inv.config_file.value == "disagg.yaml"
+    inv, _, _ = parse_shell("python3 -m dynamo.trtllm --model-path m --extra-engine-args /e.yaml")
+    assert inv.config_file.value == "/e.yaml"
+
+
+def test_args_only_image():
+    inv, _, _ = parse_shell("--model-id org/m --max-input-tokens 10", image="ghcr.io/huggingface/"
+                            "text-generation-inference:3.3.6", args_only=True)
+    assert inv.engine == "tgi" and inv.value("max_input_tokens") == 10
+    assert detect(["find", "/x", "-type", "f"], "vllm/vllm-openai:v0.11.0") == []
+
+
+@pytest.mark.parametrize("image,engine,version,entry", [
+    ("lmsysorg/sglang:v0.5.21-cu129", "sglang", "0.5.21", False),
+    ("vllm/vllm-openai:v0.11.0", "vllm", "0.11.0", True),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.6", "tgi", "3.3.6", True),
+    ("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", "trtllm", "24.05", False),
+    ("ghcr.io/ggml-org/llama.cpp:server", "llamacpp", None, True),
+    ("ghcr.io/ggml-org/llama.cpp:server-cuda-b4500", "llamacpp", "b4500", True),
+    ("openmmlab/lmdeploy:v0.10.0", "lmdeploy", "0.10.0", False),
+    ("vllm/vllm-openai:latest", "vllm", None, True),
+    ("vllm/vllm-openai@sha256:abc", "vllm", None, True),
+    ("lmsysorg/sglang:${VERSION}", "sglang", None, False),
+    ("busybox", None, None, False),
+])
+def test_engine_from_image(image, engine, version, entry):
+    assert engine_from_image(image) == (engine, version)
+    assert image_entrypoint_is_engine(image) is entry
+
+
+def test_parse_never_raises_on_junk():
+    for junk in ([], ["--"], ["-"], ["--=x"], ["-O"], [None, 3, "--tp"], ["--max-model-len="]):
+        parse_invocation("vllm", junk)
+    parse_invocation("nonesuch", ["--x", "1"])
+
+
+# --- properties -----------------------------------------------------------------------------------
+from hypothesis import given, settings as hsettings, strategies as hst  # noqa: E402
+
+from ctxlint.engines.specs import ENGINES, spec_for  # noqa: E402
+
+_SPELLINGS = sorted({s for e in ENGINES for f in spec_for(e).flags for s in f.spellings + f.negatives})
+_TOKEN = hst.one_of(hst.sampled_from(_SPELLINGS), hst.text(max_size=8),
+                    hst.sampled_from(["-1", "1M", "128k", "auto", "{}", "--", "=", "$(X)", "${Y}"]),
+                    hst.builds(lambda a, b: f"{a}={b}", hst.sampled_from(_SPELLINGS), hst.text(max_size=5)))
+
+
+@hsettings(max_examples=400, deadline=None)
+@given(hst.sampled_from(ENGINES + ("nonesuch",)), hst.lists(_TOKEN, max_size=10))
+def test_random_token_lists_never_raise_and_spans_slice(engine, items):
+    res = split_list(items)
+    tokens = res.commands[0].tokens if res.commands else []
+    inv = parse_invocation(engine, tokens, {"MAX_TOTAL_TOKENS": "x", "LLAMA_ARG_CTX_SIZE": "8k"})
+    for st in inv.settings.values():
+        if st.origin == "flag" and st.value_span is not None and st.token_index is not None:
+            tok = tokens[st.token_index]
+            src = items[st.item]
+            a, b = st.value_span
+            assert 0 <= a <= b <= len(src)
+            if not tok.refs and st.raw_text and " " not in st.raw_text:
+                assert src[a:b] == st.raw_text
+    for p in inv.unknown_flags + inv.errors + inv.duplicates:
+        if p.span is not None and p.item is not None:
+            assert 0 <= p.span[0] <= p.span[1] <= len(items[p.item])
+
+
+def test_vllm_dotted_json_and_optimization_level():
+    inv, _, s = parse_shell("vllm serve m --hf-overrides.rope_scaling.factor 4 "
+                            "--kv-transfer-config.kv_role=kv_consumer -O3")
+    assert inv.value("hf_overrides") == {"rope_scaling": {"factor": 4}}
+    assert inv.disaggregation_role == "decode"
+    st = inv.settings["kv_transfer_config"]
+    assert s[slice(*st.value_span)] == "kv_consumer"
+    assert inv.value("optimization_level") == "3"
+
+
+def test_apply_config_precedence():
+    from ctxlint.engines import apply_config
+    inv, _, _ = parse_shell("vllm serve m --config c.yaml --max-model-len 4096")
+    merged = apply_config(inv, {"max-model-len": 8192, "gpu_memory_utilization": "0.8"}, "c.yaml")
+    assert merged.value("max_model_len") == 4096  # CLI wins on vLLM
+    assert merged.settings["gpu_memory_utilization"].origin == "config-file"
+    assert merged.value("gpu_memory_utilization") == 0.8
+    inv, _, s = parse_shell("trtllm-serve serve m --max_seq_len 4096 --extra_llm_api_options x.yaml")
+    merged = apply_config(inv, {"max_seq_len": 8192, "kv_cache_config": {"free_gpu_memory_fraction": 0.5,
+                                                                            "max_tokens": 100000}}, "x.yaml")
+    assert merged.value("max_seq_len") == 8192  # the LLM-API YAML wins on TRT-LLM
+    assert s[slice(*merged.duplicates[0].span)] == "--max_seq_len"
+    assert merged.value("kv_cache_free_gpu_memory_fraction") == 0.5
+    assert merged.value("kv_cache_config.max_tokens") == 100000
+    assert apply_config(inv, ["not", "a", "map"]).errors

@@ -1,0 +1,150 @@
+"""Splitting with exact spans: shell strings, sh -c wrappers, list form, variables."""
+from __future__ import annotations
+
+from hypothesis import given, settings, strategies as st
+
+from ctxlint.engines.shellwords import split_list, split_shell
+
+
+def toks(res, i=0):
+    return res.commands[i].tokens
+
+
+def test_quotes_and_spans():
+    s = """vllm serve 'my model' --kv "{\\"a\\": 1}" x\\ y --n=4"""
+    t = toks(split_shell(s))
+    assert [x.text for x in t] == ["vllm", "serve", "my model", "--kv", '{"a": 1}', "x y", "--n=4"]
+    assert s[t[2].start:t[2].end] == "'my model'"
+    assert s[t[4].start:t[4].end] == '"{\\"a\\": 1}"'
+    # value part of --n=4 maps to the single character "4"
+    a, b = t[6].span_of(4, 5)
+    assert s[a:b] == "4"
+
+
+def test_continuations_comments_and_chains():
+    s = "cd /x && \\\n  FOO=1 exec vllm serve m \\\n   --max-model-len 4096 # trailing\nsleep 1 | tee l; b || c"
+    r = split_shell(s)
+    argvs = [c.argv for c in r.commands]
+    assert argvs == [["cd", "/x"], ["vllm", "serve", "m", "--max-model-len", "4096"], ["sleep", "1"],
+                     ["tee", "l"], ["b"], ["c"]]
+    cmd = r.commands[1]
+    assert cmd.wrappers == ("exec",) and [e.name for e in cmd.env] == ["FOO"] and cmd.env[0].value == "1"
+    t = cmd.tokens[4]
+    assert s[t.start:t.end] == "4096"
+
+
+def test_sh_c_wrapper_maps_through_quotes():
+    s = 'bash -lc "exec vllm serve \\"org/m\\" --max-model-len=\'32k\' && echo done"'
+    r = split_shell(s)
+    cmd = r.commands[0]
+    assert cmd.wrappers[0] == "bash -lc" and cmd.argv == ["vllm", "serve", "org/m", "--max-model-len=32k"]
+    t = cmd.tokens[3]
+    assert s[t.start:t.end] == "--max-model-len='32k'"
+    a, b = t.span_of(len("--max-model-len="), len(t.text))
+    assert s[a:b] == "32k'" or s[a:b] == "32k"
+    assert s[slice(*t.span_of(16, 17))] == "3"
+    m = cmd.tokens[2]
+    assert s[m.start:m.end] == '\\"org/m\\"'
+
+
+def test_shell_variables_resolved_and_unresolved():
+    s = "vllm serve ${MODEL} --tp $TP --max-model-len ${LEN:-4096}"
+    r = split_shell(s, {"MODEL": "org/m", "TP": "2"}.get)
+    t = toks(r)
+    assert [x.text for x in t][:5] == ["vllm", "serve", "org/m", "--tp", "2"]
+    assert s[t[2].start:t[2].end] == "${MODEL}"
+    assert [v.name for v in r.unresolved] == ["LEN"] and r.unresolved[0].default == "4096"
+    assert t[6].text == "${LEN:-4096}" and s[t[6].start:t[6].end] == "${LEN:-4096}"
+
+
+def test_unquoted_expansion_splits_fields():
+    s = "vllm serve m $EXTRA"
+    t = toks(split_shell(s, {"EXTRA": "--tp 4"}.get))
+    assert [x.text for x in t] == ["vllm", "serve", "m", "--tp", "4"]
+    assert all(s[x.start:x.end] == "$EXTRA" for x in t[3:])
+
+
+def test_script_local_export():
+    s = "export MODEL=org/m\nMASTER=$(hostname)\nvllm serve $MODEL --host $MASTER"
+    r = split_shell(s)
+    assert r.commands[-1].argv[:3] == ["vllm", "serve", "org/m"]
+    assert [v.style for v in r.unresolved] == ["command", "shell"]
+
+
+def test_list_form_plain_and_k8s_refs():
+    items = ["vllm", "serve", "$(MODEL)", "--max-model-len=$(LEN)", "--x=$$(Y)", 8]
+    r = split_list(items, {"MODEL": "org/m"}.get)
+    t = toks(r)
+    assert [x.text for x in t] == ["vllm", "serve", "org/m", "--max-model-len=$(LEN)", "--x=$(Y)", "8"]
+    assert [x.item for x in t] == [0, 1, 2, 3, 4, 5]
+    assert (t[2].start, t[2].end) == (0, len("$(MODEL)"))
+    assert [(v.name, v.item) for v in r.unresolved] == [("LEN", 3)]
+
+
+def test_list_form_sh_c_offsets_inside_item():
+    script = "ulimit -n 65536 && python3 -m sglang.launch_server --model-path $(M) --tp '8'"
+    r = split_list(["/bin/sh", "-c", script], {"M": "org/m"}.get)
+    cmd = r.commands[1]
+    assert cmd.argv == ["python3", "-m", "sglang.launch_server", "--model-path", "org/m", "--tp", "8"]
+    assert all(x.item == 2 for x in cmd.tokens)
+    assert script[cmd.tokens[4].start:cmd.tokens[4].end] == "$(M)"
+    assert script[cmd.tokens[6].start:cmd.tokens[6].end] == "'8'"
+
+
+def test_odd_input_reports_problems():
+    r = split_shell('vllm serve "unterminated')
+    assert r.problems and r.commands[0].argv == ["vllm", "serve", "unterminated"]
+    assert split_shell(None).problems  # type: ignore[arg-type]
+    assert split_list("nope").problems  # type: ignore[arg-type]
+
+
+_word = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_word, max_size=8))
+def test_list_tokens_slice_back(items):
+    r = split_list(items)
+    for c in r.commands:
+        for t in c.tokens:
+            src = items[t.item]
+            assert 0 <= t.start <= t.end <= len(src)
+            if not t.refs and "$$" not in src and c.wrappers == ():
+                assert src[t.start:t.end] == t.text
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=60))
+def test_shell_never_raises_and_spans_inside(text):
+    r = split_shell(text, lambda n: "v v" if n.startswith("A") else None)
+    for c in r.commands:
+        for t in c.tokens:
+            assert 0 <= t.start <= t.end <= len(text)
+            for k in range(len(t.text)):
+                a, b = t.span_of(k, k + 1)
+                assert t.start <= a < b <= t.end
+
+
+_plain = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789-_=./:", min_size=1, max_size=10)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_plain, min_size=1, max_size=8))
+def test_plain_words_roundtrip_in_shell_and_sh_c(words):
+    words = ["prog"] + words  # a leading `a=b` word would be an assignment, not argv
+    s = " ".join(words)
+    t = split_shell(s).commands[0].tokens
+    assert [s[x.start:x.end] for x in t] == words == [x.text for x in t]
+    wrapped = 'sh -c "' + s + '"'
+    t = split_shell(wrapped).commands[0].tokens
+    assert [wrapped[x.start:x.end] for x in t] == words
+
+
+def test_bash_lc_double_dash_list_form():
+    # seen in vllm-project/aibrix samples: command: ["/bin/bash", "-lc", "--"], args: ["..."]
+    items = ["/bin/bash", "-lc", "--", "ulimit -n 65536; $GEN_CMD; vllm serve org/m --tensor-parallel-size 16"]
+    r = split_list(items)
+    assert r.commands[-1].argv[:3] == ["vllm", "serve", "org/m"]
+    assert not r.problems
+    t = r.commands[-1].tokens[-1]
+    assert t.item == 3 and items[3][t.start:t.end] == "16"
