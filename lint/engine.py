@@ -71,7 +71,11 @@ def _lint_loaded(loaded: LoadedFile, rules: Sequence[RuleSpec], settings: Settin
     try:
         adapted = adapt_file(loaded)
         diagnostics = loaded.diagnostics + adapted.diagnostics
-        deployments = [with_pools(dep) for dep in adapted.deployments]
+        deployments = []
+        for dep in adapted.deployments:
+            dep, found = with_pools(dep)
+            deployments.append(dep)
+            diagnostics.extend(found)
         for spec in rules:
             options = _options(spec, settings)
             if spec.scope == "input":

@@ -7,7 +7,7 @@ rule can point a finding at the exact scalar without knowing the input format.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Generic, Optional, Tuple, TypeVar
+from typing import Any, Generic, Optional, Tuple, TypeVar
 
 T = TypeVar("T")
 
@@ -60,6 +60,8 @@ class ModelFacts:
     id: Optional[Val[str]] = None
     max_position_embeddings: Optional[Val[int]] = None
     rope_scaling_factor: Optional[Val[float]] = None
+    config_path: Optional[Val[str]] = None  # a Hugging Face config.json, relative to the manifest
+    architecture: Tuple[Tuple[str, Val[Any]], ...] = ()  # inline architecture facts (override the rest)
 
 
 @dataclass(frozen=True)
@@ -107,11 +109,12 @@ class Pool:
     tokens: int
     source: Source
     origin: str = "declared"
-    explanation: str = ""
+    explanation: str = ""  # for derived pools: the arithmetic, one line
 
     def describe(self) -> str:
-        word = "declared" if self.origin == "declared" else "derived"
-        return f"{fmt(self.tokens)} ({word})"
+        if self.origin == "derived" and self.explanation:
+            return f"{fmt(self.tokens)} ({self.explanation})"
+        return f"{fmt(self.tokens)} ({self.origin})"
 
 
 @dataclass(frozen=True)
@@ -126,8 +129,16 @@ class Role:
     accelerators: Accelerators = Accelerators()
     parallelism: Parallelism = Parallelism()
     source: Optional[Source] = None  # the role as a whole (its first line)
-    pool: Optional[Pool] = None  # filled by the capacity stage
     name: str = ""  # how messages name this role, e.g. 'prefill' or 'prefill #2'
+    engine_args: Tuple[Tuple[str, Val[Any]], ...] = ()  # the engine's own settings, its own names
+    available_kv_gib: Optional[Val[float]] = None  # KV budget per GPU as the engine logged it
+    draft_layers: Optional[Val[int]] = None  # speculative-decoding draft layers that hold KV
+    # Filled by the capacity stage:
+    pool: Optional[Pool] = None
+    capacity: Any = None  # ctxlint.physics.capacity.CapacityResult when derivable
+
+    def arg(self, name: str) -> Optional[Val[Any]]:
+        return next((val for key, val in self.engine_args if key == name), None)
 
     @property
     def kind(self) -> str:
@@ -153,6 +164,8 @@ class Deployment:
     disaggregation: Optional[Val[str]] = None
     roles: Tuple[Role, ...] = ()
     labels: Tuple[Tuple[str, str], ...] = field(default=())
+    custom_accelerators: Tuple[Tuple[str, Any], ...] = ()  # name -> {memory_gib: ...}
+    arch: Any = None  # ctxlint.physics.models.ModelArch, filled by the capacity stage
 
     @property
     def display_name(self) -> Optional[str]:

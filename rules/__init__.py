@@ -21,6 +21,14 @@ from ctxlint.rules import (  # noqa: E402
     ctx107_gateway_cap_exceeds_limits,
     ctx108_role_settings_disagree,
     ctx109_context_exceeds_trained_positions,
+    ctx201_context_exceeds_kv_pool,
+    ctx202_declared_pool_exceeds_hardware,
+    ctx203_weights_exceed_memory,
+    ctx204_parallelism_mismatch,
+    ctx205_idle_accelerators,
+    ctx206_memory_fraction_out_of_range,
+    ctx207_memory_fraction_wrong_engine,
+    ctx208_capacity_not_derivable,
 )
 
 ALL = (
@@ -38,4 +46,12 @@ ALL = (
     ctx107_gateway_cap_exceeds_limits,
     ctx108_role_settings_disagree,
     ctx109_context_exceeds_trained_positions,
+    ctx201_context_exceeds_kv_pool,
+    ctx202_declared_pool_exceeds_hardware,
+    ctx203_weights_exceed_memory,
+    ctx204_parallelism_mismatch,
+    ctx205_idle_accelerators,
+    ctx206_memory_fraction_out_of_range,
+    ctx207_memory_fraction_wrong_engine,
+    ctx208_capacity_not_derivable,
 )

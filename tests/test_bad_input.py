@@ -122,13 +122,13 @@ def test_yaml_boolean_surprise(tmp_path):
 ])
 def test_invalid_token_counts(tmp_path, value, message):
     data = GOOD.replace("kv_pool_tokens: 400000", f"kv_pool_tokens: {value}")
-    result, lines = check_bytes(tmp_path, data.encode())
+    result, lines = check_bytes(tmp_path, data.encode(), "deploy.yaml", "--select", "CTX0")
     assert len(lines) == 1 and " CTX005 [error] spec.serving.roles[0].kv_pool_tokens: " + message in lines[0], lines
 
 
 def test_unknown_field_with_suggestion(tmp_path):
     data = GOOD.replace("kv_pool_tokens", "kv_pool_token")
-    result, lines = check_bytes(tmp_path, data.encode())
+    result, lines = check_bytes(tmp_path, data.encode(), "deploy.yaml", "--select", "CTX0")
     assert lines[0].startswith("deploy.yaml:7:53: CTX004 [error] unknown field 'kv_pool_token' in "
                                "spec.serving.roles[0]; did you mean 'kv_pool_tokens'?")
 
@@ -159,7 +159,7 @@ def test_json_manifest_with_positions(tmp_path):
     data = ('{\n  "apiVersion": "ctxlint/v1",\n  "kind": "ModelDeployment",\n  "metadata": {"name": "j"},\n'
             '  "spec": {\n    "advertised": {"context_window": 131072},\n    "serving": {"roles": [\n'
             '      {"role": "unified", "kv_pool_tokens": 1e5}\n    ]}\n  }\n}\n')
-    result, lines = check_bytes(tmp_path, data.encode(), "deploy.json")
+    result, lines = check_bytes(tmp_path, data.encode(), "deploy.json", "--select", "CTX0")
     assert lines[0].startswith("deploy.json:8:45: CTX005 [error] spec.serving.roles[0].kv_pool_tokens: 100000.0 is a float")
 
 

@@ -71,7 +71,9 @@ class _Reader:
             name=self.val(self.root.get("metadata"), "name", str),
             model=ModelFacts(id=self.val(model, "id", str),
                              max_position_embeddings=self.tokens(model, "max_position_embeddings"),
-                             rope_scaling_factor=self.val(model, "rope_scaling_factor", (int, float))),
+                             rope_scaling_factor=self.val(model, "rope_scaling_factor", (int, float)),
+                             config_path=self.val(model, "config", str),
+                             architecture=self.mapping(model.get("architecture") if model is not None else None)),
             advertised=Advertised(context_window=self.tokens(advertised, "context_window"),
                                   max_output_tokens=self.tokens(advertised, "max_output_tokens")),
             gateway=Gateway(max_prompt_tokens=self.tokens(gateway, "max_prompt_tokens")),
@@ -79,7 +81,14 @@ class _Reader:
             disaggregation=disaggregation,
             roles=roles,
             labels=self.labels(),
+            custom_accelerators=tuple((k, v.plain()) for k, v in _items(spec.get("custom_accelerators"))
+                                      if v.kind == MAP),
         ))
+
+    def mapping(self, node: Optional[Node]) -> tuple:
+        """A free-form mapping as (key, Val) pairs; lists are kept as plain lists."""
+        return tuple((str(k), Val(v.plain(), v.source(self.file))) for k, v in _items(node)
+                     if v.kind in (SCALAR, SEQ))
 
     def val(self, parent: Optional[Node], key: str, types, convert: Callable[[Any], Any] = lambda v: v) -> Optional[Val]:
         node = parent.get(key) if parent is not None else None
@@ -120,6 +129,9 @@ class _Reader:
                 parallelism=Parallelism(tensor=self.val(par, "tensor", int), pipeline=self.val(par, "pipeline", int),
                                         data=self.val(par, "data", int)),
                 source=item.source(self.file),
+                engine_args=self.mapping(item.get("engine_args")),
+                available_kv_gib=self.val(item, "available_kv_gib", (int, float)),
+                draft_layers=self.val(item, "draft_layers", int),
                 name=_scalar(item.get("name")) if isinstance(_scalar(item.get("name")), str) else "",
             ))
         self.check_mode(items, disaggregation, roles)
@@ -146,6 +158,10 @@ class _Reader:
         if labels is None or labels.kind != MAP:
             return ()
         return tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
+
+
+def _items(node: Optional[Node]):
+    return node.value.items() if node is not None and node.kind == MAP else ()
 
 
 def _number_duplicates(roles: List[Role]) -> List[Role]:

@@ -1,0 +1,55 @@
+"""A replica with more accelerators than its engine's parallelism uses.
+
+Why:
+    An engine uses tensor x pipeline x data GPUs; the rest of the replica's
+    accelerators sit idle, and the KV pool the author counted on (derived from
+    all of them) is larger than the one the engine builds. Usually a missing
+    `--tensor-parallel-size`.
+
+Example (bad):
+    ```yaml
+    serving:
+      roles:
+        - role: unified
+          accelerators: {type: H100, count: 8}   # TP defaults to 1: 7 GPUs idle
+    ```
+
+Example (good):
+    ```yaml
+    serving:
+      roles:
+        - role: unified
+          accelerators: {type: H100, count: 8}
+          parallelism: {tensor: 8}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment
+
+ID = "CTX205"
+NAME = "idle-accelerators"
+SEVERITY = "warning"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    for role in dep.roles:
+        par, count = role.parallelism, role.accelerators.count
+        used = (par.tensor.value if par.tensor else 1) * (par.pipeline.value if par.pipeline else 1) \
+            * (par.data.value if par.data else 1)
+        if count is None or count.value <= used:
+            continue
+        yield Problem(
+            f"{count.value} > {used}: the {role.label} replica has {count.value} accelerators but its engine "
+            f"uses tensor x pipeline x data = {used}; {count.value - used} sit idle and the KV pool is "
+            f"computed on {used}. Set the tensor parallel size (or pipeline/data) to use all {count.value}",
+            count.source, dep.display_name)
