@@ -104,3 +104,86 @@ def schema() -> None:
     from ctxlint.schema import load_schema
 
     click.echo(json.dumps(load_schema("manifest.schema.json"), indent=2))
+
+
+ENGINES = ("vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy")
+_KNOBS = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static", "tgi": "cuda_memory_fraction",
+          "trtllm": "kv_cache_free_gpu_memory_fraction", "lmdeploy": "cache_max_entry_count"}
+
+
+@main.command()
+@click.option("--model", "model", required=True, help="Model id (built-in catalog) or path to a config.json.")
+@click.option("--engine", type=click.Choice(ENGINES), required=True)
+@click.option("--accelerator", help="Accelerator type (H100, H200, MI300X, nvidia-l4, ...).")
+@click.option("--count", type=click.IntRange(min=1), help="Accelerators per replica.")
+@click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor parallel size.")
+@click.option("--pp", type=click.IntRange(min=1), default=1, show_default=True, help="Pipeline parallel size.")
+@click.option("--dp", type=click.IntRange(min=1), default=1, show_default=True, help="Data parallel size.")
+@click.option("--memory-fraction", type=float, help="The engine's own memory knob (vLLM gpu_memory_utilization, "
+              "SGLang mem_fraction_static, ...).")
+@click.option("--kv-cache-dtype", default="auto", show_default=True)
+@click.option("--context-length", help="Context length to hold (e.g. 131072, 128Ki).")
+@click.option("--available-kv-gib", type=click.FloatRange(min=0, min_open=True),
+              help="Known KV budget per GPU as the engine logs it; skips the memory estimate.")
+@click.option("--draft-layers", type=click.IntRange(min=0), default=0, help="Speculative draft layers with KV.")
+@click.option("--set", "extra", multiple=True, metavar="KEY=VALUE",
+              help="Other engine settings by the engine's own name (max_num_batched_tokens=8192).")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def capacity(model: str, engine: str, accelerator: Optional[str], count: Optional[int], tp: int, pp: int, dp: int,
+             memory_fraction: Optional[float], kv_cache_dtype: str, context_length: Optional[str],
+             available_kv_gib: Optional[float], draft_layers: int, extra: Tuple[str, ...], output_format: str) -> None:
+    """Derive the KV pool of one replica from the model, the accelerators and the engine settings.
+
+    Exits 0 when --context-length fits (or none is given), 1 when it does not.
+    """
+    import os
+
+    from ctxlint.physics.accelerators import lookup_accelerator
+    from ctxlint.physics.capacity import CapacityInput, estimate
+    from ctxlint.physics.hf_config import arch_from_config_file
+    from ctxlint.physics.models import lookup_model
+    from ctxlint.reporters.capacity import write_json, write_text
+    from ctxlint.tokens import TokenCountError, parse_token_count
+
+    if os.path.isfile(model):
+        try:
+            arch = arch_from_config_file(model)
+        except (OSError, ValueError, TypeError, KeyError) as exc:
+            raise click.UsageError(f"--model {model}: cannot read architecture facts: {exc}") from None
+    else:
+        arch = lookup_model(model)
+        if arch is None:
+            raise click.UsageError(f"--model {model}: not in the built-in catalog; pass a path to its config.json")
+    if accelerator and lookup_accelerator(accelerator) is None and available_kv_gib is None:
+        raise click.UsageError(f"--accelerator {accelerator}: unknown; pass --available-kv-gib instead")
+    if not accelerator and available_kv_gib is None:
+        raise click.UsageError("give --accelerator (with --count) or --available-kv-gib")
+    try:
+        ctx = parse_token_count(int(context_length) if context_length and context_length.isdigit()
+                                else context_length) if context_length else None
+    except TokenCountError as exc:
+        raise click.UsageError(f"--context-length: {exc}") from None
+    settings = {}
+    for item in extra:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise click.UsageError(f"--set {item}: expected KEY=VALUE")
+        settings[key.strip()] = _number(value.strip())
+    if memory_fraction is not None:
+        settings[_KNOBS.get(engine, "memory_fraction")] = memory_fraction
+    result = estimate(CapacityInput(
+        arch=arch, engine=engine, accelerator=accelerator, accelerator_count=count or tp * pp * dp,
+        tp=tp, pp=pp, dp=dp, kv_cache_dtype=kv_cache_dtype, settings=settings,
+        available_kv_bytes=available_kv_gib * 2**30 if available_kv_gib else None,
+        context_length=ctx, draft_layers=draft_layers))
+    (write_json if output_format == "json" else write_text)(result, sys.stdout)
+    sys.exit(EXIT_FINDINGS if result.fits is False else EXIT_CLEAN)
+
+
+def _number(text: str):
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(text.lower(), text)

@@ -1,0 +1,72 @@
+"""`ctxlint capacity` and derived pools in `ctxlint check`."""
+from __future__ import annotations
+
+import json
+
+from helpers import run
+
+EXAMPLE = ["capacity", "--model", "meta-llama/Llama-3.1-70B", "--accelerator", "H100", "--count", "4",
+           "--tp", "4", "--engine", "vllm", "--memory-fraction", "0.9", "--context-length", "131072"]
+
+
+def test_readme_example_text():
+    result = run(EXAMPLE)
+    assert result.code == 0
+    assert "KV bytes/token/GPU          (80 layers + 0 draft) x 2 x 2 x 128 x 2" in result.out
+    assert "KV pool per replica: 421,056 tokens (estimated)" in result.out
+    assert "context length 131,072: fits; max concurrency at that length 3.21x" in result.out
+
+
+def test_readme_example_json():
+    data = json.loads(run(EXAMPLE + ["--format", "json"]).out)
+    assert data["kv_bytes_per_token_per_gpu"] == 81920
+    assert data["weights_bytes_per_gpu"] == 35_275_000_000
+    assert data["pool_tokens"] == 421_056
+    assert data["max_concurrency_at_context"] == 3.21
+    assert data["max_context_at_concurrency_1"] == 421_040
+    assert data["assumptions"] and isinstance(data["kv_budget_bytes_per_gpu"], float)
+
+
+def test_context_that_does_not_fit_exits_1_with_what_to_change():
+    result = run(EXAMPLE[:-1] + ["1Mi"])
+    assert result.code == 1
+    assert "context length 1,048,576: does NOT fit" in result.out
+    assert "use tp=8 (8 accelerators per replica)" in result.out
+    assert "lower context_length from 1,048,576 to at most 421,040" in result.out
+
+
+def test_known_kv_budget_reproduces_the_vllm_log():
+    # vllm#19996: 51.63 GiB available, Llama-3.1-8B + 1 EAGLE layer -> 410,128 tokens
+    result = run(["capacity", "--model", "meta-llama/Llama-3.1-8B-Instruct", "--engine", "vllm",
+                  "--available-kv-gib", "51.63", "--draft-layers", "1", "--format", "json"])
+    assert json.loads(result.out)["pool_tokens"] == 410_128
+
+
+def test_model_from_config_json(tmp_path):
+    config = {"architectures": ["LlamaForCausalLM"], "num_hidden_layers": 32, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "hidden_size": 4096, "max_position_embeddings": 131072,
+              "torch_dtype": "bfloat16", "vocab_size": 128256, "intermediate_size": 14336}
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(config))
+    data = json.loads(run(["capacity", "--model", str(path), "--engine", "sglang", "--available-kv-gib", "10",
+                           "--format", "json"]).out)
+    assert data["kv_bytes_per_token_per_gpu"] == 131072
+    assert data["pool_tokens"] == 10 * 2**30 // 131072
+
+
+def test_usage_errors():
+    assert run(["capacity", "--model", "nobody/nothing", "--engine", "vllm", "--accelerator", "H100"]).code == 2
+    assert run(["capacity", "--model", "meta-llama/Llama-3.1-8B", "--engine", "vllm",
+                "--accelerator", "H9000"]).code == 2
+    bad_ctx = run(EXAMPLE[:-1] + ["128K"])
+    assert bad_ctx.code == 2 and "ambiguous" in bad_ctx.err
+
+
+def test_check_uses_the_derived_pool_and_shows_the_arithmetic(in_repo):
+    bad = run(["check", "samples/derived-pool/l4-too-small.yaml"])
+    assert bad.code == 1
+    assert "CTX101 [error] 32,768 > 5,456" in bad.out
+    assert "derived for meta-llama/Llama-3.1-8B-Instruct on 1x L4, vllm: KV budget per GPU 0.67 GiB" in bad.out
+    assert "/ 131,072 B per token per GPU = 5,456 tokens" in bad.out
+    good = run(["check", "samples/derived-pool/l40s-fits.yaml"])
+    assert good.code == 0 and good.out == ""
