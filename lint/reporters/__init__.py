@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, TextIO
 
 from ctxlint.engine import Report
-from ctxlint.reporters import full, json_report, text
+from ctxlint.reporters import full, json_report, sarif, text
 from ctxlint.reporters.common import LEVELS, summary_line
 from ctxlint.reporters.context import ReportContext, read_sources
 
@@ -18,6 +18,7 @@ REPORTERS: Dict[str, Writer] = {
     "text": text.write,
     "full": full.write,
     "json": json_report.write,
+    "sarif": sarif.write,
 }
 
 __all__ = ["LEVELS", "REPORTERS", "ReportContext", "Writer", "read_sources", "summary_line"]
