@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Callable, Dict, Optional, TextIO
 
 from ctxlint.engine import Report
-from ctxlint.reporters import full, json_report, sarif, text
+from ctxlint.reporters import full, github, gitlab, json_report, junit, markdown, sarif, text
 from ctxlint.reporters.common import LEVELS, summary_line
 from ctxlint.reporters.context import ReportContext, read_sources
 
@@ -19,6 +19,10 @@ REPORTERS: Dict[str, Writer] = {
     "full": full.write,
     "json": json_report.write,
     "sarif": sarif.write,
+    "github": github.write,
+    "junit": junit.write,
+    "gitlab": gitlab.write,
+    "markdown": markdown.write,
 }
 
 __all__ = ["LEVELS", "REPORTERS", "ReportContext", "Writer", "read_sources", "summary_line"]
