@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, TextIO
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
 from ctxlint.reporters import markdown
-from ctxlint.reporters.common import LEVELS, end_column, most_severe_first, one_line, plural
+from ctxlint.reporters.common import LEVELS, end_column, most_severe_first, one_line, plural, summary_line
 from ctxlint.reporters.context import ReportContext
 from ctxlint.reporters.text import line as text_line
 
@@ -42,8 +42,8 @@ def annotation(f: Finding) -> str:
     return f"::{LEVELS[f.severity].github} {joined}::{escape_data(text_line(f))}"
 
 
-def _summary(report: Report, ctx: ReportContext) -> str:
-    lines = [f"### {markdown.cell(markdown.summary_line(report))}", ""]
+def _summary(report: Report) -> str:
+    lines = [f"### {markdown.cell(summary_line(report))}", ""]
     if report.findings:
         lines += markdown.table(most_severe_first(report.findings))
     text = "\n".join(lines) + "\n"
@@ -85,4 +85,4 @@ def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -
     if ctx.step_summary_path:
         # Append: other steps' tools write to the same file.
         with open(ctx.step_summary_path, "a", encoding="utf-8") as summary:
-            summary.write(_summary(report, ctx))
+            summary.write(_summary(report))
