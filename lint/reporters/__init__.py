@@ -1,22 +1,28 @@
-"""Reporters: each writes a Report to a stream it is given. Selected by name."""
+"""Reporters: each writes a Report to a stream it is given. Selected by name.
+
+Every writer is `write(report, stream, ctx=None)`; `ctx` (a ReportContext)
+carries rule metadata, the working directory, colour, file text for snippets
+and suppressed findings. Without one, a default context is used.
+"""
 from __future__ import annotations
 
-from typing import Callable, Dict, TextIO
+from typing import Callable, Dict, Optional, TextIO
 
 from ctxlint.engine import Report
-from ctxlint.reporters import json_report, text
+from ctxlint.reporters import full, github, gitlab, json_report, junit, markdown, sarif, text
+from ctxlint.reporters.common import LEVELS, summary_line
+from ctxlint.reporters.context import ReportContext, read_sources
 
-Writer = Callable[[Report, TextIO], None]
+Writer = Callable[[Report, TextIO, Optional[ReportContext]], None]
 REPORTERS: Dict[str, Writer] = {
     "text": text.write,
+    "full": full.write,
     "json": json_report.write,
+    "sarif": sarif.write,
+    "github": github.write,
+    "junit": junit.write,
+    "gitlab": gitlab.write,
+    "markdown": markdown.write,
 }
 
-
-def summary_line(report: Report) -> str:
-    """One line for stderr: what was checked and what was found."""
-    files, deps = len(report.files), len(report.deployments)
-    counts = [(report.count(s), s) for s in ("error", "warning", "info")]
-    found = ", ".join(f"{n} {word}{'s' if n != 1 else ''}" for n, word in counts if n)
-    checked = f"{files} file{'s' if files != 1 else ''}, {deps} deployment{'s' if deps != 1 else ''}"
-    return f"ctxlint: {found or 'no findings'} in {checked}"
+__all__ = ["LEVELS", "REPORTERS", "ReportContext", "Writer", "read_sources", "summary_line"]

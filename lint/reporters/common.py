@@ -1,0 +1,104 @@
+"""What several reporters share: the one severity table, repo-relative paths,
+stable fingerprints, ordering and the one-line summary."""
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Dict, List, Sequence
+
+from ctxlint.engine import Report
+from ctxlint.findings import SEVERITY_RANK, Finding
+
+
+@dataclass(frozen=True)
+class Levels:
+    sarif: str
+    github: str
+    gitlab: str
+    problem: str  # SARIF rule property problem.severity
+
+
+# The one mapping from ctxlint severities to every consumer's vocabulary; add a
+# column here rather than a mapping inside a reporter.
+LEVELS: Dict[str, Levels] = {
+    "error": Levels(sarif="error", github="error", gitlab="major", problem="error"),
+    "warning": Levels(sarif="warning", github="warning", gitlab="minor", problem="warning"),
+    "info": Levels(sarif="note", github="notice", gitlab="info", problem="recommendation"),
+}
+
+
+def relative_path(file: str, cwd: str) -> str:
+    """`file` as a forward-slash path relative to `cwd` when it lies inside it.
+
+    Code scanning and GitLab match findings to the repository by relative path;
+    an absolute path outside `cwd` (or stdin's "-") is returned unchanged.
+    """
+    if file == "-" or not file:
+        return file
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = Path(os.path.realpath(path)).relative_to(os.path.realpath(cwd))
+        except ValueError:
+            return path.as_posix()
+    return PurePosixPath(*path.parts).as_posix() if path.parts else file
+
+
+def _key(finding: Finding, cwd: str) -> str:
+    # No line or column: a finding keeps its fingerprint when lines above it move.
+    parts = (finding.rule, relative_path(finding.file, cwd), finding.path, finding.deployment or "")
+    return "\x1f".join(parts)
+
+
+def fingerprints(findings: Sequence[Finding], cwd: str) -> List[str]:
+    """One md5 hex digest per finding, from rule + file + logical path + deployment.
+
+    Two findings with the same key (one rule reporting one value twice) get an
+    occurrence number, as code scanning's own fingerprints do, so every
+    fingerprint in a report is unique and consumers that de-duplicate by it
+    (GitLab's merge-request widget) keep both.
+    """
+    seen: Dict[str, int] = {}
+    result = []
+    for finding in findings:
+        key = _key(finding, cwd)
+        occurrence = seen.get(key, 0)
+        seen[key] = occurrence + 1
+        if occurrence:
+            key = f"{key}\x1f{occurrence}"
+        result.append(hashlib.md5(key.encode("utf-8")).hexdigest())
+    return result
+
+
+def most_severe_first(findings: Sequence[Finding]) -> List[Finding]:
+    """Severity descending, then the usual file, line, column, rule order."""
+    return sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))
+
+
+def end_column(finding: Finding) -> int:
+    """The exclusive end column on the finding's first line (at least column + 1).
+
+    Findings whose end is unknown (0) or on another line get a one-character
+    span, so every consumer receives a valid, non-empty region.
+    """
+    if finding.end_line in (0, finding.line) and finding.end_column > finding.column:
+        return finding.end_column
+    return finding.column + 1
+
+
+def one_line(finding: Finding) -> bool:
+    return finding.end_line in (0, finding.line)
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def summary_line(report: Report) -> str:
+    """One line for stderr: what was checked and what was found."""
+    counts = [(report.count(s), s) for s in ("error", "warning", "info")]
+    found = ", ".join(plural(n, word) for n, word in counts if n)
+    checked = f"{plural(len(report.files), 'file')}, {plural(len(report.deployments), 'deployment')}"
+    return f"ctxlint: {found or 'no findings'} in {checked}"
