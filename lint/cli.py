@@ -6,6 +6,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it;
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import List, Optional, Sequence, Tuple
 
@@ -30,8 +31,11 @@ def main() -> None:
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text",
-              show_default=True, help="Output format (written to stdout).")
+@click.option("--format", "output_format", multiple=True,
+              type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
+              help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
+@click.option("--output", "outputs", multiple=True, metavar="FILE",
+              help="Write the format at the same position to FILE instead of stdout (atomically).")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
               help="Lowest severity that makes the exit code 1.")
 @click.option("--select", multiple=True, metavar="CODES",
@@ -41,7 +45,8 @@ def main() -> None:
               help="File name to report for input read from '-' (stdin).")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None, metavar="BYTES",
               help="Files larger than this are reported, not parsed (default 20 MiB).")
-def check(paths: Tuple[str, ...], output_format: str, fail_on: str, select: Tuple[str, ...],
+def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: str,
+          select: Tuple[str, ...],
           ignore: Tuple[str, ...], stdin_filename: str, max_file_size: Optional[int]) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
@@ -60,9 +65,45 @@ def check(paths: Tuple[str, ...], output_format: str, fail_on: str, select: Tupl
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
-    REPORTERS[output_format](report, sys.stdout)
+    formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
+    if len(outputs) > len(formats):
+        raise click.UsageError("more --output files than --format options")
+    ctx = _report_context(report, settings, formats)
+    for index, fmt in enumerate(formats):
+        if index < len(outputs) and outputs[index] != "-":
+            _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))
+        else:
+            REPORTERS[fmt](report, sys.stdout, ctx)
     click.echo(summary_line(report), err=True)
     sys.exit(EXIT_FINDINGS if report.failed(fail_on) else EXIT_CLEAN)
+
+
+def _report_context(report, settings, formats):
+    from ctxlint.registry import all_rules
+    from ctxlint.reporters.context import ReportContext, read_sources
+
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ or "FORCE_COLOR" in os.environ
+    return ReportContext(
+        rules=all_rules(), cwd=os.getcwd(), color=color,
+        sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
+        tool_version=__version__,
+        step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None)
+
+
+def _write_atomically(path: str, write) -> None:
+    """Write to a temporary file beside `path`, then rename: readers never see half a report."""
+    import tempfile
+
+    folder = os.path.dirname(os.path.abspath(path))
+    handle, temp = tempfile.mkstemp(prefix=".ctxlint-", dir=folder)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
+            write(stream)
+        os.replace(temp, path)
+    except BaseException:
+        if os.path.exists(temp):
+            os.unlink(temp)
+        raise
 
 
 def _read_stdin() -> bytes:

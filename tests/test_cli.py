@@ -128,3 +128,30 @@ def test_schema_command_prints_the_shipped_schema():
     schema = json.loads(result.out)
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
     assert "kv_pool_tokens" in schema["properties"]["spec"]["properties"]["serving"]["properties"]["roles"]["items"]["properties"]
+
+
+def test_several_formats_in_one_run(in_repo, tmp_path):
+    sarif = tmp_path / "ctxlint.sarif"
+    result = run(["check", INCIDENT, "--format", "sarif", "--output", str(sarif), "--format", "text"])
+    assert result.code == 1
+    assert [line.split(" ")[1] for line in result.out.splitlines()] == ["CTX102", "CTX101"]
+    data = json.loads(sarif.read_text(encoding="utf-8"))
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in data["runs"][0]["results"]]
+    assert [(r["startLine"], r["startColumn"]) for r in regions] == [(13, 21), (24, 25)]
+    assert not list(tmp_path.glob(".ctxlint-*"))  # the temporary file was renamed, not left behind
+
+
+def test_github_format_is_the_default_under_actions(in_repo, monkeypatch, tmp_path):
+    summary = tmp_path / "summary.md"
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    monkeypatch.setenv("GITHUB_STEP_SUMMARY", str(summary))
+    result = run(["check", INCIDENT])
+    assert result.out.startswith("::error file=samples/incident/deployment.yaml,line=13,")
+    assert "CTX101" in summary.read_text(encoding="utf-8")
+
+
+def test_more_outputs_than_formats_is_a_usage_error(in_repo, tmp_path):
+    result = run(["check", INCIDENT, "--format", "json", "--output", str(tmp_path / "a"),
+                  "--output", str(tmp_path / "b")])
+    assert result.code == 2 and "more --output files than --format options" in result.err
+    assert not (tmp_path / "a").exists()
