@@ -33,3 +33,15 @@ def _no_ci_env(monkeypatch):
     for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
     os.environ.setdefault("COLUMNS", "200")
+
+
+# Property tests: explore freely on developer machines, but replay a fixed sequence in CI so
+# that a submission's CI run is reproducible (`CI=true` is set there).
+try:
+    from hypothesis import settings as _hypothesis_settings
+
+    _hypothesis_settings.register_profile("ci", derandomize=True, deadline=None)
+    _hypothesis_settings.register_profile("dev", deadline=None)
+    _hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
+except ImportError:  # pragma: no cover - hypothesis is a test extra
+    pass

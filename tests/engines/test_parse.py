@@ -213,7 +213,7 @@ def test_random_token_lists_never_raise_and_spans_slice(engine, items):
             src = items[st.item]
             a, b = st.value_span
             assert 0 <= a <= b <= len(src)
-            if not tok.refs and st.raw_text and " " not in st.raw_text:
+            if not tok.refs and st.raw_text and " " not in st.raw_text and "$" not in src:  # K8s $$ escapes $
                 assert src[a:b] == st.raw_text
     for p in inv.unknown_flags + inv.errors + inv.duplicates:
         if p.span is not None and p.item is not None:
