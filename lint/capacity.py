@@ -92,14 +92,14 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch]):
         return None
     if role.accelerators.type is None and role.available_kv_gib is None:
         return None
-    tp = _int(role.parallelism.tensor)
+    par = role.parallelism
     context = role.context_length or dep.advertised.context_window
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
     return estimate(CapacityInput(
         arch=arch, engine=engine,
         accelerator=role.accelerators.type.value if role.accelerators.type else None,
         accelerator_count=role.accelerators.count.value if role.accelerators.count else None,
-        tp=tp, pp=_int(role.parallelism.pipeline), dp=_int(role.parallelism.data),
+        tp=par.tp, pp=par.pp, dp=par.dp,
         kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto",
         settings=settings,
         available_kv_bytes=role.available_kv_gib.value * GIB if role.available_kv_gib else None,
@@ -107,10 +107,6 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch]):
         draft_layers=role.draft_layers.value if role.draft_layers else 0,
         extra_accelerators=dict(dep.custom_accelerators) or None,
     ))
-
-
-def _int(val: Optional[Val[int]]) -> int:
-    return val.value if val is not None and isinstance(val.value, int) and val.value > 0 else 1
 
 
 def _explain(role: Role, result) -> str:

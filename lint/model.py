@@ -97,6 +97,27 @@ class Parallelism:
     pipeline: Optional[Val[int]] = None
     data: Optional[Val[int]] = None
 
+    @property
+    def tp(self) -> int:
+        return _size(self.tensor)
+
+    @property
+    def pp(self) -> int:
+        return _size(self.pipeline)
+
+    @property
+    def dp(self) -> int:
+        return _size(self.data)
+
+    @property
+    def gpus(self) -> int:
+        """GPUs one engine instance uses: tensor x pipeline x data (unset sizes are 1)."""
+        return self.tp * self.pp * self.dp
+
+
+def _size(val: Optional[Val[int]]) -> int:
+    return val.value if val is not None and isinstance(val.value, int) and val.value > 0 else 1
+
 
 @dataclass(frozen=True)
 class Pool:

@@ -53,8 +53,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         weights = cap.weights_bytes_per_gpu
         if weights <= accel.memory_bytes:
             continue
-        tp = role.parallelism.tensor.value if role.parallelism.tensor else 1
-        pp = role.parallelism.pipeline.value if role.parallelism.pipeline else 1
+        tp, pp = role.parallelism.tp, role.parallelism.pp
         need = int(-(-weights * tp * pp // accel.memory_bytes))
         yield Problem(
             f"{weights / 2**30:.2f} GiB > {accel.memory_bytes / 2**30:.2f} GiB: the weights of {cap.model} per "

@@ -47,8 +47,7 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         par = role.parallelism
-        tp = par.tensor.value if par.tensor else 1
-        used = tp * (par.pipeline.value if par.pipeline else 1) * (par.data.value if par.data else 1)
+        tp, used = par.tp, par.gpus
         heads = dep.arch.num_attention_heads if dep.arch is not None else None
         if par.tensor is not None and heads and heads % tp:
             yield Problem(

@@ -44,8 +44,7 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         par, count = role.parallelism, role.accelerators.count
-        used = (par.tensor.value if par.tensor else 1) * (par.pipeline.value if par.pipeline else 1) \
-            * (par.data.value if par.data else 1)
+        used = par.gpus
         if count is None or count.value <= used:
             continue
         yield Problem(
