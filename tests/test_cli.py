@@ -105,7 +105,7 @@ def test_rules_table_lists_every_rule():
     assert result.code == 0
     assert "CTX101  window-exceeds-kv-pool" in result.out
     assert "error (security)" in result.out
-    assert len(json.loads(run(["rules", "--format", "json"]).out)) == 14
+    assert len(json.loads(run(["rules", "--format", "json"]).out)) == 16
 
 
 @pytest.mark.parametrize("key", ["CTX102", "ctx102", "overlong-prompts-reach-prefill"])
