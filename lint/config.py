@@ -167,8 +167,20 @@ def parse_config(text: str, filename: str) -> Config:
         located = load_pyproject(text, filename)
     else:
         located = load_yaml(text, filename)
+    _off_is_false(located.data)
     _validate(located)
     return _build(located.data, filename, os.path.dirname(os.path.abspath(filename)), located)
+
+
+def _off_is_false(data: Dict[str, Any]) -> None:
+    # YAML 1.1 reads an unquoted `off` as false; in a severity slot it can only mean "off".
+    levels = [data.get("severity")] + [o for o in (data.get("rules") or {}).values() if isinstance(o, dict)]
+    for mapping in levels:
+        if isinstance(mapping, dict):
+            keys = mapping.keys() if mapping is data.get("severity") else ["severity"]
+            for key in keys:
+                if mapping.get(key) is False:
+                    mapping[key] = "off"
 
 
 # --- validation -----------------------------------------------------------------------------------

@@ -82,7 +82,9 @@ def load_pyproject(text: str, file: str) -> Located:
     except tomllib.TOMLDecodeError as exc:
         match = _TOML_ERROR_AT.search(str(exc))
         line, col = (int(match.group(1)), int(match.group(2))) if match else (0, 0)
-        raise _error(f"invalid TOML: {_TOML_ERROR_AT.sub('', str(exc)).strip()}", file, line, col) from None
+        if not match and "end of document" in str(exc):
+            line, col = text.count("\n") + 1, 1
+        raise _error(f"invalid TOML: {re.sub(r' ?[(]at [^)]*[)]', '', str(exc)).strip()}", file, line, col) from None
     section = data.get("tool", {}).get("ctxlint", {})
     lines = text.splitlines()
     return Located(section, file, lambda parts, key: _toml_position(lines, parts))
