@@ -40,7 +40,7 @@ LINE, DOCUMENT, FILE = "line", "document", "file"
 ANNOTATION_PREFIX = "ctxlint.io/"
 IGNORE_ANNOTATION = "ctxlint.io/ignore."
 _SCOPE_RANK = {LINE: 0, DOCUMENT: 1, FILE: 2}  # the narrowest suppression is the one used
-_DIRECTIVE = re.compile(r"^#+\s*ctxlint(?:\s*:|\s+(?=[\w-]*ignore))\s*(?P<body>.*?)\s*$", re.I)
+_DIRECTIVE = re.compile(r"^#+\s*ctxlint(?:\s*(?P<colon>:)|\s+(?=[\w-]*ignore))\s*(?P<body>.*?)\s*$", re.I)
 _BODY = re.compile(r"^(?P<kind>ignore|file-ignore)\[(?P<codes>[^\]]*)\](?:\s*--(?P<reason>.*))?$")
 _EXPECTED = "expected `# ctxlint: ignore[CTX101] -- reason` or `# ctxlint: file-ignore[CTX101] -- reason`"
 
@@ -163,11 +163,12 @@ def _from_comment(file: str, comment: Comment, lines: Sequence[str]) -> Optional
     if not match:
         return None
     source = Source(file, comment.line, comment.col, "", comment.line, comment.col + len(comment.text))
-    body = _BODY.match(match.group("body"))
+    body = _BODY.match(match.group("body")) if match.group("colon") else None
     if not body:
         word = re.match(r"[\w-]*", match.group("body")).group(0)  # type: ignore[union-attr]
         close = difflib.get_close_matches(word.lower(), ["ignore", "file-ignore"], n=1)
         hint = f" (did you mean '{close[0]}'?)" if close and close[0] != word else ""
+        hint = hint if match.group("colon") else " (missing ':' after 'ctxlint')"
         return Suppression(file, (), None, LINE, 0, -1, source,
                            error=f"malformed suppression '{comment.text}'{hint}: {_EXPECTED}")
     codes, error = _resolve([c for c in body.group("codes").split(",")])
@@ -191,8 +192,8 @@ def _next_code_line(lines: Sequence[str], line: int) -> int:
 def _resolve(names: Iterable[str]) -> Tuple[Tuple[str, ...], Optional[str]]:
     codes: List[str] = []
     unknown: List[str] = []
-    for name in (n.strip() for n in names):
-        spec = find(name) if name else None
+    for name in (n.strip() for n in names if n.strip()):
+        spec = find(name)
         if spec is None:
             unknown.append(name)
         elif spec.id not in codes:
