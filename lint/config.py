@@ -11,16 +11,15 @@ where it came from (`default`, the config file's path, or `cli`) for
 from __future__ import annotations
 
 import copy
-import difflib
-import json
 import os
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from functools import lru_cache
 from types import MappingProxyType
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
+from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml
+from ctxlint.config_validate import full_schema, normalize, validate
 from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import SelectorError, all_rules, check_selectors, find, selected
@@ -30,12 +29,12 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.9/3.10 only
     import tomli as tomllib
 
-from ctxlint.config_source import Located, load_pyproject, load_yaml  # noqa: E402
+__all__ = ["CLI", "DEFAULT", "Config", "ConfigError", "apply_severity", "find_config", "full_schema",
+           "is_excluded", "load_config", "merge_cli", "parse_config", "show"]
 
 CONFIG_NAMES = (".ctxlint.yaml", ".ctxlint.yml")
 PYPROJECT = "pyproject.toml"
 DEFAULT, CLI = "default", "cli"
-SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "data", "config.schema.json")
 
 # File spelling -> default value. Rule options are added per rule in `_defaults()`.
 DEFAULTS: Dict[str, Any] = {
@@ -44,17 +43,6 @@ DEFAULTS: Dict[str, Any] = {
     "require-suppression-reason": True, "disallow-suppressions": False,
     "max-file-size": DEFAULT_MAX_BYTES, "accelerators": {}, "models": {},
 }
-
-
-class ConfigError(ValueError):
-    """An invalid or unreadable config: the CLI prints it and exits 2."""
-
-    def __init__(self, message: str, file: Optional[str] = None, line: int = 0, col: int = 0) -> None:
-        self.message, self.file, self.line, self.col = message, file, line, col
-        where = file or ""
-        if file and line:
-            where += f":{line}:{col}" if col else f":{line}"
-        super().__init__(f"{where}: {message}" if where else message)
 
 
 @dataclass(frozen=True)
@@ -167,113 +155,9 @@ def parse_config(text: str, filename: str) -> Config:
         located = load_pyproject(text, filename)
     else:
         located = load_yaml(text, filename)
-    _off_is_false(located.data)
-    _validate(located)
+    normalize(located.data)
+    validate(located)
     return _build(located.data, filename, os.path.dirname(os.path.abspath(filename)), located)
-
-
-def _off_is_false(data: Dict[str, Any]) -> None:
-    # YAML 1.1 reads an unquoted `off` as false; in a severity slot it can only mean "off".
-    levels = [data.get("severity")] + [o for o in (data.get("rules") or {}).values() if isinstance(o, dict)]
-    for mapping in levels:
-        if isinstance(mapping, dict):
-            keys = mapping.keys() if mapping is data.get("severity") else ["severity"]
-            for key in keys:
-                if mapping.get(key) is False:
-                    mapping[key] = "off"
-
-
-# --- validation -----------------------------------------------------------------------------------
-
-@lru_cache(maxsize=1)
-def _base_schema() -> Dict[str, Any]:
-    with open(SCHEMA_FILE, encoding="utf-8") as fh:
-        return json.load(fh)
-
-
-def full_schema() -> Dict[str, Any]:
-    """The shipped schema with each rule's own OPTIONS schema under rules.<ID> and rules.<name>."""
-    schema = copy.deepcopy(_base_schema())
-    props = {}
-    for spec in all_rules():
-        rule_schema = copy.deepcopy(dict(spec.options_schema))
-        rule_schema.setdefault("properties", {})["severity"] = {"$ref": "#/$defs/level"}
-        props[spec.id] = props[spec.name] = rule_schema
-    schema["properties"]["rules"] = {"type": "object", "properties": props, "additionalProperties": False}
-    return schema
-
-
-def _validate(located: Located) -> None:
-    import jsonschema
-
-    validator = jsonschema.Draft202012Validator(full_schema())
-    errors = sorted(validator.iter_errors(located.data), key=lambda e: located.position(list(e.absolute_path)))
-    if errors:
-        raise _schema_error(errors[0], located)
-    data = located.data
-    for key in ("select", "extend-select", "ignore"):
-        for i, selector in enumerate(data.get(key, [])):
-            _check_selector(selector, located, [key, i])
-    for glob, selectors in data.get("per-file-ignores", {}).items():
-        for i, selector in enumerate(selectors):
-            _check_selector(selector, located, ["per-file-ignores", glob, i])
-    for rule in data.get("severity", {}):
-        if find(rule) is None:
-            raise ConfigError(f"severity: unknown rule '{rule}'{_suggest(rule, _rule_keys())}",
-                              located.file, *located.position(["severity", rule], key=True))
-    seen: Dict[str, str] = {}
-    for section in ("severity", "rules"):
-        for rule in data.get(section, {}):
-            rid = find(rule).id  # type: ignore[union-attr] - validated above / by the schema
-            if seen.get(rid) == section:
-                raise ConfigError(f"{section}: rule {rid} is configured twice (by code and by name)",
-                                  located.file, *located.position([section, rule], key=True))
-            seen[rid] = section
-
-
-def _check_selector(selector: str, located: Located, where: List[Any]) -> None:
-    try:
-        check_selectors([selector])
-    except SelectorError as exc:
-        raise ConfigError(f"{_dotted(where[:-1])}: {exc}", located.file, *located.position(where)) from None
-
-
-def _rule_keys() -> List[str]:
-    return [s.id for s in all_rules()] + [s.name for s in all_rules()]
-
-
-def _suggest(word: str, choices: Iterable[str]) -> str:
-    close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return f"; did you mean '{close[0]}'?" if close else ""
-
-
-def _dotted(parts: Sequence[Any]) -> str:
-    out = ""
-    for part in parts:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def _schema_error(error: Any, located: Located) -> ConfigError:
-    where = list(error.absolute_path)
-    prefix = f"{_dotted(where)}: " if where else ""
-    if error.validator == "additionalProperties" and isinstance(error.instance, dict):
-        allowed = set(error.schema.get("properties", {}))
-        unknown = [k for k in error.instance if k not in allowed][0]
-        what = "rule" if where == ["rules"] else ("option" if where[:1] == ["rules"] else "key")
-        choices = _rule_keys() if what == "rule" else sorted(allowed)
-        hint = _suggest(unknown, choices)
-        if what == "option" and not hint:
-            hint = f"; {_dotted(where)} accepts {', '.join(sorted(allowed)) or 'no options'}"
-        return ConfigError(f"{prefix}unknown {what} '{unknown}'{hint}", located.file,
-                           *located.position(where + [unknown], key=True))
-    if error.validator == "enum":
-        message = f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
-    elif error.validator == "oneOf" and where[:1] == ["accelerators"]:
-        message = "give exactly one of memory_gib or memory_bytes"
-    else:
-        message = error.message
-    return ConfigError(prefix + message, located.file, *located.position(where))
 
 
 # --- building -------------------------------------------------------------------------------------

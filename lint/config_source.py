@@ -22,6 +22,17 @@ else:  # pragma: no cover
 Position = Tuple[int, int]
 
 
+class ConfigError(ValueError):
+    """An invalid or unreadable config: the CLI prints it and exits 2."""
+
+    def __init__(self, message: str, file: Optional[str] = None, line: int = 0, col: int = 0) -> None:
+        self.message, self.file, self.line, self.col = message, file, line, col
+        where = file or ""
+        if file and line:
+            where += f":{line}:{col}" if col else f":{line}"
+        super().__init__(f"{where}: {message}" if where else message)
+
+
 class Located:
     """Config data and a locator: `position(["rules", "CTX106", "x"], key=True)` -> (line, col)."""
 
@@ -33,8 +44,6 @@ class Located:
 
 
 def _error(message: str, file: str, line: int = 0, col: int = 0) -> Exception:
-    from ctxlint.config import ConfigError  # late: config imports this module
-
     return ConfigError(message, file, line, col)
 
 
