@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
@@ -25,9 +25,11 @@ GIB = 2**30
 _ENGINES = {"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
 
 
-def with_pools(dep: Deployment) -> Tuple[Deployment, List[Diagnostic]]:
+def with_pools(dep: Deployment, models: Optional[Mapping[str, Mapping[str, Any]]] = None,
+               ) -> Tuple[Deployment, List[Diagnostic]]:
+    """`models`: user-defined architectures by model id (from the config), used before the catalog."""
     diagnostics: List[Diagnostic] = []
-    arch = _resolve_arch(dep, diagnostics)
+    arch = _resolve_arch(dep, diagnostics, models or {})
     roles = tuple(_role(dep, role, arch) for role in dep.roles)
     dep = replace(dep, roles=roles, arch=arch)
     missing = [r for r in roles if r.pool is None]
@@ -42,9 +44,15 @@ def with_pools(dep: Deployment) -> Tuple[Deployment, List[Diagnostic]]:
     return dep, diagnostics
 
 
-def _resolve_arch(dep: Deployment, diagnostics: List[Diagnostic]) -> Optional[ModelArch]:
+def _resolve_arch(dep: Deployment, diagnostics: List[Diagnostic],
+                  models: Mapping[str, Mapping[str, Any]]) -> Optional[ModelArch]:
     facts = dep.model
     arch = lookup_model(facts.id.value) if facts.id is not None else None
+    if facts.id is not None and str(facts.id.value) in models:
+        try:
+            arch = arch_from_mapping({"name": str(facts.id.value), **models[str(facts.id.value)]})
+        except (TypeError, ValueError, KeyError):
+            pass  # incomplete facts in the config: the catalog's (or none) stand
     if facts.config_path is not None:
         arch = _from_config_file(dep, facts.config_path, diagnostics) or arch
     inline = {key: val.value for key, val in facts.architecture}

@@ -14,19 +14,19 @@ import click
 
 from ctxlint import __version__
 
-FAIL_ON = ("error", "warning", "info", "never")
+from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
+
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
-
-
-def _split(values: Sequence[str]) -> Tuple[str, ...]:
-    """--select A,B --select C -> (A, B, C)."""
-    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="ctxlint")
 def main() -> None:
     """ctxlint: refuse LLM deployments whose promises exceed their capacity."""
+
+
+main.add_command(config_group)
+main.add_command(baseline_group)
 
 
 @main.command()
@@ -36,46 +36,45 @@ def main() -> None:
               help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, metavar="FILE",
               help="Write the format at the same position to FILE instead of stdout (atomically).")
-@click.option("--fail-on", type=click.Choice(FAIL_ON), default="error", show_default=True,
-              help="Lowest severity that makes the exit code 1.")
-@click.option("--select", multiple=True, metavar="CODES",
-              help="Only these rules: codes, prefixes (CTX1) or names; comma-separated, repeatable.")
-@click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (same syntax as --select).")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
+              help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
+@click.option("--baseline", "baseline_file", metavar="FILE",
+              help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
               help="File name to report for input read from '-' (stdin).")
-@click.option("--max-file-size", type=click.IntRange(min=1), default=None, metavar="BYTES",
-              help="Files larger than this are reported, not parsed (default 20 MiB).")
-def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: str,
-          select: Tuple[str, ...],
-          ignore: Tuple[str, ...], stdin_filename: str, max_file_size: Optional[int]) -> None:
+@selection_options
+def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
+          baseline_file: Optional[str], stdin_filename: str, **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
-    from ctxlint.engine import InternalError, Settings, lint_paths
+    from ctxlint.engine import InternalError, lint_paths
     from ctxlint.registry import SelectorError
     from ctxlint.reporters import REPORTERS, summary_line
 
-    settings = Settings(select=_split(select), ignore=_split(ignore))
-    if max_file_size:
-        settings = Settings(settings.select, settings.ignore, settings.rule_options, max_file_size)
+    targets = list(paths) or ["."]
+    config, settings = resolve(targets, fail_on=fail_on, **options)
+    formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
+    if len(outputs) > len(formats):
+        raise click.UsageError("more --output files than --format options")
     stdin = _read_stdin() if "-" in paths else None
     try:
-        report = lint_paths(list(paths) or ["."], settings, stdin=stdin, stdin_filename=stdin_filename)
+        report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename)
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
-    formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
-    if len(outputs) > len(formats):
-        raise click.UsageError("more --output files than --format options")
+    baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
     ctx = _report_context(report, settings, formats)
     for index, fmt in enumerate(formats):
         if index < len(outputs) and outputs[index] != "-":
             _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))
         else:
             REPORTERS[fmt](report, sys.stdout, ctx)
+    if baseline_line:
+        click.echo(baseline_line, err=True)
     click.echo(summary_line(report), err=True)
-    sys.exit(EXIT_FINDINGS if report.failed(fail_on) else EXIT_CLEAN)
+    sys.exit(EXIT_FINDINGS if report.failed(config.fail_on) else EXIT_CLEAN)
 
 
 def _report_context(report, settings, formats):
@@ -86,7 +85,7 @@ def _report_context(report, settings, formats):
     return ReportContext(
         rules=all_rules(), cwd=os.getcwd(), color=color,
         sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
-        tool_version=__version__,
+        tool_version=__version__, suppressed=tuple(report.suppressed),
         step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None)
 
 

@@ -1,20 +1,25 @@
-"""The pipeline: files -> loader -> adapters -> model -> capacity -> rules -> findings.
+"""The pipeline: files -> loader -> adapters -> model -> capacity -> rules -> findings
+-> suppressions.
 
 The engine returns data (a Report); it never prints and never exits.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ctxlint import suppress
 from ctxlint.adapters import adapt_file
 from ctxlint.capacity import with_pools
 from ctxlint.discover import discover
-from ctxlint.findings import Finding, Problem, at_least
+from ctxlint.findings import Diagnostic, Finding, Problem, at_least
+from ctxlint.globs import glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
-from ctxlint.registry import RuleSpec, selected
+from ctxlint.registry import RuleSpec, all_rules, selected
+
+SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
 
 
 class InternalError(RuntimeError):
@@ -23,10 +28,22 @@ class InternalError(RuntimeError):
 
 @dataclass(frozen=True)
 class Settings:
+    """Everything a run needs; plain data, so it can be sent to worker processes."""
+
     select: Tuple[str, ...] = ()
     ignore: Tuple[str, ...] = ()
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # rule ID -> options
     max_file_size: int = DEFAULT_MAX_BYTES
+    severity: Mapping[str, str] = field(default_factory=dict)  # rule ID -> error|warning|info
+    per_file_ignores: Tuple[Tuple[str, FrozenSet[str]], ...] = ()  # (glob, rule IDs)
+    exclude: Tuple[str, ...] = ()  # globs, relative to `root`
+    root: str = "."  # the directory globs are relative to (the config file's)
+    respect_gitignore: bool = False
+    force_exclude: bool = False  # apply excludes to files named explicitly too (pre-commit)
+    require_suppression_reason: bool = True
+    disallow_suppressions: bool = False
+    accelerators: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined devices
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined architectures
 
 
 @dataclass
@@ -34,6 +51,8 @@ class Report:
     findings: List[Finding] = field(default_factory=list)
     files: List[str] = field(default_factory=list)
     deployments: List[Deployment] = field(default_factory=list)
+    suppressed: List[Tuple[Finding, str]] = field(default_factory=list)  # (finding, reason)
+    excluded: int = 0  # files skipped by exclude globs or .gitignore
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -41,52 +60,133 @@ class Report:
     def failed(self, fail_on: str) -> bool:
         return any(at_least(f.severity, fail_on) for f in self.findings)
 
+    def extend(self, other: "Report") -> None:
+        self.findings.extend(other.findings)
+        self.files.extend(other.files)
+        self.deployments.extend(other.deployments)
+        self.suppressed.extend(other.suppressed)
+        self.excluded += other.excluded
+
+    def sort(self) -> None:
+        self.findings.sort()
+        self.suppressed.sort(key=lambda pair: pair[0])
+
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
                stdin: Optional[bytes] = None, stdin_filename: str = "-") -> Report:
     """Check files and directories ("-" reads `stdin`); raises PathError for missing paths."""
-    rules = selected(settings.select, settings.ignore)
     report = Report()
-    for path in discover(paths):
-        if path == "-":
-            loaded = parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
-        else:
-            loaded = read_path(path, max_bytes=settings.max_file_size)
-        _lint_loaded(loaded, rules, settings, report)
-    report.findings.sort()
+    for path in files_to_check(paths, settings, report):
+        lint_file(path, settings, report, stdin, stdin_filename)
+    report.sort()
     return report
+
+
+def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None) -> List[str]:
+    """The files a run reads, in order, with excludes applied (counted on `report`)."""
+    from ctxlint.globs import gitignored
+
+    explicit = set(paths)
+    out = []
+    for path in discover(paths):
+        if path != "-" and (path not in explicit or settings.force_exclude) and (
+                _excluded(path, settings) or (settings.respect_gitignore and gitignored(path))):
+            if report is not None:
+                report.excluded += 1
+            continue
+        out.append(path)
+    return out
+
+
+def _excluded(path: str, settings: Settings) -> bool:
+    if not settings.exclude:
+        return False
+    rel = relative_posix(path, settings.root)
+    target = rel if rel is not None else path.replace("\\", "/").rsplit("/", 1)[-1]
+    return any(glob_match(pattern, target) for pattern in settings.exclude)
+
+
+def lint_file(path: str, settings: Settings, report: Report, stdin: Optional[bytes] = None,
+              stdin_filename: str = "-") -> None:
+    if path == "-":
+        loaded = parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
+    else:
+        loaded = read_path(path, max_bytes=settings.max_file_size)
+    _lint_loaded(loaded, settings, report)
 
 
 def lint_text(text: str, filename: str = "<string>", settings: Settings = Settings()) -> Report:
     """Check one in-memory document set (for tests and editor integrations)."""
     report = Report()
-    _lint_loaded(parse_bytes(text.encode("utf-8"), filename, settings.max_file_size),
-                 selected(settings.select, settings.ignore), settings, report)
-    report.findings.sort()
+    _lint_loaded(parse_bytes(text.encode("utf-8"), filename, settings.max_file_size), settings, report)
+    report.sort()
     return report
 
 
-def _lint_loaded(loaded: LoadedFile, rules: Sequence[RuleSpec], settings: Settings, report: Report) -> None:
+def _lint_loaded(loaded: LoadedFile, settings: Settings, report: Report) -> None:
     report.files.append(loaded.path)
     try:
-        adapted = adapt_file(loaded)
-        diagnostics = loaded.diagnostics + adapted.diagnostics
-        deployments = []
-        for dep in adapted.deployments:
-            dep, found = with_pools(dep)
-            deployments.append(dep)
-            diagnostics.extend(found)
-        for spec in rules:
-            options = _options(spec, settings)
-            if spec.scope == "input":
-                report.findings.extend(_stamp(spec, spec.module.check(diagnostics, options)))
-            else:
-                for dep in deployments:
-                    report.findings.extend(_stamp(spec, spec.module.check(dep, options)))
+        wanted = _rules_for(loaded.path, settings)
+        sups = [] if settings.disallow_suppressions else suppress.parse_suppressions(loaded)
+        # With suppressions in the file, every rule runs, so a suppression of a rule left out of
+        # this run is not mistaken for an unused one; only the wanted rules are reported.
+        rules = [s for s in all_rules() if s.name not in SUPPRESSION_RULES] if sups else \
+            [s for s in wanted if s.name not in SUPPRESSION_RULES]
+        deployments, diagnostics = _adapt(loaded, settings)
+        found = _run(rules, diagnostics, deployments, settings)
+        kept, waived, problems = suppress.apply(found, sups, settings.require_suppression_reason)
+        wanted_ids = {s.id for s in wanted}
+        kept += _run([s for s in wanted if s.name in SUPPRESSION_RULES], problems, [], settings)
+        report.findings.extend(_severity(f, settings) for f in kept if f.rule in wanted_ids)
+        report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived
+                                 if f.rule in wanted_ids)
     except Exception as exc:  # a ctxlint bug: name the file instead of dumping a traceback
         raise InternalError(f"internal error while checking {loaded.path}: "
                             f"{type(exc).__name__}: {exc}") from exc
     report.deployments.extend(deployments)
+
+
+def _rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
+    rules = selected(settings.select, settings.ignore)
+    if not settings.per_file_ignores or path == "-":
+        return rules
+    rel = relative_posix(path, settings.root) or path.replace("\\", "/")
+    off = set()
+    for pattern, ids in settings.per_file_ignores:
+        if glob_match(pattern, rel):
+            off |= ids
+    return tuple(s for s in rules if s.id not in off)
+
+
+def _adapt(loaded: LoadedFile, settings: Settings) -> Tuple[List[Deployment], List[Diagnostic]]:
+    adapted = adapt_file(loaded)
+    diagnostics = loaded.diagnostics + adapted.diagnostics
+    deployments = []
+    for dep in adapted.deployments:
+        if settings.accelerators:  # the deployment's own custom accelerators win over the config's
+            dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
+        dep, found = with_pools(dep, settings.models)
+        deployments.append(dep)
+        diagnostics.extend(found)
+    return deployments, diagnostics
+
+
+def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: List[Deployment],
+         settings: Settings) -> List[Finding]:
+    out: List[Finding] = []
+    for spec in rules:
+        options = _options(spec, settings)
+        if spec.scope == "input":
+            out.extend(_stamp(spec, spec.module.check(diagnostics, options)))
+        else:
+            for dep in deployments:
+                out.extend(_stamp(spec, spec.module.check(dep, options)))
+    return out
+
+
+def _severity(finding: Finding, settings: Settings) -> Finding:
+    level = settings.severity.get(finding.rule)
+    return replace(finding, severity=level) if level and level != finding.severity else finding
 
 
 def _options(spec: RuleSpec, settings: Settings) -> Mapping[str, Any]:

@@ -1,0 +1,196 @@
+"""Command-line pieces shared by `check`, `baseline` and `audit`: the options that
+select rules and files, and turning them plus the discovered config into Settings.
+Also the `config show` and `baseline create|update|prune` commands.
+
+click lives here and in cli.py only.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import sys
+from typing import Any, Callable, Optional, Sequence, Tuple
+
+import click
+
+EXIT_USAGE = 2
+FAIL_ON = ("error", "warning", "info", "never")
+
+
+def split_list(values: Sequence[str]) -> Tuple[str, ...]:
+    """--select A,B --select C -> (A, B, C)."""
+    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+
+
+def selection_options(func: Callable) -> Callable:
+    """The options every linting command shares (rules, files, config, suppressions)."""
+    options = [
+        click.option("--config", "config_path", metavar="FILE",
+                     help="Use this config file (.ctxlint.yaml or pyproject.toml) instead of discovery."),
+        click.option("--isolated", is_flag=True, help="Ignore every config file; defaults and flags only."),
+        click.option("--select", multiple=True, metavar="CODES",
+                     help="Only these rules: codes, prefixes (CTX1) or names; comma-separated, repeatable. "
+                          "Replaces the config's selection."),
+        click.option("--extend-select", multiple=True, metavar="CODES",
+                     help="Add rules to the config's selection."),
+        click.option("--ignore", multiple=True, metavar="CODES", help="Skip these rules (same syntax as --select)."),
+        click.option("--extend-exclude", multiple=True, metavar="GLOB",
+                     help="Also skip files matching these globs (relative to the config file)."),
+        click.option("--force-exclude", is_flag=True,
+                     help="Apply excludes to files named on the command line too (as pre-commit passes them)."),
+        click.option("--no-suppressions", is_flag=True,
+                     help="Ignore every inline, file-level and annotation suppression (strict gates)."),
+        click.option("--max-file-size", type=click.IntRange(min=1), default=None, metavar="BYTES",
+                     help="Files larger than this are reported, not parsed (default 20 MiB)."),
+    ]
+    return functools.reduce(lambda f, option: option(f), reversed(options), func)
+
+
+def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
+            extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
+            force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
+            fail_on: Optional[str] = None):
+    """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
+    from dataclasses import replace
+
+    from ctxlint.config import ConfigError, load_config, merge_cli
+
+    start = _start_dir(paths)
+    try:
+        config = load_config(start, config_path, isolated)
+        config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
+                           ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
+                           fail_on=fail_on, disallow_suppressions=True if no_suppressions else None,
+                           max_file_size=max_file_size)
+        settings = config.settings()
+    except ConfigError as exc:
+        click.echo(f"ctxlint: config error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    return config, replace(settings, force_exclude=force_exclude)
+
+
+def _start_dir(paths: Sequence[str]) -> str:
+    """Config discovery starts at the first path checked (its directory for a file)."""
+    first = next((p for p in paths if p != "-"), ".")
+    return first if os.path.isdir(first) else (os.path.dirname(first) or ".")
+
+
+# --- ctxlint config show --------------------------------------------------------------------------
+
+@click.group("config")
+def config_group() -> None:
+    """Inspect the effective configuration."""
+
+
+@config_group.command("show")
+@click.argument("path", required=False, default=".")
+@click.option("--config", "config_path", metavar="FILE", help="Use this config file instead of discovery.")
+@click.option("--isolated", is_flag=True, help="Ignore every config file.")
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+def config_show(path: str, config_path: Optional[str], isolated: bool, output_format: str) -> None:
+    """Print the effective settings for PATH and where each came from (default, a file, or cli)."""
+    from ctxlint.config import ConfigError, load_config, show
+    from ctxlint.reporters.config_table import write_config
+
+    try:
+        config = load_config(_start_dir([path]), config_path, isolated)
+    except ConfigError as exc:
+        click.echo(f"ctxlint: config error: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    write_config(config.path, show(config), sys.stdout, output_format)
+
+
+# --- ctxlint baseline create|update|prune ---------------------------------------------------------
+
+@click.group("baseline")
+def baseline_group() -> None:
+    """Accept today's findings in a baseline file; `check --baseline FILE` then fails only on new ones."""
+
+
+def _baseline_command(name: str, doc: str) -> Callable:
+    def decorate(func: Callable) -> Callable:
+        func.__doc__ = doc
+        func = selection_options(func)
+        func = click.option("--baseline", "baseline_file", default=".ctxlint-baseline.json", show_default=True,
+                            metavar="FILE", help="The baseline file.")(func)
+        func = click.argument("paths", nargs=-1, type=click.Path())(func)
+        return baseline_group.command(name)(func)
+    return decorate
+
+
+def _lint_for_baseline(paths: Tuple[str, ...], options: dict):
+    from ctxlint.discover import PathError
+    from ctxlint.engine import InternalError, lint_paths
+    from ctxlint.registry import SelectorError
+
+    _, settings = resolve(list(paths) or ["."], **options)
+    try:
+        return lint_paths(list(paths) or ["."], settings)
+    except (PathError, SelectorError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except InternalError as exc:
+        click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def _maintain(action: str, paths: Tuple[str, ...], baseline_file: str, options: dict, force: bool = False) -> None:
+    from ctxlint import baseline
+    from ctxlint.reporters.common import plural
+
+    report = _lint_for_baseline(paths, options)
+    root = os.path.dirname(os.path.abspath(baseline_file))
+    reader = baseline.file_reader()
+    try:
+        if action == "create":
+            if os.path.exists(baseline_file) and not force:
+                raise click.UsageError(f"{baseline_file} exists: use `ctxlint baseline update`, or --force")
+            data = baseline.create(report.findings, reader, root)
+        else:
+            old = baseline.load(baseline_file)
+            data = (baseline.update if action == "update" else baseline.prune)(old, report.findings, reader, root)
+        baseline.write(baseline_file, data)
+    except baseline.BaselineError as exc:
+        click.echo(f"ctxlint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    except OSError as exc:
+        click.echo(f"ctxlint: cannot write {baseline_file}: {exc.strerror or exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    total = sum(entry["count"] for entry in data["entries"])
+    click.echo(f"ctxlint: {baseline_file}: {plural(total, 'finding')} accepted "
+               f"({plural(len(data['entries']), 'entry')}) from {plural(len(report.files), 'file')}", err=True)
+
+
+@_baseline_command("create", "Write a baseline accepting every current finding.")
+@click.option("--force", is_flag=True, help="Overwrite an existing baseline file.")
+def baseline_create(paths: Tuple[str, ...], baseline_file: str, force: bool, **options: Any) -> None:
+    _maintain("create", paths, baseline_file, options, force)
+
+
+@_baseline_command("update", "Accept the current findings: add new ones, drop fixed ones, keep notes.")
+def baseline_update(paths: Tuple[str, ...], baseline_file: str, **options: Any) -> None:
+    _maintain("update", paths, baseline_file, options)
+
+
+@_baseline_command("prune", "Drop fixed findings from the baseline; never adds new ones.")
+def baseline_prune(paths: Tuple[str, ...], baseline_file: str, **options: Any) -> None:
+    _maintain("prune", paths, baseline_file, options)
+
+
+def apply_baseline(report: Any, baseline_file: str) -> str:
+    """Hide baselined findings on `report`; returns the line to print on stderr."""
+    from ctxlint import baseline
+    from ctxlint.reporters.common import plural
+
+    try:
+        data = baseline.load(baseline_file)
+    except baseline.BaselineError as exc:
+        click.echo(f"ctxlint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+    root = os.path.dirname(os.path.abspath(baseline_file))
+    new, matched, fixed = baseline.apply(report.findings, data, baseline.file_reader(), root)
+    report.findings[:] = new
+    line = f"ctxlint: baseline {baseline_file}: {plural(matched, 'known finding')} hidden"
+    if fixed:
+        line += f", {plural(fixed, 'baselined finding')} fixed since (run `ctxlint baseline prune`)"
+    return line
+
