@@ -157,7 +157,7 @@ def _maintain(action: str, paths: Tuple[str, ...], baseline_file: str, options: 
         sys.exit(EXIT_USAGE)
     total = sum(entry["count"] for entry in data["entries"])
     click.echo(f"ctxlint: {baseline_file}: {plural(total, 'finding')} accepted "
-               f"({plural(len(data['entries']), 'entry')}) from {plural(len(report.files), 'file')}", err=True)
+               f"({len(data['entries'])} {'entry' if len(data['entries']) == 1 else 'entries'}) from {plural(len(report.files), 'file')}", err=True)
 
 
 @_baseline_command("create", "Write a baseline accepting every current finding.")
