@@ -193,3 +193,27 @@ def test_a_broken_baseline_is_a_usage_error(repo):
     assert result.code == 2 and "b.json:1:2: invalid JSON in baseline" in result.err
     missing = run(["check", ".", "--baseline", "nope.json"])
     assert missing.code == 2 and "ctxlint baseline create" in missing.err
+
+
+def test_models_and_accelerators_from_the_config_feed_the_capacity_physics(repo):
+    manifest = """apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {name: acme}
+spec:
+  model: {id: acme/llm-34b}
+  engine: {name: vllm}
+  advertised: {context_window: 1048576}
+  serving:
+    roles:
+      - role: unified
+        accelerators: {type: my-gpu-96g, count: 1}
+"""
+    (repo / "m.yaml").write_text(manifest)
+    isolated = run(["check", "m.yaml", "--isolated"])
+    assert rules_of(isolated.out) == ["CTX208"] and "not in the built-in catalog" in isolated.out
+    (repo / ".ctxlint.yaml").write_text(
+        "accelerators: {my-gpu-96g: {memory_gib: 96}}\n"
+        "models:\n  acme/llm-34b: {num_layers: 48, num_kv_heads: 8, head_dim: 128, num_attention_heads: 64,"
+        " total_params_b: 34}\n")
+    result = run(["check", "m.yaml"])
+    assert "CTX101" in rules_of(result.out) and "derived for acme/llm-34b on 1x my-gpu-96g" in result.out
