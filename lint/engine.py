@@ -5,9 +5,10 @@ The engine returns data (a Report); it never prints and never exits.
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
-from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
@@ -17,6 +18,7 @@ from ctxlint.findings import Diagnostic, Finding, Problem, at_least
 from ctxlint.globs import glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
+from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules, selected
 
 SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
@@ -76,10 +78,22 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
                stdin: Optional[bytes] = None, stdin_filename: str = "-") -> Report:
     """Check files and directories ("-" reads `stdin`); raises PathError for missing paths."""
     report = Report()
-    for path in files_to_check(paths, settings, report):
-        lint_file(path, settings, report, stdin, stdin_filename)
+    for group in by_directory(files_to_check(paths, settings, report)):
+        loaded = [_load(path, settings, stdin, stdin_filename) for path in group]
+        _lint_group(loaded, settings, report)
     report.sort()
     return report
+
+
+def by_directory(files: Sequence[str]) -> List[List[str]]:
+    """Files grouped by their directory, in first-seen order: the unit that is checked together,
+    since prefill and decode halves of one deployment may sit in sibling files."""
+    import os
+
+    groups: Dict[str, List[str]] = {}
+    for path in files:
+        groups.setdefault("-" if path == "-" else os.path.dirname(os.path.abspath(path)), []).append(path)
+    return list(groups.values())
 
 
 def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None) -> List[str]:
@@ -106,44 +120,80 @@ def _excluded(path: str, settings: Settings) -> bool:
     return any(glob_match(pattern, target) for pattern in settings.exclude)
 
 
-def lint_file(path: str, settings: Settings, report: Report, stdin: Optional[bytes] = None,
-              stdin_filename: str = "-") -> None:
+def _load(path: str, settings: Settings, stdin: Optional[bytes], stdin_filename: str) -> LoadedFile:
     if path == "-":
-        loaded = parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
-    else:
-        loaded = read_path(path, max_bytes=settings.max_file_size)
-    _lint_loaded(loaded, settings, report)
+        return parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
+    return read_path(path, max_bytes=settings.max_file_size)
 
 
 def lint_text(text: str, filename: str = "<string>", settings: Settings = Settings()) -> Report:
     """Check one in-memory document set (for tests and editor integrations)."""
     report = Report()
-    _lint_loaded(parse_bytes(text.encode("utf-8"), filename, settings.max_file_size), settings, report)
+    _lint_group([parse_bytes(text.encode("utf-8"), filename, settings.max_file_size)], settings, report)
     report.sort()
     return report
 
 
-def _lint_loaded(loaded: LoadedFile, settings: Settings, report: Report) -> None:
-    report.files.append(loaded.path)
+@dataclass
+class _Unit:
+    """One file on its way through the pipeline."""
+
+    loaded: LoadedFile
+    wanted: Tuple[RuleSpec, ...]
+    deployments: List[Deployment]
+    diagnostics: List[Diagnostic]
+
+
+def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report) -> None:
+    """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
+    units: List[_Unit] = []
+    for loaded in group:
+        report.files.append(loaded.path)
+        with _blame(loaded.path):
+            adapted = adapt_file(loaded)
+            units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
+                               loaded.diagnostics + adapted.diagnostics))
+    if len(units) > 1:
+        for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
+            unit.deployments = deployments
+    sups: List[suppress.Suppression] = []
+    if not settings.disallow_suppressions:
+        for unit in units:
+            with _blame(unit.loaded.path):
+                sups.extend(suppress.parse_suppressions(unit.loaded))
+    found: List[Tuple[Finding, _Unit]] = []
+    for unit in units:
+        with _blame(unit.loaded.path):
+            unit.deployments = [_with_capacity(dep, settings, unit.diagnostics) for dep in unit.deployments]
+            # With suppressions around, every rule runs, so a suppression of a rule left out of
+            # this run is not mistaken for an unused one; only the wanted rules are reported.
+            rules = [s for s in (all_rules() if sups else unit.wanted) if s.name not in SUPPRESSION_RULES]
+            found.extend((f, unit) for f in _run(rules, unit.diagnostics, unit.deployments, settings))
+    wanted = {unit.loaded.path: {s.id for s in unit.wanted} for unit in units}
+    producer = {id(f): unit for f, unit in found}
+
+    def reported(finding: Finding, unit: Optional[_Unit] = None) -> bool:
+        unit = unit or producer.get(id(finding))
+        ids = wanted.get(finding.file) or (wanted[unit.loaded.path] if unit else set())
+        return finding.rule in ids
+
+    with _blame(", ".join(u.loaded.path for u in units)):
+        kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
+        for unit in units:
+            mine = [d for d in problems if d.source.file == unit.loaded.path]
+            kept += _run([s for s in unit.wanted if s.name in SUPPRESSION_RULES], mine, [], settings)
+    report.findings.extend(_severity(f, settings) for f in kept if reported(f))
+    report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
+    for unit in units:
+        report.deployments.extend(unit.deployments)
+
+
+@contextmanager
+def _blame(path: str) -> Iterator[None]:
     try:
-        wanted = _rules_for(loaded.path, settings)
-        sups = [] if settings.disallow_suppressions else suppress.parse_suppressions(loaded)
-        # With suppressions in the file, every rule runs, so a suppression of a rule left out of
-        # this run is not mistaken for an unused one; only the wanted rules are reported.
-        rules = [s for s in all_rules() if s.name not in SUPPRESSION_RULES] if sups else \
-            [s for s in wanted if s.name not in SUPPRESSION_RULES]
-        deployments, diagnostics = _adapt(loaded, settings)
-        found = _run(rules, diagnostics, deployments, settings)
-        kept, waived, problems = suppress.apply(found, sups, settings.require_suppression_reason)
-        wanted_ids = {s.id for s in wanted}
-        kept += _run([s for s in wanted if s.name in SUPPRESSION_RULES], problems, [], settings)
-        report.findings.extend(_severity(f, settings) for f in kept if f.rule in wanted_ids)
-        report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived
-                                 if f.rule in wanted_ids)
+        yield
     except Exception as exc:  # a ctxlint bug: name the file instead of dumping a traceback
-        raise InternalError(f"internal error while checking {loaded.path}: "
-                            f"{type(exc).__name__}: {exc}") from exc
-    report.deployments.extend(deployments)
+        raise InternalError(f"internal error while checking {path}: {type(exc).__name__}: {exc}") from exc
 
 
 def _rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
@@ -158,17 +208,12 @@ def _rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
     return tuple(s for s in rules if s.id not in off)
 
 
-def _adapt(loaded: LoadedFile, settings: Settings) -> Tuple[List[Deployment], List[Diagnostic]]:
-    adapted = adapt_file(loaded)
-    diagnostics = loaded.diagnostics + adapted.diagnostics
-    deployments = []
-    for dep in adapted.deployments:
-        if settings.accelerators:  # the deployment's own custom accelerators win over the config's
-            dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
-        dep, found = with_pools(dep, settings.models)
-        deployments.append(dep)
-        diagnostics.extend(found)
-    return deployments, diagnostics
+def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic]) -> Deployment:
+    if settings.accelerators:  # the deployment's own custom accelerators win over the config's
+        dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
+    dep, found = with_pools(dep, settings.models)
+    diagnostics.extend(found)
+    return dep
 
 
 def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: List[Deployment],
