@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import stat
 from typing import Iterable, List
 
 PATTERNS = (".yaml", ".yml", ".json")
@@ -15,7 +16,10 @@ def discover(paths: Iterable[str]) -> List[str]:
     """Expand directories into their YAML/JSON files, sorted; keep files as given.
 
     Hidden directories (.git, .venv, ...) are skipped when walking, and symlinked
-    directories are not followed (no loops). "-" stands for stdin.
+    directories are not followed (no loops). FIFOs, sockets and devices found while
+    walking are skipped (reading a FIFO would block); named explicitly, the loader
+    reports them. A directory that cannot be listed is a PathError, never a silent
+    pass. "-" stands for stdin.
     """
     found: List[str] = []
     seen = set()
@@ -38,9 +42,25 @@ def discover(paths: Iterable[str]) -> List[str]:
 
 def _walk(root: str) -> List[str]:
     out = []
-    for dirpath, dirnames, filenames in os.walk(root, onerror=None, followlinks=False):
+    for dirpath, dirnames, filenames in os.walk(root, onerror=_unlistable, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             if name.lower().endswith(PATTERNS) and not name.startswith("."):
-                out.append(os.path.join(dirpath, name) if root != "." else os.path.relpath(os.path.join(dirpath, name)))
+                path = os.path.join(dirpath, name)
+                if _special(path):
+                    continue
+                out.append(path if root != "." else os.path.relpath(path))
     return out
+
+
+def _special(path: str) -> bool:
+    """A FIFO, socket or device (also behind a symlink). Broken links are kept: the loader names them."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _unlistable(error: OSError) -> None:
+    raise PathError(f"cannot read directory {error.filename}: {error.strerror or error}")

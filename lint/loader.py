@@ -82,6 +82,13 @@ def _decode(data: bytes, display: str):
                 return data[len(bom):].decode(encoding)
             except UnicodeDecodeError as exc:
                 return _failed(display, f"not valid {encoding} text: {exc.reason} at byte {exc.start:,}")
+    encoding = _sniff_bomless(data)
+    if encoding:
+        try:
+            return data.decode(encoding)
+        except UnicodeDecodeError as exc:
+            return _failed(display, f"not valid {encoding} text (no byte-order mark): {exc.reason} "
+                                    f"at byte {exc.start:,}")
     if b"\x00" in data[:8192]:
         return _failed(display, "binary file (contains NUL bytes); expected YAML or JSON text")
     try:
@@ -91,6 +98,20 @@ def _decode(data: bytes, display: str):
         col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
         return _failed(display, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at line {line}, "
                                 f"column {col}; save the file as UTF-8", line, col)
+
+
+def _sniff_bomless(data: bytes) -> Optional[str]:
+    """UTF-16/32 without a BOM, by the null pattern of a first ASCII character (YAML 1.2, 5.2)."""
+    head = data[:4]
+    if len(head) == 4 and head[:3] == b"\0\0\0" and head[3]:
+        return "utf-32-be"
+    if len(head) == 4 and head[0] and head[1:] == b"\0\0\0":
+        return "utf-32-le"
+    if len(head) >= 2 and not head[0] and head[1] and not data[2:4:2].strip(b"\0"):
+        return "utf-16-be"
+    if len(head) >= 2 and head[0] and not head[1] and not data[3:4].strip(b"\0"):
+        return "utf-16-le"
+    return None
 
 
 def parse_text(text: str, display: str) -> LoadedFile:
@@ -112,7 +133,7 @@ def parse_text(text: str, display: str) -> LoadedFile:
     try:
         for composed in yaml.compose_all(text, Loader=_Loader):
             if composed is not None:
-                loaded.documents.append(Document(index, builder.build(composed)))
+                loaded.documents.append(Document(index, builder.build_document(composed)))
             index += 1
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
@@ -125,7 +146,8 @@ def parse_text(text: str, display: str) -> LoadedFile:
     except yaml.YAMLError as exc:  # e.g. a reader error on a control character
         mark = getattr(exc, "position", None)
         loaded.diagnostics.append(Diagnostic(
-            PARSE_ERROR, f"invalid YAML: {exc}", _position_source(display, text, mark)))
+            PARSE_ERROR, f"invalid YAML: {str(exc).splitlines()[0]}",  # not PyYAML's 'in "<unicode string>"'
+            _position_source(display, text, mark)))
     except TreeTooLarge:
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"document {index} expands to more nodes than ctxlint reads "

@@ -101,22 +101,43 @@ class TreeTooLarge(Exception):
     """Alias expansion would make the document larger than the node budget."""
 
 
+# Every alias is rebuilt under its own path (a finding must name the path it sits at), so
+# a "billion laughs" document expands exponentially. Real files alias a few mappings;
+# the second budget stops a bomb after ~0.5 s instead of after two million nodes.
+MAX_ALIAS_EXPANSION = 100_000
+
+
 class Builder:
     """Converts composed PyYAML nodes to `Node`s for one file."""
 
     def __init__(self, json_numbers: bool, on_duplicate: Callable[[Node, Node, str], None],
-                 max_nodes: int = 2_000_000) -> None:
+                 max_nodes: int = 2_000_000, max_alias_expansion: int = MAX_ALIAS_EXPANSION) -> None:
         self._constructor = yaml.constructor.SafeConstructor()
         self._json_numbers = json_numbers
         self._on_duplicate = on_duplicate
         self._budget = max_nodes
         self._seen: Dict[Tuple[int, str], Node] = {}
+        self._built_ids: set = set()  # yaml nodes already built under some path
+        self._alias_budget = max_alias_expansion
+
+    def build_document(self, root: yaml.Node) -> Node:
+        """Build one document. Aliases never cross documents, and the caches are keyed by
+        id(): a previous document's yaml nodes are freed, so their ids can be reused."""
+        self._seen.clear()
+        self._built_ids.clear()
+        return self.build(root)
 
     def build(self, node: yaml.Node, path: str = "") -> Node:
         key = (id(node), path)
         if key in self._seen:
             return self._seen[key]
         self._budget -= 1
+        if id(node) in self._built_ids:  # the same yaml node again: an alias being expanded
+            self._alias_budget -= 1
+            if self._alias_budget < 0:
+                raise TreeTooLarge()
+        else:
+            self._built_ids.add(id(node))
         if self._budget < 0:
             raise TreeTooLarge()
         if isinstance(node, yaml.MappingNode):

@@ -88,8 +88,11 @@ def _diagnose(error, root: Node, file: str) -> Iterator[Diagnostic]:
         message = f"{where}: required field '{missing}' is missing"
     elif validator == "enum":
         choices = [str(c) for c in error.validator_value]
-        message = (f"{where}: {instance!r} is not one of {', '.join(choices)}"
-                   f"{_did_you_mean(str(instance), choices)}")
+        if isinstance(instance, (dict, list)):  # "['vllm'] is not one of ...; did you mean 'vllm'?" misleads
+            message = f"{where}: expected one of {', '.join(choices)}, got {_describe(instance)}"
+        else:
+            message = (f"{where}: {instance!r} is not one of {', '.join(choices)}"
+                       f"{_did_you_mean(str(instance), choices)}")
     elif validator == "const":
         message = f"{where}: expected {error.validator_value!r}, got {instance!r}"
     elif validator == "type":

@@ -6,7 +6,9 @@ Why:
     is checked against capacity must say exactly which number it means, so it
     accepts integers (`1_048_576` too) and the suffixes k, M, G (x1000) and
     Ki, Mi, Gi (x1024) only. `128K`, `1m`, `2GB`, `1048576.0`, zero and negative
-    counts are errors that name the readings the author may have meant.
+    counts are errors that name the readings the author may have meant. So are
+    plain integers YAML 1.1 reads in another base: `0755` (octal 493), `1:20`
+    (base-60 80), `0x20000`.
 
 Example (bad):
     ```yaml

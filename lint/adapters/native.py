@@ -6,6 +6,7 @@ not hide the capacity findings of the rest).
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -36,7 +37,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     for doc in loaded.documents:
         if matches(doc.root):
-            _Reader(loaded.path, doc.root, result).read()
+            _Reader(loaded.path, doc.root, result, loaded.text).read()
     return result
 
 
@@ -45,8 +46,8 @@ def _scalar(node: Optional[Node]) -> Any:
 
 
 class _Reader:
-    def __init__(self, file: str, root: Node, result: AdaptResult) -> None:
-        self.file, self.root, self.result = file, root, result
+    def __init__(self, file: str, root: Node, result: AdaptResult, text: str = "") -> None:
+        self.file, self.root, self.result, self.text = file, root, result, text
         self.name = _scalar(root.dig("metadata", "name"))
         self.name = self.name if isinstance(self.name, str) else None
 
@@ -103,6 +104,7 @@ class _Reader:
                 or isinstance(node.value, bool):
             return None  # wrong types are the schema's to report
         try:
+            _refuse_yaml11_integer(self.text[node.start_index:node.end_index], node)
             count = parse_token_count(node.value)
         except TokenCountError as exc:
             self.diag(INVALID_TOKEN_COUNT, f"{node.path}: {exc}", node)
@@ -158,6 +160,29 @@ class _Reader:
         if labels is None or labels.kind != MAP:
             return ()
         return tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
+
+
+_PLAIN_DECIMAL = re.compile(r"^(0|[1-9][0-9_]*)$")
+
+
+def _refuse_yaml11_integer(raw: str, node: Node) -> None:
+    """YAML 1.1 reads a plain 0755 as octal 493, 1:20 as base-60 80 and 0x10 as 16; in a
+    token count these are typos far more often than intent, and the number changes silently."""
+    if node.style or not isinstance(node.value, int) or isinstance(node.value, bool) or not raw \
+            or node.value <= 0 or _PLAIN_DECIMAL.match(raw.lstrip("+")):
+        return  # zero and negatives get parse_token_count's message
+    value = node.value
+    if ":" in raw:
+        raise TokenCountError(f"'{raw}' is the base-60 number {value:,} in YAML 1.1; "
+                              f"write {value} if that is what you mean")
+    digits = raw.lstrip("+-").replace("_", "")
+    if digits[:2].lower() in ("0x", "0b"):
+        raise TokenCountError(f"'{raw}' is {value:,} written in base {16 if digits[1] in 'xX' else 2}; "
+                              f"write the decimal {value}")
+    if digits.startswith("0") and len(digits) > 1:
+        raise TokenCountError(f"'{raw}' is the octal number {value:,} in YAML 1.1 (a leading zero); "
+                              f"write {digits.lstrip('0') or '0'} for {int(digits.lstrip('0') or '0'):,} tokens, "
+                              f"or {value} if you meant octal")
 
 
 def _items(node: Optional[Node]):
