@@ -24,7 +24,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-PARSE_ERROR, DUPLICATE_KEY = "parse-error", "duplicate-key"
+PARSE_ERROR, DUPLICATE_KEY, NONPORTABLE = "parse-error", "duplicate-key", "nonportable-yaml"
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -129,12 +129,28 @@ def parse_text(text: str, display: str) -> LoadedFile:
     if is_json and not _valid_json(text, loaded):
         return loaded
     builder = Builder(json_numbers=is_json, on_duplicate=duplicate)
+
+    def complex_key(node: yaml.Node, path: str) -> None:
+        # `key: {{PLACEHOLDER}}` parses as a mapping whose key is a mapping: YAML allows it,
+        # but Kubernetes, Go and Python readers refuse such a key.
+        written = text[node.start_mark.index:node.end_mark.index]
+        hint = (" It looks like a template placeholder: render the template first (envsubst, "
+                "`helm template ... | ctxlint check -`) and check the output." if written.startswith("{") else "")
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, f"invalid YAML for deployment tools: a {'mapping' if node.id == 'mapping' else 'list'} "
+                         f"used as a mapping key ({written[:40]}); Kubernetes and most YAML readers reject "
+                         f"the file.{hint}",
+            Source(display, node.start_mark.line + 1, node.start_mark.column + 1, path)))
+
+    builder.on_complex_key = complex_key
     index = 0
     try:
         for composed in yaml.compose_all(text, Loader=_Loader):
             if composed is not None:
                 loaded.documents.append(Document(index, builder.build_document(composed)))
             index += 1
+        if "\t" in text and not is_json:
+            _portability(text, display, loaded)
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
@@ -157,6 +173,23 @@ def parse_text(text: str, display: str) -> LoadedFile:
             PARSE_ERROR, f"document {index} is nested too deeply to read; it was not checked",
             Source(display, 1, 1)))
     return loaded
+
+
+def _portability(text: str, display: str, loaded: LoadedFile) -> None:
+    """libyaml accepted the text; does PyYAML's pure-Python scanner, which trips on tabs?"""
+    try:
+        for _ in yaml.scan(text, Loader=yaml.SafeLoader):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        what = exc.problem or "invalid syntax"
+        loaded.diagnostics.append(Diagnostic(
+            NONPORTABLE, f"libyaml (like Kubernetes' parser) reads this file, but PyYAML's pure-Python "
+                         f"reader stops here: {what}; replace the tab with spaces",
+            Source(display, line, col)))
+    except yaml.YAMLError:
+        pass
 
 
 def _valid_json(text: str, loaded: LoadedFile) -> bool:

@@ -115,6 +115,7 @@ class Builder:
         self._constructor = yaml.constructor.SafeConstructor()
         self._json_numbers = json_numbers
         self._on_duplicate = on_duplicate
+        self.on_complex_key: Optional[Callable[[yaml.Node, str], None]] = None
         self._budget = max_nodes
         self._seen: Dict[Tuple[int, str], Node] = {}
         self._built_ids: set = set()  # yaml nodes already built under some path
@@ -178,6 +179,8 @@ class Builder:
                         merged.extend((k, built.keys[k], v) for k, v in built.value.items())
                 continue
             key = self._key(key_node)
+            if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
+                self.on_complex_key(key_node, path)
             key_path = child_path(path, key)
             built_key = Node(SCALAR, key, key_node, key_path)
             if key in result.value:

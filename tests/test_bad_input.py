@@ -191,3 +191,20 @@ def test_roles_that_contradict_the_mode(tmp_path):
     result, lines = check_bytes(tmp_path, data.encode())
     assert lines == ["deploy.yaml:7:12: CTX002 [error] spec.serving: roles include prefill/decode but "
                      "disaggregation is not set (none): set disaggregation: prefill-decode (schema-violation)"]
+
+
+def test_template_placeholder_parses_as_a_mapping_key(tmp_path):
+    result, lines = check_bytes(tmp_path, b"metadata:\n  name: x\ndata:\n  token: {{HF_TOKEN}}\n")
+    assert result.code == 1
+    assert lines == ["deploy.yaml:4:11: CTX001 [error] invalid YAML for deployment tools: a mapping used as a "
+                     "mapping key ({HF_TOKEN}); Kubernetes and most YAML readers reject the file. It looks "
+                     "like a template placeholder: render the template first (envsubst, `helm template ... | "
+                     "ctxlint check -`) and check the output. (parse-error)"]
+
+
+def test_a_tab_after_a_value_is_read_but_reported_as_nonportable(tmp_path):
+    result, lines = check_bytes(tmp_path, GOOD.replace("{name: ok}", "{name: ok}\t").encode())
+    assert result.code == 0  # a warning: the values were read and checked
+    assert lines == ["deploy.yaml:3:21: CTX009 [warning] libyaml (like Kubernetes' parser) reads this file, but "
+                     "PyYAML's pure-Python reader stops here: found character '\\t' that cannot start any token; "
+                     "replace the tab with spaces (nonportable-yaml)"]
