@@ -37,26 +37,18 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
+                                             limits_from_annotations, scalar_text)
 from ctxlint.engines import Command, Setting, Token, detect, engine_from_image, parse_invocation, split_list, split_shell
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.model import (DECODE, PREFILL, Accelerators, Advertised, Deployment, Engine, Gateway, ModelFacts, Role,
                            Source, Val)
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
-from ctxlint.tokens import TokenCountError, parse_token_count
+from ctxlint.nodes import SCALAR, SEQ, Node
 
-UNRESOLVED, ENGINE_REJECTS, INVALID_TOKEN_COUNT = "unresolved-value", "engine-rejects-value", "invalid-token-count"
-ANNOTATIONS = {"ctxlint.io/context-window": "context_window", "ctxlint.io/max-output-tokens": "max_output_tokens",
-               "ctxlint.io/gateway-max-prompt-tokens": "max_prompt_tokens"}
+UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
-
-
-@dataclass(frozen=True)
-class EnvVar:
-    name: str
-    value: Optional[str]  # None: set but unknown here (secret, configmap, host variable)
-    node: Optional[Node] = None  # the value scalar, for positions
 
 
 @dataclass
@@ -104,14 +96,6 @@ class Workload:
     labels: Tuple[Tuple[str, str], ...] = ()
 
 
-def _scalar_text(node: Node) -> str:
-    if node.kind != SCALAR or node.value is None:
-        return ""
-    if isinstance(node.value, bool):
-        return "true" if node.value else "false"
-    return str(node.value)
-
-
 def _items(node: Optional[Node]) -> List[Node]:
     if node is None:
         return []
@@ -142,7 +126,7 @@ class _Reader:
             split = split_shell(c.script.value, self.lookup, k8s=c.k8s_refs)
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
-            self.item_texts = [_scalar_text(n) for n in self.item_nodes]
+            self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup)
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
@@ -275,72 +259,6 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
-
-
-# -- environment ----------------------------------------------------------------------------------------
-def env_from_k8s(node: Optional[Node]) -> List[EnvVar]:
-    """Kubernetes `env: [{name, value}|{name, valueFrom}]`; `$(A)` in a value expands earlier vars."""
-    out: List[EnvVar] = []
-    known: Dict[str, Optional[str]] = {}
-    for item in node.value if node is not None and node.kind == SEQ else ():
-        name = item.get("name") if item.kind == MAP else None
-        if name is None or name.kind != SCALAR or not isinstance(name.value, str):
-            continue
-        value = item.get("value")
-        text: Optional[str] = None
-        if value is not None and value.kind == SCALAR and value.value is not None:
-            text = _scalar_text(value)
-            text = _expand_k8s(text, known)
-        elif value is None and item.get("valueFrom") is None:
-            text = ""  # name only: an empty string
-        known[name.value] = text
-        out.append(EnvVar(name.value, text, value if value is not None and value.kind == SCALAR else None))
-    return out
-
-
-def _expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:
-    unknown = False
-
-    def sub(m: "re.Match[str]") -> str:
-        nonlocal unknown
-        if m.group(0) == "$$":
-            return "$"
-        if known.get(m.group(1)) is None:
-            unknown = unknown or m.group(1) in known
-            return m.group(0)  # Kubernetes keeps an undefined reference as written
-        return known[m.group(1)] or ""
-
-    expanded = re.sub(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)", sub, text)
-    return None if unknown else expanded
-
-
-def env_from_mapping(node: Optional[Node], resolve: Callable[[str], Optional[str]] = lambda v: v) -> List[EnvVar]:
-    """`NAME: value` mappings (compose `environment:`, SkyPilot `envs:`); `resolve` may
-    interpolate a value or return None when it is not knowable."""
-    out = []
-    for key, value in node.value.items() if node is not None and node.kind == MAP else ():
-        if not isinstance(key, str) or value.kind != SCALAR:
-            continue
-        text = None if value.value is None else resolve(_scalar_text(value))
-        out.append(EnvVar(key, text, value))
-    return out
-
-
-# -- advertised limits ------------------------------------------------------------------------------------
-def limits_from_annotations(annotations: Optional[Node], file: str, diagnostics: List[Diagnostic],
-                            deployment: Optional[str] = None) -> Tuple[Advertised, Gateway]:
-    """`ctxlint.io/*` annotations -> (Advertised, Gateway); bad counts -> invalid-token-count."""
-    found: Dict[str, Val[int]] = {}
-    for key, field_name in ANNOTATIONS.items():
-        node = annotations.get(key) if annotations is not None and annotations.kind == MAP else None
-        if node is None or node.kind != SCALAR:
-            continue
-        try:
-            found[field_name] = Val(parse_token_count(node.value), node.source(file), raw=_scalar_text(node))
-        except TokenCountError as exc:
-            diagnostics.append(Diagnostic(INVALID_TOKEN_COUNT, f"{node.path}: {exc}", node.source(file), deployment))
-    return (Advertised(context_window=found.get("context_window"), max_output_tokens=found.get("max_output_tokens")),
-            Gateway(max_prompt_tokens=found.get("max_prompt_tokens")))
 
 
 # -- deployments ------------------------------------------------------------------------------------------
