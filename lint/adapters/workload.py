@@ -66,7 +66,8 @@ class Container:
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     accelerator_count: Optional[Val[int]] = None  # per pod / container
     accelerator_type: Optional[Val[str]] = None
-    group_pods: int = 1  # pods that together run one engine instance (LeaderWorkerSet size)
+    group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
+    group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
 
 
 @dataclass
@@ -152,7 +153,8 @@ class _Reader:
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
-                    accelerators=Accelerators(type=self.c.accelerator_type, count=self.count(inv, facts)),
+                    accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
+                                              count=self.count(inv, facts)),
                     source=self.c.node.source(self.file), name=self.c.name, engine_args=facts.engine_args)
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
         if self.c.image is not None:
@@ -166,6 +168,9 @@ class _Reader:
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         for problem in inv.unresolved:
             flag = spec.by_name(problem.flag) if problem.flag else None
+            if flag is None and problem.flag is None and problem.ref is not None and model is None:
+                found.unresolved.append(self.unresolved_text(problem, None, tokens))  # perhaps the model
+                continue
             if flag is None or not (set(flag.tags) & _RELEVANT_TAGS or flag.name in RELEVANT_SETTINGS):
                 continue
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
@@ -184,7 +189,7 @@ class _Reader:
             return count  # --data-parallel-size-local: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")
         if self.c.group_pods > 1:
-            pods, why = self.c.group_pods, "pods (LeaderWorkerSet size)"
+            pods, why = self.c.group_pods, self.c.group_label
         elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
                 and not isinstance(nnodes.value, bool) and nnodes.value > 1:
             pods, why = nnodes.value, "nodes (--nnodes)"
@@ -238,7 +243,7 @@ class _Reader:
         return node.source(self.file) if node is not None else self.c.node.source(self.file)
 
     def unresolved_text(self, problem, flag, tokens: Sequence[Token]) -> Tuple[str, Source]:
-        spelling = flag.spellings[0] if flag.spellings else flag.name
+        spelling = "argument" if flag is None else flag.spellings[0] if flag.spellings else flag.name
         if problem.ref is not None:
             ref = problem.ref
             if ref.style == "command":
@@ -311,6 +316,9 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
     marker = next((r.role for r in roles if r.kind in (PREFILL, DECODE)), None)
     display = str(name.value) if name is not None else None
     unresolved = [u for w in group for r in w.roles for u in r.unresolved]
+    if unresolved and display is not None and any(d.kind == UNRESOLVED and d.source == unresolved[0][1]
+                                                  for d in diagnostics):
+        unresolved = []  # the same script read once per SkyPilot accelerator option: say it once
     if unresolved:
         listed = "; ".join(dict.fromkeys(text for text, _ in unresolved))
         diagnostics.append(Diagnostic(UNRESOLVED, f"values ctxlint cannot resolve: {listed}; the checks that need "

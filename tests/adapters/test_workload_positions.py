@@ -143,7 +143,7 @@ def test_unresolved_reference_is_reported_once_and_not_guessed():
     assert role.context_length is None
     [diag] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
     assert "--max-model-len $(MAX_LEN)" in diag.message and "--tensor-parallel-size $(TP)" in diag.message
-    assert at(text, diag.source) == "$(MAX_LEN)"
+    assert "argument $(MODEL)" in diag.message and at(text, diag.source) == "$(MODEL)"
 
 
 def test_engine_rejects_value_at_the_token():
