@@ -24,7 +24,7 @@ import pytest
 
 from helpers import run
 
-TIME_LIMIT = 5.0
+TIME_LIMIT = 20.0  # catches hangs and blow-ups on a busy 2-core runner; speed itself is benchmarked, not asserted
 FINDING = re.compile(r"^\S+:\d+:\d+: CTX\d{3} \[(error|warning|info)\] .+ \([a-z0-9-]+\)$")
 
 MANIFEST = """apiVersion: ctxlint/v1

@@ -6,11 +6,11 @@ documents it understands and ignores the rest.
 """
 from __future__ import annotations
 
-from ctxlint.adapters import native
+from ctxlint.adapters import compose, kubernetes, native, skypilot
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.loader import LoadedFile
 
-ADAPTERS = (native,)
+ADAPTERS = (native, kubernetes, compose, skypilot)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:

@@ -1,0 +1,124 @@
+"""Docker Compose services that run an engine.
+
+`command`/`entrypoint` as a list (exec form) or a string (split like a
+command line), `environment` as a list of `K=V` or a mapping, GPUs from
+`deploy.resources.reservations.devices[].count` (`all` is unknown), and
+`ctxlint.io/*` limits from the service's `labels` mapping. Compose
+interpolates `${VAR}` from the host before anything runs: `${VAR:-default}`
+and `${VAR-default}` take their default (the host is unknown here), a plain
+`${VAR}` stays unresolved and is reported, never guessed.
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EnvVar, Workload, deployments_from, limits_from_annotations,
+                                       read_container, scalar_text)
+from ctxlint.loader import LoadedFile
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+NAME = "compose"
+_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
+_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def matches(root: Node) -> bool:
+    services = root.get("services") if root.kind == MAP else None
+    return services is not None and services.kind == MAP and root.get("apiVersion") is None
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    for doc in loaded.documents:
+        if not matches(doc.root):
+            continue
+        for key, service in doc.root.get("services").value.items():
+            if service.kind == MAP:
+                workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result)
+                if workload is not None:
+                    workloads.append(workload)
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _defaults(nodes: List[Optional[Node]]) -> Dict[str, str]:
+    """`${VAR:-default}` defaults written anywhere in the service's command and env."""
+    found: Dict[str, str] = {}
+    for node in nodes:
+        for n in node.walk() if node is not None else ():
+            if n.kind == SCALAR and isinstance(n.value, str):
+                for m in _DEFAULT.finditer(n.value):
+                    found.setdefault(m.group(1), m.group(3))
+    return found
+
+
+def _interpolate(text: str, defaults: Dict[str, str]) -> Optional[str]:
+    """An env value after compose interpolation, or None when it needs the host."""
+    text = _DEFAULT.sub(lambda m: m.group(3), text.replace("$$", "\0"))
+    if _REF.search(text):
+        return None
+    return text.replace("\0", "$")
+
+
+def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]:
+    out: List[EnvVar] = []
+    if node is not None and node.kind == MAP:
+        for key, value in node.value.items():
+            if isinstance(key, str) and value.kind == SCALAR:
+                text = None if value.value is None else _interpolate(scalar_text(value), defaults)
+                out.append(EnvVar(key, text, value))
+    elif node is not None and node.kind == SEQ:
+        for item in node.value:
+            if item.kind == SCALAR and isinstance(item.value, str) and "=" in item.value:
+                name, _, value = item.value.partition("=")
+                out.append(EnvVar(name.strip(), _interpolate(value, defaults), item))
+    return out
+
+
+def _gpus(service: Node, file: str) -> Optional[Val[int]]:
+    devices = service.dig("deploy", "resources", "reservations", "devices")
+    for device in devices.value if devices is not None and devices.kind == SEQ else ():
+        count = device.get("count") if device.kind == MAP else None
+        if count is not None and count.kind == SCALAR and isinstance(count.value, int) \
+                and not isinstance(count.value, bool):
+            return Val(count.value, count.source(file))
+        ids = device.get("device_ids") if device.kind == MAP else None
+        if ids is not None and ids.kind == SEQ and ids.value:
+            return Val(len(ids.value), ids.source(file), raw=f"{len(ids.value)} device_ids")
+    return None
+
+
+def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
+    file = spans.file
+    command, entrypoint = service.get("command"), service.get("entrypoint")
+    defaults = _defaults([command, entrypoint, service.get("environment")])
+    env = _environment(service.get("environment"), defaults)
+
+    def resolve(var: str) -> Optional[str]:
+        # Compose interpolates from the host (unknown) with the file's defaults.
+        return defaults.get(var)
+
+    lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
+    strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
+    container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
+                          args_only=entrypoint is None, k8s_refs=False, resolver=resolve,
+                          accelerator_count=_gpus(service, file))
+    if strings and not lists:
+        container.script = strings[0]
+    else:
+        container.command, container.args = (entrypoint, command) if entrypoint is not None and \
+            entrypoint.kind == SEQ else (None, command)
+    reading = read_container(container)
+    result.diagnostics.extend(reading.diagnostics)
+    if not reading.roles:
+        return None
+    labels = service.get("labels")
+    advertised, gateway = limits_from_annotations(labels, file, result.diagnostics, name)
+    return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,
+                    roles=reading.roles, advertised=advertised, gateway=gateway)

@@ -1,0 +1,136 @@
+"""What one parsed engine invocation says about its role, per engine.
+
+Each engine names the same facts differently (engines.md §0): the context
+length is vLLM `max_model_len`, SGLang `context_length`, TGI
+`max_total_tokens` (prompt + output; `max_input_tokens` is only the prompt
+limit), TRT-LLM `max_seq_len`, llama.cpp `ctx_size` (per slot: divided by
+`--parallel` unless the KV cache is unified) and LMDeploy `session_len`. Only
+values the deployment states are read; engine defaults stay unknown here and
+are left to the capacity stage.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Optional, Tuple
+
+from ctxlint.engines import Invocation, Setting
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val
+
+STATED = ("flag", "env", "config-file")
+SourceOf = Callable[[Setting], Source]
+
+_CONTEXT = {"vllm": "max_model_len", "sglang": "context_length", "tgi": "max_total_tokens",
+            "trtllm": "max_seq_len", "llamacpp": "ctx_size", "lmdeploy": "session_len"}
+_PARALLEL = {  # engine -> (tensor, pipeline, data) setting names
+    "vllm": ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"),
+    "sglang": ("tp_size", "pp_size", "dp_size"),
+    "trtllm": ("tp_size", "pp_size", None),
+    "lmdeploy": ("tp", None, "dp"),
+    "tgi": ("num_shard", None, None),
+    "llamacpp": (None, None, None),
+}
+# Parallel sizes and role markers: unresolved values of these are worth a note.
+PARALLEL_SETTINGS = {name for names in _PARALLEL.values() for name in names if name} | {
+    "data_parallel_size_local", "nnodes"}
+RELEVANT_SETTINGS = PARALLEL_SETTINGS | {"disaggregation_mode", "role", "server_role", "kv_transfer_config"}
+_KV_DTYPE = {"vllm": "kv_cache_dtype", "sglang": "kv_cache_dtype", "tgi": "kv_cache_dtype",
+             "llamacpp": "cache_type_k"}
+# vLLM's CUDA default block size (engines.md §0; vllm/config/cache.py), used when
+# --num-gpu-blocks-override is given without --block-size.
+_VLLM_BLOCK = 16
+
+
+@dataclass(frozen=True)
+class RoleFacts:
+    kind: str
+    kind_source: Optional[Source]
+    context_length: Optional[Val[int]]
+    kv_pool_tokens: Optional[Val[int]]
+    kv_cache_dtype: Optional[Val[str]]
+    parallelism: Parallelism
+    engine_args: Tuple[Tuple[str, Val[Any]], ...]
+    parallel_unknown: bool = False  # a parallel size is given but its value is not known
+    per_pod: bool = False  # vLLM --data-parallel-size-local: this pod runs its own share of ranks
+
+
+def _stated(inv: Invocation, name: Optional[str]) -> Optional[Setting]:
+    s = inv.settings.get(name) if name else None
+    return s if s is not None and s.origin in STATED and s.value is not None else None
+
+
+def _positive_int(inv: Invocation, name: Optional[str], where: SourceOf) -> Optional[Val[int]]:
+    s = _stated(inv, name)
+    if s is None or isinstance(s.value, bool) or not isinstance(s.value, int) or s.value <= 0:
+        return None
+    return Val(s.value, where(s), raw=s.raw_text)
+
+
+def role_kind(inv: Invocation, where: SourceOf) -> Tuple[str, Optional[Source]]:
+    kind = inv.disaggregation_role
+    if kind not in (PREFILL, DECODE):
+        return UNIFIED, None
+    for key in ("disaggregation_mode", "role", "server_role", "is_prefill_worker", "is_decode_worker",
+                "kv_transfer_config"):
+        s = _stated(inv, key)
+        if s is not None:
+            return kind, where(s)
+    return kind, None
+
+
+def _context(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
+    ctx = _positive_int(inv, _CONTEXT.get(inv.engine), where)
+    if ctx is None or inv.engine != "llamacpp":
+        return ctx
+    parallel = _stated(inv, "n_parallel")
+    unified = _stated(inv, "kv_unified")
+    if parallel is None or not isinstance(parallel.value, int) or parallel.value <= 1 or \
+            (unified is not None and unified.value is True):
+        return ctx
+    per_slot = ctx.value // parallel.value  # llama-server: n_ctx_seq = n_ctx / n_parallel
+    return Val(per_slot, ctx.source, raw=f"{ctx.raw or ctx.value} / --parallel {parallel.value}")
+
+
+def _pool(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
+    if inv.engine == "vllm":
+        blocks = _positive_int(inv, "num_gpu_blocks_override", where)
+        if blocks is None:
+            return None
+        size = inv.settings.get("block_size")
+        block = size.value if size is not None and isinstance(size.value, int) and size.value > 0 else _VLLM_BLOCK
+        return Val(blocks.value * block, blocks.source, raw=f"{blocks.value} blocks x {block} tokens")
+    if inv.engine == "sglang":
+        return _positive_int(inv, "max_total_tokens", where)
+    if inv.engine == "trtllm":
+        return _positive_int(inv, "kv_cache_config.max_tokens", where)
+    return None
+
+
+def _parallelism(inv: Invocation, where: SourceOf) -> Parallelism:
+    tensor, pipeline, data = _PARALLEL.get(inv.engine, (None, None, None))
+    if inv.engine == "vllm" and _stated(inv, "data_parallel_size_local") is not None:
+        data = "data_parallel_size_local"  # ranks this pod runs; the rest run elsewhere
+    if inv.engine == "sglang" and _stated(inv, "enable_dp_attention") is not None \
+            and inv.value("enable_dp_attention") is True:
+        data = None  # DP attention runs inside the TP group: no extra GPUs
+    return Parallelism(tensor=_positive_int(inv, tensor, where), pipeline=_positive_int(inv, pipeline, where),
+                       data=_positive_int(inv, data, where))
+
+
+def _dtype(inv: Invocation, where: SourceOf) -> Optional[Val[str]]:
+    s = _stated(inv, _KV_DTYPE.get(inv.engine))
+    if s is None or not isinstance(s.value, str):
+        return None
+    return Val(s.value, where(s), raw=s.raw_text)
+
+
+def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
+    """The role-level facts of one invocation; `where(setting)` gives a setting's source."""
+    kind, kind_source = role_kind(inv, where)
+    args = tuple((name, Val(s.value, where(s), raw=s.raw_text))
+                 for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
+    per_pod = inv.engine == "vllm" and _stated(inv, "data_parallel_size_local") is not None
+    names = PARALLEL_SETTINGS - ({"data_parallel_size"} if per_pod else set())
+    unknown = any(s is not None and s.origin in STATED and s.value is None
+                  for s in (inv.settings.get(n) for n in names))
+    return RoleFacts(kind, kind_source, _context(inv, where), _pool(inv, where), _dtype(inv, where),
+                     _parallelism(inv, where), args, unknown, per_pod)

@@ -1,0 +1,118 @@
+"""Accelerators as deploy files state them: device-plugin resource counts and
+the node labels, instance types and SkyPilot names that say which device.
+
+Types are mapped onto the accelerator catalog's names (the Val keeps the text
+as written in `raw`); a name the catalog does not know is kept as written, so
+the capacity stage can say which device it could not size.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Optional, Tuple
+
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.physics.accelerators import lookup_accelerator
+
+# Kubernetes extended resources that count accelerators (one unit = one device).
+GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com/tpu", "intel.com/gpu",
+                 "gpu.intel.com/i915", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
+# Node labels whose value names the device.
+TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
+               "cloud.google.com/gke-tpu-accelerator", "node.kubernetes.io/instance-type",
+               "beta.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-type")
+
+# Well-known cloud instance types -> the device they carry (prefix match on the family).
+_INSTANCE_FAMILIES = (
+    (r"p5en?\.", "H200"), (r"p5e\.", "H200"), (r"p5\.", "H100"), (r"p4de\.", "A100-80GB"), (r"p4d\.", "A100-40GB"),
+    (r"p3dn\.", "V100-32GB"), (r"p3\.", "V100-16GB"), (r"g6e\.", "L40S"), (r"g6\.", "L4"), (r"g5\.", "A10G"),
+    (r"g4dn\.", "T4"), (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
+    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
+    (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
+    (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
+    (r"standard_nc\d+ads_h100", "H100-NVL"),
+)
+
+
+def _int(node: Optional[Node]) -> Optional[int]:
+    if node is None or node.kind != SCALAR or isinstance(node.value, bool):
+        return None
+    value = node.value
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip())
+    return value if isinstance(value, int) and value >= 0 else None
+
+
+def count_from_resources(resources: Optional[Node], file: str) -> Optional[Val[int]]:
+    """Accelerators one container gets: `limits` first (they are what the device plugin
+    allocates when requests are absent), then `requests`."""
+    if resources is None or resources.kind != MAP:
+        return None
+    for section in ("limits", "requests"):
+        block = resources.get(section)
+        if block is None or block.kind != MAP:
+            continue
+        for key in GPU_RESOURCES:
+            node = block.get(key)
+            count = _int(node)
+            if count is not None:
+                return Val(count, node.source(file), raw=str(node.value))
+    return None
+
+
+def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
+    """(catalog or written name, text as written) for a device name, instance type or label value."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    text = name.strip()
+    low = text.lower()
+    for pattern, device in _INSTANCE_FAMILIES:
+        if re.match(pattern, low):
+            return device, text
+    acc = lookup_accelerator(text)
+    if acc is None and "-" in low and low.startswith(("nvidia-", "amd-")):
+        acc = lookup_accelerator(low.split("-", 1)[1])
+    return (acc.name if acc is not None else text), text
+
+
+def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
+    """Device type from a nodeSelector-style mapping of label -> value."""
+    if labels is None or labels.kind != MAP:
+        return None
+    for key in TYPE_LABELS:
+        node = labels.get(key)
+        if node is not None and node.kind == SCALAR:
+            found = canonical_type(node.value)
+            if found is not None:
+                return Val(found[0], node.source(file), raw=found[1])
+    return None
+
+
+def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
+    """Device type from required node affinity `key In [value]` (one value only: several
+    values are an any-of that ctxlint cannot narrow to one device)."""
+    terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
+        if affinity is not None else None
+    if terms is None or terms.kind != SEQ:
+        return None
+    for term in terms.value:
+        exprs = term.get("matchExpressions") if term.kind == MAP else None
+        for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
+            if expr.kind != MAP or _scalar(expr.get("key")) not in TYPE_LABELS or _scalar(expr.get("operator")) != "In":
+                continue
+            values = expr.get("values")
+            if values is not None and values.kind == SEQ and len(values.value) == 1:
+                found = canonical_type(_scalar(values.value[0]))
+                if found is not None:
+                    return Val(found[0], values.value[0].source(file), raw=found[1])
+    return None
+
+
+def type_from_pod_spec(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
+    if pod_spec is None or pod_spec.kind != MAP:
+        return None
+    return type_from_labels(pod_spec.get("nodeSelector"), file) or type_from_affinity(pod_spec.get("affinity"), file)
+
+
+def _scalar(node: Optional[Node]) -> Any:
+    return node.value if node is not None and node.kind == SCALAR else None

@@ -1,0 +1,154 @@
+"""Kubernetes built-in workloads whose containers run an engine.
+
+Reads Deployment, StatefulSet, DaemonSet, ReplicaSet, Pod, Job, CronJob,
+LeaderWorkerSet (one engine instance per group: the leader's engine
+container, or the worker's when the leader runs none, with the GPUs of the
+whole group) and `kind: List` items, in every document of a file. Only
+containers whose command runs a recognised engine become roles; init
+containers and sidecars are ignored. Limits clients are promised come from
+`ctxlint.io/*` annotations on the workload (see workload.ANNOTATIONS).
+"""
+from __future__ import annotations
+
+from typing import Any, Iterator, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, deployments_from, env_from_k8s,
+                                       limits_from_annotations, read_container)
+from ctxlint.loader import LoadedFile
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+NAME = "kubernetes"
+# kind -> keys from the workload's `spec` to its pod spec
+POD_SPEC_PATHS = {
+    "Deployment": ("template", "spec"), "StatefulSet": ("template", "spec"), "DaemonSet": ("template", "spec"),
+    "ReplicaSet": ("template", "spec"), "Job": ("template", "spec"), "Pod": (),
+    "CronJob": ("jobTemplate", "spec", "template", "spec"),
+}
+LWS = "LeaderWorkerSet"
+
+
+def _scalar(node: Optional[Node]) -> Any:
+    return node.value if node is not None and node.kind == SCALAR else None
+
+
+def _objects(root: Node) -> Iterator[Node]:
+    """The document itself, or the items of a `kind: List` (nested lists too)."""
+    if root.kind != MAP:
+        return
+    if _scalar(root.get("kind")) == "List" or (_scalar(root.get("kind")) or "").endswith("List"):
+        items = root.get("items")
+        for item in items.value if items is not None and items.kind == SEQ else ():
+            yield from _objects(item)
+    else:
+        yield root
+
+
+def matches(obj: Node) -> bool:
+    kind = _scalar(obj.get("kind"))
+    return isinstance(kind, str) and (kind in POD_SPEC_PATHS or kind == LWS) and \
+        isinstance(_scalar(obj.get("apiVersion")), str)
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    for doc in loaded.documents:
+        for obj in _objects(doc.root):
+            if matches(obj):
+                workload = _workload(obj, spans, result)
+                if workload is not None:
+                    workloads.append(workload)
+    adapted = deployments_from(loaded.path, workloads)
+    result.extend(adapted)
+    return result
+
+
+def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
+    file = spans.file
+    kind = _scalar(obj.get("kind"))
+    spec = obj.get("spec")
+    if spec is None or spec.kind != MAP:
+        return None
+    name_node = obj.dig("metadata", "name")
+    name = Val(name_node.value, name_node.source(file)) if isinstance(_scalar(name_node), str) else None
+    if kind == LWS:
+        roles, template = _lws_roles(spec, spans, result)
+    else:
+        pod = spec.dig(*POD_SPEC_PATHS[kind]) if POD_SPEC_PATHS[kind] else spec
+        template = spec.get("template") if kind != "CronJob" else spec.dig("jobTemplate", "spec", "template")
+        roles = _pod_roles(pod, spans, result)
+    if not roles:
+        return None
+    replicas_node = spec.get("replicas")
+    replicas = None
+    if isinstance(_scalar(replicas_node), int) and not isinstance(_scalar(replicas_node), bool):
+        replicas = Val(replicas_node.value, replicas_node.source(file))
+    annotations = obj.dig("metadata", "annotations")
+    if not _has_limits(annotations) and template is not None:
+        annotations = template.dig("metadata", "annotations")
+    display = str(name.value) if name is not None else None
+    advertised, gateway = limits_from_annotations(annotations, file, result.diagnostics, display)
+    labels = obj.dig("metadata", "labels")
+    return Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
+                    advertised=advertised, gateway=gateway,
+                    labels=tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
+                    if labels is not None and labels.kind == MAP else ())
+
+
+def _has_limits(annotations: Optional[Node]) -> bool:
+    return annotations is not None and annotations.kind == MAP and \
+        any(str(k).startswith("ctxlint.io/") for k in annotations.value)
+
+
+def _containers(pod: Optional[Node]) -> List[Node]:
+    items = pod.get("containers") if pod is not None and pod.kind == MAP else None
+    return [c for c in items.value if c.kind == MAP] if items is not None and items.kind == SEQ else []
+
+
+def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, group_pods: int = 1,
+               fallback_count: Optional[Val[int]] = None) -> List[EngineRole]:
+    roles: List[EngineRole] = []
+    accel_type = type_from_pod_spec(pod, spans.file)
+    for c in _containers(pod):
+        command, args = c.get("command"), c.get("args")
+        count = count_from_resources(c.get("resources"), spans.file) or fallback_count
+        script = command if command is not None and command.kind == SCALAR and args is None else None
+        reading = read_container(Container(
+            spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
+            command=None if script is not None else command, args=args, script=script,
+            env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
+            accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods))
+        result.diagnostics.extend(reading.diagnostics)
+        roles.extend(reading.roles)
+    return roles
+
+
+def _lws_env(group_pods: int) -> List[EnvVar]:
+    """LeaderWorkerSet injects LWS_GROUP_SIZE into every pod of a group (addresses stay unknown)."""
+    return [EnvVar("LWS_GROUP_SIZE", str(group_pods))] if group_pods > 1 else []
+
+
+def _pod_count(pod: Optional[Node], file: str) -> Optional[Val[int]]:
+    return next((n for n in (count_from_resources(c.get("resources"), file) for c in _containers(pod)) if n), None)
+
+
+def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult) -> Tuple[List[EngineRole], Optional[Node]]:
+    """One group = one engine instance over `size` pods (leader + size-1 workers, alike)."""
+    lwt = spec.get("leaderWorkerTemplate")
+    if lwt is None or lwt.kind != MAP:
+        return [], None
+    size = _scalar(lwt.get("size"))
+    size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else 1
+    leader, worker = lwt.get("leaderTemplate"), lwt.get("workerTemplate")
+    leader_pod = leader.get("spec") if leader is not None and leader.kind == MAP else None
+    worker_pod = worker.get("spec") if worker is not None and worker.kind == MAP else None
+    if leader_pod is not None:
+        roles = _pod_roles(leader_pod, spans, result, size, _pod_count(worker_pod, spans.file))
+        if roles:
+            return roles, leader
+    return _pod_roles(worker_pod, spans, result, size), worker

@@ -1,0 +1,106 @@
+"""Map a character span of a scalar's decoded value back to file positions.
+
+A command line usually sits inside one YAML scalar (a list item, a `sh -c`
+string, a `|` block), and the engine splitter reports spans in the *decoded*
+value. To point a finding at the `131072` the user typed, each decoded
+character is aligned with the raw source slice of the scalar: quotes, `''`
+and backslash escapes, folded line breaks and block indentation are skipped.
+When the alignment fails (an exotic escape, a non-string scalar whose text
+differs from its value) the scalar's own start is used instead, never a guess.
+"""
+from __future__ import annotations
+
+import bisect
+from typing import Dict, List, Optional, Tuple
+
+from ctxlint.model import Source
+from ctxlint.nodes import SCALAR, Node
+
+_ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
+
+
+class ScalarSpans:
+    """Positions inside the scalars of one file (`LoadedFile.path`, `LoadedFile.text`)."""
+
+    def __init__(self, file: str, text: str) -> None:
+        self.file, self.text = file, text or ""
+        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        self._cache: Dict[int, Optional[List[int]]] = {}
+
+    def position(self, index: int) -> Tuple[int, int]:
+        """1-based (line, column) of a character index into the file text."""
+        line = bisect.bisect_right(self._line_starts, index) - 1
+        return line + 1, index - self._line_starts[line] + 1
+
+    def source(self, node: Node, start: int, end: int, value: Optional[str] = None) -> Source:
+        """Source of decoded[start:end] of a scalar node (the node's own source on failure).
+
+        value: the decoded text the span indexes (defaults to the node's value as a string).
+        """
+        if node.kind != SCALAR or start < 0 or end <= start:
+            return node.source(self.file)
+        offsets = self.offsets(node, value)
+        if offsets is None or end > len(offsets):
+            return node.source(self.file)
+        line, col = self.position(offsets[start])
+        end_line, end_col = self.position(offsets[end - 1])
+        return Source(self.file, line, col, node.path, end_line, end_col + 1)
+
+    def offsets(self, node: Node, value: Optional[str] = None) -> Optional[List[int]]:
+        """File index of every decoded character, or None when they cannot be aligned."""
+        key = id(node) if value is None else hash((id(node), value))
+        if key not in self._cache:
+            decoded = value if value is not None else (node.value if isinstance(node.value, str) else None)
+            self._cache[key] = None if decoded is None else _align(self.text, node, decoded)
+        return self._cache[key]
+
+
+def _content_start(text: str, node: Node) -> Optional[int]:
+    start, style = node.start_index, node.style
+    if style in ("'", '"'):
+        return start + 1 if text[start:start + 1] == style else None
+    if style in ("|", ">"):
+        newline = text.find("\n", start, node.end_index)
+        return None if newline < 0 else newline + 1
+    return start
+
+
+def _align(text: str, node: Node, decoded: str) -> Optional[List[int]]:
+    begin = _content_start(text, node)
+    if begin is None:
+        return None
+    end = node.end_index - (1 if node.style in ("'", '"') else 0)
+    style, out, i = node.style, [], begin
+    for ch in decoded:
+        while True:
+            if i >= end:
+                return None
+            raw = text[i]
+            if style == '"' and raw == "\\":
+                nxt = text[i + 1:i + 2]
+                if nxt in ("\n", "\r"):  # line continuation: no character of its own
+                    i += 2
+                    while i < end and text[i] in " \t\r\n":
+                        i += 1
+                    continue
+                out.append(i)
+                i += _ESCAPE_LEN.get(nxt, 2)
+                break
+            if style == "'" and raw == "'" and text[i + 1:i + 2] == "'":
+                if ch != "'":
+                    return None
+                out.append(i)
+                i += 2
+                break
+            if raw == ch:
+                out.append(i)
+                i += 1
+                break
+            if raw in " \t\r\n":  # indentation, folded line breaks
+                i += 1
+                continue
+            if ch in " \n" and out:  # a folded break decoded as space/newline: no raw char of its own
+                out.append(i)
+                break
+            return None
+    return out

@@ -1,0 +1,334 @@
+"""The shared core of every adapter for workloads that run an engine command line.
+
+A format adapter (Kubernetes, compose, SkyPilot, a CRD, Helm values...) only
+finds its containers and workloads; this module turns them into the model.
+
+API, in the order a caller uses it::
+
+    spans = ScalarSpans(loaded.path, loaded.text)          # positions inside scalars
+    env = env_from_k8s(container.get("env"))                # or env_from_mapping / env_from_list
+    reading = read_container(Container(
+        spans=spans, node=container_node, name="vllm",
+        command=command_node, args=args_node,                # SEQ nodes (exec form), or
+        script=None,                                         # one string node run by a shell
+        env=env, image=image_node, args_only=command_node is None,
+        accelerator_count=count_from_resources(...), accelerator_type=type_from_pod_spec(...)))
+    # reading.roles: one EngineRole per engine invocation found (none: not an engine container)
+    # reading.diagnostics: "engine-rejects-value" diagnostics at the offending token
+    workload = Workload(name=Val(...), source=doc_source, input_format="kubernetes",
+                        replicas=Val(...) or None, roles=reading.roles,
+                        advertised=..., gateway=...)         # see limits_from_annotations
+    result = deployments_from(loaded.path, [workload, ...])  # -> AdaptResult
+
+`deployments_from` makes one Deployment per workload, except that workloads
+of one file serving the same model with only prefill roles and only decode
+roles become ONE disaggregated Deployment, and it reports values it could
+not resolve (unset `$(VAR)`, secret env) once per deployment as
+"unresolved-value" (CTX008). Every Val points at the value token the user
+typed (inside list items, `--flag=value`, `sh -c` strings, block scalars,
+or the env var's value scalar). Nothing here raises on odd input.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field, replace
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
+                                             limits_from_annotations, scalar_text)
+from ctxlint.engines import Command, Setting, Token, detect, engine_from_image, parse_invocation, split_list, split_shell
+from ctxlint.engines.specs import spec_for
+from ctxlint.findings import Diagnostic
+from ctxlint.model import (DECODE, PREFILL, Accelerators, Advertised, Deployment, Engine, Gateway, ModelFacts, Role,
+                           Source, Val)
+from ctxlint.nodes import SCALAR, SEQ, Node
+
+UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
+# Unresolved values matter only for settings the checks read.
+_RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
+
+
+@dataclass
+class Container:
+    spans: ScalarSpans
+    node: Node  # the container as a whole (role source)
+    name: str = ""
+    command: Optional[Node] = None  # SEQ (or one string item) of the exec form
+    args: Optional[Node] = None
+    script: Optional[Node] = None  # a string scalar run by a shell (compose string, SkyPilot run:)
+    env: Sequence[EnvVar] = ()
+    image: Optional[Node] = None
+    args_only: bool = False  # the tokens go to the image's entrypoint
+    k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
+    resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
+    accelerator_count: Optional[Val[int]] = None  # per pod / container
+    accelerator_type: Optional[Val[str]] = None
+    group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
+    group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
+
+
+@dataclass
+class EngineRole:
+    role: Role
+    engine: Val[str]
+    version: Optional[Val[str]]
+    model: Optional[Val[str]]
+    unresolved: List[Tuple[str, Source]] = field(default_factory=list)
+
+
+@dataclass
+class Reading:
+    roles: List[EngineRole] = field(default_factory=list)
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+
+
+@dataclass
+class Workload:
+    name: Optional[Val[str]]
+    source: Source
+    input_format: str
+    roles: List[EngineRole] = field(default_factory=list)
+    replicas: Optional[Val[int]] = None
+    advertised: Advertised = Advertised()
+    gateway: Gateway = Gateway()
+    labels: Tuple[Tuple[str, str], ...] = ()
+
+
+def _items(node: Optional[Node]) -> List[Node]:
+    if node is None:
+        return []
+    return list(node.value) if node.kind == SEQ else [node] if node.kind == SCALAR else []
+
+
+class _Reader:
+    def __init__(self, c: Container) -> None:
+        self.c, self.file = c, c.spans.file
+        self.env: Dict[str, Optional[str]] = {}
+        self.env_nodes: Dict[str, Node] = {}
+        for var in c.env:
+            self.env[var.name] = var.value
+            if var.node is not None:
+                self.env_nodes[var.name] = var.node
+        self.item_nodes: List[Node] = []
+        self.item_texts: List[str] = []
+
+    def lookup(self, name: str) -> Optional[str]:
+        return self.c.resolver(name) if self.c.resolver is not None else self.env.get(name)
+
+    def read(self) -> Reading:
+        c, out = self.c, Reading()
+        if c.script is not None:
+            if c.script.kind != SCALAR or not isinstance(c.script.value, str):
+                return out
+            self.item_nodes, self.item_texts = [c.script], [c.script.value]
+            split = split_shell(c.script.value, self.lookup, k8s=c.k8s_refs)
+        else:
+            self.item_nodes = _items(c.command) + _items(c.args)
+            self.item_texts = [scalar_text(n) for n in self.item_nodes]
+            split = split_list(self.item_texts, self.lookup)
+        image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
+            else None
+        commands = list(split.commands)
+        if not self.item_nodes and c.args_only and image is not None:
+            commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
+        for cmd in commands:
+            for det in detect(cmd.tokens, image, args_only=c.args_only):
+                self.invocation(cmd, det, image, out)
+        return out
+
+    def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
+        env: Dict[str, Optional[str]] = dict(self.env)
+        assigns = {a.name: a for a in cmd.env}
+        env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
+        inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
+        tokens: Tuple[Token, ...] = cmd.tokens
+
+        def where(s: Setting) -> Source:
+            return self.setting_source(s, tokens, assigns)
+
+        facts = role_facts(inv, where)
+        role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
+                    context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
+                    kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
+                    accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
+                                              count=self.count(inv, facts)),
+                    source=self.c.node.source(self.file), name=self.c.name, engine_args=facts.engine_args)
+        prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
+        if self.c.image is not None:
+            engine_src = self.c.image.source(self.file)
+        else:
+            engine_src = self.token_source(prog) if prog is not None else self.c.node.source(self.file)
+        model = None
+        if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
+            model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
+        found = EngineRole(role, Val(det.engine, engine_src), self.version(det.engine, image), model)
+        spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
+        for problem in inv.unresolved:
+            flag = spec.by_name(problem.flag) if problem.flag else None
+            if flag is None and problem.flag is None and problem.ref is not None and model is None:
+                found.unresolved.append(self.unresolved_text(problem, None, tokens))  # perhaps the model
+                continue
+            if flag is None or not (set(flag.tags) & _RELEVANT_TAGS or flag.name in RELEVANT_SETTINGS):
+                continue
+            found.unresolved.append(self.unresolved_text(problem, flag, tokens))
+        for problem in inv.errors:
+            src = self.problem_source(problem, tokens)
+            out.diagnostics.append(Diagnostic(
+                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None))
+        out.roles.append(found)
+
+    def count(self, inv, facts) -> Optional[Val[int]]:
+        """Accelerators of one engine instance: the pod's, times the pods it spans."""
+        count = self.c.accelerator_count
+        if count is None or facts.parallel_unknown:
+            return None  # parallel sizes not known: idle/mismatch checks would guess
+        if inv.engine == "vllm" and facts.per_pod:
+            return count  # --data-parallel-size-local: this pod's ranks are an instance of their own
+        nnodes = inv.settings.get("nnodes")
+        if self.c.group_pods > 1:
+            pods, why = self.c.group_pods, self.c.group_label
+        elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
+                and not isinstance(nnodes.value, bool) and nnodes.value > 1:
+            pods, why = nnodes.value, "nodes (--nnodes)"
+        else:
+            return count
+        return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
+        if image is None or self.c.image is None or re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
+            return None  # runtime images carry their own version, not the engine's
+        eng, version = engine_from_image(image)
+        return Val(version, self.c.image.source(self.file), raw=image) if eng == engine and version else None
+
+    # -- positions ----------------------------------------------------------------------------------
+    def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:
+        index = item if item is not None else 0
+        if not 0 <= index < len(self.item_nodes):
+            return self.c.node.source(self.file)
+        return self.c.spans.source(self.item_nodes[index], span[0], span[1], self.item_texts[index])
+
+    def token_source(self, tok: Token) -> Source:
+        return self.span_source(tok.item, (tok.start, tok.end))
+
+    def setting_source(self, s: Setting, tokens: Sequence[Token], assigns) -> Source:
+        if s.origin == "flag" and s.value_span is not None:
+            tok = tokens[s.token_index] if s.token_index is not None and s.token_index < len(tokens) else None
+            if tok is not None:
+                for ref in tok.refs:  # the whole value came from one variable: point at its value
+                    if ref.resolved and (ref.start, ref.end) == s.value_span and ref.name in self.env_nodes \
+                            and ref.name not in assigns:
+                        return self.env_nodes[ref.name].source(self.file)
+            item = s.item if s.item is not None else (tok.item if tok is not None else None)
+            return self.span_source(item, s.value_span)
+        if s.origin == "env" and s.flag_spelling:
+            if s.flag_spelling in assigns:
+                tok = assigns[s.flag_spelling].token
+                eq = tok.text.find("=") + 1
+                return self.span_source(tok.item, tok.span_of(eq, len(tok.text)))
+            if s.flag_spelling in self.env_nodes:
+                return self.env_nodes[s.flag_spelling].source(self.file)
+        return self.c.node.source(self.file)
+
+    def problem_source(self, problem, tokens: Sequence[Token]) -> Source:
+        if problem.span is not None:
+            item = problem.item
+            if item is None and problem.token_index is not None and problem.token_index < len(tokens):
+                item = tokens[problem.token_index].item
+            return self.span_source(item, problem.span)
+        name = problem.message.split()[1] if problem.message.startswith("env ") else ""
+        node = self.env_nodes.get(name.rstrip(":"))
+        return node.source(self.file) if node is not None else self.c.node.source(self.file)
+
+    def unresolved_text(self, problem, flag, tokens: Sequence[Token]) -> Tuple[str, Source]:
+        spelling = "argument" if flag is None else flag.spellings[0] if flag.spellings else flag.name
+        if problem.ref is not None:
+            ref = problem.ref
+            if ref.style == "command":
+                return f"{spelling} {ref.name} (command substitution, not evaluated)", \
+                    self.problem_source(problem, tokens)
+            what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
+            why = "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
+                else "is not set in the file"
+            return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
+        return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)
+
+
+def read_container(container: Container) -> Reading:
+    """Every engine invocation in one container, as roles (never raises)."""
+    try:
+        return _Reader(container).read()
+    except Exception as exc:  # noqa: BLE001 - odd input must never crash a lint run
+        return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
+                                               f"{type(exc).__name__}: {exc}", container.node.source(
+                                                   container.spans.file))])
+
+
+# -- deployments ------------------------------------------------------------------------------------------
+def _kinds(w: Workload) -> set:
+    return {r.role.kind for r in w.roles}
+
+
+def _model_key(w: Workload) -> Optional[Tuple[str, str]]:
+    first = w.roles[0]
+    return (first.engine.value, first.model.value) if first.model is not None else None
+
+
+def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
+    """Deployments of one file: prefill-only and decode-only workloads of one model are paired."""
+    result = AdaptResult()
+    groups: List[List[Workload]] = []
+    pending: Dict[Tuple[str, str], List[Workload]] = {}
+    for w in workloads:
+        if not w.roles:
+            continue
+        kinds = _kinds(w)
+        key = _model_key(w)
+        if key is not None and len(kinds) == 1 and kinds <= {PREFILL, DECODE}:
+            if key not in pending:
+                pending[key] = []
+                groups.append(pending[key])
+            pending[key].append(w)
+        else:
+            groups.append([w])
+    for group in groups:
+        result.deployments.append(_deployment(file, group, result.diagnostics))
+    return result
+
+
+def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
+    head = group[0]
+    names = [w.name for w in group if w.name is not None]
+    name = names[0] if len(names) <= 1 else Val(" + ".join(str(n.value) for n in names), names[0].source)
+    pairs = [(w, r) for w in group for r in w.roles]
+    kinds = [r.role.kind for _, r in pairs]
+    roles: List[Role] = []
+    for w, r in pairs:
+        # Name a role only when its kind alone is ambiguous: by container, else by workload.
+        label = r.role.name if len(w.roles) > 1 and r.role.name else (str(w.name.value) if w.name else "")
+        role_name = f"{r.role.kind} ({label})" if kinds.count(r.role.kind) > 1 and label else ""
+        roles.append(replace(r.role, replicas=w.replicas, name=role_name))
+    first = head.roles[0]
+    model = next((r.model for w in group for r in w.roles if r.model is not None), None)
+    version = next((r.version for w in group for r in w.roles if r.version is not None), None)
+    marker = next((r.role for r in roles if r.kind in (PREFILL, DECODE)), None)
+    display = str(name.value) if name is not None else None
+    unresolved = [u for w in group for r in w.roles for u in r.unresolved]
+    if unresolved and display is not None and any(d.kind == UNRESOLVED and d.source == unresolved[0][1]
+                                                  for d in diagnostics):
+        unresolved = []  # the same script read once per SkyPilot accelerator option: say it once
+    if unresolved:
+        listed = "; ".join(dict.fromkeys(text for text, _ in unresolved))
+        diagnostics.append(Diagnostic(UNRESOLVED, f"values ctxlint cannot resolve: {listed}; the checks that need "
+                                      "them are skipped (set them literally, or state the limits with ctxlint.io/* "
+                                      "annotations)", unresolved[0][1], display))
+    return Deployment(
+        file=file, source=head.source, input_format=head.input_format, name=name,
+        model=ModelFacts(id=model),
+        advertised=next((w.advertised for w in group if w.advertised != Advertised()), Advertised()),
+        gateway=next((w.gateway for w in group if w.gateway != Gateway()), Gateway()),
+        engine=Engine(name=first.engine, version=version),
+        disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
+        roles=tuple(roles), labels=head.labels)

@@ -1,0 +1,47 @@
+"""A setting the checks need comes from a value ctxlint cannot see.
+
+Why:
+    Deploy files often take the context length, the model or the parallel
+    sizes from a variable: `--max-model-len=$(MAX_LEN)` with MAX_LEN read from
+    a secret or config map, `${VAR}` from the host in compose, an env var the
+    file does not set. ctxlint never guesses such a value, so the capacity
+    checks that need it are skipped for that deployment. This note says which
+    values were not known (once per deployment, at the first of them), so a
+    clean run is not mistaken for a checked one.
+
+Example (bad):
+    ```yaml
+    args: ["--max-model-len=$(MAX_LEN)"]
+    env:
+      - name: MAX_LEN
+        valueFrom: {configMapKeyRef: {name: llm, key: max-len}}
+    ```
+
+Example (good):
+    ```yaml
+    args: ["--max-model-len=$(MAX_LEN)"]
+    env:
+      - name: MAX_LEN
+        value: "32768"
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.rules._common import from_diagnostics
+
+ID = "CTX008"
+NAME = "unresolved-value"
+SEVERITY = "info"
+SCOPE = "input"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(diagnostics: Sequence[Diagnostic], options) -> Iterator[Problem]:
+    return from_diagnostics(diagnostics, NAME)

@@ -1,0 +1,55 @@
+"""End to end: `ctxlint check` on Kubernetes files with no native manifest."""
+from __future__ import annotations
+
+from helpers import run
+
+
+def test_vllm_window_over_pinned_pool_fails_at_the_value(in_repo):
+    result = run(["check", "samples/kubernetes/vllm-window-too-long"])
+    assert result.code == 1
+    [line] = result.out.splitlines()
+    assert line.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:21:16: CTX201 [error] "
+                           "131,072 > 65,536")
+    source = (in_repo / "samples/kubernetes/vllm-window-too-long/deployment.yaml").read_text().splitlines()
+    assert source[20][15:].startswith("131072")
+
+
+def test_vllm_fixed_twin_passes(in_repo):
+    result = run(["check", "samples/kubernetes/vllm-window-fixed"])
+    assert (result.code, result.out) == (0, "")
+    assert "no findings in 1 file, 1 deployment" in result.err
+
+
+def test_sglang_prefill_decode_pair_is_one_deployment_with_ctx102(in_repo):
+    result = run(["check", "samples/kubernetes/sglang-prefill-decode"])
+    assert result.code == 1
+    rules = [line.split(" ")[1] for line in result.out.splitlines()]
+    assert rules == ["CTX102", "CTX201"]
+    assert result.out.startswith("samples/kubernetes/sglang-prefill-decode/deployment.yaml:20:32: CTX102 [error] "
+                                 "security: prompts up to 1,048,576 tokens")
+    assert "1 deployment" in result.err
+
+
+def test_annotations_set_advertised_limits_and_bad_counts_are_reported(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+  annotations:
+    ctxlint.io/context-window: 128Ki
+    ctxlint.io/max-output-tokens: 128K
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [m, --max-model-len, "32768", --num-gpu-blocks-override, "8192"]
+""")
+    result = run(["check", str(path)])
+    assert result.code == 1
+    lines = result.out.splitlines()
+    assert any(":14:39: CTX104 [error] 131,072 > 32,768" in line for line in lines), lines  # window from the annotation
+    assert any(":7:35: CTX005 [error]" in line for line in lines), lines

@@ -1,0 +1,81 @@
+"""Compose services and SkyPilot tasks: values at their tokens, interpolation, any-of accelerators."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+COMPOSE = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    command: >
+      --model meta-llama/Llama-3.1-8B-Instruct
+      --max-model-len ${MAX_LEN:-65536}
+      --tensor-parallel-size 2
+    environment:
+      - HF_TOKEN=${HF_TOKEN}
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 2
+              capabilities: [gpu]
+  tgi:
+    image: ghcr.io/huggingface/text-generation-inference:2.4.1
+    command: --model-id ${MODEL}
+    environment:
+      MAX_TOTAL_TOKENS: 8192
+"""
+
+
+def test_compose_string_command_default_interpolation_and_gpus():
+    result = adapt(COMPOSE, "compose.yaml")
+    llm, tgi = result.deployments
+    role = llm.roles[0]
+    assert llm.input_format == "compose" and llm.name.value == "llm"
+    assert role.context_length.value == 65536
+    assert at(COMPOSE, role.context_length.source) == "${MAX_LEN:-65536}"
+    assert role.parallelism.tensor.value == 2 and role.accelerators.count.value == 2
+    assert tgi.roles[0].context_length.value == 8192 and at(COMPOSE, tgi.roles[0].context_length.source) == "8192"
+    [diag] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
+    assert "--model-id ${MODEL}" in diag.message and at(COMPOSE, diag.source) == "${MODEL}"
+
+
+SKY = """\
+name: qwen
+envs:
+  MODEL_NAME: Qwen/Qwen2.5-72B-Instruct
+resources:
+  accelerators: {A100-80GB:4, H100:8}
+service:
+  replicas: 2
+run: |
+  export X=1
+  vllm serve $MODEL_NAME \\
+    --max-model-len 32768 \\
+    --tensor-parallel-size $SKYPILOT_NUM_GPUS_PER_NODE
+"""
+
+
+def test_skypilot_any_of_accelerators_one_deployment_per_option():
+    result = adapt(SKY, "sky.yaml")
+    names = [d.name.value for d in result.deployments]
+    assert names == ["qwen [A100-80GB:4]", "qwen [H100:8]"]
+    first, second = (d.roles[0] for d in result.deployments)
+    assert first.accelerators.type.value == "A100-SXM4-80GB" and first.accelerators.count.value == 4
+    assert at(SKY, first.accelerators.count.source) == "4"
+    assert first.parallelism.tensor.value == 4 and second.parallelism.tensor.value == 8
+    assert first.replicas.value == 2
+    assert at(SKY, first.context_length.source) == "32768"
+    assert result.deployments[0].model.id.value == "Qwen/Qwen2.5-72B-Instruct"
+    assert at(SKY, result.deployments[0].model.id.source) == "Qwen/Qwen2.5-72B-Instruct"
+
+
+def test_odd_inputs_never_raise():
+    for text in ("services: {a: {command: [1, {x: 2}, null], image: 3}}",
+                 "run: 5\nresources: {accelerators: [1, null]}",
+                 "run: vllm serve m --max-model-len x\nresources: {accelerators: {H100: many}}",
+                 "apiVersion: v1\nkind: Pod\nspec: {containers: [{args: 5, env: [1, {name: 2}], command: {a: b}}]}",
+                 "apiVersion: v1\nkind: List\nitems: [1, {kind: Deployment, apiVersion: apps/v1, spec: 3}]",
+                 "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nspec: {leaderWorkerTemplate: 4}"):
+        adapt(text)

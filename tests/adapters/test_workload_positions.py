@@ -1,0 +1,171 @@
+"""Every Val points at the value token as typed, whatever form the command takes."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, arg, at
+
+HEAD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: chat}
+spec:
+  replicas: 2
+  template:
+    spec:
+      containers:
+        - name: engine
+          image: vllm/vllm-openai:v0.11.0
+"""
+
+
+def one_role(text):
+    result = adapt(text)
+    assert len(result.deployments) == 1, result
+    dep = result.deployments[0]
+    assert len(dep.roles) == 1
+    return dep, dep.roles[0]
+
+
+def test_list_args_separate_value():
+    text = HEAD + """\
+          args: ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072", "-tp", "2"]
+"""
+    dep, role = one_role(text)
+    assert role.context_length.value == 131072
+    assert (role.context_length.source.line, role.context_length.source.col) == (11, 74)
+    assert at(text, role.context_length.source) == "131072"
+    assert at(text, role.parallelism.tensor.source) == "2"
+    assert at(text, dep.model.id.source) == "meta-llama/Llama-3.1-8B-Instruct"
+    assert dep.engine.name.value == "vllm" and dep.engine.version.value == "0.11.0"
+    assert role.replicas.value == 2 and dep.name.value == "chat"
+
+
+def test_flag_equals_value_in_block_list():
+    text = HEAD + """\
+          args:
+            - meta-llama/Llama-3.1-8B-Instruct
+            - --max-model-len=32768
+            - '--gpu-memory-utilization=0.85'
+"""
+    _, role = one_role(text)
+    assert at(text, role.context_length.source) == "32768"
+    assert role.context_length.source.col == 31
+    mem = arg(role, "gpu_memory_utilization")
+    assert mem.value == 0.85 and at(text, mem.source) == "0.85"
+
+
+def test_sh_c_double_quoted_string_with_escapes():
+    text = HEAD + r"""          command: ["/bin/sh", "-c", "echo \"start\" && exec vllm serve m --max-model-len 65536 --num-gpu-blocks-override 100"]
+"""
+    _, role = one_role(text)
+    assert at(text, role.context_length.source) == "65536"
+    assert role.kv_pool_tokens.value == 1600  # 100 blocks x 16 tokens
+    assert at(text, role.kv_pool_tokens.source) == "100"
+
+
+def test_literal_block_scalar_with_continuations():
+    text = HEAD + """\
+          command: ["bash", "-c"]
+          args:
+            - |
+              pip install foo
+              python3 -m sglang.launch_server \\
+                --model-path Qwen/Qwen3-8B \\
+                --context-length 40960 \\
+                --disaggregation-mode prefill
+"""
+    dep, role = one_role(text)
+    assert role.kind == "prefill"
+    assert (role.context_length.source.line, role.context_length.source.col) == (17, 34)
+    assert at(text, role.context_length.source) == "40960"
+    assert at(text, role.role.source) == "prefill"
+    assert dep.engine.name.value == "sglang"
+
+
+def test_folded_block_scalar():
+    text = HEAD + """\
+          command: ["sh", "-c"]
+          args:
+            - >-
+              vllm serve m
+              --max-model-len 8192
+"""
+    _, role = one_role(text)
+    assert at(text, role.context_length.source) == "8192"
+
+
+def test_env_var_setting_points_at_env_value():
+    text = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: tgi}
+    spec:
+      template:
+        spec:
+          containers:
+            - name: tgi
+              image: ghcr.io/huggingface/text-generation-inference:2.4.0
+              env:
+                - {name: MODEL_ID, value: meta-llama/Llama-3.1-8B-Instruct}
+                - name: MAX_TOTAL_TOKENS
+                  value: "8192"
+                - name: MAX_INPUT_TOKENS
+                  value: "4096"
+    """
+    dep, role = one_role(text)
+    assert role.context_length.value == 8192
+    assert at(text, role.context_length.source) == '"8192"'
+    assert arg(role, "max_input_tokens").value == 4096
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    assert dep.engine.version.value == "2.4.0"
+
+
+def test_k8s_var_expansion_points_at_env_value():
+    text = HEAD + """\
+          args: ["m", "--max-model-len=$(MAX_LEN)"]
+          env:
+            - name: MAX_LEN
+              value: "16384"
+"""
+    _, role = one_role(text)
+    assert role.context_length.value == 16384
+    assert at(text, role.context_length.source) == '"16384"'
+
+
+def test_unresolved_reference_is_reported_once_and_not_guessed():
+    text = HEAD + """\
+          args: ["$(MODEL)", "--max-model-len=$(MAX_LEN)", "--tensor-parallel-size", "$(TP)"]
+          env:
+            - name: MAX_LEN
+              valueFrom: {secretKeyRef: {name: s, key: k}}
+"""
+    result = adapt(text)
+    role = result.deployments[0].roles[0]
+    assert role.context_length is None
+    [diag] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
+    assert "--max-model-len $(MAX_LEN)" in diag.message and "--tensor-parallel-size $(TP)" in diag.message
+    assert "argument $(MODEL)" in diag.message and at(text, diag.source) == "$(MODEL)"
+
+
+def test_engine_rejects_value_at_the_token():
+    text = HEAD.replace("vllm/vllm-openai:v0.11.0", "lmsysorg/sglang:v0.5.21-cu129") + """\
+          command: [python3, -m, sglang.launch_server, --model-path, m, --context-length, 128K]
+"""
+    result = adapt(text)
+    [diag] = [d for d in result.diagnostics if d.kind == "engine-rejects-value"]
+    assert at(text, diag.source) == "128K"
+    assert "128K" in diag.message
+    assert result.deployments[0].engine.version.value == "0.5.21"
+
+
+def test_accelerators_from_resources_and_node_selector():
+    text = HEAD + """\
+          args: ["m", "-tp", "8"]
+          resources:
+            limits: {nvidia.com/gpu: "8"}
+      nodeSelector:
+        cloud.google.com/gke-accelerator: nvidia-h100-80gb
+"""
+    _, role = one_role(text)
+    assert role.accelerators.count.value == 8 and at(text, role.accelerators.count.source) == '"8"'
+    assert role.accelerators.type.value == "H100-SXM-80GB"
+    assert at(text, role.accelerators.type.source) == "nvidia-h100-80gb"
