@@ -38,6 +38,8 @@ from ctxlint.rules import (  # noqa: E402
     ctx307_prefill_tokens_below_input_tokens,
     ctx308_prompt_exceeds_max_num_tokens,
     ctx309_slot_context_below_window,
+    ctx401_known_engine_defect,
+    ctx402_unknown_engine_version,
 )
 
 ALL = (
@@ -72,4 +74,6 @@ ALL = (
     ctx307_prefill_tokens_below_input_tokens,
     ctx308_prompt_exceeds_max_num_tokens,
     ctx309_slot_context_below_window,
+    ctx401_known_engine_defect,
+    ctx402_unknown_engine_version,
 )
