@@ -95,6 +95,8 @@ def _readings(text: str) -> set:
     m = _SUFFIXED.match(text)
     number, letter, iec = m.groups()
     power = _POWER[letter.lower()]
+    if iec:  # Ki, Mi, Gi, Ti are binary wherever they are accepted
+        return {int(float(number) * 1024 ** power)}
     readings = {int(float(number) * 1000 ** power)}
     if "." not in number:
         readings.add(int(number) * 1024 ** power)

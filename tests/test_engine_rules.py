@@ -57,6 +57,8 @@ def test_suffix_read_differently_compares_with_the_deployment():
     assert rules("vllm", {"max_model_len": "128K"}, select="CTX302") == []
     # nothing else in the deployment says 128,000 or 131,072: no evidence of a misreading
     assert rules("vllm", {"max_model_len": "64k"}, select="CTX302") == []
+    # IEC suffixes mean one number only
+    assert rules("sglang", {"context_length": "128Ki"}, window=128000, select="CTX302") == []
     ((_, message),) = lint("llamacpp", {"ctx_size": "128k"}, select="CTX302")
     assert "as 128, but" in message
 
