@@ -33,6 +33,17 @@ from ctxlint.rules import (  # noqa: E402
     ctx206_memory_fraction_out_of_range,
     ctx207_memory_fraction_wrong_engine,
     ctx208_capacity_not_derivable,
+    ctx301_engine_rejects_value,
+    ctx302_suffix_read_differently,
+    ctx303_long_context_override_without_rope_scaling,
+    ctx304_batched_tokens_below_model_len,
+    ctx305_batched_tokens_below_max_seqs,
+    ctx306_input_tokens_not_below_total,
+    ctx307_prefill_tokens_below_input_tokens,
+    ctx308_prompt_exceeds_max_num_tokens,
+    ctx309_slot_context_below_window,
+    ctx401_known_engine_defect,
+    ctx402_unknown_engine_version,
 )
 
 ALL = (
@@ -62,4 +73,15 @@ ALL = (
     ctx206_memory_fraction_out_of_range,
     ctx207_memory_fraction_wrong_engine,
     ctx208_capacity_not_derivable,
+    ctx301_engine_rejects_value,
+    ctx302_suffix_read_differently,
+    ctx303_long_context_override_without_rope_scaling,
+    ctx304_batched_tokens_below_model_len,
+    ctx305_batched_tokens_below_max_seqs,
+    ctx306_input_tokens_not_below_total,
+    ctx307_prefill_tokens_below_input_tokens,
+    ctx308_prompt_exceeds_max_num_tokens,
+    ctx309_slot_context_below_window,
+    ctx401_known_engine_defect,
+    ctx402_unknown_engine_version,
 )

@@ -6,7 +6,9 @@ Why:
     position encodings and out-of-bounds errors with absolute ones. vLLM and
     SGLang refuse to start unless an override is set
     (`VLLM_ALLOW_LONG_MAX_MODEL_LEN=1`, `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1`);
-    with the override, long requests silently degrade.
+    with the override, long requests silently degrade. When a role sets that
+    override, CTX303 long-context-override-without-rope-scaling reports it
+    instead (with the engine's own RoPE settings), so this rule skips the role.
 
 Example (bad):
     ```yaml
@@ -31,6 +33,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
+from ctxlint.rules._engine import engine_id, long_context_override
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -46,9 +49,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         return
     factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
     limit = int(trained.value * factor)
+    engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
-        if ctx is None or ctx.value <= limit:
+        if ctx is None or ctx.value <= limit or long_context_override(engine, role) is not None:
             continue
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(trained.value)} x {factor:g} = {fmt(limit)}: the {role.label} context "

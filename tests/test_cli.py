@@ -23,7 +23,7 @@ def test_python_dash_m_runs_the_cli(in_repo):
     proc = subprocess.run([sys.executable, "-m", "ctxlint", "check", INCIDENT],
                           capture_output=True, text=True, check=False)
     assert proc.returncode == 1
-    assert proc.stdout.count("\n") == 2 and "Traceback" not in proc.stderr
+    assert proc.stdout.count("\n") == 3 and "Traceback" not in proc.stderr
 
 
 def test_exit_codes_follow_fail_on(in_repo):
@@ -37,7 +37,7 @@ def test_exit_codes_follow_fail_on(in_repo):
 
 def test_select_and_ignore_by_code_prefix_and_name(in_repo):
     assert [l.split()[1] for l in run(["check", INCIDENT, "--select", "CTX101"]).out.splitlines()] == ["CTX101"]
-    assert [l.split()[1] for l in run(["check", INCIDENT, "--ignore", "overlong-prompts-reach-prefill"]).out.splitlines()] == ["CTX101"]
+    assert [l.split()[1] for l in run(["check", INCIDENT, "--ignore", "overlong-prompts-reach-prefill,CTX4"]).out.splitlines()] == ["CTX101"]
     assert run(["check", INCIDENT, "--select", "CTX0"]).out == ""
     both = run(["check", INCIDENT, "--select", "CTX1", "--ignore", "CTX101,CTX102"])
     assert both.out == "" and both.code == 0
@@ -66,12 +66,13 @@ def test_json_contract(in_repo):
     assert result.code == 1
     data = json.loads(result.out)
     assert data["version"] == 1
-    assert data["summary"] == {"files": 1, "deployments": 1, "errors": 2, "warnings": 0, "infos": 0}
+    assert data["summary"] == {"files": 1, "deployments": 1, "errors": 3, "warnings": 0, "infos": 0}
     first = data["findings"][0]
     assert {"rule", "name", "severity", "message", "file", "line", "column", "path", "deployment"} <= set(first)
     assert (first["rule"], first["line"], first["column"], first["path"], first["deployment"]) == (
         "CTX102", 13, 21, "spec.advertised.context_window", "coder-moe-prod")
-    second = data["findings"][1]
+    assert (data["findings"][1]["rule"], data["findings"][1]["path"]) == ("CTX401", "spec.engine.version")
+    second = data["findings"][2]
     assert (second["rule"], second["path"]) == ("CTX101", "spec.serving.roles[0].kv_pool_tokens")
 
 
@@ -96,7 +97,7 @@ def test_directory_is_walked_recursively_and_sorted(in_repo):
 
 def test_summary_goes_to_stderr_not_stdout(in_repo):
     result = run(["check", INCIDENT])
-    assert "ctxlint: 2 errors in 1 file, 1 deployment" in result.err
+    assert "ctxlint: 3 errors in 1 file, 1 deployment" in result.err
     assert "ctxlint:" not in result.out
 
 
@@ -134,10 +135,10 @@ def test_several_formats_in_one_run(in_repo, tmp_path):
     sarif = tmp_path / "ctxlint.sarif"
     result = run(["check", INCIDENT, "--format", "sarif", "--output", str(sarif), "--format", "text"])
     assert result.code == 1
-    assert [line.split(" ")[1] for line in result.out.splitlines()] == ["CTX102", "CTX101"]
+    assert [line.split(" ")[1] for line in result.out.splitlines()] == ["CTX102", "CTX401", "CTX101"]
     data = json.loads(sarif.read_text(encoding="utf-8"))
     regions = [r["locations"][0]["physicalLocation"]["region"] for r in data["runs"][0]["results"]]
-    assert [(r["startLine"], r["startColumn"]) for r in regions] == [(13, 21), (24, 25)]
+    assert [(r["startLine"], r["startColumn"]) for r in regions] == [(13, 21), (17, 14), (24, 25)]
     assert not list(tmp_path.glob(".ctxlint-*"))  # the temporary file was renamed, not left behind
 
 

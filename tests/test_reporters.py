@@ -330,17 +330,19 @@ def parse_junit(out: str) -> ET.Element:
 def test_junit_incident_structure(incident, ctx):
     root = parse_junit(render(junit.write, incident, ctx))
     (suite,) = root.findall("testsuite")
-    assert suite.get("name") == INCIDENT and suite.get("failures") == "2"
+    assert suite.get("name") == INCIDENT and suite.get("failures") == "3"
     cases = suite.findall("testcase")
     assert [c.get("name") for c in cases] == [
         "CTX102 spec.advertised.context_window [coder-moe-prod]",
+        "CTX401 spec.engine.version [coder-moe-prod]",
         "CTX101 spec.serving.roles[0].kv_pool_tokens [coder-moe-prod]",
     ]
     for case in cases:
-        assert case.get("classname") == "ctxlint-capacity" and case.get("file") == INCIDENT
+        family = "advisory" if case.get("name").startswith("CTX4") else "capacity"
+        assert case.get("classname") == f"ctxlint-{family}" and case.get("file") == INCIDENT
         assert case.get("time") == "0" and "." not in case.get("classname")
         assert case.find("failure").get("type") == "error"
-    assert cases[1].find("failure").text.startswith(f"{INCIDENT}:24:25: CTX101 [error] ")
+    assert cases[2].find("failure").text.startswith(f"{INCIDENT}:24:25: CTX101 [error] ")
 
 
 def test_junit_names_are_unique_and_families_named():

@@ -36,11 +36,14 @@ def test_incident_is_refused_at_the_offending_values(in_repo):
     result = run(["check", "samples/incident"])
     assert result.code == 1
     lines = result.out.splitlines()
-    assert [line.split(" ")[1] for line in lines] == ["CTX102", "CTX101"]
-    # CTX102 at the advertised window (line 13), CTX101 at the prefill pool (line 24, the 681280).
+    assert [line.split(" ")[1] for line in lines] == ["CTX102", "CTX401", "CTX101"]
+    # CTX102 at the advertised window (line 13), CTX401 at the engine version (line 17, the known
+    # SGLang PD defect), CTX101 at the prefill pool (line 24, the 681280).
     assert lines[0].startswith("samples/incident/deployment.yaml:13:21: CTX102 [error] security:")
-    assert lines[1].startswith("samples/incident/deployment.yaml:24:25: CTX101 [error] 1,048,576 > 681,280")
-    assert "by 367,296 tokens" in lines[1]
+    assert lines[1].startswith("samples/incident/deployment.yaml:17:14: CTX401 [error] CTXA-2026-001: ")
+    assert "SGLang 0.5.21 is affected" in lines[1] and "pull/36988" in lines[1]
+    assert lines[2].startswith("samples/incident/deployment.yaml:24:25: CTX101 [error] 1,048,576 > 681,280")
+    assert "by 367,296 tokens" in lines[2]
     source = (REPO / "samples/incident/deployment.yaml").read_text().splitlines()
     assert source[23][24:].startswith("681280") and source[12][20:].startswith("1048576")
 

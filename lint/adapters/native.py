@@ -10,6 +10,7 @@ import re
 from typing import Any, Callable, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.engine_args import rejected_values
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import (DECODE, PREFILL, UNIFIED, Accelerators, Advertised, Deployment, Engine,
@@ -65,6 +66,8 @@ class _Reader:
         serving = spec.get("serving")
         disaggregation = self.val(serving, "disaggregation", str)
         roles = self.roles(serving, disaggregation)
+        engine_name = self.val(engine, "name", str)
+        self.result.diagnostics.extend(rejected_values(engine_name, roles, self.name))
         self.result.deployments.append(Deployment(
             file=self.file,
             source=self.root.source(self.file),
@@ -78,7 +81,7 @@ class _Reader:
             advertised=Advertised(context_window=self.tokens(advertised, "context_window"),
                                   max_output_tokens=self.tokens(advertised, "max_output_tokens")),
             gateway=Gateway(max_prompt_tokens=self.tokens(gateway, "max_prompt_tokens")),
-            engine=Engine(name=self.val(engine, "name", str), version=self.val(engine, "version", (str, int, float))),
+            engine=Engine(name=engine_name, version=self.val(engine, "version", (str, int, float))),
             disaggregation=disaggregation,
             roles=roles,
             labels=self.labels(),

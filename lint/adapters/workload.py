@@ -201,7 +201,13 @@ class _Reader:
         if image is None or self.c.image is None or re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
             return None  # runtime images carry their own version, not the engine's
         eng, version = engine_from_image(image)
-        return Val(version, self.c.image.source(self.file), raw=image) if eng == engine and version else None
+        if eng != engine or not version:
+            return None
+        # Point at the tag (`v0.11.0` in `vllm/vllm-openai:v0.11.0`), where a fix would be typed.
+        colon = image.rfind(":")
+        source = self.c.image.source(self.file) if colon < 0 else \
+            self.c.spans.source(self.c.image, colon + 1, len(image.split("@")[0]))
+        return Val(version, source, raw=image)
 
     # -- positions ----------------------------------------------------------------------------------
     def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:

@@ -7,7 +7,9 @@ from helpers import run
 def test_vllm_window_over_pinned_pool_fails_at_the_value(in_repo):
     result = run(["check", "samples/kubernetes/vllm-window-too-long"])
     assert result.code == 1
-    [line] = result.out.splitlines()
+    advisory, line = result.out.splitlines()
+    assert advisory.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:17:35: CTX401 [error] "
+                               "CTXA-2026-002: vLLM: a request longer than the KV pool")
     assert line.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:21:16: CTX201 [error] "
                            "131,072 > 65,536")
     source = (in_repo / "samples/kubernetes/vllm-window-too-long/deployment.yaml").read_text().splitlines()
@@ -24,8 +26,8 @@ def test_sglang_prefill_decode_pair_is_one_deployment_with_ctx102(in_repo):
     result = run(["check", "samples/kubernetes/sglang-prefill-decode"])
     assert result.code == 1
     rules = [line.split(" ")[1] for line in result.out.splitlines()]
-    assert rules == ["CTX102", "CTX201"]
-    assert result.out.startswith("samples/kubernetes/sglang-prefill-decode/deployment.yaml:20:32: CTX102 [error] "
+    assert rules == ["CTX401", "CTX102", "CTX201"]
+    assert result.out.splitlines()[1].startswith("samples/kubernetes/sglang-prefill-decode/deployment.yaml:20:32: CTX102 [error] "
                                  "security: prompts up to 1,048,576 tokens")
     assert "1 deployment" in result.err
 

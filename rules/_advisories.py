@@ -1,0 +1,82 @@
+"""Evaluate the declarative triggers of lint/data/advisories.json against a deployment.
+
+A trigger is {"all": [...]}, {"any": [...]}, {"fact": F, "equals": V},
+{"fact": F, "above": G, "offset": N} (F > G + N) or {"fact": F, "at_least": G,
+"offset": N} (F >= G + N). A fact the deployment does not state is unknown, and
+an unknown comparison never triggers (CTX101/CTX201 already ask for the pool).
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
+
+from ctxlint.advisories import Advisory, load_advisories
+from ctxlint.model import PREFILL, Deployment, fmt
+from ctxlint.rules._common import max_prompt, smallest_pool
+from ctxlint.rules._engine import engine_id
+
+_FACT_NAMES = {"reachable_prompt": "the longest prompt that reaches the engine",
+               "prefill_pool": "the smallest prefill KV pool", "smallest_pool": "the smallest KV pool"}
+
+
+def facts(dep: Deployment) -> Dict[str, Tuple[Any, str]]:
+    """Each fact's value and how it was found, for the finding's arithmetic."""
+    found: Dict[str, Tuple[Any, str]] = {"disaggregated": (dep.disaggregated, "")}
+    prompt = max_prompt(dep)
+    contexts = [r.context_length.value for r in dep.roles if r.context_length is not None]
+    if prompt is not None and contexts and max(contexts) < prompt[0]:
+        found["reachable_prompt"] = (max(contexts), f"the largest engine context length {fmt(max(contexts))}")
+    elif prompt is not None:
+        found["reachable_prompt"] = (prompt[0], prompt[1])
+    elif contexts:
+        found["reachable_prompt"] = (max(contexts), f"the largest engine context length {fmt(max(contexts))}")
+    prefill = smallest_pool(dep.roles_of(PREFILL))
+    if prefill is not None:
+        found["prefill_pool"] = (prefill.pool.tokens, f"the {prefill.label} pool {prefill.pool.describe()}")
+    smallest = smallest_pool(dep.roles)
+    if smallest is not None:
+        found["smallest_pool"] = (smallest.pool.tokens, f"the {smallest.label} pool {smallest.pool.describe()}")
+    return found
+
+
+def evaluate(condition: Mapping[str, Any], known: Dict[str, Tuple[Any, str]]) -> Tuple[Optional[bool], List[str]]:
+    """(True/False/None for unknown, the arithmetic of the comparisons that held)."""
+    if "all" in condition or "any" in condition:
+        results = [evaluate(c, known) for c in condition.get("all", condition.get("any"))]
+        values = [r[0] for r in results]
+        why = [w for r in results if r[0] for w in r[1]]
+        if "all" in condition:
+            outcome = False if False in values else (None if None in values else True)
+        else:
+            outcome = True if True in values else (None if None in values else False)
+        return outcome, why
+    left = known.get(condition["fact"])
+    if "equals" in condition:
+        return (None, []) if left is None else (left[0] == condition["equals"], [])
+    op = "above" if "above" in condition else "at_least"
+    right = known.get(condition[op])
+    if left is None or right is None:
+        return None, []
+    offset = condition.get("offset", 0)
+    bound = right[0] + offset
+    holds = left[0] > bound if op == "above" else left[0] >= bound
+    shift = f" {'+' if offset > 0 else '-'} {abs(offset)}" if offset else ""
+    sign = ">" if op == "above" else ">="
+    return holds, [f"{fmt(left[0])} {sign} {fmt(right[0])}{shift}: {left[1]} reaches {right[1]}"]
+
+
+def triggered(dep: Deployment) -> Iterator[Tuple[Advisory, List[str]]]:
+    """Advisories for this deployment's engine whose configuration trigger holds."""
+    engine = engine_id(dep)
+    if engine is None:
+        return
+    known = facts(dep)
+    for advisory in load_advisories():
+        if advisory.engine != engine:
+            continue
+        outcome, why = evaluate(advisory.trigger, known)
+        if outcome:
+            yield advisory, why
+
+
+def references(advisory: Advisory) -> str:
+    return ", ".join(advisory.references)

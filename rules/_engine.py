@@ -1,0 +1,134 @@
+"""Helpers for the CTX3xx rules: a role's engine settings, read as the engine reads them.
+
+engine_args hold the engine's own names (flags_<engine>.py canonical names). Values
+from command lines arrive converted; values from a native manifest arrive raw, so
+every read goes through ctxlint.engines.values with the engine's own rules.
+Environment switches (VLLM_ALLOW_LONG_MAX_MODEL_LEN, PREFILL_CHUNKING, ...) are
+looked up under their variable name.
+"""
+from __future__ import annotations
+
+from typing import Any, Optional, Tuple
+
+from ctxlint.adapters.engine_args import engine_label
+from ctxlint.engines.values import as_bool, as_int, as_json, normalize_engine
+from ctxlint.model import Deployment, Role, Val, fmt
+
+
+def engine_id(dep: Deployment) -> Optional[str]:
+    """"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy", or None."""
+    return normalize_engine(dep.engine.name.value if dep.engine.name is not None else None)
+
+
+def label(engine: str) -> str:
+    return engine_label(engine)
+
+
+def first_arg(role: Role, *names: str) -> Optional[Tuple[str, Val[Any]]]:
+    """The first of several spellings of a setting that the role sets, with its name."""
+    for name in names:
+        val = role.arg(name)
+        if val is not None:
+            return name, val
+    return None
+
+
+def int_arg(engine: Optional[str], role: Role, *names: str) -> Optional[Tuple[int, Val[Any], str]]:
+    """An integer setting as the engine reads it: (value, where written, name), or None."""
+    for name in names:
+        val = role.arg(name)
+        if val is None:
+            continue
+        value = as_int(engine, name.lower(), val.value)  # TGI's MAX_INPUT_TOKENS is max_input_tokens
+        if value is not None:
+            return value, val, name
+    return None
+
+
+def bool_arg(role: Role, *names: str) -> Optional[Tuple[bool, Val[Any], str]]:
+    for name in names:
+        val = role.arg(name)
+        if val is not None and as_bool(val.value) is not None:
+            return as_bool(val.value), val, name
+    return None
+
+
+def json_arg(role: Role, name: str) -> Any:
+    val = role.arg(name)
+    return None if val is None else as_json(val.value)
+
+
+def shown(val: Val[Any], value: Any) -> str:
+    """The value as written, with the engine's reading when they differ."""
+    raw = val.raw or (val.value if isinstance(val.value, str) else "")
+    if raw and str(raw) != str(value):
+        return f"{raw} (= {fmt(value)})"
+    return fmt(value)
+
+
+# The environment switch that lets each engine start with a context above the model's
+# derived length (engines.md §1.2a, §2.2a); llama.cpp does it with --override-kv.
+LONG_CONTEXT_OVERRIDES = {"vllm": "VLLM_ALLOW_LONG_MAX_MODEL_LEN",
+                          "sglang": "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"}
+# TGI reads max_input_tokens, its deprecated spelling, or their environment variables.
+TGI_INPUT_NAMES = ("max_input_tokens", "MAX_INPUT_TOKENS", "max_input_length", "MAX_INPUT_LENGTH")
+CONTEXT_SETTING = {"vllm": "max_model_len", "sglang": "context_length", "llamacpp": "ctx_size",
+                   "tgi": "max_total_tokens", "trtllm": "max_seq_len", "lmdeploy": "session_len"}
+
+
+def long_context_override(engine: Optional[str], role: Role) -> Optional[Tuple[str, Val[Any]]]:
+    """The override switch a role turns on, as (name, value), or None."""
+    if engine in LONG_CONTEXT_OVERRIDES:
+        found = bool_arg(role, LONG_CONTEXT_OVERRIDES[engine])
+        return (found[2], found[1]) if found is not None and found[0] else None
+    if engine == "llamacpp":
+        val = role.arg("override_kv")
+        if val is not None and "context_length" in str(val.value):
+            return "override_kv", val
+    return None
+
+
+def engine_context(engine: Optional[str], role: Role) -> Optional[Tuple[int, Val[Any], str]]:
+    """The context length the engine is told: its own setting, else the normalized one."""
+    if engine in CONTEXT_SETTING:
+        found = int_arg(engine, role, CONTEXT_SETTING[engine])
+        if found is not None and found[0] > 0:
+            return found
+    if role.context_length is not None:
+        return role.context_length.value, role.context_length, "context_length"
+    return None
+
+
+def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Optional[int], str]]:
+    """RoPE scaling set on the engine's command line: (factor, original positions or None, where)."""
+    scaling = None
+    where = ""
+    if engine in ("vllm", "lmdeploy"):
+        overrides = json_arg(role, "hf_overrides")
+        if isinstance(overrides, dict):
+            scaling = overrides.get("rope_scaling") or overrides.get("rope_parameters")
+            where = "hf_overrides"
+        if scaling is None and engine == "vllm":
+            scaling, where = json_arg(role, "rope_scaling"), "rope_scaling"
+        if scaling is None and engine == "lmdeploy":
+            found = role.arg("rope_scaling_factor")
+            if found is not None and isinstance(found.value, (int, float)) and not isinstance(found.value, bool):
+                return float(found.value), None, "rope_scaling_factor"
+    elif engine == "sglang":
+        overrides = json_arg(role, "json_model_override_args")
+        if isinstance(overrides, dict):
+            scaling, where = overrides.get("rope_scaling"), "json_model_override_args"
+    elif engine in ("tgi", "llamacpp"):
+        kind = role.arg("rope_scaling")
+        factor = role.arg("rope_factor" if engine == "tgi" else "rope_scale")
+        if kind is not None and str(kind.value) != "none" and factor is not None:
+            try:
+                orig = int_arg(engine, role, "yarn_orig_ctx") if engine == "llamacpp" else None
+                return float(factor.value), orig[0] if orig else None, "rope_scaling"
+            except (TypeError, ValueError):
+                return None
+        return None
+    if isinstance(scaling, dict) and isinstance(scaling.get("factor"), (int, float)):
+        orig = scaling.get("original_max_position_embeddings")
+        return float(scaling["factor"]), orig if isinstance(orig, int) else None, where
+    return None

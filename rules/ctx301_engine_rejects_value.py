@@ -1,0 +1,48 @@
+"""An engine setting whose value the engine itself refuses, so it does not start.
+
+Why:
+    Each engine parses its own flags: SGLang reads `--context-length 128K` as an
+    error (only `k M G T` and `Ki Mi Gi Ti`, case-sensitive), TGI takes digits
+    only (`--max-input-tokens 4k` fails in clap), trtllm-serve and LMDeploy take
+    plain integers. The server exits at startup, or a rollout crash-loops. The
+    adapters report the engine's own parse error; for a native manifest the
+    values under `engine_args` are read with the named engine's rule.
+
+Example (bad):
+    ```yaml
+    engine: {name: sglang}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {context_length: 128K}   # SGLang: "Invalid integer value"
+    ```
+
+Example (good):
+    ```yaml
+    engine: {name: sglang}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {context_length: 131072}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.rules._common import from_diagnostics
+
+ID = "CTX301"
+NAME = "engine-rejects-value"
+SEVERITY = "error"
+SCOPE = "input"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(diagnostics: Sequence[Diagnostic], options) -> Iterator[Problem]:
+    return from_diagnostics(diagnostics, NAME)

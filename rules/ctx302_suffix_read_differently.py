@@ -1,0 +1,122 @@
+"""A suffixed engine value that the engine reads as a different number than the rest of the deployment says.
+
+Why:
+    The same suffix means different numbers on different engines: vLLM reads
+    `128k` as 128,000 and `128K` as 131,072; SGLang reads `1M` as 1,000,000
+    and wants `1Mi` for 1,048,576; llama.cpp's std::stoi reads `128k` as 128.
+    When the other reading is exactly a number written elsewhere in the
+    deployment (the advertised window, another role's context), the author
+    meant that number and the engine serves a different one: prompts between
+    the two are refused, or the window silently shrinks.
+
+Example (bad):
+    ```yaml
+    advertised: {context_window: 1048576}
+    engine: {name: sglang}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {context_length: 1M}   # SGLang: 1,000,000
+    ```
+
+Example (good):
+    ```yaml
+    advertised: {context_window: 1048576}
+    engine: {name: sglang}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {context_length: 1048576}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from ctxlint.engines.values import as_int, int_rule
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment, Val, fmt
+from ctxlint.rules._engine import engine_id, label
+
+ID = "CTX302"
+NAME = "suffix-read-differently"
+SEVERITY = "warning"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+_SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT])(i?)\s*$")
+_POWER = {"k": 1, "m": 2, "g": 3, "t": 4}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    engine = engine_id(dep)
+    if engine is None:
+        return
+    for name, val, value in _suffixed_values(dep, engine):
+        text = _text(val)
+        others = _other_values(dep, val)
+        if value in others:
+            continue  # the engine's reading agrees with the deployment
+        for alt in sorted(_readings(text) - {value}):
+            if alt in others:
+                yield Problem(
+                    f"{label(engine)} reads {name} = {text} as {fmt(value)}, but {others[alt]} is "
+                    f"{fmt(alt)} (what {text} means under the other suffix convention): they differ by "
+                    f"{fmt(abs(alt - value))} tokens. Write the plain integer you mean ({fmt(alt)})",
+                    val.source, dep.display_name)
+                break
+
+
+def _text(val: Val[Any]) -> str:
+    return val.raw or (val.value if isinstance(val.value, str) else str(val.value))
+
+
+def _suffixed_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[Any], int]]:
+    for role in dep.roles:
+        candidates: List[Tuple[str, Optional[Val[Any]]]] = [(k, v) for k, v in role.engine_args
+                                                            if int_rule(engine, k) is not None]
+        if dep.input_format != "native":  # the manifest's own token counts follow ctxlint's rule, not the engine's
+            candidates += [("context_length", role.context_length), ("kv_pool_tokens", role.kv_pool_tokens)]
+        for name, val in candidates:
+            if val is None or not _SUFFIXED.match(_text(val)):
+                continue
+            value = as_int(engine, name, val.value)
+            if value is not None:
+                yield name, val, value
+
+
+def _readings(text: str) -> set:
+    """Every number the text means under some engine's suffix rule."""
+    m = _SUFFIXED.match(text)
+    number, letter, iec = m.groups()
+    power = _POWER[letter.lower()]
+    if iec:  # Ki, Mi, Gi, Ti are binary wherever they are accepted
+        return {int(float(number) * 1024 ** power)}
+    readings = {int(float(number) * 1000 ** power)}
+    if "." not in number:
+        readings.add(int(number) * 1024 ** power)
+    return readings
+
+
+def _other_values(dep: Deployment, skip: Val[Any]) -> Dict[int, str]:
+    """Token counts written elsewhere in the deployment, by value, with what they are."""
+    found: Dict[int, str] = {}
+
+    def add(val: Optional[Val[Any]], what: str) -> None:
+        if val is not None and val.source != skip.source and isinstance(val.value, int) \
+                and not isinstance(val.value, bool):
+            found.setdefault(val.value, what)
+
+    add(dep.advertised.context_window, "the advertised window")
+    add(dep.advertised.max_output_tokens, "the advertised max output")
+    add(dep.gateway.max_prompt_tokens, "the gateway cap")
+    add(dep.model.max_position_embeddings, "the model's max_position_embeddings")
+    for role in dep.roles:
+        add(role.context_length, f"the {role.label} context length")
+        add(role.kv_pool_tokens, f"the {role.label} KV pool")
+    return found

@@ -1,0 +1,93 @@
+"""A long-context override switch used to serve past the model's trained positions without RoPE scaling.
+
+Why:
+    vLLM and SGLang refuse a context length above what the model config
+    derives, unless `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1` or
+    `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1` turns the refusal into a
+    warning (llama.cpp: `--override-kv <arch>.context_length=int:N`). The
+    engines' own text: positions beyond the derived length "lead to nan" with
+    RoPE and "cause a CUDA array out-of-bounds error" with absolute positions.
+    The override is only safe next to a matching RoPE scaling (vLLM
+    `--hf-overrides`/`--rope-scaling`, SGLang `--json-model-override-args`,
+    llama.cpp `--rope-scaling yarn --rope-scale`). CTX109 reports the same
+    overrun when no override is set.
+
+Example (bad):
+    ```yaml
+    model: {max_position_embeddings: 131072}
+    engine: {name: vllm}
+    serving:
+      roles:
+        - role: unified
+          context_length: 262144
+          engine_args: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1"}
+    ```
+
+Example (good):
+    ```yaml
+    model: {max_position_embeddings: 131072}
+    engine: {name: vllm}
+    serving:
+      roles:
+        - role: unified
+          context_length: 262144
+          engine_args:
+            VLLM_ALLOW_LONG_MAX_MODEL_LEN: "1"
+            hf_overrides: '{"rope_scaling": {"rope_type": "yarn", "factor": 2.0,
+                            "original_max_position_embeddings": 131072}}'
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment, fmt
+from ctxlint.rules._engine import engine_context, engine_id, engine_rope, label, long_context_override, shown
+
+ID = "CTX303"
+NAME = "long-context-override-without-rope-scaling"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+_ROPE_HINT = {"vllm": "--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
+                      "\"original_max_position_embeddings\": N}}'",
+              "sglang": "--json-model-override-args '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
+                        "\"original_max_position_embeddings\": N}}'",
+              "llamacpp": "--rope-scaling yarn --rope-scale F --yarn-orig-ctx N"}
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    engine = engine_id(dep)
+    trained = dep.model.max_position_embeddings
+    if engine is None or trained is None:
+        return
+    for role in dep.roles:
+        override = long_context_override(engine, role)
+        ctx = engine_context(engine, role)
+        if override is None or ctx is None:
+            continue
+        rope = engine_rope(engine, role)
+        if rope is not None:
+            factor, base = rope[0], rope[1] or trained.value
+        else:
+            factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
+            base = trained.value
+        limit = int(base * factor)
+        if ctx[0] <= limit:
+            continue
+        scaling = (f"the RoPE scaling set in {rope[2]} (x{factor:g}) covers only {fmt(limit)}" if rope
+                   else "no RoPE scaling is set")
+        yield Problem(
+            f"{fmt(ctx[0])} > {fmt(base)} x {factor:g} = {fmt(limit)}: {override[0]} lets {label(engine)} start "
+            f"the {role.label} role with {ctx[2]} {shown(ctx[1], ctx[0])}, {fmt(ctx[0] - limit)} tokens past the "
+            f"model's trained positions, and {scaling}. Positions beyond {fmt(limit)} give NaNs or garbage "
+            f"(RoPE) or CUDA out-of-bounds errors (absolute positions). Add "
+            f"{_ROPE_HINT.get(engine, 'RoPE scaling')} with F >= {ctx[0] / base:.2f}, or lower {ctx[2]} "
+            f"to {fmt(limit)} and drop the override",
+            override[1].source, dep.display_name)

@@ -1,0 +1,85 @@
+"""TGI without prefill chunking and max_batch_prefill_tokens below max_input_tokens: it refuses to start.
+
+Why:
+    Without prefill chunking a whole prompt is one prefill batch, so TGI
+    requires "`max_batch_prefill_tokens` must be >= `max_input_tokens`. Given:
+    P and I" (router, backends/v3/src/main.rs; the launcher of TGI 2.x checked
+    it unconditionally). Chunking is on by default in TGI 3 but off when
+    PREFILL_CHUNKING=0, with speculation, or with an attention backend other
+    than flashinfer/flashdecoding (e.g. ATTENTION=paged)
+    (server/text_generation_server/models/model.py).
+
+Example (bad):
+    ```yaml
+    engine: {name: tgi, version: "3.3.4"}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {max_input_tokens: 16384, max_batch_prefill_tokens: 4096, PREFILL_CHUNKING: "0"}
+    ```
+
+Example (good):
+    ```yaml
+    engine: {name: tgi, version: "3.3.4"}
+    serving:
+      roles:
+        - role: unified
+          engine_args: {max_input_tokens: 16384, max_batch_prefill_tokens: 16384, PREFILL_CHUNKING: "0"}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Optional
+
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment, Role, fmt
+from ctxlint.rules._engine import TGI_INPUT_NAMES, bool_arg, engine_id, first_arg, int_arg, shown
+from ctxlint.versions import parse_version
+
+ID = "CTX307"
+NAME = "prefill-tokens-below-input-tokens"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+CHUNKING_SINCE = parse_version("3.0.0")  # TGI 3 added prefill chunking and moved this check to the router
+CHUNKING_ATTENTION = ("flashinfer", "flashdecoding")
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    if engine_id(dep) != "tgi":
+        return
+    for role in dep.roles:
+        given = int_arg("tgi", role, *TGI_INPUT_NAMES)
+        prefill = int_arg("tgi", role, "max_batch_prefill_tokens", "MAX_BATCH_PREFILL_TOKENS")
+        if given is None or prefill is None or prefill[0] >= given[0]:
+            continue
+        why = _no_chunking(dep, role)
+        if why is None:
+            continue
+        yield Problem(
+            f"{fmt(prefill[0])} < {fmt(given[0])}: the {role.label} max_batch_prefill_tokens "
+            f"{shown(prefill[1], prefill[0])} is below {given[2]} {shown(given[1], given[0])} without prefill "
+            f"chunking ({why}); TGI refuses to start (\"`max_batch_prefill_tokens` must be >= "
+            f"`max_input_tokens`\"). Raise max_batch_prefill_tokens to {fmt(given[0])}, or lower {given[2]}",
+            prefill[1].source, dep.display_name)
+
+
+def _no_chunking(dep: Deployment, role: Role) -> Optional[str]:
+    version = parse_version(dep.engine.version.value) if dep.engine.version is not None else None
+    if version is not None and version < CHUNKING_SINCE:
+        return f"TGI {version} predates prefill chunking"
+    chunking = bool_arg(role, "PREFILL_CHUNKING", "prefill_chunking")
+    if chunking is not None and not chunking[0]:
+        return f"{chunking[2]} is off"
+    attention = first_arg(role, "ATTENTION", "attention")
+    if attention is not None and str(attention[1].value).lower() not in CHUNKING_ATTENTION:
+        return f"ATTENTION={attention[1].value} does not support it"
+    speculate = int_arg("tgi", role, "speculate", "SPECULATE")
+    if speculate is not None and speculate[0] > 0:
+        return "speculation turns it off"
+    return None

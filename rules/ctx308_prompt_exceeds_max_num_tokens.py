@@ -1,0 +1,88 @@
+"""TensorRT-LLM without chunked prefill accepting prompts longer than max_num_tokens: they are rejected.
+
+Why:
+    trtllm-serve's PyTorch backend puts a whole prompt in one batch unless
+    `enable_chunked_prefill` is on (default off), and rejects longer prompts
+    with HTTP 400 "The sum of prompt length (X), query length (Y) should not
+    exceed max_num_tokens (Z)". max_num_tokens defaults to 8,192, so a
+    long-context deployment that leaves both at their defaults serves only
+    short prompts (engines.md §4.2, §12.12). The longest prompt is the
+    smallest of the advertised window (or gateway cap), max_input_len and
+    max_seq_len.
+
+Example (bad):
+    ```yaml
+    advertised: {context_window: 131072}
+    engine: {name: trtllm}
+    serving:
+      roles:
+        - role: unified
+          context_length: 131072
+          engine_args: {max_num_tokens: 8192}
+    ```
+
+Example (good):
+    ```yaml
+    advertised: {context_window: 131072}
+    engine: {name: trtllm}
+    serving:
+      roles:
+        - role: unified
+          context_length: 131072
+          engine_args: {max_num_tokens: 8192, enable_chunked_prefill: true}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from ctxlint.findings import Problem
+from ctxlint.model import Deployment, Source, fmt
+from ctxlint.rules._common import max_prompt
+from ctxlint.rules._engine import bool_arg, engine_context, engine_id, first_arg, int_arg, shown
+
+ID = "CTX308"
+NAME = "prompt-exceeds-max-num-tokens"
+SEVERITY = "error"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-serve / BuildConfig default
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    if engine_id(dep) != "trtllm":
+        return
+    for role in dep.roles:
+        chunked = bool_arg(role, "enable_chunked_prefill")
+        backend = first_arg(role, "backend")
+        if (chunked is not None and chunked[0]) or (backend is not None and backend[1].value != "pytorch"):
+            continue
+        limits: List[Tuple[int, str, Source]] = []
+        prompt = max_prompt(dep)
+        if prompt is not None:
+            limits.append(prompt)
+        ctx = engine_context("trtllm", role)
+        if ctx is not None:
+            limits.append((ctx[0] - 1, f"{ctx[2]} {shown(ctx[1], ctx[0])} minus one output token", ctx[1].source))
+        max_input = int_arg("trtllm", role, "max_input_len")
+        if max_input is not None:
+            limits.append((max_input[0], f"max_input_len {shown(max_input[1], max_input[0])}", max_input[1].source))
+        if not limits:
+            continue
+        longest, what, where = min(limits, key=lambda item: item[0])
+        budget = int_arg("trtllm", role, "max_num_tokens")
+        tokens = budget[0] if budget else DEFAULT_MAX_NUM_TOKENS
+        if longest <= tokens:
+            continue
+        named = f"max_num_tokens {shown(budget[1], tokens)}" if budget else f"the default max_num_tokens {fmt(tokens)}"
+        yield Problem(
+            f"{fmt(longest)} > {fmt(tokens)}: the {role.label} role accepts prompts up to {fmt(longest)} tokens "
+            f"({what}) but without chunked prefill TensorRT-LLM rejects any prompt above {named} with HTTP 400 "
+            f"(\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: true, or raise max_num_tokens "
+            f"to {fmt(longest)}",
+            budget[1].source if budget else where, dep.display_name)

@@ -1,0 +1,130 @@
+"""CTX301-CTX309 beyond their samples: engine defaults, spellings and the cases that must stay silent."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import Settings, lint_text
+
+BASE = """
+apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {{name: d}}
+spec:
+  model: {{id: example/m, max_position_embeddings: {mpe}}}
+  advertised: {{context_window: {window}}}
+  engine: {{name: {engine}{version}}}
+  serving:
+    roles:
+      - role: unified
+        context_length: {ctx}
+        kv_pool_tokens: 4000000
+        engine_args:
+{args}
+"""
+
+
+def lint(engine, args, *, select, version="", window=131072, ctx=131072, mpe=131072):
+    body = "\n".join(f"          {k}: {v}" for k, v in args.items()) or "          {}"
+    text = BASE.format(engine=engine, version=f', version: "{version}"' if version else "", window=window,
+                       ctx=ctx, mpe=mpe, args=body)
+    return [(f.rule, f.message) for f in lint_text(text, "d.yaml", Settings(select=(select,))).findings]
+
+
+def rules(*args, **kw):
+    return [rule for rule, _ in lint(*args, **kw)]
+
+
+@pytest.mark.parametrize("engine,args,fires", [
+    ("sglang", {"context_length": "128K"}, True),
+    ("sglang", {"context_length": "128Ki"}, False),
+    ("sglang", {"max_total_tokens": "1.5Mi"}, True),     # decimals only with SI suffixes
+    ("vllm", {"max_model_len": "128K"}, False),         # vLLM reads K as 1024
+    ("vllm", {"max_num_batched_tokens": "1.5K"}, True),  # but not with a decimal
+    ("tgi", {"max_input_tokens": "4k"}, True),           # clap usize: digits only
+    ("trtllm", {"max_num_tokens": "8K"}, True),
+    ("trtllm", {"max_num_tokens": 8192.0}, True),        # click INT refuses "8192.0"
+    ("llamacpp", {"ctx_size": "128k"}, False),           # std::stoi reads 128 (CTX302's business)
+    ("vllm", {"mem_fraction_static": "abc"}, False),     # not an integer setting of this engine
+    ("other", {"context_length": "128K"}, False),        # unknown engine: no rule to apply
+])
+def test_engine_rejects_value(engine, args, fires):
+    assert rules(engine, args, select="CTX301") == (["CTX301"] if fires else [])
+
+
+def test_suffix_read_differently_compares_with_the_deployment():
+    ((rule, message),) = lint("vllm", {"max_model_len": "128k"}, select="CTX302")
+    assert message.startswith("vLLM reads max_model_len = 128k as 128,000, but the advertised window is 131,072")
+    assert rules("vllm", {"max_model_len": "128K"}, select="CTX302") == []
+    # nothing else in the deployment says 128,000 or 131,072: no evidence of a misreading
+    assert rules("vllm", {"max_model_len": "64k"}, select="CTX302") == []
+    # IEC suffixes mean one number only
+    assert rules("sglang", {"context_length": "128Ki"}, window=128000, select="CTX302") == []
+    ((_, message),) = lint("llamacpp", {"ctx_size": "128k"}, select="CTX302")
+    assert "as 128, but" in message
+
+
+def test_long_context_override():
+    over = {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": '"1"'}
+    assert rules("sglang", over, ctx=262144, select="CTX303") == ["CTX303"]
+    # the override silences CTX109: one finding, not two
+    assert rules("sglang", over, ctx=262144, select="CTX109") == []
+    assert rules("sglang", {}, ctx=262144, select="CTX109") == ["CTX109"]
+    rope = dict(over, json_model_override_args="'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 2.0}}'")
+    assert rules("sglang", rope, ctx=262144, select="CTX303") == []
+    small = dict(over, json_model_override_args="'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 1.5}}'")
+    ((_, message),) = lint("sglang", small, ctx=262144, select="CTX303")
+    assert message.startswith("262,144 > 131,072 x 1.5 = 196,608:")
+    assert rules("sglang", {"SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN": '"0"'}, ctx=262144, select="CTX303") == []
+    assert rules("sglang", over, ctx=131072, select="CTX303") == []  # override unused
+    assert rules("llamacpp", {"override_kv": "llama.context_length=int:262144"}, ctx=262144,
+                 select="CTX303") == ["CTX303"]
+
+
+def test_vllm_chunked_prefill_defaults_by_version():
+    args = {"max_num_batched_tokens": 8192}
+    assert rules("vllm", args, version="0.11.0", ctx=32768, select="CTX304") == []  # V1: chunked by default
+    assert rules("vllm", args, ctx=32768, select="CTX304") == []                    # unknown version: default on
+    assert rules("vllm", args, version="0.6.3", ctx=32768, select="CTX304") == ["CTX304"]  # V0 <= 32K: off
+    assert rules("vllm", args, version="0.6.3", ctx=65536, select="CTX304") == []   # V0 turned it on above 32K
+    assert rules("vllm", dict(args, enable_chunked_prefill="false"), ctx=32768, select="CTX304") == ["CTX304"]
+    assert rules("vllm", dict(args, max_model_len=8192, enable_chunked_prefill=False), ctx=32768,
+                 select="CTX304") == []  # the engine's own max_model_len wins over the normalized one
+
+
+def test_vllm_max_num_seqs_default():
+    ((_, message),) = lint("vllm", {"max_num_batched_tokens": 128}, select="CTX305")
+    assert "the default max_num_seqs (at least 256 on GPUs)" in message
+    assert rules("vllm", {"max_num_batched_tokens": 128, "max_num_seqs": 64}, select="CTX305") == []
+
+
+def test_tgi_spellings_and_chunking():
+    assert rules("tgi", {"MAX_INPUT_TOKENS": '"8192"', "MAX_TOTAL_TOKENS": '"8192"'}, select="CTX306") == ["CTX306"]
+    assert rules("tgi", {"max_input_length": 9000}, ctx=8192, select="CTX306") == ["CTX306"]  # vs context_length
+    small = {"max_input_tokens": 16384, "max_batch_prefill_tokens": 4096}
+    assert rules("tgi", small, version="3.3.4", select="CTX307") == []  # chunking on by default
+    assert rules("tgi", small, version="2.4.1", select="CTX307") == ["CTX307"]
+    assert rules("tgi", dict(small, PREFILL_CHUNKING='"0"'), select="CTX307") == ["CTX307"]
+    assert rules("tgi", dict(small, speculate=2), select="CTX307") == ["CTX307"]
+    assert rules("tgi", dict(small, ATTENTION="flashinfer"), select="CTX307") == []
+
+
+def test_trtllm_defaults():
+    ((_, message),) = lint("trtllm", {}, select="CTX308")  # default max_num_tokens 8192, no chunking
+    assert message.startswith("131,071 > 8,192:") and "the default max_num_tokens 8,192" in message
+    assert rules("trtllm", {"backend": "tensorrt"}, select="CTX308") == []
+    assert rules("trtllm", {"max_input_len": 8192}, select="CTX308") == []
+    assert rules("trtllm", {"enable_chunked_prefill": True}, select="CTX308") == []
+
+
+def test_llamacpp_slots():
+    assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": 4}, select="CTX309") == ["CTX309"]
+    assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": 4, "kv_unified": True}, select="CTX309") == []
+    assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": -1}, select="CTX309") == []  # auto: unified
+    # ctx_size 0 takes the model's trained context
+    assert rules("llamacpp", {"ctx_size": 0, "n_parallel": 2}, select="CTX309") == ["CTX309"]
+
+
+@pytest.mark.parametrize("name", ["vLLM", " vllm ", "VLLM"])
+def test_engine_names_are_normalized(name):
+    # the schema wants lowercase (CTX002 says so), but the rules still read the deployment
+    assert rules(name, {"max_model_len": "128k"}, select="CTX302") == ["CTX302"]
