@@ -45,9 +45,11 @@ def main() -> None:
               help="File name to report for input read from '-' (stdin).")
 @click.option("--max-file-size", type=click.IntRange(min=1), default=None, metavar="BYTES",
               help="Files larger than this are reported, not parsed (default 20 MiB).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: str,
           select: Tuple[str, ...],
-          ignore: Tuple[str, ...], stdin_filename: str, max_file_size: Optional[int]) -> None:
+          ignore: Tuple[str, ...], stdin_filename: str, max_file_size: Optional[int], jobs: int) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, Settings, lint_paths
@@ -59,7 +61,13 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         settings = Settings(settings.select, settings.ignore, settings.rule_options, max_file_size)
     stdin = _read_stdin() if "-" in paths else None
     try:
-        report = lint_paths(list(paths) or ["."], settings, stdin=stdin, stdin_filename=stdin_filename)
+        if jobs == 1:
+            report = lint_paths(list(paths) or ["."], settings, stdin=stdin, stdin_filename=stdin_filename)
+        else:
+            from ctxlint.parallel import lint_paths_parallel
+
+            report = lint_paths_parallel(list(paths) or ["."], settings, jobs=jobs, stdin=stdin,
+                                         stdin_filename=stdin_filename)
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
     except InternalError as exc:
@@ -228,3 +236,55 @@ def _number(text: str):
         except ValueError:
             pass
     return {"true": True, "false": False}.get(text.lower(), text)
+
+
+# --- ctxlint audit: the one-off fleet audit (self-contained block) -------------------------------
+
+PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json", "csv"]),
+              default="table", show_default=True)
+@click.option("--output", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="never", show_default=True,
+              help="Exit 1 when a finding at or above this severity exists (an audit reports by default).")
+def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], jobs: int, fail_on: str) -> None:
+    """Audit every deployment under PATHS (default: the current directory): one row each, by model, riskiest first.
+
+    Exits 0 (or 1 with --fail-on), 2 on usage errors.
+    """
+    from contextlib import nullcontext
+
+    from ctxlint.audit import build_audit
+    from ctxlint.discover import PathError, discover
+    from ctxlint.engine import InternalError, Settings
+    from ctxlint.parallel import lint_paths_parallel
+    from ctxlint.registry import SelectorError
+    from ctxlint.reporters.audit import AUDIT_WRITERS
+
+    settings = Settings()
+    try:
+        files = discover(list(paths) or ["."])
+        stdin = _read_stdin() if "-" in files else None
+        show_bar = sys.stderr.isatty() and len(files) >= PROGRESS_MIN_FILES
+        bar_context = click.progressbar(length=len(files), label="ctxlint audit", file=sys.stderr) \
+            if show_bar else nullcontext()
+        with bar_context as bar:
+            report = lint_paths_parallel(files, settings, jobs=jobs, stdin=stdin,
+                                         progress=bar.update if bar is not None else None)
+    except (PathError, SelectorError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except InternalError as exc:
+        click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
+        sys.exit(EXIT_USAGE)
+    result = build_audit(report)
+    write = AUDIT_WRITERS[output_format]
+    if output and output != "-":
+        _write_atomically(output, lambda stream: write(result, stream))
+    else:
+        write(result, sys.stdout)
+    sys.exit(EXIT_FINDINGS if report.failed(fail_on) else EXIT_CLEAN)
