@@ -123,10 +123,10 @@ def _read_stdin() -> bytes:
 
 
 @main.command("rules")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "docs"]), default="text",
+              show_default=True, help="docs: the full reference, every rule's page (docs/rules.md).")
 def rules_command(output_format: str) -> None:
-    """List every rule: ID, name, default severity, summary."""
+    """List every rule: ID, name, default severity, summary (or, with --format docs, the full reference)."""
     from ctxlint.registry import all_rules
     from ctxlint.reporters.catalog import write_table
 

@@ -1,0 +1,37 @@
+"""docs/ tells the truth: the rules reference is the registry's, and explain prints its pages."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import REPO
+from ctxlint.registry import all_rules
+from ctxlint.reporters.catalog import REGENERATE, page
+from helpers import run
+
+RULES_DOC = REPO / "docs" / "rules.md"
+
+
+def test_rules_reference_is_current(update_golden):
+    generated = run(["rules", "--format", "docs"]).out
+    if update_golden:
+        RULES_DOC.write_text(generated, encoding="utf-8")
+    assert generated == RULES_DOC.read_text(encoding="utf-8"), f"docs/rules.md is stale: run `{REGENERATE}`"
+
+
+@pytest.mark.parametrize("spec", all_rules(), ids=lambda s: s.id)
+def test_explain_prints_the_reference_page(spec):
+    explained = run(["explain", spec.id]).out
+    assert explained == page(spec)
+    # The same text, under a "## " title, is in the reference.
+    assert f"## {explained}" in RULES_DOC.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("spec", all_rules(), ids=lambda s: s.id)
+def test_page_has_every_part(spec):
+    text = page(spec)
+    for part in ("- Severity: ", "- Scope: ", "- Tags: ", "### Why\n", "### Example (bad)\n```",
+                 "### Example (good)\n", "### Options\n"):
+        assert part in text.replace("\n\n", "\n"), (spec.id, part)
+    for option, schema in spec.options_schema.get("properties", {}).items():
+        row = next(line for line in text.splitlines() if line.startswith(f"| `{option}`"))
+        assert row.rstrip(" |").split("|")[-1].strip(), f"{spec.id} option {option} has no description"
