@@ -35,3 +35,29 @@ def test_page_has_every_part(spec):
     for option, schema in spec.options_schema.get("properties", {}).items():
         row = next(line for line in text.splitlines() if line.startswith(f"| `{option}`"))
         assert row.rstrip(" |").split("|")[-1].strip(), f"{spec.id} option {option} has no description"
+
+
+CI_DOC = REPO / "docs" / "ci.md"
+AUDIT_COMMAND = "$ ctxlint audit samples/incident samples/incident-fixed samples/derived-pool\n"
+
+
+def test_ci_doc_shows_the_real_audit_output(in_repo, update_golden):
+    text = CI_DOC.read_text(encoding="utf-8")
+    start = text.index(AUDIT_COMMAND) + len(AUDIT_COMMAND)
+    end = text.index("```", start)
+    actual = run(["audit", *AUDIT_COMMAND.split()[3:]]).out
+    if update_golden:
+        CI_DOC.write_text(text[:start] + actual + text[end:], encoding="utf-8")
+        text = CI_DOC.read_text(encoding="utf-8")
+        end = start + len(actual)
+    assert text[start:end] == actual, "docs/ci.md audit output is stale: python -m pytest tests/test_docs.py " \
+                                      "--update-golden"
+
+
+def test_ci_doc_commands_use_real_options():
+    text = CI_DOC.read_text(encoding="utf-8")
+    assert "ctxlint check deploy/ --format sarif --output ctxlint.sarif --format github" in text
+    for fmt in ("sarif", "github", "gitlab", "junit", "text"):
+        assert f"--format {fmt}" in text
+        assert fmt in run(["check", "--help"]).out
+    assert "id: ctxlint" in text and "- id: ctxlint" in (REPO / ".pre-commit-hooks.yaml").read_text()
