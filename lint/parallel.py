@@ -18,10 +18,11 @@ import dataclasses
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, List, Optional, Sequence
 
 from ctxlint.discover import discover
-from ctxlint.engine import Report, Settings, lint_paths
+from ctxlint.engine import InternalError, Report, Settings, lint_paths
 from ctxlint.registry import selected
 
 Progress = Callable[[int], None]  # called with the number of files just finished
@@ -70,7 +71,12 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
                     index = pending.pop(future)
-                    reports[index] = future.result()  # re-raises a worker's exception here
+                    try:
+                        reports[index] = future.result()  # re-raises a worker's exception here
+                    except BrokenProcessPool as exc:  # a worker was killed (out of memory, a signal)
+                        raise InternalError(f"a worker process died while checking {chunks[index][0]} "
+                                            f"and {len(chunks[index]) - 1} more files ({exc}); "
+                                            "try --jobs 1") from exc
                     if progress:
                         progress(len(chunks[index]))
     return merge_reports([r for r in reports if r is not None])

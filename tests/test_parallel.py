@@ -68,3 +68,16 @@ def test_check_jobs_output_is_identical(in_repo):
     serial = run(["check", *trees(), "--format", "json", "--jobs", "1"])
     parallel = run(["check", *trees(), "--format", "json", "-j", "2"])
     assert (parallel.code, parallel.out, parallel.err) == (serial.code, serial.out, serial.err)
+
+
+def test_a_dying_worker_is_an_internal_error_not_a_traceback(in_repo, monkeypatch):
+    import ctxlint.parallel as parallel
+    from ctxlint.engine import InternalError
+
+    monkeypatch.setattr(parallel, "_check_chunk", _die)  # spawned workers import it by name: patch the pickle
+    with pytest.raises(InternalError, match="a worker process died while checking samples/"):
+        lint_paths_parallel(["samples"], jobs=2)
+
+
+def _die(files, settings, stdin=None, stdin_filename="-"):
+    os._exit(3)
