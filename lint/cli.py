@@ -42,9 +42,11 @@ main.add_command(baseline_group)
               help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
               help="File name to report for input read from '-' (stdin).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
-          baseline_file: Optional[str], stdin_filename: str, **options) -> None:
+          baseline_file: Optional[str], stdin_filename: str, jobs: int, **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
@@ -58,7 +60,12 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         raise click.UsageError("more --output files than --format options")
     stdin = _read_stdin() if "-" in paths else None
     try:
-        report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename)
+        if jobs == 1:
+            report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename)
+        else:
+            from ctxlint.parallel import lint_paths_parallel
+
+            report = lint_paths_parallel(targets, settings, jobs=jobs, stdin=stdin, stdin_filename=stdin_filename)
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
     except InternalError as exc:
@@ -114,10 +121,10 @@ def _read_stdin() -> bytes:
 
 
 @main.command("rules")
-@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text",
-              show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json", "docs"]), default="text",
+              show_default=True, help="docs: the full reference, every rule's page (docs/rules.md).")
 def rules_command(output_format: str) -> None:
-    """List every rule: ID, name, default severity, summary."""
+    """List every rule: ID, name, default severity, summary (or, with --format docs, the full reference)."""
     from ctxlint.registry import all_rules
     from ctxlint.reporters.catalog import write_table
 
@@ -227,3 +234,57 @@ def _number(text: str):
         except ValueError:
             pass
     return {"true": True, "false": False}.get(text.lower(), text)
+
+
+# --- ctxlint audit: the one-off fleet audit (self-contained block) -------------------------------
+
+PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
+
+
+@main.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json", "csv"]),
+              default="table", show_default=True)
+@click.option("--output", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
+@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
+              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default="never", show_default=True,
+              help="Exit 1 when a finding at or above this severity exists (an audit reports by default).")
+@selection_options
+def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], jobs: int, fail_on: str,
+          **options) -> None:
+    """Audit every deployment under PATHS (default: the current directory): one row each, by model, riskiest first.
+
+    Exits 0 (or 1 with --fail-on), 2 on usage errors.
+    """
+    from contextlib import nullcontext
+
+    from ctxlint.audit import build_audit
+    from ctxlint.discover import PathError
+    from ctxlint.engine import InternalError, files_to_check
+    from ctxlint.parallel import lint_paths_parallel
+    from ctxlint.registry import SelectorError
+    from ctxlint.reporters.audit import AUDIT_WRITERS
+
+    _, settings = resolve(list(paths) or ["."], **options)
+    try:
+        files = files_to_check(list(paths) or ["."], settings)
+        stdin = _read_stdin() if "-" in files else None
+        show_bar = sys.stderr.isatty() and len(files) >= PROGRESS_MIN_FILES
+        bar_context = click.progressbar(length=len(files), label="ctxlint audit", file=sys.stderr) \
+            if show_bar else nullcontext()
+        with bar_context as bar:
+            report = lint_paths_parallel(files, settings, jobs=jobs, stdin=stdin,
+                                         progress=bar.update if bar is not None else None)
+    except (PathError, SelectorError) as exc:
+        raise click.UsageError(str(exc)) from None
+    except InternalError as exc:
+        click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
+        sys.exit(EXIT_USAGE)
+    result = build_audit(report)
+    write = AUDIT_WRITERS[output_format]
+    if output and output != "-":
+        _write_atomically(output, lambda stream: write(result, stream))
+    else:
+        write(result, sys.stdout)
+    sys.exit(EXIT_FINDINGS if report.failed(fail_on) else EXIT_CLEAN)

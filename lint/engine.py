@@ -85,15 +85,23 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     return report
 
 
+PAIRING_BLOCK = 32  # files of one directory checked together, at most
+
+
 def by_directory(files: Sequence[str]) -> List[List[str]]:
-    """Files grouped by their directory, in first-seen order: the unit that is checked together,
-    since prefill and decode halves of one deployment may sit in sibling files."""
+    """Files grouped by directory, in first-seen order, in blocks of at most PAIRING_BLOCK.
+
+    A block is checked together, since the prefill and decode halves of one deployment
+    may sit in sibling files. Serial and parallel runs use the same blocks, so the
+    findings never depend on --jobs; halves more than a block apart in a huge
+    directory are not paired.
+    """
     import os
 
     groups: Dict[str, List[str]] = {}
     for path in files:
         groups.setdefault("-" if path == "-" else os.path.dirname(os.path.abspath(path)), []).append(path)
-    return list(groups.values())
+    return [group[i:i + PAIRING_BLOCK] for group in groups.values() for i in range(0, len(group), PAIRING_BLOCK)]
 
 
 def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None) -> List[str]:

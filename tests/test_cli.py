@@ -116,7 +116,7 @@ def test_explain_by_id_or_name(key):
     result = run(["explain", key])
     assert result.code == 0
     assert result.out.startswith("CTX102 overlong-prompts-reach-prefill [error]")
-    assert "Example (bad):" in result.out
+    assert "### Example (bad)" in result.out
 
 
 def test_explain_unknown_rule():

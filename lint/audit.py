@@ -1,0 +1,178 @@
+"""The fleet audit as data: one row per deployment, grouped by model, riskiest first.
+
+Built from an engine Report (after the capacity stage, so every role carries the
+pool it was declared or derived to have). Rendering is in
+`ctxlint.reporters.audit`; nothing here formats for a terminal.
+
+Risk order: worst finding severity (error > warning > info > none), then
+headroom ascending (the smallest pool over the advertised window; unknown
+headroom after every known one of the same severity), then file and line.
+Models are ordered by their riskiest row, so the worst deployment is on top and
+every deployment of the same model sits right under it, where a different pool
+for the same model stands out.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.engine import Report
+from ctxlint.findings import SEVERITY_RANK, Finding
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role
+
+NO_MODEL = "(no model id)"
+
+
+@dataclass(frozen=True)
+class PoolCell:
+    """The smallest KV pool of the roles of one kind, and where it came from."""
+
+    tokens: int
+    origin: str  # "declared" or "derived"
+    role: str  # label of the role that has it
+
+
+@dataclass(frozen=True)
+class AuditRow:
+    model: str
+    name: str
+    file: str
+    line: int
+    engine: str  # "" when not set
+    engine_version: str
+    mode: str  # "unified" or "prefill-decode"
+    window: Optional[int]  # advertised context window
+    engine_context: Optional[int]  # the smallest context length any role accepts
+    prefill_pool: Optional[PoolCell]  # unified deployments: the unified pool
+    decode_pool: Optional[PoolCell]  # unified deployments: None (the unified pool does both)
+    headroom: Optional[float]  # smallest pool / window; None when a pool or the window is unknown
+    findings: Tuple[Finding, ...] = ()  # most severe first
+    pools_differ: bool = False  # the same model is served with other pools elsewhere
+
+    @property
+    def worst(self) -> Optional[Finding]:
+        return self.findings[0] if self.findings else None
+
+    def count(self, severity: str) -> int:
+        return sum(1 for f in self.findings if f.severity == severity)
+
+
+@dataclass(frozen=True)
+class ModelGroup:
+    model: str
+    rows: Tuple[AuditRow, ...]
+
+    @property
+    def pools_differ(self) -> bool:
+        # Deployments without a model id are not known to serve the same model.
+        return self.model != NO_MODEL and len({_pool_key(r) for r in self.rows}) > 1
+
+    def pools(self) -> List[Tuple[AuditRow, ...]]:
+        """The rows by distinct pools (prefill, decode), smallest pool first."""
+        by_pool: Dict[tuple, List[AuditRow]] = {}
+        for row in self.rows:
+            by_pool.setdefault(_pool_key(row), []).append(row)
+        return [tuple(rows) for _, rows in sorted(by_pool.items(), key=lambda kv: _none_last(kv[0]))]
+
+
+@dataclass(frozen=True)
+class Audit:
+    groups: Tuple[ModelGroup, ...]
+    files: int
+    outside: Tuple[Finding, ...] = ()  # findings in files where no deployment was read
+    totals: Dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rows(self) -> List[AuditRow]:
+        return [row for group in self.groups for row in group.rows]
+
+
+def build_audit(report: Report) -> Audit:
+    rows = [_row(dep, _findings_of(dep, report)) for dep in report.deployments]
+    by_model: Dict[str, List[AuditRow]] = {}
+    for row in rows:
+        by_model.setdefault(row.model, []).append(row)
+    groups = []
+    for model, members in by_model.items():
+        group = ModelGroup(model, tuple(sorted(members, key=risk_key)))
+        if group.pools_differ:
+            group = ModelGroup(model, tuple(replace(r, pools_differ=True) for r in group.rows))
+        groups.append(group)
+    groups.sort(key=lambda g: (risk_key(g.rows[0]), g.model))
+    files_with_rows = {dep.file for dep in report.deployments}
+    outside = tuple(f for f in report.findings if f.file not in files_with_rows)
+    audit = Audit(tuple(groups), len(report.files), outside)
+    audit.totals.update(_totals(audit))
+    return audit
+
+
+def risk_key(row: AuditRow) -> tuple:
+    rank = SEVERITY_RANK[row.worst.severity] if row.worst else 0
+    return (-rank, row.headroom is None, row.headroom or 0.0, row.file, row.line, row.name)
+
+
+def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
+    disaggregated = dep.disaggregated
+    prefill = _smallest(dep.roles_of(PREFILL) if disaggregated else dep.roles_of(UNIFIED))
+    decode = _smallest(dep.roles_of(DECODE)) if disaggregated else None
+    window = _int(dep.advertised.context_window)
+    contexts = [c for c in (_int(r.context_length) for r in dep.roles) if c is not None]
+    pools = [prefill, decode] if disaggregated else [prefill]
+    headroom = None
+    if window and dep.roles and all(p is not None for p in pools):
+        headroom = min(p.tokens for p in pools if p is not None) / window
+    return AuditRow(
+        model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
+        name=dep.display_name or "", file=dep.file, line=dep.source.line,
+        engine=str(dep.engine.name.value) if dep.engine.name is not None else "",
+        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else "",
+        mode="prefill-decode" if disaggregated else "unified",
+        window=window, engine_context=min(contexts) if contexts else None,
+        prefill_pool=prefill, decode_pool=decode, headroom=headroom,
+        findings=tuple(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))))
+
+
+def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
+    """The smallest pool among `roles`; unknown when any of them has none (it may be the smallest)."""
+    if not roles or any(r.pool is None for r in roles):
+        return None
+    role = min(roles, key=lambda r: r.pool.tokens)
+    return PoolCell(role.pool.tokens, role.pool.origin, role.label)
+
+
+def _int(val) -> Optional[int]:
+    value = None if val is None else val.value
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _findings_of(dep: Deployment, report: Report) -> List[Finding]:
+    """The deployment's own findings, plus file-level ones (a duplicate key may change it)."""
+    return [f for f in report.findings
+            if f.file == dep.file and f.deployment in (dep.display_name, None)]
+
+
+def _none_last(key: tuple) -> tuple:
+    return tuple((value is None, value or 0) for value in key)
+
+
+def _pool_key(row: AuditRow) -> tuple:
+    return tuple(p.tokens if p else None for p in (row.prefill_pool, row.decode_pool))
+
+
+def _totals(audit: Audit) -> Dict[str, int]:
+    rows = audit.rows
+    worst = [r.worst.severity if r.worst else "clean" for r in rows]
+    return {
+        "files": audit.files,
+        "deployments": len(rows),
+        "models": sum(1 for g in audit.groups if g.model != NO_MODEL),
+        "without_model_id": sum(len(g.rows) for g in audit.groups if g.model == NO_MODEL),
+        "models_with_differing_pools": sum(1 for g in audit.groups if g.pools_differ),
+        "with_errors": worst.count("error"),
+        "with_warnings": worst.count("warning"),
+        "with_infos": worst.count("info"),
+        "clean": worst.count("clean"),
+        "below_window": sum(1 for r in rows if r.headroom is not None and r.headroom < 1),
+        "unknown_headroom": sum(1 for r in rows if r.headroom is None),
+        "findings_outside_deployments": len(audit.outside),
+    }

@@ -1,0 +1,118 @@
+"""Check many files in several processes, with the same Report as one process.
+
+Files are discovered once in the parent, cut into contiguous chunks in discovery
+order, and each chunk is checked by `ctxlint.engine.lint_paths` in a worker (so
+whatever the engine does per file, the workers do too). Chunk results are put
+back in chunk order and the findings sorted exactly as `lint_paths` sorts them,
+so the output does not depend on `jobs`, on chunk size or on which worker
+finished first.
+
+Workers are started with the "spawn" method on every platform: it is what macOS
+and Windows use anyway, and it never forks a parent that holds threads or open
+output streams. The worker entry point is a module-level function with
+picklable arguments, as spawn requires.
+"""
+from __future__ import annotations
+
+import dataclasses
+import multiprocessing
+import os
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from typing import Callable, List, Optional, Sequence
+
+from ctxlint.engine import InternalError, Report, Settings, by_directory, files_to_check, lint_paths
+from ctxlint.registry import selected
+
+Progress = Callable[[int], None]  # called with the number of files just finished
+MAX_CHUNK = 16  # small enough to spread uneven files over workers and to move a progress bar
+
+
+def resolve_jobs(jobs: int) -> int:
+    """--jobs 0 means one process per CPU."""
+    return max(1, os.cpu_count() or 1) if jobs == 0 else max(1, jobs)
+
+
+def chunked(files: Sequence[str], jobs: int) -> List[List[str]]:
+    """Contiguous chunks, about four per worker so a slow chunk does not hold the rest up.
+
+    A directory's files stay in one chunk: the engine pairs prefill and decode halves
+    across sibling files, so splitting a directory would change the findings.
+    """
+    size = max(1, min(MAX_CHUNK, -(-len(files) // (jobs * 4))))
+    chunks: List[List[str]] = []
+    for group in by_directory(files):
+        if chunks and len(chunks[-1]) + len(group) <= size:
+            chunks[-1].extend(group)
+        else:
+            chunks.append(list(group))
+    return chunks
+
+
+def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), jobs: int = 1,
+                        stdin: Optional[bytes] = None, stdin_filename: str = "-",
+                        progress: Optional[Progress] = None) -> Report:
+    """`lint_paths` over `jobs` processes (0 = one per CPU); the same Report for any `jobs`.
+
+    Raises what `lint_paths` raises (PathError, SelectorError, InternalError) in the
+    parent: paths and selectors are checked before any worker starts.
+    """
+    jobs = resolve_jobs(jobs)
+    selected(settings.select, settings.ignore)  # a bad selector is a usage error, before forking
+    skipped = Report()
+    files = files_to_check(paths, settings, skipped)
+    chunks = chunked(files, jobs)
+    reports: List[Optional[Report]] = [None] * len(chunks)
+    # Stdin was read by the parent, so a chunk holding "-" is checked here.
+    remote = [i for i, chunk in enumerate(chunks) if "-" not in chunk]
+    if jobs == 1 or len(remote) <= 1:
+        remote = []  # one chunk of work: starting a process would only cost time
+    local = set(range(len(chunks))) - set(remote)
+    for index, chunk in enumerate(chunks):
+        if index in local:
+            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename)
+            if progress:
+                progress(len(chunk))
+    if remote:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context) as pool:
+            pending = {pool.submit(_check_chunk, chunks[i], settings): i for i in remote}
+            while pending:
+                done, _ = wait(pending, return_when=FIRST_COMPLETED)
+                for future in done:
+                    index = pending.pop(future)
+                    try:
+                        reports[index] = future.result()  # re-raises a worker's exception here
+                    except BrokenProcessPool as exc:  # a worker was killed (out of memory, a signal)
+                        raise InternalError(f"a worker process died while checking {chunks[index][0]} "
+                                            f"and {len(chunks[index]) - 1} more files ({exc}); "
+                                            "try --jobs 1") from exc
+                    if progress:
+                        progress(len(chunks[index]))
+    return merge_reports([skipped] + [r for r in reports if r is not None])
+
+
+def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
+                 stdin_filename: str = "-") -> Report:
+    return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename)
+
+
+def merge_reports(reports: Sequence[Report]) -> Report:
+    """Concatenate every list field of the reports in order; sort findings as lint_paths does.
+
+    Generic over Report's fields so that lists added to Report later (suppressed
+    findings, ...) are merged too instead of silently dropped.
+    """
+    merged = Report()
+    for field in dataclasses.fields(Report):
+        values = [getattr(r, field.name) for r in reports]
+        if all(isinstance(v, list) for v in values):
+            setattr(merged, field.name, [item for value in values for item in value])
+        elif all(isinstance(v, int) for v in values):
+            setattr(merged, field.name, sum(values))  # counters (files excluded)
+        elif values and any(v != values[0] for v in values):
+            raise TypeError(f"cannot merge Report.{field.name}: not a list and differs between chunks")
+        elif values:
+            setattr(merged, field.name, values[0])
+    merged.sort()
+    return merged

@@ -1,0 +1,178 @@
+"""The fleet audit (`ctxlint audit`) as a table, Markdown, JSON or CSV.
+
+Every writer is `write(audit, stream)`. The table and Markdown show a model's
+name on the first row of its group only; a model served with different pools
+in different places gets a `*` on every one of its rows and a note under the
+table listing its pools, since that is what an audit is for.
+"""
+from __future__ import annotations
+
+import csv
+import json
+from typing import Callable, Dict, List, Optional, TextIO
+
+from tabulate import tabulate
+
+from ctxlint import __version__
+from ctxlint.audit import Audit, AuditRow, PoolCell
+from ctxlint.model import fmt
+from ctxlint.reporters.common import plural
+from ctxlint.reporters.markdown import cell
+
+VERSION = 1
+HEADERS = ("model", "deployment", "file", "engine", "mode", "window", "engine ctx",
+           "prefill pool", "decode pool", "headroom", "worst", "findings")
+ALIGN = ("left",) * 5 + ("right", "right", "left", "left", "right", "left", "right")
+MARK = "*"
+
+
+def _pool(pool: Optional[PoolCell], row: AuditRow, which: str) -> str:
+    if which == "decode" and row.mode == "unified":
+        return "-"  # the unified pool (prefill column) holds both phases
+    return f"{fmt(pool.tokens)} {pool.origin}" if pool else "unknown"
+
+
+def _headroom(row: AuditRow) -> str:
+    return f"{row.headroom:.2f}x" if row.headroom is not None else "?"
+
+
+def _cells(audit: Audit) -> List[List[str]]:
+    out = []
+    for group in audit.groups:
+        for index, row in enumerate(group.rows):
+            model = group.model if index == 0 else ""
+            if row.pools_differ:
+                model = f"{model} {MARK}".lstrip()
+            worst = f"{row.worst.rule} {row.worst.severity}" if row.worst else "-"
+            out.append([
+                model, row.name or "-", f"{row.file}:{row.line}",
+                " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
+                row.mode, _num(row.window), _num(row.engine_context),
+                _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
+                _headroom(row), worst, str(len(row.findings)),
+            ])
+    return out
+
+
+def _num(value: Optional[int]) -> str:
+    return fmt(value) if value is not None else "-"
+
+
+def notes(audit: Audit) -> List[str]:
+    """One line per model served with different pools."""
+    lines = []
+    for group in audit.groups:
+        if not group.pools_differ:
+            continue
+        pools = []
+        for rows in group.pools():
+            more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
+            pools.append(f"{_pool_pair(rows[0])} ({rows[0].name or '-'} at {rows[0].file}:{rows[0].line}{more})")
+        lines.append(f"{MARK} {group.model} is served with {len(pools)} different pools: {'; '.join(pools)}")
+    return lines
+
+
+def _pool_pair(row: AuditRow) -> str:
+    if row.mode == "unified":
+        return _pool(row.prefill_pool, row, "prefill")
+    return f"prefill {_pool(row.prefill_pool, row, 'prefill')} / decode {_pool(row.decode_pool, row, 'decode')}"
+
+
+def totals_line(audit: Audit) -> str:
+    t = audit.totals
+    parts = [f"{plural(t['deployments'], 'deployment')} of {plural(t['models'], 'model')} "
+             f"in {plural(t['files'], 'file')}"
+             + (f" ({t['without_model_id']} without a model id)" if t["without_model_id"] else "")]
+    worst = [f"{t['with_errors']} with errors", f"{t['with_warnings']} with warnings",
+             f"{t['with_infos']} with infos only", f"{t['clean']} clean"]
+    parts.append(", ".join(worst))
+    parts.append(f"{t['below_window']} with a pool below the window, {t['unknown_headroom']} unknown")
+    parts.append(f"{plural(t['models_with_differing_pools'], 'model')} served with different pools")
+    if t["findings_outside_deployments"]:
+        parts.append(f"{plural(t['findings_outside_deployments'], 'finding')} in files without a deployment "
+                     "(see ctxlint check)")
+    return "; ".join(parts)
+
+
+def write_table(audit: Audit, stream: TextIO) -> None:
+    if audit.rows:
+        stream.write(tabulate(_cells(audit), headers=HEADERS, tablefmt="simple", disable_numparse=True,
+                              colalign=ALIGN) + "\n\n")
+    for line in notes(audit):
+        stream.write(line + "\n")
+    stream.write(f"total: {totals_line(audit)}\n")
+
+
+def write_markdown(audit: Audit, stream: TextIO) -> None:
+    stream.write("### ctxlint audit\n\n")
+    if audit.rows:
+        rows = [[cell(value) for value in row] for row in _cells(audit)]
+        stream.write(tabulate(rows, headers=HEADERS, tablefmt="github", disable_numparse=True,
+                              colalign=ALIGN) + "\n\n")
+    for line in notes(audit):
+        stream.write(f"- \\{cell(line)}\n")  # "- * x" would be a nested list
+    stream.write(f"\n**Total:** {cell(totals_line(audit))}\n")
+
+
+def _pool_dict(pool: Optional[PoolCell]) -> Optional[dict]:
+    return None if pool is None else {"tokens": pool.tokens, "origin": pool.origin, "role": pool.role}
+
+
+def row_dict(row: AuditRow) -> dict:
+    worst = row.worst
+    return {
+        "model": row.model, "name": row.name, "file": row.file, "line": row.line,
+        "engine": row.engine, "engine_version": row.engine_version, "mode": row.mode,
+        "window": row.window, "engine_context": row.engine_context,
+        "prefill_pool": _pool_dict(row.prefill_pool), "decode_pool": _pool_dict(row.decode_pool),
+        "headroom": None if row.headroom is None else round(row.headroom, 4),
+        "worst": None if worst is None else {"rule": worst.rule, "name": worst.name, "severity": worst.severity,
+                                             "line": worst.line, "column": worst.column, "message": worst.message},
+        "findings": {"errors": row.count("error"), "warnings": row.count("warning"), "infos": row.count("info")},
+        "pools_differ": row.pools_differ,
+    }
+
+
+def write_json(audit: Audit, stream: TextIO) -> None:
+    data = {
+        "version": VERSION,
+        "tool": {"name": "ctxlint", "version": __version__},
+        "deployments": [row_dict(r) for r in audit.rows],
+        "models": [{"model": g.model, "deployments": len(g.rows), "pools_differ": g.pools_differ}
+                   for g in audit.groups],
+        "outside_deployments": [f.to_dict() for f in audit.outside],
+        "totals": dict(audit.totals),
+    }
+    json.dump(data, stream, indent=2, ensure_ascii=False)
+    stream.write("\n")
+
+
+CSV_COLUMNS = ("model", "name", "file", "line", "engine", "engine_version", "mode", "window", "engine_context",
+               "prefill_pool", "prefill_origin", "decode_pool", "decode_origin", "headroom",
+               "worst_rule", "worst_severity", "errors", "warnings", "infos", "pools_differ")
+
+
+def write_csv(audit: Audit, stream: TextIO) -> None:
+    """One header row and one row per deployment, in the audit's order (no totals: load it anywhere)."""
+    writer = csv.writer(stream, lineterminator="\n")
+    writer.writerow(CSV_COLUMNS)
+    for row in audit.rows:
+        d = row_dict(row)
+        pre, dec, worst = d["prefill_pool"] or {}, d["decode_pool"] or {}, d["worst"] or {}
+        writer.writerow([
+            row.model, row.name, row.file, row.line, row.engine, row.engine_version, row.mode,
+            _blank(row.window), _blank(row.engine_context), pre.get("tokens", ""), pre.get("origin", ""),
+            dec.get("tokens", ""), dec.get("origin", ""), _blank(d["headroom"]),
+            worst.get("rule", ""), worst.get("severity", ""),
+            d["findings"]["errors"], d["findings"]["warnings"], d["findings"]["infos"],
+            "true" if row.pools_differ else "false",
+        ])
+
+
+def _blank(value) -> str:
+    return "" if value is None else str(value)
+
+
+AUDIT_WRITERS: Dict[str, Callable[[Audit, TextIO], None]] = {
+    "table": write_table, "markdown": write_markdown, "json": write_json, "csv": write_csv,
+}

@@ -1,0 +1,121 @@
+"""`ctxlint audit`: exact output on samples/ (golden), row data, options and exit codes.
+
+Regenerate the goldens with `python -m pytest tests/test_audit.py --update-golden`
+(after rules or samples change) and review the diff.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import pytest
+
+from conftest import REPO, SHARED
+from ctxlint.audit import NO_MODEL, build_audit
+from ctxlint.engine import lint_paths
+from helpers import run
+
+GOLDEN = REPO / "tests" / "golden" / "audit"
+# (golden file, arguments): the whole samples tree as the default table, and a small
+# slice of it (the incident, its fix, a derived pool) in every other format.
+CASES = [
+    ("samples.table.txt", ["samples"]),
+    ("slice.markdown.md", ["samples/incident", "samples/incident-fixed", "samples/derived-pool",
+                           "--format", "markdown"]),
+    ("slice.json", ["samples/incident", "samples/incident-fixed", "samples/derived-pool", "--format", "json"]),
+    ("slice.csv", ["samples/incident", "samples/incident-fixed", "samples/derived-pool", "--format", "csv"]),
+]
+
+
+@pytest.mark.parametrize("name,args", CASES, ids=[c[0] for c in CASES])
+def test_audit_output_is_golden(name, args, in_repo, update_golden):
+    result = run(["audit", *args])
+    assert result.code == 0, result.err
+    golden = GOLDEN / name
+    if update_golden:
+        golden.write_text(result.out, encoding="utf-8")
+    assert golden.exists(), f"{golden} missing: run with --update-golden"
+    assert result.out == golden.read_text(encoding="utf-8"), \
+        "audit output changed: python -m pytest tests/test_audit.py --update-golden, then review the diff"
+
+
+def test_incident_row_has_the_numbers(in_repo):
+    audit = build_audit(lint_paths(["samples/incident"]))
+    (row,) = audit.rows
+    assert (row.model, row.name, row.mode, row.window, row.engine_context) == \
+        ("example/coder-moe-40b-active", "coder-moe-prod", "prefill-decode", 1048576, 1048576)
+    assert (row.engine, row.engine_version) == ("sglang", "0.5.21")
+    assert (row.prefill_pool.tokens, row.prefill_pool.origin) == (681280, "declared")
+    assert (row.decode_pool.tokens, row.decode_pool.origin) == (2040000, "declared")
+    assert row.headroom == pytest.approx(681280 / 1048576)
+    assert (row.worst.rule, row.worst.severity, len(row.findings)) == ("CTX102", "error", 3)  # + CTX101, CTX401
+
+
+def test_same_model_with_different_pools_is_marked_and_riskiest_first(in_repo):
+    audit = build_audit(lint_paths(["samples/incident-fixed", "samples/incident", "samples/derived-pool"]))
+    models = [g.model for g in audit.groups]
+    assert models == ["meta-llama/Llama-3.1-8B-Instruct", "example/coder-moe-40b-active"]  # 0.17x before 0.65x
+    incident = audit.groups[1]
+    assert incident.pools_differ and all(r.pools_differ for r in incident.rows)
+    assert [r.file for r in incident.rows] == ["samples/incident/deployment.yaml",
+                                               "samples/incident-fixed/deployment.yaml"]
+    result = run(["audit", "samples/incident", "samples/incident-fixed"])
+    assert "example/coder-moe-40b-active *" in result.out
+    assert ("* example/coder-moe-40b-active is served with 2 different pools: "
+            "prefill 681,280 declared / decode 2,040,000 declared (coder-moe-prod at "
+            "samples/incident/deployment.yaml:4)") in result.out
+
+
+def test_same_pools_are_not_marked(in_repo):
+    audit = build_audit(lint_paths(["samples/incident"]))
+    assert not audit.groups[0].pools_differ and "*" not in run(["audit", "samples/incident"]).out
+
+
+def test_deployments_without_model_id_never_count_as_one_model(in_repo):
+    audit = build_audit(lint_paths(["samples/rules"]))
+    unnamed = [g for g in audit.groups if g.model == NO_MODEL]
+    assert unnamed and not unnamed[0].pools_differ
+    assert audit.totals["without_model_id"] == len(unnamed[0].rows)
+
+
+def test_unparsable_files_are_counted_outside_deployments(in_repo):
+    audit = build_audit(lint_paths(["samples/rules/CTX001-parse-error"]))
+    assert [f.rule for f in audit.outside] == ["CTX001"]
+    assert "1 finding in files without a deployment" in run(["audit", "samples/rules/CTX001-parse-error"]).out
+
+
+def test_csv_has_one_row_per_deployment(in_repo):
+    out = run(["audit", "samples", "--format", "csv"]).out
+    rows = list(csv.DictReader(io.StringIO(out)))
+    assert len(rows) == len(lint_paths(["samples"]).deployments)
+    assert rows[0]["headroom"] and rows[0]["worst_severity"] == "error"
+
+
+def test_output_file_and_exit_codes(in_repo, tmp_path):
+    target = tmp_path / "audit.json"
+    result = run(["audit", "samples/incident", "--format", "json", "--output", str(target)])
+    assert result.code == 0 and result.out == ""
+    assert json.loads(target.read_text())["totals"]["with_errors"] == 1
+    assert run(["audit", "samples/incident", "--fail-on", "error"]).code == 1
+    assert run(["audit", "samples/incident-fixed", "--fail-on", "info"]).code == 0
+    missing = run(["audit", "no/such/dir"])
+    assert missing.code == 2 and "path does not exist: no/such/dir" in missing.err
+    assert run(["audit", "samples", "--format", "xml"]).code == 2
+
+
+def test_empty_tree(tmp_path):
+    result = run(["audit", str(tmp_path)])
+    assert result.code == 0
+    assert result.out == ("total: 0 deployments of 0 models in 0 files; 0 with errors, 0 with warnings, "
+                          "0 with infos only, 0 clean; 0 with a pool below the window, 0 unknown; "
+                          "0 models served with different pools\n")
+
+
+@pytest.mark.parametrize("fmt", ["table", "json"])
+def test_jobs_2_gives_the_output_of_jobs_1(fmt, in_repo):
+    paths = ["samples"] + ([str(SHARED / "corpus" / "real")] if (SHARED / "corpus" / "real").is_dir() else [])
+    serial = run(["audit", *paths, "--format", fmt, "--jobs", "1"])
+    parallel = run(["audit", *paths, "--format", fmt, "--jobs", "2"])
+    assert serial.code == parallel.code == 0
+    assert parallel.out == serial.out

@@ -1,0 +1,102 @@
+"""The pre-commit hook: its definition, its entry on the samples, and a real `pre-commit try-repo`.
+
+The try-repo test builds what a user's pre-commit would: a git repository holding this
+working tree (committed, so it works from a clean clone and with local edits), and a
+user repository with a bad and a good manifest. pre-commit then pip-installs the hook
+repository into its own environment under a temporary PRE_COMMIT_HOME (this needs the
+package registry, for pyyaml and the rest) and runs the hook on each file.
+"""
+from __future__ import annotations
+
+import importlib.util
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from conftest import REPO
+from helpers import run
+
+BAD = REPO / "samples" / "incident" / "deployment.yaml"
+GOOD = REPO / "samples" / "incident-fixed" / "deployment.yaml"
+
+
+def hooks():
+    return yaml.safe_load((REPO / ".pre-commit-hooks.yaml").read_text(encoding="utf-8"))
+
+
+def test_hook_definition():
+    (hook,) = hooks()
+    assert hook["id"] == "ctxlint" and hook["language"] == "python"
+    assert hook["entry"] == "ctxlint check --force-exclude"  # the config's excludes apply to the files pre-commit passes
+    assert hook["types_or"] == ["yaml", "json"] and hook["require_serial"] is True
+
+
+def test_hook_entry_fails_on_bad_and_passes_on_good(in_repo):
+    (hook,) = hooks()
+    args = shlex.split(hook["entry"])[1:]  # the entry without the console script's name
+    bad = run([*args, str(BAD.relative_to(REPO))])
+    assert bad.code == 1 and "CTX101 [error]" in bad.out
+    good = run([*args, str(GOOD.relative_to(REPO))])
+    assert (good.code, good.out) == (0, "")
+
+
+def _git(*args: str, cwd: Path) -> str:
+    env = dict(os.environ, GIT_AUTHOR_NAME="ctxlint tests", GIT_AUTHOR_EMAIL="tests@ctxlint.invalid",
+               GIT_COMMITTER_NAME="ctxlint tests", GIT_COMMITTER_EMAIL="tests@ctxlint.invalid",
+               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+    return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
+
+
+def _snapshot_of_working_tree(target: Path) -> Path:
+    """A fresh repository with this working tree's tracked and new files, committed."""
+    listed = _git("ls-files", "-z", "--cached", "--others", "--exclude-standard", cwd=REPO).split("\0")
+    for name in filter(None, listed):
+        source = REPO / name
+        if source.is_file():
+            (target / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target / name)
+    _git("init", "-q", cwd=target)
+    _git("add", "-A", cwd=target)
+    _git("commit", "-q", "-m", "snapshot", cwd=target)
+    return target
+
+
+def _missing_tools() -> str:
+    if shutil.which("git") is None:
+        return "git is not installed"
+    if importlib.util.find_spec("pre_commit") is None:
+        return "pre-commit is not installed (it is in the test extra: pip install '.[test]')"
+    if not (REPO / ".git").exists():
+        return "not a git checkout: nothing to snapshot for try-repo"
+    return ""
+
+
+@pytest.mark.skipif(bool(_missing_tools()), reason=_missing_tools() or "-")
+def test_pre_commit_try_repo_runs_the_hook(tmp_path):
+    hook_repo = _snapshot_of_working_tree(tmp_path / "hook-repo")
+    user = tmp_path / "user-repo"
+    (user / "deploy").mkdir(parents=True)
+    shutil.copy2(BAD, user / "deploy" / "bad.yaml")
+    shutil.copy2(GOOD, user / "deploy" / "good.yaml")
+    _git("init", "-q", cwd=user)
+    _git("add", "-A", cwd=user)
+    env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never",
+               GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
+
+    def try_repo(file: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "ctxlint",
+                               "--files", file], cwd=user, env=env, capture_output=True, text=True, timeout=600)
+
+    bad = try_repo("deploy/bad.yaml")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "ctxlint" in bad.stdout and "Failed" in bad.stdout
+    assert "deploy/bad.yaml:24:25: CTX101 [error] 1,048,576 > 681,280" in bad.stdout
+    good = try_repo("deploy/good.yaml")
+    assert good.returncode == 0, good.stdout + good.stderr
+    assert "Passed" in good.stdout
