@@ -37,7 +37,7 @@ def test_page_has_every_part(spec):
         assert row.rstrip(" |").split("|")[-1].strip(), f"{spec.id} option {option} has no description"
 
 
-CI_DOC = REPO / "docs" / "ci.md"
+CI_DOC = REPO / "README.md"  # its "Use in CI" and "Auditing a fleet" sections
 AUDIT_COMMAND = "$ ctxlint audit samples/incident samples/incident-fixed samples/derived-pool\n"
 
 
@@ -50,7 +50,7 @@ def test_ci_doc_shows_the_real_audit_output(in_repo, update_golden):
         CI_DOC.write_text(text[:start] + actual + text[end:], encoding="utf-8")
         text = CI_DOC.read_text(encoding="utf-8")
         end = start + len(actual)
-    assert text[start:end] == actual, "docs/ci.md audit output is stale: python -m pytest tests/test_docs.py " \
+    assert text[start:end] == actual, "README audit output is stale: python -m pytest tests/test_docs.py " \
                                       "--update-golden"
 
 
