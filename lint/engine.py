@@ -85,7 +85,7 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     return report
 
 
-PAIRING_BLOCK = 32  # files of one directory checked together, at most
+PAIRING_BLOCK = 256  # files of one directory checked together, at most
 
 
 def by_directory(files: Sequence[str]) -> List[List[str]]:

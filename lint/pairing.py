@@ -34,7 +34,7 @@ def _key(dep: Deployment) -> Optional[Key]:
 
 
 def pair_across_files(per_file: Sequence[List[Deployment]]) -> List[List[Deployment]]:
-    """The same lists with cross-file halves merged; the merged deployment replaces the first half."""
+    """The same lists with cross-file halves merged; the merged deployment replaces the first prefill half."""
     halves: Dict[Key, List[Tuple[int, Deployment]]] = {}
     for index, deployments in enumerate(per_file):
         for dep in deployments:
@@ -47,6 +47,7 @@ def pair_across_files(per_file: Sequence[List[Deployment]]) -> List[List[Deploym
         kinds = {half(dep) for _, dep in members}
         if len(files) < 2 or kinds != {PREFILL, DECODE}:
             continue  # both halves in one file are the adapter's to pair; one kind alone stays as is
+        members = sorted(members, key=lambda m: half(m[1]) != PREFILL)  # stable: prefill halves first
         merged = merge([dep for _, dep in members])
         first_index, first = members[0]
         for index, dep in members:
