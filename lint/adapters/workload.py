@@ -155,7 +155,8 @@ class _Reader:
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
                                               count=self.count(inv, facts)),
-                    source=self.c.node.source(self.file), name=self.c.name, engine_args=facts.engine_args)
+                    source=self.c.node.source(self.file), name=self.c.name,
+                    engine_args=facts.engine_args + self.engine_env_args(inv, assigns))
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
         if self.c.image is not None:
             engine_src = self.c.image.source(self.file)
@@ -196,6 +197,22 @@ class _Reader:
         else:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def engine_env_args(self, inv, assigns) -> Tuple[Tuple[str, Val[str]], ...]:
+        """The engine's own switches set by environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN, ...), under
+        their variable names, at the env value (or the `NAME=value` word before the command)."""
+        nodes = {var.name: var.node for var in self.c.env if var.node is not None}
+        out = []
+        for name, value in inv.engine_env.items():
+            if name in assigns:
+                token = assigns[name].token
+                source = self.token_source(token)
+            elif name in nodes:
+                source = nodes[name].source(self.file)
+            else:
+                continue
+            out.append((name, Val(value, source, raw=value)))
+        return tuple(out)
 
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
         if image is None or self.c.image is None or re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):

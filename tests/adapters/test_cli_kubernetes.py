@@ -55,3 +55,27 @@ spec:
     lines = result.out.splitlines()
     assert any(":14:39: CTX104 [error] 131,072 > 32,768" in line for line in lines), lines  # window from the annotation
     assert any(":7:35: CTX005 [error]" in line for line in lines), lines
+
+
+def test_engine_switches_set_by_env_reach_the_engine_rules(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: long
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "mistralai/Mistral-7B-Instruct-v0.3", "--max-model-len", "131072"]
+          env:
+            - name: VLLM_ALLOW_LONG_MAX_MODEL_LEN
+              value: "1"
+""")
+    result = run(["check", str(path), "--select", "CTX303"])
+    assert result.code == 1
+    assert result.out.startswith(f"{path}:14:22: CTX303 [error] 131,072 > 32,768 x 1 = 32,768: "
+                                 "VLLM_ALLOW_LONG_MAX_MODEL_LEN lets vLLM start")
