@@ -45,3 +45,10 @@ def max_request(dep: Deployment) -> Optional[Tuple[int, str]]:
 def smallest_pool(roles: Iterable[Role]) -> Optional[Role]:
     with_pool = [r for r in roles if r.pool is not None]
     return min(with_pool, key=lambda r: r.pool.tokens) if with_pool else None
+
+
+def gateway_field(dep: Deployment) -> str:
+    """Where a deployment of this input format states its gateway prompt cap, for advice."""
+    if dep.input_format == "native":
+        return "spec.gateway.max_prompt_tokens"
+    return "and state it with the annotation ctxlint.io/gateway-max-prompt-tokens"

@@ -38,7 +38,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, UNIFIED, Deployment, fmt
-from ctxlint.rules._common import max_prompt, max_request
+from ctxlint.rules._common import gateway_field, max_prompt, max_request
 
 ID = "CTX101"
 NAME = "window-exceeds-kv-pool"
@@ -62,5 +62,5 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"{fmt(need[0])} > {fmt(pool)}: the longest {held} ({need[1]}) exceeds the {role.label} "
             f"KV pool {role.pool.describe()} by {fmt(need[0] - pool)} tokens. Raise the {role.label} pool "
             f"to at least {fmt(need[0])}, lower the advertised window to {fmt(pool)}, or cap prompts at the "
-            f"gateway (spec.gateway.max_prompt_tokens) at or below {fmt(pool)}",
+            f"gateway ({gateway_field(dep)}) at or below {fmt(pool)}",
             role.pool.source, dep.display_name)

@@ -41,7 +41,7 @@ from typing import Iterator, List, Tuple
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, Deployment, Source, fmt
-from ctxlint.rules._common import smallest_pool
+from ctxlint.rules._common import gateway_field, smallest_pool
 
 ID = "CTX102"
 NAME = "overlong-prompts-reach-prefill"
@@ -82,6 +82,6 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         f"KV pool holds {weakest.pool.describe()}; {fmt(reach)} > {fmt(pool)} by {fmt(reach - pool)}. "
         "Over-long prompts in disaggregated mode are where cross-request KV exposure happened "
         "(HTTP 200 with other requests' data). Cap prompts at the gateway "
-        f"(spec.gateway.max_prompt_tokens) at or below {fmt(pool)}, or raise the {weakest.label} pool "
+        f"({gateway_field(dep)}) at or below {fmt(pool)}, or raise the {weakest.label} pool "
         f"to at least {fmt(reach)}",
         where, dep.display_name)
