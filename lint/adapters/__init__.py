@@ -6,11 +6,11 @@ documents it understands and ignores the rest.
 """
 from __future__ import annotations
 
-from ctxlint.adapters import kubernetes, native
+from ctxlint.adapters import crds_dynamo, kubernetes, native
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.loader import LoadedFile
 
-ADAPTERS = (native, kubernetes)
+ADAPTERS = (native, kubernetes, crds_dynamo)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:
