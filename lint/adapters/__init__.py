@@ -6,11 +6,11 @@ documents it understands and ignores the rest.
 """
 from __future__ import annotations
 
-from ctxlint.adapters import crds_dynamo, crds_kserve, crds_kubeai, kubernetes, native
+from ctxlint.adapters import crds_dynamo, crds_kserve, crds_kubeai, helm_values, kubernetes, native
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.loader import LoadedFile
 
-ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai)
+ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai, helm_values)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:
