@@ -45,11 +45,13 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         services = obj.dig("spec", "services")
         if services is None or services.kind != MAP:
             continue
+        graph = []
         for key, service in services.value.items():
             if service.kind == MAP:
                 workload = _service(obj, str(key), services.keys[key], service, spans, maps, result)
                 if workload is not None:
-                    workloads.append(workload)
+                    graph.append(workload)
+        workloads.extend(_decode_by_default(graph))
     result.extend(deployments_from(loaded.path, workloads))
     return result
 
@@ -93,6 +95,21 @@ def _service(obj: Node, key: str, key_node: Node, service: Node, spans: ScalarSp
     return Workload(name=name, source=key_node.source(file), input_format=NAME, roles=roles,
                     replicas=int_val(service.get("replicas"), file), advertised=advertised, gateway=gateway,
                     labels=labels_of(obj))
+
+
+def _decode_by_default(graph: List[Workload]) -> List[Workload]:
+    """A graph with prefill workers: the unmarked workers of that model are its decode workers
+    (Dynamo's vLLM worker hands prefill to `--is-prefill-worker` services when they exist)."""
+    prefill = {(r.engine.value, r.model.value) for w in graph for r in w.roles if r.role.kind == PREFILL and r.model}
+    out = []
+    for w in graph:
+        if all(r.role.kind == UNIFIED and r.model is not None and (r.engine.value, r.model.value) in prefill
+               for r in w.roles):
+            w = replace(w, roles=[replace(r, role=replace(r.role, role=Val(DECODE, w.source, raw="unmarked worker "
+                                                                               "beside prefill workers")))
+                                  for r in w.roles])
+        out.append(w)
+    return out
 
 
 def _marked(found: EngineRole, sub: Optional[Node], file: str) -> EngineRole:

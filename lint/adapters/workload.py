@@ -248,6 +248,10 @@ class _Reader:
                         return self.env_nodes[ref.name].source(self.file)
             item = s.item if s.item is not None else (tok.item if tok is not None else None)
             return self.span_source(item, s.value_span)
+        if s.origin == "flag" and s.value_span is None and s.flag_span is not None:  # a bare boolean flag
+            item = s.flag_item if s.flag_item is not None else (
+                tokens[s.flag_index].item if s.flag_index is not None and s.flag_index < len(tokens) else None)
+            return self.span_source(item, s.flag_span)
         if s.origin == "config-file" and s.flag_spelling in self.config_sources:
             return self.config_sources[s.flag_spelling]
         if s.origin == "env" and s.flag_spelling:
