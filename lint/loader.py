@@ -17,6 +17,7 @@ import yaml
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
 from ctxlint.nodes import Builder, Node, TreeTooLarge
+from ctxlint.templates import looks_like_go_template
 
 try:  # libyaml is about six times faster; fall back when PyYAML was built without it
     from yaml import CSafeLoader as _Loader
@@ -25,6 +26,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 PARSE_ERROR, DUPLICATE_KEY, NONPORTABLE = "parse-error", "duplicate-key", "nonportable-yaml"
+HELM_TEMPLATE = "helm-template"
 
 _BOMS = (
     (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
@@ -118,6 +120,13 @@ def parse_text(text: str, display: str) -> LoadedFile:
     """Parse YAML (JSON is read as YAML, with JSON's number rules)."""
     loaded = LoadedFile(display, text)
     is_json = display.lower().endswith(".json")
+    template = looks_like_go_template(text, display)
+    if template is not None:  # not YAML until rendered: say so once instead of reporting parse errors
+        loaded.diagnostics.append(Diagnostic(
+            HELM_TEMPLATE, "a Helm chart template: its values are only known after rendering, so it was not "
+            "checked; lint the rendered chart instead: helm template <release> <chart> | ctxlint check -",
+            Source(display, *template)))
+        return loaded
 
     def duplicate(first: Node, second: Node, path: str) -> None:
         loaded.diagnostics.append(Diagnostic(

@@ -32,14 +32,15 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
                                              limits_from_annotations, scalar_text)
-from ctxlint.engines import Command, Setting, Token, detect, engine_from_image, parse_invocation, split_list, split_shell
+from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
+                             parse_invocation, split_list, split_shell)
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.model import (DECODE, PREFILL, Accelerators, Advertised, Deployment, Engine, Gateway, ModelFacts, Role,
@@ -68,6 +69,12 @@ class Container:
     accelerator_type: Optional[Val[str]] = None
     group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
     group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
+    # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
+    # engine's arguments even without a program or a known image; the Val is where it is named.
+    engine: Optional[Val[str]] = None
+    # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
+    # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
+    config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None
 
 
 @dataclass
@@ -114,6 +121,8 @@ class _Reader:
                 self.env_nodes[var.name] = var.node
         self.item_nodes: List[Node] = []
         self.item_texts: List[str] = []
+        self.config_sources: Dict[str, Source] = {}
+        self.config_missing: Optional[str] = None
 
     def lookup(self, name: str) -> Optional[str]:
         return self.c.resolver(name) if self.c.resolver is not None else self.env.get(name)
@@ -132,10 +141,13 @@ class _Reader:
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
         commands = list(split.commands)
-        if not self.item_nodes and c.args_only and image is not None:
+        if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
         for cmd in commands:
-            for det in detect(cmd.tokens, image, args_only=c.args_only):
+            found = detect(cmd.tokens, image, args_only=c.args_only)
+            if not found and c.engine is not None and c.args_only:
+                found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
+            for det in found:
                 self.invocation(cmd, det, image, out)
         return out
 
@@ -144,6 +156,7 @@ class _Reader:
         assigns = {a.name: a for a in cmd.env}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
+        inv = self.with_config(inv)
         tokens: Tuple[Token, ...] = cmd.tokens
 
         def where(s: Setting) -> Source:
@@ -158,7 +171,9 @@ class _Reader:
                     source=self.c.node.source(self.file), name=self.c.name,
                     engine_args=facts.engine_args + self.engine_env_args(inv, assigns))
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
-        if self.c.image is not None:
+        if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
+            engine_src = self.c.engine.source
+        elif self.c.image is not None:
             engine_src = self.c.image.source(self.file)
         else:
             engine_src = self.token_source(prog) if prog is not None else self.c.node.source(self.file)
@@ -167,6 +182,10 @@ class _Reader:
             model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
         found = EngineRole(role, Val(det.engine, engine_src), self.version(det.engine, image), model)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
+        if self.config_missing is not None and inv.config_file is not None:
+            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} (engine settings in a "
+                                     "file this manifest does not hold)", where(inv.config_file)))
+            self.config_missing = None
         for problem in inv.unresolved:
             flag = spec.by_name(problem.flag) if problem.flag else None
             if flag is None and problem.flag is None and problem.ref is not None and model is None:
@@ -180,6 +199,17 @@ class _Reader:
             out.diagnostics.append(Diagnostic(
                 ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None))
         out.roles.append(found)
+
+    def with_config(self, inv):
+        path = inv.config_file.value if inv.config_file is not None else None
+        if self.c.config_reader is None or not isinstance(path, str) or not path:
+            return inv
+        found = self.c.config_reader(path)
+        if found is None:
+            self.config_missing = path
+            return inv
+        self.config_sources = dict(found[1])
+        return apply_config(inv, found[0], path)
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
@@ -246,6 +276,12 @@ class _Reader:
                         return self.env_nodes[ref.name].source(self.file)
             item = s.item if s.item is not None else (tok.item if tok is not None else None)
             return self.span_source(item, s.value_span)
+        if s.origin == "flag" and s.value_span is None and s.flag_span is not None:  # a bare boolean flag
+            item = s.flag_item if s.flag_item is not None else (
+                tokens[s.flag_index].item if s.flag_index is not None and s.flag_index < len(tokens) else None)
+            return self.span_source(item, s.flag_span)
+        if s.origin == "config-file" and s.flag_spelling in self.config_sources:
+            return self.config_sources[s.flag_spelling]
         if s.origin == "env" and s.flag_spelling:
             if s.flag_spelling in assigns:
                 tok = assigns[s.flag_spelling].token

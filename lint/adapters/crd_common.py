@@ -1,0 +1,155 @@
+"""Small readers shared by the CRD and Helm-values adapters.
+
+Scalars as Vals, the objects of a file (documents and `kind: List` items),
+GPU counts written as plain numbers (`gpu: "8"`, `requestGPU: 1`), and the
+engine config files a container reads from a ConfigMap of the same file
+(`--extra-engine-args /opt/dynamo/configs/decode.yaml` with a volume mounted
+from that ConfigMap): the block scalar is parsed and every key keeps its
+position in the manifest, so a finding points at the `max_seq_len: 7808` line.
+"""
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Dict, Iterator, List, Optional, Tuple
+
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.loader import LoadedFile, parse_text
+from ctxlint.model import Source, Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+
+def scalar(node: Optional[Node]) -> Any:
+    return node.value if node is not None and node.kind == SCALAR else None
+
+
+def str_val(node: Optional[Node], file: str) -> Optional[Val[str]]:
+    value = scalar(node)
+    return Val(value, node.source(file)) if isinstance(value, str) and value.strip() else None
+
+
+def int_val(node: Optional[Node], file: str) -> Optional[Val[int]]:
+    """A non-negative integer scalar, also written as a string ("8")."""
+    value = scalar(node)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        return Val(int(value.strip()), node.source(file), raw=value)
+    return Val(value, node.source(file)) if isinstance(value, int) and value >= 0 else None
+
+
+def seq(node: Optional[Node]) -> List[Node]:
+    return list(node.value) if node is not None and node.kind == SEQ else []
+
+
+def objects(loaded: LoadedFile) -> Iterator[Node]:
+    """Every Kubernetes-style object of a file: documents and `kind: *List` items."""
+    def walk(root: Node) -> Iterator[Node]:
+        if root.kind != MAP:
+            return
+        kind = scalar(root.get("kind"))
+        if isinstance(kind, str) and kind.endswith("List"):
+            for item in seq(root.get("items")):
+                yield from walk(item)
+        else:
+            yield root
+    for doc in loaded.documents:
+        yield from walk(doc.root)
+
+
+def is_kind(obj: Node, kinds: Tuple[str, ...], group: str) -> bool:
+    """`kind` is one of kinds and `apiVersion` is in the API group (e.g. "kubeai.org")."""
+    api = scalar(obj.get("apiVersion"))
+    return scalar(obj.get("kind")) in kinds and isinstance(api, str) and api.split("/")[0].endswith(group)
+
+
+def name_of(obj: Node, file: str) -> Optional[Val[str]]:
+    return str_val(obj.dig("metadata", "name"), file)
+
+
+def labels_of(obj: Node) -> Tuple[Tuple[str, str], ...]:
+    labels = obj.dig("metadata", "labels")
+    if labels is None or labels.kind != MAP:
+        return ()
+    return tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
+
+
+# -- engine config files from ConfigMaps ---------------------------------------------------------------
+def config_maps(loaded: LoadedFile) -> Dict[str, Node]:
+    """ConfigMap name -> its `data` mapping, for the ConfigMaps in this file."""
+    found: Dict[str, Node] = {}
+    for obj in objects(loaded):
+        if scalar(obj.get("kind")) == "ConfigMap" and scalar(obj.get("apiVersion")) == "v1":
+            name, data = scalar(obj.dig("metadata", "name")), obj.get("data")
+            if isinstance(name, str) and data is not None and data.kind == MAP:
+                found[name] = data
+    return found
+
+
+def parse_embedded(node: Node, spans: ScalarSpans) -> Optional[Tuple[Any, Dict[str, Source]]]:
+    """A YAML document held in a string scalar -> (plain data, {dotted key: Source in the file})."""
+    if node.kind != SCALAR or not isinstance(node.value, str):
+        return None
+    inner = parse_text(node.value, spans.file)
+    if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
+        return None
+    offsets = spans.offsets(node)
+    sources: Dict[str, Source] = {}
+
+    def place(n: Node) -> Source:
+        if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
+            return node.source(spans.file)
+        line, col = spans.position(offsets[n.start_index])
+        end_line, end_col = spans.position(offsets[n.end_index - 1])
+        return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
+
+    def walk(n: Node, prefix: str) -> None:
+        for key, child in n.value.items():
+            dotted = f"{prefix}{key}"
+            sources[dotted] = place(child)
+            if child.kind == MAP:
+                walk(child, dotted + ".")
+    root = inner.documents[0].root
+    walk(root, "")
+    return root.plain(), sources
+
+
+class ConfigFiles:
+    """Paths inside one container that are backed by ConfigMaps of the same file."""
+
+    def __init__(self, spans: ScalarSpans, maps: Dict[str, Node], pod: Optional[Node], container: Optional[Node],
+                 extra_mounts: Optional[Node] = None) -> None:
+        self.spans, self.maps = spans, maps
+        self.workdir = scalar(container.get("workingDir")) if container is not None and container.kind == MAP else None
+        self.volumes: Dict[str, Node] = {}
+        for vol in seq(pod.get("volumes") if pod is not None and pod.kind == MAP else None):
+            name, cm = scalar(vol.get("name")), vol.get("configMap")
+            if isinstance(name, str) and cm is not None and cm.kind == MAP:
+                self.volumes[name] = cm
+        self.mounts = seq(container.get("volumeMounts") if container is not None and container.kind == MAP
+                          else None) + seq(extra_mounts)
+
+    def read(self, path: str) -> Optional[Tuple[Any, Dict[str, Source]]]:
+        wanted = posixpath.normpath(posixpath.join(self.workdir if isinstance(self.workdir, str) else "/", path))
+        for mount in self.mounts:
+            at, volume = scalar(mount.get("mountPath")), self.volumes.get(scalar(mount.get("name")))
+            if not isinstance(at, str) or volume is None:
+                continue
+            at = posixpath.normpath(at)
+            sub = scalar(mount.get("subPath"))
+            if isinstance(sub, str) and sub:
+                key = sub if wanted == at else None
+            else:
+                rest = posixpath.relpath(wanted, at) if wanted.startswith(at.rstrip("/") + "/") else None
+                key = self._key(volume, rest) if rest and "/" not in rest else None
+            data = self.maps.get(scalar(volume.get("name")))
+            value = data.get(key) if data is not None and key is not None else None
+            if value is not None:
+                return parse_embedded(value, self.spans)
+        return None
+
+    @staticmethod
+    def _key(volume: Node, file_name: str) -> Optional[str]:
+        items = seq(volume.get("items"))
+        if not items:
+            return file_name
+        return next((scalar(i.get("key")) for i in items if scalar(i.get("path")) == file_name), None)

@@ -1,0 +1,120 @@
+"""NVIDIA Dynamo `DynamoGraphDeployment` (nvidia.com/v1alpha1).
+
+Each service of `spec.services` whose `extraPodSpec.mainContainer` runs an
+engine (`python3 -m dynamo.vllm|dynamo.sglang|dynamo.trtllm`, or a plain
+engine) is one workload: `replicas`, GPUs per node from
+`resources.limits.gpu` (else `requests.gpu`, else the container's own
+resources), `multinode.nodeCount` nodes per engine instance, environment
+from `spec.envs`, the service's `envs` and the container's `env`. The role is
+the engine's own marker (`--disaggregation-mode`, `--is-prefill-worker`),
+else `subComponentType: prefill|decode`. A TRT-LLM `--extra-engine-args`
+file mounted from a ConfigMap of the same file is read with its positions.
+Prefill and decode services of one model become one disaggregated
+deployment (workload.deployments_from). Frontends, planners and routers run
+no engine and are skipped; `envFromSecret` values are unknown.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import List, Optional
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps, int_val, is_kind, labels_of, name_of, objects, \
+    scalar
+from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, Workload, deployments_from, env_from_k8s,
+                                       limits_from_annotations, read_container)
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
+from ctxlint.nodes import MAP, SCALAR, Node
+
+NAME = "dynamo"
+KINDS = ("DynamoGraphDeployment",)
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps = None
+    workloads: List[Workload] = []
+    for obj in objects(loaded):
+        if not is_kind(obj, KINDS, "nvidia.com"):
+            continue
+        maps = config_maps(loaded) if maps is None else maps
+        services = obj.dig("spec", "services")
+        if services is None or services.kind != MAP:
+            continue
+        graph = []
+        for key, service in services.value.items():
+            if service.kind == MAP:
+                workload = _service(obj, str(key), services.keys[key], service, spans, maps, result)
+                if workload is not None:
+                    graph.append(workload)
+        workloads.extend(_decode_by_default(graph))
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _gpus(service: Node, container: Node, file: str) -> Optional[Val[int]]:
+    resources = service.get("resources")
+    for section in ("limits", "requests"):
+        count = int_val(resources.dig(section, "gpu") if resources is not None else None, file)
+        if count is not None:
+            return count
+    return count_from_resources(container.get("resources"), file)
+
+
+def _service(obj: Node, key: str, key_node: Node, service: Node, spans: ScalarSpans, maps, result: AdaptResult) \
+        -> Optional[Workload]:
+    file = spans.file
+    pod = service.get("extraPodSpec")
+    main = pod.get("mainContainer") if pod is not None and pod.kind == MAP else None
+    if main is None or main.kind != MAP:
+        return None
+    command, args = main.get("command"), main.get("args")
+    script = command if command is not None and command.kind == SCALAR and args is None else None
+    nodes = int_val(service.dig("multinode", "nodeCount"), file)
+    env = env_from_k8s(obj.dig("spec", "envs")) + env_from_k8s(service.get("envs")) + env_from_k8s(main.get("env"))
+    reading = read_container(Container(
+        spans=spans, node=main, name=key, command=None if script is not None else command, args=args, script=script,
+        env=env, image=main.get("image"), args_only=command is None,
+        accelerator_count=_gpus(service, main, file), accelerator_type=type_from_pod_spec(pod, file),
+        group_pods=nodes.value if nodes is not None and nodes.value > 0 else 1,
+        config_reader=ConfigFiles(spans, maps, pod, main).read))
+    result.diagnostics.extend(reading.diagnostics)
+    if not reading.roles:
+        return None
+    sub = service.get("subComponentType")
+    roles = [_marked(r, sub, file) for r in reading.roles]
+    dgd = name_of(obj, file)
+    name = Val(f"{dgd.value}/{key}" if dgd is not None else key, key_node.source(file))
+    display = str(name.value)
+    advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
+                                                  display)
+    return Workload(name=name, source=key_node.source(file), input_format=NAME, roles=roles,
+                    replicas=int_val(service.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    labels=labels_of(obj))
+
+
+def _decode_by_default(graph: List[Workload]) -> List[Workload]:
+    """A graph with prefill workers: the unmarked workers of that model are its decode workers
+    (Dynamo's vLLM worker hands prefill to `--is-prefill-worker` services when they exist)."""
+    prefill = {(r.engine.value, r.model.value) for w in graph for r in w.roles if r.role.kind == PREFILL and r.model}
+    out = []
+    for w in graph:
+        if all(r.role.kind == UNIFIED and r.model is not None and (r.engine.value, r.model.value) in prefill
+               for r in w.roles):
+            w = replace(w, roles=[replace(r, role=replace(r.role, role=Val(DECODE, w.source, raw="unmarked worker "
+                                                                               "beside prefill workers")))
+                                  for r in w.roles])
+        out.append(w)
+    return out
+
+
+def _marked(found: EngineRole, sub: Optional[Node], file: str) -> EngineRole:
+    """`subComponentType` names the role when the engine's own flags do not."""
+    kind = scalar(sub)
+    if found.role.kind != UNIFIED or kind not in (PREFILL, DECODE):
+        return found
+    return replace(found, role=replace(found.role, role=Val(kind, sub.source(file))))

@@ -1,0 +1,175 @@
+"""KServe: `InferenceService`, `ServingRuntime`/`ClusterServingRuntime`,
+`LLMInferenceService` and `LLMInferenceServiceConfig` (serving.kserve.io).
+
+- InferenceService: `spec.predictor.containers` are read as Kubernetes
+  containers; `spec.predictor.model` with `modelFormat.name: huggingface`
+  runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
+  flags (the server passes them to vLLM's engine args); the model is
+  `storageUri` (`hf://`) or `--model_id`. Other model formats (NIM, sklearn,
+  ...) pick their engine at run time and are skipped.
+- ServingRuntime: each of `spec.containers` is read as a Kubernetes
+  container (an engine found from its command or image). KServe fills
+  `{{.Name}}`-style placeholders at run time: they are values ctxlint does
+  not know, never errors.
+- LLMInferenceService(Config): KServe's preset runs `vllm serve` on the
+  `main` container and appends `VLLM_ADDITIONAL_ARGS`, whose string is read
+  as vLLM flags with positions inside it (an explicit `command`/`args`
+  wins). `spec.template` is the decode role when `spec.prefill` exists
+  (else unified), `spec.prefill.template` the prefill role; `replicas`,
+  `parallelism.tensor|pipeline|data|dataLocal` and `spec.model.uri`
+  (`hf://`) or `model.name` fill in what the flags do not say.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import List, Optional
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq, str_val
+from ctxlint.adapters.crds_kubeai import model_id
+from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, Workload, deployments_from, env_from_k8s,
+                                       limits_from_annotations, read_container)
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
+from ctxlint.nodes import MAP, SCALAR, Node
+
+NAME = "kserve"
+GROUP = "serving.kserve.io"
+ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    for obj in objects(loaded):
+        if is_kind(obj, ("LLMInferenceService", "LLMInferenceServiceConfig"), GROUP):
+            workloads.extend(_llm_service(obj, spans, result))
+        elif is_kind(obj, ("InferenceService",), GROUP):
+            workloads.extend(_inference_service(obj, spans, result))
+        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP):
+            spec = obj.get("spec")
+            workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result), spans, result))
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: ScalarSpans, result: AdaptResult,
+              replicas: Optional[Val[int]] = None) -> List[Workload]:
+    if not roles:
+        return []
+    file = spans.file
+    name = name_of(obj, file)
+    if name is not None and suffix:
+        name = Val(f"{name.value}/{suffix}", name.source)
+    display = str(name.value) if name is not None else None
+    advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
+                                                  display)
+    return [Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
+                     advertised=advertised, gateway=gateway, labels=labels_of(obj))]
+
+
+def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
+                     engine: Optional[Val[str]] = None, script: Optional[Node] = None) -> List[EngineRole]:
+    command, args = c.get("command"), c.get("args")
+    explicit = command is not None or args is not None
+    if explicit:
+        script = command if command is not None and command.kind == SCALAR and args is None else None
+    reading = read_container(Container(
+        spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
+        command=None if script is not None or not explicit else command, args=args if explicit else None,
+        script=script, env=env_from_k8s(c.get("env")), image=c.get("image") if explicit or engine is None else None,
+        args_only=command is None, engine=engine,
+        accelerator_count=count_from_resources(c.get("resources"), spans.file),
+        accelerator_type=type_from_pod_spec(pod, spans.file)))
+    result.diagnostics.extend(reading.diagnostics)
+    return reading.roles
+
+
+def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult) -> List[EngineRole]:
+    roles: List[EngineRole] = []
+    for c in seq(pod.get("containers") if pod is not None and pod.kind == MAP else None):
+        if c.kind == MAP:
+            roles.extend(_container_roles(c, pod, spans, result))
+    return roles
+
+
+# -- InferenceService ------------------------------------------------------------------------------------
+def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file = spans.file
+    predictor = obj.dig("spec", "predictor")
+    if predictor is None or predictor.kind != MAP:
+        return []
+    replicas = int_val(predictor.get("minReplicas"), file)
+    replicas = replicas if replicas is not None and replicas.value > 0 else None  # 0: scale to zero
+    model = predictor.get("model")
+    fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
+    if scalar(fmt) == "huggingface":
+        roles = _container_roles(model, predictor, spans, result,
+                                 engine=Val("vllm", fmt.source(file), raw="huggingface"))
+        storage = model_id(model.get("storageUri"), file)
+        if storage is not None and str(scalar(model.get("storageUri"))).startswith("hf://"):
+            roles = [r if r.model is not None else replace(r, model=storage) for r in roles]
+        return _workload(obj, None, roles, spans, result, replicas)
+    return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+
+
+# -- LLMInferenceService ---------------------------------------------------------------------------------
+def _llm_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file = spans.file
+    spec = obj.get("spec")
+    if spec is None or spec.kind != MAP:
+        return []
+    model = _model(spec.get("model"), file)
+    prefill = spec.get("prefill") if spec.get("prefill") is not None and spec.get("prefill").kind == MAP else None
+    out: List[Workload] = []
+    sections = [(spec, None, DECODE if prefill is not None else UNIFIED, spec.keys.get("template"))]
+    if prefill is not None:
+        sections.append((prefill, "prefill", PREFILL, spec.keys["prefill"]))
+    for section, suffix, kind, marker in sections:
+        template = section.get("template") or spec.get("template")
+        roles = []
+        for c in seq(template.get("containers") if template is not None and template.kind == MAP else None):
+            if c.kind != MAP or scalar(c.get("name")) != "main":
+                continue
+            additional = next((e.get("value") for e in seq(c.get("env"))
+                               if e.kind == MAP and scalar(e.get("name")) == ADDITIONAL_ARGS), None)
+            engine = Val("vllm", c.source(file), raw="KServe LLMInferenceService (vllm serve)")
+            found = _container_roles(c, template, spans, result, engine=engine,
+                                     script=additional if additional is not None and additional.kind == SCALAR
+                                     else None)
+            parallel = section.get("parallelism") or spec.get("parallelism")
+            roles.extend(_filled(r, kind, marker, model, parallel, file) for r in found)
+        replicas = int_val(section.get("replicas"), file)
+        out.extend(_workload(obj, suffix, roles, spans, result, replicas))
+    return out
+
+
+def _model(node: Optional[Node], file: str) -> Optional[Val[str]]:
+    if node is None or node.kind != MAP:
+        return None
+    uri = scalar(node.get("uri"))
+    if isinstance(uri, str) and uri.startswith("hf://"):
+        return model_id(node.get("uri"), file)
+    return str_val(node.get("name"), file)
+
+
+def _filled(r: EngineRole, kind: str, marker: Optional[Node], model: Optional[Val[str]],
+            parallel: Optional[Node], file: str) -> EngineRole:
+    role = r.role
+    if role.kind == UNIFIED and kind != UNIFIED and marker is not None:
+        role = replace(role, role=Val(kind, marker.source(file)))
+    if parallel is not None and parallel.kind == MAP:
+        p = role.parallelism
+        data = int_val(parallel.get("dataLocal"), file) or int_val(parallel.get("data"), file)
+        role = replace(role, parallelism=Parallelism(
+            tensor=p.tensor or _positive(int_val(parallel.get("tensor"), file)),
+            pipeline=p.pipeline or _positive(int_val(parallel.get("pipeline"), file)),
+            data=p.data or _positive(data)))
+    return replace(r, role=role, model=r.model or model)
+
+
+def _positive(val: Optional[Val[int]]) -> Optional[Val[int]]:
+    return val if val is not None and val.value > 0 else None

@@ -1,0 +1,264 @@
+"""Helm values files of the serving charts, recognised by their shape.
+
+The chart templates turn these values into engine flags; this adapter does
+the same, with every value pointing at the values file:
+
+- vLLM production-stack: `servingEngineSpec.modelSpec[]`: `modelURL`, the
+  `vllmConfig` keys the chart renders as flags (`maxModelLen` ->
+  `--max-model-len`, camelCase -> kebab-case; booleans only when true),
+  `vllmConfig.extraArgs`, `requestGPU`, `replicaCount`, and
+  `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode.
+- KubeAI models chart: `catalog.<name>` entries, each read like a KubeAI
+  Model (crds_kubeai), enabled or not; the deployment is named by its key.
+- llm-d deployer: `sampleApplication` with `model.modelArtifactURI`,
+  shared `resources`, and `prefill`/`decode` sections with `replicas` and
+  `extraArgs` (vLLM flags).
+- Silogen ai-workloads: `vllm_engine_args` / `sglang_server_args` /
+  `tgi_engine_args` mappings rendered as `--key value`, `model`, `gpus`
+  (also the tensor-parallel size / shard count the chart derives from it),
+  and the llama.cpp chart's `env_vars` MODEL and CTX_SIZE; an override file
+  with only `model`/`gpus`/`memory_per_gpu` takes its engine from its
+  chart's folder (`workloads/llm-inference-vllm/...`).
+- SGLang LeaderWorkerSet P/D chart: `global.model` and the `prefill`/
+  `decode` sections' `config` (camelCase -> `--kebab-case` flags),
+  `leaderWorkerSet.size` pods per instance and the leader's GPU limits.
+
+Operator and router values (KubeAI `resourceProfiles`, llm-d router) hold
+no engine settings and yield nothing.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Iterable, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import int_val, scalar, seq, str_val
+from ctxlint.adapters.crds_kubeai import model_id, model_workload
+from ctxlint.adapters.hardware import count_from_resources, type_from_labels
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, deployments_from, env_from_k8s,
+                                       env_from_mapping, read_container)
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+NAME = "helm-values"
+
+
+def _clone(node: Node, **changes) -> Node:
+    copy = Node.__new__(Node)
+    for slot in Node.__slots__:
+        setattr(copy, slot, getattr(node, slot))
+    for key, value in changes.items():
+        setattr(copy, key, value)
+    return copy
+
+
+def kebab(key: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"-\1", key).replace("_", "-").lower()
+
+
+def flag_items(mapping: Optional[Node], rename=kebab, skip: Iterable[str] = ()) -> List[Node]:
+    """A `key: value` mapping as the chart renders it: `--key value` items (a true boolean: `--key`).
+
+    The flag item is the key's node (its text made `--key`, so positions fall back to the key);
+    the value item is the value node itself, so findings point at the value as written.
+    """
+    items: List[Node] = []
+    for key, value in mapping.value.items() if mapping is not None and mapping.kind == MAP else ():
+        if not isinstance(key, str) or key in skip or value.kind != SCALAR:
+            continue
+        flag = _clone(mapping.keys[key], value="--" + rename(key))
+        if value.value is True or value.value is None:
+            items.append(flag)
+        elif value.value is not False:
+            items.extend((flag, value))
+    return items
+
+
+def _seq(items: List[Node], anchor: Node) -> Node:
+    return _clone(anchor, kind=SEQ, value=items, keys={})
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    if len(loaded.documents) != 1 or loaded.documents[0].root.kind != MAP:
+        return result
+    root = loaded.documents[0].root
+    if root.get("apiVersion") is not None and root.get("kind") is not None:
+        return result  # a Kubernetes object, not values
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
+        workloads.extend(reader(root, spans, result))
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _read(spans: ScalarSpans, node: Node, name: str, items: List[Node], engine: Val[str], result: AdaptResult,
+          env=(), count: Optional[Val[int]] = None, kind: Optional[Val[str]] = None, group_pods: int = 1) \
+        -> List[EngineRole]:
+    reading = read_container(Container(
+        spans=spans, node=node, name=name, args=_seq(items, node) if items else None, env=env, args_only=True,
+        engine=engine, accelerator_count=count, accelerator_type=kind, group_pods=group_pods))
+    result.diagnostics.extend(reading.diagnostics)
+    return reading.roles
+
+
+def _marked(roles: List[EngineRole], kind: Optional[str], where: Optional[Node], file: str) -> List[EngineRole]:
+    if kind not in (PREFILL, DECODE) or where is None:
+        return roles
+    return [r if r.role.kind != UNIFIED else replace(r, role=replace(r.role, role=Val(kind, where.source(file))))
+            for r in roles]
+
+
+def _workload(name: Optional[Node], node: Node, roles: List[EngineRole], file: str,
+              replicas: Optional[Node] = None, label: str = "") -> List[Workload]:
+    if not roles:
+        return []
+    text = label or (str(name.value) if name is not None and name.kind == SCALAR else "")
+    val = Val(text, (name or node).source(file)) if text else None
+    return [Workload(name=val, source=node.source(file), input_format=NAME, roles=roles,
+                     replicas=int_val(replicas, file))]
+
+
+# -- vLLM production-stack --------------------------------------------------------------------------------
+_KV_ROLES = {"kv_producer": PREFILL, "kv_consumer": DECODE}
+
+
+def _production_stack(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file, out = spans.file, []
+    for spec in seq(root.dig("servingEngineSpec", "modelSpec")):
+        if spec.kind != MAP:
+            continue
+        config = spec.get("vllmConfig")
+        items = [spec.get("modelURL")] if str_val(spec.get("modelURL"), file) else []
+        items += flag_items(config, skip=("extraArgs", "v0", "v1", "port"))
+        items += seq(config.get("extraArgs") if config is not None and config.kind == MAP else None)
+        anchor = spec.get("name") or spec
+        roles = _read(spans, spec, str(scalar(spec.get("name")) or ""), items,
+                      Val("vllm", anchor.source(file), raw="production-stack servingEngineSpec"), result,
+                      env=env_from_k8s(spec.get("env")), count=int_val(spec.get("requestGPU"), file))
+        kv_role = spec.dig("lmcacheConfig", "kvRole")
+        roles = _marked(roles, _KV_ROLES.get(scalar(kv_role)), kv_role, file)
+        out += _workload(spec.get("name"), spec, roles, file, spec.get("replicaCount"))
+    return out
+
+
+# -- KubeAI models chart ----------------------------------------------------------------------------------
+def _kubeai_catalog(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    catalog = root.get("catalog")
+    out = []
+    for key, entry in catalog.value.items() if catalog is not None and catalog.kind == MAP else ():
+        if entry.kind != MAP or entry.get("engine") is None:
+            continue
+        name = Val(str(key), catalog.keys[key].source(spans.file))
+        w = model_workload(entry, name, entry.source(spans.file), spans, result, NAME,
+                           labels=(("enabled", str(scalar(entry.get("enabled")) is True).lower()),))
+        out += [w] if w is not None else []
+    return out
+
+
+# -- llm-d deployer ---------------------------------------------------------------------------------------
+def _llmd_deployer(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    app = root.get("sampleApplication")
+    if app is None or app.kind != MAP:
+        return []
+    file, out = spans.file, []
+    uri = app.dig("model", "modelArtifactURI")
+    model = _artifact(uri, file)
+    count = count_from_resources(app.get("resources"), file)
+    for section in ("prefill", "decode"):
+        part = app.get(section)
+        if part is None or part.kind != MAP:
+            continue
+        roles = _read(spans, part, section, seq(part.get("extraArgs")),
+                      Val("vllm", app.keys[section].source(file), raw="llm-d sampleApplication"), result,
+                      count=count)
+        roles = _marked(roles, section, app.keys.get(section), file)
+        roles = [r if r.model is not None or model is None else replace(r, model=model) for r in roles]
+        name = scalar(app.dig("model", "modelName")) or "sampleApplication"
+        out += _workload(None, part, roles, file, part.get("replicas"), label=f"{name}/{section}")
+    return out
+
+
+def _artifact(uri: Optional[Node], file: str) -> Optional[Val[str]]:
+    """`hf://org/name` or `pvc://<claim>/org/name` -> org/name (the model's id as far as the path says)."""
+    text = scalar(uri)
+    if not isinstance(text, str):
+        return None
+    if text.startswith("pvc://"):
+        parts = text[len("pvc://"):].strip("/").split("/")
+        return Val("/".join(parts[-2:]), uri.source(file), raw=text) if len(parts) >= 3 else None
+    return model_id(uri, file)
+
+
+# -- Silogen ai-workloads ---------------------------------------------------------------------------------
+_SILOGEN = (("vllm_engine_args", "vllm", "tensor_parallel_size"), ("sglang_server_args", "sglang", "tp_size"),
+            ("tgi_engine_args", "tgi", "num_shard"))
+
+
+def _silogen(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file = spans.file
+    gpus = int_val(root.get("gpus"), file)
+    env_vars = root.get("env_vars")
+    env = [EnvVar(v.name, v.value, v.node) for v in env_from_mapping(env_vars)]
+    chart = re.search(r"llm-inference-(vllm|sglang|tgi)", file)  # an override file: its chart's folder
+    for key, engine, parallel in _SILOGEN:
+        if key not in root.value and not (chart and chart.group(1) == engine and root.get("memory_per_gpu")
+                                          and root.get("gpus")):
+            continue
+        items = ([root.get("model")] if engine == "vllm" and str_val(root.get("model"), file) else []) + \
+            flag_items(root.get(key), rename=lambda k: k)
+        where = root.keys.get(key) or root.keys["gpus"]
+        roles = _read(spans, root, engine, items, Val(engine, where.source(file), raw=key), result,
+                      env=env, count=gpus)
+        model = str_val(root.get("model"), file)
+        roles = [_with_gpus(r, gpus, parallel, model) for r in roles]
+        return _workload(None, root, roles, file, label=str(model.value) if model else engine)
+    ctx = env_vars.get("CTX_SIZE") if env_vars is not None and env_vars.kind == MAP else None
+    model = str_val(env_vars.get("MODEL"), file) if env_vars is not None and env_vars.kind == MAP else None
+    if ctx is None or model is None:
+        return []
+    flag = _clone(env_vars.keys["CTX_SIZE"], value="--ctx-size")
+    roles = _read(spans, root, "llama-server", [flag, ctx], Val("llamacpp", model.source, raw="llama.cpp chart"),
+                  result, count=gpus)
+    roles = [r if r.model is not None else replace(r, model=model) for r in roles]
+    return _workload(None, root, roles, file, label=str(model.value))
+
+
+def _with_gpus(r: EngineRole, gpus: Optional[Val[int]], parallel: str, model: Optional[Val[str]]) -> EngineRole:
+    """The Silogen charts set the tensor-parallel size (TGI: shards) to `gpus` unless the args do."""
+    role = r.role
+    if gpus is not None and gpus.value > 0 and role.parallelism.tensor is None:
+        role = replace(role, parallelism=replace(role.parallelism, tensor=gpus))
+    return replace(r, role=role, model=r.model or model)
+
+
+# -- SGLang LeaderWorkerSet P/D chart ---------------------------------------------------------------------
+def _sglang_lws(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file, out = spans.file, []
+    model = root.dig("global", "model")
+    if model is None or model.kind != MAP:
+        return []
+    for section in ("prefill", "decode"):
+        part = root.get(section)
+        if part is None or part.kind != MAP or part.get("config") is None or scalar(part.get("enabled")) is False:
+            continue
+        items = flag_items(model, skip=("path",)) + flag_items(part.get("config"), skip=("port", "host"))
+        path = model.get("path")
+        items = ([_clone(model.keys["path"], value="--model-path"), path] if path is not None else []) + items
+        size = int_val(part.dig("leaderWorkerSet", "size"), file)
+        roles = _read(spans, part, section, items,
+                      Val("sglang", root.keys[section].source(file), raw="sglang-leaderworkerset chart"), result,
+                      count=count_from_resources(part.dig("leader", "resources"), file),
+                      kind=type_from_labels(root.dig("global", "nodeSelector"), file),
+                      group_pods=size.value if size is not None and size.value > 0 else 1)
+        roles = _marked(roles, section, root.keys.get(section), file)
+        out += _workload(None, part, roles, file, part.dig("leaderWorkerSet", "replicas"),
+                         label=f"{scalar(root.dig('global', 'namePrefix')) or 'sglang'}/{section}")
+    return out
+
+
+__all__: Tuple[str, ...] = ("NAME", "adapt", "flag_items", "kebab")

@@ -1,0 +1,46 @@
+"""A Helm chart template was given: it is checked only once rendered.
+
+Why:
+    A chart's `templates/*.yaml` hold Go template actions (`{{ .Values.x }}`,
+    `{{- if ... }}`, `{{ include ... }}`): the engine flags, GPU counts and
+    context limits they produce are only known after `helm template` fills in
+    the values, and most templates are not even valid YAML. Rather than
+    report parse errors or guess, ctxlint skips such a file with this note at
+    its first template action. Render the chart with the values you deploy and
+    lint the output (`helm template <release> <chart> -f values.yaml |
+    ctxlint check -`). Values files themselves are read directly (production
+    stack, KubeAI, llm-d, Silogen and SGLang chart values); `{{HF_TOKEN}}`
+    envsubst placeholders, KServe `{{.Name}}` placeholders and Jinja chat
+    templates are not Helm and do not trigger this.
+
+Example (bad):
+    ```yaml
+    # charts/vllm/templates/deployment.yaml
+    replicas: {{ .Values.replicaCount }}
+    ```
+
+Example (good):
+    ```sh
+    helm template chat charts/vllm -f values-prod.yaml | ctxlint check -
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, Sequence
+
+from ctxlint.findings import Diagnostic, Problem
+from ctxlint.rules._common import from_diagnostics
+
+ID = "CTX010"
+NAME = "helm-template"
+SEVERITY = "info"
+SCOPE = "input"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(diagnostics: Sequence[Diagnostic], options) -> Iterator[Problem]:
+    return from_diagnostics(diagnostics, NAME)

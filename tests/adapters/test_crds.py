@@ -1,0 +1,266 @@
+"""CRD adapters: KubeAI Model, Dynamo DynamoGraphDeployment, KServe services; every value at its token."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+KUBEAI = """\
+apiVersion: kubeai.org/v1
+kind: Model
+metadata:
+  name: llama-405b
+spec:
+  url: hf://neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8
+  engine: VLLM
+  args:
+    - --max-model-len=65536
+    - --tensor-parallel-size=8
+    - --kv-cache-dtype=fp8
+  env:
+    VLLM_ATTENTION_BACKEND: FLASHINFER
+  resourceProfile: nvidia-gpu-h100:8
+"""
+
+
+def test_kubeai_model_args_profile_and_url():
+    res = adapt(KUBEAI)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("kubeai", "llama-405b", "vllm")
+    assert at(KUBEAI, dep.engine.name.source) == "VLLM"
+    assert dep.model.id.value == "neuralmagic/Meta-Llama-3.1-405B-Instruct-FP8"
+    assert (dep.model.id.source.line, dep.model.id.source.col) == (6, 8)
+    ctx = role.context_length
+    assert (ctx.value, ctx.source.line, ctx.source.col) == (65536, 9, 23)
+    assert at(KUBEAI, ctx.source) == "65536"
+    assert role.parallelism.tp == 8 and at(KUBEAI, role.kv_cache_dtype.source) == "fp8"
+    acc = role.accelerators
+    assert (acc.type.value, acc.type.raw, at(KUBEAI, acc.type.source)) == ("H100-SXM-80GB", "nvidia-gpu-h100",
+                                                                           "nvidia-gpu-h100")
+    assert (acc.count.value, at(KUBEAI, acc.count.source)) == (8, "8")
+
+
+def test_kubeai_non_vllm_engines_and_cpu_profiles():
+    res = adapt(KUBEAI.replace("engine: VLLM", "engine: OLlama"))
+    assert res.deployments == []
+    [role] = adapt(KUBEAI.replace("nvidia-gpu-h100:8", "cpu:4")).deployments[0].roles
+    assert role.accelerators.type is None and role.accelerators.count is None
+
+
+DYNAMO = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: disagg
+spec:
+  services:
+    Frontend:
+      componentType: frontend
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.4.0
+    Decode:
+      componentType: worker
+      replicas: 2
+      resources:
+        limits:
+          gpu: "4"
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-32B, --max-model-len, "32768", --tensor-parallel-size, "4"]
+    Prefill:
+      componentType: worker
+      replicas: 1
+      multinode:
+        nodeCount: 2
+      resources:
+        limits:
+          gpu: "8"
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-32B, --max-model-len, "32768", --is-prefill-worker, -tp, "16"]
+"""
+
+
+def test_dynamo_prefill_worker_pairs_into_one_disaggregated_deployment():
+    res = adapt(DYNAMO)
+    [dep] = res.deployments
+    assert (dep.input_format, dep.display_name) == ("dynamo", "disagg/Decode + disagg/Prefill")
+    decode, prefill = dep.roles
+    assert (decode.kind, prefill.kind) == ("decode", "prefill")
+    assert decode.role.source.line == 12  # the unmarked worker beside a prefill worker decodes
+    assert at(DYNAMO, prefill.role.source) == "--is-prefill-worker"
+    assert (decode.replicas.value, prefill.replicas.value) == (2, 1)
+    assert (decode.context_length.source.line, decode.context_length.source.col) == (21, 61)
+    assert at(DYNAMO, decode.context_length.source) == "32768"
+    assert decode.accelerators.count.value == 4
+    # two nodes of 8 GPUs run one prefill instance
+    assert (prefill.accelerators.count.value, prefill.accelerators.count.raw) == (16, "8 per pod x 2 pods "
+                                                                                  "(LeaderWorkerSet size)")
+
+
+def test_dynamo_sub_component_type_marks_the_role_when_flags_do_not():
+    text = DYNAMO.replace(", --is-prefill-worker", "").replace("      componentType: worker\n      replicas: 1",
+                                                               "      componentType: worker\n"
+                                                               "      subComponentType: prefill\n      replicas: 1")
+    [dep] = adapt(text).deployments
+    prefill = dep.roles_of("prefill")[0]
+    assert at(text, prefill.role.source) == "prefill"
+
+
+TRTLLM = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: engine-config
+data:
+  decode.yaml: |
+    tensor_parallel_size: 2
+    max_seq_len: 7808
+    kv_cache_config:
+      free_gpu_memory_fraction: 0.7
+---
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: trt
+spec:
+  services:
+    Worker:
+      componentType: worker
+      resources:
+        limits:
+          gpu: "2"
+      extraPodSpec:
+        volumes:
+          - name: cfg
+            configMap:
+              name: engine-config
+        mainContainer:
+          command: [/bin/sh, -c]
+          args:
+            - python3 -m dynamo.trtllm --model-path Qwen/Qwen3-32B --extra-engine-args "${ENGINE_ARGS}"
+          env:
+            - name: ENGINE_ARGS
+              value: /opt/configs/decode.yaml
+          volumeMounts:
+            - name: cfg
+              mountPath: /opt/configs
+"""
+
+
+def test_dynamo_trtllm_engine_config_from_a_configmap_of_the_same_file():
+    res = adapt(TRTLLM)
+    [dep] = res.deployments
+    [role] = dep.roles
+    ctx = role.context_length
+    assert (ctx.value, ctx.source.line, ctx.source.col) == (7808, 8, 18)
+    assert role.parallelism.tp == 2 and at(TRTLLM, role.parallelism.tensor.source) == "2"
+    assert at(TRTLLM, role.arg("kv_cache_free_gpu_memory_fraction").source) == "0.7"
+    assert not res.diagnostics
+
+
+def test_dynamo_engine_config_not_in_the_file_is_an_unresolved_value():
+    res = adapt(TRTLLM.replace("/opt/configs/decode.yaml", "/elsewhere/decode.yaml"))
+    [diag] = res.diagnostics
+    assert diag.kind == "unresolved-value" and "--extra-engine-args /elsewhere/decode.yaml" in diag.message
+
+
+LLMISVC = """\
+apiVersion: serving.kserve.io/v1alpha2
+kind: LLMInferenceService
+metadata:
+  name: qwen-pd
+spec:
+  replicas: 1
+  model:
+    uri: hf://Qwen/Qwen2.5-7B-Instruct
+    name: Qwen/Qwen2.5-7B-Instruct
+  parallelism:
+    tensor: 2
+  template:
+    containers:
+      - name: main
+        env:
+          - name: VLLM_ADDITIONAL_ARGS
+            value: "--max-model-len 16384 --kv_transfer_config '{\\"kv_connector\\":\\"NixlConnector\\",\\"kv_role\\":\\"kv_consumer\\"}'"
+        resources:
+          limits:
+            nvidia.com/gpu: "2"
+  prefill:
+    replicas: 3
+    template:
+      containers:
+        - name: main
+          env:
+            - name: VLLM_ADDITIONAL_ARGS
+              value: "--max-model-len 16384"
+          resources:
+            limits:
+              nvidia.com/gpu: "2"
+"""
+
+
+def test_kserve_llm_inference_service_prefill_and_decode():
+    res = adapt(LLMISVC)
+    [dep] = res.deployments
+    assert (dep.input_format, dep.display_name) == ("kserve", "qwen-pd + qwen-pd/prefill")
+    decode, prefill = dep.roles
+    assert (decode.kind, prefill.kind) == ("decode", "prefill")
+    assert at(LLMISVC, prefill.role.source).startswith("prefill")
+    assert (decode.context_length.source.line, decode.context_length.source.col) == (17, 37)
+    assert (prefill.context_length.source.line, prefill.context_length.source.col) == (28, 39)
+    assert at(LLMISVC, prefill.context_length.source) == "16384"
+    assert (decode.replicas.value, prefill.replicas.value) == (1, 3)
+    assert decode.parallelism.tp == 2 and at(LLMISVC, decode.parallelism.tensor.source) == "2"
+    assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"
+
+
+ISVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama
+spec:
+  predictor:
+    nodeSelector:
+      node.kubernetes.io/instance-type: g5.8xlarge
+    model:
+      modelFormat:
+        name: huggingface
+      args:
+        - --max-model-len=1024
+      storageUri: hf://meta-llama/Llama-3.1-8B-Instruct
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+"""
+
+
+def test_kserve_inference_service_huggingface_runs_vllm_args():
+    [dep] = adapt(ISVC).deployments
+    [role] = dep.roles
+    assert dep.engine.name.value == "vllm" and at(ISVC, dep.engine.name.source) == "huggingface"
+    assert (role.context_length.value, role.context_length.source.line, role.context_length.source.col) == \
+        (1024, 13, 27)
+    assert role.accelerators.type.value == "A10G" and role.accelerators.count.value == 1
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_kserve_runtime_placeholders_are_not_errors():
+    text = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm
+spec:
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.8.5
+      args: [--model, /mnt/models, --served-model-name, "{{.Name}}", --max-model-len, "6144"]
+"""
+    res = adapt(text)
+    [dep] = res.deployments
+    assert dep.roles[0].context_length.value == 6144
+    assert not res.diagnostics

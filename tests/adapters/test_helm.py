@@ -1,0 +1,222 @@
+"""Helm values adapters, Helm template detection, and the corpus files of these kinds."""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from conftest import SHARED
+from helpers import run
+from tests.adapters.kit import adapt, at
+from ctxlint.templates import looks_like_go_template
+
+STACK = """\
+servingEngineSpec:
+  modelSpec:
+    - name: "llama-prefill"
+      repository: "lmcache/vllm-openai"
+      modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+      replicaCount: 2
+      requestGPU: 1
+      vllmConfig:
+        maxModelLen: 32000
+        tensorParallelSize: 1
+        extraArgs: ["--gpu-memory-utilization", "0.6"]
+      lmcacheConfig:
+        kvRole: "kv_producer"
+    - name: "llama-decode"
+      modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+      requestGPU: 1
+      vllmConfig:
+        maxModelLen: 32000
+      lmcacheConfig:
+        kvRole: "kv_consumer"
+"""
+
+
+def test_production_stack_values_point_at_the_values():
+    [dep] = adapt(STACK, "values.yaml").deployments
+    assert (dep.input_format, dep.display_name) == ("helm-values", "llama-prefill + llama-decode")
+    prefill, decode = dep.roles
+    assert (prefill.kind, decode.kind) == ("prefill", "decode")
+    ctx = prefill.context_length
+    assert (ctx.value, ctx.source.line, ctx.source.col) == (32000, 9, 22)
+    assert at(STACK, prefill.arg("gpu_memory_utilization").source) == "0.6"
+    assert at(STACK, prefill.role.source) == '"kv_producer"'
+    assert prefill.replicas.value == 2 and prefill.accelerators.count.value == 1
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct" and dep.model.id.source.line == 5
+
+
+def test_kubeai_catalog_entries_are_named_by_key():
+    text = """\
+catalog:
+  qwen-l4:
+    enabled: false
+    url: hf://Qwen/Qwen2.5-7B-Instruct
+    engine: VLLM
+    args:
+      - --max-model-len=8192
+    resourceProfile: nvidia-gpu-l4:1
+  gemma-cpu:
+    url: ollama://gemma2:2b
+    engine: OLlama
+"""
+    [dep] = adapt(text, "values.yaml").deployments
+    assert dep.display_name == "qwen-l4" and ("enabled", "false") in dep.labels
+    ctx = dep.roles[0].context_length
+    assert (ctx.value, ctx.source.line, ctx.source.col) == (8192, 7, 25)
+    assert dep.roles[0].accelerators.type.value == "L4"
+
+
+def test_silogen_engine_args_and_gpus():
+    text = """\
+model: "deepseek-ai/DeepSeek-R1"
+gpus: 8
+memory_per_gpu: 64
+vllm_engine_args:
+  max-model-len: "32768"
+  enforce-eager:
+"""
+    [dep] = adapt(text, "values.yaml").deployments
+    [role] = dep.roles
+    assert (role.context_length.value, at(text, role.context_length.source)) == (32768, '32768')
+    assert role.parallelism.tp == 8 and role.accelerators.count.value == 8
+
+
+def test_sglang_lws_chart_config_is_camel_case_flags():
+    text = """\
+global:
+  namePrefix: dsr1
+  model:
+    path: /models/DeepSeek-R1
+    contextLength: "32768"
+prefill:
+  leaderWorkerSet: {size: 2, replicas: 1}
+  config: {disaggregationMode: prefill, memFractionStatic: "0.7", tp: "16"}
+  leader:
+    resources: {limits: {nvidia.com/gpu: "8"}}
+decode:
+  leaderWorkerSet: {size: 2, replicas: 1}
+  config: {disaggregationMode: decode, tp: "16"}
+  leader:
+    resources: {limits: {nvidia.com/gpu: "8"}}
+"""
+    [dep] = adapt(text, "values.yaml").deployments
+    prefill, decode = dep.roles
+    assert (prefill.kind, decode.kind) == ("prefill", "decode")
+    assert at(text, prefill.context_length.source) == '32768'
+    assert prefill.accelerators.count.value == 16 and prefill.parallelism.tp == 16
+
+
+# -- Helm templates -----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("text,where", [
+    ("replicas: {{ .Values.replicaCount }}\n", (1, 11)),
+    ("a: 1\n{{- if .Values.x }}\nb: 2\n{{- end }}\n", (2, 1)),
+    ("# n: {{ .Values.gpus }}\nname: {{ include \"c.name\" . }}\n", (2, 7)),
+    ("hf_api_token: {{HF_TOKEN}}\n", None),
+    ("args: [--model_name={{.Name}}]\n", None),
+    ("t: |\n  {{- bos_token }}{{ message['content'] | trim }}\n", None),
+])
+def test_template_detection(text, where):
+    assert looks_like_go_template(text, "templates/deployment.yaml") == where
+
+
+def test_values_files_are_never_templates():
+    assert looks_like_go_template("x: '{{ .Release.Name }}'\n", "charts/llm-d/values.yaml") is None
+
+
+def test_cli_on_a_helm_template_is_one_info_and_exit_0(tmp_path):
+    path = tmp_path / "deployment.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nspec:\n  replicas: {{ .Values.replicas }}\n"
+                    "  {{- with .Values.x }}\n  y: {{ toYaml . }}\n  {{- end }}\n")
+    result = run(["check", str(path)])
+    assert result.code == 0
+    [line] = result.out.splitlines()
+    assert line.startswith(f"{path}:4:13: CTX010 [info] a Helm chart template")
+    assert "helm template <release> <chart> | ctxlint check -" in line and "CTX001" not in result.out
+
+
+def test_cli_on_rendered_output_via_stdin():
+    rendered = b"""\
+---
+# Source: chat/templates/deployment.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+spec:
+  replicas: 1
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len=32768]
+---
+# Source: chat/templates/service.yaml
+apiVersion: v1
+kind: Service
+metadata:
+  name: chat
+"""
+    result = run(["check", "-"], stdin=rendered)
+    assert result.code == 0, result.out
+    assert "CTX010" not in result.out and "1 deployment" in result.err
+
+
+# -- corpus ---------------------------------------------------------------------------------------------
+CORPUS = SHARED / "corpus" / "real"
+# kind in SOURCES.tsv -> {file: (deployments, roles per deployment, engines)}
+EXPECTED = {
+    "kserve__kserve/config__runtimes__kserve-huggingfaceserver.yaml": (0, (), ()),
+    "kserve__kserve/docs__samples__fluid__kserve-isvc.yaml": (1, (1,), ("vllm",)),
+    "kserve__kserve/docs__samples__llmisvc__agentic-tool-calling__nemotron-3-ultra-pd.yaml": (1, (2,), ("vllm",)),
+    "kserve__kserve/docs__samples__llmisvc__single-node-gpu__llm-inference-service-qwen2-7b-gpu.yaml":
+        (1, (1,), ("vllm",)),
+    "rh-aiservices-bu__llm-on-openshift/serving-runtimes__vllm_runtime__vllm-runtime.yaml": (1, (1,), ("vllm",)),
+    "NVIDIA__nim-deploy/kserve__nim-models__llama-3.1-70b-instruct_2xgpu_1.1.0.yaml": (0, (), ()),
+    "NVIDIA__nim-deploy/cloud-service-providers__azure__workshops__aks-dynamo__disagg_planner.yaml":
+        (1, (2,), ("vllm",)),
+    "zinuga__dynamo/examples__backends__trtllm__deploy__agg-with-config.yaml": (1, (1,), ("trtllm",)),
+    "zinuga__dynamo/recipes__deepseek-r1__sglang__disagg-8gpu__deploy.yaml": (1, (2,), ("sglang",)),
+    "substratusai__kubeai/charts__models__values.yaml": (32, (1,) * 32, ("vllm",) * 32),
+    "substratusai__kubeai/charts__kubeai__values.yaml": (0, (), ()),
+    "vllm-project__production-stack/tutorials__assets__values-04-multiple-models.yaml": (2, (1, 1), ("vllm",) * 2),
+    "vllm-project__production-stack/examples__disaggregated_prefill__pd.yaml": (1, (2,), ("vllm",)),
+    "llm-d__llm-d-deployer/quickstart__examples__llama4-fp8.yaml": (1, (2,), ("vllm",)),
+    "silogen__ai-workloads/workloads__llm-inference-tgi__helm__values.yaml": (1, (1,), ("tgi",)),
+    "sgl-project__sglang/docs__references__multi_node_deployment__lws_pd_helm__sglang-leaderworkerset__values.yaml":
+        (1, (2,), ("sglang",)),
+}
+
+
+def _sources():
+    rows = (CORPUS / "SOURCES.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    return [(r.split("\t")[0], r.split("\t")[6]) for r in rows if r.strip()]
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+def test_corpus_files_of_these_kinds_are_read():
+    from ctxlint.adapters import adapt_file
+    from ctxlint.loader import read_path
+    missing = []
+    for name, kind in _sources():
+        if kind not in ("kserve", "dynamo", "helm-values") and "kubeai" not in name:
+            continue
+        result = adapt_file(read_path(str(CORPUS / name)))
+        got = (len(result.deployments), tuple(len(d.roles) for d in result.deployments),
+               tuple(d.engine.name.value for d in result.deployments))
+        if name in EXPECTED:
+            assert got == EXPECTED[name], name
+        elif kind == "dynamo" or "kubeai/manifests" in name or "production-stack" in name:
+            if not got[0]:
+                missing.append(name)
+    assert not missing, missing
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
+def test_every_dynamo_corpus_file_is_one_deployment():
+    for name, kind in _sources():
+        if kind == "dynamo":
+            result = run(["check", str(CORPUS / name)])
+            assert result.code in (0, 1) and re.search(r"\b1 deployment\b", result.err), (name, result.err)
