@@ -12,13 +12,13 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import replace
-from typing import Any, Dict, List, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
-from ctxlint.physics.capacity import CapacityInput, estimate
-from ctxlint.physics.hf_config import arch_from_hf_config
-from ctxlint.physics.models import ModelArch, arch_from_mapping, lookup_model, with_overrides
+
+if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
+    from ctxlint.physics.models import ModelArch
 
 NOT_DERIVABLE, PARSE_ERROR = "capacity-not-derivable", "parse-error"
 GIB = 2**30
@@ -46,6 +46,8 @@ def with_pools(dep: Deployment, models: Optional[Mapping[str, Mapping[str, Any]]
 
 def _resolve_arch(dep: Deployment, diagnostics: List[Diagnostic],
                   models: Mapping[str, Mapping[str, Any]]) -> Optional[ModelArch]:
+    from ctxlint.physics.models import arch_from_mapping, lookup_model, with_overrides
+
     facts = dep.model
     arch = lookup_model(facts.id.value) if facts.id is not None else None
     if facts.id is not None and str(facts.id.value) in models:
@@ -66,6 +68,8 @@ def _resolve_arch(dep: Deployment, diagnostics: List[Diagnostic],
 
 
 def _from_config_file(dep: Deployment, path: Val[str], diagnostics: List[Diagnostic]) -> Optional[ModelArch]:
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
     base = os.path.dirname(dep.file) if dep.file not in ("-", "") else os.getcwd()
     full = os.path.join(base, path.value)
     try:
@@ -95,6 +99,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch]) -> Role:
 
 
 def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch]):
+    from ctxlint.physics.capacity import CapacityInput, estimate
+
     engine = dep.engine.name.value if dep.engine.name is not None else None
     if arch is None or engine not in _ENGINES:
         return None

@@ -2,7 +2,6 @@
 stable fingerprints, ordering and the one-line summary."""
 from __future__ import annotations
 
-import hashlib
 import os
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -60,6 +59,8 @@ def fingerprints(findings: Sequence[Finding], cwd: str) -> List[str]:
     fingerprint in a report is unique and consumers that de-duplicate by it
     (GitLab's merge-request widget) keep both.
     """
+    import hashlib  # deferred: only SARIF and GitLab output fingerprint (~5 ms import)
+
     seen: Dict[str, int] = {}
     result = []
     for finding in findings:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import textwrap
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
@@ -32,7 +33,8 @@ def _clip(text: str) -> str:
     return text[:MAX_DESCRIPTION - 1].rsplit(" ", 1)[0] + "…"
 
 
-def _sections(doc: str) -> List[Tuple[str, str]]:
+@lru_cache(maxsize=None)  # rule docstrings are fixed; dedenting all of them cost ~7 ms per report
+def _sections(doc: str) -> Tuple[Tuple[str, str], ...]:
     """A rule docstring as (heading, dedented body) pairs; the summary has heading ""."""
     sections: List[Tuple[str, List[str]]] = [("", [])]
     for line in doc.splitlines():
@@ -41,7 +43,7 @@ def _sections(doc: str) -> List[Tuple[str, str]]:
             sections.append((match.group(1), []))
         else:
             sections[-1][1].append(line)
-    return [(head, textwrap.dedent("\n".join(body)).strip()) for head, body in sections]
+    return tuple((head, textwrap.dedent("\n".join(body)).strip()) for head, body in sections)
 
 
 def _markdown(rule: RuleSpec) -> str:
