@@ -14,6 +14,7 @@ import re
 from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.config_files import compose_mounts, tree_reader
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EnvVar, Workload, deployments_from, limits_from_annotations,
                                        read_container, scalar_text)
@@ -108,7 +109,8 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
                           args_only=entrypoint is None, k8s_refs=False, resolver=resolve,
-                          accelerator_count=_gpus(service, file))
+                          accelerator_count=_gpus(service, file),
+                          config_reader=tree_reader(file, compose_mounts(service)))
     if strings and not lists:
         container.script = strings[0]
     else:

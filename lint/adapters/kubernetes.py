@@ -10,9 +10,11 @@ containers and sidecars are ignored. Limits clients are promised come from
 """
 from __future__ import annotations
 
-from typing import Any, Iterator, List, Optional, Tuple
+from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.config_files import tree_reader
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, deployments_from, env_from_k8s,
@@ -56,11 +58,12 @@ def matches(obj: Node) -> bool:
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
+    maps = config_maps(loaded)  # engine config files a container mounts from a ConfigMap of this file
     workloads: List[Workload] = []
     for doc in loaded.documents:
         for obj in _objects(doc.root):
             if matches(obj):
-                workload = _workload(obj, spans, result)
+                workload = _workload(obj, spans, result, maps)
                 if workload is not None:
                     workloads.append(workload)
     adapted = deployments_from(loaded.path, workloads)
@@ -68,7 +71,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     return result
 
 
-def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
+def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node]) -> Optional[Workload]:
     file = spans.file
     kind = _scalar(obj.get("kind"))
     spec = obj.get("spec")
@@ -77,11 +80,11 @@ def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Wo
     name_node = obj.dig("metadata", "name")
     name = Val(name_node.value, name_node.source(file)) if isinstance(_scalar(name_node), str) else None
     if kind == LWS:
-        roles, template = _lws_roles(spec, spans, result)
+        roles, template = _lws_roles(spec, spans, result, maps)
     else:
         pod = spec.dig(*POD_SPEC_PATHS[kind]) if POD_SPEC_PATHS[kind] else spec
         template = spec.get("template") if kind != "CronJob" else spec.dig("jobTemplate", "spec", "template")
-        roles = _pod_roles(pod, spans, result)
+        roles = _pod_roles(pod, spans, result, maps)
     if not roles:
         return None
     replicas_node = spec.get("replicas")
@@ -110,7 +113,7 @@ def _containers(pod: Optional[Node]) -> List[Node]:
     return [c for c in items.value if c.kind == MAP] if items is not None and items.kind == SEQ else []
 
 
-def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, group_pods: int = 1,
+def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
                fallback_count: Optional[Val[int]] = None) -> List[EngineRole]:
     roles: List[EngineRole] = []
     accel_type = type_from_pod_spec(pod, spans.file)
@@ -122,7 +125,8 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, gro
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
             command=None if script is not None else command, args=args, script=script,
             env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
-            accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods))
+            accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
+            config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
     return roles
@@ -137,7 +141,8 @@ def _pod_count(pod: Optional[Node], file: str) -> Optional[Val[int]]:
     return next((n for n in (count_from_resources(c.get("resources"), file) for c in _containers(pod)) if n), None)
 
 
-def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult) -> Tuple[List[EngineRole], Optional[Node]]:
+def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult,
+               maps: Dict[str, Node]) -> Tuple[List[EngineRole], Optional[Node]]:
     """One group = one engine instance over `size` pods (leader + size-1 workers, alike)."""
     lwt = spec.get("leaderWorkerTemplate")
     if lwt is None or lwt.kind != MAP:
@@ -148,7 +153,7 @@ def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult) -> Tuple[Lis
     leader_pod = leader.get("spec") if leader is not None and leader.kind == MAP else None
     worker_pod = worker.get("spec") if worker is not None and worker.kind == MAP else None
     if leader_pod is not None:
-        roles = _pod_roles(leader_pod, spans, result, size, _pod_count(worker_pod, spans.file))
+        roles = _pod_roles(leader_pod, spans, result, maps, size, _pod_count(worker_pod, spans.file))
         if roles:
             return roles, leader
-    return _pod_roles(worker_pod, spans, result, size), worker
+    return _pod_roles(worker_pod, spans, result, maps, size), worker

@@ -1,0 +1,84 @@
+"""Engine config files that a command names (`vllm serve --config cfg.yaml`, SGLang `--config`,
+TRT-LLM `--extra_llm_api_options`) and that sit in the checked tree.
+
+A container sees its own paths; the file on disk is found through the mounts the
+input format declares (compose `volumes: ["./cfg.yaml:/app/cfg.yaml"]`), or, for a
+relative path, beside the manifest. Keys read from the file point into that file,
+so a finding on a config-file value names the config file's line and column.
+A file that is not found is reported by the workload core as unresolved (CTX008).
+"""
+from __future__ import annotations
+
+import os
+import posixpath
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+
+from ctxlint.loader import read_path
+from ctxlint.model import Source
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+Found = Optional[Tuple[Any, Dict[str, Source]]]
+Reader = Callable[[str], Found]
+MAX_CONFIG_BYTES = 1 << 20  # engine configs are small; anything bigger is not one
+
+
+def tree_reader(manifest: str, mounts: Optional[Mapping[str, str]] = None, first: Optional[Reader] = None) -> Reader:
+    """A config reader for containers of `manifest`: `first` (e.g. ConfigMaps), then the tree."""
+    base = os.path.dirname(manifest) if manifest not in ("-", "") and not manifest.startswith("<") else None
+
+    def read(path: str) -> Found:
+        found = first(path) if first is not None else None
+        if found is not None or base is None:
+            return found
+        for candidate in _candidates(path, base, mounts or {}):
+            if os.path.isfile(candidate):
+                return load(candidate)
+        return None
+    return read
+
+
+def _candidates(path: str, base: str, mounts: Mapping[str, str]):
+    wanted = posixpath.normpath(path)
+    for target, host in mounts.items():
+        target = posixpath.normpath(target)
+        if wanted == target:
+            yield os.path.normpath(os.path.join(base, host))
+        elif wanted.startswith(target.rstrip("/") + "/"):
+            yield os.path.normpath(os.path.join(base, host, wanted[len(target) + 1:]))
+    if not posixpath.isabs(wanted):
+        yield os.path.normpath(os.path.join(base, wanted))
+
+
+def load(file: str) -> Found:
+    """A YAML/JSON mapping file -> (plain data, {dotted key: Source in that file})."""
+    loaded = read_path(file, max_bytes=MAX_CONFIG_BYTES)
+    if loaded.diagnostics or len(loaded.documents) != 1 or loaded.documents[0].root.kind != MAP:
+        return None
+    sources: Dict[str, Source] = {}
+
+    def walk(node: Node, prefix: str) -> None:
+        for key, child in node.value.items():
+            dotted = f"{prefix}{key}"
+            sources[dotted] = child.source(file)
+            if child.kind == MAP:
+                walk(child, dotted + ".")
+    root = loaded.documents[0].root
+    walk(root, "")
+    return root.plain(), sources
+
+
+def compose_mounts(service: Node) -> Dict[str, str]:
+    """Container path -> host path (relative to the compose file) from a service's bind mounts."""
+    out: Dict[str, str] = {}
+    volumes = service.get("volumes") if service.kind == MAP else None
+    for item in volumes.value if volumes is not None and volumes.kind == SEQ else ():
+        if item.kind == SCALAR and isinstance(item.value, str):
+            parts = item.value.split(":")
+            if len(parts) >= 2 and parts[0].startswith((".", "/", "~")):
+                out[parts[1]] = parts[0]
+        elif item.kind == MAP:
+            source, target = item.get("source"), item.get("target")
+            if source is not None and target is not None and isinstance(source.value, str) \
+                    and isinstance(target.value, str):
+                out[target.value] = source.value
+    return out

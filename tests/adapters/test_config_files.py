@@ -1,0 +1,60 @@
+"""Engine config files named on a command line (`--config`) and held in the checked tree."""
+from __future__ import annotations
+
+from helpers import run
+
+CONFIG = """\
+model: meta-llama/Llama-3.1-8B-Instruct
+max-model-len: 131072
+num-gpu-blocks-override: 4096
+"""
+
+
+def test_compose_bind_mounted_config_is_read_with_positions_in_the_config(tmp_path):
+    (tmp_path / "vllm.yaml").write_text(CONFIG)
+    (tmp_path / "compose.yaml").write_text("""\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    command: ["--config", "/etc/vllm/vllm.yaml"]
+    volumes:
+      - ./vllm.yaml:/etc/vllm/vllm.yaml:ro
+""")
+    result = run(["check", str(tmp_path / "compose.yaml"), "--select", "CTX201"])
+    assert result.code == 1
+    assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
+
+
+def test_kubernetes_relative_config_beside_the_manifest(tmp_path):
+    (tmp_path / "vllm.yaml").write_text(CONFIG.replace("131072", "32768"))
+    (tmp_path / "d.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--config", "vllm.yaml"]
+""")
+    result = run(["check", str(tmp_path / "d.yaml"), "--select", "CTX201,CTX008"])
+    assert (result.code, result.out) == (0, "")  # 32,768 fits 65,536: read, and nothing unresolved
+
+
+def test_config_not_in_the_tree_is_named_once_as_unresolved(tmp_path):
+    (tmp_path / "d.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--config", "/etc/vllm/missing.yaml", "--model", "meta-llama/Llama-3.1-8B-Instruct"]
+""")
+    result = run(["check", str(tmp_path / "d.yaml"), "--select", "CTX008"])
+    assert result.out.count("CTX008") == 1 and "/etc/vllm/missing.yaml" in result.out
