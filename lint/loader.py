@@ -16,7 +16,7 @@ import yaml
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
-from ctxlint.nodes import Builder, Node, TreeTooLarge
+from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge
 from ctxlint.templates import looks_like_go_template
 
 try:  # libyaml is about six times faster; fall back when PyYAML was built without it
@@ -160,7 +160,12 @@ def parse_text(text: str, display: str) -> LoadedFile:
             index += 1
         if "\t" in text and not is_json:
             _portability(text, display, loaded)
+    except TreeTooDeep as exc:
+        loaded.diagnostics.append(_too_deep(display, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
+            loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
+            return loaded
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid syntax"
@@ -177,11 +182,31 @@ def parse_text(text: str, display: str) -> LoadedFile:
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"document {index} expands to more nodes than ctxlint reads "
                          "(an alias bomb?); it was not checked", Source(display, 1, 1)))
-    except RecursionError:
-        loaded.diagnostics.append(Diagnostic(
-            PARSE_ERROR, f"document {index} is nested too deeply to read; it was not checked",
-            Source(display, 1, 1)))
+    except RecursionError:  # PyYAML's pure-Python composer recurses; its parser does not
+        loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
     return loaded
+
+
+def _too_deep(display: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
+    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    return Diagnostic(PARSE_ERROR, f"document {index} nests mappings or lists more than {MAX_NESTING} levels "
+                                   "deep; ctxlint does not read it, so it was not checked", Source(display, line, col))
+
+
+def _deep_mark(text: str) -> Optional[yaml.Mark]:
+    """Where nesting first passes MAX_NESTING, found from parser events (same marks as nodes)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=_Loader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_NESTING:
+                    return event.start_mark
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return None
 
 
 def _portability(text: str, display: str, loaded: LoadedFile) -> None:
@@ -189,7 +214,12 @@ def _portability(text: str, display: str, loaded: LoadedFile) -> None:
     try:
         for _ in yaml.scan(text, Loader=yaml.SafeLoader):
             pass
+    except TreeTooDeep as exc:
+        loaded.diagnostics.append(_too_deep(display, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
+        if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
+            loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
+            return loaded
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = exc.problem or "invalid syntax"

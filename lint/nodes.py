@@ -101,6 +101,20 @@ class TreeTooLarge(Exception):
     """Alias expansion would make the document larger than the node budget."""
 
 
+class TreeTooDeep(Exception):
+    """A mapping or list nested more than MAX_NESTING levels deep; `mark` is where."""
+
+    def __init__(self, mark: Optional[yaml.Mark]) -> None:
+        super().__init__("nested too deeply")
+        self.mark = mark
+
+
+# Real deployment files nest a few dozen levels. The limit is ctxlint's own, so the outcome
+# does not depend on the libyaml build (0.2.6 stops at 1,000 levels, 0.2.5 never) or on
+# Python's recursion limit (building recurses about twice per level).
+MAX_NESTING = 256
+
+
 # Every alias is rebuilt under its own path (a finding must name the path it sits at), so
 # a "billion laughs" document expands exponentially. Real files alias a few mappings;
 # the second budget stops a bomb after ~0.5 s instead of after two million nodes.
@@ -120,12 +134,14 @@ class Builder:
         self._seen: Dict[Tuple[int, str], Node] = {}
         self._built_ids: set = set()  # yaml nodes already built under some path
         self._alias_budget = max_alias_expansion
+        self._depth = 0
 
     def build_document(self, root: yaml.Node) -> Node:
         """Build one document. Aliases never cross documents, and the caches are keyed by
         id(): a previous document's yaml nodes are freed, so their ids can be reused."""
         self._seen.clear()
         self._built_ids.clear()
+        self._depth = 0
         return self.build(root)
 
     def build(self, node: yaml.Node, path: str = "") -> Node:
@@ -141,11 +157,16 @@ class Builder:
             self._built_ids.add(id(node))
         if self._budget < 0:
             raise TreeTooLarge()
-        if isinstance(node, yaml.MappingNode):
-            result = self._mapping(node, path)
-        elif isinstance(node, yaml.SequenceNode):
-            result = Node(SEQ, [], node, path)
-            result.value = [self.build(item, child_path(path, i)) for i, item in enumerate(node.value)]
+        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+            self._depth += 1
+            if self._depth > MAX_NESTING:
+                raise TreeTooDeep(node.start_mark)
+            if isinstance(node, yaml.MappingNode):
+                result = self._mapping(node, path)
+            else:
+                result = Node(SEQ, [], node, path)
+                result.value = [self.build(item, child_path(path, i)) for i, item in enumerate(node.value)]
+            self._depth -= 1
         else:
             result = Node(SCALAR, self._scalar(node), node, path)
         self._seen[key] = result
