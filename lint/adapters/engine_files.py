@@ -1,0 +1,199 @@
+"""Files that are an engine's own configuration rather than a workload:
+
+* llama-swap (`models: {name: {cmd: "llama-server ...", env: ["K=V"]}}`): every model's
+  `cmd` is a shell command line, read like a container's script;
+* the TensorRT-LLM disaggregated server config given to `trtllm-serve disaggregated -c`
+  (`model`, shared LLM-API options, `context_servers` and `generation_servers` each with
+  `num_instances` and their own options): the context servers are the prefill role and
+  the generation servers the decode role of one disaggregated deployment;
+* a complete `vllm serve --config` / `sglang.launch_server --config` file (`model:` or
+  SGLang's `model-path:`, plus the engine's own flag names as keys, e.g. runpod's
+  worker-vllm configs): one unified role, or the role its `kv-transfer-config` /
+  `disaggregation-mode` says. The engine is told by keys only one of them has
+  (`max-model-len` vs `context-length`, ...); a file with no model, or with keys of both,
+  is left alone. Such a file that a workload also names with `--config` is read in both.
+
+Values keep their positions: llama-swap through the core's spans, config keys at their
+value in this file.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.engine_roles import role_facts
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (ENGINE_REJECTS, Container, EngineRole, EnvVar, Workload, deployments_from,
+                                       read_container)
+from ctxlint.engines import apply_config, flags_trtllm, parse_invocation
+from ctxlint.engines.specs import spec_for
+from ctxlint.findings import Diagnostic
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+NAME = "engine-config"
+_SERVER_SECTIONS = {"context_servers": PREFILL, "generation_servers": DECODE}
+# Keys only one engine's serve config has (kebab or snake spelling), that tell which it is.
+_ENGINE_KEYS = {
+    "vllm": {"max_model_len", "gpu_memory_utilization", "max_num_batched_tokens", "enable_chunked_prefill",
+             "num_gpu_blocks_override", "enforce_eager", "kv_transfer_config"},
+    "sglang": {"context_length", "mem_fraction_static", "max_total_tokens", "chunked_prefill_size",
+               "disaggregation_mode", "max_running_requests"},
+}
+_NOT_ENGINE_KEYS = {"hostname", "port", "urls", "num_instances", "context_servers", "generation_servers",
+                    "conditional_disagg_config", "max_retries", "perf_metrics_max_requests"}
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    for doc in loaded.documents:
+        root = doc.root
+        if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
+            continue
+        if _is_llama_swap(root):
+            workloads.extend(_llama_swap(root, spans, result))
+        elif any(root.get(key) is not None and root.get(key).kind == MAP for key in _SERVER_SECTIONS):
+            workloads.extend(_trtllm_disaggregated(root, loaded.path, result))
+        else:
+            engine = _serve_config_engine(root)
+            if engine is not None:
+                workloads.append(_serve_config(root, engine, loaded.path, result))
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+# -- llama-swap ------------------------------------------------------------------------------------
+
+def _is_llama_swap(root: Node) -> bool:
+    models = root.get("models")
+    return models is not None and models.kind == MAP and any(
+        m.kind == MAP and m.get("cmd") is not None for m in models.value.values())
+
+
+def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    out = []
+    for name, model in root.get("models").value.items():
+        cmd = model.get("cmd") if model.kind == MAP else None
+        if cmd is None or cmd.kind != SCALAR or not isinstance(cmd.value, str):
+            continue
+        reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
+                                           env=_env_list(model.get("env")), k8s_refs=False))
+        result.diagnostics.extend(reading.diagnostics)
+        if reading.roles:
+            key = root.get("models").keys[name]
+            out.append(Workload(name=Val(str(name), key.source(spans.file)), source=model.source(spans.file),
+                                input_format="llama-swap", roles=reading.roles))
+    return out
+
+
+def _env_list(node: Optional[Node]) -> List[EnvVar]:
+    env = []
+    for item in node.value if node is not None and node.kind == SEQ else ():
+        if item.kind == SCALAR and isinstance(item.value, str) and "=" in item.value:
+            key, value = item.value.split("=", 1)
+            env.append(EnvVar(key, value, item))
+    return env
+
+
+# -- TensorRT-LLM disaggregated server config -------------------------------------------------------
+
+def _trtllm_disaggregated(root: Node, file: str, result: AdaptResult) -> List[Workload]:
+    model_node = root.get("model")
+    model = Val(model_node.value, model_node.source(file)) if model_node is not None and \
+        model_node.kind == SCALAR and isinstance(model_node.value, str) else None
+    shared = {k: v for k, v in root.value.items() if k not in _NOT_ENGINE_KEYS and k != "model"}
+    out = []
+    for section, kind in _SERVER_SECTIONS.items():
+        node = root.get(section)
+        if node is None or node.kind != MAP:
+            continue
+        options = dict(shared)
+        options.update({k: v for k, v in node.value.items() if k not in _NOT_ENGINE_KEYS})
+        role = _server_role(options, kind, node, file, section, result)
+        if role is None:
+            continue
+        instances = node.get("num_instances")
+        replicas = Val(instances.value, instances.source(file)) if instances is not None and \
+            isinstance(instances.value, int) and not isinstance(instances.value, bool) else None
+        engine = Val("trtllm", root.source(file))
+        out.append(Workload(name=Val(section, root.keys[section].source(file)), source=node.source(file),
+                            input_format=NAME, roles=[EngineRole(role, engine, None, model)], replicas=replicas))
+    return out
+
+
+# -- vllm serve / sglang serve config files ----------------------------------------------------------
+
+_MODEL_KEYS = ("model", "model-path", "model_path")  # vLLM's `model`; SGLang's `model-path`
+
+
+def _model_key(root: Node) -> Optional[str]:
+    return next((k for k in _MODEL_KEYS if root.get(k) is not None and root.get(k).kind == SCALAR
+                 and isinstance(root.get(k).value, str)), None)
+
+
+def _serve_config_engine(root: Node) -> Optional[str]:
+    if _model_key(root) is None:
+        return None
+    keys = {str(k).replace("-", "_") for k in root.value}
+    engines = [engine for engine, marks in _ENGINE_KEYS.items() if keys & marks]
+    return engines[0] if len(engines) == 1 else None
+
+
+def _serve_config(root: Node, engine: str, file: str, result: AdaptResult) -> Workload:
+    key = _model_key(root)
+    model_node = root.get(key)
+    model = Val(model_node.value, model_node.source(file))
+    options = {k: v for k, v in root.value.items() if k != key}
+    role = _server_role(options, None, root, file, "serve config", result, engine, f"{engine} serve")
+    return Workload(name=Val(model.value, model.source), source=root.source(file), input_format=NAME,
+                    roles=[EngineRole(role, Val(engine, root.source(file)), None, model)])
+
+
+def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file: str, section: str,
+                 result: AdaptResult, engine: str = "trtllm", launcher: str = "trtllm-serve") -> Optional[Role]:
+    sources: Dict[str, Source] = {}
+    data: Dict[str, Any] = {}
+    for key, value in options.items():
+        data[key] = value.plain()
+        _index(value, str(key), sources, file)
+    inv = apply_config(parse_invocation(engine, [], {}, launcher, "serve", 0), data, file)
+    spec = spec_for(engine, launcher, "serve")
+    fallback = node.source(file)
+
+    def where(setting) -> Source:
+        return sources.get(setting.flag_spelling or "", fallback)
+
+    for problem in inv.errors:  # e.g. `tensor_parallel_size: x`: the engine would not start
+        key = next((k for k in sources if problem.flag and _flag_name(spec, k) == problem.flag), "")
+        result.diagnostics.append(Diagnostic(
+            ENGINE_REJECTS, f"{engine} would refuse to start: {problem.message}", sources.get(key, fallback), None))
+    facts = role_facts(inv, where)
+    if kind is None:  # a serve config: the role its own markers give, else unified
+        kind = facts.kind or UNIFIED
+        role_source = facts.kind_source or fallback
+    else:
+        role_source = node.source(file)
+    gpus = facts.parallelism.gpus
+    count = Val(gpus, fallback, raw="tensor x pipeline parallel size") if gpus > 1 else None
+    return Role(role=Val(kind, role_source), replicas=None, context_length=facts.context_length,
+                kv_pool_tokens=facts.kv_pool_tokens, kv_cache_dtype=facts.kv_cache_dtype,
+                parallelism=facts.parallelism, accelerators=Accelerators(count=count), source=fallback,
+                name=f"{kind} ({section})", engine_args=facts.engine_args)
+
+
+def _flag_name(spec, key: str) -> str:
+    """The canonical setting a config key stands for (as apply_config resolves it)."""
+    canon = flags_trtllm.CONFIG_KEY_ALIASES.get(key, key.replace("-", "_")) if spec.engine == "trtllm" \
+        else key.replace("-", "_")
+    flag = spec.by_name(canon) or spec.find("--" + key)[0]
+    return flag.name if flag is not None else canon
+
+
+def _index(node: Node, dotted: str, sources: Dict[str, Source], file: str) -> None:
+    sources[dotted] = node.source(file)
+    if node.kind == MAP:
+        for key, child in node.value.items():
+            _index(child, f"{dotted}.{key}", sources, file)

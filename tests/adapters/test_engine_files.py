@@ -1,0 +1,148 @@
+"""Engine config files read on their own: llama-swap, TRT-LLM disaggregated server
+configs, and complete `vllm serve --config` / SGLang `--config` files."""
+from __future__ import annotations
+
+import pytest
+
+from tests.adapters.kit import adapt, at
+from tests.conftest import SHARED
+from tests.helpers import run
+
+CORPUS = SHARED / "corpus" / "real"
+
+LLAMA_SWAP = """\
+models:
+  "qwen":
+    env:
+      - "CUDA_VISIBLE_DEVICES=0"
+    cmd: >
+      /opt/llama-server
+      --port 9000 --parallel 4
+      --ctx-size 16000
+      --model /models/qwen.gguf
+  "not-an-engine":
+    cmd: /usr/bin/whisper-server --port 9001
+  "broken": [1, 2]
+"""
+
+
+def test_llama_swap_cmd_is_read_as_a_shell_command_with_positions():
+    res = adapt(LLAMA_SWAP)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("llama-swap", "qwen", "llamacpp")
+    ctx = role.context_length  # llama-server splits --ctx-size over --parallel slots
+    assert (ctx.value, ctx.source.line, at(LLAMA_SWAP, ctx.source)) == (4000, 8, "16000")
+    assert dep.model.id.value == "/models/qwen.gguf"
+
+
+TRT_DISAGG = """\
+model: Qwen/Qwen3-8B
+backend: pytorch
+max_seq_len: 32768
+context_servers:
+  num_instances: 2
+  tensor_parallel_size: 2
+  kv_cache_config:
+    max_tokens: 16384
+  urls: ["localhost:8001", "localhost:8002"]
+generation_servers:
+  num_instances: 1
+  max_seq_len: 40960
+  urls: ["localhost:8003"]
+"""
+
+
+def test_trtllm_disaggregated_config_gives_prefill_and_decode_roles():
+    res = adapt(TRT_DISAGG)
+    [dep] = res.deployments
+    prefill, decode = sorted(dep.roles, key=lambda r: r.role.value != "prefill")
+    assert (dep.engine.name.value, prefill.role.value, decode.role.value) == ("trtllm", "prefill", "decode")
+    # shared keys apply to both sections; a section's own key wins
+    assert (prefill.context_length.value, prefill.context_length.source.line) == (32768, 3)
+    assert (decode.context_length.value, at(TRT_DISAGG, decode.context_length.source)) == (40960, "40960")
+    assert (prefill.kv_pool_tokens.value, at(TRT_DISAGG, prefill.kv_pool_tokens.source)) == (16384, "16384")
+    assert prefill.parallelism.tp == 2 and prefill.accelerators.count.value == 2
+
+
+def test_trtllm_disaggregated_context_above_prefill_pool_is_located_at_the_value(tmp_path):
+    (tmp_path / "disagg.yaml").write_text(TRT_DISAGG)
+    result = run(["check", "--isolated", "--select", "CTX201", str(tmp_path / "disagg.yaml")])
+    assert result.code == 1
+    assert result.out.splitlines()[0].startswith(
+        f"{tmp_path / 'disagg.yaml'}:3:14: CTX201 [error] 32,768 > 16,384: the prefill engine context length")
+
+
+VLLM_CONFIG = """\
+model: openai/gpt-oss-120b
+gpu-memory-utilization: 0.95
+max-model-len: 131072
+num-gpu-blocks-override: 4096
+tensor-parallel-size: 2
+"""
+
+
+def test_vllm_serve_config_file_is_one_unified_vllm_role():
+    res = adapt(VLLM_CONFIG)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.engine.name.value, role.role.value, dep.model.id.value) == ("vllm", "unified", "openai/gpt-oss-120b")
+    assert (role.context_length.value, role.context_length.source.line, role.context_length.source.col) == \
+        (131072, 3, 16)
+    assert (role.kv_pool_tokens.value, role.parallelism.tp) == (4096 * 16, 2)
+
+
+SGLANG_CONFIG = """\
+model-path: deepseek-ai/DeepSeek-V3
+tp: 8
+context-length: 1M
+disaggregation-mode: prefill
+max-total-tokens: 681280
+"""
+
+
+def test_sglang_config_file_keeps_sglang_suffix_rules_and_role():
+    res = adapt(SGLANG_CONFIG)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.engine.name.value, role.role.value, dep.model.id.value) == \
+        ("sglang", "prefill", "deepseek-ai/DeepSeek-V3")
+    assert (role.context_length.value, at(SGLANG_CONFIG, role.context_length.source)) == (1_000_000, "1M")
+    assert (role.kv_pool_tokens.value, role.parallelism.tp) == (681280, 8)
+
+
+def test_files_that_are_not_engine_configs_are_left_alone():
+    assert adapt("model: x\nreplicas: 3\n").deployments == []  # no engine-specific key
+    assert adapt("model: x\nmax-model-len: 8\ncontext-length: 8\n").deployments == []  # both engines' keys
+    assert adapt("max-model-len: 8192\n").deployments == []  # no model
+    assert adapt("apiVersion: v1\nkind: ConfigMap\nmodel: x\nmax-model-len: 8\n").deployments == []
+    assert adapt("models: {a: {cmd: 3}}\n").deployments == []
+
+
+def test_engine_config_values_the_engine_rejects_are_located():
+    res = adapt("model: [1]\ncontext_servers: {tensor_parallel_size: x}\n")
+    [diag] = res.diagnostics
+    assert (diag.kind, diag.source.line, diag.source.col) == ("engine-rejects-value", 2, 41)
+    assert diag.message == "trtllm would refuse to start: deploy.yaml: tensor_parallel_size: 'x' is not a valid integer."
+    [diag] = adapt("model: m\nmax-model-len: 12x\n").diagnostics
+    assert (diag.source.line, diag.source.col, diag.source.path) == (2, 16, "max-model-len")
+
+
+@pytest.mark.skipif(not CORPUS.is_dir(), reason="../shared/corpus/real is not beside the repo")
+def test_corpus_engine_config_files_are_recognised():
+    disagg = CORPUS / "NVIDIA__TensorRT-LLM" / "examples__disaggregated__disagg_config.yaml"
+    swap = CORPUS / "mostlygeek__llama-swap" / "docs__examples__aider-qwq-coder__llama-swap.yaml"
+    runpod = CORPUS / "runpod-workers__worker-vllm" / "configs__gpt-oss__gpt_oss_120b.yaml"
+    from ctxlint.adapters import adapt_file
+    from ctxlint.loader import read_path
+    kinds = []
+    for path in (disagg, swap, runpod):
+        for dep in adapt_file(read_path(str(path))).deployments:
+            kinds.append((dep.display_name, dep.engine.name.value, tuple(r.role.value for r in dep.roles),
+                          tuple(r.context_length.value if r.context_length else None for r in dep.roles)))
+    assert kinds == [
+        ("context_servers + generation_servers", "trtllm", ("prefill", "decode"), (None, None)),
+        ("qwen-coder-32B", "llamacpp", ("unified",), (16000,)),
+        ("QwQ", "llamacpp", ("unified",), (32000,)),
+        ("openai/gpt-oss-120b", "vllm", ("unified",), (8192,)),
+    ]
