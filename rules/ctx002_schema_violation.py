@@ -1,4 +1,4 @@
-"""A native manifest that does not match the ctxlint/v1 ModelDeployment schema.
+"""An input that breaks its schema: the ctxlint/v1 manifest, or Kubernetes' for an engine container.
 
 Why:
     A missing `context_window`, a role whose `replicas` is a string or an engine
@@ -8,6 +8,12 @@ Why:
     first. Also reported here: roles that contradict the serving mode (prefill
     and decode roles without `disaggregation: prefill-decode`, or the reverse).
     `ctxlint schema` prints the schema for editors (yaml-language-server).
+
+    In Kubernetes objects, an engine container the API server would refuse is
+    reported here at the offending value: `command`/`args` that are not lists
+    of strings (`args: [--max-model-len, 131072]` needs `"131072"`), an env
+    var `value` that is not a string, `containers` written as a mapping. Such
+    a workload never launches, whatever its capacity.
 
 Example (bad):
     ```yaml

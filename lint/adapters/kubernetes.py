@@ -16,9 +16,10 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, deployments_from, env_from_k8s,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, deployments_from,
+                                       env_from_k8s, limits_from_annotations, read_container)
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -118,18 +119,31 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     roles: List[EngineRole] = []
     accel_type = type_from_pod_spec(pod, spans.file)
     for c in _containers(pod):
-        command, args = c.get("command"), c.get("args")
-        count = count_from_resources(c.get("resources"), spans.file) or fallback_count
-        script = command if command is not None and command.kind == SCALAR and args is None else None
-        reading = read_container(Container(
-            spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
-            command=None if script is not None else command, args=args, script=script,
-            env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
-            accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
-            config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
+        reading = _read(c, pod, spans, maps, group_pods, fallback_count, accel_type)
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
+        if reading.roles:  # an engine container: what the API server would refuse in it
+            result.diagnostics.extend(container_refusals(c, spans.file, spans.text))
+    items = pod.get("containers") if pod is not None and pod.kind == MAP else None
+    if items is not None and items.kind == MAP and \
+            _read(items, pod, spans, maps, group_pods, fallback_count, accel_type).roles:
+        result.diagnostics.append(containers_not_a_list(items, spans.file))  # an engine container without `- `
     return roles
+
+
+def _read(c: Node, pod: Optional[Node], spans: ScalarSpans, maps: Dict[str, Node], group_pods: int,
+          fallback_count: Optional[Val[int]], accel_type: Optional[Val[str]]) -> Reading:
+    command, args = c.get("command"), c.get("args")
+    count = count_from_resources(c.get("resources"), spans.file) or fallback_count
+    # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
+    # the shell line it was meant to be, so the capacity checks still see its settings.
+    script = command if command is not None and command.kind == SCALAR and args is None else None
+    return read_container(Container(
+        spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
+        command=None if script is not None else command, args=args, script=script,
+        env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
+        accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
+        config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
 
 
 def _lws_env(group_pods: int) -> List[EnvVar]:
