@@ -24,11 +24,17 @@ class ScalarSpans:
 
     def __init__(self, file: str, text: str) -> None:
         self.file, self.text = file, text or ""
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        self._line_starts: Optional[List[int]] = None  # built on first use: most files never need it
         self._cache: Dict[int, Optional[List[int]]] = {}
 
     def position(self, index: int) -> Tuple[int, int]:
         """1-based (line, column) of a character index into the file text."""
+        if self._line_starts is None:
+            starts, find, at = [0], self.text.find, self.text.find("\n")
+            while at >= 0:  # str.find runs in C: ~50x faster than a Python loop over characters
+                starts.append(at + 1)
+                at = find("\n", at + 1)
+            self._line_starts = starts
         line = bisect.bisect_right(self._line_starts, index) - 1
         return line + 1, index - self._line_starts[line] + 1
 
