@@ -141,8 +141,9 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
     source: Source = dep.model.id.source if dep.model.id is not None else dep.source
     if arch is None:
         model = f"model '{dep.model.id.value}' is not in the built-in catalog" if dep.model.id else "no model id"
-        why = (f"{model} and no architecture facts are given (spec.model.config or "
-               "spec.model.architecture)")
+        where = "spec.model.config or spec.model.architecture" if dep.input_format == "native" else \
+            "add the model under `models:` in .ctxlint.yaml"
+        why = f"{model} and no architecture facts are given ({where})"
     elif engine not in _ENGINES:
         why = f"the engine is {engine or 'not set'} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         source = dep.engine.name.source if dep.engine.name is not None else source

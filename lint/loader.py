@@ -6,8 +6,10 @@ keys become `duplicate-key` diagnostics at the second key.
 """
 from __future__ import annotations
 
+import bisect
 import codecs
 import os
+import re
 import stat
 from dataclasses import dataclass, field
 from typing import List, Optional
@@ -160,6 +162,8 @@ def parse_text(text: str, display: str) -> LoadedFile:
             index += 1
         if "\t" in text and not is_json:
             _portability(text, display, loaded)
+        if _OTHER_BREAKS.search(text):
+            _count_lines_by_newline(text, loaded)
     except TreeTooDeep as exc:
         loaded.diagnostics.append(_too_deep(display, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
@@ -185,6 +189,29 @@ def parse_text(text: str, display: str) -> LoadedFile:
     except RecursionError:  # PyYAML's pure-Python composer recurses; its parser does not
         loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
     return loaded
+
+
+# libyaml also counts NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR as line breaks; editors,
+# GitHub and SARIF viewers count only "\n" (and "\r"), so such a character in a quoted
+# string would shift every later finding's line.
+_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+
+
+def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
+    starts, at = [0], text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+
+    def position(index: int):
+        line = bisect.bisect_right(starts, index)
+        return line, index - starts[line - 1] + 1
+
+    for document in loaded.documents:
+        for node in document.root.walk():
+            for each in [node, *node.keys.values()]:
+                each.line, each.col = position(each.start_index)
+                each.end_line, each.end_col = position(each.end_index)
 
 
 def _too_deep(display: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:

@@ -332,7 +332,7 @@ def test_case_ids_are_unique():
 
 REFUSED = "CTX002 [error] the Kubernetes API server refuses this object: "
 NO_MODEL = ("CTX208 [info] KV pool of unified not declared and not derivable: no model id and no architecture facts are "
-            "given (spec.model.config or spec.model.architecture); capacity checks skip these roles "
+            "given (add the model under `models:` in .ctxlint.yaml); capacity checks skip these roles "
             "(capacity-not-derivable)")
 NO_TYPE = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) "
            "is given; capacity checks skip these roles (capacity-not-derivable)")
