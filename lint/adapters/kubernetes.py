@@ -114,8 +114,12 @@ def _containers(pod: Optional[Node]) -> List[Node]:
 
 
 def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
-               fallback_count: Optional[Val[int]] = None) -> List[EngineRole]:
+               fallback_count: Optional[Val[int]] = None, injected: Optional[List[EnvVar]] = None,
+               group_label: Optional[str] = None) -> List[EngineRole]:
+    """Engine roles of a pod spec. `injected`: the variables the owning controller sets in every
+    container (default: LeaderWorkerSet's); `group_label` names the group's pods in messages."""
     roles: List[EngineRole] = []
+    base_env = _lws_env(group_pods) if injected is None else list(injected)
     accel_type = type_from_pod_spec(pod, spans.file)
     for c in _containers(pod):
         command, args = c.get("command"), c.get("args")
@@ -124,8 +128,9 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
         reading = read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
             command=None if script is not None else command, args=args, script=script,
-            env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
+            env=base_env + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
             accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
+            **({"group_label": group_label} if group_label else {}),
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
