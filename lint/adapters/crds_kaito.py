@@ -76,14 +76,15 @@ GPU_MEMORY_DEFAULT = {"A10": 0.82}  # KAITO's gpuMemoryUtilizationByGPUModel; el
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans = ScalarSpans(loaded.path, loaded.text)
+    spans: Optional[ScalarSpans] = None  # built on the first KAITO object: a pass over the whole text
     maps: Optional[Dict[str, Node]] = None
     workloads: List[Workload] = []
     for obj in objects(loaded):
         kind = scalar(obj.get("kind"))
         if not is_kind(obj, ("Workspace", "InferenceSet", "MultiRoleInference"), GROUP):
             continue
-        maps = config_maps(loaded) if maps is None else maps
+        if spans is None or maps is None:
+            spans, maps = ScalarSpans(loaded.path, loaded.text), config_maps(loaded)
         reader = _Reader(obj, spans, maps, result)
         if kind == "Workspace":
             workloads.extend(reader.workspace(obj, obj.get("resource"), obj.get("inference"), None))
