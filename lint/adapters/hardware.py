@@ -33,6 +33,32 @@ _INSTANCE_FAMILIES = (
     (r"standard_nc\d+ads_h100", "H100-NVL"),
 )
 
+# Azure GPU VM sizes -> (devices per VM, device), as Azure's VM size pages and KAITO's own SKU
+# table (pkg/sku/azure_sku_handler.go) state them. Keys are lower case; sizes with a fraction of
+# a GPU (NV6ads_A10_v5, ...) are left out: they are not whole devices.
+INSTANCE_GPUS = {
+    "standard_nv36ads_a10_v5": (1, "A10"), "standard_nv72ads_a10_v5": (2, "A10"),
+    "standard_nc24ads_a100_v4": (1, "A100-80GB"), "standard_nc48ads_a100_v4": (2, "A100-80GB"),
+    "standard_nc96ads_a100_v4": (4, "A100-80GB"),
+    "standard_nd96asr_v4": (8, "A100-40GB"), "standard_nd96asr_a100_v4": (8, "A100-40GB"),  # KAITO's spelling
+    "standard_nd96amsr_a100_v4": (8, "A100-80GB"),
+    "standard_nc40ads_h100_v5": (1, "H100-NVL"), "standard_nc80adis_h100_v5": (2, "H100-NVL"),
+    "standard_ncc40ads_h100_v5": (1, "H100-NVL"),
+    "standard_nd96isr_h100_v5": (8, "H100"), "standard_nd96isr_h200_v5": (8, "H200"),
+    "standard_nd96isr_mi300x_v5": (8, "MI300X"),
+}
+
+
+def instance_gpus(node: Optional[Node], file: str) -> Tuple[Optional[Val[str]], Optional[Val[int]]]:
+    """(device type, devices per VM) of a known instance type, both at the instance type scalar."""
+    text = _scalar(node)
+    found = INSTANCE_GPUS.get(text.strip().lower()) if isinstance(text, str) else None
+    if found is None:
+        return None, None
+    device = canonical_type(found[1])
+    source = node.source(file)
+    return Val(device[0], source, raw=text), Val(found[0], source, raw=text)
+
 
 def _int(node: Optional[Node]) -> Optional[int]:
     if node is None or node.kind != SCALAR or isinstance(node.value, bool):
@@ -66,6 +92,10 @@ def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
         return None
     text = name.strip()
     low = text.lower()
+    if low in INSTANCE_GPUS:
+        name = INSTANCE_GPUS[low][1]
+        acc = lookup_accelerator(name)
+        return (acc.name if acc is not None else name), text
     for pattern, device in _INSTANCE_FAMILIES:
         if re.match(pattern, low):
             return device, text

@@ -10,7 +10,8 @@ containers and sidecars are ignored. Limits clients are promised come from
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from dataclasses import dataclass
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
@@ -115,35 +116,57 @@ def _containers(pod: Optional[Node]) -> List[Node]:
 
 
 def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
-               fallback_count: Optional[Val[int]] = None) -> List[EngineRole]:
+               fallback_count: Optional[Val[int]] = None, injected: Optional[List[EnvVar]] = None,
+               group_label: Optional[str] = None, fallback_type: Optional[Val[str]] = None,
+               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None) -> List[EngineRole]:
+    """Engine roles of a pod spec. `injected`: the variables the owning controller sets in every
+    container (default: LeaderWorkerSet's); `group_label` names the group's pods in messages.
+    CRDs whose pods a controller completes pass `fallback_type` (the device their own fields
+    name) and `engine_of` (the engine the controller's base config runs for an args-only
+    container, e.g. llm-d's `vllm serve`)."""
     roles: List[EngineRole] = []
-    accel_type = type_from_pod_spec(pod, spans.file)
+    pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count,
+                          type_from_pod_spec(pod, spans.file) or fallback_type,
+                          _lws_env(group_pods) if injected is None else list(injected), group_label, engine_of)
     for c in _containers(pod):
-        reading = _read(c, pod, spans, maps, group_pods, fallback_count, accel_type)
+        reading = pod_ctx.read(c)
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
         if reading.roles:  # an engine container: what the API server would refuse in it
             result.diagnostics.extend(container_refusals(c, spans.file, spans.text))
     items = pod.get("containers") if pod is not None and pod.kind == MAP else None
-    if items is not None and items.kind == MAP and \
-            _read(items, pod, spans, maps, group_pods, fallback_count, accel_type).roles:
+    if items is not None and items.kind == MAP and pod_ctx.read(items).roles:
         result.diagnostics.append(containers_not_a_list(items, spans.file))  # an engine container without `- `
     return roles
 
 
-def _read(c: Node, pod: Optional[Node], spans: ScalarSpans, maps: Dict[str, Node], group_pods: int,
-          fallback_count: Optional[Val[int]], accel_type: Optional[Val[str]]) -> Reading:
-    command, args = c.get("command"), c.get("args")
-    count = count_from_resources(c.get("resources"), spans.file) or fallback_count
-    # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
-    # the shell line it was meant to be, so the capacity checks still see its settings.
-    script = command if command is not None and command.kind == SCALAR and args is None else None
-    return read_container(Container(
-        spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
-        command=None if script is not None else command, args=args, script=script,
-        env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
-        accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
-        config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
+@dataclass
+class _PodContext:
+    pod: Optional[Node]
+    spans: ScalarSpans
+    maps: Dict[str, Node]
+    group_pods: int
+    fallback_count: Optional[Val[int]]
+    accel_type: Optional[Val[str]]
+    base_env: List[EnvVar]
+    group_label: Optional[str]
+    engine_of: Optional[Callable[[Node], Optional[Val[str]]]]
+
+    def read(self, c: Node) -> Reading:
+        spans = self.spans
+        command, args = c.get("command"), c.get("args")
+        count = count_from_resources(c.get("resources"), spans.file) or self.fallback_count
+        # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
+        # the shell line it was meant to be, so the capacity checks still see its settings.
+        script = command if command is not None and command.kind == SCALAR and args is None else None
+        return read_container(Container(
+            spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
+            command=None if script is not None else command, args=args, script=script,
+            env=self.base_env + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
+            accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods,
+            **({"group_label": self.group_label} if self.group_label else {}),
+            engine=self.engine_of(c) if self.engine_of is not None and command is None else None,
+            config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
 
 
 def _lws_env(group_pods: int) -> List[EnvVar]:

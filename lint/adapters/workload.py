@@ -75,6 +75,9 @@ class Container:
     # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
     # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
     config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None
+    # Engine settings an operator passes beside the command line (KAITO's inference_config `vllm:`
+    # section): (data as a config file, {key: Source}, label), merged as a config file would be.
+    settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
 
 
 @dataclass
@@ -201,6 +204,10 @@ class _Reader:
         out.roles.append(found)
 
     def with_config(self, inv):
+        if inv.config_file is None and self.c.settings is not None:
+            data, sources, label = self.c.settings
+            self.config_sources = dict(sources)
+            return apply_config(inv, data, label)
         path = inv.config_file.value if inv.config_file is not None else None
         if self.c.config_reader is None or not isinstance(path, str) or not path:
             return inv
