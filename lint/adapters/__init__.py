@@ -6,12 +6,13 @@ documents it understands and ignores the rest.
 """
 from __future__ import annotations
 
-from ctxlint.adapters import (compose, crds_dynamo, crds_kserve, crds_kubeai, helm_values, kubernetes, native,
-                              skypilot)
+from ctxlint.adapters import (compose, crds_dynamo, crds_kserve, crds_kubeai, crds_llmd, crds_vllm_runtime, helm_values,
+                              kubernetes, native, skypilot)
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.loader import LoadedFile
 
-ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai, helm_values, compose, skypilot)
+ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai, crds_llmd, crds_vllm_runtime, helm_values, compose,
+            skypilot)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:

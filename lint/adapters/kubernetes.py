@@ -10,7 +10,7 @@ containers and sidecars are ignored. Limits clients are promised come from
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
@@ -114,9 +114,13 @@ def _containers(pod: Optional[Node]) -> List[Node]:
 
 
 def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
-               fallback_count: Optional[Val[int]] = None) -> List[EngineRole]:
+               fallback_count: Optional[Val[int]] = None, fallback_type: Optional[Val[str]] = None,
+               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None) -> List[EngineRole]:
+    """Engine roles of a pod's containers. CRDs whose pods are completed by a controller pass
+    `fallback_type` (the device their own fields name) and `engine_of` (the engine the controller's
+    base config runs for an args-only container, e.g. llm-d's `vllm serve`)."""
     roles: List[EngineRole] = []
-    accel_type = type_from_pod_spec(pod, spans.file)
+    accel_type = type_from_pod_spec(pod, spans.file) or fallback_type
     for c in _containers(pod):
         command, args = c.get("command"), c.get("args")
         count = count_from_resources(c.get("resources"), spans.file) or fallback_count
@@ -126,6 +130,7 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
             command=None if script is not None else command, args=args, script=script,
             env=_lws_env(group_pods) + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
             accelerator_count=count, accelerator_type=accel_type, group_pods=group_pods,
+            engine=engine_of(c) if engine_of is not None and command is None else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, maps, pod, c).read)))
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
