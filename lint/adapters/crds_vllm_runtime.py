@@ -89,8 +89,9 @@ def _args(spec: Node) -> List[Node]:
         if kind == "switch":
             if value is None or value.kind == SCALAR:  # absent, true or false: the operator passes one
                 on = value is not None and value.value is True
-                items.append(_clone(key if key is not None else (block or spec), value=flag if on else
-                                    "--no-" + flag[2:]))
+                # An absent field's flag sits at its section's key (`vllmConfig:`), else at `spec`.
+                anchor = key if key is not None else spec.keys.get(section) or spec
+                items.append(_clone(anchor, kind=SCALAR, value=flag if on else "--no-" + flag[2:]))
             continue
         if value is None or value.kind != SCALAR or key is None:
             continue

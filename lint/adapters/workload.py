@@ -360,7 +360,8 @@ def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
 def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
     head = group[0]
     names = [w.name for w in group if w.name is not None]
-    name = names[0] if len(names) <= 1 else Val(" + ".join(str(n.value) for n in names), names[0].source)
+    name = None if not names else names[0] if len(names) == 1 else \
+        Val(" + ".join(str(n.value) for n in names), names[0].source)  # unnamed workloads (no metadata.name)
     pairs = [(w, r) for w in group for r in w.roles]
     kinds = [r.role.kind for _, r in pairs]
     roles: List[Role] = []
