@@ -43,14 +43,15 @@ ENGINE_CONTAINER = "vllm"  # the container name llm-d's presets give their `vllm
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans = ScalarSpans(loaded.path, loaded.text)
+    spans: Optional[ScalarSpans] = None
     maps: Optional[Dict[str, Node]] = None
     workloads: List[Workload] = []
     for obj in objects(loaded):
         spec = obj.get("spec")
         if not is_kind(obj, KINDS, "llm-d.ai") or spec is None or spec.kind != MAP:
             continue
-        maps = config_maps(loaded) if maps is None else maps
+        if spans is None or maps is None:  # built on the first match: a line index of a big file costs
+            spans, maps = ScalarSpans(loaded.path, loaded.text), config_maps(loaded)
         for section in (PREFILL, DECODE):
             w = _section(obj, spec, section, spans, maps, result)
             if w is not None:

@@ -24,7 +24,13 @@ class ScalarSpans:
 
     def __init__(self, file: str, text: str) -> None:
         self.file, self.text = file, text or ""
-        self._line_starts = [0] + [i + 1 for i, c in enumerate(self.text) if c == "\n"]
+        # Found with str.find (C speed): a per-character Python loop took seconds on a 50 MB file,
+        # once per adapter.
+        starts, at = [0], self.text.find("\n")
+        while at >= 0:
+            starts.append(at + 1)
+            at = self.text.find("\n", at + 1)
+        self._line_starts = starts
         self._cache: Dict[int, Optional[List[int]]] = {}
 
     def position(self, index: int) -> Tuple[int, int]:
