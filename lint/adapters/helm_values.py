@@ -12,7 +12,9 @@ the same, with every value pointing at the values file:
   Model (crds_kubeai), enabled or not; the deployment is named by its key.
 - llm-d deployer: `sampleApplication` with `model.modelArtifactURI`,
   shared `resources`, and `prefill`/`decode` sections with `replicas` and
-  `extraArgs` (vLLM flags).
+  `extraArgs` (vLLM flags). The chart renders both sections always, so an
+  override file without them (quickstart pd-nixl) is prefill + decode with
+  the chart's defaults (replicas and GPUs not stated in the file: unknown).
 - Silogen ai-workloads: `vllm_engine_args` / `sglang_server_args` /
   `tgi_engine_args` mappings rendered as `--key value`, `model`, `gpus`
   (also the tensor-parallel size / shard count the chart derives from it),
@@ -169,14 +171,19 @@ def _llmd_deployer(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[
     uri = app.dig("model", "modelArtifactURI")
     model = _artifact(uri, file)
     count = count_from_resources(app.get("resources"), file)
+    # The chart's ModelService template always renders both sections; an override file that
+    # leaves them out gets the chart's defaults (no extra args), placed at `sampleApplication`.
+    defaults = model is not None and not any(app.get(s) is not None for s in ("prefill", "decode"))
     for section in ("prefill", "decode"):
         part = app.get(section)
-        if part is None or part.kind != MAP:
+        if defaults:
+            part = _clone(app, keys={}, value={})
+        elif part is None or part.kind != MAP:
             continue
+        where = app.keys.get(section) or root.keys["sampleApplication"]
         roles = _read(spans, part, section, seq(part.get("extraArgs")),
-                      Val("vllm", app.keys[section].source(file), raw="llm-d sampleApplication"), result,
-                      count=count)
-        roles = _marked(roles, section, app.keys.get(section), file)
+                      Val("vllm", where.source(file), raw="llm-d sampleApplication"), result, count=count)
+        roles = _marked(roles, section, where, file)
         roles = [r if r.model is not None or model is None else replace(r, model=model) for r in roles]
         name = scalar(app.dig("model", "modelName")) or "sampleApplication"
         out += _workload(None, part, roles, file, part.get("replicas"), label=f"{name}/{section}")
