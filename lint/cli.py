@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import List, Optional, Sequence, Tuple
+from typing import List, Optional, Tuple
 
 import click
 

@@ -241,12 +241,7 @@ def _portability(text: str, display: str, loaded: LoadedFile) -> None:
     try:
         for _ in yaml.scan(text, Loader=yaml.SafeLoader):
             pass
-    except TreeTooDeep as exc:
-        loaded.diagnostics.append(_too_deep(display, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
-        if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
-            loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
-            return loaded
         mark = exc.problem_mark or exc.context_mark
         line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
         what = exc.problem or "invalid syntax"

@@ -16,8 +16,8 @@ from typing import Dict, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import compose_mounts, tree_reader
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EnvVar, Workload, deployments_from, limits_from_annotations,
-                                       read_container, scalar_text)
+from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container, scalar_text
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node

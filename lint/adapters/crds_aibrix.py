@@ -31,8 +31,8 @@ from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of
     str_val
 from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (UNRESOLVED, EngineRole, EnvVar, Workload, deployments_from,
-                                       limits_from_annotations)
+from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Val

@@ -37,8 +37,9 @@ from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of
 from ctxlint.adapters.hardware import instance_gpus
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, deployments_from,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
+                                       read_container)
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, Accelerators, Source, Val

@@ -29,8 +29,9 @@ from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, ob
 from ctxlint.adapters.crds_kubeai import model_id
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, Workload, deployments_from, env_from_k8s,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
+                                       read_container)
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
 from ctxlint.nodes import MAP, SCALAR, Node

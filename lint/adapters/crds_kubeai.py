@@ -20,8 +20,8 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, Workload, deployments_from, env_from_mapping,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import Container, Workload, env_from_mapping, limits_from_annotations, read_container
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, Node

@@ -31,7 +31,8 @@ from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of
 from ctxlint.adapters.hardware import TYPE_LABELS, canonical_type
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import EngineRole, Workload, deployments_from, limits_from_annotations
+from ctxlint.adapters.workload import EngineRole, Workload, limits_from_annotations
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, Node

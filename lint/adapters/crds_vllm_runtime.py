@@ -34,8 +34,8 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.helm_values import _clone, _seq
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EnvVar, Workload, deployments_from, env_from_k8s,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_k8s, limits_from_annotations, read_container
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, Node

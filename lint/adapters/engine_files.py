@@ -23,8 +23,8 @@ from typing import Any, Dict, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_roles import role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (ENGINE_REJECTS, Container, EngineRole, EnvVar, Workload, deployments_from,
-                                       read_container)
+from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, EnvVar, Workload, read_container
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.engines import apply_config, flags_trtllm, parse_invocation
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic

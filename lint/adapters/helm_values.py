@@ -39,10 +39,11 @@ from ctxlint.adapters.crd_common import int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, deployments_from, env_from_k8s,
-                                       env_from_mapping, read_container)
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
+                                       read_container)
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
-from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "helm-values"

@@ -19,8 +19,9 @@ from ctxlint.adapters.crd_common import ConfigFiles, config_maps
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, deployments_from,
-                                       env_from_k8s, limits_from_annotations, read_container)
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
+                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node

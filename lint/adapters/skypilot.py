@@ -16,7 +16,8 @@ from typing import List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EnvVar, Workload, deployments_from, env_from_mapping, read_container
+from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping, read_container
+from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node

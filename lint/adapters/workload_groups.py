@@ -1,0 +1,81 @@
+"""Deployments of one file from its workloads: prefill-only and decode-only workloads of one
+model and engine become one disaggregated deployment; each deployment remembers where its
+name, model, engine and roles were written, and unresolved values are reported once.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.workload import UNRESOLVED, Workload
+from ctxlint.findings import Diagnostic
+from ctxlint.model import DECODE, PREFILL, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
+
+
+def _kinds(w: Workload) -> set:
+    return {r.role.kind for r in w.roles}
+
+
+def _model_key(w: Workload) -> Optional[Tuple[str, str]]:
+    first = w.roles[0]
+    return (first.engine.value, first.model.value) if first.model is not None else None
+
+
+def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
+    """Deployments of one file: prefill-only and decode-only workloads of one model are paired."""
+    result = AdaptResult()
+    groups: List[List[Workload]] = []
+    pending: Dict[Tuple[str, str], List[Workload]] = {}
+    for w in workloads:
+        if not w.roles:
+            continue
+        kinds = _kinds(w)
+        key = _model_key(w)
+        if key is not None and len(kinds) == 1 and kinds <= {PREFILL, DECODE}:
+            if key not in pending:
+                pending[key] = []
+                groups.append(pending[key])
+            pending[key].append(w)
+        else:
+            groups.append([w])
+    for group in groups:
+        result.deployments.append(_deployment(file, group, result.diagnostics))
+    return result
+
+
+def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
+    head = group[0]
+    names = [w.name for w in group if w.name is not None]
+    name = Val(" + ".join(str(n.value) for n in names), names[0].source) if len(names) > 1 else \
+        (names[0] if names else None)  # a workload with no readable metadata.name has none
+    pairs = [(w, r) for w in group for r in w.roles]
+    kinds = [r.role.kind for _, r in pairs]
+    roles: List[Role] = []
+    for w, r in pairs:
+        # Name a role only when its kind alone is ambiguous: by container, else by workload.
+        label = r.role.name if len(w.roles) > 1 and r.role.name else (str(w.name.value) if w.name else "")
+        role_name = f"{r.role.kind} ({label})" if kinds.count(r.role.kind) > 1 and label else ""
+        roles.append(replace(r.role, replicas=w.replicas, name=role_name))
+    first = head.roles[0]
+    model = next((r.model for w in group for r in w.roles if r.model is not None), None)
+    version = next((r.version for w in group for r in w.roles if r.version is not None), None)
+    marker = next((r.role for r in roles if r.kind in (PREFILL, DECODE)), None)
+    display = str(name.value) if name is not None else None
+    unresolved = [u for w in group for r in w.roles for u in r.unresolved]
+    if unresolved and display is not None and any(d.kind == UNRESOLVED and d.source == unresolved[0][1]
+                                                  for d in diagnostics):
+        unresolved = []  # the same script read once per SkyPilot accelerator option: say it once
+    if unresolved:
+        listed = "; ".join(dict.fromkeys(text for text, _ in unresolved))
+        diagnostics.append(Diagnostic(UNRESOLVED, f"values ctxlint cannot resolve: {listed}; the checks that need "
+                                      "them are skipped (set them literally, or state the limits with ctxlint.io/* "
+                                      "annotations)", unresolved[0][1], display))
+    return Deployment(
+        file=file, source=head.source, input_format=head.input_format, name=name,
+        model=ModelFacts(id=model),
+        advertised=next((w.advertised for w in group if w.advertised != Advertised()), Advertised()),
+        gateway=next((w.gateway for w in group if w.gateway != Gateway()), Gateway()),
+        engine=Engine(name=first.engine, version=version),
+        disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
+        roles=tuple(roles), labels=head.labels)
