@@ -99,6 +99,14 @@ def engine_context(engine: Optional[str], role: Role) -> Optional[Tuple[int, Val
     return None
 
 
+# How each engine is told the RoPE scaling a long context needs (F: factor, N: trained positions).
+ROPE_HINT = {"vllm": "--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
+                      "\"original_max_position_embeddings\": N}}'",
+              "sglang": "--json-model-override-args '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
+                        "\"original_max_position_embeddings\": N}}'",
+              "llamacpp": "--rope-scaling yarn --rope-scale F --yarn-orig-ctx N"}
+
+
 def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Optional[int], str]]:
     """RoPE scaling set on the engine's command line: (factor, original positions or None, where)."""
     scaling = None

@@ -33,7 +33,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import engine_id, long_context_override
+from ctxlint.rules._engine import ROPE_HINT, engine_id, engine_rope, long_context_override
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -47,16 +47,25 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     trained = dep.model.max_position_embeddings
     if trained is None:
         return
-    factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
-    limit = int(trained.value * factor)
     engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
-        if ctx is None or ctx.value <= limit or long_context_override(engine, role) is not None:
+        if ctx is None or long_context_override(engine, role) is not None:
             continue
+        rope = engine_rope(engine, role)  # scaling on the engine's command line wins over the model's
+        if rope is not None:
+            factor, base, how = rope[0], rope[1] or trained.value, f"the RoPE scaling in {rope[2]}"
+        else:
+            factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
+            base, how = trained.value, "its RoPE scaling factor"
+        limit = int(base * factor)
+        if ctx.value <= limit:
+            continue
+        declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
+            f"({ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')} with F >= {ctx.value / base:.2f})"
         yield Problem(
-            f"{fmt(ctx.value)} > {fmt(trained.value)} x {factor:g} = {fmt(limit)}: the {role.label} context "
-            f"length {ctx.show()} exceeds the model's trained positions times its RoPE scaling factor by "
+            f"{fmt(ctx.value)} > {fmt(base)} x {factor:g} = {fmt(limit)}: the {role.label} context "
+            f"length {ctx.show()} exceeds the model's trained positions times {how} by "
             f"{fmt(ctx.value - limit)} tokens. Lower it to {fmt(limit)}, or declare the RoPE scaling the "
-            "model is actually served with (spec.model.rope_scaling_factor)",
+            f"model is actually served with {declare}",
             ctx.source, dep.display_name)

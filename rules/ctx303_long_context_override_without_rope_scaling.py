@@ -46,7 +46,8 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import engine_context, engine_id, engine_rope, label, long_context_override, shown
+from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, engine_rope, label, long_context_override,
+                                  shown)
 
 ID = "CTX303"
 NAME = "long-context-override-without-rope-scaling"
@@ -55,11 +56,6 @@ SCOPE = "deployment"
 TAGS = ()
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
-_ROPE_HINT = {"vllm": "--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
-                      "\"original_max_position_embeddings\": N}}'",
-              "sglang": "--json-model-override-args '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
-                        "\"original_max_position_embeddings\": N}}'",
-              "llamacpp": "--rope-scaling yarn --rope-scale F --yarn-orig-ctx N"}
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
@@ -88,6 +84,6 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"the {role.label} role with {ctx[2]} {shown(ctx[1], ctx[0])}, {fmt(ctx[0] - limit)} tokens past the "
             f"model's trained positions, and {scaling}. Positions beyond {fmt(limit)} give NaNs or garbage "
             f"(RoPE) or CUDA out-of-bounds errors (absolute positions). Add "
-            f"{_ROPE_HINT.get(engine, 'RoPE scaling')} with F >= {ctx[0] / base:.2f}, or lower {ctx[2]} "
+            f"{ROPE_HINT.get(engine, 'RoPE scaling')} with F >= {ctx[0] / base:.2f}, or lower {ctx[2]} "
             f"to {fmt(limit)} and drop the override",
             override[1].source, dep.display_name)

@@ -128,3 +128,38 @@ def test_llamacpp_slots():
 def test_engine_names_are_normalized(name):
     # the schema wants lowercase (CTX002 says so), but the rules still read the deployment
     assert rules(name, {"max_model_len": "128k"}, select="CTX302") == ["CTX302"]
+
+
+def test_trained_positions_count_rope_scaling_set_on_the_engine_command_line():
+    yarn = "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}'"
+    # Qwen2.5's documented way to 131,072 tokens: YaRN x4 over 32,768 trained positions
+    assert rules("vllm", {"hf_overrides": yarn}, mpe=32768, select="CTX109") == []
+    assert rules("sglang", {"json_model_override_args": yarn}, mpe=32768, select="CTX109") == []
+    ((_, message),) = lint("vllm", {"hf_overrides": yarn}, mpe=32768, ctx=262144, window=262144, select="CTX109")
+    assert message.startswith("262,144 > 32,768 x 4 = 131,072: the unified context length 262,144 exceeds the "
+                              "model's trained positions times the RoPE scaling in hf_overrides by 131,072 tokens.")
+    ((_, message),) = lint("vllm", {}, mpe=32768, select="CTX109")
+    assert message.endswith("declare the RoPE scaling the model is actually served with "
+                            "(spec.model.rope_scaling_factor)")  # a native manifest says it in spec.model
+
+
+def test_trained_positions_advice_for_a_deployment_file_names_the_engine_flag(tmp_path):
+    from tests.helpers import run
+
+    (tmp_path / "d.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.1
+          args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "131072"]
+""")
+    out = run(["check", "--isolated", "--select", "CTX109", str(tmp_path / "d.yaml")]).out
+    assert out.splitlines()[0].endswith(
+        "(--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
+        "\"original_max_position_embeddings\": N}}' with F >= 4.00) (context-exceeds-trained-positions)")
+    assert out.startswith(f"{tmp_path / 'd.yaml'}:10:71: CTX109 [error] 131,072 > 32,768 x 1 = 32,768")
