@@ -13,6 +13,7 @@ from functools import lru_cache
 from typing import Any, Dict, Iterable, List, Sequence
 
 from ctxlint.config_source import ConfigError, Located
+from ctxlint.fastschema import Unsupported, compile_schema
 from ctxlint.registry import SelectorError, all_rules, check_selectors, find
 
 SCHEMA_FILE = os.path.join(os.path.dirname(__file__), "data", "config.schema.json")
@@ -50,12 +51,14 @@ def full_schema() -> Dict[str, Any]:
 
 
 def validate(located: Located) -> None:
-    import jsonschema
+    schema = full_schema()
+    if not _fast_valid(schema, located.data):  # jsonschema only to word the error
+        import jsonschema
 
-    validator = jsonschema.Draft202012Validator(full_schema())
-    errors = sorted(validator.iter_errors(located.data), key=lambda e: located.position(list(e.absolute_path)))
-    if errors:
-        raise _schema_error(errors[0], located)
+        validator = jsonschema.Draft202012Validator(schema)
+        errors = sorted(validator.iter_errors(located.data), key=lambda e: located.position(list(e.absolute_path)))
+        if errors:
+            raise _schema_error(errors[0], located)
     data = located.data
     for key in ("select", "extend-select", "ignore"):
         for i, selector in enumerate(data.get(key, [])):
@@ -75,6 +78,13 @@ def validate(located: Located) -> None:
                 raise ConfigError(f"{section}: rule {rid} is configured twice (by code and by name)",
                                   located.file, *located.position([section, rule], key=True))
             seen[rid] = section
+
+
+def _fast_valid(schema: Dict[str, Any], data: Any) -> bool:
+    try:
+        return compile_schema(schema)(data)
+    except Unsupported:  # e.g. a rule's options schema with a keyword fastschema lacks
+        return False
 
 
 def _check_selector(selector: str, located: Located, where: List[Any]) -> None:

@@ -10,6 +10,8 @@ import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, SequenceNode
 
 from ctxlint.model import Source
 
@@ -20,6 +22,8 @@ MERGE_TAG = "tag:yaml.org,2002:merge"
 STR_TAG = "tag:yaml.org,2002:str"
 
 Key = Union[str, int]
+_PLAIN_SCALARS = {tag: SafeConstructor.yaml_constructors[tag] for tag in (
+    "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")}
 
 
 class Node:
@@ -82,10 +86,18 @@ class Node:
                 stack.extend(reversed(node.value))
 
 
+_simple: Dict[str, bool] = {}  # key -> matches _SIMPLE_KEY; the same few hundred keys recur in every file
+
+
 def child_path(parent: str, key: Key) -> str:
     if isinstance(key, int):
         return f"{parent}[{key}]"
-    if _SIMPLE_KEY.match(key):
+    simple = _simple.get(key)
+    if simple is None:
+        simple = bool(_SIMPLE_KEY.match(key))
+        if len(_simple) < 100_000:
+            _simple[key] = simple
+    if simple:
         return f"{parent}.{key}" if parent else key
     return f'{parent}["{key}"]'
 
@@ -131,8 +143,8 @@ class Builder:
         self._on_duplicate = on_duplicate
         self.on_complex_key: Optional[Callable[[yaml.Node, str], None]] = None
         self._budget = max_nodes
-        self._seen: Dict[Tuple[int, str], Node] = {}
-        self._built_ids: set = set()  # yaml nodes already built under some path
+        self._seen: Dict[Tuple[int, str], Node] = {}  # alias expansions: (id, path) -> Node
+        self._first: Dict[int, list] = {}  # id -> [path, Node] of the first build
         self._alias_budget = max_alias_expansion
         self._depth = 0
 
@@ -140,28 +152,37 @@ class Builder:
         """Build one document. Aliases never cross documents, and the caches are keyed by
         id(): a previous document's yaml nodes are freed, so their ids can be reused."""
         self._seen.clear()
-        self._built_ids.clear()
+        self._first.clear()
         self._depth = 0
         return self.build(root)
 
     def build(self, node: yaml.Node, path: str = "") -> Node:
-        key = (id(node), path)
-        if key in self._seen:
-            return self._seen[key]
+        # Results are remembered per (yaml node, path): an alias is rebuilt under each new path,
+        # and a node met again under the same path is the same Node. The first build of a
+        # node is kept in _first, so the common case costs one dict lookup, not a tuple key.
+        nid = id(node)
+        first = self._first.get(nid)
+        if first is None:
+            entry = self._first[nid] = [path, None]
+        else:
+            if first[0] == path and first[1] is not None:
+                return first[1]
+            entry = None
+            key = (nid, path)
+            if key in self._seen:
+                return self._seen[key]
         self._budget -= 1
-        if id(node) in self._built_ids:  # the same yaml node again: an alias being expanded
+        if first is not None:
             self._alias_budget -= 1
             if self._alias_budget < 0:
                 raise TreeTooLarge()
-        else:
-            self._built_ids.add(id(node))
         if self._budget < 0:
             raise TreeTooLarge()
-        if isinstance(node, (yaml.MappingNode, yaml.SequenceNode)):
+        if isinstance(node, (MappingNode, SequenceNode)):
             self._depth += 1
             if self._depth > MAX_NESTING:
                 raise TreeTooDeep(node.start_mark)
-            if isinstance(node, yaml.MappingNode):
+            if isinstance(node, MappingNode):
                 result = self._mapping(node, path)
             else:
                 result = Node(SEQ, [], node, path)
@@ -169,21 +190,32 @@ class Builder:
             self._depth -= 1
         else:
             result = Node(SCALAR, self._scalar(node), node, path)
-        self._seen[key] = result
+        if entry is not None:
+            entry[1] = result
+        else:
+            self._seen[(nid, path)] = result
         return result
 
     def _scalar(self, node: yaml.ScalarNode) -> Any:
-        if self._json_numbers and not node.style and node.tag == STR_TAG and _JSON_NUMBER.match(node.value):
+        tag = node.tag
+        if self._json_numbers and not node.style and tag == STR_TAG and _JSON_NUMBER.match(node.value):
             # JSON reads 1e6 as a number; YAML 1.1 (PyYAML) reads it as a string.
             number = float(node.value)
             return int(number) if number.is_integer() and "." not in node.value and "e" not in node.value.lower() else number
+        if tag == STR_TAG:
+            return node.value  # what SafeConstructor.construct_yaml_str returns
         try:
+            plain = _PLAIN_SCALARS.get(tag)
+            if plain is not None:  # null/bool/int/float: SafeConstructor's own function, minus its bookkeeping
+                return plain(self._constructor, node)
             return self._constructor.construct_object(node)
         except (yaml.YAMLError, ValueError, TypeError, OverflowError):
             return node.value  # e.g. an impossible timestamp: keep the text
 
     def _key(self, node: yaml.Node) -> Any:
         if isinstance(node, yaml.ScalarNode):
+            if node.tag == STR_TAG and not self._json_numbers:
+                return node.value  # the common case, as _scalar would give it
             value = self._scalar(node)
             return value if isinstance(value, (str, int)) and not isinstance(value, bool) else str(value)
         return f"<{type(node).__name__}>"  # complex keys are never meaningful to ctxlint

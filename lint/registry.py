@@ -100,6 +100,11 @@ def check_selectors(selectors: Iterable[str]) -> None:
 
 def selected(select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Tuple[RuleSpec, ...]:
     """The rules enabled by `select` (default: all) minus `ignore`, most specific wins."""
+    return _selected(tuple(select), tuple(ignore))  # asked once per file: remembered
+
+
+@lru_cache(maxsize=64)
+def _selected(select: Tuple[str, ...], ignore: Tuple[str, ...]) -> Tuple[RuleSpec, ...]:
     check_selectors(list(select) + list(ignore))
     chosen = []
     for spec in all_rules():

@@ -1,7 +1,8 @@
 """JSON Schema validation that reports at the offending node, with did-you-mean.
 
-jsonschema is imported on first use only: it costs about 70 ms, which a
-pre-commit run on files with no native manifest should not pay.
+A valid document is recognised by ctxlint.fastschema without importing jsonschema
+(70-150 ms of imports, more than the rest of a single-file check); jsonschema is
+loaded only to word the errors of an invalid one.
 """
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ import difflib
 import json
 import os
 from functools import lru_cache
-from typing import Any, Dict, Iterator, List
+from typing import Any, Dict, Iterator, List, Optional
 
+from ctxlint.fastschema import Check, Unsupported, compile_schema
 from ctxlint.findings import Diagnostic
 from ctxlint.nodes import MAP, SEQ, Node, path_of
 
@@ -29,6 +31,14 @@ def load_schema(name: str) -> Dict[str, Any]:
 
 
 @lru_cache(maxsize=None)
+def _fast_check(name: str, skip_titles: tuple) -> Optional[Check]:
+    try:
+        return compile_schema(load_schema(name), skip_titles)
+    except Unsupported:
+        return None  # a keyword fastschema does not know: jsonschema decides
+
+
+@lru_cache(maxsize=None)
 def _validator(name: str):
     import jsonschema  # deferred: see module docstring
 
@@ -41,9 +51,13 @@ def validate(root: Node, schema_name: str, file: str, skip_titles=("token count"
     Errors inside subschemas titled in `skip_titles` are left to a dedicated rule
     (token counts get their own, clearer, messages).
     """
+    instance = root.plain()
+    fast = _fast_check(schema_name, tuple(skip_titles))
+    if fast is not None and fast(instance):
+        return []  # what jsonschema would say, without importing it
     from jsonschema.exceptions import relevance
 
-    errors = sorted(_validator(schema_name).iter_errors(root.plain()), key=relevance)
+    errors = sorted(_validator(schema_name).iter_errors(instance), key=relevance)
     out: List[Diagnostic] = []
     seen = set()
     for error in errors:

@@ -16,6 +16,10 @@ _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
 _K8S_NAME = re.compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
 _SPECIAL = "@*#?$!-0123456789"
+# A run of characters the unquoted loop would take one by one as literals (`#` only
+# starts a comment at a word's start), and the same inside double quotes.
+_PLAIN_RUN = re.compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
+_DQ_RUN = re.compile(r"""[^"\\$`]+""")
 OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
 REDIRECTS = (">>", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 
@@ -77,6 +81,21 @@ class Lexer:
         s, e = self.src(a, b)
         w.parts[-1].chars.append((ch, s, e))
 
+    def _lit_run(self, a: int, b: int, quoted: bool) -> None:
+        """s[a:b] as literals, each at its own span: what _lit does per character, in one go."""
+        if a >= b:
+            return
+        base = self.base
+        if b > len(base):  # positions past the mapped text are clamped by src()
+            for k in range(a, b):
+                self._lit(self.s[k], k, k + 1, quoted)
+            return
+        w = self._cur()
+        if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
+            w.parts.append(Part("lit", quoted=quoted))
+        spans = base[a:b]
+        w.parts[-1].chars.extend(zip(self.s[a:b], [sp[0] for sp in spans], [sp[1] for sp in spans]))
+
     def _cur(self) -> Word:
         if self.word is None:
             self.word = Word(local_start=self.i)
@@ -129,8 +148,10 @@ class Lexer:
                 self.out.append(Op(op, *self.src(self.i, self.i + len(op))))
                 self.i += len(op)
             else:
-                self._lit(c, self.i, self.i + 1, False)
-                self.i += 1
+                run = _PLAIN_RUN.match(s, self.i)
+                end = run.end() if run else self.i + 1
+                self._lit_run(self.i, end, False)
+                self.i = end
         self._end_word()
         return self.out, self.problems
 
@@ -154,8 +175,7 @@ class Lexer:
         if end < 0:
             self.problems.append(("unterminated single quote", *self.src(start, len(s))))
             end = len(s)
-        for k in range(start + 1, end):
-            self._lit(s[k], k, k + 1, True)
+        self._lit_run(start + 1, end, True)
         self.i = end + 1
 
     def _double(self) -> None:
@@ -173,8 +193,10 @@ class Lexer:
             elif c == "`":
                 self._backtick(quoted=True)
             else:
-                self._lit(c, self.i, self.i + 1, True)
-                self.i += 1
+                run = _DQ_RUN.match(s, self.i)  # None at a backslash kept as itself
+                end = run.end() if run else self.i + 1
+                self._lit_run(self.i, end, True)
+                self.i = end
         if self.i >= n:
             self.problems.append(("unterminated double quote", *self.src(start, n)))
         self.i += 1

@@ -55,6 +55,15 @@ class _Ctx:
 
 def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
     """Cook one word into one or more tokens (unquoted expansions field-split)."""
+    if not expand or all(part.kind == "lit" for part in word.parts):
+        # No expansion, so no field splitting: the token is the word as typed (the general
+        # path below gives the same, one tuple per character slower).
+        chars = [c for part in word.parts for c in part.chars]
+        if not chars and not word.had_quotes:
+            return []
+        texts, starts, ends = zip(*chars) if chars else ((), (), ())
+        start, end = word.span()
+        return [Token("".join(texts), start, end, starts, ends, (), ctx.item)]
     chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
     refs: list[VarRef] = []
     for part in word.parts:

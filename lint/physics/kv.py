@@ -138,8 +138,8 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     stages = _stage_slices(arch.num_layers, pp)
     kinds = arch.layer_kinds
 
-    def cnt(r: range, kind: str) -> int:
-        return sum(1 for i in r if i < len(kinds) and kinds[i] == kind)
+    def cnt(r: range, kind: str) -> int:  # stages are contiguous step-1 ranges from 0 up
+        return kinds[r.start:r.stop].count(kind) if r.stop > r.start else 0
 
     # Engine binding is the busiest stage (min tokens across PP ranks).
     worst = max(stages, key=lambda r: (cnt(r, FULL), cnt(r, SLIDING) + cnt(r, CHUNKED)))
