@@ -5,6 +5,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it;
 """
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import sys
@@ -55,6 +56,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
 
     targets = list(paths) or ["."]
     config, settings = resolve(targets, fail_on=fail_on, **options)
+    settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
     if len(outputs) > len(formats):
         raise click.UsageError("more --output files than --format options")

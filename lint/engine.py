@@ -46,15 +46,19 @@ class Settings:
     disallow_suppressions: bool = False
     accelerators: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined devices
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined architectures
+    # `check` prints only how many deployments it read: not holding them keeps memory flat on
+    # 100,000 files and keeps --jobs workers from pickling every deployment back to the parent.
+    keep_deployments: bool = True
 
 
 @dataclass
 class Report:
     findings: List[Finding] = field(default_factory=list)
     files: List[str] = field(default_factory=list)
-    deployments: List[Deployment] = field(default_factory=list)
+    deployments: List[Deployment] = field(default_factory=list)  # empty unless Settings.keep_deployments
     suppressed: List[Tuple[Finding, str]] = field(default_factory=list)  # (finding, reason)
     excluded: int = 0  # files skipped by exclude globs or .gitignore
+    deployment_count: int = 0  # deployments read, kept or not
 
     def count(self, severity: str) -> int:
         return sum(1 for f in self.findings if f.severity == severity)
@@ -68,6 +72,7 @@ class Report:
         self.deployments.extend(other.deployments)
         self.suppressed.extend(other.suppressed)
         self.excluded += other.excluded
+        self.deployment_count += other.deployment_count
 
     def sort(self) -> None:
         self.findings.sort()
@@ -214,7 +219,9 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
     report.findings.extend(_severity(f, settings) for f in kept if reported(f))
     report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
-        report.deployments.extend(unit.deployments)
+        report.deployment_count += len(unit.deployments)
+        if settings.keep_deployments:
+            report.deployments.extend(unit.deployments)
 
 
 @contextmanager

@@ -101,5 +101,5 @@ def summary_line(report: Report) -> str:
     """One line for stderr: what was checked and what was found."""
     counts = [(report.count(s), s) for s in ("error", "warning", "info")]
     found = ", ".join(plural(n, word) for n, word in counts if n)
-    checked = f"{plural(len(report.files), 'file')}, {plural(len(report.deployments), 'deployment')}"
+    checked = f"{plural(len(report.files), 'file')}, {plural(report.deployment_count, 'deployment')}"
     return f"ctxlint: {found or 'no findings'} in {checked}"

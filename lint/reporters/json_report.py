@@ -21,7 +21,7 @@ def to_dict(report: Report, ctx: Optional[ReportContext] = None) -> dict:
         "findings": [f.to_dict() for f in report.findings],
         "summary": {
             "files": len(report.files),
-            "deployments": len(report.deployments),
+            "deployments": report.deployment_count,
             "errors": report.count("error"),
             "warnings": report.count("warning"),
             "infos": report.count("info"),
