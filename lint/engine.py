@@ -5,8 +5,9 @@ The engine returns data (a Report); it never prints and never exits.
 """
 from __future__ import annotations
 
+import operator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
 
@@ -21,7 +22,8 @@ from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules, selected
 
-SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
+SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)
+SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # rule names fed by suppress.apply
 
 
 class InternalError(RuntimeError):
@@ -75,8 +77,10 @@ class Report:
         self.deployment_count += other.deployment_count
 
     def sort(self) -> None:
-        self.findings.sort()
-        self.suppressed.sort(key=lambda pair: pair[0])
+        # Finding's own order (file, line, column, rule), as a C-level key: the dataclass
+        # comparisons build two tuples per comparison, seconds on 100,000 findings.
+        self.findings.sort(key=SORT_KEY)
+        self.suppressed.sort(key=lambda pair: SORT_KEY(pair[0]))
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
