@@ -166,6 +166,10 @@ CASES = [
     Case("bomb-in-second-document-keeps-first", MANIFEST.replace(POOL, "kv_pool_tokens: 100000").encode()
          + b"---\n" + bomb(), select=["CTX001", "CTX101"], contains=[
              "deploy.yaml:7:69: CTX101 [error] 131,072 > 100,000", "deploy.yaml:1:1: CTX001 [error] document 1 expands"]),
+    Case("kind-is-a-yaml-boolean", b"apiVersion: apps/v1\nkind: yes\nitems: []\n---\napiVersion: ctxlint/v1\nkind: yes\n",
+         lines=[
+             "deploy.yaml:5:1: CTX002 [error] document: required field 'metadata' is missing (schema-violation)",
+             "deploy.yaml:6:7: CTX002 [error] kind: expected 'ModelDeployment', got True (schema-violation)"]),
     Case("10000-nested-block-sequences", ("- " * 10000 + "x\n").encode(), lines=[
         "deploy.yaml:1:513: CTX001 [error] document 0 nests mappings or lists more than "
         "256 levels deep; ctxlint does not read it, so it was not checked (parse-error)"]),

@@ -44,7 +44,8 @@ def _objects(root: Node) -> Iterator[Node]:
     """The document itself, or the items of a `kind: List` (nested lists too)."""
     if root.kind != MAP:
         return
-    if _scalar(root.get("kind")) == "List" or (_scalar(root.get("kind")) or "").endswith("List"):
+    kind = _scalar(root.get("kind"))
+    if isinstance(kind, str) and kind.endswith("List"):  # `kind: yes` is a boolean, not a kind
         items = root.get("items")
         for item in items.value if items is not None and items.kind == SEQ else ():
             yield from _objects(item)
