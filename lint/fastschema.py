@@ -29,7 +29,7 @@ _ROOT_ONLY = frozenset(("$schema", "$id"))
 
 _KEYWORDS = {"$ref": "k_ref", **{name: "k_" + name for name in (
     "properties", "additionalProperties", "items", "oneOf", "type", "enum", "const", "required", "minimum",
-    "exclusiveMinimum", "minLength", "pattern", "minItems", "minProperties", "maxProperties")}}
+    "maximum", "exclusiveMinimum", "minLength", "pattern", "minItems", "minProperties", "maxProperties")}}
 
 
 class Unsupported(Exception):
@@ -196,6 +196,9 @@ class _Compiler:
 
     def k_minimum(self, low: Any, schema: dict, skip: tuple) -> Check:
         return lambda v: not _is_number(v) or not v < low
+
+    def k_maximum(self, high: Any, schema: dict, skip: tuple) -> Check:
+        return lambda v: not _is_number(v) or not v > high
 
     def k_exclusiveMinimum(self, low: Any, schema: dict, skip: tuple) -> Check:
         return lambda v: not _is_number(v) or not v <= low

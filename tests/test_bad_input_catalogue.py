@@ -170,6 +170,11 @@ CASES = [
          lines=[
              "deploy.yaml:5:1: CTX002 [error] document: required field 'metadata' is missing (schema-violation)",
              "deploy.yaml:6:7: CTX002 [error] kind: expected 'ModelDeployment', got True (schema-violation)"]),
+    Case("absurd-layer-count", MANIFEST.replace("spec:\n", "spec:\n  model:\n    id: example/m\n    architecture: {num_layers: "
+                                                "104857648, num_kv_heads: 8, head_dim: 128, num_attention_heads: 64}\n").encode(),
+         select=["CTX002"], lines=[
+             "deploy.yaml:7:32: CTX002 [error] spec.model.architecture.num_layers: 104857648 is greater than the maximum "
+             "of 10000 (schema-violation)"]),
     Case("10000-nested-block-sequences", ("- " * 10000 + "x\n").encode(), lines=[
         "deploy.yaml:1:513: CTX001 [error] document 0 nests mappings or lists more than "
         "256 levels deep; ctxlint does not read it, so it was not checked (parse-error)"]),

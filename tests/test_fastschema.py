@@ -164,6 +164,10 @@ def test_the_example_config_is_valid():
     ({"minimum": 1}, 0.5, False),
     ({"minimum": 1}, True, True),              # minimum ignores non-numbers (True is not 1)
     ({"minimum": 1}, "0", True),
+    ({"maximum": 10}, 10, True),
+    ({"maximum": 10}, 10.5, False),
+    ({"maximum": 10}, True, True),             # maximum ignores non-numbers
+    ({"maximum": 10}, math.inf, False),
     ({"pattern": "^[0-9]+$"}, "12\n", True),   # re.search: $ matches before a final newline
     ({"pattern": "[0-9]"}, "a1b", True),       # unanchored
     ({"enum": ["a"]}, ["a"], False),
@@ -193,7 +197,7 @@ def test_skipped_titles_only_drop_pattern_and_minimum():
 
 
 @pytest.mark.parametrize("schema", [
-    {"anyOf": [{}]}, {"$ref": "other.json#/x"}, {"format": "uri"}, {"properties": {"a": {"maximum": 3}}},
+    {"anyOf": [{}]}, {"$ref": "other.json#/x"}, {"format": "uri"}, {"properties": {"a": {"exclusiveMaximum": 3}}},
     {"enum": [1, 2]}, {"patternProperties": {"^a": {}}, "additionalProperties": False},
     {"properties": {"a": {"$id": "x"}}},
 ])

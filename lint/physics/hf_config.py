@@ -11,7 +11,7 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
+from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, SLIDING, ModelArch
 
 _LAYER_TYPE_MAP = {
     "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
@@ -143,6 +143,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     heads = _first(c, "num_attention_heads", "n_head", "num_heads")
     if not isinstance(n, int) or not isinstance(heads, int) or n <= 0 or heads <= 0:
         raise ValueError("config.json lacks num_hidden_layers / num_attention_heads")
+    if n > MAX_LAYERS:
+        raise ValueError(f"num_hidden_layers {n:,} is not a model's layer count (1 to {MAX_LAYERS:,})")
     hidden = _first(c, "hidden_size", "n_embd", "d_model")
     kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv")
     if kv is None:

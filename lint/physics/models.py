@@ -82,8 +82,13 @@ class ModelArch:
 _FIELDS = {f.name for f in dataclasses.fields(ModelArch)}
 
 
+MAX_LAYERS = 10_000  # far above any model (hundreds); a typo must not build a 100M-entry tuple
+
+
 def expand_pattern(pattern: list[str] | tuple[str, ...], num_layers: int) -> tuple[str, ...]:
     """Cycle a short layer-kind pattern over num_layers (e.g. gemma-3: 5 sliding : 1 full)."""
+    if not 0 < num_layers <= MAX_LAYERS:
+        raise ValueError(f"num_layers {num_layers:,} is not a model's layer count (1 to {MAX_LAYERS:,})")
     if not pattern:
         return (FULL,) * num_layers
     return tuple(pattern[i % len(pattern)] for i in range(num_layers))
