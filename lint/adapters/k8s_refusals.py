@@ -10,6 +10,7 @@ cover the rest of the object), and only the fields ctxlint reads: `containers`,
 """
 from __future__ import annotations
 
+import datetime
 from typing import List, Optional
 
 from ctxlint.findings import Diagnostic
@@ -31,7 +32,18 @@ def _what(node: Node) -> str:
         return f"the boolean {str(value).lower()}"
     if isinstance(value, (int, float)):
         return f"the number {value}"
+    if isinstance(value, bytes):  # !!binary: go-yaml decodes it to this text
+        value = value.decode("utf-8", "replace")
+    elif isinstance(value, datetime.date):  # a timestamp: go-yaml keeps it as text
+        value = value.isoformat()
     return f"the string {value!r}"
+
+
+def _read_as_string(node: Node) -> bool:
+    """What Kubernetes' YAML reader (go-yaml v2, via sigs.k8s.io/yaml) hands a string field as a
+    string although PyYAML builds something else: timestamps (`2024-01-01`, kept as their text for
+    compatibility) and `!!binary` (decoded to a string)."""
+    return isinstance(node.value, (str, bytes, datetime.date))  # datetime.datetime is a date too
 
 
 def _quote_hint(node: Node, text: Optional[str]) -> str:
@@ -53,7 +65,7 @@ def container_refusals(container: Node, file: str, text: str) -> List[Diagnostic
                                   "shell (`command: [sh, -c]`, `args: [\"...\"]`)", node.source(file)))
             continue
         for item in node.value:
-            if item.kind == SCALAR and isinstance(item.value, str):
+            if item.kind == SCALAR and _read_as_string(item):
                 continue
             written = _written(item, text)
             out.append(Diagnostic(SCHEMA_VIOLATION, f"{_REFUSED}: `{key}` items must be strings, and this one is "
@@ -61,7 +73,7 @@ def container_refusals(container: Node, file: str, text: str) -> List[Diagnostic
     env = container.get("env")
     for item in env.value if env is not None and env.kind == SEQ else ():
         value = item.get("value") if item.kind == MAP else None
-        if value is None or (value.kind == SCALAR and (isinstance(value.value, str) or value.value is None)):
+        if value is None or (value.kind == SCALAR and (value.value is None or _read_as_string(value))):
             continue
         out.append(Diagnostic(SCHEMA_VIOLATION, f"{_REFUSED}: an env var's `value` must be a string, and this one "
                               f"is {_what(value)}{_quote_hint(value, _written(value, text))}", value.source(file)))

@@ -79,3 +79,32 @@ spec:
     assert result.code == 1
     assert result.out.startswith(f"{path}:14:22: CTX303 [error] 131,072 > 32,768 x 1 = 32,768: "
                                  "VLLM_ALLOW_LONG_MAX_MODEL_LEN lets vLLM start")
+
+
+def test_timestamps_and_binary_are_strings_to_kubernetes(tmp_path):
+    # go-yaml v2 (sigs.k8s.io/yaml) hands timestamps and !!binary to string fields as strings:
+    # the API server accepts them, so no refusal; a scalar `args` still is one, named as text.
+    (tmp_path / "d.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: d}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.0
+          args: ["--model", "Qwen/Qwen3-8B", "--revision", 2024-01-01, "--x", !!binary aGVsbG8=, 7]
+          env:
+            - {name: A, value: 2024-01-01 10:00:00}
+        - name: v2
+          image: vllm/vllm-openai:v0.10.0
+          args: 2024-01-01
+""")
+    result = run(["check", "--isolated", "--select", "CTX002", str(tmp_path / "d.yaml")])
+    refused = f"{tmp_path / 'd.yaml'}:{{}}: CTX002 [error] the Kubernetes API server refuses this object: "
+    assert result.out.splitlines() == [
+        refused.format("10:98") + '`args` items must be strings, and this one is the number 7; quote it ("7") '
+        "(schema-violation)",
+        refused.format("15:17") + "`args` must be a list of strings, not the string '2024-01-01'; write it as a "
+        'list (`args: ["...", "..."]`) or run a shell (`command: [sh, -c]`, `args: ["..."]`) (schema-violation)']
