@@ -117,7 +117,8 @@ def _trtllm_disaggregated(root: Node, file: str, result: AdaptResult) -> List[Wo
             continue
         instances = node.get("num_instances")
         replicas = Val(instances.value, instances.source(file)) if instances is not None and \
-            isinstance(instances.value, int) and not isinstance(instances.value, bool) else None
+            isinstance(instances.value, int) and not isinstance(instances.value, bool) and instances.value >= 0 \
+            else None  # a negative count is no count (never replicas: -1)
         engine = Val("trtllm", root.source(file))
         out.append(Workload(name=Val(section, root.keys[section].source(file)), source=node.source(file),
                             input_format=NAME, roles=[EngineRole(role, engine, None, model)], replicas=replicas))

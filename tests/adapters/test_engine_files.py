@@ -146,3 +146,9 @@ def test_corpus_engine_config_files_are_recognised():
         ("QwQ", "llamacpp", ("unified",), (32000,)),
         ("openai/gpt-oss-120b", "vllm", ("unified",), (8192,)),
     ]
+
+
+def test_trtllm_negative_num_instances_is_not_a_replica_count():
+    res = adapt(TRT_DISAGG.replace("num_instances: 2", "num_instances: -1"))
+    prefill, decode = sorted(res.deployments[0].roles, key=lambda r: r.role.value != "prefill")
+    assert (prefill.replicas, decode.replicas.value) == (None, 1)
