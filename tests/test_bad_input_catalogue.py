@@ -280,6 +280,16 @@ spec:
         - name: sidecar
           args: *args
 """,
+    "plain-1e6-in-args": """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - image: vllm/vllm-openai:v0.6.0
+          args: ["--max-model-len", 1e6, "--max-num-seqs", "1e6"]
+""",
     "engine-container-not-in-a-list": """apiVersion: apps/v1
 kind: Deployment
 metadata: {name: vllm}
@@ -354,9 +364,7 @@ K8S_LINES = {
     "args-mixed-with-anchors": [
         f"deploy.yaml:1:1: {NO_MODEL}",
         f'deploy.yaml:10:43: {REFUSED}`args` items must be strings, and this one is the number 493; quote it ("0755") '
-        "(schema-violation)",
-        f'deploy.yaml:10:68: {REFUSED}`args` items must be strings, and this one is the number 80; quote it ("1:20") '
-        "(schema-violation)"],
+        "(schema-violation)"],  # `1:20` is base 60 to PyYAML but text to Kubernetes' go-yaml: accepted
     "args-not-strings": [
         f"deploy.yaml:8:11: {NO_TYPE}",
         *(f"deploy.yaml:{where}: {REFUSED}`args` items must be strings, and this one is {what} (schema-violation)"
@@ -371,6 +379,14 @@ K8S_LINES = {
         "in the file (secret, config map or host variable)); --max-model-len $(MAX_LEN) (MAX_LEN has no literal value "
         "in the file (secret, config map or host variable)); the checks that need them are skipped (set them "
         "literally, or state the limits with ctxlint.io/* annotations) (unresolved-value)"],
+    "plain-1e6-in-args": [
+        f"deploy.yaml:1:1: {NO_MODEL}",
+        f"deploy.yaml:9:37: {REFUSED}`args` items must be strings, and this one is the number 1e6 (Kubernetes' YAML "
+        'reader, unlike PyYAML, takes a plain 1e6 as a float); quote it ("1e6") (schema-violation)',
+        "deploy.yaml:9:37: CTX301 [error] vllm would refuse to start: argument --max-model-len: invalid "
+        "human_readable_int_or_auto value: '1e6' (engine-rejects-value)",
+        "deploy.yaml:9:61: CTX301 [error] vllm would refuse to start: argument --max-num-seqs: invalid int value: "
+        "'1e6' (engine-rejects-value)"],  # the quoted "1e6" reaches vLLM, which refuses it too
     "engine-container-not-in-a-list": [
         f"deploy.yaml:8:9: {REFUSED}`containers` must be a list, not a mapping; start each container with `- ` (this "
         "one was not checked) (schema-violation)"],

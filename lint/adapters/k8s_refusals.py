@@ -11,6 +11,7 @@ cover the rest of the object), and only the fields ctxlint reads: `containers`,
 from __future__ import annotations
 
 import datetime
+import re
 from typing import List, Optional
 
 from ctxlint.findings import Diagnostic
@@ -32,6 +33,8 @@ def _what(node: Node) -> str:
         return f"the boolean {str(value).lower()}"
     if isinstance(value, (int, float)):
         return f"the number {value}"
+    if isinstance(value, str) and not _read_as_string(node, None):  # a plain 1e6
+        return f"the number {value} (Kubernetes' YAML reader, unlike PyYAML, takes a plain {value} as a float)"
     if isinstance(value, bytes):  # !!binary: go-yaml decodes it to this text
         value = value.decode("utf-8", "replace")
     elif isinstance(value, datetime.date):  # a timestamp: go-yaml keeps it as text
@@ -39,11 +42,21 @@ def _what(node: Node) -> str:
     return f"the string {value!r}"
 
 
-def _read_as_string(node: Node) -> bool:
-    """What Kubernetes' YAML reader (go-yaml v2, via sigs.k8s.io/yaml) hands a string field as a
-    string although PyYAML builds something else: timestamps (`2024-01-01`, kept as their text for
-    compatibility) and `!!binary` (decoded to a string)."""
-    return isinstance(node.value, (str, bytes, datetime.date))  # datetime.datetime is a date too
+# go-yaml v2 resolves a plain `1e6` as a float (YAML 1.1, which PyYAML follows, needs a dot),
+# and has no base-60 numbers: `1:20` is text to Kubernetes but 80 to PyYAML.
+_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)$")
+_SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
+
+
+def _read_as_string(node: Node, written: Optional[str]) -> bool:
+    """Does Kubernetes' YAML reader (go-yaml v2, via sigs.k8s.io/yaml) hand this scalar to a
+    string field as a string? PyYAML and go-yaml disagree on timestamps (`2024-01-01`, kept as
+    text), `!!binary` (decoded to a string), base-60 `1:20` (text) and a plain `1e6` (a number)."""
+    if isinstance(node.value, str):
+        return not (not node.style and node.tag == "tag:yaml.org,2002:str" and _GO_FLOAT.match(node.value))
+    if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and written is not None:
+        return bool(_SEXAGESIMAL.match(written))
+    return isinstance(node.value, (bytes, datetime.date))  # datetime.datetime is a date too
 
 
 def _quote_hint(node: Node, text: Optional[str]) -> str:
@@ -65,15 +78,16 @@ def container_refusals(container: Node, file: str, text: str) -> List[Diagnostic
                                   "shell (`command: [sh, -c]`, `args: [\"...\"]`)", node.source(file)))
             continue
         for item in node.value:
-            if item.kind == SCALAR and _read_as_string(item):
-                continue
             written = _written(item, text)
+            if item.kind == SCALAR and _read_as_string(item, written):
+                continue
             out.append(Diagnostic(SCHEMA_VIOLATION, f"{_REFUSED}: `{key}` items must be strings, and this one is "
                                   f"{_what(item)}{_quote_hint(item, written)}", item.source(file)))
     env = container.get("env")
     for item in env.value if env is not None and env.kind == SEQ else ():
         value = item.get("value") if item.kind == MAP else None
-        if value is None or (value.kind == SCALAR and (value.value is None or _read_as_string(value))):
+        if value is None or (value.kind == SCALAR and (value.value is None
+                                                        or _read_as_string(value, _written(value, text)))):
             continue
         out.append(Diagnostic(SCHEMA_VIOLATION, f"{_REFUSED}: an env var's `value` must be a string, and this one "
                               f"is {_what(value)}{_quote_hint(value, _written(value, text))}", value.source(file)))
