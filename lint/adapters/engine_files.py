@@ -1,7 +1,8 @@
 """Files that are an engine's own configuration rather than a workload:
 
 * llama-swap (`models: {name: {cmd: "llama-server ...", env: ["K=V"]}}`): every model's
-  `cmd` is a shell command line, read like a container's script;
+  `cmd` is a command line, read like a container's script, with `${name}` taken from the
+  `macros:` (llama-swap's own substitution; `${PORT}` is unknown until run time);
 * the TensorRT-LLM disaggregated server config given to `trtllm-serve disaggregated -c`
   (`model`, shared LLM-API options, `context_servers` and `generation_servers` each with
   `num_instances` and their own options): the context servers are the prefill role and
@@ -18,6 +19,7 @@ value in this file.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -75,17 +77,64 @@ def _is_llama_swap(root: Node) -> bool:
 
 def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
     out = []
+    shared = _macros(root.get("macros"))
+    start = root.get("startPort")
+    port = str(start.value) if start is not None and isinstance(start.value, int) else "5800"
     for name, model in root.get("models").value.items():
         cmd = model.get("cmd") if model.kind == MAP else None
         if cmd is None or cmd.kind != SCALAR or not isinstance(cmd.value, str):
             continue
+        # `${name}` in cmd is a llama-swap macro (top-level `macros:`, a model's own `macros:`
+        # win), substituted as text, not an environment variable. `${PORT}` is the port llama-swap
+        # assigns (from `startPort`, default 5800): it never matters to a check, so it is not
+        # reported as unresolved.
+        macros = _expand({**shared, **_macros(model.get("macros")), "PORT": port})
+        written = {**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))}
         reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
-                                           env=_env_list(model.get("env")), k8s_refs=False))
+                                           script_text=_one_line(cmd.value), env=_env_list(model.get("env")),
+                                           k8s_refs=False, resolver=macros.get, resolver_nodes=written))
         result.diagnostics.extend(reading.diagnostics)
         if reading.roles:
             key = root.get("models").keys[name]
             out.append(Workload(name=Val(str(name), key.source(spans.file)), source=model.source(spans.file),
                                 input_format="llama-swap", roles=reading.roles))
+    return out
+
+
+def _macros(node: Optional[Node]) -> Dict[str, str]:
+    if node is None or node.kind != MAP:
+        return {}
+    return {str(k): str(v.value) for k, v in node.value.items()
+            if v.kind == SCALAR and v.value is not None and not isinstance(v.value, bool)}
+
+
+def _macro_nodes(node: Optional[Node]) -> Dict[str, Node]:
+    return {str(k): v for k, v in node.value.items() if v.kind == SCALAR} if node is not None and \
+        node.kind == MAP else {}
+
+
+def _one_line(cmd: str) -> str:
+    """llama-swap drops `#` comment lines and trailing backslashes, then splits the rest like
+    a shell word list with newlines as spaces (`cmd: |` with one flag per line is one command).
+    Replacements keep every character's index, so positions still point into the file."""
+    lines = []
+    for line in cmd.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            line = " " * len(line)
+        elif stripped.endswith("\\"):
+            cut = line.rstrip()
+            line = cut[:-1] + " " + line[len(cut):]
+        lines.append(line)
+    text = " ".join(lines)
+    return text[:-1] + "\n" if cmd.endswith("\n") else text  # a block's final newline stays: it is in the file
+
+
+def _expand(macros: Dict[str, str]) -> Dict[str, str]:
+    """Macros that use other macros, substituted as llama-swap does (a few rounds, no loops)."""
+    out = dict(macros)
+    for _ in range(4):
+        out = {k: _MACRO_REF.sub(lambda m: out.get(m.group(1), m.group(0)), v) for k, v in out.items()}
     return out
 
 
@@ -127,6 +176,7 @@ def _trtllm_disaggregated(root: Node, file: str, result: AdaptResult) -> List[Wo
 
 # -- vllm serve / sglang serve config files ----------------------------------------------------------
 
+_MACRO_REF = re.compile(r"\$\{([A-Za-z0-9_-]+)\}")
 _MODEL_KEYS = ("model", "model-path", "model_path")  # vLLM's `model`; SGLang's `model-path`
 
 

@@ -58,11 +58,13 @@ class Container:
     command: Optional[Node] = None  # SEQ (or one string item) of the exec form
     args: Optional[Node] = None
     script: Optional[Node] = None  # a string scalar run by a shell (compose string, SkyPilot run:)
+    script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
     env: Sequence[EnvVar] = ()
     image: Optional[Node] = None
     args_only: bool = False  # the tokens go to the image's entrypoint
     k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
+    resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
     accelerator_count: Optional[Val[int]] = None  # per pod / container
     accelerator_type: Optional[Val[str]] = None
     group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
@@ -120,6 +122,8 @@ class _Reader:
             self.env[var.name] = var.value
             if var.node is not None:
                 self.env_nodes[var.name] = var.node
+        if c.resolver_nodes is not None:  # `${name}` means the resolver's values, written at these nodes
+            self.env_nodes = dict(c.resolver_nodes)
         self.item_nodes: List[Node] = []
         self.item_texts: List[str] = []
         self.config_sources: Dict[str, Source] = {}
@@ -133,8 +137,9 @@ class _Reader:
         if c.script is not None:
             if c.script.kind != SCALAR or not isinstance(c.script.value, str):
                 return out
-            self.item_nodes, self.item_texts = [c.script], [c.script.value]
-            split = split_shell(c.script.value, self.lookup, k8s=c.k8s_refs)
+            text = c.script_text if c.script_text is not None else c.script.value
+            self.item_nodes, self.item_texts = [c.script], [text]
+            split = split_shell(text, self.lookup, k8s=c.k8s_refs)
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]

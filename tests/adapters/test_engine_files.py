@@ -152,3 +152,31 @@ def test_trtllm_negative_num_instances_is_not_a_replica_count():
     res = adapt(TRT_DISAGG.replace("num_instances: 2", "num_instances: -1"))
     prefill, decode = sorted(res.deployments[0].roles, key=lambda r: r.role.value != "prefill")
     assert (prefill.replicas, decode.replicas.value) == (None, 1)
+
+
+LLAMA_SWAP_MACROS = """\
+startPort: 9000
+macros:
+  srv: "/opt/llama-server --port ${PORT} --parallel 2"
+  ctx: 32768
+models:
+  qwen:
+    env: ["ctx=999"]
+    cmd: |
+      # one flag per line, as llama-swap's README writes it
+      ${srv} -m /models/qwen.gguf
+      --ctx-size ${ctx}
+  small:
+    macros: {ctx: 4096}
+    cmd: ${srv} -m /models/o.gguf --ctx-size ${ctx}
+"""
+
+
+def test_llama_swap_macros_and_one_flag_per_line():
+    res = adapt(LLAMA_SWAP_MACROS)
+    qwen, small = res.deployments
+    # `${ctx}` is the macro (32,768 over 2 slots), not the env var; the `|` lines are one command
+    assert (qwen.display_name, qwen.roles[0].context_length.value) == ("qwen", 16384)
+    assert (small.display_name, small.roles[0].context_length.value) == ("small", 2048)  # its own macro wins
+    assert at(LLAMA_SWAP_MACROS, qwen.roles[0].context_length.source) == "32768"  # where the macro is written
+    assert res.diagnostics == []  # ${PORT} is llama-swap's own (startPort), not an unresolved value
