@@ -193,6 +193,13 @@ def test_args_only_image():
     ("vllm/vllm-openai@sha256:abc", "vllm", None, True),
     ("lmsysorg/sglang:${VERSION}", "sglang", None, False),
     ("busybox", None, None, False),
+    # compose defaults apply; OPEA's vLLM images start the OpenAI server and are tagged by OPEA release
+    ("${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}", "vllm", None, True),
+    ("opea/vllm-gaudi:1.22.0", "vllm", None, True),
+    ("docker.io/opea/vllm:1.4", "vllm", None, True),
+    ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1", "vllm", "0.10.1", True),
+    ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
+    ("opea/llm-textgen:latest", None, None, False),
 ])
 def test_engine_from_image(image, engine, version, entry):
     assert engine_from_image(image) == (engine, version)
