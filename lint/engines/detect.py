@@ -148,8 +148,9 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "llamacpp"
     elif "lmdeploy" in name:
         engine = "lmdeploy"
+    # NGC's nvcr.io/nvidia/tensorrt-llm/release:1.0.0 is named by its path, tagged by the TRT-LLM release.
     elif "tensorrt-llm" in name or "tensorrtllm" in name or "trtllm" in name or \
-            (name == "tritonserver" and "trtllm" in tag):
+            (name == "tritonserver" and "trtllm" in tag) or repo.endswith("tensorrt-llm/release"):
         engine = "trtllm"
     if engine is None:
         return None, None

@@ -200,6 +200,7 @@ def test_args_only_image():
     ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1", "vllm", "0.10.1", True),
     ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
     ("opea/llm-textgen:latest", None, None, False),
+    ("nvcr.io/nvidia/tensorrt-llm/release:0.15.0", "trtllm", "0.15.0", False),
 ])
 def test_engine_from_image(image, engine, version, entry):
     assert engine_from_image(image) == (engine, version)
