@@ -42,6 +42,7 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.engines.detect import engine_from_image
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -145,8 +146,20 @@ def _production_stack(root: Node, spans: ScalarSpans, result: AdaptResult) -> Li
                       env=env_from_k8s(spec.get("env")), count=int_val(spec.get("requestGPU"), file))
         kv_role = spec.dig("lmcacheConfig", "kvRole")
         roles = _marked(roles, _KV_ROLES.get(scalar(kv_role)), kv_role, file)
+        roles = _image_version(roles, spec.get("repository"), spec.get("tag"), file)
         out += _workload(spec.get("name"), spec, roles, file, spec.get("replicaCount"))
     return out
+
+
+def _image_version(roles: List[EngineRole], repo: Optional[Node], tag: Optional[Node], file: str) \
+        -> List[EngineRole]:
+    """The engine version from the chart's `repository` + `tag` (vllm/vllm-openai, v0.8.5), at the tag."""
+    image = f"{scalar(repo) or ''}:{scalar(tag) or ''}"
+    engine, version = engine_from_image(image)
+    if tag is None or not version:
+        return roles
+    found = Val(version, tag.source(file), raw=image)
+    return [replace(r, version=found) if r.version is None and r.engine.value == engine else r for r in roles]
 
 
 # -- KubeAI models chart ----------------------------------------------------------------------------------

@@ -40,6 +40,7 @@ from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s,
                                              limits_from_annotations, scalar_text)
 from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
                              parse_invocation, split_list, split_shell)
+from ctxlint.engines.detect import image_tag
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
@@ -261,9 +262,9 @@ class _Reader:
         if eng != engine or not version:
             return None
         # Point at the tag (`v0.11.0` in `vllm/vllm-openai:v0.11.0`), where a fix would be typed.
-        colon = image.rfind(":")
-        source = self.c.image.source(self.file) if colon < 0 else \
-            self.c.spans.source(self.c.image, colon + 1, len(image.split("@")[0]))
+        tag = image_tag(image)  # found in the text as written: `${TAG:-v0.6.6}` holds it past a `:`
+        at = image.split("@")[0].rfind(tag) if tag else -1
+        source = self.c.image.source(self.file) if at < 0 else self.c.spans.source(self.c.image, at, at + len(tag))
         return Val(version, source, raw=image)
 
     # -- positions ----------------------------------------------------------------------------------

@@ -110,13 +110,24 @@ def _image_sub(engine: str) -> Optional[str]:
 _TAG_VERSION = re.compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
 
 
+# `${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}`: compose (and shell) use the default when the
+# variable is unset, which is all a linter can know; without this the `:` inside `${TAG:-...}`
+# is taken for the tag separator.
+_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^${}]*)\}")
+
+
 def _split_image(image: str) -> tuple[str, str]:
-    ref = image.strip().split("@", 1)[0]
+    ref = _DEFAULTED.sub(lambda m: m.group(1), image.strip()).split("@", 1)[0]
     slash = ref.rfind("/")
     colon = ref.rfind(":")
     if colon > slash:
         return ref[:colon].lower(), ref[colon + 1:]
     return ref.lower(), ""
+
+
+def image_tag(image: str) -> str:
+    """The tag as written once compose defaults are applied (`v0.6.6`), or ""."""
+    return _split_image(image)[1]
 
 
 def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
@@ -137,13 +148,14 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "llamacpp"
     elif "lmdeploy" in name:
         engine = "lmdeploy"
+    # NGC's nvcr.io/nvidia/tensorrt-llm/release:1.0.0 is named by its path, tagged by the TRT-LLM release.
     elif "tensorrt-llm" in name or "tensorrtllm" in name or "trtllm" in name or \
-            (name == "tritonserver" and "trtllm" in tag):
+            (name == "tritonserver" and "trtllm" in tag) or repo.endswith("tensorrt-llm/release"):
         engine = "trtllm"
     if engine is None:
         return None, None
     m = _TAG_VERSION.match(tag)
-    version = m.group(1) if m and "$" not in tag else None
+    version = m.group(1) if m and "$" not in tag and not _is_opea(repo) else None
     if engine == "llamacpp" and version is None:
         b = re.search(r"\bb(\d{3,})\b", tag.replace("-", " "))
         version = "b" + b.group(1) if b else None
@@ -162,9 +174,22 @@ def image_entrypoint_is_engine(image: object) -> bool:
         return False
     repo, tag = _split_image(image)
     if engine == "vllm":
-        return "vllm-openai" in repo or repo.endswith("vllm/vllm-tpu") or repo.endswith("rocm/vllm-openai")
+        return ("vllm-openai" in repo or repo.endswith("vllm/vllm-tpu") or repo.endswith("rocm/vllm-openai")
+                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo))
     if engine == "tgi":
         return True
     if engine == "llamacpp":
         return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
     return False
+
+
+# OPEA's engine images (GenAIComps comps/third_parties/vllm/src): opea/vllm-rocm
+# (Dockerfile.amd_gpu: ENTRYPOINT python3 .../api_server.py), opea/vllm-gaudi
+# (HabanaAI/vllm-fork Dockerfile.hpu) and opea/vllm, opea/vllm-cpu (vLLM's
+# docker/Dockerfile.cpu) all start the OpenAI server, so compose passes bare
+# flags. Their tags are OPEA or Gaudi releases (1.4, 1.22.0), not vLLM versions.
+_OPEA_VLLM = ("opea/vllm", "opea/vllm-rocm", "opea/vllm-gaudi", "opea/vllm-cpu")
+
+
+def _is_opea(repo: str) -> bool:
+    return any(repo == n or repo.endswith("/" + n) for n in _OPEA_VLLM)

@@ -12,6 +12,10 @@ from .flagspec import EngineSpec, F
 CTX, KV, PAR, SCHED, SPEC, ROPE, MODEL = (
     "context", "kv_pool", "parallel", "scheduler", "speculative", "rope", "model")
 
+# The other spellings common/arg.cpp's is_truthy/is_falsey (and is_autoy) accept besides on/off (auto).
+_BOOLISH = ("enabled", "true", "1", "disabled", "false", "0")
+_AUTOISH = ("-1",)
+
 FLAGS = (
     F("model", "-m", "--model", env="LLAMA_ARG_MODEL", tags=MODEL),
     F("hf_repo", "-hf", "-hfr", "--hf-repo", env="LLAMA_ARG_HF_REPO", tags=MODEL),
@@ -34,12 +38,13 @@ FLAGS = (
     F("no_kv_offload", "-nkvo", "--no-kv-offload", kind="bool", default=False, env="LLAMA_ARG_NO_KV_OFFLOAD",
       tags=KV),
     F("swa_full", "--swa-full", kind="bool", default=False, env="LLAMA_ARG_SWA_FULL", tags=KV),
-    F("flash_attn", "-fa", "--flash-attn", takes="optional", choices=("on", "off", "auto"), default="auto",
-      env="LLAMA_ARG_FLASH_ATTN", doc="a bare flag on older versions"),
+    # common_arg_utils::is_truthy/is_falsey/is_autoy: `1`, `true`, `enabled` are `on`, and so on.
+    F("flash_attn", "-fa", "--flash-attn", takes="optional", choices=("on", "off", "auto") + _BOOLISH + _AUTOISH,
+      default="auto", env="LLAMA_ARG_FLASH_ATTN", doc="a bare flag on older versions"),
     F("n_gpu_layers", "-ngl", "--gpu-layers", "--n-gpu-layers", env="LLAMA_ARG_N_GPU_LAYERS", tags=PAR),
     F("split_mode", "-sm", "--split-mode", env="LLAMA_ARG_SPLIT_MODE", tags=PAR),
     F("tensor_split", "-ts", "--tensor-split", env="LLAMA_ARG_TENSOR_SPLIT", tags=PAR),
-    F("fit", "-fit", "--fit", takes="optional", choices=("on", "off"), default="on", env="LLAMA_ARG_FIT"),
+    F("fit", "-fit", "--fit", takes="optional", choices=("on", "off") + _BOOLISH, default="on", env="LLAMA_ARG_FIT"),
     F("rope_scaling", "--rope-scaling", choices=("none", "linear", "yarn"), env="LLAMA_ARG_ROPE_SCALING_TYPE",
       tags=ROPE),
     F("rope_scale", "--rope-scale", kind="float", env="LLAMA_ARG_ROPE_SCALE", tags=ROPE),

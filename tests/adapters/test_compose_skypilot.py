@@ -41,6 +41,26 @@ def test_compose_string_command_default_interpolation_and_gpus():
     assert "--model-id ${MODEL}" in diag.message and at(COMPOSE, diag.source) == "${MODEL}"
 
 
+OPEA = """\
+services:
+  vllm-service:
+    image: ${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}
+    command: "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --tensor-parallel-size 4"
+  tgi:
+    image: ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}
+    command: --model-id m --max-total-tokens 4096
+"""
+
+
+def test_compose_defaulted_image_and_opea_vllm_entrypoint():
+    vllm, tgi = adapt(OPEA, "compose.yaml").deployments
+    role = vllm.roles[0]
+    assert vllm.engine.name.value == "vllm" and vllm.engine.version is None  # `latest`
+    assert role.context_length.value == 8192 and at(OPEA, role.context_length.source) == "8192"
+    assert role.parallelism.tensor.value == 4
+    assert tgi.engine.version.value == "2.4.1" and at(OPEA, tgi.engine.version.source) == "2.4.1"
+
+
 SKY = """\
 name: qwen
 envs:

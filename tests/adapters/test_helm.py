@@ -47,6 +47,25 @@ def test_production_stack_values_point_at_the_values():
     assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct" and dep.model.id.source.line == 5
 
 
+def test_production_stack_engine_version_from_repository_and_tag():
+    text = """\
+servingEngineSpec:
+  modelSpec:
+    - name: "qwen7b"
+      repository: "vllm/vllm-openai"
+      tag: "v0.8.5"
+      modelURL: "Qwen/Qwen2.5-7B-Instruct"
+      vllmConfig: {maxModelLen: 8192}
+    - name: "floating"
+      repository: "vllm/vllm-openai"
+      tag: "latest"
+      modelURL: "Qwen/Qwen2.5-7B-Instruct"
+"""
+    pinned, floating = adapt(text, "values.yaml").deployments
+    assert pinned.engine.version.value == "0.8.5" and at(text, pinned.engine.version.source) == '"v0.8.5"'
+    assert floating.engine.version is None
+
+
 def test_kubeai_catalog_entries_are_named_by_key():
     text = """\
 catalog:

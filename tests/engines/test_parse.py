@@ -112,6 +112,21 @@ def test_negative_numbers_are_values():
     assert inv.value("n_parallel") == -1 and inv.value("n_predict") == -1
 
 
+@pytest.mark.parametrize("line,env", [
+    ("llama-server -m x -fa 1 -c 4096 --fit false", None),
+    ("llama-server -m x -c 4096", {"LLAMA_ARG_FLASH_ATTN": "1", "LLAMA_ARG_FIT": "0"}),
+    ("llama-server -m x --flash-attn enabled --fit=disabled -c 4096", None),
+])
+def test_llamacpp_truthy_spellings_accepted(line, env):
+    # common/arg.cpp is_truthy/is_falsey: on|enabled|true|1 and off|disabled|false|0 (and auto|-1 for -fa)
+    inv, _, _ = parse_shell(line, env=env)
+    assert list(inv.errors) == [] and list(inv.unknown_flags) == [] and inv.value("ctx_size") == 4096
+    assert inv.value("flash_attn") in ("1", "enabled") and inv.value("fit") in ("false", "0", "disabled")
+    inv, _, _ = parse_shell("llama-server -m x", env={"LLAMA_ARG_FLASH_ATTN": "yes"})
+    assert [e.message for e in inv.errors] == [
+        "env LLAMA_ARG_FLASH_ATTN: invalid choice: 'yes' (choose from on, off, auto, enabled, true, 1, disabled, false, 0, -1)"]
+
+
 def test_env_fallback_and_engine_env():
     inv, _, _ = parse_shell("text-generation-launcher --max-total-tokens 8192",
                             env={"MAX_INPUT_TOKENS": "4000", "MAX_TOTAL_TOKENS": "1"})
@@ -178,6 +193,14 @@ def test_args_only_image():
     ("vllm/vllm-openai@sha256:abc", "vllm", None, True),
     ("lmsysorg/sglang:${VERSION}", "sglang", None, False),
     ("busybox", None, None, False),
+    # compose defaults apply; OPEA's vLLM images start the OpenAI server and are tagged by OPEA release
+    ("${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}", "vllm", None, True),
+    ("opea/vllm-gaudi:1.22.0", "vllm", None, True),
+    ("docker.io/opea/vllm:1.4", "vllm", None, True),
+    ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1", "vllm", "0.10.1", True),
+    ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
+    ("opea/llm-textgen:latest", None, None, False),
+    ("nvcr.io/nvidia/tensorrt-llm/release:0.15.0", "trtllm", "0.15.0", False),
 ])
 def test_engine_from_image(image, engine, version, entry):
     assert engine_from_image(image) == (engine, version)
