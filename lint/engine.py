@@ -220,12 +220,26 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
         for unit in units:
             mine = [d for d in problems if d.source.file == unit.loaded.path]
             kept += _run([s for s in unit.wanted if s.name in SUPPRESSION_RULES], mine, [], settings)
-    report.findings.extend(_severity(f, settings) for f in kept if reported(f))
+    report.findings.extend(_severity(f, settings) for f in _unique(kept, settings.keep_deployments) if reported(f))
     report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
         report.deployment_count += len(unit.deployments)
         if settings.keep_deployments:
             report.deployments.extend(unit.deployments)
+
+
+def _unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
+    """One line per distinct finding: the options of a SkyPilot any-of set are checked as
+    deployments of their own and often share a finding word for word, at the same place.
+    An audit (per_deployment) keeps one per deployment, since each row shows its own."""
+    seen: set = set()
+    out: List[Finding] = []
+    for f in findings:
+        key = (f.file, f.line, f.column, f.rule, f.message, f.deployment if per_deployment else None)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
 
 
 @contextmanager

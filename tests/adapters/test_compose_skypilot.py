@@ -99,3 +99,24 @@ def test_odd_inputs_never_raise():
                  "apiVersion: v1\nkind: List\nitems: [1, {kind: Deployment, apiVersion: apps/v1, spec: 3}]",
                  "apiVersion: leaderworkerset.x-k8s.io/v1\nkind: LeaderWorkerSet\nspec: {leaderWorkerTemplate: 4}"):
         adapt(text)
+
+
+def test_skypilot_any_of_options_sharing_a_finding_print_it_once(tmp_path):
+    from tests.helpers import run
+
+    (tmp_path / "task.yaml").write_text("""\
+resources:
+  accelerators: {L4:1, A10G:1, A100:1}
+run: |
+  vllm serve example/unreleased-model --max-model-len 8192
+""")
+    args = ["--isolated", "--select", "CTX208", str(tmp_path / "task.yaml")]
+    result = run(["check", *args])
+    lines = result.out.splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"{tmp_path / 'task.yaml'}:4:14: CTX208 [info] KV pool of unified "
+                                                   "not declared and not derivable: model 'example/unreleased-model'")
+    assert result.err.strip() == "ctxlint: 1 info in 1 file, 3 deployments"
+    # the audit keeps each option's own finding, for its own row
+    audit = run(["audit", "--format", "json", *args]).out
+    import json
+    assert [row["worst"]["rule"] for row in json.loads(audit)["deployments"]] == ["CTX208"] * 3
