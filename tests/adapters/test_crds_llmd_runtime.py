@@ -1,8 +1,14 @@
 """llm-d ModelService and production-stack VLLMRuntime: roles, values at their tokens, findings, odd shapes."""
 from __future__ import annotations
 
+import pytest
+
 from helpers import run
 from tests.adapters.kit import adapt, arg, at
+from tests.conftest import SHARED
+
+NEEDS_CORPUS = pytest.mark.skipif(not (SHARED / "corpus" / "real").is_dir(),
+                                  reason="../shared/corpus/real is not beside the repo")
 
 MODEL_SERVICE = """\
 apiVersion: llm-d.ai/v1alpha1
@@ -181,6 +187,7 @@ def test_vllm_runtime_finding_points_at_max_model_len(tmp_path):
                                  "length 131,072 exceeds the model's trained positions")
 
 
+@NEEDS_CORPUS
 def test_vllm_runtime_corpus_sample_reports_its_missing_device_at_the_spec(in_repo):
     sample = "../shared/corpus/real/vllm-project__production-stack/" \
              "operator__config__samples__production-stack_v1alpha1_vllmruntime.yaml"
@@ -205,6 +212,7 @@ def test_vllm_runtime_odd_shapes_never_crash():
     assert arg(role, "kv_transfer_config").value == {"kv_connector": "LMCacheConnector", "kv_role": "kv_both"}
 
 
+@NEEDS_CORPUS
 def test_llmd_deployer_override_without_sections_gets_the_charts_prefill_and_decode(in_repo):
     """pd-nixl.yaml is Helm values of the llm-d chart, whose ModelService template renders both sections."""
     from ctxlint.adapters import adapt_file
