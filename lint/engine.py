@@ -22,8 +22,8 @@ from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules, selected
 
-SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)
-SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # rule names fed by suppress.apply
+SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
+SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
 
 
 class InternalError(RuntimeError):

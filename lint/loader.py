@@ -18,7 +18,7 @@ import yaml
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
-from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge
+from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge, line_starts
 from ctxlint.templates import looks_like_go_template
 
 try:  # libyaml is about six times faster; fall back when PyYAML was built without it
@@ -198,10 +198,7 @@ _OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
 
 
 def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
-    starts, at = [0], text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
+    starts = line_starts(text)
 
     def position(index: int):
         line = bisect.bisect_right(starts, index)

@@ -27,7 +27,7 @@ import yaml
 from ctxlint.findings import Diagnostic, Finding
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
-from ctxlint.nodes import MAP, SCALAR
+from ctxlint.nodes import MAP, SCALAR, line_starts
 from ctxlint.registry import find
 
 try:
@@ -92,18 +92,18 @@ def comments(text: str, is_json: bool = False, lines_matching: Optional[Pattern[
         spans = _scalar_spans(text)
     except yaml.YAMLError:
         return _line_scan(text)
-    starts = [s for s, _ in spans]
+    span_starts = [s for s, _ in spans]
     out = []
-    line_starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    lines_at = line_starts(text)
     for match in _hashes(text, lines_matching):
         pos = match.start()
         if pos > 0 and text[pos - 1] not in " \t\r\n":
             continue  # `a#b` is text in YAML: a comment needs whitespace before it
-        i = bisect.bisect_right(starts, pos) - 1
+        i = bisect.bisect_right(span_starts, pos) - 1
         if i >= 0 and spans[i][0] <= pos < spans[i][1]:
             continue
-        line = bisect.bisect_right(line_starts, pos)
-        begin = line_starts[line - 1]
+        line = bisect.bisect_right(lines_at, pos)
+        begin = lines_at[line - 1]
         end = text.find("\n", pos)
         end = len(text) if end < 0 else end
         if out and out[-1].line == line:
