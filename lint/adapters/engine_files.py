@@ -27,7 +27,8 @@ from ctxlint.adapters.engine_roles import role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, EnvVar, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.engines import apply_config, flags_trtllm, parse_invocation
+from ctxlint.engines import apply_config, parse_invocation
+from ctxlint.engines.config import config_key
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
@@ -218,7 +219,7 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
         return sources.get(setting.flag_spelling or "", fallback)
 
     for problem in inv.errors:  # e.g. `tensor_parallel_size: x`: the engine would not start
-        key = next((k for k in sources if problem.flag and _flag_name(spec, k) == problem.flag), "")
+        key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
         result.diagnostics.append(Diagnostic(
             ENGINE_REJECTS, f"{engine} would refuse to start: {problem.message}", sources.get(key, fallback), None))
     facts = role_facts(inv, where)
@@ -233,14 +234,6 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
                 kv_pool_tokens=facts.kv_pool_tokens, kv_cache_dtype=facts.kv_cache_dtype,
                 parallelism=facts.parallelism, accelerators=Accelerators(count=count), source=fallback,
                 name=f"{kind} ({section})", engine_args=facts.engine_args)
-
-
-def _flag_name(spec, key: str) -> str:
-    """The canonical setting a config key stands for (as apply_config resolves it)."""
-    canon = flags_trtllm.CONFIG_KEY_ALIASES.get(key, key.replace("-", "_")) if spec.engine == "trtllm" \
-        else key.replace("-", "_")
-    flag = spec.by_name(canon) or spec.find("--" + key)[0]
-    return flag.name if flag is not None else canon
 
 
 def _index(node: Node, dotted: str, sources: Dict[str, Source], file: str) -> None:

@@ -9,10 +9,10 @@ reported as a duplicate pointing at the flag the user typed.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Tuple
 
 from . import flags_trtllm
-from .flagspec import FlagSpec
+from .flagspec import EngineSpec, FlagSpec
 from .parse import _convert
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
@@ -28,6 +28,15 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def config_key(spec: EngineSpec, key: str) -> Tuple[Optional[FlagSpec], str]:
+    """The flag a config-file key stands for (snake or kebab spelling, TRT-LLM's aliases),
+    and the setting name it is kept under."""
+    aliases = flags_trtllm.CONFIG_KEY_ALIASES if spec.engine == "trtllm" else {}
+    canon = aliases.get(key, key.replace("-", "_"))
+    f = spec.by_name(canon) or spec.find("--" + key)[0]
+    return f, (f.name if f is not None else canon)
+
+
 def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
     """A new Invocation with the config's keys as origin="config-file" settings.
 
@@ -39,15 +48,12 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
         err = Problem(f"config file {source!r} is not a mapping", None, None)
         return dataclasses.replace(inv, errors=inv.errors + (err,))
     spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
-    aliases = flags_trtllm.CONFIG_KEY_ALIASES if spec.engine == "trtllm" else {}
     settings = dict(inv.settings)
     dups, errors = list(inv.duplicates), list(inv.errors)
     for key, value in _flatten(data).items():
         if not isinstance(key, str):
             continue
-        canon = aliases.get(key, key.replace("-", "_"))
-        f: Optional[FlagSpec] = spec.by_name(canon) or spec.find("--" + key)[0]
-        name = f.name if f is not None else canon
+        f, name = config_key(spec, key)
         if f is not None and isinstance(value, str) and f.kind in ("int", "float", "bool", "json"):
             value, err, _ = _convert(spec, f, value)
             if err:
