@@ -107,6 +107,23 @@ ROPE_HINT = {"vllm": "--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\
               "llamacpp": "--rope-scaling yarn --rope-scale F --yarn-orig-ctx N"}
 
 
+def position_limit(dep: Deployment, engine: Optional[str],
+                   role: Role) -> Optional[Tuple[int, float, int, Optional[str]]]:
+    """Positions a role may use: (limit, factor, trained base, where the RoPE scaling is set or None).
+
+    RoPE scaling on the engine's command line wins over the model's own factor."""
+    trained = dep.model.max_position_embeddings
+    if trained is None:
+        return None
+    rope = engine_rope(engine, role)
+    if rope is not None:
+        factor, base, where = rope[0], rope[1] or trained.value, rope[2]
+    else:
+        factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
+        base, where = trained.value, None
+    return int(base * factor), factor, base, where
+
+
 def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Optional[int], str]]:
     """RoPE scaling set on the engine's command line: (factor, original positions or None, where)."""
     scaling = None

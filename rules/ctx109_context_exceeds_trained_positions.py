@@ -33,7 +33,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import ROPE_HINT, engine_id, engine_rope, long_context_override
+from ctxlint.rules._engine import ROPE_HINT, engine_id, long_context_override, position_limit
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -44,23 +44,16 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
-    trained = dep.model.max_position_embeddings
-    if trained is None:
-        return
     engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
-        if ctx is None or long_context_override(engine, role) is not None:
+        found = position_limit(dep, engine, role)
+        if ctx is None or found is None or long_context_override(engine, role) is not None:
             continue
-        rope = engine_rope(engine, role)  # scaling on the engine's command line wins over the model's
-        if rope is not None:
-            factor, base, how = rope[0], rope[1] or trained.value, f"the RoPE scaling in {rope[2]}"
-        else:
-            factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
-            base, how = trained.value, "its RoPE scaling factor"
-        limit = int(base * factor)
+        limit, factor, base, where = found
         if ctx.value <= limit:
             continue
+        how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
         declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
             f"({ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')} with F >= {ctx.value / base:.2f})"
         yield Problem(

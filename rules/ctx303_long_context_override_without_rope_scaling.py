@@ -46,8 +46,8 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, engine_rope, label, long_context_override,
-                                  shown)
+from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, label, long_context_override,
+                                  position_limit, shown)
 
 ID = "CTX303"
 NAME = "long-context-override-without-rope-scaling"
@@ -57,27 +57,20 @@ TAGS = ()
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
-
 def check(dep: Deployment, options) -> Iterator[Problem]:
     engine = engine_id(dep)
-    trained = dep.model.max_position_embeddings
-    if engine is None or trained is None:
+    if engine is None:
         return
     for role in dep.roles:
         override = long_context_override(engine, role)
         ctx = engine_context(engine, role)
-        if override is None or ctx is None:
+        found = position_limit(dep, engine, role)
+        if override is None or ctx is None or found is None:
             continue
-        rope = engine_rope(engine, role)
-        if rope is not None:
-            factor, base = rope[0], rope[1] or trained.value
-        else:
-            factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else 1.0
-            base = trained.value
-        limit = int(base * factor)
+        limit, factor, base, where = found
         if ctx[0] <= limit:
             continue
-        scaling = (f"the RoPE scaling set in {rope[2]} (x{factor:g}) covers only {fmt(limit)}" if rope
+        scaling = (f"the RoPE scaling set in {where} (x{factor:g}) covers only {fmt(limit)}" if where
                    else "no RoPE scaling is set")
         yield Problem(
             f"{fmt(ctx[0])} > {fmt(base)} x {factor:g} = {fmt(limit)}: {override[0]} lets {label(engine)} start "
