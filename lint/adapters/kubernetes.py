@@ -11,11 +11,11 @@ containers and sidecars are ignored. Limits clients are promised come from
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
-from ctxlint.adapters.crd_common import ConfigFiles, config_maps
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps, objects
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -40,19 +40,6 @@ def _scalar(node: Optional[Node]) -> Any:
     return node.value if node is not None and node.kind == SCALAR else None
 
 
-def _objects(root: Node) -> Iterator[Node]:
-    """The document itself, or the items of a `kind: List` (nested lists too)."""
-    if root.kind != MAP:
-        return
-    kind = _scalar(root.get("kind"))
-    if isinstance(kind, str) and kind.endswith("List"):  # `kind: yes` is a boolean, not a kind
-        items = root.get("items")
-        for item in items.value if items is not None and items.kind == SEQ else ():
-            yield from _objects(item)
-    else:
-        yield root
-
-
 def matches(obj: Node) -> bool:
     kind = _scalar(obj.get("kind"))
     return isinstance(kind, str) and (kind in POD_SPEC_PATHS or kind == LWS) and \
@@ -64,12 +51,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     spans = ScalarSpans(loaded.path, loaded.text)
     maps = config_maps(loaded)  # engine config files a container mounts from a ConfigMap of this file
     workloads: List[Workload] = []
-    for doc in loaded.documents:
-        for obj in _objects(doc.root):
-            if matches(obj):
-                workload = _workload(obj, spans, result, maps)
-                if workload is not None:
-                    workloads.append(workload)
+    for obj in objects(loaded):  # documents and `kind: *List` items
+        if matches(obj):
+            workload = _workload(obj, spans, result, maps)
+            if workload is not None:
+                workloads.append(workload)
     adapted = deployments_from(loaded.path, workloads)
     result.extend(adapted)
     return result
