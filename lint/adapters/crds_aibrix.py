@@ -44,13 +44,13 @@ GROUP = "orchestration.aibrix.ai"
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans: Optional[ScalarSpans] = None  # built on the first AIBrix object: a pass over the whole text
-    maps: Optional[Dict[str, Node]] = None
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first AIBrix object
     workloads: List[Workload] = []
     for obj in objects(loaded):
         if is_kind(obj, ("StormService", "RoleSet", "RayClusterFleet"), GROUP):
-            if spans is None or maps is None:
-                spans, maps = ScalarSpans(loaded.path, loaded.text), config_maps(loaded)
+            if maps is None:
+                maps = config_maps(loaded)
             if scalar(obj.get("kind")) == "RayClusterFleet":
                 workloads.extend(_fleet(obj, spans, maps, result))
             else:

@@ -77,15 +77,15 @@ GPU_MEMORY_DEFAULT = {"A10": 0.82}  # KAITO's gpuMemoryUtilizationByGPUModel; el
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans: Optional[ScalarSpans] = None  # built on the first KAITO object: a pass over the whole text
-    maps: Optional[Dict[str, Node]] = None
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first KAITO object
     workloads: List[Workload] = []
     for obj in objects(loaded):
         kind = scalar(obj.get("kind"))
         if not is_kind(obj, ("Workspace", "InferenceSet", "MultiRoleInference"), GROUP):
             continue
-        if spans is None or maps is None:
-            spans, maps = ScalarSpans(loaded.path, loaded.text), config_maps(loaded)
+        if maps is None:
+            maps = config_maps(loaded)
         reader = _Reader(obj, spans, maps, result)
         if kind == "Workspace":
             workloads.extend(reader.workspace(obj, obj.get("resource"), obj.get("inference"), None))

@@ -44,15 +44,15 @@ ENGINE_CONTAINER = "vllm"  # the container name llm-d's presets give their `vllm
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans: Optional[ScalarSpans] = None
-    maps: Optional[Dict[str, Node]] = None
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first ModelService
     workloads: List[Workload] = []
     for obj in objects(loaded):
         spec = obj.get("spec")
         if not is_kind(obj, KINDS, "llm-d.ai") or spec is None or spec.kind != MAP:
             continue
-        if spans is None or maps is None:  # built on the first match: a line index of a big file costs
-            spans, maps = ScalarSpans(loaded.path, loaded.text), config_maps(loaded)
+        if maps is None:
+            maps = config_maps(loaded)
         for section in (PREFILL, DECODE):
             w = _section(obj, spec, section, spans, maps, result)
             if w is not None:

@@ -64,12 +64,11 @@ def _map(node: Optional[Node]) -> Optional[Node]:
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    spans: Optional[ScalarSpans] = None
+    spans = ScalarSpans(loaded.path, loaded.text)  # cheap: its line index is built on first use
     workloads: List[Workload] = []
     for obj in objects(loaded):
         spec = _map(obj.get("spec"))
         if is_kind(obj, KINDS, "production-stack.vllm.ai") and spec is not None:
-            spans = spans or ScalarSpans(loaded.path, loaded.text)  # on the first match: a big file's line index costs
             w = _runtime(obj, spec, spans, result)
             if w is not None:
                 workloads.append(w)
