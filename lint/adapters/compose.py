@@ -16,7 +16,8 @@ from typing import Dict, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import compose_mounts, tree_reader
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container, scalar_text
+from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container
+from ctxlint.adapters.workload_inputs import env_from_list, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
@@ -68,18 +69,9 @@ def _interpolate(text: str, defaults: Dict[str, str]) -> Optional[str]:
 
 
 def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]:
-    out: List[EnvVar] = []
-    if node is not None and node.kind == MAP:
-        for key, value in node.value.items():
-            if isinstance(key, str) and value.kind == SCALAR:
-                text = None if value.value is None else _interpolate(scalar_text(value), defaults)
-                out.append(EnvVar(key, text, value))
-    elif node is not None and node.kind == SEQ:
-        for item in node.value:
-            if item.kind == SCALAR and isinstance(item.value, str) and "=" in item.value:
-                name, _, value = item.value.partition("=")
-                out.append(EnvVar(name.strip(), _interpolate(value, defaults), item))
-    return out
+    def resolve(value: str) -> str:
+        return _interpolate(value, defaults)
+    return env_from_mapping(node, resolve) + env_from_list(node, resolve)  # one of them is empty
 
 
 def _gpus(service: Node, file: str) -> Optional[Val[int]]:

@@ -25,15 +25,16 @@ from typing import Any, Dict, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_roles import role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, EnvVar, Workload, read_container
+from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.adapters.workload_inputs import env_from_list
 from ctxlint.engines import apply_config, parse_invocation
 from ctxlint.engines.config import config_key
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, Node
 
 NAME = "engine-config"
 _SERVER_SECTIONS = {"context_servers": PREFILL, "generation_servers": DECODE}
@@ -92,7 +93,7 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
         macros = _expand({**shared, **_macros(model.get("macros")), "PORT": port})
         written = {**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))}
         reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
-                                           script_text=_one_line(cmd.value), env=_env_list(model.get("env")),
+                                           script_text=_one_line(cmd.value), env=env_from_list(model.get("env")),
                                            k8s_refs=False, resolver=macros.get, resolver_nodes=written))
         result.diagnostics.extend(reading.diagnostics)
         if reading.roles:
@@ -137,15 +138,6 @@ def _expand(macros: Dict[str, str]) -> Dict[str, str]:
     for _ in range(4):
         out = {k: _MACRO_REF.sub(lambda m: out.get(m.group(1), m.group(0)), v) for k, v in out.items()}
     return out
-
-
-def _env_list(node: Optional[Node]) -> List[EnvVar]:
-    env = []
-    for item in node.value if node is not None and node.kind == SEQ else ():
-        if item.kind == SCALAR and isinstance(item.value, str) and "=" in item.value:
-            key, value = item.value.split("=", 1)
-            env.append(EnvVar(key, value, item))
-    return env
 
 
 # -- TensorRT-LLM disaggregated server config -------------------------------------------------------

@@ -83,6 +83,16 @@ def env_from_mapping(node: Optional[Node], resolve: Callable[[str], Optional[str
     return out
 
 
+def env_from_list(node: Optional[Node], resolve: Callable[[str], Optional[str]] = lambda v: v) -> List[EnvVar]:
+    """`["NAME=value", ...]` lists (compose `environment:`, llama-swap `env:`)."""
+    out = []
+    for item in node.value if node is not None and node.kind == SEQ else ():
+        if item.kind == SCALAR and isinstance(item.value, str) and "=" in item.value:
+            name, _, value = item.value.partition("=")
+            out.append(EnvVar(name.strip(), resolve(value), item))
+    return out
+
+
 # -- advertised limits ------------------------------------------------------------------------------------
 def limits_from_annotations(annotations: Optional[Node], file: str, diagnostics: List[Diagnostic],
                             deployment: Optional[str] = None) -> Tuple[Advertised, Gateway]:
