@@ -89,6 +89,18 @@ class Node:
 _simple: Dict[str, bool] = {}  # key -> matches _SIMPLE_KEY; the same few hundred keys recur in every file
 
 
+def dotted_sources(mapping: "Node", place: Callable[["Node"], Source], prefix: str = "") -> Dict[str, Source]:
+    """Every key under a mapping, nested ones dotted (`kv_cache_config.max_tokens`) -> place(value),
+    as engine config files are keyed once flattened (engines.config.apply_config)."""
+    sources: Dict[str, Source] = {}
+    for key, child in mapping.value.items() if mapping.kind == MAP else ():
+        dotted = f"{prefix}{key}"
+        sources[dotted] = place(child)
+        if child.kind == MAP:
+            sources.update(dotted_sources(child, place, dotted + "."))
+    return sources
+
+
 def line_starts(text: str) -> List[int]:
     """Index of the first character of every line ("\n"-separated, as editors count them)."""
     starts, find = [0], text.find

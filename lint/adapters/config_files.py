@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from ctxlint.loader import read_path
 from ctxlint.model import Source
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
 
 Found = Optional[Tuple[Any, Dict[str, Source]]]
 Reader = Callable[[str], Found]
@@ -54,17 +54,8 @@ def load(file: str) -> Found:
     loaded = read_path(file, max_bytes=MAX_CONFIG_BYTES)
     if loaded.diagnostics or len(loaded.documents) != 1 or loaded.documents[0].root.kind != MAP:
         return None
-    sources: Dict[str, Source] = {}
-
-    def walk(node: Node, prefix: str) -> None:
-        for key, child in node.value.items():
-            dotted = f"{prefix}{key}"
-            sources[dotted] = child.source(file)
-            if child.kind == MAP:
-                walk(child, dotted + ".")
     root = loaded.documents[0].root
-    walk(root, "")
-    return root.plain(), sources
+    return root.plain(), dotted_sources(root, lambda node: node.source(file))
 
 
 def compose_mounts(service: Node) -> Dict[str, str]:

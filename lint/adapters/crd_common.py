@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.loader import LoadedFile, parse_text
 from ctxlint.model import Source, Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
 
 
 def scalar(node: Optional[Node]) -> Any:
@@ -93,7 +93,6 @@ def parse_embedded(node: Node, spans: ScalarSpans) -> Optional[Tuple[Any, Dict[s
     if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
         return None
     offsets = spans.offsets(node)
-    sources: Dict[str, Source] = {}
 
     def place(n: Node) -> Source:
         if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
@@ -102,15 +101,8 @@ def parse_embedded(node: Node, spans: ScalarSpans) -> Optional[Tuple[Any, Dict[s
         end_line, end_col = spans.position(offsets[n.end_index - 1])
         return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
 
-    def walk(n: Node, prefix: str) -> None:
-        for key, child in n.value.items():
-            dotted = f"{prefix}{key}"
-            sources[dotted] = place(child)
-            if child.kind == MAP:
-                walk(child, dotted + ".")
     root = inner.documents[0].root
-    walk(root, "")
-    return root.plain(), sources
+    return root.plain(), dotted_sources(root, place)
 
 
 class ConfigFiles:

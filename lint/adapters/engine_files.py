@@ -34,7 +34,7 @@ from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
-from ctxlint.nodes import MAP, SCALAR, Node
+from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "engine-config"
 _SERVER_SECTIONS = {"context_servers": PREFILL, "generation_servers": DECODE}
@@ -202,7 +202,8 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
     data: Dict[str, Any] = {}
     for key, value in options.items():
         data[key] = value.plain()
-        _index(value, str(key), sources, file)
+        sources[str(key)] = value.source(file)
+        sources.update(dotted_sources(value, lambda n: n.source(file), f"{key}."))
     inv = apply_config(parse_invocation(engine, [], {}, launcher, "serve", 0), data, file)
     spec = spec_for(engine, launcher, "serve")
     fallback = node.source(file)
@@ -226,10 +227,3 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
                 kv_pool_tokens=facts.kv_pool_tokens, kv_cache_dtype=facts.kv_cache_dtype,
                 parallelism=facts.parallelism, accelerators=Accelerators(count=count), source=fallback,
                 name=f"{kind} ({section})", engine_args=facts.engine_args)
-
-
-def _index(node: Node, dotted: str, sources: Dict[str, Source], file: str) -> None:
-    sources[dotted] = node.source(file)
-    if node.kind == MAP:
-        for key, child in node.value.items():
-            _index(child, f"{dotted}.{key}", sources, file)
