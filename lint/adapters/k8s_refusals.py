@@ -15,7 +15,7 @@ import re
 from typing import List, Optional
 
 from ctxlint.findings import Diagnostic
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node
 
 SCHEMA_VIOLATION = "schema-violation"
 _REFUSED = "the Kubernetes API server refuses this object"
@@ -53,7 +53,7 @@ def _read_as_string(node: Node, written: Optional[str]) -> bool:
     string field as a string? PyYAML and go-yaml disagree on timestamps (`2024-01-01`, kept as
     text), `!!binary` (decoded to a string), base-60 `1:20` (text) and a plain `1e6` (a number)."""
     if isinstance(node.value, str):
-        return not (not node.style and node.tag == "tag:yaml.org,2002:str" and _GO_FLOAT.match(node.value))
+        return not (not node.style and node.tag == STR_TAG and _GO_FLOAT.match(node.value))
     if isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and written is not None:
         return bool(_SEXAGESIMAL.match(written))
     return isinstance(node.value, (bytes, datetime.date))  # datetime.datetime is a date too
