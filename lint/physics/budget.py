@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .models import ModelArch
+from .weights import WeightFormat, weight_bytes
 
 GIB = 1 << 30
 MIB = 1 << 20
@@ -57,24 +58,39 @@ def gib(x: float | None) -> str:
     return "?" if x is None else f"{x / GIB:.2f} GiB"
 
 
-def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0) -> tuple[float | None, str, list[str]]:
-    """params x bytes/param / (TP x PP). MoE experts are assumed split over the
-    same TP x PP GPUs; expert parallelism over more GPUs (DP-attention + EP)
-    only lowers the real per-GPU share, so this stays conservative."""
+def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
+                    fmt: WeightFormat | None = None) -> tuple[float | None, str, list[str]]:
+    """Checkpoint bytes / (TP x PP), in the weight format that applies (the resolution's,
+    else the checkpoint's own). MoE experts are assumed split over the same TP x PP GPUs;
+    expert parallelism over more GPUs (DP-attention + EP) only lowers the real per-GPU
+    share, so this stays conservative."""
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
     params = arch.total_params_b * 1e9
-    formula = f"{arch.total_params_b:g}e9 x {arch.weight_bytes:g} B / ({tp} x {pp})"
+    fmt = fmt or arch.weight_format
+    if arch.weight_bytes is not None:  # a flat bytes/param the user stated
+        total = params * arch.weight_bytes
+        formula = f"{arch.total_params_b:g}e9 x {arch.weight_bytes:g} B / ({tp} x {pp})"
+    else:
+        b = lambda x: None if x is None else x * 1e9  # noqa: E731
+        total = weight_bytes(params, b(arch.embed_params_b), b(arch.lm_head_params_b), b(arch.expert_params_b),
+                             b(arch.vision_params_b), fmt)
+        formula = f"{arch.total_params_b:g}e9 params as {fmt.label} = {total / GIB:.2f} GiB / ({tp} x {pp})"
+        if fmt.key not in ("bf16", "fp32"):
+            kept = "MoE experts only" if fmt.scope == "experts" else \
+                "embeddings and LM head at 16 bits" if fmt.scope == "linear" else "every tensor"
+            notes.append(f"weights {fmt.label}: {fmt.bits:g} bits per quantized weight ({kept})")
     if draft_layers:
         embed = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2
         per_layer = max(0.0, params - embed) / max(1, arch.num_layers)
-        params += draft_layers * per_layer
-        formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9"
+        per_param = arch.weight_bytes if arch.weight_bytes is not None else fmt.bits / 8
+        total += draft_layers * per_layer * per_param
+        formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
         notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")
-    return params * arch.weight_bytes / (tp * pp), formula, notes
+    return total / (tp * pp), formula, notes
 
 
 def activation_bytes(arch: ModelArch, tokens: int, tp: int) -> tuple[float, str]:

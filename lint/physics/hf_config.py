@@ -11,7 +11,9 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, SLIDING, ModelArch
+from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
+from .params import count as count_params
+from .weights import from_quantization_config
 
 _LAYER_TYPE_MAP = {
     "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
@@ -20,11 +22,6 @@ _LAYER_TYPE_MAP = {
     "linear_attention": LINEAR, "mamba": LINEAR, "mamba2": LINEAR, "linear": LINEAR,
     "conv": LINEAR, "gated_delta_net": LINEAR, "lightning": LINEAR,
 }
-
-# Families whose parameter count we can compute from dims (plain dense decoder
-# with a gated MLP). MoE and exotic blocks are left as None: a wrong count is
-# worse than an unknown one.
-_DENSE_FAMILIES = {"llama", "mistral", "qwen2", "qwen3", "phi3", "gemma", "gemma2", "gemma3_text"}
 
 
 def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
@@ -47,8 +44,26 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cfg)
 
 
+# Nemotron-H block letters (hybrid_override_pattern) and names (layers_block_type).
+_BLOCKS = {"M": LINEAR, "*": FULL, "-": NONE, "E": NONE, "mamba": LINEAR, "attention": FULL, "mlp": NONE,
+           "moe": NONE}
+
+
+def _blocks(c: Mapping[str, Any]) -> list[str] | None:
+    pattern = c.get("hybrid_override_pattern")
+    if isinstance(pattern, str) and pattern and all(ch in _BLOCKS for ch in pattern):
+        return [_BLOCKS[ch] for ch in pattern]
+    names = c.get("layers_block_type")
+    if isinstance(names, list) and names and all(str(x).lower() in _BLOCKS for x in names):
+        return [_BLOCKS[str(x).lower()] for x in names]
+    return None
+
+
 def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
     mt = str(c.get("model_type", "")).lower()
+    blocks = _blocks(c)
+    if blocks is not None:
+        return tuple((blocks + [NONE] * n)[:n])
     lt = c.get("layer_types")
     if isinstance(lt, list) and lt:
         kinds = [_LAYER_TYPE_MAP.get(str(t).lower(), FULL) for t in lt][:n]
@@ -85,53 +100,6 @@ def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, .
     return (SLIDING,) * n
 
 
-def _weight_bytes(c: Mapping[str, Any], dtype: str, notes: list[str]) -> float:
-    q = c.get("quantization_config")
-    base = {"float32": 4.0, "float16": 2.0, "bfloat16": 2.0}.get(dtype, 2.0)
-    if not isinstance(q, Mapping):
-        return base
-    method = str(q.get("quant_method", "")).lower()
-    bits = q.get("bits") or q.get("w_bit")
-    if method == "fp8" or str(q.get("fmt", "")).startswith("e4m3"):
-        notes.append("weights fp8 (1 B/param; bf16 embeddings/norms not counted)")
-        return 1.0
-    if method == "mxfp4":
-        # Only MoE experts are mxfp4 (4.25 bits incl. scales); attention and
-        # embeddings stay bf16. 0.57 B/param matches gpt-oss-120b's ~65 GB
-        # checkpoint for 117B params; rounded up to stay conservative.
-        notes.append("weights mxfp4 experts + bf16 rest, ~0.57 B/param (estimated)")
-        return 0.57
-    if bits:
-        b = float(bits) / 8 * 1.06  # group scales/zeros add a few percent
-        notes.append(f"weights {bits}-bit {method or 'quantized'} (~{b:.2f} B/param, estimated)")
-        return b
-    groups = q.get("config_groups")
-    if isinstance(groups, Mapping):
-        for g in groups.values():
-            w = g.get("weights") if isinstance(g, Mapping) else None
-            if isinstance(w, Mapping) and w.get("num_bits"):
-                b = float(w["num_bits"]) / 8 * (1.0 if int(w["num_bits"]) >= 8 else 1.06)
-                notes.append(f"weights {w['num_bits']}-bit compressed-tensors (~{b:.2f} B/param)")
-                return b
-    notes.append(f"quantization {method or '?'} not understood; assumed {base} B/param")
-    return base
-
-
-def _dense_params(c: Mapping[str, Any], heads: int, kv: int, hd: int) -> float | None:
-    mt = str(c.get("model_type", "")).lower()
-    if mt not in _DENSE_FAMILIES:
-        return None
-    if any(c.get(k) for k in ("num_local_experts", "n_routed_experts", "num_experts")):
-        return None
-    h, inter, vocab, n = (c.get(k) for k in ("hidden_size", "intermediate_size", "vocab_size", "num_hidden_layers"))
-    if not all(isinstance(x, int) and x > 0 for x in (h, inter, vocab, n)):
-        return None
-    attn = h * heads * hd * 2 + h * kv * hd * 2
-    mlp = 3 * h * inter
-    embed = vocab * h * (1 if c.get("tie_word_embeddings", False) else 2)
-    return (n * (attn + mlp + 2 * h) + embed + h) / 1e9
-
-
 def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") -> ModelArch:
     """Build a ModelArch from a config.json dict. Raises ValueError when the
     basic dims (layers, heads) are missing; everything else degrades to None."""
@@ -139,14 +107,18 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         raise ValueError("config must be a mapping")
     c = _text_part(config)
     notes: list[str] = []
-    n = _first(c, "num_hidden_layers", "n_layer", "num_layers")
-    heads = _first(c, "num_attention_heads", "n_head", "num_heads")
+    n = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    if n is None and _blocks(c) is not None:
+        n = len(_blocks(c))
+    heads = _first(c, "num_attention_heads", "n_head", "num_heads", "n_heads")
     if not isinstance(n, int) or not isinstance(heads, int) or n <= 0 or heads <= 0:
         raise ValueError("config.json lacks num_hidden_layers / num_attention_heads")
     if n > MAX_LAYERS:
         raise ValueError(f"num_hidden_layers {n:,} is not a model's layer count (1 to {MAX_LAYERS:,})")
     hidden = _first(c, "hidden_size", "n_embd", "d_model")
     kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv")
+    if kv is None and isinstance(c.get("attn_config"), Mapping):  # dbrx
+        kv = c["attn_config"].get("kv_n_heads")
     if kv is None:
         kv = 1 if c.get("multi_query") else heads
     kv_lora = c.get("kv_lora_rank")
@@ -169,9 +141,15 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         rtype = None
     kinds = _layer_kinds(c, n, notes)
     experts = _first(c, "num_local_experts", "n_routed_experts", "num_experts")
-    params = _dense_params(c, heads, int(kv), int(hd))
-    if params is not None:
-        notes.append("total params computed from config dims (dense gated-MLP formula)")
+    if experts is None and isinstance(c.get("ffn_config"), Mapping):  # dbrx
+        experts = c["ffn_config"].get("moe_num_experts")
+    split = count_params(config, c)
+    if split is not None:
+        notes.append("parameters counted from the config's dimensions")
+    fmt = from_quantization_config(c.get("quantization_config"))
+    if c.get("quantization_config") and fmt is None:
+        notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
+                     "weights taken at 16 bits")
     return ModelArch(
         name=name,
         num_layers=n,
@@ -185,12 +163,17 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,
         attention_chunk_size=int(c["attention_chunk_size"]) if CHUNKED in kinds else None,
         hidden_size=int(hidden) if isinstance(hidden, int) else None,
-        total_params_b=params,
-        active_params_b=params,
-        weight_bytes=_weight_bytes(c, dtype, notes),
+        total_params_b=split.total / 1e9 if split else None,
+        active_params_b=split.total / 1e9 if split and not experts else None,
+        embed_params_b=split.embed / 1e9 if split else None,
+        lm_head_params_b=split.lm_head / 1e9 if split else None,
+        expert_params_b=split.experts / 1e9 if split else None,
+        vision_params_b=split.vision / 1e9 if split else None,
+        weights=fmt.key if fmt is not None else None,
         dtype=dtype,
         vocab_size=c.get("vocab_size") if isinstance(c.get("vocab_size"), int) else None,
-        max_position_embeddings=_first(c, "max_position_embeddings", "n_positions", "max_seq_len", "seq_length"),
+        max_position_embeddings=_first(c, "max_position_embeddings", "n_positions", "max_seq_len", "seq_length",
+                                       "max_sequence_length"),
         rope_scaling_type=str(rtype) if rtype else None,
         rope_scaling_factor=float(rope["factor"]) if rope.get("factor") is not None else None,
         rope_original_max_position_embeddings=rope.get("original_max_position_embeddings"),

@@ -21,7 +21,8 @@ FULL = "full"
 SLIDING = "sliding"
 CHUNKED = "chunked"
 LINEAR = "linear"
-LAYER_KINDS = (FULL, SLIDING, CHUNKED, LINEAR)
+NONE = "none"  # a block with no attention at all (Nemotron-H MLP/MoE blocks): no cache
+LAYER_KINDS = (FULL, SLIDING, CHUNKED, LINEAR, NONE)
 
 # Bytes per element for the model's own dtype (what KV dtype "auto" means).
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "bf16": 2, "fp16": 2, "fp32": 4}
@@ -43,7 +44,13 @@ class ModelArch:
     hidden_size: int | None = None
     total_params_b: float | None = None
     active_params_b: float | None = None
-    weight_bytes: float = 2.0              # bytes per parameter as loaded
+    # The count split the way quantizers treat it (ctxlint.physics.params), in billions:
+    embed_params_b: float | None = None    # input embeddings
+    lm_head_params_b: float | None = None  # 0 when tied to the embeddings
+    expert_params_b: float | None = None   # routed MoE experts
+    vision_params_b: float | None = None   # vision tower and projector
+    weights: str | None = None             # the checkpoint's weight format (physics.weights.FORMATS key)
+    weight_bytes: float | None = None      # a flat bytes/param override (user facts); None: from `weights`
     dtype: str = "bfloat16"                # activation / KV "auto" dtype
     vocab_size: int | None = None
     max_position_embeddings: int | None = None
@@ -56,6 +63,12 @@ class ModelArch:
     source: str = ""
     verified: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def weight_format(self):
+        """The checkpoint's own weight format: its quantization_config, else its dtype."""
+        from .weights import BF16, FP32, format_by_key
+        return format_by_key(self.weights) or (FP32 if self.dtype_bytes == 4 else BF16)
 
     @property
     def is_mla(self) -> bool:

@@ -50,6 +50,8 @@ LLAMA31_8B = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hid
 DSV3 = {"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "hidden_size": 7168,
         "num_hidden_layers": 61, "num_attention_heads": 128, "num_key_value_heads": 128, "kv_lora_rank": 512,
         "qk_rope_head_dim": 64, "qk_nope_head_dim": 128, "v_head_dim": 128, "n_routed_experts": 256,
+        "q_lora_rank": 1536, "moe_intermediate_size": 2048, "intermediate_size": 18432, "n_shared_experts": 1,
+        "first_k_dense_replace": 3, "moe_layer_freq": 1, "tie_word_embeddings": False,
         "num_experts_per_tok": 8, "vocab_size": 129280, "max_position_embeddings": 163840, "torch_dtype": "bfloat16",
         "rope_scaling": {"type": "yarn", "factor": 40, "original_max_position_embeddings": 4096},
         "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "weight_block_size": [128, 128]}}
@@ -78,19 +80,21 @@ def test_parse_llama() -> None:
     a = arch_from_hf_config(LLAMA31_8B, "meta-llama/Llama-3.1-8B")
     assert (a.num_layers, a.num_kv_heads, a.head_dim, a.full_layers) == (32, 8, 128, 32)
     assert (a.rope_scaling_type, a.rope_scaling_factor, a.rope_original_max_position_embeddings) == ("llama3", 8.0, 8192)
-    assert round(a.total_params_b, 2) == 8.03 and a.weight_bytes == 2.0
+    assert round(a.total_params_b, 2) == 8.03 and a.weight_format.key == "bf16"  # HF counts 8.03B
+    assert (round(a.embed_params_b, 3), round(a.lm_head_params_b, 3), a.expert_params_b) == (0.525, 0.525, 0)
 
 
 def test_parse_mla() -> None:
     a = arch_from_hf_config(DSV3, "deepseek-ai/DeepSeek-V3")
-    assert (a.kv_lora_rank, a.qk_rope_head_dim, a.weight_bytes, a.num_experts) == (512, 64, 1.0, 256)
-    assert a.total_params_b is None  # MoE: not computable from config alone
+    assert (a.kv_lora_rank, a.qk_rope_head_dim, a.weights, a.num_experts) == (512, 64, "fp8", 256)
+    # The README's 671B (without the 14B MTP module): routed experts 653.9B of it.
+    assert (round(a.total_params_b, 1), round(a.expert_params_b, 1)) == (671.0, 653.9)
     assert (a.rope_scaling_type, a.rope_scaling_factor) == ("yarn", 40.0)
 
 
 def test_parse_hybrids() -> None:
     oss = arch_from_hf_config(GPT_OSS_20B)
-    assert (oss.full_layers, oss.count(SLIDING), oss.sliding_window, oss.weight_bytes) == (12, 12, 128, 0.57)
+    assert (oss.full_layers, oss.count(SLIDING), oss.sliding_window, oss.weights) == (12, 12, 128, "mxfp4-experts")
     g3 = arch_from_hf_config(GEMMA3_VLM)
     assert (g3.num_layers, g3.full_layers, g3.layer_kinds[5], g3.layer_kinds[0]) == (62, 10, FULL, SLIDING)
     nxt = arch_from_hf_config(QWEN3_NEXT)

@@ -1,0 +1,149 @@
+"""Parameter counts from a config.json, split by what a quantizer treats differently.
+
+A checkpoint's weight bytes depend on which tensors a format quantizes: embeddings and the
+LM head usually stay in 16 bits, gpt-oss quantizes only its MoE experts, and a vision
+tower is left alone. So the count is split into embeddings, LM head, routed experts,
+vision tower and the rest (attention, dense MLPs, shared experts, routers, norms).
+
+Covered layouts: Llama-style GQA decoders (gated or plain MLP), MLA (DeepSeek-V2/V3,
+Kimi-K2, with the V3.2 indexer), MoE with routed and shared experts placed as each family
+places them (first_k_dense_replace / moe_layer_freq, decoder_sparse_step / mlp_only_layers,
+Llama-4 interleave_moe_layer_step, dbrx ffn_config). Layers of other kinds (linear
+attention, Mamba) are not counted: `count()` returns None for them, and the catalog takes
+the published count instead. MTP / next-token-prediction modules are left out: engines
+load them only for speculative decoding.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional
+
+# Plain (non-gated) MLP: up + down only.
+_PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt"}
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2"}
+_UNCOUNTED = {"qwen3_next", "mimo_v2_flash", "minimax_m3", "qwen3_5", "qwen3_5_moe", "minimax", "minimax_m1", "nemotron_h", "jamba",
+              "mamba", "mamba2", "falcon_h1", "bamba", "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
+
+
+@dataclass(frozen=True)
+class Params:
+    """Counts in parameters (not billions)."""
+
+    embed: int
+    lm_head: int
+    experts: int  # routed experts, all layers
+    vision: int
+    other: int
+
+    @property
+    def total(self) -> int:
+        return self.embed + self.lm_head + self.experts + self.vision + self.other
+
+
+def _i(c: Mapping[str, Any], *keys: str) -> Optional[int]:
+    for k in keys:
+        v = c.get(k)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            return v
+    return None
+
+
+def _attention(c: Mapping[str, Any], h: int, heads: int, kv: int, hd: int) -> int:
+    if c.get("kv_lora_rank"):
+        rope, nope = int(c.get("qk_rope_head_dim") or 64), int(c.get("qk_nope_head_dim") or 128)
+        vhd, kvl = int(c.get("v_head_dim") or nope), int(c["kv_lora_rank"])
+        ql = c.get("q_lora_rank")
+        q = h * ql + ql + ql * heads * (nope + rope) if ql else h * heads * (nope + rope)
+        kv_a = h * (kvl + rope) + kvl
+        kv_b = kvl * heads * (nope + vhd)
+        out = q + kv_a + kv_b + heads * vhd * h
+        if c.get("index_n_heads") and c.get("index_head_dim") and ql:
+            ih, ihd = int(c["index_n_heads"]), int(c["index_head_dim"])
+            out += ql * ih * ihd + h * ihd + h * ih + 2 * ihd
+        return out
+    return h * heads * hd + 2 * h * kv * hd + heads * hd * h
+
+
+def _moe_layers(c: Mapping[str, Any], n: int, mt: str) -> list:
+    """Which layers carry routed experts."""
+    experts = _i(c, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
+    if not experts:
+        return [False] * n
+    freq = c.get("moe_layer_freq")
+    if isinstance(freq, list):  # one flag per layer
+        return [bool(freq[i]) if i < len(freq) else False for i in range(n)]
+    if "first_k_dense_replace" in c or freq is not None:
+        k, step = int(c.get("first_k_dense_replace") or 0), int(freq or 1)
+        return [i >= k and i % step == 0 for i in range(n)]
+    if mt.startswith("llama4"):
+        step = int(c.get("interleave_moe_layer_step") or 1)
+        return [(i + 1) % step == 0 for i in range(n)]
+    only = set(c.get("mlp_only_layers") or [])
+    step = int(c.get("decoder_sparse_step") or 1)
+    return [i not in only and (i + 1) % step == 0 for i in range(n)]
+
+
+def _vision(v: Any) -> int:
+    """A ViT-style tower: per block attention 4h^2 + MLP 2h x inter (an estimate; ~1% of a VLM)."""
+    if not isinstance(v, Mapping):
+        return 0
+    h = _i(v, "hidden_size", "embed_dim", "width")
+    depth = _i(v, "num_hidden_layers", "depth", "layers")
+    if not h or not depth:
+        return 0
+    inter = _i(v, "intermediate_size", "mlp_dim") or 4 * h
+    patch = _i(v, "patch_size") or 14
+    return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h
+
+
+def count(config: Mapping[str, Any], text: Mapping[str, Any]) -> Optional[Params]:
+    """`text` is the decoder's part of `config` (its text_config for VLMs). None when a layer
+    kind is not covered or a dimension is missing: a wrong count is worse than none."""
+    mt = str(text.get("model_type", "")).lower()
+    if mt in _UNCOUNTED or text.get("layer_types") and any(
+            "linear" in str(t) or "mamba" in str(t) for t in text.get("layer_types") or ()):
+        return None
+    h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "n_layers"), \
+        _i(text, "vocab_size")
+    heads = _i(text, "num_attention_heads", "n_head", "n_heads")
+    if not (h and n and vocab and heads):
+        return None
+    kv = _i(text, "num_key_value_heads", "num_kv_heads") or (1 if text.get("multi_query") else heads)
+    hd = _i(text, "head_dim") or h // heads
+    ffn = text.get("ffn_config") if isinstance(text.get("ffn_config"), Mapping) else {}
+    inter = _i(text, "intermediate_size", "ffn_hidden_size", "n_inner") or _i(ffn, "ffn_hidden_size")
+    if mt == "dbrx":
+        kv = _i(text.get("attn_config") or {}, "kv_n_heads") or kv
+    experts = _i(text, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts") or \
+        _i(ffn, "moe_num_experts") or 0
+    moe_inter = _i(text, "moe_intermediate_size", "expert_intermediate_size") or inter
+    if not inter and not (experts and moe_inter):
+        return None
+    mlp_mult = 2 if mt in _PLAIN_MLP else 3
+    attn = _attention(text, h, heads, kv, hd)
+    routed = other = 0
+    moe = _moe_layers(text, n, mt) if experts else [False] * n
+    shared_n = int(text.get("n_shared_experts") or 0)
+    shared_inter = _i(text, "shared_expert_intermediate_size")
+    dense_inter = _i(text, "intermediate_size_mlp") if mt.startswith("llama4") else inter
+    for is_moe in moe:
+        other += attn + 2 * h
+        if is_moe:
+            routed += experts * 3 * h * moe_inter
+            other += h * experts  # router
+            if shared_inter:
+                other += 3 * h * shared_inter + h  # Qwen2-MoE: one shared expert and its gate
+            elif shared_n:
+                other += shared_n * 3 * h * moe_inter
+            elif mt.startswith("llama4"):
+                other += 3 * h * inter  # Llama-4: one shared expert of intermediate_size
+        else:
+            other += mlp_mult * h * (dense_inter or inter or moe_inter)
+    other += h  # final norm
+    embed = vocab * h
+    tied = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
+    if tied is None:
+        tied = mt in _TIED_BY_DEFAULT
+    lm_head = 0 if tied else vocab * h
+    return Params(embed=embed, lm_head=lm_head, experts=routed, vision=_vision(config.get("vision_config")),
+                  other=other)

@@ -1,0 +1,171 @@
+"""Weight formats: how many bytes a checkpoint's parameters take on the GPU.
+
+A format says how many bits one quantized weight costs with its scales (and zero
+points), over which tensors it applies, and a band for formats whose cost depends on
+the checkpoint (GGUF mixtures, unsloth's dynamic quants). The numbers are the formats'
+own layouts:
+- FP8 (e4m3, per-tensor/channel/128x128-block scales): 8 bits; the scales are < 0.1%.
+- INT8 (W8A8, W8A16, GPTQ-Int8): 8 bits + one 16-bit scale per output channel (< 0.1%).
+- AWQ / GPTQ 4-bit, group 128: 4 + 16/128 (fp16 scale) + 4/128 (packed zero) = 4.16 bits.
+- compressed-tensors W4A16 (symmetric, group 128): 4 + 16/128 = 4.125 bits.
+- bitsandbytes NF4 (block 64, double-quantized absmax): 4 + 8/64 + 32/(64*256) = 4.127 bits.
+- NVFP4: 4 bits + one FP8 scale per 16 = 4.5 bits; MXFP4: 4 + one E8M0 scale per 32 = 4.25.
+- GGUF: llama.cpp's block sizes (Q8_0 34 B / 32, Q4_K 144 B / 256, ...); K-quant mixes
+  (`_M`, `_S`, `_L`, `_XL`) keep some tensors at higher types, hence the bands.
+Quantizers (llm-compressor, AutoAWQ, GPTQModel, ModelOpt, bitsandbytes) leave the input
+embeddings and the LM head in 16 bits ("linear" scope); gpt-oss ships only its MoE experts
+in MXFP4 ("experts"); GGUF files quantize every tensor, norms aside ("all").
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+LINEAR, EXPERTS, ALL = "linear", "experts", "all"
+
+
+@dataclass(frozen=True)
+class WeightFormat:
+    key: str
+    label: str  # for messages: "FP8", "AWQ 4-bit"
+    bits: float  # per quantized weight, scales included (point estimate)
+    low: float  # band: the fewest bits a checkpoint of this format can take
+    high: float  # ... and the most
+    scope: str = LINEAR  # which tensors the format applies to
+
+    @property
+    def exact(self) -> bool:
+        return self.low == self.high
+
+
+def _fixed(key: str, label: str, bits: float, scope: str = LINEAR) -> WeightFormat:
+    return WeightFormat(key, label, bits, bits, bits, scope)
+
+
+BF16 = WeightFormat("bf16", "16-bit", 16.0, 16.0, 16.0, ALL)
+FP32 = WeightFormat("fp32", "32-bit", 32.0, 32.0, 32.0, ALL)
+_FP8 = _fixed("fp8", "FP8", 8.0)
+_INT8 = _fixed("int8", "INT8", 8.0)
+_AWQ = _fixed("awq", "AWQ 4-bit", 4.16)
+_GPTQ4 = _fixed("gptq-int4", "GPTQ 4-bit", 4.16)
+_W4A16 = _fixed("w4a16", "W4A16 4-bit", 4.125)
+_NF4 = _fixed("bnb-4bit", "bitsandbytes 4-bit", 4.127)
+_NVFP4 = _fixed("nvfp4", "NVFP4", 4.5)
+_MXFP4 = _fixed("mxfp4", "MXFP4", 4.25)
+# A 4-bit format whose layout the name does not say (`-4bit`, `-int4`): any of the above.
+_ANY4 = WeightFormat("int4", "4-bit", 4.16, 4.125, 4.5)
+_MXFP4_EXPERTS = WeightFormat("mxfp4-experts", "MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS)
+
+FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
+                              _MXFP4_EXPERTS)}
+
+_NAMED = {
+    "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
+    "fp8-static-pertensor": _FP8, "fp8-static-per-tensor": _FP8, "w8a8-fp8": _FP8,
+    "w8a8": _INT8, "w8a8-int8": _INT8, "w8a16": _INT8, "quantized.w8a8": _INT8, "quantized.w8a16": _INT8,
+    "gptq-int8": _INT8, "gptq-8bit": _INT8, "int8": _INT8, "8bit": _INT8, "bnb-8bit": _INT8,
+    "awq": _AWQ, "awq-int4": _AWQ, "int4-awq": _AWQ, "gptq": _GPTQ4, "gptq-int4": _GPTQ4, "gptq-4bit": _GPTQ4,
+    "w4a16": _W4A16, "w4a16-g128": _W4A16, "quantized.w4a16": _W4A16,
+    "bnb-4bit": _NF4, "unsloth-bnb-4bit": _NF4, "nvfp4": _NVFP4, "fp4": _NVFP4, "mxfp4": _MXFP4,
+    "int4": _ANY4, "4bit": _ANY4,
+}
+
+# GGUF types: bits per weight of the block formats (ggml-common.h block sizes); K-quant mixes
+# as the band between their smallest and largest members as llama-quantize assigns them.
+_GGUF = {
+    "f32": (32, 32, 32), "f16": (16, 16, 16), "bf16": (16, 16, 16),
+    "q8-0": (8.5, 8.5, 8.5), "q6-k": (6.5625, 6.5625, 6.5625),
+    "q5-0": (5.5, 5.5, 5.5), "q5-1": (6.0, 6.0, 6.0), "q5-k-s": (5.5, 5.5, 5.7), "q5-k-m": (5.7, 5.5, 6.0),
+    "q4-0": (4.5, 4.5, 4.5), "q4-1": (5.0, 5.0, 5.0), "q4-k-s": (4.6, 4.5, 4.9), "q4-k-m": (4.85, 4.5, 5.2),
+    "q4-k-xl": (5.0, 4.5, 5.6), "iq4-xs": (4.25, 4.25, 4.6), "iq4-nl": (4.5, 4.5, 4.7),
+    "q3-k-s": (3.5, 3.4375, 3.8), "q3-k-m": (3.9, 3.4375, 4.3), "q3-k-l": (4.3, 3.4375, 4.6),
+    "q3-k-xl": (4.3, 3.4375, 4.9), "iq3-xxs": (3.06, 3.06, 3.5), "iq3-xs": (3.3, 3.3, 3.7),
+    "iq3-s": (3.44, 3.44, 3.8), "iq3-m": (3.66, 3.44, 4.0),
+    "q2-k": (2.96, 2.625, 3.4), "q2-k-s": (2.8, 2.625, 3.2), "q2-k-l": (3.2, 2.625, 3.6), "q2-k-xl": (3.2, 2.625, 3.8),
+    "iq2-xxs": (2.06, 2.06, 2.5), "iq2-xs": (2.31, 2.31, 2.7), "iq2-s": (2.5, 2.5, 2.9), "iq2-m": (2.7, 2.5, 3.1),
+    "iq1-s": (1.56, 1.56, 2.0), "iq1-m": (1.75, 1.56, 2.2),
+}
+_GGUF_UNKNOWN = WeightFormat("gguf", "GGUF (type not named)", 4.85, 1.56, 16.0, ALL)
+
+
+def named_format(tag: str) -> Optional[WeightFormat]:
+    """The format a name tag (`fp8-dynamic`, `awq`, `gguf`) stands for."""
+    if tag == "gguf":
+        return _GGUF_UNKNOWN
+    return _NAMED.get(tag)
+
+
+def gguf_format(tag: str) -> Optional[WeightFormat]:
+    """A GGUF type from a file tag: `q4-k-m`, `ud-iq1-m` (unsloth dynamic: a wider band)."""
+    tag = tag.lower().replace("_", "-")
+    dynamic = tag.startswith("ud-")
+    core = tag[3:] if dynamic else tag
+    found = _GGUF.get(core)
+    if found is None:
+        return None
+    point, low, high = found
+    label = f"GGUF {core.upper().replace('-', '_')}" + (" (unsloth dynamic)" if dynamic else "")
+    if dynamic:  # dynamic quants keep attention and shared tensors at 4-8 bits
+        high = max(high, point + 2.5)
+    return WeightFormat(f"gguf-{tag}", label, point, low, high, ALL)
+
+
+def from_quantization_config(q: object) -> Optional[WeightFormat]:
+    """The format a config.json `quantization_config` declares (None: none, or not understood)."""
+    if not isinstance(q, dict):
+        return None
+    method = str(q.get("quant_method", "")).lower()
+    bits = q.get("bits") or q.get("w_bit")
+    if method == "fp8" or str(q.get("fmt", "")).startswith("e4m3"):
+        return _FP8
+    if method == "mxfp4":
+        return _MXFP4_EXPERTS
+    if method in ("modelopt", "modelopt_fp4") or str(q.get("quant_algo", "")).upper() == "NVFP4":
+        return _NVFP4 if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
+    if method == "awq":
+        return _AWQ
+    if method == "gptq":
+        return _GPTQ4 if bits in (None, 4) else _INT8 if bits == 8 else None
+    if method == "bitsandbytes":
+        return _NF4 if q.get("load_in_4bit") or q.get("_load_in_4bit") else _INT8
+    groups = q.get("config_groups")
+    if isinstance(groups, dict):
+        for group in groups.values():
+            w = group.get("weights") if isinstance(group, dict) else None
+            if not isinstance(w, dict) or not w.get("num_bits"):
+                continue
+            kind, nbits = str(w.get("type", "int")).lower(), int(w["num_bits"])
+            if nbits == 8:
+                return _FP8 if kind == "float" else _INT8
+            if nbits == 4:
+                return _NVFP4 if kind == "float" else _W4A16
+    return None
+
+
+def format_by_key(key: Optional[str]) -> Optional[WeightFormat]:
+    """A format by its key, GGUF types (`gguf-q4-k-m`) included."""
+    if not key:
+        return None
+    if key in FORMATS:
+        return FORMATS[key]
+    if key.startswith("gguf-"):
+        return gguf_format(key[5:])
+    return named_format(key)
+
+
+def weight_bytes(total: float, embed: Optional[float], lm_head: Optional[float], experts: Optional[float],
+                 vision: Optional[float], fmt: WeightFormat, bits: Optional[float] = None) -> float:
+    """Bytes of a checkpoint of `total` parameters in format `fmt` (at `bits` per quantized
+    weight, default the format's point estimate). Tensors outside the format's scope stay
+    16-bit; when the split is unknown, everything is taken at the format's bits."""
+    b = (fmt.bits if bits is None else bits) / 8
+    if fmt.scope == ALL or fmt.key in ("bf16", "fp32"):
+        return total * b
+    if fmt.scope == EXPERTS:
+        if experts is None:
+            return total * b
+        return experts * b + (total - experts) * 2
+    kept = sum(x or 0 for x in (embed, lm_head, vision))
+    if embed is None:
+        return total * b
+    return (total - kept) * b + kept * 2

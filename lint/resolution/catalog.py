@@ -1,0 +1,97 @@
+"""The built-in catalog (`ctxlint/physics/data/models.json`) as an index of exact names.
+
+Every entry is reachable by its Hugging Face id and the aliases listed for it (other ids
+whose config.json has the same architecture), with or without the organisation. Keys are
+normalized only in spelling (case, '_' as '-'); nothing is stripped or guessed here. A
+bare name that two different entries share is dropped from the bare index, so a name
+without its organisation can never pick the wrong one. `derivatives` maps models whose
+architecture is another's (a distill, a fine-tune) onto that entry, each with its source.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Dict, Mapping, Optional, Tuple
+
+from ctxlint.resolution.names import norm
+
+DATA = Path(__file__).resolve().parent.parent / "physics" / "data" / "models.json"
+
+
+@dataclass(frozen=True)
+class Hit:
+    entry: Mapping[str, Any]
+    key: str  # the catalog name that matched (hf id or alias)
+    by: str  # "id" (the whole id matched) or "name" (the bare name matched, another org or none)
+    derived_from: Optional[str] = None  # a derivative's own id, when it resolved onto its base
+    derived_source: str = ""
+
+
+@lru_cache(maxsize=1)
+def data() -> Mapping[str, Any]:
+    # Read beside this package rather than through importlib.resources: that import alone
+    # pulls tempfile, shutil and zipfile into every run.
+    with open(DATA, encoding="utf-8") as handle:
+        return json.load(handle)
+
+
+def entries() -> Tuple[Mapping[str, Any], ...]:
+    return tuple(data()["models"])
+
+
+def _bare(name: str) -> str:
+    return name.split("/", 1)[1] if "/" in name else name
+
+
+@lru_cache(maxsize=1)
+def _index() -> Tuple[Dict[str, Tuple[int, str]], Dict[str, Tuple[int, str]]]:
+    full: Dict[str, Tuple[int, str]] = {}
+    bare: Dict[str, Tuple[int, str]] = {}
+    clashes = set()
+    for i, entry in enumerate(entries()):
+        for name in (entry["hf_id"], *entry.get("aliases", ())):
+            full.setdefault(norm(name), (i, name))
+            key = norm(_bare(name))
+            if key in bare and bare[key][0] != i:
+                clashes.add(key)
+            bare.setdefault(key, (i, name))
+    for key in clashes:
+        del bare[key]
+    return full, bare
+
+
+@lru_cache(maxsize=1)
+def _derivatives() -> Dict[str, Tuple[str, str, str]]:
+    """normalized id or bare name -> (the derivative's id, base id, source)."""
+    out: Dict[str, Tuple[str, str, str]] = {}
+    for item in data().get("derivatives", ()):
+        for key in (norm(item["id"]), norm(_bare(item["id"]))):
+            out.setdefault(key, (item["id"], item["base"], item.get("source", "")))
+    return out
+
+
+def find(name: str) -> Optional[Hit]:
+    """The entry `name` names exactly: a full id first, then a bare name, then a derivative."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    full, bare = _index()
+    key = norm(name)
+    if key in full:
+        i, matched = full[key]
+        return Hit(entries()[i], matched, "id")
+    if norm(_bare(name)) in bare:
+        i, matched = bare[norm(_bare(name))]
+        return Hit(entries()[i], matched, "name")
+    derived = _derivatives().get(key) or _derivatives().get(norm(_bare(name)))
+    if derived is not None:
+        base = find(derived[1])
+        if base is not None:
+            return Hit(base.entry, base.key, base.by, derived_from=derived[0], derived_source=derived[2])
+    return None
+
+
+def orgs() -> frozenset:
+    """Organisations of catalog ids, lower case (for `Org_Name` GGUF file names)."""
+    return frozenset(norm(e["hf_id"]).split("/", 1)[0] for e in entries() if "/" in e["hf_id"])

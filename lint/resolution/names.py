@@ -1,0 +1,124 @@
+"""What a model reference says by its spelling alone: repository, bare name, weight format.
+
+Deploy files name models in many ways: a Hugging Face id (`Qwen/Qwen3-32B-AWQ`), a
+quantizer's re-upload (`neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8`), a URI
+(`hf://org/name`, `pvc://claim/org/name`), a local path (`/models/Qwen3-8B`), a Hugging
+Face cache folder (`.../models--Qwen--Qwen3-8B/snapshots/<sha>`), a GGUF file
+(`/path/Qwen_QwQ-32B-Q4_K_M.gguf`) or llama.cpp's `-hf repo:quant`. `parse_ref` takes
+the text apart; it never guesses an architecture. Only quantization tags ctxlint knows
+are removed from the end of a name (exactly, token by token), so `Qwen2.5-7B-Instruct-1M`
+keeps its `-1M` and can only match a catalog entry of that exact name.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional, Tuple
+
+from ctxlint.physics.weights import WeightFormat, gguf_format, named_format
+
+# `scheme://` prefixes whose remainder is a repository id or a path ending in one.
+_URI = re.compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope)://", re.I)
+_HF_HOSTS = re.compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
+_CACHE_DIR = re.compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
+# Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first.
+_QUANT_TAGS = (
+    "unsloth-bnb-4bit", "bnb-4bit", "bnb-8bit", "fp8-static-pertensor", "fp8-static-per-tensor", "fp8-dynamic",
+    "fp8-static", "fp8-block", "fp8-kv", "fp8-e4m3", "fp8", "w8a8-fp8", "w8a8-int8", "w8a8", "w8a16",
+    "w4a16-g128", "w4a16", "quantized.w8a8", "quantized.w4a16", "quantized.w8a16", "awq-int4", "int4-awq",
+    "awq", "gptq-int4", "gptq-int8", "gptq-4bit", "gptq-8bit", "gptq", "int4", "int8", "nvfp4", "mxfp4",
+    "fp4", "4bit", "8bit",
+)
+# GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix.
+_GGUF_TAG = re.compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A model reference taken apart. `keys` are the names to look up, most specific first."""
+
+    written: str
+    repo_id: Optional[str]  # "org/name" when the text carries one
+    name: str  # the bare name as written (last path segment, GGUF tag and extension kept)
+    base: str  # the bare name without known quantization tags, lower case, '_' as '-'
+    weights: Optional[WeightFormat]  # what the name says about the weights
+    local: bool  # a filesystem path (not a repository id)
+    via: str  # how the name was found: "id", "uri", "path", "hf-cache", "gguf"
+
+    @property
+    def org(self) -> Optional[str]:
+        return self.repo_id.split("/", 1)[0] if self.repo_id else None
+
+
+def norm(name: str) -> str:
+    """Lower case, '_' and spaces read as '-', runs of '-' collapsed (catalog keys use this)."""
+    s = name.strip().lower().replace("_", "-").replace(" ", "-")
+    return re.sub(r"-+", "-", s).strip("-")
+
+
+def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
+    """`bare` (normalized) without trailing quantization tags, and the format they name."""
+    found: Optional[WeightFormat] = None
+    changed = True
+    while changed and bare:
+        changed = False
+        if gguf:
+            if bare.endswith("-gguf"):
+                bare, changed = bare[:-5], True
+                found = found or named_format("gguf")
+                continue
+            match = _GGUF_TAG.search(bare)
+            if match and match.start(1) > 0:
+                found = gguf_format(match.group(1)) or found
+                bare, changed = bare[:match.start(1)].rstrip("-"), True
+                continue
+        for tag in _QUANT_TAGS:
+            if bare.endswith("-" + tag) or bare.endswith("." + tag):
+                found = found or named_format(tag)
+                bare, changed = bare[:-len(tag) - 1], True
+                break
+    return bare, found
+
+
+def parse_ref(text: str) -> Optional[ModelRef]:
+    """Take a model reference apart; None for empty or non-text values."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    written = text.strip()
+    s, via, tag = written, "id", ""
+    cache = _CACHE_DIR.search(s)
+    if cache:
+        repo_id = f"{cache.group(1)}/{cache.group(2)}"
+        return _ref(written, repo_id, cache.group(2), local=True, via="hf-cache")
+    if _HF_HOSTS.match(s):
+        s, via = _HF_HOSTS.sub("", s), "uri"
+        s = re.split(r"/(?:tree|blob|resolve)/", s)[0]
+    elif _URI.match(s):
+        s, via = _URI.sub("", s), "uri"
+    if ":" in s and not s.startswith("/") and re.match(r"^[\w.-]+/[\w.-]+:[\w.-]+$", s):
+        s, tag = s.split(":", 1)  # llama.cpp `-hf org/name:quant`, Ollama-style tags
+    local = s.startswith(("/", "./", "../", "~")) or via == "uri" and written.lower().startswith(("pvc:", "file:"))
+    parts = [p for p in s.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
+    if not parts:
+        return None
+    while len(parts) > 1 and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
+        parts.pop()  # .../snapshots/<sha>: the name is above
+    gguf = parts[-1].lower().endswith(".gguf") or "gguf" in s.lower()
+    name = parts[-1]
+    if name.lower().endswith(".gguf"):
+        name = name[:-5]
+        via = "gguf"
+        name = re.sub(r"-0000\d-of-0000\d$", "", name)  # split GGUF shards
+    # The last two segments may be "org/name" (`pvc://claim/org/name`, `/models/org/name`); a
+    # wrong pair (`models/Qwen3-8B`) simply matches no catalog id, and the bare name is tried next.
+    repo_id = "/".join(parts[-2:]) if len(parts) >= 2 else None
+    ref = _ref(written, repo_id, name, local, via, gguf)
+    match = _GGUF_TAG.search(norm(tag)) if tag and gguf else None
+    if match and gguf_format(match.group(1)) is not None:
+        ref = ModelRef(ref.written, ref.repo_id, ref.name, ref.base, gguf_format(match.group(1)), ref.local, ref.via)
+    return ref
+
+
+def _ref(written: str, repo_id: Optional[str], name: str, local: bool, via: str, gguf: bool = False) -> ModelRef:
+    base, weights = strip_quant(norm(name), gguf)
+    return ModelRef(written, repo_id, name, base, weights, local, via)

@@ -1,0 +1,256 @@
+"""Model resolution: one order of trust, and every answer says how it was reached.
+
+For a deployment's model reference, the architecture comes from the first of:
+1. the user's `models:` in .ctxlint.yaml, by the id as written;
+2. a config.json beside the deploy file (`<dir>/<model path>/config.json`, or the
+   basename's folder), or the GGUF file itself when the path points at one;
+3. the lock file `ctxlint models lock` wrote (architecture facts fetched from the Hub);
+4. the built-in catalog, by the exact id or a listed alias or derivative;
+5. the local Hugging Face cache (`$HF_HUB_CACHE/models--org--name/snapshots/*/config.json`);
+6. the name normalized: quantizer suffixes removed (`-FP8-dynamic`, `-AWQ`, GGUF tags),
+   `hf://` and local paths reduced to their last segments, then an exact catalog match;
+7. a pod label that names the model (`model.aibrix.ai/name`, `llm-d.ai/model`,
+   `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path.
+The weight format is the engine's own flag (`--quantization fp8`), else what the name
+says (`-AWQ`), else what the checkpoint's config declares.
+"""
+from __future__ import annotations
+
+import glob
+import json
+import os
+from dataclasses import dataclass, replace
+from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
+
+from ctxlint.resolution import catalog
+from ctxlint.resolution.names import ModelRef, norm, parse_ref, strip_quant
+from ctxlint.physics.weights import FORMATS, WeightFormat, named_format
+
+MODEL_LABELS = ("model.aibrix.ai/name", "llm-d.ai/model", "ai.gke.io/model", "app.kubernetes.io/model",
+                "serving.kserve.io/model", "kubeai.org/model")
+LOCK_HINT = "run `ctxlint models lock` to record its architecture from the Hugging Face Hub"
+
+
+@dataclass(frozen=True)
+class Resolution:
+    arch: Any  # ctxlint.physics.models.ModelArch, or None when unresolved
+    via: str  # models | config.json | gguf | lock | catalog | hf-cache | name | label | "" (unresolved)
+    how: str  # one line: "Qwen/Qwen3-32B-AWQ: architecture of Qwen/Qwen3-32B, matched by name; AWQ 4-bit weights"
+    weights: Optional[WeightFormat] = None  # the format that applies, when known
+    hint: str = ""  # unresolved: what would resolve it
+    problem: str = ""  # a file that was found but could not be read
+
+    @property
+    def resolved(self) -> bool:
+        return self.arch is not None
+
+
+@dataclass(frozen=True)
+class Context:
+    """What a resolution may look at besides the name."""
+
+    directory: str = ""  # the deploy file's directory ('' for stdin)
+    user_models: Mapping[str, Mapping[str, Any]] = None  # type: ignore[assignment]
+    lock: Mapping[str, Mapping[str, Any]] = None  # type: ignore[assignment]
+    hf_cache: Sequence[str] = ()  # Hugging Face hub cache directories to look in
+    labels: Sequence[Tuple[str, str]] = ()
+    quantization: Optional[str] = None  # the engine's --quantization (or TGI --quantize) value
+
+
+def hf_cache_dirs(environ: Mapping[str, str] = os.environ) -> Tuple[str, ...]:
+    """The hub cache as huggingface_hub finds it: HF_HUB_CACHE, else $HF_HOME/hub, else ~/.cache."""
+    if environ.get("HF_HUB_CACHE"):
+        return (environ["HF_HUB_CACHE"],)
+    home = environ.get("HF_HOME") or os.path.join(environ.get("XDG_CACHE_HOME") or
+                                                  os.path.join(os.path.expanduser("~"), ".cache"), "huggingface")
+    return (os.path.join(home, "hub"),)
+
+
+def resolve(model: Optional[str], ctx: Context = Context()) -> Resolution:
+    """Resolve a model reference (never raises)."""
+    ref = parse_ref(model) if isinstance(model, str) else None
+    if ref is None:
+        via_label = _from_labels(ctx, None)
+        return via_label or Resolution(None, "", "no model id", hint="name the model (or add it under `models:`)")
+    found = (_user(ref, ctx) or _beside(ref, ctx) or _locked(ref, ctx) or _catalog_exact(ref)
+             or _cached(ref, ctx) or _normalized(ref) or _from_labels(ctx, ref))
+    if found is None:
+        return Resolution(None, "", f"model '{ref.written}' is not in the built-in catalog",
+                          hint=_hint(ref))
+    return _with_weights(found, ref, ctx)
+
+
+def _hint(ref: ModelRef) -> str:
+    if ref.local:
+        return (f"a local path: put its config.json at {ref.written.rstrip('/')}/config.json beside the deploy "
+                "file, or add the model under `models:` in .ctxlint.yaml")
+    return f"{LOCK_HINT} (`pip install 'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml"
+
+
+def _arch(mapping: Mapping[str, Any]):
+    from ctxlint.physics.models import arch_from_mapping
+    return arch_from_mapping(mapping)
+
+
+def _user(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
+    models = ctx.user_models or {}
+    for key, facts in models.items():
+        if norm(str(key)) == norm(ref.written) and isinstance(facts, Mapping):
+            try:
+                arch = _arch({"name": str(key), "source": ".ctxlint.yaml models:", **facts})
+            except (TypeError, ValueError, KeyError):
+                return None  # incomplete facts: the catalog (or nothing) stands; CTX208 says so
+            return Resolution(arch, "models", f"{ref.written}: architecture from `models:` in .ctxlint.yaml")
+    return None
+
+
+def _read_config(path: str):
+    from ctxlint.physics.hf_config import arch_from_hf_config
+    with open(path, encoding="utf-8") as handle:
+        return arch_from_hf_config(json.load(handle), name=os.path.basename(os.path.dirname(path)) or path)
+
+
+def _beside(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
+    if not ctx.directory and not os.path.isabs(ref.written):
+        return None
+    stem = ref.written.rstrip("/")
+    candidates = []
+    if ref.local or ref.via == "gguf":
+        candidates.append(stem if os.path.isabs(stem) else os.path.join(ctx.directory, stem))
+    candidates.append(os.path.join(ctx.directory, os.path.basename(stem)))
+    for path in dict.fromkeys(candidates):
+        if path.lower().endswith(".gguf") and os.path.isfile(path):
+            from ctxlint.resolution.gguf_file import arch_from_gguf
+            arch, why = arch_from_gguf(path)
+            if arch is not None:
+                return Resolution(arch, "gguf", f"{ref.written}: architecture from the GGUF header of {path}",
+                                  weights=arch.weight_format)
+            return Resolution(None, "", f"{ref.written}: {why}", problem=why)
+        config = os.path.join(path, "config.json")
+        if os.path.isfile(config):
+            try:
+                arch = _read_config(config)
+            except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError) as exc:
+                why = f"cannot read {config}: {getattr(exc, 'strerror', None) or exc}"
+                return Resolution(None, "", f"{ref.written}: {why}", problem=why)
+            return Resolution(arch, "config.json", f"{ref.written}: architecture from {config}")
+    return None
+
+
+def _locked(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
+    lock = ctx.lock or {}
+    key = next((k for k in lock if norm(k) in (norm(ref.written), norm(ref.repo_id or ""))), None)
+    if key is None:
+        return None
+    from ctxlint.resolution.lockfile import arch_from_entry
+    arch = arch_from_entry(key, lock[key])
+    if arch is None:
+        return None
+    revision = lock[key].get("revision") or "?"
+    return Resolution(arch, "lock", f"{ref.written}: architecture from the lock file ({key}@{revision[:12]})")
+
+
+def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
+    entry = hit.entry
+    arch = _arch(entry)
+    if hit.derived_from:
+        how = (f"{ref.written}: architecture of {entry['hf_id']} (its base model: {hit.derived_source or 'derivative'})")
+    elif what == "exact":
+        how = f"{ref.written}: built-in catalog"
+    else:
+        how = f"{ref.written}: architecture of {entry['hf_id']}, matched by {what}"
+    return Resolution(arch, "catalog" if what == "exact" else "name", how)
+
+
+def _catalog_exact(ref: ModelRef) -> Optional[Resolution]:
+    for name in dict.fromkeys(n for n in (ref.written, ref.repo_id) if n and not ref.local):
+        hit = catalog.find(name)
+        if hit is not None and (hit.by == "id" or hit.derived_from):
+            return _hit_resolution(ref, hit, "exact")
+    return None
+
+
+def _cached(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
+    if not ref.repo_id or not ctx.hf_cache:
+        return None
+    org, name = ref.repo_id.split("/", 1)
+    for root in ctx.hf_cache:
+        pattern = os.path.join(root, f"models--{org}--{name}", "snapshots", "*", "config.json")
+        for config in sorted(glob.glob(pattern)):
+            try:
+                arch = _read_config(config)
+            except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError):
+                continue
+            return Resolution(arch, "hf-cache", f"{ref.written}: architecture from the local Hugging Face cache "
+                                                f"({config}); {LOCK_HINT} to pin it for CI")
+    return None
+
+
+def _normalized(ref: ModelRef) -> Optional[Resolution]:
+    names = []
+    if ref.repo_id and not ref.local:
+        names.append(f"{norm(ref.repo_id.split('/', 1)[0])}/{ref.base}")
+    names += [norm(ref.name), ref.base]
+    if "_" in ref.name:  # bartowski-style GGUF files: `Qwen_QwQ-32B-Q4_K_M`
+        org, _, rest = ref.name.partition("_")
+        if norm(org) in catalog.orgs():
+            names.append(f"{norm(org)}/{strip_quant(norm(rest), ref.via == 'gguf')[0]}")
+    for name in dict.fromkeys(n for n in names if n):
+        hit = catalog.find(name)
+        if hit is not None:
+            return _hit_resolution(ref, hit, "its folder name" if ref.local else "name")
+    return None
+
+
+def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
+    if ref is not None and not ref.local:
+        return None  # a repository id that is not known: a label must not overrule it
+    labels = dict(ctx.labels or ())
+    for key in MODEL_LABELS:
+        value = labels.get(key)
+        if not value:
+            continue
+        label_ref = parse_ref(value)
+        found = label_ref and (_catalog_exact(label_ref) or _normalized(label_ref))
+        if found:
+            written = ref.written if ref is not None else "(no model argument)"
+            how = f"{written}: the pod label {key}={value} names {found.arch.name}"
+            return replace(found, via="label", how=how, weights=label_ref.weights)
+    return None
+
+
+def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
+    """Say which weight format applies: the engine's flag, else the name (when the architecture is
+    a base model's, matched by name), else the checkpoint's own quantization_config."""
+    flag = _flag_format(ctx.quantization)
+    checkpoint = found.weights or getattr(found.arch, "weight_format", None)
+    why = ""
+    if flag is not None:
+        fmt, why = flag, f"{flag.label} weights (--quantization {ctx.quantization})"
+    elif found.via == "name" and ref.weights is not None:
+        fmt, why = ref.weights, f"{ref.weights.label} weights (from the name)"
+    elif found.via == "label" and found.weights is not None:
+        fmt, why = found.weights, f"{found.weights.label} weights (from the label)"
+    else:
+        fmt = checkpoint
+        if fmt is not None and fmt.key not in ("bf16", "fp32"):
+            why = f"{fmt.label} weights (the checkpoint's quantization_config)"
+    return replace(found, weights=fmt, how=found.how + (f"; {why}" if why else ""))
+
+
+_FLAG_FORMATS: Dict[str, str] = {
+    "fp8": "fp8", "ptpc_fp8": "fp8", "fbgemm_fp8": "fp8", "modelopt": "fp8", "compressed-tensors": "",
+    "awq": "awq", "awq_marlin": "awq", "gptq": "gptq-int4", "gptq_marlin": "gptq-int4", "marlin": "gptq-int4",
+    "bitsandbytes": "bnb-4bit", "bitsandbytes-nf4": "bnb-4bit", "bitsandbytes-fp4": "bnb-4bit",
+    "bitsandbytes-nf4-": "bnb-4bit", "eetq": "int8", "experts_int8": "int8", "w8a8_int8": "int8",
+    "w8a8_fp8": "fp8", "modelopt_fp4": "nvfp4", "mxfp4": "mxfp4", "nvfp4": "nvfp4",
+}
+
+
+def _flag_format(value: Optional[str]) -> Optional[WeightFormat]:
+    if not isinstance(value, str) or not value.strip():
+        return None
+    key = _FLAG_FORMATS.get(value.strip().lower())
+    if not key:
+        return None  # compressed-tensors and unknown methods: the checkpoint says what it is
+    return FORMATS.get(key) or named_format(key)
