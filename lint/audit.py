@@ -45,9 +45,16 @@ class AuditRow:
     engine_context: Optional[int]  # the smallest context length any role accepts
     prefill_pool: Optional[PoolCell]  # unified deployments: the unified pool
     decode_pool: Optional[PoolCell]  # unified deployments: None (the unified pool does both)
-    headroom: Optional[float]  # smallest pool / window; None when a pool or the window is unknown
+    headroom: Optional[float]  # smallest pool / promise; None when a pool or the promise is unknown
     findings: Tuple[Finding, ...] = ()  # most severe first
     pools_differ: bool = False  # the same model is served with other pools elsewhere
+    promise: Optional[int] = None  # what clients can send: the window, else the engine's (default) context
+    promise_from: str = ""  # "window", "engine context" or "engine default"
+    # fits | within band | exceeds | no KV memory | weights do not fit | needs >= N GiB/GPU | unknown
+    verdict: str = "unknown"
+    why_unknown: str = ""  # for "unknown": what is missing
+    names_model: bool = False  # the reference names a model (resolved, or a Hub id) rather than a bare path
+    context_is_default: bool = False  # engine_context is an engine default, not a stated setting
 
     @property
     def worst(self) -> Optional[Finding]:
@@ -117,10 +124,14 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
     decode = _smallest(dep.roles_of(DECODE)) if disaggregated else None
     window = _int(dep.advertised.context_window)
     contexts = [c for c in (_int(r.context_length) for r in dep.roles) if c is not None]
+    smallest = min((r for r in dep.roles if _int(r.context_length) is not None),
+                   key=lambda r: r.context_length.value, default=None)
     pools = [prefill, decode] if disaggregated else [prefill]
+    promise, promise_from = _promise(dep, window)
     headroom = None
-    if window and dep.roles and all(p is not None for p in pools):
-        headroom = min(p.tokens for p in pools if p is not None) / window
+    if promise and dep.roles and all(p is not None for p in pools):
+        headroom = min(p.tokens for p in pools if p is not None) / promise
+    verdict, why = verdict_of(dep)
     return AuditRow(
         model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
         name=dep.display_name or "", file=dep.file, line=dep.source.line,
@@ -129,7 +140,91 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
         mode="prefill-decode" if disaggregated else "unified",
         window=window, engine_context=min(contexts) if contexts else None,
         prefill_pool=prefill, decode_pool=decode, headroom=headroom,
-        findings=tuple(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))))
+        findings=tuple(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))),
+        promise=promise, promise_from=promise_from, verdict=verdict, why_unknown=why,
+        names_model=names_model(dep), context_is_default=smallest is not None and smallest.context_default is not None)
+
+
+def _promise(dep: Deployment, window: Optional[int]) -> Tuple[Optional[int], str]:
+    """What clients may send: the advertised window, else the largest context a role accepts."""
+    if window:
+        return window, "window"
+    roles = [r for r in dep.roles if _int(r.context_length) is not None]
+    if not roles:
+        return None, ""
+    role = max(roles, key=lambda r: r.context_length.value)
+    return role.context_length.value, "engine default" if role.context_default is not None else "engine context"
+
+
+def verdict_of(dep: Deployment) -> Tuple[str, str]:
+    """The capacity verdict: does every role hold one request of what it is promised?
+
+    "fits" / "exceeds" need a pool and a promise for every role: "fits" when the promise is at
+    or below the pool's band, "exceeds" above its top, "within band" between. A role whose
+    memory has no room for the KV cache, or not even for its weights, is a verdict too (the
+    engine will not start). A role whose device is not stated gets the memory per GPU it needs
+    ("needs >= N GiB/GPU"), a verdict conditional on the device. Anything else is "unknown",
+    with what is missing."""
+    if not dep.roles:
+        return "unknown", "no serving role"
+    order = ("fits", "needs", "within band", "no KV memory", "weights do not fit", "exceeds")
+    worst, need_text = "fits", ""
+    window = _int(dep.advertised.context_window)
+    from ctxlint.capacity import starved, weights_of
+    from ctxlint.physics.needs import memory_need
+
+    def worse(verdict: str) -> None:
+        nonlocal worst
+        if order.index(verdict) > order.index(worst):
+            worst = verdict
+
+    for role in dep.roles:
+        short = starved(dep, role)
+        if short is not None:
+            worse("weights do not fit" if short == "weights" else "no KV memory")
+            continue
+        promise = window or _int(role.context_length)
+        if role.pool is None:
+            missing = _missing(dep, role)
+            need = memory_need(dep, role, dep.arch, weights_of(dep, role, dep.resolution)) \
+                if missing == "no accelerator type" and promise else None
+            if need is None or need.point is None:
+                return "unknown", missing
+            gib = max(need.point, float(need_text or 0))
+            need_text = f"{gib:g}"
+            worse("needs")
+            continue
+        if not promise:
+            return "unknown", f"{role.label}: no context length or window to hold"
+        if promise > role.pool.ceiling:
+            worse("exceeds")
+        elif promise > role.pool.floor:
+            worse("within band")
+    if worst == "needs":
+        return f"needs >= {need_text} GiB/GPU", ""
+    return worst, ""
+
+
+def _missing(dep: Deployment, role: Role) -> str:
+    if dep.arch is None:
+        return "model not resolved"
+    if role.accelerators.type is None and role.available_kv_gib is None:
+        return "no accelerator type"
+    if role.capacity is not None and role.capacity.errors:
+        return role.capacity.errors[0]
+    return "engine not supported for derivation"
+
+
+def names_model(dep: Deployment) -> bool:
+    """Does the deployment name a model (it resolved, or it is a Hub-style org/name id)?
+    A bare path that resolves to nothing (`/work/models`) names none."""
+    if dep.resolution is not None and dep.resolution.resolved:
+        return True
+    if dep.model.id is None or not isinstance(dep.model.id.value, str):
+        return False
+    from ctxlint.resolution.names import parse_ref
+    ref = parse_ref(dep.model.id.value)
+    return ref is not None and not ref.local and ref.repo_id is not None
 
 
 def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
@@ -174,5 +269,9 @@ def _totals(audit: Audit) -> Dict[str, int]:
         "clean": worst.count("clean"),
         "below_window": sum(1 for r in rows if r.headroom is not None and r.headroom < 1),
         "unknown_headroom": sum(1 for r in rows if r.headroom is None),
+        "naming_a_model": sum(1 for r in rows if r.names_model),
+        "with_verdict": sum(1 for r in rows if r.names_model and r.verdict not in ("unknown",)
+                            and not r.verdict.startswith("needs")),
+        "with_memory_need": sum(1 for r in rows if r.names_model and r.verdict.startswith("needs")),
         "findings_outside_deployments": len(audit.outside),
     }

@@ -1,17 +1,23 @@
 """The capacity stage: give every role the KV pool its replicas actually get.
 
-Declared pools (`kv_pool_tokens`) are taken as written. For roles without one,
-the pool is derived from the model's architecture, the accelerators, the
-parallelism, the KV dtype and the engine's memory settings (ctxlint.physics),
-and marked "derived" with its arithmetic. The physics result is kept on every
-role that has enough facts, so the CTX2xx rules can hold declared values
-against the hardware too.
+1. The model is resolved (ctxlint.resolution: user facts, a config.json beside the file,
+   the lock file, the catalog, the name), and the resolution says how.
+2. A role that sets no context length gets its engine's own default for this model
+   (ctxlint.physics.context), marked as a default; an engine that lowers its default to
+   the pool by itself gets the lower of the two.
+3. A role whose file names no accelerator type takes the config's `default-accelerator`
+   for its path, marked as assumed.
+4. Declared pools (`kv_pool_tokens`) are taken as written. For roles without one, the pool
+   is derived from the architecture, the accelerators, the parallelism, the KV dtype and
+   the engine's memory settings (ctxlint.physics), and marked "derived" with its arithmetic.
+The physics result is kept on every role with enough facts, so the CTX2xx rules can hold
+declared values against the hardware too.
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
@@ -20,19 +26,34 @@ from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
     from ctxlint.physics.models import ModelArch
 
-NOT_DERIVABLE, PARSE_ERROR = "capacity-not-derivable", "parse-error"
+NOT_DERIVABLE, PARSE_ERROR, NO_KV_MEMORY = "capacity-not-derivable", "parse-error", "no-kv-memory"
 GIB = 2**30
 _ENGINES = {"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
+_QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format"}
 
 
-def with_pools(dep: Deployment, models: Optional[Mapping[str, Mapping[str, Any]]] = None,
-               ) -> Tuple[Deployment, List[Diagnostic]]:
-    """`models`: user-defined architectures by model id (from the config), used before the catalog."""
+@dataclass(frozen=True)
+class CapacityEnv:
+    """What the capacity stage may use besides the deployment (from the settings)."""
+
+    models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # `models:` in .ctxlint.yaml
+    lock: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # the models lock file
+    hf_cache: Tuple[str, ...] = ()  # Hugging Face hub cache directories
+    default_accelerators: Tuple[Tuple[str, str], ...] = ()  # (path glob, device), first match wins
+    root: str = "."  # globs are relative to this directory
+    config_path: str = ".ctxlint.yaml"  # for messages: where the defaults were set
+
+
+def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deployment, List[Diagnostic]]:
     diagnostics: List[Diagnostic] = []
-    arch = _resolve_arch(dep, diagnostics, models or {})
-    roles = tuple(_role(dep, role, arch) for role in dep.roles)
-    dep = replace(dep, roles=roles, arch=arch)
-    missing = [r for r in roles if r.pool is None]
+    resolution = _resolve(dep, env, diagnostics)
+    arch = resolution.arch
+    assumed = _default_accelerator(dep, env)
+    roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
+    dep = replace(dep, roles=roles, arch=arch, resolution=resolution)
+    diagnostics.extend(_no_kv_memory(dep))
+    # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
+    missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
     if missing:
         diagnostics.append(_why_not_derived(dep, arch, missing))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
@@ -44,27 +65,35 @@ def with_pools(dep: Deployment, models: Optional[Mapping[str, Mapping[str, Any]]
     return dep, diagnostics
 
 
-def _resolve_arch(dep: Deployment, diagnostics: List[Diagnostic],
-                  models: Mapping[str, Mapping[str, Any]]) -> Optional[ModelArch]:
-    from ctxlint.physics.models import arch_from_mapping, lookup_model, with_overrides
+def _resolve(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnostic]):
+    from ctxlint.physics.models import arch_from_mapping, with_overrides
+    from ctxlint.resolution.resolve import Context, resolve
 
     facts = dep.model
-    arch = lookup_model(facts.id.value) if facts.id is not None else None
-    if facts.id is not None and str(facts.id.value) in models:
-        try:
-            arch = arch_from_mapping({"name": str(facts.id.value), **models[str(facts.id.value)]})
-        except (TypeError, ValueError, KeyError):
-            pass  # incomplete facts in the config: the catalog's (or none) stand
+    directory = os.path.dirname(dep.file) if dep.file not in ("-", "") else ""
+    ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
+                  labels=dep.labels)
+    resolution = resolve(facts.id.value if facts.id is not None else None, ctx)
+    if resolution.problem and facts.id is not None:
+        diagnostics.append(Diagnostic(PARSE_ERROR, resolution.problem, facts.id.source, dep.display_name))
+    arch = resolution.arch
     if facts.config_path is not None:
-        arch = _from_config_file(dep, facts.config_path, diagnostics) or arch
+        from_file = _from_config_file(dep, facts.config_path, diagnostics)
+        if from_file is not None:
+            arch = from_file
+            resolution = replace(resolution, arch=arch, via="config.json",
+                                 how=f"architecture from {facts.config_path.value} (spec.model.config)")
     inline = {key: val.value for key, val in facts.architecture}
     if inline:
         try:
             arch = with_overrides(arch, inline) if arch is not None else arch_from_mapping(
                 {"name": facts.id.value if facts.id else dep.display_name or "model", **inline})
+            resolution = replace(resolution, arch=arch, via=resolution.via or "manifest",
+                                 how=(resolution.how + "; " if resolution.arch is not None else "")
+                                 + "facts from spec.model.architecture")
         except (TypeError, ValueError, KeyError):
-            arch = arch  # incomplete inline facts: reported below as not derivable
-    return arch
+            pass  # incomplete inline facts: reported below as not derivable
+    return resolution
 
 
 def _from_config_file(dep: Deployment, path: Val[str], diagnostics: List[Diagnostic]) -> Optional[ModelArch]:
@@ -86,22 +115,73 @@ def _from_config_file(dep: Deployment, path: Val[str], diagnostics: List[Diagnos
     return None
 
 
-def _role(dep: Deployment, role: Role, arch: Optional[ModelArch]) -> Role:
+def _default_accelerator(dep: Deployment, env: CapacityEnv) -> Optional[Tuple[str, str]]:
+    """(device, where it was set) from the config's default-accelerator for this file's path."""
+    if not env.default_accelerators:
+        return None
+    from ctxlint.globs import glob_match, relative_posix
+
+    rel = relative_posix(dep.file, env.root) if dep.file not in ("-", "") else None
+    target = rel if rel is not None else dep.file.replace("\\", "/")
+    for pattern, device in env.default_accelerators:
+        if glob_match(pattern, target):
+            where = f"default-accelerator in {env.config_path}" + ("" if pattern == "**" else f" for {pattern}")
+            return device, where
+    return None
+
+
+def _engine(dep: Deployment) -> Optional[str]:
+    return dep.engine.name.value if dep.engine.name is not None else None
+
+
+def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, assumed, env) -> Role:
+    if role.accelerators.type is None and role.available_kv_gib is None and assumed is not None:
+        device = Val(assumed[0], role.source or dep.source, raw=f"{assumed[0]} ({assumed[1]})")
+        role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
+    default = None
+    engine = _engine(dep)
+    if role.context_length is None and arch is not None and engine in _ENGINES:
+        from ctxlint.physics.context import default_context
+        default = default_context(engine, arch, {k: v.value for k, v in role.engine_args},
+                                  str(dep.engine.version.value) if dep.engine.version is not None else None)
+        if default is not None:
+            where = dep.model.id.source if dep.model.id is not None else (role.source or dep.source)
+            role = replace(role, context_length=Val(default.tokens, where, raw="default"), context_default=default)
     pool = None
     if role.kv_pool_tokens is not None:
         pool = Pool(role.kv_pool_tokens.value, role.kv_pool_tokens.source, "declared")
-    result = _estimate(dep, role, arch)
-    if pool is None and result is not None and result.pool_tokens:
+    result = _estimate(dep, role, arch, resolution)
+    if pool is None and result is not None and (result.pool_tokens or result.pool_high):
         where = role.accelerators.type or role.available_kv_gib or role.accelerators.count
-        pool = Pool(result.pool_tokens, where.source if where else (role.source or dep.source), "derived",
-                    _explain(role, result))
-    return replace(role, pool=pool, capacity=result)
+        pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
+                    "derived", _explain(role, result),
+                    low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
+    role = replace(role, pool=pool, capacity=result)
+    if default is not None and default.follows_pool and pool is not None and result is not None \
+            and result.max_context_at_concurrency_1 is not None \
+            and result.max_context_at_concurrency_1 < default.tokens:
+        # The engine lowers its own default to what one request can hold in the pool.
+        held = result.max_context_at_concurrency_1
+        lowered = replace(default, tokens=held, why=f"{default.why}: {fmt(held)} with this pool")
+        role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
+                       context_default=lowered)
+    return role
 
 
-def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch]):
+def weights_of(dep: Deployment, role: Role, resolution):
+    """The weight format of one role: its engine's quantization flag, else the resolution's."""
+    from ctxlint.resolution.resolve import flag_format
+
+    name = _QUANT_FLAG.get(_engine(dep) or "")
+    flag = role.arg(name) if name else None
+    found = flag_format(flag.value) if flag is not None and isinstance(flag.value, str) else None
+    return found or (resolution.weights if resolution is not None else None)
+
+
+def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution):
     from ctxlint.physics.capacity import CapacityInput, estimate
 
-    engine = dep.engine.name.value if dep.engine.name is not None else None
+    engine = _engine(dep)
     if arch is None or engine not in _ENGINES:
         return None
     if role.accelerators.type is None and role.available_kv_gib is None:
@@ -120,6 +200,8 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch]):
         context_length=context.value if context else None,
         draft_layers=role.draft_layers.value if role.draft_layers else 0,
         extra_accelerators=dict(dep.custom_accelerators) or None,
+        weights=weights_of(dep, role, resolution),
+        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None,
     ))
 
 
@@ -128,6 +210,8 @@ def _explain(role: Role, result) -> str:
     steps = {label: (formula, value) for label, formula, value in result.steps}
     where = f"{role.accelerators.count.value if role.accelerators.count else 1}x {result.accelerator}" \
         if result.accelerator else "the logged KV budget"
+    if role.accelerator_assumed:
+        where += f" (assumed: {role.accelerator_assumed})"
     budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
     per_token = result.kv_bytes_per_token_per_gpu
     return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
@@ -135,15 +219,69 @@ def _explain(role: Role, result) -> str:
             f"per token per GPU = {fmt(result.pool_tokens)} tokens")
 
 
+def starved(dep: Deployment, role: Role) -> Optional[str]:
+    """"weights" when even the smallest estimate of the weights exceeds the accelerator, "kv" when
+    even the most generous estimate of what the engine leaves holds less than one KV block (it will
+    not start), "kv?" when the band straddles one block (it may not), else None."""
+    cap = role.capacity
+    if cap is None or cap.kv_budget_bytes_per_gpu is None or not cap.budget_is_estimate:
+        return None
+    if _weights_exceed(dep, role, cap):
+        return "weights"
+    block_bytes = (cap.kv_bytes_per_token_per_gpu or 0) * max(1, cap.block_size)
+    high = cap.kv_budget_high if cap.kv_budget_high is not None else cap.kv_budget_bytes_per_gpu
+    low = cap.kv_budget_low if cap.kv_budget_low is not None else cap.kv_budget_bytes_per_gpu
+    if high < block_bytes:
+        return "kv"
+    return "kv?" if low < block_bytes else None
+
+
+def _no_kv_memory(dep: Deployment) -> List[Diagnostic]:
+    """Roles whose memory leaves no room for one KV block (CTX203 reports weights that do not fit)."""
+    out: List[Diagnostic] = []
+    for role in dep.roles:
+        if starved(dep, role) != "kv":
+            continue
+        where = role.accelerators.type or role.accelerators.count
+        out.append(Diagnostic(NO_KV_MEMORY, _no_memory_text(role, role.capacity), where.source if where is not None
+                              else (role.source or dep.source), dep.display_name))
+    return out
+
+
+def _weights_exceed(dep: Deployment, role: Role, cap) -> bool:
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    acc = lookup_accelerator(str(role.accelerators.type.value), dict(dep.custom_accelerators) or None) \
+        if role.accelerators.type is not None else None
+    weights = cap.weights_low_per_gpu or cap.weights_bytes_per_gpu
+    return acc is not None and bool(weights) and weights > acc.memory_bytes
+
+
+def _no_memory_text(role: Role, cap) -> str:
+    steps = {label: (formula, value) for label, formula, value in cap.steps}
+    budget = steps.get("KV budget", ("", cap.kv_budget_bytes_per_gpu))
+    band = ""
+    if cap.kv_budget_high is not None and cap.kv_budget_high != cap.kv_budget_bytes_per_gpu:
+        band = f" (at most {cap.kv_budget_high / GIB:.2f} GiB with every estimated term at its smallest)"
+    rule = f"; {cap.rule}" if cap.rule else ""
+    return (f"{cap.kv_budget_bytes_per_gpu / GIB:.2f} GiB < one KV block{band}: the {role.label} engine has no "
+            f"memory left for the KV cache on {cap.accelerator} ({budget[0]}{rule}), so it will not start. Use "
+            "more or larger accelerators, more tensor parallelism, a quantized checkpoint, or a higher memory "
+            "fraction; if the engine does start, state the KV memory it logs (available_kv_gib, or the "
+            "ctxlint.io/available-kv-gib annotation)")
+
+
 def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> Diagnostic:
     labels = ", ".join(r.label for r in roles)
-    engine = dep.engine.name.value if dep.engine.name is not None else None
+    engine = _engine(dep)
     source: Source = dep.model.id.source if dep.model.id is not None else dep.source
+    resolution = dep.resolution
     if arch is None:
-        model = f"model '{dep.model.id.value}' is not in the built-in catalog" if dep.model.id else "no model id"
-        where = "spec.model.config or spec.model.architecture" if dep.input_format == "native" else \
-            "add the model under `models:` in .ctxlint.yaml"
-        why = f"{model} and no architecture facts are given ({where})"
+        what = resolution.how if resolution is not None else "no model id"
+        hint = resolution.hint if resolution is not None and resolution.hint else ""
+        if dep.input_format == "native":
+            hint = "give spec.model.config (a config.json) or spec.model.architecture"
+        why = f"{what}{': ' + hint if hint else ''}"
     elif engine not in _ENGINES:
         why = f"the engine is {engine or 'not set'} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         source = dep.engine.name.source if dep.engine.name is not None else source
@@ -153,7 +291,8 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source
         else:
-            why = "no accelerator type (or available_kv_gib) is given"
+            from ctxlint.physics.needs import needs_text
+            why = needs_text(dep, roles[0], arch, weights_of(dep, roles[0], resolution))
             source = roles[0].source or source
     return Diagnostic(NOT_DERIVABLE, f"KV pool of {labels} not declared and not derivable: {why}; "
                                      "capacity checks skip these roles", source, dep.display_name)

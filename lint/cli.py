@@ -16,6 +16,7 @@ import click
 from ctxlint import __version__
 
 from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
+from ctxlint.cli_models import models_group
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -28,6 +29,7 @@ def main() -> None:
 
 main.add_command(config_group)
 main.add_command(baseline_group)
+main.add_command(models_group)
 
 
 @main.command()

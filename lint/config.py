@@ -41,7 +41,8 @@ DEFAULTS: Dict[str, Any] = {
     "select": [], "extend-select": [], "ignore": [], "per-file-ignores": {}, "severity": {},
     "fail-on": "error", "exclude": [], "extend-exclude": [], "respect-gitignore": True,
     "require-suppression-reason": True, "disallow-suppressions": False,
-    "max-file-size": DEFAULT_MAX_BYTES, "accelerators": {}, "models": {},
+    "max-file-size": DEFAULT_MAX_BYTES, "accelerators": {}, "models": {}, "default-accelerator": {},
+    "models-lock": "",
 }
 
 
@@ -62,6 +63,8 @@ class Config:
     max_file_size: int = DEFAULT_MAX_BYTES
     accelerators: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    default_accelerator: Mapping[str, str] = field(default_factory=dict)  # path glob -> device ("**": all)
+    models_lock: str = ""  # the lock file path as configured ("" = .ctxlint-models.lock beside the config)
     path: Optional[str] = None  # the config file read, None for defaults only
     root: str = "."  # globs are relative to this directory (the config file's, else the start)
     provenance: Mapping[str, str] = field(default_factory=dict)  # "fail-on" -> "default" | path | "cli"
@@ -82,6 +85,7 @@ class Config:
     def settings(self):
         """The engine's Settings for this config (selection, options, file size)."""
         from ctxlint.engine import Settings  # late: the engine will import this module
+        from ctxlint.resolution.resolve import hf_cache_dirs
 
         return Settings(
             select=self.effective_select, ignore=self.effective_ignore,
@@ -93,7 +97,27 @@ class Config:
             respect_gitignore=self.respect_gitignore,
             require_suppression_reason=self.require_suppression_reason,
             disallow_suppressions=self.disallow_suppressions,
-            accelerators=_plain(self.accelerators), models=_plain(self.models))
+            accelerators=_plain(self.accelerators), models=_plain(self.models),
+            models_lock=self.lock_models(), default_accelerators=tuple(self.default_accelerator.items()),
+            hf_cache=hf_cache_dirs(), config_label=os.path.basename(self.path) if self.path else ".ctxlint.yaml")
+
+    def lock_path(self) -> str:
+        """Where the models lock file is (or would be written)."""
+        from ctxlint.resolution.lockfile import LOCK_NAME
+        return os.path.join(self.root, self.models_lock or LOCK_NAME)
+
+    def lock_models(self) -> Mapping[str, Any]:
+        """The lock file's models by id ({} when there is none); a broken file is a config error."""
+        from ctxlint.resolution.lockfile import read_lock
+        path = self.lock_path()
+        if not os.path.isfile(path):
+            if self.models_lock:
+                raise ConfigError(f"models-lock: {path} does not exist (run `ctxlint models lock`)", self.path)
+            return {}
+        models, problem = read_lock(path)
+        if problem:
+            raise ConfigError(problem, path)
+        return models
 
     @staticmethod
     def _ignored_by(selectors: Iterable[str]) -> FrozenSet[str]:
@@ -215,7 +239,15 @@ def _build(data: Mapping[str, Any], source: Optional[str], root: str, located: O
         require_suppression_reason=effective["require-suppression-reason"],
         disallow_suppressions=effective["disallow-suppressions"], max_file_size=effective["max-file-size"],
         accelerators=_frozen(effective["accelerators"]), models=_frozen(effective["models"]),
-        path=source, root=root, provenance=MappingProxyType(dict(sorted(provenance.items()))))
+        default_accelerator=_frozen(_device_globs(effective["default-accelerator"])),
+        models_lock=effective["models-lock"], path=source, root=root, provenance=MappingProxyType(dict(sorted(provenance.items()))))
+
+
+def _device_globs(value: Any) -> Dict[str, str]:
+    """`default-accelerator`: one device for every path, or path glob -> device."""
+    if isinstance(value, str):
+        return {"**": value}
+    return dict(value or {})
 
 
 def _frozen(value: Any) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Opti
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
-from ctxlint.capacity import with_pools
+from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
 from ctxlint.findings import Diagnostic, Finding, Problem, at_least
 from ctxlint.globs import glob_match, relative_posix
@@ -48,6 +48,10 @@ class Settings:
     disallow_suppressions: bool = False
     accelerators: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined devices
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # user-defined architectures
+    models_lock: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # `ctxlint models lock` facts
+    default_accelerators: Tuple[Tuple[str, str], ...] = ()  # (path glob, device) for roles that name none
+    hf_cache: Tuple[str, ...] = ()  # Hugging Face hub cache directories to resolve models from
+    config_label: str = ".ctxlint.yaml"  # how messages name the config file
     # `check` prints only how many deployments it read: not holding them keeps memory flat on
     # 100,000 files and keeps --jobs workers from pickling every deployment back to the parent.
     keep_deployments: bool = True
@@ -265,7 +269,9 @@ def _rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
 def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic]) -> Deployment:
     if settings.accelerators:  # the deployment's own custom accelerators win over the config's
         dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
-    dep, found = with_pools(dep, settings.models)
+    dep, found = with_pools(dep, CapacityEnv(
+        models=settings.models, lock=settings.models_lock, hf_cache=settings.hf_cache,
+        default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label))
     diagnostics.extend(found)
     return dep
 

@@ -37,6 +37,8 @@ class Val(Generic[T]):
 
     def show(self) -> str:
         """The value as a user wrote it, for messages."""
+        if self.raw == "default":  # filled in from the engine's own default (ctxlint.capacity)
+            return f"{fmt(self.value)} (the engine's default)"
         if self.raw and self.raw != str(self.value):
             return f"{self.raw} (= {fmt(self.value)})"
         return fmt(self.value)
@@ -131,10 +133,30 @@ class Pool:
     source: Source
     origin: str = "declared"
     explanation: str = ""  # for derived pools: the arithmetic, one line
+    low: Optional[int] = None  # derived pools: the band of the estimate (None: exact)
+    high: Optional[int] = None
+
+    @property
+    def banded(self) -> bool:
+        return self.low is not None and self.high is not None and self.low != self.high
+
+    @property
+    def ceiling(self) -> int:
+        """The most this pool can plausibly be: an error needs a promise above it."""
+        return self.high if self.high is not None else self.tokens
+
+    @property
+    def floor(self) -> int:
+        """The least it can be: a promise at or below it fits whatever the estimate's error."""
+        return self.low if self.low is not None else self.tokens
+
+    def band(self) -> str:
+        return f"{fmt(self.floor)}-{fmt(self.ceiling)}" if self.banded else fmt(self.tokens)
 
     def describe(self) -> str:
         if self.origin == "derived" and self.explanation:
-            return f"{fmt(self.tokens)} ({self.explanation})"
+            band = f"; band {self.band()}" if self.banded else ""
+            return f"{fmt(self.tokens)} ({self.explanation}{band})"
         return f"{fmt(self.tokens)} ({self.origin})"
 
 
@@ -157,6 +179,10 @@ class Role:
     # Filled by the capacity stage:
     pool: Optional[Pool] = None
     capacity: Any = None  # ctxlint.physics.capacity.CapacityResult when derivable
+    # The engine's own default when the deployment sets no context length
+    # (ctxlint.physics.context.DefaultContext); context_length then holds its value.
+    context_default: Any = None
+    accelerator_assumed: str = ""  # the accelerator type came from the config, not the file: where
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)
@@ -187,6 +213,7 @@ class Deployment:
     labels: Tuple[Tuple[str, str], ...] = field(default=())
     custom_accelerators: Tuple[Tuple[str, Any], ...] = ()  # name -> {memory_gib: ...}
     arch: Any = None  # ctxlint.physics.models.ModelArch, filled by the capacity stage
+    resolution: Any = None  # ctxlint.resolution.resolve.Resolution: how the model was resolved
 
     @property
     def display_name(self) -> Optional[str]:

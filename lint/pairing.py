@@ -7,16 +7,50 @@ serving (the prefill pool against the prompts that reach it, roles that
 disagree) need both halves. Here such halves that serve the same model with the
 same engine become one disaggregated deployment, placed with the first half.
 
-Native manifests state their roles themselves and are never paired.
+Native manifests state their roles themselves and are never paired. A unified
+Kubernetes workload whose name or `llm-d.ai/role` / `role` label says prefill or
+decode (`name_hint`) is taken as that half when the other half of the same model
+and engine is there too (a name alone never makes a lone workload a half).
 """
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ctxlint.model import DECODE, PREFILL, Deployment, Val
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Val
 
 Key = Tuple[str, str]
+ROLE_LABELS = ("llm-d.ai/role", "role")
+
+
+def name_hint(name: Optional[str], labels: Sequence[Tuple[str, str]] = ()) -> Optional[Tuple[str, str]]:
+    """(PREFILL or DECODE, what said so) from a role label, else from a word of the name
+    (`wide-ep-prefill`, `qwen_decode`); None when neither or both are named."""
+    for key, value in labels:
+        if key in ROLE_LABELS and str(value).strip().lower() in (PREFILL, DECODE):
+            return str(value).strip().lower(), f"label {key}: {value}"
+    words = set(re.split(r"[^a-z0-9]+", (name or "").lower()))
+    found = [kind for kind in (PREFILL, DECODE) if kind in words]
+    return (found[0], f"name {name}") if len(found) == 1 else None
+
+
+def hinted(dep: Deployment) -> Optional[str]:
+    """PREFILL or DECODE for a unified Kubernetes deployment whose name or labels say so."""
+    if dep.input_format != "kubernetes" or dep.model.id is None or not dep.roles or \
+            any(r.kind != UNIFIED for r in dep.roles):
+        return None
+    hint = name_hint(dep.display_name, dep.labels)
+    return hint[0] if hint is not None else None
+
+
+def as_half(dep: Deployment, kind: str) -> Deployment:
+    """The deployment with its unified roles as `kind`, marked at its name."""
+    why = name_hint(dep.display_name, dep.labels)
+    where = dep.name.source if dep.name is not None else dep.source
+    role = Val(kind, where, raw=why[1] if why else kind)
+    return replace(dep, roles=tuple(replace(r, role=role) for r in dep.roles),
+                   disaggregation=Val("prefill-decode", where))
 
 
 def half(dep: Deployment) -> Optional[str]:
@@ -35,6 +69,7 @@ def _key(dep: Deployment) -> Optional[Key]:
 
 def pair_across_files(per_file: Sequence[List[Deployment]]) -> List[List[Deployment]]:
     """The same lists with cross-file halves merged; the merged deployment replaces the first prefill half."""
+    per_file = _with_named_halves(per_file)
     halves: Dict[Key, List[Tuple[int, Deployment]]] = {}
     for index, deployments in enumerate(per_file):
         for dep in deployments:
@@ -55,6 +90,37 @@ def pair_across_files(per_file: Sequence[List[Deployment]]) -> List[List[Deploym
         position = per_file[first_index].index(first)
         out[first_index].insert(min(position, len(out[first_index])), merged)
     return out
+
+
+def _with_named_halves(per_file: Sequence[List[Deployment]]) -> List[List[Deployment]]:
+    """Named halves (`hinted`) become halves when a half of the other kind, named or stated by
+    the engine, serves the same model with the same engine in another file of the group."""
+    kinds: Dict[Key, Dict[str, set]] = {}
+    for index, deployments in enumerate(per_file):
+        for dep in deployments:
+            kind = half(dep) or hinted(dep)
+            key = _key(dep) if half(dep) else _hint_key(dep) if kind else None
+            if key is not None:
+                kinds.setdefault(key, {}).setdefault(kind, set()).add(index)
+    out = []
+    for index, deployments in enumerate(per_file):
+        row = []
+        for dep in deployments:
+            kind = hinted(dep)
+            if kind is not None:
+                other = kinds.get(_hint_key(dep), {}).get(DECODE if kind == PREFILL else PREFILL, set())
+                if other - {index}:
+                    dep = as_half(dep, kind)
+            row.append(dep)
+        out.append(row)
+    return out
+
+
+def _hint_key(dep: Deployment) -> Optional[Key]:
+    if dep.model.id is None:
+        return None
+    engine = str(dep.engine.name.value).lower() if dep.engine.name is not None else ""
+    return str(dep.model.id.value).strip().rstrip("/").lower(), engine
 
 
 def merge(halves: Sequence[Deployment]) -> Deployment:

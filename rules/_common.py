@@ -52,3 +52,27 @@ def gateway_field(dep: Deployment) -> str:
     if dep.input_format == "native":
         return "spec.gateway.max_prompt_tokens"
     return "and state it with the annotation ctxlint.io/gateway-max-prompt-tokens"
+
+
+def context_text(role: Role) -> str:
+    """The role's context length for messages: as written, or the engine default and where it comes from."""
+    ctx = role.context_length
+    if ctx is None:
+        return "?"
+    default = role.context_default
+    if default is not None:
+        return f"{fmt(ctx.value)} (its default: {default.why}; nothing sets {default.setting})"
+    return ctx.show()
+
+
+def context_fix(role: Role, limit: int) -> str:
+    """How to lower the role's context length to `limit`, naming the setting."""
+    default = role.context_default
+    if default is not None:
+        return f"set {default.setting} {fmt(limit)} (or less)"
+    return f"lower the context length to {fmt(limit)}"
+
+
+def over(need: int, role: Role) -> bool:
+    """An error: the need exceeds even the most the role's pool can be (its band's top)."""
+    return role.pool is not None and need > role.pool.ceiling

@@ -38,7 +38,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, UNIFIED, Deployment, fmt
-from ctxlint.rules._common import gateway_field, max_prompt, max_request
+from ctxlint.rules._common import gateway_field, max_prompt, max_request, over
 
 ID = "CTX101"
 NAME = "window-exceeds-kv-pool"
@@ -54,10 +54,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if role.pool is None:
             continue
         need = request if role.kind == UNIFIED else (prompt[0], prompt[1]) if prompt else None
-        if need is None or need[0] <= role.pool.tokens:
-            continue
+        if need is None or not over(need[0], role):
+            continue  # inside a derived pool's band: CTX210 says so
         held = "request" if role.kind == UNIFIED else "prompt"
-        pool = role.pool.tokens
+        pool = role.pool.ceiling
         yield Problem(
             f"{fmt(need[0])} > {fmt(pool)}: the longest {held} ({need[1]}) exceeds the {role.label} "
             f"KV pool {role.pool.describe()} by {fmt(need[0] - pool)} tokens. Raise the {role.label} pool "

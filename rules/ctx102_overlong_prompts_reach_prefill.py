@@ -57,7 +57,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     weakest = smallest_pool(dep.roles_of(PREFILL))
     if weakest is None:
         return
-    pool = weakest.pool.tokens
+    pool = weakest.pool.ceiling  # a derived pool: its band's top (inside the band, CTX210 reports it)
     # What actually stops a long prompt: the gateway cap and the prefill engines' context limits.
     limits: List[Tuple[int, str, Source]] = []
     cap = dep.gateway.max_prompt_tokens

@@ -52,9 +52,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         return
     need, why = request
     for role in dep.roles_of(DECODE):
-        if role.pool is None or role.pool.tokens >= need:
+        if role.pool is None or role.pool.ceiling >= need:
             continue
-        pool = role.pool.tokens
+        pool = role.pool.ceiling
         yield Problem(
             f"{fmt(need)} > {fmt(pool)}: the {role.label} KV pool {role.pool.describe()} cannot hold one "
             f"full request ({why}); short by {fmt(need - pool)} tokens. Raise the {role.label} pool to at "

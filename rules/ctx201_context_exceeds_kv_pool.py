@@ -8,8 +8,12 @@ Why:
     requests and hangs them while health checks pass; SGLang silently lowers the
     per-request limit to the pool. When no pool is declared, the pool is derived
     from the model, the accelerators and the engine's memory settings, and the
-    message shows that arithmetic. When the advertised window itself exceeds
-    the pool, CTX101 reports it instead (one finding for one cause).
+    message shows that arithmetic. A role that sets no context length is held
+    to its engine's default for the model (vLLM and SGLang derive it from the
+    config.json). A derived pool carries a band: this is an error only when
+    the context exceeds even its top; inside the band CTX210 warns. When the
+    advertised window itself exceeds the pool, CTX101 reports it instead (one
+    finding for one cause).
 
 Example (bad):
     ```yaml
@@ -42,6 +46,8 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
+from ctxlint.rules._common import context_fix, context_text, over
+from ctxlint.rules._engine import engine_id
 
 ID = "CTX201"
 NAME = "context-exceeds-kv-pool"
@@ -51,17 +57,34 @@ TAGS = ()
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
+# What each engine does when one request of its context length does not fit in its pool.
+CONSEQUENCE = {
+    "vllm": "vLLM refuses to start (\"To serve at least one request with the model's max seq len ... KV cache is "
+            "needed, which is larger than the available KV cache memory\")",
+    "sglang": "SGLang starts and silently lowers the per-request limit to the pool, so requests up to the context "
+              "length it reports are refused",
+    "trtllm": "TensorRT-LLM shrinks max_seq_len to the pool with a warning (\"Adjusted max_seq_len\")",
+    "tgi": "TGI refuses the startup check (max_total_tokens above what the KV cache holds)",
+    "llamacpp": "llama-server cannot allocate the cells and fails to load, or --fit lowers the context",
+    "lmdeploy": "LMDeploy silently lowers session_len to the pool",
+}
+
+
 def check(dep: Deployment, options) -> Iterator[Problem]:
     window = dep.advertised.context_window
+    engine = engine_id(dep)
     for role in dep.roles:
         ctx, pool = role.context_length, role.pool
-        if ctx is None or pool is None or ctx.value <= pool.tokens:
-            continue
-        if window is not None and window.value > pool.tokens:
+        if ctx is None or pool is None or not over(ctx.value, role):
+            continue  # inside a derived pool's band: CTX210 says so
+        if window is not None and window.value > pool.ceiling:
             continue  # CTX101 already reports this pool against the window
+        limit = pool.ceiling
+        what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
+        top = " even at the top of its band" if pool.banded else ""
         yield Problem(
-            f"{fmt(ctx.value)} > {fmt(pool.tokens)}: the {role.label} engine context length {ctx.show()} "
-            f"exceeds its KV pool {pool.describe()} by {fmt(ctx.value - pool.tokens)} tokens; one "
-            f"maximum-length request cannot be held. Lower the context length to {fmt(pool.tokens)}, or add "
-            "memory (more or larger accelerators, a higher memory fraction, an fp8 KV cache)",
+            f"{fmt(ctx.value)} > {fmt(limit)}: the {role.label} engine context length {context_text(role)} "
+            f"exceeds its KV pool {pool.describe()} by {fmt(ctx.value - limit)} tokens{top}; {what}. "
+            f"{context_fix(role, pool.tokens).capitalize()}, or add memory (more or larger accelerators, a "
+            "higher memory fraction, an fp8 KV cache)",
             ctx.source, dep.display_name)

@@ -28,6 +28,13 @@ def in_repo(monkeypatch):
 
 
 @pytest.fixture(autouse=True)
+def _no_hub_cache(monkeypatch, tmp_path_factory):
+    # Model resolution reads the local Hugging Face cache: a developer's cache must not change results.
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path_factory.mktemp("hf-hub-cache")))
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+
+
+@pytest.fixture(autouse=True)
 def _no_ci_env(monkeypatch):
     # Output formats that react to CI variables must not change golden output.
     for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):

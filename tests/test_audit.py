@@ -108,7 +108,7 @@ def test_empty_tree(tmp_path):
     result = run(["audit", str(tmp_path)])
     assert result.code == 0
     assert result.out == ("total: 0 deployments of 0 models in 0 files; 0 with errors, 0 with warnings, "
-                          "0 with infos only, 0 clean; 0 with a pool below the window, 0 unknown; "
+                          "0 with infos only, 0 clean; 0 with a pool below what is promised, 0 not known; "
                           "0 models served with different pools\n")
 
 

@@ -350,11 +350,21 @@ def test_case_ids_are_unique():
 
 
 REFUSED = "CTX002 [error] the Kubernetes API server refuses this object: "
-NO_MODEL = ("CTX208 [info] KV pool of unified not declared and not derivable: no model id and no architecture facts are "
-            "given (add the model under `models:` in .ctxlint.yaml); capacity checks skip these roles "
-            "(capacity-not-derivable)")
-NO_TYPE = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) "
-           "is given; capacity checks skip these roles (capacity-not-derivable)")
+NO_MODEL = ("CTX208 [info] KV pool of unified not declared and not derivable: no model id: name the model (or add it "
+            "under `models:`); capacity checks skip these roles (capacity-not-derivable)")
+DEVICES_AT_TP1 = ("L4 no, A10G no, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 yes, "
+                  "MI300X yes")
+
+
+def no_type(tokens, need):
+    """CTX208 for an unstated device: the memory one request needs, and which devices hold it."""
+    return ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) "
+            f"is given; holding one request of {tokens} tokens needs >= {need} GiB per GPU at TP 1 ({DEVICES_AT_TP1}); "
+            "state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, or "
+            "`default-accelerator:` in .ctxlint.yaml); capacity checks skip these roles (capacity-not-derivable)")
+
+
+
 K8S_LINES = {
     "args-as-one-string": [
         f"deploy.yaml:1:1: {NO_MODEL}",
@@ -365,8 +375,8 @@ K8S_LINES = {
         f"deploy.yaml:1:1: {NO_MODEL}",
         f'deploy.yaml:10:43: {REFUSED}`args` items must be strings, and this one is the number 493; quote it ("0755") '
         "(schema-violation)"],  # `1:20` is base 60 to PyYAML but text to Kubernetes' go-yaml: accepted
-    "args-not-strings": [
-        f"deploy.yaml:8:11: {NO_TYPE}",
+    "args-not-strings": [  # Llama-3.1-8B, 131,072 tokens: 15 GiB of weights and 16 GiB of KV
+        f"deploy.yaml:8:11: {no_type('131,072', '35.1 (band 34.8-35.9)')}",
         *(f"deploy.yaml:{where}: {REFUSED}`args` items must be strings, and this one is {what} (schema-violation)"
           for where, what in [("10:78", 'the number 131072; quote it ("131072")'), ("10:110", 'the number 1; quote it ("1")'),
                               ("11:44", 'the number 0.9; quote it ("0.9")'),
@@ -391,7 +401,7 @@ K8S_LINES = {
         f"deploy.yaml:8:9: {REFUSED}`containers` must be a list, not a mapping; start each container with `- ` (this "
         "one was not checked) (schema-violation)"],
     "env-value-a-number-and-no-name": [
-        f"deploy.yaml:8:11: {NO_TYPE}",
+        f"deploy.yaml:8:11: {no_type('32,768', '24 (band 23.2-26.5)')}",
         f'deploy.yaml:11:34: {REFUSED}an env var\'s `value` must be a string, and this one is the number 32768; quote '
         'it ("32768") (schema-violation)'],
 }

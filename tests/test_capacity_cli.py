@@ -13,17 +13,25 @@ def test_readme_example_text():
     result = run(EXAMPLE)
     assert result.code == 0
     assert "KV bytes/token/GPU          (80 layers + 0 draft) x 2 x 2 x 128 x 2" in result.out
-    assert "KV pool per replica: 421,056 tokens (estimated)" in result.out
-    assert "context length 131,072: fits; max concurrency at that length 3.21x" in result.out
+    assert "KV pool per replica: 408,928 tokens (estimated; band 347,760-429,472)" in result.out
+    assert "context length 131,072: fits; max concurrency at that length 3.12x" in result.out
+    # every estimated term with its band and where its rule comes from
+    assert "weights          32.85       32.69-33.51  the checkpoint's size" in result.out
+    assert "activation peak  5.03        4.53-6.54    vllm/v1/worker/gpu_worker.py determine_available_memory" in result.out
+    assert result.out.count("weights") >= 2 and "weights/GPU" not in result.out  # one weights row, not two
 
 
 def test_readme_example_json():
     data = json.loads(run(EXAMPLE + ["--format", "json"]).out)
     assert data["kv_bytes_per_token_per_gpu"] == 81920
-    assert data["weights_bytes_per_gpu"] == 35_275_000_000
-    assert data["pool_tokens"] == 421_056
-    assert data["max_concurrency_at_context"] == 3.21
-    assert data["max_context_at_concurrency_1"] == 421_040
+    assert data["weights_bytes_per_gpu"] == 35_276_850_000  # 70.5537e9 params x 2 B / 4
+    assert data["pool_tokens"] == 408_928
+    assert (data["pool_low"], data["pool_high"]) == (347_760, 429_472)
+    assert data["max_concurrency_at_context"] == 3.12
+    assert data["max_context_at_concurrency_1"] == 408_912
+    assert [t["label"] for t in data["terms"]] == ["instance memory", "weights", "activation peak", "non-torch",
+                                                   "CUDA graphs"]
+    assert all(t["source"] and t["low"] <= t["point"] <= t["high"] for t in data["terms"])
     assert data["assumptions"] and isinstance(data["kv_budget_bytes_per_gpu"], float)
 
 
@@ -32,7 +40,7 @@ def test_context_that_does_not_fit_exits_1_with_what_to_change():
     assert result.code == 1
     assert "context length 1,048,576: does NOT fit" in result.out
     assert "use tp=8 (8 accelerators per replica)" in result.out
-    assert "lower context_length from 1,048,576 to at most 421,040" in result.out
+    assert "lower context_length from 1,048,576 to at most 408,912" in result.out
 
 
 def test_known_kv_budget_reproduces_the_vllm_log():
@@ -65,8 +73,9 @@ def test_usage_errors():
 def test_check_uses_the_derived_pool_and_shows_the_arithmetic(in_repo):
     bad = run(["check", "samples/derived-pool/l4-too-small.yaml"])
     assert bad.code == 1
-    assert "CTX101 [error] 32,768 > 5,456" in bad.out
-    assert "derived for meta-llama/Llama-3.1-8B-Instruct on 1x L4, vllm: KV budget per GPU 0.67 GiB" in bad.out
-    assert "/ 131,072 B per token per GPU = 5,456 tokens" in bad.out
+    # an error only because 131,072 exceeds even the top of the band (26,336-34,976)
+    assert "CTX101 [error] 131,072 > 34,976" in bad.out
+    assert "derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: KV budget per GPU 4.02 GiB" in bad.out
+    assert "/ 131,072 B per token per GPU = 32,944 tokens; band 26,336-34,976" in bad.out
     good = run(["check", "samples/derived-pool/l40s-fits.yaml"])
     assert good.code == 0 and good.out == ""

@@ -145,3 +145,45 @@ class ConfigFiles:
         if not items:
             return file_name
         return next((scalar(i.get("key")) for i in items if scalar(i.get("path")) == file_name), None)
+
+
+# -- pod templates patched by an operator ----------------------------------------------------------------
+_MERGE_BY_NAME = ("containers", "initContainers", "env", "volumes", "volumeMounts")
+
+
+def clone(node: Node, **changes: Any) -> Node:
+    """A shallow copy of a Node with some slots changed (positions stay the original's)."""
+    copy = Node.__new__(Node)
+    for slot in Node.__slots__:
+        setattr(copy, slot, getattr(node, slot))
+    for key, value in changes.items():
+        setattr(copy, key, value)
+    return copy
+
+
+def merge_patch(base: Optional[Node], patch: Optional[Node], key: str = "") -> Optional[Node]:
+    """A Kubernetes strategic merge of `patch` over `base` (mappings merged key by key, lists of
+    containers/env/volumes merged by `name`, anything else replaced). Every value keeps the
+    position where it was written, in the base or in the patch."""
+    if patch is None or (patch.kind == SCALAR and patch.value is None):
+        return base
+    if base is None:
+        return patch
+    if base.kind == MAP and patch.kind == MAP:
+        value, keys = dict(base.value), dict(base.keys)
+        for k, v in patch.value.items():
+            value[k] = merge_patch(base.value.get(k), v, str(k))
+            keys[k] = patch.keys.get(k, keys.get(k))
+        return clone(base, value=value, keys=keys)
+    if base.kind == SEQ and patch.kind == SEQ and key in _MERGE_BY_NAME:
+        items = list(base.value)
+        names = [scalar(i.get("name")) for i in items]
+        for item in patch.value:
+            name = scalar(item.get("name"))
+            if name is not None and name in names:
+                at = names.index(name)
+                items[at] = merge_patch(items[at], item)
+            else:
+                items.append(item)
+        return clone(base, value=items)
+    return patch

@@ -7,7 +7,9 @@ the same, with every value pointing at the values file:
   `vllmConfig` keys the chart renders as flags (`maxModelLen` ->
   `--max-model-len`, camelCase -> kebab-case; booleans only when true),
   `vllmConfig.extraArgs`, `requestGPU`, `replicaCount`, and
-  `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode.
+  `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode; with
+  `raySpec` one RayCluster whose engine has the head's `requestGPU` plus
+  `replicaCount` workers' (not `replicaCount` replicas).
 - KubeAI models chart: `catalog.<name>` entries, each read like a KubeAI
   Model (crds_kubeai), enabled or not; the deployment is named by its key.
 - llm-d deployer: `sampleApplication` with `model.modelArtifactURI`,
@@ -141,14 +143,33 @@ def _production_stack(root: Node, spans: ScalarSpans, result: AdaptResult) -> Li
         items += flag_items(config, skip=("extraArgs", "v0", "v1", "port"))
         items += seq(config.get("extraArgs") if config is not None and config.kind == MAP else None)
         anchor = spec.get("name") or spec
+        count, replicas = int_val(spec.get("requestGPU"), file), spec.get("replicaCount")
+        ray = spec.get("raySpec")
+        if ray is not None and ray.kind == MAP:  # one RayCluster: the head's GPUs + replicaCount workers'
+            count, replicas = _ray_gpus(ray, count, int_val(replicas, file), file), None
         roles = _read(spans, spec, str(scalar(spec.get("name")) or ""), items,
                       Val("vllm", anchor.source(file), raw="production-stack servingEngineSpec"), result,
-                      env=env_from_k8s(spec.get("env")), count=int_val(spec.get("requestGPU"), file))
+                      env=env_from_k8s(spec.get("env")), count=count)
         kv_role = spec.dig("lmcacheConfig", "kvRole")
         roles = _marked(roles, _KV_ROLES.get(scalar(kv_role)), kv_role, file)
         roles = _image_version(roles, spec.get("repository"), spec.get("tag"), file)
-        out += _workload(spec.get("name"), spec, roles, file, spec.get("replicaCount"))
+        out += _workload(spec.get("name"), spec, roles, file, replicas)
     return out
+
+
+def _ray_gpus(ray: Node, per_worker: Optional[Val[int]], workers: Optional[Val[int]], file: str) \
+        -> Optional[Val[int]]:
+    """With `raySpec` the chart renders one RayCluster per modelSpec (templates/ray-cluster.yaml): a
+    head with `raySpec.headNode.requestGPU` and `replicaCount` workers with `requestGPU` each; the
+    engine on the head spreads over all of them, as in a RayClusterFleet."""
+    head = int_val(ray.dig("headNode", "requestGPU"), file)
+    pods = workers.value if workers is not None else 1
+    if per_worker is None and head is None:
+        return None
+    total = (head.value if head else 0) + pods * (per_worker.value if per_worker else 0)
+    parts = ([f"{head.value} on the head"] if head else []) + \
+        ([f"{pods} x {per_worker.value} per worker (replicaCount x requestGPU)"] if per_worker else [])
+    return Val(total, (per_worker or head).source, raw=" + ".join(parts))
 
 
 def _image_version(roles: List[EngineRole], repo: Optional[Node], tag: Optional[Node], file: str) \

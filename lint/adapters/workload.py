@@ -51,6 +51,10 @@ UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
 
 
+# The PyPI package of each engine, for versions pinned by `pip install`.
+_PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy"}
+
+
 @dataclass
 class Container:
     spans: ScalarSpans
@@ -62,6 +66,9 @@ class Container:
     script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
     env: Sequence[EnvVar] = ()
     image: Optional[Node] = None
+    # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
+    # (or in `script`) names the version when no image tag does.
+    install_scripts: Sequence[Node] = ()
     args_only: bool = False  # the tokens go to the image's entrypoint
     k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
@@ -256,7 +263,9 @@ class _Reader:
         return tuple(out)
 
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
-        if image is None or self.c.image is None or re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
+        if image is None or self.c.image is None:
+            return self.installed_version(engine)
+        if re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
             return None  # runtime images carry their own version, not the engine's
         eng, version = engine_from_image(image)
         if eng != engine or not version:
@@ -266,6 +275,24 @@ class _Reader:
         at = image.split("@")[0].rfind(tag) if tag else -1
         source = self.c.image.source(self.file) if at < 0 else self.c.spans.source(self.c.image, at, at + len(tag))
         return Val(version, source, raw=image)
+
+    def installed_version(self, engine: str) -> Optional[Val[str]]:
+        """`pip install vllm==0.6.6.post1` (or `uv pip install "sglang[all]==0.4.1"`) in a script."""
+        package = _PIP_NAMES.get(engine)
+        if package is None:
+            return None
+        pattern = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?==([0-9][\w.+-]*)",
+                             re.IGNORECASE)
+        scripts = list(self.c.install_scripts) + ([self.c.script] if self.c.script is not None else [])
+        for node in scripts:
+            if node.kind != SCALAR or not isinstance(node.value, str):
+                continue
+            found = pattern.search(node.value)
+            if found:
+                version = found.group(1).rstrip(".")
+                start, end = found.span(1)
+                return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
+        return None
 
     # -- positions ----------------------------------------------------------------------------------
     def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:

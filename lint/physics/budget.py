@@ -1,37 +1,33 @@
-"""Per-GPU KV memory budget, each engine with its own semantics (engines.md
-§0, §1.3, §2.1/2.3, §3.3, §4.3, §8, §9).
+"""Per-GPU KV memory budget, each engine with its own semantics and version rules
+(engines.md §0, §1.3, §2.3, §3.3, §4.3, §8, §9; mem_vllm.py and mem_sglang.py hold the
+version-dependent rules of vLLM and SGLang).
 
-Everything here is an estimate from the accelerator's memory and the engine
-settings; it is built to undershoot the engine, never to overshoot by more than
-a few percent. Terms we cannot know (activation peak, NCCL, CUDA graphs) are
-taken at conservative values and listed as assumptions.
+Every estimated term is a band (physics.terms.Term): the budget has a point estimate and a
+low and a high bound. The low bound takes every uncertain term at its worst; the high bound
+at its best, so it must stay close to what the engine really allocates: ctxlint reports an
+error only when a promise exceeds even the high bound.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from . import mem_sglang, mem_vllm
+from .activation import profile_peak
 from .models import ModelArch
+from .terms import GIB, MIB, Term, gib, subtract
 from .weights import WeightFormat, weight_bytes
 
-GIB = 1 << 30
-MIB = 1 << 20
 Step = tuple[str, str, Any]
-
-# CUDA context + allocator slack before the engine loads anything: the SGLang
-# docs log shows 78.81 GiB free of a 79.2 GiB H100 (engines.md §2.3).
-CUDA_CONTEXT = 0.5 * GIB
-# Non-torch memory (NCCL, cuBLAS workspaces, CUDA graphs): vLLM PR #10511 logs
-# 1.79 GiB at TP1 and 3.58 GiB at TP2 for Llama-3-8B on H100.
-NON_TORCH_SINGLE = 1.8 * GIB
-NON_TORCH_MULTI = 3.6 * GIB
-
 DEFAULT_BLOCK = {"vllm": 16, "sglang": 1, "tgi": 1, "trtllm": 32, "lmdeploy": 64, "llamacpp": 1}
+CONTEXT = Term("CUDA context", 0.5 * GIB, 0.3 * GIB, 0.8 * GIB, "CUDA context and allocator slack")
+__all__ = ["Budget", "DEFAULT_BLOCK", "GIB", "MIB", "engine_budget", "gib", "weights_per_gpu",
+           "sglang_auto_mem_fraction"]
 
 
 @dataclass(frozen=True)
 class Budget:
-    kv_bytes: float | None              # per GPU; None = cannot be estimated
+    kv_bytes: float | None              # per GPU, point estimate; None = cannot be estimated
     block_size: int
     token_cap: int | None = None        # explicit upper bound (max_total_tokens, max_tokens)
     fixed_blocks: int | None = None     # pool given in blocks/cells (overrides bytes)
@@ -40,6 +36,17 @@ class Budget:
     assumptions: tuple[str, ...] = ()
     errors: tuple[str, ...] = ()
     extra: Mapping[str, Any] = field(default_factory=dict)
+    kv_low: float | None = None         # the band: the least and the most the engine can leave for KV
+    kv_high: float | None = None
+    terms: tuple[Term, ...] = ()        # what was subtracted, each with its band
+    rule: str = ""                      # the engine's version rule that applied
+
+    def __post_init__(self) -> None:
+        if self.kv_bytes is not None:
+            if self.kv_low is None:
+                object.__setattr__(self, "kv_low", self.kv_bytes)
+            if self.kv_high is None:
+                object.__setattr__(self, "kv_high", self.kv_bytes)
 
 
 def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
@@ -54,28 +61,29 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return int(f) if f.is_integer() and not isinstance(default, float) else f
 
 
-def gib(x: float | None) -> str:
-    return "?" if x is None else f"{x / GIB:.2f} GiB"
-
-
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
-                    fmt: WeightFormat | None = None) -> tuple[float | None, str, list[str]]:
-    """Checkpoint bytes / (TP x PP), in the weight format that applies (the resolution's,
-    else the checkpoint's own). MoE experts are assumed split over the same TP x PP GPUs;
-    expert parallelism over more GPUs (DP-attention + EP) only lowers the real per-GPU
-    share, so this stays conservative."""
+                    fmt: WeightFormat | None = None) -> tuple[Term | None, str, list[str]]:
+    """Checkpoint bytes / (TP x PP) in the weight format that applies, as a band (a format whose
+    bits vary, GGUF mixes, a published count rounded). MoE experts are assumed split over the
+    same GPUs; expert parallelism over more GPUs only lowers the real share (conservative)."""
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
     params = arch.total_params_b * 1e9
-    fmt = fmt or arch.weight_format
-    if arch.weight_bytes is not None:  # a flat bytes/param the user stated
-        total = params * arch.weight_bytes
+    own = arch.weight_format
+    fmt = fmt or own
+    b = lambda x: None if x is None else x * 1e9  # noqa: E731
+    split = (b(arch.embed_params_b), b(arch.lm_head_params_b), b(arch.expert_params_b), b(arch.vision_params_b))
+    if arch.checkpoint_bytes and fmt.key == own.key:  # the checkpoint's own size, as published
+        total = low = high = float(arch.checkpoint_bytes)
+        formula = f"checkpoint {total / GIB:.2f} GiB (its own tensors) / ({tp} x {pp})"
+    elif arch.weight_bytes is not None:  # a flat bytes/param the user stated
+        total = low = high = params * arch.weight_bytes
         formula = f"{arch.total_params_b:g}e9 x {arch.weight_bytes:g} B / ({tp} x {pp})"
     else:
-        b = lambda x: None if x is None else x * 1e9  # noqa: E731
-        total = weight_bytes(params, b(arch.embed_params_b), b(arch.lm_head_params_b), b(arch.expert_params_b),
-                             b(arch.vision_params_b), fmt)
+        total = weight_bytes(params, *split, fmt)
+        low = weight_bytes(params, *split, fmt, bits=fmt.low) * 0.995
+        high = weight_bytes(params, *split, fmt, bits=fmt.high) * 1.02  # norms, biases, padded vocab
         formula = f"{arch.total_params_b:g}e9 params as {fmt.label} = {total / GIB:.2f} GiB / ({tp} x {pp})"
         if fmt.key not in ("bf16", "fp32"):
             kept = "MoE experts only" if fmt.scope == "experts" else \
@@ -85,206 +93,207 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
         embed = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2
         per_layer = max(0.0, params - embed) / max(1, arch.num_layers)
         per_param = arch.weight_bytes if arch.weight_bytes is not None else fmt.bits / 8
-        total += draft_layers * per_layer * per_param
+        extra = draft_layers * per_layer * per_param
+        total, low, high = total + extra, low + extra, high + extra
         formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
         notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")
-    return total / (tp * pp), formula, notes
-
-
-def activation_bytes(arch: ModelArch, tokens: int, tp: int) -> tuple[float, str]:
-    """Conservative profile-run peak for `tokens` batched tokens: ~24 bf16
-    hidden-sized buffers per token (residual, qkv, attention out, gated-MLP
-    intermediates) plus fp32 logits twice (logits + softmax copy) over the
-    vocab shard. At 8192 tokens on Llama-3-8B this gives 9.33 GiB, close to the
-    worst public log (vLLM V0 on A100-40GB: 9.37 GiB, vllm#12330); V1 logs show
-    ~1.3 GiB, so vLLM V1 estimates undershoot by design."""
-    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
-    vocab = arch.vocab_size or 128_256
-    # Projections and MLP intermediates are TP-sharded, so both terms divide by TP.
-    per_token = (48 * hidden + 8 * vocab) / max(1, tp)
-    return tokens * per_token, f"{tokens} x (48 x {hidden} + 8 x {vocab}) / {tp} B"
-
-
-def _non_torch(tp: int, pp: int) -> float:
-    return NON_TORCH_MULTI if tp * pp > 1 else NON_TORCH_SINGLE
-
-
-def _default_mnbt(total: float) -> int:
-    # vLLM OpenAI-server defaults (engines.md §1.1): 8192 on >=70 GiB non-A100, else 2048.
-    return 8192 if total >= 70 * GIB else 2048
-
-
-def _sglang_defaults(gpu_mib: float, tp: int) -> tuple[int, int]:
-    """chunked_prefill_size, cuda_graph_max_bs by GPU memory (engines.md §2.1)."""
-    g = gpu_mib / 1024
-    if g < 20:
-        return 2048, 8
-    if g < 35:
-        return 2048, 80 if tp >= 4 else 24
-    if g < 60:
-        return 4096, 160 if tp >= 4 else 32
-    if g < 160:
-        return 8192, 512 if tp >= 4 else 256
-    return 16384, 512
+    n = tp * pp
+    return Term("weights", total / n, low / n, high / n, formula), formula, notes
 
 
 def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: int | None = None,
                              cuda_graph_max_bs: int | None = None) -> tuple[float, str]:
-    """ServerArgs._handle_gpu_memory_settings, without the DP-attention and
-    piecewise-CUDA-graph terms (they only lower the fraction)."""
-    cps_d, bs_d = _sglang_defaults(gpu_mib, tp)
-    cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
-    bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
-    reserved = 512 + max(cps, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024
-    if gpu_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
-    return mfs, (f"round(({gpu_mib:.0f} - reserved {reserved:.0f}) / {gpu_mib:.0f}, 3); reserved = 512 + "
-                 f"max({cps}, 2048) x 1.5 + {bs} x 2 + {tp} x {pp} / 8 x 1024")
+    return mem_sglang.auto_formula(gpu_mib, tp, pp, chunked_prefill_size, cuda_graph_max_bs)
 
 
 def engine_budget(engine: str, arch: ModelArch, total: float | None, tp: int, pp: int,
-                  settings: Mapping[str, Any], weights: float | None, smi_mib: float | None = None) -> Budget:
+                  settings: Mapping[str, Any], weights: Term | None, smi_mib: float | None = None,
+                  device: str = "", version: str | None = None, context: int | None = None,
+                  exact_total: bool = True) -> Budget:
     """Dispatch to the engine's own memory semantics."""
     fn = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "trtllm": _trtllm,
           "lmdeploy": _lmdeploy, "llamacpp": _llamacpp}[engine]
-    return fn(arch, total, tp, pp, settings, weights, smi_mib)
+    return fn(arch, total, tp, pp, settings, weights, smi_mib, device, version, context)
 
 
-def _missing(engine: str, total: float | None, weights: float | None, block: int, knob: str | None) -> Budget | None:
+def _missing(total: float | None, weights: Term | None, block: int, knob: str | None) -> Budget | None:
     errs = []
     if total is None:
         errs.append("accelerator memory unknown: name an accelerator from the catalog or define it")
     if weights is None:
-        errs.append("weights per GPU unknown (no parameter count): give total_params_b or available_kv_bytes")
+        errs.append("weights per GPU unknown (no parameter count): give total_params_b or available_kv_gib")
     return Budget(None, block, knob=knob, errors=tuple(errs)) if errs else None
 
 
-def _vllm(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _finish(base: Term, terms: list, block: int, knob: str | None, rule: str, asm: list,
+            cap: int | None = None, scale: float = 1.0, scale_high: float | None = None) -> Budget:
+    """Budget = (base - terms) x scale; the band from every term's band."""
+    point, low, high = subtract(base, terms)
+    hi_scale = scale if scale_high is None else scale_high
+    steps: list[Step] = [(base.label, base.how, base.point)]
+    steps += [(t.label + (" (est.)" if t.low != t.high else ""), t.how, t.point) for t in terms]
+    kv, kv_low, kv_high = point * scale, low * scale, high * hi_scale
+    shown = " - ".join([f"{base.label} {gib(base.point)}"] + [f"{t.label} {gib(t.point)}" for t in terms])
+    steps.append(("KV budget", f"({shown}) x {scale:g}" if scale != 1.0 else shown, kv))
+    return Budget(kv, block, token_cap=cap, knob=knob, steps=tuple(steps), assumptions=tuple(asm),
+                  kv_low=kv_low, kv_high=kv_high, terms=(base, *terms), rule=rule)
+
+
+def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
     block = int(_num(s, "block_size", 16) or 16)
-    steps: list[Step] = []
     if _num(s, "num_gpu_blocks_override"):
         n = int(_num(s, "num_gpu_blocks_override"))
-        steps.append(("num_gpu_blocks_override", f"{n} blocks x {block}", n * block))
-        return Budget(None, block, fixed_blocks=n, knob="gpu_memory_utilization", steps=tuple(steps),
+        return Budget(None, block, fixed_blocks=n, knob="gpu_memory_utilization",
+                      steps=(("num_gpu_blocks_override", f"{n} blocks x {block}", n * block),),
                       assumptions=("pool fixed by num_gpu_blocks_override (applied after profiling)",))
     if _num(s, "kv_cache_memory_bytes"):
         kv = float(_num(s, "kv_cache_memory_bytes"))
-        steps.append(("kv_cache_memory_bytes", "given", kv))
-        return Budget(kv, block, knob=None, steps=tuple(steps))
-    miss = _missing("vllm", total, weights, block, "gpu_memory_utilization")
+        return Budget(kv, block, steps=(("kv_cache_memory_bytes", "given", kv),))
+    miss = _missing(total, weights, block, "gpu_memory_utilization")
     if miss:
         return miss
-    util = float(_num(s, "gpu_memory_utilization", 0.9))
-    mnbt = int(_num(s, "max_num_batched_tokens", 0) or _default_mnbt(total))
-    act, act_f = activation_bytes(arch, mnbt, tp)
-    nt = _non_torch(tp, pp)
-    kv = total * util - weights - act - nt
-    steps += [("instance memory", f"{gib(total)} x gpu_memory_utilization {util:g}", total * util),
-              ("activation peak (est.)", act_f, act), ("non-torch (est.)", f"{'TP/PP>1' if tp * pp > 1 else 'single GPU'}", nt),
-              ("KV budget", f"{gib(total * util)} - weights {gib(weights)} - act {gib(act)} - non-torch {gib(nt)}", kv)]
-    asm = [f"vLLM activation peak estimated for max_num_batched_tokens={mnbt} (conservative; V1 profiles lower)",
-           f"vLLM non-torch memory assumed {gib(nt)} (NCCL, CUDA graphs)"]
-    return Budget(kv, block, knob="gpu_memory_utilization", steps=tuple(steps), assumptions=tuple(asm))
+    base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context)
+    if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
+        # vLLM's MXFP4 MoE kernels pad the expert tensors: gpt-oss-120b loads as 65.97 GiB on one H100
+        # (vllm#23278) and 17.22 GiB per GPU at TP 4 (dennislee22 log) against ~60.6 GiB of checkpoint.
+        pad, low, high = (1.09, 1.085, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
+        weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
+                       weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
+    asm = [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - non-torch"
+           + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")]
+    return _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm)
 
 
-def _sglang(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
     block = int(_num(s, "page_size", 1) or 1)
-    miss = _missing("sglang", total, weights, block, "mem_fraction_static")
+    miss = _missing(total, weights, block, "mem_fraction_static")
     if miss:
         return miss
-    steps: list[Step] = []
-    asm: list[str] = []
-    mfs = _num(s, "mem_fraction_static", 0.0)
-    if not mfs:
-        gpu_mib = smi_mib or total / MIB
-        mfs, f = sglang_auto_mem_fraction(gpu_mib, tp, pp, _num(s, "chunked_prefill_size"), _num(s, "cuda_graph_max_bs"))
-        steps.append(("mem_fraction_static (auto)", f, mfs))
-        asm.append("SGLang auto mem_fraction_static without DP-attention / piecewise-graph terms")
-    pre = total - CUDA_CONTEXT - (NON_TORCH_SINGLE if tp * pp > 1 else 0.0)
-    kv = pre * float(mfs) - weights
-    steps += [("memory before weights (est.)", f"{gib(total)} - CUDA context{' - NCCL' if tp * pp > 1 else ''}", pre),
-              ("KV budget", f"{gib(pre)} x mem_fraction_static {float(mfs):g} - weights {gib(weights)}", kv)]
-    asm.append("SGLang: KV = free_after_weights - pre_load x (1 - mem_fraction_static); 0.5 GiB CUDA context assumed")
+    pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version)
+    kv = pre.point * mfs - weights.point
+    kv_low = pre.low * mfs - weights.high
+    kv_high = pre.high * mfs_high - weights.low
+    steps: list[Step] = [(pre.label, pre.how, pre.point), ("mem_fraction_static", how, mfs),
+                         ("weights", weights.how, weights.point),
+                         ("KV budget", f"{gib(pre.point)} x {mfs:g} - weights {gib(weights.point)}", kv)]
+    rule = f"SGLang {version or '(version unknown)'}: KV = memory before weights x mem_fraction_static - weights"
     cap = _num(s, "max_total_tokens")
-    return Budget(kv, block, token_cap=int(cap) if cap else None, knob="mem_fraction_static",
-                  steps=tuple(steps), assumptions=tuple(asm))
+    return Budget(kv, block, token_cap=int(cap) if cap else None, knob="mem_fraction_static", steps=tuple(steps),
+                  assumptions=(rule, f"mem_fraction_static {mfs:g}: {how}"), kv_low=kv_low, kv_high=kv_high,
+                  terms=(pre, weights), rule=rule)
 
 
-def _tgi(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _tgi(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
+    """TGI measures free memory after its warmup forward (the peak stays counted) and keeps a
+    wiggle room: >= 3.0 `free - (1 - fraction x w) x total` (w 0.95 in 3.0.x, 0.93 in 3.1-3.2,
+    0.90 from 3.3); 2.x `(free - (1 - fraction) x total) x w` (0.95, 0.90 in 2.4)."""
+    from ctxlint.versions import parse_version
+
     block = int(_num(s, "block_size", 1) or 1)
-    miss = _missing("tgi", total, weights, block, "cuda_memory_fraction")
+    miss = _missing(total, weights, block, "cuda_memory_fraction")
     if miss:
         return miss
+    v = parse_version(version) if version else None
     frac = float(_num(s, "cuda_memory_fraction", 1.0))
-    wiggle = float(_num(s, "tgi_wiggle_room", 0.9))
-    prefill = int(_num(s, "max_batch_prefill_tokens", 4096) or 4096)
-    act, act_f = activation_bytes(arch, prefill, tp)
-    used = CUDA_CONTEXT + weights + act + _non_torch(tp, pp)
-    kv = total * frac * wiggle - used
-    steps = [("usable", f"{gib(total)} x cuda_memory_fraction {frac:g} x wiggle {wiggle:g}", total * frac * wiggle),
-             ("warmup activation (est.)", act_f, act),
-             ("KV budget", f"usable - (context + weights {gib(weights)} + act {gib(act)} + non-torch)", kv)]
-    asm = [f"TGI warmup peak estimated for max_batch_prefill_tokens={prefill}",
-           "TGI block size 1 (flashinfer default); set block_size for flashdecoding (256) or paged (16)"]
-    return Budget(kv, block, knob="cuda_memory_fraction", steps=tuple(steps), assumptions=tuple(asm))
+    if _num(s, "TGI_WIGGLE_ROOM") is not None:
+        w = float(_num(s, "TGI_WIGGLE_ROOM"))
+    elif v is None or v >= parse_version("3.3.0") or parse_version("2.4.0") <= v < parse_version("3.0.0"):
+        w = 0.90
+    else:
+        w = 0.93 if v >= parse_version("3.1.0") else 0.95
+    tokens = int(_num(s, "max_batch_prefill_tokens", 4096) or 4096)
+    act = profile_peak(arch, tokens, 1, tp, label="warmup peak")
+    nt = Term("non-torch", 0.3 * GIB, 0.1 * GIB, 1.0 * GIB, "NCCL, workspaces")
+    base = Term.exact("device memory", total, f"{gib(total)}")
+    old = v is not None and v < parse_version("3.0.0")
+    reserve = Term.exact("reserve", (1 - frac) * total if old else (1 - frac * w) * total,
+                         f"(1 - {frac:g}) x total" if old else f"(1 - {frac:g} x wiggle {w:g}) x total")
+    rule = f"TGI {version or '(version unknown: the >= 3.3 rule, the most conservative)'}: " + (
+        "KV = (free after warmup - (1 - fraction) x total) x wiggle" if old else
+        "KV = free after warmup - (1 - fraction x wiggle) x total")
+    terms = [CONTEXT, weights, act, nt, reserve]
+    return _finish(base, terms, block, "cuda_memory_fraction", rule, [rule], scale=w if old else 1.0)
 
 
-def _trtllm(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _trtllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
+    """PyTorch backend (`KvCacheCreator`): KV = (total - peak of the max_num_tokens warmup) x
+    free_gpu_memory_fraction (0.9), the peak holding weights, activations, NCCL and CUDA graphs.
+    The one public log with all figures (Llama-3.1-8B FP8 on H100, 0.20) shows ~12 GiB above the
+    weights; the point estimate follows it, the band reaches the bare forward buffers."""
     block = int(_num(s, "tokens_per_block", 0) or _num(s, "block_size", 32) or 32)
     cap = _num(s, "max_tokens")
-    miss = _missing("trtllm", total, weights, block, "kv_cache_free_gpu_memory_fraction")
+    miss = _missing(total, weights, block, "kv_cache_free_gpu_memory_fraction")
     if miss:
         return Budget(None, block, token_cap=int(cap) if cap else None, errors=miss.errors) if not cap else \
             Budget(None, block, token_cap=int(cap), assumptions=("pool taken from kv_cache_config.max_tokens only",))
     frac = float(_num(s, "kv_cache_free_gpu_memory_fraction", 0.0) or _num(s, "free_gpu_memory_fraction", 0.9))
-    mnt = int(_num(s, "max_num_tokens", 8192) or 8192)
-    act, act_f = activation_bytes(arch, mnt, tp)
-    peak = CUDA_CONTEXT + weights + act + _non_torch(tp, pp)
-    kv = (total - peak) * frac
+    tokens = int(_num(s, "max_num_tokens", 8192) or 8192)
+    batch = int(_num(s, "max_batch_size", 2048) or 2048)
+    bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
+    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+    heavy = tokens * (48 * hidden + 8 * (arch.vocab_size or 128_256)) / max(1, tp)
+    act = Term("warmup peak", heavy, bare.point, max(heavy, bare.high), f"{tokens} tokens (x {batch} batch)")
+    graphs = Term("CUDA graphs and NCCL", 1.0 * GIB + (0.5 * GIB if tp * pp > 1 else 0), 0.3 * GIB, 2.5 * GIB,
+                  "captured during the warmup")
+    base = Term.exact("device memory", total, gib(total))
+    rule = f"TensorRT-LLM {version or ''}: KV = (total - warmup peak) x free_gpu_memory_fraction {frac:g}".replace(
+        "  ", " ")
+    budget = _finish(base, [CONTEXT, weights, act, graphs], block, "kv_cache_free_gpu_memory_fraction", rule,
+                     [rule], cap=int(cap) if cap else None, scale=frac)
     mgb = _num(s, "max_gpu_total_bytes")
-    steps = [("peak after profiling (est.)", f"context + weights {gib(weights)} + act {gib(act)} + non-torch", peak),
-             ("activation (est.)", act_f, act),
-             ("KV budget", f"({gib(total)} - {gib(peak)}) x free_gpu_memory_fraction {frac:g}", kv)]
     if mgb:
-        kv = min(kv, float(mgb))
-        steps.append(("max_gpu_total_bytes", f"min(budget, {mgb})", kv))
-    return Budget(kv, block, token_cap=int(cap) if cap else None, knob="kv_cache_free_gpu_memory_fraction",
-                  steps=tuple(steps), assumptions=(f"TRT-LLM profiling peak estimated for max_num_tokens={mnt}",))
+        from dataclasses import replace
+        budget = replace(budget, kv_bytes=min(budget.kv_bytes, float(mgb)), kv_low=min(budget.kv_low, float(mgb)),
+                         kv_high=min(budget.kv_high, float(mgb)),
+                         steps=budget.steps + (("max_gpu_total_bytes", f"min(budget, {mgb})", float(mgb)),))
+    return budget
 
 
-def _lmdeploy(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _lmdeploy(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
+    """TurboMind: KV = free after weights x cache_max_entry_count (0.8; 0.5 of the total in
+    0.2.0-0.2.1); the PyTorch engine first reserves (max_prefill_token_num + 2 x max_batches) x
+    vocab x 2 bytes for logits. The backend is chosen at run time: the point takes the PyTorch
+    reserve, the high bound TurboMind's."""
     block = int(_num(s, "cache_block_seq_len", 0) or _num(s, "block_size", 64) or 64)
     cme = float(_num(s, "cache_max_entry_count", 0.8))
-    if cme >= 1:  # TurboMind: an integer >= 1 is a number of blocks
+    if cme >= 1:  # TurboMind before 0.15: an integer >= 1 is a number of blocks
         n = int(cme)
-        return Budget(None, block, fixed_blocks=n, knob=None,
-                      steps=(("cache_max_entry_count (blocks)", f"{n} x {block}", n * block),))
+        return Budget(None, block, fixed_blocks=n, steps=(("cache_max_entry_count (blocks)", f"{n} x {block}",
+                                                           n * block),))
     if _num(s, "num_gpu_blocks"):
         n = int(_num(s, "num_gpu_blocks"))
         return Budget(None, block, fixed_blocks=n, steps=(("num_gpu_blocks", f"{n} x {block}", n * block),))
-    miss = _missing("lmdeploy", total, weights, block, "cache_max_entry_count")
+    miss = _missing(total, weights, block, "cache_max_entry_count")
     if miss:
         return miss
-    free = total - CUDA_CONTEXT - weights - (NON_TORCH_SINGLE if tp * pp > 1 else 0.0)
-    kv = free * cme
-    steps = [("free after weights (est.)", f"{gib(total)} - context - weights {gib(weights)}", free),
-             ("KV budget", f"{gib(free)} x cache_max_entry_count {cme:g}", kv)]
-    return Budget(kv, block, knob="cache_max_entry_count", steps=tuple(steps),
-                  assumptions=("LMDeploy: activations assumed to fit in the remaining free memory",))
+    backend = str(s.get("backend") or "").lower()
+    prefill = int(_num(s, "max_prefill_token_num", 8192) or 8192)
+    batches = int(_num(s, "max_batch_size", 256) or 256)
+    runtime = (prefill + 2 * batches) * (arch.vocab_size or 128_256) * 2
+    reserve = Term("PyTorch runtime reserve", runtime if backend != "turbomind" else 0.0,
+                   runtime if backend == "pytorch" else 0.0, runtime if backend != "turbomind" else 0.0,
+                   f"({prefill} + 2 x {batches}) x vocab x 2 B")
+    nt = Term("NCCL", 0.6 * GIB if tp * pp > 1 else 0.0, 0.0, 1.5 * GIB if tp * pp > 1 else 0.3 * GIB, "")
+    base = Term.exact("device memory", total, gib(total))
+    rule = "LMDeploy: KV = free after weights x cache_max_entry_count"
+    return _finish(base, [CONTEXT, weights, nt, reserve], block, "cache_max_entry_count", rule, [rule], scale=cme)
 
 
-def _llamacpp(arch, total, tp, pp, s, weights, smi_mib) -> Budget:
+def _llamacpp(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
     ctx = int(_num(s, "ctx_size", 0) or _num(s, "n_ctx", 0) or 0)
     asm: list[str] = []
     if ctx <= 0:
         ctx = int(arch.max_position_embeddings or 0)
         asm.append(f"ctx_size 0: n_ctx_train = max_position_embeddings ({ctx}) assumed")
-    kv = None if total is None or weights is None else total - CUDA_CONTEXT - weights
     steps: list[Step] = [("context cells", "ctx_size", ctx)]
-    if kv is not None:
-        steps.append(("memory left for KV (est.)", f"{gib(total)} - context - weights {gib(weights)}", kv))
+    kv = kv_low = kv_high = None
+    if total is not None and weights is not None:
+        compute = Term("compute buffers", 0.5 * GIB, 0.2 * GIB, 1.5 * GIB, "ggml compute and output buffers")
+        kv, kv_low, kv_high = subtract(Term.exact("device memory", total, gib(total)), [CONTEXT, weights, compute])
+        steps.append(("memory left for KV (est.)", f"{gib(total)} - context - weights {gib(weights.point)} - compute",
+                      kv))
     return Budget(kv, 1, fixed_blocks=ctx if ctx > 0 else None, steps=tuple(steps), assumptions=tuple(asm),
-                  errors=() if ctx > 0 else ("llama.cpp ctx_size unknown and no n_ctx_train",))
+                  errors=() if ctx > 0 else ("llama.cpp ctx_size unknown and no n_ctx_train",),
+                  kv_low=kv_low, kv_high=kv_high)

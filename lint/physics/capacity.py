@@ -1,7 +1,8 @@
 """One entry point: estimate(CapacityInput) -> CapacityResult.
 
 Never raises: missing facts and odd input produce a result whose `errors`
-explain what is missing; `steps` show the arithmetic for a reporter.
+explain what is missing; `steps` show the arithmetic for a reporter, `terms` each
+estimated term with its band, and the pool comes with a low and a high bound.
 """
 from __future__ import annotations
 
@@ -11,9 +12,12 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .accelerators import Accelerator, lookup_accelerator
-from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget, gib, weights_per_gpu
+from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget, weights_per_gpu
 from .kv import kv_breakdown, normalize_engine
 from .models import ModelArch
+from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
+from .sources import source_of
+from .weights import WeightFormat
 
 Step = tuple[str, str, Any]
 
@@ -33,6 +37,8 @@ class CapacityInput:
     context_length: int | None = None
     draft_layers: int = 0
     extra_accelerators: Mapping[str, Any] | None = None
+    weights: WeightFormat | None = None       # the weight format in force (None: the checkpoint's own)
+    engine_version: str | None = None
 
 
 @dataclass(frozen=True)
@@ -55,13 +61,29 @@ class CapacityResult:
     errors: tuple[str, ...] = ()
     suggestions: tuple[str, ...] = ()
     kv_formula: str | None = None
+    # The band: the least and the most the engine can plausibly give (equal when the budget is known).
+    pool_low: int | None = None
+    pool_high: int | None = None
+    max_context_low: int | None = None
+    max_context_high: int | None = None
+    kv_budget_low: float | None = None
+    kv_budget_high: float | None = None
+    weights_low_per_gpu: float | None = None
+    terms: tuple[dict, ...] = ()   # each estimated term: label, point/low/high bytes, how
+    rule: str = ""                 # the engine's version rule that applied
+    reported_tokens: int | None = None  # what the engine prints, when it differs from the physical pool
+    reported_rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         d = dataclasses.asdict(self)
         d["steps"] = [{"label": a, "formula": b, "value": c} for a, b, c in self.steps]
-        for k in ("assumptions", "errors", "suggestions"):
+        for k in ("assumptions", "errors", "suggestions", "terms"):
             d[k] = list(d[k])
         return d
+
+    @property
+    def banded(self) -> bool:
+        return self.pool_low is not None and self.pool_high is not None and self.pool_low != self.pool_high
 
 
 def _int(x: Any, default: int) -> int:
@@ -86,8 +108,58 @@ def _resolve_accel(inp: CapacityInput, errors: list[str]) -> Accelerator | None:
         return acc
     found = lookup_accelerator(str(acc), inp.extra_accelerators)
     if found is None:
-        errors.append(f"unknown accelerator {acc!r}: add it to extra_accelerators with memory_gib or memory_bytes")
+        errors.append(f"unknown accelerator {acc!r}: define it under `accelerators:` in .ctxlint.yaml "
+                      "(memory_gib) or state the KV memory the engine logs (available_kv_gib)")
     return found
+
+
+def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,
+            asm: list[str]) -> tuple[bool, int | None]:
+    """(swa_full, mla_heads) for the engine and version: how it lays out window and MLA layers."""
+    from ctxlint.versions import parse_version
+
+    from .mem_vllm import hybrid_full
+
+    v = parse_version(version) if version else None
+    swa_full = bool(settings.get("swa_full"))
+    mla_heads = None
+    if engine == "vllm":
+        swa_full = hybrid_full(version, settings)
+        if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
+                            (v is not None and v < parse_version("0.7.1"))):
+            mla_heads = 192 if v is not None and v >= parse_version("0.7.0") else 256
+            asm.append(f"vLLM {version or ''} stores MLA as full K/V heads padded to {mla_heads} (MLA latent "
+                       "from 0.7.1)")
+    elif engine == "sglang" and arch.is_mla and v is not None and v < parse_version("0.3.2") \
+            and settings.get("enable_mla") is not True:
+        mla_heads = 0  # K = qk_nope + qk_rope, V = v_head_dim
+        asm.append("SGLang < 0.3.2 without --enable-mla stores full K/V heads")
+    return swa_full, mla_heads
+
+
+# `--dtype` names (vLLM, SGLang, TGI spell them alike) and the dtype each serves in.
+_SERVED_AS = {"half": "float16", "float16": "float16", "fp16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
+              "float": "float32", "float32": "float32", "fp32": "float32"}
+
+
+def _serving_dtype(arch: ModelArch, asked: Any, asm: list[str]) -> ModelArch:
+    """The dtype the engine serves in: `--dtype` when stated; with "auto", the checkpoint's,
+    except that float32 checkpoints are served in 16 bits (vLLM's ModelConfig: "auto" uses FP16
+    for FP32 and FP16 models, BF16 for BF16 models; SGLang and TGI do likewise)."""
+    served = _SERVED_AS.get(str(asked or "auto").strip().lower())
+    if served is None and arch.dtype_bytes == 4:
+        served = "float16"
+        asm.append("float32 checkpoint served in 16 bits (dtype auto)")
+    if served is None or served == str(arch.dtype).lower():
+        return arch
+    # A float32 checkpoint's published size is not what a 16-bit engine holds.
+    size = arch.checkpoint_bytes if (arch.dtype_bytes == 4) == (served == "float32") else None
+    return dataclasses.replace(arch, dtype=served, checkpoint_bytes=size)
+
+
+def _unquantized(fmt: WeightFormat | None) -> bool:
+    """A plain float format: the serving dtype, not the checkpoint's, decides its bytes."""
+    return fmt is not None and fmt.key in ("fp32", "bf16", "fp16")
 
 
 def compute(inp: CapacityInput) -> CapacityResult:
@@ -97,126 +169,118 @@ def compute(inp: CapacityInput) -> CapacityResult:
         return _empty(inp, str(getattr(inp, "engine", "")), [f"unknown engine {getattr(inp, 'engine', None)!r}"])
     if not isinstance(inp.arch, ModelArch):
         return _empty(inp, engine, ["model architecture unknown: give a catalog id, a config.json or inline facts"])
-    arch = inp.arch
     errors: list[str] = []
     steps: list[Step] = []
     asm: list[str] = []
     tp, pp = _int(inp.tp, 1), _int(inp.pp, 1)
     draft = max(0, _int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if isinstance(inp.settings, Mapping) else {}
+    arch = _serving_dtype(inp.arch, settings.get("dtype"), asm)
     ctx = _int(inp.context_length, 0) or None
     acc = _resolve_accel(inp, errors)
     if inp.accelerator_count and _int(inp.accelerator_count, 0) and _int(inp.accelerator_count, 0) < tp * pp:
         errors.append(f"accelerator_count {inp.accelerator_count} < tp x pp = {tp * pp}")
     swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
-    window_extra = 0
-    if engine == "vllm":
-        window_extra = _int(settings.get("max_num_batched_tokens"), 0) or 2048
+    mnbt = _int(settings.get("max_num_batched_tokens"), 0) or 2048
+    swa_full, mla_heads = _layout(engine, arch, settings, inp.engine_version, asm)
     try:
-        br = kv_breakdown(arch, engine, tp, pp, inp.kv_cache_dtype, draft, window_tokens=window_extra,
-                          swa_full_tokens_ratio=swa_ratio, swa_full=bool(settings.get("swa_full")))
+        br = kv_breakdown(arch, engine, tp, pp, inp.kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm"
+                          else 0, swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
     except (ValueError, TypeError, ZeroDivisionError) as exc:
         return dataclasses.replace(_empty(inp, engine, errors + [str(exc)]), accelerator=getattr(acc, "name", None))
     bpt = br.bytes_per_token
     steps.append(("KV bytes/token/GPU", br.formula, bpt))
     asm.extend(br.notes)
+    if engine == "vllm" and swa_full and br.sliding_layers_per_gpu and not inp.engine_version:
+        asm.append("vLLM version unknown: window layers counted whole, as before 0.9.1 (or with a KV connector in "
+                   "0.9.1-0.10); state the image tag to count them windowed")
     if bpt <= 0:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
-    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft)
-    if weights is not None:
-        steps.append(("weights/GPU", w_formula, weights))
+    fmt = None if _unquantized(inp.weights) else inp.weights
+    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt)
     asm.extend(w_notes)
     total = float(acc.memory_bytes) if acc else None
     if acc is not None and not acc.exact:
         asm.append(f"{acc.name} memory {acc.memory_gib:.2f} GiB is an estimate ({acc.source})")
+    block = _int(settings.get("block_size") or settings.get("page_size") or settings.get("tokens_per_block"),
+                 DEFAULT_BLOCK[engine])
     if inp.available_kv_bytes is not None:
-        try:
-            kv_given = float(inp.available_kv_bytes)
-        except (TypeError, ValueError):
-            kv_given = float("nan")
-        if not math.isfinite(kv_given) or kv_given < 0:
-            errors.append(f"available_kv_bytes {inp.available_kv_bytes!r} is not a non-negative number")
-            kv_given = 0.0
-        budget = Budget(kv_given, _int(settings.get("block_size") or settings.get("page_size")
-                                       or settings.get("tokens_per_block"), DEFAULT_BLOCK[engine]))
-        if engine == "llamacpp":
-            budget = engine_budget(engine, arch, total, tp, pp, settings, weights)
-            budget = dataclasses.replace(budget, kv_bytes=kv_given)
-        if engine == "sglang" and settings.get("max_total_tokens"):
-            budget = dataclasses.replace(budget, token_cap=_int(settings.get("max_total_tokens"), 0) or None)
-        steps.append(("KV budget (given)", "available_kv_bytes", kv_given))
+        if weights is not None:
+            steps.append(("weights/GPU", w_formula, weights.point))
+        budget = _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, steps)
         estimate = False
     else:
         budget = engine_budget(engine, arch, total, tp, pp, settings, weights,
-                               acc.nvidia_smi_total_mib if acc else None)
+                               acc.nvidia_smi_total_mib if acc else None, getattr(acc, "name", "") or "",
+                               inp.engine_version, ctx)
+        if weights is not None and not any(str(label).startswith("weights") for label, _, _ in budget.steps):
+            steps.append(("weights/GPU", w_formula, weights.point))
         steps.extend(budget.steps)
         estimate = True
     asm.extend(budget.assumptions)
     errors.extend(budget.errors)
-    pool, max1, conc = _pool(engine, budget, br, settings, ctx, errors, steps, asm)
-    fits = None if ctx is None or max1 is None else max1 >= ctx
-    if fits is False:
-        errors.append(f"context_length {ctx:,} does not fit: one request can hold at most {max1:,} tokens")
-    return CapacityResult(
-        engine=engine, model=arch.name, accelerator=getattr(acc, "name", None), kv_bytes_per_token_per_gpu=bpt,
-        weights_bytes_per_gpu=weights, kv_budget_bytes_per_gpu=budget.kv_bytes, budget_is_estimate=estimate,
-        block_size=budget.block_size, pool_tokens=pool, max_concurrency_at_context=conc,
-        max_context_at_concurrency_1=max1, context_length=ctx, fits=fits, steps=tuple(steps),
-        assumptions=tuple(dict.fromkeys(asm)), errors=tuple(dict.fromkeys(errors)), kv_formula=br.formula)
-
-
-def _pool(engine: str, budget: Budget, br, settings: Mapping[str, Any], ctx: int | None,
-          errors: list[str], steps: list[Step], asm: list[str]) -> tuple[int | None, int | None, float | None]:
-    """Pool tokens, longest single request, and concurrency at ctx."""
-    block, bpt = max(1, budget.block_size), br.bytes_per_token
+    block = max(1, budget.block_size)
     if engine == "llamacpp" and budget.fixed_blocks:
-        cells = budget.fixed_blocks
-        need = cells * bpt
-        steps.append(("KV bytes for ctx_size", f"{cells} cells x {bpt:g} B", need))
-        if budget.kv_bytes is not None and need > budget.kv_bytes:
-            errors.append(f"llama.cpp ctx_size {cells:,} needs {gib(need)} of KV but only {gib(budget.kv_bytes)} is left")
-        par = _int(settings.get("parallel"), 1)
-        per_slot = cells if settings.get("kv_unified") or par <= 1 else cells // par
-        steps.append(("per-slot context", f"{cells} / parallel {par}" if per_slot != cells else "kv_unified", per_slot))
-        conc = round(cells / ctx, 2) if ctx else None
-        return cells, per_slot, conc
-    if budget.fixed_blocks:
-        pool = budget.fixed_blocks * block
-    elif budget.kv_bytes is None:
-        if budget.token_cap:
-            pool = budget.token_cap
-        else:
-            return None, None, None
+        point = low = high = llamacpp_tokens(budget.fixed_blocks, bpt, budget.kv_bytes, settings, ctx, errors, steps)
     else:
-        if budget.kv_bytes <= 0:
+        fixed = budget.fixed_blocks
+
+        def tokens(kv, layout):
+            return tokens_for(engine, kv, block, layout.bytes_per_token, layout.bounded_bytes_per_request,
+                              layout.state_bytes_per_request, budget.token_cap, fixed, ctx)
+        point, low, high = tokens(budget.kv_bytes, br), tokens(budget.kv_low, br), tokens(budget.kv_high, br)
+        steps.extend(steps_for(engine, budget.kv_bytes, block, bpt, point, br.bounded_bytes_per_request, ctx))
+        if budget.kv_bytes is not None and budget.kv_bytes <= 0 and not fixed:
             what = "estimated " if budget.knob else ""
-            errors.append(f"no memory left for the KV cache ({what}budget {gib(budget.kv_bytes)}); "
-                          "if the engine starts, pass its logged KV memory as available_kv_bytes")
-            return 0, 0, 0.0 if ctx else None
-        pool = int(budget.kv_bytes // (block * bpt)) * block
-        steps.append(("pool tokens", f"floor({gib(budget.kv_bytes)} / ({block} x {bpt:g} B)) x {block}", pool))
-    if budget.token_cap and pool > budget.token_cap:
-        pool = budget.token_cap // block * block
-        steps.append(("capped by explicit token limit", str(budget.token_cap), pool))
-    # Per-request overheads that come out of the same pool.
-    bounded = math.ceil(br.bounded_bytes_per_request / bpt) if br.bounded_bytes_per_request else 0
-    state = math.ceil(br.state_bytes_per_request / bpt) if br.state_bytes_per_request else 0
-    reserve = {"vllm": block, "lmdeploy": block, "sglang": 1}.get(engine, 0)  # null block / last slot
-    max1 = max(0, (pool - reserve - bounded - state) // block * block)
-    if engine == "sglang":
-        asm.append("SGLang max_req_len = min(context_length - 1, pool - 1); prompts are limited to pool - 6")
+            errors.append(f"no memory left for the KV cache ({what}budget {budget.kv_bytes / GIB:.2f} GiB)")
     if engine == "vllm":
         asm.append("vLLM usable = (blocks - 1) x block_size: BlockPool reserves one null block")
-    if bounded:
-        steps.append(("window layers per request", f"{br.bounded_bytes_per_request:,.0f} B / {bpt:g}", bounded))
-    steps.append(("longest single request", f"{pool} - reserved {reserve} - windows {bounded} - state {state}", max1))
-    conc = None
-    if ctx:
-        per_req = math.ceil(ctx / block) * block + bounded + state
-        conc = round((pool - reserve) / per_req, 2) if per_req else None
-        steps.append(("max concurrency at context", f"({pool} - {reserve}) / {per_req}", conc))
-    return pool, max1, conc
+    if engine == "sglang":
+        asm.append("SGLang max_req_len = min(context_length - 1, pool - 1); prompts are limited to pool - 6")
+    reported, reported_rule = None, ""
+    if engine == "vllm" and br.sliding_layers_per_gpu and budget.kv_bytes:
+        reported, reported_rule = vllm_reported(
+            budget.kv_bytes, block, br.full_layers_per_gpu, br.sliding_layers_per_gpu, br.per_layer_bytes,
+            br.full_layer_bytes, max(arch.sliding_window or 0, arch.attention_chunk_size or 0), mnbt, ctx,
+            inp.engine_version, swa_full)
+    fits = None if ctx is None or point.longest is None else point.longest >= ctx
+    if fits is False:
+        errors.append(f"context_length {ctx:,} does not fit: one request can hold at most {point.longest:,} tokens")
+    return CapacityResult(
+        engine=engine, model=arch.name, accelerator=getattr(acc, "name", None), kv_bytes_per_token_per_gpu=bpt,
+        weights_bytes_per_gpu=weights.point if weights else None, kv_budget_bytes_per_gpu=budget.kv_bytes,
+        budget_is_estimate=estimate, block_size=block, pool_tokens=point.pool,
+        max_concurrency_at_context=point.concurrency, max_context_at_concurrency_1=point.longest,
+        context_length=ctx, fits=fits, steps=tuple(steps), assumptions=tuple(dict.fromkeys(asm)),
+        errors=tuple(dict.fromkeys(errors)), kv_formula=br.formula,
+        pool_low=low.pool, pool_high=high.pool, max_context_low=low.longest, max_context_high=high.longest,
+        kv_budget_low=budget.kv_low, kv_budget_high=budget.kv_high,
+        weights_low_per_gpu=weights.low if weights else None,
+        terms=tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
+                     "source": source_of(engine, t.label, t.source)} for t in budget.terms),
+        rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule)
+
+
+def _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, steps) -> Budget:
+    """A KV budget the engine logged: no estimate, no band."""
+    try:
+        kv_given = float(inp.available_kv_bytes)
+    except (TypeError, ValueError):
+        kv_given = float("nan")
+    if not math.isfinite(kv_given) or kv_given < 0:
+        errors.append(f"available_kv_bytes {inp.available_kv_bytes!r} is not a non-negative number")
+        kv_given = 0.0
+    budget = Budget(kv_given, block)
+    if engine == "llamacpp":
+        budget = dataclasses.replace(engine_budget(engine, arch, total, tp, pp, settings, weights),
+                                     kv_bytes=kv_given, kv_low=kv_given, kv_high=kv_given)
+    if engine == "sglang" and settings.get("max_total_tokens"):
+        budget = dataclasses.replace(budget, token_cap=_int(settings.get("max_total_tokens"), 0) or None)
+    if engine == "trtllm" and settings.get("max_tokens"):
+        budget = dataclasses.replace(budget, token_cap=_int(settings.get("max_tokens"), 0) or None)
+    steps.append(("KV budget (given)", "available_kv_bytes", kv_given))
+    return budget
 
 
 def estimate(inp: CapacityInput) -> CapacityResult:

@@ -15,6 +15,10 @@ from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
 from .params import count as count_params
 from .weights import from_quantization_config
 
+# The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
+POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
+                 "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
+
 _LAYER_TYPE_MAP = {
     "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
     "sliding_attention": SLIDING, "sliding_window": SLIDING, "local": SLIDING, "sliding": SLIDING,
@@ -22,6 +26,10 @@ _LAYER_TYPE_MAP = {
     "linear_attention": LINEAR, "mamba": LINEAR, "mamba2": LINEAR, "linear": LINEAR,
     "conv": LINEAR, "gated_delta_net": LINEAR, "lightning": LINEAR,
 }
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
@@ -59,9 +67,30 @@ def _blocks(c: Mapping[str, Any]) -> list[str] | None:
     return None
 
 
+def _unsupported(c: Mapping[str, Any]) -> str:
+    """Attention layouts whose KV size this physics cannot compute: say so rather than guess."""
+    if c.get("compress_ratios"):
+        return ("compressed attention (compress_ratios: KV compressed 4x/128x per layer, DeepSeek-V4) is not "
+                "modelled")
+    return ""
+
+
+def _decilm(c: Mapping[str, Any]) -> list | None:
+    """DeciLM / Nemotron-NAS `block_configs`: attention `no_op` or `replace_with_linear` layers keep no KV."""
+    blocks = c.get("block_configs")
+    if not isinstance(blocks, list) or not blocks:
+        return None
+    out = []
+    for block in blocks:
+        attn = block.get("attention") if isinstance(block, Mapping) else None
+        attn = attn if isinstance(attn, Mapping) else {}
+        out.append(NONE if attn.get("no_op") or attn.get("replace_with_linear") else FULL)
+    return out
+
+
 def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
     mt = str(c.get("model_type", "")).lower()
-    blocks = _blocks(c)
+    blocks = _blocks(c) or _decilm(c)
     if blocks is not None:
         return tuple((blocks + [NONE] * n)[:n])
     lt = c.get("layer_types")
@@ -86,10 +115,17 @@ def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, .
     window = c.get("sliding_window")
     if not window:
         return (FULL,) * n
+    positions = c.get("max_position_embeddings")
+    if isinstance(window, int) and isinstance(positions, int) and window >= positions:
+        return (FULL,) * n  # a window as long as the context never binds (Phi-3.5-mini, Ministral-8B)
+    hybrid = c.get("hybrid_layer_pattern")  # MiMo-V2: 0 = global attention, 1 = sliding window
+    if isinstance(hybrid, list) and hybrid:
+        kinds = [SLIDING if int(x) == 1 else FULL for x in hybrid][:n]
+        return tuple(kinds + [FULL] * (n - len(kinds)))
     if mt == "gemma2":
         return tuple(SLIDING if i % 2 == 0 else FULL for i in range(n))
-    if mt.startswith("gemma3"):
-        pat = int(c.get("sliding_window_pattern") or 6)
+    if mt.startswith("gemma3") or isinstance(c.get("sliding_window_pattern"), int):
+        pat = int(c.get("sliding_window_pattern") or 6)  # gemma-3: 6; cohere2 (Command R7B): 4
         return tuple(FULL if (i + 1) % pat == 0 else SLIDING for i in range(n))
     if mt.startswith("qwen2") or mt.startswith("qwen3"):
         if not c.get("use_sliding_window"):
@@ -108,6 +144,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     c = _text_part(config)
     notes: list[str] = []
     n = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
+    if isinstance(c.get("padded_vocab_size"), int) and not c.get("vocab_size"):
+        c["vocab_size"] = c["padded_vocab_size"]
     if n is None and _blocks(c) is not None:
         n = len(_blocks(c))
     heads = _first(c, "num_attention_heads", "n_head", "num_heads", "n_heads")
@@ -119,14 +157,24 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv")
     if kv is None and isinstance(c.get("attn_config"), Mapping):  # dbrx
         kv = c["attn_config"].get("kv_n_heads")
+    if kv is None and _decilm(c) is not None:  # Nemotron-NAS: heads / n_heads_in_group, per layer
+        groups = [b["attention"].get("n_heads_in_group") for b in c["block_configs"]
+                  if isinstance(b, Mapping) and isinstance(b.get("attention"), Mapping)]
+        groups = [g for g in groups if isinstance(g, int) and g > 0]
+        kv = heads // min(groups) if groups else None
+    if kv is None and c.get("multi_query_group_num"):  # ChatGLM / GLM-4: KV groups x kv_channels
+        kv = c["multi_query_group_num"]
+    if c.get("multi_query") and not c.get("new_decoder_architecture"):
+        kv = 1  # Falcon-7B: `num_kv_heads` 71 with multi_query true is one shared KV head
     if kv is None:
-        kv = 1 if c.get("multi_query") else heads
+        kv = heads
     kv_lora = c.get("kv_lora_rank")
     rope_dim = c.get("qk_rope_head_dim")
     if kv_lora:  # MLA: head_dim is the query/key dim (nope + rope)
         hd = int((c.get("qk_nope_head_dim") or 128) + (rope_dim or 0))
     else:
-        hd = c.get("head_dim") or (hidden // heads if isinstance(hidden, int) else None)
+        hd = c.get("head_dim") or c.get("attention_head_dim") or c.get("kv_channels") or \
+            (hidden // heads if isinstance(hidden, int) else None)
         if hd is None:
             raise ValueError("config.json lacks head_dim and hidden_size")
     v_hd = c.get("v_head_dim")
@@ -143,7 +191,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     experts = _first(c, "num_local_experts", "n_routed_experts", "num_experts")
     if experts is None and isinstance(c.get("ffn_config"), Mapping):  # dbrx
         experts = c["ffn_config"].get("moe_num_experts")
-    split = count_params(config, c)
+    split = count_params(config, c, int(kv), int(hd) if not kv_lora else None)
     if split is not None:
         notes.append("parameters counted from the config's dimensions")
     fmt = from_quantization_config(c.get("quantization_config"))
@@ -157,12 +205,18 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         num_kv_heads=int(kv),
         head_dim=int(hd),
         num_attention_heads=heads,
-        v_head_dim=int(v_hd) if v_hd and not kv_lora and int(v_hd) != int(hd) else None,
+        v_head_dim=int(v_hd) if v_hd and int(v_hd) != int(hd) else None,
+        index_head_dim=_positive(c.get("index_head_dim")) if kv_lora else None,
+        unsupported=_unsupported(c),
+        full_kv_heads=_positive(c.get("num_global_key_value_heads")),
+        full_head_dim=_positive(c.get("global_head_dim")),
         kv_lora_rank=int(kv_lora) if kv_lora else None,
         qk_rope_head_dim=int(rope_dim) if kv_lora and rope_dim else None,
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,
         attention_chunk_size=int(c["attention_chunk_size"]) if CHUNKED in kinds else None,
         hidden_size=int(hidden) if isinstance(hidden, int) else None,
+        intermediate_size=_positive(_first(c, "intermediate_size", "ffn_hidden_size", "n_inner")),
+        moe_intermediate_size=_positive(_first(c, "moe_intermediate_size", "expert_intermediate_size")),
         total_params_b=split.total / 1e9 if split else None,
         active_params_b=split.total / 1e9 if split and not experts else None,
         embed_params_b=split.embed / 1e9 if split else None,
@@ -178,7 +232,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         rope_scaling_factor=float(rope["factor"]) if rope.get("factor") is not None else None,
         rope_original_max_position_embeddings=rope.get("original_max_position_embeddings"),
         num_experts=int(experts) if isinstance(experts, int) else None,
-        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk"),
+        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"),
+        model_type=str(c.get("model_type")) if c.get("model_type") else None,
+        position_keys=tuple((k, int(c[k])) for k in POSITION_KEYS
+                            if isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0),
         source=f"config.json ({name})",
         verified=True,
         notes=tuple(notes),

@@ -6,7 +6,7 @@ per-request term; linear/Mamba layers hold a fixed state per request.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
@@ -92,23 +92,42 @@ class KVBreakdown:
     state_bytes_per_request: float | None  # linear/Mamba state, None if unknown
     formula: str
     notes: tuple[str, ...] = field(default_factory=tuple)
+    full_layer_bytes: float = 0.0      # one token, one full-attention layer (Gemma-4 global layers differ)
+
+
+def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name: str) -> tuple[float, str]:
+    """Bytes of one token in one attention layer with `heads` KV heads on this GPU."""
+    per_layer = heads * (head_dim + (v_head_dim or head_dim)) * b
+    if name in _PER_TOKEN_HEAD:
+        per_layer += 2 * heads * 4
+    formula = (f"2 x {heads} x {head_dim} x {b:g}" if not v_head_dim or v_head_dim == head_dim
+               else f"{heads} x ({head_dim} + {v_head_dim}) x {b:g}")
+    return per_layer, formula
 
 
 def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cache_dtype: str | None = "auto",
                  draft_layers: int = 0, *, window_tokens: int | None = None,
-                 swa_full_tokens_ratio: float = 0.8, swa_full: bool = False) -> KVBreakdown:
-    """Full breakdown; raises ValueError for unknown dtype/engine (capacity
-    catches it and explains)."""
+                 swa_full_tokens_ratio: float = 0.8, swa_full: bool = False,
+                 mla_heads: int | None = None) -> KVBreakdown:
+    """Full breakdown; raises ValueError for unknown dtype/engine (capacity catches it and explains).
+
+    `swa_full`: sliding-window layers store the whole context (vLLM without its hybrid KV cache
+    manager, llama.cpp --swa-full). `mla_heads`: an MLA model on an engine or version that does
+    not store the latent keeps full K/V heads of this size instead (vLLM 0.5.1-0.6.6 pads them to
+    256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V)."""
     eng = normalize_engine(engine)
     if eng is None:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     b = kv_dtype_bytes(kv_cache_dtype, arch)
     if b is None:
         raise ValueError(f"unknown kv_cache_dtype {kv_cache_dtype!r}")
+    if arch.unsupported:
+        raise ValueError(f"{arch.name}: {arch.unsupported}; state the pool the engine logs (kv_pool_tokens or "
+                         "available_kv_gib)")
     tp, pp, draft_layers = max(1, int(tp)), max(1, int(pp)), max(0, int(draft_layers))
     notes: list[str] = []
     name = (kv_cache_dtype or "auto").lower()
-    if arch.is_mla:
+    if arch.is_mla and mla_heads is None:
         heads = 1
         lat = (arch.kv_lora_rank or 0) + (arch.qk_rope_head_dim or 0)
         if name == "fp8_ds_mla":
@@ -117,16 +136,30 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         else:
             per_layer = lat * b
             f_layer = f"({arch.kv_lora_rank} + {arch.qk_rope_head_dim}) x {b:g}"
+        if arch.index_head_dim:  # DSA indexer keys, fp8 with one fp32 scale per 128
+            per_layer += arch.index_head_dim + arch.index_head_dim // 128 * 4
+            f_layer += f" + indexer {arch.index_head_dim + arch.index_head_dim // 128 * 4}"
         notes.append("MLA: latent replicated on every TP rank (not divided by TP, no x2)")
+        full_layer, f_full = per_layer, f_layer
+    elif arch.is_mla:
+        heads = max(1, arch.num_attention_heads // tp)
+        k_dim = mla_heads if mla_heads > 0 else arch.head_dim
+        v_dim = mla_heads if mla_heads > 0 else (arch.v_head_dim or arch.head_dim)
+        per_layer, f_layer = _gqa_layer(heads, k_dim, v_dim, b, name)
+        notes.append(f"MLA model stored as {arch.num_attention_heads} full K/V heads "
+                     f"({k_dim} + {v_dim}) by this engine version, not as the latent")
+        full_layer, f_full = per_layer, f_layer
     else:
         heads = kv_heads_per_gpu(arch, eng, tp)
-        kv_width = arch.head_dim + (arch.v_head_dim or arch.head_dim)
-        per_layer = heads * kv_width * b
+        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name)
+        full_layer, f_full = per_layer, f_layer
+        if arch.full_kv_heads or arch.full_head_dim:  # Gemma-4: global layers have their own shape
+            fheads = kv_heads_per_gpu(replace(arch, num_kv_heads=arch.full_kv_heads or arch.num_kv_heads), eng, tp)
+            full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim, None, b, name)
+            notes.append(f"full-attention layers: {arch.full_kv_heads or arch.num_kv_heads} KV heads x "
+                         f"{arch.full_head_dim or arch.head_dim}; window layers: {arch.num_kv_heads} x {arch.head_dim}")
         if name in _PER_TOKEN_HEAD:
-            per_layer += 2 * heads * 4
             notes.append("per-token-head quantized KV: + 2 x heads x 4 B fp32 scales per layer")
-        f_layer = (f"2 x {heads} x {arch.head_dim} x {b:g}" if not arch.v_head_dim
-                   else f"{heads} x ({arch.head_dim} + {arch.v_head_dim}) x {b:g}")
         if arch.num_kv_heads < tp and eng != "llamacpp":
             notes.append(f"{arch.num_kv_heads} KV heads < TP {tp}: "
                          + ("TGI gives 0 heads per shard" if heads == 0 else "heads replicated, 1 per rank"))
@@ -145,23 +178,27 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     worst = max(stages, key=lambda r: (cnt(r, FULL), cnt(r, SLIDING) + cnt(r, CHUNKED)))
     full, slid, lin = cnt(worst, FULL), cnt(worst, SLIDING) + cnt(worst, CHUNKED), cnt(worst, LINEAR)
     window = max(arch.sliding_window or 0, arch.attention_chunk_size or 0)
-    per_token_layers, bounded = full, 0.0
+    bpt, bounded = full_layer * (full + draft_layers), 0.0
+    formula = f"({full} layers + {draft_layers} draft) x {f_full}"
+    per_token_layers = full
     if slid:
-        if eng in ("tgi", "trtllm", "lmdeploy") or (eng == "llamacpp" and swa_full) or not window:
+        if not full:  # every layer uses a window (Mistral-7B-v0.1): count them per token, as engines print it
+            swa_full = True
+        if eng in ("tgi", "trtllm", "lmdeploy") or swa_full or not window:
             per_token_layers += slid
-            notes.append(f"{eng}: {slid} sliding/chunked layers allocated per token like full layers")
+            bpt += slid * per_layer
+            formula += f" + {slid} window layers x {f_layer}"
+            notes.append(f"{eng}: {slid} sliding/chunked layers store the whole context"
+                         + (" (no hybrid KV cache manager)" if eng == "vllm" else ""))
         elif eng == "sglang":
+            bpt += swa_full_tokens_ratio * slid * per_layer
+            formula += f" + {swa_full_tokens_ratio:g} x {slid} x {f_layer}"
             notes.append(f"SGLang hybrid SWA: {slid} window layers cost swa_full_tokens_ratio "
                          f"{swa_full_tokens_ratio:g} x per token (separate SWA pool)")
         else:
             w = window + (window_tokens or 0)
             bounded = slid * per_layer * w
             notes.append(f"{slid} window layers bounded per request: {w} tokens x {slid} x {per_layer:g} B")
-    bpt = per_layer * (per_token_layers + draft_layers)
-    formula = f"({per_token_layers} layers + {draft_layers} draft) x {f_layer}"
-    if eng == "sglang" and slid and window and per_token_layers == full:
-        bpt += swa_full_tokens_ratio * slid * per_layer
-        formula += f" + {swa_full_tokens_ratio:g} x {slid} x {f_layer}"
     state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
     if lin:
         notes.append(f"{lin} linear/Mamba layers: fixed state per request"
@@ -174,7 +211,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
                        full_layers_per_gpu=full, sliding_layers_per_gpu=slid, linear_layers_per_gpu=lin,
                        draft_layers=draft_layers, per_token_layers=per_token_layers, bytes_per_token=bpt,
                        bounded_bytes_per_request=bounded, state_bytes_per_request=state,
-                       formula=formula, notes=tuple(notes))
+                       formula=formula, notes=tuple(notes), full_layer_bytes=full_layer)
 
 
 def kv_bytes_per_token_per_gpu(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1,

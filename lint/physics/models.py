@@ -7,11 +7,7 @@ inline overrides merged on top of either.
 from __future__ import annotations
 
 import dataclasses
-import json
-import re
 from dataclasses import dataclass, field
-from functools import lru_cache
-from importlib import resources
 from typing import Any, Mapping
 
 # Per-layer attention kinds. Only FULL layers cost KV per token of context;
@@ -37,11 +33,19 @@ class ModelArch:
     head_dim: int
     num_attention_heads: int
     v_head_dim: int | None = None          # None: same as head_dim
+    # Full-attention layers with their own KV shape (Gemma-4's global layers: global_head_dim,
+    # num_global_key_value_heads); None: the same as the other layers.
+    full_kv_heads: int | None = None
+    full_head_dim: int | None = None
     kv_lora_rank: int | None = None        # MLA only
     qk_rope_head_dim: int | None = None    # MLA only
+    index_head_dim: int | None = None      # DeepSeek-V3.2 sparse attention: the indexer's fp8 keys per layer
+    unsupported: str = ""                  # an attention layout the KV physics does not model, and why
     sliding_window: int | None = None      # window of SLIDING layers
     attention_chunk_size: int | None = None  # window of CHUNKED layers
     hidden_size: int | None = None
+    intermediate_size: int | None = None   # dense MLP width (activation estimates)
+    moe_intermediate_size: int | None = None  # one expert's MLP width
     total_params_b: float | None = None
     active_params_b: float | None = None
     # The count split the way quantizers treat it (ctxlint.physics.params), in billions:
@@ -51,6 +55,7 @@ class ModelArch:
     vision_params_b: float | None = None   # vision tower and projector
     weights: str | None = None             # the checkpoint's weight format (physics.weights.FORMATS key)
     weight_bytes: float | None = None      # a flat bytes/param override (user facts); None: from `weights`
+    checkpoint_bytes: float | None = None  # the checkpoint's exact size (safetensors metadata), when known
     dtype: str = "bfloat16"                # activation / KV "auto" dtype
     vocab_size: int | None = None
     max_position_embeddings: int | None = None
@@ -60,6 +65,10 @@ class ModelArch:
     num_experts: int | None = None
     experts_per_token: int | None = None
     linear_state_bytes_per_request: int | None = None  # per GPU, if known
+    model_type: str | None = None          # config.json model_type (engines special-case some)
+    # Every context-length key the config.json has, as written: engines derive their default
+    # context from these by their own rules (vLLM the minimum, SGLang the first in its order).
+    position_keys: tuple[tuple[str, int], ...] = ()
     source: str = ""
     verified: bool = True
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -89,6 +98,7 @@ class ModelArch:
         d = dataclasses.asdict(self)
         d["layer_kinds"] = list(self.layer_kinds)
         d["notes"] = list(self.notes)
+        d["position_keys"] = [list(pair) for pair in self.position_keys]
         return d
 
 
@@ -144,66 +154,31 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes")}
     kw["layer_kinds"] = kinds
     kw["notes"] = tuple(d.get("notes") or ())
+    kw["position_keys"] = tuple((str(k), int(v)) for k, v in d.get("position_keys") or ())
     kw.setdefault("name", d.get("hf_id", "unknown"))
     return ModelArch(**kw)
 
 
 # --- catalog ---------------------------------------------------------------
 
-def _norm(name: str) -> str:
-    s = name.strip().lower().replace("_", "-").replace(" ", "-")
-    return re.sub(r"-+", "-", s)
-
-
-@lru_cache(maxsize=1)
-def _catalog() -> tuple[dict[str, Any], ...]:
-    text = resources.files("ctxlint.physics").joinpath("data/models.json").read_text("utf-8")
-    return tuple(json.loads(text)["models"])
-
-
-@lru_cache(maxsize=1)
-def _alias_index() -> dict[str, int]:
-    """Map normalized names to catalog positions.
-
-    Every entry is reachable by its HF id, its bare name (org prefix optional)
-    and listed aliases; "-instruct"/"-it" suffixes are optional because the
-    base and instruct checkpoints share the architecture (where the catalog
-    lists only one of them).
-    """
-    index: dict[str, int] = {}
-    for i, entry in enumerate(_catalog()):
-        names = [entry["hf_id"], *entry.get("aliases", [])]
-        for nm in names:
-            for key in _name_keys(nm):
-                index.setdefault(key, i)
-    return index
-
-
-def _name_keys(name: str) -> list[str]:
-    n = _norm(name)
-    bare = n.split("/", 1)[1] if "/" in n else n
-    keys = [n, bare]
-    for suffix in ("-instruct", "-it", "-chat"):
-        if bare.endswith(suffix):
-            keys.append(bare[: -len(suffix)])
-    return keys
-
-
 def catalog_ids() -> list[str]:
-    return [e["hf_id"] for e in _catalog()]
+    from ctxlint.resolution.catalog import entries
+    return [e["hf_id"] for e in entries()]
 
 
 def lookup_model(model_id: str, overrides: Mapping[str, Any] | None = None) -> ModelArch | None:
-    """Catalog lookup, case-insensitive, org prefix optional. None if unknown."""
-    if not isinstance(model_id, str) or not model_id.strip():
-        return None
-    index = _alias_index()
-    for key in _name_keys(model_id):
-        if key in index:
-            arch = arch_from_mapping(_catalog()[index[key]])
-            return with_overrides(arch, overrides)
-    return None
+    """The catalog entry `model_id` names exactly (its id or a listed alias, the organisation
+    optional, case and '_' ignored), or None. Name normalisation (quantizer suffixes, paths)
+    is ctxlint.resolution's job, which says how it matched."""
+    from ctxlint.resolution.catalog import find
+    hit = find(model_id) if isinstance(model_id, str) else None
+    return with_overrides(arch_from_mapping(hit.entry), overrides) if hit is not None else None
 
 
-# Re-exported here so callers find all three constructors in one module.
-from .hf_config import arch_from_config_file, arch_from_hf_config  # noqa: E402,F401
+def __getattr__(name: str) -> Any:
+    # Re-exported lazily so callers find all three constructors here, without an import cycle
+    # (hf_config builds ModelArch from this module).
+    if name in ("arch_from_config_file", "arch_from_hf_config"):
+        from . import hf_config
+        return getattr(hf_config, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -96,9 +96,12 @@ def _vision(v: Any) -> int:
     return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h
 
 
-def count(config: Mapping[str, Any], text: Mapping[str, Any]) -> Optional[Params]:
-    """`text` is the decoder's part of `config` (its text_config for VLMs). None when a layer
-    kind is not covered or a dimension is missing: a wrong count is worse than none."""
+def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional[int] = None,
+          head_dim: Optional[int] = None) -> Optional[Params]:
+    """`text` is the decoder's part of `config` (its text_config for VLMs); `kv_heads` and
+    `head_dim` as the config parser read them (ChatGLM, Falcon and DeciLM spell them their own
+    way). None when a layer kind is not covered or a dimension is missing: a wrong count is
+    worse than none."""
     mt = str(text.get("model_type", "")).lower()
     if mt in _UNCOUNTED or text.get("layer_types") and any(
             "linear" in str(t) or "mamba" in str(t) for t in text.get("layer_types") or ()):
@@ -108,14 +111,16 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any]) -> Optional[Params
     heads = _i(text, "num_attention_heads", "n_head", "n_heads")
     if not (h and n and vocab and heads):
         return None
-    kv = _i(text, "num_key_value_heads", "num_kv_heads") or (1 if text.get("multi_query") else heads)
-    hd = _i(text, "head_dim") or h // heads
+    kv = kv_heads or _i(text, "num_key_value_heads", "num_kv_heads") or (1 if text.get("multi_query") else heads)
+    hd = head_dim or _i(text, "head_dim") or h // heads
     ffn = text.get("ffn_config") if isinstance(text.get("ffn_config"), Mapping) else {}
     inter = _i(text, "intermediate_size", "ffn_hidden_size", "n_inner") or _i(ffn, "ffn_hidden_size")
     if mt == "dbrx":
         kv = _i(text.get("attn_config") or {}, "kv_n_heads") or kv
     experts = _i(text, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts") or \
         _i(ffn, "moe_num_experts") or 0
+    if not inter and mt in ("falcon", "gpt2", "gpt_neox", "bloom", "mpt", "opt"):
+        inter = _i(text, "ffn_dim") or 4 * h  # these families' MLP is 4 x hidden unless stated
     moe_inter = _i(text, "moe_intermediate_size", "expert_intermediate_size") or inter
     if not inter and not (experts and moe_inter):
         return None

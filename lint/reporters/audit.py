@@ -21,8 +21,8 @@ from ctxlint.reporters.markdown import cell
 
 VERSION = 1
 HEADERS = ("model", "deployment", "file", "engine", "mode", "window", "engine ctx",
-           "prefill pool", "decode pool", "headroom", "worst", "findings")
-ALIGN = ("left",) * 5 + ("right", "right", "left", "left", "right", "left", "right")
+           "prefill pool", "decode pool", "headroom", "verdict", "worst", "findings")
+ALIGN = ("left",) * 5 + ("right", "right", "left", "left", "right", "left", "left", "right")
 MARK = "*"
 
 
@@ -47,15 +47,21 @@ def _cells(audit: Audit) -> List[List[str]]:
             out.append([
                 model, row.name or "-", f"{row.file}:{row.line}",
                 " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
-                row.mode, _num(row.window), _num(row.engine_context),
+                row.mode, _num(row.window), _context(row),
                 _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
-                _headroom(row), worst, str(len(row.findings)),
+                _headroom(row), row.verdict, worst, str(len(row.findings)),
             ])
     return out
 
 
 def _num(value: Optional[int]) -> str:
     return fmt(value) if value is not None else "-"
+
+
+def _context(row: AuditRow) -> str:
+    if row.engine_context is None:
+        return "-"
+    return fmt(row.engine_context) + (" default" if row.context_is_default else "")
 
 
 def notes(audit: Audit) -> List[str]:
@@ -86,7 +92,15 @@ def totals_line(audit: Audit) -> str:
     worst = [f"{t['with_errors']} with errors", f"{t['with_warnings']} with warnings",
              f"{t['with_infos']} with infos only", f"{t['clean']} clean"]
     parts.append(", ".join(worst))
-    parts.append(f"{t['below_window']} with a pool below the window, {t['unknown_headroom']} unknown")
+    parts.append(f"{t['below_window']} with a pool below what is promised, {t['unknown_headroom']} not known")
+    if t["naming_a_model"]:
+        share = 100 * t["with_verdict"] / t["naming_a_model"]
+        text = (f"{t['with_verdict']} of the {t['naming_a_model']} that name a model have a capacity verdict "
+                f"({share:.0f}%)")
+        if t["with_memory_need"]:
+            text += (f", {t['with_memory_need']} more the memory per GPU they need (device not stated; "
+                     f"{100 * (t['with_verdict'] + t['with_memory_need']) / t['naming_a_model']:.0f}% in all)")
+        parts.append(text)
     parts.append(f"{plural(t['models_with_differing_pools'], 'model')} served with different pools")
     if t["findings_outside_deployments"]:
         parts.append(f"{plural(t['findings_outside_deployments'], 'finding')} in files without a deployment "
@@ -125,7 +139,9 @@ def row_dict(row: AuditRow) -> dict:
         "engine": row.engine, "engine_version": row.engine_version, "mode": row.mode,
         "window": row.window, "engine_context": row.engine_context,
         "prefill_pool": _pool_dict(row.prefill_pool), "decode_pool": _pool_dict(row.decode_pool),
+        "promise": row.promise, "promise_from": row.promise_from or None,
         "headroom": None if row.headroom is None else round(row.headroom, 4),
+        "verdict": row.verdict, "why_unknown": row.why_unknown or None, "names_model": row.names_model,
         "worst": None if worst is None else {"rule": worst.rule, "name": worst.name, "severity": worst.severity,
                                              "line": worst.line, "column": worst.column, "message": worst.message},
         "findings": {"errors": row.count("error"), "warnings": row.count("warning"), "infos": row.count("info")},
@@ -148,7 +164,7 @@ def write_json(audit: Audit, stream: TextIO) -> None:
 
 
 CSV_COLUMNS = ("model", "name", "file", "line", "engine", "engine_version", "mode", "window", "engine_context",
-               "prefill_pool", "prefill_origin", "decode_pool", "decode_origin", "headroom",
+               "prefill_pool", "prefill_origin", "decode_pool", "decode_origin", "headroom", "verdict",
                "worst_rule", "worst_severity", "errors", "warnings", "infos", "pools_differ")
 
 
@@ -162,7 +178,7 @@ def write_csv(audit: Audit, stream: TextIO) -> None:
         writer.writerow([
             row.model, row.name, row.file, row.line, row.engine, row.engine_version, row.mode,
             _blank(row.window), _blank(row.engine_context), pre.get("tokens", ""), pre.get("origin", ""),
-            dec.get("tokens", ""), dec.get("origin", ""), _blank(d["headroom"]),
+            dec.get("tokens", ""), dec.get("origin", ""), _blank(d["headroom"]), row.verdict,
             worst.get("rule", ""), worst.get("severity", ""),
             d["findings"]["errors"], d["findings"]["warnings"], d["findings"]["infos"],
             "true" if row.pools_differ else "false",

@@ -27,6 +27,7 @@ class Hit:
     by: str  # "id" (the whole id matched) or "name" (the bare name matched, another org or none)
     derived_from: Optional[str] = None  # a derivative's own id, when it resolved onto its base
     derived_source: str = ""
+    derived_weights: Optional[str] = None  # the derivative's own weight format (not its base's)
 
 
 @lru_cache(maxsize=1)
@@ -63,12 +64,12 @@ def _index() -> Tuple[Dict[str, Tuple[int, str]], Dict[str, Tuple[int, str]]]:
 
 
 @lru_cache(maxsize=1)
-def _derivatives() -> Dict[str, Tuple[str, str, str]]:
-    """normalized id or bare name -> (the derivative's id, base id, source)."""
-    out: Dict[str, Tuple[str, str, str]] = {}
+def _derivatives() -> Dict[str, Mapping[str, Any]]:
+    """normalized id or bare name -> the derivative's entry (id, base, weights, source)."""
+    out: Dict[str, Mapping[str, Any]] = {}
     for item in data().get("derivatives", ()):
         for key in (norm(item["id"]), norm(_bare(item["id"]))):
-            out.setdefault(key, (item["id"], item["base"], item.get("source", "")))
+            out.setdefault(key, item)
     return out
 
 
@@ -86,9 +87,11 @@ def find(name: str) -> Optional[Hit]:
         return Hit(entries()[i], matched, "name")
     derived = _derivatives().get(key) or _derivatives().get(norm(_bare(name)))
     if derived is not None:
-        base = find(derived[1])
+        base = find(derived["base"])
         if base is not None:
-            return Hit(base.entry, base.key, base.by, derived_from=derived[0], derived_source=derived[2])
+            return Hit(base.entry, base.key, "id" if key == norm(derived["id"]) else "name",
+                       derived_from=derived["id"], derived_source=derived.get("source", ""),
+                       derived_weights=derived.get("weights"))
     return None
 
 

@@ -154,8 +154,11 @@ def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
     entry = hit.entry
     arch = _arch(entry)
     if hit.derived_from:
-        how = (f"{ref.written}: architecture of {entry['hf_id']} (its base model: {hit.derived_source or 'derivative'})")
-    elif what == "exact":
+        from ctxlint.physics.weights import format_by_key
+        how = f"{ref.written}: architecture of {entry['hf_id']}, which it derives from ({hit.derived_source})"
+        weights = format_by_key(hit.derived_weights) if hit.derived_weights else None
+        return Resolution(arch, "catalog" if what == "exact" else "name", how, weights=weights)
+    if what == "exact":
         how = f"{ref.written}: built-in catalog"
     else:
         how = f"{ref.written}: architecture of {entry['hf_id']}, matched by {what}"
@@ -163,7 +166,7 @@ def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
 
 
 def _catalog_exact(ref: ModelRef) -> Optional[Resolution]:
-    for name in dict.fromkeys(n for n in (ref.written, ref.repo_id) if n and not ref.local):
+    for name in dict.fromkeys(n for n in (ref.written, ref.repo_id) if n and (not ref.local or ref.via == "hf-cache")):
         hit = catalog.find(name)
         if hit is not None and (hit.by == "id" or hit.derived_from):
             return _hit_resolution(ref, hit, "exact")
@@ -222,7 +225,7 @@ def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
 def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
     """Say which weight format applies: the engine's flag, else the name (when the architecture is
     a base model's, matched by name), else the checkpoint's own quantization_config."""
-    flag = _flag_format(ctx.quantization)
+    flag = flag_format(ctx.quantization)
     checkpoint = found.weights or getattr(found.arch, "weight_format", None)
     why = ""
     if flag is not None:
@@ -247,7 +250,7 @@ _FLAG_FORMATS: Dict[str, str] = {
 }
 
 
-def _flag_format(value: Optional[str]) -> Optional[WeightFormat]:
+def flag_format(value: Optional[str]) -> Optional[WeightFormat]:
     if not isinstance(value, str) or not value.strip():
         return None
     key = _FLAG_FORMATS.get(value.strip().lower())

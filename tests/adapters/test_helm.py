@@ -193,7 +193,7 @@ EXPECTED = {
     "kserve__kserve/docs__samples__llmisvc__single-node-gpu__llm-inference-service-qwen2-7b-gpu.yaml":
         (1, (1,), ("vllm",)),
     "rh-aiservices-bu__llm-on-openshift/serving-runtimes__vllm_runtime__vllm-runtime.yaml": (1, (1,), ("vllm",)),
-    "NVIDIA__nim-deploy/kserve__nim-models__llama-3.1-70b-instruct_2xgpu_1.1.0.yaml": (0, (), ()),
+    "NVIDIA__nim-deploy/kserve__nim-models__llama-3.1-70b-instruct_2xgpu_1.1.0.yaml": (1, (1,), ("nim",)),
     "NVIDIA__nim-deploy/cloud-service-providers__azure__workshops__aks-dynamo__disagg_planner.yaml":
         (1, (2,), ("vllm",)),
     "zinuga__dynamo/examples__backends__trtllm__deploy__agg-with-config.yaml": (1, (1,), ("trtllm",)),
@@ -239,3 +239,35 @@ def test_every_dynamo_corpus_file_is_one_deployment():
         if kind == "dynamo":
             result = run(["check", str(CORPUS / name)])
             assert result.code in (0, 1) and re.search(r"\b1 deployment\b", result.err), (name, result.err)
+
+
+RAY_VALUES = """\
+servingEngineSpec:
+  modelSpec:
+  - name: "llama"
+    repository: "vllm/vllm-openai"
+    tag: "v0.9.1"
+    modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+    replicaCount: 2
+    requestGPU: 4
+    vllmConfig:
+      tensorParallelSize: 4
+      pipelineParallelSize: 3
+    raySpec:
+      headNode:
+        requestGPU: 4
+"""
+
+
+def test_production_stack_ray_spec_counts_the_head_and_the_workers():
+    [dep] = adapt(RAY_VALUES, "values.yaml").deployments
+    [role] = dep.roles
+    count = role.accelerators.count
+    assert (count.value, count.raw, count.source.line, at(RAY_VALUES, count.source)) == \
+        (12, "4 on the head + 2 x 4 per worker (replicaCount x requestGPU)", 8, "4")
+    assert (role.replicas, role.parallelism.gpus) == (None, 12)  # one RayCluster, not replicaCount replicas
+    bad = adapt(RAY_VALUES.replace("requestGPU: 4\n", "requestGPU: four\n"), "values.yaml")
+    assert bad.deployments[0].roles[0].accelerators.count is None  # neither count is a number
+    headless = adapt(RAY_VALUES.replace("      headNode:\n        requestGPU: 4\n", "      enabled: true\n"),
+                     "values.yaml")
+    assert headless.deployments[0].roles[0].accelerators.count.value == 8

@@ -52,14 +52,14 @@ def test_block_rounding_per_engine() -> None:
 
 def test_suggestions_are_computed() -> None:
     r = estimate(CapacityInput(L70, "vllm", "H100", tp=4, settings={"gpu_memory_utilization": 0.6},
-                               context_length=196_608))
+                               context_length=180_000))
     assert r.fits is False and r.errors
     text = " ".join(r.suggestions)
     assert "gpu_memory_utilization" in text and "kv_cache_dtype=fp8" in text and "lower context_length" in text
     # applying the fraction suggestion makes it fit
     v = float(next(s for s in r.suggestions if "gpu_memory_utilization" in s).split()[-1])
     again = estimate(CapacityInput(L70, "vllm", "H100", tp=4, settings={"gpu_memory_utilization": v},
-                                   context_length=196_608))
+                                   context_length=180_000))
     assert again.fits is True
 
 

@@ -8,9 +8,10 @@ from ctxlint.physics.models import (CHUNKED, FULL, LINEAR, SLIDING, arch_from_hf
 
 
 @pytest.mark.parametrize("name", ["meta-llama/Llama-3.1-70B", "Llama-3.1-70B-Instruct", "llama-3.1-70b-instruct",
-                                  "META-LLAMA/LLAMA-3.1-70B-INSTRUCT", "Llama-3.1-70B", "llama 3.1 70b"])
+                                  "META-LLAMA/LLAMA-3.1-70B-INSTRUCT", "Llama-3.1-70B", "llama_3.1_70b",
+                                  "meta-llama/Meta-Llama-3.1-70B-Instruct"])
 def test_aliases_same_entry(name: str) -> None:
-    assert lookup_model(name).name == "meta-llama/Llama-3.1-70B-Instruct"
+    assert lookup_model(name).name == "meta-llama/Llama-3.1-70B"
 
 
 @pytest.mark.parametrize("name", ["", "   ", "no-such/model", "llama-9-1t", None, 42])
@@ -22,7 +23,7 @@ def test_every_catalog_entry_loads() -> None:
     for hf_id in catalog_ids():
         a = lookup_model(hf_id)
         assert a is not None and len(a.layer_kinds) == a.num_layers and a.source
-        assert a.full_layers >= 1
+        assert a.full_layers >= 1 or a.unsupported or set(a.layer_kinds) == {SLIDING}  # Mistral-7B-v0.1: all windowed
 
 
 def test_catalog_layer_patterns() -> None:

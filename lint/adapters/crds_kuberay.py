@@ -1,0 +1,236 @@
+"""KubeRay `RayService` / `RayCluster` (ray.io) serving LLMs.
+
+- Ray Serve LLM: `spec.serveConfigV2` is a YAML string; each of
+  `applications[].args.llm_configs[]` is one deployment: the model is
+  `model_loading_config.model_source` (else `model_id`), `engine_kwargs` are
+  vLLM engine arguments (Ray Serve LLM passes them to vLLM's AsyncEngineArgs),
+  each at its position inside the block scalar; `accelerator_type` names the
+  device (else the GPU worker group's node labels); replicas are
+  `deployment_config.num_replicas` or `autoscaling_config.min_replicas`. One
+  replica uses tensor x pipeline GPUs; a Ray cluster with fewer GPUs than
+  that (head + workers, as in crds_aibrix) is what the replica gets, so the
+  parallelism check reports it.
+- A head container that runs an engine itself (`vllm serve`) is read like a
+  RayClusterFleet's head: the engine spreads over the whole cluster's GPUs.
+- Custom Serve apps (`import_path` of the user's own module, or a container
+  running `serve run`) for a vLLM image: their `MODEL_ID`, `MAX_MODEL_LEN`,
+  ... are read by the app's own code, which the file does not hold, so they
+  are not engine settings: the deployment is kept (engine vLLM, the actors'
+  `num_gpus`) and CTX008 names what could not be read.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import Callable, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.crds_aibrix import _cluster_gpus
+from ctxlint.adapters.hardware import canonical_type, type_from_pod_spec
+from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, Workload, limits_from_annotations, read_container)
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.loader import LoadedFile, parse_text
+from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
+
+NAME = "kuberay"
+GROUP = "ray.io"
+KINDS = ("RayService", "RayCluster")
+APP_ENV = re.compile(r"MODEL|_LEN|PARALLEL|GPU|SEQ|TOKENS")
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    maps = None
+    for obj in objects(loaded):
+        spec = obj.get("spec")
+        if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
+            continue
+        maps = config_maps(loaded) if maps is None else maps
+        cluster = spec.get("rayClusterConfig") if scalar(obj.get("kind")) == "RayService" else spec
+        workloads += _Reader(obj, cluster if cluster is not None and cluster.kind == MAP else None,
+                             spans, maps, result).read(spec.get("serveConfigV2"))
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _pod(group: Optional[Node]) -> Optional[Node]:
+    template = group.get("template") if group is not None and group.kind == MAP else None
+    pod = template.get("spec") if template is not None and template.kind == MAP else None
+    return pod if pod is not None and pod.kind == MAP else None
+
+
+class _Reader:
+    def __init__(self, obj: Node, cluster: Optional[Node], spans: ScalarSpans, maps, result: AdaptResult) -> None:
+        self.obj, self.cluster, self.spans, self.maps, self.result, self.file = \
+            obj, cluster, spans, maps, result, spans.file
+        self.display = scalar(obj.dig("metadata", "name"))
+        self.head = cluster.get("headGroupSpec") if cluster is not None else None
+        self.head_pod = _pod(self.head)
+        self.total = _cluster_gpus(self.head, self.head_pod, cluster, self.file, result, self.display) \
+            if self.head is not None and self.head.kind == MAP else None
+        workers = [g for g in seq(cluster.get("workerGroupSpecs") if cluster is not None else None) if g.kind == MAP]
+        self.worker_type = next((t for t in (type_from_pod_spec(_pod(g), self.file) for g in workers) if t), None)
+        # settings-like variables the app may read from its containers' env (vLLM reads none of them)
+        self.container_env = [str(scalar(e.get("name"))) for p in [self.head_pod] + [_pod(g) for g in workers]
+                              for c in seq(p.get("containers") if p is not None else None) if c.kind == MAP
+                              for e in seq(c.get("env")) if e.kind == MAP and isinstance(scalar(e.get("name")), str)
+                              and APP_ENV.search(scalar(e.get("name")))
+                              and not scalar(e.get("name")).startswith(("VLLM_", "HF_", "HUGGING"))]
+        self.images = " ".join(str(scalar(c.get("image")) or "") for p in [self.head_pod] + [_pod(g) for g in workers]
+                               for c in seq(p.get("containers") if p is not None else None) if c.kind == MAP)
+
+    def read(self, serve: Optional[Node]) -> List[Workload]:
+        out: List[Workload] = []
+        roles = _pod_roles(self.head_pod, self.spans, self.result, self.maps, injected=[])
+        if roles:  # the head runs the engine itself, over the whole cluster
+            roles = [r if r.role.accelerators.count is None or self.total is None else _with_count(r, self.total)
+                     for r in roles]
+            out.append(self.workload(None, roles, None, self.head))
+        inner = self.embedded(serve)
+        if inner is not None:
+            root, place = inner
+            for a_index, app in enumerate(seq(root.get("applications"))):
+                if app.kind == MAP:
+                    out += self.application(app, a_index, place)
+        elif not roles:
+            out += self.serve_run()
+        return out
+
+    # -- the serve config, a YAML document inside a string -----------------------------------------------
+    def embedded(self, node: Optional[Node]) -> Optional[Tuple[Node, Callable[[Node], Source]]]:
+        if node is None or node.kind != SCALAR or not isinstance(node.value, str):
+            return None
+        inner = parse_text(node.value, self.file)
+        if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
+            return None
+        offsets = self.spans.offsets(node)
+
+        def place(n: Node) -> Source:
+            if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
+                return node.source(self.file)
+            line, col = self.spans.position(offsets[n.start_index])
+            end_line, end_col = self.spans.position(offsets[n.end_index - 1])
+            return Source(self.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
+        return inner.documents[0].root, place
+
+    def application(self, app: Node, index: int, place: Callable[[Node], Source]) -> List[Workload]:
+        configs = app.dig("args", "llm_configs")
+        out: List[Workload] = []
+        for c_index, config in enumerate(seq(configs)):
+            if config.kind == MAP:
+                w = self.llm_config(app, config, c_index, place)
+                out += [w] if w is not None else []
+        if configs is None:
+            out += self.custom_app(app, index, place)
+        return out
+
+    def llm_config(self, app: Node, config: Node, index: int, place) -> Optional[Workload]:
+        kwargs = config.get("engine_kwargs")
+        kwargs = kwargs if kwargs is not None and kwargs.kind == MAP else None
+        loading = config.get("model_loading_config")
+        loading = loading if loading is not None and loading.kind == MAP else None
+        model_node = next((n for n in (loading.get("model_source"), loading.get("model_id")) if loading is not None
+                           and n is not None and isinstance(scalar(n), str) and scalar(n).strip()), None)
+        model = Val(scalar(model_node).strip(), place(model_node)) if model_node is not None else None
+        accel = config.get("accelerator_type")
+        found = canonical_type(scalar(accel))
+        kind = Val(found[0], place(accel), raw=found[1]) if found is not None else self.worker_type
+        data = kwargs.plain() if kwargs is not None else {}
+        count = self.per_replica(data, kwargs, place, config)
+        engine = Val("vllm", place(config), raw="Ray Serve LLM (vLLM engine)")
+        reading = read_container(Container(
+            spans=self.spans, node=config, args_only=True, engine=engine, accelerator_count=count,
+            accelerator_type=kind,
+            settings=(data, dotted_sources(kwargs, place) if kwargs is not None else {}, "engine_kwargs")))
+        self.result.diagnostics.extend(reading.diagnostics)
+        roles = [_at(r, place(config), model) for r in reading.roles]
+        label = scalar(loading.get("model_id")) if loading is not None else None
+        label = label if isinstance(label, str) else f"{scalar(app.get('name')) or 'app'}[{index}]"
+        return self.workload(label, roles, self.replicas(config.get("deployment_config"), place), config) \
+            if roles else None
+
+    def per_replica(self, data, kwargs: Optional[Node], place, config: Node) -> Optional[Val[int]]:
+        def size(key: str) -> int:
+            value = data.get(key) if isinstance(data, dict) else None
+            return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+        need = size("tensor_parallel_size") * size("pipeline_parallel_size")
+        at = kwargs.get("tensor_parallel_size") if kwargs is not None else None
+        where = place(at) if at is not None else place(config)
+        if self.total is not None and self.total.value < need:
+            return Val(self.total.value, self.total.source, raw=f"the whole Ray cluster: {self.total.raw}")
+        return Val(need, where, raw=f"{need} per replica (tensor x pipeline)")
+
+    def replicas(self, node: Optional[Node], place) -> Optional[Val[int]]:
+        if node is None or node.kind != MAP:
+            return None
+        for found in (node.get("num_replicas"), node.dig("autoscaling_config", "min_replicas")):
+            val = int_val(found, self.file)
+            if val is not None:
+                return Val(val.value, place(found), raw=val.raw)
+        return None
+
+    # -- apps whose settings live in the user's own code -----------------------------------------------------
+    def custom_app(self, app: Node, index: int, place) -> List[Workload]:
+        path = app.get("import_path")
+        env = app.dig("runtime_env", "env_vars")
+        if not self.vllm(str(scalar(path) or "")):
+            return []
+        names = [str(k) for k in (env.value if env is not None and env.kind == MAP else {})
+                 if not str(k).startswith("VLLM_") and str(k) not in ("LD_LIBRARY_PATH", "PATH", "HF_HOME")]
+        names += [n for n in self.container_env if n not in names]
+        deployment = next((d for d in seq(app.get("deployments")) if d.kind == MAP), None)
+        gpus = int_val(deployment.dig("ray_actor_options", "num_gpus"), self.file) if deployment is not None \
+            else None
+        count = Val(gpus.value, place(deployment.dig("ray_actor_options", "num_gpus")), raw=gpus.raw) \
+            if gpus is not None else None
+        where = place(path) if path is not None else place(app)
+        label = scalar(app.get("name")) if isinstance(scalar(app.get("name")), str) else f"applications[{index}]"
+        what = f"Ray Serve app {scalar(path) or label}" + (f" reads {', '.join(names)}" if names else "") + \
+            " in its own code, which this file does not hold: its model and engine settings are not known"
+        role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, count),
+                               source=where, name=str(label)),
+                          Val("vllm", where, raw="a vLLM image running a custom Ray Serve app"), None, None,
+                          [(what, place(env) if env is not None else where)])
+        return [self.workload(str(label), [role], self.replicas(deployment, place), app)]
+
+    def serve_run(self) -> List[Workload]:
+        """A head container that runs `serve run module:app` (no serveConfigV2) for a vLLM image."""
+        for c in seq(self.head_pod.get("containers") if self.head_pod is not None else None):
+            text = " ".join(str(scalar(i)) for k in ("command", "args") for i in seq(c.get(k)))
+            text += " " + str(scalar(c.get("command")) or "") + str(scalar(c.get("args")) or "")
+            found = re.search(r"\bserve\s+run\s+(\S+)", text)
+            if c.kind != MAP or found is None or not self.vllm(found.group(1)):
+                continue
+            where = c.source(self.file)
+            what = f"Ray Serve app {found.group(1)} (serve run) is configured in its own code, which this file " \
+                "does not hold: its model and engine settings are not known"
+            role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, None),
+                                   source=where), Val("vllm", where, raw="serve run"), None, None, [(what, where)])
+            return [self.workload(None, [role], None, c)]
+        return []
+
+    def vllm(self, text: str) -> bool:
+        return "vllm" in text.lower() or "vllm" in self.images.lower()
+
+    def workload(self, suffix: Optional[str], roles: List[EngineRole], replicas: Optional[Val[int]],
+                 at: Node) -> Workload:
+        base = name_of(self.obj, self.file)
+        name = Val(f"{base.value}/{suffix}", base.source) if base is not None and suffix else base
+        advertised, gateway = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
+                                                      self.result.diagnostics, str(name.value) if name else None)
+        return Workload(name=name, source=self.obj.source(self.file), input_format=NAME, roles=roles,
+                        replicas=replicas, advertised=advertised, gateway=gateway, labels=labels_of(self.obj))
+
+
+def _with_count(r: EngineRole, total: Val[int]) -> EngineRole:
+    return replace(r, role=replace(r.role, accelerators=Accelerators(r.role.accelerators.type, total)))
+
+
+def _at(r: EngineRole, where: Source, model: Optional[Val[str]]) -> EngineRole:
+    return replace(r, role=replace(r.role, source=where, role=Val(r.role.kind, where)), model=r.model or model)

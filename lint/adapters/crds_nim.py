@@ -1,0 +1,252 @@
+"""NVIDIA NIM for LLMs: `NIMService` (apps.nvidia.com, k8s-nim-operator), the nim-llm
+Helm chart's values, and KServe runtimes / InferenceServices that run NIM images.
+
+The model is the image `nvcr.io/nim/<org>/<model>:<tag>` as written
+(`meta/llama-3.1-8b-instruct`), or `NIM_MODEL_PATH=hf://org/name`. NIM's own
+variables (NIM for LLMs docs, "Environment Variables") are read:
+NIM_MAX_MODEL_LEN (the context length), NIM_TENSOR_PARALLEL_SIZE,
+NIM_PIPELINE_PARALLEL_SIZE, NIM_MAX_NUM_SEQS, NIM_SERVED_MODEL_NAME,
+NIM_PASSTHROUGH_ARGS; NIM_MODEL_PROFILE and the rest are kept as written.
+
+NIM chooses its backend at run time from the model profile (TensorRT-LLM,
+vLLM or SGLang; 1.x docs "Model Profiles"), so the engine stays `nim` and the
+KV pool is not derived (CTX208 says so), unless the image names vLLM: NIM's
+vLLM images map NIM_* variables and NIM_PASSTHROUGH_ARGS onto vLLM
+arguments (2.x docs, "Advanced Configuration"), and are read as vLLM.
+NIMService: `image`, `env`, `resources`, `replicas`, `nodeSelector`,
+`multiNode.parallelism` (pipeline = nodes per instance). nim-llm values:
+`image.repository`/`tag`, `env`, `resources`, `replicaCount`, `nodeSelector`.
+KServe: a runtime container with a NIM image; an InferenceService whose
+`modelFormat.name` is `nvidia-nim-<model>` (nim-deploy's runtimes name their
+formats so) gets that runtime from the file, else the format's model name.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from typing import List, Optional
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.hardware import count_from_resources, type_from_labels, type_from_pod_spec
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s,
+                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.loader import LoadedFile
+from ctxlint.model import UNIFIED, Accelerators, Parallelism, Role, Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+NAME = "nim"
+IMAGE = re.compile(r"(?:^|/)nim/(?:[^/]+/)*?([^/:@]+/[^/:@]+)(?::|@|$)")
+VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE": "--tensor-parallel-size",
+              "NIM_PIPELINE_PARALLEL_SIZE": "--pipeline-parallel-size", "NIM_MAX_NUM_SEQS": "--max-num-seqs",
+              "NIM_SERVED_MODEL_NAME": "--served-model-name"}
+WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    spans = ScalarSpans(loaded.path, loaded.text)
+    workloads: List[Workload] = []
+    runtimes = {}
+    for obj in objects(loaded):
+        if is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), "serving.kserve.io"):
+            runtimes[scalar(obj.dig("metadata", "name"))] = obj
+    used = set()
+    for obj in objects(loaded):
+        spec = obj.get("spec")
+        if spec is None or spec.kind != MAP:
+            continue
+        if is_kind(obj, ("NIMService",), "apps.nvidia.com"):
+            workloads += _nim_service(obj, spec, spans, result)
+        elif is_kind(obj, ("InferenceService",), "serving.kserve.io"):
+            workloads += _isvc(obj, spec, runtimes, used, spans, result)
+    for name, obj in runtimes.items():
+        if name not in used and obj.get("spec") is not None:
+            pod = obj.get("spec")
+            for c in seq(pod.get("containers")):
+                if c.kind == MAP and _model_of_image(c.get("image"), spans) is not None:
+                    role = nim_role(c.get("image"), env_from_k8s(c.get("env")), spans, result,
+                                    count_from_resources(c.get("resources"), spans.file),
+                                    type_from_pod_spec(pod, spans.file))
+                    workloads += _workload(obj, [role] if role else [], None, spans, result)
+    if len(loaded.documents) == 1 and loaded.documents[0].root.kind == MAP:
+        workloads += _helm_values(loaded.documents[0].root, spans, result)
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _model_of_image(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
+    text = scalar(image)
+    found = IMAGE.search(text.strip()) if isinstance(text, str) and "nvcr.io/nim" in text.lower() else None
+    if found is None:
+        return None
+    at = text.find(found.group(1))
+    end = at + len(found.group(1))  # aligned on the text up to the name: `image.tag` is not in this scalar
+    return Val(found.group(1), spans.source(image, at, end, text[:end]), raw=text)
+
+
+def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, result: AdaptResult,
+             count: Optional[Val[int]], kind: Optional[Val[str]], nodes: int = 1,
+             parallel: Optional[Node] = None, model: Optional[Val[str]] = None) -> Optional[EngineRole]:
+    """One NIM container as a role; None when the image is not a NIM image."""
+    model = model or _model_of_image(image, spans)
+    if model is None:
+        return None
+    file = spans.file
+    by_name = {v.name: v for v in env}
+    path = by_name.get("NIM_MODEL_PATH")
+    if path is not None and path.value and path.value.startswith("hf://") and path.node is not None:
+        model = Val(path.value[5:].strip("/"), path.node.source(file), raw=path.value)
+    if "vllm" in str(scalar(image)).lower():
+        return _as_vllm(image, env, by_name, spans, result, count, kind, nodes, model)
+    where = image.source(file)
+    unresolved, args = [], []
+    for v in env:
+        if not v.name.startswith("NIM_") or v.node is None:
+            continue
+        if v.value is None:
+            unresolved.append((f"{v.name} (no literal value in the file)", v.node.source(file)))
+        else:
+            args.append((v.name, Val(v.value, v.node.source(file), raw=v.value)))
+
+    def number(name: str, fallback: Optional[Node] = None) -> Optional[Val[int]]:
+        v = by_name.get(name)
+        if v is not None and v.value is not None and v.value.strip().isdigit() and int(v.value) > 0:
+            return Val(int(v.value), v.node.source(file) if v.node is not None else where, raw=v.value)
+        found = int_val(fallback, file)
+        return found if found is not None and found.value > 0 else None
+
+    tensor = number("NIM_TENSOR_PARALLEL_SIZE", parallel.get("tensor") if parallel is not None else None)
+    pipeline = number("NIM_PIPELINE_PARALLEL_SIZE", parallel.get("pipeline") if parallel is not None else None)
+    if tensor is None and pipeline is None:
+        count = None  # NIM's profile sets the parallel sizes from the GPUs it finds: none to check
+    if count is not None and nodes > 1:
+        count = Val(count.value * nodes, count.source, raw=f"{count.value} per pod x {nodes} nodes (pipeline)")
+    role = Role(role=Val(UNIFIED, where), context_length=number("NIM_MAX_MODEL_LEN"),
+                accelerators=Accelerators(kind, count), parallelism=Parallelism(tensor, pipeline),
+                source=where, engine_args=tuple(args))
+    return EngineRole(role, Val("nim", where, raw=WHY), _tag(image, spans), model, unresolved)
+
+
+def _as_vllm(image, env, by_name, spans, result, count, kind, nodes, model) -> Optional[EngineRole]:
+    items: List[Node] = []
+    for name, flag in VLLM_FLAGS.items():
+        v = by_name.get(name)
+        if v is not None and v.node is not None and v.node.kind == SCALAR:
+            items += [clone(v.node, value=flag), v.node]
+    passthrough = by_name.get("NIM_PASSTHROUGH_ARGS")
+    reading = read_container(Container(
+        spans=spans, node=image, name="nim", args=clone(image, kind=SEQ, value=items, keys={}) if items else None,
+        env=[e for e in env if e.name not in VLLM_FLAGS], args_only=True, accelerator_count=count,
+        accelerator_type=kind, group_pods=nodes,
+        engine=Val("vllm", image.source(spans.file), raw="NIM vLLM image (NIM_* variables map to vLLM arguments)")))
+    if passthrough is not None and passthrough.node is not None and passthrough.value:
+        extra = read_container(Container(spans=spans, node=image, script=passthrough.node, args_only=True,
+                                         engine=Val("vllm", image.source(spans.file))))
+        if extra.roles and reading.roles:  # the passthrough arguments win over NIM_* (NIM's priority order)
+            merged = dict(reading.roles[0].role.engine_args)
+            merged.update(dict(extra.roles[0].role.engine_args))
+            p = extra.roles[0].role
+            r = reading.roles[0].role
+            reading.roles[0] = replace(reading.roles[0], role=replace(
+                r, engine_args=tuple(merged.items()), context_length=p.context_length or r.context_length,
+                kv_cache_dtype=p.kv_cache_dtype or r.kv_cache_dtype,
+                parallelism=Parallelism(p.parallelism.tensor or r.parallelism.tensor,
+                                        p.parallelism.pipeline or r.parallelism.pipeline,
+                                        p.parallelism.data or r.parallelism.data)))
+        result.diagnostics.extend(extra.diagnostics)
+    result.diagnostics.extend(reading.diagnostics)
+    if not reading.roles:
+        return None
+    found = reading.roles[0]
+    if found.role.parallelism.tensor is None and found.role.parallelism.pipeline is None:
+        # NIM sets the parallel sizes from its profile for the GPUs it finds: none to check
+        found = replace(found, role=replace(found.role, accelerators=Accelerators(found.role.accelerators.type)))
+    return replace(found, model=model, version=None)
+
+
+def _tag(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
+    text = scalar(image)
+    if not isinstance(text, str) or ":" not in text.rsplit("/", 1)[-1]:
+        return None
+    tag = text.rsplit(":", 1)[1]
+    at = text.rfind(tag)
+    return Val(tag, spans.source(image, at, at + len(tag)), raw=text) if tag else None
+
+
+def _workload(obj: Node, roles: List[EngineRole], replicas: Optional[Val[int]], spans: ScalarSpans,
+              result: AdaptResult) -> List[Workload]:
+    if not roles:
+        return []
+    name = name_of(obj, spans.file)
+    advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
+                                                  result.diagnostics, str(name.value) if name else None)
+    return [Workload(name=name, source=obj.source(spans.file), input_format=NAME, roles=roles, replicas=replicas,
+                     advertised=advertised, gateway=gateway, labels=labels_of(obj))]
+
+
+def _image_node(image: Optional[Node]) -> Optional[Node]:
+    """`image: {repository, tag}` as one `repository:tag` scalar placed at the repository."""
+    if image is None or image.kind != MAP or not isinstance(scalar(image.get("repository")), str):
+        return image if image is not None and image.kind == SCALAR else None
+    repo, tag = image.get("repository"), scalar(image.get("tag"))
+    text = f"{repo.value}:{tag}" if tag not in (None, "") else repo.value
+    return clone(repo, value=text)
+
+
+def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file = spans.file
+    image = _image_node(spec.get("image"))
+    parallel = spec.dig("multiNode", "parallelism")
+    parallel = parallel if parallel is not None and parallel.kind == MAP else None
+    nodes = int_val(parallel.get("pipeline"), file) if parallel is not None else None
+    role = nim_role(image, env_from_k8s(spec.get("env")), spans, result,
+                    count_from_resources(spec.get("resources"), file), type_from_pod_spec(spec, file),
+                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel)
+    return _workload(obj, [role] if role else [], int_val(spec.get("replicas"), file), spans, result)
+
+
+def _isvc(obj: Node, spec: Node, runtimes, used: set, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    file = spans.file
+    model = spec.dig("predictor", "model")
+    fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
+    if not isinstance(scalar(fmt), str) or not scalar(fmt).startswith("nvidia-nim-"):
+        return []
+    runtime = runtimes.get(scalar(model.get("runtime"))) or next(
+        (r for r in runtimes.values() if any(scalar(f.get("name")) == scalar(fmt)
+                                             for f in seq(r.dig("spec", "supportedModelFormats")))), None)
+    container = next((c for c in seq(runtime.dig("spec", "containers")) if c.kind == MAP), None) \
+        if runtime is not None else None
+    if runtime is not None:
+        used.add(scalar(runtime.dig("metadata", "name")))
+    name_model = Val(scalar(fmt)[len("nvidia-nim-"):], fmt.source(file), raw=scalar(fmt))
+    image = container.get("image") if container is not None else clone(fmt, value="nvcr.io/nim/" + name_model.value)
+    env = env_from_k8s(container.get("env")) if container is not None else []
+    count = count_from_resources(model.get("resources"), file) or (
+        count_from_resources(container.get("resources"), file) if container is not None else None)
+    predictor = spec.get("predictor")
+    role = nim_role(image, env, spans, result, count, type_from_pod_spec(predictor, file),
+                    model=None if container is not None else name_model)
+    replicas = int_val(predictor.get("minReplicas"), file)
+    return _workload(obj, [role] if role else [], replicas if replicas and replicas.value > 0 else None, spans,
+                     result)
+
+
+def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    """nim-llm chart values: `image.repository` a NIM image, plus `env`, `resources`, `replicaCount`."""
+    if root.get("apiVersion") is not None or root.get("kind") is not None:
+        return []
+    image = _image_node(root.get("image"))
+    if _model_of_image(image, spans) is None:
+        return []
+    file = spans.file
+    role = nim_role(image, env_from_k8s(root.get("env")), spans, result,
+                    count_from_resources(root.get("resources"), file), type_from_labels(root.get("nodeSelector"), file))
+    if role is None:
+        return []
+    label = scalar(root.dig("model", "name"))
+    name = Val(label if isinstance(label, str) else role.model.value, image.source(file))
+    return [Workload(name=name, source=root.source(file), input_format="helm-values", roles=[role],
+                     replicas=int_val(root.get("replicaCount"), file))]

@@ -1,0 +1,179 @@
+"""OME (ome.io, sgl-project/ome): `ClusterServingRuntime` / `ServingRuntime`,
+`InferenceService`, `ClusterBaseModel` / `BaseModel`.
+
+A runtime's `engineConfig` and `decoderConfig` are pod specs with a `runner`
+(the engine container) or `leader` + `worker: {size}` (one engine instance
+over 1 + size pods, as a LeaderWorkerSet); `routerConfig` runs no engine and
+is skipped. With a `decoderConfig` the engine is the prefill role and the
+decoder the decode role (unless the engine's own flags say otherwise).
+Runtimes of the older shape hold `containers` directly.
+
+OME's controller sets, in every engine container (pkg/controller/v1beta1/
+inferenceservice/components): MODEL_PATH (the base model's `storage.path`),
+PARALLELISM_SIZE (GPUs per pod x (1 + worker size)), LWS_GROUP_SIZE and,
+unknown here, LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, NAMESPACE. An
+InferenceService (`spec.model.name`, `spec.runtime.name`, `spec.engine`,
+`spec.decoder`) is merged over its runtime as OME merges them; the model is
+the base model's `storage.storageUri` (`hf://org/name` -> org/name) when the
+BaseModel is in the file, else the referenced name as written; replicas are
+`minReplicas`. One deployment per InferenceService whose runtime is in the
+file, else one per runtime (its model then comes from the command line).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import Dict, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import (clone, config_maps, int_val, is_kind, labels_of, merge_patch, name_of,
+                                        objects, scalar, seq, str_val)
+from ctxlint.adapters.hardware import count_from_resources
+from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import EngineRole, EnvVar, Workload, limits_from_annotations
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
+from ctxlint.nodes import MAP, SEQ, Node
+
+NAME = "ome"
+GROUP = "ome.io"
+RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
+MODELS = ("BaseModel", "ClusterBaseModel")
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    objs = [o for o in objects(loaded) if scalar(o.get("kind")) in RUNTIMES + MODELS + ("InferenceService",)
+            and is_kind(o, (scalar(o.get("kind")),), GROUP)]
+    if not objs:
+        return result
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps = config_maps(loaded)
+    runtimes = {scalar(o.dig("metadata", "name")): o for o in objs if scalar(o.get("kind")) in RUNTIMES}
+    models = {scalar(o.dig("metadata", "name")): o for o in objs if scalar(o.get("kind")) in MODELS}
+    reader = _Reader(spans, maps, result, models)
+    used = set()
+    workloads: List[Workload] = []
+    for obj in objs:
+        if scalar(obj.get("kind")) != "InferenceService" or obj.get("spec") is None or obj.get("spec").kind != MAP:
+            continue
+        spec = obj.get("spec")
+        runtime = runtimes.get(scalar(spec.dig("runtime", "name")))
+        if runtime is not None:
+            used.add(id(runtime))
+        workloads += reader.deployment(obj, runtime, spec)
+    for runtime in runtimes.values():
+        if id(runtime) not in used:
+            workloads += reader.deployment(runtime, runtime, None)
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _map(node: Optional[Node]) -> Optional[Node]:
+    return node if node is not None and node.kind == MAP else None
+
+
+class _Reader:
+    def __init__(self, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptResult,
+                 models: Dict[str, Node]) -> None:
+        self.spans, self.maps, self.result, self.models, self.file = spans, maps, result, models, spans.file
+
+    def deployment(self, obj: Node, runtime: Optional[Node], isvc: Optional[Node]) -> List[Workload]:
+        rt = _map(runtime.get("spec")) if runtime is not None else None
+        model, path = self.model(isvc)
+        engine_cfg = merge_patch(_map(rt.get("engineConfig")) if rt is not None else None,
+                                 _map(isvc.get("engine")) if isvc is not None else None)
+        decoder_cfg = merge_patch(_map(rt.get("decoderConfig")) if rt is not None else None,
+                                  _map(isvc.get("decoder")) if isvc is not None else None)
+        if engine_cfg is None and decoder_cfg is None and rt is not None and rt.get("containers") is not None:
+            engine_cfg = rt  # the older ServingRuntime shape: containers in the spec itself
+        name = scalar(obj.dig("metadata", "name"))
+        out: List[Workload] = []
+        for part, key, kind in ((engine_cfg, "engine", PREFILL if decoder_cfg is not None else UNIFIED),
+                                (decoder_cfg, "decoder", DECODE)):
+            if part is None or part.kind != MAP:
+                continue
+            roles = self.component(part, path, name if isvc is not None else None)
+            marker = self.marker(obj, runtime, isvc, key)
+            roles = [_filled(r, kind, marker, model, self.file) for r in roles]
+            if roles:
+                out.append(self.workload(obj, key if decoder_cfg is not None else None, roles, part))
+        if len(out) == 2 and model is None and any(r.model is None for w in out for r in w.roles):
+            # no model to pair the halves by (a runtime alone): its engine and decoder are one deployment
+            out = [replace(out[0], name=name_of(obj, self.file), roles=out[0].roles + out[1].roles)]
+        return out
+
+    def marker(self, obj: Node, runtime: Optional[Node], isvc: Optional[Node], key: str) -> Node:
+        """Where the role is written: the isvc's `engine`/`decoder` key, else the runtime's *Config key."""
+        for spec, field in ((isvc, key), (_map(runtime.get("spec")) if runtime else None, f"{key}Config")):
+            if spec is not None and field in spec.keys:
+                return spec.keys[field]
+        return obj
+
+    def model(self, isvc: Optional[Node]) -> Tuple[Optional[Val[str]], Optional[str]]:
+        """(model id, MODEL_PATH) from the InferenceService's model ref and its BaseModel."""
+        ref = isvc.dig("model", "name") if isvc is not None else None
+        written = str_val(ref, self.file)
+        if written is None:
+            return None, None
+        base = self.models.get(written.value)
+        storage = base.dig("spec", "storage") if base is not None else None
+        path = scalar(storage.get("path")) if storage is not None and storage.kind == MAP else None
+        uri = storage.get("storageUri") if storage is not None and storage.kind == MAP else None
+        text = scalar(uri)
+        if isinstance(text, str) and text.strip().startswith("hf://") and text.strip()[5:].strip("/"):
+            return Val(text.strip()[5:].strip("/"), uri.source(self.file), raw=text), \
+                path if isinstance(path, str) else None
+        return Val(written.value.strip(), written.source), path if isinstance(path, str) else None
+
+    def component(self, part: Node, model_path: Optional[str], isvc_name) -> List[EngineRole]:
+        leader, worker = _map(part.get("leader")), _map(part.get("worker"))
+        size = int_val(worker.get("size"), self.file) if worker is not None else None
+        workers = size.value if size is not None else (1 if worker is not None else 0)
+        pod = _pod(leader if leader is not None else part, part)
+        runner = seq(pod.get("containers"))[0] if seq(pod.get("containers")) else None
+        gpus = count_from_resources(runner.get("resources"), self.file) if runner is not None else None
+        env = [EnvVar("MODEL_PATH", model_path), EnvVar("NAMESPACE", None),
+               EnvVar("INFERENCESERVICE_NAME", isvc_name if isinstance(isvc_name, str) else None)]
+        if gpus is not None and gpus.value > 0:
+            env.append(EnvVar("PARALLELISM_SIZE", str(gpus.value * (1 + workers))))
+        if leader is not None or worker is not None:
+            env += [EnvVar("LWS_GROUP_SIZE", str(1 + workers)), EnvVar("LWS_LEADER_ADDRESS", None),
+                    EnvVar("LWS_WORKER_INDEX", None)]
+        return _pod_roles(pod, self.spans, self.result, self.maps, 1 + workers, injected=env,
+                          group_label="pods (OME leader + worker size)")
+
+    def workload(self, obj: Node, suffix: Optional[str], roles: List[EngineRole], part: Node) -> Workload:
+        base = name_of(obj, self.file)
+        name = Val(f"{base.value}/{suffix}", base.source) if base is not None and suffix else base
+        advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), self.file,
+                                                      self.result.diagnostics, str(name.value) if name else None)
+        isvc = scalar(obj.get("kind")) == "InferenceService"
+        replicas = int_val(part.get("minReplicas"), self.file) if isvc else None
+        return Workload(name=name, source=obj.source(self.file), input_format=NAME, roles=roles,
+                        replicas=replicas if replicas is not None and replicas.value > 0 else None,
+                        advertised=advertised, gateway=gateway, labels=labels_of(obj))
+
+
+def _pod(spec: Node, outer: Node) -> Node:
+    """A pod spec holding the component's `runner` as its container (plus any `containers`)."""
+    runner = _map(spec.get("runner"))
+    containers = seq(spec.get("containers"))
+    if runner is not None:
+        containers = [runner] + [c for c in containers if scalar(c.get("name")) != scalar(runner.get("name"))]
+    value = dict(spec.value)
+    if spec is not outer:  # leader: the component's own nodeSelector/affinity apply too
+        value = {**{k: v for k, v in outer.value.items() if k in ("nodeSelector", "affinity")}, **value}
+    value["containers"] = clone(spec, kind=SEQ, value=containers, keys={})
+    return clone(spec, value=value)
+
+
+def _filled(r: EngineRole, kind: str, marker: Node, model: Optional[Val[str]], file: str) -> EngineRole:
+    role = r.role
+    if role.kind == UNIFIED and kind != UNIFIED:
+        role = replace(role, role=Val(kind, marker.source(file)))
+    if model is None:
+        return replace(r, role=role)
+    unresolved = [u for u in r.unresolved if "MODEL_PATH" not in u[0]]
+    return replace(r, role=role, model=model, unresolved=unresolved)

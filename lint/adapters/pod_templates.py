@@ -1,0 +1,109 @@
+"""Fallback: Kubernetes-style objects of kinds no other adapter reads, that hold pod specs.
+
+New operators keep appearing; most embed ordinary pod specs somewhere under
+`spec` (`template.spec`, `podSpec`, `extraPodSpec`, a `roles[].template`,
+...). Any mapping under `spec` with a `containers` list of containers is read
+as a pod spec, exactly like a Deployment's (kubernetes._pod_roles); only
+containers that start a known engine become roles, so CRDs that run no
+engine yield nothing. Each pod spec with an engine is one workload, named
+`<name>/<path>` when the object holds several; its replicas are the
+`replicas` beside the `template` (or pod spec) that holds it. Workloads
+named prefill/decode pair as the Kubernetes adapter pairs them.
+
+Kinds that have an adapter (HANDLED, the kubernetes built-ins, `ctxlint/v1`)
+are never read here, even when their adapter finds nothing in them.
+"""
+from __future__ import annotations
+
+from typing import Dict, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar
+from ctxlint.adapters.kubernetes import _named_halves, _pod_roles, matches
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import Workload, limits_from_annotations
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.loader import LoadedFile
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SEQ, Node
+
+NAME = "pod-template"
+# API group -> kinds an adapter reads (keep in step with the adapters listed in adapters/__init__.py).
+HANDLED: Dict[str, Tuple[str, ...]] = {
+    "serving.kserve.io": ("InferenceService", "ServingRuntime", "ClusterServingRuntime", "LLMInferenceService",
+                          "LLMInferenceServiceConfig"),
+    "kubeai.org": ("Model",), "nvidia.com": ("DynamoGraphDeployment",),
+    "orchestration.aibrix.ai": ("StormService", "RoleSet", "RayClusterFleet"),
+    "kaito.sh": ("Workspace", "InferenceSet", "MultiRoleInference"), "llm-d.ai": ("ModelService",),
+    "production-stack.vllm.ai": ("VLLMRuntime",), "workloads.x-k8s.io": ("RoleBasedGroup",),
+    "ome.io": ("ClusterServingRuntime", "ServingRuntime", "InferenceService", "ClusterBaseModel", "BaseModel"),
+    "ray.io": ("RayService", "RayCluster"), "apps.nvidia.com": ("NIMService",), "ctxlint": ("ModelDeployment",),
+}
+MAX_DEPTH = 12
+
+
+def handled(obj: Node) -> bool:
+    kind, api = scalar(obj.get("kind")), scalar(obj.get("apiVersion"))
+    if matches(obj) or not isinstance(kind, str) or not isinstance(api, str):
+        return True
+    group = api.split("/")[0] if "/" in api else ""
+    return any(group.endswith(g) and kind in kinds for g, kinds in HANDLED.items()) or group == ""
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    candidates = [o for o in objects(loaded) if not handled(o) and o.get("spec") is not None]
+    if not candidates:
+        return result
+    spans = ScalarSpans(loaded.path, loaded.text)
+    maps = config_maps(loaded)
+    workloads: List[Workload] = []
+    for obj in candidates:
+        found: List[Tuple[str, Node, Optional[Node]]] = []
+        _find(obj.get("spec"), "spec", None, found, 0)
+        named = []
+        for path, pod, holder in found:
+            roles = _pod_roles(pod, spans, result, maps)
+            if roles:
+                named.append((path, pod, holder, roles))
+        for path, pod, holder, roles in named:
+            base = name_of(obj, spans.file)
+            label = _label(path, holder)
+            name = base if len(named) == 1 else Val(f"{base.value if base else ''}/{label}".lstrip("/"),
+                                                    (base or Val(None, pod.source(spans.file))).source)
+            advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
+                                                          result.diagnostics, str(name.value) if name else None)
+            replicas = int_val(holder.get("replicas"), spans.file) if holder is not None else None
+            workloads.append(Workload(name=name, source=pod.source(spans.file), input_format=NAME, roles=roles,
+                                      replicas=replicas, advertised=advertised, gateway=gateway,
+                                      labels=labels_of(obj)))
+    result.extend(deployments_from(loaded.path, _named_halves(workloads)))
+    return result
+
+
+def _is_pod(node: Node) -> bool:
+    items = node.get("containers")
+    return items is not None and items.kind == SEQ and any(
+        c.kind == MAP and (c.get("image") is not None or c.get("command") is not None) for c in items.value)
+
+
+def _find(node: Optional[Node], path: str, holder: Optional[Node], out: list, depth: int) -> None:
+    """Pod specs under `node`: (path, pod spec, the mapping whose `replicas` counts it)."""
+    if node is None or depth > MAX_DEPTH:
+        return
+    if node.kind == MAP:
+        if _is_pod(node):
+            out.append((path, node, holder))
+            return
+        for key, child in node.value.items():
+            here = node if (key in ("template", "podSpec", "extraPodSpec", "spec") or _is_pod(child)
+                            if child.kind == MAP else False) and node.get("replicas") is not None else holder
+            _find(child, f"{path}.{key}", here, out, depth + 1)
+    elif node.kind == SEQ:
+        for index, child in enumerate(node.value):
+            _find(child, f"{path}[{index}]", holder, out, depth + 1)
+
+
+def _label(path: str, holder: Optional[Node]) -> str:
+    name = scalar(holder.get("name")) if holder is not None else None
+    return name if isinstance(name, str) and name else path

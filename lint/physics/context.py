@@ -1,0 +1,203 @@
+"""The context length an engine uses when the deployment sets none (engines.md §0, §1.2a,
+§2.2a, §3.1, §4.2, §5.1, §8.2).
+
+Each engine derives its own default from the model's config.json, by its own rule:
+- vLLM: the smallest of the position keys present (2048 when none is; a `model_max_length` in
+  the config overrides it from 0.8.3), times the RoPE factor unless the type is `su`,
+  `longrope` or `llama3` (yarn: `original_max_position_embeddings` x factor up to 0.29, the
+  config's value as is from 0.30; longrope: the original length from 0.12; Gemma-3 skipped);
+  `--disable-sliding-window` caps it at the window. vLLM refuses to start when one request of
+  that length does not fit in the KV pool.
+- SGLang: the first key found in its order (`max_sequence_length`, `seq_length`,
+  `max_seq_len`, `model_max_length`, `max_position_embeddings`), times the factor unless
+  `original_max_position_embeddings` is given or the type is `llama3`. It starts anyway and
+  lowers the per-request limit to the pool, without a word at startup.
+- TGI: `max_total_tokens` = 2048 before 2.0; min(`max_position_embeddings`, 4096) in 2.0-2.4.0;
+  min(KV capacity, `max_position_embeddings`) from 2.4.1 (2.4.1 itself: the capacity).
+- TensorRT-LLM: `max_seq_len` from the model's `max_position_embeddings` (x factor); the PyTorch
+  backend shrinks it to the pool with a warning ("Adjusted max_seq_len").
+- llama.cpp: `-c 0` (the default) is the GGUF's training context; `--fit` (on by default)
+  lowers an unset context to what memory holds, down to 4096.
+- LMDeploy: `session_len` from the config, then silently min() with the KV capacity.
+`follows_pool` says the engine lowers its default to the pool itself: a pool below the
+model's length is then a smaller served context, not a failed start.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Optional, Tuple
+
+from .models import ModelArch
+
+_VLLM_NO_FACTOR = ("su", "longrope", "llama3")
+_SGLANG_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
+
+
+@dataclass(frozen=True)
+class DefaultContext:
+    tokens: int
+    why: str  # "vLLM default: max_position_embeddings 131,072 of the model"
+    follows_pool: bool  # the engine lowers its default to the KV pool by itself
+    setting: str  # the engine's flag that would set it, for advice
+
+
+def _json(value: Any) -> Any:
+    from ctxlint.engines.values import as_json
+    return as_json(value)
+
+
+def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optional[Tuple[float, Optional[int], str]]:
+    """RoPE scaling set on the engine's command line: (factor, original positions or None, setting)."""
+    scaling, where = None, ""
+    if engine in ("vllm", "lmdeploy"):
+        overrides = _json(settings.get("hf_overrides"))
+        if isinstance(overrides, dict):
+            scaling = overrides.get("rope_scaling") or overrides.get("rope_parameters")
+            where = "hf_overrides"
+        if scaling is None and engine == "vllm":
+            scaling, where = _json(settings.get("rope_scaling")), "rope_scaling"
+        if scaling is None and engine == "lmdeploy":
+            factor = settings.get("rope_scaling_factor")
+            if isinstance(factor, (int, float)) and not isinstance(factor, bool):
+                return float(factor), None, "rope_scaling_factor"
+    elif engine == "sglang":
+        overrides = _json(settings.get("json_model_override_args"))
+        if isinstance(overrides, dict):
+            scaling, where = overrides.get("rope_scaling"), "json_model_override_args"
+    elif engine in ("tgi", "llamacpp"):
+        kind, factor = settings.get("rope_scaling"), settings.get("rope_factor" if engine == "tgi" else "rope_scale")
+        if kind is not None and str(kind) != "none" and factor is not None:
+            try:
+                orig = settings.get("yarn_orig_ctx") if engine == "llamacpp" else None
+                return float(factor), int(orig) if isinstance(orig, int) else None, "rope_scaling"
+            except (TypeError, ValueError):
+                return None
+        return None
+    if isinstance(scaling, dict) and isinstance(scaling.get("factor"), (int, float)):
+        orig = scaling.get("original_max_position_embeddings")
+        kind = scaling.get("rope_type") or scaling.get("type")
+        return float(scaling["factor"]), orig if isinstance(orig, int) else None, f"{where} ({kind or 'rope'})"
+    return None
+
+
+def _keys(arch: ModelArch) -> Tuple[Tuple[str, int], ...]:
+    if arch.position_keys:
+        return arch.position_keys
+    return (("max_position_embeddings", arch.max_position_embeddings),) if arch.max_position_embeddings else ()
+
+
+def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
+    """(type, factor, original, where) of the RoPE scaling in force: the command line's, else the model's."""
+    override = rope_override(engine, settings)
+    if override is not None:
+        factor, orig, where = override
+        kind = where.split("(")[-1].rstrip(")") if "(" in where else None
+        return kind, factor, orig, where.split(" (")[0]
+    if arch.rope_scaling_factor:
+        return arch.rope_scaling_type, arch.rope_scaling_factor, arch.rope_original_max_position_embeddings, ""
+    return None
+
+
+def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, str]:
+    """One release's rule (vllm/config/model.py `_get_and_verify_max_len`, by version)."""
+    from ctxlint.versions import parse_version
+
+    keys = dict(_keys(arch))
+    if not keys:
+        return 2048, "2048 (the config has no position key)"
+    name, derived = min(keys.items(), key=lambda kv: kv[1])
+    if "model_max_length" in keys and (v is None or v >= parse_version("0.8.3")):
+        name, derived = "model_max_length", keys["model_max_length"]  # Command-R: overrides the minimum
+    why = f"{name} {derived:,}"
+    rope = _rope("vllm", arch, settings)
+    skip = _VLLM_NO_FACTOR + (("yarn", "deepseek_yarn") if v is not None and v >= parse_version("0.30.0") else ())
+    if rope is not None and rope[0] == "longrope" and rope[2] and v is not None and v >= parse_version("0.12.0"):
+        derived, why = rope[2], f"original_max_position_embeddings {rope[2]:,} (longrope, >= 0.12)"
+    elif rope is not None and (rope[0] or "") not in skip and rope[1] and \
+            not str(arch.model_type or "").startswith("gemma3"):
+        kind, factor, orig, where = rope
+        if kind == "yarn" and orig:
+            derived, why = int(orig * factor), f"original_max_position_embeddings {orig:,} x yarn factor {factor:g}"
+        else:
+            derived, why = int(derived * factor), f"{why} x {kind or 'rope'} factor {factor:g}"
+        if where:
+            why += f" (--{where.replace('_', '-')})"
+    window = arch.sliding_window
+    if settings.get("disable_sliding_window") is True and window and window < derived:
+        derived, why = window, f"{why}, capped at the sliding window {window:,} (--disable-sliding-window)"
+    return derived, why
+
+
+def _vllm(arch: ModelArch, settings: Mapping[str, Any], version: Optional[str] = None) -> Tuple[int, str]:
+    """vLLM's derived max_model_len; a version that is not known takes the largest of the rules
+    (yarn was original x factor up to 0.29, the config's own value from 0.30)."""
+    from ctxlint.versions import parse_version
+
+    v = parse_version(version) if version else None
+    if v is not None:
+        derived, why = _vllm_rule(arch, settings, v)
+        return derived, f"vLLM derives {derived:,} from the model's {why}"
+    rules = [_vllm_rule(arch, settings, parse_version(x)) for x in ("0.29.0", "0.30.0")]
+    derived, why = max(rules)
+    unknown = " (version unknown: the largest of its rules)" if len({r[0] for r in rules}) > 1 else ""
+    return derived, f"vLLM derives {derived:,} from the model's {why}{unknown}"
+
+
+def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:
+    keys = dict(_keys(arch))
+    name = next((k for k in _SGLANG_KEYS if k in keys), None)
+    if name is None:
+        return 2048, "SGLang default 2048 (the config has no position key)"
+    derived, why = keys[name], f"{name} {keys[name]:,}"
+    rope = _rope("sglang", arch, settings)
+    if rope is not None and rope[1] and rope[0] != "llama3" and not rope[2]:
+        derived = int(derived * rope[1])
+        why += f" x {rope[0] or 'rope'} factor {rope[1]:g}"
+    return derived, f"SGLang derives {derived:,} from the model's {why}"
+
+
+def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: Mapping[str, Any],
+                    version: Optional[str] = None) -> Optional[DefaultContext]:
+    """The engine's own context length for this model when none is set (None: not derivable)."""
+    if arch is None or engine is None:
+        return None
+    if engine == "vllm":
+        auto = str(settings.get("max_model_len", "")).strip().lower() in ("auto", "-1")
+        tokens, why = _vllm(arch, settings, version)
+        if auto:
+            return DefaultContext(tokens, why + "; --max-model-len auto lowers it to what the KV pool holds",
+                                  True, "--max-model-len")
+        return DefaultContext(tokens, why, False, "--max-model-len")
+    if engine == "sglang":
+        tokens, why = _sglang(arch, settings)
+        return DefaultContext(tokens, why, False, "--context-length")
+    positions = arch.max_position_embeddings
+    if not positions:
+        return None
+    if engine == "tgi":  # launcher/src/main.rs and FlashCausalLM.warmup, by release
+        from ctxlint.versions import parse_version
+        v = parse_version(version) if version else None
+        if v is not None and v < parse_version("2.0.0"):
+            return DefaultContext(2048, f"TGI {version} defaults max_total_tokens to 2048", False,
+                                  "--max-total-tokens")
+        if v is not None and v < parse_version("2.4.1"):
+            tokens = min(positions, 4096)
+            return DefaultContext(tokens, f"TGI {version} defaults max_total_tokens to min(max_position_embeddings "
+                                          f"{positions:,}, 4096) = {tokens:,}", False, "--max-total-tokens")
+        return DefaultContext(positions, f"TGI defaults max_total_tokens to min(KV capacity, "
+                                         f"max_position_embeddings {positions:,})", True, "--max-total-tokens")
+    if engine == "trtllm":  # DecoderModelForCausalLM.infer_max_seq_len: x factor except su/longrope/llama3/yarn
+        rope = _rope("trtllm", arch, settings)
+        tokens = int(positions * rope[1]) if rope and rope[0] not in _VLLM_NO_FACTOR + ("yarn",) and rope[1] \
+            else positions
+        return DefaultContext(tokens, f"TensorRT-LLM takes max_seq_len {tokens:,} from the model and shrinks it "
+                                      "to the KV pool (\"Adjusted max_seq_len\")", True, "--max_seq_len")
+    if engine == "llamacpp":
+        return DefaultContext(positions, f"llama.cpp -c 0 (default) is the model's training context {positions:,}; "
+                                         "--fit lowers it to what memory holds", True, "--ctx-size")
+    if engine == "lmdeploy":  # >= 0.5.1: the minimum over the config's keys, no RoPE factor
+        keys = dict(_keys(arch))
+        tokens = min(keys.values()) if keys else positions
+        return DefaultContext(tokens, f"LMDeploy session_len from the model ({tokens:,}), lowered to the KV "
+                                      "capacity without a warning", True, "--session-len")
+    return None

@@ -1,0 +1,106 @@
+"""SGLang's KV budget per GPU, per version (engines.md §2.3; verified in SGLang's release trees,
+sgl-project/sglang@vX:python/sglang/srt/...).
+
+    KV bytes = free after NCCL init (min over ranks) x mem_fraction_static - weights
+
+`mem_fraction_static` is the fraction of the memory free before weights load (measured after
+the CUDA context and torch.distributed init: ~0.4 GiB on one H100, "avail mem=78.81 GB" of
+79.19), and its automatic default went through four generations:
+- <= 0.4.5: a table by tensor-parallel size (0.88 at TP 1 ... 0.79 at TP >= 16);
+- 0.4.6-0.4.7: the table up to 80 GiB devices, else (gpu - 13 GiB) / gpu;
+- 0.4.8-0.5.2: reserved memory by device size, (gpu - reserved) / gpu;
+- >= 0.5.3: reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2
+  + tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB devices (`_handle_gpu_memory_settings`).
+A version that is not known takes the smallest fraction of the four (the point) and the largest
+(the high bound).
+"""
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Optional, Tuple
+
+from ctxlint.versions import parse_version
+
+from .terms import GIB, MIB, Term
+
+
+def _defaults(gpu_mib: float, tp: int) -> Tuple[int, int]:
+    """chunked_prefill_size, cuda_graph_max_bs by device memory (>= 0.5.3)."""
+    g = gpu_mib / 1024
+    if g < 20:
+        return 2048, 8
+    if g < 35:
+        return 2048, 80 if tp >= 4 else 24
+    if g < 60:
+        return 4096, 160 if tp >= 4 else 32
+    if g < 160:
+        return 8192, 512 if tp >= 4 else 256
+    return 16384, 512
+
+
+def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optional[int] = None,
+                 cuda_graph_max_bs: Optional[int] = None) -> Tuple[float, str]:
+    """>= 0.5.3, without the DP-attention and piecewise-graph terms (they only lower it)."""
+    cps_d, bs_d = _defaults(gpu_mib, tp)
+    cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
+    bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
+    reserved = 512 + max(cps, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024
+    if gpu_mib > 60 * 1024:
+        reserved = max(reserved, 10 * 1024)
+    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
+    return mfs, (f"round(({gpu_mib:.0f} - reserved {reserved:.0f}) / {gpu_mib:.0f}, 3); reserved = 512 + "
+                 f"max({cps}, 2048) x 1.5 + {bs} x 2 + {tp} x {pp} / 8 x 1024 MiB")
+
+
+def _tiers(gpu_mib: float, tp: int, pp: int) -> Tuple[float, str]:
+    """0.4.8-0.5.2: reserved GiB by device size."""
+    g, ps = gpu_mib / 1024, tp * pp
+    reserved = (2.8 + ps / 10) if g < 35 else (9.5 + ps / 2) if g < 90 else (12 + ps / 2) if g < 160 else 32
+    return round((g - reserved) / g, 3), f"(gpu {g:.1f} - reserved {reserved:g} GiB) / gpu (0.4.8-0.5.2 tiers)"
+
+
+def _table(tp: int, version) -> Tuple[float, str]:
+    """<= 0.4.5: by tensor-parallel size."""
+    late = version is None or version >= parse_version("0.4.0")
+    for size, value in ((16, 0.79), (8, 0.81 if late else 0.83), (4, 0.85), (2, 0.87)):
+        if tp >= size:
+            return value, f"TP {tp} table value (<= 0.4.5)"
+    return 0.88, "TP 1 table value (<= 0.4.5)"
+
+
+def auto_fraction(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
+                  version: Optional[str]) -> Tuple[float, float, str]:
+    """(point, high, how) of the automatic mem_fraction_static."""
+    v = parse_version(version) if version else None
+    cps, bs = settings.get("chunked_prefill_size"), settings.get("cuda_graph_max_bs")
+    cps = cps if isinstance(cps, int) and not isinstance(cps, bool) else None
+    bs = bs if isinstance(bs, int) and not isinstance(bs, bool) else None
+    options: List[Tuple[float, str]] = []
+    if v is None or v >= parse_version("0.5.3"):
+        options.append(auto_formula(gpu_mib, tp, pp, cps, bs))
+    if v is None or parse_version("0.4.8") <= v < parse_version("0.5.3"):
+        options.append(_tiers(gpu_mib, tp, pp))
+    if v is None or parse_version("0.4.6") <= v < parse_version("0.4.8"):
+        options.append(((gpu_mib - 13 * 1024) / gpu_mib, "(gpu - 13 GiB) / gpu (0.4.6-0.4.7)")
+                       if gpu_mib > 81920 else _table(tp * pp, v))
+    if v is None or v < parse_version("0.4.6"):
+        options.append(_table(tp, v))
+    low = min(options)
+    how = low[1] if v is not None else f"{low[1]}; version unknown: the smallest of SGLang's four auto rules"
+    return low[0], max(o[0] for o in options), how
+
+
+def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
+          version: Optional[str]) -> Tuple[Term, float, float, str]:
+    """(memory before weights, mem_fraction_static point, its high, how the fraction was set)."""
+    multi = tp * pp > 1
+    # CUDA context ~0.4 GiB on one H100 (docs log: 78.81 of 79.19 free); NCCL and custom all-reduce
+    # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93).
+    before = 0.4 * GIB + (1.6 * GIB if multi else 0.0)
+    pre = Term("memory before weights", total - before, total - before - (0.8 * GIB if multi else 0.3 * GIB),
+               total - before + (0.2 * GIB if multi else 0.1 * GIB),
+               f"{total / GIB:.2f} GiB - CUDA context{' - NCCL' if multi else ''} ({before / GIB:.1f} GiB)")
+    mfs = settings.get("mem_fraction_static")
+    if isinstance(mfs, (int, float)) and not isinstance(mfs, bool) and mfs:
+        return pre, float(mfs), float(mfs), "mem_fraction_static as set"
+    point, high, how = auto_fraction(gpu_mib or total / MIB, tp, pp, settings, version)
+    return pre, point, high, how

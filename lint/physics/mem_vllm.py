@@ -1,0 +1,180 @@
+"""vLLM's KV budget per GPU, per version (engines.md §1.3; research verified in vLLM's release
+trees, tags cited as vllm-project/vllm@vX:path).
+
+    available = total x gpu_memory_utilization - weights - activation peak - non-torch
+                [- CUDA graphs, >= 0.20]
+
+- V1 is the default from 0.8.0 (`VLLM_USE_V1`), V0 is gone from 0.11.0.
+- `gpu_memory_utilization` defaults to 0.90, and to 0.92 from 0.20.0 (@v0.20.0:vllm/config/cache.py).
+- The profile run is `max_num_batched_tokens` tokens over up to `max_num_seqs` requests; the
+  OpenAI server's defaults (`get_batch_defaults`): 8192 tokens and 1024 sequences on devices
+  with >= 70 GiB, A100 excluded from 0.9.0 (PR #17885), 16384 on >= 160 GiB from 0.28.0,
+  else 2048 and 256. V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
+- CUDA-graph memory is estimated and subtracted before KV sizing by default from 0.20.0
+  (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
+- Non-torch memory (NCCL, cuBLAS workspaces) logs 0.13-0.25 GiB on one GPU, ~0.55 GiB at TP 2;
+  V1 0.7.0-0.9.0 also counted the CUDA context (~0.5 GiB) as non-torch.
+When the version is unknown, each rule takes its most conservative known value, for the point
+and the band alike (the band holds only the uncertainty of the estimated terms): an error
+threshold must never rest on a release the deployment may not run. The message says so.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Mapping, Optional
+
+from ctxlint.versions import parse_version
+
+from .activation import profile_peak
+from .models import ModelArch
+from .terms import GIB, Term
+
+V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER = "0.11.0", "0.8.0", "0.20.0", "0.20.0", "0.28.0"
+
+
+def _v(version: Optional[str]):
+    return parse_version(version) if version else None
+
+
+def _at_least(v, text: str) -> bool:
+    return v is not None and v >= parse_version(text)
+
+
+def _between(v, low: str, high: str) -> bool:
+    return v is not None and parse_version(low) <= v < parse_version(high)
+
+
+def is_v0(version: Optional[str], settings: Mapping[str, Any]) -> bool:
+    v = _v(version)
+    env = str(settings.get("VLLM_USE_V1", "")).strip()
+    if v is not None and v >= parse_version(V0_END):
+        return False
+    if env == "0":
+        return True
+    return v is not None and v < parse_version(V1_DEFAULT)
+
+
+def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> List[tuple]:
+    """Candidate (max_num_batched_tokens, max_num_seqs) defaults; one unless the version is unknown."""
+    if v0:
+        return [(None, 256)]  # V0: tokens follow max_model_len (see v0_tokens)
+    v = _v(version)
+    name = device.lower()
+    big = total >= 70 * GIB
+
+    def rule(ver) -> tuple:
+        if ver >= parse_version(BIG_TIER) and total >= 160 * GIB and "gb10" not in name:
+            return 16384, 1024
+        if ver < parse_version("0.8.5"):  # a device-name rule before the memory rule
+            large = "h100" in name or "h200" in name
+        else:
+            large = big and ("a100" not in name or ver < parse_version("0.9.0"))
+        return (8192, 1024) if large else (2048, 256)
+    if v is not None:
+        return [rule(v)]
+    return [max({rule(parse_version(x)) for x in ("0.8.5", "0.9.0", "0.28.0")})]  # the largest profile
+
+
+def v0_tokens(settings: Mapping[str, Any], context: Optional[int], version: Optional[str]) -> int:
+    chunked = settings.get("enable_chunked_prefill")
+    v = _v(version)
+    auto = chunked is None and context is not None and context > 32768 and _at_least(v, "0.5.3")
+    if chunked is True or auto:
+        return 512 if v is not None and v < parse_version("0.6.6") else 2048
+    return max(context or 0, 2048)
+
+
+def _sampler(version: Optional[str]) -> tuple:
+    """(all-token logits?, sampler bytes per vocabulary entry per sequence) of the V1 profile run.
+    V1 0.7.0-0.7.2 compute every token's logits (code); 0.12-0.16 boot logs show a sampler peak
+    of ~32 B per entry (0.10.1 and 0.11.0 logs, and 0.17 onward, ~8 B); unknown: the heavier."""
+    v = _v(version)
+    if v is None:
+        return False, 32
+    if _between(v, "0.7.0", "0.7.3"):
+        return True, 8
+    return False, 32 if _between(v, "0.12.0", "0.17.0") else 8
+
+
+def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Term:
+    """V0's profile peak: 0.6.6 and later measure the torch peak of the profile run, and logged
+    9.37 GiB for 8192 tokens of Llama-3-8B on an A100 (vllm#12330), what ~24 hidden-sized bf16
+    buffers per token plus logits twice over the vocabulary give; 0.6.4 and earlier logged 2.07 GiB
+    for 20,000 tokens of Llama-3.1-8B (vllm#10517), close to the forward buffers alone. An unknown
+    V0 version takes the former."""
+    v = _v(version)
+    if v is not None and v < parse_version("0.6.6"):
+        peak = profile_peak(arch, tokens, 256, tp)
+        return Term("activation peak (V0 profile)", peak.point, peak.low, peak.high, peak.how)
+    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+    vocab = arch.vocab_size or 128_256
+    point = tokens * (48 * hidden + 8 * vocab) / max(1, tp)
+    # One boot log fixes this fit; the forward buffers and one sampled token per sequence (what
+    # the profile run's code computes) are the least it can be, so the band reaches down to them.
+    least = profile_peak(arch, tokens, 256, tp).low
+    return Term("activation peak (V0 profile)", point, min(point * 0.95, least), point * 1.1,
+                f"{tokens} x (48 x {hidden} + 8 x {vocab}) / {tp} B")
+
+
+def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
+          version: Optional[str], context: Optional[int]) -> tuple:
+    """(base Term, [subtracted Terms], rule text, block size) for the estimate."""
+    v = _v(version)
+    v0 = is_v0(version, settings)
+    util = settings.get("gpu_memory_utilization")
+    if not isinstance(util, (int, float)) or isinstance(util, bool):
+        util = 0.92 if _at_least(v, UTIL_092) else 0.90  # unknown version: the older, smaller default
+    base = Term.exact("instance memory", total * float(util), f"{total / GIB:.2f} GiB x gpu_memory_utilization "
+                                                              f"{float(util):g}"
+                      + ("" if "gpu_memory_utilization" in settings else " (default)"))
+    mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
+    out: List[Term] = []
+    if v0:
+        tokens = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else v0_tokens(settings, context, version)
+        out.append(v0_peak(arch, tokens, tp, version))
+        rule = f"vLLM {version} V0: profile of {tokens} tokens"
+    else:
+        candidates = batch_defaults(total, device, version, v0)
+        pick = [(int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else c[0],
+                 int(seqs) if isinstance(seqs, int) and seqs > 0 else c[1]) for c in candidates]
+        every, entry = _sampler(version)
+        out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
+        rule = f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile of " \
+               f"{pick[0][0]} tokens x {pick[0][1]} sequences"
+    multi = tp * pp > 1
+    # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
+    # ~2.1 GiB at TP 2-4 in the llm-d planner's table.
+    nodes = settings.get("nnodes") if isinstance(settings.get("nnodes"), int) else 1
+    across = multi and (str(settings.get("distributed_executor_backend", "")).lower() == "ray" or nodes > 1)
+    if across:  # NCCL over the network keeps larger buffers (~1.1 GiB more in the two-node Ray log)
+        nt = Term("non-torch", 1.5 * GIB, 1.1 * GIB, 2.5 * GIB, "NCCL across nodes and workspaces")
+    elif multi:
+        nt = Term("non-torch", 1.0 * GIB, 0.5 * GIB, 2.2 * GIB, "NCCL and workspaces, several GPUs")
+    else:
+        nt = Term("non-torch", 0.25 * GIB, 0.13 * GIB, 0.6 * GIB, "cuBLAS/attention workspaces, one GPU")
+    if not v0 and (_between(v, "0.7.0", "0.9.1") or v is None):
+        ctx = 0.5 * GIB  # these versions counted the CUDA context as non-torch
+        nt = Term(nt.label, nt.point + ctx, nt.low + ctx, nt.high + ctx, nt.how + " + CUDA context (V1 0.7-0.9.0)")
+    out.append(nt)
+    eager = settings.get("enforce_eager") is True
+    cg_env = str(settings.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "")).strip()
+    if not eager and not v0:
+        subtract_graphs = v is None and cg_env != "0" or _at_least(v, CG_DEFAULT) and cg_env != "0" or (
+            _between(v, "0.18.0", CG_DEFAULT) and cg_env == "1")
+        if subtract_graphs:
+            out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "estimated before KV sizing (>= 0.20)"
+                            + (" (version unknown: counted)" if v is None else "")))
+    return base, out, rule
+
+
+def hybrid_full(version: Optional[str], settings: Mapping[str, Any]) -> bool:
+    """Do sliding-window layers store the full context? True before the hybrid KV cache manager
+    (<= 0.9.0), with it disabled, or with a KV connector in 0.9.1-0.10 (PD disaggregation), and
+    when the version is unknown (the most conservative layout)."""
+    if settings.get("disable_hybrid_kv_cache_manager") is True:
+        return True
+    v = _v(version)
+    if v is None:
+        return True
+    if v < parse_version("0.9.1"):
+        return True
+    return v < parse_version("0.11.0") and bool(settings.get("kv_transfer_config"))

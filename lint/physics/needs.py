@@ -1,0 +1,121 @@
+"""What a role needs when its file does not say which accelerator it runs on.
+
+`nvidia.com/gpu: 1` and nothing else is common in real manifests. Rather than skip the
+role silently, ctxlint says how much memory per GPU one request of the role's context
+needs at its parallelism, and which common devices meet it: the user can then state the
+device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a verdict.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Dict, Optional
+
+from ctxlint.model import Deployment, Role, fmt
+
+# Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
+COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
+_FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
+        "or `default-accelerator:` in .ctxlint.yaml)")
+
+
+def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int):
+    from ctxlint.physics.capacity import CapacityInput, compute
+
+    par = role.parallelism
+    settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
+    return compute(CapacityInput(
+        arch=arch, engine=str(dep.engine.name.value), accelerator=accelerator, tp=par.tp, pp=par.pp, dp=par.dp,
+        kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,
+        context_length=context, draft_layers=role.draft_layers.value if role.draft_layers else 0,
+        weights=weights,
+        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None))
+
+
+def _longest(result, which: str) -> Optional[int]:
+    """The longest single request the estimate holds: at its point, or at its band's low or high end."""
+    point = result.max_context_at_concurrency_1
+    if which == "point" or point is None:
+        return point
+    value = result.max_context_low if which == "low" else result.max_context_high
+    return point if value is None else value
+
+
+def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, which: str = "point") -> Optional[float]:
+    """The least memory per GPU (GiB, to 0.1) at which one request of `context` tokens fits.
+
+    `which` picks the estimate: "point", "low" (the band's floor: surely fits from here) or
+    "high" (the band's top: surely does not fit below this)."""
+    from ctxlint.physics.accelerators import accelerator_from_mapping
+
+    def fits(gib: float) -> bool:
+        acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
+        longest = _longest(_estimate(dep, role, arch, weights, acc, context), which)
+        return longest is not None and longest >= context
+
+    low, high = 1.0, 2048.0
+    if not fits(high):
+        return None
+    while high - low > 0.1:
+        mid = (low + high) / 2
+        low, high = (low, mid) if fits(mid) else (mid, high)
+    return round(high + 0.05, 1)
+
+
+@dataclass(frozen=True)
+class MemoryNeed:
+    """Memory per GPU one request of `context` tokens needs: from `least` (below it, surely not) to
+    `most` (from it, surely yes; None when even 2 TiB is not sure), with the point estimate."""
+    context: int
+    least: Optional[float]
+    point: Optional[float]
+    most: Optional[float]
+    layout: str
+
+    def text(self) -> str:
+        if self.point is None and self.least is None:
+            return f"one request of {fmt(self.context)} tokens does not fit even 2 TiB per GPU at {self.layout}"
+        if self.least == self.most or self.most is None and self.least is None:
+            band = f"{self.point:g}"
+        else:
+            band = f"{self.point:g} (band {self.least:g}-{self.most:g})" if self.most is not None else \
+                f"{self.point:g} (band {self.least:g}-?)"
+        return f"holding one request of {fmt(self.context)} tokens needs >= {band} GiB per GPU at {self.layout}"
+
+
+def memory_need(dep: Deployment, role: Role, arch, weights) -> Optional[MemoryNeed]:
+    """What one request of the role's promise needs per GPU, when its device is not stated."""
+    context = role.context_length.value if role.context_length is not None else (
+        dep.advertised.context_window.value if dep.advertised.context_window is not None else None)
+    if not context or arch is None:
+        return None
+    window = dep.advertised.context_window
+    if window is not None and isinstance(window.value, int) and window.value > context:
+        context = window.value
+    par = role.parallelism
+    layout = f"TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
+    point = min_memory_gib(dep, role, arch, weights, context)
+    least = min_memory_gib(dep, role, arch, weights, context, "high")
+    most = min_memory_gib(dep, role, arch, weights, context, "low")
+    return MemoryNeed(context, least, point, most, layout)
+
+
+def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
+    """The CTX208 reason for a role without an accelerator type."""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    count = f" ({role.accelerators.count.value} per replica, type unknown)" if role.accelerators.count else ""
+    base = f"no accelerator type (or available_kv_gib) is given{count}"
+    need = memory_need(dep, role, arch, weights)
+    if need is None:
+        return f"{base}; {_FIX}"
+    if need.point is None:
+        return f"{base}; {need.text()}; {_FIX}"
+    verdicts = []
+    for name in COMMON:
+        acc = lookup_accelerator(name)
+        if acc is not None:
+            result = _estimate(dep, role, arch, weights, acc, need.context)
+            sure = (_longest(result, "low") or 0) >= need.context
+            maybe = (_longest(result, "high") or 0) >= need.context
+            verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
+    return f"{base}; {need.text()} ({', '.join(verdicts)}); {_FIX}"

@@ -1,0 +1,106 @@
+"""From a KV budget to tokens: the pool, the longest single request, the concurrency at a
+context length, each for the budget's point and its band; and, for vLLM's hybrid models,
+the figure vLLM itself prints ("GPU KV cache size"), which follows its own version rule.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .terms import gib
+
+Step = tuple[str, str, Any]
+RESERVE = {"vllm": 1, "lmdeploy": 1}  # blocks kept back: vLLM's null block, LMDeploy's last block
+
+
+@dataclass(frozen=True)
+class Tokens:
+    pool: int | None
+    longest: int | None  # one request, alone
+    concurrency: float | None  # requests of the context length at once
+
+
+def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: float, state: float | None,
+               cap: int | None, fixed: int | None, ctx: int | None) -> Tokens:
+    """Pool and longest request for one budget value (bytes per GPU)."""
+    if fixed:
+        pool = fixed * block
+    elif kv is None:
+        if not cap:
+            return Tokens(None, None, None)
+        pool = cap
+    elif kv <= 0:
+        return Tokens(0, 0, 0.0 if ctx else None)
+    else:
+        pool = int(kv // (block * bpt)) * block
+    if cap and pool > cap:
+        pool = cap // block * block
+    windows = math.ceil(bounded / bpt) if bounded else 0
+    held = math.ceil(state / bpt) if state else 0
+    reserve = RESERVE.get(engine, 0) * block + (1 if engine == "sglang" else 0)
+    longest = max(0, (pool - reserve - windows - held) // block * block)
+    conc = None
+    if ctx:
+        per_req = math.ceil(ctx / block) * block + windows + held
+        conc = round((pool - reserve) / per_req, 2) if per_req else None
+    return Tokens(pool, longest, conc)
+
+
+def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers: int, per_layer: float,
+                  full_per_layer: float, window: int, mnbt: int, ctx: int | None, version: str | None,
+                  windows_full: bool) -> tuple[int | None, str]:
+    """What vLLM prints as "GPU KV cache size: N tokens" for a model with sliding-window layers.
+
+    0.9.1-0.20.x: num_blocks // num_groups x block_size, i.e. as if every layer stored the full
+    context; >= 0.22: max concurrency x max_model_len, which counts window layers only up to their
+    window (vllm-project/vllm@v0.9.2/@v0.22.0:vllm/v1/core/kv_cache_utils.py). Without the hybrid
+    KV cache manager the window layers do store everything, and the print is the physical pool."""
+    from ctxlint.versions import parse_version
+
+    if kv is None or kv <= 0 or not window_layers:
+        return None, ""
+    all_layers = full_layers * full_per_layer + window_layers * per_layer
+    if windows_full:
+        return int(kv // (block * all_layers)) * block, "window layers store the whole context"
+    group = max(1, min(full_layers, window_layers))
+    groups_full, groups_window = math.ceil(full_layers / group), math.ceil(window_layers / group)
+    page = block * max(per_layer, full_per_layer)
+    blocks = int(kv // (page * group))
+    old = blocks // (groups_full + groups_window) * block
+    v = parse_version(version) if version else None
+    if ctx and (v is None or v >= parse_version("0.22.0")):
+        per_request = groups_full * math.ceil(ctx / block) + groups_window * (
+            math.ceil(min(window - 1 + mnbt, ctx) / block) + 1)
+        new = int(blocks / per_request * ctx) if per_request else None
+        if v is not None:
+            return new, ">= 0.22: max concurrency x max_model_len"
+        return old, f"0.9.1-0.20: {old:,}; >= 0.22 prints {new:,} (max concurrency x max_model_len)"
+    return old, "0.9.1-0.20: num_blocks // groups x block_size, as if every layer held the whole context"
+
+
+def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Tokens, bounded: float,
+              ctx: int | None) -> list:
+    steps: list[Step] = []
+    if kv is not None and point.pool is not None:
+        steps.append(("pool tokens", f"floor({gib(kv)} / ({block} x {bpt:g} B)) x {block}", point.pool))
+    if bounded:
+        steps.append(("window layers per request", f"{bounded:,.0f} B / {bpt:g}", math.ceil(bounded / bpt)))
+    if point.longest is not None:
+        steps.append(("longest single request", "pool - reserved blocks - window layers - state", point.longest))
+    if ctx and point.concurrency is not None:
+        steps.append(("max concurrency at context", f"pool / {ctx:,} tokens per request", point.concurrency))
+    return steps
+
+
+def llamacpp_tokens(cells: int, bpt: float, kv: float | None, settings: Mapping[str, Any], ctx: int | None,
+                    errors: list, steps: list) -> Tokens:
+    need = cells * bpt
+    steps.append(("KV bytes for ctx_size", f"{cells} cells x {bpt:g} B", need))
+    if kv is not None and need > kv:
+        errors.append(f"llama.cpp ctx_size {cells:,} needs {gib(need)} of KV but only {gib(kv)} is left")
+    par = settings.get("parallel")
+    par = par if isinstance(par, int) and not isinstance(par, bool) and par > 0 else 1
+    per_slot = cells if settings.get("kv_unified") or par <= 1 else cells // par
+    steps.append(("per-slot context", f"{cells} / parallel {par}" if per_slot != cells else "kv_unified", per_slot))
+    return Tokens(cells, per_slot, round(cells / ctx, 2) if ctx else None)

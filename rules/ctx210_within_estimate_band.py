@@ -1,0 +1,106 @@
+"""A promise inside the band of a derived KV pool: the estimate cannot tell whether it fits.
+
+Why:
+    A pool derived from the hardware and settings is an estimate whose terms
+    (the engine's activation peak, NCCL buffers, CUDA graphs, the weights of a
+    quantized checkpoint) are known only within a range, so it comes with a
+    band. Far below the band a promise fits, above it the capacity rules
+    (CTX101, CTX102, CTX103, CTX201, CTX209) report an error. Inside the band
+    ctxlint will not guess either way: this warning says so, with the band,
+    and names the log line that settles it. State what the engine logs at boot
+    (`available_kv_gib`, or the pool as `kv_pool_tokens`) and the verdict
+    becomes exact.
+
+Example (bad):
+    ```yaml
+    model: {id: meta-llama/Llama-3.1-8B-Instruct}
+    engine: {name: vllm, version: "0.19.0"}
+    serving:
+      roles:
+        - role: unified
+          context_length: 40960
+          accelerators: {type: L4, count: 1}    # the L4's pool is estimated at ~35k-44k tokens
+          engine_args: {gpu_memory_utilization: 0.95}
+    ```
+
+Example (good):
+    ```yaml
+    model: {id: meta-llama/Llama-3.1-8B-Instruct}
+    engine: {name: vllm, version: "0.19.0"}
+    serving:
+      roles:
+        - role: unified
+          context_length: 40960
+          accelerators: {type: L4, count: 1}
+          available_kv_gib: 5.5                  # "Available KV cache memory" from the boot log
+          engine_args: {gpu_memory_utilization: 0.95}
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Optional, Tuple
+
+from ctxlint.findings import Problem
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role, Source, fmt
+from ctxlint.rules._common import max_prompt, max_request
+from ctxlint.rules._engine import engine_id
+
+ID = "CTX210"
+NAME = "within-estimate-band"
+SEVERITY = "warning"
+SCOPE = "deployment"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+# The boot log line that gives each engine's real pool.
+LOG_LINE = {"vllm": "\"GPU KV cache size: N tokens\" (and \"Available KV cache memory\")",
+            "sglang": "\"max_total_num_tokens=N\"", "tgi": "\"KV-cache blocks: N, size: 1\"",
+            "trtllm": "\"Allocated ... GiB for max tokens in paged KV cache (N)\"",
+            "lmdeploy": "the number of KV cache blocks it prints", "llamacpp": "\"llama_kv_cache: size = ... cells\""}
+
+
+def _needs(dep: Deployment, role: Role) -> List[Tuple[int, str, Source]]:
+    """What this role must hold, each with why and where it is written."""
+    out: List[Tuple[int, str, Source]] = []
+    pool = role.pool
+    if role.kind in (UNIFIED, DECODE):
+        request = max_request(dep)
+        if request is not None:
+            window = dep.advertised.context_window
+            out.append((request[0], f"the longest request ({request[1]})", window.source))
+    if role.kind == PREFILL:
+        prompt = max_prompt(dep)
+        if prompt is not None:
+            out.append((prompt[0], f"the longest prompt ({prompt[1]})", prompt[2]))
+    if role.context_length is not None and dep.advertised.context_window is None:
+        default = " (the engine's default)" if role.context_default is not None else ""
+        out.append((role.context_length.value, f"its context length{default}", role.context_length.source))
+    return out
+
+
+def _inside(dep: Deployment, role: Role) -> Optional[Tuple[int, str, Source]]:
+    pool = role.pool
+    if pool is None or not pool.banded:
+        return None
+    inside = [n for n in _needs(dep, role) if pool.floor < n[0] <= pool.ceiling]
+    return max(inside, key=lambda n: n[0]) if inside else None
+
+
+def check(dep: Deployment, options) -> Iterator[Problem]:
+    engine = engine_id(dep) or ""
+    log = LOG_LINE.get(engine, "the KV pool its engine logs at boot")
+    for role in dep.roles:
+        found = _inside(dep, role)
+        if found is None:
+            continue
+        need, why, where = found
+        pool = role.pool
+        yield Problem(
+            f"{fmt(need)} is inside the {role.label} KV pool's estimated band {pool.band()} (point "
+            f"{fmt(pool.tokens)}): whether {why} fits depends on terms the estimate knows only within a range "
+            f"({pool.explanation}). Confirm with the engine's log line {log} and state it (available_kv_gib or "
+            "kv_pool_tokens) for an exact verdict; or keep the promise at or below "
+            f"{fmt(pool.floor)}", where, dep.display_name)

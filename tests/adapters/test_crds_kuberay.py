@@ -1,0 +1,128 @@
+"""KubeRay RayService/RayCluster: Ray Serve LLM configs inside serveConfigV2, engine heads, custom apps."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, arg, at
+
+SERVICE = """\
+apiVersion: ray.io/v1
+kind: RayService
+metadata:
+  name: llm
+spec:
+  serveConfigV2: |
+    applications:
+    - name: llms
+      import_path: ray.serve.llm:build_openai_app
+      args:
+        llm_configs:
+          - model_loading_config:
+              model_id: qwen
+              model_source: Qwen/Qwen3-8B
+            accelerator_type: H100
+            deployment_config:
+              autoscaling_config:
+                min_replicas: 2
+                max_replicas: 4
+            engine_kwargs:
+              tensor_parallel_size: 4
+              max_model_len: 32768
+              gpu_memory_utilization: 0.85
+  rayClusterConfig:
+    headGroupSpec:
+      rayStartParams: {num-gpus: "0"}
+      template:
+        spec:
+          containers:
+          - name: ray-head
+            image: rayproject/ray-llm:2.52.0-py311-cu128
+    workerGroupSpecs:
+    - replicas: 1
+      groupName: gpu
+      template:
+        spec:
+          containers:
+          - name: ray-worker
+            image: rayproject/ray-llm:2.52.0-py311-cu128
+            resources: {limits: {nvidia.com/gpu: 2}}
+"""
+
+
+def test_ray_serve_llm_config_with_positions_inside_the_block_scalar():
+    res = adapt(SERVICE)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value, dep.model.id.value) == \
+        ("kuberay", "llm/qwen", "vllm", "Qwen/Qwen3-8B")
+    assert (dep.model.id.source.line, at(SERVICE, dep.model.id.source)) == (14, "Qwen/Qwen3-8B")
+    ctx = role.context_length
+    assert (ctx.value, ctx.source.line, ctx.source.col, at(SERVICE, ctx.source)) == (32768, 22, 30, "32768")
+    assert (arg(role, "gpu_memory_utilization").value, arg(role, "gpu_memory_utilization").source.line) == \
+        (0.85, 23)
+    assert (role.accelerators.type.value, at(SERVICE, role.accelerators.type.source)) == ("H100-SXM-80GB", "H100")
+    assert (role.replicas.value, role.replicas.source.line) == (2, 18)
+    # TP 4 per replica, but the Ray cluster has 2 GPUs: the replica gets what the cluster has
+    count = role.accelerators.count
+    assert (count.value, count.raw, role.parallelism.tp) == (2, "the whole Ray cluster: 0 on the head + 1 x 2 per worker (gpu)", 4)
+
+
+def test_ray_cluster_head_running_vllm_gets_the_cluster_gpus():
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayCluster
+    metadata: {name: rc}
+    spec:
+      headGroupSpec:
+        template:
+          spec:
+            containers:
+            - name: head
+              image: vllm/vllm-openai:v0.9.0
+              command: ["sh", "-c", "ray start --head && vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 4"]
+              resources: {limits: {nvidia.com/gpu: 2}}
+      workerGroupSpecs:
+      - replicas: 1
+        template: {spec: {containers: [{name: w, resources: {limits: {nvidia.com/gpu: 2}}}]}}
+    """
+    [dep] = adapt(text).deployments
+    assert (dep.display_name, dep.roles[0].accelerators.count.value, dep.engine.version.value) == ("rc", 4, "0.9.0")
+
+
+def test_custom_serve_app_env_is_not_guessed():
+    text = SERVICE.replace("""      import_path: ray.serve.llm:build_openai_app
+      args:
+        llm_configs:""", """      import_path: vllm_serve:deployment
+      runtime_env:
+        env_vars:
+          MODEL_ID: mistralai/Mistral-7B-Instruct-v0.2
+          MAX_MODEL_LEN: "8192"
+      deployments:
+        - name: d
+          ray_actor_options: {num_gpus: 1}
+      ignored:""")
+    res = adapt(text)
+    [dep] = res.deployments
+    assert (dep.display_name, dep.engine.name.value, dep.model.id, dep.roles[0].context_length) == \
+        ("llm/llms", "vllm", None, None)
+    assert dep.roles[0].accelerators.count.value == 1
+    [note] = [d for d in res.diagnostics if d.kind == "unresolved-value"]
+    assert "vllm_serve:deployment reads MODEL_ID, MAX_MODEL_LEN in its own code" in note.message
+    assert note.source.line == 12
+    with_env = text.replace("            resources: {limits: {nvidia.com/gpu: 2}}",
+                            "            resources: {limits: {nvidia.com/gpu: 2}}\n"
+                            "            env: [{name: TENSOR_PARALLELISM, value: '2'}, {name: VLLM_PORT, value: '8004'}]")
+    [note] = [d for d in adapt(with_env).diagnostics if d.kind == "unresolved-value"]
+    assert "reads MODEL_ID, MAX_MODEL_LEN, TENSOR_PARALLELISM in its own code" in note.message
+
+
+def test_kuberay_bad_shapes_never_crash():
+    bad = [SERVICE.replace("    applications:\n", "    applications: 7\n    x:\n"),
+           SERVICE.replace("              max_model_len: 32768", "              max_model_len: [1]"),
+           SERVICE.replace("serveConfigV2: |", "serveConfigV2: [1]  # not a string\n  other: |"),
+           SERVICE.replace("      import_path", "    - 5\n    - name: x\n      args: 3\n      import_path"),
+           "apiVersion: ray.io/v1\nkind: RayService\nspec: {serveConfigV2: '{{', rayClusterConfig: 5}\n"]
+    for text in bad:
+        res = adapt(text)
+        assert all(d.source.line >= 1 for d in res.diagnostics)
+    assert adapt(bad[0]).deployments == [] and adapt(bad[-1]).deployments == []
+    [dep] = adapt(bad[1]).deployments
+    assert dep.roles[0].context_length is None

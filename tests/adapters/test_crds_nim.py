@@ -1,0 +1,156 @@
+"""NVIDIA NIM: NIMService, nim-llm Helm values, KServe runtimes and InferenceServices with NIM images."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, arg, at
+
+SERVICE = """\
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMService
+metadata:
+  name: llama
+spec:
+  image:
+    repository: nvcr.io/nim/meta/llama-3.1-8b-instruct
+    tag: "1.8.4"
+  env:
+    - name: NIM_MAX_MODEL_LEN
+      value: "65536"
+    - name: NIM_TENSOR_PARALLEL_SIZE
+      value: "2"
+    - name: NIM_MODEL_PROFILE
+      value: tensorrt_llm-h100-fp8-tp2-pp1-throughput
+  nodeSelector:
+    nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+  resources:
+    limits:
+      nvidia.com/gpu: 2
+  replicas: 3
+"""
+
+
+def test_nimservice_keeps_the_engine_unknown_and_reads_nim_variables():
+    [dep] = adapt(SERVICE).deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value, dep.engine.version.value) == \
+        ("nim", "llama", "nim", "1.8.4")
+    assert "picks its backend" in dep.engine.name.raw
+    assert (dep.model.id.value, at(SERVICE, dep.model.id.source)) == \
+        ("meta/llama-3.1-8b-instruct", "meta/llama-3.1-8b-instruct")
+    ctx = role.context_length
+    assert (ctx.value, ctx.source.line, at(SERVICE, ctx.source)) == (65536, 11, '"65536"')
+    assert (role.parallelism.tp, role.accelerators.count.value, role.accelerators.type.value) == \
+        (2, 2, "H100-SXM-80GB")
+    assert (role.replicas.value, arg(role, "NIM_MODEL_PROFILE").value) == \
+        (3, "tensorrt_llm-h100-fp8-tp2-pp1-throughput")
+
+
+def test_nim_vllm_image_maps_nim_variables_and_passthrough_args_to_vllm():
+    text = SERVICE.replace("nvcr.io/nim/meta/llama-3.1-8b-instruct", "nvcr.io/nim/nvidia/vllm-nim/meta/llama-3.1-8b"
+                           ).replace("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS").replace(
+        "tensorrt_llm-h100-fp8-tp2-pp1-throughput", '"--max-model-len 32768 --gpu-memory-utilization 0.8"')
+    [dep] = adapt(text).deployments
+    [role] = dep.roles
+    assert (dep.engine.name.value, dep.model.id.value) == ("vllm", "meta/llama-3.1-8b")
+    ctx = role.context_length  # NIM_PASSTHROUGH_ARGS win over NIM_MAX_MODEL_LEN
+    assert (ctx.value, ctx.source.line, at(text, ctx.source)) == (32768, 15, "32768")
+    assert (arg(role, "gpu_memory_utilization").value, role.parallelism.tp) == (0.8, 2)
+
+
+def test_nim_without_parallel_sizes_does_not_count_idle_gpus():
+    text = SERVICE.replace("""    - name: NIM_TENSOR_PARALLEL_SIZE
+      value: "2"
+""", "")
+    [dep] = adapt(text).deployments
+    assert (dep.roles[0].accelerators.count, dep.roles[0].accelerators.type.value) == (None, "H100-SXM-80GB")
+
+
+VALUES = """\
+image:
+  repository: nvcr.io/nim/meta/llama3-70b-instruct
+  tag: 1.0.3
+model:
+  name: meta/llama3-70b-instruct
+env:
+  - name: NIM_MAX_MODEL_LEN
+    value: "8192"
+resources:
+  limits:
+    nvidia.com/gpu: 4
+replicaCount: 2
+"""
+
+
+def test_nim_llm_helm_values():
+    [dep] = adapt(VALUES, "values.yaml").deployments
+    assert (dep.input_format, dep.display_name, dep.model.id.value, dep.engine.version.value) == \
+        ("helm-values", "meta/llama3-70b-instruct", "meta/llama3-70b-instruct", "1.0.3")
+    role = dep.roles[0]
+    assert (role.context_length.value, role.context_length.source.line, role.replicas.value) == (8192, 8, 2)
+
+
+KSERVE = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata:
+  name: nvidia-nim-llama-3.1-8b-instruct-1.1.0
+spec:
+  containers:
+  - name: kserve-container
+    image: nvcr.io/nim/meta/llama-3.1-8b-instruct:1.1.0
+    env:
+    - name: NIM_MAX_MODEL_LEN
+      value: "16384"
+    - name: NGC_API_KEY
+      valueFrom: {secretKeyRef: {name: s, key: k}}
+  supportedModelFormats:
+  - name: nvidia-nim-llama-3.1-8b-instruct
+    version: "1.1.0"
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama-8b
+spec:
+  predictor:
+    minReplicas: 2
+    model:
+      modelFormat:
+        name: nvidia-nim-llama-3.1-8b-instruct
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+      runtime: nvidia-nim-llama-3.1-8b-instruct-1.1.0
+"""
+
+
+def test_kserve_nim_runtime_and_inference_service_are_one_deployment():
+    res = adapt(KSERVE)
+    [dep] = res.deployments
+    role = dep.roles[0]
+    assert (dep.input_format, dep.display_name, dep.model.id.value, dep.engine.version.value) == \
+        ("nim", "llama-8b", "meta/llama-3.1-8b-instruct", "1.1.0")
+    assert (role.context_length.value, role.context_length.source.line, role.replicas.value) == (16384, 11, 2)
+    alone = adapt(KSERVE.split("---\n")[1])
+    [dep] = alone.deployments
+    assert (dep.model.id.value, dep.model.id.raw, dep.model.id.source.line) == \
+        ("llama-3.1-8b-instruct", "nvidia-nim-llama-3.1-8b-instruct", 10)
+
+
+def test_nim_bad_shapes_never_crash():
+    odd = """\
+    apiVersion: apps.nvidia.com/v1alpha1
+    kind: NIMService
+    metadata: {name: [1]}
+    spec: {image: {repository: [x]}, env: 3, resources: "x", replicas: -1, multiNode: {parallelism: 5}}
+    ---
+    apiVersion: apps.nvidia.com/v1alpha1
+    kind: NIMService
+    spec: {image: nvcr.io/nim/meta/x:1, env: [{name: NIM_MAX_MODEL_LEN, value: lots}], multiNode: 3}
+    ---
+    apiVersion: serving.kserve.io/v1beta1
+    kind: InferenceService
+    spec: {predictor: {model: {modelFormat: {name: nvidia-nim-x}, runtime: [1]}}}
+    """
+    res = adapt(odd)
+    assert [d.display_name for d in res.deployments] == [None, None]
+    assert [d.roles[0].context_length for d in res.deployments] == [None, None]

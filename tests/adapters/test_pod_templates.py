@@ -1,0 +1,104 @@
+"""The fallback adapter: pod specs inside objects of kinds no adapter reads."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+CRD = """\
+apiVersion: serving.example.io/v1
+kind: InferenceGraph
+metadata:
+  name: acme
+spec:
+  roles:
+    - name: prefill
+      replicas: 2
+      template:
+        spec:
+          containers:
+            - name: e
+              image: lmsysorg/sglang:v0.5.5
+              command: ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
+                        "--disaggregation-mode", "prefill", "--max-total-tokens", "65536"]
+    - name: decode
+      replicas: 3
+      template:
+        spec:
+          containers:
+            - name: e
+              image: lmsysorg/sglang:v0.5.5
+              command: ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B",
+                        "--disaggregation-mode", "decode"]
+    - name: router
+      template: {spec: {containers: [{name: r, image: lmsysorg/sglang-router:v0.2.4}]}}
+"""
+
+
+def test_unknown_crd_with_pod_templates_is_read():
+    [dep] = adapt(CRD).deployments
+    assert (dep.input_format, dep.display_name, dep.engine.name.value, dep.model.id.value) == \
+        ("pod-template", "acme/prefill + acme/decode", "sglang", "Qwen/Qwen3-8B")
+    prefill, decode = dep.roles
+    assert (prefill.kind, decode.kind, prefill.replicas.value, decode.replicas.value) == ("prefill", "decode", 2, 3)
+    pool = prefill.kv_pool_tokens
+    assert (pool.value, pool.source.line, at(CRD, pool.source)) == (65536, 15, "65536")
+
+
+def test_single_pod_spec_in_a_crd_is_named_by_the_object():
+    text = """\
+    apiVersion: acme.dev/v1alpha1
+    kind: Server
+    metadata: {name: one}
+    spec:
+      replicas: 4
+      podSpec:
+        containers:
+          - name: vllm
+            image: vllm/vllm-openai:v0.10.0
+            args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "8192"]
+    """
+    [dep] = adapt(text).deployments
+    assert (dep.display_name, dep.roles[0].replicas.value, dep.roles[0].context_length.value) == ("one", 4, 8192)
+
+
+def test_kinds_with_an_adapter_are_not_read_twice():
+    deployment = """\
+    apiVersion: apps/v1
+    kind: Deployment
+    metadata: {name: d}
+    spec:
+      template:
+        spec:
+          containers: [{name: v, image: vllm/vllm-openai:v0.10.0, args: ["--model", "Qwen/Qwen3-8B"]}]
+    """
+    assert [d.input_format for d in adapt(deployment).deployments] == ["kubernetes"]
+    # an AIBrix StormService whose roles are not a list: its adapter reports it; the fallback stays out
+    storm = """\
+    apiVersion: orchestration.aibrix.ai/v1alpha1
+    kind: StormService
+    metadata: {name: s}
+    spec:
+      template:
+        spec:
+          roles:
+            a: {template: {spec: {containers: [{name: v, image: vllm/vllm-openai:v0.10.0}]}}}
+    """
+    res = adapt(storm)
+    assert res.deployments == [] and [d.kind for d in res.diagnostics] == ["unresolved-value"]
+
+
+def test_fallback_odd_shapes_never_crash():
+    odd = """\
+    apiVersion: x.io/v1
+    kind: Thing
+    metadata: {name: [1]}
+    spec: {containers: [1, {image: 5, command: 3}], a: {containers: {x: 1}}, b: [[{containers: []}]]}
+    ---
+    apiVersion: x.io/v1
+    kind: Other
+    spec: 5
+    ---
+    kind: NoApi
+    spec: {containers: [{name: v, image: vllm/vllm-openai:v0.10.0, args: ["--model", "m/x"]}]}
+    """
+    res = adapt(odd)
+    assert res.deployments == []

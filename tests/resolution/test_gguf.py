@@ -1,0 +1,52 @@
+"""A GGUF file beside the deploy file: its header gives the architecture and its tensors the bytes."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.resolution.resolve import Context, resolve
+
+gguf = pytest.importorskip("gguf")
+np = pytest.importorskip("numpy")
+
+
+def _write(path, layers=2, kv=2, context=4096) -> int:
+    w = gguf.GGUFWriter(str(path), "llama")
+    w.add_block_count(layers)
+    w.add_context_length(context)
+    w.add_embedding_length(64)
+    w.add_feed_forward_length(128)
+    w.add_head_count(4)
+    w.add_head_count_kv(kv)
+    w.add_file_type(15)  # LLAMA_FTYPE_MOSTLY_Q4_K_M
+    w.add_vocab_size(100)
+    w.add_tensor("token_embd.weight", np.zeros((100, 64), dtype=np.float16))
+    w.add_tensor("blk.0.attn_q.weight", np.zeros((64, 64), dtype=np.float32))
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+    return 100 * 64 * 2 + 64 * 64 * 4
+
+
+def test_header_gives_architecture_and_tensor_bytes(tmp_path) -> None:
+    size = _write(tmp_path / "Tiny-Llama-Q4_K_M.gguf")
+    found = resolve("Tiny-Llama-Q4_K_M.gguf", Context(directory=str(tmp_path)))
+    assert found.via == "gguf", found.how
+    arch = found.arch
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == (2, 2, 16, 4096)
+    assert arch.checkpoint_bytes == size
+    assert found.weights.key == "gguf-q4-k-m"
+    assert f"architecture from the GGUF header of {tmp_path / 'Tiny-Llama-Q4_K_M.gguf'}" in found.how
+
+
+def test_a_file_that_is_not_gguf_is_reported(tmp_path) -> None:
+    (tmp_path / "broken.gguf").write_bytes(b"not a gguf file at all")
+    found = resolve("broken.gguf", Context(directory=str(tmp_path)))
+    assert not found.resolved and "cannot read the GGUF header" in found.problem
+
+
+def test_a_split_gguf_counts_every_part(tmp_path) -> None:
+    first = _write(tmp_path / "m-00001-of-00002.gguf")
+    second = _write(tmp_path / "m-00002-of-00002.gguf")
+    found = resolve("m-00001-of-00002.gguf", Context(directory=str(tmp_path)))
+    assert found.arch.checkpoint_bytes == first + second

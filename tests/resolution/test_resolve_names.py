@@ -1,0 +1,133 @@
+"""Model references resolve as issue #10 describes, and near-misses stay unresolved."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxlint.resolution.names import parse_ref
+from ctxlint.resolution.resolve import Context, resolve
+
+
+@pytest.mark.parametrize("written, arch, how, weights", [
+    ("neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8", "meta-llama/Llama-3.1-70B", "matched by name", "fp8"),
+    ("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "meta-llama/Llama-3.3-70B-Instruct", "matched by name", "fp8"),
+    ("amd/Llama-3.3-70B-Instruct-FP8-KV", "meta-llama/Llama-3.3-70B-Instruct", "matched by name", "fp8"),
+    ("hugging-quants/Meta-Llama-3.1-70B-Instruct-AWQ-INT4", "meta-llama/Llama-3.1-70B", "matched by name",
+     "awq"),
+    ("unsloth/phi-4-bnb-4bit", "microsoft/phi-4", "matched by name", "bnb-4bit"),
+    ("Qwen/Qwen3-32B-AWQ", "Qwen/Qwen3-32B", "matched by name", "awq"),
+    ("/models/Qwen3-8B", "Qwen/Qwen3-8B", "matched by its folder name", "bf16"),
+    ("/model-cache/deepseek-r1", "deepseek-ai/DeepSeek-R1", "matched by its folder name", "fp8"),
+    ("hf://meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "built-in catalog", "bf16"),
+    ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137",
+     "Qwen/Qwen3-32B", "built-in catalog", "bf16"),
+    ("/path/to/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
+    ("unsloth/DeepSeek-R1-GGUF:DeepSeek-R1-UD-IQ1_M", "deepseek-ai/DeepSeek-R1", "matched by name", "gguf-ud-iq1-m"),
+])
+def test_resolves_with_how_and_weights(written, arch, how, weights) -> None:
+    found = resolve(written)
+    assert found.resolved, found.how
+    assert found.arch.name == arch
+    assert how in found.how
+    assert found.weights.key == weights
+
+
+def test_the_issue_example_reads_as_written() -> None:
+    assert resolve("Qwen/Qwen3-32B-AWQ").how == \
+        "Qwen/Qwen3-32B-AWQ: architecture of Qwen/Qwen3-32B, matched by name; AWQ 4-bit weights (from the name)"
+
+
+@pytest.mark.parametrize("near_miss", [
+    "meta-llama/Llama-3.1-8B-Instruct-abliterated",  # a fine-tune ctxlint has no facts for
+    "mistralai/Mistral-7B-Instruct-v0.4",  # a version that does not exist
+    "meta-llama/Llama-3.1-80B-Instruct",  # another size
+    "Qwen/Qwen3-32B-A3B",  # a different (MoE) shape
+    "openai/gpt-oss-121b",
+    "deepseek-ai/DeepSeek-R2",
+    "Qwen/Qwen2.5-7B-Instruct-2M",  # a context variant: never the base's positions
+    "/models/model",
+    "/work/models",
+    "/var/mdl/YOUR-MODEL-PATH",
+    "llama",
+    "Qwen3",
+])
+def test_near_misses_stay_unresolved(near_miss) -> None:
+    found = resolve(near_miss)
+    assert not found.resolved, found.how
+    assert "not in the built-in catalog" in found.how
+
+
+def test_unresolved_says_which_command_resolves_it() -> None:
+    assert "ctxlint models lock" in resolve("acme/private-13b").hint
+    assert "config.json" in resolve("/mnt/weights/finetune").hint
+
+
+def test_engine_quantization_flag_wins_over_the_name() -> None:
+    found = resolve("Qwen/Qwen3-32B-AWQ", Context(quantization="fp8"))
+    assert found.weights.key == "fp8" and "(--quantization fp8)" in found.how
+
+
+def test_user_models_come_first(tmp_path) -> None:
+    facts = {"num_layers": 4, "num_kv_heads": 2, "head_dim": 64, "num_attention_heads": 8, "total_params_b": 1}
+    found = resolve("Qwen/Qwen3-8B", Context(user_models={"Qwen/Qwen3-8B": facts}))
+    assert found.via == "models" and found.arch.num_layers == 4
+
+
+def test_config_json_beside_the_file_comes_before_the_catalog(tmp_path) -> None:
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    (folder / "config.json").write_text(json.dumps({
+        "model_type": "qwen3", "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "head_dim": 64, "hidden_size": 512, "intermediate_size": 1024, "vocab_size": 1000}))
+    found = resolve("/models/Qwen3-8B", Context(directory=str(tmp_path)))
+    assert found.via == "config.json" and found.arch.num_layers == 2
+    assert str(folder / "config.json") in found.how
+
+
+def test_a_broken_config_json_beside_the_file_is_a_problem_not_a_crash(tmp_path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "config.json").write_text("{not json")
+    found = resolve("./mine", Context(directory=str(tmp_path)))
+    assert not found.resolved and "cannot read" in found.problem
+
+
+def test_hf_cache_is_read_when_the_catalog_lacks_the_model(tmp_path) -> None:
+    snap = tmp_path / "models--acme--tiny-chat" / "snapshots" / ("a" * 40)
+    snap.mkdir(parents=True)
+    (snap / "config.json").write_text(json.dumps({
+        "model_type": "llama", "num_hidden_layers": 4, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "hidden_size": 512, "intermediate_size": 1024, "vocab_size": 32000, "max_position_embeddings": 4096}))
+    found = resolve("acme/tiny-chat", Context(hf_cache=(str(tmp_path),)))
+    assert found.via == "hf-cache" and "ctxlint models lock" in found.how
+    assert not resolve("acme/tiny-chat").resolved  # without the cache: unresolved
+
+
+def test_a_pod_label_names_the_model_behind_a_bare_path() -> None:
+    found = resolve("/work/models", Context(labels=(("llm-d.ai/model", "DeepSeek-R1"),)))
+    assert found.via == "label" and found.arch.name == "deepseek-ai/DeepSeek-R1"
+    assert "llm-d.ai/model=DeepSeek-R1" in found.how
+
+
+def test_a_label_never_overrules_a_repository_id() -> None:
+    assert not resolve("acme/private-13b", Context(labels=(("llm-d.ai/model", "DeepSeek-R1"),))).resolved
+
+
+@pytest.mark.parametrize("text, repo, base, local, via", [
+    ("pvc://model-pvc/RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic", "RedHatAI/Llama-4-Scout-17B-16E-Instruct-FP8-dynamic",
+     "llama-4-scout-17b-16e-instruct", True, "uri"),
+    ("https://huggingface.co/Qwen/Qwen3-8B/tree/main", "Qwen/Qwen3-8B", "qwen3-8b", False, "uri"),
+    ("/data1/maas_hosted_models/models/DeepSeek-R1-0528/deepseek_r1_0528", "DeepSeek-R1-0528/deepseek_r1_0528",
+     "deepseek-r1-0528", True, "id"),
+    ("Qwen2.5-Coder-32B-Instruct-Q4_K_M-00001-of-00003.gguf", None, "qwen2.5-coder-32b-instruct", False, "gguf"),
+])
+def test_parse_ref(text, repo, base, local, via) -> None:
+    ref = parse_ref(text)
+    assert (ref.repo_id, ref.base, ref.local, ref.via) == (repo, base, local, via)
+
+
+@pytest.mark.parametrize("odd", [None, "", "   ", 42, "/", "hf://", "::::"])
+def test_odd_references_never_crash(odd) -> None:
+    found = resolve(odd)
+    assert not found.resolved
