@@ -177,12 +177,15 @@ _KNOBS = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static", "tg
 @click.option("--available-kv-gib", type=click.FloatRange(min=0, min_open=True),
               help="Known KV budget per GPU as the engine logs it; skips the memory estimate.")
 @click.option("--draft-layers", type=click.IntRange(min=0), default=0, help="Speculative draft layers with KV.")
+@click.option("--engine-version", help="The engine release (0.8.5, v0.11.0); vLLM without one is estimated under "
+              "each release whose memory rules differ, and the band spans them.")
 @click.option("--set", "extra", multiple=True, metavar="KEY=VALUE",
               help="Other engine settings by the engine's own name (max_num_batched_tokens=8192).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def capacity(model: str, engine: str, accelerator: Optional[str], count: Optional[int], tp: int, pp: int, dp: int,
              memory_fraction: Optional[float], kv_cache_dtype: str, context_length: Optional[str],
-             available_kv_gib: Optional[float], draft_layers: int, extra: Tuple[str, ...], output_format: str) -> None:
+             available_kv_gib: Optional[float], draft_layers: int, engine_version: Optional[str],
+             extra: Tuple[str, ...], output_format: str) -> None:
     """Derive the KV pool of one replica from the model, the accelerators and the engine settings.
 
     Exits 0 when --context-length fits (or none is given), 1 when it does not.
@@ -192,19 +195,25 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     from ctxlint.physics.accelerators import lookup_accelerator
     from ctxlint.physics.capacity import CapacityInput, estimate
     from ctxlint.physics.hf_config import arch_from_config_file
-    from ctxlint.physics.models import lookup_model
     from ctxlint.reporters.capacity import write_json, write_text
+    from ctxlint.resolution.resolve import resolve
     from ctxlint.tokens import TokenCountError, parse_token_count
+    from ctxlint.versions import parse_version
 
     if os.path.isfile(model):
         try:
             arch = arch_from_config_file(model)
         except (OSError, ValueError, TypeError, KeyError) as exc:
             raise click.UsageError(f"--model {model}: cannot read architecture facts: {exc}") from None
-    else:
-        arch = lookup_model(model)
-        if arch is None:
-            raise click.UsageError(f"--model {model}: not in the built-in catalog; pass a path to its config.json")
+    weights = None
+    if not os.path.isfile(model):
+        found = resolve(model)
+        if not found.resolved:
+            raise click.UsageError(f"--model {model}: {found.how}; pass a path to its config.json"
+                                   + (f" ({found.hint})" if found.hint else ""))
+        arch, weights = found.arch, found.weights
+    if engine_version is not None and parse_version(engine_version.lstrip("vV")) is None:
+        raise click.UsageError(f"--engine-version {engine_version}: not a release number")
     if accelerator and lookup_accelerator(accelerator) is None and available_kv_gib is None:
         raise click.UsageError(f"--accelerator {accelerator}: unknown; pass --available-kv-gib instead")
     if not accelerator and available_kv_gib is None:
@@ -226,7 +235,8 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
         arch=arch, engine=engine, accelerator=accelerator, accelerator_count=count or tp * pp * dp,
         tp=tp, pp=pp, dp=dp, kv_cache_dtype=kv_cache_dtype, settings=settings,
         available_kv_bytes=available_kv_gib * 2**30 if available_kv_gib else None,
-        context_length=ctx, draft_layers=draft_layers))
+        context_length=ctx, draft_layers=draft_layers, weights=weights,
+        engine_version=engine_version.lstrip("vV") if engine_version else None))
     (write_json if output_format == "json" else write_text)(result, sys.stdout)
     sys.exit(EXIT_FINDINGS if result.fits is False else EXIT_CLEAN)
 

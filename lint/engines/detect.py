@@ -142,7 +142,7 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "vllm"
     elif "sglang" in name:
         engine = "sglang"
-    elif "text-generation-inference" in name or name == "tgi-gaudi":
+    elif "text-generation-inference" in name or name == "tgi-gaudi" or name.endswith("-tgi-inference"):
         engine = "tgi"
     elif "llama.cpp" in name or "llama-cpp" in name or "llamacpp" in name:
         engine = "llamacpp"
@@ -156,10 +156,28 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         return None, None
     m = _TAG_VERSION.match(tag)
     version = m.group(1) if m and "$" not in tag and not _is_opea(repo) else None
+    if engine == "tgi":  # a Deep Learning Container names the TGI release apart from the tag's numbers
+        version = _hf_dlc_tgi(name, tag) or version
     if engine == "llamacpp" and version is None:
         b = re.search(r"\bb(\d{3,})\b", tag.replace("-", " "))
         version = "b" + b.group(1) if b else None
     return engine, version
+
+
+# Hugging Face's Deep Learning Containers name the TGI release in the image, not the tag: Google's
+# `huggingface-text-generation-inference-cu121.2-1.ubuntu2204.py310` is TGI 2.1 (the part after the
+# CUDA version, dash for dot), SageMaker's `huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-...`
+# is TGI 2.0.0 (the tag's `tgiX.Y.Z`; the leading number is PyTorch's).
+_GCP_DLC = re.compile(r"text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+_SAGEMAKER_TGI = re.compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
+
+
+def _hf_dlc_tgi(name: str, tag: str) -> Optional[str]:
+    m = _GCP_DLC.search(name)
+    if m:
+        return ".".join(p for p in m.groups() if p is not None)
+    m = _SAGEMAKER_TGI.search(tag)
+    return m.group(1) if m else None
 
 
 def image_entrypoint_is_engine(image: object) -> bool:

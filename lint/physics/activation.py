@@ -11,7 +11,7 @@ transient buffers of one layer need at once:
 - attention: q, k, v and the output, `tokens x (heads + 2 kv heads) x head_dim / TP`;
 - the sampler (vLLM >= 0.8 `_dummy_sampler_run`): fp32 logits of one token per sequence and
   the sampling temporaries, `max_num_seqs x vocab x 8` bytes; boot logs of vLLM 0.12-0.16
-  show peaks of `x 32` instead (Llama-3.1-8B on H100: 4.76 GiB, Qwen3-14B: 5.64 GiB on 0.16.0,
+  show peaks of `x 38` instead (Llama-3.1-8B on H100: 4.76 GiB, Qwen3-14B: 5.64 GiB on 0.16.0,
   2.23 on 0.17.0; gpt-oss-20b with its 201,088-entry vocabulary 7.38 GiB);
 - V1 0.7.0-0.7.2 computed logits for every batched token (`tokens x vocab x 4`).
 Fitted against public boot logs (tests/physics/calibration.yaml). The band is 0.9x-1.3x.

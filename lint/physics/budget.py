@@ -157,8 +157,9 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) ->
     base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context)
     if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
         # vLLM's MXFP4 MoE kernels pad the expert tensors: gpt-oss-120b loads as 65.97 GiB on one H100
-        # (vllm#23278) and 17.22 GiB per GPU at TP 4 (dennislee22 log) against ~60.6 GiB of checkpoint.
-        pad, low, high = (1.09, 1.085, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
+        # (vllm#23278), 64.38 GiB on 0.14.1 (vllm#33155, llm-d-benchmark) and 17.22 GiB per GPU at TP 4
+        # (dennislee22 log) against ~60.6 GiB of checkpoint; the padding changes between releases.
+        pad, low, high = (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
         weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
                        weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
     asm = [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - non-torch"

@@ -163,7 +163,16 @@ def _unquantized(fmt: WeightFormat | None) -> bool:
 
 
 def compute(inp: CapacityInput) -> CapacityResult:
-    """The estimate without suggestions (suggestions re-run this)."""
+    """The estimate without suggestions (suggestions re-run this). A vLLM deployment of unknown
+    version is estimated under each release whose memory rules differ (releases.py)."""
+    if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
+            and inp.available_kv_bytes is None:
+        from .releases import span_vllm_releases
+        return span_vllm_releases(inp, _compute_one)
+    return _compute_one(inp)
+
+
+def _compute_one(inp: CapacityInput) -> CapacityResult:
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
         return _empty(inp, str(getattr(inp, "engine", "")), [f"unknown engine {getattr(inp, 'engine', None)!r}"])

@@ -13,10 +13,9 @@ trees, tags cited as vllm-project/vllm@vX:path).
 - CUDA-graph memory is estimated and subtracted before KV sizing by default from 0.20.0
   (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
 - Non-torch memory (NCCL, cuBLAS workspaces) logs 0.13-0.25 GiB on one GPU, ~0.55 GiB at TP 2;
-  V1 0.7.0-0.9.0 also counted the CUDA context (~0.5 GiB) as non-torch.
-When the version is unknown, each rule takes its most conservative known value, for the point
-and the band alike (the band holds only the uncertainty of the estimated terms): an error
-threshold must never rest on a release the deployment may not run. The message says so.
+  V1 0.7.0-0.9.0 also counted the CUDA context (0.25-0.6 GiB) as non-torch.
+An unknown version is estimated under each release whose rules differ (releases.py); called
+directly with version None, each rule here takes its most conservative known value.
 """
 from __future__ import annotations
 
@@ -86,13 +85,16 @@ def v0_tokens(settings: Mapping[str, Any], context: Optional[int], version: Opti
 def _sampler(version: Optional[str]) -> tuple:
     """(all-token logits?, sampler bytes per vocabulary entry per sequence) of the V1 profile run.
     V1 0.7.0-0.7.2 compute every token's logits (code); 0.12-0.16 boot logs show a sampler peak
-    of ~32 B per entry (0.10.1 and 0.11.0 logs, and 0.17 onward, ~8 B); unknown: the heavier."""
+    of ~38 B per entry (0.10.1 and 0.11.0 logs, and 0.17 onward, ~8 B); unknown: the heavier.
+    38: the H100 logs of 1,024 sequences give 37.6-38.9 B per entry with an 8,192-token batch
+    (llm-d-benchmark), and vllm#27508's gpt-oss-120b 38.7 with a 1,024-token batch, where the
+    forward buffers are small: the sampler, not the batch, makes the peak."""
     v = _v(version)
     if v is None:
-        return False, 32
+        return False, 38
     if _between(v, "0.7.0", "0.7.3"):
         return True, 8
-    return False, 32 if _between(v, "0.12.0", "0.17.0") else 8
+    return False, 38 if _between(v, "0.12.0", "0.17.0") else 8
 
 
 def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Term:
@@ -152,8 +154,10 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
     else:
         nt = Term("non-torch", 0.25 * GIB, 0.13 * GIB, 0.6 * GIB, "cuBLAS/attention workspaces, one GPU")
     if not v0 and (_between(v, "0.7.0", "0.9.1") or v is None):
-        ctx = 0.5 * GIB  # these versions counted the CUDA context as non-torch
-        nt = Term(nt.label, nt.point + ctx, nt.low + ctx, nt.high + ctx, nt.how + " + CUDA context (V1 0.7-0.9.0)")
+        # These versions counted the CUDA context as non-torch (total - free - torch allocated); its size
+        # depends on the device, driver and lazy module loading: 0.25-0.6 GiB.
+        nt = Term(nt.label, nt.point + 0.45 * GIB, nt.low + 0.25 * GIB, nt.high + 0.6 * GIB,
+                  nt.how + " + CUDA context (V1 0.7-0.9.0)")
     out.append(nt)
     eager = settings.get("enforce_eager") is True
     cg_env = str(settings.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "")).strip()

@@ -61,7 +61,7 @@ def write_text(result, stream: TextIO) -> None:
                   t.get("source", "")) for t in result.terms]
         stream.write("\nterms (GiB per GPU):\n" + tabulate(terms, headers=("term", "estimate", "band", "source"),
                                                           tablefmt="simple", disable_numparse=True) + "\n")
-    if result.rule and result.rule not in result.assumptions:
+    if result.rule and result.rule not in "; ".join(result.assumptions):  # said once, among the assumptions
         stream.write(f"\nrule: {result.rule}\n")
     for title, items in (("assumptions", result.assumptions), ("problems", result.errors),
                          ("to make it fit", result.suggestions)):

@@ -85,8 +85,8 @@ def test_model_service_finding_points_at_the_prefill_context_length(tmp_path):
     result = run(["check", str(path), "--select", "CTX201"])
     assert result.code == 1
     [line] = result.out.splitlines()
-    assert line.startswith(f"{path}:21:10: CTX201 [error] 131,072 > 23,008: the prefill engine context length 131,072 "
-                           "exceeds its KV pool 17,104 (derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: ")
+    assert line.startswith(f"{path}:21:10: CTX201 [error] 131,072 > 36,112: the prefill engine context length 131,072 "
+                           "exceeds its KV pool 25,440 (derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: ")
 
 
 def test_model_service_container_with_a_command_is_read_like_a_deployment():
@@ -194,8 +194,8 @@ def test_vllm_runtime_corpus_sample_reports_its_missing_device_at_the_spec(in_re
     result = run(["check", sample])
     assert (result.code, result.out) == (0, f"{sample}:11:3: CTX208 [info] KV pool of unified not declared and not "
                                             "derivable: no accelerator type (or available_kv_gib) is given (1 per replica, "
-                                            "type unknown); holding one request of 4,096 tokens needs >= 21.7 (band "
-                                            "20.9-24.3) GiB per GPU at TP 1 (L4 maybe, A10G maybe, L40S yes, A100-40GB yes, A100-SXM4-80GB "
+                                            "type unknown); holding one request of 4,096 tokens needs >= 21 (band "
+                                            "19.9-23.5) GiB per GPU at TP 1 (L4 maybe, A10G maybe, L40S yes, A100-40GB yes, A100-SXM4-80GB "
                                             "yes, H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); state the device "
                                             "(a nodeSelector such as nvidia.com/gpu.product or "
                                             "node.kubernetes.io/instance-type, or `default-accelerator:` in "

@@ -201,6 +201,13 @@ def test_args_only_image():
     ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
     ("opea/llm-textgen:latest", None, None, False),
     ("nvcr.io/nvidia/tensorrt-llm/release:0.15.0", "trtllm", "0.15.0", False),
+    # Hugging Face Deep Learning Containers name the TGI release in the image name or beside PyTorch's
+    ("us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu121.2-1"
+     ".ubuntu2204.py310", "tgi", "2.1", True),
+    ("us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu124.3-0-1"
+     ".ubuntu2204.py311", "tgi", "3.0.1", True),
+    ("763104351884.dkr.ecr.us-east-1.amazonaws.com/huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-py310"
+     "-cu121-ubuntu22.04", "tgi", "2.0.0", True),
 ])
 def test_engine_from_image(image, engine, version, entry):
     assert engine_from_image(image) == (engine, version)

@@ -17,6 +17,7 @@ from typing import Any, Dict, List, Optional
 import yaml
 
 from ctxlint.physics.capacity import CapacityInput, CapacityResult, estimate
+from ctxlint.physics.context import default_context
 from ctxlint.physics.weights import format_by_key
 from ctxlint.resolution.resolve import resolve
 
@@ -55,10 +56,13 @@ def _input(case: Dict[str, Any], budget: Optional[float]) -> CapacityInput:
         accelerator, extra = "logged-device", {"logged-device": {"memory_gib": case["gpu_gib"]}}
     settings = dict(case.get("settings") or {})
     tp = int(case.get("tp") or 1)
+    context = settings.get("max_model_len") or settings.get("context_length") or settings.get("ctx_size")
+    if context is None:  # the engine ran at its own default context, as ctxlint fills it in
+        default = default_context(case["engine"], found.arch, settings, case.get("version"))
+        context = default.tokens if default is not None else None
     return CapacityInput(arch=found.arch, engine=case["engine"], accelerator=accelerator, tp=tp,
                          kv_cache_dtype=case.get("kv_dtype", "auto"), settings=settings,
-                         available_kv_bytes=budget, context_length=settings.get("max_model_len")
-                         or settings.get("context_length") or settings.get("ctx_size"),
+                         available_kv_bytes=budget, context_length=context,
                          draft_layers=int(case.get("draft_layers") or 0), extra_accelerators=extra,
                          weights=weights, engine_version=case.get("version"))
 

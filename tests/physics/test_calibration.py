@@ -29,16 +29,60 @@ def test_the_logged_budget_gives_the_engines_pool(outcome):
     assert abs(outcome.with_budget) <= limit, f"{outcome.with_budget:+.2%}"
 
 
-@pytest.mark.parametrize("outcome", [o for o in OUTCOMES if o.point is not None], ids=lambda o: o.id)
-def test_settings_alone_are_never_more_than_5_percent_optimistic(outcome):
-    if outcome.compared == "KV GiB (absolute)":  # the engine refused to start: so must ctxlint
-        assert outcome.case["logged"]["kv_gib"] < 0
-        assert outcome.result.kv_budget_high < 0  # even the top of the band leaves no KV memory
-        return
+ESTIMATED = [o for o in OUTCOMES if o.point is not None]
+
+
+def _refused(outcome) -> bool:
+    return outcome.compared == "KV GiB (absolute)"
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o)], ids=lambda o: o.id)
+def test_settings_alone_point_is_never_more_than_5_percent_optimistic(outcome):
     assert outcome.point <= 0.05, f"point {outcome.point:+.1%}"
+    assert outcome.low <= outcome.point <= outcome.high
+
+
+def _spans_releases(outcome) -> bool:
+    return outcome.case["engine"] == "vllm" and not outcome.case.get("version")
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and not _spans_releases(o)],
+                         ids=lambda o: o.id)
+def test_error_threshold_of_a_known_release_is_never_more_than_5_percent_optimistic(outcome):
     if outcome.id not in WIDE_BANDS:
         assert outcome.high <= 0.05, f"band top {outcome.high:+.1%}"
-    assert outcome.low <= outcome.point <= outcome.high
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and _spans_releases(o)],
+                         ids=lambda o: o.id)
+def test_an_unknown_release_spans_releases_and_holds_the_engines_figure(outcome):
+    # The log does not say which release printed it: the band runs from the least any release leaves to
+    # the most (releases.py), and the engine's own figure must lie inside it.
+    assert outcome.low <= 0 <= outcome.high, f"band {outcome.low:+.1%} .. {outcome.high:+.1%}"
+    assert "vLLM version unknown" in outcome.result.rule
+
+
+def _refuses(r, which: str) -> bool:
+    """vLLM refuses to start with no KV memory, or with less than one request of max_model_len."""
+    budget = {"point": r.kv_budget_bytes_per_gpu, "high": r.kv_budget_high}[which]
+    longest = {"point": r.max_context_at_concurrency_1, "high": r.max_context_high}[which]
+    return budget < 0 or bool(r.context_length and longest is not None and longest < r.context_length)
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if _refused(o)], ids=lambda o: o.id)
+def test_what_the_engine_refused_ctxlint_refuses(outcome):
+    r = outcome.result
+    assert outcome.case["logged"]["kv_gib"] < 0
+    assert _refuses(r, "point"), "the point estimate must refuse (a warning at least)"
+    if not _spans_releases(outcome):  # a known release: even the top of the band refuses (an error)
+        assert _refuses(r, "high"), f"band top {r.kv_budget_high / calibration.GIB:.2f} GiB"
+
+
+def test_a_setup_no_release_can_hold_is_an_error_even_at_an_unknown_version():
+    # Llama-3.3-70B FP8 on one H100 at 16,000 tokens: 67.72 GiB of weights leave no release room for
+    # one request, so the verdict does not depend on the image tag.
+    r = BY_ID["vllm-llama3.3-70b-fp8-h100-tp1-refuses"].result
+    assert _refuses(r, "high") and "vLLM version unknown" in r.rule
 
 
 def test_median_absolute_error_from_settings_alone():

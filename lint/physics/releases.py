@@ -1,0 +1,70 @@
+"""When a deployment does not say which vLLM release it runs (`vllm/vllm-openai:latest`, a
+custom image, a bare `vllm serve`), estimate it under each release whose memory rules differ
+and span them.
+
+Taking each term's worst value from a different release would stack behaviours no single
+release has (0.12's sampler peak, 0.8's CUDA context counted as non-torch, 0.20's CUDA-graph
+estimate): a budget smaller than any release leaves, and false errors on setups vLLM
+documents as working (Llama-3.1-8B on one L4 at 32k). Instead the point estimate follows the
+release that leaves the least (the most conservative known behaviour, named in the message):
+each figure (budget, pool, longest request) is the least any release gives; the band runs
+from the least any release can leave to the most: an error then means no release holds the
+promise; inside the band it is a warning that asks for the image tag.
+"""
+from __future__ import annotations
+
+import dataclasses
+from typing import Callable
+
+# Releases whose memory rules differ (mem_vllm.py): 0.8.5 (V1 default, CUDA context counted,
+# device-name batch rule), 0.9.0 (A100 gets the small batch), 0.10.1 (hybrid KV cache manager,
+# light sampler), 0.12.0 (the heavier sampler peak), 0.17.0 (light again), 0.20.0 (CUDA graphs
+# estimated, gpu_memory_utilization 0.92), 0.28.0 (16,384-token batch on >= 160 GiB).
+VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0")
+
+
+def _order(result) -> tuple:
+    """Smaller is more conservative: the longest request first, then the pool, then the budget."""
+    longest = result.max_context_at_concurrency_1
+    return (-1 if longest is None else longest, -1 if result.pool_tokens is None else result.pool_tokens,
+            result.kv_budget_bytes_per_gpu or 0.0)
+
+
+def _least(values):
+    values = [v for v in values if v is not None]
+    return min(values) if values else None
+
+
+def _most(values):
+    values = [v for v in values if v is not None]
+    return max(values) if values else None
+
+
+def span_vllm_releases(inp, one: Callable):
+    """`one(inp)` under each release in VLLM_RELEASES, folded into one result."""
+    results = [(release, one(dataclasses.replace(inp, engine_version=release))) for release in VLLM_RELEASES]
+    known = [(r, res) for r, res in results if res.pool_tokens is not None]
+    if not known:
+        return dataclasses.replace(results[0][1], rule="vLLM version unknown", assumptions=tuple(
+            a for a in results[0][1].assumptions if not a.startswith(f"vLLM {VLLM_RELEASES[0]}")))
+    release, worst = min(known, key=lambda pair: _order(pair[1]))
+    every = [res for _, res in known]
+    budget_release, thinnest = min(known, key=lambda pair: pair[1].kv_budget_bytes_per_gpu or 0.0)
+    note = (f"vLLM version unknown: each figure is the least any of releases {', '.join(VLLM_RELEASES)} gives "
+            f"(the longest request: vLLM {release}'s rules); the band spans those releases (state the image tag "
+            "to narrow it)")
+    notes = [note]
+    if budget_release != release and thinnest.kv_budget_bytes_per_gpu is not None:
+        notes.append(f"the least KV budget is vLLM {budget_release}'s: "
+                     f"{thinnest.kv_budget_bytes_per_gpu / (1 << 30):.2f} GiB per GPU ({thinnest.rule})")
+    return dataclasses.replace(
+        worst, pool_tokens=_least([res.pool_tokens for res in every]),
+        max_concurrency_at_context=_least([res.max_concurrency_at_context for res in every]),
+        kv_budget_bytes_per_gpu=_least([res.kv_budget_bytes_per_gpu for res in every]),
+        pool_low=_least([res.pool_low for res in every]), pool_high=_most([res.pool_high for res in every]),
+        max_context_low=_least([res.max_context_low for res in every]),
+        max_context_high=_most([res.max_context_high for res in every]),
+        kv_budget_low=_least([res.kv_budget_low for res in every]),
+        kv_budget_high=_most([res.kv_budget_high for res in every]),
+        rule=f"{note}; {worst.rule}" if worst.rule else note,
+        assumptions=(*notes, *worst.assumptions))
