@@ -105,14 +105,42 @@ def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
     return (acc.name if acc is not None else text), text
 
 
+# Other clouds' and clusters' device labels (Volcano Engine's machine.cluster.vke.volcengine.com/gpu-name,
+# Alibaba's aliyun.accelerator/nvidia_name, node-feature-discovery style .../gpu-model): only a value that
+# names a device of the catalog counts, so an odd label can never invent one.
+_VENDOR_TYPE_KEY = re.compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|type)|nvidia_name|accelerator(?:-type)?)$")
+
+
+def _device_label(key: Any) -> str:
+    """"known" for the standard device labels, "vendor" for other labels named like one, else ""."""
+    if key in TYPE_LABELS:
+        return "known"
+    return "vendor" if isinstance(key, str) and _VENDOR_TYPE_KEY.search(key.lower()) else ""
+
+
+# Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names no
+# device ctxlint may assume (the standard labels and SkyPilot/GKE names have fixed meanings).
+_TWO_SIZES = re.compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
+
+
+def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
+    found = canonical_type(value)
+    if found is None or (kind == "vendor" and lookup_accelerator(found[0]) is None):
+        return None
+    if kind == "vendor" and _TWO_SIZES.match(found[1].strip().lower()):
+        return None
+    return found
+
+
 def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value."""
     if labels is None or labels.kind != MAP:
         return None
-    for key in TYPE_LABELS:
+    keys = list(TYPE_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
+    for key in keys:
         node = labels.get(key)
         if node is not None and node.kind == SCALAR:
-            found = canonical_type(node.value)
+            found = _typed(node.value, _device_label(key))
             if found is not None:
                 return Val(found[0], node.source(file), raw=found[1])
     return None
@@ -128,11 +156,12 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
     for term in terms.value:
         exprs = term.get("matchExpressions") if term.kind == MAP else None
         for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
-            if expr.kind != MAP or _scalar(expr.get("key")) not in TYPE_LABELS or _scalar(expr.get("operator")) != "In":
+            kind = _device_label(_scalar(expr.get("key"))) if expr.kind == MAP else ""
+            if not kind or _scalar(expr.get("operator")) != "In":
                 continue
             values = expr.get("values")
             if values is not None and values.kind == SEQ and len(values.value) == 1:
-                found = canonical_type(_scalar(values.value[0]))
+                found = _typed(_scalar(values.value[0]), kind)
                 if found is not None:
                     return Val(found[0], values.value[0].source(file), raw=found[1])
     return None

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from .arith import arithmetic
 from .lexer import Op, Part, Word, lex
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
 
@@ -72,7 +73,7 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
             continue
         start = min(s for _, s, _ in part.chars)
         end = max(e for _, _, e in part.chars)
-        value = ctx.lookup(part.name) if part.kind == "var" else None
+        value = ctx.lookup(part.name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
         refs.append(ref)
         if value is None:  # keep the reference text itself, at its own positions

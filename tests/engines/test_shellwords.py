@@ -148,3 +148,22 @@ def test_bash_lc_double_dash_list_form():
     assert not r.problems
     t = r.commands[-1].tokens[-1]
     assert t.item == 3 and items[3][t.start:t.end] == "16"
+
+
+def test_arithmetic_expansion_of_known_integers():
+    # SkyPilot's DeepSeek-R1 recipe: TP=$(($SKYPILOT_NUM_GPUS_PER_NODE * $SKYPILOT_NUM_NODES))
+    script = "TP=$(($GPUS * ${NODES}))\npython -m sglang.launch_server --tp $TP --dp $(( (NODES + 2) * 3 - -1 ))"
+    res = split_shell(script, resolver={"GPUS": "8", "NODES": "2"}.get)
+    [cmd] = res.commands
+    assert [t.text for t in cmd.tokens][3:] == ["--tp", "16", "--dp", "13"]
+    tp = cmd.tokens[4]
+    assert script[tp.start:tp.end] == "$TP"  # the value points at the reference that carries it
+
+
+def test_arithmetic_with_unknown_or_odd_terms_stays_unresolved():
+    for expr in ("$((X + 1))", "$((8 / 0))", "$((2 ** 3))", "$((1 +))", "$((" + "(" * 30 + "1" + ")" * 30 + "))",
+                 "$((a[1]))", "$((3 > 2))"):
+        [cmd] = split_shell(f"vllm serve m --tensor-parallel-size {expr}", resolver={"A": "1"}.get).commands
+        assert cmd.tokens[-1].text == expr
+    [cmd] = split_shell("vllm serve m -tp $((7 / -2)) -pp $((7 % 3))").commands
+    assert [t.text for t in cmd.tokens][-3:] == ["-3", "-pp", "1"]  # the shell truncates toward zero

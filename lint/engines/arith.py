@@ -1,0 +1,94 @@
+"""Shell arithmetic expansion, `$(( expr ))`, for the integers launch scripts compute."""
+from __future__ import annotations
+
+import re
+from typing import Callable, Optional
+
+_ARITH = re.compile(r"\$\(\((.*)\)\)", re.S)
+_ARITH_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
+_ARITH_SAFE = re.compile(r"[0-9+\-*/%() \t]*")
+
+
+def arithmetic(text: str, lookup: Callable[[str], Optional[str]]) -> Optional[str]:
+    """The value of `$(( expr ))` when every variable in it is a known integer, else None.
+
+    SkyPilot runs and launch scripts compute parallel sizes this way
+    (`TP=$(($SKYPILOT_NUM_GPUS_PER_NODE * $SKYPILOT_NUM_NODES))`). Only integer + - * / % and
+    parentheses are evaluated; anything else stays unresolved."""
+    m = _ARITH.fullmatch(text.strip())
+    if not m:
+        return None
+    unknown = []
+
+    def value(ref) -> str:
+        name = ref.group(1) or ref.group(2)
+        found = lookup(name)
+        if found is None or not found.strip().lstrip("-").isdigit():
+            unknown.append(name)
+            return "0"
+        return found.strip()
+    expr = _ARITH_NAME.sub(value, m.group(1))
+    if unknown or not _ARITH_SAFE.fullmatch(expr) or len(expr) > 200:
+        return None
+    found = _Arith(re.findall(r"\d+|[-+*/%()]", expr)).run()
+    return None if found is None else str(found)
+
+
+class _Arith:
+    """Integer + - * / % with parentheses and unary minus, as the shell evaluates them (division
+    truncates toward zero); None on anything malformed."""
+
+    def __init__(self, tokens: list[str]) -> None:
+        self.t, self.i, self.depth = tokens, 0, 0
+
+    def run(self) -> Optional[int]:
+        try:
+            value = self.sum()
+        except (ValueError, ZeroDivisionError, IndexError):
+            return None
+        return value if self.i == len(self.t) else None
+
+    def _peek(self) -> str:
+        return self.t[self.i] if self.i < len(self.t) else ""
+
+    def sum(self) -> int:
+        value = self.product()
+        while self._peek() in ("+", "-"):
+            op = self.t[self.i]
+            self.i += 1
+            value = value + self.product() if op == "+" else value - self.product()
+        return value
+
+    def product(self) -> int:
+        value = self.unary()
+        while self._peek() in ("*", "/", "%"):
+            op = self.t[self.i]
+            self.i += 1
+            right = self.unary()
+            if op == "*":
+                value *= right
+            else:
+                quotient = abs(value) // abs(right) * (1 if (value < 0) == (right < 0) else -1)
+                value = quotient if op == "/" else value - quotient * right
+        return value
+
+    def unary(self) -> int:
+        tok = self._peek()
+        if tok in ("-", "+"):
+            self.i += 1
+            return -self.unary() if tok == "-" else self.unary()
+        if tok == "(":
+            self.depth += 1
+            if self.depth > 20:
+                raise ValueError("too deep")
+            self.i += 1
+            value = self.sum()
+            if self._peek() != ")":
+                raise ValueError("unbalanced")
+            self.i += 1
+            self.depth -= 1
+            return value
+        if tok.isdigit():
+            self.i += 1
+            return int(tok)
+        raise ValueError(f"unexpected {tok!r}")
