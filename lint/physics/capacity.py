@@ -17,6 +17,7 @@ from .kv import kv_breakdown, normalize_engine
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
 from .sources import source_of
+from .served import offloaded, serving_dtype, unquantized
 from .weights import WeightFormat
 
 Step = tuple[str, str, Any]
@@ -137,31 +138,6 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
     return swa_full, mla_heads
 
 
-# `--dtype` names (vLLM, SGLang, TGI spell them alike) and the dtype each serves in.
-_SERVED_AS = {"half": "float16", "float16": "float16", "fp16": "float16", "bfloat16": "bfloat16", "bf16": "bfloat16",
-              "float": "float32", "float32": "float32", "fp32": "float32"}
-
-
-def _serving_dtype(arch: ModelArch, asked: Any, asm: list[str]) -> ModelArch:
-    """The dtype the engine serves in: `--dtype` when stated; with "auto", the checkpoint's,
-    except that float32 checkpoints are served in 16 bits (vLLM's ModelConfig: "auto" uses FP16
-    for FP32 and FP16 models, BF16 for BF16 models; SGLang and TGI do likewise)."""
-    served = _SERVED_AS.get(str(asked or "auto").strip().lower())
-    if served is None and arch.dtype_bytes == 4:
-        served = "float16"
-        asm.append("float32 checkpoint served in 16 bits (dtype auto)")
-    if served is None or served == str(arch.dtype).lower():
-        return arch
-    # A float32 checkpoint's published size is not what a 16-bit engine holds.
-    size = arch.checkpoint_bytes if (arch.dtype_bytes == 4) == (served == "float32") else None
-    return dataclasses.replace(arch, dtype=served, checkpoint_bytes=size)
-
-
-def _unquantized(fmt: WeightFormat | None) -> bool:
-    """A plain float format: the serving dtype, not the checkpoint's, decides its bytes."""
-    return fmt is not None and fmt.key in ("fp32", "bf16", "fp16")
-
-
 def compute(inp: CapacityInput) -> CapacityResult:
     """The estimate without suggestions (suggestions re-run this). A vLLM deployment of unknown
     version is estimated under each release whose memory rules differ (releases.py)."""
@@ -184,7 +160,7 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
     tp, pp = _int(inp.tp, 1), _int(inp.pp, 1)
     draft = max(0, _int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if isinstance(inp.settings, Mapping) else {}
-    arch = _serving_dtype(inp.arch, settings.get("dtype"), asm)
+    arch = serving_dtype(inp.arch, settings.get("dtype"), asm)
     ctx = _int(inp.context_length, 0) or None
     acc = _resolve_accel(inp, errors)
     if inp.accelerator_count and _int(inp.accelerator_count, 0) and _int(inp.accelerator_count, 0) < tp * pp:
@@ -206,9 +182,10 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
     if bpt <= 0:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
-    fmt = None if _unquantized(inp.weights) else inp.weights
+    fmt = None if unquantized(inp.weights) else inp.weights
     weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt)
     asm.extend(w_notes)
+    weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
     total = float(acc.memory_bytes) if acc else None
     if acc is not None and not acc.exact:
         asm.append(f"{acc.name} memory {acc.memory_gib:.2f} GiB is an estimate ({acc.source})")
