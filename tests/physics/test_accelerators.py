@@ -12,7 +12,12 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          ("A100-40GB", "A100-40GB"), ("nvidia-tesla-a100", "A100-40GB"), ("nvidia-a100-80gb", "A100-SXM4-80GB"),
          ("A10G", "A10G"), ("T4", "T4"), ("nvidia-tesla-t4", "T4"), ("RTX-4090", "RTX-4090"),
          ("A100-80GB-MIG-3g.40gb", "A100-80GB-MIG-3g.40gb"), ("H100-MIG-1g.10gb", "H100-MIG-1g.10gb"),
-         ("MI250X", "MI250X-GCD"), ("H100 NVL", "H100-NVL")]
+         ("MI250X", "MI250X-GCD"), ("H100 NVL", "H100-NVL"),
+         # the names GKE's TPU node labels, KubeAI's resource profiles and SkyPilot use (issue 10)
+         ("tpu-v6e-slice", "TPU-v6e"), ("tpu-v5-lite-podslice", "TPU-v5e"), ("TPU-v5e", "TPU-v5e"),
+         ("tpu-v5p-slice", "TPU-v5p"), ("RTX4070-8GB", "RTX-4070-8GB"), ("RTX-4070", "RTX-4070"),
+         ("B100", "B100"), ("GB300", "GB300"), ("nvidia-l20", "L20"), ("RTX-PRO-6000", "RTX-PRO-6000-Blackwell"),
+         ("MI308X", "MI308X")]
 
 
 @pytest.mark.parametrize("name,expected", NAMES)
@@ -46,3 +51,12 @@ def test_user_defined() -> None:
 @pytest.mark.parametrize("name", ["", "Z80", None, 3, "nvidia-"])
 def test_unknown(name) -> None:
     assert lookup_accelerator(name) is None
+
+
+def test_added_devices_are_estimates_with_a_source() -> None:
+    for name in ("TPU-v5e", "TPU-v6e", "B100", "RTX-4070-8GB", "L20", "GB300"):
+        acc = lookup_accelerator(name)
+        assert not acc.exact and acc.source and acc.nominal
+    # decimal GB, the lower reading: a TPU v6e chip is 32e9 bytes, not 32 GiB
+    assert lookup_accelerator("tpu-v6e-slice").memory_bytes == 32_000_000_000
+    assert lookup_accelerator("B100").memory_bytes == lookup_accelerator("B200").memory_bytes
