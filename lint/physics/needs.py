@@ -34,6 +34,13 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
 def _longest(result, which: str) -> Optional[int]:
     """The longest single request the estimate holds: at its point, or at its band's low or high end."""
     point = result.max_context_at_concurrency_1
+    # llama.cpp reserves a fixed ctx_size of cells and reports a shortfall only as an error: the
+    # request counts only when this end's KV budget holds every cell.
+    if point is not None and result.engine == "llamacpp":
+        budget = {"point": result.kv_budget_bytes_per_gpu, "low": result.kv_budget_low,
+                  "high": result.kv_budget_high}[which]
+        if budget is None or budget < (result.pool_tokens or 0) * (result.kv_bytes_per_token_per_gpu or 0):
+            return None
     if which == "point" or point is None:
         return point
     value = result.max_context_low if which == "low" else result.max_context_high
@@ -86,7 +93,7 @@ def memory_need(dep: Deployment, role: Role, arch, weights) -> Optional[MemoryNe
     """What one request of the role's promise needs per GPU, when its device is not stated."""
     context = role.context_length.value if role.context_length is not None else (
         dep.advertised.context_window.value if dep.advertised.context_window is not None else None)
-    if not context or arch is None:
+    if not context or arch is None or arch.total_params_b is None:
         return None
     window = dep.advertised.context_window
     if window is not None and isinstance(window.value, int) and window.value > context:
