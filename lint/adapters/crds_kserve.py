@@ -169,7 +169,21 @@ def _filled(r: EngineRole, kind: str, marker: Optional[Node], model: Optional[Va
             tensor=p.tensor or _positive(int_val(parallel.get("tensor"), file)),
             pipeline=p.pipeline or _positive(int_val(parallel.get("pipeline"), file)),
             data=p.data or _positive(data)))
+        role = replace(role, engine_args=role.engine_args + _preset_flags(role, parallel, file))
     return replace(r, role=role, model=r.model or model)
+
+
+def _preset_flags(role, parallel: Node, file: str) -> tuple:
+    """What KServe's data-parallel preset passes to vLLM from `parallelism`: --data-parallel-size
+    `data` (all ranks; `dataLocal` is this pod's share) and --enable-expert-parallel `expert`."""
+    out = []
+    data = _positive(int_val(parallel.get("data"), file))
+    if data is not None and role.arg("data_parallel_size") is None:
+        out.append(("data_parallel_size", data))
+    expert = parallel.get("expert")
+    if expert is not None and scalar(expert) is True and role.arg("enable_expert_parallel") is None:
+        out.append(("enable_expert_parallel", Val(True, expert.source(file))))
+    return tuple(out)
 
 
 def _positive(val: Optional[Val[int]]) -> Optional[Val[int]]:

@@ -9,6 +9,7 @@ error only when a promise exceeds even the high bound.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
@@ -62,10 +63,12 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
 
 
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
-                    fmt: WeightFormat | None = None) -> tuple[Term | None, str, list[str]]:
+                    fmt: WeightFormat | None = None, expert_split: float = 1.0,
+                    expert_how: str = "") -> tuple[Term | None, str, list[str]]:
     """Checkpoint bytes / (TP x PP) in the weight format that applies, as a band (a format whose
-    bits vary, GGUF mixes, a published count rounded). MoE experts are assumed split over the
-    same GPUs; expert parallelism over more GPUs only lowers the real share (conservative)."""
+    bits vary, GGUF mixes, a published count rounded). The routed MoE experts are further divided
+    by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
+    parallelism, with or without expert parallelism); the rest stays per TP x PP."""
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
@@ -97,10 +100,27 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
         total, low, high = total + extra, low + extra, high + extra
         formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
         notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
+    n = tp * pp
+    share = _expert_share(arch, params, split, fmt, own) if arch.num_experts and expert_split > 1 else 0.0
+    if share > 0:
+        keep = 1 - share * (1 - 1 / expert_split)  # the experts' share is divided expert_split times more
+        formula += f"; routed experts ({share:.0%} of it) / {expert_split:g} more ({expert_how})"
+        notes.append(f"MoE: routed experts split over TP x PP x {expert_split:g} GPUs ({expert_how}); "
+                     "attention, dense and shared-expert weights replicated per DP rank")
+        return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")
-    n = tp * pp
     return Term("weights", total / n, low / n, high / n, formula), formula, notes
+
+
+def _expert_share(arch: ModelArch, params: float, split: tuple, fmt: WeightFormat, own: WeightFormat) -> float:
+    """The routed experts' fraction of the weight bytes (0 when the split is unknown)."""
+    embed, lm_head, experts, vision = split
+    if not experts or params <= 0:
+        return 0.0
+    f = own if arch.checkpoint_bytes and fmt.key == own.key else fmt
+    whole = weight_bytes(params, embed, lm_head, experts, vision, f)
+    return min(1.0, weight_bytes(experts, 0.0, 0.0, experts, 0.0, f) / whole) if whole > 0 else 0.0
 
 
 def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: int | None = None,
@@ -164,7 +184,20 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) ->
                        weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
     asm = [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - non-torch"
            + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")]
-    return _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm)
+    budget = _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm)
+    old = mem_vllm.old_multi_gpu(version, tp * pp)
+    return _scaled(budget, *mem_vllm.OLD_MULTI_GPU_SCALE, old) if old else budget
+
+
+def _scaled(b: Budget, point: float, floor: float, top: float, why: str) -> Budget:
+    """A budget the engine is known to leave only a fraction of: each positive figure (the point, the
+    band's floor and top) is scaled by its factor; a shortfall stays as it is."""
+    def shrink(x, by):
+        return x * by if x is not None and x > 0 else x
+    kv = shrink(b.kv_bytes, point)
+    step = ("KV budget (old profile)", f"{gib(b.kv_bytes)} x {point:g} (band x {floor:.2f} to x {top:g})", kv)
+    return dataclasses.replace(b, kv_bytes=kv, kv_low=shrink(b.kv_low, floor), kv_high=shrink(b.kv_high, top),
+                               steps=(*b.steps, step), assumptions=(*b.assumptions, why))
 
 
 def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:

@@ -148,6 +148,30 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _compute_one(inp)
 
 
+def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: int) -> tuple[float, str]:
+    """How many more GPUs than TP x PP hold the routed experts, and why. vLLM shards every
+    FusedMoE layer over TP x DP (x PCP) ranks: `FusedMoEParallelConfig.make` flattens TP across
+    DP (`flatten_tp_across_dp_and_pcp`), and with --enable-expert-parallel sets ep_size to that
+    flattened size. DP is the global --data-parallel-size, not the pod's -local share. EPLB
+    adds num_redundant_experts physical experts. SGLang and TRT-LLM keep EP inside the TP group."""
+    if engine != "vllm" or not arch.num_experts:
+        return 1.0, ""
+    size = _int(settings.get("data_parallel_size"), 0) or dp
+    size *= _int(settings.get("prefill_context_parallel_size"), 1)
+    if size <= 1:
+        return 1.0, ""
+    ep = settings.get("enable_expert_parallel") is True or str(settings.get("enable_expert_parallel")).lower() == "true"
+    how = f"vLLM {'EP' if ep else 'MoE TP'} over TP x DP {size}"
+    redundant = 0
+    if settings.get("enable_eplb") is True or str(settings.get("enable_eplb")).lower() == "true":
+        cfg = settings.get("eplb_config")
+        redundant = _int(cfg.get("num_redundant_experts"), 0) if isinstance(cfg, Mapping) else 0
+        redundant = redundant or _int(settings.get("num_redundant_experts"), 0)
+    if redundant:
+        how += f", EPLB +{redundant} redundant experts"
+    return size * arch.num_experts / (arch.num_experts + redundant), how
+
+
 def _compute_one(inp: CapacityInput) -> CapacityResult:
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
@@ -183,7 +207,8 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
     fmt = None if unquantized(inp.weights) else inp.weights
-    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt)
+    split, split_how = expert_split(engine, arch, settings, _int(inp.dp, 1))
+    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how)
     asm.extend(w_notes)
     weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
     total = float(acc.memory_bytes) if acc else None

@@ -117,6 +117,28 @@ def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Te
                 f"{tokens} x (48 x {hidden} + 8 x {vocab}) / {tp} B")
 
 
+# vLLM 0.2.5 to 0.6.3 across several GPUs logged pools far below what the memory leaves: from 0.2.5 the
+# profile's peak was the device's used memory (init - free), so NCCL buffers and the allocator's cache
+# count against the KV cache. Llama-2-70B at TP 4 on A100-80GB: 31,615 blocks before that change (about
+# what the rest of this model gives), 20,865 with it (vllm-project/vllm#2031, 0.68 of it, while TP 1
+# moved by 1%); CodeLlama-13B at TP 2 on two RTX 4090 fell from 1,464 blocks to 112
+# (vllm-project/vllm#2136, 1/13). 0.6.4's memory_profiling, which the V0 terms here are fitted to,
+# ended it. The budget is scaled: the point and the band's top at the #2031 ratio (with a little room
+# each way), the floor at the #2136 one (with margin).
+OLD_MULTI_GPU = ("0.2.5", "0.6.4")
+OLD_MULTI_GPU_SCALE = (0.66, 1 / 14, 0.69)  # point, floor, top
+
+
+def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
+    """Why the budget of a 0.2.5-0.6.3 release across GPUs is scaled into a wide band, or None."""
+    if gpus <= 1 or not _between(_v(version), *OLD_MULTI_GPU):
+        return None
+    point, floor, top = OLD_MULTI_GPU_SCALE
+    return (f"vLLM {version} across {gpus} GPUs (0.2.5-0.6.3): the profile counts NCCL and allocator memory "
+            f"against the KV cache; logged pools fell to 0.68 (vllm-project/vllm#2031) and 1/13 "
+            f"(vllm-project/vllm#2136) of the memory left: budget x {point:g}, band x {floor:.2f} to x {top:g}")
+
+
 def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
           version: Optional[str], context: Optional[int]) -> tuple:
     """(base Term, [subtracted Terms], rule text, block size) for the estimate."""
@@ -142,7 +164,9 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
         rule = f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile of " \
                f"{pick[0][0]} tokens x {pick[0][1]} sequences"
-    multi = tp * pp > 1
+    dp = settings.get("data_parallel_size")
+    # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
+    multi = tp * pp > 1 or (isinstance(dp, int) and not isinstance(dp, bool) and dp > 1)
     # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
     # ~2.1 GiB at TP 2-4 in the llm-d planner's table.
     nodes = settings.get("nnodes") if isinstance(settings.get("nnodes"), int) else 1

@@ -96,3 +96,36 @@ def test_never_raises(engine, acc, tp, pp, ctx, dtype, avail, knob, draft, arch)
                                available_kv_bytes=avail, context_length=ctx, draft_layers=draft))
     assert isinstance(r.errors, tuple)
     json.dumps(r.to_dict(), default=str)
+
+
+def test_vllm_0_2_5_to_0_6_3_across_gpus_is_a_wide_band() -> None:
+    # vllm#2031/#2136: those releases' multi-GPU profile counted NCCL and allocator memory; one GPU is as modelled
+    modern = estimate(CapacityInput(L70, "vllm", "A100-80GB", tp=4, engine_version="0.6.4"))
+    old = estimate(CapacityInput(L70, "vllm", "A100-80GB", tp=4, engine_version="0.3.2"))
+    assert old.kv_budget_bytes_per_gpu == modern.kv_budget_bytes_per_gpu * 0.66
+    assert old.pool_low < modern.pool_tokens / 13 and old.pool_high < modern.pool_high * 0.7
+    assert any("vllm-project/vllm#2136" in a for a in old.assumptions)
+    before_fix = estimate(CapacityInput(L70, "vllm", "A100-80GB", tp=4, engine_version="0.2.4"))
+    assert before_fix.pool_tokens == modern.pool_tokens
+    one_gpu = estimate(CapacityInput(L8, "vllm", "A100-80GB", engine_version="0.3.2"))
+    assert one_gpu.pool_tokens == estimate(CapacityInput(L8, "vllm", "A100-80GB", engine_version="0.6.4")).pool_tokens
+
+
+def test_vllm_data_parallel_spreads_the_routed_experts() -> None:
+    # vLLM's FusedMoEParallelConfig.make flattens TP across DP: DeepSeek-R1's routed experts (97% of its FP8
+    # bytes) sit on TP x DP ranks; attention and shared experts stay whole on each DP rank. Before, 626.67 GiB
+    # per GPU at DP 16 was a false CTX203 on every wide-EP recipe that named its GPU.
+    r1 = lookup_model("deepseek-ai/DeepSeek-R1")
+    one = estimate(CapacityInput(r1, "vllm", "H200", engine_version="0.11.0"))
+    wide = estimate(CapacityInput(r1, "vllm", "H200", dp=16, engine_version="0.11.0",
+                                  settings={"data_parallel_size": 16, "enable_expert_parallel": True},
+                                  context_length=32_768))
+    assert one.weights_bytes_per_gpu / GiB > 600
+    assert 50 < wide.weights_bytes_per_gpu / GiB < 60 and wide.fits
+    eplb = estimate(CapacityInput(r1, "vllm", "H200", dp=16, engine_version="0.11.0", settings={
+        "data_parallel_size": 16, "enable_expert_parallel": True, "enable_eplb": True,
+        "eplb_config": {"num_redundant_experts": 32}}))
+    assert eplb.weights_bytes_per_gpu > wide.weights_bytes_per_gpu  # redundant experts take room
+    # a dense model is not split by DP: each rank holds all of it
+    assert estimate(CapacityInput(L70, "vllm", "H200", dp=4, settings={"data_parallel_size": 4})) \
+        .weights_bytes_per_gpu == estimate(CapacityInput(L70, "vllm", "H200")).weights_bytes_per_gpu
