@@ -64,11 +64,12 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
 
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
                     fmt: WeightFormat | None = None, expert_split: float = 1.0,
-                    expert_how: str = "") -> tuple[Term | None, str, list[str]]:
+                    expert_how: str = "", rest_replicas: int = 1) -> tuple[Term | None, str, list[str]]:
     """Checkpoint bytes / (TP x PP) in the weight format that applies, as a band (a format whose
     bits vary, GGUF mixes, a published count rounded). The routed MoE experts are further divided
     by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
-    parallelism, with or without expert parallelism); the rest stays per TP x PP."""
+    parallelism, with or without expert parallelism); the rest stays per TP x PP, or is held
+    `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks)."""
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
@@ -101,7 +102,15 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
         formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
         notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
     n = tp * pp
-    share = _expert_share(arch, params, split, fmt, own) if arch.num_experts and expert_split > 1 else 0.0
+    share = _expert_share(arch, params, split, fmt, own) \
+        if arch.num_experts and (expert_split > 1 or rest_replicas > 1) else 0.0
+    if share > 0 and rest_replicas > 1:
+        # conservative: embeddings and LM head counted with attention (replicated per DP group)
+        keep = share + (1 - share) * rest_replicas
+        formula += f"; all but the routed experts ({1 - share:.0%} of it) x {rest_replicas} ({expert_how})"
+        notes.append(f"MoE: attention, dense, shared-expert, embedding and LM-head weights held {rest_replicas} "
+                     f"times over ({expert_how}); routed experts split over TP x PP")
+        return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
     if share > 0:
         keep = 1 - share * (1 - 1 / expert_split)  # the experts' share is divided expert_split times more
         formula += f"; routed experts ({share:.0%} of it) / {expert_split:g} more ({expert_how})"

@@ -172,6 +172,17 @@ def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: 
     return size * arch.num_experts / (arch.num_experts + redundant), how
 
 
+def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
+    """How many times over each GPU group holds the non-expert weights. SGLang's
+    --enable-dp-attention runs attention with attn_tp = tp / dp_size (DP groups inside the TP
+    group), so those weights are split dp_size times less; the MoE layers stay over the full TP."""
+    on = settings.get("enable_dp_attention")
+    if engine != "sglang" or not arch.num_experts or not (on is True or str(on).lower() == "true"):
+        return 1, ""
+    dp = min(_int(settings.get("dp_size"), 1), tp)
+    return (dp, f"SGLang DP attention: attention TP {tp} / dp_size {dp}") if dp > 1 else (1, "")
+
+
 def _compute_one(inp: CapacityInput) -> CapacityResult:
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
@@ -208,7 +219,9 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
     fmt = None if unquantized(inp.weights) else inp.weights
     split, split_how = expert_split(engine, arch, settings, _int(inp.dp, 1))
-    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how)
+    replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
+    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
+                                                  replicas)
     asm.extend(w_notes)
     weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
     total = float(acc.memory_bytes) if acc else None

@@ -129,3 +129,17 @@ def test_vllm_data_parallel_spreads_the_routed_experts() -> None:
     # a dense model is not split by DP: each rank holds all of it
     assert estimate(CapacityInput(L70, "vllm", "H200", dp=4, settings={"data_parallel_size": 4})) \
         .weights_bytes_per_gpu == estimate(CapacityInput(L70, "vllm", "H200")).weights_bytes_per_gpu
+
+
+def test_sglang_dp_attention_holds_attention_weights_per_dp_group() -> None:
+    # --enable-dp-attention runs attention at TP / dp_size: DeepSeek-R1's non-expert weights (~20 GiB of FP8 and
+    # bf16) sit whole on each GPU at TP 8 / DP 8, not an eighth of them (an optimistic pool before)
+    r1 = lookup_model("deepseek-ai/DeepSeek-R1")
+    plain = estimate(CapacityInput(r1, "sglang", "H200", tp=8, engine_version="0.5.0"))
+    dpa = estimate(CapacityInput(r1, "sglang", "H200", tp=8, engine_version="0.5.0",
+                                 settings={"enable_dp_attention": True, "dp_size": 8}))
+    extra = (dpa.weights_bytes_per_gpu - plain.weights_bytes_per_gpu) / GiB
+    assert 12 < extra < 20 and dpa.pool_tokens < plain.pool_tokens
+    # a dense model, or DP attention off, is unchanged
+    assert estimate(CapacityInput(L70, "sglang", "H200", tp=8, settings={"enable_dp_attention": True, "dp_size": 8})) \
+        .weights_bytes_per_gpu == estimate(CapacityInput(L70, "sglang", "H200", tp=8)).weights_bytes_per_gpu
