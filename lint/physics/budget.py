@@ -104,18 +104,17 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     n = tp * pp
     share = _expert_share(arch, params, split, fmt, own) \
         if arch.num_experts and (expert_split > 1 or rest_replicas > 1) else 0.0
-    if share > 0 and rest_replicas > 1:
-        # conservative: embeddings and LM head counted with attention (replicated per DP group)
-        keep = share + (1 - share) * rest_replicas
-        formula += f"; all but the routed experts ({1 - share:.0%} of it) x {rest_replicas} ({expert_how})"
-        notes.append(f"MoE: attention, dense, shared-expert, embedding and LM-head weights held {rest_replicas} "
-                     f"times over ({expert_how}); routed experts split over TP x PP")
-        return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
     if share > 0:
-        keep = 1 - share * (1 - 1 / expert_split)  # the experts' share is divided expert_split times more
-        formula += f"; routed experts ({share:.0%} of it) / {expert_split:g} more ({expert_how})"
-        notes.append(f"MoE: routed experts split over TP x PP x {expert_split:g} GPUs ({expert_how}); "
-                     "attention, dense and shared-expert weights replicated per DP rank")
+        # the routed experts' share is divided expert_split times more, the rest held rest_replicas times
+        keep = share / expert_split + (1 - share) * rest_replicas
+        if rest_replicas > 1:  # conservative: embeddings and LM head counted with attention
+            formula += f"; all but the routed experts ({1 - share:.0%} of it) x {rest_replicas} ({expert_how})"
+            notes.append(f"MoE: attention, dense, shared-expert, embedding and LM-head weights held "
+                         f"{rest_replicas} times over ({expert_how}); routed experts split over TP x PP")
+        else:
+            formula += f"; routed experts ({share:.0%} of it) / {expert_split:g} more ({expert_how})"
+            notes.append(f"MoE: routed experts split over TP x PP x {expert_split:g} GPUs ({expert_how}); "
+                         "attention, dense and shared-expert weights replicated per DP rank")
         return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")

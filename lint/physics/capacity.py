@@ -17,7 +17,7 @@ from .kv import kv_breakdown, normalize_engine
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
 from .sources import source_of
-from .served import offloaded, serving_dtype, unquantized
+from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
 from .weights import WeightFormat
 
 Step = tuple[str, str, Any]
@@ -87,14 +87,6 @@ class CapacityResult:
         return self.pool_low is not None and self.pool_high is not None and self.pool_low != self.pool_high
 
 
-def _int(x: Any, default: int) -> int:
-    try:
-        v = int(x)
-    except (TypeError, ValueError):
-        return default
-    return v if v > 0 else default
-
-
 def _empty(inp: CapacityInput, engine: str, errors: list[str]) -> CapacityResult:
     return CapacityResult(engine=engine, model=getattr(inp.arch, "name", None), accelerator=None,
                           kv_bytes_per_token_per_gpu=None, weights_bytes_per_gpu=None, kv_budget_bytes_per_gpu=None,
@@ -148,41 +140,6 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _compute_one(inp)
 
 
-def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: int) -> tuple[float, str]:
-    """How many more GPUs than TP x PP hold the routed experts, and why. vLLM shards every
-    FusedMoE layer over TP x DP (x PCP) ranks: `FusedMoEParallelConfig.make` flattens TP across
-    DP (`flatten_tp_across_dp_and_pcp`), and with --enable-expert-parallel sets ep_size to that
-    flattened size. DP is the global --data-parallel-size, not the pod's -local share. EPLB
-    adds num_redundant_experts physical experts. SGLang and TRT-LLM keep EP inside the TP group."""
-    if engine != "vllm" or not arch.num_experts:
-        return 1.0, ""
-    size = _int(settings.get("data_parallel_size"), 0) or dp
-    size *= _int(settings.get("prefill_context_parallel_size"), 1)
-    if size <= 1:
-        return 1.0, ""
-    ep = settings.get("enable_expert_parallel") is True or str(settings.get("enable_expert_parallel")).lower() == "true"
-    how = f"vLLM {'EP' if ep else 'MoE TP'} over TP x DP {size}"
-    redundant = 0
-    if settings.get("enable_eplb") is True or str(settings.get("enable_eplb")).lower() == "true":
-        cfg = settings.get("eplb_config")
-        redundant = _int(cfg.get("num_redundant_experts"), 0) if isinstance(cfg, Mapping) else 0
-        redundant = redundant or _int(settings.get("num_redundant_experts"), 0)
-    if redundant:
-        how += f", EPLB +{redundant} redundant experts"
-    return size * arch.num_experts / (arch.num_experts + redundant), how
-
-
-def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
-    """How many times over each GPU group holds the non-expert weights. SGLang's
-    --enable-dp-attention runs attention with attn_tp = tp / dp_size (DP groups inside the TP
-    group), so those weights are split dp_size times less; the MoE layers stay over the full TP."""
-    on = settings.get("enable_dp_attention")
-    if engine != "sglang" or not arch.num_experts or not (on is True or str(on).lower() == "true"):
-        return 1, ""
-    dp = min(_int(settings.get("dp_size"), 1), tp)
-    return (dp, f"SGLang DP attention: attention TP {tp} / dp_size {dp}") if dp > 1 else (1, "")
-
-
 def _compute_one(inp: CapacityInput) -> CapacityResult:
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
@@ -192,16 +149,16 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
     errors: list[str] = []
     steps: list[Step] = []
     asm: list[str] = []
-    tp, pp = _int(inp.tp, 1), _int(inp.pp, 1)
-    draft = max(0, _int(inp.draft_layers, 0)) if inp.draft_layers else 0
+    tp, pp = positive_int(inp.tp, 1), positive_int(inp.pp, 1)
+    draft = max(0, positive_int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if isinstance(inp.settings, Mapping) else {}
     arch = serving_dtype(inp.arch, settings.get("dtype"), asm)
-    ctx = _int(inp.context_length, 0) or None
+    ctx = positive_int(inp.context_length, 0) or None
     acc = _resolve_accel(inp, errors)
-    if inp.accelerator_count and _int(inp.accelerator_count, 0) and _int(inp.accelerator_count, 0) < tp * pp:
+    if inp.accelerator_count and positive_int(inp.accelerator_count, 0) and positive_int(inp.accelerator_count, 0) < tp * pp:
         errors.append(f"accelerator_count {inp.accelerator_count} < tp x pp = {tp * pp}")
     swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
-    mnbt = _int(settings.get("max_num_batched_tokens"), 0) or 2048
+    mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
     swa_full, mla_heads = _layout(engine, arch, settings, inp.engine_version, asm)
     try:
         br = kv_breakdown(arch, engine, tp, pp, inp.kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm"
@@ -218,7 +175,7 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
     fmt = None if unquantized(inp.weights) else inp.weights
-    split, split_how = expert_split(engine, arch, settings, _int(inp.dp, 1))
+    split, split_how = expert_split(engine, arch, settings, positive_int(inp.dp, 1))
     replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
     weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
                                                   replicas)
@@ -227,7 +184,7 @@ def _compute_one(inp: CapacityInput) -> CapacityResult:
     total = float(acc.memory_bytes) if acc else None
     if acc is not None and not acc.exact:
         asm.append(f"{acc.name} memory {acc.memory_gib:.2f} GiB is an estimate ({acc.source})")
-    block = _int(settings.get("block_size") or settings.get("page_size") or settings.get("tokens_per_block"),
+    block = positive_int(settings.get("block_size") or settings.get("page_size") or settings.get("tokens_per_block"),
                  DEFAULT_BLOCK[engine])
     if inp.available_kv_bytes is not None:
         if weights is not None:
@@ -300,9 +257,9 @@ def _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, s
         budget = dataclasses.replace(engine_budget(engine, arch, total, tp, pp, settings, weights),
                                      kv_bytes=kv_given, kv_low=kv_given, kv_high=kv_given)
     if engine == "sglang" and settings.get("max_total_tokens"):
-        budget = dataclasses.replace(budget, token_cap=_int(settings.get("max_total_tokens"), 0) or None)
+        budget = dataclasses.replace(budget, token_cap=positive_int(settings.get("max_total_tokens"), 0) or None)
     if engine == "trtllm" and settings.get("max_tokens"):
-        budget = dataclasses.replace(budget, token_cap=_int(settings.get("max_tokens"), 0) or None)
+        budget = dataclasses.replace(budget, token_cap=positive_int(settings.get("max_tokens"), 0) or None)
     steps.append(("KV budget (given)", "available_kv_bytes", kv_given))
     return budget
 

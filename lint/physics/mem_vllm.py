@@ -25,6 +25,7 @@ from ctxlint.versions import parse_version
 
 from .activation import profile_peak
 from .models import ModelArch
+from .served import positive_int
 from .terms import GIB, Term
 
 V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER = "0.11.0", "0.8.0", "0.20.0", "0.20.0", "0.28.0"
@@ -164,9 +165,8 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
         rule = f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile of " \
                f"{pick[0][0]} tokens x {pick[0][1]} sequences"
-    dp = settings.get("data_parallel_size")
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
-    multi = tp * pp > 1 or (isinstance(dp, int) and not isinstance(dp, bool) and dp > 1)
+    multi = tp * pp > 1 or positive_int(settings.get("data_parallel_size"), 1) > 1
     # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
     # ~2.1 GiB at TP 2-4 in the llm-d planner's table.
     nodes = settings.get("nnodes") if isinstance(settings.get("nnodes"), int) else 1

@@ -1,5 +1,6 @@
 """What the engine holds on each GPU, as the deployment sets it: the dtype it serves in, whether the
-weight format in force is a plain float one, and weights kept in host memory (`--cpu-offload-gb`)."""
+weight format in force is a plain float one, weights kept in host memory (`--cpu-offload-gb`), and
+how data parallelism spreads or replicates an MoE model's weights."""
 from __future__ import annotations
 
 import dataclasses
@@ -52,3 +53,51 @@ def offloaded(engine: str, settings: Mapping[str, Any], weights, formula: str, a
 def unquantized(fmt: WeightFormat | None) -> bool:
     """A plain float format: the serving dtype, not the checkpoint's, decides its bytes."""
     return fmt is not None and fmt.key in ("fp32", "bf16", "fp16")
+
+
+def positive_int(x: Any, default: int) -> int:
+    """A setting read as a whole number above 0, else `default` (junk, 0, negatives, inf)."""
+    try:
+        v = int(x)
+    except (TypeError, ValueError, OverflowError):
+        return default
+    return v if v > 0 else default
+
+
+def _on(settings: Mapping[str, Any], key: str) -> bool:
+    """A boolean engine setting: True, or "true" as a config file may spell it."""
+    value = settings.get(key)
+    return value is True or str(value).lower() == "true"
+
+
+def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: int) -> tuple[float, str]:
+    """How many more GPUs than TP x PP hold the routed experts, and why. vLLM shards every
+    FusedMoE layer over TP x DP (x PCP) ranks: `FusedMoEParallelConfig.make` flattens TP across
+    DP (`flatten_tp_across_dp_and_pcp`), and with --enable-expert-parallel sets ep_size to that
+    flattened size. DP is the global --data-parallel-size, not the pod's -local share. EPLB
+    adds num_redundant_experts physical experts. SGLang and TRT-LLM keep EP inside the TP group."""
+    if engine != "vllm" or not arch.num_experts:
+        return 1.0, ""
+    size = positive_int(settings.get("data_parallel_size"), 0) or dp
+    size *= positive_int(settings.get("prefill_context_parallel_size"), 1)
+    if size <= 1:
+        return 1.0, ""
+    how = f"vLLM {'EP' if _on(settings, 'enable_expert_parallel') else 'MoE TP'} over TP x DP {size}"
+    redundant = 0
+    if _on(settings, "enable_eplb"):
+        cfg = settings.get("eplb_config")
+        redundant = positive_int(cfg.get("num_redundant_experts"), 0) if isinstance(cfg, Mapping) else 0
+        redundant = redundant or positive_int(settings.get("num_redundant_experts"), 0)
+    if redundant:
+        how += f", EPLB +{redundant} redundant experts"
+    return size * arch.num_experts / (arch.num_experts + redundant), how
+
+
+def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
+    """How many times over each GPU group holds the non-expert weights. SGLang's
+    --enable-dp-attention runs attention with attn_tp = tp / dp_size (DP groups inside the TP
+    group), so those weights are split dp_size times less; the MoE layers stay over the full TP."""
+    if engine != "sglang" or not arch.num_experts or not _on(settings, "enable_dp_attention"):
+        return 1, ""
+    dp = min(positive_int(settings.get("dp_size"), 1), tp)
+    return (dp, f"SGLang DP attention: attention TP {tp} / dp_size {dp}") if dp > 1 else (1, "")
