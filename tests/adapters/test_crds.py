@@ -264,3 +264,20 @@ spec:
     [dep] = res.deployments
     assert dep.roles[0].context_length.value == 6144
     assert not res.diagnostics
+
+
+def test_kserve_data_parallel_preset_passes_global_dp_and_expert_parallel_to_vllm():
+    # KServe's DP preset runs vLLM with --data-parallel-size `data` (all ranks, not `dataLocal`) and
+    # --enable-expert-parallel from `expert`: the capacity stage spreads routed experts over them.
+    text = LLMISVC.replace("  parallelism:\n    tensor: 2\n",
+                           "  parallelism:\n    data: 32\n    dataLocal: 8\n    expert: true\n    tensor: 1\n")
+    [dep] = adapt(text).deployments
+    for role in dep.roles:
+        dp = role.arg("data_parallel_size")
+        assert dp.value == 32 and at(text, dp.source) == "32"
+        ep = role.arg("enable_expert_parallel")
+        assert ep.value is True and at(text, ep.source) == "true"
+    # a flag on the command line (here the prefill role's) wins over the preset
+    stated = text.replace("--max-model-len 16384\"", "--max-model-len 16384 --data-parallel-size 4\"")
+    decode, prefill = adapt(stated).deployments[0].roles
+    assert (decode.arg("data_parallel_size").value, prefill.arg("data_parallel_size").value) == (32, 4)
