@@ -81,7 +81,9 @@ class MemoryNeed:
     def text(self) -> str:
         if self.point is None and self.least is None:
             return f"one request of {fmt(self.context)} tokens does not fit even 2 TiB per GPU at {self.layout}"
-        if self.least == self.most or self.most is None and self.least is None:
+        if self.point is None:  # the point estimate does not fit 2 TiB, the optimistic end does
+            band = f"{self.least:g} (the estimate itself does not fit even 2 TiB)"
+        elif self.least == self.most or self.most is None and self.least is None:
             band = f"{self.point:g}"
         else:
             band = f"{self.point:g} (band {self.least:g}-{self.most:g})" if self.most is not None else \

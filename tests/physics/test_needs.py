@@ -5,6 +5,8 @@ import re
 
 from helpers import run
 
+from ctxlint.physics.needs import MemoryNeed
+
 LLAMACPP = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -37,3 +39,10 @@ def test_llamacpp_need_counts_the_weights_not_only_the_cells(tmp_path):
     assert "L40S yes" in out and "A100-40GB yes" in out
     assert _need(run(["check", "-", "--stdin-filename", "b.yaml", "--select", "CTX208"],
                      stdin=LLAMACPP.replace('"16000"', '"64000"').encode()).out) > _need(out)
+
+
+def test_need_text_when_only_the_optimistic_end_fits():
+    # Found by the fuzz smoke test: a point estimate above 2 TiB with a band bottom below it.
+    need = MemoryNeed(context=131072, least=636.9, point=None, most=None, layout="TP 1")
+    assert need.text() == ("holding one request of 131,072 tokens needs >= 636.9 (the estimate itself does not fit "
+                           "even 2 TiB) GiB per GPU at TP 1")
