@@ -23,6 +23,7 @@ import re
 from typing import Any, Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.gw_common import at_file, count
 from ctxlint.adapters.engine_roles import role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, Workload, read_container
@@ -34,6 +35,7 @@ from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.routes import BackendRef, Route
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "engine-config"
@@ -90,8 +92,8 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
         # win), substituted as text, not an environment variable. `${PORT}` is the port llama-swap
         # assigns (from `startPort`, default 5800): it never matters to a check, so it is not
         # reported as unresolved.
-        macros = _expand({**shared, **_macros(model.get("macros")), "PORT": port})
-        written = {**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))}
+        macros = _shell_names(_expand({**shared, **_macros(model.get("macros")), "PORT": port}))
+        written = _shell_names({**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))})
         reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
                                            script_text=_one_line(cmd.value), env=env_from_list(model.get("env")),
                                            k8s_refs=False, resolver=macros.get, resolver_nodes=written))
@@ -100,6 +102,12 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
             key = root.get("models").keys[name]
             out.append(Workload(name=Val(str(name), key.source(spans.file)), source=model.source(spans.file),
                                 input_format="llama-swap", roles=reading.roles))
+            context = count(model.dig("capabilities", "context"), at_file(spans.file))
+            if context is not None:  # what /v1/models tells clients: the model's context length
+                result.routes.append(Route(
+                    file=spans.file, source=model.source(spans.file), gateway="llama-swap",
+                    name=Val(str(name), key.source(spans.file)), window=context,
+                    backends=(BackendRef("workload", str(name), key.source(spans.file)),)))
     return out
 
 
@@ -129,7 +137,15 @@ def _one_line(cmd: str) -> str:
             line = cut[:-1] + " " + line[len(cut):]
         lines.append(line)
     text = " ".join(lines)
+    # Macro names may hold `-` and `.` (`${latest-llama}`), which a shell name cannot: spelled with `_`
+    # (same length) they are expanded, and word-split like any unquoted expansion (`_shell_names`).
+    text = _MACRO_REF.sub(lambda m: m.group(0).replace("-", "_").replace(".", "_"), text)
     return text[:-1] + "\n" if cmd.endswith("\n") else text  # a block's final newline stays: it is in the file
+
+
+def _shell_names(values: Dict[str, Any]) -> Dict[str, Any]:
+    """Macros also under their names as `_one_line` spells them in the command."""
+    return {**values, **{k.replace("-", "_").replace(".", "_"): v for k, v in values.items()}}
 
 
 def _expand(macros: Dict[str, str]) -> Dict[str, str]:

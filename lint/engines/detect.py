@@ -56,7 +56,8 @@ def _at(texts: list[str], i: int) -> Optional[Detection]:
         if nxt in ("serve", "disaggregated", "disaggregated_mpi_worker", "mm_embedding_serve"):
             return Detection("trtllm", "trtllm-serve", nxt, i, i + 2)
         return Detection("trtllm", "trtllm-serve", "serve", i, i + 1)
-    if prog in ("llama-server", "llama_server"):
+    # llama-swap setups keep one binary per build: llama-server-ec9e0301, llama-server-b4589
+    if prog in ("llama-server", "llama_server") or re.match(r"^llama[-_]server[-_.][0-9a-z]+$", prog):
         return Detection("llamacpp", "llama-server", None, i, i + 1)
     if prog == "lmdeploy" and nxt == "serve" and i + 2 < len(texts) and texts[i + 2] == "api_server":
         return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, i + 3)
