@@ -62,6 +62,7 @@ class Report:
     findings: List[Finding] = field(default_factory=list)
     files: List[str] = field(default_factory=list)
     deployments: List[Deployment] = field(default_factory=list)  # empty unless Settings.keep_deployments
+    stacks: List[Any] = field(default_factory=list)  # ctxlint.stack.StackView; empty unless keep_deployments
     suppressed: List[Tuple[Finding, str]] = field(default_factory=list)  # (finding, reason)
     excluded: int = 0  # files skipped by exclude globs or .gitignore
     deployment_count: int = 0  # deployments read, kept or not
@@ -76,6 +77,7 @@ class Report:
         self.findings.extend(other.findings)
         self.files.extend(other.files)
         self.deployments.extend(other.deployments)
+        self.stacks.extend(other.stacks)
         self.suppressed.extend(other.suppressed)
         self.excluded += other.excluded
         self.deployment_count += other.deployment_count
@@ -184,6 +186,7 @@ class _Unit:
     wanted: Tuple[RuleSpec, ...]
     deployments: List[Deployment]
     diagnostics: List[Diagnostic]
+    adapted: Any = None  # the AdaptResult: its routes, services and body limits join in ctxlint.stack
 
 
 def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report) -> None:
@@ -194,7 +197,7 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
         with _blame(loaded.path):
             adapted = adapt_file(loaded)
             units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
-                               loaded.diagnostics + adapted.diagnostics))
+                               loaded.diagnostics + adapted.diagnostics, adapted))
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
             unit.deployments = deployments
@@ -211,6 +214,17 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
             # this run is not mistaken for an unused one; only the wanted rules are reported.
             rules = [s for s in (all_rules() if sups else unit.wanted) if s.name not in SUPPRESSION_RULES]
             found.extend((f, unit) for f in _run(rules, unit.diagnostics, unit.deployments, settings))
+    views = _stack(units)
+    if views:
+        by_file = {unit.loaded.path: unit for unit in units}
+        rules = [s for s in all_rules() if s.scope == "stack"]
+        for view in views:
+            unit = by_file[view.route.file]
+            wanted_here = rules if sups else [s for s in rules if s in unit.wanted]
+            found.extend((f, unit) for spec in wanted_here
+                         for f in _stamp(spec, spec.module.check(view, _options(spec, settings))))
+        if settings.keep_deployments:
+            report.stacks.extend(views)
     wanted = {unit.loaded.path: {s.id for s in unit.wanted} for unit in units}
     producer = {id(f): unit for f, unit in found}
 
@@ -230,6 +244,17 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
         report.deployment_count += len(unit.deployments)
         if settings.keep_deployments:
             report.deployments.extend(unit.deployments)
+
+
+def _stack(units: Sequence[_Unit]) -> list:
+    """The routes of this group's gateways joined to its deployments (after capacity, so pools are known)."""
+    routes = [r for u in units for r in u.adapted.routes]
+    if not routes:
+        return []
+    from ctxlint.stack import build  # only runs that read a gateway pay for it
+
+    return build(routes, [s for u in units for s in u.adapted.services],
+                 [b for u in units for b in u.adapted.body_limits], [d for u in units for d in u.deployments])
 
 
 def _unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
@@ -283,6 +308,8 @@ def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: 
         options = _options(spec, settings)
         if spec.scope == "input":
             out.extend(_stamp(spec, spec.module.check(diagnostics, options)))
+        elif spec.scope == "stack":
+            continue
         else:
             for dep in deployments:
                 out.extend(_stamp(spec, spec.module.check(dep, options)))
@@ -304,5 +331,5 @@ def _stamp(spec: RuleSpec, problems: Iterable[Problem]) -> List[Finding]:
     return [Finding(
         file=p.source.file, line=p.source.line, column=p.source.col, rule=spec.id, name=spec.name,
         severity=spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
-        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags,
+        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence,
     ) for p in problems]

@@ -32,6 +32,7 @@ class Problem:
     message: str
     source: Source
     deployment: Optional[str] = None
+    evidence: Tuple[str, ...] = ()  # stack rules: how the route was joined to the engines, step by step
 
 
 @dataclass(frozen=True, order=True)
@@ -53,9 +54,10 @@ class Finding:
     end_line: int = field(default=0, compare=False)
     end_column: int = field(default=0, compare=False)
     tags: Tuple[str, ...] = field(default=(), compare=False)
+    evidence: Tuple[str, ...] = field(default=(), compare=False)
 
     def to_dict(self) -> Dict[str, Any]:
-        return {
+        data = {
             "rule": self.rule,
             "name": self.name,
             "severity": self.severity,
@@ -69,6 +71,9 @@ class Finding:
             "deployment": self.deployment,
             "tags": list(self.tags),
         }
+        if self.evidence:  # only stack findings have it, so other findings keep their exact shape
+            data["evidence"] = list(self.evidence)
+        return data
 
 
 def at_least(severity: str, threshold: str) -> bool:

@@ -211,6 +211,7 @@ class Deployment:
     disaggregation: Optional[Val[str]] = None
     roles: Tuple[Role, ...] = ()
     labels: Tuple[Tuple[str, str], ...] = field(default=())
+    pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels: what Services and pools select
     custom_accelerators: Tuple[Tuple[str, Any], ...] = ()  # name -> {memory_gib: ...}
     arch: Any = None  # ctxlint.physics.models.ModelArch, filled by the capacity stage
     resolution: Any = None  # ctxlint.resolution.resolve.Resolution: how the model was resolved

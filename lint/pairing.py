@@ -141,6 +141,7 @@ def merge(halves: Sequence[Deployment]) -> Deployment:
         gateway=_first(halves, lambda d: d.gateway, lambda g: g.max_prompt_tokens is not None),
         engine=_first(halves, lambda d: d.engine, lambda e: e.version is not None),
         labels=tuple(dict.fromkeys(label for dep in halves for label in dep.labels)),
+        pod_labels=tuple(dict.fromkeys(label for dep in halves for label in dep.pod_labels)),
     )
 
 

@@ -47,6 +47,15 @@ from ctxlint.rules import (  # noqa: E402
     ctx309_slot_context_below_window,
     ctx401_known_engine_defect,
     ctx402_unknown_engine_version,
+    ctx601_route_window_exceeds_engine_context,
+    ctx602_route_window_exceeds_kv_pool,
+    ctx603_byte_cap_is_no_token_cap,
+    ctx604_approximate_gateway_cap,
+    ctx605_route_output_fills_context,
+    ctx606_route_model_not_served,
+    ctx607_route_not_verified,
+    ctx608_route_engines_disagree,
+    ctx609_window_exceeds_gateway_cap,
 )
 
 ALL = (
@@ -90,4 +99,13 @@ ALL = (
     ctx309_slot_context_below_window,
     ctx401_known_engine_defect,
     ctx402_unknown_engine_version,
+    ctx601_route_window_exceeds_engine_context,
+    ctx602_route_window_exceeds_kv_pool,
+    ctx603_byte_cap_is_no_token_cap,
+    ctx604_approximate_gateway_cap,
+    ctx605_route_output_fills_context,
+    ctx606_route_model_not_served,
+    ctx607_route_not_verified,
+    ctx608_route_engines_disagree,
+    ctx609_window_exceeds_gateway_cap,
 )

@@ -61,6 +61,6 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         yield Problem(
             f"{fmt(need[0])} > {fmt(pool)}: the longest {held} ({need[1]}) exceeds the {role.label} "
             f"KV pool {role.pool.describe()} by {fmt(need[0] - pool)} tokens. Raise the {role.label} pool "
-            f"to at least {fmt(need[0])}, lower the advertised window to {fmt(pool)}, or cap prompts at the "
-            f"gateway ({gateway_field(dep)}) at or below {fmt(pool)}",
+            f"to at least {fmt(need[0])}, or lower the advertised window to {fmt(pool)} and cap prompts at the "
+            f"gateway ({gateway_field(dep)}) at or below it",
             role.pool.source, dep.display_name)

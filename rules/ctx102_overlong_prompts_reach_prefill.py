@@ -23,13 +23,13 @@ Example (bad):
 
 Example (good):
     ```yaml
-    advertised: {context_window: 1048576}
+    advertised: {context_window: 600000}
     gateway: {max_prompt_tokens: 600000}         # at or below the prefill pool
     serving:
       disaggregation: prefill-decode
       roles:
-        - {role: prefill, context_length: 1048576, kv_pool_tokens: 681280}
-        - {role: decode, context_length: 1048576, kv_pool_tokens: 2040000}
+        - {role: prefill, context_length: 600000, kv_pool_tokens: 681280}
+        - {role: decode, context_length: 600000, kv_pool_tokens: 2040000}
     ```
 
 Options:

@@ -17,7 +17,7 @@ Example (bad):
 
 Example (good):
     ```yaml
-    advertised: {context_window: 131072}
+    advertised: {context_window: 120000}        # what the cap lets through (CTX609)
     gateway: {max_prompt_tokens: 120000}
     serving:
       roles: [{role: unified, kv_pool_tokens: 400000}]

@@ -24,7 +24,7 @@ Example (bad):
 
 Example (good):
     ```yaml
-    advertised: {context_window: 1048576}
+    advertised: {context_window: 600000}
     gateway: {max_prompt_tokens: 600000}        # below the prefill pool
     engine: {name: sglang, version: "0.5.21"}
     serving:

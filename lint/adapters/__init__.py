@@ -7,14 +7,14 @@ documents it understands and ignores the rest.
 from __future__ import annotations
 
 from ctxlint.adapters import (compose, crds_aibrix, crds_dynamo, crds_kaito, crds_kserve, crds_kubeai, crds_kuberay,
-                              crds_llmd, crds_nim, crds_ome, crds_rbg, crds_vllm_runtime, engine_files, helm_values,
-                              kubernetes, native, pod_templates, skypilot, triton_trtllm)
+                              crds_llmd, crds_nim, crds_ome, crds_rbg, crds_vllm_runtime, engine_files, gw_catalogs,
+                              gw_k8s, gw_litellm, gw_routers, helm_values, kubernetes, native, pod_templates, skypilot, triton_trtllm)
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.loader import LoadedFile
 
 ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai, crds_aibrix, crds_kaito, crds_kuberay,
             crds_llmd, crds_nim, crds_ome, crds_rbg, crds_vllm_runtime, helm_values, compose, skypilot, engine_files,
-            triton_trtllm, pod_templates)
+            triton_trtllm, pod_templates, gw_litellm, gw_k8s, gw_catalogs, gw_routers)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
-from ctxlint.adapters.crd_common import ConfigFiles, config_maps, objects
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -89,7 +89,7 @@ def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str
     advertised, gateway = limits_from_annotations(annotations, file, result.diagnostics, display)
     labels = obj.dig("metadata", "labels")
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
-                    advertised=advertised, gateway=gateway,
+                    advertised=advertised, gateway=gateway, pod_labels=labels_of(template) if template else (),
                     labels=tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
                     if labels is not None and labels.kind == MAP else ())
 

@@ -113,6 +113,7 @@ class Workload:
     advertised: Advertised = Advertised()
     gateway: Gateway = Gateway()
     labels: Tuple[Tuple[str, str], ...] = ()
+    pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels (Service selectors match these)
 
 
 def _items(node: Optional[Node]) -> List[Node]:

@@ -78,4 +78,4 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         gateway=next((w.gateway for w in group if w.gateway != Gateway()), Gateway()),
         engine=Engine(name=first.engine, version=version),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
-        roles=tuple(roles), labels=head.labels)
+        roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)

@@ -23,6 +23,8 @@ FLAGS = (
     F("model_path", "--model-path", "--model", tags=MODEL),
     F("tokenizer_path", "--tokenizer-path", tags=MODEL),
     F("served_model_name", "--served-model-name", tags=MODEL),
+    T("enable_lora", "--enable-lora", tags=MODEL),
+    F("lora_paths", "--lora-paths", kind="list", tags=MODEL, doc="name=path, one per adapter"),
     F("revision", "--revision", tags=MODEL),
     F("dtype", "--dtype", default="auto"),
     F("quantization", "--quantization", tags=MODEL),

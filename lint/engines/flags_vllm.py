@@ -15,6 +15,9 @@ CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
 FLAGS = (
     F("model", "--model", tags=MODEL, doc="also the positional MODEL of `vllm serve`"),
     F("served_model_name", "--served-model-name", kind="list", tags=MODEL),
+    # LoRA adapters are served under their own names (gateways route to them: ctxlint.stack).
+    B("enable_lora", "--enable-lora", default=False, tags=MODEL),
+    F("lora_modules", "--lora-modules", kind="list", tags=MODEL, doc="name=path or JSON, one per adapter"),
     F("revision", "--revision", tags=MODEL),
     F("tokenizer", "--tokenizer", tags=MODEL),
     F("dtype", "--dtype", default="auto"),

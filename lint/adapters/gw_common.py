@@ -1,0 +1,73 @@
+"""Readers shared by the gateway adapters (gw_*): values with their place in the file, also
+inside a YAML document held in a string (a ConfigMap's `config.yaml: |`)."""
+from __future__ import annotations
+
+from typing import Any, Callable, Optional, Tuple
+
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.loader import parse_text
+from ctxlint.model import Source, Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+Where = Callable[[Node], Source]
+
+
+def at_file(file: str) -> Where:
+    return lambda node: node.source(file)
+
+
+def embedded(node: Optional[Node], spans: ScalarSpans) -> Optional[Tuple[Node, Where]]:
+    """The mapping a string scalar holds as YAML, and where each of its nodes is in the file."""
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str) or "\n" not in node.value:
+        return None
+    inner = parse_text(node.value, spans.file)
+    if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
+        return None
+    offsets = spans.offsets(node)
+
+    def where(n: Node) -> Source:
+        if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
+            return node.source(spans.file)
+        line, col = spans.position(offsets[n.start_index])
+        end_line, end_col = spans.position(offsets[n.end_index - 1])
+        return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
+
+    return inner.documents[0].root, where
+
+
+def scalar(node: Optional[Node]) -> Any:
+    return node.value if node is not None and node.kind == SCALAR else None
+
+
+def items(node: Optional[Node]) -> list:
+    return list(node.value) if node is not None and node.kind == SEQ else []
+
+
+def entries(node: Optional[Node]) -> list:
+    """(key, value node) of a mapping."""
+    return list(node.value.items()) if node is not None and node.kind == MAP else []
+
+
+def text(node: Optional[Node], where: Where) -> Optional[Val[str]]:
+    value = scalar(node)
+    return Val(value.strip(), where(node)) if isinstance(value, str) and value.strip() else None
+
+
+def count(node: Optional[Node], where: Where) -> Optional[Val[int]]:
+    """A positive integer, also written as a string of digits ("8192")."""
+    value = scalar(node)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.strip().isdigit():
+        value = int(value.strip())
+        return Val(value, where(node), raw=str(scalar(node))) if value > 0 else None
+    return Val(value, where(node)) if isinstance(value, int) and value > 0 else None
+
+
+def flag(node: Optional[Node]) -> Optional[bool]:
+    value = scalar(node)
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    return None

@@ -1,0 +1,212 @@
+"""Join the routes of gateways and catalogs to the engine deployments behind them.
+
+A route's backend reference is followed through the objects of the checked files:
+a URL host to a Service of that name, the Service's selector to the pods whose template
+labels it selects (a workload or compose service named like the host when there is no
+Service), an InferencePool name to its selector, an AIServiceBackend to its Backend's URL.
+The join is then checked by model name: the engine must serve the name the route sends
+upstream (`--served-model-name`, else the model as given, or a LoRA adapter's name).
+
+Every step is kept as evidence ("host qwen -> Service qwen (k8s/svc.yaml:4) selects
+app=qwen -> Deployment qwen (k8s/qwen.yaml:5)"). A reference that cannot be followed is
+kept as the reason the route cannot be verified, never as a pass. Only when a route has no
+backend ctxlint can follow does a unique engine serving its upstream name join it, and the
+evidence says it was by name only.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.model import Deployment, Source
+from ctxlint.routes import BackendRef, BodyLimit, Route, Service, service_of_host, url_host
+
+MAX_HOPS = 4  # pool -> backend -> endpoint -> service: deeper chains are a loop
+HOPS = {"pool": ("pool/",), "backend": ("backend/",), "endpoint": ("backend-endpoint/",)}  # ref kind -> Route.key
+
+
+@dataclass(frozen=True)
+class Target:
+    deployment: Deployment
+    evidence: str
+
+
+@dataclass(frozen=True)
+class StackView:
+    """One route with what it was joined to."""
+
+    route: Route
+    targets: Tuple[Target, ...] = ()
+    unresolved: str = ""  # why the backend could not be followed ("" when joined or nothing to follow)
+    serves_name: Optional[bool] = None  # the joined engines serve the upstream name (None: not known)
+    by_name_only: bool = False  # joined by the upstream model name alone
+    body_limits: Tuple[BodyLimit, ...] = ()
+    attached: Optional[bool] = None  # Kong plugins: attached by some Ingress/Service annotation
+
+    @property
+    def deployments(self) -> Tuple[Deployment, ...]:
+        return tuple({id(t.deployment): t.deployment for t in self.targets}.values())
+
+    @property
+    def evidence(self) -> Tuple[str, ...]:
+        return tuple(dict.fromkeys(t.evidence for t in self.targets))
+
+
+def where(source: Source) -> str:
+    return f"{source.file}:{source.line}"
+
+
+def served_names(dep: Deployment) -> Tuple[str, ...]:
+    """The model names the engine answers to: --served-model-name, else the model as given; LoRA adapters."""
+    names: List[str] = []
+    for role in dep.roles:
+        served = role.arg("served_model_name")
+        if served is not None:
+            value = served.value
+            names.extend(str(v) for v in (value if isinstance(value, (list, tuple)) else [value]))
+        lora = role.arg("lora_modules") or role.arg("lora_paths")
+        if lora is not None:
+            values = lora.value if isinstance(lora.value, (list, tuple)) else [lora.value]
+            names.extend(str(v).split("=", 1)[0].strip() for v in values if str(v).strip())
+    if not any(r.arg("served_model_name") is not None for r in dep.roles) and dep.model.id is not None:
+        names.append(str(dep.model.id.value))
+    return tuple(dict.fromkeys(n for n in names if n))
+
+
+class _Index:
+    def __init__(self, routes: Sequence[Route], services: Sequence[Service], deployments: Sequence[Deployment]):
+        self.keyed: Dict[str, Route] = {r.key: r for r in routes if r.key}
+        self.services: Dict[str, Service] = {}
+        for svc in services:
+            self.services.setdefault(str(svc.name.value), svc)
+        self.deployments = [d for d in deployments if d.roles]
+        self.routers = [r for r in routes if r.key.startswith("router/")]
+
+    def selected(self, selector: Tuple[Tuple[str, str], ...]) -> List[Deployment]:
+        want = set(selector)
+        return [d for d in self.deployments if want and want <= set(d.pod_labels or d.labels)]
+
+    def named(self, name: str) -> List[Deployment]:
+        return [d for d in self.deployments if d.display_name == name]
+
+    def follow(self, ref: BackendRef, hops: int = 0) -> Tuple[List[Target], str]:
+        if hops > MAX_HOPS:
+            return [], "the backend references form a loop"
+        if ref.kind == "url":
+            host, _ = url_host(str(ref.value))
+            name = service_of_host(host)
+            if name is None:
+                return [], f"the backend {ref.value} ({where(ref.source)}) is not a name of the checked files"
+            return self._service(name, f"host {host}", ref, hops)
+        if ref.kind == "service":
+            return self._service(str(ref.value), f"Service {ref.value}", ref, hops)
+        if ref.kind == "selector":
+            labels = ", ".join(f"{k}={v}" for k, v in ref.value)
+            found = self.selected(ref.value)
+            if not found:
+                return [], f"no workload of the checked files has the pod labels {labels} ({where(ref.source)})"
+            return [Target(d, f"selector {labels} ({where(ref.source)}) -> {_workload(d)}") for d in found], ""
+        if ref.kind in HOPS:
+            prefix = HOPS[ref.kind]
+            hop = next((self.keyed[p + str(ref.value)] for p in prefix if p + str(ref.value) in self.keyed), None)
+            if hop is None:
+                what = {"pool": "InferencePool", "backend": "AIServiceBackend"}.get(ref.kind, "Backend")
+                return [], f"the {what} {ref.value} ({where(ref.source)}) is not in the checked files"
+            out: List[Target] = []
+            problems = []
+            for inner in hop.backends:
+                targets, problem = self.follow(inner, hops + 1)
+                step = f"{hop.gateway} {ref.value} ({where(hop.source)})"
+                out.extend(Target(t.deployment, f"{step} -> {t.evidence}") for t in targets)
+                if problem:
+                    problems.append(problem)
+            return out, ("" if out else "; ".join(problems) or f"{hop.gateway} {ref.value} names no backend")
+        if ref.kind == "workload":
+            found = self.named(str(ref.value))
+            return [Target(d, f"the same entry's command ({where(d.source)})") for d in found], \
+                "" if found else f"no engine command for {ref.value}"
+        if ref.kind == "env":
+            return [], (f"the backend is os.environ/{ref.value} ({where(ref.source)}), set in the gateway's "
+                        "environment, which the checked files do not state")
+        return [], f"unknown backend reference {ref.kind}"
+
+    def _service(self, name: str, said: str, ref: BackendRef, hops: int) -> Tuple[List[Target], str]:
+        svc = self.services.get(name)
+        if svc is not None and svc.selector:
+            labels = ", ".join(f"{k}={v}" for k, v in svc.selector)
+            found = self.selected(svc.selector)
+            step = f"{said} -> Service {name} ({where(svc.name.source)}) selects {labels}"
+            if found:
+                return [Target(d, f"{step} -> {_workload(d)}") for d in found], ""
+            routers = [r for r in self.routers if set(svc.selector) <= set(r.labels)]
+            if routers:
+                return self._through(routers, step, hops)
+            return [], f"{step}, which no workload of the checked files has"
+        found = self.named(name)
+        if found:
+            return [Target(d, f"{said} is the name of {_workload(d)}") for d in found], ""
+        routers = [r for r in self.routers if r.key == f"router/{name}"]
+        if routers:
+            return self._through(routers, said, hops)
+        return [], f"{said} ({where(ref.source)}) names no Service or workload of the checked files"
+
+    def _through(self, routers: List[Route], step: str, hops: int) -> Tuple[List[Target], str]:
+        """Follow the backends of routers (workloads that pass requests on, e.g. the SGLang router)."""
+        out: List[Target] = []
+        problems = []
+        for router in routers:
+            here = f"{step} -> {router.gateway} {router.key.split('/', 1)[1]} ({where(router.source)})"
+            for inner in router.backends:
+                targets, problem = self.follow(inner, hops + 1)
+                out.extend(Target(t.deployment, f"{here} -> {t.evidence}") for t in targets)
+                if problem:
+                    problems.append(problem)
+        return out, "" if out else "; ".join(problems)
+
+
+def _loads_adapters(dep: Deployment) -> bool:
+    return any(r.arg("enable_lora") is not None and r.arg("enable_lora").value is True for r in dep.roles)
+
+
+def _workload(dep: Deployment) -> str:
+    return f"{dep.input_format} {dep.display_name or '(unnamed)'} ({where(dep.source)})"
+
+
+def build(routes: Sequence[Route], services: Sequence[Service], body_limits: Sequence[BodyLimit],
+          deployments: Sequence[Deployment]) -> List[StackView]:
+    index = _Index(routes, services, deployments)
+    attached = {p.value for r in routes if r.kind == "attachment" for p in r.parents}
+    views = []
+    for route in routes:
+        if route.kind != "route":
+            continue
+        targets: List[Target] = []
+        problems: List[str] = []
+        for ref in route.backends:
+            found, problem = index.follow(ref)
+            targets.extend(found)
+            if problem:
+                problems.append(problem)
+        first: Dict[int, Target] = {}
+        for t in targets:
+            first.setdefault(id(t.deployment), t)  # the first path found is the one shown
+        targets = list(first.values())
+        by_name = False
+        upstream = str(route.upstream_model.value) if route.upstream_model is not None else None
+        if not targets and upstream:
+            serving = [d for d in index.deployments if upstream in served_names(d)]
+            if serving:
+                targets = [Target(d, f"{_workload(d)} serves {upstream} (joined by model name only)") for d in serving]
+                by_name = True
+        serves = None
+        if targets and upstream:
+            serves = any(upstream in served_names(t.deployment) for t in targets)
+            if not serves and any(_loads_adapters(t.deployment) for t in targets):
+                serves = None  # LoRA adapters can be loaded at run time under any name
+        if not route.backends and not targets:
+            problems.append("it names no backend")
+        limits = tuple(b for b in body_limits if any(str(p.value) in b.applies_to for p in route.parents))
+        plugin = route.key.split("/", 1)[1] if route.key.startswith("kong/") else None
+        views.append(StackView(route, tuple(targets), "" if targets else "; ".join(problems), serves, by_name,
+                               limits, (plugin in attached) if plugin is not None else None))
+    return views
