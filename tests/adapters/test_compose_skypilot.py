@@ -41,6 +41,37 @@ def test_compose_string_command_default_interpolation_and_gpus():
     assert "--model-id ${MODEL}" in diag.message and at(COMPOSE, diag.source) == "${MODEL}"
 
 
+COMPOSE_LIST = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    entrypoint: ["vllm", "serve"]
+    command:
+      - "${VLLM_MODEL:-Qwen/Qwen2.5-VL-3B-Instruct}"
+      - "--max-model-len"
+      - "${MML:-4096}"
+      - "--gpu-memory-utilization"
+      - "${GMU-0.85}"
+      - "--served-model-name"
+      - "$$literal"
+      - "--tensor-parallel-size"
+      - "${TP}"
+"""
+
+
+def test_compose_list_command_is_interpolated_like_the_string_form():
+    # Issue 13 item 2: list items were passed on as typed, so `${MML:-4096}` reached the
+    # engine's parser (a false CTX301) and the model was `${VLLM_MODEL:-...}`.
+    result = adapt(COMPOSE_LIST, "compose.yaml")
+    [llm] = result.deployments
+    role = llm.roles[0]
+    assert role.context_length.value == 4096 and at(COMPOSE_LIST, role.context_length.source) == "${MML:-4096}"
+    assert llm.model.id.value == "Qwen/Qwen2.5-VL-3B-Instruct"
+    assert [d.kind for d in result.diagnostics] == ["unresolved-value"]
+    [diag] = result.diagnostics
+    assert "--tensor-parallel-size ${TP}" in diag.message and at(COMPOSE_LIST, diag.source) == "${TP}"
+
+
 OPEA = """\
 services:
   vllm-service:
