@@ -62,6 +62,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
     if len(outputs) > len(formats):
         raise click.UsageError("more --output files than --format options")
+    _check_output_paths(outputs)
     stdin = _read_stdin() if "-" in paths else None
     try:
         if jobs == 1:
@@ -101,19 +102,27 @@ def _report_context(report, settings, formats):
 
 
 def _write_atomically(path: str, write) -> None:
-    """Write to a temporary file beside `path`, then rename: readers never see half a report."""
-    import tempfile
+    """Write via a temporary file and a rename (readers never see half a report), with the
+    mode `open()` would give; an unwritable path is a usage error (exit 2), not a traceback."""
+    from ctxlint.atomic_write import OutputError, write_atomically
 
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".ctxlint-", dir=folder)
     try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            write(stream)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+        write_atomically(path, write)
+    except OutputError as exc:
+        click.echo(f"ctxlint: {exc}", err=True)
+        sys.exit(EXIT_USAGE)
+
+
+def _check_output_paths(outputs) -> None:
+    """Refuse a missing directory before the run, so nothing is half written (exit 2)."""
+    for path in outputs:
+        if path == "-":
+            continue
+        folder = os.path.dirname(os.path.abspath(path))
+        if os.path.isdir(path):
+            raise click.UsageError(f"--output {path}: is a directory")
+        if not os.path.isdir(folder):
+            raise click.UsageError(f"--output {path}: directory {os.path.dirname(path)} does not exist")
 
 
 def _read_stdin() -> bytes:
@@ -281,6 +290,7 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     from ctxlint.reporters.audit import AUDIT_WRITERS
 
     _, settings = resolve(list(paths) or ["."], **options)
+    _check_output_paths([output] if output else [])
     try:
         files = files_to_check(list(paths) or ["."], settings)
         stdin = _read_stdin() if "-" in files else None

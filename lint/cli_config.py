@@ -152,8 +152,9 @@ def _maintain(action: str, paths: Tuple[str, ...], baseline_file: str, options: 
     except baseline.BaselineError as exc:
         click.echo(f"ctxlint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    except OSError as exc:
-        click.echo(f"ctxlint: cannot write {baseline_file}: {exc.strerror or exc}", err=True)
+    except OSError as exc:  # OutputError already names the file
+        click.echo(f"ctxlint: {exc if exc.strerror is None else f'cannot write {baseline_file}: {exc.strerror}'}",
+                   err=True)
         sys.exit(EXIT_USAGE)
     total = sum(entry["count"] for entry in data["entries"])
     click.echo(f"ctxlint: {baseline_file}: {plural(total, 'finding')} accepted "
