@@ -38,7 +38,7 @@ main.add_command(models_group)
               type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
               help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, metavar="FILE",
-              help="Write the format at the same position to FILE instead of stdout (atomically).")
+              help="Write the format at the same position to FILE instead of stdout (atomically); at most one format may go to stdout.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
 @click.option("--baseline", "baseline_file", metavar="FILE",
@@ -62,6 +62,10 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
     if len(outputs) > len(formats):
         raise click.UsageError("more --output files than --format options")
+    to_stdout = [fmt for index, fmt in enumerate(formats) if index >= len(outputs) or outputs[index] == "-"]
+    if len(to_stdout) > 1:  # two documents back to back parse as neither
+        raise click.UsageError(f"--format {' and '.join(to_stdout)} would both write to stdout: "
+                               "give all but one an --output FILE")
     _check_output_paths(outputs)
     stdin = _read_stdin() if "-" in paths else None
     try:

@@ -156,3 +156,15 @@ def test_more_outputs_than_formats_is_a_usage_error(in_repo, tmp_path):
                   "--output", str(tmp_path / "b")])
     assert result.code == 2 and "more --output files than --format options" in result.err
     assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--format", "json", "--format", "sarif"], "json and sarif"),
+    (["--format", "json", "--output", "-", "--format", "text"], "json and text"),
+])
+def test_two_formats_on_stdout_is_a_usage_error(in_repo, args, named):
+    # Issue 13 item 5: two documents were written to stdout back to back.
+    result = run(["check", INCIDENT, *args])
+    assert (result.code, result.out) == (2, "")
+    assert result.err.endswith(f"Error: --format {named} would both write to stdout: "
+                               "give all but one an --output FILE\n")
