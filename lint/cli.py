@@ -38,7 +38,8 @@ main.add_command(models_group)
               type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
               help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
 @click.option("--output", "outputs", multiple=True, metavar="FILE",
-              help="Write the format at the same position to FILE instead of stdout (atomically); at most one format may go to stdout.")
+              help="Write the format at the same position to FILE instead of stdout (atomically); "
+                   "at most one format may go to stdout.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
 @click.option("--baseline", "baseline_file", metavar="FILE",
