@@ -119,3 +119,52 @@ def test_jobs_2_gives_the_output_of_jobs_1(fmt, in_repo):
     parallel = run(["audit", *paths, "--format", fmt, "--jobs", "2"])
     assert serial.code == parallel.code == 0
     assert parallel.out == serial.out
+
+
+SKY_ANY_OF = """\
+name: llama
+resources:
+  accelerators: {L4:1, A100-80GB:1}
+run: |
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192
+"""
+NO_DEVICE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: no-device
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
+"""
+
+
+def test_unknown_pools_and_any_of_options_are_not_different_pools(tmp_path, monkeypatch):
+    # Issue 13 item 6: a deployment whose pool is unknown, and the options of one SkyPilot
+    # any-of set, each counted as "a different pool" for the same model.
+    (tmp_path / "sky.yaml").write_text(SKY_ANY_OF)
+    (tmp_path / "unknown.yaml").write_text(NO_DEVICE)
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    assert [(r.name, r.prefill_pool and r.prefill_pool.tokens) for r in audit.rows] == [
+        ("no-device", None), ("llama [L4:1]", 25440), ("llama [A100-80GB:1]", 438832)]
+    assert not audit.groups[0].pools_differ and audit.totals["models_with_differing_pools"] == 0
+
+
+def test_any_of_options_are_one_entry_against_another_deployment(tmp_path, monkeypatch):
+    (tmp_path / "sky.yaml").write_text(SKY_ANY_OF)
+    (tmp_path / "unknown.yaml").write_text(NO_DEVICE)
+    (tmp_path / "l4.yaml").write_text(NO_DEVICE.replace("no-device", "on-l4").replace(
+        "      containers:", "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+        "      containers:").replace('"8192"]', '"8192"]\n          resources: {limits: {nvidia.com/gpu: 1}}'))
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    assert [(r.name, r.pools_differ) for r in audit.rows] == [
+        ("no-device", False), ("llama [L4:1]", True), ("on-l4", True), ("llama [A100-80GB:1]", True)]
+    notes = [line for line in run(["audit", "."]).out.splitlines() if " is served with " in line]
+    assert notes == ["* meta-llama/Llama-3.1-8B-Instruct is served with 2 different pools: 25,440 derived or "
+                     "438,832 derived (llama, one of 2 options, at sky.yaml:1); 29,264 derived (on-l4 at l4.yaml:1)"]
