@@ -151,3 +151,21 @@ run: |
     audit = run(["audit", "--format", "json", *args]).out
     import json
     assert [row["worst"]["rule"] for row in json.loads(audit)["deployments"]] == ["CTX208"] * 3
+
+
+def test_skypilot_any_of_idle_accelerators_name_the_option(tmp_path):
+    # Issue 13 item 7: four CTX205 lines on one line, none saying which option it is for.
+    from tests.helpers import run
+
+    (tmp_path / "task.yaml").write_text("""\
+resources:
+  accelerators: {H100:8, L4:8}
+run: |
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 4
+""")
+    result = run(["check", "--isolated", "--select", "CTX205", str(tmp_path / "task.yaml")])
+    tail = (" accelerators but its engine uses tensor x pipeline x data = 4; 4 sit idle and the KV pool is "
+            "computed on 4. Set the tensor parallel size (or pipeline/data) to use all 8 (idle-accelerators)")
+    assert result.out.splitlines() == [
+        f"{tmp_path / 'task.yaml'}:2:23: CTX205 [warning] 8 > 4: the unified replica has 8 H100{tail}",
+        f"{tmp_path / 'task.yaml'}:2:29: CTX205 [warning] 8 > 4: the unified replica has 8 L4{tail}"]
