@@ -48,9 +48,13 @@ main.add_command(models_group)
               help="File name to report for input read from '-' (stdin).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@click.option("--sarif-root", type=click.Path(file_okay=False), metavar="DIR",
+              help="Make SARIF file URIs relative to DIR (default: the repository root of the first path checked, "
+                   "as code scanning resolves them).")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
-          baseline_file: Optional[str], stdin_filename: str, jobs: int, **options) -> None:
+          baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
+          **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
@@ -82,7 +86,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
-    ctx = _report_context(report, settings, formats)
+    ctx = _report_context(report, settings, formats, sarif_root or _source_root(targets))
     for index, fmt in enumerate(formats):
         if index < len(outputs) and outputs[index] != "-":
             _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))
@@ -94,13 +98,22 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     sys.exit(EXIT_FINDINGS if report.failed(config.fail_on) else EXIT_CLEAN)
 
 
-def _report_context(report, settings, formats):
+def _source_root(targets) -> str:
+    """The repository root of the first path checked (the working directory outside a repository)."""
+    from ctxlint.globs import repo_root
+
+    first = next((p for p in targets if p != "-"), ".")
+    root = repo_root(first if os.path.isdir(first) else os.path.dirname(first) or ".")
+    return root if os.path.exists(os.path.join(root, ".git")) else os.getcwd()
+
+
+def _report_context(report, settings, formats, source_root=None):
     from ctxlint.registry import all_rules
     from ctxlint.reporters.context import ReportContext, read_sources
 
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ or "FORCE_COLOR" in os.environ
     return ReportContext(
-        rules=all_rules(), cwd=os.getcwd(), color=color,
+        rules=all_rules(), cwd=os.getcwd(), source_root=source_root, color=color,
         sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
         tool_version=__version__, suppressed=tuple(report.suppressed),
         step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None)

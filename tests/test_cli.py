@@ -168,3 +168,40 @@ def test_two_formats_on_stdout_is_a_usage_error(in_repo, args, named):
     assert (result.code, result.out) == (2, "")
     assert result.err.endswith(f"Error: --format {named} would both write to stdout: "
                                "give all but one an --output FILE\n")
+
+
+def _uris(sarif: str):
+    run_ = json.loads(sarif)["runs"][0]
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_["results"]]
+    return run_["originalUriBaseIds"]["%SRCROOT%"]["uri"], locations
+
+
+def test_sarif_uris_are_relative_to_the_repository_root(tmp_path, monkeypatch):
+    # Issue 13 item 8: run from a subdirectory, the URI was `../deploy/a.yaml`, which code
+    # scanning cannot resolve against the repository.
+    from conftest import REPO
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "deploy" / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    monkeypatch.chdir(tmp_path / "tools")
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif"]).out)
+    assert root == (tmp_path.resolve().as_uri() + "/")
+    assert {loc["uri"] for loc in locations} == {"deploy/a.yaml"}
+    assert {loc["uriBaseId"] for loc in locations} == {"%SRCROOT%"}
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif", "--sarif-root", ".."]).out)
+    assert {loc["uri"] for loc in locations} == {"deploy/a.yaml"}
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif", "--sarif-root", "../deploy"]).out)
+    assert (root, {loc["uri"] for loc in locations}) == ((tmp_path / "deploy").resolve().as_uri() + "/", {"a.yaml"})
+
+
+def test_sarif_file_outside_the_root_gets_an_absolute_uri(tmp_path, monkeypatch):
+    from conftest import REPO
+
+    (tmp_path / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    _, locations = _uris(run(["check", "../a.yaml", "--format", "sarif", "--sarif-root", "."]).out)
+    assert {loc["uri"] for loc in locations} == {(tmp_path / "a.yaml").resolve().as_uri()}
+    assert all("uriBaseId" not in loc for loc in locations)

@@ -26,6 +26,9 @@ class ReportContext:
     # against this list, and a stable list keeps indexes stable across runs.
     rules: Tuple[RuleSpec, ...] = field(default_factory=all_rules)
     cwd: str = field(default_factory=os.getcwd)
+    # What SARIF artifact URIs are relative to: the checked files' repository root, or
+    # --sarif-root. None: the working directory.
+    source_root: Optional[str] = None
     color: bool = False
     sources: Mapping[str, str] = field(default_factory=_empty_sources)  # display path -> text
     tool_version: str = __version__
