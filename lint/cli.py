@@ -86,7 +86,8 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
-    ctx = _report_context(report, settings, formats, sarif_root or _source_root(targets))
+    ctx = dataclasses.replace(_report_context(report, settings, formats, sarif_root or _source_root(targets)),
+                              fail_on=config.fail_on)
     for index, fmt in enumerate(formats):
         if index < len(outputs) and outputs[index] != "-":
             _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))

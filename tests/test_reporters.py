@@ -339,7 +339,7 @@ def test_junit_incident_structure(incident, ctx):
     ]
     for case in cases:
         family = "advisory" if case.get("name").startswith("CTX4") else "capacity"
-        assert case.get("classname") == f"ctxlint-{family}" and case.get("file") == INCIDENT
+        assert case.get("classname") == f"ctxlint-{family}" and suite.get("file") == INCIDENT
         assert case.get("time") == "0" and "." not in case.get("classname")
         assert case.find("failure").get("type") == "error"
     assert cases[2].find("failure").text.startswith(f"{INCIDENT}:24:25: CTX101 [error] ")
@@ -375,7 +375,62 @@ def test_junit_suppressed_findings_are_skipped_tests():
     context = ReportContext(suppressed=((finding(), "accepted"),))
     root = parse_junit(render(junit.write, report_of(files=["deploy/a.yaml"]), context))
     (case,) = root.iter("testcase")
-    assert case.find("skipped").get("message") == "suppressed: accepted" and root.get("skipped") == "1"
+    assert case.find("skipped").get("message") == "suppressed: accepted"
+    assert root.find("testsuite").get("skipped") == "1"
+
+
+# The attributes and children junit-10.xsd (Jenkins xunit plugin; GitLab reads a subset) allows,
+# and the attributes it requires: a testcase has no `file`, a testsuites no `skipped`.
+JUNIT_10 = {
+    "testsuites": ({"name", "time", "tests", "failures", "errors"}, set(), {"testsuite"}),
+    "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id",
+                   "package", "file", "log", "url"}, {"name", "tests", "failures", "errors"},
+                  {"testsuite", "properties", "testcase", "system-out", "system-err"}),
+    "testcase": ({"name", "time", "classname", "group"}, {"name"},
+                 {"skipped", "error", "failure", "system-out", "system-err"}),
+    "failure": ({"type", "message"}, set(), set()),
+    "skipped": ({"type", "message"}, set(), set()),
+    "system-out": (set(), set(), set()),
+}
+
+
+def junit_10_problems(element: ET.Element) -> list:
+    allowed, required, children = JUNIT_10[element.tag]
+    problems = [f"{element.tag}@{a}" for a in set(element.attrib) - allowed]
+    problems += [f"{element.tag} without @{a}" for a in required - set(element.attrib)]
+    for child in element:
+        problems += [f"{child.tag} in {element.tag}"] if child.tag not in children else junit_10_problems(child)
+    return problems
+
+
+def test_junit_follows_the_jenkins_xunit_schema_and_fail_on():
+    # Issue 13 item 9: `file` on testcase and `skipped` on testsuites failed junit-10.xsd, and
+    # info findings were failures in a run that exited 0.
+    report = report_of(finding(), finding(line=4, severity="warning", rule="CTX205"),
+                       finding(line=5, severity="info", rule="CTX208"))
+    context = ReportContext(suppressed=((finding(line=6, rule="CTX102"), "accepted"),), fail_on="warning")
+    root = parse_junit(render(junit.write, report, context))
+    assert junit_10_problems(root) == []
+    cases = {c.get("name").split()[0]: c for c in root.iter("testcase")}
+    assert {rule: [child.tag for child in case] for rule, case in cases.items()} == {
+        "CTX101": ["failure"], "CTX205": ["failure"], "CTX208": ["system-out"], "CTX102": ["skipped"]}
+    assert cases["CTX208"].find("system-out").text == \
+        "deploy/a.yaml:5:5: CTX208 [info] too big (window-exceeds-kv-pool)"
+    assert (root.get("tests"), root.get("failures")) == ("4", "2")
+    assert root.find("testsuite").attrib == {"name": "deploy/a.yaml", "file": "deploy/a.yaml", "time": "0",
+                                             "tests": "4", "failures": "2", "errors": "0", "skipped": "1"}
+    never = parse_junit(render(junit.write, report, ReportContext(fail_on="never")))
+    assert never.get("failures") == "0" and not list(never.iter("failure"))
+
+
+def test_junit_failures_follow_the_cli_fail_on(in_repo):
+    from helpers import run
+
+    default = parse_junit(run(["check", "samples/rules/CTX008-unresolved-value/bad.yaml", "--format", "junit"]).out)
+    assert default.get("failures") == "0" and [c.tag for c in default.iter("testcase") for c in c] == ["system-out"]
+    strict = parse_junit(run(["check", "samples/rules/CTX008-unresolved-value/bad.yaml", "--format", "junit",
+                              "--fail-on", "info"]).out)
+    assert strict.get("failures") == "1"
 
 
 # --- GitLab Code Quality and Markdown -------------------------------------------------------

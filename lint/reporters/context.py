@@ -34,6 +34,7 @@ class ReportContext:
     tool_version: str = __version__
     suppressed: Sequence[Tuple[Finding, str]] = ()  # (finding, justification)
     step_summary_path: Optional[str] = None  # $GITHUB_STEP_SUMMARY
+    fail_on: str = "error"  # the run's --fail-on: JUnit counts only findings at or above it as failures
 
     def rule(self, rule_id: str) -> Optional[RuleSpec]:
         for spec in self.rules:
