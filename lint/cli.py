@@ -42,6 +42,9 @@ main.add_command(models_group)
                    "at most one format may go to stdout.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
+@click.option("--fail-if-empty/--no-fail-if-empty", default=None,
+              help="Exit 1 when no file is checked (a mistyped path or an over-wide exclude); "
+                   "default: the config's fail-if-empty, else only a warning.")
 @click.option("--baseline", "baseline_file", metavar="FILE",
               help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
@@ -53,7 +56,8 @@ main.add_command(models_group)
                    "as code scanning resolves them).")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
-          baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
+          fail_if_empty: Optional[bool], baseline_file: Optional[str], stdin_filename: str, jobs: int,
+          sarif_root: Optional[str],
           **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
     from ctxlint.discover import PathError
@@ -62,7 +66,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     from ctxlint.reporters import REPORTERS, summary_line
 
     targets = list(paths) or ["."]
-    config, settings = resolve(targets, fail_on=fail_on, **options)
+    config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
     if len(outputs) > len(formats):
@@ -96,6 +100,12 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     if baseline_line:
         click.echo(baseline_line, err=True)
     click.echo(summary_line(report), err=True)
+    if not report.files:
+        excluded = f" ({report.excluded} excluded)" if report.excluded else ""
+        click.echo(f"ctxlint: warning: no file to check in {', '.join(targets)}{excluded}"
+                   + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"), err=True)
+        if config.fail_if_empty:
+            sys.exit(EXIT_FINDINGS)
     sys.exit(EXIT_FINDINGS if report.failed(config.fail_on) else EXIT_CLEAN)
 
 

@@ -49,7 +49,7 @@ def selection_options(func: Callable) -> Callable:
 def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
             extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
             force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
-            fail_on: Optional[str] = None):
+            fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None):
     """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
     from dataclasses import replace
 
@@ -60,7 +60,7 @@ def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, se
         config = load_config(start, config_path, isolated)
         config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
                            ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
-                           fail_on=fail_on, disallow_suppressions=True if no_suppressions else None,
+                           fail_on=fail_on, fail_if_empty=fail_if_empty, disallow_suppressions=True if no_suppressions else None,
                            max_file_size=max_file_size)
         settings = config.settings()
     except ConfigError as exc:

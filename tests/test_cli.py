@@ -205,3 +205,24 @@ def test_sarif_file_outside_the_root_gets_an_absolute_uri(tmp_path, monkeypatch)
     _, locations = _uris(run(["check", "../a.yaml", "--format", "sarif", "--sarif-root", "."]).out)
     assert {loc["uri"] for loc in locations} == {(tmp_path / "a.yaml").resolve().as_uri()}
     assert all("uriBaseId" not in loc for loc in locations)
+
+
+def test_an_empty_directory_warns_and_fails_with_fail_if_empty(tmp_path):
+    # Issue 13 item 10: `check emptydir` passed a gate silently ("no findings in 0 files").
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(["check", "--isolated", str(empty)])
+    assert (result.code, result.out) == (0, "")
+    assert result.err == ("ctxlint: no findings in 0 files, 0 deployments\n"
+                          f"ctxlint: warning: no file to check in {empty}; --fail-if-empty makes this exit 1\n")
+    result = run(["check", "--isolated", "--fail-if-empty", str(empty)])
+    assert result.code == 1 and result.err.endswith(f"ctxlint: warning: no file to check in {empty}\n")
+
+
+def test_fail_if_empty_from_the_config_and_overridden_on_the_command_line(tmp_path):
+    (tmp_path / ".ctxlint.yaml").write_text("fail-if-empty: true\nextend-exclude: ['*.yaml']\n")
+    (tmp_path / "a.yaml").write_text("a: 1\n")
+    result = run(["check", str(tmp_path)])
+    assert result.code == 1
+    assert result.err.endswith(f"ctxlint: warning: no file to check in {tmp_path} (1 excluded)\n")
+    assert run(["check", "--no-fail-if-empty", str(tmp_path)]).code == 0
