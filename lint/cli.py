@@ -37,7 +37,7 @@ main.add_command(models_group)
 @click.option("--format", "output_format", multiple=True,
               type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
               help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
-@click.option("--output", "outputs", multiple=True, metavar="FILE",
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
               help="Write the format at the same position to FILE instead of stdout (atomically); "
                    "at most one format may go to stdout.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
@@ -45,6 +45,11 @@ main.add_command(models_group)
 @click.option("--fail-if-empty/--no-fail-if-empty", default=None,
               help="Exit 1 when no file is checked (a mistyped path or an over-wide exclude); "
                    "default: the config's fail-if-empty, else only a warning.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are at or above --fail-on "
+              "(usage errors still exit 2).")
+@click.option("--statistics", is_flag=True, help="Instead of the findings, print how many each rule reported "
+              "(text, or JSON with --format json); reports written with --output are unchanged.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary line on stderr.")
 @click.option("--baseline", "baseline_file", metavar="FILE",
               help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
@@ -56,26 +61,21 @@ main.add_command(models_group)
                    "as code scanning resolves them).")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
-          fail_if_empty: Optional[bool], baseline_file: Optional[str], stdin_filename: str, jobs: int,
-          sarif_root: Optional[str],
+          fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
+          baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
           **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
+    from ctxlint import cli_output
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
     from ctxlint.registry import SelectorError
-    from ctxlint.reporters import REPORTERS, summary_line
 
     targets = list(paths) or ["."]
     config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
-    if len(outputs) > len(formats):
-        raise click.UsageError("more --output files than --format options")
-    to_stdout = [fmt for index, fmt in enumerate(formats) if index >= len(outputs) or outputs[index] == "-"]
-    if len(to_stdout) > 1:  # two documents back to back parse as neither
-        raise click.UsageError(f"--format {' and '.join(to_stdout)} would both write to stdout: "
-                               "give all but one an --output FILE")
-    _check_output_paths(outputs)
+    cli_output.check_statistics(statistics, cli_output.stdout_format(formats, outputs))
+    cli_output.check_output_paths(outputs)
     stdin = _read_stdin() if "-" in paths else None
     try:
         if jobs == 1:
@@ -90,68 +90,16 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
-    ctx = dataclasses.replace(_report_context(report, settings, formats, sarif_root or _source_root(targets)),
-                              fail_on=config.fail_on)
-    for index, fmt in enumerate(formats):
-        if index < len(outputs) and outputs[index] != "-":
-            _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))
-        else:
-            REPORTERS[fmt](report, sys.stdout, ctx)
-    if baseline_line:
-        click.echo(baseline_line, err=True)
-    click.echo(summary_line(report), err=True)
-    if not report.files:
-        excluded = f" ({report.excluded} excluded)" if report.excluded else ""
-        click.echo(f"ctxlint: warning: no file to check in {', '.join(targets)}{excluded}"
-                   + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"), err=True)
-        if config.fail_if_empty:
-            sys.exit(EXIT_FINDINGS)
-    sys.exit(EXIT_FINDINGS if report.failed(config.fail_on) else EXIT_CLEAN)
-
-
-def _source_root(targets) -> str:
-    """The repository root of the first path checked (the working directory outside a repository)."""
-    from ctxlint.globs import repo_root
-
-    first = next((p for p in targets if p != "-"), ".")
-    root = repo_root(first if os.path.isdir(first) else os.path.dirname(first) or ".")
-    return root if os.path.exists(os.path.join(root, ".git")) else os.getcwd()
-
-
-def _report_context(report, settings, formats, source_root=None):
-    from ctxlint.registry import all_rules
-    from ctxlint.reporters.context import ReportContext, read_sources
-
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ or "FORCE_COLOR" in os.environ
-    return ReportContext(
-        rules=all_rules(), cwd=os.getcwd(), source_root=source_root, color=color,
-        sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
-        tool_version=__version__, suppressed=tuple(report.suppressed),
-        step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None)
+    ctx = cli_output.report_context(report, settings, formats, sarif_root or cli_output.source_root(targets),
+                                    config.fail_on)
+    cli_output.write_reports(report, formats, outputs, ctx, statistics)
+    cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero)
 
 
 def _write_atomically(path: str, write) -> None:
-    """Write via a temporary file and a rename (readers never see half a report), with the
-    mode `open()` would give; an unwritable path is a usage error (exit 2), not a traceback."""
-    from ctxlint.atomic_write import OutputError, write_atomically
+    from ctxlint.cli_output import write_atomically
 
-    try:
-        write_atomically(path, write)
-    except OutputError as exc:
-        click.echo(f"ctxlint: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-
-
-def _check_output_paths(outputs) -> None:
-    """Refuse a missing directory before the run, so nothing is half written (exit 2)."""
-    for path in outputs:
-        if path == "-":
-            continue
-        folder = os.path.dirname(os.path.abspath(path))
-        if os.path.isdir(path):
-            raise click.UsageError(f"--output {path}: is a directory")
-        if not os.path.isdir(folder):
-            raise click.UsageError(f"--output {path}: directory {os.path.dirname(path)} does not exist")
+    write_atomically(path, write)
 
 
 def _read_stdin() -> bytes:
@@ -297,7 +245,7 @@ PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json", "csv"]),
               default="table", show_default=True)
-@click.option("--output", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
+@click.option("--output", "-o", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="never", show_default=True,
@@ -319,7 +267,9 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     from ctxlint.reporters.audit import AUDIT_WRITERS
 
     _, settings = resolve(list(paths) or ["."], **options)
-    _check_output_paths([output] if output else [])
+    from ctxlint.cli_output import check_output_paths
+
+    check_output_paths([output] if output else [])
     try:
         files = files_to_check(list(paths) or ["."], settings)
         stdin = _read_stdin() if "-" in files else None

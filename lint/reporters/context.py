@@ -35,6 +35,7 @@ class ReportContext:
     suppressed: Sequence[Tuple[Finding, str]] = ()  # (finding, justification)
     step_summary_path: Optional[str] = None  # $GITHUB_STEP_SUMMARY
     fail_on: str = "error"  # the run's --fail-on: JUnit counts only findings at or above it as failures
+    width: int = 0  # the terminal's width in columns, for the concise format; 0: unlimited
 
     def rule(self, rule_id: str) -> Optional[RuleSpec]:
         for spec in self.rules:
