@@ -222,6 +222,18 @@ def test_sarif_rule_metadata_and_security_severity_only_on_security_rules(ctx):
     assert "security-severity" in rules["CTX102"]["properties"]
 
 
+def test_sarif_every_rule_has_a_help_uri_at_its_rule_page(ctx, monkeypatch):
+    from ctxlint import links
+
+    rules = sarif_of(report_of(), ctx)["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["helpUri"] for r in rules] == [
+        f"https://github.com/ctxlint/ctxlint/blob/main/docs/rules/{spec.id}.md" for spec in all_rules()]
+    # one constant decides them all
+    monkeypatch.setattr(links, "DOCS_BASE_URL", "https://docs.example/")
+    assert sarif_of(report_of(), ctx)["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] == \
+        "https://docs.example/rules/CTX001.md"
+
+
 def test_sarif_clean_run_still_has_results(ctx):
     assert sarif_of(report_of(files=["deploy/a.yaml"]), ctx)["runs"][0]["results"] == []
 

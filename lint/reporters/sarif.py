@@ -11,6 +11,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.links import rule_url
 from ctxlint.registry import RuleSpec
 from ctxlint.reporters.common import LEVELS, end_column, fingerprints, one_line, root_relative
 from ctxlint.reporters.context import ReportContext
@@ -74,6 +75,7 @@ def _descriptor(rule: RuleSpec) -> Dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": _clip(rule.summary)},
         "fullDescription": {"text": _clip(why)},
+        "helpUri": rule_url(rule.id),
         "help": {"text": rule.doc, "markdown": _markdown(rule)},
         "defaultConfiguration": {"level": LEVELS[rule.severity].sarif},
         "properties": properties,
