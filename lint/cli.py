@@ -9,7 +9,7 @@ import dataclasses
 import json
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 
@@ -124,14 +124,15 @@ def rules_command(output_format: str) -> None:
 @main.command()
 @click.argument("rule")
 def explain(rule: str) -> None:
-    """Print a rule's documentation (by ID or name)."""
-    from ctxlint.registry import all_rules, find
+    """Print a rule's documentation (by ID or name; a mistyped one gets the closest rules)."""
+    from ctxlint.registry import find, suggest
     from ctxlint.reporters.catalog import write_page
 
     spec = find(rule)
     if spec is None:
-        known: List[str] = [s.id for s in all_rules()]
-        raise click.UsageError(f"unknown rule '{rule}' (known: {', '.join(known)})")
+        close = " or ".join(f"{s.id} ({s.name})" for s in suggest(rule))
+        raise click.UsageError(f"unknown rule '{rule}'" + (f"; did you mean {close}?" if close else "")
+                               + " (`ctxlint rules` lists every rule)")
     write_page(spec, sys.stdout)
 
 

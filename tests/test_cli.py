@@ -121,7 +121,23 @@ def test_explain_by_id_or_name(key):
 
 def test_explain_unknown_rule():
     result = run(["explain", "CTX999"])
-    assert result.code == 2 and "unknown rule 'CTX999'" in result.err
+    assert result.code == 2
+    assert result.err.endswith("Error: unknown rule 'CTX999' (`ctxlint rules` lists every rule)\n")
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("CTX2O1", "CTX201 (context-exceeds-kv-pool)"),
+    ("ctx11", "CTX101 (window-exceeds-kv-pool)"),
+    ("idle", "CTX205 (idle-accelerators)"),
+    ("kv-pool", "CTX101 (window-exceeds-kv-pool) or CTX201 (context-exceeds-kv-pool)"),
+    ("window-exceeds-kv-pol", "CTX101 (window-exceeds-kv-pool) or CTX201 (context-exceeds-kv-pool) or "
+                              "CTX104 (window-exceeds-engine-context)"),
+])
+def test_explain_suggests_the_rule_a_typo_meant(typed, meant):
+    result = run(["explain", typed])
+    assert result.code == 2
+    assert result.err.endswith(f"Error: unknown rule '{typed}'; did you mean {meant}? "
+                               "(`ctxlint rules` lists every rule)\n")
 
 
 def test_schema_command_prints_the_shipped_schema():
