@@ -84,19 +84,21 @@ def config_group() -> None:
 
 @config_group.command("show")
 @click.argument("path", required=False, default=".")
-@click.option("--config", "config_path", metavar="FILE", help="Use this config file instead of discovery.")
-@click.option("--isolated", is_flag=True, help="Ignore every config file.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None, help="As `check --fail-on`.")
+@click.option("--fail-if-empty/--no-fail-if-empty", default=None, help="As `check --fail-if-empty`.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def config_show(path: str, config_path: Optional[str], isolated: bool, output_format: str) -> None:
-    """Print the effective settings for PATH and where each came from (default, a file, or cli)."""
-    from ctxlint.config import ConfigError, load_config, show
+@selection_options
+def config_show(path: str, fail_on: Optional[str], fail_if_empty: Optional[bool], output_format: str,
+                **options: Any) -> None:
+    """Print the effective settings for PATH and where each came from (default, a file, or cli).
+
+    Takes the options `check` does, so `config show --select CTX1 --fail-on warning` shows
+    what that `check` would run with.
+    """
+    from ctxlint.config import show
     from ctxlint.reporters.config_table import write_config
 
-    try:
-        config = load_config(_start_dir([path]), config_path, isolated)
-    except ConfigError as exc:
-        click.echo(f"ctxlint: config error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+    config, _ = resolve([path], fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     write_config(config.path, show(config), sys.stdout, output_format)
 
 
