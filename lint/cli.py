@@ -35,8 +35,10 @@ main.add_command(models_group)
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", multiple=True,
-              type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
-              help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
+              type=click.Choice(["text", "concise", "full", "json", "sarif", "github", "junit", "gitlab",
+                                 "markdown"]),
+              help="Output format; repeat for several in one run (default: text, or github under GitHub Actions). "
+                   "concise: text cut to the terminal's width.")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
               help="Write the format at the same position to FILE instead of stdout (atomically); "
                    "at most one format may go to stdout.")

@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, SHARED
 from helpers import run
 
-FORMATS = ["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]
+FORMATS = ["text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]
 
 
 def _tree(tmp_path: Path) -> Path:

@@ -58,7 +58,7 @@ def ctx(in_repo) -> ReportContext:
 # --- registry and signatures ---------------------------------------------------------------
 
 def test_every_format_is_registered_with_the_uniform_signature():
-    assert set(REPORTERS) == {"text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"}
+    assert set(REPORTERS) == {"text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"}
     for name, writer in REPORTERS.items():
         params = list(inspect.signature(writer).parameters)
         assert params == ["report", "stream", "ctx"], name
@@ -330,6 +330,38 @@ def test_github_most_severe_first_and_counts_the_overflow(tmp_path):
 
 def test_github_writes_no_summary_without_a_path_and_nothing_when_clean(tmp_path):
     assert render(github.write, report_of(files=["a.yaml"]), ReportContext()) == ""
+
+
+# --- concise --------------------------------------------------------------------------------
+
+def test_concise_cuts_the_message_to_the_width_and_keeps_the_location():
+    from ctxlint.reporters import concise
+
+    long = finding(message="1,048,576 > 681,280: the longest prompt exceeds the prefill KV pool by 367,296 tokens")
+    report = report_of(long, finding(line=4, message="short", severity="warning"))
+    # cut at the last whole word that fits, with an ellipsis; a short finding is whole
+    assert render(concise.write, report, ReportContext(width=80)) == (
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280: the longest prompt…\n"
+        "deploy/a.yaml:4:5: CTX101 [warning] short (window-exceeds-kv-pool)\n")
+    assert render(concise.write, report_of(long), ReportContext(width=78)) == \
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280: the longest prompt…\n"
+    # no width (0): the whole line, as `text` prints it
+    assert render(concise.write, report, ReportContext(width=0)) == render(text.write, report)
+    # a narrow terminal still shows the start of the message
+    assert render(concise.write, report_of(long), ReportContext(width=10)) == \
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280…\n"
+
+
+def test_concise_takes_the_width_from_columns(in_repo, monkeypatch):
+    from helpers import run
+
+    monkeypatch.setenv("COLUMNS", "100")
+    out = run(["check", INCIDENT, "--format", "concise"]).out
+    assert out.splitlines() == [
+        "samples/incident/deployment.yaml:13:21: CTX102 [error] security: prompts up to 1,048,576 tokens…",
+        "samples/incident/deployment.yaml:17:14: CTX401 [error] CTXA-2026-001: SGLang PD disaggregation…",
+        "samples/incident/deployment.yaml:24:25: CTX101 [error] 1,048,576 > 681,280: the longest prompt (the…"]
+    assert max(len(line) for line in out.splitlines()) == 100
 
 
 # --- JUnit ----------------------------------------------------------------------------------
