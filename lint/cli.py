@@ -66,7 +66,11 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
           fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
           baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
           **options) -> None:
-    """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
+    """Check deployment files and directories (default: the current directory; '-' reads stdin).
+
+    A file named alone (as pre-commit passes staged files) that holds a prefill or decode half is
+    paired with its directory's other files, which are read but not reported on.
+    """
     from ctxlint import cli_output
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
@@ -246,8 +250,9 @@ PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json", "csv"]),
-              default="table", show_default=True)
+@click.option("--format", "output_format", type=click.Choice(["table", "concise", "markdown", "json", "csv"]),
+              default="table", show_default=True,
+              help="concise: the risk columns only, cut and wrapped to the terminal's width.")
 @click.option("--output", "-o", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
@@ -288,6 +293,13 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     result = build_audit(report)
+    if output_format == "concise":
+        import shutil
+
+        from ctxlint.reporters.audit_concise import write as write_concise
+
+        width = shutil.get_terminal_size().columns  # $COLUMNS first, then the terminal, else 80
+        AUDIT_WRITERS["concise"] = lambda audit, stream: write_concise(audit, stream, width)
     write = AUDIT_WRITERS[output_format]
     if output and output != "-":
         _write_atomically(output, lambda stream: write(result, stream))

@@ -168,3 +168,35 @@ def test_any_of_options_are_one_entry_against_another_deployment(tmp_path, monke
     notes = [line for line in run(["audit", "."]).out.splitlines() if " is served with " in line]
     assert notes == ["* meta-llama/Llama-3.1-8B-Instruct is served with 2 different pools: 25,440 derived or "
                      "438,832 derived (llama, one of 2 options, at sky.yaml:1); 29,264 derived (on-l4 at l4.yaml:1)"]
+
+
+def test_concise_fits_the_terminal_width(in_repo, monkeypatch):
+    # Issue 13: the audit table is hundreds of columns wide on a real fleet.
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(["audit", "samples/incident", "samples/incident-fixed", "samples/derived-pool", "--format",
+               "concise"]).out
+    assert out.splitlines() == [
+        "model          deployment     file             headroom  verdict    worst",
+        "-------------  -------------  -------------  ----------  ---------  ------------",
+        "meta-llama/L…  llama-8b-l4    …small.yaml:4       0.25x  exceeds    CTX401 error",
+        "*              llama-8b-l40s  …-fits.yaml:2       6.08x  fits       -",
+        "example/code…  coder-moe-pr…  …yment.yaml:4       0.65x  exceeds    CTX102 error",
+        "*              coder-moe-pr…  …yment.yaml:4       1.95x  fits       -",
+        "",
+        "* meta-llama/Llama-3.1-8B-Instruct is served with 2 different pools: 32,944",
+        "  derived (llama-8b-l4 at samples/derived-pool/l4-too-small.yaml:4); 199,344",
+        "  derived (llama-8b-l40s at samples/derived-pool/l40s-fits.yaml:2)",
+        "* example/coder-moe-40b-active is served with 2 different pools: prefill 681,280",
+        "  declared / decode 2,040,000 declared (coder-moe-prod at",
+        "  samples/incident/deployment.yaml:4); prefill 2,040,000 declared / decode",
+        "  2,040,000 declared (coder-moe-prod at",
+        "  samples/incident-fixed/deployment.yaml:4)",
+        "total: 4 deployments of 2 models in 4 files; 2 with errors, 0 with warnings, 0",
+        "  with infos only, 2 clean; 2 with a pool below what is promised, 0 not known; 4",
+        "  of the 4 that name a model have a capacity verdict (100%); 2 models served",
+        "  with different pools",
+    ]
+    monkeypatch.setenv("COLUMNS", "300")  # wide enough: nothing is cut
+    wide = run(["audit", "samples/incident", "--format", "concise"]).out.splitlines()
+    assert wide[2].split()[:3] == ["example/coder-moe-40b-active", "coder-moe-prod",
+                                   "samples/incident/deployment.yaml:4"]
