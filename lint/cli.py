@@ -234,6 +234,15 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     sys.exit(EXIT_FINDINGS if result.fits is False else EXIT_CLEAN)
 
 
+def _concise_audit_writer():
+    import shutil
+
+    from ctxlint.reporters.audit_concise import write
+
+    width = shutil.get_terminal_size().columns  # $COLUMNS first, then the terminal, else 80
+    return lambda audit, stream: write(audit, stream, width)
+
+
 def _number(text: str):
     for cast in (int, float):
         try:
@@ -293,14 +302,7 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     result = build_audit(report)
-    if output_format == "concise":
-        import shutil
-
-        from ctxlint.reporters.audit_concise import write as write_concise
-
-        width = shutil.get_terminal_size().columns  # $COLUMNS first, then the terminal, else 80
-        AUDIT_WRITERS["concise"] = lambda audit, stream: write_concise(audit, stream, width)
-    write = AUDIT_WRITERS[output_format]
+    write = AUDIT_WRITERS.get(output_format) or _concise_audit_writer()
     if output and output != "-":
         _write_atomically(output, lambda stream: write(result, stream))
     else:
