@@ -200,3 +200,17 @@ def test_concise_fits_the_terminal_width(in_repo, monkeypatch):
     wide = run(["audit", "samples/incident", "--format", "concise"]).out.splitlines()
     assert wide[2].split()[:3] == ["example/coder-moe-40b-active", "coder-moe-prod",
                                    "samples/incident/deployment.yaml:4"]
+
+
+def test_headroom_without_a_window_is_over_the_engine_context(tmp_path, monkeypatch):
+    # Issue 13 item 6 (fixed before this branch; kept as a test): no advertised window means the
+    # engine's context is the promise, so a pool below it counts as "below what is promised".
+    (tmp_path / "l4.yaml").write_text(NO_DEVICE.replace('"8192"', '"65536"').replace(
+        "      containers:", "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+        "      containers:").replace('"65536"]', '"65536"]\n          resources: {limits: {nvidia.com/gpu: 1}}'))
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    (row,) = audit.rows
+    assert (row.window, row.promise, row.promise_from) == (None, 65536, "engine context")
+    assert row.headroom == pytest.approx(row.prefill_pool.tokens / 65536) and row.headroom < 1
+    assert (audit.totals["below_window"], audit.totals["unknown_headroom"]) == (1, 0)
