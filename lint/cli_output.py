@@ -97,6 +97,8 @@ def write_reports(report, formats: Sequence[str], outputs: Sequence[str], ctx, s
 
 
 def check_statistics(statistics: bool, on_stdout: Optional[str]) -> None:
+    """A chosen stdout format without a statistics form is a usage error (the default
+    `github` under GitHub Actions gets the text form)."""
     if statistics and on_stdout is not None and on_stdout not in STATISTICS_FORMATS:
         raise click.UsageError(f"--statistics replaces the report on stdout, and --format {on_stdout} has no "
                                f"statistics form: write it to a file with --output, or use --format text or json")

@@ -65,3 +65,9 @@ def test_o_is_short_for_output(in_repo, tmp_path):
     assert result.out == "" and len(json.loads((tmp_path / "r.json").read_text())["findings"]) == 3
     result = run(["audit", INCIDENT, "--format", "json", "-o", str(tmp_path / "a.json")])
     assert result.out == "" and json.loads((tmp_path / "a.json").read_text())["totals"]["deployments"] == 1
+
+
+def test_statistics_under_github_actions_prints_the_text_form(in_repo, monkeypatch):
+    monkeypatch.setenv("GITHUB_ACTIONS", "true")
+    result = run(["check", INCIDENT, "--statistics"])
+    assert result.code == 1 and result.out.splitlines()[0] == "1  CTX101  [error]    window-exceeds-kv-pool"
