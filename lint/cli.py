@@ -80,7 +80,8 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
-    cli_output.check_statistics(statistics, cli_output.stdout_format(formats, outputs) if output_format else None)
+    on_stdout = cli_output.stdout_format(formats, outputs)
+    cli_output.check_statistics(statistics, on_stdout if output_format else None)
     cli_output.check_output_paths(outputs)
     stdin = _read_stdin() if "-" in paths else None
     try:

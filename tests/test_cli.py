@@ -242,3 +242,9 @@ def test_fail_if_empty_from_the_config_and_overridden_on_the_command_line(tmp_pa
     assert result.code == 1
     assert result.err.endswith(f"ctxlint: warning: no file to check in {tmp_path} (1 excluded)\n")
     assert run(["check", "--no-fail-if-empty", str(tmp_path)]).code == 0
+
+
+def test_more_outputs_than_the_default_format_is_a_usage_error(in_repo, tmp_path):
+    result = run(["check", INCIDENT, "-o", str(tmp_path / "a"), "-o", str(tmp_path / "b")])
+    assert result.code == 2 and result.err.endswith("Error: more --output files than --format options\n")
+    assert list(tmp_path.iterdir()) == []
