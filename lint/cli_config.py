@@ -60,8 +60,8 @@ def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, se
         config = load_config(start, config_path, isolated)
         config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
                            ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
-                           fail_on=fail_on, fail_if_empty=fail_if_empty, disallow_suppressions=True if no_suppressions else None,
-                           max_file_size=max_file_size)
+                           fail_on=fail_on, fail_if_empty=fail_if_empty,
+                           disallow_suppressions=True if no_suppressions else None, max_file_size=max_file_size)
         settings = config.settings()
     except ConfigError as exc:
         click.echo(f"ctxlint: config error: {exc}", err=True)

@@ -241,7 +241,6 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             found.extend((f, unit) for f in _run(rules, unit.diagnostics, unit.deployments, settings))
     wanted = {unit.loaded.path: {s.id for s in unit.wanted} for unit in units}
     producer = {id(f): unit for f, unit in found}
-
     context = {unit.loaded.path for unit in units if unit.context}
 
     def reported(finding: Finding, unit: Optional[_Unit] = None) -> bool:
