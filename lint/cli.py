@@ -59,8 +59,8 @@ main.add_command(models_group)
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 @click.option("--sarif-root", type=click.Path(file_okay=False), metavar="DIR",
-              help="Make SARIF file URIs relative to DIR (default: the repository root of the first path checked, "
-                   "as code scanning resolves them).")
+              help="Make SARIF URIs (and github/gitlab paths) relative to DIR (default: the repository root "
+                   "of the first path checked, as code scanning resolves them).")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
           fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,

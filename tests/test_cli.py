@@ -248,3 +248,18 @@ def test_more_outputs_than_the_default_format_is_a_usage_error(in_repo, tmp_path
     result = run(["check", INCIDENT, "-o", str(tmp_path / "a"), "-o", str(tmp_path / "b")])
     assert result.code == 2 and result.err.endswith("Error: more --output files than --format options\n")
     assert list(tmp_path.iterdir()) == []
+
+
+def test_github_and_gitlab_paths_are_relative_to_the_repository_root_too(tmp_path, monkeypatch):
+    from conftest import REPO
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "deploy" / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    (tmp_path / "linked").symlink_to(tmp_path / "deploy")  # a symlinked folder inside the repository stays there
+    monkeypatch.chdir(tmp_path / "tools")
+    github = run(["check", "../deploy", "--format", "github"]).out.splitlines()
+    assert [line.split(",")[0] for line in github] == ["::error file=deploy/a.yaml"] * 3
+    gitlab = json.loads(run(["check", "../linked", "--format", "gitlab"]).out)
+    assert {entry["location"]["path"] for entry in gitlab} == {"linked/a.yaml"}

@@ -54,11 +54,14 @@ def root_relative(file: str, cwd: str, root: str) -> str:
     """
     if file == "-" or not file:
         return file
-    absolute = os.path.realpath(os.path.join(cwd, file))
-    try:
-        return PurePosixPath(*Path(absolute).relative_to(os.path.realpath(root)).parts).as_posix()
-    except ValueError:
-        return Path(absolute).as_posix()
+    absolute = os.path.abspath(os.path.join(cwd, file))
+    # As written first (a symlinked folder inside the repository stays inside), then resolved.
+    for path, base in ((absolute, os.path.abspath(root)), (os.path.realpath(absolute), os.path.realpath(root))):
+        try:
+            return PurePosixPath(*Path(path).relative_to(base).parts).as_posix()
+        except ValueError:
+            continue
+    return Path(absolute).as_posix()
 
 
 def _key(finding: Finding, cwd: str) -> str:
