@@ -72,14 +72,24 @@ class ModelGroup:
     @property
     def pools_differ(self) -> bool:
         # Deployments without a model id are not known to serve the same model.
-        return self.model != NO_MODEL and len({_pool_key(r) for r in self.rows}) > 1
+        return self.model != NO_MODEL and len(self.pools()) > 1
 
     def pools(self) -> List[Tuple[AuditRow, ...]]:
-        """The rows by distinct pools (prefill, decode), smallest pool first."""
-        by_pool: Dict[tuple, List[AuditRow]] = {}
+        """The rows with a known pool, by the pools they have, smallest first.
+
+        An unknown pool is not "a different pool": those rows are left out. The options of
+        one SkyPilot any-of set (rows from the same file and line) are one deployment's
+        alternatives, so they count as one entry: the set of their pools.
+        """
+        by_source: Dict[Tuple[str, int], List[AuditRow]] = {}
         for row in self.rows:
-            by_pool.setdefault(_pool_key(row), []).append(row)
-        return [tuple(rows) for _, rows in sorted(by_pool.items(), key=lambda kv: _none_last(kv[0]))]
+            if row.prefill_pool is not None and (row.mode == "unified" or row.decode_pool is not None):
+                by_source.setdefault((row.file, row.line), []).append(row)
+        by_pools: Dict[tuple, List[AuditRow]] = {}
+        for rows in by_source.values():
+            key = tuple(sorted({_pool_key(r) for r in rows}, key=_none_last))
+            by_pools.setdefault(key, []).extend(rows)
+        return [tuple(rows) for _, rows in sorted(by_pools.items(), key=lambda kv: [_none_last(k) for k in kv[0]])]
 
 
 @dataclass(frozen=True)
@@ -103,7 +113,8 @@ def build_audit(report: Report) -> Audit:
     for model, members in by_model.items():
         group = ModelGroup(model, tuple(sorted(members, key=risk_key)))
         if group.pools_differ:
-            group = ModelGroup(model, tuple(replace(r, pools_differ=True) for r in group.rows))
+            known = {id(r) for rows in group.pools() for r in rows}
+            group = ModelGroup(model, tuple(replace(r, pools_differ=id(r) in known) for r in group.rows))
         groups.append(group)
     groups.sort(key=lambda g: (risk_key(g.rows[0]), g.model))
     files_with_rows = {dep.file for dep in report.deployments}

@@ -17,10 +17,10 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+from ctxlint.atomic_write import write_atomically
 from ctxlint.findings import Finding
 from ctxlint.globs import relative_posix
 
@@ -209,19 +209,6 @@ def load(path: str) -> Dict[str, Any]:
 
 
 def write(path: str, data: Mapping[str, Any]) -> None:
-    """Write atomically: a reader (or a crash) never sees half a baseline."""
-    directory = os.path.dirname(os.path.abspath(path))
+    """Write atomically: a reader (or a crash) never sees half a baseline. Raises OutputError."""
     text = json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
-    fd, tmp = tempfile.mkstemp(prefix=".ctxlint-baseline.", suffix=".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_atomically(path, lambda fh: fh.write(text), newline="\n", fsync=True)

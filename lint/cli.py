@@ -9,7 +9,7 @@ import dataclasses
 import json
 import os
 import sys
-from typing import List, Optional, Tuple
+from typing import Optional, Tuple
 
 import click
 
@@ -35,33 +35,54 @@ main.add_command(models_group)
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", multiple=True,
-              type=click.Choice(["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]),
-              help="Output format; repeat for several in one run (default: text, or github under GitHub Actions).")
-@click.option("--output", "outputs", multiple=True, metavar="FILE",
-              help="Write the format at the same position to FILE instead of stdout (atomically).")
+              type=click.Choice(["text", "concise", "full", "json", "sarif", "github", "junit", "gitlab",
+                                 "markdown"]),
+              help="Output format; repeat for several in one run (default: text, or github under GitHub Actions). "
+                   "concise: text cut to the terminal's width.")
+@click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
+              help="Write the format at the same position to FILE instead of stdout (atomically); "
+                   "at most one format may go to stdout.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default=None,
               help="Lowest severity that makes the exit code 1 (default: the config's, else error).")
+@click.option("--fail-if-empty/--no-fail-if-empty", default=None,
+              help="Exit 1 when no file is checked (a mistyped path or an over-wide exclude); "
+                   "default: the config's fail-if-empty, else only a warning.")
+@click.option("--exit-zero", is_flag=True, help="Exit 0 even when findings are at or above --fail-on "
+              "(usage errors still exit 2).")
+@click.option("--statistics", is_flag=True, help="Instead of the findings, print how many each rule reported "
+              "(text, or JSON with --format json); reports written with --output are unchanged.")
+@click.option("--quiet", "-q", is_flag=True, help="Print the findings only: no summary line on stderr.")
 @click.option("--baseline", "baseline_file", metavar="FILE",
               help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
               help="File name to report for input read from '-' (stdin).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@click.option("--sarif-root", type=click.Path(file_okay=False), metavar="DIR",
+              help="Make SARIF URIs (and github/gitlab paths) relative to DIR (default: the repository root "
+                   "of the first path checked, as code scanning resolves them).")
 @selection_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
-          baseline_file: Optional[str], stdin_filename: str, jobs: int, **options) -> None:
-    """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
+          fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
+          baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
+          **options) -> None:
+    """Check deployment files and directories (default: the current directory; '-' reads stdin).
+
+    A file named alone (as pre-commit passes staged files) that holds a prefill or decode half is
+    paired with its directory's other files, which are read but not reported on.
+    """
+    from ctxlint import cli_output
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
     from ctxlint.registry import SelectorError
-    from ctxlint.reporters import REPORTERS, summary_line
 
     targets = list(paths) or ["."]
-    config, settings = resolve(targets, fail_on=fail_on, **options)
+    config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
-    if len(outputs) > len(formats):
-        raise click.UsageError("more --output files than --format options")
+    on_stdout = cli_output.stdout_format(formats, outputs)
+    cli_output.check_statistics(statistics, on_stdout if output_format else None)
+    cli_output.check_output_paths(outputs)
     stdin = _read_stdin() if "-" in paths else None
     try:
         if jobs == 1:
@@ -76,44 +97,16 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
-    ctx = _report_context(report, settings, formats)
-    for index, fmt in enumerate(formats):
-        if index < len(outputs) and outputs[index] != "-":
-            _write_atomically(outputs[index], lambda stream: REPORTERS[fmt](report, stream, ctx))
-        else:
-            REPORTERS[fmt](report, sys.stdout, ctx)
-    if baseline_line:
-        click.echo(baseline_line, err=True)
-    click.echo(summary_line(report), err=True)
-    sys.exit(EXIT_FINDINGS if report.failed(config.fail_on) else EXIT_CLEAN)
-
-
-def _report_context(report, settings, formats):
-    from ctxlint.registry import all_rules
-    from ctxlint.reporters.context import ReportContext, read_sources
-
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ or "FORCE_COLOR" in os.environ
-    return ReportContext(
-        rules=all_rules(), cwd=os.getcwd(), color=color,
-        sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
-        tool_version=__version__, suppressed=tuple(report.suppressed),
-        step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None)
+    ctx = cli_output.report_context(report, settings, formats, sarif_root or cli_output.source_root(targets),
+                                    config.fail_on)
+    cli_output.write_reports(report, formats, outputs, ctx, statistics)
+    cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero)
 
 
 def _write_atomically(path: str, write) -> None:
-    """Write to a temporary file beside `path`, then rename: readers never see half a report."""
-    import tempfile
+    from ctxlint.cli_output import write_atomically
 
-    folder = os.path.dirname(os.path.abspath(path))
-    handle, temp = tempfile.mkstemp(prefix=".ctxlint-", dir=folder)
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:
-            write(stream)
-        os.replace(temp, path)
-    except BaseException:
-        if os.path.exists(temp):
-            os.unlink(temp)
-        raise
+    write_atomically(path, write)
 
 
 def _read_stdin() -> bytes:
@@ -138,14 +131,15 @@ def rules_command(output_format: str) -> None:
 @main.command()
 @click.argument("rule")
 def explain(rule: str) -> None:
-    """Print a rule's documentation (by ID or name)."""
-    from ctxlint.registry import all_rules, find
+    """Print a rule's documentation (by ID or name; a mistyped one gets the closest rules)."""
+    from ctxlint.registry import find, suggest
     from ctxlint.reporters.catalog import write_page
 
     spec = find(rule)
     if spec is None:
-        known: List[str] = [s.id for s in all_rules()]
-        raise click.UsageError(f"unknown rule '{rule}' (known: {', '.join(known)})")
+        close = " or ".join(f"{s.id} ({s.name})" for s in suggest(rule))
+        raise click.UsageError(f"unknown rule '{rule}'" + (f"; did you mean {close}?" if close else "")
+                               + " (`ctxlint rules` lists every rule)")
     write_page(spec, sys.stdout)
 
 
@@ -241,6 +235,15 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     sys.exit(EXIT_FINDINGS if result.fits is False else EXIT_CLEAN)
 
 
+def _concise_audit_writer():
+    import shutil
+
+    from ctxlint.reporters.audit_concise import write
+
+    width = shutil.get_terminal_size().columns  # $COLUMNS first, then the terminal, else 80
+    return lambda audit, stream: write(audit, stream, width)
+
+
 def _number(text: str):
     for cast in (int, float):
         try:
@@ -257,9 +260,10 @@ PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
 
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
-@click.option("--format", "output_format", type=click.Choice(["table", "markdown", "json", "csv"]),
-              default="table", show_default=True)
-@click.option("--output", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
+@click.option("--format", "output_format", type=click.Choice(["table", "concise", "markdown", "json", "csv"]),
+              default="table", show_default=True,
+              help="concise: the risk columns only, cut and wrapped to the terminal's width.")
+@click.option("--output", "-o", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="never", show_default=True,
@@ -281,6 +285,9 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     from ctxlint.reporters.audit import AUDIT_WRITERS
 
     _, settings = resolve(list(paths) or ["."], **options)
+    from ctxlint.cli_output import check_output_paths
+
+    check_output_paths([output] if output else [])
     try:
         files = files_to_check(list(paths) or ["."], settings)
         stdin = _read_stdin() if "-" in files else None
@@ -296,7 +303,7 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
     result = build_audit(report)
-    write = AUDIT_WRITERS[output_format]
+    write = AUDIT_WRITERS.get(output_format) or _concise_audit_writer()
     if output and output != "-":
         _write_atomically(output, lambda stream: write(result, stream))
     else:

@@ -49,7 +49,7 @@ def selection_options(func: Callable) -> Callable:
 def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
             extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
             force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
-            fail_on: Optional[str] = None):
+            fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None):
     """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
     from dataclasses import replace
 
@@ -60,8 +60,8 @@ def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, se
         config = load_config(start, config_path, isolated)
         config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
                            ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
-                           fail_on=fail_on, disallow_suppressions=True if no_suppressions else None,
-                           max_file_size=max_file_size)
+                           fail_on=fail_on, fail_if_empty=fail_if_empty,
+                           disallow_suppressions=True if no_suppressions else None, max_file_size=max_file_size)
         settings = config.settings()
     except ConfigError as exc:
         click.echo(f"ctxlint: config error: {exc}", err=True)
@@ -84,19 +84,21 @@ def config_group() -> None:
 
 @config_group.command("show")
 @click.argument("path", required=False, default=".")
-@click.option("--config", "config_path", metavar="FILE", help="Use this config file instead of discovery.")
-@click.option("--isolated", is_flag=True, help="Ignore every config file.")
+@click.option("--fail-on", type=click.Choice(FAIL_ON), default=None, help="As `check --fail-on`.")
+@click.option("--fail-if-empty/--no-fail-if-empty", default=None, help="As `check --fail-if-empty`.")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-def config_show(path: str, config_path: Optional[str], isolated: bool, output_format: str) -> None:
-    """Print the effective settings for PATH and where each came from (default, a file, or cli)."""
-    from ctxlint.config import ConfigError, load_config, show
+@selection_options
+def config_show(path: str, fail_on: Optional[str], fail_if_empty: Optional[bool], output_format: str,
+                **options: Any) -> None:
+    """Print the effective settings for PATH and where each came from (default, a file, or cli).
+
+    Takes the options `check` does, so `config show --select CTX1 --fail-on warning` shows
+    what that `check` would run with.
+    """
+    from ctxlint.config import show
     from ctxlint.reporters.config_table import write_config
 
-    try:
-        config = load_config(_start_dir([path]), config_path, isolated)
-    except ConfigError as exc:
-        click.echo(f"ctxlint: config error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
+    config, _ = resolve([path], fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     write_config(config.path, show(config), sys.stdout, output_format)
 
 
@@ -152,8 +154,9 @@ def _maintain(action: str, paths: Tuple[str, ...], baseline_file: str, options: 
     except baseline.BaselineError as exc:
         click.echo(f"ctxlint: {exc}", err=True)
         sys.exit(EXIT_USAGE)
-    except OSError as exc:
-        click.echo(f"ctxlint: cannot write {baseline_file}: {exc.strerror or exc}", err=True)
+    except OSError as exc:  # OutputError already names the file
+        click.echo(f"ctxlint: {exc if exc.strerror is None else f'cannot write {baseline_file}: {exc.strerror}'}",
+                   err=True)
         sys.exit(EXIT_USAGE)
     total = sum(entry["count"] for entry in data["entries"])
     click.echo(f"ctxlint: {baseline_file}: {plural(total, 'finding')} accepted "

@@ -98,7 +98,7 @@ def lock(paths: Tuple[str, ...], extra: Tuple[str, ...], refresh: bool, output: 
     for line in lines:
         click.echo(line)
     if models != existing:
-        from ctxlint.cli import _write_atomically
+        from ctxlint.cli_output import write_atomically as _write_atomically
         text = write_lock(target, models)
         _write_atomically(target, lambda stream: stream.write(text))
         click.echo(f"ctxlint: wrote {target} ({len(models)} model(s))", err=True)

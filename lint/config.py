@@ -39,7 +39,7 @@ DEFAULT, CLI = "default", "cli"
 # File spelling -> default value. Rule options are added per rule in `_defaults()`.
 DEFAULTS: Dict[str, Any] = {
     "select": [], "extend-select": [], "ignore": [], "per-file-ignores": {}, "severity": {},
-    "fail-on": "error", "exclude": [], "extend-exclude": [], "respect-gitignore": True,
+    "fail-on": "error", "fail-if-empty": False, "exclude": [], "extend-exclude": [], "respect-gitignore": True,
     "require-suppression-reason": True, "disallow-suppressions": False,
     "max-file-size": DEFAULT_MAX_BYTES, "accelerators": {}, "models": {}, "default-accelerator": {},
     "models-lock": "",
@@ -55,6 +55,7 @@ class Config:
     severity: Mapping[str, str] = field(default_factory=dict)  # rule ID -> error|warning|info|off
     rule_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)  # rule ID -> options
     fail_on: str = "error"
+    fail_if_empty: bool = False  # a run that checks no file exits 1 (a mistyped path must not pass a gate)
     exclude: Tuple[str, ...] = ()
     extend_exclude: Tuple[str, ...] = ()
     respect_gitignore: bool = True
@@ -234,7 +235,8 @@ def _build(data: Mapping[str, Any], source: Optional[str], root: str, located: O
         ignore=tuple(effective["ignore"]),
         per_file_ignores=_frozen({g: tuple(s) for g, s in effective["per-file-ignores"].items()}),
         severity=_frozen(effective["severity"]), rule_options=_frozen(effective["rules"]),
-        fail_on=effective["fail-on"], exclude=tuple(effective["exclude"]),
+        fail_on=effective["fail-on"], fail_if_empty=effective["fail-if-empty"],
+        exclude=tuple(effective["exclude"]),
         extend_exclude=tuple(effective["extend-exclude"]), respect_gitignore=effective["respect-gitignore"],
         require_suppression_reason=effective["require-suppression-reason"],
         disallow_suppressions=effective["disallow-suppressions"], max_file_size=effective["max-file-size"],
@@ -261,7 +263,7 @@ def _frozen(value: Any) -> Any:
 # --- CLI overrides, excludes, show ----------------------------------------------------------------
 
 _CLI_TUPLES = ("select", "extend_select", "ignore", "exclude", "extend_exclude")
-_CLI_SCALARS = ("fail_on", "respect_gitignore", "require_suppression_reason", "disallow_suppressions",
+_CLI_SCALARS = ("fail_on", "fail_if_empty", "respect_gitignore", "require_suppression_reason", "disallow_suppressions",
                 "max_file_size")
 
 

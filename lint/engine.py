@@ -9,7 +9,8 @@ import operator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
-from typing import Any, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence, Tuple
+from typing import (Any, Collection, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence,
+                    Tuple)
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
@@ -90,13 +91,23 @@ class Report:
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
-               stdin: Optional[bytes] = None, stdin_filename: str = "-") -> Report:
-    """Check files and directories ("-" reads `stdin`); raises PathError for missing paths."""
+               stdin: Optional[bytes] = None, stdin_filename: str = "-",
+               named: Optional[Collection[str]] = None) -> Report:
+    """Check files and directories ("-" reads `stdin`); raises PathError for missing paths.
+
+    Files named one by one (`named`; default: the file paths in `paths`) that hold an
+    unpaired prefill or decode half get their directory's other files as read-only
+    context (ctxlint.siblings): paired with them, never reported on.
+    """
+    import os
+
     report = Report()
+    files = files_to_check(paths, settings, report)
+    named = set(named) if named is not None else {p for p in paths if p != "-" and not os.path.isdir(p)}
     with _fewer_collections():
-        for group in by_directory(files_to_check(paths, settings, report)):
+        for group in by_directory(files):
             loaded = [_load(path, settings, stdin, stdin_filename) for path in group]
-            _lint_group(loaded, settings, report)
+            _lint_group(loaded, settings, report, [p for p in group if p in named], files)
     report.sort()
     return report
 
@@ -156,6 +167,13 @@ def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Re
     return out
 
 
+def _skipped(path: str, settings: Settings) -> bool:
+    """Would a directory walk skip `path` (exclude globs, or .gitignore when respected)?"""
+    from ctxlint.globs import gitignored
+
+    return _excluded(path, settings) or (settings.respect_gitignore and gitignored(path))
+
+
 def _excluded(path: str, settings: Settings) -> bool:
     if not settings.exclude:
         return False
@@ -187,10 +205,14 @@ class _Unit:
     deployments: List[Deployment]
     diagnostics: List[Diagnostic]
     adapted: Any = None  # the AdaptResult: its routes, services and body limits join in ctxlint.stack
+    context: bool = False  # a sibling read for pairing only: nothing in it is reported
 
 
-def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report) -> None:
+def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report, named: Sequence[str] = (),
+                present: Sequence[str] = ()) -> None:
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
+    from ctxlint import siblings
+
     units: List[_Unit] = []
     for loaded in group:
         report.files.append(loaded.path)
@@ -198,6 +220,12 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
             adapted = adapt_file(loaded)
             units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
                                loaded.diagnostics + adapted.diagnostics, adapted))
+    for loaded in siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
+                                         lambda path: _skipped(path, settings), settings.max_file_size):
+        with _blame(loaded.path):
+            adapted = adapt_file(loaded)
+            units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
+                               loaded.diagnostics + adapted.diagnostics, adapted, context=True))
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
             unit.deployments = deployments
@@ -227,11 +255,12 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
             report.stacks.extend(views)
     wanted = {unit.loaded.path: {s.id for s in unit.wanted} for unit in units}
     producer = {id(f): unit for f, unit in found}
+    context = {unit.loaded.path for unit in units if unit.context}
 
     def reported(finding: Finding, unit: Optional[_Unit] = None) -> bool:
         unit = unit or producer.get(id(finding))
         ids = wanted.get(finding.file) or (wanted[unit.loaded.path] if unit else set())
-        return finding.rule in ids
+        return finding.rule in ids and finding.file not in context
 
     with _blame(", ".join(u.loaded.path for u in units)):
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
@@ -241,9 +270,12 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report)
     report.findings.extend(_severity(f, settings) for f in _unique(kept, settings.keep_deployments) if reported(f))
     report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
-        report.deployment_count += len(unit.deployments)
+        # A context file's deployment counts when it holds a role of a reported file (the pair).
+        mine = [dep for dep in unit.deployments if not unit.context or
+                any(role.source is not None and role.source.file not in context for role in dep.roles)]
+        report.deployment_count += len(mine)
         if settings.keep_deployments:
-            report.deployments.extend(unit.deployments)
+            report.deployments.extend(mine)
 
 
 def _stack(units: Sequence[_Unit]) -> list:

@@ -111,7 +111,8 @@ def _gitignore_rules(directory: str) -> Tuple[Rule, ...]:
     return tuple(rules)
 
 
-def _repo_root(start: str) -> str:
+def repo_root(start: str) -> str:
+    """The closest directory at or above `start` that holds `.git`; `start` itself when none does."""
     directory = os.path.abspath(start)
     while True:
         if os.path.exists(os.path.join(directory, ".git")):
@@ -130,7 +131,7 @@ def gitignored(path: str) -> bool:
     inside an ignored directory cannot be re-included.
     """
     absolute = os.path.abspath(path)
-    root = _repo_root(os.path.dirname(absolute))
+    root = repo_root(os.path.dirname(absolute))
     rel = relative_posix(absolute, root)
     if rel is None:
         return False

@@ -116,6 +116,11 @@ def _with_named_halves(per_file: Sequence[List[Deployment]]) -> List[List[Deploy
     return out
 
 
+def pair_key(dep: Deployment) -> Optional[Key]:
+    """(model, engine): what two halves must share to be paired, None without a model id."""
+    return _hint_key(dep)
+
+
 def _hint_key(dep: Deployment) -> Optional[Key]:
     if dep.model.id is None:
         return None

@@ -19,7 +19,7 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, List, Optional, Sequence
+from typing import Callable, Collection, List, Optional, Sequence
 
 from ctxlint.engine import InternalError, Report, Settings, by_directory, files_to_check, lint_paths
 from ctxlint.registry import selected
@@ -62,6 +62,9 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     skipped = Report()
     files = files_to_check(paths, settings, skipped)
     chunks = chunked(files, jobs)
+    # Files named one by one get sibling context (engine.lint_paths); a chunk's files are all
+    # passed as paths, so say which of them were named.
+    named = {p for p in paths if p != "-" and not os.path.isdir(p)}
     reports: List[Optional[Report]] = [None] * len(chunks)
     # Stdin was read by the parent, so a chunk holding "-" is checked here.
     remote = [i for i, chunk in enumerate(chunks) if "-" not in chunk]
@@ -70,13 +73,14 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     local = set(range(len(chunks))) - set(remote)
     for index, chunk in enumerate(chunks):
         if index in local:
-            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename)
+            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named)
             if progress:
                 progress(len(chunk))
     if remote:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context) as pool:
-            pending = {pool.submit(_check_chunk, chunks[i], settings): i for i in remote}
+            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i])): i
+                       for i in remote}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
                 for future in done:
@@ -93,8 +97,8 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
 
 
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
-                 stdin_filename: str = "-") -> Report:
-    return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename)
+                 stdin_filename: str = "-", named: Collection[str] = ()) -> Report:
+    return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files))
 
 
 def merge_reports(reports: Sequence[Report]) -> Report:

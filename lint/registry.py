@@ -77,6 +77,25 @@ def find(code_or_name: str) -> Optional[RuleSpec]:
     return None
 
 
+def suggest(text: str, limit: int = 3) -> Tuple[RuleSpec, ...]:
+    """Rules a mistyped ID or name probably meant: close spellings, then names containing it."""
+    key = text.strip()
+    by_id = {s.id: s for s in all_rules()}
+    by_name = {s.name: s for s in all_rules()}
+    upper = key.upper()
+    if upper.startswith("CTX"):  # the letter O typed for a zero
+        upper = "CTX" + upper[3:].replace("O", "0")
+    if upper in by_id:
+        return (by_id[upper],)
+    close = difflib.get_close_matches(upper, list(by_id), n=limit, cutoff=0.75) + \
+        difflib.get_close_matches(key.lower(), list(by_name), n=limit, cutoff=0.6)
+    found = [by_id.get(c) or by_name[c] for c in close]
+    if len(key) >= 3:
+        found += [s for s in all_rules() if key.lower() in s.name]
+    unique = {s.id: s for s in found}  # RuleSpec holds a mapping, so it is not hashable
+    return tuple(unique.values())[:limit]
+
+
 def _specificity(selector: str, spec: RuleSpec) -> int:
     """How specifically `selector` names `spec`: 0 = not at all."""
     sel = selector.strip()

@@ -47,8 +47,15 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         used = par.gpus
         if count is None or count.value <= used:
             continue
+        # Name the device: the options of a SkyPilot any-of set are reported on one line, and
+        # "8 H100 accelerators" says which option each finding is for.
+        # The device as written (H100), else its catalogue name.
+        typ = role.accelerators.type
+        kind = next((k for k in ((typ.raw, typ.value) if typ is not None else ())
+                     if isinstance(k, str) and k and " " not in k), None)
+        devices = f"{count.value} {kind} accelerators" if kind else f"{count.value} accelerators"
         yield Problem(
-            f"{count.value} > {used}: the {role.label} replica has {count.value} accelerators but its engine "
+            f"{count.value} > {used}: the {role.label} replica has {devices} but its engine "
             f"uses tensor x pipeline x data = {used}; {count.value - used} sit idle and the KV pool is "
             f"computed on {used}. Set the tensor parallel size (or pipeline/data) to use all {count.value}",
             count.source, dep.display_name)

@@ -119,3 +119,98 @@ def test_jobs_2_gives_the_output_of_jobs_1(fmt, in_repo):
     parallel = run(["audit", *paths, "--format", fmt, "--jobs", "2"])
     assert serial.code == parallel.code == 0
     assert parallel.out == serial.out
+
+
+SKY_ANY_OF = """\
+name: llama
+resources:
+  accelerators: {L4:1, A100-80GB:1}
+run: |
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192
+"""
+NO_DEVICE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: no-device
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--model", "meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "8192"]
+"""
+
+
+def test_unknown_pools_and_any_of_options_are_not_different_pools(tmp_path, monkeypatch):
+    # Issue 13 item 6: a deployment whose pool is unknown, and the options of one SkyPilot
+    # any-of set, each counted as "a different pool" for the same model.
+    (tmp_path / "sky.yaml").write_text(SKY_ANY_OF)
+    (tmp_path / "unknown.yaml").write_text(NO_DEVICE)
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    assert [(r.name, r.prefill_pool and r.prefill_pool.tokens) for r in audit.rows] == [
+        ("no-device", None), ("llama [L4:1]", 25440), ("llama [A100-80GB:1]", 438832)]
+    assert not audit.groups[0].pools_differ and audit.totals["models_with_differing_pools"] == 0
+
+
+def test_any_of_options_are_one_entry_against_another_deployment(tmp_path, monkeypatch):
+    (tmp_path / "sky.yaml").write_text(SKY_ANY_OF)
+    (tmp_path / "unknown.yaml").write_text(NO_DEVICE)
+    (tmp_path / "l4.yaml").write_text(NO_DEVICE.replace("no-device", "on-l4").replace(
+        "      containers:", "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+        "      containers:").replace('"8192"]', '"8192"]\n          resources: {limits: {nvidia.com/gpu: 1}}'))
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    assert [(r.name, r.pools_differ) for r in audit.rows] == [
+        ("no-device", False), ("llama [L4:1]", True), ("on-l4", True), ("llama [A100-80GB:1]", True)]
+    notes = [line for line in run(["audit", "."]).out.splitlines() if " is served with " in line]
+    assert notes == ["* meta-llama/Llama-3.1-8B-Instruct is served with 2 different pools: 25,440 derived or "
+                     "438,832 derived (llama, one of 2 options, at sky.yaml:1); 29,264 derived (on-l4 at l4.yaml:1)"]
+
+
+def test_concise_fits_the_terminal_width(in_repo, monkeypatch):
+    # Issue 13: the audit table is hundreds of columns wide on a real fleet.
+    monkeypatch.setenv("COLUMNS", "80")
+    out = run(["audit", "samples/incident", "samples/incident-fixed", "samples/derived-pool", "--format",
+               "concise"]).out
+    assert out.splitlines() == [
+        "model          deployment     file             headroom  verdict    worst",
+        "-------------  -------------  -------------  ----------  ---------  ------------",
+        "meta-llama/L…  llama-8b-l4    …small.yaml:4       0.25x  exceeds    CTX401 error",
+        "*              llama-8b-l40s  …-fits.yaml:2       6.08x  fits       -",
+        "example/code…  coder-moe-pr…  …yment.yaml:4       0.65x  exceeds    CTX102 error",
+        "*              coder-moe-pr…  …yment.yaml:4       1.95x  fits       -",
+        "",
+        "* meta-llama/Llama-3.1-8B-Instruct is served with 2 different pools: 32,944",
+        "  derived (llama-8b-l4 at samples/derived-pool/l4-too-small.yaml:4); 199,344",
+        "  derived (llama-8b-l40s at samples/derived-pool/l40s-fits.yaml:2)",
+        "* example/coder-moe-40b-active is served with 2 different pools: prefill 681,280",
+        "  declared / decode 2,040,000 declared (coder-moe-prod at",
+        "  samples/incident/deployment.yaml:4); prefill 2,040,000 declared / decode",
+        "  2,040,000 declared (coder-moe-prod at",
+        "  samples/incident-fixed/deployment.yaml:4)",
+        "total: 4 deployments of 2 models in 4 files; 2 with errors, 0 with warnings, 0",
+        "  with infos only, 2 clean; 2 with a pool below what is promised, 0 not known; 4",
+        "  of the 4 that name a model have a capacity verdict (100%); 2 models served",
+        "  with different pools",
+    ]
+    monkeypatch.setenv("COLUMNS", "300")  # wide enough: nothing is cut
+    wide = run(["audit", "samples/incident", "--format", "concise"]).out.splitlines()
+    assert wide[2].split()[:3] == ["example/coder-moe-40b-active", "coder-moe-prod",
+                                   "samples/incident/deployment.yaml:4"]
+
+
+def test_headroom_without_a_window_is_over_the_engine_context(tmp_path, monkeypatch):
+    # Issue 13 item 6 (fixed before this branch; kept as a test): no advertised window means the
+    # engine's context is the promise, so a pool below it counts as "below what is promised".
+    (tmp_path / "l4.yaml").write_text(NO_DEVICE.replace('"8192"', '"65536"').replace(
+        "      containers:", "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n"
+        "      containers:").replace('"65536"]', '"65536"]\n          resources: {limits: {nvidia.com/gpu: 1}}'))
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["."]))
+    (row,) = audit.rows
+    assert (row.window, row.promise, row.promise_from) == (None, 65536, "engine context")
+    assert row.headroom == pytest.approx(row.prefill_pool.tokens / 65536) and row.headroom < 1
+    assert (audit.totals["below_window"], audit.totals["unknown_headroom"]) == (1, 0)

@@ -121,7 +121,24 @@ def test_explain_by_id_or_name(key):
 
 def test_explain_unknown_rule():
     result = run(["explain", "CTX999"])
-    assert result.code == 2 and "unknown rule 'CTX999'" in result.err
+    assert result.code == 2
+    assert result.err.endswith("Error: unknown rule 'CTX999' (`ctxlint rules` lists every rule)\n")
+
+
+@pytest.mark.parametrize("typed, meant", [
+    ("CTX2O1", "CTX201 (context-exceeds-kv-pool)"),
+    ("ctx11", "CTX101 (window-exceeds-kv-pool)"),
+    ("idle", "CTX205 (idle-accelerators)"),
+    ("kv-pool", "CTX101 (window-exceeds-kv-pool) or CTX201 (context-exceeds-kv-pool) or "
+                "CTX602 (route-window-exceeds-kv-pool)"),
+    ("window-exceeds-kv-pol", "CTX101 (window-exceeds-kv-pool) or CTX602 (route-window-exceeds-kv-pool) or "
+                              "CTX201 (context-exceeds-kv-pool)"),
+])
+def test_explain_suggests_the_rule_a_typo_meant(typed, meant):
+    result = run(["explain", typed])
+    assert result.code == 2
+    assert result.err.endswith(f"Error: unknown rule '{typed}'; did you mean {meant}? "
+                               "(`ctxlint rules` lists every rule)\n")
 
 
 def test_schema_command_prints_the_shipped_schema():
@@ -156,3 +173,94 @@ def test_more_outputs_than_formats_is_a_usage_error(in_repo, tmp_path):
                   "--output", str(tmp_path / "b")])
     assert result.code == 2 and "more --output files than --format options" in result.err
     assert not (tmp_path / "a").exists()
+
+
+@pytest.mark.parametrize("args, named", [
+    (["--format", "json", "--format", "sarif"], "json and sarif"),
+    (["--format", "json", "--output", "-", "--format", "text"], "json and text"),
+])
+def test_two_formats_on_stdout_is_a_usage_error(in_repo, args, named):
+    # Issue 13 item 5: two documents were written to stdout back to back.
+    result = run(["check", INCIDENT, *args])
+    assert (result.code, result.out) == (2, "")
+    assert result.err.endswith(f"Error: --format {named} would both write to stdout: "
+                               "give all but one an --output FILE\n")
+
+
+def _uris(sarif: str):
+    run_ = json.loads(sarif)["runs"][0]
+    locations = [r["locations"][0]["physicalLocation"]["artifactLocation"] for r in run_["results"]]
+    return run_["originalUriBaseIds"]["%SRCROOT%"]["uri"], locations
+
+
+def test_sarif_uris_are_relative_to_the_repository_root(tmp_path, monkeypatch):
+    # Issue 13 item 8: run from a subdirectory, the URI was `../deploy/a.yaml`, which code
+    # scanning cannot resolve against the repository.
+    from conftest import REPO
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "deploy" / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    monkeypatch.chdir(tmp_path / "tools")
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif"]).out)
+    assert root == (tmp_path.resolve().as_uri() + "/")
+    assert {loc["uri"] for loc in locations} == {"deploy/a.yaml"}
+    assert {loc["uriBaseId"] for loc in locations} == {"%SRCROOT%"}
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif", "--sarif-root", ".."]).out)
+    assert {loc["uri"] for loc in locations} == {"deploy/a.yaml"}
+    root, locations = _uris(run(["check", "../deploy", "--format", "sarif", "--sarif-root", "../deploy"]).out)
+    assert (root, {loc["uri"] for loc in locations}) == ((tmp_path / "deploy").resolve().as_uri() + "/", {"a.yaml"})
+
+
+def test_sarif_file_outside_the_root_gets_an_absolute_uri(tmp_path, monkeypatch):
+    from conftest import REPO
+
+    (tmp_path / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    _, locations = _uris(run(["check", "../a.yaml", "--format", "sarif", "--sarif-root", "."]).out)
+    assert {loc["uri"] for loc in locations} == {(tmp_path / "a.yaml").resolve().as_uri()}
+    assert all("uriBaseId" not in loc for loc in locations)
+
+
+def test_an_empty_directory_warns_and_fails_with_fail_if_empty(tmp_path):
+    # Issue 13 item 10: `check emptydir` passed a gate silently ("no findings in 0 files").
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run(["check", "--isolated", str(empty)])
+    assert (result.code, result.out) == (0, "")
+    assert result.err == ("ctxlint: no findings in 0 files, 0 deployments\n"
+                          f"ctxlint: warning: no file to check in {empty}; --fail-if-empty makes this exit 1\n")
+    result = run(["check", "--isolated", "--fail-if-empty", str(empty)])
+    assert result.code == 1 and result.err.endswith(f"ctxlint: warning: no file to check in {empty}\n")
+
+
+def test_fail_if_empty_from_the_config_and_overridden_on_the_command_line(tmp_path):
+    (tmp_path / ".ctxlint.yaml").write_text("fail-if-empty: true\nextend-exclude: ['*.yaml']\n")
+    (tmp_path / "a.yaml").write_text("a: 1\n")
+    result = run(["check", str(tmp_path)])
+    assert result.code == 1
+    assert result.err.endswith(f"ctxlint: warning: no file to check in {tmp_path} (1 excluded)\n")
+    assert run(["check", "--no-fail-if-empty", str(tmp_path)]).code == 0
+
+
+def test_more_outputs_than_the_default_format_is_a_usage_error(in_repo, tmp_path):
+    result = run(["check", INCIDENT, "-o", str(tmp_path / "a"), "-o", str(tmp_path / "b")])
+    assert result.code == 2 and result.err.endswith("Error: more --output files than --format options\n")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_github_and_gitlab_paths_are_relative_to_the_repository_root_too(tmp_path, monkeypatch):
+    from conftest import REPO
+
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "deploy").mkdir()
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "deploy" / "a.yaml").write_text((REPO / INCIDENT).read_text())
+    (tmp_path / "linked").symlink_to(tmp_path / "deploy")  # a symlinked folder inside the repository stays there
+    monkeypatch.chdir(tmp_path / "tools")
+    github = run(["check", "../deploy", "--format", "github"]).out.splitlines()
+    assert [line.split(",")[0] for line in github] == ["::error file=deploy/a.yaml"] * 3
+    gitlab = json.loads(run(["check", "../linked", "--format", "gitlab"]).out)
+    assert {entry["location"]["path"] for entry in gitlab} == {"linked/a.yaml"}

@@ -89,6 +89,25 @@ def test_config_show_names_the_source_of_each_setting(repo):
     assert {"key": "fail-on", "value": "warning", "source": str(repo / ".ctxlint.yaml")} in data["settings"]
 
 
+def test_config_show_includes_command_line_settings(repo):
+    (repo / ".ctxlint.yaml").write_text("fail-on: warning\nignore: [CTX205]\n")
+    result = run(["config", "show", "--format", "json", "--select", "CTX1", "--extend-select", "CTX201",
+                  "--fail-on", "info", "--fail-if-empty", "--no-suppressions", "--max-file-size", "100"])
+    assert result.code == 0
+    settings = {row["key"]: (row["value"], row["source"]) for row in json.loads(result.out)["settings"]}
+    assert {key: settings[key] for key in ("select", "extend-select", "ignore", "fail-on", "fail-if-empty",
+                                           "disallow-suppressions", "max-file-size", "respect-gitignore")} == {
+        "select": (["CTX1"], "cli"), "extend-select": (["CTX201"], "cli"), "ignore": ([], "cli"),
+        "fail-on": ("info", "cli"), "fail-if-empty": (True, "cli"), "disallow-suppressions": (True, "cli"),
+        "max-file-size": (100, "cli"), "respect-gitignore": (True, "default")}
+    # without flags, the file's values and their source
+    settings = {row["key"]: (row["value"], row["source"])
+                for row in json.loads(run(["config", "show", "--format", "json"]).out)["settings"]}
+    assert settings["fail-on"] == ("warning", str(repo / ".ctxlint.yaml"))
+    bad = run(["config", "show", "--select", "CTX1O1"])
+    assert bad.code == 2 and "unknown rule selector 'CTX1O1'; did you mean 'CTX101'?" in bad.err
+
+
 def test_excludes_apply_to_walked_files_and_with_force_exclude_to_named_ones(repo):
     (repo / "vendor").mkdir()
     (repo / "vendor" / "m.yaml").write_text(MANIFEST)

@@ -17,7 +17,7 @@ import pytest
 from conftest import REPO, SHARED
 from helpers import run
 
-FORMATS = ["text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]
+FORMATS = ["text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"]
 
 
 def _tree(tmp_path: Path) -> Path:
@@ -95,8 +95,8 @@ def test_failing_run_keeps_the_previous_report(tmp_path, monkeypatch):
     target = tmp_path / "report.sarif"
     target.write_text("previous report\n")
     monkeypatch.setitem(reporters.REPORTERS, "sarif", lambda *a, **k: (_ for _ in ()).throw(OSError("disk full")))
-    with pytest.raises(OSError):
-        run(["check", str(REPO / "samples" / "incident"), "--format", "sarif", "--output", str(target)])
+    result = run(["check", str(REPO / "samples" / "incident"), "--format", "sarif", "--output", str(target)])
+    assert (result.code, result.err) == (2, f"ctxlint: cannot write {target}: disk full\n")
     assert target.read_text() == "previous report\n"
     assert os.listdir(tmp_path) == ["report.sarif"]
 

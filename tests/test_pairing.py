@@ -59,3 +59,42 @@ def test_other_models_are_not_paired(tmp_path, monkeypatch):
     (tmp_path / "deploy" / "decode.yaml").write_text(other)
     monkeypatch.chdir(tmp_path)
     assert len(lint_paths(["deploy"]).deployments) == 2
+
+
+def test_a_file_named_alone_is_paired_with_its_siblings_and_only_it_is_reported(tmp_path, monkeypatch):
+    # Issue 13, pre-commit sees only staged files: with only the decode half staged, the pair
+    # rule (CTX108) never ran. Its sibling is read as context now, and not reported on.
+    _split(tmp_path)
+    decode = tmp_path / "deploy" / "decode.yaml"
+    decode.write_text(decode.read_text().replace("--context-length 1048576", "--context-length 524288"))
+    monkeypatch.chdir(tmp_path)
+    whole = run(["check", "deploy"])
+    ctx108 = [line for line in whole.out.splitlines() if " CTX108 " in line]
+    assert len(ctx108) == 1 and ctx108[0].startswith("deploy/decode.yaml:18:32: CTX108 [warning] decode context "
+                                                     "length 524,288 differs from prefill 1,048,576")
+    for args in (["deploy/decode.yaml"], ["deploy/decode.yaml", "--jobs", "2"],
+                 ["--force-exclude", "deploy/decode.yaml"]):  # as the pre-commit hook runs it
+        alone = run(["check", *args])
+        assert (alone.code, alone.out.splitlines()) == (0, ctx108), args
+        assert alone.err == "ctxlint: 1 warning in 1 file, 1 deployment\n"
+    # the prefill half named alone: its own findings, none on the decode file
+    prefill = run(["check", "deploy/prefill.yaml"]).out.splitlines()
+    assert prefill == [line for line in whole.out.splitlines() if line.startswith("deploy/prefill.yaml:")]
+
+
+def test_siblings_are_read_only_for_an_unpaired_half_and_respect_excludes(tmp_path, monkeypatch):
+    from ctxlint.engine import Settings
+
+    _split(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    decode = tmp_path / "deploy" / "decode.yaml"
+    decode.write_text(decode.read_text().replace("--context-length 1048576", "--context-length 524288"))
+    paired = lint_paths(["deploy/decode.yaml"])
+    assert [dep.display_name for dep in paired.deployments] == ["qwen-prefill + qwen-decode"]
+    assert paired.files == ["deploy/decode.yaml"]
+    # an excluded sibling is not context, as a directory walk would not read it either
+    excluded = lint_paths(["deploy/decode.yaml"], Settings(exclude=("deploy/prefill.yaml",), root=str(tmp_path)))
+    assert [dep.display_name for dep in excluded.deployments] == ["qwen-decode"]
+    # both halves named: nothing more is read
+    both = lint_paths(["deploy/decode.yaml", "deploy/prefill.yaml"])
+    assert len(both.deployments) == 1 and both.files == ["deploy/decode.yaml", "deploy/prefill.yaml"]

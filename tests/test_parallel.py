@@ -83,5 +83,5 @@ def test_a_dying_worker_is_an_internal_error_not_a_traceback(in_repo, monkeypatc
         lint_paths_parallel(["samples"], jobs=2)
 
 
-def _die(files, settings, stdin=None, stdin_filename="-"):
+def _die(files, settings, *rest):
     os._exit(3)

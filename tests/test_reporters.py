@@ -58,7 +58,7 @@ def ctx(in_repo) -> ReportContext:
 # --- registry and signatures ---------------------------------------------------------------
 
 def test_every_format_is_registered_with_the_uniform_signature():
-    assert set(REPORTERS) == {"text", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"}
+    assert set(REPORTERS) == {"text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown"}
     for name, writer in REPORTERS.items():
         params = list(inspect.signature(writer).parameters)
         assert params == ["report", "stream", "ctx"], name
@@ -222,6 +222,18 @@ def test_sarif_rule_metadata_and_security_severity_only_on_security_rules(ctx):
     assert "security-severity" in rules["CTX102"]["properties"]
 
 
+def test_sarif_every_rule_has_a_help_uri_at_its_rule_page(ctx, monkeypatch):
+    from ctxlint import links
+
+    rules = sarif_of(report_of(), ctx)["runs"][0]["tool"]["driver"]["rules"]
+    assert [r["helpUri"] for r in rules] == [
+        f"https://github.com/ctxlint/ctxlint/blob/main/docs/rules/{spec.id}.md" for spec in all_rules()]
+    # one constant decides them all
+    monkeypatch.setattr(links, "DOCS_BASE_URL", "https://docs.example/")
+    assert sarif_of(report_of(), ctx)["runs"][0]["tool"]["driver"]["rules"][0]["helpUri"] == \
+        "https://docs.example/rules/CTX001.md"
+
+
 def test_sarif_clean_run_still_has_results(ctx):
     assert sarif_of(report_of(files=["deploy/a.yaml"]), ctx)["runs"][0]["results"] == []
 
@@ -320,6 +332,38 @@ def test_github_writes_no_summary_without_a_path_and_nothing_when_clean(tmp_path
     assert render(github.write, report_of(files=["a.yaml"]), ReportContext()) == ""
 
 
+# --- concise --------------------------------------------------------------------------------
+
+def test_concise_cuts_the_message_to_the_width_and_keeps_the_location():
+    from ctxlint.reporters import concise
+
+    long = finding(message="1,048,576 > 681,280: the longest prompt exceeds the prefill KV pool by 367,296 tokens")
+    report = report_of(long, finding(line=4, message="short", severity="warning"))
+    # cut at the last whole word that fits, with an ellipsis; a short finding is whole
+    assert render(concise.write, report, ReportContext(width=80)) == (
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280: the longest prompt…\n"
+        "deploy/a.yaml:4:5: CTX101 [warning] short (window-exceeds-kv-pool)\n")
+    assert render(concise.write, report_of(long), ReportContext(width=78)) == \
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280: the longest prompt…\n"
+    # no width (0): the whole line, as `text` prints it
+    assert render(concise.write, report, ReportContext(width=0)) == render(text.write, report)
+    # a narrow terminal still shows the start of the message
+    assert render(concise.write, report_of(long), ReportContext(width=10)) == \
+        "deploy/a.yaml:3:5: CTX101 [error] 1,048,576 > 681,280…\n"
+
+
+def test_concise_takes_the_width_from_columns(in_repo, monkeypatch):
+    from helpers import run
+
+    monkeypatch.setenv("COLUMNS", "100")
+    out = run(["check", INCIDENT, "--format", "concise"]).out
+    assert out.splitlines() == [
+        "samples/incident/deployment.yaml:13:21: CTX102 [error] security: prompts up to 1,048,576 tokens…",
+        "samples/incident/deployment.yaml:17:14: CTX401 [error] CTXA-2026-001: SGLang PD disaggregation…",
+        "samples/incident/deployment.yaml:24:25: CTX101 [error] 1,048,576 > 681,280: the longest prompt (the…"]
+    assert max(len(line) for line in out.splitlines()) == 100
+
+
 # --- JUnit ----------------------------------------------------------------------------------
 
 def parse_junit(out: str) -> ET.Element:
@@ -339,7 +383,7 @@ def test_junit_incident_structure(incident, ctx):
     ]
     for case in cases:
         family = "advisory" if case.get("name").startswith("CTX4") else "capacity"
-        assert case.get("classname") == f"ctxlint-{family}" and case.get("file") == INCIDENT
+        assert case.get("classname") == f"ctxlint-{family}" and suite.get("file") == INCIDENT
         assert case.get("time") == "0" and "." not in case.get("classname")
         assert case.find("failure").get("type") == "error"
     assert cases[2].find("failure").text.startswith(f"{INCIDENT}:24:25: CTX101 [error] ")
@@ -375,7 +419,62 @@ def test_junit_suppressed_findings_are_skipped_tests():
     context = ReportContext(suppressed=((finding(), "accepted"),))
     root = parse_junit(render(junit.write, report_of(files=["deploy/a.yaml"]), context))
     (case,) = root.iter("testcase")
-    assert case.find("skipped").get("message") == "suppressed: accepted" and root.get("skipped") == "1"
+    assert case.find("skipped").get("message") == "suppressed: accepted"
+    assert root.find("testsuite").get("skipped") == "1"
+
+
+# The attributes and children junit-10.xsd (Jenkins xunit plugin; GitLab reads a subset) allows,
+# and the attributes it requires: a testcase has no `file`, a testsuites no `skipped`.
+JUNIT_10 = {
+    "testsuites": ({"name", "time", "tests", "failures", "errors"}, set(), {"testsuite"}),
+    "testsuite": ({"name", "tests", "failures", "errors", "group", "time", "skipped", "timestamp", "hostname", "id",
+                   "package", "file", "log", "url"}, {"name", "tests", "failures", "errors"},
+                  {"testsuite", "properties", "testcase", "system-out", "system-err"}),
+    "testcase": ({"name", "time", "classname", "group"}, {"name"},
+                 {"skipped", "error", "failure", "system-out", "system-err"}),
+    "failure": ({"type", "message"}, set(), set()),
+    "skipped": ({"type", "message"}, set(), set()),
+    "system-out": (set(), set(), set()),
+}
+
+
+def junit_10_problems(element: ET.Element) -> list:
+    allowed, required, children = JUNIT_10[element.tag]
+    problems = [f"{element.tag}@{a}" for a in set(element.attrib) - allowed]
+    problems += [f"{element.tag} without @{a}" for a in required - set(element.attrib)]
+    for child in element:
+        problems += [f"{child.tag} in {element.tag}"] if child.tag not in children else junit_10_problems(child)
+    return problems
+
+
+def test_junit_follows_the_jenkins_xunit_schema_and_fail_on():
+    # Issue 13 item 9: `file` on testcase and `skipped` on testsuites failed junit-10.xsd, and
+    # info findings were failures in a run that exited 0.
+    report = report_of(finding(), finding(line=4, severity="warning", rule="CTX205"),
+                       finding(line=5, severity="info", rule="CTX208"))
+    context = ReportContext(suppressed=((finding(line=6, rule="CTX102"), "accepted"),), fail_on="warning")
+    root = parse_junit(render(junit.write, report, context))
+    assert junit_10_problems(root) == []
+    cases = {c.get("name").split()[0]: c for c in root.iter("testcase")}
+    assert {rule: [child.tag for child in case] for rule, case in cases.items()} == {
+        "CTX101": ["failure"], "CTX205": ["failure"], "CTX208": ["system-out"], "CTX102": ["skipped"]}
+    assert cases["CTX208"].find("system-out").text == \
+        "deploy/a.yaml:5:5: CTX208 [info] too big (window-exceeds-kv-pool)"
+    assert (root.get("tests"), root.get("failures")) == ("4", "2")
+    assert root.find("testsuite").attrib == {"name": "deploy/a.yaml", "file": "deploy/a.yaml", "time": "0",
+                                             "tests": "4", "failures": "2", "errors": "0", "skipped": "1"}
+    never = parse_junit(render(junit.write, report, ReportContext(fail_on="never")))
+    assert never.get("failures") == "0" and not list(never.iter("failure"))
+
+
+def test_junit_failures_follow_the_cli_fail_on(in_repo):
+    from helpers import run
+
+    default = parse_junit(run(["check", "samples/rules/CTX008-unresolved-value/bad.yaml", "--format", "junit"]).out)
+    assert default.get("failures") == "0" and [c.tag for c in default.iter("testcase") for c in c] == ["system-out"]
+    strict = parse_junit(run(["check", "samples/rules/CTX008-unresolved-value/bad.yaml", "--format", "junit",
+                              "--fail-on", "info"]).out)
+    assert strict.get("failures") == "1"
 
 
 # --- GitLab Code Quality and Markdown -------------------------------------------------------

@@ -100,7 +100,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
-                          args_only=entrypoint is None, k8s_refs=False, resolver=resolve,
+                          args_only=entrypoint is None, k8s_refs=False, compose_refs=True, resolver=resolve,
                           accelerator_count=_gpus(service, file),
                           config_reader=tree_reader(file, compose_mounts(service)))
     if strings and not lists:

@@ -71,6 +71,7 @@ class Container:
     install_scripts: Sequence[Node] = ()
     args_only: bool = False  # the tokens go to the image's entrypoint
     k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
+    compose_refs: bool = False  # exec-form items are interpolated the compose way (`${NAME:-default}`)
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
     accelerator_count: Optional[Val[int]] = None  # per pod / container
@@ -152,7 +153,7 @@ class _Reader:
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
-            split = split_list(self.item_texts, self.lookup)
+            split = split_list(self.item_texts, self.lookup, compose=c.compose_refs)
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
         commands = list(split.commands)

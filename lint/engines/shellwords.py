@@ -25,6 +25,9 @@ from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Tok
 SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _K8S_REF = re.compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
+# Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
+# in every string of the file, exec-form list items included; `$$` is a literal `$`.
+_COMPOSE_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
 _MAX_DEPTH = 6
@@ -239,18 +242,21 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
 
 
-def _k8s_item(text: str, index: int, ctx: _Ctx) -> Token:
-    """One list item as one token, with Kubernetes `$(NAME)` expansion."""
+def _list_item(text: str, index: int, ctx: _Ctx, compose: bool = False) -> Token:
+    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expansion."""
     out: list[tuple[str, int, int]] = []
     refs: list[VarRef] = []
     pos = 0
-    for m in _K8S_REF.finditer(text):
+    for m in (_COMPOSE_REF if compose else _K8S_REF).finditer(text):
         out.extend((c, k, k + 1) for k, c in enumerate(text[pos:m.start()], pos))
-        if m.group(0) == "$$":  # Kubernetes escape: `$$` is a literal `$`
+        if m.group(0) == "$$":  # both escape a literal `$` as `$$`
             out.append(("$", m.start(), m.end()))
         else:
-            value = ctx.lookup(m.group(1))
-            refs.append(VarRef(m.group(1), "k8s", m.start(), m.end(), value, None, index))
+            name = m.group(1) or (m.group(4) if compose else None)
+            default = m.group(3) if compose and m.group(2) in (":-", "-") else None
+            # `${NAME:+word}` depends on whether the host sets NAME: never guessed.
+            value = None if compose and "+" in (m.group(2) or "") else ctx.lookup(name)
+            refs.append(VarRef(name, "shell" if compose else "k8s", m.start(), m.end(), value, default, index))
             chunk = m.group(0) if value is None else value
             if value is None:
                 out.extend((c, k, k + 1) for k, c in enumerate(chunk, m.start()))
@@ -263,10 +269,11 @@ def _k8s_item(text: str, index: int, ctx: _Ctx) -> Token:
                  tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
 
 
-def split_list(items: list[object], resolver: Optional[Resolver] = None) -> SplitResult:
+def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False) -> SplitResult:
     """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
 
-    Token spans are offsets inside the item named by `Token.item`.
+    Token spans are offsets inside the item named by `Token.item`. compose=True expands
+    compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`.
     """
     if not isinstance(items, (list, tuple)):
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
@@ -290,7 +297,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None) -> Spli
             tokens = []
             for i, t in enumerate(texts):
                 ctx.item = i
-                tokens.append(_k8s_item(t, i, ctx))
+                tokens.append(_list_item(t, i, ctx, compose))
             env: list[EnvAssign] = []
             wrappers: list[str] = []
             # Exec form runs no shell: only an explicit `env A=B` sets variables.

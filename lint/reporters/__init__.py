@@ -28,6 +28,7 @@ def _lazy(module: str) -> Writer:
 
 REPORTERS: Dict[str, Writer] = {
     "text": _lazy("text"),
+    "concise": _lazy("concise"),
     "full": _lazy("full"),
     "json": _lazy("json_report"),
     "sarif": _lazy("sarif"),

@@ -72,8 +72,18 @@ def notes(audit: Audit) -> List[str]:
             continue
         pools = []
         for rows in group.pools():
-            more = f" and {len(rows) - 1} more" if len(rows) > 1 else ""
-            pools.append(f"{_pool_pair(rows[0])} ({rows[0].name or '-'} at {rows[0].file}:{rows[0].line}{more})")
+            first = [r for r in rows if (r.file, r.line) == (rows[0].file, rows[0].line)]
+            others = len({(r.file, r.line) for r in rows}) - 1
+            more = f" and {others} more" if others else ""
+            if len(first) > 1:  # a SkyPilot any-of set: one deployment, alternative pools
+                distinct = list(dict.fromkeys(_pool_pair(r) for r in first))
+                options = " or ".join(distinct) if len(distinct) < 3 else \
+                    f"{distinct[0]} to {distinct[-1]} ({len(distinct)} pools)"
+                name = first[0].name.split(" [")[0]
+                pools.append(f"{options} ({name}, one of {len(first)} options, at {rows[0].file}:{rows[0].line}"
+                             f"{more})")
+            else:
+                pools.append(f"{_pool_pair(rows[0])} ({rows[0].name or '-'} at {rows[0].file}:{rows[0].line}{more})")
         lines.append(f"{MARK} {group.model} is served with {len(pools)} different pools: {'; '.join(pools)}")
     return lines
 

@@ -45,6 +45,25 @@ def relative_path(file: str, cwd: str) -> str:
     return PurePosixPath(*path.parts).as_posix() if path.parts else file
 
 
+def root_relative(file: str, cwd: str, root: str) -> str:
+    """`file` (relative to `cwd`, or absolute) as a forward-slash path relative to `root`.
+
+    SARIF consumers resolve URIs against the repository root, wherever ctxlint ran from:
+    `../repo/deploy/a.yaml` run from a sibling directory is `deploy/a.yaml`. A file outside
+    `root` (or stdin's "-") keeps its absolute path.
+    """
+    if file == "-" or not file:
+        return file
+    absolute = os.path.abspath(os.path.join(cwd, file))
+    # As written first (a symlinked folder inside the repository stays inside), then resolved.
+    for path, base in ((absolute, os.path.abspath(root)), (os.path.realpath(absolute), os.path.realpath(root))):
+        try:
+            return PurePosixPath(*Path(path).relative_to(base).parts).as_posix()
+        except ValueError:
+            continue
+    return Path(absolute).as_posix()
+
+
 def _key(finding: Finding, cwd: str) -> str:
     # No line or column: a finding keeps its fingerprint when lines above it move.
     parts = (finding.rule, relative_path(finding.file, cwd), finding.path, finding.deployment or "")

@@ -26,11 +26,16 @@ class ReportContext:
     # against this list, and a stable list keeps indexes stable across runs.
     rules: Tuple[RuleSpec, ...] = field(default_factory=all_rules)
     cwd: str = field(default_factory=os.getcwd)
+    # What SARIF artifact URIs are relative to: the checked files' repository root, or
+    # --sarif-root. None: the working directory.
+    source_root: Optional[str] = None
     color: bool = False
     sources: Mapping[str, str] = field(default_factory=_empty_sources)  # display path -> text
     tool_version: str = __version__
     suppressed: Sequence[Tuple[Finding, str]] = ()  # (finding, justification)
     step_summary_path: Optional[str] = None  # $GITHUB_STEP_SUMMARY
+    fail_on: str = "error"  # the run's --fail-on: JUnit counts only findings at or above it as failures
+    width: int = 0  # the terminal's width in columns, for the concise format; 0: unlimited
 
     def rule(self, rule_id: str) -> Optional[RuleSpec]:
         for spec in self.rules:

@@ -11,7 +11,8 @@ from typing import Dict, List, Optional, TextIO
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
 from ctxlint.reporters import markdown
-from ctxlint.reporters.common import LEVELS, end_column, most_severe_first, one_line, plural, summary_line
+from ctxlint.reporters.common import (LEVELS, end_column, most_severe_first, one_line, plural, root_relative,
+                                      summary_line)
 from ctxlint.reporters.context import ReportContext
 from ctxlint.reporters.text import line as text_line
 
@@ -29,8 +30,10 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding) -> str:
-    props = [("file", f.file), ("line", str(f.line))]
+def annotation(f: Finding, file: Optional[str] = None) -> str:
+    """One workflow command; `file` is the path the runner resolves against the repository
+    (default: the finding's file as given)."""
+    props = [("file", file or f.file), ("line", str(f.line))]
     if one_line(f):
         # The runner drops an annotation whose col/endColumn span several lines.
         props += [("col", str(f.column)), ("endColumn", str(end_column(f)))]
@@ -69,7 +72,7 @@ def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -
         level = LEVELS[f.severity].github
         if shown.get(level, 0) < PER_LEVEL:
             shown[level] = shown.get(level, 0) + 1
-            stream.write(annotation(f) + "\n")
+            stream.write(annotation(f, root_relative(f.file, ctx.cwd, ctx.source_root or ctx.cwd)) + "\n")
         else:
             overflow.append(f)
     if overflow:

@@ -6,7 +6,7 @@ import json
 from typing import Any, Dict, List, Optional, TextIO
 
 from ctxlint.engine import Report
-from ctxlint.reporters.common import LEVELS, fingerprints, relative_path
+from ctxlint.reporters.common import LEVELS, fingerprints, root_relative
 from ctxlint.reporters.context import ReportContext
 
 
@@ -16,7 +16,9 @@ def to_list(report: Report, ctx: ReportContext) -> List[Dict[str, Any]]:
         "check_name": f.rule,
         "fingerprint": fingerprint,
         "severity": LEVELS[f.severity].gitlab,
-        "location": {"path": relative_path(f.file, ctx.cwd), "lines": {"begin": max(f.line, 1)}},
+        # Relative to the repository root (ctx.source_root), as GitLab matches it to the diff.
+        "location": {"path": root_relative(f.file, ctx.cwd, ctx.source_root or ctx.cwd),
+                     "lines": {"begin": max(f.line, 1)}},
     } for f, fingerprint in zip(report.findings, fingerprints(report.findings, ctx.cwd))]
 
 

@@ -1,5 +1,12 @@
 """JUnit XML for GitLab and Jenkins test reports: a testsuite per file, a
-testcase per finding, named so that names are unique and survive line moves."""
+testcase per finding, named so that names are unique and survive line moves.
+
+The shape follows the schema consumers validate against, the Jenkins xunit
+plugin's junit-10.xsd (a superset of what GitLab reads): `file` belongs to a
+testsuite, never a testcase, and `testsuites` carries no `skipped`. A finding is
+a `<failure>` only at or above --fail-on, so an exit-0 run reports no failures;
+one below it is a passing testcase with the finding in `<system-out>`.
+Suppressed findings are `<skipped>`."""
 from __future__ import annotations
 
 import re
@@ -8,7 +15,7 @@ from itertools import groupby
 from typing import Dict, List, Optional, Set, TextIO
 
 from ctxlint.engine import Report
-from ctxlint.findings import Finding
+from ctxlint.findings import Finding, at_least
 from ctxlint.reporters.context import ReportContext
 
 # Rule families by the code's first digit. No dots: Jenkins splits classname at
@@ -46,9 +53,8 @@ def _unique(name: str, used: Set[str]) -> str:
     return candidate
 
 
-def _case(suite: ET.Element, name: str, classname_: str, file: str) -> ET.Element:
-    return ET.SubElement(suite, "testcase", {"name": _xml(name), "classname": classname_, "file": _xml(file),
-                                             "time": "0"})
+def _case(suite: ET.Element, name: str, classname_: str) -> ET.Element:
+    return ET.SubElement(suite, "testcase", {"name": _xml(name), "classname": classname_, "time": "0"})
 
 
 def to_element(report: Report, ctx: Optional[ReportContext] = None) -> ET.Element:
@@ -60,25 +66,31 @@ def to_element(report: Report, ctx: Optional[ReportContext] = None) -> ET.Elemen
         suppressed.setdefault(f.file, []).append((f, why))
         by_file.setdefault(f.file, [])
     used: Set[str] = set()
+    fail_on = ctx.fail_on if ctx else "error"
     root = ET.Element("testsuites", {"name": "ctxlint", "time": "0"})
-    total = failures = skipped = 0
+    total = failures = 0
     for file, findings in by_file.items():
-        suite = ET.SubElement(root, "testsuite", {"name": _xml(file), "time": "0"})
+        suite = ET.SubElement(root, "testsuite", {"name": _xml(file), "file": _xml(file), "time": "0"})
+        failed = 0
         for f in findings:
-            case = _case(suite, _unique(_base_name(f), used), classname(f.rule), file)
-            failure = ET.SubElement(case, "failure", {"type": f.severity, "message": _xml(f.message)})
-            failure.text = _xml(f"{file}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message} ({f.name})")
+            case = _case(suite, _unique(_base_name(f), used), classname(f.rule))
+            text = _xml(f"{file}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message} ({f.name})")
+            if at_least(f.severity, fail_on):
+                failed += 1
+                failure = ET.SubElement(case, "failure", {"type": f.severity, "message": _xml(f.message)})
+                failure.text = text
+            else:  # below the gate: reported, but the test passes, as the run does
+                ET.SubElement(case, "system-out").text = text
         for f, why in sorted(suppressed.get(file, ()), key=lambda pair: pair[0]):
-            case = _case(suite, _unique(_base_name(f), used), classname(f.rule), file)
+            case = _case(suite, _unique(_base_name(f), used), classname(f.rule))
             ET.SubElement(case, "skipped", {"message": _xml(f"suppressed: {why}")})
         if not findings and not suppressed.get(file):
             # A clean file is a passing test, so a clean run is still a valid, non-empty report.
-            _case(suite, _unique(f"ctxlint {file}", used), CLEAN_CLASSNAME, file)
+            _case(suite, _unique(f"ctxlint {file}", used), CLEAN_CLASSNAME)
         tests, skips = len(suite), len(suppressed.get(file, ()))
-        suite.attrib.update({"tests": str(tests), "failures": str(len(findings)), "errors": "0",
-                             "skipped": str(skips)})
-        total, failures, skipped = total + tests, failures + len(findings), skipped + skips
-    root.attrib.update({"tests": str(total), "failures": str(failures), "errors": "0", "skipped": str(skipped)})
+        suite.attrib.update({"tests": str(tests), "failures": str(failed), "errors": "0", "skipped": str(skips)})
+        total, failures = total + tests, failures + failed
+    root.attrib.update({"tests": str(total), "failures": str(failures), "errors": "0"})
     return root
 
 

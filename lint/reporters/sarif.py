@@ -11,8 +11,9 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.links import rule_url
 from ctxlint.registry import RuleSpec
-from ctxlint.reporters.common import LEVELS, end_column, fingerprints, one_line, relative_path
+from ctxlint.reporters.common import LEVELS, end_column, fingerprints, one_line, root_relative
 from ctxlint.reporters.context import ReportContext
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
@@ -74,6 +75,7 @@ def _descriptor(rule: RuleSpec) -> Dict[str, Any]:
         "name": rule.name,
         "shortDescription": {"text": _clip(rule.summary)},
         "fullDescription": {"text": _clip(why)},
+        "helpUri": rule_url(rule.id),
         "help": {"text": rule.doc, "markdown": _markdown(rule)},
         "defaultConfiguration": {"level": LEVELS[rule.severity].sarif},
         "properties": properties,
@@ -88,15 +90,15 @@ def _region(f: Finding) -> Dict[str, int]:
             "endColumn": max(f.end_column, 1)}
 
 
-def _artifact(file: str, cwd: str) -> Dict[str, str]:
-    uri = relative_path(file, cwd)
+def _artifact(file: str, cwd: str, root: str) -> Dict[str, str]:
+    uri = root_relative(file, cwd, root)
     if Path(uri).is_absolute():
         return {"uri": Path(uri).as_uri()}
     return {"uri": uri, "uriBaseId": SRCROOT}
 
 
-def _location(f: Finding, cwd: str) -> Dict[str, Any]:
-    location: Dict[str, Any] = {"physicalLocation": {"artifactLocation": _artifact(f.file, cwd),
+def _location(f: Finding, cwd: str, root: str) -> Dict[str, Any]:
+    location: Dict[str, Any] = {"physicalLocation": {"artifactLocation": _artifact(f.file, cwd, root),
                                                      "region": _region(f)}}
     logical = []
     if f.deployment:
@@ -110,7 +112,7 @@ def _location(f: Finding, cwd: str) -> Dict[str, Any]:
     return location
 
 
-def _result(f: Finding, index: Optional[int], fingerprint: str, cwd: str,
+def _result(f: Finding, index: Optional[int], fingerprint: str, cwd: str, root: str,
             justification: Optional[str]) -> Dict[str, Any]:
     result: Dict[str, Any] = {"ruleId": f.rule}
     if index is not None:
@@ -118,7 +120,7 @@ def _result(f: Finding, index: Optional[int], fingerprint: str, cwd: str,
     result.update({
         "level": LEVELS[f.severity].sarif,
         "message": {"text": f.message},
-        "locations": [_location(f, cwd)],
+        "locations": [_location(f, cwd, root)],
         "partialFingerprints": {FINGERPRINT_KEY: fingerprint},
     })
     if justification is not None:
@@ -131,7 +133,9 @@ def to_dict(report: Report, ctx: ReportContext, success: bool = True) -> Dict[st
     entries: Sequence[Tuple[Finding, Optional[str]]] = (
         [(f, None) for f in report.findings] + [(f, why) for f, why in ctx.suppressed])
     prints = fingerprints([f for f, _ in entries], ctx.cwd)
-    root = Path(ctx.cwd).resolve().as_uri().rstrip("/") + "/"
+    source_root = ctx.source_root or ctx.cwd
+    root = Path(source_root).resolve().as_uri().rstrip("/") + "/"
+    cwd = Path(ctx.cwd).resolve().as_uri().rstrip("/") + "/"
     run = {
         "tool": {"driver": {
             "name": "ctxlint",
@@ -142,9 +146,9 @@ def to_dict(report: Report, ctx: ReportContext, success: bool = True) -> Dict[st
         }},
         "automationDetails": {"id": "ctxlint/"},
         "originalUriBaseIds": {SRCROOT: {"uri": root}},
-        "invocations": [{"executionSuccessful": success, "workingDirectory": {"uri": root}}],
+        "invocations": [{"executionSuccessful": success, "workingDirectory": {"uri": cwd}}],
         # Always present, even when clean: code scanning rejects a run without it.
-        "results": [_result(f, index.get(f.rule), fp, ctx.cwd, why)
+        "results": [_result(f, index.get(f.rule), fp, ctx.cwd, source_root, why)
                     for (f, why), fp in zip(entries, prints)],
     }
     return {"$schema": SCHEMA, "version": "2.1.0", "runs": [run]}

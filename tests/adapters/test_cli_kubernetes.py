@@ -108,3 +108,40 @@ spec:
         "(schema-violation)",
         refused.format("15:17") + "`args` must be a list of strings, not the string '2024-01-01'; write it as a "
         'list (`args: ["...", "..."]`) or run a shell (`command: [sh, -c]`, `args: ["..."]`) (schema-violation)']
+
+
+PROMISED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+  annotations:
+    ctxlint.io/context-window: "8192"
+    ctxlint.io/max-output-tokens: "1024"
+    ctxlint.io/gateway-max-prompt-tokens: "7168"
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: [m, --max-model-len, "8192", --num-gpu-blocks-override, "8192"]
+"""
+
+
+def test_readme_promise_annotations_on_the_workload_are_not_unknown_annotations(tmp_path):
+    # Issue 13 item 1: following the README failed a `--fail-on warning` gate with CTX006.
+    path = tmp_path / "d.yaml"
+    path.write_text(PROMISED)
+    result = run(["check", "--fail-on", "warning", str(path)])
+    assert (result.code, result.out) == (0, "")
+
+
+def test_a_mistyped_promise_annotation_is_still_reported(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(PROMISED.replace("context-window", "context-windw"))
+    result = run(["check", "--select", "CTX006", str(path)])
+    assert result.out == (
+        f"{path}:6:5: CTX006 [warning] unknown ctxlint annotation 'ctxlint.io/context-windw': expected "
+        "'ctxlint.io/ignore.CTX101: \"reason\"' or one of ctxlint.io/context-window, "
+        "ctxlint.io/gateway-max-prompt-tokens, ctxlint.io/max-output-tokens (invalid-suppression)\n")

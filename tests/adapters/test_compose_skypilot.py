@@ -41,6 +41,37 @@ def test_compose_string_command_default_interpolation_and_gpus():
     assert "--model-id ${MODEL}" in diag.message and at(COMPOSE, diag.source) == "${MODEL}"
 
 
+COMPOSE_LIST = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    entrypoint: ["vllm", "serve"]
+    command:
+      - "${VLLM_MODEL:-Qwen/Qwen2.5-VL-3B-Instruct}"
+      - "--max-model-len"
+      - "${MML:-4096}"
+      - "--gpu-memory-utilization"
+      - "${GMU-0.85}"
+      - "--served-model-name"
+      - "$$literal"
+      - "--tensor-parallel-size"
+      - "${TP}"
+"""
+
+
+def test_compose_list_command_is_interpolated_like_the_string_form():
+    # Issue 13 item 2: list items were passed on as typed, so `${MML:-4096}` reached the
+    # engine's parser (a false CTX301) and the model was `${VLLM_MODEL:-...}`.
+    result = adapt(COMPOSE_LIST, "compose.yaml")
+    [llm] = result.deployments
+    role = llm.roles[0]
+    assert role.context_length.value == 4096 and at(COMPOSE_LIST, role.context_length.source) == "${MML:-4096}"
+    assert llm.model.id.value == "Qwen/Qwen2.5-VL-3B-Instruct"
+    assert [d.kind for d in result.diagnostics] == ["unresolved-value"]
+    [diag] = result.diagnostics
+    assert "--tensor-parallel-size ${TP}" in diag.message and at(COMPOSE_LIST, diag.source) == "${TP}"
+
+
 OPEA = """\
 services:
   vllm-service:
@@ -120,3 +151,21 @@ run: |
     audit = run(["audit", "--format", "json", *args]).out
     import json
     assert [row["worst"]["rule"] for row in json.loads(audit)["deployments"]] == ["CTX208"] * 3
+
+
+def test_skypilot_any_of_idle_accelerators_name_the_option(tmp_path):
+    # Issue 13 item 7: four CTX205 lines on one line, none saying which option it is for.
+    from tests.helpers import run
+
+    (tmp_path / "task.yaml").write_text("""\
+resources:
+  accelerators: {H100:8, L4:8}
+run: |
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --tensor-parallel-size 4
+""")
+    result = run(["check", "--isolated", "--select", "CTX205", str(tmp_path / "task.yaml")])
+    tail = (" accelerators but its engine uses tensor x pipeline x data = 4; 4 sit idle and the KV pool is "
+            "computed on 4. Set the tensor parallel size (or pipeline/data) to use all 8 (idle-accelerators)")
+    assert result.out.splitlines() == [
+        f"{tmp_path / 'task.yaml'}:2:23: CTX205 [warning] 8 > 4: the unified replica has 8 H100{tail}",
+        f"{tmp_path / 'task.yaml'}:2:29: CTX205 [warning] 8 > 4: the unified replica has 8 L4{tail}"]

@@ -145,8 +145,8 @@ def _alarm(signum, frame):
 
 
 def run(cases: int, seed: int, corpus: Optional[Path] = DEFAULT_CORPUS, crashes: Path = Path("fuzz-crashes"),
-        time_limit: float = 5.0, formats: Sequence[str] = ("text", "json", "sarif", "full", "github", "junit",
-                                                             "gitlab", "markdown"),
+        time_limit: float = 5.0, formats: Sequence[str] = ("text", "concise", "json", "sarif", "full", "github",
+                                                             "junit", "gitlab", "markdown"),
         log: Callable[[str], None] = print) -> Summary:
     from ctxlint.engine import InternalError, Settings, lint_paths
     from ctxlint.reporters import REPORTERS, ReportContext

@@ -1,0 +1,31 @@
+"""`check --statistics`: how many findings each rule reported, most first (as ruff's
+`--statistics`), as aligned text or as JSON."""
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Dict, List, TextIO
+
+from ctxlint.engine import Report
+
+
+def counts(report: Report) -> List[Dict[str, object]]:
+    """One entry per rule with findings: code, name, severity, count; most findings first, then by code."""
+    found = Counter(f.rule for f in report.findings)
+    first = {}
+    for f in report.findings:
+        first.setdefault(f.rule, f)
+    return [{"code": rule, "name": first[rule].name, "severity": first[rule].severity, "count": count}
+            for rule, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))]
+
+
+def write_text(report: Report, stream: TextIO) -> None:
+    rows = counts(report)
+    width = max((len(str(row["count"])) for row in rows), default=1)
+    for row in rows:
+        stream.write(f"{row['count']:>{width}}  {row['code']}  {'[' + str(row['severity']) + ']':<9}  {row['name']}\n")
+
+
+def write_json(report: Report, stream: TextIO) -> None:
+    json.dump(counts(report), stream, indent=2)
+    stream.write("\n")

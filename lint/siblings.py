@@ -1,0 +1,66 @@
+"""Read-only context for files named one by one, as pre-commit passes the staged files.
+
+The prefill and decode halves of one deployment often sit in sibling files, and the
+rules about disaggregated serving (CTX102, CTX108, ...) need both. A hook that is
+given only the staged half would never pair it: `check deploy/` finds CTX108 and the
+hook misses it. So when a named file holds a half whose other half is not in the
+run, the other YAML/JSON files of its directory are read as context: they are
+paired and checked with it, but findings are reported only on the files passed.
+Excluded and hidden files are not read; a directory walked in full needs nothing.
+"""
+from __future__ import annotations
+
+import os
+from typing import Callable, Collection, Dict, List, Sequence, Set
+
+from ctxlint.discover import PATTERNS
+from ctxlint.model import DECODE, PREFILL, Deployment
+from ctxlint.pairing import half, hinted, pair_key
+
+MAX_SIBLINGS = 256  # as engine.PAIRING_BLOCK: halves further apart are not paired in a full run either
+
+
+def needs_context(named: Collection[str], deployments: Dict[str, Sequence[Deployment]]) -> bool:
+    """Does a named file hold a prefill or decode half whose other half no file of the run holds?"""
+    kinds: Dict[tuple, Set[str]] = {}
+    for deps in deployments.values():
+        for dep in deps:
+            kind = half(dep) or hinted(dep)
+            if kind is not None and pair_key(dep) is not None:
+                kinds.setdefault(pair_key(dep), set()).add(kind)
+    for path in named:
+        for dep in deployments.get(path, ()):
+            kind = half(dep) or hinted(dep)
+            if kind is not None and pair_key(dep) is not None and \
+                    (DECODE if kind == PREFILL else PREFILL) not in kinds[pair_key(dep)]:
+                return True
+    return False
+
+
+def sibling_files(named: Sequence[str], present: Collection[str], excluded: Callable[[str], bool]) -> List[str]:
+    """The YAML/JSON files beside the named ones that the run does not read, in name order."""
+    seen = {os.path.abspath(p) for p in present}
+    out: List[str] = []
+    for folder in dict.fromkeys(os.path.dirname(p) for p in named):
+        try:
+            names = sorted(os.listdir(folder or "."))
+        except OSError:
+            continue  # the named file was read; an unlistable directory only means no context
+        for name in names:
+            path = os.path.join(folder, name)
+            if name.startswith(".") or not name.lower().endswith(PATTERNS) or not os.path.isfile(path) \
+                    or os.path.abspath(path) in seen or excluded(path):
+                continue
+            seen.add(os.path.abspath(path))
+            out.append(path)
+    return out[:MAX_SIBLINGS]
+
+
+def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployment]], present: Collection[str],
+                  excluded: Callable[[str], bool], max_bytes: int) -> list:
+    """The sibling files to read as context for `named` (LoadedFiles), or none when nothing is unpaired."""
+    from ctxlint.loader import read_path
+
+    if not named or not needs_context(named, deployments):
+        return []
+    return [read_path(path, max_bytes=max_bytes) for path in sibling_files(named, present, excluded)]
