@@ -41,6 +41,7 @@ NAME = "engine-rejects-value"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("roles[].engine_args",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
