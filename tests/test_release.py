@@ -15,7 +15,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - 3.9/3.10
     import tomli as tomllib
 
-PIN = re.compile(r"(?:ctxlint(?:\.git)?[@/]|/tags/|--branch )(v\d+\.\d+\.\d+)")  # ...ctxlint@v0.1.0, .../tags/v0.1.0.tar.gz
+PIN = re.compile(r"(?:ctxlint(?:\.git)?[@/#]|/tags/|--branch )(v\d+\.\d+\.\d+)")  # ...ctxlint@v0.1.0, .../tags/v0.1.0.tar.gz
 RELEASE = re.compile(r"^## \[(\d+\.\d+\.\d+)\] - (\d{4}-\d{2}-\d{2})$", re.M)
 
 
