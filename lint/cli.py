@@ -16,6 +16,7 @@ import click
 from ctxlint import __version__
 
 from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
+from ctxlint.cli_fix import fix_options, run_fixes, take_fix_mode
 from ctxlint.cli_models import models_group
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -48,6 +49,7 @@ main.add_command(models_group)
 @click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
               help="Check files in this many processes; 0 = one per CPU. The output is the same.")
 @selection_options
+@fix_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
           baseline_file: Optional[str], stdin_filename: str, jobs: int, **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin)."""
@@ -57,6 +59,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     from ctxlint.reporters import REPORTERS, summary_line
 
     targets = list(paths) or ["."]
+    fix_mode = take_fix_mode(options, paths)
     config, settings = resolve(targets, fail_on=fail_on, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
@@ -75,6 +78,8 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
+    if fix_mode:
+        report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename))
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
     ctx = _report_context(report, settings, formats)
     for index, fmt in enumerate(formats):

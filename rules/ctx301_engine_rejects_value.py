@@ -28,6 +28,13 @@ Example (good):
 
 Options:
     None.
+
+Fix:
+    `ctxlint check --fix` rewrites the refusals whose fix is mechanical and
+    certain (`--diff` shows them): SGLang's `128K` becomes `128Ki` (the
+    131,072 that `K` means to vLLM; SGLang's `k` would be 128,000), a switch
+    given `=false` becomes its `--no-` spelling and `=true` the bare switch.
+    Other refusals (`4k` to TGI: 4,000 or 4,096?) are left to the author.
 """
 from __future__ import annotations
 

@@ -42,7 +42,7 @@ from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, d
                              parse_invocation, split_list, split_shell)
 from ctxlint.engines.detect import image_tag
 from ctxlint.engines.specs import spec_for
-from ctxlint.findings import Diagnostic
+from ctxlint.findings import Diagnostic, Fix
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
@@ -211,7 +211,8 @@ class _Reader:
         for problem in inv.errors:
             src = self.problem_source(problem, tokens)
             out.diagnostics.append(Diagnostic(
-                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None))
+                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None,
+                Fix(*problem.fix) if problem.fix else None))
         out.roles.append(found)
 
     def with_config(self, inv):
