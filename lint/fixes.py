@@ -14,9 +14,24 @@ import difflib
 import os
 import tempfile
 from dataclasses import dataclass
-from typing import Dict, Iterable, List, Sequence, Tuple
+from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ctxlint.findings import Finding
+from ctxlint.versions import parse_version
+
+# vLLM read `--x=false` for its boolean settings (StoreBoolean, nargs "?") until they became
+# BooleanOptionalAction switches, and only since then has `--no-x`: a fix to a `--no-` spelling is
+# certain only on a release known to have them. 0.9.2 is one (`--no-enable-chunked-prefill` parsed,
+# vllm#20914 and vllm#21645); earlier or unknown vLLM releases get no such fix.
+NEGATIVES_SINCE = {"vllm": "0.9.2"}
+
+
+def spelling_exists(engine: str, version: Optional[str], spelling: str) -> bool:
+    """Whether the engine release surely accepts a fix's `--no-x` spelling (other fixes: True)."""
+    if not spelling.startswith("--no-") or engine not in NEGATIVES_SINCE:
+        return True
+    parsed = parse_version(version) if version else None
+    return parsed is not None and parsed >= parse_version(NEGATIVES_SINCE[engine])
 
 
 @dataclass(frozen=True)

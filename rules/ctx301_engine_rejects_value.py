@@ -33,7 +33,8 @@ Fix:
     `ctxlint check --fix` rewrites the refusals whose fix is mechanical and
     certain (`--diff` shows them): SGLang's `128K` becomes `128Ki` (the
     131,072 that `K` means to vLLM; SGLang's `k` would be 128,000), a switch
-    given `=false` becomes its `--no-` spelling and `=true` the bare switch.
+    given `=false` becomes its `--no-` spelling (vLLM: from 0.9.2, whose
+    switches have one) and `=true` the bare switch.
     Other refusals (`4k` to TGI: 4,000 or 4,096?) are left to the author.
 """
 from __future__ import annotations

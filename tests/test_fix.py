@@ -37,7 +37,7 @@ spec:
     spec:
       containers:
         - name: vllm
-          image: vllm/vllm-openai:v0.9.0
+          image: vllm/vllm-openai:v0.9.2
           args:
             - --model=meta-llama/Llama-3.1-8B-Instruct
             - --enable-chunked-prefill=false
@@ -57,7 +57,7 @@ DIFF = """\
  apiVersion: apps/v1
  kind: Deployment
 @@ -21,6 +21,6 @@
-           image: vllm/vllm-openai:v0.9.0
+           image: vllm/vllm-openai:v0.9.2
            args:
              - --model=meta-llama/Llama-3.1-8B-Instruct
 -            - --enable-chunked-prefill=false
@@ -117,6 +117,16 @@ def test_fix_in_a_native_manifest_and_a_shell_string(tmp_path, monkeypatch):
     # Quoted inside the shell word, the file does not hold what vLLM reads: no edit, still reported.
     assert "\"--enable-chunked-prefill='false'\"" in compose
     assert result.out.count("CTX301") == 1 and "ignored explicit argument \"'false'\"" in result.out
+
+
+@pytest.mark.parametrize("image", ["vllm/vllm-openai:v0.9.0", "vllm/vllm-openai:latest", "vllm/vllm-openai:v0.6.3"])
+def test_no_spelling_only_on_a_vllm_release_known_to_have_it(deploy, image):
+    # Before its switches were BooleanOptionalAction, vLLM read --x=false itself and had no --no-x.
+    deploy.write_text(WORKLOADS.replace("vllm/vllm-openai:v0.9.2", image), encoding="utf-8")
+    result = run(["check", "deploy.yaml", "--select", "CTX301", "--diff"])
+    assert "+            - --enable-prefix-caching\n" in result.out  # =true: the bare switch, in every release
+    assert "--no-enable-chunked-prefill" not in result.out
+    assert result.err == "ctxlint: 2 findings fixable with --fix in 1 file\n"
 
 
 def test_stdin_cannot_be_fixed():
