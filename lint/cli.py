@@ -16,6 +16,7 @@ import click
 from ctxlint import __version__
 
 from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
+from ctxlint.cli_fix import fix_options, run_fixes, take_fix_mode
 from ctxlint.cli_models import models_group
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -62,6 +63,7 @@ main.add_command(models_group)
               help="Make SARIF URIs (and github/gitlab paths) relative to DIR (default: the repository root "
                    "of the first path checked, as code scanning resolves them).")
 @selection_options
+@fix_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
           fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
           baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
@@ -77,6 +79,7 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     from ctxlint.registry import SelectorError
 
     targets = list(paths) or ["."]
+    fix_mode = take_fix_mode(options, paths)
     config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
     settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
@@ -96,6 +99,8 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)
+    if fix_mode:
+        report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename))
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
     ctx = cli_output.report_context(report, settings, formats, sarif_root or cli_output.source_root(targets),
                                     config.fail_on)

@@ -46,7 +46,8 @@ def full_schema() -> Dict[str, Any]:
         rule_schema = copy.deepcopy(dict(spec.options_schema))
         rule_schema.setdefault("properties", {})["severity"] = {"$ref": "#/$defs/level"}
         props[spec.id] = props[spec.name] = rule_schema
-    schema["properties"]["rules"] = {"type": "object", "properties": props, "additionalProperties": False}
+    schema["properties"]["rules"] = {"description": schema["properties"]["rules"]["description"], "type": "object",
+                                     "properties": props, "additionalProperties": False}
     return schema
 
 

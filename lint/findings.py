@@ -8,6 +8,16 @@ from typing import Any, Dict, Optional, Tuple
 from ctxlint.model import Source
 
 SEVERITIES = ("error", "warning", "info")
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A mechanical, certain edit of the finding's own span: `old` (the text there as the
+    engine read it) becomes `new`. `ctxlint check --fix` applies it only where the file still
+    holds `old` at that span, so quoting or a moved value is left alone, never guessed at."""
+
+    old: str
+    new: str
 SEVERITY_RANK = {"info": 1, "warning": 2, "error": 3}
 
 
@@ -23,6 +33,7 @@ class Diagnostic:
     message: str
     source: Source
     deployment: Optional[str] = None
+    fix: Optional[Fix] = None
 
 
 @dataclass(frozen=True)
@@ -33,6 +44,7 @@ class Problem:
     source: Source
     deployment: Optional[str] = None
     evidence: Tuple[str, ...] = ()  # stack rules: how the route was joined to the engines, step by step
+    fix: Optional[Fix] = None
 
 
 @dataclass(frozen=True, order=True)
@@ -55,6 +67,7 @@ class Finding:
     end_column: int = field(default=0, compare=False)
     tags: Tuple[str, ...] = field(default=(), compare=False)
     evidence: Tuple[str, ...] = field(default=(), compare=False)
+    fix: Optional[Fix] = field(default=None, compare=False)  # `check --fix` (never in reports' contracts)
 
     def to_dict(self) -> Dict[str, Any]:
         data = {

@@ -33,6 +33,7 @@ class RuleSpec:
     tags: Tuple[str, ...]
     options_schema: Mapping[str, Any]
     module: ModuleType
+    inputs: Tuple[str, ...] = ()  # what the rule reads, in the words of ctxlint.reporters.rule_pages.INPUTS
 
     @property
     def summary(self) -> str:
@@ -49,7 +50,7 @@ class RuleSpec:
 
 def _spec(module: ModuleType) -> RuleSpec:
     spec = RuleSpec(module.ID, module.NAME, module.SEVERITY, module.SCOPE, tuple(module.TAGS),
-                    MappingProxyType(dict(module.OPTIONS)), module)
+                    MappingProxyType(dict(module.OPTIONS)), module, tuple(module.INPUTS))
     if not ID_FORMAT.match(spec.id) or not NAME_FORMAT.match(spec.name):
         raise ValueError(f"rule {module.__name__}: bad ID {spec.id!r} or name {spec.name!r}")
     if spec.severity not in SEVERITIES or spec.scope not in SCOPES:

@@ -11,7 +11,7 @@ def from_diagnostics(diagnostics: Iterable[Diagnostic], kind: str) -> Iterator[P
     """The input rules report what the loader and the adapters recorded."""
     for diag in diagnostics:
         if diag.kind == kind:
-            yield Problem(diag.message, diag.source, diag.deployment)
+            yield Problem(diag.message, diag.source, diag.deployment, fix=diag.fix)
 
 
 def max_prompt(dep: Deployment) -> Optional[Tuple[int, str, Source]]:

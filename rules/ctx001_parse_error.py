@@ -38,6 +38,7 @@ NAME = "parse-error"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("file",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -46,6 +46,7 @@ NAME = "schema-violation"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("schema",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

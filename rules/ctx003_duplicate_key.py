@@ -36,6 +36,7 @@ NAME = "duplicate-key"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("file",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -35,6 +35,7 @@ NAME = "unknown-field"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("schema",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

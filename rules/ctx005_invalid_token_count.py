@@ -37,6 +37,7 @@ NAME = "invalid-token-count"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("token-counts",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -35,6 +35,7 @@ NAME = "invalid-suppression"
 SEVERITY = "warning"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("suppressions",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -31,6 +31,7 @@ NAME = "unused-suppression"
 SEVERITY = "warning"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("suppressions",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

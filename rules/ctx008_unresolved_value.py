@@ -40,6 +40,7 @@ NAME = "unresolved-value"
 SEVERITY = "info"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("variables",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

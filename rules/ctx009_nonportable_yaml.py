@@ -35,6 +35,7 @@ NAME = "nonportable-yaml"
 SEVERITY = "warning"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("file",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

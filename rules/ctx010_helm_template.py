@@ -39,6 +39,7 @@ NAME = "helm-template"
 SEVERITY = "info"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("file",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

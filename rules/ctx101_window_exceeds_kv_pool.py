@@ -45,6 +45,8 @@ NAME = "window-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens",
+          "disaggregation", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -48,6 +48,8 @@ NAME = "overlong-prompts-reach-prefill"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ("security",)
+INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "disaggregation", "roles[].context_length",
+          "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

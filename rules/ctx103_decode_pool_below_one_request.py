@@ -43,6 +43,8 @@ NAME = "decode-pool-below-one-request"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens",
+          "disaggregation", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -38,6 +38,7 @@ NAME = "window-exceeds-engine-context"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "roles[].context_length")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

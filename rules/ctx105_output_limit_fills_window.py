@@ -35,6 +35,7 @@ NAME = "output-limit-fills-window"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -36,6 +36,7 @@ NAME = "prompt-budget-below-minimum"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens")
 OPTIONS = {
     "type": "object",
     "additionalProperties": False,

@@ -39,6 +39,7 @@ NAME = "gateway-cap-exceeds-limits"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "disaggregation", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -36,6 +36,7 @@ NAME = "role-settings-disagree"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("disaggregation", "roles[].context_length", "roles[].kv_cache_dtype")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 _FIELDS = (("context_length", "context length"), ("kv_cache_dtype", "KV-cache dtype"))

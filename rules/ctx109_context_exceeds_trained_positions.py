@@ -40,6 +40,7 @@ NAME = "context-exceeds-trained-positions"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "model", "roles[].context_length", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -54,6 +54,7 @@ NAME = "context-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

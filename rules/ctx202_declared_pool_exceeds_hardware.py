@@ -46,6 +46,7 @@ NAME = "declared-pool-exceeds-hardware"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("roles[].kv_pool_tokens", "roles[].capacity", "roles[].accelerators", "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -42,6 +42,7 @@ NAME = "weights-exceed-memory"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("roles[].capacity", "roles[].accelerators", "roles[].parallelism", "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -41,6 +41,7 @@ NAME = "parallelism-mismatch"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("model", "roles[].accelerators", "roles[].parallelism")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -38,6 +38,7 @@ NAME = "idle-accelerators"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("roles[].accelerators", "roles[].parallelism")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -33,6 +33,7 @@ NAME = "memory-fraction-out-of-range"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("roles[].engine_args",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

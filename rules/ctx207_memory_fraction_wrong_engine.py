@@ -42,6 +42,7 @@ NAME = "memory-fraction-wrong-engine"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -38,6 +38,7 @@ NAME = "capacity-not-derivable"
 SEVERITY = "info"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("engine", "model", "roles[].kv_pool_tokens", "roles[].accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -49,6 +49,8 @@ NAME = "no-memory-for-kv-cache"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("engine", "model", "roles[].capacity", "roles[].accelerators", "roles[].parallelism",
+          "roles[].engine_args", "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

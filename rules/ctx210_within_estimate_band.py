@@ -53,6 +53,8 @@ NAME = "within-estimate-band"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens", "engine",
+          "roles[].context_length", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 # The boot log line that gives each engine's real pool.

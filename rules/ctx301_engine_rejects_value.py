@@ -28,6 +28,14 @@ Example (good):
 
 Options:
     None.
+
+Fix:
+    `ctxlint check --fix` rewrites the refusals whose fix is mechanical and
+    certain (`--diff` shows them): SGLang's `128K` becomes `128Ki` (the
+    131,072 that `K` means to vLLM; SGLang's `k` would be 128,000), a switch
+    given `=false` becomes its `--no-` spelling (vLLM: from 0.9.2, whose
+    switches have one) and `=true` the bare switch.
+    Other refusals (`4k` to TGI: 4,000 or 4,096?) are left to the author.
 """
 from __future__ import annotations
 
@@ -41,6 +49,7 @@ NAME = "engine-rejects-value"
 SEVERITY = "error"
 SCOPE = "input"
 TAGS = ()
+INPUTS = ("roles[].engine_args",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

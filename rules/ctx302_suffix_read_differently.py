@@ -47,6 +47,8 @@ NAME = "suffix-read-differently"
 SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens", "engine",
+          "model", "roles[].context_length", "roles[].kv_pool_tokens", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 _SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT])(i?)\s*$")

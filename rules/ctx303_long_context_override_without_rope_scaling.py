@@ -54,6 +54,7 @@ NAME = "long-context-override-without-rope-scaling"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "model", "roles[].context_length", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -47,6 +47,7 @@ NAME = "batched-tokens-below-model-len"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "roles[].context_length", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 V1_DEFAULT = parse_version("0.8.0")  # the V1 engine (chunked prefill always on by default) became the default

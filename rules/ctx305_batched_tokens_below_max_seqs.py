@@ -41,6 +41,7 @@ NAME = "batched-tokens-below-max-seqs"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "roles[].accelerators", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 GPU_DEFAULT_MAX_NUM_SEQS = 256  # the smaller of vLLM's GPU defaults (get_batch_defaults, engines.md §1.1)

@@ -44,6 +44,7 @@ NAME = "prefill-tokens-below-input-tokens"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("engine", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 CHUNKING_SINCE = parse_version("3.0.0")  # TGI 3 added prefill chunking and moved this check to the router

@@ -49,6 +49,8 @@ NAME = "prompt-exceeds-max-num-tokens"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "engine", "roles[].context_length",
+          "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-serve / BuildConfig default

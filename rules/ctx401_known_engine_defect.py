@@ -52,6 +52,7 @@ NAME = "known-engine-defect"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ("security",)
+INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

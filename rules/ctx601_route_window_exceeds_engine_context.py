@@ -40,6 +40,7 @@ NAME = "route-window-exceeds-engine-context"
 SEVERITY = "error"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("roles[].context_length", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -40,6 +40,7 @@ NAME = "route-window-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("engine", "roles[].context_length", "roles[].pool", "routes", "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -39,6 +39,7 @@ NAME = "approximate-gateway-cap"
 SEVERITY = "warning"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("roles[].context_length", "roles[].pool", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

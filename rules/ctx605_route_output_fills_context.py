@@ -37,6 +37,7 @@ NAME = "route-output-fills-context"
 SEVERITY = "error"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("roles[].context_length", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

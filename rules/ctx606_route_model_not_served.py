@@ -38,6 +38,7 @@ NAME = "route-model-not-served"
 SEVERITY = "error"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("model", "roles[].engine_args", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

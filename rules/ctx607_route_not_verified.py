@@ -41,6 +41,7 @@ NAME = "route-not-verified"
 SEVERITY = "info"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("routes",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 _INTERNAL = re.compile(r"(^localhost$|^[0-9.]+$|\.(svc|local|internal|cluster|lan|home)$|^[^.]+$)")

@@ -35,6 +35,7 @@ NAME = "route-engines-disagree"
 SEVERITY = "warning"
 SCOPE = "stack"
 TAGS = ()
+INPUTS = ("roles[].context_length", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -40,6 +40,7 @@ NAME = "window-exceeds-gateway-cap"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
+INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from typing import Iterable, Iterator, Optional
 
-from ctxlint.engines.values import normalize_engine, read_setting_int
-from ctxlint.findings import Diagnostic
+from ctxlint.engines.suffixes import suffix_fix
+from ctxlint.engines.values import int_rule, normalize_engine, read_setting_int
+from ctxlint.findings import Diagnostic, Fix
 from ctxlint.model import Role, Val
 
 ENGINE_REJECTS_VALUE = "engine-rejects-value"
@@ -33,8 +34,9 @@ def rejected_values(engine: Optional[Val], roles: Iterable[Role], deployment: Op
             if reading is None or reading.ok:
                 continue
             where = val.source.path or key
+            fixed = suffix_fix(int_rule(name, key) or "", val.value) if isinstance(val.value, str) else None
             yield Diagnostic(
                 ENGINE_REJECTS_VALUE,
                 f"{where}: {engine_label(name)} refuses {key} = {val.value!r} and does not start "
                 f"({reading.error.rstrip('.')}). Write the plain integer you mean",
-                val.source, deployment)
+                val.source, deployment, Fix(val.value, fixed) if fixed else None)

@@ -42,7 +42,8 @@ from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, d
                              parse_invocation, split_list, split_shell)
 from ctxlint.engines.detect import image_tag
 from ctxlint.engines.specs import spec_for
-from ctxlint.findings import Diagnostic
+from ctxlint.findings import Diagnostic, Fix
+from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
@@ -210,10 +211,13 @@ class _Reader:
             if flag is None or not (set(flag.tags) & _RELEVANT_TAGS or flag.name in RELEVANT_SETTINGS):
                 continue
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
+        release = found.version.value if found.version is not None else None
         for problem in inv.errors:
             src = self.problem_source(problem, tokens)
+            certain = problem.fix is not None and spelling_exists(det.engine, release, problem.fix[1])
             out.diagnostics.append(Diagnostic(
-                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None))
+                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None,
+                Fix(*problem.fix) if certain else None))
         out.roles.append(found)
 
     def with_config(self, inv):

@@ -14,7 +14,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from . import specs
 from .flagspec import EngineSpec, FlagSpec
 from .result import Invocation, Problem, Setting, Span
-from .suffixes import read_float, read_int
+from .suffixes import read_float, read_int, suffix_fix
 from .tokens import Token
 
 _NEG_NUM = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
@@ -59,6 +59,22 @@ def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[st
     if f.choices and text not in f.choices:
         return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
     return text, None, ""
+
+
+def _switch_fix(f: FlagSpec, name: str, attached: str) -> Optional[str]:
+    """`--x=true` -> `--x`, `--x=false` -> `--no-x` (and `--no-x=false` -> `--x`) for a switch
+    that takes no value, when the engine has that spelling; None when the meaning is not certain
+    (`--x=0`, or a switch without a negative spelling, where the fix would be deleting it)."""
+    word = attached.strip().lower()
+    if word == "true":
+        return name
+    if word != "false":
+        return None
+    if name in f.negatives:
+        positive = "--" + name[len("--no-"):] if name.startswith("--no-") else ""
+        return positive if positive in f.spellings else None
+    negative = "--no-" + name[2:] if name.startswith("--") else ""
+    return negative if negative in f.negatives else None
 
 
 class _Parser:
@@ -130,8 +146,10 @@ class _Parser:
             return i + (2 if nxt is not None else 1)
         if f.takes == "none":
             if eq:
+                fix = _switch_fix(f, name, attached)
                 self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
-                                           i, (tok.start, tok.end), tok.item, f.name))
+                                           i, (tok.start, tok.end), tok.item, f.name,
+                                           fix=(text, fix) if fix else None))
             self._set(f, name not in f.negatives, "", None, None, name, i, note)
             return i + 1
         if eq:
@@ -163,7 +181,9 @@ class _Parser:
             return nxt
         value, verr, vnote = _convert(spec, f, raw)
         if verr:
-            self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name))
+            fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
+            self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
+                                       fix=(raw, fix) if fix else None))
         self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
         return nxt
 

@@ -36,6 +36,7 @@ class Problem:
     other_index: Optional[int] = None  # duplicates: index of the earlier flag token
     other_span: Optional[Span] = None
     ref: Optional[VarRef] = None
+    fix: Optional[tuple[str, str]] = None  # (text at span, its mechanical replacement): see findings.Fix
 
 
 @dataclass(frozen=True)

@@ -95,6 +95,18 @@ def read_sglang(text: str) -> IntReading:
                                 "(1k, 1M), or IEC suffixes (1Ki, 1Mi). Suffixes are case-sensitive.")
 
 
+def suffix_fix(rule: str, text: str) -> Optional[str]:
+    """The spelling a rule accepts for a refused value whose meaning is certain, else None.
+
+    Only SGLang's missing `K`: `128K` is 131,072 to vLLM (and to anyone writing K for 1024),
+    and SGLang spells that `128Ki`; its `k` would be 128,000, a different number. Other
+    refusals (`4k` to TGI: 4,000 or 4,096?) have no certain reading and get no fix.
+    """
+    if rule == "sglang" and re.fullmatch(r"\d+K", text) and not read_sglang(text).ok:
+        return text + "i"
+    return None
+
+
 def read_python_int(text: str, flavor: str = "argparse") -> IntReading:
     value = _py_int(text)
     if value is not None:
