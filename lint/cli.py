@@ -17,6 +17,7 @@ from ctxlint import __version__
 
 from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
 from ctxlint.cli_models import models_group
+from ctxlint.cli_probe import probe
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -30,6 +31,7 @@ def main() -> None:
 main.add_command(config_group)
 main.add_command(baseline_group)
 main.add_command(models_group)
+main.add_command(probe)
 
 
 @main.command()

@@ -47,6 +47,13 @@ from ctxlint.rules import (  # noqa: E402
     ctx309_slot_context_below_window,
     ctx401_known_engine_defect,
     ctx402_unknown_engine_version,
+    ctx501_cross_session_leak,
+    ctx502_answer_above_pool,
+    ctx503_invalid_success,
+    ctx504_window_not_enforced,
+    ctx505_unclean_refusal,
+    ctx506_window_refused,
+    ctx507_boundary_missed,
 )
 
 ALL = (
@@ -90,4 +97,11 @@ ALL = (
     ctx309_slot_context_below_window,
     ctx401_known_engine_defect,
     ctx402_unknown_engine_version,
+    ctx501_cross_session_leak,
+    ctx502_answer_above_pool,
+    ctx503_invalid_success,
+    ctx504_window_not_enforced,
+    ctx505_unclean_refusal,
+    ctx506_window_refused,
+    ctx507_boundary_missed,
 )

@@ -1,0 +1,56 @@
+"""A request larger than the advertised window (but within the KV pool) got a completion instead of a 4xx.
+
+Why:
+    The window is a promise in both directions: requests up to it are served,
+    requests past it are refused with a 4xx that says so. A stack that answers
+    past it truncates the prompt silently (clients lose the start of their
+    context without knowing) or runs with a context length larger than the one
+    advertised and checked, so `ctxlint check` verified the wrong number. The size
+    is the server's own count (usage.prompt_tokens) plus max_tokens when reported.
+    Above the pool, CTX502 reports it instead; a 2xx that is no valid completion,
+    CTX503.
+
+Example (bad):
+    ```console
+    $ ctxlint probe http://127.0.0.1:8000 --model m --window 2048 --pool 8192
+    http://127.0.0.1:8000/v1/chat/completions:1:1: CTX504 [warning] request #9 (case window+1, 2,049
+    tokens) answered HTTP 200 past the advertised window 2,048 ...
+    ```
+
+Example (good):
+    ```console
+    $ ctxlint probe http://127.0.0.1:8000 --model m --window 2048 --pool 8192
+    (window+1 and output-past-window answered 400 with an error body: no finding)
+    ```
+
+Options:
+    None.
+"""
+from __future__ import annotations
+
+from typing import Iterator
+
+from ctxlint.findings import Problem
+from ctxlint.model import fmt
+from ctxlint.probe.answers import COMPLETION
+from ctxlint.probe.run import ProbeRun
+from ctxlint.rules._probe import locate, over_pool, over_window, request
+
+ID = "CTX504"
+NAME = "window-not-enforced"
+SEVERITY = "warning"
+SCOPE = "probe"
+TAGS = ()
+OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
+
+
+def check(run: ProbeRun, options) -> Iterator[Problem]:
+    for exchange in run.boundary:
+        answer = exchange.answer
+        if answer.kind != COMPLETION or not over_window(run, exchange) or over_pool(run, exchange):
+            continue
+        yield Problem(
+            f"{request(exchange)} answered HTTP {exchange.status} past the advertised window "
+            f"{fmt(run.limits.window)}: the stack truncates or serves a longer context than it advertises. "
+            "Make the engine's context length (or a gateway cap) match the window",
+            locate(run, exchange))
