@@ -1,0 +1,364 @@
+"""`ctxlint probe` against a real server process on loopback (tests/probe_server.py).
+
+The server counts one token per word plus a 7-token chat template, enforces a
+window and a pool, and is switched into the faulty modes the probe must catch.
+Windows are small (2,048 tokens) so the whole file runs in a few seconds.
+"""
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+import textwrap
+import urllib.request
+
+import pytest
+
+from conftest import REPO
+from helpers import run
+
+DEFAULTS = {"mode": "correct", "fault_on": "pool", "window": 2048, "pool": 4096, "hang_seconds": 5.0,
+            "strict_limit": 0, "usage": True, "tokens_per_word": 1}
+MARKER = re.compile(r"canary-[0-9a-f]{12}")
+
+
+class Server:
+    def __init__(self, proc: subprocess.Popen, port: int) -> None:
+        self.proc, self.port = proc, port
+        self.url = f"http://127.0.0.1:{port}"
+
+    def set(self, **state) -> None:
+        self._call("POST", {**DEFAULTS, **state, "reset": True})
+
+    def requests(self) -> int:
+        return self._call("GET")["requests"]
+
+    def _call(self, method: str, data=None) -> dict:
+        body = json.dumps(data).encode() if data is not None else None
+        request = urllib.request.Request(f"{self.url}/_control", data=body, method=method)
+        with urllib.request.urlopen(request, timeout=5) as response:
+            return json.loads(response.read())
+
+
+@pytest.fixture(scope="module")
+def server():
+    proc = subprocess.Popen([sys.executable, str(REPO / "tests" / "probe_server.py")],
+                            stdout=subprocess.PIPE, text=True)
+    try:
+        port = int(proc.stdout.readline().split()[1])
+        yield Server(proc, port)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def probe(server: Server, *args: str):
+    result = run(["probe", server.url, "--model", "m", *args])
+    clean = lambda text: MARKER.sub("canary-X", text.replace(str(server.port), "PORT"))  # noqa: E731
+    return result.code, clean(result.out), clean(result.err)
+
+
+def last_line(err: str) -> str:
+    return err.strip().splitlines()[-1]
+
+
+URL = "http://127.0.0.1:PORT/v1/chat/completions"
+
+
+def test_correct_server_passes(server):
+    server.set()
+    code, out, err = probe(server, "--window", "2048", "--pool", "4096")
+    assert (code, out) == (0, "")
+    assert last_line(err) == f"ctxlint probe: no findings in 11 requests to {URL}"
+    assert "not run: pool: the pool (4,096) is above the window: window+1 is refused first" in err
+    assert "template overhead: 7 tokens measured" in err
+    assert server.requests() == 11
+
+
+def test_correct_server_table_shows_every_case_at_its_boundary(server):
+    server.set(window=2048, pool=2048)
+    code, _, err = probe(server, "--window", "2048", "--pool", "2048")
+    rows = {line.split()[1]: line.split() for line in err.splitlines() if re.match(r"\d+ ", line)}
+    # name: (expected, prompt by the probe, prompt by the server, max_tokens, status, verdict)
+    assert {name: (r[2], r[3], r[4], r[5], r[6], r[8]) for name, r in rows.items() if name != "canary"} == {
+        "calibration": ("completion", "16", "23", "1", "200", "completion"),
+        "window-1": ("completion", "2,046", "2,046", "1", "200", "completion"),
+        "window": ("completion", "2,047", "2,047", "1", "200", "completion"),
+        "pool": ("completion", "2,047", "2,047", "1", "200", "completion"),
+        "output-at-window": ("completion", "23", "23", "2,025", "200", "completion"),
+        "window+1": ("4xx", "2,048", "2,048", "1", "400", "refusal"),
+        "pool+1": ("4xx", "2,048", "2,048", "1", "400", "refusal"),
+        "output-past-window": ("4xx", "23", "23", "2,026", "400", "refusal"),
+    }
+    assert code == 0
+
+
+def test_stale_pages_are_a_located_critical_finding_naming_the_marker(server, tmp_path):
+    # The incident in small: the window (4,096) exceeds the prefill pool (2,048); over the pool
+    # the server answers 200 with the start of the previous request: session A's prompt.
+    manifest = tmp_path / "deploy.yaml"
+    manifest.write_text(textwrap.dedent("""\
+        apiVersion: ctxlint/v1
+        kind: ModelDeployment
+        metadata: {name: small}
+        spec:
+          model: {id: meta-llama/Llama-3.1-8B-Instruct}
+          advertised: {context_window: 4096}
+          engine: {name: sglang, version: "0.5.21"}
+          serving:
+            disaggregation: prefill-decode
+            roles:
+              - {role: prefill, context_length: 4096, kv_pool_tokens: 2048}
+              - {role: decode, context_length: 4096, kv_pool_tokens: 65536}
+        """))
+    server.set(mode="stale", window=4096, pool=2048)
+    code, out, err = probe(server, "--manifest", str(manifest), "--case", "pool", "--case", "pool+1",
+                           "--format", "json")
+    findings = json.loads(out)["findings"]
+    assert code == 1
+    assert [(f["rule"], f["severity"], f["line"], f["column"], f["path"], f["tags"]) for f in findings] == [
+        ("CTX501", "error", 11, 63, "probe.pool+1", ["security"]),
+        ("CTX502", "error", 11, 63, "probe.pool+1", ["security"]),
+    ]
+    assert findings[0]["file"] == str(manifest)
+    assert findings[0]["message"] == (
+        "request #5 (case pool+1, 2,049 tokens) answered HTTP 200 with canary marker canary-X, which session A "
+        "sent in request #4: the stack returned another session's data. Do not launch: cap prompts at or below "
+        "the smallest KV pool in front of the engine and upgrade past the engine's isolation defects "
+        "(see `ctxlint check`)")
+    assert last_line(err) == f"ctxlint probe: 2 errors in 5 requests to {URL}"
+
+
+def test_the_leaked_marker_is_the_one_session_a_sent(server):
+    server.set(mode="stale", window=2048, pool=1024)
+    result = run(["probe", server.url, "--model", "m", "--window", "2048", "--pool", "1024", "--case", "pool+1",
+                  "--format", "json"])
+    leak = next(f for f in json.loads(result.out)["findings"] if f["rule"] == "CTX501")
+    marker = MARKER.search(leak["message"]).group(0)
+    assert result.code == 1 and "which session A sent in request #2" in leak["message"]
+    # The server's stale answer is the start of request #2's prompt, whose first marker this is.
+    assert len(set(MARKER.findall(leak["message"]))) == 1 and marker.startswith("canary-")
+
+
+@pytest.mark.parametrize("mode,rules", [
+    ("empty", ["CTX503", "CTX503"]),
+    ("zero-tokens", ["CTX503", "CTX503"]),
+    ("server-error", ["CTX505", "CTX505"]),
+])
+def test_faulty_answers_past_the_window_exit_1(server, mode, rules):
+    server.set(mode=mode, fault_on="window")
+    code, out, err = probe(server, "--window", "2048", "--pool", "4096")
+    assert code == 1
+    assert [line.split()[1] for line in out.splitlines()] == rules
+    assert "case window+1, 2,049 tokens" in out and "case output-past-window, 2,049 tokens" in out
+
+
+def test_empty_content_message(server):
+    server.set(mode="empty", fault_on="window")
+    _, out, _ = probe(server, "--window", "2048", "--pool", "4096", "--case", "window+1")
+    assert out == (f"{URL}:1:1: CTX503 [error] request #3 (case window+1, 2,049 tokens) answered HTTP 200 with "
+                   "empty content: a success status on an answer that is not one. Check the engine's logs for "
+                   "aborted or preempted requests (invalid-success)\n")
+
+
+def test_zero_tokens_message(server):
+    server.set(mode="zero-tokens", fault_on="all")
+    code, out, _ = probe(server, "--window", "2048", "--case", "window")
+    assert code == 1
+    assert 'request #3 (case window, 2,048 tokens) answered HTTP 200 with finish_reason "length" at 0 ' \
+           "completion tokens" in out
+    assert out.count("CTX503") == 3  # calibration, canary and case: every answer was empty of tokens
+
+
+def test_hang_past_the_timeout(server):
+    server.set(mode="hang", fault_on="window", hang_seconds=3)
+    code, out, _ = probe(server, "--window", "2048", "--pool", "4096", "--case", "window+1", "--timeout", "0.5")
+    assert code == 1
+    assert out == (f"{URL}:1:1: CTX505 [error] request #3 (case window+1, 2,049 tokens) got no answer within the "
+                   "0.5 s timeout: neither a completion nor a 4xx with an error body, so a client cannot tell what "
+                   "went wrong (unclean-refusal)\n")
+
+
+def test_window_not_enforced_is_a_warning(server):
+    server.set(mode="open")
+    code, out, _ = probe(server, "--window", "2048", "--pool", "4096", "--case", "window+1")
+    assert code == 0
+    assert out == (f"{URL}:1:1: CTX504 [warning] request #3 (case window+1, 2,049 tokens) answered HTTP 200 past "
+                   "the advertised window 2,048: the stack truncates or serves a longer context than it "
+                   "advertises. Make the engine's context length (or a gateway cap) match the window "
+                   "(window-not-enforced)\n")
+    assert probe(server, "--window", "2048", "--case", "window+1", "--fail-on", "warning")[0] == 1
+
+
+def test_refusal_inside_the_window(server):
+    server.set(mode="strict", strict_limit=1024)
+    code, out, _ = probe(server, "--window", "2048", "--case", "window-1", "--case", "window+1")
+    assert code == 0
+    assert out == (f"{URL}:1:1: CTX506 [warning] request #3 (case window-1, 2,047 tokens) was refused (HTTP 400: "
+                   "'maximum context length is 1024 tokens') although it is within the advertised window and the "
+                   "KV pool: the stack serves less than it promises (window-refused)\n")
+
+
+def test_a_server_that_counts_differently_is_reported(server):
+    # The server counts two tokens per word: the probe's window-1 prompt is over the window by its count.
+    server.set(tokens_per_word=2)
+    code, out, _ = probe(server, "--window", "2048", "--case", "window-1")
+    assert code == 0
+    assert out == (f"{URL}:1:1: CTX507 [warning] case window-1 was sized at 2,046 prompt tokens, the server "
+                   "counted 4,053 (off by 2,007): meant to be within the limits, it was not, so it did not test "
+                   "its boundary. Give --tokenizer or a larger --margin (boundary-missed)\n")
+
+
+def test_without_usage_the_served_cases_keep_a_margin(server):
+    server.set(usage=False)
+    code, out, err = probe(server, "--window", "2048", "--case", "window", "--case", "window+1")
+    assert (code, out) == (0, "")
+    assert "template overhead: unknown (no usage reported); cases that must be served were built 64 tokens " \
+           "smaller" in err
+    rows = [line.split() for line in err.splitlines() if re.match(r"\d+ ", line)]
+    assert [(r[1], r[3], r[6]) for r in rows if r[1].startswith("window")] == [
+        ("window", "1,983", "200"), ("window+1", "2,048", "400")]  # 2,048 words (+ 7 template tokens unseen)
+
+
+def test_request_budget_is_never_exceeded(server):
+    server.set()
+    code, out, err = probe(server, "--window", "2048", "--max-requests", "4")
+    assert server.requests() == 4
+    assert last_line(err) == f"ctxlint probe: no findings in 4 requests to {URL}; stopped early: request budget " \
+                             "(4) used"
+    assert "not run: output-at-window: not sent: request budget (4) used" in err
+    assert (code, out) == (0, "")
+
+
+def test_wall_clock_budget_stops_the_run(server):
+    server.set(mode="slow", hang_seconds=0.3)
+    code, _, err = probe(server, "--window", "2048", "--time-budget", "0.5")
+    sent = server.requests()
+    assert 1 <= sent <= 3
+    assert last_line(err).endswith(f"in {sent} requests to {URL}; stopped early: wall-clock budget (0.5 s) used")
+    assert code == 0
+
+
+def test_concurrency_sends_the_same_requests(server):
+    server.set()
+    code, out, err = probe(server, "--window", "2048", "--concurrency", "2")
+    assert (code, out) == (0, "")
+    assert last_line(err) == f"ctxlint probe: no findings in 11 requests to {URL}"
+
+
+def test_completions_api(server):
+    server.set()
+    code, out, err = probe(server, "--window", "2048", "--api", "completions")
+    assert (code, out) == (0, "")
+    assert "template overhead: 1 tokens measured" in err
+    assert last_line(err) == "ctxlint probe: no findings in 11 requests to http://127.0.0.1:PORT/v1/completions"
+
+
+SECRET = "sk-probe-test-3f9a1c77d2e04b"
+
+
+@pytest.mark.parametrize("fmt", ["text", "json", "sarif", "junit", "gitlab", "markdown", "github"])
+def test_api_key_never_appears_in_any_output(server, monkeypatch, fmt):
+    # The server echoes the request headers (Authorization first) into an invalid 200 body.
+    monkeypatch.setenv("PROBE_KEY", SECRET)
+    server.set(mode="invalid-json", fault_on="all")
+    result = run(["probe", server.url, "--model", "m", "--window", "2048", "--api-key-env", "PROBE_KEY",
+                  "--case", "window+1", "--format", fmt])
+    assert result.code == 1
+    assert SECRET not in result.out and SECRET not in result.err
+    if fmt == "text":
+        assert "'<html>Bearer [redacted] reset" in result.out
+
+
+def test_api_key_not_printed_in_errors(server, monkeypatch):
+    monkeypatch.setenv("PROBE_KEY", SECRET)
+    result = run(["probe", f"http://127.0.0.1:{server.port}/x?key={SECRET}", "--model", "m", "--window", "2048",
+                  "--api-key-env", "PROBE_KEY", "--allow-remote", "--max-requests", "2", "--header", "bad"])
+    assert result.code == 2 and SECRET not in result.out + result.err
+    missing = run(["probe", server.url, "--model", "m", "--window", "2048", "--api-key-env", "NO_SUCH_KEY_VAR"])
+    assert missing.code == 2
+    assert "--api-key-env NO_SUCH_KEY_VAR: that environment variable is not set or empty" in missing.err
+
+
+@pytest.mark.parametrize("url", ["http://10.1.2.3:8000", "http://192.0.2.7/v1", "http://[2001:db8::1]:8000",
+                                 "https://0.0.0.0:8443"])
+def test_non_loopback_targets_are_refused(url):
+    result = run(["probe", url, "--model", "m", "--window", "2048"])
+    assert result.code == 2 and result.out == ""
+    assert "is not a loopback address: the probe sends over-long prompts and canary data, so it refuses other " \
+           "hosts unless --allow-remote is given" in result.err
+
+
+def test_allow_remote_lets_the_probe_try(server):
+    result = run(["probe", "http://192.0.2.7:9", "--model", "m", "--window", "2048", "--allow-remote",
+                  "--timeout", "0.3"])
+    assert result.code == 2
+    assert result.err.startswith("ctxlint probe: cannot reach http://192.0.2.7:9/v1/chat/completions: ")
+
+
+def test_localhost_by_name_is_loopback(server):
+    server.set()
+    result = run(["probe", f"localhost:{server.port}", "--model", "m", "--window", "2048", "--case", "window"])
+    assert result.code == 0 and result.out == ""
+
+
+def test_unreachable_endpoint_is_a_usage_error(server):
+    closed = subprocess.Popen([sys.executable, "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0));"
+                               " print(s.getsockname()[1])"], stdout=subprocess.PIPE, text=True)
+    port = closed.communicate(timeout=10)[0].strip()
+    result = run(["probe", f"http://127.0.0.1:{port}", "--model", "m", "--window", "2048"])
+    assert result.code == 2
+    assert result.err == f"ctxlint probe: cannot reach http://127.0.0.1:{port}/v1/chat/completions: connection " \
+                         "refused\n"
+
+
+@pytest.mark.parametrize("args,message", [
+    ([], "give --manifest FILE, or --window and/or --pool"),
+    (["--window", "12k5"], "--window: "),
+    (["--window", "2048", "--header", "no-colon"], "--header: expected 'NAME: VALUE'"),
+    (["--window", "2048", "--deployment", "x"], "--deployment needs --manifest"),
+    (["--window", "2048", "--ignore", "CTX9"], "unknown rule selector 'CTX9'"),
+])
+def test_usage_errors_exit_2(server, args, message):
+    result = run(["probe", server.url, "--model", "m", *args])
+    assert result.code == 2 and message in result.err
+
+
+def test_incident_manifest_gives_its_limits():
+    from ctxlint.probe.limits import boundaries_from_manifest
+
+    limits = boundaries_from_manifest(str(REPO / "samples" / "incident" / "deployment.yaml"))
+    assert (limits.window, limits.pool, limits.pool_ceiling) == (1048576, 681280, 681280)
+    assert (limits.window_source.line, limits.window_source.col) == (13, 21)
+    assert (limits.pool_source.line, limits.pool_source.col) == (24, 25)
+    assert limits.describe() == f"window 1,048,576, pool 681,280 from {REPO / 'samples/incident/deployment.yaml'} " \
+                                "(deployment coder-moe-prod)"
+
+
+def test_manifest_errors_are_usage_errors(server, tmp_path):
+    broken = tmp_path / "broken.yaml"
+    broken.write_text("spec: [unclosed\n")
+    result = run(["probe", server.url, "--model", "m", "--manifest", str(broken)])
+    assert result.code == 2 and result.err.startswith(f"ctxlint probe: {broken}:")
+
+
+def test_tokenizer_from_a_path_and_from_the_hub_cache(server, tmp_path, monkeypatch):
+    tokenizers = pytest.importorskip("tokenizers")
+    from tokenizers.models import WordLevel
+    from tokenizers.pre_tokenizers import Whitespace
+
+    tokenizer = tokenizers.Tokenizer(WordLevel({"the": 0, "[UNK]": 1}, unk_token="[UNK]"))
+    tokenizer.pre_tokenizer = Whitespace()
+    path = tmp_path / "tokenizer.json"
+    tokenizer.save(str(path))
+    server.set()
+    code, out, err = probe(server, "--window", "2048", "--tokenizer", str(tmp_path))
+    assert (code, out) == (0, "")
+    assert f"sizing: tokenizer {path};" in err
+    snapshot = tmp_path / "hub" / "models--org--tiny" / "snapshots" / "abc123"
+    snapshot.mkdir(parents=True)
+    tokenizer.save(str(snapshot / "tokenizer.json"))
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    result = run(["probe", server.url, "--model", "org/tiny", "--window", "2048", "--case", "window"])
+    assert result.code == 0 and f"sizing: tokenizer {snapshot / 'tokenizer.json'};" in result.err
