@@ -26,6 +26,8 @@ FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab", "markdown")
               "128Ki; overrides the manifest's.")
 @click.option("--pool", metavar="TOKENS", help="Smallest KV pool of a role that holds prompts; overrides the "
               "manifest's.")
+@click.option("--prompt-cap", metavar="TOKENS", help="The gateway's cap on prompt tokens; overrides the manifest's "
+              "gateway.max_prompt_tokens.")
 @click.option("--api", type=click.Choice(["chat", "completions"]), default="chat", show_default=True,
               help="/v1/chat/completions or /v1/completions (appended unless URL already ends with it).")
 @click.option("--api-key-env", metavar="NAME", help="Environment variable holding the API key (sent as a bearer "
@@ -60,15 +62,15 @@ FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab", "markdown")
               help="Lowest severity that makes the exit code 1.")
 @click.option("--ignore", multiple=True, metavar="RULES", help="Probe rules not to report (IDs, prefixes, names).")
 def probe(url: str, model: str, manifest: Optional[str], deployment: Optional[str], window: Optional[str],
-          pool: Optional[str], api: str, api_key_env: Optional[str], headers: Tuple[str, ...],
+          pool: Optional[str], prompt_cap: Optional[str], api: str, api_key_env: Optional[str], headers: Tuple[str, ...],
           cases: Tuple[str, ...], tokenizer: Optional[str], margin: int, max_requests: int, time_budget: float,
           timeout: float, concurrency: int, canary_tokens: int, allow_remote: bool,
           output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: str, ignore: Tuple[str, ...]) -> None:
     """Send boundary requests to a running OpenAI-compatible endpoint at URL and report how it answers.
 
-    Cases: window-1, window, pool, output-at-window (must be served) and window+1, pool+1,
-    output-past-window (must get a 4xx with an error body), each after a canary request of
-    another session whose markers must never come back. Findings (CTX501-CTX507) go through the
+    Cases: window-1, window, pool, cap, output-at-window (served when within every limit) and
+    window+1, pool+1, cap+1, output-past-window (must get a 4xx with an error body), each after
+    a canary request of another session whose markers must never come back. Findings (CTX501-CTX507) go through the
     same reporters as `check`; a table of every request goes to stderr. Exits 0 when clean, 1 on
     findings at or above --fail-on, 2 on usage errors or an unreachable endpoint.
     """
@@ -84,7 +86,7 @@ def probe(url: str, model: str, manifest: Optional[str], deployment: Optional[st
         raise click.UsageError("more --output files than --format options")
     secret = _secret(api_key_env)
     try:
-        limits = _limits(manifest, deployment, window, pool)
+        limits = _limits(manifest, deployment, window, pool, prompt_cap)
         from ctxlint.probe.client import endpoint
         from ctxlint.probe.sizing import load_counter
 
@@ -138,14 +140,15 @@ def _headers(pairs: Tuple[str, ...]) -> dict:
     return out
 
 
-def _limits(manifest: Optional[str], deployment: Optional[str], window: Optional[str], pool: Optional[str]):
+def _limits(manifest: Optional[str], deployment: Optional[str], window: Optional[str], pool: Optional[str],
+            cap: Optional[str]):
     from dataclasses import replace
 
     from ctxlint.probe.cases import Boundaries
     from ctxlint.probe.limits import boundaries_from_manifest
 
-    if manifest is None and window is None and pool is None:
-        raise click.UsageError("give --manifest FILE, or --window and/or --pool")
+    if manifest is None and window is None and pool is None and cap is None:
+        raise click.UsageError("give --manifest FILE, or at least one of --window, --pool, --prompt-cap")
     if deployment is not None and manifest is None:
         raise click.UsageError("--deployment needs --manifest")
     limits = boundaries_from_manifest(manifest, deployment) if manifest else Boundaries()
@@ -153,6 +156,8 @@ def _limits(manifest: Optional[str], deployment: Optional[str], window: Optional
         limits = replace(limits, window=_tokens("--window", window), window_source=None)
     if pool is not None:
         limits = replace(limits, pool=_tokens("--pool", pool), pool_high=None, pool_source=None)
+    if cap is not None:
+        limits = replace(limits, prompt_cap=_tokens("--prompt-cap", cap), cap_source=None)
     return limits
 
 

@@ -1,4 +1,4 @@
-"""A request within the advertised window and the KV pool was refused with a 4xx.
+"""A request within the advertised window, the KV pool and the gateway's prompt cap was refused with a 4xx.
 
 Why:
     The stack promises less than it serves: clients were told they may send
@@ -30,7 +30,7 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.probe.answers import REFUSAL
 from ctxlint.probe.run import ProbeRun
-from ctxlint.rules._probe import locate, over_pool, over_window, request
+from ctxlint.rules._probe import locate, over_any, request
 
 ID = "CTX506"
 NAME = "window-refused"
@@ -43,11 +43,11 @@ QUOTE = 80  # characters of the server's error message shown
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
     for exchange in run.boundary:
-        if exchange.answer.kind != REFUSAL or over_window(run, exchange) or over_pool(run, exchange):
+        if exchange.answer.kind != REFUSAL or over_any(run, exchange):
             continue
         said = " ".join(exchange.answer.text.split())
         said = said[:QUOTE] + ("..." if len(said) > QUOTE else "")
         yield Problem(
             f"{request(exchange)} was refused (HTTP {exchange.status}: {said!r}) although it is within the "
-            "advertised window and the KV pool: the stack serves less than it promises",
+            "advertised limits: the stack serves less than it promises",
             locate(run, exchange))

@@ -31,7 +31,7 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.model import fmt
 from ctxlint.probe.run import ProbeRun
-from ctxlint.rules._probe import locate, over_pool, over_window
+from ctxlint.rules._probe import locate, over_any
 
 ID = "CTX507"
 NAME = "boundary-missed"
@@ -46,9 +46,8 @@ def check(run: ProbeRun, options) -> Iterator[Problem]:
         counted = exchange.answer.prompt_tokens
         if counted is None or counted == exchange.planned_prompt:
             continue
-        planned_total = exchange.planned_prompt + exchange.max_tokens
-        meant_over = over_window(run, exchange, planned_total) or over_pool(run, exchange, planned_total)
-        if meant_over == (over_window(run, exchange) or over_pool(run, exchange)):
+        meant_over = over_any(run, exchange, planned=True)
+        if meant_over == over_any(run, exchange):
             continue
         side = "above" if meant_over else "within"
         yield Problem(

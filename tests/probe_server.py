@@ -18,16 +18,19 @@ fault applies to requests over the pool (or over the window when `fault_on` is
 - strict:       refuses everything above `strict_limit` tokens (below the window)
 - slow:         answers correctly, each request after `hang_seconds`
 
-`tokens_per_word` makes it count differently from the probe; `usage` false leaves
+`prompt_cap` (0: none) refuses longer prompts as a gateway would, in every mode but
+"open"; `tokens_per_word` makes it count differently from the probe; `usage` false leaves
 usage out of its answers.
 
-GET /_control returns the counters (requests served).
+GET /_control returns the counters: requests served and, for each, its "user", its
+x-session-affinity and x-tenant headers and the canary markers its prompt carried.
 
 Run: python tests/probe_server.py  -> prints "PORT <n>" and serves until killed.
 """
 from __future__ import annotations
 
 import json
+import re
 import sys
 import threading
 import time
@@ -37,7 +40,7 @@ CHAT_OVERHEAD = 7  # like OpenAI's count: 3 per reply primer + 4 per message
 REPLY = "All right here is a short answer for you".split()
 
 STATE = {"mode": "correct", "fault_on": "pool", "window": 2048, "pool": 4096, "hang_seconds": 5.0,
-         "strict_limit": 0, "usage": True, "tokens_per_word": 1, "requests": 0, "last_prompt": ""}
+         "strict_limit": 0, "prompt_cap": 0, "usage": True, "tokens_per_word": 1, "requests": 0, "log": [], "last_prompt": ""}
 LOCK = threading.Lock()
 
 
@@ -89,6 +92,7 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 STATE.update(payload)
                 STATE["requests"] = 0 if payload.get("reset") else STATE["requests"]
+                STATE["log"] = [] if payload.get("reset") else STATE["log"]
                 STATE["last_prompt"] = "" if payload.get("reset") else STATE["last_prompt"]
             self._json(200, {"ok": True})
             return
@@ -97,6 +101,9 @@ class Handler(BaseHTTPRequestHandler):
             return
         with LOCK:
             STATE["requests"] += 1
+            STATE["log"].append({"user": payload.get("user"), "affinity": self.headers.get("x-session-affinity"),
+                                 "tenant": self.headers.get("x-tenant"),
+                                 "markers": re.findall(r"canary-[0-9a-f]{12}", prompt_text(payload))})
             state = dict(STATE)
             STATE["last_prompt"] = prompt_text(payload)
         self._answer(payload, state)
@@ -114,6 +121,8 @@ class Handler(BaseHTTPRequestHandler):
             time.sleep(state["hang_seconds"])
         if mode == "open":
             return self._complete(payload, prompt, max_tokens, state)
+        if state["prompt_cap"] and prompt > state["prompt_cap"]:
+            return self._refuse(f"prompt of {prompt} tokens is over the gateway's cap of {state['prompt_cap']}")
         if faulty and mode == "hang":
             time.sleep(state["hang_seconds"])
             return self._refuse("too late")

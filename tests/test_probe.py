@@ -19,7 +19,7 @@ from conftest import REPO
 from helpers import run
 
 DEFAULTS = {"mode": "correct", "fault_on": "pool", "window": 2048, "pool": 4096, "hang_seconds": 5.0,
-            "strict_limit": 0, "usage": True, "tokens_per_word": 1}
+            "strict_limit": 0, "prompt_cap": 0, "usage": True, "tokens_per_word": 1}
 MARKER = re.compile(r"canary-[0-9a-f]{12}")
 
 
@@ -33,6 +33,9 @@ class Server:
 
     def requests(self) -> int:
         return self._call("GET")["requests"]
+
+    def log(self) -> list:
+        return self._call("GET")["log"]
 
     def _call(self, method: str, data=None) -> dict:
         body = json.dumps(data).encode() if data is not None else None
@@ -130,15 +133,78 @@ def test_stale_pages_are_a_located_critical_finding_naming_the_marker(server, tm
     assert last_line(err) == f"ctxlint probe: 2 errors in 5 requests to {URL}"
 
 
+def test_the_incident_replayed_fails_at_the_prefill_pool_line(server, in_repo):
+    # samples/incident: window 1,048,576 over a prefill pool of 681,280; the server leaks above the pool.
+    server.set(mode="stale", window=1048576, pool=681280)
+    code, out, err = probe(server, "--manifest", "samples/incident/deployment.yaml", "--case", "pool+1")
+    assert code == 1
+    assert [line.split(" ", 2)[:2] for line in out.splitlines()] == [
+        ["samples/incident/deployment.yaml:24:25:", "CTX501"], ["samples/incident/deployment.yaml:24:25:", "CTX502"]]
+    assert "request #3 (case pool+1, 681,281 tokens) answered HTTP 200 with canary marker canary-X, which " \
+           "session A sent in request #2" in out
+    assert "limits: window 1,048,576, pool 681,280 from samples/incident/deployment.yaml (deployment " \
+           "coder-moe-prod)" in err
+
+
+def test_the_fixed_incident_passes_with_its_gateway_cap(server, in_repo):
+    # samples/incident-fixed: pool 2,040,000 above the window, prompts capped at 917,504 by the gateway.
+    server.set(window=1048576, pool=2040000, prompt_cap=917504)
+    code, out, err = probe(server, "--manifest", "samples/incident-fixed/deployment.yaml", "--case", "window-1",
+                           "--case", "cap", "--case", "cap+1")
+    assert (code, out) == (0, "")
+    rows = [line.split() for line in err.splitlines() if re.match(r"\d+ ", line)]
+    assert [(r[1], r[2], r[6]) for r in rows if r[1] != "canary"] == [
+        ("calibration", "completion", "200"), ("window-1", "4xx", "400"), ("cap", "completion", "200"),
+        ("cap+1", "4xx", "400")]
+    assert "not run: pool: the pool (2,040,000) is above the window: window+1 is refused first" not in err
+
+
+def test_a_gateway_that_does_not_cap_prompts(server):
+    server.set(window=2048, pool=4096)
+    code, out, _ = probe(server, "--window", "2048", "--prompt-cap", "1024", "--case", "cap", "--case", "cap+1")
+    assert code == 0
+    assert out == (f"{URL}:1:1: CTX504 [warning] request #5 (case cap+1, 1,026 tokens) answered HTTP 200 past "
+                   "the gateway's prompt cap 1,024 with 1,025 prompt tokens: the stack truncates or serves a longer "
+                   "context than it advertises. Make the engine's context length (or the gateway cap) match the "
+                   "advertised limits (limit-not-enforced)\n")
+
+
+def test_cases_are_planned_from_the_limits():
+    from ctxlint.probe.cases import Boundaries, plan_cases
+
+    cases, skipped = plan_cases(Boundaries(window=2048, pool=1024, pool_high=1100, prompt_cap=512), 16)
+    assert [(c.name, c.total, c.max_tokens, c.expect) for c in cases] == [
+        ("window-1", 2047, 1, "4xx"), ("window", 2048, 1, "4xx"), ("pool", 1024, 1, "4xx"),
+        ("cap", 513, 1, "completion"), ("output-at-window", 2048, 2032, "4xx"), ("window+1", 2049, 1, "4xx"),
+        ("pool+1", 1101, 1, "4xx"), ("cap+1", 514, 1, "4xx"), ("output-past-window", 2049, 2033, "4xx")]
+    assert skipped == []
+    cases, skipped = plan_cases(Boundaries(pool=1024), 16, ("window", "pool", "cap+1"))
+    assert [c.name for c in cases] == ["pool"]
+    assert skipped == [("window", "no window given"), ("cap+1", "no prompt cap given")]
+
+
 def test_the_leaked_marker_is_the_one_session_a_sent(server):
     server.set(mode="stale", window=2048, pool=1024)
     result = run(["probe", server.url, "--model", "m", "--window", "2048", "--pool", "1024", "--case", "pool+1",
                   "--format", "json"])
     leak = next(f for f in json.loads(result.out)["findings"] if f["rule"] == "CTX501")
-    marker = MARKER.search(leak["message"]).group(0)
+    log = server.log()
     assert result.code == 1 and "which session A sent in request #2" in leak["message"]
-    # The server's stale answer is the start of request #2's prompt, whose first marker this is.
-    assert len(set(MARKER.findall(leak["message"]))) == 1 and marker.startswith("canary-")
+    assert [entry["user"] for entry in log] == ["ctxlint-probe-calibration", "ctxlint-probe-a", "ctxlint-probe-b"]
+    assert MARKER.findall(leak["message"]) == log[1]["markers"][:1]  # the first of the four A sent
+    assert len(log[1]["markers"]) == 4 and log[2]["markers"] == []
+
+
+def test_sessions_share_one_affinity_and_pass_user_headers(server):
+    server.set()
+    run(["probe", server.url, "--model", "m", "--window", "2048", "--case", "window", "--header", "x-tenant: t1"])
+    log = server.log()
+    assert len({entry["affinity"] for entry in log}) == 1 and log[0]["affinity"].startswith("ctxlint-probe-")
+    assert {entry["tenant"] for entry in log} == {"t1"}
+    server.set()
+    run(["probe", server.url, "--model", "m", "--window", "2048", "--case", "window",
+         "--header", "X-Session-Affinity: replica-3"])
+    assert {entry["affinity"] for entry in server.log()} == {"replica-3"}
 
 
 @pytest.mark.parametrize("mode,rules", [
@@ -186,8 +252,8 @@ def test_window_not_enforced_is_a_warning(server):
     assert code == 0
     assert out == (f"{URL}:1:1: CTX504 [warning] request #3 (case window+1, 2,049 tokens) answered HTTP 200 past "
                    "the advertised window 2,048: the stack truncates or serves a longer context than it "
-                   "advertises. Make the engine's context length (or a gateway cap) match the window "
-                   "(window-not-enforced)\n")
+                   "advertises. Make the engine's context length (or the gateway cap) match the advertised limits "
+                   "(limit-not-enforced)\n")
     assert probe(server, "--window", "2048", "--case", "window+1", "--fail-on", "warning")[0] == 1
 
 
@@ -196,8 +262,8 @@ def test_refusal_inside_the_window(server):
     code, out, _ = probe(server, "--window", "2048", "--case", "window-1", "--case", "window+1")
     assert code == 0
     assert out == (f"{URL}:1:1: CTX506 [warning] request #3 (case window-1, 2,047 tokens) was refused (HTTP 400: "
-                   "'maximum context length is 1024 tokens') although it is within the advertised window and the "
-                   "KV pool: the stack serves less than it promises (window-refused)\n")
+                   "'maximum context length is 1024 tokens') although it is within the advertised limits: the stack "
+                   "serves less than it promises (window-refused)\n")
 
 
 def test_a_server_that_counts_differently_is_reported(server):
@@ -314,7 +380,7 @@ def test_unreachable_endpoint_is_a_usage_error(server):
 
 
 @pytest.mark.parametrize("args,message", [
-    ([], "give --manifest FILE, or --window and/or --pool"),
+    ([], "give --manifest FILE, or at least one of --window, --pool, --prompt-cap"),
     (["--window", "12k5"], "--window: "),
     (["--window", "2048", "--header", "no-colon"], "--header: expected 'NAME: VALUE'"),
     (["--window", "2048", "--deployment", "x"], "--deployment needs --manifest"),

@@ -3,7 +3,8 @@
 `--manifest FILE` accepts every input `check` reads (native manifest, Kubernetes,
 Helm values, compose, engine command lines): the file goes through loader ->
 adapters -> model -> capacity exactly as in `check`, with the same config file, so
-the probe tests the window and pool that `check` reported, never a second parse.
+the probe tests the window, pool and gateway cap that `check` read, never a second
+parse.
 """
 from __future__ import annotations
 
@@ -46,14 +47,16 @@ def boundaries_from_manifest(path: str, deployment: Optional[str] = None) -> Bou
     pooled = [r for r in dep.roles_of(*PROMPT_ROLES) if r.pool is not None] or \
         [r for r in dep.roles if r.pool is not None]
     role: Optional[Role] = min(pooled, key=lambda r: r.pool.floor) if pooled else None
-    if window_value is None and role is None:
+    cap = dep.gateway.max_prompt_tokens
+    if window_value is None and role is None and cap is None:
         raise ProbeError(f"--manifest {path}: the deployment states no context window and no KV pool "
                          "can be read or derived (see `ctxlint check`); pass --window/--pool")
     name = f" (deployment {dep.display_name})" if dep.display_name else ""
     return Boundaries(
         window=window_value, window_source=window_source,
         pool=role.pool.floor if role else None, pool_high=role.pool.ceiling if role else None,
-        pool_source=role.pool.source if role else None, origin=f"{path}{name}")
+        pool_source=role.pool.source if role else None, prompt_cap=cap.value if cap is not None else None,
+        cap_source=cap.source if cap is not None else None, origin=f"{path}{name}")
 
 
 def _choose(deployments: List[Deployment], path: str, wanted: Optional[str]) -> Deployment:
