@@ -369,6 +369,16 @@ def test_localhost_by_name_is_loopback(server):
     assert result.code == 0 and result.out == ""
 
 
+def test_every_resolved_loopback_address_is_tried(server):
+    from ctxlint.probe.client import Endpoint, post
+
+    server.set()
+    # "localhost" often resolves to ::1 first; the server listens on 127.0.0.1 only.
+    target = Endpoint("http", "localhost", server.port, "/v1/completions", ("::1", "127.0.0.1"))
+    reply = post(target, {"model": "m", "prompt": "hello", "max_tokens": 1}, {}, 5.0)
+    assert (reply.status, reply.error) == (200, "")
+
+
 def test_unreachable_endpoint_is_a_usage_error(server):
     closed = subprocess.Popen([sys.executable, "-c", "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0));"
                                " print(s.getsockname()[1])"], stdout=subprocess.PIPE, text=True)

@@ -1,9 +1,8 @@
 """The probe's HTTP side: the endpoint, the loopback guard, one POST at a time.
 
 Standard library only (http.client): no runtime dependency for an optional
-command. The host name is resolved once, checked, and the connection goes to that
-address, so a name cannot resolve to loopback for the check and elsewhere for the
-request.
+command. The host name is resolved once, checked, and connections go to those addresses,
+so a name cannot resolve to loopback for the check and elsewhere for the request.
 """
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ import json
 import socket
 import time
 from dataclasses import dataclass
-from typing import Any, Dict, Mapping, Optional
+from typing import Any, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ctxlint.probe.errors import ProbeError
@@ -28,7 +27,7 @@ class Endpoint:
     host: str  # as written (sent as the Host header)
     port: int
     path: str
-    address: str  # the resolved address the connection goes to
+    addresses: Tuple[str, ...]  # the resolved addresses the connection goes to, tried in order
 
     @property
     def url(self) -> str:
@@ -57,11 +56,14 @@ def endpoint(url: str, api: str, allow_remote: bool) -> Endpoint:
     path = parts.path.rstrip("/")
     if not path.endswith(tuple(API_PATHS.values())):
         path = (path[:-3] if path.endswith("/v1") else path) + API_PATHS[api]
-    address = _resolve(parts.hostname, port)
-    if not allow_remote and not _loopback(address):
-        raise ProbeError(f"{parts.hostname} ({address}) is not a loopback address: the probe sends over-long "
+    addresses = _resolve(parts.hostname, port)
+    remote = [a for a in addresses if not _loopback(a)]
+    # A name with any non-loopback address is remote: which one a connection takes
+    # would depend on the resolver's order.
+    if remote and not allow_remote:
+        raise ProbeError(f"{parts.hostname} ({remote[0]}) is not a loopback address: the probe sends over-long "
                          "prompts and canary data, so it refuses other hosts unless --allow-remote is given")
-    return Endpoint(parts.scheme, parts.hostname, port, path, address)
+    return Endpoint(parts.scheme, parts.hostname, port, path, addresses)
 
 
 def _shown(url: str) -> str:
@@ -69,16 +71,12 @@ def _shown(url: str) -> str:
     return url.replace(parts.password, "***") if parts.password else url
 
 
-def _resolve(host: str, port: int) -> str:
+def _resolve(host: str, port: int) -> Tuple[str, ...]:
     try:
         infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
     except (socket.gaierror, UnicodeError) as exc:
         raise ProbeError(f"cannot resolve {host}: {exc}") from None
-    addresses = [info[4][0] for info in infos]
-    # A name with any non-loopback address is remote: connecting to the first one only
-    # would make the guard depend on the resolver's order.
-    remote = [a for a in addresses if not _loopback(a)]
-    return remote[0] if remote else addresses[0]
+    return tuple(dict.fromkeys(info[4][0] for info in infos))  # in the resolver's order, once each
 
 
 def _loopback(address: str) -> bool:
@@ -94,24 +92,46 @@ def post(target: Endpoint, payload: Mapping[str, Any], headers: Mapping[str, str
     sent: Dict[str, str] = {"Content-Type": "application/json", "Accept": "application/json",
                             "Host": target.host if target.port in (80, 443) else f"{target.host}:{target.port}"}
     sent.update(headers)
-    if target.scheme == "https":
+    start = time.monotonic()
+    failure = "no address to connect to"
+    for address in target.addresses:  # localhost may give ::1 first while the server listens on 127.0.0.1
+        conn = _PinnedHTTPS(target.host, address, target.port, timeout) if target.scheme == "https" else \
+            http.client.HTTPConnection(address, target.port, timeout=timeout)
+        try:
+            conn.connect()
+        except socket.timeout:
+            conn.close()
+            return Reply(None, b"", time.monotonic() - start, f"no connection within the {timeout:g} s timeout")
+        except OSError as exc:
+            conn.close()
+            failure = "connection refused" if isinstance(exc, ConnectionRefusedError) else _why(exc)
+            continue
+        try:
+            conn.request("POST", target.path, body=body, headers=sent)
+            response = conn.getresponse()
+            return Reply(response.status, response.read(MAX_BODY), time.monotonic() - start)
+        except socket.timeout:
+            return Reply(None, b"", time.monotonic() - start, f"no answer within the {timeout:g} s timeout")
+        except (OSError, http.client.HTTPException) as exc:
+            return Reply(None, b"", time.monotonic() - start, _why(exc))
+        finally:
+            conn.close()
+    return Reply(None, b"", time.monotonic() - start, failure)
+
+
+def _why(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}".rstrip(": ")
+
+
+class _PinnedHTTPS(http.client.HTTPSConnection):
+    """TLS to the address that passed the loopback check, verified against the host name."""
+
+    def __init__(self, host: str, address: str, port: int, timeout: float) -> None:
         import ssl
 
-        conn: http.client.HTTPConnection = http.client.HTTPSConnection(
-            target.host, target.port, timeout=timeout, context=ssl.create_default_context())
-    else:
-        conn = http.client.HTTPConnection(target.address, target.port, timeout=timeout)
-    start = time.monotonic()
-    try:
-        conn.request("POST", target.path, body=body, headers=sent)
-        response = conn.getresponse()
-        data = response.read(MAX_BODY)
-        return Reply(response.status, data, time.monotonic() - start)
-    except socket.timeout:
-        return Reply(None, b"", time.monotonic() - start, f"no answer within the {timeout:g} s timeout")
-    except ConnectionRefusedError:
-        return Reply(None, b"", time.monotonic() - start, "connection refused")
-    except (OSError, http.client.HTTPException) as exc:
-        return Reply(None, b"", time.monotonic() - start, f"{type(exc).__name__}: {exc}".rstrip(": "))
-    finally:
-        conn.close()
+        super().__init__(host, port, timeout=timeout, context=ssl.create_default_context())
+        self._address = address
+
+    def connect(self) -> None:
+        sock = socket.create_connection((self._address, self.port), self.timeout)
+        self.sock = self._context.wrap_socket(sock, server_hostname=self.host)
