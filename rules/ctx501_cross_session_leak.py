@@ -8,7 +8,8 @@ Why:
     sends long prompts carrying random markers, session B sends the boundary cases.
     A marker of A anywhere in a B answer (content, error message or raw body) is
     proof that the stack returns another session's data. Marked as a security
-    finding; the message names the marker and the request that carried it.
+    finding, critical in SARIF (security-severity 9.5: an observed leak, not a
+    possible one); the message names the marker and the request that carried it.
 
 Example (bad):
     ```console
@@ -39,6 +40,7 @@ NAME = "cross-session-leak"
 SEVERITY = "error"
 SCOPE = "probe"
 TAGS = ("security",)
+SECURITY_SEVERITY = "9.5"  # GitHub: 9.0 and above is "critical"
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -14,6 +14,7 @@ fault applies to requests over the pool (or over the window when `fault_on` is
 - hang:         no answer for `hang_seconds`
 - invalid-json: 200 with a body that is not JSON (it echoes the request headers)
 - server-error: 500
+- proxy-413:    413 with an HTML page, as a proxy in front of the engine sends it
 - open:         no limit enforced at all: a well-formed completion for everything
 - strict:       refuses everything above `strict_limit` tokens (below the window)
 - slow:         answers correctly, each request after `hang_seconds`
@@ -137,6 +138,8 @@ class Handler(BaseHTTPRequestHandler):
             echoed = "".join(f"{k}: {v}\n" for k, v in self.headers.items())  # Authorization first
             return self._send(200, f"<html>{self.headers.get('Authorization')} reset\n{echoed}</html>".encode(),
                               "text/html")
+        if faulty and mode == "proxy-413":
+            return self._send(413, b"<html><body>413 Request Entity Too Large</body></html>", "text/html")
         if faulty and mode == "server-error":
             return self._json(500, {"error": {"message": "internal error"}})
         if over_window:

@@ -237,6 +237,28 @@ def test_zero_tokens_message(server):
     assert out.count("CTX503") == 3  # calibration, canary and case: every answer was empty of tokens
 
 
+def test_a_proxy_page_is_no_clean_refusal(server):
+    server.set(mode="proxy-413", fault_on="window")
+    code, out, _ = probe(server, "--window", "2048", "--case", "window+1")
+    assert code == 1
+    assert out == (f"{URL}:1:1: CTX505 [error] request #3 (case window+1, 2,049 tokens) got HTTP 413 without an "
+                   "error body ('<html><body>413 Request Entity Too Large</body></html>'): neither a completion nor "
+                   "a 4xx with an error body, so a client cannot tell what went wrong (unclean-refusal)\n")
+
+
+def test_a_leak_is_critical_in_sarif_and_reports_go_to_files(server, tmp_path):
+    server.set(mode="stale", window=2048, pool=1024)
+    sarif, junit = tmp_path / "probe.sarif", tmp_path / "probe.xml"
+    code, out, _ = probe(server, "--window", "2048", "--pool", "1024", "--case", "pool+1", "--format", "sarif",
+                         "--output", str(sarif), "--format", "junit", "--output", str(junit), "--format", "text")
+    log = json.loads(sarif.read_text())["runs"][0]
+    rules = {r["id"]: r["properties"].get("security-severity") for r in log["tool"]["driver"]["rules"]}
+    assert (rules["CTX501"], rules["CTX502"], rules["CTX503"]) == ("9.5", "8.0", None)
+    assert [r["ruleId"] for r in log["results"]] == ["CTX501", "CTX502"]
+    assert junit.read_text().count("<failure") == 2
+    assert code == 1 and [line.split()[1] for line in out.splitlines()] == ["CTX501", "CTX502"]
+
+
 def test_hang_past_the_timeout(server):
     server.set(mode="hang", fault_on="window", hang_seconds=3)
     code, out, _ = probe(server, "--window", "2048", "--pool", "4096", "--case", "window+1", "--timeout", "0.5")
