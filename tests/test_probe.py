@@ -126,6 +126,9 @@ def test_cases_are_planned_from_the_limits():
         ("cap", 513, 1, "completion"), ("output-at-window", 2048, 2032, "4xx"), ("window+1", 2049, 1, "4xx"),
         ("pool+1", 1101, 1, "4xx"), ("cap+1", 514, 1, "4xx"), ("output-past-window", 2049, 2033, "4xx")]
     assert skipped == []
+    cases, skipped = plan_cases(Boundaries(window=10**9, prompt_cap=2**20), 16)
+    assert [c.name for c in cases] == ["cap", "output-at-window", "cap+1", "output-past-window"]
+    assert skipped[0] == ("window-1", "a prompt of 999,999,998 tokens is over the probe's largest, 16,777,216")
     cases, skipped = plan_cases(Boundaries(pool=1024), 16, ("window", "pool", "cap+1"))
     assert [c.name for c in cases] == ["pool"]
     assert skipped == [("window", "no window given"), ("cap+1", "no prompt cap given")]
@@ -309,3 +312,23 @@ def test_tokenizer_from_a_path_and_from_the_hub_cache(server, tmp_path, monkeypa
     monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
     result = run(["probe", server.url, "--model", "org/tiny", "--window", "2048", "--case", "window"])
     assert result.code == 0 and f"sizing: tokenizer {snapshot / 'tokenizer.json'};" in result.err
+
+
+@pytest.mark.parametrize("status,body,kind,problem,text", [
+    (200, {"choices": [{"message": {"content": [{"type": "text", "text": "Hi"}]}, "finish_reason": "stop"}],
+           "usage": {"prompt_tokens": 9, "completion_tokens": 1}}, "completion", "", "Hi"),
+    (200, {"choices": [{"text": "Hi", "finish_reason": "stop"}]}, "completion", "", "Hi"),
+    (200, {"choices": []}, "invalid", "a JSON body with no choices", '{"choices": []}'),
+    (200, [1, 2], "invalid", "a JSON body with no choices", "[1, 2]"),
+    (400, {"object": "error", "message": "too long"}, "refusal", "", "too long"),
+    (422, {"detail": "bad"}, "refusal", "", "bad"),
+    (400, "", "failed", "HTTP 400 without an error body (empty body)", ""),
+    (302, "", "failed", "HTTP 302 (empty body)", ""),
+])
+def test_what_a_reply_amounts_to(status, body, kind, problem, text):
+    from ctxlint.probe.answers import read_answer
+    from ctxlint.probe.client import Reply
+
+    raw = json.dumps(body).encode() if body != "" else b""
+    answer = read_answer(Reply(status, raw, 0.0), "chat")
+    assert (answer.kind, answer.problem, answer.text) == (kind, problem, text)

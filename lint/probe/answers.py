@@ -60,6 +60,9 @@ def _completion(reply: Reply, api: str) -> Answer:
     usage = body.get("usage") if isinstance(body.get("usage"), dict) else {}
     prompt, completion = _count(usage.get("prompt_tokens")), _count(usage.get("completion_tokens"))
     finish = choice.get("finish_reason") if isinstance(choice.get("finish_reason"), str) else None
+    if isinstance(content, list):  # content parts: [{"type": "text", "text": ...}, ...]
+        content = "".join(part.get("text", "") for part in content
+                          if isinstance(part, dict) and isinstance(part.get("text"), str))
     text = content if isinstance(content, str) else ""
     problem = ""
     if not text.strip():

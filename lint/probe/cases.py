@@ -18,6 +18,9 @@ ACCEPT, REFUSE = "completion", "4xx"
 # over-long prompt has answered the others before it does.
 CASE_NAMES = ("window-1", "window", "pool", "cap", "output-at-window",
               "window+1", "pool+1", "cap+1", "output-past-window")
+# The largest prompt the probe builds: 16Mi filler words are ~64 MB of request body. Larger
+# windows exist only on paper; a case past this is reported as not run, never half-sized.
+MAX_PROMPT = 16 * 2**20
 LIMIT_OF = {name: "pool" if name.startswith("pool") else "prompt cap" if name.startswith("cap") else "window"
             for name in CASE_NAMES}
 
@@ -89,6 +92,10 @@ def plan_cases(limits: Boundaries, short_prompt: int,
         total, max_tokens = sizes[name]
         if max_tokens < 1 or total - max_tokens < 1:
             skipped[name] = f"a total of {fmt(total)} leaves no room for a prompt and an output"
+            continue
+        if total - max_tokens > MAX_PROMPT:
+            skipped[name] = f"a prompt of {fmt(total - max_tokens)} tokens is over the probe's largest, " \
+                            f"{fmt(MAX_PROMPT)}"
             continue
         cases.append(Case(name, total, max_tokens,
                           above_window=limits.window is not None and total > limits.window,
