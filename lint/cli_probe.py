@@ -19,8 +19,8 @@ FORMATS = ("text", "json", "sarif", "github", "junit", "gitlab", "markdown")
 @click.option("--model", required=True, help="The model name the endpoint serves (sent as \"model\"; also "
               "finds its tokenizer in the Hugging Face cache).")
 @click.option("--manifest", type=click.Path(dir_okay=False), metavar="FILE",
-              help="Take the window and the smallest prompt-holding KV pool from this deployment file (any input "
-                   "`check` reads), as `check` derives them.")
+              help="Take the window, the smallest prompt-holding KV pool and the gateway prompt cap from this "
+                   "deployment file (any input `check` reads), as `check` derives them.")
 @click.option("--deployment", metavar="NAME", help="The deployment to use when --manifest holds several.")
 @click.option("--window", metavar="TOKENS", help="Advertised context window (prompt + output), e.g. 131072 or "
               "128Ki; overrides the manifest's.")
