@@ -108,3 +108,11 @@ def test_unreachable_endpoint_is_a_usage_error(server):
 def test_usage_errors_exit_2(server, args, message):
     result = run(["probe", server.url, "--model", "m", *args])
     assert result.code == 2 and message in result.err
+
+
+def test_an_endpoint_that_answers_404_is_a_usage_error(server):
+    server.set()
+    result = run(["probe", f"{server.url}/nope", "--model", "m", "--window", "2048"])
+    assert result.code == 2
+    assert result.err == f"ctxlint probe: {server.url}/nope/v1/chat/completions answered HTTP 404 to a 16-word " \
+                         "request (no route /nope/v1/chat/completions): check the URL, --model and --api-key-env\n"

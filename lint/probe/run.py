@@ -36,6 +36,7 @@ MARKERS_PER_PROMPT = 4
 CANARY_OUTPUT = 16
 MAX_OVERHEAD = 4096  # a measured template overhead above this is a server miscount, not a template
 AFFINITY = "x-session-affinity"
+UNUSABLE = (401, 403, 404)  # unauthorized, forbidden, no such route or model
 
 
 @dataclass(frozen=True)
@@ -132,6 +133,10 @@ class _Run:
         if exchange is None or exchange.status is None:
             why = exchange.answer.problem if exchange is not None else self.stopped
             raise ProbeError(f"cannot reach {self.target.url}: {why}")
+        if exchange.status in UNUSABLE:  # nothing later can be judged: a setup error, not a finding
+            said = exchange.answer.text or exchange.answer.problem
+            raise ProbeError(f"{self.target.url} answered HTTP {exchange.status} to a {CALIBRATION_WORDS}-word "
+                             f"request ({said[:120]}): check the URL, --model and --api-key-env")
         measured = exchange.answer.prompt_tokens
         if exchange.answer.kind in (COMPLETION, INVALID) and measured is not None:
             overhead = measured - self.counter.count(text)
