@@ -72,7 +72,8 @@ def probe(url: str, model: str, manifest: Optional[str], deployment: Optional[st
     window+1, pool+1, cap+1, output-past-window (must get a 4xx with an error body), each after
     a canary request of another session whose markers must never come back. Findings (CTX501-CTX507) go through the
     same reporters as `check`; a table of every request goes to stderr. Exits 0 when clean, 1 on
-    findings at or above --fail-on, 2 on usage errors or an unreachable endpoint.
+    findings at or above --fail-on, 2 on usage errors, an unreachable endpoint or a 401/403/404
+    to the first request.
     """
     from ctxlint.cli import _report_context, _write_atomically
     from ctxlint.probe.errors import ProbeError
