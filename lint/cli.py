@@ -18,6 +18,7 @@ from ctxlint import __version__
 from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
 from ctxlint.cli_fix import fix_options, run_fixes, take_fix_mode
 from ctxlint.cli_models import models_group
+from ctxlint.cli_probe import probe
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -31,6 +32,7 @@ def main() -> None:
 main.add_command(config_group)
 main.add_command(baseline_group)
 main.add_command(models_group)
+main.add_command(probe)
 
 
 @main.command()

@@ -337,6 +337,8 @@ def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: 
          settings: Settings) -> List[Finding]:
     out: List[Finding] = []
     for spec in rules:
+        if spec.scope == "probe":  # judged on a live run (ctxlint.probe), not on files
+            continue
         options = _options(spec, settings)
         if spec.scope == "input":
             out.extend(_stamp(spec, spec.module.check(diagnostics, options)))

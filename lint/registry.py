@@ -17,7 +17,7 @@ from ctxlint.findings import SEVERITIES
 
 ID_FORMAT = re.compile(r"^CTX[0-9]{3}$")
 NAME_FORMAT = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
-SCOPES = ("input", "deployment", "stack")
+SCOPES = ("input", "deployment", "stack", "probe")  # stack: routes joined to engines; probe: `ctxlint probe`
 
 
 class SelectorError(ValueError):

@@ -52,3 +52,12 @@ try:
     _hypothesis_settings.load_profile("ci" if os.environ.get("CI") else "dev")
 except ImportError:  # pragma: no cover - hypothesis is a test extra
     pass
+
+
+@pytest.fixture(scope="session")
+def server():
+    """tests/probe_server.py as a real process on loopback, for the `ctxlint probe` tests."""
+    from probe_helpers import running_server
+
+    with running_server() as started:
+        yield started

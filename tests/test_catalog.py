@@ -13,6 +13,8 @@ from ctxlint.registry import all_rules
 from helpers import run
 
 RULES = all_rules()
+# Probe rules judge a live run, not a file: tests/test_probe.py triggers each against a real server.
+FILE_RULES = tuple(spec for spec in RULES if spec.scope != "probe")
 SECTIONS = ("Why:", "Example (bad):", "Example (good):", "Options:")
 
 
@@ -43,7 +45,7 @@ def test_options_schema_is_valid_and_defaults_validate(spec):
     jsonschema.validate(spec.default_options(), dict(spec.options_schema))
 
 
-@pytest.mark.parametrize("spec", RULES, ids=lambda s: s.id)
+@pytest.mark.parametrize("spec", FILE_RULES, ids=lambda s: s.id)
 def test_bad_sample_triggers_the_rule_and_good_does_not(spec, in_repo):
     folder = REPO / "samples" / "rules" / f"{spec.id}-{spec.name}"
     assert (folder / "bad.yaml").is_file() and (folder / "good.yaml").is_file(), f"{folder} incomplete"
@@ -60,6 +62,13 @@ def test_bad_sample_triggers_the_rule_and_good_does_not(spec, in_repo):
 
 
 def test_no_sample_folder_without_a_rule():
-    names = {f"{s.id}-{s.name}" for s in RULES}
+    names = {f"{s.id}-{s.name}" for s in FILE_RULES}
     folders = {p.name for p in (REPO / "samples" / "rules").iterdir() if p.is_dir()}
     assert folders == names
+
+
+def test_every_probe_rule_is_triggered_by_the_probe_tests():
+    probe_tests = (REPO / "tests" / "test_probe.py").read_text(encoding="utf-8")
+    missing = [s.id for s in RULES if s.scope == "probe" and f'"{s.id}' not in probe_tests
+               and f"CTX{s.id[3:]} [" not in probe_tests]
+    assert not missing, f"probe rules no test_probe.py test asserts: {missing}"

@@ -19,7 +19,9 @@ from ctxlint.registry import RuleSpec
 
 SECTION = re.compile(r"^(\S[^\n]*):$")  # a docstring section title at column 0, e.g. "Why:"
 SCOPES = {"input": "input (each file's parse and schema diagnostics)",
-          "deployment": "deployment (each deployment after the capacity stage)"}
+          "deployment": "deployment (each deployment after the capacity stage)",
+          "stack": "stack (each gateway or catalog route, joined to the engines behind it across the checked files)",
+          "probe": "probe (a live run of `ctxlint probe` against an endpoint; `check` never reports it)"}
 REGENERATE = "ctxlint rules --format docs > docs/rules.md"
 
 

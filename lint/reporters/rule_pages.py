@@ -60,6 +60,8 @@ INPUTS: Dict[str, str] = {
               "InferencePool/InferenceModel, llama-swap, Semantic Router, the SGLang router) and how each route "
               "was joined to the engines behind it (`ctxlint.stack`)",
     "advisories": "ctxlint's database of known engine defects (`ctxlint/data/advisories.json`)",
+    "probe": "the answers a running stack gave to `ctxlint probe`'s boundary and canary requests, judged "
+             "against the window, pool and prompt cap given or read from the linted deployment",
 }
 
 
@@ -87,7 +89,8 @@ def write_rule_page(rule: RuleSpec, stream: TextIO) -> None:
     parts = [
         f"# {rule.id} {rule.name}",
         f"<!-- Generated from rules/{module_file} by `{REGENERATE}`; do not edit. -->",
-        f"[All rules]({INDEX}) · [source](../../rules/{module_file}) · [samples](../../{samples})",
+        f"[All rules]({INDEX}) · [source](../../rules/{module_file})"
+        + (f" · [samples](../../{samples})" if rule.scope != "probe" else " · tests: tests/test_probe.py"),
         summary,
         "\n".join([
             "| | |", "|---|---|",
