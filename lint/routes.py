@@ -56,7 +56,8 @@ class Route:
     window: Optional[Val[int]] = None  # advertised context window (prompt + output)
     max_input: Optional[Val[int]] = None  # advertised prompt limit
     max_output: Optional[Val[int]] = None  # advertised output limit
-    forced_output: Optional[Val[int]] = None  # max_tokens the gateway puts on requests
+    forced_output: Optional[Val[int]] = None  # max_tokens the gateway puts on every request (Kong ai-proxy)
+    default_output: Optional[Val[int]] = None  # max_tokens it sends when the request sets none (LiteLLM)
     caps: Tuple[Cap, ...] = ()
     backends: Tuple[BackendRef, ...] = ()
     parents: Tuple[Val[str], ...] = ()  # Gateway API parentRefs (gateways whose body limits apply)

@@ -126,8 +126,18 @@ class _Index:
             return [Target(d, f"the same entry's command ({where(d.source)})") for d in found], \
                 "" if found else f"no engine command for {ref.value}"
         if ref.kind == "env":
-            return [], (f"the backend is os.environ/{ref.value} ({where(ref.source)}), set in the gateway's "
-                        "environment, which the checked files do not state")
+            env = self.keyed.get(f"env/{ref.value}")
+            if env is None:
+                return [], (f"the backend is os.environ/{ref.value} ({where(ref.source)}), set in the gateway's "
+                            "environment, which the checked files do not state")
+            out, problems = [], []
+            for inner in env.backends:
+                targets, problem = self.follow(inner, hops + 1)
+                step = f"os.environ/{ref.value} = {inner.value} ({env.gateway}, {where(env.source)})"
+                out.extend(Target(t.deployment, f"{step} -> {t.evidence}") for t in targets)
+                if problem:
+                    problems.append(problem)
+            return out, "" if out else "; ".join(problems)
         return [], f"unknown backend reference {ref.kind}"
 
     def _service(self, name: str, said: str, ref: BackendRef, hops: int) -> Tuple[List[Target], str]:
@@ -195,7 +205,7 @@ def build(routes: Sequence[Route], services: Sequence[Service], body_limits: Seq
         upstream = str(route.upstream_model.value) if route.upstream_model is not None else None
         if not targets and upstream:
             serving = [d for d in index.deployments if upstream in served_names(d)]
-            if serving:
+            if len(serving) == 1:  # several engines serve the name: which one the route reaches is unknown
                 targets = [Target(d, f"{_workload(d)} serves {upstream} (joined by model name only)") for d in serving]
                 by_name = True
         serves = None

@@ -3,8 +3,9 @@
 Why:
     Engines refuse a request whose prompt plus requested output exceeds their
     context length (vLLM: "maximum context length is N tokens, however you
-    requested M"). An output limit the gateway puts on requests
-    (`litellm_params.max_tokens`, Kong ai-proxy `model.options.max_tokens`) or
+    requested M"). An output limit the gateway puts on every request (Kong
+    ai-proxy `model.options.max_tokens`, which overrides the client's), sends
+    when the client sets none (LiteLLM `litellm_params.max_tokens`) or
     advertises (`model_info.max_output_tokens`) at or above the engine's context
     makes every such request fail; above the context minus the advertised prompt
     limit, it makes long prompts fail.
@@ -47,7 +48,8 @@ def check(view: StackView, options) -> Iterator[Problem]:
     if found is None:
         return
     dep, role, context = found
-    for output, how in ((route.forced_output, "puts on requests an output limit of"),
+    for output, how in ((route.forced_output, "puts on every request an output limit of"),
+                        (route.default_output, "sends requests that set no max_tokens with an output limit of"),
                         (route.max_output, "advertises an output limit of")):
         if output is None:
             continue

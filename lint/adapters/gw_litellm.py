@@ -8,13 +8,17 @@ Each `model_list` entry is one route:
   the name sent upstream, after the provider prefix;
 - `litellm_params.api_base`: the backend URL, or `os.environ/NAME`, which the proxy resolves from
   its own environment at start-up (never from ctxlint's);
-- `model_info.max_input_tokens` / `max_output_tokens` / `max_tokens` (LiteLLM's legacy name for
-  the output limit) and `context_window` (not read by LiteLLM, but served by /model/info as the
-  window clients are told): the advertised limits;
-- `litellm_params.max_tokens`: an output limit the proxy puts on requests;
-- `router_settings.enable_pre_call_checks`: LiteLLM then refuses prompts above the entry's
-  `max_input_tokens` before calling the backend, counted with its own approximate token counter
-  (not the served model's tokenizer), so it is an inexact token cap.
+- `model_info.max_input_tokens` / `max_output_tokens` and `context_window` (not a LiteLLM key, but
+  served by /model/info as the window clients are told): the advertised limits. `model_info.max_tokens`
+  is LiteLLM's legacy key, read as output or input limit by circumstance: it is not read;
+- `litellm_params.max_tokens` (or `max_completion_tokens`): sent upstream on every request that sets
+  none (the client's own value wins: Router._acompletion merges the request after litellm_params);
+- `router_settings.enable_pre_call_checks`: the Router then drops deployments whose
+  `max_input_tokens` the prompt exceeds (strictly greater, no margin, output not counted), counting
+  with tiktoken's cl100k_base whatever the served model (`litellm.token_counter` with no model), and
+  keeps every deployment when the count fails: an inexact, fail-open token cap. Under
+  `litellm_settings` the key has no effect. (Read in pypi litellm==1.80.0 litellm/router.py
+  `_pre_call_checks` and `_acompletion`, proxy/proxy_server.py; 1.110.2 router_rust/steps/precall.py.)
 """
 from __future__ import annotations
 
@@ -63,16 +67,17 @@ def _is_config(node: Optional[Node]) -> bool:
 
 
 def _routes(config: Node, where: Where, file: str) -> List[Route]:
-    settings = [config.get(key) for key in ("router_settings", "litellm_settings")]
-    pre_call = next((flag(s.get("enable_pre_call_checks")) for s in settings
-                     if s is not None and flag(s.get("enable_pre_call_checks")) is not None), None)
+    # Only the Router reads it, from router_settings (litellm_settings sets an attribute nothing reads).
+    router = config.get("router_settings")
+    pre_call = flag(router.get("enable_pre_call_checks")) if router is not None and router.kind == MAP else None
     out = []
     for entry in items(config.get("model_list")):
         params, info = entry.get("litellm_params"), entry.get("model_info")
         params = params if params is not None and params.kind == MAP else None
         info = info if info is not None and info.kind == MAP else None
         model = text(params.get("model"), where) if params is not None else None
-        upstream = Val(upstream_name(model.value), model.source, raw=model.value) if model is not None else None
+        upstream = Val(upstream_name(model.value), model.source, raw=model.value) \
+            if model is not None and not model.value.startswith(ENV_PREFIX) else None  # set at run time: unknown
         max_input = count(info.get("max_input_tokens"), where) if info is not None else None
         caps = ()
         if pre_call and max_input is not None:
@@ -83,9 +88,9 @@ def _routes(config: Node, where: Where, file: str) -> List[Route]:
             upstream_model=upstream,
             window=count(info.get("context_window"), where) if info is not None else None,
             max_input=max_input,
-            max_output=(count(info.get("max_output_tokens"), where) or count(info.get("max_tokens"), where))
-            if info is not None else None,
-            forced_output=count(params.get("max_tokens"), where) if params is not None else None,
+            max_output=count(info.get("max_output_tokens"), where) if info is not None else None,
+            default_output=(count(params.get("max_tokens"), where) or count(params.get("max_completion_tokens"), where))
+            if params is not None else None,
             caps=caps, backends=_backend(params, where)))
     return out
 

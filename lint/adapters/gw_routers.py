@@ -1,4 +1,4 @@
-"""Routers that run as workloads in front of prefill/decode engines.
+"""Routers and gateway processes that run as workloads in front of the engines.
 
 The SGLang router (`python -m sglang_router.launch_router`, the `sglang-router` binary,
 the older `python -m sglang.srt.disaggregation.mini_lb`) takes its backends on the command
@@ -7,9 +7,16 @@ mode, `--worker-urls URL...` otherwise. A Deployment (or StatefulSet) whose cont
 one becomes a hop of the stack: a Service that selects the router's pods leads to the
 engines behind those URLs. The router has no token limit of its own (only
 `--max-payload-size`, 512 MiB by default: a byte cap far above any KV pool).
+
+A LiteLLM proxy resolves `os.environ/NAME` in its config from its own process environment
+when it loads the config. So the environment of a LiteLLM container (Kubernetes `env` with a
+literal `value`) or compose service (`environment`, with compose's `${VAR:-default}` read as its
+default) is kept, per name, for the join to follow: an `api_base: os.environ/VLLM_API_BASE`
+then reaches the engine the URL names, and the evidence says where the value was set.
 """
 from __future__ import annotations
 
+import re
 import shlex
 from typing import List, Optional, Tuple
 
@@ -25,6 +32,7 @@ NAME = "routers"
 WORKLOADS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet")
 MARKERS = ("sglang_router", "sglang-router", "disaggregation.mini_lb")
 URL_FLAGS = ("--prefill", "--decode", "--worker-urls")
+_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}")
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
@@ -40,7 +48,36 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
                 result.routes.append(Route(
                     file=loaded.path, source=container.source(loaded.path), gateway="SGLang router", kind="pool",
                     key=f"router/{name}", backends=backends, labels=labels_of(template)))
+            if container.kind == MAP and _is_litellm(container):
+                for var in items(container.get("env")):
+                    value = var.get("value") if var.kind == MAP else None
+                    _env(result, loaded.path, name, scalar(var.get("name")) if var.kind == MAP else None, value)
+    services = loaded.documents[0].root.get("services") if len(loaded.documents) == 1 else None
+    for name, service in services.value.items() if services is not None and services.kind == MAP else ():
+        if service.kind == MAP and _is_litellm(service):
+            env = service.get("environment")
+            for var in items(env):  # list form: NAME=value
+                text = scalar(var)
+                if isinstance(text, str) and "=" in text:
+                    _env(result, loaded.path, name, text.split("=", 1)[0], var, text.split("=", 1)[1])
+            for key, value in env.value.items() if env is not None and env.kind == MAP else ():
+                _env(result, loaded.path, name, key, value)
     return result
+
+
+def _is_litellm(node: Node) -> bool:
+    image = scalar(node.get("image"))
+    return isinstance(image, str) and "litellm" in image.lower()
+
+
+def _env(result: AdaptResult, file: str, owner: object, name: object, node: Optional[Node],
+         text: Optional[str] = None) -> None:
+    value = text if text is not None else scalar(node)
+    if not isinstance(name, str) or node is None or not isinstance(value, str) or "://" not in value:
+        return
+    value = _DEFAULT.sub(lambda m: m.group(2), value)  # compose interpolation: the default
+    result.routes.append(Route(file=file, source=node.source(file), gateway=f"the environment of {owner}",
+                               kind="env", key=f"env/{name}", backends=(BackendRef("url", value, node.source(file)),)))
 
 
 def _words(container: Node, file: str) -> List[Tuple[str, Source]]:

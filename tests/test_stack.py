@@ -1,0 +1,155 @@
+"""Stacks (issue 12): gateway and catalog routes joined to the engines behind them, across files.
+
+The real mismatches of ../shared/corpus/gateways are found at the gateway's line with the engine's
+file and line in the message; the join evidence is in JSON; the incident as a LiteLLM + SGLang router +
+P/D stack fails and its fixed form passes; unresolved backends are reported, never passed.
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SHARED
+from helpers import run
+
+from ctxlint.routes import service_of_host, upstream_name, url_host
+
+GATEWAYS = SHARED / "corpus" / "gateways"
+needs_corpus = pytest.mark.skipif(not GATEWAYS.is_dir(), reason="../shared/corpus/gateways is not beside the repo")
+ACK = "PYTHON01100100__Serving-Large-Language-Models-at-Scale-Using-LiteLLM-and-vLLM-on-Alibaba-Cloud-ACK"
+
+
+@pytest.fixture
+def in_gateways(monkeypatch):
+    monkeypatch.chdir(GATEWAYS)
+
+
+def stack_lines(out: str, severity: str = "error"):
+    return [line for line in out.splitlines() if ": CTX6" in line and f"[{severity}]" in line]
+
+
+@needs_corpus
+def test_every_gateway_corpus_folder_checks_without_a_traceback_and_only_the_known_stack_errors(in_gateways):
+    errors = []
+    for folder in sorted(p.name for p in Path(".").iterdir() if p.is_dir()):
+        result = run(["check", folder, "--fail-on", "never"])
+        assert result.code == 0 and "internal error" not in result.err, (folder, result.err)
+        errors += [line.split(" [error] ")[0] for line in stack_lines(result.out)]
+    assert errors == [
+        f"{ACK}/k8s__litellm-config.yaml:38:27: CTX601",  # Llama-3.1-8B: context_window 6,144 > 4,096
+        f"{ACK}/k8s__litellm-config.yaml:48:27: CTX601",  # Qwen3-30B-A3B: 6,144 > 4,096
+        "drai-inn__kong-vllm-demo/kong-ai-proxy-vllm-gptoss-chat-completions.yaml:12:11: CTX606",
+        "mostlygeek__llama-swap/config.example.yaml:455:16: CTX601",  # capabilities.context 32,000 > 16,384
+    ]
+
+
+@needs_corpus
+def test_litellm_window_above_vllm_context_names_both_files(in_gateways):
+    out = run(["check", ACK, "--select", "CTX601"]).out.splitlines()
+    assert out[0] == (
+        f"{ACK}/k8s__litellm-config.yaml:38:27: CTX601 [error] 6,144 > 4,096: the LiteLLM route Llama-3.1-8B-Instruct "
+        "advertises a window of 6,144, but the vllm llama-3-1-8b-instruct "
+        f"({ACK}/k8s__Llama-3.1-8B-Instruct.yaml:41:30), whose context is 4,096: requests of 4,097 to 6,144 tokens "
+        "are refused. Lower the advertised window to 4,096 or raise the engine's context length to 6,144 (if its KV "
+        "pool holds it) (route-window-exceeds-engine-context)")
+
+
+@needs_corpus
+def test_join_evidence_is_in_json(in_gateways):
+    findings = json.loads(run(["check", ACK, "--select", "CTX601", "--format", "json"]).out)["findings"]
+    assert findings[0]["evidence"] == [
+        f"host llama-3-1-8b-instruct -> Service llama-3-1-8b-instruct ({ACK}/k8s__Llama-3.1-8B-Instruct.yaml:93) "
+        f"selects app=llama-3-1-8b-instruct -> kubernetes llama-3-1-8b-instruct ({ACK}/k8s__Llama-3.1-8B-Instruct.yaml:1)"]
+
+
+@needs_corpus
+def test_llama_swap_advertised_context_above_its_own_ctx_size(in_gateways):
+    line = run(["check", "mostlygeek__llama-swap", "--select", "CTX601"]).out.splitlines()[0]
+    assert line.startswith("mostlygeek__llama-swap/config.example.yaml:455:16: CTX601 [error] 32,000 > 16,384: the "
+                           "llama-swap route gpt-oss-120b advertises a window of 32,000, but the llamacpp gpt-oss-120b "
+                           "(mostlygeek__llama-swap/config.example.yaml:248:22), whose context is 16,384")
+
+
+@needs_corpus
+def test_kong_model_name_no_engine_serves_and_a_plugin_nothing_attaches(in_gateways):
+    out = run(["check", "drai-inn__kong-vllm-demo", "--select", "CTX606,CTX607"]).out
+    assert ("kong-ai-proxy-vllm-gptoss-chat-completions.yaml:12:11: CTX606 [error] the Kong ai-proxy route "
+            "Qwen3.5-35B-A3B sends the model name 'Qwen3.5-35B-A3B' upstream, which the engine behind it does not "
+            "serve: vllm-gptoss (drai-inn__kong-vllm-demo/vllm-gptoss-service.yaml:15) serves gpt-oss-20b.") in out
+    assert ("kong-ai-proxy-vllm-gptoss-chat-completions.yaml:1:1: CTX607 [info] the Kong ai-proxy route "
+            "Qwen3.5-35B-A3B (ai-proxy-vllm-gptoss) is attached to no Ingress or Service") in out
+
+
+@needs_corpus
+def test_os_environ_backend_is_followed_through_the_proxy_containers_environment(in_gateways):
+    result = run(["check", "BaSeLab-Local-LLM__llm-root", "--format", "json"])
+    stack = [f for f in json.loads(result.out)["findings"] if f["rule"].startswith("CTX6")]
+    assert stack == []  # joined (no CTX607) and consistent; the model name is os.environ/: not compared
+    out = run(["check", "BaSeLab-Local-LLM__llm-root/litellm-config.yaml", "--select", "CTX607"]).out
+    assert "the backend is os.environ/VLLM_API_BASE" in out  # alone, the environment is not known
+
+
+@needs_corpus
+def test_public_providers_are_not_reported_as_unverified(in_gateways):
+    out = run(["check", "vllm-project__semantic-router/config__recipes__accuracy__config.yaml",
+               "--select", "CTX607"]).out
+    assert "qwen-coordinator" in out and "gpt55-worker" not in out and "opus48-worker" not in out
+
+
+def test_incident_stack_fails_at_the_gateway_and_the_engine(in_repo):
+    result = run(["check", "samples/stack-incident"])
+    assert result.code == 1
+    first = result.out.splitlines()[0]
+    assert first.startswith("samples/stack-incident/litellm-config.yaml:16:29: CTX602 [error] security "
+                            "(CTXA-2026-001): 1,048,576 > 681,280: the LiteLLM route scout-long lets prompts up to "
+                            "1,048,576 tokens")
+    assert "(samples/stack-incident/prefill.yaml:20:39), which holds 681,280 (declared)" in first
+    evidence = json.loads(run(["check", "samples/stack-incident", "--format", "json"]).out)["findings"][0]["evidence"]
+    assert evidence[0].startswith("host scout-router -> Service scout-router (samples/stack-incident/router.yaml:22) "
+                                  "selects app=scout-router -> SGLang router scout-router")
+
+
+def test_incident_stack_fixed_passes(in_repo):
+    result = run(["check", "samples/stack-incident-fixed"])
+    assert (result.code, result.out) == (0, "")
+
+
+def test_an_unresolvable_backend_is_reported_not_passed(tmp_path):
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: big\n    litellm_params: {model: openai/big, api_base: http://10.0.0.7:8000/v1}\n"
+        "    model_info: {context_window: 1048576}\n")
+    result = run(["check", str(tmp_path), "--fail-on", "info"])
+    assert result.code == 1
+    assert "CTX607 [info] cannot verify the LiteLLM route big: the backend http://10.0.0.7:8000/v1" in result.out
+
+
+def test_a_name_shared_by_two_engines_joins_neither(tmp_path):
+    engine = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {{name: {name}}}\nspec:\n  template:\n    spec:\n"
+              "      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n"
+              "          args: [--model, m, --served-model-name, big, --max-model-len, \"4096\"]\n")
+    (tmp_path / "a.yaml").write_text(engine.format(name="a") + "---\n" + engine.format(name="b"))
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: big\n    litellm_params: {model: openai/big, api_base: os.environ/BIG}\n"
+        "    model_info: {context_window: 8192}\n")
+    out = run(["check", str(tmp_path), "--select", "CTX6", "--fail-on", "never"]).out
+    assert "CTX601" not in out and "CTX607 [info] cannot verify the LiteLLM route big" in out
+
+
+@pytest.mark.parametrize("host, service", [
+    ("qwen", "qwen"), ("qwen.ns", "qwen"), ("qwen.ns.svc.cluster.local", "qwen"), ("qwen.ns.svc", "qwen"),
+    ("10.0.0.7", None), ("localhost", None), ("api.openai.com", None), ("", None),
+])
+def test_service_of_host(host, service):
+    assert service_of_host(host) == service
+
+
+def test_upstream_names_and_url_hosts():
+    assert upstream_name("hosted_vllm/meta-llama/Llama-3.1-8B-Instruct") == "meta-llama/Llama-3.1-8B-Instruct"
+    assert upstream_name("openai/gpt-oss-20b") == "gpt-oss-20b"
+    assert upstream_name("meta-llama/Llama-3.1-8B-Instruct") == "meta-llama/Llama-3.1-8B-Instruct"
+    assert url_host("http://vllm:8000/v1") == ("vllm", 8000)
+    assert url_host("127.0.0.1:8003") == ("127.0.0.1", 8003)
+    assert url_host("http://[::1") == ("", None)
