@@ -14,7 +14,7 @@ for the same model stands out.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
@@ -98,6 +98,7 @@ class Audit:
     files: int
     outside: Tuple[Finding, ...] = ()  # findings in files where no deployment was read
     totals: Dict[str, int] = field(default_factory=dict)
+    stacks: Tuple[Any, ...] = ()  # ctxlint.audit_stacks.StackRow: gateway routes joined to engine roles
 
     @property
     def rows(self) -> List[AuditRow]:
@@ -118,8 +119,13 @@ def build_audit(report: Report) -> Audit:
         groups.append(group)
     groups.sort(key=lambda g: (risk_key(g.rows[0]), g.model))
     files_with_rows = {dep.file for dep in report.deployments}
-    outside = tuple(f for f in report.findings if f.file not in files_with_rows)
-    audit = Audit(tuple(groups), len(report.files), outside)
+    outside = tuple(f for f in report.findings if f.file not in files_with_rows and not f.rule.startswith("CTX6"))
+    stacks = ()
+    if report.stacks:
+        from ctxlint.audit_stacks import build_stacks
+
+        stacks = build_stacks(report)
+    audit = Audit(tuple(groups), len(report.files), outside, stacks=stacks)
     audit.totals.update(_totals(audit))
     return audit
 

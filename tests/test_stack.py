@@ -153,3 +153,15 @@ def test_upstream_names_and_url_hosts():
     assert url_host("http://vllm:8000/v1") == ("vllm", 8000)
     assert url_host("127.0.0.1:8003") == ("127.0.0.1", 8003)
     assert url_host("http://[::1") == ("", None)
+
+
+def test_audit_shows_the_stack_view_route_to_engine_roles_to_pools(in_repo):
+    data = json.loads(run(["audit", "samples/stack-incident", "--format", "json"]).out)
+    (stack,) = data["stacks"]
+    assert (stack["gateway"], stack["route"], stack["promise"], stack["worst"]["rule"]) == \
+        ("LiteLLM", "scout-long", 1048576, "CTX602")
+    assert [(e["role"], e["context"], e["pool"], e["pool_origin"]) for e in stack["engines"]] == [
+        ("prefill", 1048576, 681280, "declared"), ("decode", 1048576, 2040000, "declared")]
+    table = run(["audit", "samples/stack-incident"]).out
+    assert "stacks (gateway route -> engine roles -> pools):" in table
+    assert "stacks" not in json.loads(run(["audit", "samples/incident", "--format", "json"]).out)

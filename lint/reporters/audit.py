@@ -124,6 +124,10 @@ def write_table(audit: Audit, stream: TextIO) -> None:
                               colalign=ALIGN) + "\n\n")
     for line in notes(audit):
         stream.write(line + "\n")
+    if audit.stacks:
+        from ctxlint.reporters import audit_stacks
+
+        audit_stacks.write_table(list(audit.stacks), stream)
     stream.write(f"total: {totals_line(audit)}\n")
 
 
@@ -135,6 +139,10 @@ def write_markdown(audit: Audit, stream: TextIO) -> None:
                               colalign=ALIGN) + "\n\n")
     for line in notes(audit):
         stream.write(f"- \\{cell(line)}\n")  # "- * x" would be a nested list
+    if audit.stacks:
+        from ctxlint.reporters import audit_stacks
+
+        audit_stacks.write_markdown(list(audit.stacks), stream, cell)
     stream.write(f"\n**Total:** {cell(totals_line(audit))}\n")
 
 
@@ -169,6 +177,10 @@ def write_json(audit: Audit, stream: TextIO) -> None:
         "outside_deployments": [f.to_dict() for f in audit.outside],
         "totals": dict(audit.totals),
     }
+    if audit.stacks:  # only with gateways, so other audits keep their exact shape
+        from ctxlint.reporters.audit_stacks import as_json
+
+        data["stacks"] = as_json(list(audit.stacks))
     json.dump(data, stream, indent=2, ensure_ascii=False)
     stream.write("\n")
 
