@@ -123,8 +123,8 @@ class _Index:
             return out, ("" if out else "; ".join(problems) or f"{hop.gateway} {ref.value} names no backend")
         if ref.kind == "workload":
             found = self.named(str(ref.value))
-            return [Target(d, f"the same entry's command ({where(d.source)})") for d in found], \
-                "" if found else f"no engine command for {ref.value}"
+            return [Target(d, f"workload {ref.value} -> {_workload(d)}") for d in found], \
+                "" if found else f"no engine workload named {ref.value} in the checked files"
         if ref.kind == "env":
             env = self.keyed.get(f"env/{ref.value}")
             if env is None:

@@ -10,6 +10,8 @@
   `backendRef` is an Envoy Gateway `Backend` (`endpoints[].fqdn`/`ip`) or a Service.
 - Envoy Gateway `ClientTrafficPolicy.spec.connection.bufferLimit`: a request-body limit in
   bytes on the Gateways it targets (a byte cap, not a token cap).
+- KServe `LLMInferenceService` with `router.scheduler` (and no `pool.ref`): the InferencePool
+  KServe creates for it, `<name>-inference-pool`, over the service's own pods.
 """
 from __future__ import annotations
 
@@ -63,6 +65,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         elif kind == "Backend" and group == "gateway.envoyproxy.io":
             result.routes.append(Route(file=loaded.path, source=obj.source(loaded.path), gateway=kind, kind="pool",
                                        key=f"backend-endpoint/{name.value}", backends=_endpoints(spec, loaded.path)))
+        elif kind == "LLMInferenceService" and group == "serving.kserve.io" and \
+                spec.dig("router", "scheduler") is not None and spec.dig("router", "scheduler", "pool", "ref") is None:
+            # KServe creates the InferencePool `<name>-inference-pool` over the service's own pods.
+            result.routes.append(Route(file=loaded.path, source=obj.source(loaded.path), gateway=kind, kind="pool",
+                                       key=f"pool/{name.value}-inference-pool",
+                                       backends=(BackendRef("workload", name.value, name.source),)))
         elif kind == "ClientTrafficPolicy" and group == "gateway.envoyproxy.io":
             limit = _quantity(spec.dig("connection", "bufferLimit"), loaded.path)
             targets = tuple(str(scalar(t.get("name"))) for t in items(spec.get("targetRefs"))
