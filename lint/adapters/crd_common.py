@@ -13,7 +13,7 @@ import posixpath
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.loader import LoadedFile, parse_text
+from ctxlint.loader import LoadedFile
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
 
@@ -87,22 +87,10 @@ def config_maps(loaded: LoadedFile) -> Dict[str, Node]:
 
 def parse_embedded(node: Node, spans: ScalarSpans) -> Optional[Tuple[Any, Dict[str, Source]]]:
     """A YAML document held in a string scalar -> (plain data, {dotted key: Source in the file})."""
-    if node.kind != SCALAR or not isinstance(node.value, str):
-        return None
-    inner = parse_text(node.value, spans.file)
-    if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
-        return None
-    offsets = spans.offsets(node)
+    from ctxlint.adapters.gw_common import embedded
 
-    def place(n: Node) -> Source:
-        if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
-            return node.source(spans.file)
-        line, col = spans.position(offsets[n.start_index])
-        end_line, end_col = spans.position(offsets[n.end_index - 1])
-        return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
-
-    root = inner.documents[0].root
-    return root.plain(), dotted_sources(root, place)
+    inner = embedded(node, spans)
+    return None if inner is None else (inner[0].plain(), dotted_sources(inner[0], inner[1]))
 
 
 class ConfigFiles:

@@ -18,7 +18,7 @@ def at_file(file: str) -> Where:
 
 def embedded(node: Optional[Node], spans: ScalarSpans) -> Optional[Tuple[Node, Where]]:
     """The mapping a string scalar holds as YAML, and where each of its nodes is in the file."""
-    if node is None or node.kind != SCALAR or not isinstance(node.value, str) or "\n" not in node.value:
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str):
         return None
     inner = parse_text(node.value, spans.file)
     if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
