@@ -83,7 +83,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         f"security: prompts up to {fmt(reach)} tokens ({why}{no_cap}) can reach prefill replicas whose "
         f"KV pool holds {weakest.pool.describe()}; {fmt(reach)} > {fmt(pool)} by {fmt(reach - pool)}. "
         "Over-long prompts in disaggregated mode are where cross-request KV exposure happened "
-        "(HTTP 200 with other requests' data). Cap prompts at the gateway "
-        f"({gateway_field(dep)}) at or below {fmt(pool)}, or raise the {weakest.label} pool "
-        f"to at least {fmt(reach)}",
+        "(HTTP 200 with other requests' data). Set the prefill context length at or below "
+        f"{fmt(pool)} and cap prompts at the gateway ({gateway_field(dep)}) at or below it (advertising no more), "
+        f"or raise the {weakest.label} pool to at least {fmt(reach)}",
         where, dep.display_name)
