@@ -36,3 +36,15 @@ def test_mutations_are_deterministic():
     first = [fuzz.mutate(random.Random(7), pool[0][1], pool) for _ in range(3)]
     again = [fuzz.mutate(random.Random(7), pool[0][1], pool) for _ in range(3)]
     assert first == again
+
+
+def test_fuzz_gateway_configs_fixed_seed(tmp_path):
+    # Stacks (issue 12): mutated LiteLLM, Kong, Envoy AI Gateway, InferencePool, llama-swap and router files.
+    fuzz = _fuzz_module()
+    corpus = SHARED / "corpus" / "gateways"
+    if not corpus.is_dir():
+        import pytest
+        pytest.skip("../shared/corpus/gateways is not beside the repo")
+    summary = fuzz.run(200, seed=7, corpus=corpus, crashes=tmp_path / "crashes", log=lambda line: None)
+    assert summary.crashes == [], "\n".join(summary.lines())
+    assert any(rule.startswith("CTX6") for rule in summary.findings)
