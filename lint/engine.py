@@ -220,8 +220,9 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             adapted = adapt_file(loaded)
             units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
                                loaded.diagnostics + adapted.diagnostics, adapted))
+    gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     for loaded in siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
-                                         lambda path: _skipped(path, settings), settings.max_file_size):
+                                         lambda path: _skipped(path, settings), settings.max_file_size, gateways):
         with _blame(loaded.path):
             adapted = adapt_file(loaded)
             units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),

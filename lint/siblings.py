@@ -7,6 +7,8 @@ hook misses it. So when a named file holds a half whose other half is not in the
 run, the other YAML/JSON files of its directory are read as context: they are
 paired and checked with it, but findings are reported only on the files passed.
 Excluded and hidden files are not read; a directory walked in full needs nothing.
+A named gateway file (LiteLLM, Kong, an InferencePool, ...) gets its siblings as context too: the
+engines its routes reach are usually in them.
 """
 from __future__ import annotations
 
@@ -57,10 +59,13 @@ def sibling_files(named: Sequence[str], present: Collection[str], excluded: Call
 
 
 def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployment]], present: Collection[str],
-                  excluded: Callable[[str], bool], max_bytes: int) -> list:
-    """The sibling files to read as context for `named` (LoadedFiles), or none when nothing is unpaired."""
+                  excluded: Callable[[str], bool], max_bytes: int, gateways: Sequence[str] = ()) -> list:
+    """The sibling files to read as context for `named` (LoadedFiles), or none when nothing is unpaired.
+
+    gateways: named files that hold gateway routes; their engines (and Services) usually sit in
+    sibling files, so those are read too, for the join (ctxlint.stack)."""
     from ctxlint.loader import read_path
 
-    if not named or not needs_context(named, deployments):
+    if not named or not (gateways or needs_context(named, deployments)):
         return []
     return [read_path(path, max_bytes=max_bytes) for path in sibling_files(named, present, excluded)]

@@ -88,8 +88,15 @@ def test_os_environ_backend_is_followed_through_the_proxy_containers_environment
     result = run(["check", "BaSeLab-Local-LLM__llm-root", "--format", "json"])
     stack = [f for f in json.loads(result.out)["findings"] if f["rule"].startswith("CTX6")]
     assert stack == []  # joined (no CTX607) and consistent; the model name is os.environ/: not compared
-    out = run(["check", "BaSeLab-Local-LLM__llm-root/litellm-config.yaml", "--select", "CTX607"]).out
-    assert "the backend is os.environ/VLLM_API_BASE" in out  # alone, the environment is not known
+
+
+@needs_corpus
+def test_a_gateway_file_named_alone_is_joined_with_its_siblings_as_pre_commit_passes_it(in_gateways):
+    # pre-commit passes only the staged gateway file: its engines are read from the directory as context.
+    result = run(["check", f"{ACK}/k8s__litellm-config.yaml"])
+    assert [line.split(" [")[0] for line in result.out.splitlines()] == [
+        f"{ACK}/k8s__litellm-config.yaml:38:27: CTX601", f"{ACK}/k8s__litellm-config.yaml:48:27: CTX601"]
+    assert result.err.endswith("in 1 file, 0 deployments\n")  # the siblings are context, not reported
 
 
 @needs_corpus
