@@ -96,6 +96,10 @@ class BodyLimit:
     applies_to: Tuple[str, ...]  # Gateway names (Envoy ClientTrafficPolicy targetRefs)
     what: str
 
+    @property
+    def file(self) -> str:
+        return self.limit.source.file
+
 
 _PROVIDER = re.compile(r"^(?:hosted_vllm|openai|vllm|sglang|text-completion-openai|huggingface|ollama|"
                        r"ollama_chat|llamafile|lm_studio|openai_like|custom_openai)/")

@@ -75,19 +75,30 @@ def served_names(dep: Deployment) -> Tuple[str, ...]:
 
 class _Index:
     def __init__(self, routes: Sequence[Route], services: Sequence[Service], deployments: Sequence[Deployment]):
-        self.keyed: Dict[str, Route] = {r.key: r for r in routes if r.key}
-        self.services: Dict[str, Service] = {}
+        self.keyed: Dict[str, List[Route]] = {}
+        for r in routes:
+            if r.key:
+                self.keyed.setdefault(r.key, []).append(r)
+        self.services: Dict[str, List[Service]] = {}
         for svc in services:
-            self.services.setdefault(str(svc.name.value), svc)
+            self.services.setdefault(str(svc.name.value), []).append(svc)
         self.deployments = [d for d in deployments if d.roles]
         self.routers = [r for r in routes if r.key.startswith("router/")]
 
-    def selected(self, selector: Tuple[Tuple[str, str], ...]) -> List[Deployment]:
+    def selected(self, selector: Tuple[Tuple[str, str], ...], near: str) -> List[Deployment]:
         want = set(selector)
-        return [d for d in self.deployments if want and want <= set(d.pod_labels or d.labels)]
+        return _nearest([d for d in self.deployments if want and want <= set(d.pod_labels or d.labels)], near)
 
-    def named(self, name: str) -> List[Deployment]:
-        return [d for d in self.deployments if d.display_name == name]
+    def named(self, name: str, near: str) -> List[Deployment]:
+        return _nearest([d for d in self.deployments if d.display_name == name], near)
+
+    def key(self, key: str, near: str) -> Optional[Route]:
+        found = _nearest(self.keyed.get(key, []), near)
+        return found[0] if found else None
+
+    def service(self, name: str, near: str) -> Optional[Service]:
+        found = _nearest(self.services.get(name, []), near)
+        return found[0] if found else None
 
     def follow(self, ref: BackendRef, hops: int = 0) -> Tuple[List[Target], str]:
         if hops > MAX_HOPS:
@@ -102,13 +113,14 @@ class _Index:
             return self._service(str(ref.value), f"Service {ref.value}", ref, hops)
         if ref.kind == "selector":
             labels = ", ".join(f"{k}={v}" for k, v in ref.value)
-            found = self.selected(ref.value)
+            found = self.selected(ref.value, ref.source.file)
             if not found:
                 return [], f"no workload of the checked files has the pod labels {labels} ({where(ref.source)})"
             return [Target(d, f"selector {labels} ({where(ref.source)}) -> {_workload(d)}") for d in found], ""
         if ref.kind in HOPS:
             prefix = HOPS[ref.kind]
-            hop = next((self.keyed[p + str(ref.value)] for p in prefix if p + str(ref.value) in self.keyed), None)
+            hop = next((self.key(p + str(ref.value), ref.source.file) for p in prefix
+                        if p + str(ref.value) in self.keyed), None)
             if hop is None:
                 what = {"pool": "InferencePool", "backend": "AIServiceBackend"}.get(ref.kind, "Backend")
                 return [], f"the {what} {ref.value} ({where(ref.source)}) is not in the checked files"
@@ -122,11 +134,11 @@ class _Index:
                     problems.append(problem)
             return out, ("" if out else "; ".join(problems) or f"{hop.gateway} {ref.value} names no backend")
         if ref.kind == "workload":
-            found = self.named(str(ref.value))
+            found = self.named(str(ref.value), ref.source.file)
             return [Target(d, f"workload {ref.value} -> {_workload(d)}") for d in found], \
                 "" if found else f"no engine workload named {ref.value} in the checked files"
         if ref.kind == "env":
-            env = self.keyed.get(f"env/{ref.value}")
+            env = self.key(f"env/{ref.value}", ref.source.file)
             if env is None:
                 return [], (f"the backend is os.environ/{ref.value} ({where(ref.source)}), set in the gateway's "
                             "environment, which the checked files do not state")
@@ -141,10 +153,10 @@ class _Index:
         return [], f"unknown backend reference {ref.kind}"
 
     def _service(self, name: str, said: str, ref: BackendRef, hops: int) -> Tuple[List[Target], str]:
-        svc = self.services.get(name)
+        svc = self.service(name, ref.source.file)
         if svc is not None and svc.selector:
             labels = ", ".join(f"{k}={v}" for k, v in svc.selector)
-            found = self.selected(svc.selector)
+            found = self.selected(svc.selector, svc.file)
             step = f"{said} -> Service {name} ({where(svc.name.source)}) selects {labels}"
             if found:
                 return [Target(d, f"{step} -> {_workload(d)}") for d in found], ""
@@ -152,7 +164,7 @@ class _Index:
             if routers:
                 return self._through(routers, step, hops)
             return [], f"{step}, which no workload of the checked files has"
-        found = self.named(name)
+        found = self.named(name, ref.source.file)
         if found:
             return [Target(d, f"{said} is the name of {_workload(d)}") for d in found], ""
         routers = [r for r in self.routers if r.key == f"router/{name}"]
@@ -172,6 +184,13 @@ class _Index:
                 if problem:
                     problems.append(problem)
         return out, "" if out else "; ".join(problems)
+
+
+def _nearest(found: list, near: str) -> list:
+    """The candidates in the referring object's own file when there are any (a file that holds the
+    gateway and its engines is one stack), else every candidate of the checked files."""
+    here = [x for x in found if getattr(x, "file", None) == near]
+    return here or found
 
 
 def _loads_adapters(dep: Deployment) -> bool:
@@ -215,7 +234,8 @@ def build(routes: Sequence[Route], services: Sequence[Service], body_limits: Seq
                 serves = None  # LoRA adapters can be loaded at run time under any name
         if not route.backends and not targets:
             problems.append("it names no backend")
-        limits = tuple(b for b in body_limits if any(str(p.value) in b.applies_to for p in route.parents))
+        limits = tuple(_nearest([b for b in body_limits if any(str(p.value) in b.applies_to for p in route.parents)],
+                                route.file))
         plugin = route.key.split("/", 1)[1] if route.key.startswith("kong/") else None
         views.append(StackView(route, tuple(targets), "" if targets else "; ".join(problems), serves, by_name,
                                limits, (plugin in attached) if plugin is not None else None))

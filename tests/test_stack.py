@@ -172,3 +172,14 @@ def test_audit_shows_the_stack_view_route_to_engine_roles_to_pools(in_repo):
     table = run(["audit", "samples/stack-incident"]).out
     assert "stacks (gateway route -> engine roles -> pools):" in table
     assert "stacks" not in json.loads(run(["audit", "samples/incident", "--format", "json"]).out)
+
+
+def test_a_file_that_holds_a_gateway_and_its_engines_is_one_stack(tmp_path):
+    # Two self-contained stacks in one directory, with the same Service and workload names (two
+    # namespaces, or a bad and a good variant): each route joins the engine of its own file.
+    bad = (REPO / "samples/rules/CTX601-route-window-exceeds-engine-context/bad.yaml").read_text()
+    good = (REPO / "samples/rules/CTX601-route-window-exceeds-engine-context/good.yaml").read_text()
+    (tmp_path / "a.yaml").write_text(good)
+    (tmp_path / "b.yaml").write_text(bad.replace('"16384"', '"65536"'))  # b's own engine takes 65,536
+    out = run(["check", str(tmp_path), "--select", "CTX6"]).out
+    assert out == "", out  # b's 32,768 fits its own engine; a's engine (16,384) is not b's
