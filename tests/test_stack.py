@@ -100,6 +100,19 @@ def test_a_gateway_file_named_alone_is_joined_with_its_siblings_as_pre_commit_pa
 
 
 @needs_corpus
+def test_one_inference_pool_over_two_engine_definitions_with_different_windows(in_gateways):
+    # production-stack: a Deployment (no --max-model-len: the 131,072 default) and a VLLMRuntime
+    # (maxModelLen 4096, pods labelled app=<name> by the operator) behind one InferencePool.
+    out = run(["check", "vllm-project__production-stack", "--select", "CTX608"]).out.splitlines()
+    assert [line.split(": the")[0] for line in out] == [
+        "vllm-project__production-stack/src__gateway_inference_extension__configs__inferencemodel.yaml:6:14: "
+        "CTX608 [warning] 131,072 != 4,096",
+        "vllm-project__production-stack/src__gateway_inference_extension__configs__inferencemodel.yaml:19:14: "
+        "CTX608 [warning] 131,072 != 4,096"]
+    assert "src__gateway_inference_extension__configs__vllm__vllm-runtime.yaml" in out[0]
+
+
+@needs_corpus
 def test_public_providers_are_not_reported_as_unverified(in_gateways):
     out = run(["check", "vllm-project__semantic-router/config__recipes__accuracy__config.yaml",
                "--select", "CTX607"]).out
