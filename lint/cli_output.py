@@ -72,7 +72,7 @@ def report_context(report, settings, formats: Sequence[str], root: Optional[str]
         sources=read_sources(report.files, settings.max_file_size) if "full" in formats else {},
         tool_version=__version__, suppressed=tuple(report.suppressed),
         step_summary_path=os.environ.get("GITHUB_STEP_SUMMARY") if "github" in formats else None,
-        fail_on=fail_on, width=_terminal_width())
+        fail_on=fail_on, width=_terminal_width() if "concise" in formats else 0)  # only concise cuts lines
 
 
 def _terminal_width() -> int:

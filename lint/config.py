@@ -13,21 +13,15 @@ from __future__ import annotations
 import copy
 import os
 import re
-import sys
 from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
-from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml
+from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml, toml_module
 from ctxlint.config_validate import full_schema, normalize, validate
 from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import SelectorError, all_rules, check_selectors, find, selected
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.9/3.10 only
-    import tomli as tomllib
 
 __all__ = ["CLI", "DEFAULT", "Config", "ConfigError", "apply_severity", "find_config", "full_schema",
            "is_excluded", "load_config", "merge_cli", "parse_config", "show"]
@@ -157,6 +151,7 @@ def find_config(start: str = ".") -> Optional[str]:
 
 def _has_tool_table(path: str) -> bool:
     # A pyproject.toml without [tool.ctxlint] is not a ctxlint config: keep walking (as ruff does).
+    tomllib = toml_module()
     try:
         with open(path, "rb") as fh:
             return "ctxlint" in tomllib.load(fh).get("tool", {})

@@ -14,11 +14,6 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ctxlint.loader import PARSE_ERROR, parse_text
 from ctxlint.nodes import MAP, SEQ, Node
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
-
 Position = Tuple[int, int]
 
 
@@ -85,7 +80,17 @@ _TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
 _HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 
 
+def toml_module():
+    """tomllib (tomli before 3.11), imported only when a pyproject.toml is read (~3-8 ms)."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+    return tomllib
+
+
 def load_pyproject(text: str, file: str) -> Located:
+    tomllib = toml_module()
     try:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

@@ -10,9 +10,7 @@ finds nothing more to do.
 """
 from __future__ import annotations
 
-import difflib
 import os
-import tempfile
 from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
@@ -42,6 +40,8 @@ class FileFix:
     applied: int  # findings fixed in this file
 
     def diff(self) -> str:
+        import difflib  # only --diff prints one
+
         return "".join(difflib.unified_diff(self.before.splitlines(keepends=True),
                                             self.after.splitlines(keepends=True),
                                             f"a/{self.path}", f"b/{self.path}"))
@@ -92,6 +92,8 @@ def plan(findings: Iterable[Finding]) -> List[FileFix]:
 def write(fixed: FileFix) -> None:
     """Replace the file atomically, keeping its permission bits."""
     mode = os.stat(fixed.path).st_mode & 0o7777
+    import tempfile  # only --fix writes; tempfile imports shutil, random, bz2, lzma (~6 ms)
+
     handle, temp = tempfile.mkstemp(prefix=".ctxlint-fix-", dir=os.path.dirname(os.path.abspath(fixed.path)))
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="") as stream:

@@ -6,7 +6,6 @@ CTX1xx rule but CTX105.
 """
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
@@ -80,6 +79,8 @@ def find(code_or_name: str) -> Optional[RuleSpec]:
 
 def suggest(text: str, limit: int = 3) -> Tuple[RuleSpec, ...]:
     """Rules a mistyped ID or name probably meant: close spellings, then names containing it."""
+    import difflib  # only a mistyped rule pays for it
+
     key = text.strip()
     by_id = {s.id: s for s in all_rules()}
     by_name = {s.name: s for s in all_rules()}
@@ -112,6 +113,8 @@ def _specificity(selector: str, spec: RuleSpec) -> int:
 def check_selectors(selectors: Iterable[str]) -> None:
     for sel in selectors:
         if not any(_specificity(sel, spec) for spec in all_rules()):
+            import difflib
+
             choices = [s.id for s in all_rules()] + [s.name for s in all_rules()]
             close = difflib.get_close_matches(sel, choices, n=1)
             hint = f"; did you mean '{close[0]}'?" if close else ""

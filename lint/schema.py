@@ -6,7 +6,6 @@ loaded only to word the errors of an invalid one.
 """
 from __future__ import annotations
 
-import difflib
 import json
 import os
 from functools import lru_cache
@@ -138,6 +137,8 @@ def _did_you_mean(word: str, choices: List[str]) -> str:
     lowered = {c.lower(): c for c in choices}
     if word.lower() in lowered:
         return f"; did you mean '{lowered[word.lower()]}'?"
+    import difflib  # only a misspelt key pays for it
+
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     if not close:
         close = [lowered[c] for c in difflib.get_close_matches(word.lower(), list(lowered), n=1, cutoff=0.6)]

@@ -17,7 +17,6 @@ line scan that tracks quotes.
 from __future__ import annotations
 
 import bisect
-import difflib
 import re
 from dataclasses import dataclass
 from typing import Collection, Iterable, Iterator, List, Match, Optional, Sequence, Tuple
@@ -209,6 +208,8 @@ def _from_comment(file: str, comment: Comment, lines: Sequence[str]) -> Optional
     body = _BODY.match(match.group("body")) if match.group("colon") else None
     if not body:
         word = re.match(r"[\w-]*", match.group("body")).group(0)  # type: ignore[union-attr]
+        import difflib  # only a misspelt directive pays for it
+
         close = difflib.get_close_matches(word.lower(), ["ignore", "file-ignore"], n=1)
         hint = f" (did you mean '{close[0]}'?)" if close and close[0] != word else ""
         hint = hint if match.group("colon") else " (missing ':' after 'ctxlint')"

@@ -8,7 +8,7 @@ as unknown, never as "not affected".
 from __future__ import annotations
 
 import re
-from functools import total_ordering
+from functools import lru_cache, total_ordering
 from typing import Any, Optional, Tuple
 
 _VERSION = re.compile(
@@ -29,8 +29,12 @@ class Version:
     def __init__(self, text: str, release: Tuple[int, ...], pre: Optional[Tuple[int, int]],
                  post: Optional[int], dev: Optional[int]) -> None:
         self.text, self.release, self.pre, self.post, self.dev = text, release, pre, post, dev
+        self._sort_key = self._compute_key()  # compared hundreds of times per deployment: once
 
     def _key(self) -> tuple:
+        return self._sort_key
+
+    def _compute_key(self) -> tuple:
         release = self.release
         while len(release) > 1 and release[-1] == 0:  # 1.0 == 1.0.0
             release = release[:-1]
@@ -63,7 +67,11 @@ def parse_version(value: Any) -> Optional[Version]:
     """A Version, or None when the text is not one (tags like "latest", empty, junk)."""
     if isinstance(value, bool) or value is None:
         return None
-    text = str(value)
+    return _parse_text(str(value))
+
+
+@lru_cache(maxsize=4096)  # the same few tags are parsed ~1,300 times a file; Version is never mutated
+def _parse_text(text: str) -> Optional[Version]:
     m = _VERSION.match(text)
     if not m:
         return None

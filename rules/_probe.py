@@ -8,10 +8,12 @@ Its logical path names the case, e.g. `probe.pool+1`.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 from ctxlint.model import Source, fmt
-from ctxlint.probe.run import Exchange, ProbeRun
+
+if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
+    from ctxlint.probe.run import Exchange, ProbeRun
 
 
 def server_prompt(exchange: Exchange) -> int:

@@ -29,11 +29,13 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
-from ctxlint.probe.run import ProbeRun
 from ctxlint.rules._probe import locate, request
+
+if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
+    from ctxlint.probe.run import ProbeRun
 
 ID = "CTX501"
 NAME = "cross-session-leak"

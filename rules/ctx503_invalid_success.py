@@ -27,12 +27,14 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.probe.answers import INVALID
-from ctxlint.probe.run import ProbeRun
 from ctxlint.rules._probe import locate, over_pool, request
+
+if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
+    from ctxlint.probe.run import ProbeRun
 
 ID = "CTX503"
 NAME = "invalid-success"

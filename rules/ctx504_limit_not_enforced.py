@@ -29,13 +29,15 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import fmt
 from ctxlint.probe.answers import COMPLETION
-from ctxlint.probe.run import ProbeRun
 from ctxlint.rules._probe import locate, over_cap, over_pool, over_window, request, server_prompt
+
+if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
+    from ctxlint.probe.run import ProbeRun
 
 ID = "CTX504"
 NAME = "limit-not-enforced"

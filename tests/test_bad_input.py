@@ -208,3 +208,29 @@ def test_a_tab_after_a_value_is_read_but_reported_as_nonportable(tmp_path):
     assert lines == ["deploy.yaml:3:21: CTX009 [warning] libyaml (like Kubernetes' parser) reads this file, but "
                      "PyYAML's pure-Python reader stops here: found character '\\t' that cannot start any token; "
                      "replace the tab with spaces (nonportable-yaml)"]
+
+
+class _GrewAfterStat:
+    """os.stat's answer for a file that was shorter when stat'ed than when read."""
+
+    def __init__(self, real, size: int) -> None:
+        self.real, self.st_size = real, size
+
+    def __getattr__(self, name: str):
+        return getattr(self.real, name)
+
+
+def test_file_that_grew_after_the_stat_is_read_whole(tmp_path, monkeypatch):
+    # read_path sizes its read by the stat (read() allocates what it is asked for); a file that
+    # grew in between must still be read to its end, or to the limit, never cut at the old size.
+    from ctxlint import loader
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text(GOOD)
+    real_stat = os.stat
+    monkeypatch.setattr(loader.os, "stat", lambda p, *a, **k: _GrewAfterStat(real_stat(p, *a, **k), 10)
+                        if str(p) == str(path) else real_stat(p, *a, **k))
+    assert loader.read_path(str(path)).text == GOOD
+    over = loader.read_path(str(path), max_bytes=100)
+    assert over.text == "" and [d.message for d in over.diagnostics] == [
+        "input is over the 100-byte limit (raise it with --max-file-size)"]

@@ -47,16 +47,24 @@ def _longest(result, which: str) -> Optional[int]:
     return point if value is None else value
 
 
-def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, which: str = "point") -> Optional[float]:
+def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, which: str = "point",
+                   estimates: Optional[Dict[float, Any]] = None) -> Optional[float]:
     """The least memory per GPU (GiB, to 0.1) at which one request of `context` tokens fits.
 
     `which` picks the estimate: "point", "low" (the band's floor: surely fits from here) or
-    "high" (the band's top: surely does not fit below this)."""
+    "high" (the band's top: surely does not fit below this). `estimates` (memory -> estimate)
+    lets the three searches of one role share the estimates they all probe: the bisections
+    start alike, and an estimate of an unknown vLLM release is seven estimates."""
     from ctxlint.physics.accelerators import accelerator_from_mapping
 
+    seen: Dict[float, Any] = {} if estimates is None else estimates
+
     def fits(gib: float) -> bool:
-        acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
-        longest = _longest(_estimate(dep, role, arch, weights, acc, context), which)
+        result = seen.get(gib)
+        if result is None:
+            acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
+            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context)
+        longest = _longest(result, which)
         return longest is not None and longest >= context
 
     low, high = 1.0, 2048.0
@@ -102,9 +110,10 @@ def memory_need(dep: Deployment, role: Role, arch, weights) -> Optional[MemoryNe
         context = window.value
     par = role.parallelism
     layout = f"TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
-    point = min_memory_gib(dep, role, arch, weights, context)
-    least = min_memory_gib(dep, role, arch, weights, context, "high")
-    most = min_memory_gib(dep, role, arch, weights, context, "low")
+    estimates: Dict[float, Any] = {}
+    point = min_memory_gib(dep, role, arch, weights, context, estimates=estimates)
+    least = min_memory_gib(dep, role, arch, weights, context, "high", estimates)
+    most = min_memory_gib(dep, role, arch, weights, context, "low", estimates)
     return MemoryNeed(context, least, point, most, layout)
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
-from ctxlint.probe.client import Reply
+if TYPE_CHECKING:  # the rules read these constants; only `ctxlint probe` needs the HTTP client
+    from ctxlint.probe.client import Reply
 
 COMPLETION, REFUSAL, INVALID, FAILED = "completion", "refusal", "invalid", "failed"
 ERROR_KEYS = ("error", "message", "detail")  # OpenAI/TGI, vLLM/SGLang, FastAPI
