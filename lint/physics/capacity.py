@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from .accelerators import Accelerator, lookup_accelerator
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget, weights_per_gpu
 from .kv import kv_breakdown, normalize_engine
+from .memo import Memo
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
 from .sources import source_of
@@ -132,12 +133,24 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
 
 def compute(inp: CapacityInput) -> CapacityResult:
     """The estimate without suggestions (suggestions re-run this). A vLLM deployment of unknown
-    version is estimated under each release whose memory rules differ (releases.py)."""
+    version is estimated under each release whose memory rules differ (releases.py).
+
+    Memoized exactly (memo.py): a tree repeats models, settings and devices, and the CTX208
+    memory-need search probes the same inputs for each repetition."""
+    return _MEMO(inp)
+
+
+def _compute(inp: CapacityInput) -> CapacityResult:
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
         from .releases import span_vllm_releases
         return span_vllm_releases(inp, _compute_one)
     return _compute_one(inp)
+
+
+# A role's CTX208 search probes ~30 memory sizes and its suggestions a few more. 4,096 results
+# (~4 KB each) hold the real corpus's 3,217 distinct estimates, and bound memory on any tree.
+_MEMO = Memo(_compute, 4096)
 
 
 def _compute_one(inp: CapacityInput) -> CapacityResult:
