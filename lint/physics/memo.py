@@ -94,6 +94,10 @@ class Memo:
             key = exact_key(arg)
         except Unkeyable:
             return self.fn(arg)
+        return self.keyed(key, arg)
+
+    def keyed(self, key: Hashable, arg: Any) -> Any:
+        """`fn(arg)` for a caller that already holds `arg`'s exact key (or one built from it)."""
         found = self.results.get(key, _MISSING)
         if found is not _MISSING:
             self.results.move_to_end(key)

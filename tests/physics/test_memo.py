@@ -61,3 +61,23 @@ def test_compute_hits_give_what_a_fresh_computation_gives():
     assert capacity._compute(inp) == first
     other = compute(dataclasses.replace(inp, settings={"max_model_len": 32768.0}))
     assert other is not first
+
+
+def test_the_device_free_half_is_computed_once_per_release_and_gives_the_same_estimate(monkeypatch):
+    # The CTX208 search estimates one role at ~30 memory sizes under seven vLLM releases: the
+    # served dtype, KV layout and weights per GPU are the same at every size.
+    from ctxlint.physics import model_side
+    from ctxlint.physics.accelerators import accelerator_from_mapping
+    from ctxlint.physics.releases import VLLM_RELEASES
+
+    arch = lookup_model("meta-llama/Llama-3.1-8B-Instruct")
+    devices = [accelerator_from_mapping("candidate", {"memory_gib": gib}) for gib in (24.0, 40.0, 80.0)]
+    inputs = [CapacityInput(arch=arch, engine="vllm", accelerator=device,
+                            settings={"max_model_len": 65536, "dtype": "float16"}, context_length=65536)
+              for device in devices]
+    monkeypatch.setattr(model_side, "_MEMO", memo.Memo(model_side._model_side, 512))
+    cached = [capacity._compute(inp) for inp in inputs]
+    assert len(model_side._MEMO.results) == len(VLLM_RELEASES)
+    monkeypatch.setattr(model_side, "_MEMO", memo.Memo(model_side._model_side, 0))  # computes every time
+    assert [capacity._compute(inp) for inp in inputs] == cached
+    assert cached[0].pool_tokens != cached[2].pool_tokens
