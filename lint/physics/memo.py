@@ -83,7 +83,8 @@ class Memo:
     """The most recent `size` results of `fn`, keyed exactly by its one argument.
 
     Results are shared between callers, so `fn` must return values nobody mutates (the
-    physics returns frozen dataclasses)."""
+    physics returns frozen dataclasses). Not for threads: the capacity step runs on one
+    thread per process (`--jobs` starts processes, each with its own memo)."""
 
     def __init__(self, fn: Callable[[Any], Any], size: int) -> None:
         self.fn, self.size = fn, size
