@@ -47,26 +47,42 @@ def _token(value: Any) -> tuple:
             raise Unkeyable("NaN")
         return (kind, value.hex()), True
     if kind is tuple or kind is list:
-        parts = [_token(item) for item in value]
-        return _intern(kind, tuple(p[0] for p in parts)), kind is tuple and all(p[1] for p in parts)
+        keys, fixed = _parts(value)
+        return _intern(kind, keys), kind is tuple and fixed
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         known = _BY_ID.get(id(value))
         if known is not None and known[0] is value:
             return known[1], True
-        parts = [_token(getattr(value, f.name)) for f in dataclasses.fields(value)]
-        key = _intern(kind, tuple(p[0] for p in parts))
+        keys, fixed = _parts([getattr(value, f.name) for f in dataclasses.fields(value)])
+        key = _intern(kind, keys)
         # A frozen model, device or format keys the same for its whole life: the search passes the
         # same objects to every probe, and a model has ~50 fields to key.
-        fixed = kind.__dataclass_params__.frozen and all(p[1] for p in parts)  # type: ignore[attr-defined]
+        fixed = fixed and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
         if fixed:
             if len(_BY_ID) >= _TABLE_MAX:
                 _BY_ID.clear()
             _BY_ID[id(value)] = (value, key)  # holding `value` keeps its id from being reused
         return key, fixed
     if isinstance(value, Mapping):  # insertion order kept: a function may iterate it
-        parts = [(_token(k)[0], _token(v)[0]) for k, v in value.items()]
-        return _intern(kind, tuple(parts)), False
+        keys, _ = _parts([item for pair in value.items() for item in pair])
+        return _intern(kind, keys), False
     raise Unkeyable(kind.__name__)
+
+
+def _parts(values) -> tuple:
+    """(the values' keys, whether all are immutable), with the common scalars keyed inline:
+    a probe's input is mostly strings and numbers, and a call per scalar was most of the cost."""
+    keys = []
+    fixed = True
+    for item in values:
+        kind = type(item)
+        if kind in _SCALARS:
+            keys.append((kind, item))
+        else:
+            key, item_fixed = _token(item)
+            keys.append(key)
+            fixed = fixed and item_fixed
+    return tuple(keys), fixed
 
 
 def _intern(kind: type, parts: tuple) -> tuple:
