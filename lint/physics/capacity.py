@@ -12,12 +12,14 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping
 
 from .accelerators import Accelerator, lookup_accelerator
-from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget, weights_per_gpu
-from .kv import kv_breakdown, normalize_engine
+from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
+from .kv import normalize_engine
+from .memo import Memo
+from .model_side import model_side
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
 from .sources import source_of
-from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
+from .served import positive_int
 from .weights import WeightFormat
 
 Step = tuple[str, str, Any]
@@ -106,81 +108,56 @@ def _resolve_accel(inp: CapacityInput, errors: list[str]) -> Accelerator | None:
     return found
 
 
-def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,
-            asm: list[str]) -> tuple[bool, int | None]:
-    """(swa_full, mla_heads) for the engine and version: how it lays out window and MLA layers."""
-    from ctxlint.versions import parse_version
-
-    from .mem_vllm import hybrid_full
-
-    v = parse_version(version) if version else None
-    swa_full = bool(settings.get("swa_full"))
-    mla_heads = None
-    if engine == "vllm":
-        swa_full = hybrid_full(version, settings)
-        if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
-                            (v is not None and v < parse_version("0.7.1"))):
-            mla_heads = 192 if v is not None and v >= parse_version("0.7.0") else 256
-            asm.append(f"vLLM {version or ''} stores MLA as full K/V heads padded to {mla_heads} (MLA latent "
-                       "from 0.7.1)")
-    elif engine == "sglang" and arch.is_mla and v is not None and v < parse_version("0.3.2") \
-            and settings.get("enable_mla") is not True:
-        mla_heads = 0  # K = qk_nope + qk_rope, V = v_head_dim
-        asm.append("SGLang < 0.3.2 without --enable-mla stores full K/V heads")
-    return swa_full, mla_heads
-
-
 def compute(inp: CapacityInput) -> CapacityResult:
     """The estimate without suggestions (suggestions re-run this). A vLLM deployment of unknown
-    version is estimated under each release whose memory rules differ (releases.py)."""
+    version is estimated under each release whose memory rules differ (releases.py).
+
+    Memoized exactly (memo.py): a tree repeats models, settings and devices, and the CTX208
+    memory-need search probes the same inputs for each repetition."""
+    return _MEMO(inp)
+
+
+def _compute(inp: CapacityInput) -> CapacityResult:
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
         from .releases import span_vllm_releases
-        return span_vllm_releases(inp, _compute_one)
+        shared: dict = {}  # the releases' inputs differ only in engine_version
+        return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared))
     return _compute_one(inp)
 
 
-def _compute_one(inp: CapacityInput) -> CapacityResult:
+# A role's CTX208 search probes ~30 memory sizes and its suggestions a few more. 4,096 results
+# (~4 KB each) hold the real corpus's 3,217 distinct estimates, and bound memory on any tree.
+_MEMO = Memo(_compute, 4096)
+
+
+def _compute_one(inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
         return _empty(inp, str(getattr(inp, "engine", "")), [f"unknown engine {getattr(inp, 'engine', None)!r}"])
     if not isinstance(inp.arch, ModelArch):
         return _empty(inp, engine, ["model architecture unknown: give a catalog id, a config.json or inline facts"])
     errors: list[str] = []
-    steps: list[Step] = []
-    asm: list[str] = []
     tp, pp = positive_int(inp.tp, 1), positive_int(inp.pp, 1)
     draft = max(0, positive_int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if isinstance(inp.settings, Mapping) else {}
-    arch = serving_dtype(inp.arch, settings.get("dtype"), asm)
     ctx = positive_int(inp.context_length, 0) or None
     acc = _resolve_accel(inp, errors)
     if inp.accelerator_count and positive_int(inp.accelerator_count, 0) and positive_int(inp.accelerator_count, 0) < tp * pp:
         errors.append(f"accelerator_count {inp.accelerator_count} < tp x pp = {tp * pp}")
-    swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
-    mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
-    swa_full, mla_heads = _layout(engine, arch, settings, inp.engine_version, asm)
-    try:
-        br = kv_breakdown(arch, engine, tp, pp, inp.kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm"
-                          else 0, swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
-    except (ValueError, TypeError, ZeroDivisionError) as exc:
-        return dataclasses.replace(_empty(inp, engine, errors + [str(exc)]), accelerator=getattr(acc, "name", None))
+    side = model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft, settings, inp.weights,
+                      inp.engine_version, shared)
+    arch, br, mnbt, swa_full = side.arch, side.br, side.mnbt, side.swa_full
+    if br is None:
+        return dataclasses.replace(_empty(inp, engine, errors + [side.error]),
+                                   accelerator=getattr(acc, "name", None))
     bpt = br.bytes_per_token
-    steps.append(("KV bytes/token/GPU", br.formula, bpt))
-    asm.extend(br.notes)
-    if engine == "vllm" and swa_full and br.sliding_layers_per_gpu and not inp.engine_version:
-        asm.append("vLLM version unknown: window layers counted whole, as before 0.9.1 (or with a KV connector in "
-                   "0.9.1-0.10); state the image tag to count them windowed")
+    steps: list[Step] = [("KV bytes/token/GPU", br.formula, bpt)]
+    asm = list(side.assumptions)
     if bpt <= 0:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
         return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
-    fmt = None if unquantized(inp.weights) else inp.weights
-    split, split_how = expert_split(engine, arch, settings, positive_int(inp.dp, 1))
-    replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
-    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
-                                                  replicas)
-    asm.extend(w_notes)
-    weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
+    weights, w_formula = side.weights, side.w_formula
     total = float(acc.memory_bytes) if acc else None
     if acc is not None and not acc.exact:
         asm.append(f"{acc.name} memory {acc.memory_gib:.2f} GiB is an estimate ({acc.source})")

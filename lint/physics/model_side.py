@@ -1,0 +1,105 @@
+"""The half of an estimate that does not depend on the device: the served dtype, the KV layout
+and bytes per token, the weights per GPU.
+
+The CTX208 memory-need search estimates one role at ~30 memory sizes, each under seven vLLM
+releases when the version is unknown: this half is the same for every size, so it is computed
+once per (model, engine, layout, settings, format, release) and memoized exactly (memo.py).
+The record is immutable; the caller copies its notes and steps into its own lists.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+from .budget import weights_per_gpu
+from .kv import KVBreakdown, kv_breakdown
+from .memo import Memo, Unkeyable, exact_key
+from .models import ModelArch
+from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
+from .terms import Term
+
+
+@dataclass(frozen=True)
+class ModelSide:
+    arch: ModelArch                  # as served (dtype applied)
+    assumptions: tuple[str, ...]     # in the order the estimate states them
+    mnbt: int                        # max_num_batched_tokens in force
+    swa_full: bool
+    br: KVBreakdown | None           # None: kv_breakdown refused (`error`)
+    error: str = ""
+    weights: Term | None = None
+    w_formula: str = ""
+
+
+def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache_dtype: Any, draft: int,
+               settings: Mapping[str, Any], weights_format: Any, version: str | None,
+               shared: dict | None = None) -> ModelSide:
+    """`shared`: a dict the caller passes for several calls whose arguments differ only in
+    `version` (the vLLM releases of one estimate), so the settings are keyed once, not per release."""
+    args = (engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version)
+    try:
+        base = shared.get("key") if shared is not None else None
+        if base is None:
+            base = exact_key(args[:-1])
+            if shared is not None:
+                shared["key"] = base
+        key = (base, exact_key(version))
+    except Unkeyable:
+        return _model_side(args)
+    return _MEMO.keyed(key, args)
+
+
+def _model_side(args: tuple) -> ModelSide:
+    engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version = args
+    asm: list[str] = []
+    arch = serving_dtype(arch, settings.get("dtype"), asm)
+    swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
+    mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
+    swa_full, mla_heads = _layout(engine, arch, settings, version, asm)
+    try:
+        br = kv_breakdown(arch, engine, tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm"
+                          else 0, swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
+    except (ValueError, TypeError, ZeroDivisionError) as exc:
+        return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
+    asm.extend(br.notes)
+    if engine == "vllm" and swa_full and br.sliding_layers_per_gpu and not version:
+        asm.append("vLLM version unknown: window layers counted whole, as before 0.9.1 (or with a KV connector in "
+                   "0.9.1-0.10); state the image tag to count them windowed")
+    if br.bytes_per_token <= 0:
+        return ModelSide(arch, tuple(asm), mnbt, swa_full, br)
+    fmt = None if unquantized(weights_format) else weights_format
+    split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
+    replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
+    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
+                                                  replicas)
+    asm.extend(w_notes)
+    weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
+    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weights, w_formula)
+
+
+def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,
+            asm: list[str]) -> tuple[bool, int | None]:
+    """(swa_full, mla_heads) for the engine and version: how it lays out window and MLA layers."""
+    from ctxlint.versions import parse_version
+
+    from .mem_vllm import hybrid_full
+
+    v = parse_version(version) if version else None
+    swa_full = bool(settings.get("swa_full"))
+    mla_heads = None
+    if engine == "vllm":
+        swa_full = hybrid_full(version, settings)
+        if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
+                            (v is not None and v < parse_version("0.7.1"))):
+            mla_heads = 192 if v is not None and v >= parse_version("0.7.0") else 256
+            asm.append(f"vLLM {version or ''} stores MLA as full K/V heads padded to {mla_heads} (MLA latent "
+                       "from 0.7.1)")
+    elif engine == "sglang" and arch.is_mla and v is not None and v < parse_version("0.3.2") \
+            and settings.get("enable_mla") is not True:
+        mla_heads = 0  # K = qk_nope + qk_rope, V = v_head_dim
+        asm.append("SGLang < 0.3.2 without --enable-mla stores full K/V heads")
+    return swa_full, mla_heads
+
+
+# A role's search probes ~30 sizes with the same model side per release: 512 covers many roles.
+_MEMO = Memo(_model_side, 512)
