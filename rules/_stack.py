@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import List, Optional, Tuple
 
 from ctxlint.model import PREFILL, UNIFIED, Deployment, Role, Source, Val, fmt
+from ctxlint.rules._common import smallest_pool as smallest_role_pool
 from ctxlint.stack import StackView
 
 
@@ -28,7 +29,8 @@ def smallest_context(view: StackView) -> Optional[Tuple[Deployment, Role, Val[in
 
 def smallest_pool(view: StackView) -> Optional[Tuple[Deployment, Role]]:
     """The smallest KV pool a prompt of this route can land in (prefill in P/D, else unified)."""
-    found = [(dep, role) for dep in view.deployments for role in _prompt_roles(dep) if role.pool is not None]
+    found = [(dep, smallest_role_pool(_prompt_roles(dep))) for dep in view.deployments]
+    found = [(dep, role) for dep, role in found if role is not None]
     return min(found, key=lambda item: item[1].pool.tokens) if found else None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import json
-from typing import Callable, Dict, List, Optional, TextIO
+from typing import Callable, Dict, Iterator, List, Optional, TextIO, Tuple
 
 from tabulate import tabulate
 
@@ -36,22 +36,25 @@ def _headroom(row: AuditRow) -> str:
     return f"{row.headroom:.2f}x" if row.headroom is not None else "?"
 
 
-def _cells(audit: Audit) -> List[List[str]]:
-    out = []
+def labelled_rows(audit: Audit) -> Iterator[Tuple[AuditRow, str, str]]:
+    """Each row with its model cell (the model on its group's first row, MARK when the model is
+    served with other pools) and its worst-finding cell."""
     for group in audit.groups:
         for index, row in enumerate(group.rows):
             model = group.model if index == 0 else ""
             if row.pools_differ:
                 model = f"{model} {MARK}".lstrip()
-            worst = f"{row.worst.rule} {row.worst.severity}" if row.worst else "-"
-            out.append([
-                model, row.name or "-", f"{row.file}:{row.line}",
-                " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
-                row.mode, _num(row.window), _context(row),
-                _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
-                _headroom(row), row.verdict, worst, str(len(row.findings)),
-            ])
-    return out
+            yield row, model, f"{row.worst.rule} {row.worst.severity}" if row.worst else "-"
+
+
+def _cells(audit: Audit) -> List[List[str]]:
+    return [[
+        model, row.name or "-", f"{row.file}:{row.line}",
+        " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
+        row.mode, _num(row.window), _context(row),
+        _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
+        _headroom(row), row.verdict, worst, str(len(row.findings)),
+    ] for row, model, worst in labelled_rows(audit)]
 
 
 def _num(value: Optional[int]) -> str:

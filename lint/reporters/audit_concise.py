@@ -14,7 +14,7 @@ from typing import List, Sequence, TextIO
 from tabulate import tabulate
 
 from ctxlint.audit import Audit
-from ctxlint.reporters.audit import MARK, _headroom, notes, totals_line
+from ctxlint.reporters.audit import _headroom, labelled_rows, notes, totals_line
 
 HEADERS = ("model", "deployment", "file", "headroom", "verdict", "worst")
 ALIGN = ("left", "left", "left", "right", "left", "left")
@@ -26,15 +26,8 @@ ELLIPSIS = "…"
 
 
 def _cells(audit: Audit) -> List[List[str]]:
-    out = []
-    for group in audit.groups:
-        for index, row in enumerate(group.rows):
-            model = group.model if index == 0 else ""
-            if row.pools_differ:
-                model = f"{model} {MARK}".lstrip()
-            worst = f"{row.worst.rule} {row.worst.severity}" if row.worst else "-"
-            out.append([model, row.name or "-", f"{row.file}:{row.line}", _headroom(row), row.verdict, worst])
-    return out
+    return [[model, row.name or "-", f"{row.file}:{row.line}", _headroom(row), row.verdict, worst]
+            for row, model, worst in labelled_rows(audit)]
 
 
 def _widths(rows: Sequence[Sequence[str]], width: int) -> List[int]:
