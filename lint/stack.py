@@ -16,7 +16,7 @@ evidence says it was by name only.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Deployment, Source
 from ctxlint.routes import BackendRef, BodyLimit, Route, Service, service_of_host, url_host
@@ -124,14 +124,8 @@ class _Index:
             if hop is None:
                 what = {"pool": "InferencePool", "backend": "AIServiceBackend"}.get(ref.kind, "Backend")
                 return [], f"the {what} {ref.value} ({where(ref.source)}) is not in the checked files"
-            out: List[Target] = []
-            problems = []
-            for inner in hop.backends:
-                targets, problem = self.follow(inner, hops + 1)
-                step = f"{hop.gateway} {ref.value} ({where(hop.source)})"
-                out.extend(Target(t.deployment, f"{step} -> {t.evidence}") for t in targets)
-                if problem:
-                    problems.append(problem)
+            step = f"{hop.gateway} {ref.value} ({where(hop.source)})"
+            out, problems = self._onward(hop, lambda _: step, hops)
             return out, ("" if out else "; ".join(problems) or f"{hop.gateway} {ref.value} names no backend")
         if ref.kind == "workload":
             found = self.named(str(ref.value), ref.source.file)
@@ -142,13 +136,8 @@ class _Index:
             if env is None:
                 return [], (f"the backend is os.environ/{ref.value} ({where(ref.source)}), set in the gateway's "
                             "environment, which the checked files do not state")
-            out, problems = [], []
-            for inner in env.backends:
-                targets, problem = self.follow(inner, hops + 1)
-                step = f"os.environ/{ref.value} = {inner.value} ({env.gateway}, {where(env.source)})"
-                out.extend(Target(t.deployment, f"{step} -> {t.evidence}") for t in targets)
-                if problem:
-                    problems.append(problem)
+            out, problems = self._onward(
+                env, lambda inner: f"os.environ/{ref.value} = {inner.value} ({env.gateway}, {where(env.source)})", hops)
             return out, "" if out else "; ".join(problems)
         return [], f"unknown backend reference {ref.kind}"
 
@@ -175,15 +164,25 @@ class _Index:
     def _through(self, routers: List[Route], step: str, hops: int) -> Tuple[List[Target], str]:
         """Follow the backends of routers (workloads that pass requests on, e.g. the SGLang router)."""
         out: List[Target] = []
-        problems = []
+        problems: List[str] = []
         for router in routers:
             here = f"{step} -> {router.gateway} {router.key.split('/', 1)[1]} ({where(router.source)})"
-            for inner in router.backends:
-                targets, problem = self.follow(inner, hops + 1)
-                out.extend(Target(t.deployment, f"{here} -> {t.evidence}") for t in targets)
-                if problem:
-                    problems.append(problem)
+            found, failed = self._onward(router, lambda _: here, hops)
+            out += found
+            problems += failed
         return out, "" if out else "; ".join(problems)
+
+    def _onward(self, hop: Route, step: Callable[[BackendRef], str], hops: int) -> Tuple[List[Target], List[str]]:
+        """Follow the backends of a hop (a pool, a backend, an environment variable, a router), each
+        target's evidence led by `step(backend)`; also what could not be followed."""
+        out: List[Target] = []
+        problems: List[str] = []
+        for inner in hop.backends:
+            targets, problem = self.follow(inner, hops + 1)
+            out.extend(Target(t.deployment, f"{step(inner)} -> {t.evidence}") for t in targets)
+            if problem:
+                problems.append(problem)
+        return out, problems
 
 
 def _nearest(found: list, near: str) -> list:
