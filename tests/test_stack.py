@@ -196,3 +196,18 @@ def test_a_file_that_holds_a_gateway_and_its_engines_is_one_stack(tmp_path):
     (tmp_path / "b.yaml").write_text(bad.replace('"16384"', '"65536"'))  # b's own engine takes 65,536
     out = run(["check", str(tmp_path), "--select", "CTX6"]).out
     assert out == "", out  # b's 32,768 fits its own engine; a's engine (16,384) is not b's
+
+
+def test_wrong_types_in_gateway_limits_are_located_findings_not_silence(tmp_path):
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: b\n    litellm_params: {model: openai/b, api_base: http://b:8000/v1, max_tokens: -3}\n"
+        "    model_info: {context_window: abc, max_input_tokens: 8192}\n")
+    (tmp_path / "swap.yaml").write_text(
+        "models:\n  m:\n    cmd: llama-server -m m.gguf --ctx-size 4096\n    capabilities: {context: 0}\n")
+    out = run(["check", str(tmp_path), "--select", "CTX005"]).out.replace(str(tmp_path) + "/", "")
+    assert out.splitlines() == [
+        "litellm.yaml:3:79: CTX005 [error] model_list[0].litellm_params.max_tokens: -3 is not a whole, positive "
+        "token count; the gateway's limit is ignored by the checks (invalid-token-count)",
+        "litellm.yaml:4:34: CTX005 [error] model_list[0].model_info.context_window: 'abc' is not a whole, positive "
+        "token count; the gateway's limit is ignored by the checks (invalid-token-count)",
+    ]  # llama-swap's context: 0 means "not configured": no finding

@@ -102,7 +102,9 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
             key = root.get("models").keys[name]
             out.append(Workload(name=Val(str(name), key.source(spans.file)), source=model.source(spans.file),
                                 input_format="llama-swap", roles=reading.roles))
-            context = count(model.dig("capabilities", "context"), at_file(spans.file))
+            written = model.dig("capabilities", "context")  # 0 is llama-swap's "not configured"
+            context = count(written, at_file(spans.file),
+                            result.diagnostics if written is None or written.value != 0 else None)
             if context is not None:  # what /v1/models tells clients: the model's context length
                 result.routes.append(Route(
                     file=spans.file, source=model.source(spans.file), gateway="llama-swap",

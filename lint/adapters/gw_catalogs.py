@@ -17,6 +17,7 @@ from typing import Dict, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import objects
 from ctxlint.adapters.gw_common import at_file, count, items, scalar, text
+from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, Node
@@ -31,12 +32,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     for doc in loaded.documents:
         root = doc.root
         if root.kind == MAP and root.dig("routing", "modelCards") is not None:
-            result.routes.extend(_semantic_router(root, loaded.path))
+            result.routes.extend(_semantic_router(root, loaded.path, result.diagnostics))
     for obj in objects(loaded):
         kind, api = scalar(obj.get("kind")), scalar(obj.get("apiVersion"))
         if kind == "KongPlugin" and isinstance(api, str) and api.startswith("configuration.konghq.com") \
                 and scalar(obj.get("plugin")) == "ai-proxy":
-            route = _kong_ai_proxy(obj, loaded.path)
+            route = _kong_ai_proxy(obj, loaded.path, result.diagnostics)
             if route is not None:
                 result.routes.append(route)
         elif kind in ("Ingress", "Service") and isinstance(api, str):
@@ -50,7 +51,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     return result
 
 
-def _semantic_router(root: Node, file: str) -> List[Route]:
+def _semantic_router(root: Node, file: str, problems: List[Diagnostic]) -> List[Route]:
     where = at_file(file)
     providers: Dict[str, Node] = {}
     for model in items(root.dig("providers", "models")):
@@ -65,7 +66,7 @@ def _semantic_router(root: Node, file: str) -> List[Route]:
         provider = providers.get(name.value)
         upstream = text(provider.get("provider_model_id"), where) if provider is not None else None
         out.append(Route(file=file, source=card.source(file), gateway="Semantic Router", name=name,
-                         upstream_model=upstream or name, window=count(card.get("context_window_size"), where),
+                         upstream_model=upstream or name, window=count(card.get("context_window_size"), where, problems),
                          backends=_provider_backends(provider, file)))
     return out
 
@@ -81,7 +82,7 @@ def _provider_backends(provider: Optional[Node], file: str):
     return tuple(out)
 
 
-def _kong_ai_proxy(obj: Node, file: str) -> Optional[Route]:
+def _kong_ai_proxy(obj: Node, file: str, problems: List[Diagnostic]) -> Optional[Route]:
     where = at_file(file)
     model = obj.dig("config", "model")
     if model is None or model.kind != MAP:
@@ -90,6 +91,6 @@ def _kong_ai_proxy(obj: Node, file: str) -> Optional[Route]:
     url = text(model.dig("options", "upstream_url"), where)
     plugin = scalar(obj.dig("metadata", "name"))
     return Route(file=file, source=obj.source(file), gateway="Kong ai-proxy", name=name, upstream_model=name,
-                 forced_output=count(model.dig("options", "max_tokens"), where),
+                 forced_output=count(model.dig("options", "max_tokens"), where, problems),
                  backends=(BackendRef("url", url.value, url.source),) if url is not None else (),
                  key=f"kong/{plugin}")

@@ -2,9 +2,11 @@
 inside a YAML document held in a string (a ConfigMap's `config.yaml: |`)."""
 from __future__ import annotations
 
-from typing import Any, Callable, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload_inputs import INVALID_TOKEN_COUNT
+from ctxlint.findings import Diagnostic
 from ctxlint.loader import parse_text
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -53,15 +55,19 @@ def text(node: Optional[Node], where: Where) -> Optional[Val[str]]:
     return Val(value.strip(), where(node)) if isinstance(value, str) and value.strip() else None
 
 
-def count(node: Optional[Node], where: Where) -> Optional[Val[int]]:
-    """A positive integer, also written as a string of digits ("8192")."""
+def count(node: Optional[Node], where: Where, problems: Optional[List[Diagnostic]] = None) -> Optional[Val[int]]:
+    """A positive integer, also written as a string of digits ("8192"). Anything else that is
+    written there is recorded in `problems` as an invalid token count (CTX005) and ignored."""
     value = scalar(node)
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, str) and value.strip().isdigit():
-        value = int(value.strip())
-        return Val(value, where(node), raw=str(scalar(node))) if value > 0 else None
-    return Val(value, where(node)) if isinstance(value, int) and value > 0 else None
+    found = None
+    if isinstance(value, str) and value.strip().isdigit() and int(value.strip()) > 0:
+        found = Val(int(value.strip()), where(node), raw=value)
+    elif isinstance(value, int) and not isinstance(value, bool) and value > 0:
+        found = Val(value, where(node))
+    if found is None and node is not None and value is not None and problems is not None:
+        problems.append(Diagnostic(INVALID_TOKEN_COUNT, f"{node.path}: {value!r} is not a whole, positive token "
+                                   "count; the gateway's limit is ignored by the checks", where(node)))
+    return found
 
 
 def flag(node: Optional[Node]) -> Optional[bool]:

@@ -27,6 +27,7 @@ from typing import List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.gw_common import Where, at_file, count, embedded, entries, flag, items, scalar, text
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, Node
@@ -45,9 +46,9 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if root.kind != MAP:
             continue
         if _is_config(root):
-            result.routes.extend(_routes(root, at_file(loaded.path), loaded.path))
+            result.routes.extend(_routes(root, at_file(loaded.path), loaded.path, result.diagnostics))
         elif _is_config(root.get("proxy_config")):  # the LiteLLM Helm chart's values
-            result.routes.extend(_routes(root.get("proxy_config"), at_file(loaded.path), loaded.path))
+            result.routes.extend(_routes(root.get("proxy_config"), at_file(loaded.path), loaded.path, result.diagnostics))
         elif scalar(root.get("kind")) == "ConfigMap" and root.get("data") is not None:
             for _, value in entries(root.get("data")):
                 if not isinstance(scalar(value), str) or "model_list" not in value.value:
@@ -55,7 +56,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
                 spans = spans or ScalarSpans(loaded.path, loaded.text)
                 inner = embedded(value, spans)
                 if inner is not None and _is_config(inner[0]):
-                    result.routes.extend(_routes(inner[0], inner[1], loaded.path))
+                    result.routes.extend(_routes(inner[0], inner[1], loaded.path, result.diagnostics))
     return result
 
 
@@ -66,7 +67,7 @@ def _is_config(node: Optional[Node]) -> bool:
     return bool(models) and all(m.kind == MAP and m.get("model_name") is not None for m in models)
 
 
-def _routes(config: Node, where: Where, file: str) -> List[Route]:
+def _routes(config: Node, where: Where, file: str, problems: List[Diagnostic]) -> List[Route]:
     # Only the Router reads it, from router_settings (litellm_settings sets an attribute nothing reads).
     router = config.get("router_settings")
     pre_call = flag(router.get("enable_pre_call_checks")) if router is not None and router.kind == MAP else None
@@ -78,7 +79,7 @@ def _routes(config: Node, where: Where, file: str) -> List[Route]:
         model = text(params.get("model"), where) if params is not None else None
         upstream = Val(upstream_name(model.value), model.source, raw=model.value) \
             if model is not None and not model.value.startswith(ENV_PREFIX) else None  # set at run time: unknown
-        max_input = count(info.get("max_input_tokens"), where) if info is not None else None
+        max_input = count(info.get("max_input_tokens"), where, problems) if info is not None else None
         caps = ()
         if pre_call and max_input is not None:
             caps = (Cap(max_input, TOKENS, exact=False, fails_open=True,
@@ -86,10 +87,10 @@ def _routes(config: Node, where: Where, file: str) -> List[Route]:
         out.append(Route(
             file=file, source=where(entry), gateway=GATEWAY, name=text(entry.get("model_name"), where),
             upstream_model=upstream,
-            window=count(info.get("context_window"), where) if info is not None else None,
+            window=count(info.get("context_window"), where, problems) if info is not None else None,
             max_input=max_input,
-            max_output=count(info.get("max_output_tokens"), where) if info is not None else None,
-            default_output=(count(params.get("max_tokens"), where) or count(params.get("max_completion_tokens"), where))
+            max_output=count(info.get("max_output_tokens"), where, problems) if info is not None else None,
+            default_output=(count(params.get("max_tokens"), where, problems) or count(params.get("max_completion_tokens"), where, problems))
             if params is not None else None,
             caps=caps, backends=_backend(params, where)))
     return out

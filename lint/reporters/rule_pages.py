@@ -25,7 +25,9 @@ INPUTS: Dict[str, str] = {
     "file": "the file itself: its bytes, encoding, size and YAML/JSON syntax, as the loader reads it",
     "schema": "a native manifest's fields, against the schema `ctxlint schema` prints; in Kubernetes objects, "
               "an engine container's `command`, `args` and `env`, against Kubernetes' types",
-    "token-counts": "token counts as written in a native manifest and in the `ctxlint.io/*` annotations",
+    "token-counts": "token counts as written in a native manifest, in the `ctxlint.io/*` annotations, and in "
+                    "gateway limits (LiteLLM `model_info`/`max_tokens`, Kong `max_tokens`, llama-swap "
+                    "`capabilities.context`, Semantic Router `context_window_size`)",
     "suppressions": "`# ctxlint:` comments and `ctxlint.io/ignore.<rule>` annotations, with the "
                     "`require-suppression-reason` and `disallow-suppressions` settings",
     "variables": "values taken from what ctxlint cannot see: `$(VAR)` from a Secret or ConfigMap, `${VAR}` "
