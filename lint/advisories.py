@@ -7,18 +7,19 @@ so that adding an advisory is a data change, not a code change.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Mapping, Optional, Tuple
 
 from ctxlint.versions import Version, in_range
 
+from .records import record
+
 DATA = Path(__file__).parent / "data" / "advisories.json"
 SCHEMA = Path(__file__).parent / "data" / "advisories.schema.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Advisory:
     id: str
     title: str

@@ -13,17 +13,19 @@ for the same model stands out.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role
 
+from .records import record
+
 NO_MODEL = "(no model id)"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PoolCell:
     """The smallest KV pool of the roles of one kind, and where it came from."""
 
@@ -32,7 +34,7 @@ class PoolCell:
     role: str  # label of the role that has it
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AuditRow:
     model: str
     name: str
@@ -64,7 +66,7 @@ class AuditRow:
         return sum(1 for f in self.findings if f.severity == severity)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelGroup:
     model: str
     rows: Tuple[AuditRow, ...]
@@ -92,7 +94,7 @@ class ModelGroup:
         return [tuple(rows) for _, rows in sorted(by_pools.items(), key=lambda kv: [_none_last(k) for k in kv[0]])]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Audit:
     groups: Tuple[ModelGroup, ...]
     files: int

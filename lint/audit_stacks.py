@@ -5,15 +5,16 @@ findings (CTX6xx) at each route. Rendering is in `ctxlint.reporters.audit_stacks
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import List, Optional, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 from ctxlint.model import DECODE, PREFILL, UNIFIED
 
+from .records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class StackTarget:
     deployment: str
     file: str
@@ -25,7 +26,7 @@ class StackTarget:
     pool_origin: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StackRow:
     gateway: str
     route: str

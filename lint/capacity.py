@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
+
+from .records import record
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
     from ctxlint.physics.models import ModelArch
@@ -32,7 +34,7 @@ _ENGINES = {"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
 _QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CapacityEnv:
     """What the capacity stage may use besides the deployment (from the settings)."""
 

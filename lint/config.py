@@ -13,7 +13,7 @@ from __future__ import annotations
 import copy
 import os
 import re
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
@@ -22,6 +22,8 @@ from ctxlint.config_validate import full_schema, normalize, validate
 from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import SelectorError, all_rules, check_selectors, find, selected
+
+from .records import record
 
 __all__ = ["CLI", "DEFAULT", "Config", "ConfigError", "apply_severity", "find_config", "full_schema",
            "is_excluded", "load_config", "merge_cli", "parse_config", "show"]
@@ -40,7 +42,7 @@ DEFAULTS: Dict[str, Any] = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Config:
     select: Tuple[str, ...] = ()
     extend_select: Tuple[str, ...] = ()

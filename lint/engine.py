@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import field, fields, replace
 from types import MappingProxyType
 from typing import (Any, Collection, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence,
                     Tuple)
@@ -23,6 +23,8 @@ from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules, selected
 
+from .records import record
+
 SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
 
@@ -31,7 +33,7 @@ class InternalError(RuntimeError):
     """A bug in ctxlint while checking a file: reported with the file, exit 2."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     """Everything a run needs; plain data, so it can be sent to worker processes."""
 
@@ -58,7 +60,7 @@ class Settings:
     keep_deployments: bool = True
 
 
-@dataclass
+@record
 class Report:
     findings: List[Finding] = field(default_factory=list)
     files: List[str] = field(default_factory=list)
@@ -196,7 +198,7 @@ def lint_text(text: str, filename: str = "<string>", settings: Settings = Settin
     return report
 
 
-@dataclass
+@record
 class _Unit:
     """One file on its way through the pipeline."""
 

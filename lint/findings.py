@@ -2,15 +2,17 @@
 diagnostics that the loader and the adapters record for the CTX0xx rules."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Dict, Optional, Tuple
 
 from ctxlint.model import Source
 
+from .records import record
+
 SEVERITIES = ("error", "warning", "info")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Fix:
     """A mechanical, certain edit of the finding's own span: `old` (the text there as the
     engine read it) becomes `new`. `ctxlint check --fix` applies it only where the file still
@@ -21,7 +23,7 @@ class Fix:
 SEVERITY_RANK = {"info": 1, "warning": 2, "error": 3}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Diagnostic:
     """An input problem found while reading a file (not a capacity problem).
 
@@ -36,7 +38,7 @@ class Diagnostic:
     fix: Optional[Fix] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """What a rule's check() yields: a message and the value it is about."""
 
@@ -47,7 +49,7 @@ class Problem:
     fix: Optional[Fix] = None
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Finding:
     """A problem stamped by the engine with the rule's identity and severity.
 

@@ -11,11 +11,12 @@ finds nothing more to do.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ctxlint.findings import Finding
 from ctxlint.versions import parse_version
+
+from .records import record
 
 # vLLM read `--x=false` for its boolean settings (StoreBoolean, nargs "?") until they became
 # BooleanOptionalAction switches, and only since then has `--no-x`: a fix to a `--no-` spelling is
@@ -32,7 +33,7 @@ def spelling_exists(engine: str, version: Optional[str], spelling: str) -> bool:
     return parsed is not None and parsed >= parse_version(NEGATIVES_SINCE[engine])
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FileFix:
     path: str
     before: str

@@ -11,7 +11,7 @@ import codecs
 import os
 import re
 import stat
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List, Optional
 
 import yaml
@@ -20,6 +20,8 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
 from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge, line_starts
 from ctxlint.templates import looks_like_go_template
+
+from .records import record
 
 try:  # libyaml is about six times faster; fall back when PyYAML was built without it
     from yaml import CSafeLoader as _Loader
@@ -36,13 +38,13 @@ _BOMS = (
 )
 
 
-@dataclass
+@record
 class Document:
     index: int  # 0-based position among the file's `---` documents
     root: Node
 
 
-@dataclass
+@record
 class LoadedFile:
     path: str  # as displayed in findings
     text: str = ""

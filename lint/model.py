@@ -6,8 +6,10 @@ rule can point a finding at the exact scalar without knowing the input format.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Generic, Optional, Tuple, TypeVar
+
+from .records import record
 
 T = TypeVar("T")
 
@@ -15,7 +17,7 @@ UNIFIED, PREFILL, DECODE = "unified", "prefill", "decode"
 ROLE_NAMES = (UNIFIED, PREFILL, DECODE)
 
 
-@dataclass(frozen=True, order=True)
+@record(frozen=True, order=True)
 class Source:
     """Where a value sits: 1-based line and column of its first character."""
 
@@ -27,7 +29,7 @@ class Source:
     end_col: int = 0  # exclusive; 0 when unknown
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Val(Generic[T]):
     """A value together with the place it was read from."""
 
@@ -57,7 +59,7 @@ def value_of(val: Optional[Val[T]]) -> Optional[T]:
     return None if val is None else val.value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelFacts:
     id: Optional[Val[str]] = None
     max_position_embeddings: Optional[Val[int]] = None
@@ -66,7 +68,7 @@ class ModelFacts:
     architecture: Tuple[Tuple[str, Val[Any]], ...] = ()  # inline architecture facts (override the rest)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Advertised:
     """What clients are promised (API docs, model catalog)."""
 
@@ -74,26 +76,26 @@ class Advertised:
     max_output_tokens: Optional[Val[int]] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Gateway:
     """Limits enforced in front of the engine."""
 
     max_prompt_tokens: Optional[Val[int]] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Engine:
     name: Optional[Val[str]] = None
     version: Optional[Val[str]] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Accelerators:
     type: Optional[Val[str]] = None
     count: Optional[Val[int]] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Parallelism:
     tensor: Optional[Val[int]] = None
     pipeline: Optional[Val[int]] = None
@@ -121,7 +123,7 @@ def _size(val: Optional[Val[int]]) -> int:
     return val.value if val is not None and isinstance(val.value, int) and val.value > 0 else 1
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Pool:
     """The KV-cache capacity of one replica of a role, in tokens.
 
@@ -160,7 +162,7 @@ class Pool:
         return f"{fmt(self.tokens)} ({self.origin})"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Role:
     """One serving role: unified, prefill or decode."""
 
@@ -196,7 +198,7 @@ class Role:
         return self.name or self.role.value
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deployment:
     """One deployment: a model served by one engine in one or more roles."""
 

@@ -7,12 +7,13 @@ CTX1xx rule but CTX105.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType, ModuleType
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.findings import SEVERITIES
+
+from .records import record
 
 ID_FORMAT = re.compile(r"^CTX[0-9]{3}$")
 NAME_FORMAT = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
@@ -23,7 +24,7 @@ class SelectorError(ValueError):
     """A --select/--ignore entry that matches no rule."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RuleSpec:
     id: str
     name: str

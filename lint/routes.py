@@ -10,16 +10,17 @@ joined to engine deployments in `ctxlint.stack`). Every value keeps its Source.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional, Tuple
 from urllib.parse import urlsplit
 
 from ctxlint.model import Source, Val
 
+from .records import record
+
 TOKENS, BYTES, CHARACTERS = "tokens", "bytes", "characters"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Cap:
     """A limit on the prompt enforced in front of the engine."""
 
@@ -30,7 +31,7 @@ class Cap:
     fails_open: bool = False  # the gateway lets a request through when it cannot count it
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BackendRef:
     """Where a route sends requests.
 
@@ -46,7 +47,7 @@ class BackendRef:
     port: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Route:
     file: str
     source: Source  # the route entry as a whole
@@ -78,7 +79,7 @@ class Route:
         return tuple(c for c in self.caps if c.unit == TOKENS)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Service:
     """A Kubernetes Service (name -> pod selector), or a compose service (name only)."""
 
@@ -88,7 +89,7 @@ class Service:
     ports: Tuple[int, ...] = ()
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class BodyLimit:
     """A request-body size limit on a gateway or ingress (bytes): caps every route behind it."""
 

@@ -15,23 +15,24 @@ evidence says it was by name only.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Deployment, Source
 from ctxlint.routes import BackendRef, BodyLimit, Route, Service, service_of_host, url_host
 
+from .records import record
+
 MAX_HOPS = 4  # pool -> backend -> endpoint -> service: deeper chains are a loop
 HOPS = {"pool": ("pool/",), "backend": ("backend/",), "endpoint": ("backend-endpoint/",)}  # ref kind -> Route.key
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     deployment: Deployment
     evidence: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class StackView:
     """One route with what it was joined to."""
 

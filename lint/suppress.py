@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import bisect
 import re
-from dataclasses import dataclass
 from typing import Collection, Iterable, Iterator, List, Match, Optional, Sequence, Tuple
 
 import yaml
@@ -29,6 +28,8 @@ from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, line_starts
 from ctxlint.registry import find
+
+from .records import record
 
 try:
     from yaml import CSafeLoader as _Loader
@@ -47,7 +48,7 @@ _CTXLINT = re.compile("ctxlint", re.I)
 _EXPECTED = "expected `# ctxlint: ignore[CTX101] -- reason` or `# ctxlint: file-ignore[CTX101] -- reason`"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Suppression:
     file: str
     codes: Tuple[str, ...]  # rule IDs this suppresses (names in the directive are resolved)
@@ -71,7 +72,7 @@ class Suppression:
         return f"# ctxlint: {kind}[{','.join(self.codes)}]"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Comment:
     line: int  # 1-based
     col: int  # 1-based column of the '#'

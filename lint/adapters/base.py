@@ -1,15 +1,17 @@
 """What every adapter returns."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import List
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment
 from ctxlint.routes import BodyLimit, Route, Service
 
+from ..records import record
 
-@dataclass
+
+@record
 class AdaptResult:
     deployments: List[Deployment] = field(default_factory=list)
     diagnostics: List[Diagnostic] = field(default_factory=list)

@@ -10,11 +10,12 @@ are left to the capacity stage.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Callable, Optional, Tuple
 
 from ctxlint.engines import Invocation, Setting
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val
+
+from ..records import record
 
 STATED = ("flag", "env", "config-file")
 SourceOf = Callable[[Setting], Source]
@@ -40,7 +41,7 @@ _KV_DTYPE = {"vllm": "kv_cache_dtype", "sglang": "kv_cache_dtype", "tgi": "kv_ca
 _VLLM_BLOCK = 16
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RoleFacts:
     kind: str
     kind_source: Optional[Source]

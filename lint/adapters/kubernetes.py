@@ -10,7 +10,7 @@ containers and sidecars are ignored. Limits clients are promised come from
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
@@ -26,6 +26,8 @@ from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.pairing import name_hint
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+from ..records import record
 
 NAME = "kubernetes"
 # kind -> keys from the workload's `spec` to its pod spec
@@ -163,7 +165,7 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     return roles
 
 
-@dataclass
+@record
 class _PodContext:
     pod: Optional[Node]
     spans: ScalarSpans

@@ -31,7 +31,7 @@ or the env var's value scalar). Nothing here raises on odd input.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
@@ -47,6 +47,8 @@ from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
+from ..records import record
+
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
@@ -56,7 +58,7 @@ _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
 _PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy"}
 
 
-@dataclass
+@record
 class Container:
     spans: ScalarSpans
     node: Node  # the container as a whole (role source)
@@ -90,7 +92,7 @@ class Container:
     settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
 
 
-@dataclass
+@record
 class EngineRole:
     role: Role
     engine: Val[str]
@@ -99,13 +101,13 @@ class EngineRole:
     unresolved: List[Tuple[str, Source]] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Reading:
     roles: List[EngineRole] = field(default_factory=list)
     diagnostics: List[Diagnostic] = field(default_factory=list)
 
 
-@dataclass
+@record
 class Workload:
     name: Optional[Val[str]]
     source: Source

@@ -5,7 +5,6 @@ Part of the workload core's API (re-exported by ctxlint.adapters.workload).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Callable, Dict, List, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
@@ -13,12 +12,14 @@ from ctxlint.model import Advertised, Gateway, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 from ctxlint.tokens import TokenCountError, parse_token_count
 
+from ..records import record
+
 INVALID_TOKEN_COUNT = "invalid-token-count"
 ANNOTATIONS = {"ctxlint.io/context-window": "context_window", "ctxlint.io/max-output-tokens": "max_output_tokens",
                "ctxlint.io/gateway-max-prompt-tokens": "max_prompt_tokens"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EnvVar:
     name: str
     value: Optional[str]  # None: set but unknown here (secret, configmap, host variable)

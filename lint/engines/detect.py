@@ -8,9 +8,9 @@ them differently.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional, Sequence, Union
 
+from ..records import record
 from .tokens import Token
 
 _PY = re.compile(r"python(\d+(\.\d+)?)?$")
@@ -24,7 +24,7 @@ _MODULES = {
 }
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Detection:
     engine: str
     launcher: str

@@ -6,14 +6,16 @@ touches parsing code.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional
+
+from ..records import record
 
 # Value kinds: "int", "float", "str", "bool", "json", "list" (nargs "+"), "choice".
 # takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many".
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FlagSpec:
     name: str  # canonical snake_case field name, as the engine's config calls it
     spellings: tuple[str, ...]
@@ -28,7 +30,7 @@ class FlagSpec:
     doc: str = ""  # source / meaning, with [U] when not re-read in the engine's code
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EngineEnv:
     """An environment variable that changes engine behaviour but is no flag."""
 
@@ -38,7 +40,7 @@ class EngineEnv:
     doc: str = ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EngineSpec:
     engine: str
     flags: tuple[FlagSpec, ...]

@@ -9,8 +9,10 @@ per-character source spans of the text being lexed, so a script taken out of
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Optional
+
+from ..records import record
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
@@ -26,7 +28,7 @@ REDIRECTS = (">>", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 Span = tuple[int, int]
 
 
-@dataclass
+@record
 class Part:
     """A piece of a word: literal characters, a variable, or a command substitution."""
 
@@ -38,7 +40,7 @@ class Part:
     default: Optional[str] = None
 
 
-@dataclass
+@record
 class Word:
     parts: list[Part] = field(default_factory=list)
     had_quotes: bool = False
@@ -49,7 +51,7 @@ class Word:
         return self.src_span
 
 
-@dataclass
+@record
 class Op:
     text: str
     start: int

@@ -1,15 +1,16 @@
 """Result types of parse_invocation: settings with spans, and problems as data."""
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Optional
 
+from ..records import record
 from .tokens import VarRef
 
 Span = tuple[int, int]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Setting:
     value: Any
     raw_text: str  # the value as the engine receives it
@@ -24,7 +25,7 @@ class Setting:
     flag_item: Optional[int] = None  # list form: the item flag_span is in
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Problem:
     """An unknown flag, a bad value, an unresolved reference, a duplicate."""
 
@@ -39,7 +40,7 @@ class Problem:
     fix: Optional[tuple[str, str]] = None  # (text at span, its mechanical replacement): see findings.Fix
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Invocation:
     engine: str
     launcher: Optional[str]

@@ -21,11 +21,12 @@ with one rule. Sources (engines.md §0, §1.1, §2.1 and the engines' code):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional
 
+from ..records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class IntReading:
     value: Optional[int]
     note: str = ""  # how the text was read, for the finding's explanation

@@ -6,15 +6,17 @@ can point at the exact characters a user typed, even through quotes, escapes,
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Optional
+
+from ..records import record
 
 # A resolver maps a variable name to its value, or None when the caller does
 # not know it. It is never asked to guess.
 Resolver = Callable[[str], Optional[str]]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VarRef:
     """One variable reference found in the source text.
 
@@ -35,7 +37,7 @@ class VarRef:
         return self.value is not None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Token:
     """One word after quote removal and expansion.
 
@@ -65,7 +67,7 @@ class Token:
         return tuple(r for r in self.refs if not r.resolved)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class EnvAssign:
     """`NAME=value` given before a command or as `export NAME=value`."""
 
@@ -77,7 +79,7 @@ class EnvAssign:
         return self.token.text.split("=", 1)[1] if "=" in self.token.text else ""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Command:
     """One simple command out of a chain (`a && b; c | d`)."""
 
@@ -90,7 +92,7 @@ class Command:
         return [t.text for t in self.tokens]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SplitProblem:
     """Something odd in the input, reported instead of raised."""
 
@@ -100,7 +102,7 @@ class SplitProblem:
     item: Optional[int] = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SplitResult:
     commands: tuple[Command, ...] = ()
     refs: tuple[VarRef, ...] = ()  # every reference seen, resolved or not

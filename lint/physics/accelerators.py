@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import lru_cache
 import os
 from typing import Any, Mapping
+
+from ..records import record
 
 GIB = 1 << 30
 MIB = 1 << 20
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Accelerator:
     name: str
     memory_bytes: int                  # CUDA-visible total per device

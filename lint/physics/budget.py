@@ -10,9 +10,10 @@ error only when a promise exceeds even the high bound.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
+from ..records import record
 from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
@@ -26,7 +27,7 @@ __all__ = ["Budget", "DEFAULT_BLOCK", "GIB", "MIB", "engine_budget", "gib", "wei
            "sglang_auto_mem_fraction"]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Budget:
     kv_bytes: float | None              # per GPU, point estimate; None = cannot be estimated
     block_size: int

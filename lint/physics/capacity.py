@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
 
+from ..records import record
 from .accelerators import Accelerator, lookup_accelerator
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .kv import normalize_engine
@@ -25,7 +26,7 @@ from .weights import WeightFormat
 Step = tuple[str, str, Any]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CapacityInput:
     arch: ModelArch | None
     engine: str
@@ -44,7 +45,7 @@ class CapacityInput:
     engine_version: str | None = None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CapacityResult:
     engine: str
     model: str | None

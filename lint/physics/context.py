@@ -24,16 +24,16 @@ model's length is then a smaller served context, not a failed start.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Optional, Tuple
 
+from ..records import record
 from .models import ModelArch
 
 _VLLM_NO_FACTOR = ("su", "longrope", "llama3")
 _SGLANG_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DefaultContext:
     tokens: int
     why: str  # "vLLM default: max_position_embeddings 131,072 of the model"

@@ -6,8 +6,9 @@ per-request term; linear/Mamba layers hold a fixed state per request.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
+from ..records import record
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
 ENGINES = ("vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp")
@@ -76,7 +77,7 @@ def _stage_slices(n: int, pp: int) -> list[range]:
     return out
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class KVBreakdown:
     engine: str
     dtype_bytes: float

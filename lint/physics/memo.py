@@ -17,6 +17,8 @@ import math
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Mapping
 
+from ..records import is_frozen
+
 _SCALARS = (str, int, bool, bytes, type(None))
 _MISSING = object()
 _TOKENS: dict = {}   # a compound value's key (its kind and its parts' tokens) -> its token
@@ -57,7 +59,7 @@ def _token(value: Any) -> tuple:
         key = _intern(kind, keys)
         # A frozen model, device or format keys the same for its whole life: the search passes the
         # same objects to every probe, and a model has ~50 fields to key.
-        fixed = fixed and kind.__dataclass_params__.frozen  # type: ignore[attr-defined]
+        fixed = fixed and is_frozen(kind)
         if fixed:
             if len(_BY_ID) >= _TABLE_MAX:
                 _BY_ID.clear()

@@ -8,9 +8,9 @@ The record is immutable; the caller copies its notes and steps into its own list
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..records import record
 from .budget import weights_per_gpu
 from .kv import KVBreakdown, kv_breakdown
 from .memo import Memo, Unkeyable, exact_key
@@ -19,7 +19,7 @@ from .served import attention_replicas, expert_split, offloaded, positive_int, s
 from .terms import Term
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelSide:
     arch: ModelArch                  # as served (dtype applied)
     assumptions: tuple[str, ...]     # in the order the estimate states them

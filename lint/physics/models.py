@@ -7,8 +7,10 @@ inline overrides merged on top of either.
 from __future__ import annotations
 
 import dataclasses
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Mapping
+
+from ..records import record
 
 # Per-layer attention kinds. Only FULL layers cost KV per token of context;
 # SLIDING / CHUNKED layers are bounded by their window, LINEAR (Mamba,
@@ -24,7 +26,7 @@ LAYER_KINDS = (FULL, SLIDING, CHUNKED, LINEAR, NONE)
 DTYPE_BYTES = {"bfloat16": 2, "float16": 2, "float32": 4, "float8": 1, "bf16": 2, "fp16": 2, "fp32": 4}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelArch:
     name: str
     num_layers: int

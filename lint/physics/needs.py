@@ -7,10 +7,11 @@ device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a ve
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Dict, Optional
 
 from ctxlint.model import Deployment, Role, fmt
+
+from ..records import record
 
 # Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
 COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
@@ -76,7 +77,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     return round(high + 0.05, 1)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MemoryNeed:
     """Memory per GPU one request of `context` tokens needs: from `least` (below it, surely not) to
     `most` (from it, surely yes; None when even 2 TiB is not sure), with the point estimate."""

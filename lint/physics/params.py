@@ -15,8 +15,9 @@ load them only for speculative decoding.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any, Mapping, Optional
+
+from ..records import record
 
 # Plain (non-gated) MLP: up + down only.
 _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt"}
@@ -25,7 +26,7 @@ _UNCOUNTED = {"qwen3_next", "mimo_v2_flash", "minimax_m3", "qwen3_5", "qwen3_5_m
               "mamba", "mamba2", "falcon_h1", "bamba", "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Params:
     """Counts in parameters (not billions)."""
 

@@ -5,16 +5,16 @@ the figure vLLM itself prints ("GPU KV cache size"), which follows its own versi
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any, Mapping
 
+from ..records import record
 from .terms import gib
 
 Step = tuple[str, str, Any]
 RESERVE = {"vllm": 1, "lmdeploy": 1}  # blocks kept back: vLLM's null block, LMDeploy's last block
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Tokens:
     pool: int | None
     longest: int | None  # one request, alone

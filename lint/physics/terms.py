@@ -7,14 +7,15 @@ value, its high bound every term's low value. A term known exactly has low == hi
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Iterable, Tuple
+
+from ..records import record
 
 GIB = 1 << 30
 MIB = 1 << 20
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Term:
     label: str
     point: float  # bytes

@@ -18,13 +18,14 @@ in MXFP4 ("experts"); GGUF files quantize every tensor, norms aside ("all").
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Optional
+
+from ..records import record
 
 LINEAR, EXPERTS, ALL = "linear", "experts", "all"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class WeightFormat:
     key: str
     label: str  # for messages: "FP8", "AWQ 4-bit"

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional
+
+from ..records import record
 
 if TYPE_CHECKING:  # the rules read these constants; only `ctxlint probe` needs the HTTP client
     from ctxlint.probe.client import Reply
@@ -22,7 +23,7 @@ ERROR_KEYS = ("error", "message", "detail")  # OpenAI/TGI, vLLM/SGLang, FastAPI
 REQUESTED = re.compile(r"\(([0-9]+) in the messages, [0-9]+ in the completion\)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Answer:
     kind: str  # COMPLETION, REFUSAL, INVALID (a 2xx that is no valid completion) or FAILED
     problem: str = ""  # for INVALID and FAILED: what is wrong, in words

@@ -8,10 +8,11 @@ past any of them must get a 4xx.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source, fmt
+
+from ..records import record
 
 ACCEPT, REFUSE = "completion", "4xx"
 # In the order they run: cases within the limits first, so a stack that breaks on an
@@ -25,7 +26,7 @@ LIMIT_OF = {name: "pool" if name.startswith("pool") else "prompt cap" if name.st
             for name in CASE_NAMES}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Boundaries:
     """The limits a probe holds the stack to, and where each was read."""
 
@@ -54,7 +55,7 @@ class Boundaries:
         return ", ".join(parts) + f" from {self.origin}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Case:
     """One boundary request: its total size, split into prompt and max_tokens."""
 

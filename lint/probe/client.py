@@ -11,17 +11,18 @@ import ipaddress
 import json
 import socket
 import time
-from dataclasses import dataclass
 from typing import Any, Dict, Mapping, Optional, Tuple
 from urllib.parse import urlsplit
 
 from ctxlint.probe.errors import ProbeError
 
+from ..records import record
+
 API_PATHS = {"chat": "/v1/chat/completions", "completions": "/v1/completions"}
 MAX_BODY = 8 * 2**20  # more than any answer a 1-64-token completion needs
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Endpoint:
     scheme: str
     host: str  # as written (sent as the Host header)
@@ -36,7 +37,7 @@ class Endpoint:
         return f"{self.scheme}://{host}:{self.port}{self.path}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Reply:
     status: Optional[int]  # None when no HTTP answer came (timeout, refused, reset)
     body: bytes

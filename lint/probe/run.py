@@ -21,7 +21,7 @@ import secrets
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.probe.answers import COMPLETION, INVALID, Answer, read_answer
@@ -29,6 +29,8 @@ from ctxlint.probe.cases import CASE_NAMES, Boundaries, Case, plan_cases
 from ctxlint.probe.client import Endpoint, Reply, post
 from ctxlint.probe.errors import ProbeError
 from ctxlint.probe.sizing import filler
+
+from ..records import record
 
 CALIBRATION_WORDS = 16
 SHORT_PROMPT = 16  # content tokens of the output cases, which vary max_tokens instead
@@ -39,7 +41,7 @@ AFFINITY = "x-session-affinity"
 UNUSABLE = (401, 403, 404)  # unauthorized, forbidden, no such route or model
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Settings:
     api: str = "chat"  # "chat" (/v1/chat/completions) or "completions"
     model: str = ""
@@ -54,7 +56,7 @@ class Settings:
     cases: Tuple[str, ...] = CASE_NAMES
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Exchange:
     """One request and what came back."""
 
@@ -70,7 +72,7 @@ class Exchange:
     body: str = ""  # session B: the whole answer body, scanned for canaries
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProbeRun:
     url: str
     limits: Boundaries

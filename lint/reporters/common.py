@@ -3,15 +3,16 @@ stable fingerprints, ordering and the one-line summary."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Dict, List, Sequence
 
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 
+from ..records import record
 
-@dataclass(frozen=True)
+
+@record(frozen=True)
 class Levels:
     sarif: str
     github: str

@@ -6,7 +6,7 @@ The CLI builds one ReportContext per run; reporters only read it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
@@ -15,12 +15,14 @@ from ctxlint.findings import Finding
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import RuleSpec, all_rules
 
+from ..records import record
+
 
 def _empty_sources() -> Mapping[str, str]:
     return MappingProxyType({})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ReportContext:
     # All rules, not only the selected ones: SARIF consumers resolve ruleIndex
     # against this list, and a stable list keeps indexes stable across runs.

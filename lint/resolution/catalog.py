@@ -10,17 +10,18 @@ architecture is another's (a distill, a fine-tune) onto that entry, each with it
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ctxlint.resolution.names import norm
 
+from ..records import record
+
 DATA = Path(__file__).resolve().parent.parent / "physics" / "data" / "models.json"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Hit:
     entry: Mapping[str, Any]
     key: str  # the catalog name that matched (hf id or alias)

@@ -12,10 +12,11 @@ keeps its `-1M` and can only match a catalog entry of that exact name.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional, Tuple
 
 from ctxlint.physics.weights import WeightFormat, gguf_format, named_format
+
+from ..records import record
 
 # `scheme://` prefixes whose remainder is a repository id or a path ending in one.
 _URI = re.compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope)://", re.I)
@@ -33,7 +34,7 @@ _QUANT_TAGS = (
 _GGUF_TAG = re.compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModelRef:
     """A model reference taken apart. `keys` are the names to look up, most specific first."""
 

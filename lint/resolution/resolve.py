@@ -19,19 +19,21 @@ from __future__ import annotations
 import glob
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
 from ctxlint.resolution.names import ModelRef, norm, parse_ref, strip_quant
 from ctxlint.physics.weights import FORMATS, WeightFormat, named_format
 
+from ..records import record
+
 MODEL_LABELS = ("model.aibrix.ai/name", "llm-d.ai/model", "ai.gke.io/model", "app.kubernetes.io/model",
                 "serving.kserve.io/model", "kubeai.org/model")
 LOCK_HINT = "run `ctxlint models lock` to record its architecture from the Hugging Face Hub"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Resolution:
     arch: Any  # ctxlint.physics.models.ModelArch, or None when unresolved
     via: str  # models | config.json | gguf | lock | catalog | hf-cache | name | label | "" (unresolved)
@@ -45,7 +47,7 @@ class Resolution:
         return self.arch is not None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Context:
     """What a resolution may look at besides the name."""
 

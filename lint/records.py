@@ -1,0 +1,178 @@
+"""`record`: a dataclass that costs almost nothing to define.
+
+ctxlint defines ~90 dataclasses, and `dataclasses.dataclass` compiles up to six methods for each
+with `exec` as the module is imported: ~0.6 ms a class, most of a one-file run's import time
+(issue 15). `record` keeps the dataclass (`fields()`, `replace()`, `asdict()`, `is_dataclass()`
+work unchanged) but compiles nothing at import:
+
+- `__eq__`, `__hash__`, the ordering methods and `__repr__` are shared code over an
+  `operator.attrgetter` of the compared fields: the same tuples `dataclass` compares and hashes,
+  so results, hashes and reprs are identical;
+- a frozen record's `__setattr__` / `__delattr__` are two shared functions;
+- `__init__` is compiled the first time the class is instantiated, from the same text
+  `dataclass` would generate. A run compiles only the classes it builds.
+
+What `dataclass` would reject at definition (a field without a default after one with a
+default) `record` rejects at definition too.
+"""
+from __future__ import annotations
+
+import dataclasses
+from operator import attrgetter
+
+__all__ = ["record", "is_frozen"]
+
+_MISSING = dataclasses.MISSING
+_FROZEN = "__record_frozen__"
+
+
+def record(cls=None, /, *, frozen: bool = False, order: bool = False):
+    """`@record`, `@record(frozen=True)`, `@record(frozen=True, order=True)`: as `@dataclass`
+    with the same arguments (eq is always on)."""
+    def wrap(klass):
+        return _process(klass, frozen, order)
+    return wrap if cls is None else wrap(cls)
+
+
+def is_frozen(cls: type) -> bool:
+    """Whether instances of `cls` (a record or a plain dataclass) are immutable."""
+    if _FROZEN in cls.__dict__:
+        return cls.__dict__[_FROZEN]
+    params = getattr(cls, "__dataclass_params__", None)
+    return bool(params is not None and params.frozen)
+
+
+def _process(cls, frozen: bool, order: bool):
+    own = set(cls.__dict__)
+    # The explicit hash test `dataclass` makes, taken before it touches the class: a body that
+    # defines __eq__ gets __hash__ = None from Python, which is not an explicit hash.
+    class_hash = cls.__dict__.get("__hash__", _MISSING)
+    explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
+    if not cls.__dict__.get("__doc__"):
+        cls.__doc__ = cls.__name__  # else dataclass builds one with inspect.signature
+    cls = dataclasses.dataclass(cls, init=False, repr=False, eq=False)
+    setattr(cls, _FROZEN, frozen)
+    fields = [f for f in cls.__dict__["__dataclass_fields__"].values()
+              if f._field_type is dataclasses._FIELD]  # type: ignore[attr-defined]
+    _check_order(cls, fields)
+    if "__init__" not in own:
+        cls.__init__ = _lazy_init(cls, fields, frozen)
+    if "__repr__" not in own:
+        cls.__repr__ = _repr([f.name for f in fields if f.repr])
+    key = _key([f.name for f in fields if f.compare])
+    if "__eq__" not in own:
+        cls.__eq__ = _compare(key, tuple.__eq__)
+    if order:
+        for name, op in (("__lt__", tuple.__lt__), ("__le__", tuple.__le__),
+                         ("__gt__", tuple.__gt__), ("__ge__", tuple.__ge__)):
+            if name in own:
+                raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}. "
+                                "Consider using functools.total_ordering")
+            setattr(cls, name, _compare(key, op))
+    if frozen:
+        cls.__setattr__ = _frozen_setattr
+        cls.__delattr__ = _frozen_delattr
+    if not explicit_hash:  # dataclass's table for eq=True, unsafe_hash=False
+        cls.__hash__ = (lambda self: hash(key(self))) if frozen else None
+    return cls
+
+
+def _check_order(cls, fields) -> None:
+    seen_default = False
+    for f in fields:
+        if not f.init:
+            continue
+        if f.default is _MISSING and f.default_factory is _MISSING:
+            if seen_default:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument "
+                                f"in {cls.__qualname__}")
+        else:
+            seen_default = True
+
+
+def _key(names):
+    """The tuple `dataclass` compares and hashes: (self.a, self.b, ...)."""
+    if not names:
+        return lambda obj: ()
+    if len(names) == 1:
+        name = names[0]
+        return lambda obj: (getattr(obj, name),)
+    return attrgetter(*names)
+
+
+def _compare(key, op):
+    def method(self, other):
+        if other.__class__ is self.__class__:
+            return op(key(self), key(other))
+        return NotImplemented
+    return method
+
+
+def _repr(names):
+    def __repr__(self):
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in names)
+        return f"{self.__class__.__qualname__}({parts})"
+    return __repr__
+
+
+def _frozen_setattr(self, name, value):
+    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+
+
+def _frozen_delattr(self, name):
+    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class _Factory:
+    """The default of a parameter whose field has a default_factory."""
+    def __repr__(self) -> str:
+        return "<factory>"
+
+
+_HAS_FACTORY = _Factory()
+
+
+def _lazy_init(cls, fields, frozen: bool):
+    def __init__(self, *args, **kwargs):
+        real = _compile_init(cls, fields, frozen)
+        cls.__init__ = real
+        real(self, *args, **kwargs)
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
+
+
+def _compile_init(cls, fields, frozen: bool):
+    """The __init__ `dataclass` would generate: same parameters, defaults, factories,
+    assignment (object.__setattr__ when frozen) and __post_init__ call."""
+    scope = {"__object_setattr": object.__setattr__, "__has_factory": _HAS_FACTORY}
+    params, body = ["self"], []
+    for f in fields:
+        value = f.name
+        if f.init:
+            if f.default_factory is not _MISSING:
+                scope[f"__factory_{f.name}"] = f.default_factory
+                params.append(f"{f.name}=__has_factory")
+                value = f"__factory_{f.name}() if {f.name} is __has_factory else {f.name}"
+            elif f.default is not _MISSING:
+                scope[f"__default_{f.name}"] = f.default
+                params.append(f"{f.name}=__default_{f.name}")
+            else:
+                params.append(f.name)
+        elif f.default_factory is not _MISSING:
+            scope[f"__factory_{f.name}"] = f.default_factory
+            value = f"__factory_{f.name}()"
+        elif f.default is not _MISSING:
+            scope[f"__default_{f.name}"] = f.default
+            value = f"__default_{f.name}"
+        else:
+            continue
+        body.append(f"__object_setattr(self, {f.name!r}, {value})" if frozen
+                    else f"self.{f.name} = {value}")
+    if hasattr(cls, "__post_init__"):
+        body.append("self.__post_init__()")
+    text = f"def __init__({', '.join(params)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
+    namespace: dict = {}
+    exec(text, scope, namespace)  # noqa: S102 - generated from the class's own field names
+    init = namespace["__init__"]
+    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    return init

@@ -1,0 +1,134 @@
+"""`record` behaves as `dataclass` with the same arguments: same equality, hashes, order,
+reprs, immutability, defaults, factories and __post_init__, and the dataclasses helpers work."""
+import dataclasses
+import pickle
+from dataclasses import field
+from typing import List, Optional, Tuple
+
+import pytest
+
+from ctxlint.records import is_frozen, record
+
+
+def _pair(frozen: bool, order: bool = False):
+    """The same class body as a record and as a dataclass."""
+    def body():
+        class Point:
+            x: int
+            y: float = 0.5
+            tags: Tuple[str, ...] = ()
+            notes: List[str] = field(default_factory=list)
+            label: str = field(default="", compare=False)
+            hidden: Optional[int] = field(default=None, repr=False)
+        return Point
+    return (record(frozen=frozen, order=order)(body()),
+            dataclasses.dataclass(frozen=frozen, order=order)(body()))
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_same_values_reprs_and_equality_as_dataclass(frozen):
+    ours, theirs = _pair(frozen)
+    a, b = ours(1, 2.0, ("t",), ["n"], "l", 7), theirs(1, 2.0, ("t",), ["n"], "l", 7)
+    assert repr(a) == repr(b) == "_pair.<locals>.body.<locals>.Point(x=1, y=2.0, tags=('t',), notes=['n'], label='l')"
+    assert dataclasses.asdict(a) == dataclasses.asdict(b)
+    assert [f.name for f in dataclasses.fields(a)] == [f.name for f in dataclasses.fields(b)]
+    assert a == ours(1, 2.0, ("t",), ["n"], "other label", 7)     # label is compare=False
+    assert a != ours(2, 2.0, ("t",), ["n"], "l", 7)
+    assert a != b and (a == b) is False                              # other class: NotImplemented
+    assert ours(3).notes is not ours(3).notes                        # a factory per instance
+    assert ours(3) == ours(3, 0.5, (), [], "", None) and ours(3).y == theirs(3).y
+
+
+def test_repr_is_dataclass_repr():
+    ours, theirs = _pair(True)
+    assert repr(ours(1, tags=("a",))) == repr(theirs(1, tags=("a",)))
+
+
+def test_frozen_hash_matches_dataclass_and_assignment_raises():
+    ours, theirs = _pair(True)
+    a = ours(1, 2.0, ("t",), (), "l", 7)
+    assert hash(a) == hash(theirs(1, 2.0, ("t",), (), "l", 7))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        a.x = 2
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        del a.x
+    assert is_frozen(ours) and is_frozen(theirs)
+    assert dataclasses.replace(a, x=5).x == 5 and a.x == 1
+
+
+def test_mutable_record_is_unhashable_and_assignable():
+    ours, _ = _pair(False)
+    a = ours(1)
+    a.x = 4
+    assert a.x == 4 and not is_frozen(ours)
+    with pytest.raises(TypeError):
+        hash(a)
+
+
+def test_order_compares_the_compared_fields_as_dataclass_does():
+    ours, theirs = _pair(True, order=True)
+    values = [(2, 1.0), (1, 3.0), (1, 2.0), (2, 0.5)]
+    assert [(p.x, p.y) for p in sorted(ours(*v) for v in values)] == \
+           [(p.x, p.y) for p in sorted(theirs(*v) for v in values)]
+    assert ours(1) < ours(2) and ours(2) >= ours(1) and ours(1) <= ours(1) and ours(3) > ours(2)
+    with pytest.raises(TypeError):
+        ours(1) < theirs(2)  # noqa: B015 - different classes do not order
+
+
+@record(frozen=True)
+class Sized:
+    items: Tuple[int, ...]
+    total: int = field(init=False, default=0)
+
+    def __post_init__(self):
+        object.__setattr__(self, "total", sum(self.items))
+
+
+def test_post_init_non_init_fields_and_pickling():
+    sized = Sized((1, 2, 3))
+    assert sized.total == 6
+    assert pickle.loads(pickle.dumps(sized)) == sized  # --jobs sends findings between processes
+
+
+def test_own_methods_are_kept():
+    @record(frozen=True)
+    class Named:
+        name: str
+
+        def __repr__(self):
+            return f"<{self.name}>"
+
+        def __eq__(self, other):
+            return isinstance(other, Named) and self.name.lower() == other.name.lower()
+
+    assert repr(Named("a")) == "<a>" and Named("A") == Named("a")
+    assert Named.__hash__ is not None  # frozen + eq: a hash over the fields, as dataclass gives
+
+
+def test_field_order_error_at_definition_like_dataclass():
+    with pytest.raises(TypeError, match="non-default argument 'b'"):
+        @record
+        class Bad:
+            a: int = 1
+            b: int
+
+
+def test_wrong_arguments_fail_like_a_dataclass_init():
+    ours, _ = _pair(True)
+    with pytest.raises(TypeError):
+        ours()
+    with pytest.raises(TypeError):
+        ours(1, nope=2)
+
+
+def test_subclass_extends_fields():
+    @record(frozen=True)
+    class Base:
+        a: int
+
+    @record(frozen=True)
+    class Child(Base):
+        b: str = "x"
+
+    assert Child(1) == Child(1, "x") and Child(1).a == 1
+    assert repr(Child(2, "y")).endswith("Child(a=2, b='y')")
