@@ -2,23 +2,44 @@
 normalized deployment model. A new input format is one module listed here.
 
 Each module has NAME and `adapt(loaded: LoadedFile) -> AdaptResult`; it picks the
-documents it understands and ignores the rest.
+documents it understands and ignores the rest. A custom-resource adapter is imported the
+first time a file holds one of the kinds it reads (adapters/kinds.py): a pre-commit run on
+one Deployment never pays for the other operators' modules.
 """
 from __future__ import annotations
 
-from ctxlint.adapters import (compose, crds_aibrix, crds_dynamo, crds_kaito, crds_kserve, crds_kubeai, crds_kuberay,
-                              crds_llmd, crds_nim, crds_ome, crds_rbg, crds_vllm_runtime, engine_files, gw_catalogs,
-                              gw_k8s, gw_litellm, gw_routers, helm_values, kubernetes, native, pod_templates, skypilot, triton_trtllm)
+from importlib import import_module
+from types import ModuleType
+from typing import Dict, Tuple
+
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.kinds import present, reads_file
 from ctxlint.loader import LoadedFile
 
-ADAPTERS = (native, kubernetes, crds_dynamo, crds_kserve, crds_kubeai, crds_aibrix, crds_kaito, crds_kuberay,
-            crds_llmd, crds_nim, crds_ome, crds_rbg, crds_vllm_runtime, helm_values, compose, skypilot, engine_files,
-            triton_trtllm, pod_templates, gw_litellm, gw_k8s, gw_catalogs, gw_routers)
+# Every adapter, in the order their deployments are reported.
+ADAPTERS: Tuple[str, ...] = (
+    "native", "kubernetes", "crds_dynamo", "crds_kserve", "crds_kubeai", "crds_aibrix", "crds_kaito", "crds_kuberay",
+    "crds_llmd", "crds_nim", "crds_ome", "crds_rbg", "crds_vllm_runtime", "helm_values", "compose", "skypilot",
+    "engine_files", "triton_trtllm", "pod_templates", "gw_litellm", "gw_k8s", "gw_catalogs", "gw_routers")
+_LOADED: Dict[str, ModuleType] = {}
+
+
+def adapter(name: str) -> ModuleType:
+    """The adapter module `name` (one of ADAPTERS), imported on first use."""
+    module = _LOADED.get(name)
+    if module is None:
+        module = _LOADED[name] = import_module(f"ctxlint.adapters.{name}")
+    return module
+
+
+def all_adapters() -> Tuple[ModuleType, ...]:
+    return tuple(adapter(name) for name in ADAPTERS)
 
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    for adapter in ADAPTERS:
-        result.extend(adapter.adapt(loaded))
+    kinds = present(loaded)
+    for name in ADAPTERS:
+        if reads_file(name, loaded, kinds):
+            result.extend(adapter(name).adapt(loaded))
     return result

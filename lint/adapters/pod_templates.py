@@ -19,6 +19,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar
+from ctxlint.adapters.kinds import handled_kinds
 from ctxlint.adapters.kubernetes import _named_halves, _pod_roles, matches
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, limits_from_annotations
@@ -28,17 +29,7 @@ from ctxlint.model import Val
 from ctxlint.nodes import MAP, SEQ, Node
 
 NAME = "pod-template"
-# API group -> kinds an adapter reads (keep in step with the adapters listed in adapters/__init__.py).
-HANDLED: Dict[str, Tuple[str, ...]] = {
-    "serving.kserve.io": ("InferenceService", "ServingRuntime", "ClusterServingRuntime", "LLMInferenceService",
-                          "LLMInferenceServiceConfig"),
-    "kubeai.org": ("Model",), "nvidia.com": ("DynamoGraphDeployment",),
-    "orchestration.aibrix.ai": ("StormService", "RoleSet", "RayClusterFleet"),
-    "kaito.sh": ("Workspace", "InferenceSet", "MultiRoleInference"), "llm-d.ai": ("ModelService",),
-    "production-stack.vllm.ai": ("VLLMRuntime",), "workloads.x-k8s.io": ("RoleBasedGroup",),
-    "ome.io": ("ClusterServingRuntime", "ServingRuntime", "InferenceService", "ClusterBaseModel", "BaseModel"),
-    "ray.io": ("RayService", "RayCluster"), "apps.nvidia.com": ("NIMService",), "ctxlint": ("ModelDeployment",),
-}
+HANDLED: Dict[str, Tuple[str, ...]] = handled_kinds()  # API group -> kinds an adapter reads
 MAX_DEPTH = 12
 
 

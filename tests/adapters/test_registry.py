@@ -1,10 +1,21 @@
-"""Every adapter module is registered: a new input format is one module plus one line."""
+"""Every adapter module is registered: a new input format is one module plus one line.
+Custom-resource adapters are imported only for files that hold their kinds; reading a file
+that way gives exactly what running every adapter on it gives."""
 from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
+
+import pytest
 
 import ctxlint.adapters as adapters
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.kinds import CRD_KINDS, READS_VALUES, TEXT_MARKERS
+from ctxlint.loader import read_path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "corpus"
 
 
 def test_every_module_with_adapt_is_in_ADAPTERS():
@@ -13,7 +24,52 @@ def test_every_module_with_adapt_is_in_ADAPTERS():
         module = importlib.import_module(f"ctxlint.adapters.{info.name}")
         if callable(getattr(module, "adapt", None)):
             found.add(module.__name__)
-    registered = {m.__name__ for m in adapters.ADAPTERS}
+    registered = {m.__name__ for m in adapters.all_adapters()}
     assert found == registered, f"not registered: {sorted(found - registered)}"
-    assert all(isinstance(getattr(m, "NAME", None), str) and m.NAME for m in adapters.ADAPTERS)
-    assert adapters.ADAPTERS[0].__name__ == "ctxlint.adapters.native"  # the native manifest is read first
+    assert all(isinstance(getattr(m, "NAME", None), str) and m.NAME for m in adapters.all_adapters())
+    assert adapters.ADAPTERS[0] == "native"  # the native manifest is read first
+
+
+def test_dispatch_tables_name_registered_adapters_and_their_own_markers():
+    assert set(CRD_KINDS) | READS_VALUES | set(TEXT_MARKERS) <= set(adapters.ADAPTERS)
+    for name, marker in TEXT_MARKERS.items():
+        assert marker == adapters.adapter(name).LAUNCH
+
+
+def _inputs():
+    roots = [REPO / "samples", REPO / "tests", SHARED / "real", SHARED / "gateways"]
+    return sorted(p for root in roots if root.is_dir() for p in root.rglob("*")
+                  if p.suffix in (".yaml", ".yml", ".json") and p.is_file())
+
+
+def test_lazy_dispatch_reads_what_every_adapter_reads():
+    """Over every sample, test fixture and corpus file: skipping the adapters whose kinds a file
+    lacks loses nothing, and a file with one of their kinds reaches them."""
+    files = _inputs()
+    assert len(files) > 300
+    reached = set()
+    for path in files:
+        loaded = read_path(str(path))
+        if loaded is None or not getattr(loaded, "documents", None):
+            continue
+        eager = AdaptResult()
+        for module in adapters.all_adapters():
+            part = module.adapt(loaded)
+            if part.deployments or part.routes:
+                reached.add(module.__name__.rsplit(".", 1)[1])
+            eager.extend(part)
+        assert adapters.adapt_file(loaded) == eager, path
+    # Most custom-resource adapters have a file here; the others' tests adapt inline texts through
+    # adapt_file (tests/adapters/kit.py), so a kind missing from the table fails them.
+    assert len(set(CRD_KINDS) & reached) >= 8
+
+
+@pytest.mark.parametrize("name", sorted(CRD_KINDS))
+def test_each_custom_resource_adapter_is_skipped_for_a_plain_deployment(name, tmp_path, monkeypatch):
+    path = tmp_path / "d.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
+    calls = []
+    module = adapters.adapter(name)
+    monkeypatch.setattr(module, "adapt", lambda loaded: calls.append(loaded) or AdaptResult())
+    adapters.adapt_file(read_path(str(path)))
+    assert calls == []

@@ -1,0 +1,76 @@
+"""What each custom-resource adapter reads, as data: its API groups and kinds.
+
+Two readers: `adapters.adapt_file` imports a custom-resource adapter only for a file that holds
+one of its objects (a one-file pre-commit run would otherwise import eleven adapters it never
+uses: issue 15), and the pod-template fallback leaves these kinds to their adapters.
+A group matches as the adapters' `is_kind` tests it: the apiVersion's group ends with it.
+"""
+from __future__ import annotations
+
+from typing import Dict, Iterable, Set, Tuple
+
+from ctxlint.adapters.crd_common import objects, scalar
+from ctxlint.nodes import MAP
+
+_KSERVE_RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
+
+# adapter module -> ((API group, kinds), ...): every object kind its adapt() reads.
+CRD_KINDS: Dict[str, Tuple[Tuple[str, Tuple[str, ...]], ...]] = {
+    "crds_dynamo": (("nvidia.com", ("DynamoGraphDeployment",)),),
+    "crds_kserve": (("serving.kserve.io", ("InferenceService", *_KSERVE_RUNTIMES, "LLMInferenceService",
+                                           "LLMInferenceServiceConfig")),),
+    "crds_kubeai": (("kubeai.org", ("Model",)),),
+    "crds_aibrix": (("orchestration.aibrix.ai", ("StormService", "RoleSet", "RayClusterFleet")),),
+    "crds_kaito": (("kaito.sh", ("Workspace", "InferenceSet", "MultiRoleInference")),),
+    "crds_kuberay": (("ray.io", ("RayService", "RayCluster")),),
+    "crds_llmd": (("llm-d.ai", ("ModelService",)),),
+    "crds_nim": (("apps.nvidia.com", ("NIMService",)), ("serving.kserve.io", ("InferenceService", *_KSERVE_RUNTIMES))),
+    "crds_ome": (("ome.io", (*_KSERVE_RUNTIMES, "InferenceService", "ClusterBaseModel", "BaseModel")),),
+    "crds_rbg": (("workloads.x-k8s.io", ("RoleBasedGroup",)),),
+    "crds_vllm_runtime": (("production-stack.vllm.ai", ("VLLMRuntime",)),),
+}
+# Adapters that also read a file of one mapping with neither apiVersion nor kind (Helm values).
+READS_VALUES = frozenset({"crds_nim"})
+# Adapters that read only files whose text holds this string.
+TEXT_MARKERS: Dict[str, str] = {"triton_trtllm": "launch_triton_server.py"}
+
+
+def handled_kinds() -> Dict[str, Tuple[str, ...]]:
+    """API group -> kinds some custom-resource adapter reads (plus ctxlint's own manifest)."""
+    out: Dict[str, Tuple[str, ...]] = {}
+    for reads in CRD_KINDS.values():
+        for group, kinds in reads:
+            out[group] = tuple(dict.fromkeys(out.get(group, ()) + kinds))
+    out["ctxlint"] = ("ModelDeployment",)
+    return out
+
+
+def present(loaded) -> Set[Tuple[str, str]]:
+    """(API group, kind) of every Kubernetes-style object in the file."""
+    found = set()
+    for obj in objects(loaded):
+        kind, api = scalar(obj.get("kind")), scalar(obj.get("apiVersion"))
+        if isinstance(kind, str) and isinstance(api, str):
+            found.add((api.split("/")[0], kind))
+    return found
+
+
+def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -> bool:
+    """Whether `adapter` could find anything in the file; True for adapters not listed here."""
+    marker = TEXT_MARKERS.get(adapter)
+    if marker is not None:
+        return marker in loaded.text
+    reads = CRD_KINDS.get(adapter)
+    if reads is None:
+        return True
+    if any(kind in kinds and group.endswith(suffix)
+           for group, kind in kinds_present for suffix, kinds in reads):
+        return True
+    return adapter in READS_VALUES and _values_file(loaded)
+
+
+def _values_file(loaded) -> bool:
+    if len(loaded.documents) != 1 or loaded.documents[0].root.kind != MAP:
+        return False
+    root = loaded.documents[0].root
+    return root.get("apiVersion") is None and root.get("kind") is None
