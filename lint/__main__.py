@@ -1,5 +1,5 @@
 """`python -m ctxlint`."""
-from ctxlint.cli import main
+from ctxlint.cli_check import main
 
 if __name__ == "__main__":
     main()

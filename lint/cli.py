@@ -5,9 +5,7 @@ Exit codes: 0 no finding at or above --fail-on; 1 findings at or above it;
 """
 from __future__ import annotations
 
-import dataclasses
 import json
-import os
 import sys
 from typing import Optional, Tuple
 
@@ -15,15 +13,30 @@ import click
 
 from ctxlint import __version__
 
-from ctxlint.cli_config import FAIL_ON, apply_baseline, baseline_group, config_group, resolve, selection_options
-from ctxlint.cli_fix import fix_options, run_fixes, take_fix_mode
+from ctxlint.cli_check import FORMATS, read_stdin
+from ctxlint.cli_config import baseline_group, config_group, selection_options
+from ctxlint.cli_fix import fix_options
+from ctxlint.cli_settings import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, FAIL_ON, UsageError, resolve
 from ctxlint.cli_models import models_group
 from ctxlint.cli_probe import probe
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Command(click.Command):
+    """A command whose click-free helpers' usage errors (cli_settings.UsageError) are click's: exit 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except UsageError as exc:
+            raise click.UsageError(str(exc), ctx) from None
+
+
+class _Group(click.Group):
+    command_class = _Command
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, "--version", prog_name="ctxlint")
 def main() -> None:
     """ctxlint: refuse LLM deployments whose promises exceed their capacity."""
@@ -38,8 +51,7 @@ main.add_command(probe)
 @main.command()
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--format", "output_format", multiple=True,
-              type=click.Choice(["text", "concise", "full", "json", "sarif", "github", "junit", "gitlab",
-                                 "markdown"]),
+              type=click.Choice(FORMATS),
               help="Output format; repeat for several in one run (default: text, or github under GitHub Actions). "
                    "concise: text cut to the terminal's width.")
 @click.option("--output", "-o", "outputs", multiple=True, metavar="FILE",
@@ -75,53 +87,16 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     A file named alone (as pre-commit passes staged files) that holds a prefill or decode half is
     paired with its directory's other files, which are read but not reported on.
     """
-    from ctxlint import cli_output
-    from ctxlint.discover import PathError
-    from ctxlint.engine import InternalError, lint_paths
-    from ctxlint.registry import SelectorError
+    from ctxlint.cli_check import run_check
 
-    targets = list(paths) or ["."]
-    fix_mode = take_fix_mode(options, paths)
-    config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
-    settings = dataclasses.replace(settings, keep_deployments=False)  # reporters print only the count
-    formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
-    on_stdout = cli_output.stdout_format(formats, outputs)
-    cli_output.check_statistics(statistics, on_stdout if output_format else None)
-    cli_output.check_output_paths(outputs)
-    stdin = _read_stdin() if "-" in paths else None
-    try:
-        if jobs == 1:
-            report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename)
-        else:
-            from ctxlint.parallel import lint_paths_parallel
-
-            report = lint_paths_parallel(targets, settings, jobs=jobs, stdin=stdin, stdin_filename=stdin_filename)
-    except (PathError, SelectorError) as exc:
-        raise click.UsageError(str(exc)) from None
-    except InternalError as exc:
-        click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
-        sys.exit(EXIT_USAGE)
-    if fix_mode:
-        report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename))
-    baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
-    ctx = cli_output.report_context(report, settings, formats, sarif_root or cli_output.source_root(targets),
-                                    config.fail_on)
-    cli_output.write_reports(report, formats, outputs, ctx, statistics)
-    cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero)
+    run_check(paths, output_format, outputs, fail_on, fail_if_empty, exit_zero, statistics, quiet, baseline_file,
+              stdin_filename, jobs, sarif_root, **options)
 
 
 def _write_atomically(path: str, write) -> None:
     from ctxlint.cli_output import write_atomically
 
     write_atomically(path, write)
-
-
-def _read_stdin() -> bytes:
-    stream = getattr(sys.stdin, "buffer", None)
-    try:
-        return stream.read() if stream is not None else b""
-    except (OSError, ValueError):  # stdin closed
-        return b""
 
 
 @main.command("rules")
@@ -297,7 +272,7 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     check_output_paths([output] if output else [])
     try:
         files = files_to_check(list(paths) or ["."], settings)
-        stdin = _read_stdin() if "-" in files else None
+        stdin = read_stdin() if "-" in files else None
         show_bar = sys.stderr.isatty() and len(files) >= PROGRESS_MIN_FILES
         bar_context = click.progressbar(length=len(files), label="ctxlint audit", file=sys.stderr) \
             if show_bar else nullcontext()

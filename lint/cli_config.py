@@ -1,25 +1,17 @@
-"""Command-line pieces shared by `check`, `baseline` and `audit`: the options that
-select rules and files, and turning them plus the discovered config into Settings.
+"""Command-line pieces shared by `check`, `baseline` and `audit`: the click options that
+select rules and files (cli_settings.py turns them plus the discovered config into Settings).
 Also the `config show` and `baseline create|update|prune` commands.
-
-click lives here and in cli.py only.
 """
 from __future__ import annotations
 
 import functools
 import os
 import sys
-from typing import Any, Callable, Optional, Sequence, Tuple
+from typing import Any, Callable, Optional, Tuple
 
 import click
 
-EXIT_USAGE = 2
-FAIL_ON = ("error", "warning", "info", "never")
-
-
-def split_list(values: Sequence[str]) -> Tuple[str, ...]:
-    """--select A,B --select C -> (A, B, C)."""
-    return tuple(item.strip() for value in values for item in value.split(",") if item.strip())
+from ctxlint.cli_settings import EXIT_USAGE, FAIL_ON, resolve
 
 
 def selection_options(func: Callable) -> Callable:
@@ -44,35 +36,6 @@ def selection_options(func: Callable) -> Callable:
                      help="Files larger than this are reported, not parsed (default 20 MiB)."),
     ]
     return functools.reduce(lambda f, option: option(f), reversed(options), func)
-
-
-def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
-            extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
-            force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
-            fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None):
-    """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
-    from dataclasses import replace
-
-    from ctxlint.config import ConfigError, load_config, merge_cli
-
-    start = _start_dir(paths)
-    try:
-        config = load_config(start, config_path, isolated)
-        config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
-                           ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
-                           fail_on=fail_on, fail_if_empty=fail_if_empty,
-                           disallow_suppressions=True if no_suppressions else None, max_file_size=max_file_size)
-        settings = config.settings()
-    except ConfigError as exc:
-        click.echo(f"ctxlint: config error: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    return config, replace(settings, force_exclude=force_exclude)
-
-
-def _start_dir(paths: Sequence[str]) -> str:
-    """Config discovery starts at the first path checked (its directory for a file)."""
-    first = next((p for p in paths if p != "-"), ".")
-    return first if os.path.isdir(first) else (os.path.dirname(first) or ".")
 
 
 # --- ctxlint config show --------------------------------------------------------------------------
@@ -177,23 +140,3 @@ def baseline_update(paths: Tuple[str, ...], baseline_file: str, **options: Any) 
 @_baseline_command("prune", "Drop fixed findings from the baseline; never adds new ones.")
 def baseline_prune(paths: Tuple[str, ...], baseline_file: str, **options: Any) -> None:
     _maintain("prune", paths, baseline_file, options)
-
-
-def apply_baseline(report: Any, baseline_file: str) -> str:
-    """Hide baselined findings on `report`; returns the line to print on stderr."""
-    from ctxlint import baseline
-    from ctxlint.reporters.common import plural
-
-    try:
-        data = baseline.load(baseline_file)
-    except baseline.BaselineError as exc:
-        click.echo(f"ctxlint: {exc}", err=True)
-        sys.exit(EXIT_USAGE)
-    root = os.path.dirname(os.path.abspath(baseline_file))
-    new, matched, fixed = baseline.apply(report.findings, data, baseline.file_reader(), root)
-    report.findings[:] = new
-    line = f"ctxlint: baseline {baseline_file}: {plural(matched, 'known finding')} hidden"
-    if fixed:
-        line += f", {plural(fixed, 'baselined finding')} fixed since (run `ctxlint baseline prune`)"
-    return line
-

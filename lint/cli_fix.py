@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Dict, Optional, Sequence
 
-import click
+from ctxlint.cli_settings import UsageError, echo_err
 
 FIX_HELP = ("Rewrite values the engine refuses where the fix is mechanical and certain (SGLang 128K -> 128Ki, "
             "--switch=false -> --no-switch, --switch=true -> --switch), then report what remains. Never changes "
@@ -16,6 +16,8 @@ DIFF_HELP = "Print those fixes as a unified diff instead of writing them; exit 1
 
 
 def fix_options(command: Callable) -> Callable:
+    import click
+
     command = click.option("--diff", "fix_diff", is_flag=True, help=DIFF_HELP)(command)
     return click.option("--fix", "fix_write", is_flag=True, help=FIX_HELP)(command)
 
@@ -25,7 +27,7 @@ def take_fix_mode(options: Dict[str, Any], paths: Sequence[str]) -> Optional[str
     write, diff = options.pop("fix_write", False), options.pop("fix_diff", False)
     mode = "diff" if diff else "fix" if write else None
     if mode and "-" in paths:
-        raise click.UsageError(f"--{mode} needs files: stdin ('-') cannot be rewritten")
+        raise UsageError(f"--{mode} needs files: stdin ('-') cannot be rewritten")
     return mode
 
 
@@ -40,10 +42,9 @@ def run_fixes(mode: str, report: Any, relint: Callable[[], Any]) -> Any:
     if mode == "diff":
         for fixed in planned:
             sys.stdout.write(fixed.diff())
-        click.echo(f"ctxlint: {count} {noun} fixable with --fix {where}" if count else "ctxlint: nothing to fix",
-                   err=True)
+        echo_err(f"ctxlint: {count} {noun} fixable with --fix {where}" if count else "ctxlint: nothing to fix")
         sys.exit(1 if count else 0)
     for fixed in planned:
         write(fixed)
-    click.echo(f"ctxlint: fixed {count} {noun} {where}" if count else "ctxlint: nothing to fix", err=True)
+    echo_err(f"ctxlint: fixed {count} {noun} {where}" if count else "ctxlint: nothing to fix")
     return relint() if count else report

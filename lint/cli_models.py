@@ -15,7 +15,8 @@ from typing import Dict, List, Optional, Tuple
 
 import click
 
-from ctxlint.cli_config import EXIT_USAGE, resolve, selection_options
+from ctxlint.cli_config import selection_options
+from ctxlint.cli_settings import EXIT_USAGE, resolve
 
 EXIT_CLEAN, EXIT_FAILED = 0, 1
 _NEEDS_LOCK = ("", "name", "label", "hf-cache")  # resolutions a lock entry would make exact

@@ -10,9 +10,8 @@ import os
 import sys
 from typing import Optional, Sequence, Tuple
 
-import click
+from ctxlint.cli_settings import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, UsageError, echo_err
 
-EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 # --statistics replaces the report on stdout; these formats have a statistics form.
 STATISTICS_FORMATS = ("text", "full", "concise", "json")
 
@@ -20,10 +19,10 @@ STATISTICS_FORMATS = ("text", "full", "concise", "json")
 def stdout_format(formats: Sequence[str], outputs: Sequence[str]) -> Optional[str]:
     """The one format written to stdout (None when all go to files); more than one is a usage error."""
     if len(outputs) > len(formats):
-        raise click.UsageError("more --output files than --format options")
+        raise UsageError("more --output files than --format options")
     to_stdout = [fmt for index, fmt in enumerate(formats) if index >= len(outputs) or outputs[index] == "-"]
     if len(to_stdout) > 1:  # two documents back to back parse as neither
-        raise click.UsageError(f"--format {' and '.join(to_stdout)} would both write to stdout: "
+        raise UsageError(f"--format {' and '.join(to_stdout)} would both write to stdout: "
                                "give all but one an --output FILE")
     return to_stdout[0] if to_stdout else None
 
@@ -35,9 +34,9 @@ def check_output_paths(outputs: Sequence[str]) -> None:
             continue
         folder = os.path.dirname(os.path.abspath(path))
         if os.path.isdir(path):
-            raise click.UsageError(f"--output {path}: is a directory")
+            raise UsageError(f"--output {path}: is a directory")
         if not os.path.isdir(folder):
-            raise click.UsageError(f"--output {path}: directory {os.path.dirname(path)} does not exist")
+            raise UsageError(f"--output {path}: directory {os.path.dirname(path)} does not exist")
 
 
 def write_atomically(path: str, write) -> None:
@@ -48,7 +47,7 @@ def write_atomically(path: str, write) -> None:
     try:
         write_file(path, write)
     except OutputError as exc:
-        click.echo(f"ctxlint: {exc}", err=True)
+        echo_err(f"ctxlint: {exc}")
         sys.exit(EXIT_USAGE)
 
 
@@ -100,7 +99,7 @@ def check_statistics(statistics: bool, on_stdout: Optional[str]) -> None:
     """A chosen stdout format without a statistics form is a usage error (the default
     `github` under GitHub Actions gets the text form)."""
     if statistics and on_stdout is not None and on_stdout not in STATISTICS_FORMATS:
-        raise click.UsageError(f"--statistics replaces the report on stdout, and --format {on_stdout} has no "
+        raise UsageError(f"--statistics replaces the report on stdout, and --format {on_stdout} has no "
                                f"statistics form: write it to a file with --output, or use --format text or json")
 
 
@@ -110,12 +109,12 @@ def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet
 
     if not quiet:
         for line in lines + (summary_line(report),):
-            click.echo(line, err=True)
+            echo_err(line)
     empty_fails = False
     if not report.files:
         excluded = f" ({report.excluded} excluded)" if report.excluded else ""
-        click.echo(f"ctxlint: warning: no file to check in {', '.join(targets)}{excluded}"
-                   + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"), err=True)
+        echo_err(f"ctxlint: warning: no file to check in {', '.join(targets)}{excluded}"
+                   + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"))
         empty_fails = config.fail_if_empty
     if exit_zero:
         sys.exit(EXIT_CLEAN)

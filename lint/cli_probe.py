@@ -7,7 +7,7 @@ from typing import Optional, Tuple
 
 import click
 
-from ctxlint.cli_config import FAIL_ON, split_list
+from ctxlint.cli_settings import FAIL_ON, UsageError, split_list
 from ctxlint.probe.cases import CASE_NAMES
 
 EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -83,8 +83,11 @@ def probe(url: str, model: str, manifest: Optional[str], deployment: Optional[st
     from ctxlint.registry import SelectorError
     from ctxlint.reporters.probe import write_summary
 
-    cli_output.stdout_format(output_format or ("text",), outputs)  # usage errors before any request
-    cli_output.check_output_paths(outputs)
+    try:  # usage errors before any request
+        cli_output.stdout_format(output_format or ("text",), outputs)
+        cli_output.check_output_paths(outputs)
+    except UsageError as exc:
+        raise click.UsageError(str(exc)) from None
     secret = _secret(api_key_env)
     try:
         limits = _limits(manifest, deployment, window, pool, prompt_cap)
