@@ -9,6 +9,7 @@ to the click command line unchanged, and so does a usage error: click then print
 """
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from typing import Any, Dict, Optional, Sequence, Tuple
@@ -144,6 +145,10 @@ def read_stdin() -> bytes:
 
 def main() -> None:
     """The `ctxlint` console script and `python -m ctxlint`."""
+    # A run allocates most of its objects importing modules and building one file's nodes, which
+    # stay alive: collecting every 700 allocations (the default) scans them again and again
+    # (~5 ms of a one-file run). Cyclic garbage is still collected, less often.
+    gc.set_threshold(50_000, 20, 100)
     args = sys.argv[1:]
     params = parse_plain_check(args[1:]) if args[:1] == ["check"] and os.name != "nt" else None
     if params is not None:
@@ -157,11 +162,28 @@ def main() -> None:
         except BrokenPipeError:
             _quiet_stdout()
             sys.exit(1)
+        except SystemExit as done:
+            if params["jobs"] != 1 or not isinstance(done.code, int):
+                raise
+            _exit_now(done.code)
         else:
-            sys.exit(0)  # the run ends with sys.exit; a command that returns exits 0 under click too
+            _exit_now(0)  # a command that returns exits 0 under click too
     from ctxlint.cli import main as click_main
 
     click_main()
+
+
+def _exit_now(code: int) -> None:
+    """Flush and end the process without the interpreter's teardown of ~300 modules (~10 ms of a
+    one-file run). Only for a single-process run: nothing is left for atexit handlers to do."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BrokenPipeError:
+        code = 1
+    except (OSError, ValueError):
+        pass
+    os._exit(code)
 
 
 def _quiet_stdout() -> None:

@@ -79,9 +79,13 @@ def test_whatever_the_plain_parser_accepts_click_reads_the_same(args):
 
 def _run_plain(args):
     """The console script's path, in a fresh interpreter: exit code, stdout, stderr, click imported?"""
-    code = ("import sys; from ctxlint.cli_check import main; sys.argv = ['ctxlint'] + sys.argv[1:]\n"
-            "try:\n    main()\nexcept SystemExit as exc:\n"
-            "    sys.stderr.write('click imported: %s\\n' % ('click' in sys.modules)); raise")
+    code = ("import os, sys\n"
+            "def report():\n    sys.stderr.write('click imported: %s\\n' % ('click' in sys.modules)); sys.stderr.flush()\n"
+            "real_exit = os._exit\n"
+            "os._exit = lambda code: (report(), real_exit(code))\n"
+            "from ctxlint.cli_check import main\n"
+            "sys.argv = ['ctxlint'] + sys.argv[1:]\n"
+            "try:\n    main()\nexcept SystemExit:\n    report(); raise\n")
     done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, cwd=REPO)
     return done.returncode, done.stdout, done.stderr
 

@@ -215,10 +215,16 @@ def test_recursive_refs_compile():
 
 # --- the point of it all: no jsonschema import for a valid document ---
 
-PROBE = "import sys, runpy; sys.argv = ['ctxlint'] + sys.argv[1:]\n" \
-        "try:\n    runpy.run_module('ctxlint', run_name='__main__')\n" \
-        "except SystemExit:\n    pass\n" \
-        "print('jsonschema loaded' if 'jsonschema' in sys.modules else 'jsonschema not loaded')"
+PROBE = ("import os, sys, runpy\n"
+         "def report():\n"
+         "    print('jsonschema loaded' if 'jsonschema' in sys.modules else 'jsonschema not loaded')\n"
+         "    sys.stdout.flush()\n"
+         "real_exit = os._exit\n"
+         "os._exit = lambda code: (report(), real_exit(code))  # a plain check ends with os._exit\n"
+         "sys.argv = ['ctxlint'] + sys.argv[1:]\n"
+         "try:\n    runpy.run_module('ctxlint', run_name='__main__')\n"
+         "except SystemExit:\n    pass\n"
+         "report()")
 
 
 def probe(*args: str, cwd: Path = REPO) -> str:
