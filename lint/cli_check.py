@@ -86,8 +86,12 @@ def _value(key: str, kind: str, value: str) -> Any:
             return None
         number = int(value)
         return number if number >= (1 if kind == "positive" else 0) else None
-    if kind == "dir" and os.path.isfile(value):
-        return None  # click.Path(file_okay=False) refuses a file
+    if kind == "dir":
+        try:
+            if os.path.isfile(value):
+                return None  # click.Path(file_okay=False) refuses a file
+        except ValueError:  # NUL or an unencodable name: click says what is wrong with it
+            return None
     choices = _CHOICES.get(key)
     return value if choices is None or value in choices else None
 

@@ -3,7 +3,7 @@ re-running the estimate with one setting changed."""
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Optional
 
 from .capacity import CapacityInput, CapacityResult, compute
 
@@ -23,6 +23,23 @@ def _fits(inp: CapacityInput) -> tuple[bool, CapacityResult]:
     return bool(r.fits), r
 
 
+def _least_fraction(inp: CapacityInput, settings: dict, knob: str, low: int, high: int) -> Optional[float]:
+    """The least knob value in low/100 .. high/100 (steps of 0.01) at which the window fits.
+
+    The KV budget grows with the engine's memory fraction (total or free memory x fraction, minus
+    fixed terms), so whether a window fits is monotone in it: bisection finds the first step the
+    scan of every step would find, in ~7 estimates instead of up to 46."""
+    def fits(step: int) -> bool:
+        return _fits(dataclasses.replace(inp, settings={**settings, knob: step / 100}))[0]
+
+    if not fits(high):
+        return None
+    while low < high:
+        mid = (low + high) // 2
+        low, high = (low, mid) if fits(mid) else (mid + 1, high)
+    return high / 100
+
+
 def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
     ctx = res.context_length
     out: list[str] = []
@@ -34,14 +51,11 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
     # 1. the engine's memory fraction
     if eng in _KNOB and not explicit:
         knob, hi = _KNOB[eng]
-        for step in range(50, int(hi * 100) + 1):
-            v = step / 100
-            ok, _ = _fits(dataclasses.replace(inp, settings={**settings, knob: v}))
-            if ok:
-                cur = settings.get(knob, "default")
-                if v > float(cur if isinstance(cur, (int, float)) else 0):
-                    out.append(f"raise {knob} from {cur} to {v:.2f}")
-                break
+        v = _least_fraction(inp, settings, knob, 50, int(hi * 100))
+        if v is not None:
+            cur = settings.get(knob, "default")
+            if v > float(cur if isinstance(cur, (int, float)) else 0):
+                out.append(f"raise {knob} from {cur} to {v:.2f}")
     # 2. fp8 KV cache
     cur_dtype = (inp.kv_cache_dtype or "auto").lower()
     fp8 = _FP8.get(eng)
