@@ -57,6 +57,21 @@ def test_pyproject_needs_a_tool_ctxlint_table(tmp_path):
     assert load_config(str(tmp_path / "pkg")).fail_on == "warning"
 
 
+def test_a_pyproject_that_never_names_ctxlint_is_not_parsed(tmp_path, monkeypatch):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "pyproject.toml", "[project]\nname = \"x\"\n[tool.ruff]\nline-length = 99\n")
+    monkeypatch.setattr(cfg, "toml_module", lambda: pytest.fail("parsed a pyproject.toml without ctxlint"))
+    assert find_config(str(tmp_path)) is None
+
+
+def test_a_pyproject_naming_ctxlint_elsewhere_is_parsed_and_skipped(tmp_path):
+    (tmp_path / ".git").mkdir()
+    write(tmp_path / "pyproject.toml", "[project]\nname = \"ctxlint-configs\"\n")
+    assert find_config(str(tmp_path)) is None
+    write(tmp_path / "pyproject.toml", "[tool]\nctxlint = { fail-on = \"info\" }\n")  # inline table
+    assert find_config(str(tmp_path)) == str(tmp_path / "pyproject.toml")
+
+
 def test_yaml_beats_pyproject_in_the_same_directory(tmp_path):
     write(tmp_path / "pyproject.toml", "[tool.ctxlint]\nfail-on = \"warning\"\n")
     yaml_file = write(tmp_path / ".ctxlint.yaml", "fail-on: info\n")

@@ -132,3 +132,22 @@ def test_subclass_extends_fields():
 
     assert Child(1) == Child(1, "x") and Child(1).a == 1
     assert repr(Child(2, "y")).endswith("Child(a=2, b='y')")
+
+
+def test_field_defaults_become_class_attributes_and_mutable_defaults_are_refused():
+    ours, theirs = _pair(True)
+    assert ours.y == theirs.y == 0.5 and ours.label == theirs.label == ""
+    assert "notes" not in ours.__dict__ and "notes" not in theirs.__dict__  # a factory leaves no attribute
+    assert ours.__match_args__ == theirs.__match_args__
+    assert dataclasses.is_dataclass(ours) and dataclasses.is_dataclass(ours(1))
+    with pytest.raises(ValueError, match="mutable default"):
+        @record
+        class Bad:
+            items: list = []  # noqa: RUF012 - the point of the test
+
+
+def test_class_variables_are_refused_rather_than_misread():
+    with pytest.raises(TypeError, match="ClassVar"):
+        @record
+        class Counter:
+            total: "ClassVar[int]" = 0  # noqa: F821 - a string annotation, never evaluated
