@@ -7,16 +7,16 @@ so that adding an advisory is a data change, not a code change.
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Mapping, Optional, Tuple
 
 from ctxlint.versions import Version, in_range
 
 from .records import record
 
-DATA = Path(__file__).parent / "data" / "advisories.json"
-SCHEMA = Path(__file__).parent / "data" / "advisories.schema.json"
+DATA = os.path.join(os.path.dirname(__file__), "data", "advisories.json")  # a str: pathlib is not imported
+SCHEMA = os.path.join(os.path.dirname(__file__), "data", "advisories.schema.json")
 
 
 @record(frozen=True)
@@ -55,7 +55,8 @@ class Advisory:
 
 @lru_cache(maxsize=None)
 def load_advisories() -> Tuple[Advisory, ...]:
-    data = json.loads(DATA.read_text(encoding="utf-8"))
+    with open(DATA, encoding="utf-8") as handle:
+        data = json.load(handle)
     return tuple(Advisory(
         id=a["id"], title=a["title"], engine=a["engine"],
         affected=tuple((r["introduced"], r["fixed"]) for r in a["affected"]),

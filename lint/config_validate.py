@@ -6,7 +6,6 @@ or value.
 from __future__ import annotations
 
 import copy
-import difflib
 import json
 import os
 from functools import lru_cache
@@ -100,6 +99,8 @@ def _rule_keys() -> List[str]:
 
 
 def _suggest(word: str, choices: Iterable[str]) -> str:
+    import difflib  # only a misspelt key pays for it
+
     close = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
     return f"; did you mean '{close[0]}'?" if close else ""
 

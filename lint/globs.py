@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from pathlib import PurePosixPath
 from typing import List, Optional, Sequence, Tuple
 
 
@@ -78,7 +77,7 @@ def glob_match(pattern: str, rel: str) -> bool:
 def relative_posix(path: str, root: str) -> Optional[str]:
     """`path` relative to `root` with forward slashes, or None when it lies outside root."""
     rel = os.path.relpath(os.path.abspath(path), os.path.abspath(root))
-    rel = PurePosixPath(*rel.split(os.sep)).as_posix()
+    rel = rel.replace(os.sep, "/")  # relpath gives no empty or "." segments to drop
     return None if rel == ".." or rel.startswith("../") else rel
 
 

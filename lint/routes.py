@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from typing import Optional, Tuple
-from urllib.parse import urlsplit
 
 from ctxlint.model import Source, Val
 
@@ -113,6 +112,8 @@ def upstream_name(model: str) -> str:
 
 def url_host(url: str) -> Tuple[str, Optional[int]]:
     """(host, port) of an http(s) URL; ("", None) when it is none."""
+    from urllib.parse import urlsplit  # only a file with routes pays for it (and ipaddress)
+
     text = url.strip()
     if "://" not in text:
         text = "http://" + text

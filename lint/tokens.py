@@ -9,8 +9,10 @@ lowercase `m`/`g`, `KB`, `MiB` and the like are errors that name both readings.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
-from typing import Union
+from typing import TYPE_CHECKING, Union
+
+if TYPE_CHECKING:
+    from decimal import Decimal
 
 SI = {"k": 10**3, "M": 10**6, "G": 10**9}
 IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
@@ -50,6 +52,10 @@ def _parse_text(text: str) -> int:
         raise TokenCountError(f"'{text}' is not a token count: write an integer such as 131072 "
                               "or a number with a suffix k, M, G (x1000) or Ki, Mi, Gi (x1024)")
     digits, suffix = match.group(1).replace("_", "").replace(",", ""), match.group(2)
+    if not suffix and digits.isdigit():  # the common case: no decimal module needed
+        return _check_range(int(digits), text)
+    from decimal import Decimal, InvalidOperation  # exact: 1.5k is 1,500, never 1,499.999...
+
     try:
         number = Decimal(digits)
     except InvalidOperation:  # pragma: no cover - the regex admits only decimals

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -12,9 +13,9 @@ from ctxlint.versions import in_range, parse_version
 
 
 def test_advisories_file_matches_its_schema():
-    schema = json.loads(SCHEMA.read_text(encoding="utf-8"))
+    schema = json.loads(Path(SCHEMA).read_text(encoding="utf-8"))
     jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.validate(json.loads(DATA.read_text(encoding="utf-8")), schema)
+    jsonschema.validate(json.loads(Path(DATA).read_text(encoding="utf-8")), schema)
 
 
 def test_advisories_are_consistent():

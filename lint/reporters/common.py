@@ -3,9 +3,9 @@ stable fingerprints, ordering and the one-line summary."""
 from __future__ import annotations
 
 import os
-from pathlib import Path, PurePosixPath
 from typing import Dict, List, Sequence
 
+from ctxlint import pathparts
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 
@@ -37,13 +37,15 @@ def relative_path(file: str, cwd: str) -> str:
     """
     if file == "-" or not file:
         return file
-    path = Path(file)
-    if path.is_absolute():
-        try:
-            path = Path(os.path.realpath(path)).relative_to(os.path.realpath(cwd))
-        except ValueError:
-            return path.as_posix()
-    return PurePosixPath(*path.parts).as_posix() if path.parts else file
+    if os.name == "nt":
+        return _relative_path_windows(file, cwd)
+    path = pathparts.parts(file)
+    if path and path[0].startswith("/"):
+        inside = pathparts.relative_to(pathparts.parts(os.path.realpath(file)), pathparts.parts(os.path.realpath(cwd)))
+        if inside is None:
+            return pathparts.as_posix(path)
+        path = inside
+    return pathparts.as_posix(path) if path else file
 
 
 def root_relative(file: str, cwd: str, root: str) -> str:
@@ -55,8 +57,33 @@ def root_relative(file: str, cwd: str, root: str) -> str:
     """
     if file == "-" or not file:
         return file
+    if os.name == "nt":
+        return _root_relative_windows(file, cwd, root)
     absolute = os.path.abspath(os.path.join(cwd, file))
     # As written first (a symlinked folder inside the repository stays inside), then resolved.
+    for path, base in ((absolute, os.path.abspath(root)), (os.path.realpath(absolute), os.path.realpath(root))):
+        inside = pathparts.relative_to(pathparts.parts(path), pathparts.parts(base))
+        if inside is not None:
+            return pathparts.as_posix(inside)
+    return pathparts.as_posix(pathparts.parts(absolute))
+
+
+def _relative_path_windows(file: str, cwd: str) -> str:
+    from pathlib import Path, PurePosixPath
+
+    path = Path(file)
+    if path.is_absolute():
+        try:
+            path = Path(os.path.realpath(path)).relative_to(os.path.realpath(cwd))
+        except ValueError:
+            return path.as_posix()
+    return PurePosixPath(*path.parts).as_posix() if path.parts else file
+
+
+def _root_relative_windows(file: str, cwd: str, root: str) -> str:
+    from pathlib import Path, PurePosixPath
+
+    absolute = os.path.abspath(os.path.join(cwd, file))
     for path, base in ((absolute, os.path.abspath(root)), (os.path.realpath(absolute), os.path.realpath(root))):
         try:
             return PurePosixPath(*Path(path).relative_to(base).parts).as_posix()

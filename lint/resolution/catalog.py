@@ -10,15 +10,15 @@ architecture is another's (a distill, a fine-tune) onto that entry, each with it
 from __future__ import annotations
 
 import json
+import os
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, Dict, Mapping, Optional, Tuple
 
 from ctxlint.resolution.names import norm
 
 from ..records import record
 
-DATA = Path(__file__).resolve().parent.parent / "physics" / "data" / "models.json"
+DATA = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(__file__))), "physics", "data", "models.json")
 
 
 @record(frozen=True)
