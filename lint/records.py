@@ -161,11 +161,53 @@ class _Factory:
 _HAS_FACTORY = _Factory()
 
 
+# Instantiations after which a class gets its compiled __init__. A one-file run builds most
+# classes a few times (compiling each would cost ~0.13 ms: 34 classes, ~4.5 ms); a tree run
+# builds the hot ones thousands of times, where the compiled __init__ is ~3x faster.
+HOT = 64
+
+
 def _lazy_init(cls, fields, frozen: bool):
+    """An __init__ that binds arguments itself for the class's first HOT instances, then
+    compiles the one `dataclass` would generate and hands over to it."""
+    names = tuple(f.name for f in fields if f.init)
+    known = frozenset(names)
+    steps = tuple((f.name, f.init, f.default, f.default_factory) for f in fields)
+    setter = object.__setattr__ if frozen else setattr
+    post = hasattr(cls, "__post_init__")
+    calls = 0
+
     def __init__(self, *args, **kwargs):
-        real = _compile_init(cls, fields, frozen)
-        cls.__init__ = real
-        real(self, *args, **kwargs)
+        nonlocal calls
+        calls += 1
+        if calls > HOT and cls.__dict__.get("__init__") is __init__:
+            cls.__init__ = _compile_init(cls, fields, frozen)
+        if calls > HOT:
+            return cls.__init__(self, *args, **kwargs)
+        if len(args) > len(names):
+            raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments "
+                            f"but {len(args) + 1} were given")
+        given = dict(zip(names, args))
+        for key, value in kwargs.items():
+            if key not in known:
+                raise TypeError(f"{cls.__qualname__}.__init__() got an unexpected keyword argument {key!r}")
+            if key in given:
+                raise TypeError(f"{cls.__qualname__}.__init__() got multiple values for argument {key!r}")
+            given[key] = value
+        for name, init, default, factory in steps:  # in field order, as the compiled one assigns
+            if init and name in given:
+                value = given[name]
+            elif factory is not _MISSING:
+                value = factory()
+            elif default is not _MISSING:
+                value = default
+            elif init:
+                raise TypeError(f"{cls.__qualname__}.__init__() missing 1 required positional argument: {name!r}")
+            else:
+                continue
+            setter(self, name, value)
+        if post:
+            self.__post_init__()
     __init__.__qualname__ = f"{cls.__qualname__}.__init__"
     return __init__
 

@@ -7,7 +7,14 @@ from typing import List, Optional, Tuple
 
 import pytest
 
+from ctxlint import records
 from ctxlint.records import is_frozen, record
+
+
+@pytest.fixture(autouse=True, params=[64, 0], ids=["binding __init__", "compiled __init__"])
+def init_phase(request, monkeypatch):
+    """Every test runs with the first instances' argument-binding __init__ and with the compiled one."""
+    monkeypatch.setattr(records, "HOT", request.param)
 
 
 def _pair(frozen: bool, order: bool = False):
@@ -151,3 +158,11 @@ def test_class_variables_are_refused_rather_than_misread():
         @record
         class Counter:
             total: "ClassVar[int]" = 0  # noqa: F821 - a string annotation, never evaluated
+
+
+def test_a_class_switches_to_the_compiled_init_and_builds_the_same_objects():
+    ours, theirs = _pair(True)
+    made = [ours(i, float(i), (str(i),), [i], "l", i) for i in range(records.HOT + 5)]
+    assert [dataclasses.astuple(m) for m in made] == \
+           [dataclasses.astuple(theirs(i, float(i), (str(i),), [i], "l", i)) for i in range(records.HOT + 5)]
+    assert ours.__init__.__code__.co_varnames[:7] == ("self", "x", "y", "tags", "notes", "label", "hidden")
