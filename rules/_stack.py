@@ -1,11 +1,13 @@
 """Helpers shared by the stack rules (CTX6xx): what the engines behind a route accept and hold."""
 from __future__ import annotations
 
-from typing import List, Optional, Tuple
+from typing import TYPE_CHECKING, List, Optional, Tuple
 
 from ctxlint.model import PREFILL, UNIFIED, Deployment, Role, Source, Val, fmt
 from ctxlint.rules._common import smallest_pool as smallest_role_pool
-from ctxlint.stack import StackView
+
+if TYPE_CHECKING:  # the stack module loads only for runs with gateways (engine.py)
+    from ctxlint.stack import StackView
 
 
 def at(source: Source) -> str:

@@ -32,7 +32,6 @@ from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import fmt
-from ctxlint.probe.answers import COMPLETION, INVALID
 from ctxlint.rules._probe import locate, over_pool, request
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
@@ -48,6 +47,8 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
+    from ctxlint.probe.answers import COMPLETION, INVALID  # only `ctxlint probe` loads it
+
     for exchange in run.boundary:
         if exchange.answer.kind not in (COMPLETION, INVALID) or not over_pool(run, exchange):
             continue

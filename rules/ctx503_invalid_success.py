@@ -30,7 +30,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
-from ctxlint.probe.answers import INVALID
 from ctxlint.rules._probe import locate, over_pool, request
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
@@ -46,6 +45,8 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
+    from ctxlint.probe.answers import INVALID  # only `ctxlint probe` loads it
+
     for exchange in run.exchanges:
         if exchange.answer.kind != INVALID:
             continue

@@ -33,7 +33,6 @@ from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import fmt
-from ctxlint.probe.answers import COMPLETION
 from ctxlint.rules._probe import locate, over_cap, over_pool, over_window, request, server_prompt
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
@@ -49,6 +48,8 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
+    from ctxlint.probe.answers import COMPLETION  # only `ctxlint probe` loads it
+
     for exchange in run.boundary:
         answer = exchange.answer
         if answer.kind != COMPLETION or over_pool(run, exchange):

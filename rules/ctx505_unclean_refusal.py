@@ -29,7 +29,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
-from ctxlint.probe.answers import FAILED
 from ctxlint.rules._probe import locate, request
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
@@ -45,6 +44,8 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
+    from ctxlint.probe.answers import FAILED  # only `ctxlint probe` loads it
+
     for exchange in run.exchanges:
         if exchange.answer.kind == FAILED:
             yield Problem(

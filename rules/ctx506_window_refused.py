@@ -28,7 +28,6 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
-from ctxlint.probe.answers import REFUSAL
 from ctxlint.rules._probe import locate, over_any, request
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it
@@ -45,6 +44,8 @@ QUOTE = 80  # characters of the server's error message shown
 
 
 def check(run: ProbeRun, options) -> Iterator[Problem]:
+    from ctxlint.probe.answers import REFUSAL  # only `ctxlint probe` loads it
+
     for exchange in run.boundary:
         if exchange.answer.kind != REFUSAL or over_any(run, exchange):
             continue

@@ -27,12 +27,14 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import fmt
 from ctxlint.rules._stack import at, route_text, smallest_pool, token_caps
-from ctxlint.stack import StackView
+
+if TYPE_CHECKING:  # the stack module loads only for runs with gateways (engine.py)
+    from ctxlint.stack import StackView
 
 ID = "CTX604"
 NAME = "approximate-gateway-cap"

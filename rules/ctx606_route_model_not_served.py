@@ -27,11 +27,13 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.rules._stack import route_text
-from ctxlint.stack import StackView, served_names, where
+
+if TYPE_CHECKING:  # the stack module loads only for runs with gateways (engine.py)
+    from ctxlint.stack import StackView
 
 ID = "CTX606"
 NAME = "route-model-not-served"
@@ -46,6 +48,7 @@ def check(view: StackView, options) -> Iterator[Problem]:
     upstream = view.route.upstream_model
     if view.serves_name is not False or upstream is None:
         return
+    from ctxlint.stack import served_names, where
     served = "; ".join(f"{d.display_name or '(unnamed)'} ({where(d.source)}) serves "
                        f"{', '.join(served_names(d)) or 'no name ctxlint can read'}" for d in view.deployments)
     yield Problem(

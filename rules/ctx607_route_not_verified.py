@@ -29,12 +29,14 @@ Options:
 from __future__ import annotations
 
 import re
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.rules._stack import route_text
 from ctxlint.routes import url_host
-from ctxlint.stack import StackView
+
+if TYPE_CHECKING:  # the stack module loads only for runs with gateways (engine.py)
+    from ctxlint.stack import StackView
 
 ID = "CTX607"
 NAME = "route-not-verified"

@@ -57,12 +57,18 @@ _PREFIXES = ("nvidia-", "tesla-", "amd-", "instinct-", "geforce-")
 _NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu"}
 
 
+_SEPARATORS = re.compile(r"[\s_/]+")
+_MEMORY_END = re.compile(r"(\d+)\s*g(?:i)?b?$")
+_MEMORY_PART = re.compile(r"-(\d+)g(?=-|$)")
+_DASHES = re.compile(r"-+")
+
+
 def _norm(name: str) -> str:
     s = name.strip().lower()
-    s = re.sub(r"[\s_/]+", "-", s)
-    s = re.sub(r"(\d+)\s*g(?:i)?b?$", r"\1gb", s)       # 80G / 80GiB -> 80gb
-    s = re.sub(r"-(\d+)g(?=-|$)", r"-\1gb", s)
-    s = re.sub(r"-+", "-", s).strip("-")
+    s = _SEPARATORS.sub("-", s)
+    s = _MEMORY_END.sub(r"\1gb", s)       # 80G / 80GiB -> 80gb
+    s = _MEMORY_PART.sub(r"-\1gb", s)
+    s = _DASHES.sub("-", s).strip("-")
     changed = True
     while changed:
         changed = False

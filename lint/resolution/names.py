@@ -54,7 +54,9 @@ class ModelRef:
 def norm(name: str) -> str:
     """Lower case, '_' and spaces read as '-', runs of '-' collapsed (catalog keys use this)."""
     s = name.strip().lower().replace("_", "-").replace(" ", "-")
-    return re.sub(r"-+", "-", s).strip("-")
+    while "--" in s:  # as re.sub("-+", "-"), without a regex call per catalog name
+        s = s.replace("--", "-")
+    return s.strip("-")
 
 
 def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
