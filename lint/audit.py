@@ -13,14 +13,13 @@ for the same model stands out.
 """
 from __future__ import annotations
 
-from dataclasses import field, replace
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role
 
-from .records import record
+from .records import field, record, replace
 
 NO_MODEL = "(no model id)"
 

@@ -17,13 +17,12 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import field, replace
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
 
-from .records import record
+from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
     from ctxlint.physics.models import ModelArch

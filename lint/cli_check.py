@@ -101,7 +101,7 @@ def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: T
               baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
               **options: Any) -> None:
     """The check command (see `check` in cli.py); exits with the run's code, raises UsageError."""
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint import cli_output
     from ctxlint.cli_fix import run_fixes, take_fix_mode

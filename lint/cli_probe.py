@@ -142,7 +142,7 @@ def _headers(pairs: Tuple[str, ...]) -> dict:
 
 def _limits(manifest: Optional[str], deployment: Optional[str], window: Optional[str], pool: Optional[str],
             cap: Optional[str]):
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint.probe.cases import Boundaries
     from ctxlint.probe.limits import boundaries_from_manifest

@@ -35,7 +35,7 @@ def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, se
             force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
             fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None):
     """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint.config import ConfigError, load_config, merge_cli
 

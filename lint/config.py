@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import os
 import re
-from dataclasses import field, replace
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
@@ -23,7 +22,7 @@ from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import SelectorError, all_rules, check_selectors, find, selected
 
-from .records import record
+from .records import field, record, replace
 
 __all__ = ["CLI", "DEFAULT", "Config", "ConfigError", "apply_severity", "find_config", "full_schema",
            "is_excluded", "load_config", "merge_cli", "parse_config", "show"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
-from dataclasses import field, fields, replace
 from types import MappingProxyType
 from typing import (Any, Collection, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence,
                     Tuple)
@@ -23,7 +22,7 @@ from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules, selected
 
-from .records import record
+from .records import field, fields, record, replace
 
 SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order

@@ -2,12 +2,11 @@
 diagnostics that the loader and the adapters record for the CTX0xx rules."""
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any, Dict, Optional, Tuple
 
 from ctxlint.model import Source
 
-from .records import record
+from .records import field, record
 
 SEVERITIES = ("error", "warning", "info")
 

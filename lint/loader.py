@@ -11,7 +11,6 @@ import codecs
 import os
 import re
 import stat
-from dataclasses import field
 from typing import List, Optional
 
 import yaml
@@ -21,7 +20,7 @@ from ctxlint.model import Source
 from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge, line_starts
 from ctxlint.templates import looks_like_go_template
 
-from .records import record
+from .records import field, record
 
 try:  # libyaml is about six times faster; fall back when PyYAML was built without it
     from yaml import CSafeLoader as _Loader

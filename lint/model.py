@@ -6,10 +6,9 @@ rule can point a finding at the exact scalar without knowing the input format.
 """
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any, Generic, Optional, Tuple, TypeVar
 
-from .records import record
+from .records import field, record
 
 T = TypeVar("T")
 

@@ -15,9 +15,9 @@ and engine is there too (a name alone never makes a lone workload a half).
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from .records import replace
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Val
 
 Key = Tuple[str, str]

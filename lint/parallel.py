@@ -14,13 +14,13 @@ picklable arguments, as spawn requires.
 """
 from __future__ import annotations
 
-import dataclasses
 import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Collection, List, Optional, Sequence
 
+from .records import fields
 from ctxlint.engine import InternalError, Report, Settings, by_directory, files_to_check, lint_paths
 from ctxlint.registry import selected
 
@@ -108,7 +108,7 @@ def merge_reports(reports: Sequence[Report]) -> Report:
     findings, ...) are merged too instead of silently dropped.
     """
     merged = Report()
-    for field in dataclasses.fields(Report):
+    for field in fields(Report):
         values = [getattr(r, field.name) for r in reports]
         if all(isinstance(v, list) for v in values):
             setattr(merged, field.name, [item for value in values for item in value])

@@ -17,12 +17,13 @@ default) `record` rejects at definition too.
 """
 from __future__ import annotations
 
-import dataclasses
 from operator import attrgetter
 
-__all__ = ["record", "is_frozen"]
+from .record_fields import MISSING as _MISSING
+from .record_fields import DataclassFields, Field, field, fields, replace
 
-_MISSING = dataclasses.MISSING
+__all__ = ["record", "is_frozen", "field", "fields", "replace"]
+
 _FROZEN = "__record_frozen__"
 
 
@@ -35,11 +36,8 @@ def record(cls=None, /, *, frozen: bool = False, order: bool = False):
 
 
 def is_frozen(cls: type) -> bool:
-    """Whether instances of `cls` (a record or a plain dataclass) are immutable."""
-    if _FROZEN in cls.__dict__:
-        return cls.__dict__[_FROZEN]
-    params = getattr(cls, "__dataclass_params__", None)
-    return bool(params is not None and params.frozen)
+    """Whether instances of `cls` (a record class) are immutable."""
+    return bool(cls.__dict__.get(_FROZEN, False))
 
 
 def _process(cls, frozen: bool, order: bool):
@@ -74,23 +72,21 @@ def _process(cls, frozen: bool, order: bool):
 
 
 def _collect_fields(cls) -> list:
-    """The fields `dataclass` would collect (the bases' first, then this class's annotations), stored
-    where the dataclasses module's fields(), replace(), asdict() and is_dataclass() look for them.
+    """The fields `dataclass` would collect: the bases' first, then this class's annotations.
     Done here rather than by dataclass(init=False, ...): that still costs ~0.05 ms a class, most
-    of it matching each string annotation against ClassVar and InitVar."""
-    fields = {}
+    of it matching each string annotation against ClassVar and InitVar, and imports inspect."""
+    fields: dict = {}
     for base in cls.__mro__[-1:0:-1]:
-        fields.update(base.__dict__.get("__dataclass_fields__") or {})
+        fields.update(base.__dict__.get("__record_fields__") or {})
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         text = annotation if isinstance(annotation, str) else repr(annotation)
         if text.replace("typing.", "").startswith(("ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY")):
             raise TypeError(f"{cls.__qualname__}.{name}: record does not support {text}; use @dataclass")
         default = getattr(cls, name, _MISSING)
-        spec = default if isinstance(default, dataclasses.Field) else dataclasses.field(default=default)
+        if type(default).__module__ == "dataclasses":
+            raise TypeError(f"{cls.__qualname__}.{name}: use ctxlint.records.field, not dataclasses.field")
+        spec = default if isinstance(default, Field) else field(default=default)
         spec.name, spec.type = name, annotation
-        spec._field_type = dataclasses._FIELD  # type: ignore[attr-defined]
-        if getattr(spec, "kw_only", False) is _MISSING:  # Python 3.10+: what dataclass sets
-            spec.kw_only = False  # type: ignore[attr-defined]
         if spec.default is not _MISSING and spec.default.__class__.__hash__ is None:
             raise ValueError(f"mutable default {type(spec.default)} for field {name} is not allowed: "
                              "use default_factory")
@@ -100,9 +96,9 @@ def _collect_fields(cls) -> list:
             else:
                 setattr(cls, name, spec.default)
         fields[name] = spec
-    cls.__dataclass_fields__ = fields
-    own = [f for f in fields.values() if f.init]
-    cls.__match_args__ = tuple(f.name for f in own)
+    cls.__record_fields__ = fields
+    cls.__dataclass_fields__ = DataclassFields()
+    cls.__match_args__ = tuple(f.name for f in fields.values() if f.init)
     return list(fields.values())
 
 
@@ -145,11 +141,15 @@ def _repr(names):
 
 
 def _frozen_setattr(self, name, value):
-    raise dataclasses.FrozenInstanceError(f"cannot assign to field {name!r}")
+    from dataclasses import FrozenInstanceError  # an error path: no import for the runs that never take it
+
+    raise FrozenInstanceError(f"cannot assign to field {name!r}")
 
 
 def _frozen_delattr(self, name):
-    raise dataclasses.FrozenInstanceError(f"cannot delete field {name!r}")
+    from dataclasses import FrozenInstanceError
+
+    raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
 class _Factory:

@@ -7,9 +7,9 @@ Its logical path names the case, e.g. `probe.pool+1`.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING, Optional
 
+from ctxlint.records import replace
 from ctxlint.model import Source, fmt
 
 if TYPE_CHECKING:  # probe.run pulls in http.client and threads; `ctxlint check` never needs it

@@ -56,7 +56,7 @@ def route_text(view: StackView) -> str:
 def advisories_hit(view: StackView, dep: Deployment, promise: Val[int]) -> List[str]:
     """IDs of the engine advisories the route's promise would trigger on `dep` (its version affected
     or not stated): the engine defects that make an over-long prompt a security problem."""
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint.rules._advisories import triggered
     from ctxlint.versions import parse_version

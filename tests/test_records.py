@@ -2,13 +2,12 @@
 reprs, immutability, defaults, factories and __post_init__, and the dataclasses helpers work."""
 import dataclasses
 import pickle
-from dataclasses import field
 from typing import List, Optional, Tuple
 
 import pytest
 
 from ctxlint import records
-from ctxlint.records import is_frozen, record
+from ctxlint.records import field, fields, is_frozen, record, replace
 
 
 @pytest.fixture(autouse=True, params=[64, 0], ids=["binding __init__", "compiled __init__"])
@@ -19,7 +18,7 @@ def init_phase(request, monkeypatch):
 
 def _pair(frozen: bool, order: bool = False):
     """The same class body as a record and as a dataclass."""
-    def body():
+    def body(field):
         class Point:
             x: int
             y: float = 0.5
@@ -28,8 +27,8 @@ def _pair(frozen: bool, order: bool = False):
             label: str = field(default="", compare=False)
             hidden: Optional[int] = field(default=None, repr=False)
         return Point
-    return (record(frozen=frozen, order=order)(body()),
-            dataclasses.dataclass(frozen=frozen, order=order)(body()))
+    return (record(frozen=frozen, order=order)(body(field)),
+            dataclasses.dataclass(frozen=frozen, order=order)(body(dataclasses.field)))
 
 
 @pytest.mark.parametrize("frozen", [True, False])
@@ -59,7 +58,7 @@ def test_frozen_hash_matches_dataclass_and_assignment_raises():
         a.x = 2
     with pytest.raises(dataclasses.FrozenInstanceError):
         del a.x
-    assert is_frozen(ours) and is_frozen(theirs)
+    assert is_frozen(ours)
     assert dataclasses.replace(a, x=5).x == 5 and a.x == 1
 
 
@@ -166,3 +165,28 @@ def test_a_class_switches_to_the_compiled_init_and_builds_the_same_objects():
     assert [dataclasses.astuple(m) for m in made] == \
            [dataclasses.astuple(theirs(i, float(i), (str(i),), [i], "l", i)) for i in range(records.HOT + 5)]
     assert ours.__init__.__code__.co_varnames[:7] == ("self", "x", "y", "tags", "notes", "label", "hidden")
+
+
+def test_records_own_fields_and_replace_without_the_dataclasses_module():
+    ours, theirs = _pair(True)
+    assert [f.name for f in fields(ours)] == [f.name for f in dataclasses.fields(theirs)]
+    a = ours(1, tags=("t",))
+    assert replace(a, x=2) == ours(2, tags=("t",)) and replace(a) == a
+    with pytest.raises(TypeError):
+        replace(theirs(1))  # not a record
+    with pytest.raises(TypeError):
+        replace(a, nope=1)
+    assert Sized((1,)).total == 1
+    with pytest.raises(ValueError, match="init=False"):
+        replace(Sized((1,)), total=3)
+
+
+def test_a_plain_run_never_imports_dataclasses():
+    import subprocess
+    import sys
+    code = ("import sys; from ctxlint.engine import Settings, lint_paths\n"
+            "lint_paths([sys.argv[1]], Settings())\n"
+            "print('dataclasses' in sys.modules)")
+    sample = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "samples" / "incident")
+    out = subprocess.run([sys.executable, "-c", code, sample], capture_output=True, text=True)
+    assert out.stdout.strip() == "False", out.stderr

@@ -1,14 +1,13 @@
 """What every adapter returns."""
 from __future__ import annotations
 
-from dataclasses import field
 from typing import List
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment
 from ctxlint.routes import BodyLimit, Route, Service
 
-from ..records import record
+from ..records import field, record
 
 
 @record

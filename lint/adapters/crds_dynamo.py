@@ -15,9 +15,9 @@ no engine and are skipped; `envFromSecret` values are unknown.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, Optional
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, int_val, is_kind, labels_of, name_of, objects, \
     scalar

@@ -28,9 +28,9 @@ supported_models.yaml (PRESET_MODELS); other names are kept as written.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, \
     parse_embedded, scalar, seq, str_val

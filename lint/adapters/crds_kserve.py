@@ -21,9 +21,9 @@
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, Optional
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id

@@ -13,9 +13,9 @@ model, and are skipped.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar
 from ctxlint.adapters.hardware import canonical_type

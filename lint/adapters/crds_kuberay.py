@@ -21,9 +21,9 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Callable, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.crds_aibrix import _cluster_gpus

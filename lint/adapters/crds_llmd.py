@@ -23,9 +23,9 @@ controller names the Deployments: `<name>-prefill`, `<name>-decode`.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Optional
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import TYPE_LABELS, canonical_type

@@ -23,9 +23,9 @@ formats so) gets that runtime from the file, else the format's model name.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import List, Optional
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels, type_from_pod_spec

@@ -21,9 +21,9 @@ file, else one per runtime (its model then comes from the command line).
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import (clone, config_maps, int_val, is_kind, labels_of, merge_patch, name_of,
                                         objects, scalar, seq, str_val)

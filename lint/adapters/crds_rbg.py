@@ -22,9 +22,9 @@ engine and are skipped; `customComponentsPattern` roles are not read.
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, merge_patch, objects, scalar, seq, str_val
 from ctxlint.adapters.crds_aibrix import _marked, _not_list, _workload as _aibrix_workload

@@ -33,9 +33,9 @@ no engine settings and yield nothing.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Iterable, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload

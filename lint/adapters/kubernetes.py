@@ -10,7 +10,6 @@ containers and sidecars are ignored. Limits clients are promised come from
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
@@ -27,7 +26,7 @@ from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.pairing import name_hint
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
-from ..records import record
+from ..records import record, replace
 
 NAME = "kubernetes"
 # kind -> keys from the workload's `spec` to its pod spec

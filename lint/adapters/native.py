@@ -194,7 +194,7 @@ def _items(node: Optional[Node]):
 
 def _number_duplicates(roles: List[Role]) -> List[Role]:
     """Give unnamed roles of the same kind distinct labels ('prefill #2')."""
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     counts = {}
     for role in roles:

@@ -23,9 +23,9 @@ model and context unknown (CTX008). Every value points at its token.
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import Any, Dict, List, Optional, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec

@@ -31,7 +31,6 @@ or the env var's value scalar). Nothing here raises on odd input.
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
@@ -47,7 +46,7 @@ from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
-from ..records import record
+from ..records import field, record
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 # Unresolved values matter only for settings the checks read.

@@ -4,9 +4,9 @@ name, model, engine and roles were written, and unresolved values are reported o
 """
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Dict, List, Optional, Sequence, Tuple
 
+from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.workload import UNRESOLVED, Workload
 from ctxlint.findings import Diagnostic

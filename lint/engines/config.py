@@ -8,9 +8,9 @@ reported as a duplicate pointing at the flag the user typed.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Mapping, Optional, Tuple
 
+from ..records import replace
 from . import flags_trtllm
 from .flagspec import EngineSpec, FlagSpec
 from .parse import _convert
@@ -46,7 +46,7 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
     """
     if not isinstance(data, Mapping):
         err = Problem(f"config file {source!r} is not a mapping", None, None)
-        return dataclasses.replace(inv, errors=inv.errors + (err,))
+        return replace(inv, errors=inv.errors + (err,))
     spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
     settings = dict(inv.settings)
     dups, errors = list(inv.duplicates), list(inv.errors)
@@ -65,4 +65,4 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
             dups.append(Problem(f"{prev.flag_spelling} is overridden by {key} in {source or 'the config file'}",
                                 prev.flag_index, prev.flag_span, prev.flag_item, name))
         settings[name] = Setting(value, str(value), None, None, "config-file", key, note=source)
-    return dataclasses.replace(inv, settings=settings, duplicates=tuple(dups), errors=tuple(errors))
+    return replace(inv, settings=settings, duplicates=tuple(dups), errors=tuple(errors))

@@ -6,10 +6,9 @@ touches parsing code.
 """
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any, Optional
 
-from ..records import record
+from ..records import field, record
 
 # Value kinds: "int", "float", "str", "bool", "json", "list" (nargs "+"), "choice".
 # takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many".

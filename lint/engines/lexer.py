@@ -9,10 +9,9 @@ per-character source spans of the text being lexed, so a script taken out of
 from __future__ import annotations
 
 import re
-from dataclasses import field
 from typing import Optional
 
-from ..records import record
+from ..records import field, record
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).

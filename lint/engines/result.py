@@ -1,10 +1,9 @@
 """Result types of parse_invocation: settings with spans, and problems as data."""
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Any, Optional
 
-from ..records import record
+from ..records import field, record
 from .tokens import VarRef
 
 Span = tuple[int, int]

@@ -6,10 +6,9 @@ can point at the exact characters a user typed, even through quotes, escapes,
 """
 from __future__ import annotations
 
-from dataclasses import field
 from typing import Callable, Optional
 
-from ..records import record
+from ..records import field, record
 
 # A resolver maps a variable name to its value, or None when the caller does
 # not know it. It is never asked to guess.

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import field
 from functools import lru_cache
 import os
 from typing import Any, Mapping
 
-from ..records import record
+from ..records import field, record
 
 GIB = 1 << 30
 MIB = 1 << 20

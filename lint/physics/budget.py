@@ -9,11 +9,9 @@ error only when a promise exceeds even the high bound.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import field
 from typing import Any, Mapping
 
-from ..records import record
+from ..records import field, record, replace
 from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
@@ -205,7 +203,7 @@ def _scaled(b: Budget, point: float, floor: float, top: float, why: str) -> Budg
         return x * by if x is not None and x > 0 else x
     kv = shrink(b.kv_bytes, point)
     step = ("KV budget (old profile)", f"{gib(b.kv_bytes)} x {point:g} (band x {floor:.2f} to x {top:g})", kv)
-    return dataclasses.replace(b, kv_bytes=kv, kv_low=shrink(b.kv_low, floor), kv_high=shrink(b.kv_high, top),
+    return replace(b, kv_bytes=kv, kv_low=shrink(b.kv_low, floor), kv_high=shrink(b.kv_high, top),
                                steps=(*b.steps, step), assumptions=(*b.assumptions, why))
 
 
@@ -287,7 +285,7 @@ def _trtllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
                      [rule], cap=int(cap) if cap else None, scale=frac)
     mgb = _num(s, "max_gpu_total_bytes")
     if mgb:
-        from dataclasses import replace
+        from ctxlint.records import replace
         budget = replace(budget, kv_bytes=min(budget.kv_bytes, float(mgb)), kv_low=min(budget.kv_low, float(mgb)),
                          kv_high=min(budget.kv_high, float(mgb)),
                          steps=budget.steps + (("max_gpu_total_bytes", f"min(budget, {mgb})", float(mgb)),))

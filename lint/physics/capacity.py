@@ -6,12 +6,10 @@ estimated term with its band, and the pool comes with a low and a high bound.
 """
 from __future__ import annotations
 
-import dataclasses
 import math
-from dataclasses import field
 from typing import Any, Mapping
 
-from ..records import record
+from ..records import field, record, replace
 from .accelerators import Accelerator, lookup_accelerator
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .kv import normalize_engine
@@ -79,6 +77,8 @@ class CapacityResult:
     reported_rule: str = ""
 
     def to_dict(self) -> dict[str, Any]:
+        import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)
+
         d = dataclasses.asdict(self)
         d["steps"] = [{"label": a, "formula": b, "value": c} for a, b, c in self.steps]
         for k in ("assumptions", "errors", "suggestions", "terms"):
@@ -150,14 +150,14 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None) -> CapacityResu
                       inp.engine_version, shared)
     arch, br, mnbt, swa_full = side.arch, side.br, side.mnbt, side.swa_full
     if br is None:
-        return dataclasses.replace(_empty(inp, engine, errors + [side.error]),
+        return replace(_empty(inp, engine, errors + [side.error]),
                                    accelerator=getattr(acc, "name", None))
     bpt = br.bytes_per_token
     steps: list[Step] = [("KV bytes/token/GPU", br.formula, bpt)]
     asm = list(side.assumptions)
     if bpt <= 0:
         errors.append(f"{engine}: {arch.num_kv_heads} KV heads over TP {tp} gives 0 heads per shard")
-        return dataclasses.replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
+        return replace(_empty(inp, engine, errors), kv_bytes_per_token_per_gpu=bpt, steps=tuple(steps))
     weights, w_formula = side.weights, side.w_formula
     total = float(acc.memory_bytes) if acc else None
     if acc is not None and not acc.exact:
@@ -232,12 +232,12 @@ def _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, s
         kv_given = 0.0
     budget = Budget(kv_given, block)
     if engine == "llamacpp":
-        budget = dataclasses.replace(engine_budget(engine, arch, total, tp, pp, settings, weights),
+        budget = replace(engine_budget(engine, arch, total, tp, pp, settings, weights),
                                      kv_bytes=kv_given, kv_low=kv_given, kv_high=kv_given)
     if engine == "sglang" and settings.get("max_total_tokens"):
-        budget = dataclasses.replace(budget, token_cap=positive_int(settings.get("max_total_tokens"), 0) or None)
+        budget = replace(budget, token_cap=positive_int(settings.get("max_total_tokens"), 0) or None)
     if engine == "trtllm" and settings.get("max_tokens"):
-        budget = dataclasses.replace(budget, token_cap=positive_int(settings.get("max_tokens"), 0) or None)
+        budget = replace(budget, token_cap=positive_int(settings.get("max_tokens"), 0) or None)
     steps.append(("KV budget (given)", "available_kv_bytes", kv_given))
     return budget
 
@@ -251,9 +251,9 @@ def estimate(inp: CapacityInput) -> CapacityResult:
     if res.fits is False or (res.kv_budget_bytes_per_gpu is not None and res.kv_budget_bytes_per_gpu <= 0):
         from .suggest import suggestions  # local import: suggest imports this module
         try:
-            res = dataclasses.replace(res, suggestions=tuple(suggestions(inp, res)))
+            res = replace(res, suggestions=tuple(suggestions(inp, res)))
         except Exception as exc:
-            res = dataclasses.replace(res, suggestions=(f"(suggestions unavailable: {exc!r})",))
+            res = replace(res, suggestions=(f"(suggestions unavailable: {exc!r})",))
     return res
 
 

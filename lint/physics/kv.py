@@ -6,9 +6,8 @@ per-request term; linear/Mamba layers hold a fixed state per request.
 """
 from __future__ import annotations
 
-from dataclasses import field, replace
 
-from ..records import record
+from ..records import field, record, replace
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
 ENGINES = ("vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp")

@@ -11,13 +11,12 @@ caller then computes without the cache.
 """
 from __future__ import annotations
 
-import dataclasses
 import itertools
 import math
 from collections import OrderedDict
 from typing import Any, Callable, Hashable, Mapping
 
-from ..records import is_frozen
+from ..records import fields, is_frozen
 
 _SCALARS = (str, int, bool, bytes, type(None))
 _MISSING = object()
@@ -51,11 +50,11 @@ def _token(value: Any) -> tuple:
     if kind is tuple or kind is list:
         keys, fixed = _parts(value)
         return _intern(kind, keys), kind is tuple and fixed
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+    if getattr(kind, "__record_fields__", None) is not None:  # a record (ctxlint.records)
         known = _BY_ID.get(id(value))
         if known is not None and known[0] is value:
             return known[1], True
-        keys, fixed = _parts([getattr(value, f.name) for f in dataclasses.fields(value)])
+        keys, fixed = _parts([getattr(value, f.name) for f in fields(value)])
         key = _intern(kind, keys)
         # A frozen model, device or format keys the same for its whole life: the search passes the
         # same objects to every probe, and a model has ~50 fields to key.

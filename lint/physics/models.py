@@ -6,11 +6,9 @@ inline overrides merged on top of either.
 """
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import field
 from typing import Any, Mapping
 
-from ..records import record
+from ..records import field, fields, record, replace
 
 # Per-layer attention kinds. Only FULL layers cost KV per token of context;
 # SLIDING / CHUNKED layers are bounded by their window, LINEAR (Mamba,
@@ -97,6 +95,8 @@ class ModelArch:
         return DTYPE_BYTES.get(str(self.dtype).lower(), 2)
 
     def to_dict(self) -> dict[str, Any]:
+        import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)
+
         d = dataclasses.asdict(self)
         d["layer_kinds"] = list(self.layer_kinds)
         d["notes"] = list(self.notes)
@@ -104,7 +104,7 @@ class ModelArch:
         return d
 
 
-_FIELDS = {f.name for f in dataclasses.fields(ModelArch)}
+_FIELDS = {f.name for f in fields(ModelArch)}
 
 
 MAX_LAYERS = 10_000  # far above any model (hundreds); a typo must not build a 100M-entry tuple
@@ -133,14 +133,14 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["layer_kinds"] = tuple(changes["layer_kinds"])
     if "notes" in changes:
         changes["notes"] = tuple(changes["notes"])
-    new = dataclasses.replace(arch, **changes)
+    new = replace(arch, **changes)
     pattern = overrides.get("layer_pattern")
     if pattern is not None or ("num_layers" in changes and "layer_kinds" not in changes
                                and len(new.layer_kinds) != new.num_layers):
         base = list(pattern) if pattern is not None else list(arch.layer_kinds[:1] or [FULL])
-        new = dataclasses.replace(new, layer_kinds=expand_pattern(base, new.num_layers))
+        new = replace(new, layer_kinds=expand_pattern(base, new.num_layers))
     if overrides:
-        new = dataclasses.replace(new, source=f"{arch.source}; overridden: {', '.join(sorted(overrides))}")
+        new = replace(new, source=f"{arch.source}; overridden: {', '.join(sorted(overrides))}")
     return new
 
 

@@ -13,8 +13,9 @@ promise; inside the band it is a warning that asks for the image tag.
 """
 from __future__ import annotations
 
-import dataclasses
 from typing import Callable
+
+from ..records import replace
 
 # Releases whose memory rules differ (mem_vllm.py): 0.8.5 (V1 default, CUDA context counted,
 # device-name batch rule), 0.9.0 (A100 gets the small batch), 0.10.1 (hybrid KV cache manager,
@@ -42,10 +43,10 @@ def _most(values):
 
 def span_vllm_releases(inp, one: Callable):
     """`one(inp)` under each release in VLLM_RELEASES, folded into one result."""
-    results = [(release, one(dataclasses.replace(inp, engine_version=release))) for release in VLLM_RELEASES]
+    results = [(release, one(replace(inp, engine_version=release))) for release in VLLM_RELEASES]
     known = [(r, res) for r, res in results if res.pool_tokens is not None]
     if not known:
-        return dataclasses.replace(results[0][1], rule="vLLM version unknown", assumptions=tuple(
+        return replace(results[0][1], rule="vLLM version unknown", assumptions=tuple(
             a for a in results[0][1].assumptions if not a.startswith(f"vLLM {VLLM_RELEASES[0]}")))
     release, worst = min(known, key=lambda pair: _order(pair[1]))
     every = [res for _, res in known]
@@ -57,7 +58,7 @@ def span_vllm_releases(inp, one: Callable):
     if budget_release != release and thinnest.kv_budget_bytes_per_gpu is not None:
         notes.append(f"the least KV budget is vLLM {budget_release}'s: "
                      f"{thinnest.kv_budget_bytes_per_gpu / (1 << 30):.2f} GiB per GPU ({thinnest.rule})")
-    return dataclasses.replace(
+    return replace(
         worst, pool_tokens=_least([res.pool_tokens for res in every]),
         max_concurrency_at_context=_least([res.max_concurrency_at_context for res in every]),
         kv_budget_bytes_per_gpu=_least([res.kv_budget_bytes_per_gpu for res in every]),

@@ -3,10 +3,10 @@ weight format in force is a plain float one, weights kept in host memory (`--cpu
 how data parallelism spreads or replicates an MoE model's weights."""
 from __future__ import annotations
 
-import dataclasses
 import math
 from typing import Any, Mapping
 
+from ..records import replace
 from .models import ModelArch
 from .terms import GIB, Term
 from .weights import WeightFormat
@@ -29,7 +29,7 @@ def serving_dtype(arch: ModelArch, asked: Any, asm: list[str]) -> ModelArch:
         return arch
     # A float32 checkpoint's published size is not what a 16-bit engine holds.
     size = arch.checkpoint_bytes if (arch.dtype_bytes == 4) == (served == "float32") else None
-    return dataclasses.replace(arch, dtype=served, checkpoint_bytes=size)
+    return replace(arch, dtype=served, checkpoint_bytes=size)
 
 
 def offloaded(engine: str, settings: Mapping[str, Any], weights, formula: str, asm: list[str]):

@@ -2,9 +2,9 @@
 re-running the estimate with one setting changed."""
 from __future__ import annotations
 
-import dataclasses
 from typing import Any, Optional
 
+from ..records import replace
 from .capacity import CapacityInput, CapacityResult, compute
 
 # The memory knob each engine reads, and the highest value we would suggest
@@ -30,7 +30,7 @@ def _least_fraction(inp: CapacityInput, settings: dict, knob: str, low: int, hig
     fixed terms), so whether a window fits is monotone in it: bisection finds the first step the
     scan of every step would find, in ~7 estimates instead of up to 46."""
     def fits(step: int) -> bool:
-        return _fits(dataclasses.replace(inp, settings={**settings, knob: step / 100}))[0]
+        return _fits(replace(inp, settings={**settings, knob: step / 100}))[0]
 
     if not fits(high):
         return None
@@ -60,7 +60,7 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
     cur_dtype = (inp.kv_cache_dtype or "auto").lower()
     fp8 = _FP8.get(eng)
     if fp8 and cur_dtype in ("auto", "bf16", "bfloat16", "float16", "fp16", "f16", "half"):
-        ok, r = _fits(dataclasses.replace(inp, kv_cache_dtype=fp8))
+        ok, r = _fits(replace(inp, kv_cache_dtype=fp8))
         if ok:
             out.append(f"set kv_cache_dtype={fp8}: {r.kv_bytes_per_token_per_gpu:,.0f} B/token, "
                        f"longest request {r.max_context_at_concurrency_1:,} tokens")
@@ -70,7 +70,7 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
         pp = max(1, int(inp.pp or 1))
         t = tp * 2
         while t <= 64:
-            ok, r = _fits(dataclasses.replace(inp, tp=t, accelerator_count=None))
+            ok, r = _fits(replace(inp, tp=t, accelerator_count=None))
             if ok:
                 out.append(f"use tp={t} ({t * pp} accelerators per replica): longest request "
                            f"{r.max_context_at_concurrency_1:,} tokens")

@@ -9,9 +9,9 @@ parse.
 from __future__ import annotations
 
 import os
-from dataclasses import replace
 from typing import List, Optional
 
+from ..records import replace
 from ctxlint.model import Deployment, Role
 from ctxlint.probe.cases import Boundaries
 from ctxlint.probe.errors import ProbeError

@@ -21,7 +21,6 @@ import secrets
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import field
 from typing import Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.probe.answers import COMPLETION, INVALID, Answer, read_answer
@@ -30,7 +29,7 @@ from ctxlint.probe.client import Endpoint, Reply, post
 from ctxlint.probe.errors import ProbeError
 from ctxlint.probe.sizing import filler
 
-from ..records import record
+from ..records import field, record
 
 CALIBRATION_WORDS = 16
 SHORT_PROMPT = 16  # content tokens of the output cases, which vary max_tokens instead

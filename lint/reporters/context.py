@@ -6,7 +6,6 @@ The CLI builds one ReportContext per run; reporters only read it.
 from __future__ import annotations
 
 import os
-from dataclasses import field
 from types import MappingProxyType
 from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
@@ -15,7 +14,7 @@ from ctxlint.findings import Finding
 from ctxlint.loader import DEFAULT_MAX_BYTES
 from ctxlint.registry import RuleSpec, all_rules
 
-from ..records import record
+from ..records import field, record
 
 
 def _empty_sources() -> Mapping[str, str]:

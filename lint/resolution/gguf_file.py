@@ -73,7 +73,7 @@ def arch_from_gguf(path: str) -> Tuple[Any, str]:
     if isinstance(config["intermediate_size"], list):
         config["intermediate_size"] = max(config["intermediate_size"])
     config = {k: v for k, v in config.items() if v is not None}
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint.physics.hf_config import arch_from_hf_config
     try:

@@ -76,7 +76,7 @@ def checkpoint_bytes(counts: Mapping[str, Any]) -> Optional[float]:
 
 def arch_from_entry(model_id: str, entry: Mapping[str, Any]):
     """A ModelArch from one lock entry (None when the facts are incomplete)."""
-    from dataclasses import replace
+    from ctxlint.records import replace
 
     from ctxlint.physics.hf_config import arch_from_hf_config
 

@@ -19,14 +19,13 @@ from __future__ import annotations
 import glob
 import json
 import os
-from dataclasses import replace
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
 from ctxlint.resolution.names import ModelRef, norm, parse_ref, strip_quant
 from ctxlint.physics.weights import FORMATS, WeightFormat, named_format
 
-from ..records import record
+from ..records import record, replace
 
 MODEL_LABELS = ("model.aibrix.ai/name", "llm-d.ai/model", "ai.gke.io/model", "app.kubernetes.io/model",
                 "serving.kserve.io/model", "kubeai.org/model")
