@@ -11,7 +11,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Optional, Tuple
 
 from ..records import replace
-from . import flags_trtllm
 from .flagspec import EngineSpec, FlagSpec
 from .parse import _convert
 from .result import Invocation, Problem, Setting
@@ -31,7 +30,9 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
 def config_key(spec: EngineSpec, key: str) -> Tuple[Optional[FlagSpec], str]:
     """The flag a config-file key stands for (snake or kebab spelling, TRT-LLM's aliases),
     and the setting name it is kept under."""
-    aliases = flags_trtllm.CONFIG_KEY_ALIASES if spec.engine == "trtllm" else {}
+    aliases = {}
+    if spec.engine == "trtllm":
+        from .flags_trtllm import CONFIG_KEY_ALIASES as aliases
     canon = aliases.get(key, key.replace("-", "_"))
     f = spec.by_name(canon) or spec.find("--" + key)[0]
     return f, (f.name if f is not None else canon)

@@ -1,9 +1,11 @@
-"""Pick the flag table for an engine and the front door it was started through."""
+"""Pick the flag table for an engine and the front door it was started through.
+
+Each engine's table is imported the first time a command of that engine is read: a run over
+vLLM deployments never builds SGLang's or TensorRT-LLM's ~200 flag specs (issue 15)."""
 from __future__ import annotations
 
 from typing import Optional
 
-from . import flags_llamacpp, flags_lmdeploy, flags_sglang, flags_tgi, flags_trtllm, flags_vllm
 from .flagspec import EngineSpec
 
 ENGINES = ("vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy")
@@ -16,17 +18,23 @@ def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[s
     engine = _ALIASES.get(engine, engine)
     dynamo = (launcher or "").startswith("dynamo.")
     if engine == "vllm":
+        from . import flags_vllm
         return flags_vllm.DYNAMO_SPEC if dynamo else flags_vllm.SPEC_
     if engine == "sglang":
+        from . import flags_sglang
         return flags_sglang.DYNAMO_SPEC if dynamo else flags_sglang.SPEC_
     if engine == "trtllm":
+        from . import flags_trtllm
         if dynamo:
             return flags_trtllm.DYNAMO_SPEC
         return flags_trtllm.DISAGG_SPEC if subcommand == "disaggregated" else flags_trtllm.SPEC_
     if engine == "tgi":
+        from . import flags_tgi
         return flags_tgi.SPEC_
     if engine == "llamacpp":
+        from . import flags_llamacpp
         return flags_llamacpp.SPEC_
     if engine == "lmdeploy":
+        from . import flags_lmdeploy
         return flags_lmdeploy.SPEC_
     return EngineSpec(str(engine), ())
