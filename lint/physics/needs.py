@@ -57,24 +57,34 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     lets the three searches of one role share the estimates they all probe: the bisections
     start alike, and an estimate of an unknown vLLM release is seven estimates."""
     from ctxlint.physics.accelerators import accelerator_from_mapping
+    from ctxlint.physics.kv import normalize_engine
+
+    from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 
     seen: Dict[float, Any] = {} if estimates is None else estimates
 
-    def fits(gib: float) -> bool:
+    def result_at(gib: float):
         result = seen.get(gib)
         if result is None:
             acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
             result = seen[gib] = _estimate(dep, role, arch, weights, acc, context)
-        longest = _longest(result, which)
+        return result
+
+    def fits(gib: float) -> bool:
+        longest = _longest(result_at(gib), which)
         return longest is not None and longest >= context
 
-    low, high = 1.0, 2048.0
-    if not fits(high):
-        return None
-    while high - low > 0.1:
-        mid = (low + high) / 2
-        low, high = (low, mid) if fits(mid) else (mid, high)
-    return round(high + 0.05, 1)
+    settings = {key: val.value for key, val in role.engine_args}
+    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings)
+    if tiers is not None:
+        # The same bisection, its probes answered from a few estimates (need_search.py); exactly its result.
+        try:
+            ranges = pieces(tiers, lambda gib: float(accelerator_from_mapping("candidate", {"memory_gib": gib})
+                                                     .memory_bytes))
+            return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges))
+        except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
+            pass
+    return bisect(fits)
 
 
 @record(frozen=True)
