@@ -1,4 +1,5 @@
-"""The CTX208 search's shortcut (physics/need_search.py) gives exactly what the plain bisection gives."""
+"""The searches' shortcuts give exactly what the plain searches give: CTX208's memory search
+(physics/need_search.py) and the suggested memory fraction (physics/suggest.py)."""
 from __future__ import annotations
 
 import json
@@ -118,6 +119,19 @@ def test_shortcut_equals_bisection_on_the_physics(fields, which):
 
     plain, fast, _ = _both(longest, context, pieces(tiers, _bytes))
     assert fast == plain
+
+
+@given(estimates(), st.sampled_from([16.0, 24.0, 40.0, 80.0, 141.0, 192.0]))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_suggested_fraction_by_bisection_equals_the_scan(fields, gib):
+    from ctxlint.physics import suggest
+
+    fields = dict(fields, engine="vllm")
+    inp = CapacityInput(accelerator=accelerator_from_mapping("candidate", {"memory_gib": gib}), **fields)
+    steps = range(50, 96)
+    settings_ = dict(fields["settings"])
+    scan = suggest._least_fitting(inp, settings_, "gpu_memory_utilization", steps, False)
+    assert suggest._least_fitting(inp, settings_, "gpu_memory_utilization", steps, True) == scan
 
 
 def test_tiers_split_the_grid_at_the_device_memory_they_name():
