@@ -118,6 +118,12 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _MEMO(inp)
 
 
+def compute_keyed(key: Any, inp: CapacityInput) -> CapacityResult:
+    """compute(inp) for a caller that holds an exact key of `inp` (memo.exact_key of its parts, in a
+    tuple no exact_key gives): a role estimated on many devices keys its device-free part once."""
+    return _MEMO.keyed(key, inp)
+
+
 def _compute(inp: CapacityInput) -> CapacityResult:
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:

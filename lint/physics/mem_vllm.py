@@ -29,6 +29,9 @@ from .served import positive_int
 from .terms import GIB, Term
 
 V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER = "0.11.0", "0.8.0", "0.20.0", "0.20.0", "0.28.0"
+# The device memory from which the OpenAI server's batch defaults grow (8192 tokens, then 16384 from 0.28.0):
+# the only places where the budget depends on the memory other than through total x utilization.
+LARGE_BATCH_BYTES, BIG_TIER_BYTES = 70 * GIB, 160 * GIB
 
 
 def _v(version: Optional[str]):
@@ -59,10 +62,10 @@ def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) 
         return [(None, 256)]  # V0: tokens follow max_model_len (see v0_tokens)
     v = _v(version)
     name = device.lower()
-    big = total >= 70 * GIB
+    big = total >= LARGE_BATCH_BYTES
 
     def rule(ver) -> tuple:
-        if ver >= parse_version(BIG_TIER) and total >= 160 * GIB and "gb10" not in name:
+        if ver >= parse_version(BIG_TIER) and total >= BIG_TIER_BYTES and "gb10" not in name:
             return 16384, 1024
         if ver < parse_version("0.8.5"):  # a device-name rule before the memory rule
             large = "h100" in name or "h200" in name
@@ -72,6 +75,18 @@ def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) 
     if v is not None:
         return [rule(v)]
     return [max({rule(parse_version(x)) for x in ("0.8.5", "0.9.0", "0.28.0")})]  # the largest profile
+
+
+def memory_tiers(settings: Mapping[str, Any]) -> Optional[tuple]:
+    """The device sizes (bytes) between which every release's budget rises with the memory, or None
+    when it may not (a gpu_memory_utilization that is not positive makes it fall): the CTX208 search
+    (need_search.py) relies on it. Between tiers the rules are fixed, the terms subtracted are
+    constants and total x utilization rises; a budget scaled for old releases is scaled by positive
+    factors; the tokens follow the budget (pool.tokens_for)."""
+    util = settings.get("gpu_memory_utilization")
+    if isinstance(util, (int, float)) and not isinstance(util, bool) and not util > 0:
+        return None
+    return LARGE_BATCH_BYTES, BIG_TIER_BYTES
 
 
 def v0_tokens(settings: Mapping[str, Any], context: Optional[int], version: Optional[str]) -> int:

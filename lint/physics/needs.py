@@ -19,17 +19,48 @@ _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node
         "or `default-accelerator:` in .ctxlint.yaml)")
 
 
-def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int):
-    from ctxlint.physics.capacity import CapacityInput, compute
+def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int, device: Any = None):
+    """The role's estimate on `accelerator`. A role is estimated on ~20 devices in a row (the search's
+    sizes, the common devices): its device-free input is built and keyed once (the memo's key of a
+    whole input costs more than a remembered estimate), then each device adds its own key: `device`,
+    when the caller has one that determines `accelerator` exactly, else the accelerator's exact key."""
+    from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed
+    from ctxlint.physics.memo import Unkeyable, exact_key
 
+    global _LAST
+    last = _LAST
+    if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
+                            and last[4] == context and type(last[4]) is type(context)):
+        fields = _fields(dep, role, arch, weights, context)
+        try:
+            key = exact_key(CapacityInput(accelerator=None, **fields))
+        except Unkeyable:
+            key = None
+        # the objects are held, so `is` above never matches a new object at a reused address
+        last = _LAST = (dep, role, arch, weights, context, fields, key)
+    inp = CapacityInput(accelerator=accelerator, **last[5])
+    if last[6] is None:
+        return compute(inp)
+    try:
+        device = exact_key(accelerator) if device is None else device
+    except Unkeyable:
+        return compute(inp)
+    return compute_keyed(("device", last[6], device), inp)
+
+
+_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key)
+
+
+def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:
+    """The role's CapacityInput fields but the accelerator."""
     par = role.parallelism
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
-    return compute(CapacityInput(
-        arch=arch, engine=str(dep.engine.name.value), accelerator=accelerator, tp=par.tp, pp=par.pp, dp=par.dp,
+    return dict(
+        arch=arch, engine=str(dep.engine.name.value), tp=par.tp, pp=par.pp, dp=par.dp,
         kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,
         context_length=context, draft_layers=role.draft_layers.value if role.draft_layers else 0,
         weights=weights,
-        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None))
+        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None)
 
 
 def _longest(result, which: str) -> Optional[int]:
@@ -57,24 +88,40 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     lets the three searches of one role share the estimates they all probe: the bisections
     start alike, and an estimate of an unknown vLLM release is seven estimates."""
     from ctxlint.physics.accelerators import accelerator_from_mapping
+    from ctxlint.physics.kv import normalize_engine
+
+    from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 
     seen: Dict[float, Any] = {} if estimates is None else estimates
 
-    def fits(gib: float) -> bool:
+    def result_at(gib: float):
         result = seen.get(gib)
         if result is None:
             acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
-            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context)
-        longest = _longest(result, which)
+            # the candidate is a function of its size: keyed by it (the hex form: exact)
+            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()))
+        return result
+
+    def fits(gib: float) -> bool:
+        longest = _longest(result_at(gib), which)
         return longest is not None and longest >= context
 
-    low, high = 1.0, 2048.0
-    if not fits(high):
-        return None
-    while high - low > 0.1:
-        mid = (low + high) / 2
-        low, high = (low, mid) if fits(mid) else (mid, high)
-    return round(high + 0.05, 1)
+    settings = {key: val.value for key, val in role.engine_args}
+    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings)
+    if tiers is not None:
+        # The same bisection, its probes answered from a few estimates (need_search.py); exactly its result.
+        try:
+            ranges = _RANGES.get(tiers)
+            if ranges is None:
+                ranges = _RANGES[tiers] = pieces(tiers, lambda gib: float(
+                    accelerator_from_mapping("candidate", {"memory_gib": gib}).memory_bytes))
+            return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges))
+        except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
+            pass
+    return bisect(fits)
+
+
+_RANGES: Dict[tuple, list] = {}  # memory tiers -> the grid's index ranges between them (a few tier sets)
 
 
 @record(frozen=True)
