@@ -46,7 +46,7 @@ def test_lazy_dispatch_reads_what_every_adapter_reads():
     """Over every sample, test fixture and corpus file: skipping the adapters whose kinds a file
     lacks loses nothing, and a file with one of their kinds reaches them."""
     files = _inputs()
-    assert len(files) > 300
+    assert len(files) > (300 if SHARED.is_dir() else 100)  # the corpus is beside the repo, or not
     reached = set()
     for path in files:
         loaded = read_path(str(path))
@@ -59,9 +59,11 @@ def test_lazy_dispatch_reads_what_every_adapter_reads():
                 reached.add(module.__name__.rsplit(".", 1)[1])
             eager.extend(part)
         assert adapters.adapt_file(loaded) == eager, path
-    # Most custom-resource adapters have a file here; the others' tests adapt inline texts through
-    # adapt_file (tests/adapters/kit.py), so a kind missing from the table fails them.
-    assert len(set(CRD_KINDS) & reached) >= 8
+    # The corpus holds files for most custom-resource adapters; every adapter's own tests adapt
+    # inline texts through adapt_file (tests/adapters/kit.py), so a kind missing from the table
+    # fails them even without the corpus.
+    if SHARED.is_dir():
+        assert len(set(CRD_KINDS) & reached) >= 8
 
 
 @pytest.mark.parametrize("name", sorted(CRD_KINDS))
