@@ -10,6 +10,25 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 
 
+def _separate_stderr_on_old_click() -> None:
+    """click < 8.2 (the newest for Python 3.9) mixes stderr into CliRunner's output unless told
+    not to; the tests read `result.stderr` as click 8.2 gives it."""
+    import inspect
+
+    from click.testing import CliRunner
+
+    if "mix_stderr" not in inspect.signature(CliRunner.__init__).parameters:
+        return
+    original = CliRunner.__init__
+
+    def __init__(self, *args, mix_stderr=False, **kwargs):
+        original(self, *args, mix_stderr=mix_stderr, **kwargs)
+    CliRunner.__init__ = __init__
+
+
+_separate_stderr_on_old_click()
+
+
 def pytest_addoption(parser):
     parser.addoption("--update-golden", action="store_true", default=False,
                      help="rewrite the samples' expected.txt files from the current output")
