@@ -34,6 +34,23 @@ def pytest_addoption(parser):
                      help="rewrite the samples' expected.txt files from the current output")
 
 
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    """After a whole-suite run, the benchmark's ratios in short (benchmarks/ci.py): CI logs show
+    the speed next to the targets without a test asserting it. CTXLINT_NO_BENCH=1 skips it."""
+    if os.environ.get("CTXLINT_NO_BENCH") or config.option.keyword or config.option.markexpr \
+            or len(terminalreporter.stats.get("passed", [])) < 1000:
+        return
+    from benchmarks.ci import report
+
+    terminalreporter.section("ctxlint speed (not asserted; targets in benchmarks/README.md)")
+    try:
+        lines = report()
+    except Exception as exc:  # a benchmark that cannot run must not fail the suite
+        lines = [f"  benchmark not run: {exc}"]
+    for line in lines:
+        terminalreporter.write_line(line)
+
+
 @pytest.fixture
 def update_golden(request) -> bool:
     return bool(request.config.getoption("--update-golden"))
