@@ -21,7 +21,6 @@ from ctxlint.cli_models import models_group
 from ctxlint.cli_probe import probe
 
 
-
 class _Command(click.Command):
     """A command whose click-free helpers' usage errors (cli_settings.UsageError) are click's: exit 2."""
 

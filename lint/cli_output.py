@@ -23,7 +23,7 @@ def stdout_format(formats: Sequence[str], outputs: Sequence[str]) -> Optional[st
     to_stdout = [fmt for index, fmt in enumerate(formats) if index >= len(outputs) or outputs[index] == "-"]
     if len(to_stdout) > 1:  # two documents back to back parse as neither
         raise UsageError(f"--format {' and '.join(to_stdout)} would both write to stdout: "
-                               "give all but one an --output FILE")
+                         "give all but one an --output FILE")
     return to_stdout[0] if to_stdout else None
 
 
@@ -100,7 +100,7 @@ def check_statistics(statistics: bool, on_stdout: Optional[str]) -> None:
     `github` under GitHub Actions gets the text form)."""
     if statistics and on_stdout is not None and on_stdout not in STATISTICS_FORMATS:
         raise UsageError(f"--statistics replaces the report on stdout, and --format {on_stdout} has no "
-                               f"statistics form: write it to a file with --output, or use --format text or json")
+                         f"statistics form: write it to a file with --output, or use --format text or json")
 
 
 def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet: bool, exit_zero: bool) -> None:
@@ -114,7 +114,7 @@ def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet
     if not report.files:
         excluded = f" ({report.excluded} excluded)" if report.excluded else ""
         echo_err(f"ctxlint: warning: no file to check in {', '.join(targets)}{excluded}"
-                   + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"))
+                 + ("" if config.fail_if_empty else "; --fail-if-empty makes this exit 1"))
         empty_fails = config.fail_if_empty
     if exit_zero:
         sys.exit(EXIT_CLEAN)

@@ -1,19 +1,23 @@
 """`record`: a dataclass that costs almost nothing to define.
 
-ctxlint defines ~90 dataclasses, and `dataclasses.dataclass` compiles up to six methods for each
-with `exec` as the module is imported: ~0.6 ms a class, most of a one-file run's import time
-(issue 15). `record` keeps the dataclass (`fields()`, `replace()`, `asdict()`, `is_dataclass()`
-work unchanged) but compiles nothing at import:
+ctxlint defines ~80 record classes, and `dataclasses.dataclass` compiles up to six methods for
+each with `exec` as the module is imported (~0.6 ms a class), and importing `dataclasses` itself
+pulls in inspect, ast, dis and tokenize: most of a one-file run's import time (issue 15).
+`record` takes the same arguments and gives the same behaviour without either:
 
+- fields are collected from the class's annotations as `dataclass` collects them, into the
+  specs of record_fields.py; `field()`, `fields()` and `replace()` come from there, and the
+  dataclasses module's own functions still work on records through a `__dataclass_fields__`
+  built on first access;
 - `__eq__`, `__hash__`, the ordering methods and `__repr__` are shared code over an
   `operator.attrgetter` of the compared fields: the same tuples `dataclass` compares and hashes,
   so results, hashes and reprs are identical;
 - a frozen record's `__setattr__` / `__delattr__` are two shared functions;
-- `__init__` is compiled the first time the class is instantiated, from the same text
-  `dataclass` would generate. A run compiles only the classes it builds.
+- `__init__` binds its arguments in plain Python for a class's first HOT instances, then is
+  compiled from the text `dataclass` would generate: a run compiles only its busiest classes.
 
 What `dataclass` would reject at definition (a field without a default after one with a
-default) `record` rejects at definition too.
+default, a mutable default) `record` rejects at definition too.
 """
 from __future__ import annotations
 
@@ -46,14 +50,14 @@ def _process(cls, frozen: bool, order: bool):
     # defines __eq__ gets __hash__ = None from Python, which is not an explicit hash.
     class_hash = cls.__dict__.get("__hash__", _MISSING)
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
-    fields = _collect_fields(cls)
+    specs = _collect_fields(cls)
     setattr(cls, _FROZEN, frozen)
-    _check_order(cls, fields)
+    _check_order(cls, specs)
     if "__init__" not in own:
-        cls.__init__ = _lazy_init(cls, fields, frozen)
+        cls.__init__ = _lazy_init(cls, specs, frozen)
     if "__repr__" not in own:
-        cls.__repr__ = _repr([f.name for f in fields if f.repr])
-    key = _key([f.name for f in fields if f.compare])
+        cls.__repr__ = _repr([f.name for f in specs if f.repr])
+    key = _key([f.name for f in specs if f.compare])
     if "__eq__" not in own:
         cls.__eq__ = _compare(key, tuple.__eq__)
     if order:
@@ -75,9 +79,9 @@ def _collect_fields(cls) -> list:
     """The fields `dataclass` would collect: the bases' first, then this class's annotations.
     Done here rather than by dataclass(init=False, ...): that still costs ~0.05 ms a class, most
     of it matching each string annotation against ClassVar and InitVar, and imports inspect."""
-    fields: dict = {}
+    found: dict = {}
     for base in cls.__mro__[-1:0:-1]:
-        fields.update(base.__dict__.get("__record_fields__") or {})
+        found.update(base.__dict__.get("__record_fields__") or {})
     for name, annotation in cls.__dict__.get("__annotations__", {}).items():
         text = annotation if isinstance(annotation, str) else repr(annotation)
         if text.replace("typing.", "").startswith(("ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY")):
@@ -95,16 +99,16 @@ def _collect_fields(cls) -> list:
                 delattr(cls, name)
             else:
                 setattr(cls, name, spec.default)
-        fields[name] = spec
-    cls.__record_fields__ = fields
+        found[name] = spec
+    cls.__record_fields__ = found
     cls.__dataclass_fields__ = DataclassFields()
-    cls.__match_args__ = tuple(f.name for f in fields.values() if f.init)
-    return list(fields.values())
+    cls.__match_args__ = tuple(f.name for f in found.values() if f.init)
+    return list(found.values())
 
 
-def _check_order(cls, fields) -> None:
+def _check_order(cls, specs) -> None:
     seen_default = False
-    for f in fields:
+    for f in specs:
         if not f.init:
             continue
         if f.default is _MISSING and f.default_factory is _MISSING:
@@ -167,12 +171,12 @@ _HAS_FACTORY = _Factory()
 HOT = 64
 
 
-def _lazy_init(cls, fields, frozen: bool):
+def _lazy_init(cls, specs, frozen: bool):
     """An __init__ that binds arguments itself for the class's first HOT instances, then
     compiles the one `dataclass` would generate and hands over to it."""
-    names = tuple(f.name for f in fields if f.init)
+    names = tuple(f.name for f in specs if f.init)
     known = frozenset(names)
-    steps = tuple((f.name, f.init, f.default, f.default_factory) for f in fields)
+    steps = tuple((f.name, f.init, f.default, f.default_factory) for f in specs)
     setter = object.__setattr__ if frozen else setattr
     post = hasattr(cls, "__post_init__")
     calls = 0
@@ -180,9 +184,9 @@ def _lazy_init(cls, fields, frozen: bool):
     def __init__(self, *args, **kwargs):
         nonlocal calls
         calls += 1
-        if calls > HOT and cls.__dict__.get("__init__") is __init__:
-            cls.__init__ = _compile_init(cls, fields, frozen)
         if calls > HOT:
+            if cls.__dict__.get("__init__") is __init__:  # once: later calls go to the compiled one
+                cls.__init__ = _compile_init(cls, specs, frozen)
             return cls.__init__(self, *args, **kwargs)
         if len(args) > len(names):
             raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments "
@@ -212,7 +216,7 @@ def _lazy_init(cls, fields, frozen: bool):
     return __init__
 
 
-def _compile_init(cls, fields, frozen: bool):
+def _compile_init(cls, specs, frozen: bool):
     """The __init__ `dataclass` would generate: same parameters, defaults, factories,
     assignment (object.__setattr__ when frozen) and __post_init__ call."""
     scope = {"__object_setattr": object.__setattr__, "__has_factory": _HAS_FACTORY}
@@ -221,8 +225,8 @@ def _compile_init(cls, fields, frozen: bool):
     # do (the instance has a __dict__, no field's name is a data descriptor such as a slot): the
     # same dict, ~2.5x faster, and a run builds ~300 frozen records a file.
     direct = frozen and cls.__dictoffset__ != 0 and not any(
-        hasattr(type(getattr(cls, f.name, None)), "__set__") for f in fields)
-    for f in fields:
+        hasattr(type(getattr(cls, f.name, None)), "__set__") for f in specs)
+    for f in specs:
         value = f.name
         if f.init:
             if f.default_factory is not _MISSING:
