@@ -1,0 +1,127 @@
+"""The loader's two shortcuts give exactly the tree of the general path.
+
+- Documents whose text cannot hold an alias are built without remembering nodes
+  (`Builder._plain`); every other document goes through `Builder.build`.
+- Plain scalars' tags are remembered by their text (`loader._Resolving`).
+"""
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+import yaml
+
+from ctxlint import loader
+from ctxlint.nodes import MAP, SEQ, Builder
+
+ROOT = Path(__file__).resolve().parent.parent
+SHARED = ROOT.parent / "shared" / "corpus"
+
+
+def _files():
+    roots = [ROOT / "samples", ROOT / "tests", SHARED]
+    for root in roots:
+        for dirpath, _, names in os.walk(root):
+            for name in sorted(names):
+                if name.endswith((".yaml", ".yml", ".json")):
+                    yield Path(dirpath) / name
+
+
+FILES = sorted(_files())
+
+
+def _dump(node, out, seen_keys=True):
+    out.append((node.kind, node.path, node.line, node.col, node.end_line, node.end_col, node.start_index,
+                node.end_index, node.style, node.tag, None if node.kind in (MAP, SEQ) else repr(node.value)))
+    if node.kind == MAP:
+        for key, child in node.value.items():
+            out.append(("key", repr(key)))
+            _dump(node.keys[key], out)
+            _dump(child, out)
+    elif node.kind == SEQ:
+        for child in node.value:
+            _dump(child, out)
+    return out
+
+
+def _trees(text: str, json_numbers: bool, aliases: bool, resolver=loader._Resolving):
+    dupes = []
+    builder = Builder(json_numbers, lambda first, second, path: dupes.append((first.line, second.line, path)))
+    docs = [builder.build_document(doc, aliases) for doc in yaml.compose_all(text, Loader=resolver)
+            if doc is not None]
+    return [_dump(doc, []) for doc in docs], dupes
+
+
+def _text(path: Path):
+    try:
+        text = path.read_text(encoding="utf-8")
+        list(yaml.compose_all(text, Loader=loader._Loader))
+    except (UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError):
+        return None
+    return text
+
+
+def test_there_are_files_to_compare():
+    assert len(FILES) > 50
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: str(p.relative_to(p.parents[2])))
+def test_every_file_builds_the_same_tree_by_either_path(path):
+    text = _text(path)
+    if text is None or len(text) > 2_000_000:
+        pytest.skip("not parsable as YAML here (the bad-input tests cover it), or huge")
+    json_numbers = path.suffix == ".json"
+    general = _trees(text, json_numbers, aliases=True, resolver=loader._Loader)
+    if "*" in text and "&" in text:
+        # the loader takes the general path for these; check the remembered tags on it
+        assert _trees(text, json_numbers, aliases=True) == general
+    else:
+        assert _trees(text, json_numbers, aliases=False) == general
+
+
+MERGES = """\
+base: {a: 1, b: [x, y]}
+svc:
+  <<: {a: 2, c: 3}
+  a: 4
+  d: [1, {e: 5}]
+dup: 1
+dup: 2
+"""
+
+
+def test_inline_merge_keys_and_duplicates_without_aliases():
+    assert "*" not in MERGES
+    plain, plain_dupes = _trees(MERGES, False, aliases=False)
+    general, general_dupes = _trees(MERGES, False, aliases=True, resolver=loader._Loader)
+    assert plain == general and plain_dupes == general_dupes == [(6, 7, "dup")]
+
+
+def test_the_loader_takes_the_general_path_when_an_alias_is_possible():
+    text = "a: &x {b: [1, 2]}\nc: *x\nd: *x\n"
+    parsed = loader.parse_text(text, "f.yaml")
+    root = parsed.documents[0].root
+    assert root.dig("c", "b", 1).path == "c.b[1]" and root.dig("d", "b", 0).path == "d.b[0]"
+    assert root.get("c").line == root.get("d").line == 1  # an alias points at its anchor's text
+    assert _trees(text, False, True) == _trees(text, False, True, resolver=loader._Loader)
+
+
+# Plain scalars of every implicit type, look-alikes that are strings, and the empty scalar.
+SCALARS = ["", "~", "null", "Null", "NULL", "true", "True", "yes", "No", "on", "OFF", "y", "n", "0", "-0", "+12",
+           "0x1F", "0o17", "017", "0b101", "1_000", "190:20:30", "1.5", "-.5", "1e6", "1.0e+6", "6.8523015e+5",
+           ".inf", "-.Inf", ".NaN", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.10 -5",
+           "<<", "=", "1M", "32k", "v0.6.3", "nvidia.com/gpu", "--max-model-len", "4096", "0.9", "1.", "e5",
+           "yes please", "1,000", "12:30", "2001-1-1", "-", "--", ".", "._", "tru", "nulls"]
+
+
+@pytest.mark.parametrize("quoted", [False, True])
+def test_remembered_tags_are_the_resolvers(quoted):
+    text = "\n".join(f"- {json.dumps(s) if quoted else s}" for s in SCALARS)
+    for _ in range(2):  # the second pass answers from what the first remembered
+        mine = [n.tag for n in yaml.compose(text, Loader=loader._Resolving).value]
+        theirs = [n.tag for n in yaml.compose(text, Loader=loader._Loader).value]
+        assert mine == theirs
+    if not quoted:
+        assert len(set(theirs)) >= 5  # null, bool, int, float, timestamp, str, merge: the test reaches them
