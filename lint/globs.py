@@ -122,6 +122,12 @@ def repo_root(start: str) -> str:
         directory = parent
 
 
+@lru_cache(maxsize=1024)
+def _root_of(directory: str) -> str:
+    """repo_root, once per directory of a run: it stats `.git` at every level up (~5 stats a file)."""
+    return repo_root(directory)
+
+
 def gitignored(path: str) -> bool:
     """Is `path` ignored by a .gitignore between its directory and the repository root?
 
@@ -130,7 +136,7 @@ def gitignored(path: str) -> bool:
     inside an ignored directory cannot be re-included.
     """
     absolute = os.path.abspath(path)
-    root = repo_root(os.path.dirname(absolute))
+    root = _root_of(os.path.dirname(absolute))
     rel = relative_posix(absolute, root)
     if rel is None:
         return False
