@@ -73,7 +73,18 @@ def _align(text: str, node: Node, decoded: str) -> Optional[List[int]]:
     if begin is None:
         return None
     end = node.end_index - (1 if node.style in ("'", '"') else 0)
-    style, out, i = node.style, [], begin
+    style = node.style
+    if begin + len(decoded) <= end and text.startswith(decoded, begin) and not (
+            style == '"' and "\\" in decoded or style == "'" and "'" in decoded):
+        # Typed as decoded (most list items and one-line values): _by_character would match each
+        # character at the next index, since only escapes are tried before equality.
+        return list(range(begin, begin + len(decoded)))
+    return _by_character(text, begin, end, style, decoded)
+
+
+def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded: str) -> Optional[List[int]]:
+    out: List[int] = []
+    i = begin
     for ch in decoded:
         while True:
             if i >= end:
