@@ -124,9 +124,18 @@ def compute_keyed(key: Any, inp: CapacityInput) -> CapacityResult:
     return _MEMO.keyed(key, inp)
 
 
-def _compute(inp: CapacityInput) -> CapacityResult:
+def spanned_releases(inp: CapacityInput) -> tuple:
+    """The vLLM releases whose estimates compute(inp) folds into one (releases.py), or () when it
+    makes one estimate. compute(inp) is then the fold of compute(inp with engine_version=release)."""
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
+        from .releases import VLLM_RELEASES
+        return VLLM_RELEASES
+    return ()
+
+
+def _compute(inp: CapacityInput) -> CapacityResult:
+    if spanned_releases(inp):
         from .releases import span_vllm_releases
         shared: dict = {}  # the releases' inputs differ only in engine_version
         return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared))
