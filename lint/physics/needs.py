@@ -38,8 +38,9 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
             key = exact_key(CapacityInput(accelerator=None, **fields))
         except Unkeyable:
             key = None
-        # the objects are held, so `is` above never matches a new object at a reused address
-        last = _LAST = (dep, role, arch, weights, context, fields, key)
+        # the objects are held, so `is` above never matches a new object at a reused address; the
+        # inputs built from `fields` differ only in accelerator and release: one dict for model_side
+        last = _LAST = (dep, role, arch, weights, context, fields, key, {})
     inp = CapacityInput(accelerator=accelerator, **last[5]) if release is None else \
         CapacityInput(accelerator=accelerator, **dict(last[5], engine_version=release))
     if last[6] is None:
@@ -48,10 +49,11 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
         device = exact_key(accelerator) if device is None else device
     except Unkeyable:
         return compute(inp)
-    return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp)
+    return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp,
+                         last[7])
 
 
-_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key)
+_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's)
 
 
 def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:
