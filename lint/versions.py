@@ -8,7 +8,7 @@ as unknown, never as "not affected".
 from __future__ import annotations
 
 import re
-from functools import lru_cache, total_ordering
+from functools import lru_cache
 from typing import Any, Optional, Tuple
 
 _VERSION = re.compile(
@@ -22,7 +22,6 @@ _PRE = {"a": 0, "alpha": 0, "b": 1, "beta": 1, "c": 2, "rc": 2, "pre": 2, "previ
 _INF = float("inf")
 
 
-@total_ordering
 class Version:
     """A parsed version; ordering follows PEP 440 (dev < pre < final < post)."""
 
@@ -50,8 +49,19 @@ class Version:
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Version) and self._key() == other._key()
 
+    # All four written out rather than by functools.total_ordering: the capacity rules compare
+    # versions ~80,000 times on the real corpus, and its __le__ is __lt__ then __eq__.
     def __lt__(self, other: "Version") -> bool:
-        return self._key() < other._key()
+        return self._sort_key < other._sort_key
+
+    def __le__(self, other: "Version") -> bool:
+        return self._sort_key <= other._sort_key
+
+    def __gt__(self, other: "Version") -> bool:
+        return self._sort_key > other._sort_key
+
+    def __ge__(self, other: "Version") -> bool:
+        return self._sort_key >= other._sort_key
 
     def __hash__(self) -> int:
         return hash(self._key())
@@ -65,6 +75,8 @@ class Version:
 
 def parse_version(value: Any) -> Optional[Version]:
     """A Version, or None when the text is not one (tags like "latest", empty, junk)."""
+    if type(value) is str:  # the common case, first: ~100,000 calls on the real corpus
+        return _parse_text(value)
     if isinstance(value, bool) or value is None:
         return None
     return _parse_text(str(value))

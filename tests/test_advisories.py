@@ -40,6 +40,19 @@ def test_version_order(smaller, larger):
     assert parse_version(smaller) < parse_version(larger)
 
 
+def test_version_operators_agree():
+    """<, <=, >, >= and == are each written out (no functools.total_ordering): they agree on every pair."""
+    texts = ["0.19.1rc1.dev301+g60995c05b", "0.19.1rc1", "0.19.1.dev1", "0.19.1a1", "0.19.1", "v0.19.1.0",
+             "0.19.1.post1", "0.4.5.post2", "0.4.6", "3.3.6-dev0", "3.3.6", "1.0rc2", "1.0", "1"]
+    versions = [parse_version(t) for t in texts]
+    for a in versions:
+        for b in versions:
+            lt, eq = a < b, a == b
+            assert (a <= b, a > b, a >= b) == (lt or eq, not lt and not eq, not lt)
+            assert (b < a) == (not lt and not eq)
+    assert parse_version(" 0.8.5 ") == parse_version("0.8.5") and parse_version(0.9) == parse_version("0.9")
+
+
 def test_version_equality_and_junk():
     assert parse_version("1.0") == parse_version("v1.0.0")
     for junk in ("latest", "nightly", "main", "", "0.5.x", "sha-abc123", None, True):

@@ -118,19 +118,30 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _MEMO(inp)
 
 
-def compute_keyed(key: Any, inp: CapacityInput) -> CapacityResult:
+def compute_keyed(key: Any, inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
     """compute(inp) for a caller that holds an exact key of `inp` (memo.exact_key of its parts, in a
-    tuple no exact_key gives): a role estimated on many devices keys its device-free part once."""
-    return _MEMO.keyed(key, inp)
+    tuple no exact_key gives): a role estimated on many devices keys its device-free part once.
+    `shared`: a dict the caller passes with every input whose fields differ only in accelerator and
+    engine_version, so the model side (model_side.py) is keyed once for all of them."""
+    return _MEMO.keyed(key, inp, None if shared is None else lambda one: _compute(one, shared))
 
 
-def _compute(inp: CapacityInput) -> CapacityResult:
+def spanned_releases(inp: CapacityInput) -> tuple:
+    """The vLLM releases whose estimates compute(inp) folds into one (releases.py), or () when it
+    makes one estimate. compute(inp) is then the fold of compute(inp with engine_version=release)."""
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
+        from .releases import VLLM_RELEASES
+        return VLLM_RELEASES
+    return ()
+
+
+def _compute(inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
+    if spanned_releases(inp):
         from .releases import span_vllm_releases
-        shared: dict = {}  # the releases' inputs differ only in engine_version
+        shared = {} if shared is None else shared  # the releases' inputs differ only in engine_version
         return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared))
-    return _compute_one(inp)
+    return _compute_one(inp, shared)
 
 
 # A role's CTX208 search probes ~30 memory sizes and its suggestions a few more. 4,096 results

@@ -114,13 +114,14 @@ class Memo:
             return self.fn(arg)
         return self.keyed(key, arg)
 
-    def keyed(self, key: Hashable, arg: Any) -> Any:
-        """`fn(arg)` for a caller that already holds `arg`'s exact key (or one built from it)."""
+    def keyed(self, key: Hashable, arg: Any, fn: Callable[[Any], Any] | None = None) -> Any:
+        """`fn(arg)` for a caller that already holds `arg`'s exact key (or one built from it); `fn`, when
+        given, must return what the memo's own function would (it may reuse work the caller holds)."""
         found = self.results.get(key, _MISSING)
         if found is not _MISSING:
             self.results.move_to_end(key)
             return found
-        result = self.results[key] = self.fn(arg)
+        result = self.results[key] = (fn or self.fn)(arg)
         if len(self.results) > self.size:
             self.results.popitem(last=False)
         return result

@@ -19,11 +19,13 @@ _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node
         "or `default-accelerator:` in .ctxlint.yaml)")
 
 
-def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int, device: Any = None):
-    """The role's estimate on `accelerator`. A role is estimated on ~20 devices in a row (the search's
-    sizes, the common devices): its device-free input is built and keyed once (the memo's key of a
-    whole input costs more than a remembered estimate), then each device adds its own key: `device`,
-    when the caller has one that determines `accelerator` exactly, else the accelerator's exact key."""
+def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int, device: Any = None,
+              release: Optional[str] = None):
+    """The role's estimate on `accelerator` (under vLLM `release`, when given). A role is estimated on
+    ~20 devices in a row (the search's sizes, the common devices): its device-free input is built and
+    keyed once (the memo's key of a whole input costs more than a remembered estimate), then each
+    device adds its own key: `device`, when the caller has one that determines `accelerator` exactly,
+    else the accelerator's exact key."""
     from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed
     from ctxlint.physics.memo import Unkeyable, exact_key
 
@@ -36,19 +38,22 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
             key = exact_key(CapacityInput(accelerator=None, **fields))
         except Unkeyable:
             key = None
-        # the objects are held, so `is` above never matches a new object at a reused address
-        last = _LAST = (dep, role, arch, weights, context, fields, key)
-    inp = CapacityInput(accelerator=accelerator, **last[5])
+        # the objects are held, so `is` above never matches a new object at a reused address; the
+        # inputs built from `fields` differ only in accelerator and release: one dict for model_side
+        last = _LAST = (dep, role, arch, weights, context, fields, key, {})
+    inp = CapacityInput(accelerator=accelerator, **last[5]) if release is None else \
+        CapacityInput(accelerator=accelerator, **dict(last[5], engine_version=release))
     if last[6] is None:
         return compute(inp)
     try:
         device = exact_key(accelerator) if device is None else device
     except Unkeyable:
         return compute(inp)
-    return compute_keyed(("device", last[6], device), inp)
+    return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp,
+                         last[7])
 
 
-_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key)
+_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's)
 
 
 def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:
@@ -84,13 +89,15 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     """The least memory per GPU (GiB, to 0.1) at which one request of `context` tokens fits.
 
     `which` picks the estimate: "point", "low" (the band's floor: surely fits from here) or
-    "high" (the band's top: surely does not fit below this). `estimates` (memory -> estimate)
-    lets the three searches of one role share the estimates they all probe: the bisections
+    "high" (the band's top: surely does not fit below this). `estimates` (memory, or (vLLM release,
+    memory) -> estimate) lets the three searches of one role share the estimates they all probe: the bisections
     start alike, and an estimate of an unknown vLLM release is seven estimates."""
     from ctxlint.physics.accelerators import accelerator_from_mapping
+    from ctxlint.physics.capacity import CapacityInput, spanned_releases
     from ctxlint.physics.kv import normalize_engine
 
     from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
+    from .span_search import SpannedFits, release_figure
 
     seen: Dict[float, Any] = {} if estimates is None else estimates
 
@@ -115,6 +122,20 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
             if ranges is None:
                 ranges = _RANGES[tiers] = pieces(tiers, lambda gib: float(
                     accelerator_from_mapping("candidate", {"memory_gib": gib}).memory_bytes))
+            releases = spanned_releases(CapacityInput(**_fields(dep, role, arch, weights, context)))
+            if releases:
+                # The folded estimate's figure fits where every release's does (or any, for the band's top):
+                # searched release by release (span_search.py), each estimate a seventh of a folded one.
+                def figure(i: int, k: int) -> Optional[int]:
+                    gib = gib_at(k)
+                    result = seen.get((releases[i], gib))
+                    if result is None:
+                        acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
+                        result = seen[releases[i], gib] = _estimate(
+                            dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()), releases[i])
+                    return release_figure(result, which)
+                return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
+                                          lambda i, k: (releases[i], gib_at(k)) in seen))
             return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges))
         except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
             pass

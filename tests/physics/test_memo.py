@@ -81,3 +81,24 @@ def test_the_device_free_half_is_computed_once_per_release_and_gives_the_same_es
     monkeypatch.setattr(model_side, "_MEMO", memo.Memo(model_side._model_side, 0))  # computes every time
     assert [capacity._compute(inp) for inp in inputs] == cached
     assert cached[0].pool_tokens != cached[2].pool_tokens
+
+
+def test_a_callers_shared_dict_keys_the_model_side_once_and_changes_no_estimate(monkeypatch):
+    # needs.py estimates one role on many devices, folded or release by release, with one dict for
+    # all of them: the model side's settings are keyed once, and each result is compute()'s.
+    from ctxlint.physics import model_side
+    from ctxlint.physics.accelerators import accelerator_from_mapping
+
+    arch = lookup_model("google/gemma-3-27b-it")
+    fields = dict(arch=arch, engine="vllm", settings={"max_num_seqs": 64, "dtype": "bfloat16"}, tp=2,
+                  context_length=32768)
+    inputs = [CapacityInput(accelerator=accelerator_from_mapping("candidate", {"memory_gib": gib}),
+                            **dict(fields, engine_version=version))
+              for gib in (24.0, 80.0, 200.0) for version in (None, "0.9.0", "0.20.0")]
+    plain = [capacity._compute(inp) for inp in inputs]
+    keyed = []
+    monkeypatch.setattr(model_side, "exact_key", lambda value: keyed.append(value) or memo.exact_key(value))
+    shared: dict = {}
+    assert [capacity.compute_keyed(("test", n), inp, shared) for n, inp in enumerate(inputs)] == plain
+    assert sum(1 for value in keyed if isinstance(value, tuple) and len(value) == 9) == 1
+    assert capacity.compute_keyed(("test", 0), inputs[1]) is capacity.compute_keyed(("test", 0), inputs[0], {})
