@@ -182,7 +182,8 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
     # Find the script word first so that it is not expanded by the outer level:
     # its references are expanded (once) when the inner script is split.
     tokens: list[Token] = []
-    raw_tokens = [_expand_word(w, _Ctx(None, ctx.item), expand=False) for w in words]
+    raw = _Ctx(None, ctx.item)  # unexpanded words read nothing from it
+    raw_tokens = [_expand_word(w, raw, expand=False) for w in words]
     flat_raw = [t for ts in raw_tokens for t in ts]
     env: list[EnvAssign] = []
     wrappers: list[str] = []
@@ -194,8 +195,11 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
         for w, ts in zip(words, raw_tokens):
             if ts and ts[0] is target:
                 script_word = w
-    for w in words:
-        tokens.extend(_expand_word(w, ctx, expand=w is not script_word))
+    for w, ts in zip(words, raw_tokens):
+        if w is script_word or all(part.kind == "lit" for part in w.parts):
+            tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
+        else:
+            tokens.extend(_expand_word(w, ctx))
     program = _strip_prefixes(tokens, env, wrappers)
     if not program:  # only assignments: they set script-local variables
         for a in env:
@@ -244,6 +248,12 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
 
 def _list_item(text: str, index: int, ctx: _Ctx, compose: bool = False) -> Token:
     """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expansion."""
+    if "$" not in text:  # no reference (both kinds start with `$`): character k is at k, as typed
+        return Token(text, 0, len(text), tuple(range(len(text))), tuple(range(1, len(text) + 1)), (), index)
+    return _expanded_item(text, index, ctx, compose)
+
+
+def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
     out: list[tuple[str, int, int]] = []
     refs: list[VarRef] = []
     pos = 0

@@ -167,3 +167,14 @@ def test_arithmetic_with_unknown_or_odd_terms_stays_unresolved():
         assert cmd.tokens[-1].text == expr
     [cmd] = split_shell("vllm serve m -tp $((7 / -2)) -pp $((7 % 3))").commands
     assert [t.text for t in cmd.tokens][-3:] == ["-3", "-pp", "1"]  # the shell truncates toward zero
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=st.characters(blacklist_characters="$", blacklist_categories=("Cs",)), max_size=40),
+       st.integers(0, 5), st.booleans())
+def test_an_item_without_references_is_the_token_the_expansion_gives(text, index, compose):
+    from ctxlint.engines.shellwords import _Ctx, _expanded_item, _list_item
+
+    fast, slow = _Ctx(None, index), _Ctx(None, index)
+    assert _list_item(text, index, fast, compose) == _expanded_item(text, index, slow, compose)
+    assert fast.refs == slow.refs == []
