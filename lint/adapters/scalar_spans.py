@@ -84,8 +84,10 @@ def _align(text: str, node: Node, decoded: str) -> Optional[List[int]]:
 
 def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded: str) -> Optional[List[int]]:
     out: List[int] = []
-    i = begin
-    for ch in decoded:
+    i, p, n = begin, 0, len(decoded)
+    runs = style not in ("'", '"')  # no escapes to try first: equal characters match one after another
+    while p < n:
+        ch = decoded[p]
         while True:
             if i >= end:
                 return None
@@ -99,22 +101,47 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
                     continue
                 out.append(i)
                 i += _ESCAPE_LEN.get(nxt, 2)
+                p += 1
                 break
             if style == "'" and raw == "'" and text[i + 1:i + 2] == "'":
                 if ch != "'":
                     return None
                 out.append(i)
                 i += 2
+                p += 1
                 break
             if raw == ch:
-                out.append(i)
-                i += 1
+                m = _equal_run(text, i, end, decoded, p) if runs else 1  # a block's line at once
+                out.extend(range(i, i + m))
+                i += m
+                p += m
                 break
             if raw in " \t\r\n":  # indentation, folded line breaks
                 i += 1
                 continue
             if ch in " \n" and out:  # a folded break decoded as space/newline: no raw char of its own
                 out.append(i)
+                p += 1
                 break
             return None
     return out
+
+
+def _equal_run(text: str, i: int, end: int, decoded: str, p: int) -> int:
+    """How many characters from text[i] (before `end`) equal those from decoded[p]; text[i] == decoded[p]."""
+    limit = min(end - i, len(decoded) - p)
+    m, step = 1, 16
+    while m < limit:
+        k = min(limit, m + step)
+        if text[i + m:i + k] == decoded[p + m:p + k]:
+            m, step = k, step * 2
+            continue
+        hi = k - 1  # the run ends before k: bisect the first difference in (m, k)
+        while m < hi:
+            mid = (m + hi + 1) // 2
+            if text[i + m:i + mid] == decoded[p + m:p + mid]:
+                m = mid
+            else:
+                hi = mid - 1
+        return m
+    return m

@@ -5,6 +5,7 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from ctxlint.adapters.scalar_spans import ScalarSpans, _align, _by_character, _content_start
 from ctxlint.loader import parse_text
@@ -22,11 +23,52 @@ def _scalars(text: str, name: str):
                     yield each
 
 
+def _reference(text, begin, end, style, decoded):
+    """The alignment one character at a time, as first written: the oracle for both shortcuts."""
+    out, i = [], begin
+    for ch in decoded:
+        while True:
+            if i >= end:
+                return None
+            raw = text[i]
+            if style == '"' and raw == "\\":
+                nxt = text[i + 1:i + 2]
+                if nxt in ("\n", "\r"):
+                    i += 2
+                    while i < end and text[i] in " \t\r\n":
+                        i += 1
+                    continue
+                out.append(i)
+                i += {"x": 4, "u": 6, "U": 10}.get(nxt, 2)
+                break
+            if style == "'" and raw == "'" and text[i + 1:i + 2] == "'":
+                if ch != "'":
+                    return None
+                out.append(i)
+                i += 2
+                break
+            if raw == ch:
+                out.append(i)
+                i += 1
+                break
+            if raw in " \t\r\n":
+                i += 1
+                continue
+            if ch in " \n" and out:
+                out.append(i)
+                break
+            return None
+    return out
+
+
 def _slow(text, node, decoded):
     begin = _content_start(text, node)
     if begin is None:
         return None
-    return _by_character(text, begin, node.end_index - (1 if node.style in ("'", '"') else 0), node.style, decoded)
+    end = node.end_index - (1 if node.style in ("'", '"') else 0)
+    expected = _reference(text, begin, end, node.style, decoded)
+    assert _by_character(text, begin, end, node.style, decoded) == expected
+    return expected
 
 
 def _files():
@@ -85,3 +127,20 @@ def test_quoting_styles(key):
         src = spans.source(node, where, where + 4)
         line_text = QUOTED.splitlines()[src.line - 1]
         assert line_text[src.col - 1:src.end_col - 1] in ("4096", "8192")
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.text(alphabet=" ab-=\t'\"\\\\x", max_size=50), min_size=1, max_size=8),
+       st.sampled_from(["|", "|-", ">", ">-"]), st.integers(0, 4),
+       st.text(alphabet=" abx\n", max_size=80))
+def test_block_scalars_and_odd_values_align_as_the_reference(lines, header, extra, decoded):
+    body = "".join("  " + " " * (extra if k % 2 else 0) + line.rstrip() + "\n" for k, line in enumerate(lines))
+    text = f"k: {header}\n{body}"
+    try:
+        node = parse_text(text, "b.yaml").documents[0].root.get("k")
+    except (AttributeError, IndexError):
+        return
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str):
+        return
+    for value in (node.value, node.value[1:], decoded):
+        assert _align(text, node, value) == _slow(text, node, value)
