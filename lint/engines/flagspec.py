@@ -54,11 +54,13 @@ class EngineSpec:
     config_overrides_cli: bool = False  # TRT-LLM: extra_llm_api_options keys beat the CLI
     dotted_json: bool = False  # vLLM: `--hf-overrides.rope_scaling.factor 4` sets a JSON key
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
+    names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
 
     def __post_init__(self) -> None:
         for f in self.flags:
             for s in f.spellings + f.negatives:
                 self.lookup.setdefault(s, f)
+            self.names.setdefault(f.name, f)  # the first flag of a name, as a scan would find
 
     def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
         """Spec for a typed flag (without `=value`), and an error if ambiguous."""
@@ -77,7 +79,8 @@ class EngineSpec:
         return None, None
 
     def by_name(self, name: str) -> Optional[FlagSpec]:
-        return next((f for f in self.flags if f.name == name), None)
+        # A dict, not a scan of ~85 flags: rules ask for every engine argument of every role.
+        return self.names.get(name)
 
 
 def F(name: str, *spellings: str, **kw: Any) -> FlagSpec:

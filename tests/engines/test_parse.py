@@ -275,3 +275,14 @@ def test_apply_config_precedence():
     assert merged.value("kv_cache_free_gpu_memory_fraction") == 0.5
     assert merged.value("kv_cache_config.max_tokens") == 100000
     assert apply_config(inv, ["not", "a", "map"]).errors
+
+
+def test_by_name_is_the_first_flag_of_that_name_in_every_table():
+    from ctxlint.engines import flags_llamacpp, flags_lmdeploy, flags_sglang, flags_tgi, flags_trtllm, flags_vllm
+
+    tables = [flags_vllm.SPEC_, flags_vllm.DYNAMO_SPEC, flags_sglang.SPEC_, flags_sglang.DYNAMO_SPEC,
+              flags_trtllm.SPEC_, flags_trtllm.DISAGG_SPEC, flags_trtllm.DYNAMO_SPEC, flags_tgi.SPEC_,
+              flags_llamacpp.SPEC_, flags_lmdeploy.SPEC_]
+    for spec in tables:
+        for name in {f.name for f in spec.flags} | {"nope", "", "--max-model-len"}:
+            assert spec.by_name(name) is next((f for f in spec.flags if f.name == name), None)
