@@ -354,8 +354,10 @@ def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: 
         elif spec.scope == "stack":
             continue
         else:
+            check = spec.module.check
             for dep in deployments:
-                out.extend(_stamp(spec, spec.module.check(dep, options)))
+                for problem in check(dep, options):  # most checks find nothing: no list is made for them
+                    out.append(_finding(spec, problem))
     return out
 
 
@@ -371,8 +373,11 @@ def _options(spec: RuleSpec, settings: Settings) -> Mapping[str, Any]:
 
 
 def _stamp(spec: RuleSpec, problems: Iterable[Problem]) -> List[Finding]:
-    return [Finding(
+    return [_finding(spec, p) for p in problems]
+
+
+def _finding(spec: RuleSpec, p: Problem) -> Finding:
+    return Finding(
         file=p.source.file, line=p.source.line, column=p.source.col, rule=spec.id, name=spec.name,
         severity=spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
-        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence, fix=p.fix,
-    ) for p in problems]
+        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence, fix=p.fix)
