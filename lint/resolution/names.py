@@ -12,6 +12,7 @@ keeps its `-1M` and can only match a catalog entry of that exact name.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Optional, Tuple
 
 from ctxlint.physics.weights import WeightFormat, gguf_format, named_format
@@ -87,6 +88,11 @@ def parse_ref(text: str) -> Optional[ModelRef]:
     """Take a model reference apart; None for empty or non-text values."""
     if not isinstance(text, str) or not text.strip():
         return None
+    return _parse_text(text)
+
+
+@lru_cache(maxsize=4096)  # a pure function of the text (a frozen result), asked once per deployment
+def _parse_text(text: str) -> Optional[ModelRef]:
     written = text.strip()
     s, via, tag = written, "id", ""
     cache = _CACHE_DIR.search(s)

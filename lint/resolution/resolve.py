@@ -19,6 +19,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
@@ -166,6 +167,7 @@ def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
     return Resolution(arch, "catalog" if what == "exact" else "name", how)
 
 
+@lru_cache(maxsize=4096)  # the built-in catalog's answer for a (frozen) reference: the same all run
 def _catalog_exact(ref: ModelRef) -> Optional[Resolution]:
     for name in dict.fromkeys(n for n in (ref.written, ref.repo_id) if n and (not ref.local or ref.via == "hf-cache")):
         hit = catalog.find(name)
@@ -190,6 +192,7 @@ def _cached(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
     return None
 
 
+@lru_cache(maxsize=4096)  # the built-in catalog's answer for a (frozen) reference: the same all run
 def _normalized(ref: ModelRef) -> Optional[Resolution]:
     names = []
     if ref.repo_id and not ref.local:

@@ -131,3 +131,21 @@ def test_parse_ref(text, repo, base, local, via) -> None:
 def test_odd_references_never_crash(odd) -> None:
     found = resolve(odd)
     assert not found.resolved
+
+
+def test_remembered_catalog_answers_are_the_catalogs():
+    """parse_ref, _catalog_exact and _normalized are remembered for the run: each is a function of
+    its (frozen) argument and the built-in catalog, which nothing changes while ctxlint runs."""
+    from ctxlint.resolution import names, resolve
+
+    texts = ["meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-8B", "/models/Qwen3-8B", "hf://org/name",
+             "pvc://claim/meta-llama/Llama-3.1-70B-Instruct", "bartowski/Qwen_QwQ-32B-GGUF:Q4_K_M",
+             "/root/.cache/huggingface/hub/models--Qwen--Qwen2.5-7B-Instruct/snapshots/" + "a" * 40,
+             "unsloth/Llama-3.3-70B-Instruct-bnb-4bit", "gpt-oss-20b", "./x/model-00001-of-00003.gguf", "nope/nope"]
+    for text in texts * 2:  # the second round answers from memory
+        ref = names.parse_ref(text)
+        assert ref == names._parse_text.__wrapped__(text)
+        assert resolve._catalog_exact(ref) == resolve._catalog_exact.__wrapped__(ref)
+        assert resolve._normalized(ref) == resolve._normalized.__wrapped__(ref)
+    assert names.parse_ref("  ") is None and names.parse_ref(None) is None
+    assert sum(resolve._catalog_exact(names.parse_ref(t)) is not None for t in texts) >= 3
