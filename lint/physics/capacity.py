@@ -7,7 +7,8 @@ estimated term with its band, and the pool comes with a low and a high bound.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping  # not typing's: its isinstance() goes through an alias, ~3x slower
+from typing import Any
 
 from ..records import field, record, replace
 from .accelerators import Accelerator, lookup_accelerator

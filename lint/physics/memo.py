@@ -14,7 +14,8 @@ from __future__ import annotations
 import itertools
 import math
 from collections import OrderedDict
-from typing import Any, Callable, Hashable, Mapping
+from collections.abc import Mapping  # not typing's: its isinstance() goes through an alias, ~3x slower
+from typing import Any, Callable, Hashable
 
 from ..records import fields, is_frozen
 
