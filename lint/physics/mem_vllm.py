@@ -169,30 +169,31 @@ def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
 
 
 def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str], context: Optional[int]) -> tuple:
-    """(base Term, [subtracted Terms], rule text, block size) for the estimate."""
+          version: Optional[str], context: Optional[int], lean: bool = False) -> tuple:
+    """(base Term, [subtracted Terms], rule text) for the estimate; `lean`: the base's formula and the
+    rule left unwritten ("": the CTX208 search reads only the figures)."""
     v = _v(version)
     v0 = is_v0(version, settings)
     util = settings.get("gpu_memory_utilization")
     if not isinstance(util, (int, float)) or isinstance(util, bool):
         util = 0.92 if _at_least(v, _UTIL_092) else 0.90  # unknown version: the older, smaller default
-    base = Term.exact("instance memory", total * float(util), f"{total / GIB:.2f} GiB x gpu_memory_utilization "
-                                                              f"{float(util):g}"
-                      + ("" if "gpu_memory_utilization" in settings else " (default)"))
+    base = Term.exact("instance memory", total * float(util), "" if lean else (
+        f"{total / GIB:.2f} GiB x gpu_memory_utilization {float(util):g}"
+        + ("" if "gpu_memory_utilization" in settings else " (default)")))
     mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
     out: List[Term] = []
     if v0:
         tokens = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else v0_tokens(settings, context, version)
         out.append(v0_peak(arch, tokens, tp, version))
-        rule = f"vLLM {version} V0: profile of {tokens} tokens"
+        rule = "" if lean else f"vLLM {version} V0: profile of {tokens} tokens"
     else:
         candidates = batch_defaults(total, device, version, v0)
         pick = [(int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else c[0],
                  int(seqs) if isinstance(seqs, int) and seqs > 0 else c[1]) for c in candidates]
         every, entry = _sampler(version)
         out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
-        rule = f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile of " \
-               f"{pick[0][0]} tokens x {pick[0][1]} sequences"
+        rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
+                               f"of {pick[0][0]} tokens x {pick[0][1]} sequences"
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
     multi = tp * pp > 1 or positive_int(settings.get("data_parallel_size"), 1) > 1
     # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
