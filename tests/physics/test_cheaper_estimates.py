@@ -115,3 +115,18 @@ def test_every_lean_estimate_of_the_corpus_has_the_figures_of_the_whole_one(monk
     capacity._MEMO.clear()  # nothing made under the check stays for other tests
     assert differ == []
     assert len(compared) > 1000 and {"vllm", "sglang", "trtllm"} <= set(compared)
+
+
+def test_accelerator_name_keys_are_remembered_as_they_were_computed():
+    from ctxlint.physics import accelerators
+
+    names = ["NVIDIA-A100-SXM4-80GB", "nvidia h100 80G", "Tesla-T4", "a10g", "H100_HBM3", "MI300X", "gpu", " L4 "]
+    for name in names:
+        first = accelerators._keys(name)
+        assert accelerators._keys(name) is first and isinstance(first, tuple)  # remembered, immutable
+        accelerators._keys.cache_clear()
+        assert accelerators._keys(name) == first  # what a fresh computation gives
+        norm = accelerators._norm(name)
+        assert first[0] == norm and first[1:] in ((), ("-".join(t for t in norm.split("-")
+                                                                 if t not in accelerators._NOISE),))
+    assert accelerators.lookup_accelerator("nvidia h100 80G").name == accelerators.lookup_accelerator("H100").name
