@@ -138,10 +138,12 @@ def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_s
 def engine_budget(engine: str, arch: ModelArch, total: float | None, tp: int, pp: int,
                   settings: Mapping[str, Any], weights: Term | None, smi_mib: float | None = None,
                   device: str = "", version: str | None = None, context: int | None = None,
-                  exact_total: bool = True) -> Budget:
-    """Dispatch to the engine's own memory semantics."""
-    fn = {"vllm": _vllm, "sglang": _sglang, "tgi": _tgi, "trtllm": _trtllm,
-          "lmdeploy": _lmdeploy, "llamacpp": _llamacpp}[engine]
+                  exact_total: bool = True, lean: bool = False) -> Budget:
+    """Dispatch to the engine's own memory semantics. `lean`: the CTX208 search reads only the
+    figures; vLLM's budget (nine in ten of its estimates) then writes no steps, rule or formulas."""
+    if engine == "vllm":
+        return _vllm(arch, total, tp, pp, settings, weights, smi_mib, device, version, context, lean)
+    fn = {"sglang": _sglang, "tgi": _tgi, "trtllm": _trtllm, "lmdeploy": _lmdeploy, "llamacpp": _llamacpp}[engine]
     return fn(arch, total, tp, pp, settings, weights, smi_mib, device, version, context)
 
 
@@ -155,20 +157,24 @@ def _missing(total: float | None, weights: Term | None, block: int, knob: str | 
 
 
 def _finish(base: Term, terms: list, block: int, knob: str | None, rule: str, asm: list,
-            cap: int | None = None, scale: float = 1.0, scale_high: float | None = None) -> Budget:
-    """Budget = (base - terms) x scale; the band from every term's band."""
+            cap: int | None = None, scale: float = 1.0, scale_high: float | None = None, lean: bool = False) -> Budget:
+    """Budget = (base - terms) x scale; the band from every term's band (`lean`: without steps)."""
     point, low, high = subtract(base, terms)
     hi_scale = scale if scale_high is None else scale_high
+    kv, kv_low, kv_high = point * scale, low * scale, high * hi_scale
+    return Budget(kv, block, token_cap=cap, knob=knob, steps=() if lean else _steps(base, terms, scale, kv),
+                  assumptions=tuple(asm), kv_low=kv_low, kv_high=kv_high, terms=(base, *terms), rule=rule)
+
+
+def _steps(base: Term, terms: list, scale: float, kv: float) -> tuple:
     steps: list[Step] = [(base.label, base.how, base.point)]
     steps += [(t.label + (" (est.)" if t.low != t.high else ""), t.how, t.point) for t in terms]
-    kv, kv_low, kv_high = point * scale, low * scale, high * hi_scale
     shown = " - ".join([f"{base.label} {gib(base.point)}"] + [f"{t.label} {gib(t.point)}" for t in terms])
     steps.append(("KV budget", f"({shown}) x {scale:g}" if scale != 1.0 else shown, kv))
-    return Budget(kv, block, token_cap=cap, knob=knob, steps=tuple(steps), assumptions=tuple(asm),
-                  kv_low=kv_low, kv_high=kv_high, terms=(base, *terms), rule=rule)
+    return tuple(steps)
 
 
-def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
+def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, lean=False) -> Budget:
     block = int(_num(s, "block_size", 16) or 16)
     if _num(s, "num_gpu_blocks_override"):
         n = int(_num(s, "num_gpu_blocks_override"))
@@ -181,7 +187,7 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) ->
     miss = _missing(total, weights, block, "gpu_memory_utilization")
     if miss:
         return miss
-    base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context)
+    base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context, lean)
     if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
         # vLLM's MXFP4 MoE kernels pad the expert tensors: gpt-oss-120b loads as 65.97 GiB on one H100
         # (vllm#23278), 64.38 GiB on 0.14.1 (vllm#33155, llm-d-benchmark) and 17.22 GiB per GPU at TP 4
@@ -189,9 +195,9 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) ->
         pad, low, high = (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
         weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
                        weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
-    asm = [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - non-torch"
-           + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")]
-    budget = _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm)
+    asm = [] if lean else [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - "
+                                 "non-torch" + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")]
+    budget = _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm, lean=lean)
     old = mem_vllm.old_multi_gpu(version, tp * pp)
     return _scaled(budget, *mem_vllm.OLD_MULTI_GPU_SCALE, old) if old else budget
 

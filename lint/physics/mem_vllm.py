@@ -34,26 +34,38 @@ V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER = "0.11.0", "0.8.0", "0.20.0"
 LARGE_BATCH_BYTES, BIG_TIER_BYTES = 70 * GIB, 160 * GIB
 
 
+def _parsed(*texts: str) -> tuple:
+    return tuple(parse_version(text) for text in texts)
+
+
+# The release boundaries, parsed once: an estimate compares its release with them ~15 times, and
+# the CTX208 search makes thousands of estimates (parse_version's cache still costs a call each).
+_V0_END, _V1_DEFAULT, _UTIL_092, _CG_DEFAULT, _BIG_TIER = _parsed(V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER)
+(_V0_5_3, _V0_6_6, _V0_7_0, _V0_7_3, _V0_8_5, _V0_9_0, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0,
+ _V0_18_0) = _parsed("0.5.3", "0.6.6", "0.7.0", "0.7.3", "0.8.5", "0.9.0", "0.9.1", "0.11.0", "0.12.0", "0.17.0",
+                     "0.18.0")
+
+
 def _v(version: Optional[str]):
     return parse_version(version) if version else None
 
 
-def _at_least(v, text: str) -> bool:
-    return v is not None and v >= parse_version(text)
+def _at_least(v, bound) -> bool:
+    return v is not None and v >= bound
 
 
-def _between(v, low: str, high: str) -> bool:
-    return v is not None and parse_version(low) <= v < parse_version(high)
+def _between(v, low, high) -> bool:
+    return v is not None and low <= v < high
 
 
 def is_v0(version: Optional[str], settings: Mapping[str, Any]) -> bool:
     v = _v(version)
     env = str(settings.get("VLLM_USE_V1", "")).strip()
-    if v is not None and v >= parse_version(V0_END):
+    if v is not None and v >= _V0_END:
         return False
     if env == "0":
         return True
-    return v is not None and v < parse_version(V1_DEFAULT)
+    return v is not None and v < _V1_DEFAULT
 
 
 def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> List[tuple]:
@@ -65,16 +77,16 @@ def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) 
     big = total >= LARGE_BATCH_BYTES
 
     def rule(ver) -> tuple:
-        if ver >= parse_version(BIG_TIER) and total >= BIG_TIER_BYTES and "gb10" not in name:
+        if ver >= _BIG_TIER and total >= BIG_TIER_BYTES and "gb10" not in name:
             return 16384, 1024
-        if ver < parse_version("0.8.5"):  # a device-name rule before the memory rule
+        if ver < _V0_8_5:  # a device-name rule before the memory rule
             large = "h100" in name or "h200" in name
         else:
-            large = big and ("a100" not in name or ver < parse_version("0.9.0"))
+            large = big and ("a100" not in name or ver < _V0_9_0)
         return (8192, 1024) if large else (2048, 256)
     if v is not None:
         return [rule(v)]
-    return [max({rule(parse_version(x)) for x in ("0.8.5", "0.9.0", "0.28.0")})]  # the largest profile
+    return [max({rule(x) for x in (_V0_8_5, _V0_9_0, _BIG_TIER)})]  # the largest profile
 
 
 def memory_tiers(settings: Mapping[str, Any]) -> Optional[tuple]:
@@ -92,9 +104,9 @@ def memory_tiers(settings: Mapping[str, Any]) -> Optional[tuple]:
 def v0_tokens(settings: Mapping[str, Any], context: Optional[int], version: Optional[str]) -> int:
     chunked = settings.get("enable_chunked_prefill")
     v = _v(version)
-    auto = chunked is None and context is not None and context > 32768 and _at_least(v, "0.5.3")
+    auto = chunked is None and context is not None and context > 32768 and _at_least(v, _V0_5_3)
     if chunked is True or auto:
-        return 512 if v is not None and v < parse_version("0.6.6") else 2048
+        return 512 if v is not None and v < _V0_6_6 else 2048
     return max(context or 0, 2048)
 
 
@@ -108,9 +120,9 @@ def _sampler(version: Optional[str]) -> tuple:
     v = _v(version)
     if v is None:
         return False, 38
-    if _between(v, "0.7.0", "0.7.3"):
+    if _between(v, _V0_7_0, _V0_7_3):
         return True, 8
-    return False, 38 if _between(v, "0.12.0", "0.17.0") else 8
+    return False, 38 if _between(v, _V0_12_0, _V0_17_0) else 8
 
 
 def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Term:
@@ -120,7 +132,7 @@ def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Te
     for 20,000 tokens of Llama-3.1-8B (vllm#10517), close to the forward buffers alone. An unknown
     V0 version takes the former."""
     v = _v(version)
-    if v is not None and v < parse_version("0.6.6"):
+    if v is not None and v < _V0_6_6:
         peak = profile_peak(arch, tokens, 256, tp)
         return Term("activation peak (V0 profile)", peak.point, peak.low, peak.high, peak.how)
     hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
@@ -143,11 +155,12 @@ def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Te
 # each way), the floor at the #2136 one (with margin).
 OLD_MULTI_GPU = ("0.2.5", "0.6.4")
 OLD_MULTI_GPU_SCALE = (0.66, 1 / 14, 0.69)  # point, floor, top
+_OLD_MULTI_GPU = _parsed(*OLD_MULTI_GPU)
 
 
 def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
     """Why the budget of a 0.2.5-0.6.3 release across GPUs is scaled into a wide band, or None."""
-    if gpus <= 1 or not _between(_v(version), *OLD_MULTI_GPU):
+    if gpus <= 1 or not _between(_v(version), *_OLD_MULTI_GPU):
         return None
     point, floor, top = OLD_MULTI_GPU_SCALE
     return (f"vLLM {version} across {gpus} GPUs (0.2.5-0.6.3): the profile counts NCCL and allocator memory "
@@ -156,30 +169,31 @@ def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
 
 
 def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str], context: Optional[int]) -> tuple:
-    """(base Term, [subtracted Terms], rule text, block size) for the estimate."""
+          version: Optional[str], context: Optional[int], lean: bool = False) -> tuple:
+    """(base Term, [subtracted Terms], rule text) for the estimate; `lean`: the base's formula and the
+    rule left unwritten ("": the CTX208 search reads only the figures)."""
     v = _v(version)
     v0 = is_v0(version, settings)
     util = settings.get("gpu_memory_utilization")
     if not isinstance(util, (int, float)) or isinstance(util, bool):
-        util = 0.92 if _at_least(v, UTIL_092) else 0.90  # unknown version: the older, smaller default
-    base = Term.exact("instance memory", total * float(util), f"{total / GIB:.2f} GiB x gpu_memory_utilization "
-                                                              f"{float(util):g}"
-                      + ("" if "gpu_memory_utilization" in settings else " (default)"))
+        util = 0.92 if _at_least(v, _UTIL_092) else 0.90  # unknown version: the older, smaller default
+    base = Term.exact("instance memory", total * float(util), "" if lean else (
+        f"{total / GIB:.2f} GiB x gpu_memory_utilization {float(util):g}"
+        + ("" if "gpu_memory_utilization" in settings else " (default)")))
     mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
     out: List[Term] = []
     if v0:
         tokens = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else v0_tokens(settings, context, version)
         out.append(v0_peak(arch, tokens, tp, version))
-        rule = f"vLLM {version} V0: profile of {tokens} tokens"
+        rule = "" if lean else f"vLLM {version} V0: profile of {tokens} tokens"
     else:
         candidates = batch_defaults(total, device, version, v0)
         pick = [(int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else c[0],
                  int(seqs) if isinstance(seqs, int) and seqs > 0 else c[1]) for c in candidates]
         every, entry = _sampler(version)
         out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
-        rule = f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile of " \
-               f"{pick[0][0]} tokens x {pick[0][1]} sequences"
+        rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
+                               f"of {pick[0][0]} tokens x {pick[0][1]} sequences"
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
     multi = tp * pp > 1 or positive_int(settings.get("data_parallel_size"), 1) > 1
     # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
@@ -192,7 +206,7 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         nt = Term("non-torch", 1.0 * GIB, 0.5 * GIB, 2.2 * GIB, "NCCL and workspaces, several GPUs")
     else:
         nt = Term("non-torch", 0.25 * GIB, 0.13 * GIB, 0.6 * GIB, "cuBLAS/attention workspaces, one GPU")
-    if not v0 and (_between(v, "0.7.0", "0.9.1") or v is None):
+    if not v0 and (_between(v, _V0_7_0, _V0_9_1) or v is None):
         # These versions counted the CUDA context as non-torch (total - free - torch allocated); its size
         # depends on the device, driver and lazy module loading: 0.25-0.6 GiB.
         nt = Term(nt.label, nt.point + 0.45 * GIB, nt.low + 0.25 * GIB, nt.high + 0.6 * GIB,
@@ -201,8 +215,8 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
     eager = settings.get("enforce_eager") is True
     cg_env = str(settings.get("VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS", "")).strip()
     if not eager and not v0:
-        subtract_graphs = v is None and cg_env != "0" or _at_least(v, CG_DEFAULT) and cg_env != "0" or (
-            _between(v, "0.18.0", CG_DEFAULT) and cg_env == "1")
+        subtract_graphs = v is None and cg_env != "0" or _at_least(v, _CG_DEFAULT) and cg_env != "0" or (
+            _between(v, _V0_18_0, _CG_DEFAULT) and cg_env == "1")
         if subtract_graphs:
             out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "estimated before KV sizing (>= 0.20)"
                             + (" (version unknown: counted)" if v is None else "")))
@@ -218,6 +232,6 @@ def hybrid_full(version: Optional[str], settings: Mapping[str, Any]) -> bool:
     v = _v(version)
     if v is None:
         return True
-    if v < parse_version("0.9.1"):
+    if v < _V0_9_1:
         return True
-    return v < parse_version("0.11.0") and bool(settings.get("kv_transfer_config"))
+    return v < _V0_11_0 and bool(settings.get("kv_transfer_config"))

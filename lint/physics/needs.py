@@ -20,12 +20,12 @@ _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node
 
 
 def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int, device: Any = None,
-              release: Optional[str] = None):
+              release: Optional[str] = None, lean: bool = False):
     """The role's estimate on `accelerator` (under vLLM `release`, when given). A role is estimated on
     ~20 devices in a row (the search's sizes, the common devices): its device-free input is built and
     keyed once (the memo's key of a whole input costs more than a remembered estimate), then each
     device adds its own key: `device`, when the caller has one that determines `accelerator` exactly,
-    else the accelerator's exact key."""
+    else the accelerator's exact key. `lean`: the figures only (capacity.compute_keyed), for the search."""
     from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed
     from ctxlint.physics.memo import Unkeyable, exact_key
 
@@ -50,7 +50,7 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     except Unkeyable:
         return compute(inp)
     return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp,
-                         last[7])
+                         last[7], lean)
 
 
 _LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's)
@@ -105,8 +105,10 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
         result = seen.get(gib)
         if result is None:
             acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
-            # the candidate is a function of its size: keyed by it (the hex form: exact)
-            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()))
+            # the candidate is a function of its size: keyed by it (the hex form: exact); the searches
+            # read only figures (_longest, release_figure): a lean estimate
+            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()),
+                                           lean=True)
         return result
 
     def fits(gib: float) -> bool:
@@ -132,7 +134,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                     if result is None:
                         acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
                         result = seen[releases[i], gib] = _estimate(
-                            dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()), releases[i])
+                            dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()), releases[i], True)
                     return release_figure(result, which)
                 return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
                                           lambda i, k: (releases[i], gib_at(k)) in seen))

@@ -1,0 +1,156 @@
+"""Issue 15: the shortcuts that make an estimate cheaper give exactly what they replace."""
+from __future__ import annotations
+
+import re
+
+import pytest
+from conftest import SHARED
+from helpers import run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_need_search import MODELS
+
+from ctxlint.physics import capacity, mem_vllm
+from ctxlint.physics.accelerators import accelerator_from_mapping
+from ctxlint.physics.capacity import CapacityInput
+from ctxlint.physics.models import lookup_model
+from ctxlint.physics.releases import VLLM_RELEASES
+from ctxlint.records import replace
+from ctxlint.versions import parse_version
+
+
+def test_the_release_bounds_parsed_once_are_the_releases_their_names_say():
+    named = {name: value for name, value in vars(mem_vllm).items() if re.fullmatch(r"_V\d+(_\d+)+", name)}
+    assert len(named) >= 10
+    for name, value in named.items():
+        assert value == parse_version(name[2:].replace("_", ".")), name
+    for text in ("V0_END", "V1_DEFAULT", "UTIL_092", "CG_DEFAULT", "BIG_TIER"):
+        assert getattr(mem_vllm, "_" + text) == parse_version(getattr(mem_vllm, text)), text
+    assert mem_vllm._OLD_MULTI_GPU == tuple(parse_version(t) for t in mem_vllm.OLD_MULTI_GPU)
+
+
+# -- lean estimates (capacity._compute_one `lean`): the CTX208 search's probes -----------------------------
+
+DESCRIPTION = dict(steps=(), assumptions=(), errors=(), terms=(), rule="")
+
+
+def _figures(result):
+    """The result without its description: what a lean estimate must give exactly."""
+    return replace(result, **DESCRIPTION)
+
+
+@st.composite
+def any_estimate(draw):
+    engine = draw(st.sampled_from(["vllm", "vllm", "vllm", "sglang", "trtllm", "tgi", "lmdeploy", "llamacpp"]))
+    options = {
+        "gpu_memory_utilization": st.sampled_from([0.5, 0.9, 0.95, 0]),
+        "max_num_batched_tokens": st.sampled_from([512, 8192, 32768]),
+        "max_num_seqs": st.sampled_from([16, 512]),
+        "enforce_eager": st.just(True),
+        "VLLM_USE_V1": st.just("0"),
+        "enable_chunked_prefill": st.booleans(),
+        "kv_transfer_config": st.just({"kv_connector": "x"}),
+        "distributed_executor_backend": st.just("ray"),
+        "block_size": st.sampled_from([16, 32]),
+        "num_gpu_blocks_override": st.just(2000),
+        "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": st.sampled_from(["0", "1"]),
+        "mem_fraction_static": st.sampled_from([0.7, 0.9]),
+        "max_total_tokens": st.just(100_000),
+        "kv_cache_free_gpu_memory_fraction": st.sampled_from([0.5, 0.9]),
+        "max_gpu_total_bytes": st.sampled_from([20 << 30, 200 << 30]),
+        "cuda_memory_fraction": st.just(0.9),
+        "cache_max_entry_count": st.sampled_from([0.5, 0.8]),
+        "ctx_size": st.sampled_from([0, 8192, 131072]),
+    }
+    chosen = draw(st.sets(st.sampled_from(sorted(options)), max_size=4))
+    versions = {"vllm": [None, "0.5.0", "0.6.3", "0.7.2", *VLLM_RELEASES], "sglang": [None, "0.4.7", "0.5.3"],
+                "tgi": [None, "2.4.0", "3.1.0"]}.get(engine, [None])
+    device = draw(st.one_of(st.sampled_from(["L4", "A100-80GB", "H100", "H200", "MI300X", "nonesuch"]),
+                            st.integers(2, 4096).map(lambda n: accelerator_from_mapping("candidate",
+                                                                                        {"memory_gib": n / 2}))))
+    return CapacityInput(
+        arch=lookup_model(draw(st.sampled_from(MODELS))), engine=engine, accelerator=device,
+        tp=draw(st.sampled_from([1, 2, 4, 8])), pp=draw(st.sampled_from([1, 1, 2])),
+        kv_cache_dtype=draw(st.sampled_from(["auto", "fp8"])),
+        settings={key: draw(options[key]) for key in sorted(chosen)},
+        context_length=draw(st.sampled_from([None, 2048, 32768, 131072, 1_000_000])),
+        engine_version=draw(st.sampled_from(versions)))
+
+
+@given(any_estimate())
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_lean_estimate_has_exactly_the_figures_of_the_whole_one(inp):
+    whole, lean = capacity._compute(inp), capacity._compute(inp, None, True)
+    assert _figures(lean) == _figures(whole)
+    if whole.pool_tokens is not None:  # and lean is lean
+        assert whole.steps and not lean.steps and not lean.terms
+
+
+def test_a_lean_estimate_is_remembered_apart_from_the_whole_one():
+    inp = CapacityInput(arch=lookup_model(MODELS[0]), engine="vllm", accelerator="L4", engine_version="0.9.0",
+                        context_length=8192)
+    key = ("test", "lean or whole")
+    lean = capacity.compute_keyed(key, inp, {}, lean=True)
+    whole = capacity.compute_keyed(key, inp, {})
+    assert whole == capacity.compute(inp) and whole.steps and not lean.steps
+    assert capacity.compute_keyed(key, inp, {}, lean=True) is lean
+
+
+@pytest.mark.skipif(not (SHARED / "corpus" / "real").is_dir(), reason="../shared/corpus/real is not beside the repo")
+def test_every_lean_estimate_of_the_corpus_has_the_figures_of_the_whole_one(monkeypatch):
+    # Every estimate the corpus's CTX208 searches make lean is made whole too, and compared (a
+    # difference is recorded, not raised: the search would take an exception for a fallback).
+    one, compared, differ = capacity._compute_one, [], []
+
+    def checked(inp, shared=None, lean=False):
+        result = one(inp, shared, lean)
+        if lean:
+            compared.append(inp.engine)
+            if _figures(result) != _figures(one(inp)):
+                differ.append(inp)
+        return result
+    monkeypatch.setattr(capacity, "_compute_one", checked)
+    capacity._MEMO.clear()
+    run(["check", str(SHARED / "corpus" / "real"), "--fail-on", "never", "--select", "CTX208"])
+    capacity._MEMO.clear()  # nothing made under the check stays for other tests
+    assert differ == []
+    assert len(compared) > 1000 and {"vllm", "sglang", "trtllm"} <= set(compared)
+
+
+def test_accelerator_name_keys_are_remembered_as_they_were_computed():
+    from ctxlint.physics import accelerators
+
+    names = ["NVIDIA-A100-SXM4-80GB", "nvidia h100 80G", "Tesla-T4", "a10g", "H100_HBM3", "MI300X", "gpu", " L4 "]
+    for name in names:
+        first = accelerators._keys(name)
+        assert accelerators._keys(name) is first and isinstance(first, tuple)  # remembered, immutable
+        accelerators._keys.cache_clear()
+        assert accelerators._keys(name) == first  # what a fresh computation gives
+        norm = accelerators._norm(name)
+        assert first[0] == norm and first[1:] in ((), ("-".join(t for t in norm.split("-")
+                                                                 if t not in accelerators._NOISE),))
+    assert accelerators.lookup_accelerator("nvidia h100 80G").name == accelerators.lookup_accelerator("H100").name
+
+
+def test_a_record_is_keyed_from_its_fields_in_order_whatever_their_number():
+    from ctxlint.physics import memo
+    from ctxlint.records import fields, record
+
+    @record(frozen=True)
+    class One:
+        a: object
+
+    @record(frozen=True)
+    class Two:
+        a: object
+        b: object = 1.0
+
+    @record(frozen=True)
+    class Nothing:
+        pass
+
+    for value in (One(1), One(1.0), One(True), Two("x", 1), Two("x"), Two(1.0, "x"), Nothing(),
+                  CapacityInput(arch=lookup_model(MODELS[0]), engine="vllm", settings={"a": 1})):
+        assert memo._getter(type(value))(value) == tuple(getattr(value, f.name) for f in fields(value))
+    assert len({memo.exact_key(v) for v in (One(1), One(1.0), One(True), Two(1), Two(1, 1.0), Two(1, 1))}) == 5
+    assert memo.exact_key(Two(1, 1)) != memo.exact_key(Two(1, 1.0))
