@@ -7,7 +7,7 @@ device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a ve
 """
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, Optional, Tuple
 
 from ctxlint.model import Deployment, Role, fmt
 
@@ -172,39 +172,70 @@ class MemoryNeed:
 
 def memory_need(dep: Deployment, role: Role, arch, weights) -> Optional[MemoryNeed]:
     """What one request of the role's promise needs per GPU, when its device is not stated."""
+    return _need_and_verdicts(dep, role, arch, weights)[0]
+
+
+def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Optional[MemoryNeed], Tuple[str, ...]]:
+    """memory_need and the common devices' verdicts, remembered by the role's device-free estimate
+    input (its exact key: model, engine, release, layout, settings, weights, context). A fleet runs
+    the same model the same way in many files (replicas, environments, overlays); each search is
+    ~50 estimates, and answering a repeat from the estimates' memo still cost ~1 ms a role."""
+    from ctxlint.physics.capacity import CapacityInput
+    from ctxlint.physics.memo import Unkeyable, exact_key
+
     context = role.context_length.value if role.context_length is not None else (
         dep.advertised.context_window.value if dep.advertised.context_window is not None else None)
     if not context or arch is None or arch.total_params_b is None:
-        return None
+        return None, ()
     window = dep.advertised.context_window
     if window is not None and isinstance(window.value, int) and window.value > context:
         context = window.value
+    try:
+        key = exact_key(CapacityInput(accelerator=None, **_fields(dep, role, arch, weights, context)))
+    except Unkeyable:
+        key = None
+    found = _NEEDS.get(key) if key is not None else None
+    if found is None:
+        found = _search(dep, role, arch, weights, context)
+        if key is not None:
+            if len(_NEEDS) >= 1024:  # bounded: drop the oldest
+                del _NEEDS[next(iter(_NEEDS))]
+            _NEEDS[key] = found
+    return found
+
+
+_NEEDS: Dict[Any, Tuple[Optional[MemoryNeed], Tuple[str, ...]]] = {}
+
+
+def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[MemoryNeed, Tuple[str, ...]]:
+    from ctxlint.physics.accelerators import lookup_accelerator
+
     par = role.parallelism
     layout = f"TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
     estimates: Dict[float, Any] = {}
     point = min_memory_gib(dep, role, arch, weights, context, estimates=estimates)
     least = min_memory_gib(dep, role, arch, weights, context, "high", estimates)
     most = min_memory_gib(dep, role, arch, weights, context, "low", estimates)
-    return MemoryNeed(context, least, point, most, layout)
+    need = MemoryNeed(context, least, point, most, layout)
+    verdicts = []
+    if point is not None:
+        for name in COMMON:
+            acc = lookup_accelerator(name)
+            if acc is not None:  # only _longest reads these estimates: lean ones
+                result = _estimate(dep, role, arch, weights, acc, context, lean=True)
+                sure = (_longest(result, "low") or 0) >= context
+                maybe = (_longest(result, "high") or 0) >= context
+                verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
+    return need, tuple(verdicts)
 
 
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     """The CTX208 reason for a role without an accelerator type."""
-    from ctxlint.physics.accelerators import lookup_accelerator
-
     count = f" ({role.accelerators.count.value} per replica, type unknown)" if role.accelerators.count else ""
     base = f"no accelerator type (or available_kv_gib) is given{count}"
-    need = memory_need(dep, role, arch, weights)
+    need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
         return f"{base}; {_FIX}"
     if need.point is None:
         return f"{base}; {need.text()}; {_FIX}"
-    verdicts = []
-    for name in COMMON:
-        acc = lookup_accelerator(name)
-        if acc is not None:
-            result = _estimate(dep, role, arch, weights, acc, need.context)
-            sure = (_longest(result, "low") or 0) >= need.context
-            maybe = (_longest(result, "high") or 0) >= need.context
-            verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
     return f"{base}; {need.text()} ({', '.join(verdicts)}); {_FIX}"

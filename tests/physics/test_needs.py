@@ -46,3 +46,77 @@ def test_need_text_when_only_the_optimistic_end_fits():
     need = MemoryNeed(context=131072, least=636.9, point=None, most=None, layout="TP 1")
     assert need.text() == ("holding one request of 131,072 tokens needs >= 636.9 (the estimate itself does not fit "
                            "even 2 TiB) GiB per GPU at TP 1")
+
+
+def _ctx208_texts(paths, fresh: bool):
+    """Every CTX208 message of a check of `paths`; `fresh`: nothing remembered between roles."""
+    from ctxlint.engine import lint_paths
+    from ctxlint.physics import needs
+
+    original = needs._need_and_verdicts
+
+    def forgetful(*args):
+        needs._NEEDS.clear()
+        return original(*args)
+
+    needs._NEEDS.clear()
+    if fresh:
+        needs._need_and_verdicts = forgetful
+    try:
+        report = lint_paths([str(p) for p in paths])
+    finally:
+        needs._need_and_verdicts = original
+    return [(f.file, f.line, f.message) for f in report.findings if f.rule == "CTX208"]
+
+
+def test_remembered_needs_are_the_searched_ones(tmp_path):
+    # Roles that differ in what the search reads (context, layout, the model's window) and in what
+    # only the text says (the GPU count), and roles that repeat, in one directory.
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    variants = []
+    for k, (ctx, tp, gpus) in enumerate([(32768, 1, 1), (32768, 1, 1), (32768, 2, 2), (65536, 1, 1),
+                                         (32768, 1, 4), (131072, 2, 2), (32768, 1, 1)]):
+        path = tmp_path / f"d{k}.yaml"
+        path.write_text(LLAMACPP.replace("qwq", f"qwq{k}").replace('"16000"', f'"{ctx}"')
+                        .replace('"99"]', f'"99", "--tensor-split", "{",".join(["1"] * tp)}"]')
+                        .replace("nvidia.com/gpu: 1", f"nvidia.com/gpu: {gpus}"))
+        variants.append(path)
+    paths = variants + sorted((root / "samples").rglob("*.yaml"))
+    remembered = _ctx208_texts(paths, fresh=False)
+    assert remembered == _ctx208_texts(paths, fresh=True)
+    assert len({m for _, _, m in remembered}) >= 5  # the variants read differently, and were compared
+    texts = [m for f, _, m in remembered if "/d" in f]
+    assert texts[0] == texts[1] == texts[6] and texts[0] != texts[3] and texts[0] != texts[4]
+
+
+def test_remembered_needs_on_the_real_corpus():
+    import pytest
+    from pathlib import Path
+
+    corpus = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "real"
+    if not corpus.is_dir():
+        pytest.skip("../shared/corpus is not beside this checkout")
+    remembered = _ctx208_texts([corpus], fresh=False)
+    assert len(remembered) > 50 and remembered == _ctx208_texts([corpus], fresh=True)
+
+
+def test_a_promise_that_differs_only_in_its_context_is_searched_again():
+    # The context is part of the remembered key even where the engine arguments are the same (a
+    # window advertised above the engine's own context).
+    from ctxlint.capacity import weights_of
+    from ctxlint.engine import lint_text
+    from ctxlint.model import Val
+    from ctxlint.physics import needs
+    from ctxlint.records import replace
+
+    report = lint_text(LLAMACPP, "qwq.yaml")
+    dep = report.deployments[0]
+    role = dep.roles[0]
+    texts = []
+    for ctx in (16000, 32000, 16000):
+        texts.append(needs.needs_text(dep, replace(role, context_length=Val(ctx, role.source)), dep.arch,
+                                      weights_of(dep, role, dep.resolution)))
+    assert texts[0] == texts[2] != texts[1]
+    assert "16,000 tokens" in texts[0] and "32,000 tokens" in texts[1]
