@@ -10,7 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, mem_vllm
+from ctxlint.physics import capacity, mem_vllm, needs
 from ctxlint.physics.accelerators import accelerator_from_mapping
 from ctxlint.physics.capacity import CapacityInput
 from ctxlint.physics.models import lookup_model
@@ -111,6 +111,7 @@ def test_every_lean_estimate_of_the_corpus_has_the_figures_of_the_whole_one(monk
         return result
     monkeypatch.setattr(capacity, "_compute_one", checked)
     capacity._MEMO.clear()
+    needs._NEEDS.clear()  # roles searched by earlier tests are searched again
     run(["check", str(SHARED / "corpus" / "real"), "--fail-on", "never", "--select", "CTX208"])
     capacity._MEMO.clear()  # nothing made under the check stays for other tests
     assert differ == []
