@@ -138,11 +138,12 @@ def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_s
 def engine_budget(engine: str, arch: ModelArch, total: float | None, tp: int, pp: int,
                   settings: Mapping[str, Any], weights: Term | None, smi_mib: float | None = None,
                   device: str = "", version: str | None = None, context: int | None = None,
-                  exact_total: bool = True, lean: bool = False) -> Budget:
+                  exact_total: bool = True, lean: bool = False, cache: dict | None = None) -> Budget:
     """Dispatch to the engine's own memory semantics. `lean`: the CTX208 search reads only the
-    figures; vLLM's budget (nine in ten of its estimates) then writes no steps, rule or formulas."""
+    figures; vLLM's budget (nine in ten of its estimates) then writes no steps, rule or formulas.
+    `cache`: see mem_vllm.terms (one role's estimates on many devices)."""
     if engine == "vllm":
-        return _vllm(arch, total, tp, pp, settings, weights, smi_mib, device, version, context, lean)
+        return _vllm(arch, total, tp, pp, settings, weights, smi_mib, device, version, context, lean, cache)
     fn = {"sglang": _sglang, "tgi": _tgi, "trtllm": _trtllm, "lmdeploy": _lmdeploy, "llamacpp": _llamacpp}[engine]
     return fn(arch, total, tp, pp, settings, weights, smi_mib, device, version, context)
 
@@ -174,7 +175,7 @@ def _steps(base: Term, terms: list, scale: float, kv: float) -> tuple:
     return tuple(steps)
 
 
-def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, lean=False) -> Budget:
+def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, lean=False, cache=None) -> Budget:
     block = int(_num(s, "block_size", 16) or 16)
     if _num(s, "num_gpu_blocks_override"):
         n = int(_num(s, "num_gpu_blocks_override"))
@@ -187,7 +188,7 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, le
     miss = _missing(total, weights, block, "gpu_memory_utilization")
     if miss:
         return miss
-    base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context, lean)
+    base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context, lean, cache)
     if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
         # vLLM's MXFP4 MoE kernels pad the expert tensors: gpt-oss-120b loads as 65.97 GiB on one H100
         # (vllm#23278), 64.38 GiB on 0.14.1 (vllm#33155, llm-d-benchmark) and 17.22 GiB per GPU at TP 4

@@ -123,7 +123,8 @@ def compute_keyed(key: Any, inp: CapacityInput, shared: dict | None = None, lean
     """compute(inp) for a caller that holds an exact key of `inp` (memo.exact_key of its parts, in a
     tuple no exact_key gives): a role estimated on many devices keys its device-free part once.
     `shared`: a dict the caller passes with every input whose fields differ only in accelerator and
-    engine_version, so the model side (model_side.py) is keyed once for all of them.
+    engine_version, so the model side (model_side.py) is keyed once for all of them, and vLLM's
+    device-free budget terms (mem_vllm.terms) are worked out once per release.
     `lean`: the figures without their description (see _compute_one), remembered under a key of
     their own, so that no caller asking for a whole estimate is ever given a lean one."""
     if lean:
@@ -198,7 +199,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     else:
         budget = engine_budget(engine, arch, total, tp, pp, settings, weights,
                                acc.nvidia_smi_total_mib if acc else None, getattr(acc, "name", "") or "",
-                               inp.engine_version, ctx, lean=lean)
+                               inp.engine_version, ctx, lean=lean, cache=shared)
         if weights is not None and not any(str(label).startswith("weights") for label, _, _ in budget.steps):
             steps.append(("weights/GPU", w_formula, weights.point))
         steps.extend(budget.steps)

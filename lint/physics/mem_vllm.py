@@ -169,31 +169,64 @@ def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
 
 
 def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str], context: Optional[int], lean: bool = False) -> tuple:
+          version: Optional[str], context: Optional[int], lean: bool = False, cache: Optional[dict] = None) -> tuple:
     """(base Term, [subtracted Terms], rule text) for the estimate; `lean`: the base's formula and the
-    rule left unwritten ("": the CTX208 search reads only the figures)."""
-    v = _v(version)
-    v0 = is_v0(version, settings)
-    util = settings.get("gpu_memory_utilization")
-    if not isinstance(util, (int, float)) or isinstance(util, bool):
-        util = 0.92 if _at_least(v, _UTIL_092) else 0.90  # unknown version: the older, smaller default
-    base = Term.exact("instance memory", total * float(util), "" if lean else (
-        f"{total / GIB:.2f} GiB x gpu_memory_utilization {float(util):g}"
+    rule left unwritten ("": the CTX208 search reads only the figures). `cache`: a dict the caller
+    passes with every call whose arguments differ only in total, device and version (one role's
+    estimates on many devices): the device-free part (_Fixed) is then worked out once per version."""
+    fixed = cache.get(("vllm terms", version)) if cache is not None else None
+    if fixed is None:
+        fixed = _Fixed(arch, tp, pp, settings, version, context)
+        if cache is not None:
+            cache["vllm terms", version] = fixed
+    util = fixed.util
+    base = Term.exact("instance memory", total * util, "" if lean else (
+        f"{total / GIB:.2f} GiB x gpu_memory_utilization {util:g}"
         + ("" if "gpu_memory_utilization" in settings else " (default)")))
-    mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
-    out: List[Term] = []
-    if v0:
-        tokens = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else v0_tokens(settings, context, version)
-        out.append(v0_peak(arch, tokens, tp, version))
-        rule = "" if lean else f"vLLM {version} V0: profile of {tokens} tokens"
+    if fixed.v0:
+        peak = fixed.v0_peak
+        rule = "" if lean else f"vLLM {version} V0: profile of {fixed.v0_tokens} tokens"
     else:
-        candidates = batch_defaults(total, device, version, v0)
-        pick = [(int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else c[0],
-                 int(seqs) if isinstance(seqs, int) and seqs > 0 else c[1]) for c in candidates]
-        every, entry = _sampler(version)
-        out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
+        # the one rule that reads the device: the profile run's batch (its size and name)
+        default = batch_defaults(total, device, version, False)[0]
+        pick = (fixed.mnbt or default[0], fixed.seqs or default[1])
+        peak = fixed.peaks.get(pick)
+        if peak is None:
+            peak = fixed.peaks[pick] = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
-                               f"of {pick[0][0]} tokens x {pick[0][1]} sequences"
+                               f"of {pick[0]} tokens x {pick[1]} sequences"
+    return base, [peak, *fixed.tail], rule
+
+
+class _Fixed:
+    """What terms() works out from the model, layout, settings, release and context alone: the
+    utilization, V0 or V1 (and V0's peak), the batch settings given, the sampler, the non-torch and
+    CUDA-graph terms, and the V1 peaks by batch (the few a role's devices pick)."""
+    __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail", "peaks")
+
+    def __init__(self, arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
+                 context: Optional[int]) -> None:
+        v = _v(version)
+        self.v0 = v0 = is_v0(version, settings)
+        util = settings.get("gpu_memory_utilization")
+        if not isinstance(util, (int, float)) or isinstance(util, bool):
+            util = 0.92 if _at_least(v, _UTIL_092) else 0.90  # unknown version: the older, smaller default
+        self.util = float(util)
+        mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
+        # given as positive whole numbers, they override the batch defaults (None: the device's default)
+        self.mnbt = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else None
+        self.seqs = int(seqs) if isinstance(seqs, int) and seqs > 0 else None
+        self.v0_tokens, self.v0_peak, self.peaks = None, None, {}
+        if v0:
+            self.v0_tokens = self.mnbt if self.mnbt is not None else v0_tokens(settings, context, version)
+            self.v0_peak = v0_peak(arch, self.v0_tokens, tp, version)
+        self.every, self.entry = _sampler(version)
+        self.tail = _tail(v, v0, tp, pp, settings)
+
+
+def _tail(v, v0: bool, tp: int, pp: int, settings: Mapping[str, Any]) -> tuple:
+    """The terms after the peak: non-torch memory, and the CUDA-graph estimate where it applies."""
+    out: List[Term] = []
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
     multi = tp * pp > 1 or positive_int(settings.get("data_parallel_size"), 1) > 1
     # Logged: 0.13-0.35 GiB on one GPU; 0.54-0.55 GiB at TP 2 on one node, ~1.1 GiB across two nodes (Ray),
@@ -220,7 +253,7 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         if subtract_graphs:
             out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "estimated before KV sizing (>= 0.20)"
                             + (" (version unknown: counted)" if v is None else "")))
-    return base, out, rule
+    return tuple(out)
 
 
 def hybrid_full(version: Optional[str], settings: Mapping[str, Any]) -> bool:
