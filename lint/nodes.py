@@ -274,24 +274,38 @@ class Builder:
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
         result = Node(MAP, {}, node, path)
+        values, keys = result.value, result.keys
         merged: List[Tuple[Any, Node, Node]] = []
+        # Without aliases a plain string value is built here, not by a call per value: most of a
+        # manifest's nodes are keys and string values (the same Node _plain would make).
+        inline = self._walk == self._plain and not self._json_numbers
         for key_node, value_node in node.value:
-            if key_node.tag == MERGE_TAG:
+            tag = key_node.tag
+            if tag == MERGE_TAG:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for src in sources:
                     if isinstance(src, yaml.MappingNode):
                         built = self._walk(src, path)
                         merged.extend((k, built.keys[k], v) for k, v in built.value.items())
                 continue
-            key = self._key(key_node)
-            if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
-                self.on_complex_key(key_node, path)
+            if tag == STR_TAG and not self._json_numbers and type(key_node) is ScalarNode:
+                key = key_node.value  # what _key gives a plain string key
+            else:
+                key = self._key(key_node)
+                if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
+                    self.on_complex_key(key_node, path)
             key_path = child_path(path, key)
             built_key = Node(SCALAR, key, key_node, key_path)
-            if key in result.value:
-                self._on_duplicate(result.keys[key], built_key, key_path)
-            result.value[key] = self._walk(value_node, key_path)
-            result.keys[key] = built_key
+            if key in values:
+                self._on_duplicate(keys[key], built_key, key_path)
+            if inline and type(value_node) is ScalarNode and value_node.tag == STR_TAG:
+                self._budget -= 1
+                if self._budget < 0:
+                    raise TreeTooLarge()
+                values[key] = Node(SCALAR, value_node.value, value_node, key_path)
+            else:
+                values[key] = self._walk(value_node, key_path)
+            keys[key] = built_key
         for key, key_node, value in merged:  # explicit keys win over merged ones
             if key not in result.value:
                 result.value[key] = value
