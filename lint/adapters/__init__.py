@@ -13,7 +13,7 @@ from types import ModuleType
 from typing import Dict, Tuple
 
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.kinds import present, reads_file
+from ctxlint.adapters.kinds import selected
 from ctxlint.loader import LoadedFile
 
 # Every adapter, in the order their deployments are reported.
@@ -38,8 +38,6 @@ def all_adapters() -> Tuple[ModuleType, ...]:
 
 def adapt_file(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    kinds = present(loaded)
-    for name in ADAPTERS:
-        if reads_file(name, loaded, kinds):
-            result.extend(adapter(name).adapt(loaded))
+    for name in selected(ADAPTERS, loaded):
+        result.extend(adapter(name).adapt(loaded))
     return result

@@ -1,0 +1,75 @@
+"""`kinds.selected` (which adapters adapt_file runs) picks exactly the adapters `reads_file`
+accepts, in the same order: over every sample, test and corpus file, and over generated files
+of made-up, near-miss and real (API group, kind) pairs."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxlint.adapters import ADAPTERS
+from ctxlint.adapters.kinds import CRD_KINDS, present, reads_file, selected
+from ctxlint.loader import parse_text, read_path
+
+REPO = Path(__file__).resolve().parents[2]
+SHARED = REPO.parent / "shared" / "corpus"
+
+
+def _general(loaded):
+    kinds = present(loaded)
+    return tuple(name for name in ADAPTERS if reads_file(name, loaded, kinds))
+
+
+def _files():
+    for root in (REPO / "samples", REPO / "tests", SHARED):
+        for dirpath, _, names in os.walk(root):
+            for name in sorted(names):
+                if name.endswith((".yaml", ".yml", ".json")):
+                    yield os.path.join(dirpath, name)
+
+
+def test_every_file_selects_what_reads_file_accepts():
+    seen = set()
+    for path in _files():
+        loaded = read_path(path)
+        chosen = selected(ADAPTERS, loaded)
+        assert chosen == _general(loaded), path
+        seen.update(chosen)
+    assert len(seen & set(CRD_KINDS)) >= 8  # most custom-resource adapters (the generated files reach all)
+
+
+_GROUPS = sorted({g for reads in CRD_KINDS.values() for g, _ in reads}) + [
+    "x.nvidia.com", "nvidia.co", "apps", "kserve.io", "example.org", "", "v1"]
+_KINDS = sorted({k for reads in CRD_KINDS.values() for _, kinds in reads for k in kinds}) + [
+    "Deployment", "ConfigMap", "List", "model", "ServingRuntimes"]
+
+
+@st.composite
+def _text(draw):
+    docs = []
+    for _ in range(draw(st.integers(0, 3))):
+        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only"]))
+        group, kind = draw(st.sampled_from(_GROUPS)), draw(st.sampled_from(_KINDS))
+        api = f"{group}/v1" if group else "v1"
+        if shape == "object":
+            docs.append(f"apiVersion: {api}\nkind: {kind}\nspec: {{}}\n")
+        elif shape == "values":
+            docs.append("image: {repository: nvcr.io/nim/x}\nmodel: {name: m}\n")
+        elif shape == "list":
+            docs.append(f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {api}\n  kind: {kind}\n")
+        elif shape == "scalar":
+            docs.append("just text\n")
+        else:
+            docs.append(f"apiVersion: {api}\n")
+    if draw(st.booleans()):
+        docs.append("command: [python3, launch_triton_server.py]\n")
+    return "---\n".join(docs)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_text())
+def test_generated_files_select_what_reads_file_accepts(text):
+    loaded = parse_text(text, "gen.yaml")
+    assert selected(ADAPTERS, loaded) == _general(loaded)
