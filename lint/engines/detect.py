@@ -42,6 +42,12 @@ def _texts(tokens: Sequence[Union[Token, str]]) -> list[str]:
     return [t.text if isinstance(t, Token) else str(t) for t in tokens]
 
 
+# Every program _at can match, by its base name: these names, or a llama-server build or a
+# Python interpreter (tests/engines/test_detect_prefilter.py checks the two agree).
+_PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy"})
+_PROGRAM_PREFIXES = ("llama", "python")
+
+
 def _at(texts: list[str], i: int) -> Optional[Detection]:
     """Detection when the program starts at texts[i], else None."""
     prog = _base(texts[i])
@@ -85,11 +91,7 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     list is one args-only detection.
     """
     texts = _texts(tokens)
-    found: list[Detection] = []
-    for i in range(len(texts)):
-        d = _at(texts, i)
-        if d is not None:
-            found.append(d)
+    found = _programs(texts)
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
         if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and "run" in texts[:3]:
@@ -101,6 +103,19 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
             eng, _ = engine_from_image(image)
             if eng:
                 return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
+    return found
+
+
+def _programs(texts: list[str]) -> list[Detection]:
+    """_at at every index that finds a program, in order."""
+    found: list[Detection] = []
+    for i, text in enumerate(texts):
+        base = text.rsplit("/", 1)[-1]
+        # Most tokens are flags and values: _at is asked only for a program it could match.
+        if base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES):
+            d = _at(texts, i)
+            if d is not None:
+                found.append(d)
     return found
 
 

@@ -1,0 +1,56 @@
+"""detect() (its _programs) asks _at only about tokens whose base name is a program _at can match; the
+shortcut finds exactly what asking _at at every index finds: over the tokens of every
+command in the samples, tests and corpus, and over generated token lists of near-miss names."""
+from __future__ import annotations
+
+from importlib import import_module
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from ctxlint.engines.shellwords import split_list, split_shell
+
+d = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
+
+
+def _general(texts):
+    return [x for x in (d._at(texts, i) for i in range(len(texts))) if x is not None]
+
+
+def _fast(texts):
+    return d._programs(texts)
+
+
+_NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve", "disaggregated", "llama-server",
+          "llama_server", "llama-server-b4589", "llama-server.x\n", "llama", "lmdeploy", "api_server", "python",
+          "python3", "python3.11", "python3\n", "pythonx", "-m", "-u", "vllm.entrypoints.openai.api_server",
+          "dynamo.vllm", "sglang.launch_server", "/usr/bin/python3", "/opt/vllm", "--model=/m/vllm", "VLLM",
+          "vllm2", "xvllm", "", "/", "--port", "8000", "bin/trtllm-serve", "lmdeploy/", "python/"]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_NAMES), max_size=7))
+def test_generated_tokens(texts):
+    assert _fast(texts) == _general(texts)
+
+
+def test_every_corpus_command():
+    from tests.engines.test_split_memo import FILES
+    from ctxlint.loader import read_path
+
+    compared = 0
+    for path in FILES:
+        loaded = read_path(path)
+        for doc in loaded.documents:
+            for node in doc.root.walk():
+                if node.kind == "seq" and node.value and all(v.kind == "scalar" for v in node.value):
+                    split = split_list([str(v.value) for v in node.value])
+                elif node.kind == "scalar" and isinstance(node.value, str) and " " in node.value:
+                    split = split_shell(node.value)
+                else:
+                    continue
+                for cmd in split.commands:
+                    texts = [t.text for t in cmd.tokens]
+                    assert _fast(texts) == _general(texts), (path, texts)
+                    compared += bool(_general(texts))
+    assert compared > 100  # commands that hold an engine
