@@ -3,7 +3,9 @@ shortcut finds exactly what asking _at at every index finds: over the tokens of 
 command in the samples, tests and corpus, and over generated token lists of near-miss names."""
 from __future__ import annotations
 
+import os
 from importlib import import_module
+from pathlib import Path
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -34,9 +36,19 @@ def test_generated_tokens(texts):
     assert _fast(texts) == _general(texts)
 
 
+def _files():
+    repo = Path(__file__).resolve().parents[2]
+    for root in (repo / "samples", repo / "tests", repo.parent / "shared" / "corpus"):
+        for dirpath, _, names in os.walk(root):
+            for name in sorted(names):
+                if name.endswith((".yaml", ".yml", ".json")):
+                    yield os.path.join(dirpath, name)
+
+
 def test_every_corpus_command():
-    from tests.engines.test_split_memo import FILES
     from ctxlint.loader import read_path
+
+    FILES = sorted(_files())
 
     compared = 0
     for path in FILES:
