@@ -37,7 +37,8 @@ def test_every_file_selects_what_reads_file_accepts():
         chosen = selected(ADAPTERS, loaded)
         assert chosen == _general(loaded), path
         seen.update(chosen)
-    assert len(seen & set(CRD_KINDS)) >= 8  # most custom-resource adapters (the generated files reach all)
+    # most custom-resource adapters with the corpus beside the repo (the generated files reach all)
+    assert len(seen & set(CRD_KINDS)) >= (8 if SHARED.is_dir() else 1)
 
 
 _GROUPS = sorted({g for reads in CRD_KINDS.values() for g, _ in reads}) + [
