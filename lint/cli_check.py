@@ -153,7 +153,7 @@ def main() -> None:
     # stay alive: collecting every 700 allocations (the default) scans them again and again
     # (~5 ms of a one-file run). Cyclic garbage is still collected, less often. lint_paths raises
     # the threshold too (for library callers); these figures already meet its floor.
-    gc.set_threshold(50_000, 50, 100)
+    gc.set_threshold(200_000, 50, 100)
     args = sys.argv[1:]
     params = parse_plain_check(args[1:]) if args[:1] == ["check"] and os.name != "nt" else None
     if params is not None:
