@@ -17,7 +17,8 @@ import yaml
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
-from ctxlint.nodes import MAX_NESTING, Builder, Node, TreeTooDeep, TreeTooLarge, line_starts
+from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
+from ctxlint.nodes import Node, line_starts
 from ctxlint.templates import looks_like_go_template
 
 from .records import field, record

@@ -1,7 +1,7 @@
 """The loader's two shortcuts give exactly the tree of the general path.
 
 - Documents whose text cannot hold an alias are built without remembering nodes
-  (`Builder._plain`); every other document goes through `Builder.build`.
+  (`node_builder.Builder._plain`); every other document goes through `Builder.build`.
 - Plain scalars' tags are remembered by their text (`loader._Resolving`).
 """
 from __future__ import annotations
@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from ctxlint import loader
-from ctxlint.nodes import MAP, SEQ, Builder
+from ctxlint.node_builder import Builder
+from ctxlint.nodes import MAP, SEQ
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpus"

@@ -1,0 +1,203 @@
+"""Build positioned `Node`s (ctxlint.nodes) from the nodes PyYAML's composer gives.
+
+Each file's documents are built by one Builder: constructed Python scalars, 1-based positions,
+logical paths, duplicate keys reported (PyYAML would keep the last silently), aliases rebuilt
+under each path they are used at, within a node budget (alias bombs) and a nesting limit.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+import yaml
+from yaml.constructor import SafeConstructor
+from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+
+from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, child_path
+
+_JSON_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+MERGE_TAG = "tag:yaml.org,2002:merge"
+_PLAIN_SCALARS = {tag: SafeConstructor.yaml_constructors[tag] for tag in (
+    "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")}
+
+
+class TreeTooLarge(Exception):
+    """Alias expansion would make the document larger than the node budget."""
+
+
+class TreeTooDeep(Exception):
+    """A mapping or list nested more than MAX_NESTING levels deep; `mark` is where."""
+
+    def __init__(self, mark: Optional[yaml.Mark]) -> None:
+        super().__init__("nested too deeply")
+        self.mark = mark
+
+
+# Real deployment files nest a few dozen levels. The limit is ctxlint's own, so the outcome
+# does not depend on the libyaml build (0.2.6 stops at 1,000 levels, 0.2.5 never) or on
+# Python's recursion limit (building recurses about twice per level).
+MAX_NESTING = 256
+
+
+# Every alias is rebuilt under its own path (a finding must name the path it sits at), so
+# a "billion laughs" document expands exponentially. Real files alias a few mappings;
+# the second budget stops a bomb after ~0.5 s instead of after two million nodes.
+MAX_ALIAS_EXPANSION = 100_000
+
+
+class Builder:
+    """Converts composed PyYAML nodes to `Node`s for one file."""
+
+    def __init__(self, json_numbers: bool, on_duplicate: Callable[[Node, Node, str], None],
+                 max_nodes: int = 2_000_000, max_alias_expansion: int = MAX_ALIAS_EXPANSION) -> None:
+        self._constructor = yaml.constructor.SafeConstructor()
+        self._json_numbers = json_numbers
+        self._on_duplicate = on_duplicate
+        self.on_complex_key: Optional[Callable[[yaml.Node, str], None]] = None
+        self._budget = max_nodes
+        self._seen: Dict[Tuple[int, str], Node] = {}  # alias expansions: (id, path) -> Node
+        self._first: Dict[int, list] = {}  # id -> [path, Node] of the first build
+        self._alias_budget = max_alias_expansion
+        self._depth = 0
+        self._walk: Optional[Callable[[yaml.Node, str], Node]] = None  # build or _plain, during build_document
+
+    def build_document(self, root: yaml.Node, aliases: bool = True) -> Node:
+        """Build one document. Aliases never cross documents, and the caches are keyed by
+        id(): a previous document's yaml nodes are freed, so their ids can be reused.
+        `aliases=False` (the text has no `*` or no `&`, so no alias) builds each node as
+        it comes, without remembering it: every yaml node is then met exactly once."""
+        self._seen.clear()
+        self._first.clear()
+        self._depth = 0
+        self._walk = self.build if aliases else self._plain
+        try:
+            return self._walk(root)
+        finally:
+            self._walk = None  # a bound method held by its own object is a cycle: the file's nodes would wait for the GC
+
+    def _plain(self, node: yaml.Node, path: str = "") -> Node:
+        """build() for a document without aliases: ~40% of a file's loading was build()'s
+        bookkeeping of nodes met twice, which only aliases do."""
+        self._budget -= 1
+        if self._budget < 0:
+            raise TreeTooLarge()
+        if type(node) is ScalarNode:
+            value = node.value if node.tag == STR_TAG and not self._json_numbers else self._scalar(node)
+            return Node(SCALAR, value, node, path)
+        if not isinstance(node, (MappingNode, SequenceNode)):
+            return Node(SCALAR, self._scalar(node), node, path)
+        self._depth += 1
+        if self._depth > MAX_NESTING:
+            raise TreeTooDeep(node.start_mark)
+        if isinstance(node, MappingNode):
+            result = self._mapping(node, path)
+        else:
+            result = Node(SEQ, [], node, path)
+            plain = self._plain
+            result.value = [plain(item, child_path(path, i)) for i, item in enumerate(node.value)]
+        self._depth -= 1
+        return result
+
+    def build(self, node: yaml.Node, path: str = "") -> Node:
+        # Results are remembered per (yaml node, path): an alias is rebuilt under each new path,
+        # and a node met again under the same path is the same Node. The first build of a
+        # node is kept in _first, so the common case costs one dict lookup, not a tuple key.
+        nid = id(node)
+        first = self._first.get(nid)
+        if first is None:
+            entry = self._first[nid] = [path, None]
+        else:
+            if first[0] == path and first[1] is not None:
+                return first[1]
+            entry = None
+            key = (nid, path)
+            if key in self._seen:
+                return self._seen[key]
+        self._budget -= 1
+        if first is not None:
+            self._alias_budget -= 1
+            if self._alias_budget < 0:
+                raise TreeTooLarge()
+        if self._budget < 0:
+            raise TreeTooLarge()
+        if isinstance(node, (MappingNode, SequenceNode)):
+            self._depth += 1
+            if self._depth > MAX_NESTING:
+                raise TreeTooDeep(node.start_mark)
+            if isinstance(node, MappingNode):
+                result = self._mapping(node, path)
+            else:
+                result = Node(SEQ, [], node, path)
+                result.value = [self.build(item, child_path(path, i)) for i, item in enumerate(node.value)]
+            self._depth -= 1
+        else:
+            result = Node(SCALAR, self._scalar(node), node, path)
+        if entry is not None:
+            entry[1] = result
+        else:
+            self._seen[(nid, path)] = result
+        return result
+
+    def _scalar(self, node: yaml.ScalarNode) -> Any:
+        tag = node.tag
+        if self._json_numbers and not node.style and tag == STR_TAG and _JSON_NUMBER.match(node.value):
+            # JSON reads 1e6 as a number; YAML 1.1 (PyYAML) reads it as a string.
+            number = float(node.value)
+            return int(number) if number.is_integer() and "." not in node.value and "e" not in node.value.lower() else number
+        if tag == STR_TAG:
+            return node.value  # what SafeConstructor.construct_yaml_str returns
+        try:
+            plain = _PLAIN_SCALARS.get(tag)
+            if plain is not None:  # null/bool/int/float: SafeConstructor's own function, minus its bookkeeping
+                return plain(self._constructor, node)
+            return self._constructor.construct_object(node)
+        except (yaml.YAMLError, ValueError, TypeError, OverflowError):
+            return node.value  # e.g. an impossible timestamp: keep the text
+
+    def _key(self, node: yaml.Node) -> Any:
+        if isinstance(node, yaml.ScalarNode):
+            if node.tag == STR_TAG and not self._json_numbers:
+                return node.value  # the common case, as _scalar would give it
+            value = self._scalar(node)
+            return value if isinstance(value, (str, int)) and not isinstance(value, bool) else str(value)
+        return f"<{type(node).__name__}>"  # complex keys are never meaningful to ctxlint
+
+    def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
+        result = Node(MAP, {}, node, path)
+        values, keys = result.value, result.keys
+        merged: List[Tuple[Any, Node, Node]] = []
+        # Without aliases a plain string value is built here, not by a call per value: most of a
+        # manifest's nodes are keys and string values (the same Node _plain would make).
+        inline = self._walk == self._plain and not self._json_numbers
+        for key_node, value_node in node.value:
+            tag = key_node.tag
+            if tag == MERGE_TAG:
+                sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+                for src in sources:
+                    if isinstance(src, yaml.MappingNode):
+                        built = self._walk(src, path)
+                        merged.extend((k, built.keys[k], v) for k, v in built.value.items())
+                continue
+            if tag == STR_TAG and not self._json_numbers and type(key_node) is ScalarNode:
+                key = key_node.value  # what _key gives a plain string key
+            else:
+                key = self._key(key_node)
+                if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
+                    self.on_complex_key(key_node, path)
+            key_path = child_path(path, key)
+            built_key = Node(SCALAR, key, key_node, key_path)
+            if key in values:
+                self._on_duplicate(keys[key], built_key, key_path)
+            if inline and type(value_node) is ScalarNode and value_node.tag == STR_TAG:
+                self._budget -= 1
+                if self._budget < 0:
+                    raise TreeTooLarge()
+                values[key] = Node(SCALAR, value_node.value, value_node, key_path)
+            else:
+                values[key] = self._walk(value_node, key_path)
+            keys[key] = built_key
+        for key, key_node, value in merged:  # explicit keys win over merged ones
+            if key not in result.value:
+                result.value[key] = value
+                result.keys[key] = key_node
+        return result
