@@ -26,7 +26,7 @@ from operator import attrgetter
 from .record_fields import MISSING as _MISSING
 from .record_fields import DataclassFields, Field, field, fields, replace
 
-__all__ = ["record", "is_frozen", "field", "fields", "replace"]
+__all__ = ["record", "is_frozen", "field", "fields", "replace", "values_getter"]
 
 _FROZEN = "__record_frozen__"
 
@@ -57,7 +57,7 @@ def _process(cls, frozen: bool, order: bool):
         cls.__init__ = _lazy_init(cls, specs, frozen)
     if "__repr__" not in own:
         cls.__repr__ = _repr([f.name for f in specs if f.repr])
-    key = _key([f.name for f in specs if f.compare])
+    key = values_getter([f.name for f in specs if f.compare])
     if "__eq__" not in own:
         cls.__eq__ = _compare(key, tuple.__eq__)
     if order:
@@ -119,8 +119,9 @@ def _check_order(cls, specs) -> None:
             seen_default = True
 
 
-def _key(names):
-    """The tuple `dataclass` compares and hashes: (self.a, self.b, ...)."""
+def values_getter(names):
+    """A function giving (obj.a, obj.b, ...) for these attribute names: with the compared fields,
+    the tuple `dataclass` compares and hashes (memo.py keys records by all their fields with it)."""
     if not names:
         return lambda obj: ()
     if len(names) == 1:

@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import itertools
 import math
-from operator import attrgetter
 from collections import OrderedDict
 from collections.abc import Mapping  # not typing's: its isinstance() goes through an alias, ~3x slower
 from typing import Any, Callable, Hashable
 
-from ..records import fields, is_frozen
+from ..records import fields, is_frozen, values_getter
 
 _SCALARS = frozenset((str, int, bool, bytes, type(None)))  # a set: a float or a record misses at once
 _MISSING = object()
@@ -59,7 +58,8 @@ def _token(value: Any) -> tuple:
             return known[1], True
         getter = _GETTERS.get(kind)
         if getter is None:
-            getter = _GETTERS[kind] = _getter(kind)
+            # one attrgetter call: a search keys ~20 inputs a role, each with ~15 fields
+            getter = _GETTERS[kind] = values_getter([f.name for f in fields(kind)])
         keys, fixed = _parts(getter(value))
         key = _intern(kind, keys)
         # A frozen model, device or format keys the same for its whole life: the search passes the
@@ -74,15 +74,6 @@ def _token(value: Any) -> tuple:
         keys, _ = _parts([item for pair in value.items() for item in pair])
         return _intern(kind, keys), False
     raise Unkeyable(kind.__name__)
-
-
-def _getter(kind: type) -> Callable[[Any], tuple]:
-    """The values of a record's fields in order, as one attrgetter call: a search keys ~20 inputs a
-    role, each with ~15 fields, and a getattr per field in a list comprehension cost more."""
-    names = [f.name for f in fields(kind)]
-    if len(names) >= 2:
-        return attrgetter(*names)
-    return (lambda value: (getattr(value, names[0]),)) if names else (lambda value: ())
 
 
 def _parts(values) -> tuple:
