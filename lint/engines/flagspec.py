@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..records import field, record
+from .result import Setting
 
 # Value kinds: "int", "float", "str", "bool", "json", "list" (nargs "+"), "choice".
 # takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many".
@@ -55,12 +56,21 @@ class EngineSpec:
     dotted_json: bool = False  # vLLM: `--hf-overrides.rope_scaling.factor 4` sets a JSON key
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
+    # What every command of this engine reads beyond its own flags (parse_invocation), made once
+    # per table instead of per command: the flags read from the environment, and each default as
+    # its Setting (frozen, so one is shared by every command that leaves the flag out).
+    env_flags: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)
+    defaults: list[tuple[str, Setting]] = field(default_factory=list, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for f in self.flags:
             for s in f.spellings + f.negatives:
                 self.lookup.setdefault(s, f)
             self.names.setdefault(f.name, f)  # the first flag of a name, as a scan would find
+            if f.env:
+                self.env_flags.append(f)
+            if f.default is not None:
+                self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
 
     def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
         """Spec for a typed flag (without `=value`), and an error if ambiguous."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Dict, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from . import specs
 from .flagspec import EngineSpec, FlagSpec
@@ -254,8 +254,7 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     except Exception as exc:  # defensive: a lint run must survive any input
         p.errors.append(Problem(f"internal parser error: {exc!r}", None, None))
     env = env or {}
-    env_flags, defaults = _spec_parts(spec)
-    for f in env_flags:
+    for f in spec.env_flags:
         if f.name in p.settings:
             continue
         for var in f.env:
@@ -269,7 +268,7 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
             if var in env:
                 p.unresolved.append(Problem(f"env {var} has no literal value", None, None, None, f.name))
     model = _model(spec, p, launcher)
-    for name, setting in defaults:
+    for name, setting in spec.defaults:
         if name not in p.settings:
             p.settings[name] = setting
     config = next((p.settings[c] for c in spec.config_flags if c in p.settings
@@ -277,21 +276,6 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     eng_env = {e.name: env[e.name] for e in spec.engine_env if isinstance(env.get(e.name), str)}
     return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
                       tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
-
-
-def _spec_parts(spec: EngineSpec) -> Tuple[Tuple[FlagSpec, ...], Tuple[Tuple[str, Setting], ...]]:
-    """The spec's flags read from the environment, and each default as its Setting (frozen: one
-    shared by every invocation), made once per spec instead of per invocation (~25 a command)."""
-    found = _PARTS.get(id(spec))
-    if found is None or found[0] is not spec:
-        found = (spec, tuple(f for f in spec.flags if f.env), tuple(
-            (f.name, Setting(f.default, "", None, None, "default", None)) for f in spec.flags if f.default is not None))
-        if len(_PARTS) < 64:  # the engines' tables are a dozen; an unknown engine's empty table is made per call
-            _PARTS[id(spec)] = found
-    return found[1], found[2]
-
-
-_PARTS: Dict[int, tuple] = {}  # id(spec) -> (spec: held, so the id is not reused, env flags, defaults)
 
 
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
