@@ -110,7 +110,7 @@ def _programs(texts: list[str]) -> list[Detection]:
     """_at at every index that finds a program, in order."""
     found: list[Detection] = []
     for i, text in enumerate(texts):
-        base = text.rsplit("/", 1)[-1]
+        base = _base(text)
         # Most tokens are flags and values: _at is asked only for a program it could match.
         if base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES):
             d = _at(texts, i)
