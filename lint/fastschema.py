@@ -22,9 +22,9 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 Check = Callable[[Any], bool]
 
 # Keywords that never make an instance invalid.
-_ANNOTATIONS = frozenset(("title", "description", "$comment", "default", "examples", "deprecated",
+ANNOTATIONS = frozenset(("title", "description", "$comment", "default", "examples", "deprecated",
                           "readOnly", "writeOnly"))
-_ROOT_ONLY = frozenset(("$schema", "$id"))
+ROOT_ONLY = frozenset(("$schema", "$id"))
 
 
 _KEYWORDS = {"$ref": "k_ref", **{name: "k_" + name for name in (
@@ -46,7 +46,7 @@ def _is_integer(value: Any) -> bool:
     return isinstance(value, int) or (isinstance(value, float) and value.is_integer())
 
 
-_TYPES: Dict[str, Check] = {
+TYPES: Dict[str, Check] = {
     "object": lambda v: isinstance(v, dict),
     "array": lambda v: isinstance(v, list),
     "string": lambda v: isinstance(v, str),
@@ -90,7 +90,7 @@ class _Compiler:
         skipping = bool(skip) and schema.get("title") in skip
         checks: List[Check] = []
         for key, value in schema.items():
-            if key in _ANNOTATIONS or key == "$defs" or (root and key in _ROOT_ONLY):
+            if key in ANNOTATIONS or key == "$defs" or (root and key in ROOT_ONLY):
                 continue
             if skipping and key in ("pattern", "minimum"):
                 continue
@@ -170,9 +170,9 @@ class _Compiler:
 
     def k_type(self, types: Any, schema: dict, skip: tuple) -> Check:
         names = [types] if isinstance(types, str) else list(types)
-        if not all(name in _TYPES for name in names):
+        if not all(name in TYPES for name in names):
             raise Unsupported(f"type {types!r}")
-        preds = tuple(_TYPES[name] for name in names)
+        preds = tuple(TYPES[name] for name in names)
         if len(preds) == 1:
             return preds[0]
         return lambda v: any(pred(v) for pred in preds)

@@ -1,8 +1,9 @@
 """JSON Schema validation that reports at the offending node, with did-you-mean.
 
-A valid document is recognised by ctxlint.fastschema without importing jsonschema
-(70-150 ms of imports, more than the rest of a single-file check); jsonschema is
-loaded only to word the errors of an invalid one.
+A valid document is recognised by ctxlint.fastschema and an invalid one's errors are
+listed by ctxlint.schema_errors, both without importing jsonschema (55-150 ms of imports,
+more than the rest of a single-file check); jsonschema is loaded only for a schema those
+two do not mirror.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional
 from ctxlint.fastschema import Check, Unsupported, compile_schema
 from ctxlint.findings import Diagnostic
 from ctxlint.nodes import MAP, SEQ, Node, path_of
+from ctxlint.schema_errors import sorted_errors
 
 SCHEMA_VIOLATION, UNKNOWN_FIELD = "schema-violation", "unknown-field"
 _TYPE_WORDS = {"integer": "an integer", "string": "a string", "number": "a number", "object": "a mapping",
@@ -54,12 +56,9 @@ def validate(root: Node, schema_name: str, file: str, skip_titles=("token count"
     fast = _fast_check(schema_name, tuple(skip_titles))
     if fast is not None and fast(instance):
         return []  # what jsonschema would say, without importing it
-    from jsonschema.exceptions import relevance
-
-    errors = sorted(_validator(schema_name).iter_errors(instance), key=relevance)
     out: List[Diagnostic] = []
     seen = set()
-    for error in errors:
+    for error in _errors(schema_name, instance):
         if error.schema.get("title") in skip_titles and error.validator in ("pattern", "minimum"):
             continue
         for diag in _diagnose(error, root, file):
@@ -68,6 +67,16 @@ def validate(root: Node, schema_name: str, file: str, skip_titles=("token count"
                 seen.add(key)
                 out.append(diag)
     return out
+
+
+def _errors(schema_name: str, instance: Any) -> list:
+    """jsonschema's errors, most relevant first (as jsonschema.exceptions.relevance sorts them)."""
+    try:
+        return sorted_errors(load_schema(schema_name), instance)
+    except Unsupported:
+        from jsonschema.exceptions import relevance
+
+        return sorted(_validator(schema_name).iter_errors(instance), key=relevance)
 
 
 def _node_at(root: Node, parts) -> Node:
