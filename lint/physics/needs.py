@@ -7,6 +7,7 @@ device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a ve
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Dict, Optional, Tuple
 
 from ctxlint.model import Deployment, Role, fmt
@@ -210,6 +211,8 @@ _NEEDS: Dict[Any, Tuple[Optional[MemoryNeed], Tuple[str, ...]]] = {}
 def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[MemoryNeed, Tuple[str, ...]]:
     from ctxlint.physics.accelerators import lookup_accelerator
 
+    from .device_verdicts import verdict as device_verdict
+
     par = role.parallelism
     layout = f"TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
     estimates: Dict[float, Any] = {}
@@ -219,14 +222,46 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
     need = MemoryNeed(context, least, point, most, layout)
     verdicts = []
     if point is not None:
+        sizes = _searched_sizes(dep, role, arch, weights, context, estimates)
         for name in COMMON:
             acc = lookup_accelerator(name)
-            if acc is not None:  # only _longest reads these estimates: lean ones
+            if acc is None:
+                continue
+            found = None if sizes is None else device_verdict(
+                sizes, acc.name, float(acc.memory_bytes), context,
+                lambda release: _estimate(dep, role, arch, weights, acc, context,
+                                          release=release if sizes.spanned else None, lean=True))
+            if found is None:  # only _longest reads these estimates: lean ones
                 result = _estimate(dep, role, arch, weights, acc, context, lean=True)
-                sure = (_longest(result, "low") or 0) >= context
-                maybe = (_longest(result, "high") or 0) >= context
-                verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
+                found = (_longest(result, "low") or 0) >= context, (_longest(result, "high") or 0) >= context
+            sure, maybe = found
+            verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
     return need, tuple(verdicts)
+
+
+def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, estimates: Dict[Any, Any]):
+    """The search's estimates of a vLLM role whose figures rise between tiers (device_verdicts.py), or None."""
+    from ctxlint.physics.capacity import CapacityInput, spanned_releases
+    from ctxlint.physics.kv import normalize_engine
+
+    from .device_verdicts import SearchedSizes
+    from .need_search import monotone_tiers
+
+    engine = normalize_engine(str(dep.engine.name.value))
+    tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args}) if engine == "vllm" else None
+    if tiers is None:
+        return None
+    fields = _fields(dep, role, arch, weights, context)
+    releases = spanned_releases(CapacityInput(**fields))
+    return SearchedSizes(estimates, releases or (fields["engine_version"],), bool(releases), tiers, _size_bytes, context)
+
+
+@lru_cache(maxsize=4096)
+def _size_bytes(gib: float) -> float:
+    """A searched size's device memory, as its estimate had it (the searches of every role probe the same grid)."""
+    from ctxlint.physics.accelerators import accelerator_from_mapping
+
+    return float(accelerator_from_mapping("candidate", {"memory_gib": gib}).memory_bytes)
 
 
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:

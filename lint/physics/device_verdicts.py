@@ -1,0 +1,127 @@
+"""CTX208's common-device verdicts for a vLLM role, from the memory search's own estimates where
+they decide them.
+
+A role without a device is searched for the least memory per GPU it needs (needs.py): three
+bisections, each size a lean estimate (seven for a vLLM role of unknown version, one per release).
+The message then says, for nine common devices, whether one request surely fits, may fit or does
+not: nine more estimates, 63 for an unknown release, about 40% of the search's cost.
+
+Most of those answers are known already. Between vLLM's memory tiers every release's figures rise
+with the device memory (mem_vllm.memory_tiers, the premise the search itself runs on), so a
+searched size at or below the device's, in its tier, where a release holds the request decides
+that the release holds it on the device; a size at or above it where the release does not decides
+that it does not. A device is the same as a searched size of its memory when vLLM's one rule that
+reads the device name (mem_vllm.batch_defaults) gives it what it gives any other name. A release
+left undecided, or whose rule reads the device's name, is estimated on the device itself. The verdict is then read as needs.py reads the
+folded estimate: the request surely fits when every counted release's band floor holds it, and may
+fit when some counted release's band top does.
+"""
+from __future__ import annotations
+
+import bisect
+import math
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from .mem_vllm import batch_defaults
+from .need_search import Fallback
+from .span_search import release_figure
+
+Figures = Tuple[Optional[int], Optional[int]]  # a release's band floor and top (None: it does not count)
+
+
+class SearchedSizes:
+    """The search's estimates of one vLLM role, as what they decide about a device of any size.
+
+    `seen`: what needs.min_memory_gib left, keyed by memory (GiB) for a known release or (release, GiB)
+    for an unknown one (`spanned`); `releases`: the releases folded, or the role's own; `tiers`: the
+    device sizes between which the figures rise; `size_bytes`: a searched size's device memory;
+    `context`: the request the search was for."""
+
+    def __init__(self, seen: Dict[Any, Any], releases: Tuple[Optional[str], ...], spanned: bool, tiers: tuple,
+                 size_bytes: Callable[[float], float], context: int) -> None:
+        self.releases, self.spanned, self.tiers = releases, spanned, tuple(sorted(tiers))
+        self.counts: Dict[Optional[str], set] = {release: set() for release in releases}
+        # (release, end, tier) -> [the least size where the figure holds the request, the most where it does not]
+        self.edges: Dict[Tuple[Optional[str], int, int], List[float]] = {}
+        for key, result in seen.items():
+            if spanned != isinstance(key, tuple):
+                continue  # a known release's search leaves no per-release key; an unknown one's fallback, folded ones
+            release, gib = key if spanned else (releases[0], key)
+            if release not in self.counts:
+                continue
+            figures = _figures(result)
+            self.counts[release].add(figures[0] is not None)
+            size = size_bytes(gib)
+            tier = self._tier(size)
+            for end, value in enumerate(figures):
+                if value is not None:
+                    edge = self.edges.setdefault((release, end, tier), [math.inf, -math.inf])
+                    if value >= context:
+                        edge[0] = min(edge[0], size)
+                    else:
+                        edge[1] = max(edge[1], size)
+
+    def _tier(self, total: float) -> int:
+        return bisect.bisect_right(self.tiers, total)  # a device at a tier's size is in the tier above
+
+    def decided(self, release: Optional[str], end: int, total: float) -> Optional[bool]:
+        """Whether the release's band floor (end 0) or top (1) holds the request on a device of `total`
+        bytes, when a searched size in its tier decides it; None otherwise."""
+        edge = self.edges.get((release, end, self._tier(total)))
+        if edge is None:
+            return None
+        if edge[0] <= total:  # it holds at a size at or below the device's
+            return True
+        if edge[1] >= total:  # it fails at a size at or above it
+            return False
+        return None
+
+    def counted(self, release: Optional[str]) -> Optional[bool]:
+        """Whether the release counts in the fold, as its searched sizes all say; None if they do not agree
+        or there are none (counting does not depend on the memory: releases.py, span_search.release_figure)."""
+        seen = self.counts[release]
+        return next(iter(seen)) if len(seen) == 1 else None
+
+
+def _figures(result: Any) -> Figures:
+    return release_figure(result, "low"), release_figure(result, "high")
+
+
+def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
+            estimate: Callable[[Optional[str]], Any]) -> Optional[Tuple[bool, bool]]:
+    """(surely fits, may fit) on a device `name` of `total` bytes, or None when the caller must estimate
+    the device as before. `estimate(release)`: the device's lean estimate under that release (the role's
+    own when it is not spanned). An estimate this cannot read sends the caller back to its own path."""
+    try:
+        # a name vLLM's batch rule reads (A100 from 0.9.0, H100 before 0.8.5...): not a searched size there
+        alike = {release: batch_defaults(total, name, release, False) == batch_defaults(total, "candidate", release, False)
+                 for release in sizes.releases}
+        own: Dict[Optional[str], Figures] = {}
+
+        def figure(release: Optional[str], end: int) -> Optional[bool]:
+            if release not in own:
+                own[release] = _figures(estimate(release))
+            value = own[release][end]
+            return None if value is None else value >= context
+
+        def holds(release: Optional[str], end: int) -> Optional[bool]:
+            """None: the release does not count."""
+            if not alike[release]:
+                return figure(release, end)
+            counted = sizes.counted(release)
+            if counted is False:
+                return None
+            found = sizes.decided(release, end, total) if counted else None
+            return figure(release, end) if found is None else found
+
+        # the folded floor is the least counted one, its top the most (releases.py)
+        sure = None
+        for release in sizes.releases:
+            floor = holds(release, 0)
+            if floor is not None:
+                sure = floor
+                if not floor:
+                    break
+        return bool(sure), any(holds(release, 1) for release in sizes.releases)
+    except Fallback:
+        return None

@@ -1,0 +1,143 @@
+"""CTX208's common-device verdicts read from the memory search's own estimates (physics/
+device_verdicts.py) are the verdicts an estimate on each device gives."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_need_search import MODELS
+
+from ctxlint.engine import lint_paths, lint_text
+from ctxlint.physics import device_verdicts, needs
+
+ROOT = Path(__file__).resolve().parents[2]
+CORPUS = ROOT.parent / "shared" / "corpus" / "real"
+
+MANIFEST = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: m}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:{tag}
+          args: [{args}]
+          env: [{env}]
+          resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+def _ctx208(run, derived: bool, calls: list | None = None):
+    """The CTX208 messages of `run()`, with the verdicts read from the search (`derived`) or every
+    device estimated; `calls` collects each device estimate the shortcut still asked for."""
+    real = device_verdicts.verdict  # needs.py imports it at each search
+
+    def counting(sizes, name, total, context, estimate):
+        def counted(release):
+            calls.append((name, release))
+            return estimate(release)
+        return real(sizes, name, total, context, counted if calls is not None else estimate)
+
+    device_verdicts.verdict = counting if derived else (lambda *args: None)
+    needs._NEEDS.clear()
+    try:
+        report = run()
+    finally:
+        device_verdicts.verdict = real
+        needs._NEEDS.clear()
+    return [(f.file, f.line, f.message) for f in report.findings if f.rule == "CTX208"]
+
+
+@st.composite
+def vllm_roles(draw):
+    options = {
+        "--gpu-memory-utilization": st.sampled_from(["0.5", "0.85", "0.95"]),
+        "--max-num-batched-tokens": st.sampled_from(["512", "8192", "32768"]),
+        "--max-num-seqs": st.sampled_from(["16", "512"]),
+        "--kv-cache-dtype": st.just("fp8"),
+        "--enforce-eager": st.none(),
+        "--block-size": st.sampled_from(["16", "32"]),
+        "--num-gpu-blocks-override": st.sampled_from(["2000", "100000"]),
+    }
+    chosen = sorted(draw(st.sets(st.sampled_from(sorted(options)), max_size=3)))
+    tp = draw(st.sampled_from([1, 2, 4, 8]))
+    args = ["--model", draw(st.sampled_from(MODELS)), "--max-model-len",
+            str(draw(st.sampled_from([2048, 8192, 32768, 131072, 1_000_000]))), "--tensor-parallel-size", str(tp)]
+    for flag in chosen:
+        value = draw(options[flag])
+        args += [flag] if value is None else [flag, value]
+    env = draw(st.sampled_from(["", "{name: VLLM_USE_V1, value: '0'}",
+                                "{name: VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, value: '1'}"]))
+    # unknown (spanned), before the V1 default and its device-name rule, the A100 rule, the 16k tier
+    tag = draw(st.sampled_from(["latest", "v0.8.4", "v0.9.0", "v0.12.0", "v0.28.0"]))
+    return MANIFEST.format(tag=tag, args=", ".join(f'"{a}"' for a in args), env=env, gpus=tp)
+
+
+@given(vllm_roles())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_verdicts_read_from_the_search_are_the_estimated_ones(text):
+    def run():
+        return lint_text(text, "m.yaml")
+    assert _ctx208(run, True) == _ctx208(run, False)
+
+
+def test_the_samples_and_the_corpus_read_the_same():
+    paths = sorted(str(p) for p in (ROOT / "samples").rglob("*.yaml"))
+    if CORPUS.is_dir():
+        paths.append(str(CORPUS))
+    calls: list = []
+    derived = _ctx208(lambda: lint_paths(paths), True, calls)
+    assert derived == _ctx208(lambda: lint_paths(paths), False)
+    assert len(derived) >= (50 if CORPUS.is_dir() else 3)
+
+
+def test_most_devices_need_no_estimate_of_their_own():
+    # Llama-3.1-8B, release unknown: 9 devices x 7 releases were 63 estimates after the search.
+    text = MANIFEST.format(tag="latest", args='"--model", "meta-llama/Llama-3.1-8B-Instruct", '
+                           '"--max-model-len", "131072"', env="", gpus=1)
+    calls: list = []
+    found = _ctx208(lambda: lint_text(text, "m.yaml"), True, calls)
+    assert found == _ctx208(lambda: lint_text(text, "m.yaml"), False)
+    assert "L4 " in found[0][2] and "MI300X " in found[0][2]
+    assert all("A100" in name for name, _ in calls) and len(calls) <= 12  # its name sets its batch from 0.9.0
+
+
+# --- the rules themselves, on figures made up to sit where real devices rarely do ---
+
+def _result(floor, top):
+    """What release_figure reads of an estimate: floor and top of the longest request (None: no pool)."""
+    from types import SimpleNamespace
+    counted = floor is not None
+    return SimpleNamespace(engine="vllm", pool_tokens=10**6 if counted else None,
+                           max_context_at_concurrency_1=floor if counted else None,
+                           max_context_low=floor, max_context_high=top)
+
+
+def test_a_searched_size_decides_only_within_its_tier():
+    seen = {50.0: _result(9_000, 9_000), 120.0: _result(7_000, 9_000), 140.0: _result(9_000, 9_000)}
+    sizes = device_verdicts.SearchedSizes(seen, ("0.9.0",), False, (100.0,), float, 8_000)
+    assert sizes.decided("0.9.0", 0, 90.0) is True      # holds at 50, below it, in its tier
+    assert sizes.decided("0.9.0", 0, 100.0) is False    # at the tier's size: the tier above, fails at 120
+    assert sizes.decided("0.9.0", 0, 110.0) is False
+    assert sizes.decided("0.9.0", 0, 130.0) is None     # between a failure below and a hold above it
+    assert sizes.decided("0.9.0", 0, 150.0) is True
+    assert sizes.decided("0.9.0", 1, 110.0) is None     # the top holds at 120 and 140, above 110
+    assert sizes.decided("0.9.0", 0, 40.0) is None      # nothing at or above 40 fails in its tier
+
+
+def test_the_fold_counts_only_releases_with_a_pool():
+    seen = {("a", 10.0): _result(None, None), ("b", 10.0): _result(9_000, 9_500), ("c", 10.0): _result(7_000, 8_500)}
+    sizes = device_verdicts.SearchedSizes(seen, ("a", "b", "c"), True, (), float, 8_000)
+    asked = []
+
+    def estimate(release):
+        asked.append(release)
+        return {"a": _result(None, None), "b": _result(9_000, 9_000), "c": _result(7_000, 8_100)}[release]
+    # at 20 GiB: b holds (from 10), c's floor fails and its top holds, on the device's own estimate
+    assert device_verdicts.verdict(sizes, "L4", 20.0, 8_000, estimate) == (False, True)
+    assert asked == ["c"]
+    nothing = device_verdicts.SearchedSizes({("a", 10.0): _result(None, None)}, ("a",), True, (), float, 8_000)
+    assert device_verdicts.verdict(nothing, "L4", 20.0, 8_000, lambda r: _result(None, None)) == (False, False)
