@@ -1,0 +1,45 @@
+"""ctxlint imports PyYAML without compiling the pure-Python reader's character class
+(ctxlint/pyyaml.py), and that reader still works when it is used."""
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+import yaml
+
+from ctxlint.pyyaml import _NON_PRINTABLE, LazyPattern
+
+PROBE = """\
+import re, sys
+compile_before = re.compile
+import ctxlint
+import yaml.reader
+print(type(yaml.reader.Reader.NON_PRINTABLE).__name__, re.compile is compile_before)
+"""
+
+
+def test_importing_ctxlint_defers_the_pattern_and_restores_re_compile():
+    out = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["LazyPattern", "True"]
+
+
+def test_a_host_that_imported_yaml_first_keeps_its_pattern_which_is_the_one_deferred():
+    probe = "import yaml.reader\n" + PROBE + (
+        "from ctxlint.pyyaml import _NON_PRINTABLE\nprint(yaml.reader.Reader.NON_PRINTABLE.pattern == _NON_PRINTABLE)\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["Pattern", "True", "True"]
+
+
+@pytest.mark.parametrize("text", ["plain", "tab\there", "bell\x07", "\ufffe", "nul\x00", "emoji \U0001F600", ""])
+def test_the_deferred_pattern_finds_what_the_compiled_one_finds(text):
+    lazy, real = LazyPattern(_NON_PRINTABLE, 0), re.compile(_NON_PRINTABLE)
+    found, expected = lazy.search(text), real.search(text)
+    assert (found and found.group()) == (expected and expected.group())
+
+
+def test_the_pure_python_reader_still_refuses_non_printable_characters():
+    assert yaml.load("a: b", Loader=yaml.SafeLoader) == {"a": "b"}
+    with pytest.raises(yaml.reader.ReaderError):
+        yaml.load("a: \x07", Loader=yaml.SafeLoader)
