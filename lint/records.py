@@ -181,14 +181,15 @@ def _lazy_init(cls, specs, frozen: bool):
     setter = object.__setattr__ if frozen else setattr
     post = hasattr(cls, "__post_init__")
     calls = 0
+    compiled = None  # not `cls.__init__ is __init__`: a function naming itself is a cycle, freed only by the GC
 
     def __init__(self, *args, **kwargs):
-        nonlocal calls
+        nonlocal calls, compiled
         calls += 1
         if calls > HOT:
-            if cls.__dict__.get("__init__") is __init__:  # once: later calls go to the compiled one
-                cls.__init__ = _compile_init(cls, specs, frozen)
-            return cls.__init__(self, *args, **kwargs)
+            if compiled is None:  # once: later calls go to the compiled one
+                compiled = cls.__init__ = _compile_init(cls, specs, frozen)
+            return compiled(self, *args, **kwargs)
         if len(args) > len(names):
             raise TypeError(f"{cls.__qualname__}.__init__() takes {len(names) + 1} positional arguments "
                             f"but {len(args) + 1} were given")
