@@ -67,7 +67,6 @@ LOG_LINE = {"vllm": "\"GPU KV cache size: N tokens\" (and \"Available KV cache m
 def _needs(dep: Deployment, role: Role) -> List[Tuple[int, str, Source]]:
     """What this role must hold, each with why and where it is written."""
     out: List[Tuple[int, str, Source]] = []
-    pool = role.pool
     if role.kind in (UNIFIED, DECODE):
         request = max_request(dep)
         if request is not None:

@@ -19,7 +19,7 @@ import re
 from typing import Optional
 
 from .arith import arithmetic
-from .lexer import Op, Part, Word, lex
+from .lexer import Op, Word, lex
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
