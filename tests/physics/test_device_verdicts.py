@@ -91,7 +91,7 @@ def test_the_samples_and_the_corpus_read_the_same():
     calls: list = []
     derived = _ctx208(lambda: lint_paths(paths), True, calls)
     assert derived == _ctx208(lambda: lint_paths(paths), False)
-    assert len(derived) >= (50 if CORPUS.is_dir() else 3)
+    assert len(derived) >= (50 if CORPUS.is_dir() else 1)  # the samples hold one device-less role
 
 
 def test_most_devices_need_no_estimate_of_their_own():
