@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from functools import lru_cache
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .mem_vllm import batch_defaults
@@ -83,6 +84,12 @@ class SearchedSizes:
         return next(iter(seen)) if len(seen) == 1 else None
 
 
+@lru_cache(maxsize=1024)
+def _alike(total: float, name: str, release: Optional[str]) -> bool:
+    """Whether vLLM's batch rule gives the device what it gives a searched size of its memory."""
+    return batch_defaults(total, name, release, False) == batch_defaults(total, "candidate", release, False)
+
+
 def _figures(result: Any) -> Figures:
     return release_figure(result, "low"), release_figure(result, "high")
 
@@ -94,8 +101,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
     own when it is not spanned). An estimate this cannot read sends the caller back to its own path."""
     try:
         # a name vLLM's batch rule reads (A100 from 0.9.0, H100 before 0.8.5...): not a searched size there
-        alike = {release: batch_defaults(total, name, release, False) == batch_defaults(total, "candidate", release, False)
-                 for release in sizes.releases}
+        alike = {release: _alike(total, name, release) for release in sizes.releases}
         own: Dict[Optional[str], Figures] = {}
 
         def figure(release: Optional[str], end: int) -> Optional[bool]:

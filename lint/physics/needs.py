@@ -93,7 +93,6 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     "high" (the band's top: surely does not fit below this). `estimates` (memory, or (vLLM release,
     memory) -> estimate) lets the three searches of one role share the estimates they all probe: the bisections
     start alike, and an estimate of an unknown vLLM release is seven estimates."""
-    from ctxlint.physics.accelerators import accelerator_from_mapping
     from ctxlint.physics.capacity import CapacityInput, spanned_releases
     from ctxlint.physics.kv import normalize_engine
 
@@ -105,7 +104,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     def result_at(gib: float):
         result = seen.get(gib)
         if result is None:
-            acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
+            acc = _candidate(gib)
             # the candidate is a function of its size: keyed by it (the hex form: exact); the searches
             # read only figures (_longest, release_figure): a lean estimate
             result = seen[gib] = _estimate(dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()),
@@ -123,8 +122,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
         try:
             ranges = _RANGES.get(tiers)
             if ranges is None:
-                ranges = _RANGES[tiers] = pieces(tiers, lambda gib: float(
-                    accelerator_from_mapping("candidate", {"memory_gib": gib}).memory_bytes))
+                ranges = _RANGES[tiers] = pieces(tiers, _size_bytes)
             releases = spanned_releases(CapacityInput(**_fields(dep, role, arch, weights, context)))
             if releases:
                 # The folded estimate's figure fits where every release's does (or any, for the band's top):
@@ -133,7 +131,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                     gib = gib_at(k)
                     result = seen.get((releases[i], gib))
                     if result is None:
-                        acc = accelerator_from_mapping("candidate", {"memory_gib": gib})
+                        acc = _candidate(gib)
                         result = seen[releases[i], gib] = _estimate(
                             dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()), releases[i], True)
                     return release_figure(result, which)
@@ -257,11 +255,16 @@ def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, es
 
 
 @lru_cache(maxsize=4096)
-def _size_bytes(gib: float) -> float:
-    """A searched size's device memory, as its estimate had it (the searches of every role probe the same grid)."""
+def _candidate(gib: float):
+    """The device a search probes at `gib` (an immutable record: the searches of every role probe the same grid)."""
     from ctxlint.physics.accelerators import accelerator_from_mapping
 
-    return float(accelerator_from_mapping("candidate", {"memory_gib": gib}).memory_bytes)
+    return accelerator_from_mapping("candidate", {"memory_gib": gib})
+
+
+def _size_bytes(gib: float) -> float:
+    """A searched size's device memory, as its estimate had it."""
+    return float(_candidate(gib).memory_bytes)
 
 
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
