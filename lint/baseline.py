@@ -16,20 +16,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from collections import Counter
 from typing import Any, Callable, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.atomic_write import write_atomically
 from ctxlint.findings import Finding
 from ctxlint.globs import relative_posix
+from ctxlint.lazyre import lazy_compile
 
 VERSION = 1
 TOOL = "ctxlint"
 DEFAULT_FILE = ".ctxlint-baseline.json"
 ValueReader = Callable[[Finding], Optional[str]]  # the offending value's text, None if unknown
 Key = Tuple[str, str, str, str, str]  # rule, file, path, deployment, fingerprint
-_COMMENT = re.compile(r"(^|\s)#.*$")
+_COMMENT = lazy_compile(r"(^|\s)#.*$")
 
 
 class BaselineError(ValueError):

@@ -11,6 +11,7 @@ import re
 import sys
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import PARSE_ERROR, parse_text
 from ctxlint.nodes import MAP, SEQ, Node
 
@@ -76,8 +77,8 @@ def _node_position(root: Node, parts: Sequence[Any], key: bool) -> Position:
     return node.line, node.col
 
 
-_TOML_ERROR_AT = re.compile(r"\(at line (\d+), column (\d+)\)")
-_HEADER = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
+_TOML_ERROR_AT = lazy_compile(r"\(at line (\d+), column (\d+)\)")
+_HEADER = lazy_compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(#.*)?$")
 
 
 def toml_module():

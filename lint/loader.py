@@ -9,13 +9,13 @@ from __future__ import annotations
 import bisect
 import codecs
 import os
-import re
 import stat
 from typing import List, Optional
 
 import yaml
 
 from ctxlint.findings import Diagnostic
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.nodes import Node, line_starts
@@ -224,7 +224,7 @@ def parse_text(text: str, display: str) -> LoadedFile:
 # libyaml also counts NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR as line breaks; editors,
 # GitHub and SARIF viewers count only "\n" (and "\r"), so such a character in a quoted
 # string would shift every later finding's line.
-_OTHER_BREAKS = re.compile("[\x85\u2028\u2029]")
+_OTHER_BREAKS = lazy_compile("[\x85\u2028\u2029]")
 
 
 def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:

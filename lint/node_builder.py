@@ -6,16 +6,16 @@ under each path they are used at, within a node budget (alias bombs) and a nesti
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, List, Optional, Tuple
 
 import yaml
 from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, child_path
 
-_JSON_NUMBER = re.compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
+_JSON_NUMBER = lazy_compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
 MERGE_TAG = "tag:yaml.org,2002:merge"
 _PLAIN_SCALARS = {tag: SafeConstructor.yaml_constructors[tag] for tag in (
     "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")}

@@ -6,15 +6,15 @@ and records duplicate keys (PyYAML would keep the last one silently).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
 
 import yaml
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source
 
 MAP, SEQ, SCALAR = "map", "seq", "scalar"
-_SIMPLE_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
+_SIMPLE_KEY = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 STR_TAG = "tag:yaml.org,2002:str"
 
 Key = Union[str, int]

@@ -6,17 +6,17 @@ CTX1xx rule but CTX105.
 """
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from types import MappingProxyType, ModuleType
 from typing import Any, Dict, Iterable, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.findings import SEVERITIES
+from ctxlint.lazyre import lazy_compile
 
 from .records import record
 
-ID_FORMAT = re.compile(r"^CTX[0-9]{3}$")
-NAME_FORMAT = re.compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
+ID_FORMAT = lazy_compile(r"^CTX[0-9]{3}$")
+NAME_FORMAT = lazy_compile(r"^[a-z][a-z0-9]*(-[a-z0-9]+)*$")
 SCOPES = ("input", "deployment", "stack", "probe")  # stack: routes joined to engines; probe: `ctxlint probe`
 
 

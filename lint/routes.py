@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from typing import Optional, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source, Val
 
 from .records import record
@@ -101,7 +102,7 @@ class BodyLimit:
         return self.limit.source.file
 
 
-_PROVIDER = re.compile(r"^(?:hosted_vllm|openai|vllm|sglang|text-completion-openai|huggingface|ollama|"
+_PROVIDER = lazy_compile(r"^(?:hosted_vllm|openai|vllm|sglang|text-completion-openai|huggingface|ollama|"
                        r"ollama_chat|llamafile|lm_studio|openai_like|custom_openai)/")
 
 

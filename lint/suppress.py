@@ -24,6 +24,7 @@ import yaml
 
 from ctxlint.adapters.workload_inputs import ANNOTATIONS as PROMISE_ANNOTATIONS
 from ctxlint.findings import Diagnostic, Finding
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, line_starts
@@ -41,10 +42,10 @@ LINE, DOCUMENT, FILE = "line", "document", "file"
 ANNOTATION_PREFIX = "ctxlint.io/"
 IGNORE_ANNOTATION = "ctxlint.io/ignore."
 _SCOPE_RANK = {LINE: 0, DOCUMENT: 1, FILE: 2}  # the narrowest suppression is the one used
-_DIRECTIVE = re.compile(r"^#+\s*ctxlint(?:\s*(?P<colon>:)|\s+(?=[\w-]*ignore))\s*(?P<body>.*?)\s*$", re.I)
-_BODY = re.compile(r"^(?P<kind>ignore|file-ignore)\[(?P<codes>[^\]]*)\](?:\s*--(?P<reason>.*))?$")
-_HASH = re.compile("#")
-_CTXLINT = re.compile("ctxlint", re.I)
+_DIRECTIVE = lazy_compile(r"^#+\s*ctxlint(?:\s*(?P<colon>:)|\s+(?=[\w-]*ignore))\s*(?P<body>.*?)\s*$", re.I)
+_BODY = lazy_compile(r"^(?P<kind>ignore|file-ignore)\[(?P<codes>[^\]]*)\](?:\s*--(?P<reason>.*))?$")
+_HASH = lazy_compile("#")
+_CTXLINT = lazy_compile("ctxlint", re.I)
 _EXPECTED = "expected `# ctxlint: ignore[CTX101] -- reason` or `# ctxlint: file-ignore[CTX101] -- reason`"
 
 

@@ -19,12 +19,14 @@ import os
 import re
 from typing import Optional, Tuple
 
-_ACTION = re.compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
-_CONTROL = re.compile(r"(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|toJson|toString|"
+from ctxlint.lazyre import lazy_compile
+
+_ACTION = lazy_compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
+_CONTROL = lazy_compile(r"(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|toJson|toString|"
                       r"required|lookup|fail|printf|print)\b")
-_HELM_OBJECTS = re.compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template)\b")
-_COMMENT = re.compile(r"(^|\s)#")
-_VARIABLE = re.compile(r"^\$[\w.]*\s*(?::?=|\}|$)|^/\*")
+_HELM_OBJECTS = lazy_compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template)\b")
+_COMMENT = lazy_compile(r"(^|\s)#")
+_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?::?=|\}|$)|^/\*")
 
 
 def _is_helm(body: str) -> bool:

@@ -8,8 +8,9 @@ lowercase `m`/`g`, `KB`, `MiB` and the like are errors that name both readings.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Union
+
+from ctxlint.lazyre import lazy_compile
 
 if TYPE_CHECKING:
     from decimal import Decimal
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 SI = {"k": 10**3, "M": 10**6, "G": 10**9}
 IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30}
 MAX_TOKENS = 10**12  # no deployment has a trillion-token window; larger is a typo
-_FORM = re.compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*$")
+_FORM = lazy_compile(r"^\s*([0-9][0-9_,]*(?:\.[0-9]+)?)\s*([A-Za-z]*)\s*$")
 
 # Spellings people write, mapped to the (SI, IEC) pair they might have meant.
 _AMBIGUOUS = {"K": ("k", "Ki"), "m": ("M", "Mi"), "g": ("G", "Gi"), "KB": ("k", "Ki"),

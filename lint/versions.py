@@ -11,7 +11,9 @@ import re
 from functools import lru_cache
 from typing import Any, Optional, Tuple
 
-_VERSION = re.compile(
+from ctxlint.lazyre import lazy_compile
+
+_VERSION = lazy_compile(
     r"""^\s*v?(?P<release>\d+(?:\.\d+)*)
         (?:[-_.]?(?P<pre>a|alpha|b|beta|rc|c|pre|preview)[-_.]?(?P<pre_n>\d*))?
         (?:[-_.]?(?:post|rev|r)[-_.]?(?P<post>\d*)|-(?P<post_implicit>\d+))?

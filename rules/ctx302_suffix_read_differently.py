@@ -34,11 +34,11 @@ Options:
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.engines.values import as_int, int_rule
 from ctxlint.findings import Problem
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Deployment, Val, fmt
 from ctxlint.rules._engine import engine_id, label
 
@@ -51,7 +51,7 @@ INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.
           "model", "roles[].context_length", "roles[].kv_pool_tokens", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
-_SUFFIXED = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT])(i?)\s*$")
+_SUFFIXED = lazy_compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT])(i?)\s*$")
 _POWER = {"k": 1, "m": 2, "g": 3, "t": 4}
 
 

@@ -28,10 +28,10 @@ Options:
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
+from ctxlint.lazyre import lazy_compile
 from ctxlint.rules._stack import route_text
 from ctxlint.routes import url_host
 
@@ -46,7 +46,7 @@ TAGS = ()
 INPUTS = ("routes",)
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
-_INTERNAL = re.compile(r"(^localhost$|^[0-9.]+$|\.(svc|local|internal|cluster|lan|home)$|^[^.]+$)")
+_INTERNAL = lazy_compile(r"(^localhost$|^[0-9.]+$|\.(svc|local|internal|cluster|lan|home)$|^[^.]+$)")
 
 
 def check(view: StackView, options) -> Iterator[Problem]:

@@ -43,3 +43,18 @@ def test_the_pure_python_reader_still_refuses_non_printable_characters():
     assert yaml.load("a: b", Loader=yaml.SafeLoader) == {"a": "b"}
     with pytest.raises(yaml.reader.ReaderError):
         yaml.load("a: \x07", Loader=yaml.SafeLoader)
+
+
+def test_timestamps_are_deferred_and_still_read_as_timestamps():
+    import datetime
+
+    from ctxlint.loader import parse_text
+    import yaml.constructor
+    import yaml.resolver
+
+    assert type(yaml.constructor.SafeConstructor.timestamp_regexp) is LazyPattern
+    kinds = {tag.rsplit(":", 1)[-1]: type(regexp).__name__ for tag, regexp in yaml.resolver.Resolver.yaml_implicit_resolvers["2"]}
+    assert kinds == {"float": "Pattern", "int": "Pattern", "timestamp": "LazyPattern"}
+    root = parse_text("a: 2002-12-14\nb: 2001-12-14t21:59:43.10-05:00\nc: 2002\n", "t.yaml").documents[0].root
+    assert isinstance(root.value["a"].value, datetime.date) and isinstance(root.value["b"].value, datetime.datetime)
+    assert root.value["c"].value == 2002

@@ -10,7 +10,6 @@ and `${VAR-default}` take their default (the host is unknown here), a plain
 """
 from __future__ import annotations
 
-import re
 from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -19,13 +18,14 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_inputs import env_from_list, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "compose"
-_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
-_REF = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
+_REF = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
 def matches(root: Node) -> bool:

@@ -32,6 +32,7 @@ from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, limits_from_annotations, read_container)
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile, parse_text
 from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
@@ -39,7 +40,7 @@ from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 NAME = "kuberay"
 GROUP = "ray.io"
 KINDS = ("RayService", "RayCluster")
-APP_ENV = re.compile(r"MODEL|_LEN|PARALLEL|GPU|SEQ|TOKENS")
+APP_ENV = lazy_compile(r"MODEL|_LEN|PARALLEL|GPU|SEQ|TOKENS")
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

@@ -22,7 +22,6 @@ formats so) gets that runtime from the file, else the format's model name.
 """
 from __future__ import annotations
 
-import re
 from typing import List, Optional
 
 from ..records import replace
@@ -33,12 +32,13 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s,
                                        limits_from_annotations, read_container)
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import UNIFIED, Accelerators, Parallelism, Role, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "nim"
-IMAGE = re.compile(r"(?:^|/)nim/(?:[^/]+/)*?([^/:@]+/[^/:@]+)(?::|@|$)")
+IMAGE = lazy_compile(r"(?:^|/)nim/(?:[^/]+/)*?([^/:@]+/[^/:@]+)(?::|@|$)")
 VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE": "--tensor-parallel-size",
               "NIM_PIPELINE_PARALLEL_SIZE": "--pipeline-parallel-size", "NIM_MAX_NUM_SEQS": "--max-num-seqs",
               "NIM_SERVED_MODEL_NAME": "--served-model-name"}

@@ -19,7 +19,6 @@ value in this file.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -33,6 +32,7 @@ from ctxlint.engines import apply_config, parse_invocation
 from ctxlint.engines.config import config_key
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
 from ctxlint.routes import BackendRef, Route
@@ -187,7 +187,7 @@ def _trtllm_disaggregated(root: Node, file: str, result: AdaptResult) -> List[Wo
 
 # -- vllm serve / sglang serve config files ----------------------------------------------------------
 
-_MACRO_REF = re.compile(r"\$\{([A-Za-z0-9_-]+)\}")
+_MACRO_REF = lazy_compile(r"\$\{([A-Za-z0-9_-]+)\}")
 _MODEL_KEYS = ("model", "model-path", "model_path")  # vLLM's `model`; SGLang's `model-path`
 
 

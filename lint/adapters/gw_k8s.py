@@ -15,12 +15,12 @@
 """
 from __future__ import annotations
 
-import re
 from typing import List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import objects
 from ctxlint.adapters.gw_common import at_file, entries, items, scalar, text
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, Node
@@ -28,7 +28,7 @@ from ctxlint.routes import BackendRef, BodyLimit, Route, Service
 
 NAME = "gateway-objects"
 MODEL_HEADER = "x-ai-eg-model"
-_QUANTITY = re.compile(r"^\s*([0-9]+)\s*(Ki|Mi|Gi|k|K|M|G)?\s*$")
+_QUANTITY = lazy_compile(r"^\s*([0-9]+)\s*(Ki|Mi|Gi|k|K|M|G)?\s*$")
 _FACTORS = {None: 1, "Ki": 1024, "Mi": 1024 ** 2, "Gi": 1024 ** 3, "k": 1000, "K": 1000, "M": 1000 ** 2,
             "G": 1000 ** 3}
 

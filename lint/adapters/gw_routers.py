@@ -16,13 +16,13 @@ then reaches the engine the URL names, and the evidence says where the value was
 """
 from __future__ import annotations
 
-import re
 import shlex
 from typing import List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import labels_of, objects
 from ctxlint.adapters.gw_common import items, scalar
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, Node
@@ -32,7 +32,7 @@ NAME = "routers"
 WORKLOADS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet")
 MARKERS = ("sglang_router", "sglang-router", "disaggregation.mini_lb")
 URL_FLAGS = ("--prefill", "--decode", "--worker-urls")
-_DEFAULT = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}")
+_DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}")
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

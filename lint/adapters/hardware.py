@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 from ctxlint.physics.accelerators import lookup_accelerator
@@ -108,7 +109,7 @@ def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
 # Other clouds' and clusters' device labels (Volcano Engine's machine.cluster.vke.volcengine.com/gpu-name,
 # Alibaba's aliyun.accelerator/nvidia_name, node-feature-discovery style .../gpu-model): only a value that
 # names a device of the catalog counts, so an odd label can never invent one.
-_VENDOR_TYPE_KEY = re.compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|type)|nvidia_name|accelerator(?:-type)?)$")
+_VENDOR_TYPE_KEY = lazy_compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|type)|nvidia_name|accelerator(?:-type)?)$")
 
 
 def _device_label(key: Any) -> str:
@@ -120,7 +121,7 @@ def _device_label(key: Any) -> str:
 
 # Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names no
 # device ctxlint may assume (the standard labels and SkyPilot/GKE names have fixed meanings).
-_TWO_SIZES = re.compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
+_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:

@@ -11,10 +11,10 @@ cover the rest of the object), and only the fields ctxlint reads: `containers`,
 from __future__ import annotations
 
 import datetime
-import re
 from typing import List, Optional
 
 from ctxlint.findings import Diagnostic
+from ctxlint.lazyre import lazy_compile
 from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node
 
 SCHEMA_VIOLATION = "schema-violation"
@@ -44,8 +44,8 @@ def _what(node: Node) -> str:
 
 # go-yaml v2 resolves a plain `1e6` as a float (YAML 1.1, which PyYAML follows, needs a dot),
 # and has no base-60 numbers: `1:20` is text to Kubernetes but 80 to PyYAML.
-_GO_FLOAT = re.compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)$")
-_SEXAGESIMAL = re.compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
+_GO_FLOAT = lazy_compile(r"^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)$")
+_SEXAGESIMAL = lazy_compile(r"^[-+]?[0-9][0-9_]*(:[0-5]?[0-9])+(\.[0-9_]*)?$")
 
 
 def _read_as_string(node: Node, written: Optional[str]) -> bool:

@@ -6,12 +6,12 @@ not hide the capacity findings of the rest).
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_args import rejected_values
 from ctxlint.findings import Diagnostic
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import (DECODE, PREFILL, UNIFIED, Accelerators, Advertised, Deployment, Engine,
                            Gateway, ModelFacts, Parallelism, Role, Val)
@@ -165,7 +165,7 @@ class _Reader:
         return tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
 
 
-_PLAIN_DECIMAL = re.compile(r"^(0|[1-9][0-9_]*)$")
+_PLAIN_DECIMAL = lazy_compile(r"^(0|[1-9][0-9_]*)$")
 
 
 def _refuse_yaml11_integer(raw: str, node: Node) -> None:

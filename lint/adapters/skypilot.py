@@ -10,7 +10,6 @@ at launch and stays unresolved); `service.replicas` (or
 from __future__ import annotations
 
 import os
-import re
 from typing import List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
@@ -18,12 +17,13 @@ from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping, read_container
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "skypilot"
-_OPTION = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")
+_OPTION = lazy_compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")
 Option = Tuple[Optional[Val[str]], Optional[Val[int]], str]
 
 

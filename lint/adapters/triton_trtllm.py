@@ -32,17 +32,18 @@ from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "triton-trtllm"
 LAUNCH = "launch_triton_server.py"
-FILL = re.compile(r"fill_template\.py\s+(?:(?:-i|--in_place)\s+)?(\S+)\s+(\S+)")
+FILL = lazy_compile(r"fill_template\.py\s+(?:(?:-i|--in_place)\s+)?(\S+)\s+(\S+)")
 KEYS = {"max_tokens_in_paged_kv_cache": "kv_cache_config.max_tokens",
         "kv_cache_free_gpu_mem_fraction": "kv_cache_config.free_gpu_memory_fraction",
         "enable_kv_cache_reuse": "kv_cache_config.enable_block_reuse"}
-HF_ID = re.compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
+HF_ID = lazy_compile(r"^[A-Za-z0-9][\w.-]*/[\w.-]+$")
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

@@ -4,9 +4,11 @@ from __future__ import annotations
 import re
 from typing import Callable, Optional
 
-_ARITH = re.compile(r"\$\(\((.*)\)\)", re.S)
-_ARITH_NAME = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
-_ARITH_SAFE = re.compile(r"[0-9+\-*/%() \t]*")
+from ctxlint.lazyre import lazy_compile
+
+_ARITH = lazy_compile(r"\$\(\((.*)\)\)", re.S)
+_ARITH_NAME = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$?([A-Za-z_][A-Za-z0-9_]*)")
+_ARITH_SAFE = lazy_compile(r"[0-9+\-*/%() \t]*")
 
 
 def arithmetic(text: str, lookup: Callable[[str], Optional[str]]) -> Optional[str]:

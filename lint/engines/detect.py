@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 from typing import Optional, Sequence, Union
 
+from ctxlint.lazyre import lazy_compile
+
 from ..records import record
 from .tokens import Token
 
-_PY = re.compile(r"python(\d+(\.\d+)?)?$")
+_PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
 _MODULES = {
     "vllm.entrypoints.openai.api_server": ("vllm", None),
     "vllm.entrypoints.api_server": ("vllm", None),
@@ -123,13 +125,13 @@ def _image_sub(engine: str) -> Optional[str]:
     return "serve" if engine == "vllm" else None
 
 
-_TAG_VERSION = re.compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
+_TAG_VERSION = lazy_compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
 
 
 # `${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}`: compose (and shell) use the default when the
 # variable is unset, which is all a linter can know; without this the `:` inside `${TAG:-...}`
 # is taken for the tag separator.
-_DEFAULTED = re.compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^${}]*)\}")
+_DEFAULTED = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^${}]*)\}")
 
 
 def _split_image(image: str) -> tuple[str, str]:
@@ -184,8 +186,8 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
 # `huggingface-text-generation-inference-cu121.2-1.ubuntu2204.py310` is TGI 2.1 (the part after the
 # CUDA version, dash for dot), SageMaker's `huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-...`
 # is TGI 2.0.0 (the tag's `tgiX.Y.Z`; the leading number is PyTorch's).
-_GCP_DLC = re.compile(r"text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
-_SAGEMAKER_TGI = re.compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
+_GCP_DLC = lazy_compile(r"text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+_SAGEMAKER_TGI = lazy_compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
 
 
 def _hf_dlc_tgi(name: str, tag: str) -> Optional[str]:

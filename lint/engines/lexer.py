@@ -11,16 +11,18 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ctxlint.lazyre import lazy_compile
+
 from ..records import field, record
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
-_K8S_NAME = re.compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
+_K8S_NAME = lazy_compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
 _SPECIAL = "@*#?$!-0123456789"
 # A run of characters the unquoted loop would take one by one as literals (`#` only
 # starts a comment at a word's start), and the same inside double quotes.
-_PLAIN_RUN = re.compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
-_DQ_RUN = re.compile(r"""[^"\\$`]+""")
+_PLAIN_RUN = lazy_compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
+_DQ_RUN = lazy_compile(r"""[^"\\$`]+""")
 OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
 REDIRECTS = (">>", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 

@@ -8,8 +8,9 @@ vars as a fallback below the command line, defaults last. Nothing raises.
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, Mapping, Optional, Sequence, Union
+
+from ctxlint.lazyre import lazy_compile
 
 from . import specs
 from .flagspec import EngineSpec, FlagSpec
@@ -17,7 +18,7 @@ from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_float, read_int, suffix_fix
 from .tokens import Token
 
-_NEG_NUM = re.compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
+_NEG_NUM = lazy_compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
 _TRUE = {"1", "true", "yes", "on", "enabled"}
 _FALSE = {"0", "false", "no", "off", "disabled"}
 

@@ -15,19 +15,20 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
-import re
 from typing import Optional
+
+from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
 from .lexer import Op, Word, lex
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
-_ASSIGN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_K8S_REF = re.compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
+_ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
 # in every string of the file, exec-form list items included; `$$` is a literal `$`.
-_COMPOSE_REF = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+_COMPOSE_REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
 _MAX_DEPTH = 6

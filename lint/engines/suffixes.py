@@ -23,6 +23,8 @@ from __future__ import annotations
 import re
 from typing import Optional
 
+from ctxlint.lazyre import lazy_compile
+
 from ..records import record
 
 
@@ -37,10 +39,10 @@ class IntReading:
         return self.error is None
 
 
-_VLLM = re.compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
+_VLLM = lazy_compile(r"(\d+(?:\.\d+)?)([kKmMgGtT])")
 _VLLM_DEC = {"k": 10**3, "m": 10**6, "g": 10**9, "t": 10**12}
 _VLLM_BIN = {"K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
-_SGL = re.compile(r"(\d+(?:\.\d+)?)(k|M|G|T|Ki|Mi|Gi|Ti)")
+_SGL = lazy_compile(r"(\d+(?:\.\d+)?)(k|M|G|T|Ki|Mi|Gi|Ti)")
 _SGL_SI = {"k": 10**3, "M": 10**6, "G": 10**9, "T": 10**12}
 _SGL_IEC = {"Ki": 2**10, "Mi": 2**20, "Gi": 2**30, "Ti": 2**40}
 

@@ -7,11 +7,12 @@ catalog holds that number per device (per GCD on MI250X, per MIG slice).
 from __future__ import annotations
 
 import json
-import re
 from functools import lru_cache
 import os
 from collections.abc import Mapping  # not typing's: its isinstance() goes through an alias, ~3x slower
 from typing import Any
+
+from ctxlint.lazyre import lazy_compile
 
 from ..records import field, record
 
@@ -57,10 +58,10 @@ _PREFIXES = ("nvidia-", "tesla-", "amd-", "instinct-", "geforce-")
 _NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu"}
 
 
-_SEPARATORS = re.compile(r"[\s_/]+")
-_MEMORY_END = re.compile(r"(\d+)\s*g(?:i)?b?$")
-_MEMORY_PART = re.compile(r"-(\d+)g(?=-|$)")
-_DASHES = re.compile(r"-+")
+_SEPARATORS = lazy_compile(r"[\s_/]+")
+_MEMORY_END = lazy_compile(r"(\d+)\s*g(?:i)?b?$")
+_MEMORY_PART = lazy_compile(r"-(\d+)g(?=-|$)")
+_DASHES = lazy_compile(r"-+")
 
 
 def _norm(name: str) -> str:

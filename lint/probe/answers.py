@@ -8,8 +8,9 @@ says why (an error object, as OpenAI, vLLM, SGLang and TGI send).
 from __future__ import annotations
 
 import json
-import re
 from typing import TYPE_CHECKING, Any, Optional
+
+from ctxlint.lazyre import lazy_compile
 
 from ..records import record
 
@@ -20,7 +21,7 @@ COMPLETION, REFUSAL, INVALID, FAILED = "completion", "refusal", "invalid", "fail
 ERROR_KEYS = ("error", "message", "detail")  # OpenAI/TGI, vLLM/SGLang, FastAPI
 # vLLM's (and OpenAI's) refusal states the server's own count: "... you requested 4097 tokens
 # (4096 in the messages, 1 in the completion)"; the probe reads it like usage.prompt_tokens.
-REQUESTED = re.compile(r"\(([0-9]+) in the messages, [0-9]+ in the completion\)")
+REQUESTED = lazy_compile(r"\(([0-9]+) in the messages, [0-9]+ in the completion\)")
 
 
 @record(frozen=True)

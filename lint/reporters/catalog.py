@@ -15,9 +15,10 @@ from typing import Dict, List, Sequence, TextIO, Tuple
 
 from tabulate import tabulate
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.registry import RuleSpec
 
-SECTION = re.compile(r"^(\S[^\n]*):$")  # a docstring section title at column 0, e.g. "Why:"
+SECTION = lazy_compile(r"^(\S[^\n]*):$")  # a docstring section title at column 0, e.g. "Why:"
 SCOPES = {"input": "input (each file's parse and schema diagnostics)",
           "deployment": "deployment (each deployment after the capacity stage)",
           "stack": "stack (each gateway or catalog route, joined to the engines behind it across the checked files)",

@@ -9,13 +9,13 @@ one below it is a passing testcase with the finding in `<system-out>`.
 Suppressed findings are `<skipped>`."""
 from __future__ import annotations
 
-import re
 import xml.etree.ElementTree as ET
 from itertools import groupby
 from typing import Dict, List, Optional, Set, TextIO
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding, at_least
+from ctxlint.lazyre import lazy_compile
 from ctxlint.reporters.context import ReportContext
 
 # Rule families by the code's first digit. No dots: Jenkins splits classname at
@@ -24,7 +24,7 @@ FAMILIES = {"0": "input", "1": "capacity", "2": "hardware", "3": "engine", "4": 
 CLEAN_CLASSNAME = "ctxlint"
 # Characters XML 1.0 cannot carry even escaped; ElementTree would write them and
 # produce a document no parser accepts (a parse-error message may quote them).
-_NOT_XML = re.compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+_NOT_XML = lazy_compile("[^\u0009\u000a\u000d\u0020-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _xml(text: str) -> str:

@@ -3,7 +3,6 @@ results on the offending scalar, stable fingerprints, suppressions kept."""
 from __future__ import annotations
 
 import json
-import re
 import textwrap
 from functools import lru_cache
 from pathlib import Path
@@ -11,6 +10,7 @@ from typing import Any, Dict, List, Optional, Sequence, TextIO, Tuple
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.lazyre import lazy_compile
 from ctxlint.links import rule_url
 from ctxlint.registry import RuleSpec
 from ctxlint.reporters.common import LEVELS, end_column, fingerprints, one_line, root_relative
@@ -24,7 +24,7 @@ MAX_DESCRIPTION = 1024  # GitHub rejects longer short/full descriptions
 # Only rules tagged "security" carry a security-severity: GitHub turns those into
 # security alerts. CTX102 is a cross-tenant data exposure, hence "high" by default.
 SECURITY_SEVERITY = {"error": "8.0", "warning": "5.0", "info": "2.0"}
-_SECTION = re.compile(r"^([A-Z][A-Za-z ()]*):$")
+_SECTION = lazy_compile(r"^([A-Z][A-Za-z ()]*):$")
 
 
 def _clip(text: str) -> str:

@@ -12,7 +12,9 @@ import os
 import re
 from typing import Any, Optional, Tuple
 
-_SPLIT = re.compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$", re.I)
+from ctxlint.lazyre import lazy_compile
+
+_SPLIT = lazy_compile(r"^(?P<stem>.*)-(?P<i>\d{5})-of-(?P<n>\d{5})\.gguf$", re.I)
 
 
 def _value(reader, key: str) -> Any:

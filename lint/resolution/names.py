@@ -15,14 +15,15 @@ import re
 from functools import lru_cache
 from typing import Optional, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.physics.weights import WeightFormat, gguf_format, named_format
 
 from ..records import record
 
 # `scheme://` prefixes whose remainder is a repository id or a path ending in one.
-_URI = re.compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope)://", re.I)
-_HF_HOSTS = re.compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
-_CACHE_DIR = re.compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
+_URI = lazy_compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope)://", re.I)
+_HF_HOSTS = lazy_compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
+_CACHE_DIR = lazy_compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
 # Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first.
 _QUANT_TAGS = (
     "unsloth-bnb-4bit", "bnb-4bit", "bnb-8bit", "fp8-static-pertensor", "fp8-static-per-tensor", "fp8-dynamic",
@@ -32,7 +33,7 @@ _QUANT_TAGS = (
     "fp4", "4bit", "8bit",
 )
 # GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix.
-_GGUF_TAG = re.compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
+_GGUF_TAG = lazy_compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
 
 
 @record(frozen=True)
