@@ -6,7 +6,7 @@ rules its file reaches. `lazy_compile` returns a stand-in that compiles on first
 keeps the compiled pattern's methods on itself, so later calls cost what a compiled pattern's
 do. Use it only where the pattern is used through its methods and attributes (`.match(...)`,
 `.sub(...)`, `.pattern`): the module-level `re` functions accept compiled patterns and strings
-only, not a stand-in.
+only, not a stand-in (tests/test_lazyre.py scans ctxlint's source for such a call).
 """
 from __future__ import annotations
 

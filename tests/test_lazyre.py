@@ -50,3 +50,35 @@ def test_every_module_level_pattern_compiles():
                 value.search("")  # compiles
                 found += 1
     assert found >= 60
+
+
+def _stand_ins_given_to_re_functions(source: str) -> list:
+    """Calls such as `re.sub(_PATTERN, ...)` whose pattern is a module-level lazy_compile stand-in."""
+    import ast
+
+    tree = ast.parse(source)
+    lazy = {target.id for node in tree.body if isinstance(node, (ast.Assign, ast.AnnAssign))
+            for target in (node.targets if isinstance(node, ast.Assign) else [node.target])
+            if isinstance(target, ast.Name) and isinstance(node.value, ast.Call)
+            and getattr(node.value.func, "id", None) == "lazy_compile"}
+    return [f"line {call.lineno}: re.{call.func.attr}({call.args[0].id}, ...)" for call in ast.walk(tree)
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and getattr(call.func.value, "id", None) == "re" and call.args
+            and isinstance(call.args[0], ast.Name) and call.args[0].id in lazy]
+
+
+def test_no_stand_in_is_given_to_a_module_level_re_function():
+    # re.sub, re.match... accept compiled patterns and strings only: a stand-in there raises TypeError
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    found = {str(path.relative_to(root)): bad for path in sorted(root.glob("lint/**/*.py")) + sorted(
+        root.glob("rules/**/*.py")) if (bad := _stand_ins_given_to_re_functions(path.read_text(encoding="utf-8")))}
+    assert found == {}
+
+
+def test_the_scan_finds_a_stand_in_given_to_re():
+    source = "import re\nfrom ctxlint.lazyre import lazy_compile\n_P = lazy_compile('a')\nre.sub(_P, 'b', 'c')\n"
+    assert _stand_ins_given_to_re_functions(source) == ["line 4: re.sub(_P, ...)"]
+    with pytest.raises(TypeError):
+        re.sub(lazy_compile("a"), "b", "c")
