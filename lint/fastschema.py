@@ -75,6 +75,23 @@ def compile_schema(schema: Any, skip_titles: Sequence[str] = ()) -> Check:
     return _Compiler(schema).compile(schema, tuple(skip_titles), root=True)
 
 
+def resolve_ref(root: Any, ref: str) -> Any:
+    """The subschema a local `$ref` (`#`, `#/$defs/name`, JSON-pointer escapes) names in `root`;
+    Unsupported for any other reference."""
+    if not ref.startswith("#") or "%" in ref or (ref != "#" and not ref.startswith("#/")):
+        raise Unsupported(f"$ref {ref}")
+    target = root
+    for part in ref[2:].split("/") if ref != "#" else []:
+        part = part.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, dict) and part in target:
+            target = target[part]
+        elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+            target = target[int(part)]
+        else:
+            raise Unsupported(f"$ref {ref}")
+    return target
+
+
 class _Compiler:
     def __init__(self, root: Any) -> None:
         self.root = root
@@ -115,23 +132,9 @@ class _Compiler:
         if key not in self.refs:
             cell: List[Check] = []
             self.refs[key] = cell  # before compiling: a recursive schema refers to itself
-            cell.append(self.compile(self._resolve(ref), skip))
+            cell.append(self.compile(resolve_ref(self.root, ref), skip))
         cell = self.refs[key]
         return lambda v: cell[0](v)
-
-    def _resolve(self, ref: str) -> Any:
-        if not ref.startswith("#") or "%" in ref or (ref != "#" and not ref.startswith("#/")):
-            raise Unsupported(f"$ref {ref}")
-        target = self.root
-        for part in ref[2:].split("/") if ref != "#" else []:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, dict) and part in target:
-                target = target[part]
-            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
-                target = target[int(part)]
-            else:
-                raise Unsupported(f"$ref {ref}")
-        return target
 
     def k_properties(self, props: dict, schema: dict, skip: tuple) -> Check:
         compiled = tuple((name, self.compile(sub, skip)) for name, sub in props.items())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from typing import Any, Iterator, List, Tuple
 
-from ctxlint.fastschema import ANNOTATIONS, ROOT_ONLY, TYPES, Unsupported
+from ctxlint.fastschema import ANNOTATIONS, ROOT_ONLY, TYPES, Unsupported, resolve_ref
 
 _WEAK = frozenset(("anyOf", "oneOf"))  # jsonschema.exceptions.WEAK_MATCHES (STRONG_MATCHES is empty)
 _KEYWORDS = {"$ref": "k_ref", **{name: "k_" + name for name in (
@@ -81,14 +81,7 @@ class _Walk:
     # --- applicators: errors of subschemas, at deeper paths ---
 
     def k_ref(self, ref: str, instance: Any, schema: dict, path: Tuple) -> Iterator:
-        target: Any = self.root
-        if not ref.startswith("#/") or "%" in ref or "~" in ref:
-            raise Unsupported(f"$ref {ref}")
-        for part in ref[2:].split("/"):
-            if not isinstance(target, dict) or part not in target:
-                raise Unsupported(f"$ref {ref}")
-            target = target[part]
-        yield from self.errors(target, instance, path)
+        yield from self.errors(resolve_ref(self.root, ref), instance, path)
 
     def k_properties(self, props: dict, instance: Any, schema: dict, path: Tuple) -> Iterator:
         if isinstance(instance, dict):
