@@ -100,8 +100,6 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
     the device as before. `estimate(release)`: the device's lean estimate under that release (the role's
     own when it is not spanned). An estimate this cannot read sends the caller back to its own path."""
     try:
-        # a name vLLM's batch rule reads (A100 from 0.9.0, H100 before 0.8.5...): not a searched size there
-        alike = {release: _alike(total, name, release) for release in sizes.releases}
         own: Dict[Optional[str], Figures] = {}
 
         def figure(release: Optional[str], end: int) -> Optional[bool]:
@@ -112,7 +110,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
 
         def holds(release: Optional[str], end: int) -> Optional[bool]:
             """None: the release does not count."""
-            if not alike[release]:
+            if not _alike(total, name, release):  # a name vLLM's batch rule reads (A100 from 0.9.0...)
                 return figure(release, end)
             counted = sizes.counted(release)
             if counted is False:
