@@ -126,3 +126,13 @@ def test_remembered_tags_are_the_resolvers(quoted):
         assert mine == theirs
     if not quoted:
         assert len(set(theirs)) >= 5  # null, bool, int, float, timestamp, str, merge: the test reaches them
+
+
+@pytest.mark.parametrize("other", ["\x85", "\u2028", "\u2029"])
+def test_lines_are_counted_by_newlines_only(other):
+    # libyaml counts NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR as line breaks; editors count "\n".
+    text = f'a: "x{other}y"\nb: [1, é]\n'
+    root = loader.parse_text(text, "f.yaml").documents[0].root
+    assert (root.keys["b"].line, root.keys["b"].col) == (2, 1)
+    assert [(n.line, n.col, n.end_line, n.end_col) for n in root.get("b").value] == [(2, 5, 2, 6), (2, 8, 2, 9)]
+    assert (root.get("a").end_line, root.get("a").end_col) == (1, 9)
