@@ -245,7 +245,7 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             unit.deployments = [_with_capacity(dep, settings, unit.diagnostics) for dep in unit.deployments]
             # With suppressions around, every rule runs, so a suppression of a rule left out of
             # this run is not mistaken for an unused one; only the wanted rules are reported.
-            rules = [s for s in (all_rules() if sups else unit.wanted) if s.name not in SUPPRESSION_RULES]
+            rules = _split(all_rules() if sups else unit.wanted).checks
             found.extend((f, unit) for f in _run(rules, unit.diagnostics, unit.deployments, settings, options_of))
     views = _stack(units)
     if views:
@@ -253,12 +253,12 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         rules = [s for s in all_rules() if s.scope == "stack"]
         for view in views:
             unit = by_file[view.route.file]
-            wanted_here = rules if sups else [s for s in rules if s in unit.wanted]
+            wanted_here = rules if sups else [s for s in rules if s.id in _split(unit.wanted).ids]
             found.extend((f, unit) for spec in wanted_here
                          for f in _stamp(spec, spec.module.check(view, _options(spec, settings))))
         if settings.keep_deployments:
             report.stacks.extend(views)
-    wanted = {unit.loaded.path: {s.id for s in unit.wanted} for unit in units}
+    wanted = {unit.loaded.path: _split(unit.wanted).ids for unit in units}
     producer = {id(f): unit for f, unit in found}
     context = {unit.loaded.path for unit in units if unit.context}
 
@@ -271,7 +271,7 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
         for unit in units:
             mine = [d for d in problems if d.source.file == unit.loaded.path]
-            kept += _run([s for s in unit.wanted if s.name in SUPPRESSION_RULES], mine, [], settings)
+            kept += _run(_split(unit.wanted).suppression, mine, [], settings)
     report.findings.extend(_severity(f, settings) for f in _unique(kept, settings.keep_deployments) if reported(f))
     report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
@@ -281,6 +281,29 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
+
+
+@record(frozen=True)
+class _RuleSplit:
+    checks: Tuple[RuleSpec, ...]       # the rules run on a file's deployments and diagnostics
+    suppression: Tuple[RuleSpec, ...]  # the rules fed by suppress.apply
+    ids: FrozenSet[str]                # every rule's ID: what a file reports
+
+
+_SPLITS: Dict[int, Tuple[Tuple[RuleSpec, ...], _RuleSplit]] = {}
+
+
+def _split(rules: Tuple[RuleSpec, ...]) -> _RuleSplit:
+    """A file's rules, split as _lint_group runs them. Every file of a run without per-file ignores
+    has the same tuple (registry.selected remembers it): split once, not three times per file."""
+    known = _SPLITS.get(id(rules))
+    if known is None or known[0] is not rules:  # the tuple is held: its id is not reused meanwhile
+        if len(_SPLITS) >= 256:
+            _SPLITS.clear()
+        known = _SPLITS[id(rules)] = (rules, _RuleSplit(
+            tuple(s for s in rules if s.name not in SUPPRESSION_RULES),
+            tuple(s for s in rules if s.name in SUPPRESSION_RULES), frozenset(s.id for s in rules)))
+    return known[1]
 
 
 def _stack(units: Sequence[_Unit]) -> list:
