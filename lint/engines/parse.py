@@ -16,7 +16,7 @@ from . import specs
 from .flagspec import EngineSpec, FlagSpec
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_float, read_int, suffix_fix
-from .tokens import Token
+from .tokens import Token, typed
 
 _NEG_NUM = lazy_compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
 _TRUE = {"1", "true", "yes", "on", "enabled"}
@@ -26,8 +26,7 @@ _FALSE = {"0", "false", "no", "off", "disabled"}
 def _tok(t: Union[Token, str]) -> Token:
     if isinstance(t, Token):
         return t
-    s = "" if t is None else str(t)
-    return Token(s, 0, len(s), tuple(range(len(s))), tuple(range(1, len(s) + 1)))
+    return typed("" if t is None else str(t))
 
 
 def _flaglike(text: str) -> bool:

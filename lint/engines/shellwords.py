@@ -21,7 +21,7 @@ from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
 from .lexer import Op, Word, lex
-from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
+from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef, typed
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -247,14 +247,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
 
 
-def _list_item(text: str, index: int, ctx: _Ctx, compose: bool = False) -> Token:
-    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expansion."""
-    if "$" not in text:  # no reference (both kinds start with `$`): character k is at k, as typed
-        return Token(text, 0, len(text), tuple(range(len(text))), tuple(range(1, len(text) + 1)), (), index)
-    return _expanded_item(text, index, ctx, compose)
-
-
 def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
+    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expanded."""
     out: list[tuple[str, int, int]] = []
     refs: list[VarRef] = []
     pos = 0
@@ -290,8 +284,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
     ctx = _Ctx(resolver, None)
     texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
-    plain = [Token(t, 0, len(t), tuple(range(len(t))), tuple(range(1, len(t) + 1)), (), i)
-             for i, t in enumerate(texts)]
+    plain = [typed(t, i) for i, t in enumerate(texts)]
     head = _strip_prefixes(list(plain), [], [])
     idx = _shell_script_index(head)
     try:
@@ -308,7 +301,8 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             tokens = []
             for i, t in enumerate(texts):
                 ctx.item = i
-                tokens.append(_list_item(t, i, ctx, compose))
+                # no `$`, no reference (both kinds start with it): the item as typed
+                tokens.append(plain[i] if "$" not in t else _expanded_item(t, i, ctx, compose))
             env: list[EnvAssign] = []
             wrappers: list[str] = []
             # Exec form runs no shell: only an explicit `env A=B` sets variables.

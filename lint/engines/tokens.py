@@ -66,6 +66,21 @@ class Token:
         return tuple(r for r in self.refs if not r.resolved)
 
 
+_TYPED: dict = {}  # length -> the offsets of text typed as is: (0, 1, ..., n - 1), (1, 2, ..., n)
+
+
+def typed(text: str, item: Optional[int] = None) -> Token:
+    """`text` as one token, character k at k (a list item or an argument without expansion). Tokens of
+    the same length share their offset tuples (immutable): a manifest's arguments are mostly short."""
+    n = len(text)
+    offsets = _TYPED.get(n)
+    if offsets is None:
+        offsets = (tuple(range(n)), tuple(range(1, n + 1)))
+        if n <= 1024:
+            _TYPED[n] = offsets
+    return Token(text, 0, n, offsets[0], offsets[1], (), item)
+
+
 @record(frozen=True)
 class EnvAssign:
     """`NAME=value` given before a command or as `export NAME=value`."""

@@ -173,8 +173,9 @@ def test_arithmetic_with_unknown_or_odd_terms_stays_unresolved():
 @given(st.text(alphabet=st.characters(blacklist_characters="$", blacklist_categories=("Cs",)), max_size=40),
        st.integers(0, 5), st.booleans())
 def test_an_item_without_references_is_the_token_the_expansion_gives(text, index, compose):
-    from ctxlint.engines.shellwords import _Ctx, _expanded_item, _list_item
+    from ctxlint.engines.shellwords import _Ctx, _expanded_item
+    from ctxlint.engines.tokens import typed
 
-    fast, slow = _Ctx(None, index), _Ctx(None, index)
-    assert _list_item(text, index, fast, compose) == _expanded_item(text, index, slow, compose)
-    assert fast.refs == slow.refs == []
+    slow = _Ctx(None, index)
+    assert typed(text, index) == typed(text, index) == _expanded_item(text, index, slow, compose)
+    assert slow.refs == []
