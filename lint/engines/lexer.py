@@ -62,7 +62,7 @@ class Op:
 class Lexer:
     def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False) -> None:
         self.s = text
-        self.base = base if base is not None else [(i, i + 1) for i in range(len(text))]
+        self.base = base  # None: the text itself, character k at (k, k + 1); no list of spans is built
         self.k8s = k8s
         self.i = 0
         self.out: list[object] = []
@@ -71,11 +71,13 @@ class Lexer:
 
     # Source span of local characters [a, b).
     def src(self, a: int, b: int) -> Span:
-        if not self.base:
+        base = self.base
+        n = len(self.s) if base is None else len(base)
+        if not n:
             return (0, 0)
-        a = min(a, len(self.base) - 1)
-        b = max(min(b, len(self.base)), a + 1)
-        return (self.base[a][0], self.base[b - 1][1])
+        a = min(a, n - 1)
+        b = max(min(b, n), a + 1)
+        return (a, b) if base is None else (base[a][0], base[b - 1][1])
 
     def _lit(self, ch: str, a: int, b: int, quoted: bool) -> None:
         w = self._cur()
@@ -89,13 +91,16 @@ class Lexer:
         if a >= b:
             return
         base = self.base
-        if b > len(base):  # positions past the mapped text are clamped by src()
+        if b > (len(self.s) if base is None else len(base)):  # positions past the mapped text: src() clamps
             for k in range(a, b):
                 self._lit(self.s[k], k, k + 1, quoted)
             return
         w = self._cur()
         if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
             w.parts.append(Part("lit", quoted=quoted))
+        if base is None:
+            w.parts[-1].chars.extend(zip(self.s[a:b], range(a, b), range(a + 1, b + 1)))
+            return
         spans = base[a:b]
         w.parts[-1].chars.extend(zip(self.s[a:b], [sp[0] for sp in spans], [sp[1] for sp in spans]))
 

@@ -179,3 +179,13 @@ def test_an_item_without_references_is_the_token_the_expansion_gives(text, index
     slow = _Ctx(None, index)
     assert typed(text, index) == typed(text, index) == _expanded_item(text, index, slow, compose)
     assert slow.refs == []
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab =-$(){}'\"\\\n\t#;&|<>`12")) | st.characters(), max_size=60),
+       st.booleans())
+def test_a_text_lexed_without_spans_is_lexed_at_its_own_positions(text, k8s):
+    # lex(text) maps character k to (k, k + 1) without building that list: exactly what the list gives
+    from ctxlint.engines.lexer import lex
+
+    assert lex(text, None, k8s) == lex(text, [(k, k + 1) for k in range(len(text))], k8s)
