@@ -1,8 +1,9 @@
-"""The loader's two shortcuts give exactly the tree of the general path.
+"""The loader's shortcuts give exactly the tree of the general path.
 
 - Documents whose text cannot hold an alias are built without remembering nodes
   (`node_builder.Builder._plain`); every other document goes through `Builder.build`.
 - Plain scalars' tags are remembered by their text (`loader._Resolving`).
+- Without path resolvers, the composer's calls around each node do nothing (`loader._Unpathed`).
 """
 from __future__ import annotations
 
@@ -75,6 +76,7 @@ def test_every_file_builds_the_same_tree_by_either_path(path):
         pytest.skip("not parsable as YAML here (the bad-input tests cover it), or huge")
     json_numbers = path.suffix == ".json"
     general = _trees(text, json_numbers, aliases=True, resolver=loader._Loader)
+    assert _trees(text, json_numbers, aliases=True, resolver=loader._Unpathed) == general
     if "*" in text and "&" in text:
         # the loader takes the general path for these; check the remembered tags on it
         assert _trees(text, json_numbers, aliases=True) == general
@@ -136,3 +138,15 @@ def test_lines_are_counted_by_newlines_only(other):
     assert (root.keys["b"].line, root.keys["b"].col) == (2, 1)
     assert [(n.line, n.col, n.end_line, n.end_col) for n in root.get("b").value] == [(2, 5, 2, 6), (2, 8, 2, 9)]
     assert (root.get("a").end_line, root.get("a").end_col) == (1, 9)
+
+
+def test_path_resolvers_take_the_loader_that_honours_them():
+    text = 'spec:\n  replicas: "3"\n'  # a path resolver tags what no implicit resolver does: quoted
+    assert loader._loader() is loader._Unpathed
+    loader._Resolving.add_path_resolver("!replicas", ["spec", "replicas"], yaml.ScalarNode)
+    try:
+        assert loader._loader() is loader._Resolving
+        assert yaml.compose(text, Loader=loader._loader()).value[0][1].value[0][1].tag == "!replicas"
+    finally:
+        del loader._Resolving.yaml_path_resolvers
+    assert loader._loader() is loader._Unpathed and not loader._Resolving.yaml_path_resolvers
