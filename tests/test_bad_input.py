@@ -234,3 +234,16 @@ def test_file_that_grew_after_the_stat_is_read_whole(tmp_path, monkeypatch):
     over = loader.read_path(str(path), max_bytes=100)
     assert over.text == "" and [d.message for d in over.diagnostics] == [
         "input is over the 100-byte limit (raise it with --max-file-size)"]
+
+
+def test_a_file_read_in_short_pieces_is_read_whole(tmp_path, monkeypatch):
+    # os.read may return less than asked (FUSE, NFS, signals): read_path reads on until the end
+    from ctxlint import loader
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text(GOOD)
+    real_read = os.read
+    monkeypatch.setattr(loader.os, "read", lambda fd, n: real_read(fd, min(n, 7)))
+    assert loader.read_path(str(path)).text == GOOD
+    assert loader.read_path(str(path), max_bytes=len(GOOD.encode()) - 1).diagnostics[0].message == \
+        f"file is {len(GOOD.encode()):,} bytes, over the {len(GOOD.encode()) - 1:,}-byte limit (raise it with --max-file-size)"
