@@ -11,10 +11,13 @@ import os
 from pathlib import Path
 
 import pytest
+from hypothesis import event, given, settings
+from hypothesis import strategies as st
 
 from conftest import REPO, SHARED
 from helpers import run
 
+from ctxlint.nodes import Node
 from ctxlint.routes import service_of_host, upstream_name, url_host
 
 GATEWAYS = SHARED / "corpus" / "gateways"
@@ -211,3 +214,44 @@ def test_wrong_types_in_gateway_limits_are_located_findings_not_silence(tmp_path
         "litellm.yaml:4:34: CTX005 [error] model_list[0].model_info.context_window: 'abc' is not a whole, positive "
         "token count; the gateway's limit is ignored by the checks (invalid-token-count)",
     ]  # llama-swap's context: 0 means "not configured": no finding
+
+
+@st.composite
+def _command_texts(draw):
+    """A marker written in pieces, each raw, '-quoted, "-quoted or backslash-escaped, amid other text."""
+    from ctxlint.adapters.gw_routers import MARKERS
+
+    marker = draw(st.sampled_from(MARKERS + ("sglang",)))
+    cuts = sorted(draw(st.sets(st.integers(1, len(marker) - 1), max_size=4)))
+    pieces = [marker[a:b] for a, b in zip([0, *cuts], [*cuts, len(marker)])]
+    styles = {"raw": "{}".format, "single": "'{}'".format, "double": '"{}"'.format,
+              "escaped": lambda p: "".join("\\" + c for c in p)}
+    written = "".join(styles[draw(st.sampled_from(sorted(styles)))](p) for p in pieces)
+    around = st.text(alphabet=st.sampled_from(list("'\"\\ =-_.xs")), max_size=4)
+    return draw(around) + written + draw(around)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(_command_texts(), min_size=1, max_size=3))
+def test_a_router_marker_in_a_word_is_never_missed_by_the_cheap_test(texts):
+    # gw_routers looks for its markers in the texts, quotes and backslashes dropped, before splitting
+    # them with shlex: whatever shlex makes of a text, a marker in a word must pass that test.
+    import shlex
+
+    from ctxlint.adapters.gw_routers import MARKERS, _marked
+    from ctxlint.nodes import MAP, SCALAR, SEQ
+
+    def node(kind, value):
+        n = object.__new__(Node)
+        n.kind, n.value = kind, value
+        return n
+    container = node(MAP, {"args": node(SEQ, [node(SCALAR, t) for t in texts])})
+    found = False
+    for text in texts:
+        try:
+            words = shlex.split(text) if " " in text.strip() else [text]
+        except ValueError:
+            words = text.split()
+        found = found or any(m in w for w in words for m in MARKERS)
+    assert not found or _marked(container)
+    event("a marker in a word" if found else "no marker in any word")

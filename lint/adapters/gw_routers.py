@@ -95,7 +95,21 @@ def _words(container: Node, file: str) -> List[Tuple[str, Source]]:
     return out
 
 
+_QUOTING = str.maketrans("", "", "'\"\\")
+
+
+def _marked(container: Node) -> bool:
+    """Can a word of the container's command line hold a marker? A word is its item's text split by
+    shlex, which only drops quotes and backslashes between the characters it keeps: a marker (none
+    holds a quote or a backslash) in a word is in the text once those are dropped. Most containers
+    have none, and shlex is slow."""
+    return any(m in text.translate(_QUOTING) for key in ("command", "args") for item in items(container.get(key))
+               if isinstance(text := scalar(item), str) for m in MARKERS)
+
+
 def _backends(container: Node, file: str) -> Tuple[BackendRef, ...]:
+    if not _marked(container):
+        return ()
     words = _words(container, file)
     if not any(m in w for w, _ in words for m in MARKERS):
         return ()
