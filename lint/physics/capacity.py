@@ -119,17 +119,21 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _MEMO(inp)
 
 
-def compute_keyed(key: Any, inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
+def compute_keyed(key: Any, inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
     """compute(inp) for a caller that holds an exact key of `inp` (memo.exact_key of its parts, in a
     tuple no exact_key gives): a role estimated on many devices keys its device-free part once.
     `shared`: a dict the caller passes with every input whose fields differ only in accelerator and
     engine_version, so the model side (model_side.py) is keyed once for all of them, and vLLM's
-    device-free budget terms (mem_vllm.terms) are worked out once per release.
-    `lean`: the figures without their description (see _compute_one), remembered under a key of
-    their own, so that no caller asking for a whole estimate is ever given a lean one."""
-    if lean:
-        return _MEMO.keyed(("lean", key), inp, lambda one: _compute(one, shared, True))
+    device-free budget terms (mem_vllm.terms) are worked out once per release."""
     return _MEMO.keyed(key, inp, None if shared is None else lambda one: _compute(one, shared))
+
+
+def compute_lean(inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
+    """compute(inp)'s figures without their description (see _compute_one), for the CTX208 search;
+    `shared` as for compute_keyed. Not remembered: a search keeps the estimates it makes and needs.py
+    its answer, so no lean estimate is asked for twice (test_cheaper_estimates); the memo only
+    paid for its keys and pushed whole estimates out."""
+    return _compute(inp, shared, True)
 
 
 def spanned_releases(inp: CapacityInput) -> tuple:

@@ -26,8 +26,9 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     ~20 devices in a row (the search's sizes, the common devices): its device-free input is built and
     keyed once (the memo's key of a whole input costs more than a remembered estimate), then each
     device adds its own key: `device`, when the caller has one that determines `accelerator` exactly,
-    else the accelerator's exact key. `lean`: the figures only (capacity.compute_keyed), for the search."""
-    from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed
+    else the accelerator's exact key. `lean`: the figures only (capacity.compute_lean), for the search,
+    never remembered (nor keyed)."""
+    from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed, compute_lean
     from ctxlint.physics.memo import Unkeyable, exact_key
 
     global _LAST
@@ -44,6 +45,8 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
         last = _LAST = (dep, role, arch, weights, context, fields, key, {})
     inp = CapacityInput(accelerator=accelerator, **last[5]) if release is None else \
         CapacityInput(accelerator=accelerator, **dict(last[5], engine_version=release))
+    if lean:
+        return compute_lean(inp, last[7])
     if last[6] is None:
         return compute(inp)
     try:
@@ -51,7 +54,7 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     except Unkeyable:
         return compute(inp)
     return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp,
-                         last[7], lean)
+                         last[7])
 
 
 _LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's)
@@ -104,11 +107,8 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     def result_at(gib: float):
         result = seen.get(gib)
         if result is None:
-            acc = _candidate(gib)
-            # the candidate is a function of its size: keyed by it (the hex form: exact); the searches
-            # read only figures (_longest, release_figure): a lean estimate
-            result = seen[gib] = _estimate(dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()),
-                                           lean=True)
+            # the searches read only figures (_longest, release_figure): a lean estimate, kept in `seen`
+            result = seen[gib] = _estimate(dep, role, arch, weights, _candidate(gib), context, lean=True)
         return result
 
     def fits(gib: float) -> bool:
@@ -131,9 +131,8 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                     gib = gib_at(k)
                     result = seen.get((releases[i], gib))
                     if result is None:
-                        acc = _candidate(gib)
                         result = seen[releases[i], gib] = _estimate(
-                            dep, role, arch, weights, acc, context, ("candidate GiB", gib.hex()), releases[i], True)
+                            dep, role, arch, weights, _candidate(gib), context, release=releases[i], lean=True)
                     return release_figure(result, which)
                 return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
                                           lambda i, k: (releases[i], gib_at(k)) in seen))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import SHARED
+from conftest import REPO, SHARED
 from helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -86,14 +86,36 @@ def test_a_lean_estimate_has_exactly_the_figures_of_the_whole_one(inp):
         assert whole.steps and not lean.steps and not lean.terms
 
 
-def test_a_lean_estimate_is_remembered_apart_from_the_whole_one():
+def test_a_lean_estimate_is_never_remembered_nor_given_for_a_whole_one():
     inp = CapacityInput(arch=lookup_model(MODELS[0]), engine="vllm", accelerator="L4", engine_version="0.9.0",
                         context_length=8192)
-    key = ("test", "lean or whole")
-    lean = capacity.compute_keyed(key, inp, {}, lean=True)
-    whole = capacity.compute_keyed(key, inp, {})
-    assert whole == capacity.compute(inp) and whole.steps and not lean.steps
-    assert capacity.compute_keyed(key, inp, {}, lean=True) is lean
+    capacity._MEMO.clear()
+    lean = capacity.compute_lean(inp, {})
+    assert not capacity._MEMO.results and not lean.steps
+    whole = capacity.compute_keyed(("test", "lean or whole"), inp, {})
+    assert whole == capacity.compute(inp) and whole.steps and _figures(whole) == _figures(lean)
+    capacity._MEMO.clear()
+
+
+def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch):
+    # Why lean estimates are not remembered: each search keeps its own, and needs._NEEDS its answer.
+    from ctxlint.engine import lint_paths
+    from ctxlint.physics.memo import exact_key
+
+    one, asked = capacity._compute_one, []
+
+    def counted(inp, shared=None, lean=False):
+        if lean:
+            asked.append(exact_key(inp))
+        return one(inp, shared, lean)
+    monkeypatch.setattr(capacity, "_compute_one", counted)
+    needs._NEEDS.clear()
+    paths = [str(p) for p in sorted((REPO / "samples").rglob("*.yaml"))]
+    if (SHARED / "corpus" / "real").is_dir():
+        paths.append(str(SHARED / "corpus" / "real"))
+    lint_paths(paths + paths)  # the second time, every search's answer is remembered
+    needs._NEEDS.clear()
+    assert len(asked) > 50 and len(set(asked)) == len(asked)
 
 
 @pytest.mark.skipif(not (SHARED / "corpus" / "real").is_dir(), reason="../shared/corpus/real is not beside the repo")
