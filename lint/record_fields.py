@@ -49,9 +49,22 @@ def fields(record_or_class: Any) -> Tuple[Field, ...]:
 
 def replace(obj: Any, **changes: Any) -> Any:
     """A copy of the record `obj` with `changes` (as `dataclasses.replace`)."""
-    spec: Dict[str, Field] = getattr(type(obj), "__record_fields__", None)
+    cls = type(obj)
+    spec: Dict[str, Field] = getattr(cls, "__record_fields__", None)
     if spec is None:
         raise TypeError("replace() should be called on record instances")
+    plain = _PLAIN.get(cls)
+    if plain is None:
+        plain = _PLAIN[cls] = _plain(cls, spec)
+    if plain and changes.keys() <= plain[1]:
+        # What the generated __init__ would store, in its order: the fields' values, then the changes.
+        values, new = obj.__dict__, object.__new__(cls)
+        try:
+            new.__dict__.update({name: values[name] for name in plain[0]}, **changes)
+        except KeyError:  # a field deleted from the instance: __init__ below says what is wrong
+            pass
+        else:
+            return new
     for f in spec.values():
         if not f.init:
             if f.name in changes:
@@ -59,6 +72,26 @@ def replace(obj: Any, **changes: Any) -> Any:
         elif f.name not in changes:
             changes[f.name] = getattr(obj, f.name)
     return type(obj)(**changes)
+
+
+_PLAIN: Dict[type, tuple] = {}  # record class -> (field names, their set), or () when replace must call __init__
+
+
+def _plain(cls: type, spec: Dict[str, Field]) -> tuple:
+    """Whether a copy of an instance of `cls` with some fields changed is exactly its field values in a
+    fresh __dict__: the class's __init__ is the one records generate (it stores each argument in
+    field order, through the instance dict when frozen, through object.__setattr__ when not), every
+    field is an __init__ argument (replace() gives an init=False field its default again), and no
+    __post_init__, __new__ or __setattr__ of the class's own runs. Copying by hand skips building
+    every field's keyword and binding them again: most of replace(), ~6 calls a file."""
+    from ctxlint.records import _frozen_setattr
+
+    ok = (cls.__dict__.get("__record_init__") is True and not hasattr(cls, "__post_init__")
+          and cls.__new__ is object.__new__ and cls.__setattr__ in (object.__setattr__, _frozen_setattr)
+          and cls.__dictoffset__ != 0 and all(f.init for f in spec.values())
+          and not any(hasattr(type(cls.__dict__.get(name)), "__set__") for name in spec))
+    names = tuple(spec)
+    return (names, frozenset(names)) if ok else ()
 
 
 class DataclassFields:

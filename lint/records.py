@@ -55,6 +55,7 @@ def _process(cls, frozen: bool, order: bool):
     _check_order(cls, specs)
     if "__init__" not in own:
         cls.__init__ = _lazy_init(cls, specs, frozen)
+        cls.__record_init__ = True  # record_fields.replace copies such records without calling it
     if "__repr__" not in own:
         cls.__repr__ = _repr([f.name for f in specs if f.repr])
     key = values_getter([f.name for f in specs if f.compare])

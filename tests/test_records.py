@@ -6,7 +6,9 @@ from typing import List, Optional, Tuple
 
 import pytest
 
-from ctxlint import records
+from conftest import REPO
+
+from ctxlint import record_fields, records
 from ctxlint.records import field, fields, is_frozen, record, replace
 
 
@@ -190,3 +192,73 @@ def test_a_plain_run_never_imports_dataclasses():
     sample = str(__import__("pathlib").Path(__file__).resolve().parents[1] / "samples" / "incident")
     out = subprocess.run([sys.executable, "-c", code, sample], capture_output=True, text=True)
     assert out.stdout.strip() == "False", out.stderr
+
+
+def _by_init(obj, **changes):
+    """replace() as dataclasses defines it: every init field given to the class's own __init__."""
+    return type(obj)(**{**{f.name: getattr(obj, f.name) for f in fields(obj) if f.init}, **changes})
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_replace_copies_a_plain_record_exactly_as_its_init_would_build_it(frozen):
+    ours, _ = _pair(frozen)
+    a = ours(1, tags=("t",), notes=["n"])
+    a.__dict__["extra"] = "not a field"  # e.g. a value cached on the instance: never copied
+    for changes in ({}, {"x": 2}, {"notes": [], "hidden": 3}, {"label": "l", "y": 1.5, "x": 0}):
+        made, expected = replace(a, **changes), _by_init(a, **changes)
+        assert type(made) is ours and list(made.__dict__.items()) == list(expected.__dict__.items())
+    assert replace(a).notes is a.notes  # values are shared, as dataclasses.replace shares them
+    assert record_fields._PLAIN[ours]  # the copy, not __init__, made them
+
+
+def test_replace_calls_init_for_records_that_need_it():
+    @record(frozen=True)
+    class Checked:
+        x: int
+
+        def __post_init__(self):
+            object.__setattr__(self, "double", 2 * self.x)
+
+    @record
+    class Guarded:
+        x: int
+
+        def __setattr__(self, name, value):
+            object.__setattr__(self, name, value + 1 if name == "x" else value)
+
+    @record
+    class Own:
+        x: int
+
+        def __init__(self, x):
+            self.x = x * 10
+
+    assert replace(Checked(1), x=4).double == 8 and replace(Guarded(1), x=4).x == 5 and replace(Own(1), x=4).x == 40
+    assert replace(Sized((1, 2)), items=(3,)).total == 3  # an init=False field is built again
+    for cls in (Checked, Guarded, Own, Sized):
+        assert record_fields._PLAIN[cls] == ()
+
+
+def test_replace_of_every_record_a_run_builds_is_what_init_builds():
+    import gc
+
+    from ctxlint.engine import Settings, lint_paths
+
+    report = lint_paths([str(p) for p in sorted((REPO / "samples").rglob("*.yaml"))],
+                        Settings(keep_deployments=True))
+    seen = {}
+    for obj in gc.get_objects():
+        if getattr(type(obj), "__record_fields__", None) is not None and type(obj) not in seen:
+            seen[type(obj)] = obj
+    assert len(seen) > 30 and report.findings
+    for cls, obj in seen.items():
+        init = [f.name for f in fields(obj) if f.init]
+        for changes in ({}, {init[0]: getattr(obj, init[-1])} if init else {}):
+            try:
+                expected = _by_init(obj, **changes)
+            except Exception as exc:  # what init refuses, replace refuses alike
+                with pytest.raises(type(exc)):
+                    replace(obj, **changes)
+                continue
+            made = replace(obj, **changes)
+            assert type(made) is cls and list(made.__dict__.items()) == list(expected.__dict__.items()), cls
