@@ -216,10 +216,11 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     else:
         fixed = budget.fixed_blocks
 
-        def tokens(kv, layout):
+        def tokens(kv, layout, context=ctx):
             return tokens_for(engine, kv, block, layout.bytes_per_token, layout.bounded_bytes_per_request,
-                              layout.state_bytes_per_request, budget.token_cap, fixed, ctx)
-        point, low, high = tokens(budget.kv_bytes, br), tokens(budget.kv_low, br), tokens(budget.kv_high, br)
+                              layout.state_bytes_per_request, budget.token_cap, fixed, context)
+        # the band's ends are read for their pool and longest request only: no concurrency (context None)
+        point, low, high = tokens(budget.kv_bytes, br), tokens(budget.kv_low, br, None), tokens(budget.kv_high, br, None)
         if not lean:
             steps.extend(steps_for(engine, budget.kv_bytes, block, bpt, point, br.bounded_bytes_per_request, ctx))
         if budget.kv_bytes is not None and budget.kv_bytes <= 0 and not fixed:
