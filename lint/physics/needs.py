@@ -13,6 +13,14 @@ from typing import Any, Dict, Optional, Tuple
 from ctxlint.model import Deployment, Role, fmt
 
 from ..records import record
+# At module level, not in the functions: _estimate runs ~40 times a searched role, and an import
+# statement there cost ~5% of a search. needs.py is imported only when a role has no device.
+from .accelerators import accelerator_from_mapping, lookup_accelerator
+from .capacity import CapacityInput, compute, compute_keyed, compute_lean, spanned_releases
+from .kv import normalize_engine
+from .memo import Unkeyable, exact_key
+from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
+from .span_search import SpannedFits, release_figure
 
 # Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
 COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
@@ -28,9 +36,6 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     device adds its own key: `device`, when the caller has one that determines `accelerator` exactly,
     else the accelerator's exact key. `lean`: the figures only (capacity.compute_lean), for the search,
     never remembered (nor keyed)."""
-    from ctxlint.physics.capacity import CapacityInput, compute, compute_keyed, compute_lean
-    from ctxlint.physics.memo import Unkeyable, exact_key
-
     global _LAST
     last = _LAST
     if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
@@ -96,12 +101,6 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
     "high" (the band's top: surely does not fit below this). `estimates` (memory, or (vLLM release,
     memory) -> estimate) lets the three searches of one role share the estimates they all probe: the bisections
     start alike, and an estimate of an unknown vLLM release is seven estimates."""
-    from ctxlint.physics.capacity import CapacityInput, spanned_releases
-    from ctxlint.physics.kv import normalize_engine
-
-    from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
-    from .span_search import SpannedFits, release_figure
-
     seen: Dict[float, Any] = {} if estimates is None else estimates
 
     def result_at(gib: float):
@@ -178,9 +177,6 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
     input (its exact key: model, engine, release, layout, settings, weights, context). A fleet runs
     the same model the same way in many files (replicas, environments, overlays); each search is
     ~50 estimates, and answering a repeat from the estimates' memo still cost ~1 ms a role."""
-    from ctxlint.physics.capacity import CapacityInput
-    from ctxlint.physics.memo import Unkeyable, exact_key
-
     context = role.context_length.value if role.context_length is not None else (
         dep.advertised.context_window.value if dep.advertised.context_window is not None else None)
     if not context or arch is None or arch.total_params_b is None:
@@ -206,9 +202,7 @@ _NEEDS: Dict[Any, Tuple[Optional[MemoryNeed], Tuple[str, ...]]] = {}
 
 
 def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[MemoryNeed, Tuple[str, ...]]:
-    from ctxlint.physics.accelerators import lookup_accelerator
-
-    from .device_verdicts import verdict as device_verdict
+    from .device_verdicts import verdict as device_verdict  # at each search: tests replace it
 
     par = role.parallelism
     layout = f"TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
@@ -238,11 +232,7 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
 
 def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, estimates: Dict[Any, Any]):
     """The search's estimates of a vLLM role whose figures rise between tiers (device_verdicts.py), or None."""
-    from ctxlint.physics.capacity import CapacityInput, spanned_releases
-    from ctxlint.physics.kv import normalize_engine
-
     from .device_verdicts import SearchedSizes
-    from .need_search import monotone_tiers
 
     engine = normalize_engine(str(dep.engine.name.value))
     tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args}) if engine == "vllm" else None
@@ -256,8 +246,6 @@ def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, es
 @lru_cache(maxsize=4096)
 def _candidate(gib: float):
     """The device a search probes at `gib` (an immutable record: the searches of every role probe the same grid)."""
-    from ctxlint.physics.accelerators import accelerator_from_mapping
-
     return accelerator_from_mapping("candidate", {"memory_gib": gib})
 
 
