@@ -45,7 +45,26 @@ class CapacityEnv:
     config_path: str = ".ctxlint.yaml"  # for messages: where the defaults were set
 
 
+_PHYSICS = False  # whether _physics() has bound the names below
+
+
+def _physics() -> None:
+    """Import the physics this module calls, on the first deployment (a run of files without one
+    never pays for it), binding the names as module globals: an import statement in each function
+    that calls them cost ~1 us a call, about seven a deployment."""
+    global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, default_context, flag_format, \
+        CapacityInput, estimate, lookup_accelerator
+    from ctxlint.physics.accelerators import lookup_accelerator
+    from ctxlint.physics.capacity import CapacityInput, estimate
+    from ctxlint.physics.context import default_context
+    from ctxlint.physics.models import arch_from_mapping, with_overrides
+    from ctxlint.resolution.resolve import Context, flag_format, resolve
+    _PHYSICS = True
+
+
 def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deployment, List[Diagnostic]]:
+    if not _PHYSICS:
+        _physics()
     diagnostics: List[Diagnostic] = []
     resolution = _resolve(dep, env, diagnostics)
     arch = resolution.arch
@@ -67,9 +86,6 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
 
 
 def _resolve(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnostic]):
-    from ctxlint.physics.models import arch_from_mapping, with_overrides
-    from ctxlint.resolution.resolve import Context, resolve
-
     facts = dep.model
     directory = os.path.dirname(dep.file) if dep.file not in ("-", "") else ""
     ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
@@ -142,7 +158,6 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
     default = None
     engine = _engine(dep)
     if role.context_length is None and arch is not None and engine in _ENGINES:
-        from ctxlint.physics.context import default_context
         default = default_context(engine, arch, {k: v.value for k, v in role.engine_args},
                                   str(dep.engine.version.value) if dep.engine.version is not None else None)
         if default is not None:
@@ -171,8 +186,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
 
 def weights_of(dep: Deployment, role: Role, resolution):
     """The weight format of one role: its engine's quantization flag, else the resolution's."""
-    from ctxlint.resolution.resolve import flag_format
-
+    if not _PHYSICS:
+        _physics()
     name = _QUANT_FLAG.get(_engine(dep) or "")
     flag = role.arg(name) if name else None
     found = flag_format(flag.value) if flag is not None and isinstance(flag.value, str) else None
@@ -180,8 +195,6 @@ def weights_of(dep: Deployment, role: Role, resolution):
 
 
 def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution):
-    from ctxlint.physics.capacity import CapacityInput, estimate
-
     engine = _engine(dep)
     if arch is None or engine not in _ENGINES:
         return None
@@ -224,6 +237,8 @@ def starved(dep: Deployment, role: Role) -> Optional[str]:
     """"weights" when even the smallest estimate of the weights exceeds the accelerator, "kv" when
     even the most generous estimate of what the engine leaves holds less than one KV block (it will
     not start), "kv?" when the band straddles one block (it may not), else None."""
+    if not _PHYSICS:
+        _physics()
     cap = role.capacity
     if cap is None or cap.kv_budget_bytes_per_gpu is None or not cap.budget_is_estimate:
         return None
@@ -250,8 +265,6 @@ def _no_kv_memory(dep: Deployment) -> List[Diagnostic]:
 
 
 def _weights_exceed(dep: Deployment, role: Role, cap) -> bool:
-    from ctxlint.physics.accelerators import lookup_accelerator
-
     acc = lookup_accelerator(str(role.accelerators.type.value), dict(dep.custom_accelerators) or None) \
         if role.accelerators.type is not None else None
     weights = cap.weights_low_per_gpu or cap.weights_bytes_per_gpu

@@ -22,9 +22,12 @@ def _scan(inp, settings, knob, low, high):
 
 
 def _inputs(monkeypatch):
+    from ctxlint import capacity as deployments  # the caller: its names are bound on first use
+
+    deployments._physics()
     seen = []
-    real = capacity.estimate
-    monkeypatch.setattr(capacity, "estimate", lambda inp: (seen.append(inp), real(inp))[1])
+    real = deployments.estimate
+    monkeypatch.setattr(deployments, "estimate", lambda inp: (seen.append(inp), real(inp))[1])
     roots = [str(REPO / "samples")] + ([str(CORPUS)] if CORPUS.is_dir() else [])
     lint_paths(roots, Settings())
     return [inp for inp in seen if inp.engine in suggest._KNOB]
