@@ -4,7 +4,7 @@ Each engine's table is imported the first time a command of that engine is read:
 vLLM deployments never builds SGLang's or TensorRT-LLM's ~200 flag specs (issue 15)."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Dict, Optional, Tuple
 
 from .flagspec import EngineSpec
 
@@ -17,6 +17,21 @@ def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[s
     """Flag table; an unknown engine gets an empty table (every flag unknown)."""
     engine = _ALIASES.get(engine, engine)
     dynamo = (launcher or "").startswith("dynamo.")
+    key = (engine, dynamo, subcommand == "disaggregated")
+    found = _SPECS.get(key)
+    if found is None:
+        found = _spec(engine, dynamo, key[2])
+        if len(_SPECS) < 256:  # the known tables, and a few made-up engine names
+            _SPECS[key] = found
+    return found
+
+
+# (engine, through Dynamo, disaggregated) -> its table: `from . import` in a function runs importlib's
+# Python-level _handle_fromlist at every call, and a command is looked up once or twice a role.
+_SPECS: Dict[Tuple[str, bool, bool], EngineSpec] = {}
+
+
+def _spec(engine: str, dynamo: bool, disaggregated: bool) -> EngineSpec:
     if engine == "vllm":
         from . import flags_vllm
         return flags_vllm.DYNAMO_SPEC if dynamo else flags_vllm.SPEC_
@@ -27,7 +42,7 @@ def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[s
         from . import flags_trtllm
         if dynamo:
             return flags_trtllm.DYNAMO_SPEC
-        return flags_trtllm.DISAGG_SPEC if subcommand == "disaggregated" else flags_trtllm.SPEC_
+        return flags_trtllm.DISAGG_SPEC if disaggregated else flags_trtllm.SPEC_
     if engine == "tgi":
         from . import flags_tgi
         return flags_tgi.SPEC_

@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..records import field, fields, record, replace
+from .weights import BF16, FP32, format_by_key  # here, not in weight_format: it is read for every estimate
 
 # Per-layer attention kinds. Only FULL layers cost KV per token of context;
 # SLIDING / CHUNKED layers are bounded by their window, LINEAR (Mamba,
@@ -76,7 +77,6 @@ class ModelArch:
     @property
     def weight_format(self):
         """The checkpoint's own weight format: its quantization_config, else its dtype."""
-        from .weights import BF16, FP32, format_by_key
         return format_by_key(self.weights) or (FP32 if self.dtype_bytes == 4 else BF16)
 
     @property
