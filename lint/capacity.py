@@ -46,17 +46,19 @@ class CapacityEnv:
 
 
 _PHYSICS = False  # whether _physics() has bound the names below
+# Bound on first use, as _physics() binds the rest: most runs need neither.
+default_context = None  # ctxlint.physics.context.default_context, once a role has no context length
+needs_text = None  # ctxlint.physics.needs.needs_text, once a role has no device
 
 
 def _physics() -> None:
     """Import the physics this module calls, on the first deployment (a run of files without one
     never pays for it), binding the names as module globals: an import statement in each function
     that calls them cost ~1 us a call, about seven a deployment."""
-    global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, default_context, flag_format, \
-        CapacityInput, estimate, lookup_accelerator
+    global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, flag_format, CapacityInput, estimate, \
+        lookup_accelerator
     from ctxlint.physics.accelerators import lookup_accelerator
     from ctxlint.physics.capacity import CapacityInput, estimate
-    from ctxlint.physics.context import default_context
     from ctxlint.physics.models import arch_from_mapping, with_overrides
     from ctxlint.resolution.resolve import Context, flag_format, resolve
     _PHYSICS = True
@@ -158,6 +160,9 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
     default = None
     engine = _engine(dep)
     if role.context_length is None and arch is not None and engine in _ENGINES:
+        global default_context
+        if default_context is None:
+            from ctxlint.physics.context import default_context
         default = default_context(engine, arch, {k: v.value for k, v in role.engine_args},
                                   str(dep.engine.version.value) if dep.engine.version is not None else None)
         if default is not None:
@@ -305,7 +310,9 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source
         else:
-            from ctxlint.physics.needs import needs_text
+            global needs_text
+            if needs_text is None:
+                from ctxlint.physics.needs import needs_text
             why = needs_text(dep, roles[0], arch, weights_of(dep, roles[0], resolution))
             source = roles[0].source or source
     return Diagnostic(NOT_DERIVABLE, f"KV pool of {labels} not declared and not derivable: {why}; "

@@ -18,6 +18,7 @@ from .memo import Memo
 from .model_side import model_side
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
+from .releases import VLLM_RELEASES, span_vllm_releases
 from .sources import source_of
 from .served import positive_int
 from .weights import WeightFormat
@@ -141,14 +142,12 @@ def spanned_releases(inp: CapacityInput) -> tuple:
     makes one estimate. compute(inp) is then the fold of compute(inp with engine_version=release)."""
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
-        from .releases import VLLM_RELEASES
         return VLLM_RELEASES
     return ()
 
 
 def _compute(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
     if spanned_releases(inp):
-        from .releases import span_vllm_releases
         shared = {} if shared is None else shared  # the releases' inputs differ only in engine_version
         return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared, lean))
     return _compute_one(inp, shared, lean)

@@ -26,6 +26,8 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Optional, Tuple
 
+from ctxlint.versions import parse_version
+
 from ..records import record
 from .models import ModelArch
 
@@ -42,8 +44,13 @@ class DefaultContext:
 
 
 def _json(value: Any) -> Any:
-    from ctxlint.engines.values import as_json
-    return as_json(value)
+    global _as_json
+    if _as_json is None:  # bound on first use: the engines package is not needed to import this one
+        from ctxlint.engines.values import as_json as _as_json
+    return _as_json(value)
+
+
+_as_json = None
 
 
 def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optional[Tuple[float, Optional[int], str]]:
@@ -100,8 +107,6 @@ def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
 
 def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, str]:
     """One release's rule (vllm/config/model.py `_get_and_verify_max_len`, by version)."""
-    from ctxlint.versions import parse_version
-
     keys = dict(_keys(arch))
     if not keys:
         return 2048, "2048 (the config has no position key)"
@@ -131,8 +136,6 @@ def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, st
 def _vllm(arch: ModelArch, settings: Mapping[str, Any], version: Optional[str] = None) -> Tuple[int, str]:
     """vLLM's derived max_model_len; a version that is not known takes the largest of the rules
     (yarn was original x factor up to 0.29, the config's own value from 0.30)."""
-    from ctxlint.versions import parse_version
-
     v = parse_version(version) if version else None
     if v is not None:
         derived, why = _vllm_rule(arch, settings, v)
@@ -175,7 +178,6 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
     if not positions:
         return None
     if engine == "tgi":  # launcher/src/main.rs and FlashCausalLM.warmup, by release
-        from ctxlint.versions import parse_version
         v = parse_version(version) if version else None
         if v is not None and v < parse_version("2.0.0"):
             return DefaultContext(2048, f"TGI {version} defaults max_total_tokens to 2048", False,

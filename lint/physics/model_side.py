@@ -10,9 +10,12 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
+from ctxlint.versions import parse_version
+
 from ..records import record
 from .budget import weights_per_gpu
 from .kv import KVBreakdown, kv_breakdown
+from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import ModelArch
 from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
@@ -80,10 +83,6 @@ def _model_side(args: tuple) -> ModelSide:
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,
             asm: list[str]) -> tuple[bool, int | None]:
     """(swa_full, mla_heads) for the engine and version: how it lays out window and MLA layers."""
-    from ctxlint.versions import parse_version
-
-    from .mem_vllm import hybrid_full
-
     v = parse_version(version) if version else None
     swa_full = bool(settings.get("swa_full"))
     mla_heads = None

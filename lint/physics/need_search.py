@@ -18,6 +18,8 @@ import bisect as _bisect
 import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
+from .mem_vllm import memory_tiers
+
 LOW, HIGH, STEPS = 1.0, 2048.0, 15
 CELLS = 1 << STEPS  # the bisection stops at (HIGH - LOW) / 2^15 = 0.0625 GiB, the first width under 0.1
 
@@ -55,7 +57,6 @@ def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any]) -> Option
     mem_fraction_static is rounded from a ratio of the memory and can be negative, TGI's reserve
     grows with the memory, llama.cpp's fit also depends on its fixed cells)."""
     if engine == "vllm":
-        from .mem_vllm import memory_tiers
         return memory_tiers(settings)
     if engine == "trtllm":
         # (total - constant terms) x free_gpu_memory_fraction, then min(., max_gpu_total_bytes): rises

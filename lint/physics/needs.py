@@ -17,6 +17,7 @@ from ..records import record
 # statement there cost ~5% of a search. needs.py is imported only when a role has no device.
 from .accelerators import accelerator_from_mapping, lookup_accelerator
 from .capacity import CapacityInput, compute, compute_keyed, compute_lean, spanned_releases
+from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .memo import Unkeyable, exact_key
 from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
@@ -232,8 +233,6 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
 
 def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, estimates: Dict[Any, Any]):
     """The search's estimates of a vLLM role whose figures rise between tiers (device_verdicts.py), or None."""
-    from .device_verdicts import SearchedSizes
-
     engine = normalize_engine(str(dep.engine.name.value))
     tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args}) if engine == "vllm" else None
     if tiers is None:

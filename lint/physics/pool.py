@@ -7,6 +7,8 @@ from __future__ import annotations
 import math
 from typing import Any, Mapping
 
+from ctxlint.versions import parse_version
+
 from ..records import record
 from .terms import gib
 
@@ -56,8 +58,6 @@ def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers:
     context; >= 0.22: max concurrency x max_model_len, which counts window layers only up to their
     window (vllm-project/vllm@v0.9.2/@v0.22.0:vllm/v1/core/kv_cache_utils.py). Without the hybrid
     KV cache manager the window layers do store everything, and the print is the physical pool."""
-    from ctxlint.versions import parse_version
-
     if kv is None or kv <= 0 or not window_layers:
         return None, ""
     all_layers = full_layers * full_per_layer + window_layers * per_layer

@@ -24,6 +24,7 @@ from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
 from ctxlint.resolution.names import ModelRef, norm, parse_ref, strip_quant
+from ctxlint.physics.models import arch_from_mapping
 from ctxlint.physics.weights import FORMATS, WeightFormat, named_format
 
 from ..records import record, replace
@@ -90,7 +91,6 @@ def _hint(ref: ModelRef) -> str:
 
 
 def _arch(mapping: Mapping[str, Any]):
-    from ctxlint.physics.models import arch_from_mapping
     return arch_from_mapping(mapping)
 
 
