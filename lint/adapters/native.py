@@ -16,6 +16,7 @@ from ctxlint.loader import LoadedFile
 from ctxlint.model import (DECODE, PREFILL, UNIFIED, Accelerators, Advertised, Deployment, Engine,
                            Gateway, ModelFacts, Parallelism, Role, Val)
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.records import replace
 from ctxlint.schema import SCHEMA_VIOLATION, validate
 from ctxlint.tokens import TokenCountError, parse_token_count
 
@@ -194,8 +195,6 @@ def _items(node: Optional[Node]):
 
 def _number_duplicates(roles: List[Role]) -> List[Role]:
     """Give unnamed roles of the same kind distinct labels ('prefill #2')."""
-    from ctxlint.records import replace
-
     counts = {}
     for role in roles:
         counts[role.kind] = counts.get(role.kind, 0) + 1

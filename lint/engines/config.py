@@ -27,12 +27,21 @@ def _flatten(data: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
     return out
 
 
+def _trtllm_aliases() -> Mapping[str, str]:
+    """TensorRT-LLM's config-key aliases, its flag table imported on first use (and only then)."""
+    global _TRTLLM_ALIASES
+    if _TRTLLM_ALIASES is None:
+        from .flags_trtllm import CONFIG_KEY_ALIASES as _TRTLLM_ALIASES
+    return _TRTLLM_ALIASES
+
+
+_TRTLLM_ALIASES: Optional[Mapping[str, str]] = None
+
+
 def config_key(spec: EngineSpec, key: str) -> Tuple[Optional[FlagSpec], str]:
     """The flag a config-file key stands for (snake or kebab spelling, TRT-LLM's aliases),
     and the setting name it is kept under."""
-    aliases = {}
-    if spec.engine == "trtllm":
-        from .flags_trtllm import CONFIG_KEY_ALIASES as aliases
+    aliases = _trtllm_aliases() if spec.engine == "trtllm" else {}
     canon = aliases.get(key, key.replace("-", "_"))
     f = spec.by_name(canon) or spec.find("--" + key)[0]
     return f, (f.name if f is not None else canon)
