@@ -41,16 +41,52 @@ def discover(paths: Iterable[str]) -> List[str]:
 
 
 def _walk(root: str) -> List[str]:
+    """os.walk's order (a directory's files by name, then its subdirectories by name, depth first),
+    read with os.scandir: a file the listing already shows to be regular needs no stat of its own."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(root, onerror=_unlistable, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
+    pending = [root]
+    while pending:
+        directory = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                entries = list(listing)
+        except OSError as error:
+            _unlistable(error)
+        files, subdirs = [], []
+        for entry in entries:
+            try:
+                is_dir = entry.is_dir()  # as os.walk sorts an entry (a link to a directory included)
+            except OSError:
+                is_dir = False
+            (subdirs if is_dir else files).append(entry)
+        for entry in sorted(files, key=_name):
+            name = entry.name
             if name.lower().endswith(PATTERNS) and not name.startswith("."):
-                path = os.path.join(dirpath, name)
-                if _special(path):
+                if not _regular(entry) and _special(entry.path):
                     continue
-                out.append(path if root != "." else os.path.relpath(path))
+                out.append(entry.path if root != "." else os.path.relpath(entry.path))
+        # not hidden ones, and not through links (no loops); reversed: popped in name order
+        pending.extend(entry.path for entry in sorted(subdirs, key=_name, reverse=True)
+                       if not entry.name.startswith(".") and not _link(entry))
     return out
+
+
+def _name(entry: os.DirEntry) -> str:
+    return entry.name
+
+
+def _regular(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_file()
+    except OSError:
+        return False
+
+
+def _link(entry: os.DirEntry) -> bool:
+    try:
+        return entry.is_symlink()
+    except OSError:
+        return False
 
 
 def _special(path: str) -> bool:

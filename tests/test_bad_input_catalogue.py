@@ -481,16 +481,18 @@ def test_unreadable_directory_is_a_usage_error(tmp_path):
 
 
 def test_unreadable_directory_is_reported_not_skipped(tmp_path, monkeypatch):
-    # Runs as root too: simulate the listing failure os.walk reports through onerror.
+    # Runs as root too: simulate the listing failure of one subdirectory.
     import ctxlint.discover as discover
 
-    real_walk = os.walk
+    (tmp_path / "locked").mkdir()
+    real_scandir = os.scandir
 
-    def failing_walk(top, onerror=None, followlinks=False):
-        onerror(PermissionError(13, "Permission denied", str(tmp_path / "locked")))
-        yield from real_walk(top, onerror=onerror, followlinks=followlinks)
+    def failing_scandir(path="."):
+        if str(path) == str(tmp_path / "locked"):
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
 
-    monkeypatch.setattr(discover.os, "walk", failing_walk)
+    monkeypatch.setattr(discover.os, "scandir", failing_scandir)
     result = run(["check", str(tmp_path)])
     assert result.code == 2
     assert f"cannot read directory {tmp_path / 'locked'}: Permission denied" in result.err
