@@ -28,6 +28,9 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
     from yaml import SafeLoader as _Loader  # type: ignore[assignment]
 
 
+_TAGS: dict = {}  # a plain scalar's text -> its tag, for _Resolving and _Unpathed
+
+
 class _Resolving(_Loader):
     """The loader, with plain scalars' tags remembered by their text.
 
@@ -36,7 +39,7 @@ class _Resolving(_Loader):
     depends on its text alone (SafeLoader has no path resolvers), and trees repeat the same
     keys and values in every file. Quoted scalars are strings without asking."""
 
-    def resolve(self, kind, value, implicit, _tags: dict = {}):  # noqa: B006 - the shared memo
+    def resolve(self, kind, value, implicit, _tags: dict = _TAGS):
         if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
             return _Loader.resolve(self, kind, value, implicit)
         if not implicit[0]:
@@ -59,6 +62,21 @@ class _Unpathed(_Resolving):
 
     descend_resolver = staticmethod(slice)
     ascend_resolver = staticmethod(tuple)
+
+    def resolve(self, kind, value, implicit, _tags: dict = _TAGS, _scalar=yaml.ScalarNode,
+                _str=_Loader.DEFAULT_SCALAR_TAG):
+        # _Resolving.resolve without its test for path resolvers (there are none) and its global
+        # lookups: it runs for every scalar.
+        if kind is not _scalar:
+            return _Loader.resolve(self, kind, value, implicit)
+        if not implicit[0]:
+            return _str
+        tag = _tags.get(value)
+        if tag is None:
+            tag = _Loader.resolve(self, kind, value, implicit)
+            if len(value) <= 256 and len(_tags) < 100_000:  # bounded: any tree, any file
+                _tags[value] = tag
+        return tag
 
 
 def _loader() -> type:
