@@ -60,6 +60,7 @@ class Builder:
         self._alias_budget = max_alias_expansion
         self._depth = 0
         self._walk: Optional[Callable[[yaml.Node, str], Node]] = None  # build or _plain, during build_document
+        self._inline = False  # _mapping builds plain string values itself (see there)
 
     def build_document(self, root: yaml.Node, aliases: bool = True) -> Node:
         """Build one document. Aliases never cross documents, and the caches are keyed by
@@ -70,6 +71,7 @@ class Builder:
         self._first.clear()
         self._depth = 0
         self._walk = self.build if aliases else self._plain
+        self._inline = not aliases and not self._json_numbers
         try:
             return self._walk(root)
         finally:
@@ -168,7 +170,7 @@ class Builder:
         merged: List[Tuple[Any, Node, Node]] = []
         # Without aliases a plain string value is built here, not by a call per value: most of a
         # manifest's nodes are keys and string values (the same Node _plain would make).
-        inline = self._walk == self._plain and not self._json_numbers
+        inline = self._inline
         for key_node, value_node in node.value:
             tag = key_node.tag
             if tag == MERGE_TAG:

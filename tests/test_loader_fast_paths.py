@@ -13,10 +13,12 @@ from pathlib import Path
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxlint import loader
 from ctxlint.node_builder import Builder
-from ctxlint.nodes import MAP, SEQ
+from ctxlint.nodes import MAP, SEQ, line_starts
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -151,3 +153,13 @@ def test_path_resolvers_take_the_loader_that_honours_them():
     finally:
         del loader._Resolving.yaml_path_resolvers
     assert loader._loader() is loader._Unpathed and not loader._Resolving.yaml_path_resolvers
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "b", "\n", "\r", "\u2028", " ", "é"]), max_size=80))
+@settings(max_examples=400, deadline=None)
+def test_line_starts_are_where_str_find_puts_them(text):
+    starts, at = [0], text.find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = text.find("\n", at + 1)
+    assert line_starts(text) == starts
