@@ -163,3 +163,24 @@ spec:
         "(--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, "
         "\"original_max_position_embeddings\": N}}' with F >= 4.00) (context-exceeds-trained-positions)")
     assert out.startswith(f"{tmp_path / 'd.yaml'}:10:71: CTX109 [error] 131,072 > 32,768 x 1 = 32,768")
+
+
+def test_a_bug_while_checking_a_file_names_the_file(monkeypatch, tmp_path):
+    # _blame: a ctxlint exception becomes an InternalError naming the file (the CLI prints it, exit 2);
+    # what is not an Exception (Ctrl-C) passes through unchanged.
+    import pytest
+
+    from ctxlint import engine
+    from ctxlint.engine import InternalError, lint_paths
+
+    path = tmp_path / "d.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
+    bug = ValueError("made up")
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded: (_ for _ in ()).throw(bug))
+    with pytest.raises(InternalError) as caught:
+        lint_paths([str(path)])
+    assert str(caught.value) == f"internal error while checking {path}: ValueError: made up"
+    assert caught.value.__cause__ is bug
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded: (_ for _ in ()).throw(KeyboardInterrupt()))
+    with pytest.raises(KeyboardInterrupt):
+        lint_paths([str(path)])
