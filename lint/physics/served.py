@@ -57,6 +57,8 @@ def unquantized(fmt: WeightFormat | None) -> bool:
 
 def positive_int(x: Any, default: int) -> int:
     """A setting read as a whole number above 0, else `default` (junk, 0, negatives, inf)."""
+    if x is None:  # most calls (a setting not given): what int(None)'s TypeError gave, without raising it
+        return default
     try:
         v = int(x)
     except (TypeError, ValueError, OverflowError):
