@@ -8,6 +8,7 @@ from conftest import REPO, SHARED
 from helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_device_verdicts import MANIFEST
 from test_need_search import MODELS
 
 from ctxlint.physics import capacity, mem_vllm, needs
@@ -97,7 +98,7 @@ def test_a_lean_estimate_is_never_remembered_nor_given_for_a_whole_one():
     capacity._MEMO.clear()
 
 
-def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch):
+def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch, tmp_path):
     # Why lean estimates are not remembered: each search keeps its own, and needs._NEEDS its answer.
     from ctxlint.engine import lint_paths
     from ctxlint.physics.memo import exact_key
@@ -110,7 +111,14 @@ def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch):
         return one(inp, shared, lean)
     monkeypatch.setattr(capacity, "_compute_one", counted)
     needs._NEEDS.clear()
-    paths = [str(p) for p in sorted((REPO / "samples").rglob("*.yaml"))]
+    folder = tmp_path / "device-less"
+    folder.mkdir()
+    for n, (tag, model, window) in enumerate([("latest", MODELS[0], 131072), ("v0.9.0", MODELS[0], 8192),
+                                              ("latest", MODELS[1], 32768), ("v0.12.0", MODELS[2], 4096)]):
+        (folder / f"d{n}.yaml").write_text(MANIFEST.format(tag=tag, args=f'"--model", "{model}", '
+                                                                         f'"--max-model-len", "{window}"',
+                                                           env="", gpus=1))
+    paths = [str(folder)] + [str(p) for p in sorted((REPO / "samples").rglob("*.yaml"))]
     if (SHARED / "corpus" / "real").is_dir():
         paths.append(str(SHARED / "corpus" / "real"))
     lint_paths(paths + paths)  # the second time, every search's answer is remembered
