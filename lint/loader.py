@@ -45,11 +45,7 @@ class _Resolving(_Loader):
         if not implicit[0]:
             return self.DEFAULT_SCALAR_TAG
         tag = _tags.get(value)
-        if tag is None:
-            tag = _Loader.resolve(self, kind, value, implicit)
-            if len(value) <= 256 and len(_tags) < 100_000:  # bounded: any tree, any file
-                _tags[value] = tag
-        return tag
+        return tag if tag is not None else _remembered(self, kind, value, implicit)
 
 
 class _Unpathed(_Resolving):
@@ -72,11 +68,15 @@ class _Unpathed(_Resolving):
         if not implicit[0]:
             return _str
         tag = _tags.get(value)
-        if tag is None:
-            tag = _Loader.resolve(self, kind, value, implicit)
-            if len(value) <= 256 and len(_tags) < 100_000:  # bounded: any tree, any file
-                _tags[value] = tag
-        return tag
+        return tag if tag is not None else _remembered(self, kind, value, implicit)
+
+
+def _remembered(loader, kind, value: str, implicit) -> str:
+    """A plain scalar's tag as the resolver gives it, remembered for its text."""
+    tag = _Loader.resolve(loader, kind, value, implicit)
+    if len(value) <= 256 and len(_TAGS) < 100_000:  # bounded: any tree, any file
+        _TAGS[value] = tag
+    return tag
 
 
 def _loader() -> type:
