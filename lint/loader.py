@@ -19,69 +19,9 @@ from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.nodes import Node, line_starts
 from ctxlint.templates import looks_like_go_template
+from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
-
-try:  # libyaml is about six times faster; fall back when PyYAML was built without it
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
-
-
-_TAGS: dict = {}  # a plain scalar's text -> its tag, for _Resolving and _Unpathed
-
-
-class _Resolving(_Loader):
-    """The loader, with plain scalars' tags remembered by their text.
-
-    PyYAML resolves every plain scalar (keys too) by trying its implicit resolvers' regular
-    expressions in turn: ~1 us each, a tenth of a tree run's composing. A plain scalar's tag
-    depends on its text alone (SafeLoader has no path resolvers), and trees repeat the same
-    keys and values in every file. Quoted scalars are strings without asking."""
-
-    def resolve(self, kind, value, implicit, _tags: dict = _TAGS):
-        if kind is not yaml.ScalarNode or self.yaml_path_resolvers:
-            return _Loader.resolve(self, kind, value, implicit)
-        if not implicit[0]:
-            return self.DEFAULT_SCALAR_TAG
-        tag = _tags.get(value)
-        return tag if tag is not None else _remembered(self, kind, value, implicit)
-
-
-class _Unpathed(_Resolving):
-    """_Resolving for the usual case of a loader without path resolvers (yaml.add_path_resolver).
-
-    The composer calls descend_resolver and ascend_resolver around every node; without path
-    resolvers both return at once, but a Python method call each still cost ~4% of composing.
-    Here they are C callables that ignore their arguments (their results are never read):
-    `slice(parent, index)` and `tuple()`. parse_text uses _Resolving when path resolvers exist."""
-
-    descend_resolver = staticmethod(slice)
-    ascend_resolver = staticmethod(tuple)
-
-    def resolve(self, kind, value, implicit, _tags: dict = _TAGS, _scalar=yaml.ScalarNode,
-                _str=_Loader.DEFAULT_SCALAR_TAG):
-        # _Resolving.resolve without its test for path resolvers (there are none) and its global
-        # lookups: it runs for every scalar.
-        if kind is not _scalar:
-            return _Loader.resolve(self, kind, value, implicit)
-        if not implicit[0]:
-            return _str
-        tag = _tags.get(value)
-        return tag if tag is not None else _remembered(self, kind, value, implicit)
-
-
-def _remembered(loader, kind, value: str, implicit) -> str:
-    """A plain scalar's tag as the resolver gives it, remembered for its text."""
-    tag = _Loader.resolve(loader, kind, value, implicit)
-    if len(value) <= 256 and len(_TAGS) < 100_000:  # bounded: any tree, any file
-        _TAGS[value] = tag
-    return tag
-
-
-def _loader() -> type:
-    return _Resolving if _Resolving.yaml_path_resolvers else _Unpathed
-
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
 PARSE_ERROR, DUPLICATE_KEY, NONPORTABLE = "parse-error", "duplicate-key", "nonportable-yaml"
@@ -238,7 +178,7 @@ def parse_text(text: str, display: str) -> LoadedFile:
     index = 0
     aliases = "*" in text and "&" in text  # an alias needs both: `&name` anchors, `*name` refers
     try:
-        for composed in yaml.compose_all(text, Loader=_loader()):
+        for composed in yaml.compose_all(text, Loader=composer()):
             if composed is not None:
                 loaded.documents.append(Document(index, builder.build_document(composed, aliases)))
             index += 1
@@ -304,7 +244,7 @@ def _deep_mark(text: str) -> Optional[yaml.Mark]:
     """Where nesting first passes MAX_NESTING, found from parser events (same marks as nodes)."""
     depth = 0
     try:
-        for event in yaml.parse(text, Loader=_Loader):
+        for event in yaml.parse(text, Loader=BaseLoader):
             if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
                 depth += 1
                 if depth > MAX_NESTING:

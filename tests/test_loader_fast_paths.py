@@ -2,8 +2,8 @@
 
 - Documents whose text cannot hold an alias are built without remembering nodes
   (`node_builder.Builder._plain`); every other document goes through `Builder.build`.
-- Plain scalars' tags are remembered by their text (`loader._Resolving`).
-- Without path resolvers, the composer's calls around each node do nothing (`loader._Unpathed`).
+- Plain scalars' tags are remembered by their text (`yaml_loaders.Resolving`).
+- Without path resolvers, the composer's calls around each node do nothing (`yaml_loaders.Unpathed`).
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxlint import loader
+from ctxlint import loader, yaml_loaders
 from ctxlint.node_builder import Builder
 from ctxlint.nodes import MAP, SEQ, line_starts
 
@@ -50,7 +50,7 @@ def _dump(node, out, seen_keys=True):
     return out
 
 
-def _trees(text: str, json_numbers: bool, aliases: bool, resolver=loader._Resolving):
+def _trees(text: str, json_numbers: bool, aliases: bool, resolver=yaml_loaders.Resolving):
     dupes = []
     builder = Builder(json_numbers, lambda first, second, path: dupes.append((first.line, second.line, path)))
     docs = [builder.build_document(doc, aliases) for doc in yaml.compose_all(text, Loader=resolver)
@@ -61,7 +61,7 @@ def _trees(text: str, json_numbers: bool, aliases: bool, resolver=loader._Resolv
 def _text(path: Path):
     try:
         text = path.read_text(encoding="utf-8")
-        list(yaml.compose_all(text, Loader=loader._Loader))
+        list(yaml.compose_all(text, Loader=yaml_loaders.BaseLoader))
     except (UnicodeDecodeError, yaml.YAMLError, RecursionError, ValueError):
         return None
     return text
@@ -77,8 +77,8 @@ def test_every_file_builds_the_same_tree_by_either_path(path):
     if text is None or len(text) > 2_000_000:
         pytest.skip("not parsable as YAML here (the bad-input tests cover it), or huge")
     json_numbers = path.suffix == ".json"
-    general = _trees(text, json_numbers, aliases=True, resolver=loader._Loader)
-    assert _trees(text, json_numbers, aliases=True, resolver=loader._Unpathed) == general
+    general = _trees(text, json_numbers, aliases=True, resolver=yaml_loaders.BaseLoader)
+    assert _trees(text, json_numbers, aliases=True, resolver=yaml_loaders.Unpathed) == general
     if "*" in text and "&" in text:
         # the loader takes the general path for these; check the remembered tags on it
         assert _trees(text, json_numbers, aliases=True) == general
@@ -100,7 +100,7 @@ dup: 2
 def test_inline_merge_keys_and_duplicates_without_aliases():
     assert "*" not in MERGES
     plain, plain_dupes = _trees(MERGES, False, aliases=False)
-    general, general_dupes = _trees(MERGES, False, aliases=True, resolver=loader._Loader)
+    general, general_dupes = _trees(MERGES, False, aliases=True, resolver=yaml_loaders.BaseLoader)
     assert plain == general and plain_dupes == general_dupes == [(6, 7, "dup")]
 
 
@@ -110,7 +110,7 @@ def test_the_loader_takes_the_general_path_when_an_alias_is_possible():
     root = parsed.documents[0].root
     assert root.dig("c", "b", 1).path == "c.b[1]" and root.dig("d", "b", 0).path == "d.b[0]"
     assert root.get("c").line == root.get("d").line == 1  # an alias points at its anchor's text
-    assert _trees(text, False, True) == _trees(text, False, True, resolver=loader._Loader)
+    assert _trees(text, False, True) == _trees(text, False, True, resolver=yaml_loaders.BaseLoader)
 
 
 # Plain scalars of every implicit type, look-alikes that are strings, and the empty scalar.
@@ -125,9 +125,9 @@ SCALARS = ["", "~", "null", "Null", "NULL", "true", "True", "yes", "No", "on", "
 def test_remembered_tags_are_the_resolvers(quoted):
     text = "\n".join(f"- {json.dumps(s) if quoted else s}" for s in SCALARS)
     for _ in range(2):  # the second pass answers from what the first remembered
-        mine = [n.tag for n in yaml.compose(text, Loader=loader._Resolving).value]
-        theirs = [n.tag for n in yaml.compose(text, Loader=loader._Loader).value]
-        unpathed = [n.tag for n in yaml.compose(text, Loader=loader._Unpathed).value]
+        mine = [n.tag for n in yaml.compose(text, Loader=yaml_loaders.Resolving).value]
+        theirs = [n.tag for n in yaml.compose(text, Loader=yaml_loaders.BaseLoader).value]
+        unpathed = [n.tag for n in yaml.compose(text, Loader=yaml_loaders.Unpathed).value]
         assert mine == theirs == unpathed
     if not quoted:
         assert len(set(theirs)) >= 5  # null, bool, int, float, timestamp, str, merge: the test reaches them
@@ -145,14 +145,14 @@ def test_lines_are_counted_by_newlines_only(other):
 
 def test_path_resolvers_take_the_loader_that_honours_them():
     text = 'spec:\n  replicas: "3"\n'  # a path resolver tags what no implicit resolver does: quoted
-    assert loader._loader() is loader._Unpathed
-    loader._Resolving.add_path_resolver("!replicas", ["spec", "replicas"], yaml.ScalarNode)
+    assert yaml_loaders.composer() is yaml_loaders.Unpathed
+    yaml_loaders.Resolving.add_path_resolver("!replicas", ["spec", "replicas"], yaml.ScalarNode)
     try:
-        assert loader._loader() is loader._Resolving
-        assert yaml.compose(text, Loader=loader._loader()).value[0][1].value[0][1].tag == "!replicas"
+        assert yaml_loaders.composer() is yaml_loaders.Resolving
+        assert yaml.compose(text, Loader=yaml_loaders.composer()).value[0][1].value[0][1].tag == "!replicas"
     finally:
-        del loader._Resolving.yaml_path_resolvers
-    assert loader._loader() is loader._Unpathed and not loader._Resolving.yaml_path_resolvers
+        del yaml_loaders.Resolving.yaml_path_resolvers
+    assert yaml_loaders.composer() is yaml_loaders.Unpathed and not yaml_loaders.Resolving.yaml_path_resolvers
 
 
 @given(st.text(alphabet=st.sampled_from(["a", "b", "\n", "\r", "\u2028", " ", "é"]), max_size=80))
