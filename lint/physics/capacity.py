@@ -171,7 +171,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     errors: list[str] = []
     tp, pp = positive_int(inp.tp, 1), positive_int(inp.pp, 1)
     draft = max(0, positive_int(inp.draft_layers, 0)) if inp.draft_layers else 0
-    settings = inp.settings if isinstance(inp.settings, Mapping) else {}
+    settings = inp.settings if type(inp.settings) is dict or isinstance(inp.settings, Mapping) else {}  # ABC: slow
     ctx = positive_int(inp.context_length, 0) or None
     acc = _resolve_accel(inp, errors)
     if inp.accelerator_count and positive_int(inp.accelerator_count, 0) and positive_int(inp.accelerator_count, 0) < tp * pp:

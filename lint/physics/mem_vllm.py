@@ -19,7 +19,7 @@ directly with version None, each rule here takes its most conservative known val
 """
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
 
@@ -68,8 +68,23 @@ def is_v0(version: Optional[str], settings: Mapping[str, Any]) -> bool:
     return v is not None and v < _V1_DEFAULT
 
 
-def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> List[tuple]:
-    """Candidate (max_num_batched_tokens, max_num_seqs) defaults; one unless the version is unknown."""
+def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> Tuple[tuple, ...]:
+    """Candidate (max_num_batched_tokens, max_num_seqs) defaults; one unless the version is unknown.
+    Remembered: the device's memory counts only by the two sizes it is compared with, and every
+    estimate asks (~40 for each role a CTX208 search probes)."""
+    key = (total >= LARGE_BATCH_BYTES, total >= BIG_TIER_BYTES, device, version, v0)
+    found = _BATCHES.get(key)
+    if found is None:
+        found = tuple(_batch_defaults(total, device, version, v0))
+        if len(_BATCHES) < 4096:
+            _BATCHES[key] = found
+    return found
+
+
+_BATCHES: dict = {}  # (memory >= each size, device, version, v0) -> batch_defaults
+
+
+def _batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> List[tuple]:
     if v0:
         return [(None, 256)]  # V0: tokens follow max_model_len (see v0_tokens)
     v = _v(version)

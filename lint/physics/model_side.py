@@ -39,6 +39,17 @@ def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache
                shared: dict | None = None) -> ModelSide:
     """`shared`: a dict the caller passes for several calls whose arguments differ only in
     `version` (the vLLM releases of one estimate), so the settings are keyed once, not per release."""
+    if shared is not None and (version is None or type(version) is str):
+        # the same shared dict, the same arguments but the version: remembered by it (no key to build)
+        side = shared.get(("side", version))
+        if side is None:
+            side = shared["side", version] = _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings,
+                                                    weights_format, version, shared)
+        return side
+    return _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version, shared)
+
+
+def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version, shared) -> ModelSide:
     args = (engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version)
     try:
         base = shared.get("key") if shared is not None else None

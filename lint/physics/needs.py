@@ -48,9 +48,14 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
             key = None
         # the objects are held, so `is` above never matches a new object at a reused address; the
         # inputs built from `fields` differ only in accelerator and release: one dict for model_side
-        last = _LAST = (dep, role, arch, weights, context, fields, key, {})
-    inp = CapacityInput(accelerator=accelerator, **last[5]) if release is None else \
-        CapacityInput(accelerator=accelerator, **dict(last[5], engine_version=release))
+        last = _LAST = (dep, role, arch, weights, context, fields, key, {}, {})
+    if release is None:
+        inp = CapacityInput(accelerator=accelerator, **last[5])
+    else:
+        by_release = last[8].get(release)  # the fields under each release, built once (~7 releases)
+        if by_release is None:
+            by_release = last[8][release] = dict(last[5], engine_version=release)
+        inp = CapacityInput(accelerator=accelerator, **by_release)
     if lean:
         return compute_lean(inp, last[7])
     if last[6] is None:
@@ -63,7 +68,8 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
                          last[7])
 
 
-_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's)
+_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's,
+#                                  the fields under each release)
 
 
 def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:

@@ -186,3 +186,21 @@ def test_a_record_is_keyed_from_its_fields_in_order_whatever_their_number():
         assert getter(value) == tuple(getattr(value, f.name) for f in fields(value))
     assert len({memo.exact_key(v) for v in (One(1), One(1.0), One(True), Two(1), Two(1, 1.0), Two(1, 1))}) == 5
     assert memo.exact_key(Two(1, 1)) != memo.exact_key(Two(1, 1.0))
+
+
+def test_remembered_batch_defaults_are_what_each_device_size_computes():
+    # batch_defaults is remembered by (memory >= 70 GiB, memory >= 160 GiB, device, version, v0): for
+    # every size of one tier the remembered answer must be the one computed for that size.
+    gib = float(1 << 30)
+    sizes = [1 * gib, 24 * gib, 69.99 * gib, 70 * gib, 80 * gib, 159.9 * gib, 160 * gib, 192 * gib, 2048 * gib,
+             float("nan")]
+    devices = ["candidate", "A100-SXM4-80GB", "NVIDIA H100 80GB HBM3", "H200", "GB10", "nvidia-gb10-x", ""]
+    versions = [None, "0.6.3", "0.8.4", "0.8.5", "0.9.0", "0.12.0", "0.28.0", "0.30.1", "latest"]
+    mem_vllm._BATCHES.clear()
+    for version in versions:
+        for device in devices:
+            for v0 in (False, True):
+                for total in sizes:
+                    assert mem_vllm.batch_defaults(total, device, version, v0) == \
+                        tuple(mem_vllm._batch_defaults(total, device, version, v0)), (total, device, version, v0)
+    assert 0 < len(mem_vllm._BATCHES) < len(sizes) * len(devices) * len(versions) * 2  # answers were shared
