@@ -203,9 +203,10 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         budget = engine_budget(engine, arch, total, tp, pp, settings, weights,
                                acc.nvidia_smi_total_mib if acc else None, getattr(acc, "name", "") or "",
                                inp.engine_version, ctx, lean=lean, cache=shared)
-        if weights is not None and not any(str(label).startswith("weights") for label, _, _ in budget.steps):
-            steps.append(("weights/GPU", w_formula, weights.point))
-        steps.extend(budget.steps)
+        if not lean:  # a lean estimate's steps are dropped
+            if weights is not None and not any(str(label).startswith("weights") for label, _, _ in budget.steps):
+                steps.append(("weights/GPU", w_formula, weights.point))
+            steps.extend(budget.steps)
         estimate = True
     asm.extend(budget.assumptions)
     errors.extend(budget.errors)
