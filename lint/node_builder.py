@@ -21,6 +21,10 @@ _PLAIN_SCALARS = {tag: SafeConstructor.yaml_constructors[tag] for tag in (
     "tag:yaml.org,2002:null", "tag:yaml.org,2002:bool", "tag:yaml.org,2002:int", "tag:yaml.org,2002:float")}
 
 
+_CONSTRUCTED: Dict[Tuple[str, str], Any] = {}  # (tag, text) -> the null, bool, int or float it constructs
+_UNSEEN = object()
+
+
 class TreeTooLarge(Exception):
     """Alias expansion would make the document larger than the node budget."""
 
@@ -151,7 +155,14 @@ class Builder:
         try:
             plain = _PLAIN_SCALARS.get(tag)
             if plain is not None:  # null/bool/int/float: SafeConstructor's own function, minus its bookkeeping
-                return plain(self._constructor, node)
+                # a function of the tag and the text only, and immutable: remembered (ports, sizes, counts repeat)
+                key = (tag, node.value)
+                value = _CONSTRUCTED.get(key, _UNSEEN)
+                if value is _UNSEEN:
+                    value = plain(self._constructor, node)
+                    if len(_CONSTRUCTED) < 65536 and len(node.value) <= 64:
+                        _CONSTRUCTED[key] = value
+                return value
             return self._constructor.construct_object(node)
         except (yaml.YAMLError, ValueError, TypeError, OverflowError):
             return node.value  # e.g. an impossible timestamp: keep the text

@@ -12,6 +12,7 @@ except ImportError:  # pragma: no cover - depends on the PyYAML build
 
 
 _TAGS: dict = {}  # a plain scalar's text -> its tag, for Resolving and Unpathed
+_COLLECTION_TAGS = {yaml.MappingNode: BaseLoader.DEFAULT_MAPPING_TAG, yaml.SequenceNode: BaseLoader.DEFAULT_SEQUENCE_TAG}
 
 
 class Resolving(BaseLoader):
@@ -43,11 +44,13 @@ class Unpathed(Resolving):
     ascend_resolver = staticmethod(tuple)
 
     def resolve(self, kind, value, implicit, _tags: dict = _TAGS, _scalar=yaml.ScalarNode,
-                _str=BaseLoader.DEFAULT_SCALAR_TAG):
+                _str=BaseLoader.DEFAULT_SCALAR_TAG, _default: dict = _COLLECTION_TAGS):
         # Resolving.resolve without its test for path resolvers (there are none) and its global
-        # lookups: it runs for every scalar.
+        # lookups: it runs for every node. A mapping or a list gets its default tag, as
+        # BaseResolver.resolve gives it without path resolvers.
         if kind is not _scalar:
-            return BaseLoader.resolve(self, kind, value, implicit)
+            tag = _default.get(kind)
+            return tag if tag is not None else BaseLoader.resolve(self, kind, value, implicit)
         if not implicit[0]:
             return _str
         tag = _tags.get(value)

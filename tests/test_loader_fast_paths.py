@@ -163,3 +163,15 @@ def test_line_starts_are_where_str_find_puts_them(text):
         starts.append(at + 1)
         at = text.find("\n", at + 1)
     assert line_starts(text) == starts
+
+
+def test_remembered_scalars_are_what_the_constructor_builds():
+    # null, bool, int and float scalars are remembered by (tag, text): the second pass reads the memo
+    extra = ["0", "-0", "1_000", "0x1F", "0o17", "-.inf", ".NaN", "yes", "Off", "~", "3.0", "-1e3", "!!int 7",
+             "2", "!!float 2", "!!bool true", "!!null ''"]
+    items = [s for s in SCALARS + extra if s not in ("<<", "=")]  # the merge and value tags: not in a list
+    text = "\n".join(f"- {s}" for s in items)
+    theirs = yaml.load(text, Loader=yaml_loaders.BaseLoader)
+    for _ in range(2):
+        ours = [n.plain() for n in loader.parse_text(text, "f.yaml").documents[0].root.value]
+        assert [(type(v), repr(v)) for v in ours] == [(type(v), repr(v)) for v in theirs]
