@@ -16,7 +16,7 @@ from ..records import record
 # At module level, not in the functions: _estimate runs ~40 times a searched role, and an import
 # statement there cost ~5% of a search. needs.py is imported only when a role has no device.
 from .accelerators import accelerator_from_mapping, lookup_accelerator
-from .capacity import CapacityInput, compute, compute_keyed, compute_lean, spanned_releases
+from .capacity import CapacityInput, compute_lean, spanned_releases
 from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .memo import Unkeyable, exact_key
@@ -29,46 +29,31 @@ _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node
         "or `default-accelerator:` in .ctxlint.yaml)")
 
 
-def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int, device: Any = None,
-              release: Optional[str] = None, lean: bool = False):
-    """The role's estimate on `accelerator` (under vLLM `release`, when given). A role is estimated on
-    ~20 devices in a row (the search's sizes, the common devices): its device-free input is built and
-    keyed once (the memo's key of a whole input costs more than a remembered estimate), then each
-    device adds its own key: `device`, when the caller has one that determines `accelerator` exactly,
-    else the accelerator's exact key. `lean`: the figures only (capacity.compute_lean), for the search,
-    never remembered (nor keyed)."""
+def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int,
+              release: Optional[str] = None):
+    """The role's lean estimate on `accelerator` (under vLLM `release`, when given): its figures only
+    (capacity.compute_lean), never remembered, since the search keeps what it asks for. A role is
+    estimated on ~40 devices in a row (the search's sizes, the common devices): its device-free
+    fields are built once per role (and per release), with one dict for the work the estimates share
+    (the model side, vLLM's device-free terms)."""
     global _LAST
     last = _LAST
     if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
                             and last[4] == context and type(last[4]) is type(context)):
-        fields = _fields(dep, role, arch, weights, context)
-        try:
-            key = exact_key(CapacityInput(accelerator=None, **fields))
-        except Unkeyable:
-            key = None
         # the objects are held, so `is` above never matches a new object at a reused address; the
-        # inputs built from `fields` differ only in accelerator and release: one dict for model_side
-        last = _LAST = (dep, role, arch, weights, context, fields, key, {}, {})
+        # inputs built from the fields differ only in accelerator and release: one dict for model_side
+        last = _LAST = (dep, role, arch, weights, context, _fields(dep, role, arch, weights, context), {}, {})
     if release is None:
         inp = CapacityInput(accelerator=accelerator, **last[5])
     else:
-        by_release = last[8].get(release)  # the fields under each release, built once (~7 releases)
+        by_release = last[7].get(release)  # the fields under each release, built once (~7 releases)
         if by_release is None:
-            by_release = last[8][release] = dict(last[5], engine_version=release)
+            by_release = last[7][release] = dict(last[5], engine_version=release)
         inp = CapacityInput(accelerator=accelerator, **by_release)
-    if lean:
-        return compute_lean(inp, last[7])
-    if last[6] is None:
-        return compute(inp)
-    try:
-        device = exact_key(accelerator) if device is None else device
-    except Unkeyable:
-        return compute(inp)
-    return compute_keyed(("device", last[6], device) if release is None else ("device", last[6], device, release), inp,
-                         last[7])
+    return compute_lean(inp, last[6])
 
 
-_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, their key, model_side's,
+_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, the estimates' shared dict,
 #                                  the fields under each release)
 
 
@@ -114,7 +99,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
         result = seen.get(gib)
         if result is None:
             # the searches read only figures (_longest, release_figure): a lean estimate, kept in `seen`
-            result = seen[gib] = _estimate(dep, role, arch, weights, _candidate(gib), context, lean=True)
+            result = seen[gib] = _estimate(dep, role, arch, weights, _candidate(gib), context)
         return result
 
     def fits(gib: float) -> bool:
@@ -138,7 +123,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                     result = seen.get((releases[i], gib))
                     if result is None:
                         result = seen[releases[i], gib] = _estimate(
-                            dep, role, arch, weights, _candidate(gib), context, release=releases[i], lean=True)
+                            dep, role, arch, weights, _candidate(gib), context, releases[i])
                     return release_figure(result, which)
                 return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
                                           lambda i, k: (releases[i], gib_at(k)) in seen))
@@ -228,9 +213,9 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
             found = None if sizes is None else device_verdict(
                 sizes, acc.name, float(acc.memory_bytes), context,
                 lambda release: _estimate(dep, role, arch, weights, acc, context,
-                                          release=release if sizes.spanned else None, lean=True))
+                                          release if sizes.spanned else None))
             if found is None:  # only _longest reads these estimates: lean ones
-                result = _estimate(dep, role, arch, weights, acc, context, lean=True)
+                result = _estimate(dep, role, arch, weights, acc, context)
                 found = (_longest(result, "low") or 0) >= context, (_longest(result, "high") or 0) >= context
             sure, maybe = found
             verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
