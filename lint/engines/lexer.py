@@ -34,7 +34,9 @@ class Part:
     """A piece of a word: literal characters, a variable, or a command substitution."""
 
     kind: str  # "lit" | "var" | "cmd"
-    chars: list[tuple[str, int, int]] = field(default_factory=list)  # raw chars with source spans
+    # (text, starts, ends): text[k] came from source span (starts[k], ends[k]). A run of literals is
+    # one entry, its offsets built in C, not a tuple per character that the splitter then unzipped.
+    runs: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
     quoted: bool = False
     name: str = ""
     style: str = ""  # var: "shell" | "k8s"; cmd: "command"
@@ -84,10 +86,10 @@ class Lexer:
         if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
             w.parts.append(Part("lit", quoted=quoted))
         s, e = self.src(a, b)
-        w.parts[-1].chars.append((ch, s, e))
+        w.parts[-1].runs.append((ch, (s,), (e,)))
 
     def _lit_run(self, a: int, b: int, quoted: bool) -> None:
-        """s[a:b] as literals, each at its own span: what _lit does per character, in one go."""
+        """s[a:b] as literals, each at its own span: what _lit does per character, as one run."""
         if a >= b:
             return
         base = self.base
@@ -99,10 +101,10 @@ class Lexer:
         if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
             w.parts.append(Part("lit", quoted=quoted))
         if base is None:
-            w.parts[-1].chars.extend(zip(self.s[a:b], range(a, b), range(a + 1, b + 1)))
+            w.parts[-1].runs.append((self.s[a:b], tuple(range(a, b)), tuple(range(a + 1, b + 1))))
             return
         spans = base[a:b]
-        w.parts[-1].chars.extend(zip(self.s[a:b], [sp[0] for sp in spans], [sp[1] for sp in spans]))
+        w.parts[-1].runs.append((self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans])))
 
     def _cur(self) -> Word:
         if self.word is None:
@@ -117,7 +119,8 @@ class Lexer:
 
     def _raw_part(self, kind: str, a: int, b: int, quoted: bool, **kw: object) -> None:
         part = Part(kind, quoted=quoted, **kw)  # type: ignore[arg-type]
-        part.chars = [(self.s[k], *self.src(k, k + 1)) for k in range(a, b)]
+        spans = [self.src(k, k + 1) for k in range(a, b)]
+        part.runs = [(self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans]))] if a < b else []
         self._cur().parts.append(part)
 
     def run(self) -> tuple[list[object], list[tuple[str, int, int]]]:
@@ -168,7 +171,7 @@ class Lexer:
         # `2>&1`: a word made only of digits right before the operator is the fd.
         w = self.word
         if w is not None and len(w.parts) == 1 and w.parts[0].kind == "lit" and not w.parts[0].quoted \
-                and all(ch.isdigit() for ch, _, _ in w.parts[0].chars):
+                and all(text.isdigit() for text, _, _ in w.parts[0].runs):  # runs are never empty
             self.word = None
         else:
             self._end_word()

@@ -15,6 +15,7 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
+from itertools import chain, repeat
 from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
@@ -63,25 +64,30 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
         # path below gives the same, one tuple per character slower).
-        chars = [c for part in word.parts for c in part.chars]
-        if not chars and not word.had_quotes:
+        runs = [run for part in word.parts for run in part.runs]
+        if not runs and not word.had_quotes:
             return []
-        texts, starts, ends = zip(*chars) if chars else ((), (), ())
         start, end = word.span()
-        return [Token("".join(texts), start, end, starts, ends, (), ctx.item)]
+        if len(runs) == 1:  # most words: one run of literals
+            text, starts, ends = runs[0]
+            return [Token(text, start, end, starts, ends, (), ctx.item)]
+        return [Token("".join([run[0] for run in runs]), start, end, tuple(chain.from_iterable([run[1] for run in runs])),
+                      tuple(chain.from_iterable([run[2] for run in runs])), (), ctx.item)]
     chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
     refs: list[VarRef] = []
     for part in word.parts:
         if part.kind == "lit" or not expand:
-            chars.extend((c, s, e, False) for c, s, e in part.chars)
+            for text, starts, ends in part.runs:
+                chars.extend(zip(text, starts, ends, repeat(False)))
             continue
-        start = min(s for _, s, _ in part.chars)
-        end = max(e for _, _, e in part.chars)
+        start = min(chain.from_iterable([run[1] for run in part.runs]))
+        end = max(chain.from_iterable([run[2] for run in part.runs]))
         value = ctx.lookup(part.name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
         refs.append(ref)
         if value is None:  # keep the reference text itself, at its own positions
-            chars.extend((c, s, e, False) for c, s, e in part.chars)
+            for text, starts, ends in part.runs:
+                chars.extend(zip(text, starts, ends, repeat(False)))
         else:
             chars.extend((c, start, end, not part.quoted) for c in value)
     ctx.refs.extend(refs)

@@ -189,3 +189,34 @@ def test_a_text_lexed_without_spans_is_lexed_at_its_own_positions(text, k8s):
     from ctxlint.engines.lexer import lex
 
     assert lex(text, None, k8s) == lex(text, [(k, k + 1) for k in range(len(text))], k8s)
+
+
+def _per_character(parts):
+    return [(p.kind, p.quoted, [c for text, starts, ends in p.runs for c in zip(text, starts, ends)]) for p in parts]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("ab =-$(){}'\"\\\n\t#;&|<>`12")) | st.characters(), max_size=60),
+       st.booleans(), st.booleans())
+def test_a_run_of_literals_is_the_characters_lit_appends_one_by_one(text, k8s, spanned):
+    # _lit_run keeps s[a:b] as one run (text, starts, ends); the lexer before it appended each
+    # character with _lit. Both must give every word the same characters at the same spans.
+    from ctxlint.engines.lexer import Lexer, Word
+
+    class OneByOne(Lexer):
+        def _lit_run(self, a, b, quoted):
+            for k in range(a, b):
+                self._lit(self.s[k], k, k + 1, quoted)
+
+    base = [(2 * k + 1, 2 * k + 3) for k in range(len(text))] if spanned else None
+    fast, _ = Lexer(text, base, k8s).run()
+    slow, _ = OneByOne(text, base, k8s).run()
+    assert len(fast) == len(slow)
+    for f, s in zip(fast, slow):
+        assert type(f) is type(s)
+        if isinstance(f, Word):
+            assert (f.had_quotes, f.src_span) == (s.had_quotes, s.src_span)
+            assert _per_character(f.parts) == _per_character(s.parts)
+            assert all(len(text) == len(starts) == len(ends) > 0 for p in f.parts for text, starts, ends in p.runs)
+        else:
+            assert f == s
