@@ -17,7 +17,7 @@ import yaml
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
-from ctxlint.nodes import Node, line_starts
+from ctxlint.nodes import Node, Position, line_starts
 from ctxlint.templates import looks_like_go_template
 from ctxlint.yaml_loaders import BaseLoader, composer
 
@@ -223,15 +223,14 @@ _OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
 def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
     starts = line_starts(text)
 
-    def position(index: int):
-        line = bisect.bisect_right(starts, index)
-        return line, index - starts[line - 1] + 1
+    def position(index: int) -> Position:
+        line = bisect.bisect_right(starts, index) - 1
+        return Position(index, line, index - starts[line])
 
     for document in loaded.documents:
         for node in document.root.walk():
             for each in [node, *node.keys.values()]:
-                each.line, each.col = position(each.start_index)
-                each.end_line, each.end_col = position(each.end_index)
+                each.start, each.end = position(each.start_index), position(each.end_index)
 
 
 def _too_deep(display: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:

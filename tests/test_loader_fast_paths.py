@@ -175,3 +175,36 @@ def test_remembered_scalars_are_what_the_constructor_builds():
     for _ in range(2):
         ours = [n.plain() for n in loader.parse_text(text, "f.yaml").documents[0].root.value]
         assert [(type(v), repr(v)) for v in ours] == [(type(v), repr(v)) for v in theirs]
+
+
+def _pairs(mark_node, node):
+    """(composed node, Node) pairs of one document built without aliases; a mapping with merge keys or
+    duplicate keys is skipped (its Node holds another number of entries than the composed one)."""
+    yield mark_node, node
+    if node.kind == MAP and len(mark_node.value) == len(node.value):
+        for (key_mark, value_mark), (key, child) in zip(mark_node.value, node.value.items()):
+            yield key_mark, node.keys[key]
+            yield from _pairs(value_mark, child)
+    elif node.kind == SEQ:
+        for item_mark, child in zip(mark_node.value, node.value):
+            yield from _pairs(item_mark, child)
+
+
+@pytest.mark.parametrize("path", FILES[::7], ids=lambda p: p.name)
+def test_positions_read_from_the_marks_are_the_numbers_nodes_held(path):
+    # Node keeps the composer's marks and reads its positions from them; before, it copied these
+    # numbers out of the marks as it was built.
+    text = _text(path)
+    if text is None:
+        return
+    builder = Builder(False, lambda *_: None)
+    for doc in yaml.compose_all(text, Loader=yaml_loaders.Resolving):
+        if doc is None:
+            continue
+        for mark_node, node in _pairs(doc, builder.build_document(doc, aliases=False)):
+            start, end = mark_node.start_mark, mark_node.end_mark
+            expected = (start.line + 1, start.column + 1, end.line + 1, end.column + 1, start.index, end.index)
+            assert (node.line, node.col, node.end_line, node.end_col, node.start_index, node.end_index) == expected
+            source = node.source("f.yaml")
+            assert (source.line, source.col, source.end_line, source.end_col, source.path) == (
+                *expected[:4], node.path)
