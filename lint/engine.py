@@ -7,24 +7,23 @@ from __future__ import annotations
 
 import operator
 from contextlib import contextmanager
-from types import MappingProxyType
-from typing import (Any, Collection, Dict, FrozenSet, Iterable, Iterator, List, Mapping, Optional, Sequence,
+from typing import (Any, Collection, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence,
                     Tuple)
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
-from ctxlint.findings import Diagnostic, Finding, Problem, at_least
+from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.globs import glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
-from ctxlint.registry import RuleSpec, all_rules, selected
+from ctxlint.registry import RuleSpec, all_rules
+from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique, with_severity
 
 from .records import field, fields, record, replace
 
-SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
 
 
@@ -221,14 +220,14 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.files.append(loaded.path)
         with _blame(loaded.path):
             adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
+            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
                                loaded.diagnostics + adapted.diagnostics, adapted))
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     for loaded in siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
                                          lambda path: _skipped(path, settings), settings.max_file_size, gateways):
         with _blame(loaded.path):
             adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, _rules_for(loaded.path, settings), list(adapted.deployments),
+            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
                                loaded.diagnostics + adapted.diagnostics, adapted, context=True))
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
@@ -245,20 +244,20 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             unit.deployments = [_with_capacity(dep, settings, unit.diagnostics) for dep in unit.deployments]
             # With suppressions around, every rule runs, so a suppression of a rule left out of
             # this run is not mistaken for an unused one; only the wanted rules are reported.
-            rules = _split(all_rules() if sups else unit.wanted).checks
-            found.extend((f, unit) for f in _run(rules, unit.diagnostics, unit.deployments, settings, options_of))
+            rules = split(all_rules() if sups else unit.wanted).checks
+            found.extend((f, unit) for f in run(rules, unit.diagnostics, unit.deployments, settings, options_of))
     views = _stack(units)
     if views:
         by_file = {unit.loaded.path: unit for unit in units}
         rules = [s for s in all_rules() if s.scope == "stack"]
         for view in views:
             unit = by_file[view.route.file]
-            wanted_here = rules if sups else [s for s in rules if s.id in _split(unit.wanted).ids]
+            wanted_here = rules if sups else [s for s in rules if s.id in split(unit.wanted).ids]
             found.extend((f, unit) for spec in wanted_here
-                         for f in _stamp(spec, spec.module.check(view, _options(spec, settings))))
+                         for f in stamp(spec, spec.module.check(view, rule_options(spec, settings))))
         if settings.keep_deployments:
             report.stacks.extend(views)
-    wanted = {unit.loaded.path: _split(unit.wanted).ids for unit in units}
+    wanted = {unit.loaded.path: split(unit.wanted).ids for unit in units}
     producer = {id(f): unit for f, unit in found}
     context = {unit.loaded.path for unit in units if unit.context}
 
@@ -271,9 +270,9 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
         for unit in units:
             mine = [d for d in problems if d.source.file == unit.loaded.path]
-            kept += _run(_split(unit.wanted).suppression, mine, [], settings)
-    report.findings.extend(_severity(f, settings) for f in _unique(kept, settings.keep_deployments) if reported(f))
-    report.suppressed.extend((_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
+            kept += run(split(unit.wanted).suppression, mine, [], settings)
+    report.findings.extend(with_severity(f, settings) for f in unique(kept, settings.keep_deployments) if reported(f))
+    report.suppressed.extend((with_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
         # A context file's deployment counts when it holds a role of a reported file (the pair).
         mine = [dep for dep in unit.deployments if not unit.context or
@@ -281,29 +280,6 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
-
-
-@record(frozen=True)
-class _RuleSplit:
-    checks: Tuple[RuleSpec, ...]       # the rules run on a file's deployments and diagnostics
-    suppression: Tuple[RuleSpec, ...]  # the rules fed by suppress.apply
-    ids: FrozenSet[str]                # every rule's ID: what a file reports
-
-
-_SPLITS: Dict[int, Tuple[Tuple[RuleSpec, ...], _RuleSplit]] = {}
-
-
-def _split(rules: Tuple[RuleSpec, ...]) -> _RuleSplit:
-    """A file's rules, split as _lint_group runs them. Every file of a run without per-file ignores
-    has the same tuple (registry.selected remembers it): split once, not three times per file."""
-    known = _SPLITS.get(id(rules))
-    if known is None or known[0] is not rules:  # the tuple is held: its id is not reused meanwhile
-        if len(_SPLITS) >= 256:
-            _SPLITS.clear()
-        known = _SPLITS[id(rules)] = (rules, _RuleSplit(
-            tuple(s for s in rules if s.name not in SUPPRESSION_RULES),
-            tuple(s for s in rules if s.name in SUPPRESSION_RULES), frozenset(s.id for s in rules)))
-    return known[1]
 
 
 def _stack(units: Sequence[_Unit]) -> list:
@@ -315,20 +291,6 @@ def _stack(units: Sequence[_Unit]) -> list:
 
     return build(routes, [s for u in units for s in u.adapted.services],
                  [b for u in units for b in u.adapted.body_limits], [d for u in units for d in u.deployments])
-
-
-def _unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
-    """One line per distinct finding: the options of a SkyPilot any-of set are checked as
-    deployments of their own and often share a finding word for word, at the same place.
-    An audit (per_deployment) keeps one per deployment, since each row shows its own."""
-    seen: set = set()
-    out: List[Finding] = []
-    for f in findings:
-        key = (f.file, f.line, f.column, f.rule, f.message, f.deployment if per_deployment else None)
-        if key not in seen:
-            seen.add(key)
-            out.append(f)
-    return out
 
 
 class _blame:
@@ -350,18 +312,6 @@ class _blame:
         return False
 
 
-def _rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
-    rules = selected(settings.select, settings.ignore)
-    if not settings.per_file_ignores or path == "-":
-        return rules
-    rel = relative_posix(path, settings.root) or path.replace("\\", "/")
-    off = set()
-    for pattern, ids in settings.per_file_ignores:
-        if glob_match(pattern, rel):
-            off |= ids
-    return tuple(s for s in rules if s.id not in off)
-
-
 def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic]) -> Deployment:
     if settings.accelerators:  # the deployment's own custom accelerators win over the config's
         dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
@@ -370,50 +320,3 @@ def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagno
         default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label))
     diagnostics.extend(found)
     return dep
-
-
-def _run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: List[Deployment],
-         settings: Settings, options_of: Optional[Dict[str, Mapping[str, Any]]] = None) -> List[Finding]:
-    """`options_of`: rule ID -> options, shared by the files of a group (the same settings): ~50 rules'
-    options were rebuilt for every file."""
-    out: List[Finding] = []
-    for spec in rules:
-        if spec.scope == "probe":  # judged on a live run (ctxlint.probe), not on files
-            continue
-        options = options_of.get(spec.id) if options_of is not None else None
-        if options is None:
-            options = _options(spec, settings)
-            if options_of is not None:
-                options_of[spec.id] = options
-        if spec.scope == "input":
-            out.extend(_stamp(spec, spec.module.check(diagnostics, options)))
-        elif spec.scope == "stack":
-            continue
-        else:
-            check = spec.module.check
-            for dep in deployments:
-                for problem in check(dep, options):  # most checks find nothing: no list is made for them
-                    out.append(_finding(spec, problem))
-    return out
-
-
-def _severity(finding: Finding, settings: Settings) -> Finding:
-    level = settings.severity.get(finding.rule)
-    return replace(finding, severity=level) if level and level != finding.severity else finding
-
-
-def _options(spec: RuleSpec, settings: Settings) -> Mapping[str, Any]:
-    options: Dict[str, Any] = spec.default_options()
-    options.update(settings.rule_options.get(spec.id, {}))
-    return MappingProxyType(options)
-
-
-def _stamp(spec: RuleSpec, problems: Iterable[Problem]) -> List[Finding]:
-    return [_finding(spec, p) for p in problems]
-
-
-def _finding(spec: RuleSpec, p: Problem) -> Finding:
-    return Finding(
-        file=p.source.file, line=p.source.line, column=p.source.col, rule=spec.id, name=spec.name,
-        severity=spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
-        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence, fix=p.fix)

@@ -1,0 +1,120 @@
+"""Running the rules over one file's deployments and diagnostics, and stamping what they find.
+
+The engine (ctxlint.engine) decides which files are checked together and in which order the
+stages run; this module is what a stage does with the rules: which rules a file gets (the
+selection, its per-file ignores), each rule's options, the rule's `check()` over each
+deployment, the Finding a Problem becomes, and the run's severity overrides.
+"""
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
+
+from ctxlint import suppress
+from ctxlint.findings import Diagnostic, Finding, Problem
+from ctxlint.globs import glob_match, relative_posix
+from ctxlint.model import Deployment
+from ctxlint.registry import RuleSpec, selected
+
+from .records import record, replace
+
+if TYPE_CHECKING:
+    from ctxlint.engine import Settings
+
+SUPPRESSION_RULES = (suppress.INVALID, suppress.UNUSED)  # rule names fed by suppress.apply
+
+
+@record(frozen=True)
+class RuleSplit:
+    checks: Tuple[RuleSpec, ...]       # the rules run on a file's deployments and diagnostics
+    suppression: Tuple[RuleSpec, ...]  # the rules fed by suppress.apply
+    ids: FrozenSet[str]                # every rule's ID: what a file reports
+
+
+_SPLITS: Dict[int, Tuple[Tuple[RuleSpec, ...], RuleSplit]] = {}
+
+
+def split(rules: Tuple[RuleSpec, ...]) -> RuleSplit:
+    """A file's rules, split as engine._lint_group runs them. Every file of a run without per-file ignores
+    has the same tuple (registry.selected remembers it): split once, not three times per file."""
+    known = _SPLITS.get(id(rules))
+    if known is None or known[0] is not rules:  # the tuple is held: its id is not reused meanwhile
+        if len(_SPLITS) >= 256:
+            _SPLITS.clear()
+        known = _SPLITS[id(rules)] = (rules, RuleSplit(
+            tuple(s for s in rules if s.name not in SUPPRESSION_RULES),
+            tuple(s for s in rules if s.name in SUPPRESSION_RULES), frozenset(s.id for s in rules)))
+    return known[1]
+
+
+def rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
+    rules = selected(settings.select, settings.ignore)
+    if not settings.per_file_ignores or path == "-":
+        return rules
+    rel = relative_posix(path, settings.root) or path.replace("\\", "/")
+    off = set()
+    for pattern, ids in settings.per_file_ignores:
+        if glob_match(pattern, rel):
+            off |= ids
+    return tuple(s for s in rules if s.id not in off)
+
+
+def run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: List[Deployment],
+        settings: Settings, options_of: Optional[Dict[str, Mapping[str, Any]]] = None) -> List[Finding]:
+    """`options_of`: rule ID -> options, shared by the files of a group (the same settings): ~50 rules'
+    options were rebuilt for every file."""
+    out: List[Finding] = []
+    for spec in rules:
+        if spec.scope == "probe":  # judged on a live run (ctxlint.probe), not on files
+            continue
+        options = options_of.get(spec.id) if options_of is not None else None
+        if options is None:
+            options = rule_options(spec, settings)
+            if options_of is not None:
+                options_of[spec.id] = options
+        if spec.scope == "input":
+            out.extend(stamp(spec, spec.module.check(diagnostics, options)))
+        elif spec.scope == "stack":
+            continue
+        else:
+            check = spec.module.check
+            for dep in deployments:
+                for problem in check(dep, options):  # most checks find nothing: no list is made for them
+                    out.append(to_finding(spec, problem))
+    return out
+
+
+def with_severity(finding: Finding, settings: Settings) -> Finding:
+    level = settings.severity.get(finding.rule)
+    return replace(finding, severity=level) if level and level != finding.severity else finding
+
+
+def rule_options(spec: RuleSpec, settings: Settings) -> Mapping[str, Any]:
+    options: Dict[str, Any] = spec.default_options()
+    options.update(settings.rule_options.get(spec.id, {}))
+    return MappingProxyType(options)
+
+
+def stamp(spec: RuleSpec, problems: Iterable[Problem]) -> List[Finding]:
+    return [to_finding(spec, p) for p in problems]
+
+
+def to_finding(spec: RuleSpec, p: Problem) -> Finding:
+    return Finding(
+        file=p.source.file, line=p.source.line, column=p.source.col, rule=spec.id, name=spec.name,
+        severity=spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
+        end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence, fix=p.fix)
+
+
+def unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
+    """One line per distinct finding: the options of a SkyPilot any-of set are checked as
+    deployments of their own and often share a finding word for word, at the same place.
+    An audit (per_deployment) keeps one per deployment, since each row shows its own."""
+    seen: set = set()
+    out: List[Finding] = []
+    for f in findings:
+        key = (f.file, f.line, f.column, f.rule, f.message, f.deployment if per_deployment else None)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
