@@ -13,7 +13,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ctxlint.lazyre import lazy_compile
-from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, child_path
+from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Unbuilt, child_path
 
 _JSON_NUMBER = lazy_compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -179,7 +179,8 @@ class Builder:
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
         result = Node(MAP, {}, node, path)
-        values, keys = result.value, result.keys
+        values = result.value
+        keys = result._keys = Unbuilt()  # key -> its composer node: a Node only when read (Node.keys)
         merged: List[Tuple[Any, Node, Node]] = []
         # Without aliases a plain string value is built here, not by a call per value: most of a
         # manifest's nodes are keys and string values (the same Node _plain would make).
@@ -200,9 +201,10 @@ class Builder:
                 if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
                     self.on_complex_key(key_node, path)
             key_path = child_path(path, key)
-            built_key = Node(SCALAR, key, key_node, key_path)
             if key in values:
-                self._on_duplicate(keys[key], built_key, key_path)
+                first = keys[key]
+                self._on_duplicate(first if type(first) is Node else Node(SCALAR, key, first, key_path),
+                                   Node(SCALAR, key, key_node, key_path), key_path)
             if inline and type(value_node) is ScalarNode and value_node.tag == STR_TAG:
                 self._budget -= 1
                 if self._budget < 0:
@@ -210,9 +212,9 @@ class Builder:
                 values[key] = Node(SCALAR, value_node.value, value_node, key_path)
             else:
                 values[key] = self._walk(value_node, key_path)
-            keys[key] = built_key
+            keys[key] = key_node
         for key, key_node, value in merged:  # explicit keys win over merged ones
-            if key not in result.value:
-                result.value[key] = value
-                result.keys[key] = key_node
+            if key not in values:
+                values[key] = value
+                keys[key] = key_node
         return result

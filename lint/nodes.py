@@ -27,16 +27,35 @@ class Node:
     # `start` and `end` are the composer's marks (0-based index, line, column; or Positions), read
     # through the properties below: a run builds ~120 nodes a file and asks a few of them where
     # they are, so copying six numbers out of the marks into each node cost ~3% of a tree run.
-    __slots__ = ("kind", "value", "keys", "start", "end", "path", "style", "tag")
+    __slots__ = ("kind", "value", "_keys", "start", "end", "path", "style", "tag")
 
     def __init__(self, kind: str, value: Any, mark_node: yaml.Node, path: str) -> None:
         self.kind = kind
         self.value = value
-        self.keys: Dict[Any, "Node"] = {}  # mapping only: key -> the key's own node
+        self._keys: Optional[Dict[Any, Any]] = None  # see `keys`
         self.start, self.end = mark_node.start_mark, mark_node.end_mark
         self.path = path
         self.style = getattr(mark_node, "style", None)
         self.tag = mark_node.tag
+
+    @property
+    def keys(self) -> Dict[Any, "Node"]:
+        """Mapping only: key -> the key's own node (its position, for findings about the key).
+
+        The builder leaves a mapping's keys as the composer's nodes (an `Unbuilt` dict); they
+        become Nodes here, on the first read. A file's adapters read the keys of a few mappings,
+        and a Node per key was ~40% of the nodes a file built."""
+        keys = self._keys
+        if type(keys) is not dict:
+            path = self.path
+            keys = self._keys = {} if keys is None else {
+                key: found if type(found) is Node else Node(SCALAR, key, found, child_path(path, key))
+                for key, found in keys.items()}
+        return keys
+
+    @keys.setter
+    def keys(self, keys: Dict[Any, "Node"]) -> None:
+        self._keys = keys
 
     @property
     def line(self) -> int:
@@ -103,6 +122,13 @@ class Node:
                 stack.extend(reversed(list(node.value.values())))
             elif node.kind == SEQ:
                 stack.extend(reversed(node.value))
+
+
+class Unbuilt(dict):
+    """A mapping's keys as the builder leaves them: key -> the composer's node of the key (or the
+    Node of a key merged in with `<<`), in the order and with the values the built keys would have."""
+
+    __slots__ = ()
 
 
 class Position:

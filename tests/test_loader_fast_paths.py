@@ -208,3 +208,46 @@ def test_positions_read_from_the_marks_are_the_numbers_nodes_held(path):
             source = node.source("f.yaml")
             assert (source.line, source.col, source.end_line, source.end_col, source.path) == (
                 *expected[:4], node.path)
+
+
+def _eager_keys(mark_node, path, builder):
+    """The keys a mapping held when the builder made a Node for each key as it met it: in the order
+    of first appearance, the last duplicate's node, merged keys after the explicit ones."""
+    from ctxlint.nodes import Node, child_path
+
+    keys, merged = {}, {}
+    for key_mark, value_mark in mark_node.value:
+        if key_mark.tag == "tag:yaml.org,2002:merge":
+            sources = value_mark.value if isinstance(value_mark, yaml.SequenceNode) else [value_mark]
+            for source in sources:
+                if isinstance(source, yaml.MappingNode):
+                    for key, node in _eager_keys(source, path, builder).items():
+                        merged.setdefault(key, node)
+            continue
+        key = builder._key(key_mark)
+        keys[key] = Node("scalar", key, key_mark, child_path(path, key))
+    for key, node in merged.items():
+        keys.setdefault(key, node)
+    return keys
+
+
+@pytest.mark.parametrize("text", [MERGES, "a: 1\nb: 2\na: 3\nb: 4\na: 5\n", "x: &m {p: 1, q: 2}\ny: {<<: *m, q: 3}\n",
+                                  "k: [{a: 1}, {b: {c: 2}}]\n1: one\ntrue: yes\n3.5: f\n"])
+def test_a_mappings_keys_are_built_on_first_read_as_the_builder_built_them(text):
+    builder = Builder(False, lambda *_: None)
+    for doc in yaml.compose_all(text, Loader=yaml_loaders.Resolving):
+        root = builder.build_document(doc, aliases="*" in text)
+        stack = [(doc, root)]
+        while stack:
+            mark_node, node = stack.pop()
+            if node.kind != MAP:
+                continue
+            assert type(node._keys) is not dict  # nothing has read them yet
+            expected = _eager_keys(mark_node, node.path, builder)
+            got = node.keys
+            assert list(got) == list(expected) == list(node.value)
+            assert [_dump(n, []) for n in got.values()] == [_dump(n, []) for n in expected.values()]
+            assert node.keys is got  # built once
+            for key_mark, value_mark in mark_node.value:
+                if key_mark.tag != "tag:yaml.org,2002:merge" and builder._key(key_mark) in node.value:
+                    stack.append((value_mark, node.value[builder._key(key_mark)]))
