@@ -11,7 +11,7 @@ differs from its value) the scalar's own start is used instead, never a guess.
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
 from ctxlint.nodes import SCALAR, Node, line_starts
@@ -25,7 +25,7 @@ class ScalarSpans:
     def __init__(self, file: str, text: str) -> None:
         self.file, self.text = file, text or ""
         self._line_starts: Optional[List[int]] = None  # built on the first position(): most files need none
-        self._cache: Dict[int, Optional[List[int]]] = {}
+        self._cache: Dict[int, Optional[Sequence[int]]] = {}
 
     def position(self, index: int) -> Tuple[int, int]:
         """1-based (line, column) of a character index into the file text."""
@@ -49,7 +49,7 @@ class ScalarSpans:
         end_line, end_col = self.position(offsets[end - 1])
         return Source(self.file, line, col, node.path, end_line, end_col + 1)
 
-    def offsets(self, node: Node, value: Optional[str] = None) -> Optional[List[int]]:
+    def offsets(self, node: Node, value: Optional[str] = None) -> Optional[Sequence[int]]:
         """File index of every decoded character, or None when they cannot be aligned."""
         key = id(node) if value is None else hash((id(node), value))
         if key not in self._cache:
@@ -68,7 +68,7 @@ def _content_start(text: str, node: Node) -> Optional[int]:
     return start
 
 
-def _align(text: str, node: Node, decoded: str) -> Optional[List[int]]:
+def _align(text: str, node: Node, decoded: str) -> Optional[Sequence[int]]:
     begin = _content_start(text, node)
     if begin is None:
         return None
@@ -78,12 +78,35 @@ def _align(text: str, node: Node, decoded: str) -> Optional[List[int]]:
             style == '"' and "\\" in decoded or style == "'" and "'" in decoded):
         # Typed as decoded (most list items and one-line values): _by_character would match each
         # character at the next index, since only escapes are tried before equality.
-        return list(range(begin, begin + len(decoded)))
+        return range(begin, begin + len(decoded))
     return _by_character(text, begin, end, style, decoded)
 
 
-def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded: str) -> Optional[List[int]]:
-    out: List[int] = []
+class Offsets:
+    """The file index of each decoded character, kept as runs: where each run of characters typed one
+    after another starts (its first decoded index, and that character's file index). Indexed as the
+    list of every index it stands for; a `|` script's list of ints was most of aligning it."""
+
+    __slots__ = ("starts", "raws", "length")
+
+    def __init__(self, starts: List[int], raws: List[int], length: int) -> None:
+        self.starts, self.raws, self.length = starts, raws, length
+
+    def __len__(self) -> int:
+        return self.length
+
+    def __getitem__(self, k: int) -> int:
+        if k < 0:
+            k += self.length
+        if not 0 <= k < self.length:
+            raise IndexError("offset out of range")
+        run = bisect.bisect_right(self.starts, k) - 1
+        return self.raws[run] + k - self.starts[run]
+
+
+def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded: str) -> Optional[Offsets]:
+    starts: List[int] = []  # the decoded index each run starts at
+    raws: List[int] = []  # the file index it starts at
     i, p, n = begin, 0, len(decoded)
     runs = style not in ("'", '"')  # no escapes to try first: equal characters match one after another
     while p < n:
@@ -99,32 +122,36 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
                     while i < end and text[i] in " \t\r\n":
                         i += 1
                     continue
-                out.append(i)
+                starts.append(p)
+                raws.append(i)
                 i += _ESCAPE_LEN.get(nxt, 2)
                 p += 1
                 break
             if style == "'" and raw == "'" and text[i + 1:i + 2] == "'":
                 if ch != "'":
                     return None
-                out.append(i)
+                starts.append(p)
+                raws.append(i)
                 i += 2
                 p += 1
                 break
             if raw == ch:
                 m = _equal_run(text, i, end, decoded, p) if runs else 1  # a block's line at once
-                out.extend(range(i, i + m))
+                starts.append(p)
+                raws.append(i)
                 i += m
                 p += m
                 break
             if raw in " \t\r\n":  # indentation, folded line breaks
                 i += 1
                 continue
-            if ch in " \n" and out:  # a folded break decoded as space/newline: no raw char of its own
-                out.append(i)
+            if ch in " \n" and p:  # a folded break decoded as space/newline: no raw char of its own
+                starts.append(p)
+                raws.append(i)
                 p += 1
                 break
             return None
-    return out
+    return Offsets(starts, raws, n)
 
 
 def _equal_run(text: str, i: int, end: int, decoded: str, p: int) -> int:

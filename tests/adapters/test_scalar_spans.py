@@ -61,13 +61,18 @@ def _reference(text, begin, end, style, decoded):
     return out
 
 
+def _as_list(offsets):
+    """Every index an alignment gives (a list of them was what _align returned before runs and ranges)."""
+    return None if offsets is None else [offsets[k] for k in range(len(offsets))]
+
+
 def _slow(text, node, decoded):
     begin = _content_start(text, node)
     if begin is None:
         return None
     end = node.end_index - (1 if node.style in ("'", '"') else 0)
     expected = _reference(text, begin, end, node.style, decoded)
-    assert _by_character(text, begin, end, node.style, decoded) == expected
+    assert _as_list(_by_character(text, begin, end, node.style, decoded)) == expected
     return expected
 
 
@@ -90,7 +95,7 @@ def test_every_scalar_of_every_file_aligns_as_character_by_character():
             continue
         for node in _scalars(text, path.name):
             for decoded in (node.value, node.value[: len(node.value) // 2], node.value + "x"):
-                assert _align(text, node, decoded) == _slow(text, node, decoded), (path, node)
+                assert _as_list(_align(text, node, decoded)) == _slow(text, node, decoded), (path, node)
                 checked += 1
             shortcut += text.startswith(node.value, node.start_index)
     assert checked > 10_000 and shortcut > 1_000  # the files reach both paths
@@ -120,7 +125,7 @@ quote_pair: ''''''
                                  "literal", "continued", "empty", "backslashes", "quote_pair"])
 def test_quoting_styles(key):
     node = parse_text(QUOTED, "q.yaml").documents[0].root.get(key)
-    assert _align(QUOTED, node, node.value) == _slow(QUOTED, node, node.value)
+    assert _as_list(_align(QUOTED, node, node.value)) == _slow(QUOTED, node, node.value)
     spans = ScalarSpans("q.yaml", QUOTED)
     where = node.value.find("4096") if "4096" in node.value else node.value.find("8192")
     if where >= 0:  # the number points at the digits typed in the file
@@ -143,4 +148,16 @@ def test_block_scalars_and_odd_values_align_as_the_reference(lines, header, extr
     if node is None or node.kind != SCALAR or not isinstance(node.value, str):
         return
     for value in (node.value, node.value[1:], decoded):
-        assert _align(text, node, value) == _slow(text, node, value)
+        assert _as_list(_align(text, node, value)) == _slow(text, node, value)
+
+
+def test_offsets_index_as_the_list_they_stand_for():
+    from ctxlint.adapters.scalar_spans import Offsets
+
+    offsets = Offsets([0, 3, 4], [10, 20, 30], 6)  # runs of 3, 1 and 2 characters
+    every = [10, 11, 12, 20, 30, 31]
+    assert len(offsets) == 6 and [offsets[k] for k in range(6)] == every
+    assert [offsets[k] for k in range(-6, 0)] == every[-6:]
+    for k in (6, -7):
+        with pytest.raises(IndexError):
+            offsets[k]
