@@ -140,7 +140,7 @@ class Position:
         self.index, self.line, self.column = index, line, column
 
 
-_simple: Dict[str, bool] = {}  # key -> matches _SIMPLE_KEY; the same few hundred keys recur in every file
+simple_keys: Dict[str, bool] = {}  # key -> matches _SIMPLE_KEY; the same few hundred keys recur in every file
 
 
 def dotted_sources(mapping: "Node", place: Callable[["Node"], Source], prefix: str = "") -> Dict[str, Source]:
@@ -170,11 +170,11 @@ _PLUS_ONE = (1).__add__
 def child_path(parent: str, key: Key) -> str:
     if isinstance(key, int):
         return f"{parent}[{key}]"
-    simple = _simple.get(key)
+    simple = simple_keys.get(key)
     if simple is None:
         simple = bool(_SIMPLE_KEY.match(key))
-        if len(_simple) < 100_000:
-            _simple[key] = simple
+        if len(simple_keys) < 100_000:
+            simple_keys[key] = simple
     if simple:
         return f"{parent}.{key}" if parent else key
     return f'{parent}["{key}"]'

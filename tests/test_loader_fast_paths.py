@@ -251,3 +251,22 @@ def test_a_mappings_keys_are_built_on_first_read_as_the_builder_built_them(text)
             for key_mark, value_mark in mark_node.value:
                 if key_mark.tag != "tag:yaml.org,2002:merge" and builder._key(key_mark) in node.value:
                     stack.append((value_mark, node.value[builder._key(key_mark)]))
+
+
+@pytest.mark.parametrize("text", ["a: {b.c: 1, 'd e': [x, {f: 2}], 7: {g: 3}, -h: 4, _i-j: [[1]]}\n",
+                                  "[{k: v}, [a, {'': 1}]]\n", "'x\"y': {1.5: a, null: b, true: c}\n"])
+def test_paths_written_inline_are_child_paths(text):
+    # Builder._mapping and _plain write the common child paths themselves instead of calling child_path
+    from ctxlint.nodes import child_path
+
+    for aliases in (False, True):
+        stack = [loader.parse_text(text, "p.yaml").documents[0].root] if not aliases else [
+            Builder(False, lambda *_: None).build_document(yaml.compose(text, Loader=yaml_loaders.Resolving), True)]
+        while stack:
+            node = stack.pop()
+            children = node.value.items() if node.kind == MAP else enumerate(node.value) if node.kind == SEQ else ()
+            for key, child in children:
+                assert child.path == child_path(node.path, key)
+                if node.kind == MAP:
+                    assert node.keys[key].path == child.path
+                stack.append(child)
