@@ -158,6 +158,13 @@ def _equal_run(text: str, i: int, end: int, decoded: str, p: int) -> int:
     """How many characters from text[i] (before `end`) equal those from decoded[p]; text[i] == decoded[p]."""
     limit = min(end - i, len(decoded) - p)
     m, step = 1, 16
+    # A block scalar's line is typed as decoded through its line break, and the next line's indentation
+    # is not in the decoded text: try the whole line first, then the character after it.
+    newline = text.find("\n", i, i + limit)
+    if newline > i and text[i:newline + 1] == decoded[p:p + newline + 1 - i]:
+        m = newline + 1 - i
+        if m >= limit or text[i + m] != decoded[p + m]:
+            return m
     while m < limit:
         k = min(limit, m + step)
         if text[i + m:i + k] == decoded[p + m:p + k]:

@@ -161,3 +161,18 @@ def test_offsets_index_as_the_list_they_stand_for():
     for k in (6, -7):
         with pytest.raises(IndexError):
             offsets[k]
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet="ab \n", min_size=1, max_size=60), st.text(alphabet="ab \n", max_size=60),
+       st.integers(0, 5), st.integers(0, 70))
+def test_equal_run_is_the_common_prefix(shared, tail, lead, cut):
+    from ctxlint.adapters.scalar_spans import _equal_run
+
+    text, decoded = " " * lead + shared + "x" + tail, shared + "y" + tail[::-1]
+    end = min(len(text), lead + cut + 1)
+    if end <= lead:
+        return
+    limit = min(end - lead, len(decoded))
+    expected = next((k for k in range(limit) if text[lead + k] != decoded[k]), limit)
+    assert _equal_run(text, lead, end, decoded, 0) == expected
