@@ -57,29 +57,14 @@ class Node:
     def keys(self, keys: Dict[Any, "Node"]) -> None:
         self._keys = keys
 
-    @property
-    def line(self) -> int:
-        return self.start.line + 1
-
-    @property
-    def col(self) -> int:
-        return self.start.column + 1
-
-    @property
-    def end_line(self) -> int:
-        return self.end.line + 1
-
-    @property
-    def end_col(self) -> int:
-        return self.end.column + 1
-
-    @property
-    def start_index(self) -> int:
-        return self.start.index
-
-    @property
-    def end_index(self) -> int:
-        return self.end.index
+    # Read from the marks: the 1-based line and column of the first character and of the character
+    # after the last (end_col is exclusive), and the file indices of both.
+    line = property(lambda self: self.start.line + 1)
+    col = property(lambda self: self.start.column + 1)
+    end_line = property(lambda self: self.end.line + 1)
+    end_col = property(lambda self: self.end.column + 1)
+    start_index = property(lambda self: self.start.index)
+    end_index = property(lambda self: self.end.index)
 
     def __repr__(self) -> str:
         return f"Node({self.kind}, {self.path!r}, {self.line}:{self.col})"
