@@ -11,12 +11,13 @@ differs from its value) the scalar's own start is used instead, never a guess.
 from __future__ import annotations
 
 import bisect
-from typing import Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
 from ctxlint.nodes import SCALAR, Node, line_starts
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
+_UNSEEN = object()
 
 
 class ScalarSpans:
@@ -25,7 +26,7 @@ class ScalarSpans:
     def __init__(self, file: str, text: str) -> None:
         self.file, self.text = file, text or ""
         self._line_starts: Optional[List[int]] = None  # built on the first position(): most files need none
-        self._cache: Dict[int, Optional[Sequence[int]]] = {}
+        self._cache: Dict[Any, Optional[Sequence[int]]] = {}  # id(node), or (id(node), text) -> offsets
 
     def position(self, index: int) -> Tuple[int, int]:
         """1-based (line, column) of a character index into the file text."""
@@ -51,11 +52,12 @@ class ScalarSpans:
 
     def offsets(self, node: Node, value: Optional[str] = None) -> Optional[Sequence[int]]:
         """File index of every decoded character, or None when they cannot be aligned."""
-        key = id(node) if value is None else hash((id(node), value))
-        if key not in self._cache:
+        key = id(node) if value is None else (id(node), value)  # exact: a hash of the pair could collide
+        found = self._cache.get(key, _UNSEEN)
+        if found is _UNSEEN:
             decoded = value if value is not None else (node.value if isinstance(node.value, str) else None)
-            self._cache[key] = None if decoded is None else _align(self.text, node, decoded)
-        return self._cache[key]
+            found = self._cache[key] = None if decoded is None else _align(self.text, node, decoded)
+        return found
 
 
 def _content_start(text: str, node: Node) -> Optional[int]:

@@ -176,3 +176,13 @@ def test_equal_run_is_the_common_prefix(shared, tail, lead, cut):
     limit = min(end - lead, len(decoded))
     expected = next((k for k in range(limit) if text[lead + k] != decoded[k]), limit)
     assert _equal_run(text, lead, end, decoded, 0) == expected
+
+
+def test_offsets_are_remembered_per_node_and_decoded_text():
+    text = 'a: "x\\ty"\n'
+    node = parse_text(text, "o.yaml").documents[0].root.get("a")
+    spans = ScalarSpans("o.yaml", text)
+    own, other = spans.offsets(node), spans.offsets(node, "x")
+    assert _as_list(own) == [4, 5, 7] and _as_list(other) == [4]
+    assert spans.offsets(node) is own and spans.offsets(node, "x") is other
+    assert set(spans._cache) == {id(node), (id(node), "x")}  # the pair itself: no hash of it to collide
