@@ -43,6 +43,7 @@ class CapacityEnv:
     default_accelerators: Tuple[Tuple[str, str], ...] = ()  # (path glob, device), first match wins
     root: str = "."  # globs are relative to this directory
     config_path: str = ".ctxlint.yaml"  # for messages: where the defaults were set
+    known_files: Optional[Dict[str, bool]] = field(default=None, compare=False)  # the run's (resolve.Context)
 
 
 _PHYSICS = False  # whether _physics() has bound the names below
@@ -91,7 +92,7 @@ def _resolve(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnostic]):
     facts = dep.model
     directory = os.path.dirname(dep.file) if dep.file not in ("-", "") else ""
     ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
-                  labels=dep.labels)
+                  labels=dep.labels, known_files=env.known_files)
     resolution = resolve(facts.id.value if facts.id is not None else None, ctx)
     if resolution.problem and facts.id is not None:
         diagnostics.append(Diagnostic(PARSE_ERROR, resolution.problem, facts.id.source, dep.display_name))

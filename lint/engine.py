@@ -104,10 +104,11 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     report = Report()
     files = files_to_check(paths, settings, report)
     named = set(named) if named is not None else {p for p in paths if p != "-" and not os.path.isdir(p)}
+    known_files: Dict[str, bool] = {}  # for the run only: a long-lived process sees files made since
     with _fewer_collections():
         for group in by_directory(files):
             loaded = [_load(path, settings, stdin, stdin_filename) for path in group]
-            _lint_group(loaded, settings, report, [p for p in group if p in named], files)
+            _lint_group(loaded, settings, report, [p for p in group if p in named], files, known_files)
     report.sort()
     return report
 
@@ -211,7 +212,7 @@ class _Unit:
 
 
 def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report, named: Sequence[str] = (),
-                present: Sequence[str] = ()) -> None:
+                present: Sequence[str] = (), known_files: Optional[Dict[str, bool]] = None) -> None:
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
     from ctxlint import siblings
 
@@ -241,7 +242,8 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     options_of: Dict[str, Mapping[str, Any]] = {}
     for unit in units:
         with _blame(unit.loaded.path):
-            unit.deployments = [_with_capacity(dep, settings, unit.diagnostics) for dep in unit.deployments]
+            unit.deployments = [_with_capacity(dep, settings, unit.diagnostics, known_files)
+                                for dep in unit.deployments]
             # With suppressions around, every rule runs, so a suppression of a rule left out of
             # this run is not mistaken for an unused one; only the wanted rules are reported.
             rules = split(all_rules() if sups else unit.wanted).checks
@@ -312,11 +314,13 @@ class _blame:
         return False
 
 
-def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic]) -> Deployment:
+def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic],
+                   known_files: Optional[Dict[str, bool]] = None) -> Deployment:
     if settings.accelerators:  # the deployment's own custom accelerators win over the config's
         dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
     dep, found = with_pools(dep, CapacityEnv(
         models=settings.models, lock=settings.models_lock, hf_cache=settings.hf_cache,
-        default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label))
+        default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label,
+        known_files=known_files))
     diagnostics.extend(found)
     return dep

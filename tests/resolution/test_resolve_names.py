@@ -85,6 +85,31 @@ def test_config_json_beside_the_file_comes_before_the_catalog(tmp_path) -> None:
     assert str(folder / "config.json") in found.how
 
 
+def test_a_run_asks_once_whether_a_config_json_is_beside_and_the_next_run_asks_again(tmp_path, monkeypatch):
+    import os
+
+    from ctxlint.engine import lint_paths
+
+    asked = []
+    isfile = os.path.isfile
+    monkeypatch.setattr(os.path, "isfile", lambda path: asked.append(str(path)) or isfile(path))
+    for k in range(3):  # three deployments of one model in one folder
+        (tmp_path / f"d{k}.yaml").write_text(
+            "apiVersion: ctxlint/v1\nkind: Deployment\nmetadata: {name: d%d}\nspec:\n  engine: {name: vllm}\n"
+            "  model: {id: /models/Qwen3-8B}\n  advertised: {context_window: 4096}\n"
+            "  serving: {roles: [{role: unified, accelerators: {type: H100, count: 1}}]}\n" % k)
+    config = str(tmp_path / "Qwen3-8B" / "config.json")
+    lint_paths([str(tmp_path)])
+    assert asked.count(config) == 1  # not there, and remembered for the run
+    (tmp_path / "Qwen3-8B").mkdir()
+    (tmp_path / "Qwen3-8B" / "config.json").write_text(json.dumps({
+        "model_type": "qwen3", "num_hidden_layers": 2, "num_attention_heads": 8, "num_key_value_heads": 2,
+        "head_dim": 64, "hidden_size": 512, "intermediate_size": 1024, "vocab_size": 1000}))
+    report = lint_paths([str(tmp_path)])
+    assert asked.count(config) == 2  # a new run looks again, and finds it
+    assert {dep.resolution.via for dep in report.deployments} == {"config.json"}
+
+
 def test_a_broken_config_json_beside_the_file_is_a_problem_not_a_crash(tmp_path) -> None:
     folder = tmp_path / "mine"
     folder.mkdir()
