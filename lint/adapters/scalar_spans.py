@@ -97,7 +97,9 @@ class Offsets:
     def __len__(self) -> int:
         return self.length
 
-    def __getitem__(self, k: int) -> int:
+    def __getitem__(self, k):
+        if isinstance(k, slice):  # as the list it stands for: a list of the indices
+            return [self[i] for i in range(*k.indices(self.length))]
         if k < 0:
             k += self.length
         if not 0 <= k < self.length:

@@ -158,6 +158,7 @@ def test_offsets_index_as_the_list_they_stand_for():
     every = [10, 11, 12, 20, 30, 31]
     assert len(offsets) == 6 and [offsets[k] for k in range(6)] == every
     assert [offsets[k] for k in range(-6, 0)] == every[-6:]
+    assert offsets[1:5] == every[1:5] and offsets[::-2] == every[::-2] and list(offsets) == every
     for k in (6, -7):
         with pytest.raises(IndexError):
             offsets[k]
