@@ -8,6 +8,8 @@ import sys
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from ctxlint.pyyaml import _NON_PRINTABLE, LazyPattern
 
@@ -60,3 +62,35 @@ def test_timestamps_are_deferred_and_still_read_as_timestamps():
     root = parse_text("a: 2002-12-14\nb: 2001-12-14t21:59:43.10-05:00\nc: 2002\n", "t.yaml").documents[0].root
     assert isinstance(root.value["a"].value, datetime.date) and isinstance(root.value["b"].value, datetime.datetime)
     assert root.value["c"].value == 2002
+
+
+def test_the_tab_check_reports_without_compiling_the_pattern():
+    # loader._portability scans with PyYAML's pure-Python scanner minus its printable check
+    probe = ("import ctxlint, yaml.reader\nfrom ctxlint.loader import parse_text\n"
+             "loaded = parse_text('a: b\\t\\nc:\\t\\td\\n', 't.yaml')\n"
+             "print([d.kind for d in loaded.diagnostics], 'search' in vars(yaml.reader.Reader.NON_PRINTABLE))\n")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["['nonportable-yaml']", "False"]
+
+
+_TABBED = st.text(alphabet=st.sampled_from(list("ab:- \t\n\"'#[]{},|>\x85\u2028é\x07")), max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TABBED)
+def test_the_tab_check_stops_where_the_full_pure_python_reader_stops(text):
+    from ctxlint.loader import _PurePythonScan
+    from ctxlint.yaml_loaders import BaseLoader
+
+    try:  # the check runs only on text libyaml accepted
+        list(yaml.compose_all(text, Loader=BaseLoader))
+    except yaml.YAMLError:
+        return
+
+    def outcome(loader):
+        try:
+            return len(list(yaml.scan(text, Loader=loader)))
+        except yaml.YAMLError as exc:
+            return str(exc)
+
+    assert outcome(_PurePythonScan) == outcome(yaml.SafeLoader)
