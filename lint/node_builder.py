@@ -13,7 +13,7 @@ from yaml.constructor import SafeConstructor
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
 from ctxlint.lazyre import lazy_compile
-from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Unbuilt, child_path, simple_keys
+from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Unbuilt, child_path, key_node, simple_keys
 
 _JSON_NUMBER = lazy_compile(r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?$")
 MERGE_TAG = "tag:yaml.org,2002:merge"
@@ -186,8 +186,8 @@ class Builder:
         # manifest's nodes are keys and string values (the same Node _plain would make).
         inline = self._inline
         simple = simple_keys.get  # True for a str key child_path writes with a dot
-        for key_node, value_node in node.value:
-            tag = key_node.tag
+        for written, value_node in node.value:  # the key as the composer wrote it, its value
+            tag = written.tag
             if tag == MERGE_TAG:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for src in sources:
@@ -195,18 +195,16 @@ class Builder:
                         built = self._walk(src, path)
                         merged.extend((k, built.keys[k], v) for k, v in built.value.items())
                 continue
-            if tag == STR_TAG and not self._json_numbers and type(key_node) is ScalarNode:
-                key = key_node.value  # what _key gives a plain string key
+            if tag == STR_TAG and not self._json_numbers and type(written) is ScalarNode:
+                key = written.value  # what _key gives a plain string key
             else:
-                key = self._key(key_node)
-                if not isinstance(key_node, yaml.ScalarNode) and self.on_complex_key is not None:
-                    self.on_complex_key(key_node, path)
+                key = self._key(written)
+                if not isinstance(written, yaml.ScalarNode) and self.on_complex_key is not None:
+                    self.on_complex_key(written, path)
             # child_path(path, key), its common case written out: a call per key was ~0.3% of a run
             key_path = (f"{path}.{key}" if path else key) if simple(key) else child_path(path, key)
             if key in values:
-                first = keys[key]
-                self._on_duplicate(first if type(first) is Node else Node(SCALAR, key, first, key_path),
-                                   Node(SCALAR, key, key_node, key_path), key_path)
+                self._on_duplicate(key_node(keys[key], key, key_path), key_node(written, key, key_path), key_path)
             if inline and type(value_node) is ScalarNode and value_node.tag == STR_TAG:
                 self._budget -= 1
                 if self._budget < 0:
@@ -214,9 +212,9 @@ class Builder:
                 values[key] = Node(SCALAR, value_node.value, value_node, key_path)
             else:
                 values[key] = self._walk(value_node, key_path)
-            keys[key] = key_node
-        for key, key_node, value in merged:  # explicit keys win over merged ones
+            keys[key] = written
+        for key, merged_key, value in merged:  # explicit keys win over merged ones
             if key not in values:
                 values[key] = value
-                keys[key] = key_node
+                keys[key] = merged_key
         return result

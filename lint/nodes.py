@@ -49,8 +49,7 @@ class Node:
         if type(keys) is not dict:
             path = self.path
             keys = self._keys = {} if keys is None else {
-                key: found if type(found) is Node else Node(SCALAR, key, found, child_path(path, key))
-                for key, found in keys.items()}
+                key: key_node(found, key, child_path(path, key)) for key, found in keys.items()}
         return keys
 
     @keys.setter
@@ -107,6 +106,12 @@ class Node:
                 stack.extend(reversed(list(node.value.values())))
             elif node.kind == SEQ:
                 stack.extend(reversed(node.value))
+
+
+def key_node(found: Any, key: Any, key_path: str) -> "Node":
+    """The Node of a mapping's key from what `Unbuilt` holds for it: the composer's node of the key,
+    or the key's Node already (a key merged in with `<<`)."""
+    return found if type(found) is Node else Node(SCALAR, key, found, key_path)
 
 
 class Unbuilt(dict):
