@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import os
 import stat
-from typing import Iterable, List
+from typing import Iterable, List, NoReturn
 
 PATTERNS = (".yaml", ".yml", ".json")
 
@@ -98,5 +98,5 @@ def _special(path: str) -> bool:
     return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
 
 
-def _unlistable(error: OSError) -> None:
+def _unlistable(error: OSError) -> NoReturn:  # never returns: _walk reads no listing after it
     raise PathError(f"cannot read directory {error.filename}: {error.strerror or error}")
