@@ -23,6 +23,7 @@ from ctxlint.atomic_write import write_atomically
 from ctxlint.findings import Finding
 from ctxlint.globs import relative_posix
 from ctxlint.lazyre import lazy_compile
+from ctxlint.lines import split_lines
 
 VERSION = 1
 TOOL = "ctxlint"
@@ -61,7 +62,7 @@ def file_reader() -> ValueReader:
 def _slice(text: Optional[str], finding: Finding) -> Optional[str]:
     if text is None or finding.line < 1:
         return None
-    lines = text.splitlines()
+    lines = split_lines(text)
     if finding.line > len(lines):
         return None
     start = max(finding.column - 1, 0)

@@ -14,6 +14,7 @@ import os
 from typing import Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ctxlint.findings import Finding
+from ctxlint.lines import split_lines
 from ctxlint.versions import parse_version
 
 from .records import record
@@ -59,7 +60,7 @@ def fixable(findings: Iterable[Finding]) -> Dict[str, List[Finding]]:
 
 def apply_to_text(text: str, findings: Sequence[Finding]) -> Tuple[str, int]:
     """`text` with every fix whose span still holds its old text replaced; (new text, fixes applied)."""
-    lines = text.splitlines(keepends=True)
+    lines = split_lines(text, keepends=True)
     applied, leftmost = 0, {}  # line index -> start of the leftmost edit made (edits go right to left)
     edits = sorted({(f.line, f.column, f.end_column or f.column + len(f.fix.old), f.fix.old, f.fix.new)
                     for f in findings}, reverse=True)

@@ -17,7 +17,8 @@ import yaml
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
-from ctxlint.nodes import Node, Position, line_starts
+from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
+from ctxlint.nodes import Node, Position
 from ctxlint.templates import looks_like_go_template
 from ctxlint.yaml_loaders import BaseLoader, composer
 
@@ -172,7 +173,7 @@ def parse_text(text: str, display: str) -> LoadedFile:
             PARSE_ERROR, f"invalid YAML for deployment tools: a {'mapping' if node.id == 'mapping' else 'list'} "
                          f"used as a mapping key ({written[:40]}); Kubernetes and most YAML readers reject "
                          f"the file.{hint}",
-            Source(display, node.start_mark.line + 1, node.start_mark.column + 1, path)))
+            Source(display, *mark_line_col(text, node.start_mark), path)))
 
     builder.on_complex_key = complex_key
     index = 0
@@ -184,16 +185,15 @@ def parse_text(text: str, display: str) -> LoadedFile:
             index += 1
         if "\t" in text and not is_json:
             _portability(text, display, loaded)
-        if not text.isascii() and any(c in text for c in _OTHER_BREAKS):
+        if has_other_breaks(text):
             _count_lines_by_newline(text, loaded)
     except TreeTooDeep as exc:
-        loaded.diagnostics.append(_too_deep(display, index, exc.mark))
+        loaded.diagnostics.append(_too_deep(display, text, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
         if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
-            loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
+            loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
             return loaded
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid syntax"
         hint = _hint(text, line)
         loaded.diagnostics.append(Diagnostic(
@@ -209,18 +209,13 @@ def parse_text(text: str, display: str) -> LoadedFile:
             PARSE_ERROR, f"document {index} expands to more nodes than ctxlint reads "
                          "(an alias bomb?); it was not checked", Source(display, 1, 1)))
     except RecursionError:  # PyYAML's pure-Python composer recurses; its parser does not
-        loaded.diagnostics.append(_too_deep(display, index, _deep_mark(text)))
+        loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
     return loaded
 
 
-# libyaml also counts NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR as line breaks; editors,
-# GitHub and SARIF viewers count only "\n" (and "\r"), so such a character in a quoted
-# string would shift every later finding's line. Looked for with `in` (a C scan, ~1 us on a
-# 10 KB file) rather than a character-class regex (~40 us, 1% of a tree run).
-_OTHER_BREAKS = ("\x85", "\u2028", "\u2029")
-
-
 def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
+    """Renumber every node as lines.py counts: libyaml ended lines at the text's NEL, LINE SEPARATOR or
+    PARAGRAPH SEPARATOR too, so each one in a quoted value shifted every later finding's line."""
     starts = line_starts(text)
 
     def position(index: int) -> Position:
@@ -233,8 +228,8 @@ def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
                 each.start, each.end = position(each.start_index), position(each.end_index)
 
 
-def _too_deep(display: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
-    line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+def _too_deep(display: str, text: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
+    line, col = mark_line_col(text, mark)
     return Diagnostic(PARSE_ERROR, f"document {index} nests mappings or lists more than {MAX_NESTING} levels "
                                    "deep; ctxlint does not read it, so it was not checked", Source(display, line, col))
 
@@ -270,8 +265,7 @@ def _portability(text: str, display: str, loaded: LoadedFile) -> None:
         for _ in yaml.scan(text, Loader=_PurePythonScan):
             pass
     except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+        line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
         what = exc.problem or "invalid syntax"
         loaded.diagnostics.append(Diagnostic(
             NONPORTABLE, f"libyaml (like Kubernetes' parser) reads this file, but PyYAML's pure-Python "
@@ -301,7 +295,7 @@ def _valid_json(text: str, loaded: LoadedFile) -> bool:
 
 
 def _hint(text: str, line: int) -> str:
-    lines = text.splitlines()
+    lines = split_lines(text)
     if 0 < line <= len(lines) and "\t" in lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]:
         return " (a tab in the indentation: YAML indents with spaces only)"
     return ""
@@ -310,8 +304,7 @@ def _hint(text: str, line: int) -> str:
 def _position_source(display: str, text: str, index: Optional[int]) -> Source:
     if not isinstance(index, int):
         return Source(display, 1, 1)
-    line = text.count("\n", 0, index) + 1
-    return Source(display, line, index - (text.rfind("\n", 0, index) + 1) + 1)
+    return Source(display, *line_col(text, index))
 
 
 def _failed(display: str, message: str, line: int = 1, col: int = 1) -> LoadedFile:

@@ -6,8 +6,7 @@ and records duplicate keys (PyYAML would keep the last one silently).
 """
 from __future__ import annotations
 
-from itertools import accumulate
-from typing import Any, Callable, Dict, Iterator, List, Optional, Sequence, Union
+from typing import Any, Callable, Dict, Iterator, Optional, Sequence, Union
 
 import yaml
 
@@ -143,18 +142,6 @@ def dotted_sources(mapping: "Node", place: Callable[["Node"], Source], prefix: s
         if child.kind == MAP:
             sources.update(dotted_sources(child, place, dotted + "."))
     return sources
-
-
-def line_starts(text: str) -> List[int]:
-    """Index of the first character of every line ("\n"-separated, as editors count them)."""
-    # Each line's length + 1, summed from 0, all in C (str.split, map, accumulate): a Python loop
-    # over str.find was ~2x slower. The last sum is the end of the text: not a line start.
-    starts = list(accumulate(map(_PLUS_ONE, map(len, text.split("\n"))), initial=0))
-    starts.pop()
-    return starts
-
-
-_PLUS_ONE = (1).__add__
 
 
 def child_path(parent: str, key: Key) -> str:

@@ -27,7 +27,8 @@ from ctxlint.findings import Diagnostic, Finding
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
-from ctxlint.nodes import MAP, SCALAR, line_starts
+from ctxlint.lines import line_bounds, line_starts, split_lines
+from ctxlint.nodes import MAP, SCALAR
 from ctxlint.registry import find
 
 from .records import record
@@ -106,11 +107,10 @@ def comments(text: str, is_json: bool = False, only: Optional[List[Tuple[int, in
             continue
         line = bisect.bisect_right(lines_at, pos)
         begin = lines_at[line - 1]
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
+        end = lines_at[line] if line < len(lines_at) else len(text)
         if out and out[-1].line == line:
             continue  # '#' inside an earlier comment on the same line
-        out.append(Comment(line, pos - begin + 1, text[pos:end].rstrip("\r"), not text[begin:pos].strip()))
+        out.append(Comment(line, pos - begin + 1, text[pos:end].rstrip("\r\n"), not text[begin:pos].strip()))
     return out
 
 
@@ -133,11 +133,10 @@ def _directive_lines(text: str) -> List[Tuple[int, int]]:
         starts = (hit.start() for hit in _CTXLINT.finditer(text))
     found: List[Tuple[int, int]] = []
     for start in starts:
-        begin = text.rfind("\n", 0, start) + 1
+        begin, end = line_bounds(text, start)
         if (found and begin < found[-1][1]) or not text[begin:start].rstrip(" \t").endswith("#"):
             continue
-        end = text.find("\n", start)
-        found.append((begin, len(text) if end < 0 else end))
+        found.append((begin, end))
     return found
 
 
@@ -155,8 +154,8 @@ def _scalar_spans(text: str) -> List[Tuple[int, int]]:
             start, end = token.start_mark.index, token.end_mark.index
             if token.style in ("|", ">"):
                 # The header line (`key: |  # note`) may carry a real comment: the text starts below it.
-                newline = text.find("\n", start)
-                start = end if newline < 0 else newline + 1
+                newline = line_bounds(text, start)[1]
+                start = end if newline == len(text) else newline + (2 if text.startswith("\r\n", newline) else 1)
             spans.append((start, max(start, end)))
     return sorted(spans)
 
@@ -164,7 +163,7 @@ def _scalar_spans(text: str) -> List[Tuple[int, int]]:
 def _line_scan(text: str) -> List[Comment]:
     """Fallback for text the scanner rejects: quotes are tracked within each line."""
     out = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(split_lines(text), 1):
         quote: Optional[str] = None
         i = 0
         while i < len(line):
@@ -192,7 +191,7 @@ def parse_suppressions(loaded: LoadedFile) -> List[Suppression]:
     # none, and scanning a large file for every comment costs a second or more.
     candidates = _directive_lines(loaded.text)
     if candidates:
-        lines = loaded.text.splitlines()
+        lines = split_lines(loaded.text)
         for comment in comments(loaded.text, loaded.path.lower().endswith(".json"), candidates):
             parsed = _from_comment(loaded.path, comment, lines)
             if parsed is not None:

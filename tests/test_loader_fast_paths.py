@@ -13,12 +13,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from ctxlint import loader, yaml_loaders
 from ctxlint.node_builder import Builder
-from ctxlint.nodes import MAP, SEQ, line_starts
+from ctxlint.nodes import MAP, SEQ
 
 ROOT = Path(__file__).resolve().parent.parent
 SHARED = ROOT.parent / "shared" / "corpus"
@@ -153,16 +151,6 @@ def test_path_resolvers_take_the_loader_that_honours_them():
     finally:
         del yaml_loaders.Resolving.yaml_path_resolvers
     assert yaml_loaders.composer() is yaml_loaders.Unpathed and not yaml_loaders.Resolving.yaml_path_resolvers
-
-
-@given(st.text(alphabet=st.sampled_from(["a", "b", "\n", "\r", "\u2028", " ", "é"]), max_size=80))
-@settings(max_examples=400, deadline=None)
-def test_line_starts_are_where_str_find_puts_them(text):
-    starts, at = [0], text.find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = text.find("\n", at + 1)
-    assert line_starts(text) == starts
 
 
 def test_remembered_scalars_are_what_the_constructor_builds():

@@ -14,7 +14,8 @@ import bisect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
-from ctxlint.nodes import SCALAR, Node, line_starts
+from ctxlint.lines import line_starts
+from ctxlint.nodes import SCALAR, Node
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
 _UNSEEN = object()

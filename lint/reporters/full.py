@@ -9,6 +9,7 @@ from tabulate import tabulate
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.lines import split_lines
 from ctxlint.reporters.common import end_column
 from ctxlint.reporters.context import ReportContext
 
@@ -25,7 +26,7 @@ def _snippet(finding: Finding, source: Optional[str], color: bool) -> List[str]:
     """The finding's line and a caret line, or nothing when the text is unknown."""
     if source is None or finding.line < 1:
         return []
-    lines = source.splitlines()
+    lines = split_lines(source)
     if finding.line > len(lines):
         return []
     text = lines[finding.line - 1].rstrip("\r\n")
