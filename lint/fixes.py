@@ -44,8 +44,8 @@ class FileFix:
     def diff(self) -> str:
         import difflib  # only --diff prints one
 
-        return "".join(difflib.unified_diff(self.before.splitlines(keepends=True),
-                                            self.after.splitlines(keepends=True),
+        return "".join(difflib.unified_diff(split_lines(self.before, keepends=True),
+                                            split_lines(self.after, keepends=True),
                                             f"a/{self.path}", f"b/{self.path}"))
 
 

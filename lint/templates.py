@@ -20,6 +20,7 @@ import re
 from typing import Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
+from ctxlint.lines import line_bounds, line_col
 
 _ACTION = lazy_compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
 _CONTROL = lazy_compile(r"(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|toJson|toString|"
@@ -46,8 +47,7 @@ def looks_like_go_template(text: str, name: str = "") -> Optional[Tuple[int, int
         if not _is_helm(match.group(1)):
             continue
         start = match.start()
-        line_start = text.rfind("\n", 0, start) + 1
-        if _COMMENT.search(text[line_start:start]):
+        if _COMMENT.search(text[line_bounds(text, start)[0]:start]):
             continue  # inside a YAML comment
-        return text.count("\n", 0, start) + 1, start - line_start + 1
+        return line_col(text, start)
     return None

@@ -3,20 +3,25 @@ SEPARATOR and PARAGRAPH SEPARATOR do not. Positions, suppression comments, snipp
 baselines all count that way, whatever line ends a file uses."""
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from conftest import REPO
+from conftest import REPO, SHARED
+from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.baseline import _slice
-from ctxlint.engine import Settings, lint_text
-from ctxlint.fixes import apply_to_text
+from ctxlint.engine import Settings, lint_paths, lint_text
+from ctxlint.fixes import FileFix, apply_to_text
 from ctxlint.lines import line_bounds, line_starts, split_lines
 from ctxlint.loader import parse_text
 from ctxlint.reporters.full import _snippet
+from ctxlint.templates import looks_like_go_template
 from test_fix import WORKLOADS
 
 BREAKS = ("\n", "\r\n", "\r")
+CORPUS = SHARED / "corpus" / "real"
 
 
 def _oracle(text: str):
@@ -107,3 +112,44 @@ def test_fix_lands_on_its_line_below_a_line_separator():
     fixable = [f for f in lint_text(text, "deploy.yaml", Settings()).findings if f.fix is not None]
     fixed, applied = apply_to_text(text, fixable)
     assert applied == len(fixable) >= 1 and '"128Ki"' in fixed and "\u2028" in fixed
+    diff = FileFix("deploy.yaml", text, fixed, applied).diff()  # hunks numbered as editors number lines
+    assert "@@ -8,7 +8,7 @@" in diff and '-metadata: {name: sgl, annotations: {note: "a\u2028b"}}' not in diff
+
+
+def _findings_by_line_ends(trees, tmp_path):
+    """{line end: every finding of the trees copied with that line end}, each by its path inside its tree."""
+    out = {}
+    for name, brk in (("lf", "\n"), ("cr", "\r"), ("crlf", "\r\n")):
+        for tree in trees:
+            for path in sorted(tree.rglob("*")):
+                if path.suffix in (".yaml", ".yml", ".json"):
+                    copy = tmp_path / name / tree.name / path.relative_to(tree)
+                    copy.parent.mkdir(parents=True, exist_ok=True)
+                    text = path.read_bytes().decode("utf-8").replace("\r\n", "\n")
+                    copy.write_bytes(text.replace("\n", brk).encode("utf-8"))
+        root = tmp_path / name
+        report = lint_paths([str(root)])
+        out[name] = [(os.path.relpath(f.file, root), f.rule, f.line, f.column, f.end_line, f.end_column,
+                      f.message.replace(str(root), "")) for f in report.findings]
+    return out
+
+
+def test_every_sample_and_real_config_reads_the_same_with_any_line_ends(tmp_path):
+    # positions inside block scalars, suppressions, Helm template detection, pairing: all by line
+    trees = [REPO / "samples"] + ([CORPUS] if CORPUS.is_dir() else [])
+    found = _findings_by_line_ends(trees, tmp_path)
+    assert len(found["lf"]) > (150 if CORPUS.is_dir() else 30)
+    assert found["cr"] == found["lf"] and found["crlf"] == found["lf"]
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_tokens_in_a_block_scalar_and_template_actions_keep_their_place(brk):
+    text = brk.join(["args:", "  - |", "    vllm serve m", "    --max-model-len 8k", ""])
+    loaded = parse_text(text, "f.yaml")
+    block = loaded.documents[0].root.get("args").value[0]
+    spans = ScalarSpans("f.yaml", text)
+    at = block.value.index("8k")
+    source = spans.source(block, at, at + 2)
+    assert (source.line, source.col, source.end_line, source.end_col) == (4, 21, 4, 23)
+    template = brk.join(["# {{ .Values.note }}", "a: {{ .Values.x }}", ""])
+    assert looks_like_go_template(template) == (2, 4)

@@ -14,7 +14,7 @@ import bisect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
-from ctxlint.lines import line_starts
+from ctxlint.lines import line_bounds, line_starts
 from ctxlint.nodes import SCALAR, Node
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
@@ -65,9 +65,9 @@ def _content_start(text: str, node: Node) -> Optional[int]:
     start, style = node.start_index, node.style
     if style in ("'", '"'):
         return start + 1 if text[start:start + 1] == style else None
-    if style in ("|", ">"):
-        newline = text.find("\n", start, node.end_index)
-        return None if newline < 0 else newline + 1
+    if style in ("|", ">"):  # the text starts on the line below the header
+        newline = line_bounds(text, start)[1]
+        return None if newline >= node.end_index else newline + (2 if text.startswith("\r\n", newline) else 1)
     return start
 
 
@@ -146,6 +146,12 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
                 raws.append(i)
                 i += m
                 p += m
+                break
+            if raw == "\r" and ch == "\n" and text[i + 1:i + 2] != "\n":  # a lone "\r" line end, read as "\n"
+                starts.append(p)
+                raws.append(i)
+                i += 1
+                p += 1
                 break
             if raw in " \t\r\n":  # indentation, folded line breaks
                 i += 1
