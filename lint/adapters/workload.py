@@ -177,8 +177,15 @@ class _Reader:
         inv = self.with_config(inv)
         tokens: Tuple[Token, ...] = cmd.tokens
 
+        sources: Dict[int, Source] = {}  # by id: the settings live in `inv` while this runs
+
         def where(s: Setting) -> Source:
-            return self.setting_source(s, tokens, assigns)
+            # role_facts asks again for the settings it reads (context, pool, layout, model): a quarter
+            # of the asks, each an alignment of the value's characters in the file
+            found = sources.get(id(s))
+            if found is None:
+                found = sources[id(s)] = self.setting_source(s, tokens, assigns)
+            return found
 
         facts = role_facts(inv, where)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),

@@ -169,3 +169,26 @@ def test_accelerators_from_resources_and_node_selector():
     assert role.accelerators.count.value == 8 and at(text, role.accelerators.count.source) == '"8"'
     assert role.accelerators.type.value == "H100-SXM-80GB"
     assert at(text, role.accelerators.type.source) == "nvidia-h100-80gb"
+
+
+def test_each_settings_source_is_worked_out_once_and_is_the_same_object_everywhere(monkeypatch):
+    from ctxlint.adapters import workload
+
+    asked = []
+    plain = workload._Reader.setting_source
+
+    def counted(self, s, tokens, assigns):
+        asked.append(s)
+        return plain(self, s, tokens, assigns)
+
+    monkeypatch.setattr(workload._Reader, "setting_source", counted)
+    text = HEAD + """\
+          args: ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "131072", "-tp", "2",
+                 "--kv-cache-dtype", "fp8", "--num-gpu-blocks-override", "4096"]
+"""
+    dep, role = one_role(text)
+    assert len(asked) == len({id(s) for s in asked}) >= 5  # context, layout, dtype and pool read them again
+    args = dict(role.engine_args)
+    assert role.context_length.source is args["max_model_len"].source
+    assert role.parallelism.tensor.source is args["tensor_parallel_size"].source
+    assert at(text, role.kv_cache_dtype.source) == "fp8" and at(text, role.kv_pool_tokens.source) == "4096"
