@@ -4,6 +4,7 @@ and bytes per token, the weights per GPU.
 The CTX208 memory-need search estimates one role at ~30 memory sizes, each under seven vLLM
 releases when the version is unknown: this half is the same for every size, so it is computed
 once per (model, engine, layout, settings, format, release) and memoized exactly (memo.py).
+Most of it does not depend on the release either: the seven releases of one role share it.
 The record is immutable; the caller copies its notes and steps into its own lists.
 """
 from __future__ import annotations
@@ -59,36 +60,51 @@ def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_fo
                 shared["key"] = base
         key = (base, exact_key(version))
     except Unkeyable:
-        return _model_side(args)
-    return _MEMO.keyed(key, args)
+        return _model_side(args, shared)
+    return _MEMO.keyed(key, args, None if shared is None else lambda one: _model_side(one, shared))
 
 
-def _model_side(args: tuple) -> ModelSide:
+def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
+    """`shared` (see model_side): the parts no release changes are worked out once for all the calls
+    that pass it: the served dtype, the KV layout for each (swa_full, MLA heads) the releases give,
+    and the weights; a role of unknown vLLM version is estimated under seven releases."""
     engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version = args
-    asm: list[str] = []
-    arch = serving_dtype(arch, settings.get("dtype"), asm)
+    parts: dict = {} if shared is None else shared.setdefault("side parts", {})
+    served = parts.get("served")
+    if served is None:
+        notes: list[str] = []
+        served = parts["served"] = (serving_dtype(arch, settings.get("dtype"), notes), tuple(notes))
+    arch, asm = served[0], list(served[1])
     swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
     mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
     swa_full, mla_heads = _layout(engine, arch, settings, version, asm)
-    try:
-        br = kv_breakdown(arch, engine, tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm"
-                          else 0, swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
-    except (ValueError, TypeError, ZeroDivisionError) as exc:
-        return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
+    br = parts.get(("kv", swa_full, mla_heads))
+    if br is None:
+        try:
+            br = parts["kv", swa_full, mla_heads] = kv_breakdown(
+                arch, engine, tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
+                swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
+        except (ValueError, TypeError, ZeroDivisionError) as exc:
+            return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
     asm.extend(br.notes)
     if engine == "vllm" and swa_full and br.sliding_layers_per_gpu and not version:
         asm.append("vLLM version unknown: window layers counted whole, as before 0.9.1 (or with a KV connector in "
                    "0.9.1-0.10); state the image tag to count them windowed")
     if br.bytes_per_token <= 0:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, br)
-    fmt = None if unquantized(weights_format) else weights_format
-    split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
-    replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
-    weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
-                                                  replicas)
-    asm.extend(w_notes)
-    weights, w_formula = offloaded(engine, settings, weights, w_formula, asm)
-    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weights, w_formula)
+    weighed = parts.get("weights")
+    if weighed is None:
+        notes = []
+        fmt = None if unquantized(weights_format) else weights_format
+        split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
+        replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
+        weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
+                                                      replicas)
+        notes.extend(w_notes)
+        weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
+        weighed = parts["weights"] = (weights, w_formula, tuple(notes))
+    asm.extend(weighed[2])
+    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1])
 
 
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,

@@ -10,6 +10,8 @@ import pytest
 from ctxlint.physics import capacity, memo
 from ctxlint.physics.capacity import CapacityInput, compute
 from ctxlint.physics.models import lookup_model
+from ctxlint.physics.releases import VLLM_RELEASES
+from ctxlint.physics.weights import format_by_key
 
 
 def test_equal_but_distinguishable_values_key_apart():
@@ -102,3 +104,33 @@ def test_a_callers_shared_dict_keys_the_model_side_once_and_changes_no_estimate(
     assert [capacity.compute_keyed(("test", n), inp, shared) for n, inp in enumerate(inputs)] == plain
     assert sum(1 for value in keyed if isinstance(value, tuple) and len(value) == 9) == 1
     assert capacity.compute_keyed(("test", 0), inputs[1]) is capacity.compute_keyed(("test", 0), inputs[0], {})
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang"])
+def test_the_model_sides_release_free_parts_are_shared_and_change_nothing(engine, monkeypatch):
+    # A role of unknown vLLM version is estimated under seven releases: the served dtype, the KV
+    # layout of each (swa_full, MLA heads) the releases give and the weights are worked out once.
+    from ctxlint.physics import model_side
+
+    calls = []
+    for name in ("kv_breakdown", "weights_per_gpu", "serving_dtype"):
+        real = getattr(model_side, name)
+        monkeypatch.setattr(model_side, name, lambda *a, _real=real, _name=name, **k: calls.append(_name) or _real(*a, **k))
+    versions = (None, "0.6.0", "0.7.0", "0.7.3", *VLLM_RELEASES, "1.0.0")
+    cases = [("deepseek-ai/DeepSeek-V3", 8, 1, 1, "auto", {"VLLM_MLA_DISABLE": "1"}, None),
+             ("deepseek-ai/DeepSeek-V3", 8, 2, 2, "fp8", {"enable_expert_parallel": True}, format_by_key("fp8")),
+             ("google/gemma-3-27b-it", 2, 1, 1, "auto", {"dtype": "float16", "swa_full": True}, None),
+             ("openai/gpt-oss-120b", 2, 1, 1, "auto", {"cpu_offload_gb": 4}, None),
+             ("Qwen/Qwen3-30B-A3B", 1, 1, 2, "fp8_e5m2", {"max_num_batched_tokens": 8192}, format_by_key("int4")),
+             ("meta-llama/Llama-3.1-8B-Instruct", 1, 1, 1, "auto", {}, None)]
+    for model, tp, pp, dp, dtype, settings, weights in cases:
+        args = [(engine, lookup_model(model), tp, pp, dp, dtype, 0, settings, weights, v) for v in versions]
+        del calls[:]
+        plain = [model_side._model_side(a) for a in args]
+        assert calls.count("weights_per_gpu") == calls.count("serving_dtype") == len(versions)
+        del calls[:]
+        shared: dict = {}
+        assert [model_side._model_side(a, shared) for a in args] == plain
+        layouts = {(side.swa_full, side.br is not None and side.br.formula) for side in plain}
+        assert calls.count("serving_dtype") == calls.count("weights_per_gpu") == 1
+        assert calls.count("kv_breakdown") <= len(layouts) + 1 < len(versions)
