@@ -207,7 +207,14 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         pick = (fixed.mnbt or default[0], fixed.seqs or default[1])
         peak = fixed.peaks.get(pick)
         if peak is None:
-            peak = fixed.peaks[pick] = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
+            # releases with the same sampler rule profile alike: one peak for all of them
+            shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
+            peak = cache.get(shared_peak) if cache is not None else None
+            if peak is None:
+                peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
+                if cache is not None:
+                    cache[shared_peak] = peak
+            fixed.peaks[pick] = peak
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
                                f"of {pick[0]} tokens x {pick[1]} sequences"
     return base, [peak, *fixed.tail], rule

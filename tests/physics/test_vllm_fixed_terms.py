@@ -155,3 +155,17 @@ def test_every_estimate_of_the_corpus_made_with_a_role_dict_is_the_estimate_made
     capacity._MEMO.clear()  # nothing made under the check stays for other tests
     assert differ == []
     assert len(compared) > 1000 and set(VLLM_RELEASES) <= set(compared)
+
+
+def test_releases_that_profile_alike_share_one_peak(monkeypatch):
+    from ctxlint.physics import mem_vllm
+
+    made = []
+    monkeypatch.setattr(mem_vllm, "profile_peak", lambda *a: made.append(a[1:]) or profile_peak(*a))
+    arch, acc, cache = lookup_model("meta-llama/Llama-3.1-8B-Instruct"), lookup_accelerator("H100"), {}
+    releases = [None, *VLLM_RELEASES]
+    for release in releases:
+        args = (arch, float(acc.memory_bytes), acc.name, 1, 1, {}, release, 8192)
+        assert terms(*args, cache=cache) == _terms_before(*args)
+    samplers = {_sampler(release) for release in releases if not is_v0(release, {})}
+    assert len(made) == len(set(made)) <= len(samplers) * 2 < len(releases)
