@@ -13,7 +13,7 @@ promise; inside the band it is a warning that asks for the image tag.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Optional
 
 from ..records import replace
 
@@ -41,16 +41,32 @@ def _most(values):
     return max(values) if values else None
 
 
-def span_vllm_releases(inp, one: Callable):
-    """`one(inp)` under each release in VLLM_RELEASES, folded into one result."""
+def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
+    """`one(inp)` under each release in VLLM_RELEASES, folded into one result. `whole`: when `one`
+    gives an estimate's figures only (capacity.compute_lean's, equal to the whole estimate's), the
+    whole estimate, asked for only of the releases whose text the fold keeps (two at most: the
+    most conservative, and the one that leaves the least budget)."""
     results = [(release, one(replace(inp, engine_version=release))) for release in VLLM_RELEASES]
+    if whole is not None:
+        made: dict = {}
+
+        def text_of(pair):
+            if pair[0] not in made:
+                made[pair[0]] = whole(replace(inp, engine_version=pair[0]))
+            return pair[0], made[pair[0]]
+    else:
+        def text_of(pair):
+            return pair
     known = [(r, res) for r, res in results if res.pool_tokens is not None]
     if not known:
-        return replace(results[0][1], rule="vLLM version unknown", assumptions=tuple(
-            a for a in results[0][1].assumptions if not a.startswith(f"vLLM {VLLM_RELEASES[0]}")))
-    release, worst = min(known, key=lambda pair: _order(pair[1]))
+        first = text_of(results[0])[1]
+        return replace(first, rule="vLLM version unknown", assumptions=tuple(
+            a for a in first.assumptions if not a.startswith(f"vLLM {VLLM_RELEASES[0]}")))
+    release, worst = text_of(min(known, key=lambda pair: _order(pair[1])))
     every = [res for _, res in known]
     budget_release, thinnest = min(known, key=lambda pair: pair[1].kv_budget_bytes_per_gpu or 0.0)
+    if budget_release != release and thinnest.kv_budget_bytes_per_gpu is not None:
+        thinnest = text_of((budget_release, thinnest))[1]  # its rule is quoted
     note = (f"vLLM version unknown: each figure is the least any of releases {', '.join(VLLM_RELEASES)} gives "
             f"(the longest request: vLLM {release}'s rules); the band spans those releases (state the image tag "
             "to narrow it)")

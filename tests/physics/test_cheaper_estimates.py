@@ -15,7 +15,7 @@ from ctxlint.physics import capacity, mem_vllm, needs
 from ctxlint.physics.accelerators import accelerator_from_mapping
 from ctxlint.physics.capacity import CapacityInput
 from ctxlint.physics.models import lookup_model
-from ctxlint.physics.releases import VLLM_RELEASES
+from ctxlint.physics.releases import VLLM_RELEASES, span_vllm_releases
 from ctxlint.records import replace
 from ctxlint.versions import parse_version
 
@@ -85,6 +85,31 @@ def test_a_lean_estimate_has_exactly_the_figures_of_the_whole_one(inp):
     assert _figures(lean) == _figures(whole)
     if whole.pool_tokens is not None:  # and lean is lean
         assert whole.steps and not lean.steps and not lean.terms
+
+
+@given(any_estimate().map(lambda inp: replace(inp, engine="vllm", engine_version=None)))
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_an_unknown_releases_fold_from_lean_figures_is_the_fold_of_whole_estimates(inp):
+    # The fold keeps the text of one or two releases; the others are estimated lean.
+    shared: dict = {}
+    folded = span_vllm_releases(inp, lambda one: capacity._compute_one(one, shared, False))
+    assert capacity._compute(inp) == folded and capacity._compute(inp, {}) == folded
+
+
+def test_an_unknown_release_makes_at_most_two_whole_estimates(monkeypatch):
+    one, whole = capacity._compute_one, []
+
+    def counted(inp, shared=None, lean=False):
+        if not lean:
+            whole.append(inp.engine_version)
+        return one(inp, shared, lean)
+    monkeypatch.setattr(capacity, "_compute_one", counted)
+    for model in MODELS[:4]:
+        for device in ("L4", "H100", "MI300X"):
+            del whole[:]
+            inp = CapacityInput(arch=lookup_model(model), engine="vllm", accelerator=device, context_length=32768)
+            assert capacity._compute(inp).steps
+            assert 1 <= len(whole) <= 2 and set(whole) <= set(VLLM_RELEASES)
 
 
 def test_a_lean_estimate_is_never_remembered_nor_given_for_a_whole_one():
