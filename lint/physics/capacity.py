@@ -162,26 +162,41 @@ def _compute(inp: CapacityInput, shared: dict | None = None, lean: bool = False)
 _MEMO = Memo(_compute, 4096)
 
 
-def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
-    """One estimate. `lean`: its figures only, for the CTX208 search, which probes ~30 devices per
-    role and reads nothing but the pool, longest request and budget figures: the same arithmetic
-    runs, but the steps, assumptions, errors and terms (their text was a third of the cost) are
-    left empty and vLLM's budget leaves its rule and formulas unwritten (test_cheaper_estimates)."""
+def _device_free(inp: CapacityInput, shared: dict | None) -> tuple | CapacityResult:
+    """(engine, tp, pp, settings, context, model side) of an estimate, or its whole answer when the
+    engine or the model is unknown."""
     engine = normalize_engine(getattr(inp, "engine", "") or "")
     if engine is None:
         return _empty(inp, str(getattr(inp, "engine", "")), [f"unknown engine {getattr(inp, 'engine', None)!r}"])
     if not isinstance(inp.arch, ModelArch):
         return _empty(inp, engine, ["model architecture unknown: give a catalog id, a config.json or inline facts"])
-    errors: list[str] = []
     tp, pp = positive_int(inp.tp, 1), positive_int(inp.pp, 1)
     draft = max(0, positive_int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if type(inp.settings) is dict or isinstance(inp.settings, Mapping) else {}  # ABC: slow
     ctx = positive_int(inp.context_length, 0) or None
+    return engine, tp, pp, settings, ctx, model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft,
+                                                     settings, inp.weights, inp.engine_version, shared)
+
+
+def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
+    """One estimate. `lean`: its figures only, for the CTX208 search, which probes ~30 devices per
+    role and reads nothing but the pool, longest request and budget figures: the same arithmetic
+    runs, but the steps, assumptions, errors and terms (their text was a third of the cost) are
+    left empty and vLLM's budget leaves its rule and formulas unwritten (test_cheaper_estimates)."""
+    # the role's lean estimates on ~30 devices (`shared`: inputs that differ in device and release only)
+    keep = lean and shared is not None and (inp.engine_version is None or type(inp.engine_version) is str)
+    fixed = shared.get(("device-free", inp.engine_version)) if keep else None
+    if fixed is None:
+        fixed = _device_free(inp, shared)
+        if type(fixed) is not tuple:
+            return fixed  # an answer that reads no device: the engine or the model is unknown
+        if keep:
+            shared["device-free", inp.engine_version] = fixed
+    engine, tp, pp, settings, ctx, side = fixed
+    errors: list[str] = []
     acc = _resolve_accel(inp, errors)
     if inp.accelerator_count and positive_int(inp.accelerator_count, 0) and positive_int(inp.accelerator_count, 0) < tp * pp:
         errors.append(f"accelerator_count {inp.accelerator_count} < tp x pp = {tp * pp}")
-    side = model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft, settings, inp.weights,
-                      inp.engine_version, shared)
     arch, br, mnbt, swa_full = side.arch, side.br, side.mnbt, side.swa_full
     if br is None:
         return replace(_empty(inp, engine, errors + [side.error]),
