@@ -47,16 +47,10 @@ def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
     whole estimate, asked for only of the releases whose text the fold keeps (two at most: the
     most conservative, and the one that leaves the least budget)."""
     results = [(release, one(replace(inp, engine_version=release))) for release in VLLM_RELEASES]
-    if whole is not None:
-        made: dict = {}
 
-        def text_of(pair):
-            if pair[0] not in made:
-                made[pair[0]] = whole(replace(inp, engine_version=pair[0]))
-            return pair[0], made[pair[0]]
-    else:
-        def text_of(pair):
-            return pair
+    def text_of(pair):  # (release, its estimate), whole
+        return pair if whole is None else (pair[0], whole(replace(inp, engine_version=pair[0])))
+
     known = [(r, res) for r, res in results if res.pool_tokens is not None]
     if not known:
         first = text_of(results[0])[1]
