@@ -60,7 +60,8 @@ def fixable(findings: Iterable[Finding]) -> Dict[str, List[Finding]]:
 
 def apply_to_text(text: str, findings: Sequence[Finding]) -> Tuple[str, int]:
     """`text` with every fix whose span still holds its old text replaced; (new text, fixes applied)."""
-    lines = split_lines(text, keepends=True)
+    bom = "\ufeff" if text.startswith("\ufeff") else ""  # the loader counts columns after a byte-order mark
+    lines = split_lines(text[len(bom):], keepends=True)
     applied, leftmost = 0, {}  # line index -> start of the leftmost edit made (edits go right to left)
     edits = sorted({(f.line, f.column, f.end_column or f.column + len(f.fix.old), f.fix.old, f.fix.new)
                     for f in findings}, reverse=True)
@@ -73,7 +74,7 @@ def apply_to_text(text: str, findings: Sequence[Finding]) -> Tuple[str, int]:
         lines[index] = lines[index][:start] + new + lines[index][end:]
         leftmost[index] = start
         applied += 1
-    return "".join(lines), applied
+    return bom + "".join(lines), applied
 
 
 def plan(findings: Iterable[Finding]) -> List[FileFix]:

@@ -120,8 +120,8 @@ def _decode(data: bytes, display: str):
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        col = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
+        before = data[:exc.start].decode("utf-8")  # valid: the first bad byte is where it stops
+        line, col = line_col(before, len(before))
         return _failed(display, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at line {line}, "
                                 f"column {col}; save the file as UTF-8", line, col)
 
@@ -152,12 +152,20 @@ def parse_text(text: str, display: str) -> LoadedFile:
             Source(display, *template)))
         return loaded
 
-    def duplicate(first: Node, second: Node, path: str) -> None:
+    # libyaml ends lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR too: in a text that holds one,
+    # every position is counted again as lines.py counts (each document's nodes once it is built)
+    starts = line_starts(text) if has_other_breaks(text) else None
+
+    def duplicate(first: Node, second: Node, path: str) -> None:  # called while a document is built
+        first_line, place = first.line, second.source(display)
+        if starts is not None:
+            first_line = _position(starts, first.start_index).line + 1
+            begin, end = _position(starts, second.start_index), _position(starts, second.end_index)
+            place = Source(display, begin.line + 1, begin.column + 1, place.path, end.line + 1, end.column + 1)
         loaded.diagnostics.append(Diagnostic(
             DUPLICATE_KEY,
-            f"duplicate key '{second.value}' (first at line {first.line}); YAML keeps only the "
-            f"last value, so line {first.line} is silently ignored: remove one of them",
-            second.source(display)))
+            f"duplicate key '{second.value}' (first at line {first_line}); YAML keeps only the "
+            f"last value, so line {first_line} is silently ignored: remove one of them", place))
 
     if is_json and not _valid_json(text, loaded):
         return loaded
@@ -181,12 +189,13 @@ def parse_text(text: str, display: str) -> LoadedFile:
     try:
         for composed in yaml.compose_all(text, Loader=composer()):
             if composed is not None:
-                loaded.documents.append(Document(index, builder.build_document(composed, aliases)))
+                root = builder.build_document(composed, aliases)
+                if starts is not None:
+                    _renumber(root, starts)
+                loaded.documents.append(Document(index, root))
             index += 1
         if "\t" in text and not is_json:
             _portability(text, display, loaded)
-        if has_other_breaks(text):
-            _count_lines_by_newline(text, loaded)
     except TreeTooDeep as exc:
         loaded.diagnostics.append(_too_deep(display, text, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
@@ -213,19 +222,18 @@ def parse_text(text: str, display: str) -> LoadedFile:
     return loaded
 
 
-def _count_lines_by_newline(text: str, loaded: LoadedFile) -> None:
-    """Renumber every node as lines.py counts: libyaml ended lines at the text's NEL, LINE SEPARATOR or
-    PARAGRAPH SEPARATOR too, so each one in a quoted value shifted every later finding's line."""
-    starts = line_starts(text)
+def _renumber(root: Node, starts: List[int]) -> None:
+    """Every node of a document at its position as lines.py counts (`starts`: line_starts of the text):
+    libyaml ended lines at the text's NEL, LINE SEPARATOR or PARAGRAPH SEPARATOR too, so each one in a
+    quoted value shifted every later finding's line."""
+    for node in root.walk():
+        for each in [node, *node.keys.values()]:
+            each.start, each.end = _position(starts, each.start_index), _position(starts, each.end_index)
 
-    def position(index: int) -> Position:
-        line = bisect.bisect_right(starts, index) - 1
-        return Position(index, line, index - starts[line])
 
-    for document in loaded.documents:
-        for node in document.root.walk():
-            for each in [node, *node.keys.values()]:
-                each.start, each.end = position(each.start_index), position(each.end_index)
+def _position(starts: List[int], index: int) -> Position:
+    line = bisect.bisect_right(starts, index) - 1
+    return Position(index, line, index - starts[line])
 
 
 def _too_deep(display: str, text: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
@@ -284,8 +292,8 @@ def _valid_json(text: str, loaded: LoadedFile) -> bool:
     try:
         json.loads(text)
     except json.JSONDecodeError as exc:
-        loaded.diagnostics.append(Diagnostic(
-            PARSE_ERROR, f"invalid JSON: {exc.msg}", Source(loaded.path, exc.lineno, exc.colno)))
+        loaded.diagnostics.append(Diagnostic(  # not exc.lineno: json counts "\n" only
+            PARSE_ERROR, f"invalid JSON: {exc.msg}", Source(loaded.path, *line_col(text, exc.pos))))
         return False
     except RecursionError:
         loaded.diagnostics.append(Diagnostic(

@@ -15,7 +15,9 @@ from ctxlint.baseline import _slice
 from ctxlint.engine import Settings, lint_paths, lint_text
 from ctxlint.fixes import FileFix, apply_to_text
 from ctxlint.lines import line_bounds, line_starts, split_lines
-from ctxlint.loader import parse_text
+from ctxlint.findings import Finding, Fix
+from ctxlint.loader import parse_bytes, parse_text
+from ctxlint.reporters.context import read_sources
 from ctxlint.reporters.full import _snippet
 from ctxlint.templates import looks_like_go_template
 from test_fix import WORKLOADS
@@ -153,3 +155,49 @@ def test_tokens_in_a_block_scalar_and_template_actions_keep_their_place(brk):
     assert (source.line, source.col, source.end_line, source.end_col) == (4, 21, 4, 23)
     template = brk.join(["# {{ .Values.note }}", "a: {{ .Values.x }}", ""])
     assert looks_like_go_template(template) == (2, 4)
+
+
+# -- positions libyaml gives before or beside the nodes: renumbered the same way --------------------------
+
+SGLANG = ('apiVersion: ctxlint/v1\nkind: ModelDeployment\nmetadata: {name: "a\u2028b"}\nspec:\n'
+          '  model: {id: meta-llama/Llama-3.1-8B-Instruct}\n  engine: {name: sglang, version: "0.5.17"}\n'
+          '  serving:\n    roles:\n      - role: unified\n        engine_args:\n          context_length: 128K\n')
+
+
+@pytest.mark.parametrize("after", ["---\n[\n", "---\n" + "[" * 3000 + "\n"], ids=["parse-error", "too-deep"])
+def test_documents_before_a_bad_one_are_renumbered_too(after):
+    text = SGLANG + after
+    report = lint_text(text, "m.yaml")
+    (refused,) = [f for f in report.findings if f.rule == "CTX301"]
+    assert (refused.line, refused.column) == (11, 27) and split_lines(text)[10][26:30] == "128K"
+    fixed, applied = apply_to_text(text, [refused])
+    assert applied == 1 and "context_length: 128Ki" in fixed
+
+
+def test_a_duplicate_key_below_a_line_separator_is_on_its_own_line_and_can_be_silenced():
+    text = 'a: "x\u2028y"\nb: 1\nb: 2\n'
+    (duplicate,) = lint_text(text, "d.yaml").findings
+    assert (duplicate.rule, duplicate.line, duplicate.column) == ("CTX003", 3, 1) and "first at line 2" in duplicate.message
+    silenced = lint_text(text.replace("b: 2", "b: 2  # ctxlint: ignore[CTX003] -- dup"), "d.yaml")
+    assert silenced.findings == [] and [f.rule for f, _ in silenced.suppressed] == ["CTX003"]
+
+
+@pytest.mark.parametrize("brk", BREAKS)
+def test_json_and_encoding_errors_count_lines_as_editors_do(brk):
+    (bad_json,) = parse_text(brk.join(["{", '"a": 1,', '"b": [1, 2,],', '"c": 3', "}", ""]), "f.json").diagnostics
+    assert (bad_json.source.line, bad_json.source.col) == (3, 12)
+    bad_byte = parse_bytes(brk.join(["a: 1", "b: é", 'c: "\udcff"', ""]).encode("utf-8", "surrogateescape"), "f.yaml")
+    (diagnostic,) = bad_byte.diagnostics
+    assert (diagnostic.source.line, diagnostic.source.col) == (3, 5) and "line 3, column 5" in diagnostic.message
+
+
+def test_a_byte_order_mark_is_not_a_column(tmp_path):
+    path = tmp_path / "bom.yaml"
+    path.write_bytes(b"\xef\xbb\xbf{a: 1, a: 2}\n")
+    (duplicate,) = lint_paths([str(path)]).findings
+    assert (duplicate.line, duplicate.column) == (1, 8)
+    source = read_sources([str(path)])[str(path)]
+    assert _snippet(duplicate, source, color=False)[1:] == [" 1 | {a: 1, a: 2}", "   |        ^"]
+    edit = Finding(str(path), 1, 2, "CTX301", "engine-rejects-value", "error", "m", end_line=1, end_column=3,
+                   fix=Fix("a", "b"))
+    assert apply_to_text("\ufeff{a: 1, a: 2}\n", [edit]) == ("\ufeff{b: 1, a: 2}\n", 1)

@@ -57,7 +57,9 @@ def read_sources(paths: Iterable[str], max_bytes: int = DEFAULT_MAX_BYTES) -> Ma
             continue
         try:
             with open(path, encoding="utf-8", errors="strict") as handle:
-                sources[path] = handle.read()
+                text = handle.read()
         except (OSError, UnicodeDecodeError):
             continue
+        # columns count after a byte-order mark, as the loader reads (not utf-8-sig: a Python-level decoder)
+        sources[path] = text[1:] if text.startswith("\ufeff") else text
     return MappingProxyType(sources)
