@@ -29,7 +29,9 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "corpus" / "real"  # tests/conftest.py
 HAZARDS = [b"&a ", b"*a", b"<<: *a", b"---", b"...", b"\t", b"0755", b"1:20", b"yes", b"on", b"~", b"[", b"{",
            b"]", b"}", b"'", b'"', b"\xff", b"\x00", b"\xef\xbb\xbf", b"!!binary", b"!Ref", b"? ", b"- ",
            b"1e6", b"1_048_576", b"-1", b"1048576", b"128K", b"1Mi", b".inf", b"|", b">-", b"#", b": ",
-           b"kind: ModelDeployment", b"apiVersion: ctxlint/v1", b"$(MODEL)", b"${X:-1}", b"\\", b"\r"]
+           b"kind: ModelDeployment", b"apiVersion: ctxlint/v1", b"$(MODEL)", b"${X:-1}", b"\\", b"\r",
+           # line breaks libyaml counts and editors do not (lines.py), and a lone "\r" line end
+           "\u2028".encode(), "\x85".encode(), b"\r# ctxlint: ignore[CTX101] -- fuzz\r"]
 
 
 class CaseTimeout(Exception):
