@@ -186,6 +186,18 @@ def test_sarif_schema_validation_can_fail(sarif_validator, incident, ctx):
     assert list(sarif_validator.iter_errors(log))
 
 
+def test_sarif_columns_are_code_points_and_say_so(ctx):
+    # ctxlint counts a column in characters; SARIF readers assume UTF-16 code units unless told
+    text = 'a: {note: "\U0001F600", b: 1, b: 2}\n'
+    report = lint_text(text, "d.yaml")
+    (duplicate,) = report.findings
+    at = text.index("b: 2")
+    assert duplicate.column == at + 1 == len(text[:at].encode("utf-16-le")) // 2  # 1 UTF-16 unit more before it
+    run = sarif_of(report, ctx)["runs"][0]
+    assert run["columnKind"] == "unicodeCodePoints"
+    assert run["results"][0]["locations"][0]["physicalLocation"]["region"]["startColumn"] == duplicate.column
+
+
 def test_sarif_run_shape_for_code_scanning(incident, ctx, in_repo):
     log = sarif_of(incident, ctx)
     assert log["version"] == "2.1.0" and len(log["runs"]) == 1

@@ -145,6 +145,9 @@ def to_dict(report: Report, ctx: ReportContext, success: bool = True) -> Dict[st
             "rules": [_descriptor(rule) for rule in ctx.rules],
         }},
         "automationDetails": {"id": "ctxlint/"},
+        # columns count characters (code points), as editors do; without this a reader assumes UTF-16
+        # code units (SARIF 2.1.0, 3.14.17) and moves a result right of an emoji one column too far
+        "columnKind": "unicodeCodePoints",
         "originalUriBaseIds": {SRCROOT: {"uri": root}},
         "invocations": [{"executionSuccessful": success, "workingDirectory": {"uri": cwd}}],
         # Always present, even when clean: code scanning rejects a run without it.
