@@ -320,7 +320,7 @@ def test_github_escapes_data_and_properties():
     report = report_of(finding(file="dir,x/a:b%.yaml", message="100% full: a, b\nsecond line"))
     (line,) = render(github.write, report, ReportContext()).splitlines()
     assert line == ("::error file=dir%2Cx/a%3Ab%25.yaml,line=3,col=5,endColumn=6,title=ctxlint (CTX101)::"
-                    "dir,x/a:b%25.yaml:3:5: CTX101 [error] 100%25 full: a, b%0Asecond line (window-exceeds-kv-pool)")
+                    "dir,x/a:b%25.yaml:3:5: CTX101 [error] 100%25 full: a, b\\nsecond line (window-exceeds-kv-pool)")
 
 
 def test_github_most_severe_first_and_counts_the_overflow(tmp_path):
@@ -512,7 +512,26 @@ def test_markdown_golden_with_escaping():
         "\n"
         "| severity | rule | location | message |\n"
         "|---|---|---|---|\n"
-        "| error | CTX101 window-exceeds-kv-pool | deploy/a.yaml:3:5 | a \\| b<br>c &lt;string> |\n"
+        "| error | CTX101 window-exceeds-kv-pool | deploy/a.yaml:3:5 | a \\| b\\\\nc &lt;string> |\n"
         "| warning | CTX106 window-exceeds-kv-pool | deploy/a.yaml:7:5 | plain |\n"
     )
     assert render(markdown.write, report_of(files=["a.yaml"])) == "### ctxlint: no findings in 1 file, 0 deployments\n"
+
+
+# --- values quoted from a config cannot break a line-oriented format ------------------------------------
+
+HOSTILE = "model 'x\n::error file=evil::injected\r\x1b[31mred\u202egnp.\u2028\x85' is not in the catalog"
+UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
+@pytest.mark.parametrize("fmt", ["text", "concise", "full", "github", "markdown"])
+def test_control_characters_in_a_message_or_path_are_written_as_escapes(fmt):
+    hostile = finding(file="deploy/a\nb.yaml", message=HOSTILE)
+    report = report_of(hostile, finding(line=9))
+    out = render(REPORTERS[fmt], report, ReportContext(width=0, color=False))
+    assert not UNPRINTABLE.search(out.replace("\r\n", "\n"))
+    shown = "\\n::error file=evil::injected\\r\\x1b[31mred\\u202egnp.\\u2028\\x85'"
+    assert (shown.replace("\\", "\\\\") if fmt == "markdown" else shown) in out  # markdown doubles a backslash
+    lines = [line for line in out.splitlines() if "::error file=evil" in line]
+    assert len(lines) == 1 and not lines[0].startswith("::error file=evil")
+    assert json.loads(render(REPORTERS["json"], report))["findings"][0]["message"] in (HOSTILE, finding().message)

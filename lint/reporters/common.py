@@ -29,6 +29,21 @@ LEVELS: Dict[str, Levels] = {
 }
 
 
+def printable(text: str) -> str:
+    """`text` with its control characters written as escapes (a newline as \\n, ESC as \\x1b): a
+    value quoted from a config must not end a finding's line (one finding a line is what editors'
+    problem matchers and `grep` read, and a line starting `::` is a GitHub Actions command), colour
+    or move a terminal's text, or reorder it (bidirectional controls)."""
+    return text if text.isascii() and text.isprintable() or not _UNPRINTABLE.intersection(text) \
+        else text.translate(_ESCAPES)
+
+
+# C0 and C1 controls but the tab, DEL, the Unicode line and paragraph separators, bidi controls
+_ESCAPES = {c: repr(chr(c))[1:-1] for c in (*range(0x09), *range(0x0A, 0x20), *range(0x7F, 0xA0),
+                                             0x2028, 0x2029, *range(0x202A, 0x202F), *range(0x2066, 0x206A))}
+_UNPRINTABLE = frozenset(map(chr, _ESCAPES))
+
+
 def relative_path(file: str, cwd: str) -> str:
     """`file` as a forward-slash path relative to `cwd` when it lies inside it.
 

@@ -13,6 +13,7 @@ from typing import Optional, TextIO
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.reporters.common import printable
 from ctxlint.reporters.context import ReportContext
 
 ELLIPSIS = "…"
@@ -21,13 +22,14 @@ WORD = 15  # cut at a space within this many characters of the width
 
 
 def line(f: Finding, width: int) -> str:
-    head = f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] "
-    full = f"{f.message} ({f.name})"
+    head = printable(f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] ")
+    message = printable(f.message)
+    full = f"{message} ({f.name})"
     if width <= 0 or len(head) + len(full) <= width:
         return head + full
     room = max(width - len(head) - len(ELLIPSIS), MIN_MESSAGE)
-    cut = f.message[:room]
-    if " " in cut[-WORD:] and f.message[room:room + 1] not in ("", " "):
+    cut = message[:room]
+    if " " in cut[-WORD:] and message[room:room + 1] not in ("", " "):
         cut = cut.rsplit(" ", 1)[0]  # end on a whole word when one ends near the width
     return head + cut.rstrip(" ,;:") + ELLIPSIS
 

@@ -10,7 +10,7 @@ from tabulate import tabulate
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
 from ctxlint.lines import split_lines
-from ctxlint.reporters.common import end_column
+from ctxlint.reporters.common import end_column, printable
 from ctxlint.reporters.context import ReportContext
 
 _RESET = "\x1b[0m"
@@ -43,8 +43,8 @@ def _snippet(finding: Finding, source: Optional[str], color: bool) -> List[str]:
 
 def _header(finding: Finding, color: bool) -> str:
     severity = _paint(finding.severity, _COLORS[finding.severity], color)
-    return (f"{finding.file}:{finding.line}:{finding.column}: "
-            f"{_paint(finding.rule, _BOLD, color)} [{severity}] {finding.message} ({finding.name})")
+    return (f"{printable(finding.file)}:{finding.line}:{finding.column}: "
+            f"{_paint(finding.rule, _BOLD, color)} [{severity}] {printable(finding.message)} ({finding.name})")
 
 
 def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -> None:
@@ -52,7 +52,7 @@ def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -
     rows = []
     for file, group in groupby(report.findings, key=lambda f: f.file):
         findings = list(group)
-        stream.write(_paint(file, _BOLD, ctx.color) + "\n")
+        stream.write(_paint(printable(file), _BOLD, ctx.color) + "\n")
         for finding in findings:
             stream.write(_header(finding, ctx.color) + "\n")
             for text in _snippet(finding, ctx.sources.get(file), ctx.color):

@@ -11,8 +11,8 @@ from typing import Dict, List, Optional, TextIO
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
 from ctxlint.reporters import markdown
-from ctxlint.reporters.common import (LEVELS, end_column, most_severe_first, one_line, plural, root_relative,
-                                      summary_line)
+from ctxlint.reporters.common import (LEVELS, end_column, most_severe_first, one_line, plural, printable,
+                                      root_relative, summary_line)
 from ctxlint.reporters.context import ReportContext
 from ctxlint.reporters.text import line as text_line
 
@@ -33,7 +33,7 @@ def escape_property(text: str) -> str:
 def annotation(f: Finding, file: Optional[str] = None) -> str:
     """One workflow command; `file` is the path the runner resolves against the repository
     (default: the finding's file as given)."""
-    props = [("file", file or f.file), ("line", str(f.line))]
+    props = [("file", printable(file or f.file)), ("line", str(f.line))]
     if one_line(f):
         # The runner drops an annotation whose col/endColumn span several lines.
         props += [("col", str(f.column)), ("endColumn", str(end_column(f)))]

@@ -5,7 +5,7 @@ from typing import List, Optional, Sequence, TextIO
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
-from ctxlint.reporters.common import summary_line
+from ctxlint.reporters.common import printable, summary_line
 from ctxlint.reporters.context import ReportContext
 
 HEADER = ["| severity | rule | location | message |", "|---|---|---|---|"]
@@ -21,7 +21,7 @@ def cell(text: str) -> str:
 
 def row(f: Finding) -> str:
     location = f"{f.file}:{f.line}:{f.column}"
-    return (f"| {f.severity} | {f.rule} {cell(f.name)} | {cell(location)} | {cell(f.message)} |")
+    return f"| {f.severity} | {f.rule} {cell(f.name)} | {cell(printable(location))} | {cell(printable(f.message))} |"
 
 
 def table(findings: Sequence[Finding]) -> List[str]:

@@ -5,11 +5,12 @@ from typing import Optional, TextIO
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
+from ctxlint.reporters.common import printable
 from ctxlint.reporters.context import ReportContext
 
 
 def line(f: Finding) -> str:
-    return f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message} ({f.name})"
+    return printable(f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] {f.message} ({f.name})")
 
 
 def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -> None:
