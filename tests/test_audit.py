@@ -214,3 +214,27 @@ def test_headroom_without_a_window_is_over_the_engine_context(tmp_path, monkeypa
     assert (row.window, row.promise, row.promise_from) == (None, 65536, "engine context")
     assert row.headroom == pytest.approx(row.prefill_pool.tokens / 65536) and row.headroom < 1
     assert (audit.totals["below_window"], audit.totals["unknown_headroom"]) == (1, 0)
+
+
+@pytest.mark.parametrize("fmt", ["table", "concise", "markdown"])
+def test_a_model_id_with_control_characters_stays_on_its_row(fmt, tmp_path):
+    text = (REPO / "samples/derived-pool/l4-too-small.yaml").read_text(encoding="utf-8")
+    for name, pool in (("a", 1000), ("b", 2000)):  # two pools for one model: the notes line names it too
+        (tmp_path / f"{name}.yaml").write_text(text.replace(
+            "model: {id: meta-llama/Llama-3.1-8B-Instruct}", 'model: {id: "evil\\n::error::x\\x1b[31m"}').replace(
+            "context_length: 131072", f"kv_pool_tokens: {pool}\n        context_length: 131072"), encoding="utf-8")
+    out = run(["audit", str(tmp_path), "--format", fmt]).out
+    assert "\x1b" not in out and "\n::error" not in out
+    shown = "evil\\\\n::error::x\\\\x1b[31m" if fmt == "markdown" else "evil\\n::error::x\\x1b[31m"
+    seen = sum(shown in line for line in out.splitlines())  # its row and the note (concise may cut the row's)
+    assert seen == 2 or fmt == "concise" and seen >= 1
+
+
+def test_a_route_name_with_control_characters_stays_on_its_stack_row():
+    from ctxlint.audit_stacks import StackRow, StackTarget
+    from ctxlint.reporters.audit_stacks import cells
+
+    target = StackTarget("chat\n::error::x", "d.yaml", 3, "unified", 8192, False, 1000, "declared")
+    row = StackRow("litellm", "route\x1b[31m", "g.yaml", 1, 8192, ("8,192 tokens",), (target,), "", (), ())
+    (cells_of_row,) = cells([row])
+    assert cells_of_row[0] == "litellm route\\x1b[31m" and cells_of_row[4] == "chat\\n::error::x unified"

@@ -16,7 +16,7 @@ from tabulate import tabulate
 from ctxlint import __version__
 from ctxlint.audit import Audit, AuditRow, PoolCell
 from ctxlint.model import fmt
-from ctxlint.reporters.common import plural
+from ctxlint.reporters.common import plural, printable
 from ctxlint.reporters.markdown import cell
 
 VERSION = 1
@@ -48,13 +48,13 @@ def labelled_rows(audit: Audit) -> Iterator[Tuple[AuditRow, str, str]]:
 
 
 def _cells(audit: Audit) -> List[List[str]]:
-    return [[
+    return [[printable(cell) for cell in (  # names, models and paths come from the files: one line a row
         model, row.name or "-", f"{row.file}:{row.line}",
         " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
         row.mode, _num(row.window), _context(row),
         _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
         _headroom(row), row.verdict, worst, str(len(row.findings)),
-    ] for row, model, worst in labelled_rows(audit)]
+    )] for row, model, worst in labelled_rows(audit)]
 
 
 def _num(value: Optional[int]) -> str:
@@ -87,7 +87,7 @@ def notes(audit: Audit) -> List[str]:
                              f"{more})")
             else:
                 pools.append(f"{_pool_pair(rows[0])} ({rows[0].name or '-'} at {rows[0].file}:{rows[0].line}{more})")
-        lines.append(f"{MARK} {group.model} is served with {len(pools)} different pools: {'; '.join(pools)}")
+        lines.append(printable(f"{MARK} {group.model} is served with {len(pools)} different pools: {'; '.join(pools)}"))
     return lines
 
 

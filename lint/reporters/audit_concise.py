@@ -15,6 +15,7 @@ from tabulate import tabulate
 
 from ctxlint.audit import Audit
 from ctxlint.reporters.audit import _headroom, labelled_rows, notes, totals_line
+from ctxlint.reporters.common import printable
 
 HEADERS = ("model", "deployment", "file", "headroom", "verdict", "worst")
 ALIGN = ("left", "left", "left", "right", "left", "left")
@@ -26,7 +27,8 @@ ELLIPSIS = "…"
 
 
 def _cells(audit: Audit) -> List[List[str]]:
-    return [[model, row.name or "-", f"{row.file}:{row.line}", _headroom(row), row.verdict, worst]
+    return [[printable(cell) for cell in (model, row.name or "-", f"{row.file}:{row.line}", _headroom(row), row.verdict,
+                                          worst)]
             for row, model, worst in labelled_rows(audit)]
 
 

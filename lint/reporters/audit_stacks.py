@@ -7,6 +7,7 @@ from typing import List, TextIO
 from tabulate import tabulate
 
 from ctxlint.audit_stacks import StackRow
+from ctxlint.reporters.common import printable
 
 HEADERS = ["gateway route", "file", "promise", "caps", "engine role", "context", "pool", "worst"]
 
@@ -29,7 +30,7 @@ def cells(rows: List[StackRow]) -> List[List[str]]:
             pool = f"{_num(t.pool)} {t.pool_origin}".strip()
             first = head if index == 0 else ["", "", "", ""]
             out.append(first + [f"{t.deployment} {t.role}", context, pool, worst if index == 0 else ""])
-    return out
+    return [[printable(cell) for cell in row] for row in out]  # routes, names and paths come from the files
 
 
 def write_table(rows: List[StackRow], stream: TextIO) -> None:
