@@ -1,0 +1,81 @@
+"""Where a value of an engine command line sits in the file: the reader's half that turns a token, a
+setting or a problem the parser reported into the Source of what the user typed (inside a list item,
+`--flag=value`, an `sh -c` string, a block scalar, or the env var's value scalar)."""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.engines import Setting, Token
+from ctxlint.model import Source
+from ctxlint.nodes import Node
+
+
+class Positions:
+    """Mixed into workload._Reader, which sets what these read: `c` (the Container: its node and
+    its ScalarSpans), `file`, the command line's item nodes and their texts, the env var nodes, the
+    config file's sources and the env."""
+
+    c: Any
+    file: str
+    item_nodes: List[Node]
+    item_texts: List[str]
+    env_nodes: Dict[str, Node]
+    config_sources: Dict[str, Source]
+    env: Dict[str, Optional[str]]
+
+    def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:
+        index = item if item is not None else 0
+        if not 0 <= index < len(self.item_nodes):
+            return self.c.node.source(self.file)
+        return self.c.spans.source(self.item_nodes[index], span[0], span[1], self.item_texts[index])
+
+    def token_source(self, tok: Token) -> Source:
+        return self.span_source(tok.item, (tok.start, tok.end))
+
+    def setting_source(self, s: Setting, tokens: Sequence[Token], assigns) -> Source:
+        if s.origin == "flag" and s.value_span is not None:
+            tok = tokens[s.token_index] if s.token_index is not None and s.token_index < len(tokens) else None
+            if tok is not None:
+                for ref in tok.refs:  # the whole value came from one variable: point at its value
+                    if ref.resolved and (ref.start, ref.end) == s.value_span and ref.name in self.env_nodes \
+                            and ref.name not in assigns:
+                        return self.env_nodes[ref.name].source(self.file)
+            item = s.item if s.item is not None else (tok.item if tok is not None else None)
+            return self.span_source(item, s.value_span)
+        if s.origin == "flag" and s.value_span is None and s.flag_span is not None:  # a bare boolean flag
+            item = s.flag_item if s.flag_item is not None else (
+                tokens[s.flag_index].item if s.flag_index is not None and s.flag_index < len(tokens) else None)
+            return self.span_source(item, s.flag_span)
+        if s.origin == "config-file" and s.flag_spelling in self.config_sources:
+            return self.config_sources[s.flag_spelling]
+        if s.origin == "env" and s.flag_spelling:
+            if s.flag_spelling in assigns:
+                tok = assigns[s.flag_spelling].token
+                eq = tok.text.find("=") + 1
+                return self.span_source(tok.item, tok.span_of(eq, len(tok.text)))
+            if s.flag_spelling in self.env_nodes:
+                return self.env_nodes[s.flag_spelling].source(self.file)
+        return self.c.node.source(self.file)
+
+    def problem_source(self, problem, tokens: Sequence[Token]) -> Source:
+        if problem.span is not None:
+            item = problem.item
+            if item is None and problem.token_index is not None and problem.token_index < len(tokens):
+                item = tokens[problem.token_index].item
+            return self.span_source(item, problem.span)
+        name = problem.message.split()[1] if problem.message.startswith("env ") else ""
+        node = self.env_nodes.get(name.rstrip(":"))
+        return node.source(self.file) if node is not None else self.c.node.source(self.file)
+
+    def unresolved_text(self, problem, flag, tokens: Sequence[Token]) -> Tuple[str, Source]:
+        spelling = "argument" if flag is None else flag.spellings[0] if flag.spellings else flag.name
+        if problem.ref is not None:
+            ref = problem.ref
+            if ref.style == "command":
+                return f"{spelling} {ref.name} (command substitution, not evaluated)", \
+                    self.problem_source(problem, tokens)
+            what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
+            why = "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
+                else "is not set in the file"
+            return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
+        return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)
