@@ -187,7 +187,7 @@ def test_the_reads_analysis_sees_helpers_and_getattr():
 @pytest.mark.parametrize("spec", all_rules(), ids=lambda s: s.id)
 def test_configuration_example_is_a_valid_config(spec):
     text = config_example(spec)
-    assert f"# .ctxlint.yaml\n" in (REPO / page_path(spec)).read_text(encoding="utf-8")
+    assert "# .ctxlint.yaml\n" in (REPO / page_path(spec)).read_text(encoding="utf-8")
     config = parse_config(text, ".ctxlint.yaml")
     assert config.severity[spec.id] == spec.severity
     assert dict(config.rule_options.get(spec.id, {})) == spec.default_options()

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from ctxlint.engine import lint_paths, lint_text
 from ctxlint.loader import parse_text
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, Node
 from helpers import run
 
 FAST = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -7,7 +7,6 @@ P/D stack fails and its fixed form passes; unresolved backends are reported, nev
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest

@@ -4,8 +4,6 @@ from __future__ import annotations
 import dataclasses
 from pathlib import Path
 
-import pytest
-
 from ctxlint.engine import Settings, lint_paths
 from ctxlint.physics import capacity, suggest
 
