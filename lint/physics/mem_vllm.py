@@ -205,16 +205,13 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         # the one rule that reads the device: the profile run's batch (its size and name)
         default = batch_defaults(total, device, version, False)[0]
         pick = (fixed.mnbt or default[0], fixed.seqs or default[1])
-        peak = fixed.peaks.get(pick)
+        # kept in the role's cache by batch and sampler rule: releases with the same rule profile alike
+        shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
+        peak = cache.get(shared_peak) if cache is not None else None
         if peak is None:
-            # releases with the same sampler rule profile alike: one peak for all of them
-            shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
-            peak = cache.get(shared_peak) if cache is not None else None
-            if peak is None:
-                peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
-                if cache is not None:
-                    cache[shared_peak] = peak
-            fixed.peaks[pick] = peak
+            peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
+            if cache is not None:
+                cache[shared_peak] = peak
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
                                f"of {pick[0]} tokens x {pick[1]} sequences"
     return base, [peak, *fixed.tail], rule
@@ -223,8 +220,8 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
 class _Fixed:
     """What terms() works out from the model, layout, settings, release and context alone: the
     utilization, V0 or V1 (and V0's peak), the batch settings given, the sampler, the non-torch and
-    CUDA-graph terms, and the V1 peaks by batch (the few a role's devices pick)."""
-    __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail", "peaks")
+    CUDA-graph terms (the V1 peaks, one per batch a role's devices pick, are kept in terms()'s cache)."""
+    __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail")
 
     def __init__(self, arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
                  context: Optional[int]) -> None:
@@ -238,7 +235,7 @@ class _Fixed:
         # given as positive whole numbers, they override the batch defaults (None: the device's default)
         self.mnbt = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else None
         self.seqs = int(seqs) if isinstance(seqs, int) and seqs > 0 else None
-        self.v0_tokens, self.v0_peak, self.peaks = None, None, {}
+        self.v0_tokens, self.v0_peak = None, None
         if v0:
             self.v0_tokens = self.mnbt if self.mnbt is not None else v0_tokens(settings, context, version)
             self.v0_peak = v0_peak(arch, self.v0_tokens, tp, version)
