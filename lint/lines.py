@@ -55,6 +55,11 @@ def line_bounds(text: str, index: int) -> Tuple[int, int]:
     return begin, min(ends) if ends else len(text)
 
 
+def after_break(text: str, at: int) -> int:
+    """The first index of the line after the break at `at` (a "\r\n" is one break)."""
+    return at + (2 if text.startswith("\r\n", at) else 1)
+
+
 def line_col(text: str, index: int) -> Tuple[int, int]:
     """1-based (line, column) of the character at `index`."""
     starts = line_starts(text)

@@ -27,7 +27,7 @@ from ctxlint.findings import Diagnostic, Finding
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
-from ctxlint.lines import line_bounds, line_starts, split_lines
+from ctxlint.lines import after_break, line_bounds, line_starts, split_lines
 from ctxlint.nodes import MAP, SCALAR
 from ctxlint.registry import find
 
@@ -155,7 +155,7 @@ def _scalar_spans(text: str) -> List[Tuple[int, int]]:
             if token.style in ("|", ">"):
                 # The header line (`key: |  # note`) may carry a real comment: the text starts below it.
                 newline = line_bounds(text, start)[1]
-                start = end if newline == len(text) else newline + (2 if text.startswith("\r\n", newline) else 1)
+                start = end if newline == len(text) else after_break(text, newline)
             spans.append((start, max(start, end)))
     return sorted(spans)
 

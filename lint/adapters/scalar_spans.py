@@ -14,7 +14,7 @@ import bisect
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
-from ctxlint.lines import line_bounds, line_starts
+from ctxlint.lines import after_break, line_bounds, line_starts
 from ctxlint.nodes import SCALAR, Node
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
@@ -67,7 +67,7 @@ def _content_start(text: str, node: Node) -> Optional[int]:
         return start + 1 if text[start:start + 1] == style else None
     if style in ("|", ">"):  # the text starts on the line below the header
         newline = line_bounds(text, start)[1]
-        return None if newline >= node.end_index else newline + (2 if text.startswith("\r\n", newline) else 1)
+        return None if newline >= node.end_index else after_break(text, newline)
     return start
 
 
