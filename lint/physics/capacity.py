@@ -149,11 +149,9 @@ def spanned_releases(inp: CapacityInput) -> tuple:
 def _compute(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
     if spanned_releases(inp):
         shared = {} if shared is None else shared  # the releases' inputs differ only in engine_version
-        if lean:
-            return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared, True))
         # the fold keeps one or two releases' text: the others' figures are made lean (the same figures)
         return span_vllm_releases(inp, lambda release_inp: _compute_one(release_inp, shared, True),
-                                  lambda release_inp: _compute_one(release_inp, shared, False))
+                                  None if lean else lambda release_inp: _compute_one(release_inp, shared, False))
     return _compute_one(inp, shared, lean)
 
 
