@@ -535,3 +535,14 @@ def test_control_characters_in_a_message_or_path_are_written_as_escapes(fmt):
     lines = [line for line in out.splitlines() if "::error file=evil" in line]
     assert len(lines) == 1 and not lines[0].startswith("::error file=evil")
     assert json.loads(render(REPORTERS["json"], report))["findings"][0]["message"] in (HOSTILE, finding().message)
+
+
+def test_full_snippet_writes_a_lines_control_characters_as_escapes_and_keeps_the_caret_under_the_value():
+    # a comment and a quoted value may hold any character; the snippet echoes the line to a terminal
+    source = 'a: "\x1b[2J\x07"  # \u202eevil\nkv: "\x1b]0;t\x07681280"\n'
+    report = report_of(finding(line=1, column=4, end_column=11), finding(line=2, column=5, end_column=19))
+    out = render(full.write, report, ReportContext(sources=MappingProxyType({"deploy/a.yaml": source})))
+    assert not UNPRINTABLE.search(out)
+    assert ' 1 | a: "\\x1b[2J\\x07"  # \\u202eevil\n   |    ^^^^^^^^^^^^^\n' in out
+    assert ' 2 | kv: "\\x1b]0;t\\x07681280"\n   |     ^^^^^^^^^^^^^^^^^^^^\n' in out
+    assert "\ndeploy/a.yaml         2" in out  # the summary table's row

@@ -33,12 +33,15 @@ def _snippet(finding: Finding, source: Optional[str], color: bool) -> List[str]:
     start = max(finding.column, 1) - 1
     if start > len(text):
         return []
-    width = max(min(end_column(finding), len(text) + 1) - 1 - start, 1)
+    end = max(min(end_column(finding), len(text) + 1) - 1, start + 1)
+    # The line as printable() writes it (a control character in a comment or a quoted value must not
+    # reach the terminal), and the caret under the same characters: an escape is several wide.
+    before, marked = printable(text[:start]), printable(text[start:end])
     # Keep tabs in the padding so the caret lines up however the terminal expands them.
-    pad = "".join(ch if ch == "\t" else " " for ch in text[:start])
+    pad = "".join(ch if ch == "\t" else " " for ch in before)
     gutter = " " * len(str(finding.line))
-    carets = _paint("^" * width, _COLORS[finding.severity], color)
-    return [f" {gutter} |", f" {finding.line} | {text}", f" {gutter} | {pad}{carets}"]
+    carets = _paint("^" * max(len(marked), 1), _COLORS[finding.severity], color)
+    return [f" {gutter} |", f" {finding.line} | {before}{marked}{printable(text[end:])}", f" {gutter} | {pad}{carets}"]
 
 
 def _header(finding: Finding, color: bool) -> str:
@@ -58,7 +61,7 @@ def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -
             for text in _snippet(finding, ctx.sources.get(file), ctx.color):
                 stream.write(text + "\n")
             stream.write("\n")
-        rows.append([file] + [sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")])
+        rows.append([printable(file)] + [sum(1 for f in findings if f.severity == s) for s in ("error", "warning", "info")])
     if rows:
         if len(rows) > 1:
             rows.append(["total"] + [sum(row[i] for row in rows) for i in (1, 2, 3)])
