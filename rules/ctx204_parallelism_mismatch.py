@@ -4,7 +4,9 @@ Why:
     Engines split attention heads evenly across tensor-parallel ranks; vLLM and
     SGLang refuse to start when the head count is not divisible by the TP size.
     And an engine that needs tensor x pipeline x data GPUs cannot start on a
-    replica that has fewer.
+    replica that has fewer. A vLLM pod given `--data-parallel-size-local` runs
+    that many of the data-parallel ranks, and one given `--data-parallel-rank`
+    (external load balancing) runs that one rank: data counts only those.
 
 Example (bad):
     ```yaml

@@ -51,7 +51,7 @@ class RoleFacts:
     parallelism: Parallelism
     engine_args: Tuple[Tuple[str, Val[Any]], ...]
     parallel_unknown: bool = False  # a parallel size is given but its value is not known
-    per_pod: bool = False  # vLLM --data-parallel-size-local: this pod runs its own share of ranks
+    per_pod: bool = False  # vLLM --data-parallel-size-local or -rank: this pod runs its own share of ranks
 
 
 def _stated(inv: Invocation, name: Optional[str]) -> Optional[Setting]:
@@ -106,9 +106,25 @@ def _pool(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
     return None
 
 
+def _external_rank(inv: Invocation) -> bool:
+    """vLLM --data-parallel-rank, whatever its value (often an unresolved `$(LWS_WORKER_INDEX)`): the
+    rank alone turns on external load balancing, and the instance runs that one rank
+    (`data_parallel_size_local = 1` in create_engine_config,
+    vllm-project/vllm@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b:vllm/engine/arg_utils.py)."""
+    s = inv.settings.get("data_parallel_rank") if inv.engine == "vllm" else None
+    return s is not None and s.origin in STATED
+
+
+def _per_pod(inv: Invocation) -> bool:
+    """A vLLM instance that runs its own share of the data-parallel ranks: the rest run elsewhere."""
+    return inv.engine == "vllm" and (_stated(inv, "data_parallel_size_local") is not None or _external_rank(inv))
+
+
 def _parallelism(inv: Invocation, where: SourceOf) -> Parallelism:
     tensor, pipeline, data = _PARALLEL.get(inv.engine, (None, None, None))
-    if inv.engine == "vllm" and _stated(inv, "data_parallel_size_local") is not None:
+    if _external_rank(inv):
+        data = None  # one rank: data parallel 1 on this instance
+    elif inv.engine == "vllm" and _stated(inv, "data_parallel_size_local") is not None:
         data = "data_parallel_size_local"  # ranks this pod runs; the rest run elsewhere
     if inv.engine == "sglang" and _stated(inv, "enable_dp_attention") is not None \
             and inv.value("enable_dp_attention") is True:
@@ -129,7 +145,7 @@ def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
     kind, kind_source = role_kind(inv, where)
     args = tuple((name, Val(s.value, where(s), raw=s.raw_text))
                  for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
-    per_pod = inv.engine == "vllm" and _stated(inv, "data_parallel_size_local") is not None
+    per_pod = _per_pod(inv)
     names = PARALLEL_SETTINGS - ({"data_parallel_size"} if per_pod else set())
     unknown = any(s is not None and s.origin in STATED and s.value is None
                   for s in (inv.settings.get(n) for n in names))

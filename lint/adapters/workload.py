@@ -250,7 +250,7 @@ class _Reader(Positions):
         if count is None or facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
         if inv.engine == "vllm" and facts.per_pod:
-            return count  # --data-parallel-size-local: this pod's ranks are an instance of their own
+            return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")
         if self.c.group_pods > 1:
             pods, why = self.c.group_pods, self.c.group_label

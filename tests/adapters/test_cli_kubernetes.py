@@ -145,3 +145,34 @@ def test_a_mistyped_promise_annotation_is_still_reported(tmp_path):
         f"{path}:6:5: CTX006 [warning] unknown ctxlint annotation 'ctxlint.io/context-windw': expected "
         "'ctxlint.io/ignore.CTX101: \"reason\"' or one of ctxlint.io/context-window, "
         "ctxlint.io/gateway-max-prompt-tokens, ctxlint.io/max-output-tokens (invalid-suppression)\n")
+
+
+_DP_RANK = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: dp-rank
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.13.0
+          command: [vllm, serve, Qwen/Qwen3-0.6B, --data-parallel-size, "2", --max-model-len, "2048"RANK]
+          resources:
+            limits:
+              nvidia.com/gpu: "1"
+"""
+
+
+def test_a_vllm_data_parallel_rank_runs_one_rank_a_pod(tmp_path):
+    # --data-parallel-rank turns on vLLM's external load balancing: this instance runs that one rank
+    # (data_parallel_size_local = 1), so the pod needs tensor x pipeline GPUs, not x the global DP size
+    path = tmp_path / "d.yaml"
+    path.write_text(_DP_RANK.replace("RANK", ""))
+    assert "CTX204 [error] 2 > 1: the unified engine needs tensor x pipeline x data = 2 GPUs" in run(
+        ["check", str(path)]).out
+    for rank in ('"0"', '"$(LWS_WORKER_INDEX)"'):  # the flag alone decides, known value or not
+        path.write_text(_DP_RANK.replace("RANK", f", --data-parallel-rank, {rank}"))
+        result = run(["check", str(path), "--format", "json"])
+        assert "CTX204" not in result.out and "CTX205" not in result.out, result.out
