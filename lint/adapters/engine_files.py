@@ -23,7 +23,7 @@ from typing import Any, Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.gw_common import at_file, count
-from ctxlint.adapters.engine_roles import role_facts
+from ctxlint.adapters.engine_roles import refusal, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
@@ -231,8 +231,9 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
 
     for problem in inv.errors:  # e.g. `tensor_parallel_size: x`: the engine would not start
         key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
-        result.diagnostics.append(Diagnostic(
-            ENGINE_REJECTS, f"{engine} would refuse to start: {problem.message}", sources.get(key, fallback), None))
+        text = refusal(engine, None, problem)  # a config file alone names no release
+        if text is not None:
+            result.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, sources.get(key, fallback), None))
     facts = role_facts(inv, where)
     if kind is None:  # a serve config: the role its own markers give, else unified
         kind = facts.kind or UNIFIED

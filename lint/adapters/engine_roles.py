@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Optional, Tuple
 
-from ctxlint.engines import Invocation, Setting
+from ctxlint.engines import Invocation, Problem, Setting
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val
 
 from ..records import record
@@ -151,3 +151,13 @@ def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
                   for s in (inv.settings.get(n) for n in names))
     return RoleFacts(kind, kind_source, _context(inv, where), _pool(inv, where), _dtype(inv, where),
                      _parallelism(inv, where), args, unknown, per_pod)
+
+
+def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[str]:
+    """The CTX301 text for a value the engine's parser refuses, or None when this release reads it
+    (a value refused only from some release on, Problem.since; unknown release: said so)."""
+    refused = problem.refused_by(release)
+    if refused is False:
+        return None
+    who = engine if refused else f"{engine} {problem.since} and later"
+    return f"{who} would refuse to start: {problem.message}"

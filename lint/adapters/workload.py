@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, role_facts
+from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
                                              limits_from_annotations, scalar_text)
@@ -222,11 +222,12 @@ class _Reader(Positions):
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
         release = found.version.value if found.version is not None else None
         for problem in inv.errors:
-            src = self.problem_source(problem, tokens)
+            text = refusal(det.engine, release, problem)
+            if text is None:
+                continue
             certain = problem.fix is not None and spelling_exists(det.engine, release, problem.fix[1])
-            out.diagnostics.append(Diagnostic(
-                ENGINE_REJECTS, f"{det.engine} would refuse to start: {problem.message}", src, None,
-                Fix(*problem.fix) if certain else None))
+            out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
+                                              Fix(*problem.fix) if certain else None))
         out.roles.append(found)
 
     def with_config(self, inv):

@@ -12,7 +12,7 @@ from typing import Any, Mapping, Optional, Tuple
 
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
-from .parse import _convert
+from .parse import _convert, refused_since
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
 
@@ -65,9 +65,11 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
             continue
         f, name = config_key(spec, key)
         if f is not None and isinstance(value, str) and f.kind in ("int", "float", "bool", "json"):
+            value_text = value
             value, err, _ = _convert(spec, f, value)
             if err:
-                errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name))
+                errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name,
+                                      since=refused_since(f, value_text)))
         prev = settings.get(name)
         if prev is not None and prev.origin == "flag":
             if not spec.config_overrides_cli:

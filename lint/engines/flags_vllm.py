@@ -100,7 +100,7 @@ FLAGS = (
     F("attention_backend", "--attention-backend"), F("moe_backend", "--moe-backend"),
     F("model_loader_extra_config", "--model-loader-extra-config", kind="json"),
     F("stream_interval", "--stream-interval", kind="int"), F("kv_events_config", "--kv-events-config", kind="json"),
-    F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json"),
+    F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json", kvs_until="0.10.0"),  # image=1 before
     B("language_model_only", "--language-model-only", doc="[U]"),
 )
 

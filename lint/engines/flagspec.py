@@ -28,6 +28,9 @@ class FlagSpec:
     choices: tuple[str, ...] = ()
     tags: tuple[str, ...] = ()  # what the linter uses it for: "context", "kv_pool", "role", ...
     doc: str = ""  # source / meaning, with [U] when not re-read in the engine's code
+    # kind "json": before this release the engine read a value that is no JSON object as KEY=INT pairs
+    # (vLLM's deprecated nullable_kvs; `--limit-mm-per-prompt image=1`), and it refuses them since
+    kvs_until: Optional[str] = None
 
 
 @record(frozen=True)

@@ -37,6 +37,17 @@ class Problem:
     other_span: Optional[Span] = None
     ref: Optional[VarRef] = None
     fix: Optional[tuple[str, str]] = None  # (text at span, its mechanical replacement): see findings.Fix
+    since: Optional[str] = None  # the engine refuses the value from this release on; earlier ones read it
+
+    def refused_by(self, release: Optional[str]) -> Optional[bool]:
+        """Does this engine release refuse the value? None when the release is not known and the
+        answer depends on it."""
+        if self.since is None:
+            return True
+        from ctxlint.versions import parse_version
+
+        parsed = parse_version(release) if release else None
+        return None if parsed is None else parsed >= parse_version(self.since)
 
 
 @record(frozen=True)

@@ -286,3 +286,19 @@ def test_by_name_is_the_first_flag_of_that_name_in_every_table():
     for spec in tables:
         for name in {f.name for f in spec.flags} | {"nope", "", "--max-model-len"}:
             assert spec.by_name(name) is next((f for f in spec.flags if f.name == name), None)
+
+
+def test_vllm_read_limit_mm_per_prompt_key_value_pairs_before_0_10_and_json_since():
+    # vLLM's nullable_kvs read `image=1,video=2` until 0.10.0 removed it (vllm-project/vllm#21615)
+    inv, _, _ = parse_shell("vllm serve m --limit-mm-per-prompt IMAGE=1,video=2")
+    (e,) = inv.errors
+    assert e.since == "0.10.0" and inv.value("limit_mm_per_prompt") == {"image": 1, "video": 2}
+    assert e.message.endswith('; write {"image": 1, "video": 2} (vllm read KEY=VALUE pairs before 0.10.0)')
+    assert (e.refused_by("0.9.2"), e.refused_by("v0.10.0"), e.refused_by("0.11.1"), e.refused_by(None),
+            e.refused_by("latest")) == (False, True, True, None, None)
+    for every_release in ("image=x", "image=1=2", "image=1,image=2", "{image=1}", "{bad"):  # nullable_kvs too
+        (e,) = parse_shell(f"vllm serve m --limit-mm-per-prompt '{every_release}'")[0].errors
+        assert e.since is None and e.refused_by("0.9.2") is True, every_release
+    assert not parse_shell("""vllm serve m --limit-mm-per-prompt '{"image": 1}'""")[0].errors
+    (e,) = parse_shell("vllm serve m --kv-transfer-config a=1")[0].errors  # a dataclass flag: JSON only
+    assert e.since is None
