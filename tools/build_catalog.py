@@ -2,8 +2,9 @@
 
 The source list is tools/catalog/*.yaml: per model, the architecture keys of a published
 config.json copied as written, where they were read (`owner/repo@commit:path` or a URL),
-aliases (other ids with the same config), and a published parameter count when there is
-one. Each entry is parsed by the same code that parses a user's config.json
+aliases (other ids with the same config), a published parameter count when there is one,
+and the checkpoint's weight format (`weights`, with `weights_source`) when the transcribed
+config lacks its quantization_config. Each entry is parsed by the same code that parses a user's config.json
 (ctxlint.physics.hf_config), so the catalog and a user's file can never disagree on how
 a key is read. Derivatives (a distill, a fine-tune) are listed with the base whose
 architecture they share and the source that says so.
@@ -89,6 +90,9 @@ def build_entry(item: Dict[str, Any]) -> Dict[str, Any]:
         notes.append("parameters counted from the config's dimensions"
                      + (f"; published: {published['total_b']}B ({published.get('source', '')})"
                         if published.get("total_b") else ""))
+    if item.get("weights"):  # the checkpoint's format where the transcribed config does not state it
+        entry["weights"] = item["weights"]
+        notes.append(f"weights {item['weights']} as published ({item['weights_source']})")
     entry["source"] = item["config_source"]
     if item.get("alias_source"):
         entry["alias_source"] = item["alias_source"]
@@ -118,11 +122,15 @@ def load_sources() -> Dict[str, List[Dict[str, Any]]]:
 
 
 def problems(sources: Dict[str, List[Dict[str, Any]]]) -> List[str]:
+    from ctxlint.physics.weights import format_by_key
+
     out, seen = [], {}
     for item in sources["models"]:
         where = f"{item['_file']}: {item.get('id')}"
         if not SOURCE_FORM.match(str(item.get("config_source", ""))):
             out.append(f"{where}: config_source must be owner/repo@<40-hex commit>:path or an https URL")
+        if item.get("weights") and (not item.get("weights_source") or format_by_key(item["weights"]) is None):
+            out.append(f"{where}: weights needs a known format key and a weights_source")
         for name in [item.get("id"), *(item.get("aliases") or [])]:
             key = str(name).lower()
             if key in seen:

@@ -112,3 +112,33 @@ def test_parse_hybrids() -> None:
 def test_parse_rejects_missing_dims(bad) -> None:
     with pytest.raises(ValueError):
         arch_from_hf_config(bad)
+
+
+def _build_catalog():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "tools" / "build_catalog.py"
+    spec = importlib.util.spec_from_file_location("build_catalog", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_catalog_is_what_its_sources_build() -> None:
+    assert _build_catalog().main(["--check"]) == 0  # else: python tools/build_catalog.py
+
+
+def test_a_format_the_transcribed_config_lacks_is_stated_with_its_source() -> None:
+    # Kimi-K2-Thinking's only copy of its config.json is abridged (no quantization_config); its
+    # checkpoint is natively INT4, so costing it as bf16 gave 239 GiB a GPU at TP 8 (CTX203 on H200)
+    kimi = lookup_model("moonshotai/Kimi-K2-Thinking")
+    assert kimi.weights == "w4a16" and any("Kimi-K2-Think.md" in note for note in kimi.notes)
+    build = _build_catalog()
+    item = {"id": "x/y", "config_source": "https://example.com/config.json", "weights": "w4a16", "_file": "t.yaml"}
+    assert build.problems({"models": [item], "derivatives": []}) == [
+        "t.yaml: x/y: weights needs a known format key and a weights_source"]
+    item.update(weights="w5a3", weights_source="a card")
+    assert build.problems({"models": [item], "derivatives": []})
+    item.update(weights="nvfp4")
+    assert build.problems({"models": [item], "derivatives": []}) == []
