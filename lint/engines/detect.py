@@ -172,8 +172,16 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "trtllm"
     if engine is None:
         return None, None
-    m = _TAG_VERSION.match(tag)
-    version = m.group(1) if m and "$" not in tag and not _is_opea(repo) else None
+    named = _NAMED_VERSION.search(tag.lower()) if engine in ("vllm", "sglang", "lmdeploy") else None
+    if "$" in tag:
+        version = None
+    elif named is not None and named.group(1) == engine:
+        version = named.group(2)  # `rocm6.3.1_vllm_0.8.5_20250513`, `v1.2.4a-cuda12.8.0-vllm0.16.0`
+    elif _own_numbering(repo):
+        version = None
+    else:
+        m = _TAG_VERSION.match(tag)
+        version = m.group(1) if m else None
     if engine == "tgi":  # a Deep Learning Container names the TGI release apart from the tag's numbers
         version = _hf_dlc_tgi(name, tag) or version
     if engine == "llamacpp" and version is None:
@@ -217,6 +225,19 @@ def image_entrypoint_is_engine(image: object) -> bool:
     if engine == "llamacpp":
         return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
     return False
+
+
+# A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.
+_NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
+
+
+def _own_numbering(repo: str) -> bool:
+    """Images built on an engine whose tags number their own product's releases, not the engine's:
+    LMCache's `lmcache/vllm-openai:v0.3.9post2` (LMCache 0.3.9; vLLM had no 0.3.9), Red Hat AI
+    Inference Server's `registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2` (vLLM 0.10.1.1), NGC's
+    monthly `nvcr.io/nvidia/vllm:26.02-py3` (vLLM 0.16.0rc2), OPEA's (below)."""
+    owner = repo.split("/")
+    return "lmcache" in owner[:-1] or "rhaiis" in owner[:-1] or repo == "nvcr.io/nvidia/vllm" or _is_opea(repo)
 
 
 # OPEA's engine images (GenAIComps comps/third_parties/vllm/src): opea/vllm-rocm

@@ -64,6 +64,9 @@ servingEngineSpec:
     pinned, floating = adapt(text, "values.yaml").deployments
     assert pinned.engine.version.value == "0.8.5" and at(text, pinned.engine.version.source) == '"v0.8.5"'
     assert floating.engine.version is None
+    # LMCache's image is tagged by LMCache's release: no vLLM version (CTX402), not vLLM 0.3.9
+    lmcache = text.replace('"vllm/vllm-openai"\n      tag: "v0.8.5"', '"lmcache/vllm-openai"\n      tag: "v0.3.9post2"')
+    assert [d.engine.version for d in adapt(lmcache, "values.yaml").deployments] == [None, None]
 
 
 def test_kubeai_catalog_entries_are_named_by_key():

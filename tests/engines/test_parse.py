@@ -198,6 +198,15 @@ def test_args_only_image():
     ("opea/vllm-gaudi:1.22.0", "vllm", None, True),
     ("docker.io/opea/vllm:1.4", "vllm", None, True),
     ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1", "vllm", "0.10.1", True),
+    # images on vLLM whose tags number their own releases: LMCache 0.3.9 (vLLM had no 0.3.9), Red Hat
+    # AI Inference Server 3.2.2 (vLLM 0.10.1.1), NGC's monthly container 26.02 (vLLM 0.16.0rc2)
+    ("lmcache/vllm-openai:v0.3.9post2", "vllm", None, True),
+    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2", "vllm", None, False),
+    ("nvcr.io/nvidia/vllm:26.02-py3", "vllm", None, False),
+    # ... unless the tag names the engine's release after its name
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513", "vllm", "0.8.5", False),
+    ("tensorcash/vllm-backend:v1.2.4a-cuda12.8.0-vllm0.16.0-amd64", "vllm", "0.16.0", False),
+    ("lmcache/vllm-openai:v0.3.9-vllm-v0.10.1", "vllm", "0.10.1", True),
     ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
     ("opea/llm-textgen:latest", None, None, False),
     ("nvcr.io/nvidia/tensorrt-llm/release:0.15.0", "trtllm", "0.15.0", False),
