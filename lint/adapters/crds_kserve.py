@@ -17,7 +17,9 @@
   wins). `spec.template` is the decode role when `spec.prefill` exists
   (else unified), `spec.prefill.template` the prefill role; `replicas`,
   `parallelism.tensor|pipeline|data|dataLocal` and `spec.model.uri`
-  (`hf://`) or `model.name` fill in what the flags do not say.
+  (`hf://`) or `model.name` fill in what the flags do not say (a command that serves
+  `/mnt/models`, where KServe puts `model.uri`, serves that model). The image
+  gives the version when it is the preset's engine's.
 """
 from __future__ import annotations
 
@@ -32,6 +34,7 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.engines import engine_from_image
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
 from ctxlint.nodes import MAP, SCALAR, Node
@@ -39,6 +42,10 @@ from ctxlint.nodes import MAP, SCALAR, Node
 NAME = "kserve"
 GROUP = "serving.kserve.io"
 ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+# Where KServe puts spec.model.uri; its own preset serves it: `vllm serve /mnt/models --served-model-name
+# {{ .Spec.Model.Name }}` (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
+# config/llmisvcconfig/config-llm-template.yaml)
+MODEL_MOUNT = "/mnt/models"
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
@@ -78,10 +85,13 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
     explicit = command is not None or args is not None
     if explicit:
         script = command if command is not None and command.kind == SCALAR and args is None else None
+    image = c.get("image")
+    if not (explicit or engine is None or engine_from_image(scalar(image))[0] == engine.value):
+        image = None  # the preset's engine runs, whatever the image; one of that engine gives its version
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command, args=args if explicit else None,
-        script=script, env=env_from_k8s(c.get("env")), image=c.get("image") if explicit or engine is None else None,
+        script=script, env=env_from_k8s(c.get("env")), image=image,
         args_only=command is None, engine=engine,
         accelerator_count=count_from_resources(c.get("resources"), spans.file),
         accelerator_type=type_from_pod_spec(pod, spans.file)))
@@ -170,7 +180,10 @@ def _filled(r: EngineRole, kind: str, marker: Optional[Node], model: Optional[Va
             pipeline=p.pipeline or _positive(int_val(parallel.get("pipeline"), file)),
             data=p.data or _positive(data)))
         role = replace(role, engine_args=role.engine_args + _preset_flags(role, parallel, file))
-    return replace(r, role=role, model=r.model or model)
+    served = r.model
+    if served is None or model is not None and str(served.value).rstrip("/") == MODEL_MOUNT:
+        served = model  # KServe downloads spec.model.uri to /mnt/models
+    return replace(r, role=role, model=served)
 
 
 def _preset_flags(role, parallel: Node, file: str) -> tuple:

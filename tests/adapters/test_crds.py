@@ -281,3 +281,25 @@ def test_kserve_data_parallel_preset_passes_global_dp_and_expert_parallel_to_vll
     stated = text.replace("--max-model-len 16384\"", "--max-model-len 16384 --data-parallel-size 4\"")
     decode, prefill = adapt(stated).deployments[0].roles
     assert (decode.arg("data_parallel_size").value, prefill.arg("data_parallel_size").value) == (32, 4)
+
+
+def test_kserve_llm_inference_service_image_gives_the_version_and_mnt_models_is_spec_model():
+    # VLLM_ADDITIONAL_ARGS (the preset's `vllm serve`) with a vLLM image: the image's tag is the version
+    tagged = LLMISVC.replace("      - name: main\n        env:", "      - name: main\n        image: vllm/vllm-openai:v0.10.1\n"
+                             "        env:", 1)
+    [dep] = adapt(tagged).deployments
+    assert dep.engine.version.value == "0.10.1" and at(tagged, dep.engine.version.source) == "v0.10.1"
+    # an image of another engine does not make the preset's vllm another engine, nor give a version
+    [dep] = adapt(tagged.replace("vllm/vllm-openai:v0.10.1", "lmsysorg/sglang:v0.4.6")).deployments
+    assert (dep.engine.name.value, dep.engine.version) == ("vllm", None)
+    # a command serving /mnt/models serves what KServe downloaded there: spec.model
+    first = LLMISVC.index("        env:\n")
+    text = LLMISVC[:first] + ("        image: vllm/vllm-openai:v0.10.1\n        command: [sh, -c]\n"
+                              '        args: ["exec vllm serve /mnt/models/ --max-model-len 8192"]\n') + \
+        LLMISVC[LLMISVC.index("        resources:", first):]
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct" and [r.context_length.value for r in dep.roles] == [
+        8192, 16384]
+    # a path of its own stays the model served
+    models = {d.model.id.value for d in adapt(text.replace("/mnt/models/ ", "/data/qwen ")).deployments}
+    assert models == {"/data/qwen", "Qwen/Qwen2.5-7B-Instruct"}  # the decode half's path, the prefill's spec.model
