@@ -184,6 +184,9 @@ class Role:
     # (ctxlint.physics.context.DefaultContext); context_length then holds its value.
     context_default: Any = None
     accelerator_assumed: str = ""  # the accelerator type came from the config, not the file: where
+    # An engine settings file the manifest does not hold (vLLM --config, TRT-LLM extra_llm_api_options):
+    # any setting the command line leaves out may be set there, so no engine default stands for it.
+    settings_unread: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

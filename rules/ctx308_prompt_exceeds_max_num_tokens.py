@@ -8,7 +8,9 @@ Why:
     long-context deployment that leaves both at their defaults serves only
     short prompts (engines.md §4.2, §12.12). The longest prompt is the
     smallest of the advertised window (or gateway cap), max_input_len and
-    max_seq_len.
+    max_seq_len. A role whose extra_llm_api_options file is not in the
+    manifest is not judged: the file may set either, and it overrides the
+    command line (CTX008 names it).
 
 Example (bad):
     ```yaml
@@ -60,6 +62,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     if engine_id(dep) != "trtllm":
         return
     for role in dep.roles:
+        if role.settings_unread is not None:
+            continue  # enable_chunked_prefill or max_num_tokens may be in it, and it beats the command line
         chunked = bool_arg(role, "enable_chunked_prefill")
         backend = first_arg(role, "backend")
         if (chunked is not None and chunked[0]) or (backend is not None and backend[1].value != "pytorch"):

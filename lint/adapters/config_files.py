@@ -5,17 +5,23 @@ A container sees its own paths; the file on disk is found through the mounts the
 input format declares (compose `volumes: ["./cfg.yaml:/app/cfg.yaml"]`), or, for a
 relative path, beside the manifest. Keys read from the file point into that file,
 so a finding on a config-file value names the config file's line and column.
-A file that is not found is reported by the workload core as unresolved (CTX008).
+A file the container's own script writes from a here-document (`cat <<'EOF' > cfg.yaml`) is
+read from the script, its keys pointing inside it. A file that is not found is reported by the
+workload core as unresolved (CTX008).
 """
 from __future__ import annotations
 
 import os
 import posixpath
-from typing import Any, Callable, Dict, Mapping, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
-from ctxlint.loader import read_path
+from ctxlint.engines.heredocs import written_files
+from ctxlint.loader import parse_text, read_path
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
+
+if TYPE_CHECKING:
+    from ctxlint.adapters.scalar_spans import ScalarSpans
 
 Found = Optional[Tuple[Any, Dict[str, Source]]]
 Reader = Callable[[str], Found]
@@ -56,6 +62,31 @@ def load(file: str) -> Found:
         return None
     root = loaded.documents[0].root
     return root.plain(), dotted_sources(root, lambda node: node.source(file))
+
+
+def written_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Sequence[str], path: str) -> Found:
+    """The file at `path` when the container's own script writes it from a here-document
+    (engines/heredocs.py): (plain data, {dotted key: Source inside the script}), or None."""
+    wanted = posixpath.normpath(path)
+    for node, text in zip(nodes, texts):
+        body = written_files(text).get(wanted) if isinstance(text, str) else None
+        if body is None:
+            continue
+        inner = parse_text(text[body[0]:body[1]], spans.file)
+        if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
+            return None
+        root, offsets = inner.documents[0].root, spans.offsets(node, text)
+
+        def where(n: Node, node: Node = node, offsets=offsets, begin: int = body[0]) -> Source:
+            first, last = begin + n.start_index, begin + n.end_index - 1
+            if offsets is None or not (n.start_index < n.end_index and last < len(offsets)):
+                return node.source(spans.file)
+            line, col = spans.position(offsets[first])
+            end_line, end_col = spans.position(offsets[last])
+            return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
+
+        return root.plain(), dotted_sources(root, where)
+    return None
 
 
 def compose_mounts(service: Node) -> Dict[str, str]:

@@ -33,6 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ctxlint.adapters.config_files import written_by_script
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
@@ -195,7 +196,9 @@ class _Reader(Positions):
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
                                               count=self.count(inv, facts)),
                     source=self.c.node.source(self.file), name=self.c.name,
-                    engine_args=facts.engine_args + self.engine_env_args(inv, assigns))
+                    engine_args=facts.engine_args + self.engine_env_args(inv, assigns),
+                    settings_unread=Val(self.config_missing, where(inv.config_file))
+                    if self.config_missing is not None and inv.config_file is not None else None)
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
         if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
             engine_src = self.c.engine.source
@@ -236,9 +239,12 @@ class _Reader(Positions):
             self.config_sources = dict(sources)
             return apply_config(inv, data, label)
         path = inv.config_file.value if inv.config_file is not None else None
-        if self.c.config_reader is None or not isinstance(path, str) or not path:
+        if not isinstance(path, str) or not path:
             return inv
-        found = self.c.config_reader(path)
+        found = written_by_script(self.c.spans, self.item_nodes, self.item_texts, path)
+        if found is None and self.c.config_reader is None:
+            return inv
+        found = found or self.c.config_reader(path)
         if found is None:
             self.config_missing = path
             return inv

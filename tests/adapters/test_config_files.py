@@ -58,3 +58,44 @@ spec:
 """)
     result = run(["check", str(tmp_path / "d.yaml"), "--select", "CTX008"])
     assert result.out.count("CTX008") == 1 and "/etc/vllm/missing.yaml" in result.out
+
+
+TRTLLM = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trt}
+spec:
+  template:
+    spec:
+      containers:
+        - name: trt
+          image: nvcr.io/nvidia/tensorrt-llm/release:1.0.0
+          command: ["/bin/bash", "-c"]
+          args:
+            - |
+              cat <<'EOF' > /tmp/config.yaml
+              backend: pytorch
+              max_num_tokens: 8192
+              EOF
+              trtllm-serve serve Qwen/Qwen3-8B --extra_llm_api_options /tmp/config.yaml
+"""
+
+
+def test_a_config_the_script_writes_from_a_here_document_is_read_at_its_lines(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM)
+    result = run(["check", str(path), "--select", "CTX308,CTX008"])
+    assert result.out.startswith(f"{path}:15:31: CTX308 [error] 40,959 > 8,192: ") and "CTX008" not in result.out
+    assert "above max_num_tokens 8,192" in result.out  # the file's value, where it is typed
+    # with chunked prefill on in the written file, nothing to say
+    path.write_text(TRTLLM.replace("max_num_tokens: 8192", "max_num_tokens: 8192\n              "
+                                                            "enable_chunked_prefill: true"))
+    assert run(["check", str(path), "--select", "CTX308,CTX008"]).out == ""
+
+
+def test_an_unread_trtllm_options_file_may_turn_on_chunked_prefill_so_ctx308_waits(tmp_path):
+    # the file beats the command line (config_overrides_cli): CTX008 names it, CTX308 does not guess
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM.replace("cat <<'EOF' > /tmp/config.yaml", "cat <<'EOF' > /tmp/other.yaml"))
+    result = run(["check", str(path), "--select", "CTX308,CTX008"])
+    assert "CTX308" not in result.out and result.out.count("CTX008") == 1 and "/tmp/config.yaml" in result.out

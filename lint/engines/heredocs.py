@@ -1,0 +1,104 @@
+"""Files a shell script writes from a here-document before it starts the engine:
+
+    cat <<'EOF' > /tmp/config.yaml
+    max_num_tokens: 8192
+    EOF
+    trtllm-serve serve m --extra_llm_api_options /tmp/config.yaml
+
+The engine's config file is then in the manifest after all, and its settings are read like a
+mounted one's (adapters/config_files.py). Only a body the shell writes as it stands is taken: a
+quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\\EOF`), or an unquoted one whose body holds nothing the
+shell would expand (`$`, a backquote, a backslash). A body with leading tabs under `<<-` (the
+shell strips them) is left out too, and so is a file a later line edits (`sed -i ... file`,
+`>> file`). Anything else stays a file ctxlint does not see (CTX008).
+"""
+from __future__ import annotations
+
+import posixpath
+import shlex
+from typing import Dict, List, Optional, Tuple
+
+from ctxlint.lazyre import lazy_compile
+from ctxlint.lines import after_break
+
+# `<<`, `<<-`, then the delimiter word: 'quoted', "quoted", \escaped or bare
+_START = lazy_compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|(\\?)([A-Za-z0-9_.-]+))")
+_LINE_END = lazy_compile(r"\r\n?|\n")
+_EDITS = lazy_compile(r"\b(?:sed|yq|jq|envsubst|perl|awk|python3?|mv|cp|tee|truncate|rm|ln)\b|>")
+_SEPARATOR = lazy_compile(r"&&|\|\||;")  # the here-document's own command is the one around `<<`
+
+
+def written_files(script: str) -> Dict[str, Tuple[int, int]]:
+    """{path as the script writes it (normalized): (start, end) of the body in `script`} for each
+    `cat`/`tee` here-document whose body ctxlint can take as written. Never raises."""
+    found: Dict[str, Tuple[int, int]] = {}
+    if "<<" not in script:
+        return found
+    at = 0
+    while True:
+        line_end = _LINE_END.search(script, at)
+        if line_end is None:
+            return found
+        line = script[at:line_end.start()]
+        start = _START.search(line)
+        body_start = after_break(script, line_end.start())
+        if start is None:
+            at = body_start
+            continue
+        strip_tabs, word = start.group(1) == "-", next(g for g in start.group(2, 3, 5) if g is not None)
+        quoted = start.group(2) is not None or start.group(3) is not None or start.group(4) == "\\"
+        body_end, after = _body_end(script, body_start, word, strip_tabs)
+        if body_end is None:
+            return found
+        body = script[body_start:body_end]
+        target = _target(_SEPARATOR.split(line[:start.start()])[-1] + " " + _SEPARATOR.split(line[start.end():])[0])
+        if target is not None and word and (quoted or not any(c in body for c in "$`\\")) \
+                and not (strip_tabs and any(part.startswith("\t") for part in body.splitlines())) \
+                and not _changed_later(script[after:], target):
+            found.setdefault(posixpath.normpath(target), (body_start, body_end))
+        at = after
+
+
+def _changed_later(rest: str, target: str) -> bool:
+    """Does a later line that names the file also edit it (`sed -i 's/__X__/.../' file`, `>> file`,
+    `envsubst`, `yq -i`)? Then what the engine reads is not the body as written."""
+    for line in rest.splitlines():
+        if target in line and _EDITS.search(line):
+            return True
+    return False
+
+
+def _body_end(script: str, at: int, word: str, strip_tabs: bool) -> Tuple[Optional[int], int]:
+    """(where the body ends, where the line after the delimiter starts), or (None, ...)."""
+    while at <= len(script):
+        line_end = _LINE_END.search(script, at)
+        stop = line_end.start() if line_end else len(script)
+        line = script[at:stop]
+        if (line.lstrip("\t") if strip_tabs else line) == word:
+            return at, after_break(script, stop) if line_end else len(script)
+        if line_end is None:
+            return None, len(script)
+        at = after_break(script, stop)
+    return None, len(script)
+
+
+def _target(command: str) -> Optional[str]:
+    """The file a `cat > path` or `tee path` (the here-document's own command) writes, or None."""
+    try:
+        words: List[str] = shlex.split(command.split("|")[-1] if "tee" in command else command, comments=True)
+    except ValueError:
+        return None
+    if not words:
+        return None
+    name = posixpath.basename(words[0])
+    if name == "cat":
+        for i, word in enumerate(words[1:], 1):
+            if word in (">", ">>", ">|") and i + 1 < len(words):
+                return words[i + 1]
+            if word.startswith((">>", ">")) and word.lstrip(">|"):
+                return word.lstrip(">|")
+        return None
+    if name == "tee":
+        paths = [w for w in words[1:] if not w.startswith("-") and not w.startswith(">")]
+        return paths[0] if len(paths) == 1 else None
+    return None

@@ -1,0 +1,46 @@
+"""Engine config files a container's script writes from a here-document (engines/heredocs.py)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.heredocs import written_files
+
+SCRIPT = """\
+set -e
+cat <<'EOF' > /tmp/config.yaml
+backend: pytorch
+max_num_tokens: 8192
+EOF
+mkdir -p /c && cat > /c/./x.yaml <<EOF
+a: 1
+EOF
+cat <<EOF | tee /tmp/t.yaml
+b: 2
+EOF
+cat <<"X" >> /tmp/v.yaml
+d: 3
+X
+trtllm-serve serve m --extra_llm_api_options /tmp/config.yaml
+"""
+
+
+def test_each_file_a_cat_or_tee_here_document_writes_is_its_body():
+    found = {path: SCRIPT[a:b] for path, (a, b) in written_files(SCRIPT).items()}
+    assert found == {"/tmp/config.yaml": "backend: pytorch\nmax_num_tokens: 8192\n", "/c/x.yaml": "a: 1\n",
+                     "/tmp/t.yaml": "b: 2\n", "/tmp/v.yaml": "d: 3\n"}
+    crlf = SCRIPT.replace("\n", "\r\n")
+    assert {p: crlf[a:b] for p, (a, b) in written_files(crlf).items()}["/c/x.yaml"] == "a: 1\r\n"
+
+
+@pytest.mark.parametrize("script", [
+    "cat <<EOF > /tmp/c.yaml\nport: $PORT\nEOF\n",  # the shell expands an unquoted body
+    "cat <<EOF > /tmp/c.yaml\nport: `cat p`\nEOF\n",
+    "cat <<-EOF > /tmp/c.yaml\n\tport: 1\n\tEOF\n",  # <<- strips the tabs
+    "cat <<'EOF' > /tmp/c.yaml\nport: __PORT__\nEOF\nsed -i s/__PORT__/$P/ /tmp/c.yaml\n",  # edited later
+    "cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\necho 'x: 2' >> /tmp/c.yaml\n",
+    "cat <<'EOF' > /tmp/c.yaml\nport: 1\n",  # never ends
+    "python3 - <<'EOF' > /tmp/c.yaml\nprint(1)\nEOF\n",  # another program's output
+    "cat <<'EOF'\nport: 1\nEOF\n",  # to stdout
+])
+def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
+    assert written_files(script) == {}
