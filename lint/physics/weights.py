@@ -7,7 +7,8 @@ own layouts:
 - FP8 (e4m3, per-tensor/channel/128x128-block scales): 8 bits; the scales are < 0.1%.
 - INT8 (W8A8, W8A16, GPTQ-Int8): 8 bits + one 16-bit scale per output channel (< 0.1%).
 - AWQ / GPTQ 4-bit, group 128: 4 + 16/128 (fp16 scale) + 4/128 (packed zero) = 4.16 bits.
-- compressed-tensors W4A16 (symmetric, group 128): 4 + 16/128 = 4.125 bits.
+- compressed-tensors W4A16 (symmetric, group g, 128 unless the config says): 4 + 16/g bits
+  (4.125 at 128, 4.5 at 32: Kimi K2.5's).
 - bitsandbytes NF4 (block 64, double-quantized absmax): 4 + 8/64 + 32/(64*256) = 4.127 bits.
 - NVFP4: 4 bits + one FP8 scale per 16 = 4.5 bits; MXFP4: 4 + one E8M0 scale per 32 = 4.25.
 - GGUF: llama.cpp's block sizes (Q8_0 34 B / 32, Q4_K 144 B / 256, ...); K-quant mixes
@@ -139,16 +140,26 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
             if nbits == 8:
                 return _FP8 if kind == "float" else _INT8
             if nbits == 4:
-                return _NVFP4 if kind == "float" else _W4A16
+                group_size = w.get("group_size") if w.get("strategy", "group") == "group" else None
+                return _NVFP4 if kind == "float" else w4a16(group_size)
     return None
 
 
+def w4a16(group_size: object = None) -> WeightFormat:
+    """compressed-tensors W4A16 with one 16-bit scale per `group_size` weights (128 when not said)."""
+    if not isinstance(group_size, int) or isinstance(group_size, bool) or group_size <= 0 or group_size == 128:
+        return _W4A16
+    return _fixed(f"w4a16-g{group_size}", f"W4A16 4-bit, group {group_size}", 4 + 16 / group_size)
+
+
 def format_by_key(key: Optional[str]) -> Optional[WeightFormat]:
-    """A format by its key, GGUF types (`gguf-q4-k-m`) included."""
+    """A format by its key, GGUF types (`gguf-q4-k-m`) and W4A16 groups (`w4a16-g32`) included."""
     if not key:
         return None
     if key in FORMATS:
         return FORMATS[key]
+    if key.startswith("w4a16-g") and key[7:].isdigit():
+        return w4a16(int(key[7:]))
     if key.startswith("gguf-"):
         return gguf_format(key[5:])
     return named_format(key)

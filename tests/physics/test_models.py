@@ -133,7 +133,8 @@ def test_a_format_the_transcribed_config_lacks_is_stated_with_its_source() -> No
     # Kimi-K2-Thinking's only copy of its config.json is abridged (no quantization_config); its
     # checkpoint is natively INT4, so costing it as bf16 gave 239 GiB a GPU at TP 8 (CTX203 on H200)
     kimi = lookup_model("moonshotai/Kimi-K2-Thinking")
-    assert kimi.weights == "w4a16" and any("Kimi-K2-Think.md" in note for note in kimi.notes)
+    assert kimi.weights == "int4" and any("Kimi-K2-Think.md" in note for note in kimi.notes)
+    assert lookup_model("moonshotai/Kimi-K2.5").weights == "w4a16-g32"  # its config's group_size 32: 4.5 bits
     build = _build_catalog()
     item = {"id": "x/y", "config_source": "https://example.com/config.json", "weights": "w4a16", "_file": "t.yaml"}
     assert build.problems({"models": [item], "derivatives": []}) == [
@@ -142,3 +143,18 @@ def test_a_format_the_transcribed_config_lacks_is_stated_with_its_source() -> No
     assert build.problems({"models": [item], "derivatives": []})
     item.update(weights="nvfp4")
     assert build.problems({"models": [item], "derivatives": []}) == []
+
+
+def test_a_w4a16_checkpoint_costs_its_group_scales():
+    from ctxlint.physics.weights import format_by_key, from_quantization_config
+
+    def config(**weights):
+        return {"quant_method": "compressed-tensors", "format": "pack-quantized",
+                "config_groups": {"group_0": {"weights": {"num_bits": 4, "type": "int", **weights}}}}
+
+    # one 16-bit scale per group: 4 + 16/32 bits (Kimi K2.5), 4 + 16/128 when no group size is said
+    assert from_quantization_config(config(strategy="group", group_size=32)).bits == 4.5
+    assert from_quantization_config(config(strategy="group", group_size=128)).key == "w4a16"
+    assert from_quantization_config(config()).bits == 4.125
+    assert from_quantization_config(config(strategy="channel", group_size=None)).bits == 4.125
+    assert format_by_key("w4a16-g64").bits == 4.25 and format_by_key("w4a16-g0") is format_by_key("w4a16")
