@@ -6,7 +6,8 @@ the checkpoint (GGUF mixtures, unsloth's dynamic quants). The numbers are the fo
 own layouts:
 - FP8 (e4m3, per-tensor/channel/128x128-block scales): 8 bits; the scales are < 0.1%.
 - INT8 (W8A8, W8A16, GPTQ-Int8): 8 bits + one 16-bit scale per output channel (< 0.1%).
-- AWQ / GPTQ 4-bit, group 128: 4 + 16/128 (fp16 scale) + 4/128 (packed zero) = 4.16 bits.
+- AWQ / GPTQ 4-bit, group g (128 unless the config says): 4 + 16/g (fp16 scale) + 4/g (packed
+  zero) bits: 4.16 at 128, 4.625 at 32; 4 bits per output channel (`group_size: -1`).
 - compressed-tensors W4A16 (symmetric, group g, 128 unless the config says): 4 + 16/g bits
   (4.125 at 128, 4.5 at 32: Kimi K2.5's).
 - bitsandbytes NF4 (block 64, double-quantized absmax): 4 + 8/64 + 32/(64*256) = 4.127 bits.
@@ -125,9 +126,9 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     if method in ("modelopt", "modelopt_fp4") or str(q.get("quant_algo", "")).upper() == "NVFP4":
         return _NVFP4 if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
     if method == "awq":
-        return _AWQ
+        return _grouped(_AWQ, q.get("group_size", q.get("q_group_size")))
     if method == "gptq":
-        return _GPTQ4 if bits in (None, 4) else _INT8 if bits == 8 else None
+        return _grouped(_GPTQ4, q.get("group_size")) if bits in (None, 4) else _INT8 if bits == 8 else None
     if method == "bitsandbytes":
         return _NF4 if q.get("load_in_4bit") or q.get("_load_in_4bit") else _INT8
     groups = q.get("config_groups")
@@ -145,6 +146,16 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     return None
 
 
+def _grouped(base: WeightFormat, group_size: object) -> WeightFormat:
+    """AWQ / GPTQ 4-bit with a 16-bit scale and a 4-bit zero per `group_size` weights (-1: per channel)."""
+    if not isinstance(group_size, int) or isinstance(group_size, bool) or group_size == 128 \
+            or group_size == 0 or group_size < -1:
+        return base
+    if group_size == -1:
+        return _fixed(f"{base.key}-gch", f"{base.label}, per channel", 4.0)
+    return _fixed(f"{base.key}-g{group_size}", f"{base.label}, group {group_size}", 4 + 20 / group_size)
+
+
 def w4a16(group_size: object = None) -> WeightFormat:
     """compressed-tensors W4A16 with one 16-bit scale per `group_size` weights (128 when not said)."""
     if not isinstance(group_size, int) or isinstance(group_size, bool) or group_size <= 0 or group_size == 128:
@@ -160,6 +171,9 @@ def format_by_key(key: Optional[str]) -> Optional[WeightFormat]:
         return FORMATS[key]
     if key.startswith("w4a16-g") and key[7:].isdigit():
         return w4a16(int(key[7:]))
+    base, _, group = key.rpartition("-g")
+    if base in ("awq", "gptq-int4") and (group.isdigit() or group == "ch"):
+        return _grouped(FORMATS[base], -1 if group == "ch" else int(group))
     if key.startswith("gguf-"):
         return gguf_format(key[5:])
     return named_format(key)

@@ -158,3 +158,17 @@ def test_a_w4a16_checkpoint_costs_its_group_scales():
     assert from_quantization_config(config()).bits == 4.125
     assert from_quantization_config(config(strategy="channel", group_size=None)).bits == 4.125
     assert format_by_key("w4a16-g64").bits == 4.25 and format_by_key("w4a16-g0") is format_by_key("w4a16")
+
+
+def test_awq_and_gptq_checkpoints_cost_their_group_scales_and_zeros():
+    from ctxlint.physics.weights import format_by_key, from_quantization_config
+
+    assert from_quantization_config({"quant_method": "awq", "bits": 4, "group_size": 128}).bits == 4.16
+    assert from_quantization_config({"quant_method": "awq", "bits": 4, "group_size": 64}).bits == 4 + 20 / 64
+    assert from_quantization_config({"quant_method": "gptq", "bits": 4, "group_size": 32}).bits == 4.625
+    assert from_quantization_config({"quant_method": "gptq", "bits": 4, "group_size": -1}).bits == 4.0
+    assert from_quantization_config({"quant_method": "gptq", "bits": 8, "group_size": 32}).key == "int8"
+    assert from_quantization_config({"quant_method": "gptq", "bits": 4}).key == "gptq-int4"
+    for key in ("awq-g64", "gptq-int4-g32", "gptq-int4-gch"):
+        assert format_by_key(key).key == key
+    assert format_by_key("awq-gx") is None
