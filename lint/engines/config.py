@@ -12,7 +12,8 @@ from typing import Any, Mapping, Optional, Tuple
 
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
-from .parse import _convert, refused_since
+from .kv_pairs import refused_since
+from .parse import _convert
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
 

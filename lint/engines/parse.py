@@ -14,6 +14,7 @@ from ctxlint.lazyre import lazy_compile
 
 from . import specs
 from .flagspec import EngineSpec, FlagSpec
+from .kv_pairs import kv_pairs, refused_since
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_float, read_int, suffix_fix
 from .tokens import Token, typed
@@ -53,7 +54,7 @@ def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[st
         try:
             return json.loads(text), None, ""
         except ValueError as exc:
-            pairs = _pairs(text) if f.kvs_until else None
+            pairs = kv_pairs(text) if f.kvs_until else None
             if pairs is not None:  # what the releases before kvs_until read (refused_since)
                 return pairs, f"invalid JSON: {exc}; write {json.dumps(pairs)} ({spec.engine} read KEY=VALUE " \
                               f"pairs before {f.kvs_until})", ""
@@ -63,39 +64,6 @@ def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[st
     if f.choices and text not in f.choices:
         return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
     return text, None, ""
-
-
-def _pairs(text: str) -> Optional[dict]:
-    """`image=1,video=2` as vLLM's nullable_kvs read it before 0.10.0 (every item KEY=INT, keys
-    lowered), or None when it would not, or when the text looks like a JSON object (`^{.*}$`:
-    that went to json.loads). vllm/engine/arg_utils.py parse_type of 0.8-0.9 sent a dict flag's
-    other values there, deprecated "will be removed in v0.10.0", and 0.10.0 did
-    (vllm-project/vllm#21615: `--limit-mm-per-prompt image=1` refused)."""
-    if _JSON_OBJECT.match(text):
-        return None
-    out: dict = {}
-    for item in text.split(","):
-        parts = [part.lower().strip() for part in item.split("=")]
-        if len(parts) != 2:
-            return None
-        try:
-            value = int(parts[1])
-        except ValueError:
-            return None
-        if out.get(parts[0], value) != value:
-            return None  # conflicting values for one key
-        out[parts[0]] = value
-    return out
-
-
-_JSON_OBJECT = lazy_compile(r"{.*}$")
-
-
-def refused_since(f: Optional[FlagSpec], text: str) -> Optional[str]:
-    """For a value _convert refused: the release from which the engine refuses it, when earlier
-    ones read it (Problem.since); None when every release refuses it."""
-    return f.kvs_until if f is not None and f.kind == "json" and f.kvs_until and _pairs(text) is not None \
-        else None
 
 
 def _switch_fix(f: FlagSpec, name: str, attached: str) -> Optional[str]:
