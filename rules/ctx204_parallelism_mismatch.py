@@ -60,7 +60,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         count = role.accelerators.count
         if count is not None and used > count.value:
             where = par.tensor or par.pipeline or par.data or count
+            how = f" ({count.raw})" if count.raw and count.raw != str(count.value) else ""  # 4 chips x 2 ...
             yield Problem(
                 f"{used} > {count.value}: the {role.label} engine needs tensor x pipeline x data = {used} GPUs "
-                f"but a replica has {count.value}. Lower the parallel sizes or raise the accelerator count",
+                f"but a replica has {count.value}{how}. Lower the parallel sizes or raise the accelerator count",
                 where.source, dep.display_name)

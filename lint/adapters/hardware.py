@@ -87,6 +87,21 @@ def count_from_resources(resources: Optional[Node], file: str) -> Optional[Val[i
     return None
 
 
+TPU_CHIPS = "google.com/tpu"
+
+
+def engine_devices(count: Optional[Val[int]], device: Optional[Val[str]]) -> Optional[Val[int]]:
+    """The devices an engine sees for a device-plugin count: a `google.com/tpu` count is chips, and a
+    chip without megacore (TPU7x) is two devices to JAX and vLLM, each with half its memory."""
+    if count is None or device is None or not count.source.path.endswith(f'["{TPU_CHIPS}"]'):
+        return count
+    acc = lookup_accelerator(str(device.value))
+    per = acc.devices_per_chip if acc is not None else 1
+    if per <= 1:
+        return count
+    return Val(count.value * per, count.source, raw=f"{count.value} {acc.name} chips x {per} TensorCores")
+
+
 def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
     """(catalog or written name, text as written) for a device name, instance type or label value."""
     if not isinstance(name, str) or not name.strip():

@@ -35,6 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import written_by_script
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
+from ctxlint.adapters.hardware import engine_devices
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
                                              limits_from_annotations, scalar_text)
@@ -253,7 +254,7 @@ class _Reader(Positions):
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
-        count = self.c.accelerator_count
+        count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
         if count is None or facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
         if inv.engine == "vllm" and facts.per_pod:

@@ -32,6 +32,7 @@ class Accelerator:
     parent: str | None = None          # MIG parent card
     aliases: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
+    devices_per_chip: int = 1          # engine devices per device-plugin unit: 2 on TPU7x (no megacore)
 
     @property
     def memory_gib(self) -> float:
@@ -49,7 +50,8 @@ def _from_entry(e: Mapping[str, Any]) -> Accelerator:
         name=str(e["name"]), memory_bytes=int(e["memory_bytes"]), exact=bool(e.get("exact", False)),
         source=str(e.get("source", "")), vendor=str(e.get("vendor", "nvidia")),
         nvidia_smi_total_mib=e.get("nvidia_smi_total_mib"), nominal=e.get("nominal"),
-        parent=e.get("parent"), aliases=tuple(e.get("aliases", ())), note=str(e.get("note", "")))
+        parent=e.get("parent"), aliases=tuple(e.get("aliases", ())), note=str(e.get("note", "")),
+        devices_per_chip=int(e.get("devices_per_chip", 1)))
 
 
 # Prefixes people (and Kubernetes node labels) put in front of the model name.

@@ -62,3 +62,46 @@ def test_device_from_labels(placement, device, written):
 def test_labels_that_do_not_name_one_device(placement):
     [dep] = adapt(DEPLOYMENT.format(placement=placement)).deployments
     assert dep.roles[0].accelerators.type is None
+
+
+TPU = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-tpu}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/gke-tpu-accelerator: DEVICE
+        cloud.google.com/gke-tpu-topology: 2x2x1
+      containers:
+      - name: vllm-tpu
+        image: vllm/vllm-tpu:nightly
+        args: [--model=google/gemma-3-27b-it, --max-model-len=8192, --tensor-parallel-size=TP]
+        resources:
+          limits: {google.com/tpu: '4'}
+"""
+
+
+def test_a_tpu7x_chip_is_two_engine_devices():
+    # google.com/tpu counts chips; TPU7x has two TensorCores and no megacore, so JAX and vLLM see 8
+    # devices on 4 chips (AI-Hypercomputer/tpu-recipes serves TP 8 on a 4-chip tpu7x-standard-4t node)
+    text = TPU.replace("DEVICE", "tpu7x").replace("TP]", "8]")
+    [role] = adapt(text).deployments[0].roles
+    assert (role.accelerators.type.value, role.accelerators.count.value) == ("TPU-7x", 8)
+    assert role.accelerators.count.raw == "4 TPU-7x chips x 2 TensorCores" and at(text, role.accelerators.count.source) == "'4'"
+    for device in ("tpu-v6e-slice", "tpu-v5p-slice"):  # one device a chip (v5p: megacore)
+        [role] = adapt(TPU.replace("DEVICE", device).replace("TP]", "8]")).deployments[0].roles
+        assert role.accelerators.count.value == 4, device
+
+
+def test_ctx204_counts_tpu7x_devices(tmp_path):
+    from helpers import run
+
+    path = tmp_path / "d.yaml"
+    path.write_text(TPU.replace("DEVICE", "tpu7x").replace("TP]", "16]"))
+    out = run(["check", str(path), "--select", "CTX204"]).out
+    assert ":13:92: CTX204 [error] 16 > 8: the unified engine needs tensor x pipeline x data = 16 GPUs but a replica " \
+           "has 8 (4 TPU-7x chips x 2 TensorCores)" in out, out
+    path.write_text(TPU.replace("DEVICE", "tpu7x").replace("TP]", "8]"))
+    assert run(["check", str(path), "--select", "CTX204"]).out == ""
