@@ -160,7 +160,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
-    if role.context_length is None and arch is not None and engine in _ENGINES:
+    if role.context_length is None and engine in _ENGINES:  # TGI < 2.0's default needs no model
         global default_context
         if default_context is None:
             from ctxlint.physics.context import default_context

@@ -162,6 +162,11 @@ def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:
 def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: Mapping[str, Any],
                     version: Optional[str] = None) -> Optional[DefaultContext]:
     """The engine's own context length for this model when none is set (None: not derivable)."""
+    if engine == "tgi" and version:  # before 2.0 the launcher's default holds for every model
+        v = parse_version(version)
+        if v is not None and v < parse_version("2.0.0"):
+            return DefaultContext(2048, f"TGI {version} defaults max_total_tokens to 2048", False,
+                                  "--max-total-tokens")
     if arch is None or engine is None:
         return None
     if engine == "vllm":
@@ -177,11 +182,8 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
     positions = arch.max_position_embeddings
     if not positions:
         return None
-    if engine == "tgi":  # launcher/src/main.rs and FlashCausalLM.warmup, by release
+    if engine == "tgi":  # launcher/src/main.rs and FlashCausalLM.warmup, by release (< 2.0: above)
         v = parse_version(version) if version else None
-        if v is not None and v < parse_version("2.0.0"):
-            return DefaultContext(2048, f"TGI {version} defaults max_total_tokens to 2048", False,
-                                  "--max-total-tokens")
         if v is not None and v < parse_version("2.4.1"):
             tokens = min(positions, 4096)
             return DefaultContext(tokens, f"TGI {version} defaults max_total_tokens to min(max_position_embeddings "

@@ -191,3 +191,32 @@ def test_limit_mm_per_prompt_pairs_are_refused_only_by_the_releases_that_refuse_
                                'JSON: Expecting value: line 1 column 1 (char 0); write {"image": 1} (vllm read '
                                "KEY=VALUE pairs before 0.10.0) (engine-rejects-value)"]
     assert said["latest"] == [said["v0.10.1"][0].replace("vllm would", "vllm 0.10.0 and later would")]
+
+
+_TGI = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: llm
+  annotations: {ctxlint.io/context-window: "4096"}
+spec:
+  template:
+    spec:
+      containers:
+        - name: llm
+          image: ghcr.io/huggingface/text-generation-inference:TAG
+          env:
+            - {name: MODEL_ID, value: MODEL}
+"""
+
+
+def test_tgi_before_2_0_defaults_max_total_tokens_to_2048_whatever_the_model(tmp_path):
+    # launcher/src/main.rs of TGI 1.x: `#[clap(default_value = "2048", long, env)] max_total_tokens`
+    path = tmp_path / "d.yaml"
+    for model in ("meta-llama/Llama-2-7b-hf", "myorg/not-in-any-catalog"):
+        path.write_text(_TGI.replace("TAG", "1.4.5").replace("MODEL", model))
+        out = run(["check", str(path), "--select", "CTX104"]).out
+        assert "CTX104 [error] 4,096 > 2,048: the advertised window exceeds the unified engine context length " \
+               "2,048 (the engine's default)" in out, (model, out)
+    path.write_text(_TGI.replace("TAG", "2.0.4").replace("MODEL", "myorg/not-in-any-catalog"))
+    assert run(["check", str(path), "--select", "CTX104"]).out == ""  # from 2.0 the default follows the model
