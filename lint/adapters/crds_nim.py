@@ -42,6 +42,12 @@ IMAGE = lazy_compile(r"(?:^|/)nim/(?:[^/]+/)*?([^/:@]+/[^/:@]+)(?::|@|$)")
 VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE": "--tensor-parallel-size",
               "NIM_PIPELINE_PARALLEL_SIZE": "--pipeline-parallel-size", "NIM_MAX_NUM_SEQS": "--max-num-seqs",
               "NIM_SERVED_MODEL_NAME": "--served-model-name"}
+# The multi-LLM (model-free) image serves the model its environment names: NIM_MODEL_PATH (2.x docs,
+# "Model-Free NIM"), or NIM_MODEL_NAME in 1.x (docs.nvidia.com/nim/large-language-models/1.12.0/configuration.html;
+# GoogleCloudPlatform/kubernetes-engine-samples@2b5036514162a489145c5e5570bc320efbcb37bf:
+# ai-ml/nemo-rl-on-gke/nemoRL/gemma3-27b-it/nim-gemma-deployment.yaml: NIM_MODEL_NAME=hf://google/gemma-3-27b-it).
+MODEL_FREE = ("nvidia/llm-nim",)
+MODEL_VARS = ("NIM_MODEL_PATH", "NIM_MODEL_NAME")
 WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
@@ -66,7 +72,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if name not in used and obj.get("spec") is not None:
             pod = obj.get("spec")
             for c in seq(pod.get("containers")):
-                if c.kind == MAP and _model_of_image(c.get("image"), spans) is not None:
+                if c.kind == MAP and is_nim_image(c.get("image")):
                     role = nim_role(c.get("image"), env_from_k8s(c.get("env")), spans, result,
                                     count_from_resources(c.get("resources"), spans.file),
                                     type_from_pod_spec(pod, spans.file))
@@ -77,10 +83,15 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     return result
 
 
+def is_nim_image(image: Optional[Node]) -> bool:
+    text = scalar(image)
+    return isinstance(text, str) and "nvcr.io/nim" in text.lower() and IMAGE.search(text.strip()) is not None
+
+
 def _model_of_image(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
     text = scalar(image)
     found = IMAGE.search(text.strip()) if isinstance(text, str) and "nvcr.io/nim" in text.lower() else None
-    if found is None:
+    if found is None or found.group(1).lower() in MODEL_FREE:
         return None
     at = text.find(found.group(1))
     end = at + len(found.group(1))  # aligned on the text up to the name: `image.tag` is not in this scalar
@@ -91,12 +102,12 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
              count: Optional[Val[int]], kind: Optional[Val[str]], nodes: int = 1,
              parallel: Optional[Node] = None, model: Optional[Val[str]] = None) -> Optional[EngineRole]:
     """One NIM container as a role; None when the image is not a NIM image."""
-    model = model or _model_of_image(image, spans)
-    if model is None:
+    if model is None and not is_nim_image(image):
         return None
+    model = model or _model_of_image(image, spans)
     file = spans.file
     by_name = {v.name: v for v in env}
-    path = by_name.get("NIM_MODEL_PATH")
+    path = next((by_name[n] for n in MODEL_VARS if n in by_name), None)
     if path is not None and path.value and path.value.startswith("hf://") and path.node is not None:
         model = Val(path.value[5:].strip("/"), path.node.source(file), raw=path.value)
     if "vllm" in str(scalar(image)).lower():
@@ -239,7 +250,7 @@ def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
     if root.get("apiVersion") is not None or root.get("kind") is not None:
         return []
     image = _image_node(root.get("image"))
-    if _model_of_image(image, spans) is None:
+    if not is_nim_image(image):
         return []
     file = spans.file
     role = nim_role(image, env_from_k8s(root.get("env")), spans, result,

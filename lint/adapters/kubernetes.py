@@ -156,6 +156,8 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
         reading = pod_ctx.read(c)
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
+        if not reading.roles and "nvcr.io/nim" in str(_scalar(c.get("image"))).lower():
+            roles.extend(pod_ctx.nim(c, result))  # a NIM image starts its own server: no command to read
         if reading.roles:  # an engine container: what the API server would refuse in it
             result.diagnostics.extend(container_refusals(c, spans.file, spans.text))
     items = pod.get("containers") if pod is not None and pod.kind == MAP else None
@@ -191,6 +193,15 @@ class _PodContext:
             **({"group_label": self.group_label} if self.group_label else {}),
             engine=self.engine_of(c) if self.engine_of is not None and command is None else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
+
+
+    def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
+        from ctxlint.adapters.crds_nim import nim_role  # only a NIM container pays for it
+
+        role = nim_role(c.get("image"), self.base_env + env_from_k8s(c.get("env")), self.spans, result,
+                        count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,
+                        self.accel_type, self.group_pods)
+        return [role] if role is not None else []
 
 
 def _lws_env(group_pods: int) -> List[EnvVar]:

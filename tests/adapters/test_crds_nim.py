@@ -154,3 +154,40 @@ def test_nim_bad_shapes_never_crash():
     res = adapt(odd)
     assert [d.display_name for d in res.deployments] == [None, None]
     assert [d.roles[0].context_length for d in res.deployments] == [None, None]
+
+
+PLAIN = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: nim-gemma}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}
+      containers:
+        - name: nim
+          image: nvcr.io/nim/nvidia/llm-nim:1.14
+          resources: {limits: {nvidia.com/gpu: "2"}}
+          env:
+            - {name: NIM_TENSOR_PARALLEL_SIZE, value: "2"}
+            - {name: NIM_MODEL_NAME, value: "hf://google/gemma-3-27b-it"}
+            - {name: NIM_MAX_MODEL_LEN, value: "32768"}
+"""
+
+
+def test_a_plain_deployment_of_a_nim_image_is_a_nim_deployment():
+    # the NIM image starts its own server (no command): the multi-LLM image serves NIM_MODEL_NAME's model
+    [dep] = adapt(PLAIN).deployments
+    [role] = dep.roles
+    assert (dep.engine.name.value, dep.engine.version.value, dep.model.id.value) == ("nim", "1.14", "google/gemma-3-27b-it")
+    assert at(PLAIN, dep.model.id.source) == '"hf://google/gemma-3-27b-it"'
+    assert (role.context_length.value, role.parallelism.tp, role.accelerators.count.value) == (32768, 2, 2)
+    # the model-free image names no model of its own
+    [dep] = adapt(PLAIN.replace('            - {name: NIM_MODEL_NAME, value: "hf://google/gemma-3-27b-it"}\n', "")).deployments
+    assert dep.model.id is None
+    # a model-specific image is its model; NIM_MODEL_PATH (2.x) names one too
+    [dep] = adapt(PLAIN.replace("nvidia/llm-nim:1.14", "meta/llama-3.1-8b-instruct:1.8.4").replace(
+        '            - {name: NIM_MODEL_NAME, value: "hf://google/gemma-3-27b-it"}\n', "")).deployments
+    assert dep.model.id.value == "meta/llama-3.1-8b-instruct"
+    [dep] = adapt(PLAIN.replace("NIM_MODEL_NAME", "NIM_MODEL_PATH")).deployments
+    assert dep.model.id.value == "google/gemma-3-27b-it"
