@@ -9,7 +9,8 @@
   `replicas` x `spec.replicas` engine instances, each over `podGroupSize`
   pods. The role is the engine's own marker (`--disaggregation-mode`,
   `kv_role`, TRT-LLM server role), else the role's `name` when it is
-  `prefill` or `decode`; prefill and decode roles of one model form one
+  `prefill` or `decode` and the other half is named too (a lone role named
+  `prefill` serves whole requests); prefill and decode roles of one model form one
   disaggregated deployment. Roles that run no engine (routers) are skipped.
   AIBrix injects STORM_SERVICE_NAME, ROLE_NAME, POD_GROUP_SIZE and
   run-time names/indices into every container (pkg/controller/roleset
@@ -104,6 +105,8 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
         return []
     sets = int_val(spec.get("replicas"), file) if storm else None  # RoleSets; AIBrix defaults to 1
     out = []
+    names = {str(scalar(r.get("name"))).strip().lower() for r in seq(roles) if r.kind == MAP}
+    paired = {PREFILL, DECODE} <= names  # a role's name makes it a half only beside the other half
     for index, role in enumerate(seq(roles)):
         if role.kind != MAP:
             continue
@@ -124,7 +127,8 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
                            group_label="pods (AIBrix podGroupSize)")
         if not found:
             continue
-        found = [_marked(r, name_node, file) for r in found]
+        if paired:
+            found = [_marked(r, name_node, file) for r in found]
         replicas = _times(int_val(role.get("replicas"), file), sets, "RoleSets (spec.replicas)")
         out.append(_workload(obj, label, name_node if role_name is not None else role, found, replicas, file,
                              result))

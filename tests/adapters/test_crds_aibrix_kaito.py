@@ -76,6 +76,13 @@ def test_stormservice_roles_by_name_podgroup_and_replicas():
     assert arg(prefill, "served_model_name").value == ["prefill"]  # ROLE_NAME, injected by AIBrix
 
 
+def test_a_lone_role_named_prefill_serves_whole_requests():
+    # without a decode role (by name or engine flag) a `prefill` name makes no half (vllm-ascend/job.yaml)
+    lone = STORM[:STORM.index("        - name: decode")]
+    [dep] = adapt(lone).deployments
+    assert [r.kind for r in dep.roles] == ["unified"]
+
+
 def test_stormservice_parallelism_finding_at_its_token(tmp_path):
     (tmp_path / "s.yaml").write_text(STORM)
     result = run(["check", str(tmp_path / "s.yaml"), "--select", "CTX204"])
