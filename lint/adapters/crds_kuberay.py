@@ -197,8 +197,16 @@ class _Reader:
         role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, count),
                                source=where, name=str(label)),
                           Val("vllm", where, raw="a vLLM image running a custom Ray Serve app"), None, None,
-                          [(what, place(env) if env is not None else where)])
+                          [(what, self.first_named(env, names, place) or where)])
         return [self.workload(str(label), [role], self.replicas(deployment, place), app)]
+
+    @staticmethod
+    def first_named(env: Optional[Node], names: List[str], place) -> Optional[Source]:
+        """Where the first variable the message names is (not LD_LIBRARY_PATH above it), else the block."""
+        if env is None or env.kind != MAP:
+            return None
+        keys = env.keys
+        return next((place(keys[n]) for n in names if n in keys), place(env))
 
     def serve_run(self) -> List[Workload]:
         """A head container that runs `serve run module:app` (no serveConfigV2) for a vLLM image."""

@@ -106,7 +106,11 @@ def test_custom_serve_app_env_is_not_guessed():
     assert dep.roles[0].accelerators.count.value == 1
     [note] = [d for d in res.diagnostics if d.kind == "unresolved-value"]
     assert "vllm_serve:deployment reads MODEL_ID, MAX_MODEL_LEN in its own code" in note.message
-    assert note.source.line == 12
+    assert note.source.line == 12 and at(text, note.source) == "MODEL_ID"
+    # at the first variable it names, not at a library path above it
+    above = text.replace("        env_vars:\n", "        env_vars:\n          LD_LIBRARY_PATH: /opt/lib\n")
+    [note] = [d for d in adapt(above).diagnostics if d.kind == "unresolved-value"]
+    assert (note.source.line, at(above, note.source)) == (13, "MODEL_ID")
     with_env = text.replace("            resources: {limits: {nvidia.com/gpu: 2}}",
                             "            resources: {limits: {nvidia.com/gpu: 2}}\n"
                             "            env: [{name: TENSOR_PARALLELISM, value: '2'}, {name: VLLM_PORT, value: '8004'}]")
