@@ -8,8 +8,9 @@ Why:
     adapters report the engine's own parse error; for a native manifest the
     values under `engine_args` are read with the named engine's rule. A value
     only some releases refuse (vLLM read `--limit-mm-per-prompt image=1` as
-    KEY=VALUE pairs before 0.10.0, and wants JSON since) is reported for the
-    releases that refuse it, and for an unknown release with the release named.
+    KEY=VALUE pairs before 0.10.0, and wants JSON since; `--enable-chunked-prefill=false`
+    was read until the switch refused `=value`) is reported for the releases that
+    refuse it, and for an unknown release with the release named.
 
 Example (bad):
     ```yaml

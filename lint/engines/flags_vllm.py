@@ -50,7 +50,9 @@ FLAGS = (
     # Scheduler.
     F("max_num_batched_tokens", "--max-num-batched-tokens", kind="int", int_rule="vllm", tags=SCHED),
     F("max_num_seqs", "--max-num-seqs", kind="int", tags=SCHED),
-    B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1"),
+    # StoreBoolean (`=false` read) until a BooleanOptionalAction switch; 0.9.2 is one (fixes.NEGATIVES_SINCE)
+    B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1",
+      explicit_until="0.9.2"),
     F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED),
     F("long_prefill_token_threshold", "--long-prefill-token-threshold", kind="int", tags=SCHED),
     B("scheduler_reserve_full_isl", "--scheduler-reserve-full-isl", default=True, tags=SCHED),

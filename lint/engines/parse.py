@@ -150,12 +150,16 @@ class _Parser:
             self._unres(i, name)
             return i + (2 if nxt is not None else 1)
         if f.takes == "none":
+            value = name not in f.negatives
             if eq:
                 fix = _switch_fix(f, name, attached)
+                word = attached.strip().lower() if f.explicit_until else ""
                 self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
-                                           i, (tok.start, tok.end), tok.item, f.name,
-                                           fix=(text, fix) if fix else None))
-            self._set(f, name not in f.negatives, "", None, None, name, i, note)
+                                           i, (tok.start, tok.end), tok.item, f.name, fix=(text, fix) if fix else None,
+                                           since=f.explicit_until if word in ("true", "false") else None))
+                if word in ("true", "false"):  # what the releases that read it set
+                    value = (word == "true") == value
+            self._set(f, value, "", None, None, name, i, note)
             return i + 1
         if eq:
             vidx, raw, vspan = i, attached, tok.span_of(att_at or 0, len(text))

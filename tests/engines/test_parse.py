@@ -311,3 +311,17 @@ def test_vllm_read_limit_mm_per_prompt_key_value_pairs_before_0_10_and_json_sinc
     assert not parse_shell("""vllm serve m --limit-mm-per-prompt '{"image": 1}'""")[0].errors
     (e,) = parse_shell("vllm serve m --kv-transfer-config a=1")[0].errors  # a dataclass flag: JSON only
     assert e.since is None
+
+
+def test_vllm_read_enable_chunked_prefill_false_before_its_switch_refused_it():
+    # StoreBoolean (nargs "?") read `--enable-chunked-prefill=false` until the flag became a
+    # BooleanOptionalAction switch, which refuses `=value` (0.9.2 is one: fixes.NEGATIVES_SINCE)
+    inv, _, _ = parse_shell("vllm serve m --enable-chunked-prefill=false")
+    (e,) = inv.errors
+    assert (e.since, inv.value("enable_chunked_prefill")) == ("0.9.2", False)
+    assert (e.refused_by("0.8.3"), e.refused_by("0.9.2"), e.refused_by(None)) == (False, True, None)
+    assert parse_shell("vllm serve m --enable-chunked-prefill=True")[0].value("enable_chunked_prefill") is True
+    (e,) = parse_shell("vllm serve m --enable-chunked-prefill=0")[0].errors  # StoreBoolean took true/false only
+    assert e.since is None
+    (e,) = parse_shell("vllm serve m --enforce-eager=false")[0].errors  # a store_true switch: never read
+    assert e.since is None
