@@ -154,7 +154,7 @@ def _fleet(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
         return []
     head_template = head.get("template")
     head_pod = head_template.get("spec") if head_template is not None and head_template.kind == MAP else None
-    found = _pod_roles(head_pod, spans, result, maps, injected=[])
+    found = _pod_roles(head_pod, spans, result, maps, injected=[], ray=True)
     if not found:
         return []
     total = _cluster_gpus(head, head_pod, cluster, file, result, scalar(obj.dig("metadata", "name")))

@@ -88,7 +88,7 @@ class _Reader:
 
     def read(self, serve: Optional[Node]) -> List[Workload]:
         out: List[Workload] = []
-        roles = _pod_roles(self.head_pod, self.spans, self.result, self.maps, injected=[])
+        roles = _pod_roles(self.head_pod, self.spans, self.result, self.maps, injected=[], ray=True)
         if roles:  # the head runs the engine itself, over the whole cluster
             roles = [r if r.role.accelerators.count is None or self.total is None else _with_count(r, self.total)
                      for r in roles]

@@ -142,18 +142,20 @@ def _containers(pod: Optional[Node]) -> List[Node]:
 def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
                fallback_count: Optional[Val[int]] = None, injected: Optional[List[EnvVar]] = None,
                group_label: Optional[str] = None, fallback_type: Optional[Val[str]] = None,
-               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None) -> List[EngineRole]:
+               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None, ray: bool = False) -> List[EngineRole]:
     """Engine roles of a pod spec. `injected`: the variables the owning controller sets in every
     container (default: LeaderWorkerSet's); `group_label` names the group's pods in messages.
     CRDs whose pods a controller completes pass `fallback_type` (the device their own fields
     name) and `engine_of` (the engine the controller's base config runs for an args-only
-    container, e.g. llm-d's `vllm serve`)."""
+    container, e.g. llm-d's `vllm serve`). `ray`: a KubeRay pod, whose first container runs its
+    command and args as one shell line followed by `ray start`, never the image's entrypoint
+    (ray-project/kuberay@feeaf72facab4881ba2b179248bb67315634e229:ray-operator/controllers/ray/common/pod.go)."""
     roles: List[EngineRole] = []
     pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count,
                           type_from_pod_spec(pod, spans.file) or fallback_type,
                           _lws_env(group_pods) if injected is None else list(injected), group_label, engine_of)
-    for c in _containers(pod):
-        reading = pod_ctx.read(c)
+    for index, c in enumerate(_containers(pod)):
+        reading = pod_ctx.read(c, ray_main=ray and index == 0)
         result.diagnostics.extend(reading.diagnostics)
         roles.extend(reading.roles)
         if not reading.roles and "nvcr.io/nim" in str(_scalar(c.get("image"))).lower():
@@ -178,9 +180,10 @@ class _PodContext:
     group_label: Optional[str]
     engine_of: Optional[Callable[[Node], Optional[Val[str]]]]
 
-    def read(self, c: Node) -> Reading:
+    def read(self, c: Node, ray_main: bool = False) -> Reading:
         spans = self.spans
         command, args = c.get("command"), c.get("args")
+        entrypoint = command is None and not ray_main  # args-only: the image's entrypoint runs them
         count = count_from_resources(c.get("resources"), spans.file) or self.fallback_count
         # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
         # the shell line it was meant to be, so the capacity checks still see its settings.
@@ -188,10 +191,10 @@ class _PodContext:
         return read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
             command=None if script is not None else command, args=args, script=script,
-            env=self.base_env + env_from_k8s(c.get("env")), image=c.get("image"), args_only=command is None,
+            env=self.base_env + env_from_k8s(c.get("env")), image=c.get("image"), args_only=entrypoint,
             accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods,
             **({"group_label": self.group_label} if self.group_label else {}),
-            engine=self.engine_of(c) if self.engine_of is not None and command is None else None,
+            engine=self.engine_of(c) if self.engine_of is not None and entrypoint else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
 
 

@@ -130,3 +130,31 @@ def test_kuberay_bad_shapes_never_crash():
     assert adapt(bad[0]).deployments == [] and adapt(bad[-1]).deployments == []
     [dep] = adapt(bad[1]).deployments
     assert dep.roles[0].context_length is None
+
+
+def test_a_ray_container_without_a_command_runs_ray_start_not_its_image_entrypoint():
+    # KubeRay runs the Ray container's command + args as one shell line, then `ray start`
+    # (ray-operator/controllers/ray/common/pod.go): a vLLM image's `vllm serve` entrypoint never runs
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayCluster
+    metadata: {name: rc}
+    spec:
+      headGroupSpec:
+        template:
+          spec:
+            containers:
+            - name: ray-head
+              image: vllm/vllm-openai:v0.9.0
+              ARGS
+              resources: {limits: {nvidia.com/gpu: 2}}
+    """
+    assert adapt(text.replace("ARGS", "args: [--model, meta-llama/Llama-3.1-8B-Instruct]")).deployments == []
+    assert adapt(text.replace("ARGS", "env: [{name: X, value: '1'}]")).deployments == []
+    # a command or args that start the engine run first (`<cmd> && ray start`)
+    [dep] = adapt(text.replace("ARGS", "args: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct]")).deployments
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    # a second container is the user's own: its image's entrypoint runs
+    sidecar = text.replace("ARGS", "env: []").rstrip(" ") + \
+        "            - {name: vllm, image: 'vllm/vllm-openai:v0.9.0', args: [--model, meta-llama/Llama-3.1-8B-Instruct]}\n"
+    assert len(adapt(sidecar).deployments) == 1
