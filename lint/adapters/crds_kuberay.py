@@ -180,7 +180,8 @@ class _Reader:
     def custom_app(self, app: Node, index: int, place) -> List[Workload]:
         path = app.get("import_path")
         env = app.dig("runtime_env", "env_vars")
-        if not self.vllm(str(scalar(path) or "")):
+        installed = _pip_vllm(app.get("runtime_env"))
+        if not self.vllm(str(scalar(path) or "")) and installed is None:
             return []
         names = [str(k) for k in (env.value if env is not None and env.kind == MAP else {})
                  if not str(k).startswith("VLLM_") and str(k) not in ("LD_LIBRARY_PATH", "PATH", "HF_HOME")]
@@ -194,9 +195,13 @@ class _Reader:
         label = scalar(app.get("name")) if isinstance(scalar(app.get("name")), str) else f"applications[{index}]"
         what = f"Ray Serve app {scalar(path) or label}" + (f" reads {', '.join(names)}" if names else "") + \
             " in its own code, which this file does not hold: its model and engine settings are not known"
+        engine = Val("vllm", where, raw="a custom Ray Serve app on " + (
+            "vLLM from runtime_env pip" if installed is not None and not self.vllm(str(scalar(path) or ""))
+            else "a vLLM image"))
+        version = Val(installed[0], place(installed[1]), raw=str(installed[1].value)) \
+            if installed is not None and installed[0] else None
         role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, count),
-                               source=where, name=str(label)),
-                          Val("vllm", where, raw="a vLLM image running a custom Ray Serve app"), None, None,
+                               source=where, name=str(label)), engine, version, None,
                           [(what, self.first_named(env, names, place) or where)])
         return [self.workload(str(label), [role], self.replicas(deployment, place), app)]
 
@@ -243,3 +248,22 @@ def _with_count(r: EngineRole, total: Val[int]) -> EngineRole:
 
 def _at(r: EngineRole, where: Source, model: Optional[Val[str]]) -> EngineRole:
     return replace(r, role=replace(r.role, source=where, role=Val(r.role.kind, where)), model=r.model or model)
+
+
+_PIN = re.compile(r"^\s*vllm(?:\[[\w,-]+\])?\s*(?:==\s*([0-9][\w.+-]*))?\s*(?:[<>=!~;].*)?$", re.IGNORECASE)
+
+
+def _pip_vllm(runtime_env: Optional[Node]) -> Optional[Tuple[str, Node]]:
+    """A Ray Serve app's runtime_env that installs vLLM (`pip: ["vllm==0.4.3"]`, or `pip: {packages: [...]}`,
+    or `uv:`): (its pinned version or "", the requirement's node), else None."""
+    if runtime_env is None or runtime_env.kind != MAP:
+        return None
+    for key in ("pip", "uv"):
+        spec = runtime_env.get(key)
+        if spec is not None and spec.kind == MAP:
+            spec = spec.get("packages")
+        for item in seq(spec):
+            found = _PIN.match(item.value) if item.kind == SCALAR and isinstance(item.value, str) else None
+            if found is not None:
+                return found.group(1) or "", item
+    return None

@@ -158,3 +158,30 @@ def test_a_ray_container_without_a_command_runs_ray_start_not_its_image_entrypoi
     sidecar = text.replace("ARGS", "env: []").rstrip(" ") + \
         "            - {name: vllm, image: 'vllm/vllm-openai:v0.9.0', args: [--model, meta-llama/Llama-3.1-8B-Instruct]}\n"
     assert len(adapt(sidecar).deployments) == 1
+
+
+def test_a_serve_app_that_pip_installs_vllm_is_a_vllm_app():
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayService
+    metadata: {name: llama}
+    spec:
+      serveConfigV2: |
+        applications:
+        - name: llm
+          import_path: serve_chat_completion:model
+          runtime_env:
+            pip: ["vllm==0.4.3"]
+            env_vars: {MODEL_ID: meta-llama/Meta-Llama-3-8B-Instruct}
+      rayClusterConfig:
+        headGroupSpec:
+          template: {spec: {containers: [{name: ray-head, image: 'rayproject/ray-ml:2.9.0-py310'}]}}
+    """
+    res = adapt(text)
+    [dep] = res.deployments
+    assert (dep.engine.name.value, dep.engine.version.value, at(text, dep.engine.version.source)) == \
+        ("vllm", "0.4.3", '"vllm==0.4.3"')
+    assert any("reads MODEL_ID" in d.message for d in res.diagnostics if d.kind == "unresolved-value")
+    [dep] = adapt(text.replace('pip: ["vllm==0.4.3"]', "pip: {packages: ['vllm[tensorizer]>=0.5']}")).deployments
+    assert dep.engine.version is None
+    assert adapt(text.replace('pip: ["vllm==0.4.3"]', 'pip: ["vllm-flash-attn", "torch"]')).deployments == []
