@@ -42,7 +42,8 @@ def seq(node: Optional[Node]) -> List[Node]:
 
 
 def objects(loaded: LoadedFile) -> Iterator[Node]:
-    """Every Kubernetes-style object of a file: documents and `kind: *List` items."""
+    """Every Kubernetes-style object of a file: documents, `kind: *List` items and the `objects` of an
+    OpenShift `Template` (its `${PARAMETER}` placeholders stay unresolved values)."""
     for doc in loaded.documents:
         yield from _objects_in(doc.root)
 
@@ -55,6 +56,9 @@ def _objects_in(root: Node) -> Iterator[Node]:
     kind = scalar(root.get("kind"))
     if isinstance(kind, str) and kind.endswith("List"):
         for item in seq(root.get("items")):
+            yield from _objects_in(item)
+    elif kind == "Template" and str(scalar(root.get("apiVersion"))).startswith(("template.openshift.io/", "v1")):
+        for item in seq(root.get("objects")):
             yield from _objects_in(item)
     else:
         yield root

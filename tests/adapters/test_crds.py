@@ -303,3 +303,30 @@ def test_kserve_llm_inference_service_image_gives_the_version_and_mnt_models_is_
     # a path of its own stays the model served
     models = {d.model.id.value for d in adapt(text.replace("/mnt/models/ ", "/data/qwen ")).deployments}
     assert models == {"/data/qwen", "Qwen/Qwen2.5-7B-Instruct"}  # the decode half's path, the prefill's spec.model
+
+
+def test_the_objects_of_an_openshift_template_are_read():
+    # odh-model-controller ships its vLLM ServingRuntimes inside `kind: Template`
+    text = """\
+apiVersion: template.openshift.io/v1
+kind: Template
+metadata: {name: vllm-cuda-runtime-template}
+objects:
+  - apiVersion: serving.kserve.io/v1alpha1
+    kind: ServingRuntime
+    metadata: {name: vllm-cuda-runtime}
+    spec:
+      containers:
+        - name: kserve-container
+          image: $(vllm-cuda-image)
+          command: [python, -m, vllm.entrypoints.openai.api_server]
+          args:
+            - --model=/mnt/models
+            - --max-model-len=${MAX_MODEL_LEN}
+parameters:
+  - {name: MAX_MODEL_LEN, value: "8192"}
+"""
+    res = adapt(text)
+    [dep] = res.deployments
+    assert (dep.input_format, dep.engine.name.value, dep.display_name) == ("kserve", "vllm", "vllm-cuda-runtime")
+    assert dep.roles[0].context_length is None  # a parameter OpenShift fills in: not guessed
