@@ -15,6 +15,7 @@ shell strips them) is left out too, and so is a file a later line edits (`sed -i
 from __future__ import annotations
 
 import posixpath
+import re
 import shlex
 from typing import Dict, List, Optional, Tuple
 
@@ -24,7 +25,9 @@ from ctxlint.lines import after_break
 # `<<`, `<<-`, then the delimiter word: 'quoted', "quoted", \escaped or bare
 _START = lazy_compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|(\\?)([A-Za-z0-9_.-]+))")
 _LINE_END = lazy_compile(r"\r\n?|\n")
-_EDITS = lazy_compile(r"\b(?:sed|yq|jq|envsubst|perl|awk|python3?|mv|cp|tee|truncate|rm|ln)\b|>")
+_EDITORS = frozenset({"sed", "yq", "jq", "envsubst", "perl", "awk", "python", "python3", "mv", "cp", "tee",
+                      "truncate", "rm", "ln"})  # `cat file` and `echo ... > file`: the redirect decides
+_SEGMENT = lazy_compile(r"&&|\|\||[;|]")  # the commands of one line
 _SEPARATOR = lazy_compile(r"&&|\|\||;")  # the here-document's own command is the one around `<<`
 
 
@@ -60,11 +63,21 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
 
 
 def _changed_later(rest: str, target: str) -> bool:
-    """Does a later line that names the file also edit it (`sed -i 's/__X__/.../' file`, `>> file`,
-    `envsubst`, `yq -i`)? Then what the engine reads is not the body as written."""
+    """Does a later command edit the file (`sed -i 's/__X__/.../' file`, `echo x >> file`, `yq -i ... file`,
+    `envsubst < t > file`)? Then what the engine reads is not the body as written. A command that only
+    names it (the engine's own `--config file 2>&1 | tee log`) does not count."""
+    redirect = re.compile(r">>?\|?\s*['\"]?" + re.escape(target) + r"(?=['\"\s;&|)]|$)")
     for line in rest.splitlines():
-        if target in line and _EDITS.search(line):
-            return True
+        if target not in line:
+            continue
+        for segment in _SEGMENT.split(line):
+            if target not in segment:
+                continue
+            words = segment.split()
+            while words and ("=" in words[0] or words[0] in ("sudo", "env", "exec")):
+                words = words[1:]
+            if redirect.search(segment) or (words and posixpath.basename(words[0]) in _EDITORS):
+                return True
     return False
 
 

@@ -38,9 +38,17 @@ def test_each_file_a_cat_or_tee_here_document_writes_is_its_body():
     "cat <<-EOF > /tmp/c.yaml\n\tport: 1\n\tEOF\n",  # <<- strips the tabs
     "cat <<'EOF' > /tmp/c.yaml\nport: __PORT__\nEOF\nsed -i s/__PORT__/$P/ /tmp/c.yaml\n",  # edited later
     "cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\necho 'x: 2' >> /tmp/c.yaml\n",
+    "cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\nX=1 yq -i '.port = 2' /tmp/c.yaml\n",
+    "cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\nrender | tee /tmp/c.yaml\n",
     "cat <<'EOF' > /tmp/c.yaml\nport: 1\n",  # never ends
     "python3 - <<'EOF' > /tmp/c.yaml\nprint(1)\nEOF\n",  # another program's output
     "cat <<'EOF'\nport: 1\nEOF\n",  # to stdout
 ])
 def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
     assert written_files(script) == {}
+
+
+def test_a_later_line_that_only_reads_or_names_the_file_leaves_it_as_written():
+    script = ("cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\necho Config:; cat /tmp/c.yaml\n"
+              "trtllm-serve m --extra_llm_api_options /tmp/c.yaml > /var/log/s.log 2>&1 | tee run.log\n")
+    assert list(written_files(script)) == ["/tmp/c.yaml"]
