@@ -10,6 +10,7 @@ and `${VAR-default}` take their default (the host is unknown here), a plain
 """
 from __future__ import annotations
 
+import shlex
 from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -21,7 +22,8 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.adapters.crd_common import clone
+from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Position
 
 NAME = "compose"
 _DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
@@ -74,34 +76,78 @@ def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]
     return env_from_mapping(node, resolve) + env_from_list(node, resolve)  # one of them is empty
 
 
-def _gpus(service: Node, file: str) -> Optional[Val[int]]:
+def _gpus(service: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[int]]:
     devices = service.dig("deploy", "resources", "reservations", "devices")
     for device in devices.value if devices is not None and devices.kind == SEQ else ():
         count = device.get("count") if device.kind == MAP else None
         if count is not None and count.kind == SCALAR and isinstance(count.value, int) \
                 and not isinstance(count.value, bool):
             return Val(count.value, count.source(file))
+        # compose-go reads a string count as an integer (types/device.go), after interpolation
+        text = _interpolate(count.value, defaults) if count is not None and isinstance(count.value, str) else None
+        if text is not None and text.strip().isdigit():
+            return Val(int(text.strip()), count.source(file), raw=count.value)
         ids = device.get("device_ids") if device.kind == MAP else None
         if ids is not None and ids.kind == SEQ and ids.value:
             return Val(len(ids.value), ids.source(file), raw=f"{len(ids.value)} device_ids")
     return None
 
 
+class _Marks:
+    """The composer's view of one word of a string: where it starts and ends in the file."""
+
+    __slots__ = ("start_mark", "end_mark", "style", "tag")
+
+    def __init__(self, start: Position, end: Position) -> None:
+        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
+
+
+def _words(node: Node, spans: ScalarSpans) -> Node:
+    """A string `entrypoint` or `command` as the list of words Compose splits it into (shell-like
+    quoting, no shell), each word a node at its own place when it is written as read."""
+    try:
+        words = shlex.split(node.value)
+    except ValueError:
+        return node
+    offsets = spans.offsets(node)
+    items, at = [], 0
+    for i, word in enumerate(words):
+        found = node.value.find(word, at)
+        if found < 0 or offsets is None or found + len(word) > len(offsets):
+            items.append(Node(SCALAR, word, _Marks(node.start, node.end), f"{node.path}[{i}]"))
+            continue
+        at = found + len(word)
+        start, end = offsets[found], offsets[at - 1] + 1
+        (sl, sc), (el, ec) = spans.position(start), spans.position(end - 1)
+        items.append(Node(SCALAR, word, _Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec)),
+                          f"{node.path}[{i}]"))
+    return clone(node, kind=SEQ, value=items, keys={})
+
+
 def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
     file = spans.file
     command, entrypoint = service.get("command"), service.get("entrypoint")
-    defaults = _defaults([command, entrypoint, service.get("environment")])
+    cleared = entrypoint is not None and entrypoint.value in ("", [], None)
+    if cleared:  # `entrypoint: ""` or `[]` clears the image's entrypoint: the command runs as written
+        entrypoint = None
+    defaults = _defaults([command, entrypoint, service.get("environment"), service.get("deploy")])
     env = _environment(service.get("environment"), defaults)
 
     def resolve(var: str) -> Optional[str]:
         # Compose interpolates from the host (unknown) with the file's defaults.
         return defaults.get(var)
 
+    if entrypoint is not None and entrypoint.kind == SCALAR and isinstance(entrypoint.value, str) \
+            and command is not None:  # the command's words follow the entrypoint's: split both
+        entrypoint = _words(entrypoint, spans)
+    if entrypoint is not None and entrypoint.kind == SEQ and command is not None and command.kind == SCALAR \
+            and isinstance(command.value, str):
+        command = _words(command, spans)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
-                          args_only=entrypoint is None, k8s_refs=False, compose_refs=True, resolver=resolve,
-                          accelerator_count=_gpus(service, file),
+                          args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
+                          resolver=resolve, accelerator_count=_gpus(service, file, defaults),
                           config_reader=tree_reader(file, compose_mounts(service)))
     if strings and not lists:
         container.script = strings[0]

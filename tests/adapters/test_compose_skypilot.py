@@ -169,3 +169,48 @@ run: |
     assert result.out.splitlines() == [
         f"{tmp_path / 'task.yaml'}:2:23: CTX205 [warning] 8 > 4: the unified replica has 8 H100{tail}",
         f"{tmp_path / 'task.yaml'}:2:29: CTX205 [warning] 8 > 4: the unified replica has 8 L4{tail}"]
+
+
+COMPOSE_EP = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.10.0
+    ENTRYPOINT
+    COMMAND
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: COUNT
+              capabilities: [gpu]
+"""
+
+
+def _compose(entrypoint: str, command: str, count: str = "1"):
+    text = COMPOSE_EP.replace("ENTRYPOINT", entrypoint).replace("COMMAND", command).replace("COUNT", count)
+    return text, adapt(text, "compose.yaml").deployments
+
+
+def test_compose_entrypoint_and_command_run_as_compose_joins_them():
+    # `entrypoint: ""` or `[]` clears the image's entrypoint: the command runs as written
+    for cleared in ('entrypoint: ""', "entrypoint: []"):
+        text, [dep] = _compose(cleared, "command: vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096")
+        assert (dep.model.id.value, dep.roles[0].context_length.value) == ("Qwen/Qwen2.5-7B-Instruct", 4096)
+    # a string entrypoint is split into words, and the command's words follow, each at its place
+    for command in ("command: --model Qwen/Qwen2.5-7B-Instruct --max-model-len 65536",
+                    'command: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "65536"]'):
+        for entry in ("entrypoint: python3 -m vllm.entrypoints.openai.api_server",
+                      'entrypoint: ["python3", "-m", "vllm.entrypoints.openai.api_server"]'):
+            text, [dep] = _compose(entry, command)
+            ctx = dep.roles[0].context_length
+            assert (dep.model.id.value, ctx.value, at(text, ctx.source)) == ("Qwen/Qwen2.5-7B-Instruct", 65536, "65536")
+
+
+def test_compose_gpu_count_written_as_a_string_or_a_defaulted_variable():
+    # compose-go reads a string count as an integer (types/device.go), after interpolation
+    for count in ('"4"', "${NUM_GPUS:-4}", "4"):
+        _, [dep] = _compose("entrypoint: []", "command: vllm serve Qwen/Qwen2.5-7B-Instruct", count)
+        assert dep.roles[0].accelerators.count.value == 4, count
+    _, [dep] = _compose("entrypoint: []", "command: vllm serve Qwen/Qwen2.5-7B-Instruct", "${NUM_GPUS}")
+    assert dep.roles[0].accelerators.count is None  # the host's value: not known
