@@ -104,9 +104,7 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
     if _not_list(roles, file, result, display):
         return []
     sets = int_val(spec.get("replicas"), file) if storm else None  # RoleSets; AIBrix defaults to 1
-    out = []
-    names = {str(scalar(r.get("name"))).strip().lower() for r in seq(roles) if r.kind == MAP}
-    paired = {PREFILL, DECODE} <= names  # a role's name makes it a half only beside the other half
+    read = []
     for index, role in enumerate(seq(roles)):
         if role.kind != MAP:
             continue
@@ -125,9 +123,14 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
                          EnvVar("POD_GROUP_SIZE", str(group))]
         found = _pod_roles(pod, spans, result, maps, group, injected=injected,
                            group_label="pods (AIBrix podGroupSize)")
-        if not found:
-            continue
-        if paired:
+        if found:
+            read.append((role, name_node, role_name, label, found))
+    # A role's name makes it a half only beside the other half, named so or marked by its engine's flags.
+    halves = {str(scalar(n)).strip().lower() for _, n, _, _, _ in read} | \
+        {r.role.kind for *_, found in read for r in found}
+    out = []
+    for role, name_node, role_name, label, found in read:
+        if {PREFILL, DECODE} <= halves | {str(scalar(name_node)).strip().lower()} and len(read) > 1:
             found = [_marked(r, name_node, file) for r in found]
         replicas = _times(int_val(role.get("replicas"), file), sets, "RoleSets (spec.replicas)")
         out.append(_workload(obj, label, name_node if role_name is not None else role, found, replicas, file,

@@ -181,8 +181,9 @@ def _filled(r: EngineRole, kind: str, marker: Optional[Node], model: Optional[Va
             data=p.data or _positive(data)))
         role = replace(role, engine_args=role.engine_args + _preset_flags(role, parallel, file))
     served = r.model
-    if served is None or model is not None and str(served.value).rstrip("/") == MODEL_MOUNT:
-        served = model  # KServe downloads spec.model.uri to /mnt/models
+    if served is None or model is not None and str(served.value).rstrip("/") == MODEL_MOUNT \
+            and str(model.raw).startswith("hf://"):
+        served = model  # KServe downloads spec.model.uri to /mnt/models (a served name is not the model)
     return replace(r, role=role, model=served)
 
 

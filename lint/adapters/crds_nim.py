@@ -48,6 +48,7 @@ VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE"
 # ai-ml/nemo-rl-on-gke/nemoRL/gemma3-27b-it/nim-gemma-deployment.yaml: NIM_MODEL_NAME=hf://google/gemma-3-27b-it).
 MODEL_FREE = ("nvidia/llm-nim",)
 MODEL_VARS = ("NIM_MODEL_PATH", "NIM_MODEL_NAME")
+LLM_VARS = MODEL_VARS + tuple(VLLM_FLAGS) + ("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS")
 WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
@@ -86,6 +87,20 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
 def is_nim_image(image: Optional[Node]) -> bool:
     text = scalar(image)
     return isinstance(text, str) and "nvcr.io/nim" in text.lower() and IMAGE.search(text.strip()) is not None
+
+
+def serves_an_llm(image: Optional[Node], env: List[EnvVar]) -> bool:
+    """A NIM container of a plain workload that is an LLM NIM: the model-free image, an LLM NIM variable
+    in its environment, or an image model the catalog knows (embedding, reranking and speech NIMs
+    share the registry)."""
+    if not is_nim_image(image):
+        return False
+    found = IMAGE.search(str(scalar(image)).strip())
+    if found.group(1).lower() in MODEL_FREE or any(v.name in LLM_VARS for v in env):
+        return True
+    from ctxlint.physics.models import lookup_model
+
+    return lookup_model(found.group(1)) is not None
 
 
 def _model_of_image(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:

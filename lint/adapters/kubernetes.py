@@ -199,9 +199,12 @@ class _PodContext:
 
 
     def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
-        from ctxlint.adapters.crds_nim import nim_role  # only a NIM container pays for it
+        from ctxlint.adapters.crds_nim import nim_role, serves_an_llm  # only a NIM container pays for it
 
-        role = nim_role(c.get("image"), self.base_env + env_from_k8s(c.get("env")), self.spans, result,
+        env = self.base_env + env_from_k8s(c.get("env"))
+        if not serves_an_llm(c.get("image"), env):
+            return []
+        role = nim_role(c.get("image"), env, self.spans, result,
                         count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,
                         self.accel_type, self.group_pods)
         return [role] if role is not None else []

@@ -63,6 +63,11 @@ class Positions:
             if item is None and problem.token_index is not None and problem.token_index < len(tokens):
                 item = tokens[problem.token_index].item
             return self.span_source(item, problem.span)
+        if problem.flag and problem.token_index is None:  # a config file's key: at its value there
+            found = next((src for key, src in self.config_sources.items()
+                          if key.replace("-", "_") == problem.flag), None)
+            if found is not None:
+                return found
         name = problem.message.split()[1] if problem.message.startswith("env ") else ""
         node = self.env_nodes.get(name.rstrip(":"))
         return node.source(self.file) if node is not None else self.c.node.source(self.file)

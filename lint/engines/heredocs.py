@@ -25,8 +25,8 @@ from ctxlint.lines import after_break
 # `<<`, `<<-`, then the delimiter word: 'quoted', "quoted", \escaped or bare
 _START = lazy_compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|(\\?)([A-Za-z0-9_.-]+))")
 _LINE_END = lazy_compile(r"\r\n?|\n")
-_EDITORS = frozenset({"sed", "yq", "jq", "envsubst", "perl", "awk", "python", "python3", "mv", "cp", "tee",
-                      "truncate", "rm", "ln"})  # `cat file` and `echo ... > file`: the redirect decides
+_EDITORS = frozenset({"sed", "yq", "jq", "envsubst", "perl", "awk", "mv", "tee", "truncate", "rm", "ln"})
+# `cat file`, `cp file x` and `echo ... > file`: the redirect decides; an engine (`python3 -m ...`) only reads
 _SEGMENT = lazy_compile(r"&&|\|\||[;|]")  # the commands of one line
 _SEPARATOR = lazy_compile(r"&&|\|\||;")  # the here-document's own command is the one around `<<`
 
@@ -54,10 +54,13 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
         if body_end is None:
             return found
         body = script[body_start:body_end]
-        target = _target(_SEPARATOR.split(line[:start.start()])[-1] + " " + _SEPARATOR.split(line[start.end():])[0])
+        before, rest = _SEPARATOR.split(line[:start.start()]), line[start.end():]
+        own = _SEPARATOR.split(rest)[0]  # the rest of the here-document's own command
+        target = _target(before[-1], own)
+        later = rest[len(own):] + "\n" + script[after:]  # the same line's later commands, then the script's
         if target is not None and word and (quoted or not any(c in body for c in "$`\\")) \
                 and not (strip_tabs and any(part.startswith("\t") for part in body.splitlines())) \
-                and not _changed_later(script[after:], target):
+                and not _changed_later(later, target):
             found.setdefault(posixpath.normpath(target), (body_start, body_end))
         at = after
 
@@ -66,12 +69,13 @@ def _changed_later(rest: str, target: str) -> bool:
     """Does a later command edit the file (`sed -i 's/__X__/.../' file`, `echo x >> file`, `yq -i ... file`,
     `envsubst < t > file`)? Then what the engine reads is not the body as written. A command that only
     names it (the engine's own `--config file 2>&1 | tee log`) does not count."""
-    redirect = re.compile(r">>?\|?\s*['\"]?" + re.escape(target) + r"(?=['\"\s;&|)]|$)")
+    named = re.compile(r"(?<![\w./-])" + re.escape(target) + r"(?![\w.-])")
+    redirect = re.compile(r">>?\|?\s*['\"]?" + re.escape(target) + r"(?![\w.-])")
     for line in rest.splitlines():
         if target not in line:
             continue
         for segment in _SEGMENT.split(line):
-            if target not in segment:
+            if not named.search(segment):
                 continue
             words = segment.split()
             while words and ("=" in words[0] or words[0] in ("sudo", "env", "exec")):
@@ -95,23 +99,29 @@ def _body_end(script: str, at: int, word: str, strip_tabs: bool) -> Tuple[Option
     return None, len(script)
 
 
-def _target(command: str) -> Optional[str]:
-    """The file a `cat > path` or `tee path` (the here-document's own command) writes, or None."""
+def _target(before: str, after: str) -> Optional[str]:
+    """The file the here-document's own command writes whole: `cat > path` (the redirect on either
+    side of `<<`), or `cat | tee path`; None for anything else (an append, another program in
+    the pipeline, a cat that also reads files)."""
     try:
-        words: List[str] = shlex.split(command.split("|")[-1] if "tee" in command else command, comments=True)
+        stages = [shlex.split(part, comments=True) for part in (before + " " + after).split("|")]
     except ValueError:
         return None
-    if not words:
+    if not stages or not stages[0] or posixpath.basename(stages[0][0]) != "cat":
         return None
-    name = posixpath.basename(words[0])
-    if name == "cat":
-        for i, word in enumerate(words[1:], 1):
-            if word in (">", ">>", ">|") and i + 1 < len(words):
-                return words[i + 1]
-            if word.startswith((">>", ">")) and word.lstrip(">|"):
-                return word.lstrip(">|")
-        return None
-    if name == "tee":
-        paths = [w for w in words[1:] if not w.startswith("-") and not w.startswith(">")]
+    cat = stages[0][1:]
+    if len(stages) == 1:
+        redirects = [w for w in cat if w.startswith(">")]
+        if any(w.startswith(">>") for w in redirects) or len(redirects) != 1:
+            return None  # an append, or more than one
+        at = cat.index(redirects[0])
+        path = redirects[0].lstrip(">|") or (cat[at + 1] if at + 1 < len(cat) else "")
+        others = [w for i, w in enumerate(cat) if i not in (at, at + 1) or (i == at + 1 and redirects[0] != ">")]
+        return path if path and not any(not w.startswith("-") for w in others if w != path) else None
+    if len(stages) == 2 and not cat and stages[1] and posixpath.basename(stages[1][0]) == "tee":
+        args = [w for w in stages[1][1:] if not w.startswith(">")]
+        if any(w in ("-a", "--append") for w in args):
+            return None
+        paths = [w for w in args if not w.startswith("-")]
         return paths[0] if len(paths) == 1 else None
     return None

@@ -153,7 +153,7 @@ class _Parser:
             value = name not in f.negatives
             if eq:
                 fix = _switch_fix(f, name, attached)
-                word = attached.strip().lower() if f.explicit_until else ""
+                word = attached.strip().lower() if f.explicit_until and name not in f.negatives else ""
                 self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
                                            i, (tok.start, tok.end), tok.item, f.name, fix=(text, fix) if fix else None,
                                            since=f.explicit_until if word in ("true", "false") else None))

@@ -47,7 +47,10 @@ class Problem:
         from ctxlint.versions import parse_version
 
         parsed = parse_version(release) if release else None
-        return None if parsed is None else parsed >= parse_version(self.since)
+        if parsed is None:
+            return None
+        since = parse_version(self.since)  # its release candidates refuse it too (`v0.10.0rc1`)
+        return parsed >= since or parsed.release[:len(since.release)] == since.release
 
 
 @record(frozen=True)

@@ -99,3 +99,11 @@ def test_an_unread_trtllm_options_file_may_turn_on_chunked_prefill_so_ctx308_wai
     path.write_text(TRTLLM.replace("cat <<'EOF' > /tmp/config.yaml", "cat <<'EOF' > /tmp/other.yaml"))
     result = run(["check", str(path), "--select", "CTX308,CTX008"])
     assert "CTX308" not in result.out and result.out.count("CTX008") == 1 and "/tmp/config.yaml" in result.out
+
+
+def test_a_config_value_the_engine_refuses_is_reported_at_its_key_in_the_file(tmp_path):
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM.replace("max_num_tokens: 8192", "max_num_tokens: lots"))
+    out = run(["check", str(path), "--select", "CTX301"]).out
+    assert out.startswith(f"{path}:15:31: CTX301 [error] trtllm would refuse to start: /tmp/config.yaml: "
+                          "max_num_tokens:"), out

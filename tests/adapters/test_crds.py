@@ -301,6 +301,10 @@ def test_kserve_llm_inference_service_image_gives_the_version_and_mnt_models_is_
     assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct" and [r.context_length.value for r in dep.roles] == [
         8192, 16384]
     # a path of its own stays the model served
+    # a storage URI of another kind leaves /mnt/models as written: spec.model.name is a served name
+    other = text.replace("uri: hf://Qwen/Qwen2.5-7B-Instruct", "uri: pvc://models/qwen").replace(
+        "name: Qwen/Qwen2.5-7B-Instruct", "name: qwen-chat")
+    assert {d.model.id.value for d in adapt(other).deployments} == {"/mnt/models/", "qwen-chat"}
     models = {d.model.id.value for d in adapt(text.replace("/mnt/models/ ", "/data/qwen ")).deployments}
     assert models == {"/data/qwen", "Qwen/Qwen2.5-7B-Instruct"}  # the decode half's path, the prefill's spec.model
 

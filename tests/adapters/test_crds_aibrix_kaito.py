@@ -81,6 +81,12 @@ def test_a_lone_role_named_prefill_serves_whole_requests():
     lone = STORM[:STORM.index("        - name: decode")]
     [dep] = adapt(lone).deployments
     assert [r.kind for r in dep.roles] == ["unified"]
+    # beside a decode half its engine marks (kv_consumer), a role named `prefill` is the prefill half
+    marked = STORM.replace("        - name: decode", "        - name: decoder").replace(
+        '"--tensor-parallel-size", "4"]', '"--tensor-parallel-size", "4", "--kv-transfer-config", '
+        '\'{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}\']')
+    [dep] = adapt(marked).deployments
+    assert sorted(r.kind for r in dep.roles) == ["decode", "prefill"]
 
 
 def test_stormservice_parallelism_finding_at_its_token(tmp_path):

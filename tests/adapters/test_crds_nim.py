@@ -191,3 +191,10 @@ def test_a_plain_deployment_of_a_nim_image_is_a_nim_deployment():
     assert dep.model.id.value == "meta/llama-3.1-8b-instruct"
     [dep] = adapt(PLAIN.replace("NIM_MODEL_NAME", "NIM_MODEL_PATH")).deployments
     assert dep.model.id.value == "google/gemma-3-27b-it"
+
+
+def test_a_plain_workload_runs_an_llm_nim_only_with_evidence_of_one():
+    # embedding, reranking and speech NIMs share the registry: no LLM variable, no catalog model
+    embed = PLAIN.replace("nvidia/llm-nim:1.14", "nvidia/nv-embedqa-e5-v5:1.0.0")
+    assert adapt(embed.replace("NIM_MODEL_NAME", "OTHER").replace("NIM_TENSOR_PARALLEL_SIZE", "OTHER2").replace(
+        "NIM_MAX_MODEL_LEN", "OTHER3")).deployments == []

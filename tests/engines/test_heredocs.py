@@ -17,7 +17,7 @@ EOF
 cat <<EOF | tee /tmp/t.yaml
 b: 2
 EOF
-cat <<"X" >> /tmp/v.yaml
+cat <<"X" > /tmp/v.yaml
 d: 3
 X
 trtllm-serve serve m --extra_llm_api_options /tmp/config.yaml
@@ -43,6 +43,11 @@ def test_each_file_a_cat_or_tee_here_document_writes_is_its_body():
     "cat <<'EOF' > /tmp/c.yaml\nport: 1\n",  # never ends
     "python3 - <<'EOF' > /tmp/c.yaml\nprint(1)\nEOF\n",  # another program's output
     "cat <<'EOF'\nport: 1\nEOF\n",  # to stdout
+    "cat <<'EOF' >> /tmp/c.yaml\nport: 1\nEOF\n",  # an append: not the whole file
+    "cat <<'EOF' | envsubst > /tmp/c.yaml\nport: 1\nEOF\n",  # another program writes it
+    "cat <<'EOF' > /tmp/c.yaml && sed -i s/1/2/ /tmp/c.yaml\nport: 1\nEOF\n",  # edited on the same line
+    "cat /etc/base.yaml <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\n",  # cat reads a file too
+    "cat <<'EOF' | tee -a /tmp/c.yaml\nport: 1\nEOF\n",
 ])
 def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
     assert written_files(script) == {}
@@ -50,5 +55,6 @@ def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
 
 def test_a_later_line_that_only_reads_or_names_the_file_leaves_it_as_written():
     script = ("cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\necho Config:; cat /tmp/c.yaml\n"
-              "trtllm-serve m --extra_llm_api_options /tmp/c.yaml > /var/log/s.log 2>&1 | tee run.log\n")
+              "cp /tmp/c.yaml /backup/\nsed -i s/a/b/ /etc/abc.yaml\n"
+              "python3 -m vllm.entrypoints.openai.api_server --config /tmp/c.yaml 2>&1 | tee /tmp/c.yaml.log\n")
     assert list(written_files(script)) == ["/tmp/c.yaml"]

@@ -5,6 +5,7 @@ import pytest
 
 from ctxlint.engines.detect import detect, engine_from_image, image_entrypoint_is_engine
 from ctxlint.engines.parse import parse_invocation
+from ctxlint.engines.result import Problem
 from ctxlint.engines.shellwords import split_list, split_shell
 
 
@@ -325,3 +326,7 @@ def test_vllm_read_enable_chunked_prefill_false_before_its_switch_refused_it():
     assert e.since is None
     (e,) = parse_shell("vllm serve m --enforce-eager=false")[0].errors  # a store_true switch: never read
     assert e.since is None
+    (e,) = parse_shell("vllm serve m --no-enable-chunked-prefill=false")[0].errors  # no release read this
+    assert e.since is None
+    # a release candidate of the refusing release refuses too
+    assert (e.refused_by("0.9.2rc1"), Problem("x", None, None, since="0.10.0").refused_by("v0.10.0rc1")) == (True, True)
