@@ -30,6 +30,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq, \
     str_val
+from ctxlint.adapters.hardware import engine_devices
 from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
@@ -162,7 +163,8 @@ def _fleet(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
         return []
     total = _cluster_gpus(head, head_pod, cluster, file, result, scalar(obj.dig("metadata", "name")))
     found = [r if r.role.accelerators.count is None else
-             replace(r, role=replace(r.role, accelerators=Accelerators(type=r.role.accelerators.type, count=total)))
+             replace(r, role=replace(r.role, accelerators=Accelerators(
+                 type=r.role.accelerators.type, count=engine_devices(total, r.role.accelerators.type))))
              for r in found]
     return [_workload(obj, "head", head, found, int_val(spec.get("replicas"), file), file, result)]
 

@@ -52,6 +52,7 @@ from ctxlint.nodes import SCALAR, SEQ, Node
 from ..records import field, record
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
+_TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
 
@@ -225,9 +226,14 @@ class _Reader(Positions):
                 continue
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
         release = found.version.value if found.version is not None else None
+        templated = self.c.node.path.startswith("objects[")  # an OpenShift Template's object (crd_common)
         for problem in inv.errors:
             text = refusal(det.engine, release, problem)
-            if text is None:
+            param = _TEMPLATE_PARAM.search(problem.message) if templated else None
+            if text is None or param is not None:
+                if param is not None:  # OpenShift sets it when it processes the template: not known here
+                    found.unresolved.append((f"{problem.message.split(': ')[0]} {param.group(0)} (an OpenShift "
+                                             "Template parameter)", self.problem_source(problem, tokens)))
                 continue
             certain = problem.fix is not None and spelling_exists(det.engine, release, problem.fix[1])
             out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,

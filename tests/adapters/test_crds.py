@@ -334,3 +334,5 @@ parameters:
     [dep] = res.deployments
     assert (dep.input_format, dep.engine.name.value, dep.display_name) == ("kserve", "vllm", "vllm-cuda-runtime")
     assert dep.roles[0].context_length is None  # a parameter OpenShift fills in: not guessed
+    assert [d.kind for d in res.diagnostics] == ["unresolved-value"]  # not an engine refusal
+    assert "--max-model-len ${MAX_MODEL_LEN} (an OpenShift Template parameter)" in res.diagnostics[0].message

@@ -185,3 +185,23 @@ def test_a_serve_app_that_pip_installs_vllm_is_a_vllm_app():
     [dep] = adapt(text.replace('pip: ["vllm==0.4.3"]', "pip: {packages: ['vllm[tensorizer]>=0.5']}")).deployments
     assert dep.engine.version is None
     assert adapt(text.replace('pip: ["vllm==0.4.3"]', 'pip: ["vllm-flash-attn", "torch"]')).deployments == []
+
+
+def test_a_ray_cluster_of_tpu7x_chips_counts_two_devices_a_chip():
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayCluster
+    metadata: {name: rc}
+    spec:
+      headGroupSpec:
+        template:
+          spec:
+            nodeSelector: {cloud.google.com/gke-tpu-accelerator: tpu7x}
+            containers:
+            - name: head
+              image: vllm/vllm-tpu:v0.11.1
+              command: ["sh", "-c", "ray start --head && vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 8"]
+              resources: {limits: {google.com/tpu: 4}}
+    """
+    [dep] = adapt(text).deployments
+    assert (dep.roles[0].accelerators.count.value, dep.roles[0].parallelism.tp) == (8, 8)
