@@ -1,6 +1,6 @@
 """SkyPilot task YAML whose `run:` script starts an engine.
 
-`resources.accelerators` as `H100:8`, a list or a set/mapping of options
+`resources.accelerators` (or its alias `gpus`) as `H100:8`, a list or a set/mapping of options
 (`{A100:8, H100:8}`: SkyPilot picks any one of them, so every option is
 checked as its own deployment, named `<task> [H100:8]`); `envs:` resolve
 `$VAR`/`${VAR}` in the `run:` script (an env without a value must be given
@@ -65,7 +65,9 @@ def _option(node: Node, text: str, count_node: Optional[Node], spans: ScalarSpan
 
 
 def _options(resources: Optional[Node], spans: ScalarSpans) -> List[Option]:
-    accel = resources.get("accelerators") if resources is not None and resources.kind == MAP else None
+    # `gpus:` is SkyPilot's alias of `accelerators:` (sky/resources.py RESOURCE_CONFIG_ALIASES)
+    accel = next((resources.get(k) for k in ("accelerators", "gpus") if resources.get(k) is not None), None) \
+        if resources is not None and resources.kind == MAP else None
     if accel is None:
         return [(None, None, "")]
     out: List[Option] = []

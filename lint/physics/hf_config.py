@@ -232,7 +232,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         rope_scaling_factor=float(rope["factor"]) if rope.get("factor") is not None else None,
         rope_original_max_position_embeddings=rope.get("original_max_position_embeddings"),
         num_experts=int(experts) if isinstance(experts, int) else None,
-        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts"),
+        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts") or (
+            c["ffn_config"].get("moe_top_k") if isinstance(c.get("ffn_config"), Mapping) else None),  # dbrx
         model_type=str(c.get("model_type")) if c.get("model_type") else None,
         position_keys=tuple((k, int(c[k])) for k in POSITION_KEYS
                             if isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0),

@@ -66,10 +66,10 @@ def _attention(c: Mapping[str, Any], h: int, heads: int, kv: int, hd: int) -> in
 
 
 def _moe_layers(c: Mapping[str, Any], n: int, mt: str) -> list:
-    """Which layers carry routed experts."""
+    """Which layers carry routed experts (dbrx: every layer, its experts under ffn_config)."""
     experts = _i(c, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
     if not experts:
-        return [False] * n
+        return [mt == "dbrx"] * n
     freq = c.get("moe_layer_freq")
     if isinstance(freq, list):  # one flag per layer
         return [bool(freq[i]) if i < len(freq) else False for i in range(n)]

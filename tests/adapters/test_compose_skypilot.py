@@ -120,6 +120,9 @@ def test_skypilot_any_of_accelerators_one_deployment_per_option():
     assert at(SKY, first.context_length.source) == "32768"
     assert result.deployments[0].model.id.value == "Qwen/Qwen2.5-72B-Instruct"
     assert at(SKY, result.deployments[0].model.id.source) == "Qwen/Qwen2.5-72B-Instruct"
+    # `gpus:` is SkyPilot's alias of `accelerators:`
+    alias = SKY.replace("  accelerators: {A100-80GB:4, H100:8}", "  gpus: {A100-80GB:4, H100:8}")
+    assert [d.name.value for d in adapt(alias, "sky.yaml").deployments] == names
 
 
 def test_odd_inputs_never_raise():

@@ -172,3 +172,10 @@ def test_awq_and_gptq_checkpoints_cost_their_group_scales_and_zeros():
     for key in ("awq-g64", "gptq-int4-g32", "gptq-int4-gch"):
         assert format_by_key(key).key == key
     assert format_by_key("awq-gx") is None
+
+
+def test_dbrx_counts_its_experts_under_ffn_config():
+    # DBRX keeps moe_num_experts / moe_top_k under ffn_config: 132B total, 36B active (Databricks' card)
+    dbrx = lookup_model("databricks/dbrx-instruct")
+    assert (round(dbrx.total_params_b), round(dbrx.active_params_b), dbrx.num_experts, dbrx.experts_per_token) == \
+        (132, 36, 16, 4)
