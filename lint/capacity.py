@@ -307,7 +307,12 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
         source = dep.engine.name.source if dep.engine.name is not None else source
     else:
         unknown = [r for r in roles if r.capacity is not None and r.capacity.errors]
-        if unknown:
+        withheld = next((r.accelerator_withheld for r in roles if r.accelerator_withheld is not None), None)
+        if withheld is not None:
+            why = (f"the device is stated ({withheld.value}) but a parallel size is not known (CTX008 names it), "
+                   "and the pool per device depends on it")
+            source = withheld.source
+        elif unknown:
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source
         else:

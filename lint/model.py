@@ -187,6 +187,9 @@ class Role:
     # An engine settings file the manifest does not hold (vLLM --config, TRT-LLM extra_llm_api_options):
     # any setting the command line leaves out may be set there, so no engine default stands for it.
     settings_unread: Optional[Val[str]] = None
+    # The device the file states, set aside because a parallel size is not known: the pool per
+    # device, and whether the weights fit one, depend on it (CTX208 says so instead of guessing).
+    accelerator_withheld: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

@@ -156,10 +156,12 @@ class _Reader(Positions):
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs)
+            self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs)
+            self.unsure = split.unsure
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
         commands = list(split.commands)
@@ -200,7 +202,8 @@ class _Reader(Positions):
                     source=self.c.node.source(self.file), name=self.c.name,
                     engine_args=facts.engine_args + self.engine_env_args(inv, assigns),
                     settings_unread=Val(self.config_missing, where(inv.config_file))
-                    if self.config_missing is not None and inv.config_file is not None else None)
+                    if self.config_missing is not None and inv.config_file is not None else None,
+                    accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None)
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
         if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
             engine_src = self.c.engine.source

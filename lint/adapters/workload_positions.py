@@ -22,6 +22,7 @@ class Positions:
     env_nodes: Dict[str, Node]
     config_sources: Dict[str, Source]
     env: Dict[str, Optional[str]]
+    unsure: frozenset = frozenset()  # the script's variables set inside a branch or loop
 
     def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:
         index = item if item is not None else 0
@@ -80,7 +81,8 @@ class Positions:
                 return f"{spelling} {ref.name} (command substitution, not evaluated)", \
                     self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
-            why = "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
+            why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
+                "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)

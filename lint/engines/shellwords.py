@@ -32,6 +32,8 @@ _K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
 _COMPOSE_REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
+_FLOW_START = {"if", "while", "until", "for", "case", "select"}
+_FLOW_END = {"fi", "done", "esac"}
 _MAX_DEPTH = 6
 
 
@@ -48,6 +50,11 @@ class _Ctx:
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
         self.item = item
+        # Inside `if`/`while`/`for`/`case` (or after `&&`/`||`) an assignment may or may not run, or
+        # run many times: the variable's value is not known there (a loop's TP=$((TP*2)), an else).
+        self.flow = 0
+        self.conditional = False
+        self.unsure: set[str] = set()
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
@@ -163,24 +170,39 @@ def _shell_script_index(tokens: list[Token]) -> Optional[int]:
     return i if saw_c and i < len(tokens) else None
 
 
+def _literal(word: Word) -> str:
+    """A word's text when it is plain literal characters (a keyword such as `fi`), else ""."""
+    if not all(p.kind == "lit" and not p.quoted for p in word.parts):
+        return ""
+    return "".join(run[0] for p in word.parts for run in p.runs)
+
+
 def _build_commands(items: list[object], ctx: _Ctx, depth: int) -> list[Command]:
     commands: list[Command] = []
     current: list[Word] = []
     skip_next = False
-    groups: list[list[Word]] = []
+    groups: list[tuple[list[Word], bool]] = []  # (words, after && or ||)
+    after_logic = False
     for it in items + [Op(";", 0, 0)]:
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
                 skip_next = True  # the next word is the redirect target
                 continue
             if current:
-                groups.append(current)
+                groups.append((current, after_logic))
             current = []
+            after_logic = it.text in ("&&", "||")
         elif skip_next:
             skip_next = False
         else:
             current.append(it)  # type: ignore[arg-type]
-    for words in groups:
+    for words, conditional in groups:
+        first = _literal(words[0]) if words else ""
+        if first in _FLOW_END:
+            ctx.flow = max(0, ctx.flow - 1)
+        elif first in _FLOW_START:
+            ctx.flow += 1
+        ctx.conditional = conditional
         commands.extend(_command_from_words(words, ctx, depth))
     return commands
 
@@ -208,14 +230,19 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
         else:
             tokens.extend(_expand_word(w, ctx))
     program = _strip_prefixes(tokens, env, wrappers)
+    unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
-            ctx.local[a.name] = None if a.token.unresolved else a.value
+            ctx.local[a.name] = None if a.token.unresolved or unsure else a.value
+            if unsure:
+                ctx.unsure.add(a.name)
         return []
     if program[0].text in ("export", "readonly", "declare", "local"):
         for t in program[1:]:
             if _ASSIGN.match(t.text):
-                ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved else t.text.split("=", 1)[1]
+                ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved or unsure else t.text.split("=", 1)[1]
+                if unsure:
+                    ctx.unsure.add(t.text.split("=", 1)[0])
         return []
     idx = _shell_script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
@@ -250,7 +277,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     except Exception as exc:  # defensive: odd input must never crash a lint run
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, len(text)))
         commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
 
 
 def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
@@ -319,7 +346,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
     except Exception as exc:  # defensive: report instead of raising
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, 0))
         commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems))
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
 
 
 def _scalar(x: object) -> str:

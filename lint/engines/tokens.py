@@ -121,6 +121,7 @@ class SplitResult:
     commands: tuple[Command, ...] = ()
     refs: tuple[VarRef, ...] = ()  # every reference seen, resolved or not
     problems: tuple[SplitProblem, ...] = field(default_factory=tuple)
+    unsure: frozenset = frozenset()  # variables set only inside a branch or loop (or after && / ||)
 
     @property
     def unresolved(self) -> tuple[VarRef, ...]:

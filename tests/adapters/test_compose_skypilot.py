@@ -217,3 +217,22 @@ def test_compose_gpu_count_written_as_a_string_or_a_defaulted_variable():
         assert dep.roles[0].accelerators.count.value == 4, count
     _, [dep] = _compose("entrypoint: []", "command: vllm serve Qwen/Qwen2.5-7B-Instruct", "${NUM_GPUS}")
     assert dep.roles[0].accelerators.count is None  # the host's value: not known
+
+
+def test_skypilot_tp_set_in_a_loop_is_not_guessed_and_the_device_is_still_named():
+    text = """\
+resources:
+  accelerators: H100:8
+run: |
+  TP=1
+  while [ $(($TP * 2)) -le $SKYPILOT_NUM_GPUS_PER_NODE ]; do
+    TP=$(($TP * 2))
+  done
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size $TP --max-model-len 8192
+"""
+    result = adapt(text, "sky.yaml")
+    [dep] = result.deployments
+    [role] = dep.roles
+    assert role.parallelism.tensor is None and role.accelerator_withheld.value == "H100-SXM-80GB"
+    [note] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
+    assert "--tensor-parallel-size ${TP} (TP is set inside a branch or loop of the script)" in note.message

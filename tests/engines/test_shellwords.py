@@ -1,6 +1,7 @@
 """Splitting with exact spans: shell strings, sh -c wrappers, list form, variables."""
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings, strategies as st
 
 from ctxlint.engines.shellwords import split_list, split_shell
@@ -220,3 +221,23 @@ def test_a_run_of_literals_is_the_characters_lit_appends_one_by_one(text, k8s, s
             assert all(len(text) == len(starts) == len(ends) > 0 for p in f.parts for text, starts, ends in p.runs)
         else:
             assert f == s
+
+
+@pytest.mark.parametrize("script", [
+    "TP=1\nwhile [ $(($TP * 2)) -le 8 ]; do\n  TP=$(($TP * 2))\ndone\nvllm serve m -tp $TP",
+    "if [ -n \"$BIG\" ]; then\n  TP=8\nelse\n  TP=1\nfi\nvllm serve m -tp $TP",
+    "for n in 1 2; do TP=$n; done; vllm serve m -tp $TP",
+    "[ -n \"$BIG\" ] && TP=8 || TP=1\nvllm serve m -tp $TP",
+    "case $X in a) export TP=2;; esac\nvllm serve m -tp $TP",
+])
+def test_a_variable_set_in_a_branch_or_loop_is_not_known_after_it(script):
+    # values are never guessed: the loop's count, the branch taken and a `&&` chain are run-time facts
+    result = split_shell(script, lambda name: None)
+    [cmd] = [c for c in result.commands if c.tokens and c.tokens[0].text == "vllm"]
+    assert cmd.tokens[-1].unresolved and "TP" in result.unsure
+
+
+def test_a_variable_set_before_any_branch_is_still_known():
+    result = split_shell("TP=4\nif true; then echo hi; fi\nvllm serve m -tp $TP", lambda name: None)
+    [cmd] = [c for c in result.commands if c.tokens and c.tokens[0].text == "vllm"]
+    assert cmd.tokens[-1].text == "4" and not result.unsure
