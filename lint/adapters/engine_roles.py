@@ -134,6 +134,12 @@ def _parallelism(inv: Invocation, where: SourceOf) -> Parallelism:
 
 
 def _dtype(inv: Invocation, where: SourceOf) -> Optional[Val[str]]:
+    if inv.engine == "lmdeploy":  # --quant-policy 8: int8 KV, 4: int4 (InternLM/lmdeploy@1263d5cd889b7ad500e85b8eb20401327a4516ab:docs/en/quantization/kv_quant.md)
+        s = _stated(inv, "quant_policy")
+        kinds = {8: "int8", 4: "int4"}
+        if s is None or s.value not in kinds:
+            return None
+        return Val(kinds[s.value], where(s), raw=f"--quant-policy {s.value}")
     s = _stated(inv, _KV_DTYPE.get(inv.engine))
     if s is None or not isinstance(s.value, str):
         return None

@@ -236,3 +236,19 @@ run: |
     assert role.parallelism.tensor is None and role.accelerator_withheld.value == "H100-SXM-80GB"
     [note] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
     assert "--tensor-parallel-size ${TP} (TP is set inside a branch or loop of the script)" in note.message
+
+
+def test_lmdeploy_quant_policy_is_its_kv_dtype():
+    # --quant-policy 8 stores KV as int8, 4 as int4 (lmdeploy docs/en/quantization/kv_quant.md)
+    text = """\
+services:
+  lmdeploy:
+    image: openmmlab/lmdeploy:v0.7.0
+    command: lmdeploy serve api_server Qwen/Qwen2.5-7B-Instruct --session-len 8192POLICY
+"""
+    kinds = {}
+    for policy in ("", " --quant-policy 8", " --quant-policy 4", " --quant-policy 0"):
+        [dep] = adapt(text.replace("POLICY", policy), "compose.yaml").deployments
+        dtype = dep.roles[0].kv_cache_dtype
+        kinds[policy] = dtype.value if dtype is not None else None
+    assert kinds == {"": None, " --quant-policy 8": "int8", " --quant-policy 4": "int4", " --quant-policy 0": None}
