@@ -198,7 +198,7 @@ class _Reader(Positions):
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
-                                              count=self.count(inv, facts)),
+                                              count=self.visible(self.count(inv, facts), assigns)),
                     source=self.c.node.source(self.file), name=self.c.name,
                     engine_args=facts.engine_args + self.engine_env_args(inv, assigns),
                     settings_unread=Val(self.config_missing, where(inv.config_file))
@@ -277,6 +277,25 @@ class _Reader(Positions):
         else:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def visible(self, count: Optional[Val[int]], assigns) -> Optional[Val[int]]:
+        """The devices CUDA_VISIBLE_DEVICES leaves this engine (`CUDA_VISIBLE_DEVICES=2,3 vllm serve ...`:
+        two engines sharing a pod's GPUs), when it lists fewer than the pod has."""
+        if count is None or self.c.group_pods > 1:
+            return count
+        assign = assigns.get("CUDA_VISIBLE_DEVICES")
+        value = (None if assign.token.unresolved else assign.value) if assign is not None else \
+            self.env.get("CUDA_VISIBLE_DEVICES")
+        ids = [part for part in value.split(",") if part.strip()] if isinstance(value, str) else []
+        if not ids or len(ids) >= count.value or not all(part.strip().isdigit() for part in ids):
+            return count
+        if assign is not None:
+            tok = assign.token
+            where = self.span_source(tok.item, tok.span_of(tok.text.find("=") + 1, len(tok.text)))
+        else:
+            node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
+            where = node.source(self.file) if node is not None else count.source
+        return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
 
     def engine_env_args(self, inv, assigns) -> Tuple[Tuple[str, Val[str]], ...]:
         """The engine's own switches set by environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN, ...), under

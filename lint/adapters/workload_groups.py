@@ -22,12 +22,36 @@ def _model_key(w: Workload) -> Optional[Tuple[str, str]]:
     return (first.engine.value, first.model.value) if first.model is not None else None
 
 
+def _by_model(w: Workload) -> List[Workload]:
+    """A workload whose script starts engines of different models (a generation and an embedding
+    server) as one workload per model: each is its own deployment, named after its model."""
+    keys: Dict[Tuple[str, Optional[str]], List] = {}
+    for r in w.roles:
+        keys.setdefault((r.engine.value, r.model.value if r.model is not None else None), []).append(r)
+    if len(keys) < 2:
+        return [w]
+    out = []
+    for (_, model), roles in keys.items():
+        name = Val(f"{w.name.value} ({model})", w.name.source) if w.name is not None and model else w.name
+        out.append(replace(w, name=name, roles=[_shared(r) for r in roles]))
+    return out
+
+
+def _shared(r):
+    """A role whose engine shares the pod's devices with another engine: how many it gets is not
+    known unless CUDA_VISIBLE_DEVICES says (workload._Reader.visible)."""
+    count = r.role.accelerators.count
+    if count is None or str(count.raw).startswith("CUDA_VISIBLE_DEVICES"):
+        return r
+    return replace(r, role=replace(r.role, accelerators=replace(r.role.accelerators, count=None)))
+
+
 def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
     """Deployments of one file: prefill-only and decode-only workloads of one model are paired."""
     result = AdaptResult()
     groups: List[List[Workload]] = []
     pending: Dict[Tuple[str, str], List[Workload]] = {}
-    for w in workloads:
+    for w in (part for whole in workloads for part in _by_model(whole)):
         if not w.roles:
             continue
         kinds = _kinds(w)

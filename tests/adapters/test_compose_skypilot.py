@@ -252,3 +252,28 @@ services:
         dtype = dep.roles[0].kv_cache_dtype
         kinds[policy] = dtype.value if dtype is not None else None
     assert kinds == {"": None, " --quant-policy 8": "int8", " --quant-policy 4": "int4", " --quant-policy 0": None}
+
+
+TWO = """\
+name: rag
+resources:
+  accelerators: L4:4
+run: |
+  CVD1vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 2 --max-model-len 8192 --port 8002 &
+  CVD2vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 8192 --port 8003
+"""
+
+
+def test_two_engines_of_one_script_are_two_deployments_sharing_the_gpus():
+    text = TWO.replace("CVD1", "").replace("CVD2", "")
+    deps = adapt(text, "sky.yaml").deployments
+    assert [(d.name.value, d.model.id.value) for d in deps] == [
+        ("rag (meta-llama/Llama-3.1-8B-Instruct)", "meta-llama/Llama-3.1-8B-Instruct"),
+        ("rag (Qwen/Qwen2.5-7B-Instruct)", "Qwen/Qwen2.5-7B-Instruct")]
+    # how the 4 GPUs are shared is not known: no idle or mismatch check guesses it
+    assert [d.roles[0].accelerators.count for d in deps] == [None, None]
+    # CUDA_VISIBLE_DEVICES says it
+    pinned = TWO.replace("CVD1", "CUDA_VISIBLE_DEVICES=0,1 ").replace("CVD2", "CUDA_VISIBLE_DEVICES=2,3 ")
+    counts = [d.roles[0].accelerators.count for d in adapt(pinned, "sky.yaml").deployments]
+    assert [(c.value, c.raw, at(pinned, c.source)) for c in counts] == [
+        (2, "CUDA_VISIBLE_DEVICES=0,1 of 4", "0,1"), (2, "CUDA_VISIBLE_DEVICES=2,3 of 4", "2,3")]
