@@ -49,7 +49,7 @@ from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
-from ..records import field, record
+from ..records import field, record, replace
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
@@ -194,6 +194,8 @@ class _Reader(Positions):
             return found
 
         facts = role_facts(inv, where)
+        if inv.engine == "llamacpp":
+            facts = self.layer_split(inv, facts)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
@@ -277,6 +279,18 @@ class _Reader(Positions):
         else:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def layer_split(self, inv, facts):
+        """llama.cpp splits the model's layers (and their KV) over every GPU it sees unless `-sm none`
+        (`--split-mode layer` is its default, common/arg.cpp): across N GPUs that is a pipeline of N."""
+        count = self.c.accelerator_count
+        mode = inv.settings.get("split_mode")
+        if count is None or count.value < 2 or facts.parallelism.pipeline is not None or \
+                (mode is not None and str(mode.value).lower() not in ("layer", "row")):
+            return facts
+        how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
+            f"{mode.value if mode is not None else 'layer, the default'})"
+        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
 
     def visible(self, count: Optional[Val[int]], assigns) -> Optional[Val[int]]:
         """The devices CUDA_VISIBLE_DEVICES leaves this engine (`CUDA_VISIBLE_DEVICES=2,3 vllm serve ...`:

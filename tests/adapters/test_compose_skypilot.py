@@ -277,3 +277,26 @@ def test_two_engines_of_one_script_are_two_deployments_sharing_the_gpus():
     counts = [d.roles[0].accelerators.count for d in adapt(pinned, "sky.yaml").deployments]
     assert [(c.value, c.raw, at(pinned, c.source)) for c in counts] == [
         (2, "CUDA_VISIBLE_DEVICES=0,1 of 4", "0,1"), (2, "CUDA_VISIBLE_DEVICES=2,3 of 4", "2,3")]
+
+
+def test_llamacpp_splits_its_layers_over_the_gpus_it_sees():
+    # `--split-mode layer` is llama.cpp's default (common/arg.cpp): across N GPUs, a pipeline of N
+    text = """\
+services:
+  l:
+    image: ghcr.io/ggml-org/llama.cpp:server-cuda
+    command: -m /models/Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf -c 8192 -ngl 99SPLIT
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 2
+              capabilities: [gpu]
+"""
+    [dep] = adapt(text.replace("SPLIT", ""), "compose.yaml").deployments
+    par = dep.roles[0].parallelism
+    assert (par.pp, par.pipeline.raw) == (2, "llama.cpp splits its layers over the 2 GPUs it sees "
+                                              "(--split-mode layer, the default)")
+    [dep] = adapt(text.replace("SPLIT", " -sm none"), "compose.yaml").deployments
+    assert dep.roles[0].parallelism.pp == 1  # one GPU holds it all
