@@ -35,10 +35,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import written_by_script
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
-from ctxlint.adapters.hardware import engine_devices
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
                                              limits_from_annotations, scalar_text)
+from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
                              parse_invocation, split_list, split_shell)
@@ -49,7 +49,7 @@ from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
-from ..records import field, record, replace
+from ..records import field, record
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
@@ -129,7 +129,7 @@ def _items(node: Optional[Node]) -> List[Node]:
     return list(node.value) if node.kind == SEQ else [node] if node.kind == SCALAR else []
 
 
-class _Reader(Positions):
+class _Reader(Positions, Devices):
     def __init__(self, c: Container) -> None:
         self.c, self.file = c, c.spans.file
         self.env: Dict[str, Optional[str]] = {}
@@ -262,54 +262,6 @@ class _Reader(Positions):
             return inv
         self.config_sources = dict(found[1])
         return apply_config(inv, found[0], path)
-
-    def count(self, inv, facts) -> Optional[Val[int]]:
-        """Accelerators of one engine instance: the pod's, times the pods it spans."""
-        count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
-        if count is None or facts.parallel_unknown:
-            return None  # parallel sizes not known: idle/mismatch checks would guess
-        if inv.engine == "vllm" and facts.per_pod:
-            return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
-        nnodes = inv.settings.get("nnodes")
-        if self.c.group_pods > 1:
-            pods, why = self.c.group_pods, self.c.group_label
-        elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
-                and not isinstance(nnodes.value, bool) and nnodes.value > 1:
-            pods, why = nnodes.value, "nodes (--nnodes)"
-        else:
-            return count
-        return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
-
-    def layer_split(self, inv, facts):
-        """llama.cpp splits the model's layers (and their KV) over every GPU it sees unless `-sm none`
-        (`--split-mode layer` is its default, common/arg.cpp): across N GPUs that is a pipeline of N."""
-        count = self.c.accelerator_count
-        mode = inv.settings.get("split_mode")
-        if count is None or count.value < 2 or facts.parallelism.pipeline is not None or \
-                (mode is not None and str(mode.value).lower() not in ("layer", "row")):
-            return facts
-        how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
-            f"{mode.value if mode is not None else 'layer, the default'})"
-        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
-
-    def visible(self, count: Optional[Val[int]], assigns) -> Optional[Val[int]]:
-        """The devices CUDA_VISIBLE_DEVICES leaves this engine (`CUDA_VISIBLE_DEVICES=2,3 vllm serve ...`:
-        two engines sharing a pod's GPUs), when it lists fewer than the pod has."""
-        if count is None or self.c.group_pods > 1:
-            return count
-        assign = assigns.get("CUDA_VISIBLE_DEVICES")
-        value = (None if assign.token.unresolved else assign.value) if assign is not None else \
-            self.env.get("CUDA_VISIBLE_DEVICES")
-        ids = [part for part in value.split(",") if part.strip()] if isinstance(value, str) else []
-        if not ids or len(ids) >= count.value or not all(part.strip().isdigit() for part in ids):
-            return count
-        if assign is not None:
-            tok = assign.token
-            where = self.span_source(tok.item, tok.span_of(tok.text.find("=") + 1, len(tok.text)))
-        else:
-            node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
-            where = node.source(self.file) if node is not None else count.source
-        return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
 
     def engine_env_args(self, inv, assigns) -> Tuple[Tuple[str, Val[str]], ...]:
         """The engine's own switches set by environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN, ...), under

@@ -1,0 +1,68 @@
+"""How many devices one engine of a container gets: the reader's half that turns the pod's device
+count into the engine's (the pods a group spans, a vLLM data-parallel rank's own pod, llama.cpp's
+layer split, the devices CUDA_VISIBLE_DEVICES leaves an engine that shares its pod)."""
+from __future__ import annotations
+
+from typing import Any, Dict, Optional
+
+from ctxlint.adapters.hardware import engine_devices
+from ctxlint.model import Val
+
+from ..records import replace
+
+
+class Devices:
+    """Mixed into workload._Reader, which sets what these read: `c` (the Container), `file`, `env`."""
+
+    c: Any
+    file: str
+    env: Dict[str, Optional[str]]
+    span_source: Any  # workload_positions.Positions.span_source
+
+    def count(self, inv, facts) -> Optional[Val[int]]:
+        """Accelerators of one engine instance: the pod's, times the pods it spans."""
+        count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
+        if count is None or facts.parallel_unknown:
+            return None  # parallel sizes not known: idle/mismatch checks would guess
+        if inv.engine == "vllm" and facts.per_pod:
+            return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
+        nnodes = inv.settings.get("nnodes")
+        if self.c.group_pods > 1:
+            pods, why = self.c.group_pods, self.c.group_label
+        elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
+                and not isinstance(nnodes.value, bool) and nnodes.value > 1:
+            pods, why = nnodes.value, "nodes (--nnodes)"
+        else:
+            return count
+        return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def layer_split(self, inv, facts):
+        """llama.cpp splits the model's layers (and their KV) over every GPU it sees unless `-sm none`
+        (`--split-mode layer` is its default, common/arg.cpp): across N GPUs that is a pipeline of N."""
+        count = self.c.accelerator_count
+        mode = inv.settings.get("split_mode")
+        if count is None or count.value < 2 or facts.parallelism.pipeline is not None or \
+                (mode is not None and str(mode.value).lower() not in ("layer", "row")):
+            return facts
+        how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
+            f"{mode.value if mode is not None else 'layer, the default'})"
+        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
+
+    def visible(self, count: Optional[Val[int]], assigns) -> Optional[Val[int]]:
+        """The devices CUDA_VISIBLE_DEVICES leaves this engine (`CUDA_VISIBLE_DEVICES=2,3 vllm serve ...`:
+        two engines sharing a pod's GPUs), when it lists fewer than the pod has."""
+        if count is None or self.c.group_pods > 1:
+            return count
+        assign = assigns.get("CUDA_VISIBLE_DEVICES")
+        value = (None if assign.token.unresolved else assign.value) if assign is not None else \
+            self.env.get("CUDA_VISIBLE_DEVICES")
+        ids = [part for part in value.split(",") if part.strip()] if isinstance(value, str) else []
+        if not ids or len(ids) >= count.value or not all(part.strip().isdigit() for part in ids):
+            return count
+        if assign is not None:
+            tok = assign.token
+            where = self.span_source(tok.item, tok.span_of(tok.text.find("=") + 1, len(tok.text)))
+        else:
+            node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
+            where = node.source(self.file) if node is not None else count.source
+        return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
