@@ -155,12 +155,13 @@ class _Reader(Positions, Devices):
                 return out
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
-            split = split_shell(text, self.lookup, k8s=c.k8s_refs)
+            split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
-            split = split_list(self.item_texts, self.lookup, compose=c.compose_refs)
+            split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
+                               shell=self.env.get if c.compose_refs else None)
             self.unsure = split.unsure
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None

@@ -21,6 +21,7 @@ from typing import Optional
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
+from .compose_pass import COMPOSE_REF as _COMPOSE_REF, compose_interpolated, shell_stage
 from .lexer import Op, Word, lex
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef, typed
 
@@ -29,7 +30,6 @@ _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
 # in every string of the file, exec-form list items included; `$$` is a literal `$`.
-_COMPOSE_REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
 _FLOW_START = {"if", "while", "until", "for", "case", "select"}
@@ -261,16 +261,21 @@ def _split(text: str, base: Optional[list[tuple[int, int]]], ctx: _Ctx, depth: i
     return _build_commands(items, ctx, depth)
 
 
-def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False) -> SplitResult:
+def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
+                shell: Optional[Resolver] = None) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
-    string that came out of a Kubernetes command/args item).
+    string that came out of a Kubernetes command/args item). `shell`: the text is a Compose
+    string, interpolated by Compose first (`resolver`), its shell then reading `shell`.
     """
     if not isinstance(text, str):
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
-    ctx = _Ctx(resolver, None)
-    items, problems = lex(text, None, k8s=k8s)
+    base, host = None, set()
+    if shell is not None:
+        text, base, host = compose_interpolated(text, resolver or _no_resolver)
+    ctx = _Ctx(shell_stage(resolver, shell, host), None)
+    items, problems = lex(text, base, k8s=k8s)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:
         commands = _build_commands(items, ctx, 0)
@@ -307,7 +312,8 @@ def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
                  tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
 
 
-def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False) -> SplitResult:
+def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False,
+               shell: Optional[Resolver] = None) -> SplitResult:
     """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
 
     Token spans are offsets inside the item named by `Token.item`. compose=True expands
@@ -324,7 +330,12 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
         if idx is not None:
             script_item = head[idx].item or 0
             ctx.item = script_item
-            commands = _split(texts[script_item], None, ctx, 1)
+            if compose and shell is not None:  # Compose interpolates the item, then the shell runs it
+                text, base, host = compose_interpolated(texts[script_item], ctx.lookup)
+                ctx.resolver = shell_stage(resolver, shell, host) or _no_resolver
+                commands = _split(text, base, ctx, 1)
+            else:
+                commands = _split(texts[script_item], None, ctx, 1)
             shell = " ".join(t.text for t in head[:idx])
             for t in head[idx + 1:]:
                 ctx.problems.append(SplitProblem("argument after the sh -c script ($0, $1...) not analysed",

@@ -300,3 +300,31 @@ services:
                                               "(--split-mode layer, the default)")
     [dep] = adapt(text.replace("SPLIT", " -sm none"), "compose.yaml").deployments
     assert dep.roles[0].parallelism.pp == 1  # one GPU holds it all
+
+
+DOLLARS = """\
+services:
+  v:
+    image: vllm/vllm-openai:v0.10.0
+    environment:
+      MODEL: meta-llama/Llama-3.1-8B-Instruct
+      LEN: "8192"
+    entrypoint: ["/bin/sh", "-c"]
+    command: ["vllm serve $$MODEL --max-model-len $$LEN"]
+"""
+
+
+def test_compose_dollar_dollar_is_the_containers_shell_variable():
+    # Compose turns `$$` into `$`; the container's shell then reads its own environment
+    for text in (DOLLARS, DOLLARS.replace('''    entrypoint: ["/bin/sh", "-c"]
+    command: ["vllm serve $$MODEL --max-model-len $$LEN"]''', '''    command: sh -c "vllm serve $$MODEL --max-model-len $$LEN"''')):
+        result = adapt(text, "compose.yaml")
+        [dep] = result.deployments
+        ctx = dep.roles[0].context_length
+        assert (dep.model.id.value, ctx.value) == ("meta-llama/Llama-3.1-8B-Instruct", 8192)
+        assert at(text, ctx.source) == '"8192"'  # at the value the variable holds
+        assert not [d for d in result.diagnostics if d.kind == "engine-rejects-value"]
+    # `$LEN` (one `$`) is Compose's, from the host: not the container's LEN
+    result = adapt(DOLLARS.replace("$$LEN", "$LEN"), "compose.yaml")
+    assert result.deployments[0].roles[0].context_length is None
+    assert any("LEN" in d.message for d in result.diagnostics if d.kind == "unresolved-value")
