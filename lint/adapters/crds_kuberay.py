@@ -252,7 +252,8 @@ def _at(r: EngineRole, where: Source, model: Optional[Val[str]]) -> EngineRole:
     return replace(r, role=replace(r.role, source=where, role=Val(r.role.kind, where)), model=r.model or model)
 
 
-_PIN = re.compile(r"^\s*vllm(?:\[[\w,-]+\])?\s*(?:==\s*([0-9][\w.+-]*))?\s*(?:[<>=!~;].*)?$", re.IGNORECASE)
+_PIN = re.compile(r"^\s*vllm(?:\[[\w,-]+\])?\s*(?:==\s*([0-9][\w.+-]*)(?![\w.*+-]))?\s*(?:[<>=!~;*.].*)?$",
+                  re.IGNORECASE)  # `vllm==0.4.*` installs vLLM, of no one release
 
 
 def _pip_vllm(runtime_env: Optional[Node]) -> Optional[Tuple[str, Node]]:

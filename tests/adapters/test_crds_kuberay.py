@@ -184,6 +184,8 @@ def test_a_serve_app_that_pip_installs_vllm_is_a_vllm_app():
     assert any("reads MODEL_ID" in d.message for d in res.diagnostics if d.kind == "unresolved-value")
     [dep] = adapt(text.replace('pip: ["vllm==0.4.3"]', "pip: {packages: ['vllm[tensorizer]>=0.5']}")).deployments
     assert dep.engine.version is None
+    [dep] = adapt(text.replace('pip: ["vllm==0.4.3"]', 'pip: ["vllm==0.4.*"]')).deployments
+    assert dep.engine.version is None
     assert adapt(text.replace('pip: ["vllm==0.4.3"]', 'pip: ["vllm-flash-attn", "torch"]')).deployments == []
 
 
