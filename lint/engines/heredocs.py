@@ -37,7 +37,7 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
     found: Dict[str, Tuple[int, int]] = {}
     if "<<" not in script:
         return found
-    at = 0
+    at, flow = 0, 0
     while True:
         line_end = _LINE_END.search(script, at)
         if line_end is None:
@@ -45,6 +45,8 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
         line = script[at:line_end.start()]
         start = _START.search(line)
         body_start = after_break(script, line_end.start())
+        opened = flow
+        flow = _flow_after(line[:start.start()] if start is not None else line, flow)
         if start is None:
             at = body_start
             continue
@@ -58,11 +60,29 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
         own = _SEPARATOR.split(rest)[0]  # the rest of the here-document's own command
         target = _target(before[-1], own)
         later = rest[len(own):] + "\n" + script[after:]  # the same line's later commands, then the script's
-        if target is not None and word and (quoted or not any(c in body for c in "$`\\")) \
+        if target is not None and word and not (opened or flow) and (quoted or not any(c in body for c in "$`\\")) \
                 and not (strip_tabs and any(part.startswith("\t") for part in body.splitlines())) \
                 and not _changed_later(later, target):
             found.setdefault(posixpath.normpath(target), (body_start, body_end))
         at = after
+
+
+def _flow_after(text: str, depth: int) -> int:
+    """The `if`/`while`/`for`/`case` nesting after `text`: a file written inside one may or may not
+    be (values are never guessed)."""
+    for segment in _SEGMENT.split(text):
+        words = segment.split()
+        while words and words[0] in ("then", "do", "else", "{", "!"):
+            words = words[1:]
+        if words and words[0] in _FLOW_START:
+            depth += 1
+        elif words and words[0] in _FLOW_END:
+            depth = max(0, depth - 1)
+    return depth
+
+
+_FLOW_START = {"if", "while", "until", "for", "case", "select"}
+_FLOW_END = {"fi", "done", "esac"}
 
 
 def _changed_later(rest: str, target: str) -> bool:

@@ -48,6 +48,8 @@ def test_each_file_a_cat_or_tee_here_document_writes_is_its_body():
     "cat <<'EOF' > /tmp/c.yaml && sed -i s/1/2/ /tmp/c.yaml\nport: 1\nEOF\n",  # edited on the same line
     "cat /etc/base.yaml <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\n",  # cat reads a file too
     "cat <<'EOF' | tee -a /tmp/c.yaml\nport: 1\nEOF\n",
+    "if [ ! -f /tmp/c.yaml ]; then\n  cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\nfi\n",  # may not run
+    "for i in 1; do cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\ndone\n",
 ])
 def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
     assert written_files(script) == {}
@@ -57,4 +59,9 @@ def test_a_later_line_that_only_reads_or_names_the_file_leaves_it_as_written():
     script = ("cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\necho Config:; cat /tmp/c.yaml\n"
               "cp /tmp/c.yaml /backup/\nsed -i s/a/b/ /etc/abc.yaml\n"
               "python3 -m vllm.entrypoints.openai.api_server --config /tmp/c.yaml 2>&1 | tee /tmp/c.yaml.log\n")
+    assert list(written_files(script)) == ["/tmp/c.yaml"]
+
+
+def test_a_here_document_after_a_closed_branch_is_read():
+    script = "if [ -n \"$X\" ]; then echo x; fi\ncat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\n"
     assert list(written_files(script)) == ["/tmp/c.yaml"]
