@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
