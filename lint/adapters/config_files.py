@@ -75,17 +75,8 @@ def written_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Sequen
         inner = parse_text(text[body[0]:body[1]], spans.file)
         if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
             return None
-        root, offsets = inner.documents[0].root, spans.offsets(node, text)
-
-        def where(n: Node, node: Node = node, offsets=offsets, begin: int = body[0]) -> Source:
-            first, last = begin + n.start_index, begin + n.end_index - 1
-            if offsets is None or not (n.start_index < n.end_index and last < len(offsets)):
-                return node.source(spans.file)
-            line, col = spans.position(offsets[first])
-            end_line, end_col = spans.position(offsets[last])
-            return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
-
-        return root.plain(), dotted_sources(root, where)
+        root = inner.documents[0].root
+        return root.plain(), dotted_sources(root, spans.within(node, text, body[0]))
     return None
 
 

@@ -112,15 +112,7 @@ class _Reader:
         inner = parse_text(node.value, self.file)
         if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
             return None
-        offsets = self.spans.offsets(node)
-
-        def place(n: Node) -> Source:
-            if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
-                return node.source(self.file)
-            line, col = self.spans.position(offsets[n.start_index])
-            end_line, end_col = self.spans.position(offsets[n.end_index - 1])
-            return Source(self.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
-        return inner.documents[0].root, place
+        return inner.documents[0].root, self.spans.within(node)
 
     def application(self, app: Node, index: int, place: Callable[[Node], Source]) -> List[Workload]:
         configs = app.dig("args", "llm_configs")

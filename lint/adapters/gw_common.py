@@ -25,16 +25,7 @@ def embedded(node: Optional[Node], spans: ScalarSpans) -> Optional[Tuple[Node, W
     inner = parse_text(node.value, spans.file)
     if inner.diagnostics or len(inner.documents) != 1 or inner.documents[0].root.kind != MAP:
         return None
-    offsets = spans.offsets(node)
-
-    def where(n: Node) -> Source:
-        if offsets is None or not 0 <= n.start_index < n.end_index <= len(offsets):
-            return node.source(spans.file)
-        line, col = spans.position(offsets[n.start_index])
-        end_line, end_col = spans.position(offsets[n.end_index - 1])
-        return Source(spans.file, line, col, f"{node.path}:{n.path}", end_line, end_col + 1)
-
-    return inner.documents[0].root, where
+    return inner.documents[0].root, spans.within(node)
 
 
 def scalar(node: Optional[Node]) -> Any:

@@ -11,7 +11,7 @@ differs from its value) the scalar's own start is used instead, never a guess.
 from __future__ import annotations
 
 import bisect
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
 from ctxlint.lines import after_break, line_bounds, line_starts
@@ -37,10 +37,12 @@ class ScalarSpans:
         line = bisect.bisect_right(starts, index) - 1
         return line + 1, index - starts[line] + 1
 
-    def source(self, node: Node, start: int, end: int, value: Optional[str] = None) -> Source:
+    def source(self, node: Node, start: int, end: int, value: Optional[str] = None,
+               path: Optional[str] = None) -> Source:
         """Source of decoded[start:end] of a scalar node (the node's own source on failure).
 
         value: the decoded text the span indexes (defaults to the node's value as a string).
+        path: the logical path to report when the span is found (defaults to the node's).
         """
         if node.kind != SCALAR or start < 0 or end <= start:
             return node.source(self.file)
@@ -49,7 +51,13 @@ class ScalarSpans:
             return node.source(self.file)
         line, col = self.position(offsets[start])
         end_line, end_col = self.position(offsets[end - 1])
-        return Source(self.file, line, col, node.path, end_line, end_col + 1)
+        return Source(self.file, line, col, node.path if path is None else path, end_line, end_col + 1)
+
+    def within(self, node: Node, value: Optional[str] = None, begin: int = 0) -> Callable[[Node], Source]:
+        """Where each node of a YAML document parsed out of a scalar's decoded text (from
+        decoded index `begin` on) is in the file, with the path '<scalar path>:<inner path>'."""
+        return lambda n: self.source(node, begin + n.start_index, begin + n.end_index, value,
+                                     f"{node.path}:{n.path}")
 
     def offsets(self, node: Node, value: Optional[str] = None) -> Optional[Sequence[int]]:
         """File index of every decoded character, or None when they cannot be aligned."""
