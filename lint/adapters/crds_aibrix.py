@@ -129,9 +129,10 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
     # A role's name makes it a half only beside the other half, named so or marked by its engine's flags.
     halves = {str(scalar(n)).strip().lower() for _, n, _, _, _ in read} | \
         {r.role.kind for *_, found in read for r in found}
+    paired = {PREFILL, DECODE} <= halves and len(read) > 1
     out = []
     for role, name_node, role_name, label, found in read:
-        if {PREFILL, DECODE} <= halves | {str(scalar(name_node)).strip().lower()} and len(read) > 1:
+        if paired:
             found = [_marked(r, name_node, file) for r in found]
         replicas = _times(int_val(role.get("replicas"), file), sets, "RoleSets (spec.replicas)")
         out.append(_workload(obj, label, name_node if role_name is not None else role, found, replicas, file,
