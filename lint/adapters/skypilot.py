@@ -66,8 +66,9 @@ def _option(node: Node, text: str, count_node: Optional[Node], spans: ScalarSpan
 
 def _options(resources: Optional[Node], spans: ScalarSpans) -> List[Option]:
     # `gpus:` is SkyPilot's alias of `accelerators:` (sky/resources.py RESOURCE_CONFIG_ALIASES)
-    accel = next((resources.get(k) for k in ("accelerators", "gpus") if resources.get(k) is not None), None) \
-        if resources is not None and resources.kind == MAP else None
+    mapping = resources is not None and resources.kind == MAP
+    named = (resources.get(k) for k in ("accelerators", "gpus")) if mapping else ()
+    accel = next((n for n in named if n is not None), None)
     if accel is None:
         return [(None, None, "")]
     out: List[Option] = []
