@@ -64,6 +64,18 @@ def _objects_in(root: Node) -> Iterator[Node]:
         yield root
 
 
+
+def in_template(path: str) -> bool:
+    """Whether a node lies in an OpenShift Template's object: _objects_in reaches objects through
+    `items[i]` (a `kind: *List`) and `objects[i]` (a Template) steps, in any nesting, so such a node's
+    path starts with those steps, one of them `objects[` (`items[0].objects[2].spec...`)."""
+    rest = path
+    while rest.startswith(("items[", "objects[")):
+        if rest.startswith("objects["):
+            return True
+        rest = rest[rest.index("]") + 1:].lstrip(".")
+    return False
+
 def is_kind(obj: Node, kinds: Tuple[str, ...], group: str) -> bool:
     """`kind` is one of kinds and `apiVersion` is in the API group (e.g. "kubeai.org")."""
     api = scalar(obj.get("apiVersion"))

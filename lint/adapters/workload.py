@@ -34,6 +34,7 @@ import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import written_by_script
+from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, env_from_k8s, env_from_mapping,  # noqa: F401
@@ -232,7 +233,7 @@ class _Reader(Positions, Devices):
                 continue
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
         release = found.version.value if found.version is not None else None
-        templated = self.c.node.path.startswith("objects[")  # an OpenShift Template's object (crd_common)
+        templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
         for problem in inv.errors:
             text = refusal(det.engine, release, problem)
             param = _TEMPLATE_PARAM.search(problem.message) if templated else None

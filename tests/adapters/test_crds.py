@@ -1,6 +1,7 @@
 """CRD adapters: KubeAI Model, Dynamo DynamoGraphDeployment, KServe services; every value at its token."""
 from __future__ import annotations
 
+from ctxlint.adapters.crd_common import in_template
 from tests.adapters.kit import adapt, at
 
 KUBEAI = """\
@@ -336,3 +337,21 @@ parameters:
     assert dep.roles[0].context_length is None  # a parameter OpenShift fills in: not guessed
     assert [d.kind for d in res.diagnostics] == ["unresolved-value"]  # not an engine refusal
     assert "--max-model-len ${MAX_MODEL_LEN} (an OpenShift Template parameter)" in res.diagnostics[0].message
+    # the same Template as an item of a `kind: List` (as `oc get -o yaml` writes several): still a parameter
+    listed = "apiVersion: v1\nkind: List\nitems:\n" + "".join(
+        ("  - " if i == 0 else "    ") + line + "\n" for i, line in enumerate(text.splitlines()))
+    res = adapt(listed)
+    assert [d.kind for d in res.diagnostics] == ["unresolved-value"]
+    assert res.diagnostics[0].source.path.startswith("items[0].objects[0].spec.containers[0].args[1]")
+    # a `${NAME}` in a List's own ServingRuntime is what the engine receives: refused, as before
+    runtime = text[text.index("  - apiVersion: serving"):text.index("parameters:")]
+    plain = adapt("apiVersion: v1\nkind: List\nitems:\n" + runtime)
+    assert [(d.kind, d.source.path) for d in plain.diagnostics] == [
+        ("engine-rejects-value", "items[0].spec.containers[0].args[1]")]
+
+
+def test_in_template_follows_list_and_template_steps_only():
+    assert in_template("objects[0].spec.containers[0]") and in_template("items[3].objects[0].spec")
+    assert in_template("items[0].items[1].objects[2].spec") and in_template("objects[0].objects[1].spec")
+    assert not in_template("items[0].spec.containers[0]") and not in_template("spec.objects[0].containers[0]")
+    assert not in_template("") and not in_template("spec.template.spec.containers[0]")
