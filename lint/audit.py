@@ -198,7 +198,7 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
 
     for role in dep.roles:
         short = starved(dep, role)
-        if short is not None:
+        if short in ("weights", "kv"):  # "kv?": the band straddles one block, judged as any band below
             worse("weights do not fit" if short == "weights" else "no KV memory")
             continue
         promise = window or _int(role.context_length)

@@ -103,5 +103,11 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"{fmt(need)} is inside the {role.label} KV pool's estimated band {pool.band()} (point "
             f"{fmt(pool.tokens)}): whether {why} fits depends on terms the estimate knows only within a range "
             f"({pool.explanation}). Confirm with the engine's log line {log} and state it (available_kv_gib or "
-            "kv_pool_tokens) for an exact verdict; or keep the promise at or below "
-            f"{fmt(pool.floor)}", where, dep.display_name)
+            f"kv_pool_tokens) for an exact verdict; {_otherwise(pool.floor)}", where, dep.display_name)
+
+
+def _otherwise(floor: int) -> str:
+    if floor > 0:
+        return f"or keep the promise at or below {fmt(floor)}"
+    # "at or below 0" is no advice: the band's low end is the engine refusing to start
+    return "at the band's low end not one KV block fits and the engine would not start"

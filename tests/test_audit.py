@@ -238,3 +238,19 @@ def test_a_route_name_with_control_characters_stays_on_its_stack_row():
     row = StackRow("litellm", "route\x1b[31m", "g.yaml", 1, 8192, ("8,192 tokens",), (target,), "", (), ())
     (cells_of_row,) = cells([row])
     assert cells_of_row[0] == "litellm route\\x1b[31m" and cells_of_row[4] == "chat\\n::error::x unified"
+
+
+def test_no_kv_memory_is_the_audit_verdict_only_where_check_says_ctx209():
+    # A band that straddles one KV block (its low end holds none) is a CTX210 warning in `check`, and
+    # "within band" in the audit: "no KV memory" is for roles whose most generous estimate holds none.
+    corpus = build_audit(lint_paths([str(SHARED / "corpus" / "real")]))
+    samples = build_audit(lint_paths([str(REPO / "samples")]))
+    rows = list(corpus.rows) + list(samples.rows)
+    straddling = [r for r in rows if r.worst is not None and r.worst.rule == "CTX210"
+                  and "estimated band 0-" in r.worst.message]
+    assert len(straddling) >= 3  # the corpus's SkyPilot DeepSeek-R1-Distill on L4/A10G/A10, Kimi-K2 on H100s
+    assert {r.verdict for r in straddling} == {"within band"}
+    # and CTX210 does not advise "keep the promise at or below 0"
+    assert all(r.worst.message.endswith("not one KV block fits and the engine would not start") for r in straddling)
+    starved = [r for r in rows if r.verdict == "no KV memory"]
+    assert starved and all(r.worst.rule == "CTX209" for r in starved)
