@@ -306,12 +306,19 @@ class _Reader(Positions, Devices):
         for node in scripts:
             if node.kind != SCALAR or not isinstance(node.value, str):
                 continue
-            found = pattern.search(node.value)
+            found = next((m for m in pattern.finditer(node.value) if not _commented(node.value, m.start())), None)
             if found:
                 version = found.group(1).rstrip(".")
                 start, end = found.span(1)
                 return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
         return None
+
+
+def _commented(script: str, at: int) -> bool:
+    """Whether a shell comment (`#` at the line's start or after a blank) hides position `at`: a
+    `# pip install vllm==0.6.3` left above the real install names no installed version."""
+    line = script[script.rfind("\n", 0, at) + 1:at]
+    return line.lstrip().startswith("#") or " #" in line or "\t#" in line
 
 
 def read_container(container: Container) -> Reading:

@@ -328,3 +328,20 @@ def test_compose_dollar_dollar_is_the_containers_shell_variable():
     result = adapt(DOLLARS.replace("$$LEN", "$LEN"), "compose.yaml")
     assert result.deployments[0].roles[0].context_length is None
     assert any("LEN" in d.message for d in result.diagnostics if d.kind == "unresolved-value")
+
+
+def test_a_commented_out_install_names_no_version():
+    # skypilot examples/serve/external-lb/llm.yaml keeps an older install in a comment above the real one
+    text = """\
+resources: {accelerators: L4:1}
+setup: |
+  # pip install "sglang[all]==0.4.3.post2"
+  uv pip install "sglang[all]==0.4.5"  # pip install "sglang[all]==0.4.4" also works
+run: |
+  python -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct --context-length 8192
+"""
+    [dep] = adapt(text, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "0.4.5" and at(text, dep.engine.version.source) == "0.4.5"
+    only_comments = text.replace('  uv pip install "sglang[all]==0.4.5"  #', "  #")
+    [dep] = adapt(only_comments, "task.sky.yaml").deployments
+    assert dep.engine.version is None
