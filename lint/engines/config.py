@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Tuple
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import refused_since
-from .parse import _convert
+from .parse import MODEL_KEYS, _convert
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
 
@@ -78,4 +78,10 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
             dups.append(Problem(f"{prev.flag_spelling} is overridden by {key} in {source or 'the config file'}",
                                 prev.flag_index, prev.flag_span, prev.flag_item, name))
         settings[name] = Setting(value, str(value), None, None, "config-file", key, note=source)
-    return replace(inv, settings=settings, duplicates=tuple(dups), errors=tuple(errors))
+    model = inv.model
+    if model is None and not spec.config_overrides_cli:
+        # vLLM's `vllm serve --config c.yaml` takes `model:` from the file when the command names none
+        # (vllm/utils/argparse_utils.py `_pull_args_from_config`: model_in_config); SGLang's `--config` takes
+        # `model-path:` (sgl-project/sglang docs/advanced_features/server_arguments.md)
+        model = next((settings[k] for k in MODEL_KEYS if k in settings and settings[k].origin == "config-file"), None)
+    return replace(inv, model=model, settings=settings, duplicates=tuple(dups), errors=tuple(errors))

@@ -288,8 +288,11 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
                       tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
 
 
+MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo")  # the settings that name the model served, first wins
+
+
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
-    for key in ("model", "model_path", "model_id", "hf_repo"):
+    for key in MODEL_KEYS:
         if key in p.settings:
             return p.settings[key]
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(

@@ -25,6 +25,28 @@ services:
     assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
 
 
+def test_the_model_named_only_in_the_config_file_is_the_model_served(tmp_path):
+    # `vllm serve --config c.yaml` takes `model:` from the file when the command names none
+    # (vllm/utils/argparse_utils.py _pull_args_from_config, model_in_config)
+    import json
+    (tmp_path / "vllm.yaml").write_text(CONFIG.replace("num-gpu-blocks-override: 4096\n", ""))
+    (tmp_path / "compose.yaml").write_text("""\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    command: ["--config", "/etc/vllm/vllm.yaml"]
+    volumes:
+      - ./vllm.yaml:/etc/vllm/vllm.yaml:ro
+""")
+    [row] = json.loads(run(["audit", str(tmp_path / "compose.yaml"), "--format", "json"]).out)["deployments"]
+    assert (row["model"], row["verdict"]) == ("meta-llama/Llama-3.1-8B-Instruct", "needs >= 35.3 GiB/GPU")
+    # the command line's model wins over the file's, as in vLLM
+    (tmp_path / "compose.yaml").write_text((tmp_path / "compose.yaml").read_text().replace(
+        '["--config"', '["--model", "Qwen/Qwen2.5-7B-Instruct", "--config"'))
+    [row] = json.loads(run(["audit", str(tmp_path / "compose.yaml"), "--format", "json"]).out)["deployments"]
+    assert row["model"] == "Qwen/Qwen2.5-7B-Instruct"
+
+
 def test_kubernetes_relative_config_beside_the_manifest(tmp_path):
     (tmp_path / "vllm.yaml").write_text(CONFIG.replace("131072", "32768"))
     (tmp_path / "d.yaml").write_text("""\
