@@ -28,6 +28,7 @@ if TYPE_CHECKING:  # the physics modules are imported when a deployment needs th
     from ctxlint.physics.models import ModelArch
 
 NOT_DERIVABLE, PARSE_ERROR, NO_KV_MEMORY = "capacity-not-derivable", "parse-error", "no-kv-memory"
+UNRESOLVED = "unresolved-value"  # CTX008, as the adapters' (adapters/workload.py)
 GIB = 2**30
 _ENGINES = {"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
 _QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format"}
@@ -79,6 +80,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
     if missing:
         diagnostics.append(_why_not_derived(dep, arch, missing))
+    held = [r for r in roles if r.pool is not None and r.context_length is None]
+    if held and arch is None and dep.advertised.context_window is None and _engine(dep) in _ENGINES:
+        diagnostics.append(_default_context_unknown(dep, held))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
             and arch.max_position_embeddings and dep.model.id is not None:
         # Trained positions from the catalog, only for models without RoPE scaling, whose
@@ -291,17 +295,34 @@ def _no_memory_text(role: Role, cap) -> str:
             "ctxlint.io/available-kv-gib annotation)")
 
 
+def _model_unknown(dep: Deployment) -> str:
+    """Why the model's architecture is not known: the resolution's account and its hint."""
+    resolution = dep.resolution
+    what = resolution.how if resolution is not None else "no model id"
+    hint = resolution.hint if resolution is not None and resolution.hint else ""
+    if dep.input_format == "native":
+        hint = "give spec.model.config (a config.json) or spec.model.architecture"
+    return f"{what}{': ' + hint if hint else ''}"
+
+
+def _default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
+    """A declared pool held against the engine's default context, which is the model's own limit and
+    unknown while the model is: said (CTX008), or the pool is compared with nothing and a run is clean."""
+    pools = ", ".join(f"{r.label} {fmt(r.pool.tokens)}" for r in roles)
+    source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
+    return Diagnostic(UNRESOLVED, f"the context length of {', '.join(r.label for r in roles)} is the engine's "
+                                  f"default, the model's own limit, which is not known: {_model_unknown(dep)}; the "
+                                  f"declared KV pool ({pools} tokens) is compared with nothing until the model "
+                                  "resolves or the context length is stated", source, dep.display_name)
+
+
 def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> Diagnostic:
     labels = ", ".join(r.label for r in roles)
     engine = _engine(dep)
     source: Source = dep.model.id.source if dep.model.id is not None else dep.source
     resolution = dep.resolution
     if arch is None:
-        what = resolution.how if resolution is not None else "no model id"
-        hint = resolution.hint if resolution is not None and resolution.hint else ""
-        if dep.input_format == "native":
-            hint = "give spec.model.config (a config.json) or spec.model.architecture"
-        why = f"{what}{': ' + hint if hint else ''}"
+        why = _model_unknown(dep)
     elif engine not in _ENGINES:
         why = f"the engine is {engine or 'not set'} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         source = dep.engine.name.source if dep.engine.name is not None else source

@@ -7,7 +7,11 @@ Why:
     file does not set. ctxlint never guesses such a value, so the capacity
     checks that need it are skipped for that deployment. This note says which
     values were not known (once per deployment, at the first of them), so a
-    clean run is not mistaken for a checked one.
+    clean run is not mistaken for a checked one. It also says when a declared
+    KV pool (`--max-total-tokens`, `--num-gpu-blocks-override`) is held against
+    the engine's default context, the limit of a model ctxlint cannot resolve:
+    that pool is compared with nothing until the model resolves or the context
+    length is stated.
 
 Example (bad):
     ```yaml

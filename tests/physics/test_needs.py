@@ -120,3 +120,34 @@ def test_a_promise_that_differs_only_in_its_context_is_searched_again():
                                       weights_of(dep, role, dep.resolution)))
     assert texts[0] == texts[2] != texts[1]
     assert "16,000 tokens" in texts[0] and "32,000 tokens" in texts[1]
+
+
+SGLANG_DECLARED_POOL = """\
+services:
+  sglang:
+    image: lmsysorg/sglang:v0.5.2
+    command: python -m sglang.launch_server --model-path MODEL --max-total-tokens 8192
+    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}
+"""
+
+
+def test_a_declared_pool_against_an_unknown_default_context_is_said(tmp_path):
+    # Cloud-Linuxer/Qwen docker-compose.sglang.yml: --max-total-tokens, no --context-length, a model
+    # outside the catalog. The engine's default context is the model's own limit: not known, so the
+    # pool is compared with nothing, and a clean run would pass the file unchecked.
+    path = tmp_path / "compose.yaml"
+    path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b"))
+    result = run(["check", str(path), "--isolated"])
+    assert result.out == (
+        f"{path}:4:58: CTX008 [info] the context length of unified is the engine's default, the model's own "
+        "limit, which is not known: model 'example-org/uncatalogued-4b' is not in the built-in catalog: run "
+        "`ctxlint models lock` to record its architecture from the Hugging Face Hub (`pip install "
+        "'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml; the declared KV pool (unified 8,192 "
+        "tokens) is compared with nothing until the model resolves or the context length is stated "
+        "(unresolved-value)\n")
+    # stated, or a catalogued model: compared, and nothing is left unknown
+    path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b --context-length 4096"))
+    assert run(["check", str(path), "--isolated", "--format", "concise"]).out == ""
+    path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "Qwen/Qwen3-8B"))
+    assert run(["check", str(path), "--isolated", "--format", "concise", "--select", "CTX008,CTX201"]).out.startswith(
+        f"{path}:4:58: CTX201 [error] 40,960 > 8,192")
