@@ -191,7 +191,8 @@ class _PodContext:
         return read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
             command=None if script is not None else command, args=args, script=script,
-            env=self.base_env + env_from_k8s(c.get("env")), image=c.get("image"), args_only=entrypoint,
+            env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
+            args_only=entrypoint,
             accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods,
             **({"group_label": self.group_label} if self.group_label else {}),
             engine=self.engine_of(c) if self.engine_of is not None and entrypoint else None,
@@ -201,7 +202,7 @@ class _PodContext:
     def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
         from ctxlint.adapters.crds_nim import nim_role, serves_an_llm  # only a NIM container pays for it
 
-        env = self.base_env + env_from_k8s(c.get("env"))
+        env = self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"))
         if not serves_an_llm(c.get("image"), env):
             return []
         role = nim_role(c.get("image"), env, self.spans, result,

@@ -5,7 +5,7 @@ Part of the workload core's API (re-exported by ctxlint.adapters.workload).
 from __future__ import annotations
 
 import re
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Advertised, Gateway, Val
@@ -36,10 +36,14 @@ def scalar_text(node: Node) -> str:
 
 
 # -- environment ----------------------------------------------------------------------------------------
-def env_from_k8s(node: Optional[Node]) -> List[EnvVar]:
-    """Kubernetes `env: [{name, value}|{name, valueFrom}]`; `$(A)` in a value expands earlier vars."""
-    out: List[EnvVar] = []
-    known: Dict[str, Optional[str]] = {}
+def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Node]] = None,
+                 env_from: Optional[Node] = None) -> List[EnvVar]:
+    """Kubernetes `envFrom`, then `env: [{name, value}|{name, valueFrom}]` (a later name wins); `$(A)` in
+    a value expands earlier vars. `maps` (ConfigMap name -> its `data`, the ConfigMaps of the same
+    file, as `kubectl kustomize` renders them) gives a `configMapKeyRef` its value and an `envFrom`
+    `configMapRef` its variables; secrets, fields and other ConfigMaps stay unknown."""
+    out: List[EnvVar] = list(_env_from_maps(env_from, maps)) if maps and env_from is not None else []
+    known: Dict[str, Optional[str]] = {var.name: var.value for var in out}
     for item in node.value if node is not None and node.kind == SEQ else ():
         name = item.get("name") if item.kind == MAP else None
         if name is None or name.kind != SCALAR or not isinstance(name.value, str):
@@ -51,9 +55,36 @@ def env_from_k8s(node: Optional[Node]) -> List[EnvVar]:
             text = _expand_k8s(text, known)
         elif value is None and item.get("valueFrom") is None:
             text = ""  # name only: an empty string
+        elif value is None and maps:
+            value = _config_map_value(item.get("valueFrom"), maps)
+            text = scalar_text(value) if value is not None else None  # not expanded: Kubernetes does not
         known[name.value] = text
         out.append(EnvVar(name.value, text, value if value is not None and value.kind == SCALAR else None))
     return out
+
+
+def _config_map_value(value_from: Optional[Node], maps: Dict[str, Node]) -> Optional[Node]:
+    """The data scalar a `valueFrom: {configMapKeyRef: {name, key}}` names in a ConfigMap of the file."""
+    ref = value_from.get("configMapKeyRef") if value_from is not None and value_from.kind == MAP else None
+    if ref is None or ref.kind != MAP:
+        return None
+    data = maps.get(scalar_text(ref.get("name"))) if ref.get("name") is not None else None
+    key = ref.get("key")
+    found = data.get(scalar_text(key)) if data is not None and key is not None else None
+    return found if found is not None and found.kind == SCALAR and isinstance(found.value, str) else None
+
+
+def _env_from_maps(env_from: Node, maps: Dict[str, Node]) -> Iterator[EnvVar]:
+    """`envFrom: [{configMapRef: {name}, prefix}]` over ConfigMaps of the file: every key that is a
+    variable name, prefixed. Only ConfigMaps: a secretRef's names are not known at all."""
+    for item in env_from.value if env_from.kind == SEQ else ():
+        ref = item.get("configMapRef") if item.kind == MAP else None
+        data = maps.get(scalar_text(ref.get("name"))) if ref is not None and ref.kind == MAP and \
+            ref.get("name") is not None else None
+        prefix = scalar_text(item.get("prefix")) if item.get("prefix") is not None else ""
+        for key, found in data.value.items() if data is not None else ():
+            if isinstance(key, str) and found.kind == SCALAR and isinstance(found.value, str):
+                yield EnvVar(prefix + key, found.value, found)
 
 
 def _expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:

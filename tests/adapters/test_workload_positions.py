@@ -146,6 +146,56 @@ def test_unresolved_reference_is_reported_once_and_not_guessed():
     assert "argument $(MODEL)" in diag.message and at(text, diag.source) == "$(MODEL)"
 
 
+CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: runtime-7k2f9h8m}
+data:
+  MODEL_ID: Qwen/Qwen3-8B
+  MAX_MODEL_LEN: "32768"
+  TP: "2"
+---
+"""
+
+
+def test_config_map_key_refs_to_a_config_map_of_the_file_are_its_values():
+    # `kubectl kustomize` output: the generated ConfigMap (hash-suffixed) sits beside the Deployment
+    text = CONFIG_MAP + HEAD + """\
+          args: ["--model=$(MODEL_ID)", "--max-model-len=$(MAX_MODEL_LEN)", "--tensor-parallel-size=$(TP)"]
+          env:
+            - name: MODEL_ID
+              valueFrom: {configMapKeyRef: {name: runtime-7k2f9h8m, key: MODEL_ID}}
+            - name: MAX_MODEL_LEN
+              valueFrom: {configMapKeyRef: {name: runtime-7k2f9h8m, key: MAX_MODEL_LEN}}
+            - name: TP
+              valueFrom: {configMapKeyRef: {name: runtime-7k2f9h8m, key: NOT_THERE, optional: true}}
+"""
+    result = adapt(text)
+    dep, role = result.deployments[0], result.deployments[0].roles[0]
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and role.context_length.value == 32768
+    assert at(text, role.context_length.source) == '"32768"'  # where to change it: the ConfigMap
+    assert (role.context_length.source.line, role.context_length.source.path) == (6, "data.MAX_MODEL_LEN")
+    [diag] = [d for d in result.diagnostics if d.kind == "unresolved-value"]  # a key it lacks: not guessed
+    assert "--tensor-parallel-size $(TP)" in diag.message and "MODEL_ID" not in diag.message
+    # a ConfigMap not in the file, or a Secret, is not known
+    elsewhere = text.replace("name: runtime-7k2f9h8m}\ndata", "name: other}\ndata")
+    assert adapt(elsewhere).deployments[0].roles[0].context_length is None
+
+
+def test_env_from_a_config_map_of_the_file_and_env_after_it_wins():
+    text = CONFIG_MAP + HEAD + """\
+          args: ["--model=$(CM_MODEL_ID)", "--max-model-len=$(CM_MAX_MODEL_LEN)"]
+          envFrom:
+            - configMapRef: {name: runtime-7k2f9h8m}
+              prefix: CM_
+            - secretRef: {name: hf-token}
+          env:
+            - {name: CM_MAX_MODEL_LEN, value: "16384"}
+"""
+    dep, role = one_role(text)
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and role.context_length.value == 16384
+    assert at(text, dep.model.id.source) == "Qwen/Qwen3-8B"
+
 def test_engine_rejects_value_at_the_token():
     text = HEAD.replace("vllm/vllm-openai:v0.11.0", "lmsysorg/sglang:v0.5.21-cu129") + """\
           command: [python3, -m, sglang.launch_server, --model-path, m, --context-length, 128K]
