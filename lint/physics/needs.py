@@ -16,7 +16,7 @@ from ..records import record
 # At module level, not in the functions: _estimate runs ~40 times a searched role, and an import
 # statement there cost ~5% of a search. needs.py is imported only when a role has no device.
 from .accelerators import accelerator_from_mapping, lookup_accelerator
-from .capacity import CapacityInput, compute_lean, spanned_releases
+from .capacity import CapacityInput, compute, compute_lean, spanned_releases
 from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .memo import Unkeyable, exact_key
@@ -145,8 +145,11 @@ class MemoryNeed:
     point: Optional[float]
     most: Optional[float]
     layout: str
+    unmodelled: str = ""  # why no size holds it: the model's KV cache is not modelled (not a shortfall)
 
     def text(self) -> str:
+        if self.unmodelled:
+            return f"no memory need can be given for {fmt(self.context)} tokens: {self.unmodelled}"
         if self.point is None and self.least is None:
             return f"one request of {fmt(self.context)} tokens does not fit even 2 TiB per GPU at {self.layout}"
         if self.point is None:  # the point estimate does not fit 2 TiB, the optimistic end does
@@ -202,6 +205,12 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
     point = min_memory_gib(dep, role, arch, weights, context, estimates=estimates)
     least = min_memory_gib(dep, role, arch, weights, context, "high", estimates)
     most = min_memory_gib(dep, role, arch, weights, context, "low", estimates)
+    if point is None and least is None:
+        # Not even 2 TiB: a real shortfall, or an estimate that cannot be made at all (a model side ctxlint
+        # does not model, e.g. DeepSeek-V4's compressed attention), which must not read as "does not fit"
+        probe = compute(CapacityInput(accelerator=_candidate(2048.0), **_fields(dep, role, arch, weights, context)))
+        if probe.kv_bytes_per_token_per_gpu is None and probe.errors:
+            return MemoryNeed(context, None, None, None, layout, "; ".join(probe.errors)), ()
     need = MemoryNeed(context, least, point, most, layout)
     verdicts = []
     if point is not None:
@@ -251,6 +260,8 @@ def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
         return f"{base}; {_FIX}"
+    if need.unmodelled:  # a device would not help: the engine's own figure would
+        return f"{base}; {need.text()}"
     if need.point is None:
         return f"{base}; {need.text()}; {_FIX}"
     return f"{base}; {need.text()} ({', '.join(verdicts)}); {_FIX}"

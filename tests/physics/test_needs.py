@@ -151,3 +151,28 @@ def test_a_declared_pool_against_an_unknown_default_context_is_said(tmp_path):
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "Qwen/Qwen3-8B"))
     assert run(["check", str(path), "--isolated", "--format", "concise", "--select", "CTX008,CTX201"]).out.startswith(
         f"{path}:4:58: CTX201 [error] 40,960 > 8,192")
+
+
+def test_a_model_ctxlint_does_not_model_gets_no_memory_need_not_a_shortfall(tmp_path):
+    # llm-d's DeepSeek-V4 guide: the catalog marks its compressed attention as not modelled, and the
+    # search, finding no size that holds it, said "does not fit even 2 TiB per GPU" (weights of 4 GPUs
+    # at FP8 fit easily); a device would not help either, so the advice is the engine's own figure
+    path = tmp_path / "dsv4.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: dsv4}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.23.0
+          command: [vllm, serve, deepseek-ai/DeepSeek-V4-Flash, --data-parallel-size, "4", --max-model-len, "4096"]
+          resources: {limits: {nvidia.com/gpu: "4"}}
+""")
+    out = run(["check", str(path), "--isolated"]).out
+    assert "does not fit" not in out and "state the device" not in out
+    assert ("(4 per replica, type unknown); no memory need can be given for 4,096 tokens: "
+            "deepseek-ai/DeepSeek-V4-Flash: compressed attention (compress_ratios: KV compressed 4x/128x per "
+            "layer, DeepSeek-V4) is not modelled; state the pool the engine logs") in out
