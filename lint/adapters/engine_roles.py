@@ -52,6 +52,7 @@ class RoleFacts:
     engine_args: Tuple[Tuple[str, Val[Any]], ...]
     parallel_unknown: bool = False  # a parallel size is given but its value is not known
     per_pod: bool = False  # vLLM --data-parallel-size-local or -rank: this pod runs its own share of ranks
+    draft_layers: Optional[Val[int]] = None  # speculative decoding's draft layers that hold KV pages
 
 
 def _stated(inv: Invocation, name: Optional[str]) -> Optional[Setting]:
@@ -146,6 +147,33 @@ def _dtype(inv: Invocation, where: SourceOf) -> Optional[Val[str]]:
     return Val(s.value, where(s), raw=s.raw_text)
 
 
+def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
+    """Draft layers with KV pages of their own, with the target's dimensions: EAGLE and EAGLE-3 heads
+    and MTP modules are one decoder layer (vLLM: the draft's attention layers join the KV cache; the
+    logged pool of Llama-3.1-8B + EAGLE matches 32 + 1 layers exactly, engines.md §1.3; SGLang scales
+    the cell by 1 + draft_layers/num_layers, §2.3). Every published EAGLE head and MTP checkpoint has
+    one (vLLM warns "only have one layer" for the MTP models it knows). Draft *models*
+    (vLLM draft_model, SGLang STANDALONE) and n-gram drafts are not counted: a model of its own (not
+    modelled), or no KV at all."""
+    if inv.engine == "vllm":
+        s = _stated(inv, "speculative_config")
+        if s is None or not isinstance(s.value, dict):
+            return None
+        method, draft = (str(s.value.get(k) or "").lower() for k in ("method", "model"))
+        if not method:  # vLLM names the method after the draft's name (vllm/config/speculative.py)
+            method = "eagle3" if "eagle3" in draft else "eagle" if "eagle-" in draft else ""
+        if method not in ("eagle", "eagle3", "mtp") and not method.endswith("_mtp"):
+            return None
+    elif inv.engine == "sglang":
+        s = _stated(inv, "speculative_algorithm")
+        method = str(s.value).upper() if s is not None else ""
+        if method not in ("EAGLE", "EAGLE3", "NEXTN"):
+            return None
+    else:
+        return None
+    return Val(1, where(s), raw=f"{method}: one draft layer")
+
+
 def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
     """The role-level facts of one invocation; `where(setting)` gives a setting's source."""
     kind, kind_source = role_kind(inv, where)
@@ -156,7 +184,7 @@ def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
     unknown = any(s is not None and s.origin in STATED and s.value is None
                   for s in (inv.settings.get(n) for n in names))
     return RoleFacts(kind, kind_source, _context(inv, where), _pool(inv, where), _dtype(inv, where),
-                     _parallelism(inv, where), args, unknown, per_pod)
+                     _parallelism(inv, where), args, unknown, per_pod, _draft_layers(inv, where))
 
 
 def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[str]:

@@ -200,7 +200,7 @@ class _Reader(Positions, Devices):
             facts = self.layer_split(inv, facts)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
-                    kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
+                    kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism, draft_layers=facts.draft_layers,
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
                                               count=self.visible(self.count(inv, facts), assigns)),
                     source=self.c.node.source(self.file), name=self.c.name,

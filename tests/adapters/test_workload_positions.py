@@ -1,6 +1,8 @@
 """Every Val points at the value token as typed, whatever form the command takes."""
 from __future__ import annotations
 
+import pytest
+
 from tests.adapters.kit import adapt, arg, at
 
 HEAD = """\
@@ -242,3 +244,50 @@ def test_each_settings_source_is_worked_out_once_and_is_the_same_object_everywhe
     assert role.context_length.source is args["max_model_len"].source
     assert role.parallelism.tensor.source is args["tensor_parallel_size"].source
     assert at(text, role.kv_cache_dtype.source) == "fp8" and at(text, role.kv_pool_tokens.source) == "4096"
+
+
+@pytest.mark.parametrize("config, layers", [
+    ('{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}', 1),
+    ('{"model": "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B", "num_speculative_tokens": 3}', 1),  # named after the draft
+    ('{"method": "deepseek_mtp", "num_speculative_tokens": 1}', 1),
+    ('{"method": "mtp", "num_speculative_tokens": 2}', 1),
+    ('{"method": "ngram", "prompt_lookup_max": 4}', None),  # no KV of its own
+    ('{"model": "meta-llama/Llama-3.2-1B"}', None),  # a draft model with its own dimensions: not modelled
+])
+def test_vllm_speculative_draft_layers(config, layers):
+    text = HEAD + f"""\
+          command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --speculative-config, '{config}']
+"""
+    _, role = one_role(text)
+    assert (role.draft_layers.value if role.draft_layers else None) == layers
+    if layers:
+        assert at(text, role.draft_layers.source) == config
+
+
+@pytest.mark.parametrize("algorithm, layers", [("EAGLE", 1), ("EAGLE3", 1), ("NEXTN", 1), ("NGRAM", None),
+                                               ("STANDALONE", None)])
+def test_sglang_speculative_draft_layers(algorithm, layers):
+    text = HEAD.replace("vllm/vllm-openai:v0.11.0", "lmsysorg/sglang:v0.5.2") + f"""\
+          command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen3-8B, --speculative-algorithm, {algorithm}]
+"""
+    _, role = one_role(text)
+    assert (role.draft_layers.value if role.draft_layers else None) == layers
+    if layers:
+        assert at(text, role.draft_layers.source) == algorithm
+
+
+def test_the_draft_layer_holds_kv_in_the_derived_pool():
+    # vllm-project/vllm#19996: Llama-3.1-8B + EAGLE on one H100 logs a pool of 32 + 1 layers (engines.md §1.3)
+    from ctxlint.capacity import with_pools
+    text = HEAD + """\
+          command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192", --speculative-config,
+                    '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}']
+          resources: {limits: {nvidia.com/gpu: 1}}
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+"""
+    plain = text.replace(""", --speculative-config,
+                    '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}']""", "]")
+    drafted, undrafted = (with_pools(one_role(t)[0])[0].roles[0] for t in (text, plain))
+    assert (drafted.capacity.kv_bytes_per_token_per_gpu, undrafted.capacity.kv_bytes_per_token_per_gpu) == (
+        33 * 4096, 32 * 4096)  # 8 KV heads x 128 x 2 (K, V) x 2 B per layer
+    assert drafted.pool.tokens < undrafted.pool.tokens
