@@ -269,8 +269,8 @@ def _no_kv_memory(dep: Deployment) -> List[Diagnostic]:
         if starved(dep, role) != "kv":
             continue
         where = role.accelerators.type or role.accelerators.count
-        out.append(Diagnostic(NO_KV_MEMORY, _no_memory_text(role, role.capacity), where.source if where is not None
-                              else (role.source or dep.source), dep.display_name))
+        out.append(Diagnostic(NO_KV_MEMORY, _no_memory_text(dep, role, role.capacity),
+                              where.source if where is not None else (role.source or dep.source), dep.display_name))
     return out
 
 
@@ -281,7 +281,9 @@ def _weights_exceed(dep: Deployment, role: Role, cap) -> bool:
     return acc is not None and bool(weights) and weights > acc.memory_bytes
 
 
-def _no_memory_text(role: Role, cap) -> str:
+def _no_memory_text(dep: Deployment, role: Role, cap) -> str:
+    from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a role with no KV memory pays for it
+
     steps = {label: (formula, value) for label, formula, value in cap.steps}
     budget = steps.get("KV budget", ("", cap.kv_budget_bytes_per_gpu))
     band = ""
@@ -291,8 +293,7 @@ def _no_memory_text(role: Role, cap) -> str:
     return (f"{cap.kv_budget_bytes_per_gpu / GIB:.2f} GiB < one KV block{band}: the {role.label} engine has no "
             f"memory left for the KV cache on {cap.accelerator} ({budget[0]}{rule}), so it will not start. Use "
             "more or larger accelerators, more tensor parallelism, a quantized checkpoint, or a higher memory "
-            "fraction; if the engine does start, state the KV memory it logs (available_kv_gib, or the "
-            "ctxlint.io/available-kv-gib annotation)")
+            f"fraction; if the engine does start, state the KV memory it logs ({how_to_state_pool(dep.input_format)})")
 
 
 def _model_unknown(dep: Deployment) -> str:

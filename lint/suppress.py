@@ -22,7 +22,7 @@ from typing import Collection, Iterable, Iterator, List, Match, Optional, Sequen
 
 import yaml
 
-from ctxlint.adapters.workload_inputs import ANNOTATIONS as PROMISE_ANNOTATIONS
+from ctxlint.adapters.workload_inputs import READ_ANNOTATIONS
 from ctxlint.findings import Diagnostic, Finding
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
@@ -257,8 +257,8 @@ def _from_annotations(file: str, root) -> List[Suppression]:
         return []
     out = []
     for key, value in annotations.value.items():
-        # The promise annotations (context-window, ...) are read by the adapters, not here.
-        if not isinstance(key, str) or not key.startswith(ANNOTATION_PREFIX) or key in PROMISE_ANNOTATIONS:
+        # The promise and measured-pool annotations (context-window, ...) are read by the adapters, not here.
+        if not isinstance(key, str) or not key.startswith(ANNOTATION_PREFIX) or key in READ_ANNOTATIONS:
             continue
         key_node = annotations.keys[key]
         source = key_node.source(file)
@@ -267,7 +267,7 @@ def _from_annotations(file: str, root) -> List[Suppression]:
             out.append(Suppression(file, (), None, DOCUMENT, 0, -1, source, "annotation",
                                    error=f"unknown ctxlint annotation '{key}': expected "
                                          f"'{IGNORE_ANNOTATION}CTX101: \"reason\"' or one of "
-                                         f"{', '.join(sorted(PROMISE_ANNOTATIONS))}"))
+                                         f"{', '.join(sorted(READ_ANNOTATIONS))}"))
             continue
         codes, error = _resolve([key[len(IGNORE_ANNOTATION):]])
         out.append(Suppression(file, codes, reason or None, DOCUMENT, root.line, root.end_line, source,

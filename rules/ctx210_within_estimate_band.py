@@ -8,8 +8,10 @@ Why:
     (CTX101, CTX102, CTX103, CTX201, CTX209) report an error. Inside the band
     ctxlint will not guess either way: this warning says so, with the band,
     and names the log line that settles it. State what the engine logs at boot
-    (`available_kv_gib`, or the pool as `kv_pool_tokens`) and the verdict
-    becomes exact.
+    (`available_kv_gib`, or the pool as `kv_pool_tokens`; on a Kubernetes
+    workload or operator resource the `ctxlint.io/available-kv-gib` or
+    `ctxlint.io/kv-pool-tokens` annotation, on a compose service the label)
+    and the verdict becomes exact.
 
 Example (bad):
     ```yaml
@@ -43,6 +45,7 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
+from ctxlint.adapters.workload_inputs import how_to_state_pool
 from ctxlint.findings import Problem
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role, Source, fmt
 from ctxlint.rules._common import max_prompt, max_request
@@ -102,8 +105,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         yield Problem(
             f"{fmt(need)} is inside the {role.label} KV pool's estimated band {pool.band()} (point "
             f"{fmt(pool.tokens)}): whether {why} fits depends on terms the estimate knows only within a range "
-            f"({pool.explanation}). Confirm with the engine's log line {log} and state it (available_kv_gib or "
-            f"kv_pool_tokens) for an exact verdict; {_otherwise(pool.floor)}", where, dep.display_name)
+            f"({pool.explanation}). Confirm with the engine's log line {log} and state it "
+            f"({how_to_state_pool(dep.input_format)}) for an exact verdict; {_otherwise(pool.floor)}", where,
+            dep.display_name)
 
 
 def _otherwise(floor: int) -> str:

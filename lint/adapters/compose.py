@@ -159,6 +159,6 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     if not reading.roles:
         return None
     labels = service.get("labels")
-    advertised, gateway = limits_from_annotations(labels, file, result.diagnostics, name)
+    advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)
     return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,
-                    roles=reading.roles, advertised=advertised, gateway=gateway)
+                    roles=reading.roles, advertised=advertised, gateway=gateway, measured=measured)

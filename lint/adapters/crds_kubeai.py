@@ -102,7 +102,7 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
     if not roles:
         return None
     display = str(name.value) if name is not None else None
-    advertised, gateway = limits_from_annotations(annotations, file, result.diagnostics, display)
+    advertised, gateway, measured = limits_from_annotations(annotations, file, result.diagnostics, display)
     return Workload(name=name, source=source, input_format=input_format, roles=roles,
-                    replicas=int_val(spec.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    replicas=int_val(spec.get("replicas"), file), advertised=advertised, gateway=gateway, measured=measured,
                     labels=labels)

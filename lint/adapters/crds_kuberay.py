@@ -230,10 +230,10 @@ class _Reader:
                  at: Node) -> Workload:
         base = name_of(self.obj, self.file)
         name = Val(f"{base.value}/{suffix}", base.source) if base is not None and suffix else base
-        advertised, gateway = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
+        advertised, gateway, measured = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
                                                       self.result.diagnostics, str(name.value) if name else None)
         return Workload(name=name, source=self.obj.source(self.file), input_format=NAME, roles=roles,
-                        replicas=replicas, advertised=advertised, gateway=gateway, labels=labels_of(self.obj))
+                        replicas=replicas, advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(self.obj))
 
 
 def _with_count(r: EngineRole, total: Val[int]) -> EngineRole:

@@ -207,10 +207,10 @@ def _workload(obj: Node, roles: List[EngineRole], replicas: Optional[Val[int]], 
     if not roles:
         return []
     name = name_of(obj, spans.file)
-    advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
+    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
                                                   result.diagnostics, str(name.value) if name else None)
     return [Workload(name=name, source=obj.source(spans.file), input_format=NAME, roles=roles, replicas=replicas,
-                     advertised=advertised, gateway=gateway, labels=labels_of(obj))]
+                     advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))]
 
 
 def _image_node(image: Optional[Node]) -> Optional[Node]:

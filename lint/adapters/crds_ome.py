@@ -147,13 +147,13 @@ class _Reader:
     def workload(self, obj: Node, suffix: Optional[str], roles: List[EngineRole], part: Node) -> Workload:
         base = name_of(obj, self.file)
         name = Val(f"{base.value}/{suffix}", base.source) if base is not None and suffix else base
-        advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), self.file,
+        advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), self.file,
                                                       self.result.diagnostics, str(name.value) if name else None)
         isvc = scalar(obj.get("kind")) == "InferenceService"
         replicas = int_val(part.get("minReplicas"), self.file) if isvc else None
         return Workload(name=name, source=obj.source(self.file), input_format=NAME, roles=roles,
                         replicas=replicas if replicas is not None and replicas.value > 0 else None,
-                        advertised=advertised, gateway=gateway, labels=labels_of(obj))
+                        advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))
 
 
 def _pod(spec: Node, outer: Node) -> Node:

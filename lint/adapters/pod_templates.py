@@ -62,11 +62,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             label = _label(path, holder)
             name = base if len(named) == 1 else Val(f"{base.value if base else ''}/{label}".lstrip("/"),
                                                     (base or Val(None, pod.source(spans.file))).source)
-            advertised, gateway = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
+            advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), spans.file,
                                                           result.diagnostics, str(name.value) if name else None)
             replicas = int_val(holder.get("replicas"), spans.file) if holder is not None else None
             workloads.append(Workload(name=name, source=pod.source(spans.file), input_format=NAME, roles=roles,
-                                      replicas=replicas, advertised=advertised, gateway=gateway,
+                                      replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
                                       labels=labels_of(obj)))
     result.extend(deployments_from(loaded.path, _named_halves(workloads)))
     return result

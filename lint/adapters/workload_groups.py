@@ -68,6 +68,17 @@ def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
     return result
 
 
+def _measured(role: Role, w: Workload) -> Dict[str, Val]:
+    """The engine's logged pool (ctxlint.io/kv-pool-tokens, ctxlint.io/available-kv-gib) for a role whose
+    own settings do not state one (an engine flag such as --num-gpu-blocks-override is what it runs with)."""
+    found: Dict[str, Val] = {}
+    if w.measured.kv_pool_tokens is not None and role.kv_pool_tokens is None:
+        found["kv_pool_tokens"] = w.measured.kv_pool_tokens
+    if w.measured.available_kv_gib is not None and role.available_kv_gib is None:
+        found["available_kv_gib"] = w.measured.available_kv_gib
+    return found
+
+
 def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
     head = group[0]
     names = [w.name for w in group if w.name is not None]
@@ -80,7 +91,7 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         # Name a role only when its kind alone is ambiguous: by container, else by workload.
         label = r.role.name if len(w.roles) > 1 and r.role.name else (str(w.name.value) if w.name else "")
         role_name = f"{r.role.kind} ({label})" if kinds.count(r.role.kind) > 1 and label else ""
-        roles.append(replace(r.role, replicas=w.replicas, name=role_name))
+        roles.append(replace(r.role, replicas=w.replicas, name=role_name, **_measured(r.role, w)))
     first = head.roles[0]
     model = next((r.model for w in group for r in w.roles if r.model is not None), None)
     version = next((r.version for w in group for r in w.roles if r.version is not None), None)

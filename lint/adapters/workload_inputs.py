@@ -17,6 +17,29 @@ from ..records import record
 INVALID_TOKEN_COUNT = "invalid-token-count"
 ANNOTATIONS = {"ctxlint.io/context-window": "context_window", "ctxlint.io/max-output-tokens": "max_output_tokens",
                "ctxlint.io/gateway-max-prompt-tokens": "max_prompt_tokens"}
+# What the engine logged at boot, stated beside the deploy file's own settings (the native manifest's
+# kv_pool_tokens and available_kv_gib): they turn a derived, banded pool into the engine's own figure.
+KV_POOL_TOKENS, AVAILABLE_KV_GIB = "ctxlint.io/kv-pool-tokens", "ctxlint.io/available-kv-gib"
+SCHEMA_VIOLATION = "schema-violation"
+READ_ANNOTATIONS = (*ANNOTATIONS, KV_POOL_TOKENS, AVAILABLE_KV_GIB)  # every ctxlint.io/ key the adapters read
+# The input formats whose workloads read those annotations (compose: service labels).
+ANNOTATED_FORMATS = frozenset({"kubernetes", "pod-template", "compose", "aibrix", "dynamo", "kaito", "kserve",
+                               "kubeai", "kuberay", "llm-d", "nim", "ome", "vllm-runtime", "triton-trtllm"})
+
+
+def how_to_state_pool(input_format: str) -> str:
+    """Where a deployment of this input format states the pool its engine logged."""
+    if input_format in ANNOTATED_FORMATS:
+        where = "labels" if input_format == "compose" else "annotations"
+        return f"the {AVAILABLE_KV_GIB} or {KV_POOL_TOKENS} {where}"
+    return "available_kv_gib or kv_pool_tokens" + ("" if input_format == "native" else " in a native manifest")
+
+
+@record(frozen=True)
+class Measured:
+    """The KV pool (tokens) or KV memory per GPU (GiB) the engine logged, from annotations."""
+    kv_pool_tokens: Optional[Val[int]] = None
+    available_kv_gib: Optional[Val[float]] = None
 
 
 @record(frozen=True)
@@ -127,16 +150,37 @@ def env_from_list(node: Optional[Node], resolve: Callable[[str], Optional[str]] 
 
 # -- advertised limits ------------------------------------------------------------------------------------
 def limits_from_annotations(annotations: Optional[Node], file: str, diagnostics: List[Diagnostic],
-                            deployment: Optional[str] = None) -> Tuple[Advertised, Gateway]:
-    """`ctxlint.io/*` annotations -> (Advertised, Gateway); bad counts -> invalid-token-count."""
+                            deployment: Optional[str] = None) -> Tuple[Advertised, Gateway, Measured]:
+    """`ctxlint.io/*` annotations -> (Advertised, Gateway, Measured); bad counts -> invalid-token-count."""
     found: Dict[str, Val[int]] = {}
-    for key, field_name in ANNOTATIONS.items():
-        node = annotations.get(key) if annotations is not None and annotations.kind == MAP else None
+    annotations = annotations if annotations is not None and annotations.kind == MAP else None
+    for key, field_name in (*ANNOTATIONS.items(), (KV_POOL_TOKENS, "kv_pool_tokens")):
+        node = annotations.get(key) if annotations is not None else None
         if node is None or node.kind != SCALAR:
             continue
         try:
             found[field_name] = Val(parse_token_count(node.value), node.source(file), raw=scalar_text(node))
         except TokenCountError as exc:
             diagnostics.append(Diagnostic(INVALID_TOKEN_COUNT, f"{node.path}: {exc}", node.source(file), deployment))
+    gib = annotations.get(AVAILABLE_KV_GIB) if annotations is not None else None
+    available = None
+    if gib is not None and gib.kind == SCALAR:
+        available = _gib(gib, file, diagnostics, deployment)
     return (Advertised(context_window=found.get("context_window"), max_output_tokens=found.get("max_output_tokens")),
-            Gateway(max_prompt_tokens=found.get("max_prompt_tokens")))
+            Gateway(max_prompt_tokens=found.get("max_prompt_tokens")),
+            Measured(found.get("kv_pool_tokens"), available))
+
+
+def _gib(node: Node, file: str, diagnostics: List[Diagnostic], deployment: Optional[str]) -> Optional[Val[float]]:
+    """A positive number of GiB ("51.63"), as the engine's "Available KV cache memory: 51.63 GiB" says it."""
+    text = scalar_text(node).strip()
+    try:
+        value = float(text.removesuffix("GiB").strip())
+    except ValueError:
+        value = float("nan")
+    if not (0 < value < float("inf")) or isinstance(node.value, bool):
+        diagnostics.append(Diagnostic(SCHEMA_VIOLATION, f"{node.path}: {text!r} is not a positive number of GiB "
+                                      "(the engine's \"Available KV cache memory\" figure, e.g. 51.63)",
+                                      node.source(file), deployment))
+        return None
+    return Val(value, node.source(file), raw=text)

@@ -143,8 +143,53 @@ def test_a_mistyped_promise_annotation_is_still_reported(tmp_path):
     result = run(["check", "--select", "CTX006", str(path)])
     assert result.out == (
         f"{path}:6:5: CTX006 [warning] unknown ctxlint annotation 'ctxlint.io/context-windw': expected "
-        "'ctxlint.io/ignore.CTX101: \"reason\"' or one of ctxlint.io/context-window, "
-        "ctxlint.io/gateway-max-prompt-tokens, ctxlint.io/max-output-tokens (invalid-suppression)\n")
+        "'ctxlint.io/ignore.CTX101: \"reason\"' or one of ctxlint.io/available-kv-gib, ctxlint.io/context-window, "
+        "ctxlint.io/gateway-max-prompt-tokens, ctxlint.io/kv-pool-tokens, ctxlint.io/max-output-tokens "
+        "(invalid-suppression)\n")
+
+
+MEASURED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: chat
+  annotations:
+    ctxlint.io/available-kv-gib: "51.63"   # vLLM: "Available KV cache memory: 51.63 GiB"
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.9.1
+          command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "131072", --speculative-config,
+                    '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}']
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_the_pool_the_engine_logged_is_stated_with_annotations(tmp_path):
+    # vllm-project/vllm#19996: 51.63 GiB available, Llama-3.1-8B + EAGLE -> "GPU KV cache size: 410,128 tokens"
+    import json
+    path = tmp_path / "d.yaml"
+    path.write_text(MEASURED)
+    result = run(["check", "--fail-on", "warning", str(path)])
+    assert (result.code, result.out) == (0, "")  # a known annotation, and the engine's own figure: no band
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    assert row["prefill_pool"] == {"tokens": 410_128, "origin": "derived", "role": "unified"}
+    path.write_text(MEASURED.replace('available-kv-gib: "51.63"', "kv-pool-tokens: 100Ki"))
+    result = run(["check", "--select", "CTX201", str(path)])
+    assert result.out.startswith(f"{path}:14:86: CTX201 [error] 131,072 > 102,400: the unified engine context "
+                                 "length 131,072 exceeds its KV pool 102,400 (declared)")
+    # the engine's own flag is what it runs with: an annotation does not replace it
+    path.write_text(MEASURED.replace('available-kv-gib: "51.63"', "kv-pool-tokens: 100Ki").replace(
+        '"131072",', '"131072", --num-gpu-blocks-override, "5000",'))
+    out = run(["check", "--select", "CTX201", str(path)]).out
+    assert "exceeds its KV pool 80,000 (declared)" in out and "102,400" not in out
+    path.write_text(MEASURED.replace('"51.63"', "plenty"))
+    assert run(["check", "--select", "CTX002", str(path)]).out == (
+        f"{path}:6:34: CTX002 [error] metadata.annotations[\"ctxlint.io/available-kv-gib\"]: 'plenty' is not a "
+        "positive number of GiB (the engine's \"Available KV cache memory\" figure, e.g. 51.63) (schema-violation)\n")
 
 
 _DP_RANK = """\
