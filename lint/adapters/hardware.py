@@ -17,7 +17,12 @@ from ctxlint.physics.accelerators import lookup_accelerator
 
 # Kubernetes extended resources that count accelerators (one unit = one device).
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com/tpu", "intel.com/gpu",
-                 "gpu.intel.com/i915", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
+                 "gpu.intel.com/i915", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice",
+                 "aws.amazon.com/neuroncore")
+# AWS Neuron devices (Inferentia, Trainium chips) each hold several NeuronCores, and vLLM's and
+# transformers-neuronx's tensor parallel size counts NeuronCores: a device count is not in the
+# engine's unit. `aws.amazon.com/neuroncore` counts cores, and is.
+NEURON_DEVICES = ("aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
 # Node labels whose value names the device.
 TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
                "cloud.google.com/gke-tpu-accelerator", "node.kubernetes.io/instance-type",
@@ -92,7 +97,10 @@ TPU_CHIPS = "google.com/tpu"
 
 def engine_devices(count: Optional[Val[int]], device: Optional[Val[str]]) -> Optional[Val[int]]:
     """The devices an engine sees for a device-plugin count: a `google.com/tpu` count is chips, and a
-    chip without megacore (TPU7x) is two devices to JAX and vLLM, each with half its memory."""
+    chip without megacore (TPU7x) is two devices to JAX and vLLM, each with half its memory; an AWS
+    Neuron device count is not known in NeuronCores (None)."""
+    if count is not None and count.source.path.endswith(tuple(f'["{name}"]' for name in NEURON_DEVICES)):
+        return None  # cores per device depend on the chip: the count in the engine's unit is not known
     if count is None or device is None or not count.source.path.endswith(f'["{TPU_CHIPS}"]'):
         return count
     acc = lookup_accelerator(str(device.value))

@@ -105,3 +105,35 @@ def test_ctx204_counts_tpu7x_devices(tmp_path):
            "has 8 (4 TPU-7x chips x 2 TensorCores)" in out, out
     path.write_text(TPU.replace("DEVICE", "tpu7x").replace("TP]", "8]"))
     assert run(["check", str(path), "--select", "CTX204"]).out == ""
+
+
+NEURON = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: mistral-neuron}
+spec:
+  template:
+    spec:
+      nodeSelector: {node.kubernetes.io/instance-type: trn1.2xlarge}
+      containers:
+        - name: vllm
+          image: public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:0.9.1
+          command: [vllm, serve, mistralai/Mistral-7B-Instruct-v0.2, --device, neuron, --tensor-parallel-size, "2"]
+          resources: {limits: {RESOURCE: 1}}
+"""
+
+
+def test_a_neuron_device_count_is_not_in_the_engines_unit(tmp_path):
+    # aws-samples gen-ai-on-eks: one trn1 device (two NeuronCores) serves vLLM at TP 2, which counts
+    # NeuronCores; a device count is not comparable with it, a neuroncore count is
+    from helpers import run
+
+    path = tmp_path / "d.yaml"
+    for resource, count in (("aws.amazon.com/neuron", None), ("aws.amazon.com/neurondevice", None),
+                            ("aws.amazon.com/neuroncore", 1)):
+        [role] = adapt(NEURON.replace("RESOURCE", resource)).deployments[0].roles
+        assert (role.accelerators.count.value if role.accelerators.count else None) == count, resource
+    path.write_text(NEURON.replace("RESOURCE", "aws.amazon.com/neuron"))
+    assert run(["check", str(path), "--select", "CTX204,CTX205"]).out == ""
+    path.write_text(NEURON.replace("RESOURCE", "aws.amazon.com/neuroncore"))
+    assert "CTX204 [error] 2 > 1" in run(["check", str(path), "--select", "CTX204"]).out
