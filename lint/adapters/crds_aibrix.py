@@ -77,8 +77,8 @@ def _workload(obj: Node, suffix: str, at: Node, roles: List[EngineRole], replica
               file: str, result: AdaptResult) -> Workload:
     base = name_of(obj, file)
     name = Val(f"{base.value}/{suffix}" if base is not None else suffix, at.source(file))
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  str(name.value))
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value))
     return Workload(name=name, source=at.source(file), input_format=NAME, roles=roles, replicas=replicas,
                     advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))
 

@@ -91,11 +91,11 @@ def _service(obj: Node, key: str, key_node: Node, service: Node, spans: ScalarSp
     dgd = name_of(obj, file)
     name = Val(f"{dgd.value}/{key}" if dgd is not None else key, key_node.source(file))
     display = str(name.value)
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  display)
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, display)
     return Workload(name=name, source=key_node.source(file), input_format=NAME, roles=roles,
-                    replicas=int_val(service.get("replicas"), file), advertised=advertised, gateway=gateway, measured=measured,
-                    labels=labels_of(obj))
+                    replicas=int_val(service.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    measured=measured, labels=labels_of(obj))
 
 
 def _decode_by_default(graph: List[Workload]) -> List[Workload]:

@@ -127,7 +127,8 @@ class _Reader:
         advertised, gateway, measured = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
                                                       self.result.diagnostics, str(name.value) if name else None)
         return [Workload(name=name, source=self.obj.source(self.file), input_format=NAME, roles=roles,
-                         replicas=replicas, advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(self.obj))]
+                         replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
+                         labels=labels_of(self.obj))]
 
     def hardware(self, instance: Optional[Node], nodes: Optional[Val[int]]) -> Tuple[Optional[Val[str]],
                                                                                       Optional[Val[int]], int]:

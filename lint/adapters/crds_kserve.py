@@ -73,8 +73,8 @@ def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: 
     if name is not None and suffix:
         name = Val(f"{name.value}/{suffix}", name.source)
     display = str(name.value) if name is not None else None
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  display)
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, display)
     return [Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
                      advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))]
 

@@ -104,5 +104,5 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
     display = str(name.value) if name is not None else None
     advertised, gateway, measured = limits_from_annotations(annotations, file, result.diagnostics, display)
     return Workload(name=name, source=source, input_format=input_format, roles=roles,
-                    replicas=int_val(spec.get("replicas"), file), advertised=advertised, gateway=gateway, measured=measured,
-                    labels=labels)
+                    replicas=int_val(spec.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    measured=measured, labels=labels)

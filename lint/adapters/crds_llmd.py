@@ -84,11 +84,11 @@ def _section(obj: Node, spec: Node, section: str, spans: ScalarSpans, maps: Dict
     roles = [_as_section(r, section, where, model) for r in roles]
     base = name_of(obj, file)
     name = Val(f"{base.value}-{section}", base.source) if base is not None else None
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  str(name.value) if name is not None else None)
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value) if name is not None else None)
     return Workload(name=name, source=part.source(file), input_format=NAME, roles=roles,
-                    replicas=int_val(part.get("replicas"), file), advertised=advertised, gateway=gateway, measured=measured,
-                    labels=labels_of(obj))
+                    replicas=int_val(part.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    measured=measured, labels=labels_of(obj))
 
 
 def _as_section(r: EngineRole, section: str, where, model: Optional[Val[str]]) -> EngineRole:

@@ -131,8 +131,8 @@ def _runtime(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult) -> 
     if not reading.roles:
         return None
     name = name_of(obj, file)
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  str(name.value) if name is not None else None)
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value) if name is not None else None)
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=reading.roles,
                     replicas=int_val(deploy.get("replicas"), file) if deploy is not None else None,
                     advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj),

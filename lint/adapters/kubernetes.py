@@ -90,7 +90,8 @@ def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str
     advertised, gateway, measured = limits_from_annotations(annotations, file, result.diagnostics, display)
     labels = obj.dig("metadata", "labels")
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
-                    advertised=advertised, gateway=gateway, measured=measured, pod_labels=labels_of(template) if template else (),
+                    advertised=advertised, gateway=gateway, measured=measured,
+                    pod_labels=labels_of(template) if template else (),
                     labels=tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
                     if labels is not None and labels.kind == MAP else ())
 

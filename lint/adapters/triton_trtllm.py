@@ -169,8 +169,8 @@ def _container(obj: Node, pod: Node, holder: Node, c: Node, spans: ScalarSpans,
                            "file)", engine.source))
     found = replace(found, model=settings.model, unresolved=found.unresolved + unresolved)
     name = name_of(obj, file)
-    advertised, gateway, measured = limits_from_annotations(obj.dig("metadata", "annotations"), file, result.diagnostics,
-                                                  str(name.value) if name else None)
+    advertised, gateway, measured = limits_from_annotations(
+        obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value) if name else None)
     replicas = int_val(holder.get("replicas"), file) if holder is not None and holder.kind == MAP else None
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=[found], replicas=replicas,
                     advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))
