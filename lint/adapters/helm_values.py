@@ -96,7 +96,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         return result  # a Kubernetes object, not values
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
+    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws, _llmd_modelservice):
         workloads.extend(reader(root, spans, result))
     result.extend(deployments_from(loaded.path, workloads))
     return result
@@ -127,6 +127,13 @@ def _workload(name: Optional[Node], node: Node, roles: List[EngineRole], file: s
     val = Val(text, (name or node).source(file)) if text else None
     return [Workload(name=val, source=node.source(file), input_format=NAME, roles=roles,
                      replicas=int_val(replicas, file))]
+
+
+def _llmd_modelservice(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    from ctxlint.adapters import helm_modelservice  # its own module: imported for its values only
+    if not helm_modelservice.is_modelservice(root):
+        return []
+    return helm_modelservice.read(root, spans, result, _clone, NAME)
 
 
 # -- vLLM production-stack --------------------------------------------------------------------------------

@@ -274,3 +274,93 @@ def test_production_stack_ray_spec_counts_the_head_and_the_workers():
     headless = adapt(RAY_VALUES.replace("      headNode:\n        requestGPU: 4\n", "      enabled: true\n"),
                      "values.yaml")
     assert headless.deployments[0].roles[0].accelerators.count.value == 8
+
+
+# -- llm-d-modelservice chart values (helm_modelservice.py) -----------------------------------------------
+MODELSERVICE = """\
+modelArtifacts:
+  name: Qwen/Qwen3-8B
+  uri: hf://"{{ .Values.modelArtifacts.name }}"
+decode:
+  create: true
+  replicas: 2
+  parallelism:
+    tensor: 2
+  acceleratorTypes:
+    labelKey: nvidia.com/gpu.product
+    labelValues: [NVIDIA-H100-80GB-HBM3]
+  containers:
+  - name: vllm
+    image: ghcr.io/llm-d/llm-d-cuda:v0.4.0
+    modelCommand: vllmServe
+    args: ["--max-model-len", "32768", "--kv-transfer-config", '{"kv_connector":"NixlConnector","kv_role":"kv_both"}']
+prefill:
+  create: true
+  replicas: 1
+  containers:
+  - name: vllm
+    image: ghcr.io/llm-d/llm-d-cuda:v0.4.0
+    modelCommand: vllmServe
+    args: ["--max-model-len", "32768"]
+    resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_modelservice_values_render_as_the_chart_does():
+    # llm-d-incubation/llm-d-modelservice@3051935 _helpers.tpl: vllmServe runs `vllm serve <model>`
+    # with the parallel sizes above 1, then the container's args; each worker gets dataLocal x
+    # tensor GPUs unless its limits say
+    [dep] = adapt(MODELSERVICE, "values.yaml").deployments
+    assert (dep.input_format, dep.model.id.value, dep.disaggregated) == ("helm-values", "Qwen/Qwen3-8B", True)
+    decode, prefill = sorted(dep.roles, key=lambda r: r.kind)
+    assert (decode.kind, decode.parallelism.tp, decode.context_length.value) == ("decode", 2, 32768)
+    assert at(MODELSERVICE, decode.parallelism.tensor.source) == "2"  # at parallelism.tensor
+    assert (decode.accelerators.count.value, decode.accelerators.count.raw) == (
+        2, "llm-d-modelservice: dataLocal 1 x tensor 2")
+    assert (decode.accelerators.type.value, decode.replicas.value) == ("H100-SXM-80GB", 2)
+    assert (prefill.parallelism.tp, prefill.accelerators.count.value, prefill.accelerators.type) == (1, 1, None)
+    assert at(MODELSERVICE, dep.model.id.source) == 'hf://"{{ .Values.modelArtifacts.name }}"'
+
+
+def test_modelservice_sections_the_chart_does_not_run():
+    # decode alone serves whole requests; the chart's prefill.replicas is 0, so a prefill section that
+    # does not state its replicas runs no pods; `create: false` renders nothing
+    alone = MODELSERVICE[:MODELSERVICE.index("prefill:")]
+    [dep] = adapt(alone, "values.yaml").deployments
+    assert [r.kind for r in dep.roles] == ["unified"]
+    for text in (MODELSERVICE.replace("  replicas: 1\n", ""), MODELSERVICE.replace("  create: true\n  replicas: 1",
+                                                                                   "  create: false\n  replicas: 1")):
+        assert [r.kind for r in adapt(text, "values.yaml").deployments[0].roles] == ["unified"]
+
+
+URI = 'uri: hf://"{{ .Values.modelArtifacts.name }}"'
+
+
+@pytest.mark.parametrize("change, model, count", [
+    ((URI, "uri: pvc://model-pvc/models/qwen3"), "/model-cache/models/qwen3", 2),
+    ((URI, "uri: pvc+hf://model-pvc/hub/Qwen/Qwen3-8B"), "Qwen/Qwen3-8B", 2),
+    (("modelArtifacts:\n", "accelerator: {type: cpu}\nmodelArtifacts:\n"), "Qwen/Qwen3-8B", None),
+])
+def test_modelservice_model_uri_and_accelerator_type(change, model, count):
+    [dep] = adapt(MODELSERVICE.replace(*change), "values.yaml").deployments
+    decode = next(r for r in dep.roles if r.kind == "decode")
+    assert dep.model.id.value == model
+    assert (decode.accelerators.count.value if decode.accelerators.count else None) == count
+
+
+def test_modelservice_image_default_and_custom_commands():
+    decode_args = '    args: ["--max-model-len", "32768", "--kv'
+    image_default = MODELSERVICE.replace(
+        f"ghcr.io/llm-d/llm-d-cuda:v0.4.0\n    modelCommand: vllmServe\n{decode_args}",
+        f"vllm/vllm-openai:v0.11.0\n    modelCommand: imageDefault\n{decode_args}")
+    [dep] = adapt(image_default, "values.yaml").deployments
+    decode = next(r for r in dep.roles if r.kind == "decode")
+    assert (dep.engine.version.value, decode.parallelism.tp, decode.context_length.value) == ("0.11.0", 2, 32768)
+    custom = MODELSERVICE.replace("    modelCommand: vllmServe\n    args: [\"--max-model-len\", \"32768\"]\n",
+                                  "    command: [vllm, serve, Qwen/Qwen3-8B, --max-model-len, \"8192\"]\n")
+    prefill = next(r for r in adapt(custom, "values.yaml").deployments[0].roles if r.kind == "prefill")
+    assert prefill.context_length.value == 8192 and at(custom, prefill.context_length.source) == "8192"
+    # the chart's default image is a simulator: no engine
+    sim = MODELSERVICE.replace("ghcr.io/llm-d/llm-d-cuda:v0.4.0\n    modelCommand: vllmServe",
+                               "ghcr.io/llm-d/llm-d-inference-sim:latest\n    modelCommand: imageDefault")
+    assert adapt(sim, "values.yaml").deployments == []
