@@ -43,7 +43,7 @@ from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
                              parse_invocation, split_list, split_shell)
-from ctxlint.engines.detect import image_tag
+from ctxlint.engines.detect import ENGINE_COMMANDS, image_tag, unknown_entrypoint_flags
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -174,9 +174,21 @@ class _Reader(Positions, Devices):
             found = detect(cmd.tokens, image, args_only=c.args_only)
             if not found and c.engine is not None and c.args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
+            if not found and c.args_only and cmd.tokens:
+                self.unattributed(cmd, image, out)
             for det in found:
                 self.invocation(cmd, det, image, out)
         return out
+
+    def unattributed(self, cmd, image: Optional[str], out: Reading) -> None:
+        """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know."""
+        engine, flags = unknown_entrypoint_flags(cmd.tokens, image)
+        if flags:
+            out.diagnostics.append(Diagnostic(UNRESOLVED, (
+                f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so "
+                f"{', '.join(dict.fromkeys(flags))} are not read as {engine} flags and this container is not "
+                f"checked; state the command that starts it (`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"),
+                self.c.image.source(self.file), None))
 
     def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
         env: Dict[str, Optional[str]] = dict(self.env)

@@ -108,6 +108,29 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     return found
 
 
+# How each engine is started, for advice (engines.md §0).
+ENGINE_COMMANDS = {"vllm": "vllm serve", "sglang": "python3 -m sglang.launch_server", "tgi": "text-generation-launcher",
+                   "trtllm": "trtllm-serve", "llamacpp": "llama-server", "lmdeploy": "lmdeploy serve api_server"}
+
+
+def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optional[str]) -> tuple[Optional[str], list[str]]:
+    """(engine, its flags among the tokens) for args-only tokens that `detect` gave no engine: an image of
+    that engine whose entrypoint is not known to start it (rocm/vllm, a fork). Its flags there mean the
+    arguments were written for the engine, but what runs them is unknown: said, never guessed."""
+    engine, _ = engine_from_image(image)
+    if engine is None or "$" in str(image) or image_entrypoint_is_engine(image):
+        return None, []
+    from .specs import spec_for  # only such a container pays for the flag tables
+
+    spec = spec_for(engine)
+    typed = [t.split("=", 1)[0] for t in _texts(tokens) if t.startswith("--")]
+    # only flags the checks read (the model, context, pool, memory, parallel sizes): --port alone is no loss
+    return engine, [t for t in typed if (f := spec.find(t)[0]) is not None and set(f.tags) & _CHECKED_TAGS]
+
+
+_CHECKED_TAGS = {"context", "kv_pool", "memory", "model", "parallel"}
+
+
 def _programs(texts: list[str]) -> list[Detection]:
     """_at at every index that finds a program, in order."""
     found: list[Detection] = []

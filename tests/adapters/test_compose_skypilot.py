@@ -345,3 +345,26 @@ run: |
     only_comments = text.replace('  uv pip install "sglang[all]==0.4.5"  #', "  #")
     [dep] = adapt(only_comments, "task.sky.yaml").deployments
     assert dep.engine.version is None
+
+
+def test_engine_flags_for_an_image_whose_entrypoint_is_unknown_are_said(tmp_path):
+    # ASUOpenClaw/llms docker-compose.vllm.yml: a vLLM fork's image, the engine's flags as `command`;
+    # ctxlint does not know that image's entrypoint, so it does not guess it runs vLLM, but says so
+    from helpers import run
+
+    path = tmp_path / "docker-compose.yml"
+    text = """\
+services:
+  vllm:
+    image: ghcr.io/jajmangold/vllm-sm70:0.18.1
+    command: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", "--port", "8000"]
+"""
+    path.write_text(text)
+    assert run(["check", str(path)]).out == (
+        f"{path}:3:12: CTX008 [info] the image ghcr.io/jajmangold/vllm-sm70:0.18.1 is vllm's but ctxlint does not "
+        "know what its entrypoint runs, so --model, --max-model-len are not read as vllm flags and this container "
+        "is not checked; state the command that starts it (`vllm serve ...`) (unresolved-value)\n")
+    path.write_text(text.replace('"--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192", ', ""))
+    assert run(["check", str(path)]).out == ""  # --port alone: nothing a check would have read
+    path.write_text(text.replace("ghcr.io/jajmangold/vllm-sm70:0.18.1", "vllm/vllm-openai:v0.11.0"))
+    assert "CTX008" not in run(["check", str(path)]).out  # an entrypoint ctxlint knows: read
