@@ -328,10 +328,19 @@ class _Reader(Positions, Devices):
 
 
 def _commented(script: str, at: int) -> bool:
-    """Whether a shell comment (`#` at the line's start or after a blank) hides position `at`: a
-    `# pip install vllm==0.6.3` left above the real install names no installed version."""
-    line = script[script.rfind("\n", 0, at) + 1:at]
-    return line.lstrip().startswith("#") or " #" in line or "\t#" in line
+    """Whether a shell comment (`#` at the line's start or after a blank, outside quotes) hides position
+    `at`: a `# pip install vllm==0.6.3` left above the real install names no installed version, and
+    `echo "step #1" && pip install vllm==0.6.3` does."""
+    quote, before = "", " "
+    for ch in script[script.rfind("\n", 0, at) + 1:at]:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and before in " \t":
+            return True
+        before = ch
+    return False
 
 
 def read_container(container: Container) -> Reading:

@@ -345,6 +345,11 @@ run: |
     only_comments = text.replace('  uv pip install "sglang[all]==0.4.5"  #', "  #")
     [dep] = adapt(only_comments, "task.sky.yaml").deployments
     assert dep.engine.version is None
+    # a `#` inside quotes, or inside a word, starts no comment
+    quoted = only_comments.replace('  # pip install "sglang[all]==0.4.3.post2"',
+                                   '  echo "step #1" && pip install "sglang[all]==0.4.3.post2"#x')
+    [dep] = adapt(quoted, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "0.4.3.post2"
 
 
 def test_engine_flags_for_an_image_whose_entrypoint_is_unknown_are_said(tmp_path):
