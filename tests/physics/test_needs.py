@@ -145,6 +145,10 @@ def test_a_declared_pool_against_an_unknown_default_context_is_said(tmp_path):
         "'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml; the declared KV pool (unified 8,192 "
         "tokens) is compared with nothing until the model resolves or the context length is stated "
         "(unresolved-value)\n")
+    # a context length that is written but not known: the adapter's note says so, once per deployment
+    path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b --context-length ${LEN}"))
+    out = run(["check", str(path), "--isolated"]).out
+    assert out.count("CTX008") == 1 and "--context-length ${LEN}" in out
     # stated, or a catalogued model: compared, and nothing is left unknown
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b --context-length 4096"))
     assert run(["check", str(path), "--isolated", "--format", "concise"]).out == ""
