@@ -4,11 +4,12 @@ name, model, engine and roles were written, and unresolved values are reported o
 """
 from __future__ import annotations
 
+from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.workload import UNRESOLVED, Workload
+from ctxlint.adapters.workload import UNRESOLVED, Measured, Workload
 from ctxlint.findings import Diagnostic
 from ctxlint.model import DECODE, PREFILL, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
 
@@ -51,9 +52,8 @@ def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
     result = AdaptResult()
     groups: List[List[Workload]] = []
     pending: Dict[Tuple[str, str], List[Workload]] = {}
-    for w in (part for whole in workloads for part in _by_model(whole)):
-        if not w.roles:
-            continue
+    parts = [part for whole in workloads for part in _by_model(whole) if part.roles]
+    for w in _one_role_measured(parts, result.diagnostics):
         kinds = _kinds(w)
         key = _model_key(w)
         if key is not None and len(kinds) == 1 and kinds <= {PREFILL, DECODE}:
@@ -68,12 +68,41 @@ def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
     return result
 
 
+def _one_role_measured(parts: List[Workload], diagnostics: List[Diagnostic]) -> List[Workload]:
+    """A logged pool (ctxlint.io/kv-pool-tokens, available-kv-gib) is one engine's: on a resource that
+    runs several engine roles (a Dynamo graph's prefill and decode workers, two engine containers) it
+    cannot say whose, so it is applied to none of them, and said."""
+    def key(w: Workload):
+        m = w.measured
+        return tuple(v.source for v in (m.kv_pool_tokens, m.available_kv_gib) if v is not None)
+
+    counts = Counter(key(w) for w in parts for _ in w.roles)
+    told = set()
+    out = []
+    for w in parts:
+        k = key(w)
+        if k and counts[k] > 1:
+            if k not in told:
+                told.add(k)
+                diagnostics.append(Diagnostic(UNRESOLVED, (
+                    f"the pool the engine logged ({', '.join(s.path for s in k)}) is one engine's, but this "
+                    f"resource runs {counts[k]} engine roles, each with a pool of its own: it is applied to none of "
+                    "them"), k[0],
+                    str(w.name.value) if w.name is not None else None))
+            w = replace(w, measured=Measured())
+        out.append(w)
+    return out
+
+
 def _measured(role: Role, w: Workload) -> Dict[str, Val]:
-    """The engine's logged pool (ctxlint.io/kv-pool-tokens, ctxlint.io/available-kv-gib) for a role whose
-    own settings do not state one (an engine flag such as --num-gpu-blocks-override is what it runs with)."""
+    """The engine's logged pool (ctxlint.io/kv-pool-tokens, ctxlint.io/available-kv-gib) for the role. A pool
+    its flags set is exact (vLLM --num-gpu-blocks-override) or a cap (SGLang --max-total-tokens, TRT-LLM
+    max_tokens: the engine takes the least of it and what memory holds), so the least of the two is the
+    pool; a KV memory its settings state stays theirs."""
     found: Dict[str, Val] = {}
-    if w.measured.kv_pool_tokens is not None and role.kv_pool_tokens is None:
-        found["kv_pool_tokens"] = w.measured.kv_pool_tokens
+    logged = w.measured.kv_pool_tokens
+    if logged is not None and (role.kv_pool_tokens is None or logged.value < role.kv_pool_tokens.value):
+        found["kv_pool_tokens"] = logged
     if w.measured.available_kv_gib is not None and role.available_kv_gib is None:
         found["available_kv_gib"] = w.measured.available_kv_gib
     return found

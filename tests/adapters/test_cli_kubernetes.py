@@ -265,3 +265,41 @@ def test_tgi_before_2_0_defaults_max_total_tokens_to_2048_whatever_the_model(tmp
                "2,048 (the engine's default)" in out, (model, out)
     path.write_text(_TGI.replace("TAG", "2.0.4").replace("MODEL", "myorg/not-in-any-catalog"))
     assert run(["check", str(path), "--select", "CTX104"]).out == ""  # from 2.0 the default follows the model
+
+
+def test_a_logged_pool_is_the_least_of_a_cap_and_is_one_engines(tmp_path):
+    # review: SGLang's --max-total-tokens is a cap (the engine takes the least of it and what memory
+    # holds), so a lower logged pool is the pool; a resource that runs two engines cannot say whose
+    path = tmp_path / "d.yaml"
+    path.write_text(MEASURED.replace('available-kv-gib: "51.63"', 'kv-pool-tokens: "100000"').replace(
+        "vllm/vllm-openai:v0.9.1", "lmsysorg/sglang:v0.5.2").replace(
+        """[vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "131072", --speculative-config,
+                    '{"method": "eagle", "model": "yuhuili/EAGLE-LLaMA3.1-Instruct-8B"}']""",
+        """[python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct,
+                    --context-length, "131072", --max-total-tokens, "500000"]"""))
+    assert "exceeds its KV pool 100,000 (declared)" in run(["check", "--select", "CTX201", str(path)]).out
+    path.write_text("""\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata:
+  name: disagg
+  annotations: {ctxlint.io/kv-pool-tokens: "20000"}
+spec:
+  services:
+    Decode:
+      componentType: worker
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-32B, --max-model-len, "32768"]
+    Prefill:
+      componentType: worker
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-32B, --max-model-len, "32768", --is-prefill-worker]
+""")
+    out = run(["check", "--select", "CTX008,CTX102,CTX103,CTX201", str(path)]).out
+    assert out == (f'{path}:5:44: CTX008 [info] the pool the engine logged (metadata.annotations["ctxlint.io/kv-pool-'
+                   'tokens"]) is one engine\'s, but this resource runs 2 engine roles, each with a pool of its own: it '
+                   "is applied to none of them (unresolved-value)\n")
