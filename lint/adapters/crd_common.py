@@ -94,15 +94,31 @@ def labels_of(obj: Node) -> Tuple[Tuple[str, str], ...]:
 
 
 # -- engine config files from ConfigMaps ---------------------------------------------------------------
-def config_maps(loaded: LoadedFile) -> Dict[str, Node]:
-    """ConfigMap name -> its `data` mapping, for the ConfigMaps in this file."""
-    found: Dict[str, Node] = {}
-    for obj in objects(loaded):
-        if scalar(obj.get("kind")) == "ConfigMap" and scalar(obj.get("apiVersion")) == "v1":
-            name, data = scalar(obj.dig("metadata", "name")), obj.get("data")
-            if isinstance(name, str) and data is not None and data.kind == MAP:
-                found[name] = data
-    return found
+def config_maps(loaded: LoadedFile, user: Optional[Node] = None) -> Dict[str, Node]:
+    """ConfigMap name -> its `data` mapping, for the ConfigMaps of this file a pod of `user` (an object
+    of the file) can read: those of its namespace, as `metadata.namespace` says (unset matches unset:
+    both go where the file is applied). Without `user`, every ConfigMap of the file, by name."""
+    global _LAST_MAPS
+    if _LAST_MAPS is None or _LAST_MAPS[0] is not loaded:
+        by_namespace: Dict[Any, Dict[str, Node]] = {}
+        for obj in objects(loaded):
+            if scalar(obj.get("kind")) == "ConfigMap" and scalar(obj.get("apiVersion")) == "v1":
+                name, data = scalar(obj.dig("metadata", "name")), obj.get("data")
+                if isinstance(name, str) and data is not None and data.kind == MAP:
+                    by_namespace.setdefault(namespace_of(obj), {})[name] = data
+        _LAST_MAPS = (loaded, by_namespace)
+    by_namespace = _LAST_MAPS[1]
+    if user is not None:
+        return by_namespace.get(namespace_of(user), {})
+    return {name: data for maps in by_namespace.values() for name, data in maps.items()}
+
+
+_LAST_MAPS: Optional[Tuple[LoadedFile, Dict[Any, Dict[str, Node]]]] = None  # the file read last, held
+
+
+def namespace_of(obj: Node) -> Any:
+    """An object's `metadata.namespace` as written (None: unset)."""
+    return scalar(obj.dig("metadata", "namespace"))
 
 
 def parse_embedded(node: Node, spans: ScalarSpans) -> Optional[Tuple[Any, Dict[str, Source]]]:

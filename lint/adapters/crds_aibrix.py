@@ -47,12 +47,10 @@ GROUP = "orchestration.aibrix.ai"
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first AIBrix object
     workloads: List[Workload] = []
     for obj in objects(loaded):
         if is_kind(obj, ("StormService", "RoleSet", "RayClusterFleet"), GROUP):
-            if maps is None:
-                maps = config_maps(loaded)
+            maps = config_maps(loaded, obj)
             if scalar(obj.get("kind")) == "RayClusterFleet":
                 workloads.extend(_fleet(obj, spans, maps, result))
             else:

@@ -37,12 +37,11 @@ KINDS = ("DynamoGraphDeployment",)
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps = None
     workloads: List[Workload] = []
     for obj in objects(loaded):
         if not is_kind(obj, KINDS, "nvidia.com"):
             continue
-        maps = config_maps(loaded) if maps is None else maps
+        maps = config_maps(loaded, obj)
         services = obj.dig("spec", "services")
         if services is None or services.kind != MAP:
             continue

@@ -78,14 +78,12 @@ GPU_MEMORY_DEFAULT = {"A10": 0.82}  # KAITO's gpuMemoryUtilizationByGPUModel; el
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first KAITO object
     workloads: List[Workload] = []
     for obj in objects(loaded):
         kind = scalar(obj.get("kind"))
         if not is_kind(obj, ("Workspace", "InferenceSet", "MultiRoleInference"), GROUP):
             continue
-        if maps is None:
-            maps = config_maps(loaded)
+        maps = config_maps(loaded, obj)
         reader = _Reader(obj, spans, maps, result)
         if kind == "Workspace":
             workloads.extend(reader.workspace(obj, obj.get("resource"), obj.get("inference"), None))

@@ -47,12 +47,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    maps = None
     for obj in objects(loaded):
         spec = obj.get("spec")
         if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
             continue
-        maps = config_maps(loaded) if maps is None else maps
+        maps = config_maps(loaded, obj)
         cluster = spec.get("rayClusterConfig") if scalar(obj.get("kind")) == "RayService" else spec
         workloads += _Reader(obj, cluster if cluster is not None and cluster.kind == MAP else None,
                              spans, maps, result).read(spec.get("serveConfigV2"))

@@ -45,14 +45,12 @@ ENGINE_CONTAINER = "vllm"  # the container name llm-d's presets give their `vllm
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps: Optional[Dict[str, Node]] = None  # the file's ConfigMaps, read on the first ModelService
     workloads: List[Workload] = []
     for obj in objects(loaded):
         spec = obj.get("spec")
         if not is_kind(obj, KINDS, "llm-d.ai") or spec is None or spec.kind != MAP:
             continue
-        if maps is None:
-            maps = config_maps(loaded)
+        maps = config_maps(loaded, obj)
         for section in (PREFILL, DECODE):
             w = _section(obj, spec, section, spans, maps, result)
             if w is not None:

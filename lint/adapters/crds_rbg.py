@@ -43,13 +43,12 @@ KINDS = ("RoleBasedGroup",)
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps: Optional[Dict[str, Node]] = None
     workloads: List[Workload] = []
     for obj in objects(loaded):
         spec = obj.get("spec")
         if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
             continue
-        maps = config_maps(loaded) if maps is None else maps
+        maps = config_maps(loaded, obj)
         roles = spec.get("roles")
         display = scalar(obj.dig("metadata", "name"))
         if _not_list(roles, spans.file, result, display):

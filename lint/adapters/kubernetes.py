@@ -51,11 +51,11 @@ def matches(obj: Node) -> bool:
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps = config_maps(loaded)  # engine config files a container mounts from a ConfigMap of this file
     workloads: List[Workload] = []
     for obj in objects(loaded):  # documents and `kind: *List` items
         if matches(obj):
-            workload = _workload(obj, spans, result, maps)
+            # the ConfigMaps of this file in the object's namespace: engine config files it mounts, env it reads
+            workload = _workload(obj, spans, result, config_maps(loaded, obj))
             if workload is not None:
                 workloads.append(workload)
     adapted = deployments_from(loaded.path, _named_halves(workloads))

@@ -47,9 +47,9 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     if not candidates:
         return result
     spans = ScalarSpans(loaded.path, loaded.text)
-    maps = config_maps(loaded)
     workloads: List[Workload] = []
     for obj in candidates:
+        maps = config_maps(loaded, obj)
         found: List[Tuple[str, Node, Optional[Node]]] = []
         _find(obj.get("spec"), "spec", None, found, 0)
         named = []
