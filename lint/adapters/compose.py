@@ -158,7 +158,28 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     result.diagnostics.extend(reading.diagnostics)
     if not reading.roles:
         return None
-    labels = service.get("labels")
+    labels = _label_map(service.get("labels"))
     advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)
     return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,
                     roles=reading.roles, advertised=advertised, gateway=gateway, measured=measured)
+
+
+def _label_map(labels: Optional[Node]) -> Optional[Node]:
+    """Compose `labels` as a mapping: the list form (`- "ctxlint.io/context-window=131072"`) too, each
+    value placed at its own text after the `=`."""
+    if labels is None or labels.kind != SEQ:
+        return labels
+    values: Dict[str, Node] = {}
+    keys: Dict[str, Node] = {}
+    for item in labels.value:
+        if item.kind != SCALAR or not isinstance(item.value, str) or "=" not in item.value:
+            continue
+        key, _, text = item.value.partition("=")
+        start, end = item.start, item.end
+        if item.start.line == item.end.line:  # one line: the value is after `key=`, inside the quotes
+            quoted = item.style in ('"', "'")
+            skip = len(key) + 1 + quoted
+            start = Position(item.start.index + skip, item.start.line, item.start.column + skip)
+            end = Position(item.end.index - quoted, item.end.line, item.end.column - quoted)
+        values[key], keys[key] = clone(item, value=text, start=start, end=end), clone(item, value=key)
+    return clone(labels, kind=MAP, value=values, keys=keys)

@@ -373,3 +373,20 @@ services:
     assert run(["check", str(path)]).out == ""  # --port alone: nothing a check would have read
     path.write_text(text.replace("ghcr.io/jajmangold/vllm-sm70:0.18.1", "vllm/vllm-openai:v0.11.0"))
     assert "CTX008" not in run(["check", str(path)]).out  # an entrypoint ctxlint knows: read
+
+
+def test_compose_labels_in_list_form_are_read_like_the_mapping():
+    # the compose spec allows `labels: ["key=value"]`; the ctxlint.io/* labels were dropped silently
+    text = """\
+services:
+  llm:
+    image: vllm/vllm-openai:v0.11.0
+    command: ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "32768"]
+    labels:
+      - "ctxlint.io/context-window=65536"
+      - ctxlint.io/kv-pool-tokens=100000
+      - com.example.team=llm
+"""
+    [dep] = adapt(text, "compose.yaml").deployments
+    assert dep.advertised.context_window.value == 65536 and at(text, dep.advertised.context_window.source) == "65536"
+    assert dep.roles[0].kv_pool_tokens.value == 100000 and at(text, dep.roles[0].kv_pool_tokens.source) == "100000"
