@@ -245,4 +245,4 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
     return Role(role=Val(kind, role_source), replicas=None, context_length=facts.context_length,
                 kv_pool_tokens=facts.kv_pool_tokens, kv_cache_dtype=facts.kv_cache_dtype,
                 parallelism=facts.parallelism, accelerators=Accelerators(count=count), source=fallback,
-                name=f"{kind} ({section})", engine_args=facts.engine_args)
+                name=f"{kind} ({section})", engine_args=facts.engine_args, draft_layers=facts.draft_layers)

@@ -29,7 +29,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import scalar, seq
+from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.crds_llmd import _accelerator
 from ctxlint.adapters.hardware import GPU_RESOURCES, count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -52,9 +52,8 @@ def is_modelservice(root: Node) -> bool:
         for section in (DECODE, PREFILL))
 
 
-def read(root: Node, spans: ScalarSpans, result: AdaptResult, clone, input_format: str) -> List[Workload]:
-    """The decode and prefill workloads the chart renders from these values; `clone(node, **changes)`
-    makes a positioned token node (helm_values._clone)."""
+def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
+    """The decode and prefill workloads the chart renders from these values."""
     file, out = spans.file, []
     model = _model(root, file)
     for section, default_replicas in ((DECODE, 1), (PREFILL, 0)):
@@ -69,7 +68,7 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, clone, input_forma
         roles: List[EngineRole] = []
         for c in seq(part.get("containers")):
             if c.kind == MAP:
-                roles += _container(c, root, section, model, par, device, spans, result, clone)
+                roles += _container(c, root, section, model, par, device, spans, result)
         where = root.keys[section].source(file)
         if roles:
             out.append(Workload(name=Val(section, where, raw=f"llm-d-modelservice {section}"), source=part.source(file),
@@ -104,7 +103,7 @@ class _Parallelism:
         self.tensor, self.data, self.local = (sizes.get(k, 1) for k in ("tensor", "data", "dataLocal"))
         self.workers = sizes.get("workers", 1) if multinode else 1  # a LeaderWorkerSet of `workers` pods
 
-    def flags(self, clone) -> List[Node]:
+    def flags(self) -> List[Node]:
         """`--tensor-parallel-size T` etc. as the chart adds them (sizes above 1), at the values."""
         items: List[Node] = []
         for key, flag, size in (("tensor", "--tensor-parallel-size", self.tensor),
@@ -123,7 +122,7 @@ class _Parallelism:
 
 
 def _container(c: Node, root: Node, section: str, model: Optional[Tuple[str, Node]], par: _Parallelism,
-               device: Optional[Val[str]], spans: ScalarSpans, result: AdaptResult, clone) -> List[EngineRole]:
+               device: Optional[Val[str]], spans: ScalarSpans, result: AdaptResult) -> List[EngineRole]:
     file = spans.file
     command_node = c.get("modelCommand")
     mode = scalar(command_node) or "custom"
@@ -142,7 +141,7 @@ def _container(c: Node, root: Node, section: str, model: Optional[Tuple[str, Nod
             return []  # an oci:// or templated uri the chart fails on or ctxlint cannot render
         text, at = model
         head = [clone(at, value=text)] if mode == "vllmServe" else [clone(at, value="--model"), clone(at, value=text)]
-        items = head + par.flags(clone) + args
+        items = head + par.flags() + args
         if mode == "vllmServe":  # the chart's own `command: ["vllm", "serve"]`
             kwargs["command"] = clone(command_node, kind=SEQ, keys={}, value=[clone(command_node, value="vllm"),
                                                                           clone(command_node, value="serve")])

@@ -133,7 +133,7 @@ def _llmd_modelservice(root: Node, spans: ScalarSpans, result: AdaptResult) -> L
     from ctxlint.adapters import helm_modelservice  # its own module: imported for its values only
     if not helm_modelservice.is_modelservice(root):
         return []
-    return helm_modelservice.read(root, spans, result, _clone, NAME)
+    return helm_modelservice.read(root, spans, result, NAME)
 
 
 # -- vLLM production-stack --------------------------------------------------------------------------------

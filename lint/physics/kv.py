@@ -122,8 +122,9 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     if b is None:
         raise ValueError(f"unknown kv_cache_dtype {kv_cache_dtype!r}")
     if arch.unsupported:
-        raise ValueError(f"{arch.name}: {arch.unsupported}; state the pool the engine logs (kv_pool_tokens or "
-                         "available_kv_gib)")
+        # the KV memory (available_kv_gib) would not help: the bytes a token takes are what is unknown
+        raise ValueError(f"{arch.name}: {arch.unsupported}; state the pool the engine logs (kv_pool_tokens, or the "
+                         "ctxlint.io/kv-pool-tokens annotation on a workload)")
     tp, pp, draft_layers = max(1, int(tp)), max(1, int(pp)), max(0, int(draft_layers))
     notes: list[str] = []
     name = (kv_cache_dtype or "auto").lower()
