@@ -96,6 +96,15 @@ def test_unsupported_api_version_and_kind_typo(tmp_path):
     assert "deploy.yaml:10:7: CTX002 [error] kind: expected 'ModelDeployment', got 'ModelDeploymnet' (schema-violation)" in lines
 
 
+def test_another_projects_model_deployment_kind_is_not_ours(tmp_path):
+    # kaito-project/kubeairunway's `airunway.ai/v1alpha1` `kind: ModelDeployment` got 9-28 CTX002/CTX004 each;
+    # our kind without an API group still is ours (a missing or mistyped apiVersion gets its schema error)
+    foreign = GOOD.replace("apiVersion: ctxlint/v1", "apiVersion: airunway.ai/v1alpha1")
+    result, lines = check_bytes(tmp_path, foreign.encode())
+    assert (result.code, lines) == (0, [])
+    result, lines = check_bytes(tmp_path, GOOD.replace("apiVersion: ctxlint/v1", "apiVersion: v1").encode())
+    assert "deploy.yaml:1:13: CTX002 [error] apiVersion: expected 'ctxlint/v1', got 'v1' (schema-violation)" in lines
+
 def test_wrong_types_are_located(tmp_path):
     data = GOOD.replace("{context_window: 131072}", "[131072]").replace("roles: [", "roles: 3 #[")
     result, lines = check_bytes(tmp_path, data.encode())

@@ -28,11 +28,16 @@ INVALID_TOKEN_COUNT = "invalid-token-count"
 
 
 def matches(root: Node) -> bool:
-    """A document is ours when it claims our API group or our kind."""
+    """A document is ours when it claims our API group, or our kind without another project's API group
+    (so a manifest with a mistyped or missing apiVersion still gets its schema errors): Kubernetes API
+    groups are DNS names, and `airunway.ai/v1alpha1` `kind: ModelDeployment` is KubeAIRunway's."""
     if root.kind != MAP:
         return False
     api, kind = _scalar(root.get("apiVersion")), _scalar(root.get("kind"))
-    return (isinstance(api, str) and api.startswith(API_GROUP)) or kind == KIND
+    if isinstance(api, str) and api.startswith(API_GROUP):
+        return True
+    group = api.split("/", 1)[0] if isinstance(api, str) and "/" in api else ""
+    return kind == KIND and "." not in group
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
