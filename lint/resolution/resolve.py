@@ -251,6 +251,10 @@ def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
         fmt, why = ref.weights, f"{ref.weights.label} weights (from the name)"
     elif found.via == "label" and found.weights is not None:
         fmt, why = found.weights, f"{found.weights.label} weights (from the label)"
+    elif ref.weights is not None and (checkpoint is None or checkpoint.key in _UNQUANTIZED):
+        # the catalog records no quantization for it (its config.json is the base model's, or has no
+        # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint
+        fmt, why = ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
     else:
         fmt = checkpoint
         if fmt is not None and fmt.key not in ("bf16", "fp32"):
@@ -258,6 +262,7 @@ def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
     return replace(found, weights=fmt, how=found.how + (f"; {why}" if why else ""))
 
 
+_UNQUANTIZED = ("bf16", "fp16", "fp32")  # what a config's torch_dtype alone gives
 _FLAG_FORMATS: Dict[str, str] = {
     "fp8": "fp8", "ptpc_fp8": "fp8", "fbgemm_fp8": "fp8", "modelopt": "fp8", "compressed-tensors": "",
     "awq": "awq", "awq_marlin": "awq", "gptq": "gptq-int4", "gptq_marlin": "gptq-int4", "marlin": "gptq-int4",

@@ -24,6 +24,11 @@ from ctxlint.resolution.resolve import Context, resolve
      "Qwen/Qwen3-32B", "built-in catalog", "bf16"),
     ("/path/to/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
     ("unsloth/DeepSeek-R1-GGUF:DeepSeek-R1-UD-IQ1_M", "deepseek-ai/DeepSeek-R1", "matched by name", "gguf-ud-iq1-m"),
+    # catalog entries whose config records no quantization: the name's, or the catalog's weights
+    ("nvidia/Llama-3.1-70B-Instruct-FP8", "nvidia/Llama-3.1-70B-Instruct-FP8",
+     "FP8 weights (from the name; the catalog records no quantization)", "fp8"),
+    ("nvidia/DeepSeek-V3.1-NVFP4", "nvidia/DeepSeek-V3.1-NVFP4", "from the name", "nvfp4"),
+    ("deepseek-ai/DeepSeek-V3-0324", "deepseek-ai/DeepSeek-V3-0324", "built-in catalog", "fp8"),
 ])
 def test_resolves_with_how_and_weights(written, arch, how, weights) -> None:
     found = resolve(written)
