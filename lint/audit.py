@@ -202,6 +202,10 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
             worse("weights do not fit" if short == "weights" else "no KV memory")
             continue
         promise = window or _int(role.context_length)
+        if not window and role.pool is not None and role.context_default is not None \
+                and role.context_default.follows_pool:  # the engine sizes its context to the pool it has
+            worse("within band" if role.pool.floor == 0 and role.pool.banded else "fits")
+            continue
         if role.pool is None:
             missing = _missing(dep, role)
             need = memory_need(dep, role, dep.arch, weights_of(dep, role, dep.resolution)) \

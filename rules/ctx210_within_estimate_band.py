@@ -11,7 +11,10 @@ Why:
     (`available_kv_gib`, or the pool as `kv_pool_tokens`; on a Kubernetes
     workload or operator resource the `ctxlint.io/available-kv-gib` or
     `ctxlint.io/kv-pool-tokens` annotation, on a compose service the label)
-    and the verdict becomes exact.
+    and the verdict becomes exact. An engine whose default context follows
+    its pool (vLLM `--max-model-len auto`, TGI 3, TensorRT-LLM, llama.cpp's
+    fit, LMDeploy) fits whatever the pool is: only a band that reaches no
+    KV block at all is in doubt.
 
 Example (bad):
     ```yaml
@@ -79,10 +82,16 @@ def _needs(dep: Deployment, role: Role) -> List[Tuple[int, str, Source]]:
         prompt = max_prompt(dep)
         if prompt is not None:
             out.append((prompt[0], f"the longest prompt ({prompt[1]})", prompt[2]))
-    if role.context_length is not None and dep.advertised.context_window is None:
+    if role.context_length is not None and dep.advertised.context_window is None and not sizes_to_pool(role):
         default = " (the engine's default)" if role.context_default is not None else ""
         out.append((role.context_length.value, f"its context length{default}", role.context_length.source))
     return out
+
+
+def sizes_to_pool(role: Role) -> bool:
+    """The engine's default context follows its KV pool (vLLM `--max-model-len auto`, TGI 3, TensorRT-LLM,
+    llama.cpp's fit, LMDeploy): it fits whatever the pool is, so only a pool of nothing is in doubt."""
+    return role.context_default is not None and role.context_default.follows_pool
 
 
 def _inside(dep: Deployment, role: Role) -> Optional[Tuple[int, str, Source]]:
@@ -99,6 +108,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         found = _inside(dep, role)
         if found is None:
+            if role.pool is not None and role.pool.banded and role.pool.floor == 0 and sizes_to_pool(role) \
+                    and dep.advertised.context_window is None:
+                yield Problem(
+                    f"the {role.label} engine sizes its context to its KV pool ({role.context_default.why}), and the "
+                    f"pool's estimated band {role.pool.band()} (point {fmt(role.pool.tokens)}) reaches nothing: "
+                    f"{_otherwise(0)} ({role.pool.explanation}). Confirm with the engine's log line {log} and state "
+                    f"it ({how_to_state_pool(dep.input_format)}) for an exact verdict", role.context_length.source,
+                    dep.display_name)
             continue
         need, why, where = found
         pool = role.pool

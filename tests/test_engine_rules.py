@@ -184,3 +184,39 @@ def test_a_bug_while_checking_a_file_names_the_file(monkeypatch, tmp_path):
     monkeypatch.setattr(engine, "adapt_file", lambda loaded: (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
         lint_paths([str(path)])
+
+
+SIZED_TO_POOL = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: v}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: v
+        image: IMAGE
+        command: COMMAND
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_a_default_context_that_follows_the_pool_fits_and_only_a_pool_of_nothing_is_in_doubt(tmp_path):
+    # sweep: KAITO passes `--max-model-len auto`; TensorRT-LLM shrinks its default max_seq_len to the pool
+    import json
+
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text(SIZED_TO_POOL.replace("IMAGE", "vllm/vllm-openai:v0.12.0").replace(
+        "COMMAND", '[vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, auto]'))
+    assert run(["check", str(path), "--isolated"]).out == ""  # it was a CTX210 "whether ... fits"
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    assert row["verdict"] == "fits"
+    path.write_text(SIZED_TO_POOL.replace("IMAGE", "nvcr.io/nvidia/tensorrt-llm/release:1.0.0").replace(
+        "COMMAND", "[trtllm-serve, meta-llama/Llama-3.1-8B-Instruct]"))
+    out = run(["check", str(path), "--isolated", "--select", "CTX201,CTX209,CTX210"]).out
+    assert ":11:33: CTX210 [warning] the unified engine sizes its context to its KV pool (TensorRT-LLM takes " in out
+    assert "reaches nothing: at the band's low end not one KV block fits and the engine would not start" in out
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    assert row["verdict"] == "within band"
