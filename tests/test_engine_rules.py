@@ -220,3 +220,54 @@ def test_a_default_context_that_follows_the_pool_fits_and_only_a_pool_of_nothing
     assert "reaches nothing: at the band's low end not one KV block fits and the engine would not start" in out
     [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
     assert row["verdict"] == "within band"
+
+
+TGI_241 = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: t
+        image: ghcr.io/huggingface/text-generation-inference:VERSION
+        args: ["--model-id", "meta-llama/Llama-3.1-8B-Instruct"ARGS]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+@pytest.mark.parametrize("version, args, context", [
+    ("2.4.1", "", 4096),  # chunking off by default: the warmup batch, min(4096, positions)
+    ("2.4.1", ', "--max-batch-prefill-tokens", "8192"', 8192),
+    ("3.0.0", "", None),  # chunking on: the KV capacity, capped by the model (follows the pool)
+    ("2.4.0", "", 4096),
+])
+def test_tgi_default_context_with_and_without_prefill_chunking(tmp_path, version, args, context):
+    # TGI v2.4.1 globals.py: PREFILL_CHUNKING defaults to "0" (v3.0.0: "1"); without chunking
+    # FlashCausalLM.warmup sets max_total_tokens to the warmup batch's length
+    import json
+
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text(TGI_241.replace("VERSION", version).replace("ARGS", args))
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    if context is None:
+        assert row["engine_context"] > 8192  # the pool's
+    else:
+        assert row["engine_context"] == context
+
+
+def test_tgi_241_default_prefill_batch_below_the_input_limit_is_refused(tmp_path):
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text(TGI_241.replace("VERSION", "2.4.1").replace(
+        "ARGS", ', "--max-input-tokens", "8000", "--max-total-tokens", "8192"'))
+    out = run(["check", str(path), "--select", "CTX307"]).out
+    assert ("CTX307 [error] 4,096 < 8,000: the unified max_batch_prefill_tokens default (= 4,096: TGI 2.4.1's "
+            "min(4096, max_position_embeddings)) is below max_input_tokens 8,000 without prefill chunking (TGI 2.4.1 "
+            "has it off unless PREFILL_CHUNKING=1)") in out
+    path.write_text(TGI_241.replace("VERSION", "3.0.0").replace(
+        "ARGS", ', "--max-input-tokens", "8000", "--max-total-tokens", "8192"'))
+    assert run(["check", str(path), "--select", "CTX307"]).out == ""

@@ -13,7 +13,8 @@ Each engine derives its own default from the model's config.json, by its own rul
   `original_max_position_embeddings` is given or the type is `llama3`. It starts anyway and
   lowers the per-request limit to the pool, without a word at startup.
 - TGI: `max_total_tokens` = 2048 before 2.0; min(`max_position_embeddings`, 4096) in 2.0-2.4.0;
-  min(KV capacity, `max_position_embeddings`) from 2.4.1 (2.4.1 itself: the capacity).
+  with prefill chunking (on from 3.0.0, PREFILL_CHUNKING=1 from 2.4.1) min(KV capacity,
+  `max_position_embeddings`); without it, from 2.4.1, the warmup batch: max_batch_prefill_tokens.
 - TensorRT-LLM: `max_seq_len` from the model's `max_position_embeddings` (x factor); the PyTorch
   backend shrinks it to the pool with a warning ("Adjusted max_seq_len").
 - llama.cpp: `-c 0` (the default) is the GGUF's training context; `--fit` (on by default)
@@ -188,6 +189,8 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
             tokens = min(positions, 4096)
             return DefaultContext(tokens, f"TGI {version} defaults max_total_tokens to min(max_position_embeddings "
                                           f"{positions:,}, 4096) = {tokens:,}", False, "--max-total-tokens")
+        if not _tgi_chunking(settings, v):
+            return _tgi_unchunked(settings, v, version, positions)
         return DefaultContext(positions, f"TGI defaults max_total_tokens to min(KV capacity, "
                                          f"max_position_embeddings {positions:,})", True, "--max-total-tokens")
     if engine == "trtllm":  # DecoderModelForCausalLM.infer_max_seq_len: x factor except su/longrope/llama3/yarn
@@ -204,4 +207,33 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
         tokens = min(keys.values()) if keys else positions
         return DefaultContext(tokens, f"LMDeploy session_len from the model ({tokens:,}), lowered to the KV "
                                       "capacity without a warning", True, "--session-len")
+    return None
+
+
+def _tgi_chunking(settings: Mapping[str, Any], v) -> bool:
+    """Prefill chunking: PREFILL_CHUNKING as set, else on from 3.0.0 and off in 2.4.1-2.4.x
+    (server/text_generation_server/models/globals.py: os.getenv("PREFILL_CHUNKING", "0") at v2.4.1,
+    huggingface/text-generation-inference@d2ed52f531cf8098ca62375248e007022eaadc65; "1" at v3.0.0, @8f326c97);
+    an unknown release is taken as a current one."""
+    given = settings.get("PREFILL_CHUNKING")
+    if given is not None:
+        return str(given).strip().lower() in ("1", "true")
+    return v is None or v >= parse_version("3.0.0")
+
+
+def _tgi_unchunked(settings: Mapping[str, Any], v, version: Optional[str], positions: int) -> Optional[DefaultContext]:
+    """Without chunking FlashCausalLM.warmup sets max_total_tokens to the warmup batch's length, which is
+    max_batch_prefill_tokens: as set, else the 2.4.1 launcher's min(4096, max_position_embeddings). TGI 3's
+    own default batch depends on the GPU's compute (compute_optimal): not derived."""
+    prefill = settings.get("max_batch_prefill_tokens")
+    off = "PREFILL_CHUNKING off" if settings.get("PREFILL_CHUNKING") is not None else f"TGI {version} has prefill " \
+        "chunking off by default"
+    if isinstance(prefill, int) and not isinstance(prefill, bool) and prefill > 0:
+        return DefaultContext(prefill, f"{off}: max_total_tokens defaults to the warmup batch, "
+                                       f"max_batch_prefill_tokens {prefill:,}", False, "--max-total-tokens")
+    if v is not None and v < parse_version("3.0.0"):
+        tokens = min(positions, 4096)
+        return DefaultContext(tokens, f"{off}: max_total_tokens defaults to the warmup batch, max_batch_prefill_tokens"
+                                      f" min(4096, max_position_embeddings {positions:,}) = {tokens:,}", False,
+                              "--max-total-tokens")
     return None
