@@ -37,7 +37,7 @@ from ctxlint.adapters.config_files import written_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload_inputs import (ANNOTATIONS, EnvVar, Measured, env_from_k8s,  # noqa: F401
+from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
@@ -122,7 +122,7 @@ class Workload:
     gateway: Gateway = Gateway()
     labels: Tuple[Tuple[str, str], ...] = ()
     pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels (Service selectors match these)
-    measured: Measured = Measured()  # the pool the engine logged, from annotations: each role's without its own
+    measured: Measured = NOT_MEASURED  # the pool the engine logged, from annotations: each role's without its own
 
 
 def _items(node: Optional[Node]) -> List[Node]:

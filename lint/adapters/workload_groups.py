@@ -9,7 +9,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.workload import UNRESOLVED, Measured, Workload
+from ctxlint.adapters.workload import NOT_MEASURED, UNRESOLVED, Workload
 from ctxlint.findings import Diagnostic
 from ctxlint.model import DECODE, PREFILL, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
 
@@ -72,6 +72,9 @@ def _one_role_measured(parts: List[Workload], diagnostics: List[Diagnostic]) -> 
     """A logged pool (ctxlint.io/kv-pool-tokens, available-kv-gib) is one engine's: on a resource that
     runs several engine roles (a Dynamo graph's prefill and decode workers, two engine containers) it
     cannot say whose, so it is applied to none of them, and said."""
+    if all(w.measured is NOT_MEASURED for w in parts):
+        return parts
+
     def key(w: Workload):
         m = w.measured
         return tuple(v.source for v in (m.kv_pool_tokens, m.available_kv_gib) if v is not None)
@@ -89,7 +92,7 @@ def _one_role_measured(parts: List[Workload], diagnostics: List[Diagnostic]) -> 
                     f"resource runs {counts[k]} engine roles, each with a pool of its own: it is applied to none of "
                     "them"), k[0],
                     str(w.name.value) if w.name is not None else None))
-            w = replace(w, measured=Measured())
+            w = replace(w, measured=NOT_MEASURED)
         out.append(w)
     return out
 

@@ -42,6 +42,9 @@ class Measured:
     available_kv_gib: Optional[Val[float]] = None
 
 
+NOT_MEASURED = Measured()  # the one instance for "nothing logged": a file's workloads are checked by identity
+
+
 @record(frozen=True)
 class EnvVar:
     name: str
@@ -168,7 +171,8 @@ def limits_from_annotations(annotations: Optional[Node], file: str, diagnostics:
         available = _gib(gib, file, diagnostics, deployment)
     return (Advertised(context_window=found.get("context_window"), max_output_tokens=found.get("max_output_tokens")),
             Gateway(max_prompt_tokens=found.get("max_prompt_tokens")),
-            Measured(found.get("kv_pool_tokens"), available))
+            Measured(found.get("kv_pool_tokens"), available) if "kv_pool_tokens" in found or available is not None
+            else NOT_MEASURED)
 
 
 def _gib(node: Node, file: str, diagnostics: List[Diagnostic], deployment: Optional[str]) -> Optional[Val[float]]:
