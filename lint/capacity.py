@@ -80,8 +80,11 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
     if missing:
         diagnostics.append(_why_not_derived(dep, arch, missing))
-    held = [r for r in roles if r.pool is not None and r.context_length is None]
-    if held and arch is None and dep.advertised.context_window is None and _engine(dep) in _ENGINES:
+    # the context is the engine's default (not written as an unknown `$(LEN)`), of a named model not resolved
+    held = [r for r in roles if r.pool is not None and r.context_length is None
+            and not _context_set_unknown(r, _engine(dep) or "")]
+    if held and arch is None and dep.model.id is not None and dep.advertised.context_window is None \
+            and _engine(dep) in _ENGINES:
         diagnostics.append(_default_context_unknown(dep, held))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
             and arch.max_position_embeddings and dep.model.id is not None:
@@ -164,12 +167,16 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
-    if role.context_length is None and engine in _ENGINES:  # TGI < 2.0's default needs no model
+    if role.context_length is None and engine in _ENGINES and not _context_set_unknown(role, engine):
         global default_context
         if default_context is None:
             from ctxlint.physics.context import default_context
         default = default_context(engine, arch, {k: v.value for k, v in role.engine_args},
                                   str(dep.engine.version.value) if dep.engine.version is not None else None)
+        if default is not None and role.settings_unread is not None and not default.follows_pool:
+            # an engine settings file the manifest does not hold may set it: a fixed default would be a guess
+            # (one that follows the pool fits whatever the file says)
+            default = None
         if default is not None:
             where = dep.model.id.source if dep.model.id is not None else (role.source or dep.source)
             role = replace(role, context_length=Val(default.tokens, where, raw="default"), context_default=default)
@@ -192,6 +199,17 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
                        context_default=lowered)
     return role
+
+
+def _context_set_unknown(role: Role, engine: str) -> bool:
+    """The context length is written but not known (`$(LEN)`): the engine's default does not apply."""
+    return any(name in role.unresolved_settings for name in _CONTEXT_SETTINGS.get(engine, ()))
+
+
+# Each engine's context-length settings (engine_roles._CONTEXT; TGI's prompt limit caps it too).
+_CONTEXT_SETTINGS = {"vllm": ("max_model_len",), "sglang": ("context_length",),
+                     "tgi": ("max_total_tokens", "max_input_tokens", "max_input_length"), "trtllm": ("max_seq_len",),
+                     "llamacpp": ("ctx_size",), "lmdeploy": ("session_len",)}
 
 
 def weights_of(dep: Deployment, role: Role, resolution):

@@ -12,7 +12,7 @@ from typing import (Any, Collection, Dict, FrozenSet, Iterator, List, Mapping, O
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
-from ctxlint.capacity import UNRESOLVED, CapacityEnv, with_pools
+from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
 from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.globs import glob_match, relative_posix
@@ -322,10 +322,5 @@ def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagno
         models=settings.models, lock=settings.models_lock, hf_cache=settings.hf_cache,
         default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label,
         known_files=known_files))
-    if any(d.kind == UNRESOLVED for d in found) and any(
-            d.kind == UNRESOLVED and d.deployment == dep.display_name for d in diagnostics):
-        # CTX008 speaks once per deployment: the adapter's note already names what is not known (a
-        # `$(MAX_LEN)` context length, a `$(MODEL)`), which is why the capacity stage lacks it too
-        found = [d for d in found if d.kind != UNRESOLVED]
     diagnostics.extend(found)
     return dep

@@ -190,6 +190,9 @@ class Role:
     # The device the file states, set aside because a parallel size is not known: the pool per
     # device, and whether the weights fit one, depend on it (CTX208 says so instead of guessing).
     accelerator_withheld: Optional[Val[str]] = None
+    # Settings written with a value ctxlint cannot know (`--max-model-len $(LEN)`), by the engine's names:
+    # the engine does not use its default for them, so neither do the checks.
+    unresolved_settings: Tuple[str, ...] = ()
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

@@ -271,3 +271,15 @@ def test_tgi_241_default_prefill_batch_below_the_input_limit_is_refused(tmp_path
     path.write_text(TGI_241.replace("VERSION", "3.0.0").replace(
         "ARGS", ', "--max-input-tokens", "8000", "--max-total-tokens", "8192"'))
     assert run(["check", str(path), "--select", "CTX307"]).out == ""
+
+
+def test_a_context_length_written_as_an_unknown_value_is_not_the_engines_default(tmp_path):
+    # review: `--max-model-len $(LEN)` (LEN from a Secret) took vLLM's default of 131,072 and gave a false
+    # CTX201 and CTX401; the engine never uses its default there, so only CTX008 speaks
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text(SIZED_TO_POOL.replace("IMAGE", "vllm/vllm-openai:v0.10.1").replace(
+        "COMMAND", '[vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "$(LEN)"]'))
+    out = run(["check", str(path), "--isolated"]).out
+    assert [line.split(" ")[1] for line in out.splitlines()] == ["CTX008"], out
+    assert "--max-model-len $(LEN)" in out

@@ -220,7 +220,8 @@ class _Reader(Positions, Devices):
                     engine_args=facts.engine_args + self.engine_env_args(inv, assigns),
                     settings_unread=Val(self.config_missing, where(inv.config_file))
                     if self.config_missing is not None and inv.config_file is not None else None,
-                    accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None)
+                    accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
+                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)))
         prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
         if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
             engine_src = self.c.engine.source
