@@ -104,6 +104,10 @@ def test_another_projects_model_deployment_kind_is_not_ours(tmp_path):
     assert (result.code, lines) == (0, [])
     result, lines = check_bytes(tmp_path, GOOD.replace("apiVersion: ctxlint/v1", "apiVersion: v1").encode())
     assert "deploy.yaml:1:13: CTX002 [error] apiVersion: expected 'ctxlint/v1', got 'v1' (schema-violation)" in lines
+    # our own group mistyped as a DNS name (the annotations are ctxlint.io/...) is still ours
+    result, lines = check_bytes(tmp_path, GOOD.replace("apiVersion: ctxlint/v1", "apiVersion: ctxlint.io/v1").encode())
+    assert "deploy.yaml:1:13: CTX002 [error] apiVersion: expected 'ctxlint/v1', got 'ctxlint.io/v1' (schema-violation)" \
+        in lines
 
 def test_wrong_types_are_located(tmp_path):
     data = GOOD.replace("{context_window: 131072}", "[131072]").replace("roles: [", "roles: 3 #[")

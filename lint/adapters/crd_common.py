@@ -96,8 +96,9 @@ def labels_of(obj: Node) -> Tuple[Tuple[str, str], ...]:
 # -- engine config files from ConfigMaps ---------------------------------------------------------------
 def config_maps(loaded: LoadedFile, user: Optional[Node] = None) -> Dict[str, Node]:
     """ConfigMap name -> its `data` mapping, for the ConfigMaps of this file a pod of `user` (an object
-    of the file) can read: those of its namespace, as `metadata.namespace` says (unset matches unset:
-    both go where the file is applied). Without `user`, every ConfigMap of the file, by name."""
+    of the file) can read: those of its namespace (`metadata.namespace`), and those whose namespace is
+    not written on one side (`kubectl apply -n X` puts an unset object in X, and refuses one of another
+    namespace) when the name is not taken in the user's own. Without `user`, every ConfigMap, by name."""
     global _LAST_MAPS
     if _LAST_MAPS is None or _LAST_MAPS[0] is not loaded:
         by_namespace: Dict[Any, Dict[str, Node]] = {}
@@ -108,9 +109,20 @@ def config_maps(loaded: LoadedFile, user: Optional[Node] = None) -> Dict[str, No
                     by_namespace.setdefault(namespace_of(obj), {})[name] = data
         _LAST_MAPS = (loaded, by_namespace)
     by_namespace = _LAST_MAPS[1]
-    if user is not None:
-        return by_namespace.get(namespace_of(user), {})
-    return {name: data for maps in by_namespace.values() for name, data in maps.items()}
+    if user is None:
+        return {name: data for maps in by_namespace.values() for name, data in maps.items()}
+    own = namespace_of(user)
+    if own is not None:  # its namespace's, then unset ones
+        return {**by_namespace.get(None, {}), **by_namespace.get(own, {})}
+    found: Dict[str, Node] = {}  # unset: any namespace's, a name held in two explicit ones being unknown
+    seen: Dict[str, int] = {}
+    for namespace, maps in by_namespace.items():
+        if namespace is not None:
+            for name, data in maps.items():
+                seen[name] = seen.get(name, 0) + 1
+                found[name] = data
+    found = {name: data for name, data in found.items() if seen[name] == 1}
+    return {**found, **by_namespace.get(None, {})}
 
 
 _LAST_MAPS: Optional[Tuple[LoadedFile, Dict[Any, Dict[str, Node]]]] = None  # the file read last, held

@@ -128,9 +128,11 @@ def _container(c: Node, root: Node, section: str, model: Optional[Tuple[str, Nod
     mode = scalar(command_node) or "custom"
     image = c.get("image")
     simulator = _SIMULATOR in str(scalar(image) or "")
+    if simulator:
+        return []  # the chart's default image simulates an engine: nothing to check
     count = count_from_resources(c.get("resources"), file)
     resource = _resource(root, section)
-    if count is None and resource is not None and not simulator:
+    if count is None and resource is not None:
         count = par.accelerators(c)
     kwargs: Dict[str, Any] = dict(spans=spans, node=c, name=str(scalar(c.get("name")) or ""), image=image,
                                   env=env_from_k8s(c.get("env")), accelerator_count=count, accelerator_type=device,
@@ -145,8 +147,9 @@ def _container(c: Node, root: Node, section: str, model: Optional[Tuple[str, Nod
         if mode == "vllmServe":  # the chart's own `command: ["vllm", "serve"]`
             kwargs["command"] = clone(command_node, kind=SEQ, keys={}, value=[clone(command_node, value="vllm"),
                                                                           clone(command_node, value="serve")])
-        else:
-            kwargs["args_only"] = True
+        else:  # the chart passes vLLM's server arguments to the image's entrypoint: it runs vLLM
+            kwargs.update(args_only=True, engine=Val("vllm", command_node.source(file),
+                                                     raw="llm-d-modelservice modelCommand: imageDefault"))
         kwargs["args"] = clone(c, kind=SEQ, keys={}, value=items)
     elif mode == "custom":
         kwargs.update(command=c.get("command"), args=c.get("args"), args_only=c.get("command") is None)

@@ -37,7 +37,7 @@ def matches(root: Node) -> bool:
     if isinstance(api, str) and api.startswith(API_GROUP):
         return True
     group = api.split("/", 1)[0] if isinstance(api, str) and "/" in api else ""
-    return kind == KIND and "." not in group
+    return kind == KIND and ("." not in group or group.startswith("ctxlint"))  # ctxlint.io/v1: a typo of ours
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

@@ -332,9 +332,13 @@ def _commented(script: str, at: int) -> bool:
     """Whether a shell comment (`#` at the line's start or after a blank, outside quotes) hides position
     `at`: a `# pip install vllm==0.6.3` left above the real install names no installed version, and
     `echo "step #1" && pip install vllm==0.6.3` does."""
-    quote, before = "", " "
+    quote, before, escaped = "", " ", False
     for ch in script[script.rfind("\n", 0, at) + 1:at]:
-        if quote:
+        if escaped:  # `\'` or `\#`: a plain character
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
             quote = "" if ch == quote else quote
         elif ch in "'\"":
             quote = ch

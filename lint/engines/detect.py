@@ -118,8 +118,9 @@ def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optiona
     that engine whose entrypoint is not known to start it (rocm/vllm, a fork). Its flags there mean the
     arguments were written for the engine, but what runs them is unknown: said, never guessed."""
     engine, _ = engine_from_image(image)
-    if engine is None or "$" in str(image) or image_entrypoint_is_engine(image):
-        return None, []
+    if engine not in _SERVER_PROGRAMS or "$" in str(image) or image_entrypoint_is_engine(image) \
+            or _SIMULATOR.search(_split_image(str(image))[0].rsplit("/", 1)[-1]):
+        return None, []  # llama.cpp and TGI images vary by tag (full, light, server); a simulator runs no engine
     from .specs import spec_for  # only such a container pays for the flag tables
 
     spec = spec_for(engine)
@@ -129,6 +130,8 @@ def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optiona
 
 
 _CHECKED_TAGS = {"context", "kv_pool", "memory", "model", "parallel"}
+_SERVER_PROGRAMS = ("vllm", "sglang", "lmdeploy", "trtllm")
+_SIMULATOR = lazy_compile(r"(?:^|[-_.])sim(?:ulator)?(?:$|[-_.])")  # llm-d-inference-sim, vllm-sim
 
 
 def _programs(texts: list[str]) -> list[Detection]:
@@ -240,8 +243,8 @@ def image_entrypoint_is_engine(image: object) -> bool:
     if engine is None or not isinstance(image, str):
         return False
     repo, tag = _split_image(image)
-    if engine == "vllm":
-        return ("vllm-openai" in repo or repo.endswith("vllm/vllm-tpu") or repo.endswith("rocm/vllm-openai")
+    if engine == "vllm":  # `-openai` names the OpenAI server entrypoint (vllm/vllm-openai, vllm-cpu-openai-ubi9)
+        return ("openai" in repo.rsplit("/", 1)[-1] or repo.endswith("vllm/vllm-tpu")
                 or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo))
     if engine == "tgi":
         return True

@@ -350,6 +350,10 @@ run: |
                                    '  echo "step #1" && pip install "sglang[all]==0.4.3.post2"#x')
     [dep] = adapt(quoted, "task.sky.yaml").deployments
     assert dep.engine.version.value == "0.4.3.post2"
+    # an escaped quote opens no quoted text: the `#` after it still starts a comment
+    escaped = text.replace('  # pip install "sglang[all]==0.4.3.post2"', "  echo can\\'t # pip install sglang==0.4.3")
+    [dep] = adapt(escaped, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "0.4.5"
 
 
 def test_engine_flags_for_an_image_whose_entrypoint_is_unknown_are_said(tmp_path):
@@ -373,6 +377,11 @@ services:
     assert run(["check", str(path)]).out == ""  # --port alone: nothing a check would have read
     path.write_text(text.replace("ghcr.io/jajmangold/vllm-sm70:0.18.1", "vllm/vllm-openai:v0.11.0"))
     assert "CTX008" not in run(["check", str(path)]).out  # an entrypoint ctxlint knows: read
+    # `-openai` names vLLM's OpenAI server entrypoint; a simulator runs no engine: neither gets the note
+    for image in ("quay.io/rh-aiservices-bu/vllm-cpu-openai-ubi9:0.9", "ghcr.io/llm-d/vllm-sim:v0.1",
+                  "ghcr.io/faust-benchou/sglang-inference-sim:v1"):
+        path.write_text(text.replace("ghcr.io/jajmangold/vllm-sm70:0.18.1", image))
+        assert "CTX008" not in run(["check", str(path)]).out, image
 
 
 def test_compose_labels_in_list_form_are_read_like_the_mapping():

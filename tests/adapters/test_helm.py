@@ -360,6 +360,10 @@ def test_modelservice_image_default_and_custom_commands():
                                   "    command: [vllm, serve, Qwen/Qwen3-8B, --max-model-len, \"8192\"]\n")
     prefill = next(r for r in adapt(custom, "values.yaml").deployments[0].roles if r.kind == "prefill")
     assert prefill.context_length.value == 8192 and at(custom, prefill.context_length.source) == "8192"
+    # imageDefault passes vLLM's server arguments to the image's entrypoint: an llm-d image runs vLLM
+    llmd = image_default.replace("vllm/vllm-openai:v0.11.0", "ghcr.io/llm-d/llm-d-cuda:v0.4.0")
+    decode = next(r for r in adapt(llmd, "values.yaml").deployments[0].roles if r.kind == "decode")
+    assert (decode.parallelism.tp, decode.context_length.value) == (2, 32768)
     # the chart's default image is a simulator: no engine
     sim = MODELSERVICE.replace("ghcr.io/llm-d/llm-d-cuda:v0.4.0\n    modelCommand: vllmServe",
                                "ghcr.io/llm-d/llm-d-inference-sim:latest\n    modelCommand: imageDefault")

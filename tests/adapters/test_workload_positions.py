@@ -185,7 +185,8 @@ def test_config_map_key_refs_to_a_config_map_of_the_file_are_its_values():
 
 
 def test_a_config_map_of_another_namespace_is_not_read():
-    # a pod reads ConfigMaps of its own namespace only; unset matches unset (applied to the same one)
+    # a pod reads ConfigMaps of its own namespace only; an unset namespace on one side is where the file is
+    # applied (`kubectl apply -n X` refuses objects of another one), unless the name is ambiguous
     one = CONFIG_MAP.replace("metadata: {name: runtime-7k2f9h8m}", "metadata: {name: runtime-7k2f9h8m, namespace: a}")
     other = CONFIG_MAP.replace("metadata: {name: runtime-7k2f9h8m}", "metadata: {name: runtime-7k2f9h8m, namespace: b}"
                                ).replace('"32768"', '"4096"')
@@ -193,12 +194,13 @@ def test_a_config_map_of_another_namespace_is_not_read():
           args: ["--model=Qwen/Qwen3-8B", "--max-model-len=$(MAX_MODEL_LEN)"]
           envFrom: [{configMapRef: {name: runtime-7k2f9h8m}}]
 """
-    for maps, expected in ((one + other, 32768), (other + one, 32768), (other, None),
-                           (CONFIG_MAP, None)):
+    for maps, expected in ((one + other, 32768), (other + one, 32768), (other, None), (CONFIG_MAP, 32768)):
         _, role = one_role(maps + pod)
         assert (role.context_length.value if role.context_length else None) == expected
-    _, role = one_role(CONFIG_MAP + pod.replace(", namespace: a}", "}"))
-    assert role.context_length.value == 32768
+    unset = pod.replace(", namespace: a}", "}")
+    for maps, expected in ((CONFIG_MAP, 32768), (other, 4096), (one + other, None)):
+        _, role = one_role(maps + unset)
+        assert (role.context_length.value if role.context_length else None) == expected
 
 def test_env_from_a_config_map_of_the_file_and_env_after_it_wins():
     text = CONFIG_MAP + HEAD + """\
