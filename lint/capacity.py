@@ -171,8 +171,10 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         global default_context
         if default_context is None:
             from ctxlint.physics.context import default_context
+        version = dep.engine.version
         default = default_context(engine, arch, {k: v.value for k, v in role.engine_args},
-                                  str(dep.engine.version.value) if dep.engine.version is not None else None)
+                                  str(version.value) if version is not None else None,
+                                  str(version.raw) if version is not None and ":" in str(version.raw) else "")
         if default is not None and role.settings_unread is not None and not default.follows_pool:
             # an engine settings file the manifest does not hold may set it: a fixed default would be a guess
             # (one that follows the pool fits whatever the file says)

@@ -35,6 +35,7 @@ Options:
 """
 from __future__ import annotations
 
+import re
 from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
@@ -108,6 +109,9 @@ def _no_chunking(dep: Deployment, role: Role) -> Optional[str]:
     attention = first_arg(role, "ATTENTION", "attention")
     if attention is not None and str(attention[1].value).lower() not in CHUNKING_ATTENTION:
         return f"ATTENTION={attention[1].value} does not support it"
+    image = str(dep.engine.version.raw) if dep.engine.version is not None else ""
+    if attention is None and re.search(r"rocm|intel|xpu|gaudi", image.lower()):
+        return f"the image {image} sets ATTENTION=paged"  # Dockerfile_amd, Dockerfile_intel
     speculate = int_arg("tgi", role, "speculate", "SPECULATE")
     if speculate is not None and speculate[0] > 0:
         return "speculation turns it off"

@@ -283,3 +283,21 @@ def test_a_context_length_written_as_an_unknown_value_is_not_the_engines_default
     out = run(["check", str(path), "--isolated"]).out
     assert [line.split(" ")[1] for line in out.splitlines()] == ["CTX008"], out
     assert "--max-model-len $(LEN)" in out
+
+
+def test_tgi_chunking_is_off_with_paged_attention_and_on_rocm_images(tmp_path):
+    # TGI model.py turns chunking off unless ATTENTION is flashinfer/flashdecoding; the ROCm and Intel
+    # images set ATTENTION=paged and PREFILL_CHUNKING=0 (Dockerfile_amd, Dockerfile_intel at v3.0.0)
+    import json
+
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    for version, args, context in (("2.4.1", ', "--max-batch-prefill-tokens", "8192"', 8192),
+                                   ("3.0.1-rocm", ', "--max-batch-prefill-tokens", "8192"', 8192)):
+        text = TGI_241.replace("VERSION", version).replace("ARGS", args)
+        if version == "2.4.1":  # chunking asked for, but paged attention turns it off
+            text = text.replace("        resources:", "        env: [{name: PREFILL_CHUNKING, value: '1'}, "
+                                "{name: ATTENTION, value: paged}]\n        resources:")
+        path.write_text(text)
+        [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+        assert row["engine_context"] == context, version

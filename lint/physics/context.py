@@ -25,6 +25,7 @@ model's length is then a smaller served context, not a failed start.
 """
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
@@ -161,8 +162,9 @@ def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:
 
 
 def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: Mapping[str, Any],
-                    version: Optional[str] = None) -> Optional[DefaultContext]:
-    """The engine's own context length for this model when none is set (None: not derivable)."""
+                    version: Optional[str] = None, image: str = "") -> Optional[DefaultContext]:
+    """The engine's own context length for this model when none is set (None: not derivable); `image` is
+    the container image the version was read from, when it was (TGI's ROCm and Intel builds differ)."""
     if engine == "tgi" and version:  # before 2.0 the launcher's default holds for every model
         v = parse_version(version)
         if v is not None and v < parse_version("2.0.0"):
@@ -189,7 +191,7 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
             tokens = min(positions, 4096)
             return DefaultContext(tokens, f"TGI {version} defaults max_total_tokens to min(max_position_embeddings "
                                           f"{positions:,}, 4096) = {tokens:,}", False, "--max-total-tokens")
-        if not _tgi_chunking(settings, v):
+        if not tgi_chunking(settings, v, image):
             return _tgi_unchunked(settings, v, version, positions)
         return DefaultContext(positions, f"TGI defaults max_total_tokens to min(KV capacity, "
                                          f"max_position_embeddings {positions:,})", True, "--max-total-tokens")
@@ -210,15 +212,26 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
     return None
 
 
-def _tgi_chunking(settings: Mapping[str, Any], v) -> bool:
-    """Prefill chunking: PREFILL_CHUNKING as set, else on from 3.0.0 and off in 2.4.1-2.4.x
-    (server/text_generation_server/models/globals.py: os.getenv("PREFILL_CHUNKING", "0") at v2.4.1,
-    huggingface/text-generation-inference@d2ed52f531cf8098ca62375248e007022eaadc65; "1" at v3.0.0, @8f326c97);
-    an unknown release is taken as a current one."""
+def tgi_chunking(settings: Mapping[str, Any], v, image: str = "") -> bool:
+    """TGI's prefill chunking (huggingface/text-generation-inference, server/text_generation_server/models):
+    PREFILL_CHUNKING as set, else on from 3.0.0 and off in 2.4.1-2.4.x (globals.py: os.getenv("PREFILL_CHUNKING",
+    "0") at v2.4.1, @d2ed52f531cf8098ca62375248e007022eaadc65; "1" at v3.0.0,
+    @8f326c97912a20d20cddb6ba61bf1569fa9a8601),
+    an unknown release taken as a current one; and model.py turns it off with speculation or an ATTENTION other
+    than flashinfer/flashdecoding, which the ROCm and Intel images set (Dockerfile_amd, Dockerfile_intel: ENV
+    ATTENTION=paged, PREFILL_CHUNKING=0)."""
+    attention = settings.get("ATTENTION")
+    rocm_or_intel = bool(re.search(r"rocm|intel|xpu|gaudi", image.lower()))
+    if attention is None and rocm_or_intel:
+        attention = "paged"
+    speculate = settings.get("speculate", settings.get("SPECULATE"))
+    if str(attention or "flashinfer").strip().lower() not in ("flashinfer", "flashdecoding") or \
+            (isinstance(speculate, int) and not isinstance(speculate, bool) and speculate > 0):
+        return False
     given = settings.get("PREFILL_CHUNKING")
     if given is not None:
         return str(given).strip().lower() in ("1", "true")
-    return v is None or v >= parse_version("3.0.0")
+    return not rocm_or_intel and (v is None or v >= parse_version("3.0.0"))
 
 
 def _tgi_unchunked(settings: Mapping[str, Any], v, version: Optional[str], positions: int) -> Optional[DefaultContext]:
