@@ -5,7 +5,8 @@
   containers; `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
-  `storageUri` (`hf://`) or `--model_id`. Other model formats (NIM, sklearn,
+  `storageUri` (`hf://`) or `--model_id`; `--backend huggingface` (or
+  triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
 - ServingRuntime: each of `spec.containers` is read as a Kubernetes
   container (an engine found from its command or image). KServe fills
@@ -118,13 +119,35 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Li
     model = predictor.get("model")
     fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
     if scalar(fmt) == "huggingface":
+        backend = _hf_arg(model.get("args"), "--backend", spans)
+        if backend is not None and backend.value not in ("vllm", "auto"):
+            return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
         roles = _container_roles(model, predictor, spans, result,
                                  engine=Val("vllm", fmt.source(file), raw="huggingface"))
         storage = model_id(model.get("storageUri"), file)
-        if storage is not None and str(scalar(model.get("storageUri"))).startswith("hf://"):
+        if storage is None or not str(scalar(model.get("storageUri"))).startswith("hf://"):
+            storage = _hf_arg(model.get("args"), "--model_id", spans)  # the server's args.model = model_id
+        if storage is not None:
             roles = [r if r.model is not None else replace(r, model=storage) for r in roles]
         return _workload(obj, None, roles, spans, result, replicas)
     return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+
+
+def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val[str]]:
+    """A Hugging Face server argument of its own (kserve/kserve@00397f1e8077bc9d5b386d6dee90b3ccb2828752:
+    python/huggingfaceserver/huggingfaceserver/__main__.py: `--backend` auto|vllm|huggingface|triton, where
+    only auto and vllm run vLLM; `--model_id`, which it serves instead of model_dir), as `--flag=value` or
+    `--flag value`, at its value."""
+    items = [n for n in seq(args) if n.kind == SCALAR]
+    for i, item in enumerate(items):
+        text = str(item.value)
+        if text.startswith(flag + "="):
+            value = text[len(flag) + 1:]
+            return Val(value, spans.source(item, len(flag) + 1, len(text)), raw=value) if value else None
+        if text == flag and i + 1 < len(items):
+            value = str(items[i + 1].value)
+            return Val(value, items[i + 1].source(spans.file), raw=value)
+    return None
 
 
 # -- LLMInferenceService ---------------------------------------------------------------------------------

@@ -249,6 +249,20 @@ def test_kserve_inference_service_huggingface_runs_vllm_args():
     assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
 
 
+def test_kserve_huggingface_server_model_id_and_backend():
+    # kserve python/huggingfaceserver __main__.py: args.model = model_id or model_dir; vLLM runs only on
+    # --backend vllm or auto (the default); the transformers backend has no paged KV pool to check
+    by_id = ISVC.replace("        - --max-model-len=1024\n", "        - --max-model-len=1024\n"
+                         "        - --model_id=Qwen/Qwen3-8B\n        - --backend=vllm\n").replace(
+        "      storageUri: hf://meta-llama/Llama-3.1-8B-Instruct\n", "")
+    [dep] = adapt(by_id).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and at(by_id, dep.model.id.source) == "Qwen/Qwen3-8B"
+    split = by_id.replace("        - --model_id=Qwen/Qwen3-8B\n", "        - --model_id\n        - Qwen/Qwen3-8B\n")
+    assert adapt(split).deployments[0].model.id.value == "Qwen/Qwen3-8B"
+    for backend in ("huggingface", "triton"):
+        assert adapt(ISVC.replace("        - --max-model-len=1024\n",
+                                  f"        - --max-model-len=1024\n        - --backend={backend}\n")).deployments == []
+
 def test_kserve_runtime_placeholders_are_not_errors():
     text = """\
 apiVersion: serving.kserve.io/v1alpha1
