@@ -301,3 +301,33 @@ def test_tgi_chunking_is_off_with_paged_attention_and_on_rocm_images(tmp_path):
         path.write_text(text)
         [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
         assert row["engine_context"] == context, version
+
+
+def test_vllm_cpu_backend_kv_space_is_its_kv_memory(tmp_path):
+    # kubernetes-sigs/gateway-api-inference-extension cpu-deployment.yaml: vLLM's CPU backend holds
+    # VLLM_CPU_KVCACHE_SPACE GiB of KV (vllm/platforms/cpu.py); Qwen3-32B takes 262,144 B a token
+    import json
+
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-cpu}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai-cpu:v0.11.0
+          args: ["--model", "Qwen/Qwen3-32B", "--max-model-len", "32768"]
+          env: [{name: VLLM_CPU_KVCACHE_SPACE, value: "4"}]
+          resources: {limits: {cpu: "16", memory: 100Gi}}
+"""
+    path.write_text(text)
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    assert (row["prefill_pool"]["tokens"], row["verdict"]) == (16384, "exceeds")
+    # on a GPU the variable means nothing
+    path.write_text(text.replace("{cpu: \\"16\\", memory: 100Gi}", "{nvidia.com/gpu: 1}"))
+    [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+    assert row["prefill_pool"] is None or row["prefill_pool"]["tokens"] != 16384

@@ -44,6 +44,7 @@ from ctxlint.adapters.workload_positions import Positions
 from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
                              parse_invocation, split_list, split_shell)
 from ctxlint.engines.detect import ENGINE_COMMANDS, image_tag, unknown_entrypoint_flags
+from ctxlint.engines.shellwords import commented
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -211,13 +212,14 @@ class _Reader(Positions, Devices):
         facts = role_facts(inv, where)
         if inv.engine == "llamacpp":
             facts = self.layer_split(inv, facts)
+        env_args = self.engine_env_args(inv, assigns)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism, draft_layers=facts.draft_layers,
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
                                               count=self.visible(self.count(inv, facts), assigns)),
                     source=self.c.node.source(self.file), name=self.c.name,
-                    engine_args=facts.engine_args + self.engine_env_args(inv, assigns),
+                    engine_args=facts.engine_args + env_args, available_kv_gib=self.cpu_kv_space(env_args),
                     settings_unread=Val(self.config_missing, where(inv.config_file))
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
@@ -320,32 +322,12 @@ class _Reader(Positions, Devices):
         for node in scripts:
             if node.kind != SCALAR or not isinstance(node.value, str):
                 continue
-            found = next((m for m in pattern.finditer(node.value) if not _commented(node.value, m.start())), None)
+            found = next((m for m in pattern.finditer(node.value) if not commented(node.value, m.start())), None)
             if found:
                 version = found.group(1).rstrip(".")
                 start, end = found.span(1)
                 return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
         return None
-
-
-def _commented(script: str, at: int) -> bool:
-    """Whether a shell comment (`#` at the line's start or after a blank, outside quotes) hides position
-    `at`: a `# pip install vllm==0.6.3` left above the real install names no installed version, and
-    `echo "step #1" && pip install vllm==0.6.3` does."""
-    quote, before, escaped = "", " ", False
-    for ch in script[script.rfind("\n", 0, at) + 1:at]:
-        if escaped:  # `\'` or `\#`: a plain character
-            escaped = False
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and before in " \t":
-            return True
-        before = ch
-    return False
 
 
 def read_container(container: Container) -> Reading:

@@ -19,6 +19,17 @@ class Devices:
     env: Dict[str, Optional[str]]
     span_source: Any  # workload_positions.Positions.span_source
 
+    def cpu_kv_space(self, env_args) -> Optional[Val[float]]:
+        """vLLM's CPU backend (a container with no accelerator): VLLM_CPU_KVCACHE_SPACE GiB is its KV memory."""
+        if self.c.accelerator_count is not None or self.c.accelerator_type is not None:
+            return None
+        val = next((v for name, v in env_args if name == "VLLM_CPU_KVCACHE_SPACE"), None)
+        try:
+            gib = float(val.value) if val is not None else 0.0
+        except (TypeError, ValueError):
+            return None
+        return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value} (vLLM's CPU KV cache)") if gib > 0 else None
+
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)

@@ -114,6 +114,9 @@ ENGINE_ENV = (
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "str", "localhost", "NixlConnector side channel"),
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", "int", 5600, "NixlConnector side channel"),
     EngineEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", "int", 8998, "MooncakeConnector bootstrap"),
+    # vllm-project/vllm@f6ff3f0f903ec4dc46b3fae16e830715f52b9223:vllm/platforms/cpu.py: the CPU backend's KV
+    # cache is this many GiB (CpuPlatform: cache_config.cpu_kvcache_space_bytes); GPU platforms ignore it
+    EngineEnv("VLLM_CPU_KVCACHE_SPACE", "str", None, "KV cache space of the CPU backend, GiB"),
 )
 
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True,
