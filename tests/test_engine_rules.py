@@ -328,6 +328,6 @@ spec:
     [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
     assert (row["prefill_pool"]["tokens"], row["verdict"]) == (16384, "exceeds")
     # on a GPU the variable means nothing
-    path.write_text(text.replace("{cpu: \\"16\\", memory: 100Gi}", "{nvidia.com/gpu: 1}"))
+    path.write_text(text.replace('{cpu: "16", memory: 100Gi}', "{nvidia.com/gpu: 1}"))
     [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
     assert row["prefill_pool"] is None or row["prefill_pool"]["tokens"] != 16384
