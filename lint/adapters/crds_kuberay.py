@@ -34,7 +34,7 @@ from ctxlint.adapters.workload import (Container, EngineRole, Workload, limits_f
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile, parse_text
-from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "kuberay"
@@ -120,7 +120,13 @@ class _Reader:
             if config.kind == MAP:
                 w = self.llm_config(app, config, c_index, place)
                 out += [w] if w is not None else []
-        if configs is None:
+        halves = [(kind, app.dig("args", f"{kind}_config")) for kind in (PREFILL, DECODE)]
+        for kind, config in halves:  # ray.serve.llm:build_pd_openai_app's PDServingArgs: one LLMConfig each
+            w = self.llm_config(app, config, 0, place) if config is not None and config.kind == MAP else None
+            if w is not None:
+                out.append(replace(w, roles=[replace(r, role=replace(r.role, role=Val(kind, place(config))))
+                                             if r.role.kind == UNIFIED else r for r in w.roles]))
+        if configs is None and all(config is None for _, config in halves):
             out += self.custom_app(app, index, place)
         return out
 
@@ -229,6 +235,8 @@ class _Reader:
                  at: Node) -> Workload:
         base = name_of(self.obj, self.file)
         name = Val(f"{base.value}/{suffix}", base.source) if base is not None and suffix else base
+        if name is None and suffix:  # a Serve config of its own has no metadata: the app's model names it
+            name = Val(suffix, at.source(self.file))
         advertised, gateway, measured = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
                                                       self.result.diagnostics, str(name.value) if name else None)
         return Workload(name=name, source=self.obj.source(self.file), input_format=NAME, roles=roles,
@@ -262,3 +270,22 @@ def _pip_vllm(runtime_env: Optional[Node]) -> Optional[Tuple[str, Node]]:
             if found is not None:
                 return found.group(1) or "", item
     return None
+
+
+def serve_config(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+    """A Ray Serve config on its own (`serve deploy` file, Anyscale service): its Ray Serve LLM applications
+    (`args.llm_configs`, or build_pd_openai_app's prefill_config/decode_config), read as inside a
+    RayService with no cluster beside them; other applications are not engines ctxlint reads. A file that
+    is one LLMConfig (`model_loading_config` at the top) is read as that config."""
+    reader = _Reader(root, None, spans, {}, result)
+    out: List[Workload] = []
+    loading = root.get("model_loading_config")
+    if loading is not None and loading.kind == MAP:  # one LLMConfig file, as `llm_configs: [path]` names it
+        w = reader.llm_config(root, root, 0, lambda n: n.source(spans.file))
+        return [w] if w is not None else []
+    for index, app in enumerate(seq(root.get("applications"))):
+        args = app.get("args") if app.kind == MAP else None
+        if args is not None and args.kind == MAP and any(
+                args.get(key) is not None for key in ("llm_configs", "prefill_config", "decode_config")):
+            out += reader.application(app, index, lambda n: n.source(spans.file))
+    return out

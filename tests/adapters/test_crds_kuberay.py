@@ -207,3 +207,56 @@ def test_a_ray_cluster_of_tpu7x_chips_counts_two_devices_a_chip():
     """
     [dep] = adapt(text).deployments
     assert (dep.roles[0].accelerators.count.value, dep.roles[0].parallelism.tp) == (8, 8)
+
+
+SERVE_CONFIG = """\
+applications:
+  - name: llm-endpoint
+    route_prefix: /
+    import_path: ray.serve.llm:build_openai_app
+    args:
+      llm_configs:
+        - model_loading_config:
+            model_id: meta-llama/Llama-3.1-8B-Instruct
+          accelerator_type: A10G
+          engine_kwargs:
+            max_model_len: 8192
+            tensor_parallel_size: 2
+          deployment_config:
+            num_replicas: 3
+  - name: other
+    import_path: my_app:build
+    args: {threshold: 3}
+"""
+
+
+def test_a_ray_serve_config_of_its_own_is_read_like_the_one_inside_a_rayservice():
+    # ray-project/ray release/llm_tests/serve/configs: `serve deploy` files and LLMConfig files
+    [dep] = adapt(SERVE_CONFIG, "serve_config.yaml").deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.model.id.value, dep.name.value) == (
+        "ray-serve", "meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct")
+    assert (role.context_length.value, role.parallelism.tp, role.accelerators.type.value, role.replicas.value) == (
+        8192, 2, "A10G", 3)
+    assert at(SERVE_CONFIG, role.context_length.source) == "8192"
+    # a file that is one LLMConfig (what `llm_configs: [path.yaml]` names)
+    one = SERVE_CONFIG[SERVE_CONFIG.index("        - model_loading_config"):SERVE_CONFIG.index("  - name: other")]
+    one = "\n".join(line[10:] for line in one.splitlines()) + "\n"
+    [dep] = adapt(one, "llm_config.yaml").deployments
+    assert (dep.model.id.value, dep.roles[0].context_length.value) == ("meta-llama/Llama-3.1-8B-Instruct", 8192)
+    # a Serve config with no Ray Serve LLM app holds no engine ctxlint reads
+    assert adapt(SERVE_CONFIG[:SERVE_CONFIG.index("    args:\n      llm_configs")] + "    args: {}\n",
+                 "serve_config.yaml").deployments == []
+
+
+def test_ray_serve_pd_builder_is_one_disaggregated_deployment():
+    # ray.serve.llm:build_pd_openai_app takes PDServingArgs: prefill_config and decode_config
+    config = """\
+        model_loading_config: {model_id: meta-llama/Llama-3.1-8B-Instruct}
+        accelerator_type: A10G
+        engine_kwargs: {max_model_len: 8192}
+"""
+    text = ("applications:\n  - name: pd\n    import_path: ray.serve.llm:build_pd_openai_app\n    args:\n"
+            "      prefill_config:\n" + config + "      decode_config:\n" + config)
+    [dep] = adapt(text, "serve_pd.yaml").deployments
+    assert sorted(r.kind for r in dep.roles) == ["decode", "prefill"] and dep.disaggregated
