@@ -35,10 +35,10 @@ Options:
 """
 from __future__ import annotations
 
-import re
 from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
+from ctxlint.physics.context import TGI_CHUNKING_ATTENTION, tgi_image_attention
 from ctxlint.model import Deployment, Role, fmt
 from ctxlint.rules._engine import TGI_INPUT_NAMES, bool_arg, engine_id, first_arg, int_arg, shown
 from ctxlint.versions import parse_version
@@ -55,7 +55,6 @@ CHUNKING_SINCE = parse_version("3.0.0")  # TGI 3 turned prefill chunking on by d
 # TGI 2.4.1 added it, off unless PREFILL_CHUNKING=1 (server/text_generation_server/models/globals.py), and moved
 # this check to the router (backends/v3/src/main.rs), which skips it when the backend chunks
 CHUNKING_FROM = parse_version("2.4.1")
-CHUNKING_ATTENTION = ("flashinfer", "flashdecoding")
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
@@ -107,11 +106,11 @@ def _no_chunking(dep: Deployment, role: Role) -> Optional[str]:
     if chunking is None and version is not None and version < CHUNKING_SINCE:
         return f"TGI {version} has it off unless PREFILL_CHUNKING=1"
     attention = first_arg(role, "ATTENTION", "attention")
-    if attention is not None and str(attention[1].value).lower() not in CHUNKING_ATTENTION:
+    if attention is not None and str(attention[1].value).lower() not in TGI_CHUNKING_ATTENTION:
         return f"ATTENTION={attention[1].value} does not support it"
     image = str(dep.engine.version.raw) if dep.engine.version is not None else ""
-    if attention is None and re.search(r"rocm|intel|xpu|gaudi", image.lower()):
-        return f"the image {image} sets ATTENTION=paged"  # Dockerfile_amd, Dockerfile_intel
+    if attention is None and tgi_image_attention(image, version) is not None:
+        return f"the image {image} sets ATTENTION=paged"  # Dockerfile_amd, Dockerfile_intel before 3.0.2
     speculate = int_arg("tgi", role, "speculate", "SPECULATE")
     if speculate is not None and speculate[0] > 0:
         return "speculation turns it off"

@@ -331,3 +331,26 @@ spec:
     path.write_text(text.replace('{cpu: "16", memory: 100Gi}', "{nvidia.com/gpu: 1}"))
     [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
     assert row["prefill_pool"] is None or row["prefill_pool"]["tokens"] != 16384
+
+
+def test_tgi_intel_images_chunk_from_3_0_2_and_the_cpu_kv_space_is_a_cpu_images_integer(tmp_path):
+    # review: Dockerfile_intel sets ATTENTION=flashdecoding-ipex and PREFILL_CHUNKING=1 from v3.0.2 (model.py
+    # accepts it); VLLM_CPU_KVCACHE_SPACE is read with int() and only by the CPU backend
+    import json
+
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    for version, follows in (("3.0.1-intel-xpu", False), ("3.1.0-intel-xpu", True)):
+        path.write_text(TGI_241.replace("VERSION", version).replace("ARGS", ""))
+        [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+        # unchunked TGI 3 without a stated prefill batch: not derived; chunked: the KV pool's, capped by the model
+        assert (row["engine_context"] is not None and row["engine_context"] > 8192) == follows, version
+    text = SIZED_TO_POOL.replace("IMAGE", "vllm/vllm-openai:v0.11.0").replace(
+        "COMMAND", '[vllm, serve, Qwen/Qwen3-32B, --max-model-len, "32768"]').replace(
+        "        resources: {limits: {nvidia.com/gpu: 1}}\n", "        env: [{name: VLLM_CPU_KVCACHE_SPACE, value: 'V'}]\n").replace(
+        "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n", "")
+    for image, value, pool in (("vllm/vllm-openai:v0.11.0", "4", None), ("vllm/vllm-openai-cpu:v0.11.0", "4", 16384),
+                               ("vllm/vllm-openai-cpu:v0.11.0", "4.5", None)):
+        path.write_text(text.replace("vllm/vllm-openai:v0.11.0", image).replace("'V'", f"'{value}'"))
+        [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+        assert (row["prefill_pool"]["tokens"] if row["prefill_pool"] else None) == pool, (image, value)

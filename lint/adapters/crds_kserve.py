@@ -124,9 +124,9 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Li
             return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
         roles = _container_roles(model, predictor, spans, result,
                                  engine=Val("vllm", fmt.source(file), raw="huggingface"))
-        storage = model_id(model.get("storageUri"), file)
-        if storage is None or not str(scalar(model.get("storageUri"))).startswith("hf://"):
-            storage = _hf_arg(model.get("args"), "--model_id", spans)  # the server's args.model = model_id
+        storage = _hf_arg(model.get("args"), "--model_id", spans)  # the server's args.model = model_id or model_dir
+        if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
+            storage = model_id(model.get("storageUri"), file)
         if storage is not None:
             roles = [r if r.model is not None else replace(r, model=storage) for r in roles]
         return _workload(obj, None, roles, spans, result, replicas)
@@ -139,15 +139,16 @@ def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val
     only auto and vllm run vLLM; `--model_id`, which it serves instead of model_dir), as `--flag=value` or
     `--flag value`, at its value."""
     items = [n for n in seq(args) if n.kind == SCALAR]
-    for i, item in enumerate(items):
+    found: Optional[Val[str]] = None
+    for i, item in enumerate(items):  # argparse: the last one wins
         text = str(item.value)
         if text.startswith(flag + "="):
             value = text[len(flag) + 1:]
-            return Val(value, spans.source(item, len(flag) + 1, len(text)), raw=value) if value else None
-        if text == flag and i + 1 < len(items):
+            found = Val(value, spans.source(item, len(flag) + 1, len(text)), raw=value) if value else None
+        elif text == flag and i + 1 < len(items):
             value = str(items[i + 1].value)
-            return Val(value, items[i + 1].source(spans.file), raw=value)
-    return None
+            found = Val(value, items[i + 1].source(spans.file), raw=value)
+    return found
 
 
 # -- LLMInferenceService ---------------------------------------------------------------------------------

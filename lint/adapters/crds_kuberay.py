@@ -131,12 +131,16 @@ class _Reader:
         return out
 
     def llm_config(self, app: Node, config: Node, index: int, place) -> Optional[Workload]:
+        engine_name = scalar(config.get("llm_engine"))
+        if engine_name is not None and str(engine_name).lower() != "vllm":
+            return None  # Ray Serve LLM's SGLang adapter (engine_adapter._ADAPTERS): its kwargs are not vLLM's
         kwargs = config.get("engine_kwargs")
         kwargs = kwargs if kwargs is not None and kwargs.kind == MAP else None
         loading = config.get("model_loading_config")
         loading = loading if loading is not None and loading.kind == MAP else None
-        model_node = next((n for n in (loading.get("model_source"), loading.get("model_id")) if loading is not None
-                           and n is not None and isinstance(scalar(n), str) and scalar(n).strip()), None)
+        model_node = next((n for n in ((loading.get("model_source"), loading.get("model_id")) if loading is not None
+                                       else ()) if n is not None and isinstance(scalar(n), str) and scalar(n).strip()),
+                          None)
         model = Val(scalar(model_node).strip(), place(model_node)) if model_node is not None else None
         accel = config.get("accelerator_type")
         found = canonical_type(scalar(accel))
@@ -274,18 +278,18 @@ def _pip_vllm(runtime_env: Optional[Node]) -> Optional[Tuple[str, Node]]:
 
 def serve_config(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
     """A Ray Serve config on its own (`serve deploy` file, Anyscale service): its Ray Serve LLM applications
-    (`args.llm_configs`, or build_pd_openai_app's prefill_config/decode_config), read as inside a
-    RayService with no cluster beside them; other applications are not engines ctxlint reads. A file that
-    is one LLMConfig (`model_loading_config` at the top) is read as that config."""
+    (`import_path: ray.serve.llm:...`, with `args.llm_configs`, or build_pd_openai_app's prefill_config and
+    decode_config), read as inside a RayService with no cluster beside them; other applications are not
+    engines ctxlint reads. A file that is one LLMConfig (`model_loading_config` at the top, no
+    `applications`) is read as that config."""
     reader = _Reader(root, None, spans, {}, result)
     out: List[Workload] = []
     loading = root.get("model_loading_config")
-    if loading is not None and loading.kind == MAP:  # one LLMConfig file, as `llm_configs: [path]` names it
+    if loading is not None and loading.kind == MAP and root.get("applications") is None:  # one LLMConfig file
         w = reader.llm_config(root, root, 0, lambda n: n.source(spans.file))
         return [w] if w is not None else []
     for index, app in enumerate(seq(root.get("applications"))):
         args = app.get("args") if app.kind == MAP else None
-        if args is not None and args.kind == MAP and any(
-                args.get(key) is not None for key in ("llm_configs", "prefill_config", "decode_config")):
+        if args is not None and args.kind == MAP and "ray.serve.llm" in str(scalar(app.get("import_path"))):
             out += reader.application(app, index, lambda n: n.source(spans.file))
     return out

@@ -20,12 +20,16 @@ class Devices:
     span_source: Any  # workload_positions.Positions.span_source
 
     def cpu_kv_space(self, env_args) -> Optional[Val[float]]:
-        """vLLM's CPU backend (a container with no accelerator): VLLM_CPU_KVCACHE_SPACE GiB is its KV memory."""
-        if self.c.accelerator_count is not None or self.c.accelerator_type is not None:
+        """vLLM's CPU backend (a CPU image, `vllm-openai-cpu`, `vllm-cpu-release-repo`, or one an operator picks,
+        in a container with no accelerator): VLLM_CPU_KVCACHE_SPACE GiB is its KV memory. vLLM reads it with
+        int(): another value stops it, and is not read here."""
+        image = str(self.c.image.value) if self.c.image is not None and self.c.image.value else ""
+        if self.c.accelerator_count is not None or self.c.accelerator_type is not None or \
+                image and "cpu" not in image.lower().rsplit(":", 1)[0]:  # no image: the operator's (KubeAI cpu)
             return None
         val = next((v for name, v in env_args if name == "VLLM_CPU_KVCACHE_SPACE"), None)
         try:
-            gib = float(val.value) if val is not None else 0.0
+            gib = int(str(val.value).strip()) if val is not None else 0
         except (TypeError, ValueError):
             return None
         return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value} (vLLM's CPU KV cache)") if gib > 0 else None

@@ -218,20 +218,34 @@ def tgi_chunking(settings: Mapping[str, Any], v, image: str = "") -> bool:
     "0") at v2.4.1, @d2ed52f531cf8098ca62375248e007022eaadc65; "1" at v3.0.0,
     @8f326c97912a20d20cddb6ba61bf1569fa9a8601),
     an unknown release taken as a current one; and model.py turns it off with speculation or an ATTENTION other
-    than flashinfer/flashdecoding, which the ROCm and Intel images set (Dockerfile_amd, Dockerfile_intel: ENV
-    ATTENTION=paged, PREFILL_CHUNKING=0)."""
-    attention = settings.get("ATTENTION")
-    rocm_or_intel = bool(re.search(r"rocm|intel|xpu|gaudi", image.lower()))
-    if attention is None and rocm_or_intel:
-        attention = "paged"
+    than flashinfer/flashdecoding(-ipex), which the ROCm image (and the Intel one before 3.0.2) sets: ENV
+    ATTENTION=paged, PREFILL_CHUNKING=0 (Dockerfile_amd, Dockerfile_intel)."""
+    image_attention = tgi_image_attention(image, v)
+    attention = settings.get("ATTENTION") or image_attention
     speculate = settings.get("speculate", settings.get("SPECULATE"))
-    if str(attention or "flashinfer").strip().lower() not in ("flashinfer", "flashdecoding") or \
+    if str(attention or "flashinfer").strip().lower() not in TGI_CHUNKING_ATTENTION or \
             (isinstance(speculate, int) and not isinstance(speculate, bool) and speculate > 0):
         return False
     given = settings.get("PREFILL_CHUNKING")
     if given is not None:
         return str(given).strip().lower() in ("1", "true")
-    return not rocm_or_intel and (v is None or v >= parse_version("3.0.0"))
+    return image_attention is None and (v is None or v >= parse_version("3.0.0"))
+
+
+TGI_CHUNKING_ATTENTION = ("flashinfer", "flashdecoding", "flashdecoding-ipex")  # model.py from v3.0.2
+
+
+def tgi_image_attention(image: str, v) -> Optional[str]:
+    """The ATTENTION a TGI image sets that turns chunking off: the ROCm image's `paged` (Dockerfile_amd, v3.0.0
+    to v3.3.7), the Intel image's before v3.0.2 (Dockerfile_intel; from 3.0.2 flashdecoding-ipex, chunking on)."""
+    low = image.lower()
+    if "rocm" in low:
+        return "paged"
+    if "intel" in low or "xpu" in low:
+        tag = re.search(r":v?(\d+\.\d+(?:\.\d+)?)", low)  # `3.1.0-intel-xpu`: the release before the suffix
+        v = v or (parse_version(tag.group(1)) if tag else None)
+        return "paged" if v is not None and v < parse_version("3.0.2") else None
+    return None
 
 
 def _tgi_unchunked(settings: Mapping[str, Any], v, version: Optional[str], positions: int) -> Optional[DefaultContext]:

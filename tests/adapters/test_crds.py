@@ -369,3 +369,13 @@ def test_in_template_follows_list_and_template_steps_only():
     assert in_template("items[0].items[1].objects[2].spec") and in_template("objects[0].objects[1].spec")
     assert not in_template("items[0].spec.containers[0]") and not in_template("spec.objects[0].containers[0]")
     assert not in_template("") and not in_template("spec.template.spec.containers[0]")
+
+
+def test_kserve_huggingface_server_model_id_wins_and_the_last_flag_counts():
+    # review: the server serves --model_id whenever it is given, and argparse keeps a flag's last value
+    both = ISVC.replace("        - --max-model-len=1024\n", "        - --max-model-len=1024\n"
+                        "        - --model_id=Qwen/Qwen3-8B\n")
+    assert adapt(both).deployments[0].model.id.value == "Qwen/Qwen3-8B"
+    last = ISVC.replace("        - --max-model-len=1024\n", "        - --max-model-len=1024\n        - --backend=vllm\n"
+                        "        - --backend=huggingface\n")
+    assert adapt(last).deployments == []

@@ -260,3 +260,19 @@ def test_ray_serve_pd_builder_is_one_disaggregated_deployment():
             "      prefill_config:\n" + config + "      decode_config:\n" + config)
     [dep] = adapt(text, "serve_pd.yaml").deployments
     assert sorted(r.kind for r in dep.roles) == ["decode", "prefill"] and dep.disaggregated
+
+
+def test_ray_serve_configs_that_are_not_ray_serve_llm_or_not_vllm_are_not_read():
+    # review: only `import_path: ray.serve.llm:...` apps; an LLMConfig without a model does not crash; an
+    # LLMConfig of Ray's SGLang adapter (llm_engine: SGLang) holds SGLang's kwargs, not vLLM's
+    assert adapt(SERVE_CONFIG.replace("ray.serve.llm:build_openai_app", "my_company.llm:build"),
+                 "serve_config.yaml").deployments == []
+    no_model = SERVE_CONFIG.replace("        - model_loading_config:\n            model_id: meta-llama/Llama-3.1-8B-Instruct\n"
+                                    "          accelerator_type", "        - accelerator_type")
+    [dep] = adapt(no_model, "serve_config.yaml").deployments
+    assert dep.model.id is None
+    sglang = SERVE_CONFIG.replace("          accelerator_type: A10G\n", "          accelerator_type: A10G\n"
+                                  "          llm_engine: SGLang\n")
+    assert adapt(sglang, "serve_config.yaml").deployments == []
+    # `applications` beside a top-level model_loading_config is not one LLMConfig file
+    assert adapt("applications: [{name: x}]\nmodel_loading_config: {model_id: m}\n", "x.yaml").deployments == []
