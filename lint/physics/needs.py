@@ -27,6 +27,23 @@ from .span_search import SpannedFits, release_figure
 COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
 _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
         "or `default-accelerator:` in .ctxlint.yaml)")
+# The devices a role's device-plugin resource can be (its count's key): an amd.com/gpu pod is no L4, and a
+# Gaudi, TPU or Intel GPU pod none of the common ones; the catalog has no Gaudi at all.
+_AMD = ("MI210", "MI250X", "MI300X", "MI325X", "MI355X")
+_OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its "
+              "memory_gib when the catalog lacks it)")
+
+
+def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
+    """The devices to give verdicts for, and the advice, by the resource the role's device count is of."""
+    count = role.accelerators.count
+    path = count.source.path if count is not None else ""
+    if path.endswith('["amd.com/gpu"]'):
+        return _AMD, "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
+    if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
+                      '["aws.amazon.com/neuroncore"]')):
+        return (), _OTHER_FIX
+    return COMMON, _FIX
 
 
 def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int,
@@ -183,9 +200,11 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
         key = exact_key(CapacityInput(accelerator=None, **_fields(dep, role, arch, weights, context)))
     except Unkeyable:
         key = None
+    devices = _vendor_devices(role)[0]
+    key = (key, devices) if key is not None else None
     found = _NEEDS.get(key) if key is not None else None
     if found is None:
-        found = _search(dep, role, arch, weights, context)
+        found = _search(dep, role, arch, weights, context, devices)
         if key is not None:
             if len(_NEEDS) >= 1024:  # bounded: drop the oldest
                 del _NEEDS[next(iter(_NEEDS))]
@@ -196,7 +215,8 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
 _NEEDS: Dict[Any, Tuple[Optional[MemoryNeed], Tuple[str, ...]]] = {}
 
 
-def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[MemoryNeed, Tuple[str, ...]]:
+def _search(dep: Deployment, role: Role, arch, weights, context: int,
+            devices: Tuple[str, ...] = COMMON) -> Tuple[MemoryNeed, Tuple[str, ...]]:
     from .device_verdicts import verdict as device_verdict  # at each search: tests replace it
 
     par = role.parallelism
@@ -215,7 +235,7 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int) -> Tuple[M
     verdicts = []
     if point is not None:
         sizes = _searched_sizes(dep, role, arch, weights, context, estimates)
-        for name in COMMON:
+        for name in devices:
             acc = lookup_accelerator(name)
             if acc is None:
                 continue
@@ -259,9 +279,11 @@ def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     base = f"no accelerator type (or available_kv_gib) is given{count}"
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
-        return f"{base}; {_FIX}"
+        return f"{base}; {_vendor_devices(role)[1]}"
     if need.unmodelled:  # a device would not help: the engine's own figure would
         return f"{base}; {need.text()}"
+    fix = _vendor_devices(role)[1]
     if need.point is None:
-        return f"{base}; {need.text()}; {_FIX}"
-    return f"{base}; {need.text()} ({', '.join(verdicts)}); {_FIX}"
+        return f"{base}; {need.text()}; {fix}"
+    listed = f" ({', '.join(verdicts)})" if verdicts else ""
+    return f"{base}; {need.text()}{listed}; {fix}"

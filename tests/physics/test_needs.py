@@ -180,3 +180,31 @@ spec:
     assert ("(4 per replica, type unknown); no memory need can be given for 4,096 tokens: "
             "deepseek-ai/DeepSeek-V4-Flash: compressed attention (compress_ratios: KV compressed 4x/128x per "
             "layer, DeepSeek-V4) is not modelled; state the pool the engine logs") in out
+
+
+def test_the_devices_a_need_is_judged_on_follow_the_pods_resource(tmp_path):
+    # sweep: an amd.com/gpu pod was told "L4 yes, ...; state the device (a nodeSelector such as
+    # nvidia.com/gpu.product ...)"; a Gaudi pod the same, though the catalog has no Gaudi
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  template:
+    spec:
+      containers:
+      - name: v
+        image: rocm/vllm:latest
+        command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "32768"]
+        resources: {limits: {RESOURCE: 1}}
+"""
+    path = tmp_path / "d.yaml"
+    path.write_text(text.replace("RESOURCE", "amd.com/gpu"))
+    out = run(["check", str(path), "--isolated"]).out
+    assert "(MI210 yes, MI250X-GCD yes, MI300X yes, MI325X yes, MI355X yes); state the device (a node selector" in out
+    assert "L4" not in out and "nvidia.com" not in out
+    path.write_text(text.replace("RESOURCE", "habana.ai/gaudi"))
+    out = run(["check", str(path), "--isolated"]).out
+    assert "GiB per GPU at TP 1; state the device (`default-accelerator:` in .ctxlint.yaml, defined under" in out
+    path.write_text(text.replace("RESOURCE", "nvidia.com/gpu"))
+    assert "GiB per GPU at TP 1 (L4 " in run(["check", str(path), "--isolated"]).out
