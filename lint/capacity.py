@@ -252,14 +252,16 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
 def _explain(role: Role, result) -> str:
     """One line of arithmetic for messages: budget / bytes per token = tokens."""
     steps = {label: (formula, value) for label, formula, value in result.steps}
+    stated = role.available_kv_gib.raw if role.available_kv_gib is not None else ""
+    given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
     where = f"{role.accelerators.count.value if role.accelerators.count else 1}x {result.accelerator}" \
-        if result.accelerator else "the logged KV budget"
+        if result.accelerator else ("the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
     if role.accelerator_assumed:
         where += f" (assumed: {role.accelerator_assumed})"
     budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
     per_token = result.kv_bytes_per_token_per_gpu
     return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
-            f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or 'as logged'}) / {fmt(int(per_token or 0))} B "
+            f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
             f"per token per GPU = {fmt(result.pool_tokens)} tokens")
 
 

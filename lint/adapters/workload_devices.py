@@ -32,7 +32,7 @@ class Devices:
             gib = int(str(val.value).strip()) if val is not None else 0
         except (TypeError, ValueError):
             return None
-        return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value} (vLLM's CPU KV cache)") if gib > 0 else None
+        return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value}") if gib > 0 else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
