@@ -10,7 +10,9 @@ Why:
     smallest of the advertised window (or gateway cap), max_input_len and
     max_seq_len. A role whose extra_llm_api_options file is not in the
     manifest is not judged: the file may set either, and it overrides the
-    command line (CTX008 names it).
+    command line (CTX008 names it). A decode (generation) role of a
+    disaggregated deployment is not judged: TensorRT-LLM skips the check for
+    generation-only requests (tensorrt_llm/llmapi/llm.py).
 
 Example (bad):
     ```yaml
@@ -42,7 +44,7 @@ from __future__ import annotations
 from typing import Iterator, List, Tuple
 
 from ctxlint.findings import Problem
-from ctxlint.model import Deployment, Source, fmt
+from ctxlint.model import DECODE, Deployment, Source, fmt
 from ctxlint.rules._common import max_prompt
 from ctxlint.rules._engine import bool_arg, engine_context, engine_id, first_arg, int_arg, shown
 
@@ -64,6 +66,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         if role.settings_unread is not None:
             continue  # enable_chunked_prefill or max_num_tokens may be in it, and it beats the command line
+        if role.kind == DECODE:
+            continue  # a generation-only request skips the check (llmapi/llm.py BaseLLM._check_arguments)
         chunked = bool_arg(role, "enable_chunked_prefill")
         backend = first_arg(role, "backend")
         if (chunked is not None and chunked[0]) or (backend is not None and backend[1].value != "pytorch"):

@@ -354,3 +354,30 @@ def test_tgi_intel_images_chunk_from_3_0_2_and_the_cpu_kv_space_is_a_cpu_images_
         path.write_text(text.replace("vllm/vllm-openai:v0.11.0", image).replace("'V'", f"'{value}'"))
         [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
         assert (row["prefill_pool"]["tokens"] if row["prefill_pool"] else None) == pool, (image, value)
+
+
+@pytest.mark.parametrize("module, mode", [("dynamo.trtllm", "agg"), ("dynamo.trtllm", "pd"),
+                                          ("dynamo.trtllm", "prefill_and_decode"), ("dynamo.vllm", "pd"),
+                                          ("dynamo.sglang", "agg"), ("dynamo.sglang", "pd")])
+def test_dynamo_disaggregation_modes_of_every_release_are_not_refused(tmp_path, module, mode):
+    # sweep 9: newer Dynamo takes agg/pd (components/src/dynamo/*/backend_args.py, sglang/args.py maps them to
+    # SGLang's null), older TRT-LLM workers prefill_and_decode: none of them is a refusal, all serve both phases
+    from helpers import run
+    model = "--model-path" if module == "dynamo.sglang" else "--model"
+    path = tmp_path / "d.yaml"
+    path.write_text(SIZED_TO_POOL.replace("IMAGE", "nvcr.io/nvidia/ai-dynamo/runtime:0.6.0").replace(
+        "COMMAND", f"[python3, -m, {module}, {model}, Qwen/Qwen3-8B, --disaggregation-mode, {mode}]"))
+    assert "CTX301" not in run(["check", str(path), "--isolated"]).out
+
+
+def test_ctx308_skips_tensorrt_llm_decode_roles():
+    # llmapi/llm.py BaseLLM._check_arguments skips the max_num_tokens check for generation-only requests,
+    # which is what a disaggregated decode (generation) server gets
+    from ctxlint.rules import ctx308_prompt_exceeds_max_num_tokens as ctx308
+    from ctxlint.model import Deployment, Engine, Role, Source, Val
+    src = Source("d.yaml", 1, 1, "")
+    roles = tuple(Role(role=Val(kind, src), context_length=Val(8192, src), engine_args=(
+        ("max_num_tokens", Val(1024, src)),)) for kind in ("prefill", "decode"))
+    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
+                     roles=roles)
+    assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the prefill"]

@@ -112,8 +112,12 @@ SPEC_ = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
 
 # Dynamo's SGLang worker passes SGLang's own flags through (engines.md §6) [U].
 DYNAMO_EXTRA = (
+    # Dynamo's SGLang worker maps agg and pd to SGLang's null before SGLang reads it (components/src/dynamo/
+    # sglang/args.py)
+    F("disaggregation_mode", "--disaggregation-mode", default="null",
+      choices=("null", "agg", "pd", "prefill", "decode"), tags=ROLE),
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
     F("migration_limit", "--migration-limit", kind="int"), F("endpoint", "--endpoint"),
 )
-DYNAMO_SPEC = EngineSpec("sglang", FLAGS + DYNAMO_EXTRA, int_rule="argparse", allow_abbrev=True,
+DYNAMO_SPEC = EngineSpec("sglang", DYNAMO_EXTRA + FLAGS, int_rule="argparse", allow_abbrev=True,  # Dynamo's win
                          engine_env=ENGINE_ENV, config_flags=("config",))

@@ -80,7 +80,9 @@ DYNAMO_FLAGS = (
     F("kv_cache_free_gpu_memory_fraction", "--free-gpu-memory-fraction", kind="float", default=0.9,
       tags=(KV, MEM)),
     F("kv_block_size", "--kv-block-size", kind="int", default=32, tags=KV),
-    F("disaggregation_mode", "--disaggregation-mode", choices=("prefill_and_decode", "prefill", "decode"),
+    # older Dynamo releases: prefill_and_decode; newer ones agg/pd instead (ai-dynamo/dynamo
+    # components/src/dynamo/trtllm/backend_args.py): every release's values, so none is refused falsely
+    F("disaggregation_mode", "--disaggregation-mode", choices=("prefill_and_decode", "agg", "pd", "prefill", "decode"),
       tags=ROLE),
     F("disaggregation_strategy", "--disaggregation-strategy", tags=ROLE),
     F("endpoint", "--endpoint"),
