@@ -1,4 +1,4 @@
-"""NVIDIA Dynamo `DynamoGraphDeployment` (nvidia.com/v1alpha1).
+"""NVIDIA Dynamo `DynamoGraphDeployment` (nvidia.com/v1alpha1 `spec.services`; v1beta1 `spec.components`).
 
 Each service of `spec.services` whose `extraPodSpec.mainContainer` runs an
 engine (`python3 -m dynamo.vllm|dynamo.sglang|dynamo.trtllm`, or a plain
@@ -11,7 +11,11 @@ else `subComponentType: prefill|decode`. A TRT-LLM `--extra-engine-args`
 file mounted from a ConfigMap of the same file is read with its positions.
 Prefill and decode services of one model become one disaggregated
 deployment (workload.deployments_from). Frontends, planners and routers run
-no engine and are skipped; `envFromSecret` values are unknown.
+no engine and are skipped; `envFromSecret` values are unknown. The v1beta1
+API (the current recipes) lists `spec.components[]` instead, each with a
+`name`, a `type` (prefill/decode mark the role), `replicas`, `multinode`
+and a `podTemplate.spec` whose `main` container runs the engine with its
+GPUs in its own limits; the graph's environment is `spec.env`.
 """
 from __future__ import annotations
 
@@ -20,7 +24,7 @@ from typing import List, Optional
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, int_val, is_kind, labels_of, name_of, objects, \
-    scalar
+    scalar, seq
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
@@ -43,15 +47,14 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             continue
         maps = config_maps(loaded, obj)
         services = obj.dig("spec", "services")
-        if services is None or services.kind != MAP:
-            continue
         graph = []
-        for key, service in services.value.items():
+        for key, service in services.value.items() if services is not None and services.kind == MAP else ():
             if service.kind == MAP:
-                workload = _service(obj, str(key), services.keys[key], service, spans, maps, result)
-                if workload is not None:
-                    graph.append(workload)
-        workloads.extend(_decode_by_default(graph))
+                graph.append(_service(obj, str(key), services.keys[key], service, spans, maps, result))
+        for component in seq(obj.dig("spec", "components")):  # nvidia.com/v1beta1
+            if component.kind == MAP:
+                graph.append(_component(obj, component, spans, maps, result))
+        workloads.extend(_decode_by_default([w for w in graph if w is not None]))
     result.extend(deployments_from(loaded.path, workloads))
     return result
 
@@ -67,33 +70,52 @@ def _gpus(service: Node, container: Node, file: str) -> Optional[Val[int]]:
 
 def _service(obj: Node, key: str, key_node: Node, service: Node, spans: ScalarSpans, maps, result: AdaptResult) \
         -> Optional[Workload]:
-    file = spans.file
+    """A v1alpha1 `spec.services` entry: `extraPodSpec.mainContainer`, `envs`, `subComponentType`."""
     pod = service.get("extraPodSpec")
     main = pod.get("mainContainer") if pod is not None and pod.kind == MAP else None
+    env = env_from_k8s(obj.dig("spec", "envs")) + env_from_k8s(service.get("envs"))
+    return _worker(obj, key, key_node, service, pod, main, env, service.get("subComponentType"), spans, maps, result)
+
+
+def _component(obj: Node, component: Node, spans: ScalarSpans, maps, result: AdaptResult) -> Optional[Workload]:
+    """A v1beta1 `spec.components[]` entry (nvidia.com/v1beta1, the current recipes): `name`, `type`
+    (frontend, worker, prefill, decode), `podTemplate.spec` with the `main` container (else the first)
+    and its GPU limits, `replicas`, `multinode`, the graph's `spec.env`."""
+    name = component.get("name")
+    pod = component.dig("podTemplate", "spec")
+    containers = [c for c in seq(pod.get("containers") if pod is not None and pod.kind == MAP else None)
+                  if c.kind == MAP]
+    main = next((c for c in containers if scalar(c.get("name")) == "main"), containers[0] if containers else None)
+    env = env_from_k8s(obj.dig("spec", "env")) + env_from_k8s(obj.dig("spec", "envs"))
+    return _worker(obj, str(scalar(name) or "component"), name if name is not None else component, component, pod,
+                   main, env, component.get("type"), spans, maps, result)
+
+
+def _worker(obj: Node, key: str, key_node: Node, unit: Node, pod: Optional[Node], main: Optional[Node], env,
+            sub: Optional[Node], spans: ScalarSpans, maps, result: AdaptResult) -> Optional[Workload]:
+    file = spans.file
     if main is None or main.kind != MAP:
         return None
     command, args = main.get("command"), main.get("args")
     script = command if command is not None and command.kind == SCALAR and args is None else None
-    nodes = int_val(service.dig("multinode", "nodeCount"), file)
-    env = env_from_k8s(obj.dig("spec", "envs")) + env_from_k8s(service.get("envs")) + env_from_k8s(main.get("env"))
+    nodes = int_val(unit.dig("multinode", "nodeCount"), file)
     reading = read_container(Container(
         spans=spans, node=main, name=key, command=None if script is not None else command, args=args, script=script,
-        env=env, image=main.get("image"), args_only=command is None,
-        accelerator_count=_gpus(service, main, file), accelerator_type=type_from_pod_spec(pod, file),
+        env=env + env_from_k8s(main.get("env"), maps, main.get("envFrom")), image=main.get("image"),
+        args_only=command is None, accelerator_count=_gpus(unit, main, file),
+        accelerator_type=type_from_pod_spec(pod, file),
         group_pods=nodes.value if nodes is not None and nodes.value > 0 else 1,
         config_reader=ConfigFiles(spans, maps, pod, main).read))
     result.diagnostics.extend(reading.diagnostics)
     if not reading.roles:
         return None
-    sub = service.get("subComponentType")
     roles = [_marked(r, sub, file) for r in reading.roles]
     dgd = name_of(obj, file)
     name = Val(f"{dgd.value}/{key}" if dgd is not None else key, key_node.source(file))
-    display = str(name.value)
     advertised, gateway, measured = limits_from_annotations(
-        obj.dig("metadata", "annotations"), file, result.diagnostics, display)
+        obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value))
     return Workload(name=name, source=key_node.source(file), input_format=NAME, roles=roles,
-                    replicas=int_val(service.get("replicas"), file), advertised=advertised, gateway=gateway,
+                    replicas=int_val(unit.get("replicas"), file), advertised=advertised, gateway=gateway,
                     measured=measured, labels=labels_of(obj))
 
 

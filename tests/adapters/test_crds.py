@@ -379,3 +379,55 @@ def test_kserve_huggingface_server_model_id_wins_and_the_last_flag_counts():
     last = ISVC.replace("        - --max-model-len=1024\n", "        - --max-model-len=1024\n        - --backend=vllm\n"
                         "        - --backend=huggingface\n")
     assert adapt(last).deployments == []
+
+
+DGD_V1BETA1 = """\
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: qwen3}
+spec:
+  backendFramework: vllm
+  env: [{name: MAX_LEN, value: "32768"}]
+  components:
+    - name: Frontend
+      type: frontend
+      podTemplate:
+        spec:
+          containers: [{name: main, image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0, command: [python3, -m, dynamo.frontend]}]
+    - name: prefill
+      type: prefill
+      replicas: 2
+      podTemplate:
+        spec:
+          nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+          containers:
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0
+              command: [python3, -m, dynamo.vllm]
+              args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+              resources: {limits: {nvidia.com/gpu: "1"}}
+    - name: decode
+      type: decode
+      multinode: {nodeCount: 2}
+      podTemplate:
+        spec:
+          containers:
+            - name: sidecar
+              image: busybox
+            - name: main
+              image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0
+              command: [python3, -m, dynamo.vllm]
+              args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN), --tensor-parallel-size, "4"]
+              resources: {limits: {nvidia.com/gpu: "2"}}
+"""
+
+
+def test_dynamo_v1beta1_components_are_read_like_services():
+    # the v1beta1 API of the current recipes (deploy/operator/api/v1beta1): spec.components[] with a `type`,
+    # `podTemplate.spec` whose `main` container runs the engine, the graph's `spec.env`
+    [dep] = adapt(DGD_V1BETA1).deployments
+    prefill, decode = sorted(dep.roles, key=lambda r: r.kind != "prefill")
+    assert (prefill.kind, prefill.replicas.value, prefill.context_length.value, prefill.accelerators.type.value) == (
+        "prefill", 2, 32768, "H100-SXM-80GB")
+    assert at(DGD_V1BETA1, prefill.role.source) == "prefill"
+    assert (decode.kind, decode.parallelism.tp, decode.accelerators.count.value) == ("decode", 4, 4)  # 2 nodes x 2
