@@ -18,7 +18,8 @@ from __future__ import annotations
 from typing import Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar
+from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kinds import handled_kinds
 from ctxlint.adapters.kubernetes import _named_halves, _pod_roles, matches
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -52,9 +53,13 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         maps = config_maps(loaded, obj)
         found: List[Tuple[str, Node, Optional[Node]]] = []
         _find(obj.get("spec"), "spec", None, found, 0)
+        groups: Dict[int, int] = {}
+        _entry_groups(obj.get("spec"), groups, 0)
         named = []
         for path, pod, holder in found:
-            roles = _pod_roles(pod, spans, result, maps)
+            size = groups.get(id(pod), 1)
+            roles = _pod_roles(pod, spans, result, maps, group_pods=size, group_label=_GROUP_LABEL) if size > 1 \
+                else _pod_roles(pod, spans, result, maps)
             if roles:
                 named.append((path, pod, holder, roles))
         for path, pod, holder, roles in named:
@@ -93,6 +98,38 @@ def _find(node: Optional[Node], path: str, holder: Optional[Node], out: list, de
     elif node.kind == SEQ:
         for index, child in enumerate(node.value):
             _find(child, f"{path}[{index}]", holder, out, depth + 1)
+
+
+_GROUP_LABEL = "pods (entry + workerReplicas workers)"
+
+
+def _entry_groups(node: Optional[Node], out: Dict[int, int], depth: int) -> None:
+    """Entry/worker groups (kthena ModelServing roles: `entryTemplate` + `workerReplicas` x `workerTemplate`,
+    volcano-sh/kthena pkg/apis/workload/v1alpha1/servinggroup_types.go): one engine instance spans the entry
+    pod and its workers, like a LeaderWorkerSet. By the entry pod spec's identity -> pods a group, when every
+    pod of it asks for the same accelerators (else the entry's count alone stands, as before)."""
+    if node is None or depth > MAX_DEPTH:
+        return
+    if node.kind == SEQ:
+        for child in node.value:
+            _entry_groups(child, out, depth + 1)
+        return
+    if node.kind != MAP:
+        return
+    entry, worker = node.dig("entryTemplate", "spec"), node.dig("workerTemplate", "spec")
+    workers = scalar(node.get("workerReplicas"))
+    if entry is not None and worker is not None and isinstance(workers, int) and not isinstance(workers, bool) \
+            and workers > 0 and _gpus(entry) is not None and _gpus(entry) == _gpus(worker):
+        out[id(entry)] = 1 + workers
+    for child in node.value.values():
+        _entry_groups(child, out, depth + 1)
+
+
+def _gpus(pod: Node) -> Optional[int]:
+    """The accelerators a pod asks for, over its containers (None: none says)."""
+    counts = [count_from_resources(c.get("resources"), "") for c in seq(pod.get("containers")) if c.kind == MAP]
+    known = [count.value for count in counts if count is not None]
+    return sum(known) if known else None
 
 
 def _label(path: str, holder: Optional[Node]) -> str:

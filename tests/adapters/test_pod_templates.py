@@ -102,3 +102,45 @@ def test_fallback_odd_shapes_never_crash():
     """
     res = adapt(odd)
     assert res.deployments == []
+
+
+def test_an_entry_pod_and_its_workers_are_one_engine_instance():
+    # sweep 9, volcano-sh/kthena ModelServing: a serving group is the entry pod plus workerReplicas workers
+    # (pkg/apis/workload/v1alpha1/servinggroup_types.go), joined by Ray: TP 8 x PP 2 over 2 x 8 GPUs
+    text = """\
+apiVersion: workload.serving.volcano.sh/v1alpha1
+kind: ModelServing
+metadata: {name: llama-multinode}
+spec:
+  replicas: 1
+  template:
+    roles:
+      - name: llama-405b
+        replicas: 1
+        entryTemplate:
+          spec:
+            containers:
+              - name: leader
+                image: vllm/vllm-openai:v0.10.1
+                command: [vllm, serve, meta-llama/Llama-3.1-405B-Instruct, --tensor-parallel-size, "8", --pipeline-parallel-size, "2"]
+                resources: {limits: {nvidia.com/gpu: "8"}}
+        workerReplicas: 1
+        workerTemplate:
+          spec:
+            containers:
+              - name: worker
+                image: vllm/vllm-openai:v0.10.1
+                command: [sh, -c, "ray start --block --address=$(ENTRY_ADDRESS)"]
+                resources: {limits: {nvidia.com/gpu: "8"}}
+"""
+    [dep] = adapt(text).deployments
+    assert dep.roles[0].accelerators.count.value == 16
+    assert dep.roles[0].accelerators.count.raw == "8 per pod x 2 pods (entry + workerReplicas workers)"
+    # workers asking for other accelerators than the entry: the entry's own count stands
+    odd = text.replace('              - name: worker\n                image: vllm/vllm-openai:v0.10.1\n'
+                       '                command: [sh, -c, "ray start --block --address=$(ENTRY_ADDRESS)"]\n'
+                       '                resources: {limits: {nvidia.com/gpu: "8"}}',
+                       '              - name: worker\n                image: vllm/vllm-openai:v0.10.1\n'
+                       '                command: [sh, -c, "ray start --block --address=$(ENTRY_ADDRESS)"]\n'
+                       '                resources: {limits: {nvidia.com/gpu: "4"}}')
+    assert adapt(odd).deployments[0].roles[0].accelerators.count.value == 8
