@@ -66,7 +66,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         if role.settings_unread is not None:
             continue  # enable_chunked_prefill or max_num_tokens may be in it, and it beats the command line
-        if role.kind == DECODE:
+        if _generation_server(role):
             continue  # a generation-only request skips the check (llmapi/llm.py BaseLLM._check_arguments)
         chunked = bool_arg(role, "enable_chunked_prefill")
         backend = first_arg(role, "backend")
@@ -96,3 +96,12 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"(\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: true, or raise max_num_tokens "
             f"to {fmt(longest)}",
             budget[1].source if budget else where, dep.display_name)
+
+
+def _generation_server(role) -> bool:
+    """A decode role TensorRT-LLM itself serves as one (Dynamo's `--disaggregation-mode decode`, trtllm-serve's
+    `generation_servers`); a worker marked decode only by its deployment (Dynamo's subComponentType) runs
+    aggregated without the flag, and checks the prompt."""
+    mode = role.arg("disaggregation_mode")
+    return role.kind == DECODE and (mode is not None and str(mode.value).lower() in ("decode", "generation")
+                                    or "generation_servers" in role.name)

@@ -358,7 +358,9 @@ def test_tgi_intel_images_chunk_from_3_0_2_and_the_cpu_kv_space_is_a_cpu_images_
 
 @pytest.mark.parametrize("module, mode", [("dynamo.trtllm", "agg"), ("dynamo.trtllm", "pd"),
                                           ("dynamo.trtllm", "prefill_and_decode"), ("dynamo.vllm", "pd"),
-                                          ("dynamo.sglang", "agg"), ("dynamo.sglang", "pd")])
+                                          ("dynamo.sglang", "agg"), ("dynamo.sglang", "pd"),
+                                          ("dynamo.vllm", "encode"), ("dynamo.trtllm", "encode"),
+                                          ("dynamo.sglang", "encode")])
 def test_dynamo_disaggregation_modes_of_every_release_are_not_refused(tmp_path, module, mode):
     # sweep 9: newer Dynamo takes agg/pd (components/src/dynamo/*/backend_args.py, sglang/args.py maps them to
     # SGLang's null), older TRT-LLM workers prefill_and_decode: none of them is a refusal, all serve both phases
@@ -376,8 +378,15 @@ def test_ctx308_skips_tensorrt_llm_decode_roles():
     from ctxlint.rules import ctx308_prompt_exceeds_max_num_tokens as ctx308
     from ctxlint.model import Deployment, Engine, Role, Source, Val
     src = Source("d.yaml", 1, 1, "")
-    roles = tuple(Role(role=Val(kind, src), context_length=Val(8192, src), engine_args=(
-        ("max_num_tokens", Val(1024, src)),)) for kind in ("prefill", "decode"))
+    def role(kind, *extra):
+        return Role(role=Val(kind, src), context_length=Val(8192, src), engine_args=(
+            ("max_num_tokens", Val(1024, src)),) + extra)
+
+    served = role("decode", ("disaggregation_mode", Val("decode", src)))
     dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
-                     roles=roles)
+                     roles=(role("prefill", ("disaggregation_mode", Val("prefill", src))), served))
     assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the prefill"]
+    # a worker marked decode only by its deployment (Dynamo subComponentType) runs aggregated: still checked
+    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
+                     roles=(role("decode"),))
+    assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the decode"]

@@ -101,7 +101,9 @@ def _worker(obj: Node, key: str, key_node: Node, unit: Node, pod: Optional[Node]
     nodes = int_val(unit.dig("multinode", "nodeCount"), file)
     reading = read_container(Container(
         spans=spans, node=main, name=key, command=None if script is not None else command, args=args, script=script,
-        env=env + env_from_k8s(main.get("env"), maps, main.get("envFrom")), image=main.get("image"),
+        # the operator merges the graph's and the service's envs into the container's env, which beats its envFrom
+        env=env_from_k8s(None, maps, main.get("envFrom")) + env + env_from_k8s(main.get("env"), maps),
+        image=main.get("image"),
         args_only=command is None, accelerator_count=_gpus(unit, main, file),
         accelerator_type=type_from_pod_spec(pod, file),
         group_pods=nodes.value if nodes is not None and nodes.value > 0 else 1,

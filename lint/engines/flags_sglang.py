@@ -115,7 +115,7 @@ DYNAMO_EXTRA = (
     # Dynamo's SGLang worker maps agg and pd to SGLang's null before SGLang reads it (components/src/dynamo/
     # sglang/args.py)
     F("disaggregation_mode", "--disaggregation-mode", default="null",
-      choices=("null", "agg", "pd", "prefill", "decode"), tags=ROLE),
+      choices=("null", "agg", "pd", "prefill", "decode", "encode"), tags=ROLE),
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
     F("migration_limit", "--migration-limit", kind="int"), F("endpoint", "--endpoint"),
 )

@@ -82,7 +82,7 @@ DYNAMO_FLAGS = (
     F("kv_block_size", "--kv-block-size", kind="int", default=32, tags=KV),
     # older Dynamo releases: prefill_and_decode; newer ones agg/pd instead (ai-dynamo/dynamo
     # components/src/dynamo/trtllm/backend_args.py): every release's values, so none is refused falsely
-    F("disaggregation_mode", "--disaggregation-mode", choices=("prefill_and_decode", "agg", "pd", "prefill", "decode"),
+    F("disaggregation_mode", "--disaggregation-mode", choices=("prefill_and_decode", "agg", "pd", "prefill", "decode", "encode"),
       tags=ROLE),
     F("disaggregation_strategy", "--disaggregation-strategy", tags=ROLE),
     F("endpoint", "--endpoint"),

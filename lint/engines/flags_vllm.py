@@ -127,7 +127,7 @@ SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=Tr
 DYNAMO_EXTRA = (
     B("is_prefill_worker", "--is-prefill-worker", default=False, env="DYN_VLLM_IS_PREFILL_WORKER", tags=ROLE),
     B("is_decode_worker", "--is-decode-worker", default=False, env="DYN_VLLM_IS_DECODE_WORKER", tags=ROLE),
-    F("disaggregation_mode", "--disaggregation-mode", choices=("agg", "pd", "prefill", "decode"), tags=ROLE,
+    F("disaggregation_mode", "--disaggregation-mode", choices=("agg", "pd", "prefill", "decode", "encode"), tags=ROLE,
       doc="newer Dynamo releases (components/src/dynamo/vllm/backend_args.py: agg and pd serve both phases)"),
     F("dyn_endpoint", "--endpoint"),
     F("migration_limit", "--migration-limit", kind="int"),

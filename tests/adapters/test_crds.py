@@ -431,3 +431,32 @@ def test_dynamo_v1beta1_components_are_read_like_services():
         "prefill", 2, 32768, "H100-SXM-80GB")
     assert at(DGD_V1BETA1, prefill.role.source) == "prefill"
     assert (decode.kind, decode.parallelism.tp, decode.accelerators.count.value) == ("decode", 4, 4)  # 2 nodes x 2
+
+
+def test_dynamo_envs_beat_the_containers_env_from():
+    # review: the operator merges spec.envs and the service's envs into the container's env, and a
+    # container's env beats its envFrom (graph.go MergeEnvs; Kubernetes)
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: engine}
+data: {MAX_LEN: "4096"}
+---
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: g}
+spec:
+  services:
+    worker:
+      envs: [{name: MAX_LEN, value: "32768"}]
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.6.0
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+          envFrom: [{configMapRef: {name: engine}}]
+"""
+    [dep] = adapt(text).deployments
+    assert dep.roles[0].context_length.value == 32768
+
