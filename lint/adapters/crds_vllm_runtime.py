@@ -31,8 +31,8 @@ from __future__ import annotations
 from typing import List, Optional
 
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.helm_values import _clone, _seq
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.helm_values import _seq
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_k8s, limits_from_annotations, read_container
 from ctxlint.adapters.workload_groups import deployments_from
@@ -91,17 +91,17 @@ def _args(spec: Node) -> List[Node]:
                 on = value is not None and value.value is True
                 # An absent field's flag sits at its section's key (`vllmConfig:`), else at `spec`.
                 anchor = key if key is not None else spec.keys.get(section) or spec
-                items.append(_clone(anchor, kind=SCALAR, value=flag if on else "--no-" + flag[2:]))
+                items.append(clone(anchor, kind=SCALAR, value=flag if on else "--no-" + flag[2:]))
             continue
         if value is None or value.kind != SCALAR or key is None:
             continue
         v = value.value
         if kind == "bool" and v is True:
-            items.append(_clone(key, value=flag))
+            items.append(clone(key, value=flag))
         elif kind == "int" and isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            items += [_clone(key, value=flag), value]
+            items += [clone(key, value=flag), value]
         elif kind == "str" and isinstance(v, (str, float)) and not isinstance(v, bool) and str(v).strip():
-            items += [_clone(key, value=flag), value]
+            items += [clone(key, value=flag), value]
     config = sections["vllmConfig"]
     items += seq(config.get("extraArgs") if config is not None else None)
     cache = sections["lmCacheConfig"]
@@ -109,8 +109,8 @@ def _args(spec: Node) -> List[Node]:
     if scalar(enabled) is True:
         v1 = scalar(config.get("v1")) is True if config is not None else False
         connector = "LMCacheConnectorV1" if v1 else "LMCacheConnector"
-        items += [_clone(cache.keys["enabled"], value="--kv-transfer-config"),
-                  _clone(enabled, value='{"kv_connector":"%s","kv_role":"kv_both"}' % connector)]
+        items += [clone(cache.keys["enabled"], value="--kv-transfer-config"),
+                  clone(enabled, value='{"kv_connector":"%s","kv_role":"kv_both"}' % connector)]
     return items
 
 

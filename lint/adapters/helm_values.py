@@ -37,7 +37,7 @@ from typing import Iterable, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import int_val, scalar, seq, str_val
+from ctxlint.adapters.crd_common import clone, int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -50,15 +50,6 @@ from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "helm-values"
-
-
-def _clone(node: Node, **changes) -> Node:
-    copy = Node.__new__(Node)
-    for slot in Node.__slots__:
-        setattr(copy, slot, getattr(node, slot))
-    for key, value in changes.items():
-        setattr(copy, key, value)
-    return copy
 
 
 def kebab(key: str) -> str:
@@ -75,7 +66,7 @@ def flag_items(mapping: Optional[Node], rename=kebab, skip: Iterable[str] = ()) 
     for key, value in mapping.value.items() if mapping is not None and mapping.kind == MAP else ():
         if not isinstance(key, str) or key in skip or value.kind != SCALAR:
             continue
-        flag = _clone(mapping.keys[key], value="--" + rename(key))
+        flag = clone(mapping.keys[key], value="--" + rename(key))
         if value.value is True or value.value is None:
             items.append(flag)
         elif value.value is not False:
@@ -84,7 +75,7 @@ def flag_items(mapping: Optional[Node], rename=kebab, skip: Iterable[str] = ()) 
 
 
 def _seq(items: List[Node], anchor: Node) -> Node:
-    return _clone(anchor, kind=SEQ, value=items, keys={})
+    return clone(anchor, kind=SEQ, value=items, keys={})
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
@@ -219,7 +210,7 @@ def _llmd_deployer(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[
     for section in ("prefill", "decode"):
         part = app.get(section)
         if defaults:
-            part = _clone(app, keys={}, value={})
+            part = clone(app, keys={}, value={})
         elif part is None or part.kind != MAP:
             continue
         where = app.keys.get(section) or root.keys["sampleApplication"]
@@ -270,7 +261,7 @@ def _silogen(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Worklo
     model = str_val(env_vars.get("MODEL"), file) if env_vars is not None and env_vars.kind == MAP else None
     if ctx is None or model is None:
         return []
-    flag = _clone(env_vars.keys["CTX_SIZE"], value="--ctx-size")
+    flag = clone(env_vars.keys["CTX_SIZE"], value="--ctx-size")
     roles = _read(spans, root, "llama-server", [flag, ctx], Val("llamacpp", model.source, raw="llama.cpp chart"),
                   result, count=gpus)
     roles = [r if r.model is not None else replace(r, model=model) for r in roles]
@@ -297,7 +288,7 @@ def _sglang_lws(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
             continue
         items = flag_items(model, skip=("path",)) + flag_items(part.get("config"), skip=("port", "host"))
         path = model.get("path")
-        items = ([_clone(model.keys["path"], value="--model-path"), path] if path is not None else []) + items
+        items = ([clone(model.keys["path"], value="--model-path"), path] if path is not None else []) + items
         size = int_val(part.dig("leaderWorkerSet", "size"), file)
         roles = _read(spans, part, section, items,
                       Val("sglang", root.keys[section].source(file), raw="sglang-leaderworkerset chart"), result,
