@@ -205,13 +205,10 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
 
 def _context_set_unknown(role: Role, engine: str) -> bool:
     """The context length is written but not known (`$(LEN)`): the engine's default does not apply."""
-    return any(name in role.unresolved_settings for name in _CONTEXT_SETTINGS.get(engine, ()))
-
-
-# Each engine's context-length settings (engine_roles._CONTEXT; TGI's prompt limit caps it too).
-_CONTEXT_SETTINGS = {"vllm": ("max_model_len",), "sglang": ("context_length",),
-                     "tgi": ("max_total_tokens", "max_input_tokens", "max_input_length"), "trtllm": ("max_seq_len",),
-                     "llamacpp": ("ctx_size",), "lmdeploy": ("session_len",)}
+    if not role.unresolved_settings:
+        return False
+    from ctxlint.adapters.engine_roles import CONTEXT_SETTINGS  # only a role with unknown values pays for it
+    return any(name in role.unresolved_settings for name in CONTEXT_SETTINGS.get(engine, ()))
 
 
 def weights_of(dep: Deployment, role: Role, resolution):

@@ -283,13 +283,17 @@ def serve_config(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
     engines ctxlint reads. A file that is one LLMConfig (`model_loading_config` at the top, no
     `applications`) is read as that config."""
     reader = _Reader(root, None, spans, {}, result)
-    out: List[Workload] = []
+
+    def place(node: Node) -> Source:
+        return node.source(spans.file)
+
     loading = root.get("model_loading_config")
     if loading is not None and loading.kind == MAP and root.get("applications") is None:  # one LLMConfig file
-        w = reader.llm_config(root, root, 0, lambda n: n.source(spans.file))
+        w = reader.llm_config(root, root, 0, place)
         return [w] if w is not None else []
+    out: List[Workload] = []
     for index, app in enumerate(seq(root.get("applications"))):
         args = app.get("args") if app.kind == MAP else None
         if args is not None and args.kind == MAP and "ray.serve.llm" in str(scalar(app.get("import_path"))):
-            out += reader.application(app, index, lambda n: n.source(spans.file))
+            out += reader.application(app, index, place)
     return out

@@ -22,6 +22,9 @@ SourceOf = Callable[[Setting], Source]
 
 _CONTEXT = {"vllm": "max_model_len", "sglang": "context_length", "tgi": "max_total_tokens",
             "trtllm": "max_seq_len", "llamacpp": "ctx_size", "lmdeploy": "session_len"}
+# The settings that decide each engine's context length: its own, and TGI's prompt limit, which caps it.
+CONTEXT_SETTINGS = {engine: (name,) + (("max_input_tokens", "max_input_length") if engine == "tgi" else ())
+                    for engine, name in _CONTEXT.items()}
 _PARALLEL = {  # engine -> (tensor, pipeline, data) setting names
     "vllm": ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size"),
     "sglang": ("tp_size", "pp_size", "dp_size"),
