@@ -9,17 +9,19 @@ max-model-len: 131072
 num-gpu-blocks-override: 4096
 """
 
-
-def test_compose_bind_mounted_config_is_read_with_positions_in_the_config(tmp_path):
-    (tmp_path / "vllm.yaml").write_text(CONFIG)
-    (tmp_path / "compose.yaml").write_text("""\
+COMPOSE = """\
 services:
   llm:
     image: vllm/vllm-openai:v0.11.0
     command: ["--config", "/etc/vllm/vllm.yaml"]
     volumes:
       - ./vllm.yaml:/etc/vllm/vllm.yaml:ro
-""")
+"""
+
+
+def test_compose_bind_mounted_config_is_read_with_positions_in_the_config(tmp_path):
+    (tmp_path / "vllm.yaml").write_text(CONFIG)
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
     result = run(["check", str(tmp_path / "compose.yaml"), "--select", "CTX201"])
     assert result.code == 1
     assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
@@ -30,14 +32,7 @@ def test_the_model_named_only_in_the_config_file_is_the_model_served(tmp_path):
     # (vllm/utils/argparse_utils.py _pull_args_from_config, model_in_config)
     import json
     (tmp_path / "vllm.yaml").write_text(CONFIG.replace("num-gpu-blocks-override: 4096\n", ""))
-    (tmp_path / "compose.yaml").write_text("""\
-services:
-  llm:
-    image: vllm/vllm-openai:v0.11.0
-    command: ["--config", "/etc/vllm/vllm.yaml"]
-    volumes:
-      - ./vllm.yaml:/etc/vllm/vllm.yaml:ro
-""")
+    (tmp_path / "compose.yaml").write_text(COMPOSE)
     [row] = json.loads(run(["audit", str(tmp_path / "compose.yaml"), "--format", "json"]).out)["deployments"]
     assert (row["model"], row["verdict"]) == ("meta-llama/Llama-3.1-8B-Instruct", "needs >= 35.3 GiB/GPU")
     # the command line's model wins over the file's, as in vLLM
