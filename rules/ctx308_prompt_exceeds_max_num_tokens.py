@@ -99,9 +99,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
 
 
 def _generation_server(role) -> bool:
-    """A decode role TensorRT-LLM itself serves as one (Dynamo's `--disaggregation-mode decode`, trtllm-serve's
-    `generation_servers`); a worker marked decode only by its deployment (Dynamo's subComponentType) runs
-    aggregated without the flag, and checks the prompt."""
-    mode = role.arg("disaggregation_mode")
-    return role.kind == DECODE and (mode is not None and str(mode.value).lower() in ("decode", "generation")
-                                    or "generation_servers" in role.name)
+    """A decode role TensorRT-LLM itself serves as one (Dynamo's `--disaggregation-mode decode`, flag or
+    DYN_TRTLLM_DISAGGREGATION_MODE; trtllm-serve's `--server_role GENERATION` or `generation_servers`); a worker
+    marked decode only by its deployment (Dynamo's subComponentType) runs aggregated without the flag, and
+    checks the prompt."""
+    if role.kind != DECODE:
+        return False
+    for key in ("disaggregation_mode", "server_role"):
+        marker = role.arg(key)
+        if marker is not None and str(marker.value).lower() in ("decode", "generation"):
+            return True
+    return role.role.raw == "generation_servers"

@@ -390,3 +390,91 @@ def test_ctx308_skips_tensorrt_llm_decode_roles():
     dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
                      roles=(role("decode"),))
     assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the decode"]
+
+
+TRTLLM_DISAGG = """\
+model: Qwen/Qwen3-0.6B
+backend: pytorch
+max_seq_len: 32768
+max_num_tokens: 4096
+context_servers:
+  num_instances: 1
+  enable_chunked_prefill: true
+  urls: ["localhost:8001"]
+generation_servers:
+  num_instances: 1
+  urls: ["localhost:8002"]
+"""
+GENERATION_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trtllm-gen}
+spec:
+  template:
+    spec:
+      containers:
+      - name: gen
+        image: nvcr.io/nvidia/tensorrt-llm/release:1.0.0
+        command: [trtllm-serve, Qwen/Qwen3-0.6B, --backend, pytorch, --max_seq_len, "32768",
+                  --max_num_tokens, "4096", --server_role, ROLE]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+DYNAMO_ENV_MARKED = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: g}
+spec:
+  services:
+    Decode:
+      subComponentType: decode
+      resources: {limits: {gpu: "1"}}
+      envs: [{name: DYN_TRTLLM_DISAGGREGATION_MODE, value: VALUE}]
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.trtllm]
+          args: [--model-path, Qwen/Qwen3-0.6B, --max-seq-len, "32768", --max-num-tokens, "4096"]
+"""
+
+
+@pytest.mark.parametrize("text, checked", [
+    (TRTLLM_DISAGG, []), (GENERATION_POD.replace("ROLE", "GENERATION"), []),
+    (GENERATION_POD.replace("ROLE", "CONTEXT"), ["--max_num_tokens,"]),
+    (DYNAMO_ENV_MARKED.replace("VALUE", "decode"), []), (DYNAMO_ENV_MARKED.replace("VALUE", "agg"), ["args:"])], ids=["sections", "generation", "context", "env-decode",
+                                                             "env-agg"])
+def test_ctx308_skips_every_generation_server_marker(tmp_path, text, checked):
+    # review of 93d56ef: trtllm-serve's generation_servers section and `--server_role GENERATION`, and Dynamo's
+    # mode from DYN_TRTLLM_DISAGGREGATION_MODE (components/src/dynamo/trtllm/backend_args.py), mark a server
+    # TensorRT-LLM runs generation-only (llmapi/llm.py skips the check); a context server or an aggregated worker
+    # still checks the prompt. The disaggregated file's context servers chunk: no finding at all.
+    from helpers import run
+    path = tmp_path / ("disagg.yaml" if text is TRTLLM_DISAGG else "d.yaml")
+    path.write_text(text)
+    found = [line for line in run(["check", str(path), "--isolated", "--select", "CTX308"]).out.splitlines()
+             if "CTX308" in line]
+    assert [text.splitlines()[int(line.split(":")[1]) - 1].split()[0] for line in found] == checked
+
+
+def test_dynamo_encode_worker_is_no_serving_role(tmp_path):
+    # review of 93d56ef: an encode worker (`--disaggregation-mode encode`, or its env var) holds no LLM KV cache
+    # (dynamo/vllm/encode_engine.py): not a role, so no capacity finding beside a graph's prefill and decode
+    import json
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    text = """\
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: g}
+spec:
+  services:
+    Encode:
+      resources: {limits: {gpu: "1"}}
+      envs: [{name: DYN_VLLM_DISAGGREGATION_MODE, value: VALUE}]
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, "32768"ARGS]
+"""
+    for value, args, roles in (("agg", "", 1), ("encode", "", 0), ("agg", ", --disaggregation-mode, encode", 0)):
+        path.write_text(text.replace("VALUE", value).replace("ARGS", args))
+        assert json.loads(run(["check", str(path), "--isolated", "--format", "json"]).out)["summary"][
+            "deployments"] == roles, (value, args)

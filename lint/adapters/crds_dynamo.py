@@ -27,7 +27,7 @@ from ctxlint.adapters.crd_common import ConfigFiles, config_maps, int_val, is_ki
     scalar, seq
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
+from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
@@ -73,8 +73,11 @@ def _service(obj: Node, key: str, key_node: Node, service: Node, spans: ScalarSp
     """A v1alpha1 `spec.services` entry: `extraPodSpec.mainContainer`, `envs`, `subComponentType`."""
     pod = service.get("extraPodSpec")
     main = pod.get("mainContainer") if pod is not None and pod.kind == MAP else None
-    env = env_from_k8s(obj.dig("spec", "envs")) + env_from_k8s(service.get("envs"))
-    return _worker(obj, key, key_node, service, pod, main, env, service.get("subComponentType"), spans, maps, result)
+    env = env_from_k8s(obj.dig("spec", "envs"), maps) + env_from_k8s(service.get("envs"), maps)
+    # where the operator puts these in the container's env list (and so whether the container's own `env` can
+    # refer to them with $(NAME)) changed between releases: such a reference is unknown, not kept as written
+    return _worker(obj, key, key_node, service, pod, main, env, service.get("subComponentType"), spans, maps, result,
+                   [EnvVar(var.name, None) for var in env])
 
 
 def _component(obj: Node, component: Node, spans: ScalarSpans, maps, result: AdaptResult) -> Optional[Workload]:
@@ -86,23 +89,30 @@ def _component(obj: Node, component: Node, spans: ScalarSpans, maps, result: Ada
     containers = [c for c in seq(pod.get("containers") if pod is not None and pod.kind == MAP else None)
                   if c.kind == MAP]
     main = next((c for c in containers if scalar(c.get("name")) == "main"), containers[0] if containers else None)
-    env = env_from_k8s(obj.dig("spec", "env")) + env_from_k8s(obj.dig("spec", "envs"))
+    graph_env = env_from_k8s(obj.dig("spec", "env"), maps)  # "prepended to every component's environment"
+    envs = env_from_k8s(obj.dig("spec", "envs"), maps)
+    env = graph_env + envs
     return _worker(obj, str(scalar(name) or "component"), name if name is not None else component, component, pod,
-                   main, env, component.get("type"), spans, maps, result)
+                   main, env, component.get("type"), spans, maps, result,
+                   graph_env + [EnvVar(var.name, None) for var in envs])  # "may reference values from this list"
 
 
 def _worker(obj: Node, key: str, key_node: Node, unit: Node, pod: Optional[Node], main: Optional[Node], env,
-            sub: Optional[Node], spans: ScalarSpans, maps, result: AdaptResult) -> Optional[Workload]:
+            sub: Optional[Node], spans: ScalarSpans, maps, result: AdaptResult,
+            visible: List[EnvVar]) -> Optional[Workload]:
+    """`env`: the operator's variables, which beat the container's envFrom and lose to its env; `visible`: those
+    of them the container's env can refer to (a value of None: a reference is unknown)."""
     file = spans.file
     if main is None or main.kind != MAP:
         return None
     command, args = main.get("command"), main.get("args")
     script = command if command is not None and command.kind == SCALAR and args is None else None
     nodes = int_val(unit.dig("multinode", "nodeCount"), file)
+    env_from = env_from_k8s(None, maps, main.get("envFrom"))  # Kubernetes: env's $(NAME) sees envFrom's variables
     reading = read_container(Container(
         spans=spans, node=main, name=key, command=None if script is not None else command, args=args, script=script,
         # the operator merges the graph's and the service's envs into the container's env, which beats its envFrom
-        env=env_from_k8s(None, maps, main.get("envFrom")) + env + env_from_k8s(main.get("env"), maps),
+        env=env_from + env + env_from_k8s(main.get("env"), maps, before=env_from + visible),
         image=main.get("image"),
         args_only=command is None, accelerator_count=_gpus(unit, main, file),
         accelerator_type=type_from_pod_spec(pod, file),

@@ -242,7 +242,7 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
         role_source = node.source(file)
     gpus = facts.parallelism.gpus
     count = Val(gpus, fallback, raw="tensor x pipeline parallel size") if gpus > 1 else None
-    return Role(role=Val(kind, role_source), replicas=None, context_length=facts.context_length,
+    return Role(role=Val(kind, role_source, raw=section if section in _SERVER_SECTIONS else None), replicas=None, context_length=facts.context_length,
                 kv_pool_tokens=facts.kv_pool_tokens, kv_cache_dtype=facts.kv_cache_dtype,
                 parallelism=facts.parallelism, accelerators=Accelerators(count=count), source=fallback,
                 name=f"{kind} ({section})", engine_args=facts.engine_args, draft_layers=facts.draft_layers)

@@ -197,6 +197,8 @@ class _Reader(Positions, Devices):
         env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
+        if str(inv.value("disaggregation_mode", "")).lower() == "encode":
+            return  # Dynamo's multimodal encode worker holds no LLM KV cache (dynamo/vllm/encode_engine.py)
         tokens: Tuple[Token, ...] = cmd.tokens
 
         sources: Dict[int, Source] = {}  # by id: the settings live in `inv` while this runs

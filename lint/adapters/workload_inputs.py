@@ -63,13 +63,15 @@ def scalar_text(node: Node) -> str:
 
 # -- environment ----------------------------------------------------------------------------------------
 def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Node]] = None,
-                 env_from: Optional[Node] = None) -> List[EnvVar]:
+                 env_from: Optional[Node] = None, before: Optional[List[EnvVar]] = None) -> List[EnvVar]:
     """Kubernetes `envFrom`, then `env: [{name, value}|{name, valueFrom}]` (a later name wins); `$(A)` in
     a value expands earlier vars. `maps` (ConfigMap name -> its `data`, the ConfigMaps of the same
     file, as `kubectl kustomize` renders them) gives a `configMapKeyRef` its value and an `envFrom`
-    `configMapRef` its variables; secrets, fields and other ConfigMaps stay unknown."""
+    `configMapRef` its variables; secrets, fields and other ConfigMaps stay unknown. `before`: variables an
+    operator puts ahead of this list (not returned; a value of None makes a `$(A)` of them unknown)."""
     out: List[EnvVar] = list(_env_from_maps(env_from, maps)) if maps and env_from is not None else []
-    known: Dict[str, Optional[str]] = {var.name: var.value for var in out}
+    known: Dict[str, Optional[str]] = {var.name: var.value for var in before or ()}
+    known.update((var.name, var.value) for var in out)
     for item in node.value if node is not None and node.kind == SEQ else ():
         name = item.get("name") if item.kind == MAP else None
         if name is None or name.kind != SCALAR or not isinstance(name.value, str):

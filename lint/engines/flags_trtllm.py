@@ -83,7 +83,7 @@ DYNAMO_FLAGS = (
     # older Dynamo releases: prefill_and_decode; newer ones agg/pd instead (ai-dynamo/dynamo
     # components/src/dynamo/trtllm/backend_args.py): every release's values, so none is refused falsely
     F("disaggregation_mode", "--disaggregation-mode", choices=("prefill_and_decode", "agg", "pd", "prefill", "decode", "encode"),
-      tags=ROLE),
+      env="DYN_TRTLLM_DISAGGREGATION_MODE", tags=ROLE),
     F("disaggregation_strategy", "--disaggregation-strategy", tags=ROLE),
     F("endpoint", "--endpoint"),
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),

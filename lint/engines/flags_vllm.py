@@ -128,7 +128,7 @@ DYNAMO_EXTRA = (
     B("is_prefill_worker", "--is-prefill-worker", default=False, env="DYN_VLLM_IS_PREFILL_WORKER", tags=ROLE),
     B("is_decode_worker", "--is-decode-worker", default=False, env="DYN_VLLM_IS_DECODE_WORKER", tags=ROLE),
     F("disaggregation_mode", "--disaggregation-mode", choices=("agg", "pd", "prefill", "decode", "encode"), tags=ROLE,
-      doc="newer Dynamo releases (components/src/dynamo/vllm/backend_args.py: agg and pd serve both phases)"),
+      env="DYN_VLLM_DISAGGREGATION_MODE", doc="newer Dynamo releases (components/src/dynamo/vllm/backend_args.py: agg and pd serve both phases)"),
     F("dyn_endpoint", "--endpoint"),
     F("migration_limit", "--migration-limit", kind="int"),
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),

@@ -460,3 +460,67 @@ spec:
     [dep] = adapt(text).deployments
     assert dep.roles[0].context_length.value == 32768
 
+
+
+DGD_ENV_REFS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: engine}
+data: {LEN: "131072"}
+---
+apiVersion: nvidia.com/v1alpha1
+kind: DynamoGraphDeployment
+metadata: {name: g}
+spec:
+  services:
+    from-env-from:
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+          envFrom: [{configMapRef: {name: engine}}]
+          env: [{name: MAX_LEN, value: "$(LEN)"}]
+    envs-from-a-configmap:
+      envs: [{name: MAX_LEN, valueFrom: {configMapKeyRef: {name: engine, key: LEN}}}]
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+    refers-to-envs:
+      envs: [{name: LEN, value: "8192"}]
+      resources: {limits: {gpu: "1"}}
+      extraPodSpec:
+        mainContainer:
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+          env: [{name: MAX_LEN, value: "$(LEN)"}]
+---
+apiVersion: nvidia.com/v1beta1
+kind: DynamoGraphDeployment
+metadata: {name: b}
+spec:
+  env: [{name: LEN, value: "16384"}]
+  components:
+  - name: worker
+    type: worker
+    podTemplate:
+      spec:
+        containers:
+        - name: main
+          command: [python3, -m, dynamo.vllm]
+          args: [--model, Qwen/Qwen3-8B, --max-model-len, $(MAX_LEN)]
+          env: [{name: MAX_LEN, value: "$(LEN)"}]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_dynamo_container_env_refers_to_env_from_and_operator_env():
+    # review of 93d56ef: Kubernetes expands a container env's $(NAME) from its envFrom (kubelet
+    # makeEnvironmentVariables); a service's `envs` take ConfigMap references like any env; v1beta1's
+    # spec.env may be referred to (its API doc); v1alpha1 envs' place in the list changed between
+    # operator releases, so a reference to them is unknown, never kept as the literal "$(LEN)"
+    contexts = {dep.name.value: dep.roles[0].context_length for dep in adapt(DGD_ENV_REFS).deployments}
+    assert {name: ctx.value if ctx is not None else None for name, ctx in contexts.items()} == {
+        "g/from-env-from": 131072, "g/envs-from-a-configmap": 131072, "g/refers-to-envs": None, "b/worker": 16384}
