@@ -205,9 +205,11 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         version = named.group(2)  # `rocm6.3.1_vllm_0.8.5_20250513`, `v1.2.4a-cuda12.8.0-vllm0.16.0`
     elif _own_numbering(repo):
         version = None
-    else:
+    elif name in _RELEASE_IMAGES.get(engine, ()):
         m = _TAG_VERSION.match(tag)
         version = m.group(1) if m else None
+    else:
+        version = None  # a custom build (`quay.io/tms/vllm-dev-pplx:0.1.0`): its tag numbers its own builds
     if engine == "tgi":  # a Deep Learning Container names the TGI release apart from the tag's numbers
         version = _hf_dlc_tgi(name, tag) or version
     if engine == "llamacpp" and version is None:
@@ -255,6 +257,21 @@ def image_entrypoint_is_engine(image: object) -> bool:
 
 # A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.
 _NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
+
+
+# Image names whose tags are the engine's release: the engines' own images (vllm/vllm-openai, -rocm, -cpu,
+# -tpu, vLLM's CPU release repo, lmsysorg/sglang(-rocm), huggingface/text-generation-inference and tgi-gaudi,
+# openmmlab/lmdeploy, NGC's tensorrt-llm/release) and the vendors' builds named after the engine alone (AMD's
+# rocm/vllm, Intel's intel/vllm, AWS's DLC `.../vllm:0.9.2-gpu-...`), under any registry or mirror; vllm-ascend
+# numbers the vLLM release it supports; Red Hat AI services' vllm-openai-ubi9 is tagged by the vLLM it pins
+# (rh-aiservices-bu/llm-on-openshift@2b638986:llm-servers/vllm/gpu/requirements.txt: vllm==0.4.2). Any other name is a custom build, whose tag may number anything
+# (an unknown release is estimated under every release: a wider band, never a wrong one).
+_RELEASE_IMAGES = {
+    "vllm": ("vllm-openai", "vllm-openai-rocm", "vllm-openai-cpu", "vllm-tpu", "vllm-cpu-release-repo", "vllm",
+             "vllm-ascend", "vllm-openai-ubi9"),
+    "sglang": ("sglang", "sglang-rocm"), "tgi": ("text-generation-inference", "tgi-gaudi"),
+    "lmdeploy": ("lmdeploy",), "trtllm": ("release", "tensorrt-llm"),
+}
 
 
 def _own_numbering(repo: str) -> bool:

@@ -186,7 +186,7 @@ def test_args_only_image():
     ("lmsysorg/sglang:v0.5.21-cu129", "sglang", "0.5.21", False),
     ("vllm/vllm-openai:v0.11.0", "vllm", "0.11.0", True),
     ("ghcr.io/huggingface/text-generation-inference:3.3.6", "tgi", "3.3.6", True),
-    ("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", "trtllm", "24.05", False),
+    ("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", "trtllm", None, False),  # Triton's release
     ("ghcr.io/ggml-org/llama.cpp:server", "llamacpp", None, True),
     ("ghcr.io/ggml-org/llama.cpp:server-cuda-b4500", "llamacpp", "b4500", True),
     ("openmmlab/lmdeploy:v0.10.0", "lmdeploy", "0.10.0", False),
@@ -211,6 +211,15 @@ def test_args_only_image():
     ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
     ("opea/llm-textgen:latest", None, None, False),
     ("nvcr.io/nvidia/tensorrt-llm/release:0.15.0", "trtllm", "0.15.0", False),
+    # sweep 10: a custom build's tag numbers its own builds (quay.io/tms/vllm-dev-pplx:0.1.0 installs vLLM main);
+    # vendors' and mirrors' images named after the engine keep the engine's release
+    ("quay.io/tms/vllm-dev-pplx:0.1.0", "vllm", None, False),
+    ("ghcr.io/jajmangold/vllm-sm70:v0.9.2", "vllm", None, False),
+    ("myregistry.example.com/aibrix/vllm-openai:v0.7.3.self.post1", "vllm", "0.7.3", True),
+    ("intel/vllm:0.10.2-xpu", "vllm", "0.10.2", False),
+    ("quay.io/ascend/vllm-ascend:v0.9.1rc1", "vllm", "0.9.1rc1", False),
+    ("docker.io/lmsysorg/sglang-rocm:v0.4.6.post1-rocm630", "sglang", "0.4.6.post1", False),
+    ("example.com/team/sglang-custom:v0.4.6", "sglang", None, False),
     # Hugging Face Deep Learning Containers name the TGI release in the image name or beside PyTorch's
     ("us-docker.pkg.dev/deeplearning-platform-release/gcr.io/huggingface-text-generation-inference-cu121.2-1"
      ".ubuntu2204.py310", "tgi", "2.1", True),
