@@ -77,7 +77,11 @@ def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]
 
 
 def _gpus(service: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[int]]:
+    """GPUs a service reserves: `deploy.resources.reservations.devices`, or the service's `gpus:` list (a device
+    request with the gpu capability, compose-spec@170098ba:05-services.md "gpus"; `gpus: all` counts none)."""
     devices = service.dig("deploy", "resources", "reservations", "devices")
+    if devices is None or devices.kind != SEQ:
+        devices = service.get("gpus")
     for device in devices.value if devices is not None and devices.kind == SEQ else ():
         count = device.get("count") if device.kind == MAP else None
         if count is not None and count.kind == SCALAR and isinstance(count.value, int) \
@@ -89,8 +93,23 @@ def _gpus(service: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[in
             return Val(int(text.strip()), count.source(file), raw=count.value)
         ids = device.get("device_ids") if device.kind == MAP else None
         if ids is not None and ids.kind == SEQ and ids.value:
-            return Val(len(ids.value), ids.source(file), raw=f"{len(ids.value)} device_ids")
+            return _device_ids(ids, file, defaults)
     return None
+
+
+def _device_ids(ids: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[int]]:
+    """Docker joins the IDs with commas for the NVIDIA runtime (moby/moby@5c487368:daemon/nvidia_linux.go
+    setNvidiaGPUs), so `['0,1,2,3']` is four GPUs, as `['0', '1', '2', '3']` is."""
+    found = []
+    for item in ids.value:
+        if item.kind != SCALAR or item.value is None or isinstance(item.value, bool):
+            return None
+        text = _interpolate(item.value, defaults) if isinstance(item.value, str) else str(item.value)
+        if text is None:
+            return None  # a variable of the host's: the count is not known
+        found.extend(part.strip() for part in text.split(",") if part.strip())
+    count = len(dict.fromkeys(found))
+    return Val(count, ids.source(file), raw=f"{count} device_ids") if count else None
 
 
 class _Marks:

@@ -1,6 +1,8 @@
 """Compose services and SkyPilot tasks: values at their tokens, interpolation, any-of accelerators."""
 from __future__ import annotations
 
+import pytest
+
 from tests.adapters.kit import adapt, at
 
 COMPOSE = """\
@@ -399,3 +401,32 @@ services:
     [dep] = adapt(text, "compose.yaml").deployments
     assert dep.advertised.context_window.value == 65536 and at(text, dep.advertised.context_window.source) == "65536"
     assert dep.roles[0].kv_pool_tokens.value == 100000 and at(text, dep.roles[0].kv_pool_tokens.source) == "100000"
+
+
+@pytest.mark.parametrize("devices, count", [
+    ("deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ['0,1,2,3'], "
+     "capabilities: [gpu]}]}}}", 4),
+    ("deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ['0', '1', 2], "
+     "capabilities: [gpu]}]}}}", 3),
+    ("deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ['${GPUS}'], "
+     "capabilities: [gpu]}]}}}", None),
+    ("deploy: {resources: {reservations: {devices: [{driver: nvidia, device_ids: ['${GPUS:-0,1}'], "
+     "capabilities: [gpu]}]}}}", 2),
+    ("gpus: [{driver: nvidia, count: 2}]", 2),
+    ("gpus: [{driver: nvidia, device_ids: ['1', '3']}]", 2),
+    ("gpus: all", None),
+])
+def test_compose_gpu_reservations(devices, count):
+    # sweep 10: Docker joins device_ids with commas for the NVIDIA runtime (moby daemon/nvidia_linux.go), so one
+    # "0,1,2,3" item is four GPUs (a false CTX204 "2 > 1"); a service's `gpus:` list is a device request with the
+    # gpu capability (compose-spec 05-services.md "gpus"), `gpus: all` counts the host's GPUs: not known
+    text = f"""\
+services:
+  vllm:
+    image: vllm/vllm-openai:v0.11.0
+    command: --model Qwen/Qwen3-8B
+    {devices}
+"""
+    [dep] = adapt(text, "compose.yaml").deployments
+    found = dep.roles[0].accelerators.count
+    assert (found.value if found is not None else None) == count
