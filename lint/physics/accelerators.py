@@ -64,6 +64,10 @@ _SEPARATORS = lazy_compile(r"[\s_/]+")
 _MEMORY_END = lazy_compile(r"(\d+)\s*g(?:i)?b?$")
 _MEMORY_PART = lazy_compile(r"-(\d+)g(?=-|$)")
 _DASHES = lazy_compile(r"-+")
+# `rtx4090` -> `rtx-4090`, `rtxa6000` -> `rtx-a6000`, `rtxpro6000` -> `rtx-pro-6000`: every catalog name and
+# alias goes through the same step, so `RTX6000-Ada` still meets `RTX-6000-Ada`
+_GLUED_RTX = lazy_compile(r"(?<![a-z0-9])rtx(?=[a-z]?\d|pro\d)")
+_GLUED_PRO = lazy_compile(r"(?<=rtx-)pro(?=\d)")
 
 
 def _norm(name: str) -> str:
@@ -72,6 +76,8 @@ def _norm(name: str) -> str:
     s = _MEMORY_END.sub(r"\1gb", s)       # 80G / 80GiB -> 80gb
     s = _MEMORY_PART.sub(r"-\1gb", s)
     s = _DASHES.sub("-", s).strip("-")
+    if "rtx" in s:  # SkyPilot writes RTX4090, RTXA6000, RTXPRO6000 (no hyphen, on purpose)
+        s = _GLUED_PRO.sub("pro-", _GLUED_RTX.sub("rtx-", s))
     changed = True
     while changed:
         changed = False

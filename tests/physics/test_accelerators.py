@@ -17,7 +17,10 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          ("tpu-v6e-slice", "TPU-v6e"), ("tpu-v5-lite-podslice", "TPU-v5e"), ("TPU-v5e", "TPU-v5e"),
          ("tpu-v5p-slice", "TPU-v5p"), ("RTX4070-8GB", "RTX-4070-8GB"), ("RTX-4070", "RTX-4070"),
          ("B100", "B100"), ("GB300", "GB300"), ("nvidia-l20", "L20"), ("RTX-PRO-6000", "RTX-PRO-6000-Blackwell"),
-         ("MI308X", "MI308X")]
+         ("MI308X", "MI308X"),
+         # SkyPilot's RTX names have no hyphen (sky/catalog/data_fetchers/fetch_runpod.py format_gpu_name)
+         ("RTX4090", "RTX-4090"), ("RTX3090", "RTX-3090"), ("RTXA6000", "RTX-A6000"), ("RTX5090", "RTX-5090"),
+         ("RTXPRO6000", "RTX-PRO-6000-Blackwell"), ("RTX6000-Ada", "RTX-6000-Ada")]
 
 
 @pytest.mark.parametrize("name,expected", NAMES)
