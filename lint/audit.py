@@ -228,8 +228,11 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
 
 
 def _missing(dep: Deployment, role: Role) -> str:
+    from ctxlint.capacity import DERIVABLE_ENGINES
     if dep.arch is None:
         return "model not resolved"
+    if (dep.engine.name.value if dep.engine.name is not None else None) not in DERIVABLE_ENGINES:
+        return "engine not supported for derivation"  # stating the device would not help
     if role.accelerators.type is None and role.available_kv_gib is None:
         return "no accelerator type"
     if role.capacity is not None and role.capacity.errors:

@@ -30,7 +30,8 @@ if TYPE_CHECKING:  # the physics modules are imported when a deployment needs th
 NOT_DERIVABLE, PARSE_ERROR, NO_KV_MEMORY = "capacity-not-derivable", "parse-error", "no-kv-memory"
 UNRESOLVED = "unresolved-value"  # CTX008, as the adapters' (adapters/workload.py)
 GIB = 2**30
-_ENGINES = {"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
+DERIVABLE_ENGINES = {  # the engines whose KV pool ctxlint can derive
+    "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
 _QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format"}
 
 
@@ -84,7 +85,7 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     held = [r for r in roles if r.pool is not None and r.context_length is None
             and not _context_set_unknown(r, _engine(dep) or "")]
     if held and arch is None and dep.model.id is not None and dep.advertised.context_window is None \
-            and _engine(dep) in _ENGINES:
+            and _engine(dep) in DERIVABLE_ENGINES:
         diagnostics.append(_default_context_unknown(dep, held))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
             and arch.max_position_embeddings and dep.model.id is not None:
@@ -167,7 +168,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
-    if role.context_length is None and engine in _ENGINES and not _context_set_unknown(role, engine):
+    if role.context_length is None and engine in DERIVABLE_ENGINES and not _context_set_unknown(role, engine):
         global default_context
         if default_context is None:
             from ctxlint.physics.context import default_context
@@ -223,7 +224,7 @@ def weights_of(dep: Deployment, role: Role, resolution):
 
 def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution):
     engine = _engine(dep)
-    if arch is None or engine not in _ENGINES:
+    if arch is None or engine not in DERIVABLE_ENGINES:
         return None
     if role.accelerators.type is None and role.available_kv_gib is None:
         return None
@@ -343,7 +344,7 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
     resolution = dep.resolution
     if arch is None:
         why = _model_unknown(dep)
-    elif engine not in _ENGINES:
+    elif engine not in DERIVABLE_ENGINES:
         why = f"the engine is {engine or 'not set'} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         source = dep.engine.name.source if dep.engine.name is not None else source
     else:

@@ -255,3 +255,32 @@ def test_no_kv_memory_is_the_audit_verdict_only_where_check_says_ctx209():
     assert all(r.worst.message.endswith("not one KV block fits and the engine would not start") for r in straddling)
     starved = [r for r in rows if r.verdict == "no KV memory"]
     assert starved and all(r.worst.rule == "CTX209" for r in starved)
+
+
+def test_why_unknown_names_the_engine_before_the_device(tmp_path):
+    # sweep 10: a NIM deployment without a device said "no accelerator type", but stating one only changed it to
+    # "engine not supported for derivation": the reason given first is the one that blocks the verdict
+    path = tmp_path / "nim.yaml"
+    pod = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  template:
+    spec:
+      NODESELECTOR
+      containers:
+      - name: x
+        image: IMAGE
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+    reasons = []
+    for image, selector in (("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.6.0", ""),
+                            ("nvcr.io/nim/meta/llama-3.1-8b-instruct:1.6.0",
+                             "nodeSelector: {nvidia.com/gpu.product: H100}"),
+                            ("ghcr.io/huggingface/text-generation-inference:3.3.6", "")):
+        path.write_text(pod.replace("IMAGE", image).replace("NODESELECTOR", selector).replace(
+            "- name: x\n", "- name: x\n        env: [{name: MODEL_ID, value: meta-llama/Llama-3.1-8B-Instruct}]\n"))
+        [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
+        reasons.append(row["why_unknown"])
+    assert reasons == ["engine not supported for derivation"] * 2 + [None]  # TGI: "needs >= ... GiB/GPU"
