@@ -169,6 +169,8 @@ class _Reader(Positions, Devices):
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
         commands = list(split.commands)
+        self.ray_cluster = any(len(cmd.tokens) > 1 and cmd.tokens[0].text == "ray" and cmd.tokens[1].text == "start"
+                               for cmd in commands)
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
         for cmd in commands:

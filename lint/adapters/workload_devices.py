@@ -18,6 +18,7 @@ class Devices:
     file: str
     env: Dict[str, Optional[str]]
     span_source: Any  # workload_positions.Positions.span_source
+    ray_cluster = False  # the container runs `ray start` (head or worker) before the engine
 
     def cpu_kv_space(self, env_args) -> Optional[Val[float]]:
         """vLLM's CPU backend (a CPU image, `vllm-openai-cpu`, `vllm-cpu-release-repo`, or one an operator picks,
@@ -39,6 +40,10 @@ class Devices:
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
         if count is None or facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
+        if self.ray_cluster and count.value < facts.parallelism.gpus:
+            # the pod starts or joins a Ray cluster, and vLLM's Ray executor places the ranks this pod lacks on
+            # the cluster's other nodes (v1/executor/ray_utils.py placement group): how many it has is not known
+            return None
         if inv.engine == "vllm" and facts.per_pod:
             return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")

@@ -303,3 +303,38 @@ spec:
     assert out == (f'{path}:5:44: CTX008 [info] the pool the engine logged (metadata.annotations["ctxlint.io/kv-pool-'
                    'tokens"]) is one engine\'s, but this resource runs 2 engine roles, each with a pool of its own: it '
                    "is applied to none of them (unresolved-value)\n")
+
+
+RAY_WORKER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: ray-worker}
+spec:
+  template:
+    spec:
+      containers:
+      - name: ray-worker
+        image: vllm/vllm-openai:v0.11.0
+        command: ["/bin/bash", "-c"]
+        args:
+        - |
+          START
+          vllm serve Qwen/Qwen2.5-72B-Instruct -tp TP --distributed-executor-backend ray --max-model-len 32768
+        resources: {limits: {nvidia.com/gpu: 8}}
+"""
+
+
+def test_an_engine_in_a_pod_that_joins_a_ray_cluster_may_use_its_other_gpus(tmp_path):
+    # sweep 10: a worker pod that runs `ray start --address` (or a head pod, `ray start --head`) and then vLLM
+    # with the Ray executor spans the cluster's GPUs (vllm/v1/executor/ray_utils.py places a bundle per rank):
+    # TP 16 over an 8-GPU pod was a false CTX204. Without `ray start` it is still an error; within the pod's
+    # GPUs the count is the pod's (4 of 8 idle is still a warning).
+    path = tmp_path / "ray.yaml"
+    found = {}
+    for start, tp in (("ray start --address=ray-head:6379", 16), ("ray start --head --port=6379", 16),
+                      ("echo no cluster", 16), ("ray start --address=ray-head:6379", 4)):
+        path.write_text(RAY_WORKER.replace("START", start).replace("TP", str(tp)))
+        out = run(["check", str(path), "--isolated", "--select", "CTX204,CTX205"]).out
+        found[start.split()[-1], tp] = [line.split(": ")[1].split()[0] for line in out.splitlines() if "CTX20" in line]
+    assert found == {("--address=ray-head:6379", 16): [], ("--port=6379", 16): [], ("cluster", 16): ["CTX204"],
+                     ("--address=ray-head:6379", 4): ["CTX205"]}
