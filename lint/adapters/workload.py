@@ -201,6 +201,11 @@ class _Reader(Positions, Devices):
         inv = self.with_config(inv)
         if str(inv.value("disaggregation_mode", "")).lower() == "encode":
             return  # Dynamo's multimodal encode worker holds no LLM KV cache (dynamo/vllm/encode_engine.py)
+        rank = inv.value("node_rank") if inv.engine == "sglang" else None
+        if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1:
+            # a follower node of a multi-node engine serves nothing (sglang entrypoints/engine.py: node_rank >= 1
+            # runs its schedulers and a dummy health check, no tokenizer or API); node 0's pod is the deployment
+            return
         tokens: Tuple[Token, ...] = cmd.tokens
 
         sources: Dict[int, Source] = {}  # by id: the settings live in `inv` while this runs

@@ -338,3 +338,29 @@ def test_an_engine_in_a_pod_that_joins_a_ray_cluster_may_use_its_other_gpus(tmp_
         found[start.split()[-1], tp] = [line.split(": ")[1].split()[0] for line in out.splitlines() if "CTX20" in line]
     assert found == {("--address=ray-head:6379", 16): [], ("--port=6379", 16): [], ("cluster", 16): ["CTX204"],
                      ("--address=ray-head:6379", 4): ["CTX205"]}
+
+
+SGLANG_NODE = """\
+apiVersion: apps/v1
+kind: StatefulSet
+metadata: {name: sglang-RANK}
+spec:
+  template:
+    spec:
+      containers:
+      - name: sglang
+        image: lmsysorg/sglang:v0.5.4
+        command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen2.5-72B-Instruct, --tp, "16",
+                  --nnodes, "2", --node-rank, "RANK", --dist-init-addr, "sglang-0:5000"]
+        resources: {limits: {nvidia.com/gpu: 8}}
+"""
+
+
+def test_a_follower_node_of_a_multi_node_sglang_engine_is_no_deployment(tmp_path):
+    # sweep 10: `--node-rank 1` starts schedulers and a dummy health check, no tokenizer or API
+    # (sglang entrypoints/engine.py _launch_subprocesses): one TP-16 engine over two pods was two deployments
+    path = tmp_path / "sglang.yaml"
+    path.write_text("---\n".join(SGLANG_NODE.replace("RANK", rank) for rank in ("0", "1", "$(POD_INDEX)")))
+    import json
+    names = [d["name"] for d in json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]]
+    assert names == ["sglang-0", "sglang-$(POD_INDEX)"]  # a rank ctxlint cannot read stays, its rank unknown
