@@ -177,6 +177,16 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
     return Val(1, where(s), raw=f"{method}: one draft layer")
 
 
+def serves_no_role(inv: Invocation) -> bool:
+    """An engine process that holds no serving role of its own: Dynamo's multimodal encode worker (no LLM KV
+    cache, dynamo/vllm/encode_engine.py), an SGLang follower node (`--node-rank` >= 1 runs its schedulers and a
+    dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment)."""
+    if str(inv.value("disaggregation_mode", "")).lower() == "encode":
+        return True
+    rank = inv.value("node_rank") if inv.engine == "sglang" else None
+    return isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1
+
+
 def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
     """The role-level facts of one invocation; `where(setting)` gives a setting's source."""
     kind, kind_source = role_kind(inv, where)

@@ -35,7 +35,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import written_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
+from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -199,12 +199,7 @@ class _Reader(Positions, Devices):
         env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
-        if str(inv.value("disaggregation_mode", "")).lower() == "encode":
-            return  # Dynamo's multimodal encode worker holds no LLM KV cache (dynamo/vllm/encode_engine.py)
-        rank = inv.value("node_rank") if inv.engine == "sglang" else None
-        if isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1:
-            # a follower node of a multi-node engine serves nothing (sglang entrypoints/engine.py: node_rank >= 1
-            # runs its schedulers and a dummy health check, no tokenizer or API); node 0's pod is the deployment
+        if serves_no_role(inv):
             return
         tokens: Tuple[Token, ...] = cmd.tokens
 
