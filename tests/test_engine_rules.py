@@ -478,3 +478,28 @@ spec:
         path.write_text(text.replace("VALUE", value).replace("ARGS", args))
         assert json.loads(run(["check", str(path), "--isolated", "--format", "json"]).out)["summary"][
             "deployments"] == roles, (value, args)
+
+
+def test_ctx201_gives_no_lower_to_zero_advice(tmp_path):
+    # sweep 10: a point estimate of no KV block advised "Lower the context length to 0"
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: old-vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.1.0
+        command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "32768"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+""")
+    [line] = [x for x in run(["check", str(path), "--isolated", "--select", "CTX201"]).out.splitlines() if "CTX201" in x]
+    assert "exceeds its KV pool 0 (" in line and "to 0" not in line
+    assert line.endswith("The estimate leaves no memory for one KV block, so a shorter context alone does not help: "
+                         "add memory (more or larger accelerators, a higher memory fraction, an fp8 KV cache) "
+                         "(context-exceeds-kv-pool)")
