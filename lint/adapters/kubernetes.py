@@ -194,7 +194,7 @@ class _PodContext:
             command=None if script is not None else command, args=args, script=script,
             env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
             args_only=entrypoint,
-            accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods,
+            accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods, ray_counted=ray_main,
             **({"group_label": self.group_label} if self.group_label else {}),
             engine=self.engine_of(c) if self.engine_of is not None and entrypoint else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))

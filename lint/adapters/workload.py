@@ -86,6 +86,7 @@ class Container:
     accelerator_type: Optional[Val[str]] = None
     group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
     group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
+    ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
     # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
     # engine's arguments even without a program or a known image; the Val is where it is named.
     engine: Optional[Val[str]] = None

@@ -40,7 +40,7 @@ class Devices:
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
         if count is None or facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
-        if self.ray_cluster and count.value < facts.parallelism.gpus:
+        if self.ray_cluster and not self.c.ray_counted and count.value < facts.parallelism.gpus:
             # the pod starts or joins a Ray cluster, and vLLM's Ray executor places the ranks this pod lacks on
             # the cluster's other nodes (v1/executor/ray_utils.py placement group): how many it has is not known
             return None
