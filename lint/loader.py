@@ -10,7 +10,7 @@ import bisect
 import codecs
 import os
 import stat
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 import yaml
 
@@ -19,7 +19,7 @@ from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
 from ctxlint.nodes import Node, Position
-from ctxlint.templates import looks_like_go_template
+from ctxlint.templates import blank_go_actions, looks_like_go_template
 from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
@@ -202,6 +202,14 @@ def parse_text(text: str, display: str) -> LoadedFile:
         if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
             loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
             return loaded
+        rendered = _rendered_go_template(text)
+        if rendered is not None:
+            loaded.diagnostics.append(Diagnostic(
+                HELM_TEMPLATE, "a Go template (actions such as `{{ if }}` and `{{ .Field }}`, none of them Helm's): "
+                "it is YAML only once the operator that owns it renders it, so it was not checked; ctxlint reads "
+                "such a file when its actions sit inside YAML values (KServe's are then values KServe fills in)",
+                Source(display, *rendered)))
+            return loaded
         line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid syntax"
         hint = _hint(text, line)
@@ -220,6 +228,21 @@ def parse_text(text: str, display: str) -> LoadedFile:
     except RecursionError:  # PyYAML's pure-Python composer recurses; its parser does not
         loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
     return loaded
+
+
+def _rendered_go_template(text: str) -> Optional[Tuple[int, int]]:
+    """Where the first Go template action is, when the text is not YAML as written but is once its
+    actions are blanked (a non-Helm Go template its operator renders, such as KServe's): a file whose
+    error stays is a real syntax error."""
+    blanked = blank_go_actions(text)
+    if blanked is None:
+        return None
+    try:
+        for _ in yaml.compose_all(blanked[0], Loader=composer()):
+            pass
+    except (yaml.YAMLError, RecursionError):
+        return None
+    return blanked[1]
 
 
 def _renumber(root: Node, starts: List[int]) -> None:

@@ -1,11 +1,27 @@
-"""Recognise Helm chart templates, which ctxlint cannot check before rendering.
+"""Recognise Helm chart templates, which ctxlint cannot check before rendering, and other Go templates.
 
 A chart's `templates/*.yaml` are Go templates (`{{ .Values.x }}`,
 `{{- if ... }}`, `{{ include "name" . }}`, `{{ toYaml ... | nindent 8 }}`):
 their values are only known after `helm template`, and most are not even
-valid YAML. Other brace syntaxes are not Helm and are left alone: envsubst
-placeholders (`{{HF_TOKEN}}`), KServe runtime placeholders (`{{.Name}}`,
-`{{.Labels.x}}`) and Jinja chat templates (`{{- bos_token }}`,
+valid YAML. What makes a text Helm's is what only Helm gives a template:
+its objects (`.Values`, `.Release`, `.Chart`, ...), its and sprig's
+functions (`include`, `tpl`, `toYaml`, `required`, `nindent`, ...), named
+templates (`define`, `template`), comments and `$x :=` variables. Across
+the 2,874 chart templates with actions in the mirrored repositories, every
+one has such a marker (only `_*.tpl` helper files of `define`s and
+comments have nothing else, and those count too).
+
+Go's own actions alone (`{{ if }}`, `{{ end }}`, `{{ .Spec.Model.Name }}`,
+`{{ or .X 1 }}`) are not Helm: KServe renders them itself in its
+ServingRuntimes and LLMInferenceServiceConfigs (with text/template and its
+own few functions, no sprig), and such a file is read as YAML, the KServe
+adapter taking the actions as values KServe fills in. When such a Go
+template is not valid YAML as written, `blank_go_actions` lets the loader
+tell a file that is YAML once its actions are rendered (an info, CTX010)
+from a real syntax error (CTX001).
+
+Other brace syntaxes are neither and are left alone: envsubst placeholders
+(`{{HF_TOKEN}}`) and Jinja chat templates (`{{- bos_token }}`,
 `{{ message['content'] }}`) inside ConfigMaps.
 
 A values file (`values.yaml`, `values-prod.yaml`, `x.values.yaml`) is never
@@ -17,37 +33,79 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional, Tuple
+from typing import Iterator, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import line_bounds, line_col
 
 _ACTION = lazy_compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
-_CONTROL = lazy_compile(r"(?:if|else|end|range|with|define|template|block|include|tpl|toYaml|toJson|toString|"
-                      r"required|lookup|fail|printf|print)\b")
-_HELM_OBJECTS = lazy_compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template)\b")
+_STRINGS = lazy_compile(r"\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
+# Helm's own functions and the sprig ones charts call most, where a Go call starts (the action's head or a
+# `(` group: after `|` a Jinja filter of the same name, `| trim`, looks alike, and so does Jinja's
+# `tojson(indent=4)`); Go's builtins (and, or, not, eq, len, index, printf, ...) are in every Go template.
+_HELM_FUNCTIONS = lazy_compile(
+    r"(?:^|(?<![\w)\]])\()\s*(?:include|tpl|toYaml|toJson|toPrettyJson|toRawJson|toToml|fromYaml|fromYamlArray|"
+    r"fromJson|required|lookup|fail|nindent|indent|quote|squote|default|b64enc|b64dec|trunc|trimSuffix|trimPrefix|"
+    r"semverCompare|hasKey|merge|mergeOverwrite|coalesce|ternary|splitList|sha256sum|randAlphaNum|kindIs|"
+    r"typeOf|regexReplaceAll|uuidv4|define|template|block)\b")
+_HELM_OBJECTS = lazy_compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template|Subcharts)\b")
+_HELM_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
+# Go's control keywords and a field or variable reference: a text/template action, whoever renders it.
+_GO_ACTION = lazy_compile(r"^(?:(?:if|else|end|range|with|break|continue)\b|[.$(])")
 _COMMENT = lazy_compile(r"(^|\s)#")
-_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?::?=|\}|$)|^/\*")
 
 
 def _is_helm(body: str) -> bool:
-    """A Helm action (a keyword, a variable, a comment or a chart object), not another brace syntax."""
-    return bool(_CONTROL.match(body) or _VARIABLE.match(body) or _HELM_OBJECTS.search(body))
+    """An action only Helm renders: a chart object, a Helm/sprig function, a named template, a variable
+    or a comment (not Go's control actions alone, nor another brace syntax)."""
+    if body.startswith("/*"):  # a comment, whatever it says
+        return True
+    bare = _STRINGS.sub('""', body)  # `"-default"` names no function
+    if "[" in bare or "'" in bare:  # Jinja's `message['content']`: Go has neither subscripts nor such strings
+        return False
+    return bool(_HELM_OBJECTS.search(bare) or _HELM_FUNCTIONS.search(bare) or _HELM_VARIABLE.search(bare))
 
 
 def is_values_file(name: str) -> bool:
     return re.search(r"(^|[._-])values([._-][\w.-]*)?\.ya?ml$", os.path.basename(name or "").lower()) is not None
 
 
+def _actions(text: str) -> Iterator[re.Match]:
+    """Every `{{ ... }}` action outside a YAML comment."""
+    for match in _ACTION.finditer(text):
+        start = match.start()
+        if not _COMMENT.search(text[line_bounds(text, start)[0]:start]):
+            yield match
+
+
 def looks_like_go_template(text: str, name: str = "") -> Optional[Tuple[int, int]]:
-    """1-based (line, column) of the first Helm template action, or None when the text is not a template."""
+    """1-based (line, column) of the first Helm template action, or None when the text is not a Helm template."""
     if "{{" not in text or is_values_file(name):
         return None
-    for match in _ACTION.finditer(text):
-        if not _is_helm(match.group(1)):
-            continue
-        start = match.start()
-        if _COMMENT.search(text[line_bounds(text, start)[0]:start]):
-            continue  # inside a YAML comment
-        return line_col(text, start)
+    for match in _actions(text):
+        if _is_helm(match.group(1)):
+            return line_col(text, match.start())
     return None
+
+
+def blank_go_actions(text: str) -> Optional[Tuple[str, Tuple[int, int]]]:
+    """(the text with every Go template action blanked, 1-based (line, column) of the first), or None
+    when it has none. Same length and lines, so a parser's positions still hold: a control action
+    (`{{- if .X }}`, `{{ end }}`) renders no text and becomes spaces, any other (`{{ .Spec.Model.Name }}`)
+    a value and becomes `x`s."""
+    if "{{" not in text:
+        return None
+    out, last, first = [], 0, None
+    for match in _actions(text):
+        body = match.group(1)
+        if not _GO_ACTION.match(body):
+            continue
+        first = first or line_col(text, match.start())
+        filler = " " if re.match(r"(?:if|else|end|range|with|break|continue)\b", body) else "x"
+        out.append(text[last:match.start()])
+        out.append("".join(c if c in "\r\n" else filler for c in match.group(0)))
+        last = match.end()
+    if first is None:
+        return None
+    out.append(text[last:])
+    return "".join(out), first

@@ -10,8 +10,14 @@ Why:
     lint the output (`helm template <release> <chart> -f values.yaml |
     ctxlint check -`). Values files themselves are read directly (production
     stack, KubeAI, llm-d, Silogen and SGLang chart values); `{{HF_TOKEN}}`
-    envsubst placeholders, KServe `{{.Name}}` placeholders and Jinja chat
-    templates are not Helm and do not trigger this.
+    envsubst placeholders and Jinja chat templates are not Helm and do not
+    trigger this. A template is Helm's when an action uses what only Helm
+    gives (`.Values`, `.Release`, `include`, `toYaml`, `define`, `$x :=`):
+    Go's own actions alone (`{{- if .Spec.X }}`, `{{ .Name }}`) are some
+    other operator's template, such as KServe's, and a file of them that is
+    valid YAML is read. One that is YAML only once those actions are
+    rendered gets this info too, worded for a Go template; one that is not
+    YAML even then is a syntax error (CTX001).
 
 Example (bad):
     ```yaml

@@ -9,9 +9,10 @@
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
 - ServingRuntime: each of `spec.containers` is read as a Kubernetes
-  container (an engine found from its command or image). KServe fills
-  `{{.Name}}`-style placeholders at run time: they are values ctxlint does
-  not know, never errors.
+  container (an engine found from its command or image). KServe renders
+  Go template actions in every kind's containers (`{{.Name}}`,
+  `{{- if .Spec.Parallelism.Tensor }}`): they are values ctxlint does not
+  know, never errors (engines/gotemplate.py).
 - LLMInferenceService(Config): KServe's preset runs `vllm serve` on the
   `main` container and appends `VLLM_ADDITIONAL_ARGS`, whose string is read
   as vLLM flags with positions inside it (an explicit `command`/`args`
@@ -93,7 +94,7 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command, args=args if explicit else None,
         script=script, env=env_from_k8s(c.get("env")), image=image,
-        args_only=command is None, engine=engine,
+        args_only=command is None, engine=engine, go_values={},  # KServe renders Go templates: gotemplate.py
         accelerator_count=count_from_resources(c.get("resources"), spans.file),
         accelerator_type=type_from_pod_spec(pod, spans.file)))
     result.diagnostics.extend(reading.diagnostics)

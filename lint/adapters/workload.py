@@ -80,6 +80,9 @@ class Container:
     args_only: bool = False  # the tokens go to the image's entrypoint
     k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
     compose_refs: bool = False  # exec-form items are interpolated the compose way (`${NAME:-default}`)
+    # The operator renders Go template actions in the container before it runs (KServe): they are references,
+    # whose values are these (by gotemplate.lookup_key: the InferenceService's `{{ .Name }}`), else unknown.
+    go_values: Optional[Dict[str, str]] = None
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
     accelerator_count: Optional[Val[int]] = None  # per pod / container
@@ -150,6 +153,8 @@ class _Reader(Positions, Devices):
         self.config_missing: Optional[str] = None
 
     def lookup(self, name: str) -> Optional[str]:
+        if name.startswith("{{"):  # a Go template action (gotemplate.lookup_key), never an env var
+            return (self.c.go_values or {}).get(name)
         return self.c.resolver(name) if self.c.resolver is not None else self.env.get(name)
 
     def read(self) -> Reading:
@@ -159,13 +164,14 @@ class _Reader(Positions, Devices):
                 return out
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
-            split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None)
+            split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
+                                go=c.go_values is not None)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
-                               shell=self.env.get if c.compose_refs else None)
+                               shell=self.env.get if c.compose_refs else None, go=c.go_values is not None)
             self.unsure = split.unsure
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None

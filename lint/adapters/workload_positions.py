@@ -80,6 +80,12 @@ class Positions:
             if ref.style == "command":
                 return f"{spelling} {ref.name} (command substitution, not evaluated)", \
                     self.problem_source(problem, tokens)
+            if ref.style == "go":
+                return f"{spelling} {{{{ {ref.name} }}}} (a template KServe fills in)", \
+                    self.problem_source(problem, tokens)
+            if ref.style == "go-if":
+                return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when KServe renders it)", \
+                    self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \

@@ -14,6 +14,7 @@ from typing import Optional
 from ctxlint.lazyre import lazy_compile
 
 from ..records import field, record
+from .gotemplate import ELSE, END, OPEN, action_at, next_action
 
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
@@ -39,7 +40,9 @@ class Part:
     runs: list[tuple[str, tuple[int, ...], tuple[int, ...]]] = field(default_factory=list)
     quoted: bool = False
     name: str = ""
-    style: str = ""  # var: "shell" | "k8s"; cmd: "command"
+    # var: "shell" | "k8s" | "go" (a Go template action's value) | "go-if" (the word is inside `{{ if }}`:
+    # it renders no text of its own); cmd: "command"
+    style: str = ""
     default: Optional[str] = None
 
 
@@ -62,10 +65,13 @@ class Op:
 
 
 class Lexer:
-    def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False) -> None:
+    def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False) -> None:
         self.s = text
         self.base = base  # None: the text itself, character k at (k, k + 1); no list of spans is built
         self.k8s = k8s
+        # Go template actions are rendered before the shell reads the text (KServe): see gotemplate.py
+        self.go = go and "{{" in text
+        self.conditions: list[tuple[str, int, int]] = []  # the open `{{ if }}`s: (body, start, end)
         self.i = 0
         self.out: list[object] = []
         self.problems: list[tuple[str, int, int]] = []
@@ -109,7 +115,26 @@ class Lexer:
     def _cur(self) -> Word:
         if self.word is None:
             self.word = Word(local_start=self.i)
+            if self.conditions:  # a word rendered only when the innermost `{{ if }}` holds
+                self._raw_part("var", *self.conditions[-1][1:], False, name=self.conditions[-1][0], style="go-if")
         return self.word
+
+    def _action(self, quoted: bool) -> bool:
+        """A Go template action at self.i: its value is a reference, control actions render nothing."""
+        found = action_at(self.s, self.i) if self.go else None
+        if found is None:
+            return False
+        end, body, kind = found
+        if kind == OPEN:
+            self.conditions.append((body, self.i, end))
+            if self.word is not None:  # the rest of this word is conditional, so the word is
+                self._raw_part("var", self.i, end, quoted, name=body, style="go-if")
+        elif kind == END and self.conditions:
+            self.conditions.pop()
+        elif kind not in (ELSE, END):
+            self._raw_part("var", self.i, end, quoted, name=body, style="go")
+        self.i = end
+        return True
 
     def _end_word(self) -> None:
         if self.word is not None and (self.word.parts or self.word.had_quotes):
@@ -151,6 +176,8 @@ class Lexer:
                 self._dollar(quoted=False)
             elif c == "`":
                 self._backtick(quoted=False)
+            elif c == "{" and self._action(False):
+                pass
             elif c in "<>" or (c == "&" and s.startswith("&>", self.i)):
                 self._redirect()
             elif c in ";&|()":
@@ -161,6 +188,8 @@ class Lexer:
             else:
                 run = _PLAIN_RUN.match(s, self.i)
                 end = run.end() if run else self.i + 1
+                if self.go:  # a run stops where an action may start
+                    end = max(self.i + 1, next_action(s, self.i + 1, end))
                 self._lit_run(self.i, end, False)
                 self.i = end
         self._end_word()
@@ -186,7 +215,15 @@ class Lexer:
         if end < 0:
             self.problems.append(("unterminated single quote", *self.src(start, len(s))))
             end = len(s)
-        self._lit_run(start + 1, end, True)
+        at = start + 1
+        while self.go and at < end:  # rendered before the shell reads it: an action inside '...' too
+            self.i = next_action(s, at, end)
+            self._lit_run(at, self.i, True)
+            if self.i < end and not self._action(True):
+                self._lit_run(self.i, self.i + 2, True)
+                self.i += 2
+            at = self.i
+        self._lit_run(at, end, True)
         self.i = end + 1
 
     def _double(self) -> None:
@@ -203,9 +240,13 @@ class Lexer:
                 self._dollar(quoted=True)
             elif c == "`":
                 self._backtick(quoted=True)
+            elif c == "{" and self._action(True):
+                pass
             else:
                 run = _DQ_RUN.match(s, self.i)  # None at a backslash kept as itself
                 end = run.end() if run else self.i + 1
+                if self.go:
+                    end = max(self.i + 1, next_action(s, self.i + 1, end))
                 self._lit_run(self.i, end, True)
                 self.i = end
         if self.i >= n:
@@ -284,7 +325,8 @@ class Lexer:
         self.i = end + 1
 
 
-def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False
+def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False
         ) -> tuple[list[object], list[tuple[str, int, int]]]:
-    """Words and operators of a shell string, plus problems found on the way."""
-    return Lexer(text, base, k8s).run()
+    """Words and operators of a shell string, plus problems found on the way (go: Go template actions are
+    references, see gotemplate.py)."""
+    return Lexer(text, base, k8s, go).run()

@@ -94,6 +94,8 @@ class _Parser:
 
     def _unres(self, idx: int, flag: Optional[str]) -> bool:
         refs = self.toks[idx].unresolved
+        if any(r.style != "go-if" for r in refs):  # a value not known anyway: say whose it is, not its `{{ if }}`
+            refs = tuple(r for r in refs if r.style != "go-if")
         for r in refs:
             self.unresolved.append(Problem(f"unresolved ${{{r.name}}}" if r.style != "command"
                                            else f"command substitution {r.name} not evaluated",

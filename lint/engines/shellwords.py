@@ -22,6 +22,7 @@ from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
 from .compose_pass import COMPOSE_REF as _COMPOSE_REF, compose_interpolated, shell_stage
+from .gotemplate import OPEN, VALUE, action_at, lookup_key
 from .lexer import Op, Word, lex
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef, typed
 
@@ -44,8 +45,9 @@ def _no_resolver(_name: str) -> Optional[str]:
 class _Ctx:
     """Per-split state: resolver, script-local assignments, collected refs."""
 
-    def __init__(self, resolver: Optional[Resolver], item: Optional[int]) -> None:
+    def __init__(self, resolver: Optional[Resolver], item: Optional[int], go: bool = False) -> None:
         self.resolver = resolver or _no_resolver
+        self.go = go  # Go template actions are references (see gotemplate.py)
         self.local: dict[str, Optional[str]] = {}
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
@@ -70,8 +72,9 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
     """Cook one word into one or more tokens (unquoted expansions field-split)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
-        # path below gives the same, one tuple per character slower).
-        runs = [run for part in word.parts for run in part.runs]
+        # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
+        # was typed elsewhere.
+        runs = [run for part in word.parts if part.style != "go-if" for run in part.runs]
         if not runs and not word.had_quotes:
             return []
         start, end = word.span()
@@ -89,7 +92,11 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
             continue
         start = min(chain.from_iterable([run[1] for run in part.runs]))
         end = max(chain.from_iterable([run[2] for run in part.runs]))
-        value = ctx.lookup(part.name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
+        if part.style == "go-if":  # no text of its own: the word is there only when the condition holds
+            refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item))
+            continue
+        name = lookup_key(part.name) if part.style == "go" else part.name
+        value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
         refs.append(ref)
         if value is None:  # keep the reference text itself, at its own positions
@@ -113,7 +120,7 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
             start, end = word.span()
         else:
             start, end = min(c[1] for c in piece), max(c[2] for c in piece)
-        mine = tuple(r for r in refs if r.start < end and r.end > start) or ()
+        mine = tuple(r for r in refs if r.style == "go-if" or r.start < end and r.end > start) or ()
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
@@ -256,26 +263,27 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
 
 
 def _split(text: str, base: Optional[list[tuple[int, int]]], ctx: _Ctx, depth: int) -> list[Command]:
-    items, problems = lex(text, base, k8s=ctx.item is not None)
+    items, problems = lex(text, base, k8s=ctx.item is not None, go=ctx.go)
     ctx.problems.extend(SplitProblem(m, s, e, ctx.item) for m, s, e in problems)
     return _build_commands(items, ctx, depth)
 
 
 def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
-                shell: Optional[Resolver] = None) -> SplitResult:
+                shell: Optional[Resolver] = None, go: bool = False) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
     string that came out of a Kubernetes command/args item). `shell`: the text is a Compose
-    string, interpolated by Compose first (`resolver`), its shell then reading `shell`.
+    string, interpolated by Compose first (`resolver`), its shell then reading `shell`. go=True:
+    Go template actions are references too (their values asked of `resolver` by gotemplate.lookup_key).
     """
     if not isinstance(text, str):
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
     base, host = None, set()
     if shell is not None:
         text, base, host = compose_interpolated(text, resolver or _no_resolver)
-    ctx = _Ctx(shell_stage(resolver, shell, host), None)
-    items, problems = lex(text, base, k8s=k8s)
+    ctx = _Ctx(shell_stage(resolver, shell, host), None, go)
+    items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:
         commands = _build_commands(items, ctx, 0)
@@ -286,11 +294,39 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
 
 
 def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
-    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expanded."""
+    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expanded, and with
+    go=True its Go template actions read as gotemplate.py says: a value is a reference, a control action
+    renders nothing, and an item holding a `{{ if }}` is there only when it holds."""
     out: list[tuple[str, int, int]] = []
     refs: list[VarRef] = []
     pos = 0
-    for m in (_COMPOSE_REF if compose else _K8S_REF).finditer(text):
+    at = text.find("{{") if ctx.go else -1
+    while at >= 0:
+        found = action_at(text, at)
+        if found is not None:
+            _item_refs(text, pos, at, index, ctx, compose, out, refs)
+            end, body, kind = found
+            if kind == OPEN:
+                refs.append(VarRef(body, "go-if", at, end, None, None, index))
+            elif kind == VALUE:
+                value = ctx.lookup(lookup_key(body))
+                refs.append(VarRef(body, "go", at, end, value, None, index))
+                if value is None:  # the action as typed, at its own positions
+                    out.extend((c, k, k + 1) for k, c in enumerate(text[at:end], at))
+                else:
+                    out.extend((c, at, end) for c in value)
+            pos = end  # `{{ else }}` and `{{ end }}` render nothing
+        at = text.find("{{", at + 2 if found is None else found[0])
+    _item_refs(text, pos, len(text), index, ctx, compose, out, refs)
+    ctx.refs.extend(refs)
+    return Token("".join(c for c, _, _ in out), 0, len(text),
+                 tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
+
+
+def _item_refs(text: str, pos: int, stop: int, index: int, ctx: _Ctx, compose: bool,
+               out: list[tuple[str, int, int]], refs: list[VarRef]) -> None:
+    """text[pos:stop] onto `out`, its `$(NAME)` (compose: `${NAME}`) references expanded."""
+    for m in (_COMPOSE_REF if compose else _K8S_REF).finditer(text, pos, stop):
         out.extend((c, k, k + 1) for k, c in enumerate(text[pos:m.start()], pos))
         if m.group(0) == "$$":  # both escape a literal `$` as `$$`
             out.append(("$", m.start(), m.end()))
@@ -306,22 +342,20 @@ def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
             else:
                 out.extend((c, m.start(), m.end()) for c in chunk)
         pos = m.end()
-    out.extend((c, k, k + 1) for k, c in enumerate(text[pos:], pos))
-    ctx.refs.extend(refs)
-    return Token("".join(c for c, _, _ in out), 0, len(text),
-                 tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
+    out.extend((c, k, k + 1) for k, c in enumerate(text[pos:stop], pos))
 
 
 def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False,
-               shell: Optional[Resolver] = None) -> SplitResult:
+               shell: Optional[Resolver] = None, go: bool = False) -> SplitResult:
     """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
 
     Token spans are offsets inside the item named by `Token.item`. compose=True expands
-    compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`.
+    compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`; go=True reads Go
+    template actions as references too (see split_shell).
     """
     if not isinstance(items, (list, tuple)):
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
-    ctx = _Ctx(resolver, None)
+    ctx = _Ctx(resolver, None, go)
     texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
     plain = [typed(t, i) for i, t in enumerate(texts)]
     head = _strip_prefixes(list(plain), [], [])
@@ -345,8 +379,8 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             tokens = []
             for i, t in enumerate(texts):
                 ctx.item = i
-                # no `$`, no reference (both kinds start with it): the item as typed
-                tokens.append(plain[i] if "$" not in t else _expanded_item(t, i, ctx, compose))
+                # no `$` (nor a Go action's `{{`), no reference: the item as typed
+                tokens.append(_expanded_item(t, i, ctx, compose) if "$" in t or go and "{{" in t else plain[i])
             env: list[EnvAssign] = []
             wrappers: list[str] = []
             # Exec form runs no shell: only an explicit `env A=B` sets variables.

@@ -278,7 +278,61 @@ spec:
     res = adapt(text)
     [dep] = res.deployments
     assert dep.roles[0].context_length.value == 6144
-    assert not res.diagnostics
+    [unknown] = res.diagnostics  # KServe fills `{{.Name}}` with the InferenceService's name
+    assert (unknown.kind, at(text, unknown.source)) == ("unresolved-value", "{{.Name}}")
+    assert unknown.message.startswith("values ctxlint cannot resolve: --served-model-name {{ .Name }} (a template "
+                                      "KServe fills in); the checks")
+    # kserve utils.go ReplacePlaceholders renders the whole container over the isvc's metadata: an action in
+    # an engine flag is a value not known here, never a value the engine refuses
+    flags = text.replace('"6144"]', '"{{.Labels.ctx}}", --tensor-parallel-size, "{{ .Annotations.tp }}"]')
+    res = adapt(flags)
+    [role] = res.deployments[0].roles
+    assert role.context_length is None and role.parallelism.tensor is None
+    [unknown] = res.diagnostics
+    assert unknown.message.startswith(
+        "values ctxlint cannot resolve: --served-model-name {{ .Name }} (a template KServe fills in); "
+        "--max-model-len {{ .Labels.ctx }} (a template KServe fills in); --tensor-parallel-size "
+        "{{ .Annotations.tp }} (a template KServe fills in); the checks")
+
+
+LLMISVC_CONFIG = """\
+apiVersion: serving.kserve.io/v1alpha2
+kind: LLMInferenceServiceConfig
+metadata:
+  name: qwen-config
+spec:
+  model:
+    uri: hf://Qwen/Qwen2.5-7B-Instruct
+  template:
+    containers:
+      - name: main
+        image: vllm/vllm-openai:v0.11.0
+        command: ["/bin/bash", "-c"]
+        args:
+          - |-
+            exec vllm serve /mnt/models \\
+              --served-model-name "{{ .Spec.Model.Name }}" \\
+              {{- if and .Spec.Parallelism .Spec.Parallelism.Tensor }} --tensor-parallel-size {{ .Spec.Parallelism.Tensor }}{{- end }} \\
+              {{ if .Spec.Labels }}--gpu-memory-utilization 0.5{{ end }} \\
+              --chat-template "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}" \\
+              --max-model-len 16384
+"""
+
+
+def test_kserve_go_template_conditionals_are_read_not_skipped():
+    # config_merge.go ReplaceVariables renders the config with text/template (no Helm): a value inside
+    # `{{ if }}` is given only when the condition holds, a Jinja chat template is no action
+    res = adapt(LLMISVC_CONFIG)
+    [role] = res.deployments[0].roles
+    assert role.context_length.value == 16384 and role.parallelism.tensor is None
+    assert role.arg("gpu_memory_utilization") is None
+    assert role.arg("chat_template").value.startswith("{{ bos_token }}{% for m")
+    [unknown] = res.diagnostics
+    assert at(LLMISVC_CONFIG, unknown.source) == "{{ .Spec.Model.Name }}"
+    assert unknown.message.startswith(
+        "values ctxlint cannot resolve: --served-model-name {{ .Spec.Model.Name }} (a template KServe fills in); "
+        "--tensor-parallel-size {{ .Spec.Parallelism.Tensor }} (a template KServe fills in); "
+        "--gpu-memory-utilization (given only if {{ if .Spec.Labels }} holds when KServe renders it); the checks")
 
 
 def test_kserve_data_parallel_preset_passes_global_dp_and_expert_parallel_to_vllm():

@@ -138,6 +138,14 @@ decode:
     ("hf_api_token: {{HF_TOKEN}}\n", None),
     ("args: [--model_name={{.Name}}]\n", None),
     ("t: |\n  {{- bos_token }}{{ message['content'] | trim }}\n", None),
+    # Go's own actions are not Helm's (KServe renders them); Helm's functions, named templates and
+    # variables are, but not a function's name inside a string
+    ("a: 1\n{{- if .Spec.X }}\nb: {{ or .Spec.Y 1 }}\n{{- end }}\n", None),
+    ("s: '{{ ChildName .ObjectMeta.Name \"-default\" }}'\n", None),
+    ("a: {{ quote .Spec.Name }}\n", (1, 4)),
+    ("{{- define \"c.name\" }}x{{ end }}\n", (1, 1)),
+    ("a: 1\n{{- $tp := 2 }}\n", (2, 1)),
+    ("{{/* the user's values */}}\na: 1\n", (1, 1)),
 ])
 def test_template_detection(text, where):
     assert looks_like_go_template(text, "templates/deployment.yaml") == where
@@ -156,6 +164,22 @@ def test_cli_on_a_helm_template_is_one_info_and_exit_0(tmp_path):
     [line] = result.out.splitlines()
     assert line.startswith(f"{path}:4:13: CTX010 [info] a Helm chart template")
     assert "helm template <release> <chart> | ctxlint check -" in line and "CTX001" not in result.out
+
+
+def test_cli_on_a_go_template_that_is_not_yaml_until_rendered(tmp_path):
+    # not Helm's advice, and no syntax error for a file its operator reads: YAML once its actions render
+    path = tmp_path / "config.yaml"
+    path.write_text("kind: LLMInferenceServiceConfig\nspec:\n  a: 1\n  {{- if .Spec.X }}\n  b: 2\n  {{- end }}\n")
+    result = run(["check", str(path)])
+    assert result.code == 0
+    assert result.out == (
+        f"{path}:4:3: CTX010 [info] a Go template (actions such as `{{{{ if }}}}` and `{{{{ .Field }}}}`, none of them "
+        "Helm's): it is YAML only once the operator that owns it renders it, so it was not checked; ctxlint reads "
+        "such a file when its actions sit inside YAML values (KServe's are then values KServe fills in) "
+        "(helm-template)\n")
+    path.write_text("spec:\n  a: [1\n  {{- if .Spec.X }}\n  b: 2\n  {{- end }}\n")  # a real syntax error stays one
+    result = run(["check", str(path)])
+    assert result.code == 1 and "CTX001 [error] invalid YAML" in result.out and "CTX010" not in result.out
 
 
 def test_cli_on_rendered_output_via_stdin():

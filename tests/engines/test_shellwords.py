@@ -99,6 +99,39 @@ def test_odd_input_reports_problems():
     assert split_list("nope").problems  # type: ignore[arg-type]
 
 
+def test_go_template_actions_are_references_where_the_operator_renders_them():
+    s = "vllm serve m --max-model-len {{ .Labels.ctx }} {{- if .Spec.X }} --tp {{ .Spec.X }}{{- end }} --n '{{.Name}}'"
+    t = toks(split_shell(s, {"{{ .Name }}": "qwen"}.get, go=True))
+    assert [x.text for x in t] == ["vllm", "serve", "m", "--max-model-len", "{{ .Labels.ctx }}", "--tp", "{{ .Spec.X }}",
+                                   "--n", "qwen"]
+    assert [(v.name, v.style, v.value) for v in t[4].refs] == [(".Labels.ctx", "go", None)]
+    [cond] = t[5].refs  # inside `{{ if }}`: the word is given only when it holds
+    assert (cond.name, cond.style, s[cond.start:cond.end]) == ("if .Spec.X", "go-if", "{{- if .Spec.X }}")
+    assert [v.style for v in t[6].refs] == ["go-if", "go"] and t[8].refs[0].value == "qwen"
+    assert not split_shell(s).refs  # only where the operator renders Go templates
+    # a Jinja chat template and JSON are not Go's syntax
+    jinja = """vllm serve m --chat-template "{{ bos_token }}{% for m in messages %}{{ m['content'] }}{% endfor %}" """
+    r = split_shell(jinja + """--kv '{"a":{"b":1}}'""", go=True)
+    assert not r.refs and toks(r)[4].text.startswith("{{ bos_token }}{% for") and toks(r)[6].text == '{"a":{"b":1}}'
+    # list form: a control action renders nothing, an item holding `{{ if }}` is conditional as a whole
+    items = ["vllm", "serve", "m", "{{ if .Labels.x }}--max-model-len=$(LEN){{ else }}{{ end }}", "{{.Name}}", "{{ x }}"]
+    t = toks(split_list(items, {"LEN": "4096"}.get, go=True))
+    assert [x.text for x in t][3:] == ["--max-model-len=4096", "{{.Name}}", "{{ x }}"]
+    assert [(v.name, v.style) for v in t[3].refs] == [("if .Labels.x", "go-if"), ("LEN", "k8s")]
+    assert [(v.name, v.style) for v in t[4].refs] == [(".Name", "go")] and t[5].refs == ()
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet="{} .$-ifend'\"abX", max_size=60))
+def test_go_templates_never_raise_and_spans_stay_inside(text):
+    for r in (split_shell("vllm " + text, go=True), split_list(["vllm", text], go=True)):
+        for c in r.commands:
+            for t in c.tokens:
+                for k in range(len(t.text)):
+                    a, b = t.span_of(k, k + 1)
+                    assert t.start <= a < b <= t.end
+
+
 _word = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=12)
 
 
