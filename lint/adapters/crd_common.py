@@ -108,7 +108,15 @@ def config_maps(loaded: LoadedFile, user: Optional[Node] = None) -> Dict[str, No
                 if isinstance(name, str) and data is not None and data.kind == MAP:
                     by_namespace.setdefault(namespace_of(obj), {})[name] = data
         _LAST_MAPS = (loaded, by_namespace)
-    by_namespace = _LAST_MAPS[1]
+    return visible(_LAST_MAPS[1], user)
+
+
+def visible(by_namespace: Dict[Any, Dict[str, Node]], user: Optional[Node]) -> Dict[str, Node]:
+    """Name -> object among namespaced objects of a file ({namespace as written, None if unset: {name:
+    object}}) that `user` (an object of the file) can refer to by name: those of its namespace and
+    those whose namespace is unset (`kubectl apply -n X` puts an unset object in X); for a user whose
+    namespace is unset, any namespace's whose name no other written namespace also holds. Without
+    `user`, every one, by name."""
     if user is None:
         return {name: data for maps in by_namespace.values() for name, data in maps.items()}
     own = namespace_of(user)

@@ -2,7 +2,17 @@
 `LLMInferenceService` and `LLMInferenceServiceConfig` (serving.kserve.io).
 
 - InferenceService: `spec.predictor.containers` are read as Kubernetes
-  containers; `spec.predictor.model` with `modelFormat.name: huggingface`
+  containers; `spec.predictor.model` whose `runtime` names a ServingRuntime
+  (of its namespace, else a ClusterServingRuntime) of the same file is
+  merged over that runtime's `kserve-container` as KServe merges them
+  (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:pkg/controller/
+  v1beta1/inferenceservice/utils/utils.go MergeRuntimeContainers: a
+  strategic merge, env by name, `args` the runtime's then the service's;
+  MergePodSpec: the runtime's nodeSelector, affinity, ... under the
+  predictor's) and rendered with its metadata (`{{.Name}}` is its name),
+  and that runtime is then not a deployment of its own; a runtime chosen
+  by `modelFormat` (no `runtime:`) is not looked up. Otherwise
+  `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
   `storageUri` (`hf://`) or `--model_id`; `--backend huggingface` (or
@@ -25,11 +35,13 @@
 """
 from __future__ import annotations
 
-from typing import List, Optional
+import re
+from typing import Dict, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq, str_val
+from ctxlint.adapters.crd_common import (clone, int_val, is_kind, labels_of, merge_patch, name_of, namespace_of,
+                                        objects, scalar, seq, str_val, visible)
 from ctxlint.adapters.crds_kubeai import model_id
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -37,9 +49,10 @@ from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.engines import engine_from_image
+from ctxlint.engines.gotemplate import lookup_key
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
-from ctxlint.nodes import MAP, SCALAR, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "kserve"
 GROUP = "serving.kserve.io"
@@ -48,18 +61,25 @@ ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
 # {{ .Spec.Model.Name }}` (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
 # config/llmisvcconfig/config-llm-template.yaml)
 MODEL_MOUNT = "/mnt/models"
+RUNTIME_CONTAINER = "kserve-container"  # the runtime container KServe merges the model over (constants.go)
+# What MergePodSpec takes from the runtime's pod spec (utils.go)
+_RUNTIME_POD = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName",
+                "resourceClaims")
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for obj in objects(loaded):
+    objs = list(objects(loaded))
+    chosen = _runtimes(objs)
+    used = {id(runtime) for runtime in chosen.values()}
+    for obj in objs:
         if is_kind(obj, ("LLMInferenceService", "LLMInferenceServiceConfig"), GROUP):
             workloads.extend(_llm_service(obj, spans, result))
         elif is_kind(obj, ("InferenceService",), GROUP):
-            workloads.extend(_inference_service(obj, spans, result))
-        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP):
+            workloads.extend(_inference_service(obj, spans, result, chosen.get(id(obj))))
+        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and id(obj) not in used:
             spec = obj.get("spec")
             workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result), spans, result))
     result.extend(deployments_from(loaded.path, workloads))
@@ -82,7 +102,8 @@ def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: 
 
 
 def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
-                     engine: Optional[Val[str]] = None, script: Optional[Node] = None) -> List[EngineRole]:
+                     engine: Optional[Val[str]] = None, script: Optional[Node] = None,
+                     go_values: Optional[Dict[str, str]] = None) -> List[EngineRole]:
     command, args = c.get("command"), c.get("args")
     explicit = command is not None or args is not None
     if explicit:
@@ -94,7 +115,7 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command, args=args if explicit else None,
         script=script, env=env_from_k8s(c.get("env")), image=image,
-        args_only=command is None, engine=engine, go_values={},  # KServe renders Go templates: gotemplate.py
+        args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
         accelerator_count=count_from_resources(c.get("resources"), spans.file),
         accelerator_type=type_from_pod_spec(pod, spans.file)))
     result.diagnostics.extend(reading.diagnostics)
@@ -110,7 +131,69 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult) -> 
 
 
 # -- InferenceService ------------------------------------------------------------------------------------
-def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+def _runtimes(objs: List[Node]) -> Dict[int, Node]:
+    """id(InferenceService) -> the runtime of the file its `predictor.model.runtime` names: a ServingRuntime
+    it can see in its namespace, else a ClusterServingRuntime (utils.go GetServingRuntime looks them up in
+    that order), when that runtime has the container KServe merges the model over."""
+    by_namespace: Dict[object, Dict[str, Node]] = {}
+    cluster: Dict[str, Node] = {}
+    for obj in objs:
+        name = scalar(obj.dig("metadata", "name"))
+        if isinstance(name, str) and is_kind(obj, ("ServingRuntime",), GROUP):
+            by_namespace.setdefault(namespace_of(obj), {})[name] = obj
+        elif isinstance(name, str) and is_kind(obj, ("ClusterServingRuntime",), GROUP):
+            cluster.setdefault(name, obj)
+    out: Dict[int, Node] = {}
+    for obj in objs:
+        wanted = scalar(obj.dig("spec", "predictor", "model", "runtime")) if is_kind(obj, ("InferenceService",),
+                                                                                     GROUP) else None
+        if isinstance(wanted, str):
+            runtime = visible(by_namespace, obj).get(wanted) or cluster.get(wanted)
+            if runtime is not None and _runtime_container(runtime) is not None:
+                out[id(obj)] = runtime
+    return out
+
+
+def _runtime_container(runtime: Node) -> Optional[Node]:
+    spec = runtime.get("spec")
+    return next((c for c in seq(spec.get("containers") if spec is not None and spec.kind == MAP else None)
+                 if c.kind == MAP and scalar(c.get("name")) == RUNTIME_CONTAINER), None)
+
+
+def _merged(model: Node, predictor: Node, runtime: Node) -> Tuple[Node, Node]:
+    """(container, pod spec) as KServe builds them from the runtime and the InferenceService: every value
+    at the place it is written, in the runtime or in the service."""
+    base = _runtime_container(runtime)
+    container = merge_patch(base, model)
+    args = seq(base.get("args")) + seq(model.get("args"))
+    if args:
+        holder = base.get("args") if base.get("args") is not None else model.get("args")
+        container = clone(container, value={**container.value, "args": clone(holder, kind=SEQ, value=args, keys={})})
+    spec = runtime.get("spec")
+    pod = clone(spec, value={k: v for k, v in spec.value.items() if k in _RUNTIME_POD})
+    return container, merge_patch(pod, predictor)
+
+
+def _metadata_values(obj: Node) -> Dict[str, str]:
+    """What KServe renders a container's Go template actions with (utils.go ReplacePlaceholders: the
+    InferenceService's ObjectMeta), as far as the file writes it; anything else stays unknown."""
+    out: Dict[str, str] = {}
+    for field in ("name", "namespace"):
+        value = scalar(obj.dig("metadata", field))
+        if isinstance(value, str):
+            out[lookup_key("." + field.title())] = value
+    for field in ("labels", "annotations"):
+        node = obj.dig("metadata", field)
+        for key, value in (node.value.items() if node is not None and node.kind == MAP else ()):
+            if value.kind == SCALAR and isinstance(value.value, str):
+                out[lookup_key(f'index .{field.title()} "{key}"')] = value.value
+                if re.fullmatch(r"[A-Za-z_]\w*", str(key)):
+                    out[lookup_key(f".{field.title()}.{key}")] = value.value
+    return out
+
+
+def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
+                       runtime: Optional[Node] = None) -> List[Workload]:
     file = spans.file
     predictor = obj.dig("spec", "predictor")
     if predictor is None or predictor.kind != MAP:
@@ -119,19 +202,29 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> Li
     replicas = replicas if replicas is not None and replicas.value > 0 else None  # 0: scale to zero
     model = predictor.get("model")
     fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
-    if scalar(fmt) == "huggingface":
-        backend = _hf_arg(model.get("args"), "--backend", spans)
+    values = _metadata_values(obj)
+    container, pod = _merged(model, predictor, runtime) if runtime is not None else (model, predictor)
+    # the runtime's own engine image runs its entrypoint; else the Hugging Face server picks vLLM
+    hf_server = scalar(fmt) == "huggingface" and (
+        runtime is None or engine_from_image(scalar(container.get("image")))[0] is None)
+    if hf_server:
+        backend = _hf_arg(container.get("args"), "--backend", spans)
         if backend is not None and backend.value not in ("vllm", "auto"):
             return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
-        roles = _container_roles(model, predictor, spans, result,
-                                 engine=Val("vllm", fmt.source(file), raw="huggingface"))
-        storage = _hf_arg(model.get("args"), "--model_id", spans)  # the server's args.model = model_id or model_dir
-        if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
-            storage = model_id(model.get("storageUri"), file)
-        if storage is not None:
-            roles = [r if r.model is not None else replace(r, model=storage) for r in roles]
-        return _workload(obj, None, roles, spans, result, replicas)
-    return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        roles = _container_roles(container, pod, spans, result,
+                                 engine=Val("vllm", fmt.source(file), raw="huggingface"), go_values=values)
+    elif runtime is not None:
+        roles = _container_roles(container, pod, spans, result, go_values=values)
+    else:
+        return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+    # the server's args.model = model_id or model_dir; KServe downloads storageUri to /mnt/models
+    storage = _hf_arg(container.get("args"), "--model_id", spans) if hf_server else None
+    if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
+        storage = model_id(model.get("storageUri"), file)
+    if storage is not None:
+        roles = [replace(r, model=storage) if r.model is None or str(r.model.value).rstrip("/") == MODEL_MOUNT
+                 else r for r in roles]
+    return _workload(obj, None, roles, spans, result, replicas)
 
 
 def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val[str]]:

@@ -264,6 +264,11 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         p.run(max(0, start))
     except Exception as exc:  # defensive: a lint run must survive any input
         p.errors.append(Problem(f"internal parser error: {exc!r}", None, None))
+    # a value not known that a later flag replaces is no unknown (a KServe runtime's `--max-model-len
+    # {{.Annotations.ctx}}` before the InferenceService's own: argparse keeps the last)
+    p.unresolved = [u for u in p.unresolved if not (
+        u.flag in p.settings and p.settings[u.flag].origin == "flag" and p.settings[u.flag].value is not None
+        and p.settings[u.flag].token_index != u.token_index)]
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

@@ -150,6 +150,14 @@ def test_k8s_expansion_and_unresolved():
     (u,) = inv.unresolved
     assert u.ref.name == "LEN" and items[u.item][slice(*u.span)] == "$(LEN)" and u.flag == "max_model_len"
     assert inv.settings["max_model_len"].value is None and not inv.errors
+    # argparse keeps the last value: an unknown one a later flag replaces is not unknown
+    items += ["--max-model-len", "8192", "--max-model-len", "$(LEN2)"]
+    c = split_list(items[:-2], {"MODEL": "org/m"}.get).commands[0]
+    inv = parse_invocation(d.engine, c.tokens, {}, d.launcher, d.subcommand, d.args_start)
+    assert inv.value("max_model_len") == 8192 and [u.ref.name for u in inv.unresolved] == ["TP"]
+    c = split_list(items, {"MODEL": "org/m"}.get).commands[0]
+    inv = parse_invocation(d.engine, c.tokens, {}, d.launcher, d.subcommand, d.args_start)
+    assert [u.ref.name for u in inv.unresolved] == ["LEN", "TP", "LEN2"]
 
 
 def test_sh_c_list_form_offsets_and_roles():
