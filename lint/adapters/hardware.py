@@ -26,7 +26,10 @@ NEURON_DEVICES = ("aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
 # Node labels whose value names the device.
 TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
                "cloud.google.com/gke-tpu-accelerator", "node.kubernetes.io/instance-type",
-               "beta.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-type")
+               "beta.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-type",
+               # AMD's node labeller: the sysfs product name, spaces as `_` (AMD_Instinct_MI300X_OAM;
+               # ROCm/k8s-device-plugin@ed764684:cmd/k8s-node-labeller/main.go "product-name")
+               "amd.com/gpu.product-name", "beta.amd.com/gpu.product-name")
 
 # Well-known cloud instance types -> the device they carry (prefix match on the family).
 _INSTANCE_FAMILIES = (

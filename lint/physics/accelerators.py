@@ -57,7 +57,7 @@ def _from_entry(e: Mapping[str, Any]) -> Accelerator:
 # Prefixes people (and Kubernetes node labels) put in front of the model name.
 _PREFIXES = ("nvidia-", "tesla-", "amd-", "instinct-", "geforce-")
 # Tokens that do not change which device it is (memory type, form factor).
-_NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu"}
+_NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu", "oam"}
 
 
 _SEPARATORS = lazy_compile(r"[\s_/]+")

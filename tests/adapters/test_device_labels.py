@@ -38,6 +38,9 @@ def _selector(key: str, value: str) -> str:
 @pytest.mark.parametrize("placement,device,written", [
     (_selector("nvidia.com/gpu.product", "NVIDIA-A100-SXM4-80GB"), "A100-SXM4-80GB", "NVIDIA-A100-SXM4-80GB"),
     (_affinity("nvidia.com/gpu.product", "NVIDIA-L40S"), "L40S", "NVIDIA-L40S"),
+    # AMD's node labeller: the product name from sysfs, spaces as `_` (sweep 10: no verdict before)
+    (_selector("amd.com/gpu.product-name", "AMD_Instinct_MI300X_OAM"), "MI300X", "AMD_Instinct_MI300X_OAM"),
+    (_affinity("beta.amd.com/gpu.product-name", "AMD_Instinct_MI325X_OAM"), "MI325X", "AMD_Instinct_MI325X_OAM"),
     # Volcano Engine (AIBrix's heterogeneous sample) and Alibaba name devices under their own labels
     (_affinity("machine.cluster.vke.volcengine.com/gpu-name", "NVIDIA-A10"), "A10", "NVIDIA-A10"),
     (_selector("aliyun.accelerator/nvidia_name", "NVIDIA-H100-80GB-HBM3"), "H100-SXM-80GB", "NVIDIA-H100-80GB-HBM3"),
