@@ -5,7 +5,8 @@ import os
 import stat
 from typing import Iterable, List, NoReturn
 
-PATTERNS = (".yaml", ".yml", ".json")
+# Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files (loader.is_shell_script).
+PATTERNS = (".yaml", ".yml", ".json", ".sh", ".bash")
 
 
 class PathError(ValueError):
@@ -13,7 +14,7 @@ class PathError(ValueError):
 
 
 def discover(paths: Iterable[str]) -> List[str]:
-    """Expand directories into their YAML/JSON files, sorted; keep files as given.
+    """Expand directories into their YAML/JSON files and shell scripts, sorted; keep files as given.
 
     Hidden directories (.git, .venv, ...) are skipped when walking, and symlinked
     directories are not followed (no loops). FIFOs, sockets and devices found while

@@ -3,6 +3,12 @@
 Nothing here raises on bad input: unreadable, binary, oversized, mis-encoded and
 unparsable files become `parse-error` diagnostics with a location, and duplicate
 keys become `duplicate-key` diagnostics at the second key.
+
+A shell script (`*.sh`, `*.bash`, or a file of another name whose first line is a shell
+shebang) is never parsed as YAML: it is kept as text, `shell=True`, for the shell-script
+adapter. Most scripts in a repository start no engine, so nothing about one is ever a
+finding here: a binary file with a script's name holds no script, and bytes that are not
+UTF-8 (a Latin-1 comment) are read as U+FFFD, one character each, keeping every position.
 """
 from __future__ import annotations
 
@@ -46,6 +52,7 @@ class LoadedFile:
     text: str = ""
     documents: List[Document] = field(default_factory=list)
     diagnostics: List[Diagnostic] = field(default_factory=list)
+    shell: bool = False  # a shell script: `text` only, no documents (adapters/shell_script.py)
 
 
 def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -95,10 +102,40 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     """Decode and parse bytes read from a file or stdin."""
     if len(data) > max_bytes:
         return _failed(display, f"input is over the {max_bytes:,}-byte limit (raise it with --max-file-size)")
+    if is_shell_script(display, data):
+        return _script(data, display)
     text = _decode(data, display)
     if isinstance(text, LoadedFile):
         return text
     return parse_text(text, display)
+
+
+SHELL_SUFFIXES = (".sh", ".bash")
+_YAML_SUFFIXES = (".yaml", ".yml", ".json")
+
+
+def is_shell_script(display: str, data: bytes) -> bool:
+    """A `*.sh`/`*.bash` name, or (any other name but YAML's and JSON's: a file named on the command
+    line, or stdin) a first line `#!/bin/bash`, `#!/usr/bin/env sh`, ... naming a shell."""
+    name = display.lower()
+    if name.endswith(SHELL_SUFFIXES):
+        return True
+    if not data.startswith(b"#!") or name.endswith(_YAML_SUFFIXES):
+        return False
+    from ctxlint.engines.shellwords import SHELLS  # only a file with a shebang pays for the import
+
+    words = data[2:data.find(b"\n") if b"\n" in data else len(data)].decode("latin-1").split()
+    if words and words[0].rsplit("/", 1)[-1] == "env":  # `#!/usr/bin/env -S bash -e`
+        words = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
+    return bool(words) and words[0].rsplit("/", 1)[-1] in SHELLS
+
+
+def _script(data: bytes, display: str) -> LoadedFile:
+    if b"\x00" in data[:8192]:  # binary: no script (bash refuses to run it), so nothing to check
+        return LoadedFile(display, shell=True)
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True)
 
 
 def _decode(data: bytes, display: str):

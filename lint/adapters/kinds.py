@@ -33,6 +33,8 @@ CRD_KINDS: Dict[str, Tuple[Tuple[str, Tuple[str, ...]], ...]] = {
 READS_VALUES = frozenset({"crds_nim"})
 # Adapters that read only files whose text holds this string.
 TEXT_MARKERS: Dict[str, str] = {"triton_trtllm": "launch_triton_server.py"}
+# The adapter of shell scripts (LoadedFile.shell): the only one a script reaches, and it reads nothing else.
+SHELL = "shell_script"
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:
@@ -57,6 +59,8 @@ def present(loaded) -> Set[Tuple[str, str]]:
 
 def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -> bool:
     """Whether `adapter` could find anything in the file; True for adapters not listed here."""
+    if loaded.shell or adapter == SHELL:
+        return loaded.shell and adapter == SHELL
     marker = TEXT_MARKERS.get(adapter)
     if marker is not None:
         return marker in loaded.text
@@ -73,6 +77,8 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     """The adapters of `names` that `reads_file` accepts for this file, in order: each (group,
     kind) present is matched against every adapter's groups once per run, not once per adapter
     per file (reads_file, the oracle of the tests, scans them for each of the 23 adapters)."""
+    if loaded.shell:
+        return (SHELL,) if SHELL in names else ()
     matched: Set[str] = set()
     for pair in present(loaded):
         matched |= _pair_readers(pair)
@@ -82,6 +88,8 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
         if marker is not None:
             if marker in loaded.text:
                 out.append(name)
+        elif name == SHELL:
+            continue
         elif name not in CRD_KINDS or name in matched or name in READS_VALUES and _values_file(loaded):
             out.append(name)
     return tuple(out)

@@ -83,6 +83,8 @@ class Container:
     # The operator renders Go template actions in the container before it runs (KServe): they are references,
     # whose values are these (by gotemplate.lookup_key: the InferenceService's `{{ .Name }}`), else unknown.
     go_values: Optional[Dict[str, str]] = None
+    # A launcher script run as written: `${NAME:-default}` of a variable nothing in it sets is the default.
+    shell_defaults: bool = False
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
     accelerator_count: Optional[Val[int]] = None  # per pod / container
@@ -165,7 +167,7 @@ class _Reader(Positions, Devices):
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
-                                go=c.go_values is not None)
+                                go=c.go_values is not None, defaults=c.shell_defaults)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
@@ -235,7 +237,9 @@ class _Reader(Positions, Devices):
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)))
-        prog = tokens[det.start] if det.start < len(tokens) and not det.via_image else None
+        # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
+        prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \
+            else None
         if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
             engine_src = self.c.engine.source
         elif self.c.image is not None:

@@ -89,6 +89,7 @@ class Positions:
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
+                else "is an argument the script's caller passes" if ref.name.isdigit() or ref.name in ("@", "*") \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)

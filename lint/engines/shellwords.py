@@ -45,9 +45,11 @@ def _no_resolver(_name: str) -> Optional[str]:
 class _Ctx:
     """Per-split state: resolver, script-local assignments, collected refs."""
 
-    def __init__(self, resolver: Optional[Resolver], item: Optional[int], go: bool = False) -> None:
+    def __init__(self, resolver: Optional[Resolver], item: Optional[int], go: bool = False,
+                 defaults: bool = False) -> None:
         self.resolver = resolver or _no_resolver
         self.go = go  # Go template actions are references (see gotemplate.py)
+        self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
         self.local: dict[str, Optional[str]] = {}
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
@@ -97,9 +99,14 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
             continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
+        typed = _default(part) if value is None and ctx.defaults and part.name not in ctx.local else None
+        if typed is not None:
+            value = typed[0]
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
         refs.append(ref)
-        if value is None:  # keep the reference text itself, at its own positions
+        if typed is not None:  # the default's characters where they are typed
+            chars.extend((c, a, b, not (part.quoted or typed[3])) for c, a, b in zip(*typed[:3]))
+        elif value is None:  # keep the reference text itself, at its own positions
             for text, starts, ends in part.runs:
                 chars.extend(zip(text, starts, ends, repeat(False)))
         else:
@@ -124,6 +131,26 @@ def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
+
+
+def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:
+    """(text, starts, ends, quoted) of the default in `${NAME:-default}` (or `-`, `:=`, `=`) when it is
+    plain text, at its own positions; None for an empty default or one that expands or escapes
+    something (`${A:-$B}`): what the shell would make of those is not read here."""
+    default = part.default
+    if not default or part.kind != "var" or len(part.runs) != 1:
+        return None
+    raw, starts, ends = part.runs[0]
+    begin = len(raw) - 1 - len(default)
+    if begin < 0 or raw[begin:-1] != default or not raw.endswith("}"):
+        return None
+    quoted = len(default) >= 2 and default[0] == default[-1] and default[0] in "'\""
+    if quoted:
+        default, begin = default[1:-1], begin + 1
+    if not default or any(c in default for c in "$`\\'\""):
+        return None
+    end = begin + len(default)
+    return default, starts[begin:end], ends[begin:end], quoted
 
 
 def _strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
@@ -269,20 +296,22 @@ def _split(text: str, base: Optional[list[tuple[int, int]]], ctx: _Ctx, depth: i
 
 
 def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
-                shell: Optional[Resolver] = None, go: bool = False) -> SplitResult:
+                shell: Optional[Resolver] = None, go: bool = False, defaults: bool = False) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
     string that came out of a Kubernetes command/args item). `shell`: the text is a Compose
     string, interpolated by Compose first (`resolver`), its shell then reading `shell`. go=True:
     Go template actions are references too (their values asked of `resolver` by gotemplate.lookup_key).
+    defaults=True (a launcher script run as written): `${NAME:-default}` of a variable that
+    neither the script nor `resolver` sets is its default, as the shell reads it.
     """
     if not isinstance(text, str):
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
     base, host = None, set()
     if shell is not None:
         text, base, host = compose_interpolated(text, resolver or _no_resolver)
-    ctx = _Ctx(shell_stage(resolver, shell, host), None, go)
+    ctx = _Ctx(shell_stage(resolver, shell, host), None, go, defaults)
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

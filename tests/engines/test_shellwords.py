@@ -274,3 +274,18 @@ def test_a_variable_set_before_any_branch_is_still_known():
     result = split_shell("TP=4\nif true; then echo hi; fi\nvllm serve m -tp $TP", lambda name: None)
     [cmd] = [c for c in result.commands if c.tokens and c.tokens[0].text == "vllm"]
     assert cmd.tokens[-1].text == "4" and not result.unsure
+
+
+def test_defaults_of_variables_nothing_sets_only_when_asked():
+    s = ('X=7\nif [ -n "$A" ]; then Z=1; fi\n'
+         'vllm serve ${M:-"org/m"} --a ${X:-5} --b=${N:-64} --c ${Q:-$R} --d ${Z:-2} --e ${E:-}')
+    cmd = split_shell(s, defaults=True).commands[-1]
+    texts = [t.text for t in cmd.tokens]
+    assert texts == ["vllm", "serve", "org/m", "--a", "7", "--b=64", "--c", "${Q:-$R}", "--d", "${Z:-2}", "--e",
+                     "${E:-}"]
+    b = cmd.tokens[5]  # the default's characters where they are typed
+    assert [s[b.starts[k]:b.ends[k]] for k in range(4, 6)] == ["6", "4"]
+    assert s[cmd.tokens[2].starts[0]:cmd.tokens[2].ends[-1]] == "org/m"
+    # without `defaults` (Kubernetes, compose, SkyPilot scripts) a default is recorded, never applied
+    plain = split_shell(s).commands[-1]
+    assert [t.text for t in plain.tokens][2] == '${M:-"org/m"}'

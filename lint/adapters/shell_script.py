@@ -1,0 +1,85 @@
+"""A shell script that starts an engine: `start_vllm.sh`, `serve.sh`, `run_server.bash`.
+
+The loader keeps such a file as text (`LoadedFile.shell`, never parsed as YAML); here the
+whole text is one script, read as SkyPilot's `run:` script is (workload.read_container over
+engines/shellwords.py): assignments and `export`s before the command, `${VAR:-default}` of a
+variable the script never sets (the shell's default: the script as run without an environment),
+continuations, `exec`/`nohup`/`env` prefixes, `&`-backgrounded servers, `sh -c` strings and
+`docker run IMAGE ...`. Each engine command is a role: a prefill and a decode server of one model
+in one script are one disaggregated deployment, engines of different models one each (as a pod's
+containers are), and scripts beside each other pair as sibling manifests do. Caller-set values
+(`$1`, a variable nothing sets) are unknown: CTX008, never guessed. A script states no
+accelerators, so no device count is read from it.
+
+Most scripts in a repository start no engine: a text without an engine's name is skipped before
+any splitting (a tree of unrelated scripts costs a read and one regex search each), and a script
+ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine.
+"""
+from __future__ import annotations
+
+import os
+import re
+from ..records import replace
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.config_files import tree_reader
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import Container, EngineRole, Workload, read_container
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.lazyre import lazy_compile
+from ctxlint.loader import LoadedFile
+from ctxlint.model import Val
+from ctxlint.nodes import SCALAR, STR_TAG, Node, Position
+
+NAME = "shell-script"
+PATH = "script"  # the logical path of every value: the script as a whole holds them (SkyPilot's are `run`)
+# Every program and image engines/detect.py can find has one of these in its name (vllm, dynamo.vllm,
+# sglang, text-generation-launcher, trtllm-serve, tensorrt-llm images, lmdeploy, llama-server, llama.cpp
+# images, tgi-gaudi): a script without any starts no engine (tests/adapters/test_shell_script.py checks).
+MARKER = lazy_compile(r"vllm|sglang|text-generation|tgi|trtllm|tensorrt|lmdeploy|llama", re.IGNORECASE)
+
+
+class _Marks:
+    """The composer's view of the script: one plain string scalar from the first character to the last."""
+
+    __slots__ = ("start_mark", "end_mark", "style", "tag")
+
+    def __init__(self, start: Position, end: Position) -> None:
+        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    if not loaded.shell or not MARKER.search(loaded.text):
+        return result
+    # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
+    # every position stays; `\` + CRLF stays a line continuation.
+    text = loaded.text
+    if "\r\n" in text:
+        text = text.replace("\\\r\n", " \\\n").replace("\r\n", " \n")
+    spans = ScalarSpans(loaded.path, text)
+    line, col = spans.position(len(text))
+    node = Node(SCALAR, text, _Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
+    stem = os.path.splitext(os.path.basename(loaded.path))[0] or "script"
+    # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest), a
+    # here-document the script writes from its own text; any other file is CTX008.
+    reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
+                                       shell_defaults=True, config_reader=tree_reader(loaded.path)))
+    if not reading.roles:  # no engine: nothing about the script is reported
+        return result
+    result.diagnostics.extend(reading.diagnostics)
+    whole = node.source(loaded.path)
+    roles = [_at_program(r, whole) for r in reading.roles]
+    workload = Workload(name=Val(stem, whole), source=whole, input_format=NAME, roles=roles)
+    result.extend(deployments_from(loaded.path, [workload]))
+    return result
+
+
+def _at_program(found: EngineRole, whole) -> EngineRole:
+    """A role as a whole is its engine command (the `vllm` of `vllm serve`), not the whole script."""
+    at = found.engine.source
+    if at == whole:
+        return found
+    role = found.role
+    kind = role.role if role.role.source != whole else Val(role.role.value, at, raw=role.role.raw)
+    return replace(found, role=replace(role, source=at, role=kind))
+

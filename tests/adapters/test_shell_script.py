@@ -1,0 +1,215 @@
+"""Shell launch scripts (`start_vllm.sh`): read as SkyPilot's `run:` script is, never as YAML.
+
+Which files are scripts (a `.sh`/`.bash` name, or a shell shebang on a file named on the
+command line), what a script's engine commands give (roles at their tokens, defaults, caller
+values as CTX008, prefill + decode paired), and that unrelated or odd scripts give nothing.
+"""
+from __future__ import annotations
+
+import json
+from importlib import import_module
+
+import pytest
+
+from ctxlint.adapters import adapt_file, shell_script
+from ctxlint.loader import parse_bytes, read_path
+from helpers import run
+
+detect_module = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
+
+REPRO = ("#!/bin/bash\nset -e\nvllm serve Qwen/Qwen2.5-7B-Instruct \\\n"
+         "  --max-model-len 131072 --tensor-parallel-size 1\n")
+CTX109 = ("CTX109 [error] 131,072 > 32,768 x 1 = 32,768: the unified context length 131,072 exceeds the model's "
+          "trained positions times its RoPE scaling factor by 98,304 tokens. Lower it to 32,768, or declare the RoPE "
+          "scaling the model is actually served with (--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", "
+          "\"factor\": F, \"original_max_position_embeddings\": N}}' with F >= 4.00) "
+          "(context-exceeds-trained-positions)")
+
+
+def check(*args: str):
+    return run(["check", "--isolated", *args])
+
+
+def roles(text: str, name: str = "start.sh"):
+    result = adapt_file(parse_bytes(text.encode(), name))
+    return result, [role for dep in result.deployments for role in dep.roles]
+
+
+def test_a_script_named_on_the_command_line_is_read_not_parsed_as_yaml(tmp_path):
+    # Before: `set -e` then a plain line made it "CTX001 invalid YAML" (exit 1), or nothing at all.
+    path = tmp_path / "start_vllm.sh"
+    path.write_text(REPRO)
+    result = check("--select", "CTX109,CTX001", str(path))
+    assert (result.code, result.out) == (1, f"{path}:4:19: {CTX109}\n")
+    finding = json.loads(check("--select", "CTX109", "--format", "json", str(path)).out)["findings"][0]
+    assert (finding["path"], finding["deployment"], finding["end_column"]) == ("script", "start_vllm", 25)
+
+
+def test_a_shebang_makes_a_file_of_another_name_a_script(tmp_path):
+    for first in ("#!/bin/bash", "#!/usr/bin/env bash", "#! /bin/sh -e", "#!/bin/dash", "#!/usr/bin/env -S zsh -f"):
+        path = tmp_path / "launch"
+        path.write_text(REPRO.replace("#!/bin/bash", first))
+        assert check("--select", "CTX109,CTX001", str(path)).out == f"{path}:4:19: {CTX109}\n", first
+    # Not a shell's shebang, or a YAML name: read as before (here a plain YAML string, no finding).
+    for first, name in (("#!/usr/bin/python3", "launch"), ("#!/bin/bash", "launch.yaml")):
+        path = tmp_path / name
+        path.write_text(f"{first}\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072\n")
+        assert not read_path(str(path)).shell
+        assert check(str(path)).out == ""
+
+
+def test_stdin_is_a_script_by_its_shebang_or_its_stdin_filename():
+    assert run(["check", "--isolated", "--select", "CTX109", "-"], stdin=REPRO.encode()).out == f"-:4:19: {CTX109}\n"
+    body = REPRO.split("\n", 1)[1].encode()  # no shebang: the name says it
+    named = run(["check", "--isolated", "--select", "CTX109", "--stdin-filename", "run.sh", "-"], stdin=body)
+    assert named.out == f"run.sh:3:19: {CTX109}\n"
+
+
+def test_a_directory_scan_reads_sh_and_bash_files_and_nothing_from_unrelated_ones(tmp_path):
+    (tmp_path / "serve.sh").write_text(REPRO)
+    (tmp_path / "serve2.BASH").write_text(REPRO)
+    (tmp_path / "build.sh").write_text("#!/bin/bash\nset -e\nkey: [unbalanced\nmake all\n")
+    (tmp_path / "notes.txt").write_text(REPRO)
+    (tmp_path / ".hidden.sh").write_text(REPRO)
+    result = check("--select", "CTX109,CTX001", str(tmp_path))
+    assert result.out == f"{tmp_path / 'serve.sh'}:4:19: {CTX109}\n{tmp_path / 'serve2.BASH'}:4:19: {CTX109}\n"
+    assert "in 3 files, 2 deployments" in result.err
+
+
+@pytest.mark.parametrize("content", [
+    b"#!/bin/bash\necho 'unterminated\nmake all\n",
+    b"#!/bin/bash\ncat <<'EOF' > /tmp/x.yaml\nkey: value\nEOF\nf() { echo \"$1\"; }\nf one\n",
+    b"\x7fELF\x02\x01\x01\x00\x00\x00vllm serve m --max-model-len 1\x00\xff\xfe",  # binary junk named .sh
+    b"#!/bin/sh\n# caf\xe9: Latin-1, not UTF-8\nexit 0\n",
+    b"if then fi ;; ) ( }{ $(( `\n",
+    b"",
+    b"pip install vllm==0.6.3 && python3 -c 'import vllm; print(vllm.__version__)'\n",  # names vLLM, starts none
+])
+def test_a_script_that_starts_no_engine_gives_no_finding(tmp_path, content):
+    path = tmp_path / "tool.sh"
+    path.write_bytes(content)
+    result = check(str(path))
+    assert (result.code, result.out) == (0, "")
+    assert "no findings in 1 file, 0 deployments" in result.err
+
+
+def test_a_script_without_an_engine_name_is_not_split(monkeypatch):
+    calls = []
+    monkeypatch.setattr(shell_script, "read_container", lambda c: calls.append(c))
+    text = b"#!/bin/bash\nfor f in *.csv; do python3 x.py \"$f\"; done\n"
+    assert adapt_file(parse_bytes(text, "a.sh")).deployments == []
+    assert calls == []
+
+
+def test_every_program_and_image_detect_finds_has_the_marker():
+    programs = sorted(detect_module._PROGRAMS) + sorted(detect_module._MODULES) + [
+        "llama-server", "llama_server", "llama-server-b4589", "/usr/local/bin/trtllm-serve"]
+    images = ["vllm/vllm-openai:v0.8.5", "lmsysorg/sglang:latest", "ghcr.io/huggingface/text-generation-inference:3",
+              "ghcr.io/huggingface/tgi-gaudi:2.0", "ghcr.io/ggml-org/llama.cpp:server", "openmmlab/lmdeploy:v0.6",
+              "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", "nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3",
+              "x/huggingface-pytorch-tgi-inference:2.1", "X/LLAMACPP:server"]
+    for name in programs:
+        assert shell_script.MARKER.search(name), name
+    for image in images:
+        assert detect_module.engine_from_image(image)[0] is not None and shell_script.MARKER.search(image), image
+
+
+def test_assignments_exports_defaults_continuations_and_prefixes():
+    text = ("#!/bin/bash\n"
+            "MODEL=${MODEL:-Qwen/Qwen2.5-7B-Instruct}\n"
+            "export MAX_LEN=${MAX_LEN:-\"65536\"}\n"
+            "TP=2\n"
+            "exec env CUDA_VISIBLE_DEVICES=0,1 vllm serve \"$MODEL\" \\\n"
+            "    --max-model-len \"${MAX_LEN}\" \\\n"
+            "    --tensor-parallel-size $TP --max-num-seqs ${SEQS:-64}\n")
+    result, (role,) = roles(text)
+    dep = result.deployments[0]
+    assert (dep.input_format, dep.name.value, dep.model.id.value) == \
+        ("shell-script", "start", "Qwen/Qwen2.5-7B-Instruct")
+    assert dep.model.id.source.line == 5  # the "$MODEL" the command reads (set at line 2)
+    context = role.context_length
+    assert (context.value, context.source.line, context.source.col) == (65536, 6, 21)
+    assert role.parallelism.tp == 2
+    seqs = role.arg("max_num_seqs")  # a default typed in the command: at the word `${SEQS:-64}`
+    assert (seqs.value, seqs.source.line, seqs.source.col, seqs.source.end_col) == (64, 7, 47, 58)
+    _, (eq,) = roles("vllm serve Qwen/Qwen3-8B --max-num-seqs=${SEQS:-64}\n")  # after `=`: at the default
+    assert (eq.arg("max_num_seqs").source.col, eq.arg("max_num_seqs").source.end_col) == (49, 51)
+    assert (role.source.line, role.source.col) == (5, 35)  # the role is its `vllm`, not the whole script
+    assert result.diagnostics == []
+
+
+def test_values_the_caller_sets_are_unresolved_never_guessed(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nLEN=4096\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len \"$1\" \\\n"
+                    "  --gpu-memory-utilization ${UTIL:-$DEFAULT_UTIL}\n"
+                    "vllm serve Qwen/Qwen3-8B --max-model-len $LEN\n")
+    result = check("--select", "CTX008", str(path))
+    tail = "the checks that need them are skipped (set them literally, or state the limits with ctxlint.io/* " \
+           "annotations) (unresolved-value)"
+    assert result.out == (
+        f"{path}:3:54: CTX008 [info] values ctxlint cannot resolve: --max-model-len ${{1}} (1 is an argument the "
+        f"script's caller passes); --gpu-memory-utilization ${{UTIL}} (UTIL is not set in the file); {tail}\n")
+
+
+def test_a_prefill_and_a_decode_server_in_one_script_are_one_deployment():
+    text = ("M=Qwen/Qwen2.5-7B-Instruct\n"
+            "python3 -m sglang.launch_server --model-path $M --disaggregation-mode prefill --context-length 32768 &\n"
+            "python3 -m sglang.launch_server --model-path $M --disaggregation-mode decode --context-length 32768 &\n"
+            "python3 -m sglang_router.launch_router --pd-disaggregation --prefill http://127.0.0.1:30000 &\n"
+            "wait\n")
+    result, found = roles(text, "pd.bash")
+    assert len(result.deployments) == 1
+    assert [(r.kind, r.source.line, r.source.col) for r in found] == [("prefill", 2, 1), ("decode", 3, 1)]
+
+
+def test_prefill_and_decode_scripts_side_by_side_pair_as_sibling_manifests(tmp_path):
+    line = "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --disaggregation-mode {}\n"
+    (tmp_path / "prefill.sh").write_text(line.format("prefill"))
+    (tmp_path / "decode.sh").write_text(line.format("decode"))
+    assert "in 2 files, 1 deployment" in check(str(tmp_path)).err
+    # a pre-commit run that stages one half reads the other as context
+    assert "in 1 file, 1 deployment" in check(str(tmp_path / "prefill.sh")).err
+
+
+def test_engine_commands_inside_functions_heredocs_and_docker_run(tmp_path):
+    text = ("#!/bin/bash\n"
+            "cat > /tmp/cfg.yaml <<'EOF'\nmax-model-len: 200000\nEOF\n"
+            "start() {\n  exec vllm serve Qwen/Qwen2.5-7B-Instruct --config /tmp/cfg.yaml\n}\nstart\n"
+            "docker run --gpus all vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B --max-model-len 1000\n")
+    _, (first, second) = roles(text)
+    assert (first.context_length.value, first.context_length.source.line) == (200000, 3)  # inside the here-document
+    assert (second.context_length.value, second.source.line, second.source.col) == (1000, 9, 23)  # at the image
+
+
+def test_an_engine_config_beside_the_script_is_read_and_a_missing_one_is_said(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("nohup vllm serve --config vllm_config.yaml > log 2>&1 &\n")
+    assert check("--select", "CTX008", str(path)).out == (
+        f"{path}:1:27: CTX008 [info] values ctxlint cannot resolve: --config vllm_config.yaml (engine settings in a "
+        "file this manifest does not hold); the checks that need them are skipped (set them literally, or state the "
+        "limits with ctxlint.io/* annotations) (unresolved-value)\n")
+    (tmp_path / "vllm_config.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\nmax-model-len: 131072\n")
+    assert check("--select", "CTX109,CTX008", str(path)).out == \
+        f"{tmp_path / 'vllm_config.yaml'}:2:16: {CTX109}\n"
+
+
+def test_crlf_line_ends_keep_positions_and_continuations(tmp_path):
+    path = tmp_path / "win.sh"
+    path.write_bytes(REPRO.replace("\n", "\r\n").encode())
+    assert check("--select", "CTX109", str(path)).out == f"{path}:4:19: {CTX109}\n"
+
+
+def test_a_suppression_comment_in_a_script(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n# ctxlint: ignore[CTX109] -- YaRN is set in the image\n"
+                    "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072\n")
+    result = check("--select", "CTX109", str(path))
+    assert (result.code, result.out) == (0, "")
+
+
+def test_a_megabyte_script_is_read_to_its_end(tmp_path):
+    path = tmp_path / "big.sh"
+    filler = "".join(f"echo 'step {i}' && python3 train.py --lr 0.{i} # llama\n" for i in range(20000))
+    path.write_text("#!/bin/bash\n" + filler + "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072\n")
+    assert path.stat().st_size > 1_000_000
+    assert check("--select", "CTX109", str(path)).out == f"{path}:20002:53: {CTX109}\n"
