@@ -24,6 +24,7 @@ from helpers import run
 
 BAD = REPO / "samples" / "incident" / "deployment.yaml"
 GOOD = REPO / "samples" / "incident-fixed" / "deployment.yaml"
+BAD_SCRIPT = REPO / "samples" / "shell-script" / "start_pd.sh"
 
 
 def hooks():
@@ -34,7 +35,26 @@ def test_hook_definition():
     (hook,) = hooks()
     assert hook["id"] == "ctxlint" and hook["language"] == "python"
     assert hook["entry"] == "ctxlint check --force-exclude"  # the config's excludes apply to the files pre-commit passes
-    assert hook["types_or"] == ["yaml", "json"] and hook["require_serial"] is True
+    assert hook["types_or"] == ["yaml", "json", "shell"] and hook["require_serial"] is True
+
+
+def test_hook_passes_the_files_a_directory_scan_reads():
+    """pre-commit passes a file whose tags meet `types_or`, whose path matches `files` and not `exclude`:
+    shell launch scripts are passed, other files tagged `shell` (read as YAML by ctxlint) are not."""
+    import re
+
+    identify = pytest.importorskip("identify.identify")
+    (hook,) = hooks()
+
+    def passed(path: str) -> bool:
+        tags = identify.tags_from_filename(path)
+        return bool(tags & set(hook["types_or"])) and re.search(hook["files"], path) is not None \
+            and re.search(hook["exclude"], path) is None
+
+    names = ["deploy/a.yaml", "b.YML", "c.json", "scripts/start_vllm.sh", "run.bash", "RUN.SH", "x.zsh", "t.bats",
+             ".bashrc", ".envrc", "chart/templates/d.yaml", "package-lock.json", "notes.txt", "nb.ipynb"]
+    assert [n for n in names if passed(n)] == ["deploy/a.yaml", "b.YML", "c.json", "scripts/start_vllm.sh",
+                                               "run.bash", "RUN.SH"]
 
 
 def test_hook_entry_fails_on_bad_and_passes_on_good(in_repo):
@@ -42,6 +62,8 @@ def test_hook_entry_fails_on_bad_and_passes_on_good(in_repo):
     args = shlex.split(hook["entry"])[1:]  # the entry without the console script's name
     bad = run([*args, str(BAD.relative_to(REPO))])
     assert bad.code == 1 and "CTX101 [error]" in bad.out
+    script = run([*args, str(BAD_SCRIPT.relative_to(REPO))])
+    assert script.code == 1 and "CTX201 [error]" in script.out
     good = run([*args, str(GOOD.relative_to(REPO))])
     assert (good.code, good.out) == (0, "")
 

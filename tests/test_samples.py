@@ -12,7 +12,8 @@ import pytest
 from conftest import REPO
 from helpers import run
 
-FOLDERS = sorted(p for p in (REPO / "samples").rglob("*") if p.is_dir() and any(p.glob("*.yaml")))
+FOLDERS = sorted(p for p in (REPO / "samples").rglob("*")
+                 if p.is_dir() and (any(p.glob("*.yaml")) or any(p.glob("*.sh"))))
 
 
 def golden_output(folder: Path) -> str:
