@@ -4,7 +4,7 @@ The prefill and decode halves of one deployment often sit in sibling files, and 
 rules about disaggregated serving (CTX102, CTX108, ...) need both. A hook that is
 given only the staged half would never pair it: `check deploy/` finds CTX108 and the
 hook misses it. So when a named file holds a half whose other half is not in the
-run, the other YAML/JSON files of its directory are read as context: they are
+run, the other YAML/JSON files and shell scripts of its directory are read as context: they are
 paired and checked with it, but findings are reported only on the files passed.
 Excluded and hidden files are not read; a directory walked in full needs nothing.
 A named gateway file (LiteLLM, Kong, an InferencePool, ...) gets its siblings as context too: the
@@ -40,7 +40,7 @@ def needs_context(named: Collection[str], deployments: Dict[str, Sequence[Deploy
 
 
 def sibling_files(named: Sequence[str], present: Collection[str], excluded: Callable[[str], bool]) -> List[str]:
-    """The YAML/JSON files beside the named ones that the run does not read, in name order."""
+    """The YAML/JSON files and scripts beside the named ones that the run does not read, in name order."""
     seen = {os.path.abspath(p) for p in present}
     out: List[str] = []
     for folder in dict.fromkeys(os.path.dirname(p) for p in named):

@@ -87,9 +87,11 @@ class Positions:
                 return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when KServe renders it)", \
                     self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
+            if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*")):  # `$1`, `"$@"`
+                return f"{spelling} {what} (an argument the script's caller passes)", \
+                    self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
-                else "is an argument the script's caller passes" if ref.name.isdigit() or ref.name in ("@", "*") \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)

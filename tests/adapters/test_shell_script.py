@@ -147,7 +147,7 @@ def test_values_the_caller_sets_are_unresolved_never_guessed(tmp_path):
     tail = "the checks that need them are skipped (set them literally, or state the limits with ctxlint.io/* " \
            "annotations) (unresolved-value)"
     assert result.out == (
-        f"{path}:3:54: CTX008 [info] values ctxlint cannot resolve: --max-model-len ${{1}} (1 is an argument the "
+        f"{path}:3:54: CTX008 [info] values ctxlint cannot resolve: --max-model-len ${{1}} (an argument the "
         f"script's caller passes); --gpu-memory-utilization ${{UTIL}} (UTIL is not set in the file); {tail}\n")
 
 
