@@ -7,8 +7,9 @@ keys become `duplicate-key` diagnostics at the second key.
 A shell script (`*.sh`, `*.bash`, or a file of another name whose first line is a shell
 shebang) is never parsed as YAML: it is kept as text, `shell=True`, for the shell-script
 adapter. Most scripts in a repository start no engine, so nothing about one is ever a
-finding here: a binary file with a script's name holds no script, and bytes that are not
-UTF-8 (a Latin-1 comment) are read as U+FFFD, one character each, keeping every position.
+finding here: a file with a NUL byte (binary, or an installer with its payload) or over the
+size limit holds no launcher, and bytes that are not UTF-8 (a Latin-1 comment) are read as
+U+FFFD, one character each, keeping every position.
 """
 from __future__ import annotations
 
@@ -65,6 +66,8 @@ def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT
             return _failed(display, f"cannot read {display}: {what}")
         size = info.st_size
         if size > max_bytes:
+            if display.lower().endswith(SHELL_SUFFIXES):  # an installer with its payload, not a launcher
+                return LoadedFile(display, shell=True)
             return _failed(display, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
                                     "(raise it with --max-file-size)")
         data = _read_regular(path, size, max_bytes)
@@ -131,7 +134,7 @@ def is_shell_script(display: str, data: bytes) -> bool:
 
 
 def _script(data: bytes, display: str) -> LoadedFile:
-    if b"\x00" in data[:8192]:  # binary: no script (bash refuses to run it), so nothing to check
+    if b"\x00" in data:  # binary, or a self-extracting installer's payload: no launcher, nothing to check
         return LoadedFile(display, shell=True)
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]

@@ -14,6 +14,7 @@ accelerators, so no device count is read from it.
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
 any splitting (a tree of unrelated scripts costs a read and one regex search each), and a script
 ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine.
+Nor does one over MAX_CHARS (or --max-file-size, or with a NUL byte: see loader.py), whatever it names.
 """
 from __future__ import annotations
 
@@ -36,6 +37,9 @@ PATH = "script"  # the logical path of every value: the script as a whole holds 
 # sglang, text-generation-launcher, trtllm-serve, tensorrt-llm images, lmdeploy, llama-server, llama.cpp
 # images, tgi-gaudi): a script without any starts no engine (tests/adapters/test_shell_script.py checks).
 MARKER = lazy_compile(r"vllm|sglang|text-generation|tgi|trtllm|tensorrt|lmdeploy|llama", re.IGNORECASE)
+# Splitting keeps every character's position (~200 bytes of memory a character): launchers are a few
+# KB, and a larger script is generated or an installer. Longer ones are not read, as if they named no engine.
+MAX_CHARS = 2 << 20
 
 
 class _Marks:
@@ -49,7 +53,7 @@ class _Marks:
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    if not loaded.shell or not MARKER.search(loaded.text):
+    if not loaded.shell or len(loaded.text) > MAX_CHARS or not MARKER.search(loaded.text):
         return result
     # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
     # every position stays; `\` + CRLF stays a line continuation.

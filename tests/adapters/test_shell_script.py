@@ -213,3 +213,15 @@ def test_a_megabyte_script_is_read_to_its_end(tmp_path):
     path.write_text("#!/bin/bash\n" + filler + "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072\n")
     assert path.stat().st_size > 1_000_000
     assert check("--select", "CTX109", str(path)).out == f"{path}:20002:53: {CTX109}\n"
+
+
+def test_scripts_too_large_to_be_launchers_give_nothing(tmp_path, monkeypatch):
+    big = tmp_path / "installer.sh"
+    # self-extracting: the payload after 10,000 bytes of script
+    big.write_bytes(REPRO.encode() + b"#" * 10000 + b"\nexit 0\n__PAYLOAD__\n" + b"\x00\x01" * 5000)
+    assert check(str(big)).out == ""
+    big.write_text(REPRO + "#" * 3000 + "\n")
+    result = check("--max-file-size", "1000", str(big))  # a YAML file over the limit is CTX001
+    assert (result.code, result.out) == (0, "")
+    monkeypatch.setattr(shell_script, "MAX_CHARS", 1000)
+    assert roles(REPRO + "#" * 3000)[1] == []
