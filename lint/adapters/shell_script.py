@@ -12,49 +12,41 @@ containers are), and scripts beside each other pair as sibling manifests do. Cal
 accelerators, so no device count is read from it.
 
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
-any splitting (a tree of unrelated scripts costs a read and one regex search each), and a script
+any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script
 ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine.
 Nor does one over MAX_CHARS (or --max-file-size, or with a NUL byte: see loader.py), whatever it names.
 """
 from __future__ import annotations
 
 import os
-import re
-from ..records import replace
+
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.config_files import tree_reader
-from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EngineRole, Workload, read_container
-from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
-from ctxlint.model import Val
-from ctxlint.nodes import SCALAR, STR_TAG, Node, Position
 
 NAME = "shell-script"
 PATH = "script"  # the logical path of every value: the script as a whole holds them (SkyPilot's are `run`)
 # Every program and image engines/detect.py can find has one of these in its name (vllm, dynamo.vllm,
 # sglang, text-generation-launcher, trtllm-serve, tensorrt-llm images, lmdeploy, llama-server, llama.cpp
 # images, tgi-gaudi): a script without any starts no engine (tests/adapters/test_shell_script.py checks).
-MARKER = lazy_compile(r"vllm|sglang|text-generation|tgi|trtllm|tensorrt|lmdeploy|llama", re.IGNORECASE)
+MARKERS = ("vllm", "sglang", "text-generation", "tgi", "trtllm", "tensorrt", "lmdeploy", "llama")
 # Splitting keeps every character's position (~200 bytes of memory a character): launchers are a few
 # KB, and a larger script is generated or an installer. Longer ones are not read, as if they named no engine.
 MAX_CHARS = 2 << 20
 
 
-class _Marks:
-    """The composer's view of the script: one plain string scalar from the first character to the last."""
-
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start: Position, end: Position) -> None:
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
-
-
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    if not loaded.shell or len(loaded.text) > MAX_CHARS or not MARKER.search(loaded.text):
+    if not loaded.shell or len(loaded.text) > MAX_CHARS or not names_engine(loaded.text):
         return result
+    # Only a script that names an engine pays for importing the workload core (issue 15: a tree of
+    # unrelated scripts, or a pre-commit run on one, never imports it).
+    from ctxlint.adapters.config_files import tree_reader
+    from ctxlint.adapters.scalar_spans import ScalarSpans
+    from ctxlint.adapters.workload import Container, Workload, read_container
+    from ctxlint.adapters.workload_groups import deployments_from
+    from ctxlint.model import Val
+    from ctxlint.nodes import SCALAR, Node, Position
+
     # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
     # every position stays; `\` + CRLF stays a line continuation.
     text = loaded.text
@@ -78,8 +70,30 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     return result
 
 
-def _at_program(found: EngineRole, whole) -> EngineRole:
+def names_engine(text: str) -> bool:
+    """Does the text name an engine (any case: image names are read lowercased)? Substring tests of
+    the lowercased text: a tenth of the time of one case-insensitive regex search."""
+    low = text.lower()
+    return any(marker in low for marker in MARKERS)
+
+
+class _Marks:
+    """The composer's view of the script: one plain string scalar from the first character to the last."""
+
+    __slots__ = ("start_mark", "end_mark", "style", "tag")
+
+    def __init__(self, start, end) -> None:
+        from ctxlint.nodes import STR_TAG
+
+        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
+
+
+def _at_program(found, whole):
     """A role as a whole is its engine command (the `vllm` of `vllm serve`), not the whole script."""
+    from ctxlint.model import Val
+
+    from ..records import replace
+
     at = found.engine.source
     if at == whole:
         return found

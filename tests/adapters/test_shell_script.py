@@ -7,6 +7,8 @@ values as CTX008, prefill + decode paired), and that unrelated or odd scripts gi
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from importlib import import_module
 
 import pytest
@@ -15,6 +17,7 @@ from ctxlint.adapters import adapt_file, shell_script
 from ctxlint.loader import parse_bytes, read_path
 from helpers import run
 
+workload = import_module("ctxlint.adapters.workload")
 detect_module = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
 
 REPRO = ("#!/bin/bash\nset -e\nvllm serve Qwen/Qwen2.5-7B-Instruct \\\n"
@@ -95,10 +98,19 @@ def test_a_script_that_starts_no_engine_gives_no_finding(tmp_path, content):
 
 def test_a_script_without_an_engine_name_is_not_split(monkeypatch):
     calls = []
-    monkeypatch.setattr(shell_script, "read_container", lambda c: calls.append(c))
+    monkeypatch.setattr(workload, "read_container", lambda c: calls.append(c))
     text = b"#!/bin/bash\nfor f in *.csv; do python3 x.py \"$f\"; done\n"
     assert adapt_file(parse_bytes(text, "a.sh")).deployments == []
     assert calls == []
+
+
+def test_an_unrelated_script_never_imports_the_workload_core(tmp_path):
+    (tmp_path / "build.sh").write_text("#!/bin/bash\nset -e\nmake -j8 all\n")
+    code = ("import sys; from ctxlint.engine import lint_paths; r = lint_paths([sys.argv[1]]); "
+            "print(len(r.files), len(r.findings), [m for m in ('ctxlint.adapters.workload', "
+            "'ctxlint.adapters.workload_groups') if m in sys.modules])")
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path)], capture_output=True, text=True, check=True)
+    assert out.stdout == "1 0 []\n"
 
 
 def test_every_program_and_image_detect_finds_has_the_marker():
@@ -109,9 +121,9 @@ def test_every_program_and_image_detect_finds_has_the_marker():
               "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", "nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3",
               "x/huggingface-pytorch-tgi-inference:2.1", "X/LLAMACPP:server"]
     for name in programs:
-        assert shell_script.MARKER.search(name), name
+        assert shell_script.names_engine(name), name
     for image in images:
-        assert detect_module.engine_from_image(image)[0] is not None and shell_script.MARKER.search(image), image
+        assert detect_module.engine_from_image(image)[0] is not None and shell_script.names_engine(image), image
 
 
 def test_assignments_exports_defaults_continuations_and_prefixes():
