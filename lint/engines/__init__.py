@@ -13,7 +13,8 @@ from .config import apply_config
 from .detect import Detection, detect, engine_from_image, image_entrypoint_is_engine
 from .parse import parse_invocation
 from .result import Invocation, Problem, Setting
-from .shellwords import split_list, split_shell
+from .execform import split_list
+from .shellwords import split_shell
 from .specs import ENGINES, spec_for
 from .suffixes import IntReading, read_int
 from .tokens import Command, EnvAssign, SplitProblem, SplitResult, Token, VarRef

@@ -6,8 +6,8 @@ Two entry points:
   SkyPilot `run:` script, the script of `sh -c`), with quotes, escapes,
   continuations, comments, chains (`&&`, `||`, `;`, `|`, `&`), `exec`/`env`
   prefixes, `FOO=1 cmd` assignments and `$VAR`/`${VAR}` references.
-* `split_list(items, resolver)` for a Kubernetes `command` + `args` list:
-  each item is one token (spans are offsets inside that item), `$(VAR)` is
+* `split_list(items, resolver)` (execform.py) for a Kubernetes `command` + `args`
+  list: each item is one token (spans are offsets inside that item), `$(VAR)` is
   expanded the Kubernetes way, and `["/bin/sh", "-c", "script"]` is unwrapped
   so the script's tokens point inside item 2.
 
@@ -21,14 +21,13 @@ from typing import Optional
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
-from .compose_pass import COMPOSE_REF as _COMPOSE_REF, compose_interpolated, shell_stage
-from .gotemplate import OPEN, VALUE, action_at, lookup_key
+from .compose_pass import compose_interpolated, shell_stage
+from .gotemplate import lookup_key
 from .lexer import Op, Word, lex
-from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef, typed
+from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
 
 SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-_K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
 # in every string of the file, exec-form list items included; `$$` is a literal `$`.
 # Words that start a command without being its program.
@@ -38,16 +37,16 @@ _FLOW_END = {"fi", "done", "esac"}
 _MAX_DEPTH = 6
 
 
-def _no_resolver(_name: str) -> Optional[str]:
+def no_resolver(_name: str) -> Optional[str]:
     return None
 
 
-class _Ctx:
+class SplitContext:
     """Per-split state: resolver, script-local assignments, collected refs."""
 
     def __init__(self, resolver: Optional[Resolver], item: Optional[int], go: bool = False,
                  defaults: bool = False) -> None:
-        self.resolver = resolver or _no_resolver
+        self.resolver = resolver or no_resolver
         self.go = go  # Go template actions are references (see gotemplate.py)
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
         self.local: dict[str, Optional[str]] = {}
@@ -70,7 +69,7 @@ class _Ctx:
         return value if isinstance(value, str) else None
 
 
-def _expand_word(word: Word, ctx: _Ctx, expand: bool = True) -> list[Token]:
+def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Token]:
     """Cook one word into one or more tokens (unquoted expansions field-split)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
@@ -153,7 +152,7 @@ def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool
     return default, starts[begin:end], ends[begin:end], quoted
 
 
-def _strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
+def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
     """Drop `exec`, `env A=B`, `nohup`, `sudo -E`... in front of the program."""
     i = 0
     while i < len(tokens):
@@ -179,7 +178,7 @@ def _strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[st
     return tokens[i:]
 
 
-def _shell_script_index(tokens: list[Token]) -> Optional[int]:
+def shell_script_index(tokens: list[Token]) -> Optional[int]:
     """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
 
     As in bash/dash, -c only says "read commands from the first operand": the
@@ -211,7 +210,7 @@ def _literal(word: Word) -> str:
     return "".join(run[0] for p in word.parts for run in p.runs)
 
 
-def _build_commands(items: list[object], ctx: _Ctx, depth: int) -> list[Command]:
+def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
     current: list[Word] = []
     skip_next = False
@@ -241,17 +240,17 @@ def _build_commands(items: list[object], ctx: _Ctx, depth: int) -> list[Command]
     return commands
 
 
-def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Command]:
+def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
     # Find the script word first so that it is not expanded by the outer level:
     # its references are expanded (once) when the inner script is split.
     tokens: list[Token] = []
-    raw = _Ctx(None, ctx.item)  # unexpanded words read nothing from it
+    raw = SplitContext(None, ctx.item)  # unexpanded words read nothing from it
     raw_tokens = [_expand_word(w, raw, expand=False) for w in words]
     flat_raw = [t for ts in raw_tokens for t in ts]
     env: list[EnvAssign] = []
     wrappers: list[str] = []
-    head = _strip_prefixes(list(flat_raw), [], [])
-    idx = _shell_script_index(head)
+    head = strip_prefixes(list(flat_raw), [], [])
+    idx = shell_script_index(head)
     script_word = None
     if idx is not None and depth < _MAX_DEPTH:
         target = head[idx]
@@ -263,7 +262,7 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
         else:
             tokens.extend(_expand_word(w, ctx))
-    program = _strip_prefixes(tokens, env, wrappers)
+    program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
@@ -278,18 +277,18 @@ def _command_from_words(words: list[Word], ctx: _Ctx, depth: int) -> list[Comman
                 if unsure:
                     ctx.unsure.add(t.text.split("=", 1)[0])
         return []
-    idx = _shell_script_index(program)
+    idx = shell_script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]
         shell = " ".join(t.text for t in program[:idx])
         base = list(zip(script.starts, script.ends))
-        inner = _split(script.text, base, ctx, depth + 1)
+        inner = split_text(script.text, base, ctx, depth + 1)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 
-def _split(text: str, base: Optional[list[tuple[int, int]]], ctx: _Ctx, depth: int) -> list[Command]:
+def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int) -> list[Command]:
     items, problems = lex(text, base, k8s=ctx.item is not None, go=ctx.go)
     ctx.problems.extend(SplitProblem(m, s, e, ctx.item) for m, s, e in problems)
     return _build_commands(items, ctx, depth)
@@ -310,8 +309,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
     base, host = None, set()
     if shell is not None:
-        text, base, host = compose_interpolated(text, resolver or _no_resolver)
-    ctx = _Ctx(shell_stage(resolver, shell, host), None, go, defaults)
+        text, base, host = compose_interpolated(text, resolver or no_resolver)
+    ctx = SplitContext(shell_stage(resolver, shell, host), None, go, defaults)
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:
@@ -320,114 +319,6 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, len(text)))
         commands = []
     return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
-
-
-def _expanded_item(text: str, index: int, ctx: _Ctx, compose: bool) -> Token:
-    """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expanded, and with
-    go=True its Go template actions read as gotemplate.py says: a value is a reference, a control action
-    renders nothing, and an item holding a `{{ if }}` is there only when it holds."""
-    out: list[tuple[str, int, int]] = []
-    refs: list[VarRef] = []
-    pos = 0
-    at = text.find("{{") if ctx.go else -1
-    while at >= 0:
-        found = action_at(text, at)
-        if found is not None:
-            _item_refs(text, pos, at, index, ctx, compose, out, refs)
-            end, body, kind = found
-            if kind == OPEN:
-                refs.append(VarRef(body, "go-if", at, end, None, None, index))
-            elif kind == VALUE:
-                value = ctx.lookup(lookup_key(body))
-                refs.append(VarRef(body, "go", at, end, value, None, index))
-                if value is None:  # the action as typed, at its own positions
-                    out.extend((c, k, k + 1) for k, c in enumerate(text[at:end], at))
-                else:
-                    out.extend((c, at, end) for c in value)
-            pos = end  # `{{ else }}` and `{{ end }}` render nothing
-        at = text.find("{{", at + 2 if found is None else found[0])
-    _item_refs(text, pos, len(text), index, ctx, compose, out, refs)
-    ctx.refs.extend(refs)
-    return Token("".join(c for c, _, _ in out), 0, len(text),
-                 tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
-
-
-def _item_refs(text: str, pos: int, stop: int, index: int, ctx: _Ctx, compose: bool,
-               out: list[tuple[str, int, int]], refs: list[VarRef]) -> None:
-    """text[pos:stop] onto `out`, its `$(NAME)` (compose: `${NAME}`) references expanded."""
-    for m in (_COMPOSE_REF if compose else _K8S_REF).finditer(text, pos, stop):
-        out.extend((c, k, k + 1) for k, c in enumerate(text[pos:m.start()], pos))
-        if m.group(0) == "$$":  # both escape a literal `$` as `$$`
-            out.append(("$", m.start(), m.end()))
-        else:
-            name = m.group(1) or (m.group(4) if compose else None)
-            default = m.group(3) if compose and m.group(2) in (":-", "-") else None
-            # `${NAME:+word}` depends on whether the host sets NAME: never guessed.
-            value = None if compose and "+" in (m.group(2) or "") else ctx.lookup(name)
-            refs.append(VarRef(name, "shell" if compose else "k8s", m.start(), m.end(), value, default, index))
-            chunk = m.group(0) if value is None else value
-            if value is None:
-                out.extend((c, k, k + 1) for k, c in enumerate(chunk, m.start()))
-            else:
-                out.extend((c, m.start(), m.end()) for c in chunk)
-        pos = m.end()
-    out.extend((c, k, k + 1) for k, c in enumerate(text[pos:stop], pos))
-
-
-def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False,
-               shell: Optional[Resolver] = None, go: bool = False) -> SplitResult:
-    """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
-
-    Token spans are offsets inside the item named by `Token.item`. compose=True expands
-    compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`; go=True reads Go
-    template actions as references too (see split_shell).
-    """
-    if not isinstance(items, (list, tuple)):
-        return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
-    ctx = _Ctx(resolver, None, go)
-    texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
-    plain = [typed(t, i) for i, t in enumerate(texts)]
-    head = _strip_prefixes(list(plain), [], [])
-    idx = _shell_script_index(head)
-    try:
-        if idx is not None:
-            script_item = head[idx].item or 0
-            ctx.item = script_item
-            if compose and shell is not None:  # Compose interpolates the item, then the shell runs it
-                text, base, host = compose_interpolated(texts[script_item], ctx.lookup)
-                ctx.resolver = shell_stage(resolver, shell, host) or _no_resolver
-                commands = _split(text, base, ctx, 1)
-            else:
-                commands = _split(texts[script_item], None, ctx, 1)
-            shell = " ".join(t.text for t in head[:idx])
-            for t in head[idx + 1:]:
-                ctx.problems.append(SplitProblem("argument after the sh -c script ($0, $1...) not analysed",
-                                                 0, len(t.text), t.item))
-            commands = [Command(c.tokens, c.env, (shell,) + c.wrappers) for c in commands]
-        else:
-            tokens = []
-            for i, t in enumerate(texts):
-                ctx.item = i
-                # no `$` (nor a Go action's `{{`), no reference: the item as typed
-                tokens.append(_expanded_item(t, i, ctx, compose) if "$" in t or go and "{{" in t else plain[i])
-            env: list[EnvAssign] = []
-            wrappers: list[str] = []
-            # Exec form runs no shell: only an explicit `env A=B` sets variables.
-            program = tokens
-            if tokens and tokens[0].text in ("env", "/usr/bin/env", "exec", "nohup"):
-                program = _strip_prefixes(tokens, env, wrappers)
-            commands = [Command(tuple(program), tuple(env), tuple(wrappers))] if program else []
-    except Exception as exc:  # defensive: report instead of raising
-        ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, 0))
-        commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
-
-
-def _scalar(x: object) -> str:
-    # YAML may hand us ints/bools for items like `- 8`; argv sees their text.
-    if isinstance(x, bool):
-        return "true" if x else "false"
-    return str(x)
 
 
 def commented(script: str, at: int) -> bool:

@@ -7,7 +7,8 @@ import pytest
 
 from ctxlint.engines.detect import detect
 from ctxlint.engines.parse import parse_invocation
-from ctxlint.engines.shellwords import split_list, split_shell
+from ctxlint.engines.execform import split_list
+from ctxlint.engines.shellwords import split_shell
 
 from .corpus_walk import CORPUS, corpus_commands
 

@@ -10,7 +10,8 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from ctxlint.engines.shellwords import split_list, split_shell
+from ctxlint.engines.execform import split_list
+from ctxlint.engines.shellwords import split_shell
 
 d = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
 

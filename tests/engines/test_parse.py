@@ -6,7 +6,8 @@ import pytest
 from ctxlint.engines.detect import detect, engine_from_image, image_entrypoint_is_engine
 from ctxlint.engines.parse import parse_invocation
 from ctxlint.engines.result import Problem
-from ctxlint.engines.shellwords import split_list, split_shell
+from ctxlint.engines.execform import split_list
+from ctxlint.engines.shellwords import split_shell
 
 
 def parse_shell(s, env=None, image=None, args_only=False):

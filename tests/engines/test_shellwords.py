@@ -4,7 +4,8 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ctxlint.engines.shellwords import split_list, split_shell
+from ctxlint.engines.execform import split_list
+from ctxlint.engines.shellwords import split_shell
 
 
 def toks(res, i=0):
@@ -207,10 +208,11 @@ def test_arithmetic_with_unknown_or_odd_terms_stays_unresolved():
 @given(st.text(alphabet=st.characters(blacklist_characters="$", blacklist_categories=("Cs",)), max_size=40),
        st.integers(0, 5), st.booleans())
 def test_an_item_without_references_is_the_token_the_expansion_gives(text, index, compose):
-    from ctxlint.engines.shellwords import _Ctx, _expanded_item
+    from ctxlint.engines.execform import _expanded_item
+    from ctxlint.engines.shellwords import SplitContext
     from ctxlint.engines.tokens import typed
 
-    slow = _Ctx(None, index)
+    slow = SplitContext(None, index)
     assert typed(text, index) == typed(text, index) == _expanded_item(text, index, slow, compose)
     assert slow.refs == []
 
