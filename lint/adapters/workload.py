@@ -41,10 +41,10 @@ from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar,
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
-from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, engine_from_image,
-                             parse_invocation, split_list, split_shell)
-from ctxlint.engines.detect import ENGINE_COMMANDS, image_tag, unknown_entrypoint_flags
-from ctxlint.engines.shellwords import commented
+from ctxlint.adapters.workload_versions import Versions
+from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, parse_invocation, split_list,
+                             split_shell)
+from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -58,9 +58,6 @@ _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
 
-
-# The PyPI package of each engine, for versions pinned by `pip install`.
-_PIP_NAMES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy"}
 
 
 @record
@@ -138,7 +135,7 @@ def _items(node: Optional[Node]) -> List[Node]:
     return list(node.value) if node.kind == SEQ else [node] if node.kind == SCALAR else []
 
 
-class _Reader(Positions, Devices):
+class _Reader(Positions, Devices, Versions):
     def __init__(self, c: Container) -> None:
         self.c, self.file = c, c.spans.file
         self.env: Dict[str, Optional[str]] = {}
@@ -311,38 +308,6 @@ class _Reader(Positions, Devices):
                 continue
             out.append((name, Val(value, source, raw=value)))
         return tuple(out)
-
-    def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
-        if image is None or self.c.image is None:
-            return self.installed_version(engine)
-        if re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
-            return None  # runtime images carry their own version, not the engine's
-        eng, version = engine_from_image(image)
-        if eng != engine or not version:
-            return None
-        # Point at the tag (`v0.11.0` in `vllm/vllm-openai:v0.11.0`), where a fix would be typed.
-        tag = image_tag(image)  # found in the text as written: `${TAG:-v0.6.6}` holds it past a `:`
-        at = image.split("@")[0].rfind(tag) if tag else -1
-        source = self.c.image.source(self.file) if at < 0 else self.c.spans.source(self.c.image, at, at + len(tag))
-        return Val(version, source, raw=image)
-
-    def installed_version(self, engine: str) -> Optional[Val[str]]:
-        """`pip install vllm==0.6.6.post1` (or `uv pip install "sglang[all]==0.4.1"`) in a script."""
-        package = _PIP_NAMES.get(engine)
-        if package is None:
-            return None
-        pattern = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?==([0-9][\w.+-]*)",
-                             re.IGNORECASE)
-        scripts = list(self.c.install_scripts) + ([self.c.script] if self.c.script is not None else [])
-        for node in scripts:
-            if node.kind != SCALAR or not isinstance(node.value, str):
-                continue
-            found = next((m for m in pattern.finditer(node.value) if not commented(node.value, m.start())), None)
-            if found:
-                version = found.group(1).rstrip(".")
-                start, end = found.span(1)
-                return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
-        return None
 
 
 def read_container(container: Container) -> Reading:
