@@ -84,10 +84,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
         top = " even at the top of its band" if pool.banded else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
-        # a point estimate of no KV block: no context length fits it, so "lower it to 0" would be no advice
-        fix = f"{context_fix(role, pool.tokens).capitalize()}, or add memory ({memory})" if pool.tokens > 0 else (
-            f"The estimate leaves no memory for one KV block, so a shorter context alone does not help: add "
-            f"memory ({memory})")
+        if pool.tokens > 0:
+            fix = f"{context_fix(role, pool.tokens).capitalize()}, or add memory ({memory})"
+        elif limit > 0:  # the point holds no KV block ("lower it to 0" is no advice); the band's top does
+            fix = (f"The estimate itself holds no KV block, only its band's top does: {context_fix(role, limit)} "
+                   f"to be within the band (a CTX210 warning), or add memory ({memory})")
+        else:
+            fix = (f"The estimate leaves no memory for one KV block, so a shorter context alone does not help: add "
+                   f"memory ({memory})")
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(limit)}: the {role.label} engine context length {context_text(role)} "
             f"exceeds its KV pool {pool.describe()} by {fmt(ctx.value - limit)} tokens{top}; {what}. {fix}",

@@ -205,7 +205,7 @@ class _Reader(Positions, Devices, Versions):
         env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
-        if serves_no_role(inv):
+        if serves_no_role(inv, grouped=self.c.group_pods > 1):
             return
         tokens: Tuple[Token, ...] = cmd.tokens
 

@@ -40,10 +40,6 @@ class Devices:
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
         if count is None or facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
-        if self.ray_cluster and not self.c.ray_counted and count.value < facts.parallelism.gpus:
-            # the pod starts or joins a Ray cluster, and vLLM's Ray executor places the ranks this pod lacks on
-            # the cluster's other nodes (v1/executor/ray_utils.py placement group): how many it has is not known
-            return None
         if inv.engine == "vllm" and facts.per_pod:
             return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")
@@ -52,6 +48,11 @@ class Devices:
         elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
                 and not isinstance(nnodes.value, bool) and nnodes.value > 1:
             pods, why = nnodes.value, "nodes (--nnodes)"
+        elif self.ray_cluster and not self.c.ray_counted and count.value < facts.parallelism.gpus:
+            # a lone pod that starts or joins a Ray cluster: vLLM's Ray executor places the ranks it lacks on the
+            # cluster's other nodes (v1/executor/ray_utils.py placement group), how many is not known (a group's
+            # pods, a LeaderWorkerSet's or SkyPilot's num_nodes, are that cluster: counted above)
+            return None
         else:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")

@@ -264,12 +264,13 @@ _NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?(\d+(?:
 # openmmlab/lmdeploy, NGC's tensorrt-llm/release) and the vendors' builds named after the engine alone (AMD's
 # rocm/vllm, Intel's intel/vllm, AWS's DLC `.../vllm:0.9.2-gpu-...`), under any registry or mirror; vllm-ascend
 # numbers the vLLM release it supports; Red Hat AI services' vllm-openai-ubi9 is tagged by the vLLM it pins
-# (rh-aiservices-bu/llm-on-openshift@2b638986:llm-servers/vllm/gpu/requirements.txt: vllm==0.4.2). Any other
-# name is a custom build, whose tag may number anything (an unknown release is estimated under every release:
-# a wider band, never a wrong one).
+# (rh-aiservices-bu/llm-on-openshift@2b638986:llm-servers/vllm/gpu/requirements.txt: vllm==0.4.2); AIBrix's
+# KV-cache builds are FROM vllm/vllm-openai at their tag's release (vllm-project/aibrix@e3e10f9e:
+# python/aibrix_kvcache/integration/vllm/docker/Dockerfile). Any other name is a custom build, whose tag may
+# number anything (an unknown release is estimated under every release: a wider band, never a wrong one).
 _RELEASE_IMAGES = {
     "vllm": ("vllm-openai", "vllm-openai-rocm", "vllm-openai-cpu", "vllm-tpu", "vllm-cpu-release-repo", "vllm",
-             "vllm-ascend", "vllm-openai-ubi9"),
+             "vllm-ascend", "vllm-openai-ubi9", "vllm-openai-aibrix-kvcache", "vllm-openai-aibrix-kvcache-nixl"),
     "sglang": ("sglang", "sglang-rocm"), "tgi": ("text-generation-inference", "tgi-gaudi"),
     "lmdeploy": ("lmdeploy",), "trtllm": ("release", "tensorrt-llm"),
 }

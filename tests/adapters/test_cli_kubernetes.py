@@ -364,3 +364,42 @@ def test_a_follower_node_of_a_multi_node_sglang_engine_is_no_deployment(tmp_path
     import json
     names = [d["name"] for d in json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]]
     assert names == ["sglang-0", "sglang-$(POD_INDEX)"]  # a rank ctxlint cannot read stays, its rank unknown
+
+
+def test_a_group_that_runs_ray_is_its_own_cluster_and_a_group_worker_is_its_engine(tmp_path):
+    # review of f85c430/314012a: a LeaderWorkerSet's pods are the Ray cluster its leader starts, counted as the group
+    # (TP 8 x PP 4 over 2 x 8 GPUs stays a CTX204); a group whose leader runs no engine ctxlint reads is described by
+    # its worker template, `--node-rank 1` or not (its deployment was dropped)
+    lws = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: g}
+spec:
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+        - name: leader
+          image: IMAGE
+          command: ["sh", "-c", "LEADER"]
+          resources: {limits: {nvidia.com/gpu: "8"}}
+    workerTemplate:
+      spec:
+        containers:
+        - name: worker
+          image: IMAGE
+          command: ["sh", "-c", "WORKER"]
+          resources: {limits: {nvidia.com/gpu: "8"}}
+"""
+    path = tmp_path / "lws.yaml"
+    path.write_text(lws.replace("IMAGE", "vllm/vllm-openai:v0.8.5").replace(
+        "LEADER", "ray start --head; vllm serve Qwen/Qwen3-8B -tp 8 -pp 4").replace(
+        "WORKER", "ray start --address=$(LWS_LEADER_ADDRESS):6379 --block"))
+    out = run(["check", str(path), "--isolated", "--select", "CTX204"]).out
+    assert "CTX204 [error] 32 > 16" in out and "(8 per pod x 2 pods (LeaderWorkerSet size))" in out
+    path.write_text(lws.replace("IMAGE", "lmsysorg/sglang:v0.5.4").replace("LEADER", "bash /scripts/start.sh").replace(
+        "WORKER", "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-72B-Instruct --tp 16 --nnodes 2 "
+                  "--node-rank 1 --context-length 131072"))
+    out = run(["check", str(path), "--isolated", "--select", "CTX109"]).out
+    assert "CTX109 [error] 131,072 > 32,768" in out  # the group has its deployment

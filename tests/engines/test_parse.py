@@ -225,6 +225,7 @@ def test_args_only_image():
     ("quay.io/tms/vllm-dev-pplx:0.1.0", "vllm", None, False),
     ("ghcr.io/jajmangold/vllm-sm70:v0.9.2", "vllm", None, False),
     ("myregistry.example.com/aibrix/vllm-openai:v0.7.3.self.post1", "vllm", "0.7.3", True),
+    ("aibrix/vllm-openai-aibrix-kvcache-nixl:v0.10.2-nixl-0.7.1-ucx-1.19.0", "vllm", "0.10.2", True),
     ("intel/vllm:0.10.2-xpu", "vllm", "0.10.2", False),
     ("quay.io/ascend/vllm-ascend:v0.9.1rc1", "vllm", "0.9.1rc1", False),
     ("docker.io/lmsysorg/sglang-rocm:v0.4.6.post1-rocm630", "sglang", "0.4.6.post1", False),
