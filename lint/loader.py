@@ -26,7 +26,7 @@ from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
 from ctxlint.nodes import Node, Position
-from ctxlint.templates import blank_go_actions, looks_like_go_template
+from ctxlint.templates import blank_go_actions, is_values_file, looks_like_go_template
 from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
@@ -242,7 +242,8 @@ def parse_text(text: str, display: str) -> LoadedFile:
         if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
             loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
             return loaded
-        rendered = _rendered_go_template(text)
+        # a values file is YAML as written (Helm never renders it): its syntax error stays one
+        rendered = None if is_values_file(display) else _rendered_go_template(text)
         if rendered is not None:
             loaded.diagnostics.append(Diagnostic(
                 HELM_TEMPLATE, "a Go template (actions such as `{{ if }}` and `{{ .Field }}`, none of them Helm's): "

@@ -38,16 +38,16 @@ from typing import Iterator, Optional, Tuple
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import line_bounds, line_col
 
-_ACTION = lazy_compile(r"\{\{-?\s*(.*?)\s*-?\}\}", re.S)
+# the body is stripped by the callers: a `\s*` on both sides of a lazy body retries every blank of a long
+# run once per character it extends over (quadratic on `{{ .` and 30,000 spaces)
+_ACTION = lazy_compile(r"\{\{-?(.*?)-?\}\}", re.S)
 _STRINGS = lazy_compile(r"\"(?:[^\"\\]|\\.)*\"|`[^`]*`")
-# Helm's own functions and the sprig ones charts call most, where a Go call starts (the action's head or a
-# `(` group: after `|` a Jinja filter of the same name, `| trim`, looks alike, and so does Jinja's
-# `tojson(indent=4)`); Go's builtins (and, or, not, eq, len, index, printf, ...) are in every Go template.
+# Helm's own functions (not sprig's, which Taskfile and other Go templates have too: `{{default "x" .E}}`),
+# where a Go call starts: the action's head or a `(` group, and followed by a space, never by `(` (GitHub
+# Actions' `fromJson(...)`, Jinja's `tojson(indent=4)`; after `|` a Jinja filter of the same name looks alike).
 _HELM_FUNCTIONS = lazy_compile(
-    r"(?:^|(?<![\w)\]])\()\s*(?:include|tpl|toYaml|toJson|toPrettyJson|toRawJson|toToml|fromYaml|fromYamlArray|"
-    r"fromJson|required|lookup|fail|nindent|indent|quote|squote|default|b64enc|b64dec|trunc|trimSuffix|trimPrefix|"
-    r"semverCompare|hasKey|merge|mergeOverwrite|coalesce|ternary|splitList|sha256sum|randAlphaNum|kindIs|"
-    r"typeOf|regexReplaceAll|uuidv4|define|template|block)\b")
+    r"(?:^|(?<![\w)\]])\()\s*(?:include|tpl|toYaml|toToml|fromYaml|fromYamlArray|required|lookup|define|template|"
+    r"block)\b(?!\()")
 _HELM_OBJECTS = lazy_compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template|Subcharts)\b")
 _HELM_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
 # Go's control keywords and a field or variable reference: a text/template action, whoever renders it.
@@ -71,10 +71,17 @@ def is_values_file(name: str) -> bool:
 
 
 def _actions(text: str) -> Iterator[re.Match]:
-    """Every `{{ ... }}` action outside a YAML comment."""
-    for match in _ACTION.finditer(text):
+    """Every `{{ ... }}` action outside a YAML comment (GitHub Actions' `${{ ... }}` is none)."""
+    end, comment = -1, -1  # the current line's end and where its comment starts (-1: none), found once a line:
+    for match in _ACTION.finditer(text):  # a long line of many actions costs its length once, not per action
         start = match.start()
-        if not _COMMENT.search(text[line_bounds(text, start)[0]:start]):
+        if start and text[start - 1] == "$":
+            continue
+        if start >= end:  # a later line (matches come in order)
+            begin, end = line_bounds(text, start)
+            found = _COMMENT.search(text[begin:end])
+            comment = begin + found.end() - 1 if found else -1
+        if comment < 0 or start < comment:
             yield match
 
 
@@ -83,7 +90,7 @@ def looks_like_go_template(text: str, name: str = "") -> Optional[Tuple[int, int
     if "{{" not in text or is_values_file(name):
         return None
     for match in _actions(text):
-        if _is_helm(match.group(1)):
+        if _is_helm(match.group(1).strip()):
             return line_col(text, match.start())
     return None
 
@@ -97,7 +104,7 @@ def blank_go_actions(text: str) -> Optional[Tuple[str, Tuple[int, int]]]:
         return None
     out, last, first = [], 0, None
     for match in _actions(text):
-        body = match.group(1)
+        body = match.group(1).strip()
         if not _GO_ACTION.match(body):
             continue
         first = first or line_col(text, match.start())

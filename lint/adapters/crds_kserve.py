@@ -169,6 +169,14 @@ def _merged(model: Node, predictor: Node, runtime: Node) -> Tuple[Node, Node]:
     if args:
         holder = base.get("args") if base.get("args") is not None else model.get("args")
         container = clone(container, value={**container.value, "args": clone(holder, kind=SEQ, value=args, keys={})})
+    # `runtimeVersion` replaces the image's tag after the merge (utils.go UpdateImageTag; a digest stays): the
+    # image then points at the version, where a fix is typed
+    version, image = model.get("runtimeVersion"), container.get("image")
+    if version is not None and version.kind == SCALAR and isinstance(version.value, str) and version.value \
+            and image is not None and image.kind == SCALAR and isinstance(image.value, str) \
+            and "@sha256:" not in image.value:
+        tagged = re.sub(r":[\w.\-]*$", "", image.value) + ":" + version.value
+        container = clone(container, value={**container.value, "image": clone(version, value=tagged)})
     spec = runtime.get("spec")
     pod = clone(spec, value={k: v for k, v in spec.value.items() if k in _RUNTIME_POD})
     return container, merge_patch(pod, predictor)

@@ -20,8 +20,8 @@ from ctxlint.lazyre import lazy_compile
 
 VALUE, OPEN, ELSE, END = "value", "open", "else", "end"
 # `{{`, an optional `- ` trim marker, the body (Go strings may hold `}}`), `}}`.
-_ACTION = lazy_compile(r"\{\{(?:-(?=\s))?\s*"
-                       r"((?:\"(?:[^\"\\\n]|\\.)*\"|`[^`]*`|[^\"`}]|\}(?!\}))*?)\s*(?:(?<=\s)-)?\}\}")
+_ACTION = lazy_compile(r"\{\{(?:-(?=\s))?"  # the body is stripped below: `\s*` around a lazy body is quadratic
+                       r"((?:\"(?:[^\"\\\n]|\\.)*\"|`[^`]*`|[^\"`}]|\}(?!\}))*?)(?:(?<=\s)-)?\}\}")
 _GO_BODY = lazy_compile(
     r"^(?:(?:if|else|end|range|with|break|continue|block|define|template)\b|[.$(]|"
     r"(?:and|or|not|eq|ne|lt|le|gt|ge|len|index|slice|print|printf|println|html|js|urlquery|call|"
@@ -36,10 +36,11 @@ def action_at(text: str, at: int) -> Optional[Tuple[int, str, str]]:
     if not text.startswith("{{", at):
         return None
     match = _ACTION.match(text, at)
-    if match is None or not _GO_BODY.match(match.group(1)):
+    body = match.group(1).strip() if match is not None else ""
+    if match is None or not _GO_BODY.match(body):
         return None
-    keyword = _KEYWORD.match(match.group(1))
-    return match.end(), match.group(1), _KINDS[keyword.group(1)] if keyword else VALUE
+    keyword = _KEYWORD.match(body)
+    return match.end(), body, _KINDS[keyword.group(1)] if keyword else VALUE
 
 
 def next_action(text: str, start: int, end: int) -> int:

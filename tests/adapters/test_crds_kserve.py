@@ -93,3 +93,13 @@ def test_a_runtime_that_runs_the_hugging_face_server_keeps_its_reading():
     assert dep.roles[0].arg("gpu_memory_utilization").value == 0.5
     backend = text.replace('"16384"]', '"16384", "--backend", "huggingface"]')
     assert adapt(backend).deployments == []
+
+
+def test_runtime_version_replaces_the_image_tag():
+    # review of 3ef6f4b: predictor.go buildPodSpec calls UpdateImageTag after the merge, so `runtimeVersion`
+    # is the engine's release (a digest stays as written)
+    text = RUNTIME_AND_SERVICE.replace("      runtime: nm-vllm\n", "      runtime: nm-vllm\n      runtimeVersion: v0.6.3\n")
+    [dep] = adapt(text).deployments
+    assert (dep.engine.version.value, at(text, dep.engine.version.source)) == ("0.6.3", "v0.6.3")
+    [dep] = adapt(text.replace("vllm/vllm-openai:v0.4.2", "vllm/vllm-openai@sha256:abc")).deployments
+    assert dep.engine.version is None

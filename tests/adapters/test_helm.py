@@ -142,13 +142,30 @@ decode:
     # variables are, but not a function's name inside a string
     ("a: 1\n{{- if .Spec.X }}\nb: {{ or .Spec.Y 1 }}\n{{- end }}\n", None),
     ("s: '{{ ChildName .ObjectMeta.Name \"-default\" }}'\n", None),
-    ("a: {{ quote .Spec.Name }}\n", (1, 4)),
+    ("a: {{ quote .Spec.Name }}\n", None),  # sprig's functions are every sprig template's (Taskfile's too)
+    ("a: {{ include \"c.name\" .Spec.Name }}\n", (1, 4)),
     ("{{- define \"c.name\" }}x{{ end }}\n", (1, 1)),
     ("a: 1\n{{- $tp := 2 }}\n", (2, 1)),
     ("{{/* the user's values */}}\na: 1\n", (1, 1)),
+    # review of a036aef: GitHub Actions' `${{ fromJson(...) }}` and a Taskfile's sprig `{{default "x" .E}}` are no
+    # Helm (a Helm function is never called as `fn(`, and sprig's are every Go template's); a comment on a long
+    # line of many actions is found once
+    ("m: ${{ fromJson(needs.setup.outputs.models) }}\n", None),
+    ("e: '{{default \"me@example.com\" .EMAIL}}'\n", None),
+    ("a: [" + ", ".join(["'{{ x }}'"] * 200) + "] # {{ .Values.y }}\n", None),
+    ("a: [" + ", ".join(["'{{ x }}'"] * 200) + ", {{ .Values.y }}] # c\n", (1, 4 + 200 * 9 + 200 * 2 + 1)),
 ])
 def test_template_detection(text, where):
     assert looks_like_go_template(text, "templates/deployment.yaml") == where
+
+
+def test_a_values_file_with_a_template_is_still_a_yaml_error(tmp_path):
+    # review of a036aef: Helm never renders a values file, so an unquoted `{{ }}` that breaks its YAML is CTX001,
+    # not an info about a Go template
+    from helpers import run
+    path = tmp_path / "values.yaml"
+    path.write_text("serviceAccountName: {{ .Release.Name }}-sa\n")
+    assert "CTX001 [error] invalid YAML" in run(["check", str(path), "--isolated"]).out
 
 
 def test_values_files_are_never_templates():
