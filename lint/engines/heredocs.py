@@ -11,16 +11,21 @@ quoted delimiter (`<<'EOF'`, `<<"EOF"`, `<<\\EOF`), or an unquoted one whose bod
 shell would expand (`$`, a backquote, a backslash). A body with leading tabs under `<<-` (the
 shell strips them) is left out too, and so is a file a later line edits (`sed -i ... file`,
 `>> file`). Anything else stays a file ctxlint does not see (CTX008).
+
+The lexer asks here too where a body ends (after_bodies): a body is data the splitter never reads as
+commands, unless its line feeds it to a shell or writes it to a script (read_as_script).
 """
 from __future__ import annotations
 
 import posixpath
 import re
 import shlex
-from typing import Dict, Optional, Tuple
+from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
+
+from .tokens import SHELLS
 
 # `<<`, `<<-`, then the delimiter word: 'quoted', "quoted", \escaped or bare
 _START = lazy_compile(r"<<(-?)[ \t]*(?:'([^'\n]*)'|\"([^\"\n]*)\"|(\\?)([A-Za-z0-9_.-]+))")
@@ -52,7 +57,7 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
             continue
         strip_tabs, word = start.group(1) == "-", next(g for g in start.group(2, 3, 5) if g is not None)
         quoted = start.group(2) is not None or start.group(3) is not None or start.group(4) == "\\"
-        body_end, after = _body_end(script, body_start, word, strip_tabs)
+        body_end, after = find_end(script, body_start, word, strip_tabs)
         if body_end is None:
             return found
         body = script[body_start:body_end]
@@ -65,6 +70,32 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
                 and not _changed_later(later, target):
             found.setdefault(posixpath.normpath(target), (body_start, body_end))
         at = after
+
+
+# A here-document fed to one of these is a script, not data: `bash <<EOF`, `docker exec -i c sh <<EOF`,
+# `cat <<EOF | bash`, `ssh host <<EOF` (run there), `sbatch <<EOF` (Slurm reads the job script from stdin).
+_SCRIPT_READERS = SHELLS | {"ssh", "sbatch"}
+
+
+def read_as_script(words: Iterable[str]) -> bool:
+    """Is a here-document on a line of these words (the lexer's, quotes removed) a script: fed to a shell,
+    or written to a `*.sh`/`*.bash` file (a launcher written to run later, read as that file would be)?
+    Anything else (`cat > cfg.yaml`, `kubectl apply -f -`, a usage note) is data."""
+    return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.endswith((".sh", ".bash")) for word in words)
+
+
+def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool]], words: Sequence[str]) -> int:
+    """Where the shell reads on after the here-document bodies that start at `at` (the line after their
+    `<<`s): past them when they are data, at `at` when the line's `words` make them a script. A delimiter
+    line that never comes is no here-document ctxlint can be sure of (`(( x << 2 ))`): `at` too."""
+    if read_as_script(words):
+        return at
+    after = at
+    for word, strip_tabs in delimiters:
+        end, after = find_end(script, after, word, strip_tabs, blanks=True)
+        if end is None:
+            return at
+    return after
 
 
 def _flow_after(text: str, depth: int) -> int:
@@ -105,12 +136,16 @@ def _changed_later(rest: str, target: str) -> bool:
     return False
 
 
-def _body_end(script: str, at: int, word: str, strip_tabs: bool) -> Tuple[Optional[int], int]:
-    """(where the body ends, where the line after the delimiter starts), or (None, ...)."""
+def find_end(script: str, at: int, word: str, strip_tabs: bool, blanks: bool = False) -> Tuple[Optional[int], int]:
+    """(where the body that starts at `at` ends, where the line after the delimiter starts), or (None, ...).
+    blanks: a delimiter line may end in blanks (a CRLF script read with each "\r" a blank, as the shell's
+    delimiter word then ends in "\r" too)."""
     while at <= len(script):
         line_end = _LINE_END.search(script, at)
         stop = line_end.start() if line_end else len(script)
         line = script[at:stop]
+        if blanks:
+            line = line.rstrip(" \t")
         if (line.lstrip("\t") if strip_tabs else line) == word:
             return at, after_break(script, stop) if line_end else len(script)
         if line_end is None:

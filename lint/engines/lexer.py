@@ -15,6 +15,7 @@ from ctxlint.lazyre import lazy_compile
 
 from ..records import field, record
 from .gotemplate import ELSE, END, OPEN, action_at, next_action
+from .heredocs import after_bodies
 
 _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
@@ -25,7 +26,7 @@ _SPECIAL = "@*#?$!-0123456789"
 _PLAIN_RUN = lazy_compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
 _DQ_RUN = lazy_compile(r"""[^"\\$`]+""")
 OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
-REDIRECTS = (">>", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
+REDIRECTS = (">>", "<<<", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 
 Span = tuple[int, int]
 
@@ -76,6 +77,11 @@ class Lexer:
         self.out: list[object] = []
         self.problems: list[tuple[str, int, int]] = []
         self.word: Optional[Word] = None
+        # Here-documents: after `<<`/`<<-` (whether tabs are stripped) until its delimiter word ends, then the
+        # delimiters whose bodies start at the next line, and where that line's items start in `out`.
+        self.heredoc: Optional[bool] = None
+        self.bodies: list[tuple[str, bool]] = []
+        self.line_at = 0
 
     # Source span of local characters [a, b).
     def src(self, a: int, b: int) -> Span:
@@ -140,6 +146,9 @@ class Lexer:
         if self.word is not None and (self.word.parts or self.word.had_quotes):
             self.word.src_span = self.src(self.word.local_start, max(self.i, self.word.local_start + 1))
             self.out.append(self.word)
+            if self.heredoc is not None:
+                self.bodies.append((_text(self.word), self.heredoc))
+                self.heredoc = None
         self.word = None
 
     def _raw_part(self, kind: str, a: int, b: int, quoted: bool, **kw: object) -> None:
@@ -165,6 +174,10 @@ class Lexer:
                 self._end_word()
                 self.out.append(Op(";", *self.src(self.i, self.i + 1)))
                 self.i += 1
+                if self.bodies:  # here-document bodies start at this line: data, unless a shell reads them
+                    words = [_text(w) for w in self.out[self.line_at:] if isinstance(w, Word)]
+                    self.i, self.bodies = after_bodies(s, self.i, self.bodies, words), []
+                self.line_at, self.heredoc = len(self.out), None
             elif c == "#" and self.word is None:
                 while self.i < n and s[self.i] != "\n":
                     self.i += 1
@@ -206,6 +219,8 @@ class Lexer:
             self._end_word()
         op = next(o for o in REDIRECTS if s.startswith(o, self.i))
         self.out.append(Op("redir:" + op, *self.src(self.i, self.i + len(op))))
+        if op in ("<<", "<<-"):
+            self.heredoc = op == "<<-"
         self.i += len(op)
 
     def _single(self) -> None:
@@ -323,6 +338,11 @@ class Lexer:
             end = len(s) - 1
         self._raw_part("cmd", a, end + 1, quoted, name=s[a:end + 1], style="command")
         self.i = end + 1
+
+
+def _text(word: Word) -> str:
+    """A word's characters, quotes removed (a here-document's delimiter as the shell compares it)."""
+    return "".join(run[0] for part in word.parts for run in part.runs)
 
 
 def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False

@@ -24,9 +24,7 @@ from .arith import arithmetic
 from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from .lexer import Op, Word, lex
-from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef
-
-SHELLS = {"sh", "bash", "dash", "zsh", "ash", "ksh"}
+from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
 # in every string of the file, exec-form list items included; `$$` is a literal `$`.

@@ -13,6 +13,7 @@ from ..records import field, record
 # A resolver maps a variable name to its value, or None when the caller does
 # not know it. It is never asked to guess.
 Resolver = Callable[[str], Optional[str]]
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "ash", "ksh"})
 
 
 @record(frozen=True)

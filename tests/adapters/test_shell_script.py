@@ -193,6 +193,21 @@ def test_engine_commands_inside_functions_heredocs_and_docker_run(tmp_path):
     assert (second.context_length.value, second.source.line, second.source.col) == (1000, 9, 23)  # at the image
 
 
+def test_here_document_bodies_are_data_unless_a_shell_runs_them(tmp_path):
+    # Before: the usage note's line was an engine command (CTX208 at 5:3, CTX301 on `N`: exit 1), and an
+    # installer's embedded manifests gave `{{ .Values }}` CTX301 errors.
+    path = tmp_path / "install.sh"
+    path.write_text("#!/bin/bash\ncat > USAGE.txt <<'NOTE'\nStart the server with:\n"
+                    "  vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size N --max-model-len 32k\n"
+                    "NOTE\ncat <<EOF | kubectl apply -f -\n    args: [vllm, serve, m, --data-parallel-size, '{{ x }}']\n"
+                    "EOF\necho \"wrote USAGE.txt\"\n")
+    result = check(str(path))
+    assert (result.code, result.out, result.err) == (0, "", "ctxlint: no findings in 1 file, 0 deployments\n")
+    _, (role,) = roles("#!/bin/bash\nssh gpu-node <<'EOF'\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 9000\n"
+                       "EOF\n")
+    assert (role.context_length.value, role.context_length.source.line) == (9000, 3)
+
+
 def test_an_engine_config_beside_the_script_is_read_and_a_missing_one_is_said(tmp_path):
     path = tmp_path / "serve.sh"
     path.write_text("nohup vllm serve --config vllm_config.yaml > log 2>&1 &\n")

@@ -65,3 +65,25 @@ def test_a_later_line_that_only_reads_or_names_the_file_leaves_it_as_written():
 def test_a_here_document_after_a_closed_branch_is_read():
     script = "if [ -n \"$X\" ]; then echo x; fi\ncat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\n"
     assert list(written_files(script)) == ["/tmp/c.yaml"]
+
+
+def test_here_document_bodies_are_data_not_commands():
+    from ctxlint.engines.shellwords import split_shell
+
+    def argvs(text):
+        return [c.argv for c in split_shell(text, defaults=True).commands]
+
+    note = "  vllm serve m --tensor-parallel-size N\n"
+    # quoted or bare delimiter, `<<-` with tabs, the redirect on either side, two on one line, CRLF (as read)
+    assert argvs(f"cat > USAGE <<'NOTE'\n{note}NOTE\necho done\n") == [["cat"], ["echo", "done"]]
+    assert argvs(f"cat <<EOF >x; echo a\n{note}EOF\nb\n") == [["cat"], ["echo", "a"], ["b"]]
+    assert argvs(f"if x; then\n\tcat <<-\"E\"\n\t{note}\tE\nfi\n") == [["x"], ["cat"], ["fi"]]
+    assert argvs(f"paste <<A <<B\n{note}A\n{note}B\nc\n") == [["paste"], ["c"]]
+    assert argvs(f"cat <<EOF \n{note}EOF \nc\n") == [["cat"], ["c"]]
+    assert argvs("grep x <<< 'vllm serve m'\nc\n") == [["grep", "x"], ["c"]]  # a here-string: one word
+    # fed to a shell (or written to a launcher script): the body is the script that runs
+    for line in ("bash <<EOF", "cat <<'EOF' | sudo bash -s", "ssh node1 <<EOF", "sbatch <<EOF",
+                 "cat > run_server.sh <<'EOF'"):
+        assert ["vllm", "serve", "m", "--tensor-parallel-size", "N"] in argvs(f"{line}\n{note}EOF\n"), line
+    # no delimiter line: not a here-document ctxlint can be sure of, so what follows is read as before
+    assert argvs("(( x = 1 << 2 ))\nvllm serve m\n")[-1] == ["vllm", "serve", "m"]
