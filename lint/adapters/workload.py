@@ -248,12 +248,17 @@ class _Reader(Positions, Devices, Versions):
             model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
         found = EngineRole(role, Val(det.engine, engine_src), self.version(det.engine, image), model)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
-        if self.config_missing is not None and inv.config_file is not None:
+        config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
+        if self.config_missing is not None and inv.config_file is not None and not config_ref:
             found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} (engine settings in a "
                                      "file this manifest does not hold)", where(inv.config_file)))
-            self.config_missing = None
+        self.config_missing = None
         for problem in inv.unresolved:
             flag = spec.by_name(problem.flag) if problem.flag else None
+            if config_ref and flag is not None and flag.name in spec.config_flags:
+                text, at = self.unresolved_text(problem, flag, tokens)
+                found.unresolved.append((f"{text}: engine settings in a file ctxlint cannot name", at))
+                continue
             if flag is None and problem.flag is None and problem.ref is not None and model is None:
                 found.unresolved.append(self.unresolved_text(problem, None, tokens))  # perhaps the model
                 continue
@@ -281,6 +286,11 @@ class _Reader(Positions, Devices, Versions):
             self.config_sources = dict(sources)
             return apply_config(inv, data, label)
         path = inv.config_file.value if inv.config_file is not None else None
+        if inv.config_file is not None and path is None and inv.config_file.raw_text:
+            # `--config "$CFG"` (a variable nothing sets, a Secret's): a file ctxlint cannot name, whose settings
+            # are as unknown as a missing file's (the checks that would judge by the defaults it may override wait)
+            self.config_missing = inv.config_file.raw_text
+            return inv
         if not isinstance(path, str) or not path:
             return inv
         found = written_by_script(self.c.spans, self.item_nodes, self.item_texts, path)

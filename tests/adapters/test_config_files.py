@@ -124,3 +124,26 @@ def test_a_config_value_the_engine_refuses_is_reported_at_its_key_in_the_file(tm
     out = run(["check", str(path), "--select", "CTX301"]).out
     assert out.startswith(f"{path}:15:31: CTX301 [error] trtllm would refuse to start: /tmp/config.yaml: "
                           "max_num_tokens:"), out
+
+
+def test_a_config_path_ctxlint_cannot_resolve_is_settings_not_read(tmp_path):
+    # Before: `--extra_llm_api_options $(CFG)` (a Secret's) or `"$ENGINE_ARGS"` (a variable nothing sets) was
+    # dropped without a word, and CTX308 judged the engine's defaults the file may override (a false error).
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM.replace("command: [\"/bin/bash\", \"-c\"]", "command: [trtllm-serve, Qwen/Qwen3-8B, "
+                                   "--extra_llm_api_options, $(CFG)]\n          env: [{name: CFG, valueFrom: "
+                                   "{secretKeyRef: {name: s, key: k}}}]").split("          args:")[0])
+    assert run(["check", str(path), "--select", "CTX308,CTX008"]).out == (
+        f"{path}:10:75: CTX008 [info] values ctxlint cannot resolve: --extra_llm_api_options $(CFG) (CFG has no "
+        "literal value in the file (secret, config map or host variable)): engine settings in a file ctxlint cannot "
+        "name; the checks that need them are skipped (set them literally, or state the limits with ctxlint.io/* "
+        "annotations) (unresolved-value)\n")
+    script = tmp_path / "agg.sh"
+    script.write_text("#!/bin/bash\npython3 -m dynamo.trtllm --model-path Qwen/Qwen3-0.6B --extra-engine-args "
+                      "\"$ENGINE_ARGS\" &\nvllm serve Qwen/Qwen3-8B --config \"$CFG\"\n")
+    assert run(["check", str(script), "--select", "CTX308,CTX008"]).out == "".join(
+        f"{script}:{at}: CTX008 [info] values ctxlint cannot resolve: {what}: engine settings in a file ctxlint "
+        "cannot name; the checks that need them are skipped (set them literally, or state the limits with "
+        "ctxlint.io/* annotations) (unresolved-value)\n" for at, what in (
+            ("2:76", "--extra-engine-args ${ENGINE_ARGS} (ENGINE_ARGS is not set in the file)"),
+            ("3:36", "--config ${CFG} (CFG is not set in the file)")))
