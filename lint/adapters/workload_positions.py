@@ -90,6 +90,8 @@ class Positions:
             if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*")):  # `$1`, `"$@"`
                 return f"{spelling} {what} (an argument the script's caller passes)", \
                     self.problem_source(problem, tokens)
+            if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays
+                return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
                 else "is not set in the file"

@@ -21,6 +21,8 @@ _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
 _K8S_NAME = lazy_compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
 _SPECIAL = "@*#?$!-0123456789"
+_ARRAY_START = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
+_SUBSCRIPT = lazy_compile(r"\[[^\]]*\]")
 # A run of characters the unquoted loop would take one by one as literals (`#` only
 # starts a comment at a word's start), and the same inside double quotes.
 _PLAIN_RUN = lazy_compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
@@ -53,6 +55,7 @@ class Word:
     had_quotes: bool = False
     local_start: int = 0
     src_span: Span = (0, 0)  # the whole word as typed, quotes included
+    array: Optional[list[Word]] = None  # `NAME=(a b c)` (or `NAME+=(...)`): this word is `NAME=`, these the elements
 
     def span(self) -> Span:
         return self.src_span
@@ -82,6 +85,7 @@ class Lexer:
         self.heredoc: Optional[bool] = None
         self.bodies: list[tuple[str, bool]] = []
         self.line_at = 0
+        self.array: Optional[Word] = None  # inside `NAME=( ... )`: the `NAME=` word the elements go to
 
     # Source span of local characters [a, b).
     def src(self, a: int, b: int) -> Span:
@@ -145,6 +149,10 @@ class Lexer:
     def _end_word(self) -> None:
         if self.word is not None and (self.word.parts or self.word.had_quotes):
             self.word.src_span = self.src(self.word.local_start, max(self.i, self.word.local_start + 1))
+            if self.array is not None:
+                self.array.array.append(self.word)  # type: ignore[union-attr]
+                self.word = None
+                return
             self.out.append(self.word)
             if self.heredoc is not None:
                 self.bodies.append((_text(self.word), self.heredoc))
@@ -170,6 +178,9 @@ class Lexer:
             elif c in " \t\r":
                 self._end_word()
                 self.i += 1
+            elif c == "\n" and self.array is not None:  # an array's elements may span lines
+                self._end_word()
+                self.i += 1
             elif c == "\n":
                 self._end_word()
                 self.out.append(Op(";", *self.src(self.i, self.i + 1)))
@@ -193,6 +204,16 @@ class Lexer:
                 pass
             elif c in "<>" or (c == "&" and s.startswith("&>", self.i)):
                 self._redirect()
+            elif c == "(" and self.word is not None and _ARRAY_START.fullmatch(_text(self.word)) \
+                    and all(p.kind == "lit" and not p.quoted for p in self.word.parts):
+                self.word.array = []
+                self._end_word()
+                self.array = self.out[-1]  # type: ignore[assignment]
+                self.i += 1
+            elif c == ")" and self.array is not None:
+                self._end_word()
+                self.array = None
+                self.i += 1
             elif c in ";&|()":
                 self._end_word()
                 op = next(o for o in OPERATORS if s.startswith(o, self.i))
@@ -299,9 +320,13 @@ class Lexer:
                 self.problems.append(("unterminated ${", *self.src(a, len(s))))
                 end = len(s) - 1
             body = s[a + 2:end]
-            m = _NAME.match(body) or re.match(r"[@*#?$!0-9-]", body)
+            named = _NAME.match(body)
+            m = named or re.match(r"[@*#?$!0-9-]", body)
             name = m.group(0) if m else body
             rest = body[len(name):] if m else ""
+            sub = _SUBSCRIPT.match(rest) if named else None
+            if sub:  # `${NAME[@]}`, `${NAME[1]}`: an array's elements (shellwords reads the arrays it knows)
+                name, rest = name + sub.group(0), rest[sub.end():]
             default = None
             for op in (":-", "-", ":=", "="):
                 if rest.startswith(op):

@@ -23,6 +23,7 @@ from ctxlint.lazyre import lazy_compile
 from .arith import arithmetic
 from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
+from . import shellarrays
 from .lexer import Op, Word, lex
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -56,6 +57,8 @@ class SplitContext:
         self.flow = 0
         self.conditional = False
         self.unsure: set[str] = set()
+        # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
+        self.arrays: dict[str, Optional[tuple[list[Token], bool]]] = {}
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
@@ -84,6 +87,8 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
                       tuple(chain.from_iterable([run[2] for run in runs])), (), ctx.item)]
     chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
     refs: list[VarRef] = []
+    vanish = False  # `"${A[@]}"` of an empty array: no word at all
+    carried: list[VarRef] = []  # an array element's own references, where the element is typed
     for part in word.parts:
         if part.kind == "lit" or not expand:
             for text, starts, ends in part.runs:
@@ -94,9 +99,25 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
         if part.style == "go-if":  # no text of its own: the word is there only when the condition holds
             refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item))
             continue
+        array = shellarrays.lookup(part.name, ctx) if part.style == "shell" and "[" in part.name else None
+        if array is not None:  # each element where it is typed; `"${A[@]}"` still one word per element
+            elements, joined, more = array
+            vanish = vanish or (part.quoted and not elements and not joined and not more)
+            for k, element in enumerate(elements):
+                if k:
+                    chars.append((" ", start, end, not (part.quoted and joined)))
+                chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted)))
+                carried.extend(element.refs)
+            if not more:
+                refs.append(VarRef(part.name, part.style, start, end, " ".join(t.text for t in elements), None,
+                                   ctx.item))
+                continue
+            if elements:  # the unknown rest: the reference itself, a word of its own
+                chars.append((" ", start, end, True))
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
-        typed = _default(part) if value is None and ctx.defaults and part.name not in ctx.local else None
+        typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
+            else None
         if typed is not None:
             value = typed[0]
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
@@ -109,6 +130,8 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
         else:
             chars.extend((c, start, end, not part.quoted) for c in value)
     ctx.refs.extend(refs)
+    if vanish and not chars:
+        return []
     pieces: list[list[tuple[str, int, int, bool]]] = [[]]
     for ch in chars:
         if ch[3] and ch[0] in " \t\n":
@@ -125,6 +148,9 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
         else:
             start, end = min(c[1] for c in piece), max(c[2] for c in piece)
         mine = tuple(r for r in refs if r.style == "go-if" or r.start < end and r.end > start) or ()
+        if carried and piece:  # an element's references are where the element is typed
+            low, high = min(c[1] for c in piece), max(c[2] for c in piece)
+            mine += tuple(r for r in carried if r.start < high and r.end > low)
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
@@ -267,14 +293,18 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             ctx.local[a.name] = None if a.token.unresolved or unsure else a.value
             if unsure:
                 ctx.unsure.add(a.name)
+        shellarrays.assign(words, ctx, unsure, _expand_word)
         return []
-    if program[0].text in ("export", "readonly", "declare", "local"):
+    if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
         for t in program[1:]:
             if _ASSIGN.match(t.text):
                 ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved or unsure else t.text.split("=", 1)[1]
                 if unsure:
                     ctx.unsure.add(t.text.split("=", 1)[0])
+        shellarrays.assign(words, ctx, unsure, _expand_word)
         return []
+    shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
+    shellarrays.changed(program, ctx)
     idx = shell_script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]

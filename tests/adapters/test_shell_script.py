@@ -199,13 +199,34 @@ def test_here_document_bodies_are_data_unless_a_shell_runs_them(tmp_path):
     path = tmp_path / "install.sh"
     path.write_text("#!/bin/bash\ncat > USAGE.txt <<'NOTE'\nStart the server with:\n"
                     "  vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size N --max-model-len 32k\n"
-                    "NOTE\ncat <<EOF | kubectl apply -f -\n    args: [vllm, serve, m, --data-parallel-size, '{{ x }}']\n"
+                    "NOTE\ncat <<EOF | kubectl apply -f -\n"
+                    "    args: [vllm, serve, m, --data-parallel-size, '{{ x }}']\n"
                     "EOF\necho \"wrote USAGE.txt\"\n")
     result = check(str(path))
     assert (result.code, result.out, result.err) == (0, "", "ctxlint: no findings in 1 file, 0 deployments\n")
     _, (role,) = roles("#!/bin/bash\nssh gpu-node <<'EOF'\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 9000\n"
                        "EOF\n")
     assert (role.context_length.value, role.context_length.source.line) == (9000, 3)
+
+
+def test_flags_and_models_kept_in_bash_arrays_are_read(tmp_path):
+    # Before: `"${SERVER_ARGS[@]}"` expanded to nothing: a false CTX201 "nothing sets --context-length" (L4).
+    _, (role,) = roles("#!/bin/bash\nSERVER_ARGS=(\n  --context-length 8192\n  --mem-fraction-static 0.85\n)\n"
+                       "python3 -m sglang.launch_server --model-path meta-llama/Llama-3.1-8B-Instruct "
+                       "\"${SERVER_ARGS[@]}\"\n")
+    at = role.context_length.source
+    assert (role.context_length.value, at.line, at.col, at.end_col) == (8192, 3, 20, 24)
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nMODELS=(Qwen/Qwen2.5-7B-Instruct meta-llama/Llama-3.1-8B-Instruct)\n"
+                    "vllm serve \"${MODELS[1]}\" --max-model-len 4096\nargs=(\"$@\")\n"
+                    "vllm serve \"${args[@]}\" --max-model-len 4096\n")
+    result, _ = roles(path.read_text())
+    assert [dep.model.id.value if dep.model.id else None for dep in result.deployments] == [
+        "meta-llama/Llama-3.1-8B-Instruct", None]
+    assert check("--select", "CTX008", str(path)).out == (
+        f"{path}:4:8: CTX008 [info] values ctxlint cannot resolve: argument ${{@}} (an argument the script's caller "
+        "passes); the checks that need them are skipped (set them literally, or state the limits with "
+        "ctxlint.io/* annotations) (unresolved-value)\n")
 
 
 def test_an_engine_config_beside_the_script_is_read_and_a_missing_one_is_said(tmp_path):
