@@ -303,6 +303,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, _expand_word)
         return []
+    if _no_command(program, ctx):
+        return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
     idx = shell_script_index(program)
@@ -314,6 +316,34 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
+
+
+# Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
+_DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",
+                  "fi", "esac"}
+
+
+def _no_command(program: list[Token], ctx: SplitContext) -> bool:
+    """A command that runs no program of its words (echo, printf, a `for` list), noting what it does to the
+    script's variables: `source FILE` / `. FILE` may set any of them, so no `${X:-default}` is taken after it;
+    `read A B` and `for A in ...` set theirs to values not in the script."""
+    name = program[0].text
+    if name in ("source", "."):
+        ctx.defaults = False
+        return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
+    if name == "read":
+        for t in program[1:]:
+            if _NAME_WORD.fullmatch(t.text):
+                ctx.local[t.text] = None
+        return True
+    if name in ("for", "select"):
+        if len(program) > 1 and _NAME_WORD.fullmatch(program[1].text):
+            ctx.local[program[1].text] = None
+        return True
+    return name in _DATA_BUILTINS
+
+
+_NAME_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int) -> list[Command]:

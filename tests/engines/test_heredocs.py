@@ -75,9 +75,9 @@ def test_here_document_bodies_are_data_not_commands():
 
     note = "  vllm serve m --tensor-parallel-size N\n"
     # quoted or bare delimiter, `<<-` with tabs, the redirect on either side, two on one line, CRLF (as read)
-    assert argvs(f"cat > USAGE <<'NOTE'\n{note}NOTE\necho done\n") == [["cat"], ["echo", "done"]]
-    assert argvs(f"cat <<EOF >x; echo a\n{note}EOF\nb\n") == [["cat"], ["echo", "a"], ["b"]]
-    assert argvs(f"if x; then\n\tcat <<-\"E\"\n\t{note}\tE\nfi\n") == [["x"], ["cat"], ["fi"]]
+    assert argvs(f"cat > USAGE <<'NOTE'\n{note}NOTE\nls done\n") == [["cat"], ["ls", "done"]]
+    assert argvs(f"cat <<EOF >x; ls a\n{note}EOF\nb\n") == [["cat"], ["ls", "a"], ["b"]]
+    assert argvs(f"if x; then\n\tcat <<-\"E\"\n\t{note}\tE\nfi\n") == [["x"], ["cat"]]  # `fi` runs nothing
     assert argvs(f"paste <<A <<B\n{note}A\n{note}B\nc\n") == [["paste"], ["c"]]
     assert argvs(f"cat <<EOF \n{note}EOF \nc\n") == [["cat"], ["c"]]
     assert argvs("grep x <<< 'vllm serve m'\nc\n") == [["grep", "x"], ["c"]]  # a here-string: one word

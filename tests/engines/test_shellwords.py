@@ -291,3 +291,19 @@ def test_defaults_of_variables_nothing_sets_only_when_asked():
     # without `defaults` (Kubernetes, compose, SkyPilot scripts) a default is recorded, never applied
     plain = split_shell(s).commands[-1]
     assert [t.text for t in plain.tokens][2] == '${M:-"org/m"}'
+
+
+def test_data_builtins_run_nothing_and_source_read_for_set_variables():
+    # sweep 10e: `echo vllm serve ...`, `printf`, `:` and a `for` list start no engine; after `source FILE` any
+    # variable may be set, so `${X:-default}` is no longer its default; `read` and `for` set variables to values
+    # the script does not hold
+    def programs(text):
+        return [[t.text for t in c.tokens] for c in split_shell(text, defaults=True).commands]
+
+    assert programs("echo vllm serve m --tp 2\nprintf '%s' vllm serve m\n: vllm serve m\n"
+                    "for bin in vllm llama-server; do echo $bin; done\n") == []
+    assert programs("vllm serve m --max-model-len ${LEN:-8192}") == [["vllm", "serve", "m", "--max-model-len", "8192"]]
+    assert programs("source ./env.sh\nvllm serve m --max-model-len ${LEN:-8192}") == [
+        ["source", "./env.sh"], ["vllm", "serve", "m", "--max-model-len", "${LEN:-8192}"]]
+    assert programs("read LEN\nvllm serve m --max-model-len ${LEN:-8192}")[-1][-1] == "${LEN:-8192}"
+    assert programs("for LEN in 1 2; do vllm serve m --max-model-len ${LEN:-8192}; done")[-1][-1] == "${LEN:-8192}"
