@@ -179,12 +179,14 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
 
 def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
     """An engine process that holds no serving role of its own: Dynamo's multimodal encode worker (no LLM KV
-    cache, dynamo/vllm/encode_engine.py), an SGLang follower node (`--node-rank` >= 1 runs its schedulers and a
+    cache, dynamo/vllm/encode_engine.py), TensorRT-LLM's disaggregated router, an SGLang follower node (`--node-rank` >= 1 runs its schedulers and a
     dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment)
     unless `grouped`: a group's worker template read as the engine of the whole group (a LeaderWorkerSet whose
     leader runs no engine ctxlint reads)."""
     if str(inv.value("disaggregation_mode", "")).lower() == "encode":
         return True
+    if inv.engine == "trtllm" and inv.subcommand == "disaggregated":
+        return True  # `trtllm-serve disaggregated` runs only the router (commands/serve.py: OpenAIDisaggServer)
     rank = inv.value("node_rank") if inv.engine == "sglang" and not grouped else None
     return isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1
 

@@ -273,3 +273,11 @@ def test_scripts_too_large_to_be_launchers_give_nothing(tmp_path, monkeypatch):
     assert (result.code, result.out) == (0, "")
     monkeypatch.setattr(shell_script, "MAX_CHARS", 1000)
     assert roles(REPRO + "#" * 3000)[1] == []
+
+
+def test_the_disaggregated_router_is_no_engine():
+    # sweep 10e: `trtllm-serve disaggregated -c cfg` runs only OpenAIDisaggServer (tensorrt_llm/commands/serve.py),
+    # which holds no KV cache; the servers it routes to are their own commands (or the config's sections)
+    deps, found = roles("#!/bin/bash\ntrtllm-serve disaggregated -c disagg.yaml -t 1800 -r 1200\n"
+                        "trtllm-serve Qwen/Qwen3-8B --max_seq_len 8192 &\n")
+    assert [r.context_length.value for r in found] == [8192]
