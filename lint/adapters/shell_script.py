@@ -65,7 +65,8 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result.diagnostics.extend(reading.diagnostics)
     whole = node.source(loaded.path)
     roles = [_at_program(r, whole) for r in reading.roles]
-    workload = Workload(name=Val(stem, whole), source=whole, input_format=NAME, roles=roles)
+    # the deployment is where its first engine command starts, not the script's first line (a shebang)
+    workload = Workload(name=Val(stem, whole), source=roles[0].role.source, input_format=NAME, roles=roles)
     result.extend(deployments_from(loaded.path, [workload]))
     return result
 

@@ -273,16 +273,26 @@ def _size_bytes(gib: float) -> float:
     return float(_candidate(gib).memory_bytes)
 
 
+# Formats that name no device anywhere (compose's device_ids are indexes; a script or an engine's own config file
+# has no node selector): the only place to state one is ctxlint's config.
+_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config")
+_CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
+
+
+def _advice(dep: Deployment, role: Role) -> str:
+    return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
+
+
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     """The CTX208 reason for a role without an accelerator type."""
     count = f" ({role.accelerators.count.value} per replica, type unknown)" if role.accelerators.count else ""
     base = f"no accelerator type (or available_kv_gib) is given{count}"
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
-        return f"{base}; {_vendor_devices(role)[1]}"
+        return f"{base}; {_advice(dep, role)}"
     if need.unmodelled:  # a device would not help: the engine's own figure would
         return f"{base}; {need.text()}"
-    fix = _vendor_devices(role)[1]
+    fix = _advice(dep, role)
     if need.point is None:
         return f"{base}; {need.text()}; {fix}"
     listed = f" ({', '.join(verdicts)})" if verdicts else ""
