@@ -20,13 +20,12 @@ from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_l
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
                                        limits_from_annotations, read_container)
-from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.adapters.workload_groups import deployments_from, named_halves
 from ctxlint.loader import LoadedFile
-from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
-from ctxlint.pairing import name_hint
+from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
-from ..records import record, replace
+from ..records import record
 
 NAME = "kubernetes"
 # kind -> keys from the workload's `spec` to its pod spec
@@ -58,7 +57,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             workload = _workload(obj, spans, result, config_maps(loaded, obj))
             if workload is not None:
                 workloads.append(workload)
-    adapted = deployments_from(loaded.path, _named_halves(workloads))
+    adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result
 
@@ -94,40 +93,6 @@ def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str
                     pod_labels=labels_of(template) if template else (),
                     labels=tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
                     if labels is not None and labels.kind == MAP else ())
-
-
-def _kv_both(w: Workload) -> bool:
-    kv = [r.role.arg("kv_transfer_config") for r in w.roles]
-    return all(k is not None and isinstance(k.value, dict) and k.value.get("kv_role") == "kv_both" for k in kv)
-
-
-def _named_halves(workloads: List[Workload]) -> List[Workload]:
-    """Unified workloads whose name or `llm-d.ai/role`/`role` label says prefill or decode
-    (pairing.name_hint) take that role when their vLLM `--kv-transfer-config` is `kv_both`
-    (a KV connector that both sends and receives: the name says which half), or when the
-    other half of the same model and engine is in this file (cross-file: pairing.py)."""
-    def key(w: Workload):
-        first = w.roles[0]
-        return (first.engine.value, str(first.model.value).lower()) if first.model is not None else None
-
-    hints = {}
-    for w in workloads:
-        unified = w.roles and all(r.role.kind == UNIFIED for r in w.roles)
-        hint = name_hint(str(w.name.value) if w.name is not None else None, w.labels) if unified else None
-        if hint is not None:
-            hints[id(w)] = hint
-    present = {(key(w), r.role.kind) for w in workloads for r in w.roles if r.role.kind in (PREFILL, DECODE)}
-    present |= {(key(w), hints[id(w)][0]) for w in workloads if id(w) in hints}
-    out = []
-    for w in workloads:
-        hint = hints.get(id(w))
-        other = DECODE if hint is not None and hint[0] == PREFILL else PREFILL
-        if hint is not None and (_kv_both(w) or (key(w) is not None and (key(w), other) in present)):
-            where = w.name.source if w.name is not None else w.source
-            role = Val(hint[0], where, raw=hint[1])
-            w = replace(w, roles=[replace(r, role=replace(r.role, role=role)) for r in w.roles])
-        out.append(w)
-    return out
 
 
 def _has_limits(annotations: Optional[Node]) -> bool:

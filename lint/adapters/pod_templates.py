@@ -21,10 +21,10 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kinds import handled_kinds
-from ctxlint.adapters.kubernetes import _named_halves, _pod_roles, matches
+from ctxlint.adapters.kubernetes import _pod_roles, matches
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, limits_from_annotations
-from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.adapters.workload_groups import deployments_from, named_halves
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SEQ, Node
@@ -73,7 +73,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             workloads.append(Workload(name=name, source=pod.source(spans.file), input_format=NAME, roles=roles,
                                       replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
                                       labels=labels_of(obj)))
-    result.extend(deployments_from(loaded.path, _named_halves(workloads)))
+    result.extend(deployments_from(loaded.path, named_halves(workloads)))
     return result
 
 

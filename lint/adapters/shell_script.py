@@ -43,7 +43,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     from ctxlint.adapters.config_files import tree_reader
     from ctxlint.adapters.scalar_spans import ScalarSpans
     from ctxlint.adapters.workload import Container, Workload, read_container
-    from ctxlint.adapters.workload_groups import deployments_from
+    from ctxlint.adapters.workload_groups import deployments_from, named_halves
     from ctxlint.model import Val
     from ctxlint.nodes import SCALAR, Node, Position
 
@@ -67,7 +67,8 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     roles = [_at_program(r, whole) for r in reading.roles]
     # the deployment is where its first engine command starts, not the script's first line (a shebang)
     workload = Workload(name=Val(stem, whole), source=roles[0].role.source, input_format=NAME, roles=roles)
-    result.extend(deployments_from(loaded.path, [workload]))
+    # `llama-prefill.sh` with a vLLM kv_both connector (NIXL's) is the prefill half, as a workload named so
+    result.extend(deployments_from(loaded.path, named_halves([workload])))
     return result
 
 

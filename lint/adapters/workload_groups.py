@@ -11,7 +11,8 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.workload import NOT_MEASURED, UNRESOLVED, Workload
 from ctxlint.findings import Diagnostic
-from ctxlint.model import DECODE, PREFILL, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
+from ctxlint.pairing import name_hint
 
 
 def _kinds(w: Workload) -> set:
@@ -146,3 +147,37 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         engine=Engine(name=first.engine, version=version),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
         roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)
+
+
+def _kv_both(w: Workload) -> bool:
+    kv = [r.role.arg("kv_transfer_config") for r in w.roles]
+    return all(k is not None and isinstance(k.value, dict) and k.value.get("kv_role") == "kv_both" for k in kv)
+
+
+def named_halves(workloads: List[Workload]) -> List[Workload]:
+    """Unified workloads whose name or `llm-d.ai/role`/`role` label says prefill or decode
+    (pairing.name_hint) take that role when their vLLM `--kv-transfer-config` is `kv_both`
+    (a KV connector that both sends and receives: the name says which half), or when the
+    other half of the same model and engine is in this file (cross-file: pairing.py)."""
+    def key(w: Workload):
+        first = w.roles[0]
+        return (first.engine.value, str(first.model.value).lower()) if first.model is not None else None
+
+    hints = {}
+    for w in workloads:
+        unified = w.roles and all(r.role.kind == UNIFIED for r in w.roles)
+        hint = name_hint(str(w.name.value) if w.name is not None else None, w.labels) if unified else None
+        if hint is not None:
+            hints[id(w)] = hint
+    present = {(key(w), r.role.kind) for w in workloads for r in w.roles if r.role.kind in (PREFILL, DECODE)}
+    present |= {(key(w), hints[id(w)][0]) for w in workloads if id(w) in hints}
+    out = []
+    for w in workloads:
+        hint = hints.get(id(w))
+        other = DECODE if hint is not None and hint[0] == PREFILL else PREFILL
+        if hint is not None and (_kv_both(w) or (key(w) is not None and (key(w), other) in present)):
+            where = w.name.source if w.name is not None else w.source
+            role = Val(hint[0], where, raw=hint[1])
+            w = replace(w, roles=[replace(r, role=replace(r.role, role=role)) for r in w.roles])
+        out.append(w)
+    return out

@@ -281,3 +281,13 @@ def test_the_disaggregated_router_is_no_engine():
     deps, found = roles("#!/bin/bash\ntrtllm-serve disaggregated -c disagg.yaml -t 1800 -r 1200\n"
                         "trtllm-serve Qwen/Qwen3-8B --max_seq_len 8192 &\n")
     assert [r.context_length.value for r in found] == [8192]
+
+
+def test_kv_both_scripts_named_prefill_and_decode_pair(tmp_path):
+    # sweep 10e: NIXL's connector is kv_both on both sides (vllm tests/v1/kv_connector/nixl_integration), so the
+    # name says which half, as for Kubernetes workloads named so; two unified deployments before
+    line = ("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192 --kv-transfer-config "
+            "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}'\n")
+    (tmp_path / "llama-prefill.sh").write_text(line)
+    (tmp_path / "llama-decode.sh").write_text(line)
+    assert "in 2 files, 1 deployment" in check(str(tmp_path)).err
