@@ -41,7 +41,7 @@ from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar,
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
-from ctxlint.adapters.workload_versions import Versions
+from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, parse_invocation, split_list,
                              split_shell)
 from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
@@ -201,8 +201,11 @@ class _Reader(Positions, Devices, Versions):
 
     def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
         env: Dict[str, Optional[str]] = dict(self.env)
-        assigns = {a.name: a for a in cmd.env}
-        env.update({a.name: (None if a.token.unresolved else a.value) for a in cmd.env})
+        # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
+        docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
+        given = list(cmd.env) + docker_assigns
+        assigns = {a.name: a for a in given}
+        env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
         if serves_no_role(inv, grouped=self.c.group_pods > 1):
@@ -246,7 +249,10 @@ class _Reader(Positions, Devices, Versions):
         model = None
         if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
             model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
-        found = EngineRole(role, Val(det.engine, engine_src), self.version(det.engine, image), model)
+        version = self.version(det.engine, image)
+        if version is None and image is None and docker_image is not None:
+            version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
+        found = EngineRole(role, Val(det.engine, engine_src), version, model)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
         if self.config_missing is not None and inv.config_file is not None and not config_ref:

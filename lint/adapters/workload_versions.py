@@ -3,11 +3,12 @@ own images: detect.engine_from_image) or a `pip install vllm==X` in its scripts.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional
+from typing import Any, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.detect import image_tag
 from ctxlint.engines.shellwords import commented
+from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
 from ctxlint.nodes import SCALAR
 
@@ -24,7 +25,7 @@ class Versions:
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
         if image is None or self.c.image is None:
             return self.installed_version(engine)
-        if re.search(r"dynamo|triton|/nim/|nvcr\.io/nim", image.lower()):
+        if _RUNTIME_IMAGE.search(image.lower()):
             return None  # runtime images carry their own version, not the engine's
         eng, version = engine_from_image(image)
         if eng != engine or not version:
@@ -52,3 +53,40 @@ class Versions:
                 start, end = found.span(1)
                 return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
         return None
+
+    def image_version(self, engine: str, image: str, source) -> Optional[Val[str]]:
+        """The release an image token names (`docker run lmsysorg/sglang:v0.4.6 ...` in a script), at the token."""
+        if _RUNTIME_IMAGE.search(image.lower()):
+            return None
+        eng, version = engine_from_image(image)
+        return Val(version, source, raw=image) if eng == engine and version else None
+
+
+def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign]]:
+    """For an engine started by `docker run [options] IMAGE [program ...]` (`before`: the words before the
+    engine's program, or its image when the image's entrypoint is the engine): the image token, and the
+    container's environment from `-e NAME=value` / `--env NAME=value` / `--env=NAME=value` (a `-e NAME`
+    without a value passes the host's, not known: not read). Anything else: (None, [])."""
+    texts = [t.text for t in before]
+    if not texts or texts[0].rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl") or "run" not in texts[:3]:
+        return None, []
+    image = next((t for t in reversed(before) if engine_from_image(t.text)[0] is not None), None)
+    out: List[EnvAssign] = []
+    for i, token in enumerate(before):
+        text = token.text
+        if text in ("-e", "--env") and i + 1 < len(before):
+            token = before[i + 1]
+        elif text.startswith("--env="):
+            cut = len("--env=")
+            token = Token(text[cut:], token.start, token.end, token.starts[cut:], token.ends[cut:], token.refs,
+                          token.item)
+        else:
+            continue
+        name = token.text.split("=", 1)[0]
+        if "=" in token.text and _NAME.fullmatch(name):
+            out.append(EnvAssign(name, token))
+    return image, out
+
+
+_RUNTIME_IMAGE = re.compile(r"dynamo|triton|/nim/|nvcr\.io/nim")
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

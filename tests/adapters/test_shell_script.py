@@ -291,3 +291,19 @@ def test_kv_both_scripts_named_prefill_and_decode_pair(tmp_path):
     (tmp_path / "llama-prefill.sh").write_text(line)
     (tmp_path / "llama-decode.sh").write_text(line)
     assert "in 2 files, 1 deployment" in check(str(tmp_path)).err
+
+
+def test_docker_run_gives_its_image_release_and_its_env():
+    # sweep 10e: `docker run IMAGE [program ...]` in a script: the image's tag is the release (CTX402 asked for one),
+    # and `-e NAME=value` / `--env NAME=value` / `--env=NAME=value` is the container's environment (TGI's settings,
+    # VLLM_ALLOW_LONG_MAX_MODEL_LEN) as in a compose file
+    result, (role,) = roles("docker run -d --gpus all --env=SGLANG_X=1 lmsysorg/sglang:v0.4.6 "
+                            "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B\n")
+    assert result.deployments[0].engine.version.value == "0.4.6"
+    deps, (tgi,) = roles("docker run --env MODEL_ID=Qwen/Qwen3-8B --env MAX_TOTAL_TOKENS=8192 "
+                         "ghcr.io/huggingface/text-generation-inference:3.3.6\n")
+    [dep] = deps.deployments
+    assert (dep.model.id.value, tgi.context_length.value, dep.engine.version.value) == ("Qwen/Qwen3-8B", 8192, "3.3.6")
+    result, _ = roles("docker run -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B\n")
+    [dep] = result.deployments
+    assert dep.engine.version.value == "0.8.5" and dep.roles[0].arg("VLLM_ALLOW_LONG_MAX_MODEL_LEN").value == "1"
