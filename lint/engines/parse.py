@@ -188,7 +188,9 @@ class _Parser:
             vt = self.toks[vidx]
             raw, vspan, nxt = vt.text, (vt.start, vt.end), vidx + 1
         if self._unres(vidx, f.name):
-            self._set(f, None, raw, vidx, vspan, name, i, "value not known: unresolved reference")
+            known = _known_json_part(self.toks[vidx]) if f.kind == "json" and f.name == "kv_transfer_config" else None
+            self._set(f, known, raw, vidx, vspan, name, i, "value not known: unresolved reference" if known is None
+                      else "value partly unknown: its keys holding an unresolved reference are left out")
             return nxt
         value, verr, vnote = _convert(spec, f, raw)
         if verr:
@@ -315,3 +317,42 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         t = p.toks[k]
         p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
     return found
+
+
+def _known_json_part(token) -> Optional[dict]:
+    """A JSON object value whose unresolved references all sit inside string values (`'{"kv_role":"kv_producer",
+    "kv_ip":"'$IP'"}'`, vLLM's own disaggregated_prefill.sh): the object without the keys they touch, so its
+    known keys (the KV role that marks a prefill server) still count. None when a reference reaches a key or the
+    object's shape."""
+    import json
+
+    spans = [(r.start, r.end) for r in token.unresolved]
+    text = "".join("\x00" if any(a <= s < b for a, b in spans) else c
+                   for c, s in zip(token.text, token.starts or range(len(token.text))))
+    try:
+        data = json.loads(text.replace("\x00", "\\u0000"), object_pairs_hook=_no_marked_keys)
+    except (ValueError, _MarkedKey):
+        return None
+    if not isinstance(data, dict):
+        return None
+    return {k: v for k, v in data.items() if not _marked(v)}
+
+
+class _MarkedKey(ValueError):
+    pass
+
+
+def _no_marked_keys(pairs):
+    if any("\x00" in k for k, _ in pairs):
+        raise _MarkedKey()
+    return dict(pairs)
+
+
+def _marked(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_marked(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_marked(v) for v in value)
+    return False

@@ -349,3 +349,21 @@ def test_vllm_read_enable_chunked_prefill_false_before_its_switch_refused_it():
     assert e.since is None
     # a release candidate of the refusing release refuses too
     assert (e.refused_by("0.9.2rc1"), Problem("x", None, None, since="0.10.0").refused_by("v0.10.0rc1")) == (True, True)
+
+
+def test_a_kv_transfer_config_keeps_the_keys_no_unresolved_reference_touches():
+    # sweep 10e: vLLM's own examples/online_serving/disaggregated_prefill.sh puts `$VLLM_HOST_IP` inside the JSON; the
+    # whole value was unknown, so kv_producer/kv_consumer servers were two unified roles. A reference inside a string
+    # value leaves the other keys known; one in a key or outside a string leaves nothing.
+    def role(script):
+        [cmd] = split_shell(script).commands
+        inv = parse_invocation("vllm", cmd.tokens, {}, "vllm", "serve", 2)
+        return inv.value("kv_transfer_config"), inv.disaggregation_role, [p.flag for p in inv.unresolved]
+
+    known = ("vllm serve m --kv-transfer-config "
+             """'{"kv_connector":"P2pNcclConnector","kv_role":"kv_producer","kv_ip":"'$IP'"}'""")
+    assert role(known) == ({"kv_connector": "P2pNcclConnector", "kv_role": "kv_producer"}, "prefill",
+                           ["kv_transfer_config"])
+    outside = """vllm serve m --kv-transfer-config '{"kv_role":"kv_producer","kv_port":'$PORT'}'"""
+    assert role(outside)[:2] == (None, None)
+    assert role("""vllm serve m --kv-transfer-config '{"kv_role":"'$ROLE'"}'""")[:2] == ({}, None)
