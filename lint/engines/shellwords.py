@@ -25,7 +25,9 @@ from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
+from .shell_commands import CONTAINER_RUNNERS, no_command, run_image_index
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
+
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
 # in every string of the file, exec-form list items included; `$$` is a literal `$`.
@@ -208,6 +210,12 @@ def shell_script_index(tokens: list[Token]) -> Optional[int]:
     As in bash/dash, -c only says "read commands from the first operand": the
     script is the first word that is not an option (`bash -lc -- "..."`).
     """
+    if tokens and tokens[0].text.rsplit("/", 1)[-1] in CONTAINER_RUNNERS and "run" in [t.text for t in tokens[1:3]]:
+        # `docker run [opts] IMAGE bash -c SCRIPT`: the container's shell runs the script
+        image = run_image_index(tokens)
+        at = image + 1 if image is not None else None
+        inner = shell_script_index(tokens[at:]) if at is not None and at < len(tokens) else None
+        return at + inner if inner is not None else None
     if not tokens or tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
     saw_c, i = False, 1
@@ -303,7 +311,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, _expand_word)
         return []
-    if _no_command(program, ctx):
+    if no_command(program, ctx):
         return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
@@ -316,34 +324,6 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
-
-
-# Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
-_DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",
-                  "fi", "esac"}
-
-
-def _no_command(program: list[Token], ctx: SplitContext) -> bool:
-    """A command that runs no program of its words (echo, printf, a `for` list), noting what it does to the
-    script's variables: `source FILE` / `. FILE` may set any of them, so no `${X:-default}` is taken after it;
-    `read A B` and `for A in ...` set theirs to values not in the script."""
-    name = program[0].text
-    if name in ("source", "."):
-        ctx.defaults = False
-        return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
-    if name == "read":
-        for t in program[1:]:
-            if _NAME_WORD.fullmatch(t.text):
-                ctx.local[t.text] = None
-        return True
-    if name in ("for", "select"):
-        if len(program) > 1 and _NAME_WORD.fullmatch(program[1].text):
-            ctx.local[program[1].text] = None
-        return True
-    return name in _DATA_BUILTINS
-
-
-_NAME_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int) -> list[Command]:

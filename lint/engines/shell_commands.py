@@ -1,0 +1,57 @@
+"""What a shell command does besides starting the program of its first word: builtins whose words are data
+(`echo vllm serve ...`), commands that set the script's variables to values it does not hold (`source`, `read`,
+`for`), and `docker run [opts] IMAGE ...`, whose IMAGE is where the container's own command starts."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ctxlint.lazyre import lazy_compile
+
+from .tokens import Token
+
+CONTAINER_RUNNERS = ("docker", "podman", "nerdctl")
+# `docker run` options that take no value (any other option without `=` takes the next word)
+_RUN_SWITCHES = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-dit", "--privileged",
+                 "--init", "--read-only", "-P", "--publish-all", "--no-healthcheck", "--oom-kill-disable", "--sig-proxy"}
+
+
+def run_image_index(tokens: list[Token]) -> Optional[int]:
+    """Index of IMAGE in `docker run [opts] IMAGE ...` (the first word no option takes), or None."""
+    i = next((k for k, t in enumerate(tokens[:3]) if t.text == "run"), None)
+    if i is None:
+        return None
+    i += 1
+    while i < len(tokens):
+        text = tokens[i].text
+        if not text.startswith("-") or text == "-":
+            return i
+        i += 1 if "=" in text or text in _RUN_SWITCHES else 2
+    return None
+
+
+# Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
+_DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",
+                  "fi", "esac"}
+
+
+def no_command(program: list[Token], ctx) -> bool:
+    """A command that runs no program of its words (echo, printf, a `for` list), noting what it does to the
+    script's variables: `source FILE` / `. FILE` may set any of them, so no `${X:-default}` is taken after it;
+    `read A B` and `for A in ...` set theirs to values not in the script."""
+    name = program[0].text
+    if name in ("source", "."):
+        ctx.defaults = False
+        return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
+    if name == "read":
+        for t in program[1:]:
+            if _NAME_WORD.fullmatch(t.text):
+                ctx.local[t.text] = None
+        return True
+    if name in ("for", "select"):
+        if len(program) > 1 and _NAME_WORD.fullmatch(program[1].text):
+            ctx.local[program[1].text] = None
+        return True
+    return name in _DATA_BUILTINS
+
+
+_NAME_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
