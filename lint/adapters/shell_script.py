@@ -67,8 +67,9 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     roles = [_at_program(r, whole) for r in reading.roles]
     # the deployment is where its first engine command starts, not the script's first line (a shebang)
     workload = Workload(name=Val(stem, whole), source=roles[0].role.source, input_format=NAME, roles=roles)
-    # `llama-prefill.sh` with a vLLM kv_both connector (NIXL's) is the prefill half, as a workload named so
-    result.extend(deployments_from(loaded.path, named_halves([workload])))
+    # `llama-prefill.sh` with a vLLM kv_both connector (NIXL's) is the prefill half, as a workload named so; a
+    # script that starts several servers (`disaggregated_prefill.sh` starts both halves) is not named after one
+    result.extend(deployments_from(loaded.path, named_halves([workload]) if len(roles) == 1 else [workload]))
     return result
 
 

@@ -209,6 +209,7 @@ class _Reader(Positions, Devices, Versions):
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
         if serves_no_role(inv, grouped=self.c.group_pods > 1):
+            self.config_missing = None  # its unread config file is not the next command's
             return
         tokens: Tuple[Token, ...] = cmd.tokens
 

@@ -40,7 +40,9 @@ def no_command(program: list[Token], ctx) -> bool:
     `read A B` and `for A in ...` set theirs to values not in the script."""
     name = program[0].text
     if name in ("source", "."):
-        ctx.defaults = False
+        target = program[1].text.rsplit("/", 1)[-1] if len(program) > 1 else ""
+        if target not in _ENVIRONMENTS:  # a virtualenv's or conda's activation sets no engine's variables
+            ctx.defaults = False
         return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
     if name == "read":
         for t in program[1:]:
@@ -55,3 +57,5 @@ def no_command(program: list[Token], ctx) -> bool:
 
 
 _NAME_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# Sourced files that set up an interpreter, not the launcher's settings: `.venv/bin/activate`, conda's hook
+_ENVIRONMENTS = {"activate", "conda.sh", "activate.sh", "mamba.sh"}

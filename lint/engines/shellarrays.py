@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .shellwords import SplitContext
 
 _INDEX = lazy_compile(r"-?[0-9]+")
+_KEYED = lazy_compile(r"\[[^\]]*\]\+?=")  # `[0]=x` inside `( ... )`
 _ELEMENT_SET = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")  # `A[2]=x`: the array changes
 
 
@@ -50,7 +51,24 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
         if unsure:  # appended in a branch: what was there stays, what follows may be anything
             ctx.arrays[name] = (known[0], True)  # type: ignore[index]
             continue
-        elements = [token for element in word.array for token in expand(element, ctx)]
+        elements, cut = [], False
+        for element in word.array:
+            if _KEYED.match("".join(run[0] for part in element.parts for run in part.runs)):
+                cut = None  # `([0]=--max-model-len [1]=131072)`: keyed elements, not read
+                break
+            tokens = expand(element, ctx)
+            if not element.had_quotes and any(t.unresolved for t in tokens):
+                cut = True  # an unquoted unknown is zero or more words: where later elements are is not known
+                break
+            elements.extend(tokens)
+        if cut is None:
+            ctx.arrays[name], ctx.local[name] = None, None
+            continue
+        if cut:
+            known_part = (known[0] if append and known is not None and not known[1] else []) + elements
+            ctx.arrays[name] = (known_part, True)
+            ctx.local[name] = known_part[0].text if known_part and not known_part[0].unresolved else None
+            continue
         if append and known is not None:  # after unknown elements, these are somewhere in the unknown rest
             elements, more = (known[0], True) if known[1] else (known[0] + elements, False)
         else:

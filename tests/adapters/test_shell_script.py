@@ -307,3 +307,23 @@ def test_docker_run_gives_its_image_release_and_its_env():
     result, _ = roles("docker run -e VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm/vllm-openai:v0.8.5 --model Qwen/Qwen3-8B\n")
     [dep] = result.deployments
     assert dep.engine.version.value == "0.8.5" and dep.roles[0].arg("VLLM_ALLOW_LONG_MAX_MODEL_LEN").value == "1"
+
+
+def test_review_of_the_script_fixes(tmp_path):
+    # review of 7027924..5d6fc19: a script that starts both halves is not named after one; the router's unread
+    # config file is not charged to the next command (CTX308 came back hidden); a virtualenv's activation keeps
+    # the defaults after it; keyed arrays and elements after an unquoted unknown are not read as positions
+    line = ("vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 131072 --kv-transfer-config "
+            "'{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_both\"}' &\n")
+    _, found = roles(line + line, "disaggregated_prefill.sh")
+    assert [r.kind for r in found] == ["unified", "unified"]
+    result, found = roles("trtllm-serve disaggregated -c disagg.yaml &\n"
+                          "trtllm-serve Qwen/Qwen3-8B --max_seq_len 16384 --max_num_tokens 4096 &\n")
+    assert [r.settings_unread for r in found] == [None]
+    models = [roles(f"source {f}\nexport M=${{M:-Qwen/Qwen3-8B}}\nvllm serve $M\n")[0].deployments[0].model.id
+              for f in (".venv/bin/activate", "./env.sh")]
+    assert (models[0].value, models[1]) == ("Qwen/Qwen3-8B", None)
+    for script in ("A=([0]=--max-model-len [1]=131072)\nvllm serve m --max-model-len 8192 \"${A[@]}\"\n",
+                   "A=($EXTRA 131072)\nvllm serve m --max-model-len ${A[1]}\n"):
+        _, (role,) = roles(script)
+        assert role.context_length is None or role.context_length.value != 131072, script
