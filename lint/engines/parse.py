@@ -188,7 +188,8 @@ class _Parser:
             vt = self.toks[vidx]
             raw, vspan, nxt = vt.text, (vt.start, vt.end), vidx + 1
         if self._unres(vidx, f.name):
-            known = _known_json_part(self.toks[vidx]) if f.kind == "json" and f.name == "kv_transfer_config" else None
+            known = _known_json_part(self.toks[vidx], len(self.toks[vidx].text) - len(raw)) \
+                if f.kind == "json" and f.name == "kv_transfer_config" else None
             self._set(f, known, raw, vidx, vspan, name, i, "value not known: unresolved reference" if known is None
                       else "value partly unknown: its keys holding an unresolved reference are left out")
             return nxt
@@ -319,7 +320,7 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
     return found
 
 
-def _known_json_part(token) -> Optional[dict]:
+def _known_json_part(token, offset: int = 0) -> Optional[dict]:
     """A JSON object value whose unresolved references all sit inside string values (`'{"kv_role":"kv_producer",
     "kv_ip":"'$IP'"}'`, vLLM's own disaggregated_prefill.sh): the object without the keys they touch, so its
     known keys (the KV role that marks a prefill server) still count. None when a reference reaches a key or the
@@ -327,11 +328,12 @@ def _known_json_part(token) -> Optional[dict]:
     import json
 
     spans = [(r.start, r.end) for r in token.unresolved]
+    starts = token.starts or range(len(token.text))
     text = "".join("\x00" if any(a <= s < b for a, b in spans) else c
-                   for c, s in zip(token.text, token.starts or range(len(token.text))))
+                   for c, s in zip(token.text[offset:], starts[offset:]))  # offset: after `--flag=`
     try:
         data = json.loads(text.replace("\x00", "\\u0000"), object_pairs_hook=_no_marked_keys)
-    except (ValueError, _MarkedKey):
+    except (ValueError, RecursionError):  # _MarkedKey is a ValueError
         return None
     if not isinstance(data, dict):
         return None

@@ -1,33 +1,11 @@
 """What a shell command does besides starting the program of its first word: builtins whose words are data
-(`echo vllm serve ...`), commands that set the script's variables to values it does not hold (`source`, `read`,
-`for`), and `docker run [opts] IMAGE ...`, whose IMAGE is where the container's own command starts."""
+(`echo vllm serve ...`), and commands that set the script's variables to values it does not hold (`source`,
+`read`, `for`)."""
 from __future__ import annotations
-
-from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
 
 from .tokens import Token
-
-CONTAINER_RUNNERS = ("docker", "podman", "nerdctl")
-# `docker run` options that take no value (any other option without `=` takes the next word)
-_RUN_SWITCHES = {"--rm", "-d", "--detach", "-i", "--interactive", "-t", "--tty", "-it", "-ti", "-dit", "--privileged",
-                 "--init", "--read-only", "-P", "--publish-all", "--no-healthcheck", "--oom-kill-disable", "--sig-proxy"}
-
-
-def run_image_index(tokens: list[Token]) -> Optional[int]:
-    """Index of IMAGE in `docker run [opts] IMAGE ...` (the first word no option takes), or None."""
-    i = next((k for k, t in enumerate(tokens[:3]) if t.text == "run"), None)
-    if i is None:
-        return None
-    i += 1
-    while i < len(tokens):
-        text = tokens[i].text
-        if not text.startswith("-") or text == "-":
-            return i
-        i += 1 if "=" in text or text in _RUN_SWITCHES else 2
-    return None
-
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
 _DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",

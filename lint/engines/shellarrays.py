@@ -65,7 +65,10 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
             ctx.arrays[name], ctx.local[name] = None, None
             continue
         if cut:
-            known_part = (known[0] if append and known is not None and not known[1] else []) + elements
+            if append and known is not None and known[1]:  # already ends in an unknown rest: these are in it
+                known_part = known[0]
+            else:
+                known_part = (known[0] if append and known is not None else []) + elements
             ctx.arrays[name] = (known_part, True)
             ctx.local[name] = known_part[0].text if known_part and not known_part[0].unresolved else None
             continue

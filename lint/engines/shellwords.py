@@ -25,7 +25,7 @@ from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
-from .shell_commands import CONTAINER_RUNNERS, no_command, run_image_index
+from .shell_commands import no_command
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -210,12 +210,6 @@ def shell_script_index(tokens: list[Token]) -> Optional[int]:
     As in bash/dash, -c only says "read commands from the first operand": the
     script is the first word that is not an option (`bash -lc -- "..."`).
     """
-    if tokens and tokens[0].text.rsplit("/", 1)[-1] in CONTAINER_RUNNERS and "run" in [t.text for t in tokens[1:3]]:
-        # `docker run [opts] IMAGE bash -c SCRIPT`: the container's shell runs the script
-        image = run_image_index(tokens)
-        at = image + 1 if image is not None else None
-        inner = shell_script_index(tokens[at:]) if at is not None and at < len(tokens) else None
-        return at + inner if inner is not None else None
     if not tokens or tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
     saw_c, i = False, 1

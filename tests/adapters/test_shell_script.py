@@ -327,3 +327,7 @@ def test_review_of_the_script_fixes(tmp_path):
                    "A=($EXTRA 131072)\nvllm serve m --max-model-len ${A[1]}\n"):
         _, (role,) = roles(script)
         assert role.context_length is None or role.context_length.value != 131072, script
+    # review of 99e9b93: appending an unknown after a branch's append keeps the array's start (the model)
+    result, _ = roles("A=(--model Qwen/Qwen3-8B)\nif [ -n \"$Q\" ]; then A+=(--quantization fp8); fi\n"
+                      "A+=(--max-model-len 8192 $EXTRA)\nvllm serve \"${A[@]}\"\n")
+    assert result.deployments[0].model.id.value == "Qwen/Qwen3-8B"

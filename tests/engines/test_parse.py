@@ -367,3 +367,9 @@ def test_a_kv_transfer_config_keeps_the_keys_no_unresolved_reference_touches():
     outside = """vllm serve m --kv-transfer-config '{"kv_role":"kv_producer","kv_port":'$PORT'}'"""
     assert role(outside)[:2] == (None, None)
     assert role("""vllm serve m --kv-transfer-config '{"kv_role":"'$ROLE'"}'""")[:2] == ({}, None)
+    # review of 0fc724c: the `--flag=value` form too, and a JSON too deep to parse is unknown, not an error
+    assert role(known.replace("--kv-transfer-config ", "--kv-transfer-config="))[:2] == (
+        {"kv_connector": "P2pNcclConnector", "kv_role": "kv_producer"}, "prefill")
+    deep = "vllm serve m --kv-transfer-config '" + '{"a":' * 3000 + '"\'$X\'"' + "}" * 3000 + "'"
+    [cmd] = split_shell(deep).commands
+    assert not parse_invocation("vllm", cmd.tokens, {}, "vllm", "serve", 2).errors
