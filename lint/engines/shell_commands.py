@@ -20,7 +20,7 @@ def no_command(program: list[Token], ctx) -> bool:
     if name in ("source", "."):
         target = program[1].text.rsplit("/", 1)[-1] if len(program) > 1 else ""
         if target not in _ENVIRONMENTS:  # a virtualenv's or conda's activation sets no engine's variables
-            ctx.defaults = False
+            ctx.defaults, ctx.sourced = False, True
         return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
     if name == "read":
         for t in program[1:]:

@@ -50,6 +50,7 @@ class SplitContext:
         self.resolver = resolver or no_resolver
         self.go = go  # Go template actions are references (see gotemplate.py)
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
+        self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
         self.local: dict[str, Optional[str]] = {}
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
@@ -350,7 +351,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     except Exception as exc:  # defensive: odd input must never crash a lint run
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, len(text)))
         commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure),
+                       frozenset(k for k, v in ctx.local.items() if v is None) - ctx.unsure, ctx.sourced)
 
 
 def commented(script: str, at: int) -> bool:

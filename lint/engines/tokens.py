@@ -123,6 +123,8 @@ class SplitResult:
     refs: tuple[VarRef, ...] = ()  # every reference seen, resolved or not
     problems: tuple[SplitProblem, ...] = field(default_factory=tuple)
     unsure: frozenset = frozenset()  # variables set only inside a branch or loop (or after && / ||)
+    unknown_set: frozenset = frozenset()  # variables the script sets to values it does not hold (`read X`, `X=$(cmd)`)
+    sourced: bool = False  # the script sources a file (not a virtualenv's activation) that may set any variable
 
     @property
     def unresolved(self) -> tuple[VarRef, ...]:

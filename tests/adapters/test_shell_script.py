@@ -331,3 +331,14 @@ def test_review_of_the_script_fixes(tmp_path):
     result, _ = roles("A=(--model Qwen/Qwen3-8B)\nif [ -n \"$Q\" ]; then A+=(--quantization fp8); fi\n"
                       "A+=(--max-model-len 8192 $EXTRA)\nvllm serve \"${A[@]}\"\n")
     assert result.deployments[0].model.id.value == "Qwen/Qwen3-8B"
+
+
+def test_ctx008_says_why_a_script_variable_is_unknown(tmp_path):
+    # review of the sweep: "X is not set in the file" for `read X` / `X=$(cmd)`, which set it, and without the
+    # `source` that may set it
+    path = tmp_path / "start.sh"
+    path.write_text("#!/bin/bash\nsource ./env.sh\nread LEN\nvllm serve Qwen/Qwen3-8B --max-model-len $LEN "
+                    "--tensor-parallel-size $TP\n")
+    [line] = [x for x in check(str(path)).out.splitlines() if "CTX008" in x]
+    assert "--max-model-len ${LEN} (LEN is set by the script to a value it does not hold); --tensor-parallel-size " \
+           "${TP} (TP is not set in the file; a file the script sources may set it)" in line
