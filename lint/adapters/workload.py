@@ -165,13 +165,13 @@ class _Reader(Positions, Devices, Versions):
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
                                 go=c.go_values is not None, defaults=c.shell_defaults)
-            self.unsure, self.unknown_set, self.sourced = split.unsure, split.unknown_set, split.sourced
+            self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
                                shell=self.env.get if c.compose_refs else None, go=c.go_values is not None)
-            self.unsure, self.unknown_set, self.sourced = split.unsure, split.unknown_set, split.sourced
+            self.unsure = split.unsure
         image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
             else None
         commands = list(split.commands)

@@ -23,8 +23,6 @@ class Positions:
     config_sources: Dict[str, Source]
     env: Dict[str, Optional[str]]
     unsure: frozenset = frozenset()  # the script's variables set inside a branch or loop
-    unknown_set: frozenset = frozenset()  # ... set to values it does not hold (`read X`, `X=$(cmd)`)
-    sourced = False  # the script sources a file that may set any variable
 
     def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:
         index = item if item is not None else 0
@@ -95,9 +93,9 @@ class Positions:
             if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays
                 return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
+                "is set by the script to a value it does not hold" if ref.why == "set" else \
                 "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
-                else "is set by the script to a value it does not hold" if ref.name in self.unknown_set \
-                else "is not set in the file; a file the script sources may set it" if self.sourced \
+                else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)

@@ -114,8 +114,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
     except Exception as exc:  # defensive: report instead of raising
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, 0))
         commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure),
-                       frozenset(k for k, v in ctx.local.items() if v is None) - ctx.unsure, ctx.sourced)
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
 
 
 def _scalar(x: object) -> str:

@@ -337,7 +337,10 @@ def _known_json_part(token, offset: int = 0) -> Optional[dict]:
         return None
     if not isinstance(data, dict):
         return None
-    return {k: v for k, v in data.items() if not _marked(v)}
+    try:
+        return {k: v for k, v in data.items() if not _marked(v)}
+    except RecursionError:  # parsed, but too deep to walk: unknown, never an error
+        return None
 
 
 class _MarkedKey(ValueError):

@@ -123,7 +123,9 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
             else None
         if typed is not None:
             value = typed[0]
-        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item)
+        why = "" if value is not None or part.style != "shell" else \
+            "set" if part.name in ctx.local else "sourced" if ctx.sourced else ""
+        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
         refs.append(ref)
         if typed is not None:  # the default's characters where they are typed
             chars.extend((c, a, b, not (part.quoted or typed[3])) for c, a, b in zip(*typed[:3]))
@@ -351,8 +353,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     except Exception as exc:  # defensive: odd input must never crash a lint run
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, len(text)))
         commands = []
-    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure),
-                       frozenset(k for k, v in ctx.local.items() if v is None) - ctx.unsure, ctx.sourced)
+    return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
 
 
 def commented(script: str, at: int) -> bool:

@@ -31,6 +31,9 @@ class VarRef:
     value: Optional[str] = None
     default: Optional[str] = None  # the `${X:-default}` text, recorded not applied
     item: Optional[int] = None  # list form: index of the list item holding it
+    # why an unknown shell variable is unknown where it is used: "set" (the script set it before to a value it
+    # does not hold: `read X`, `X=$(cmd)`), "sourced" (a file the script sourced before may set it), or ""
+    why: str = ""
 
     @property
     def resolved(self) -> bool:
@@ -123,8 +126,6 @@ class SplitResult:
     refs: tuple[VarRef, ...] = ()  # every reference seen, resolved or not
     problems: tuple[SplitProblem, ...] = field(default_factory=tuple)
     unsure: frozenset = frozenset()  # variables set only inside a branch or loop (or after && / ||)
-    unknown_set: frozenset = frozenset()  # variables the script sets to values it does not hold (`read X`, `X=$(cmd)`)
-    sourced: bool = False  # the script sources a file (not a virtualenv's activation) that may set any variable
 
     @property
     def unresolved(self) -> tuple[VarRef, ...]:

@@ -341,4 +341,17 @@ def test_ctx008_says_why_a_script_variable_is_unknown(tmp_path):
                     "--tensor-parallel-size $TP\n")
     [line] = [x for x in check(str(path)).out.splitlines() if "CTX008" in x]
     assert "--max-model-len ${LEN} (LEN is set by the script to a value it does not hold); --tensor-parallel-size " \
-           "${TP} (TP is not set in the file; a file the script sources may set it)" in line
+           "${TP} (TP is not set in the file; a file the script sources before may set it)" in line
+
+
+def test_ctx008_reasons_are_those_where_the_variable_is_used(tmp_path):
+    # review of 1c7335a: the reason is the script's state at the reference, not at its end; a Kubernetes $(LEN) is
+    # the kubelet's, never the script's
+    path = tmp_path / "start.sh"
+    for script, reason in (("vllm serve m --max-model-len $LEN\nLEN=$(cat f)\n", "LEN is not set in the file"),
+                           ("vllm serve m --max-model-len $LEN\nsource ./env.sh\n", "LEN is not set in the file"),
+                           ("read LEN\nvllm serve m --max-model-len $LEN\nLEN=8192\n",
+                            "LEN is set by the script to a value it does not hold")):
+        path.write_text("#!/bin/bash\n" + script)
+        [line] = [x for x in check(str(path)).out.splitlines() if "CTX008" in x]
+        assert f"${{LEN}} ({reason})" in line, script
