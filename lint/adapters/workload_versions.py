@@ -7,6 +7,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.detect import image_tag
+from ctxlint.engines.lexer import NAME
 from ctxlint.engines.shellwords import commented
 from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
@@ -25,10 +26,8 @@ class Versions:
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
         if image is None or self.c.image is None:
             return self.installed_version(engine)
-        if _RUNTIME_IMAGE.search(image.lower()):
-            return None  # runtime images carry their own version, not the engine's
-        eng, version = engine_from_image(image)
-        if eng != engine or not version:
+        version = _release(engine, image)
+        if version is None:
             return None
         # Point at the tag (`v0.11.0` in `vllm/vllm-openai:v0.11.0`), where a fix would be typed.
         tag = image_tag(image)  # found in the text as written: `${TAG:-v0.6.6}` holds it past a `:`
@@ -56,10 +55,17 @@ class Versions:
 
     def image_version(self, engine: str, image: str, source) -> Optional[Val[str]]:
         """The release an image token names (`docker run lmsysorg/sglang:v0.4.6 ...` in a script), at the token."""
-        if _RUNTIME_IMAGE.search(image.lower()):
-            return None
-        eng, version = engine_from_image(image)
-        return Val(version, source, raw=image) if eng == engine and version else None
+        version = _release(engine, image)
+        return Val(version, source, raw=image) if version is not None else None
+
+
+def _release(engine: str, image: str) -> Optional[str]:
+    """The release of `engine` an image's tag names (detect.engine_from_image); runtime images (Dynamo, Triton,
+    NIM) carry their own version, not the engine's."""
+    if _RUNTIME_IMAGE.search(image.lower()):
+        return None
+    eng, version = engine_from_image(image)
+    return version if eng == engine and version else None
 
 
 def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign]]:
@@ -67,8 +73,9 @@ def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign
     engine's program, or its image when the image's entrypoint is the engine): the image token, and the
     container's environment from `-e NAME=value` / `--env NAME=value` / `--env=NAME=value` (a `-e NAME`
     without a value passes the host's, not known: not read). Anything else: (None, [])."""
-    texts = [t.text for t in before]
-    if not texts or texts[0].rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl") or "run" not in texts[:3]:
+    # every engine command is asked: the first word decides before anything is built
+    if not before or before[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl") \
+            or "run" not in [t.text for t in before[1:3]]:
         return None, []
     image = next((t for t in reversed(before) if engine_from_image(t.text)[0] is not None), None)
     out: List[EnvAssign] = []
@@ -83,10 +90,9 @@ def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign
         else:
             continue
         name = token.text.split("=", 1)[0]
-        if "=" in token.text and _NAME.fullmatch(name):
+        if "=" in token.text and NAME.fullmatch(name):
             out.append(EnvAssign(name, token))
     return image, out
 
 
 _RUNTIME_IMAGE = re.compile(r"dynamo|triton|/nim/|nvcr\.io/nim")
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

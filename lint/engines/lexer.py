@@ -17,7 +17,7 @@ from ..records import field, record
 from .gotemplate import ELSE, END, OPEN, action_at, next_action
 from .heredocs import after_bodies
 
-_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
 _K8S_NAME = lazy_compile(r"[-._A-Za-z][-._A-Za-z0-9]*")
 _SPECIAL = "@*#?$!-0123456789"
@@ -320,7 +320,7 @@ class Lexer:
                 self.problems.append(("unterminated ${", *self.src(a, len(s))))
                 end = len(s) - 1
             body = s[a + 2:end]
-            named = _NAME.match(body)
+            named = NAME.match(body)
             m = named or re.match(r"[@*#?$!0-9-]", body)
             name = m.group(0) if m else body
             rest = body[len(name):] if m else ""
@@ -346,8 +346,8 @@ class Lexer:
                 end = len(s)
             self._raw_part("cmd", a, end, quoted, name=s[a:end], style="command")
             self.i = end
-        elif nxt and (nxt in _SPECIAL or _NAME.match(nxt)):
-            m = _NAME.match(s, a + 1)
+        elif nxt and (nxt in _SPECIAL or NAME.match(nxt)):
+            m = NAME.match(s, a + 1)
             end = m.end() if m and not nxt.isdigit() else a + 2
             self._raw_part("var", a, end, quoted, name=s[a + 1:end], style="shell")
             self.i = end

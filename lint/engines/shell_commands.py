@@ -3,8 +3,7 @@
 `read`, `for`)."""
 from __future__ import annotations
 
-from ctxlint.lazyre import lazy_compile
-
+from .lexer import NAME
 from .tokens import Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
@@ -24,16 +23,15 @@ def no_command(program: list[Token], ctx) -> bool:
         return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
     if name == "read":
         for t in program[1:]:
-            if _NAME_WORD.fullmatch(t.text):
+            if NAME.fullmatch(t.text):
                 ctx.local[t.text] = None
         return True
     if name in ("for", "select"):
-        if len(program) > 1 and _NAME_WORD.fullmatch(program[1].text):
+        if len(program) > 1 and NAME.fullmatch(program[1].text):
             ctx.local[program[1].text] = None
         return True
     return name in _DATA_BUILTINS
 
 
-_NAME_WORD = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Sourced files that set up an interpreter, not the launcher's settings: `.venv/bin/activate`, conda's hook
 _ENVIRONMENTS = {"activate", "conda.sh", "activate.sh", "mamba.sh"}
