@@ -340,7 +340,8 @@ def _default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
 def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> Diagnostic:
     labels = ", ".join(r.label for r in roles)
     engine = _engine(dep)
-    source: Source = dep.model.id.source if dep.model.id is not None else dep.source
+    # no model id: at the role (its engine command or image), where the model would be named
+    source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
     resolution = dep.resolution
     if arch is None:
         why = _model_unknown(dep)

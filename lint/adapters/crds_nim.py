@@ -103,9 +103,12 @@ def serves_an_llm(image: Optional[Node], env: List[EnvVar]) -> bool:
     return lookup_model(found.group(1)) is not None
 
 
-def _model_of_image(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
+def _model_of_image(image: Optional[Node], spans: ScalarSpans, mirrored: bool = False) -> Optional[Val[str]]:
+    """The model an image names: `nvcr.io/nim/<org>/<model>`, or (`mirrored`: the object is a NIM
+    whatever its registry) `<registry>/.../nim/<org>/<model>` of a private mirror."""
     text = scalar(image)
-    found = IMAGE.search(text.strip()) if isinstance(text, str) and "nvcr.io/nim" in text.lower() else None
+    named = isinstance(text, str) and ("nvcr.io/nim" in text.lower() or mirrored)
+    found = IMAGE.search(text.strip()) if named else None
     if found is None or found.group(1).lower() in MODEL_FREE:
         return None
     at = text.find(found.group(1))
@@ -115,11 +118,15 @@ def _model_of_image(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[s
 
 def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, result: AdaptResult,
              count: Optional[Val[int]], kind: Optional[Val[str]], nodes: int = 1,
-             parallel: Optional[Node] = None, model: Optional[Val[str]] = None) -> Optional[EngineRole]:
-    """One NIM container as a role; None when the image is not a NIM image."""
-    if model is None and not is_nim_image(image):
+             parallel: Optional[Node] = None, model: Optional[Val[str]] = None,
+             any_image: bool = False) -> Optional[EngineRole]:
+    """One NIM container as a role; None when the image is not a NIM image (any image when the
+    object's kind says it runs a NIM: `any_image`)."""
+    if model is None and not any_image and not is_nim_image(image):
         return None
-    model = model or _model_of_image(image, spans)
+    if image is None:
+        return None
+    model = model or _model_of_image(image, spans, any_image)
     file = spans.file
     by_name = {v.name: v for v in env}
     path = next((by_name[n] for n in MODEL_VARS if n in by_name), None)
@@ -228,9 +235,11 @@ def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult)
     parallel = spec.dig("multiNode", "parallelism")
     parallel = parallel if parallel is not None and parallel.kind == MAP else None
     nodes = int_val(parallel.get("pipeline"), file) if parallel is not None else None
+    # A NIMService runs a NIM whatever registry its image comes from (a private mirror, NGC's staging
+    # and internal registries): sweep 11 found k8s-nim-operator's own samples dropped as no deployment.
     role = nim_role(image, env_from_k8s(spec.get("env")), spans, result,
                     count_from_resources(spec.get("resources"), file), type_from_pod_spec(spec, file),
-                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel)
+                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, any_image=True)
     return _workload(obj, [role] if role else [], int_val(spec.get("replicas"), file), spans, result)
 
 
@@ -266,7 +275,8 @@ def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
         return []
     image = _image_node(root.get("image"))
     if not is_nim_image(image):
-        return []
+        # an umbrella chart's values hold the nim-llm subchart's under its name or alias (`nim-llm:`)
+        return [w for key, sub in _subchart_values(root) for w in _helm_values(sub, spans, result)]
     file = spans.file
     role = nim_role(image, env_from_k8s(root.get("env")), spans, result,
                     count_from_resources(root.get("resources"), file), type_from_labels(root.get("nodeSelector"), file))
@@ -276,3 +286,14 @@ def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
     name = Val(label if isinstance(label, str) else role.model.value, image.source(file))
     return [Workload(name=name, source=root.source(file), input_format="helm-values", roles=[role],
                      replicas=int_val(root.get("replicaCount"), file))]
+
+
+def _subchart_values(root: Node) -> List[tuple]:
+    """Top-level mappings of a values file whose own `image` is a NIM image (a subchart's values)."""
+    if root.kind != MAP:
+        return []
+    found = []
+    for key, sub in root.value.items():
+        if sub is not None and sub.kind == MAP and is_nim_image(_image_node(sub.get("image"))):
+            found.append((key, sub))
+    return found

@@ -29,7 +29,10 @@ TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "ka
                "beta.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-type",
                # AMD's node labeller: the sysfs product name, spaces as `_` (AMD_Instinct_MI300X_OAM;
                # ROCm/k8s-device-plugin@ed764684:cmd/k8s-node-labeller/main.go "product-name")
-               "amd.com/gpu.product-name", "beta.amd.com/gpu.product-name")
+               "amd.com/gpu.product-name", "beta.amd.com/gpu.product-name",
+               # CoreWeave's class label, values such as A100_NVLINK_80GB (SkyPilot's CoreWeaveLabelFormatter,
+               # skypilot-org/skypilot@6daea0f7f0eceb96cf1c2a7a5db7aaba8c74581b:sky/provision/kubernetes/utils.py)
+               "gpu.nvidia.com/class")
 
 # Well-known cloud instance types -> the device they carry (prefix match on the family).
 _INSTANCE_FAMILIES = (

@@ -19,6 +19,9 @@ _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
 _MODULES = {
     "vllm.entrypoints.openai.api_server": ("vllm", None),
     "vllm.entrypoints.api_server": ("vllm", None),
+    # gRPC front end: AsyncEngineArgs.add_cli_args on a FlexibleArgumentParser, the same engine flags
+    # (vllm-project/vllm@029329a8eded26d05ef8d4a302a6c9f318817dd8:vllm/entrypoints/grpc_server.py)
+    "vllm.entrypoints.grpc_server": ("vllm", None),
     "sglang.launch_server": ("sglang", None),
     "dynamo.vllm": ("vllm", None),
     "dynamo.sglang": ("sglang", None),
@@ -205,7 +208,7 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         version = named.group(2)  # `rocm6.3.1_vllm_0.8.5_20250513`, `v1.2.4a-cuda12.8.0-vllm0.16.0`
     elif _own_numbering(repo):
         version = None
-    elif name in _RELEASE_IMAGES.get(engine, ()):
+    elif name in _RELEASE_IMAGES.get(engine, ()) and (name != engine or _vendor_owned(repo, engine)):
         m = _TAG_VERSION.match(tag)
         version = m.group(1) if m else None
     else:
@@ -274,6 +277,25 @@ _RELEASE_IMAGES = {
     "sglang": ("sglang", "sglang-rocm"), "tgi": ("text-generation-inference", "tgi-gaudi"),
     "lmdeploy": ("lmdeploy",), "trtllm": ("release", "tensorrt-llm"),
 }
+
+
+# An image named after the engine alone is the engine's release only from its makers and the vendors
+# above: anyone can push `<user>/vllm:0.1` (sweep 11: coreweave/kubernetes-cloud runs rtalaricw/vllm:0.1,
+# with flags vLLM 0.1 never had). AWS's Deep Learning Containers live in the public gallery's
+# deep-learning-containers namespace or the DLC account's registry (763104351884.dkr.ecr.*). AIBrix's
+# aibrix/sglang:v0.4.9.post3-cu126-nixl-v0.4.1 is lmsysorg/sglang:v0.4.9.post3-cu126 plus NIXL
+# (vllm-project/aibrix@fb8c419d35f899bcc5b7ba6e91a7c5f8bcaa30d3:samples/disaggregation/sglang/README.md).
+_ENGINE_NAMED_OWNERS = {"vllm": ("intel", "rocm", "deep-learning-containers"), "sglang": ("lmsysorg", "aibrix"),
+                        "lmdeploy": ("openmmlab",)}
+
+
+def _vendor_owned(repo: str, engine: str) -> bool:
+    parts = repo.split("/")[:-1]
+    owners = _ENGINE_NAMED_OWNERS.get(engine)
+    if owners is None:
+        return True
+    return any(p in owners for p in parts) or (engine == "vllm" and bool(parts) and
+                                               parts[0].startswith("763104351884.dkr.ecr."))
 
 
 def _own_numbering(repo: str) -> bool:

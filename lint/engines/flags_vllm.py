@@ -2,8 +2,11 @@
 
 Source: vllm-project/vllm:vllm/engine/arg_utils.py (EngineArgs.add_cli_args)
 and the config dataclasses in vllm/config/ (engines.md §1.1). vLLM's
-FlexibleArgumentParser accepts `--max_model_len` for `--max-model-len`,
-turns off prefix abbreviation, and uses BooleanOptionalAction for bools.
+FlexibleArgumentParser accepts `--max_model_len` for `--max-model-len`
+(underscores become dashes before argparse reads them), keeps argparse's
+prefix abbreviation (`--max-num-seq` is `--max-num-seqs`: it never passes
+allow_abbrev=False, vllm-project/vllm@00da11e37d1ffac917c3427fff227500302eb452:
+vllm/utils/argparse_utils.py), and uses BooleanOptionalAction for bools.
 """
 from __future__ import annotations
 
@@ -119,7 +122,7 @@ ENGINE_ENV = (
     EngineEnv("VLLM_CPU_KVCACHE_SPACE", "str", None, "KV cache space of the CPU backend, GiB"),
 )
 
-SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True,
+SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True, allow_abbrev=True,
                    attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)
 
 # Dynamo's vLLM worker (`python -m dynamo.vllm`) takes every vLLM flag plus its own

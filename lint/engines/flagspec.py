@@ -83,9 +83,9 @@ class EngineSpec:
         if spelling in self.lookup:
             return self.lookup[spelling], None
         if self.underscore_equals_dash and spelling.startswith("--"):
-            alt = "--" + spelling[2:].replace("_", "-")
-            if alt in self.lookup:
-                return self.lookup[alt], None
+            spelling = "--" + spelling[2:].replace("_", "-")  # rewritten before argparse sees it
+            if spelling in self.lookup:
+                return self.lookup[spelling], None
         if self.allow_abbrev and spelling.startswith("--") and len(spelling) > 3:
             hits = {self.lookup[s].name: s for s in self.lookup if s.startswith(spelling)}
             if len(hits) == 1:
@@ -93,6 +93,14 @@ class EngineSpec:
             if len(hits) > 1:
                 return None, f"ambiguous option: {spelling} could match {', '.join(sorted(hits.values()))}"
         return None, None
+
+    def spelled(self, spelling: str, flag: FlagSpec) -> str:
+        """The full spelling of `flag` that `spelling` (as `find` matched it) stands for."""
+        if self.underscore_equals_dash and spelling.startswith("--"):
+            spelling = "--" + spelling[2:].replace("_", "-")
+        if spelling in flag.spellings or spelling in flag.negatives:
+            return spelling
+        return next((s for s in flag.spellings + flag.negatives if s.startswith(spelling)), flag.spellings[0])
 
     def by_name(self, name: str) -> Optional[FlagSpec]:
         # A dict, not a scan of ~85 flags: rules ask for every engine argument of every role.

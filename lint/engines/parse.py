@@ -143,8 +143,10 @@ class _Parser:
             f, _ = spec.find(text[:2])  # `-O3`: single-letter flag with its value glued on
             if f is not None:
                 name, eq, attached, att_at = text[:2], "=", text[2:], 2
+        full = name
         if f is not None and name not in spec.lookup:
-            note = f"{name} read as {f.spellings[0]}"
+            full = spec.spelled(name, f)  # `--no-enable-prefix` is the negative `--no-enable-prefix-caching`
+            note = f"{name} read as {full}"
         if f is None:
             msg = err or f"unrecognized argument {name}"
             nxt = i + 1 if not eq and i + 1 < len(self.toks) and not _flaglike(self.toks[i + 1].text) else None
@@ -152,10 +154,10 @@ class _Parser:
             self._unres(i, name)
             return i + (2 if nxt is not None else 1)
         if f.takes == "none":
-            value = name not in f.negatives
+            value = full not in f.negatives
             if eq:
-                fix = _switch_fix(f, name, attached)
-                word = attached.strip().lower() if f.explicit_until and name not in f.negatives else ""
+                fix = _switch_fix(f, full, attached)
+                word = attached.strip().lower() if f.explicit_until and full not in f.negatives else ""
                 self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
                                            i, (tok.start, tok.end), tok.item, f.name, fix=(text, fix) if fix else None,
                                            since=f.explicit_until if word in ("true", "false") else None))

@@ -56,8 +56,10 @@ def _from_entry(e: Mapping[str, Any]) -> Accelerator:
 
 # Prefixes people (and Kubernetes node labels) put in front of the model name.
 _PREFIXES = ("nvidia-", "tesla-", "amd-", "instinct-", "geforce-")
-# Tokens that do not change which device it is (memory type, form factor).
-_NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu", "oam"}
+# Tokens that do not change which device it is (memory type, form factor). CoreWeave's classes say
+# NVLINK for the SXM parts (H100_NVLINK_80GB, A100_NVLINK_80GB beside A100_PCIE_80GB); `nvl` (H100 NVL,
+# a 94 GB part) is another token and stays.
+_NOISE = {"hbm3", "hbm3e", "hbm2", "hbm2e", "gddr6", "gddr6x", "sxm", "sxm4", "sxm5", "gpu", "oam", "nvlink"}
 
 
 _SEPARATORS = lazy_compile(r"[\s_/]+")

@@ -88,6 +88,26 @@ def test_nim_llm_helm_values():
     assert (role.context_length.value, role.context_length.source.line, role.replicas.value) == (8192, 8, 2)
 
 
+def test_an_umbrella_charts_values_hold_the_nim_llm_subcharts():
+    # sweep 11: NVIDIA/nim-deploy's AIQ blueprint values nest the chart under `nim-llm:` (0 deployments before)
+    text = "nim-llm:\n" + "".join("  " + line + "\n" for line in VALUES.splitlines()) + "frontend:\n  image: web:1\n"
+    [dep] = adapt(text, "values.yaml").deployments
+    assert (dep.model.id.value, dep.roles[0].context_length.value, dep.roles[0].context_length.source.line) == \
+        ("meta/llama3-70b-instruct", 8192, 9)
+
+
+def test_a_nimservice_is_a_nim_whatever_registry_its_image_comes_from():
+    # sweep 11: k8s-nim-operator's own samples run nvcr.io/nvstaging/... images, users private mirrors; a
+    # NIMService was dropped (0 deployments, no finding) unless its image was under nvcr.io/nim/
+    mirror = SERVICE.replace("nvcr.io/nim/meta/", "registry.example.com/mirrors/nim/meta/")
+    [dep] = adapt(mirror).deployments
+    assert (dep.engine.name.value, dep.model.id.value, at(mirror, dep.model.id.source)) == \
+        ("nim", "meta/llama-3.1-8b-instruct", "meta/llama-3.1-8b-instruct")
+    staging = SERVICE.replace("nvcr.io/nim/meta/llama-3.1-8b-instruct", "nvcr.io/nvstaging/nim-internal/llm-devel")
+    [dep] = adapt(staging).deployments
+    assert (dep.engine.name.value, dep.model.id, dep.roles[0].context_length.value) == ("nim", None, 65536)
+
+
 KSERVE = """\
 apiVersion: serving.kserve.io/v1alpha1
 kind: ClusterServingRuntime

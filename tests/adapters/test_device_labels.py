@@ -44,6 +44,9 @@ def _selector(key: str, value: str) -> str:
     # Volcano Engine (AIBrix's heterogeneous sample) and Alibaba name devices under their own labels
     (_affinity("machine.cluster.vke.volcengine.com/gpu-name", "NVIDIA-A10"), "A10", "NVIDIA-A10"),
     (_selector("aliyun.accelerator/nvidia_name", "NVIDIA-H100-80GB-HBM3"), "H100-SXM-80GB", "NVIDIA-H100-80GB-HBM3"),
+    # sweep 11: CoreWeave's class label (coreweave/kubernetes-cloud online-inference/vllm); NVLINK is its SXM part
+    (_affinity("gpu.nvidia.com/class", "H100_NVLINK_80GB"), "H100-SXM-80GB", "H100_NVLINK_80GB"),
+    (_selector("gpu.nvidia.com/class", "A100_NVLINK_80GB"), "A100-SXM4-80GB", "A100_NVLINK_80GB"),
 ])
 def test_device_from_labels(placement, device, written):
     text = DEPLOYMENT.format(placement=placement)

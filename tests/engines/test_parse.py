@@ -109,6 +109,29 @@ def test_unknown_flags_kept_with_spans():
     assert any(x.flag == "--tp" for x in parse_shell("vllm serve m --tp 2")[0].unknown_flags)
 
 
+def test_vllm_abbreviations_are_read_as_argparse_reads_them():
+    # sweep 11: kubernetes-sigs/gateway-api-inference-extension runs vLLM v0.11.0 with `--max-num-seq 1024`;
+    # FlexibleArgumentParser keeps argparse's prefix matching (vllm/utils/argparse_utils.py never passes
+    # allow_abbrev=False), after turning underscores into dashes. Before, both were unknown flags and the
+    # defaults (256 sequences, the model's full context) were used.
+    inv, _, s = parse_shell("vllm serve m --max-num-seq 1024 --max_model 16000")
+    assert inv.value("max_num_seqs") == 1024 and inv.value("max_model_len") == 16_000
+    st = inv.settings["max_model_len"]
+    assert s[slice(*st.value_span)] == "16000" and st.note.startswith("--max_model read as --max-model-len")
+    assert not inv.unknown_flags and not inv.errors
+    inv, _, _ = parse_shell("python3 -m vllm.entrypoints.openai.api_server --model m --no-enable-prefix")
+    assert inv.value("enable_prefix_caching") is False
+    # a prefix of two flags is argparse's "ambiguous option" error, not a guess
+    inv, _, _ = parse_shell("vllm serve m --max-num 8")
+    assert inv.value("max_num_seqs") is None and "ambiguous option: --max-num could match" in inv.unknown_flags[0].message
+
+
+def test_vllm_grpc_server_takes_the_engine_flags():
+    # vllm/entrypoints/grpc_server.py: AsyncEngineArgs.add_cli_args on a FlexibleArgumentParser
+    inv, _, _ = parse_shell("python3 -m vllm.entrypoints.grpc_server --model Qwen/Qwen3-8B --max-model-len 8192")
+    assert inv.value("model") == "Qwen/Qwen3-8B" and inv.value("max_model_len") == 8192
+
+
 def test_negative_numbers_are_values():
     inv, _, _ = parse_shell("llama-server -m x -np -1 -n -1")
     assert inv.value("n_parallel") == -1 and inv.value("n_predict") == -1
@@ -227,6 +250,13 @@ def test_args_only_image():
     ("myregistry.example.com/aibrix/vllm-openai:v0.7.3.self.post1", "vllm", "0.7.3", True),
     ("aibrix/vllm-openai-aibrix-kvcache-nixl:v0.10.2-nixl-0.7.1-ucx-1.19.0", "vllm", "0.10.2", True),
     ("intel/vllm:0.10.2-xpu", "vllm", "0.10.2", False),
+    # sweep 11: an image named after the engine alone is its release only from the makers and vendors
+    ("rtalaricw/vllm:0.1", "vllm", None, False),
+    ("someone/sglang:v0.4.6", "sglang", None, False),
+    ("docker.io/lmsysorg/sglang:v0.4.6", "sglang", "0.4.6", False),
+    ("aibrix/sglang:v0.4.9.post3-cu126-nixl-v0.4.1", "sglang", "0.4.9.post3", False),
+    ("public.ecr.aws/deep-learning-containers/vllm:0.11.0-gpu-py312-ec2", "vllm", "0.11.0", False),
+    ("mirror.example.com/intel/vllm:0.10.2-xpu", "vllm", "0.10.2", False),
     ("quay.io/ascend/vllm-ascend:v0.9.1rc1", "vllm", "0.9.1rc1", False),
     ("docker.io/lmsysorg/sglang-rocm:v0.4.6.post1-rocm630", "sglang", "0.4.6.post1", False),
     ("example.com/team/sglang-custom:v0.4.6", "sglang", None, False),
