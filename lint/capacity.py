@@ -80,7 +80,7 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
     missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
     if missing:
-        diagnostics.append(_why_not_derived(dep, arch, missing))
+        diagnostics.extend(_why_not_derived(dep, arch, missing))
     # the context is the engine's default (not written as an unknown `$(LEN)`), of a named model not resolved
     held = [r for r in roles if r.pool is not None and r.context_length is None
             and not _context_set_unknown(r, _engine(dep) or "")]
@@ -337,7 +337,10 @@ def _default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
                                   "resolves or the context length is stated", source, dep.display_name)
 
 
-def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> Diagnostic:
+def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> List[Diagnostic]:
+    """One CTX208 for the roles, or one per distinct memory need when their devices are not stated:
+    a prefill at TP 4 and a decode at TP 2 need different memory per GPU (sweep 11: the prefill's
+    figure and device list were said of both)."""
     labels = ", ".join(r.label for r in roles)
     engine = _engine(dep)
     # no model id: at the role (its engine command or image), where the model would be named
@@ -362,7 +365,11 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
             global needs_text
             if needs_text is None:
                 from ctxlint.physics.needs import needs_text
-            why = needs_text(dep, roles[0], arch, weights_of(dep, roles[0], resolution))
-            source = roles[0].source or source
-    return Diagnostic(NOT_DERIVABLE, f"KV pool of {labels} not declared and not derivable: {why}; "
-                                     "capacity checks skip these roles", source, dep.display_name)
+            texts: Dict[str, List[Role]] = {}
+            for r in roles:
+                texts.setdefault(needs_text(dep, r, arch, weights_of(dep, r, resolution)), []).append(r)
+            return [Diagnostic(NOT_DERIVABLE, f"KV pool of {', '.join(r.label for r in group)} not declared and not "
+                                              f"derivable: {text}; capacity checks skip these roles",
+                               group[0].source or source, dep.display_name) for text, group in texts.items()]
+    return [Diagnostic(NOT_DERIVABLE, f"KV pool of {labels} not declared and not derivable: {why}; "
+                                      "capacity checks skip these roles", source, dep.display_name)]

@@ -284,3 +284,27 @@ spec:
         [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
         reasons.append(row["why_unknown"])
     assert reasons == ["engine not supported for derivation"] * 2 + [None]  # TGI: "needs >= ... GiB/GPU"
+
+
+def test_a_stated_device_with_an_unknown_tensor_parallel_size_gets_no_memory_need(tmp_path):
+    # sweep 11 (opendatahub-io's multinode template): `check` said the device is stated but the TP is not known,
+    # while the audit gave "needs >= 161 GiB/GPU", Llama-3.1-70B's need at TP 1 on a pod of 8 GPUs
+    (tmp_path / "d.yaml").write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama-70b}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        command: [vllm, serve, meta-llama/Llama-3.1-70B-Instruct, --max-model-len=32768, --tensor-parallel-size=$(TP)]
+        env:
+        - name: TP
+          valueFrom: {secretKeyRef: {name: cfg, key: tp}}
+        resources: {limits: {nvidia.com/gpu: "8"}}
+""")
+    [row] = json.loads(run(["audit", str(tmp_path), "--format", "json"]).out)["deployments"]
+    assert (row["verdict"], row["why_unknown"]) == ("unknown", "parallel size not known")

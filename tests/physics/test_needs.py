@@ -208,3 +208,47 @@ spec:
     assert "GiB per GPU at TP 1; state the device (`default-accelerator:` in .ctxlint.yaml, defined under" in out
     path.write_text(text.replace("RESOURCE", "nvidia.com/gpu"))
     assert "GiB per GPU at TP 1 (L4 " in run(["check", str(path), "--isolated"]).out
+
+
+PD_TP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: q-prefill}
+spec:
+  template:
+    spec:
+      containers:
+      - name: sglang
+        image: lmsysorg/sglang:v0.5.5
+        command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen3-32B,
+                  --disaggregation-mode, prefill, --tp-size, "4"]
+        resources: {limits: {nvidia.com/gpu: "4"}}
+---
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: q-decode}
+spec:
+  template:
+    spec:
+      containers:
+      - name: sglang
+        image: lmsysorg/sglang:v0.5.5
+        command: [python3, -m, sglang.launch_server, --model-path, Qwen/Qwen3-32B,
+                  --disaggregation-mode, decode, --tp-size, "2"]
+        resources: {limits: {nvidia.com/gpu: "2"}}
+"""
+
+
+def test_each_role_is_told_its_own_need(tmp_path):
+    # sweep 11 (sgl-project/rbg's pd-disagg example): one CTX208 for prefill and decode gave the prefill's TP 4
+    # figure and device list ("A100-40GB yes") for a decode at TP 2 that an A100-40GB cannot hold, while the audit
+    # said the decode's figure. Each role's need is said at its own line; the audit keeps the larger.
+    path = tmp_path / "pd.yaml"
+    path.write_text(PD_TP)
+    lines = run(["check", str(path), "--select", "CTX208"]).out.splitlines()
+    prefill, decode = (ln for ln in lines if "CTX208" in ln)
+    assert ":8:9: " in prefill and "KV pool of prefill not declared" in prefill and "at TP 4" in prefill
+    assert ":21:9: " in decode and "KV pool of decode not declared" in decode and "at TP 2" in decode
+    assert "A100-40GB no" in decode and _need(decode) > _need(prefill)
+    audit = run(["audit", str(path), "--format", "csv"]).out
+    assert f"needs >= {_need(decode):g} GiB/GPU" in audit
