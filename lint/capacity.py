@@ -183,6 +183,9 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         if default is not None:
             where = dep.model.id.source if dep.model.id is not None else (role.source or dep.source)
             role = replace(role, context_length=Val(default.tokens, where, raw="default"), context_default=default)
+    elif role.context_length is not None and engine in ("vllm", "sglang") and arch is not None \
+            and arch.rope_scaling_factor and dep.model.max_position_embeddings is None:
+        role = replace(role, context_limit=_derived_limit(dep, role, arch, engine))
     pool = None
     if role.kv_pool_tokens is not None:
         pool = Pool(role.kv_pool_tokens.value, role.kv_pool_tokens.source, "declared")
@@ -202,6 +205,20 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
                        context_default=lowered)
     return role
+
+
+def _derived_limit(dep: Deployment, role: Role, arch: ModelArch, engine: str):
+    """The most vLLM or SGLang will start with for a RoPE-scaled model (vllm/config/model.py
+    `_get_and_verify_max_len`, sglang/srt/configs/model_config.py: a larger context length is a
+    ValueError unless VLLM_ALLOW_LONG_MAX_MODEL_LEN / SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN is
+    set). Llama 3.x's `llama3` scaling is not applied (131,072 stays 131,072); an unknown vLLM
+    release takes the largest of its rules, so a refusal is never assumed where a release starts."""
+    global default_context
+    if default_context is None:
+        from ctxlint.physics.context import default_context
+    version = dep.engine.version
+    return default_context(engine, arch, {k: v.value for k, v in role.engine_args},
+                           str(version.value) if version is not None else None)
 
 
 def _context_set_unknown(role: Role, engine: str) -> bool:

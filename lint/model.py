@@ -183,6 +183,9 @@ class Role:
     # The engine's own default when the deployment sets no context length
     # (ctxlint.physics.context.DefaultContext); context_length then holds its value.
     context_default: Any = None
+    # vLLM's and SGLang's derived maximum for a RoPE-scaled model when the context length is set: they refuse
+    # to start above it (DefaultContext; the trained positions stand in for models without RoPE scaling).
+    context_limit: Any = None
     accelerator_assumed: str = ""  # the accelerator type came from the config, not the file: where
     # An engine settings file the manifest does not hold (vLLM --config, TRT-LLM extra_llm_api_options):
     # any setting the command line leaves out may be set there, so no engine default stands for it.

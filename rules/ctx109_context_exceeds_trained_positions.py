@@ -9,6 +9,10 @@ Why:
     with the override, long requests silently degrade. When a role sets that
     override, CTX303 long-context-override-without-rope-scaling reports it
     instead (with the engine's own RoPE settings), so this rule skips the role.
+    For a model the catalog knows to ship RoPE scaling (Llama 3.x, DeepSeek V3,
+    Gemma 3), vLLM's and SGLang's limit is the length they derive by their own
+    rule (Llama 3's `llama3` scaling is not applied: 131,072 stays 131,072), and
+    a larger context length is checked against that.
 
 Example (bad):
     ```yaml
@@ -49,7 +53,18 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         ctx = role.context_length
         found = position_limit(dep, engine, role)
-        if ctx is None or found is None or long_context_override(engine, role) is not None:
+        if ctx is None or long_context_override(engine, role) is not None:
+            continue
+        if found is None:
+            limit = role.context_limit  # a RoPE-scaled model: the engine's own derived maximum
+            if limit is not None and ctx.value > limit.tokens:
+                yield Problem(
+                    f"{fmt(ctx.value)} > {fmt(limit.tokens)}: the {role.label} context length {ctx.show()} exceeds the "
+                    f"maximum the engine derives for this model by {fmt(ctx.value - limit.tokens)} tokens "
+                    f"({limit.why}), and the engine refuses to start above it. Lower it to {fmt(limit.tokens)}, or "
+                    f"stretch the positions with RoPE scaling ({ROPE_HINT.get(engine or '', 'the engine RoPE setting')} "
+                    f"with F >= {ctx.value / limit.tokens:.2f}) if the model supports it",
+                    ctx.source, dep.display_name)
             continue
         limit, factor, base, where = found
         if ctx.value <= limit:

@@ -504,3 +504,49 @@ spec:
     assert line.endswith("The estimate itself holds no KV block, only its band's top does: lower the context length "
                          "to 13,008 to be within the band (a CTX210 warning), or add memory (more or larger "
                          "accelerators, a higher memory fraction, an fp8 KV cache) (context-exceeds-kv-pool)")
+
+
+ROPE_SCALED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: d}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: e
+          image: {image}
+          args: [{args}]
+          env: [{env}]
+"""
+
+
+@pytest.mark.parametrize("image,args,env,fires", [
+    # Llama 3.1's `llama3` scaling is not applied: vLLM and SGLang derive 131,072 and refuse more
+    ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144'", "", True),
+    ("lmsysorg/sglang:v0.5.5", "--model-path, meta-llama/Llama-3.1-8B-Instruct, --context-length, '262144'", "", True),
+    ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '131072'", "", False),
+    # the override starts it anyway (CTX303's business)
+    ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144'",
+     "{name: VLLM_ALLOW_LONG_MAX_MODEL_LEN, value: '1'}", False),
+    # RoPE scaling on the command line stretches what the engine derives
+    ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144', --hf-overrides,"
+     " '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 2.0, \"original_max_position_embeddings\": 131072}}'",
+     "", False),
+])
+def test_a_rope_scaled_model_is_held_to_what_the_engine_derives(tmp_path, image, args, env, fires):
+    # sweep 11: CTX109 knew only models without RoPE scaling: Llama 3.x, DeepSeek V3/R1 and Gemma 3 at any
+    # context length passed, though vLLM's _get_and_verify_max_len and SGLang's ModelConfig raise ValueError
+    # above the length they derive (unless their long-context override is set)
+    from tests.helpers import run
+
+    command = ["python3", "-m", "sglang.launch_server"] if "sglang" in image else None
+    text = ROPE_SCALED.format(image=image, args=args, env=env)
+    if command:
+        text = text.replace("          args:", f"          command: {command}\n          args:")
+    (tmp_path / "d.yaml").write_text(text)
+    out = run(["check", str(tmp_path / "d.yaml"), "--select", "CTX109"]).out
+    assert ("CTX109" in out) == fires, out
+    if fires:
+        assert "262,144 > 131,072: the unified context length 262,144 exceeds the maximum the engine derives for " \
+               "this model by 131,072 tokens (" in out and "refuses to start above it. Lower it to 131,072" in out
