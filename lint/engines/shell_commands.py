@@ -8,7 +8,10 @@ from .tokens import Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
 _DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",
-                  "fi", "esac"}
+                  "fi", "esac",
+                  # lookups: `command -v llama-server` (kept by strip_prefixes), `type -p`, `which`, `hash` find a
+                  # program on the PATH without running it (sweep 11: a phantom role on an `elif` line)
+                  "command", "type", "which", "hash", "whereis"}
 
 
 def no_command(program: list[Token], ctx) -> bool:

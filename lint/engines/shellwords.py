@@ -186,6 +186,8 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
     i = 0
     while i < len(tokens):
         t = tokens[i].text
+        if t == "command" and i + 1 < len(tokens) and tokens[i + 1].text in ("-v", "-V"):
+            break  # `command -v vllm` looks the program up (shell_commands.no_command), it runs nothing
         if t in _KEYWORDS or t in ("exec", "nohup", "command"):
             if t not in ("{", "}", "!"):
                 wrappers.append(t)

@@ -307,3 +307,15 @@ def test_data_builtins_run_nothing_and_source_read_for_set_variables():
         ["source", "./env.sh"], ["vllm", "serve", "m", "--max-model-len", "${LEN:-8192}"]]
     assert programs("read LEN\nvllm serve m --max-model-len ${LEN:-8192}")[-1][-1] == "${LEN:-8192}"
     assert programs("for LEN in 1 2; do vllm serve m --max-model-len ${LEN:-8192}; done")[-1][-1] == "${LEN:-8192}"
+
+
+def test_program_lookups_run_nothing():
+    # sweep 11 (unergybot/BestBox scripts/start-llm-cuda.sh): `elif command -v llama-server >/dev/null 2>&1; then`
+    # was a llama.cpp role with no model; `command -v`/`-V`, `type`, `which`, `hash` look a program up
+    def programs(text):
+        return [[t.text for t in c.tokens] for c in split_shell(text, defaults=True).commands]
+
+    assert programs("if command -v llama-server >/dev/null 2>&1; then :; fi\ncommand -V vllm\ntype -p llama-server\n"
+                    "which vllm\nhash sglang\n") == []
+    # `command PROGRAM` runs it (bypassing functions)
+    assert programs("command vllm serve m") == [["vllm", "serve", "m"]]
