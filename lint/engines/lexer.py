@@ -56,6 +56,7 @@ class Word:
     local_start: int = 0
     src_span: Span = (0, 0)  # the whole word as typed, quotes included
     array: Optional[list[Word]] = None  # `NAME=(a b c)` (or `NAME+=(...)`): this word is `NAME=`, these the elements
+    dq: bool = False  # holds a double-quoted string (an `sh -c "..."` script its shell expands first)
 
     def span(self) -> Span:
         return self.src_span
@@ -69,8 +70,13 @@ class Op:
 
 
 class Lexer:
-    def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False) -> None:
+    def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False,
+                 outer_dq: bool = False) -> None:
         self.s = text
+        # The text is an `sh -c "..."` script as typed inside double quotes, its escapes already read: the outer
+        # shell expands its `$` first, inside the inner shell's single quotes too; a `$` typed `\$` (two source
+        # characters) reaches the inner shell as `$`.
+        self.outer_dq = outer_dq
         self.base = base  # None: the text itself, character k at (k, k + 1); no list of spans is built
         self.k8s = k8s
         # Go template actions are rendered before the shell reads the text (KServe): see gotemplate.py
@@ -252,6 +258,19 @@ class Lexer:
             self.problems.append(("unterminated single quote", *self.src(start, len(s))))
             end = len(s)
         at = start + 1
+        while self.outer_dq and at < end:  # the outer shell's `$` inside the inner shell's '...'
+            k = s.find("$", at, end)
+            if k < 0:
+                break
+            a, b = self.src(k, k + 1)
+            if b - a == 2:  # typed `\$` (the outer shell's escape, already read): a `$` the inner shell keeps
+                self._lit_run(at, k + 1, True)
+                at = k + 1
+                continue
+            self._lit_run(at, k, True)
+            self.i = k
+            self._dollar(quoted=True)
+            at = min(self.i, end)
         while self.go and at < end:  # rendered before the shell reads it: an action inside '...' too
             self.i = next_action(s, at, end)
             self._lit_run(at, self.i, True)
@@ -265,6 +284,7 @@ class Lexer:
     def _double(self) -> None:
         s, n, start = self.s, len(self.s), self.i
         self._cur().had_quotes = True
+        self._cur().dq = True
         self.i += 1
         while self.i < n and s[self.i] != '"':
             c = s[self.i]
@@ -370,8 +390,8 @@ def _text(word: Word) -> str:
     return "".join(run[0] for part in word.parts for run in part.runs)
 
 
-def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False
+def lex(text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False, outer_dq: bool = False
         ) -> tuple[list[object], list[tuple[str, int, int]]]:
     """Words and operators of a shell string, plus problems found on the way (go: Go template actions are
-    references, see gotemplate.py)."""
-    return Lexer(text, base, k8s, go).run()
+    references, see gotemplate.py; outer_dq: see Lexer)."""
+    return Lexer(text, base, k8s, go, outer_dq).run()

@@ -50,6 +50,7 @@ class SplitContext:
         self.resolver = resolver or no_resolver
         self.go = go  # Go template actions are references (see gotemplate.py)
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
+        self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
         self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
         self.local: dict[str, Optional[str]] = {}
         self.refs: list[VarRef] = []
@@ -209,13 +210,28 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
     return tokens[i:]
 
 
+# Programs that run a command with the caller's environment: Slurm's and MPI's launchers (srun exports the
+# whole environment by default), and process wrappers. Not ssh, docker or kubectl exec: their shell's
+# variables are another machine's or container's.
+_PASSING_WRAPPERS = frozenset({"srun", "mpirun", "mpiexec", "timeout", "numactl", "setsid", "taskset", "nice",
+                               "ionice", "stdbuf", "time", "chrt"})
+
+
 def shell_script_index(tokens: list[Token]) -> Optional[int]:
     """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
 
     As in bash/dash, -c only says "read commands from the first operand": the
     script is the first word that is not an option (`bash -lc -- "..."`).
     """
-    if not tokens or tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
+    if not tokens:
+        return None
+    if tokens[0].text.rsplit("/", 1)[-1] in _PASSING_WRAPPERS:
+        # `srun --nodes=2 bash -c "..."`, `timeout 1h sh -c '...'`: the wrapper runs the shell with this
+        # shell's environment, so the script is read as the wrapper's own (sweep 11: open-r1's serve_r1.slurm)
+        j = next((k for k in range(1, len(tokens)) if tokens[k].text.rsplit("/", 1)[-1] in SHELLS), None)
+        inner = shell_script_index(tokens[j:]) if j is not None else None
+        return j + inner if inner is not None else None
+    if tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
     saw_c, i = False, 1
     while i < len(tokens):
@@ -319,14 +335,18 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         script = program[idx]
         shell = " ".join(t.text for t in program[:idx])
         base = list(zip(script.starts, script.ends))
-        inner = split_text(script.text, base, ctx, depth + 1)
+        # a script shell's double-quoted `-c` string: that shell expands it first (compose splits its string
+        # without a shell, Kubernetes passes list items as they are)
+        outer_dq = script_word.dq and (depth > 0 or ctx.script)
+        inner = split_text(script.text, base, ctx, depth + 1, outer_dq)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 
-def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int) -> list[Command]:
-    items, problems = lex(text, base, k8s=ctx.item is not None, go=ctx.go)
+def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,
+               outer_dq: bool = False) -> list[Command]:
+    items, problems = lex(text, base, k8s=ctx.item is not None, go=ctx.go, outer_dq=outer_dq)
     ctx.problems.extend(SplitProblem(m, s, e, ctx.item) for m, s, e in problems)
     return _build_commands(items, ctx, depth)
 

@@ -319,3 +319,30 @@ def test_program_lookups_run_nothing():
                     "which vllm\nhash sglang\n") == []
     # `command PROGRAM` runs it (bypassing functions)
     assert programs("command vllm serve m") == [["vllm", "serve", "m"]]
+
+
+def test_wrappers_that_pass_the_environment_run_their_shell_script():
+    # sweep 11 (huggingface/open-r1 slurm/serve_r1.slurm): `srun --nodes=2 ... bash -c "python -m sglang..."` gave
+    # 0 deployments: only a shell first in the command (after exec/nohup/env) had its script read
+    def programs(text):
+        return [[t.text for t in c.tokens] for c in split_shell(text, defaults=True).commands]
+
+    for wrapper in ("srun --nodes=2 --ntasks=2", "mpirun -np 2", "timeout 1h", "numactl --interleave=all"):
+        assert programs(f'{wrapper} bash -c "vllm serve org/m --max-model-len 8192"') == \
+            [["vllm", "serve", "org/m", "--max-model-len", "8192"]], wrapper
+    # another machine's or container's shell: its variables are not this script's
+    assert programs('ssh host bash -c "vllm serve org/m"') == [["ssh", "host", "bash", "-c", "vllm serve org/m"]]
+
+
+def test_a_double_quoted_script_is_expanded_by_the_outer_shell_first():
+    # the outer shell expands `$X` inside the inner shell's single quotes, and `\$X` reaches the inner shell as `$X`
+    # (expanded when it runs: not this script's value); a `source` before it changes nothing of that
+    text = ('M=org/m\nPORT=8000\nsource ~/.bashrc\n'
+            'srun bash -c "vllm serve \'$M\' --port \'$PORT\' --max-model-len \\$LEN --served-model-name \'a\\$b\'"')
+    cmd = split_shell(text, defaults=True).commands[-1]  # after `source ~/.bashrc`
+    assert [(t.text, bool(t.unresolved)) for t in cmd.tokens] == [
+        ("vllm", False), ("serve", False), ("org/m", False), ("--port", False), ("8000", False),
+        ("--max-model-len", False), ("$LEN", True), ("--served-model-name", False), ("a$b", False)]
+    # Kubernetes list items and compose strings have no outer shell: single quotes stay literal
+    [cmd] = split_shell("bash -c \"vllm serve '$M'\"", lambda n: "org/m").commands
+    assert cmd.tokens[2].text == "$M"
