@@ -100,6 +100,9 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
         if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and "run" in texts[:3]:
+            entry = _entrypoint(texts)
+            if entry is not None:  # the image's own entrypoint does not run: an engine named there, or none
+                return entry
             for i, t in enumerate(texts):
                 eng, _ = engine_from_image(t)
                 if eng and image_entrypoint_is_engine(t):
@@ -109,6 +112,28 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
             if eng:
                 return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
     return found
+
+
+def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
+    """`docker run --entrypoint vllm IMAGE serve MODEL ...`: `--entrypoint` replaces the image's ENTRYPOINT
+    (its value one word, the program; docs.docker.com "docker run --entrypoint"), and the words after the image
+    are that program's arguments. The detection sits at the image (`via_image`: its tag is the release) and
+    reads the arguments after it; [] when the program is no engine (`--entrypoint /bin/bash`); None without
+    `--entrypoint` (or with no image after it)."""
+    at = next((k for k, t in enumerate(texts) if t == "--entrypoint" or t.startswith("--entrypoint=")), None)
+    if at is None:
+        return None
+    glued = "=" in texts[at]
+    program = texts[at][len("--entrypoint="):] if glued else (texts[at + 1] if at + 1 < len(texts) else "")
+    after = at + (1 if glued else 2)  # the program itself may be named like an image (`vllm`)
+    image = next((k for k in range(after, len(texts)) if engine_from_image(texts[k])[0] is not None), None)
+    if not program or image is None:
+        return None
+    found = _programs([program] + texts[image + 1:])
+    if not found or found[0].start != 0:
+        return []
+    d = found[0]
+    return [Detection(d.engine, d.launcher, d.subcommand, image, image + d.args_start, via_image=True)]
 
 
 # How each engine is started, for advice (engines.md §0).

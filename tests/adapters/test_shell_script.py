@@ -309,6 +309,23 @@ def test_docker_run_gives_its_image_release_and_its_env():
     assert dep.engine.version.value == "0.8.5" and dep.roles[0].arg("VLLM_ALLOW_LONG_MAX_MODEL_LEN").value == "1"
 
 
+def test_docker_run_entrypoint_names_the_program_of_the_arguments_after_the_image():
+    # sweep 11: `--entrypoint vllm IMAGE serve MODEL` read `serve` as the model (an image whose entrypoint is vLLM),
+    # or gave nothing (NGC's image); --entrypoint replaces the image's ENTRYPOINT
+    for script in ("docker run --gpus all --entrypoint vllm vllm/vllm-openai:v0.10.1 serve Qwen/Qwen3-8B "
+                   "--max-model-len 8192\n",
+                   "docker run --entrypoint=vllm nvcr.io/nvidia/vllm:25.09-py3 serve Qwen/Qwen3-8B --max-model-len 8192\n",
+                   "docker run --entrypoint python3 lmsysorg/sglang:v0.4.6 -m sglang.launch_server "
+                   "--model-path Qwen/Qwen3-8B --context-length 8192\n"):
+        result, (role,) = roles(script)
+        [dep] = result.deployments
+        assert (dep.model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192), script
+    assert roles("docker run --entrypoint vllm vllm/vllm-openai:v0.10.1 serve Qwen/Qwen3-8B\n")[0] \
+        .deployments[0].engine.version.value == "0.10.1"
+    # an entrypoint that is no engine runs something else: nothing is guessed
+    assert roles("docker run --entrypoint /bin/bash vllm/vllm-openai:v0.10.1 -c 'sleep 1'\n")[0].deployments == []
+
+
 def test_review_of_the_script_fixes(tmp_path):
     # review of 7027924..5d6fc19: a script that starts both halves is not named after one; the router's unread
     # config file is not charged to the next command (CTX308 came back hidden); a virtualenv's activation keeps
