@@ -235,6 +235,8 @@ def _missing(dep: Deployment, role: Role) -> str:
         return "engine not supported for derivation"  # stating the device would not help
     if role.accelerator_withheld is not None:  # stated, but what one device holds depends on an unknown TP
         return "parallel size not known"
+    if role.cpu_build is not None and role.available_kv_gib is None:
+        return "CPU engine: KV memory not stated"
     if role.accelerators.type is None and role.available_kv_gib is None:
         return "no accelerator type"
     if role.capacity is not None and role.capacity.errors:

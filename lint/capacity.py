@@ -375,6 +375,15 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
             why = (f"the device is stated ({withheld.value}) but a parallel size is not known (CTX008 names it), "
                    "and the pool per device depends on it")
             source = withheld.source
+        elif all(r.cpu_build is not None and r.available_kv_gib is None for r in roles):
+            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a CPU engine pays for it
+
+            image = roles[0].cpu_build
+            space = "VLLM_CPU_KVCACHE_SPACE (GiB) in the container's environment, or " if engine == "vllm" else ""
+            why = (f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested): its KV "
+                   f"cache is host memory, which ctxlint does not derive; state it ({space}"
+                   f"{how_to_state_pool(dep.input_format)})")
+            source = image.source
         elif unknown:
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source

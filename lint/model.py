@@ -196,6 +196,8 @@ class Role:
     # Settings written with a value ctxlint cannot know (`--max-model-len $(LEN)`), by the engine's names:
     # the engine does not use its default for them, so neither do the checks.
     unresolved_settings: Tuple[str, ...] = ()
+    # The container's image is a CPU build and it asks for no accelerator (the image, where it is written).
+    cpu_build: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

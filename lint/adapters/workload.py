@@ -237,7 +237,8 @@ class _Reader(Positions, Devices, Versions):
                     settings_unread=Val(self.config_missing, where(inv.config_file))
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
-                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)))
+                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
+                    cpu_build=self.cpu_build())
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
         prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \
             else None

@@ -11,6 +11,9 @@ from ctxlint.model import Val
 from ..records import replace
 
 
+is_cpu_build = None  # ctxlint.engines.detect.is_cpu_build, bound on first use
+
+
 class Devices:
     """Mixed into workload._Reader, which sets what these read: `c` (the Container), `file`, `env`."""
 
@@ -34,6 +37,17 @@ class Devices:
         except (TypeError, ValueError):
             return None
         return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value}") if gib > 0 else None
+
+    def cpu_build(self) -> Optional[Val[str]]:
+        """The image, when it is a CPU build and the container asks for no accelerator: its engine's KV cache is
+        host memory, and no device's verdict applies (CTX208 says so instead of listing GPUs)."""
+        global is_cpu_build
+        image = self.c.image
+        if image is None or self.c.accelerator_count is not None or self.c.accelerator_type is not None:
+            return None
+        if is_cpu_build is None:
+            from ctxlint.engines.detect import is_cpu_build
+        return Val(str(image.value), image.source(self.file)) if is_cpu_build(image.value) else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""

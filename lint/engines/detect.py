@@ -342,3 +342,20 @@ _OPEA_VLLM = ("opea/vllm", "opea/vllm-rocm", "opea/vllm-gaudi", "opea/vllm-cpu")
 
 def _is_opea(repo: str) -> bool:
     return any(repo == n or repo.endswith("/" + n) for n in _OPEA_VLLM)
+
+
+_WORDS = lazy_compile(r"[-_.]")
+
+
+def is_cpu_build(image: object) -> bool:
+    """An engine image built for the CPU: `cpu` as a word of its name or tag (vllm-openai-cpu,
+    opea/vllm-cpu, TGI's `2.4.0-intel-cpu`), or OPEA's plain opea/vllm (vLLM's Dockerfile.cpu, above)."""
+    if not isinstance(image, str) or not image.strip():
+        return False
+    repo, tag = _split_image(image)
+    words = _WORDS.split(repo.rsplit("/", 1)[-1]) + _WORDS.split(tag.lower())
+    if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and tag and "$" not in tag:
+        # llama.cpp's images name their GPU backend in the tag (server-cuda, full-rocm, light-vulkan, server-intel
+        # for SYCL, -musa); `server`, `full`, `light` alone are the CPU builds (ggml-org/llama.cpp .devops/*.Dockerfile)
+        return not set(words) & {"cuda", "rocm", "vulkan", "musa", "intel", "sycl"}
+    return "cpu" in words or repo == "opea/vllm" or repo.endswith("/opea/vllm")

@@ -1,6 +1,7 @@
 """The memory need CTX208 states when a role names no device (physics/needs.py)."""
 from __future__ import annotations
 
+import json
 import re
 
 from helpers import run
@@ -252,3 +253,38 @@ def test_each_role_is_told_its_own_need(tmp_path):
     assert "A100-40GB no" in decode and _need(decode) > _need(prefill)
     audit = run(["audit", str(path), "--format", "csv"]).out
     assert f"needs >= {_need(decode):g} GiB/GPU" in audit
+
+
+CPU = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: cpu}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: e
+        image: {image}
+        env:
+        - {{name: MODEL_ID, value: Qwen/Qwen3-8B}}
+        args: [{args}]
+"""
+
+
+def test_a_cpu_build_is_told_its_kv_memory_is_host_memory_not_given_gpus(tmp_path):
+    # sweep 11 (opea-project/GenAIInfra's rendered manifests): TGI's intel-cpu build and OPEA's opea/vllm (vLLM's
+    # Dockerfile.cpu) with no accelerator were told "needs >= N GiB per GPU (L4 yes, A10G yes, ...)"
+    for image, args in (("ghcr.io/huggingface/text-generation-inference:2.4.0-intel-cpu", ""),
+                        ("opea/vllm:latest", "--model, Qwen/Qwen3-8B, --max-model-len, '8192'"),
+                        ("ghcr.io/ggml-org/llama.cpp:server", "-hf, Qwen/Qwen3-8B-GGUF, -c, '8192'")):
+        path = tmp_path / "cpu.yaml"
+        path.write_text(CPU.format(image=image, args=args))
+        out = run(["check", str(path), "--select", "CTX208"]).out
+        assert f"the engine runs on the CPU ({image} is a CPU build and no accelerator is requested)" in out, out
+        assert "L4" not in out and ":9:16: CTX208" in out
+        row = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"][0]
+        assert row["why_unknown"] == "CPU engine: KV memory not stated"
+    # with a GPU requested the image is no CPU build's container: the devices are listed as before
+    path.write_text(CPU.format(image="vllm/vllm-openai-cpu:v0.10.1", args="--model, Qwen/Qwen3-8B")
+                    + "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    assert "L4" in run(["check", str(path), "--select", "CTX208"]).out
