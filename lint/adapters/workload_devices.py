@@ -27,9 +27,12 @@ class Devices:
         """vLLM's CPU backend (a CPU image, `vllm-openai-cpu`, `vllm-cpu-release-repo`, or one an operator picks,
         in a container with no accelerator): VLLM_CPU_KVCACHE_SPACE GiB is its KV memory. vLLM reads it with
         int(): another value stops it, and is not read here."""
+        global is_cpu_build
+        if is_cpu_build is None:
+            from ctxlint.engines.detect import is_cpu_build
         image = str(self.c.image.value) if self.c.image is not None and self.c.image.value else ""
         if self.c.accelerator_count is not None or self.c.accelerator_type is not None or \
-                image and "cpu" not in image.lower().rsplit(":", 1)[0]:  # no image: the operator's (KubeAI cpu)
+                image and not is_cpu_build(image):  # no image: the operator's (KubeAI cpu)
             return None
         val = next((v for name, v in env_args if name == "VLLM_CPU_KVCACHE_SPACE"), None)
         try:
