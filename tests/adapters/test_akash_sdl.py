@@ -281,3 +281,21 @@ def test_any_value_anywhere_gives_findings_with_a_place_never_an_exception(chang
     result = adapt_file(parse_text(textwrap.dedent(text), "deploy.yaml"))
     assert all(d.source.line >= 1 and d.source.col >= 1 for d in result.diagnostics)
     assert all(d.input_format == "akash-sdl" for d in result.deployments)
+
+
+def test_a_profile_that_names_no_model_is_told_where_the_model_goes(tmp_path):
+    # Before: the advice named a Kubernetes nodeSelector, which an SDL has no place for.
+    path = tmp_path / "deploy.yaml"
+    path.write_text(SDL.replace("""
+                - model: h100
+                  ram: 80Gi""", "").replace(
+        "meta-llama/Llama-3.3-70B-Instruct --tensor-parallel-size 2 --max-model-len 8192",
+        "Qwen/Qwen2.5-7B-Instruct --max-model-len 8192").replace("units: 2", "units: 1"))
+    result = run(["check", "--isolated", str(path)])
+    assert result.out == (
+        f"{path}:4:5: CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or "
+        "available_kv_gib) is given (1 per replica, type unknown); holding one request of 8,192 tokens needs >= 17.8 "
+        "(band 17.3-18.9) GiB per GPU at TP 1 (L4 yes, A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, "
+        "H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); state the device (a `- model: h100` with its `ram: 80Gi` "
+        "under the compute profile's `gpu.attributes.vendor.nvidia`, or `default-accelerator:` in .ctxlint.yaml); "
+        "capacity checks skip these roles (capacity-not-derivable)\n")
