@@ -125,7 +125,8 @@ def _placed(container: Container, key: Node, entry: Node, compute: Optional[Node
             continue
         parts = [p for p in (where, label if len(options) > 1 else "") if p]
         display = f"{container.name} [{', '.join(parts)}]" if parts else container.name
-        workloads.append(Workload(name=Val(display, key.source(spans.file)), source=container.node.source(spans.file),
+        # at its `deployment` entry: the GPU models of one entry are one deployment's alternatives (ctxlint audit)
+        workloads.append(Workload(name=Val(display, key.source(spans.file)), source=entry.source(spans.file),
                                   input_format=NAME, roles=reading.roles, replicas=count))
     return workloads
 

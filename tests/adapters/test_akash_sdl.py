@@ -132,6 +132,8 @@ def test_each_gpu_model_a_provider_may_bid_with_is_its_own_deployment():
                                         "rtx6000"]
     assert [at(MODELS, t.source) for t in types] == ["a100", "a100", "h100", "h100", "rtx4090", "rtx6000"]
     assert {d.roles[0].accelerators.count.value for d in deps} == {2}
+    # one deployment entry's alternatives: one place (ctxlint audit lists their pools as one entry)
+    assert {(d.source.path, at(MODELS, d.source)) for d in deps} == {("deployment.vllm.dcloud", "profile: vllm")}
     any_gpu = adapt(SDL.replace("""
                 - model: h100
                   ram: 80Gi""", "")).deployments[0].roles[0].accelerators
@@ -176,6 +178,7 @@ def test_env_strings_args_to_the_entrypoint_and_one_deployment_per_placement():
     assert (role.replicas.value, role.accelerators.type.value, role.accelerators.count.value) == (2, "L40S", 1)
     assert (east.roles[0].replicas.value, east.roles[0].accelerators.type.value) == (1, "A100-SXM4-80GB")
     assert at(TGI, east.roles[0].replicas.source) == "1"
+    assert (west.source.path, east.source.path) == ("deployment.tgi.west", "deployment.tgi.east")
 
 
 def test_a_compose_file_is_never_sdl_and_sdl_never_compose():
