@@ -15,13 +15,13 @@ from typing import Callable, List, Optional
 
 from ctxlint.adapters.akash_gpus import gpu_options
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_common import clone
 from ctxlint.adapters.kinds import akash_sdl
 from ctxlint.adapters.kubernetes import command_fields
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_inputs import SCHEMA_VIOLATION, expand_k8s, scalar_text
-from ctxlint.adapters.crd_common import clone
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
