@@ -15,6 +15,12 @@ Why:
     var `value` that is not a string, `containers` written as a mapping. Such
     a workload never launches, whatever its capacity.
 
+    In Akash SDL files, what Akash refuses in the fields ctxlint reads is
+    reported the same way: a `command`, `args` or `env` that is not a list,
+    GPU `units`, `ram` or `interface` it cannot parse, a GPU option without a
+    `model`, a `deployment` entry naming a service or compute profile that
+    does not exist, a `count` below 1, and an SDL without `deployment`.
+
 Example (bad):
     ```yaml
     spec:

@@ -4,13 +4,14 @@ Two readers: `adapters.adapt_file` imports a custom-resource adapter only for a 
 one of its objects (a one-file pre-commit run would otherwise import eleven adapters it never
 uses: issue 15), and the pod-template fallback leaves these kinds to their adapters.
 A group matches as the adapters' `is_kind` tests it: the apiVersion's group ends with it.
+Formats without kinds that are rare in a tree (Akash SDL) are picked by the shape of a document.
 """
 from __future__ import annotations
 
 from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar
-from ctxlint.nodes import MAP
+from ctxlint.nodes import MAP, SCALAR, Node
 
 _KSERVE_RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
 
@@ -35,6 +36,23 @@ READS_VALUES = frozenset({"crds_nim"})
 TEXT_MARKERS: Dict[str, str] = {"triton_trtllm": "launch_triton_server.py"}
 # The adapter of shell scripts (LoadedFile.shell): the only one a script reaches, and it reads nothing else.
 SHELL = "shell_script"
+
+
+SDL_VERSIONS = ("2.0", "2.1")  # akash-network/chain-sdk@55f1c683:go/sdl/sdl-input.schema.yaml `version`
+
+
+def akash_sdl(root: Node) -> bool:
+    """An Akash SDL document: `version` 2.0 or 2.1 and `services`, with `profiles` or `deployment` beside them
+    (Akash requires all four: chain-sdk's sdl-input.schema.yaml). A Compose file has neither at its top level
+    (compose-spec/compose-spec@b2835e8a:schema/compose-spec.json allows version, name, include, services,
+    networks, volumes, secrets, configs and x-* only), so one with `version: "2.1"` is not taken for SDL."""
+    version = root.get("version") if root.kind == MAP else None
+    return version is not None and version.kind == SCALAR and str(version.value) in SDL_VERSIONS and \
+        root.get("services") is not None and (root.get("profiles") is not None or root.get("deployment") is not None)
+
+
+# Adapters that read only files with a document of this shape (a test of its top-level keys).
+SHAPES = {"akash_sdl": akash_sdl}
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:
@@ -64,6 +82,9 @@ def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -
     marker = TEXT_MARKERS.get(adapter)
     if marker is not None:
         return marker in loaded.text
+    shape = SHAPES.get(adapter)
+    if shape is not None:
+        return _has_shape(loaded, shape)
     reads = CRD_KINDS.get(adapter)
     if reads is None:
         return True
@@ -88,6 +109,9 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
         if marker is not None:
             if marker in loaded.text:
                 out.append(name)
+        elif name in SHAPES:
+            if _has_shape(loaded, SHAPES[name]):
+                out.append(name)
         elif name == SHELL:
             continue
         elif name not in CRD_KINDS or name in matched or name in READS_VALUES and _values_file(loaded):
@@ -108,6 +132,10 @@ def _pair_readers(pair: Tuple[str, str]) -> FrozenSet[str]:
         if len(_PAIR_READERS) < 4096:  # a file of made-up kinds must not grow it without bound
             _PAIR_READERS[pair] = found
     return found
+
+
+def _has_shape(loaded, shape) -> bool:
+    return any(shape(doc.root) for doc in loaded.documents)
 
 
 def _values_file(loaded) -> bool:

@@ -134,6 +134,18 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     return roles
 
 
+def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool = False) -> Dict[str, Any]:
+    """A container's `command` and `args` as Kubernetes runs them: `command` replaces the image's
+    entrypoint and `args` follow it; `args` alone go to the entrypoint (unless KubeRay runs them:
+    `ray_main`). The Container fields for read_container (also Akash SDL's, whose provider copies
+    both into the pod: akash-network/provider@afc4dd7c:cluster/kube/builder/workload.go)."""
+    # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
+    # the shell line it was meant to be, so the capacity checks still see its settings.
+    script = command if command is not None and command.kind == SCALAR and args is None else None
+    return {"command": None if script is not None else command, "args": args, "script": script,
+            "args_only": command is None and not ray_main}  # args-only: the image's entrypoint runs them
+
+
 @record
 class _PodContext:
     pod: Optional[Node]
@@ -148,20 +160,14 @@ class _PodContext:
 
     def read(self, c: Node, ray_main: bool = False) -> Reading:
         spans = self.spans
-        command, args = c.get("command"), c.get("args")
-        entrypoint = command is None and not ray_main  # args-only: the image's entrypoint runs them
         count = count_from_resources(c.get("resources"), spans.file) or self.fallback_count
-        # `command: "vllm serve ..."` is refused by the API server (see k8s_refusals), but read as
-        # the shell line it was meant to be, so the capacity checks still see its settings.
-        script = command if command is not None and command.kind == SCALAR and args is None else None
+        run = command_fields(c.get("command"), c.get("args"), ray_main)
         return read_container(Container(
-            spans=spans, node=c, name=str(_scalar(c.get("name")) or ""),
-            command=None if script is not None else command, args=args, script=script,
+            spans=spans, node=c, name=str(_scalar(c.get("name")) or ""), **run,
             env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
-            args_only=entrypoint,
             accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods, ray_counted=ray_main,
             **({"group_label": self.group_label} if self.group_label else {}),
-            engine=self.engine_of(c) if self.engine_of is not None and entrypoint else None,
+            engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
 
 

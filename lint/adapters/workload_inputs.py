@@ -80,7 +80,7 @@ def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Node]] = None,
         text: Optional[str] = None
         if value is not None and value.kind == SCALAR and value.value is not None:
             text = scalar_text(value)
-            text = _expand_k8s(text, known)
+            text = expand_k8s(text, known)
         elif value is None and item.get("valueFrom") is None:
             text = ""  # name only: an empty string
         elif value is None and maps:
@@ -115,7 +115,9 @@ def _env_from_maps(env_from: Node, maps: Dict[str, Node]) -> Iterator[EnvVar]:
                 yield EnvVar(prefix + key, found.value, found)
 
 
-def _expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:
+def expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:
+    """An env value as Kubernetes sets it: `$(A)` of an earlier variable expanded, `$$` a `$`; None when a
+    variable it names is known to be set but not to what (a secret's)."""
     unknown = False
 
     def sub(m: "re.Match[str]") -> str:

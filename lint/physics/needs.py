@@ -279,7 +279,14 @@ _NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config")
 _CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
 
 
+# Akash SDL names the device in the compute profile (adapters/akash_gpus.py): `nvidia:` without a model is any GPU.
+_AKASH_FIX = ("state the device (a `- model: h100` with its `ram: 80Gi` under the compute profile's "
+              "`gpu.attributes.vendor.nvidia`, or `default-accelerator:` in .ctxlint.yaml)")
+
+
 def _advice(dep: Deployment, role: Role) -> str:
+    if dep.input_format == "akash-sdl":
+        return _AKASH_FIX
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
 
 

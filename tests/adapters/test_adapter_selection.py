@@ -51,7 +51,7 @@ _KINDS = sorted({k for reads in CRD_KINDS.values() for _, kinds in reads for k i
 def _text(draw):
     docs = []
     for _ in range(draw(st.integers(0, 3))):
-        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only"]))
+        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only", "sdl"]))
         group, kind = draw(st.sampled_from(_GROUPS)), draw(st.sampled_from(_KINDS))
         api = f"{group}/v1" if group else "v1"
         if shape == "object":
@@ -62,6 +62,10 @@ def _text(draw):
             docs.append(f"apiVersion: v1\nkind: List\nitems:\n- apiVersion: {api}\n  kind: {kind}\n")
         elif shape == "scalar":
             docs.append("just text\n")
+        elif shape == "sdl":  # Akash SDL, or a near miss (another version, no profiles/deployment: Compose)
+            version = draw(st.sampled_from(['"2.0"', "2.1", '"3.8"', "2"]))
+            rest = draw(st.sampled_from(["profiles: {}\n", "deployment: {}\n", "networks: {}\n"]))
+            docs.append(f"version: {version}\nservices: {{}}\n{rest}")
         else:
             docs.append(f"apiVersion: {api}\n")
     if draw(st.booleans()):

@@ -11,7 +11,7 @@ import pytest
 
 import ctxlint.adapters as adapters
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.kinds import CRD_KINDS, READS_VALUES, TEXT_MARKERS
+from ctxlint.adapters.kinds import CRD_KINDS, READS_VALUES, SHAPES, TEXT_MARKERS
 from ctxlint.loader import read_path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -31,7 +31,7 @@ def test_every_module_with_adapt_is_in_ADAPTERS():
 
 
 def test_dispatch_tables_name_registered_adapters_and_their_own_markers():
-    assert set(CRD_KINDS) | READS_VALUES | set(TEXT_MARKERS) <= set(adapters.ADAPTERS)
+    assert set(CRD_KINDS) | READS_VALUES | set(TEXT_MARKERS) | set(SHAPES) <= set(adapters.ADAPTERS)
     for name, marker in TEXT_MARKERS.items():
         assert marker == adapters.adapter(name).LAUNCH
 
@@ -66,12 +66,22 @@ def test_lazy_dispatch_reads_what_every_adapter_reads():
         assert len(set(CRD_KINDS) & reached) >= 8
 
 
-@pytest.mark.parametrize("name", sorted(CRD_KINDS))
+@pytest.mark.parametrize("name", sorted(CRD_KINDS) + sorted(SHAPES))
 def test_each_custom_resource_adapter_is_skipped_for_a_plain_deployment(name, tmp_path, monkeypatch):
     path = tmp_path / "d.yaml"
     path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
     calls = []
     module = adapters.adapter(name)
     monkeypatch.setattr(module, "adapt", lambda loaded: calls.append(loaded) or AdaptResult())
+    adapters.adapt_file(read_path(str(path)))
+    assert calls == []
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_each_shape_adapter_is_skipped_for_a_compose_file(name, tmp_path, monkeypatch):
+    path = tmp_path / "docker-compose.yml"  # an old Compose file version is not an Akash SDL's
+    path.write_text('version: "2.1"\nservices: {llm: {image: vllm/vllm-openai:v0.8.4}}\n')
+    calls = []
+    monkeypatch.setattr(adapters.adapter(name), "adapt", lambda loaded: calls.append(loaded) or AdaptResult())
     adapters.adapt_file(read_path(str(path)))
     assert calls == []
