@@ -9,7 +9,7 @@ continuations, `exec`/`nohup`/`env` prefixes, `&`-backgrounded servers, `sh -c` 
 in one script are one disaggregated deployment, engines of different models one each (as a pod's
 containers are), and scripts beside each other pair as sibling manifests do. Caller-set values
 (`$1`, a variable nothing sets) are unknown: CTX008, never guessed. A script states no
-accelerators, so no device count is read from it.
+accelerator count; a Slurm batch script's `#SBATCH --gres=gpu:a100:4` header names the device type.
 
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
 any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script
@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 
 NAME = "shell-script"
@@ -59,7 +60,8 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest), a
     # here-document the script writes from its own text; any other file is CTX008.
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
-                                       shell_defaults=True, config_reader=tree_reader(loaded.path)))
+                                       shell_defaults=True, config_reader=tree_reader(loaded.path),
+                                       accelerator_type=_sbatch_device(text, node, spans)))
     if not reading.roles:  # no engine: nothing about the script is reported
         return result
     result.diagnostics.extend(reading.diagnostics)
@@ -71,6 +73,35 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # script that starts several servers (`disaggregated_prefill.sh` starts both halves) is not named after one
     result.extend(deployments_from(loaded.path, named_halves([workload]) if len(roles) == 1 else [workload]))
     return result
+
+
+# Slurm's GPU requests in a batch script's header: `--gres=gpu[:type]:count`, `--gpus[-per-node|-per-task]=[type:]count`,
+# `-G [type:]count` (slurm.schedmd.com/sbatch.html; sbatch reads `#SBATCH` lines until the first command).
+_SBATCH_GPUS = lazy_compile(r"#SBATCH[ \t]+(?:--gres=gpu:|--gpus(?:-per-node|-per-task)?[= ]|-G[ \t]*)"
+                          r"([A-Za-z][\w.-]*):\d+")
+
+
+def _sbatch_device(text: str, node, spans):
+    """The device a batch script's `#SBATCH` header asks for by type (`--gres=gpu:a100:4`), when the accelerator
+    catalog knows it: the node the engine runs on has it. A count alone, or a type the catalog lacks (a
+    site's own gres name), states nothing."""
+    if "#SBATCH" not in text:
+        return None
+    from ctxlint.model import Val
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    at = 0
+    for line in text.splitlines(keepends=True):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            break  # sbatch stops reading directives at the first command
+        found = _SBATCH_GPUS.match(stripped)
+        acc = lookup_accelerator(found.group(1)) if found else None
+        if acc is not None:
+            start = at + line.index(found.group(1))
+            return Val(acc.name, spans.source(node, start, start + len(found.group(1)), text), raw=found.group(1))
+        at += len(line)
+    return None
 
 
 def names_engine(text: str) -> bool:

@@ -284,9 +284,15 @@ _AKASH_FIX = ("state the device (a `- model: h100` with its `ram: 80Gi` under th
               "`gpu.attributes.vendor.nvidia`, or `default-accelerator:` in .ctxlint.yaml)")
 
 
+_SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header such as "
+               "`#SBATCH --gres=gpu:a100:4` for a batch script)")
+
+
 def _advice(dep: Deployment, role: Role) -> str:
     if dep.input_format == "akash-sdl":
         return _AKASH_FIX
+    if dep.input_format == "shell-script":
+        return _SCRIPT_FIX
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
 
 

@@ -372,3 +372,17 @@ def test_ctx008_reasons_are_those_where_the_variable_is_used(tmp_path):
         path.write_text("#!/bin/bash\n" + script)
         [line] = [x for x in check(str(path)).out.splitlines() if "CTX008" in x]
         assert f"${{LEN}} ({reason})" in line, script
+
+
+def test_a_batch_scripts_sbatch_header_names_the_device():
+    # sweep 11 (raunak-sood2003/pragmatic-code-generation vLLM/codellama13b_vllm_server.sh): `#SBATCH
+    # --gres=gpu:A6000:4` states the device, yet CTX208 said the file has no field that names one
+    for header, device in (("#SBATCH --gres=gpu:A6000:4", "RTX-A6000"), ("#SBATCH --gpus=h100:8", "H100-SXM-80GB"),
+                           ("#SBATCH --gpus-per-node=a100:2", "A100-40GB"), ("#SBATCH -G l40s:1", "L40S")):
+        _, (role,) = roles(f"#!/bin/bash\n{header}\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
+        assert role.accelerators.type.value == device, header
+        assert role.accelerators.count is None  # per node, not per engine: no count is read
+    # a count alone, a site's own gres name, or a directive after the first command states nothing
+    for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:a100:4\n"):
+        _, (role,) = roles(f"#!/bin/bash\n{script}vllm serve Qwen/Qwen3-8B\n")
+        assert role.accelerators.type is None, script
