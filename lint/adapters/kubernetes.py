@@ -198,6 +198,13 @@ def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult,
     lwt = spec.get("leaderWorkerTemplate")
     if lwt is None or lwt.kind != MAP:
         return [], None
+    return lws_group_roles(lwt, spans, result, maps)
+
+
+def lws_group_roles(lwt: Node, spans: ScalarSpans, result: AdaptResult,
+                    maps: Dict[str, Node]) -> Tuple[List[EngineRole], Optional[Node]]:
+    """A LeaderWorkerSet's `leaderWorkerTemplate` (or the same struct another operator embeds: llmaz's
+    `workloadTemplate`): the roles of its group's engine, and the template they came from."""
     size = _scalar(lwt.get("size"))
     size = size if isinstance(size, int) and not isinstance(size, bool) and size > 0 else 1
     leader, worker = lwt.get("leaderTemplate"), lwt.get("workerTemplate")

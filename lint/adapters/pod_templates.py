@@ -21,7 +21,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kinds import handled_kinds
-from ctxlint.adapters.kubernetes import _pod_roles, matches
+from ctxlint.adapters.kubernetes import _pod_roles, lws_group_roles, matches
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from, named_halves
@@ -58,8 +58,13 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         named = []
         for path, pod, holder in found:
             size = groups.get(id(pod), 1)
-            roles = _pod_roles(pod, spans, result, maps, group_pods=size, group_label=_GROUP_LABEL) if size > 1 \
-                else _pod_roles(pod, spans, result, maps)
+            if _is_lws(pod):  # leader and workers: one engine over the group's pods, as a LeaderWorkerSet's
+                roles, template = lws_group_roles(pod, spans, result, maps)
+                path = f"{path}.{'leaderTemplate' if template is pod.get('leaderTemplate') else 'workerTemplate'}"
+            elif size > 1:
+                roles = _pod_roles(pod, spans, result, maps, group_pods=size, group_label=_GROUP_LABEL)
+            else:
+                roles = _pod_roles(pod, spans, result, maps)
             if roles:
                 named.append((path, pod, holder, roles))
         for path, pod, holder, roles in named:
@@ -83,16 +88,23 @@ def _is_pod(node: Node) -> bool:
         c.kind == MAP and (c.get("image") is not None or c.get("command") is not None) for c in items.value)
 
 
+def _is_lws(node: Node) -> bool:
+    """LeaderWorkerSet's LeaderWorkerTemplate embedded in another kind (sweep 11: llmaz's Service
+    `workloadTemplate: {size, leaderTemplate, workerTemplate}` was two engines, the worker one as well)."""
+    leader, worker = node.get("leaderTemplate"), node.get("workerTemplate")
+    return leader is not None and worker is not None and leader.kind == MAP and worker.kind == MAP
+
+
 def _find(node: Optional[Node], path: str, holder: Optional[Node], out: list, depth: int) -> None:
     """Pod specs under `node`: (path, pod spec, the mapping whose `replicas` counts it)."""
     if node is None or depth > MAX_DEPTH:
         return
     if node.kind == MAP:
-        if _is_pod(node):
+        if _is_pod(node) or _is_lws(node):
             out.append((path, node, holder))
             return
         for key, child in node.value.items():
-            here = node if (key in ("template", "podSpec", "extraPodSpec", "spec") or _is_pod(child)
+            here = node if (key in ("template", "podSpec", "extraPodSpec", "spec") or _is_pod(child) or _is_lws(child)
                             if child.kind == MAP else False) and node.get("replicas") is not None else holder
             _find(child, f"{path}.{key}", here, out, depth + 1)
     elif node.kind == SEQ:

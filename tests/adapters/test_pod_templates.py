@@ -144,3 +144,42 @@ spec:
                        '                command: [sh, -c, "ray start --block --address=$(ENTRY_ADDRESS)"]\n'
                        '                resources: {limits: {nvidia.com/gpu: "4"}}')
     assert adapt(odd).deployments[0].roles[0].accelerators.count.value == 8
+
+
+EMBEDDED_LWS = """\
+apiVersion: inference.llmaz.io/v1alpha1
+kind: Service
+metadata: {name: llama}
+spec:
+  replicas: 3
+  workloadTemplate:
+    size: 2
+    leaderTemplate:
+      spec:
+        containers:
+        - name: model-runner
+          image: lmsysorg/sglang:v0.5.5
+          command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct,
+                    --tp, "2", --nnodes, $(LWS_GROUP_SIZE), --node-rank, $(LWS_WORKER_INDEX)]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+    workerTemplate:
+      spec:
+        containers:
+        - name: model-runner
+          image: lmsysorg/sglang:v0.5.5
+          command: [python3, -m, sglang.launch_server, --model-path, meta-llama/Llama-3.1-8B-Instruct,
+                    --tp, "2", --nnodes, $(LWS_GROUP_SIZE), --node-rank, $(LWS_WORKER_INDEX)]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_a_leader_worker_template_inside_another_kind_is_one_group():
+    # sweep 11 (InftyAI/llmaz docs/examples/multi-nodes/service.yaml): the leader and the worker template were two
+    # deployments of one GPU each, and `--nnodes $(LWS_GROUP_SIZE)` was CTX008; as a LeaderWorkerSet's template it
+    # is one engine over `size` pods (the worker runs no API)
+    result = adapt(EMBEDDED_LWS)
+    [dep] = result.deployments
+    [role] = dep.roles
+    assert (role.accelerators.count.value, role.parallelism.tp, role.replicas.value) == (2, 2, 3)
+    assert at(EMBEDDED_LWS, role.source).startswith("name: model-runner") and role.source.line == 11
+    assert not [d for d in result.diagnostics if "LWS_GROUP_SIZE" in d.message]
