@@ -50,6 +50,9 @@ FLAGS = (
     F("cpu_offload_gb", "--cpu-offload-gb", kind="int", default=0, tags=MEM),
     F("swa_full_tokens_ratio", "--swa-full-tokens-ratio", kind="float", default=0.8, tags=KV),
     T("disable_hybrid_swa_memory", "--disable-hybrid-swa-memory", tags=KV),
+    # Llama 4's chunked layers in a pool of ((1 - h) + h x chunk / context) x the full pool's tokens, 0.4.9-0.5.7
+    # (nargs "?", const 0.5: sgl-project/sglang@v0.4.9:python/sglang/srt/server_args.py); gone in 0.5.8
+    F("hybrid_kvcache_ratio", "--hybrid-kvcache-ratio", kind="float", takes="optional", tags=KV),
     F("mamba_full_memory_ratio", "--mamba-full-memory-ratio", kind="float", tags=KV),
     F("max_mamba_cache_size", "--max-mamba-cache-size", kind="int", tags=KV),
     F("cuda_graph_max_bs", "--cuda-graph-max-bs", kind="int", tags=MEM),
@@ -80,6 +83,9 @@ FLAGS = (
     F("port", "--port", kind="int", default=30000),
     # Seen in the corpus; listed so that their arity is right.
     F("attention_backend", "--attention-backend"), T("enable_dp_lm_head", "--enable-dp-lm-head"),
+    # read with --attention-backend for gpt-oss's SWA pool in 0.5.8-0.5.9 (physics/swa_sglang.py)
+    F("prefill_attention_backend", "--prefill-attention-backend"),
+    F("decode_attention_backend", "--decode-attention-backend"),
     T("enable_metrics", "--enable-metrics"), T("enable_torch_compile", "--enable-torch-compile"),
     F("torch_compile_max_bs", "--torch-compile-max-bs", kind="int"),
     F("ep_num_redundant_experts", "--ep-num-redundant-experts", kind="int", tags=PAR),

@@ -173,7 +173,7 @@ def _device_free(inp: CapacityInput, shared: dict | None) -> tuple | CapacityRes
     settings = inp.settings if type(inp.settings) is dict or isinstance(inp.settings, Mapping) else {}  # ABC: slow
     ctx = positive_int(inp.context_length, 0) or None
     return engine, tp, pp, settings, ctx, model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft,
-                                                     settings, inp.weights, inp.engine_version, shared)
+                                                     settings, inp.weights, inp.engine_version, shared, ctx)
 
 
 def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:

@@ -40,6 +40,12 @@ def _first(cfg: Mapping[str, Any], *keys: str) -> Any:
     return None
 
 
+def _architectures(cfg: Mapping[str, Any]) -> tuple[str, ...]:
+    """The top-level `architectures` (a VLM's text_config has none of its own): the class names."""
+    names = cfg.get("architectures")
+    return tuple(n for n in names if isinstance(n, str) and n) if isinstance(names, list) else ()
+
+
 def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
     """VLMs (Gemma-3, Llama-4, Qwen-VL...) nest the decoder under text_config /
     llm_config; top-level keys (torch_dtype, quantization_config) still apply."""
@@ -235,6 +241,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts") or (
             c["ffn_config"].get("moe_top_k") if isinstance(c.get("ffn_config"), Mapping) else None),  # dbrx
         model_type=str(c.get("model_type")) if c.get("model_type") else None,
+        architectures=_architectures(config),
         position_keys=tuple((k, int(c[k])) for k in POSITION_KEYS
                             if isinstance(c.get(k), int) and not isinstance(c.get(k), bool) and c[k] > 0),
         source=f"config.json ({name})",

@@ -194,8 +194,8 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         elif eng == "sglang":
             bpt += swa_full_tokens_ratio * slid * per_layer
             formula += f" + {swa_full_tokens_ratio:g} x {slid} x {f_layer}"
-            notes.append(f"SGLang hybrid SWA: {slid} window layers cost swa_full_tokens_ratio "
-                         f"{swa_full_tokens_ratio:g} x per token (separate SWA pool)")
+            notes.append(f"SGLang hybrid SWA: {slid} window layers cost {swa_full_tokens_ratio:g} x per token (a "
+                         f"separate SWA pool of {swa_full_tokens_ratio:g} x the full pool's tokens)")
         else:
             w = window + (window_tokens or 0)
             bounded = slid * per_layer * w

@@ -18,8 +18,9 @@ from .budget import weights_per_gpu
 from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
-from .models import ModelArch
+from .models import CHUNKED, SLIDING, ModelArch
 from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
+from .swa_sglang import DEFAULT_RATIO, request_cap_note, sglang_swa
 from .terms import Term
 
 
@@ -37,21 +38,23 @@ class ModelSide:
 
 def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache_dtype: Any, draft: int,
                settings: Mapping[str, Any], weights_format: Any, version: str | None,
-               shared: dict | None = None) -> ModelSide:
+               shared: dict | None = None, context: int | None = None) -> ModelSide:
     """`shared`: a dict the caller passes for several calls whose arguments differ only in
-    `version` (the vLLM releases of one estimate), so the settings are keyed once, not per release."""
+    `version` (the vLLM releases of one estimate), so the settings are keyed once, not per release.
+    `context`: the context length in force (SGLang 0.4.9-0.5.7 size Llama 4's chunked layers by it)."""
     if shared is not None and (version is None or type(version) is str):
         # the same shared dict, the same arguments but the version: remembered by it (no key to build)
         side = shared.get(("side", version))
         if side is None:
             side = shared["side", version] = _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings,
-                                                    weights_format, version, shared)
+                                                    weights_format, context, version, shared)
         return side
-    return _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version, shared)
+    return _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context, version, shared)
 
 
-def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version, shared) -> ModelSide:
-    args = (engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version)
+def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context, version,
+           shared) -> ModelSide:
+    args = (engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context, version)
     try:
         base = shared.get("key") if shared is not None else None
         if base is None:
@@ -66,22 +69,23 @@ def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_fo
 
 def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     """`shared` (see model_side): the parts no release changes are worked out once for all the calls
-    that pass it: the served dtype, the KV layout for each (swa_full, MLA heads) the releases give,
+    that pass it: the served dtype, the KV layout for each (swa_full, SWA ratio, MLA heads) the releases give,
     and the weights; a role of unknown vLLM version is estimated under seven releases."""
-    engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, version = args
+    engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context, version = args
     parts: dict = {} if shared is None else shared.setdefault("side parts", {})
     served = parts.get("served")
     if served is None:
         notes: list[str] = []
         served = parts["served"] = (serving_dtype(arch, settings.get("dtype"), notes), tuple(notes))
     arch, asm = served[0], list(served[1])
-    swa_ratio = float(settings.get("swa_full_tokens_ratio", 0.8) or 0.8) if engine == "sglang" else 0.8
     mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
-    swa_full, mla_heads = _layout(engine, arch, settings, version, asm)
-    br = parts.get(("kv", swa_full, mla_heads))
+    swa_full, swa_ratio, mla_heads, refused = _layout(engine, arch, settings, version, context, asm)
+    if refused:
+        return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
+    br = parts.get(("kv", swa_full, swa_ratio, mla_heads))
     if br is None:
         try:
-            br = parts["kv", swa_full, mla_heads] = kv_breakdown(
+            br = parts["kv", swa_full, swa_ratio, mla_heads] = kv_breakdown(
                 arch, engine, tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
         except (ValueError, TypeError, ZeroDivisionError) as exc:
@@ -107,12 +111,24 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1])
 
 
-def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None,
-            asm: list[str]) -> tuple[bool, int | None]:
-    """(swa_full, mla_heads) for the engine and version: how it lays out window and MLA layers."""
+def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None, context: int | None,
+            asm: list[str]) -> tuple[bool, float, int | None, str]:
+    """(swa_full, SGLang's SWA pool ratio, mla_heads, a setting the engine refuses) for the engine and
+    version: how it lays out window and MLA layers."""
     v = parse_version(version) if version else None
-    swa_full = bool(settings.get("swa_full"))
-    mla_heads = None
+    swa_full = bool(settings.get("swa_full"))  # llama.cpp --swa-full
+    swa_ratio, mla_heads = DEFAULT_RATIO, None
+    if engine == "sglang" and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds):
+        swa = sglang_swa(arch, settings, version, context)
+        if swa.error:
+            return True, swa.ratio, None, swa.error
+        swa_full, swa_ratio = swa.whole, swa.ratio
+        asm.append(swa.note)
+        cap = request_cap_note(settings, version) if not swa.whole else ""
+        if cap:
+            asm.append(cap)
+    elif engine == "sglang":
+        swa_full = False  # `swa_full` is llama.cpp's setting, not SGLang's
     if engine == "vllm":
         swa_full = hybrid_full(version, settings)
         if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
@@ -124,7 +140,7 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
             and settings.get("enable_mla") is not True:
         mla_heads = 0  # K = qk_nope + qk_rope, V = v_head_dim
         asm.append("SGLang < 0.3.2 without --enable-mla stores full K/V heads")
-    return swa_full, mla_heads
+    return swa_full, swa_ratio, mla_heads, ""
 
 
 # A role's search probes ~30 sizes with the same model side per release: 512 covers many roles.

@@ -67,6 +67,9 @@ class ModelArch:
     experts_per_token: int | None = None
     linear_state_bytes_per_request: int | None = None  # per GPU, if known
     model_type: str | None = None          # config.json model_type (engines special-case some)
+    # config.json `architectures` (its classes): engines pick a model's code, and SGLang its KV layout, by
+    # the class, which model_type does not always tell (Llama4ForCausalLM and Llama4ForConditionalGeneration)
+    architectures: tuple[str, ...] = ()
     # Every context-length key the config.json has, as written: engines derive their default
     # context from these by their own rules (vLLM the minimum, SGLang the first in its order).
     position_keys: tuple[tuple[str, int], ...] = ()
@@ -101,6 +104,7 @@ class ModelArch:
         d["layer_kinds"] = list(self.layer_kinds)
         d["notes"] = list(self.notes)
         d["position_keys"] = [list(pair) for pair in self.position_keys]
+        d["architectures"] = list(self.architectures)
         return d
 
 
@@ -133,6 +137,8 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["layer_kinds"] = tuple(changes["layer_kinds"])
     if "notes" in changes:
         changes["notes"] = tuple(changes["notes"])
+    if "architectures" in changes:
+        changes["architectures"] = _names(changes["architectures"])
     new = replace(arch, **changes)
     pattern = overrides.get("layer_pattern")
     if pattern is not None or ("num_layers" in changes and "layer_kinds" not in changes
@@ -144,6 +150,13 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
     return new
 
 
+def _names(value: Any) -> tuple[str, ...]:
+    """Class names from a list (a lone string is one name; anything else, none)."""
+    if isinstance(value, str):
+        return (value,) if value else ()
+    return tuple(v for v in value if isinstance(v, str) and v) if isinstance(value, (list, tuple)) else ()
+
+
 def override_fields() -> frozenset[str]:
     return frozenset(_FIELDS | {"layer_pattern"})
 
@@ -153,10 +166,11 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     n = int(d["num_layers"])
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
-    kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes")}
+    kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
     kw["layer_kinds"] = kinds
     kw["notes"] = tuple(d.get("notes") or ())
     kw["position_keys"] = tuple((str(k), int(v)) for k, v in d.get("position_keys") or ())
+    kw["architectures"] = _names(d.get("architectures"))
     kw.setdefault("name", d.get("hf_id", "unknown"))
     return ModelArch(**kw)
 
