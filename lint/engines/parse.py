@@ -163,6 +163,17 @@ class _Parser:
                                            since=f.explicit_until if word in ("true", "false") else None))
                 if word in ("true", "false"):  # what the releases that read it set
                     value = (word == "true") == value
+            elif f.explicit_until and full not in f.negatives and i + 1 < len(self.toks) \
+                    and self.toks[i + 1].text.lower() in ("true", "false"):
+                # StoreBoolean's nargs "?" took the next word as its value (`--enable-chunked-prefill false`); a
+                # BooleanOptionalAction switch leaves it a stray argument, which argparse refuses
+                # (vllm-project/vllm@99d7eb5d6a512cfcc5a2b104f24ebf2d6cda772b:vllm/engine/arg_utils.py)
+                word_tok = self.toks[i + 1]
+                self.errors.append(Problem(f"unrecognized arguments: {word_tok.text} (after {name}, a switch that "
+                                           "takes no value)", i + 1, (word_tok.start, word_tok.end), word_tok.item,
+                                           f.name, since=f.explicit_until))
+                self._set(f, (word_tok.text.lower() == "true") == value, "", None, None, name, i, note)
+                return i + 2
             self._set(f, value, "", None, None, name, i, note)
             return i + 1
         if eq:

@@ -377,6 +377,18 @@ def test_vllm_read_enable_chunked_prefill_false_before_its_switch_refused_it():
     assert e.since is None
     (e,) = parse_shell("vllm serve m --no-enable-chunked-prefill=false")[0].errors  # no release read this
     assert e.since is None
+    # sweep 11 (huggingface/open-r1 serve_r1_vllm.slurm): `--enable-chunked-prefill false`, the value after a space,
+    # was read as the switch and a stray positional (`false` became the model); StoreBoolean took it as the value,
+    # a BooleanOptionalAction switch leaves it a stray argument argparse refuses
+    inv, _, s = parse_shell("vllm serve org/m --enable-chunked-prefill false --max-num-batched-tokens 2048")
+    (e,) = inv.errors
+    assert (inv.value("enable_chunked_prefill"), inv.model.value, inv.value("max_num_batched_tokens")) == \
+        (False, "org/m", 2048)
+    assert (e.since, s[slice(*e.span)], e.refused_by("0.8.3"), e.refused_by("0.9.2")) == ("0.9.2", "false", False, True)
+    assert parse_shell("python3 -m vllm.entrypoints.openai.api_server --enable-chunked-prefill true --model org/m"
+                       )[0].model.value == "org/m"
+    # a switch no release read a value for stays as it was: the word is a positional
+    assert parse_shell("vllm serve org/m --enforce-eager false")[0].errors == ()
     # a release candidate of the refusing release refuses too
     assert (e.refused_by("0.9.2rc1"), Problem("x", None, None, since="0.10.0").refused_by("v0.10.0rc1")) == (True, True)
 
