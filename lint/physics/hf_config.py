@@ -3,7 +3,8 @@
 Handles dense Llama-style models, Qwen2/3 (+MoE), Mistral/Mixtral, Gemma2/3,
 gpt-oss (layer_types), DeepSeek-V2/V3 and Kimi-K2 (MLA), GLM-4.x MoE, Llama-4
 (chunked local attention), MiniMax (attn_type_list), Qwen3-Next style hybrids
-(full_attention_interval / layer_types) and VLMs that nest `text_config`.
+(full_attention_interval / layer_types), Kimi-Linear / Kimi-K3 (linear_attn_config.kda_layers),
+ChatGLM / GLM-4 (multi_query_attention, multi_query_group_num) and VLMs that nest `text_config`.
 """
 from __future__ import annotations
 
@@ -88,6 +89,19 @@ def _decilm(c: Mapping[str, Any]) -> list | None:
     return out
 
 
+def _kda_layers(c: Mapping[str, Any]) -> frozenset | None:
+    """Kimi-Linear / Kimi-K3 (`linear_attn_config.kda_layers`, 1-based): those layers are Kimi Delta
+    Attention with a fixed-size state, the rest MLA. vllm-project/vllm@6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c:
+    vllm/transformers_utils/configs/kimi_linear.py (is_kda_layer: layer_idx + 1 in kda_layers);
+    vllm-project/vllm@01d995867291dd13119ea66cd18e3c9c9b51c50e:vllm/model_executor/models/kimi_linear.py
+    (KimiDecoderLayer: KimiDeltaAttention on KDA layers, KimiMLAAttention on the others)."""
+    lac = c.get("linear_attn_config")
+    layers = lac.get("kda_layers") if isinstance(lac, Mapping) else None
+    if not isinstance(layers, list):
+        return None
+    return frozenset(x for x in layers if isinstance(x, int) and not isinstance(x, bool))
+
+
 def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
     mt = str(c.get("model_type", "")).lower()
     blocks = _blocks(c) or _decilm(c)
@@ -101,6 +115,9 @@ def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, .
     if isinstance(atl, list) and atl:
         kinds = [FULL if int(t) == 1 else LINEAR for t in atl][:n]
         return tuple(kinds + [FULL] * (n - len(kinds)))
+    kda = _kda_layers(c)
+    if kda is not None:
+        return tuple(LINEAR if i + 1 in kda else FULL for i in range(n))
     interval = c.get("full_attention_interval")  # Qwen3-Next
     if isinstance(interval, int) and interval > 0:
         return tuple(FULL if (i + 1) % interval == 0 else LINEAR for i in range(n))
@@ -162,8 +179,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
                   if isinstance(b, Mapping) and isinstance(b.get("attention"), Mapping)]
         groups = [g for g in groups if isinstance(g, int) and g > 0]
         kv = heads // min(groups) if groups else None
-    if kv is None and c.get("multi_query_group_num"):  # ChatGLM / GLM-4: KV groups x kv_channels
-        kv = c["multi_query_group_num"]
+    if kv is None and c.get("multi_query_attention"):  # ChatGLM / GLM-4: KV groups, else one per head
+        # vllm-project/vllm@1b2c2248f4f2f5045ed4e3d809099f1131c69546:vllm/model_executor/models/chatglm.py
+        # (GLMAttention: multi_query_group_num if multi_query_attention else num_attention_heads)
+        kv = _positive(c.get("multi_query_group_num")) or 1
     if c.get("multi_query") and not c.get("new_decoder_architecture"):
         kv = 1  # Falcon-7B: `num_kv_heads` 71 with multi_query true is one shared KV head
     if kv is None:
@@ -232,7 +251,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         rope_scaling_factor=float(rope["factor"]) if rope.get("factor") is not None else None,
         rope_original_max_position_embeddings=rope.get("original_max_position_embeddings"),
         num_experts=int(experts) if isinstance(experts, int) else None,
-        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts") or (
+        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk",
+                                 "top_k_experts") or (
             c["ffn_config"].get("moe_top_k") if isinstance(c.get("ffn_config"), Mapping) else None),  # dbrx
         model_type=str(c.get("model_type")) if c.get("model_type") else None,
         position_keys=tuple((k, int(c[k])) for k in POSITION_KEYS
