@@ -53,6 +53,13 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cfg)
 
 
+# A config.json written as a diff from its class defaults can omit num_key_value_heads; engines then
+# read the config class's default, which is not num_attention_heads for these model types:
+# huggingface/transformers@996a40179607b089c2d290b7eeb1c6211e80c733:
+# src/transformers/models/mllama/configuration_mllama.py (MllamaTextConfig num_key_value_heads=8;
+# Llama-3.2-90B-Vision has 64 query heads).
+_KV_DEFAULTS = {"mllama_text_model": 8}
+
 # Nemotron-H block letters (hybrid_override_pattern) and names (layers_block_type).
 _BLOCKS = {"M": LINEAR, "*": FULL, "-": NONE, "E": NONE, "mamba": LINEAR, "attention": FULL, "mlp": NONE,
            "moe": NONE}
@@ -186,7 +193,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     if c.get("multi_query") and not c.get("new_decoder_architecture"):
         kv = 1  # Falcon-7B: `num_kv_heads` 71 with multi_query true is one shared KV head
     if kv is None:
-        kv = heads
+        kv = _KV_DEFAULTS.get(str(c.get("model_type", "")), heads)
     kv_lora = c.get("kv_lora_rank")
     rope_dim = c.get("qk_rope_head_dim")
     if kv_lora:  # MLA: head_dim is the query/key dim (nope + rope)
@@ -213,6 +220,15 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     split = count_params(config, c, int(kv), int(hd) if not kv_lora else None)
     if split is not None:
         notes.append("parameters counted from the config's dimensions")
+    full_kv, full_hd = _positive(c.get("num_global_key_value_heads")), _positive(c.get("global_head_dim"))
+    if _positive(c.get("swa_num_key_value_heads")) and SLIDING in kinds and full_kv is None:
+        # MiMo-V2-Flash: the window layers have their own KV heads (swa_num_key_value_heads 8; the full
+        # layers num_key_value_heads 4): vllm-project/vllm@91cf2f13c21862c4d7a239c9a33b9025911e27b1:
+        # vllm/model_executor/models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer). The arch's KV heads and
+        # dims are those of the window layers, full_kv_heads / full_head_dim those of the full layers.
+        full_kv, kv = int(kv), c["swa_num_key_value_heads"]
+        full_hd, hd = (int(hd), c["swa_head_dim"]) if _positive(c.get("swa_head_dim")) not in (None, hd) else (None, hd)
+        v_hd = c.get("swa_v_head_dim") or v_hd
     fmt = from_quantization_config(c.get("quantization_config"))
     if c.get("quantization_config") and fmt is None:
         notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
@@ -227,8 +243,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         v_head_dim=int(v_hd) if v_hd and int(v_hd) != int(hd) else None,
         index_head_dim=_positive(c.get("index_head_dim")) if kv_lora else None,
         unsupported=_unsupported(c),
-        full_kv_heads=_positive(c.get("num_global_key_value_heads")),
-        full_head_dim=_positive(c.get("global_head_dim")),
+        full_kv_heads=full_kv,
+        full_head_dim=full_hd,
         kv_lora_rank=int(kv_lora) if kv_lora else None,
         qk_rope_head_dim=int(rope_dim) if kv_lora and rope_dim else None,
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,

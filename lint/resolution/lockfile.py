@@ -40,8 +40,8 @@ first_k_dense_replace moe_layer_freq decoder_sparse_step mlp_only_layers interle
 num_nextn_predict_layers ffn_config attn_config text_config llm_config language_config vision_config
 global_head_dim num_global_key_value_heads attention_k_eq_v num_kv_shared_layers attention_head_dim
 block_configs expert_intermediate_size top_k_experts compress_ratios hybrid_layer_pattern multi_query_attention
-multi_query_group_num kv_channels padded_vocab_size swa_num_key_value_heads swa_head_dim experts_per_token
-num_experts_per_token moe_topk moe_num_experts ffn_dim linear_attn_config num_shared_experts
+multi_query_group_num kv_channels padded_vocab_size swa_num_key_value_heads swa_head_dim swa_v_head_dim
+experts_per_token num_experts_per_token moe_topk moe_num_experts ffn_dim linear_attn_config num_shared_experts
 routed_expert_hidden_size mla_use_output_gate attn_res_block_size depth layers embed_dim width mlp_dim patch_size
 """.split())
 _QUANT_KEYS = ("quant_method", "bits", "w_bit", "group_size", "q_group_size", "fmt", "weight_block_size", "format",

@@ -136,3 +136,22 @@ def test_a_locked_kimi_linear_config_keeps_its_hybrid_layers():
     locked = arch_from_hf_config(arch_facts(config))
     assert locked.layer_kinds == (LINEAR, LINEAR, LINEAR, FULL) and locked.experts_per_token == 2
     assert "auto_map" not in arch_facts(config)
+
+
+def test_a_sparse_mllama_config_has_its_class_default_kv_heads():
+    # the 90B-Vision copy omits num_key_value_heads (written as a diff from MllamaTextConfig, whose
+    # default is 8); engines read 8, not the 64 query heads
+    arch = lookup_model("meta-llama/Llama-3.2-90B-Vision-Instruct")
+    assert (arch.num_attention_heads, arch.num_kv_heads) == (64, 8)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 100 * 2 * 8 * 128 * 2 == 409_600
+
+
+def test_mimo_v2_flash_window_layers_have_their_own_kv_heads():
+    # swa_num_key_value_heads 8 on the 39 window layers, num_key_value_heads 4 on the 9 full ones
+    from ctxlint.physics.kv import kv_breakdown
+
+    mimo = lookup_model("XiaomiMiMo/MiMo-V2-Flash")
+    assert (mimo.full_kv_heads, mimo.num_kv_heads, mimo.head_dim, mimo.v_head_dim) == (4, 8, 192, 128)
+    full = kv_breakdown(mimo, "vllm")
+    assert full.bytes_per_token == 9 * 4 * (192 + 128) * 2 == 23_040  # window layers bounded per request
+    assert kv_breakdown(mimo, "trtllm").bytes_per_token == 23_040 + 39 * 8 * (192 + 128) * 2
