@@ -139,11 +139,14 @@ def test_a_locked_kimi_linear_config_keeps_its_hybrid_layers():
 
 
 def test_a_sparse_mllama_config_has_its_class_default_kv_heads():
-    # the 90B-Vision copy omits num_key_value_heads (written as a diff from MllamaTextConfig, whose
-    # default is 8); engines read 8, not the 64 query heads
+    # the official 90B-Vision config says num_key_value_heads 8; a copy written as a diff from
+    # MllamaTextConfig (whose default is 8) omits it, and engines still read 8, not the 64 query heads
     arch = lookup_model("meta-llama/Llama-3.2-90B-Vision-Instruct")
-    assert (arch.num_attention_heads, arch.num_kv_heads) == (64, 8)
+    assert (arch.num_attention_heads, arch.num_kv_heads, arch.max_position_embeddings) == (64, 8, 131072)
     assert kv_bytes_per_token_per_gpu(arch, "vllm") == 100 * 2 * 8 * 128 * 2 == 409_600
+    sparse = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 100,
+                                                      "num_attention_heads": 64, "hidden_size": 8192}}
+    assert arch_from_hf_config(sparse).num_kv_heads == 8
 
 
 def test_mimo_v2_flash_window_layers_have_their_own_kv_heads():
@@ -155,3 +158,23 @@ def test_mimo_v2_flash_window_layers_have_their_own_kv_heads():
     full = kv_breakdown(mimo, "vllm")
     assert full.bytes_per_token == 9 * 4 * (192 + 128) * 2 == 23_040  # window layers bounded per request
     assert kv_breakdown(mimo, "trtllm").bytes_per_token == 23_040 + 39 * 8 * (192 + 128) * 2
+
+
+@pytest.mark.parametrize("model, base, kv_bytes, tp8_bytes", [
+    # DeepSeek's V3.2 card: the same structure as V3.2-Exp; MLA latent 576 + the DSA indexer's fp8 keys, 61 layers,
+    # replicated on every TP rank
+    ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek-ai/DeepSeek-V3.2", 61 * ((512 + 64) * 2 + 128 + 4),
+     61 * ((512 + 64) * 2 + 128 + 4)),
+    # post-trained twin of the Thinking model: 12 gated-attention layers of 2 KV heads x 256 (1 per rank at TP 8),
+    # 36 Gated DeltaNet layers
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking", 12 * 2 * 2 * 256 * 2, 12 * 2 * 256 * 2),
+    # MiniMax-M2's network: 62 full-attention layers of 8 KV heads x 128 (1 per rank at TP 8)
+    ("MiniMaxAI/MiniMax-M2.1", "MiniMaxAI/MiniMax-M2", 62 * 2 * 8 * 128 * 2, 62 * 2 * 128 * 2),
+])
+def test_models_real_configs_name_resolve_onto_their_network(model, base, kv_bytes, tp8_bytes):
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve(model)
+    assert found.resolved and found.arch.name == base and "which it derives from" in found.how
+    assert kv_bytes_per_token_per_gpu(found.arch, "vllm") == kv_bytes
+    assert _capacity(model, "--count", "8", "--tp", "8")["kv_bytes_per_token_per_gpu"] == tp8_bytes
