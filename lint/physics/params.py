@@ -144,8 +144,9 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     attn = _attention(text, h, heads, kv, hd)
     if text.get("mla_use_output_gate"):  # Kimi-K3: sigmoid(g_proj(x)) on the MLA output, g_proj: h -> heads x v
         attn += h * heads * int(text.get("v_head_dim") or text.get("qk_nope_head_dim") or 128)
-    kda_layers = set((text.get("linear_attn_config") or {}).get("kda_layers") or ()) \
-        if isinstance(text.get("linear_attn_config"), Mapping) else set()
+    lac = text.get("linear_attn_config")
+    kda_layers = lac.get("kda_layers") if isinstance(lac, Mapping) else None
+    kda_layers = {x for x in kda_layers if isinstance(x, int)} if isinstance(kda_layers, list) else set()
     kda = _kda(text, h) if kda_layers else 0
     if kda is None:
         return None
