@@ -48,6 +48,14 @@ def _round(x: Any) -> Any:
     return round(x, 4) if isinstance(x, float) else x
 
 
+# Keys a format's config.json always carries that set its KV cache's shape: an entry without them was
+# transcribed incompletely (a key whitelist once dropped both, which made THUDM/glm-4-9b MHA with 16x
+# its KV bytes per token and moonshotai/Kimi-K3 93 MLA layers instead of 24), and the parser would
+# read the absence as the format's default. So the build refuses it.
+FORMAT_KEYS = {
+    "chatglm": ("multi_query_attention",),  # absent: ChatGLMConfig's false, one KV head per query head
+    "kimi_linear": ("linear_attn_config",),  # absent: every layer MLA, no KDA layer
+}
 QUANT_TAG = re.compile(r"(?i)[-_.](fp8|fp4|nvfp4|mxfp4|awq|gptq|int4|int8|w4a16|w8a8|bnb|gguf)")
 
 
@@ -131,6 +139,12 @@ def problems(sources: Dict[str, List[Dict[str, Any]]]) -> List[str]:
             out.append(f"{where}: config_source must be owner/repo@<40-hex commit>:path or an https URL")
         if item.get("weights") and (not item.get("weights_source") or format_by_key(item["weights"]) is None):
             out.append(f"{where}: weights needs a known format key and a weights_source")
+        text = item.get("config") or {}
+        text = text.get("text_config") if isinstance(text.get("text_config"), dict) else text
+        lacking = [k for k in FORMAT_KEYS.get(str(text.get("model_type")), ()) if k not in text]
+        if lacking:
+            out.append(f"{where}: a {text.get('model_type')} config sets its KV shape with {', '.join(lacking)}; "
+                       "transcribe it from the source")
         for name in [item.get("id"), *(item.get("aliases") or [])]:
             key = str(name).lower()
             if key in seen:

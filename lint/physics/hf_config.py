@@ -3,7 +3,8 @@
 Handles dense Llama-style models, Qwen2/3 (+MoE), Mistral/Mixtral, Gemma2/3,
 gpt-oss (layer_types), DeepSeek-V2/V3 and Kimi-K2 (MLA), GLM-4.x MoE, Llama-4
 (chunked local attention), MiniMax (attn_type_list), Qwen3-Next style hybrids
-(full_attention_interval / layer_types) and VLMs that nest `text_config`.
+(full_attention_interval / layer_types), Kimi-Linear / Kimi-K3 (linear_attn_config.kda_layers),
+ChatGLM / GLM-4 (multi_query_attention, multi_query_group_num) and VLMs that nest `text_config`.
 """
 from __future__ import annotations
 
@@ -58,6 +59,13 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
     return dict(cfg)
 
 
+# A config.json written as a diff from its class defaults can omit num_key_value_heads; engines then
+# read the config class's default, which is not num_attention_heads for these model types:
+# huggingface/transformers@996a40179607b089c2d290b7eeb1c6211e80c733:
+# src/transformers/models/mllama/configuration_mllama.py (MllamaTextConfig num_key_value_heads=8;
+# Llama-3.2-90B-Vision has 64 query heads).
+_KV_DEFAULTS = {"mllama_text_model": 8}
+
 # Nemotron-H block letters (hybrid_override_pattern) and names (layers_block_type).
 _BLOCKS = {"M": LINEAR, "*": FULL, "-": NONE, "E": NONE, "mamba": LINEAR, "attention": FULL, "mlp": NONE,
            "moe": NONE}
@@ -94,6 +102,19 @@ def _decilm(c: Mapping[str, Any]) -> list | None:
     return out
 
 
+def _kda_layers(c: Mapping[str, Any]) -> frozenset | None:
+    """Kimi-Linear / Kimi-K3 (`linear_attn_config.kda_layers`, 1-based): those layers are Kimi Delta
+    Attention with a fixed-size state, the rest MLA. vllm-project/vllm@6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c:
+    vllm/transformers_utils/configs/kimi_linear.py (is_kda_layer: layer_idx + 1 in kda_layers);
+    vllm-project/vllm@01d995867291dd13119ea66cd18e3c9c9b51c50e:vllm/model_executor/models/kimi_linear.py
+    (KimiDecoderLayer: KimiDeltaAttention on KDA layers, KimiMLAAttention on the others)."""
+    lac = c.get("linear_attn_config")
+    layers = lac.get("kda_layers") if isinstance(lac, Mapping) else None
+    if not isinstance(layers, list):
+        return None
+    return frozenset(x for x in layers if isinstance(x, int) and not isinstance(x, bool))
+
+
 def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
     mt = str(c.get("model_type", "")).lower()
     blocks = _blocks(c) or _decilm(c)
@@ -107,6 +128,9 @@ def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, .
     if isinstance(atl, list) and atl:
         kinds = [FULL if int(t) == 1 else LINEAR for t in atl][:n]
         return tuple(kinds + [FULL] * (n - len(kinds)))
+    kda = _kda_layers(c)
+    if kda is not None:
+        return tuple(LINEAR if i + 1 in kda else FULL for i in range(n))
     interval = c.get("full_attention_interval")  # Qwen3-Next
     if isinstance(interval, int) and interval > 0:
         return tuple(FULL if (i + 1) % interval == 0 else LINEAR for i in range(n))
@@ -168,12 +192,14 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
                   if isinstance(b, Mapping) and isinstance(b.get("attention"), Mapping)]
         groups = [g for g in groups if isinstance(g, int) and g > 0]
         kv = heads // min(groups) if groups else None
-    if kv is None and c.get("multi_query_group_num"):  # ChatGLM / GLM-4: KV groups x kv_channels
-        kv = c["multi_query_group_num"]
+    if kv is None and c.get("multi_query_attention"):  # ChatGLM / GLM-4: KV groups, else one per head
+        # vllm-project/vllm@1b2c2248f4f2f5045ed4e3d809099f1131c69546:vllm/model_executor/models/chatglm.py
+        # (GLMAttention: multi_query_group_num if multi_query_attention else num_attention_heads)
+        kv = _positive(c.get("multi_query_group_num")) or 1
     if c.get("multi_query") and not c.get("new_decoder_architecture"):
         kv = 1  # Falcon-7B: `num_kv_heads` 71 with multi_query true is one shared KV head
     if kv is None:
-        kv = heads
+        kv = _KV_DEFAULTS.get(str(c.get("model_type", "")), heads)
     kv_lora = c.get("kv_lora_rank")
     rope_dim = c.get("qk_rope_head_dim")
     if kv_lora:  # MLA: head_dim is the query/key dim (nope + rope)
@@ -200,6 +226,15 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     split = count_params(config, c, int(kv), int(hd) if not kv_lora else None)
     if split is not None:
         notes.append("parameters counted from the config's dimensions")
+    full_kv, full_hd = _positive(c.get("num_global_key_value_heads")), _positive(c.get("global_head_dim"))
+    if _positive(c.get("swa_num_key_value_heads")) and SLIDING in kinds and full_kv is None:
+        # MiMo-V2-Flash: the window layers have their own KV heads (swa_num_key_value_heads 8; the full
+        # layers num_key_value_heads 4): vllm-project/vllm@91cf2f13c21862c4d7a239c9a33b9025911e27b1:
+        # vllm/model_executor/models/mimo_v2_flash.py (MiMoV2FlashDecoderLayer). The arch's KV heads and
+        # dims are those of the window layers, full_kv_heads / full_head_dim those of the full layers.
+        full_kv, kv = int(kv), c["swa_num_key_value_heads"]
+        full_hd, hd = (int(hd), c["swa_head_dim"]) if _positive(c.get("swa_head_dim")) not in (None, hd) else (None, hd)
+        v_hd = c.get("swa_v_head_dim") or v_hd
     fmt = from_quantization_config(c.get("quantization_config"))
     if c.get("quantization_config") and fmt is None:
         notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
@@ -214,8 +249,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         v_head_dim=int(v_hd) if v_hd and int(v_hd) != int(hd) else None,
         index_head_dim=_positive(c.get("index_head_dim")) if kv_lora else None,
         unsupported=_unsupported(c),
-        full_kv_heads=_positive(c.get("num_global_key_value_heads")),
-        full_head_dim=_positive(c.get("global_head_dim")),
+        full_kv_heads=full_kv,
+        full_head_dim=full_hd,
         kv_lora_rank=int(kv_lora) if kv_lora else None,
         qk_rope_head_dim=int(rope_dim) if kv_lora and rope_dim else None,
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,
@@ -238,7 +273,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         rope_scaling_factor=float(rope["factor"]) if rope.get("factor") is not None else None,
         rope_original_max_position_embeddings=rope.get("original_max_position_embeddings"),
         num_experts=int(experts) if isinstance(experts, int) else None,
-        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "moe_topk", "top_k_experts") or (
+        experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk",
+                                 "top_k_experts") or (
             c["ffn_config"].get("moe_top_k") if isinstance(c.get("ffn_config"), Mapping) else None),  # dbrx
         model_type=str(c.get("model_type")) if c.get("model_type") else None,
         architectures=_architectures(config),

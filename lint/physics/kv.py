@@ -156,7 +156,10 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         full_layer, f_full = per_layer, f_layer
         if arch.full_kv_heads or arch.full_head_dim:  # Gemma-4: global layers have their own shape
             fheads = kv_heads_per_gpu(replace(arch, num_kv_heads=arch.full_kv_heads or arch.num_kv_heads), eng, tp)
-            full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim, None, b, name)
+            # a full layer with its own head_dim (Gemma-4's global_head_dim) keeps V at that width; one that
+            # differs only in its head count (MiMo-V2-Flash) has the window layers' head and V widths
+            full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim,
+                                            None if arch.full_head_dim else arch.v_head_dim, b, name)
             notes.append(f"full-attention layers: {arch.full_kv_heads or arch.num_kv_heads} KV heads x "
                          f"{arch.full_head_dim or arch.head_dim}; window layers: {arch.num_kv_heads} x {arch.head_dim}")
         if name in _PER_TOKEN_HEAD:

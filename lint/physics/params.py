@@ -8,9 +8,10 @@ vision tower and the rest (attention, dense MLPs, shared experts, routers, norms
 Covered layouts: Llama-style GQA decoders (gated or plain MLP), MLA (DeepSeek-V2/V3,
 Kimi-K2, with the V3.2 indexer), MoE with routed and shared experts placed as each family
 places them (first_k_dense_replace / moe_layer_freq, decoder_sparse_step / mlp_only_layers,
-Llama-4 interleave_moe_layer_step, dbrx ffn_config). Layers of other kinds (linear
-attention, Mamba) are not counted: `count()` returns None for them, and the catalog takes
-the published count instead. MTP / next-token-prediction modules are left out: engines
+Llama-4 interleave_moe_layer_step, dbrx ffn_config), and Kimi-Linear / Kimi-K3 (KDA layers,
+gated MLA, latent MoE). Layers of other kinds (Gated DeltaNet, Mamba, lightning attention)
+are not counted: `count()` returns None for them, and the catalog takes the published count
+instead. MTP / next-token-prediction modules are left out: engines
 load them only for speculative decoding.
 """
 from __future__ import annotations
@@ -65,6 +66,20 @@ def _attention(c: Mapping[str, Any], h: int, heads: int, kv: int, hd: int) -> in
     return h * heads * hd + 2 * h * kv * hd + heads * hd * h
 
 
+def _kda(c: Mapping[str, Any], h: int) -> Optional[int]:
+    """One Kimi Delta Attention layer: q/k/v, the decay gate (f_a, f_b), beta (b), the output gate
+    (full rank g_proj, or g_a/g_b), the short convolutions, dt_bias, A_log, o_norm and o_proj, as
+    sgl-project/sglang@e44a41c1c413ce470c66445745f380a50203c286:python/sglang/srt/models/kimi_k3.py
+    (KimiK3DeltaAttention) builds them."""
+    lac = c.get("linear_attn_config")
+    heads, hd = _i(lac, "num_heads"), _i(lac, "head_dim")
+    if not (heads and hd):
+        return None
+    p, conv = heads * hd, _i(lac, "short_conv_kernel_size") or 4
+    gate = h * p if lac.get("use_full_rank_gate") else h * hd + hd * p
+    return 3 * h * p + h * hd + hd * p + h * heads + gate + 3 * p * conv + p + heads + hd + p * h
+
+
 def _moe_layers(c: Mapping[str, Any], n: int, mt: str) -> list:
     """Which layers carry routed experts (dbrx: every layer, its experts under ffn_config)."""
     experts = _i(c, "n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts")
@@ -107,7 +122,7 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     if mt in _UNCOUNTED or text.get("layer_types") and any(
             "linear" in str(t) or "mamba" in str(t) for t in text.get("layer_types") or ()):
         return None
-    h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "n_layers"), \
+    h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers"), \
         _i(text, "vocab_size")
     heads = _i(text, "num_attention_heads", "n_head", "n_heads")
     if not (h and n and vocab and heads):
@@ -127,16 +142,32 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         return None
     mlp_mult = 2 if mt in _PLAIN_MLP else 3
     attn = _attention(text, h, heads, kv, hd)
+    if text.get("mla_use_output_gate"):  # Kimi-K3: sigmoid(g_proj(x)) on the MLA output, g_proj: h -> heads x v
+        attn += h * heads * int(text.get("v_head_dim") or text.get("qk_nope_head_dim") or 128)
+    lac = text.get("linear_attn_config")
+    kda_layers = lac.get("kda_layers") if isinstance(lac, Mapping) else None
+    kda_layers = {x for x in kda_layers if isinstance(x, int)} if isinstance(kda_layers, list) else set()
+    kda = _kda(text, h) if kda_layers else 0
+    if kda is None:
+        return None
+    # Latent MoE (Kimi-K3): routed experts run at routed_expert_hidden_size, between a down and an up
+    # projection (and an RMSNorm) kept in 16 bits; shared experts stay at hidden_size (sglang kimi_k3.py
+    # KimiK3MoE, as above).
+    latent = _i(text, "routed_expert_hidden_size") or h
     routed = other = 0
     moe = _moe_layers(text, n, mt) if experts else [False] * n
-    shared_n = int(text.get("n_shared_experts") or 0)
+    shared_n = int(text.get("n_shared_experts") or text.get("num_shared_experts") or 0)
     shared_inter = _i(text, "shared_expert_intermediate_size")
     dense_inter = _i(text, "intermediate_size_mlp") if mt.startswith("llama4") else inter
-    for is_moe in moe:
-        other += attn + 2 * h
+    for i, is_moe in enumerate(moe):
+        other += (kda if i + 1 in kda_layers else attn) + 2 * h
+        if text.get("attn_res_block_size"):
+            other += 4 * h  # attention residuals: a norm and a 1-wide projection before attention and MLP
         if is_moe:
-            routed += experts * 3 * h * moe_inter
+            routed += experts * 3 * latent * moe_inter
             other += h * experts  # router
+            if latent != h:
+                other += 2 * h * latent + latent
             if shared_inter:
                 other += 3 * h * shared_inter + h  # Qwen2-MoE: one shared expert and its gate
             elif shared_n:

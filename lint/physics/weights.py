@@ -142,8 +142,22 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
                 return _FP8 if kind == "float" else _INT8
             if nbits == 4:
                 group_size = w.get("group_size") if w.get("strategy", "group") == "group" else None
-                return _NVFP4 if kind == "float" else w4a16(group_size)
+                return _fp4(q, group_size) if kind == "float" else w4a16(group_size)
     return None
+
+
+def _fp4(q: dict, group_size: object) -> WeightFormat:
+    """compressed-tensors FP4: NVFP4 has one FP8 scale per 16 weights (`nvfp4-pack-quantized`), MXFP4
+    one E8M0 scale per 32 (`mxfp4-pack-quantized`, scale_dtype uint8). An `ignore` list that keeps
+    the attention and the shared experts in 16 bits leaves only the routed experts in MXFP4, as
+    Kimi-K3's does (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:
+    aic-core/src/aiconfigurator_core/model_configs/moonshotai--Kimi-K3_config.json; SGLang's K3 loader
+    says the same: "the checkpoint quantizes only the MoE experts", sgl-project/sglang@
+    e44a41c1c413ce470c66445745f380a50203c286:python/sglang/srt/models/kimi_k3.py)."""
+    if group_size != 32 and "mxfp4" not in str(q.get("format", "")).lower():
+        return _NVFP4
+    ignored = " ".join(str(x) for x in q.get("ignore") or ()) if isinstance(q.get("ignore"), list) else ""
+    return _MXFP4_EXPERTS if "self_attn" in ignored and "shared_expert" in ignored else _MXFP4
 
 
 def _grouped(base: WeightFormat, group_size: object) -> WeightFormat:

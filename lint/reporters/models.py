@@ -7,10 +7,13 @@ from tabulate import tabulate
 
 
 def _attention(arch) -> str:
-    if arch.is_mla:
-        return f"MLA {arch.kv_lora_rank}+{arch.qk_rope_head_dim}"
     kinds = {k: arch.count(k) for k in ("full", "sliding", "chunked", "linear") if arch.count(k)}
     layers = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    if arch.is_mla:  # the layer kinds too: a hybrid (Kimi-K3) keeps the latent on its full layers only
+        return f"MLA {arch.kv_lora_rank}+{arch.qk_rope_head_dim}" + (f" ({layers})" if set(kinds) != {"full"} else "")
+    if arch.full_kv_heads or arch.full_head_dim:  # full layers shaped apart from the window layers
+        return (f"GQA {arch.full_kv_heads or arch.num_kv_heads}x{arch.full_head_dim or arch.head_dim} full, "
+                f"{arch.num_kv_heads}x{arch.head_dim} window ({layers})")
     return f"GQA {arch.num_kv_heads}x{arch.head_dim} ({layers})"
 
 

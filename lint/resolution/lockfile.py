@@ -18,7 +18,11 @@ LOCK_VERSION = 1
 DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16": 2, "BF16": 2, "I16": 2,
                "U16": 2, "F8_E4M3": 1, "F8_E5M2": 1, "F8_E8M0": 1, "I8": 1, "U8": 1, "BOOL": 1, "F4": 0.5,
                "F6_E2M3": 0.75, "F6_E3M2": 0.75}
-# config.json keys that describe the architecture (what the lock keeps of a config).
+# config.json keys that describe the architecture (what the lock keeps of a config). Every key the
+# config parser and the parameter counter read must be here (tests/resolution/test_models_lock.py
+# checks it): a key dropped here is a model resolved wrong, as the catalog's THUDM/glm-4-9b
+# (multi_query_group_num dropped: 32 KV heads instead of 2) and moonshotai/Kimi-K3
+# (linear_attn_config dropped: 93 MLA layers instead of 24) were when transcribed through this list.
 ARCH_KEYS = frozenset("""
 architectures model_type num_hidden_layers n_layer num_layers n_layers num_attention_heads n_head n_heads
 num_key_value_heads num_kv_heads n_head_kv multi_query new_decoder_architecture head_dim hidden_size n_embd
@@ -35,11 +39,13 @@ n_shared_experts moe_intermediate_size shared_expert_intermediate_size intermedi
 first_k_dense_replace moe_layer_freq decoder_sparse_step mlp_only_layers interleave_moe_layer_step
 num_nextn_predict_layers ffn_config attn_config text_config llm_config language_config vision_config
 global_head_dim num_global_key_value_heads attention_k_eq_v num_kv_shared_layers attention_head_dim
-block_configs expert_intermediate_size top_k_experts compress_ratios hybrid_layer_pattern sliding_window_pattern multi_query_attention
-multi_query_group_num kv_channels padded_vocab_size swa_num_key_value_heads swa_head_dim
+block_configs expert_intermediate_size top_k_experts compress_ratios hybrid_layer_pattern multi_query_attention
+multi_query_group_num kv_channels padded_vocab_size swa_num_key_value_heads swa_head_dim swa_v_head_dim
+experts_per_token num_experts_per_token moe_topk moe_num_experts ffn_dim linear_attn_config num_shared_experts
+routed_expert_hidden_size mla_use_output_gate attn_res_block_size depth layers embed_dim width mlp_dim patch_size
 """.split())
-_QUANT_KEYS = ("quant_method", "bits", "w_bit", "group_size", "fmt", "weight_block_size", "format",
-               "load_in_4bit", "load_in_8bit", "quant_algo")
+_QUANT_KEYS = ("quant_method", "bits", "w_bit", "group_size", "q_group_size", "fmt", "weight_block_size", "format",
+               "load_in_4bit", "_load_in_4bit", "load_in_8bit", "quant_algo", "ignore")
 
 
 def arch_facts(config: Mapping[str, Any]) -> Dict[str, Any]:

@@ -1,0 +1,180 @@
+"""Catalog entries whose KV shape a transcription got wrong, checked against the published configs.
+
+THUDM/glm-4-9b lost multi_query_attention / multi_query_group_num and moonshotai/Kimi-K3 lost
+linear_attn_config when their config.json were transcribed through a key whitelist; each then
+resolved as the format's default (MHA; all-MLA). These pin the published shapes, the KV bytes a
+token costs on vLLM, and the guards that keep such a transcription out of the catalog."""
+from __future__ import annotations
+
+import ast
+import importlib.util
+import json
+from pathlib import Path
+
+import pytest
+
+from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
+from ctxlint.physics.models import FULL, LINEAR, arch_from_hf_config, lookup_model
+from ctxlint.resolution.lockfile import _QUANT_KEYS, ARCH_KEYS, arch_facts
+from helpers import run
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _build_catalog():
+    spec = importlib.util.spec_from_file_location("build_catalog", REPO / "tools" / "build_catalog.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _capacity(model: str, *extra: str) -> dict:
+    out = run(["capacity", "--model", model, "--engine", "vllm", "--accelerator", "H100-SXM-80GB",
+               "--context-length", "8192", "--format", "json", *extra]).out
+    return json.loads(out)
+
+
+@pytest.mark.parametrize("model", ["THUDM/glm-4-9b", "THUDM/glm-4-9b-chat"])
+def test_glm_4_9b_has_two_kv_heads_of_128(model):
+    # config.json: multi_query_attention true, multi_query_group_num 2, kv_channels 128, num_layers 40
+    arch = lookup_model(model)
+    assert (arch.num_kv_heads, arch.head_dim, arch.full_layers) == (2, 128, 40)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 40 * 2 * 2 * 128 * 2 == 40_960
+    assert _capacity(model)["kv_bytes_per_token_per_gpu"] == 40_960
+
+
+def test_chatglm_kv_heads_follow_multi_query_attention():
+    # vLLM's GLMAttention: multi_query_group_num if multi_query_attention else num_attention_heads
+    glm = {"model_type": "chatglm", "num_layers": 40, "num_attention_heads": 32, "hidden_size": 4096,
+           "kv_channels": 128, "multi_query_group_num": 2, "padded_vocab_size": 151552, "ffn_hidden_size": 13696}
+    assert arch_from_hf_config(dict(glm, multi_query_attention=True)).num_kv_heads == 2
+    assert arch_from_hf_config(dict(glm, multi_query_attention=False)).num_kv_heads == 32
+    counted = arch_from_hf_config(dict(glm, multi_query_attention=True))
+    assert round(counted.total_params_b, 2) == 9.40  # num_layers is read by the counter too
+
+
+def test_kimi_k3_keeps_kv_on_its_24_full_attention_layers_only():
+    k3 = lookup_model("moonshotai/Kimi-K3")
+    assert (k3.num_layers, k3.full_layers, k3.count(LINEAR)) == (93, 24, 69)
+    # linear_attn_config.full_attn_layers (1-based): 4, 8, ..., 92 and 93
+    assert [i + 1 for i, kind in enumerate(k3.layer_kinds) if kind == FULL] == [*range(4, 93, 4), 93]
+    assert kv_bytes_per_token_per_gpu(k3, "vllm") == 24 * (512 + 64) * 2 == 27_648
+    assert _capacity("moonshotai/Kimi-K3", "--count", "8", "--tp", "8")["kv_bytes_per_token_per_gpu"] == 27_648
+
+
+def test_kimi_k3_counts_its_latent_experts_and_ships_mxfp4_experts():
+    k3 = lookup_model("moonshotai/Kimi-K3")
+    # published 2.8T total / 104B activated; routed experts at width 3584: 92 x 896 x 3 x 3584 x 3072
+    assert (round(k3.total_params_b), round(k3.active_params_b)) == (2779, 105)
+    assert round(k3.expert_params_b, 3) == round(92 * 896 * 3 * 3584 * 3072 / 1e9, 3)
+    assert (k3.num_experts, k3.experts_per_token) == (896, 16)
+    assert k3.weights == "mxfp4-experts" and k3.weight_format.bits == 4.25
+
+
+def test_compressed_tensors_fp4_is_told_apart_by_its_group():
+    from ctxlint.physics.weights import from_quantization_config
+
+    def fp4(group_size, fmt, ignore=None):
+        return from_quantization_config({
+            "quant_method": "compressed-tensors", "format": fmt, "ignore": ignore or ["lm_head"],
+            "config_groups": {"g": {"weights": {"num_bits": 4, "type": "float", "group_size": group_size}}}})
+
+    assert fp4(16, "nvfp4-pack-quantized").key == "nvfp4"
+    assert fp4(32, "mxfp4-pack-quantized").key == "mxfp4"
+    assert fp4(32, "mxfp4-pack-quantized", ["re:.*self_attn.*", "re:.*shared_experts.*"]).key == "mxfp4-experts"
+
+
+def test_the_build_refuses_a_transcription_without_the_keys_that_set_the_kv_shape():
+    build = _build_catalog()
+    glm = {"id": "x/glm", "config_source": "https://example.com/config.json", "_file": "t.yaml",
+           "config": {"model_type": "chatglm", "num_layers": 40, "num_attention_heads": 32, "hidden_size": 4096}}
+    k3 = {"id": "x/k3", "config_source": "https://example.com/config.json", "_file": "t.yaml",
+          "config": {"model_type": "kimi_k3", "text_config": {"model_type": "kimi_linear", "num_hidden_layers": 93}}}
+    assert build.problems({"models": [glm, k3], "derivatives": []}) == [
+        "t.yaml: x/glm: a chatglm config sets its KV shape with multi_query_attention; transcribe it from the source",
+        "t.yaml: x/k3: a kimi_linear config sets its KV shape with linear_attn_config; transcribe it from the source"]
+    glm["config"]["multi_query_attention"] = True
+    k3["config"]["text_config"]["linear_attn_config"] = {"kda_layers": [1], "full_attn_layers": [2]}
+    assert build.problems({"models": [glm, k3], "derivatives": []}) == []
+
+
+# Keys the parser reads only inside an object the lock keeps whole (rope_scaling, block_configs,
+# attn_config, ffn_config, linear_attn_config, quantization_config's groups), and literals that are
+# defaults rather than keys.
+_INSIDE = {"factor", "rope_type", "type", "original_max_position_embeddings", "attention", "no_op",
+           "replace_with_linear", "n_heads_in_group", "kv_n_heads", "moe_top_k", "kda_layers", "num_heads",
+           "short_conv_kernel_size", "use_full_rank_gate", "config_groups", "weights", "num_bits", "strategy",
+           "quantization_config"}
+
+
+def _keys_read(path: Path) -> set:
+    keys = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            args = node.args[:1] if name == "get" else node.args[1:] if name in ("_first", "_i") else ()
+            keys |= {a.value for a in args if isinstance(a, ast.Constant) and isinstance(a.value, str)}
+        elif isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant):
+            keys.add(node.slice.value)
+    return {k for k in keys if isinstance(k, str)}
+
+
+@pytest.mark.parametrize("module", ["hf_config.py", "params.py", "weights.py"])
+def test_the_lock_keeps_every_config_key_the_physics_reads(module):
+    # `ctxlint models lock` keeps only ARCH_KEYS of a config.json: a key the parser reads and the
+    # lock drops resolves the locked model wrong, as the catalog's transcription did
+    read = _keys_read(REPO / "lint" / "physics" / module)
+    assert read - ARCH_KEYS - set(_QUANT_KEYS) - _INSIDE == set()
+
+
+def test_a_locked_kimi_linear_config_keeps_its_hybrid_layers():
+    config = {"model_type": "kimi_linear", "num_hidden_layers": 4, "num_attention_heads": 8, "hidden_size": 512,
+              "kv_lora_rank": 64, "qk_rope_head_dim": 16, "qk_nope_head_dim": 32, "v_head_dim": 32,
+              "num_experts_per_token": 2, "auto_map": {"x": "remote.code"},
+              "linear_attn_config": {"kda_layers": [1, 2, 3], "full_attn_layers": [4], "num_heads": 4,
+                                     "head_dim": 64, "short_conv_kernel_size": 4}}
+    locked = arch_from_hf_config(arch_facts(config))
+    assert locked.layer_kinds == (LINEAR, LINEAR, LINEAR, FULL) and locked.experts_per_token == 2
+    assert "auto_map" not in arch_facts(config)
+
+
+def test_a_sparse_mllama_config_has_its_class_default_kv_heads():
+    # the official 90B-Vision config says num_key_value_heads 8; a copy written as a diff from
+    # MllamaTextConfig (whose default is 8) omits it, and engines still read 8, not the 64 query heads
+    arch = lookup_model("meta-llama/Llama-3.2-90B-Vision-Instruct")
+    assert (arch.num_attention_heads, arch.num_kv_heads, arch.max_position_embeddings) == (64, 8, 131072)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 100 * 2 * 8 * 128 * 2 == 409_600
+    sparse = {"model_type": "mllama", "text_config": {"model_type": "mllama_text_model", "num_hidden_layers": 100,
+                                                      "num_attention_heads": 64, "hidden_size": 8192}}
+    assert arch_from_hf_config(sparse).num_kv_heads == 8
+
+
+def test_mimo_v2_flash_window_layers_have_their_own_kv_heads():
+    # swa_num_key_value_heads 8 on the 39 window layers, num_key_value_heads 4 on the 9 full ones
+    from ctxlint.physics.kv import kv_breakdown
+
+    mimo = lookup_model("XiaomiMiMo/MiMo-V2-Flash")
+    assert (mimo.full_kv_heads, mimo.num_kv_heads, mimo.head_dim, mimo.v_head_dim) == (4, 8, 192, 128)
+    full = kv_breakdown(mimo, "vllm")
+    assert full.bytes_per_token == 9 * 4 * (192 + 128) * 2 == 23_040  # window layers bounded per request
+    assert kv_breakdown(mimo, "trtllm").bytes_per_token == 23_040 + 39 * 8 * (192 + 128) * 2
+
+
+@pytest.mark.parametrize("model, base, kv_bytes, tp8_bytes", [
+    # DeepSeek's V3.2 card: the same structure as V3.2-Exp; MLA latent 576 + the DSA indexer's fp8 keys, 61 layers,
+    # replicated on every TP rank
+    ("deepseek-ai/DeepSeek-V3.2-Exp", "deepseek-ai/DeepSeek-V3.2", 61 * ((512 + 64) * 2 + 128 + 4),
+     61 * ((512 + 64) * 2 + 128 + 4)),
+    # post-trained twin of the Thinking model: 12 gated-attention layers of 2 KV heads x 256 (1 per rank at TP 8),
+    # 36 Gated DeltaNet layers
+    ("Qwen/Qwen3-Next-80B-A3B-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking", 12 * 2 * 2 * 256 * 2, 12 * 2 * 256 * 2),
+    # MiniMax-M2's network: 62 full-attention layers of 8 KV heads x 128 (1 per rank at TP 8)
+    ("MiniMaxAI/MiniMax-M2.1", "MiniMaxAI/MiniMax-M2", 62 * 2 * 8 * 128 * 2, 62 * 2 * 128 * 2),
+])
+def test_models_real_configs_name_resolve_onto_their_network(model, base, kv_bytes, tp8_bytes):
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve(model)
+    assert found.resolved and found.arch.name == base and "which it derives from" in found.how
+    assert kv_bytes_per_token_per_gpu(found.arch, "vllm") == kv_bytes
+    assert _capacity(model, "--count", "8", "--tp", "8")["kv_bytes_per_token_per_gpu"] == tp8_bytes
