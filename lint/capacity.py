@@ -363,10 +363,15 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
     # no model id: at the role (its engine command or image), where the model would be named
     source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
     resolution = dep.resolution
-    if arch is None:
+    if engine is not None and engine not in DERIVABLE_ENGINES:
+        # first: no model id or architecture would let ctxlint derive this engine's pool (a NIM's NGC model name
+        # was told to fetch its architecture from the Hugging Face Hub, which does not have it)
+        why = f"the engine is {engine} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
+        source = dep.engine.name.source if dep.engine.name is not None else source
+    elif arch is None:
         why = _model_unknown(dep)
     elif engine not in DERIVABLE_ENGINES:
-        why = f"the engine is {engine or 'not set'} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
+        why = "the engine is not set (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         source = dep.engine.name.source if dep.engine.name is not None else source
     else:
         unknown = [r for r in roles if r.capacity is not None and r.capacity.errors]

@@ -218,3 +218,13 @@ def test_a_plain_workload_runs_an_llm_nim_only_with_evidence_of_one():
     embed = PLAIN.replace("nvidia/llm-nim:1.14", "nvidia/nv-embedqa-e5-v5:1.0.0")
     assert adapt(embed.replace("NIM_MODEL_NAME", "OTHER").replace("NIM_TENSOR_PARALLEL_SIZE", "OTHER2").replace(
         "NIM_MAX_MODEL_LEN", "OTHER3")).deployments == []
+
+
+def test_a_nim_of_a_model_the_catalog_lacks_is_told_the_engine_not_the_hub(tmp_path):
+    # sweep 11: NVIDIA/nim-deploy's NGC-named NIMs were told to record `meta/llama3-8b-instruct` "from the Hugging
+    # Face Hub", which has no such model; no architecture would let ctxlint derive a NIM's pool anyway
+    from tests.helpers import run
+
+    (tmp_path / "nim.yaml").write_text(SERVICE.replace("meta/llama-3.1-8b-instruct", "acme/unreleased-llm"))
+    out = run(["check", str(tmp_path / "nim.yaml"), "--select", "CTX208"]).out
+    assert "not derivable: the engine is nim (derivation needs vllm" in out and "Hugging Face" not in out
