@@ -169,7 +169,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
                           args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
                           resolver=resolve, accelerator_count=_gpus(service, file, defaults),
-                          config_reader=tree_reader(file, compose_mounts(service)))
+                          config_reader=tree_reader(file, compose_mounts(service, lambda text: _interpolate(text, {}))))
     if strings and not lists:
         container.script = strings[0]
     else:

@@ -80,18 +80,27 @@ def written_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Sequen
     return None
 
 
-def compose_mounts(service: Node) -> Dict[str, str]:
-    """Container path -> host path (relative to the compose file) from a service's bind mounts."""
+def compose_mounts(service: Node, interpolate: Optional[Callable[[str], Optional[str]]] = None) -> Dict[str, str]:
+    """Container path -> host path (relative to the compose file) from a service's bind mounts. `interpolate`:
+    Compose's interpolation of a written path (`${CONFIG_DIR:-../configs}/vllm` is its default when the host
+    sets nothing, as everywhere else in the file); None for a path that needs the host's value: not followed."""
     out: Dict[str, str] = {}
     volumes = service.get("volumes") if service.kind == MAP else None
+
+    def path(text: str) -> Optional[str]:
+        return interpolate(text) if interpolate is not None and "$" in text else text
+
     for item in volumes.value if volumes is not None and volumes.kind == SEQ else ():
         if item.kind == SCALAR and isinstance(item.value, str):
-            parts = item.value.split(":")
+            written = path(item.value)
+            parts = written.split(":") if written is not None else []
             if len(parts) >= 2 and parts[0].startswith((".", "/", "~")):
                 out[parts[1]] = parts[0]
         elif item.kind == MAP:
             source, target = item.get("source"), item.get("target")
             if source is not None and target is not None and isinstance(source.value, str) \
                     and isinstance(target.value, str):
-                out[target.value] = source.value
+                host, inside = path(source.value), path(target.value)
+                if host is not None and inside is not None:
+                    out[inside] = host
     return out

@@ -27,6 +27,21 @@ def test_compose_bind_mounted_config_is_read_with_positions_in_the_config(tmp_pa
     assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
 
 
+def test_a_bind_mount_written_with_a_compose_default_is_followed(tmp_path):
+    # sweep 11 (sergey21000/docker-compose-webui-llm-examples): `${CONFIG_DIR:-../configs}/vllm:/workspace/configs`
+    # was no mount ctxlint knew (CTX008 "engine settings in a file this manifest does not hold"); Compose takes the
+    # default when the host sets nothing, as it does for the command's `${VAR:-default}`
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "vllm.yaml").write_text(CONFIG)
+    (tmp_path / "compose.yaml").write_text(COMPOSE.replace("./vllm.yaml:/etc/vllm/vllm.yaml:ro",
+                                                           "${CONFIG_DIR:-./configs}/vllm.yaml:/etc/vllm/vllm.yaml"))
+    result = run(["check", str(tmp_path / "compose.yaml"), "--select", "CTX201,CTX008"])
+    assert result.out.startswith(f"{tmp_path / 'configs' / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
+    # a path only the host's environment names is not followed: still said
+    (tmp_path / "compose.yaml").write_text(COMPOSE.replace("./vllm.yaml:/etc", "${CONFIG_DIR}/vllm.yaml:/etc"))
+    assert "CTX008" in run(["check", str(tmp_path / "compose.yaml"), "--select", "CTX201,CTX008"]).out
+
+
 def test_the_model_named_only_in_the_config_file_is_the_model_served(tmp_path):
     # `vllm serve --config c.yaml` takes `model:` from the file when the command names none
     # (vllm/utils/argparse_utils.py _pull_args_from_config, model_in_config)
