@@ -370,12 +370,12 @@ def no_type(tokens, need):
 
 K8S_LINES = {
     "args-as-one-string": [
-        f"deploy.yaml:1:1: {NO_MODEL}",
+        f"deploy.yaml:8:11: {NO_MODEL}",
         f"deploy.yaml:11:17: {REFUSED}`args` must be a list of strings, not the string '--model "
         "meta-llama/Llama-3.1-8B-Instruct --max-model-len 131072 --gpu-memory-utilization 0.95'; write it as a list "
         '(`args: ["...", "..."]`) or run a shell (`command: [sh, -c]`, `args: ["..."]`) (schema-violation)'],
     "args-mixed-with-anchors": [
-        f"deploy.yaml:1:1: {NO_MODEL}",
+        f"deploy.yaml:8:11: {NO_MODEL}",
         f'deploy.yaml:10:43: {REFUSED}`args` items must be strings, and this one is the number 493; quote it ("0755") '
         "(schema-violation)"],  # `1:20` is base 60 to PyYAML but text to Kubernetes' go-yaml: accepted
     "args-not-strings": [  # Llama-3.1-8B, 131,072 tokens: 15 GiB of weights and 16 GiB of KV
@@ -387,13 +387,13 @@ K8S_LINES = {
                               ("11:99", "a mapping"), ("11:107", "a list")])],
     "containers-not-a-list": [],  # no engine in it: not ctxlint's to judge (kubeconform's)
     "env-from-secrets": [
-        f"deploy.yaml:1:1: {NO_MODEL}",
+        f"deploy.yaml:8:11: {NO_MODEL}",
         "deploy.yaml:10:30: CTX008 [info] values ctxlint cannot resolve: --model $(MODEL) (MODEL has no literal value "
         "in the file (secret, config map or host variable)); --max-model-len $(MAX_LEN) (MAX_LEN has no literal value "
         "in the file (secret, config map or host variable)); the checks that need them are skipped (set them "
         "literally, or state the limits with ctxlint.io/* annotations) (unresolved-value)"],
     "plain-1e6-in-args": [
-        f"deploy.yaml:1:1: {NO_MODEL}",
+        f"deploy.yaml:8:11: {NO_MODEL}",
         f"deploy.yaml:9:37: {REFUSED}`args` items must be strings, and this one is the number 1e6 (Kubernetes' YAML "
         'reader, unlike PyYAML, takes a plain 1e6 as a float); quote it ("1e6") (schema-violation)',
         "deploy.yaml:9:37: CTX301 [error] vllm would refuse to start: argument --max-model-len: invalid "
