@@ -196,8 +196,10 @@ class _Reader:
             if gpus is not None else None
         where = place(path) if path is not None else place(app)
         label = scalar(app.get("name")) if isinstance(scalar(app.get("name")), str) else f"applications[{index}]"
+        held = self.code_in_file(str(scalar(path) or ""))
+        where_code = f"{held}, which ctxlint does not interpret" if held else "which this file does not hold"
         what = f"Ray Serve app {scalar(path) or label}" + (f" reads {', '.join(names)}" if names else "") + \
-            " in its own code, which this file does not hold: its model and engine settings are not known"
+            f" in its own code, {where_code}: its model and engine settings are not known"
         engine = Val("vllm", where, raw="a custom Ray Serve app on " + (
             "vLLM from runtime_env pip" if installed is not None and not self.vllm(str(scalar(path) or ""))
             else "a vLLM image"))
@@ -207,6 +209,15 @@ class _Reader:
                                source=where, name=str(label)), engine, version, None,
                           [(what, self.first_named(env, names, place) or where)])
         return [self.workload(str(label), [role], self.replicas(deployment, place), app)]
+
+    def code_in_file(self, import_path: str) -> str:
+        """`the ConfigMap X's vllm_serve.py` when a ConfigMap of this file holds the app's module (mounted into
+        the Ray pods: awslabs/ai-on-eks's vllm-ray-gpu-deepseek), else ""."""
+        module = import_path.split(":", 1)[0].rsplit(".", 1)[-1]
+        for name, data in (self.maps or {}).items() if module else ():
+            if data.kind == MAP and f"{module}.py" in data.value:
+                return f"in the ConfigMap {name}'s {module}.py"
+        return ""
 
     @staticmethod
     def first_named(env: Optional[Node], names: List[str], place) -> Optional[Source]:

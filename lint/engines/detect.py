@@ -226,7 +226,10 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "trtllm"
     if engine is None:
         return None, None
-    named = _NAMED_VERSION.search(tag.lower()) if engine in ("vllm", "sglang", "lmdeploy") else None
+    # the release named after the engine's name, in the tag or else in the image's own name
+    # (`public.ecr.aws/data-on-eks/ray-2.41.0-py310-cu118-vllm0.7.0:latest`)
+    named = (_NAMED_VERSION.search(tag.lower()) or _NAMED_VERSION.search(name)) \
+        if engine in ("vllm", "sglang", "lmdeploy") else None
     if "$" in tag:
         version = None
     elif named is not None and named.group(1) == engine:

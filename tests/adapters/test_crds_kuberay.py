@@ -116,6 +116,13 @@ def test_custom_serve_app_env_is_not_guessed():
                             "            env: [{name: TENSOR_PARALLELISM, value: '2'}, {name: VLLM_PORT, value: '8004'}]")
     [note] = [d for d in adapt(with_env).diagnostics if d.kind == "unresolved-value"]
     assert "reads MODEL_ID, MAX_MODEL_LEN, TENSOR_PARALLELISM in its own code" in note.message
+    assert "which this file does not hold" in note.message
+    # sweep 11 (awslabs/ai-on-eks vllm-ray-gpu-deepseek): the app's module in a ConfigMap of the file is held, only
+    # not interpreted
+    code = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: serve-code}\ndata:\n  vllm_serve.py: |\n    x = 1\n---\n"
+    [note] = [d for d in adapt(code + text).diagnostics if d.kind == "unresolved-value"]
+    assert "in its own code, in the ConfigMap serve-code's vllm_serve.py, which ctxlint does not interpret:" \
+        in note.message
 
 
 def test_kuberay_bad_shapes_never_crash():

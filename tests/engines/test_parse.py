@@ -239,6 +239,8 @@ def test_args_only_image():
     # ... unless the tag names the engine's release after its name
     ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513", "vllm", "0.8.5", False),
     ("tensorcash/vllm-backend:v1.2.4a-cuda12.8.0-vllm0.16.0-amd64", "vllm", "0.16.0", False),
+    # sweep 11 (awslabs/ai-on-eks): the image's own name names the release; its tag is `latest`
+    ("public.ecr.aws/data-on-eks/ray-2.41.0-py310-cu118-vllm0.7.0:latest", "vllm", "0.7.0", False),
     ("lmcache/vllm-openai:v0.3.9-vllm-v0.10.1", "vllm", "0.10.1", True),
     ("ghcr.io/huggingface/text-generation-inference:${TGI_VERSION:-2.4.1}", "tgi", "2.4.1", True),
     ("opea/llm-textgen:latest", None, None, False),
