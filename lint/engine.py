@@ -12,6 +12,7 @@ from typing import (Any, Collection, Dict, FrozenSet, Iterator, List, Mapping, O
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
+from ctxlint.adapters.crd_refs import Refs
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
 from ctxlint.findings import Diagnostic, Finding, at_least
@@ -216,20 +217,18 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
     from ctxlint import siblings
 
-    units: List[_Unit] = []
-    for loaded in group:
-        report.files.append(loaded.path)
-        with _blame(loaded.path):
-            adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
-                               loaded.diagnostics + adapted.diagnostics, adapted))
+    refs = Refs.of(group)  # what an InferenceService names may be in a sibling file (crd_refs)
+    units = [_adapted(loaded, settings, refs) for loaded in group]
+    report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
-    for loaded in siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
-                                         lambda path: _skipped(path, settings), settings.max_file_size, gateways):
-        with _blame(loaded.path):
-            adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
-                               loaded.diagnostics + adapted.diagnostics, adapted, context=True))
+    loose = [u.loaded.path for u in units if refs is not None and u.loaded.path in named and refs.loose(u.loaded)]
+    context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
+                                     lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose)
+    if context and refs is not None and Refs.of(context) is not None:
+        # a sibling may hold what a file of the group names, or name what it holds: joined, they read anew
+        refs = Refs([*group, *context])
+        units = [_adapted(u.loaded, settings, refs) if refs.involves(u.loaded) else u for u in units]
+    units += [_adapted(loaded, settings, refs, context=True) for loaded in context]
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
             unit.deployments = deployments
@@ -282,6 +281,13 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
+
+
+def _adapted(loaded: LoadedFile, settings: Settings, refs: Optional[Refs], context: bool = False) -> _Unit:
+    with _blame(loaded.path):
+        adapted = adapt_file(loaded, refs)
+        return _Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
+                     loaded.diagnostics + adapted.diagnostics, adapted, context=context)
 
 
 def _stack(units: Sequence[_Unit]) -> list:

@@ -3,7 +3,8 @@
 
 - InferenceService: `spec.predictor.containers` are read as Kubernetes
   containers; `spec.predictor.model` whose `runtime` names a ServingRuntime
-  (of its namespace, else a ClusterServingRuntime) of the same file is
+  (of its namespace, else a ClusterServingRuntime) of the same file, else
+  of one other file of its directory (crd_refs.py: in several, none), is
   merged over that runtime's `kserve-container` as KServe merges them
   (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:pkg/controller/
   v1beta1/inferenceservice/utils/utils.go MergeRuntimeContainers: a
@@ -11,7 +12,8 @@
   MergePodSpec: the runtime's nodeSelector, affinity, ... under the
   predictor's) and rendered with its metadata (`{{.Name}}` is its name),
   and that runtime is then not a deployment of its own; a runtime chosen
-  by `modelFormat` (no `runtime:`) is not looked up. Otherwise
+  by `modelFormat` (no `runtime:`) is not looked up. A runtime no file
+  holds, when the service is then read as nothing, is said (CTX008). Otherwise
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
@@ -32,8 +34,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import (clone, int_val, is_kind, labels_of, merge_patch, name_of, namespace_of,
-                                        objects, scalar, seq, visible)
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, merge_patch, name_of, objects, scalar, seq
+from ctxlint.adapters.crd_refs import KSERVE_RUNTIME, NO_LOOKUP, Lookup, Refs, refs_for, runtime_container, unfound
 from ctxlint.adapters.crds_kubeai import model_id
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -52,27 +54,27 @@ GROUP = "serving.kserve.io"
 # {{ .Spec.Model.Name }}` (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
 # config/llmisvcconfig/config-llm-template.yaml)
 MODEL_MOUNT = "/mnt/models"
-RUNTIME_CONTAINER = "kserve-container"  # the runtime container KServe merges the model over (constants.go)
+NIM_FORMAT = "nvidia-nim-"  # the model formats of nim-deploy's runtimes (crds_nim: the model is the rest)
 # What MergePodSpec takes from the runtime's pod spec (utils.go)
 _RUNTIME_POD = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName",
                 "resourceClaims")
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
+    """`refs`: the objects of the files checked with this one (crd_refs), where an InferenceService's
+    runtime is looked up; without it, this file's."""
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    objs = list(objects(loaded))
-    chosen = _runtimes(objs)
-    used = {id(runtime) for runtime in chosen.values()}
-    for obj in objs:
+    refs = refs_for(loaded, refs)
+    for obj in objects(loaded):
         if is_kind(obj, ("LLMInferenceService", "LLMInferenceServiceConfig"), GROUP):
             from ctxlint.adapters.kserve_llm import llm_service  # here: it reads containers with this module
 
             workloads.extend(llm_service(obj, spans, result))
         elif is_kind(obj, ("InferenceService",), GROUP):
-            workloads.extend(_inference_service(obj, spans, result, chosen.get(id(obj))))
-        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and id(obj) not in used:
+            workloads.extend(_inference_service(obj, spans, result, refs.lookup(obj, KSERVE_RUNTIME)))
+        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and not refs.used(obj):
             spec = obj.get("spec")
             workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result), spans, result))
     result.extend(deployments_from(loaded.path, workloads))
@@ -124,39 +126,10 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult) -> 
 
 
 # -- InferenceService ------------------------------------------------------------------------------------
-def _runtimes(objs: List[Node]) -> Dict[int, Node]:
-    """id(InferenceService) -> the runtime of the file its `predictor.model.runtime` names: a ServingRuntime
-    it can see in its namespace, else a ClusterServingRuntime (utils.go GetServingRuntime looks them up in
-    that order), when that runtime has the container KServe merges the model over."""
-    by_namespace: Dict[object, Dict[str, Node]] = {}
-    cluster: Dict[str, Node] = {}
-    for obj in objs:
-        name = scalar(obj.dig("metadata", "name"))
-        if isinstance(name, str) and is_kind(obj, ("ServingRuntime",), GROUP):
-            by_namespace.setdefault(namespace_of(obj), {})[name] = obj
-        elif isinstance(name, str) and is_kind(obj, ("ClusterServingRuntime",), GROUP):
-            cluster.setdefault(name, obj)
-    out: Dict[int, Node] = {}
-    for obj in objs:
-        wanted = scalar(obj.dig("spec", "predictor", "model", "runtime")) if is_kind(obj, ("InferenceService",),
-                                                                                     GROUP) else None
-        if isinstance(wanted, str):
-            runtime = visible(by_namespace, obj).get(wanted) or cluster.get(wanted)
-            if runtime is not None and _runtime_container(runtime) is not None:
-                out[id(obj)] = runtime
-    return out
-
-
-def _runtime_container(runtime: Node) -> Optional[Node]:
-    spec = runtime.get("spec")
-    return next((c for c in seq(spec.get("containers") if spec is not None and spec.kind == MAP else None)
-                 if c.kind == MAP and scalar(c.get("name")) == RUNTIME_CONTAINER), None)
-
-
 def _merged(model: Node, predictor: Node, runtime: Node) -> Tuple[Node, Node]:
     """(container, pod spec) as KServe builds them from the runtime and the InferenceService: every value
     at the place it is written, in the runtime or in the service."""
-    base = _runtime_container(runtime)
+    base = runtime_container(runtime)
     container = merge_patch(base, model)
     args = seq(base.get("args")) + seq(model.get("args"))
     if args:
@@ -194,11 +167,15 @@ def _metadata_values(obj: Node) -> Dict[str, str]:
 
 
 def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
-                       runtime: Optional[Node] = None) -> List[Workload]:
+                       lookup: Lookup = NO_LOOKUP) -> List[Workload]:
     file = spans.file
     predictor = obj.dig("spec", "predictor")
     if predictor is None or predictor.kind != MAP:
         return []
+    runtime = lookup.found if lookup.found is not None and runtime_container(lookup.found) is not None else None
+    unfound_runtime = unfound(lookup, "runtime", obj, file)
+    if unfound_runtime is not None and lookup.files:  # several: said even when the service is read without it
+        result.diagnostics.append(unfound_runtime)
     replicas = int_val(predictor.get("minReplicas"), file)
     replicas = replicas if replicas is not None and replicas.value > 0 else None  # 0: scale to zero
     model = predictor.get("model")
@@ -217,7 +194,12 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
     elif runtime is not None:
         roles = _container_roles(container, pod, spans, result, go_values=values)
     else:
-        return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        out = _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        # not silently no deployment; crds_nim reads a NIM format's service without its runtime
+        if not out and unfound_runtime is not None and not lookup.files and \
+                not str(scalar(fmt)).startswith(NIM_FORMAT):
+            result.diagnostics.append(unfound_runtime)
+        return out
     # the server's args.model = model_id or model_dir; KServe downloads storageUri to /mnt/models
     storage = _hf_arg(container.get("args"), "--model_id", spans) if hf_server else None
     if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
