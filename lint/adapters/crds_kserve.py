@@ -13,7 +13,10 @@
   predictor's) and rendered with its metadata (`{{.Name}}` is its name),
   and that runtime is then not a deployment of its own; a runtime chosen
   by `modelFormat` (no `runtime:`) is not looked up. A runtime no file
-  holds, when the service is then read as nothing, is said (CTX008). Otherwise
+  holds, when the service is then read as nothing, is said (CTX008). A
+  service with `predictor.workerSpec` over a runtime with `workerSpec` is
+  multi-node: KServe's TENSOR_PARALLEL_SIZE, PIPELINE_PARALLEL_SIZE, ...
+  and its GPU count (kserve_multinode.py). Otherwise
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
@@ -21,7 +24,8 @@
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
 - ServingRuntime: each of `spec.containers` is read as a Kubernetes
-  container (an engine found from its command or image). KServe renders
+  container (an engine found from its command or image), the
+  kserve-container of one with a `workerSpec` as a multi-node head. KServe renders
   Go template actions in every kind's containers (`{{.Name}}`,
   `{{- if .Spec.Parallelism.Tensor }}`): they are values ctxlint does not
   know, never errors (engines/gotemplate.py).
@@ -35,9 +39,11 @@ from typing import Dict, List, Optional, Tuple
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, merge_patch, name_of, objects, scalar, seq
-from ctxlint.adapters.crd_refs import KSERVE_RUNTIME, NO_LOOKUP, Lookup, Refs, refs_for, runtime_container, unfound
+from ctxlint.adapters.crd_refs import (KSERVE_RUNTIME, NO_LOOKUP, RUNTIME_CONTAINER, Lookup, Refs, refs_for,
+                                      runtime_container, unfound)
 from ctxlint.adapters.crds_kubeai import model_id
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.kserve_multinode import MultiNode, multi_node
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
@@ -76,7 +82,7 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
             workloads.extend(_inference_service(obj, spans, result, refs.lookup(obj, KSERVE_RUNTIME)))
         elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and not refs.used(obj):
             spec = obj.get("spec")
-            workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result), spans, result))
+            workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result, obj), spans, result))
     result.extend(deployments_from(loaded.path, workloads))
     return result
 
@@ -98,7 +104,7 @@ def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: 
 
 def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
                      engine: Optional[Val[str]] = None, script: Optional[Node] = None,
-                     go_values: Optional[Dict[str, str]] = None) -> List[EngineRole]:
+                     go_values: Optional[Dict[str, str]] = None, multi: Optional[MultiNode] = None) -> List[EngineRole]:
     command, args = c.get("command"), c.get("args")
     explicit = command is not None or args is not None
     if explicit:
@@ -109,19 +115,25 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command, args=args if explicit else None,
-        script=script, env=env_from_k8s(c.get("env")), image=image,
+        script=script, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
         args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
-        accelerator_count=count_from_resources(c.get("resources"), spans.file),
-        accelerator_type=type_from_pod_spec(pod, spans.file)))
+        accelerator_count=multi.gpus if multi is not None else count_from_resources(c.get("resources"), spans.file),
+        accelerator_type=type_from_pod_spec(pod, spans.file),
+        **({"group_pods": multi.pods, "group_label": multi.label, "ray_counted": True} if multi is not None else {})))
     result.diagnostics.extend(reading.diagnostics)
     return reading.roles
 
 
-def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult) -> List[EngineRole]:
+def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
+               runtime: Optional[Node] = None) -> List[EngineRole]:
+    """`runtime`: the runtime whose spec `pod` is, read alone: its kserve-container is a multi-node head
+    when it has a workerSpec (kserve_multinode)."""
     roles: List[EngineRole] = []
     for c in seq(pod.get("containers") if pod is not None and pod.kind == MAP else None):
         if c.kind == MAP:
-            roles.extend(_container_roles(c, pod, spans, result))
+            head = runtime is not None and scalar(c.get("name")) == RUNTIME_CONTAINER
+            multi = multi_node(None, runtime, c, spans.file) if head else None
+            roles.extend(_container_roles(c, pod, spans, result, multi=multi))
     return roles
 
 
@@ -182,6 +194,7 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
     fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
     values = _metadata_values(obj)
     container, pod = _merged(model, predictor, runtime) if runtime is not None else (model, predictor)
+    multi = multi_node(obj, runtime, container, file) if runtime is not None else None
     # the runtime's own engine image runs its entrypoint; else the Hugging Face server picks vLLM
     hf_server = scalar(fmt) == "huggingface" and (
         runtime is None or engine_from_image(scalar(container.get("image")))[0] is None)
@@ -189,10 +202,10 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
         backend = _hf_arg(container.get("args"), "--backend", spans)
         if backend is not None and backend.value not in ("vllm", "auto"):
             return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
-        roles = _container_roles(container, pod, spans, result,
+        roles = _container_roles(container, pod, spans, result, multi=multi,
                                  engine=Val("vllm", fmt.source(file), raw="huggingface"), go_values=values)
     elif runtime is not None:
-        roles = _container_roles(container, pod, spans, result, go_values=values)
+        roles = _container_roles(container, pod, spans, result, go_values=values, multi=multi)
     else:
         out = _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
         # not silently no deployment; crds_nim reads a NIM format's service without its runtime
