@@ -6,8 +6,7 @@ The engine returns data (a Report); it never prints and never exits.
 from __future__ import annotations
 
 import operator
-from contextlib import contextmanager
-from typing import (Any, Collection, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence,
+from typing import (Any, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
                     Tuple)
 
 from ctxlint import suppress
@@ -15,6 +14,8 @@ from ctxlint.adapters import adapt_file
 from ctxlint.adapters.crd_refs import Refs
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
+from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
+from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.globs import glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
@@ -26,10 +27,6 @@ from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique
 from .records import field, fields, record, replace
 
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
-
-
-class InternalError(RuntimeError):
-    """A bug in ctxlint while checking a file: reported with the file, exit 2."""
 
 
 @record(frozen=True)
@@ -112,28 +109,6 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
             _lint_group(loaded, settings, report, [p for p in group if p in named], files, known_files)
     report.sort()
     return report
-
-
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector less often during a run.
-
-    Each YAML node allocates several objects, so with CPython's default threshold (700)
-    the collector ran every few nodes, and its older generations rescanned every Node,
-    Deployment and Finding still held: ~15-20% of a 1,000-file run. A young collection
-    scans every young object (a directory's nodes are alive while it is checked): at
-    50,000 it still took ~0.8 s of a 10,000-file run in 25 collections, at 200,000 ~0.2 s
-    in 2, for ~8 MiB more at the peak. Nothing here relies on prompt collection of cycles;
-    memory stays bounded (a collection still runs every 200,000 net allocations).
-    """
-    import gc
-
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 200_000), max(old[1], 50), max(old[2], 100))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
 
 
 PAIRING_BLOCK = 256  # files of one directory checked together, at most
@@ -299,25 +274,6 @@ def _stack(units: Sequence[_Unit]) -> list:
 
     return build(routes, [s for u in units for s in u.adapted.services],
                  [b for u in units for b in u.adapted.body_limits], [d for u in units for d in u.deployments])
-
-
-class _blame:
-    """`with _blame(path):` turns an exception of ctxlint's own (a bug) into an InternalError that
-    names the file, instead of a traceback. A class, not @contextmanager: entered ~4 times a file,
-    and a generator-based manager cost ~2 us each time."""
-
-    __slots__ = ("path",)
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, traceback: Any) -> bool:
-        if isinstance(exc, Exception):
-            raise InternalError(f"internal error while checking {self.path}: {type(exc).__name__}: {exc}") from exc
-        return False
 
 
 def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic],

@@ -166,7 +166,7 @@ spec:
 
 
 def test_a_bug_while_checking_a_file_names_the_file(monkeypatch, tmp_path):
-    # _blame: a ctxlint exception becomes an InternalError naming the file (the CLI prints it, exit 2);
+    # blame (engine_guards): a ctxlint exception becomes an InternalError naming the file (the CLI prints it, exit 2);
     # what is not an Exception (Ctrl-C) passes through unchanged.
     import pytest
 
