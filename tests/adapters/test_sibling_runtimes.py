@@ -5,6 +5,7 @@ vllm-servingruntime.yaml) and of sgl-project/ome's config/: each object in a fil
 """
 from __future__ import annotations
 
+from ctxlint.audit import build_audit
 from ctxlint.engine import lint_paths
 from helpers import run
 
@@ -71,6 +72,11 @@ def test_a_runtime_in_a_sibling_file_is_merged_as_in_one_file(tmp_path, monkeypa
     assert (role.context_length.source.file, role.context_length.source.line) == ("split/runtime.yaml", 10)
     assert (role.accelerators.count.source.file, role.accelerators.type.source.file) == ("split/isvc.yaml",) * 2
     assert (dep.engine.version.value, dep.engine.version.source.file) == ("0.10.1", "split/runtime.yaml")
+    # the audit row holds the findings in the runtime's file (not "findings in files without a deployment")
+    audit = build_audit(lint_paths(["split"]))
+    assert [(row.name, [(f.rule, f.file) for f in row.findings]) for row in audit.rows] == [
+        ("llama", [("CTX401", "split/runtime.yaml"), ("CTX201", "split/runtime.yaml")])]
+    assert audit.outside == ()
 
 
 def test_a_file_named_alone_reads_its_siblings(tmp_path, monkeypatch):
