@@ -31,7 +31,8 @@ from ctxlint.nodes import MAP, Node, adopt
 # A file that holds none of these strings holds no object looked up here, nor one that looks up:
 # a run over files of other kinds does no more than these substring searches.
 MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
-# The runtime container KServe merges the model over (constants.go InferenceServiceContainerName)
+# The runtime container KServe merges the model over (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
+# pkg/constants/constants.go InferenceServiceContainerName)
 RUNTIME_CONTAINER = "kserve-container"
 UNRESOLVED = "unresolved-value"  # CTX008's: workload.UNRESOLVED, not imported (the engine imports this module)
 

@@ -1,25 +1,30 @@
 """KServe multi-node: one engine over a head pod and worker pods, sized by `workerSpec`.
 
-What KServe does, read in kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912 (paths under
+What KServe does, read in kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912 (`isvc/` stands for
 pkg/controller/v1beta1/inferenceservice/):
 
-- a service is multi-node when its `predictor.workerSpec` is set, `{}` included (components/predictor.go
-  Reconcile: `multiNodeEnabled := isvc.Spec.Predictor.WorkerSpec != nil`); the runtime's own
-  `workerSpec` then sizes it;
+- a service is multi-node when its `predictor.workerSpec` is set, `{}` included
+  (isvc/components/predictor.go Reconcile: `multiNodeEnabled := isvc.Spec.Predictor.WorkerSpec != nil`);
+  the runtime's own `workerSpec` then sizes it;
 - the pipeline and tensor parallel sizes are the runtime's `workerSpec.pipelineParallelSize` and
-  `tensorParallelSize` (1 when unset: constants.go DefaultPipelineParallelSize, DefaultTensorParallelSize),
-  each replaced by the service's `workerSpec` value when it sets one (predictor.go multiNodeProcess);
+  `tensorParallelSize` (1 when unset: pkg/constants/constants.go DefaultPipelineParallelSize,
+  DefaultTensorParallelSize), each replaced by the service's `workerSpec` value when it sets one
+  (isvc/components/predictor.go multiNodeProcess);
 - KServe writes PIPELINE_PARALLEL_SIZE, TENSOR_PARALLEL_SIZE, RAY_NODE_COUNT, REQUEST_GPU_COUNT and
   MODEL_NAME (the service's name) into the head's `kserve-container`, replacing a variable of that name
-  (utils/utils.go AddEnvVarToPodSpec), and MODEL_DIR=/mnt/models for a `pvc://` or `oci://` storageUri;
-  the worker's `worker-container` gets the sizes too, and its engine is part of the head's instance;
-- nodes and GPUs: with the runtime's `spec.annotations` `multinode/executor-backend: mp`,
-  `pipelineParallelSize` nodes of `tensorParallelSize` GPUs each (computeMpNodeAndGPUs); else (Ray, the
-  default) computeRayNodeAndGPUs from the tensor x pipeline GPUs and the GPU *requests* of the head's
-  first container and of the worker container (none requested: one GPU on each of that many nodes);
+  (isvc/utils/utils.go AddEnvVarToPodSpec), and MODEL_DIR=/mnt/models for a `pvc://` or `oci://`
+  storageUri; the worker's `worker-container` gets the sizes too, and its engine is part of the head's
+  instance (multiNodeProcess);
+- nodes and GPUs: with `multinode/executor-backend: mp` in the runtime's `spec.annotations`
+  (ServingRuntimeSpec's inline ServingRuntimePodSpec.Annotations, pkg/apis/serving/v1alpha1/
+  servingruntime_types.go; not `metadata.annotations`), `pipelineParallelSize` nodes of
+  `tensorParallelSize` GPUs each (predictor.go computeMpNodeAndGPUs); else (Ray, the default)
+  computeRayNodeAndGPUs from the tensor x pipeline GPUs and the GPU *requests* of the head's first
+  container and of the worker container (pkg/utils/utils.go GetGPUResourceQtyByType(..., "Request"):
+  limits do not count; none requested: one GPU on each of that many nodes);
 - the head's and the workers' GPU limit and request are then set to those counts, whatever the
-  containers wrote (reconcilers/deployment/deployment_reconciler.go addGPUResourceToDeployment), and
-  the worker Deployment runs nodes - 1 replicas.
+  containers wrote (isvc/reconcilers/deployment/deployment_reconciler.go createRawDeployment,
+  addGPUResourceToDeployment), and the worker Deployment runs nodes - 1 replicas.
 
 A runtime read alone (no service of the run names it) is read as a multi-node service that names it
 without sizes of its own would run it.
@@ -34,9 +39,10 @@ from ctxlint.adapters.workload import EnvVar
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, Node
 
-WORKER_CONTAINER = "worker-container"  # constants.go WorkerContainerName
-EXECUTOR = "multinode/executor-backend"  # constants.go MultiNodeExecutorBackendAnnotationKey
-GPU_TYPES = ("nvidia.com/gpu", "amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi")  # DefaultGPUResourceTypeList
+# pkg/constants/constants.go: WorkerContainerName, MultiNodeExecutorBackendAnnotationKey, DefaultGPUResourceTypeList
+WORKER_CONTAINER = "worker-container"
+EXECUTOR = "multinode/executor-backend"
+GPU_TYPES = ("nvidia.com/gpu", "amd.com/gpu", "intel.com/gpu", "habana.ai/gaudi")
 
 
 @record(frozen=True)
@@ -100,7 +106,7 @@ def _size(ours: Optional[Node], theirs: Node, field: str) -> Tuple[int, Optional
 
 
 def _requested(container: Optional[Node]) -> int:
-    """A container's GPU request (utils.go GetGPUResourceQtyByType(..., "Request")): limits do not count."""
+    """A container's GPU request (GetGPUResourceQtyByType(..., "Request")): limits do not count."""
     requests = container.dig("resources", "requests") if container is not None and container.kind == MAP else None
     for name in GPU_TYPES:
         node = requests.get(name) if requests is not None and requests.kind == MAP else None
