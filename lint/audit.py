@@ -119,7 +119,7 @@ def build_audit(report: Report) -> Audit:
             group = ModelGroup(model, tuple(replace(r, pools_differ=id(r) in known) for r in group.rows))
         groups.append(group)
     groups.sort(key=lambda g: (risk_key(g.rows[0]), g.model))
-    files_with_rows = {dep.file for dep in report.deployments}
+    files_with_rows = {file for dep in report.deployments for file in dep.files}
     outside = tuple(f for f in report.findings if f.file not in files_with_rows and not f.rule.startswith("CTX6"))
     stacks = ()
     if report.stacks:
@@ -270,9 +270,9 @@ def _int(val) -> Optional[int]:
 
 
 def _findings_of(dep: Deployment, report: Report) -> List[Finding]:
-    """The deployment's own findings, plus file-level ones (a duplicate key may change it)."""
-    return [f for f in report.findings
-            if f.file == dep.file and f.deployment in (dep.display_name, None)]
+    """The deployment's own findings, plus file-level ones (a duplicate key may change it), in all its files."""
+    files = dep.files  # a runtime or a pair's other half may be in a sibling file
+    return [f for f in report.findings if f.file in files and f.deployment in (dep.display_name, None)]
 
 
 def _none_last(key: tuple) -> tuple:

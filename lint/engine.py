@@ -6,14 +6,16 @@ The engine returns data (a Report); it never prints and never exits.
 from __future__ import annotations
 
 import operator
-from contextlib import contextmanager
-from typing import (Any, Collection, Dict, FrozenSet, Iterator, List, Mapping, Optional, Sequence,
+from typing import (Any, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
                     Tuple)
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
+from ctxlint.adapters.crd_refs import Refs
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
+from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
+from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.globs import glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
@@ -25,10 +27,6 @@ from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique
 from .records import field, fields, record, replace
 
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
-
-
-class InternalError(RuntimeError):
-    """A bug in ctxlint while checking a file: reported with the file, exit 2."""
 
 
 @record(frozen=True)
@@ -113,28 +111,6 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     return report
 
 
-@contextmanager
-def _fewer_collections() -> Iterator[None]:
-    """Run the cyclic garbage collector less often during a run.
-
-    Each YAML node allocates several objects, so with CPython's default threshold (700)
-    the collector ran every few nodes, and its older generations rescanned every Node,
-    Deployment and Finding still held: ~15-20% of a 1,000-file run. A young collection
-    scans every young object (a directory's nodes are alive while it is checked): at
-    50,000 it still took ~0.8 s of a 10,000-file run in 25 collections, at 200,000 ~0.2 s
-    in 2, for ~8 MiB more at the peak. Nothing here relies on prompt collection of cycles;
-    memory stays bounded (a collection still runs every 200,000 net allocations).
-    """
-    import gc
-
-    old = gc.get_threshold()
-    gc.set_threshold(max(old[0], 200_000), max(old[1], 50), max(old[2], 100))
-    try:
-        yield
-    finally:
-        gc.set_threshold(*old)
-
-
 PAIRING_BLOCK = 256  # files of one directory checked together, at most
 
 
@@ -216,20 +192,18 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
     from ctxlint import siblings
 
-    units: List[_Unit] = []
-    for loaded in group:
-        report.files.append(loaded.path)
-        with _blame(loaded.path):
-            adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
-                               loaded.diagnostics + adapted.diagnostics, adapted))
+    refs = Refs.of(group)  # what an InferenceService names may be in a sibling file (crd_refs)
+    units = [_adapted(loaded, settings, refs) for loaded in group]
+    report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
-    for loaded in siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
-                                         lambda path: _skipped(path, settings), settings.max_file_size, gateways):
-        with _blame(loaded.path):
-            adapted = adapt_file(loaded)
-            units.append(_Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
-                               loaded.diagnostics + adapted.diagnostics, adapted, context=True))
+    loose = [u.loaded.path for u in units if refs is not None and u.loaded.path in named and refs.loose(u.loaded)]
+    context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
+                                     lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose)
+    if context and refs is not None and Refs.of(context) is not None:
+        # a sibling may hold what a file of the group names, or name what it holds: joined, they read anew
+        refs = Refs([*group, *context])
+        units = [_adapted(u.loaded, settings, refs) if refs.involves(u.loaded) else u for u in units]
+    units += [_adapted(loaded, settings, refs, context=True) for loaded in context]
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
             unit.deployments = deployments
@@ -284,6 +258,13 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             report.deployments.extend(mine)
 
 
+def _adapted(loaded: LoadedFile, settings: Settings, refs: Optional[Refs], context: bool = False) -> _Unit:
+    with _blame(loaded.path):
+        adapted = adapt_file(loaded, refs)
+        return _Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
+                     loaded.diagnostics + adapted.diagnostics, adapted, context=context)
+
+
 def _stack(units: Sequence[_Unit]) -> list:
     """The routes of this group's gateways joined to its deployments (after capacity, so pools are known)."""
     routes = [r for u in units for r in u.adapted.routes]
@@ -293,25 +274,6 @@ def _stack(units: Sequence[_Unit]) -> list:
 
     return build(routes, [s for u in units for s in u.adapted.services],
                  [b for u in units for b in u.adapted.body_limits], [d for u in units for d in u.deployments])
-
-
-class _blame:
-    """`with _blame(path):` turns an exception of ctxlint's own (a bug) into an InternalError that
-    names the file, instead of a traceback. A class, not @contextmanager: entered ~4 times a file,
-    and a generator-based manager cost ~2 us each time."""
-
-    __slots__ = ("path",)
-
-    def __init__(self, path: str) -> None:
-        self.path = path
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: Any, exc: Any, traceback: Any) -> bool:
-        if isinstance(exc, Exception):
-            raise InternalError(f"internal error while checking {self.path}: {type(exc).__name__}: {exc}") from exc
-        return False
 
 
 def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic],

@@ -239,5 +239,14 @@ class Deployment:
     def disaggregated(self) -> bool:
         return any(r.kind in (PREFILL, DECODE) for r in self.roles)
 
+    @property
+    def files(self) -> Tuple[str, ...]:
+        """The files its values are written in: its own first, then its roles' and its model's (a KServe
+        runtime, an OME base model or the other half of a pair in a sibling file)."""
+        found = [self.file] + [r.source.file for r in self.roles if r.source is not None]
+        if self.model.id is not None:
+            found.append(self.model.id.source.file)
+        return tuple(dict.fromkeys(found))
+
     def roles_of(self, *kinds: str) -> Tuple[Role, ...]:
         return tuple(r for r in self.roles if r.kind in kinds)

@@ -107,6 +107,32 @@ class Node:
                 stack.extend(reversed(node.value))
 
 
+class ForeignNode(Node):
+    """A node of another file of the group, read beside this file's (a KServe InferenceService merged
+    over the ServingRuntime of a sibling file): it reports its own file whatever file it is asked
+    for, and ScalarSpans hands its spans to `spans`, the ScalarSpans of that file."""
+
+    __slots__ = ("spans",)
+
+    def source(self, file: str) -> Source:
+        return Node.source(self, self.spans.file)
+
+
+def adopt(node: Node, spans: Any) -> Node:
+    """A copy of `node`'s tree as ForeignNodes of the file `spans` reads (ctxlint.adapters.scalar_spans),
+    keys included: values merged from it into another file's objects keep their own file and position."""
+    copy = ForeignNode.__new__(ForeignNode)
+    for slot in Node.__slots__:
+        setattr(copy, slot, getattr(node, slot))
+    copy.spans = spans
+    if node.kind == MAP:
+        copy.value = {k: adopt(v, spans) for k, v in node.value.items()}
+        copy._keys = {k: adopt(v, spans) for k, v in node.keys.items()}
+    elif node.kind == SEQ:
+        copy.value = [adopt(v, spans) for v in node.value]
+    return copy
+
+
 def key_node(found: Any, key: Any, key_path: str) -> "Node":
     """The Node of a mapping's key from what `Unbuilt` holds for it: the composer's node of the key,
     or the key's Node already (a key merged in with `<<`)."""

@@ -8,7 +8,8 @@ run, the other YAML/JSON files and shell scripts of its directory are read as co
 paired and checked with it, but findings are reported only on the files passed.
 Excluded and hidden files are not read; a directory walked in full needs nothing.
 A named gateway file (LiteLLM, Kong, an InferencePool, ...) gets its siblings as context too: the
-engines its routes reach are usually in them.
+engines its routes reach are usually in them; so does a KServe or OME InferenceService whose runtime
+is in none of the files passed, and a runtime none of their services names (adapters/crd_refs.py).
 """
 from __future__ import annotations
 
@@ -59,13 +60,17 @@ def sibling_files(named: Sequence[str], present: Collection[str], excluded: Call
 
 
 def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployment]], present: Collection[str],
-                  excluded: Callable[[str], bool], max_bytes: int, gateways: Sequence[str] = ()) -> list:
+                  excluded: Callable[[str], bool], max_bytes: int, gateways: Sequence[str] = (),
+                  loose: Sequence[str] = ()) -> list:
     """The sibling files to read as context for `named` (LoadedFiles), or none when nothing is unpaired.
 
     gateways: named files that hold gateway routes; their engines (and Services) usually sit in
-    sibling files, so those are read too, for the join (ctxlint.stack)."""
+    sibling files, so those are read too, for the join (ctxlint.stack).
+    loose: named files with an InferenceService whose runtime (or base model) no file of the run
+    holds, or with a runtime no service of the run names (adapters.crd_refs.Refs.loose): the
+    other side is usually a sibling file."""
     from ctxlint.loader import read_path
 
-    if not named or not (gateways or needs_context(named, deployments)):
+    if not named or not (gateways or loose or needs_context(named, deployments)):
         return []
     return [read_path(path, max_bytes=max_bytes) for path in sibling_files(named, present, excluded)]

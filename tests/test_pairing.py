@@ -98,3 +98,20 @@ def test_siblings_are_read_only_for_an_unpaired_half_and_respect_excludes(tmp_pa
     # both halves named: nothing more is read
     both = lint_paths(["deploy/decode.yaml", "deploy/prefill.yaml"])
     assert len(both.deployments) == 1 and both.files == ["deploy/decode.yaml", "deploy/prefill.yaml"]
+
+
+def test_the_audit_counts_a_pairs_findings_in_both_files(tmp_path, monkeypatch):
+    # the pair is placed with its prefill half; a finding in the decode file is still the pair's, not one
+    # "in files without a deployment"
+    from ctxlint.audit import build_audit
+
+    _split(tmp_path)
+    decode = tmp_path / "deploy" / "decode.yaml"
+    decode.write_text(decode.read_text().replace("--context-length 1048576", "--context-length 524288"))
+    monkeypatch.chdir(tmp_path)
+    audit = build_audit(lint_paths(["deploy"]))
+    [row] = audit.rows
+    assert [(f.rule, f.file) for f in row.findings] == [
+        ("CTX401", "deploy/prefill.yaml"), ("CTX102", "deploy/prefill.yaml"), ("CTX201", "deploy/prefill.yaml"),
+        ("CTX108", "deploy/decode.yaml")]
+    assert audit.outside == ()

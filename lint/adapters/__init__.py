@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from importlib import import_module
 from types import ModuleType
-from typing import Dict, Tuple
+from typing import Any, Dict, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.kinds import selected
@@ -38,8 +38,15 @@ def all_adapters() -> Tuple[ModuleType, ...]:
     return tuple(adapter(name) for name in ADAPTERS)
 
 
-def adapt_file(loaded: LoadedFile) -> AdaptResult:
+# Adapters whose objects name objects of other files (an InferenceService its runtime): their adapt() takes the
+# group's crd_refs.Refs as well.
+READS_REFS = frozenset({"crds_kserve", "crds_ome"})
+
+
+def adapt_file(loaded: LoadedFile, refs: Optional[Any] = None) -> AdaptResult:
+    """The file's deployments; `refs`: the crd_refs.Refs of the files checked with it (else its own)."""
     result = AdaptResult()
     for name in selected(ADAPTERS, loaded):
-        result.extend(adapter(name).adapt(loaded))
+        module = adapter(name)
+        result.extend(module.adapt(loaded, refs) if refs is not None and name in READS_REFS else module.adapt(loaded))
     return result

@@ -196,9 +196,11 @@ _MERGE_BY_NAME = ("containers", "initContainers", "env", "volumes", "volumeMount
 
 
 def clone(node: Node, **changes: Any) -> Node:
-    """A shallow copy of a Node with some slots changed (positions stay the original's)."""
-    copy = Node.__new__(Node)
-    for slot in Node.__slots__:
+    """A shallow copy of a Node with some slots changed (positions stay the original's, and so does the
+    file of a node of another file: nodes.ForeignNode)."""
+    cls = type(node)
+    copy = cls.__new__(cls)
+    for slot in Node.__slots__ if cls is Node else Node.__slots__ + cls.__slots__:
         setattr(copy, slot, getattr(node, slot))
     for key, value in changes.items():
         setattr(copy, key, value)

@@ -3,7 +3,8 @@
 
 - InferenceService: `spec.predictor.containers` are read as Kubernetes
   containers; `spec.predictor.model` whose `runtime` names a ServingRuntime
-  (of its namespace, else a ClusterServingRuntime) of the same file is
+  (of its namespace, else a ClusterServingRuntime) of the same file, else
+  of one other file of its directory (crd_refs.py: in several, none), is
   merged over that runtime's `kserve-container` as KServe merges them
   (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:pkg/controller/
   v1beta1/inferenceservice/utils/utils.go MergeRuntimeContainers: a
@@ -11,7 +12,11 @@
   MergePodSpec: the runtime's nodeSelector, affinity, ... under the
   predictor's) and rendered with its metadata (`{{.Name}}` is its name),
   and that runtime is then not a deployment of its own; a runtime chosen
-  by `modelFormat` (no `runtime:`) is not looked up. Otherwise
+  by `modelFormat` (no `runtime:`) is not looked up. A runtime no file
+  holds, when the service is then read as nothing, is said (CTX008). A
+  service with `predictor.workerSpec` over a runtime with `workerSpec` is
+  multi-node: KServe's TENSOR_PARALLEL_SIZE, PIPELINE_PARALLEL_SIZE, ...
+  and its GPU count (kserve_multinode.py). Otherwise
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
@@ -19,19 +24,12 @@
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
 - ServingRuntime: each of `spec.containers` is read as a Kubernetes
-  container (an engine found from its command or image). KServe renders
+  container (an engine found from its command or image), the
+  kserve-container of one with a `workerSpec` as a multi-node head. KServe renders
   Go template actions in every kind's containers (`{{.Name}}`,
   `{{- if .Spec.Parallelism.Tensor }}`): they are values ctxlint does not
   know, never errors (engines/gotemplate.py).
-- LLMInferenceService(Config): KServe's preset runs `vllm serve` on the
-  `main` container and appends `VLLM_ADDITIONAL_ARGS`, whose string is read
-  as vLLM flags with positions inside it (an explicit `command`/`args`
-  wins). `spec.template` is the decode role when `spec.prefill` exists
-  (else unified), `spec.prefill.template` the prefill role; `replicas`,
-  `parallelism.tensor|pipeline|data|dataLocal` and `spec.model.uri`
-  (`hf://`) or `model.name` fill in what the flags do not say (a command that serves
-  `/mnt/models`, where KServe puts `model.uri`, serves that model). The image
-  gives the version when it is the preset's engine's.
+- LLMInferenceService(Config): kserve_llm.py.
 """
 from __future__ import annotations
 
@@ -40,10 +38,12 @@ from typing import Dict, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import (clone, int_val, is_kind, labels_of, merge_patch, name_of, namespace_of,
-                                        objects, scalar, seq, str_val, visible)
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, merge_patch, name_of, objects, scalar, seq
+from ctxlint.adapters.crd_refs import (KSERVE_RUNTIME, NO_LOOKUP, RUNTIME_CONTAINER, Lookup, Refs, refs_for,
+                                      runtime_container, unfound)
 from ctxlint.adapters.crds_kubeai import model_id
 from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.kserve_multinode import MultiNode, multi_node
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
@@ -51,37 +51,38 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.gotemplate import lookup_key
 from ctxlint.loader import LoadedFile
-from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
+from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "kserve"
 GROUP = "serving.kserve.io"
-ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
 # Where KServe puts spec.model.uri; its own preset serves it: `vllm serve /mnt/models --served-model-name
 # {{ .Spec.Model.Name }}` (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
 # config/llmisvcconfig/config-llm-template.yaml)
 MODEL_MOUNT = "/mnt/models"
-RUNTIME_CONTAINER = "kserve-container"  # the runtime container KServe merges the model over (constants.go)
+NIM_FORMAT = "nvidia-nim-"  # the model formats of nim-deploy's runtimes (crds_nim: the model is the rest)
 # What MergePodSpec takes from the runtime's pod spec (utils.go)
 _RUNTIME_POD = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName",
                 "resourceClaims")
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
+    """`refs`: the objects of the files checked with this one (crd_refs), where an InferenceService's
+    runtime is looked up; without it, this file's."""
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    objs = list(objects(loaded))
-    chosen = _runtimes(objs)
-    used = {id(runtime) for runtime in chosen.values()}
-    for obj in objs:
+    refs = refs_for(loaded, refs)
+    for obj in objects(loaded):
         if is_kind(obj, ("LLMInferenceService", "LLMInferenceServiceConfig"), GROUP):
-            workloads.extend(_llm_service(obj, spans, result))
+            from ctxlint.adapters.kserve_llm import llm_service  # here: it reads containers with this module
+
+            workloads.extend(llm_service(obj, spans, result))
         elif is_kind(obj, ("InferenceService",), GROUP):
-            workloads.extend(_inference_service(obj, spans, result, chosen.get(id(obj))))
-        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and id(obj) not in used:
+            workloads.extend(_inference_service(obj, spans, result, refs.lookup(obj, KSERVE_RUNTIME)))
+        elif is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), GROUP) and not refs.used(obj):
             spec = obj.get("spec")
-            workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result), spans, result))
+            workloads.extend(_workload(obj, None, _pod_roles(spec, spans, result, obj), spans, result))
     result.extend(deployments_from(loaded.path, workloads))
     return result
 
@@ -103,7 +104,7 @@ def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: 
 
 def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
                      engine: Optional[Val[str]] = None, script: Optional[Node] = None,
-                     go_values: Optional[Dict[str, str]] = None) -> List[EngineRole]:
+                     go_values: Optional[Dict[str, str]] = None, multi: Optional[MultiNode] = None) -> List[EngineRole]:
     command, args = c.get("command"), c.get("args")
     explicit = command is not None or args is not None
     if explicit:
@@ -114,56 +115,33 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command, args=args if explicit else None,
-        script=script, env=env_from_k8s(c.get("env")), image=image,
+        script=script, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
         args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
-        accelerator_count=count_from_resources(c.get("resources"), spans.file),
-        accelerator_type=type_from_pod_spec(pod, spans.file)))
+        accelerator_count=multi.gpus if multi is not None else count_from_resources(c.get("resources"), spans.file),
+        accelerator_type=type_from_pod_spec(pod, spans.file),
+        **({"group_pods": multi.pods, "group_label": multi.label, "ray_counted": True} if multi is not None else {})))
     result.diagnostics.extend(reading.diagnostics)
     return reading.roles
 
 
-def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult) -> List[EngineRole]:
+def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
+               runtime: Optional[Node] = None) -> List[EngineRole]:
+    """`runtime`: the runtime whose spec `pod` is, read alone: its kserve-container is a multi-node head
+    when it has a workerSpec (kserve_multinode)."""
     roles: List[EngineRole] = []
     for c in seq(pod.get("containers") if pod is not None and pod.kind == MAP else None):
         if c.kind == MAP:
-            roles.extend(_container_roles(c, pod, spans, result))
+            head = runtime is not None and scalar(c.get("name")) == RUNTIME_CONTAINER
+            multi = multi_node(None, runtime, c, spans.file) if head else None
+            roles.extend(_container_roles(c, pod, spans, result, multi=multi))
     return roles
 
 
 # -- InferenceService ------------------------------------------------------------------------------------
-def _runtimes(objs: List[Node]) -> Dict[int, Node]:
-    """id(InferenceService) -> the runtime of the file its `predictor.model.runtime` names: a ServingRuntime
-    it can see in its namespace, else a ClusterServingRuntime (utils.go GetServingRuntime looks them up in
-    that order), when that runtime has the container KServe merges the model over."""
-    by_namespace: Dict[object, Dict[str, Node]] = {}
-    cluster: Dict[str, Node] = {}
-    for obj in objs:
-        name = scalar(obj.dig("metadata", "name"))
-        if isinstance(name, str) and is_kind(obj, ("ServingRuntime",), GROUP):
-            by_namespace.setdefault(namespace_of(obj), {})[name] = obj
-        elif isinstance(name, str) and is_kind(obj, ("ClusterServingRuntime",), GROUP):
-            cluster.setdefault(name, obj)
-    out: Dict[int, Node] = {}
-    for obj in objs:
-        wanted = scalar(obj.dig("spec", "predictor", "model", "runtime")) if is_kind(obj, ("InferenceService",),
-                                                                                     GROUP) else None
-        if isinstance(wanted, str):
-            runtime = visible(by_namespace, obj).get(wanted) or cluster.get(wanted)
-            if runtime is not None and _runtime_container(runtime) is not None:
-                out[id(obj)] = runtime
-    return out
-
-
-def _runtime_container(runtime: Node) -> Optional[Node]:
-    spec = runtime.get("spec")
-    return next((c for c in seq(spec.get("containers") if spec is not None and spec.kind == MAP else None)
-                 if c.kind == MAP and scalar(c.get("name")) == RUNTIME_CONTAINER), None)
-
-
 def _merged(model: Node, predictor: Node, runtime: Node) -> Tuple[Node, Node]:
     """(container, pod spec) as KServe builds them from the runtime and the InferenceService: every value
     at the place it is written, in the runtime or in the service."""
-    base = _runtime_container(runtime)
+    base = runtime_container(runtime)
     container = merge_patch(base, model)
     args = seq(base.get("args")) + seq(model.get("args"))
     if args:
@@ -201,17 +179,22 @@ def _metadata_values(obj: Node) -> Dict[str, str]:
 
 
 def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
-                       runtime: Optional[Node] = None) -> List[Workload]:
+                       lookup: Lookup = NO_LOOKUP) -> List[Workload]:
     file = spans.file
     predictor = obj.dig("spec", "predictor")
     if predictor is None or predictor.kind != MAP:
         return []
+    runtime = lookup.found if lookup.found is not None and runtime_container(lookup.found) is not None else None
+    unfound_runtime = unfound(lookup, "runtime", obj, file)
+    if unfound_runtime is not None and lookup.files:  # several: said even when the service is read without it
+        result.diagnostics.append(unfound_runtime)
     replicas = int_val(predictor.get("minReplicas"), file)
     replicas = replicas if replicas is not None and replicas.value > 0 else None  # 0: scale to zero
     model = predictor.get("model")
     fmt = model.dig("modelFormat", "name") if model is not None and model.kind == MAP else None
     values = _metadata_values(obj)
     container, pod = _merged(model, predictor, runtime) if runtime is not None else (model, predictor)
+    multi = multi_node(obj, runtime, container, file) if runtime is not None else None
     # the runtime's own engine image runs its entrypoint; else the Hugging Face server picks vLLM
     hf_server = scalar(fmt) == "huggingface" and (
         runtime is None or engine_from_image(scalar(container.get("image")))[0] is None)
@@ -219,12 +202,17 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
         backend = _hf_arg(container.get("args"), "--backend", spans)
         if backend is not None and backend.value not in ("vllm", "auto"):
             return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
-        roles = _container_roles(container, pod, spans, result,
+        roles = _container_roles(container, pod, spans, result, multi=multi,
                                  engine=Val("vllm", fmt.source(file), raw="huggingface"), go_values=values)
     elif runtime is not None:
-        roles = _container_roles(container, pod, spans, result, go_values=values)
+        roles = _container_roles(container, pod, spans, result, go_values=values, multi=multi)
     else:
-        return _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        out = _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        # not silently no deployment; crds_nim reads a NIM format's service without its runtime
+        if not out and unfound_runtime is not None and not lookup.files and \
+                not str(scalar(fmt)).startswith(NIM_FORMAT):
+            result.diagnostics.append(unfound_runtime)
+        return out
     # the server's args.model = model_id or model_dir; KServe downloads storageUri to /mnt/models
     storage = _hf_arg(container.get("args"), "--model_id", spans) if hf_server else None
     if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
@@ -251,80 +239,3 @@ def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val
             value = str(items[i + 1].value)
             found = Val(value, items[i + 1].source(spans.file), raw=value)
     return found
-
-
-# -- LLMInferenceService ---------------------------------------------------------------------------------
-def _llm_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    file = spans.file
-    spec = obj.get("spec")
-    if spec is None or spec.kind != MAP:
-        return []
-    model = _model(spec.get("model"), file)
-    prefill = spec.get("prefill") if spec.get("prefill") is not None and spec.get("prefill").kind == MAP else None
-    out: List[Workload] = []
-    sections = [(spec, None, DECODE if prefill is not None else UNIFIED, spec.keys.get("template"))]
-    if prefill is not None:
-        sections.append((prefill, "prefill", PREFILL, spec.keys["prefill"]))
-    for section, suffix, kind, marker in sections:
-        template = section.get("template") or spec.get("template")
-        roles = []
-        for c in seq(template.get("containers") if template is not None and template.kind == MAP else None):
-            if c.kind != MAP or scalar(c.get("name")) != "main":
-                continue
-            additional = next((e.get("value") for e in seq(c.get("env"))
-                               if e.kind == MAP and scalar(e.get("name")) == ADDITIONAL_ARGS), None)
-            engine = Val("vllm", c.source(file), raw="KServe LLMInferenceService (vllm serve)")
-            found = _container_roles(c, template, spans, result, engine=engine,
-                                     script=additional if additional is not None and additional.kind == SCALAR
-                                     else None)
-            parallel = section.get("parallelism") or spec.get("parallelism")
-            roles.extend(_filled(r, kind, marker, model, parallel, file) for r in found)
-        replicas = int_val(section.get("replicas"), file)
-        out.extend(_workload(obj, suffix, roles, spans, result, replicas))
-    return out
-
-
-def _model(node: Optional[Node], file: str) -> Optional[Val[str]]:
-    if node is None or node.kind != MAP:
-        return None
-    uri = scalar(node.get("uri"))
-    if isinstance(uri, str) and uri.startswith("hf://"):
-        return model_id(node.get("uri"), file)
-    return str_val(node.get("name"), file)
-
-
-def _filled(r: EngineRole, kind: str, marker: Optional[Node], model: Optional[Val[str]],
-            parallel: Optional[Node], file: str) -> EngineRole:
-    role = r.role
-    if role.kind == UNIFIED and kind != UNIFIED and marker is not None:
-        role = replace(role, role=Val(kind, marker.source(file)))
-    if parallel is not None and parallel.kind == MAP:
-        p = role.parallelism
-        data = int_val(parallel.get("dataLocal"), file) or int_val(parallel.get("data"), file)
-        role = replace(role, parallelism=Parallelism(
-            tensor=p.tensor or _positive(int_val(parallel.get("tensor"), file)),
-            pipeline=p.pipeline or _positive(int_val(parallel.get("pipeline"), file)),
-            data=p.data or _positive(data)))
-        role = replace(role, engine_args=role.engine_args + _preset_flags(role, parallel, file))
-    served = r.model
-    if served is None or model is not None and str(served.value).rstrip("/") == MODEL_MOUNT \
-            and str(model.raw).startswith("hf://"):
-        served = model  # KServe downloads spec.model.uri to /mnt/models (a served name is not the model)
-    return replace(r, role=role, model=served)
-
-
-def _preset_flags(role, parallel: Node, file: str) -> tuple:
-    """What KServe's data-parallel preset passes to vLLM from `parallelism`: --data-parallel-size
-    `data` (all ranks; `dataLocal` is this pod's share) and --enable-expert-parallel `expert`."""
-    out = []
-    data = _positive(int_val(parallel.get("data"), file))
-    if data is not None and role.arg("data_parallel_size") is None:
-        out.append(("data_parallel_size", data))
-    expert = parallel.get("expert")
-    if expert is not None and scalar(expert) is True and role.arg("enable_expert_parallel") is None:
-        out.append(("enable_expert_parallel", Val(True, expert.source(file))))
-    return tuple(out)
-
-
-def _positive(val: Optional[Val[int]]) -> Optional[Val[int]]:
-    return val if val is not None and val.value > 0 else None

@@ -15,9 +15,12 @@ unknown here, LWS_LEADER_ADDRESS, LWS_WORKER_INDEX, NAMESPACE. An
 InferenceService (`spec.model.name`, `spec.runtime.name`, `spec.engine`,
 `spec.decoder`) is merged over its runtime as OME merges them; the model is
 the base model's `storage.storageUri` (`hf://org/name` -> org/name) when the
-BaseModel is in the file, else the referenced name as written; replicas are
+BaseModel is in the file (else in one other file of its directory:
+crd_refs.py), else the referenced name as written; replicas are
 `minReplicas`. One deployment per InferenceService whose runtime is in the
-file, else one per runtime (its model then comes from the command line).
+file or in one other file of its directory (a runtime in none, when the
+service is then read as nothing, or in several, is said: CTX008), else one
+per runtime (its model then comes from the command line).
 """
 from __future__ import annotations
 
@@ -27,6 +30,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import (clone, config_maps, int_val, is_kind, labels_of, merge_patch, name_of,
                                         objects, scalar, seq, str_val)
+from ctxlint.adapters.crd_refs import OME_MODEL, OME_RUNTIME, Refs, refs_for, unfound
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -42,7 +46,9 @@ RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
 MODELS = ("BaseModel", "ClusterBaseModel")
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
+    """`refs`: the objects of the files checked with this one (crd_refs), where an InferenceService's
+    runtime and base model are looked up; without it, this file's."""
     result = AdaptResult()
     objs = [o for o in objects(loaded) if scalar(o.get("kind")) in RUNTIMES + MODELS + ("InferenceService",)
             and is_kind(o, (scalar(o.get("kind")),), GROUP)]
@@ -51,20 +57,20 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     spans = ScalarSpans(loaded.path, loaded.text)
     maps = config_maps(loaded)
     runtimes = {scalar(o.dig("metadata", "name")): o for o in objs if scalar(o.get("kind")) in RUNTIMES}
-    models = {scalar(o.dig("metadata", "name")): o for o in objs if scalar(o.get("kind")) in MODELS}
-    reader = _Reader(spans, maps, result, models)
-    used = set()
+    refs = refs_for(loaded, refs)
+    reader = _Reader(spans, maps, result, refs)
     workloads: List[Workload] = []
     for obj in objs:
         if scalar(obj.get("kind")) != "InferenceService" or obj.get("spec") is None or obj.get("spec").kind != MAP:
             continue
-        spec = obj.get("spec")
-        runtime = runtimes.get(scalar(spec.dig("runtime", "name")))
-        if runtime is not None:
-            used.add(id(runtime))
-        workloads += reader.deployment(obj, runtime, spec)
+        lookup = refs.lookup(obj, OME_RUNTIME)
+        found = reader.deployment(obj, lookup.found, obj.get("spec"))
+        missing = unfound(lookup, "runtime", obj, spans.file)
+        if missing is not None and (lookup.files or not found):  # not silently no deployment
+            result.diagnostics.append(missing)
+        workloads += found
     for runtime in runtimes.values():
-        if id(runtime) not in used:
+        if not refs.used(runtime):
             workloads += reader.deployment(runtime, runtime, None)
     result.extend(deployments_from(loaded.path, workloads))
     return result
@@ -75,13 +81,12 @@ def _map(node: Optional[Node]) -> Optional[Node]:
 
 
 class _Reader:
-    def __init__(self, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptResult,
-                 models: Dict[str, Node]) -> None:
-        self.spans, self.maps, self.result, self.models, self.file = spans, maps, result, models, spans.file
+    def __init__(self, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptResult, refs: Refs) -> None:
+        self.spans, self.maps, self.result, self.refs, self.file = spans, maps, result, refs, spans.file
 
     def deployment(self, obj: Node, runtime: Optional[Node], isvc: Optional[Node]) -> List[Workload]:
         rt = _map(runtime.get("spec")) if runtime is not None else None
-        model, path = self.model(isvc)
+        model, path = self.model(obj if isvc is not None else None)
         engine_cfg = merge_patch(_map(rt.get("engineConfig")) if rt is not None else None,
                                  _map(isvc.get("engine")) if isvc is not None else None)
         decoder_cfg = merge_patch(_map(rt.get("decoderConfig")) if rt is not None else None,
@@ -111,13 +116,16 @@ class _Reader:
                 return spec.keys[field]
         return obj
 
-    def model(self, isvc: Optional[Node]) -> Tuple[Optional[Val[str]], Optional[str]]:
+    def model(self, obj: Optional[Node]) -> Tuple[Optional[Val[str]], Optional[str]]:
         """(model id, MODEL_PATH) from the InferenceService's model ref and its BaseModel."""
-        ref = isvc.dig("model", "name") if isvc is not None else None
-        written = str_val(ref, self.file)
+        written = str_val(obj.dig("spec", "model", "name"), self.file) if obj is not None else None
         if written is None:
             return None, None
-        base = self.models.get(written.value)
+        lookup = self.refs.lookup(obj, OME_MODEL)
+        several = unfound(lookup, "base model", obj, self.file) if lookup.files else None
+        if several is not None:
+            self.result.diagnostics.append(several)
+        base = lookup.found
         storage = base.dig("spec", "storage") if base is not None else None
         path = scalar(storage.get("path")) if storage is not None and storage.kind == MAP else None
         uri = storage.get("storageUri") if storage is not None and storage.kind == MAP else None

@@ -44,6 +44,8 @@ class ScalarSpans:
         value: the decoded text the span indexes (defaults to the node's value as a string).
         path: the logical path to report when the span is found (defaults to the node's).
         """
+        if type(node) is not Node and node.spans is not self:  # a nodes.ForeignNode: its own file's text
+            return node.spans.source(node, start, end, value, path)
         if node.kind != SCALAR or start < 0 or end <= start:
             return node.source(self.file)
         offsets = self.offsets(node, value)

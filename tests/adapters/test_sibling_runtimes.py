@@ -1,0 +1,213 @@
+"""A KServe or OME InferenceService and the runtime (and base model) it names, in sibling files.
+
+The layout of redhat-ai-americas/kserve-workshop configs/samples/model-deploy/ (inferenceservice.yaml beside
+vllm-servingruntime.yaml) and of sgl-project/ome's config/: each object in a file of its own.
+"""
+from __future__ import annotations
+
+from ctxlint.audit import build_audit
+from ctxlint.engine import lint_paths
+from helpers import run
+
+RUNTIME = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-rt
+spec:
+  containers:
+  - name: kserve-container
+    image: vllm/vllm-openai:v0.10.1
+    command: [python, -m, vllm.entrypoints.openai.api_server]
+    args: [--port=8080, --model=/mnt/models, --max-model-len=131072]
+  supportedModelFormats:
+  - name: vLLM
+"""
+SERVICE = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama
+spec:
+  predictor:
+    nodeSelector:
+      nvidia.com/gpu.product: NVIDIA-L4
+    model:
+      modelFormat: {name: vLLM}
+      runtime: vllm-rt
+      storageUri: hf://meta-llama/Llama-3.1-8B-Instruct
+      resources:
+        limits: {nvidia.com/gpu: "1"}
+"""
+
+
+def _write(root, files):
+    for name, text in files.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+
+
+def _lines(out: str):
+    """(location, rule) of each finding line, and the rest of the line."""
+    return [tuple(line.split(" [", 1)) for line in out.splitlines()]
+
+
+def test_a_runtime_in_a_sibling_file_is_merged_as_in_one_file(tmp_path, monkeypatch):
+    _write(tmp_path, {"split/isvc.yaml": SERVICE, "split/runtime.yaml": RUNTIME,
+                      "one/all.yaml": RUNTIME + "---\n" + SERVICE})
+    monkeypatch.chdir(tmp_path)
+    split, one = run(["check", "split"]), run(["check", "one"])
+    # the runtime's values are where the runtime file writes them; nothing else changes
+    assert [loc for loc, _ in _lines(split.out)] == ["split/runtime.yaml:8:29: CTX401",
+                                                     "split/runtime.yaml:10:62: CTX201"]
+    assert [loc for loc, _ in _lines(one.out)] == ["one/all.yaml:8:29: CTX401", "one/all.yaml:10:62: CTX201"]
+    assert [rest for _, rest in _lines(split.out)] == [rest for _, rest in _lines(one.out)]
+    assert split.err == "ctxlint: 2 errors in 2 files, 1 deployment\n"
+    assert run(["check", "split", "--jobs", "2"]).out == split.out
+    [dep] = lint_paths(["split"]).deployments  # the runtime is not a deployment of its own
+    [role] = dep.roles
+    assert (dep.display_name, dep.file, dep.model.id.value) == ("llama", "split/isvc.yaml",
+                                                                "meta-llama/Llama-3.1-8B-Instruct")
+    assert (role.context_length.source.file, role.context_length.source.line) == ("split/runtime.yaml", 10)
+    assert (role.accelerators.count.source.file, role.accelerators.type.source.file) == ("split/isvc.yaml",) * 2
+    assert (dep.engine.version.value, dep.engine.version.source.file) == ("0.10.1", "split/runtime.yaml")
+    # the audit row holds the findings in the runtime's file (not "findings in files without a deployment")
+    audit = build_audit(lint_paths(["split"]))
+    assert [(row.name, [(f.rule, f.file) for f in row.findings]) for row in audit.rows] == [
+        ("llama", [("CTX401", "split/runtime.yaml"), ("CTX201", "split/runtime.yaml")])]
+    assert audit.outside == ()
+
+
+def test_a_file_named_alone_reads_its_siblings(tmp_path, monkeypatch):
+    # pre-commit passes the staged files: the other side is read as context, and only the named file is reported
+    _write(tmp_path, {"d/isvc.yaml": SERVICE, "d/runtime.yaml": RUNTIME})
+    monkeypatch.chdir(tmp_path)
+    alone = run(["check", "d/isvc.yaml"])
+    assert (alone.code, alone.out, alone.err) == (0, "", "ctxlint: no findings in 1 file, 1 deployment\n")
+    runtime = run(["check", "d/runtime.yaml"])  # the runtime's own findings, with the service's model and GPUs
+    assert [loc for loc, _ in _lines(runtime.out)] == ["d/runtime.yaml:8:29: CTX401", "d/runtime.yaml:10:62: CTX201"]
+    assert runtime.err == "ctxlint: 2 errors in 1 file, 1 deployment\n"
+
+
+MISSING = ("isvc.yaml:11:16: CTX008 [info] the runtime 'vllm-rt' that InferenceService llama names is in no file "
+           "checked with it (its own or another file of its directory), so what it runs is not known and it is not "
+           "checked; keep the runtime's manifest beside the service (unresolved-value)")
+
+
+def test_a_runtime_in_no_file_is_said_in_one_file_and_in_a_directory(tmp_path, monkeypatch):
+    # before: 0 deployments and no finding at all
+    _write(tmp_path, {"d/isvc.yaml": SERVICE, "d/other.yaml": RUNTIME.replace("name: vllm-rt", "name: other")})
+    monkeypatch.chdir(tmp_path)
+    whole = run(["check", "d"]).out.splitlines()
+    assert whole[0] == "d/" + MISSING and len(whole) == 2 and whole[1].startswith("d/other.yaml:10:33: CTX208")
+    assert run(["check", "d/isvc.yaml"]).out == "d/" + MISSING + "\n"
+    alone = run(["check", "-", "--stdin-filename", "isvc.yaml"], stdin=SERVICE.encode())
+    assert (alone.out, alone.err) == (MISSING + "\n", "ctxlint: 1 info in 1 file, 0 deployments\n")
+
+
+def test_a_runtime_defined_in_several_files_is_not_guessed(tmp_path, monkeypatch):
+    _write(tmp_path, {"d/isvc.yaml": SERVICE, "d/runtime.yaml": RUNTIME,
+                      "d/runtime-small.yaml": RUNTIME.replace("131072", "8192")})
+    monkeypatch.chdir(tmp_path)
+    out = run(["check", "d"]).out.splitlines()
+    assert out[0] == (
+        "d/isvc.yaml:11:16: CTX008 [info] the runtime 'vllm-rt' that InferenceService llama names is defined in 2 "
+        "files of its directory (runtime-small.yaml, runtime.yaml): which one it runs depends on which is applied, "
+        "so ctxlint picks none and reads the service without it; keep one definition beside the service "
+        "(unresolved-value)")
+    assert [line.split(" [")[0] for line in out[1:]] == ["d/runtime-small.yaml:10:33: CTX208",
+                                                         "d/runtime.yaml:10:33: CTX208"]
+    # each runtime stays a deployment of its own; the one in the service's own file is the one it runs
+    assert sorted(d.display_name for d in lint_paths(["d"]).deployments) == ["vllm-rt", "vllm-rt"]
+    (tmp_path / "d/isvc.yaml").write_text(RUNTIME + "---\n" + SERVICE)
+    report = lint_paths(["d"])
+    assert sorted(d.display_name for d in report.deployments) == ["llama", "vllm-rt", "vllm-rt"]
+    assert not [f for f in report.findings if f.rule == "CTX008"]
+
+
+def test_two_services_share_a_runtime_and_each_runs_it(tmp_path, monkeypatch):
+    # KServe builds each service's predictor from the runtime: two deployments, a finding at a runtime value
+    # once for each service it holds for
+    other = SERVICE.replace("name: llama", "name: qwen").replace("meta-llama/Llama-3.1-8B-Instruct",
+                                                                   "Qwen/Qwen2.5-7B-Instruct")
+    _write(tmp_path, {"d/a.yaml": SERVICE, "d/b.yaml": other, "d/runtime.yaml": RUNTIME})
+    monkeypatch.chdir(tmp_path)
+    report = lint_paths(["d"])
+    assert [(d.display_name, d.file) for d in report.deployments] == [("llama", "d/a.yaml"), ("qwen", "d/b.yaml")]
+    ctx201 = [(f.file, f.line, f.deployment) for f in report.findings if f.rule == "CTX201"]
+    assert ctx201 == [("d/runtime.yaml", 10, "llama"), ("d/runtime.yaml", 10, "qwen")]
+
+
+def test_namespaces_decide_as_kserve_does(tmp_path, monkeypatch):
+    # GetServingRuntime: a ServingRuntime of the service's namespace, else a ClusterServingRuntime
+    _write(tmp_path, {"d/isvc.yaml": SERVICE.replace("  name: llama\n", "  name: llama\n  namespace: b\n"),
+                      "d/runtime.yaml": RUNTIME.replace("  name: vllm-rt\n", "  name: vllm-rt\n  namespace: a\n")})
+    monkeypatch.chdir(tmp_path)
+    report = lint_paths(["d"])
+    assert [d.display_name for d in report.deployments] == ["vllm-rt"]
+    assert [(f.rule, f.file, f.line) for f in report.findings if f.rule == "CTX008"] == [("CTX008", "d/isvc.yaml", 12)]
+    (tmp_path / "d/runtime.yaml").write_text(RUNTIME.replace("kind: ServingRuntime", "kind: ClusterServingRuntime"))
+    assert [d.display_name for d in lint_paths(["d"]).deployments] == ["llama"]
+
+
+OME_SERVICE = """\
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata:
+  name: llama-3-3-70b-instruct
+  namespace: llama-3-3-70b-instruct
+spec:
+  model:
+    name: llama-3-3-70b-instruct
+  engine:
+    minReplicas: 2
+  runtime:
+    name: srt-llama-3-3-70b-instruct
+"""
+OME_MODEL = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterBaseModel
+metadata:
+  name: llama-3-3-70b-instruct
+spec:
+  storage:
+    storageUri: hf://meta-llama/Llama-3.3-70B-Instruct
+    path: /raid/models/meta/llama-3-3-70b-instruct
+"""
+OME_RUNTIME = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt-llama-3-3-70b-instruct
+spec:
+  engineConfig:
+    nodeSelector:
+      nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5
+      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH), --tp-size, "4",
+                --context-length, "131072", --mem-frac, "0.9"]
+      resources:
+        limits: {nvidia.com/gpu: 4}
+"""
+
+
+def test_ome_service_runtime_and_base_model_in_three_files(tmp_path, monkeypatch):
+    # sgl-project/ome config/samples/isvc, config/models, config/runtimes: before, the service was nothing and
+    # the runtime a deployment without a model
+    _write(tmp_path, {"d/isvc.yaml": OME_SERVICE, "d/model.yaml": OME_MODEL, "d/runtime.yaml": OME_RUNTIME})
+    monkeypatch.chdir(tmp_path)
+    report = lint_paths(["d"])
+    [dep] = report.deployments
+    [role] = dep.roles
+    assert (dep.display_name, dep.file, dep.model.id.value) == ("llama-3-3-70b-instruct", "d/isvc.yaml",
+                                                                "meta-llama/Llama-3.3-70B-Instruct")
+    assert (dep.model.id.source.file, dep.model.id.source.line) == ("d/model.yaml", 7)
+    assert (role.replicas.value, role.replicas.source.file) == (2, "d/isvc.yaml")
+    assert (role.context_length.value, role.context_length.source.file) == (131072, "d/runtime.yaml")
+    assert (role.accelerators.count.value, role.accelerators.type.value) == (4, "H100-SXM-80GB")
+    assert [f.rule for f in report.findings] == []  # MODEL_PATH is the base model's storage.path: resolved
+    (tmp_path / "d/runtime.yaml").unlink()
+    assert [line.split(" [")[0] for line in run(["check", "d"]).out.splitlines()] == ["d/isvc.yaml:12:11: CTX008"]
