@@ -478,6 +478,13 @@ spec:
         path.write_text(text.replace("VALUE", value).replace("ARGS", args))
         assert json.loads(run(["check", str(path), "--isolated", "--format", "json"]).out)["summary"][
             "deployments"] == roles, (value, args)
+    # sweep 11 (coco-alen/sglang_assistance): plain SGLang has no encode mode (null, prefill, decode): the server
+    # is refused (CTX301), not dropped as an encode worker with no finding at all
+    script = tmp_path / "s.sh"
+    script.write_text("python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B --disaggregation-mode encode\n")
+    out = run(["check", str(script), "--isolated"]).out
+    assert "invalid choice: 'encode' (choose from null, prefill, decode)" in out and "1 deployment" in \
+        run(["check", str(script), "--isolated"]).err
 
 
 def test_ctx201_gives_no_lower_to_zero_advice(tmp_path):

@@ -183,12 +183,22 @@ def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
     dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment)
     unless `grouped`: a group's worker template read as the engine of the whole group (a LeaderWorkerSet whose
     leader runs no engine ctxlint reads)."""
-    if str(inv.value("disaggregation_mode", "")).lower() == "encode":
+    if str(inv.value("disaggregation_mode", "")).lower() == "encode" and _takes_encode(inv):
         return True
     if inv.engine == "trtllm" and inv.subcommand == "disaggregated":
         return True  # `trtllm-serve disaggregated` runs only the router (commands/serve.py: OpenAIDisaggServer)
     rank = inv.value("node_rank") if inv.engine == "sglang" and not grouped else None
     return isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1
+
+
+def _takes_encode(inv: Invocation) -> bool:
+    """The engine's own table has an `encode` mode (Dynamo's workers): plain SGLang's choices are null, prefill
+    and decode, so `--disaggregation-mode encode` is its refusal (CTX301), not a worker without a role (sweep 11:
+    such a server vanished, no deployment and no finding)."""
+    from ctxlint.engines.specs import spec_for  # only an `encode` invocation asks
+
+    flag = spec_for(inv.engine, inv.launcher, inv.subcommand).by_name("disaggregation_mode")
+    return flag is not None and "encode" in flag.choices
 
 
 def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
