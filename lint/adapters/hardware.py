@@ -25,6 +25,8 @@ GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com
 NEURON_DEVICES = ("aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
 # Node labels whose value names the device.
 TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
+               # EKS Auto Mode's well-known label (docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)
+               "eks.amazonaws.com/instance-gpu-name",
                "cloud.google.com/gke-tpu-accelerator", "node.kubernetes.io/instance-type",
                "beta.kubernetes.io/instance-type", "karpenter.k8s.aws/instance-type",
                # AMD's node labeller: the sysfs product name, spaces as `_` (AMD_Instinct_MI300X_OAM;
@@ -42,7 +44,13 @@ _INSTANCE_FAMILIES = (
     (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
     (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
     (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
-    (r"standard_nc\d+ads_h100", "H100-NVL"),
+    (r"standard_nc\d+ads_h100", "H100-NVL"), (r"standard_nc\d+as_t4_v3", "T4"),
+    # AWS P6-B200 (8 B200 each: aws.amazon.com/ec2/instance-types/p6)
+    (r"p6-b200\.", "B200"),
+    # Oracle Cloud GPU shapes (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm "GPU shapes")
+    (r"(vm|bm)\.gpu\.a10\.", "A10"), (r"bm\.gpu\.h100\.", "H100"), (r"bm\.gpu\.h200\.", "H200"),
+    (r"bm\.gpu\.a100-v2\.", "A100-80GB"), (r"bm\.gpu4\.", "A100-40GB"), (r"bm\.gpu\.l40s", "L40S"),
+    (r"bm\.gpu\.mi300x\.", "MI300X"), (r"(vm|bm)\.gpu3\.", "V100-16GB"),
 )
 
 # Azure GPU VM sizes -> (devices per VM, device), as Azure's VM size pages and KAITO's own SKU

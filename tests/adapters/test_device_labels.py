@@ -47,6 +47,12 @@ def _selector(key: str, value: str) -> str:
     # sweep 11: CoreWeave's class label (coreweave/kubernetes-cloud online-inference/vllm); NVLINK is its SXM part
     (_affinity("gpu.nvidia.com/class", "H100_NVLINK_80GB"), "H100-SXM-80GB", "H100_NVLINK_80GB"),
     (_selector("gpu.nvidia.com/class", "A100_NVLINK_80GB"), "A100-SXM4-80GB", "A100_NVLINK_80GB"),
+    # sweep 11: EKS Auto Mode's label, and instance types of AWS P6, Azure NCasT4_v3 and Oracle Cloud's GPU shapes
+    (_selector("eks.amazonaws.com/instance-gpu-name", "a10g"), "A10G", "a10g"),
+    (_selector("node.kubernetes.io/instance-type", "p6-b200.48xlarge"), "B200", "p6-b200.48xlarge"),
+    (_selector("node.kubernetes.io/instance-type", "Standard_NC4as_T4_v3"), "T4", "Standard_NC4as_T4_v3"),
+    (_selector("node.kubernetes.io/instance-type", "VM.GPU.A10.1"), "A10", "VM.GPU.A10.1"),
+    (_affinity("node.kubernetes.io/instance-type", "BM.GPU.H100.8"), "H100", "BM.GPU.H100.8"),
 ])
 def test_device_from_labels(placement, device, written):
     text = DEPLOYMENT.format(placement=placement)
