@@ -120,14 +120,13 @@ def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
     are that program's arguments. The detection sits at the image (`via_image`: its tag is the release) and
     reads the arguments after it; [] when the program is no engine (`--entrypoint /bin/bash`); None without
     `--entrypoint` (or with no image after it)."""
-    at = next((k for k, t in enumerate(texts) if t == "--entrypoint" or t.startswith("--entrypoint=")), None)
-    if at is None:
+    from .docker_run import parse_run  # only a `docker run` command asks
+
+    run = parse_run(texts)
+    if run is None or run.entrypoint is None:
         return None
-    glued = "=" in texts[at]
-    program = texts[at][len("--entrypoint="):] if glued else (texts[at + 1] if at + 1 < len(texts) else "")
-    after = at + (1 if glued else 2)  # the program itself may be named like an image (`vllm`)
-    image = next((k for k in range(after, len(texts)) if engine_from_image(texts[k])[0] is not None), None)
-    if not program or image is None:
+    program, image = run.entrypoint, run.image
+    if not program or engine_from_image(texts[image])[0] is None:
         return None
     found = _programs([program] + texts[image + 1:])
     if not found or found[0].start != 0:
@@ -356,9 +355,11 @@ def is_cpu_build(image: object) -> bool:
     if not isinstance(image, str) or not image.strip():
         return False
     repo, tag = _split_image(image)
-    words = _WORDS.split(repo.rsplit("/", 1)[-1]) + _WORDS.split(tag.lower())
+    words = _WORDS.split(repo.replace("/", "-")) + _WORDS.split(tag.lower())  # any path part (`.../cpu/vllm-openai`)
     if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and tag and "$" not in tag:
-        # llama.cpp's images name their GPU backend in the tag (server-cuda, full-rocm, light-vulkan, server-intel
-        # for SYCL, -musa); `server`, `full`, `light` alone are the CPU builds (ggml-org/llama.cpp .devops/*.Dockerfile)
-        return not set(words) & {"cuda", "rocm", "vulkan", "musa", "intel", "sycl"}
+        # llama.cpp's images name their GPU backend in the tag (server-cuda, server-cuda13, full-rocm, light-vulkan,
+        # server-intel for SYCL, -musa); `server`, `full`, `light` alone are the CPU builds (ggml-org/llama.cpp
+        # .devops/*.Dockerfile)
+        backends = ("cuda", "rocm", "vulkan", "musa", "intel", "sycl")
+        return not any(w.startswith(backends) for w in _WORDS.split(tag.lower()))
     return "cpu" in words or repo == "opea/vllm" or repo.endswith("/opea/vllm")

@@ -322,6 +322,13 @@ def test_docker_run_entrypoint_names_the_program_of_the_arguments_after_the_imag
         assert (dep.model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192), script
     assert roles("docker run --entrypoint vllm vllm/vllm-openai:v0.10.1 serve Qwen/Qwen3-8B\n")[0] \
         .deployments[0].engine.version.value == "0.10.1"
+    # review: an option's value named like an engine (`--name vllm`, `--network vllm-net`) is no image
+    for script in ("docker run --entrypoint python3 --name vllm vllm/vllm-openai:v0.8.5 -m "
+                   "vllm.entrypoints.openai.api_server --model Qwen/Qwen3-8B --max-model-len 8192\n",
+                   "docker run --entrypoint vllm --network vllm-net -e A=1 vllm/vllm-openai:v0.8.5 serve Qwen/Qwen3-8B "
+                   "--max-model-len 8192\n"):
+        result, (role,) = roles(script)
+        assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192), script
     # an entrypoint that is no engine runs something else: nothing is guessed
     assert roles("docker run --entrypoint /bin/bash vllm/vllm-openai:v0.10.1 -c 'sleep 1'\n")[0].deployments == []
 

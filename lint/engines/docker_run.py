@@ -1,0 +1,69 @@
+"""`docker run` (podman, nerdctl) command lines: where the image is, and what `--entrypoint` names.
+
+The image is the first word after `run` that is neither an option nor an option's value, so which
+options take a value decides it (`--name vllm IMAGE`: `vllm` is the container's name, not the image).
+The table is Docker's own: docs.docker.com/reference/cli/docker/container/run/ (options with a
+value type); podman and nerdctl take the same spellings for these.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ..records import record
+
+ENGINES_OF_CONTAINERS = ("docker", "podman", "nerdctl")
+_VALUE_OPTIONS = frozenset({
+    "--add-host", "--annotation", "--attach", "--blkio-weight", "--blkio-weight-device", "--cap-add", "--cap-drop",
+    "--cgroup-parent", "--cgroupns", "--cidfile", "--cpu-period", "--cpu-quota", "--cpu-rt-period", "--cpu-rt-runtime",
+    "--cpu-shares", "--cpus", "--cpuset-cpus", "--cpuset-mems", "--detach-keys", "--device", "--device-cgroup-rule",
+    "--device-read-bps", "--device-read-iops", "--device-write-bps", "--device-write-iops", "--dns", "--dns-option",
+    "--dns-search", "--domainname", "--entrypoint", "--env", "--env-file", "--expose", "--gpus", "--group-add",
+    "--health-cmd", "--health-interval", "--health-retries", "--health-start-interval", "--health-start-period",
+    "--health-timeout", "--hostname", "--ip", "--ip6", "--ipc", "--isolation", "--kernel-memory", "--label",
+    "--label-file", "--link", "--link-local-ip", "--log-driver", "--log-opt", "--mac-address", "--memory",
+    "--memory-reservation", "--memory-swap", "--memory-swappiness", "--mount", "--name", "--net", "--network",
+    "--net-alias", "--network-alias", "--oom-score-adj", "--pid", "--pids-limit", "--platform", "--publish", "--pull",
+    "--restart", "--runtime", "--security-opt", "--shm-size", "--stop-signal", "--stop-timeout", "--storage-opt",
+    "--sysctl", "--tmpfs", "--ulimit", "--user", "--userns", "--uts", "--volume", "--volume-driver", "--volumes-from",
+    "--workdir", "--device-requests", "--hooks-dir", "--pod", "--secret", "--arch", "--os", "--variant"})
+_VALUE_SHORT = frozenset("acehlmpuvw")  # -a, -c (cpu shares), -e, -h, -l, -m, -p, -u, -v, -w
+
+
+@record(frozen=True)
+class RunLine:
+    image: int  # index of the image word
+    entrypoint: Optional[str] = None  # `--entrypoint PROGRAM` as written
+
+
+def parse_run(texts: Sequence[str]) -> Optional[RunLine]:
+    """The image of `docker [container] run [options] IMAGE ...` (indexes into `texts`), or None when
+    the words are no run command or name no image."""
+    if not texts or texts[0].rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
+        return None
+    run = next((k for k in (1, 2) if k < len(texts) and texts[k] == "run"), None)
+    if run is None:
+        return None
+    entrypoint, i = None, run + 1
+    while i < len(texts):
+        t = texts[i]
+        if t == "--":
+            i += 1
+            break
+        if t.startswith("--"):
+            name, eq, value = t.partition("=")
+            if name in _VALUE_OPTIONS and not eq:
+                value = texts[i + 1] if i + 1 < len(texts) else ""
+                i += 1
+            if name == "--entrypoint":
+                entrypoint = value
+            i += 1
+            continue
+        if t.startswith("-") and len(t) > 1:
+            cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
+            if cut is not None and cut == len(t) - 1:  # `-e NAME=value`, `-itv /a:/b`: the value is the next word
+                i += 2
+                continue
+            i += 1  # flags (`-it`, `--rm`) or a value glued on (`-eNAME=value`)
+            continue
+        break
+    return RunLine(i, entrypoint) if i < len(texts) else None
