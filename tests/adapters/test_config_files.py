@@ -24,7 +24,7 @@ def test_compose_bind_mounted_config_is_read_with_positions_in_the_config(tmp_pa
     (tmp_path / "compose.yaml").write_text(COMPOSE)
     result = run(["check", str(tmp_path / "compose.yaml"), "--select", "CTX201"])
     assert result.code == 1
-    assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,536")
+    assert result.out.startswith(f"{tmp_path / 'vllm.yaml'}:2:16: CTX201 [error] 131,072 > 65,520")
 
 
 def test_a_bind_mount_written_with_a_compose_default_is_followed(tmp_path):
