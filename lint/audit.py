@@ -31,6 +31,11 @@ class PoolCell:
     tokens: int
     origin: str  # "declared" or "derived"
     role: str  # label of the role that has it
+    request: Optional[int] = None  # what one request can hold of it (Pool.request; None: the whole pool)
+
+    @property
+    def held(self) -> int:
+        return self.tokens if self.request is None else self.request
 
 
 @record(frozen=True)
@@ -148,7 +153,8 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
     promise, promise_from = _promise(dep, window)
     headroom = None
     if promise and dep.roles and all(p is not None for p in pools):
-        headroom = min(p.tokens for p in pools if p is not None) / promise
+        # what one request can hold over the promise: below 1 is a pool below what is promised
+        headroom = min(p.held for p in pools if p is not None) / promise
     verdict, why = verdict_of(dep)
     return AuditRow(
         model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
@@ -178,7 +184,8 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     """The capacity verdict: does every role hold one request of what it is promised?
 
     "fits" / "exceeds" need a pool and a promise for every role: "fits" when the promise is at
-    or below the pool's band, "exceeds" above its top, "within band" between. A role whose
+    or below the band of what one request can hold of the pool (the pool less the engine's
+    reserve: vLLM's null block), "exceeds" above its top, "within band" between. A role whose
     memory has no room for the KV cache, or not even for its weights, is a verdict too (the
     engine will not start). A role whose device is not stated gets the memory per GPU it needs
     ("needs >= N GiB/GPU"), a verdict conditional on the device. Anything else is "unknown",
@@ -204,7 +211,7 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
         promise = window or _int(role.context_length)
         if not window and role.pool is not None and role.context_default is not None \
                 and role.context_default.follows_pool:  # the engine sizes its context to the pool it has
-            worse("within band" if role.pool.floor == 0 and role.pool.banded else "fits")
+            worse("within band" if role.pool.request_floor == 0 and role.pool.banded else "fits")
             continue
         if role.pool is None:
             missing = _missing(dep, role)
@@ -218,9 +225,10 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
             continue
         if not promise:
             return "unknown", f"{role.label}: no context length or window to hold"
-        if promise > role.pool.ceiling:
+        # held against what one request can hold (the pool less the engine's reserve), as the rules do
+        if promise > role.pool.request_ceiling:
             worse("exceeds")
-        elif promise > role.pool.floor:
+        elif promise > role.pool.request_floor:
             worse("within band")
     if worst == "needs":
         return f"needs >= {need_text} GiB/GPU", ""
@@ -260,8 +268,8 @@ def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
     """The smallest pool among `roles`; unknown when any of them has none (it may be the smallest)."""
     if not roles or any(r.pool is None for r in roles):
         return None
-    role = min(roles, key=lambda r: r.pool.tokens)
-    return PoolCell(role.pool.tokens, role.pool.origin, role.label)
+    role = min(roles, key=lambda r: r.pool.request)
+    return PoolCell(role.pool.tokens, role.pool.origin, role.label, role.pool.request)
 
 
 def _int(val) -> Optional[int]:

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
 
+from .held import on_cpu, vllm_block, with_held
 from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
@@ -195,6 +196,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
                     "derived", _explain(role, result),
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
+    if pool is not None:  # what one request can hold: every promise is held against it (held.py)
+        pool = with_held(engine, role, pool, result)
     role = replace(role, pool=pool, capacity=result)
     if default is not None and default.follows_pool and pool is not None and result is not None \
             and result.max_context_at_concurrency_1 is not None \
@@ -248,6 +251,8 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
     par = role.parallelism
     context = role.context_length or dep.advertised.context_window
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
+    if engine == "vllm" and on_cpu(role):
+        settings["block_size"] = vllm_block(role)  # the CPU backend's default differs from CUDA's (held.py)
     return estimate(CapacityInput(
         arch=arch, engine=engine,
         accelerator=role.accelerators.type.value if role.accelerators.type else None,

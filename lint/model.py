@@ -136,6 +136,14 @@ class Pool:
     explanation: str = ""  # for derived pools: the arithmetic, one line
     low: Optional[int] = None  # derived pools: the band of the estimate (None: exact)
     high: Optional[int] = None
+    # What ONE request can hold: the pool less what the engine keeps back from every request (vLLM's
+    # null block; for a derived pool also the window layers and per-request state the physics counts).
+    # None: the whole pool. `held_low`/`held_high`: the same at the band's ends. Promises are held
+    # against these; messages show the pool as the engine logs it and `reserve` says what is kept back.
+    held: Optional[int] = None
+    held_low: Optional[int] = None
+    held_high: Optional[int] = None
+    reserve: str = ""  # e.g. "one 16-token block is vLLM's null block"
 
     @property
     def banded(self) -> bool:
@@ -150,6 +158,37 @@ class Pool:
     def floor(self) -> int:
         """The least it can be: a promise at or below it fits whatever the estimate's error."""
         return self.low if self.low is not None else self.tokens
+
+    @property
+    def request(self) -> int:
+        """The most one request can hold at the estimate's point (the pool less the engine's reserve)."""
+        return self.tokens if self.held is None else self.held
+
+    @property
+    def request_ceiling(self) -> int:
+        """The most one request can hold at the band's top: a promise above it is an error."""
+        if self.held is None:
+            return self.ceiling
+        return self.held_high if self.banded and self.held_high is not None else self.held
+
+    @property
+    def request_floor(self) -> int:
+        """The most one request can hold at the band's low end: a promise at or below it fits."""
+        if self.held is None:
+            return self.floor
+        return self.held_low if self.banded and self.held_low is not None else self.held
+
+    def request_band(self) -> str:
+        low, high = self.request_floor, self.request_ceiling
+        return f"{fmt(low)}-{fmt(high)}" if low != high else fmt(high)
+
+    def holds(self) -> str:
+        """', which holds at most N tokens for one request (why)' when the engine keeps part of the pool
+        back, else '': said wherever a promise is held against the smaller figure."""
+        if self.held is None or self.request_ceiling >= self.ceiling:
+            return ""
+        why = f" ({self.reserve})" if self.reserve else ""
+        return f", which holds at most {fmt(self.request_ceiling)} tokens for one request{why}"
 
     def band(self) -> str:
         return f"{fmt(self.floor)}-{fmt(self.ceiling)}" if self.banded else fmt(self.tokens)

@@ -3,9 +3,10 @@
 A trigger is {"all": [...]}, {"any": [...]}, {"fact": F, "equals": V},
 {"fact": F, "above": G, "offset": N} (F > G + N) or {"fact": F, "at_least": G,
 "offset": N} (F >= G + N). A fact the deployment does not state is unknown, and
-an unknown comparison never triggers (CTX101/CTX201 already ask for the pool). A derived pool
-enters at the top of its band: an advisory names a failure, so it needs the promise above even
-the most the estimate allows (CTX210 covers the promises inside the band).
+an unknown comparison never triggers (CTX101/CTX201 already ask for the pool). A pool enters as
+what one request can hold of it (Pool.request: vLLM keeps its null block back), and a derived pool
+at the top of its band: an advisory names a failure, so it needs the promise above even the most
+the estimate allows (CTX210 covers the promises inside the band).
 """
 from __future__ import annotations
 
@@ -33,14 +34,16 @@ def facts(dep: Deployment) -> Dict[str, Tuple[Any, str]]:
         found["reachable_prompt"] = (max(contexts), f"the largest engine context length {fmt(max(contexts))}")
     prefill = smallest_pool(dep.roles_of(PREFILL))
     if prefill is not None:
-        found["prefill_pool"] = (prefill.pool.ceiling, f"the {prefill.label} pool {_at_most(prefill.pool)}")
+        found["prefill_pool"] = (prefill.pool.request_ceiling, f"the {prefill.label} pool {_at_most(prefill.pool)}")
     smallest = smallest_pool(dep.roles)
     if smallest is not None:
-        found["smallest_pool"] = (smallest.pool.ceiling, f"the {smallest.label} pool {_at_most(smallest.pool)}")
+        found["smallest_pool"] = (smallest.pool.request_ceiling, f"the {smallest.label} pool {_at_most(smallest.pool)}")
     return found
 
 
 def _at_most(pool) -> str:
+    if pool.holds():  # what one request can hold is the figure compared: say it and why
+        return pool.describe() + pool.holds()
     return f"of at most {fmt(pool.ceiling)} tokens ({pool.describe()})" if pool.banded else pool.describe()
 
 

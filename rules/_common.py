@@ -43,8 +43,9 @@ def max_request(dep: Deployment) -> Optional[Tuple[int, str]]:
 
 
 def smallest_pool(roles: Iterable[Role]) -> Optional[Role]:
+    """The role whose pool holds the least for one request (Pool.request: the pool less the engine's reserve)."""
     with_pool = [r for r in roles if r.pool is not None]
-    return min(with_pool, key=lambda r: r.pool.tokens) if with_pool else None
+    return min(with_pool, key=lambda r: r.pool.request) if with_pool else None
 
 
 def gateway_field(dep: Deployment) -> str:
@@ -74,5 +75,21 @@ def context_fix(role: Role, limit: int) -> str:
 
 
 def over(need: int, role: Role) -> bool:
-    """An error: the need exceeds even the most the role's pool can be (its band's top)."""
-    return role.pool is not None and need > role.pool.ceiling
+    """An error: the need exceeds even the most one request can hold in the role's pool (at its band's top)."""
+    return role.pool is not None and need > role.pool.request_ceiling
+
+
+def pool_text(role: Role, pause: str = "") -> str:
+    """The role's pool as the engine logs it, and what one request can hold of it when that is less (then
+    followed by `pause`, e.g. "," before the sentence goes on)."""
+    if role.pool is None:
+        return "?"
+    holds = role.pool.holds()
+    return role.pool.describe() + (holds + pause if holds else "")
+
+
+def pool_for(need: int, role: Role) -> int:
+    """The pool (as the engine logs it) in which one request of `need` tokens fits: `need` plus what the
+    engine keeps back of it."""
+    pool = role.pool
+    return need if pool is None else need + max(0, pool.ceiling - pool.request_ceiling)

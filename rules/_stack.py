@@ -30,10 +30,11 @@ def smallest_context(view: StackView) -> Optional[Tuple[Deployment, Role, Val[in
 
 
 def smallest_pool(view: StackView) -> Optional[Tuple[Deployment, Role]]:
-    """The smallest KV pool a prompt of this route can land in (prefill in P/D, else unified)."""
+    """The smallest KV pool a prompt of this route can land in (prefill in P/D, else unified), by what one
+    request can hold of it (Pool.request)."""
     found = [(dep, smallest_role_pool(_prompt_roles(dep))) for dep in view.deployments]
     found = [(dep, role) for dep, role in found if role is not None]
-    return min(found, key=lambda item: item[1].pool.tokens) if found else None
+    return min(found, key=lambda item: item[1].pool.request) if found else None
 
 
 def _prompt_roles(dep: Deployment) -> Tuple[Role, ...]:

@@ -8,6 +8,9 @@ Why:
     it, and in SGLang's disaggregated mode the abort once turned into an HTTP
     200 carrying other tenants' data. Unified roles must hold the prompt plus
     its output (bounded by the window); prefill roles must hold the prompt.
+    A pool holds for one request what the engine does not keep back: vLLM
+    keeps one block (16 tokens by default) as its null block, so a vLLM pool
+    equal to the window does not hold it; the message says so.
 
 Example (bad):
     ```yaml
@@ -38,7 +41,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, UNIFIED, Deployment, fmt
-from ctxlint.rules._common import gateway_field, max_prompt, max_request, over
+from ctxlint.rules._common import gateway_field, max_prompt, max_request, over, pool_for, pool_text
 
 ID = "CTX101"
 NAME = "window-exceeds-kv-pool"
@@ -59,10 +62,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if need is None or not over(need[0], role):
             continue  # inside a derived pool's band: CTX210 says so
         held = "request" if role.kind == UNIFIED else "prompt"
-        pool = role.pool.ceiling
+        limit = role.pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
         yield Problem(
-            f"{fmt(need[0])} > {fmt(pool)}: the longest {held} ({need[1]}) exceeds the {role.label} "
-            f"KV pool {role.pool.describe()} by {fmt(need[0] - pool)} tokens. Raise the {role.label} pool "
-            f"to at least {fmt(need[0])}, or lower the advertised window to {fmt(pool)} and cap prompts at the "
-            f"gateway ({gateway_field(dep)}) at or below it",
+            f"{fmt(need[0])} > {fmt(limit)}: the longest {held} ({need[1]}) exceeds the {role.label} "
+            f"KV pool {pool_text(role, ',')} by {fmt(need[0] - limit)} tokens. Raise the {role.label} pool "
+            f"to at least {fmt(pool_for(need[0], role))}, or lower the advertised window to {fmt(limit)} and cap "
+            f"prompts at the gateway ({gateway_field(dep)}) at or below it",
             role.pool.source, dep.display_name)

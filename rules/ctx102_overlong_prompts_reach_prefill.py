@@ -41,7 +41,7 @@ from typing import Iterator, List, Tuple
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, Deployment, Source, fmt
-from ctxlint.rules._common import gateway_field, smallest_pool
+from ctxlint.rules._common import gateway_field, pool_for, pool_text, smallest_pool
 
 ID = "CTX102"
 NAME = "overlong-prompts-reach-prefill"
@@ -59,7 +59,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     weakest = smallest_pool(dep.roles_of(PREFILL))
     if weakest is None:
         return
-    pool = weakest.pool.ceiling  # a derived pool: its band's top (inside the band, CTX210 reports it)
+    # What one prompt can take of the pool (the engine's reserve off); a derived pool: at its band's top
+    # (inside the band, CTX210 reports it)
+    pool = weakest.pool.request_ceiling
     # What actually stops a long prompt: the gateway cap and the prefill engines' context limits.
     limits: List[Tuple[int, str, Source]] = []
     cap = dep.gateway.max_prompt_tokens
@@ -81,9 +83,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     no_cap = "" if cap is not None else ", with no gateway cap"
     yield Problem(
         f"security: prompts up to {fmt(reach)} tokens ({why}{no_cap}) can reach prefill replicas whose "
-        f"KV pool holds {weakest.pool.describe()}; {fmt(reach)} > {fmt(pool)} by {fmt(reach - pool)}. "
+        f"KV pool holds {pool_text(weakest)}; {fmt(reach)} > {fmt(pool)} by {fmt(reach - pool)}. "
         "Over-long prompts in disaggregated mode are where cross-request KV exposure happened "
         "(HTTP 200 with other requests' data). Set the prefill context length at or below "
         f"{fmt(pool)} and cap prompts at the gateway ({gateway_field(dep)}) at or below it (advertising no more), "
-        f"or raise the {weakest.label} pool to at least {fmt(reach)}",
+        f"or raise the {weakest.label} pool to at least {fmt(pool_for(reach, weakest))}",
         where, dep.display_name)

@@ -36,7 +36,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import DECODE, Deployment, fmt
-from ctxlint.rules._common import max_request
+from ctxlint.rules._common import max_request, over, pool_for, pool_text
 
 ID = "CTX103"
 NAME = "decode-pool-below-one-request"
@@ -54,11 +54,11 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         return
     need, why = request
     for role in dep.roles_of(DECODE):
-        if role.pool is None or role.pool.ceiling >= need:
+        if role.pool is None or not over(need, role):
             continue
-        pool = role.pool.ceiling
+        pool = role.pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
         yield Problem(
-            f"{fmt(need)} > {fmt(pool)}: the {role.label} KV pool {role.pool.describe()} cannot hold one "
+            f"{fmt(need)} > {fmt(pool)}: the {role.label} KV pool {pool_text(role, ',')} cannot hold one "
             f"full request ({why}); short by {fmt(need - pool)} tokens. Raise the {role.label} pool to at "
-            f"least {fmt(need)}, or lower the window or max_output_tokens",
+            f"least {fmt(pool_for(need, role))}, or lower the window or max_output_tokens",
             role.pool.source, dep.display_name)

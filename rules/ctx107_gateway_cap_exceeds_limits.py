@@ -57,11 +57,18 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     if dep.disaggregated:
         return  # CTX102 owns prefill pools in disaggregated deployments
     weakest = smallest_pool(dep.roles_of(UNIFIED))
-    if weakest is None or cap.value <= weakest.pool.tokens:
+    if weakest is None or cap.value <= weakest.pool.request:
         return
-    pool = weakest.pool.tokens
+    pool = weakest.pool.request  # what one prompt can take: the pool less the engine's reserve
     yield Problem(
         f"{fmt(cap.value)} > {fmt(pool)}: the gateway prompt cap lets through prompts {fmt(cap.value - pool)} "
-        f"tokens longer than the {weakest.label} KV pool {weakest.pool.describe()}. Lower the cap to at most "
-        f"{fmt(pool)}",
+        f"tokens longer than the {weakest.label} KV pool {weakest.pool.describe()}{_holds(weakest.pool)}. Lower the "
+        f"cap to at most {fmt(pool)}",
         cap.source, dep.display_name)
+
+
+def _holds(pool) -> str:
+    """What one request can hold at the estimate's point, when the engine keeps part of the pool back."""
+    if pool.held is None or pool.request >= pool.tokens:
+        return ""
+    return f", which holds at most {fmt(pool.request)} tokens for one prompt ({pool.reserve})"

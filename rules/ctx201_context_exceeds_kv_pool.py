@@ -6,7 +6,10 @@ Why:
     with the model's max seq len ... KV cache is needed, which is larger than the
     available KV cache memory"), or, with a pool overridden below it, admits such
     requests and hangs them while health checks pass; SGLang silently lowers the
-    per-request limit to the pool. When no pool is declared, the pool is derived
+    per-request limit to the pool. The context length is held against what one
+    request can hold: vLLM keeps one block of its pool back as the null block,
+    and a context length up to the whole pool passes its startup check, so the
+    engine starts and a request in that last block waits forever. When no pool is declared, the pool is derived
     from the model, the accelerators and the engine's memory settings, and the
     message shows that arithmetic. A role that sets no context length is held
     to its engine's default for the model (vLLM and SGLang derive it from the
@@ -46,7 +49,8 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._common import context_fix, context_text, over
+from ctxlint.held import starts_and_hangs
+from ctxlint.rules._common import context_fix, context_text, over, pool_text
 from ctxlint.rules._engine import engine_id
 
 ID = "CTX201"
@@ -69,6 +73,11 @@ CONSEQUENCE = {
     "llamacpp": "llama-server cannot allocate the cells and fails to load, or --fit lowers the context",
     "lmdeploy": "LMDeploy silently lowers session_len to the pool",
 }
+# vLLM with a context length that fits the whole pool but not what one request can hold (held.py).
+VLLM_NULL_BLOCK = ("vLLM starts (its startup check counts the null block as usable), and a request longer than "
+                   "{held} tokens never gets its last KV block: it waits at the head of the queue, holding up every "
+                   "request behind it, while health checks pass (CTXA-2026-002; releases with vllm#47272 refuse to "
+                   "start instead)")
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
@@ -78,14 +87,16 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         ctx, pool = role.context_length, role.pool
         if ctx is None or pool is None or not over(ctx.value, role):
             continue  # inside a derived pool's band: CTX210 says so
-        if window is not None and window.value > pool.ceiling:
+        if window is not None and window.value > pool.request_ceiling:
             continue  # CTX101 already reports this pool against the window
-        limit = pool.ceiling
+        limit = pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
         what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
+        if starts_and_hangs(engine, role, ctx.value):
+            what = VLLM_NULL_BLOCK.format(held=fmt(limit))
         top = " even at the top of its band" if pool.banded else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
-        if pool.tokens > 0:
-            fix = f"{context_fix(role, pool.tokens).capitalize()}, or add memory ({memory})"
+        if pool.request > 0:
+            fix = f"{context_fix(role, pool.request).capitalize()}, or add memory ({memory})"
         elif limit > 0:  # the point holds no KV block ("lower it to 0" is no advice); the band's top does
             fix = (f"The estimate itself holds no KV block, only its band's top does: {context_fix(role, limit)} "
                    f"to be within the band (a CTX210 warning), or add memory ({memory})")
@@ -94,5 +105,5 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                    f"memory ({memory})")
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(limit)}: the {role.label} engine context length {context_text(role)} "
-            f"exceeds its KV pool {pool.describe()} by {fmt(ctx.value - limit)} tokens{top}; {what}. {fix}",
+            f"exceeds its KV pool {pool_text(role, ',')} by {fmt(ctx.value - limit)} tokens{top}; {what}. {fix}",
             ctx.source, dep.display_name)

@@ -98,7 +98,8 @@ def _inside(dep: Deployment, role: Role) -> Optional[Tuple[int, str, Source]]:
     pool = role.pool
     if pool is None or not pool.banded:
         return None
-    inside = [n for n in _needs(dep, role) if pool.floor < n[0] <= pool.ceiling]
+    # held against what one request can hold, at either end of the band (Pool.request_floor/request_ceiling)
+    inside = [n for n in _needs(dep, role) if pool.request_floor < n[0] <= pool.request_ceiling]
     return max(inside, key=lambda n: n[0]) if inside else None
 
 
@@ -108,7 +109,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         found = _inside(dep, role)
         if found is None:
-            if role.pool is not None and role.pool.banded and role.pool.floor == 0 and sizes_to_pool(role) \
+            if role.pool is not None and role.pool.banded and role.pool.request_floor == 0 and sizes_to_pool(role) \
                     and dep.advertised.context_window is None:
                 yield Problem(
                     f"the {role.label} engine sizes its context to its KV pool ({role.context_default.why}), and the "
@@ -119,11 +120,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             continue
         need, why, where = found
         pool = role.pool
+        band = f"{role.label} KV pool's estimated band {pool.band()} (point {fmt(pool.tokens)})"
+        if pool.holds():  # the engine keeps part of the pool back: the band of what one request can hold
+            band = (f"estimated band {pool.request_band()} of what one request can hold in the {role.label} KV pool "
+                    f"(the pool's band {pool.band()}, point {fmt(pool.tokens)}; {pool.reserve})")
         yield Problem(
-            f"{fmt(need)} is inside the {role.label} KV pool's estimated band {pool.band()} (point "
-            f"{fmt(pool.tokens)}): whether {why} fits depends on terms the estimate knows only within a range "
-            f"({pool.explanation}). Confirm with the engine's log line {log} and state it "
-            f"({how_to_state_pool(dep.input_format)}) for an exact verdict; {_otherwise(pool.floor)}", where,
+            f"{fmt(need)} is inside the {band}: whether {why} fits depends on terms the estimate knows only within a "
+            f"range ({pool.explanation}). Confirm with the engine's log line {log} and state it "
+            f"({how_to_state_pool(dep.input_format)}) for an exact verdict; {_otherwise(pool.request_floor)}", where,
             dep.display_name)
 
 

@@ -58,14 +58,15 @@ def check(view: StackView, options) -> Iterator[Problem]:
     if role.context_length is not None:
         limits.append((role.context_length.value, f"the {role.label} context length {fmt(role.context_length.value)}"))
     reach, why = min(limits)
-    if reach <= pool.ceiling:
+    ceiling, floor = pool.request_ceiling, pool.request_floor  # what one request can hold (the reserve off)
+    if reach <= ceiling:
         return
     hits = advisories_hit(view, dep, promise) if not token_caps(view, exact=True) else []
     lead = f"security ({', '.join(hits)}): " if hits else ""
     yield Problem(
-        f"{lead}{fmt(reach)} > {fmt(pool.ceiling)}: the {route_text(view)} lets prompts up to {fmt(reach)} tokens "
+        f"{lead}{fmt(reach)} > {fmt(ceiling)}: the {route_text(view)} lets prompts up to {fmt(reach)} tokens "
         f"({why}) reach the {role.label} KV pool of {dep.display_name or '(unnamed)'} ({at(pool.source)}), which holds "
-        f"{pool.describe()}; {fmt(reach - pool.ceiling)} tokens too many. Lower the advertised limit to at most "
-        f"{fmt(pool.floor)} and make the engine refuse longer prompts (its context length at most {fmt(pool.floor)}), "
+        f"{pool.describe()}{pool.holds()}; {fmt(reach - ceiling)} tokens too many. Lower the advertised limit to at "
+        f"most {fmt(floor)} and make the engine refuse longer prompts (its context length at most {fmt(floor)}), "
         f"or give the {role.label} role a larger pool",
         promise.source, route.label, evidence=view.evidence)

@@ -51,17 +51,18 @@ def check(view: StackView, options) -> Iterator[Problem]:
         return
     dep, role = found
     pool = role.pool
+    floor = pool.request_floor  # what one request can hold (the engine's reserve off), at the band's low end
     context = role.context_length.value if role.context_length is not None else None
-    if context is not None and context <= pool.floor:
+    if context is not None and context <= floor:
         return  # the engine refuses what its pool cannot hold
     for limit in view.body_limits:
-        if limit.limit.value <= pool.floor:
+        if limit.limit.value <= floor:
             continue  # fewer bytes than the pool has tokens: no prompt that fits can overflow it
         yield Problem(
-            f"{fmt(limit.limit.value)} bytes > {fmt(pool.floor)} tokens: the {limit.what} {limit.limit.show()} on "
+            f"{fmt(limit.limit.value)} bytes > {fmt(floor)} tokens: the {limit.what} {limit.limit.show()} on "
             f"the gateway of the {route_text(view)} is a byte cap, not a token cap; a body of that size can carry "
             f"up to about {fmt(limit.limit.value)} tokens (about {fmt(limit.limit.value // 4)} at 4 bytes a token), "
             f"more than the {role.label} KV pool of {dep.display_name or '(unnamed)'} ({at(pool.source)}) holds "
-            f"({pool.describe()}). Cap prompts in tokens at the gateway, or set the engine's context length at or "
-            f"below {fmt(pool.floor)}",
+            f"({pool.describe()}{pool.holds()}). Cap prompts in tokens at the gateway, or set the engine's context "
+            f"length at or below {fmt(floor)}",
             limit.limit.source, view.route.label, evidence=view.evidence)

@@ -52,16 +52,17 @@ def check(view: StackView, options) -> Iterator[Problem]:
         return
     dep, role = found
     pool, context = role.pool, role.context_length
-    if context is None or context.value <= pool.floor:
+    floor = pool.request_floor  # what one request can hold (the engine's reserve off), at the band's low end
+    if context is None or context.value <= floor:
         return  # the engine refuses what its pool cannot hold
     cap = min(loose, key=lambda c: c.limit.value)
-    if cap.limit.value > pool.ceiling:
+    if cap.limit.value > pool.request_ceiling:
         return  # CTX602 reports a cap above the pool
     opens = "; a request it cannot count is let through" if cap.fails_open else ""
     yield Problem(
-        f"{fmt(context.value)} > {fmt(pool.floor)}: prompts above the {role.label} KV pool of "
-        f"{dep.display_name or '(unnamed)'} ({at(pool.source)}, {pool.describe()}) are stopped only by the "
-        f"{cap.what} {fmt(cap.limit.value)} of the {route_text(view)}, which counts tokens approximately{opens}; "
+        f"{fmt(context.value)} > {fmt(floor)}: prompts above the {role.label} KV pool of "
+        f"{dep.display_name or '(unnamed)'} ({at(pool.source)}, {pool.describe()}{pool.holds()}) are stopped only by "
+        f"the {cap.what} {fmt(cap.limit.value)} of the {route_text(view)}, which counts tokens approximately{opens}; "
         f"the engine itself accepts {fmt(context.value)} ({at(context.source)}). Set the engine's context length "
-        f"at or below {fmt(pool.floor)} so that it refuses what its pool cannot hold",
+        f"at or below {fmt(floor)} so that it refuses what its pool cannot hold",
         cap.limit.source, view.route.label, evidence=view.evidence)

@@ -246,7 +246,8 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     if engine == "vllm":
         asm.append("vLLM usable = (blocks - 1) x block_size: BlockPool reserves one null block")
     if engine == "sglang":
-        asm.append("SGLang max_req_len = min(context_length - 1, pool - 1); prompts are limited to pool - 6")
+        asm.append("SGLang max_req_len = min(context_length - 1, pool - 1): the token comes off the context length "
+                   "too, so a context length up to the pool fits; prompts are limited to pool - 6")
     reported, reported_rule = None, ""
     if engine == "vllm" and br.sliding_layers_per_gpu and budget.kv_bytes:
         reported, reported_rule = vllm_reported(

@@ -13,7 +13,10 @@ from ..records import record
 from .terms import gib
 
 Step = tuple[str, str, Any]
-RESERVE = {"vllm": 1, "lmdeploy": 1}  # blocks kept back: vLLM's null block, LMDeploy's last block
+# Blocks kept back from every request: vLLM's BlockPool takes one block as its null block before any
+# request gets one (`self.null_block = self.free_block_queue.popleft()`,
+# vllm-project/vllm@002f34915134cfd1a7d6ed777edd67dcc2289466:vllm/v1/core/block_pool.py); LMDeploy's last block.
+RESERVE = {"vllm": 1, "lmdeploy": 1}
 
 
 @record(frozen=True)
@@ -40,12 +43,17 @@ def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: f
         pool = cap // block * block
     windows = math.ceil(bounded / bpt) if bounded else 0
     held = math.ceil(state / bpt) if state else 0
-    reserve = RESERVE.get(engine, 0) * block + (1 if engine == "sglang" else 0)
-    longest = max(0, (pool - reserve - windows - held) // block * block)
+    kept = RESERVE.get(engine, 0) * block
+    # `longest` is the largest context length one request of which the pool holds, the figure every
+    # promise is compared with. SGLang keeps one token back, but from the context length as much as from
+    # the pool (max_req_len = min(context_len - 1, max_total_num_tokens - 1),
+    # sgl-project/sglang@4f34e24af764d45c2dde4a17cadcdaa7d08a7248:python/sglang/srt/managers/tp_worker.py),
+    # so a context length up to the pool loses nothing to the pool: it does not count here.
+    longest = max(0, (pool - kept - windows - held) // block * block)
     conc = None
     if ctx:
         per_req = math.ceil(ctx / block) * block + windows + held
-        conc = round((pool - reserve) / per_req, 2) if per_req else None
+        conc = round((pool - kept - (1 if engine == "sglang" else 0)) / per_req, 2) if per_req else None
     return Tokens(pool, longest, conc)
 
 

@@ -46,7 +46,9 @@ def boundaries_from_manifest(path: str, deployment: Optional[str] = None) -> Bou
             window_value, window_source = smallest.value, smallest.source
     pooled = [r for r in dep.roles_of(*PROMPT_ROLES) if r.pool is not None] or \
         [r for r in dep.roles if r.pool is not None]
-    role: Optional[Role] = min(pooled, key=lambda r: r.pool.floor) if pooled else None
+    # the pool as one request can fill it (the engine's reserve off, e.g. vLLM's null block): a request of the
+    # whole logged pool never gets its last block, so "pool" and "pool+1" straddle what one request can hold
+    role: Optional[Role] = min(pooled, key=lambda r: r.pool.request_floor) if pooled else None
     cap = dep.gateway.max_prompt_tokens
     if window_value is None and role is None and cap is None:
         raise ProbeError(f"--manifest {path}: the deployment states no context window and no KV pool "
@@ -54,7 +56,7 @@ def boundaries_from_manifest(path: str, deployment: Optional[str] = None) -> Bou
     name = f" (deployment {dep.display_name})" if dep.display_name else ""
     return Boundaries(
         window=window_value, window_source=window_source,
-        pool=role.pool.floor if role else None, pool_high=role.pool.ceiling if role else None,
+        pool=role.pool.request_floor if role else None, pool_high=role.pool.request_ceiling if role else None,
         pool_source=role.pool.source if role else None, prompt_cap=cap.value if cap is not None else None,
         cap_source=cap.source if cap is not None else None, origin=f"{path}{name}")
 

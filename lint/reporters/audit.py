@@ -33,7 +33,12 @@ def _pool(pool: Optional[PoolCell], row: AuditRow, which: str) -> str:
 
 
 def _headroom(row: AuditRow) -> str:
-    return f"{row.headroom:.2f}x" if row.headroom is not None else "?"
+    if row.headroom is None:
+        return "?"
+    text = f"{row.headroom:.2f}x"
+    if row.headroom < 1 <= round(row.headroom, 2):  # 0.999x is short of the promise: never shown as 1.00x
+        text = f"{int(row.headroom * 1000) / 1000:.3f}x"
+    return text
 
 
 def labelled_rows(audit: Audit) -> Iterator[Tuple[AuditRow, str, str]]:

@@ -11,7 +11,7 @@ def test_vllm_window_over_pinned_pool_fails_at_the_value(in_repo):
     assert advisory.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:17:35: CTX401 [error] "
                                "CTXA-2026-002: vLLM: a request longer than the KV pool")
     assert line.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:21:16: CTX201 [error] "
-                           "131,072 > 65,536")
+                           "131,072 > 65,520")  # the 4,096 x 16-token pool less vLLM's null block
     source = (in_repo / "samples/kubernetes/vllm-window-too-long/deployment.yaml").read_text().splitlines()
     assert source[20][15:].startswith("131072")
 
@@ -179,8 +179,9 @@ def test_the_pool_the_engine_logged_is_stated_with_annotations(tmp_path):
     assert row["prefill_pool"] == {"tokens": 410_128, "origin": "derived", "role": "unified"}
     path.write_text(MEASURED.replace('available-kv-gib: "51.63"', "kv-pool-tokens: 100Ki"))
     result = run(["check", "--select", "CTX201", str(path)])
-    assert result.out.startswith(f"{path}:14:86: CTX201 [error] 131,072 > 102,400: the unified engine context "
-                                 "length 131,072 exceeds its KV pool 102,400 (declared)")
+    assert result.out.startswith(f"{path}:14:86: CTX201 [error] 131,072 > 102,384: the unified engine context "
+                                 "length 131,072 exceeds its KV pool 102,400 (declared), which holds at most 102,384 "
+                                 "tokens for one request (one 16-token block is vLLM's null block)")
     # the engine's own flag is what it runs with: an annotation does not replace it
     path.write_text(MEASURED.replace('available-kv-gib: "51.63"', "kv-pool-tokens: 100Ki").replace(
         '"131072",', '"131072", --num-gpu-blocks-override, "5000",'))
