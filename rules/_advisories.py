@@ -1,8 +1,8 @@
 """Evaluate the declarative triggers of lint/data/advisories.json against a deployment.
 
 A trigger is {"all": [...]}, {"any": [...]}, {"fact": F, "equals": V},
-{"fact": F, "above": G, "offset": N} (F > G + N) or {"fact": F, "at_least": G,
-"offset": N} (F >= G + N). A fact the deployment does not state is unknown, and
+{"fact": F, "above": G, "offset": N} (F > G + N), {"fact": F, "at_least": G,
+"offset": N} (F >= G + N) or {"fact": F, "at_most": G, "offset": N} (F <= G + N). A fact the deployment does not state is unknown, and
 an unknown comparison never triggers (CTX101/CTX201 already ask for the pool). A pool enters as
 what one request can hold of it (Pool.request: vLLM keeps its null block back), and a derived pool
 at the top of its band: an advisory names a failure, so it needs the promise above even the most
@@ -38,6 +38,11 @@ def facts(dep: Deployment) -> Dict[str, Tuple[Any, str]]:
     smallest = smallest_pool(dep.roles)
     if smallest is not None:
         found["smallest_pool"] = (smallest.pool.request_ceiling, f"the {smallest.label} pool {_at_most(smallest.pool)}")
+        # the pool as the engine logs it, at the least the estimate allows: a context above it is refused at
+        # startup (vLLM's check compares the whole pool), so no request of it is ever admitted
+        found["smallest_logged_pool"] = (smallest.pool.floor, f"the {smallest.label} pool {smallest.pool.describe()}")
+    if contexts:
+        found["engine_context"] = (max(contexts), f"the largest engine context length {fmt(max(contexts))}")
     return found
 
 
@@ -61,15 +66,15 @@ def evaluate(condition: Mapping[str, Any], known: Dict[str, Tuple[Any, str]]) ->
     left = known.get(condition["fact"])
     if "equals" in condition:
         return (None, []) if left is None else (left[0] == condition["equals"], [])
-    op = "above" if "above" in condition else "at_least"
+    op = next(o for o in ("above", "at_least", "at_most") if o in condition)
     right = known.get(condition[op])
     if left is None or right is None:
         return None, []
     offset = condition.get("offset", 0)
     bound = right[0] + offset
-    holds = left[0] > bound if op == "above" else left[0] >= bound
+    holds = left[0] > bound if op == "above" else left[0] >= bound if op == "at_least" else left[0] <= bound
     shift = f" {'+' if offset > 0 else '-'} {abs(offset)}" if offset else ""
-    sign = ">" if op == "above" else ">="
+    sign = {"above": ">", "at_least": ">=", "at_most": "<="}[op]
     return holds, [f"{fmt(left[0])} {sign} {fmt(right[0])}{shift}: {left[1]} reaches {right[1]}"]
 
 

@@ -97,9 +97,12 @@ def test_sglang_pd_advisory(version, cap, expected):
 
 def test_advisories_only_for_their_engine():
     assert _rules(PD.format(engine="lmdeploy", version=', version: "0.5.21"', cap=1048576)) == []
-    # vLLM's advisory is about any pool below the reachable prompt, disaggregated or not.
-    assert _rules(PD.format(engine="vllm", version=', version: "0.11.0"', cap=1048576)) == [("CTX401", 8)]
-    assert _rules(PD.format(engine="vllm", version=', version: "0.7.3"', cap=1048576)) == []
+    # vLLM's advisory is about a pool below the reachable prompt, disaggregated or not, when the engine starts: a
+    # context above the whole pool is refused at startup (CTX201), so no request of it ever waits
+    assert _rules(PD.format(engine="vllm", version=', version: "0.11.0"', cap=1048576)) == []
+    starts = PD.replace("context_length: 1048576", "context_length: 681280")  # within vLLM's null block of the pool
+    assert _rules(starts.format(engine="vllm", version=', version: "0.11.0"', cap=1048576)) == [("CTX401", 8)]
+    assert _rules(starts.format(engine="vllm", version=', version: "0.7.3"', cap=1048576)) == []
 
 
 def test_finding_names_range_fix_and_references():

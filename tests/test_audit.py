@@ -178,7 +178,7 @@ def test_concise_fits_the_terminal_width(in_repo, monkeypatch):
     assert out.splitlines() == [
         "model          deployment     file             headroom  verdict    worst",
         "-------------  -------------  -------------  ----------  ---------  ------------",
-        "meta-llama/L…  llama-8b-l4    …small.yaml:4       0.25x  exceeds    CTX401 error",
+        "meta-llama/L…  llama-8b-l4    …small.yaml:4       0.25x  exceeds    CTX101 error",
         "*              llama-8b-l40s  …-fits.yaml:2       6.08x  fits       -",
         "example/code…  coder-moe-pr…  …yment.yaml:4       0.65x  exceeds    CTX102 error",
         "*              coder-moe-pr…  …yment.yaml:4       1.95x  fits       -",
