@@ -137,5 +137,6 @@ DYNAMO_EXTRA = (
     F("migration_limit", "--migration-limit", kind="int"),
     F("dyn_reasoning_parser", "--dyn-reasoning-parser"), F("dyn_tool_call_parser", "--dyn-tool-call-parser"),
 )
+# Dynamo parses them with vLLM's FlexibleArgumentParser too (components/src/dynamo/vllm/args.py): prefixes as vLLM's.
 DYNAMO_SPEC = EngineSpec("vllm", FLAGS + DYNAMO_EXTRA, int_rule="argparse", underscore_equals_dash=True,
-                         attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)
+                         allow_abbrev=True, attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)

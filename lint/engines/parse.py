@@ -150,6 +150,8 @@ class _Parser:
         if f is None:
             msg = err or f"unrecognized argument {name}"
             nxt = i + 1 if not eq and i + 1 < len(self.toks) and not _flaglike(self.toks[i + 1].text) else None
+            if err:  # argparse's "ambiguous option": the engine exits on it (CTX301), whatever the flag was for
+                self.errors.append(Problem(f"argument {name}: {err}", i, (tok.start, tok.end), tok.item, name))
             self.unknown.append(Problem(msg, i, (tok.start, tok.end), tok.item, name, nxt))
             self._unres(i, name)
             return i + (2 if nxt is not None else 1)

@@ -124,6 +124,7 @@ def test_vllm_abbreviations_are_read_as_argparse_reads_them():
     # a prefix of two flags is argparse's "ambiguous option" error, not a guess
     inv, _, _ = parse_shell("vllm serve m --max-num 8")
     assert inv.value("max_num_seqs") is None and "ambiguous option: --max-num could match" in inv.unknown_flags[0].message
+    assert "ambiguous option" in inv.errors[0].message  # vLLM exits on it: CTX301 (review)
 
 
 def test_vllm_grpc_server_takes_the_engine_flags():
