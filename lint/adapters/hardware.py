@@ -170,6 +170,12 @@ def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
     return found
 
 
+def site_type(value: Any) -> Optional[Tuple[str, str]]:
+    """A device named by a site's own word (a vendor label's value, a Slurm gres type): only a catalog device
+    that name settles, never a family sold in two memory sizes (`v100`, `a100`)."""
+    return _typed(value, "vendor")
+
+
 def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value."""
     if labels is None or labels.kind != MAP:

@@ -75,10 +75,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     return result
 
 
-# Slurm's GPU requests in a batch script's header: `--gres=gpu[:type]:count`, `--gpus[-per-node|-per-task]=[type:]count`,
+# Slurm's GPU requests in a batch script's header: `--gres=gpu[:type]:count`,
+# `--gpus[-per-node|-per-task]=[type:]count`,
 # `-G [type:]count` (slurm.schedmd.com/sbatch.html; sbatch reads `#SBATCH` lines until the first command).
-_SBATCH_GPUS = lazy_compile(r"#SBATCH[ \t]+(?:--gres=gpu:|--gpus(?:-per-node|-per-task)?[= ]|-G[ \t]*)"
-                          r"([A-Za-z][\w.-]*):\d+")
+_SBATCH_GPUS = lazy_compile(r"(?:^|\s)(?:--gres[= ]gpu:([A-Za-z][\w.-]*)(?::\d+)?|"
+                          r"--gpus(?:-per-node|-per-task)?[= ]([A-Za-z][\w.-]*):\d+|-G[ \t=]?([A-Za-z][\w.-]*):\d+)"
+                          r"(?=[\s,]|$)")
 
 
 def _sbatch_device(text: str, node, spans):
@@ -87,19 +89,22 @@ def _sbatch_device(text: str, node, spans):
     site's own gres name), states nothing."""
     if "#SBATCH" not in text:
         return None
+    from ctxlint.adapters.hardware import site_type
     from ctxlint.model import Val
-    from ctxlint.physics.accelerators import lookup_accelerator
 
     at = 0
     for line in text.splitlines(keepends=True):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break  # sbatch stops reading directives at the first command
-        found = _SBATCH_GPUS.match(stripped)
-        acc = lookup_accelerator(found.group(1)) if found else None
-        if acc is not None:
-            start = at + line.index(found.group(1))
-            return Val(acc.name, spans.source(node, start, start + len(found.group(1)), text), raw=found.group(1))
+        for found in _SBATCH_GPUS.finditer(line) if stripped.startswith("#SBATCH") else ():
+            k = next(g for g in (1, 2, 3) if found.group(g))
+            name = found.group(k)
+            # a gres type is the site's own word: only a device it settles (`v100`, `a100` come in two sizes)
+            typed = site_type(name)
+            if typed is not None:
+                start = at + found.start(k)
+                return Val(typed[0], spans.source(node, start, start + len(name), text), raw=name)
         at += len(line)
     return None
 

@@ -314,7 +314,8 @@ def test_docker_run_entrypoint_names_the_program_of_the_arguments_after_the_imag
     # or gave nothing (NGC's image); --entrypoint replaces the image's ENTRYPOINT
     for script in ("docker run --gpus all --entrypoint vllm vllm/vllm-openai:v0.10.1 serve Qwen/Qwen3-8B "
                    "--max-model-len 8192\n",
-                   "docker run --entrypoint=vllm nvcr.io/nvidia/vllm:25.09-py3 serve Qwen/Qwen3-8B --max-model-len 8192\n",
+                   "docker run --entrypoint=vllm nvcr.io/nvidia/vllm:25.09-py3 serve Qwen/Qwen3-8B "
+                   "--max-model-len 8192\n",
                    "docker run --entrypoint python3 lmsysorg/sglang:v0.4.6 -m sglang.launch_server "
                    "--model-path Qwen/Qwen3-8B --context-length 8192\n"):
         result, (role,) = roles(script)
@@ -385,11 +386,16 @@ def test_a_batch_scripts_sbatch_header_names_the_device():
     # sweep 11 (raunak-sood2003/pragmatic-code-generation vLLM/codellama13b_vllm_server.sh): `#SBATCH
     # --gres=gpu:A6000:4` states the device, yet CTX208 said the file has no field that names one
     for header, device in (("#SBATCH --gres=gpu:A6000:4", "RTX-A6000"), ("#SBATCH --gpus=h100:8", "H100-SXM-80GB"),
-                           ("#SBATCH --gpus-per-node=a100:2", "A100-40GB"), ("#SBATCH -G l40s:1", "L40S")):
+                           ("#SBATCH --gpus-per-node=l40s:2", "L40S"), ("#SBATCH -G l40s:1", "L40S"),
+                           # review: `--gres` with a space, several options on one line, a type without a count
+                           ("#SBATCH --gres gpu:h100:8", "H100-SXM-80GB"), ("#SBATCH -N 1 --gres=gpu:l4:1", "L4"),
+                           ("#SBATCH --gres=gpu:h100", "H100-SXM-80GB")):
         _, (role,) = roles(f"#!/bin/bash\n{header}\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
         assert role.accelerators.type.value == device, header
         assert role.accelerators.count is None  # per node, not per engine: no count is read
     # a count alone, a site's own gres name, or a directive after the first command states nothing
-    for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:a100:4\n"):
+    # (review: a gres type is the site's word, and `v100`, `a100` come in two memory sizes: no size is assumed)
+    for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:l4:4\n",
+                   "#SBATCH --gres=gpu:v100:1\n", "#SBATCH --gres=gpu:a100:4\n"):
         _, (role,) = roles(f"#!/bin/bash\n{script}vllm serve Qwen/Qwen3-8B\n")
         assert role.accelerators.type is None, script
