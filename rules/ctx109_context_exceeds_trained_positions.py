@@ -37,7 +37,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import ROPE_HINT, engine_id, long_context_override, position_limit
+from ctxlint.rules._engine import LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -58,12 +58,15 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if found is None:
             limit = role.context_limit  # a RoPE-scaled model: the engine's own derived maximum
             if limit is not None and ctx.value > limit.tokens:
+                # no RoPE advice: with `original_max_position_embeddings` SGLang takes no factor, and vLLM from 0.30
+                # takes yarn's config value as is, so a scaling override may not raise the limit; the engines' own
+                # switch (CTX303 then checks the scaling) is what starts them above it
                 yield Problem(
                     f"{fmt(ctx.value)} > {fmt(limit.tokens)}: the {role.label} context length {ctx.show()} exceeds the "
                     f"maximum the engine derives for this model by {fmt(ctx.value - limit.tokens)} tokens "
-                    f"({limit.why}), and the engine refuses to start above it. Lower it to {fmt(limit.tokens)}, or "
-                    f"stretch the positions with RoPE scaling ({ROPE_HINT.get(engine or '', 'the engine RoPE setting')} "
-                    f"with F >= {ctx.value / limit.tokens:.2f}) if the model supports it",
+                    f"({limit.why}), and the engine refuses to start above it. Lower it to {fmt(limit.tokens)}; the "
+                    f"engine starts above it only with {LONG_CONTEXT_OVERRIDES.get(engine or '', 'its override')}=1, "
+                    "which serves positions the model was not trained for unless RoPE scaling stretches them",
                     ctx.source, dep.display_name)
             continue
         limit, factor, base, where = found

@@ -537,6 +537,9 @@ spec:
     # the override starts it anyway (CTX303's business)
     ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144'",
      "{name: VLLM_ALLOW_LONG_MAX_MODEL_LEN, value: '1'}", False),
+    # review: `--hf-overrides` of the config's own position key changes what vLLM derives (it starts)
+    ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144', --hf-overrides,"
+     " '{\"max_position_embeddings\": 262144}'", "", False),
     # RoPE scaling on the command line stretches what the engine derives
     ("vllm/vllm-openai:v0.10.1", "--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, '262144', --hf-overrides,"
      " '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 2.0, \"original_max_position_embeddings\": 131072}}'",
@@ -558,3 +561,6 @@ def test_a_rope_scaled_model_is_held_to_what_the_engine_derives(tmp_path, image,
     if fires:
         assert "262,144 > 131,072: the unified context length 262,144 exceeds the maximum the engine derives for " \
                "this model by 131,072 tokens (" in out and "refuses to start above it. Lower it to 131,072" in out
+        # a RoPE override may not raise the limit (SGLang takes no factor with an original length): the switch does
+        assert "starts above it only with " + ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" if command
+                                               else "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1") in out

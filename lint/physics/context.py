@@ -89,10 +89,25 @@ def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optiona
     return None
 
 
-def _keys(arch: ModelArch) -> Tuple[Tuple[str, int], ...]:
-    if arch.position_keys:
-        return arch.position_keys
-    return (("max_position_embeddings", arch.max_position_embeddings),) if arch.max_position_embeddings else ()
+_POSITION_KEYS = ("max_position_embeddings", "max_sequence_length", "seq_length", "max_seq_len", "model_max_length")
+_OVERRIDES = {"vllm": "hf_overrides", "sglang": "json_model_override_args"}
+
+
+def _keys(arch: ModelArch, settings: Optional[Mapping[str, Any]] = None,
+          engine: str = "") -> Tuple[Tuple[str, int], ...]:
+    """The config's position keys, with the ones the command line overrides (vLLM's `--hf-overrides`, SGLang's
+    `--json-model-override-args` change the config before either derives its limit)."""
+    keys = arch.position_keys or ((("max_position_embeddings", arch.max_position_embeddings),)
+                                  if arch.max_position_embeddings else ())
+    overrides = _json(settings.get(_OVERRIDES.get(engine, ""))) if settings else None
+    if isinstance(overrides, dict) and any(k in overrides for k in _POSITION_KEYS):
+        merged = dict(keys)
+        for k in _POSITION_KEYS:
+            v = overrides.get(k)
+            if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+                merged[k] = v
+        return tuple(merged.items())
+    return keys
 
 
 def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
@@ -109,7 +124,7 @@ def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
 
 def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, str]:
     """One release's rule (vllm/config/model.py `_get_and_verify_max_len`, by version)."""
-    keys = dict(_keys(arch))
+    keys = dict(_keys(arch, settings, "vllm"))
     if not keys:
         return 2048, "2048 (the config has no position key)"
     name, derived = min(keys.items(), key=lambda kv: kv[1])
@@ -149,7 +164,7 @@ def _vllm(arch: ModelArch, settings: Mapping[str, Any], version: Optional[str] =
 
 
 def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:
-    keys = dict(_keys(arch))
+    keys = dict(_keys(arch, settings, "sglang"))
     name = next((k for k in _SGLANG_KEYS if k in keys), None)
     if name is None:
         return 2048, "SGLang default 2048 (the config has no position key)"
