@@ -7,7 +7,7 @@ value type); podman and nerdctl take the same spellings for these.
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
+from typing import Callable, Optional, Sequence
 
 from ..records import record
 
@@ -67,3 +67,44 @@ def parse_run(texts: Sequence[str]) -> Optional[RunLine]:
             continue
         break
     return RunLine(i, entrypoint) if i < len(texts) else None
+
+
+class _Word:
+    """The `--entrypoint` program as a word for `script_index` (it reads `.text` only)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def docker_script_index(tokens: Sequence, script_index: Callable[[list], Optional[int]],
+                        entrypoint_is_engine: Callable[[str], bool]) -> Optional[int]:
+    """Index of the script word of `docker run [opts] IMAGE sh -c SCRIPT` (a shell after an image whose
+    own entrypoint is not the engine, which would take the words as its own arguments) or of
+    `docker run --entrypoint /bin/bash [opts] IMAGE -c SCRIPT`; None otherwise. `script_index` is
+    shellwords.shell_script_index (`sh [opts] -c [opts] SCRIPT`)."""
+    run = parse_run([t.text for t in tokens])
+    if run is None or run.image + 1 >= len(tokens):
+        return None
+    after = list(tokens[run.image + 1:])
+    if run.entrypoint is not None:
+        found = script_index([_Word(run.entrypoint)] + after)
+        return None if found is None else run.image + found
+    if entrypoint_is_engine(tokens[run.image].text):
+        return None
+    found = script_index(after)
+    return None if found is None else run.image + 1 + found
+
+
+def docker_env(tokens: Sequence, env_type: Callable) -> list:
+    """The container's environment of a `docker run` line: `-e NAME=value` / `--env NAME=value` (as
+    `env_type(name, token)`); `-e NAME` passes the host's value, not known, and is left out."""
+    run = parse_run([t.text for t in tokens])
+    out = []
+    for i in range(1, run.image if run is not None else 0):
+        if tokens[i].text in ("-e", "--env") and i + 1 < run.image:
+            name, eq, _ = tokens[i + 1].text.partition("=")
+            if eq and name.isidentifier():
+                out.append(env_type(name, tokens[i + 1]))
+    return out

@@ -25,6 +25,7 @@ from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
+from .docker_run import ENGINES_OF_CONTAINERS, docker_env, docker_script_index
 from .shell_commands import no_command
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
@@ -297,7 +298,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     env: list[EnvAssign] = []
     wrappers: list[str] = []
     head = strip_prefixes(list(flat_raw), [], [])
-    idx = shell_script_index(head)
+    idx = _script_index(head)
     script_word = None
     if idx is not None and depth < _MAX_DEPTH:
         target = head[idx]
@@ -330,7 +331,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
-    idx = shell_script_index(program)
+    idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]
         shell = " ".join(t.text for t in program[:idx])
@@ -338,10 +339,38 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         # a script shell's double-quoted `-c` string: that shell expands it first (compose splits its string
         # without a shell, Kubernetes passes list items as they are)
         outer_dq = script_word.dq and (depth > 0 or ctx.script)
+        if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
+            return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
         inner = split_text(script.text, base, ctx, depth + 1, outer_dq)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
+
+
+def _script_index(tokens: list[Token]) -> Optional[int]:
+    """The script word of `sh -c SCRIPT` (behind a wrapper too), or of `docker run ... IMAGE sh -c SCRIPT`."""
+    found = shell_script_index(tokens)
+    if found is not None or not tokens or tokens[0].text.rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
+        return found
+    from .detect import image_entrypoint_is_engine  # only a `docker run` line asks
+    return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
+
+
+def _container_script(program: list[Token], script: Token, base, ctx: SplitContext, depth: int, outer_dq: bool,
+                      wrappers: list[str], shell: str) -> list[Command]:
+    """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
+    otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
+    environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
+    container_env = docker_env(program, EnvAssign)
+    if outer_dq:
+        inner = split_text(script.text, base, ctx, depth + 1, True)
+    else:
+        values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
+        own = SplitContext(values.get, ctx.item, ctx.go)
+        inner = split_text(script.text, base, own, depth + 1)
+        ctx.refs.extend(own.refs)
+        ctx.problems.extend(own.problems)
+    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers) for c in inner]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

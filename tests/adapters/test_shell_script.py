@@ -399,3 +399,25 @@ def test_a_batch_scripts_sbatch_header_names_the_device():
                    "#SBATCH --gres=gpu:v100:1\n", "#SBATCH --gres=gpu:a100:4\n"):
         _, (role,) = roles(f"#!/bin/bash\n{script}vllm serve Qwen/Qwen3-8B\n")
         assert role.accelerators.type is None, script
+
+
+def test_docker_run_image_shell_script_is_read():
+    # sweeps 11 (genglinliu/WebCoach, realtmxi/local-deployment, honkliu/Jiuzhang): `docker run ... lmsysorg/sglang
+    # bash -c "python3 -m sglang.launch_server ..."` gave 0 deployments. A double-quoted script is expanded by the
+    # host's shell first; a single-quoted one by the container's, whose variables only `-e` sets
+    result, (role,) = roles('M=Qwen/Qwen3-8B\ndocker run --gpus all lmsysorg/sglang:v0.4.6 bash -c '
+                            '"python3 -m sglang.launch_server --model-path $M --context-length 8192"\n')
+    assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192)
+    result, (role,) = roles("M=other/model\ndocker run -e M=Qwen/Qwen3-8B -e LEN=8192 lmsysorg/sglang:v0.4.6 bash -c "
+                            "'python3 -m sglang.launch_server --model-path $M --context-length $LEN'\n")
+    assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192)
+    result, _ = roles("M=Qwen/Qwen3-8B\ndocker run lmsysorg/sglang:v0.4.6 sh -c 'python3 -m sglang.launch_server "
+                      "--model-path $M'\n")
+    assert result.deployments[0].model.id is None  # the host's M does not reach the container's shell
+    # `--entrypoint /bin/bash IMAGE -c "..."` runs the script too
+    result, (role,) = roles('docker run --entrypoint /bin/bash vllm/vllm-openai:v0.10.1 -c "vllm serve Qwen/Qwen3-8B '
+                            '--max-model-len 8192"\n')
+    assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192)
+    # an image whose own entrypoint is the engine takes `bash -c ...` as its arguments: not a script
+    result, _ = roles('docker run vllm/vllm-openai:v0.10.1 bash -c "vllm serve Qwen/Qwen3-8B"\n')
+    assert result.deployments[0].model.id.value == "bash"
