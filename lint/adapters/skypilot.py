@@ -112,7 +112,7 @@ def _task(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]
         injected = [EnvVar("SKYPILOT_NUM_NODES", nodes_text)] + (
             [EnvVar("SKYPILOT_NUM_GPUS_PER_NODE", str(count.value))] if count is not None else [])
         reading = read_container(Container(spans=spans, node=root.get("run"), name=base.value,
-                                           script=root.get("run"), env=injected + env, k8s_refs=False,
+                                           script=root.get("run"), env=injected + env, k8s_refs=False, shell_run=True,
                                            install_scripts=[n for n in (root.get("setup"),) if n is not None],
                                            accelerator_type=accel, accelerator_count=count,
                                            group_pods=num_nodes, group_label="nodes (num_nodes)"))

@@ -82,6 +82,7 @@ class Container:
     go_values: Optional[Dict[str, str]] = None
     # A launcher script run as written: `${NAME:-default}` of a variable nothing in it sets is the default.
     shell_defaults: bool = False
+    shell_run: bool = False  # a shell runs `script` itself (SkyPilot's `run:`), though its defaults are not taken
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
     accelerator_count: Optional[Val[int]] = None  # per pod / container
@@ -164,7 +165,8 @@ class _Reader(Positions, Devices, Versions):
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
-                                go=c.go_values is not None, defaults=c.shell_defaults)
+                                go=c.go_values is not None, defaults=c.shell_defaults,
+                                script=c.shell_defaults or c.shell_run)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)

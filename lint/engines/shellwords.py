@@ -381,7 +381,8 @@ def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitConte
 
 
 def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
-                shell: Optional[Resolver] = None, go: bool = False, defaults: bool = False) -> SplitResult:
+                shell: Optional[Resolver] = None, go: bool = False, defaults: bool = False,
+                script: Optional[bool] = None) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
@@ -389,7 +390,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     string, interpolated by Compose first (`resolver`), its shell then reading `shell`. go=True:
     Go template actions are references too (their values asked of `resolver` by gotemplate.lookup_key).
     defaults=True (a launcher script run as written): `${NAME:-default}` of a variable that
-    neither the script nor `resolver` sets is its default, as the shell reads it.
+    neither the script nor `resolver` sets is its default, as the shell reads it. script: a shell
+    reads the text (default: `defaults`), so its double-quoted `sh -c` strings are expanded by it first.
     """
     if not isinstance(text, str):
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
@@ -397,6 +399,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     if shell is not None:
         text, base, host = compose_interpolated(text, resolver or no_resolver)
     ctx = SplitContext(shell_stage(resolver, shell, host), None, go, defaults)
+    if script is not None:  # a shell reads the text itself (SkyPilot's `run:`), defaults taken or not
+        ctx.script = script
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

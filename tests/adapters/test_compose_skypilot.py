@@ -430,3 +430,12 @@ services:
     [dep] = adapt(text, "compose.yaml").deployments
     found = dep.roles[0].accelerators.count
     assert (found.value if found is not None else None) == count
+
+
+def test_skypilot_run_expands_a_double_quoted_shell_script_first():
+    # review: `run:` is a bash script, so its `bash -c "vllm serve '$MODEL' ..."` is expanded by that bash first
+    # (the model was the literal text `$MODEL`), as in a launcher script
+    text = ("resources:\n  accelerators: H100:1\nenvs:\n  MODEL: meta-llama/Llama-3.1-8B\nrun: |\n"
+            "  bash -c \"vllm serve '$MODEL' --max-model-len 8192\"\n")
+    [dep] = adapt(text, "task.yaml").deployments
+    assert (dep.model.id.value, dep.roles[0].context_length.value) == ("meta-llama/Llama-3.1-8B", 8192)
