@@ -7,9 +7,8 @@ from helpers import run
 def test_vllm_window_over_pinned_pool_fails_at_the_value(in_repo):
     result = run(["check", "samples/kubernetes/vllm-window-too-long"])
     assert result.code == 1
-    advisory, line = result.out.splitlines()
-    assert advisory.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:17:35: CTX401 [error] "
-                               "CTXA-2026-002: vLLM: a request longer than the KV pool")
+    # no CTXA-2026-002 (CTX401) beside it: vLLM refuses a context above the whole pool at startup, it never hangs
+    [line] = result.out.splitlines()
     assert line.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:21:16: CTX201 [error] "
                            "131,072 > 65,520")  # the 4,096 x 16-token pool less vLLM's null block
     source = (in_repo / "samples/kubernetes/vllm-window-too-long/deployment.yaml").read_text().splitlines()
