@@ -155,6 +155,18 @@ def test_baseten_gpu_names_through_the_catalog(written, device, count):
     assert (acc.type.value, acc.type.raw, acc.count.value) == (device, written.split(":")[0], count)
 
 
+def test_no_accelerator_is_no_gpu_and_the_advice_names_the_field(tmp_path):
+    text = VLLM.replace("  accelerator: L4\n", "").replace("131072", "8192")
+    [dep] = adapt(text, "config.yaml").deployments
+    assert dep.roles[0].accelerators.type is None and dep.roles[0].accelerators.count is None  # use_gpu is computed
+    path = tmp_path / "config.yaml"
+    path.write_text(text)
+    result = run(["check", "--isolated", "--select", "CTX208", str(path)])
+    assert "; state the device (`resources.accelerator: H100:2` in the Truss config: T4, L4, A10G, V100, A100, " \
+           "A100_40GB, H100, H100_40GB, H200, B200, L40S, RTX_PRO_6000, B300, GB300; or `default-accelerator:` in " \
+           ".ctxlint.yaml); capacity checks skip these roles (capacity-not-derivable)\n" in result.out
+
+
 def test_an_instance_type_names_the_device_but_not_the_count():
     text = VLLM.replace("  accelerator: L4\n", "  accelerator: L4\n  instance_type: \"H100:4x16\"\n")
     [dep] = adapt(text, "config.yaml").deployments
