@@ -265,6 +265,7 @@ def test_a_v2_runtime_and_its_patch_kwargs():
 
 
 def test_embedding_builds_are_no_llm():
+    assert [d.engine.name.value for d in adapt(TRT_V1, "config.yaml").deployments] == ["trtllm"]  # a decoder is one
     for kind in ("encoder", "encoder_bert"):
         result = adapt(TRT_V1.replace("base_model: decoder", f"base_model: {kind}"), "config.yaml")
         assert (result.deployments, result.diagnostics) == ([], [])
