@@ -33,7 +33,9 @@ UNRESOLVED = "unresolved-value"  # CTX008, as the adapters' (adapters/workload.p
 GIB = 2**30
 DERIVABLE_ENGINES = {  # the engines whose KV pool ctxlint can derive
     "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
-_QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format"}
+# TensorRT-LLM: QuantConfig.quant_algo (FP8, NVFP4), the quantization a build applies to the checkpoint's weights
+_QUANT_FLAG = {"vllm": "quantization", "sglang": "quantization", "tgi": "quantize", "lmdeploy": "model_format",
+               "trtllm": "quant_config.quant_algo"}
 
 
 @record(frozen=True)

@@ -21,6 +21,14 @@ Why:
     `model`, a `deployment` entry naming a service or compute profile that
     does not exist, a `count` below 1, and an SDL without `deployment`.
 
+    In Baseten Truss configs, what Truss refuses at `truss push` in the fields
+    ctxlint reads: a `resources.accelerator` name Truss does not know (case
+    matters: `h100`) or a count below 1, a `start_command` that is missing or
+    not one string, and in `trt_llm` a missing `build` or
+    `checkpoint_repository`, a base model or quantization type Truss does not
+    know, integers out of their range or written as strings, and v1 build
+    fields (`build.max_seq_len`) under `inference_stack: v2`.
+
 Example (bad):
     ```yaml
     spec:

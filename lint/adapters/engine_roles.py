@@ -145,6 +145,10 @@ def _dtype(inv: Invocation, where: SourceOf) -> Optional[Val[str]]:
             return None
         return Val(kinds[s.value], where(s), raw=f"--quant-policy {s.value}")
     s = _stated(inv, _KV_DTYPE.get(inv.engine))
+    if s is None and inv.engine == "trtllm":
+        # the LLM API's KvCacheConfig.dtype ("auto": the checkpoint's), else QuantConfig.kv_cache_quant_algo
+        # (NVIDIA/TensorRT-LLM@0004396720054fd8e205cbf616f21f0b57c6b412:tensorrt_llm/llmapi/llm_args.py)
+        s = _stated(inv, "kv_cache_config.dtype") or _stated(inv, "quant_config.kv_cache_quant_algo")
     if s is None or not isinstance(s.value, str):
         return None
     return Val(s.value, where(s), raw=s.raw_text)

@@ -4,7 +4,7 @@ Two readers: `adapters.adapt_file` imports a custom-resource adapter only for a 
 one of its objects (a one-file pre-commit run would otherwise import eleven adapters it never
 uses: issue 15), and the pod-template fallback leaves these kinds to their adapters.
 A group matches as the adapters' `is_kind` tests it: the apiVersion's group ends with it.
-Formats without kinds that are rare in a tree (Akash SDL) are picked by the shape of a document.
+Formats without kinds that are rare in a tree (Akash SDL, Truss) are picked by the shape of a document.
 """
 from __future__ import annotations
 
@@ -51,8 +51,27 @@ def akash_sdl(root: Node) -> bool:
         root.get("services") is not None and (root.get("profiles") is not None or root.get("deployment") is not None)
 
 
+# The sections of a Truss config that start an engine, and the top-level keys only a Truss config has beside
+# them (basetenlabs/truss@0bee989b9ec85ed9d29374ab4d7e2883e49de87e:truss/base/truss_config.py TrussConfig).
+TRUSS_ENGINES = ("docker_server", "trt_llm")
+TRUSS_KEYS = ("model_name", "base_image", "resources", "model_metadata", "model_cache", "weights", "secrets",
+              "environment_variables", "python_version", "requirements", "build_commands", "system_packages",
+              "runtime", "model_class_name", "external_package_dirs")
+# Keys of the formats a Truss config must never be taken for (and that TrussConfig has no field for):
+# Kubernetes objects, Compose and Akash `services`, a SkyPilot task's `run`.
+_NOT_TRUSS = ("apiVersion", "kind", "services", "run")
+
+
+def truss_config(root: Node) -> bool:
+    """A Baseten Truss `config.yaml` that may start an engine: `docker_server` or `trt_llm` at its top level, one
+    more key of TrussConfig's beside it, and none of the keys that mark the other formats."""
+    if root.kind != MAP or all(root.get(k) is None for k in TRUSS_ENGINES):
+        return False
+    return any(root.get(k) is not None for k in TRUSS_KEYS) and all(root.get(k) is None for k in _NOT_TRUSS)
+
+
 # Adapters that read only files with a document of this shape (a test of its top-level keys).
-SHAPES = {"akash_sdl": akash_sdl}
+SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config}
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

@@ -284,6 +284,12 @@ _AKASH_FIX = ("state the device (a `- model: h100` with its `ram: 80Gi` under th
               "`gpu.attributes.vendor.nvidia`, or `default-accelerator:` in .ctxlint.yaml)")
 
 
+# A Truss config names the device in `resources.accelerator` (adapters/truss_resources.py), Baseten's names.
+_TRUSS_FIX = ("state the device (`resources.accelerator: H100:2` in the Truss config: T4, L4, A10G, V100, A100, "
+              "A100_40GB, H100, H100_40GB, H200, B200, L40S, RTX_PRO_6000, B300, GB300; or `default-accelerator:` "
+              "in .ctxlint.yaml)")
+
+
 _SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header such as "
                "`#SBATCH --gres=gpu:a100:4` for a batch script)")
 
@@ -293,6 +299,8 @@ def _advice(dep: Deployment, role: Role) -> str:
         return _AKASH_FIX
     if dep.input_format == "shell-script":
         return _SCRIPT_FIX
+    if dep.input_format == "truss":
+        return _TRUSS_FIX
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
 
 

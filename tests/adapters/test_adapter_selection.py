@@ -51,7 +51,7 @@ _KINDS = sorted({k for reads in CRD_KINDS.values() for _, kinds in reads for k i
 def _text(draw):
     docs = []
     for _ in range(draw(st.integers(0, 3))):
-        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only", "sdl"]))
+        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only", "sdl", "truss"]))
         group, kind = draw(st.sampled_from(_GROUPS)), draw(st.sampled_from(_KINDS))
         api = f"{group}/v1" if group else "v1"
         if shape == "object":
@@ -66,6 +66,10 @@ def _text(draw):
             version = draw(st.sampled_from(['"2.0"', "2.1", '"3.8"', "2"]))
             rest = draw(st.sampled_from(["profiles: {}\n", "deployment: {}\n", "networks: {}\n"]))
             docs.append(f"version: {version}\nservices: {{}}\n{rest}")
+        elif shape == "truss":  # a Truss config, or a near miss (no engine section, no companion, a Compose key)
+            engine = draw(st.sampled_from(["docker_server: {}\n", "trt_llm: {}\n", ""]))
+            rest = draw(st.sampled_from(["resources: {}\n", "model_name: m\n", "services: {}\n", ""]))
+            docs.append(f"{engine}{rest}" or "x: 1\n")
         else:
             docs.append(f"apiVersion: {api}\n")
     if draw(st.booleans()):

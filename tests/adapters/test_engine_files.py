@@ -180,3 +180,22 @@ def test_llama_swap_macros_and_one_flag_per_line():
     assert (small.display_name, small.roles[0].context_length.value) == ("small", 2048)  # its own macro wins
     assert at(LLAMA_SWAP_MACROS, qwen.roles[0].context_length.source) == "32768"  # where the macro is written
     assert res.diagnostics == []  # ${PORT} is llama-swap's own (startPort), not an unresolved value
+
+
+def test_trtllm_kv_cache_dtype_and_quantized_weights_are_read_from_llm_api_keys():
+    # Before: TensorRT-LLM had no KV-dtype setting (an fp8 cache was sized as 16-bit) and no quantization flag.
+    from ctxlint.capacity import weights_of
+
+    text = TRT_DISAGG.replace("  kv_cache_config:\n    max_tokens: 16384\n",
+                              "  kv_cache_config:\n    max_tokens: 16384\n    dtype: fp8\n"
+                              "  quant_config:\n    quant_algo: FP8\n    kv_cache_quant_algo: FP8\n")
+    [dep] = adapt(text).deployments
+    prefill, decode = sorted(dep.roles, key=lambda r: r.role.value != "prefill")
+    assert (prefill.kv_cache_dtype.value, at(text, prefill.kv_cache_dtype.source)) == ("fp8", "fp8")
+    assert decode.kv_cache_dtype is None and weights_of(dep, decode, None) is None
+    assert weights_of(dep, prefill, None).key == "fp8"
+    # QuantConfig's KV algorithm when the LLM API's KvCacheConfig.dtype is not given
+    alone = adapt(text.replace("    dtype: fp8\n", "")).deployments[0]
+    role = next(r for r in alone.roles if r.role.value == "prefill")
+    assert (role.kv_cache_dtype.value, role.kv_cache_dtype.source.path) == ("FP8", "context_servers.quant_config."
+                                                                            "kv_cache_quant_algo")
