@@ -57,7 +57,7 @@ def test_check_reports_the_context_at_its_token(tmp_path):
     path.write_text(VLLM)
     result = run(["check", "--isolated", "--select", "CTX201", str(path)])
     assert result.code == 1
-    assert result.out.startswith(f"{path}:5:85: CTX201 [error] 131,072 > 43,968: the unified engine context length "
+    assert result.out.startswith(f"{path}:5:85: CTX201 [error] 131,072 > 43,952: the unified engine context length "
                                  "131,072 exceeds its KV pool 41,936 (derived for meta-llama/Llama-3.1-8B on 1x L4,")
     assert "in 1 file, 1 deployment" in result.err
 
