@@ -5,9 +5,10 @@ A vLLM deployment of unknown version is estimated under each release whose memor
 only from 0.10.1, so 0.8.5's and 0.9.0's rules (no hybrid KV cache manager: its 18 window layers
 would hold the whole context) must not halve its pool. vLLM picks a model's code by the class in
 config.json `architectures`, looked up in its model registry; each release below was read there, in
-the package vLLM published (vllm==X: every release from 0.8.5 to 0.34.0 on PyPI, patch releases
-included), and is cited as vllm-project/vllm@vX:vllm/model_executor/models/registry.py. The class is
-a key of that release's registry and of no release before it (the one read just before is noted).
+the package vLLM published (vllm==X: each x.y.0 from 0.8.5 to 0.34.0, 0.21.0 never published, and the
+release published just before each first release), and is cited as
+vllm-project/vllm@vX:vllm/model_executor/models/registry.py. The class is a key of that release's
+registry and of none read before it, down to 0.8.5 (the release published just before is noted).
 
 Listed: the classes of the catalog's models first registered after 0.8.5, the oldest release the
 fold spans (a class registered by then keeps every release), and the other classes of those
