@@ -284,7 +284,8 @@ def _explain(role: Role, result) -> str:
     per_token = result.kv_bytes_per_token_per_gpu
     return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
             f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
-            f"per token per GPU = {fmt(result.pool_tokens)} tokens")
+            f"per token per GPU = {fmt(result.pool_tokens)} tokens"
+            + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))
 
 
 def starved(dep: Deployment, role: Role) -> Optional[str]:

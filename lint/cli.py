@@ -153,7 +153,7 @@ _KNOBS = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static", "tg
               help="Known KV budget per GPU as the engine logs it; skips the memory estimate.")
 @click.option("--draft-layers", type=click.IntRange(min=0), default=0, help="Speculative draft layers with KV.")
 @click.option("--engine-version", help="The engine release (0.8.5, v0.11.0); vLLM without one is estimated under "
-              "each release whose memory rules differ, and the band spans them.")
+              "each release whose memory rules differ that can load the model, and the band spans them.")
 @click.option("--set", "extra", multiple=True, metavar="KEY=VALUE",
               help="Other engine settings by the engine's own name (max_num_batched_tokens=8192).")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)

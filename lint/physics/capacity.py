@@ -18,7 +18,7 @@ from .memo import Memo
 from .model_side import model_side
 from .models import ModelArch
 from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
-from .releases import VLLM_RELEASES, span_vllm_releases
+from .releases import releases_for, span_vllm_releases
 from .sources import source_of
 from .served import positive_int
 from .weights import WeightFormat
@@ -77,6 +77,7 @@ class CapacityResult:
     rule: str = ""                 # the engine's version rule that applied
     reported_tokens: int | None = None  # what the engine prints, when it differs from the physical pool
     reported_rule: str = ""
+    releases_left_out: str = ""  # an unknown vLLM release's fold: releases that cannot load the model, and why
 
     def to_dict(self) -> dict[str, Any]:
         import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)
@@ -138,11 +139,11 @@ def compute_lean(inp: CapacityInput, shared: dict | None = None) -> CapacityResu
 
 
 def spanned_releases(inp: CapacityInput) -> tuple:
-    """The vLLM releases whose estimates compute(inp) folds into one (releases.py), or () when it
-    makes one estimate. compute(inp) is then the fold of compute(inp with engine_version=release)."""
+    """The vLLM releases (those that can load the model) whose estimates compute(inp) folds into one
+    (releases.py), or () when it makes one estimate: compute(inp) with each engine_version, folded."""
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
             and inp.available_kv_bytes is None:
-        return VLLM_RELEASES
+        return releases_for(inp.arch)[0]
     return ()
 
 

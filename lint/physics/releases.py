@@ -10,18 +10,58 @@ release that leaves the least (the most conservative known behaviour, named in t
 each figure (budget, pool, longest request) is the least any release gives; the band runs
 from the least any release can leave to the most: an error then means no release holds the
 promise; inside the band it is a warning that asks for the image tag.
+
+A release that cannot load the model's architecture cannot be the one running (vllm_archs.py):
+the fold leaves out every release before the model's first, and the range of rules that first
+release falls in is estimated under that release itself (Qwen3-Next, from 0.10.2: 0.10.2, 0.12.0,
+...). The fold says which were left out and why.
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Dict, Optional, Tuple
+
+from ctxlint.versions import parse_version
 
 from ..records import replace
+from .vllm_archs import first_release, source
 
 # Releases whose memory rules differ (mem_vllm.py): 0.8.5 (V1 default, CUDA context counted,
 # device-name batch rule), 0.9.0 (A100 gets the small batch), 0.10.1 (hybrid KV cache manager,
 # light sampler), 0.12.0 (the heavier sampler peak), 0.17.0 (light again), 0.20.0 (CUDA graphs
 # estimated, gpu_memory_utilization 0.92), 0.28.0 (16,384-token batch on >= 160 GiB).
 VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0")
+
+
+def releases_for(arch) -> Tuple[Tuple[str, ...], str]:
+    """(the releases to fold for `arch`, why any of VLLM_RELEASES is left out, "" when none is).
+    Asked of every estimate of an unknown release: remembered by the arch's classes and model_type."""
+    key = (getattr(arch, "architectures", ()), getattr(arch, "model_type", None))
+    found = _FOR.get(key)
+    if found is None:
+        found = _releases(first_release(arch))
+        if len(_FOR) < 4096:
+            _FOR[key] = found
+    return found
+
+
+_FOR: Dict[tuple, Tuple[Tuple[str, ...], str]] = {}
+
+
+def _releases(first: Optional[Tuple[str, str]]) -> Tuple[Tuple[str, ...], str]:
+    if first is None:
+        return VLLM_RELEASES, ""
+    release, name = first
+    v = parse_version(release)
+    out = []
+    for i, rules in enumerate(VLLM_RELEASES):
+        after = VLLM_RELEASES[i + 1] if i + 1 < len(VLLM_RELEASES) else None
+        if after is not None and parse_version(after) <= v:
+            continue  # every release with these rules predates the class
+        out.append(release if parse_version(rules) < v else rules)
+    if tuple(out) == VLLM_RELEASES:
+        return VLLM_RELEASES, ""
+    gone = [r for r in VLLM_RELEASES if parse_version(r) < v]
+    return tuple(out), f"vLLM releases before {release} cannot load {name} ({', '.join(gone)} left out)"
 
 
 def _order(result) -> tuple:
@@ -42,11 +82,12 @@ def _most(values):
 
 
 def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
-    """`one(inp)` under each release in VLLM_RELEASES, folded into one result. `whole`: when `one`
-    gives an estimate's figures only (capacity.compute_lean's, equal to the whole estimate's), the
-    whole estimate, asked for only of the releases whose text the fold keeps (two at most: the
-    most conservative, and the one that leaves the least budget)."""
-    results = [(release, one(replace(inp, engine_version=release))) for release in VLLM_RELEASES]
+    """`one(inp)` under each release that can run the model (releases_for), folded into one result.
+    `whole`: when `one` gives an estimate's figures only (capacity.compute_lean's, equal to the whole
+    estimate's), the whole estimate, asked for only of the releases whose text the fold keeps (two at
+    most: the most conservative, and the one that leaves the least budget)."""
+    releases, left_out = releases_for(inp.arch)
+    results = [(release, one(replace(inp, engine_version=release))) for release in releases]
 
     def text_of(pair):  # (release, its estimate), whole
         return pair if whole is None else (pair[0], whole(replace(inp, engine_version=pair[0])))
@@ -54,16 +95,18 @@ def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
     known = [(r, res) for r, res in results if res.pool_tokens is not None]
     if not known:
         first = text_of(results[0])[1]
-        return replace(first, rule="vLLM version unknown", assumptions=tuple(
-            a for a in first.assumptions if not a.startswith(f"vLLM {VLLM_RELEASES[0]}")))
+        return replace(first, rule="vLLM version unknown", releases_left_out=left_out, assumptions=tuple(
+            a for a in first.assumptions if not a.startswith(f"vLLM {releases[0]}")))
     release, worst = text_of(min(known, key=lambda pair: _order(pair[1])))
     every = [res for _, res in known]
     budget_release, thinnest = min(known, key=lambda pair: pair[1].kv_budget_bytes_per_gpu or 0.0)
     if budget_release != release and thinnest.kv_budget_bytes_per_gpu is not None:
         thinnest = text_of((budget_release, thinnest))[1]  # its rule is quoted
-    note = (f"vLLM version unknown: each figure is the least any of releases {', '.join(VLLM_RELEASES)} gives "
+    note = (f"vLLM version unknown: each figure is the least any of releases {', '.join(releases)} gives "
             f"(the longest request: vLLM {release}'s rules); the band spans those releases (state the image tag "
             "to narrow it)")
+    if left_out:  # releases[0] is then the model's first release
+        note = f"{note}; {left_out}: {source(releases[0])} is the first to register it"
     notes = [note]
     if budget_release != release and thinnest.kv_budget_bytes_per_gpu is not None:
         notes.append(f"the least KV budget is vLLM {budget_release}'s: "
@@ -77,5 +120,5 @@ def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
         max_context_high=_most([res.max_context_high for res in every]),
         kv_budget_low=_least([res.kv_budget_low for res in every]),
         kv_budget_high=_most([res.kv_budget_high for res in every]),
-        rule=f"{note}; {worst.rule}" if worst.rule else note,
+        rule=f"{note}; {worst.rule}" if worst.rule else note, releases_left_out=left_out,
         assumptions=(*notes, *worst.assumptions))

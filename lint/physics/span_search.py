@@ -1,14 +1,15 @@
 """The CTX208 memory search for a vLLM role of unknown version, release by release.
 
-An estimate of an unknown vLLM release is seven estimates, one per release whose memory rules
-differ, folded (releases.py): the longest request it gives is the least any counted release
-gives (a release counts when it has a pool), the band's low end the least of theirs, its high
-end the most. So the folded figure fits at a grid point when every counted release fits there
-(the point, the low end) or when any does (the high end). Within each memory tier every
-release's figure rises with the memory (need_search.py), so each release fits from a
-threshold on, and the fold from the greatest of their thresholds (the least, for the high end).
+An estimate of an unknown vLLM release is up to seven estimates, one per release whose memory
+rules differ that can load the model, folded (releases.py): the longest request it gives is the
+least any counted release gives (a release counts when it has a pool), the band's low end the
+least of theirs, its high end the most. So the folded figure fits at a grid point when every
+counted release fits there (the point, the low end) or when any does (the high end). Within each
+memory tier every release's figure rises with the memory (need_search.py), so each release fits
+from a threshold on, and the fold from the greatest of their thresholds (the least, for the high
+end).
 
-need_search.PiecewiseFits finds the fold's threshold from folded estimates, seven estimates
+need_search.PiecewiseFits finds the fold's threshold from folded estimates, up to seven estimates
 each. Here one release's threshold is found, and each other release needs one estimate at it
 to show that its own threshold does not move the fold's; only a release that says otherwise
 is searched further. Every probe of the bisection gets the answer the folded estimate would

@@ -113,7 +113,8 @@ def unknown_vllm(draw):
 def test_release_by_release_equals_bisection_on_the_physics(fields, which):
     # Relies on each release's figures rising between the tiers and on a release counting at every
     # size or at none: checked against the real estimates at every grid point the plain search probes.
-    assert spanned_releases(CapacityInput(**fields)) == VLLM_RELEASES
+    releases = spanned_releases(CapacityInput(**fields))  # gpt-oss's from 0.10.1 (releases.releases_for)
+    assert releases and set(releases) <= set(VLLM_RELEASES)
     tiers = monotone_tiers("vllm", fields["settings"])
     assert tiers is not None
     context = fields["context_length"]
@@ -123,8 +124,8 @@ def test_release_by_release_equals_bisection_on_the_physics(fields, which):
         return compute(CapacityInput(accelerator=acc, **dict(fields, engine_version=release)))
 
     plain = bisect(lambda gib: (_longest(estimate(gib), which) or 0) >= context)
-    fast = bisect(SpannedFits(lambda i, k: release_figure(estimate(gib_at(k), VLLM_RELEASES[i]), which),
-                              len(VLLM_RELEASES), which != "high", context, pieces(tiers, _bytes)))
+    fast = bisect(SpannedFits(lambda i, k: release_figure(estimate(gib_at(k), releases[i]), which),
+                              len(releases), which != "high", context, pieces(tiers, _bytes)))
     assert fast == plain
 
 
