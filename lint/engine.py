@@ -11,7 +11,6 @@ from typing import (Any, Collection, Dict, FrozenSet, List, Mapping, Optional, S
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
-from ctxlint.adapters.crd_refs import Refs
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
 from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
@@ -187,21 +186,35 @@ class _Unit:
     context: bool = False  # a sibling read for pairing only: nothing in it is reported
 
 
+# crd_refs.MARKERS (tests/adapters/test_sibling_runtimes.py keeps the two equal): a group whose files name
+# none of them never imports crd_refs (a one-file run of a plain Deployment, most of a tree)
+_REF_MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
+
+
+def _refs(files: Sequence[LoadedFile]):
+    """crd_refs.Refs of the files, or None when no file names an object it looks up."""
+    if not any(not f.shell and any(m in f.text for m in _REF_MARKERS) for f in files):
+        return None
+    from ctxlint.adapters.crd_refs import Refs
+
+    return Refs(files)
+
+
 def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report, named: Sequence[str] = (),
                 present: Sequence[str] = (), known_files: Optional[Dict[str, bool]] = None) -> None:
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
     from ctxlint import siblings
 
-    refs = Refs.of(group)  # what an InferenceService names may be in a sibling file (crd_refs)
+    refs = _refs(group)  # what an InferenceService names may be in a sibling file (crd_refs)
     units = [_adapted(loaded, settings, refs) for loaded in group]
     report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     loose = [u.loaded.path for u in units if refs is not None and u.loaded.path in named and refs.loose(u.loaded)]
     context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
                                      lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose)
-    if context and refs is not None and Refs.of(context) is not None:
+    if context and refs is not None and _refs(context) is not None:
         # a sibling may hold what a file of the group names, or name what it holds: joined, they read anew
-        refs = Refs([*group, *context])
+        refs = type(refs)([*group, *context])
         units = [_adapted(u.loaded, settings, refs) if refs.involves(u.loaded) else u for u in units]
     units += [_adapted(loaded, settings, refs, context=True) for loaded in context]
     if len(units) > 1:
@@ -258,7 +271,7 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
             report.deployments.extend(mine)
 
 
-def _adapted(loaded: LoadedFile, settings: Settings, refs: Optional[Refs], context: bool = False) -> _Unit:
+def _adapted(loaded: LoadedFile, settings: Settings, refs: Optional[Any], context: bool = False) -> _Unit:
     with _blame(loaded.path):
         adapted = adapt_file(loaded, refs)
         return _Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),

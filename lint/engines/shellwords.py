@@ -25,7 +25,6 @@ from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
-from .docker_run import ENGINES_OF_CONTAINERS, docker_env, docker_script_index
 from .shell_commands import no_command
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
@@ -350,9 +349,10 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
 def _script_index(tokens: list[Token]) -> Optional[int]:
     """The script word of `sh -c SCRIPT` (behind a wrapper too), or of `docker run ... IMAGE sh -c SCRIPT`."""
     found = shell_script_index(tokens)
-    if found is not None or not tokens or tokens[0].text.rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
+    if found is not None or not tokens or tokens[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl"):
         return found
     from .detect import image_entrypoint_is_engine  # only a `docker run` line asks
+    from .docker_run import docker_script_index
     return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
 
 
@@ -361,6 +361,8 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
     """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
     otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
     environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
+    from .docker_run import docker_env
+
     container_env = docker_env(program, EnvAssign)
     if outer_dq:
         inner = split_text(script.text, base, ctx, depth + 1, True)

@@ -211,3 +211,10 @@ def test_ome_service_runtime_and_base_model_in_three_files(tmp_path, monkeypatch
     assert [f.rule for f in report.findings] == []  # MODEL_PATH is the base model's storage.path: resolved
     (tmp_path / "d/runtime.yaml").unlink()
     assert [line.split(" [")[0] for line in run(["check", "d"]).out.splitlines()] == ["d/isvc.yaml:12:11: CTX008"]
+
+
+def test_the_engine_knows_crd_refs_markers():
+    # engine._refs tests them before importing crd_refs: the two lists must agree
+    from ctxlint import engine
+    from ctxlint.adapters import crd_refs
+    assert engine._REF_MARKERS == crd_refs.MARKERS
