@@ -1,7 +1,8 @@
 """KAITO's own facts behind the node count it runs a preset on (kaito_nodes.py), each from KAITO's source.
 
 Sources are `kaito-project/kaito@<commit>:<path>`; the commits are these release tags:
-v0.6.2 5e41f462d9cb68684a79356e0da35c23ff9f6edd, v0.7.0 cbc20c1ceb8a0ead87f8f8d316cead752fc381ca,
+v0.5.0 9326178d6ab658c259d7fec09149c452d8dbef03, v0.6.2 5e41f462d9cb68684a79356e0da35c23ff9f6edd,
+v0.7.0 cbc20c1ceb8a0ead87f8f8d316cead752fc381ca,
 v0.10.0 c673cadc60c1ed8e9d2cf7614e3a5fab4d2f987f, v0.11.0 7545aa214f72475081330dd4c4b5c0a30f494870,
 v0.12.0 0894eb2b567d48cd2d66afe579acb1542b226af4 (056b8280b1a8debf644bc6f4399e913a1f9c7e70, after v0.12.0,
 holds the same facts). A preset this module does not list has no recorded size: its node count is unknown.
@@ -111,14 +112,26 @@ ADDED_IN_V0_8 = ("gemma-3-4b-instruct", "gemma-3-27b-instruct", "ministral-3-3b-
                  "ministral-3-8b-instruct", "ministral-3-14b-instruct", "mistral-large-3-675b-instruct")
 V0_7_BYTES_PER_TOKEN = {"deepseek-r1-0528": 1748992, "deepseek-v3-0324": 1748992}
 
-# Before v0.7.0: the presets v0.6.2 registers (kaito-project/kaito@5e41f462d9cb68684a79356e0da35c23ff9f6edd:
-# presets/workspace/models/*/model.go). A preset named in the tables above but not here came later.
-BEFORE_V0_7 = frozenset((
-    "deepseek-r1-0528", "deepseek-r1-distill-llama-8b", "deepseek-r1-distill-qwen-14b", "falcon-7b",
-    "falcon-7b-instruct", "falcon-40b", "falcon-40b-instruct", "llama-3.1-8b-instruct", "llama-3.3-70b-instruct",
-    "mistral-7b", "mistral-7b-instruct", "phi-2", "phi-3-mini-4k-instruct", "phi-3-mini-128k-instruct",
-    "phi-3-medium-4k-instruct", "phi-3-medium-128k-instruct", "phi-3.5-mini-instruct", "phi-4",
-    "phi-4-mini-instruct", "qwen2.5-coder-7b-instruct", "qwen2.5-coder-32b-instruct"))
+# v0.5.0 to v0.6.x: preset -> (TotalGPUMemoryRequirement, SupportDistributedInference) of its inference
+# parameters, as v0.6.2 registers them (kaito-project/kaito@5e41f462d9cb68684a79356e0da35c23ff9f6edd:
+# presets/workspace/models/*/model.go; v0.5.0 has the same values, without the two DeepSeek 671B presets).
+# A preset named in the tables above but not here came with v0.7.0 or later; these three came with v0.5.0 or
+# v0.6.0 (v0.4.6, kaito-project/kaito@4e48fa955ebdebb9253298a5ad805a060e72bacf, registers the rest).
+BEFORE_V0_7 = {
+    "deepseek-r1-0528": ("960Gi", True), "deepseek-v3-0324": ("960Gi", True),
+    "deepseek-r1-distill-llama-8b": ("16.5Gi", False), "deepseek-r1-distill-qwen-14b": ("25.7Gi", False),
+    "falcon-7b": ("14Gi", False), "falcon-7b-instruct": ("14Gi", False), "falcon-40b": ("90Gi", False),
+    "falcon-40b-instruct": ("90Gi", False), "llama-3.1-8b-instruct": ("22Gi", True),
+    "llama-3.3-70b-instruct": ("320Gi", True), "mistral-7b": ("14Gi", False), "mistral-7b-instruct": ("16Gi", False),
+    "phi-2": ("12Gi", False), "phi-3-mini-4k-instruct": ("9Gi", False), "phi-3-mini-128k-instruct": ("9Gi", False),
+    "phi-3-medium-4k-instruct": ("28Gi", False), "phi-3-medium-128k-instruct": ("28Gi", False),
+    "phi-3.5-mini-instruct": ("8Gi", False), "phi-4": ("40Gi", False), "phi-4-mini-instruct": ("8Gi", False),
+    "qwen2.5-coder-7b-instruct": ("24Gi", False), "qwen2.5-coder-32b-instruct": ("70Gi", False),
+}
+AFTER_V0_4 = ("llama-3.3-70b-instruct", "deepseek-r1-0528", "deepseek-v3-0324")
+# The A10 sizes are not in v0.5.0's SKU table (kaito-project/kaito@9326178d6ab658c259d7fec09149c452d8dbef03:
+# pkg/sku/azure_sku_handler.go); v0.6.2 has them, with the GPU memory of SKU_GPUS.
+SKUS_SINCE_V0_6 = ("Standard_NV36ads_A10_v5", "Standard_NV72ads_A10_v5")
 
 # v0.12.0: the MIG profiles the webhook accepts (knownProfiles, kaito-project/kaito@
 # 0894eb2b567d48cd2d66afe579acb1542b226af4:pkg/utils/mig/mig.go ValidateMIGProfile).

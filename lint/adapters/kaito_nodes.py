@@ -2,11 +2,12 @@
 
 KAITO releases disagree (sources: `kaito-project/kaito@<tag commit>:<path>`, commits in kaito_data.py):
 
-- before v0.7.0, `resource.count` nodes, fewer where the model's memory table says fewer suffice
-  (v0.6.2 pkg/workspace/inference/preset_inferences.go GeneratePresetInference: numNodes = min(count, ...)).
-  Count 1 (the CRD default) is one node; a larger count is not modelled. Its webhook also refused a preset
-  the count's VMs cannot hold (validateCreateWithInference), which is not modelled either: a release that
-  refuses runs nothing, so counting it as running can leave a count unknown, never make a wrong one known.
+- v0.5.0 to v0.6.x run a preset that supports distributed inference on min(`resource.count`, the VMs its
+  TotalGPUMemoryRequirement fills) nodes, any other on one node per replica (v0.6.2 pkg/workspace/inference/
+  preset_inferences.go GeneratePresetInference, shouldUseDistributedInference); before v0.5.0 (no multi-node
+  vLLM, #949) count 1 (the CRD default) is one node and a larger count is not modelled. Their webhook also
+  refused a preset the count's VMs cannot hold (validateCreateWithInference), which is not modelled: a release
+  that refuses runs nothing, so counting it as running can leave a count unknown, never make a wrong one known.
 - from v0.7.0 `resource.count` is deprecated (api/v1beta1/workspace_types.go, #1349) and the controller
   estimates the nodes itself (UpdateWorkspaceTargetNodeCount -> EstimateNodeCount, #1435), starting from
   the count but replacing it whenever the GPU memory is known: minGPUs = int(weights x 1.02 / per-GPU room)
@@ -48,14 +49,15 @@ _MIG = re.compile(r"^([0-9]+)g\.([0-9.]+)gb$")  # pkg/utils/mig/mig.go migProfil
 class Era:
     label: str
     start: int  # first minor release (0.start.0) of the span
-    rule: str  # "count" (before the estimator) or "estimate"
+    rule: str  # "count" (resource.count), "memory" (count, lowered to the memory table) or "estimate"
     presets: str = ""  # the table its presets come from: "v0.7", "go" or "catalog"
     exact_sku: bool = False  # the SKU table is looked up case-sensitively (before v0.10.0)
     divisor: float = 1.0  # 1 + overheadWeightFactor
     cap: Optional[int] = None  # MaxAllowedNodeCount
 
 
-ERAS = (Era("before v0.7.0", 0, "count"), Era("v0.7.x", 7, "estimate", "v0.7", True),
+ERAS = (Era("before v0.5.0", 0, "count"), Era("v0.5.0 to v0.6.x", 5, "memory", exact_sku=True),
+        Era("v0.7.x", 7, "estimate", "v0.7", True),
         Era("v0.8.0 to v0.9.x", 8, "estimate", "go", True), Era("v0.10.x", 10, "estimate", "go"),
         Era("v0.11.x", 11, "estimate", "catalog", divisor=1.05, cap=3),
         Era("v0.12.0 and later", 12, "estimate", "catalog", divisor=1.05))
@@ -192,21 +194,34 @@ def _failed(why: str, on: str) -> Tuple[str, object, str]:
     return ("refuses", why[len("refuses: "):], on) if why.startswith("refuses: ") else ("unknown", why, on)
 
 
+def _counted(era: Era, ask: Ask) -> Tuple[str, object, str]:
+    """Before v0.7.0: resource.count, lowered to the VMs the preset's memory table fills (from v0.5.0)."""
+    name = ask.preset.lower()
+    known = data.BEFORE_V0_7.get(name) if era.rule == "memory" or name not in data.AFTER_V0_4 else None
+    if known is None:
+        later = name in data.GO_PRESETS or name in data.LEGACY or name in data.BEFORE_V0_7 or "/" in name
+        return _failed(f"refuses: {ask.preset} is not a preset" if later else "had presets ctxlint does not record",
+                       "preset")
+    if ask.count is None or ask.count == 1:
+        return "runs", 1, "count"
+    if ask.count < 1:
+        return "unknown", "reads a resource.count that is not a positive number", "count"
+    if era.rule == "memory" and not known[1]:
+        return "runs", 1, "count"  # a Deployment of resource.count one-node replicas
+    key = (ask.sku or "").strip()
+    spelling = _SKUS.get(key.lower())
+    if era.rule == "count" or spelling is None or key != spelling or spelling in data.SKUS_SINCE_V0_6:
+        return ("unknown", f"runs at most resource.count {ask.count} nodes, fewer where its memory table says "
+                           "fewer suffice", "count")
+    nodes = math.ceil(Fraction(gib_quantity(known[0]) or 0, data.SKU_GPUS[spelling][1] * GIB))
+    return "runs", min(ask.count, max(nodes, 1)), "count"
+
+
 def _outcome(era: Era, ask: Ask) -> Tuple[str, object, str]:
     """("runs", nodes, on), ("refuses", why, on) or ("unknown", why, on) for one span of releases."""
     hardware = "partition" if ask.mig is not None or ask.accelerators is not None else "instance"
-    if era.rule == "count":
-        name = ask.preset.lower()
-        if name not in data.BEFORE_V0_7:
-            later = name in data.GO_PRESETS or name in data.LEGACY or "/" in name
-            return _failed(f"refuses: {ask.preset} is not a preset" if later else
-                           "had presets ctxlint does not record", "preset")
-        if ask.count is None or ask.count == 1:
-            return "runs", 1, "count"
-        if ask.count < 1:
-            return "unknown", "reads a resource.count that is not a positive number", "count"
-        return ("unknown", f"runs at most resource.count {ask.count} nodes, fewer where its memory table says "
-                           "fewer suffice", "count")
+    if era.rule != "estimate":
+        return _counted(era, ask)
     model, why = _model(era, ask.preset)
     if model is None:
         return _failed(why, "preset")
@@ -272,7 +287,7 @@ def _say(key: Tuple[str, object], indexes: List[int], every: bool) -> str:
     who = "KAITO" if every else f"KAITO {releases(indexes)}"
     kind, value = key
     if kind == "runs":
-        how = " (resource.count)" if indexes == [0] else ""
+        how = " (resource.count)" if indexes in ([0], [1], [0, 1]) else ""
         return f"{who}: {value} node{'s' if value != 1 else ''}{how}"
     if kind == "refuses":
         return f"{who} refuse{'s' if every or len(indexes) == 1 else ''} it: {value}"

@@ -43,27 +43,37 @@ def test_the_context_of_the_estimate(text, value):
 
 def test_releases_that_disagree_leave_the_count_unknown():
     qwen = node_count(Ask(5, "qwen2.5-coder-32b-instruct", "Standard_NC24ads_A100_v4"))
-    # before v0.7.0 resource.count (1), v0.7.0-v0.10.x 62.25 GiB < 80 x 0.84 - 2.3 - 0.5 GiB, then /1.05: 2
+    # v0.5.0-v0.6.x resource.count (1), v0.7.0-v0.10.x 62.25 GiB < 80 x 0.84 - 2.3 - 0.5 GiB, then /1.05: 2
     assert (qwen.nodes, qwen.split, qwen.on) == (None, True, "instance")
-    assert qwen.account == "KAITO before v0.11.0: 1 node; KAITO v0.11.0 and later: 2 nodes"
+    assert qwen.account == "KAITO v0.5.0 to v0.10.x: 1 node; KAITO v0.11.0 and later: 2 nodes"
     # a v1beta1 InferenceSet needs v0.11.0: the estimate of the releases that serve it
     assert node_count(Ask(11, "qwen2.5-coder-32b-instruct", "Standard_NC24ads_A100_v4")).nodes == 2
-    # DeepSeek-V3 was no preset before v0.7.0; v0.11.x refuses 5 nodes; every release that runs it runs 5
+    # DeepSeek-V3 with count 6 on 2 x 94 GiB VMs: v0.6.x runs min(6, 960Gi / 188Gi -> 6), the estimate 5, and
+    # v0.11.x refuses 5 nodes
     v3 = node_count(Ask(5, "deepseek-v3-0324", "Standard_NC80adis_H100_v5", count=6))
-    assert (v3.nodes, v3.whole) == (5, False)
-    assert "KAITO v0.11.x refuses it: it estimates 5 nodes and allows at most 3" in v3.account
-    # DeepSeek-R1 was: before v0.7.0 resource.count 6 was an upper bound ctxlint does not model
-    r1 = node_count(Ask(5, "deepseek-r1-0528", "Standard_NC80adis_H100_v5", count=6))
-    assert (r1.nodes, r1.on) == (None, "count")
+    assert (v3.nodes, v3.split) == (None, True)
+    assert v3.account == "KAITO v0.5.0 to v0.6.x: 6 nodes (resource.count); KAITO v0.7.0 to v0.10.x and v0.12.0 " \
+        "and later: 5 nodes; KAITO v0.11.x refuses it: it estimates 5 nodes and allows at most 3"
+    # before v0.5.0 (a v1alpha1 Workspace can run there) it was no preset yet
+    assert node_count(Ask(0, "deepseek-v3-0324", "Standard_NC80adis_H100_v5", count=6)).account.startswith(
+        "KAITO before v0.5.0 refuses it: deepseek-v3-0324 is not a preset; ")
+    # Mistral Large 3 came with v0.8.0: every release that runs it runs 5 nodes
+    large = node_count(Ask(5, "mistral-large-3-675b-instruct", "Standard_NC80adis_H100_v5", count=6))
+    assert (large.nodes, large.whole) == (5, False)
+    # Llama 3.3 70B with count 2 on 2 x 80 GiB VMs: 320Gi fills 2 of them, and every estimate says 2
+    llama = node_count(Ask(5, "llama-3.3-70b-instruct", "Standard_NC48ads_A100_v4", count=2, context=16384))
+    assert (llama.nodes, llama.whole) == (2, True)
+    # ... but a larger count was only lowered to that where the memory table knew the VM (not A10s before v0.6.0)
+    assert node_count(Ask(5, "llama-3.1-8b-instruct", "Standard_NV72ads_A10_v5", count=2)).on == "count"
     # KAITO's catalog gives gpt-oss-120b 121.54Gi from v0.11.0, the v0.7-v0.10 preset 60.77Gi
     assert node_count(Ask(5, "gpt-oss-120b", "Standard_NC24ads_A100_v4")).account == \
-        "KAITO before v0.7.0 refuses it: gpt-oss-120b is not a preset; KAITO v0.7.0 to v0.10.x: 1 node; " \
+        "KAITO v0.5.0 to v0.6.x refuses it: gpt-oss-120b is not a preset; KAITO v0.7.0 to v0.10.x: 1 node; " \
         "KAITO v0.11.0 and later: 3 nodes"
     # the context the estimate reads is in a ConfigMap the file does not hold
     assert node_count(Ask(11, "phi-4", "Standard_NC24ads_A100_v4", context=None)).on == "config"
-    # v0.7.0-v0.9.x look the instance type up case-sensitively
-    lower = node_count(Ask(5, "phi-4-mini-instruct", "standard_nc24ads_a100_v4"))
-    assert lower.nodes == 1 and "KAITO v0.7.0 to v0.9.x refuse it: its SKU table spells" in lower.account
+    # v0.5.0-v0.9.x look the instance type up case-sensitively
+    lower = node_count(Ask(8, "phi-4-mini-instruct", "standard_nc24ads_a100_v4"))
+    assert lower.nodes == 1 and "KAITO v0.8.0 to v0.9.x refuses it: its SKU table spells" in lower.account
 
 
 def test_what_no_release_runs_is_refused_and_unrecorded_sizes_are_unknown():

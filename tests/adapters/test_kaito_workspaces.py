@@ -34,8 +34,8 @@ def test_a_workspace_whose_node_count_the_file_cannot_settle(tmp_path):
     # not "the engine would not start" on one node: what runs depends on the KAITO release
     assert "CTX210" not in out
     assert f"{tmp_path / 'w.yaml'}:6:17: CTX008 [info] values ctxlint cannot resolve: the nodes KAITO runs " \
-           "qwen2.5-coder-32b-instruct on (KAITO before v0.11.0: 1 node; KAITO v0.11.0 and later: 2 nodes; the " \
-           "file does not say which release runs it)" in out
+           "qwen2.5-coder-32b-instruct on (KAITO v0.5.0 to v0.10.x: 1 node; KAITO v0.11.0 and later: 2 nodes; " \
+           "the file does not say which release runs it)" in out
     assert "CTX208 [info] KV pool of unified not declared and not derivable: the device is stated " \
            "(A100-SXM4-80GB) but a parallel size is not known" in out
 
@@ -51,8 +51,9 @@ def test_an_inference_set_runs_on_kaitos_estimate_not_resource_count():
     assert (role.parallelism.tp, pp.value, at(iset, pp.source)) == (1, 2, "Standard_NC24ads_A100_v4")
     assert (count.value, count.raw) == (2, "1 per node x 2 nodes (KAITO's node estimate)")
     assert (role.accelerators.type.value, role.replicas.value) == ("A100-SXM4-80GB", 2)
+    # a preset only releases with the estimate have: 5 nodes of 2 GPUs, whatever the count says
     v3 = QWEN.replace("Standard_NC24ads_A100_v4", "Standard_NC80adis_H100_v5").replace(
-        "qwen2.5-coder-32b-instruct", "deepseek-v3-0324").replace("resource:\n", "resource:\n  count: 6\n")
+        "qwen2.5-coder-32b-instruct", "mistral-large-3-675b-instruct").replace("resource:\n", "resource:\n  count: 6\n")
     [role] = adapt(v3).deployments[0].roles
     assert (role.parallelism.tp, role.parallelism.pp, role.accelerators.count.value) == (2, 5, 10)
     assert role.accelerators.count.raw.endswith("; resource.count 6 is not used)")
