@@ -179,7 +179,8 @@ class _Reader:
             return None
         settings, missing = self.settings(config)
         kind, per_node, nodes = hw.device, hw.per_node, hw.nodes
-        # the A10 figure is keyed by the SKU table's GPU model: a BYO node's label never matches it
+        # the A10 figure is keyed by the SKU table's GPU model ("NVIDIA A10"), never a BYO node's label
+        # (pkg/model/interface.go gpuMemoryUtilizationByGPUModel)
         util = GPU_MEMORY_DEFAULT.get(kind.value if kind and hw.sku_table else "", 0.84)
         defaults: Dict[str, Any] = {"gpu-memory-utilization": util, "max-model-len": "auto"}
         sources: Dict[str, Source] = {}

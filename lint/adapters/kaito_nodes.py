@@ -134,7 +134,9 @@ def explicit_max_model_len(text: str) -> Optional[int]:
 
 def estimate(size: int, bytes_per_token: int, gpus: int, memory: int, context: int,
              divisor: float) -> Tuple[Optional[int], str]:
-    """EstimateNodeCount's arithmetic: (nodes, "") or (None, why KAITO refuses)."""
+    """EstimateNodeCount's arithmetic: (nodes, "") or (None, why KAITO refuses). weightExpansionFactor 1.02,
+    gpuMemoryUtilization 0.84, baseOverheadGiB 2.3 (kaito-project/kaito@0894eb2b567d48cd2d66afe579acb1542b226af4:
+    pkg/workspace/estimator/nodesestimator/estimator.go; the same figures inline from v0.7.0)."""
     weights = float(size) * 1.02
     per_gpu = float(memory // gpus)
     usable = per_gpu * 0.84

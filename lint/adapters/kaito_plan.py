@@ -23,9 +23,9 @@ from ctxlint.nodes import MAP, SCALAR, Node
 from ..records import record
 
 CONFIG_KEY = "inference_config.yaml"  # pkg/model/interface.go ConfigfileNameVLLM
-# The first KAITO minor release that serves each kind at each API version (api/<version>/*_types.go: a v1beta1
-# Workspace from v0.5.0, InferenceSet v1alpha1 from v0.8.0 and v1beta1 from v0.11.0, MultiRoleInference
-# v1alpha1 from v0.11.0); a release without it refuses the object.
+# The first KAITO minor release that serves each kind at each API version (kaito-project/kaito at the release
+# tags, api/<version>/*_types.go: a v1beta1 Workspace from v0.5.0, InferenceSet v1alpha1 from v0.8.0 and v1beta1
+# from v0.11.0, MultiRoleInference v1alpha1 from v0.11.0); a release without it refuses the object.
 SINCE = {("Workspace", "v1beta1"): 5, ("InferenceSet", "v1alpha1"): 8, ("InferenceSet", "v1beta1"): 11,
          ("MultiRoleInference", "v1alpha1"): 11}
 
