@@ -29,4 +29,6 @@ def test_reach_on_the_real_corpus_does_not_fall():
     assert named >= 170
     verdict, need = totals["with_verdict"], totals["with_memory_need"]
     assert verdict / named >= 0.49, f"{verdict} of {named} with a verdict"
-    assert (verdict + need) / named >= 0.94, f"{verdict} + {need} of {named} with a verdict or a memory need"
+    # 0.93, not 0.94: two KAITO presets lost the verdict their files never settled (the node count KAITO runs
+    # depends on a release the file does not name, or on a size KAITO reads from the Hub: CTX008 says which)
+    assert (verdict + need) / named >= 0.93, f"{verdict} + {need} of {named} with a verdict or a memory need"

@@ -2,15 +2,19 @@
 
 - Workspace (fields at the top level, not under `spec`): `resource.instanceType`
   (Azure GPU VM size -> devices per node and device, hardware.INSTANCE_GPUS)
-  and `resource.count` nodes; `inference.preset.name`, `inference.config`
-  (a ConfigMap of the same file) or `inference.template` (a pod spec, read
-  like a Deployment's; the instance type fills in GPUs the containers do
-  not request).
-- InferenceSet: `spec.template.resource.instanceType`, `spec.template.inference`
-  (as a Workspace's), `spec.replicas`; one node per instance.
+  or `resource.partition` (kaito_plan.py); `inference.preset.name`,
+  `inference.config` (a ConfigMap of the same file) or `inference.template`
+  (a pod spec, read like a Deployment's, on `resource.count` nodes; the
+  instance type fills in GPUs the containers do not request).
+- InferenceSet: `spec.template.resource` (instanceType, partition),
+  `spec.template.inference` (as a Workspace's), `spec.replicas`.
 - MultiRoleInference: `spec.model.name`, `spec.roles[]` each `type`
   (prefill|decode), `replicas`, `instanceType`, `runtimeConfig` (a ConfigMap,
   as `inference.config`): one disaggregated deployment.
+
+A preset runs on the nodes KAITO's release decides (kaito_nodes.py: from
+v0.7.0 its own estimate, not `resource.count`); a count the file cannot
+settle is unknown (CTX008), and a preset KAITO refuses to run is said so.
 
 A preset runs vLLM unless the `kaito.sh/runtime: transformers` annotation says
 otherwise (api/v1beta1 GetWorkspaceRuntimeName). KAITO's inference_api.py
@@ -22,7 +26,7 @@ flags, where the file does not set them (pkg/model/interface.go):
 sizes the context to the KV pool: no context length to check), and
 `--tensor-parallel-size` = GPUs per node, `--pipeline-parallel-size` = nodes.
 KAITO picks data parallelism instead when the weights take under half of one
-GPU; ctxlint does not know weight sizes, so that choice is not modelled.
+GPU (configureParallelism); that choice is not modelled.
 Presets name their Hugging Face repo in presets/workspace/models/
 supported_models.yaml (PRESET_MODELS); other names are kept as written.
 """
@@ -35,6 +39,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, \
     parse_embedded, scalar, seq, str_val
 from ctxlint.adapters.hardware import instance_gpus
+from ctxlint.adapters.kaito_plan import CONFIG_KEY, Plan, plan, since_of
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
@@ -47,7 +52,6 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "kaito"
 GROUP = "kaito.sh"
-CONFIG_KEY = "inference_config.yaml"  # pkg/model/interface.go ConfigfileNameVLLM
 # KAITO preset name -> Hugging Face repo (supported_models.yaml `version:` URLs).
 PRESET_MODELS = {
     "llama-3.1-8b-instruct": "meta-llama/Llama-3.1-8B-Instruct",
@@ -84,7 +88,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if not is_kind(obj, ("Workspace", "InferenceSet", "MultiRoleInference"), GROUP):
             continue
         maps = config_maps(loaded, obj)
-        reader = _Reader(obj, spans, maps, result)
+        reader = _Reader(obj, spans, maps, result, since_of(obj, str(kind)))
         if kind == "Workspace":
             workloads.extend(reader.workspace(obj, obj.get("resource"), obj.get("inference"), None))
         elif kind == "InferenceSet":
@@ -93,7 +97,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             if template is not None and template.kind == MAP:
                 res = template.get("resource")
                 workloads.extend(reader.workspace(obj, res, template.get("inference"),
-                                                  int_val(spec.get("replicas"), spans.file)))
+                                                  int_val(spec.get("replicas"), spans.file), spec.get("labelSelector")))
         else:
             workloads.extend(reader.multi_role())
     result.extend(deployments_from(loaded.path, workloads))
@@ -109,8 +113,10 @@ def model_of(node: Optional[Node], file: str) -> Optional[Val[str]]:
 
 
 class _Reader:
-    def __init__(self, obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptResult) -> None:
+    def __init__(self, obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptResult,
+                 since: int) -> None:
         self.obj, self.spans, self.maps, self.result, self.file = obj, spans, maps, result, spans.file
+        self.since = since  # the first KAITO minor release that serves this kind at this version
         self.display = scalar(obj.dig("metadata", "name"))
         runtime = scalar(obj.dig("metadata", "annotations", "kaito.sh/runtime"))
         self.vllm = runtime != "transformers"  # HF transformers runtime: not an engine ctxlint models
@@ -128,68 +134,83 @@ class _Reader:
                          replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
                          labels=labels_of(self.obj))]
 
-    def hardware(self, instance: Optional[Node], nodes: Optional[Val[int]]) -> Tuple[Optional[Val[str]],
-                                                                                      Optional[Val[int]], int]:
-        kind, per_node = instance_gpus(instance, self.file)
-        count = nodes.value if nodes is not None and nodes.value > 0 else 1
-        if per_node is not None and count > 1:
-            per_node = Val(per_node.value * count, per_node.source, raw=f"{per_node.value} per node x {count} nodes "
-                           "(resource.count)")
-        return kind, per_node, count
+    def problem(self, node: Node, text: str) -> None:
+        self.result.diagnostics.append(Diagnostic(UNRESOLVED, text, node.source(self.file),
+                                                  self.display if isinstance(self.display, str) else None))
 
     # -- Workspace / InferenceSet ---------------------------------------------------------------------
     def workspace(self, at: Node, resource: Optional[Node], inference: Optional[Node],
-                  replicas: Optional[Val[int]]) -> List[Workload]:
+                  replicas: Optional[Val[int]], selector: Optional[Node] = None) -> List[Workload]:
         if inference is None or inference.kind != MAP:
             return []
         res = resource if resource is not None and resource.kind == MAP else None
-        nodes = int_val(res.get("count"), self.file) if res is not None else None
-        kind, count, node_count = self.hardware(res.get("instanceType") if res is not None else None, nodes)
         template = inference.get("template")
         if template is not None and template.kind == MAP:
-            pod = template.get("spec")
-            per_node = instance_gpus(res.get("instanceType") if res is not None else None, self.file)[1]
-            roles = _pod_roles(pod, self.spans, self.result, self.maps, node_count, per_node,
-                               injected=[], group_label="nodes (resource.count)")
-            roles = [r if r.role.accelerators.type is not None or kind is None else
-                     replace(r, role=replace(r.role, accelerators=Accelerators(kind, r.role.accelerators.count)))
-                     for r in roles]
-            return self.workload(None, at, roles, replicas)
+            return self.workload(None, at, self.template_roles(res, template), replicas)
         preset = inference.dig("preset", "name")
-        if preset is None or not self.vllm:
+        if preset is None or not self.vllm or preset.kind != SCALAR or not isinstance(preset.value, str):
             return []
-        role = self.preset_role(preset, inference.get("config"), kind, count, node_count, None)
+        found = plan(res, preset, inference.get("config"), self.maps, self.file, self.since, self.problem, selector)
+        role = self.preset_role(preset, inference.get("config"), found, None) if found is not None else None
         return self.workload(None, at, [role] if role else [], replicas)
 
-    def preset_role(self, preset: Node, config: Optional[Node], kind: Optional[Val[str]],
-                    count: Optional[Val[int]], nodes: int, role_type: Optional[Node]) -> Optional[EngineRole]:
+    def template_roles(self, res: Optional[Node], template: Node) -> List[EngineRole]:
+        """A pod template runs on `resource.count` nodes in every release: with no preset, EstimateNodeCount
+        returns the requested count (pkg/workspace/estimator/nodesestimator/estimator.go)."""
+        instance = res.get("instanceType") if res is not None else None
+        written = int_val(res.get("count"), self.file) if res is not None else None
+        nodes = written.value if written is not None and written.value > 0 else 1
+        kind, per_node = instance_gpus(instance, self.file)
+        roles = _pod_roles(template.get("spec"), self.spans, self.result, self.maps, nodes, per_node,
+                           injected=[], group_label="nodes (resource.count)")
+        return [r if r.role.accelerators.type is not None or kind is None else
+                replace(r, role=replace(r.role, accelerators=Accelerators(kind, r.role.accelerators.count)))
+                for r in roles]
+
+    def preset_role(self, preset: Node, config: Optional[Node], hw: Plan,
+                    role_type: Optional[Node]) -> Optional[EngineRole]:
         model = model_of(preset, self.file)
         if model is None:
             return None
+        if hw.refused is not None:
+            self.result.diagnostics.append(Diagnostic(UNRESOLVED, f"{hw.refused[0]}; ctxlint checks nothing of it",
+                                                      hw.refused[1], self.display if isinstance(self.display, str)
+                                                      else None))
+            return None
         settings, missing = self.settings(config)
-        defaults: Dict[str, Any] = {
-            "gpu-memory-utilization": GPU_MEMORY_DEFAULT.get(kind.value if kind else "", 0.84),
-            "max-model-len": "auto"}
-        if count is not None:
-            defaults["tensor-parallel-size"] = count.value // nodes if nodes > 1 else count.value
-            if nodes > 1:
-                defaults["pipeline-parallel-size"] = nodes
-        data, sources = dict(settings[0]), dict(settings[1])
+        kind, per_node, nodes = hw.device, hw.per_node, hw.nodes
+        # the A10 figure is keyed by the SKU table's GPU model ("NVIDIA A10"), never a BYO node's label
+        # (pkg/model/interface.go gpuMemoryUtilizationByGPUModel)
+        util = GPU_MEMORY_DEFAULT.get(kind.value if kind and hw.sku_table else "", 0.84)
+        defaults: Dict[str, Any] = {"gpu-memory-utilization": util, "max-model-len": "auto"}
+        sources: Dict[str, Source] = {}
+        if per_node is not None:
+            defaults["tensor-parallel-size"], sources["tensor-parallel-size"] = per_node.value, per_node.source
+        if nodes is None and per_node is not None:  # KAITO's pipeline parallel size is its node count: unknown
+            defaults["pipeline-parallel-size"], sources["pipeline-parallel-size"] = None, hw.unknown[1]
+        elif nodes is not None and nodes.value > 1:
+            defaults["pipeline-parallel-size"], sources["pipeline-parallel-size"] = nodes.value, nodes.source
+        data, where = dict(settings[0]), dict(settings[1])
         for key, value in defaults.items():
             if key not in data and key.replace("-", "_") not in data:
                 data[key] = value
-                sources[key] = (count.source if "parallel" in key and count is not None else preset.source(self.file))
+                where[key] = sources.get(key, preset.source(self.file))
+        count = per_node if nodes is None or per_node is None or nodes.value == 1 else Val(
+            per_node.value * nodes.value, nodes.source,
+            raw=f"{per_node.value} per node x {nodes.value} nodes ({nodes.raw})")
         engine = Val("vllm", preset.source(self.file), raw="KAITO preset (vLLM runtime)")
         reading = read_container(Container(
             spans=self.spans, node=role_type or preset, name=str(scalar(role_type) or ""), args_only=True,
-            engine=engine, accelerator_count=count, accelerator_type=kind,
-            settings=(data, sources, f"KAITO {CONFIG_KEY}")))
+            engine=engine, accelerator_count=count if nodes is not None else None, accelerator_type=kind,
+            settings=(data, where, f"KAITO {CONFIG_KEY}")))
         self.result.diagnostics.extend(reading.diagnostics)
         if not reading.roles:
             return None
         found = replace(reading.roles[0], model=model)
         if missing is not None:
             found.unresolved.append(missing)
+        if hw.unknown is not None and kind is not None:  # with no device, CTX208 asks for the device first
+            found.unresolved.append(hw.unknown)
         if role_type is not None and scalar(role_type) in (PREFILL, DECODE):
             found = replace(found, role=replace(found.role, role=Val(scalar(role_type), role_type.source(self.file))))
         return found
@@ -230,12 +251,13 @@ class _Reader:
             return []
         out: List[Workload] = []
         for index, role in enumerate(seq(roles)):
-            if role.kind != MAP or preset is None:
+            if role.kind != MAP or preset is None or preset.kind != SCALAR or not isinstance(preset.value, str):
                 continue
-            kind, count, _ = self.hardware(role.get("instanceType"), None)
             role_type = role.get("type")
-            found = self.preset_role(preset, role.get("runtimeConfig"), kind, count, 1,
-                                     role_type if role_type is not None and role_type.kind == SCALAR else None)
+            hw = plan(role, preset, role.get("runtimeConfig"), self.maps, self.file, self.since, self.problem)
+            found = self.preset_role(preset, role.get("runtimeConfig"), hw,
+                                     role_type if role_type is not None and role_type.kind == SCALAR else None) \
+                if hw is not None else None
             label = scalar(role_type) if isinstance(scalar(role_type), str) else f"roles[{index}]"
             out.extend(self.workload(label, role_type or role, [found] if found else [],
                                      int_val(role.get("replicas"), self.file)))

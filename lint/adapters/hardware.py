@@ -11,9 +11,9 @@ import re
 from typing import Any, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
-from ctxlint.model import Val
+from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
-from ctxlint.physics.accelerators import lookup_accelerator
+from ctxlint.physics.accelerators import lookup_accelerator, mig_slices
 
 # Kubernetes extended resources that count accelerators (one unit = one device).
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com/tpu", "intel.com/gpu",
@@ -23,6 +23,9 @@ GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com
 # transformers-neuronx's tensor parallel size counts NeuronCores: a device count is not in the
 # engine's unit. `aws.amazon.com/neuroncore` counts cores, and is.
 NEURON_DEVICES = ("aws.amazon.com/neuron", "aws.amazon.com/neurondevice")
+# NVIDIA's device plugin under the "mixed" MIG strategy: one resource per MIG profile (`nvidia.com/mig-3g.40gb`),
+# one unit one slice (NVIDIA/k8s-device-plugin README, "Configuration Option Details", MIG_STRATEGY).
+MIG_RESOURCE = "nvidia.com/mig-"
 # Node labels whose value names the device.
 TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
                # EKS Auto Mode's well-known label (docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html)
@@ -98,12 +101,46 @@ def count_from_resources(resources: Optional[Node], file: str) -> Optional[Val[i
         block = resources.get(section)
         if block is None or block.kind != MAP:
             continue
-        for key in GPU_RESOURCES:
+        for key in GPU_RESOURCES + tuple(k for k in block.value if _mig_profile(k)):
             node = block.get(key)
             count = _int(node)
             if count is not None:
                 return Val(count, node.source(file), raw=str(node.value))
     return None
+
+
+def mig_type(resources: Optional[Node], card: Optional[Val[str]], file: str) -> Optional[Val[str]]:
+    """The device of a container's `nvidia.com/mig-<profile>` request (limits first), at the resource's key:
+    a slice of `card` (the device the pod's node selector names, which under the mixed strategy is the whole
+    card), see mig_device."""
+    for section in ("limits", "requests"):
+        block = resources.get(section) if resources is not None and resources.kind == MAP else None
+        for key, node in (block.keys.items() if block is not None and block.kind == MAP else ()):
+            if _mig_profile(key) and _int(block.get(key)) is not None:
+                return mig_device(_mig_profile(key), card, node.source(file), key)
+    return None
+
+
+def _mig_profile(key: Any) -> str:
+    return key[len(MIG_RESOURCE):].strip() if isinstance(key, str) and key.startswith(MIG_RESOURCE) else ""
+
+
+def mig_device(profile: str, card: Optional[Val[str]], source: Source, raw: str) -> Val[str]:
+    """The catalog slice of a MIG profile on the card named (a card named by its slice counts as that card),
+    or the only catalog card with that profile. Otherwise the slice is kept as written, `MIG-3g.40gb` (a
+    profile several cards have: A100-80GB and H100 both have 3g.40gb), which the capacity stage cannot size."""
+    slices = mig_slices(profile)
+    if card is not None:
+        named = lookup_accelerator(str(card.value))
+        parent = lookup_accelerator(named.parent) if named is not None and named.parent else named
+        if parent is None:
+            return Val(f"{card.value}-MIG-{profile}", source, raw=raw)
+        slices = tuple(s for s in slices if getattr(lookup_accelerator(s.parent or ""), "name", None) == parent.name)
+        if not slices:
+            return Val(f"{parent.name}-MIG-{profile}", source, raw=raw)
+    if len(slices) == 1:
+        return Val(slices[0].name, source, raw=raw)
+    return Val(f"MIG-{profile}", source, raw=raw)
 
 
 TPU_CHIPS = "google.com/tpu"

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
-from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import count_from_resources, mig_type, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
@@ -162,10 +162,12 @@ class _PodContext:
         spans = self.spans
         count = count_from_resources(c.get("resources"), spans.file) or self.fallback_count
         run = command_fields(c.get("command"), c.get("args"), ray_main)
+        # a MIG slice request names the device: a slice of the card the node selector names
+        device = mig_type(c.get("resources"), self.accel_type, spans.file) or self.accel_type
         return read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""), **run,
             env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
-            accelerator_count=count, accelerator_type=self.accel_type, group_pods=self.group_pods, ray_counted=ray_main,
+            accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
             **({"group_label": self.group_label} if self.group_label else {}),
             engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))

@@ -164,5 +164,11 @@ def lookup_accelerator(name: str, extra: Mapping[str, Any] | None = None) -> Acc
     return None
 
 
+def mig_slices(profile: str) -> tuple[Accelerator, ...]:
+    """The catalog's MIG slices of a profile (`3g.40gb`), one per card that has it."""
+    end = "-mig-" + profile.strip().lower() if isinstance(profile, str) else ""
+    return tuple(a for a in _catalog() if a.parent is not None and end and a.name.lower().endswith(end))
+
+
 def catalog_names() -> list[str]:
     return [a.name for a in _catalog()]

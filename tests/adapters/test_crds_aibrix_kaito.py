@@ -272,8 +272,10 @@ def test_kaito_multirole_and_inferenceset():
         (8, "H100-SXM-80GB", 8)
     assert (decode.accelerators.type.value, decode.replicas.value, decode.replicas.source.line) == ("H200", 2, 13)
     [role] = iset.roles
-    assert (iset.model.id.value, role.replicas.value, role.accelerators.count.value, role.accelerators.type.value) \
-        == ("Qwen/Qwen3-8B", 3, 1, "A100-SXM4-80GB")
+    # a Hugging Face id is sized by KAITO from the Hub (v0.11.0 and later), not by a size ctxlint records: the
+    # nodes it runs on, and so the pipeline parallel size, are not known
+    assert (iset.model.id.value, role.replicas.value, role.accelerators.count) == ("Qwen/Qwen3-8B", 3, None)
+    assert (role.accelerators.type, role.accelerator_withheld.value) == (None, "A100-SXM4-80GB")
 
 
 def test_kaito_odd_shapes_never_crash():
