@@ -62,7 +62,7 @@ def test_the_reproducer_says_which_releases_were_left_out_and_why(tmp_path):
         """))
     out = run(["check", "--isolated", str(path)]).out
     # before: "band 80,640-246,976 (point 98,288)", 0.8.5's and 0.9.0's rules in it
-    assert "band 105,792-246,976 (point 153,408)" in out
+    assert "the pool's band 105,792-246,976, point 153,408" in out
     assert "version unknown: vLLM releases before 0.10.1 cannot load GptOssForCausalLM (0.8.5, 0.9.0 left out)" in out
     path.write_text(path.read_text().replace("vllm-openai:latest", "vllm-openai:v0.10.1"))
     assert run(["check", "--isolated", str(path)]).out == ""  # the control: 0.10.1 holds 216,256
