@@ -40,7 +40,12 @@ def facts(dep: Deployment) -> Dict[str, Tuple[Any, str]]:
         found["smallest_pool"] = (smallest.pool.request_ceiling, f"the {smallest.label} pool {_at_most(smallest.pool)}")
         # the pool as the engine logs it, at the least the estimate allows: a context above it is refused at
         # startup (vLLM's check compares the whole pool), so no request of it is ever admitted
-        found["smallest_logged_pool"] = (smallest.pool.floor, f"the {smallest.label} pool {smallest.pool.describe()}")
+        if smallest.arg("num_gpu_blocks_override") is not None:
+            # vLLM's startup check compares the profiled memory, not the override (before vllm#41069): a context
+            # above an overridden pool starts and hangs (vllm#35541)
+            found["smallest_logged_pool"] = (float("inf"), "the memory vLLM profiled (not the overridden pool)")
+        else:
+            found["smallest_logged_pool"] = (smallest.pool.floor, "the whole pool vLLM's startup check counts")
     if contexts:
         found["engine_context"] = (max(contexts), f"the largest engine context length {fmt(max(contexts))}")
     return found
@@ -75,7 +80,10 @@ def evaluate(condition: Mapping[str, Any], known: Dict[str, Tuple[Any, str]]) ->
     holds = left[0] > bound if op == "above" else left[0] >= bound if op == "at_least" else left[0] <= bound
     shift = f" {'+' if offset > 0 else '-'} {abs(offset)}" if offset else ""
     sign = {"above": ">", "at_least": ">=", "at_most": "<="}[op]
-    return holds, [f"{fmt(left[0])} {sign} {fmt(right[0])}{shift}: {left[1]} reaches {right[1]}"]
+    verb = "is within" if op == "at_most" else "reaches"
+    if right[0] == float("inf"):  # no bound to show (an overridden pool: vLLM checks the memory it profiled)
+        return holds, []
+    return holds, [f"{fmt(left[0])} {sign} {fmt(right[0])}{shift}: {left[1]} {verb} {right[1]}"]
 
 
 def triggered(dep: Deployment) -> Iterator[Tuple[Advisory, List[str]]]:

@@ -111,3 +111,20 @@ def test_finding_names_range_fix_and_references():
     assert "(< 0.5.22; fixed in 0.5.22, not confirmed upstream)" in finding.message
     assert "1,048,576 >= 681,280 - 6: the advertised window 1,048,576 reaches the prefill pool 681,280" in finding.message
     assert "https://github.com/sgl-project/sglang/pull/36988" in finding.message
+
+
+def test_an_overridden_vllm_pool_still_hangs_above_it():
+    # review: vLLM's startup check compares the profiled memory, not --num-gpu-blocks-override (before vllm#41069),
+    # so a context above an overridden pool starts and hangs (vllm#35541): the advisory stands there
+    text = """
+apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {name: o}
+spec:
+  engine: {name: vllm, version: "0.10.1"}
+  serving:
+    roles:
+      - {role: unified, context_length: 8192, kv_pool_tokens: 1600, engine_args: {num_gpu_blocks_override: 100}}
+"""
+    assert _rules(text) == [("CTX401", 6)]
+    assert _rules(text.replace(", engine_args: {num_gpu_blocks_override: 100}", "")) == []

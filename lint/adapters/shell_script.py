@@ -97,7 +97,8 @@ def _sbatch_device(text: str, node, spans):
         stripped = line.strip()
         if stripped and not stripped.startswith("#"):
             break  # sbatch stops reading directives at the first command
-        for found in _SBATCH_GPUS.finditer(line) if stripped.startswith("#SBATCH") else ():
+        # sbatch reads a directive only at the line's start (src/sbatch/opt.c _opt_batch_script: `#SBATCH` at column 0)
+        for found in _SBATCH_GPUS.finditer(line) if line.startswith("#SBATCH") else ():
             k = next(g for g in (1, 2, 3) if found.group(g))
             name = found.group(k)
             # a gres type is the site's own word: only a device it settles (`v100`, `a100` come in two sizes)

@@ -421,3 +421,9 @@ def test_docker_run_image_shell_script_is_read():
     # an image whose own entrypoint is the engine takes `bash -c ...` as its arguments: not a script
     result, _ = roles('docker run vllm/vllm-openai:v0.10.1 bash -c "vllm serve Qwen/Qwen3-8B"\n')
     assert result.deployments[0].model.id.value == "bash"
+
+
+def test_an_indented_sbatch_line_is_no_directive():
+    # review: sbatch reads `#SBATCH` only at the line's start (src/sbatch/opt.c)
+    _, (role,) = roles("#!/bin/bash\n  #SBATCH --gres=gpu:h100:4\nvllm serve Qwen/Qwen3-8B\n")
+    assert role.accelerators.type is None
