@@ -80,6 +80,13 @@ VLLM_NULL_BLOCK = ("vLLM starts (its startup check counts the null block as usab
                    "start instead)")
 
 
+# vLLM with --num-gpu-blocks-override: its startup check compares the memory it profiled, not the override
+# (vllm#41069 made it count the override; its first release is not known), so it starts (vllm#35541).
+VLLM_OVERRIDE = ("vLLM starts (its startup check counts the memory it profiled, not --num-gpu-blocks-override, in "
+                 "releases before vllm#41069), and a request longer than {held} tokens never gets its KV blocks: it "
+                 "waits at the head of the queue while health checks pass (CTXA-2026-002)")
+
+
 def check(dep: Deployment, options) -> Iterator[Problem]:
     window = dep.advertised.context_window
     engine = engine_id(dep)
@@ -93,6 +100,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
         if starts_and_hangs(engine, role, ctx.value):
             what = VLLM_NULL_BLOCK.format(held=fmt(limit))
+        elif engine == "vllm" and role.arg("num_gpu_blocks_override") is not None:
+            what = VLLM_OVERRIDE.format(held=fmt(limit))
         top = " even at the top of its band" if pool.banded else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
         if pool.request > 0:

@@ -7,8 +7,12 @@ from helpers import run
 def test_vllm_window_over_pinned_pool_fails_at_the_value(in_repo):
     result = run(["check", "samples/kubernetes/vllm-window-too-long"])
     assert result.code == 1
-    # no CTXA-2026-002 (CTX401) beside it: vLLM refuses a context above the whole pool at startup, it never hangs
-    [line] = result.out.splitlines()
+    # the pool is pinned by --num-gpu-blocks-override, which vLLM's startup check does not count (before
+    # vllm#41069): it starts and hangs (CTX401's CTXA-2026-002), and CTX201 says so
+    advisory, line = result.out.splitlines()
+    assert advisory.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:17:35: CTX401 [error] "
+                               "CTXA-2026-002: vLLM: a request longer than the KV pool")
+    assert "vLLM starts (its startup check counts the memory it profiled, not --num-gpu-blocks-override" in line
     assert line.startswith("samples/kubernetes/vllm-window-too-long/deployment.yaml:21:16: CTX201 [error] "
                            "131,072 > 65,520")  # the 4,096 x 16-token pool less vLLM's null block
     source = (in_repo / "samples/kubernetes/vllm-window-too-long/deployment.yaml").read_text().splitlines()
