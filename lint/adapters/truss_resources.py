@@ -73,7 +73,8 @@ def _spec(node: Node, text: str, spans, report: Report) -> Gpus:
     if len(parts) != 2:  # `H100` (or `H100:2:1`, whose count Truss never reads): one GPU
         return device, Val(1, device.source, raw="1 (Truss default)"), None
     count = parts[1]
-    if not count.isdigit() or int(count) <= 0:  # str.isdigit, as Truss tests it: no sign, no spaces
+    # str.isdigit, as Truss tests it (no sign, no spaces); `²` passes isdigit and fails int(): Truss refuses it too
+    if not (count.isdigit() and count.isascii()) or int(count) <= 0:
         report(node, f"the GPU count {count!r} must be a positive whole number{REFUSED}")
         return device, None, None
     start = lead + len(name) + 1

@@ -382,3 +382,12 @@ def test_any_value_anywhere_gives_findings_with_a_place_never_an_exception(base,
     result = adapt_file(parse_text(textwrap.dedent(yaml.safe_dump(data, sort_keys=False)), "config.yaml"))
     assert all(d.source.line >= 1 and d.source.col >= 1 for d in result.diagnostics)
     assert all(d.input_format == "truss" for d in result.deployments)
+
+
+def test_a_count_that_passes_isdigit_but_is_no_ascii_number_is_refused_not_a_crash(tmp_path):
+    # review: `H100:²` passed str.isdigit and int() raised (an internal error)
+    path = tmp_path / "config.yaml"
+    path.write_text('model_name: m\nresources:\n  accelerator: "H100:\u00b2"\ndocker_server:\n'
+                    '  start_command: vllm serve Qwen/Qwen3-8B\n  server_port: 8000\n')
+    result = run(["check", "--isolated", str(path)])
+    assert "the GPU count '\u00b2' must be a positive whole number" in result.out and "internal error" not in result.err
