@@ -205,6 +205,8 @@ class _Reader(Positions, Devices, Versions):
         env: Dict[str, Optional[str]] = dict(self.env)
         # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
+        if docker_image is None and cmd.image is not None:  # a command of the container's `sh -c` script
+            docker_image = cmd.image
         given = list(cmd.env) + docker_assigns
         assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})

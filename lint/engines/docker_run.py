@@ -98,13 +98,21 @@ def docker_script_index(tokens: Sequence, script_index: Callable[[list], Optiona
 
 
 def docker_env(tokens: Sequence, env_type: Callable) -> list:
-    """The container's environment of a `docker run` line: `-e NAME=value` / `--env NAME=value` (as
-    `env_type(name, token)`); `-e NAME` passes the host's value, not known, and is left out."""
+    """The container's environment of a `docker run` line: `-e NAME=value`, `--env NAME=value`, `--env=NAME=value`,
+    `-eNAME=value` (as `env_type(name, token)`, the token holding `NAME=value`); `-e NAME` passes the host's value,
+    not known, and is left out."""
     run = parse_run([t.text for t in tokens])
     out = []
     for i in range(1, run.image if run is not None else 0):
-        if tokens[i].text in ("-e", "--env") and i + 1 < run.image:
-            name, eq, _ = tokens[i + 1].text.partition("=")
+        text, token = tokens[i].text, None
+        if text in ("-e", "--env") and i + 1 < run.image:
+            token = tokens[i + 1]
+        elif text.startswith(("--env=", "-e")) and text not in ("-e", "--env") and not text.startswith("--env-"):
+            cut = len("--env=") if text.startswith("--env=") else 2
+            t = tokens[i]
+            token = type(t)(text[cut:], t.start, t.end, t.starts[cut:], t.ends[cut:], t.refs, t.item)
+        if token is not None:
+            name, eq, _ = token.text.partition("=")
             if eq and name.isidentifier():
-                out.append(env_type(name, tokens[i + 1]))
+                out.append(env_type(name, token))
     return out

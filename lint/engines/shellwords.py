@@ -361,18 +361,23 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
     """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
     otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
     environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
-    from .docker_run import docker_env
+    from .docker_run import docker_env, parse_run
 
     container_env = docker_env(program, EnvAssign)
+    values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
     if outer_dq:
-        inner = split_text(script.text, base, ctx, depth + 1, True)
+        # the host expanded the script, but what it left for the container (`\$LEN`, read here as `$LEN`) is the
+        # container's: its `-e` variables first, then the host's (a name in both is rarely meant from the host)
+        own = SplitContext(lambda name: values[name] if name in values else ctx.lookup(name), ctx.item, ctx.go)
     else:
-        values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
         own = SplitContext(values.get, ctx.item, ctx.go)
-        inner = split_text(script.text, base, own, depth + 1)
-        ctx.refs.extend(own.refs)
-        ctx.problems.extend(own.problems)
-    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers) for c in inner]
+    inner = split_text(script.text, base, own, depth + 1, outer_dq)
+    ctx.refs.extend(own.refs)
+    ctx.problems.extend(own.problems)
+    run = parse_run([t.text for t in program])
+    image = program[run.image] if run is not None else None  # its tag is the engine's release, as for `IMAGE ARGS`
+    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image)
+            for c in inner]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -104,6 +104,7 @@ class Command:
     tokens: tuple[Token, ...]
     env: tuple[EnvAssign, ...] = ()
     wrappers: tuple[str, ...] = ()  # e.g. ("/bin/sh -c", "exec")
+    image: Optional[Token] = None  # `docker run ... IMAGE sh -c SCRIPT`: the image whose shell runs this command
 
     @property
     def argv(self) -> list[str]:

@@ -427,3 +427,14 @@ def test_an_indented_sbatch_line_is_no_directive():
     # review: sbatch reads `#SBATCH` only at the line's start (src/sbatch/opt.c)
     _, (role,) = roles("#!/bin/bash\n  #SBATCH --gres=gpu:h100:4\nvllm serve Qwen/Qwen3-8B\n")
     assert role.accelerators.type is None
+
+
+def test_docker_shell_script_reads_the_containers_variables_and_the_images_release():
+    # review: in a double-quoted script `\$LEN` is the container's (its -e), not the host's; `--env=` and `-eNAME=`
+    # set the container's too; the image's tag is the release, as for `docker run IMAGE ARGS`
+    script = ('LEN=8192\ndocker run -e LEN=131072 --env=M=Qwen/Qwen3-8B lmsysorg/sglang:v0.4.6 bash -c '
+              '"python3 -m sglang.launch_server --model-path \\$M --context-length \\$LEN"\n')
+    result, (role,) = roles(script)
+    [dep] = result.deployments
+    assert (dep.model.id.value, role.context_length.value, dep.engine.version.value) == \
+        ("Qwen/Qwen3-8B", 131072, "0.4.6")
