@@ -58,7 +58,7 @@ NAME = "context-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool")
+INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

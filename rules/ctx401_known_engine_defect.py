@@ -52,7 +52,7 @@ NAME = "known-engine-defect"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ("security",)
-INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "advisories")
+INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args", "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

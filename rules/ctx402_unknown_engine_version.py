@@ -47,7 +47,7 @@ NAME = "unknown-engine-version"
 SEVERITY = "info"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "advisories")
+INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args", "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
