@@ -10,6 +10,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.workload import NOT_MEASURED, UNRESOLVED, Workload
+from ctxlint.adapters.workload_inputs import ANNOTATED_FORMATS
 from ctxlint.findings import Diagnostic
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
 from ctxlint.pairing import name_hint
@@ -136,9 +137,12 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         unresolved = []  # the same script read once per SkyPilot accelerator option: say it once
     if unresolved:
         listed = "; ".join(dict.fromkeys(text for text, _ in unresolved))
+        fmt = head.input_format
+        # annotations only where the format has them (compose: labels); a script, SkyPilot, Truss or Akash file has none
+        how = "" if fmt not in ANNOTATED_FORMATS else \
+            f", or state the limits with ctxlint.io/* {'labels' if fmt == 'compose' else 'annotations'}"
         diagnostics.append(Diagnostic(UNRESOLVED, f"values ctxlint cannot resolve: {listed}; the checks that need "
-                                      "them are skipped (set them literally, or state the limits with ctxlint.io/* "
-                                      "annotations)", unresolved[0][1], display))
+                                      f"them are skipped (set them literally{how})", unresolved[0][1], display))
     return Deployment(
         file=file, source=head.source, input_format=head.input_format, name=name,
         model=ModelFacts(id=model),

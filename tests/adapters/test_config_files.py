@@ -159,7 +159,6 @@ def test_a_config_path_ctxlint_cannot_resolve_is_settings_not_read(tmp_path):
                       "\"$ENGINE_ARGS\" &\nvllm serve Qwen/Qwen3-8B --config \"$CFG\"\n")
     assert run(["check", str(script), "--select", "CTX308,CTX008"]).out == "".join(
         f"{script}:{at}: CTX008 [info] values ctxlint cannot resolve: {what}: engine settings in a file ctxlint "
-        "cannot name; the checks that need them are skipped (set them literally, or state the limits with "
-        "ctxlint.io/* annotations) (unresolved-value)\n" for at, what in (
+        "cannot name; the checks that need them are skipped (set them literally) (unresolved-value)\n" for at, what in (
             ("2:76", "--extra-engine-args ${ENGINE_ARGS} (ENGINE_ARGS is not set in the file)"),
             ("3:36", "--config ${CFG} (CFG is not set in the file)")))

@@ -156,8 +156,8 @@ def test_values_the_caller_sets_are_unresolved_never_guessed(tmp_path):
                     "  --gpu-memory-utilization ${UTIL:-$DEFAULT_UTIL}\n"
                     "vllm serve Qwen/Qwen3-8B --max-model-len $LEN\n")
     result = check("--select", "CTX008", str(path))
-    tail = "the checks that need them are skipped (set them literally, or state the limits with ctxlint.io/* " \
-           "annotations) (unresolved-value)"
+    # a script has no annotations to state limits in (review: the advice named ctxlint.io/* annotations)
+    tail = "the checks that need them are skipped (set them literally) (unresolved-value)"
     assert result.out == (
         f"{path}:3:54: CTX008 [info] values ctxlint cannot resolve: --max-model-len ${{1}} (an argument the "
         f"script's caller passes); --gpu-memory-utilization ${{UTIL}} (UTIL is not set in the file); {tail}\n")
@@ -225,8 +225,7 @@ def test_flags_and_models_kept_in_bash_arrays_are_read(tmp_path):
         "meta-llama/Llama-3.1-8B-Instruct", None]
     assert check("--select", "CTX008", str(path)).out == (
         f"{path}:4:8: CTX008 [info] values ctxlint cannot resolve: argument ${{@}} (an argument the script's caller "
-        "passes); the checks that need them are skipped (set them literally, or state the limits with "
-        "ctxlint.io/* annotations) (unresolved-value)\n")
+        "passes); the checks that need them are skipped (set them literally) (unresolved-value)\n")
 
 
 def test_an_engine_config_beside_the_script_is_read_and_a_missing_one_is_said(tmp_path):
@@ -234,8 +233,8 @@ def test_an_engine_config_beside_the_script_is_read_and_a_missing_one_is_said(tm
     path.write_text("nohup vllm serve --config vllm_config.yaml > log 2>&1 &\n")
     assert check("--select", "CTX008", str(path)).out == (
         f"{path}:1:27: CTX008 [info] values ctxlint cannot resolve: --config vllm_config.yaml (engine settings in a "
-        "file this manifest does not hold); the checks that need them are skipped (set them literally, or state the "
-        "limits with ctxlint.io/* annotations) (unresolved-value)\n")
+        "file this manifest does not hold); the checks that need them are skipped (set them literally) "
+        "(unresolved-value)\n")
     (tmp_path / "vllm_config.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\nmax-model-len: 131072\n")
     assert check("--select", "CTX109,CTX008", str(path)).out == \
         f"{tmp_path / 'vllm_config.yaml'}:2:16: {CTX109}\n"

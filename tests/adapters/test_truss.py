@@ -138,8 +138,8 @@ def test_weights_env_and_secrets(tmp_path):
     assert result.out == (
         f"{path}:15:30: CTX008 [info] values ctxlint cannot resolve: --gpu-memory-utilization "
         "${TRUSS_SECRET_hf_access_token} (TRUSS_SECRET_hf_access_token has no literal value in the file (secret, "
-        "config map or host variable)); the checks that need them are skipped (set them literally, or state the "
-        "limits with ctxlint.io/* annotations) (unresolved-value)\n")
+        "config map or host variable)); the checks that need them are skipped (set them literally) "
+        "(unresolved-value)\n")
 
 
 @pytest.mark.parametrize("written, device, count", [
