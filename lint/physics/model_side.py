@@ -20,8 +20,10 @@ from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import CHUNKED, SLIDING, ModelArch
 from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
-from .swa_sglang import DEFAULT_RATIO, request_cap_note, sglang_swa
 from .terms import Term
+
+_SWA = None  # ctxlint.physics.swa_sglang, bound on the first SGLang model with window layers
+DEFAULT_RATIO = 0.8  # swa_sglang.DEFAULT_RATIO (tests/physics/test_swa_sglang.py keeps the two equal)
 
 
 @record(frozen=True)
@@ -119,12 +121,15 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
     swa_full = bool(settings.get("swa_full"))  # llama.cpp --swa-full
     swa_ratio, mla_heads = DEFAULT_RATIO, None
     if engine == "sglang" and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds):
-        swa = sglang_swa(arch, settings, version, context)
+        global _SWA
+        if _SWA is None:
+            from . import swa_sglang as _SWA
+        swa = _SWA.sglang_swa(arch, settings, version, context)
         if swa.error:
             return True, swa.ratio, None, swa.error
         swa_full, swa_ratio = swa.whole, swa.ratio
         asm.append(swa.note)
-        cap = request_cap_note(settings, version) if not swa.whole else ""
+        cap = _SWA.request_cap_note(settings, version) if not swa.whole else ""
         if cap:
             asm.append(cap)
     elif engine == "sglang":

@@ -182,3 +182,9 @@ def test_odd_settings_never_raise(arch, version, value, key, ctx):
                                context_length=ctx))
     assert isinstance(r.errors, tuple) and not any("internal error" in e for e in r.errors)
     json.dumps(r.to_dict(), default=str)
+
+
+def test_model_side_keeps_the_default_ratio_without_importing_the_module():
+    # model_side binds swa_sglang only for an SGLang model with window layers (one-file vLLM runs never import it)
+    from ctxlint.physics import model_side, swa_sglang
+    assert model_side.DEFAULT_RATIO == swa_sglang.DEFAULT_RATIO
