@@ -21,7 +21,7 @@ from ctxlint.adapters.kubernetes import command_fields
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.adapters.workload_inputs import SCHEMA_VIOLATION, expand_k8s, scalar_text
+from ctxlint.adapters.workload_inputs import expand_k8s, scalar_text, schema_reporter
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
@@ -44,10 +44,7 @@ def matches(root: Node) -> bool:
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-
-    def report(node: Node, text: str) -> None:
-        result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, f"{node.path or 'the document'}: {text}",
-                                             node.source(loaded.path)))
+    report = schema_reporter(result.diagnostics, loaded.path)
 
     workloads: List[Workload] = []
     for doc in loaded.documents:

@@ -34,8 +34,7 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.truss_resources import REFUSED, gpus
 from ctxlint.adapters.workload import Container, EngineRole, EnvVar, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.adapters.workload_inputs import SCHEMA_VIOLATION, scalar_text
-from ctxlint.findings import Diagnostic
+from ctxlint.adapters.workload_inputs import scalar_text, schema_reporter
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source, Val
@@ -54,10 +53,7 @@ Unknown = List[Tuple[str, Source]]
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
-
-    def report(node: Node, text: str) -> None:
-        result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, f"{node.path or 'the document'}: {text}",
-                                             node.source(loaded.path)))
+    report = schema_reporter(result.diagnostics, loaded.path)
 
     workloads: List[Workload] = []
     for doc in loaded.documents:

@@ -52,6 +52,14 @@ class EnvVar:
     node: Optional[Node] = None  # the value scalar, for positions
 
 
+def schema_reporter(diagnostics: List[Diagnostic], path: str) -> Callable[[Node, str], None]:
+    """`report(node, text)`: a CTX002 finding at the node, its logical path leading the text (the Akash and Truss
+    adapters' refusals)."""
+    def report(node: Node, text: str) -> None:
+        diagnostics.append(Diagnostic(SCHEMA_VIOLATION, f"{node.path or 'the document'}: {text}", node.source(path)))
+    return report
+
+
 def scalar_text(node: Node) -> str:
     """A scalar as the program receives it (YAML `true` -> "true", `8` -> "8")."""
     if node.kind != SCALAR or node.value is None:
