@@ -5,8 +5,9 @@ import os
 import stat
 from typing import Iterable, List, NoReturn
 
-# Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files (loader.is_shell_script).
-PATTERNS = (".yaml", ".yml", ".json", ".sh", ".bash")
+# Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
+# scripts (`serve.slurm`; loader.is_shell_script).
+PATTERNS = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch")
 
 
 class PathError(ValueError):

@@ -113,7 +113,10 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     return parse_text(text, display)
 
 
-SHELL_SUFFIXES = (".sh", ".bash")
+# Slurm batch scripts too (`serve_vllm.slurm`, `job.sbatch`): sbatch refuses a script without a `#!` line,
+# so these names are always shell scripts (SchedMD/slurm@c44aba82:src/sbatch/sbatch.c
+# _get_script_buffer: "This does not look like a batch script" without has_shebang).
+SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
 _YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 

@@ -35,26 +35,31 @@ def test_hook_definition():
     (hook,) = hooks()
     assert hook["id"] == "ctxlint" and hook["language"] == "python"
     assert hook["entry"] == "ctxlint check --force-exclude"  # the config's excludes apply to the files pre-commit passes
-    assert hook["types_or"] == ["yaml", "json", "shell"] and hook["require_serial"] is True
+    assert hook["types_or"] == ["yaml", "json", "shell", "text"] and hook["require_serial"] is True
 
 
-def test_hook_passes_the_files_a_directory_scan_reads():
+def test_hook_passes_the_files_a_directory_scan_reads(tmp_path):
     """pre-commit passes a file whose tags meet `types_or`, whose path matches `files` and not `exclude`:
-    shell launch scripts are passed, other files tagged `shell` (read as YAML by ctxlint) are not."""
+    shell launch scripts (Slurm batch scripts too, which identify tags only `text`) are passed, other files
+    tagged `shell` (read as YAML by ctxlint) are not. Tags are read as pre-commit reads them, from real
+    (non-executable, text) files."""
     import re
 
     identify = pytest.importorskip("identify.identify")
     (hook,) = hooks()
 
     def passed(path: str) -> bool:
-        tags = identify.tags_from_filename(path)
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text("#!/bin/bash\nvllm serve m\n" if "." not in path.lstrip(".") else "a: 1\n")
+        tags = identify.tags_from_path(str(tmp_path / path))
         return bool(tags & set(hook["types_or"])) and re.search(hook["files"], path) is not None \
             and re.search(hook["exclude"], path) is None
 
     names = ["deploy/a.yaml", "b.YML", "c.json", "scripts/start_vllm.sh", "run.bash", "RUN.SH", "x.zsh", "t.bats",
-             ".bashrc", ".envrc", "chart/templates/d.yaml", "package-lock.json", "notes.txt", "nb.ipynb"]
+             ".bashrc", ".envrc", "chart/templates/d.yaml", "package-lock.json", "notes.txt", "nb.ipynb",
+             "hpc/serve_vllm.slurm", "job.SBATCH", "slurm.conf", "README.md"]
     assert [n for n in names if passed(n)] == ["deploy/a.yaml", "b.YML", "c.json", "scripts/start_vllm.sh",
-                                               "run.bash", "RUN.SH"]
+                                               "run.bash", "RUN.SH", "hpc/serve_vllm.slurm", "job.SBATCH"]
 
 
 def test_hook_entry_fails_on_bad_and_passes_on_good(in_repo):

@@ -24,6 +24,7 @@ from typing import Dict, Iterable, Optional, Sequence, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
+from ctxlint.loader import SHELL_SUFFIXES
 
 from .tokens import SHELLS
 
@@ -79,9 +80,10 @@ _SCRIPT_READERS = SHELLS | {"ssh", "sbatch"}
 
 def read_as_script(words: Iterable[str]) -> bool:
     """Is a here-document on a line of these words (the lexer's, quotes removed) a script: fed to a shell,
-    or written to a `*.sh`/`*.bash` file (a launcher written to run later, read as that file would be)?
-    Anything else (`cat > cfg.yaml`, `kubectl apply -f -`, a usage note) is data."""
-    return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.endswith((".sh", ".bash")) for word in words)
+    or written to a file with a shell script's name (a launcher written to run later, read as that file would
+    be: `*.sh`, `*.bash`, a Slurm job `*.slurm`/`*.sbatch` written and then submitted)? Anything else (`cat >
+    cfg.yaml`, `kubectl apply -f -`, a usage note) is data."""
+    return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.lower().endswith(SHELL_SUFFIXES) for word in words)
 
 
 def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool]], words: Sequence[str]) -> int:

@@ -437,3 +437,15 @@ def test_docker_shell_script_reads_the_containers_variables_and_the_images_relea
     [dep] = result.deployments
     assert (dep.model.id.value, role.context_length.value, dep.engine.version.value) == \
         ("Qwen/Qwen3-8B", 131072, "0.4.6")
+
+
+def test_slurm_batch_scripts_are_read_in_directory_scans(tmp_path):
+    # sweeps 11 and 26: HPC launchers are `serve_vllm.slurm` / `job.sbatch` files, which a directory scan (and the
+    # pre-commit hook) skipped; sbatch refuses a script without `#!`, so the names are shell scripts even then
+    (tmp_path / "serve_vllm.slurm").write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:1\n"
+                                               "vllm serve Qwen/Qwen3-8B --max-model-len 40960\n")
+    (tmp_path / "job.SBATCH").write_text("#SBATCH --gpus=l4:1\nvllm serve Qwen/Qwen3-8B --max-model-len 40960\n")
+    (tmp_path / "notes.slurmrc").write_text("vllm serve Qwen/Qwen3-8B\n")  # not a batch script's name
+    result = run(["audit", str(tmp_path), "--isolated", "--format", "json"])
+    rows = sorted((row["file"].rsplit("/", 1)[-1], row["verdict"]) for row in json.loads(result.out)["deployments"])
+    assert rows == [("job.SBATCH", "exceeds"), ("serve_vllm.slurm", "fits")]

@@ -83,7 +83,7 @@ def test_here_document_bodies_are_data_not_commands():
     assert argvs("grep x <<< 'vllm serve m'\nc\n") == [["grep", "x"], ["c"]]  # a here-string: one word
     # fed to a shell (or written to a launcher script): the body is the script that runs
     for line in ("bash <<EOF", "cat <<'EOF' | sudo bash -s", "ssh node1 <<EOF", "sbatch <<EOF",
-                 "cat > run_server.sh <<'EOF'"):
+                 "cat > run_server.sh <<'EOF'", "cat > job.slurm <<'EOF'", "cat <<EOF > $DIR/Serve.SBATCH"):
         assert ["vllm", "serve", "m", "--tensor-parallel-size", "N"] in argvs(f"{line}\n{note}EOF\n"), line
     # no delimiter line: not a here-document ctxlint can be sure of, so what follows is read as before
     assert argvs("(( x = 1 << 2 ))\nvllm serve m\n")[-1] == ["vllm", "serve", "m"]
