@@ -249,3 +249,36 @@ def test_capacity_sglang_context_equal_to_the_pool_fits():
     data = json.loads(run([*args, "--context-length", "16384"]).out)
     assert (data["pool_tokens"], data["max_context_at_concurrency_1"], data["fits"]) == (16384, 16384, True)
     assert json.loads(run([*args, "--context-length", "16385"]).out)["fits"] is False
+
+
+SWA = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: g2
+  annotations:
+    ctxlint.io/available-kv-gib: "1.40"
+spec:
+  template:
+    spec:
+      nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4}}
+      containers:
+      - name: main
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "google/gemma-2-9b-it", "--max-model-len", "{context}"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+"""
+
+
+def test_a_request_shorter_than_the_window_span_holds_its_own_length_in_the_window_layers(tmp_path):
+    # sweep 28 (a gemma-2-9b Cloud Run service at --max-model-len 3968): the sliding-window layers were charged
+    # their whole 6,144-token span for every request, so 4,096 got CTX201 "vLLM refuses to start" while vLLM's
+    # own check (min(window - 1 + max_num_batched_tokens, max_model_len) per window layer) passes it. 546 blocks
+    # of 16 less the null block hold 4,352 + its 273 window blocks; 4,368 needs 274 + 274 > 545.
+    path = tmp_path / "g2.yaml"
+    for context, code in ((4352, 0), (4368, 1)):
+        path.write_text(SWA.format(context=context))
+        result = run(["check", str(path), "--isolated", "--select", "CTX201"])
+        assert result.code == code, result.out
+    assert "4,368 > 4,352: the unified engine context length 4,368 exceeds its KV pool 8,736" in result.out
+    assert "one 16-token block is vLLM's null block; 4,368 for the sliding-window layers" in result.out

@@ -235,12 +235,12 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         fixed = budget.fixed_blocks
 
         def tokens(kv, layout, context=ctx):
-            return tokens_for(engine, kv, block, layout.bytes_per_token, layout.bounded_bytes_per_request,
+            return tokens_for(engine, kv, block, layout.bytes_per_token, layout.bounded_span,
                               layout.state_bytes_per_request, budget.token_cap, fixed, context)
         # the band's ends are read for their pool and longest request only: no concurrency (context None)
         point, low, high = tokens(budget.kv_bytes, br), tokens(budget.kv_low, br, None), tokens(budget.kv_high, br, None)
         if not lean:
-            steps.extend(steps_for(engine, budget.kv_bytes, block, bpt, point, br.bounded_bytes_per_request, ctx))
+            steps.extend(steps_for(engine, budget.kv_bytes, block, bpt, point, br.bounded_span, ctx))
         if budget.kv_bytes is not None and budget.kv_bytes <= 0 and not fixed:
             what = "estimated " if budget.knob else ""
             errors.append(f"no memory left for the KV cache ({what}budget {budget.kv_bytes / GIB:.2f} GiB)")

@@ -88,7 +88,10 @@ class KVBreakdown:
     draft_layers: int
     per_token_layers: int              # layers that cost bytes per token on this engine
     bytes_per_token: float             # per GPU, what the pool is divided by
-    bounded_bytes_per_request: float   # sliding/chunked windows, per request, per GPU
+    bounded_bytes_per_request: float   # sliding/chunked windows, per request, per GPU (at their whole span)
+    # (bytes per token of the window layers, span in tokens, extra blocks): what one request of a given
+    # length holds there (ctxlint.physics.pool.window_cost); None without such layers
+    bounded_span: tuple | None
     state_bytes_per_request: float | None  # linear/Mamba state, None if unknown
     formula: str
     notes: tuple[str, ...] = field(default_factory=tuple)
@@ -183,6 +186,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     full, slid, lin = cnt(worst, FULL), cnt(worst, SLIDING) + cnt(worst, CHUNKED), cnt(worst, LINEAR)
     window = max(arch.sliding_window or 0, arch.attention_chunk_size or 0)
     bpt, bounded = full_layer * (full + draft_layers), 0.0
+    bounded_span: tuple | None = None
     formula = f"({full} layers + {draft_layers} draft) x {f_full}"
     per_token_layers = full
     if slid:
@@ -200,9 +204,20 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
             notes.append(f"SGLang hybrid SWA: {slid} window layers cost {swa_full_tokens_ratio:g} x per token (a "
                          f"separate SWA pool of {swa_full_tokens_ratio:g} x the full pool's tokens)")
         else:
-            w = window + (window_tokens or 0)
-            bounded = slid * per_layer * w
-            notes.append(f"{slid} window layers bounded per request: {w} tokens x {slid} x {per_layer:g} B")
+            # vLLM keeps min(window - 1 + max_num_batched_tokens, max_model_len) tokens of a sliding-window
+            # layer (+1 block: the window need not start at a block's edge), min(chunk + max_num_batched_tokens,
+            # max_model_len) of a chunked-attention one (SlidingWindowSpec / ChunkedLocalAttentionSpec
+            # .max_memory_usage_bytes, vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:
+            # vllm/v1/kv_cache_interface.py): a request shorter than that span holds its own length there.
+            if window_tokens:
+                chunked = not cnt(worst, SLIDING)
+                span, extra = (window + window_tokens, 0) if chunked else (window - 1 + window_tokens, 1)
+            else:
+                span, extra = window, 0
+            bounded = slid * per_layer * span
+            bounded_span = (slid * per_layer, span, extra)
+            notes.append(f"{slid} window layers bounded per request: min({span}, the request) tokens"
+                         f"{' + 1 block' if extra else ''} x {slid} x {per_layer:g} B")
     state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
     if lin:
         notes.append(f"{lin} linear/Mamba layers: fixed state per request"
@@ -214,7 +229,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     return KVBreakdown(engine=eng, dtype_bytes=b, heads_per_gpu=heads, per_layer_bytes=per_layer,
                        full_layers_per_gpu=full, sliding_layers_per_gpu=slid, linear_layers_per_gpu=lin,
                        draft_layers=draft_layers, per_token_layers=per_token_layers, bytes_per_token=bpt,
-                       bounded_bytes_per_request=bounded, state_bytes_per_request=state,
+                       bounded_bytes_per_request=bounded, bounded_span=bounded_span, state_bytes_per_request=state,
                        formula=formula, notes=tuple(notes), full_layer_bytes=full_layer)
 
 

@@ -26,8 +26,37 @@ class Tokens:
     concurrency: float | None  # requests of the context length at once
 
 
-def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: float, state: float | None,
-               cap: int | None, fixed: int | None, ctx: int | None) -> Tokens:
+def window_cost(bounded: tuple | None, block: int, bpt: float, length: int) -> int:
+    """Tokens of the pool (counted in the full-attention layers' bytes per token) that the window layers
+    take for one request of `length` tokens: their span or the request, in whole blocks (KVBreakdown
+    .bounded_span: bytes per token of the window layers, span, extra blocks)."""
+    if not bounded:
+        return 0
+    per_token, span, extra = bounded
+    return math.ceil(per_token * (-(-min(span, length) // block) + extra) * block / bpt)
+
+
+def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
+    """The longest request, in whole blocks, whose own tokens and window-layer tokens fit in `avail`."""
+    if not bounded:
+        return max(0, avail // block * block)
+    span = bounded[1]
+    longest = (avail - window_cost(bounded, block, bpt, span)) // block * block
+    if longest >= span:  # past its span a window costs the same: the longest is past it too
+        return longest
+    # shorter than the span, a request costs its length twice over (its own and its windows'): a line guesses
+    # the length, whole blocks around it settle it (the cost rises with the length)
+    ratio = bounded[0] / bpt
+    length = max(0, int((avail - ratio * bounded[2] * block) / (1 + ratio)) // block * block)
+    while length > 0 and length + window_cost(bounded, block, bpt, length) > avail:
+        length -= block
+    while length + block < span and length + block + window_cost(bounded, block, bpt, length + block) <= avail:
+        length += block
+    return length
+
+
+def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: tuple | None,
+               state: float | None, cap: int | None, fixed: int | None, ctx: int | None) -> Tokens:
     """Pool and longest request for one budget value (bytes per GPU)."""
     if fixed:
         pool = fixed * block
@@ -41,7 +70,6 @@ def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: f
         pool = int(kv // (block * bpt)) * block
     if cap and pool > cap:
         pool = cap // block * block
-    windows = math.ceil(bounded / bpt) if bounded else 0
     held = math.ceil(state / bpt) if state else 0
     kept = RESERVE.get(engine, 0) * block
     # `longest` is the largest context length one request of which the pool holds, the figure every
@@ -49,10 +77,10 @@ def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: f
     # the pool (max_req_len = min(context_len - 1, max_total_num_tokens - 1),
     # sgl-project/sglang@4f34e24af764d45c2dde4a17cadcdaa7d08a7248:python/sglang/srt/managers/tp_worker.py),
     # so a context length up to the pool loses nothing to the pool: it does not count here.
-    longest = max(0, (pool - kept - windows - held) // block * block)
+    longest = _longest(pool - kept - held, block, bpt, bounded)
     conc = None
     if ctx:
-        per_req = math.ceil(ctx / block) * block + windows + held
+        per_req = math.ceil(ctx / block) * block + window_cost(bounded, block, bpt, ctx) + held
         conc = round((pool - kept - (1 if engine == "sglang" else 0)) / per_req, 2) if per_req else None
     return Tokens(pool, longest, conc)
 
@@ -87,13 +115,18 @@ def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers:
     return old, "0.9.1-0.20: num_blocks // groups x block_size, as if every layer held the whole context"
 
 
-def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Tokens, bounded: float,
+def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Tokens, bounded: tuple | None,
               ctx: int | None) -> list:
     steps: list[Step] = []
     if kv is not None and point.pool is not None:
         steps.append(("pool tokens", f"floor({gib(kv)} / ({block} x {bpt:g} B)) x {block}", point.pool))
-    if bounded:
-        steps.append(("window layers per request", f"{bounded:,.0f} B / {bpt:g}", math.ceil(bounded / bpt)))
+    if bounded and point.longest is not None:
+        # what the window layers take of the longest single request (held.py says it beside the null block)
+        per_token, span, extra = bounded
+        length = point.longest
+        steps.append(("window layers per request",
+                      f"(ceil(min({span:,}, {length:,}) / {block}){' + 1' if extra else ''}) x {block} x "
+                      f"{per_token:g} B / {bpt:g}", window_cost(bounded, block, bpt, length)))
     if point.longest is not None:
         steps.append(("longest single request", "pool - reserved blocks - window layers - state", point.longest))
     if ctx and point.concurrency is not None:

@@ -63,3 +63,28 @@ def test_unknown_dtype_and_engine_raise_valueerror() -> None:
         kv_breakdown(L8, "vllm", kv_cache_dtype="fp7")
     with pytest.raises(ValueError):
         kv_breakdown(L8, "ollama-ish")
+
+
+def test_window_layers_hold_their_span_or_the_request_whichever_is_less() -> None:
+    """vLLM keeps min(window - 1 + max_num_batched_tokens, max_model_len) tokens of a sliding-window layer,
+    + 1 block, and min(chunk + max_num_batched_tokens, max_model_len) of a chunked one (sweep 28: a gemma-2-9b
+    Cloud Run service at --max-model-len 3968 on an L4 was refused for a full 6,144-token window allowance)."""
+    from ctxlint.physics.pool import tokens_for, window_cost
+
+    gemma2 = lookup_model("google/gemma-2-9b-it")  # 21 full + 21 window layers of 8,192 B, window 4,096
+    br = kv_breakdown(gemma2, "vllm", window_tokens=2048)
+    assert br.bounded_span == (21 * 8192, 4096 - 1 + 2048, 1)
+    bpt = br.bytes_per_token
+    assert window_cost(br.bounded_span, 16, bpt, 100_000) == (384 + 1) * 16  # the span: cdiv(6,143, 16) + 1 blocks
+    assert window_cost(br.bounded_span, 16, bpt, 4096) == (256 + 1) * 16     # a shorter request: its own length
+    # 1.40 GiB: 546 blocks less the null block; a 4,096-token request takes 256 + 257 of them (vLLM starts)
+    tokens = tokens_for("vllm", 1.40 * 2**30, 16, bpt, br.bounded_span, None, None, None, 4096)
+    assert (tokens.pool, tokens.longest) == (8736, 4352)   # 4,352 + 4,368 = 8,720 = 545 blocks
+    assert tokens.longest + window_cost(br.bounded_span, 16, bpt, tokens.longest) <= 8736 - 16
+    assert tokens.longest + 16 + window_cost(br.bounded_span, 16, bpt, tokens.longest + 16) > 8736 - 16
+    # Llama-4 Scout's chunked layers (chunk 8,192): no extra block; a max_num_batched_tokens larger than the
+    # request leaves the request's own length (silogen's 320,000 with --max-model-len 32000)
+    scout = lookup_model("meta-llama/Llama-4-Scout-17B-16E-Instruct")
+    chunked = kv_breakdown(scout, "vllm", tp=2, window_tokens=320_000).bounded_span
+    assert chunked == (36 * 2048, 8192 + 320_000, 0)
+    assert window_cost(chunked, 16, 12 * 2048, 32_000) == 3 * 32_000
