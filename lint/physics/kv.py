@@ -214,10 +214,19 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
                 span, extra = (window + window_tokens, 0) if chunked else (window - 1 + window_tokens, 1)
             else:
                 span, extra = window, 0
-            bounded = slid * per_layer * span
-            bounded_span = (slid * per_layer, span, extra)
-            notes.append(f"{slid} window layers bounded per request: min({span}, the request) tokens"
-                         f"{' + 1 block' if extra else ''} x {slid} x {per_layer:g} B")
+            charged = slid
+            if window_tokens and full and not draft_layers and per_layer == full_layer and slid >= 1.5 * full:
+                # vLLM's hybrid manager puts `full` layers in each KV cache group (the least of any kind; the
+                # largest only when it is under 1.5x the least, which `slid >= 1.5 * full` rules out in every
+                # release) and pads the last window group: 52 window layers of gemma-3-27b over 10 full ones are
+                # 6 groups of 10, each a block a request (_get_kv_cache_groups_uniform_page_size,
+                # vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:vllm/v1/core/kv_cache_utils.py)
+                charged = -(-slid // full) * full
+            bounded = charged * per_layer * span
+            bounded_span = (charged * per_layer, span, extra)
+            padded = f" (padded to {charged} in groups of {full})" if charged != slid else ""
+            notes.append(f"{slid} window layers{padded} bounded per request: min({span}, the request) tokens"
+                         f"{' + 1 block' if extra else ''} x {charged} x {per_layer:g} B")
     state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
     if lin:
         notes.append(f"{lin} linear/Mamba layers: fixed state per request"

@@ -88,3 +88,16 @@ def test_window_layers_hold_their_span_or_the_request_whichever_is_less() -> Non
     chunked = kv_breakdown(scout, "vllm", tp=2, window_tokens=320_000).bounded_span
     assert chunked == (36 * 2048, 8192 + 320_000, 0)
     assert window_cost(chunked, 16, 12 * 2048, 32_000) == 3 * 32_000
+
+
+def test_vllm_pads_the_last_window_group() -> None:
+    """vLLM groups a hybrid model's layers by the count of the rarer kind and pads the last group: gemma-3-27b's
+    52 window layers over 10 full ones take 6 blocks a step, not 5.2; a model whose counts divide evenly, or one
+    whose counts are within 1.5x (the group size then differs by release), is not padded here."""
+    g27 = kv_breakdown(lookup_model("google/gemma-3-27b-it"), "vllm", window_tokens=2048)
+    assert (g27.full_layers_per_gpu, g27.sliding_layers_per_gpu) == (10, 52)
+    assert g27.bounded_span == (60 * 8192, 1024 - 1 + 2048, 1)
+    g12 = kv_breakdown(lookup_model("google/gemma-3-12b-it"), "vllm", window_tokens=2048)
+    assert g12.bounded_span[0] == g12.sliding_layers_per_gpu * g12.per_layer_bytes  # 40 over 8: whole groups
+    oss = kv_breakdown(OSS20, "vllm", window_tokens=2048, draft_layers=1)  # 12 window + 13 full: within 1.5x
+    assert oss.bounded_span[0] == 12 * oss.per_layer_bytes
