@@ -309,3 +309,18 @@ spec:
 """)
     [row] = json.loads(run(["audit", str(tmp_path), "--format", "json"]).out)["deployments"]
     assert (row["verdict"], row["why_unknown"]) == ("unknown", "parallel size not known")
+
+
+def test_totals_say_when_a_pool_is_below_the_promise_only_at_the_estimates_point(tmp_path):
+    # sweep 28 (a gemma-2-9b Cloud Run service): a row "within band" (the band's top holds the promise) was
+    # counted "with a pool below what is promised" without a word that its band reaches the promise
+    (tmp_path / "d.yaml").write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: g2}\nspec:\n  template:\n    spec:\n"
+        "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n      containers:\n      - name: main\n"
+        "        image: vllm/vllm-openai:latest\n"
+        "        args: [\"--model\", \"google/gemma-2-9b-it\", \"--max-model-len\", \"3968\"]\n"
+        "        resources: {limits: {nvidia.com/gpu: \"1\"}}\n")
+    out = run(["audit", str(tmp_path), "--isolated"]).out
+    assert " within band " in out
+    assert ("; 1 with a pool below what is promised (1 of them only at the estimate's point, within its band), "
+            "0 not known;") in out

@@ -110,7 +110,11 @@ def totals_line(audit: Audit) -> str:
     worst = [f"{t['with_errors']} with errors", f"{t['with_warnings']} with warnings",
              f"{t['with_infos']} with infos only", f"{t['clean']} clean"]
     parts.append(", ".join(worst))
-    parts.append(f"{t['below_window']} with a pool below what is promised, {t['unknown_headroom']} not known")
+    # a banded row whose point is below the promise but whose band reaches it is not yet a shortfall: say so
+    banded = sum(1 for r in audit.rows if r.headroom is not None and r.headroom < 1 and r.verdict == "within band")
+    below = f"{t['below_window']} with a pool below what is promised" + (
+        f" ({banded} of them only at the estimate's point, within its band)" if banded else "")
+    parts.append(f"{below}, {t['unknown_headroom']} not known")
     if t["naming_a_model"]:
         share = 100 * t["with_verdict"] / t["naming_a_model"]
         text = (f"{t['with_verdict']} of the {t['naming_a_model']} that name a model have a capacity verdict "
