@@ -189,11 +189,11 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     memory has no room for the KV cache, or not even for its weights, is a verdict too (the
     engine will not start). A role whose device is not stated gets the memory per GPU it needs
     ("needs >= N GiB/GPU"), a verdict conditional on the device. Anything else is "unknown",
-    with what is missing."""
+    with what is missing, unless another role is sure not to hold its promise (that decides)."""
     if not dep.roles:
         return "unknown", "no serving role"
     order = ("fits", "needs", "within band", "no KV memory", "weights do not fit", "exceeds")
-    worst, need_text = "fits", ""
+    worst, need_text, unknown = "fits", "", ""
     window = _int(dep.advertised.context_window)
     from ctxlint.capacity import starved, weights_of
     from ctxlint.physics.needs import memory_need
@@ -218,18 +218,24 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
             need = memory_need(dep, role, dep.arch, weights_of(dep, role, dep.resolution)) \
                 if missing == "no accelerator type" and promise else None
             if need is None or need.point is None:
-                return "unknown", missing
+                unknown = unknown or missing  # a role sure not to hold its promise still decides (below)
+                continue
             gib = max(need.point, float(need_text or 0))
             need_text = f"{gib:g}"
             worse("needs")
             continue
         if not promise:
-            return "unknown", f"{role.label}: no context length or window to hold"
+            unknown = unknown or f"{role.label}: no context length or window to hold"
+            continue
         # held against what one request can hold (the pool less the engine's reserve), as the rules do
         if promise > role.pool.request_ceiling:
             worse("exceeds")
         elif promise > role.pool.request_floor:
             worse("within band")
+    if worst in ("no KV memory", "weights do not fit", "exceeds"):
+        return worst, ""  # whatever the other roles hold: this one is sure not to
+    if unknown:
+        return "unknown", unknown
     if worst == "needs":
         return f"needs >= {need_text} GiB/GPU", ""
     return worst, ""

@@ -190,11 +190,22 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
             and arch.rope_scaling_factor and dep.model.max_position_embeddings is None:
         role = replace(role, context_limit=_derived_limit(dep, role, arch, engine))
     pool = None
-    if role.kv_pool_tokens is not None:
+    cap = _engine_cap(engine, role)
+    if role.kv_pool_tokens is not None and cap is None:
         pool = Pool(role.kv_pool_tokens.value, role.kv_pool_tokens.source, "declared")
     result = _estimate(dep, role, arch, resolution)
-    if pool is None and result is not None and (result.pool_tokens or result.pool_high):
+    derived = result is not None and bool(result.pool_tokens or result.pool_high) and (
+        cap is None or result.kv_budget_bytes_per_gpu is not None)  # a cap alone is no derivation (TRT-LLM's)
+    if pool is None and cap is not None and not derived:
+        # no pool to cap: the engine's pool is at most the cap, so only a promise above it is sure not to fit
+        promise = max((v.value for v in (role.context_length, dep.advertised.context_window)
+                       if v is not None and isinstance(v.value, int)), default=0)
+        if promise > cap.value:
+            pool = Pool(cap.value, cap.source, "declared")
+    if pool is None and derived:
         where = role.accelerators.type or role.available_kv_gib or role.accelerators.count
+        if cap is not None and result.pool_tokens == cap.value:
+            where = cap  # the engine's cap sets the pool, not the memory: the value to change
         pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
                     "derived", _explain(role, result),
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
@@ -210,6 +221,25 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
                        context_default=lowered)
     return role
+
+
+# Engine flags that cap the pool the engine profiles rather than set it: SGLang uses min(profiled,
+# --max-total-tokens) ("max_total_tokens=... is larger than the profiled value ... Use the profiled value
+# instead", engines.md), TensorRT-LLM the least of kv_cache_config.max_tokens and free_gpu_memory_fraction's
+# memory. The physics applies the cap to a derived pool (budget.token_cap).
+_POOL_CAPS = {"sglang": ("max_total_tokens",), "trtllm": ("kv_cache_config.max_tokens", "max_tokens")}
+
+
+def _engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
+    """The role's declared pool when it is the engine's cap flag (not a pool the engine logged)."""
+    pool = role.kv_pool_tokens
+    if pool is None or engine not in _POOL_CAPS:
+        return None
+    for name in _POOL_CAPS[engine]:
+        arg = role.arg(name)
+        if arg is not None and arg.value == pool.value and arg.source == pool.source:
+            return pool
+    return None
 
 
 def _derived_limit(dep: Deployment, role: Role, arch: ModelArch, engine: str):
@@ -282,9 +312,14 @@ def _explain(role: Role, result) -> str:
         where += f" (assumed: {role.accelerator_assumed})"
     budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
     per_token = result.kv_bytes_per_token_per_gpu
+    cap = _engine_cap(result.engine, role)
+    capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
+        budget[1] / per_token > cap.value  # the engine's cap, not the memory, sets the pool
+    flag = "--max-total-tokens" if result.engine == "sglang" else "kv_cache_config.max_tokens"
     return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
             f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
-            f"per token per GPU = {fmt(result.pool_tokens)} tokens"
+            + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {flag}" if capped else
+               f"per token per GPU = {fmt(result.pool_tokens)} tokens")
             + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))
 
 
@@ -407,8 +442,18 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
             texts: Dict[str, List[Role]] = {}
             for r in roles:
                 texts.setdefault(needs_text(dep, r, arch, weights_of(dep, r, resolution)), []).append(r)
-            return [Diagnostic(NOT_DERIVABLE, f"KV pool of {', '.join(r.label for r in group)} not declared and not "
-                                              f"derivable: {text}; capacity checks skip these roles",
+            return [Diagnostic(NOT_DERIVABLE, f"{_not_known(group, engine)}: {text}; capacity checks skip these roles",
                                group[0].source or source, dep.display_name) for text, group in texts.items()]
-    return [Diagnostic(NOT_DERIVABLE, f"KV pool of {labels} not declared and not derivable: {why}; "
-                                      "capacity checks skip these roles", source, dep.display_name)]
+    return [Diagnostic(NOT_DERIVABLE, f"{_not_known(roles, engine)}: {why}; capacity checks skip these roles",
+                       source, dep.display_name)]
+
+
+def _not_known(roles: List[Role], engine: Optional[str]) -> str:
+    """"KV pool of ROLES not declared and not derivable", or what caps it when a role states only a cap."""
+    labels = ", ".join(r.label for r in roles)
+    caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
+    if not caps:
+        return f"KV pool of {labels} not declared and not derivable"
+    flag = "--max-total-tokens" if engine == "sglang" else "kv_cache_config.max_tokens"
+    return (f"KV pool of {labels} not derivable ({flag} {fmt(max(c.value for c in caps))} only caps the pool the "
+            f"engine profiles, which may be smaller)")
