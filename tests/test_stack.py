@@ -128,7 +128,10 @@ def test_incident_stack_fails_at_the_gateway_and_the_engine(in_repo):
     assert first.startswith("samples/stack-incident/litellm-config.yaml:16:29: CTX602 [error] security "
                             "(CTXA-2026-001): 1,048,576 > 681,280: the LiteLLM route scout-long lets prompts up to "
                             "1,048,576 tokens")
-    assert "(samples/stack-incident/prefill.yaml:20:39), which holds 681,280 (declared)" in first
+    # the prefill's --max-total-tokens caps the pool its 8 H200s would hold: the flag is the value to change
+    assert ("(samples/stack-incident/prefill.yaml:20:39), which holds 681,280 (derived for "
+            "meta-llama/Llama-4-Scout-17B-16E-Instruct on 8x H200") in first
+    assert "capped at 681,280 tokens by --max-total-tokens" in first
     evidence = json.loads(run(["check", "samples/stack-incident", "--format", "json"]).out)["findings"][0]["evidence"]
     assert evidence[0].startswith("host scout-router -> Service scout-router (samples/stack-incident/router.yaml:22) "
                                   "selects app=scout-router -> SGLang router scout-router")
@@ -183,7 +186,7 @@ def test_audit_shows_the_stack_view_route_to_engine_roles_to_pools(in_repo):
     assert (stack["gateway"], stack["route"], stack["promise"], stack["worst"]["rule"]) == \
         ("LiteLLM", "scout-long", 1048576, "CTX602")
     assert [(e["role"], e["context"], e["pool"], e["pool_origin"]) for e in stack["engines"]] == [
-        ("prefill", 1048576, 681280, "declared"), ("decode", 1048576, 2040000, "declared")]
+        ("prefill", 1048576, 681280, "derived"), ("decode", 1048576, 2040000, "derived")]  # capped by the flags
     table = run(["audit", "samples/stack-incident"]).out
     assert "stacks (gateway route -> engine roles -> pools):" in table
     assert "stacks" not in json.loads(run(["audit", "samples/incident", "--format", "json"]).out)

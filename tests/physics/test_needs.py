@@ -134,25 +134,27 @@ services:
 
 def test_a_declared_pool_against_an_unknown_default_context_is_said(tmp_path):
     # Cloud-Linuxer/Qwen docker-compose.sglang.yml: --max-total-tokens, no --context-length, a model
-    # outside the catalog. The engine's default context is the model's own limit: not known, so the
-    # pool is compared with nothing, and a clean run would pass the file unchecked.
+    # outside the catalog. --max-total-tokens only caps the pool SGLang profiles (sweep 30), and neither that
+    # pool nor the engine's default context (the model's own limit) is known: a clean run would pass the file
+    # unchecked, so the note says so.
     path = tmp_path / "compose.yaml"
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b"))
     result = run(["check", str(path), "--isolated"])
     assert result.out == (
-        f"{path}:4:58: CTX008 [info] the context length of unified is the engine's default, the model's own "
-        "limit, which is not known: model 'example-org/uncatalogued-4b' is not in the built-in catalog: run "
-        "`ctxlint models lock` to record its architecture from the Hugging Face Hub (`pip install "
-        "'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml; the declared KV pool (unified 8,192 "
-        "tokens) is compared with nothing until the model resolves or the context length is stated "
-        "(unresolved-value)\n")
+        f"{path}:4:58: CTX208 [info] KV pool of unified not derivable (--max-total-tokens 8,192 only caps the pool "
+        "the engine profiles, which may be smaller): model 'example-org/uncatalogued-4b' is not in the built-in "
+        "catalog: run `ctxlint models lock` to record its architecture from the Hugging Face Hub (`pip install "
+        "'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml; capacity checks skip these roles "
+        "(capacity-not-derivable)\n")
     # a context length that is written but not known: the adapter's note says so, once per deployment
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b --context-length ${LEN}"))
     out = run(["check", str(path), "--isolated"]).out
     assert out.count("CTX008") == 1 and "--context-length ${LEN}" in out
-    # stated, or a catalogued model: compared, and nothing is left unknown
+    # stated at or below the cap: the pool under the cap is still not known
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "example-org/uncatalogued-4b --context-length 4096"))
-    assert run(["check", str(path), "--isolated", "--format", "concise"]).out == ""
+    assert " CTX208 [info] KV pool of unified not derivable (--max-total-tokens 8,192 only caps " in \
+        run(["check", str(path), "--isolated", "--format", "concise"]).out
+    # a promise above the cap cannot fit whatever the pool under it
     path.write_text(SGLANG_DECLARED_POOL.replace("MODEL", "Qwen/Qwen3-8B"))
     assert run(["check", str(path), "--isolated", "--format", "concise", "--select", "CTX008,CTX201"]).out.startswith(
         f"{path}:4:58: CTX201 [error] 40,960 > 8,192")
