@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ctxlint.adapters.config_files import written_by_script
+from ctxlint.adapters.config_files import declined_by_script, written_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -262,8 +262,10 @@ class _Reader(Positions, Devices, Versions):
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
         if self.config_missing is not None and inv.config_file is not None and not config_ref:
-            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} (engine settings in a "
-                                     "file this manifest does not hold)", where(inv.config_file)))
+            why = declined_by_script(self.c.spans, self.item_nodes, self.item_texts, self.config_missing) \
+                or "engine settings in a file this manifest does not hold"
+            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} ({why})",
+                                     where(inv.config_file)))
         self.config_missing = None
         for problem in inv.unresolved:
             flag = spec.by_name(problem.flag) if problem.flag else None
