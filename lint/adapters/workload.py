@@ -108,6 +108,7 @@ class EngineRole:
     version: Optional[Val[str]]
     model: Optional[Val[str]]
     unresolved: List[Tuple[str, Source]] = field(default_factory=list)
+    command: Optional[Source] = None  # its program's token: a container's roles share the container's line
 
 
 @record
@@ -258,7 +259,8 @@ class _Reader(Positions, Devices, Versions):
         version = self.version(det.engine, image)
         if version is None and image is None and docker_image is not None:
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
-        found = EngineRole(role, Val(det.engine, engine_src), version, model)
+        found = EngineRole(role, Val(det.engine, engine_src), version, model,
+                           command=self.token_source(prog) if prog is not None else None)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
         if self.config_missing is not None and inv.config_file is not None and not config_ref:
