@@ -20,7 +20,7 @@ import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
-from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt
+from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt, role_list
 
 from .held import on_cpu, vllm_block, with_held
 from .records import field, record, replace
@@ -389,9 +389,9 @@ def _model_unknown(dep: Deployment) -> str:
 def _default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
     """A declared pool held against the engine's default context, which is the model's own limit and
     unknown while the model is: said (CTX008), or the pool is compared with nothing and a run is clean."""
-    pools = ", ".join(f"{r.label} {fmt(r.pool.tokens)}" for r in roles)
+    pools = role_list(roles, lambda r: fmt(r.pool.tokens))
     source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
-    return Diagnostic(UNRESOLVED, f"the context length of {', '.join(r.label for r in roles)} is the engine's "
+    return Diagnostic(UNRESOLVED, f"the context length of {role_list(roles)} is the engine's "
                                   f"default, the model's own limit, which is not known: {_model_unknown(dep)}; the "
                                   f"declared KV pool ({pools} tokens) is compared with nothing until the model "
                                   "resolves or the context length is stated", source, dep.display_name)
@@ -401,7 +401,7 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
     """One CTX208 for the roles, or one per distinct memory need when their devices are not stated:
     a prefill at TP 4 and a decode at TP 2 need different memory per GPU (sweep 11: the prefill's
     figure and device list were said of both)."""
-    labels = ", ".join(r.label for r in roles)
+    labels = role_list(roles)
     engine = _engine(dep)
     # no model id: at the role (its engine command or image), where the model would be named
     source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
@@ -450,7 +450,7 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
 
 def _not_known(roles: List[Role], engine: Optional[str]) -> str:
     """"KV pool of ROLES not declared and not derivable", or what caps it when a role states only a cap."""
-    labels = ", ".join(r.label for r in roles)
+    labels = role_list(roles)
     caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
     if not caps:
         return f"KV pool of {labels} not declared and not derivable"

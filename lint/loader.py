@@ -26,7 +26,8 @@ from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
 from ctxlint.nodes import Node, Position
-from ctxlint.templates import blank_go_actions, is_values_file, looks_like_go_template
+from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, is_values_file, looks_like_go_template, \
+    placeholder_near
 from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
@@ -218,8 +219,7 @@ def parse_text(text: str, display: str) -> LoadedFile:
         # `key: {{PLACEHOLDER}}` parses as a mapping whose key is a mapping: YAML allows it,
         # but Kubernetes, Go and Python readers refuse such a key.
         written = text[node.start_mark.index:node.end_mark.index]
-        hint = (" It looks like a template placeholder: render the template first (envsubst, "
-                "`helm template ... | ctxlint check -`) and check the output." if written.startswith("{") else "")
+        hint = f" It looks like a template placeholder: {PLACEHOLDER_HINT}" if written.startswith("{") else ""
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"invalid YAML for deployment tools: a {'mapping' if node.id == 'mapping' else 'list'} "
                          f"used as a mapping key ({written[:40]}); Kubernetes and most YAML readers reject "
@@ -373,6 +373,11 @@ def _hint(text: str, line: int) -> str:
     lines = split_lines(text)
     if 0 < line <= len(lines) and "\t" in lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]:
         return " (a tab in the indentation: YAML indents with spaces only)"
+    # an unquoted `{{{PREFIX}}}/key:` or `{{#if X}}` is a template's, not a YAML mistake (sweep 29: 40 such files)
+    placeholder = placeholder_near(text, line) if "{" in text else None
+    if placeholder is not None:
+        return (f". It looks like a template placeholder ({placeholder[0]} on line {placeholder[1]}): "
+                f"{PLACEHOLDER_HINT}")
     return ""
 
 

@@ -6,7 +6,7 @@ rule can point a finding at the exact scalar without knowing the input format.
 """
 from __future__ import annotations
 
-from typing import Any, Generic, Optional, Tuple, TypeVar
+from typing import Any, Callable, Generic, Iterable, Optional, Tuple, TypeVar
 
 from .records import field, record
 
@@ -248,6 +248,12 @@ class Role:
     @property
     def label(self) -> str:
         return self.name or self.role.value
+
+
+def role_list(roles: Iterable[Role], each: Optional[Callable[[Role], str]] = None) -> str:
+    """Roles as messages list them: their labels (distinct within a deployment: adapters name roles alike
+    by where they start, 'unified (line 36)'), each followed by `each(role)` when given."""
+    return ", ".join(f"{r.label} {each(r)}" if each is not None else r.label for r in roles)
 
 
 @record(frozen=True)

@@ -28,6 +28,10 @@ A values file (`values.yaml`, `values-prod.yaml`, `x.values.yaml`) is never
 rendered by Helm itself: its `{{ ... }}` strings are for charts that pass
 them through `tpl`, so it is read as plain YAML. Actions in YAML comments
 (`# num-shard: {{ .Values.gpus }}`) do not count.
+
+Any other template is YAML only once rendered too, and where a placeholder breaks the syntax
+(`{{{PREFIX}}}/instance-family: g6e`, `{{#if X}}` on a line of its own), the CTX001 names it
+(`placeholder_near`) so the reader renders the file first instead of hunting for a YAML mistake.
 """
 from __future__ import annotations
 
@@ -36,7 +40,7 @@ import re
 from typing import Iterator, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
-from ctxlint.lines import line_bounds, line_col
+from ctxlint.lines import line_bounds, line_col, split_lines
 
 # the body is stripped by the callers: a `\s*` on both sides of a lazy body retries every blank of a long
 # run once per character it extends over (quadratic on `{{ .` and 30,000 spaces)
@@ -53,6 +57,15 @@ _HELM_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
 # Go's control keywords and a field or variable reference: a text/template action, whoever renders it.
 _GO_ACTION = lazy_compile(r"^(?:(?:if|else|end|range|with|break|continue)\b|[.$(])")
 _COMMENT = lazy_compile(r"(^|\s)#")
+# A template placeholder: mustache/handlebars `{{X}}`, `{{{X}}}`, `{{#if X}}`, Jinja `{% if %}`, GitHub
+# Actions' `${{ x }}` (unclosed on its line: up to the line's end). libyaml reads `{` as a flow mapping,
+# so an unquoted one breaks the syntax where it stands or on the line after (a block tag on its own line).
+_PLACEHOLDER = lazy_compile(r"\$?\{\{\{?.*?\}\}\}?|\$?\{\{.*|\{%.*?%\}|\{%.*")
+# A quoted placeholder is a YAML string that breaks nothing: not one to blame. A quote opens a scalar only
+# where one starts (`don't` is no quote); an unclosed one runs to the line's end (a string over several
+# lines), so every match succeeds where it starts and a long line costs its length, not its square.
+_QUOTED = lazy_compile(r"(?:^|(?<=[\s\[{,]))(?:\"(?:[^\"\\]|\\.)*\"?|'(?:[^']|'')*'?)")
+PLACEHOLDER_HINT = "render the template first (envsubst, `helm template ... | ctxlint check -`) and check the output."
 
 
 def _is_helm(body: str) -> bool:
@@ -116,3 +129,19 @@ def blank_go_actions(text: str) -> Optional[Tuple[str, Tuple[int, int]]]:
         return None
     out.append(text[last:])
     return "".join(out), first
+
+
+def placeholder_near(text: str, line: int) -> Optional[Tuple[str, int]]:
+    """(the first template placeholder, its 1-based line) on `line` (a parser's error) or the line before,
+    outside quotes and comments; None when neither has one (the error is the YAML's own)."""
+    lines = split_lines(text)
+    for number in (line, line - 1):
+        if not 0 < number <= len(lines):
+            continue
+        written = lines[number - 1]
+        bare = _QUOTED.sub(lambda quoted: " " * len(quoted.group(0)), written)
+        comment = _COMMENT.search(bare)
+        found = _PLACEHOLDER.search(bare[:comment.start()] if comment else bare)
+        if found is not None:
+            return written[found.start():found.end()].rstrip()[:40], number
+    return None

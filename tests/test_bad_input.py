@@ -215,6 +215,35 @@ def test_template_placeholder_parses_as_a_mapping_key(tmp_path):
                      "ctxlint check -`) and check the output. (parse-error)"]
 
 
+HINT = ("render the template first (envsubst, `helm template ... | ctxlint check -`) and check the output. "
+        "(parse-error)")
+
+
+def test_a_template_placeholder_that_breaks_the_syntax_is_named(tmp_path):
+    # Before: a bare "did not find expected key" for 40 handlebars templates of one repository (sweep 29), while
+    # a placeholder that happened to parse as a mapping key got the hint.
+    text = "spec:\n  nodeSelector:\n    {{{KARPENTER_PREFIX}}}/instance-family: g6e\n  replicas: 1\n"
+    _, lines = check_bytes(tmp_path, text.encode())
+    assert lines == ["deploy.yaml:3:27: CTX001 [error] invalid YAML: while parsing a block mapping did not find "
+                     "expected key. It looks like a template placeholder ({{{KARPENTER_PREFIX}}} on line 3): " + HINT]
+    # a block helper on the line before the error (handlebars `{{#if}}`, Jinja `{% if %}`)
+    for tag, error in (("{{#if HAS_TOKEN}}", "4:3: CTX001 [error] invalid YAML: while scanning a simple key could "
+                                             "not find expected ':'"),
+                       ("{% if token %}", "3:2: CTX001 [error] invalid YAML: while scanning for the next token found "
+                                          "character that cannot start any token")):
+        _, lines = check_bytes(tmp_path, f"env:\n  - name: A\n{tag}\n  - name: B\n".encode())
+        assert lines == [f"deploy.yaml:{error}. It looks like a template placeholder ({tag} on line 3): " + HINT]
+
+
+def test_a_yaml_error_with_no_placeholder_near_it_gets_no_template_hint(tmp_path):
+    # quoted, in a comment, or further up than the line before: the error is the YAML's own
+    for text, at in (("a: 1\nb: [1, '{{X}}'\nc: 2\n", "3:1"), ("a: 1\nb: [1 # {{X}}\nc: 2\n", "3:1"),
+                     ("a: 1\nb: [1, \"{{X}}\"\nc: 2\n", "3:1"), ("x: {{X}}\ny: 1\na: 1\nb: [1\nc: 2\n", "5:2")):
+        _, lines = check_bytes(tmp_path, text.encode())
+        assert lines == [f"deploy.yaml:{at}: CTX001 [error] invalid YAML: while parsing a flow sequence did not "
+                         "find expected ',' or ']' (parse-error)"], text
+
+
 def test_a_tab_after_a_value_is_read_but_reported_as_nonportable(tmp_path):
     result, lines = check_bytes(tmp_path, GOOD.replace("{name: ok}", "{name: ok}\t").encode())
     assert result.code == 0  # a warning: the values were read and checked

@@ -7,7 +7,8 @@ relative path, beside the manifest. Keys read from the file point into that file
 so a finding on a config-file value names the config file's line and column.
 A file the container's own script writes from a here-document (`cat <<'EOF' > cfg.yaml`) is
 read from the script, its keys pointing inside it. A file that is not found is reported by the
-workload core as unresolved (CTX008).
+workload core as unresolved (CTX008); one the script writes from a here-document ctxlint does not
+take as written (a body the shell expands) is reported so, at the here-document's line.
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import os
 import posixpath
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
-from ctxlint.engines.heredocs import written_files
+from ctxlint.engines.heredocs import declined_files, written_files
 from ctxlint.loader import parse_text, read_path
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
@@ -77,6 +78,19 @@ def written_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Sequen
             return None
         root = inner.documents[0].root
         return root.plain(), dotted_sources(root, spans.within(node, text, body[0]))
+    return None
+
+
+def declined_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Sequence[str], path: str) -> Optional[str]:
+    """Why the file at `path`, which the container's own script writes from a here-document, is not read
+    (engines/heredocs.py declined_files), with the here-document's line in the file; None when no
+    here-document writes it."""
+    wanted = posixpath.normpath(path)
+    for node, text in zip(nodes, texts):
+        found = declined_files(text).get(wanted) if isinstance(text, str) and "<<" in text else None
+        if found is not None:
+            line = spans.source(node, found[0], found[0] + 2, text).line
+            return f"written by the here-document at line {line}{found[1]}"
     return None
 
 

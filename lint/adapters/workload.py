@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
-from ctxlint.adapters.config_files import written_by_script
+from ctxlint.adapters.config_files import declined_by_script, written_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -108,6 +108,7 @@ class EngineRole:
     version: Optional[Val[str]]
     model: Optional[Val[str]]
     unresolved: List[Tuple[str, Source]] = field(default_factory=list)
+    command: Optional[Source] = None  # its program's token: a container's roles share the container's line
 
 
 @record
@@ -258,12 +259,15 @@ class _Reader(Positions, Devices, Versions):
         version = self.version(det.engine, image)
         if version is None and image is None and docker_image is not None:
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
-        found = EngineRole(role, Val(det.engine, engine_src), version, model)
+        found = EngineRole(role, Val(det.engine, engine_src), version, model,
+                           command=self.token_source(prog) if prog is not None else None)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
         if self.config_missing is not None and inv.config_file is not None and not config_ref:
-            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} (engine settings in a "
-                                     "file this manifest does not hold)", where(inv.config_file)))
+            why = declined_by_script(self.c.spans, self.item_nodes, self.item_texts, self.config_missing) \
+                or "engine settings in a file this manifest does not hold"
+            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} ({why})",
+                                     where(inv.config_file)))
         self.config_missing = None
         for problem in inv.unresolved:
             flag = spec.by_name(problem.flag) if problem.flag else None

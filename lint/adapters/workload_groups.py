@@ -4,12 +4,13 @@ name, model, engine and roles were written, and unresolved values are reported o
 """
 from __future__ import annotations
 
+import os
 from collections import Counter
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.workload import NOT_MEASURED, UNRESOLVED, Workload
+from ctxlint.adapters.workload import NOT_MEASURED, UNRESOLVED, EngineRole, Workload
 from ctxlint.adapters.workload_inputs import ANNOTATED_FORMATS
 from ctxlint.findings import Diagnostic
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Advertised, Deployment, Engine, Gateway, ModelFacts, Role, Val
@@ -119,13 +120,8 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
     name = Val(" + ".join(str(n.value) for n in names), names[0].source) if len(names) > 1 else \
         (names[0] if names else None)  # a workload with no readable metadata.name has none
     pairs = [(w, r) for w in group for r in w.roles]
-    kinds = [r.role.kind for _, r in pairs]
-    roles: List[Role] = []
-    for w, r in pairs:
-        # Name a role only when its kind alone is ambiguous: by container, else by workload.
-        label = r.role.name if len(w.roles) > 1 and r.role.name else (str(w.name.value) if w.name else "")
-        role_name = f"{r.role.kind} ({label})" if kinds.count(r.role.kind) > 1 and label else ""
-        roles.append(replace(r.role, replicas=w.replicas, name=role_name, **_measured(r.role, w)))
+    roles: List[Role] = [replace(r.role, replicas=w.replicas, name=role_name, **_measured(r.role, w))
+                         for (w, r), role_name in zip(pairs, _role_names(file, pairs))]
     first = head.roles[0]
     model = next((r.model for w in group for r in w.roles if r.model is not None), None)
     version = next((r.version for w in group for r in w.roles if r.version is not None), None)
@@ -151,6 +147,31 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         engine=Engine(name=first.engine, version=version),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
         roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)
+
+
+def _role_names(file: str, pairs: List[Tuple[Workload, EngineRole]]) -> List[str]:
+    """How messages name each role (Role.name): by its kind alone when no other role has it ("" then); else
+    by container, else by workload; and by where its engine command starts when that still names several
+    alike (the two branches of an if/else in one script were 'unified (serve), unified (serve)': sweep 27)."""
+    kinds = Counter(r.role.kind for _, r in pairs)
+    labels = [(r.role.name if len(w.roles) > 1 and r.role.name else (str(w.name.value) if w.name else ""))
+              if kinds[r.role.kind] > 1 else "" for w, r in pairs]
+    alike = Counter((r.role.kind, label) for (_, r), label in zip(pairs, labels))
+    starts = [r.command or r.engine.source for _, r in pairs]  # its program, else the image that runs it
+    names = []
+    for (_, r), label, where in zip(pairs, labels, starts):
+        kind = r.role.kind
+        if alike[(kind, label)] < 2:
+            names.append(f"{kind} ({label})" if label else "")
+            continue
+        # the container or workload still tells this role from others of its kind when some differ in it
+        telling = label and alike[(kind, label)] < kinds[kind]
+        twins = sum(1 for (_, o), other, at in zip(pairs, labels, starts)
+                    if (o.role.kind, other, at.file, at.line) == (kind, label, where.file, where.line))
+        at = f"line {where.line}" + (f", column {where.col}" if twins > 1 else "")  # `a & b` on one line
+        at = at if where.file == file else f"{os.path.basename(where.file)}, {at}"
+        names.append(f"{kind} ({label}, {at})" if telling else f"{kind} ({at})")
+    return names
 
 
 def _kv_both(w: Workload) -> bool:

@@ -20,7 +20,7 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from typing import Dict, Iterable, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, Optional, Sequence, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
@@ -37,17 +37,48 @@ _SEGMENT = lazy_compile(r"&&|\|\||[;|]")  # the commands of one line
 _SEPARATOR = lazy_compile(r"&&|\|\||;")  # the here-document's own command is the one around `<<`
 
 
+# Why a here-document that writes a whole file is not that file as written, worded to follow "written by
+# the here-document at line N" (CTX008)
+EXPANDED = ", whose body has shell expansions (an unquoted delimiter): ctxlint does not take it as written"
+TABS_STRIPPED = " under `<<-`, which strips the tabs that indent its body: ctxlint does not take it as written"
+MAY_NOT_RUN = " inside an `if` or a loop, which may not run"
+EDITED_LATER = ", which a later command edits: the engine does not read it as written"
+
+
 def written_files(script: str) -> Dict[str, Tuple[int, int]]:
     """{path as the script writes it (normalized): (start, end) of the body in `script`} for each
     `cat`/`tee` here-document whose body ctxlint can take as written. Never raises."""
     found: Dict[str, Tuple[int, int]] = {}
+    for target, body, _, why in _writes(script):
+        if why is None:
+            found.setdefault(target, body)
+    return found
+
+
+def declined_files(script: str) -> Dict[str, Tuple[int, str]]:
+    """{path (normalized): (index of its `<<` in `script`, why)} for each file a `cat`/`tee` here-document
+    writes whole but ctxlint does not take as written (one of the reasons above), and no other one does:
+    the script holds the file, so CTX008 says why it is not read rather than that it is missing."""
+    taken: Dict[str, Tuple[int, int]] = {}
+    declined: Dict[str, Tuple[int, str]] = {}
+    for target, body, at, why in _writes(script):
+        if why is None:
+            taken.setdefault(target, body)
+        else:
+            declined.setdefault(target, (at, why))
+    return {path: found for path, found in declined.items() if path not in taken}
+
+
+def _writes(script: str) -> Iterator[Tuple[str, Tuple[int, int], int, Optional[str]]]:
+    """(normalized path, (start, end) of the body, index of the `<<`, why it is not taken as written or
+    None) for each here-document that `cat`/`tee` writes to a file whole."""
     if "<<" not in script:
-        return found
+        return
     at, flow = 0, 0
     while True:
         line_end = _LINE_END.search(script, at)
         if line_end is None:
-            return found
+            return
         line = script[at:line_end.start()]
         start = _START.search(line)
         body_start = after_break(script, line_end.start())
@@ -60,16 +91,23 @@ def written_files(script: str) -> Dict[str, Tuple[int, int]]:
         quoted = start.group(2) is not None or start.group(3) is not None or start.group(4) == "\\"
         body_end, after = find_end(script, body_start, word, strip_tabs)
         if body_end is None:
-            return found
+            return
         body = script[body_start:body_end]
         before, rest = _SEPARATOR.split(line[:start.start()]), line[start.end():]
         own = _SEPARATOR.split(rest)[0]  # the rest of the here-document's own command
         target = _target(before[-1], own)
         later = rest[len(own):] + "\n" + script[after:]  # the same line's later commands, then the script's
-        if target is not None and word and not (opened or flow) and (quoted or not any(c in body for c in "$`\\")) \
-                and not (strip_tabs and any(part.startswith("\t") for part in body.splitlines())) \
-                and not _changed_later(later, target):
-            found.setdefault(posixpath.normpath(target), (body_start, body_end))
+        if target is not None and word:
+            why = None
+            if opened or flow:
+                why = MAY_NOT_RUN
+            elif not quoted and any(c in body for c in "$`\\"):
+                why = EXPANDED
+            elif strip_tabs and any(part.startswith("\t") for part in body.splitlines()):
+                why = TABS_STRIPPED
+            elif _changed_later(later, target):
+                why = EDITED_LATER
+            yield posixpath.normpath(target), (body_start, body_end), at + start.start(), why
         at = after
 
 

@@ -162,3 +162,35 @@ def test_a_config_path_ctxlint_cannot_resolve_is_settings_not_read(tmp_path):
         "cannot name; the checks that need them are skipped (set them literally) (unresolved-value)\n" for at, what in (
             ("2:76", "--extra-engine-args ${ENGINE_ARGS} (ENGINE_ARGS is not set in the file)"),
             ("3:36", "--config ${CFG} (CFG is not set in the file)")))
+
+
+def test_a_config_the_script_writes_but_ctxlint_cannot_take_as_written_is_said_so_at_its_line(tmp_path):
+    # Before: "--config config.yaml (engine settings in a file this manifest does not hold)", though the script
+    # writes it right above the command (sweep 27, InferenceX 70b_fp8_h200_slurm.sh): the reader went looking
+    # for a file the script holds.
+    script = tmp_path / "bench.sh"
+    script.write_text("#!/bin/bash\nLEN=$((ISL + OSL))\ncat > config.yaml << EOF\nmax-model-len: $LEN\nEOF\n"
+                      "vllm serve Qwen/Qwen3-8B --config config.yaml\n")
+    assert run(["check", str(script), "--select", "CTX008"]).out == (
+        f"{script}:6:35: CTX008 [info] values ctxlint cannot resolve: --config config.yaml (written by the "
+        "here-document at line 3, whose body has shell expansions (an unquoted delimiter): ctxlint does not take "
+        "it as written); the checks that need them are skipped (set them literally) (unresolved-value)\n")
+    # in a container's script, the line is the file's (inside the block scalar); each reason in its words
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM.replace("max_num_tokens: 8192\n              EOF\n",
+                                   "max_num_tokens: 8192\n              EOF\n              "
+                                   "sed -i s/8192/$N/ /tmp/config.yaml\n"))
+    assert run(["check", str(path), "--select", "CTX008"]).out == (
+        f"{path}:18:72: CTX008 [info] values ctxlint cannot resolve: --extra_llm_api_options /tmp/config.yaml "
+        "(written by the here-document at line 13, which a later command edits: the engine does not read it as "
+        "written); the checks that need them are skipped (set them literally, or state the limits with "
+        "ctxlint.io/* annotations) (unresolved-value)\n")
+    branch = TRTLLM.replace("cat <<'EOF'", "if [ ! -f /tmp/config.yaml ]; then\n              cat <<'EOF'")
+    path.write_text(branch.replace("EOF\n              trtllm", "EOF\n              fi\n              trtllm"))
+    assert "(written by the here-document at line 14 inside an `if` or a loop, which may not run)" in \
+        run(["check", str(path), "--select", "CTX008"]).out
+    # a file no here-document writes is still one the manifest does not hold
+    script.write_text("#!/bin/bash\ncat > other.yaml << EOF\nmax-model-len: $LEN\nEOF\n"
+                      "vllm serve Qwen/Qwen3-8B --config config.yaml\n")
+    assert "--config config.yaml (engine settings in a file this manifest does not hold)" in \
+        run(["check", str(script), "--select", "CTX008"]).out

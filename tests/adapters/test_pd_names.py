@@ -1,4 +1,5 @@
-"""Prefill/decode roles named by workload names or role labels (vLLM kv_both connectors)."""
+"""Prefill/decode roles named by workload names or role labels (vLLM kv_both connectors), and how messages
+name roles of one kind (Role.name)."""
 from __future__ import annotations
 
 from ctxlint.engine import lint_paths
@@ -61,3 +62,36 @@ def test_named_halves_in_sibling_files_pair(tmp_path, monkeypatch):
     report = lint_paths(["."])
     names = sorted((d.display_name, tuple(r.kind for r in d.roles)) for d in report.deployments)
     assert names == [("llm-prefill + llm-decode", ("prefill", "decode")), ("other-decode", ("unified",))]
+
+
+def test_roles_of_one_kind_are_named_by_container_and_where_their_command_starts():
+    # Before: both engines of the `main` container's if/else were "unified (main)" (their container's line too)
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: main
+          image: vllm/vllm-openai:v0.8.5
+          command: ["sh", "-c"]
+          args:
+            - |
+              if [ -n "$FAST" ]; then
+                vllm serve Qwen/Qwen3-8B --max-model-len 4096
+              else
+                vllm serve Qwen/Qwen3-8B --max-model-len 8192
+              fi
+        - name: side
+          image: vllm/vllm-openai:v0.8.5
+          args: ["--model", "Qwen/Qwen3-8B", "--max-model-len", "2048"]
+"""
+    [dep] = adapt(text).deployments
+    assert [r.label for r in dep.roles] == ["unified (main, line 14)", "unified (main, line 16)", "unified (side)"]
+    # the engines of one container alone are told apart by line only; one engine of each kind keeps its kind
+    [dep] = adapt(text.split("        - name: side")[0]).deployments
+    assert [r.label for r in dep.roles] == ["unified (line 14)", "unified (line 16)"]
+    [dep] = adapt(_doc("qwen-prefill") + "---\n" + _doc("qwen-decode")).deployments
+    assert [r.label for r in dep.roles] == ["prefill", "decode"]

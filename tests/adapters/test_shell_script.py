@@ -209,6 +209,24 @@ def test_here_document_bodies_are_data_unless_a_shell_runs_them(tmp_path):
     assert (role.context_length.value, role.context_length.source.line) == (9000, 3)
 
 
+def test_engine_commands_alike_are_named_by_the_line_they_start_on(tmp_path):
+    # Before: "KV pool of unified (serve), unified (serve), ..." for the branches of an if/else (sweep 27:
+    # InferenceX dsr1_fp8_h200.sh, vLLM's disagg_performance_benchmark.sh): the entries could not be told apart.
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nif [ \"$FAST\" = 1 ]; then\n  vllm serve $MODEL --max-model-len 4096 &\nelse\n"
+                    "  vllm serve $MODEL --max-model-len 8192 &\nfi\n"
+                    "vllm serve $MODEL --max-model-len 1024 & vllm serve $MODEL --max-model-len 2048\n")
+    assert check("--select", "CTX208", str(path)).out == (
+        f"{path}:3:3: CTX208 [info] KV pool of unified (line 3), unified (line 5), unified (line 7, column 1), "
+        "unified (line 7, column 42) not declared and not derivable: no model id: name the model (or add it under "
+        "`models:`); capacity checks skip these roles (capacity-not-derivable)\n")
+    # a rule on one of them names it the same way
+    path.write_text(REPRO.replace("vllm serve", "if [ -n \"$LONG\" ]; then\n  vllm serve").replace(
+        "--tensor-parallel-size 1\n", "&\nelse\n  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 &\nfi\n"))
+    assert check("--select", "CTX109", str(path)).out == \
+        f"{path}:5:19: {CTX109.replace('the unified context', 'the unified (line 4) context')}\n"
+
+
 def test_flags_and_models_kept_in_bash_arrays_are_read(tmp_path):
     # Before: `"${SERVER_ARGS[@]}"` expanded to nothing: a false CTX201 "nothing sets --context-length" (L4).
     _, (role,) = roles("#!/bin/bash\nSERVER_ARGS=(\n  --context-length 8192\n  --mem-fraction-static 0.85\n)\n"

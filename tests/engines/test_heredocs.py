@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engines.heredocs import written_files
+from ctxlint.engines.heredocs import (EDITED_LATER, EXPANDED, MAY_NOT_RUN, TABS_STRIPPED, declined_files,
+                                      written_files)
 
 SCRIPT = """\
 set -e
@@ -53,6 +54,26 @@ def test_each_file_a_cat_or_tee_here_document_writes_is_its_body():
 ])
 def test_a_body_the_engine_would_not_read_as_written_is_no_file(script):
     assert written_files(script) == {}
+
+
+@pytest.mark.parametrize("script, why", [
+    ("cat <<EOF > /tmp/c.yaml\nport: $PORT\nEOF\n", EXPANDED),
+    ("set -e\ncat > /tmp/./c.yaml << EOF\nport: `cat p`\nEOF\n", EXPANDED),
+    ("cat <<-EOF > /tmp/c.yaml\n\tport: 1\n\tEOF\n", TABS_STRIPPED),
+    ("cat <<'EOF' > /tmp/c.yaml\nport: __PORT__\nEOF\nsed -i s/__PORT__/$P/ /tmp/c.yaml\n", EDITED_LATER),
+    ("if [ ! -f /tmp/c.yaml ]; then\n  cat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\nfi\n", MAY_NOT_RUN),
+])
+def test_why_a_file_a_here_document_writes_whole_is_not_taken_as_written(script, why):
+    # CTX008 says this (at the `<<`'s line) instead of "a file this manifest does not hold"
+    assert declined_files(script) == {"/tmp/c.yaml": (script.index("<<"), why)}
+
+
+def test_a_file_also_written_as_written_or_not_written_whole_is_not_declined():
+    taken = "cat <<EOF > /tmp/c.yaml\nport: $PORT\nEOF\ncat <<'EOF' > /tmp/c.yaml\nport: 1\nEOF\n"
+    assert (declined_files(taken), list(written_files(taken))) == ({}, ["/tmp/c.yaml"])
+    for script in ("cat <<EOF >> /tmp/c.yaml\nport: $P\nEOF\n", "cat <<EOF | envsubst > /tmp/c.yaml\nport: $P\nEOF\n",
+                   "python3 - <<EOF > /tmp/c.yaml\nprint($P)\nEOF\n", "vllm serve m\n"):
+        assert declined_files(script) == {}, script
 
 
 def test_a_later_line_that_only_reads_or_names_the_file_leaves_it_as_written():
