@@ -121,6 +121,25 @@ def mig_type(resources: Optional[Node], card: Optional[Val[str]], file: str) -> 
     return None
 
 
+def container_type(resources: Optional[Node], card: Optional[Val[str]], file: str) -> Optional[Val[str]]:
+    """The device one container runs on: the MIG slice its resources request (a slice of the card its pod's
+    node selector names, see mig_type), else the pod's device. Every adapter that reads a container from a
+    pod spec asks this, so a `nvidia.com/mig-<profile>` request names the device in all of them alike."""
+    return mig_type(resources, card, file) or card
+
+
+def pod_type(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The device of a pod whose containers are not read one by one (a Ray worker group): the first MIG
+    slice one of its containers requests, else the device its node selector or affinity names."""
+    card = type_from_pod_spec(pod_spec, file)
+    items = pod_spec.get("containers") if pod_spec is not None and pod_spec.kind == MAP else None
+    for c in items.value if items is not None and items.kind == SEQ else ():
+        found = mig_type(c.get("resources"), card, file) if c.kind == MAP else None
+        if found is not None:
+            return found
+    return card
+
+
 def _mig_profile(key: Any) -> str:
     return key[len(MIG_RESOURCE):].strip() if isinstance(key, str) and key.startswith(MIG_RESOURCE) else ""
 
