@@ -39,17 +39,29 @@ TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "ka
                # skypilot-org/skypilot@6daea0f7f0eceb96cf1c2a7a5db7aaba8c74581b:sky/provision/kubernetes/utils.py)
                "gpu.nvidia.com/class")
 
+# The instance family labels of Karpenter and of EKS Auto Mode (its `eks.amazonaws.com/` twin of each Karpenter
+# label: docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html). A family (`g6e`) is every size of it, so it
+# names a device only where every size carries the same GPU (AWS_FAMILIES); any other family names none.
+FAMILY_LABELS = ("karpenter.k8s.aws/instance-family", "eks.amazonaws.com/instance-family")
+
+# AWS instance families whose every size carries the same GPU (same name, same memory), as EC2's
+# DescribeInstanceTypes states them in Karpenter's generated reference, one entry per size with its
+# instance-gpu-name and instance-gpu-memory (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:
+# website/content/en/docs/reference/instance-types.md; p3, retired there, @2be95547983a8948b7172aa66bf92c905fbbf001;
+# AWS's table: docs.aws.amazon.com/ec2/latest/instancetypes/ac.html). Left out: g6f and gr6f (a fraction of an L4,
+# by size), g5g (T4G), g4ad (Radeon Pro V520) and g7 (RTX PRO 4500), which the catalog does not know, and the
+# Neuron families (inf1, inf2, trn1, trn2), whose devices are no GPU. Also the instance types' prefixes below.
+AWS_FAMILIES = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "gr6": "L4", "g6e": "L40S", "g7e": "RTX-PRO-6000-Blackwell",
+                "p3": "V100-16GB", "p3dn": "V100-32GB", "p4d": "A100-40GB", "p4de": "A100-80GB", "p5": "H100",
+                "p5e": "H200", "p5en": "H200", "p6-b200": "B200", "p6-b300": "B300"}
+
 # Well-known cloud instance types -> the device they carry (prefix match on the family).
-_INSTANCE_FAMILIES = (
-    (r"p5en?\.", "H200"), (r"p5e\.", "H200"), (r"p5\.", "H100"), (r"p4de\.", "A100-80GB"), (r"p4d\.", "A100-40GB"),
-    (r"p3dn\.", "V100-32GB"), (r"p3\.", "V100-16GB"), (r"g6e\.", "L40S"), (r"g6\.", "L4"), (r"g5\.", "A10G"),
-    (r"g4dn\.", "T4"), (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
+_INSTANCE_FAMILIES = tuple((re.escape(family) + r"\.", device) for family, device in AWS_FAMILIES.items()) + (
+    (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
     (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
     (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
     (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
     (r"standard_nc\d+ads_h100", "H100-NVL"), (r"standard_nc\d+as_t4_v3", "T4"),
-    # AWS P6-B200 (8 B200 each: aws.amazon.com/ec2/instance-types/p6)
-    (r"p6-b200\.", "B200"),
     # Oracle Cloud GPU shapes (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm "GPU shapes")
     (r"(vm|bm)\.gpu\.a10\.", "A10"), (r"bm\.gpu\.h100\.", "H100"), (r"bm\.gpu\.h200\.", "H200"),
     (r"bm\.gpu\.a100-v2\.", "A100-80GB"), (r"bm\.gpu4\.", "A100-40GB"), (r"bm\.gpu\.l40s", "L40S"),
@@ -206,9 +218,12 @@ _VENDOR_TYPE_KEY = lazy_compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|ty
 
 
 def _device_label(key: Any) -> str:
-    """"known" for the standard device labels, "vendor" for other labels named like one, else ""."""
+    """"known" for the standard device labels, "family" for AWS's instance family labels, "vendor" for other
+    labels named like a device label, else ""."""
     if key in TYPE_LABELS:
         return "known"
+    if key in FAMILY_LABELS:
+        return "family"
     return "vendor" if isinstance(key, str) and _VENDOR_TYPE_KEY.search(key.lower()) else ""
 
 
@@ -218,6 +233,9 @@ _TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
+    if kind == "family":
+        device = AWS_FAMILIES.get(value.strip().lower()) if isinstance(value, str) else None
+        return (device, value.strip()) if device is not None else None
     found = canonical_type(value)
     if found is None or (kind == "vendor" and lookup_accelerator(found[0]) is None):
         return None
@@ -236,7 +254,7 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value."""
     if labels is None or labels.kind != MAP:
         return None
-    keys = list(TYPE_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
+    keys = list(TYPE_LABELS + FAMILY_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
     for key in keys:
         node = labels.get(key)
         if node is not None and node.kind == SCALAR:
@@ -247,8 +265,7 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
 
 
 def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
-    """Device type from required node affinity `key In [value]` (one value only: several
-    values are an any-of that ctxlint cannot narrow to one device)."""
+    """Device type from required node affinity `key In [values]` (see one_device)."""
     terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
         if affinity is not None else None
     if terms is None or terms.kind != SEQ:
@@ -259,12 +276,22 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
             kind = _device_label(_scalar(expr.get("key"))) if expr.kind == MAP else ""
             if not kind or _scalar(expr.get("operator")) != "In":
                 continue
-            values = expr.get("values")
-            if values is not None and values.kind == SEQ and len(values.value) == 1:
-                found = _typed(_scalar(values.value[0]), kind)
-                if found is not None:
-                    return Val(found[0], values.value[0].source(file), raw=found[1])
+            found = one_device(_scalar(expr.get("key")), expr.get("values"), file)
+            if found is not None:
+                return found
     return None
+
+
+def one_device(key: Any, values: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The device a device label's list of values names (`key In [...]`, llm-d's `labelValues`), at the first
+    value: the node is any one of them, so several values name a device only when all name the same one
+    (`[p5e, p5en]`: H200); values of different devices are an any-of ctxlint cannot narrow (none)."""
+    kind = _device_label(key)
+    items = values.value if kind and values is not None and values.kind == SEQ else ()
+    found = [_typed(_scalar(item), kind) for item in items]
+    if not found or any(f is None for f in found) or len({f[0] for f in found}) != 1:
+        return None
+    return Val(found[0][0], items[0].source(file), raw=found[0][1])
 
 
 def type_from_pod_spec(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
