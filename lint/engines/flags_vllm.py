@@ -120,6 +120,9 @@ ENGINE_ENV = (
     # vllm-project/vllm@f6ff3f0f903ec4dc46b3fae16e830715f52b9223:vllm/platforms/cpu.py: the CPU backend's KV
     # cache is this many GiB (CpuPlatform: cache_config.cpu_kvcache_space_bytes); GPU platforms ignore it
     EngineEnv("VLLM_CPU_KVCACHE_SPACE", "str", None, "KV cache space of the CPU backend, GiB"),
+    # vllm-project/vllm-neuron@a5ef7c88c3e4e44bea9af9051d8fb113588c0a21:vllm_neuron/platform.py: 1 runs vLLM's own
+    # scheduler instead of the plugin's, which keeps --block-size (ctxlint.neuron); other platforms ignore it
+    EngineEnv("DISABLE_NEURON_CUSTOM_SCHEDULER", "str", None, "vllm-neuron: vLLM's scheduler, --block-size kept"),
 )
 
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True, allow_abbrev=True,
