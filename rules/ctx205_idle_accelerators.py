@@ -58,7 +58,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                      if isinstance(k, str) and k and " " not in k), None)
         devices = f"{count.value} {kind} accelerators" if kind else f"{count.value} accelerators"
         pool = f" and the KV pool is computed on {used}"
-        if count.source.path.endswith(NEURON_CORES):
+        if str(count.source.path or "").endswith(NEURON_CORES):
             # NeuronCores, which the engine's parallel sizes count; the device is an instance type (inf2.24xlarge),
             # and no pool is computed from them (ctxlint.neuron)
             devices, pool = f"{count.value} NeuronCores", ""

@@ -57,8 +57,9 @@ class Devices:
         """What says the engine runs on AWS Neuron (ctxlint.neuron), where: a Neuron resource request, an
         Inferentia or Trainium instance type, a Neuron image, or a variable only Neuron's stack reads."""
         count, kind, image = self.c.accelerator_count, self.c.accelerator_type, self.c.image
-        if count is not None and count.source.path.endswith(tuple(f'["{r}"]' for r in NEURON_RESOURCES)):
-            return Val("neuron", count.source, raw=count.source.path.rsplit('["', 1)[-1].rstrip('"]'))
+        path = str(count.source.path or "") if count is not None else ""
+        if path.endswith(tuple(f'["{r}"]' for r in NEURON_RESOURCES)):
+            return Val("neuron", count.source, raw=path.rsplit('["', 1)[-1].rstrip('"]'))
         if kind is not None and neuron_instance(kind.raw or kind.value):
             return Val("neuron", kind.source, raw=str(kind.raw or kind.value))
         if image is not None and neuron_image(image.value):
