@@ -23,6 +23,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt, role_list
 
 from .held import on_cpu, vllm_block, with_held
+from .neuron import why_not as neuron_why_not
 from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
@@ -166,7 +167,8 @@ def _engine(dep: Deployment) -> Optional[str]:
 
 
 def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, assumed, env) -> Role:
-    if role.accelerators.type is None and role.available_kv_gib is None and assumed is not None:
+    if role.accelerators.type is None and role.available_kv_gib is None and assumed is not None \
+            and role.neuron is None:  # a GPU default is no NeuronCore
         device = Val(assumed[0], role.source or dep.source, raw=f"{assumed[0]} ({assumed[1]})")
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
@@ -280,11 +282,13 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         return None
     if role.accelerators.type is None and role.available_kv_gib is None:
         return None
+    if role.neuron is not None and role.available_kv_gib is None:
+        return None  # the physics is of GPU memory: a NeuronCore's is not in the catalog (ctxlint.neuron)
     par = role.parallelism
     context = role.context_length or dep.advertised.context_window
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
-    if engine == "vllm" and on_cpu(role):
-        settings["block_size"] = vllm_block(role)  # the CPU backend's default differs from CUDA's (held.py)
+    if engine == "vllm" and (on_cpu(role) or role.neuron is not None):
+        settings["block_size"] = vllm_block(role)  # the CPU backend's default and Neuron's differ from CUDA's
     return estimate(CapacityInput(
         arch=arch, engine=engine,
         accelerator=role.accelerators.type.value if role.accelerators.type else None,
@@ -432,6 +436,11 @@ def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Rol
                    f"cache is host memory, which ctxlint does not derive; state it ({space}"
                    f"{how_to_state_pool(dep.input_format)})")
             source = image.source
+        elif all(r.neuron is not None for r in roles):
+            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a Neuron engine pays for it
+
+            why = neuron_why_not(engine, roles[0], how_to_state_pool(dep.input_format, tokens_only=True))
+            source = roles[0].neuron.source
         elif unknown:
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source

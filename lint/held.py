@@ -23,6 +23,7 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ctxlint.model import Pool, Role, fmt
+from ctxlint.neuron import engine_block, with_held as neuron_held
 
 from .records import replace
 
@@ -37,7 +38,12 @@ _KEEPER = {"vllm": "vLLM's null block", "lmdeploy": "LMDeploy's last block"}
 
 
 def vllm_block(role: Role) -> int:
-    """The block size of a vLLM role: its --block-size, else the default of its platform."""
+    """The block size of a vLLM role: its --block-size, else the default of its platform (on Neuron the
+    platform's own, when known: ctxlint.neuron)."""
+    if role.neuron is not None:
+        block = engine_block(role)[0]
+        if block is not None:
+            return block
     size = role.arg("block_size")
     value = size.value if size is not None else None
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
@@ -58,6 +64,10 @@ def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any) -> Poo
         return _derived(engine, pool, result)
     if engine != "vllm":
         return pool
+    if role.neuron is not None:
+        found = neuron_held(role, pool)
+        if found is not None:
+            return found
     block = vllm_block(role)
     held = max(0, (pool.tokens // block - 1) * block)
     whole = "" if pool.tokens % block == 0 else f"; vLLM counts whole {block}-token blocks"

@@ -237,6 +237,9 @@ class Role:
     unresolved_settings: Tuple[str, ...] = ()
     # The container's image is a CPU build and it asks for no accelerator (the image, where it is written).
     cpu_build: Optional[Val[str]] = None
+    # The engine runs on AWS Neuron: what says so (a Neuron resource, instance type, image or variable), where.
+    # Its KV pool follows the Neuron platform's rules (ctxlint.neuron), not the GPU physics.
+    neuron: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

@@ -58,7 +58,8 @@ NAME = "context-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args")
+INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool", "roles[].accelerators",
+          "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
@@ -87,6 +88,14 @@ VLLM_OVERRIDE = ("vLLM starts (its startup check counts the memory it profiled, 
                  "waits at the head of the queue while health checks pass (CTXA-2026-002)")
 
 
+# vLLM on Neuron with its blocks of --block-size (DISABLE_NEURON_CUSTOM_SCHEDULER: vLLM's scheduler, chunked prefill,
+# a block KV layout): the plugin checks the override against max-num-seqs requests of max-model-len at startup
+# (vllm-project/vllm-neuron@a5ef7c88c3e4e44bea9af9051d8fb113588c0a21:vllm_neuron/worker/
+# neuronx_distributed_model_loader.py, _validate_neuron_config)
+NEURON_OVERRIDE = ("the vllm-neuron plugin refuses to start (\"At least N blocks are required for max_model_len ...\": "
+                   "--num-gpu-blocks-override must hold --max-num-seqs requests of the context length)")
+
+
 def check(dep: Deployment, options) -> Iterator[Problem]:
     window = dep.advertised.context_window
     engine = engine_id(dep)
@@ -101,10 +110,12 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if starts_and_hangs(engine, role, ctx.value):
             what = VLLM_NULL_BLOCK.format(held=fmt(limit))
         elif engine == "vllm" and role.arg("num_gpu_blocks_override") is not None:
-            what = VLLM_OVERRIDE.format(held=fmt(limit))
+            what = NEURON_OVERRIDE if role.neuron is not None else VLLM_OVERRIDE.format(held=fmt(limit))
         top = " even at the top of its band" if pool.banded else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
-        if pool.request > 0:
+        if pool.request > 0 and what is NEURON_OVERRIDE:  # the blocks are the pool: no memory figure changes it
+            fix = f"{context_fix(role, pool.request).capitalize()}, or raise --num-gpu-blocks-override"
+        elif pool.request > 0:
             fix = f"{context_fix(role, pool.request).capitalize()}, or add memory ({memory})"
         elif limit > 0:  # the point holds no KV block ("lower it to 0" is no advice); the band's top does
             fix = (f"The estimate itself holds no KV block, only its band's top does: {context_fix(role, limit)} "

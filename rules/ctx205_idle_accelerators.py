@@ -33,6 +33,8 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment
 
+NEURON_CORES = '["aws.amazon.com/neuroncore"]'  # the count's resource: cores, the unit of the parallel sizes
+
 ID = "CTX205"
 NAME = "idle-accelerators"
 SEVERITY = "warning"
@@ -55,8 +57,13 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         kind = next((k for k in ((typ.raw, typ.value) if typ is not None else ())
                      if isinstance(k, str) and k and " " not in k), None)
         devices = f"{count.value} {kind} accelerators" if kind else f"{count.value} accelerators"
+        pool = f" and the KV pool is computed on {used}"
+        if str(count.source.path or "").endswith(NEURON_CORES):
+            # NeuronCores, which the engine's parallel sizes count; the device is an instance type (inf2.24xlarge),
+            # and no pool is computed from them (ctxlint.neuron)
+            devices, pool = f"{count.value} NeuronCores", ""
         yield Problem(
             f"{count.value} > {used}: the {role.label} replica has {devices} but its engine "
-            f"uses tensor x pipeline x data = {used}; {count.value - used} sit idle and the KV pool is "
-            f"computed on {used}. Set the tensor parallel size (or pipeline/data) to use all {count.value}",
+            f"uses tensor x pipeline x data = {used}; {count.value - used} sit idle{pool}. "
+            f"Set the tensor parallel size (or pipeline/data) to use all {count.value}",
             count.source, dep.display_name)

@@ -122,7 +122,7 @@ FIELD_INPUT = {
     "max_prompt_tokens": "gateway.max_prompt_tokens", "context_length": "roles[].context_length",
     "context_default": "roles[].context_length", "kv_pool_tokens": "roles[].kv_pool_tokens",
     "pool": "roles[].pool", "available_kv_gib": "roles[].pool", "capacity": "roles[].capacity",
-    "accelerators": "roles[].accelerators", "gpus": "roles[].accelerators",
+    "accelerators": "roles[].accelerators", "gpus": "roles[].accelerators", "neuron": "roles[].accelerators",
     "parallelism": "roles[].parallelism", "tp": "roles[].parallelism", "pp": "roles[].parallelism",
     "dp": "roles[].parallelism", "engine_args": "roles[].engine_args", "arg": "roles[].engine_args",
     "kv_cache_dtype": "roles[].kv_cache_dtype", "max_position_embeddings": "model",

@@ -25,7 +25,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, int_val, is_kind, labels_of, name_of, objects, \
     scalar, seq
-from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
@@ -115,7 +115,7 @@ def _worker(obj: Node, key: str, key_node: Node, unit: Node, pod: Optional[Node]
         env=env_from + env + env_from_k8s(main.get("env"), maps, before=env_from + visible),
         image=main.get("image"),
         args_only=command is None, accelerator_count=_gpus(unit, main, file),
-        accelerator_type=type_from_pod_spec(pod, file),
+        accelerator_type=container_type(main.get("resources"), type_from_pod_spec(pod, file), file),
         group_pods=nodes.value if nodes is not None and nodes.value > 0 else 1,
         config_reader=ConfigFiles(spans, maps, pod, main).read))
     result.diagnostics.extend(reading.diagnostics)

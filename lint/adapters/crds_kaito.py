@@ -1,7 +1,7 @@
 """KAITO (kaito.sh): `Workspace`, `InferenceSet` and `MultiRoleInference`.
 
 - Workspace (fields at the top level, not under `spec`): `resource.instanceType`
-  (Azure GPU VM size -> devices per node and device, hardware.INSTANCE_GPUS)
+  (Azure GPU VM size -> devices per node and device, instance_types.INSTANCE_GPUS)
   or `resource.partition` (kaito_plan.py); `inference.preset.name`,
   `inference.config` (a ConfigMap of the same file) or `inference.template`
   (a pod spec, read like a Deployment's, on `resource.count` nodes; the

@@ -42,7 +42,7 @@ from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, merg
 from ctxlint.adapters.crd_refs import (KSERVE_RUNTIME, NO_LOOKUP, RUNTIME_CONTAINER, Lookup, Refs, refs_for,
                                       runtime_container, unfound)
 from ctxlint.adapters.crds_kubeai import model_id
-from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.kserve_multinode import MultiNode, multi_node
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
@@ -118,7 +118,7 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
         script=script, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
         args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
         accelerator_count=multi.gpus if multi is not None else count_from_resources(c.get("resources"), spans.file),
-        accelerator_type=type_from_pod_spec(pod, spans.file),
+        accelerator_type=container_type(c.get("resources"), type_from_pod_spec(pod, spans.file), spans.file),
         **({"group_pods": multi.pods, "group_label": multi.label, "ray_counted": True} if multi is not None else {})))
     result.diagnostics.extend(reading.diagnostics)
     return reading.roles

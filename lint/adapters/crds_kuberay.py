@@ -27,7 +27,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.crds_aibrix import _cluster_gpus
-from ctxlint.adapters.hardware import canonical_type, engine_devices, type_from_pod_spec
+from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, limits_from_annotations, read_container)
@@ -75,9 +75,9 @@ class _Reader:
         self.total = _cluster_gpus(self.head, self.head_pod, cluster, self.file, result, self.display) \
             if self.head is not None and self.head.kind == MAP else None
         workers = [g for g in seq(cluster.get("workerGroupSpecs") if cluster is not None else None) if g.kind == MAP]
-        self.worker_type = next((t for t in (type_from_pod_spec(_pod(g), self.file) for g in workers) if t), None)
+        self.worker_type = next((t for t in (pod_type(_pod(g), self.file) for g in workers) if t), None)
         # TPU7x: the cluster's chips are two engine devices each (hardware.engine_devices)
-        self.total = engine_devices(self.total, type_from_pod_spec(self.head_pod, self.file) or self.worker_type)
+        self.total = engine_devices(self.total, pod_type(self.head_pod, self.file) or self.worker_type)
         # settings-like variables the app may read from its containers' env (vLLM reads none of them)
         self.container_env = [str(scalar(e.get("name"))) for p in [self.head_pod] + [_pod(g) for g in workers]
                               for c in seq(p.get("containers") if p is not None else None) if c.kind == MAP

@@ -14,8 +14,8 @@ flags live in a ConfigMap ctxlint does not see). A container with a
 controller's HFModelName, the preset's `vllm serve` positional); `pvc://claim/
 path/org/name` the last two path segments; others as written. Each section's
 `replicas` (CRD default 1) is the workload's; `acceleratorTypes` with a
-device label (`nvidia.com/gpu.product`, ...) and ONE value names the device
-(several values are an any-of). `parallelism.tensor` is not read: the
+device label (`nvidia.com/gpu.product`, ...) names the device (several values
+are an any-of: a device only when all name the same one). `parallelism.tensor` is not read: the
 controller never renders it (llm-d-model-service 403e983), vLLM gets its
 tensor-parallel size from the args. Prefill and decode become one
 disaggregated deployment (workload.deployments_from), named as the
@@ -27,8 +27,8 @@ from typing import Dict, List, Optional
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.hardware import TYPE_LABELS, canonical_type
+from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar
+from ctxlint.adapters.hardware import one_device
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import EngineRole, Workload, limits_from_annotations
@@ -96,14 +96,11 @@ def _as_section(r: EngineRole, section: str, where, model: Optional[Val[str]]) -
 
 
 def _accelerator(types: Optional[Node], file: str) -> Optional[Val[str]]:
-    """`labelKey: nvidia.com/gpu.product, labelValues: [H100]` -> H100 (one value only)."""
-    if types is None or types.kind != MAP or scalar(types.get("labelKey")) not in TYPE_LABELS:
+    """`labelKey: nvidia.com/gpu.product, labelValues: [H100]` -> H100 (several values: one device only if all
+    name it, as in a node affinity: hardware.one_device)."""
+    if types is None or types.kind != MAP:
         return None
-    values = seq(types.get("labelValues"))
-    if len(values) != 1:
-        return None
-    found = canonical_type(scalar(values[0]))
-    return Val(found[0], values[0].source(file), raw=found[1]) if found is not None else None
+    return one_device(scalar(types.get("labelKey")), types.get("labelValues"), file)
 
 
 def _artifact(uri: Optional[Node], file: str) -> Optional[Val[str]]:

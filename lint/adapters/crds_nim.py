@@ -27,7 +27,7 @@ from typing import List, Optional
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.hardware import count_from_resources, type_from_labels, type_from_pod_spec
+from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_labels, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s,
                                        limits_from_annotations, read_container)
@@ -76,7 +76,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
                 if c.kind == MAP and is_nim_image(c.get("image")):
                     role = nim_role(c.get("image"), env_from_k8s(c.get("env")), spans, result,
                                     count_from_resources(c.get("resources"), spans.file),
-                                    type_from_pod_spec(pod, spans.file))
+                                    container_type(c.get("resources"), type_from_pod_spec(pod, spans.file), spans.file))
                     workloads += _workload(obj, [role] if role else [], None, spans, result)
     if len(loaded.documents) == 1 and loaded.documents[0].root.kind == MAP:
         workloads += _helm_values(loaded.documents[0].root, spans, result)
@@ -238,7 +238,8 @@ def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult)
     # A NIMService runs a NIM whatever registry its image comes from (a private mirror, NGC's staging
     # and internal registries): sweep 11 found k8s-nim-operator's own samples dropped as no deployment.
     role = nim_role(image, env_from_k8s(spec.get("env")), spans, result,
-                    count_from_resources(spec.get("resources"), file), type_from_pod_spec(spec, file),
+                    count_from_resources(spec.get("resources"), file),
+                    container_type(spec.get("resources"), type_from_pod_spec(spec, file), file),
                     nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, any_image=True)
     return _workload(obj, [role] if role else [], int_val(spec.get("replicas"), file), spans, result)
 
@@ -262,7 +263,10 @@ def _isvc(obj: Node, spec: Node, runtimes, used: set, spans: ScalarSpans, result
     count = count_from_resources(model.get("resources"), file) or (
         count_from_resources(container.get("resources"), file) if container is not None else None)
     predictor = spec.get("predictor")
-    role = nim_role(image, env, spans, result, count, type_from_pod_spec(predictor, file),
+    resources = model.get("resources") if count_from_resources(model.get("resources"), file) is not None or \
+        container is None else container.get("resources")
+    role = nim_role(image, env, spans, result, count,
+                    container_type(resources, type_from_pod_spec(predictor, file), file),
                     model=None if container is not None else name_model)
     replicas = int_val(predictor.get("minReplicas"), file)
     return _workload(obj, [role] if role else [], replicas if replicas and replicas.value > 0 else None, spans,
@@ -279,7 +283,8 @@ def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
         return [w for key, sub in _subchart_values(root) for w in _helm_values(sub, spans, result)]
     file = spans.file
     role = nim_role(image, env_from_k8s(root.get("env")), spans, result,
-                    count_from_resources(root.get("resources"), file), type_from_labels(root.get("nodeSelector"), file))
+                    count_from_resources(root.get("resources"), file),
+                    container_type(root.get("resources"), type_from_labels(root.get("nodeSelector"), file), file))
     if role is None:
         return []
     label = scalar(root.dig("model", "name"))

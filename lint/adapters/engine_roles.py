@@ -183,16 +183,27 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
 
 def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
     """An engine process that holds no serving role of its own: Dynamo's multimodal encode worker (no LLM KV
-    cache, dynamo/vllm/encode_engine.py), TensorRT-LLM's disaggregated router, an SGLang follower node (`--node-rank` >= 1 runs its schedulers and a
-    dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment)
-    unless `grouped`: a group's worker template read as the engine of the whole group (a LeaderWorkerSet whose
-    leader runs no engine ctxlint reads)."""
+    cache, dynamo/vllm/encode_engine.py), TensorRT-LLM's disaggregated router, an SGLang follower node (`--node-rank`
+    >= 1 runs its schedulers and a dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's
+    pod is the deployment), a vLLM `--headless` node (below), unless `grouped`: a group's worker template read as
+    the engine of the whole group (a LeaderWorkerSet whose leader runs no engine ctxlint reads)."""
     if str(inv.value("disaggregation_mode", "")).lower() == "encode" and _takes_encode(inv):
         return True
     if inv.engine == "trtllm" and inv.subcommand == "disaggregated":
         return True  # `trtllm-serve disaggregated` runs only the router (commands/serve.py: OpenAIDisaggServer)
-    rank = inv.value("node_rank") if inv.engine == "sglang" and not grouped else None
-    return isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1
+    if grouped or inv.engine not in ("sglang", "vllm"):
+        return False
+    rank = inv.value("node_rank")
+    follower = isinstance(rank, int) and not isinstance(rank, bool) and rank >= 1
+    if inv.engine == "sglang":
+        return follower
+    return inv.value("headless") is True and (inv.subcommand == "serve" or follower)
+
+
+# vLLM `--headless`: `vllm serve` runs no API server (run_headless: data-parallel engines whose API server is the
+# head's, or at --node-rank >= 1 the workers of node 0's engine: flags_vllm); the head is the deployment. The
+# `vllm.entrypoints.openai.api_server` module read --headless only from vllm#36875 on (before, a data-parallel node
+# served an API of its own), but a --node-rank >= 1 worker serves none there either (it failed at startup before).
 
 
 def _takes_encode(inv: Invocation) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Tuple
 
+from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INSTANCE_GPUS
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -39,38 +40,10 @@ TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "ka
                # skypilot-org/skypilot@6daea0f7f0eceb96cf1c2a7a5db7aaba8c74581b:sky/provision/kubernetes/utils.py)
                "gpu.nvidia.com/class")
 
-# Well-known cloud instance types -> the device they carry (prefix match on the family).
-_INSTANCE_FAMILIES = (
-    (r"p5en?\.", "H200"), (r"p5e\.", "H200"), (r"p5\.", "H100"), (r"p4de\.", "A100-80GB"), (r"p4d\.", "A100-40GB"),
-    (r"p3dn\.", "V100-32GB"), (r"p3\.", "V100-16GB"), (r"g6e\.", "L40S"), (r"g6\.", "L4"), (r"g5\.", "A10G"),
-    (r"g4dn\.", "T4"), (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
-    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
-    (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
-    (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
-    (r"standard_nc\d+ads_h100", "H100-NVL"), (r"standard_nc\d+as_t4_v3", "T4"),
-    # AWS P6-B200 (8 B200 each: aws.amazon.com/ec2/instance-types/p6)
-    (r"p6-b200\.", "B200"),
-    # Oracle Cloud GPU shapes (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm "GPU shapes")
-    (r"(vm|bm)\.gpu\.a10\.", "A10"), (r"bm\.gpu\.h100\.", "H100"), (r"bm\.gpu\.h200\.", "H200"),
-    (r"bm\.gpu\.a100-v2\.", "A100-80GB"), (r"bm\.gpu4\.", "A100-40GB"), (r"bm\.gpu\.l40s", "L40S"),
-    (r"bm\.gpu\.mi300x\.", "MI300X"), (r"(vm|bm)\.gpu3\.", "V100-16GB"),
-)
-
-# Azure GPU VM sizes -> (devices per VM, device), as Azure's VM size pages and KAITO's own SKU
-# table (pkg/sku/azure_sku_handler.go) state them. Keys are lower case; sizes with a fraction of
-# a GPU (NV6ads_A10_v5, ...) are left out: they are not whole devices.
-INSTANCE_GPUS = {
-    "standard_nv36ads_a10_v5": (1, "A10"), "standard_nv72ads_a10_v5": (2, "A10"),
-    "standard_nc24ads_a100_v4": (1, "A100-80GB"), "standard_nc48ads_a100_v4": (2, "A100-80GB"),
-    "standard_nc96ads_a100_v4": (4, "A100-80GB"),
-    "standard_nd96asr_v4": (8, "A100-40GB"), "standard_nd96asr_a100_v4": (8, "A100-40GB"),  # KAITO's spelling
-    "standard_nd96amsr_a100_v4": (8, "A100-80GB"),
-    "standard_nc40ads_h100_v5": (1, "H100-NVL"), "standard_nc80adis_h100_v5": (2, "H100-NVL"),
-    "standard_ncc40ads_h100_v5": (1, "H100-NVL"),
-    "standard_nd96isr_h100_v5": (8, "H100"), "standard_nd96isr_h200_v5": (8, "H200"),
-    "standard_nd96isr_mi300x_v5": (8, "MI300X"),
-}
-
+# The instance family labels of Karpenter and of EKS Auto Mode (its `eks.amazonaws.com/` twin of each Karpenter
+# label: docs.aws.amazon.com/eks/latest/userguide/create-node-pool.html). A family (`g6e`) is every size of it, so
+# it names a device only where every size carries the same GPU (instance_types.AWS_FAMILIES); others name none.
+FAMILY_LABELS = ("karpenter.k8s.aws/instance-family", "eks.amazonaws.com/instance-family")
 
 def instance_gpus(node: Optional[Node], file: str) -> Tuple[Optional[Val[str]], Optional[Val[int]]]:
     """(device type, devices per VM) of a known instance type, both at the instance type scalar."""
@@ -119,6 +92,25 @@ def mig_type(resources: Optional[Node], card: Optional[Val[str]], file: str) -> 
             if _mig_profile(key) and _int(block.get(key)) is not None:
                 return mig_device(_mig_profile(key), card, node.source(file), key)
     return None
+
+
+def container_type(resources: Optional[Node], card: Optional[Val[str]], file: str) -> Optional[Val[str]]:
+    """The device one container runs on: the MIG slice its resources request (a slice of the card its pod's
+    node selector names, see mig_type), else the pod's device. Every adapter that reads a container from a
+    pod spec asks this, so a `nvidia.com/mig-<profile>` request names the device in all of them alike."""
+    return mig_type(resources, card, file) or card
+
+
+def pod_type(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The device of a pod whose containers are not read one by one (a Ray worker group): the first MIG
+    slice one of its containers requests, else the device its node selector or affinity names."""
+    card = type_from_pod_spec(pod_spec, file)
+    items = pod_spec.get("containers") if pod_spec is not None and pod_spec.kind == MAP else None
+    for c in items.value if items is not None and items.kind == SEQ else ():
+        found = mig_type(c.get("resources"), card, file) if c.kind == MAP else None
+        if found is not None:
+            return found
+    return card
 
 
 def _mig_profile(key: Any) -> str:
@@ -171,7 +163,7 @@ def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
         name = INSTANCE_GPUS[low][1]
         acc = lookup_accelerator(name)
         return (acc.name if acc is not None else name), text
-    for pattern, device in _INSTANCE_FAMILIES:
+    for pattern, device in INSTANCE_FAMILIES:
         if re.match(pattern, low):
             return device, text
     acc = lookup_accelerator(text)
@@ -187,9 +179,12 @@ _VENDOR_TYPE_KEY = lazy_compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|ty
 
 
 def _device_label(key: Any) -> str:
-    """"known" for the standard device labels, "vendor" for other labels named like one, else ""."""
+    """"known" for the standard device labels, "family" for AWS's instance family labels, "vendor" for other
+    labels named like a device label, else ""."""
     if key in TYPE_LABELS:
         return "known"
+    if key in FAMILY_LABELS:
+        return "family"
     return "vendor" if isinstance(key, str) and _VENDOR_TYPE_KEY.search(key.lower()) else ""
 
 
@@ -199,6 +194,9 @@ _TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
+    if kind == "family":
+        device = AWS_FAMILIES.get(value.strip().lower()) if isinstance(value, str) else None
+        return (device, value.strip()) if device is not None else None
     found = canonical_type(value)
     if found is None or (kind == "vendor" and lookup_accelerator(found[0]) is None):
         return None
@@ -217,7 +215,7 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value."""
     if labels is None or labels.kind != MAP:
         return None
-    keys = list(TYPE_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
+    keys = list(TYPE_LABELS + FAMILY_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
     for key in keys:
         node = labels.get(key)
         if node is not None and node.kind == SCALAR:
@@ -228,8 +226,7 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
 
 
 def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
-    """Device type from required node affinity `key In [value]` (one value only: several
-    values are an any-of that ctxlint cannot narrow to one device)."""
+    """Device type from required node affinity `key In [values]` (see one_device)."""
     terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
         if affinity is not None else None
     if terms is None or terms.kind != SEQ:
@@ -240,12 +237,22 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
             kind = _device_label(_scalar(expr.get("key"))) if expr.kind == MAP else ""
             if not kind or _scalar(expr.get("operator")) != "In":
                 continue
-            values = expr.get("values")
-            if values is not None and values.kind == SEQ and len(values.value) == 1:
-                found = _typed(_scalar(values.value[0]), kind)
-                if found is not None:
-                    return Val(found[0], values.value[0].source(file), raw=found[1])
+            found = one_device(_scalar(expr.get("key")), expr.get("values"), file)
+            if found is not None:
+                return found
     return None
+
+
+def one_device(key: Any, values: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The device a device label's list of values names (`key In [...]`, llm-d's `labelValues`), at the first
+    value: the node is any one of them, so several values name a device only when all name the same one
+    (`[p5e, p5en]`: H200); values of different devices are an any-of ctxlint cannot narrow (none)."""
+    kind = _device_label(key)
+    items = values.value if kind and values is not None and values.kind == SEQ else ()
+    found = [_typed(_scalar(item), kind) for item in items]
+    if not found or any(f is None for f in found) or len({f[0] for f in found}) != 1:
+        return None
+    return Val(found[0][0], items[0].source(file), raw=found[0][1])
 
 
 def type_from_pod_spec(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:

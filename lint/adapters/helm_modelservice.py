@@ -31,7 +31,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.crds_llmd import _accelerator
-from ctxlint.adapters.hardware import GPU_RESOURCES, count_from_resources, type_from_labels
+from ctxlint.adapters.hardware import GPU_RESOURCES, container_type, count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EngineRole, Workload, env_from_k8s, read_container
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
@@ -135,7 +135,8 @@ def _container(c: Node, root: Node, section: str, model: Optional[Tuple[str, Nod
     if count is None and resource is not None:
         count = par.accelerators(c)
     kwargs: Dict[str, Any] = dict(spans=spans, node=c, name=str(scalar(c.get("name")) or ""), image=image,
-                                  env=env_from_k8s(c.get("env")), accelerator_count=count, accelerator_type=device,
+                                  env=env_from_k8s(c.get("env")), accelerator_count=count,
+                                  accelerator_type=container_type(c.get("resources"), device, file),
                                   group_pods=par.workers, group_label="pods (llm-d-modelservice parallelism.workers)")
     args = seq(c.get("args"))
     if mode in ("vllmServe", "imageDefault"):

@@ -2,7 +2,7 @@
 gives vLLM (its tensor parallel size), and the nodes KAITO runs it on (its pipeline parallel size,
 kaito_nodes.py), each at the value it rests on.
 
-- `resource.instanceType` (node auto-provisioning): the VM's GPUs and device (hardware.INSTANCE_GPUS).
+- `resource.instanceType` (node auto-provisioning): the VM's GPUs and device (instance_types.INSTANCE_GPUS).
 - `resource.partition` (v0.12.0, BYO nodes, api/v1beta1/workspace_types.go PartitionSpec):
   `{mode: mig, profile: 3g.40gb}` is one MIG slice (getGPUConfig -> utils.GetMIGGPUConfig: GPUCount 1),
   the card it is cut from named by the labelSelector's device label if any (hardware.mig_device);

@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
-from ctxlint.adapters.hardware import count_from_resources, mig_type, type_from_pod_spec
+from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
@@ -163,7 +163,7 @@ class _PodContext:
         count = count_from_resources(c.get("resources"), spans.file) or self.fallback_count
         run = command_fields(c.get("command"), c.get("args"), ray_main)
         # a MIG slice request names the device: a slice of the card the node selector names
-        device = mig_type(c.get("resources"), self.accel_type, spans.file) or self.accel_type
+        device = container_type(c.get("resources"), self.accel_type, spans.file)
         return read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""), **run,
             env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
@@ -181,7 +181,7 @@ class _PodContext:
             return []
         role = nim_role(c.get("image"), env, self.spans, result,
                         count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,
-                        self.accel_type, self.group_pods)
+                        container_type(c.get("resources"), self.accel_type, self.spans.file), self.group_pods)
         return [role] if role is not None else []
 
 

@@ -28,7 +28,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.hardware import count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_groups import deployments_from
@@ -154,7 +154,7 @@ def _container(obj: Node, pod: Node, holder: Node, c: Node, spans: ScalarSpans,
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""), args_only=True, engine=engine,
         accelerator_count=count_from_resources(c.get("resources"), file),
-        accelerator_type=type_from_pod_spec(pod, file),
+        accelerator_type=container_type(c.get("resources"), type_from_pod_spec(pod, file), file),
         settings=(settings.data, settings.sources, "fill_template.py tensorrt_llm/config.pbtxt")))
     result.diagnostics.extend(reading.diagnostics)
     if not reading.roles:

@@ -49,6 +49,7 @@ from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
 from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
+from ctxlint.neuron import with_declared_pool
 from ctxlint.nodes import SCALAR, SEQ, Node
 
 from ..records import field, record
@@ -243,7 +244,9 @@ class _Reader(Positions, Devices, Versions):
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
-                    cpu_build=self.cpu_build())
+                    cpu_build=self.cpu_build(), neuron=self.neuron())
+        if role.neuron is not None and inv.engine == "vllm":
+            role = with_declared_pool(role)  # blocks of the Neuron platform's block size
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
         prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \
             else None

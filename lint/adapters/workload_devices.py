@@ -7,6 +7,7 @@ from typing import Any, Dict, Optional
 
 from ctxlint.adapters.hardware import engine_devices
 from ctxlint.model import Val
+from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_instance
 
 from ..records import replace
 
@@ -51,6 +52,20 @@ class Devices:
         if is_cpu_build is None:
             from ctxlint.engines.detect import is_cpu_build
         return Val(str(image.value), image.source(self.file)) if is_cpu_build(image.value) else None
+
+    def neuron(self) -> Optional[Val[str]]:
+        """What says the engine runs on AWS Neuron (ctxlint.neuron), where: a Neuron resource request, an
+        Inferentia or Trainium instance type, a Neuron image, or a variable only Neuron's stack reads."""
+        count, kind, image = self.c.accelerator_count, self.c.accelerator_type, self.c.image
+        path = str(count.source.path or "") if count is not None else ""
+        if path.endswith(tuple(f'["{r}"]' for r in NEURON_RESOURCES)):
+            return Val("neuron", count.source, raw=path.rsplit('["', 1)[-1].rstrip('"]'))
+        if kind is not None and neuron_instance(kind.raw or kind.value):
+            return Val("neuron", kind.source, raw=str(kind.raw or kind.value))
+        if image is not None and neuron_image(image.value):
+            return Val("neuron", image.source(self.file), raw=str(image.value))
+        var = next((v for v in self.c.env if v.name in NEURON_ENV and v.node is not None), None)
+        return Val("neuron", var.node.source(self.file), raw=var.name) if var is not None else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""

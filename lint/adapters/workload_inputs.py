@@ -27,12 +27,16 @@ ANNOTATED_FORMATS = frozenset({"kubernetes", "pod-template", "compose", "aibrix"
                                "kubeai", "kuberay", "llm-d", "nim", "ome", "rbg", "vllm-runtime", "triton-trtllm"})
 
 
-def how_to_state_pool(input_format: str) -> str:
-    """Where a deployment of this input format states the pool its engine logged."""
+def how_to_state_pool(input_format: str, tokens_only: bool = False) -> str:
+    """Where a deployment of this input format states the pool its engine logged (`tokens_only`: the pool in
+    tokens, for an engine whose KV memory no figure of ctxlint's turns into tokens)."""
     if input_format in ANNOTATED_FORMATS:
         where = "labels" if input_format == "compose" else "annotations"
+        if tokens_only:
+            return f"the {KV_POOL_TOKENS} {where[:-1]}"
         return f"the {AVAILABLE_KV_GIB} or {KV_POOL_TOKENS} {where}"
-    return "available_kv_gib or kv_pool_tokens" + ("" if input_format == "native" else " in a native manifest")
+    native = "" if input_format == "native" else " in a native manifest"
+    return f"kv_pool_tokens{native}" if tokens_only else f"available_kv_gib or kv_pool_tokens{native}"
 
 
 @record(frozen=True)

@@ -73,6 +73,14 @@ FLAGS = (
     F("prefill_context_parallel_size", "--prefill-context-parallel-size", "-pcp", kind="int", default=1,
       tags=PAR, doc="[U] spelling"),
     F("distributed_executor_backend", "--distributed-executor-backend", tags=PAR),
+    # Multi-node without Ray: one engine's ranks over `--nnodes` nodes (the mp executor; vLLM 0.11.1 on, vllm#23691).
+    F("nnodes", "--nnodes", "-n", kind="int", default=1, tags=PAR),
+    F("node_rank", "--node-rank", "-r", kind="int", default=0, tags=PAR),
+    F("master_addr", "--master-addr", tags=PAR), F("master_port", "--master-port", kind="int", tags=PAR),
+    # store_true (no --no- form). `vllm serve --headless` starts no API server, only engines (a data-parallel node)
+    # or, at --node-rank >= 1, node 0's engine's workers (vLLM 0.9.0 on; ServeSubcommand.cmd, run_headless,
+    # vllm-project/vllm@00a5fdd20935ba7679750db22997dcf539ca4591:vllm/entrypoints/cli/serve.py)
+    F("headless", "--headless", kind="bool", default=False, tags=ROLE),
     # PD disaggregation and speculative decoding.
     F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE,
       doc='JSON with "kv_role": kv_producer | kv_consumer | kv_both'),
@@ -120,6 +128,9 @@ ENGINE_ENV = (
     # vllm-project/vllm@f6ff3f0f903ec4dc46b3fae16e830715f52b9223:vllm/platforms/cpu.py: the CPU backend's KV
     # cache is this many GiB (CpuPlatform: cache_config.cpu_kvcache_space_bytes); GPU platforms ignore it
     EngineEnv("VLLM_CPU_KVCACHE_SPACE", "str", None, "KV cache space of the CPU backend, GiB"),
+    # vllm-project/vllm-neuron@a5ef7c88c3e4e44bea9af9051d8fb113588c0a21:vllm_neuron/platform.py: 1 runs vLLM's own
+    # scheduler instead of the plugin's, which keeps --block-size (ctxlint.neuron); other platforms ignore it
+    EngineEnv("DISABLE_NEURON_CUSTOM_SCHEDULER", "str", None, "vllm-neuron: vLLM's scheduler, --block-size kept"),
 )
 
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True, allow_abbrev=True,

@@ -30,6 +30,7 @@ _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node
 # The devices a role's device-plugin resource can be (its count's key): an amd.com/gpu pod is no L4, and a
 # Gaudi, TPU or Intel GPU pod none of the common ones; the catalog has no Gaudi at all.
 _AMD = ("MI210", "MI250X", "MI300X", "MI325X", "MI355X")
+_NEURON_FIX = "state the KV pool the engine logs: NeuronCores are not in the accelerator catalog"
 _OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its "
               "memory_gib when the catalog lacks it)")
 
@@ -38,10 +39,12 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     """The devices to give verdicts for, and the advice, by the resource the role's device count is of."""
     count = role.accelerators.count
     path = count.source.path if count is not None else ""
+    if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
+        return (), _NEURON_FIX
     if path.endswith('["amd.com/gpu"]'):
         return _AMD, "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
     if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
-                      '["aws.amazon.com/neuroncore"]')):
+                      '["aws.amazon.com/neuroncore"]', '["aws.amazon.com/neuron"]', '["aws.amazon.com/neurondevice"]')):
         return (), _OTHER_FIX
     return COMMON, _FIX
 

@@ -51,7 +51,8 @@ INPUTS: Dict[str, str] = {
                     "settings, with the band of the estimate",
     "roles[].capacity": "the capacity stage's memory arithmetic per GPU: weights, activations, reserved memory",
     "roles[].accelerators": "accelerator type and count per replica: GPU limits, node selectors and affinity, "
-                            "SkyPilot `accelerators`, the config's `default-accelerator`",
+                            "SkyPilot `accelerators`, the config's `default-accelerator`; whether they are AWS "
+                            "Neuron's (a Neuron resource, instance type, image or variable)",
     "roles[].parallelism": "tensor, pipeline and data parallel sizes from the engine's settings",
     "roles[].engine_args": "the engine's own flags and config keys as written (`args`, `command`, env vars, "
                            "engine config files)",

@@ -79,6 +79,17 @@ def test_model_service_prefill_and_decode_are_one_disaggregated_deployment():
     assert decode.parallelism.tp == 2 and at(MODEL_SERVICE, arg(decode, "tensor_parallel_size").source) == "2"
 
 
+def test_model_service_instance_family_labels():
+    # AWS's instance family labels name a device as a node selector does; values of one device are that device
+    for key, values, device in (("karpenter.k8s.aws/instance-family", "[g6e]", "L40S"),
+                                ("eks.amazonaws.com/instance-family", "[p5e, p5en]", "H200"),
+                                ("karpenter.k8s.aws/instance-family", "[g6e, p5]", None)):
+        text = MODEL_SERVICE.replace("labelKey: nvidia.com/gpu.product\n      labelValues: [NVIDIA-L4]",
+                                     f"labelKey: {key}\n      labelValues: {values}")
+        prefill = adapt(text).deployments[0].roles[0]
+        assert (prefill.accelerators.type.value if prefill.accelerators.type else None) == device, values
+
+
 def test_model_service_finding_points_at_the_prefill_context_length(tmp_path):
     path = tmp_path / "ms.yaml"
     path.write_text(MODEL_SERVICE)

@@ -53,6 +53,15 @@ def _selector(key: str, value: str) -> str:
     (_selector("node.kubernetes.io/instance-type", "Standard_NC4as_T4_v3"), "T4", "Standard_NC4as_T4_v3"),
     (_selector("node.kubernetes.io/instance-type", "VM.GPU.A10.1"), "A10", "VM.GPU.A10.1"),
     (_affinity("node.kubernetes.io/instance-type", "BM.GPU.H100.8"), "H100", "BM.GPU.H100.8"),
+    # sweep 29: Karpenter's and EKS Auto Mode's instance family labels (aws-samples/sample-genai-on-eks-starter-kit:
+    # 24 of its 26 GPU models); a family whose every size carries the same GPU names it
+    (_selector("karpenter.k8s.aws/instance-family", "g6e"), "L40S", "g6e"),
+    (_selector("eks.amazonaws.com/instance-family", "p5en"), "H200", "p5en"),
+    (_selector("karpenter.k8s.aws/instance-family", "P4DE"), "A100-80GB", "P4DE"),
+    (_affinity("karpenter.k8s.aws/instance-family", "g6"), "L4", "g6"),
+    # several values are any one of them: one device when all name it
+    (_affinity("eks.amazonaws.com/instance-family", "p5e\n                - p5en"), "H200", "p5e"),
+    (_affinity("node.kubernetes.io/instance-type", "g5.xlarge\n                - g5.12xlarge"), "A10G", "g5.xlarge"),
 ])
 def test_device_from_labels(placement, device, written):
     text = DEPLOYMENT.format(placement=placement)
@@ -70,6 +79,16 @@ def test_device_from_labels(placement, device, written):
     # labels that are not device labels
     _selector("example.com/gpu-count", "NVIDIA-A10"),
     _affinity("kubernetes.io/hostname", "gpu-node-01"),
+    # families with no one GPU (g6f: a fraction of an L4 by size), one the catalog lacks (g5g: T4G), Neuron's,
+    # and a size written as a family
+    _selector("karpenter.k8s.aws/instance-family", "g6f"),
+    _selector("karpenter.k8s.aws/instance-family", "g5g"),
+    _selector("eks.amazonaws.com/instance-family", "inf2"),
+    _selector("karpenter.k8s.aws/instance-family", "g6e.xlarge"),
+    # an any-of over different devices is not narrowed to one of them
+    _affinity("karpenter.k8s.aws/instance-family", "g6e\n                - p5"),
+    _affinity("node.kubernetes.io/instance-type", "g6e.xlarge\n                - g5.xlarge"),
+    _affinity("karpenter.k8s.aws/instance-family", "g6e\n                - g5g"),
 ])
 def test_labels_that_do_not_name_one_device(placement):
     [dep] = adapt(DEPLOYMENT.format(placement=placement)).deployments

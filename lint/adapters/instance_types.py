@@ -1,0 +1,47 @@
+"""Cloud instance types and families -> the GPU they carry (hardware.canonical_type reads them).
+
+Every entry names the provider's own source; a type or family whose sizes carry different devices, or a
+device the accelerator catalog does not know, is left out (it then names no device).
+"""
+from __future__ import annotations
+
+import re
+
+# AWS instance families whose every size carries the same GPU (same name, same memory), as EC2's
+# DescribeInstanceTypes states them in Karpenter's generated reference, one entry per size with its
+# instance-gpu-name and instance-gpu-memory (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:
+# website/content/en/docs/reference/instance-types.md; p3, retired there, @2be95547983a8948b7172aa66bf92c905fbbf001;
+# AWS's table: docs.aws.amazon.com/ec2/latest/instancetypes/ac.html). Left out: g6f and gr6f (a fraction of an L4,
+# by size), g5g (T4G), g4ad (Radeon Pro V520) and g7 (RTX PRO 4500), which the catalog does not know, and the
+# Neuron families (inf1, inf2, trn1, trn2), whose devices are no GPU. Also the instance types' prefixes below.
+AWS_FAMILIES = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "gr6": "L4", "g6e": "L40S", "g7e": "RTX-PRO-6000-Blackwell",
+                "p3": "V100-16GB", "p3dn": "V100-32GB", "p4d": "A100-40GB", "p4de": "A100-80GB", "p5": "H100",
+                "p5e": "H200", "p5en": "H200", "p6-b200": "B200", "p6-b300": "B300"}
+
+# Well-known cloud instance types -> the device they carry (prefix match on the family).
+INSTANCE_FAMILIES = tuple((re.escape(family) + r"\.", device) for family, device in AWS_FAMILIES.items()) + (
+    (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
+    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
+    (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
+    (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
+    (r"standard_nc\d+ads_h100", "H100-NVL"), (r"standard_nc\d+as_t4_v3", "T4"),
+    # Oracle Cloud GPU shapes (docs.oracle.com/en-us/iaas/Content/Compute/References/computeshapes.htm "GPU shapes")
+    (r"(vm|bm)\.gpu\.a10\.", "A10"), (r"bm\.gpu\.h100\.", "H100"), (r"bm\.gpu\.h200\.", "H200"),
+    (r"bm\.gpu\.a100-v2\.", "A100-80GB"), (r"bm\.gpu4\.", "A100-40GB"), (r"bm\.gpu\.l40s", "L40S"),
+    (r"bm\.gpu\.mi300x\.", "MI300X"), (r"(vm|bm)\.gpu3\.", "V100-16GB"),
+)
+
+# Azure GPU VM sizes -> (devices per VM, device), as Azure's VM size pages and KAITO's own SKU
+# table (pkg/sku/azure_sku_handler.go) state them. Keys are lower case; sizes with a fraction of
+# a GPU (NV6ads_A10_v5, ...) are left out: they are not whole devices.
+INSTANCE_GPUS = {
+    "standard_nv36ads_a10_v5": (1, "A10"), "standard_nv72ads_a10_v5": (2, "A10"),
+    "standard_nc24ads_a100_v4": (1, "A100-80GB"), "standard_nc48ads_a100_v4": (2, "A100-80GB"),
+    "standard_nc96ads_a100_v4": (4, "A100-80GB"),
+    "standard_nd96asr_v4": (8, "A100-40GB"), "standard_nd96asr_a100_v4": (8, "A100-40GB"),  # KAITO's spelling
+    "standard_nd96amsr_a100_v4": (8, "A100-80GB"),
+    "standard_nc40ads_h100_v5": (1, "H100-NVL"), "standard_nc80adis_h100_v5": (2, "H100-NVL"),
+    "standard_ncc40ads_h100_v5": (1, "H100-NVL"),
+    "standard_nd96isr_h100_v5": (8, "H100"), "standard_nd96isr_h200_v5": (8, "H200"),
+    "standard_nd96isr_mi300x_v5": (8, "MI300X"),
+}
