@@ -83,6 +83,10 @@ def _at(texts: list[str], i: int) -> Optional[Detection]:
                 return Detection(engine, mod, None, i, j + 2)
             if mod == "lmdeploy" and texts[j + 2:j + 4] == ["serve", "api_server"]:
                 return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, j + 4)
+            # the `vllm` console script's own module: `vllm = "vllm.entrypoints.cli.main:main"`
+            # (vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:pyproject.toml [project.scripts])
+            if mod == "vllm.entrypoints.cli.main" and j + 2 < len(texts) and texts[j + 2] == "serve":
+                return Detection("vllm", "vllm serve", "serve", i, j + 3)
     return None
 
 

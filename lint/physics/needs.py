@@ -293,8 +293,9 @@ _TRUSS_FIX = ("state the device (`resources.accelerator: H100:2` in the Truss co
               "in .ctxlint.yaml)")
 
 
-_SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header such as "
-               "`#SBATCH --gres=gpu:a100:4` for a batch script)")
+_SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type such as "
+               "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "
+               "and settles nothing)")
 
 
 def _advice(dep: Deployment, role: Role) -> str:

@@ -133,6 +133,15 @@ def test_vllm_grpc_server_takes_the_engine_flags():
     assert inv.value("model") == "Qwen/Qwen3-8B" and inv.value("max_model_len") == 8192
 
 
+def test_the_vllm_console_scripts_module_is_vllm_serve():
+    # sweep 30 (taco-project/FlexKV launch.sh): `python -m vllm.entrypoints.cli.main serve MODEL` is what the
+    # `vllm` console script runs (pyproject.toml [project.scripts]); it started nothing
+    inv, _, _ = parse_shell("VLLM_USE_V1=1 python -m vllm.entrypoints.cli.main serve Qwen/Qwen3-32B --max_model_len 8192")
+    assert (inv.engine, inv.value("model"), inv.value("max_model_len")) == ("vllm", "Qwen/Qwen3-32B", 8192)
+    with pytest.raises(AssertionError, match="no engine found"):  # `vllm bench serve` is a client, not a server
+        parse_shell("python -m vllm.entrypoints.cli.main bench serve --model m")
+
+
 def test_negative_numbers_are_values():
     inv, _, _ = parse_shell("llama-server -m x -np -1 -n -1")
     assert inv.value("n_parallel") == -1 and inv.value("n_predict") == -1
