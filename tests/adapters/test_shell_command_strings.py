@@ -1,0 +1,58 @@
+"""Engine commands a launcher script builds as text: a `${VAR:-default}` holding a quoted `}` or a `$(...)` before
+the command, a quote left open before it, `eval` strings, and `$CMD` / `bash -c "$CMD"` strings with unknown
+parts. Each either gives its role (unknown parts as CTX008) or says why not; none vanishes silently."""
+from __future__ import annotations
+
+from helpers import run
+
+QWEN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"
+CTX208 = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) "
+          "is given; holding one request of 8,192 tokens needs >= 18.5 (band 17-20) GiB per GPU at TP 1 (L4 yes, "
+          "A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); "
+          "state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header such as `#SBATCH "
+          "--gres=gpu:a100:4` for a batch script); capacity checks skip these roles (capacity-not-derivable)")
+
+
+def check(tmp_path, name: str, text: str, *args: str):
+    path = tmp_path / name
+    path.write_text(text)
+    result = run(["check", "--isolated", *args, str(path)])
+    return result, path
+
+
+def never_ends(what: str, line: int, launcher: str = "vllm serve") -> str:
+    return (f"CTX001 [error] {what} that never ends: the shell reads on to the end of the script for its match, then "
+            f"stops with a syntax error and runs nothing from here on, so the engine command at line {line} "
+            f"({launcher}) never starts, and ctxlint reads none of it; close it, or escape the character if it is "
+            "meant literally (parse-error)")
+
+
+def test_a_default_with_a_quoted_or_substituted_brace_hides_no_engine(tmp_path):
+    # sweep 29's repro: before, 0 deployments and no finding
+    for first in ("IP=${IP:-$(hostname -I | awk '{print $1}')}", "G=${G:-'}'}"):
+        result, path = check(tmp_path, "serve.sh", f"#!/bin/bash\n{first}\n{QWEN}\n")
+        assert (result.out, result.err) == (f"{path}:3:1: {CTX208}\n", "ctxlint: 1 info in 1 file, 1 deployment\n")
+
+
+def test_a_quote_left_open_before_the_engine_is_a_parse_error_where_it_opens(tmp_path):
+    result, path = check(tmp_path, "serve.sh", f"#!/bin/bash\necho \"it's starting\n{QWEN}\n")
+    assert (result.code, result.out) == (1, f"{path}:2:6: {never_ends('a double quote', 3)}\n")
+    assert "0 deployments" in result.err
+    # in a container's `sh -c` string, at the quote inside the list item
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+           "    image: vllm/vllm-openai:v0.8.5\n"
+           "    command: [\"sh\", \"-c\", \"echo 'hi; python3 -m sglang.launch_server --model-path m\"]\n")
+    result, path = check(tmp_path, "pod.yaml", pod)
+    assert result.out == f"{path}:8:33: {never_ends('a single quote', 8, 'sglang.launch_server')}\n"
+    # a `${` that never closes
+    result, path = check(tmp_path, "serve.sh", f"#!/bin/bash\nM=${{M:-'x}}\n{QWEN}\n")
+    assert result.out == f"{path}:2:3: {never_ends('a `${`', 3)}\n"
+
+
+def test_a_quote_left_open_with_no_engine_after_it_is_not_reported(tmp_path):
+    # the engine before it starts (bash runs the script line by line); nothing after it is lost
+    result, path = check(tmp_path, "serve.sh", f"#!/bin/bash\n{QWEN} &\necho \"done, don't wait\n")
+    assert (result.out, result.err) == (f"{path}:2:1: {CTX208}\n", "ctxlint: 1 info in 1 file, 1 deployment\n")
+    # a model's name after it is no engine command (`llama` is a marker, not a program)
+    result, _ = check(tmp_path, "serve.sh", "#!/bin/bash\necho 'fetching\nhuggingface-cli download meta-llama/x\n")
+    assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")
