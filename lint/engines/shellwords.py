@@ -26,6 +26,7 @@ from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
+from .shell_eval import eval_script, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -304,8 +305,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         for w, ts in zip(words, raw_tokens):
             if ts and ts[0] is target:
                 script_word = w
+    # `eval "$CMD"`: its words are read again as one command line (shell_eval.py), their references expanded then
+    evaluated = eval_script(head, words, raw_tokens) if idx is None and depth < _MAX_DEPTH else None
+    kept = evaluated[3] if evaluated is not None else ()
     for w, ts in zip(words, raw_tokens):
-        if w is script_word or all(part.kind == "lit" for part in w.parts):
+        if w is script_word or id(w) in kept or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
         else:
             tokens.extend(_expand_word(w, ctx))
@@ -330,6 +334,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
+    if evaluated is not None and program[0].text == "eval":
+        return evaluated_commands(evaluated, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]

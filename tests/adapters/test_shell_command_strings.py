@@ -56,3 +56,17 @@ def test_a_quote_left_open_with_no_engine_after_it_is_not_reported(tmp_path):
     # a model's name after it is no engine command (`llama` is a marker, not a program)
     result, _ = check(tmp_path, "serve.sh", "#!/bin/bash\necho 'fetching\nhuggingface-cli download meta-llama/x\n")
     assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")
+
+
+def test_an_eval_string_is_a_role_at_its_typed_program_or_at_the_variable_it_expands(tmp_path):
+    # before: 0 deployments for both (sweep 27's probes i.sh and c.sh)
+    result, path = check(tmp_path, "serve.sh", f'#!/bin/bash\neval "{QWEN}" &\n')
+    assert (result.out, result.err) == (f"{path}:2:7: {CTX208}\n", "ctxlint: 1 info in 1 file, 1 deployment\n")
+    result, path = check(tmp_path, "serve.sh", f'#!/bin/bash\nCMD="{QWEN}"\neval "$CMD" > log 2>&1 &\n')
+    assert (result.out, result.err) == (f"{path}:3:7: {CTX208}\n", "ctxlint: 1 info in 1 file, 1 deployment\n")
+    # a caller's value inside the string is CTX008 where it is typed, as in `bash -c "..."`
+    result, path = check(tmp_path, "serve.sh", '#!/bin/bash\neval "vllm serve $MODEL --max-model-len 8192" &\n',
+                         "--select", "CTX008")
+    assert result.out == (f"{path}:2:18: CTX008 [info] values ctxlint cannot resolve: argument ${{MODEL}} (MODEL is "
+                          "not set in the file); the checks that need them are skipped (set them literally) "
+                          "(unresolved-value)\n")
