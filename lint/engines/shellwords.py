@@ -21,6 +21,7 @@ from typing import Optional
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
+from .command_strings import Locals, assigned, command_word, partial_value
 from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
@@ -53,7 +54,7 @@ class SplitContext:
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
         self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
         self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
-        self.local: dict[str, Optional[str]] = {}
+        self.local = Locals()  # name -> value (None: not known), and partly known command strings
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
         self.item = item
@@ -75,8 +76,9 @@ class SplitContext:
         return value if isinstance(value, str) else None
 
 
-def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Token]:
-    """Cook one word into one or more tokens (unquoted expansions field-split)."""
+def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False) -> list[Token]:
+    """Cook one word into one or more tokens (unquoted expansions field-split); command: the word is a command's
+    first, where a partly known command string gives its words (command_strings.py)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
         # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
@@ -119,6 +121,12 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
                 continue
             if elements:  # the unknown rest: the reference itself, a word of its own
                 chars.append((" ", start, end, True))
+        partial = partial_value(part, ctx.local) if command else None
+        if partial is not None:  # its words where they are typed, its unknown references with them
+            ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
+            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(True)))
+            carried.extend(partial.refs)
+            continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
@@ -308,16 +316,17 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     # `eval "$CMD"`: its words are read again as one command line (shell_eval.py), their references expanded then
     evaluated = eval_script(head, words, raw_tokens) if idx is None and depth < _MAX_DEPTH else None
     kept = evaluated[3] if evaluated is not None else ()
+    command = command_word(head, words, raw_tokens, ctx.local) if evaluated is None and idx is None else None
     for w, ts in zip(words, raw_tokens):
         if w is script_word or id(w) in kept or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
         else:
-            tokens.extend(_expand_word(w, ctx))
+            tokens.extend(_expand_word(w, ctx, command=w is command))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
-            ctx.local[a.name] = None if a.token.unresolved or unsure else a.value
+            assigned(ctx.local, a.name, a.token, unsure)
             if unsure:
                 ctx.unsure.add(a.name)
         shellarrays.assign(words, ctx, unsure, _expand_word)
@@ -325,7 +334,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
         for t in program[1:]:
             if _ASSIGN.match(t.text):
-                ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved or unsure else t.text.split("=", 1)[1]
+                assigned(ctx.local, t.text.split("=", 1)[0], t, unsure)
                 if unsure:
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, _expand_word)

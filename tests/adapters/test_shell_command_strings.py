@@ -70,3 +70,29 @@ def test_an_eval_string_is_a_role_at_its_typed_program_or_at_the_variable_it_exp
     assert result.out == (f"{path}:2:18: CTX008 [info] values ctxlint cannot resolve: argument ${{MODEL}} (MODEL is "
                           "not set in the file); the checks that need them are skipped (set them literally) "
                           "(unresolved-value)\n")
+
+
+def unknown_model(path, line: int, col: int, why: str = "MODEL is not set in the file", name: str = "MODEL") -> str:
+    return (f"{path}:{line}:{col}: CTX008 [info] values ctxlint cannot resolve: argument ${{{name}}} ({why}); the "
+            "checks that need them are skipped (set them literally) (unresolved-value)\n")
+
+
+def test_a_command_string_with_an_unknown_part_is_a_role_with_ctx008_where_the_part_is_typed(tmp_path):
+    # sweep 27's probes k.sh, e.sh: before, 0 deployments and no finding, where the inline form gave both
+    assign = '#!/bin/bash\nCMD="vllm serve $MODEL --tensor-parallel-size 2 --max-model-len 8192"\n'
+    for run_it in ("$CMD &", 'bash -c "$CMD" &', 'eval "$CMD" &'):
+        result, path = check(tmp_path, "serve.sh", assign + run_it + "\n", "--select", "CTX008")
+        assert (result.out, result.err) == (unknown_model(path, 2, 17), "ctxlint: 1 info in 1 file, 1 deployment\n")
+    # sweep 27's a.sh: the model from `jq`, LMDeploy's positional model
+    text = ('#!/bin/bash\nmodel=$(echo "$1" | jq -r .model)\n'
+            'server_command="lmdeploy serve api_server $model --tp 2 --session-len 8192"\n'
+            'bash -c "$server_command" &\n')
+    result, path = check(tmp_path, "serve.sh", text, "--select", "CTX008")
+    assert result.out == unknown_model(path, 3, 43, "model is set by the script to a value it does not hold", "model")
+
+
+def test_a_variable_that_only_mentions_an_engine_starts_nothing(tmp_path):
+    text = ('#!/bin/bash\nUSAGE="usage: vllm serve $MODEL --max-model-len 8192"\necho $USAGE\nlog "$USAGE"\n'
+            '"$USAGE"\nif [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n')
+    result, _ = check(tmp_path, "serve.sh", text)
+    assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")

@@ -1,0 +1,72 @@
+"""A command line kept in a variable whose value is only partly known, then run as the command:
+
+    server_command="vllm serve $MODEL --tensor-parallel-size 2 --max-model-len 8192"
+    $server_command &                  # or: bash -c "$server_command" &, eval "$server_command" &
+
+MODEL is the caller's, so the variable's value is not known as a whole, and the command it runs used to be
+dropped: no role, no finding, where the same line typed inline is a role with CTX008 for `$MODEL`. Here
+the assignment's value is kept as typed (the known words, and each unknown reference as the reference
+itself, at the positions where they are typed), and an unquoted expansion of the variable as a command's
+first word (after `exec`, `nohup`, `NAME=value` and the like; the first word of an `sh -c` or `eval` string
+too) gives those words, field-split as bash splits an unquoted expansion: the role appears, its unknown
+values CTX008 where the assignment types them. Only in that place: a variable that merely mentions an
+engine (a usage string, `echo "$server_command"`, an argument of another program) starts nothing, and an
+assignment inside a branch or loop, or after `&&`, stays unknown as a whole.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from .lexer import Part, Word
+from .tokens import Token
+
+
+class Locals(dict):
+    """The script's variables (name -> value, None when not known), and beside them `partial`: for a variable
+    whose last assignment has unknown parts, that value as typed (a Token). Any later assignment of the name,
+    by whatever command (`read`, `for`, an array), sets the dict and so forgets the partial value."""
+
+    __slots__ = ("partial",)
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.partial: dict[str, Token] = {}
+
+    def __setitem__(self, name: str, value: Optional[str]) -> None:
+        self.partial.pop(name, None)
+        super().__setitem__(name, value)
+
+
+def assigned(local: Locals, name: str, token: Token, unsure: bool) -> None:
+    """Record `NAME=value` (`token`, the whole word): its value, or None and the value as typed when it has
+    unknown parts. An assignment that may not run (`unsure`) is unknown as a whole."""
+    unknown = token.unresolved
+    local[name] = None if unknown or unsure else token.text.split("=", 1)[1]
+    if not unknown or unsure or "=" not in token.text:
+        return
+    cut = token.text.index("=") + 1
+    starts, ends = token.starts[cut:], token.ends[cut:]
+    if not starts or len(unknown) == 1 and min(starts) >= unknown[0].start and max(ends) <= unknown[0].end:
+        return  # `CMD=$(cat cmd.txt)`, `CMD=$1`: nothing of it is known
+    local.partial[name] = Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
+
+
+def command_word(head: Sequence[Token], words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]],
+                 local: Locals) -> Optional[Word]:
+    """The word in a command's first place (`head`: its unexpanded tokens, prefixes stripped) when it is one
+    unquoted `$NAME` / `${NAME}` of a variable with a partly known value; None otherwise."""
+    if not head or not local.partial:
+        return None
+    word = next((w for w, ts in zip(words, raw_tokens) if ts and ts[0] is head[0]), None)
+    if word is None or len(word.parts) != 1:
+        return None
+    part = word.parts[0]
+    return word if partial_value(part, local) is not None else None
+
+
+def partial_value(part: Part, local: Locals) -> Optional[Token]:
+    """The partly known value `part` (an unquoted plain reference) expands to, or None."""
+    if part.kind != "var" or part.style != "shell" or part.quoted or len(part.runs) != 1 \
+            or part.runs[0][0] not in ("$" + part.name, "${" + part.name + "}"):  # not `${CMD%% *}`, `${CMD:-x}`
+        return None
+    return local.partial.get(part.name) if local.get(part.name, "") is None else None
