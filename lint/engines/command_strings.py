@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from .lexer import Part, Word
+from .outer_expansion import MARK
 from .tokens import Token
 
 
@@ -36,19 +37,33 @@ class Locals(dict):
         self.partial.pop(name, None)
         super().__setitem__(name, value)
 
+    def known(self, name: str) -> tuple[Optional[str], Optional[Token]]:
+        """(value, partial value) of a name the script assigns, as the command being read sees them."""
+        value = self.get(name)
+        return (value, None) if value is not None else (None, self.partial.get(name))
+
 
 def assigned(local: Locals, name: str, token: Token, unsure: bool) -> None:
     """Record `NAME=value` (`token`, the whole word): its value, or None and the value as typed when it has
     unknown parts. An assignment that may not run (`unsure`) is unknown as a whole."""
-    unknown = token.unresolved
+    unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
     local[name] = None if unknown or unsure else token.text.split("=", 1)[1]
-    if not unknown or unsure or "=" not in token.text:
-        return
+    partial = _partial(token) if token.unresolved and MARK not in token.text else None
+    if partial is not None and not unsure:
+        local.partial[name] = partial
+
+
+def _partial(token: Token) -> Optional[Token]:
+    """The value of a `NAME=value` token with unknown parts as typed, or None when nothing of it is known
+    (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
+    unknown = token.unresolved
+    if "=" not in token.text:
+        return None
     cut = token.text.index("=") + 1
     starts, ends = token.starts[cut:], token.ends[cut:]
     if not starts or len(unknown) == 1 and min(starts) >= unknown[0].start and max(ends) <= unknown[0].end:
-        return  # `CMD=$(cat cmd.txt)`, `CMD=$1`: nothing of it is known
-    local.partial[name] = Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
+        return None
+    return Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
 
 
 def command_word(head: Sequence[Token], words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]],
@@ -64,9 +79,9 @@ def command_word(head: Sequence[Token], words: Sequence[Word], raw_tokens: Seque
     return word if partial_value(part, local) is not None else None
 
 
-def partial_value(part: Part, local: Locals) -> Optional[Token]:
-    """The partly known value `part` (an unquoted plain reference) expands to, or None."""
-    if part.kind != "var" or part.style != "shell" or part.quoted or len(part.runs) != 1 \
+def partial_value(part: Part, local: Locals, quoted: bool = False) -> Optional[Token]:
+    """The partly known value `part` (a plain reference, unquoted unless `quoted` may be) expands to, or None."""
+    if part.kind != "var" or part.style != "shell" or (part.quoted and not quoted) or len(part.runs) != 1 \
             or part.runs[0][0] not in ("$" + part.name, "${" + part.name + "}"):  # not `${CMD%% *}`, `${CMD:-x}`
         return None
-    return local.partial.get(part.name) if local.get(part.name, "") is None else None
+    return local.known(part.name)[1] if part.name in local else None

@@ -27,7 +27,8 @@ from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
-from .shell_eval import eval_script, evaluated_commands
+from .outer_expansion import restored, script_of
+from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -68,7 +69,7 @@ class SplitContext:
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
-            return self.local[name]
+            return self.local.known(name)[0]
         try:
             value = self.resolver(name)
         except Exception:  # a caller's resolver must not crash the linter
@@ -76,9 +77,11 @@ class SplitContext:
         return value if isinstance(value, str) else None
 
 
-def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False) -> list[Token]:
-    """Cook one word into one or more tokens (unquoted expansions field-split); command: the word is a command's
-    first, where a partly known command string gives its words (command_strings.py)."""
+def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False,
+                 partials: bool = False) -> list[Token]:
+    """Cook one word into one or more tokens (unquoted expansions field-split). A partly known command string
+    (command_strings.py) gives its words where typed when the word is a command's first (`command`), or is one
+    another reading parses again (`partials`: an `sh -c` script, `eval`'s words)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
         # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
@@ -121,10 +124,10 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bo
                 continue
             if elements:  # the unknown rest: the reference itself, a word of its own
                 chars.append((" ", start, end, True))
-        partial = partial_value(part, ctx.local) if command else None
+        partial = partial_value(part, ctx.local, partials) if command or partials else None
         if partial is not None:  # its words where they are typed, its unknown references with them
             ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
-            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(True)))
+            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))
             carried.extend(partial.refs)
             continue
         name = lookup_key(part.name) if part.style == "go" else part.name
@@ -313,13 +316,17 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         for w, ts in zip(words, raw_tokens):
             if ts and ts[0] is target:
                 script_word = w
-    # `eval "$CMD"`: its words are read again as one command line (shell_eval.py), their references expanded then
-    evaluated = eval_script(head, words, raw_tokens) if idx is None and depth < _MAX_DEPTH else None
-    kept = evaluated[3] if evaluated is not None else ()
-    command = command_word(head, words, raw_tokens, ctx.local) if evaluated is None and idx is None else None
+    # A double-quoted `sh -c` script of a shell-read text, and `eval`'s words: the outer shell expands them, the
+    # inner reading parses the result (outer_expansion.py), so they are expanded here, command strings included.
+    outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script) \
+        and shell_script_index(head) is not None
+    evaluated = eval_words(head, words, raw_tokens) if idx is None and depth < _MAX_DEPTH else set()
+    command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None else None
     for w, ts in zip(words, raw_tokens):
-        if w is script_word or id(w) in kept or all(part.kind == "lit" for part in w.parts):
+        if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
+        elif w is script_word or id(w) in evaluated:
+            tokens.extend(_expand_word(w, ctx, partials=True))
         else:
             tokens.extend(_expand_word(w, ctx, command=w is command))
     program = strip_prefixes(tokens, env, wrappers)
@@ -343,8 +350,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
-    if evaluated is not None and program[0].text == "eval":
-        return evaluated_commands(evaluated, ctx, depth + 1, unsure, split_text, env, wrappers)
+    if evaluated and program[0].text == "eval":
+        return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]
@@ -355,7 +362,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         outer_dq = script_word.dq and (depth > 0 or ctx.script)
         if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
             return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
-        inner = split_text(script.text, base, ctx, depth + 1, outer_dq)
+        text, base, marks = script_of([script]) if outer else (script.text, base, {})
+        inner = restored(split_text(text, base, ctx, depth + 1), marks)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]

@@ -3,6 +3,8 @@ the command, a quote left open before it, `eval` strings, and `$CMD` / `bash -c 
 parts. Each either gives its role (unknown parts as CTX008) or says why not; none vanishes silently."""
 from __future__ import annotations
 
+import json
+
 from helpers import run
 
 QWEN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"
@@ -96,3 +98,12 @@ def test_a_variable_that_only_mentions_an_engine_starts_nothing(tmp_path):
             '"$USAGE"\nif [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n')
     result, _ = check(tmp_path, "serve.sh", text)
     assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")
+
+
+def test_a_json_value_quoted_inside_a_command_string_is_no_refusal_when_a_shell_reads_it_again(tmp_path):
+    # before: `bash -c "$CMD"` kept the single quotes around the JSON: "vllm would refuse to start ... invalid JSON"
+    assign = ("#!/bin/bash\nCMD=\"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --kv-transfer-config "
+              "'{\\\"kv_connector\\\":\\\"NixlConnector\\\",\\\"kv_role\\\":\\\"kv_both\\\"}'\"\n")
+    for run_it in ('bash -c "$CMD" &', 'eval "$CMD" &'):
+        result, path = check(tmp_path, "serve.sh", assign + run_it + "\n", "--select", "CTX0,CTX3")
+        assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 1 deployment\n"), run_it

@@ -52,3 +52,27 @@ def test_what_an_eval_string_runs_is_judged_as_any_command():
     # `echo` inside the string prints; it starts nothing
     assert split_shell('eval "echo vllm serve m"\nX=1 eval ": vllm serve m"\n', defaults=True).commands == ()
     assert split_shell("eval ''\n", defaults=True).commands == ()
+
+
+JSON_CMD = ("CMD=\"vllm serve m --kv-transfer-config '{\\\"kv_role\\\":\\\"kv_both\\\",\\\"ip\\\":\\\"$IP\\\"}' "
+            "--model-path '$MP'\"\n")
+
+
+def test_quotes_inside_a_variable_count_where_eval_or_sh_c_reads_it_again():
+    # bash: eval "$CMD" passes the JSON without its single quotes; before, the quotes stayed (a false CTX301 for
+    # `bash -c "$CMD"`, and for eval the string was no command at all)
+    for run in ('eval "$CMD"', 'bash -c "$CMD"', "eval $CMD"):
+        command, = split_shell(JSON_CMD + run + "\n", defaults=True).commands
+        assert command.argv == ["vllm", "serve", "m", "--kv-transfer-config", '{"kv_role":"kv_both","ip":"$IP"}',
+                                "--model-path", "$MP"], run
+        # the references the assignment expanded stay unknown, inside the inner reading's single quotes too
+        assert [[r.name for r in t.unresolved] for t in command.tokens[4:]] == [["IP"], [], ["MP"]], run
+    # run as `$CMD`, bash does not read quotes again: the JSON keeps them (vLLM would refuse it)
+    command, = split_shell(JSON_CMD + "$CMD\n", defaults=True).commands
+    assert command.argv[4] == "'{\"kv_role\":\"kv_both\",\"ip\":\"$IP\"}'"
+
+
+def test_eval_expands_its_words_before_the_string_runs():
+    # bash: `A=0; eval "A=1; echo $A"` prints 0
+    command = split_shell('MML=4096\neval "MML=8192; vllm serve m --max-model-len $MML"\n', defaults=True).commands[0]
+    assert command.argv[-1] == "4096"
