@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from .branches import Branches
 from .lexer import Part, Word
 from .outer_expansion import MARK
 from .tokens import Token
@@ -24,32 +25,47 @@ from .tokens import Token
 
 class Locals(dict):
     """The script's variables (name -> value, None when not known), and beside them `partial`: for a variable
-    whose last assignment has unknown parts, that value as typed (a Token). Any later assignment of the name,
-    by whatever command (`read`, `for`, an array), sets the dict and so forgets the partial value."""
+    whose last assignment has unknown parts, that value as typed (a Token); `scoped`: for one assigned inside an
+    `if` branch, (the branch, its value or None, its partial value or None), known only inside that branch
+    (branches.py). Any later assignment of the name, by whatever command (`read`, `for`, an array), sets the
+    dict and so forgets both."""
 
-    __slots__ = ("partial",)
+    __slots__ = ("partial", "scoped", "branches")
 
     def __init__(self) -> None:
         super().__init__()
         self.partial: dict[str, Token] = {}
+        self.scoped: dict[str, tuple[tuple[int, ...], Optional[str], Optional[Token]]] = {}
+        self.branches = Branches()
 
     def __setitem__(self, name: str, value: Optional[str]) -> None:
         self.partial.pop(name, None)
+        self.scoped.pop(name, None)
         super().__setitem__(name, value)
 
     def known(self, name: str) -> tuple[Optional[str], Optional[Token]]:
         """(value, partial value) of a name the script assigns, as the command being read sees them."""
         value = self.get(name)
-        return (value, None) if value is not None else (None, self.partial.get(name))
+        if value is not None:
+            return value, None
+        scoped = self.scoped.get(name)
+        if scoped is not None and self.branches.sees(scoped[0]):
+            return scoped[1], scoped[2]
+        return None, self.partial.get(name)
 
 
-def assigned(local: Locals, name: str, token: Token, unsure: bool) -> None:
+def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: bool) -> None:
     """Record `NAME=value` (`token`, the whole word): its value, or None and the value as typed when it has
-    unknown parts. An assignment that may not run (`unsure`) is unknown as a whole."""
+    unknown parts. An assignment that may not run (`unsure`) is unknown as a whole, but inside the `if` branch
+    it is made in when it is not itself `conditional` (after `&&`/`||`)."""
     unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
-    local[name] = None if unknown or unsure else token.text.split("=", 1)[1]
+    value = None if unknown else token.text.split("=", 1)[1]
+    local[name] = None if unsure else value
     partial = _partial(token) if token.unresolved and MARK not in token.text else None
-    if partial is not None and not unsure:
+    where = local.branches.where() if unsure and not conditional else None
+    if where is not None:
+        local.scoped[name] = (where, value, partial)
+    elif partial is not None and not unsure:
         local.partial[name] = partial
 
 

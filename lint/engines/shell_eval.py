@@ -46,9 +46,14 @@ def evaluated_commands(program: Sequence[Token], ctx, depth: int, unsure: bool, 
     if args and args[0].text == "--":
         args = args[1:]
     text, base, marks = script_of(args)
+    opaque = ctx.conditional  # after `&&`/`||`: unsure everywhere, not just outside a branch (branches.py)
     ctx.flow += int(unsure)
+    if opaque:
+        ctx.local.branches.open(True)
     try:
         inner = restored(split_text(text, base, ctx, depth), marks)
     finally:
         ctx.flow -= int(unsure)
+        if opaque:
+            ctx.local.branches.path.pop()
     return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + ("eval",) + c.wrappers) for c in inner]

@@ -294,6 +294,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             ctx.flow = max(0, ctx.flow - 1)
         elif first in _FLOW_START:
             ctx.flow += 1
+        ctx.local.branches.step(first)
         ctx.conditional = conditional
         commands.extend(_command_from_words(words, ctx, depth))
     return commands
@@ -333,7 +334,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
-            assigned(ctx.local, a.name, a.token, unsure)
+            assigned(ctx.local, a.name, a.token, unsure, ctx.conditional)
             if unsure:
                 ctx.unsure.add(a.name)
         shellarrays.assign(words, ctx, unsure, _expand_word)
@@ -341,7 +342,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
         for t in program[1:]:
             if _ASSIGN.match(t.text):
-                assigned(ctx.local, t.text.split("=", 1)[0], t, unsure)
+                assigned(ctx.local, t.text.split("=", 1)[0], t, unsure, ctx.conditional)
                 if unsure:
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, _expand_word)

@@ -100,6 +100,40 @@ def test_a_variable_that_only_mentions_an_engine_starts_nothing(tmp_path):
     assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")
 
 
+PD = r"""#!/bin/bash
+MODEL=Qwen/Qwen2.5-7B-Instruct
+if [ "$NODE_RANK" -eq 0 ]; then
+    PREFILL_CMD="vllm serve $MODEL --max-model-len 8192 \
+        --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\",\"kv_ip\":\"$NODE0\"}'"
+    if [[ "$DRY_RUN" -eq 1 ]]; then
+        echo "DRY RUN: $PREFILL_CMD"
+    else
+        eval "$PREFILL_CMD" > prefill.log 2>&1 &
+    fi
+else
+    DECODE_CMD="vllm serve $MODEL --max-model-len 8192 \
+        --kv-transfer-config '{\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_consumer\"}'"
+    eval "$DECODE_CMD" > decode.log 2>&1 &
+fi
+"""
+
+
+def test_command_strings_built_and_evaluated_in_one_branch_are_the_prefill_and_decode_halves(tmp_path):
+    # the shape of SemiAnalysisAI/InferenceX's amd_utils/server_vllm.sh (sweep 27): before, 0 deployments; a
+    # variable set in a branch was unknown even to the branch's own later commands, and the JSON's quotes inside
+    # the string were kept (a false CTX301 once read)
+    path = tmp_path / "pd.sh"
+    path.write_text(PD)
+    audit = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)
+    (deployment,) = audit["deployments"]
+    assert (deployment["mode"], deployment["model"], deployment["line"]) == ("prefill-decode",
+                                                                          "Qwen/Qwen2.5-7B-Instruct", 4)
+    result = run(["check", "--isolated", "--select", "CTX0,CTX3", str(path)])
+    assert result.out == (f"{path}:5:107: CTX008 [info] values ctxlint cannot resolve: --kv-transfer-config ${{NODE0}} "
+                          "(NODE0 is not set in the file); the checks that need them are skipped (set them literally) "
+                          "(unresolved-value)\n")
+
+
 def test_a_json_value_quoted_inside_a_command_string_is_no_refusal_when_a_shell_reads_it_again(tmp_path):
     # before: `bash -c "$CMD"` kept the single quotes around the JSON: "vllm would refuse to start ... invalid JSON"
     assign = ("#!/bin/bash\nCMD=\"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 --kv-transfer-config "
