@@ -38,6 +38,7 @@ _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
 _FLOW_START = {"if", "while", "until", "for", "case", "select"}
 _FLOW_END = {"fi", "done", "esac"}
+_BRANCH_WORDS = _FLOW_START | _FLOW_END | {"then", "elif", "else"}  # what branches.Branches follows
 _MAX_DEPTH = 6
 
 
@@ -69,12 +70,22 @@ class SplitContext:
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
-            return self.local.known(name)[0]
+            value = self.local[name]
+            return value if value is not None or not self.local.scoped else self.local.known(name)[0]
         try:
             value = self.resolver(name)
         except Exception:  # a caller's resolver must not crash the linter
             value = None
         return value if isinstance(value, str) else None
+
+
+class _Unexpanded:
+    """What `_expand_word(..., expand=False)` reads of its context: the list item the words are in."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Optional[int]) -> None:
+        self.item = item
 
 
 def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False,
@@ -294,7 +305,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             ctx.flow = max(0, ctx.flow - 1)
         elif first in _FLOW_START:
             ctx.flow += 1
-        ctx.local.branches.step(first)
+        if first in _BRANCH_WORDS:
+            ctx.local.branches.step(first)
         ctx.conditional = conditional
         commands.extend(_command_from_words(words, ctx, depth))
     return commands
@@ -304,7 +316,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     # Find the script word first so that it is not expanded by the outer level:
     # its references are expanded (once) when the inner script is split.
     tokens: list[Token] = []
-    raw = SplitContext(None, ctx.item)  # unexpanded words read nothing from it
+    raw = _Unexpanded(ctx.item)  # unexpanded words read nothing else (no SplitContext built per command)
     raw_tokens = [_expand_word(w, raw, expand=False) for w in words]
     flat_raw = [t for ts in raw_tokens for t in ts]
     env: list[EnvAssign] = []
@@ -321,8 +333,10 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     # inner reading parses the result (outer_expansion.py), so they are expanded here, command strings included.
     outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script) \
         and shell_script_index(head) is not None
-    evaluated = eval_words(head, words, raw_tokens) if idx is None and depth < _MAX_DEPTH else set()
-    command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None else None
+    evaluated = eval_words(head, words, raw_tokens) if idx is None and head and head[0].text == "eval" \
+        and depth < _MAX_DEPTH else ()
+    command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \
+        and (ctx.local.partial or ctx.local.scoped) else None
     for w, ts in zip(words, raw_tokens):
         if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
