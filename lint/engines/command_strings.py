@@ -6,12 +6,13 @@
 MODEL is the caller's, so the variable's value is not known as a whole, and the command it runs used to be
 dropped: no role, no finding, where the same line typed inline is a role with CTX008 for `$MODEL`. Here
 the assignment's value is kept as typed (the known words, and each unknown reference as the reference
-itself, at the positions where they are typed), and an unquoted expansion of the variable as a command's
-first word (after `exec`, `nohup`, `NAME=value` and the like; the first word of an `sh -c` or `eval` string
-too) gives those words, field-split as bash splits an unquoted expansion: the role appears, its unknown
-values CTX008 where the assignment types them. Only in that place: a variable that merely mentions an
-engine (a usage string, `echo "$server_command"`, an argument of another program) starts nothing, and an
-assignment inside a branch or loop, or after `&&`, stays unknown as a whole.
+itself, at the positions where they are typed). An unquoted expansion of the variable as a command's first
+word (after `exec`, `nohup`, `NAME=value` and the like) gives those words, field-split as bash splits an
+unquoted expansion; a double-quoted `sh -c` script or `eval`'s words that expand it give them as text the
+inner reading parses (outer_expansion.py). The role appears, its unknown values CTX008 where the assignment
+types them. Nowhere else: a variable that merely mentions an engine (a usage string, `echo "$server_command"`,
+an argument of another program) starts nothing, and an assignment inside a loop, after `&&`, or inside an
+`if` branch (outside that branch: branches.py) stays unknown as a whole.
 """
 from __future__ import annotations
 
