@@ -5,10 +5,14 @@ Why:
     exit 0 on unparsable YAML; ctxlint reports the file, line and column where
     parsing stopped, and every deployment in that file goes unchecked until it
     is fixed. Also reported: unreadable, binary, oversized and mis-encoded files,
-    and documents too deeply nested or alias-expanded to read safely. When an
-    unquoted template placeholder (`{{X}}`, `{{{X}}}`, `{{#if X}}`, `{% if %}`)
-    stands on the line where parsing stopped or the line before, the message
-    names it: the file is a template, to be rendered before it is checked.
+    and documents too deeply nested or alias-expanded to read safely; and in a
+    shell script (or a container's `sh -c` string), a quote, `${`, `$(` or
+    backquote that never ends before an engine command: the shell reads on to
+    the end for its match and stops with a syntax error, so that engine never
+    starts, and ctxlint cannot read it either. When an unquoted template
+    placeholder (`{{X}}`, `{{{X}}}`, `{{#if X}}`, `{% if %}`) stands on the line
+    where parsing stopped or the line before, the message names it: the file
+    is a template, to be rendered before it is checked.
 
 Example (bad):
     ```yaml

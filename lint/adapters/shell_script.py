@@ -13,7 +13,8 @@ accelerator count; a Slurm batch script's `#SBATCH --gres=gpu:a100:4` header nam
 
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
 any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script
-ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine.
+ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine, unless a
+quote (or `${`, `$(`, backquote) left open hides an engine command after it (CTX001: adapters/script_problems.py).
 Nor does one over MAX_CHARS (or --max-file-size, or with a NUL byte: see loader.py), whatever it names.
 """
 from __future__ import annotations
@@ -62,9 +63,9 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
                                        shell_defaults=True, config_reader=tree_reader(loaded.path),
                                        accelerator_type=_sbatch_device(text, node, spans)))
-    if not reading.roles:  # no engine: nothing about the script is reported
+    result.diagnostics.extend(reading.diagnostics)  # without a role, only a quote left open that hides one
+    if not reading.roles:  # no engine: nothing else about the script is reported
         return result
-    result.diagnostics.extend(reading.diagnostics)
     whole = node.source(loaded.path)
     roles = [_at_program(r, whole) for r in reading.roles]
     # the deployment is where its first engine command starts, not the script's first line (a shebang)

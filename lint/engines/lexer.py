@@ -16,6 +16,7 @@ from ctxlint.lazyre import lazy_compile
 from ..records import field, record
 from .gotemplate import ELSE, END, OPEN, action_at, next_action
 from .heredocs import after_bodies
+from .nesting import closing
 
 NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
 # Kubernetes allows dots and dashes in env names used by $(NAME).
@@ -309,25 +310,6 @@ class Lexer:
             self.problems.append(("unterminated double quote", *self.src(start, n)))
         self.i += 1
 
-    def _matching_paren(self, a: int) -> int:
-        """Index just past the `)` closing the `(` at a; quotes are skipped."""
-        s, depth, k = self.s, 0, a
-        while k < len(s):
-            c = s[k]
-            if c == "\\":
-                k += 2
-                continue
-            if c in "'\"":
-                q = s.find(c, k + 1)
-                k = len(s) if q < 0 else q + 1
-                continue
-            depth += c == "("
-            depth -= c == ")"
-            k += 1
-            if depth == 0:
-                return k
-        return -1
-
     def _dollar(self, quoted: bool) -> None:
         s, a = self.s, self.i
         nxt = s[a + 1] if a + 1 < len(s) else ""
@@ -335,7 +317,7 @@ class Lexer:
             self._lit("$", a, a + 2, quoted)
             self.i += 2
         elif nxt == "{":
-            end = s.find("}", a + 2)
+            end = closing(s, a + 2, "${") - 1  # the `}` bash matches: not one quoted or in a nested `$(...)`
             if end < 0:
                 self.problems.append(("unterminated ${", *self.src(a, len(s))))
                 end = len(s) - 1
@@ -360,7 +342,7 @@ class Lexer:
                 self._raw_part("var", a, k8s.end() + 1, quoted, name=k8s.group(0), style="k8s")
                 self.i = k8s.end() + 1
                 return
-            end = self._matching_paren(a + 1)
+            end = closing(s, a + 2, "(")
             if end < 0:
                 self.problems.append(("unterminated $(", *self.src(a, len(s))))
                 end = len(s)
@@ -377,7 +359,7 @@ class Lexer:
 
     def _backtick(self, quoted: bool) -> None:
         s, a = self.s, self.i
-        end = s.find("`", a + 1)
+        end = closing(s, a + 1, "`") - 1
         if end < 0:
             self.problems.append(("unterminated backquote", *self.src(a, len(s))))
             end = len(s) - 1

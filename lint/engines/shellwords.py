@@ -21,11 +21,14 @@ from typing import Optional
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
+from .command_strings import Locals, assigned, command_word, partial_value
 from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
+from .outer_expansion import restored, script_of
+from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef  # noqa: F401
 
 _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
@@ -35,6 +38,7 @@ _ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
 _FLOW_START = {"if", "while", "until", "for", "case", "select"}
 _FLOW_END = {"fi", "done", "esac"}
+_BRANCH_WORDS = _FLOW_START | _FLOW_END | {"then", "elif", "else"}  # what branches.Branches follows
 _MAX_DEPTH = 6
 
 
@@ -52,7 +56,7 @@ class SplitContext:
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
         self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
         self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
-        self.local: dict[str, Optional[str]] = {}
+        self.local = Locals()  # name -> value (None: not known), and partly known command strings
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
         self.item = item
@@ -66,7 +70,8 @@ class SplitContext:
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
-            return self.local[name]
+            value = self.local[name]
+            return value if value is not None or not self.local.scoped else self.local.known(name)[0]
         try:
             value = self.resolver(name)
         except Exception:  # a caller's resolver must not crash the linter
@@ -74,8 +79,20 @@ class SplitContext:
         return value if isinstance(value, str) else None
 
 
-def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Token]:
-    """Cook one word into one or more tokens (unquoted expansions field-split)."""
+class _Unexpanded:
+    """What `_expand_word(..., expand=False)` reads of its context: the list item the words are in."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Optional[int]) -> None:
+        self.item = item
+
+
+def _expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False,
+                 partials: bool = False) -> list[Token]:
+    """Cook one word into one or more tokens (unquoted expansions field-split). A partly known command string
+    (command_strings.py) gives its words where typed when the word is a command's first (`command`), or is one
+    another reading parses again (`partials`: an `sh -c` script, `eval`'s words)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
         # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
@@ -118,6 +135,12 @@ def _expand_word(word: Word, ctx: SplitContext, expand: bool = True) -> list[Tok
                 continue
             if elements:  # the unknown rest: the reference itself, a word of its own
                 chars.append((" ", start, end, True))
+        partial = partial_value(part, ctx.local, partials) if command or partials else None
+        if partial is not None:  # its words where they are typed, its unknown references with them
+            ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
+            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))
+            carried.extend(partial.refs)
+            continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
@@ -282,6 +305,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             ctx.flow = max(0, ctx.flow - 1)
         elif first in _FLOW_START:
             ctx.flow += 1
+        if first in _BRANCH_WORDS:
+            ctx.local.branches.step(first)
         ctx.conditional = conditional
         commands.extend(_command_from_words(words, ctx, depth))
     return commands
@@ -291,7 +316,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     # Find the script word first so that it is not expanded by the outer level:
     # its references are expanded (once) when the inner script is split.
     tokens: list[Token] = []
-    raw = SplitContext(None, ctx.item)  # unexpanded words read nothing from it
+    raw = _Unexpanded(ctx.item)  # unexpanded words read nothing else (no SplitContext built per command)
     raw_tokens = [_expand_word(w, raw, expand=False) for w in words]
     flat_raw = [t for ts in raw_tokens for t in ts]
     env: list[EnvAssign] = []
@@ -304,16 +329,26 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         for w, ts in zip(words, raw_tokens):
             if ts and ts[0] is target:
                 script_word = w
+    # A double-quoted `sh -c` script of a shell-read text, and `eval`'s words: the outer shell expands them, the
+    # inner reading parses the result (outer_expansion.py), so they are expanded here, command strings included.
+    outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script) \
+        and shell_script_index(head) is not None
+    evaluated = eval_words(head, words, raw_tokens) if idx is None and head and head[0].text == "eval" \
+        and depth < _MAX_DEPTH else ()
+    command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \
+        and (ctx.local.partial or ctx.local.scoped) else None
     for w, ts in zip(words, raw_tokens):
-        if w is script_word or all(part.kind == "lit" for part in w.parts):
+        if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
+        elif w is script_word or id(w) in evaluated:
+            tokens.extend(_expand_word(w, ctx, partials=True))
         else:
-            tokens.extend(_expand_word(w, ctx))
+            tokens.extend(_expand_word(w, ctx, command=w is command))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
-            ctx.local[a.name] = None if a.token.unresolved or unsure else a.value
+            assigned(ctx.local, a.name, a.token, unsure, ctx.conditional)
             if unsure:
                 ctx.unsure.add(a.name)
         shellarrays.assign(words, ctx, unsure, _expand_word)
@@ -321,7 +356,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
         for t in program[1:]:
             if _ASSIGN.match(t.text):
-                ctx.local[t.text.split("=", 1)[0]] = None if t.unresolved or unsure else t.text.split("=", 1)[1]
+                assigned(ctx.local, t.text.split("=", 1)[0], t, unsure, ctx.conditional)
                 if unsure:
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, _expand_word)
@@ -330,6 +365,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return []
     shellarrays.assign(words, ctx, unsure, _expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
+    if evaluated and program[0].text == "eval":
+        return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]
@@ -340,7 +377,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         outer_dq = script_word.dq and (depth > 0 or ctx.script)
         if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
             return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
-        inner = split_text(script.text, base, ctx, depth + 1, outer_dq)
+        text, base, marks = script_of([script]) if outer else (script.text, base, {})
+        inner = restored(split_text(text, base, ctx, depth + 1), marks)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
                 for c in inner]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]

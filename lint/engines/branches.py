@@ -1,0 +1,57 @@
+"""Values a script assigns inside an `if` branch, known to the later commands of that same branch:
+
+    if [ "$NODE_RANK" -eq 0 ]; then
+        PREFILL_CMD="vllm serve ${MODEL_PATH} --port $SERVER_PORT ..."
+        if [[ "$DRY_RUN" -eq 1 ]]; then echo "$PREFILL_CMD"; else eval "$PREFILL_CMD" & fi
+    fi
+
+An assignment inside a branch may not run, so after the `fi` its variable is unknown (CTX008 "set inside a
+branch or loop"). But bash runs a branch's list of commands in order (bash manual, Conditional Constructs,
+gnu.org/software/bash/manual/html_node/Conditional-Constructs.html: "the consequent-commands list is
+executed"), so a command later in the same branch, or in an `if` nested in it, runs only after the assignment
+has: there its value is the one assigned. Not inside a loop or a `case` (a loop's next round sees what the last
+one left, and case arms are not told apart here), nor for an assignment after `&&`/`||`; and once a nested
+branch that assigns the name again closes, the name is unknown again.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+OPAQUE = -1  # a loop, a `case`, or a conditional `eval`: nothing assigned inside is known anywhere
+_OPENERS = frozenset({"while", "until", "for", "select", "case"})
+_CLOSERS = frozenset({"fi", "done", "esac"})
+
+
+class Branches:
+    """The `if` branches around the command being read, innermost last, each by a number of its own."""
+
+    __slots__ = ("path", "count")
+
+    def __init__(self) -> None:
+        self.path: list[int] = []
+        self.count = 0
+
+    def step(self, first: str) -> None:
+        """Follow the keyword (`first`, a command's first word) that opens, turns or closes a branch."""
+        if first == "if":
+            self.open(False)
+        elif first in ("then", "elif", "else"):
+            if self.path and self.path[-1] != OPAQUE:  # the next part of the same `if`: a branch of its own
+                self.path.pop()
+                self.open(False)
+        elif first in _OPENERS:
+            self.open(True)
+        elif first in _CLOSERS and self.path:
+            self.path.pop()
+
+    def open(self, opaque: bool) -> None:
+        self.count += 1
+        self.path.append(OPAQUE if opaque else self.count)
+
+    def where(self) -> Optional[tuple[int, ...]]:
+        """The branch an assignment made now is known in, or None (none, or inside a loop or `case`)."""
+        return tuple(self.path) if self.path and OPAQUE not in self.path else None
+
+    def sees(self, where: tuple[int, ...]) -> bool:
+        """Is the command being read inside the branch `where` (or one nested in it)?"""
+        return len(self.path) >= len(where) and tuple(self.path[:len(where)]) == where

@@ -1,0 +1,104 @@
+"""A command line kept in a variable whose value is only partly known, then run as the command:
+
+    server_command="vllm serve $MODEL --tensor-parallel-size 2 --max-model-len 8192"
+    $server_command &                  # or: bash -c "$server_command" &, eval "$server_command" &
+
+MODEL is the caller's, so the variable's value is not known as a whole, and the command it runs used to be
+dropped: no role, no finding, where the same line typed inline is a role with CTX008 for `$MODEL`. Here
+the assignment's value is kept as typed (the known words, and each unknown reference as the reference
+itself, at the positions where they are typed). An unquoted expansion of the variable as a command's first
+word (after `exec`, `nohup`, `NAME=value` and the like) gives those words, field-split as bash splits an
+unquoted expansion; a double-quoted `sh -c` script or `eval`'s words that expand it give them as text the
+inner reading parses (outer_expansion.py). The role appears, its unknown values CTX008 where the assignment
+types them. Nowhere else: a variable that merely mentions an engine (a usage string, `echo "$server_command"`,
+an argument of another program) starts nothing, and an assignment inside a loop, after `&&`, or inside an
+`if` branch (outside that branch: branches.py) stays unknown as a whole.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from .branches import Branches
+from .lexer import Part, Word
+from .outer_expansion import MARK
+from .tokens import Token
+
+
+class Locals(dict):
+    """The script's variables (name -> value, None when not known), and beside them `partial`: for a variable
+    whose last assignment has unknown parts, that value as typed (a Token); `scoped`: for one assigned inside an
+    `if` branch, (the branch, its value or None, its partial value or None), known only inside that branch
+    (branches.py). Any later assignment of the name, by whatever command (`read`, `for`, an array), sets the
+    dict and so forgets both."""
+
+    __slots__ = ("partial", "scoped", "branches")
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.partial: dict[str, Token] = {}
+        self.scoped: dict[str, tuple[tuple[int, ...], Optional[str], Optional[Token]]] = {}
+        self.branches = Branches()
+
+    def __setitem__(self, name: str, value: Optional[str]) -> None:
+        self.partial.pop(name, None)
+        self.scoped.pop(name, None)
+        super().__setitem__(name, value)
+
+    def known(self, name: str) -> tuple[Optional[str], Optional[Token]]:
+        """(value, partial value) of a name the script assigns, as the command being read sees them."""
+        value = self.get(name)
+        if value is not None:
+            return value, None
+        scoped = self.scoped.get(name)
+        if scoped is not None and self.branches.sees(scoped[0]):
+            return scoped[1], scoped[2]
+        return None, self.partial.get(name)
+
+
+def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: bool) -> None:
+    """Record `NAME=value` (`token`, the whole word): its value, or None and the value as typed when it has
+    unknown parts. An assignment that may not run (`unsure`) is unknown as a whole, but inside the `if` branch
+    it is made in when it is not itself `conditional` (after `&&`/`||`)."""
+    unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
+    value = None if unknown else token.text.split("=", 1)[1]
+    local[name] = None if unsure else value
+    partial = _partial(token) if token.unresolved and MARK not in token.text else None
+    where = local.branches.where() if unsure and not conditional else None
+    if where is not None:
+        local.scoped[name] = (where, value, partial)
+    elif partial is not None and not unsure:
+        local.partial[name] = partial
+
+
+def _partial(token: Token) -> Optional[Token]:
+    """The value of a `NAME=value` token with unknown parts as typed, or None when nothing of it is known
+    (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
+    unknown = token.unresolved
+    if "=" not in token.text:
+        return None
+    cut = token.text.index("=") + 1
+    starts, ends = token.starts[cut:], token.ends[cut:]
+    if not starts or len(unknown) == 1 and min(starts) >= unknown[0].start and max(ends) <= unknown[0].end:
+        return None
+    return Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
+
+
+def command_word(head: Sequence[Token], words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]],
+                 local: Locals) -> Optional[Word]:
+    """The word in a command's first place (`head`: its unexpanded tokens, prefixes stripped) when it is one
+    unquoted `$NAME` / `${NAME}` of a variable with a partly known value; None otherwise."""
+    if not head or not local.partial:
+        return None
+    word = next((w for w, ts in zip(words, raw_tokens) if ts and ts[0] is head[0]), None)
+    if word is None or len(word.parts) != 1:
+        return None
+    part = word.parts[0]
+    return word if partial_value(part, local) is not None else None
+
+
+def partial_value(part: Part, local: Locals, quoted: bool = False) -> Optional[Token]:
+    """The partly known value `part` (a plain reference, unquoted unless `quoted` may be) expands to, or None."""
+    if part.kind != "var" or part.style != "shell" or (part.quoted and not quoted) or len(part.runs) != 1 \
+            or part.runs[0][0] not in ("$" + part.name, "${" + part.name + "}"):  # not `${CMD%% *}`, `${CMD:-x}`
+        return None
+    return local.known(part.name)[1] if part.name in local else None

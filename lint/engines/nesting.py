@@ -1,0 +1,75 @@
+"""Where a shell construct ends, matched as bash matches it: the `}` of `${...}`, the `)` of `$(...)`, the closing
+backquote of `...`.
+
+Bash's manual (Shell Parameter Expansion, gnu.org/software/bash/manual/html_node/Shell-Parameter-Expansion.html):
+"When braces are used, the matching ending brace is the first '}' not escaped by a backslash or within a quoted
+string, and not within an embedded arithmetic expansion, command substitution, or parameter expansion." So
+`${IP:-$(hostname -I | awk '{print $1}')}` ends at its last `}` and `${G:-'}'}` at its second; a bare `{` opens
+nothing (bash 5.2 prints `{ab}` for an unset x's `${x:-{a}b}`). Inside `$(...)` a quoted `)` closes nothing either.
+
+The scan keeps a stack of what is open and jumps from one character that matters there to the next with a regex
+(no recursion: a deep nest of `$(` in odd input is a long stack, not a RecursionError).
+"""
+from __future__ import annotations
+
+from ctxlint.lazyre import lazy_compile
+
+# What matters inside each open construct: "${" a parameter expansion, "(" a command substitution or a
+# parenthesis inside one (`$((1+2))`, a subshell), '"' a double-quoted string, "`" a backquoted command, "$'"
+# an ANSI-C quoted string. Inside double quotes a single quote is a plain character; inside `${...}` it quotes
+# (bash 5.2: `"${x:-'}'}"` is `'}'`).
+_STOPS = {
+    "${": lazy_compile(r"[\\'\"`$}]"),
+    "(": lazy_compile(r"[\\'\"`$()]"),
+    '"': lazy_compile(r"[\\\"`$]"),
+    "`": lazy_compile(r"[\\`]"),
+    "$'": lazy_compile(r"[\\']"),
+}
+_CLOSERS = {"${": "}", "(": ")", '"': '"', "`": "`", "$'": "'"}
+
+
+def closing(s: str, at: int, opener: str) -> int:
+    """Index just past the end of the construct `opener` ("${", "(" for `$(`, or "`") whose body starts at `at`,
+    or -1 when the text ends first."""
+    stack, k = [opener], at
+    while stack:
+        top = stack[-1]
+        if top == "'":
+            k = s.find("'", k)
+            if k < 0:
+                return -1
+            stack.pop()
+            k += 1
+            continue
+        found = _STOPS[top].search(s, k)
+        if found is None:
+            return -1
+        k = found.start()
+        c = s[k]
+        if c == "\\":
+            k += 2  # the next character is escaped (a `\}` in `${x:-a\}b}` closes nothing)
+        elif c == _CLOSERS[top]:
+            stack.pop()
+            k += 1
+        elif c == "(":  # only "(" stops at it: a nested parenthesis
+            stack.append("(")
+            k += 1
+        elif c in "'\"`":
+            stack.append(c)
+            k += 1
+        elif c == "$":
+            nxt = s[k + 1:k + 2]
+            if nxt == "{":
+                stack.append("${")
+                k += 2
+            elif nxt == "(":
+                stack.append("(")
+                k += 2
+            elif nxt == "'" and top != '"':  # `$'...'`; inside double quotes `$'` is a `$` and a quote character
+                stack.append("$'")
+                k += 2
+            else:
+                k += 1
+        else:
+            k += 1
+    return k

@@ -1,0 +1,43 @@
+"""Command strings with unknown parts (engines/command_strings.py): `CMD="vllm serve $MODEL ..."` run as `$CMD`,
+`bash -c "$CMD"` or `eval "$CMD"` gives its words where they are typed, the unknown ones as their references;
+anywhere else, or set where it may not run, the variable stays unknown as a whole."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.shellwords import split_shell
+
+ASSIGN = 'CMD="vllm serve $MODEL --max-model-len 8192"\n'
+
+
+@pytest.mark.parametrize("run", ["$CMD &", "${CMD} &", "exec $CMD", "nohup $CMD > log 2>&1 &", 'bash -c "$CMD" &',
+                                 'eval "$CMD" &', "eval $CMD", "X=1 $CMD"])
+def test_a_partly_known_command_string_run_as_a_command_gives_its_words_where_typed(run):
+    text = ASSIGN + run + "\n"
+    result = split_shell(text, defaults=True)
+    command = result.commands[-1]
+    assert command.argv == ["vllm", "serve", "$MODEL", "--max-model-len", "8192"], run
+    assert [text[t.start:t.end] for t in command.tokens] == command.argv  # in the assignment, as typed
+    model = command.tokens[2]
+    assert [(r.name, r.resolved) for r in model.unresolved] == [("MODEL", False)]
+    assert not any(t.unresolved for k, t in enumerate(command.tokens) if k != 2)
+
+
+def test_known_references_in_the_string_keep_their_values():
+    text = 'TP=2\nCMD="vllm serve $MODEL -tp $TP --max-model-len 8192"\n$CMD\n'
+    command = split_shell(text, defaults=True).commands[-1]
+    assert command.argv == ["vllm", "serve", "$MODEL", "-tp", "2", "--max-model-len", "8192"]
+    assert text[command.tokens[4].start:command.tokens[4].end] == "$TP"
+
+
+@pytest.mark.parametrize("text", [
+    ASSIGN + "echo $CMD\nlog \"$CMD\"\nprintf '%s' $CMD\n",          # an argument of another program
+    ASSIGN + '"$CMD"\n',                                              # quoted: one program named by the whole string
+    'if [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n',        # set where it may not run
+    ASSIGN + '[ -n "$X" ] && CMD=other\n$CMD\n',                      # changed where it may not run
+    ASSIGN + "read CMD\n$CMD\n",                                      # set to a value not in the script
+    ASSIGN + "CMD=$(cat cmd.txt)\n$CMD\n",
+    ASSIGN + "${CMD% *}\n",                                           # an expansion that edits the value
+])
+def test_a_partly_known_string_anywhere_else_or_unsure_starts_nothing(text):
+    assert not any(c.argv[:2] == ["vllm", "serve"] for c in split_shell(text, defaults=True).commands)
