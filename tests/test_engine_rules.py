@@ -176,12 +176,12 @@ def test_a_bug_while_checking_a_file_names_the_file(monkeypatch, tmp_path):
     path = tmp_path / "d.yaml"
     path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
     bug = ValueError("made up")
-    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None: (_ for _ in ()).throw(bug))
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None, maps=None: (_ for _ in ()).throw(bug))
     with pytest.raises(InternalError) as caught:
         lint_paths([str(path)])
     assert str(caught.value) == f"internal error while checking {path}: ValueError: made up"
     assert caught.value.__cause__ is bug
-    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None: (_ for _ in ()).throw(KeyboardInterrupt()))
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None, maps=None: (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
         lint_paths([str(path)])
 
