@@ -122,7 +122,8 @@ FOUND, UNSET, REFUSED, UNKNOWN = "found", "unset", "refused", "unknown"
 def _config_map_value(value_from: Optional[Node], maps: Dict[str, Any]) -> Tuple[str, Optional[Node], Optional[str]]:
     """(how, the data scalar or the `key` node, why) for `valueFrom: {configMapKeyRef: {name, key, optional}}`."""
     ref = value_from.get("configMapKeyRef") if value_from is not None and value_from.kind == MAP else None
-    if ref is None or ref.kind != MAP or ref.get("name") is None or ref.get("key") is None:
+    if ref is None or ref.kind != MAP or ref.get("name") is None or ref.get("key") is None or \
+            ref.get("key").kind != SCALAR:
         return UNKNOWN, None, None
     name, key = scalar_text(ref.get("name")), ref.get("key")
     data = maps.get(name)

@@ -231,3 +231,14 @@ def test_a_missing_key_of_a_config_map_in_the_same_file_is_refused_too(tmp_path)
     path.write_text(path.read_text().replace("vllm/vllm-openai:v0.10.1", "busybox").replace(
         "args: [--model, $(MODEL_ID), --max-model-len, $(MAX_LEN)]", "args: [sleep, '1']"))
     assert run(["check", str(path), "--select", "CTX002"]).out == ""
+
+
+def test_odd_references_are_read_without_a_crash(tmp_path):
+    # bad input never crashes: a key that is a mapping, a number for a name, an envFrom item that is a string
+    odd = DEPLOY.replace("key: MAX_LEN}", "key: {a: b}}").replace("name: vllm-config, key: MODEL_ID",
+                                                                     "name: 7, key: MODEL_ID")
+    odd = odd.replace("        env:\n",
+                      "        envFrom: [oops, {configMapRef: {name: [x]}}, {configMapRef: 3}]\n        env:\n")
+    _write(tmp_path, {"deploy.yaml": odd, "config.yaml": CONFIG})
+    dep, role = _role(tmp_path)
+    assert (dep.model.id, role.context_length) == (None, None)
