@@ -17,6 +17,7 @@ from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's pub
 from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.globs import glob_match, relative_posix
+from ctxlint.joins import REF_MARKERS, Joins
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
@@ -186,18 +187,7 @@ class _Unit:
     context: bool = False  # a sibling read for pairing only: nothing in it is reported
 
 
-# crd_refs.MARKERS (tests/adapters/test_sibling_runtimes.py keeps the two equal): a group whose files name
-# none of them never imports crd_refs (a one-file run of a plain Deployment, most of a tree)
-_REF_MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
-
-
-def _refs(files: Sequence[LoadedFile]):
-    """crd_refs.Refs of the files, or None when no file names an object it looks up."""
-    if not any(not f.shell and any(m in f.text for m in _REF_MARKERS) for f in files):
-        return None
-    from ctxlint.adapters.crd_refs import Refs
-
-    return Refs(files)
+_REF_MARKERS = REF_MARKERS  # crd_refs.MARKERS, which joins tests against
 
 
 def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report, named: Sequence[str] = (),
@@ -205,18 +195,21 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     """Check the files of one directory together (cross-file pairing, then rules, then suppressions)."""
     from ctxlint import siblings
 
-    refs = _refs(group)  # what an InferenceService names may be in a sibling file (crd_refs)
-    units = [_adapted(loaded, settings, refs) for loaded in group]
+    # what an InferenceService names (crd_refs) and the ConfigMaps a workload reads (config_map_refs) may be in
+    # a sibling file
+    joins = Joins(group, named)
+    units = [_adapted(loaded, settings, joins) for loaded in group]
     report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
-    loose = [u.loaded.path for u in units if refs is not None and u.loaded.path in named and refs.loose(u.loaded)]
+    loose = [u.loaded.path for u in units if u.loaded.path in named and joins.loose(u.loaded)]
     context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
                                      lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose)
-    if context and refs is not None and _refs(context) is not None:
+    joined = joins.joined(group, context) if context else None
+    if joined is not None:
         # a sibling may hold what a file of the group names, or name what it holds: joined, they read anew
-        refs = type(refs)([*group, *context])
-        units = [_adapted(u.loaded, settings, refs) if refs.involves(u.loaded) else u for u in units]
-    units += [_adapted(loaded, settings, refs, context=True) for loaded in context]
+        joins = joined
+        units = [_adapted(u.loaded, settings, joins) if joins.involves(u.loaded) else u for u in units]
+    units += [_adapted(loaded, settings, joins, context=True) for loaded in context]
     if len(units) > 1:
         for unit, deployments in zip(units, pair_across_files([u.deployments for u in units])):
             unit.deployments = deployments
@@ -263,17 +256,17 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     report.findings.extend(with_severity(f, settings) for f in unique(kept, settings.keep_deployments) if reported(f))
     report.suppressed.extend((with_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))
     for unit in units:
-        # A context file's deployment counts when it holds a role of a reported file (the pair).
-        mine = [dep for dep in unit.deployments if not unit.context or
-                any(role.source is not None and role.source.file not in context for role in dep.roles)]
+        # A context file's deployment counts when a reported file holds one of its values (the pair's other
+        # half, a runtime, a ConfigMap).
+        mine = [dep for dep in unit.deployments if not unit.context or any(f not in context for f in dep.files)]
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
 
 
-def _adapted(loaded: LoadedFile, settings: Settings, refs: Optional[Any], context: bool = False) -> _Unit:
+def _adapted(loaded: LoadedFile, settings: Settings, joins: Joins, context: bool = False) -> _Unit:
     with _blame(loaded.path):
-        adapted = adapt_file(loaded, refs)
+        adapted = adapt_file(loaded, joins.refs, joins.maps)
         return _Unit(loaded, rules_for(loaded.path, settings), list(adapted.deployments),
                      loaded.diagnostics + adapted.diagnostics, adapted, context=context)
 

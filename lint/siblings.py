@@ -9,7 +9,9 @@ paired and checked with it, but findings are reported only on the files passed.
 Excluded and hidden files are not read; a directory walked in full needs nothing.
 A named gateway file (LiteLLM, Kong, an InferencePool, ...) gets its siblings as context too: the
 engines its routes reach are usually in them; so does a KServe or OME InferenceService whose runtime
-is in none of the files passed, and a runtime none of their services names (adapters/crd_refs.py).
+is in none of the files passed, and a runtime none of their services names (adapters/crd_refs.py), and
+a workload that reads a ConfigMap none of them holds, or a ConfigMap none of their workloads reads
+(adapters/config_map_refs.py).
 """
 from __future__ import annotations
 
@@ -67,7 +69,8 @@ def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployme
     gateways: named files that hold gateway routes; their engines (and Services) usually sit in
     sibling files, so those are read too, for the join (ctxlint.stack).
     loose: named files with an InferenceService whose runtime (or base model) no file of the run
-    holds, or with a runtime no service of the run names (adapters.crd_refs.Refs.loose): the
+    holds, or with a runtime no service of the run names (adapters.crd_refs.Refs.loose), and the
+    same for ConfigMaps and the workloads that read them (adapters.config_map_refs.Maps.loose): the
     other side is usually a sibling file."""
     from ctxlint.loader import read_path
 

@@ -13,7 +13,9 @@ Why:
     reported here at the offending value: `command`/`args` that are not lists
     of strings (`args: [--max-model-len, 131072]` needs `"131072"`), an env
     var `value` that is not a string, `containers` written as a mapping. Such
-    a workload never launches, whatever its capacity.
+    a workload never launches, whatever its capacity. So is a `configMapKeyRef`
+    to a key the ConfigMap (of the same file or a sibling one) lacks, unless
+    it is `optional: true`: the kubelet does not start the container.
 
     In Akash SDL files, what Akash refuses in the fields ctxlint reads is
     reported the same way: a `command`, `args` or `env` that is not a list,

@@ -14,6 +14,15 @@ Why:
     disaggregated deployment is not judged: TensorRT-LLM skips the check for
     generation-only requests (tensorrt_llm/llmapi/llm.py).
 
+    The check is the PyTorch backend's, and PyTorch is trtllm-serve's default
+    only from TensorRT-LLM 1.0: before, a command without `--backend pytorch`
+    served a TensorRT engine, which has no such check. So a role that names
+    no backend is judged when its release is 1.0 or later; with an unknown
+    release (a `latest` tag, a custom image) the two defaults disagree and it
+    is not judged, as with other defaults that changed between releases
+    (state the image tag, or `--backend pytorch`). Dynamo's TensorRT-LLM
+    worker always runs PyTorch.
+
 Example (bad):
     ```yaml
     advertised: {context_window: 131072}
@@ -41,8 +50,9 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
+from ctxlint.engines.flags_trtllm import SPEC_
 from ctxlint.findings import Problem
 from ctxlint.model import DECODE, Deployment, Source, fmt
 from ctxlint.rules._common import max_prompt
@@ -58,6 +68,7 @@ INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "engine", "r
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-serve / BuildConfig default
+BACKEND = SPEC_.by_name("backend")  # its default depends on the release
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
@@ -69,8 +80,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if _generation_server(role):
             continue  # a generation-only request skips the check (llmapi/llm.py BaseLLM._check_arguments)
         chunked = bool_arg(role, "enable_chunked_prefill")
-        backend = first_arg(role, "backend")
-        if (chunked is not None and chunked[0]) or (backend is not None and backend[1].value != "pytorch"):
+        backend = first_arg(role, "backend")  # as given (or as Dynamo's worker sets it), else the release's default
+        if (chunked is not None and chunked[0]) or \
+                (backend[1].value if backend is not None else _default_backend(dep)) != "pytorch":
             continue
         limits: List[Tuple[int, str, Source]] = []
         prompt = max_prompt(dep)
@@ -96,6 +108,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"(\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: true, or raise max_num_tokens "
             f"to {fmt(longest)}",
             budget[1].source if budget else where, dep.display_name)
+
+
+def _default_backend(dep: Deployment) -> Optional[str]:
+    """trtllm-serve's default backend in the deployment's release (flags_trtllm: PyTorch from 1.0), None when
+    the release is not known and the releases' defaults disagree."""
+    release = dep.engine.version.value if dep.engine.version is not None else None
+    defaults = BACKEND.default_at(str(release) if release is not None else None)
+    return defaults[0] if len(defaults) == 1 else None
 
 
 def _generation_server(role) -> bool:

@@ -109,11 +109,31 @@ def test_tgi_spellings_and_chunking():
 
 
 def test_trtllm_defaults():
-    ((_, message),) = lint("trtllm", {}, select="CTX308")  # default max_num_tokens 8192, no chunking
+    # default max_num_tokens 8192, no chunking, and the PyTorch backend: trtllm-serve's default from 1.0
+    ((_, message),) = lint("trtllm", {}, select="CTX308", version="1.0.0")
     assert message.startswith("131,071 > 8,192:") and "the default max_num_tokens 8,192" in message
-    assert rules("trtllm", {"backend": "tensorrt"}, select="CTX308") == []
-    assert rules("trtllm", {"max_input_len": 8192}, select="CTX308") == []
-    assert rules("trtllm", {"enable_chunked_prefill": True}, select="CTX308") == []
+    for args in ({"backend": "tensorrt"}, {"backend": "trt"}, {"max_input_len": 8192},
+                 {"enable_chunked_prefill": True}):
+        assert rules("trtllm", args, select="CTX308", version="1.0.0") == [], args
+
+
+def test_trtllm_serve_default_backend_depends_on_the_release():
+    # before 1.0 trtllm-serve served a TensorRT engine unless told `--backend pytorch` (NVIDIA/TensorRT-LLM#6419,
+    # #8223): CTX308, the PyTorch backend's check, held for every release and was a false error on 0.20
+    assert rules("trtllm", {}, select="CTX308", version="0.20.0") == []
+    assert rules("trtllm", {"backend": "pytorch"}, select="CTX308", version="0.20.0") == ["CTX308"]
+    assert rules("trtllm", {}, select="CTX308", version="1.1.0") == ["CTX308"]
+    # a release ctxlint cannot read, or a 1.0 release candidate (the change landed during them): the two
+    # defaults disagree, so no verdict, as CTX304 and CTX307 do with defaults that changed between releases
+    for version in ("", "latest", "1.0.0rc2"):
+        assert rules("trtllm", {}, select="CTX308", version=version) == [], version
+    from ctxlint.engines.flags_trtllm import DYNAMO_SPEC, SPEC_
+    backend = SPEC_.by_name("backend")
+    assert [backend.default_at(r) for r in (None, "0.21.0", "1.0rc0", "1.0", "1.2.0rc1")] == [
+        ("tensorrt", "pytorch"), ("tensorrt",), ("tensorrt", "pytorch"), ("pytorch",), ("pytorch",)]
+    # `--backend trt` is 1.0's spelling and an alias since: no release refuses it
+    assert rules("trtllm", {"backend": "trt"}, select="CTX301", version="1.0.0") == []
+    assert dict(DYNAMO_SPEC.defaults)["backend"].origin == "launcher"  # Dynamo's worker passes PyTorch itself
 
 
 def test_llamacpp_slots():
@@ -176,12 +196,12 @@ def test_a_bug_while_checking_a_file_names_the_file(monkeypatch, tmp_path):
     path = tmp_path / "d.yaml"
     path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: x}\nspec: {}\n")
     bug = ValueError("made up")
-    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None: (_ for _ in ()).throw(bug))
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None, maps=None: (_ for _ in ()).throw(bug))
     with pytest.raises(InternalError) as caught:
         lint_paths([str(path)])
     assert str(caught.value) == f"internal error while checking {path}: ValueError: made up"
     assert caught.value.__cause__ is bug
-    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None: (_ for _ in ()).throw(KeyboardInterrupt()))
+    monkeypatch.setattr(engine, "adapt_file", lambda loaded, refs=None, maps=None: (_ for _ in ()).throw(KeyboardInterrupt()))
     with pytest.raises(KeyboardInterrupt):
         lint_paths([str(path)])
 
@@ -383,12 +403,12 @@ def test_ctx308_skips_tensorrt_llm_decode_roles():
             ("max_num_tokens", Val(1024, src)),) + extra)
 
     served = role("decode", ("disaggregation_mode", Val("decode", src)))
-    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
+    engine = Engine(name=Val("trtllm", src), version=Val("1.0.0", src))  # PyTorch, the default backend
+    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=engine,
                      roles=(role("prefill", ("disaggregation_mode", Val("prefill", src))), served))
     assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the prefill"]
     # a worker marked decode only by its deployment (Dynamo subComponentType) runs aggregated: still checked
-    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=Engine(name=Val("trtllm", src)),
-                     roles=(role("decode"),))
+    dep = Deployment(file="d.yaml", source=src, input_format="kubernetes", engine=engine, roles=(role("decode"),))
     assert [p.message.split(" role ")[0] for p in ctx308.check(dep, {})] == ["8,191 > 1,024: the decode"]
 
 
@@ -564,3 +584,34 @@ def test_a_rope_scaled_model_is_held_to_what_the_engine_derives(tmp_path, image,
         # a RoPE override may not raise the limit (SGLang takes no factor with an original length): the switch does
         assert "starts above it only with " + ("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1" if command
                                                else "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1") in out
+
+
+TRTLLM_SERVE_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trtllm}
+spec:
+  template:
+    spec:
+      containers:
+      - name: trtllm
+        image: nvcr.io/nvidia/tensorrt-llm/release:TAG
+        command: [trtllm-serve]
+        args: [Qwen/Qwen2.5-7B-Instruct, --host, 0.0.0.0, --port, "8000", --tp_size, "2"ARGS]
+        resources: {limits: {nvidia.com/gpu: 2}}
+"""
+
+
+@pytest.mark.parametrize("tag, args, fires", [
+    ("0.20.0", "", False), ("0.20.0", ", --backend, pytorch", True), ("1.0.0", "", True), ("latest", "", False)])
+def test_ctx308_on_a_trtllm_serve_pod_follows_its_release(tmp_path, tag, args, fires):
+    # sweep 31 (all-day-and-night/llm-serve k8s/trtllm): the 0.20.0 image without --backend serves a TensorRT
+    # engine, where CTX308 was a false error; from 1.0 the same command runs PyTorch and is judged
+    from helpers import run
+    path = tmp_path / "d.yaml"
+    path.write_text(TRTLLM_SERVE_POD.replace("TAG", tag).replace("ARGS", args))
+    out = run(["check", str(path), "--isolated", "--select", "CTX308"]).out
+    assert ("CTX308" in out) is fires, out
+    if fires:
+        assert out.startswith(f"{path}:11:16: CTX308 [error] 32,767 > 8,192: the unified role accepts prompts up to "
+                              "32,767 tokens (context_length default (= 32,768) minus one output token)"), out

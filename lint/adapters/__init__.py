@@ -41,12 +41,20 @@ def all_adapters() -> Tuple[ModuleType, ...]:
 # Adapters whose objects name objects of other files (an InferenceService its runtime): their adapt() takes the
 # group's crd_refs.Refs as well.
 READS_REFS = frozenset({"crds_kserve", "crds_ome"})
+# Adapters whose pods read ConfigMaps that may sit in other files: their adapt() takes the group's
+# config_map_refs.Maps as well.
+READS_MAPS = frozenset({"kubernetes", "pod_templates"})
 
 
-def adapt_file(loaded: LoadedFile, refs: Optional[Any] = None) -> AdaptResult:
-    """The file's deployments; `refs`: the crd_refs.Refs of the files checked with it (else its own)."""
+def adapt_file(loaded: LoadedFile, refs: Optional[Any] = None, maps: Optional[Any] = None) -> AdaptResult:
+    """The file's deployments; `refs`: the crd_refs.Refs of the files checked with it (else its own); `maps`:
+    their config_map_refs.Maps (else the file's own ConfigMaps)."""
     result = AdaptResult()
     for name in selected(ADAPTERS, loaded):
         module = adapter(name)
-        result.extend(module.adapt(loaded, refs) if refs is not None and name in READS_REFS else module.adapt(loaded))
+        if refs is not None and name in READS_REFS:
+            result.extend(module.adapt(loaded, refs))
+        else:
+            reads_maps = maps is not None and name in READS_MAPS
+            result.extend(module.adapt(loaded, maps) if reads_maps else module.adapt(loaded))
     return result

@@ -17,7 +17,7 @@ from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val
 
 from ..records import record
 
-STATED = ("flag", "env", "config-file")
+STATED = ("flag", "env", "config-file", "launcher")  # what the engine is given (not its own defaults)
 SourceOf = Callable[[Setting], Source]
 
 _CONTEXT = {"vllm": "max_model_len", "sglang": "context_length", "tgi": "max_total_tokens",

@@ -16,11 +16,12 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
-from ctxlint.adapters.k8s_refusals import container_refusals, containers_not_a_list
+from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
                                        limits_from_annotations, read_container)
 from ctxlint.adapters.workload_groups import deployments_from, named_halves
+from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -47,14 +48,17 @@ def matches(obj: Node) -> bool:
         isinstance(_scalar(obj.get("apiVersion")), str)
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
+    """`maps`: the ConfigMaps of the files checked with this one (adapters.config_map_refs.Maps)."""
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
     for obj in objects(loaded):  # documents and `kind: *List` items
         if matches(obj):
-            # the ConfigMaps of this file in the object's namespace: engine config files it mounts, env it reads
-            workload = _workload(obj, spans, result, config_maps(loaded, obj))
+            # the ConfigMaps the object's pods see (its namespace's), of this file and else of its directory's
+            # other files: engine config files it mounts, env it reads
+            workload = _workload(obj, spans, result, maps.maps_for(loaded, obj) if maps is not None and
+                                 maps.holds(loaded) else config_maps(loaded, obj))
             if workload is not None:
                 workloads.append(workload)
     adapted = deployments_from(loaded.path, named_halves(workloads))
@@ -164,14 +168,19 @@ class _PodContext:
         run = command_fields(c.get("command"), c.get("args"), ray_main)
         # a MIG slice request names the device: a slice of the card the node selector names
         device = container_type(c.get("resources"), self.accel_type, spans.file)
-        return read_container(Container(
+        refused: List[Tuple[Node, str]] = []  # required ConfigMap keys that are missing: the kubelet refuses
+        reading = read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""), **run,
-            env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom")), image=c.get("image"),
+            env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"), refused=refused),
+            image=c.get("image"),
             accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
             **({"group_label": self.group_label} if self.group_label else {}),
             engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
-
+        if reading.roles:  # an engine container: the kubelet would not start it (CTX002, as k8s_refusals)
+            reading.diagnostics.extend(Diagnostic(SCHEMA_VIOLATION, text, key.source(spans.file))
+                                       for key, text in refused)
+        return reading
 
     def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
         from ctxlint.adapters.crds_nim import nim_role, serves_an_llm  # only a NIM container pays for it

@@ -15,7 +15,7 @@ are never read here, even when their adapter finds nothing in them.
 """
 from __future__ import annotations
 
-from typing import Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar, seq
@@ -42,7 +42,8 @@ def handled(obj: Node) -> bool:
     return any(group.endswith(g) and kind in kinds for g, kinds in HANDLED.items()) or group == ""
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
+    """`maps`: the ConfigMaps of the files checked with this one (adapters.config_map_refs.Maps)."""
     result = AdaptResult()
     candidates = [o for o in objects(loaded) if not handled(o) and o.get("spec") is not None]
     if not candidates:
@@ -50,7 +51,8 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
     for obj in candidates:
-        maps = config_maps(loaded, obj)
+        in_group = maps is not None and maps.holds(loaded)  # its directory's ConfigMaps too (config_map_refs)
+        maps_read = maps.maps_for(loaded, obj) if in_group else config_maps(loaded, obj)
         found: List[Tuple[str, Node, Optional[Node]]] = []
         _find(obj.get("spec"), "spec", None, found, 0)
         groups: Dict[int, int] = {}
@@ -59,12 +61,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         for path, pod, holder in found:
             size = groups.get(id(pod), 1)
             if _is_lws(pod):  # leader and workers: one engine over the group's pods, as a LeaderWorkerSet's
-                roles, template = lws_group_roles(pod, spans, result, maps)
+                roles, template = lws_group_roles(pod, spans, result, maps_read)
                 path = f"{path}.{'leaderTemplate' if template is pod.get('leaderTemplate') else 'workerTemplate'}"
             elif size > 1:
-                roles = _pod_roles(pod, spans, result, maps, group_pods=size, group_label=_GROUP_LABEL)
+                roles = _pod_roles(pod, spans, result, maps_read, group_pods=size, group_label=_GROUP_LABEL)
             else:
-                roles = _pod_roles(pod, spans, result, maps)
+                roles = _pod_roles(pod, spans, result, maps_read)
             if roles:
                 named.append((path, pod, holder, roles))
         for path, pod, holder, roles in named:

@@ -4,8 +4,9 @@ Part of the workload core's API (re-exported by ctxlint.adapters.workload).
 """
 from __future__ import annotations
 
+import os
 import re
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Advertised, Gateway, Val
@@ -54,6 +55,7 @@ class EnvVar:
     name: str
     value: Optional[str]  # None: set but unknown here (secret, configmap, host variable)
     node: Optional[Node] = None  # the value scalar, for positions
+    why: Optional[str] = None  # why an unknown value is unknown, when more can be said (CTX008)
 
 
 def schema_reporter(diagnostics: List[Diagnostic], path: str) -> Callable[[Node, str], None]:
@@ -74,13 +76,16 @@ def scalar_text(node: Node) -> str:
 
 
 # -- environment ----------------------------------------------------------------------------------------
-def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Node]] = None,
-                 env_from: Optional[Node] = None, before: Optional[List[EnvVar]] = None) -> List[EnvVar]:
+def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Any]] = None,
+                 env_from: Optional[Node] = None, before: Optional[List[EnvVar]] = None,
+                 refused: Optional[List[Tuple[Node, str]]] = None) -> List[EnvVar]:
     """Kubernetes `envFrom`, then `env: [{name, value}|{name, valueFrom}]` (a later name wins); `$(A)` in
-    a value expands earlier vars. `maps` (ConfigMap name -> its `data`, the ConfigMaps of the same
-    file, as `kubectl kustomize` renders them) gives a `configMapKeyRef` its value and an `envFrom`
-    `configMapRef` its variables; secrets, fields and other ConfigMaps stay unknown. `before`: variables an
-    operator puts ahead of this list (not returned; a value of None makes a `$(A)` of them unknown)."""
+    a value expands earlier vars. `maps` (ConfigMap name -> its `data`: the ConfigMaps of the same file,
+    as `kubectl kustomize` renders them, and those of its directory, adapters.config_map_refs) gives a
+    `configMapKeyRef` its value and an `envFrom` `configMapRef` its variables; secrets, fields and other
+    ConfigMaps stay unknown. `before`: variables an operator puts ahead of this list (not returned; a
+    value of None makes a `$(A)` of them unknown). `refused` collects (node, text) for a required key
+    a ConfigMap lacks: the kubelet does not start such a container."""
     out: List[EnvVar] = list(_env_from_maps(env_from, maps)) if maps and env_from is not None else []
     known: Dict[str, Optional[str]] = {var.name: var.value for var in before or ()}
     known.update((var.name, var.value) for var in out)
@@ -90,38 +95,69 @@ def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Node]] = None,
             continue
         value = item.get("value")
         text: Optional[str] = None
+        why: Optional[str] = None
         if value is not None and value.kind == SCALAR and value.value is not None:
             text = scalar_text(value)
             text = expand_k8s(text, known)
         elif value is None and item.get("valueFrom") is None:
             text = ""  # name only: an empty string
         elif value is None and maps:
-            value = _config_map_value(item.get("valueFrom"), maps)
+            how, value, why = _config_map_value(item.get("valueFrom"), maps)
+            if how == UNSET:
+                continue  # the kubelet sets nothing: an envFrom value of that name stays
+            if how == REFUSED and refused is not None:
+                refused.append((value, why or ""))
+            value = value if how == FOUND else None
+            why = why if how == UNKNOWN else None
             text = scalar_text(value) if value is not None else None  # not expanded: Kubernetes does not
         known[name.value] = text
-        out.append(EnvVar(name.value, text, value if value is not None and value.kind == SCALAR else None))
+        out.append(EnvVar(name.value, text, value if value is not None and value.kind == SCALAR else None, why))
     return out
 
 
-def _config_map_value(value_from: Optional[Node], maps: Dict[str, Node]) -> Optional[Node]:
-    """The data scalar a `valueFrom: {configMapKeyRef: {name, key}}` names in a ConfigMap of the file."""
+# What a configMapKeyRef gives, as the kubelet resolves it
+# (kubernetes/kubernetes@001a80e975bb880d0fe60b304d30950fe661f278:pkg/kubelet/kubelet_pods.go
+# makeEnvironmentVariables): the key's value; nothing when an `optional` ref's
+# key is missing; a container that does not start when a required one's is ("couldn't find key K in
+# ConfigMap"); or a value ctxlint does not know (a ConfigMap in no file checked, or in several).
+FOUND, UNSET, REFUSED, UNKNOWN = "found", "unset", "refused", "unknown"
+
+
+def _config_map_value(value_from: Optional[Node], maps: Dict[str, Any]) -> Tuple[str, Optional[Node], Optional[str]]:
+    """(how, the data scalar or the `key` node, why) for `valueFrom: {configMapKeyRef: {name, key, optional}}`."""
     ref = value_from.get("configMapKeyRef") if value_from is not None and value_from.kind == MAP else None
-    if ref is None or ref.kind != MAP:
-        return None
-    data = maps.get(scalar_text(ref.get("name"))) if ref.get("name") is not None else None
-    key = ref.get("key")
-    found = data.get(scalar_text(key)) if data is not None and key is not None else None
-    return found if found is not None and found.kind == SCALAR and isinstance(found.value, str) else None
+    if ref is None or ref.kind != MAP or ref.get("name") is None or ref.get("key") is None or \
+            ref.get("key").kind != SCALAR:
+        return UNKNOWN, None, None
+    name, key = scalar_text(ref.get("name")), ref.get("key")
+    data = maps.get(name)
+    if data is None:
+        return UNKNOWN, None, None
+    if data.kind != MAP:  # config_map_refs.Unsettled: defined differently in several files
+        return UNKNOWN, None, data.why()
+    found = data.get(scalar_text(key))
+    if found is not None:
+        return (FOUND, found, None) if found.kind == SCALAR and isinstance(found.value, str) else (UNKNOWN, None, None)
+    if ref.get("optional") is not None and ref.get("optional").value is True:
+        return UNSET, None, None
+    where = f" ({os.path.basename(data.source('').file)})" if type(data) is not Node else " of this file"
+    return REFUSED, key, (f"{key.path}: the ConfigMap '{name}'{where} has no key '{scalar_text(key)}' and the "
+                          "reference is not optional: the kubelet does not start the container (\"couldn't find key "
+                          f"{scalar_text(key)} in ConfigMap\"); add the key, or mark the reference `optional: true`")
 
 
-def _env_from_maps(env_from: Node, maps: Dict[str, Node]) -> Iterator[EnvVar]:
-    """`envFrom: [{configMapRef: {name}, prefix}]` over ConfigMaps of the file: every key that is a
-    variable name, prefixed. Only ConfigMaps: a secretRef's names are not known at all."""
+def _env_from_maps(env_from: Node, maps: Dict[str, Any]) -> Iterator[EnvVar]:
+    """`envFrom: [{configMapRef: {name}, prefix}]` over the ConfigMaps in `maps`: every key, prefixed, a later
+    source's key replacing an earlier one's (the kubelet's order). Only ConfigMaps: a secretRef's names are not
+    known at all, nor are those of a ConfigMap no file holds."""
     for item in env_from.value if env_from.kind == SEQ else ():
         ref = item.get("configMapRef") if item.kind == MAP else None
         data = maps.get(scalar_text(ref.get("name"))) if ref is not None and ref.kind == MAP and \
             ref.get("name") is not None else None
         prefix = scalar_text(item.get("prefix")) if item.get("prefix") is not None else ""
+        if data is not None and data.kind != MAP:  # config_map_refs.Unsettled: each key it may give is unknown
+            yield from (EnvVar(prefix + key, None, None, data.why()) for key in data.keys)
+            continue
         for key, found in data.value.items() if data is not None else ():
             if isinstance(key, str) and found.kind == SCALAR and isinstance(found.value, str):
                 yield EnvVar(prefix + key, found.value, found)

@@ -94,8 +94,17 @@ class Positions:
                 return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "is set by the script to a value it does not hold" if ref.why == "set" else \
-                "has no literal value in the file (secret, config map or host variable)" if ref.name in self.env \
+                (self.env_why(ref.name) or "has no literal value in the file (secret, config map or host variable)") \
+                if ref.name in self.env \
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
-        return f"{spelling} from env ({problem.message})", self.problem_source(problem, tokens)
+        name = problem.message.split()[1] if problem.message.startswith("env ") else ""
+        why = self.env_why(name)
+        return f"{spelling} from env ({problem.message}{': ' + name + ' ' + why if why else ''})", \
+            self.problem_source(problem, tokens)
+
+    def env_why(self, name: str) -> Optional[str]:
+        """Why the container's variable `name` has no known value, when its reader could say more (a ConfigMap
+        defined differently in several files: adapters.config_map_refs)."""
+        return next((var.why for var in reversed(self.c.env) if var.name == name), None) if name else None

@@ -15,7 +15,16 @@ CTX, KV, MEM, PAR, SCHED, ROLE, MODEL = (
 FLAGS = (
     F("model", "--model", tags=MODEL, doc="normally positional: trtllm-serve [serve] MODEL"),
     F("tokenizer", "--tokenizer", tags=MODEL),
-    F("backend", "--backend", default="pytorch", choices=("pytorch", "tensorrt", "_autodeploy")),
+    # PyTorch is the default from 1.0 (https://github.com/NVIDIA/TensorRT-LLM/pull/6419: "we've set the PyTorch as
+    # the default backend with #5717"; https://github.com/NVIDIA/TensorRT-LLM/issues/8223: "v0.21.0 ... Backend:
+    # TRT Engine (default)", "v1.0.0 ... Backend: PyTorch (default)"). Before, `--backend` was None = "the cpp
+    # path", TensorRT engines, with `pytorch` its one choice (https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/
+    # trtllm-serve.html: "Set to 'pytorch' for pytorch path. Default is cpp path. Options: pytorch"). 1.0 spells
+    # the TensorRT backend `trt`, later releases `tensorrt` (https://github.com/NVIDIA/TensorRT-LLM/pull/7829) and
+    # take `trt` as its alias (NVIDIA/TensorRT-LLM@00209af149e7774406881a37283dce303571eb11:tensorrt_llm/commands/
+    # serve.py ChoiceWithAlias): every release's choices, so none is refused falsely.
+    F("backend", "--backend", default="pytorch", default_until=("1.0.0", "tensorrt"),
+      choices=("pytorch", "tensorrt", "trt", "_autodeploy")),
     F("max_seq_len", "--max_seq_len", kind="int", tags=CTX, doc="None = deduced from the model config"),
     F("max_num_tokens", "--max_num_tokens", kind="int", default=8192, tags=SCHED),
     F("max_batch_size", "--max_batch_size", kind="int", default=2048, tags=SCHED),
@@ -90,8 +99,11 @@ DYNAMO_FLAGS = (
     F("publish_events_and_metrics", "--publish-events-and-metrics", kind="bool", default=False),
     F("request_plane", "--request-plane"), F("migration_limit", "--migration-limit", kind="int"),
 )
+# The worker builds the LLM with "backend": "pytorch" (its --extra-engine-args file may override it)
+# (ai-dynamo/dynamo@00810a7b6a4b8cafa26c87311fb93cae9d1d9057:components/src/dynamo/trtllm/main.py init)
 DYNAMO_SPEC = EngineSpec("trtllm", DYNAMO_FLAGS, int_rule="argparse", engine_env=ENGINE_ENV,
-                         config_flags=("extra_llm_api_options",), config_overrides_cli=True)
+                         config_flags=("extra_llm_api_options",), config_overrides_cli=True,
+                         launcher_settings=(("backend", "pytorch"),))
 
 # LLM-API YAML keys that are the same setting as a CLI flag (engines.md §4.1).
 CONFIG_KEY_ALIASES = {"kv_cache_config.free_gpu_memory_fraction": "kv_cache_free_gpu_memory_fraction",

@@ -34,6 +34,30 @@ class FlagSpec:
     # kind "bool": before this release the switch also took `=true` / `=false` (vLLM's StoreBoolean,
     # nargs "?"), refused since it became a BooleanOptionalAction switch
     explicit_until: Optional[str] = None
+    # (release, value): before this release the default was `value` (trtllm-serve's --backend before 1.0);
+    # default_at resolves it by release, as Problem.refused_by resolves a value refused since a release
+    default_until: Optional[tuple[str, Any]] = None
+
+    def default_at(self, release: Optional[str]) -> tuple[Any, ...]:
+        """The default of this engine release: one value; each release's (the earlier first) when the release
+        is not known, or is a pre-release of the one the default changed at (it landed during them)."""
+        if self.default_until is None:
+            return (self.default,)
+        from ctxlint.versions import parse_version
+
+        since, before = self.default_until
+        parsed, at = parse_version(release) if release else None, parse_version(since)
+        if parsed is None or ((parsed.pre is not None or parsed.dev is not None) and
+                              _final(parsed.release) == _final(at.release)):
+            return (before, self.default)
+        return (self.default,) if parsed >= at else (before,)
+
+
+def _final(release: tuple[int, ...]) -> tuple[int, ...]:
+    """A release without its trailing zeros (1.0 is 1.0.0)."""
+    while len(release) > 1 and release[-1] == 0:
+        release = release[:-1]
+    return release
 
 
 @record(frozen=True)
@@ -60,6 +84,9 @@ class EngineSpec:
     config_flags: tuple[str, ...] = ()  # canonical names whose value is a config file path
     config_overrides_cli: bool = False  # TRT-LLM: extra_llm_api_options keys beat the CLI
     dotted_json: bool = False  # vLLM: `--hf-overrides.rope_scaling.factor 4` sets a JSON key
+    # Settings the launcher passes to the engine itself, whatever its command line says (its own code, no flag):
+    # Dynamo's TRT-LLM worker runs the PyTorch backend. Read as stated (origin "launcher"); a config file beats them.
+    launcher_settings: tuple[tuple[str, Any], ...] = ()
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once
@@ -77,6 +104,8 @@ class EngineSpec:
                 self.env_flags.append(f)
             if f.default is not None:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
+        self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))
+                             for name, value in self.launcher_settings)
 
     def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
         """Spec for a typed flag (without `=value`), and an error if ambiguous."""

@@ -15,7 +15,7 @@ class Setting:
     raw_text: str  # the value as the engine receives it
     token_index: Optional[int]  # index of the value token (None for env/default)
     value_span: Optional[Span]  # source span of the value text (None for env/default)
-    origin: str  # "flag" | "env" | "default" | "config-file"
+    origin: str  # "flag" | "env" | "default" | "config-file" | "launcher" (EngineSpec.launcher_settings)
     flag_spelling: Optional[str]  # as typed (`-tp`, `--max_model_len`) or the env var name
     flag_index: Optional[int] = None  # index of the flag token
     flag_span: Optional[Span] = None
