@@ -72,6 +72,7 @@ class Container:
     script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
     env: Sequence[EnvVar] = ()
     image: Optional[Node] = None
+    image_text: Optional[str] = None  # the image once interpolated (compose `${VAR:-default}`), when it differs
     # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
     # (or in `script`) names the version when no image tag does.
     install_scripts: Sequence[Node] = ()
@@ -176,8 +177,8 @@ class _Reader(Positions, Devices, Versions):
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
                                shell=self.env.get if c.compose_refs else None, go=c.go_values is not None)
             self.unsure = split.unsure
-        image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
-            else None
+        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
+            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
         commands = list(split.commands)
         self.ray_cluster = any(len(cmd.tokens) > 1 and cmd.tokens[0].text == "ray" and cmd.tokens[1].text == "start"
                                for cmd in commands)

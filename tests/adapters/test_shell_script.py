@@ -440,6 +440,23 @@ def test_docker_run_image_shell_script_is_read():
     assert result.deployments[0].model.id.value == "bash"
 
 
+def test_docker_run_empty_entrypoint_makes_the_words_after_the_image_the_command():
+    # sweep 30 (Hiroaki-Masuzawa/llm_vlm_memo run_wisper.sh): `--entrypoint "" IMAGE bash -c "vllm serve ..."` gave
+    # the model `bash`: an empty entrypoint clears the image's, so `bash -c` runs the script (docker run docs)
+    for option in ('--entrypoint ""', "--entrypoint=''", "--entrypoint="):
+        result, (role,) = roles(f'docker run --gpus all {option} vllm/vllm-openai:v0.10.1 bash -c "vllm serve '
+                                'Qwen/Qwen3-8B --max-model-len 8192"\n')
+        [dep] = result.deployments
+        assert (dep.model.id.value, role.context_length.value, dep.engine.version.value) == \
+            ("Qwen/Qwen3-8B", 8192, "0.10.1"), option
+    # the image's entrypoint does not take the arguments then: `--model` is the command, no engine starts
+    assert roles('docker run --entrypoint "" vllm/vllm-openai:v0.10.1 --model Qwen/Qwen3-8B\n')[0].deployments == []
+    # an engine program after the image still runs, with the image's release
+    result, (role,) = roles('docker run --entrypoint "" vllm/vllm-openai:v0.10.1 vllm serve Qwen/Qwen3-8B '
+                            '--max-model-len 8192\n')
+    assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192)
+
+
 def test_an_indented_sbatch_line_is_no_directive():
     # review: sbatch reads `#SBATCH` only at the line's start (src/sbatch/opt.c)
     _, (role,) = roles("#!/bin/bash\n  #SBATCH --gres=gpu:h100:4\nvllm serve Qwen/Qwen3-8B\n")
