@@ -144,8 +144,8 @@ class _Reader(Positions, Devices, Versions):
         self.c, self.file = c, c.spans.file
         self.env: Dict[str, Optional[str]] = {}
         self.env_nodes: Dict[str, Node] = {}
-        for var in c.env:
-            self.env[var.name] = var.value
+        for var in c.env:  # a Helm action in a value of a file read as written is unknown, as in the command
+            self.env[var.name] = None if var.value and "{{" in var.value and self.helm_value(var.value) else var.value
             if var.node is not None:
                 self.env_nodes[var.name] = var.node
         if c.resolver_nodes is not None:  # `${name}` means the resolver's values, written at these nodes
@@ -168,14 +168,14 @@ class _Reader(Positions, Devices, Versions):
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
-                                go=c.go_values is not None, defaults=c.shell_defaults,
+                                go=self.go_actions(), defaults=c.shell_defaults,
                                 script=c.shell_defaults or c.shell_run)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
-                               shell=self.env.get if c.compose_refs else None, go=c.go_values is not None)
+                               shell=self.env.get if c.compose_refs else None, go=self.go_actions())
             self.unsure = split.unsure
         image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
             and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
