@@ -28,6 +28,7 @@ from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col
 from ctxlint.nodes import Node, Position
 from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, in_chart_templates, is_values_file, \
     looks_like_go_template, placeholder_near, values_only_actions
+from ctxlint.unsupported import dockerfile, is_dockerfile_name, not_read, scalars_only
 from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
@@ -111,7 +112,17 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     text = _decode(data, display)
     if isinstance(text, LoadedFile):
         return text
-    return parse_text(text, display)
+    if is_dockerfile_name(display):  # never YAML: said once, not as a parse error
+        return LoadedFile(display, text, diagnostics=[dockerfile(display, text)])
+    loaded = parse_text(text, display)
+    # a file that is no YAML mapping or list: a Dockerfile, or a format ctxlint does not read (by its name)
+    errors = [d for d in loaded.diagnostics if d.kind == PARSE_ERROR]
+    if (errors or scalars_only([d.root for d in loaded.documents])) and \
+            not any(d.kind == HELM_TEMPLATE for d in loaded.diagnostics):
+        other = not_read(display, text, errors)
+        if other is not None:
+            return LoadedFile(display, text, diagnostics=[other])
+    return loaded
 
 
 # Slurm batch scripts too (`serve_vllm.slurm`, `job.sbatch`): sbatch refuses a script without a `#!` line,
