@@ -18,10 +18,11 @@ from __future__ import annotations
 
 import os
 import re
-from typing import List, Optional
+from typing import Iterator, List, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.lazyre import lazy_compile
+from ctxlint.lines import split_lines
 from ctxlint.model import Source
 from ctxlint.nodes import SCALAR
 
@@ -29,15 +30,34 @@ UNSUPPORTED_FILE = "unsupported-file"
 _YAML_NAMES = (".yaml", ".yml", ".json")
 # docker build reads `Dockerfile` by default, podman/buildah `Containerfile` too (podman-build(1): "a file
 # named either 'Containerfile' or 'Dockerfile'"); `-f` takes any name, and `Dockerfile.<x>`/`<x>.Dockerfile`
-# name themselves one. A Dockerfile of another name is known by its text (`_FIRST_INSTRUCTION`).
+# name themselves one. A Dockerfile of another name is known by its text (`_is_dockerfile_text`).
 _DOCKERFILE_NAME = lazy_compile(r"^(?:(?:docker|container)file(?:\.[^/]*)?|[^/]+\.(?:docker|container)file)$",
                                 re.IGNORECASE)
 # "A Dockerfile must begin with a FROM instruction. This may be after parser directives, comments, and globally
-# scoped ARGs"; "The instruction is not case-sensitive" (https://docs.docker.com/reference/dockerfile/ "Format").
-_FIRST_INSTRUCTION = lazy_compile(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:FROM|ARG)[ \t]+\S", re.IGNORECASE)
-_FROM = lazy_compile(r"^[ \t]*FROM[ \t]+\S", re.IGNORECASE | re.MULTILINE)
-# "Only the last CMD/ENTRYPOINT ... will take effect" (the same reference, CMD and ENTRYPOINT)
-_RUNS = lazy_compile(r"^[ \t]*(CMD|ENTRYPOINT)(?=[ \t\[])", re.IGNORECASE | re.MULTILINE)
+# scoped ARGs"; "The instruction is not case-sensitive"; only the last CMD and the last ENTRYPOINT take effect
+# (https://docs.docker.com/reference/dockerfile/ "Format", "CMD", "ENTRYPOINT").
+_INSTRUCTION = lazy_compile(r"([A-Za-z]+)(?:[ \t]+\S|(?=\[))")
+
+
+def _instructions(text: str) -> Iterator[Tuple[int, str]]:
+    r"""(1-based line, INSTRUCTION) of each instruction line: comments, blank lines and the lines a `\` continues
+    skipped (lines as lines.py counts them, so CR and CRLF files read alike)."""
+    continued = False
+    for number, line in enumerate(split_lines(text), 1):
+        stripped = line.strip(" \t")
+        if not stripped or stripped.startswith("#"):
+            continue
+        if not continued:
+            match = _INSTRUCTION.match(stripped)
+            yield number, match.group(1).upper() if match else ""
+        continued = stripped.endswith("\\")
+
+
+def _is_dockerfile_text(text: str) -> bool:
+    for _, word in _instructions(text):
+        if word != "ARG":  # the first instruction past the global ARGs
+            return word == "FROM"
+    return False
 
 
 def is_dockerfile_name(display: str) -> bool:
@@ -48,9 +68,7 @@ def is_dockerfile_name(display: str) -> bool:
 
 def dockerfile(display: str, text: str) -> Diagnostic:
     """CTX011 for a Dockerfile: which of its lines start the container, none of them checked."""
-    last = {}
-    for match in _RUNS.finditer(text):
-        last[match.group(1).upper()] = text.count("\n", 0, match.start()) + 1
+    last = {word: line for line, word in _instructions(text) if word in ("CMD", "ENTRYPOINT")}
     runs = " and ".join(f"{what} (line {line})" for what, line in sorted(last.items(), key=lambda kv: kv[1]))
     what = f"its {runs} {'are' if len(last) > 1 else 'is'}" if runs else "the command it starts is"
     return Diagnostic(UNSUPPORTED_FILE, (
@@ -62,7 +80,7 @@ def not_read(display: str, text: str, errors: List[Diagnostic]) -> Optional[Diag
     """CTX011 for a parsed file that is no YAML ctxlint can read (a syntax error in `errors`, else no mapping
     or list in it), when it is a Dockerfile or its name is not YAML's or JSON's; None when it stays what
     parsing made of it."""
-    if _FIRST_INSTRUCTION.match(text) and _FROM.search(text):
+    if _is_dockerfile_text(text):
         return dockerfile(display, text)
     if display == "-" or display.lower().endswith(_YAML_NAMES):
         return None

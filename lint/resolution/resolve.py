@@ -104,7 +104,7 @@ def gguf_hint(ref: ModelRef) -> str:
     places = [f"as {name} beside the deploy file"]
     if stem != name and "://" not in stem and not stem.startswith("~"):
         places.insert(0, f"at {stem}" if os.path.isabs(stem) else f"at {stem} from the deploy file's folder")
-    return (f"a GGUF file, whose header ctxlint reads (`pip install 'ctxlint[gguf]'`) when it finds the file "
+    return (f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file "
             f"{' or '.join(places)}")
 
 

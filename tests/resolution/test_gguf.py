@@ -65,7 +65,7 @@ def test_an_unread_gguf_file_is_advised_as_a_file(tmp_path, written, places) -> 
     # config.json at ~/models/Qwen3VL-8B-Instruct-Q8_0.gguf/config.json", a path that cannot exist
     found = resolve(written, Context(directory=str(tmp_path)))
     assert not found.resolved and found.hint == (
-        f"a GGUF file, whose header ctxlint reads (`pip install 'ctxlint[gguf]'`) when it finds the file {places}; "
+        f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file {places}; "
         "or add the model under `models:` in .ctxlint.yaml")
 
 

@@ -128,6 +128,6 @@ def test_a_gguf_file_is_no_hub_id_to_lock(tmp_path, hub) -> None:
     (tree / ".git").mkdir()
     (tree / "start.sh").write_text("#!/bin/bash\nllama-server -m /app/m-Q4_K_M.gguf -c 8192\n")
     result = _ctxlint(["models", "lock", "."], _env(tmp_path, hub, offline=False), tree)
-    assert "  /app/m-Q4_K_M.gguf: a GGUF file, whose header ctxlint reads (`pip install 'ctxlint[gguf]'`) when it " \
+    assert "  /app/m-Q4_K_M.gguf: a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it " \
            "finds the file at /app/m-Q4_K_M.gguf or as m-Q4_K_M.gguf beside the deploy file, or add it under " \
            "`models:`\n" in result.stdout, result.stdout + result.stderr
