@@ -55,6 +55,7 @@ def lock(paths: Tuple[str, ...], extra: Tuple[str, ...], refresh: bool, output: 
     from ctxlint.resolution import hub
     from ctxlint.resolution.lockfile import read_lock, write_lock
     from ctxlint.resolution.names import parse_ref
+    from ctxlint.resolution.resolve import gguf_hint
 
     config, settings = resolve(list(paths) or ["."], **options)
     target = output or config.lock_path()
@@ -73,6 +74,8 @@ def lock(paths: Tuple[str, ...], extra: Tuple[str, ...], refresh: bool, output: 
         repo = ref.repo_id if ref is not None and (not ref.local or ref.via == "hf-cache") else None
         if via not in _NEEDS_LOCK and via != "lock":
             lines.append(f"  {ref_text}: resolved ({via}), nothing to lock")
+        elif ref is not None and ref.via == "gguf":  # a file: no config.json to put beside it, no Hub id
+            lines.append(f"  {ref_text}: {gguf_hint(ref)}, or add it under `models:`")
         elif repo is None:
             lines.append(f"  {ref_text}: a local path, not a Hub id: put its config.json beside the deploy file "
                          "or add it under `models:`")

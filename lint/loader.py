@@ -26,8 +26,9 @@ from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
 from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
 from ctxlint.nodes import Node, Position
-from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, is_values_file, looks_like_go_template, \
-    placeholder_near
+from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, in_chart_templates, is_values_file, \
+    looks_like_go_template, placeholder_near, values_only_actions
+from ctxlint.unsupported import dockerfile, is_dockerfile_name, not_read, scalars_only
 from ctxlint.yaml_loaders import BaseLoader, composer
 
 from .records import field, record
@@ -111,7 +112,17 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     text = _decode(data, display)
     if isinstance(text, LoadedFile):
         return text
-    return parse_text(text, display)
+    if is_dockerfile_name(display):  # never YAML: said once, not as a parse error
+        return LoadedFile(display, text, diagnostics=[dockerfile(display, text)])
+    loaded = parse_text(text, display)
+    # a file that is no YAML mapping or list: a Dockerfile, or a format ctxlint does not read (by its name)
+    errors = [d for d in loaded.diagnostics if d.kind == PARSE_ERROR]
+    if (errors or scalars_only([d.root for d in loaded.documents])) and \
+            not any(d.kind == HELM_TEMPLATE for d in loaded.diagnostics):
+        other = not_read(display, text, errors)
+        if other is not None:
+            return LoadedFile(display, text, diagnostics=[other])
+    return loaded
 
 
 # Slurm batch scripts too (`serve_vllm.slurm`, `job.sbatch`): sbatch refuses a script without a `#!` line,
@@ -186,15 +197,28 @@ def _sniff_bomless(data: bytes) -> Optional[str]:
 
 def parse_text(text: str, display: str) -> LoadedFile:
     """Parse YAML (JSON is read as YAML, with JSON's number rules)."""
+    template = looks_like_go_template(text, display)
+    if template is not None and in_chart_templates(display):  # a chart's: not YAML until rendered
+        return _chart_template(display, text, template)
+    loaded = _parse_yaml(text, display)
+    # A Compose file or manifest with an action only inside a string value is read (the action is an unknown
+    # value there); one whose actions make its structure is a chart template: said once, not parse errors
+    if template is not None and (any(d.kind == PARSE_ERROR for d in loaded.diagnostics) or not values_only_actions(
+            text, [d.root for d in loaded.documents])):
+        return _chart_template(display, text, template)
+    return loaded
+
+
+def _chart_template(display: str, text: str, template: Tuple[int, int]) -> LoadedFile:
+    return LoadedFile(display, text, diagnostics=[Diagnostic(
+        HELM_TEMPLATE, "a Helm chart template: its values are only known after rendering, so it was not "
+        "checked; lint the rendered chart instead: helm template <release> <chart> | ctxlint check -",
+        Source(display, *template))])
+
+
+def _parse_yaml(text: str, display: str) -> LoadedFile:
     loaded = LoadedFile(display, text)
     is_json = display.lower().endswith(".json")
-    template = looks_like_go_template(text, display)
-    if template is not None:  # not YAML until rendered: say so once instead of reporting parse errors
-        loaded.diagnostics.append(Diagnostic(
-            HELM_TEMPLATE, "a Helm chart template: its values are only known after rendering, so it was not "
-            "checked; lint the rendered chart instead: helm template <release> <chart> | ctxlint check -",
-            Source(display, *template)))
-        return loaded
 
     # libyaml ends lines at NEL, LINE SEPARATOR and PARAGRAPH SEPARATOR too: in a text that holds one,
     # every position is counted again as lines.py counts (each document's nodes once it is built)

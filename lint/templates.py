@@ -29,18 +29,26 @@ rendered by Helm itself: its `{{ ... }}` strings are for charts that pass
 them through `tpl`, so it is read as plain YAML. Actions in YAML comments
 (`# num-shard: {{ .Values.gpus }}`) do not count.
 
+A template action is not a chart template by itself. A Compose file or Kubernetes manifest outside a
+chart's `templates/` folder that is valid YAML with every action inside a string value (`command: ["--model-id",
+"{{ .Values.model.name }}"]`) is read by its adapter (`values_only_actions`), each such action an unknown
+value; only a file under `templates/`, or one whose actions make its structure (between keys, a mapping
+key, a value that is not a string), stays a chart template.
+
 Any other template is YAML only once rendered too, and where a placeholder breaks the syntax
 (`{{{PREFIX}}}/instance-family: g6e`, `{{#if X}}` on a line of its own), the CTX001 names it
 (`placeholder_near`) so the reader renders the file first instead of hunting for a YAML mistake.
 """
 from __future__ import annotations
 
+import bisect
 import os
 import re
-from typing import Iterator, Optional, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import line_bounds, line_col, split_lines
+from ctxlint.nodes import MAP, SCALAR, Node
 
 # the body is stripped by the callers: a `\s*` on both sides of a lazy body retries every blank of a long
 # run once per character it extends over (quadratic on `{{ .` and 30,000 spaces)
@@ -106,6 +114,39 @@ def looks_like_go_template(text: str, name: str = "") -> Optional[Tuple[int, int
         if _is_helm(match.group(1).strip()):
             return line_col(text, match.start())
     return None
+
+
+def in_chart_templates(name: str) -> bool:
+    """A file in a `templates/` folder: where a chart keeps the files Helm renders ("templates/ # A directory
+    of templates that, when combined with values, will generate valid Kubernetes manifest files",
+    https://helm.sh/docs/topics/charts/ "The Chart File Structure")."""
+    return "templates" in re.split(r"[\\/]", name or "")[:-1]
+
+
+def values_only_actions(text: str, roots: List[Node]) -> bool:
+    """Whether parsed documents that hold template actions are still a Compose file or Kubernetes objects to
+    read: every document a Compose file (`services`) or an object (`apiVersion` and `kind`), and every action
+    outside comments inside a string value, never a key or the structure between keys (an action written
+    unquoted where a value starts is a YAML flow mapping, not a string: such a file is Helm's)."""
+    if not roots or not all(_compose_or_object(root) for root in roots):
+        return False
+    spans = sorted((n.start_index, n.end_index) for root in roots for n in root.walk()
+                   if n.kind == SCALAR and isinstance(n.value, str) and "{{" in n.value)
+    starts = [start for start, _ in spans]
+    for match in _actions(text):
+        at = bisect.bisect_right(starts, match.start()) - 1
+        if at < 0 or match.end() > spans[at][1]:
+            return False
+    return True
+
+
+def _compose_or_object(root: Node) -> bool:
+    if root.kind != MAP:
+        return False
+    services, version, kind = root.get("services"), root.get("apiVersion"), root.get("kind")
+    if services is not None:
+        return services.kind == MAP and version is None
+    return all(n is not None and n.kind == SCALAR and isinstance(n.value, str) for n in (version, kind))
 
 
 def blank_go_actions(text: str) -> Optional[Tuple[str, Tuple[int, int]]]:

@@ -17,7 +17,11 @@ Why:
     other operator's template, such as KServe's, and a file of them that is
     valid YAML is read. One that is YAML only once those actions are
     rendered gets this info too, worded for a Go template; one that is not
-    YAML even then is a syntax error (CTX001).
+    YAML even then is a syntax error (CTX001). A file outside a chart's
+    `templates/` folder that is valid YAML, a Compose file or Kubernetes
+    objects, with its actions only inside string values (`command:
+    ["--model-id", "{{ .Values.model }}"]`) is no chart template: it is
+    read, and each such action is a value ctxlint cannot see (CTX008).
 
 Example (bad):
     ```yaml

@@ -127,7 +127,7 @@ def test_explain_unknown_rule():
 
 @pytest.mark.parametrize("typed, meant", [
     ("CTX2O1", "CTX201 (context-exceeds-kv-pool)"),
-    ("ctx11", "CTX101 (window-exceeds-kv-pool)"),
+    ("ctx11", "CTX101 (window-exceeds-kv-pool) or CTX011 (unsupported-file)"),
     ("idle", "CTX205 (idle-accelerators)"),
     ("kv-pool", "CTX101 (window-exceeds-kv-pool) or CTX201 (context-exceeds-kv-pool) or "
                 "CTX602 (route-window-exceeds-kv-pool)"),

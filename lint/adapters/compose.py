@@ -72,6 +72,14 @@ def _interpolate(text: str, defaults: Dict[str, str]) -> Optional[str]:
     return text.replace("\0", "$")
 
 
+def _image_text(image: Optional[Node]) -> Optional[str]:
+    """`image: ${VLLM_IMAGE:-kloudchat-vllm:local}` as Compose runs it without that variable: its default (as for
+    every other field here); None when it is written without `$`, or needs a value of the host's."""
+    if image is None or image.kind != SCALAR or not isinstance(image.value, str) or "$" not in image.value:
+        return None
+    return _interpolate(image.value, {})
+
+
 def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]:
     def resolve(value: str) -> str:
         return _interpolate(value, defaults)
@@ -166,7 +174,8 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
         command = _words(command, spans)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
-    container = Container(spans=spans, node=service, name=name, env=env, image=service.get("image"),
+    image = service.get("image")
+    container = Container(spans=spans, node=service, name=name, env=env, image=image, image_text=_image_text(image),
                           args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
                           resolver=resolve, accelerator_count=_gpus(service, file, defaults),
                           config_reader=tree_reader(file, compose_mounts(service, lambda text: _interpolate(text, {}))))

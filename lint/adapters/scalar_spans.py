@@ -28,6 +28,7 @@ class ScalarSpans:
         self.file, self.text = file, text or ""
         self._line_starts: Optional[List[int]] = None  # built on the first position(): most files need none
         self._cache: Dict[Any, Optional[Sequence[int]]] = {}  # id(node), or (id(node), text) -> offsets
+        self.helm_actions: Optional[bool] = None  # whether the text holds Helm's template actions (asked once)
 
     def position(self, index: int) -> Tuple[int, int]:
         """1-based (line, column) of a character index into the file text."""

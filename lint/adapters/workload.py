@@ -73,6 +73,7 @@ class Container:
     script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
     env: Sequence[EnvVar] = ()
     image: Optional[Node] = None
+    image_text: Optional[str] = None  # the image once interpolated (compose `${VAR:-default}`), when it differs
     # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
     # (or in `script`) names the version when no image tag does.
     install_scripts: Sequence[Node] = ()
@@ -144,8 +145,8 @@ class _Reader(Positions, Devices, Versions):
         self.c, self.file = c, c.spans.file
         self.env: Dict[str, Optional[str]] = {}
         self.env_nodes: Dict[str, Node] = {}
-        for var in c.env:
-            self.env[var.name] = var.value
+        for var in c.env:  # a Helm action in a value of a file read as written is unknown, as in the command
+            self.env[var.name] = None if var.value and "{{" in var.value and self.helm_value(var.value) else var.value
             if var.node is not None:
                 self.env_nodes[var.name] = var.node
         if c.resolver_nodes is not None:  # `${name}` means the resolver's values, written at these nodes
@@ -168,19 +169,19 @@ class _Reader(Positions, Devices, Versions):
             text = c.script_text if c.script_text is not None else c.script.value
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
-                                go=c.go_values is not None, defaults=c.shell_defaults,
+                                go=self.go_actions(), defaults=c.shell_defaults,
                                 script=c.shell_defaults or c.shell_run)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
-                               shell=self.env.get if c.compose_refs else None, go=c.go_values is not None)
+                               shell=self.env.get if c.compose_refs else None, go=self.go_actions())
             self.unsure = split.unsure
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
             out.diagnostics.extend(unterminated(split.problems, self))
-        image = c.image.value if c.image is not None and c.image.kind == SCALAR and isinstance(c.image.value, str) \
-            else None
+        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
+            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
         commands = list(split.commands)
         self.ray_cluster = any(len(cmd.tokens) > 1 and cmd.tokens[0].text == "ray" and cmd.tokens[1].text == "start"
                                for cmd in commands)

@@ -6,8 +6,10 @@ from __future__ import annotations
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import Setting, Token
+from ctxlint.engines.gotemplate import action_at, next_action
 from ctxlint.model import Source
 from ctxlint.nodes import Node
+from ctxlint.templates import looks_like_go_template
 
 
 class Positions:
@@ -23,6 +25,29 @@ class Positions:
     config_sources: Dict[str, Source]
     env: Dict[str, Optional[str]]
     unsure: frozenset = frozenset()  # the script's variables set inside a branch or loop
+
+    def go_actions(self) -> bool:
+        """Whether `{{ ... }}` actions in the command are template actions, not text: KServe's containers (it
+        renders them), and the values of a file of Helm's actions that the loader read because they sit only in
+        string values (templates.values_only_actions): Compose would pass them as written, but the file is meant
+        to be rendered first, so their values are unknown."""
+        if self.c.go_values is not None:
+            return True
+        spans = self.c.spans
+        if spans.helm_actions is None:
+            spans.helm_actions = "{{" in spans.text and looks_like_go_template(spans.text, spans.file) is not None
+        return spans.helm_actions
+
+    def helm_value(self, value: str) -> bool:
+        """A value holding a template action in a file of Helm's actions (not KServe's, which keeps its env)."""
+        if self.c.go_values is not None or not self.go_actions():
+            return False
+        at = next_action(value, 0, len(value))
+        while at < len(value):
+            if action_at(value, at) is not None:
+                return True
+            at = next_action(value, at + 2, len(value))
+        return False
 
     def span_source(self, item: Optional[int], span: Tuple[int, int]) -> Source:
         index = item if item is not None else 0
@@ -80,11 +105,14 @@ class Positions:
             if ref.style == "command":
                 return f"{spelling} {ref.name} (command substitution, not evaluated)", \
                     self.problem_source(problem, tokens)
+            # KServe renders its own containers' actions; in a file of Helm's actions something else must first
             if ref.style == "go":
-                return f"{spelling} {{{{ {ref.name} }}}} (a template KServe fills in)", \
-                    self.problem_source(problem, tokens)
+                why = "a template KServe fills in" if self.c.go_values is not None else \
+                    "a template action: its value is known only once the file is rendered"
+                return f"{spelling} {{{{ {ref.name} }}}} ({why})", self.problem_source(problem, tokens)
             if ref.style == "go-if":
-                return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when KServe renders it)", \
+                who = "KServe renders it" if self.c.go_values is not None else "the file is rendered"
+                return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when {who})", \
                     self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
             if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*")):  # `$1`, `"$@"`

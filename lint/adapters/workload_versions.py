@@ -31,7 +31,8 @@ class Versions:
             return None
         # Point at the tag (`v0.11.0` in `vllm/vllm-openai:v0.11.0`), where a fix would be typed.
         tag = image_tag(image)  # found in the text as written: `${TAG:-v0.6.6}` holds it past a `:`
-        at = image.split("@")[0].rfind(tag) if tag else -1
+        written = self.c.image.value if isinstance(self.c.image.value, str) else image  # image may be interpolated
+        at = written.split("@")[0].rfind(tag) if tag else -1
         source = self.c.image.source(self.file) if at < 0 else self.c.spans.source(self.c.image, at, at + len(tag))
         return Val(version, source, raw=image)
 

@@ -122,7 +122,9 @@ def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
     """`docker run --entrypoint vllm IMAGE serve MODEL ...`: `--entrypoint` replaces the image's ENTRYPOINT
     (its value one word, the program; docs.docker.com "docker run --entrypoint"), and the words after the image
     are that program's arguments. The detection sits at the image (`via_image`: its tag is the release) and
-    reads the arguments after it; [] when the program is no engine (`--entrypoint /bin/bash`); None without
+    reads the arguments after it; [] when the program is no engine (`--entrypoint /bin/bash`) and when
+    `--entrypoint ""` clears the image's ENTRYPOINT (docs.docker.com/engine/reference/run/ "ENTRYPOINT"): the
+    words after the image are then the whole command, and `detect` found no engine among them; None without
     `--entrypoint` (or with no image after it)."""
     from .docker_run import parse_run  # only a `docker run` command asks
 
@@ -130,7 +132,9 @@ def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
     if run is None or run.entrypoint is None:
         return None
     program, image = run.entrypoint, run.image
-    if not program or engine_from_image(texts[image])[0] is None:
+    if not program:
+        return []
+    if engine_from_image(texts[image])[0] is None:
         return None
     found = _programs([program] + texts[image + 1:])
     if not found or found[0].start != 0:

@@ -83,15 +83,18 @@ def docker_script_index(tokens: Sequence, script_index: Callable[[list], Optiona
     """Index of the script word of `docker run [opts] IMAGE sh -c SCRIPT` (a shell after an image whose
     own entrypoint is not the engine, which would take the words as its own arguments) or of
     `docker run --entrypoint /bin/bash [opts] IMAGE -c SCRIPT`; None otherwise. `script_index` is
-    shellwords.shell_script_index (`sh [opts] -c [opts] SCRIPT`)."""
+    shellwords.shell_script_index (`sh [opts] -c [opts] SCRIPT`). `--entrypoint ""` clears the image's
+    ENTRYPOINT, so the words after the image are the whole command, whatever the image's own entrypoint was
+    (docs.docker.com/engine/reference/run/ "ENTRYPOINT": "reset a containers entrypoint by passing an empty
+    string", `--entrypoint="" mysql bash`; moby/moby#23718)."""
     run = parse_run([t.text for t in tokens])
     if run is None or run.image + 1 >= len(tokens):
         return None
     after = list(tokens[run.image + 1:])
-    if run.entrypoint is not None:
+    if run.entrypoint:
         found = script_index([_Word(run.entrypoint)] + after)
         return None if found is None else run.image + found
-    if entrypoint_is_engine(tokens[run.image].text):
+    if run.entrypoint is None and entrypoint_is_engine(tokens[run.image].text):
         return None
     found = script_index(after)
     return None if found is None else run.image + 1 + found

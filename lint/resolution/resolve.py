@@ -88,10 +88,24 @@ def resolve(model: Optional[str], ctx: Context = Context()) -> Resolution:
 
 
 def _hint(ref: ModelRef) -> str:
+    if ref.via == "gguf":  # a file, never a folder with a config.json in it, and not a Hub id to lock
+        return f"{gguf_hint(ref)}; or add the model under `models:` in .ctxlint.yaml"
     if ref.local:
         return (f"a local path: put its config.json at {ref.written.rstrip('/')}/config.json beside the deploy "
                 "file, or add the model under `models:` in .ctxlint.yaml")
     return f"{LOCK_HINT} (`pip install 'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml"
+
+
+def gguf_hint(ref: ModelRef) -> str:
+    """Where a GGUF file would be read from (`_beside`): the path as written (an absolute one, or relative to the
+    deploy file's folder; `~` is the serving host's home, not expanded) and its name beside the deploy file."""
+    stem = ref.written.rstrip("/")
+    name = os.path.basename(stem)
+    places = [f"as {name} beside the deploy file"]
+    if stem != name and "://" not in stem and not stem.startswith("~"):
+        places.insert(0, f"at {stem}" if os.path.isabs(stem) else f"at {stem} from the deploy file's folder")
+    return (f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file "
+            f"{' or '.join(places)}")
 
 
 def _arch(mapping: Mapping[str, Any]):

@@ -386,6 +386,34 @@ services:
         assert "CTX008" not in run(["check", str(path)]).out, image
 
 
+def test_a_defaulted_image_variable_is_read_as_its_default(tmp_path):
+    # sweep 30 (boanlab/KloudChat-LLM docker-compose.vllm.yml): `image: ${VLLM_IMAGE:-kloudchat-vllm:local}` with
+    # vLLM flags as `command` was silently no deployment, where the literal image got the CTX008 note; Compose
+    # takes the default when the host does not set the variable, as for every other field
+    from helpers import run
+
+    path = tmp_path / "docker-compose.yml"
+    text = """\
+services:
+  vllm:
+    image: ${VLLM_IMAGE:-kloudchat-vllm:local}
+    command: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "8192"]
+"""
+    path.write_text(text)
+    assert run(["check", str(path)]).out == (
+        f"{path}:3:12: CTX008 [info] the image kloudchat-vllm:local is vllm's but ctxlint does not know what its "
+        "entrypoint runs, so --model, --max-model-len are not read as vllm flags and this container is not checked; "
+        "state the command that starts it (`vllm serve ...`) (unresolved-value)\n")
+    # a variable with no default stays unknown: nothing is guessed about the image
+    path.write_text(text.replace("${VLLM_IMAGE:-kloudchat-vllm:local}", "${VLLM_IMAGE}"))
+    assert run(["check", str(path)]).out == ""
+    # a defaulted engine image: read, its release at the tag as written
+    image_text = text.replace("kloudchat-vllm:local", "vllm/vllm-openai:v0.10.1")
+    [dep] = adapt(image_text, "compose.yaml").deployments
+    assert dep.engine.version.value == "0.10.1" and at(image_text, dep.engine.version.source) == "v0.10.1"
+    assert dep.roles[0].context_length.value == 8192
+
+
 def test_compose_labels_in_list_form_are_read_like_the_mapping():
     # the compose spec allows `labels: ["key=value"]`; the ctxlint.io/* labels were dropped silently
     text = """\

@@ -199,6 +199,75 @@ def test_cli_on_a_go_template_that_is_not_yaml_until_rendered(tmp_path):
     assert result.code == 1 and "CTX001 [error] invalid YAML" in result.out and "CTX010" not in result.out
 
 
+TEMPLATED_COMPOSE = """\
+services:
+  tgi:
+    image: ghcr.io/huggingface/text-generation-inference:2.4.1
+    command: ["--model-id", "{{ .Values.model.mixtral.name }}", "--num-shard", "2"]
+  vllm:
+    image: vllm/vllm-openai:v0.10.1
+    command: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "{{ .Values.len }}"]
+    environment:
+      - VLLM_ALLOW_LONG_MAX_MODEL_LEN=1
+  sglang:
+    image: lmsysorg/sglang:v0.4.6
+    command: python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 4096
+"""
+
+
+def test_a_compose_file_with_an_action_in_a_value_is_read(tmp_path):
+    # sweep 30 (CannonCoPilot/model-foundry deploy/docker-compose.yaml): one service's `"{{ .Values.model.x }}"` made
+    # the whole Compose file a chart template (CTX010, 0 deployments); it is valid YAML with Compose's structure, so
+    # it is read, each action an unknown value at its place
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text(TEMPLATED_COMPOSE)
+    result = run(["check", str(path), "--isolated", "--select", "CTX008,CTX010"])
+    assert result.out == (
+        f"{path}:4:30: CTX008 [info] values ctxlint cannot resolve: --model-id {{{{ .Values.model.mixtral.name }}}} "
+        "(a template action: its value is known only once the file is rendered); the checks that need them are "
+        "skipped (set them literally, or state the limits with ctxlint.io/* labels) (unresolved-value)\n"
+        f"{path}:7:74: CTX008 [info] values ctxlint cannot resolve: --max-model-len {{{{ .Values.len }}}} (a template "
+        "action: its value is known only once the file is rendered); the checks that need them are skipped (set "
+        "them literally, or state the limits with ctxlint.io/* labels) (unresolved-value)\n")
+    assert "3 deployments" in result.err
+    # an action in an environment value is unknown too, not a value the engine refuses
+    path.write_text(TEMPLATED_COMPOSE.replace("VLLM_ALLOW_LONG_MAX_MODEL_LEN=1", "MAX_TOTAL_TOKENS={{ .Values.t }}")
+                    .replace("vllm/vllm-openai:v0.10.1", "ghcr.io/huggingface/text-generation-inference:2.4.1")
+                    .replace('"--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "{{ .Values.len }}"',
+                             '"--model-id", "Qwen/Qwen2.5-7B-Instruct"'))
+    result = run(["check", str(path), "--isolated"])
+    assert "CTX301" not in result.out and "--max-total-tokens from env" in result.out
+
+
+@pytest.mark.parametrize("where,text", [
+    ("chart/templates/docker-compose.yaml", TEMPLATED_COMPOSE),  # a chart's folder: Helm renders it
+    ("deploy/docker-compose.yaml", TEMPLATED_COMPOSE.replace('"{{ .Values.len }}"', "{{ .Values.len }}")),  # a map
+    ("deploy/docker-compose.yaml", TEMPLATED_COMPOSE + "{{- if .Values.x }}\n  other: {}\n{{- end }}\n"),
+    ("deploy/config.yaml", "model_list:\n  - model_name: '{{ .Values.name }}'\n"),  # neither Compose nor an object
+])
+def test_a_template_whose_actions_make_its_structure_stays_a_chart_template(tmp_path, where, text):
+    path = tmp_path / where
+    path.parent.mkdir(parents=True)
+    path.write_text(text)
+    result = run(["check", str(path), "--isolated"])
+    assert result.code == 0 and "CTX010 [info] a Helm chart template" in result.out, result.out
+    assert "CTX008" not in result.out and "0 deployments" in result.err
+
+
+def test_a_manifest_outside_a_chart_with_quoted_actions_is_read(tmp_path):
+    path = tmp_path / "k8s" / "deploy.yaml"
+    path.parent.mkdir()
+    path.write_text('apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: "{{ .Release.Name }}-vllm"\nspec:\n'
+                    '  template:\n    spec:\n      containers:\n        - name: vllm\n'
+                    '          image: vllm/vllm-openai:v0.10.1\n'
+                    '          args: ["--model", "Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "{{ .Values.len }}"]\n')
+    result = run(["check", str(path), "--isolated", "--select", "CTX008,CTX010"])
+    assert result.out == (
+        f"{path}:11:77: CTX008 [info] values ctxlint cannot resolve: --max-model-len {{{{ .Values.len }}}} (a template "
+        "action: its value is known only once the file is rendered); the checks that need them are skipped (set "
+        "them literally, or state the limits with ctxlint.io/* annotations) (unresolved-value)\n")
+
+
 def test_cli_on_rendered_output_via_stdin():
     rendered = b"""\
 ---

@@ -53,12 +53,15 @@ def test_a_shebang_makes_a_file_of_another_name_a_script(tmp_path):
         path = tmp_path / "launch"
         path.write_text(REPRO.replace("#!/bin/bash", first))
         assert check("--select", "CTX109,CTX001", str(path)).out == f"{path}:4:19: {CTX109}\n", first
-    # Not a shell's shebang, or a YAML name: read as before (here a plain YAML string, no finding).
-    for first, name in (("#!/usr/bin/python3", "launch"), ("#!/bin/bash", "launch.yaml")):
+    # Not a shell's shebang, or a YAML name: read as YAML (here a plain YAML string: nothing in a `.yaml`; in a
+    # file of another name, a format ctxlint does not read, CTX011, where it was a silent pass)
+    for first, name, out in (("#!/usr/bin/python3", "launch", "CTX011 [info] not a format ctxlint reads: no YAML "
+                              "mapping or list in it"), ("#!/bin/bash", "launch.yaml", "")):
         path = tmp_path / name
         path.write_text(f"{first}\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 131072\n")
         assert not read_path(str(path)).shell
-        assert check(str(path)).out == ""
+        found = check(str(path)).out
+        assert found.startswith(f"{path}:1:1: {out}") if out else found == "", name
 
 
 def test_stdin_is_a_script_by_its_shebang_or_its_stdin_filename():
@@ -438,6 +441,23 @@ def test_docker_run_image_shell_script_is_read():
     # an image whose own entrypoint is the engine takes `bash -c ...` as its arguments: not a script
     result, _ = roles('docker run vllm/vllm-openai:v0.10.1 bash -c "vllm serve Qwen/Qwen3-8B"\n')
     assert result.deployments[0].model.id.value == "bash"
+
+
+def test_docker_run_empty_entrypoint_makes_the_words_after_the_image_the_command():
+    # sweep 30 (Hiroaki-Masuzawa/llm_vlm_memo run_wisper.sh): `--entrypoint "" IMAGE bash -c "vllm serve ..."` gave
+    # the model `bash`: an empty entrypoint clears the image's, so `bash -c` runs the script (docker run docs)
+    for option in ('--entrypoint ""', "--entrypoint=''", "--entrypoint="):
+        result, (role,) = roles(f'docker run --gpus all {option} vllm/vllm-openai:v0.10.1 bash -c "vllm serve '
+                                'Qwen/Qwen3-8B --max-model-len 8192"\n')
+        [dep] = result.deployments
+        assert (dep.model.id.value, role.context_length.value, dep.engine.version.value) == \
+            ("Qwen/Qwen3-8B", 8192, "0.10.1"), option
+    # the image's entrypoint does not take the arguments then: `--model` is the command, no engine starts
+    assert roles('docker run --entrypoint "" vllm/vllm-openai:v0.10.1 --model Qwen/Qwen3-8B\n')[0].deployments == []
+    # an engine program after the image still runs, with the image's release
+    result, (role,) = roles('docker run --entrypoint "" vllm/vllm-openai:v0.10.1 vllm serve Qwen/Qwen3-8B '
+                            '--max-model-len 8192\n')
+    assert (result.deployments[0].model.id.value, role.context_length.value) == ("Qwen/Qwen3-8B", 8192)
 
 
 def test_an_indented_sbatch_line_is_no_directive():

@@ -50,3 +50,29 @@ def test_a_split_gguf_counts_every_part(tmp_path) -> None:
     second = _write(tmp_path / "m-00002-of-00002.gguf")
     found = resolve("m-00001-of-00002.gguf", Context(directory=str(tmp_path)))
     assert found.arch.checkpoint_bytes == first + second
+
+
+@pytest.mark.parametrize("written,places", [
+    ("/app/GLM-4.7-Flash-UD-Q4_K_XL.gguf",
+     "at /app/GLM-4.7-Flash-UD-Q4_K_XL.gguf or as GLM-4.7-Flash-UD-Q4_K_XL.gguf beside the deploy file"),
+    ("~/models/Qwen3VL-8B-Instruct-Q8_0.gguf", "as Qwen3VL-8B-Instruct-Q8_0.gguf beside the deploy file"),
+    ("models/m-Q4_K_M.gguf", "at models/m-Q4_K_M.gguf from the deploy file's folder or as m-Q4_K_M.gguf beside the "
+                             "deploy file"),
+    ("m-Q4_K_M.gguf", "as m-Q4_K_M.gguf beside the deploy file"),
+])
+def test_an_unread_gguf_file_is_advised_as_a_file(tmp_path, written, places) -> None:
+    # sweep 30 (haskoe/beancount-ledger, anon-kunn/glm47flash): a .gguf is a file, yet CTX208 said "put its
+    # config.json at ~/models/Qwen3VL-8B-Instruct-Q8_0.gguf/config.json", a path that cannot exist
+    found = resolve(written, Context(directory=str(tmp_path)))
+    assert not found.resolved and found.hint == (
+        f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file {places}; "
+        "or add the model under `models:` in .ctxlint.yaml")
+
+
+def test_the_places_a_gguf_hint_names_are_read(tmp_path) -> None:
+    # the advice holds: the file where the path points, or of that name beside the deploy file, is read
+    (tmp_path / "app").mkdir()
+    _write(tmp_path / "app" / "m-Q4_K_M.gguf")
+    assert resolve(str(tmp_path / "app" / "m-Q4_K_M.gguf"), Context(directory=str(tmp_path / "deploy"))).via == "gguf"
+    assert resolve("models/m-Q4_K_M.gguf", Context(directory=str(tmp_path / "app"))).via == "gguf"
+    assert resolve("~/models/m-Q4_K_M.gguf", Context(directory=str(tmp_path / "app"))).via == "gguf"

@@ -118,3 +118,16 @@ def test_a_broken_lock_file_is_a_config_error(tmp_path, hub) -> None:
     (tree / ".ctxlint-models.lock").write_text("{broken")
     result = _ctxlint(["check", "."], _env(tmp_path, hub, offline=True), tree)
     assert result.returncode == 2 and ".ctxlint-models.lock is not valid JSON" in result.stderr
+
+
+def test_a_gguf_file_is_no_hub_id_to_lock(tmp_path, hub) -> None:
+    # sweep 30: `models lock` told a .gguf model to "put its config.json beside the deploy file"; it is a file, whose
+    # header ctxlint reads where it finds it
+    tree = tmp_path / "deploy"
+    tree.mkdir()
+    (tree / ".git").mkdir()
+    (tree / "start.sh").write_text("#!/bin/bash\nllama-server -m /app/m-Q4_K_M.gguf -c 8192\n")
+    result = _ctxlint(["models", "lock", "."], _env(tmp_path, hub, offline=False), tree)
+    assert "  /app/m-Q4_K_M.gguf: a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it " \
+           "finds the file at /app/m-Q4_K_M.gguf or as m-Q4_K_M.gguf beside the deploy file, or add it under " \
+           "`models:`\n" in result.stdout, result.stdout + result.stderr

@@ -1,0 +1,76 @@
+"""Files named for a check that ctxlint has no reader for (CTX011): a Dockerfile, a note. Said once, as an info,
+never a YAML parse error that fails the run nor a silent pass; a YAML or JSON file that does not parse stays CTX001."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import run
+
+DOCKERFILE = """\
+# syntax=docker/dockerfile:1
+ARG CUDA_VERSION=12.6.1
+FROM nvidia/cuda:${CUDA_VERSION}-cudnn-devel-ubuntu22.04
+
+# Set up env
+ENV HF_TOKEN=""
+RUN pip install sglang
+ENTRYPOINT ["python3", "-m", "sglang.launch_server"]
+CMD --model-path Qwen/Qwen3-30B-A3B-FP8 \\
+    --context-length 32768
+"""
+SAID = ("CTX011 [info] a Dockerfile, which ctxlint does not read: its ENTRYPOINT (line 8) and CMD (line 9) are not "
+        "checked; check the file that runs the image instead (a compose file, a Kubernetes manifest or a launch "
+        "script) (unsupported-file)\n")
+
+
+@pytest.mark.parametrize("name", ["Dockerfile", "Containerfile", "Dockerfile.cuda", "serve.Dockerfile",
+                                  "serve.dockerfile"])
+def test_a_dockerfile_named_explicitly_is_said_to_be_one(tmp_path, name):
+    # sweep 30 (RubricLab/inference): `ctxlint check Dockerfile` was "CTX001 [error] invalid YAML: did not find
+    # expected <document start>", exit 1
+    path = tmp_path / name
+    path.write_text(DOCKERFILE)
+    result = run(["check", "--isolated", str(path)])
+    assert (result.code, result.out) == (0, f"{path}:1:1: {SAID}")
+    assert run(["check", "--isolated", "--fail-on", "info", str(path)]).code == 1  # the exit-code contract holds
+
+
+def test_a_dockerfile_is_known_by_its_text_too():
+    # stdin, or a name that does not say it: FROM (after comments and ARGs) as the first instruction
+    result = run(["check", "--isolated", "-"], stdin=DOCKERFILE.encode())
+    assert (result.code, result.out) == (0, f"-:1:1: {SAID}")
+    plain = run(["check", "--isolated", "-"], stdin=b"FROM vllm/vllm-openai:v0.10.1\n")  # YAML, a plain string
+    assert plain.out == "-:1:1: CTX011 [info] a Dockerfile, which ctxlint does not read: the command it starts is " \
+                        "not checked; check the file that runs the image instead (a compose file, a Kubernetes " \
+                        "manifest or a launch script) (unsupported-file)\n"
+
+
+def test_a_file_of_another_format_is_not_a_yaml_error(tmp_path):
+    notes = tmp_path / "notes.md"
+    notes.write_text("# Serving\n\n- run it\nwith: vllm serve\n")
+    result = run(["check", "--isolated", str(notes)])
+    assert (result.code, result.out) == (0, (
+        f"{notes}:4:1: CTX011 [info] not a format ctxlint reads: not YAML (while parsing a block collection did not "
+        "find expected '-' indicator), and not a shell script (no `#!` line naming a shell); it was not checked. "
+        "ctxlint reads YAML and JSON deploy files and shell launch scripts (unsupported-file)\n"))
+    notes.write_text("vllm serve is started by hand\n")  # prose that parses: a YAML string, no mapping or list
+    assert "CTX011 [info] not a format ctxlint reads: no YAML mapping or list in it" in run(
+        ["check", "--isolated", str(notes)]).out
+
+
+@pytest.mark.parametrize("name", ["deploy.yaml", "deploy.json", "-"])
+def test_a_yaml_or_json_file_that_does_not_parse_is_still_an_error(tmp_path, name):
+    text = b"spec:\n  a: [1\n"
+    if name == "-":
+        result = run(["check", "--isolated", "-"], stdin=text)
+    else:
+        (tmp_path / name).write_bytes(text)
+        result = run(["check", "--isolated", str(tmp_path / name)])
+    assert result.code == 1 and "CTX001 [error] invalid" in result.out and "CTX011" not in result.out
+
+
+def test_a_directory_scan_reads_no_dockerfile(tmp_path):
+    (tmp_path / "Dockerfile").write_text(DOCKERFILE)
+    (tmp_path / "Dockerfile.yaml").write_text("services: {}\n")  # a YAML name: YAML, whatever it starts with
+    result = run(["check", "--isolated", str(tmp_path)])
+    assert (result.code, result.out) == (0, "") and "1 file" in result.err
