@@ -7,9 +7,12 @@ per-request term; linear/Mamba layers hold a fixed state per request.
 from __future__ import annotations
 
 
+from ctxlint.versions import parse_version
+
 from ..records import field, record, replace
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
+_V0_18 = parse_version("0.18.0")  # vLLM's groups of the largest layer count (vllm_groups)
 ENGINES = ("vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp")
 _ENGINE_ALIASES = {
     "vllm": "vllm", "sglang": "sglang", "tgi": "tgi", "text-generation-inference": "tgi",
@@ -215,13 +218,12 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
             else:
                 span, extra = window, 0
             charged = slid
-            if window_tokens and full and not draft_layers and per_layer == full_layer and slid >= 1.5 * full:
-                # vLLM's hybrid manager puts `full` layers in each KV cache group (the least of any kind; the
-                # largest only when it is under 1.5x the least, which `slid >= 1.5 * full` rules out in every
-                # release) and pads the last window group: 52 window layers of gemma-3-27b over 10 full ones are
-                # 6 groups of 10, each a block a request (_get_kv_cache_groups_uniform_page_size,
-                # vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:vllm/v1/core/kv_cache_utils.py)
-                charged = -(-slid // full) * full
+            groups = vllm_groups(full, slid, None) if window_tokens and not draft_layers else None
+            if groups is not None and groups[0] == full and per_layer == full_layer:
+                # vLLM's hybrid manager puts `full` layers in each KV cache group and pads the last window
+                # group: 52 window layers of gemma-3-27b over 10 full ones are 6 groups of 10, each a block a
+                # request (vllm_groups); where releases group the layers differently, none is assumed
+                charged = groups[2] * full
             bounded = charged * per_layer * span
             bounded_span = (charged * per_layer, span, extra)
             padded = f" (padded to {charged} in groups of {full})" if charged != slid else ""
@@ -242,6 +244,28 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
                        formula=formula, notes=tuple(notes), full_layer_bytes=full_layer)
 
 
+def vllm_groups(full: int, window: int, version: str | None) -> tuple[int, int, int] | None:
+    """(layers per KV cache group, full-attention groups, window groups) as vLLM's hybrid KV cache manager
+    makes them for `full` and `window` layers: groups of the least layer count of any kind, the last group
+    of a kind padded; from 0.18.0 groups of the largest when it is under 1.5x the least
+    (_get_kv_cache_groups_uniform_page_size, vllm-project/vllm@v0.17.1/@v0.18.0:vllm/v1/core/kv_cache_utils.py;
+    @001cabc1be16a59a70d720ed61a13b678c060a18 alike). None: no such model, or the release is not known and
+    the releases group these counts differently."""
+    if full <= 0 or window <= 0:
+        return None
+    least, most = min(full, window), max(full, window)
+    size = least
+    if most < 1.5 * least and most != least:
+        if version is None:
+            return None
+        v = parse_version(version)
+        if v is None:
+            return None
+        if v >= _V0_18:
+            size = most
+    return size, -(-full // size), -(-window // size)
+
+
 def kv_bytes_per_token_per_gpu(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1,
                                kv_cache_dtype: str | None = "auto", draft_layers: int = 0) -> int | float:
     """Bytes of KV one token of context costs on the busiest GPU."""
@@ -253,5 +277,5 @@ def ceil_div(a: int, b: int) -> int:
     return -(-a // b) if b else 0
 
 
-__all__ = ["KVBreakdown", "kv_breakdown", "kv_bytes_per_token_per_gpu", "kv_dtype_bytes",
+__all__ = ["KVBreakdown", "kv_breakdown", "vllm_groups", "kv_bytes_per_token_per_gpu", "kv_dtype_bytes",
            "kv_heads_per_gpu", "normalize_engine", "ENGINES"]

@@ -10,7 +10,10 @@ from typing import Any, Mapping
 from ctxlint.versions import parse_version
 
 from ..records import record
+from .kv import vllm_groups
 from .terms import gib
+
+_V0_20_1 = parse_version("0.20.1")  # vLLM prints max concurrency x max_model_len (vllm_reported)
 
 Step = tuple[str, str, Any]
 # Blocks kept back from every request: vLLM's BlockPool takes one block as its null block before any
@@ -90,29 +93,33 @@ def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers:
                   windows_full: bool) -> tuple[int | None, str]:
     """What vLLM prints as "GPU KV cache size: N tokens" for a model with sliding-window layers.
 
-    0.9.1-0.20.x: num_blocks // num_groups x block_size, i.e. as if every layer stored the full
-    context; >= 0.22: max concurrency x max_model_len, which counts window layers only up to their
-    window (vllm-project/vllm@v0.9.2/@v0.22.0:vllm/v1/core/kv_cache_utils.py). Without the hybrid
-    KV cache manager the window layers do store everything, and the print is the physical pool."""
+    0.9.1-0.20.0: num_blocks // num_groups x block_size, i.e. as if every layer stored the full
+    context; from 0.20.1: max concurrency x max_model_len, which counts window layers only up to their
+    window (vllm-project/vllm@v0.20.0/@v0.20.1:vllm/v1/core/kv_cache_utils.py `_report_kv_cache_config`;
+    ctxlint.physics.logged reads such a figure back). Without the hybrid KV cache manager the window
+    layers do store everything, and the print is the physical pool."""
     if kv is None or kv <= 0 or not window_layers:
         return None, ""
     all_layers = full_layers * full_per_layer + window_layers * per_layer
     if windows_full:
         return int(kv // (block * all_layers)) * block, "window layers store the whole context"
-    group = max(1, min(full_layers, window_layers))
-    groups_full, groups_window = math.ceil(full_layers / group), math.ceil(window_layers / group)
+    # an unknown release groups as the releases before 0.18.0 do (groups of the least layer count)
+    grouped = vllm_groups(full_layers, window_layers, version) or vllm_groups(full_layers, window_layers, "0.17.0")
+    if grouped is None:
+        return None, ""
+    group, groups_full, groups_window = grouped
     page = block * max(per_layer, full_per_layer)
     blocks = int(kv // (page * group))
     old = blocks // (groups_full + groups_window) * block
     v = parse_version(version) if version else None
-    if ctx and (v is None or v >= parse_version("0.22.0")):
+    if ctx and (v is None or v >= _V0_20_1):
         per_request = groups_full * math.ceil(ctx / block) + groups_window * (
             math.ceil(min(window - 1 + mnbt, ctx) / block) + 1)
         new = int(blocks / per_request * ctx) if per_request else None
         if v is not None:
-            return new, ">= 0.22: max concurrency x max_model_len"
-        return old, f"0.9.1-0.20: {old:,}; >= 0.22 prints {new:,} (max concurrency x max_model_len)"
-    return old, "0.9.1-0.20: num_blocks // groups x block_size, as if every layer held the whole context"
+            return new, ">= 0.20.1: max concurrency x max_model_len"
+        return old, f"0.9.1-0.20.0: {old:,}; >= 0.20.1 prints {new:,} (max concurrency x max_model_len)"
+    return old, "0.9.1-0.20.0: num_blocks // groups x block_size, as if every layer held the whole context"
 
 
 def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Tokens, bounded: tuple | None,
