@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt, role_list
 
-from .held import on_cpu, vllm_block, with_held
+from .held import logged_reading, on_cpu, vllm_block, with_held
 from .neuron import why_not as neuron_why_not
 from .records import field, record, replace
 
@@ -212,7 +212,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
                     "derived", _explain(role, result),
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
     if pool is not None:  # what one request can hold: every promise is held against it (held.py)
-        pool = with_held(engine, role, pool, result)
+        logged = logged_reading(dep, role, arch) if engine == "vllm" and pool.origin == "declared" else None
+        pool = with_held(engine, role, pool, result, logged)
     role = replace(role, pool=pool, capacity=result)
     if default is not None and default.follows_pool and pool is not None and result is not None \
             and result.max_context_at_concurrency_1 is not None \

@@ -14,6 +14,10 @@ against the context length and never gets its last KV block (advisory CTXA-2026-
   `_get_kv_cache_config_uniform_type`; num_blocks // groups x block_size in `_report_kv_cache_config`
   at @001cabc1be16a59a70d720ed61a13b678c060a18), and BlockPool takes one of those blocks as its null
   block before any request gets one (ctxlint.physics.pool.RESERVE). So one block is kept back.
+- A declared vLLM pool of a model with sliding-window or chunked layers, under the hybrid KV cache
+  manager: not the pool. vLLM 0.9.1-0.20.0 log num_blocks // KV cache groups x block_size, from 0.20.1
+  max concurrency x max_model_len; ctxlint.physics.logged recovers num_blocks, release by release (an
+  unknown release: the band over its readings), and what one request of the groups holds in them.
 - Other engines' declared pools: nothing, as their source shows no such reserve. SGLang keeps one
   token back from the context length as much as from the pool (ctxlint.physics.pool.tokens_for), and
   llama.cpp's per-slot share is the context length itself (CTX309 compares the window with it).
@@ -22,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ctxlint.model import Pool, Role, fmt
+from ctxlint.model import Deployment, Pool, Role, fmt
 from ctxlint.neuron import engine_block, with_held as neuron_held
 
 from .records import replace
@@ -51,6 +55,35 @@ def vllm_block(role: Role) -> int:
     return VLLM_CPU_BLOCK if on_cpu(role) else VLLM_BLOCK
 
 
+_READ = None  # (read_logged, first_release, lookup_accelerator), bound on the first declared vLLM pool
+
+
+def logged_reading(dep: Deployment, role: Role, arch: Any) -> Any:
+    """A declared vLLM pool of a model with window layers as its release logs it (or as
+    --num-gpu-blocks-override sets it): ctxlint.physics.logged.Reading, or None where the figure is the pool."""
+    stated = role.kv_pool_tokens
+    if arch is None or stated is None or role.neuron is not None or on_cpu(role):
+        return None  # a CPU or Neuron build has no hybrid KV cache manager: the figure is the pool
+    global _READ
+    if _READ is None:  # once a run, on its first declared vLLM pool: most runs never pay for the physics here
+        from ctxlint.physics.accelerators import lookup_accelerator
+        from ctxlint.physics.logged import read_logged
+        from ctxlint.physics.vllm_archs import first_release
+        _READ = read_logged, first_release, lookup_accelerator
+    read, first_of, lookup = _READ
+    blocks = role.arg("num_gpu_blocks_override")
+    device = role.accelerators.type
+    found = lookup(str(device.value), dict(dep.custom_accelerators) or None) if device is not None else None
+    first = first_of(arch)
+    draft = role.draft_layers.value if role.draft_layers is not None else 0
+    ctx = role.context_length.value if role.context_length is not None else None
+    version = dep.engine.version
+    return read(stated.value, vllm_block(role), arch, draft if isinstance(draft, int) else 0,
+                {k: v.value for k, v in role.engine_args}, ctx if isinstance(ctx, int) and ctx > 0 else None,
+                str(version.value) if version is not None else None, found, first[0] if first else None,
+                blocks is not None and blocks.source == stated.source)
+
+
 def on_cpu(role: Role) -> bool:
     """vLLM runs on the CPU: a CPU build with no accelerator (the workload adapters), or its KV memory is
     VLLM_CPU_KVCACHE_SPACE (set only for the CPU backend; a KubeAI `cpu` profile names no image)."""
@@ -58,12 +91,17 @@ def on_cpu(role: Role) -> bool:
     return role.cpu_build is not None or (space is not None and str(space.raw).startswith("VLLM_CPU_KVCACHE_SPACE"))
 
 
-def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any) -> Pool:
-    """`pool` with what one request of `role` can hold (Pool.held and its band), and why it is less."""
+def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any, logged: Any = None) -> Pool:
+    """`pool` with what one request of `role` can hold (Pool.held and its band), and why it is less.
+    `logged`: a declared vLLM pool of a model with window layers as its release logs it
+    (ctxlint.physics.logged.Reading), which one request may hold several times over."""
     if pool.origin == "derived":
         return _derived(engine, pool, result)
     if engine != "vllm":
         return pool
+    if logged is not None:
+        return replace(pool, held=logged.held, held_low=logged.held, held_high=logged.high, logged=logged,
+                       reserve=f"one {logged.block}-token block is vLLM's null block")
     if role.neuron is not None:
         found = neuron_held(role, pool)
         if found is not None:
@@ -110,7 +148,11 @@ def starts_and_hangs(engine: Optional[str], role: Role, need: int) -> bool:
     engine starts, and a request that long never gets its last block (vllm#47272 reserves the null block
     in that check; the first release with it is not known). Exact pools only: a band's point may differ."""
     pool = role.pool
-    if engine != "vllm" or pool is None or pool.held is None or pool.banded:
+    if engine != "vllm" or pool is None or pool.held is None:
+        return False
+    if pool.logged is not None:  # the startup check counts window groups up to their window, as the reading does
+        return pool.request_ceiling < need <= pool.logged.starts
+    if pool.banded:
         return False
     cap = role.capacity
     block = int(cap.block_size) if pool.origin == "derived" and cap is not None and cap.block_size else vllm_block(role)

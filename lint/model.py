@@ -144,6 +144,9 @@ class Pool:
     held_low: Optional[int] = None
     held_high: Optional[int] = None
     reserve: str = ""  # e.g. "one 16-token block is vLLM's null block"
+    # A logged vLLM figure of a model with window layers, read as its release logs it
+    # (ctxlint.physics.logged.Reading): held/held_low/held_high come from it, and messages say how it was read.
+    logged: Any = None
 
     @property
     def banded(self) -> bool:
@@ -169,14 +172,14 @@ class Pool:
         """The most one request can hold at the band's top: a promise above it is an error."""
         if self.held is None:
             return self.ceiling
-        return self.held_high if self.banded and self.held_high is not None else self.held
+        return self.held_high if (self.banded or self.logged is not None) and self.held_high is not None else self.held
 
     @property
     def request_floor(self) -> int:
         """The most one request can hold at the band's low end: a promise at or below it fits."""
         if self.held is None:
             return self.floor
-        return self.held_low if self.banded and self.held_low is not None else self.held
+        return self.held_low if (self.banded or self.logged is not None) and self.held_low is not None else self.held
 
     def request_band(self) -> str:
         low, high = self.request_floor, self.request_ceiling
@@ -185,10 +188,20 @@ class Pool:
     def holds(self) -> str:
         """', which holds at most N tokens for one request (why)' when the engine keeps part of the pool
         back, else '': said wherever a promise is held against the smaller figure."""
+        if self.logged is not None:  # a logged figure one request may hold more of than it says
+            held = self.request_band() if self.request_floor != self.request_ceiling else fmt(self.request_ceiling)
+            return f", which holds {'at most ' if '-' not in held else ''}{held} tokens for one request " \
+                   f"({self.logged.text})"
         if self.held is None or self.request_ceiling >= self.ceiling:
             return ""
         why = f" ({self.reserve})" if self.reserve else ""
         return f", which holds at most {fmt(self.request_ceiling)} tokens for one request{why}"
+
+    @property
+    def unsure(self) -> bool:
+        """What one request holds is a band: a derived pool's estimate, or a logged figure whose reading
+        depends on what is not known (the vLLM release, the device's default batch, rounding)."""
+        return self.banded or (self.logged is not None and self.request_floor != self.request_ceiling)
 
     def band(self) -> str:
         return f"{fmt(self.floor)}-{fmt(self.ceiling)}" if self.banded else fmt(self.tokens)

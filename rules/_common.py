@@ -92,4 +92,6 @@ def pool_for(need: int, role: Role) -> int:
     """The pool (as the engine logs it) in which one request of `need` tokens fits: `need` plus what the
     engine keeps back of it."""
     pool = role.pool
+    if pool is not None and pool.logged is not None:  # a logged figure of a model with window layers
+        return pool.logged.logged_for(need)
     return need if pool is None else need + max(0, pool.ceiling - pool.request_ceiling)

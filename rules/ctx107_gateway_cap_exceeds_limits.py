@@ -57,9 +57,12 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     if dep.disaggregated:
         return  # CTX102 owns prefill pools in disaggregated deployments
     weakest = smallest_pool(dep.roles_of(UNIFIED))
-    if weakest is None or cap.value <= weakest.pool.request:
+    # what one prompt can take: the pool less the engine's reserve; of a logged vLLM figure that means something
+    # else in each release, the most any reading gives (no verdict rests on one reading)
+    pool = None if weakest is None else (weakest.pool.request_ceiling if weakest.pool.logged is not None
+                                         else weakest.pool.request)
+    if pool is None or cap.value <= pool:
         return
-    pool = weakest.pool.request  # what one prompt can take: the pool less the engine's reserve
     yield Problem(
         f"{fmt(cap.value)} > {fmt(pool)}: the gateway prompt cap lets through prompts {fmt(cap.value - pool)} "
         f"tokens longer than the {weakest.label} KV pool {weakest.pool.describe()}{_holds(weakest.pool)}. Lower the "
@@ -69,6 +72,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
 
 def _holds(pool) -> str:
     """What one request can hold at the estimate's point, when the engine keeps part of the pool back."""
+    if pool.logged is not None:
+        return pool.holds()
     if pool.held is None or pool.request >= pool.tokens:
         return ""
     return f", which holds at most {fmt(pool.request)} tokens for one prompt ({pool.reserve})"

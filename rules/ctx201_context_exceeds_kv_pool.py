@@ -81,6 +81,16 @@ VLLM_NULL_BLOCK = ("vLLM starts (its startup check counts the null block as usab
                    "start instead)")
 
 
+# vLLM 0.19.x with a model with window layers: its admission check reserves every KV cache group for the whole
+# request, windows too (scheduler_reserve_full_isl; ctxlint.physics.logged), while its startup check counts
+# window groups up to their window.
+VLLM_ADMISSION = ("vLLM starts (its startup check counts the window layers only up to their window), and a "
+                  "request longer than {held} tokens is never admitted: vLLM 0.19's admission check "
+                  "(scheduler_reserve_full_isl) reserves every KV cache group for the whole request, so it waits "
+                  "at the head of the queue while health checks pass (vllm#39734; --no-scheduler-reserve-full-isl "
+                  "or vLLM 0.20 admits it)")
+
+
 # vLLM with --num-gpu-blocks-override: its startup check compares the memory it profiled, not the override
 # (vllm#41069 made it count the override; its first release is not known), so it starts (vllm#35541).
 VLLM_OVERRIDE = ("vLLM starts (its startup check counts the memory it profiled, not --num-gpu-blocks-override, in "
@@ -108,10 +118,11 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         limit = pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
         what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
         if starts_and_hangs(engine, role, ctx.value):
-            what = VLLM_NULL_BLOCK.format(held=fmt(limit))
+            admission = pool.logged is not None and pool.logged.hangs and ctx.value > limit + pool.logged.block
+            what = (VLLM_ADMISSION if admission else VLLM_NULL_BLOCK).format(held=fmt(limit))
         elif engine == "vllm" and role.arg("num_gpu_blocks_override") is not None:
             what = NEURON_OVERRIDE if role.neuron is not None else VLLM_OVERRIDE.format(held=fmt(limit))
-        top = " even at the top of its band" if pool.banded else ""
+        top = " even at the top of its band" if pool.unsure else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
         if pool.request > 0 and what is NEURON_OVERRIDE:  # the blocks are the pool: no memory figure changes it
             fix = f"{context_fix(role, pool.request).capitalize()}, or raise --num-gpu-blocks-override"

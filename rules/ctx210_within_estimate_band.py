@@ -11,7 +11,12 @@ Why:
     (`available_kv_gib`, or the pool as `kv_pool_tokens`; on a Kubernetes
     workload or operator resource the `ctxlint.io/available-kv-gib` or
     `ctxlint.io/kv-pool-tokens` annotation, on a compose service the label)
-    and the verdict becomes exact. An engine whose default context follows
+    and the verdict becomes exact. A KV pool vLLM logged for a model with
+    sliding-window or chunked layers means something else in each release
+    (`num_blocks // KV cache groups x block_size` up to 0.20.0, max concurrency
+    x max_model_len from 0.20.1): without the release (or the accelerator,
+    whose default batch sizes the windows) what one request holds is a band
+    too, and a promise inside it gets this warning. An engine whose default context follows
     its pool (vLLM `--max-model-len auto`, TGI 3, TensorRT-LLM, llama.cpp's
     fit, LMDeploy) fits whatever the pool is: only a band that reaches no
     KV block at all is in doubt.
@@ -96,7 +101,7 @@ def sizes_to_pool(role: Role) -> bool:
 
 def _inside(dep: Deployment, role: Role) -> Optional[Tuple[int, str, Source]]:
     pool = role.pool
-    if pool is None or not pool.banded:
+    if pool is None or not pool.unsure:
         return None
     # held against what one request can hold, at either end of the band (Pool.request_floor/request_ceiling)
     inside = [n for n in _needs(dep, role) if pool.request_floor < n[0] <= pool.request_ceiling]
@@ -120,6 +125,15 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             continue
         need, why, where = found
         pool = role.pool
+        if pool.logged is not None:  # a logged figure whose meaning depends on what the deployment does not say
+            yield Problem(
+                f"{fmt(need)} is inside the band {pool.request_band()} of what one request can hold in the "
+                f"{role.label} KV pool {fmt(pool.tokens)} (declared): whether {why} fits depends on how vLLM "
+                f"meant the figure ({pool.logged.text}). "
+                + (f"State {pool.logged.unknown} for an exact verdict; " if pool.logged.unknown else
+                   "The figure gives vLLM's block count only to within a KV cache group's blocks; ")
+                + _otherwise(pool.request_floor), where, dep.display_name)
+            continue
         band = f"{role.label} KV pool's estimated band {pool.band()} (point {fmt(pool.tokens)})"
         if pool.holds():  # the engine keeps part of the pool back: the band of what one request can hold
             band = (f"estimated band {pool.request_band()} of what one request can hold in the {role.label} KV pool "
