@@ -202,8 +202,10 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     loose = [u.loaded.path for u in units if u.loaded.path in named and joins.loose(u.loaded)]
+    wanted = joins.wanted([u.loaded for u in units if u.loaded.path in loose]) if loose else None
     context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
-                                     lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose)
+                                     lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose,
+                                     wanted)
     joined = joins.joined(group, context) if context else None
     if joined is not None:
         # a sibling may hold what a file of the group names, or name what it holds: joined, they read anew

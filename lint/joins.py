@@ -8,7 +8,7 @@ does no more than these substring searches and never imports either module.
 """
 from __future__ import annotations
 
-from typing import Any, Collection, Optional, Sequence
+from typing import Any, Callable, Collection, Optional, Sequence
 
 from ctxlint.loader import LoadedFile
 
@@ -51,6 +51,22 @@ class Joins:
         """Whether the file names (or holds) what only its directory's other files may complete."""
         return (self.refs is not None and self.refs.loose(loaded)) or (self.maps is not None and
                                                                       self.maps.loose(loaded))
+
+    def wanted(self, loose: Sequence[LoadedFile]) -> Callable[[str], bool]:
+        """Whether a sibling's raw text may hold the other side of what the `loose` files name or hold: one that
+        names no InferenceService/runtime marker (when a runtime is missing), no `configMapKeyRef`/`configMapRef`
+        (when a held ConfigMap is read by no workload) or no `ConfigMap` (when a read one is defined nowhere) is not
+        parsed. A Deployment that holds a chat-template ConfigMap it mounts, checked alone, had its whole directory
+        read and adapted (a one-file pre-commit run of a GKE sample took ~35 ms more)."""
+        markers: list = []
+        if self.refs is not None and any(self.refs.loose(f) for f in loose):
+            markers += REF_MARKERS
+        if self.maps is not None:
+            for f in loose:
+                reads, holds = self.maps.loose_sides(f)
+                markers += ([MAP_HOLDER] if reads else []) + (list(MAP_MARKERS) if holds else [])
+        found = tuple(dict.fromkeys(markers))
+        return lambda text: any(m in text for m in found)
 
     def joined(self, group: Sequence[LoadedFile], context: Sequence[LoadedFile]) -> Optional["Joins"]:
         """The joins over the group and its context files, or None when the context changes nothing."""

@@ -16,7 +16,7 @@ a workload that reads a ConfigMap none of them holds, or a ConfigMap none of the
 from __future__ import annotations
 
 import os
-from typing import Callable, Collection, Dict, List, Sequence, Set
+from typing import Callable, Collection, Dict, List, Optional, Sequence, Set
 
 from ctxlint.discover import PATTERNS
 from ctxlint.model import DECODE, PREFILL, Deployment
@@ -63,7 +63,7 @@ def sibling_files(named: Sequence[str], present: Collection[str], excluded: Call
 
 def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployment]], present: Collection[str],
                   excluded: Callable[[str], bool], max_bytes: int, gateways: Sequence[str] = (),
-                  loose: Sequence[str] = ()) -> list:
+                  loose: Sequence[str] = (), wanted: Optional[Callable[[str], bool]] = None) -> list:
     """The sibling files to read as context for `named` (LoadedFiles), or none when nothing is unpaired.
 
     gateways: named files that hold gateway routes; their engines (and Services) usually sit in
@@ -76,4 +76,17 @@ def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployme
 
     if not named or not (gateways or loose or needs_context(named, deployments)):
         return []
-    return [read_path(path, max_bytes=max_bytes) for path in sibling_files(named, present, excluded)]
+    paths = sibling_files(named, present, excluded)
+    if wanted is not None and not gateways and not needs_context(named, deployments):
+        # only a cross-file join asks: a sibling whose bytes cannot complete it is not parsed (joins.Joins.wanted)
+        paths = [p for p in paths if wanted(_raw_text(p, max_bytes))]
+    return [read_path(path, max_bytes=max_bytes) for path in paths]
+
+
+def _raw_text(path: str, max_bytes: int) -> str:
+    """The file's bytes as text for a marker search (ASCII markers: latin-1 never fails); "" when unreadable."""
+    try:
+        with open(path, "rb") as handle:
+            return handle.read(max_bytes + 1).decode("latin-1")
+    except OSError:
+        return ""

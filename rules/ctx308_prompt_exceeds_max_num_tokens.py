@@ -52,7 +52,6 @@ from __future__ import annotations
 
 from typing import Iterator, List, Optional, Tuple
 
-from ctxlint.engines.flags_trtllm import SPEC_
 from ctxlint.findings import Problem
 from ctxlint.model import DECODE, Deployment, Source, fmt
 from ctxlint.rules._common import max_prompt
@@ -68,12 +67,16 @@ INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "engine", "r
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 DEFAULT_MAX_NUM_TOKENS = 8192  # trtllm-serve / BuildConfig default
-BACKEND = SPEC_.by_name("backend")  # its default depends on the release
+BACKEND = None  # trtllm-serve's --backend flag: its default depends on the release (bound on the first TRT-LLM role)
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
+    global BACKEND
     if engine_id(dep) != "trtllm":
         return
+    if BACKEND is None:  # flags_trtllm is ~0.9 ms of import: a run with no TRT-LLM deployment never pays it
+        from ctxlint.engines.flags_trtllm import SPEC_
+        BACKEND = SPEC_.by_name("backend")
     for role in dep.roles:
         if role.settings_unread is not None:
             continue  # enable_chunked_prefill or max_num_tokens may be in it, and it beats the command line

@@ -97,13 +97,17 @@ class Maps:
     def loose(self, loaded: LoadedFile) -> bool:
         """Whether the file reads a ConfigMap no file of the group defines, or defines one no workload of the
         group reads: its directory's other files may hold the other side (siblings.context_files)."""
+        return any(self.loose_sides(loaded))
+
+    def loose_sides(self, loaded: LoadedFile) -> Tuple[bool, bool]:
+        """(reads a ConfigMap no file of the group defines, defines one no workload of the group reads)."""
         i = self._index.get(id(loaded))
         if i is None:
-            return False
+            return False, False
         defined = {e.name for e in self._entries}
         read = {name for _, names in self._users for name in names}
-        return any(u == i and names - defined for u, names in self._users) or \
-            any(e.index == i and e.name not in read for e in self._entries)
+        return (any(u == i and names - defined for u, names in self._users),
+                any(e.index == i and e.name not in read for e in self._entries))
 
     def maps_for(self, loaded: LoadedFile, user: Node) -> Dict[str, Any]:
         """ConfigMap name -> its `data` (or Unsettled) for the pods of `user`, an object of `loaded`: those

@@ -37,7 +37,6 @@ from ctxlint.adapters.config_files import declined_by_script, written_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.script_problems import unterminated
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_devices import Devices
@@ -179,6 +178,7 @@ class _Reader(Positions, Devices, Versions):
                                shell=self.env.get if c.compose_refs else None, go=self.go_actions())
             self.unsure = split.unsure
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
+            from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
         image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
             and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
