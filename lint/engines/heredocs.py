@@ -13,18 +13,21 @@ shell strips them) is left out too, and so is a file a later line edits (`sed -i
 `>> file`). Anything else stays a file ctxlint does not see (CTX008).
 
 The lexer asks here too where a body ends (after_bodies): a body is data the splitter never reads as
-commands, unless its line feeds it to a shell or writes it to a script (read_as_script).
+commands, unless its line feeds it to a shell or writes it to a script (read_as_script); then it is a
+HereBody, read as that shell reads it (heredoc_scripts.py).
 """
 from __future__ import annotations
 
 import posixpath
 import re
 import shlex
-from typing import Dict, Iterable, Iterator, Optional, Sequence, Tuple
+from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
 from ctxlint.loader import SHELL_SUFFIXES
+
+from ..records import record
 
 from .tokens import SHELLS
 
@@ -124,18 +127,37 @@ def read_as_script(words: Iterable[str]) -> bool:
     return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.lower().endswith(SHELL_SUFFIXES) for word in words)
 
 
-def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool]], words: Sequence[str]) -> int:
-    """Where the shell reads on after the here-document bodies that start at `at` (the line after their
-    `<<`s): past them when they are data, at `at` when the line's `words` make them a script. A delimiter
-    line that never comes is no here-document ctxlint can be sure of (`(( x << 2 ))`): `at` too."""
-    if read_as_script(words):
-        return at
-    after = at
-    for word, strip_tabs in delimiters:
-        end, after = find_end(script, after, word, strip_tabs, blanks=True)
+@record
+class HereBody:
+    """A here-document body a shell reads as a script: its text, each character's source span, whether
+    `<<-` strips its lines' leading tabs, and whether its delimiter is quoted (the body is then the script as
+    typed; unquoted, the shell that holds it expands it first)."""
+
+    text: str
+    base: List[Tuple[int, int]]
+    strip_tabs: bool
+    quoted: bool
+
+
+def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, bool]], words: Sequence[str],
+                 base: Optional[List[Tuple[int, int]]] = None) -> Tuple[int, List[HereBody]]:
+    """(where the shell reads on after the here-document bodies that start at `at`, the line after their
+    `<<`s; the bodies read as a script). `delimiters`: (word, `<<-`, quoted) of each `<<` of the line, in
+    order; `base`: the source span of each character of `script` (None: its own offsets). Bodies that are
+    data are skipped; when the line's `words` make them a script, each is a HereBody. A delimiter line that
+    never comes is no here-document ctxlint can be sure of (`(( x << 2 ))`): the text from that body on is
+    read on as commands, as before a here-document."""
+    reads = read_as_script(words)
+    after, bodies = at, []
+    for word, strip_tabs, quoted in delimiters:
+        end, following = find_end(script, after, word, strip_tabs, blanks=True)
         if end is None:
-            return at
-    return after
+            return (after, bodies) if reads else (at, [])
+        if reads and end > after:  # an empty body runs nothing
+            spans = base[after:end] if base is not None else list(zip(range(after, end), range(after + 1, end + 1)))
+            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted))
+        after = following
+    return after, bodies
 
 
 def _flow_after(text: str, depth: int) -> int:

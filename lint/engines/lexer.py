@@ -90,7 +90,7 @@ class Lexer:
         # Here-documents: after `<<`/`<<-` (whether tabs are stripped) until its delimiter word ends, then the
         # delimiters whose bodies start at the next line, and where that line's items start in `out`.
         self.heredoc: Optional[bool] = None
-        self.bodies: list[tuple[str, bool]] = []
+        self.bodies: list[tuple[str, bool, bool]] = []  # (delimiter, `<<-`, quoted)
         self.line_at = 0
         self.array: Optional[Word] = None  # inside `NAME=( ... )`: the `NAME=` word the elements go to
 
@@ -161,8 +161,9 @@ class Lexer:
                 self.word = None
                 return
             self.out.append(self.word)
-            if self.heredoc is not None:
-                self.bodies.append((_text(self.word), self.heredoc))
+            if self.heredoc is not None:  # bash: "If any part of word is quoted" the body is not expanded
+                quoted = self.word.had_quotes or any(p.quoted for p in self.word.parts)
+                self.bodies.append((_text(self.word), self.heredoc, quoted))
                 self.heredoc = None
         self.word = None
 
@@ -194,7 +195,10 @@ class Lexer:
                 self.i += 1
                 if self.bodies:  # here-document bodies start at this line: data, unless a shell reads them
                     words = [_text(w) for w in self.out[self.line_at:] if isinstance(w, Word)]
-                    self.i, self.bodies = after_bodies(s, self.i, self.bodies, words), []
+                    self.i, scripts = after_bodies(s, self.i, self.bodies, words, self.base)
+                    for body in scripts:  # each a HereBody (heredoc_scripts.py), marked as a redirect's target is:
+                        self.out += (Op("redir:body", body.base[0][0], body.base[-1][1]), body)  # no per-word test
+                    self.bodies = []
                 self.line_at, self.heredoc = len(self.out), None
             elif c == "#" and self.word is None:
                 while self.i < n and s[self.i] != "\n":

@@ -1,4 +1,5 @@
-"""A script that one shell expands and another reads: `sh -c "..."` double-quoted, and `eval`'s words.
+"""A script that one shell expands and another reads: `sh -c "..."` double-quoted, `eval`'s words, and a
+here-document body with an unquoted delimiter that a shell runs (heredoc_scripts.py).
 
 The outer shell expands the words first (variables, a partly known command string's value) and the inner reading
 then parses the result as shell text: quotes and operators inside a variable's value count there. So

@@ -24,6 +24,8 @@ from .arith import arithmetic
 from .command_strings import Locals, assigned, command_word, partial_value
 from .compose_pass import compose_interpolated, shell_stage
 from .gotemplate import lookup_key
+from .heredoc_scripts import body_commands
+from .heredocs import HereBody
 from . import shellarrays
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
@@ -284,12 +286,12 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
     commands: list[Command] = []
     current: list[Word] = []
     skip_next = False
-    groups: list[tuple[list[Word], bool]] = []  # (words, after && or ||)
+    groups: list[tuple[list[Word], Optional[bool]]] = []  # (words, after && or ||), or (a HereBody, None)
     after_logic = False
     for it in items + [Op(";", 0, 0)]:
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
-                skip_next = True  # the next word is the redirect target
+                skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
                 continue
             if current:
                 groups.append((current, after_logic))
@@ -297,9 +299,15 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             after_logic = it.text in ("&&", "||")
         elif skip_next:
             skip_next = False
+            if isinstance(it, HereBody):  # a script of its own, after its line's commands (None: not a command)
+                groups.append((it, None))  # type: ignore[arg-type]
         else:
             current.append(it)  # type: ignore[arg-type]
     for words, conditional in groups:
+        if conditional is None:
+            if depth < _MAX_DEPTH:
+                commands.extend(body_commands(words, ctx, depth, _expand_word, split_text))
+            continue
         first = _literal(words[0]) if words else ""
         if first in _FLOW_END:
             ctx.flow = max(0, ctx.flow - 1)

@@ -212,6 +212,33 @@ def test_here_document_bodies_are_data_unless_a_shell_runs_them(tmp_path):
     assert (role.context_length.value, role.context_length.source.line) == (9000, 3)
 
 
+GENERATED = ("#!/bin/bash\n{source}PORT=\"${{PORT:-8000}}\"\nMAX_LEN=\"${{MAX_LEN:-131072}}\"\n"
+             "cat > \"$DIR/run_vllm.sh\" <<{delimiter}\n#!/bin/bash\nexec vllm serve Qwen/Qwen2.5-7B-Instruct \\\n"
+             "  --port '${{PORT}}' --max-model-len '${{MAX_LEN}}'\nEOV\n")
+
+
+def test_a_launcher_an_unquoted_here_document_writes_holds_the_script_s_values(tmp_path):
+    # Before: read as typed, `--port '${PORT}'` was CTX301 "invalid int value" (vLLM never prints it: bash writes
+    # `--port '8000' --max-model-len '131072'`) and the context was vLLM's default (sweep 31: pranavnbapat's
+    # generate_supervisor_config.sh). Now the values, each at its `${...}` in the body.
+    path = tmp_path / "generate.sh"
+    path.write_text(GENERATED.format(source="", delimiter="EOV"))
+    result = check("--select", "CTX109,CTX301,CTX008", str(path))
+    assert (result.code, result.out) == (1, f"{path}:7:36: {CTX109}\n")
+    # a quoted delimiter keeps the body as typed: vLLM gets the text ${PORT} and refuses it
+    path.write_text(GENERATED.format(source="", delimiter="'EOV'"))
+    assert check("--select", "CTX109,CTX301,CTX008", str(path)).out == (
+        f"{path}:7:10: CTX301 [error] vllm would refuse to start: argument --port: invalid int value: '${{PORT}}' "
+        f"(engine-rejects-value)\n{path}:7:36: CTX301 [error] vllm would refuse to start: argument --max-model-len: "
+        "invalid human_readable_int_or_auto value: '${MAX_LEN}' (engine-rejects-value)\n")
+    # after a `source`, the script's values are unknown there: CTX008 at the reference, no refusal
+    path.write_text(GENERATED.format(source="source \"$ENV_FILE\"\n", delimiter="EOV"))
+    assert check("--select", "CTX109,CTX301,CTX008", str(path)).out == (
+        f"{path}:8:37: CTX008 [info] values ctxlint cannot resolve: --max-model-len ${{MAX_LEN}} (MAX_LEN is set by "
+        "the script to a value it does not hold); the checks that need them are skipped (set them literally) "
+        "(unresolved-value)\n")
+
+
 def test_engine_commands_alike_are_named_by_the_line_they_start_on(tmp_path):
     # Before: "KV pool of unified (serve), unified (serve), ..." for the branches of an if/else (sweep 27:
     # InferenceX dsr1_fp8_h200.sh, vLLM's disagg_performance_benchmark.sh): the entries could not be told apart.
