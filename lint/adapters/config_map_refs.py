@@ -22,9 +22,9 @@ from typing import Any, Dict, List, Optional, Set, Tuple
 
 from ..records import record
 from ctxlint.adapters.crd_common import config_maps, namespace_of, objects, scalar
-from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.scalar_spans import ScalarSpans, adopted
 from ctxlint.loader import LoadedFile
-from ctxlint.nodes import MAP, Node, adopt
+from ctxlint.nodes import MAP, Node
 
 # A file that holds neither reads no ConfigMap's variables (engine._MAP_MARKERS is the same pair).
 MARKERS = ("configMapKeyRef", "configMapRef")
@@ -138,14 +138,7 @@ class Maps:
         return self._adopt(found[0])
 
     def _adopt(self, entry: _Entry) -> Node:
-        data = self._adopted.get(id(entry.data))
-        if data is None:
-            spans = self._spans.get(entry.index)
-            if spans is None:
-                loaded = self.files[entry.index]
-                spans = self._spans[entry.index] = ScalarSpans(loaded.path, loaded.text)
-            data = self._adopted[id(entry.data)] = adopt(entry.data, spans)
-        return data
+        return adopted(self.files, entry.index, entry.data, self._adopted, self._spans)
 
 
 def _visible(entries: List[_Entry], user: Node) -> List[_Entry]:

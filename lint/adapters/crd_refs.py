@@ -23,10 +23,10 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ..records import record
 from ctxlint.adapters.crd_common import is_kind, namespace_of, objects, scalar, seq, visible
-from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.scalar_spans import ScalarSpans, adopted
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
-from ctxlint.nodes import MAP, Node, adopt
+from ctxlint.nodes import MAP, Node
 
 # A file that holds none of these strings holds no object looked up here, nor one that looks up:
 # a run over files of other kinds does no more than these substring searches.
@@ -174,14 +174,7 @@ class Refs:
         return Lookup(node), None
 
     def _adopt(self, entry: _Entry) -> Node:
-        found = self._adopted.get(id(entry.obj))
-        if found is None:
-            spans = self._spans.get(entry.index)
-            if spans is None:
-                loaded = self.files[entry.index]
-                spans = self._spans[entry.index] = ScalarSpans(loaded.path, loaded.text)
-            found = self._adopted[id(entry.obj)] = adopt(entry.obj, spans)
-        return found
+        return adopted(self.files, entry.index, entry.obj, self._adopted, self._spans)
 
 
 def _own(user: Node, named: List[_Entry], namespaced: bool) -> Optional[Node]:

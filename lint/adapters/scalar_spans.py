@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.model import Source
 from ctxlint.lines import after_break, line_bounds, line_starts
-from ctxlint.nodes import SCALAR, Node
+from ctxlint.nodes import SCALAR, Node, adopt
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
 _UNSEEN = object()
@@ -201,3 +201,17 @@ def _equal_run(text: str, i: int, end: int, decoded: str, p: int) -> int:
                 hi = mid - 1
         return m
     return m
+
+
+def adopted(files: Sequence[Any], index: int, node: Node, done: Dict[int, Node],
+            spans: Dict[int, "ScalarSpans"]) -> Node:
+    """`node`, an object of files[index] joined into another file's deployment (crd_refs, config_map_refs), with
+    positions in its own file: adopted once per node, each file's spans built once (`done`, `spans`: the caches)."""
+    found = done.get(id(node))
+    if found is None:
+        file_spans = spans.get(index)
+        if file_spans is None:
+            loaded = files[index]
+            file_spans = spans[index] = ScalarSpans(loaded.path, loaded.text)
+        found = done[id(node)] = adopt(node, file_spans)
+    return found
