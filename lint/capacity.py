@@ -20,10 +20,10 @@ import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
-from ctxlint.model import Deployment, Pool, Role, Source, Val, fmt, role_list
+from ctxlint.model import Deployment, Pool, Role, Val, fmt
 
+from .capacity_notes import default_context_unknown, why_not_derived
 from .held import logged_reading, on_cpu, vllm_block, with_held
-from .neuron import why_not as neuron_why_not
 from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
@@ -55,7 +55,6 @@ class CapacityEnv:
 _PHYSICS = False  # whether _physics() has bound the names below
 # Bound on first use, as _physics() binds the rest: most runs need neither.
 default_context = None  # ctxlint.physics.context.default_context, once a role has no context length
-needs_text = None  # ctxlint.physics.needs.needs_text, once a role has no device
 
 
 def _physics() -> None:
@@ -84,13 +83,13 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
     missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
     if missing:
-        diagnostics.extend(_why_not_derived(dep, arch, missing))
+        diagnostics.extend(why_not_derived(dep, arch, missing))
     # the context is the engine's default (not written as an unknown `$(LEN)`), of a named model not resolved
     held = [r for r in roles if r.pool is not None and r.context_length is None
             and not _context_set_unknown(r, _engine(dep) or "")]
     if held and arch is None and dep.model.id is not None and dep.advertised.context_window is None \
             and _engine(dep) in DERIVABLE_ENGINES:
-        diagnostics.append(_default_context_unknown(dep, held))
+        diagnostics.append(default_context_unknown(dep, held))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
             and arch.max_position_embeddings and dep.model.id is not None:
         # Trained positions from the catalog, only for models without RoPE scaling, whose
@@ -379,91 +378,3 @@ def _no_memory_text(dep: Deployment, role: Role, cap) -> str:
             f"memory left for the KV cache on {cap.accelerator} ({budget[0]}{rule}), so it will not start. Use "
             "more or larger accelerators, more tensor parallelism, a quantized checkpoint, or a higher memory "
             f"fraction; if the engine does start, state the KV memory it logs ({how_to_state_pool(dep.input_format)})")
-
-
-def _model_unknown(dep: Deployment) -> str:
-    """Why the model's architecture is not known: the resolution's account and its hint."""
-    resolution = dep.resolution
-    what = resolution.how if resolution is not None else "no model id"
-    hint = resolution.hint if resolution is not None and resolution.hint else ""
-    if dep.input_format == "native":
-        hint = "give spec.model.config (a config.json) or spec.model.architecture"
-    return f"{what}{': ' + hint if hint else ''}"
-
-
-def _default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
-    """A declared pool held against the engine's default context, which is the model's own limit and
-    unknown while the model is: said (CTX008), or the pool is compared with nothing and a run is clean."""
-    pools = role_list(roles, lambda r: fmt(r.pool.tokens))
-    source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
-    return Diagnostic(UNRESOLVED, f"the context length of {role_list(roles)} is the engine's "
-                                  f"default, the model's own limit, which is not known: {_model_unknown(dep)}; the "
-                                  f"declared KV pool ({pools} tokens) is compared with nothing until the model "
-                                  "resolves or the context length is stated", source, dep.display_name)
-
-
-def _why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> List[Diagnostic]:
-    """One CTX208 for the roles, or one per distinct memory need when their devices are not stated:
-    a prefill at TP 4 and a decode at TP 2 need different memory per GPU (sweep 11: the prefill's
-    figure and device list were said of both)."""
-    labels = role_list(roles)
-    engine = _engine(dep)
-    # no model id: at the role (its engine command or image), where the model would be named
-    source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
-    resolution = dep.resolution
-    if engine is not None and engine not in DERIVABLE_ENGINES:
-        # first: no model id or architecture would let ctxlint derive this engine's pool (a NIM's NGC model name
-        # was told to fetch its architecture from the Hugging Face Hub, which does not have it)
-        why = f"the engine is {engine} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
-        source = dep.engine.name.source if dep.engine.name is not None else source
-    elif arch is None:
-        why = _model_unknown(dep)
-    elif engine not in DERIVABLE_ENGINES:
-        why = "the engine is not set (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
-        source = dep.engine.name.source if dep.engine.name is not None else source
-    else:
-        unknown = [r for r in roles if r.capacity is not None and r.capacity.errors]
-        withheld = next((r.accelerator_withheld for r in roles if r.accelerator_withheld is not None), None)
-        if withheld is not None:
-            why = (f"the device is stated ({withheld.value}) but a parallel size is not known (CTX008 names it), "
-                   "and the pool per device depends on it")
-            source = withheld.source
-        elif all(r.cpu_build is not None and r.available_kv_gib is None for r in roles):
-            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a CPU engine pays for it
-
-            image = roles[0].cpu_build
-            space = "VLLM_CPU_KVCACHE_SPACE (GiB) in the container's environment, or " if engine == "vllm" else ""
-            why = (f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested): its KV "
-                   f"cache is host memory, which ctxlint does not derive; state it ({space}"
-                   f"{how_to_state_pool(dep.input_format)})")
-            source = image.source
-        elif all(r.neuron is not None for r in roles):
-            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a Neuron engine pays for it
-
-            why = neuron_why_not(engine, roles[0], how_to_state_pool(dep.input_format, tokens_only=True))
-            source = roles[0].neuron.source
-        elif unknown:
-            why = "; ".join(unknown[0].capacity.errors)
-            source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source
-        else:
-            global needs_text
-            if needs_text is None:
-                from ctxlint.physics.needs import needs_text
-            texts: Dict[str, List[Role]] = {}
-            for r in roles:
-                texts.setdefault(needs_text(dep, r, arch, weights_of(dep, r, resolution)), []).append(r)
-            return [Diagnostic(NOT_DERIVABLE, f"{_not_known(group, engine)}: {text}; capacity checks skip these roles",
-                               group[0].source or source, dep.display_name) for text, group in texts.items()]
-    return [Diagnostic(NOT_DERIVABLE, f"{_not_known(roles, engine)}: {why}; capacity checks skip these roles",
-                       source, dep.display_name)]
-
-
-def _not_known(roles: List[Role], engine: Optional[str]) -> str:
-    """"KV pool of ROLES not declared and not derivable", or what caps it when a role states only a cap."""
-    labels = role_list(roles)
-    caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
-    if not caps:
-        return f"KV pool of {labels} not declared and not derivable"
-    flag = "--max-total-tokens" if engine == "sglang" else "kv_cache_config.max_tokens"
-    return (f"KV pool of {labels} not derivable ({flag} {fmt(max(c.value for c in caps))} only caps the pool the "
-            f"engine profiles, which may be smaller)")

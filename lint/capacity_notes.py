@@ -1,0 +1,110 @@
+"""Why a role of the capacity stage (ctxlint.capacity) has no KV pool, in words a user can act on.
+
+CTX208 (capacity-not-derivable): the engine is not one ctxlint derives, the model is not known, the device is
+stated but a parallel size is not, a CPU or Neuron build, an estimate that cannot be made, or no device at all
+(then what memory per GPU one request needs, ctxlint.physics.needs), and for a role that states only a cap on
+its pool (SGLang --max-total-tokens, TensorRT-LLM kv_cache_config.max_tokens) that it is no pool. CTX008: a
+declared pool held against an engine default the unknown model decides.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Dict, List, Optional
+
+import ctxlint.capacity as _cap  # DERIVABLE_ENGINES, weights_of, rule names: read at call time (no import cycle)
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Deployment, Role, Source, fmt, role_list
+
+from .neuron import why_not as neuron_why_not
+
+if TYPE_CHECKING:
+    from ctxlint.physics.models import ModelArch
+
+needs_text = None  # ctxlint.physics.needs.needs_text, once a role has no device
+
+
+def _model_unknown(dep: Deployment) -> str:
+    """Why the model's architecture is not known: the resolution's account and its hint."""
+    resolution = dep.resolution
+    what = resolution.how if resolution is not None else "no model id"
+    hint = resolution.hint if resolution is not None and resolution.hint else ""
+    if dep.input_format == "native":
+        hint = "give spec.model.config (a config.json) or spec.model.architecture"
+    return f"{what}{': ' + hint if hint else ''}"
+
+
+def default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
+    """A declared pool held against the engine's default context, which is the model's own limit and
+    unknown while the model is: said (CTX008), or the pool is compared with nothing and a run is clean."""
+    pools = role_list(roles, lambda r: fmt(r.pool.tokens))
+    source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
+    return Diagnostic(_cap.UNRESOLVED, f"the context length of {role_list(roles)} is the engine's "
+                                  f"default, the model's own limit, which is not known: {_model_unknown(dep)}; the "
+                                  f"declared KV pool ({pools} tokens) is compared with nothing until the model "
+                                  "resolves or the context length is stated", source, dep.display_name)
+
+
+def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role]) -> List[Diagnostic]:
+    """One CTX208 for the roles, or one per distinct memory need when their devices are not stated:
+    a prefill at TP 4 and a decode at TP 2 need different memory per GPU (sweep 11: the prefill's
+    figure and device list were said of both)."""
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    # no model id: at the role (its engine command or image), where the model would be named
+    source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
+    resolution = dep.resolution
+    if engine is not None and engine not in _cap.DERIVABLE_ENGINES:
+        # first: no model id or architecture would let ctxlint derive this engine's pool (a NIM's NGC model name
+        # was told to fetch its architecture from the Hugging Face Hub, which does not have it)
+        why = f"the engine is {engine} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
+        source = dep.engine.name.source if dep.engine.name is not None else source
+    elif arch is None:
+        why = _model_unknown(dep)
+    elif engine not in _cap.DERIVABLE_ENGINES:
+        why = "the engine is not set (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
+        source = dep.engine.name.source if dep.engine.name is not None else source
+    else:
+        unknown = [r for r in roles if r.capacity is not None and r.capacity.errors]
+        withheld = next((r.accelerator_withheld for r in roles if r.accelerator_withheld is not None), None)
+        if withheld is not None:
+            why = (f"the device is stated ({withheld.value}) but a parallel size is not known (CTX008 names it), "
+                   "and the pool per device depends on it")
+            source = withheld.source
+        elif all(r.cpu_build is not None and r.available_kv_gib is None for r in roles):
+            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a CPU engine pays for it
+
+            image = roles[0].cpu_build
+            space = "VLLM_CPU_KVCACHE_SPACE (GiB) in the container's environment, or " if engine == "vllm" else ""
+            why = (f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested): its KV "
+                   f"cache is host memory, which ctxlint does not derive; state it ({space}"
+                   f"{how_to_state_pool(dep.input_format)})")
+            source = image.source
+        elif all(r.neuron is not None for r in roles):
+            from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a Neuron engine pays for it
+
+            why = neuron_why_not(engine, roles[0], how_to_state_pool(dep.input_format, tokens_only=True))
+            source = roles[0].neuron.source
+        elif unknown:
+            why = "; ".join(unknown[0].capacity.errors)
+            source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source
+        else:
+            global needs_text
+            if needs_text is None:
+                from ctxlint.physics.needs import needs_text
+            texts: Dict[str, List[Role]] = {}
+            for r in roles:
+                texts.setdefault(needs_text(dep, r, arch, _cap.weights_of(dep, r, resolution)), []).append(r)
+            return [Diagnostic(_cap.NOT_DERIVABLE,
+                               f"{_not_known(group, engine)}: {text}; capacity checks skip these roles",
+                               group[0].source or source, dep.display_name) for text, group in texts.items()]
+    return [Diagnostic(_cap.NOT_DERIVABLE, f"{_not_known(roles, engine)}: {why}; capacity checks skip these roles",
+                       source, dep.display_name)]
+
+
+def _not_known(roles: List[Role], engine: Optional[str]) -> str:
+    """"KV pool of ROLES not declared and not derivable", or what caps it when a role states only a cap."""
+    labels = role_list(roles)
+    caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
+    if not caps:
+        return f"KV pool of {labels} not declared and not derivable"
+    flag = "--max-total-tokens" if engine == "sglang" else "kv_cache_config.max_tokens"
+    return (f"KV pool of {labels} not derivable ({flag} {fmt(max(c.value for c in caps))} only caps the pool the "
+            f"engine profiles, which may be smaller)")
