@@ -230,6 +230,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
 # instead", engines.md), TensorRT-LLM the least of kv_cache_config.max_tokens and free_gpu_memory_fraction's
 # memory. The physics applies the cap to a derived pool (budget.token_cap).
 _POOL_CAPS = {"sglang": ("max_total_tokens",), "trtllm": ("kv_cache_config.max_tokens", "max_tokens")}
+CAP_FLAG = {"sglang": "--max-total-tokens", "trtllm": "kv_cache_config.max_tokens"}  # as messages name them
 
 
 def _engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
@@ -319,11 +320,10 @@ def _explain(role: Role, result) -> str:
     cap = _engine_cap(result.engine, role)
     capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
         budget[1] / per_token > cap.value  # the engine's cap, not the memory, sets the pool
-    flag = "--max-total-tokens" if result.engine == "sglang" else "kv_cache_config.max_tokens"
     return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
             f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
-            + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {flag}" if capped else
-               f"per token per GPU = {fmt(result.pool_tokens)} tokens")
+            + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
+               if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")
             + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))
 
 

@@ -105,6 +105,6 @@ def _not_known(roles: List[Role], engine: Optional[str]) -> str:
     caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
     if not caps:
         return f"KV pool of {labels} not declared and not derivable"
-    flag = "--max-total-tokens" if engine == "sglang" else "kv_cache_config.max_tokens"
+    flag = _cap.CAP_FLAG.get(engine, _cap.CAP_FLAG["trtllm"])  # a role with only a cap is SGLang's or TRT-LLM's
     return (f"KV pool of {labels} not derivable ({flag} {fmt(max(c.value for c in caps))} only caps the pool the "
             f"engine profiles, which may be smaller)")

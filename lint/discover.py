@@ -5,9 +5,11 @@ import os
 import stat
 from typing import Iterable, List, NoReturn
 
+from ctxlint.loader import SHELL_SUFFIXES, YAML_SUFFIXES
+
 # Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
 # scripts (`serve.slurm`; loader.is_shell_script).
-PATTERNS = (".yaml", ".yml", ".json", ".sh", ".bash", ".slurm", ".sbatch")
+PATTERNS = YAML_SUFFIXES + SHELL_SUFFIXES  # the loader's own: what it reads as YAML/JSON and as a script
 
 
 class PathError(ValueError):

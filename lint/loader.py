@@ -129,7 +129,7 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
 # so these names are always shell scripts (SchedMD/slurm@c44aba82:src/sbatch/sbatch.c
 # _get_script_buffer: "This does not look like a batch script" without has_shebang).
 SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
-_YAML_SUFFIXES = (".yaml", ".yml", ".json")
+YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 
 def is_shell_script(display: str, data: bytes) -> bool:
@@ -138,7 +138,7 @@ def is_shell_script(display: str, data: bytes) -> bool:
     name = display.lower()
     if name.endswith(SHELL_SUFFIXES):
         return True
-    if not data.startswith(b"#!") or name.endswith(_YAML_SUFFIXES):
+    if not data.startswith(b"#!") or name.endswith(YAML_SUFFIXES):
         return False
     from ctxlint.engines.shellwords import SHELLS  # only a file with a shebang pays for the import
 
