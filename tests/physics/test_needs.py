@@ -88,7 +88,10 @@ def test_remembered_needs_are_the_searched_ones(tmp_path):
     remembered = _ctx208_texts(paths, fresh=False)
     assert remembered == _ctx208_texts(paths, fresh=True)
     assert len({m for _, _, m in remembered}) >= 5  # the variants read differently, and were compared
-    texts = [m for f, _, m in remembered if "/d" in f]
+    # Keyed by the variant's own path: a sample's path may contain "/d" too, and where the clone sits
+    # decides whether the samples sort before or after tmp_path.
+    by_variant = {Path(f).resolve(): m for f, _, m in remembered}
+    texts = [by_variant[p.resolve()] for p in variants]
     assert texts[0] == texts[1] == texts[6] and texts[0] != texts[3] and texts[0] != texts[4]
 
 
