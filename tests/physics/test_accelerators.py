@@ -20,7 +20,9 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          ("MI308X", "MI308X"),
          # SkyPilot's RTX names have no hyphen (sky/catalog/data_fetchers/fetch_runpod.py format_gpu_name)
          ("RTX4090", "RTX-4090"), ("RTX3090", "RTX-3090"), ("RTXA6000", "RTX-A6000"), ("RTX5090", "RTX-5090"),
-         ("RTXPRO6000", "RTX-PRO-6000-Blackwell"), ("RTX6000-Ada", "RTX-6000-Ada")]
+         ("RTXPRO6000", "RTX-PRO-6000-Blackwell"), ("RTX6000-Ada", "RTX-6000-Ada"),
+         # nvidia-smi's name (and GPU Feature Discovery's label) count the Grace CPU's LPDDR5X: 96 GB HBM3
+         ("NVIDIA-GH200-480GB", "GH200-96GB"), ("NVIDIA GH200 480GB", "GH200-96GB"), ("GH200", "GH200-96GB")]
 
 
 @pytest.mark.parametrize("name,expected", NAMES)
