@@ -7,7 +7,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.detect import image_tag
-from ctxlint.engines.lexer import NAME
+from ctxlint.engines.lex_quotes import NAME
 from ctxlint.engines.shellwords import commented
 from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
