@@ -160,7 +160,7 @@ def _script_index(tokens: list[Token]) -> Optional[int]:
     found = shell_script_index(tokens)
     if found is not None or not tokens or tokens[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl"):
         return found
-    from .detect import image_entrypoint_is_engine  # only a `docker run` line asks
+    from .images import image_entrypoint_is_engine  # only a `docker run` line asks
     from .docker_run import docker_script_index
     return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
 
