@@ -114,7 +114,7 @@ def is_shell_script(display: str, data: bytes) -> bool:
         return True
     if not data.startswith(b"#!") or name.endswith(YAML_SUFFIXES):
         return False
-    from ctxlint.engines.shellwords import SHELLS  # only a file with a shebang pays for the import
+    from ctxlint.engines.tokens import SHELLS  # only a file with a shebang pays for the import
 
     words = data[2:data.find(b"\n") if b"\n" in data else len(data)].decode("latin-1").split()
     if words and words[0].rsplit("/", 1)[-1] == "env":  # `#!/usr/bin/env -S bash -e`

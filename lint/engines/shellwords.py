@@ -27,7 +27,7 @@ from .lexer import Op, Word, lex
 from .shell_commands import no_command
 from .outer_expansion import restored, script_of
 from .shell_eval import eval_words, evaluated_commands
-from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token  # noqa: F401
+from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
 # Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
