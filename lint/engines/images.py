@@ -121,7 +121,8 @@ def image_entrypoint_is_engine(image: object) -> bool:
 
 
 # A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.
-_NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
+_NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?"
+                              r"(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
 
 
 # Image names whose tags are the engine's release: the engines' own images (vllm/vllm-openai, -rocm, -cpu,
