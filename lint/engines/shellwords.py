@@ -30,8 +30,6 @@ from .shell_eval import eval_words, evaluated_commands
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
-# Compose interpolates `${NAME}`, `${NAME:-default}`, `${NAME-default}`, `${NAME:?err}` and `$NAME`
-# in every string of the file, exec-form list items included; `$$` is a literal `$`.
 _FLOW_START = {"if", "while", "until", "for", "case", "select"}
 _FLOW_END = {"fi", "done", "esac"}
 _BRANCH_WORDS = _FLOW_START | _FLOW_END | {"then", "elif", "else"}  # what branches.Branches follows

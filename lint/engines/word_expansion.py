@@ -4,8 +4,9 @@
 references met so far) and `expand_word` cooks a lexed word into tokens with it: variables,
 arithmetic, Go template actions, array elements and `${NAME:-default}` defaults, each character
 keeping the position it is typed at, then field splitting. This is apart from shellwords.py,
-which walks the lexed items into commands, because it is the one piece every other reader of
-words (exec-form lists, here-documents, `eval`, arrays) also calls.
+which walks the lexed items into commands, because the other readers of words use it too:
+exec-form lists (execform.py) keep their state in a SplitContext, and here-documents and bash
+arrays are handed `expand_word`.
 """
 from __future__ import annotations
 
