@@ -195,7 +195,8 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     order = ("fits", "needs", "within band", "no KV memory", "weights do not fit", "exceeds")
     worst, need_text, unknown = "fits", "", ""
     window = _int(dep.advertised.context_window)
-    from ctxlint.capacity import starved, weights_of
+    from ctxlint.capacity import weights_of
+    from ctxlint.no_kv_memory import starved
     from ctxlint.physics.needs import memory_need
 
     def worse(verdict: str) -> None:

@@ -24,6 +24,8 @@ from ctxlint.model import Deployment, Pool, Role, Val, fmt
 
 from .capacity_notes import default_context_unknown, why_not_derived
 from .held import logged_reading, on_cpu, vllm_block, with_held
+from . import no_kv_memory  # a module, not its names: it reads this one's at call time (no import cycle)
+from .pool_caps import GIB, engine_cap, explain
 from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
@@ -31,7 +33,6 @@ if TYPE_CHECKING:  # the physics modules are imported when a deployment needs th
 
 NOT_DERIVABLE, PARSE_ERROR, NO_KV_MEMORY = "capacity-not-derivable", "parse-error", "no-kv-memory"
 UNRESOLVED = "unresolved-value"  # CTX008, as the adapters' (adapters/workload.py)
-GIB = 2**30
 DERIVABLE_ENGINES = {  # the engines whose KV pool ctxlint can derive
     "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
 # TensorRT-LLM: QuantConfig.quant_algo (FP8, NVFP4), the quantization a build applies to the checkpoint's weights
@@ -79,9 +80,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     assumed = _default_accelerator(dep, env)
     roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
     dep = replace(dep, roles=roles, arch=arch, resolution=resolution)
-    diagnostics.extend(_no_kv_memory(dep))
+    diagnostics.extend(no_kv_memory.diagnostics(dep))
     # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
-    missing = [r for r in roles if r.pool is None and starved(dep, r) not in ("weights", "kv")]
+    missing = [r for r in roles if r.pool is None and no_kv_memory.starved(dep, r) not in ("weights", "kv")]
     if missing:
         diagnostics.extend(why_not_derived(dep, arch, missing))
     # the context is the engine's default (not written as an unknown `$(LEN)`), of a named model not resolved
@@ -191,7 +192,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
             and arch.rope_scaling_factor and dep.model.max_position_embeddings is None:
         role = replace(role, context_limit=_derived_limit(dep, role, arch, engine))
     pool = None
-    cap = _engine_cap(engine, role)
+    cap = engine_cap(engine, role)
     if role.kv_pool_tokens is not None and cap is None:
         pool = Pool(role.kv_pool_tokens.value, role.kv_pool_tokens.source, "declared")
     result = _estimate(dep, role, arch, resolution)
@@ -208,7 +209,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         if cap is not None and result.pool_tokens == cap.value:
             where = cap  # the engine's cap sets the pool, not the memory: the value to change
         pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
-                    "derived", _explain(role, result),
+                    "derived", explain(role, result),
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
     if pool is not None:  # what one request can hold: every promise is held against it (held.py)
         logged = logged_reading(dep, role, arch) if engine == "vllm" and pool.origin == "declared" else None
@@ -223,26 +224,6 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
                        context_default=lowered)
     return role
-
-
-# Engine flags that cap the pool the engine profiles rather than set it: SGLang uses min(profiled,
-# --max-total-tokens) ("max_total_tokens=... is larger than the profiled value ... Use the profiled value
-# instead", engines.md), TensorRT-LLM the least of kv_cache_config.max_tokens and free_gpu_memory_fraction's
-# memory. The physics applies the cap to a derived pool (budget.token_cap).
-_POOL_CAPS = {"sglang": ("max_total_tokens",), "trtllm": ("kv_cache_config.max_tokens", "max_tokens")}
-CAP_FLAG = {"sglang": "--max-total-tokens", "trtllm": "kv_cache_config.max_tokens"}  # as messages name them
-
-
-def _engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
-    """The role's declared pool when it is the engine's cap flag (not a pool the engine logged)."""
-    pool = role.kv_pool_tokens
-    if pool is None or engine not in _POOL_CAPS:
-        return None
-    for name in _POOL_CAPS[engine]:
-        arg = role.arg(name)
-        if arg is not None and arg.value == pool.value and arg.source == pool.source:
-            return pool
-    return None
 
 
 def _derived_limit(dep: Deployment, role: Role, arch: ModelArch, engine: str):
@@ -304,77 +285,3 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         weights=weights_of(dep, role, resolution),
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None,
     ))
-
-
-def _explain(role: Role, result) -> str:
-    """One line of arithmetic for messages: budget / bytes per token = tokens."""
-    steps = {label: (formula, value) for label, formula, value in result.steps}
-    stated = role.available_kv_gib.raw if role.available_kv_gib is not None else ""
-    given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
-    where = f"{role.accelerators.count.value if role.accelerators.count else 1}x {result.accelerator}" \
-        if result.accelerator else ("the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
-    if role.accelerator_assumed:
-        where += f" (assumed: {role.accelerator_assumed})"
-    budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
-    per_token = result.kv_bytes_per_token_per_gpu
-    cap = _engine_cap(result.engine, role)
-    capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
-        budget[1] / per_token > cap.value  # the engine's cap, not the memory, sets the pool
-    return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
-            f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
-            + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
-               if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")
-            + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))
-
-
-def starved(dep: Deployment, role: Role) -> Optional[str]:
-    """"weights" when even the smallest estimate of the weights exceeds the accelerator, "kv" when
-    even the most generous estimate of what the engine leaves holds less than one KV block (it will
-    not start), "kv?" when the band straddles one block (it may not), else None."""
-    if not _PHYSICS:
-        _physics()
-    cap = role.capacity
-    if cap is None or cap.kv_budget_bytes_per_gpu is None or not cap.budget_is_estimate:
-        return None
-    if _weights_exceed(dep, role, cap):
-        return "weights"
-    block_bytes = (cap.kv_bytes_per_token_per_gpu or 0) * max(1, cap.block_size)
-    high = cap.kv_budget_high if cap.kv_budget_high is not None else cap.kv_budget_bytes_per_gpu
-    low = cap.kv_budget_low if cap.kv_budget_low is not None else cap.kv_budget_bytes_per_gpu
-    if high < block_bytes:
-        return "kv"
-    return "kv?" if low < block_bytes else None
-
-
-def _no_kv_memory(dep: Deployment) -> List[Diagnostic]:
-    """Roles whose memory leaves no room for one KV block (CTX203 reports weights that do not fit)."""
-    out: List[Diagnostic] = []
-    for role in dep.roles:
-        if starved(dep, role) != "kv":
-            continue
-        where = role.accelerators.type or role.accelerators.count
-        out.append(Diagnostic(NO_KV_MEMORY, _no_memory_text(dep, role, role.capacity),
-                              where.source if where is not None else (role.source or dep.source), dep.display_name))
-    return out
-
-
-def _weights_exceed(dep: Deployment, role: Role, cap) -> bool:
-    acc = lookup_accelerator(str(role.accelerators.type.value), dict(dep.custom_accelerators) or None) \
-        if role.accelerators.type is not None else None
-    weights = cap.weights_low_per_gpu or cap.weights_bytes_per_gpu
-    return acc is not None and bool(weights) and weights > acc.memory_bytes
-
-
-def _no_memory_text(dep: Deployment, role: Role, cap) -> str:
-    from ctxlint.adapters.workload_inputs import how_to_state_pool  # only a role with no KV memory pays for it
-
-    steps = {label: (formula, value) for label, formula, value in cap.steps}
-    budget = steps.get("KV budget", ("", cap.kv_budget_bytes_per_gpu))
-    band = ""
-    if cap.kv_budget_high is not None and cap.kv_budget_high != cap.kv_budget_bytes_per_gpu:
-        band = f" (at most {cap.kv_budget_high / GIB:.2f} GiB with every estimated term at its smallest)"
-    rule = f"; {cap.rule}" if cap.rule else ""
-    return (f"{cap.kv_budget_bytes_per_gpu / GIB:.2f} GiB < one KV block{band}: the {role.label} engine has no "
-            f"memory left for the KV cache on {cap.accelerator} ({budget[0]}{rule}), so it will not start. Use "
-            "more or larger accelerators, more tensor parallelism, a quantized checkpoint, or a higher memory "
-            f"fraction; if the engine does start, state the KV memory it logs ({how_to_state_pool(dep.input_format)})")

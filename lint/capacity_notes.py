@@ -15,6 +15,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Role, Source, fmt, role_list
 
 from .neuron import why_not as neuron_why_not
+from .pool_caps import CAP_FLAG
 
 if TYPE_CHECKING:
     from ctxlint.physics.models import ModelArch
@@ -105,6 +106,6 @@ def _not_known(roles: List[Role], engine: Optional[str]) -> str:
     caps = [r.kv_pool_tokens for r in roles if r.kv_pool_tokens is not None]
     if not caps:
         return f"KV pool of {labels} not declared and not derivable"
-    flag = _cap.CAP_FLAG.get(engine, _cap.CAP_FLAG["trtllm"])  # a role with only a cap is SGLang's or TRT-LLM's
+    flag = CAP_FLAG.get(engine, CAP_FLAG["trtllm"])  # a role with only a cap is SGLang's or TRT-LLM's
     return (f"KV pool of {labels} not derivable ({flag} {fmt(max(c.value for c in caps))} only caps the pool the "
             f"engine profiles, which may be smaller)")

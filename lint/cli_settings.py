@@ -37,7 +37,8 @@ def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, se
     """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
     from ctxlint.records import replace
 
-    from ctxlint.config import ConfigError, load_config, merge_cli
+    from ctxlint.config import ConfigError, load_config
+    from ctxlint.config_merge import merge_cli
 
     start = _start_dir(paths)
     try:

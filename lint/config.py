@@ -2,33 +2,31 @@
 
 A config is `.ctxlint.yaml` / `.ctxlint.yml` or `[tool.ctxlint]` in `pyproject.toml`,
 found by walking up from a start directory to the repository root (the first
-directory holding `.git`) or the filesystem root; the closest file wins. It is
-always merged over the defaults (a partial file never silently drops a default),
-and `merge_cli` puts command-line flags on top. Every effective key remembers
-where it came from (`default`, the config file's path, or `cli`) for
-`ctxlint config show`.
+directory holding `.git`) or the filesystem root; the closest file wins
+(config_discovery.py). It is always merged over the defaults (a partial file never
+silently drops a default), and `merge_cli` (config_merge.py) puts command-line flags on
+top. Every effective key remembers where it came from (`default`, the config file's
+path, or `cli`) for `ctxlint config show`.
 """
 from __future__ import annotations
 
 import copy
 import os
-import re
 from types import MappingProxyType
 from typing import Any, Dict, FrozenSet, Iterable, List, Mapping, Optional, Tuple
 
-from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml, toml_module
+from ctxlint.config_discovery import PYPROJECT, find_config, read_text
+from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml
 from ctxlint.config_validate import full_schema, normalize, validate
 from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.loader import DEFAULT_MAX_BYTES
-from ctxlint.registry import SelectorError, all_rules, check_selectors, find, selected
+from ctxlint.registry import all_rules, find, selected
 
 from .records import field, record, replace
 
 __all__ = ["CLI", "DEFAULT", "Config", "ConfigError", "apply_severity", "find_config", "full_schema",
-           "is_excluded", "load_config", "merge_cli", "parse_config", "show"]
+           "is_excluded", "load_config", "parse_config", "show"]
 
-CONFIG_NAMES = (".ctxlint.yaml", ".ctxlint.yml")
-PYPROJECT = "pyproject.toml"
 DEFAULT, CLI = "default", "cli"
 
 # File spelling -> default value. Rule options are added per rule in `_defaults()`.
@@ -131,50 +129,8 @@ class Config:
         return frozenset(out)
 
 
-# --- discovery ------------------------------------------------------------------------------------
 
-def find_config(start: str = ".") -> Optional[str]:
-    """The closest config file from `start` up to the repository root, or None."""
-    directory = os.path.abspath(start)
-    while True:
-        for name in CONFIG_NAMES:
-            candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
-                return candidate
-        candidate = os.path.join(directory, PYPROJECT)
-        if os.path.isfile(candidate) and _has_tool_table(candidate):
-            return candidate
-        parent = os.path.dirname(directory)
-        if os.path.exists(os.path.join(directory, ".git")) or parent == directory:
-            return None
-        directory = parent
-
-
-def _has_tool_table(path: str) -> bool:
-    # A pyproject.toml without [tool.ctxlint] is not a ctxlint config: keep walking (as ruff does).
-    # A file that never spells "ctxlint" has no such table; most projects' pyproject.toml is
-    # such a file, and reading TOML (import included) is ~3 ms of a one-file pre-commit run.
-    try:
-        with open(path, "rb") as fh:
-            raw = fh.read()
-    except OSError:
-        raw = _read(path).encode()  # raises the ConfigError that names the file
-    if b"ctxlint" not in raw:
-        return False
-    tomllib = toml_module()
-    try:
-        return "ctxlint" in tomllib.loads(raw.decode("utf-8")).get("tool", {})
-    except (UnicodeDecodeError, tomllib.TOMLDecodeError):
-        return bool(re.search(r"^\s*\[\s*tool\.ctxlint\b", _read(path), re.M))
-
-
-def _read(path: str) -> str:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            return fh.read()
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"cannot read config: {exc}", path) from exc
-
+# --- loading --------------------------------------------------------------------------------------
 
 def load_config(start: str = ".", path: Optional[str] = None, isolated: bool = False) -> Config:
     """The effective config: defaults, overlaid by the explicit or discovered file.
@@ -188,7 +144,7 @@ def load_config(start: str = ".", path: Optional[str] = None, isolated: bool = F
         return _build({}, None, os.path.abspath(start), None)
     if not os.path.isfile(path):
         raise ConfigError(f"config file does not exist: {path}")
-    return parse_config(_read(path), path)
+    return parse_config(read_text(path), path)
 
 
 def parse_config(text: str, filename: str) -> Config:
@@ -264,57 +220,7 @@ def _frozen(value: Any) -> Any:
     return value
 
 
-# --- CLI overrides, excludes, show ----------------------------------------------------------------
-
-_CLI_TUPLES = ("select", "extend_select", "ignore", "exclude", "extend_exclude")
-_CLI_SCALARS = ("fail_on", "fail_if_empty", "respect_gitignore", "require_suppression_reason", "disallow_suppressions",
-                "max_file_size")
-
-
-def merge_cli(config: Config, **overrides: Any) -> Config:
-    """Apply command-line flags over `config`; None means "flag not given".
-
-    As in ruff, `select` from the CLI starts a new selection layer: it replaces the
-    config's select, extend-select and ignore; `ignore`, `extend_select` and
-    `extend_exclude` from the CLI add to the config's. `severity` maps rule -> level.
-    """
-    unknown = set(overrides) - set(_CLI_TUPLES) - set(_CLI_SCALARS) - {"severity"}
-    if unknown:
-        raise TypeError(f"merge_cli: unknown override(s) {sorted(unknown)}")
-    changes: Dict[str, Any] = {}
-    provenance = dict(config.provenance)
-    given = {k: v for k, v in overrides.items() if v is not None}
-    for key in ("select", "extend_select", "ignore"):
-        if key in given:
-            try:
-                check_selectors(given[key])
-            except SelectorError as exc:
-                raise ConfigError(str(exc), CLI) from None
-    if "select" in given:
-        changes.update(select=tuple(given["select"]), extend_select=(), ignore=())
-        provenance.update({"select": CLI, "extend-select": CLI, "ignore": CLI})
-    for key in ("extend_select", "ignore", "extend_exclude"):
-        if key in given:
-            changes[key] = tuple(changes.get(key, getattr(config, key))) + tuple(given[key])
-            provenance[key.replace("_", "-")] = CLI
-    if "exclude" in given:
-        changes["exclude"] = tuple(given["exclude"])
-        provenance["exclude"] = CLI
-    for key in _CLI_SCALARS:
-        if key in given:
-            changes[key] = given[key]
-            provenance[key.replace("_", "-")] = CLI
-    if "severity" in given:
-        levels = dict(config.severity)
-        for rule, level in given["severity"].items():
-            spec = find(rule)
-            if spec is None or level not in ("error", "warning", "info", "off"):
-                raise ConfigError(f"invalid severity override {rule}={level}", CLI)
-            levels[spec.id] = level
-            provenance[f"severity.{spec.id}"] = CLI
-        changes["severity"] = MappingProxyType(levels)
-    return replace(config, provenance=MappingProxyType(dict(sorted(provenance.items()))), **changes)
-
+# --- excludes, show, severity --------------------------------------------------------------------
 
 def is_excluded(path: str, config: Config) -> bool:
     """Is `path` excluded by `exclude`/`extend-exclude` or, if respected, a .gitignore?"""

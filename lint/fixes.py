@@ -2,7 +2,7 @@
 
 A fix (findings.Fix) respells the text of its finding's own span as the engine accepts it with
 the same meaning: SGLang's refused `128K` as `128Ki`, a switch given `=false` as its `--no-`
-spelling (engines.suffixes.suffix_fix, engines.parse._switch_fix). Nothing here decides a
+spelling (engines.suffixes.suffix_fix, engines.flag_values.switch_fix). Nothing here decides a
 capacity: a window, a pool or a memory fraction is never changed. A fix is applied only where
 the file still holds its `old` text at the reported span, on one line, so a quoted, escaped or
 since-edited value is left as it is rather than guessed at. Applying the fixes of a fixed file

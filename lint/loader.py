@@ -21,26 +21,24 @@ from typing import List, Optional, Tuple
 
 import yaml
 
+from ctxlint.file_bytes import BOMS, read_regular, sniff_bomless
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source
-from ctxlint.node_builder import MAX_NESTING, Builder, TreeTooDeep, TreeTooLarge
-from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col, split_lines
+from ctxlint.node_builder import Builder, TreeTooDeep, TreeTooLarge
+from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col
 from ctxlint.nodes import Node, Position
-from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, in_chart_templates, is_values_file, \
-    looks_like_go_template, placeholder_near, values_only_actions
+from ctxlint.templates import PLACEHOLDER_HINT, in_chart_templates, is_values_file, looks_like_go_template, \
+    values_only_actions
 from ctxlint.unsupported import dockerfile, is_dockerfile_name, not_read, scalars_only
-from ctxlint.yaml_loaders import BaseLoader, composer
+from ctxlint.yaml_loaders import composer
+from ctxlint.yaml_problems import PARSE_ERROR, check_portability, deep_mark, position_source, rendered_go_template, \
+    syntax_hint, too_deep, valid_json
 
 from .records import field, record
 
 DEFAULT_MAX_BYTES = 20 * 1024 * 1024
-PARSE_ERROR, DUPLICATE_KEY, NONPORTABLE = "parse-error", "duplicate-key", "nonportable-yaml"
+DUPLICATE_KEY = "duplicate-key"
 HELM_TEMPLATE = "helm-template"
-
-_BOMS = (
-    (codecs.BOM_UTF32_LE, "utf-32-le"), (codecs.BOM_UTF32_BE, "utf-32-be"),
-    (codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be"),
-)
 
 
 @record
@@ -72,35 +70,11 @@ def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT
                 return LoadedFile(display, shell=True)
             return _failed(display, f"file is {size:,} bytes, over the {max_bytes:,}-byte limit "
                                     "(raise it with --max-file-size)")
-        data = _read_regular(path, size, max_bytes)
+        data = read_regular(path, size, max_bytes)
     except OSError as exc:
         return _failed(display, f"cannot read {display}: {exc.strerror or exc}")
     return parse_bytes(data, display, max_bytes)
 
-
-# O_NONBLOCK: the stat said a regular file; if a FIFO replaced it since, opening must not wait for a writer.
-_READ_FLAGS = os.O_RDONLY | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
-
-
-def _read_regular(path: str, size: int, max_bytes: int) -> bytes:
-    """A regular file's bytes, read with os.read: up to its size + 1 (asking for its own size rather
-    than the limit, since a read allocates what it asks for first), and, when it grew since the
-    stat, on up to the limit + 1, so that parse_bytes still refuses it. A buffered file object cost
-    about as much again in syscalls (fstat, ioctl) and objects as the reading itself."""
-    fd = os.open(path, _READ_FLAGS)
-    try:
-        chunks, total, want = [], 0, size + 1
-        while total < want:
-            chunk = os.read(fd, want - total)
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-            if total > size:
-                want = max(want, max_bytes + 1)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -140,7 +114,7 @@ def is_shell_script(display: str, data: bytes) -> bool:
         return True
     if not data.startswith(b"#!") or name.endswith(YAML_SUFFIXES):
         return False
-    from ctxlint.engines.shellwords import SHELLS  # only a file with a shebang pays for the import
+    from ctxlint.engines.tokens import SHELLS  # only a file with a shebang pays for the import
 
     words = data[2:data.find(b"\n") if b"\n" in data else len(data)].decode("latin-1").split()
     if words and words[0].rsplit("/", 1)[-1] == "env":  # `#!/usr/bin/env -S bash -e`
@@ -157,13 +131,13 @@ def _script(data: bytes, display: str) -> LoadedFile:
 
 
 def _decode(data: bytes, display: str):
-    for bom, encoding in _BOMS:
+    for bom, encoding in BOMS:
         if data.startswith(bom):
             try:
                 return data[len(bom):].decode(encoding)
             except UnicodeDecodeError as exc:
                 return _failed(display, f"not valid {encoding} text: {exc.reason} at byte {exc.start:,}")
-    encoding = _sniff_bomless(data)
+    encoding = sniff_bomless(data)
     if encoding:
         try:
             return data.decode(encoding)
@@ -180,19 +154,6 @@ def _decode(data: bytes, display: str):
         return _failed(display, f"not valid UTF-8: byte 0x{data[exc.start]:02x} at line {line}, "
                                 f"column {col}; save the file as UTF-8", line, col)
 
-
-def _sniff_bomless(data: bytes) -> Optional[str]:
-    """UTF-16/32 without a BOM, by the null pattern of a first ASCII character (YAML 1.2, 5.2)."""
-    head = data[:4]
-    if len(head) == 4 and head[:3] == b"\0\0\0" and head[3]:
-        return "utf-32-be"
-    if len(head) == 4 and head[0] and head[1:] == b"\0\0\0":
-        return "utf-32-le"
-    if len(head) >= 2 and not head[0] and head[1] and not data[2:4:2].strip(b"\0"):
-        return "utf-16-be"
-    if len(head) >= 2 and head[0] and not head[1] and not data[3:4].strip(b"\0"):
-        return "utf-16-le"
-    return None
 
 
 def parse_text(text: str, display: str) -> LoadedFile:
@@ -235,7 +196,7 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
             f"duplicate key '{second.value}' (first at line {first_line}); YAML keeps only the "
             f"last value, so line {first_line} is silently ignored: remove one of them", place))
 
-    if is_json and not _valid_json(text, loaded):
+    if is_json and not valid_json(text, loaded):
         return loaded
     builder = Builder(json_numbers=is_json, on_duplicate=duplicate)
 
@@ -262,15 +223,15 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
                 loaded.documents.append(Document(index, root))
             index += 1
         if "\t" in text and not is_json:
-            _portability(text, display, loaded)
+            check_portability(text, display, loaded)
     except TreeTooDeep as exc:
-        loaded.diagnostics.append(_too_deep(display, text, index, exc.mark))
+        loaded.diagnostics.append(too_deep(display, text, index, exc.mark))
     except yaml.MarkedYAMLError as exc:
         if "maximum nesting depth" in str(exc.problem):  # libyaml >= 0.2.6 has a limit of its own
-            loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
+            loaded.diagnostics.append(too_deep(display, text, index, deep_mark(text)))
             return loaded
         # a values file is YAML as written (Helm never renders it): its syntax error stays one
-        rendered = None if is_values_file(display) else _rendered_go_template(text)
+        rendered = None if is_values_file(display) else rendered_go_template(text)
         if rendered is not None:
             loaded.diagnostics.append(Diagnostic(
                 HELM_TEMPLATE, "a Go template (actions such as `{{ if }}` and `{{ .Field }}`, none of them Helm's): "
@@ -280,7 +241,7 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
             return loaded
         line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
         what = " ".join(x for x in (exc.context, exc.problem) if x) or "invalid syntax"
-        hint = _hint(text, line)
+        hint = syntax_hint(text, line)
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"invalid {'JSON' if is_json else 'YAML'}: {what}{hint}",
             Source(display, line, col, f"document[{index}]")))
@@ -288,29 +249,14 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
         mark = getattr(exc, "position", None)
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"invalid YAML: {str(exc).splitlines()[0]}",  # not PyYAML's 'in "<unicode string>"'
-            _position_source(display, text, mark)))
+            position_source(display, text, mark)))
     except TreeTooLarge:
         loaded.diagnostics.append(Diagnostic(
             PARSE_ERROR, f"document {index} expands to more nodes than ctxlint reads "
                          "(an alias bomb?); it was not checked", Source(display, 1, 1)))
     except RecursionError:  # PyYAML's pure-Python composer recurses; its parser does not
-        loaded.diagnostics.append(_too_deep(display, text, index, _deep_mark(text)))
+        loaded.diagnostics.append(too_deep(display, text, index, deep_mark(text)))
     return loaded
-
-
-def _rendered_go_template(text: str) -> Optional[Tuple[int, int]]:
-    """Where the first Go template action is, when the text is not YAML as written but is once its
-    actions are blanked (a non-Helm Go template its operator renders, such as KServe's): a file whose
-    error stays is a real syntax error."""
-    blanked = blank_go_actions(text)
-    if blanked is None:
-        return None
-    try:
-        for _ in yaml.compose_all(blanked[0], Loader=composer()):
-            pass
-    except (yaml.YAMLError, RecursionError):
-        return None
-    return blanked[1]
 
 
 def _renumber(root: Node, starts: List[int]) -> None:
@@ -325,90 +271,6 @@ def _renumber(root: Node, starts: List[int]) -> None:
 def _position(starts: List[int], index: int) -> Position:
     line = bisect.bisect_right(starts, index) - 1
     return Position(index, line, index - starts[line])
-
-
-def _too_deep(display: str, text: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
-    line, col = mark_line_col(text, mark)
-    return Diagnostic(PARSE_ERROR, f"document {index} nests mappings or lists more than {MAX_NESTING} levels "
-                                   "deep; ctxlint does not read it, so it was not checked", Source(display, line, col))
-
-
-def _deep_mark(text: str) -> Optional[yaml.Mark]:
-    """Where nesting first passes MAX_NESTING, found from parser events (same marks as nodes)."""
-    depth = 0
-    try:
-        for event in yaml.parse(text, Loader=BaseLoader):
-            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_NESTING:
-                    return event.start_mark
-            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
-                depth -= 1
-    except yaml.YAMLError:
-        pass
-    return None
-
-
-class _PurePythonScan(yaml.SafeLoader):
-    """PyYAML's pure-Python loader, minus its check for non-printable characters: libyaml accepted
-    the text, and it refuses the same characters (YAML 1.1's printable set, in reader.c), so the
-    check could only pass; it compiled a class of 1.1 million code points (~4 ms) to do so."""
-
-    def check_printable(self, data: str) -> None:
-        return None
-
-
-def _portability(text: str, display: str, loaded: LoadedFile) -> None:
-    """libyaml accepted the text; does PyYAML's pure-Python scanner, which trips on tabs?"""
-    try:
-        for _ in yaml.scan(text, Loader=_PurePythonScan):
-            pass
-    except yaml.MarkedYAMLError as exc:
-        line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
-        what = exc.problem or "invalid syntax"
-        loaded.diagnostics.append(Diagnostic(
-            NONPORTABLE, f"libyaml (like Kubernetes' parser) reads this file, but PyYAML's pure-Python "
-                         f"reader stops here: {what}; replace the tab with spaces",
-            Source(display, line, col)))
-    except yaml.YAMLError:
-        pass
-
-
-def _valid_json(text: str, loaded: LoadedFile) -> bool:
-    """YAML accepts comments, unquoted keys and trailing garbage that JSON readers reject."""
-    import json
-
-    if not text.strip():
-        return True
-    try:
-        json.loads(text)
-    except json.JSONDecodeError as exc:
-        loaded.diagnostics.append(Diagnostic(  # not exc.lineno: json counts "\n" only
-            PARSE_ERROR, f"invalid JSON: {exc.msg}", Source(loaded.path, *line_col(text, exc.pos))))
-        return False
-    except RecursionError:
-        loaded.diagnostics.append(Diagnostic(
-            PARSE_ERROR, "JSON nested too deeply to read; it was not checked", Source(loaded.path, 1, 1)))
-        return False
-    return True
-
-
-def _hint(text: str, line: int) -> str:
-    lines = split_lines(text)
-    if 0 < line <= len(lines) and "\t" in lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]:
-        return " (a tab in the indentation: YAML indents with spaces only)"
-    # an unquoted `{{{PREFIX}}}/key:` or `{{#if X}}` is a template's, not a YAML mistake (sweep 29: 40 such files)
-    placeholder = placeholder_near(text, line) if "{" in text else None
-    if placeholder is not None:
-        return (f". It looks like a template placeholder ({placeholder[0]} on line {placeholder[1]}): "
-                f"{PLACEHOLDER_HINT}")
-    return ""
-
-
-def _position_source(display: str, text: str, index: Optional[int]) -> Source:
-    if not isinstance(index, int):
-        return Source(display, 1, 1)
-    return Source(display, *line_col(text, index))
 
 
 def _failed(display: str, message: str, line: int = 1, col: int = 1) -> LoadedFile:

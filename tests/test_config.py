@@ -9,8 +9,10 @@ import jsonschema
 import pytest
 
 from conftest import REPO
-from ctxlint import config as cfg
-from ctxlint.config import ConfigError, find_config, is_excluded, load_config, merge_cli, parse_config
+from ctxlint import config as cfg, config_discovery
+from ctxlint.config import ConfigError, is_excluded, load_config, parse_config
+from ctxlint.config_discovery import find_config
+from ctxlint.config_merge import merge_cli
 from ctxlint.engine import lint_text
 from ctxlint.findings import Finding
 
@@ -60,7 +62,7 @@ def test_pyproject_needs_a_tool_ctxlint_table(tmp_path):
 def test_a_pyproject_that_never_names_ctxlint_is_not_parsed(tmp_path, monkeypatch):
     (tmp_path / ".git").mkdir()
     write(tmp_path / "pyproject.toml", "[project]\nname = \"x\"\n[tool.ruff]\nline-length = 99\n")
-    monkeypatch.setattr(cfg, "toml_module", lambda: pytest.fail("parsed a pyproject.toml without ctxlint"))
+    monkeypatch.setattr(config_discovery, "toml_module", lambda: pytest.fail("parsed a pyproject.toml without ctxlint"))
     assert find_config(str(tmp_path)) is None
 
 

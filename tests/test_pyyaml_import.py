@@ -65,7 +65,7 @@ def test_timestamps_are_deferred_and_still_read_as_timestamps():
 
 
 def test_the_tab_check_reports_without_compiling_the_pattern():
-    # loader._portability scans with PyYAML's pure-Python scanner minus its printable check
+    # yaml_problems.check_portability scans with PyYAML's pure-Python scanner minus its printable check
     probe = ("import ctxlint, yaml.reader\nfrom ctxlint.loader import parse_text\n"
              "loaded = parse_text('a: b\\t\\nc:\\t\\td\\n', 't.yaml')\n"
              "print([d.kind for d in loaded.diagnostics], 'search' in vars(yaml.reader.Reader.NON_PRINTABLE))\n")
@@ -79,7 +79,7 @@ _TABBED = st.text(alphabet=st.sampled_from(list("ab:- \t\n\"'#[]{},|>\x85\u2028Ã
 @settings(max_examples=300, deadline=None)
 @given(_TABBED)
 def test_the_tab_check_stops_where_the_full_pure_python_reader_stops(text):
-    from ctxlint.loader import _PurePythonScan
+    from ctxlint.yaml_problems import _PurePythonScan
     from ctxlint.yaml_loaders import BaseLoader
 
     try:  # the check runs only on text libyaml accepted

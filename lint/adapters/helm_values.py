@@ -44,7 +44,7 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.engines.detect import engine_from_image
+from ctxlint.engines.images import engine_from_image
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node

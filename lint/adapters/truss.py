@@ -12,7 +12,7 @@ Read as basetenlabs/truss@0bee989b9ec85ed9d29374ab4d7e2883e49de87e has it:
   true -> "true", null -> "None"); `secrets` are files under /secrets (`$(cat /secrets/hf_access_token)`,
   a command substitution, is unknown), and also reach the server as TRUSS_SECRET_<name>
   (truss/templates/shared/secrets_resolver.py), values not in the file; PORT and HOSTNAME are the platform's.
-- `base_image.image` names the engine's release (engines/detect.py), else a `pip install` in `build_commands`.
+- `base_image.image` names the engine's release (engines/images.py), else a `pip install` in `build_commands`.
 - `resources.accelerator` the device and GPUs (adapters/truss_resources.py); a Truss config states no replicas.
 - the model: the command's; a local path the config fills is the repo it fills it with (`model_cache` entries
   with `use_volume` at /app/model_cache/<volume_folder>, truss/base/constants.py MODEL_CACHE_PATH; `weights`

@@ -26,111 +26,38 @@ roles become ONE disaggregated Deployment, and it reports values it could
 not resolve (unset `$(VAR)`, secret env) once per deployment as
 "unresolved-value" (CTX008). Every Val points at the value token the user
 typed (inside list items, `--flag=value`, `sh -c` strings, block scalars,
-or the env var's value scalar). Nothing here raises on odd input.
+or the env var's value scalar). Nothing here raises on odd input. The records
+(`Container`, `Workload`, `Reading`, `EngineRole`) are in workload_records.py, and
+this module re-exports them.
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Tuple
 
-from ctxlint.adapters.config_files import declined_by_script, written_by_script
+from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
-from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
+from ctxlint.adapters.workload_config import ConfigSettings
 from ctxlint.adapters.workload_devices import Devices
 from ctxlint.adapters.workload_positions import Positions
+from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
-from ctxlint.engines import (Command, Detection, Setting, Token, apply_config, detect, parse_invocation, split_list,
-                             split_shell)
+from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
 from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
-from ctxlint.model import Accelerators, Advertised, Gateway, Role, Source, Val
+from ctxlint.model import Accelerators, Role, Source, Val
 from ctxlint.neuron import with_declared_pool
 from ctxlint.nodes import SCALAR, SEQ, Node
-
-from ..records import field, record
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
-
-
-
-@record
-class Container:
-    spans: ScalarSpans
-    node: Node  # the container as a whole (role source)
-    name: str = ""
-    command: Optional[Node] = None  # SEQ (or one string item) of the exec form
-    args: Optional[Node] = None
-    script: Optional[Node] = None  # a string scalar run by a shell (compose string, SkyPilot run:)
-    script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
-    env: Sequence[EnvVar] = ()
-    image: Optional[Node] = None
-    image_text: Optional[str] = None  # the image once interpolated (compose `${VAR:-default}`), when it differs
-    # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
-    # (or in `script`) names the version when no image tag does.
-    install_scripts: Sequence[Node] = ()
-    args_only: bool = False  # the tokens go to the image's entrypoint
-    k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
-    compose_refs: bool = False  # exec-form items are interpolated the compose way (`${NAME:-default}`)
-    # The operator renders Go template actions in the container before it runs (KServe): they are references,
-    # whose values are these (by gotemplate.lookup_key: the InferenceService's `{{ .Name }}`), else unknown.
-    go_values: Optional[Dict[str, str]] = None
-    # A launcher script run as written: `${NAME:-default}` of a variable nothing in it sets is the default.
-    shell_defaults: bool = False
-    shell_run: bool = False  # a shell runs `script` itself (SkyPilot's `run:`), though its defaults are not taken
-    resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
-    resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
-    accelerator_count: Optional[Val[int]] = None  # per pod / container
-    accelerator_type: Optional[Val[str]] = None
-    group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
-    group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
-    ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
-    # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
-    # engine's arguments even without a program or a known image; the Val is where it is named.
-    engine: Optional[Val[str]] = None
-    # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
-    # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
-    config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None
-    # Engine settings an operator passes beside the command line (KAITO's inference_config `vllm:`
-    # section): (data as a config file, {key: Source}, label), merged as a config file would be.
-    settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
-
-
-@record
-class EngineRole:
-    role: Role
-    engine: Val[str]
-    version: Optional[Val[str]]
-    model: Optional[Val[str]]
-    unresolved: List[Tuple[str, Source]] = field(default_factory=list)
-    command: Optional[Source] = None  # its program's token: a container's roles share the container's line
-
-
-@record
-class Reading:
-    roles: List[EngineRole] = field(default_factory=list)
-    diagnostics: List[Diagnostic] = field(default_factory=list)
-
-
-@record
-class Workload:
-    name: Optional[Val[str]]
-    source: Source
-    input_format: str
-    roles: List[EngineRole] = field(default_factory=list)
-    replicas: Optional[Val[int]] = None
-    advertised: Advertised = Advertised()
-    gateway: Gateway = Gateway()
-    labels: Tuple[Tuple[str, str], ...] = ()
-    pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels (Service selectors match these)
-    measured: Measured = NOT_MEASURED  # the pool the engine logged, from annotations: each role's without its own
 
 
 def _items(node: Optional[Node]) -> List[Node]:
@@ -139,7 +66,7 @@ def _items(node: Optional[Node]) -> List[Node]:
     return list(node.value) if node.kind == SEQ else [node] if node.kind == SCALAR else []
 
 
-class _Reader(Positions, Devices, Versions):
+class _Reader(Positions, Devices, Versions, ConfigSettings):
     def __init__(self, c: Container) -> None:
         self.c, self.file = c, c.spans.file
         self.env: Dict[str, Optional[str]] = {}
@@ -302,45 +229,6 @@ class _Reader(Positions, Devices, Versions):
             out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
                                               Fix(*problem.fix) if certain else None))
         out.roles.append(found)
-
-    def with_config(self, inv):
-        if inv.config_file is None and self.c.settings is not None:
-            data, sources, label = self.c.settings
-            self.config_sources = dict(sources)
-            return apply_config(inv, data, label)
-        path = inv.config_file.value if inv.config_file is not None else None
-        if inv.config_file is not None and path is None and inv.config_file.raw_text:
-            # `--config "$CFG"` (a variable nothing sets, a Secret's): a file ctxlint cannot name, whose settings
-            # are as unknown as a missing file's (the checks that would judge by the defaults it may override wait)
-            self.config_missing = inv.config_file.raw_text
-            return inv
-        if not isinstance(path, str) or not path:
-            return inv
-        found = written_by_script(self.c.spans, self.item_nodes, self.item_texts, path)
-        if found is None and self.c.config_reader is None:
-            return inv
-        found = found or self.c.config_reader(path)
-        if found is None:
-            self.config_missing = path
-            return inv
-        self.config_sources = dict(found[1])
-        return apply_config(inv, found[0], path)
-
-    def engine_env_args(self, inv, assigns) -> Tuple[Tuple[str, Val[str]], ...]:
-        """The engine's own switches set by environment (VLLM_ALLOW_LONG_MAX_MODEL_LEN, ...), under
-        their variable names, at the env value (or the `NAME=value` word before the command)."""
-        nodes = {var.name: var.node for var in self.c.env if var.node is not None}
-        out = []
-        for name, value in inv.engine_env.items():
-            if name in assigns:
-                token = assigns[name].token
-                source = self.token_source(token)
-            elif name in nodes:
-                source = nodes[name].source(self.file)
-            else:
-                continue
-            out.append((name, Val(value, source, raw=value)))
-        return tuple(out)
 
 
 def read_container(container: Container) -> Reading:

@@ -12,7 +12,7 @@ from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_in
 from ..records import replace
 
 
-is_cpu_build = None  # ctxlint.engines.detect.is_cpu_build, bound on first use
+is_cpu_build = None  # ctxlint.engines.images.is_cpu_build, bound on first use
 
 
 class Devices:
@@ -30,7 +30,7 @@ class Devices:
         int(): another value stops it, and is not read here."""
         global is_cpu_build
         if is_cpu_build is None:
-            from ctxlint.engines.detect import is_cpu_build
+            from ctxlint.engines.images import is_cpu_build
         image = str(self.c.image.value) if self.c.image is not None and self.c.image.value else ""
         if self.c.accelerator_count is not None or self.c.accelerator_type is not None or \
                 image and not is_cpu_build(image):  # no image: the operator's (KubeAI cpu)
@@ -50,7 +50,7 @@ class Devices:
         if image is None or self.c.accelerator_count is not None or self.c.accelerator_type is not None:
             return None
         if is_cpu_build is None:
-            from ctxlint.engines.detect import is_cpu_build
+            from ctxlint.engines.images import is_cpu_build
         return Val(str(image.value), image.source(self.file)) if is_cpu_build(image.value) else None
 
     def neuron(self) -> Optional[Val[str]]:

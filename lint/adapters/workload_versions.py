@@ -1,13 +1,13 @@
 """Which release of its engine a container runs: the reader's half that reads the image tag (the engines'
-own images: detect.engine_from_image) or a `pip install vllm==X` in its scripts."""
+own images: images.engine_from_image) or a `pip install vllm==X` in its scripts."""
 from __future__ import annotations
 
 import re
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import engine_from_image
-from ctxlint.engines.detect import image_tag
-from ctxlint.engines.lexer import NAME
+from ctxlint.engines.images import image_tag
+from ctxlint.engines.lex_quotes import NAME
 from ctxlint.engines.shellwords import commented
 from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
@@ -61,7 +61,7 @@ class Versions:
 
 
 def _release(engine: str, image: str) -> Optional[str]:
-    """The release of `engine` an image's tag names (detect.engine_from_image); runtime images (Dynamo, Triton,
+    """The release of `engine` an image's tag names (images.engine_from_image); runtime images (Dynamo, Triton,
     NIM) carry their own version, not the engine's."""
     if _RUNTIME_IMAGE.search(image.lower()):
         return None

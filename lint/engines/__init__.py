@@ -10,10 +10,11 @@ Typical use::
 from __future__ import annotations
 
 from .config import apply_config
-from .detect import Detection, detect, engine_from_image, image_entrypoint_is_engine
+from .detect import Detection, detect
 from .parse import parse_invocation
 from .result import Invocation, Problem, Setting
 from .execform import split_list
+from .images import engine_from_image, image_entrypoint_is_engine
 from .shellwords import split_shell
 from .specs import ENGINES, spec_for
 from .suffixes import IntReading, read_int

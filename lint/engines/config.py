@@ -13,7 +13,8 @@ from typing import Any, Mapping, Optional, Tuple
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import refused_since
-from .parse import MODEL_KEYS, _convert
+from .flag_values import convert
+from .parse import MODEL_KEYS
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
 
@@ -67,7 +68,7 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
         f, name = config_key(spec, key)
         if f is not None and isinstance(value, str) and f.kind in ("int", "float", "bool", "json"):
             value_text = value
-            value, err, _ = _convert(spec, f, value)
+            value, err, _ = convert(spec, f, value)
             if err:
                 errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name,
                                       since=refused_since(f, value_text)))

@@ -83,7 +83,7 @@ def docker_script_index(tokens: Sequence, script_index: Callable[[list], Optiona
     """Index of the script word of `docker run [opts] IMAGE sh -c SCRIPT` (a shell after an image whose
     own entrypoint is not the engine, which would take the words as its own arguments) or of
     `docker run --entrypoint /bin/bash [opts] IMAGE -c SCRIPT`; None otherwise. `script_index` is
-    shellwords.shell_script_index (`sh [opts] -c [opts] SCRIPT`). `--entrypoint ""` clears the image's
+    command_prefixes.shell_script_index (`sh [opts] -c [opts] SCRIPT`). `--entrypoint ""` clears the image's
     ENTRYPOINT, so the words after the image are the whole command, whatever the image's own entrypoint was
     (docs.docker.com/engine/reference/run/ "ENTRYPOINT": "reset a containers entrypoint by passing an empty
     string", `--entrypoint="" mysql bash`; moby/moby#23718)."""

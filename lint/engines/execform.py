@@ -8,10 +8,12 @@ from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
 
+from .command_prefixes import shell_script_index, strip_prefixes
 from .compose_pass import COMPOSE_REF as _COMPOSE_REF, compose_interpolated, shell_stage
 from .gotemplate import OPEN, VALUE, action_at, lookup_key
-from .shellwords import SplitContext, no_resolver, shell_script_index, split_text, strip_prefixes
+from .shellwords import split_text
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token, VarRef, typed
+from .word_expansion import SplitContext, no_resolver
 
 _K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
 

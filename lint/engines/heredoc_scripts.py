@@ -49,8 +49,8 @@ _LEADING_TABS = lazy_compile(r"(?m)^\t+")
 
 def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text: Callable) -> list[Command]:
     """The commands of `body`, read at depth + 1 in `ctx` (the split context of the script that holds it, at the
-    here-document's line). `expand`, `split_text`: shellwords' `_expand_word` and `split_text`. A text no shell
-    holds (depth 0 of a string split without one) expands nothing: its body is read as typed."""
+    here-document's line). `expand`, `split_text`: word_expansion's `expand_word` and shellwords' `split_text`.
+    A text no shell holds (depth 0 of a string split without one) expands nothing: its body is read as typed."""
     if not body.quoted and (depth > 0 or ctx.script):
         lexer = _BodyLexer(body.text, body.base, k8s=ctx.item is not None, go=ctx.go)
         word = lexer.expanding_word(body.strip_tabs)

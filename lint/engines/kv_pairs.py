@@ -37,7 +37,7 @@ _JSON_OBJECT = lazy_compile(r"{.*}$")
 
 
 def refused_since(f: Optional[FlagSpec], text: str) -> Optional[str]:
-    """For a value _convert refused: the release from which the engine refuses it, when earlier
+    """For a value flag_values.convert refused: the release from which the engine refuses it, when earlier
     ones read it (Problem.since); None when every release refuses it."""
     return f.kvs_until if f is not None and f.kind == "json" and f.kvs_until and kv_pairs(text) is not None \
         else None

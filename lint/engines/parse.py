@@ -13,15 +13,14 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
+from .flag_values import convert, known_json_part, switch_fix
 from .flagspec import EngineSpec, FlagSpec
-from .kv_pairs import kv_pairs, refused_since
+from .kv_pairs import refused_since
 from .result import Invocation, Problem, Setting, Span
-from .suffixes import read_float, read_int, suffix_fix
+from .suffixes import read_int, suffix_fix
 from .tokens import Token, typed
 
 _NEG_NUM = lazy_compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
-_TRUE = {"1", "true", "yes", "on", "enabled"}
-_FALSE = {"0", "false", "no", "off", "disabled"}
 
 
 def _tok(t: Union[Token, str]) -> Token:
@@ -33,53 +32,6 @@ def _tok(t: Union[Token, str]) -> Token:
 def _flaglike(text: str) -> bool:
     return len(text) > 1 and text.startswith("-") and not _NEG_NUM.match(text)
 
-
-def _convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str], str]:
-    """(value, error, note) for text given to flag f."""
-    kind = f.kind
-    if kind == "int":
-        r = read_int(f.int_rule or spec.int_rule, text)
-        return r.value, r.error, r.note
-    if kind == "float":
-        v, err = read_float(spec.float_rule, text)
-        return v, err, ""
-    if kind == "bool":
-        low = text.strip().lower()
-        if low in _TRUE:
-            return True, None, ""
-        if low in _FALSE:
-            return False, None, ""
-        return None, f"invalid boolean value: {text!r}", ""
-    if kind == "json":
-        try:
-            return json.loads(text), None, ""
-        except ValueError as exc:
-            pairs = kv_pairs(text) if f.kvs_until else None
-            if pairs is not None:  # what the releases before kvs_until read (refused_since)
-                return pairs, f"invalid JSON: {exc}; write {json.dumps(pairs)} ({spec.engine} read KEY=VALUE " \
-                              f"pairs before {f.kvs_until})", ""
-            return None, f"invalid JSON: {exc}", ""
-    if kind == "list":
-        return [text], None, ""
-    if f.choices and text not in f.choices:
-        return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
-    return text, None, ""
-
-
-def _switch_fix(f: FlagSpec, name: str, attached: str) -> Optional[str]:
-    """`--x=true` -> `--x`, `--x=false` -> `--no-x` (and `--no-x=false` -> `--x`) for a switch
-    that takes no value, when the engine has that spelling; None when the meaning is not certain
-    (`--x=0`, or a switch without a negative spelling, where the fix would be deleting it)."""
-    word = attached.strip().lower()
-    if word == "true":
-        return name
-    if word != "false":
-        return None
-    if name in f.negatives:
-        positive = "--" + name[len("--no-"):] if name.startswith("--no-") else ""
-        return positive if positive in f.spellings else None
-    negative = "--no-" + name[2:] if name.startswith("--") else ""
-    return negative if negative in f.negatives else None
 
 
 class _Parser:
@@ -158,7 +110,7 @@ class _Parser:
         if f.takes == "none":
             value = full not in f.negatives
             if eq:
-                fix = _switch_fix(f, full, attached)
+                fix = switch_fix(f, full, attached)
                 word = attached.strip().lower() if f.explicit_until and full not in f.negatives else ""
                 self.errors.append(Problem(f"argument {name}: ignored explicit argument {attached!r}",
                                            i, (tok.start, tok.end), tok.item, f.name, fix=(text, fix) if fix else None,
@@ -203,12 +155,12 @@ class _Parser:
             vt = self.toks[vidx]
             raw, vspan, nxt = vt.text, (vt.start, vt.end), vidx + 1
         if self._unres(vidx, f.name):
-            known = _known_json_part(self.toks[vidx], len(self.toks[vidx].text) - len(raw)) \
+            known = known_json_part(self.toks[vidx], len(self.toks[vidx].text) - len(raw)) \
                 if f.kind == "json" and f.name == "kv_transfer_config" else None
             self._set(f, known, raw, vidx, vspan, name, i, "value not known: unresolved reference" if known is None
                       else "value partly unknown: its keys holding an unresolved reference are left out")
             return nxt
-        value, verr, vnote = _convert(spec, f, raw)
+        value, verr, vnote = convert(spec, f, raw)
         if verr:
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
@@ -294,7 +246,7 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         for var in f.env:
             val = env.get(var)
             if isinstance(val, str):
-                value, verr, note = _convert(spec, f, val)
+                value, verr, note = convert(spec, f, val)
                 if verr:
                     p.errors.append(Problem(f"env {var}: {verr}", None, None, None, f.name,
                                             since=refused_since(f, val)))
@@ -334,45 +286,3 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
     return found
 
-
-def _known_json_part(token, offset: int = 0) -> Optional[dict]:
-    """A JSON object value whose unresolved references all sit inside string values (`'{"kv_role":"kv_producer",
-    "kv_ip":"'$IP'"}'`, vLLM's own disaggregated_prefill.sh): the object without the keys they touch, so its
-    known keys (the KV role that marks a prefill server) still count. None when a reference reaches a key or the
-    object's shape."""
-    import json
-
-    spans = [(r.start, r.end) for r in token.unresolved]
-    starts = token.starts or range(len(token.text))
-    text = "".join("\x00" if any(a <= s < b for a, b in spans) else c
-                   for c, s in zip(token.text[offset:], starts[offset:]))  # offset: after `--flag=`
-    try:
-        data = json.loads(text.replace("\x00", "\\u0000"), object_pairs_hook=_no_marked_keys)
-    except (ValueError, RecursionError):  # _MarkedKey is a ValueError
-        return None
-    if not isinstance(data, dict):
-        return None
-    try:
-        return {k: v for k, v in data.items() if not _marked(v)}
-    except RecursionError:  # parsed, but too deep to walk: unknown, never an error
-        return None
-
-
-class _MarkedKey(ValueError):
-    pass
-
-
-def _no_marked_keys(pairs):
-    if any("\x00" in k for k, _ in pairs):
-        raise _MarkedKey()
-    return dict(pairs)
-
-
-def _marked(value) -> bool:
-    if isinstance(value, str):
-        return "\x00" in value
-    if isinstance(value, dict):
-        return any(_marked(v) for v in value.values())
-    if isinstance(value, list):
-        return any(_marked(v) for v in value)
-    return False

@@ -3,7 +3,7 @@
 `read`, `for`)."""
 from __future__ import annotations
 
-from .lexer import NAME
+from .lex_quotes import NAME
 from .tokens import Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.

@@ -25,7 +25,7 @@ from .lexer import Word
 from .tokens import Token
 
 if TYPE_CHECKING:
-    from .shellwords import SplitContext
+    from .word_expansion import SplitContext
 
 _INDEX = lazy_compile(r"-?[0-9]+")
 _KEYED = lazy_compile(r"\[[^\]]*\]\+?=")  # `[0]=x` inside `( ... )`

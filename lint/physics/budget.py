@@ -1,6 +1,6 @@
 """Per-GPU KV memory budget, each engine with its own semantics and version rules
 (engines.md §0, §1.3, §2.3, §3.3, §4.3, §8, §9; mem_vllm.py and mem_sglang.py hold the
-version-dependent rules of vLLM and SGLang).
+version-dependent rules of vLLM and SGLang, gpu_weights.py the weights each GPU holds).
 
 Every estimated term is a band (physics.terms.Term): the budget has a point estimate and a
 low and a high bound. The low bound takes every uncertain term at its worst; the high bound
@@ -16,13 +16,11 @@ from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
 from .terms import GIB, MIB, Term, gib, subtract
-from .weights import WeightFormat, weight_bytes
 
 Step = tuple[str, str, Any]
 DEFAULT_BLOCK = {"vllm": 16, "sglang": 1, "tgi": 1, "trtllm": 32, "lmdeploy": 64, "llamacpp": 1}
 CONTEXT = Term("CUDA context", 0.5 * GIB, 0.3 * GIB, 0.8 * GIB, "CUDA context and allocator slack")
-__all__ = ["Budget", "DEFAULT_BLOCK", "GIB", "MIB", "engine_budget", "gib", "weights_per_gpu",
-           "sglang_auto_mem_fraction"]
+__all__ = ["Budget", "DEFAULT_BLOCK", "GIB", "MIB", "engine_budget", "gib", "sglang_auto_mem_fraction"]
 
 
 @record(frozen=True)
@@ -59,75 +57,6 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
     except (TypeError, ValueError):
         return default
     return int(f) if f.is_integer() and not isinstance(default, float) else f
-
-
-def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
-                    fmt: WeightFormat | None = None, expert_split: float = 1.0,
-                    expert_how: str = "", rest_replicas: int = 1) -> tuple[Term | None, str, list[str]]:
-    """Checkpoint bytes / (TP x PP) in the weight format that applies, as a band (a format whose
-    bits vary, GGUF mixes, a published count rounded). The routed MoE experts are further divided
-    by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
-    parallelism, with or without expert parallelism); the rest stays per TP x PP, or is held
-    `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks)."""
-    notes: list[str] = []
-    if arch.total_params_b is None:
-        return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
-    params = arch.total_params_b * 1e9
-    own = arch.weight_format
-    fmt = fmt or own
-    b = lambda x: None if x is None else x * 1e9  # noqa: E731
-    split = (b(arch.embed_params_b), b(arch.lm_head_params_b), b(arch.expert_params_b), b(arch.vision_params_b))
-    if arch.checkpoint_bytes and fmt.key == own.key:  # the checkpoint's own size, as published
-        total = low = high = float(arch.checkpoint_bytes)
-        formula = f"checkpoint {total / GIB:.2f} GiB (its own tensors) / ({tp} x {pp})"
-    elif arch.weight_bytes is not None:  # a flat bytes/param the user stated
-        total = low = high = params * arch.weight_bytes
-        formula = f"{arch.total_params_b:g}e9 x {arch.weight_bytes:g} B / ({tp} x {pp})"
-    else:
-        total = weight_bytes(params, *split, fmt)
-        low = weight_bytes(params, *split, fmt, bits=fmt.low) * 0.995
-        high = weight_bytes(params, *split, fmt, bits=fmt.high) * 1.02  # norms, biases, padded vocab
-        formula = f"{arch.total_params_b:g}e9 params as {fmt.label} = {total / GIB:.2f} GiB / ({tp} x {pp})"
-        if fmt.key not in ("bf16", "fp32"):
-            kept = "MoE experts only" if fmt.scope == "experts" else \
-                "embeddings and LM head at 16 bits" if fmt.scope == "linear" else "every tensor"
-            notes.append(f"weights {fmt.label}: {fmt.bits:g} bits per quantized weight ({kept})")
-    if draft_layers:
-        embed = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2
-        per_layer = max(0.0, params - embed) / max(1, arch.num_layers)
-        per_param = arch.weight_bytes if arch.weight_bytes is not None else fmt.bits / 8
-        extra = draft_layers * per_layer * per_param
-        total, low, high = total + extra, low + extra, high + extra
-        formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
-        notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
-    n = tp * pp
-    share = _expert_share(arch, params, split, fmt, own) \
-        if arch.num_experts and (expert_split > 1 or rest_replicas > 1) else 0.0
-    if share > 0:
-        # the routed experts' share is divided expert_split times more, the rest held rest_replicas times
-        keep = share / expert_split + (1 - share) * rest_replicas
-        if rest_replicas > 1:  # conservative: embeddings and LM head counted with attention
-            formula += f"; all but the routed experts ({1 - share:.0%} of it) x {rest_replicas} ({expert_how})"
-            notes.append(f"MoE: attention, dense, shared-expert, embedding and LM-head weights held "
-                         f"{rest_replicas} times over ({expert_how}); routed experts split over TP x PP")
-        else:
-            formula += f"; routed experts ({share:.0%} of it) / {expert_split:g} more ({expert_how})"
-            notes.append(f"MoE: routed experts split over TP x PP x {expert_split:g} GPUs ({expert_how}); "
-                         "attention, dense and shared-expert weights replicated per DP rank")
-        return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
-    if arch.num_experts:
-        notes.append("MoE: all experts resident, split over TP x PP GPUs")
-    return Term("weights", total / n, low / n, high / n, formula), formula, notes
-
-
-def _expert_share(arch: ModelArch, params: float, split: tuple, fmt: WeightFormat, own: WeightFormat) -> float:
-    """The routed experts' fraction of the weight bytes (0 when the split is unknown)."""
-    embed, lm_head, experts, vision = split
-    if not experts or params <= 0:
-        return 0.0
-    f = own if arch.checkpoint_bytes and fmt.key == own.key else fmt
-    whole = weight_bytes(params, embed, lm_head, experts, vision, f)
-    return min(1.0, weight_bytes(experts, 0.0, 0.0, experts, 0.0, f) / whole) if whole > 0 else 0.0
 
 
 def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: int | None = None,

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ctxlint.versions import parse_version
 
 from ..records import record
-from .budget import weights_per_gpu
+from .gpu_weights import weights_per_gpu
 from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key

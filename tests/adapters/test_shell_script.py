@@ -14,6 +14,7 @@ from importlib import import_module
 import pytest
 
 from ctxlint.adapters import adapt_file, shell_script
+from ctxlint.engines.images import engine_from_image
 from ctxlint.loader import parse_bytes, read_path
 from helpers import run
 
@@ -126,7 +127,7 @@ def test_every_program_and_image_detect_finds_has_the_marker():
     for name in programs:
         assert shell_script.names_engine(name), name
     for image in images:
-        assert detect_module.engine_from_image(image)[0] is not None and shell_script.names_engine(image), image
+        assert engine_from_image(image)[0] is not None and shell_script.names_engine(image), image
 
 
 def test_assignments_exports_defaults_continuations_and_prefixes():

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engines.detect import detect, engine_from_image, image_entrypoint_is_engine
+from ctxlint.engines.detect import detect
+from ctxlint.engines.images import engine_from_image, image_entrypoint_is_engine
 from ctxlint.engines.parse import parse_invocation
 from ctxlint.engines.result import Problem
 from ctxlint.engines.execform import split_list

@@ -209,7 +209,7 @@ def test_arithmetic_with_unknown_or_odd_terms_stays_unresolved():
        st.integers(0, 5), st.booleans())
 def test_an_item_without_references_is_the_token_the_expansion_gives(text, index, compose):
     from ctxlint.engines.execform import _expanded_item
-    from ctxlint.engines.shellwords import SplitContext
+    from ctxlint.engines.word_expansion import SplitContext
     from ctxlint.engines.tokens import typed
 
     slow = SplitContext(None, index)

@@ -290,7 +290,7 @@ def test_a_cpu_build_is_told_its_kv_memory_is_host_memory_not_given_gpus(tmp_pat
         row = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"][0]
         assert row["why_unknown"] == "CPU engine: KV memory not stated"
     # review: llama.cpp's CUDA 13 tags name their backend too; `cpu` in any part of the image's path counts
-    from ctxlint.engines.detect import is_cpu_build
+    from ctxlint.engines.images import is_cpu_build
     assert not is_cpu_build("ghcr.io/ggml-org/llama.cpp:server-cuda13")
     assert is_cpu_build("registry.example.com/cpu/vllm-openai:v1")
     # with a GPU requested the image is no CPU build's container: the devices are listed as before

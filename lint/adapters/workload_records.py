@@ -1,0 +1,90 @@
+"""The records of the workload core: what an adapter hands it (`Container`, `Workload`) and what it gives back
+(`Reading`, one `EngineRole` per engine invocation).
+
+They are plain records, apart from workload.py (which reads a container's command line into roles) so that
+their fields and the reasons for them read in one place; adapters import them from ctxlint.adapters.workload,
+which re-exports them, as they import the rest of the core's API.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload_inputs import NOT_MEASURED, EnvVar, Measured
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Advertised, Gateway, Role, Source, Val
+from ctxlint.nodes import Node
+
+from ..records import field, record
+
+
+@record
+class Container:
+    spans: ScalarSpans
+    node: Node  # the container as a whole (role source)
+    name: str = ""
+    command: Optional[Node] = None  # SEQ (or one string item) of the exec form
+    args: Optional[Node] = None
+    script: Optional[Node] = None  # a string scalar run by a shell (compose string, SkyPilot run:)
+    script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
+    env: Sequence[EnvVar] = ()
+    image: Optional[Node] = None
+    image_text: Optional[str] = None  # the image once interpolated (compose `${VAR:-default}`), when it differs
+    # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
+    # (or in `script`) names the version when no image tag does.
+    install_scripts: Sequence[Node] = ()
+    args_only: bool = False  # the tokens go to the image's entrypoint
+    k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
+    compose_refs: bool = False  # exec-form items are interpolated the compose way (`${NAME:-default}`)
+    # The operator renders Go template actions in the container before it runs (KServe): they are references,
+    # whose values are these (by gotemplate.lookup_key: the InferenceService's `{{ .Name }}`), else unknown.
+    go_values: Optional[Dict[str, str]] = None
+    # A launcher script run as written: `${NAME:-default}` of a variable nothing in it sets is the default.
+    shell_defaults: bool = False
+    shell_run: bool = False  # a shell runs `script` itself (SkyPilot's `run:`), though its defaults are not taken
+    resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
+    resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
+    accelerator_count: Optional[Val[int]] = None  # per pod / container
+    accelerator_type: Optional[Val[str]] = None
+    group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
+    group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
+    ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
+    # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
+    # engine's arguments even without a program or a known image; the Val is where it is named.
+    engine: Optional[Val[str]] = None
+    # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
+    # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
+    config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None
+    # Engine settings an operator passes beside the command line (KAITO's inference_config `vllm:`
+    # section): (data as a config file, {key: Source}, label), merged as a config file would be.
+    settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
+
+
+@record
+class EngineRole:
+    role: Role
+    engine: Val[str]
+    version: Optional[Val[str]]
+    model: Optional[Val[str]]
+    unresolved: List[Tuple[str, Source]] = field(default_factory=list)
+    command: Optional[Source] = None  # its program's token: a container's roles share the container's line
+
+
+@record
+class Reading:
+    roles: List[EngineRole] = field(default_factory=list)
+    diagnostics: List[Diagnostic] = field(default_factory=list)
+
+
+@record
+class Workload:
+    name: Optional[Val[str]]
+    source: Source
+    input_format: str
+    roles: List[EngineRole] = field(default_factory=list)
+    replicas: Optional[Val[int]] = None
+    advertised: Advertised = Advertised()
+    gateway: Gateway = Gateway()
+    labels: Tuple[Tuple[str, str], ...] = ()
+    pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels (Service selectors match these)
+    measured: Measured = NOT_MEASURED  # the pool the engine logged, from annotations: each role's without its own

@@ -1,0 +1,88 @@
+"""What stands in front of a command's program, and where an `sh -c` script word is.
+
+`strip_prefixes` drops the keywords, `exec`/`env`/`sudo`/`nohup` wrappers and `NAME=value`
+assignments before the program (keeping the assignments and wrapper names), and
+`shell_script_index` finds the script operand of `sh [opts] -c [opts] SCRIPT`, behind a
+launcher such as `srun` or `timeout` too. Both read tokens only, never the split state, which
+is why they live apart from shellwords.py: exec-form lists (execform.py) and `docker run`
+(docker_run.py) ask the same questions of their own tokens.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ctxlint.lazyre import lazy_compile
+
+from .tokens import SHELLS, EnvAssign, Token
+
+ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+# Words that start a command without being its program.
+_KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
+
+
+def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
+    """Drop `exec`, `env A=B`, `nohup`, `sudo -E`... in front of the program."""
+    i = 0
+    while i < len(tokens):
+        t = tokens[i].text
+        if t == "command" and i + 1 < len(tokens) and tokens[i + 1].text in ("-v", "-V"):
+            break  # `command -v vllm` looks the program up (shell_commands.no_command), it runs nothing
+        if t in _KEYWORDS or t in ("exec", "nohup", "command"):
+            if t not in ("{", "}", "!"):
+                wrappers.append(t)
+            i += 1
+        elif t in ("env", "/usr/bin/env") or t == "sudo":
+            wrappers.append(t)
+            i += 1
+            while i < len(tokens) and (tokens[i].text.startswith("-") or ASSIGN.match(tokens[i].text)):
+                if ASSIGN.match(tokens[i].text):
+                    env.append(EnvAssign(tokens[i].text.split("=", 1)[0], tokens[i]))
+                elif tokens[i].text in ("-u", "-C", "-S", "-g") and i + 1 < len(tokens):
+                    i += 1  # option with a separate argument
+                i += 1
+        elif ASSIGN.match(t):
+            env.append(EnvAssign(t.split("=", 1)[0], tokens[i]))
+            i += 1
+        else:
+            break
+    return tokens[i:]
+
+
+# Programs that run a command with the caller's environment: Slurm's and MPI's launchers (srun exports the
+# whole environment by default), and process wrappers. Not ssh, docker or kubectl exec: their shell's
+# variables are another machine's or container's.
+_PASSING_WRAPPERS = frozenset({"srun", "mpirun", "mpiexec", "timeout", "numactl", "setsid", "taskset", "nice",
+                               "ionice", "stdbuf", "time", "chrt"})
+
+
+def shell_script_index(tokens: list[Token]) -> Optional[int]:
+    """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
+
+    As in bash/dash, -c only says "read commands from the first operand": the
+    script is the first word that is not an option (`bash -lc -- "..."`).
+    """
+    if not tokens:
+        return None
+    if tokens[0].text.rsplit("/", 1)[-1] in _PASSING_WRAPPERS:
+        # `srun --nodes=2 bash -c "..."`, `timeout 1h sh -c '...'`: the wrapper runs the shell with this
+        # shell's environment, so the script is read as the wrapper's own (sweep 11: open-r1's serve_r1.slurm)
+        j = next((k for k in range(1, len(tokens)) if tokens[k].text.rsplit("/", 1)[-1] in SHELLS), None)
+        inner = shell_script_index(tokens[j:]) if j is not None else None
+        return j + inner if inner is not None else None
+    if tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
+        return None
+    saw_c, i = False, 1
+    while i < len(tokens):
+        t = tokens[i].text
+        if t == "--":
+            i += 1
+            break
+        if t in ("-o", "+o"):
+            i += 2
+            continue
+        if t.startswith("--") or (len(t) > 1 and t[0] in "-+" and t[1:].isalpha()):
+            saw_c = saw_c or (t[0] == "-" and not t.startswith("--") and "c" in t[1:])
+            i += 1
+            continue
+        break
+    return i if saw_c and i < len(tokens) else None

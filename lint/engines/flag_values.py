@@ -1,0 +1,111 @@
+"""How one engine flag's text becomes its value: conversion by the flag's kind, and the fixes and partial values
+the parser offers when that goes wrong.
+
+`convert` reads a value as the engine's parser would (int and float with the engine's suffix rules, booleans,
+JSON, choices); `switch_fix` spells `--x=true` / `--x=false` of a switch the way the engine accepts; and
+`known_json_part` keeps the known keys of a JSON value some of whose strings hold an unresolved reference.
+They are apart from parse.py, which walks the tokens and decides which text belongs to which flag, because
+they look at one value only; the engine config-file reader (config.py) converts its values with `convert` too.
+"""
+from __future__ import annotations
+
+import json
+from typing import Any, Optional
+
+from .flagspec import EngineSpec, FlagSpec
+from .kv_pairs import kv_pairs
+from .suffixes import read_float, read_int
+
+_TRUE = {"1", "true", "yes", "on", "enabled"}
+_FALSE = {"0", "false", "no", "off", "disabled"}
+
+
+def convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str], str]:
+    """(value, error, note) for text given to flag f."""
+    kind = f.kind
+    if kind == "int":
+        r = read_int(f.int_rule or spec.int_rule, text)
+        return r.value, r.error, r.note
+    if kind == "float":
+        v, err = read_float(spec.float_rule, text)
+        return v, err, ""
+    if kind == "bool":
+        low = text.strip().lower()
+        if low in _TRUE:
+            return True, None, ""
+        if low in _FALSE:
+            return False, None, ""
+        return None, f"invalid boolean value: {text!r}", ""
+    if kind == "json":
+        try:
+            return json.loads(text), None, ""
+        except ValueError as exc:
+            pairs = kv_pairs(text) if f.kvs_until else None
+            if pairs is not None:  # what the releases before kvs_until read (refused_since)
+                return pairs, f"invalid JSON: {exc}; write {json.dumps(pairs)} ({spec.engine} read KEY=VALUE " \
+                              f"pairs before {f.kvs_until})", ""
+            return None, f"invalid JSON: {exc}", ""
+    if kind == "list":
+        return [text], None, ""
+    if f.choices and text not in f.choices:
+        return text, f"invalid choice: {text!r} (choose from {', '.join(f.choices)})", ""
+    return text, None, ""
+
+
+def switch_fix(f: FlagSpec, name: str, attached: str) -> Optional[str]:
+    """`--x=true` -> `--x`, `--x=false` -> `--no-x` (and `--no-x=false` -> `--x`) for a switch
+    that takes no value, when the engine has that spelling; None when the meaning is not certain
+    (`--x=0`, or a switch without a negative spelling, where the fix would be deleting it)."""
+    word = attached.strip().lower()
+    if word == "true":
+        return name
+    if word != "false":
+        return None
+    if name in f.negatives:
+        positive = "--" + name[len("--no-"):] if name.startswith("--no-") else ""
+        return positive if positive in f.spellings else None
+    negative = "--no-" + name[2:] if name.startswith("--") else ""
+    return negative if negative in f.negatives else None
+
+
+def known_json_part(token, offset: int = 0) -> Optional[dict]:
+    """A JSON object value whose unresolved references all sit inside string values (`'{"kv_role":"kv_producer",
+    "kv_ip":"'$IP'"}'`, vLLM's own disaggregated_prefill.sh): the object without the keys they touch, so its
+    known keys (the KV role that marks a prefill server) still count. None when a reference reaches a key or the
+    object's shape."""
+    import json
+
+    spans = [(r.start, r.end) for r in token.unresolved]
+    starts = token.starts or range(len(token.text))
+    text = "".join("\x00" if any(a <= s < b for a, b in spans) else c
+                   for c, s in zip(token.text[offset:], starts[offset:]))  # offset: after `--flag=`
+    try:
+        data = json.loads(text.replace("\x00", "\\u0000"), object_pairs_hook=_no_marked_keys)
+    except (ValueError, RecursionError):  # _MarkedKey is a ValueError
+        return None
+    if not isinstance(data, dict):
+        return None
+    try:
+        return {k: v for k, v in data.items() if not _marked(v)}
+    except RecursionError:  # parsed, but too deep to walk: unknown, never an error
+        return None
+
+
+class _MarkedKey(ValueError):
+    pass
+
+
+def _no_marked_keys(pairs):
+    if any("\x00" in k for k, _ in pairs):
+        raise _MarkedKey()
+    return dict(pairs)
+
+
+def _marked(value) -> bool:
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_marked(v) for v in value.values())
+    if isinstance(value, list):
+        return any(_marked(v) for v in value)
+    return False

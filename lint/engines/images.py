@@ -1,0 +1,201 @@
+"""What an engine image reference says: which engine, which release, and whether its entrypoint starts the engine.
+
+`engine_from_image` reads the engine and, where the tag or name numbers the engine's own release, the
+version (`vllm/vllm-openai:v0.8.5`, `rocm/vllm:rocm6.3.1_vllm_0.8.5_...`, a Hugging Face DLC's TGI);
+`image_entrypoint_is_engine` says whether bare arguments to the image are engine flags, and
+`is_cpu_build` whether it is a CPU build. Image names are a registry's conventions, not a command line,
+which is why they live apart from detect.py, which finds engine programs in a command's tokens.
+"""
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from ctxlint.lazyre import lazy_compile
+
+_TAG_VERSION = lazy_compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
+
+
+# `${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}`: compose (and shell) use the default when the
+# variable is unset, which is all a linter can know; without this the `:` inside `${TAG:-...}`
+# is taken for the tag separator.
+_DEFAULTED = lazy_compile(r"\$\{[A-Za-z_][A-Za-z0-9_]*:?-([^${}]*)\}")
+
+
+def split_image(image: str) -> tuple[str, str]:
+    ref = _DEFAULTED.sub(lambda m: m.group(1), image.strip()).split("@", 1)[0]
+    slash = ref.rfind("/")
+    colon = ref.rfind(":")
+    if colon > slash:
+        return ref[:colon].lower(), ref[colon + 1:]
+    return ref.lower(), ""
+
+
+def image_tag(image: str) -> str:
+    """The tag as written once compose defaults are applied (`v0.6.6`), or ""."""
+    return split_image(image)[1]
+
+
+def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
+    """(engine, version) from an image reference; version None for `latest`,
+    floating or templated tags. Never raises."""
+    if not isinstance(image, str) or not image.strip():
+        return None, None
+    repo, tag = split_image(image)
+    name = repo.rsplit("/", 1)[-1]
+    engine = None
+    if "vllm" in name or repo.startswith("vllm/"):
+        engine = "vllm"
+    elif "sglang" in name:
+        engine = "sglang"
+    elif "text-generation-inference" in name or name == "tgi-gaudi" or name.endswith("-tgi-inference"):
+        engine = "tgi"
+    elif "llama.cpp" in name or "llama-cpp" in name or "llamacpp" in name:
+        engine = "llamacpp"
+    elif "lmdeploy" in name:
+        engine = "lmdeploy"
+    # NGC's nvcr.io/nvidia/tensorrt-llm/release:1.0.0 is named by its path, tagged by the TRT-LLM release.
+    elif "tensorrt-llm" in name or "tensorrtllm" in name or "trtllm" in name or \
+            (name == "tritonserver" and "trtllm" in tag) or repo.endswith("tensorrt-llm/release"):
+        engine = "trtllm"
+    if engine is None:
+        return None, None
+    # the release named after the engine's name, in the tag or else in the image's own name
+    # (`public.ecr.aws/data-on-eks/ray-2.41.0-py310-cu118-vllm0.7.0:latest`)
+    named = (_NAMED_VERSION.search(tag.lower()) or _NAMED_VERSION.search(name)) \
+        if engine in ("vllm", "sglang", "lmdeploy") else None
+    if "$" in tag:
+        version = None
+    elif named is not None and named.group(1) == engine:
+        version = named.group(2)  # `rocm6.3.1_vllm_0.8.5_20250513`, `v1.2.4a-cuda12.8.0-vllm0.16.0`
+    elif _own_numbering(repo):
+        version = None
+    elif name in _RELEASE_IMAGES.get(engine, ()) and (name != engine or _vendor_owned(repo, engine)):
+        m = _TAG_VERSION.match(tag)
+        version = m.group(1) if m else None
+    else:
+        version = None  # a custom build (`quay.io/tms/vllm-dev-pplx:0.1.0`): its tag numbers its own builds
+    if engine == "tgi":  # a Deep Learning Container names the TGI release apart from the tag's numbers
+        version = _hf_dlc_tgi(name, tag) or version
+    if engine == "llamacpp" and version is None:
+        b = re.search(r"\bb(\d{3,})\b", tag.replace("-", " "))
+        version = "b" + b.group(1) if b else None
+    return engine, version
+
+
+# Hugging Face's Deep Learning Containers name the TGI release in the image, not the tag: Google's
+# `huggingface-text-generation-inference-cu121.2-1.ubuntu2204.py310` is TGI 2.1 (the part after the
+# CUDA version, dash for dot), SageMaker's `huggingface-pytorch-tgi-inference:2.1.1-tgi2.0.0-gpu-...`
+# is TGI 2.0.0 (the tag's `tgiX.Y.Z`; the leading number is PyTorch's).
+_GCP_DLC = lazy_compile(r"text-generation-inference-cu\d+\.(\d+)-(\d+)(?:-(\d+))?\.")
+_SAGEMAKER_TGI = lazy_compile(r"(?:^|-)tgi(\d+\.\d+(?:\.\d+)?)(?:-|$)")
+
+
+def _hf_dlc_tgi(name: str, tag: str) -> Optional[str]:
+    m = _GCP_DLC.search(name)
+    if m:
+        return ".".join(p for p in m.groups() if p is not None)
+    m = _SAGEMAKER_TGI.search(tag)
+    return m.group(1) if m else None
+
+
+def image_entrypoint_is_engine(image: object) -> bool:
+    """True when the image's ENTRYPOINT starts the engine, so bare args are engine flags.
+
+    vllm/vllm-openai (`vllm serve`), TGI (`text-generation-launcher`) and the
+    llama.cpp `server` images do; SGLang, LMDeploy, Triton and Dynamo runtime
+    images start a shell or nothing.
+    """
+    engine, _ = engine_from_image(image)
+    if engine is None or not isinstance(image, str):
+        return False
+    repo, tag = split_image(image)
+    if engine == "vllm":  # `-openai` names the OpenAI server entrypoint (vllm/vllm-openai, vllm-cpu-openai-ubi9)
+        return ("openai" in repo.rsplit("/", 1)[-1] or repo.endswith("vllm/vllm-tpu")
+                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo))
+    if engine == "tgi":
+        return True
+    if engine == "llamacpp":
+        return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
+    return False
+
+
+# A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.
+_NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?"
+                              r"(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
+
+
+# Image names whose tags are the engine's release: the engines' own images (vllm/vllm-openai, -rocm, -cpu,
+# -tpu, vLLM's CPU release repo, lmsysorg/sglang(-rocm), huggingface/text-generation-inference and tgi-gaudi,
+# openmmlab/lmdeploy, NGC's tensorrt-llm/release) and the vendors' builds named after the engine alone (AMD's
+# rocm/vllm, Intel's intel/vllm, AWS's DLC `.../vllm:0.9.2-gpu-...`), under any registry or mirror; vllm-ascend
+# numbers the vLLM release it supports; Red Hat AI services' vllm-openai-ubi9 is tagged by the vLLM it pins
+# (rh-aiservices-bu/llm-on-openshift@2b638986:llm-servers/vllm/gpu/requirements.txt: vllm==0.4.2); AIBrix's
+# KV-cache builds are FROM vllm/vllm-openai at their tag's release (vllm-project/aibrix@e3e10f9e:
+# python/aibrix_kvcache/integration/vllm/docker/Dockerfile). Any other name is a custom build, whose tag may
+# number anything (an unknown release is estimated under every release: a wider band, never a wrong one).
+_RELEASE_IMAGES = {
+    "vllm": ("vllm-openai", "vllm-openai-rocm", "vllm-openai-cpu", "vllm-tpu", "vllm-cpu-release-repo", "vllm",
+             "vllm-ascend", "vllm-openai-ubi9", "vllm-openai-aibrix-kvcache", "vllm-openai-aibrix-kvcache-nixl"),
+    "sglang": ("sglang", "sglang-rocm"), "tgi": ("text-generation-inference", "tgi-gaudi"),
+    "lmdeploy": ("lmdeploy",), "trtllm": ("release", "tensorrt-llm"),
+}
+
+
+# An image named after the engine alone is the engine's release only from its makers and the vendors
+# above: anyone can push `<user>/vllm:0.1` (sweep 11: coreweave/kubernetes-cloud runs rtalaricw/vllm:0.1,
+# with flags vLLM 0.1 never had). AWS's Deep Learning Containers live in the public gallery's
+# deep-learning-containers namespace or the DLC account's registry (763104351884.dkr.ecr.*). AIBrix's
+# aibrix/sglang:v0.4.9.post3-cu126-nixl-v0.4.1 is lmsysorg/sglang:v0.4.9.post3-cu126 plus NIXL
+# (vllm-project/aibrix@fb8c419d35f899bcc5b7ba6e91a7c5f8bcaa30d3:samples/disaggregation/sglang/README.md).
+_ENGINE_NAMED_OWNERS = {"vllm": ("intel", "rocm", "deep-learning-containers"), "sglang": ("lmsysorg", "aibrix"),
+                        "lmdeploy": ("openmmlab",)}
+
+
+def _vendor_owned(repo: str, engine: str) -> bool:
+    parts = repo.split("/")[:-1]
+    owners = _ENGINE_NAMED_OWNERS.get(engine)
+    if owners is None:
+        return True
+    return any(p in owners for p in parts) or (engine == "vllm" and bool(parts) and
+                                               parts[0].startswith("763104351884.dkr.ecr."))
+
+
+def _own_numbering(repo: str) -> bool:
+    """Images built on an engine whose tags number their own product's releases, not the engine's:
+    LMCache's `lmcache/vllm-openai:v0.3.9post2` (LMCache 0.3.9; vLLM had no 0.3.9), Red Hat AI
+    Inference Server's `registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2` (vLLM 0.10.1.1), NGC's
+    monthly `nvcr.io/nvidia/vllm:26.02-py3` (vLLM 0.16.0rc2), OPEA's (below)."""
+    owner = repo.split("/")
+    return "lmcache" in owner[:-1] or "rhaiis" in owner[:-1] or repo == "nvcr.io/nvidia/vllm" or _is_opea(repo)
+
+
+# OPEA's engine images (GenAIComps comps/third_parties/vllm/src): opea/vllm-rocm
+# (Dockerfile.amd_gpu: ENTRYPOINT python3 .../api_server.py), opea/vllm-gaudi
+# (HabanaAI/vllm-fork Dockerfile.hpu) and opea/vllm, opea/vllm-cpu (vLLM's
+# docker/Dockerfile.cpu) all start the OpenAI server, so compose passes bare
+# flags. Their tags are OPEA or Gaudi releases (1.4, 1.22.0), not vLLM versions.
+_OPEA_VLLM = ("opea/vllm", "opea/vllm-rocm", "opea/vllm-gaudi", "opea/vllm-cpu")
+
+
+def _is_opea(repo: str) -> bool:
+    return any(repo == n or repo.endswith("/" + n) for n in _OPEA_VLLM)
+
+
+_WORDS = lazy_compile(r"[-_.]")
+
+
+def is_cpu_build(image: object) -> bool:
+    """An engine image built for the CPU: `cpu` as a word of its name or tag (vllm-openai-cpu,
+    opea/vllm-cpu, TGI's `2.4.0-intel-cpu`), or OPEA's plain opea/vllm (vLLM's Dockerfile.cpu, above)."""
+    if not isinstance(image, str) or not image.strip():
+        return False
+    repo, tag = split_image(image)
+    words = _WORDS.split(repo.replace("/", "-")) + _WORDS.split(tag.lower())  # any path part (`.../cpu/vllm-openai`)
+    if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and tag and "$" not in tag:
+        # llama.cpp's images name their GPU backend in the tag (server-cuda, server-cuda13, full-rocm, light-vulkan,
+        # server-intel for SYCL, -musa); `server`, `full`, `light` alone are the CPU builds (ggml-org/llama.cpp
+        # .devops/*.Dockerfile)
+        backends = ("cuda", "rocm", "vulkan", "musa", "intel", "sycl")
+        return not any(w.startswith(backends) for w in _WORDS.split(tag.lower()))
+    return "cpu" in words or repo == "opea/vllm" or repo.endswith("/opea/vllm")

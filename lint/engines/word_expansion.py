@@ -1,0 +1,187 @@
+"""Word expansion for the shell splitter: the per-split state and how one word becomes tokens.
+
+`SplitContext` is what one split knows (the resolver, script-local assignments, arrays, the
+references met so far) and `expand_word` cooks a lexed word into tokens with it: variables,
+arithmetic, Go template actions, array elements and `${NAME:-default}` defaults, each character
+keeping the position it is typed at, then field splitting. This is apart from shellwords.py,
+which walks the lexed items into commands, because the other readers of words use it too:
+exec-form lists (execform.py) keep their state in a SplitContext, and here-documents and bash
+arrays are handed `expand_word`.
+"""
+from __future__ import annotations
+
+from itertools import chain, repeat
+from typing import Optional
+
+from .arith import arithmetic
+from .command_strings import Locals, partial_value
+from .gotemplate import lookup_key
+from . import shellarrays
+from .lexer import Word
+from .tokens import Resolver, SplitProblem, Token, VarRef
+
+
+def no_resolver(_name: str) -> Optional[str]:
+    return None
+
+
+class SplitContext:
+    """Per-split state: resolver, script-local assignments, collected refs."""
+
+    def __init__(self, resolver: Optional[Resolver], item: Optional[int], go: bool = False,
+                 defaults: bool = False) -> None:
+        self.resolver = resolver or no_resolver
+        self.go = go  # Go template actions are references (see gotemplate.py)
+        self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
+        self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
+        self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
+        self.local = Locals()  # name -> value (None: not known), and partly known command strings
+        self.refs: list[VarRef] = []
+        self.problems: list[SplitProblem] = []
+        self.item = item
+        # Inside `if`/`while`/`for`/`case` (or after `&&`/`||`) an assignment may or may not run, or
+        # run many times: the variable's value is not known there (a loop's TP=$((TP*2)), an else).
+        self.flow = 0
+        self.conditional = False
+        self.unsure: set[str] = set()
+        # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
+        self.arrays: dict[str, Optional[tuple[list[Token], bool]]] = {}
+
+    def lookup(self, name: str) -> Optional[str]:
+        if name in self.local:
+            value = self.local[name]
+            return value if value is not None or not self.local.scoped else self.local.known(name)[0]
+        try:
+            value = self.resolver(name)
+        except Exception:  # a caller's resolver must not crash the linter
+            value = None
+        return value if isinstance(value, str) else None
+
+
+class Unexpanded:
+    """What `expand_word(..., expand=False)` reads of its context: the list item the words are in."""
+
+    __slots__ = ("item",)
+
+    def __init__(self, item: Optional[int]) -> None:
+        self.item = item
+
+
+
+def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False,
+                 partials: bool = False) -> list[Token]:
+    """Cook one word into one or more tokens (unquoted expansions field-split). A partly known command string
+    (command_strings.py) gives its words where typed when the word is a command's first (`command`), or is one
+    another reading parses again (`partials`: an `sh -c` script, `eval`'s words)."""
+    if not expand or all(part.kind == "lit" for part in word.parts):
+        # No expansion, so no field splitting: the token is the word as typed (the general
+        # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
+        # was typed elsewhere.
+        runs = [run for part in word.parts if part.style != "go-if" for run in part.runs]
+        if not runs and not word.had_quotes:
+            return []
+        start, end = word.span()
+        if len(runs) == 1:  # most words: one run of literals
+            text, starts, ends = runs[0]
+            return [Token(text, start, end, starts, ends, (), ctx.item)]
+        return [Token("".join([run[0] for run in runs]), start, end,
+                      tuple(chain.from_iterable([run[1] for run in runs])),
+                      tuple(chain.from_iterable([run[2] for run in runs])), (), ctx.item)]
+    chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
+    refs: list[VarRef] = []
+    vanish = False  # `"${A[@]}"` of an empty array: no word at all
+    carried: list[VarRef] = []  # an array element's own references, where the element is typed
+    for part in word.parts:
+        if part.kind == "lit" or not expand:
+            for text, starts, ends in part.runs:
+                chars.extend(zip(text, starts, ends, repeat(False)))
+            continue
+        start = min(chain.from_iterable([run[1] for run in part.runs]))
+        end = max(chain.from_iterable([run[2] for run in part.runs]))
+        if part.style == "go-if":  # no text of its own: the word is there only when the condition holds
+            refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item))
+            continue
+        array = shellarrays.lookup(part.name, ctx) if part.style == "shell" and "[" in part.name else None
+        if array is not None:  # each element where it is typed; `"${A[@]}"` still one word per element
+            elements, joined, more = array
+            vanish = vanish or (part.quoted and not elements and not joined and not more)
+            for k, element in enumerate(elements):
+                if k:
+                    chars.append((" ", start, end, not (part.quoted and joined)))
+                chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted)))
+                carried.extend(element.refs)
+            if not more:
+                refs.append(VarRef(part.name, part.style, start, end, " ".join(t.text for t in elements), None,
+                                   ctx.item))
+                continue
+            if elements:  # the unknown rest: the reference itself, a word of its own
+                chars.append((" ", start, end, True))
+        partial = partial_value(part, ctx.local, partials) if command or partials else None
+        if partial is not None:  # its words where they are typed, its unknown references with them
+            ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
+            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))
+            carried.extend(partial.refs)
+            continue
+        name = lookup_key(part.name) if part.style == "go" else part.name
+        value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
+        typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
+            else None
+        if typed is not None:
+            value = typed[0]
+        why = "" if value is not None or part.style != "shell" else \
+            "set" if part.name in ctx.local else "sourced" if ctx.sourced else ""
+        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
+        refs.append(ref)
+        if typed is not None:  # the default's characters where they are typed
+            chars.extend((c, a, b, not (part.quoted or typed[3])) for c, a, b in zip(*typed[:3]))
+        elif value is None:  # keep the reference text itself, at its own positions
+            for text, starts, ends in part.runs:
+                chars.extend(zip(text, starts, ends, repeat(False)))
+        else:
+            chars.extend((c, start, end, not part.quoted) for c in value)
+    ctx.refs.extend(refs)
+    if vanish and not chars:
+        return []
+    pieces: list[list[tuple[str, int, int, bool]]] = [[]]
+    for ch in chars:
+        if ch[3] and ch[0] in " \t\n":
+            pieces.append([])
+        else:
+            pieces[-1].append(ch)
+    keep_empty = word.had_quotes and len(pieces) == 1
+    out = []
+    for piece in pieces:
+        if not piece and not keep_empty:
+            continue
+        if len(pieces) == 1:  # the usual case: the token is the word as typed
+            start, end = word.span()
+        else:
+            start, end = min(c[1] for c in piece), max(c[2] for c in piece)
+        mine = tuple(r for r in refs if r.style == "go-if" or r.start < end and r.end > start) or ()
+        if carried and piece:  # an element's references are where the element is typed
+            low, high = min(c[1] for c in piece), max(c[2] for c in piece)
+            mine += tuple(r for r in carried if r.start < high and r.end > low)
+        out.append(Token("".join(c[0] for c in piece), start, end,
+                         tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
+    return out
+
+
+def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:
+    """(text, starts, ends, quoted) of the default in `${NAME:-default}` (or `-`, `:=`, `=`) when it is
+    plain text, at its own positions; None for an empty default or one that expands or escapes
+    something (`${A:-$B}`): what the shell would make of those is not read here."""
+    default = part.default
+    if not default or part.kind != "var" or len(part.runs) != 1:
+        return None
+    raw, starts, ends = part.runs[0]
+    begin = len(raw) - 1 - len(default)
+    if begin < 0 or raw[begin:-1] != default or not raw.endswith("}"):
+        return None
+    quoted = len(default) >= 2 and default[0] == default[-1] and default[0] in "'\""
+    if quoted:
+        default, begin = default[1:-1], begin + 1
+    if not default or any(c in default for c in "$`\\'\""):
+        return None
+    end = begin + len(default)
+    return default, starts[begin:end], ends[begin:end], quoted
+

@@ -1,0 +1,55 @@
+"""Engine flags that cap a KV pool rather than set it, and the line of arithmetic a derived pool is explained by.
+
+SGLang's `--max-total-tokens` and TensorRT-LLM's `kv_cache_config.max_tokens` are upper bounds on the
+pool the engine profiles: `engine_cap` tells such a declared value from a pool, and `explain` writes
+the "budget / bytes per token = tokens" line of a derived pool, naming the cap when it, not the
+memory, set the pool. They are apart from capacity.py because they read a role and a physics result
+and nothing else: no resolution, no imports of the physics.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+from ctxlint.model import Role, Val, fmt
+
+GIB = 2**30
+
+# Engine flags that cap the pool the engine profiles rather than set it: SGLang uses min(profiled,
+# --max-total-tokens) ("max_total_tokens=... is larger than the profiled value ... Use the profiled value
+# instead", engines.md), TensorRT-LLM the least of kv_cache_config.max_tokens and free_gpu_memory_fraction's
+# memory. The physics applies the cap to a derived pool (budget.token_cap).
+_POOL_CAPS = {"sglang": ("max_total_tokens",), "trtllm": ("kv_cache_config.max_tokens", "max_tokens")}
+CAP_FLAG = {"sglang": "--max-total-tokens", "trtllm": "kv_cache_config.max_tokens"}  # as messages name them
+
+
+def engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
+    """The role's declared pool when it is the engine's cap flag (not a pool the engine logged)."""
+    pool = role.kv_pool_tokens
+    if pool is None or engine not in _POOL_CAPS:
+        return None
+    for name in _POOL_CAPS[engine]:
+        arg = role.arg(name)
+        if arg is not None and arg.value == pool.value and arg.source == pool.source:
+            return pool
+    return None
+
+
+def explain(role: Role, result) -> str:
+    """One line of arithmetic for messages: budget / bytes per token = tokens."""
+    steps = {label: (formula, value) for label, formula, value in result.steps}
+    stated = role.available_kv_gib.raw if role.available_kv_gib is not None else ""
+    given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
+    where = f"{role.accelerators.count.value if role.accelerators.count else 1}x {result.accelerator}" \
+        if result.accelerator else ("the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
+    if role.accelerator_assumed:
+        where += f" (assumed: {role.accelerator_assumed})"
+    budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
+    per_token = result.kv_bytes_per_token_per_gpu
+    cap = engine_cap(result.engine, role)
+    capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
+        budget[1] / per_token > cap.value  # the engine's cap, not the memory, sets the pool
+    return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
+            f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
+            + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
+               if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")
+            + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))

@@ -1,0 +1,124 @@
+"""What the loader says about a YAML or JSON text that does not parse cleanly.
+
+The loader's happy path is read, decode, compose; everything here runs only when that goes wrong
+or may have: the parse-error wording (a tab in the indentation, a template placeholder), a Go
+template that is YAML once rendered, nesting too deep to read, JSON that YAML accepts but JSON
+readers refuse, and tabs that libyaml reads but PyYAML's pure-Python reader does not. It is apart
+from loader.py so that the loader reads as the path a file takes, and these as the reasons it stops.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Optional, Tuple
+
+import yaml
+
+from ctxlint.findings import Diagnostic
+from ctxlint.lines import line_col, mark_line_col, split_lines
+from ctxlint.model import Source
+from ctxlint.node_builder import MAX_NESTING
+from ctxlint.templates import PLACEHOLDER_HINT, blank_go_actions, placeholder_near
+from ctxlint.yaml_loaders import BaseLoader, composer
+
+if TYPE_CHECKING:
+    from ctxlint.loader import LoadedFile
+
+PARSE_ERROR, NONPORTABLE = "parse-error", "nonportable-yaml"
+
+
+def rendered_go_template(text: str) -> Optional[Tuple[int, int]]:
+    """Where the first Go template action is, when the text is not YAML as written but is once its
+    actions are blanked (a non-Helm Go template its operator renders, such as KServe's): a file whose
+    error stays is a real syntax error."""
+    blanked = blank_go_actions(text)
+    if blanked is None:
+        return None
+    try:
+        for _ in yaml.compose_all(blanked[0], Loader=composer()):
+            pass
+    except (yaml.YAMLError, RecursionError):
+        return None
+    return blanked[1]
+
+
+def too_deep(display: str, text: str, index: int, mark: Optional[yaml.Mark]) -> Diagnostic:
+    line, col = mark_line_col(text, mark)
+    return Diagnostic(PARSE_ERROR, f"document {index} nests mappings or lists more than {MAX_NESTING} levels "
+                                   "deep; ctxlint does not read it, so it was not checked", Source(display, line, col))
+
+
+def deep_mark(text: str) -> Optional[yaml.Mark]:
+    """Where nesting first passes MAX_NESTING, found from parser events (same marks as nodes)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=BaseLoader):
+            if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+                depth += 1
+                if depth > MAX_NESTING:
+                    return event.start_mark
+            elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        pass
+    return None
+
+
+class _PurePythonScan(yaml.SafeLoader):
+    """PyYAML's pure-Python loader, minus its check for non-printable characters: libyaml accepted
+    the text, and it refuses the same characters (YAML 1.1's printable set, in reader.c), so the
+    check could only pass; it compiled a class of 1.1 million code points (~4 ms) to do so."""
+
+    def check_printable(self, data: str) -> None:
+        return None
+
+
+def check_portability(text: str, display: str, loaded: LoadedFile) -> None:
+    """libyaml accepted the text; does PyYAML's pure-Python scanner, which trips on tabs?"""
+    try:
+        for _ in yaml.scan(text, Loader=_PurePythonScan):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        line, col = mark_line_col(text, exc.problem_mark or exc.context_mark)
+        what = exc.problem or "invalid syntax"
+        loaded.diagnostics.append(Diagnostic(
+            NONPORTABLE, f"libyaml (like Kubernetes' parser) reads this file, but PyYAML's pure-Python "
+                         f"reader stops here: {what}; replace the tab with spaces",
+            Source(display, line, col)))
+    except yaml.YAMLError:
+        pass
+
+
+def valid_json(text: str, loaded: LoadedFile) -> bool:
+    """YAML accepts comments, unquoted keys and trailing garbage that JSON readers reject."""
+    import json
+
+    if not text.strip():
+        return True
+    try:
+        json.loads(text)
+    except json.JSONDecodeError as exc:
+        loaded.diagnostics.append(Diagnostic(  # not exc.lineno: json counts "\n" only
+            PARSE_ERROR, f"invalid JSON: {exc.msg}", Source(loaded.path, *line_col(text, exc.pos))))
+        return False
+    except RecursionError:
+        loaded.diagnostics.append(Diagnostic(
+            PARSE_ERROR, "JSON nested too deeply to read; it was not checked", Source(loaded.path, 1, 1)))
+        return False
+    return True
+
+
+def syntax_hint(text: str, line: int) -> str:
+    lines = split_lines(text)
+    if 0 < line <= len(lines) and "\t" in lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]:
+        return " (a tab in the indentation: YAML indents with spaces only)"
+    # an unquoted `{{{PREFIX}}}/key:` or `{{#if X}}` is a template's, not a YAML mistake (sweep 29: 40 such files)
+    placeholder = placeholder_near(text, line) if "{" in text else None
+    if placeholder is not None:
+        return (f". It looks like a template placeholder ({placeholder[0]} on line {placeholder[1]}): "
+                f"{PLACEHOLDER_HINT}")
+    return ""
+
+
+def position_source(display: str, text: str, index: Optional[int]) -> Source:
+    if not isinstance(index, int):
+        return Source(display, 1, 1)
+    return Source(display, *line_col(text, index))
