@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engine import Settings, lint_text
+from ctxlint.engine import Settings, lint_paths, lint_text
 
 BASE = """
 apiVersion: ctxlint/v1
@@ -49,6 +49,29 @@ def rules(*args, **kw):
 ])
 def test_engine_rejects_value(engine, args, fires):
     assert rules(engine, args, select="CTX301") == (["CTX301"] if fires else [])
+
+
+TGI_SCRIPT = ("#!/bin/bash\ndocker run --gpus all -e QUANTIZE={env} ghcr.io/huggingface/text-generation-inference:{tag} "
+              "--model-id mistralai/Mistral-7B-Instruct-v0.3 --max-total-tokens 8192 {args}\n")
+
+
+@pytest.mark.parametrize("tag,env,args,refused", [
+    ("latest", "awq", "--quantize bf16", "--quantize: invalid choice: 'bf16'"),  # sweep 34: a dtype, no quantization
+    ("3.3.4", "awq", "--quantize bitsandbytes_nf4", "invalid choice: 'bitsandbytes_nf4'"),  # clap kebab-cases
+    ("latest", "bf16", "", "env QUANTIZE: invalid choice: 'bf16'"),  # every TGI flag is read from its env var too
+    ("3.3.4", "awq", "--dtype bf16", "--dtype: invalid choice: 'bf16'"),
+    ("3.3.4", "awq", "--quantize compressed-tensors --dtype bfloat16", None),
+    ("1.4.5", "bitsandbytes-nf4", "--quantize eetq", None),  # the names of 1.x releases stay valid
+    ("0.9.4", "awq", "--quantize gptq", None),
+])
+def test_tgi_enum_flags_take_only_their_names(tmp_path, tag, env, args, refused):
+    (tmp_path / "tgi.sh").write_text(TGI_SCRIPT.format(tag=tag, env=env, args=args), encoding="utf-8")
+    found = [f.message for f in lint_paths([str(tmp_path)], Settings(select=("CTX301",))).findings]
+    if refused is None:
+        assert found == []
+    else:
+        (message,) = found
+        assert message.startswith("tgi would refuse to start: ") and refused in message
 
 
 def test_suffix_read_differently_compares_with_the_deployment():
