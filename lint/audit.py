@@ -48,10 +48,12 @@ class AuditRow:
     engine_version: str
     mode: str  # "unified" or "prefill-decode"
     window: Optional[int]  # advertised context window
-    engine_context: Optional[int]  # the smallest context length any role accepts
+    engine_context: Optional[int]  # the smallest context length any role accepts (JSON/CSV `engine_context`)
     prefill_pool: Optional[PoolCell]  # unified deployments: the unified pool
     decode_pool: Optional[PoolCell]  # unified deployments: None (the unified pool does both)
-    headroom: Optional[float]  # smallest pool / promise; None when a pool or the promise is unknown
+    # what one request can hold of each role's pool over what that role is promised (the window, else its own
+    # context length), the smallest: the figure the verdict judges. None when a pool or the promise is unknown
+    headroom: Optional[float]
     findings: Tuple[Finding, ...] = ()  # most severe first
     pools_differ: bool = False  # the same model is served with other pools elsewhere
     promise: Optional[int] = None  # what clients can send: the window, else the engine's (default) context
@@ -61,6 +63,10 @@ class AuditRow:
     why_unknown: str = ""  # for "unknown": what is missing
     names_model: bool = False  # the reference names a model (resolved, or a Hub id) rather than a bare path
     context_is_default: bool = False  # engine_context is an engine default, not a stated setting
+    # the largest context length any role accepts: the promise without a window; above engine_context when
+    # prefill and decode differ (shown as a range, so a reader never holds the smaller one against the pools)
+    engine_context_max: Optional[int] = None
+    context_max_is_default: bool = False
 
     @property
     def worst(self) -> Optional[Finding]:
@@ -146,15 +152,17 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
     prefill = _smallest(dep.roles_of(PREFILL) if disaggregated else dep.roles_of(UNIFIED))
     decode = _smallest(dep.roles_of(DECODE)) if disaggregated else None
     window = _int(dep.advertised.context_window)
-    contexts = [c for c in (_int(r.context_length) for r in dep.roles) if c is not None]
-    smallest = min((r for r in dep.roles if _int(r.context_length) is not None),
-                   key=lambda r: r.context_length.value, default=None)
+    stated = [r for r in dep.roles if _int(r.context_length) is not None]
+    smallest = min(stated, key=lambda r: r.context_length.value, default=None)
+    largest = max(stated, key=lambda r: r.context_length.value, default=None)
     pools = [prefill, decode] if disaggregated else [prefill]
     promise, promise_from = _promise(dep, window)
     headroom = None
     if promise and dep.roles and all(p is not None for p in pools):
-        # what one request can hold over the promise: below 1 is a pool below what is promised
-        headroom = min(p.held for p in pools if p is not None) / promise
+        # what one request can hold over what each role is promised, as verdict_of judges it (a prefill role
+        # of 8,192 is not held to its decode role's 16,384): below 1 is a pool below what is promised
+        roles = dep.roles_of(PREFILL) + dep.roles_of(DECODE) if disaggregated else dep.roles_of(UNIFIED)
+        headroom = min(r.pool.request / (window or _int(r.context_length) or promise) for r in roles)
     verdict, why = verdict_of(dep)
     return AuditRow(
         model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
@@ -162,11 +170,13 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
         engine=str(dep.engine.name.value) if dep.engine.name is not None else "",
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else "",
         mode="prefill-decode" if disaggregated else "unified",
-        window=window, engine_context=min(contexts) if contexts else None,
+        window=window, engine_context=smallest.context_length.value if smallest is not None else None,
         prefill_pool=prefill, decode_pool=decode, headroom=headroom,
         findings=tuple(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))),
         promise=promise, promise_from=promise_from, verdict=verdict, why_unknown=why,
-        names_model=names_model(dep), context_is_default=smallest is not None and smallest.context_default is not None)
+        names_model=names_model(dep), context_is_default=smallest is not None and smallest.context_default is not None,
+        engine_context_max=largest.context_length.value if largest is not None else None,
+        context_max_is_default=largest is not None and largest.context_default is not None)
 
 
 def _promise(dep: Deployment, window: Optional[int]) -> Tuple[Optional[int], str]:

@@ -14,6 +14,13 @@ def from_diagnostics(diagnostics: Iterable[Diagnostic], kind: str) -> Iterator[P
             yield Problem(diag.message, diag.source, diag.deployment, fix=diag.fix)
 
 
+def cited(other: Source, here: Source) -> str:
+    """Where another value is written, for a finding at `here`: `line N` in the same file, else `file:N` as
+    the reporters print paths (a prefill script beside the decode one: its line alone points into the
+    wrong file)."""
+    return f"line {other.line}" if other.file == here.file else f"{other.file}:{other.line}"
+
+
 def max_prompt(dep: Deployment) -> Optional[Tuple[int, str, Source]]:
     """The longest prompt clients may send: the window, or a lower gateway cap.
 

@@ -30,6 +30,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import DECODE, PREFILL, Deployment, fmt
+from ctxlint.rules._common import cited
 
 ID = "CTX108"
 NAME = "role-settings-disagree"
@@ -56,6 +57,6 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                 continue
             yield Problem(
                 f"{role.label} {words} {fmt(val.value)} differs from {first_role.label} {fmt(first.value)} "
-                f"(line {first.source.line}): a request can pass one side of the handoff and fail the other. "
+                f"({cited(first.source, val.source)}): a request can pass one side of the handoff and fail the other. "
                 f"Use the same {words} on every prefill and decode role",
                 val.source, dep.display_name)

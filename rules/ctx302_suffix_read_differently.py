@@ -9,6 +9,12 @@ Why:
     meant that number and the engine serves a different one: prompts between
     the two are refused, or the window silently shrinks.
 
+    llama.cpp reads every integer flag with std::stoi, which stops at the
+    first character that is no digit and drops the rest without a word:
+    `-c 32k` is a 32-token context, `1e5` is 1, `8192tokens` is 8192. Any
+    such value is reported, with the number the text means where it is
+    certain enough to write (`32k` -> 32768; 32000 if k meant thousands).
+
 Example (bad):
     ```yaml
     advertised: {context_window: 1048576}
@@ -53,13 +59,24 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 _SUFFIXED = lazy_compile(r"^\s*(\d+(?:\.\d+)?)\s*([kKmMgGtT])(i?)\s*$")
 _POWER = {"k": 1, "m": 2, "g": 3, "t": 4}
+_STOI = lazy_compile(r"[ \t\n\r\f\v]*([+-]?\d+)")  # what std::stoi reads (suffixes.read_stoi)
+_SCIENTIFIC = lazy_compile(r"^\d+(?:\.\d+)?[eE]\+?\d+$")
+_GROUPED = lazy_compile(r"^\d{1,3}(?:,\d{3})+$|^\d{1,3}(?:_\d{3})+$")
+_UNIT = lazy_compile(r"^\d+(?:\s*[A-Za-z]+|\.0*)$")
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
     engine = engine_id(dep)
     if engine is None:
         return
+    truncated = set()
+    for name, val, value, rest in _truncated_values(dep, engine):
+        truncated.add(val.source)
+        yield Problem(_truncated(engine, name, _text(val), value, rest, _other_values(dep, val)),
+                      val.source, dep.display_name)
     for name, val, value in _suffixed_values(dep, engine):
+        if val.source in truncated:
+            continue
         text = _text(val)
         others = _other_values(dep, val)
         if value in others:
@@ -90,6 +107,55 @@ def _suffixed_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[An
             value = as_int(engine, name, val.value)
             if value is not None:
                 yield name, val, value
+
+
+def _truncated_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[Any], int, str]]:
+    """Integer settings that std::stoi reads only the start of: (name, value, what it reads, what it drops).
+    ggml-org/llama.cpp@145b6280d6aa1890e22457143dad0badb3fd6820:common/arg.cpp common_params_parse_ex passes
+    every int flag's text, and its LLAMA_ARG_* variable's, through `handler_int(params, std::stoi(val))`,
+    which parses leading blanks, a sign and digits and ignores the rest."""
+    seen = set()
+    for role in dep.roles:
+        for name, val in role.engine_args:
+            if val.source in seen or int_rule(engine, name) != "stoi":
+                continue
+            seen.add(val.source)
+            match = _STOI.match(_text(val))
+            rest = _text(val)[match.end():] if match else ""
+            if rest.strip():  # trailing blanks change nothing
+                yield name, val, int(match.group(1)), rest
+
+
+def _truncated(engine: str, name: str, text: str, value: int, rest: str, others: Dict[int, str]) -> str:
+    head = f"{label(engine)} reads {name} = {text!r} as {fmt(value)} (std::stoi stops at {rest.rstrip()!r})"
+    meant, why = _meant(text.strip(), value, others)
+    if meant is None:
+        return f"{head}: write the integer you mean in plain digits"
+    if meant == value:
+        return f"{head}: write {meant}, so that nothing is silently dropped"
+    return f"{head}: write {meant}{why}"
+
+
+def _meant(text: str, value: int, others: Dict[int, str]) -> Tuple[Optional[int], str]:
+    """The number a stoi-truncated text means, with why, or None when no reading is certain enough to write."""
+    if _SUFFIXED.match(text):
+        readings = _readings(text)
+        for alt in sorted(readings):
+            if alt in others:
+                return alt, f" ({others[alt]} is {fmt(alt)})"
+        number, letter, iec = _SUFFIXED.match(text).groups()
+        if iec or "." in number:
+            return max(readings), ""
+        decimal = int(number) * 1000 ** _POWER[letter.lower()]
+        return max(readings), f" ({number} x {1024 ** _POWER[letter.lower()]:,}; {decimal} if {letter} meant " \
+                              f"{1000 ** _POWER[letter.lower()]:,})"
+    if _SCIENTIFIC.match(text) and float(text).is_integer():
+        return int(float(text)), ""
+    if _GROUPED.match(text):
+        return int(text.replace(",", "").replace("_", "")), ""
+    if _UNIT.match(text):  # `8192tokens`, `4096.0`: the digits are the number
+        return value, ""
+    return None, ""
 
 
 def _readings(text: str) -> set:

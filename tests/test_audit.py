@@ -324,3 +324,36 @@ def test_totals_say_when_a_pool_is_below_the_promise_only_at_the_estimates_point
     assert " within band " in out
     assert ("; 1 with a pool below what is promised (1 of them only at the estimate's point, within its band), "
             "0 not known;") in out
+
+
+PD_CONTEXTS = """apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {name: pd}
+spec:
+  model: {id: example/m}
+  serving:
+    disaggregation: prefill-decode
+    roles:
+      - {role: prefill, context_length: 8192, kv_pool_tokens: %d}
+      - {role: decode, context_length: 16384, kv_pool_tokens: %d}
+"""
+
+
+@pytest.mark.parametrize("prefill,decode,headroom,verdict", [
+    (9840, 9840, 9840 / 16384, "exceeds"),    # the decode role's 16,384 is what does not fit
+    (9840, 100000, 9840 / 8192, "fits"),      # each role holds its own context: the prefill pool is not held to 16,384
+])
+def test_prefill_and_decode_contexts_that_differ_show_as_a_range(tmp_path, prefill, decode, headroom, verdict):
+    # Sweep 33: a row read `engine ctx 8,192 | pools 9,840 | headroom 0.60x`, the smaller context beside a
+    # headroom held against the larger one. The row shows both ends, and the headroom is each role's pool over
+    # its own context, as the verdict judges it.
+    (tmp_path / "pd.yaml").write_text(PD_CONTEXTS % (prefill, decode), encoding="utf-8")
+    (row,) = build_audit(lint_paths([str(tmp_path)])).rows
+    assert (row.engine_context, row.engine_context_max, row.promise) == (8192, 16384, 16384)
+    assert row.headroom == pytest.approx(headroom) and row.verdict == verdict
+    table = run(["audit", str(tmp_path)]).out.splitlines()[2].split()
+    assert table[table.index("prefill-decode") + 2] == "8,192-16,384"
+    (data,) = json.loads(run(["audit", str(tmp_path), "--format", "json"]).out)["deployments"]
+    assert (data["engine_context"], data["engine_context_max"]) == (8192, 16384)
+    (_, values) = list(csv.reader(io.StringIO(run(["audit", str(tmp_path), "--format", "csv"]).out)))
+    assert values[-1] == "16384" and values[8] == "8192"

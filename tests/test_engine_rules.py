@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engine import Settings, lint_text
+from ctxlint.engine import Settings, lint_paths, lint_text
 
 BASE = """
 apiVersion: ctxlint/v1
@@ -51,6 +51,29 @@ def test_engine_rejects_value(engine, args, fires):
     assert rules(engine, args, select="CTX301") == (["CTX301"] if fires else [])
 
 
+TGI_SCRIPT = ("#!/bin/bash\ndocker run --gpus all -e QUANTIZE={env} ghcr.io/huggingface/text-generation-inference:{tag} "
+              "--model-id mistralai/Mistral-7B-Instruct-v0.3 --max-total-tokens 8192 {args}\n")
+
+
+@pytest.mark.parametrize("tag,env,args,refused", [
+    ("latest", "awq", "--quantize bf16", "--quantize: invalid choice: 'bf16'"),  # sweep 34: a dtype, no quantization
+    ("3.3.4", "awq", "--quantize bitsandbytes_nf4", "invalid choice: 'bitsandbytes_nf4'"),  # clap kebab-cases
+    ("latest", "bf16", "", "env QUANTIZE: invalid choice: 'bf16'"),  # every TGI flag is read from its env var too
+    ("3.3.4", "awq", "--dtype bf16", "--dtype: invalid choice: 'bf16'"),
+    ("3.3.4", "awq", "--quantize compressed-tensors --dtype bfloat16", None),
+    ("1.4.5", "bitsandbytes-nf4", "--quantize eetq", None),  # the names of 1.x releases stay valid
+    ("0.9.4", "awq", "--quantize gptq", None),
+])
+def test_tgi_enum_flags_take_only_their_names(tmp_path, tag, env, args, refused):
+    (tmp_path / "tgi.sh").write_text(TGI_SCRIPT.format(tag=tag, env=env, args=args), encoding="utf-8")
+    found = [f.message for f in lint_paths([str(tmp_path)], Settings(select=("CTX301",))).findings]
+    if refused is None:
+        assert found == []
+    else:
+        (message,) = found
+        assert message.startswith("tgi would refuse to start: ") and refused in message
+
+
 def test_suffix_read_differently_compares_with_the_deployment():
     ((rule, message),) = lint("vllm", {"max_model_len": "128k"}, select="CTX302")
     assert message.startswith("vLLM reads max_model_len = 128k as 128,000, but the advertised window is 131,072")
@@ -60,7 +83,35 @@ def test_suffix_read_differently_compares_with_the_deployment():
     # IEC suffixes mean one number only
     assert rules("sglang", {"context_length": "128Ki"}, window=128000, select="CTX302") == []
     ((_, message),) = lint("llamacpp", {"ctx_size": "128k"}, select="CTX302")
-    assert "as 128, but" in message
+    assert message == ("llama.cpp reads ctx_size = '128k' as 128 (std::stoi stops at 'k'): write 131072 (the "
+                       "advertised window is 131,072)")
+
+
+@pytest.mark.parametrize("text,message", [
+    # sweep 33: `-c 32k` was a 32-token context with no finding (the audit said "fits")
+    ("32k", "reads ctx_size = '32k' as 32 (std::stoi stops at 'k'): write 32768 (32 x 1,024; 32000 if k meant 1,000)"),
+    ("8192tokens", "reads ctx_size = '8192tokens' as 8,192 (std::stoi stops at 'tokens'): write 8192, so that "
+                   "nothing is silently dropped"),
+    ("1e5", "reads ctx_size = '1e5' as 1 (std::stoi stops at 'e5'): write 100000"),
+    ("32,768", "reads ctx_size = '32,768' as 32 (std::stoi stops at ',768'): write 32768"),
+    ("1.5k", "reads ctx_size = '1.5k' as 1 (std::stoi stops at '.5k'): write 1500"),
+    ("4x4", "reads ctx_size = '4x4' as 4 (std::stoi stops at 'x4'): write the integer you mean in plain digits"),
+])
+def test_llamacpp_stoi_drops_the_rest_of_an_integer(text, message, tmp_path):
+    (tmp_path / "serve.sh").write_text(f"#!/bin/bash\nllama-server -m /models/m.gguf -c {text} --port 8080\n")
+    (found,) = [f for f in lint_paths([str(tmp_path)], Settings(select=("CTX302",))).findings]
+    assert found.message == "llama.cpp " + message and (found.line, found.column) == (2, 35)
+
+
+def test_llamacpp_stoi_is_silent_on_whole_integers_and_other_engines_keep_their_rules(tmp_path):
+    for name, text in (("a.sh", "llama-server -m /m.gguf -c 32768"),
+                       ("b.sh", "LLAMA_ARG_CTX_SIZE=' 8192 ' llama-server"),  # trailing blanks drop nothing
+                       ("c.sh", "vllm serve m --max-model-len 32k")):  # vLLM reads 32k as 32,000: no stoi
+        (tmp_path / name).write_text(f"#!/bin/bash\n{text}\n")
+    assert lint_paths([str(tmp_path)], Settings(select=("CTX302",))).findings == []
+    (tmp_path / "d.sh").write_text("#!/bin/bash\nLLAMA_ARG_CTX_SIZE=16k llama-server -m /m.gguf\n")
+    (found,) = lint_paths([str(tmp_path / "d.sh")], Settings(select=("CTX302",))).findings
+    assert "reads ctx_size = '16k' as 16" in found.message
 
 
 def test_long_context_override():

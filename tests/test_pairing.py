@@ -115,3 +115,20 @@ def test_the_audit_counts_a_pairs_findings_in_both_files(tmp_path, monkeypatch):
         ("CTX401", "deploy/prefill.yaml"), ("CTX102", "deploy/prefill.yaml"), ("CTX201", "deploy/prefill.yaml"),
         ("CTX108", "deploy/decode.yaml"), ("CTX208", "deploy/prefill.yaml")]
     assert audit.outside == ()
+
+
+def test_role_settings_that_disagree_across_files_name_the_other_file(tmp_path, monkeypatch):
+    # Sweep 33: CTX108 on the decode script said "differs from prefill 8,192 (line 47)", a line of the prefill
+    # script, as if it were in the decode one. Another file's value is cited as file:line, the path as printed.
+    kv = """ --kv-transfer-config '{"kv_connector": "NixlConnector", "kv_role": "kv_%s"}'\n"""
+    (tmp_path / "pd").mkdir()
+    (tmp_path / "pd/start_prefill.sh").write_text(
+        "#!/bin/bash\nvllm serve meta-llama/Llama-3.2-3B-Instruct \\\n  --max-model-len 8192 \\\n" + kv % "producer")
+    (tmp_path / "pd/start_decode.sh").write_text(
+        "#!/bin/bash\n# decode\nvllm serve meta-llama/Llama-3.2-3B-Instruct \\\n  --max-model-len 4096 \\\n"
+        + kv % "consumer")
+    monkeypatch.chdir(tmp_path)
+    assert run(["check", "pd", "--select", "CTX108"]).out == (
+        "pd/start_decode.sh:4:19: CTX108 [warning] decode context length 4,096 differs from prefill 8,192 "
+        "(pd/start_prefill.sh:3): a request can pass one side of the handoff and fail the other. Use the same "
+        "context length on every prefill and decode role (role-settings-disagree)\n")

@@ -4,7 +4,8 @@ Source: huggingface/text-generation-inference:launcher/src/main.rs (`Args`,
 clap `#[clap(long, env)]`), engines.md §3.1. Every flag is also read from the
 SCREAMING_CASE env var of its field (`--max-total-tokens` <- MAX_TOTAL_TOKENS);
 the command line wins. Integers are clap `usize`: digits only, no suffixes.
-Option<bool> fields such as `--sharded` take a value (`--sharded true`).
+Option<bool> fields such as `--sharded` take a value (`--sharded true`). Enum
+fields (`--quantize`, `--dtype`) take only their variants' names.
 """
 from __future__ import annotations
 
@@ -23,8 +24,17 @@ _ROWS = (
     F("revision", "--revision", tags=MODEL),
     F("sharded", "--sharded", kind="bool", takes="one", tags=PAR),
     F("num_shard", "--num-shard", kind="int", tags=PAR),
-    F("quantize", "--quantize", tags=MODEL),
-    F("dtype", "--dtype"),
+    # clap ValueEnum (`#[clap(long, env, value_enum)]`): its variants kebab-cased, nothing else (`bf16` is refused).
+    # Every release's names, so none a pinned release reads is flagged: launcher/src/main.rs `enum Quantization`
+    # has bitsandbytes and gptq from 0.8 (a bare switch before), awq, eetq, bitsandbytes-nf4/-fp4 from 1.1
+    # (huggingface/text-generation-inference@3ef5ffbc:launcher/src/main.rs, v1.0.0 has the first two only),
+    # fp8 from 2.0, exl2 and marlin from 2.1 (@192d49af), compressed-tensors from 3.0 (@8f326c97); none removed
+    # since (@db931fcf).
+    F("quantize", "--quantize", tags=MODEL, choices=(
+        "awq", "compressed-tensors", "eetq", "exl2", "gptq", "marlin", "bitsandbytes", "bitsandbytes-nf4",
+        "bitsandbytes-fp4", "fp8")),
+    # `enum Dtype`: float16 and, from 0.9.3 on, `#[clap(name = "bfloat16")]`; 0.9.0-0.9.2 spelled it b-float16.
+    F("dtype", "--dtype", choices=("float16", "bfloat16", "b-float16")),
     F("kv_cache_dtype", "--kv-cache-dtype", choices=("fp8_e4m3fn", "fp8_e5m2"), tags=KV),
     F("trust_remote_code", "--trust-remote-code", kind="bool", default=False),
     F("max_concurrent_requests", "--max-concurrent-requests", kind="int", default=128, tags=SCHED),

@@ -67,9 +67,14 @@ def _num(value: Optional[int]) -> str:
 
 
 def _context(row: AuditRow) -> str:
+    """The context length the roles accept; a range when prefill and decode differ (`8,192-16,384`): the
+    headroom and verdict hold each role to its own, so the smaller alone would read as the one held."""
     if row.engine_context is None:
         return "-"
-    return fmt(row.engine_context) + (" default" if row.context_is_default else "")
+    low = fmt(row.engine_context) + (" default" if row.context_is_default else "")
+    if row.engine_context_max is None or row.engine_context_max == row.engine_context:
+        return low
+    return f"{low}-{fmt(row.engine_context_max)}" + (" default" if row.context_max_is_default else "")
 
 
 def notes(audit: Audit) -> List[str]:
@@ -167,7 +172,7 @@ def row_dict(row: AuditRow) -> dict:
     return {
         "model": row.model, "name": row.name, "file": row.file, "line": row.line,
         "engine": row.engine, "engine_version": row.engine_version, "mode": row.mode,
-        "window": row.window, "engine_context": row.engine_context,
+        "window": row.window, "engine_context": row.engine_context, "engine_context_max": row.engine_context_max,
         "prefill_pool": _pool_dict(row.prefill_pool), "decode_pool": _pool_dict(row.decode_pool),
         "promise": row.promise, "promise_from": row.promise_from or None,
         "headroom": None if row.headroom is None else round(row.headroom, 4),
@@ -199,7 +204,8 @@ def write_json(audit: Audit, stream: TextIO) -> None:
 
 CSV_COLUMNS = ("model", "name", "file", "line", "engine", "engine_version", "mode", "window", "engine_context",
                "prefill_pool", "prefill_origin", "decode_pool", "decode_origin", "headroom", "verdict",
-               "worst_rule", "worst_severity", "errors", "warnings", "infos", "pools_differ")
+               "worst_rule", "worst_severity", "errors", "warnings", "infos", "pools_differ",
+               "engine_context_max")  # added last: a reader of the columns by position keeps its positions
 
 
 def write_csv(audit: Audit, stream: TextIO) -> None:
@@ -215,7 +221,7 @@ def write_csv(audit: Audit, stream: TextIO) -> None:
             dec.get("tokens", ""), dec.get("origin", ""), _blank(d["headroom"]), row.verdict,
             worst.get("rule", ""), worst.get("severity", ""),
             d["findings"]["errors"], d["findings"]["warnings"], d["findings"]["infos"],
-            "true" if row.pools_differ else "false",
+            "true" if row.pools_differ else "false", _blank(row.engine_context_max),
         ])
 
 
