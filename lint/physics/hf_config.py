@@ -81,11 +81,19 @@ def _blocks(c: Mapping[str, Any]) -> list[str] | None:
     return None
 
 
+# DeepSeek-V4: vLLM keeps per layer a window cache, compressed and indexer caches (compress_ratio, 576 B pages)
+# and fp32 compressor states sized over max_num_batched_tokens (vllm-project/vllm@0de10a276eced6036e9752a223cba53c
+# 996d31cd:vllm/model_executor/layers/deepseek_compressor.py, @03dc564956172b5b2835be7a84ddde5de1d5dba6:vllm/v1/
+# attention/backends/mla/sparse_swa.py); summed, they give 5.09 GiB (max_num_batched_tokens 16,384) for the
+# 30,000-token request vllm#44376 logged as "6.66 GiB KV cache is needed": not reproduced (README, "DeepSeek-V4").
+_DSV4 = ("DeepSeek-V4 compressed attention (compress_ratios) is not modelled: its window, compressed, indexer "
+         "and compressor-state caches are sized by rules that differ between engines and releases")
+
+
 def _unsupported(c: Mapping[str, Any]) -> str:
     """Attention layouts whose KV size this physics cannot compute: say so rather than guess."""
     if c.get("compress_ratios"):
-        return ("compressed attention (compress_ratios: KV compressed 4x/128x per layer, DeepSeek-V4) is not "
-                "modelled")
+        return _DSV4
     return ""
 
 

@@ -179,3 +179,23 @@ def test_dbrx_counts_its_experts_under_ffn_config():
     dbrx = lookup_model("databricks/dbrx-instruct")
     assert (round(dbrx.total_params_b), round(dbrx.active_params_b), dbrx.num_experts, dbrx.experts_per_token) == \
         (132, 36, 16, 4)
+
+
+def test_deepseek_v4_compressed_attention_is_refused_with_the_reason() -> None:
+    # DeepSeek-V4-Pro's config.json (ai-dynamo/aiconfigurator@7b359652cc600f4e157258117719c380aaadfb47:
+    # aic-core/src/aiconfigurator_core/model_configs/nvidia--DeepSeek-V4-Pro-NVFP4_config.json), its attention
+    # keys: the engines' accounting of these caches is not reproduced (hf_config._DSV4), so no size is given
+    from ctxlint.physics.kv import kv_breakdown
+
+    cfg = {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4", "num_hidden_layers": 61,
+           "num_attention_heads": 128, "num_key_value_heads": 1, "head_dim": 512, "hidden_size": 7168,
+           "qk_rope_head_dim": 64, "index_head_dim": 128, "index_n_heads": 64, "sliding_window": 128,
+           "compress_ratios": [128, 128] + [4, 128] * 29 + [4], "max_position_embeddings": 1048576}
+    arch = arch_from_hf_config(cfg, "DeepSeek-V4-Pro")
+    reason = ("DeepSeek-V4 compressed attention (compress_ratios) is not modelled: its window, compressed, indexer "
+              "and compressor-state caches are sized by rules that differ between engines and releases")
+    assert arch.unsupported == reason
+    assert lookup_model("deepseek-ai/DeepSeek-V4-Pro").unsupported == reason
+    assert lookup_model("deepseek-ai/DeepSeek-V4-Flash").unsupported == reason
+    with pytest.raises(ValueError, match=r"DeepSeek-V4-Pro: DeepSeek-V4 compressed attention .* state the pool"):
+        kv_breakdown(arch, "vllm", 8, kv_cache_dtype="fp8")

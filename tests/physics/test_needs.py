@@ -184,8 +184,9 @@ spec:
     out = run(["check", str(path), "--isolated"]).out
     assert "does not fit" not in out and "state the device" not in out
     assert ("(4 per replica, type unknown); no memory need can be given for 4,096 tokens: "
-            "deepseek-ai/DeepSeek-V4-Flash: compressed attention (compress_ratios: KV compressed 4x/128x per "
-            "layer, DeepSeek-V4) is not modelled; state the pool the engine logs") in out
+            "deepseek-ai/DeepSeek-V4-Flash: DeepSeek-V4 compressed attention (compress_ratios) is not modelled: "
+            "its window, compressed, indexer and compressor-state caches are sized by rules that differ between "
+            "engines and releases; state the pool the engine logs") in out
 
 
 def test_the_devices_a_need_is_judged_on_follow_the_pods_resource(tmp_path):
