@@ -14,6 +14,7 @@ from ..records import field, record, replace
 from .accelerators import Accelerator, lookup_accelerator
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .kv import normalize_engine
+from .logged import reserves_whole
 from .memo import Memo
 from .model_side import model_side
 from .models import ModelArch
@@ -78,6 +79,9 @@ class CapacityResult:
     reported_tokens: int | None = None  # what the engine prints, when it differs from the physical pool
     reported_rule: str = ""
     releases_left_out: str = ""  # an unknown vLLM release's fold: releases that cannot load the model, and why
+    # vLLM 0.19.x's admission check bounds the longest request (logged.reserves_whole): the longest context its
+    # startup check accepts at the band's low end, so vLLM starts with a longer one and never admits it
+    admission_starts: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)
@@ -234,9 +238,12 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     else:
         fixed = budget.fixed_blocks
 
+        whole = engine == "vllm" and br.bounded_span is not None and reserves_whole(inp.engine_version, settings,
+                                                                                     arch)
+
         def tokens(kv, layout, context=ctx):
             return tokens_for(engine, kv, block, layout.bytes_per_token, layout.bounded_span,
-                              layout.state_bytes_per_request, budget.token_cap, fixed, context)
+                              layout.state_bytes_per_request, budget.token_cap, fixed, context, whole)
         # the band's ends are read for their pool and longest request only: no concurrency (context None)
         point, low, high = tokens(budget.kv_bytes, br), tokens(budget.kv_low, br, None), tokens(budget.kv_high, br, None)
         if not lean:
@@ -271,7 +278,8 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         weights_low_per_gpu=weights.low if weights else None,
         terms=() if lean else tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
-        rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule)
+        rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule,
+        admission_starts=low.starts)
 
 
 def _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, steps) -> Budget:

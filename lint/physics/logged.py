@@ -47,7 +47,9 @@ _LABELS = ("before 0.9.1", "0.9.1-0.17", "0.18", "0.19", "0.20.0", "0.20.1-0.27"
 _V = {text: parse_version(text) for text in ERAS + ("0.10.0", "0.13.0")}
 
 
-def _rule(version: str, settings: Mapping[str, Any], chunked: bool) -> str:
+def release_rule(version: str, settings: Mapping[str, Any], chunked: bool) -> str:
+    """The era (above) of a known `version` for a model with window layers (`chunked`: chunked-attention
+    ones only): the one definition the logged figure and the derived pool (reserves_whole) both read."""
     v = parse_version(version)
     if hybrid_full(version, settings) or settings.get("kv_events_config") or (chunked and v != _V["0.10.0"]):
         return WHOLE
@@ -59,6 +61,17 @@ def _rule(version: str, settings: Mapping[str, Any], chunked: bool) -> str:
     if _V["0.19.0"] <= v < _V["0.20.0"] and settings.get("scheduler_reserve_full_isl") is not False:
         return FULL_ISL
     return GROUPS
+
+
+def reserves_whole(version: str | None, settings: Mapping[str, Any], arch: ModelArch) -> bool:
+    """vLLM's admission check holds one request of `arch` to (num_blocks - 1) // groups blocks (FULL_ISL:
+    vLLM 0.19.x, a model with full and window layers, the hybrid manager on, scheduler_reserve_full_isl not
+    turned off). An unknown release is read as each (releases.py folds 0.19.0 in for such models)."""
+    kinds = arch.layer_kinds
+    if not version or parse_version(version) is None or FULL not in kinds or \
+            not (SLIDING in kinds or CHUNKED in kinds):
+        return False
+    return release_rule(version, settings, SLIDING not in kinds) == FULL_ISL
 
 
 @record(frozen=True)
@@ -202,9 +215,16 @@ def read_logged(tokens: int, block: int, arch: ModelArch, draft: int, settings: 
     Accelerator or None."""
     kinds = arch.layer_kinds
     full, window = kinds.count(FULL) + max(0, draft), kinds.count(SLIDING) + kinds.count(CHUNKED)
-    if not window or not full or tokens < block or block <= 0 or arch.is_mla or arch.full_kv_heads or \
-            arch.full_head_dim or len(set(kinds) - {FULL, SLIDING, CHUNKED}):
+    if not window or not full or tokens < block or block <= 0 or arch.is_mla or \
+            len(set(kinds) - {FULL, SLIDING, CHUNKED}):
         return None  # one page size in every group is what the arithmetic here assumes (kv.py pads alike)
+    if (arch.full_kv_heads or arch.full_head_dim) and not reserves_whole(version, settings, arch):
+        # Full layers of their own page size (Gemma-4): vLLM raises the smaller page's block_size to unify them
+        # (`unify_kv_cache_spec_page_size`, vllm-project/vllm@v0.19.0:vllm/v1/core/kv_cache_utils.py), which the
+        # windows' arithmetic here does not follow. 0.19.x's admission check needs none of it: its figure is
+        # num_blocks // groups x the least block_size, and counting every group's blocks at that size
+        # holds one request to no more than vLLM admits (a larger block needs fewer).
+        return None
     chunked = not kinds.count(SLIDING)
     size = max(arch.sliding_window or 0, arch.attention_chunk_size or 0)
     if not size:
@@ -213,7 +233,7 @@ def read_logged(tokens: int, block: int, arch: ModelArch, draft: int, settings: 
     releases = [(version, version)] if v is not None else _eras(first)
     ways = []
     for release, label in releases:
-        rule = _rule(release, settings, chunked)
+        rule = release_rule(release, settings, chunked)
         for batch in _batches(settings, ctx, release, device):
             way = _way(tokens, block, full, window, chunked, size, batch, ctx, release, rule, override, label)
             if way is None:

@@ -27,6 +27,9 @@ class Tokens:
     pool: int | None
     longest: int | None  # one request, alone
     concurrency: float | None  # requests of the context length at once
+    # vLLM 0.19.x's admission check (`whole_windows`): the longest context its startup check accepts, which
+    # counts the window layers up to their window; `longest` is then what the admission check admits
+    starts: int | None = None
 
 
 def window_cost(bounded: tuple | None, block: int, bpt: float, length: int) -> int:
@@ -58,9 +61,21 @@ def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
     return length
 
 
+def whole_windows(bounded: tuple | None, pool: int) -> tuple | None:
+    """`bounded` as vLLM 0.19.x's admission check counts it (release_rule's FULL_ISL, ctxlint.physics.logged):
+    `can_fit_full_sequence` asks every KV cache group for cdiv(length, block_size) blocks, window groups too
+    (no token of a new request is past its window yet, `get_num_skipped_tokens(0)`;
+    vllm-project/vllm@v0.19.0:vllm/v1/core/kv_cache_manager.py, @v0.19.0:vllm/v1/core/single_type_kv_cache_manager.py
+    `get_num_blocks_to_allocate`), so the window layers cost a block per block_size tokens of the whole request,
+    with no extra block: a span no request in the pool reaches."""
+    return None if not bounded else (bounded[0], max(1, pool) + 1, 0)
+
+
 def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: tuple | None,
-               state: float | None, cap: int | None, fixed: int | None, ctx: int | None) -> Tokens:
-    """Pool and longest request for one budget value (bytes per GPU)."""
+               state: float | None, cap: int | None, fixed: int | None, ctx: int | None,
+               admission: bool = False) -> Tokens:
+    """Pool and longest request for one budget value (bytes per GPU). `admission`: vLLM 0.19.x's admission
+    check bounds one request (whole_windows); the startup check's longest is then `starts`."""
     if fixed:
         pool = fixed * block
     elif kv is None:
@@ -80,12 +95,18 @@ def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: t
     # the pool (max_req_len = min(context_len - 1, max_total_num_tokens - 1),
     # sgl-project/sglang@4f34e24af764d45c2dde4a17cadcdaa7d08a7248:python/sglang/srt/managers/tp_worker.py),
     # so a context length up to the pool loses nothing to the pool: it does not count here.
+    starts = None
+    if admission and bounded:
+        # the startup check sums each layer's most for one request of max_model_len (window layers up to their
+        # window) against the whole KV memory, null block included (held.starts_and_hangs)
+        starts = _longest(pool - held, block, bpt, bounded)
+        bounded = whole_windows(bounded, pool)
     longest = _longest(pool - kept - held, block, bpt, bounded)
     conc = None
     if ctx:
         per_req = math.ceil(ctx / block) * block + window_cost(bounded, block, bpt, ctx) + held
         conc = round((pool - kept - (1 if engine == "sglang" else 0)) / per_req, 2) if per_req else None
-    return Tokens(pool, longest, conc)
+    return Tokens(pool, longest, conc, starts)
 
 
 def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers: int, per_layer: float,
@@ -125,17 +146,23 @@ def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers:
 def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Tokens, bounded: tuple | None,
               ctx: int | None) -> list:
     steps: list[Step] = []
+    if point.starts is not None and point.pool is not None:  # vLLM 0.19.x's admission check (tokens_for)
+        bounded = whole_windows(bounded, point.pool)
     if kv is not None and point.pool is not None:
         steps.append(("pool tokens", f"floor({gib(kv)} / ({block} x {bpt:g} B)) x {block}", point.pool))
     if bounded and point.longest is not None:
         # what the window layers take of the longest single request (held.py says it beside the null block)
         per_token, span, extra = bounded
         length = point.longest
-        steps.append(("window layers per request",
-                      f"(ceil(min({span:,}, {length:,}) / {block}){' + 1' if extra else ''}) x {block} x "
-                      f"{per_token:g} B / {bpt:g}", window_cost(bounded, block, bpt, length)))
+        held = f"(ceil(min({span:,}, {length:,}) / {block}){' + 1' if extra else ''})" if point.starts is None \
+            else f"ceil({length:,} / {block})"  # the admission check's: the whole request in each window group
+        steps.append(("window layers per request", f"{held} x {block} x {per_token:g} B / {bpt:g}",
+                      window_cost(bounded, block, bpt, length)))
     if point.longest is not None:
         steps.append(("longest single request", "pool - reserved blocks - window layers - state", point.longest))
+    if point.starts is not None:
+        steps.append(("longest context vLLM starts with", "pool - window layers up to their window - state "
+                      "(its startup check; longer requests up to it are never admitted)", point.starts))
     if ctx and point.concurrency is not None:
         steps.append(("max concurrency at context", f"pool / {ctx:,} tokens per request", point.concurrency))
     return steps

@@ -23,6 +23,7 @@ from typing import Callable, Dict, Optional, Tuple
 from ctxlint.versions import parse_version
 
 from ..records import replace
+from .models import CHUNKED, FULL, SLIDING
 from .vllm_archs import first_release, source
 
 # Releases whose memory rules differ (mem_vllm.py): 0.8.5 (V1 default, CUDA context counted,
@@ -30,15 +31,21 @@ from .vllm_archs import first_release, source
 # light sampler), 0.12.0 (the heavier sampler peak), 0.17.0 (light again), 0.20.0 (CUDA graphs
 # estimated, gpu_memory_utilization 0.92), 0.28.0 (16,384-token batch on >= 160 GiB).
 VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0")
+# A model with window layers beside full ones is read as 0.19.0 too: its memory rules are 0.17.0's, but its
+# admission check holds one request of such a model to (num_blocks - 1) // groups blocks
+# (ctxlint.physics.logged.reserves_whole), far below what 0.17 and 0.20 admit: the band spans both.
+_ADMISSION = "0.19.0"
 
 
 def releases_for(arch) -> Tuple[Tuple[str, ...], str]:
     """(the releases to fold for `arch`, why any of VLLM_RELEASES is left out, "" when none is).
     Asked of every estimate of an unknown release: remembered by the arch's classes and model_type."""
-    key = (getattr(arch, "architectures", ()), getattr(arch, "model_type", None))
+    kinds = getattr(arch, "layer_kinds", ())
+    windows = FULL in kinds and (SLIDING in kinds or CHUNKED in kinds)
+    key = (getattr(arch, "architectures", ()), getattr(arch, "model_type", None), windows)
     found = _FOR.get(key)
     if found is None:
-        found = _releases(first_release(arch))
+        found = _releases(first_release(arch), windows)
         if len(_FOR) < 4096:
             _FOR[key] = found
     return found
@@ -47,20 +54,21 @@ def releases_for(arch) -> Tuple[Tuple[str, ...], str]:
 _FOR: Dict[tuple, Tuple[Tuple[str, ...], str]] = {}
 
 
-def _releases(first: Optional[Tuple[str, str]]) -> Tuple[Tuple[str, ...], str]:
+def _releases(first: Optional[Tuple[str, str]], windows: bool = False) -> Tuple[Tuple[str, ...], str]:
+    every = tuple(sorted(VLLM_RELEASES + (_ADMISSION,), key=parse_version)) if windows else VLLM_RELEASES
     if first is None:
-        return VLLM_RELEASES, ""
+        return every, ""
     release, name = first
     v = parse_version(release)
     out = []
-    for i, rules in enumerate(VLLM_RELEASES):
-        after = VLLM_RELEASES[i + 1] if i + 1 < len(VLLM_RELEASES) else None
+    for i, rules in enumerate(every):
+        after = every[i + 1] if i + 1 < len(every) else None
         if after is not None and parse_version(after) <= v:
             continue  # every release with these rules predates the class
         out.append(release if parse_version(rules) < v else rules)
-    if tuple(out) == VLLM_RELEASES:
-        return VLLM_RELEASES, ""
-    gone = [r for r in VLLM_RELEASES if parse_version(r) < v]
+    if tuple(out) == every:
+        return every, ""
+    gone = [r for r in every if parse_version(r) < v]
     return tuple(out), f"vLLM releases before {release} cannot load {name} ({', '.join(gone)} left out)"
 
 
@@ -121,4 +129,5 @@ def span_vllm_releases(inp, one: Callable, whole: Optional[Callable] = None):
         kv_budget_low=_least([res.kv_budget_low for res in every]),
         kv_budget_high=_most([res.kv_budget_high for res in every]),
         rule=f"{note}; {worst.rule}" if worst.rule else note, releases_left_out=left_out,
+        admission_starts=None,  # only 0.19.x hangs a request its startup check accepted: not every release
         assumptions=(*notes, *worst.assumptions))

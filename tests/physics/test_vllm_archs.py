@@ -29,14 +29,17 @@ def _l4(arch, version=None):
 
 
 def test_gpt_oss_of_unknown_release_is_not_priced_under_releases_that_cannot_load_it():
-    assert spanned_releases(CapacityInput(arch=OSS20, engine="vllm")) == ("0.10.1", "0.12.0", "0.17.0", "0.20.0",
-                                                                          "0.28.0")
+    # 0.19.0 too: its admission check holds one request of a model with window layers to half the blocks here
+    releases = ("0.10.1", "0.12.0", "0.17.0", "0.19.0", "0.20.0", "0.28.0")
+    assert spanned_releases(CapacityInput(arch=OSS20, engine="vllm")) == releases
     folded = _l4(OSS20)
-    each = [_l4(OSS20, release) for release in ("0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0")]
+    each = [_l4(OSS20, release) for release in releases]
     assert folded.pool_tokens == min(r.pool_tokens for r in each) == 153_408  # 0.12.0's sampler, not 0.8.5's layout
     assert folded.pool_low == min(r.pool_low for r in each) and folded.pool_high == max(r.pool_high for r in each)
     assert _l4(OSS20, "0.8.5").pool_tokens < 100_000  # what the fold took before: every window layer whole
-    assert folded.max_context_at_concurrency_1 >= 131072
+    # the longest request is 0.19's, (num_blocks - 1) // 2 groups x 16; 0.17's and 0.20's hold 131,072 (the band)
+    assert folded.max_context_at_concurrency_1 == _l4(OSS20, "0.19.0").max_context_at_concurrency_1 == 108_112
+    assert folded.max_context_high >= 131072 and folded.admission_starts is None
     why = "vLLM releases before 0.10.1 cannot load GptOssForCausalLM (0.8.5, 0.9.0 left out)"
     assert folded.releases_left_out == why and why in folded.rule
     assert "vllm-project/vllm@v0.10.1:vllm/model_executor/models/registry.py" in folded.assumptions[0]
@@ -62,7 +65,10 @@ def test_the_reproducer_says_which_releases_were_left_out_and_why(tmp_path):
         """))
     out = run(["check", "--isolated", str(path)]).out
     # before: "band 80,640-246,976 (point 98,288)", 0.8.5's and 0.9.0's rules in it
-    assert "the pool's band 105,792-246,976, point 153,408" in out
+    # 0.19.0's admission check gives the point's longest request, from its own pool (216,256): the sum is said of it
+    assert "the pool's band 105,792-246,976, point 153,408; at the point one request holds 108,112, of 216,256, the " \
+        "pool of the release the longest request follows: one 16-token block is vLLM's null block; 108,112 for " \
+        "the sliding-window layers, which vLLM 0.19's admission check reserves for the whole request; 16 for" in out
     assert "version unknown: vLLM releases before 0.10.1 cannot load GptOssForCausalLM (0.8.5, 0.9.0 left out)" in out
     path.write_text(path.read_text().replace("vllm-openai:latest", "vllm-openai:v0.10.1"))
     assert run(["check", "--isolated", str(path)]).out == ""  # the control: 0.10.1 holds 216,256
