@@ -39,6 +39,7 @@ from .records import replace
 # larger null block: a promise is never said to fit a pool it does not fit.
 VLLM_BLOCK, VLLM_CPU_BLOCK = 16, 128
 _KEEPER = {"vllm": "vLLM's null block", "lmdeploy": "LMDeploy's last block"}
+ADMITTED = "longest context vLLM starts with"  # the step ctxlint.physics.pool.steps_for writes under 0.19's check
 
 
 def vllm_block(role: Role) -> int:
@@ -120,10 +121,16 @@ def _derived(engine: Optional[str], pool: Pool, result: Any) -> Pool:
     low = high = None
     if pool.banded and result.max_context_low is not None and result.max_context_high is not None:
         low, high = max(0, min(result.max_context_low, held)), max(held, result.max_context_high)
-    return replace(pool, held=held, held_low=low, held_high=high, reserve=_why(engine or "", pool, held, result))
+    # the pool the point's longest request was worked out from (an unknown vLLM release's fold may take its
+    # point pool from another release): what the reserve is said of
+    base = next((int(value) for label, _, value in result.steps if label == "pool tokens"
+                 and isinstance(value, (int, float))), pool.tokens)
+    base = pool.tokens if base < held else base
+    return replace(pool, held=held, held_low=low, held_high=high, reserve=_why(engine or "", base, held, result),
+                   reserve_of=None if base == pool.tokens else base)
 
 
-def _why(engine: str, pool: Pool, held: int, result: Any) -> str:
+def _why(engine: str, tokens: int, held: int, result: Any) -> str:
     """What the physics kept back of the pool for one request, in the terms of its own arithmetic."""
     block = max(1, int(getattr(result, "block_size", 1) or 1))
     parts = []
@@ -133,8 +140,11 @@ def _why(engine: str, pool: Pool, held: int, result: Any) -> str:
     windows = next((value for label, _, value in result.steps if label == "window layers per request"), 0)
     windows = int(windows) if isinstance(windows, (int, float)) and windows > 0 else 0
     if windows:
-        parts.append(f"{fmt(windows)} for the sliding-window layers")
-    rest = pool.tokens - held - kept - windows
+        # the point follows vLLM 0.19's admission check (an unknown release's too, when 0.19 holds the least)
+        admitted = ", which vLLM 0.19's admission check reserves for the whole request" \
+            if any(label == ADMITTED for label, _, _ in result.steps) else ""
+        parts.append(f"{fmt(windows)} for the sliding-window layers{admitted}")
+    rest = tokens - held - kept - windows
     if rest > 0:
         parts.append(f"{fmt(rest)} for per-request state and whole blocks")
     return "; ".join(parts)
@@ -152,8 +162,23 @@ def starts_and_hangs(engine: Optional[str], role: Role, need: int) -> bool:
         return False
     if pool.logged is not None:  # the startup check counts window groups up to their window, as the reading does
         return pool.request_ceiling < need <= pool.logged.starts
+    cap = role.capacity
+    starts = getattr(cap, "admission_starts", None) if pool.origin == "derived" else None
+    if starts is not None:  # vLLM 0.19.x: the same checks for a derived pool (ctxlint.physics.pool.tokens_for)
+        return pool.request_ceiling < need <= starts
     if pool.banded:
         return False
-    cap = role.capacity
     block = int(cap.block_size) if pool.origin == "derived" and cap is not None and cap.block_size else vllm_block(role)
     return pool.request_ceiling < need <= pool.request_ceiling + block
+
+
+def admission_hang(role: Role, need: int) -> bool:
+    """The request of `need` tokens that starts_and_hangs hangs is held up by vLLM 0.19.x's admission check
+    (scheduler_reserve_full_isl, a model with window layers: ctxlint.physics.logged.reserves_whole), not by
+    the null block alone."""
+    pool = role.pool
+    if pool is None:
+        return False
+    if pool.logged is not None:
+        return pool.logged.hangs and need > pool.request_ceiling + pool.logged.block
+    return pool.origin == "derived" and getattr(role.capacity, "admission_starts", None) is not None

@@ -144,6 +144,9 @@ class Pool:
     held_low: Optional[int] = None
     held_high: Optional[int] = None
     reserve: str = ""  # e.g. "one 16-token block is vLLM's null block"
+    # A derived pool: the pool `reserve` is taken from (held + reserve), when it is not `tokens`: an unknown vLLM
+    # release's fold takes its point pool and its longest request from different releases (physics/releases.py)
+    reserve_of: Optional[int] = None
     # A logged vLLM figure of a model with window layers, read as its release logs it
     # (ctxlint.physics.logged.Reading): held/held_low/held_high come from it, and messages say how it was read.
     logged: Any = None
@@ -194,8 +197,21 @@ class Pool:
                    f"({self.logged.text})"
         if self.held is None or self.request_ceiling >= self.ceiling:
             return ""
+        if self.request_floor != self.request_ceiling:  # `reserve` is what the point keeps back: its own sum
+            why = f" ({self.reserve_text()})" if self.reserve else ""
+            return f", which holds {fmt(self.request)} tokens for one request at the estimate's point{why} and " \
+                   f"at most {fmt(self.request_ceiling)} at the top of its band"
         why = f" ({self.reserve})" if self.reserve else ""
         return f", which holds at most {fmt(self.request_ceiling)} tokens for one request{why}"
+
+    def reserve_text(self) -> str:
+        """`reserve` with the pool it is taken from, so that its figures add up to it with `request`."""
+        base = self.tokens if self.reserve_of is None else self.reserve_of
+        if self.request <= 0:  # a point that holds nothing: what is kept back exceeds it, no sum to state
+            return self.reserve
+        whose = "its " if base == self.tokens else ""
+        other = "" if base == self.tokens else ", the pool of the release the longest request follows"
+        return f"of {whose}{fmt(base)}{other}: {self.reserve}"
 
     @property
     def unsure(self) -> bool:

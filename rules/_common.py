@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Iterable, Iterator, Optional, Tuple
 
 from ctxlint.findings import Diagnostic, Problem
+from ctxlint.held import admission_hang, starts_and_hangs
 from ctxlint.model import Deployment, Role, Source, fmt
 
 
@@ -101,4 +102,24 @@ def pool_for(need: int, role: Role) -> int:
     pool = role.pool
     if pool is not None and pool.logged is not None:  # a logged figure of a model with window layers
         return pool.logged.logged_for(need)
+    if pool is not None and pool.origin == "derived" and pool.request_ceiling > 0 and \
+            admission_hang(role, need):  # vLLM 0.19's admission check: the windows cost per token, as the rest
+        return -(-need * pool.ceiling // pool.request_ceiling)
     return need if pool is None else need + max(0, pool.ceiling - pool.request_ceiling)
+
+
+# vLLM 0.19.x with a model with window layers: its admission check reserves every KV cache group for the whole
+# request, windows too (scheduler_reserve_full_isl; ctxlint.physics.logged), while its startup check counts
+# window groups up to their window (CTX101, CTX201).
+VLLM_ADMISSION = ("vLLM starts (its startup check counts the window layers only up to their window), and a "
+                  "request longer than {held} tokens is never admitted: vLLM 0.19's admission check "
+                  "(scheduler_reserve_full_isl) reserves every KV cache group for the whole request, so it waits "
+                  "at the head of the queue while health checks pass (vllm#39734; --no-scheduler-reserve-full-isl "
+                  "or vLLM 0.20 admits it)")
+
+
+def admission_text(engine: Optional[str], role: Role, need: int) -> str:
+    """VLLM_ADMISSION for a request of `need` tokens the engine starts with and never admits, else ''."""
+    if not starts_and_hangs(engine, role, need) or not admission_hang(role, need):
+        return ""
+    return VLLM_ADMISSION.format(held=fmt(role.pool.request_ceiling))

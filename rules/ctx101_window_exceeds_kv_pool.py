@@ -41,7 +41,8 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import PREFILL, UNIFIED, Deployment, fmt
-from ctxlint.rules._common import gateway_field, max_prompt, max_request, over, pool_for, pool_text
+from ctxlint.rules._common import admission_text, gateway_field, max_prompt, max_request, over, pool_for, pool_text
+from ctxlint.rules._engine import engine_id
 
 ID = "CTX101"
 NAME = "window-exceeds-kv-pool"
@@ -49,7 +50,7 @@ SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
 INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens",
-          "disaggregation", "roles[].pool")
+          "disaggregation", "engine", "roles[].context_length", "roles[].pool")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
@@ -63,9 +64,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             continue  # inside a derived pool's band: CTX210 says so
         held = "request" if role.kind == UNIFIED else "prompt"
         limit = role.pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
+        # the engine's own consequence where it is no refusal at startup: vLLM 0.19's admission check hangs a
+        # request its context length admits (up to the shorter of that and this need)
+        ctx = role.context_length.value if role.context_length is not None else None
+        hangs = admission_text(engine_id(dep), role, min(need[0], ctx)) if isinstance(ctx, int) else ""
         yield Problem(
             f"{fmt(need[0])} > {fmt(limit)}: the longest {held} ({need[1]}) exceeds the {role.label} "
-            f"KV pool {pool_text(role, ',')} by {fmt(need[0] - limit)} tokens. Raise the {role.label} pool "
+            f"KV pool {pool_text(role, ',')} by {fmt(need[0] - limit)} tokens{'; ' + hangs if hangs else ''}. "
+            f"Raise the {role.label} pool "
             f"to at least {fmt(pool_for(need[0], role))}, or lower the advertised window to {fmt(limit)} and cap "
             f"prompts at the gateway ({gateway_field(dep)}) at or below it",
             role.pool.source, dep.display_name)

@@ -5,7 +5,11 @@ Why:
     hold only its KV pool. vLLM refuses to start ("To serve at least one request
     with the model's max seq len ... KV cache is needed, which is larger than the
     available KV cache memory"), or, with a pool overridden below it, admits such
-    requests and hangs them while health checks pass; SGLang silently lowers the
+    requests and hangs them while health checks pass. vLLM 0.19 with a model
+    with sliding-window or chunked layers starts too, and its admission check
+    (scheduler_reserve_full_isl) reserves every KV cache group, windows too,
+    for the whole request: one request holds about the pool divided by the
+    groups, and a longer one waits forever (vllm#39734). SGLang silently lowers the
     per-request limit to the pool. The context length is held against what one
     request can hold: vLLM keeps one block of its pool back as the null block,
     and a context length up to the whole pool passes its startup check, so the
@@ -50,7 +54,7 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
 from ctxlint.held import starts_and_hangs
-from ctxlint.rules._common import context_fix, context_text, over, pool_text
+from ctxlint.rules._common import admission_text, context_fix, context_text, over, pool_text
 from ctxlint.rules._engine import engine_id
 
 ID = "CTX201"
@@ -81,16 +85,6 @@ VLLM_NULL_BLOCK = ("vLLM starts (its startup check counts the null block as usab
                    "start instead)")
 
 
-# vLLM 0.19.x with a model with window layers: its admission check reserves every KV cache group for the whole
-# request, windows too (scheduler_reserve_full_isl; ctxlint.physics.logged), while its startup check counts
-# window groups up to their window.
-VLLM_ADMISSION = ("vLLM starts (its startup check counts the window layers only up to their window), and a "
-                  "request longer than {held} tokens is never admitted: vLLM 0.19's admission check "
-                  "(scheduler_reserve_full_isl) reserves every KV cache group for the whole request, so it waits "
-                  "at the head of the queue while health checks pass (vllm#39734; --no-scheduler-reserve-full-isl "
-                  "or vLLM 0.20 admits it)")
-
-
 # vLLM with --num-gpu-blocks-override: its startup check compares the memory it profiled, not the override
 # (vllm#41069 made it count the override; its first release is not known), so it starts (vllm#35541).
 VLLM_OVERRIDE = ("vLLM starts (its startup check counts the memory it profiled, not --num-gpu-blocks-override, in "
@@ -118,8 +112,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         limit = pool.request_ceiling  # what one request can hold: the pool less the engine's reserve
         what = CONSEQUENCE.get(engine or "", "one maximum-length request cannot be held")
         if starts_and_hangs(engine, role, ctx.value):
-            admission = pool.logged is not None and pool.logged.hangs and ctx.value > limit + pool.logged.block
-            what = (VLLM_ADMISSION if admission else VLLM_NULL_BLOCK).format(held=fmt(limit))
+            what = admission_text(engine, role, ctx.value) or VLLM_NULL_BLOCK.format(held=fmt(limit))
         elif engine == "vllm" and role.arg("num_gpu_blocks_override") is not None:
             what = NEURON_OVERRIDE if role.neuron is not None else VLLM_OVERRIDE.format(held=fmt(limit))
         top = " even at the top of its band" if pool.unsure else ""

@@ -137,7 +137,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         band = f"{role.label} KV pool's estimated band {pool.band()} (point {fmt(pool.tokens)})"
         if pool.holds():  # the engine keeps part of the pool back: the band of what one request can hold
             band = (f"estimated band {pool.request_band()} of what one request can hold in the {role.label} KV pool "
-                    f"(the pool's band {pool.band()}, point {fmt(pool.tokens)}; {pool.reserve})")
+                    f"(the pool's band {pool.band()}, point {fmt(pool.tokens)}; "
+                    + (f"at the point one request holds {fmt(pool.request)}, " if pool.request > 0 else "")
+                    + f"{pool.reserve_text()})")
         yield Problem(
             f"{fmt(need)} is inside the {band}: whether {why} fits depends on terms the estimate knows only within a "
             f"range ({pool.explanation}). Confirm with the engine's log line {log} and state it "

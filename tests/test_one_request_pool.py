@@ -237,8 +237,10 @@ def test_pool_request_figures_follow_the_band():
                   reserve="one 16-token block is vLLM's null block")
     assert (banded.request, banded.request_floor, banded.request_ceiling) == (19984, 9984, 29984)
     assert banded.request_band() == "9,984-29,984"
-    assert banded.holds() == ", which holds at most 29,984 tokens for one request (one 16-token block is vLLM's null " \
-                             "block)"
+    # the reserve is what the point keeps back: the point's own figures add up (20,000 - 16 = 19,984), the band's
+    # top is said apart
+    assert banded.holds() == ", which holds 19,984 tokens for one request at the estimate's point (of its 20,000: " \
+                             "one 16-token block is vLLM's null block) and at most 29,984 at the top of its band"
 
 
 def test_capacity_sglang_context_equal_to_the_pool_fits():
