@@ -54,8 +54,10 @@ _PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-ser
 _PROGRAM_PREFIXES = ("llama", "python")
 
 
-def _at(texts: list[str], i: int) -> Optional[Detection]:
-    """Detection when the program starts at texts[i], else None."""
+def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[Detection]:
+    """Detection when the program starts at texts[i], else None. `unknown`: the indices of tokens that are
+    an unresolved reference as a whole (`$PYTHON`, `"${PY_BIN}"`, `$(which python3)`), which may be the
+    interpreter: followed by `-m` and an engine's module they start that engine, whatever they hold."""
     prog = _base(texts[i])
     nxt = texts[i + 1] if i + 1 < len(texts) else ""
     if prog == "vllm" and nxt == "serve":
@@ -73,7 +75,7 @@ def _at(texts: list[str], i: int) -> Optional[Detection]:
         return Detection("llamacpp", "llama-server", None, i, i + 1)
     if prog == "lmdeploy" and nxt == "serve" and i + 2 < len(texts) and texts[i + 2] == "api_server":
         return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, i + 3)
-    if _PY.match(prog):
+    if _PY.match(prog) or i in unknown:
         j = i + 1
         while j < len(texts) and texts[j].startswith("-") and texts[j] != "-m":
             j += 1  # interpreter options such as -u, -O
@@ -101,7 +103,7 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     list is one args-only detection.
     """
     texts = _texts(tokens)
-    found = _programs(texts)
+    found = _programs(texts, _unknown(tokens))
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
         if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and "run" in texts[:3]:
@@ -170,17 +172,25 @@ _SERVER_PROGRAMS = ("vllm", "sglang", "lmdeploy", "trtllm")
 _SIMULATOR = lazy_compile(r"(?:^|[-_.])sim(?:ulator)?(?:$|[-_.])")  # llm-d-inference-sim, vllm-sim
 
 
-def _programs(texts: list[str]) -> list[Detection]:
+def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detection]:
     """_at at every index that finds a program, in order."""
     found: list[Detection] = []
     for i, text in enumerate(texts):
         base = _base(text)
         # Most tokens are flags and values: _at is asked only for a program it could match.
-        if base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES):
-            d = _at(texts, i)
+        if base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES) or i in unknown:
+            d = _at(texts, i, unknown)
             if d is not None:
                 found.append(d)
     return found
+
+
+def _unknown(tokens: Sequence[Union[Token, str]]) -> frozenset:
+    """Indices of the tokens that are one unresolved reference from their first character (the script's
+    `$PYTHON` with PYTHON unset or set to `$(which python3)`): a program ctxlint cannot name. Only such a
+    token followed by `-m <engine module>` is taken for the engine (`_at`); any other stays no program."""
+    return frozenset(i for i, t in enumerate(tokens) if isinstance(t, Token) and t.text[:1] in ("$", "`")
+                     and t.starts and any(r.start <= t.starts[0] < r.end for r in t.unresolved))
 
 
 def _image_sub(engine: str) -> Optional[str]:

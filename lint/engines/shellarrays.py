@@ -43,16 +43,17 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
         known = ctx.arrays.get(name)
         if append and name in ctx.arrays and known is None:
             continue  # unknown stays unknown
-        if unsure and not (append and known is not None):
-            ctx.arrays[name] = None  # set (or not) in a branch: nothing of it is known
+        # set in an `if` branch (not in a loop, not after `&&`): known for the rest of that branch, one of the
+        # values the array may hold after the `fi` (array_branches.py)
+        maybe = unsure and not _in_branch(name, append, ctx)
+        if maybe and not (append and known is not None):
+            ctx.arrays[name] = None  # set (or not) in a loop or after `&&`: nothing of it is known
             ctx.local[name] = None
             ctx.unsure.add(name)
             continue
-        if unsure:  # appended in a branch: what was there stays, what follows may be anything
-            ctx.arrays[name] = (known[0], True)  # type: ignore[index]
-            continue
-        elements, cut = [], False
-        for element in word.array:
+        elements: list[Token] = []
+        cut: Optional[bool] = False
+        for element in word.array if not maybe else ():
             if _KEYED.match("".join(run[0] for part in element.parts for run in part.runs)):
                 cut = None  # `([0]=--max-model-len [1]=131072)`: keyed elements, not read
                 break
@@ -61,24 +62,83 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
                 cut = True  # an unquoted unknown is zero or more words: where later elements are is not known
                 break
             elements.extend(tokens)
-        if cut is None:
-            ctx.arrays[name], ctx.local[name] = None, None
-            continue
-        if cut:
-            if append and known is not None and known[1]:  # already ends in an unknown rest: these are in it
-                known_part = known[0]
-            else:
-                known_part = (known[0] if append and known is not None else []) + elements
-            ctx.arrays[name] = (known_part, True)
-            ctx.local[name] = known_part[0].text if known_part and not known_part[0].unresolved else None
-            continue
-        if append and known is not None:  # after unknown elements, these are somewhere in the unknown rest
-            elements, more = (known[0], True) if known[1] else (known[0] + elements, False)
-        else:
-            more = False
-        ctx.arrays[name] = (elements, more)
-        ctx.local[name] = elements[0].text if elements and not elements[0].unresolved else \
-            None if elements else ("" if not more else None)
+        options = known.options if isinstance(known, Alternatives) else (known,)
+        appending = append and name in ctx.arrays  # `A+=(...)` of an array never set sets it
+        values = [_combined(option, appending, maybe, elements, cut) for option in options]
+        ctx.arrays[name] = values[0] if len(values) == 1 else Alternatives(values)
+        firsts = {first_element(value) for value in values}
+        ctx.local[name] = firsts.pop() if len(firsts) == 1 else None
+
+
+Array = Optional[tuple[list[Token], bool]]  # (elements, whether unknown ones may follow), None when not known
+
+
+class Alternatives:
+    """The values an array may hold where a branch decided which (`if ...; then CMD=(a); else CMD=(b); fi`):
+    `"${CMD[@]}"` is then each of them in turn (array_branches.forks), anything else of it unknown."""
+
+    __slots__ = ("options",)
+
+    def __init__(self, options: list[Array]) -> None:
+        self.options = tuple(options)
+
+
+def _combined(known: Array, append: bool, maybe: bool, elements: list[Token], cut: Optional[bool]) -> Array:
+    """What the array holds after one assignment, from what it held (`known`)."""
+    if append and known is None:
+        return None
+    if maybe:  # appended in a loop or after `&&`: what was there stays, what follows may be anything
+        return (known[0], True)  # type: ignore[index]
+    if cut is None:
+        return None
+    if append and known is not None:  # after unknown elements, these are somewhere in the unknown rest
+        return (known[0], True) if known[1] else (known[0] + elements, bool(cut))
+    return (elements, bool(cut))
+
+
+def first_element(value: Array) -> Optional[str]:
+    """`$A`: the first element, when it is known."""
+    if value is None:
+        return None
+    elements, more = value
+    return elements[0].text if elements and not elements[0].unresolved else None if elements else \
+        ("" if not more else None)
+
+
+def _in_branch(name: str, append: bool, ctx: "SplitContext") -> bool:
+    """Is an assignment made now inside an `if` branch only, and so known for the rest of it
+    (array_branches.py records it there)? Not `A+=(...)` of an array the branch has not set itself: that
+    one keeps what came before and ends in an unknown rest, as one after `&&` does (many optional flags
+    would otherwise make as many values)."""
+    if not ctx.array_ifs or ctx.conditional or ctx.local.branches.where() is None:
+        return False
+    frame = ctx.array_ifs[-1]
+    if append and (frame is None or name not in frame.current):
+        return False
+    from .array_branches import record  # only an array set inside an `if` pays for it
+
+    record(name, ctx)
+    return True
+
+
+def forking(ctx: "SplitContext") -> bool:
+    """Does an array hold several values (a command expanding it is read once per value)?"""
+    return any(isinstance(value, Alternatives) for value in ctx.arrays.values())
+
+
+def branch_step(first: str, ctx: "SplitContext") -> None:
+    """Follow `if`/`elif`/`else`/`fi` (a command's first word) for arrays set in branches: an `if` that sets
+    none costs a list entry."""
+    if first == "if":
+        ctx.array_ifs.append(None)
+    elif first in ("elif", "else", "fi") and ctx.array_ifs:
+        if ctx.array_ifs[-1] is None:
+            if first == "fi":
+                ctx.array_ifs.pop()
+            return
+        from .array_branches import step
+
+        step(first, ctx)
 
 
 def changed(program: list[Token], ctx: "SplitContext") -> None:
@@ -96,7 +156,7 @@ def lookup(name: str, ctx: "SplitContext") -> Optional[tuple[list[Token], bool, 
     base, _, subscript = name.partition("[")
     array = ctx.arrays.get(base)
     subscript = subscript[:-1]
-    if array is None:
+    if array is None or isinstance(array, Alternatives):
         return None
     elements, more = array
     if subscript in ("@", "*"):

@@ -76,12 +76,19 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             ctx.flow += 1
         if first in _BRANCH_WORDS:
             ctx.local.branches.step(first)
+            shellarrays.branch_step(first, ctx)
         ctx.conditional = conditional
         commands.extend(_command_from_words(words, ctx, depth))
     return commands
 
 
 def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
+    if ctx.arrays and shellarrays.forking(ctx):  # `"${CMD[@]}"` of an array an `if` set two ways: each way
+        from .array_branches import forks
+
+        forked = forks(words, ctx, lambda: _command_from_words(words, ctx, depth))
+        if forked is not None:
+            return forked
     # Find the script word first so that it is not expanded by the outer level:
     # its references are expanded (once) when the inner script is split.
     tokens: list[Token] = []

@@ -45,7 +45,8 @@ class SplitContext:
         self.conditional = False
         self.unsure: set[str] = set()
         # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
-        self.arrays: dict[str, Optional[tuple[list[Token], bool]]] = {}
+        self.arrays: dict[str, object] = {}
+        self.array_ifs: list = []  # the open `if`s, each an array_branches frame once it sets an array
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:

@@ -515,3 +515,55 @@ def test_slurm_batch_scripts_are_read_in_directory_scans(tmp_path):
     result = run(["audit", str(tmp_path), "--isolated", "--format", "json"])
     rows = sorted((row["file"].rsplit("/", 1)[-1], row["verdict"]) for row in json.loads(result.out)["deployments"])
     assert rows == [("job.SBATCH", "exceeds"), ("serve_vllm.slurm", "fits")]
+
+
+@pytest.mark.parametrize("setup, program", [
+    ("", "$PYTHON"),                                             # a variable the script never sets
+    ("PYTHON=$(which python3)\n", "$PYTHON"),                    # one set by a command substitution
+    ("PY=\"${PY:-${DIR}/.venv/bin/python}\"\n", "exec \"${PY}\""),  # a default that expands something
+    ("", "`which python3`"),
+    ("PYTHON=/opt/conda/envs/s/bin/python3.11\n", "$PYTHON"),    # a path whose base name is an interpreter
+])
+def test_an_interpreter_held_in_a_variable_starts_the_engine_module_it_runs(tmp_path, setup, program):
+    # Before: 0 deployments (sweep 33: `exec "${K3_PYTHON_BIN}" -m vllm.entrypoints.cli.main serve`, and 10 public
+    # scripts running `$PYTHON -m sglang.launch_server`, 5 of them a prefill/decode pair that disappeared).
+    text = (f"#!/bin/bash\n{setup}{program} -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 8192 &\n"
+            f"{program} -u -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B --max-model-len 4096\n")
+    _, found = roles(text)
+    assert [(r.context_length.value, r.source.line, r.source.col) for r in found] == [
+        (8192, 2 + bool(setup), 1 + program.startswith("exec") * 5), (4096, 3 + bool(setup), 1 + program.startswith("exec") * 5)]
+    path = tmp_path / "serve.sh"
+    path.write_text(text)
+    assert check("--select", "CTX008", str(path)).out == ""  # which interpreter runs it changes no engine value
+
+
+def test_an_unknown_program_running_no_engine_module_starts_nothing():
+    for line in ("$PYTHON -m pip install vllm==0.8.5", "$PYTHON -m sglang_router.launch_router --pd-disaggregation",
+                 "$PYTHON -m my.sglang.launch_server --model-path m", "$TOOL serve Qwen/Qwen3-8B",
+                 "$PYTHON bench.py -m sglang.launch_server", "echo $PYTHON -m sglang.launch_server"):
+        assert roles(f"#!/bin/bash\n{line}\n")[1] == [], line
+
+
+def test_a_prefill_decode_pair_run_by_an_unset_interpreter_is_one_deployment():
+    line = "$PYTHON -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --disaggregation-mode {} &\n"
+    result, found = roles("#!/bin/bash\n" + line.format("prefill") + line.format("decode"), "pd.sh")
+    assert len(result.deployments) == 1 and [r.kind for r in found] == ["prefill", "decode"]
+
+
+def test_a_command_array_an_if_sets_gives_the_launch_of_the_branch_that_makes_an_engine(tmp_path):
+    # Before: 0 deployments (sweep 34: a launcher choosing a hardened wrapper or `python -m sglang.launch_server`).
+    text = ("#!/bin/bash\nif [[ $SECURE == 1 ]]; then\n  CMD=(/opt/secure-launch.py)\nelse\n"
+            "  CMD=(python -m sglang.launch_server)\nfi\nCMD+=(--model-path Qwen/Qwen3-8B --context-length 8192)\n"
+            "exec \"${CMD[@]}\"\n")
+    _, (role,) = roles(text)
+    at = role.context_length.source
+    assert (role.source.line, role.source.col, role.context_length.value, at.line, at.col) == (5, 8, 8192, 7, 51)
+    # each branch that makes an engine command is a launch of its own; an `if` without `else` may leave the
+    # array as it was (unset: unknown, no launch)
+    two = text.replace("/opt/secure-launch.py", "vllm serve").replace("--model-path Qwen/Qwen3-8B ", "Qwen/Qwen3-8B ")
+    assert [(r.source.line, r.source.col) for r in roles(two)[1]] == [(3, 8), (5, 8)]
+    one = "#!/bin/bash\nif [ -n \"$X\" ]; then\n  A=(vllm serve Qwen/Qwen3-8B)\nfi\n\"${A[@]}\" --max-model-len 4096\n"
+    assert [(r.source.line, r.context_length.value) for r in roles(one)[1]] == [(3, 4096)]
+    path = tmp_path / "serve.sh"
+    path.write_text(one)
+    assert check("--select", "CTX008", str(path)).out == ""

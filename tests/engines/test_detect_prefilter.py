@@ -16,12 +16,12 @@ from ctxlint.engines.shellwords import split_shell
 d = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
 
 
-def _general(texts):
-    return [x for x in (d._at(texts, i) for i in range(len(texts))) if x is not None]
+def _general(texts, unknown=frozenset()):
+    return [x for x in (d._at(texts, i, unknown) for i in range(len(texts))) if x is not None]
 
 
-def _fast(texts):
-    return d._programs(texts)
+def _fast(texts, unknown=frozenset()):
+    return d._programs(texts, unknown)
 
 
 _NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve", "disaggregated", "llama-server",
@@ -32,9 +32,11 @@ _NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve",
 
 
 @settings(max_examples=600, deadline=None)
-@given(st.lists(st.sampled_from(_NAMES), max_size=7))
-def test_generated_tokens(texts):
+@given(st.lists(st.sampled_from(_NAMES), max_size=7), st.frozensets(st.integers(0, 6), max_size=3))
+def test_generated_tokens(texts, unknown):
+    # `unknown`: indices of tokens that are an unresolved reference (`$PYTHON`), which _at may take for the interpreter
     assert _fast(texts) == _general(texts)
+    assert _fast(texts, unknown) == _general(texts, unknown)
 
 
 def _files():

@@ -29,3 +29,30 @@ def test_what_ctxlint_cannot_know_of_an_array_stays_a_reference_never_nothing():
         assert words(text) == [("c", False), ("${A[@]}", True)], text
     assert [w for w, _ in words("A=(1 2)\nc ${A[$i]} ${A[5]} ${A[5]:-d}")] == ["c", "${A[$i]}", "${A[5]}", "${A[5]:-d}"]
     assert "A" in split_shell("if x; then A=(1); fi\nc ${A[0]}").unsure
+
+
+def commands(text: str) -> list[list[str]]:
+    """The words of the commands whose program is `c`."""
+    return [[t.text for t in c.tokens] for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["c"]]
+
+
+def test_an_array_an_if_sets_is_each_value_a_branch_leaves():
+    # Before: unknown as a whole after the `fi` (`"${A[@]}"` one unknown word).
+    assert commands("if a; then A=(x 1); else A=(y); fi\nA+=(--z)\nc \"${A[@]}\" \"${A[0]}\"") == [
+        ["c", "x", "1", "--z", "x"], ["c", "y", "--z", "y"]]
+    # elif chains and nested ifs; a branch that sets nothing (or no else) leaves the value from before the `if`
+    assert commands("A=(p)\nif a; then A=(x); elif b; then if d; then A=(y); fi; else :; fi\nc \"${A[@]}\"") == [
+        ["c", "x"], ["c", "y"], ["c", "p"]]
+    assert commands("if a; then A=(x)\n  A+=(1)\n  c \"${A[@]}\"\nfi") == [["c", "x", "1"]]  # known in its branch
+    # `$A` and `${#A[@]}`-like uses that are not one word per value stay unknown, as does the array after a loop
+    assert [w for w, _ in words("if a; then A=(x); else A=(y); fi\nc $A")] == ["c", "$A"]
+    assert words("if a; then A=(x); else A=(y); fi\nfor i in 1; do A=(z); done\nc \"${A[@]}\"") == [
+        ("c", False), ("${A[@]}", True)]
+
+
+def test_an_append_in_a_branch_to_an_array_set_before_keeps_an_unknown_rest():
+    # one value per optional flag would multiply: `if x; then A+=(--f); fi` is read as `[[ x ]] && A+=(--f)` is
+    assert words("A=(c 1)\nif [ -n \"$Q\" ]; then A+=(--q); fi\n\"${A[@]}\"") == [
+        ("c", False), ("1", False), ("${A[@]}", True)]
+    assert commands("if a; then A=(c); else A=(c 2); fi\nif b; then A+=(1); fi\n\"${A[@]}\"") == [
+        ["c", "${A[@]}"], ["c", "2", "${A[@]}"]]
