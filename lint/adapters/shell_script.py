@@ -38,7 +38,10 @@ MAX_CHARS = 2 << 20
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    if not loaded.shell or len(loaded.text) > MAX_CHARS or not names_engine(loaded.text):
+    if not loaded.shell or len(loaded.text) > MAX_CHARS:
+        return result
+    sourcer = _sourcer(loaded.path)
+    if not names_engine(loaded.text) and not _sources_engine(loaded.text, sourcer):
         return result
     # Only a script that names an engine pays for importing the workload core (issue 15: a tree of
     # unrelated scripts, or a pre-commit run on one, never imports it).
@@ -62,7 +65,8 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # here-document the script writes from its own text; any other file is CTX008.
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
                                        shell_defaults=True, config_reader=tree_reader(loaded.path),
-                                       accelerator_type=_sbatch_device(text, node, spans)))
+                                       accelerator_type=_sbatch_device(text, node, spans),
+                                       sourcer=sourcer))
     result.diagnostics.extend(reading.diagnostics)  # without a role, only a quote left open that hides one
     if not reading.roles:  # no engine: nothing else about the script is reported
         return result
@@ -109,6 +113,45 @@ def _sbatch_device(text: str, node, spans):
                 return Val(typed[0], spans.source(node, start, start + len(name), text), raw=name)
         at += len(line)
     return None
+
+
+def _sourcer(script: str):
+    """The text of a file the script sources (`source ../setup.sh`) by a path relative to its own directory, for
+    the functions it defines (engines/shellfuncs.py); None for any other path, a missing file, or one too large to
+    be a launcher's library. Scripts are run from their own directory far more often than not; a path from
+    elsewhere is not guessed."""
+    if script in ("-", "") or script.startswith("<"):
+        return None
+    base = os.path.dirname(os.path.abspath(script))
+
+    def read(path: str):
+        if os.path.isabs(path) or "\0" in path:
+            return None
+        full = os.path.normpath(os.path.join(base, path))
+        try:
+            if not os.path.isfile(full) or os.path.getsize(full) > MAX_CHARS:
+                return None
+            with open(full, encoding="utf-8", errors="replace") as handle:
+                return handle.read().replace("\r\n", "\n")
+        except OSError:
+            return None
+    return read
+
+
+# `source FILE` / `. FILE` at a command's start (engines/shellfuncs.py reads the functions such a file defines)
+_SOURCED = lazy_compile(r"(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)")
+
+
+def _sources_engine(text: str, sourcer) -> bool:
+    """Does a script that names no engine source a file beside it that does (its functions may start one,
+    called here by a name that is no engine's: `run_server --model ...`)? A regex search, and a read of each
+    such file, only for a script that sources one."""
+    if sourcer is None or ("source" not in text and "." not in text):
+        return False
+    from ctxlint.engines.shellfuncs import MAX_SOURCES, sourced_path
+
+    paths = [sourced_path(m.group(1).strip().replace('"', "").replace("'", "")) for m in _SOURCED.finditer(text)]
+    return any(names_engine(sourcer(p) or "") for p in [p for p in paths if p][:MAX_SOURCES])
 
 
 def names_engine(text: str) -> bool:

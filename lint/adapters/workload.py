@@ -96,7 +96,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             self.item_nodes, self.item_texts = [c.script], [text]
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
                                 go=self.go_actions(), defaults=c.shell_defaults,
-                                script=c.shell_defaults or c.shell_run)
+                                script=c.shell_defaults or c.shell_run, sourcer=c.sourcer)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)

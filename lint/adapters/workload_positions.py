@@ -115,9 +115,11 @@ class Positions:
                 return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when {who})", \
                     self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
-            if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*")):  # `$1`, `"$@"`
-                return f"{spelling} {what} (an argument the script's caller passes)", \
-                    self.problem_source(problem, tokens)
+            if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*", "#")):  # `$1`, `"$@"`
+                # inside a function its call's words (engines/shellfuncs.py), where one may be any number of words
+                whose = "a word of the function's call that ctxlint cannot count" if ref.why == "call" else \
+                    "an argument the script's caller passes"
+                return f"{spelling} {what} ({whose})", self.problem_source(problem, tokens)
             if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays
                 return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \

@@ -58,6 +58,8 @@ class Container:
     # Engine settings an operator passes beside the command line (KAITO's inference_config `vllm:`
     # section): (data as a config file, {key: Source}, label), merged as a config file would be.
     settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
+    # A launcher script's `source FILE`: that file's text by its path (beside the script), for its functions
+    sourcer: Optional[Callable[[str], Optional[str]]] = None
 
 
 @record

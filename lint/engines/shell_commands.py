@@ -24,6 +24,9 @@ def no_command(program: list[Token], ctx) -> bool:
         if target not in _ENVIRONMENTS:  # a virtualenv's or conda's activation sets no engine's variables
             ctx.defaults, ctx.sourced = False, True
         return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
+    if name == "shift" and ctx.positional is not None:  # in a function call: its arguments move (shellfuncs.py)
+        ctx.positional = ctx.positional.shifted(program)
+        return True
     if name == "read":
         for t in program[1:]:
             if NAME.fullmatch(t.text):

@@ -15,7 +15,7 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import Callable, Optional
 
 from .command_prefixes import ASSIGN as _ASSIGN, shell_script_index, strip_prefixes
 from .command_strings import assigned, command_word
@@ -36,6 +36,19 @@ _BRANCH_WORDS = _FLOW_START | _FLOW_END | {"then", "elif", "else"}  # what branc
 _MAX_DEPTH = 6
 
 
+def _defines(items: list) -> bool:
+    """Might the items define a function (`NAME ()` or a `function` word)? A cheap test before shellfuncs."""
+    before = None
+    for it in items:
+        if type(it) is Op:
+            if it.text == ")" and type(before) is Op and before.text == "(":
+                return True
+        elif type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "function":
+            return True
+        before = it
+    return False
+
+
 def _literal(word: Word) -> str:
     """A word's text when it is plain literal characters (a keyword such as `fi`), else ""."""
     if not all(p.kind == "lit" and not p.quoted for p in word.parts):
@@ -47,8 +60,13 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
     commands: list[Command] = []
     current: list[Word] = []
     skip_next = False
-    groups: list[tuple[list[Word], Optional[bool]]] = []  # (words, after && or ||), or (a HereBody, None)
+    # (words, after && or ||), or (a HereBody or a shellfuncs.Defined, None)
+    groups: list[tuple[list[Word], Optional[bool]]] = []
     after_logic = False
+    if _defines(items):
+        from .shellfuncs import collapse  # only a text that defines a function pays for it
+
+        items = collapse(items)
     for it in items + [Op(";", 0, 0)]:
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
@@ -62,11 +80,18 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             skip_next = False
             if isinstance(it, HereBody):  # a script of its own, after its line's commands (None: not a command)
                 groups.append((it, None))  # type: ignore[arg-type]
+        elif not isinstance(it, Word):  # a function's definition: a command of its own, that runs nothing
+            if current:
+                groups.append((current, after_logic))
+            current, after_logic = [], False
+            groups.append((it, None))  # type: ignore[arg-type]
         else:
             current.append(it)  # type: ignore[arg-type]
     for words, conditional in groups:
         if conditional is None:
-            if depth < _MAX_DEPTH:
+            if not isinstance(words, HereBody):
+                ctx.functions[words.name] = words  # type: ignore[attr-defined]
+            elif depth < _MAX_DEPTH:
                 commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
             continue
         first = _literal(words[0]) if words else ""
@@ -130,6 +155,10 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         shellarrays.assign(words, ctx, unsure, expand_word)
         return []
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
+        if ctx.frames and program[0].text in ("local", "declare", "typeset"):  # in a function: restored on return
+            from .shellfuncs import declare_local
+
+            declare_local(program, ctx)
         for t in program[1:]:
             if _ASSIGN.match(t.text):
                 assigned(ctx.local, t.text.split("=", 1)[0], t, unsure, ctx.conditional)
@@ -137,10 +166,19 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                     ctx.unsure.add(t.text.split("=", 1)[0])
         shellarrays.assign(words, ctx, unsure, expand_word)
         return []
+    if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
+        from .shellfuncs import source_functions  # a file beside the script: the functions it defines
+
+        source_functions(program, ctx)
     if no_command(program, ctx):
         return []
     shellarrays.assign(words, ctx, unsure, expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
+    if program[0].text in ctx.functions:  # a call: the body's commands, with the call's arguments
+        from .shellfuncs import call
+
+        inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image) for c in inner]
     if evaluated and program[0].text == "eval":
         return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
@@ -203,7 +241,7 @@ def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitConte
 
 def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
                 shell: Optional[Resolver] = None, go: bool = False, defaults: bool = False,
-                script: Optional[bool] = None) -> SplitResult:
+                script: Optional[bool] = None, sourcer: Optional[Callable[[str], Optional[str]]] = None) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
@@ -213,6 +251,8 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     defaults=True (a launcher script run as written): `${NAME:-default}` of a variable that
     neither the script nor `resolver` sets is its default, as the shell reads it. script: a shell
     reads the text (default: `defaults`), so its double-quoted `sh -c` strings are expanded by it first.
+    sourcer: the text of a file the script sources by a path relative to its own directory (None: not read), for
+    the functions it defines (shellfuncs.py).
     """
     if not isinstance(text, str):
         return SplitResult(problems=(SplitProblem("not a string", 0, 0),))
@@ -222,6 +262,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     ctx = SplitContext(shell_stage(resolver, shell, host), None, go, defaults)
     if script is not None:  # a shell reads the text itself (SkyPilot's `run:`), defaults taken or not
         ctx.script = script
+    ctx.sourcer = sourcer
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

@@ -11,7 +11,7 @@ arrays are handed `expand_word`.
 from __future__ import annotations
 
 from itertools import chain, repeat
-from typing import Optional
+from typing import Callable, Optional
 
 from .arith import arithmetic
 from .command_strings import Locals, partial_value
@@ -19,6 +19,8 @@ from .gotemplate import lookup_key
 from . import shellarrays
 from .lexer import Word
 from .tokens import Resolver, SplitProblem, Token, VarRef
+
+_POSITIONAL = frozenset("@*#123456789")  # a function call's arguments (shellfuncs.Positional)
 
 
 def no_resolver(_name: str) -> Optional[str]:
@@ -47,6 +49,14 @@ class SplitContext:
         # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
         self.arrays: dict[str, object] = {}
         self.array_ifs: list = []  # the open `if`s, each an array_branches frame once it sets an array
+        # shell functions (shellfuncs.py): those defined so far, and while a call is read its arguments, the
+        # functions being called, and each call's `local` names with their values before it
+        self.functions: dict = {}
+        self.positional = None
+        self.calling: list[str] = []
+        self.frames: list[dict] = []
+        self.sourcer: Optional[Callable[[str], Optional[str]]] = None  # a sourced file's text, by its path
+        self.sources_read = 0
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
@@ -103,6 +113,8 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item))
             continue
         array = shellarrays.lookup(part.name, ctx) if part.style == "shell" and "[" in part.name else None
+        if ctx.positional is not None and part.style == "shell" and part.name in _POSITIONAL:  # inside a call
+            array = ctx.positional.lookup(part, start, end)
         if array is not None:  # each element where it is typed; `"${A[@]}"` still one word per element
             elements, joined, more = array
             vanish = vanish or (part.quoted and not elements and not joined and not more)
@@ -130,6 +142,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         if typed is not None:
             value = typed[0]
         why = "" if value is not None or part.style != "shell" else \
+            "call" if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "sourced" if ctx.sourced else ""
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
         refs.append(ref)

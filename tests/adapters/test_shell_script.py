@@ -567,3 +567,38 @@ def test_a_command_array_an_if_sets_gives_the_launch_of_the_branch_that_makes_an
     path = tmp_path / "serve.sh"
     path.write_text(one)
     assert check("--select", "CTX008", str(path)).out == ""
+
+
+def test_a_function_is_launched_by_its_calls_with_their_arguments(tmp_path):
+    # Before: the body was the launch, its `"$@"` CTX008 "an argument the script's caller passes" (sweep 34)
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nrun() {\n  local args=(--host 0.0.0.0)\n  llama-server \"${args[@]}\" \"$@\"\n}\n"
+                    "run --model /m/Qwen3-8B-Q4_K_M.gguf --ctx-size 32768\n")
+    _, (role,) = roles(path.read_text())
+    at = role.context_length.source
+    assert (role.source.line, role.source.col, role.context_length.value, at.line, at.col) == (4, 3, 32768, 6, 48)
+    assert check("--select", "CTX008", str(path)).out == ""
+    # defined and never called: no launch, no finding
+    path.write_text("#!/bin/bash\nrun() {\n  llama-server --host 0.0.0.0 \"$@\"\n}\n")
+    result = check(str(path))
+    assert (result.out, result.err) == ("", "ctxlint: no findings in 1 file, 0 deployments\n")
+
+
+def test_a_function_a_sourced_file_beside_the_script_defines_is_launched_at_the_call(tmp_path):
+    # Before: the setup file was a deployment with no model, and each script calling its function none (sweep 34)
+    (tmp_path / "setup.sh").write_text("set -e\nmodel_dir=\"$(pwd)\"\nrun_server() {\n  local a=(--port 3191)\n"
+                                       "  build/bin/llama-server \"${a[@]}\" \"$@\"\n}\n")
+    (tmp_path / "qwen").mkdir()
+    (tmp_path / "qwen" / "run.sh").write_text("#!/bin/bash\nsource ../setup.sh\n\nrun_server \\\n"
+                                              "  --model Qwen/Qwen3-8B-GGUF --ctx-size \"$(( 32*1024 ))\"\n")
+    result = check("--format", "json", str(tmp_path))
+    found = json.loads(result.out)
+    assert found["summary"]["deployments"] == 1
+    _, (role,) = roles((tmp_path / "qwen" / "run.sh").read_text(), str(tmp_path / "qwen" / "run.sh"))
+    assert (role.source.line, role.source.col, role.context_length.value, role.context_length.source.line) == \
+        (4, 1, 32768, 5)
+    # a script that names no engine itself is read when a file it sources beside it does
+    (tmp_path / "qwen" / "run.sh").write_text((tmp_path / "qwen" / "run.sh").read_text().replace(
+        "source ../setup.sh", ". \"$(dirname \"$0\")/../setup.sh\""))
+    assert not shell_script.names_engine((tmp_path / "qwen" / "run.sh").read_text())
+    assert json.loads(check("--format", "json", str(tmp_path / "qwen" / "run.sh")).out)["summary"]["deployments"] == 1

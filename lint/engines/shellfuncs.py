@@ -1,0 +1,274 @@
+"""Shell functions: a definition starts nothing, each call runs the body with the call's arguments.
+
+    run_llama_server() {
+      local default_args=(--host 0.0.0.0 --port 3191)
+      build/bin/llama-server "${default_args[@]}" "$@"
+    }
+    run_llama_server --model /m/x.gguf --ctx-size 32768
+
+Bash's manual (Shell Functions, gnu.org/software/bash/manual/html_node/Shell-Functions.html): a definition
+`name () compound-command` (or `function name [()] compound-command`) stores the body, "executed whenever name is
+specified as the name of a simple command"; "when a function is executed, the arguments to the function become
+the positional parameters during its execution. The special parameter # that expands to the number of
+positional parameters is updated to reflect the change", and they are restored when it returns. Its variables
+are the caller's (dynamic scope), except those it declares `local` (or with `declare`/`typeset`), whose old
+values come back on return. So a definition is no launch (one never called starts nothing), and each call is read
+as the body's commands at the call, with `$@`, `$*`, `$1`... and `$#` the call's words (at the positions where
+the call types them), in the script's state at the call. A call inside a function is read the same way, to a
+bounded depth; a function calling itself is not followed again.
+
+A function may come from a file the script sources (`source ../setup.sh`, `. "$(dirname "$0")/lib.sh"`) by a
+path relative to the script's directory: only the definitions of that file are taken, and what its body holds is
+located at the call's function name (the values are typed in the other file; the launch is the call).
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ctxlint.lazyre import lazy_compile
+
+from .lexer import Op, Word, lex
+from .tokens import Command, Token
+
+if TYPE_CHECKING:
+    from .shellwords import SplitContext
+
+_NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
+_STARTS = frozenset({";", "&", "&&", "||", "|", "|&", ";;", "(", ")"})  # operators after which a command starts
+_KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
+_SIMPLE = lazy_compile(r"\$(?:[@*#1-9]|\{(?:[@*#]|[1-9])\})")  # `$1`, `${1}`, `"$@"`: not `${10}`, `${1:-x}`
+# A path beside the script spelled by the script's own directory: `$(dirname "$0")/lib.sh`, `${BASH_SOURCE%/*}/x`
+_SCRIPT_DIR = lazy_compile(r'(?:\$\(\s*dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?\s*\)'
+                           r'|\$\{BASH_SOURCE(?:\[0\])?%/\*\})/(.+)')
+MAX_SOURCES = 8  # sourced files read in one script
+
+
+class Defined:
+    """`name() { body }`: the body's items (lexed with the script), or for a function of a sourced file its
+    text, lexed at each call so that everything in it sits at the call's name."""
+
+    __slots__ = ("name", "items", "text", "span")
+
+    def __init__(self, name: str, items: list, text: Optional[str] = None, span: tuple[int, int] = (0, 0)) -> None:
+        self.name, self.items, self.text = name, items, text
+        self.span = span  # of the body in the lexed text: after its opening `{` or `(`, to its closing one
+
+
+def _literal(item: object) -> str:
+    if type(item) is not Word or not all(p.kind == "lit" and not p.quoted for p in item.parts):
+        return ""
+    return "".join(run[0] for p in item.parts for run in p.runs)
+
+
+def collapse(items: list) -> list:
+    """The items with each function definition that starts a command replaced by one Defined."""
+    out: list = []
+    k, start = 0, True
+    while k < len(items):
+        found = _definition(items, k) if start else None
+        if found is not None:
+            out.append(found[0])
+            k, start = found[1], True
+            continue
+        item = items[k]
+        out.append(item)
+        start = item.text in _STARTS if type(item) is Op else (start and _literal(item) in _KEYWORDS)
+        k += 1
+    return out
+
+
+def _definition(items: list, k: int) -> Optional[tuple[Defined, int]]:
+    """(the definition starting at items[k], the index after it), or None."""
+    word = _literal(items[k])
+    j = k + 1
+    if word == "function":
+        name = _literal(items[j]) if j < len(items) else ""
+        j += 1
+        if j + 1 < len(items) and _op(items[j], "(") and _op(items[j + 1], ")"):
+            j += 2
+    elif j + 1 < len(items) and _op(items[j], "(") and _op(items[j + 1], ")"):
+        name, j = word, j + 2
+    else:
+        return None
+    if not _NAME.fullmatch(name):
+        return None
+    while j < len(items) and _op(items[j], ";"):  # `f()` and `{` on lines of their own
+        j += 1
+    if j >= len(items):
+        return None
+    opener = items[j]
+    end = _closing_brace(items, j) if _literal(opener) == "{" else _closing_paren(items, j) if _op(opener, "(") \
+        else None
+    if end is None:
+        return None  # not a body bash reads (`f() vllm ...`), or one that never ends: not a definition here
+    return Defined(name, items[j + 1:end], span=(_edge(opener, 1), _edge(items[end], 0))), end + 1
+
+
+def _edge(item, side: int) -> int:
+    return item.src_span[side] if type(item) is Word else (item.start, item.end)[side]
+
+
+def _op(item: object, text: str) -> bool:
+    return type(item) is Op and item.text == text
+
+
+def _closing_brace(items: list, j: int) -> Optional[int]:
+    """Index of the `}` that closes the `{` at items[j] (braces count where a command starts)."""
+    depth, start = 0, True
+    for k in range(j, len(items)):
+        item = items[k]
+        if type(item) is Op:
+            start = item.text in _STARTS
+            continue
+        word = _literal(item) if start else ""
+        if word == "{":
+            depth += 1
+        elif word == "}":
+            depth -= 1
+            if depth == 0:
+                return k
+        start = start and word in _KEYWORDS
+    return None
+
+
+def _closing_paren(items: list, j: int) -> Optional[int]:
+    depth = 0
+    for k in range(j, len(items)):
+        if _op(items[k], "("):
+            depth += 1
+        elif _op(items[k], ")"):
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
+
+
+class Positional:
+    """`$@`, `$*`, `$1`..`$9`, `$#` inside a call: the call's words (their tokens, where the call types them)."""
+
+    __slots__ = ("tokens",)
+
+    def __init__(self, tokens: list[Token]) -> None:
+        self.tokens = tokens
+
+    def lookup(self, part, start: int, end: int) -> Optional[tuple[list[Token], bool, bool]]:
+        """(elements, joined, more) as shellarrays.lookup gives them, or None (unknown: the normal path)."""
+        if len(part.runs) != 1 or not _SIMPLE.fullmatch(part.runs[0][0]):
+            return None
+        name, tokens = part.name, self.tokens
+        if name in ("@", "*"):
+            return tokens, name == "*", False
+        count = next((k for k, t in enumerate(tokens) if _uncounted(t)), len(tokens))  # words known to be there
+        if name == "#":
+            if count < len(tokens):
+                return None
+            text = str(len(tokens))
+            return [Token(text, start, end, (start,) * len(text), (end,) * len(text))], True, False
+        index = int(name) - 1
+        if index > count:
+            return None  # after a word that may be any number of words: which one is not known
+        return (tokens[index:index + 1], True, False) if index < len(tokens) else ([], True, False)
+
+    def shifted(self, program: list[Token]) -> "Positional":
+        """`shift [n]`: the first n words are gone."""
+        n = program[1].text if len(program) > 1 else "1"
+        count = next((k for k, t in enumerate(self.tokens) if _uncounted(t)), len(self.tokens))
+        if not n.isdigit() or int(n) > count:
+            return Positional([self.tokens[count]] if count < len(self.tokens) else [])  # not known: an unknown word
+        return Positional(self.tokens[int(n):])
+
+
+def _uncounted(token: Token) -> bool:
+    """A call word that may be no word or several: an unknown unquoted expansion (the word does not start with
+    its quote), or `"$@"`/an array's `[@]` whatever the quotes."""
+    unknown = token.unresolved
+    if not unknown:
+        return False
+    return any(r.name in ("@", "*") or r.name.endswith(("[@]", "[*]")) for r in unknown) or \
+        bool(token.starts) and token.start == token.starts[0]
+
+
+def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int, unsure: bool,
+         build: Callable[[list, "SplitContext", int], list[Command]], max_depth: int) -> list[Command]:
+    """The commands a call of `defined` runs (`program`: the call's words, expanded)."""
+    if depth >= max_depth or defined.name in ctx.calling:
+        return []  # recursion (or a chain too deep) is not followed: nothing of it is known
+    items = defined.items
+    if defined.text is not None:  # a sourced file's function: all of it at the call's name
+        at = (program[0].start, program[0].end)
+        items, problems = lex(defined.text, [at] * len(defined.text))
+        items = collapse(items)
+    saved, ctx.positional = ctx.positional, Positional(list(program[1:]))
+    ctx.calling.append(defined.name)
+    ctx.frames.append({})
+    opaque = ctx.conditional  # after `&&`/`||` the call may not run: what it assigns is unknown everywhere
+    ctx.flow += int(unsure)
+    if opaque:
+        ctx.local.branches.open(True)
+    try:
+        return build(items, ctx, depth + 1)
+    finally:
+        ctx.flow -= int(unsure)
+        if opaque:
+            ctx.local.branches.path.pop()
+        _restore(ctx.frames.pop(), ctx)
+        ctx.calling.pop()
+        ctx.positional = saved
+
+
+def declare_local(program: list[Token], ctx: "SplitContext") -> None:
+    """`local NAME[=value]...` (or `declare`/`typeset`) in a function: its old value comes back on return."""
+    frame = ctx.frames[-1]
+    for token in program[1:]:
+        name = token.text.split("=", 1)[0].rstrip("+")
+        if name in frame or not _NAME.fullmatch(name) or "." in name or ":" in name or "-" in name:
+            continue
+        local = ctx.local
+        frame[name] = (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
+                       name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure)
+
+
+def _restore(frame: dict, ctx: "SplitContext") -> None:
+    local = ctx.local
+    for name, (had, value, partial, scoped, had_array, array, unsure) in frame.items():
+        if had:
+            local[name] = value
+        else:
+            dict.pop(local, name, None)
+        local.partial.pop(name, None)
+        local.scoped.pop(name, None)
+        if partial is not None:
+            local.partial[name] = partial
+        if scoped is not None:
+            local.scoped[name] = scoped
+        if had_array:
+            ctx.arrays[name] = array
+        else:
+            ctx.arrays.pop(name, None)
+        if not unsure:
+            ctx.unsure.discard(name)
+
+
+def source_functions(program: list[Token], ctx: "SplitContext") -> None:
+    """`source FILE` / `. FILE` of a file beside the script: its function definitions are the script's now."""
+    token = program[1]
+    path = token.text if not token.unresolved else sourced_path(token.text)
+    if path is None or ctx.sources_read >= MAX_SOURCES:
+        return
+    ctx.sources_read += 1
+    text = ctx.sourcer(path)
+    if not text:
+        return
+    items, _ = lex(text, None)
+    for item in collapse(items):
+        if type(item) is Defined:  # its body's text, lexed again at each call
+            ctx.functions[item.name] = Defined(item.name, [], text[item.span[0]:item.span[1]])
+
+
+def sourced_path(text: str) -> Optional[str]:
+    """The path, relative to the script's directory, of a sourced file the script names by that directory
+    (`$(dirname "$0")/lib.sh` -> `lib.sh`) or by a plain relative path; None for anything else."""
+    beside = _SCRIPT_DIR.fullmatch(text)
+    if beside is not None:
+        text = beside.group(1)
+    return text if text and "$" not in text and "`" not in text else None
