@@ -527,11 +527,13 @@ def test_slurm_batch_scripts_are_read_in_directory_scans(tmp_path):
 def test_an_interpreter_held_in_a_variable_starts_the_engine_module_it_runs(tmp_path, setup, program):
     # Before: 0 deployments (sweep 33: `exec "${K3_PYTHON_BIN}" -m vllm.entrypoints.cli.main serve`, and 10 public
     # scripts running `$PYTHON -m sglang.launch_server`, 5 of them a prefill/decode pair that disappeared).
-    text = (f"#!/bin/bash\n{setup}{program} -m sglang.launch_server --model-path Qwen/Qwen3-8B --context-length 8192 &\n"
-            f"{program} -u -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B --max-model-len 4096\n")
+    text = (f"#!/bin/bash\n{setup}{program} -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+            f"--context-length 8192 &\n{program} -u -m vllm.entrypoints.cli.main serve Qwen/Qwen3-8B "
+            "--max-model-len 4096\n")
     _, found = roles(text)
-    assert [(r.context_length.value, r.source.line, r.source.col) for r in found] == [
-        (8192, 2 + bool(setup), 1 + program.startswith("exec") * 5), (4096, 3 + bool(setup), 1 + program.startswith("exec") * 5)]
+    line, col = 2 + bool(setup), 1 + program.startswith("exec") * 5  # at the interpreter
+    assert [(r.context_length.value, r.source.line, r.source.col) for r in found] == [(8192, line, col),
+                                                                                       (4096, line + 1, col)]
     path = tmp_path / "serve.sh"
     path.write_text(text)
     assert check("--select", "CTX008", str(path)).out == ""  # which interpreter runs it changes no engine value
