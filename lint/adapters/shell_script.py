@@ -146,11 +146,12 @@ def _sources_engine(text: str, sourcer) -> bool:
     """Does a script that names no engine source a file beside it that does (its functions may start one,
     called here by a name that is no engine's: `run_server --model ...`)? A regex search, and a read of each
     such file, only for a script that sources one."""
-    if sourcer is None or ("source" not in text and "." not in text):
+    found = [m.group(1) for m in _SOURCED.finditer(text)] if sourcer is not None else []
+    if not found:
         return False
-    from ctxlint.engines.shellfuncs import MAX_SOURCES, sourced_path
+    from ctxlint.sourced import MAX_SOURCES, sourced_path  # only a script that sources a file
 
-    paths = [sourced_path(m.group(1).strip().replace('"', "").replace("'", "")) for m in _SOURCED.finditer(text)]
+    paths = [sourced_path(raw.strip().replace('"', "").replace("'", "")) for raw in found]
     return any(names_engine(sourcer(p) or "") for p in [p for p in paths if p][:MAX_SOURCES])
 
 

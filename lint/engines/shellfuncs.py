@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ctxlint.lazyre import lazy_compile
 
+from ctxlint.sourced import MAX_SOURCES, sourced_path
+
 from .lexer import Op, Word, lex
 from .tokens import Command, Token
 
@@ -37,10 +39,6 @@ _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
 _STARTS = frozenset({";", "&", "&&", "||", "|", "|&", ";;", "(", ")"})  # operators after which a command starts
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
 _SIMPLE = lazy_compile(r"\$(?:[@*#1-9]|\{(?:[@*#]|[1-9])\})")  # `$1`, `${1}`, `"$@"`: not `${10}`, `${1:-x}`
-# A path beside the script spelled by the script's own directory: `$(dirname "$0")/lib.sh`, `${BASH_SOURCE%/*}/x`
-_SCRIPT_DIR = lazy_compile(r'(?:\$\(\s*dirname\s+(?:--\s+)?"?\$(?:0|\{0\}|BASH_SOURCE|\{BASH_SOURCE(?:\[0\])?\})"?\s*\)'
-                           r'|\$\{BASH_SOURCE(?:\[0\])?%/\*\})/(.+)')
-MAX_SOURCES = 8  # sourced files read in one script
 
 
 class Defined:
@@ -264,11 +262,3 @@ def source_functions(program: list[Token], ctx: "SplitContext") -> None:
         if type(item) is Defined:  # its body's text, lexed again at each call
             ctx.functions[item.name] = Defined(item.name, [], text[item.span[0]:item.span[1]])
 
-
-def sourced_path(text: str) -> Optional[str]:
-    """The path, relative to the script's directory, of a sourced file the script names by that directory
-    (`$(dirname "$0")/lib.sh` -> `lib.sh`) or by a plain relative path; None for anything else."""
-    beside = _SCRIPT_DIR.fullmatch(text)
-    if beside is not None:
-        text = beside.group(1)
-    return text if text and "$" not in text and "`" not in text else None
