@@ -12,7 +12,10 @@
   worker-vllm configs): one unified role, or the role its `kv-transfer-config` /
   `disaggregation-mode` says. The engine is told by keys only one of them has
   (`max-model-len` vs `context-length`, ...); a file with no model, or with keys of both,
-  is left alone. Such a file that a workload also names with `--config` is read in both.
+  is left alone, and so is one with two or more keys of SGLang's benchmark scripts
+  (`run-name`, `batch-size`, `input-len`: a `bench_one_batch` argument file, whose server keys
+  are no launch). Such a file that a workload also names with `--config` is read in both, and
+  a benchmark key in it is a key the engine refuses (CTX301).
 
 Values keep their positions: llama-swap through the core's spans, config keys at their
 value in this file.
@@ -201,7 +204,12 @@ def _serve_config_engine(root: Node) -> Optional[str]:
         return None
     keys = {str(k).replace("-", "_") for k in root.value}
     engines = [engine for engine, marks in _ENGINE_KEYS.items() if keys & marks]
-    return engines[0] if len(engines) == 1 else None
+    if len(engines) != 1:
+        return None
+    # SGLang's benchmark scripts parse the server's arguments beside their own, so their argument files hold
+    # server keys too: two or more of a script's own keys make the file that script's, not a server config. With
+    # one, it is a server config the engine refuses to start with (CTX301 at the key, from apply_config).
+    return engines[0] if len(keys & spec_for(engines[0]).foreign_keys) < 2 else None
 
 
 def _serve_config(root: Node, engine: str, file: str, result: AdaptResult) -> Workload:

@@ -7,6 +7,8 @@ mode, `--worker-urls URL...` otherwise. A Deployment (or StatefulSet) whose cont
 one becomes a hop of the stack: a Service that selects the router's pods leads to the
 engines behind those URLs. The router has no token limit of its own (only
 `--max-payload-size`, 512 MiB by default: a byte cap far above any KV pool).
+`python -m sglang_router.launch_server` is an engine launch (engines/detect.py) whose router
+fronts the servers it starts itself: no route here.
 
 A LiteLLM proxy resolves `os.environ/NAME` in its config from its own process environment
 when it loads the config. So the environment of a LiteLLM container (Kubernetes `env` with a
@@ -32,6 +34,10 @@ NAME = "routers"
 WORKLOADS = ("Deployment", "StatefulSet", "ReplicaSet", "DaemonSet")
 MARKERS = ("sglang_router", "sglang-router", "disaggregation.mini_lb")
 URL_FLAGS = ("--prefill", "--decode", "--worker-urls")
+# `python -m sglang_router.launch_server` starts dp_size SGLang servers and a router whose worker URLs it sets to
+# them, over any `--worker-urls` given (sgl-project/sglang@106f37cea63a70dea91958cb633ccbd87c932d40:
+# sgl-model-gateway/bindings/python/src/sglang_router/launch_server.py)
+CO_LAUNCHER = "sglang_router.launch_server"
 _DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):?-([^}]*)\}")
 
 
@@ -113,6 +119,8 @@ def _backends(container: Node, file: str) -> Tuple[BackendRef, ...]:
     words = _words(container, file)
     if not any(m in w for w, _ in words for m in MARKERS):
         return ()
+    if any(w == CO_LAUNCHER for w, _ in words):
+        return ()  # the engines it starts itself are its backends: an engine launch (engines/detect.py), no route
     refs: List[BackendRef] = []
     flag: Optional[str] = None
     for word, where in words:

@@ -66,6 +66,10 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
         if not isinstance(key, str):
             continue
         f, name = config_key(spec, key)
+        if f is None and name in spec.foreign_keys:  # another tool's argument: the engine's parser exits on it
+            errors.append(Problem(f"{source or 'config'}: {key}: unrecognized arguments: --{key} (an argument of "
+                                  f"{spec.engine}'s benchmark scripts, not of the server, which reads every key of "
+                                  "its config file as a flag: remove it)", None, None, flag=name))
         if f is not None and isinstance(value, str) and f.kind in ("int", "float", "bool", "json"):
             value_text = value
             value, err, _ = convert(spec, f, value)

@@ -24,6 +24,12 @@ _MODULES = {
     # (vllm-project/vllm@029329a8eded26d05ef8d4a302a6c9f318817dd8:vllm/entrypoints/grpc_server.py)
     "vllm.entrypoints.grpc_server": ("vllm", None),
     "sglang.launch_server": ("sglang", None),
+    # The router's co-launcher: the whole ServerArgs plus the router's `--router-*` flags on one parser, then one
+    # SGLang server per data-parallel rank, each of TP tp_size with dp_size 1 (`launch_server_process`), and a router
+    # in front (sgl-project/sglang@106f37cea63a70dea91958cb633ccbd87c932d40:sgl-model-gateway/bindings/python/src/
+    # sglang_router/launch_server.py; sgl-router/py_src/sglang_router/launch_server.py at cc42351f8624 before the move).
+    # `sglang_router.launch_router` starts the router alone: no engine.
+    "sglang_router.launch_server": ("sglang", None),
     "dynamo.vllm": ("vllm", None),
     "dynamo.sglang": ("sglang", None),
     "dynamo.trtllm": ("trtllm", None),

@@ -113,8 +113,41 @@ ENGINE_ENV = (
     EngineEnv("SGLANG_MAX_NEW_TOKENS_LIMIT", "int", None, "extra output cap on newer versions"),
 )
 
+# Arguments of SGLang's benchmark scripts that no server argument is, nor starts (argparse would take a prefix of
+# one for it): bench_one_batch's BenchArgs (sgl-project/sglang@009441505062411de64a6e06e346779899eb53dc:
+# python/sglang/bench_one_batch.py) and the arguments bench_serving, bench_one_batch_server and
+# bench_offline_throughput have in both v0.4.9 (python/sglang/bench_*.py) and v0.5.23 (python/sglang/benchmark/),
+# each checked against ServerArgs' options of both releases. Those scripts parse ServerArgs too, so their argument
+# files also hold server keys. `launch_server --config` turns every key of the file into `--key value` and parses
+# it with ServerArgs' parser alone, which exits on these (prepare_server_args; sgl-project/sglang@
+# 49cba38008c769e5e60c0a8758c21b80462c406e:python/sglang/srt/utils/server_args_config_parser.py
+# `_convert_config_to_args`). One-word names a later server flag could start (backend, profile, seed, temperature)
+# are left out.
+BENCH_KEYS = frozenset((
+    "apply_chat_template", "base_url", "batch_size", "client_stream_interval", "correctness_test", "cut_len",
+    "dataset_name", "dataset_path", "disable_ignore_eos", "disable_stream", "disable_tqdm", "do_not_exit",
+    "extra_request_body", "flush_cache", "gsp_num_groups", "gsp_output_len", "gsp_prompts_per_group",
+    "gsp_question_len", "gsp_system_prompt_len", "input_len", "input_len_step_percentage", "log_decode_step",
+    "lora_name", "max_concurrency", "num_prompts", "output_details", "output_file", "output_len", "pd_separated",
+    "profile_by_stage", "prompt_filename", "prompt_suffix", "random_input_len", "random_output_len",
+    "random_range_ratio", "request_rate", "result_filename", "return_logprob", "run_name", "sharegpt_context_len",
+    "sharegpt_output_len", "show_report", "skip_warmup", "tokenize_prompt", "warmup_requests"))
+
 SPEC_ = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
-                   engine_env=ENGINE_ENV, config_flags=("config",))
+                   engine_env=ENGINE_ENV, config_flags=("config",), foreign_keys=BENCH_KEYS)
+
+# `python -m sglang_router.launch_server` puts ServerArgs and the router's arguments on one argparse parser: the
+# router's are all spelled `--router-*` (RouterArgs.add_cli_args with use_router_prefix=True, exclude_host_port=True)
+# but `--worker-urls`, plus `--router-dp-worker-base-port`. It calls parser.parse_args itself, never
+# prepare_server_args, so `--config` is parsed and its file never read: no config flag here
+# (sgl-project/sglang@106f37cea63a70dea91958cb633ccbd87c932d40:sgl-model-gateway/bindings/python/src/sglang_router/
+# launch_server.py, router_args.py). Other `--router-*` flags are read as unknown (no capacity setting among them).
+ROUTER_EXTRA = (
+    F("router_dp_worker_base_port", "--router-dp-worker-base-port", kind="int", default=31000),
+    F("worker_urls", "--worker-urls", kind="list"),
+)
+ROUTER_SPEC = EngineSpec("sglang", ROUTER_EXTRA + FLAGS, int_rule="argparse", allow_abbrev=True,
+                         engine_env=ENGINE_ENV)
 
 # Dynamo's SGLang worker passes SGLang's own flags through (engines.md §6) [U].
 DYNAMO_EXTRA = (

@@ -87,6 +87,9 @@ class EngineSpec:
     # Settings the launcher passes to the engine itself, whatever its command line says (its own code, no flag):
     # Dynamo's TRT-LLM worker runs the PyTorch backend. Read as stated (origin "launcher"); a config file beats them.
     launcher_settings: tuple[tuple[str, Any], ...] = ()
+    # Config-file keys (snake_case) known to be no argument of this parser: another tool's (SGLang's benchmark
+    # scripts'). The config file turns every key into a flag, so the engine exits on one (engines/config.py).
+    foreign_keys: frozenset = frozenset()
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once

@@ -16,28 +16,31 @@ _ALIASES = {"llama.cpp": "llamacpp", "llama-server": "llamacpp", "text-generatio
 def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[str] = None) -> EngineSpec:
     """Flag table; an unknown engine gets an empty table (every flag unknown)."""
     engine = _ALIASES.get(engine, engine)
-    dynamo = (launcher or "").startswith("dynamo.")
-    key = (engine, dynamo, subcommand == "disaggregated")
+    door = "dynamo" if (launcher or "").startswith("dynamo.") else "router" if launcher == ROUTER_LAUNCHER else ""
+    key = (engine, door, subcommand == "disaggregated")
     found = _SPECS.get(key)
     if found is None:
-        found = _spec(engine, dynamo, key[2])
+        found = _spec(engine, door == "dynamo", key[2], door == "router")
         if len(_SPECS) < 256:  # the known tables, and a few made-up engine names
             _SPECS[key] = found
     return found
 
 
-# (engine, through Dynamo, disaggregated) -> its table: `from . import` in a function runs importlib's
-# Python-level _handle_fromlist at every call, and a command is looked up once or twice a role.
-_SPECS: Dict[Tuple[str, bool, bool], EngineSpec] = {}
+# `python -m sglang_router.launch_server`: SGLang's flags on a parser of its own (flags_sglang.ROUTER_SPEC)
+ROUTER_LAUNCHER = "sglang_router.launch_server"
+
+# (engine, front door: "dynamo", "router" or "", disaggregated) -> its table: `from . import` in a function runs
+# importlib's Python-level _handle_fromlist at every call, and a command is looked up once or twice a role.
+_SPECS: Dict[Tuple[str, str, bool], EngineSpec] = {}
 
 
-def _spec(engine: str, dynamo: bool, disaggregated: bool) -> EngineSpec:
+def _spec(engine: str, dynamo: bool, disaggregated: bool, router: bool = False) -> EngineSpec:
     if engine == "vllm":
         from . import flags_vllm
         return flags_vllm.DYNAMO_SPEC if dynamo else flags_vllm.SPEC_
     if engine == "sglang":
         from . import flags_sglang
-        return flags_sglang.DYNAMO_SPEC if dynamo else flags_sglang.SPEC_
+        return flags_sglang.DYNAMO_SPEC if dynamo else flags_sglang.ROUTER_SPEC if router else flags_sglang.SPEC_
     if engine == "trtllm":
         from . import flags_trtllm
         if dynamo:
