@@ -10,6 +10,10 @@ from ctxlint.loader import SHELL_SUFFIXES, YAML_SUFFIXES
 # Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
 # scripts (`serve.slurm`; loader.is_shell_script).
 PATTERNS = YAML_SUFFIXES + SHELL_SUFFIXES  # the loader's own: what it reads as YAML/JSON and as a script
+# Hidden files are skipped (`.pre-commit-config.yaml`, `.gitlab-ci.yml` start no engine), but dstack's default
+# configuration is one: `dstack apply` without `-f` reads `.dstack.yml` (dstackai/dstack@511c318c8a7672fb2a92504
+# 1bfc2d7301a26272e:src/dstack/_internal/cli/services/configurators/__init__.py); `.dstack.yaml` is its twin.
+HIDDEN_READ = (".dstack.yml", ".dstack.yaml")
 
 
 class PathError(ValueError):
@@ -65,7 +69,7 @@ def _walk(root: str) -> List[str]:
             (subdirs if is_dir else files).append(entry)
         for entry in sorted(files, key=_name):
             name = entry.name
-            if name.lower().endswith(PATTERNS) and not name.startswith("."):
+            if name.lower().endswith(PATTERNS) and (not name.startswith(".") or name.lower() in HIDDEN_READ):
                 if not _regular(entry) and _special(entry.path):
                     continue
                 out.append(entry.path if root != "." else os.path.relpath(entry.path))

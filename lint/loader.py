@@ -101,8 +101,9 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
 
 # Slurm batch scripts too (`serve_vllm.slurm`, `job.sbatch`): sbatch refuses a script without a `#!` line,
 # so these names are always shell scripts (SchedMD/slurm@c44aba82:src/sbatch/sbatch.c
-# _get_script_buffer: "This does not look like a batch script" without has_shebang).
-SHELL_SUFFIXES = (".sh", ".bash", ".slurm", ".sbatch")
+# _get_script_buffer: "This does not look like a batch script" without has_shebang). `*.zsh` launchers are read
+# as the POSIX subset they use (assignments, `export`, `${VAR:-default}`, `exec`, `&`), which zsh runs alike.
+SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 

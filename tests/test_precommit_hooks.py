@@ -59,7 +59,7 @@ def test_hook_passes_the_files_a_directory_scan_reads(tmp_path):
              ".bashrc", ".envrc", "chart/templates/d.yaml", "package-lock.json", "notes.txt", "nb.ipynb",
              "hpc/serve_vllm.slurm", "job.SBATCH", "slurm.conf", "README.md"]
     assert [n for n in names if passed(n)] == ["deploy/a.yaml", "b.YML", "c.json", "scripts/start_vllm.sh",
-                                               "run.bash", "RUN.SH", "hpc/serve_vllm.slurm", "job.SBATCH"]
+                                               "run.bash", "RUN.SH", "x.zsh", "hpc/serve_vllm.slurm", "job.SBATCH"]
 
 
 def test_hook_entry_fails_on_bad_and_passes_on_good(in_repo):

@@ -15,7 +15,7 @@ from typing import Callable, List, Optional
 
 from ctxlint.adapters.akash_gpus import gpu_options
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import clone
+from ctxlint.adapters.crd_common import tail_node
 from ctxlint.adapters.kinds import akash_sdl
 from ctxlint.adapters.kubernetes import command_fields
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -25,7 +25,7 @@ from ctxlint.adapters.workload_inputs import expand_k8s, scalar_text, schema_rep
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node, Position
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 from ..records import replace
 
@@ -152,16 +152,6 @@ def _env(node: Optional[Node], spans: ScalarSpans) -> List[EnvVar]:
         name, eq, value = text.partition("=")
         expanded = expand_k8s(value, known) if eq else ""  # `NAME` alone: set, empty
         known[name] = expanded
-        out.append(EnvVar(name, expanded, _value_node(item, len(name) + 1, text, spans) if eq else item))
+        out.append(EnvVar(name, expanded, tail_node(item, len(name) + 1, text, spans) if eq else item))
     return out
 
-
-def _value_node(item: Node, start: int, text: str, spans: ScalarSpans) -> Node:
-    """The part of a `NAME=value` item after the `=`, as a node of its own at its place in the file."""
-    value = text[start:]
-    offsets = spans.offsets(item, text) if value else None
-    if offsets is None or len(offsets) < len(text):
-        return clone(item, value=value)
-    (line, col), (end_line, end_col) = spans.position(offsets[start]), spans.position(offsets[len(text) - 1])
-    return clone(item, value=value, start=Position(offsets[start], line - 1, col - 1),
-                 end=Position(offsets[len(text) - 1] + 1, end_line - 1, end_col))

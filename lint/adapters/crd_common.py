@@ -15,7 +15,7 @@ from typing import Any, Dict, Iterator, List, Optional, Tuple
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source, Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node, Position, dotted_sources
 
 
 def scalar(node: Optional[Node]) -> Any:
@@ -205,6 +205,18 @@ def clone(node: Node, **changes: Any) -> Node:
     for key, value in changes.items():
         setattr(copy, key, value)
     return copy
+
+
+def tail_node(item: Node, start: int, text: str, spans: ScalarSpans) -> Node:
+    """The part of a scalar's decoded `text` from `start` on (the value of a `NAME=value` item) as a node of its
+    own at its place in the file (the whole scalar's place when the characters cannot be aligned)."""
+    value = text[start:]
+    offsets = spans.offsets(item, text) if value else None
+    if offsets is None or len(offsets) < len(text):
+        return clone(item, value=value)
+    (line, col), (end_line, end_col) = spans.position(offsets[start]), spans.position(offsets[len(text) - 1])
+    return clone(item, value=value, start=Position(offsets[start], line - 1, col - 1),
+                 end=Position(offsets[len(text) - 1] + 1, end_line - 1, end_col))
 
 
 def merge_patch(base: Optional[Node], patch: Optional[Node], key: str = "") -> Optional[Node]:

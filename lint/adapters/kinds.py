@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar
-from ctxlint.nodes import MAP, SCALAR, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 _KSERVE_RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
 
@@ -70,8 +70,23 @@ def truss_config(root: Node) -> bool:
     return any(root.get(k) is not None for k in TRUSS_KEYS) and all(root.get(k) is None for k in _NOT_TRUSS)
 
 
+# dstack's run configurations that run commands (dstackai/dstack@511c318c8a7672fb2a925041bfc2d7301a26272e:
+# src/dstack/_internal/core/models/configurations.py: `type` is the discriminator; a dev-environment is no
+# deployment), with the keys that hold their commands (a service's `groups`, or its legacy list of `replicas`).
+DSTACK_TYPES = ("service", "task")
+_DSTACK_COMMANDS = ("commands", "groups", "replicas")
+
+
+def dstack_config(root: Node) -> bool:
+    """A dstack service or task: `type: service|task` and commands (or groups), and no Kubernetes keys."""
+    kind = root.get("type") if root.kind == MAP else None
+    if kind is None or kind.kind != SCALAR or kind.value not in DSTACK_TYPES or root.get("apiVersion") is not None:
+        return False
+    return any(root.get(k) is not None and root.get(k).kind == SEQ for k in _DSTACK_COMMANDS)
+
+
 # Adapters that read only files with a document of this shape (a test of its top-level keys).
-SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config}
+SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config}
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

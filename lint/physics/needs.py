@@ -297,10 +297,16 @@ _SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a 
                "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "
                "and settles nothing)")
 
+# dstack names the device in `resources.gpu` (adapters/dstack_gpus.py); a memory alone is several devices.
+_DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1` or `gpu: A100:80GB:2`: a memory "
+               "alone, `24GB`, fits several devices; or `default-accelerator:` in .ctxlint.yaml)")
+
 
 def _advice(dep: Deployment, role: Role) -> str:
     if dep.input_format == "akash-sdl":
         return _AKASH_FIX
+    if dep.input_format == "dstack":
+        return _DSTACK_FIX
     if dep.input_format == "shell-script":
         return _SCRIPT_FIX
     if dep.input_format == "truss":

@@ -51,7 +51,8 @@ _KINDS = sorted({k for reads in CRD_KINDS.values() for _, kinds in reads for k i
 def _text(draw):
     docs = []
     for _ in range(draw(st.integers(0, 3))):
-        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only", "sdl", "truss"]))
+        shape = draw(st.sampled_from(["object", "values", "list", "scalar", "version-only", "sdl", "truss",
+                                           "dstack"]))
         group, kind = draw(st.sampled_from(_GROUPS)), draw(st.sampled_from(_KINDS))
         api = f"{group}/v1" if group else "v1"
         if shape == "object":
@@ -70,6 +71,11 @@ def _text(draw):
             engine = draw(st.sampled_from(["docker_server: {}\n", "trt_llm: {}\n", ""]))
             rest = draw(st.sampled_from(["resources: {}\n", "model_name: m\n", "services: {}\n", ""]))
             docs.append(f"{engine}{rest}" or "x: 1\n")
+        elif shape == "dstack":  # a dstack service or task, or a near miss (a dev-environment, commands as a string)
+            kind_ = draw(st.sampled_from(["service", "task", "dev-environment", "[service]"]))
+            rest = draw(st.sampled_from(["commands: [vllm serve m]\n", "commands: vllm serve m\n", "groups: []\n",
+                                         "image: x\n", f"apiVersion: {api}\ncommands: []\n"]))
+            docs.append(f"type: {kind_}\n{rest}")
         else:
             docs.append(f"apiVersion: {api}\n")
     if draw(st.booleans()):
