@@ -140,8 +140,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
         if docker_image is None and cmd.image is not None:  # a command of the container's `sh -c` script
             docker_image = cmd.image
-        given = list(cmd.env) + docker_assigns
-        assigns = {a.name: a for a in given}
+        # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's
+        # container gets only its `-e` ones
+        given = ([] if docker_image is not None and cmd.image is None else list(cmd.exported)) + list(cmd.env) \
+            + docker_assigns
+        assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)

@@ -25,6 +25,7 @@ class Positions:
     config_sources: Dict[str, Source]
     env: Dict[str, Optional[str]]
     unsure: frozenset = frozenset()  # the script's variables set inside a branch or loop
+    assigns: dict = {}  # the command being read: its environment's `NAME=value` tokens (prefixes, exports)
 
     def go_actions(self) -> bool:
         """Whether `{{ ... }}` actions in the command are template actions, not text: KServe's containers (it
@@ -94,8 +95,13 @@ class Positions:
                           if key.replace("-", "_") == problem.flag), None)
             if found is not None:
                 return found
-        name = problem.message.split()[1] if problem.message.startswith("env ") else ""
-        node = self.env_nodes.get(name.rstrip(":"))
+        name = problem.message.split()[1].rstrip(":") if problem.message.startswith("env ") else ""
+        if name in self.assigns:  # a script's `NAME=value` prefix or export: at its value
+            tok = self.assigns[name].token
+            eq = tok.text.find("=") + 1
+            return self.span_source(tok.item, tok.span_of(eq, len(tok.text)) if eq < len(tok.text) else
+                                    (tok.start, tok.end))
+        node = self.env_nodes.get(name)
         return node.source(self.file) if node is not None else self.c.node.source(self.file)
 
     def unresolved_text(self, problem, flag, tokens: Sequence[Token]) -> Tuple[str, Source]:
@@ -130,9 +136,23 @@ class Positions:
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         name = problem.message.split()[1] if problem.message.startswith("env ") else ""
-        why = self.env_why(name)
+        why = self.env_why(name) or self.assign_why(name)
         return f"{spelling} from env ({problem.message}{': ' + name + ' ' + why if why else ''})", \
             self.problem_source(problem, tokens)
+
+    def assign_why(self, name: str) -> Optional[str]:
+        """Why a script's `NAME=value` (a prefix, or an export: engines/shell_exports.py) has no known value."""
+        found = self.assigns.get(name)
+        refs = found.token.unresolved if found is not None else ()
+        if not refs:
+            return None
+        ref = refs[-1]
+        if ref.name == name and ref.why in ("branch", "sourced", "set"):
+            return {"branch": "is set or exported inside a branch or loop of the script",
+                    "sourced": "is not set in the file; a file the script sources before may set it",
+                    "set": "is set by the script to a value it does not hold"}[ref.why]
+        return "is set from a command substitution, not evaluated" if ref.style == "command" else \
+            f"is set from ${{{ref.name}}}"
 
     def env_why(self, name: str) -> Optional[str]:
         """Why the container's variable `name` has no known value, when its reader could say more (a ConfigMap

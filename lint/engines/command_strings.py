@@ -29,15 +29,17 @@ class Locals(dict):
     whose last assignment has unknown parts, that value as typed (a Token); `scoped`: for one assigned inside an
     `if` branch, (the branch, its value or None, its partial value or None), known only inside that branch
     (branches.py). Any later assignment of the name, by whatever command (`read`, `for`, an array), sets the
-    dict and so forgets both."""
+    dict and so forgets both. `tokens`: each name's last `NAME=value` token, where an exported value is typed
+    (shell_exports.py)."""
 
-    __slots__ = ("partial", "scoped", "branches")
+    __slots__ = ("partial", "scoped", "branches", "tokens")
 
     def __init__(self) -> None:
         super().__init__()
         self.partial: dict[str, Token] = {}
         self.scoped: dict[str, tuple[tuple[int, ...], Optional[str], Optional[Token]]] = {}
         self.branches = Branches()
+        self.tokens: dict[str, Token] = {}
 
     def __setitem__(self, name: str, value: Optional[str]) -> None:
         self.partial.pop(name, None)
@@ -62,6 +64,7 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
     unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
     value = None if unknown else token.text.split("=", 1)[1]
     local[name] = None if unsure else value
+    local.tokens[name] = token
     partial = _partial(token) if token.unresolved and MARK not in token.text else None
     where = local.branches.where() if unsure and not conditional else None
     if where is not None:

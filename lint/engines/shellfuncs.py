@@ -223,12 +223,12 @@ def declare_local(program: list[Token], ctx: "SplitContext") -> None:
             continue
         local = ctx.local
         frame[name] = (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
-                       name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure)
+                       name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name))
 
 
 def _restore(frame: dict, ctx: "SplitContext") -> None:
     local = ctx.local
-    for name, (had, value, partial, scoped, had_array, array, unsure) in frame.items():
+    for name, (had, value, partial, scoped, had_array, array, unsure, exported) in frame.items():
         if had:
             local[name] = value
         else:
@@ -245,6 +245,10 @@ def _restore(frame: dict, ctx: "SplitContext") -> None:
             ctx.arrays.pop(name, None)
         if not unsure:
             ctx.unsure.discard(name)
+        if exported is None:  # a local name's export attribute ends with it (`local -x`, `export` of a local)
+            ctx.exports.pop(name, None)
+        else:
+            ctx.exports[name] = exported
 
 
 def source_functions(program: list[Token], ctx: "SplitContext") -> None:

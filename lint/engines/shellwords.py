@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .command_prefixes import ASSIGN as _ASSIGN, shell_script_index, strip_prefixes
+from .command_prefixes import shell_script_index, strip_prefixes
 from .command_strings import assigned, command_word
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
@@ -152,6 +152,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             assigned(ctx.local, a.name, a.token, unsure, ctx.conditional)
             if unsure:
                 ctx.unsure.add(a.name)
+            if ctx.allexport is not False:  # `set -a`: every assignment is exported
+                from .shell_exports import allexported
+                allexported(ctx, a.name, unsure, ctx.conditional)
         shellarrays.assign(words, ctx, unsure, expand_word)
         return []
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
@@ -159,17 +162,17 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             from .shellfuncs import declare_local
 
             declare_local(program, ctx)
-        for t in program[1:]:
-            if _ASSIGN.match(t.text):
-                assigned(ctx.local, t.text.split("=", 1)[0], t, unsure, ctx.conditional)
-                if unsure:
-                    ctx.unsure.add(t.text.split("=", 1)[0])
+        from .shell_exports import declaring  # its assignments, and the names it exports
+        declaring(program, ctx, unsure)
         shellarrays.assign(words, ctx, unsure, expand_word)
         return []
     if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
         from .shellfuncs import source_functions  # a file beside the script: the functions it defines
 
         source_functions(program, ctx)
+    if program[0].text in ("set", "unset"):  # `set -a`, `unset NAME`: what later commands get exported
+        from .shell_exports import set_or_unset
+        set_or_unset(program, ctx, unsure)
     if no_command(program, ctx):
         return []
     shellarrays.assign(words, ctx, unsure, expand_word)  # `A+=(...)`: no assignment to the splitter
@@ -178,7 +181,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shellfuncs import call
 
         inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image) for c in inner]
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported)
+                for c in inner]
     if evaluated and program[0].text == "eval":
         return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
@@ -193,8 +197,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
         text, base, marks = script_of([script]) if outer else (script.text, base, {})
         inner = restored(split_text(text, base, ctx, depth + 1), marks)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers)
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported)
                 for c in inner]
+    if ctx.exports:  # the shell's exported variables are the program's environment too
+        from .shell_exports import environment
+        return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 
@@ -228,8 +235,8 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
     ctx.problems.extend(own.problems)
     run = parse_run([t.text for t in program])
     image = program[run.image] if run is not None else None  # its tag is the engine's release, as for `IMAGE ARGS`
-    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image)
-            for c in inner]
+    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
+                    c.exported) for c in inner]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -32,7 +32,8 @@ class VarRef:
     default: Optional[str] = None  # the `${X:-default}` text, recorded not applied
     item: Optional[int] = None  # list form: index of the list item holding it
     # why an unknown shell variable is unknown where it is used: "set" (the script set it before to a value it
-    # does not hold: `read X`, `X=$(cmd)`), "sourced" (a file the script sourced before may set it), or ""
+    # does not hold: `read X`, `X=$(cmd)`), "sourced" (a file the script sourced before may set it), "branch" (an
+    # exported variable set or exported inside a branch or loop: shell_exports.py), or ""
     why: str = ""
 
     @property
@@ -105,6 +106,8 @@ class Command:
     env: tuple[EnvAssign, ...] = ()
     wrappers: tuple[str, ...] = ()  # e.g. ("/bin/sh -c", "exec")
     image: Optional[Token] = None  # `docker run ... IMAGE sh -c SCRIPT`: the image whose shell runs this command
+    # the shell's exported variables when it starts the command (shell_exports.py); `env` (its own prefixes) wins
+    exported: tuple[EnvAssign, ...] = ()
 
     @property
     def argv(self) -> list[str]:

@@ -57,6 +57,9 @@ class SplitContext:
         self.frames: list[dict] = []
         self.sourcer: Optional[Callable[[str], Optional[str]]] = None  # a sourced file's text, by its path
         self.sources_read = 0
+        # exported names (shell_exports.py): True, the branch it is exported in, or False (may be); `set -a`
+        self.exports: dict[str, object] = {}
+        self.allexport: Optional[bool] = False
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
