@@ -52,7 +52,7 @@ class QuotedReads:
         while self.go and at < end:  # rendered before the shell reads it: an action inside '...' too
             self.i = next_action(s, at, end)
             self._lit_run(at, self.i, True)
-            if self.i < end and not self._action(True):
+            if self.i < end and not self._action(True, end):
                 self._lit_run(self.i, self.i + 2, True)
                 self.i += 2
             at = self.i

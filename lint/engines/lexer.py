@@ -129,10 +129,12 @@ class Lexer(QuotedReads):
                 self._raw_part("var", *self.conditions[-1][1:], False, name=self.conditions[-1][0], style="go-if")
         return self.word
 
-    def _action(self, quoted: bool) -> bool:
-        """A Go template action at self.i: its value is a reference, control actions render nothing."""
+    def _action(self, quoted: bool, limit: Optional[int] = None) -> bool:
+        """A Go template action at self.i: its value is a reference, control actions render nothing.
+        `limit`: where the quoted text being read ends; an action running past it (`'{{.' }}`) is not taken,
+        so that no word's span reaches into the next one."""
         found = action_at(self.s, self.i) if self.go else None
-        if found is None:
+        if found is None or (limit is not None and found[0] > limit):
             return False
         end, body, kind = found
         if kind == OPEN:
