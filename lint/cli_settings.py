@@ -33,30 +33,58 @@ def split_list(values: Sequence[str]) -> Tuple[str, ...]:
 def resolve(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
             extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
             force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
-            fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None):
-    """(Config, Settings) from the discovered or given config with the flags on top; exits 2 on errors."""
+            fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None, **tree: Any):
+    """(Config, Settings) of the first path's config with the flags on top; exits 2 on errors."""
+    return resolve_tree(paths, config_path, isolated, select, extend_select, ignore, extend_exclude, force_exclude,
+                        no_suppressions, max_file_size, fail_on, fail_if_empty, **tree)[:2]
+
+
+def resolve_tree(paths: Sequence[str], config_path: Optional[str], isolated: bool, select: Sequence[str],
+                 extend_select: Sequence[str], ignore: Sequence[str], extend_exclude: Sequence[str],
+                 force_exclude: bool, no_suppressions: bool, max_file_size: Optional[int],
+                 fail_on: Optional[str] = None, fail_if_empty: Optional[bool] = None, stdin_filename: str = "-",
+                 keep_deployments: bool = True):
+    """(Config, Settings, tree): the first path's config and Settings (the run's: fail-if-empty, ...), and a
+    config_tree.SettingsTree giving each file the config closest to it (None with --config or --isolated,
+    where one config applies to all). Exits 2 on a config error."""
     from ctxlint.records import replace
 
     from ctxlint.config import ConfigError, load_config
+    from ctxlint.config_discovery import ConfigFinder
     from ctxlint.config_merge import merge_cli
 
-    start = _start_dir(paths)
+    start = _start_dir(paths, stdin_filename)
+    finder = ConfigFinder()  # the run's one walk up, shared with every other directory's
+    overrides = dict(select=split_list(select) or None, extend_select=split_list(extend_select) or None,
+                     ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
+                     fail_on=fail_on, fail_if_empty=fail_if_empty,
+                     disallow_suppressions=True if no_suppressions else None, max_file_size=max_file_size)
+    changes = dict(force_exclude=force_exclude, keep_deployments=keep_deployments)
     try:
-        config = load_config(start, config_path, isolated)
-        config = merge_cli(config, select=split_list(select) or None, extend_select=split_list(extend_select) or None,
-                           ignore=split_list(ignore) or None, extend_exclude=split_list(extend_exclude) or None,
-                           fail_on=fail_on, fail_if_empty=fail_if_empty,
-                           disallow_suppressions=True if no_suppressions else None, max_file_size=max_file_size)
-        settings = config.settings()
+        config = merge_cli(load_config(start, config_path, isolated, finder), **overrides)
+        settings = replace(config.settings(), **changes)
     except ConfigError as exc:
-        echo_err(f"ctxlint: config error: {exc}")
-        sys.exit(EXIT_USAGE)
-    return config, replace(settings, force_exclude=force_exclude)
+        config_error_exit(exc)
+    if config_path or isolated:
+        return config, settings, None
+    from ctxlint.config_tree import SettingsTree
+
+    stdin_dir = os.path.dirname(stdin_filename) if stdin_filename != "-" else "."
+    return config, settings, SettingsTree(config, settings, finder, overrides, start, stdin_dir or ".", changes)
 
 
-def _start_dir(paths: Sequence[str]) -> str:
-    """Config discovery starts at the first path checked (its directory for a file)."""
-    first = next((p for p in paths if p != "-"), ".")
+def config_error_exit(exc: Exception) -> None:
+    """A bad config (the run's, or one a file of the run is checked under): exit 2 naming it."""
+    echo_err(f"ctxlint: config error: {exc}")
+    sys.exit(EXIT_USAGE)
+
+
+def _start_dir(paths: Sequence[str], stdin_filename: str = "-") -> str:
+    """Config discovery starts at the first path checked (its directory for a file); for stdin alone, at
+    --stdin-filename's directory (the working directory without one)."""
+    first = next((p for p in paths if p != "-"), None)
+    if first is None:
+        return (os.path.dirname(stdin_filename) if stdin_filename != "-" else "") or "."
     return first if os.path.isdir(first) else (os.path.dirname(first) or ".")
 
 
