@@ -16,7 +16,8 @@ from ctxlint import __version__
 from ctxlint.cli_check import FORMATS, read_stdin
 from ctxlint.cli_config import baseline_group, config_group, selection_options
 from ctxlint.cli_fix import fix_options
-from ctxlint.cli_settings import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, FAIL_ON, UsageError, resolve
+from ctxlint.cli_settings import (EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, FAIL_ON, UsageError, config_error_exit,
+                                  resolve_tree)
 from ctxlint.cli_models import models_group
 from ctxlint.cli_probe import probe
 
@@ -259,27 +260,30 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     from contextlib import nullcontext
 
     from ctxlint.audit import build_audit
+    from ctxlint.config_source import ConfigError
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, files_to_check
     from ctxlint.parallel import lint_paths_parallel
     from ctxlint.registry import SelectorError
     from ctxlint.reporters.audit import AUDIT_WRITERS
 
-    _, settings = resolve(list(paths) or ["."], **options)
+    _, settings, tree = resolve_tree(list(paths) or ["."], **options)
     from ctxlint.cli_output import check_output_paths
 
     check_output_paths([output] if output else [])
     try:
-        files = files_to_check(list(paths) or ["."], settings)
+        files = files_to_check(list(paths) or ["."], settings, settings_for=tree)
         stdin = read_stdin() if "-" in files else None
         show_bar = sys.stderr.isatty() and len(files) >= PROGRESS_MIN_FILES
         bar_context = click.progressbar(length=len(files), label="ctxlint audit", file=sys.stderr) \
             if show_bar else nullcontext()
         with bar_context as bar:
             report = lint_paths_parallel(files, settings, jobs=jobs, stdin=stdin,
-                                         progress=bar.update if bar is not None else None)
+                                         progress=bar.update if bar is not None else None, settings_for=tree)
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
+    except ConfigError as exc:  # the config closest to one of the files
+        config_error_exit(exc)
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)

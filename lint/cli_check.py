@@ -14,7 +14,8 @@ import os
 import sys
 from typing import Any, Dict, Optional, Sequence, Tuple
 
-from ctxlint.cli_settings import EXIT_USAGE, FAIL_ON, UsageError, apply_baseline, echo_err, resolve
+from ctxlint.cli_settings import (EXIT_USAGE, FAIL_ON, UsageError, apply_baseline, config_error_exit, echo_err,
+                                  resolve_tree)
 
 FORMATS = ("text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown")
 
@@ -101,18 +102,18 @@ def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: T
               baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
               **options: Any) -> None:
     """The check command (see `check` in cli.py); exits with the run's code, raises UsageError."""
-    from ctxlint.records import replace
-
     from ctxlint import cli_output
     from ctxlint.cli_fix import run_fixes, take_fix_mode
+    from ctxlint.config_source import ConfigError
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
     from ctxlint.registry import SelectorError
 
     targets = list(paths) or ["."]
     fix_mode = take_fix_mode(options, paths)
-    config, settings = resolve(targets, fail_on=fail_on, fail_if_empty=fail_if_empty, **options)
-    settings = replace(settings, keep_deployments=False)  # reporters print only the count
+    # reporters print only the count of deployments
+    config, settings, tree = resolve_tree(targets, fail_on=fail_on, fail_if_empty=fail_if_empty,
+                                          stdin_filename=stdin_filename, keep_deployments=False, **options)
     formats = output_format or (("github",) if os.environ.get("GITHUB_ACTIONS") == "true" else ("text",))
     on_stdout = cli_output.stdout_format(formats, outputs)
     cli_output.check_statistics(statistics, on_stdout if output_format else None)
@@ -120,23 +121,28 @@ def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: T
     stdin = read_stdin() if "-" in paths else None
     try:
         if jobs == 1:
-            report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename)
+            report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename, settings_for=tree)
         else:
             from ctxlint.parallel import lint_paths_parallel
 
-            report = lint_paths_parallel(targets, settings, jobs=jobs, stdin=stdin, stdin_filename=stdin_filename)
+            report = lint_paths_parallel(targets, settings, jobs=jobs, stdin=stdin, stdin_filename=stdin_filename,
+                                         settings_for=tree)
+        if fix_mode:
+            report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename,
+                                                                    settings_for=tree))
     except (PathError, SelectorError) as exc:
         raise UsageError(str(exc)) from None
+    except ConfigError as exc:  # the config closest to one of the files
+        config_error_exit(exc)
     except InternalError as exc:
         echo_err(f"ctxlint: {exc}; please report this with the input file")
         sys.exit(EXIT_USAGE)
-    if fix_mode:
-        report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename))
     baseline_line = apply_baseline(report, baseline_file) if baseline_file else None
     ctx = cli_output.report_context(report, settings, formats, sarif_root or cli_output.source_root(targets),
                                     config.fail_on)
     cli_output.write_reports(report, formats, outputs, ctx, statistics)
-    cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero)
+    cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero,
+                      tree.fail_on if tree is not None else None)
 
 
 def read_stdin() -> bytes:

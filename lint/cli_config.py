@@ -11,7 +11,7 @@ from typing import Any, Callable, Optional, Tuple
 
 import click
 
-from ctxlint.cli_settings import EXIT_USAGE, FAIL_ON, resolve
+from ctxlint.cli_settings import EXIT_USAGE, FAIL_ON, config_error_exit, resolve, resolve_tree
 
 
 def selection_options(func: Callable) -> Callable:
@@ -84,15 +84,18 @@ def _baseline_command(name: str, doc: str) -> Callable:
 
 
 def _lint_for_baseline(paths: Tuple[str, ...], options: dict):
+    from ctxlint.config_source import ConfigError
     from ctxlint.discover import PathError
     from ctxlint.engine import InternalError, lint_paths
     from ctxlint.registry import SelectorError
 
-    _, settings = resolve(list(paths) or ["."], **options)
+    _, settings, tree = resolve_tree(list(paths) or ["."], **options)
     try:
-        return lint_paths(list(paths) or ["."], settings)
+        return lint_paths(list(paths) or ["."], settings, settings_for=tree)  # each file under its closest config
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
+    except ConfigError as exc:
+        config_error_exit(exc)
     except InternalError as exc:
         click.echo(f"ctxlint: {exc}; please report this with the input file", err=True)
         sys.exit(EXIT_USAGE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Optional, Sequence, Tuple
+from typing import Callable, Optional, Sequence, Tuple
 
 from ctxlint.cli_settings import EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, UsageError, echo_err
 
@@ -103,8 +103,10 @@ def check_statistics(statistics: bool, on_stdout: Optional[str]) -> None:
                          f"statistics form: write it to a file with --output, or use --format text or json")
 
 
-def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet: bool, exit_zero: bool) -> None:
-    """Print the stderr lines (only warnings with --quiet) and exit with the run's code."""
+def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet: bool, exit_zero: bool,
+           fail_on_of: Optional[Callable[[str], str]] = None) -> None:
+    """Print the stderr lines (only warnings with --quiet) and exit with the run's code: a finding fails
+    the run at or above the fail-on of its file's own config (`fail_on_of`), else `config`'s."""
     from ctxlint.reporters import summary_line
 
     if not quiet:
@@ -118,4 +120,10 @@ def finish(report, config, targets: Sequence[str], lines: Tuple[str, ...], quiet
         empty_fails = config.fail_if_empty
     if exit_zero:
         sys.exit(EXIT_CLEAN)
-    sys.exit(EXIT_FINDINGS if empty_fails or report.failed(config.fail_on) else EXIT_CLEAN)
+    if fail_on_of is None:
+        failed = report.failed(config.fail_on)
+    else:
+        from ctxlint.findings import at_least
+
+        failed = any(at_least(f.severity, fail_on_of(f.file)) for f in report.findings)
+    sys.exit(EXIT_FINDINGS if empty_fails or failed else EXIT_CLEAN)

@@ -132,14 +132,15 @@ class Config:
 
 # --- loading --------------------------------------------------------------------------------------
 
-def load_config(start: str = ".", path: Optional[str] = None, isolated: bool = False) -> Config:
+def load_config(start: str = ".", path: Optional[str] = None, isolated: bool = False, finder: Any = None) -> Config:
     """The effective config: defaults, overlaid by the explicit or discovered file.
 
-    `path` names the file (`--config`); `isolated` reads no file at all (`--isolated`).
+    `path` names the file (`--config`); `isolated` reads no file at all (`--isolated`); `finder`
+    (a config_discovery.ConfigFinder) remembers the walk for the run's other directories.
     """
     if isolated:
         return _build({}, None, os.path.abspath(start), None)
-    path = path or find_config(start)
+    path = path or (finder.find(start) if finder is not None else find_config(start))
     if path is None:
         return _build({}, None, os.path.abspath(start), None)
     if not os.path.isfile(path):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Optional
+from typing import Dict, Optional
 
 from ctxlint.config_source import ConfigError, toml_module
 
@@ -22,17 +22,53 @@ def find_config(start: str = ".") -> Optional[str]:
     """The closest config file from `start` up to the repository root, or None."""
     directory = os.path.abspath(start)
     while True:
-        for name in CONFIG_NAMES:
-            candidate = os.path.join(directory, name)
-            if os.path.isfile(candidate):
-                return candidate
-        candidate = os.path.join(directory, PYPROJECT)
-        if os.path.isfile(candidate) and _has_tool_table(candidate):
-            return candidate
+        found = config_in(directory)
+        if found is not None:
+            return found
         parent = os.path.dirname(directory)
         if os.path.exists(os.path.join(directory, ".git")) or parent == directory:
             return None
         directory = parent
+
+
+def config_in(directory: str) -> Optional[str]:
+    """The config file `directory` itself holds, or None."""
+    for name in CONFIG_NAMES:
+        candidate = os.path.join(directory, name)
+        if os.path.isfile(candidate):
+            return candidate
+    candidate = os.path.join(directory, PYPROJECT)
+    if os.path.isfile(candidate) and _has_tool_table(candidate):
+        return candidate
+    return None
+
+
+class ConfigFinder:
+    """`find_config` for many directories, each directory walked once.
+
+    Every file of a run is checked under the config closest to it (as ruff does), so a 10,000-file
+    tree asks for each of its directories; the answer of every directory a walk passes is kept,
+    and a sibling's walk stops at their shared parent.
+    """
+
+    def __init__(self) -> None:
+        self._closest: Dict[str, Optional[str]] = {}  # absolute directory -> its closest config
+
+    def find(self, start: str) -> Optional[str]:
+        directory = os.path.abspath(start)
+        passed = []
+        while directory not in self._closest:
+            passed.append(directory)
+            found = config_in(directory)
+            parent = os.path.dirname(directory)
+            if found is not None or os.path.exists(os.path.join(directory, ".git")) or parent == directory:
+                self._closest[directory] = found
+                break
+            directory = parent
+        answer = self._closest[directory]
+        for seen in passed:
+            self._closest[seen] = answer
+        return answer
 
 
 def _has_tool_table(path: str) -> bool:

@@ -6,7 +6,8 @@ The engine returns data (a Report); it never prints and never exits.
 from __future__ import annotations
 
 import operator
-from typing import (Any, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
+import os
+from typing import (Any, Callable, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
                     Tuple)
 
 from ctxlint import suppress
@@ -56,6 +57,9 @@ class Settings:
     keep_deployments: bool = True
 
 
+SettingsFor = Callable[[str], Settings]  # a file's own Settings ("-": stdin's), from the config closest to it
+
+
 @record
 class Report:
     findings: List[Finding] = field(default_factory=list)
@@ -90,28 +94,33 @@ class Report:
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
                stdin: Optional[bytes] = None, stdin_filename: str = "-",
-               named: Optional[Collection[str]] = None) -> Report:
+               named: Optional[Collection[str]] = None, settings_for: Optional[SettingsFor] = None) -> Report:
     """Check files and directories ("-" reads `stdin`); raises PathError for missing paths.
 
-    Files named one by one (`named`; default: the file paths in `paths`) that hold an
-    unpaired prefill or decode half get their directory's other files as read-only
-    context (ctxlint.siblings): paired with them, never reported on.
+    Files named one by one (`named`; default: the file paths in `paths`) that hold an unpaired prefill or
+    decode half get their directory's other files as read-only context (ctxlint.siblings): paired with them,
+    never reported on. `settings_for` gives each file its own Settings (its closest config's).
     """
-    import os
-
     report = Report()
-    files = files_to_check(paths, settings, report)
+    files = files_to_check(paths, settings, report, settings_for)
     named = set(named) if named is not None else {p for p in paths if p != "-" and not os.path.isdir(p)}
     known_files: Dict[str, bool] = {}  # for the run only: a long-lived process sees files made since
     with _fewer_collections():
         for group in by_directory(files):
-            loaded = [_load(path, settings, stdin, stdin_filename) for path in group]
-            _lint_group(loaded, settings, report, [p for p in group if p in named], files, known_files)
+            # one directory has one closest config, so a group never mixes two
+            here = settings_for(group[0]) if settings_for is not None else settings
+            loaded = [_load(path, here, stdin, stdin_filename) for path in group]
+            _lint_group(loaded, here, report, [p for p in group if p in named], files, known_files)
     report.sort()
     return report
 
 
 PAIRING_BLOCK = 256  # files of one directory checked together, at most
+
+
+def directory_of(path: str) -> str:
+    """The key files are grouped by: the absolute directory ("-" for stdin)."""
+    return "-" if path == "-" else os.path.dirname(os.path.abspath(path))
 
 
 def by_directory(files: Sequence[str]) -> List[List[str]]:
@@ -122,23 +131,20 @@ def by_directory(files: Sequence[str]) -> List[List[str]]:
     findings never depend on --jobs; halves more than a block apart in a huge
     directory are not paired.
     """
-    import os
-
     groups: Dict[str, List[str]] = {}
     for path in files:
-        groups.setdefault("-" if path == "-" else os.path.dirname(os.path.abspath(path)), []).append(path)
+        groups.setdefault(directory_of(path), []).append(path)
     return [group[i:i + PAIRING_BLOCK] for group in groups.values() for i in range(0, len(group), PAIRING_BLOCK)]
 
 
-def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None) -> List[str]:
-    """The files a run reads, in order, with excludes applied (counted on `report`)."""
-    from ctxlint.globs import gitignored
-
+def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None,
+                   settings_for: Optional[SettingsFor] = None) -> List[str]:
+    """The files a run reads, in order, with each file's excludes applied (counted on `report`)."""
     explicit = set(paths)
     out = []
     for path in discover(paths):
-        if path != "-" and (path not in explicit or settings.force_exclude) and (
-                _excluded(path, settings) or (settings.respect_gitignore and gitignored(path))):
+        if path != "-" and (path not in explicit or settings.force_exclude) and \
+                _skipped(path, settings_for(path) if settings_for is not None else settings):
             if report is not None:
                 report.excluded += 1
             continue

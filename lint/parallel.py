@@ -18,10 +18,11 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Collection, List, Optional, Sequence
+from typing import Callable, Collection, Dict, List, Optional, Sequence
 
 from .records import fields
-from ctxlint.engine import InternalError, Report, Settings, by_directory, files_to_check, lint_paths
+from ctxlint.engine import (InternalError, Report, Settings, SettingsFor, by_directory, directory_of, files_to_check,
+                            lint_paths)
 from ctxlint.registry import selected
 
 Progress = Callable[[int], None]  # called with the number of files just finished
@@ -51,16 +52,17 @@ def chunked(files: Sequence[str], jobs: int) -> List[List[str]]:
 
 def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), jobs: int = 1,
                         stdin: Optional[bytes] = None, stdin_filename: str = "-",
-                        progress: Optional[Progress] = None) -> Report:
+                        progress: Optional[Progress] = None, settings_for: Optional[SettingsFor] = None) -> Report:
     """`lint_paths` over `jobs` processes (0 = one per CPU); the same Report for any `jobs`.
 
     Raises what `lint_paths` raises (PathError, SelectorError, InternalError) in the
-    parent: paths and selectors are checked before any worker starts.
+    parent: paths and selectors are checked before any worker starts, and so is every
+    file's config (`settings_for`, as in lint_paths): a broken one is the parent's error.
     """
     jobs = resolve_jobs(jobs)
     selected(settings.select, settings.ignore)  # a bad selector is a usage error, before forking
     skipped = Report()
-    files = files_to_check(paths, settings, skipped)
+    files = files_to_check(paths, settings, skipped, settings_for)
     chunks = chunked(files, jobs)
     # Files named one by one get sibling context (engine.lint_paths); a chunk's files are all
     # passed as paths, so say which of them were named.
@@ -71,15 +73,18 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     if jobs == 1 or len(remote) <= 1:
         remote = []  # one chunk of work: starting a process would only cost time
     local = set(range(len(chunks))) - set(remote)
+    # A worker gets each of its directories' Settings, not the parent's cache of configs.
+    placed = [None if settings_for is None else
+              PerDirectory({directory_of(p): settings_for(p) for p in chunk}) for chunk in chunks]
     for index, chunk in enumerate(chunks):
         if index in local:
-            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named)
+            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index])
             if progress:
                 progress(len(chunk))
     if remote:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context) as pool:
-            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i])): i
+            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i]): i
                        for i in remote}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -97,8 +102,21 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
 
 
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
-                 stdin_filename: str = "-", named: Collection[str] = ()) -> Report:
-    return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files))
+                 stdin_filename: str = "-", named: Collection[str] = (),
+                 settings_for: Optional[SettingsFor] = None) -> Report:
+    return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files),
+                      settings_for=settings_for)
+
+
+class PerDirectory:
+    """A chunk's Settings by directory, picklable for a spawned worker (pickle sends a Settings that
+    several directories share once)."""
+
+    def __init__(self, table: Dict[str, Settings]) -> None:
+        self.table = table
+
+    def __call__(self, path: str) -> Settings:
+        return self.table[directory_of(path)]
 
 
 def merge_reports(reports: Sequence[Report]) -> Report:
