@@ -200,6 +200,40 @@ def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
     return inv.value("headless") is True and (inv.subcommand == "serve" or follower)
 
 
+# An SGLang node other than 0 runs its share of the TP (and PP) ranks, then only waits, so node 0's launch is the
+# engine: `if server_args.node_rank >= 1:` / `# Non-zero-rank nodes do not run tokenizer processes.` /
+# `launch_dummy_health_check_server(...)` / `scheduler_init_result.block_until_scheduler_exits()`, its ranks from
+# `_calculate_rank_ranges(server_args.nnodes, ..., server_args.node_rank)` (Engine._launch_subprocesses and
+# _launch_scheduler_processes, sgl-project/sglang@001067fffe33427bee0ed2f007fb7551a1d76b44:
+# python/sglang/srt/entrypoints/engine.py).
+
+
+def leads(inv: Invocation) -> bool:
+    """An SGLang launch stated as node 0 of several (`--node-rank 0`, `--nnodes` not 1): an engine whose other
+    nodes a launcher may start in the other branch of its `if`."""
+    rank, nodes = _stated(inv, "node_rank"), inv.settings.get("nnodes")
+    return inv.engine == "sglang" and rank is not None and rank.value == 0 and nodes is not None \
+        and nodes.origin in STATED and nodes.value != 1
+
+
+def follows(inv: Invocation, leader: Invocation) -> bool:
+    """Node 0's partner in `if [ "$RANK" -eq 0 ]; then <--node-rank 0>; else <--node-rank $RANK>; fi`: an SGLang
+    launch of the leader's model and `--nnodes` whose rank is given but not known. Script and engine say it is
+    not node 0 (that one is the leader), so it is one of the leader's other nodes, no engine of its own. A rank
+    that is not known with nothing tying it to a node-0 launch stays a launch of its own."""
+    rank = inv.settings.get("node_rank")
+    if inv.engine != "sglang" or rank is None or rank.origin not in STATED or rank.value is not None:
+        return False
+    return _same(inv.settings.get("nnodes"), leader.settings.get("nnodes")) and _same(inv.model, leader.model)
+
+
+def _same(a: Optional[Setting], b: Optional[Setting]) -> bool:
+    """Both stated, with the same value (or, where the value is not known, the same text: `$NNODES`)."""
+    if a is None or b is None or a.origin not in STATED or b.origin not in STATED:
+        return False
+    return a.value == b.value if a.value is not None or b.value is not None else a.raw_text == b.raw_text
+
+
 # vLLM `--headless`: `vllm serve` runs no API server (run_headless: data-parallel engines whose API server is the
 # head's, or at --node-rank >= 1 the workers of node 0's engine: flags_vllm); the head is the deployment. The
 # `vllm.entrypoints.openai.api_server` module read --headless only from vllm#36875 on (before, a data-parallel node

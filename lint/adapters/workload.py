@@ -37,7 +37,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role
+from ctxlint.adapters.engine_roles import (RELEVANT_SETTINGS, follows, leads, refusal, role_facts,
+                                          serves_no_role)
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
@@ -81,6 +82,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         self.item_texts: List[str] = []
         self.config_sources: Dict[str, Source] = {}
         self.config_missing: Optional[str] = None
+        self.leaders: Dict[int, list] = {}  # an `if`'s number -> the SGLang node-0 launches of its `then`
 
     def lookup(self, name: str) -> Optional[str]:
         if name.startswith("{{"):  # a Go template action (gotemplate.lookup_key), never an env var
@@ -148,7 +150,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
-        if serves_no_role(inv, grouped=self.c.group_pods > 1):
+        if serves_no_role(inv, grouped=self.c.group_pods > 1) or self.follower(cmd, inv):
             self.config_missing = None  # its unread config file is not the next command's
             return
         tokens: Tuple[Token, ...] = cmd.tokens
@@ -232,6 +234,18 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
                                               Fix(*problem.fix) if certain else None))
         out.roles.append(found)
+
+    def follower(self, cmd: Command, inv) -> bool:
+        """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it
+        (engine_roles.follows); that node-0 launch is remembered here for the branches after it."""
+        arm = cmd.arm
+        if arm is None or not arm[2]:
+            return False
+        if arm[1] == 1:  # the `then` of the `if`: the one whose other branches run the other nodes
+            if leads(inv):
+                self.leaders.setdefault(arm[0], []).append(inv)
+            return False
+        return any(follows(inv, leader) for leader in self.leaders.get(arm[0], ()))
 
 
 def read_container(container: Container) -> Reading:

@@ -12,10 +12,15 @@ executed"), so a command later in the same branch, or in an `if` nested in it, r
 has: there its value is the one assigned. Not inside a loop or a `case` (a loop's next round sees what the last
 one left, and case arms are not told apart here), nor for an assignment after `&&`/`||`; and once a nested
 branch that assigns the name again closes, the name is unknown again.
+
+Each command also learns which part of which `if` it is directly in (`arm`): a multi-node launcher's
+`if [ $RANK -eq 0 ]; then <node 0's server>; else <the other nodes'>; fi` (engine_roles.follows).
 """
 from __future__ import annotations
 
 from typing import Optional
+
+from ..records import replace
 
 OPAQUE = -1  # a loop, a `case`, or a conditional `eval`: nothing assigned inside is known anywhere
 _OPENERS = frozenset({"while", "until", "for", "select", "case"})
@@ -25,20 +30,25 @@ _CLOSERS = frozenset({"fi", "done", "esac"})
 class Branches:
     """The `if` branches around the command being read, innermost last, each by a number of its own."""
 
-    __slots__ = ("path", "count")
+    __slots__ = ("path", "count", "arms")
 
     def __init__(self) -> None:
         self.path: list[int] = []
         self.count = 0
+        # branch number -> (the `if`'s number, the part's place in it: 0 the condition, 1 `then`, ...; a body?)
+        self.arms: dict[int, tuple[int, int, bool]] = {}
 
     def step(self, first: str) -> None:
         """Follow the keyword (`first`, a command's first word) that opens, turns or closes a branch."""
         if first == "if":
             self.open(False)
+            self.arms[self.count] = (self.count, 0, False)
         elif first in ("then", "elif", "else"):
             if self.path and self.path[-1] != OPAQUE:  # the next part of the same `if`: a branch of its own
-                self.path.pop()
+                before = self.arms.get(self.path.pop())
                 self.open(False)
+                if before is not None:
+                    self.arms[self.count] = (before[0], before[1] + 1, first != "elif")
         elif first in _OPENERS:
             self.open(True)
         elif first in _CLOSERS and self.path:
@@ -52,6 +62,17 @@ class Branches:
         """The branch an assignment made now is known in, or None (none, or inside a loop or `case`)."""
         return tuple(self.path) if self.path and OPAQUE not in self.path else None
 
+    def arm(self) -> Optional[tuple[int, int, bool]]:
+        """The part of an `if` the command being read is directly in (not in a loop or `case` inside it)."""
+        return self.arms.get(self.path[-1]) if self.path else None
+
     def sees(self, where: tuple[int, ...]) -> bool:
         """Is the command being read inside the branch `where` (or one nested in it)?"""
         return len(self.path) >= len(where) and tuple(self.path[:len(where)]) == where
+
+
+def in_arm(commands: list, arm: Optional[tuple[int, int, bool]]) -> list:
+    """The commands, each marked with the part of an `if` it runs in directly (unless marked already)."""
+    if arm is None or not commands:
+        return commands
+    return [c if c.arm is not None else replace(c, arm=arm) for c in commands]

@@ -22,7 +22,7 @@ from .command_strings import assigned, command_word
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
-from . import shellarrays
+from . import branches, shellarrays
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
 from .outer_expansion import restored, script_of
@@ -103,7 +103,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             ctx.local.branches.step(first)
             shellarrays.branch_step(first, ctx)
         ctx.conditional = conditional
-        commands.extend(_command_from_words(words, ctx, depth))
+        commands.extend(branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm()))
     return commands
 
 
@@ -197,8 +197,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
         text, base, marks = script_of([script]) if outer else (script.text, base, {})
         inner = restored(split_text(text, base, ctx, depth + 1), marks)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported)
-                for c in inner]
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
+                        c.arm) for c in inner]
     if ctx.exports:  # the shell's exported variables are the program's environment too
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]

@@ -108,6 +108,8 @@ class Command:
     image: Optional[Token] = None  # `docker run ... IMAGE sh -c SCRIPT`: the image whose shell runs this command
     # the shell's exported variables when it starts the command (shell_exports.py); `env` (its own prefixes) wins
     exported: tuple[EnvAssign, ...] = ()
+    # the part of an `if` the script runs it in directly: (the `if`, its place there, a body?), branches.Branches.arm
+    arm: Optional[tuple[int, int, bool]] = None
 
     @property
     def argv(self) -> list[str]:
