@@ -13,6 +13,7 @@ from typing import Any, Optional, Tuple
 from ctxlint.adapters.engine_args import engine_label
 from ctxlint.engines.values import as_bool, as_int, as_json, normalize_engine
 from ctxlint.model import Deployment, Role, Val, fmt
+from ctxlint.physics.context import llamacpp_rope
 
 
 def engine_id(dep: Deployment) -> Optional[str]:
@@ -143,13 +144,18 @@ def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Opti
         overrides = json_arg(role, "json_model_override_args")
         if isinstance(overrides, dict):
             scaling, where = overrides.get("rope_scaling"), "json_model_override_args"
-    elif engine in ("tgi", "llamacpp"):
-        kind = role.arg("rope_scaling")
-        factor = role.arg("rope_factor" if engine == "tgi" else "rope_scale")
+    elif engine == "llamacpp":
+        values = [role.arg(name) for name in ("rope_scaling", "rope_scale", "rope_freq_scale")]
+        found = llamacpp_rope(*(v.value if v is not None else None for v in values))
+        if found is None:
+            return None
+        orig = int_arg(engine, role, "yarn_orig_ctx")
+        return found[0], orig[0] if orig else None, found[1]
+    elif engine == "tgi":
+        kind, factor = role.arg("rope_scaling"), role.arg("rope_factor")
         if kind is not None and str(kind.value) != "none" and factor is not None:
             try:
-                orig = int_arg(engine, role, "yarn_orig_ctx") if engine == "llamacpp" else None
-                return float(factor.value), orig[0] if orig else None, "rope_scaling"
+                return float(factor.value), None, "rope_scaling"
             except (TypeError, ValueError):
                 return None
         return None

@@ -12,7 +12,11 @@ Why:
     For a model the catalog knows to ship RoPE scaling (Llama 3.x, DeepSeek V3,
     Gemma 3), vLLM's and SGLang's limit is the length they derive by their own
     rule (Llama 3's `llama3` scaling is not applied: 131,072 stays 131,072), and
-    a larger context length is checked against that.
+    a larger context length is checked against that. llama-server caps each
+    slot at the model's training context (the GGUF's context_length) whatever
+    RoPE scaling is set, so there the limit is the trained length itself and
+    the fix that lifts it is `--override-kv <arch>.context_length=int:N` with
+    RoPE scaling (`--rope-scale N` alone already stretches by N).
 
 Example (bad):
     ```yaml
@@ -69,6 +73,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                     "which serves positions the model was not trained for unless RoPE scaling stretches them",
                     ctx.source, dep.display_name)
             continue
+        if engine == "llamacpp":
+            yield from _llamacpp(dep, role, found)
+            continue
         limit, factor, base, where = found
         if ctx.value <= limit:
             continue
@@ -81,3 +88,33 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             f"{fmt(ctx.value - limit)} tokens. Lower it to {fmt(limit)}, or declare the RoPE scaling the "
             f"model is actually served with {declare}",
             ctx.source, dep.display_name)
+
+
+def _llamacpp(dep: Deployment, role, found) -> Iterator[Problem]:
+    """llama-server caps every slot at the model's training context whatever RoPE scaling is set
+    (ggml-org/llama.cpp@fb4026604c67c682f552337ec9b91eced0abd35a:tools/server/server-context.cpp: `if (n_ctx_slot >
+    n_ctx_train) { SRV_WRN("the slot context (%d) exceeds the training context of the model (%d) - capping\\n", ...);
+    n_ctx_slot = n_ctx_train; }`, n_ctx_train = llama_model_n_ctx_train = hparams.n_ctx_train, the GGUF's
+    context_length). So RoPE flags alone do not lift the window; `--override-kv <arch>.context_length` (CTX303's
+    case, skipped above) raises n_ctx_train itself. Builds of early 2025 had no cap
+    (ggml-org/llama.cpp@61e588abcc3e418681e9528b46d61f5b23225fe2:examples/server/server.cpp: `n_ctx_slot = n_ctx /
+    params_base.n_parallel`), where the RoPE stretch alone decided."""
+    ctx, limit, factor, _, where = role.context_length, *found
+    trained = dep.model.max_position_embeddings.value
+    if ctx is None or ctx.value <= trained:
+        return
+    if where and limit >= ctx.value:
+        how = f"the x{factor:g} RoPE scaling set with --{where.replace('_', '-')} covers it, but "
+        fix = f"--override-kv <arch>.context_length=int:{ctx.value} (the RoPE scaling already set covers it)"
+    else:
+        how = f"the x{factor:g} RoPE scaling set with --{where.replace('_', '-')} does not cover it and " if where \
+            else ""
+        fix = (f"--override-kv <arch>.context_length=int:{ctx.value} with --rope-scaling yarn --rope-scale F "
+               f"--yarn-orig-ctx {trained} (F >= {ctx.value / trained:.2f})")
+    yield Problem(
+        f"{fmt(ctx.value)} > {fmt(trained)}: the {role.label} context length {ctx.show()} exceeds the model's "
+        f"training context (n_ctx_train, the GGUF's context_length) by {fmt(ctx.value - trained)} tokens; "
+        f"{how}llama-server caps each slot at n_ctx_train (\"the slot context ... exceeds the training context of "
+        f"the model ... - capping\"), so requests above {fmt(trained)} tokens are refused. Lower it to "
+        f"{fmt(trained)}, or raise the training context the server caps at: {fix}",
+        ctx.source, dep.display_name)

@@ -666,3 +666,36 @@ def test_ctx308_on_a_trtllm_serve_pod_follows_its_release(tmp_path, tag, args, f
     if fires:
         assert out.startswith(f"{path}:11:16: CTX308 [error] 32,767 > 8,192: the unified role accepts prompts up to "
                               "32,767 tokens (context_length default (= 32,768) minus one output token)"), out
+
+
+def test_llamacpp_caps_the_slot_at_the_training_context_whatever_the_rope_flags(tmp_path):
+    from tests.helpers import run
+
+    # Gunther-Schulz/local-llm-coding-setup@d500c125 start-llama-server-native.sh: --rope-scale alone is x2.5
+    # linear scaling, but llama-server still caps the slot at n_ctx_train 32,768; the advice lifts the cap
+    (tmp_path / "s.sh").write_text("#!/bin/bash\nllama-server -m /models/qwen2.5-coder-14b-instruct-q4_k_m.gguf "
+                                   "--ctx-size 81920 --rope-scale 2.5 --port 8080\n")
+    out = run(["check", "--isolated", "--select", "CTX109", str(tmp_path / "s.sh")]).out
+    assert "CTX109 [error] 81,920 > 32,768: the unified context length 81,920 exceeds the model's training context " \
+           "(n_ctx_train, the GGUF's context_length) by 49,152 tokens; the x2.5 RoPE scaling set with --rope-scale " \
+           "covers it, but llama-server caps each slot at n_ctx_train" in out, out
+    assert "Lower it to 32,768, or raise the training context the server caps at: --override-kv " \
+           "<arch>.context_length=int:81920 (the RoPE scaling already set covers it)" in out, out
+    ((_, message),) = lint("llamacpp", {}, mpe=32768, ctx=131072, select="CTX109")
+    assert message.endswith("--override-kv <arch>.context_length=int:131072 with --rope-scaling yarn --rope-scale F "
+                            "--yarn-orig-ctx 32768 (F >= 4.00)")
+    # a YaRN stretch without the override is capped all the same
+    yarn = {"rope_scaling": "yarn", "rope_scale": 4, "yarn_orig_ctx": 32768}
+    assert rules("llamacpp", yarn, mpe=32768, select="CTX109") == ["CTX109"]
+    assert rules("llamacpp", {}, mpe=32768, ctx=32768, select="CTX109") == []
+
+
+def test_llamacpp_rope_scale_alone_is_declared_scaling():
+    # --rope-scale N / --rope-freq-scale X stretch by N / 1/X in the GGUF's own type; only `none` turns it off
+    over = {"override_kv": "qwen2.context_length=int:81920"}
+    assert rules("llamacpp", dict(over, rope_scale=2.5), mpe=32768, ctx=81920, select="CTX303") == []
+    assert rules("llamacpp", dict(over, rope_freq_scale=0.4), mpe=32768, ctx=81920, select="CTX303") == []
+    assert rules("llamacpp", dict(over, rope_freq_scale=0.5), mpe=32768, ctx=81920, select="CTX303") == ["CTX303"]
+    assert rules("llamacpp", dict(over, rope_scaling="none", rope_scale=4), mpe=32768, ctx=81920,
+                 select="CTX303") == ["CTX303"]
+    assert rules("llamacpp", dict(over, rope_scale="abc"), mpe=32768, ctx=81920, select="CTX303") == ["CTX303"]

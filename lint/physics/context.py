@@ -73,12 +73,17 @@ def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optiona
         overrides = _json(settings.get("json_model_override_args"))
         if isinstance(overrides, dict):
             scaling, where = overrides.get("rope_scaling"), "json_model_override_args"
-    elif engine in ("tgi", "llamacpp"):
-        kind, factor = settings.get("rope_scaling"), settings.get("rope_factor" if engine == "tgi" else "rope_scale")
+    elif engine == "llamacpp":
+        found = llamacpp_rope(settings.get("rope_scaling"), settings.get("rope_scale"), settings.get("rope_freq_scale"))
+        if found is None:
+            return None
+        orig = settings.get("yarn_orig_ctx")
+        return found[0], orig if isinstance(orig, int) and not isinstance(orig, bool) else None, found[1]
+    elif engine == "tgi":
+        kind, factor = settings.get("rope_scaling"), settings.get("rope_factor")
         if kind is not None and str(kind) != "none" and factor is not None:
             try:
-                orig = settings.get("yarn_orig_ctx") if engine == "llamacpp" else None
-                return float(factor), int(orig) if isinstance(orig, int) else None, "rope_scaling"
+                return float(factor), None, "rope_scaling"
             except (TypeError, ValueError):
                 return None
         return None
@@ -86,6 +91,26 @@ def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optiona
         orig = scaling.get("original_max_position_embeddings")
         kind = scaling.get("rope_type") or scaling.get("type")
         return float(scaling["factor"]), orig if isinstance(orig, int) else None, f"{where} ({kind or 'rope'})"
+    return None
+
+
+def llamacpp_rope(kind: Any, scale: Any, freq_scale: Any) -> Optional[Tuple[float, str]]:
+    """llama.cpp's RoPE stretch from its flags: (factor, flag) or None. `--rope-scale N` sets rope_freq_scale = 1/N
+    and `--rope-freq-scale X` sets it to X (common/arg.cpp); without `--rope-scaling` the type is the GGUF's own,
+    linear when it names none, and only `none` turns the scale off (src/llama-context.cpp: rope_scaling_type
+    UNSPECIFIED -> hparams.rope_scaling_type_train; NONE -> rope_freq_scale = 1). So either flag alone stretches
+    the positions, by N or 1/X; `--rope-scaling` without either keeps the GGUF's scale, which is not known here."""
+    if kind is not None and str(kind).strip().lower() == "none":
+        return None
+    for value, flag, invert in ((scale, "rope_scale", False), (freq_scale, "rope_freq_scale", True)):
+        if isinstance(value, bool) or value is None:
+            continue
+        try:
+            number = float(value)
+        except (TypeError, ValueError):
+            continue
+        if number > 0 and number != float("inf"):
+            return (1.0 / number if invert else number), flag
     return None
 
 
