@@ -668,26 +668,63 @@ def test_ctx308_on_a_trtllm_serve_pod_follows_its_release(tmp_path, tag, args, f
                               "32,767 tokens (context_length default (= 32,768) minus one output token)"), out
 
 
-def test_llamacpp_caps_the_slot_at_the_training_context_whatever_the_rope_flags(tmp_path):
+LLAMACPP_SCRIPT = ("#!/bin/bash\ndocker run --gpus all -v /models:/models ghcr.io/ggml-org/llama.cpp:{tag} "
+                   "-m /models/qwen2.5-coder-14b-instruct-q4_k_m.gguf --ctx-size 81920 --rope-scale 2.5 --port 8080\n")
+LLAMACPP_HEAD = ("81,920 > 32,768: the unified context length 81,920 exceeds the model's training context "
+                 "(n_ctx_train, the GGUF's context_length) by 49,152 tokens; ")
+
+
+@pytest.mark.parametrize("tag,capped", [
+    ("server", False),         # release unknown: works before b6925 and, with YaRN, from b10754; not an error
+    ("server-b4500", False),   # before cd5e3b57 (b6925) there is no slot cap: the RoPE stretch alone decides
+    ("server-b8000", True),    # b6925..b8850 cap each slot at n_ctx_train whatever the RoPE flags
+    ("server-b9500", False),   # between b8850 and b10754: unknown, so not an error
+])
+def test_llamacpp_rope_covered_context_follows_the_release(tmp_path, tag, capped):
     from tests.helpers import run
 
     # Gunther-Schulz/local-llm-coding-setup@d500c125 start-llama-server-native.sh: --rope-scale alone is x2.5
-    # linear scaling, but llama-server still caps the slot at n_ctx_train 32,768; the advice lifts the cap
-    (tmp_path / "s.sh").write_text("#!/bin/bash\nllama-server -m /models/qwen2.5-coder-14b-instruct-q4_k_m.gguf "
-                                   "--ctx-size 81920 --rope-scale 2.5 --port 8080\n")
+    # scaling in the GGUF's own type, which covers 81,920 over n_ctx_train 32,768
+    (tmp_path / "s.sh").write_text(LLAMACPP_SCRIPT.format(tag=tag))
     out = run(["check", "--isolated", "--select", "CTX109", str(tmp_path / "s.sh")]).out
-    assert "CTX109 [error] 81,920 > 32,768: the unified context length 81,920 exceeds the model's training context " \
-           "(n_ctx_train, the GGUF's context_length) by 49,152 tokens; the x2.5 RoPE scaling set with --rope-scale " \
-           "covers it, but llama-server caps each slot at n_ctx_train" in out, out
-    assert "Lower it to 32,768, or raise the training context the server caps at: --override-kv " \
-           "<arch>.context_length=int:81920 (the RoPE scaling already set covers it)" in out, out
-    ((_, message),) = lint("llamacpp", {}, mpe=32768, ctx=131072, select="CTX109")
-    assert message.endswith("--override-kv <arch>.context_length=int:131072 with --rope-scaling yarn --rope-scale F "
-                            "--yarn-orig-ctx 32768 (F >= 4.00)")
-    # a YaRN stretch without the override is capped all the same
-    yarn = {"rope_scaling": "yarn", "rope_scale": 4, "yarn_orig_ctx": 32768}
-    assert rules("llamacpp", yarn, mpe=32768, select="CTX109") == ["CTX109"]
+    if not capped:
+        assert "CTX109" not in out, out
+        return
+    assert f"CTX109 [error] {LLAMACPP_HEAD}the x2.5 RoPE scaling set with --rope-scale covers it, but llama-server " \
+           "b8000 caps each slot at n_ctx_train (\"the slot context ... exceeds the training context of the model " \
+           "... - capping\"), so requests above 32,768 tokens are refused. Lower it to 32,768, or add --override-kv " \
+           "<arch>.context_length=int:81920 (context-exceeds-trained-positions)" in out, out
+
+
+def test_llamacpp_uncovered_context_is_an_error_on_every_release():
+    advice = ("so positions past it were not trained for, and llama-server b6925 to at least b8850 also caps each slot "
+              "at n_ctx_train. Lower it to 32,768, or set RoPE scaling that covers it and lift the cap on every "
+              "release: --rope-scaling yarn --rope-scale F --yarn-orig-ctx 32768 (F >= 4.00) "
+              "--override-kv <arch>.context_length=int:131072")
+    head = ("131,072 > 32,768: the unified context length 131,072 exceeds the model's training context (n_ctx_train, "
+            "the GGUF's context_length) by 98,304 tokens; ")
+    for version in ("", "b4500", "b8000", "b10754"):
+        assert lint("llamacpp", {}, mpe=32768, ctx=131072, select="CTX109", version=version) == [
+            ("CTX109", f"{head}no RoPE scaling stretches it, {advice}")]
+    # --rope-scale 2 alone stretches by 2, short of 131,072
+    assert lint("llamacpp", {"rope_scale": 2}, mpe=32768, ctx=131072, select="CTX109") == [
+        ("CTX109", f"{head}the x2 RoPE scaling set with --rope-scale stretches it only to 65,536, {advice}")]
     assert rules("llamacpp", {}, mpe=32768, ctx=32768, select="CTX109") == []
+
+
+def test_llamacpp_yarn_lifts_the_cap_from_b10754():
+    # meta-models/meta-oss-cookbook#37: at b10754 llama_init_from_model sets n_ctx_train = n_ctx_orig_yarn /
+    # rope_freq_scale for YaRN only, so linear scaling keeps the cap and --rope-scale alone hangs on the GGUF's type
+    yarn = {"rope_scaling": "yarn", "rope_scale": 4, "yarn_orig_ctx": 32768}
+    assert rules("llamacpp", yarn, mpe=32768, select="CTX109", version="b10754") == []
+    assert rules("llamacpp", yarn, mpe=32768, select="CTX109", version="b8850") == ["CTX109"]
+    assert rules("llamacpp", {"rope_scale": 4}, mpe=32768, select="CTX109", version="b10754") == []
+    ((_, message),) = lint("llamacpp", {"rope_scaling": "linear", "rope_scale": 4}, mpe=32768, select="CTX109",
+                           version="b10754")
+    assert "the x4 RoPE scaling set with --rope-scale covers it, but llama-server b10754 caps each slot at " \
+           "n_ctx_train (\"the slot context ... exceeds the training context of the model ... - capping\"); from " \
+           "b10754 only YaRN scaling lifts it, so requests above 32,768 tokens are refused. Lower it to 32,768, or " \
+           "add --override-kv <arch>.context_length=int:131072" in message, message
 
 
 def test_llamacpp_rope_scale_alone_is_declared_scaling():
