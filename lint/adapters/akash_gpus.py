@@ -19,13 +19,13 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
+from ctxlint.adapters.device_options import Option
 from ctxlint.adapters.workload_inputs import scalar_text
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 from ctxlint.physics.accelerators import lookup_accelerator
 
-Option = Tuple[Optional[Val[str]], Optional[Val[int]], str]  # device, GPUs per instance, label for the name
 _UNITS = lazy_compile(r"^[0-9]+$")  # strconv.ParseUint(node.Value, 10, 64)
 # chain-sdk go/sdl/units.go memoryQuantity: a number with one of these suffixes, or of bytes
 _RAM = lazy_compile(r"^([0-9]{1,30}(?:\.[0-9]{1,30})?)(Ki|Mi|Gi|Ti|Pi|Ei)?$")  # bounded: a float, never inf

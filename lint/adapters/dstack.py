@@ -21,10 +21,11 @@ from typing import List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import tail_node
+from ctxlint.adapters.device_options import Option, option_workloads
 from ctxlint.adapters.dstack_gpus import gpu_options
 from ctxlint.adapters.kinds import dstack_config
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EnvVar, Workload, read_container
+from ctxlint.adapters.workload import Container, EnvVar, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_inputs import scalar_text, schema_reporter
 from ctxlint.loader import LoadedFile
@@ -87,20 +88,16 @@ def _workloads(root: Node, part: Node, base: Val[str], env: List[EnvVar], spans:
     gpu = resources.get("gpu") if resources is not None and resources.kind == MAP else None
     options = gpu_options(gpu, spans, schema_reporter(result.diagnostics, file))
     image = part.get("image") if part.get("image") is not None else root.get("image")
-    workloads = []
-    for accel, count, label in options:
-        reading = read_container(Container(spans=spans, node=commands, name=base.value, script=script,
-                                           env=_injected(nodes, count) + env, image=image, k8s_refs=False,
-                                           shell_run=True, accelerator_type=accel, accelerator_count=count,
-                                           group_pods=nodes, group_label="nodes (nodes)"))
-        if label == options[0][2]:
-            result.diagnostics.extend(reading.diagnostics)  # once, not once per option
-        if not reading.roles:
-            continue
-        name = Val(f"{base.value} [{label}]", base.source) if len(options) > 1 and label else base
-        workloads.append(Workload(name=name, source=part.source(file), input_format=NAME, roles=reading.roles,
-                                  replicas=_replicas(part.get("replicas"), file)))
-    return workloads
+
+    def container(option: Option) -> Container:
+        accel, count, _ = option
+        return Container(spans=spans, node=commands, name=base.value, script=script,
+                         env=_injected(nodes, count) + env, image=image, k8s_refs=False, shell_run=True,
+                         accelerator_type=accel, accelerator_count=count, group_pods=nodes,
+                         group_label="nodes (nodes)")
+
+    return option_workloads(options, container, base, part.source(file), NAME,
+                            _replicas(part.get("replicas"), file), result)
 
 
 def _injected(nodes: int, count: Optional[Val[int]]) -> List[EnvVar]:

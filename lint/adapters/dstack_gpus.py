@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from typing import Callable, List, Optional, Tuple
 
+from ctxlint.adapters.device_options import Option
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
-Option = Tuple[Optional[Val[str]], Optional[Val[int]], str]  # device, GPUs per node, label (dstack's syntax)
 Range = Tuple[Optional[float], Optional[float]]
 _VENDORS = ("nvidia", "amd", "google", "tpu", "intel", "tenstorrent", "tt")  # GPUSpec._vendor_from_string
 _SIZES = {"a100": (40, 80), "v100": (16, 32)}  # gpuhunt's names of several sizes among the data-center GPUs

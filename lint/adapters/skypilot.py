@@ -10,12 +10,13 @@ at launch and stays unresolved); `service.replicas` (or
 from __future__ import annotations
 
 import os
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.device_options import Option, option_workloads
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping, read_container
+from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
@@ -24,7 +25,6 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "skypilot"
 _OPTION = lazy_compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")
-Option = Tuple[Optional[Val[str]], Optional[Val[int]], str]
 
 
 def matches(root: Node) -> bool:
@@ -102,25 +102,20 @@ def _task(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]
         base = Val(stem, root.source(file))
     env = env_from_mapping(root.get("envs"))
     options = _options(root.get("resources"), spans)
-    workloads = []
     nodes = root.get("num_nodes")
     num_nodes = nodes.value if nodes is not None and isinstance(nodes.value, int) and not isinstance(
         nodes.value, bool) and nodes.value > 0 else 1
     nodes_text = str(num_nodes)
-    for accel, count, label in options:
+
+    def container(option: Option) -> Container:
+        accel, count, _ = option
         # SkyPilot sets these in every run: script (docs: "Environment variables available to tasks").
         injected = [EnvVar("SKYPILOT_NUM_NODES", nodes_text)] + (
             [EnvVar("SKYPILOT_NUM_GPUS_PER_NODE", str(count.value))] if count is not None else [])
-        reading = read_container(Container(spans=spans, node=root.get("run"), name=base.value,
-                                           script=root.get("run"), env=injected + env, k8s_refs=False, shell_run=True,
-                                           install_scripts=[n for n in (root.get("setup"),) if n is not None],
-                                           accelerator_type=accel, accelerator_count=count,
-                                           group_pods=num_nodes, group_label="nodes (num_nodes)"))
-        if label == options[0][2]:
-            result.diagnostics.extend(reading.diagnostics)  # once, not once per option
-        if not reading.roles:
-            continue
-        name = Val(f"{base.value} [{label}]", base.source) if len(options) > 1 and label else base
-        workloads.append(Workload(name=name, source=root.source(file), input_format=NAME, roles=reading.roles,
-                                  replicas=_replicas(root, file)))
-    return workloads
+        return Container(spans=spans, node=root.get("run"), name=base.value, script=root.get("run"),
+                         env=injected + env, k8s_refs=False, shell_run=True,
+                         install_scripts=[n for n in (root.get("setup"),) if n is not None],
+                         accelerator_type=accel, accelerator_count=count,
+                         group_pods=num_nodes, group_label="nodes (num_nodes)")
+
+    return option_workloads(options, container, base, root.source(file), NAME, _replicas(root, file), result)
