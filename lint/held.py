@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 from ctxlint.model import Deployment, Pool, Role, fmt
 from ctxlint.neuron import engine_block, with_held as neuron_held
+from ctxlint.physics.pool import ADMITTED_STEP
 
 from .records import replace
 
@@ -39,7 +40,6 @@ from .records import replace
 # larger null block: a promise is never said to fit a pool it does not fit.
 VLLM_BLOCK, VLLM_CPU_BLOCK = 16, 128
 _KEEPER = {"vllm": "vLLM's null block", "lmdeploy": "LMDeploy's last block"}
-ADMITTED = "longest context vLLM starts with"  # the step ctxlint.physics.pool.steps_for writes under 0.19's check
 
 
 def vllm_block(role: Role) -> int:
@@ -142,7 +142,7 @@ def _why(engine: str, tokens: int, held: int, result: Any) -> str:
     if windows:
         # the point follows vLLM 0.19's admission check (an unknown release's too, when 0.19 holds the least)
         admitted = ", which vLLM 0.19's admission check reserves for the whole request" \
-            if any(label == ADMITTED for label, _, _ in result.steps) else ""
+            if any(label == ADMITTED_STEP for label, _, _ in result.steps) else ""
         parts.append(f"{fmt(windows)} for the sliding-window layers{admitted}")
     rest = tokens - held - kept - windows
     if rest > 0:

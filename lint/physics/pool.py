@@ -13,6 +13,9 @@ from ..records import record
 from .kv import vllm_groups
 from .terms import gib
 
+# The step a vLLM 0.19 point writes for its startup limit (held.py reads it: the point followed the admission check)
+ADMITTED_STEP = "longest context vLLM starts with"
+
 _V0_20_1 = parse_version("0.20.1")  # vLLM prints max concurrency x max_model_len (vllm_reported)
 
 Step = tuple[str, str, Any]
@@ -161,7 +164,7 @@ def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Toke
     if point.longest is not None:
         steps.append(("longest single request", "pool - reserved blocks - window layers - state", point.longest))
     if point.starts is not None:
-        steps.append(("longest context vLLM starts with", "pool - window layers up to their window - state "
+        steps.append((ADMITTED_STEP, "pool - window layers up to their window - state "
                       "(its startup check; longer requests up to it are never admitted)", point.starts))
     if ctx and point.concurrency is not None:
         steps.append(("max concurrency at context", f"pool / {ctx:,} tokens per request", point.concurrency))
