@@ -42,7 +42,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Iterator, List, Optional, Tuple
 
-from ctxlint.engines.values import as_int, int_rule
+from ctxlint.engines.values import as_int, int_rule, settings_read_with
 from ctxlint.findings import Problem
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Deployment, Val, fmt
@@ -114,10 +114,13 @@ def _truncated_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[A
     ggml-org/llama.cpp@145b6280d6aa1890e22457143dad0badb3fd6820:common/arg.cpp common_params_parse_ex passes
     every int flag's text, and its LLAMA_ARG_* variable's, through `handler_int(params, std::stoi(val))`,
     which parses leading blanks, a sign and digits and ignores the rest."""
+    stoi = settings_read_with(engine, "stoi")
+    if not stoi:
+        return
     seen = set()
     for role in dep.roles:
         for name, val in role.engine_args:
-            if val.source in seen or int_rule(engine, name) != "stoi":
+            if val.source in seen or name not in stoi:
                 continue
             seen.add(val.source)
             match = _STOI.match(_text(val))

@@ -9,7 +9,8 @@ when the engine would refuse the text.
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from functools import lru_cache
+from typing import Any, FrozenSet, Optional
 
 from .flagspec import FlagSpec
 from .specs import ENGINES, spec_for
@@ -44,6 +45,15 @@ def int_rule(engine: str, name: str) -> Optional[str]:
     if f is None or f.kind != "int":
         return None
     return f.int_rule or spec.int_rule
+
+
+@lru_cache(maxsize=None)
+def settings_read_with(engine: str, rule: str) -> FrozenSet[str]:
+    """The integer settings `int_rule` gives `rule` for: a rule asking about one rule (CTX302: std::stoi)
+    tests set membership rather than looking every engine argument up."""
+    spec = spec_for(engine)
+    return frozenset(name for name, f in spec.names.items()
+                     if f.kind == "int" and (f.int_rule or spec.int_rule) == rule)
 
 
 def read_setting_int(engine: str, name: str, value: Any) -> Optional[IntReading]:
