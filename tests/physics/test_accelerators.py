@@ -65,3 +65,12 @@ def test_added_devices_are_estimates_with_a_source() -> None:
     # decimal GB, the lower reading: a TPU v6e chip is 32e9 bytes, not 32 GiB
     assert lookup_accelerator("tpu-v6e-slice").memory_bytes == 32_000_000_000
     assert lookup_accelerator("B100").memory_bytes == lookup_accelerator("B200").memory_bytes
+
+
+def test_amd_gfx90a_devices_read_the_rocminfo_pool() -> None:
+    # An MI210 and one MI250X GCD carry the same 64 GiB of HBM2e; rocminfo gives both a 65,520 MiB pool
+    # (ROCm/legacy-rocm-build#3246 for an MI210). The MI210 was once read as 64 decimal GB less 1 GiB (58.6 GiB),
+    # 9% below the MI250X GCD for the same memory.
+    mi210, gcd = lookup_accelerator("AMD-MI210"), lookup_accelerator("MI250X")
+    assert mi210.memory_bytes == gcd.memory_bytes == 65_520 * MIB
+    assert not mi210.exact and "ROCm/legacy-rocm-build/issues/3246" in mi210.source
