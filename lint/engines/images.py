@@ -13,7 +13,11 @@ from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
 
-_TAG_VERSION = lazy_compile(r"v?(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev|a|b)\d*)?)")
+# A release and its PEP 440 suffix (`0.6.1.post1`, `0.11.0rc2`, `0.11.0-rc1`, `0.9.0a1`), and nothing else: the suffix
+# must end the word, and alpha/beta are written with their number and without a separator, so a platform or device
+# suffix (`v0.19.1-arm64`, `v0.11.0-aarch64-ubuntu2404`, `v0.24.0-b200`, `-devel`) is no pre-release: read as
+# `0.19.1-a`, it sorted before 0.19.1 and the release's memory rules were an older one's.
+_TAG_VERSION = lazy_compile(r"v?(\d+(?:\.\d+)+(?:(?:(?:\.|-)?(?:rc|post|dev)\d*|(?:a|b)\d+)(?![A-Za-z0-9]))?)")
 
 
 # `${REGISTRY:-opea}/vllm-rocm:${TAG:-latest}`: compose (and shell) use the default when the

@@ -271,6 +271,14 @@ def test_args_only_image():
     ("public.ecr.aws/deep-learning-containers/vllm:0.11.0-gpu-py312-ec2", "vllm", "0.11.0", False),
     ("mirror.example.com/intel/vllm:0.10.2-xpu", "vllm", "0.10.2", False),
     ("quay.io/ascend/vllm-ascend:v0.9.1rc1", "vllm", "0.9.1rc1", False),
+    # sweep 35: a platform or device suffix is no pre-release (read as `0.19.1-a`, it sorted before 0.19.1)
+    ("vllm/vllm-openai-cpu:v0.19.1-arm64", "vllm", "0.19.1", True),
+    ("vllm/vllm-openai:v0.11.0-aarch64", "vllm", "0.11.0", True),
+    ("vllm/vllm-openai:v0.24.0-aarch64-ubuntu2404", "vllm", "0.24.0", True),
+    ("vllm/vllm-openai:v0.24.0-b200", "vllm", "0.24.0", True),
+    ("vllm/vllm-openai:v0.8.5-devel", "vllm", "0.8.5", True),
+    ("vllm/vllm-openai:v0.11.0-rc1", "vllm", "0.11.0-rc1", True),
+    ("vllm/vllm-openai:v0.6.1.post1", "vllm", "0.6.1.post1", True),
     ("docker.io/lmsysorg/sglang-rocm:v0.4.6.post1-rocm630", "sglang", "0.4.6.post1", False),
     ("example.com/team/sglang-custom:v0.4.6", "sglang", None, False),
     # Hugging Face Deep Learning Containers name the TGI release in the image name or beside PyTorch's
