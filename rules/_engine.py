@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Optional, Tuple
 
 from ctxlint.adapters.engine_args import engine_label
+from ctxlint.engines.specs import flag_gone
 from ctxlint.engines.values import as_bool, as_int, as_json, normalize_engine
 from ctxlint.model import Deployment, Role, Val, fmt
 from ctxlint.physics.context import llamacpp_rope
@@ -116,7 +117,7 @@ def position_limit(dep: Deployment, engine: Optional[str],
     trained = dep.model.max_position_embeddings
     if trained is None:
         return None
-    rope = engine_rope(engine, role)
+    rope = engine_rope(engine, role, dep.engine.version.value if dep.engine.version is not None else None)
     if rope is not None:
         factor, base, where = rope[0], rope[1] or trained.value, rope[2]
     else:
@@ -125,8 +126,10 @@ def position_limit(dep: Deployment, engine: Optional[str],
     return int(base * factor), factor, base, where
 
 
-def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Optional[int], str]]:
-    """RoPE scaling set on the engine's command line: (factor, original positions or None, where)."""
+def engine_rope(engine: Optional[str], role: Role,
+                release: Optional[str] = None) -> Optional[Tuple[float, Optional[int], str]]:
+    """RoPE scaling set on the engine's command line: (factor, original positions or None, where); a flag the
+    engine release no longer has (vLLM's --rope-scaling from 0.11.1) sets nothing there."""
     scaling = None
     where = ""
     if engine in ("vllm", "lmdeploy"):
@@ -134,7 +137,8 @@ def engine_rope(engine: Optional[str], role: Role) -> Optional[Tuple[float, Opti
         if isinstance(overrides, dict):
             scaling = overrides.get("rope_scaling") or overrides.get("rope_parameters")
             where = "hf_overrides"
-        if scaling is None and engine == "vllm":
+        if scaling is None and engine == "vllm" and role.arg("rope_scaling") is not None \
+                and not flag_gone(engine, "rope_scaling", release):
             scaling, where = json_arg(role, "rope_scaling"), "rope_scaling"
         if scaling is None and engine == "lmdeploy":
             found = role.arg("rope_scaling_factor")

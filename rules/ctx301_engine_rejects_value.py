@@ -10,7 +10,11 @@ Why:
     only some releases refuse (vLLM read `--limit-mm-per-prompt image=1` as
     KEY=VALUE pairs before 0.10.0, and wants JSON since; `--enable-chunked-prefill=false`
     was read until the switch refused `=value`) is reported for the releases that
-    refuse it, and for an unknown release with the release named.
+    refuse it, and for an unknown release with the release named. So is a flag a
+    later release dropped (vLLM's `--rope-scaling` and `--rope-theta` from 0.11.1:
+    "unrecognized arguments"), at the flag, with what that release takes instead
+    (`--hf-overrides '{"rope_scaling": ...}'`); at such a release the dropped
+    flag's RoPE factor no longer lifts the context the model allows (CTX109).
 
 Example (bad):
     ```yaml

@@ -269,5 +269,8 @@ def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[s
     refused = problem.refused_by(release)
     if refused is False:
         return None
-    who = engine if refused else f"{engine} {problem.since} and later"
+    if refused is None:
+        who = f"{engine} {problem.since} and later"
+    else:  # a release that refuses only what it dropped or changed: named
+        who = f"{engine} {release}" if problem.since is not None else engine
     return f"{who} would refuse to start: {problem.message}"

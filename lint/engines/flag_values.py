@@ -14,6 +14,7 @@ from typing import Any, Optional
 
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import kv_pairs
+from .result import Problem, Setting
 from .suffixes import read_float, read_int
 
 _TRUE = {"1", "true", "yes", "on", "enabled"}
@@ -109,3 +110,19 @@ def _marked(value) -> bool:
     if isinstance(value, list):
         return any(_marked(v) for v in value)
     return False
+
+
+def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
+    """A refusal, at the flag as typed, for every flag given that later releases of the engine dropped
+    (FlagSpec.removed_in): argparse exits on it there; earlier releases read it (Problem.since)."""
+    out = []
+    for f in spec.removed:
+        s = settings.get(f.name)
+        if s is None or s.origin != "flag" or s.flag_index is None:
+            continue
+        value = json.dumps(s.value) if isinstance(s.value, (dict, int, float)) and not isinstance(s.value, bool) \
+            else "..."
+        out.append(Problem(f"unrecognized arguments: {s.flag_spelling} (dropped in {f.removed_in}: "
+                           f"{f.instead.replace('{value}', value)})", s.flag_index, s.flag_span, s.flag_item,
+                           f.name, since=f.removed_in))
+    return out

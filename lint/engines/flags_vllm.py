@@ -30,8 +30,23 @@ FLAGS = (
     # Context length: human_readable_int_or_auto on newest main (-1/auto = auto-fit).
     F("max_model_len", "--max-model-len", kind="int", int_rule="vllm_auto", tags=CTX),
     F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE),
-    F("rope_scaling", "--rope-scaling", kind="json", tags=ROPE, doc="older releases; now via --hf-overrides"),
-    F("rope_theta", "--rope-theta", kind="float", tags=ROPE, doc="older releases [U]"),
+    # Flags later releases dropped (FlagSpec.removed_in: argparse exits on them there, CTX301). Each is absent from
+    # the 0.12.0 wheel's vllm/engine/arg_utils.py and vllm/config/*.py. --rope-scaling / --rope-theta: removed by
+    # vllm-project/vllm#28006 (merged 2025-11-04), first left out of v0.11.1 (vllm-project/recipes#856; 0.13.0:
+    # "unrecognized arguments: --rope-scaling", gpustack/gpustack#4236); until then ModelConfig merged them into
+    # hf_overrides with "Please instead use `--hf-overrides '{...}'`" (vllm/config/model.py, __post_init__).
+    F("rope_scaling", "--rope-scaling", kind="json", tags=ROPE, removed_in="0.11.1",
+      instead="write --hf-overrides '{\"rope_scaling\": {value}}' instead"),
+    F("rope_theta", "--rope-theta", kind="float", tags=ROPE, removed_in="0.11.1",
+      instead="write --hf-overrides '{\"rope_theta\": {value}}' instead"),
+    # vllm-project/vllm#25543 "[V0 Deprecation] Remove max_seq_len_to_capture", first left out of v0.11.0
+    # (NVIDIA-NeMo/Curator#1200 drops it "for vllm 0.11.0"); V1 sizes CUDA graphs by batch, not by length.
+    F("max_seq_len_to_capture", "--max-seq-len-to-capture", kind="int", tags=MEM, removed_in="0.11.0",
+      instead="remove it; V1 captures CUDA graphs by batch size, --max-cudagraph-capture-size"),
+    # vllm-project/vllm#20968 removed TokenizerPoolConfig (--tokenizer-pool-size/-type/-extra-config) "in time
+    # for v0.10.0"; deprecated since vllm#16790, the pool did nothing.
+    F("tokenizer_pool_size", "--tokenizer-pool-size", kind="int", removed_in="0.10.0",
+      instead="remove it"),
     B("disable_sliding_window", "--disable-sliding-window", default=False, tags=CTX),
     F("generation_config", "--generation-config", default="auto"),
     F("override_generation_config", "--override-generation-config", kind="json"),
@@ -59,7 +74,10 @@ FLAGS = (
     F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED),
     F("long_prefill_token_threshold", "--long-prefill-token-threshold", kind="int", tags=SCHED),
     B("scheduler_reserve_full_isl", "--scheduler-reserve-full-isl", default=True, tags=SCHED),
-    F("num_scheduler_steps", "--num-scheduler-steps", kind="int", default=1, doc="removed in V1"),
+    # Multi-step scheduling (V0): its flags went with vllm-project/vllm#22779 (merged 2025-08-13); 0.10.2 is the
+    # first release sure to lack it (0.10.1 was cut about then, not verified: a refusal is not assumed there).
+    F("num_scheduler_steps", "--num-scheduler-steps", kind="int", default=1, removed_in="0.10.2",
+      instead="remove it"),
     # Parallelism.
     F("tensor_parallel_size", "--tensor-parallel-size", "-tp", kind="int", default=1, tags=PAR),
     F("pipeline_parallel_size", "--pipeline-parallel-size", "-pp", kind="int", default=1, tags=PAR),

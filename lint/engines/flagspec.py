@@ -37,6 +37,18 @@ class FlagSpec:
     # (release, value): before this release the default was `value` (trtllm-serve's --backend before 1.0);
     # default_at resolves it by release, as Problem.refused_by resolves a value refused since a release
     default_until: Optional[tuple[str, Any]] = None
+    # The first release whose parser has no such flag: argparse exits there ("unrecognized arguments"), and the
+    # setting does nothing (engines/parse.py reports it, CTX301). `instead`: what those releases take for it.
+    removed_in: Optional[str] = None
+    instead: str = ""
+
+    def gone_at(self, release: Optional[str]) -> Optional[bool]:
+        """Has this engine release dropped the flag (removed_in)? None when the release is not known."""
+        if self.removed_in is None:
+            return False
+        from .result import from_release
+
+        return from_release(self.removed_in, release)
 
     def default_at(self, release: Optional[str]) -> tuple[Any, ...]:
         """The default of this engine release: one value; each release's (the earlier first) when the release
@@ -97,6 +109,7 @@ class EngineSpec:
     # its Setting (frozen, so one is shared by every command that leaves the flag out).
     env_flags: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)
     defaults: list[tuple[str, Setting]] = field(default_factory=list, compare=False, repr=False)
+    removed: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with removed_in
 
     def __post_init__(self) -> None:
         for f in self.flags:
@@ -105,6 +118,8 @@ class EngineSpec:
             self.names.setdefault(f.name, f)  # the first flag of a name, as a scan would find
             if f.env:
                 self.env_flags.append(f)
+            if f.removed_in and f not in self.removed:
+                self.removed.append(f)
             if f.default is not None:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
         self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))

@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
-from .flag_values import convert, known_json_part, switch_fix
+from .flag_values import convert, known_json_part, removed_flags, switch_fix
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import refused_since
 from .result import Invocation, Problem, Setting, Span
@@ -239,6 +239,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     p.unresolved = [u for u in p.unresolved if not (
         u.flag in p.settings and p.settings[u.flag].origin == "flag" and p.settings[u.flag].value is not None
         and p.settings[u.flag].token_index != u.token_index)]
+    if spec.removed:  # flags later releases dropped: refused there (FlagSpec.removed_in)
+        p.errors.extend(removed_flags(spec, p.settings))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

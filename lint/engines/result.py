@@ -42,15 +42,18 @@ class Problem:
     def refused_by(self, release: Optional[str]) -> Optional[bool]:
         """Does this engine release refuse the value? None when the release is not known and the
         answer depends on it."""
-        if self.since is None:
-            return True
-        from ctxlint.versions import parse_version
+        return True if self.since is None else from_release(self.since, release)
 
-        parsed = parse_version(release) if release else None
-        if parsed is None:
-            return None
-        since = parse_version(self.since)  # its release candidates refuse it too (`v0.10.0rc1`)
-        return parsed >= since or parsed.release[:len(since.release)] == since.release
+
+def from_release(since: str, release: Optional[str]) -> Optional[bool]:
+    """Is `release` the release `since` or a later one? None when it is not known."""
+    from ctxlint.versions import parse_version
+
+    parsed = parse_version(release) if release else None
+    if parsed is None:
+        return None
+    at = parse_version(since)  # its release candidates count too (`v0.10.0rc1`)
+    return parsed >= at or parsed.release[:len(at.release)] == at.release
 
 
 @record(frozen=True)

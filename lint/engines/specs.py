@@ -56,3 +56,10 @@ def _spec(engine: str, dynamo: bool, disaggregated: bool, router: bool = False) 
         from . import flags_lmdeploy
         return flags_lmdeploy.SPEC_
     return EngineSpec(str(engine), ())
+
+
+def flag_gone(engine: str, name: str, release: Optional[str]) -> bool:
+    """Has this release of the engine dropped the flag (FlagSpec.removed_in)? False when it has not, or when
+    the release is not known: a setting some releases read is credited unless the release is known to refuse it."""
+    f = spec_for(engine).by_name(name)
+    return f is not None and f.gone_at(release) is True

@@ -55,15 +55,24 @@ def _json(value: Any) -> Any:
 _as_json = None
 
 
-def rope_override(engine: Optional[str], settings: Mapping[str, Any]) -> Optional[Tuple[float, Optional[int], str]]:
-    """RoPE scaling set on the engine's command line: (factor, original positions or None, setting)."""
+def _gone(name: str, release: Optional[str]) -> bool:
+    """A vLLM flag the release dropped (engines.specs.flag_gone), imported on first use as _json's."""
+    from ctxlint.engines.specs import flag_gone
+
+    return flag_gone("vllm", name, release)
+
+
+def rope_override(engine: Optional[str], settings: Mapping[str, Any],
+                  release: Optional[str] = None) -> Optional[Tuple[float, Optional[int], str]]:
+    """RoPE scaling set on the engine's command line: (factor, original positions or None, setting); vLLM's
+    --rope-scaling sets nothing at a release that dropped it (it refuses to start: CTX301)."""
     scaling, where = None, ""
     if engine in ("vllm", "lmdeploy"):
         overrides = _json(settings.get("hf_overrides"))
         if isinstance(overrides, dict):
             scaling = overrides.get("rope_scaling") or overrides.get("rope_parameters")
             where = "hf_overrides"
-        if scaling is None and engine == "vllm":
+        if scaling is None and engine == "vllm" and "rope_scaling" in settings and not _gone("rope_scaling", release):
             scaling, where = _json(settings.get("rope_scaling")), "rope_scaling"
         if scaling is None and engine == "lmdeploy":
             factor = settings.get("rope_scaling_factor")
@@ -135,9 +144,9 @@ def _keys(arch: ModelArch, settings: Optional[Mapping[str, Any]] = None,
     return keys
 
 
-def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
+def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any], release: Optional[str] = None):
     """(type, factor, original, where) of the RoPE scaling in force: the command line's, else the model's."""
-    override = rope_override(engine, settings)
+    override = rope_override(engine, settings, release)
     if override is not None:
         factor, orig, where = override
         kind = where.split("(")[-1].rstrip(")") if "(" in where else None
@@ -147,8 +156,9 @@ def _rope(engine: str, arch: ModelArch, settings: Mapping[str, Any]):
     return None
 
 
-def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, str]:
-    """One release's rule (vllm/config/model.py `_get_and_verify_max_len`, by version)."""
+def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v, release: Optional[str] = None) -> Tuple[int, str]:
+    """One release's rule (vllm/config/model.py `_get_and_verify_max_len`, by version; `release`: the one
+    deployed, None when not known, as v stands for each release's rule then)."""
     keys = dict(_keys(arch, settings, "vllm"))
     if not keys:
         return 2048, "2048 (the config has no position key)"
@@ -156,7 +166,7 @@ def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v) -> Tuple[int, st
     if "model_max_length" in keys and (v is None or v >= parse_version("0.8.3")):
         name, derived = "model_max_length", keys["model_max_length"]  # Command-R: overrides the minimum
     why = f"{name} {derived:,}"
-    rope = _rope("vllm", arch, settings)
+    rope = _rope("vllm", arch, settings, release)
     skip = _VLLM_NO_FACTOR + (("yarn", "deepseek_yarn") if v is not None and v >= parse_version("0.30.0") else ())
     if rope is not None and rope[0] == "longrope" and rope[2] and v is not None and v >= parse_version("0.12.0"):
         derived, why = rope[2], f"original_max_position_embeddings {rope[2]:,} (longrope, >= 0.12)"
@@ -180,7 +190,7 @@ def _vllm(arch: ModelArch, settings: Mapping[str, Any], version: Optional[str] =
     (yarn was original x factor up to 0.29, the config's own value from 0.30)."""
     v = parse_version(version) if version else None
     if v is not None:
-        derived, why = _vllm_rule(arch, settings, v)
+        derived, why = _vllm_rule(arch, settings, v, version)
         return derived, f"vLLM derives {derived:,} from the model's {why}"
     rules = [_vllm_rule(arch, settings, parse_version(x)) for x in ("0.29.0", "0.30.0")]
     derived, why = max(rules)
