@@ -104,9 +104,13 @@ def _workload(obj: Node, suffix: Optional[str], roles: List[EngineRole], spans: 
 
 def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: AdaptResult,
                      engine: Optional[Val[str]] = None, script: Optional[Node] = None,
-                     go_values: Optional[Dict[str, str]] = None, multi: Optional[MultiNode] = None) -> List[EngineRole]:
+                     go_values: Optional[Dict[str, str]] = None, multi: Optional[MultiNode] = None,
+                     preset: Optional[str] = None) -> List[EngineRole]:
+    """`preset`: the command `engine` runs with when the container has no `command` of its own, which
+    appends `script` and `args` to it (workload.Container.preset); else `script` runs unless either is set."""
     command, args = c.get("command"), c.get("args")
-    explicit = command is not None or args is not None
+    preset = preset if command is None else None
+    explicit = command is not None or args is not None and preset is None
     if explicit:
         script = command if command is not None and command.kind == SCALAR and args is None else None
     image = c.get("image")
@@ -114,8 +118,8 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
         image = None  # the preset's engine runs, whatever the image; one of that engine gives its version
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
-        command=None if script is not None or not explicit else command, args=args if explicit else None,
-        script=script, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
+        command=None if script is not None or not explicit else command,
+        args=args if explicit or preset is not None else None, script=script, preset=preset, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
         args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
         accelerator_count=multi.gpus if multi is not None else count_from_resources(c.get("resources"), spans.file),
         accelerator_type=container_type(c.get("resources"), type_from_pod_spec(pod, spans.file), spans.file),

@@ -1,7 +1,11 @@
 """KServe `LLMInferenceService` and `LLMInferenceServiceConfig` (serving.kserve.io), for crds_kserve.
 
-KServe's preset runs `vllm serve` on the `main` container and appends `VLLM_ADDITIONAL_ARGS`, whose
-string is read as vLLM flags with positions inside it (an explicit `command`/`args` wins).
+KServe's preset runs `vllm serve /mnt/models` on the `main` container and appends `VLLM_ADDITIONAL_ARGS`
+and the container's `args`, re-split by its shell's `eval` (preset_args.py): each string is read as vLLM
+flags with positions inside it, and a word that is no flag (a command line written in `args`) is refused by
+vLLM (CTX301). KServe merges the service's container over the preset's strategically, where `command` and
+`args` are each replaced whole: a `command` of the container's own replaces the preset's, and runs with the
+container's `args` as written.
 `spec.template` is the decode role when `spec.prefill` exists (else unified),
 `spec.prefill.template` the prefill role; `replicas`, `parallelism.tensor|pipeline|data|dataLocal`
 and `spec.model.uri` (`hf://`) or `model.name` fill in what the flags do not say (a command that
@@ -23,6 +27,8 @@ from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Val
 from ctxlint.nodes import MAP, SCALAR, Node
 
 ADDITIONAL_ARGS = "VLLM_ADDITIONAL_ARGS"
+PRESET = ("KServe's preset runs `eval \"exec vllm serve /mnt/models ... ${VLLM_ADDITIONAL_ARGS} $@\"` with the "
+          "container's args as `$@`")
 
 
 def llm_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
@@ -45,7 +51,7 @@ def llm_service(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Work
             additional = next((e.get("value") for e in seq(c.get("env"))
                                if e.kind == MAP and scalar(e.get("name")) == ADDITIONAL_ARGS), None)
             engine = Val("vllm", c.source(file), raw="KServe LLMInferenceService (vllm serve)")
-            found = _container_roles(c, template, spans, result, engine=engine,
+            found = _container_roles(c, template, spans, result, engine=engine, preset=PRESET,
                                      script=additional if additional is not None and additional.kind == SCALAR
                                      else None)
             parallel = section.get("parallelism") or spec.get("parallelism")

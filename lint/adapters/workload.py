@@ -91,7 +91,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
 
     def read(self) -> Reading:
         c, out = self.c, Reading()
-        if c.script is not None:
+        if c.preset is not None:  # rare: most runs never import it
+            from ctxlint.adapters.preset_args import preset_split
+            split = preset_split(self)
+            self.unsure = split.unsure
+        elif c.script is not None:
             if c.script.kind != SCALAR or not isinstance(c.script.value, str):
                 return out
             text = c.script_text if c.script_text is not None else c.script.value
@@ -117,7 +121,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
         for cmd in commands:
-            found = detect(cmd.tokens, image, args_only=c.args_only)
+            found = detect(cmd.tokens, image, args_only=c.args_only) if c.preset is None else []
             if not found and c.engine is not None and c.args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
             if not found and c.args_only and cmd.tokens:
@@ -150,6 +154,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         inv = self.with_config(inv)
+        if self.c.preset is not None:  # the preset gives the model: any other word is refused
+            from ctxlint.adapters.preset_args import stray_words
+            inv = stray_words(inv, cmd.tokens, self.c.preset)
         if serves_no_role(inv, grouped=self.c.group_pods > 1) or self.follower(cmd, inv):
             self.config_missing = None  # its unread config file is not the next command's
             return

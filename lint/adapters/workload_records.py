@@ -60,6 +60,10 @@ class Container:
     settings: Optional[Tuple[Any, Dict[str, Source], str]] = None
     # A launcher script's `source FILE`: that file's text by its path (beside the script), for its functions
     sourcer: Optional[Callable[[str], Optional[str]]] = None
+    # A platform preset runs `engine` with its own model argument and appends `script` (its variable's string)
+    # and the strings of `args` to that command line, re-split by its shell (KServe's LLMInferenceService
+    # without a `command`: preset_args.py): how messages name that command. Words that are no flag are refused.
+    preset: Optional[str] = None
 
 
 @record
