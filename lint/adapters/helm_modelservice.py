@@ -17,7 +17,8 @@ charts/llm-d-modelservice/templates/_helpers.tpl and values.yaml):
 - `parallelism` (tensor, data, dataLocal, workers; each default 1): a data size without a local one
   is split over the workers; each worker gets dataLocal x tensor accelerators of the resource
   `accelerator.type` names (nvidia.com/gpu by default) unless the container's own limits name it.
-- `acceleratorTypes` (labelKey + one labelValue) or `nodeSelector` name the device.
+- `acceleratorTypes` (labelKey + one labelValue), `nodeSelector`, or the `nodeSelector`/`affinity` of
+  `extraConfig` (which the chart's `modelPod` helper renders into the pod spec as written) name the device.
 
 The tokens the chart adds point at the values they come from (the tensor size at
 `parallelism.tensor`, the model at `modelArtifacts.uri`); the container's `args` at themselves.
@@ -31,7 +32,8 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.crds_llmd import _accelerator
-from ctxlint.adapters.hardware import GPU_RESOURCES, container_type, count_from_resources, type_from_labels
+from ctxlint.adapters.hardware import (GPU_RESOURCES, container_type, count_from_resources, type_from_labels,
+                                       type_from_pod_spec)
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EngineRole, Workload, env_from_k8s, read_container
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
@@ -64,7 +66,9 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
         if replicas.value == 0 and part.get("replicas") is None:
             continue  # the chart's prefill.replicas: 0
         par = _Parallelism(part.get("parallelism"), file, scalar(root.get("multinode")) is True)
-        device = _accelerator(part.get("acceleratorTypes"), file) or type_from_labels(part.get("nodeSelector"), file)
+        # the chart renders `extraConfig` into the pod spec (its modelPod helper): its nodeSelector and affinity too
+        device = _accelerator(part.get("acceleratorTypes"), file) or type_from_labels(part.get("nodeSelector"), file) \
+            or type_from_pod_spec(part.get("extraConfig"), file)
         roles: List[EngineRole] = []
         for c in seq(part.get("containers")):
             if c.kind == MAP:

@@ -478,3 +478,23 @@ def test_modelservice_image_default_and_custom_commands():
     sim = MODELSERVICE.replace("ghcr.io/llm-d/llm-d-cuda:v0.4.0\n    modelCommand: vllmServe",
                                "ghcr.io/llm-d/llm-d-inference-sim:latest\n    modelCommand: imageDefault")
     assert adapt(sim, "values.yaml").deployments == []
+
+
+def test_modelservice_extra_config_node_selector_and_affinity_name_the_device():
+    # the chart's modelPod helper renders `extraConfig` into the pod spec as written (llm-d-incubation/
+    # llm-d-modelservice@3051935 _helpers.tpl), its nodeSelector and affinity with it
+    selector = MODELSERVICE.replace(
+        "  acceleratorTypes:\n    labelKey: nvidia.com/gpu.product\n    labelValues: [NVIDIA-H100-80GB-HBM3]\n",
+        "  extraConfig:\n    nodeSelector:\n      cloud.google.com/gke-tpu-topology: 2x2\n"
+        "      cloud.google.com/gke-tpu-accelerator: tpu-v6e-slice\n")
+    [dep] = adapt(selector, "values.yaml").deployments
+    decode = next(r for r in dep.roles if r.kind == "decode")
+    assert decode.accelerators.type.value == "TPU-v6e"
+    assert at(selector, decode.accelerators.type.source) == "tpu-v6e-slice"
+    prefill = selector.replace("    resources: {limits: {nvidia.com/gpu: \"1\"}}\n",
+                               "    resources: {limits: {nvidia.com/gpu: \"1\"}}\n  extraConfig:\n    affinity:\n"
+                               "      nodeAffinity:\n        requiredDuringSchedulingIgnoredDuringExecution:\n"
+                               "          nodeSelectorTerms:\n          - matchExpressions:\n"
+                               "            - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L4]}\n")
+    [dep] = adapt(prefill, "values.yaml").deployments
+    assert {r.kind: r.accelerators.type.value for r in dep.roles} == {"decode": "TPU-v6e", "prefill": "L4"}
