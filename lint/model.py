@@ -92,6 +92,9 @@ class Engine:
 class Accelerators:
     type: Optional[Val[str]] = None
     count: Optional[Val[int]] = None
+    # The device-plugin resource counted (`amd.com/gpu`) when the count no longer sits at that resource's key (a
+    # Ray cluster's GPUs summed over its pods, or stated by `num-gpus`); else the count's own key says it.
+    resource: Optional[str] = None
 
 
 @record(frozen=True)

@@ -30,7 +30,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq, \
     str_val
-from ctxlint.adapters.hardware import engine_devices
+from ctxlint.adapters.hardware import engine_devices, pods_resource
 from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
@@ -161,11 +161,20 @@ def _fleet(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
     if not found:
         return []
     total = _cluster_gpus(head, head_pod, cluster, file, result, scalar(obj.dig("metadata", "name")))
+    resource = cluster_resource(head_pod, cluster)
     found = [r if r.role.accelerators.count is None else
              replace(r, role=replace(r.role, accelerators=Accelerators(
-                 type=r.role.accelerators.type, count=engine_devices(total, r.role.accelerators.type))))
+                 type=r.role.accelerators.type, count=engine_devices(total, r.role.accelerators.type),
+                 resource=resource)))
              for r in found]
     return [_workload(obj, "head", head, found, int_val(spec.get("replicas"), file), file, result)]
+
+
+def cluster_resource(head_pod: Optional[Node], cluster: Node) -> Optional[str]:
+    """The device-plugin resource of a Ray cluster's GPUs (its head's pods, then its workers'): their sum, or a
+    group's `num-gpus`, sits at no resource's key, and the resource is the vendor (physics/needs.py)."""
+    groups = [g.get("template") for g in seq(cluster.get("workerGroupSpecs")) if g.kind == MAP]
+    return pods_resource([head_pod] + [t.get("spec") for t in groups if t is not None and t.kind == MAP])
 
 
 def _group_gpus(group: Node, pod: Optional[Node], file: str) -> Optional[Val[int]]:

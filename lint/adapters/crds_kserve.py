@@ -42,7 +42,7 @@ from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, merg
 from ctxlint.adapters.crd_refs import (KSERVE_RUNTIME, NO_LOOKUP, RUNTIME_CONTAINER, Lookup, Refs, refs_for,
                                       runtime_container, unfound)
 from ctxlint.adapters.crds_kubeai import model_id
-from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import container_resource, container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.kserve_multinode import MultiNode, multi_node
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, Workload, env_from_k8s, limits_from_annotations,
@@ -125,6 +125,10 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
         accelerator_type=container_type(c.get("resources"), type_from_pod_spec(pod, spans.file), spans.file),
         **({"group_pods": multi.pods, "group_label": multi.label, "ray_counted": True} if multi is not None else {})))
     result.diagnostics.extend(reading.diagnostics)
+    resource = container_resource(c) if multi is not None else None
+    if resource is not None:  # the multi-node count sits at the parallel size, not at the resource's key
+        return [r if r.role.accelerators.count is None else replace(r, role=replace(r.role, accelerators=replace(
+            r.role.accelerators, resource=resource))) for r in reading.roles]
     return reading.roles
 
 

@@ -26,7 +26,7 @@ from typing import Callable, List, Optional, Tuple
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.crds_aibrix import _cluster_gpus
+from ctxlint.adapters.crds_aibrix import _cluster_gpus, cluster_resource
 from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -78,6 +78,8 @@ class _Reader:
         self.worker_type = next((t for t in (pod_type(_pod(g), self.file) for g in workers) if t), None)
         # TPU7x: the cluster's chips are two engine devices each (hardware.engine_devices)
         self.total = engine_devices(self.total, pod_type(self.head_pod, self.file) or self.worker_type)
+        self.resource = cluster_resource(self.head_pod, cluster) if cluster is not None and cluster.kind == MAP \
+            else None
         # settings-like variables the app may read from its containers' env (vLLM reads none of them)
         self.container_env = [str(scalar(e.get("name"))) for p in [self.head_pod] + [_pod(g) for g in workers]
                               for c in seq(p.get("containers") if p is not None else None) if c.kind == MAP
@@ -254,6 +256,9 @@ class _Reader:
             name = Val(suffix, at.source(self.file))
         advertised, gateway, measured = limits_from_annotations(self.obj.dig("metadata", "annotations"), self.file,
                                                       self.result.diagnostics, str(name.value) if name else None)
+        if self.resource is not None:  # the cluster's GPUs, whose count no longer sits at the resource's key
+            roles = [r if r.role.accelerators.count is None else replace(r, role=replace(r.role, accelerators=replace(
+                r.role.accelerators, resource=self.resource))) for r in roles]
         return Workload(name=name, source=self.obj.source(self.file), input_format=NAME, roles=roles,
                         replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
                         labels=labels_of(self.obj))

@@ -8,7 +8,7 @@ the capacity stage can say which device it could not size.
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
 from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INSTANCE_GPUS
 from ctxlint.lazyre import lazy_compile
@@ -111,6 +111,30 @@ def pod_type(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
         if found is not None:
             return found
     return card
+
+
+def pods_resource(pod_specs: Sequence[Optional[Node]]) -> Optional[str]:
+    """The device-plugin resource the first of these pod specs' containers that asks for one asks for: the
+    vendor of a count summed over the pods, which then sits at no resource's key (model.Accelerators.resource)."""
+    for pod_spec in pod_specs:
+        items = pod_spec.get("containers") if pod_spec is not None and pod_spec.kind == MAP else None
+        for c in items.value if items is not None and items.kind == SEQ else ():
+            found = container_resource(c)
+            if found is not None:
+                return found
+    return None
+
+
+def container_resource(container: Optional[Node]) -> Optional[str]:
+    """The device-plugin resource one container asks for (limits first), None when it asks for none."""
+    resources = container.get("resources") if container is not None and container.kind == MAP else None
+    for section in ("limits", "requests"):
+        block = resources.get(section) if resources is not None and resources.kind == MAP else None
+        found = next((key for key in GPU_RESOURCES if block is not None and block.kind == MAP
+                      and _int(block.get(key))), None)
+        if found is not None:
+            return found
+    return None
 
 
 def _mig_profile(key: Any) -> str:

@@ -27,7 +27,8 @@ from .span_search import SpannedFits, release_figure
 COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
 _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
         "or `default-accelerator:` in .ctxlint.yaml)")
-# The devices a role's device-plugin resource can be (its count's key): an amd.com/gpu pod is no L4, and a
+# The devices a role's device-plugin resource can be (Accelerators.resource, else its count's key): an amd.com/gpu
+# pod is no L4, and a
 # Gaudi, TPU or Intel GPU pod none of the common ones; the catalog has no Gaudi at all.
 _AMD = ("MI210", "MI250X", "MI300X", "MI325X", "MI355X")
 _NEURON_FIX = "state the KV pool the engine logs: NeuronCores are not in the accelerator catalog"
@@ -37,8 +38,8 @@ _OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, define
 
 def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     """The devices to give verdicts for, and the advice, by the resource the role's device count is of."""
-    count = role.accelerators.count
-    path = count.source.path if count is not None else ""
+    count, resource = role.accelerators.count, role.accelerators.resource
+    path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
     if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
         return (), _NEURON_FIX
     if path.endswith('["amd.com/gpu"]'):

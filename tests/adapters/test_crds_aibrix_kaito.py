@@ -317,3 +317,18 @@ def test_kaito_odd_shapes_never_crash():
     assert diag.message.startswith("spec.roles is not a list: KAITO's CRD schema rejects it")
     transformers = KAITO.replace("  name: ws\n", "  name: ws\n  annotations: {kaito.sh/runtime: transformers}\n")
     assert adapt(transformers).deployments == []
+
+
+def test_a_ray_cluster_of_amd_gpus_keeps_its_vendor_when_its_count_is_summed_or_stated():
+    # `num-gpus` on the head, AMD GPUs in the pods: the count sits at no device-plugin key, the resource says
+    # the vendor (CTX208 then names AMD cards only)
+    from ctxlint.physics.needs import _AMD, _vendor_devices
+
+    amd = FLEET.replace("nvidia.com/gpu", "amd.com/gpu").replace(
+        "rayStartParams: {dashboard-host: '0.0.0.0'}", "rayStartParams: {num-gpus: '8'}")
+    [role] = adapt(amd).deployments[0].roles
+    assert (role.accelerators.count.value, role.accelerators.resource) == (16, "amd.com/gpu")
+    assert _vendor_devices(role)[0] == _AMD
+    [role] = adapt(FLEET.replace("rayStartParams: {dashboard-host: '0.0.0.0'}",
+                                 "rayStartParams: {num-gpus: '8'}")).deployments[0].roles
+    assert role.accelerators.resource == "nvidia.com/gpu" and "L4" in _vendor_devices(role)[0]

@@ -283,3 +283,30 @@ def test_ray_serve_configs_that_are_not_ray_serve_llm_or_not_vllm_are_not_read()
     assert adapt(sglang, "serve_config.yaml").deployments == []
     # `applications` beside a top-level model_loading_config is not one LLMConfig file
     assert adapt("applications: [{name: x}]\nmodel_loading_config: {model_id: m}\n", "x.yaml").deployments == []
+
+
+def test_a_ray_cluster_of_amd_gpus_keeps_its_vendor_in_the_summed_count():
+    from ctxlint.physics.needs import _AMD, _vendor_devices
+
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayCluster
+    metadata: {name: rc}
+    spec:
+      headGroupSpec:
+        rayStartParams: {num-gpus: "1"}
+        template:
+          spec:
+            containers:
+            - name: head
+              image: rocm/vllm:latest
+              command: ["sh", "-c", "ray start --head && vllm serve meta-llama/Llama-3.1-8B-Instruct -tp 2"]
+              resources: {limits: {amd.com/gpu: 1}}
+      workerGroupSpecs:
+      - replicas: 1
+        rayStartParams: {num-gpus: "1"}
+        template: {spec: {containers: [{name: w, resources: {limits: {amd.com/gpu: 1}}}]}}
+    """
+    [role] = adapt(text).deployments[0].roles
+    assert (role.accelerators.count.value, role.accelerators.resource) == (2, "amd.com/gpu")
+    assert _vendor_devices(role)[0] == _AMD

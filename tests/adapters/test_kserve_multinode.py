@@ -132,3 +132,15 @@ def test_sizes_in_a_sibling_file_point_at_that_file(tmp_path, monkeypatch):
     assert (tp.value, tp.source.file, tp.source.line, tp.source.col) == (8, "d/isvc.yaml", 13, 38)
     assert (pp.value, pp.source.file, pp.source.line, pp.source.col) == (2, "d/runtime.yaml", 18, 27)
     assert (role.accelerators.count.value, role.accelerators.count.source.file) == (16, "d/isvc.yaml")
+
+
+def test_the_multi_node_count_keeps_the_vendor_of_the_gpus_requested():
+    # the count sits at the parallel size, not at the resource's key: the resource says AMD (CTX208's cards)
+    from ctxlint.physics.needs import _AMD, _vendor_devices
+
+    amd = BOTH.replace("    - --pipeline-parallel-size=$(PIPELINE_PARALLEL_SIZE)\n",
+                       "    - --pipeline-parallel-size=$(PIPELINE_PARALLEL_SIZE)\n"
+                       "    resources: {requests: {amd.com/gpu: 1}}\n")
+    role, _ = _role(amd)
+    assert (role.accelerators.count.value, role.accelerators.resource) == (8, "amd.com/gpu")
+    assert _vendor_devices(role)[0] == _AMD
