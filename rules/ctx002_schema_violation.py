@@ -15,7 +15,10 @@ Why:
     var `value` that is not a string, `containers` written as a mapping. Such
     a workload never launches, whatever its capacity. So is a `configMapKeyRef`
     to a key the ConfigMap (of the same file or a sibling one) lacks, unless
-    it is `optional: true`: the kubelet does not start the container.
+    it is `optional: true`: the kubelet does not start the container. A
+    workload (`kind: Deployment`, ...) that runs an engine but has no
+    `apiVersion` is reported at its `kind` (kubectl refuses the file: "apiVersion
+    not set"), and its deployment is still read.
 
     In Akash SDL files, what Akash refuses in the fields ctxlint reads is
     reported the same way: a `command`, `args` or `env` that is not a list,

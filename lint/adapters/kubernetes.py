@@ -36,6 +36,8 @@ POD_SPEC_PATHS = {
     "CronJob": ("jobTemplate", "spec", "template", "spec"),
 }
 LWS = "LeaderWorkerSet"
+_API = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1", "ReplicaSet": "apps/v1",
+        "Job": "batch/v1", "CronJob": "batch/v1", "Pod": "v1", LWS: "leaderworkerset.x-k8s.io/v1"}
 
 
 def _scalar(node: Optional[Node]) -> Any:
@@ -45,7 +47,16 @@ def _scalar(node: Optional[Node]) -> Any:
 def matches(obj: Node) -> bool:
     kind = _scalar(obj.get("kind"))
     return isinstance(kind, str) and (kind in POD_SPEC_PATHS or kind == LWS) and \
-        isinstance(_scalar(obj.get("apiVersion")), str)
+        (isinstance(_scalar(obj.get("apiVersion")), str) or _no_api_version(obj))
+
+
+def _no_api_version(obj: Node) -> bool:
+    """`apiVersion` absent or null: read all the same (the kind says the shape), and said (CTX002) when the
+    object runs an engine, since Kubernetes refuses it: its decoder stops at "Object 'apiVersion' is missing"
+    (kubernetes/kubernetes@c11077632129e8b8a8d9457b2a86cfcb78918861:pkg/runtime/error.go missingVersionErr),
+    kubectl's validation at "apiVersion not set"."""
+    api = obj.get("apiVersion")
+    return api is None or api.kind == SCALAR and api.value is None
 
 
 def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
@@ -61,6 +72,13 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
                                  maps.holds(loaded) else config_maps(loaded, obj))
             if workload is not None:
                 workloads.append(workload)
+                if _no_api_version(obj):
+                    kind = obj.keys["kind"] if "kind" in obj.keys else obj
+                    result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
+                        f"this {_scalar(obj.get('kind'))} has no `apiVersion`: kubectl refuses the file (\"apiVersion "
+                        "not set\") and the workload never runs; ctxlint reads it all the same. Add the API version "
+                        f"of its kind (`apiVersion: {_API.get(_scalar(obj.get('kind')), '<group>/<version>')}`)"),
+                        kind.source(spans.file), str(workload.name.value) if workload.name is not None else None))
     adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result

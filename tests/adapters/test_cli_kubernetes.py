@@ -408,3 +408,32 @@ spec:
                   "--node-rank 1 --context-length 131072"))
     out = run(["check", str(path), "--isolated", "--select", "CTX109"]).out
     assert "CTX109 [error] 131,072 > 32,768" in out  # the group has its deployment
+
+
+def test_a_workload_without_api_version_is_refused_at_its_kind_and_still_read(tmp_path):
+    # kubectl refuses it ("apiVersion not set"): said at `kind`, and the engine is read all the same
+    (tmp_path / "d.yaml").write_text("""\
+kind: Deployment
+metadata: {name: d}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.0
+          args: [Qwen/Qwen3-8B, --max-model-len, "8192"]
+          resources: {limits: {amd.com/gpu: 1}}
+---
+kind: Deployment
+metadata: {name: web}
+spec:
+  template:
+    spec:
+      containers: [{name: web, image: nginx}]
+""")
+    result = run(["check", "--isolated", "--select", "CTX002", str(tmp_path / "d.yaml")])
+    assert result.out.splitlines() == [
+        f"{tmp_path / 'd.yaml'}:1:1: CTX002 [error] this Deployment has no `apiVersion`: kubectl refuses the file "
+        '("apiVersion not set") and the workload never runs; ctxlint reads it all the same. Add the API version of '
+        "its kind (`apiVersion: apps/v1`) (schema-violation)"]  # the nginx Deployment runs no engine: not ours
+    assert "1 deployment" in result.err
