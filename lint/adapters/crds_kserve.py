@@ -119,7 +119,8 @@ def _container_roles(c: Node, pod: Optional[Node], spans: ScalarSpans, result: A
     reading = read_container(Container(
         spans=spans, node=c, name=str(scalar(c.get("name")) or ""),
         command=None if script is not None or not explicit else command,
-        args=args if explicit or preset is not None else None, script=script, preset=preset, env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
+        args=args if explicit or preset is not None else None, script=script, preset=preset,
+        env=env_from_k8s(c.get("env")) + list(multi.env if multi is not None else ()), image=image,
         args_only=command is None, engine=engine, go_values=go_values or {},  # KServe renders Go templates
         accelerator_count=multi.gpus if multi is not None else count_from_resources(c.get("resources"), spans.file),
         accelerator_type=container_type(c.get("resources"), type_from_pod_spec(pod, spans.file), spans.file),
