@@ -125,27 +125,46 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             if not found and c.engine is not None and c.args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
             if not found and c.args_only and cmd.tokens:
-                self.unattributed(cmd, image, out)
+                self.unattributed(cmd.tokens, image, lambda: self.c.image.source(self.file), out)
+            elif not found and cmd.tokens and cmd.tokens[0].text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl"):
+                self.unattributed_run(cmd.tokens, out)
             for det in found:
                 self.invocation(cmd, det, image, out)
         return out
 
-    def unattributed(self, cmd, image: Optional[str], out: Reading) -> None:
-        """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know."""
-        engine, flags = unknown_entrypoint_flags(cmd.tokens, image)
+    def unattributed(self, tokens, image: Optional[str], where, out: Reading) -> None:
+        """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know (`where`: a callable
+        giving the image's Source, asked only then)."""
+        engine, flags = unknown_entrypoint_flags(tokens, image)
         if flags:
             out.diagnostics.append(Diagnostic(UNRESOLVED, (
                 f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so "
                 f"{', '.join(dict.fromkeys(flags))} are not read as {engine} flags and this container is not "
                 f"checked; state the command that starts it (`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"),
-                self.c.image.source(self.file), None))
+                where(), None))
+
+    def unattributed_run(self, tokens, out: Reading) -> None:
+        """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
+        entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container
+        (at the image token). An `--entrypoint` names the program itself (detect._entrypoint)."""
+        from ctxlint.engines.docker_run import parse_run  # only a `docker run` line that starts no engine
+
+        run = parse_run([t.text for t in tokens])
+        if run is not None and run.entrypoint is None:
+            image = tokens[run.image]
+            self.unattributed(tokens[run.image + 1:], image.text, lambda: self.token_source(image), out)
 
     def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
         env: Dict[str, Optional[str]] = dict(self.env)
         # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
         if docker_image is None and cmd.image is not None:  # a command of the container's `sh -c` script
-            docker_image = cmd.image
+            docker_image, run = cmd.image, (cmd.image, cmd.image_gpus)
+        elif docker_image is not None:  # a script's container: what its image and `--gpus` say of the device
+            from ctxlint.engines.docker_run import requests_accelerator
+            run = (docker_image, requests_accelerator([t.text for t in cmd.tokens]))
+        else:
+            run = None
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's
         # container gets only its `-e` ones
         given = ([] if docker_image is not None and cmd.image is None else list(cmd.exported)) + list(cmd.env) \
@@ -182,12 +201,12 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
                                               count=self.visible(self.count(inv, facts), assigns)),
                     source=self.c.node.source(self.file), name=self.c.name,
-                    engine_args=facts.engine_args + env_args, available_kv_gib=self.cpu_kv_space(env_args),
+                    engine_args=facts.engine_args + env_args, available_kv_gib=self.cpu_kv_space(env_args, run),
                     settings_unread=Val(self.config_missing, where(inv.config_file))
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
-                    cpu_build=self.cpu_build(), neuron=self.neuron())
+                    cpu_build=self.cpu_build(run), neuron=self.neuron())
         if role.neuron is not None and inv.engine == "vllm":
             role = with_declared_pool(role)  # blocks of the Neuron platform's block size
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)

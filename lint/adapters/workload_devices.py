@@ -22,18 +22,15 @@ class Devices:
     file: str
     env: Dict[str, Optional[str]]
     span_source: Any  # workload_positions.Positions.span_source
+    token_source: Any  # workload_positions.Positions.token_source
     ray_cluster = False  # the container runs `ray start` (head or worker) before the engine
 
-    def cpu_kv_space(self, env_args) -> Optional[Val[float]]:
+    def cpu_kv_space(self, env_args, run=None) -> Optional[Val[float]]:
         """vLLM's CPU backend (a CPU image, `vllm-openai-cpu`, `vllm-cpu-release-repo`, or one an operator picks,
         in a container with no accelerator): VLLM_CPU_KVCACHE_SPACE GiB is its KV memory. vLLM reads it with
-        int(): another value stops it, and is not read here."""
-        global is_cpu_build
-        if is_cpu_build is None:
-            from ctxlint.engines.images import is_cpu_build
-        image = str(self.c.image.value) if self.c.image is not None and self.c.image.value else ""
-        if self.c.accelerator_count is not None or self.c.accelerator_type is not None or \
-                image and not is_cpu_build(image):  # no image: the operator's (KubeAI cpu)
+        int(): another value stops it, and is not read here. `run`: as for cpu_build."""
+        image, _, accelerated = self.runs_in(run)
+        if accelerated or image and not is_cpu_build(image):  # no image: the operator's (KubeAI cpu), a host's
             return None
         val = next((v for name, v in env_args if name == "VLLM_CPU_KVCACHE_SPACE"), None)
         try:
@@ -42,16 +39,31 @@ class Devices:
             return None
         return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value}") if gib > 0 else None
 
-    def cpu_build(self) -> Optional[Val[str]]:
+    def cpu_build(self, run=None) -> Optional[Val[str]]:
         """The image, when it is a CPU build and the container asks for no accelerator: its engine's KV cache is
-        host memory, and no device's verdict applies (CTX208 says so instead of listing GPUs)."""
+        host memory, and no device's verdict applies (CTX208 says so instead of listing GPUs). `run`: the image
+        token of the `docker run` line that starts the engine in a script, and whether that line asks for an
+        accelerator (`--gpus`: docker_run.requests_accelerator), the container of a script that has none."""
+        image, where, accelerated = self.runs_in(run)
+        return Val(image, where()) if image and not accelerated and is_cpu_build(image) else None
+
+    def runs_in(self, run):
+        """(image, where it is written (a callable), an accelerator asked for?) of the engine's container: the
+        workload's container, else a script's `docker run` (`run`: its image token and `--gpus`)."""
         global is_cpu_build
-        image = self.c.image
-        if image is None or self.c.accelerator_count is not None or self.c.accelerator_type is not None:
-            return None
         if is_cpu_build is None:
             from ctxlint.engines.images import is_cpu_build
-        return Val(str(image.value), image.source(self.file)) if is_cpu_build(image.value) else None
+        c = self.c
+        accelerated = c.accelerator_count is not None or c.accelerator_type is not None
+        if c.image is not None:
+            value = c.image.value
+            if not isinstance(value, str):  # a mapping where the image belongs: no build of any kind
+                return "", None, accelerated or bool(value)
+            return value, lambda: c.image.source(self.file), accelerated
+        if run is not None and run[0] is not None:
+            token = run[0]
+            return token.text, lambda: self.token_source(token), accelerated or run[1]
+        return "", None, accelerated
 
     def neuron(self) -> Optional[Val[str]]:
         """What says the engine runs on AWS Neuron (ctxlint.neuron), where: a Neuron resource request, an

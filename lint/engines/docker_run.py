@@ -69,6 +69,31 @@ def parse_run(texts: Sequence[str]) -> Optional[RunLine]:
     return RunLine(i, entrypoint) if i < len(texts) else None
 
 
+# What asks Docker for an accelerator: `--gpus` (docs.docker.com/reference/cli/docker/container/run/ "--gpus: GPU
+# devices to add to the container ('all' to pass all GPUs)"), `--runtime nvidia` (the NVIDIA Container Runtime), a
+# CDI device (`--device nvidia.com/gpu=all`, `amd.com/gpu=0`) or a GPU's device node passed with `--device`
+# (ROCm's /dev/kfd and /dev/dri, Intel's /dev/dri, NVIDIA's /dev/nvidia*, Neuron's /dev/neuron*, /dev/accel).
+_GPU_DEVICES = ("nvidia.com/", "amd.com/", "intel.com/", "/dev/kfd", "/dev/dri", "/dev/nvidia", "/dev/neuron",
+                "/dev/accel")
+
+
+def requests_accelerator(texts: Sequence[str]) -> bool:
+    """Does a `docker run` line ask for an accelerator for its container (the options before the image)? The same
+    question a Kubernetes container's GPU limit answers (workload_devices.Devices.cpu_build)."""
+    run = parse_run(texts)
+    i, end = 1, run.image if run is not None else 0
+    while i < end:
+        name, eq, value = texts[i].partition("=")
+        if name in ("--gpus", "--device", "--runtime") and not eq:
+            value = texts[i + 1] if i + 1 < end else ""
+            i += 1
+        if name == "--gpus" or (name == "--runtime" and value.strip().lower() == "nvidia") or \
+                (name == "--device" and value.strip().startswith(_GPU_DEVICES)):
+            return True
+        i += 1
+    return False
+
+
 class _Word:
     """The `--entrypoint` program as a word for `script_index` (it reads `.text` only)."""
 

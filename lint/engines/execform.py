@@ -99,7 +99,8 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             for t in head[idx + 1:]:
                 ctx.problems.append(SplitProblem("argument after the sh -c script ($0, $1...) not analysed",
                                                  0, len(t.text), t.item))
-            commands = [Command(c.tokens, c.env, (shell,) + c.wrappers, c.image, c.exported, c.arm) for c in commands]
+            commands = [Command(c.tokens, c.env, (shell,) + c.wrappers, c.image, c.exported, c.arm,
+                                image_gpus=c.image_gpus) for c in commands]
         else:
             tokens = []
             for i, t in enumerate(texts):

@@ -116,12 +116,23 @@ def image_entrypoint_is_engine(image: object) -> bool:
     repo, tag = split_image(image)
     if engine == "vllm":  # `-openai` names the OpenAI server entrypoint (vllm/vllm-openai, vllm-cpu-openai-ubi9)
         return ("openai" in repo.rsplit("/", 1)[-1] or repo.endswith("vllm/vllm-tpu")
-                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo))
+                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo) or repo in _VLLM_LOCAL_TAGS)
     if engine == "tgi":
         return True
     if engine == "llamacpp":
         return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
     return False
+
+
+# The tags vLLM's own install docs give the images they build from source, bare (a local image, no registry):
+# `docker build -f docker/Dockerfile.cpu --tag vllm-cpu-env --target vllm-openai .` and `--tag vllm-cpu-zen-env
+# --target vllm-openai-zen` (vllm-project/vllm@02319794a1415e663baaf6de2f8197f795bd8c03:docs/getting_started/
+# installation/cpu.x86.inc.md, whose `docker run ... vllm-cpu-env MODEL --dtype=bfloat16` passes server arguments;
+# cpu.arm.inc.md and cpu.s390x.inc.md use the same tag). The vllm-openai target's ENTRYPOINT is the server
+# (vllm-project/vllm@002c42b2b4358cc689ec19f2e591a38de6694718:docker/Dockerfile.cpu `ENTRYPOINT ["vllm", "serve"]`;
+# vllm-openai-zen is FROM it). The docs' `vllm-xpu-env` (gpu.xpu.inc.md) is run with no arguments and no
+# `--target`, which says nothing of its entrypoint across releases: not listed (flags passed to it are CTX008).
+_VLLM_LOCAL_TAGS = ("vllm-cpu-env", "vllm-cpu-zen-env")
 
 
 # A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.

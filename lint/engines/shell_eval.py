@@ -56,5 +56,5 @@ def evaluated_commands(program: Sequence[Token], ctx, depth: int, unsure: bool, 
         ctx.flow -= int(unsure)
         if opaque:
             ctx.local.branches.path.pop()
-    return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + ("eval",) + c.wrappers, c.image, c.exported)
-            for c in inner]
+    return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + ("eval",) + c.wrappers, c.image, c.exported,
+                    image_gpus=c.image_gpus) for c in inner]

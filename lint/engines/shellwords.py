@@ -181,8 +181,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shellfuncs import call
 
         inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported)
-                for c in inner]
+        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
+                        image_gpus=c.image_gpus) for c in inner]
     if evaluated and program[0].text == "eval":
         return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
@@ -220,7 +220,7 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
     """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
     otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
     environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
-    from .docker_run import docker_env, parse_run
+    from .docker_run import docker_env, parse_run, requests_accelerator
 
     container_env = docker_env(program, EnvAssign)
     values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
@@ -233,10 +233,10 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
     inner = split_text(script.text, base, own, depth + 1, outer_dq)
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
-    run = parse_run([t.text for t in program])
+    run = parse_run(texts := [t.text for t in program])
     image = program[run.image] if run is not None else None  # its tag is the engine's release, as for `IMAGE ARGS`
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
-                    c.exported) for c in inner]
+                    c.exported, image_gpus=requests_accelerator(texts)) for c in inner]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -110,6 +110,7 @@ class Command:
     exported: tuple[EnvAssign, ...] = ()
     # the part of an `if` the script runs it in directly: (the `if`, its place there, a body?), branches.Branches.arm
     arm: Optional[tuple[int, int, bool]] = None
+    image_gpus: bool = False  # the `docker run` of `image` asks for an accelerator (docker_run.requests_accelerator)
 
     @property
     def argv(self) -> list[str]:

@@ -242,6 +242,10 @@ def test_args_only_image():
     ("opea/vllm-gaudi:1.22.0", "vllm", None, True),
     ("docker.io/opea/vllm:1.4", "vllm", None, True),
     ("public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.10.1", "vllm", "0.10.1", True),
+    # the local tags vLLM's CPU install docs build (Dockerfile.cpu's vllm-openai target: `vllm serve`); the XPU docs'
+    # tag and a registry's image of the same name say nothing of their entrypoint
+    ("vllm-cpu-env", "vllm", None, True), ("vllm-cpu-zen-env:latest", "vllm", None, True),
+    ("vllm-xpu-env", "vllm", None, False), ("someone/vllm-cpu-env:1", "vllm", None, False),
     # images on vLLM whose tags number their own releases: LMCache 0.3.9 (vLLM had no 0.3.9), Red Hat
     # AI Inference Server 3.2.2 (vLLM 0.10.1.1), NGC's monthly container 26.02 (vLLM 0.16.0rc2)
     ("lmcache/vllm-openai:v0.3.9post2", "vllm", None, True),

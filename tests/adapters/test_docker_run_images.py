@@ -1,0 +1,119 @@
+"""`docker run IMAGE ...` in a shell script is a container as a Kubernetes one is: the same image rules apply.
+
+A CPU build with no accelerator asked for runs the engine on host memory (CTX208 says so, not "needs N GiB per
+GPU"); vLLM's documented local CPU tag (`vllm-cpu-env`) starts the server; an engine's image whose entrypoint
+ctxlint does not know is CTX008 at the image, as in a pod (sweeps 36-37).
+"""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run
+
+MODEL = "--model Qwen/Qwen3-8B --max-model-len 8192"
+CPU_IMAGE = "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.9.0"
+ON_CPU = "the engine runs on the CPU ({} is a CPU build and no accelerator is requested)"
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: e}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: e
+        image: {image}
+        args: [--model, Qwen/Qwen3-8B, --max-model-len, '8192']
+{extra}"""
+
+
+def _check(tmp_path, name: str, text: str, *args: str) -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return run(["check", "--isolated", str(path), *args]).out
+
+
+@pytest.mark.parametrize("image", [CPU_IMAGE, "vllm/vllm-openai-cpu:v0.10.1", "vllm-cpu-env"])
+def test_a_cpu_build_run_without_gpus_is_told_its_kv_cache_is_host_memory(tmp_path, image):
+    # sweep 37: the script said "needs >= 4.7 GiB per GPU ... (L4 yes, A10G yes ...)" where the same image in a
+    # Deployment said the engine runs on the CPU
+    script = f"#!/bin/bash\ndocker run --rm -p 8000:8000 {image} {MODEL}\n"
+    out = _check(tmp_path, "cpu.sh", script, "--select", "CTX208")
+    assert f"cpu.sh:2:30: CTX208 [info] KV pool of unified not declared and not derivable: {ON_CPU.format(image)}" \
+        in out and "L4" not in out, out
+    pod = _check(tmp_path, "cpu.yaml", POD.format(image=image, extra=""), "--select", "CTX208")
+    assert ON_CPU.format(image) in pod, pod
+    row = json.loads(run(["audit", str(tmp_path / "cpu.sh"), "--format", "json"]).out)["deployments"][0]
+    assert row["why_unknown"] == "CPU engine: KV memory not stated"
+
+
+@pytest.mark.parametrize("request_", ["--gpus all", "--gpus=1", "--device nvidia.com/gpu=all", "--device=/dev/kfd",
+                                      "--runtime nvidia"])
+def test_a_cpu_build_run_with_an_accelerator_is_checked_as_on_gpus(tmp_path, request_):
+    # as a pod with a GPU limit: the image's devices are listed, and VLLM_CPU_KVCACHE_SPACE is not its pool
+    out = _check(tmp_path, "gpu.sh", f"docker run {request_} -e VLLM_CPU_KVCACHE_SPACE=4 {CPU_IMAGE} {MODEL}\n",
+                 "--select", "CTX208")
+    assert "L4 yes" in out and "runs on the CPU" not in out, out
+    pod = _check(tmp_path, "gpu.yaml", POD.format(image=CPU_IMAGE, extra="        resources: {limits: "
+                                                   "{nvidia.com/gpu: 1}}\n"), "--select", "CTX208")
+    assert "L4 yes" in pod and "runs on the CPU" not in pod, pod
+
+
+def test_vllm_cpu_kvcache_space_is_the_pool_only_of_a_cpu_builds_container(tmp_path):
+    # the script's `-e VLLM_CPU_KVCACHE_SPACE=4` is the CPU build's KV memory (derived: no CTX208) ...
+    assert _check(tmp_path, "a.sh", f"docker run -e VLLM_CPU_KVCACHE_SPACE=4 {CPU_IMAGE} {MODEL}\n",
+                  "--select", "CTX208") == ""
+    # ... and no pool of the CUDA image's, which vLLM's GPU platform never reads
+    out = _check(tmp_path, "b.sh", f"docker run -e VLLM_CPU_KVCACHE_SPACE=4 vllm/vllm-openai:v0.9.0 {MODEL}\n",
+                 "--select", "CTX208")
+    assert "L4 yes" in out, out
+
+
+def test_a_shell_in_the_container_keeps_its_run_lines_gpu_request(tmp_path):
+    # `docker run [--gpus] --entrypoint /bin/bash IMAGE -c "vllm serve ..."`: the script's commands run in that image
+    line = 'docker run {} --entrypoint /bin/bash {} -c "vllm serve Qwen/Qwen3-8B --max-model-len 8192"\n'
+    out = _check(tmp_path, "c.sh", line.format("", CPU_IMAGE), "--select", "CTX208")
+    assert ON_CPU.format(CPU_IMAGE) in out, out
+    out = _check(tmp_path, "d.sh", line.format("--gpus all", CPU_IMAGE), "--select", "CTX208")
+    assert "L4 yes" in out, out
+
+
+def test_vllm_docs_local_cpu_tag_starts_the_server(tmp_path):
+    # sweep 37 (llm_vlm_memo's run_qwen2-7b_cpu.sh): `docker run ... vllm-cpu-env --model ...`, the tag vLLM's CPU
+    # install docs build, gave "0 deployments"
+    path = tmp_path / "run_cpu.sh"
+    path.write_text("MODEL=Qwen/Qwen3-8B\ndocker run --rm --network=host \\\n    -v cache:/root/.cache \\\n"
+                    "    vllm-cpu-env \\\n    --model ${MODEL} --max-model-len 8192\n")
+    result = run(["check", "--isolated", str(path)])
+    assert "in 1 file, 1 deployment" in result.err
+    assert f"run_cpu.sh:4:5: CTX208 [info] KV pool of unified not declared and not derivable: " \
+           f"{ON_CPU.format('vllm-cpu-env')}" in result.out, result.out
+
+
+UNKNOWN = ("CTX008 [info] the image myorg/vllm-custom:1.0 is vllm's but ctxlint does not know what its entrypoint "
+           "runs, so --model, --max-model-len are not read as vllm flags and this container is not checked; state the "
+           "command that starts it (`vllm serve ...`) (unresolved-value)")
+
+
+def test_an_engines_image_of_unknown_entrypoint_is_said_in_a_script_as_in_a_pod(tmp_path):
+    # sweep 37 (scratch/t.sh): a pod said CTX008, the script gave nothing at all
+    out = _check(tmp_path, "t.sh", f"#!/bin/bash\ndocker run --rm --network=host myorg/vllm-custom:1.0 {MODEL}\n")
+    assert out == f"{tmp_path / 't.sh'}:2:32: {UNKNOWN}\n"
+    pod = _check(tmp_path, "k.yaml", POD.format(image="myorg/vllm-custom:1.0", extra=""))
+    assert pod == f"{tmp_path / 'k.yaml'}:9:16: {UNKNOWN}\n"
+    # a program after the image, an `--entrypoint`, or flags no check reads: nothing to say
+    for line in ("docker run myorg/vllm-custom:1.0 vllm serve Qwen/Qwen3-8B --max-model-len 8192\n",
+                 f"docker run --entrypoint /bin/sh myorg/vllm-custom:1.0 -c 'sleep 1' {MODEL}\n",
+                 "docker run myorg/vllm-custom:1.0 --port 8000\n", f"docker run busybox {MODEL} vllm\n"):
+        out = _check(tmp_path, "u.sh", line)
+        assert "does not know what its entrypoint runs" not in out, (line, out)
+
+
+def test_compose_follows_the_same_rule(tmp_path):
+    # checked in sweep 37: a compose service already said what a pod says, with and without a GPU reservation
+    service = f"services:\n  e:\n    image: {CPU_IMAGE}\n    command: {MODEL}\n"
+    gpu = "    deploy: {resources: {reservations: {devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]}}}\n"
+    assert ON_CPU.format(CPU_IMAGE) in _check(tmp_path, "compose.yaml", service, "--select", "CTX208")
+    assert "L4 yes" in _check(tmp_path, "compose.yaml", service + gpu, "--select", "CTX208")
