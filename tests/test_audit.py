@@ -357,3 +357,28 @@ def test_prefill_and_decode_contexts_that_differ_show_as_a_range(tmp_path, prefi
     assert (data["engine_context"], data["engine_context_max"]) == (8192, 16384)
     (_, values) = list(csv.reader(io.StringIO(run(["audit", str(tmp_path), "--format", "csv"]).out)))
     assert values[-1] == "16384" and values[8] == "8192"
+
+
+# sweep 37 (llm-jp/FastChat2's inf2-24xlarge.sh): two engines of different models in one script were two rows,
+# both at the first engine's line; each deployment a file splits by model starts at its own engine
+TWO_MODELS = {
+    "two.sh": ("vllm serve Qwen/Qwen3-8B \\\n  --max-model-len 8192 --port 8000 &\n\n"
+               "vllm serve Qwen/Qwen3-0.6B \\\n  --max-model-len 8192 --port 8001\n", 4),
+    "two.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: two}\nspec:\n  template:\n    spec:\n"
+                 "      containers:\n      - name: a\n        image: vllm/vllm-openai:v0.9.0\n"
+                 "        args: [--model, Qwen/Qwen3-8B, --max-model-len, '8192']\n      - name: b\n"
+                 "        image: vllm/vllm-openai:v0.9.0\n"
+                 "        args: [--model, Qwen/Qwen3-0.6B, --max-model-len, '8192']\n", 11),
+    "compose.yaml": ("services:\n  e:\n    image: vllm/vllm-openai:v0.9.0\n    entrypoint:\n    - /bin/sh\n    - -c\n"
+                     "    - |\n      vllm serve Qwen/Qwen3-8B --max-model-len 8192 &\n"
+                     "      vllm serve Qwen/Qwen3-0.6B --max-model-len 8192 --port 8001\n", 9),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TWO_MODELS))
+def test_each_model_of_a_file_is_at_its_own_engine(tmp_path, name):
+    text, second = TWO_MODELS[name]
+    (tmp_path / name).write_text(text)
+    rows = json.loads(run(["audit", str(tmp_path / name), "--format", "json"]).out)["deployments"]
+    first = {"two.sh": 1, "two.yaml": 1, "compose.yaml": 3}[name]  # the workload's own line stays the first's
+    assert {(r["model"], r["line"]) for r in rows} == {("Qwen/Qwen3-8B", first), ("Qwen/Qwen3-0.6B", second)}

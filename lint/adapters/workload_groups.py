@@ -37,8 +37,19 @@ def _by_model(w: Workload) -> List[Workload]:
     out = []
     for (_, model), roles in keys.items():
         name = Val(f"{w.name.value} ({model})", w.name.source) if w.name is not None and model else w.name
-        out.append(replace(w, name=name, roles=[_shared(r) for r in roles]))
+        # the part holding the first engine is where the workload is; another starts at its own engine (the audit's
+        # line for it: sweep 37's two-model script had both at the first engine's line)
+        source = w.source if roles[0] is w.roles[0] else _start(roles[0], w.roles[0])
+        out.append(replace(w, name=name, source=source, roles=[_shared(r) for r in roles]))
     return out
+
+
+def _start(r: EngineRole, first: EngineRole):
+    """Where an engine of a workload begins: its container, when that is not the first engine's; else (engines of
+    one container or script) its own command, else the engine's image or container."""
+    if r.role.source is not None and r.role.source != first.role.source:
+        return r.role.source
+    return r.command or r.role.source or r.engine.source
 
 
 def _shared(r):
