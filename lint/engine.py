@@ -205,6 +205,10 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     # a sibling file
     joins = Joins(group, named)
     units = [_adapted(loaded, settings, joins) for loaded in group]
+    ran = [f for u in units if u.adapted is not None for f in u.adapted.scripts]
+    if ran:  # a script a compose service of the group runs is read through that service alone
+        from ctxlint.adapters.compose_scripts import without
+        without(units, ran)
     report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     loose = [u.loaded.path for u in units if u.loaded.path in named and joins.loose(u.loaded)]

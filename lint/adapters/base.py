@@ -18,6 +18,8 @@ class AdaptResult:
     routes: List[Route] = field(default_factory=list)
     services: List[Service] = field(default_factory=list)
     body_limits: List[BodyLimit] = field(default_factory=list)
+    # script files a deployment here runs as its container's command (compose_scripts): none of their own
+    scripts: List[str] = field(default_factory=list)
 
     def extend(self, other: "AdaptResult") -> None:
         self.deployments.extend(other.deployments)
@@ -25,3 +27,4 @@ class AdaptResult:
         self.routes.extend(other.routes)
         self.services.extend(other.services)
         self.body_limits.extend(other.body_limits)
+        self.scripts.extend(other.scripts)

@@ -6,7 +6,9 @@ command line), `environment` as a list of `K=V` or a mapping, GPUs from
 `ctxlint.io/*` limits from the service's `labels` mapping. Compose
 interpolates `${VAR}` from the host before anything runs: `${VAR:-default}`
 and `${VAR-default}` take their default (the host is unknown here), a plain
-`${VAR}` stays unresolved and is reported, never guessed.
+`${VAR}` stays unresolved and is reported, never guessed. An entrypoint that
+runs a mounted script file (`sh /app/start.sh`) runs it with the service's
+environment, image and GPUs (compose_scripts.py).
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.adapters.crd_common import clone
+from ctxlint.engines.tokens import SHELLS
 from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Position
 
 NAME = "compose"
@@ -175,15 +178,25 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     image = service.get("image")
+    mounts = compose_mounts(service, lambda text: _interpolate(text, {}))
     container = Container(spans=spans, node=service, name=name, env=env, image=image, image_text=_image_text(image),
                           args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
                           resolver=resolve, accelerator_count=_gpus(service, file, defaults),
-                          config_reader=tree_reader(file, compose_mounts(service, lambda text: _interpolate(text, {}))))
+                          config_reader=tree_reader(file, mounts))
     if strings and not lists:
         container.script = strings[0]
     else:
         container.command, container.args = (entrypoint, command) if entrypoint is not None and \
             entrypoint.kind == SEQ else (None, command)
+    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image else None))
+    if words:  # `sh /app/start.sh`: the script file is what runs
+        from ctxlint.adapters.compose_scripts import run_script, script_word
+
+        words = [w for n in (_words(n, spans) if n.kind == SCALAR else n for n in words) if n.kind == SEQ
+                 for w in n.value]
+        at = script_word(words)
+        if at is not None:
+            run_script(words[at], name, container, mounts, result)
     reading = read_container(container)
     result.diagnostics.extend(reading.diagnostics)
     if not reading.roles:
@@ -192,6 +205,27 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)
     return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,
                     roles=reading.roles, advertised=advertised, gateway=gateway, measured=measured)
+
+
+def _program(entrypoint: Optional[Node], command: Optional[Node], cleared: bool, image) -> List[Node]:
+    """The entrypoint and command nodes whose words the container runs as its program, when the first word may
+    run a script file (a shell, a `*.sh`): the entrypoint's then the command's, or, where the image's own
+    entrypoint is cleared or is not the engine, the command's. [] for any other (most services: no import)."""
+    parts = [n for n in (entrypoint, command) if n is not None and (n.kind == SEQ or (
+        n.kind == SCALAR and isinstance(n.value, str)))]
+    if not parts or (parts[0].kind == SEQ and not parts[0].value):
+        return []
+    first = parts[0].value[0] if parts[0].kind == SEQ else parts[0]
+    text = first.value if first.kind == SCALAR and isinstance(first.value, str) else ""
+    text = (text.split(None, 1) or [""])[0].strip("'\"") if first is parts[0] else text
+    if not (text.rsplit("/", 1)[-1] in SHELLS or text.endswith((".sh", ".bash"))):
+        return []
+    if entrypoint is None and not cleared:
+        from ctxlint.engines.images import image_entrypoint_is_engine  # loaded with the workload core
+
+        if image_entrypoint_is_engine(image):
+            return []  # the command is the engine's arguments
+    return parts
 
 
 def _label_map(labels: Optional[Node]) -> Optional[Node]:

@@ -37,11 +37,16 @@ def tree_reader(manifest: str, mounts: Optional[Mapping[str, str]] = None, first
         found = first(path) if first is not None else None
         if found is not None or base is None:
             return found
-        for candidate in _candidates(path, base, mounts or {}):
-            if os.path.isfile(candidate):
-                return load(candidate)
-        return None
+        found = mounted_file(path, base, mounts or {})
+        return load(found) if found is not None else None
     return read
+
+
+def mounted_file(path: str, base: str, mounts: Mapping[str, str]) -> Optional[str]:
+    """The file on disk behind a container's `path`: through a bind mount (`mounts`, container path -> host path
+    relative to `base`, the manifest's directory), else a relative path beside the manifest; None when none is
+    there. An engine config file (`--config`) and a script a compose service runs are found alike."""
+    return next((c for c in _candidates(path, base, mounts) if os.path.isfile(c)), None)
 
 
 def _candidates(path: str, base: str, mounts: Mapping[str, str]):

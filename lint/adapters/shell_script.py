@@ -46,20 +46,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # Only a script that names an engine pays for importing the workload core (issue 15: a tree of
     # unrelated scripts, or a pre-commit run on one, never imports it).
     from ctxlint.adapters.config_files import tree_reader
-    from ctxlint.adapters.scalar_spans import ScalarSpans
     from ctxlint.adapters.workload import Container, Workload, read_container
     from ctxlint.adapters.workload_groups import deployments_from, named_halves
     from ctxlint.model import Val
-    from ctxlint.nodes import SCALAR, Node, Position
 
-    # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
-    # every position stays; `\` + CRLF stays a line continuation.
-    text = loaded.text
-    if "\r\n" in text:
-        text = text.replace("\\\r\n", " \\\n").replace("\r\n", " \n")
-    spans = ScalarSpans(loaded.path, text)
-    line, col = spans.position(len(text))
-    node = Node(SCALAR, text, _Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
+    spans, node = script_node(loaded.path, loaded.text)
+    text = spans.text
     stem = os.path.splitext(os.path.basename(loaded.path))[0] or "script"
     # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest), a
     # here-document the script writes from its own text; any other file is CTX008.
@@ -78,6 +70,20 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # script that starts several servers (`disaggregated_prefill.sh` starts both halves) is not named after one
     result.extend(deployments_from(loaded.path, named_halves([workload]) if len(roles) == 1 else [workload]))
     return result
+
+
+def script_node(path: str, text: str):
+    """(ScalarSpans of the script, one plain string Node holding all of it), as the splitter reads a script."""
+    from ctxlint.adapters.scalar_spans import ScalarSpans
+    from ctxlint.nodes import SCALAR, Node, Position
+
+    # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
+    # every position stays; `\` + CRLF stays a line continuation.
+    if "\r\n" in text:
+        text = text.replace("\\\r\n", " \\\n").replace("\r\n", " \n")
+    spans = ScalarSpans(path, text)
+    line, col = spans.position(len(text))
+    return spans, Node(SCALAR, text, _Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
 
 
 # Slurm's GPU requests in a batch script's header: `--gres=gpu[:type]:count`,
