@@ -76,6 +76,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
         _physics()
     diagnostics: List[Diagnostic] = []
     resolution = _resolve(dep, env, diagnostics)
+    if resolution.weights is not None and _engine(dep) == "vllm" and any(r.arg("quantization") for r in dep.roles):
+        from ctxlint.resolution.quant_flag import refusals  # only a vLLM role with a flag pays for the import
+        diagnostics.extend(refusals(dep, resolution.weights))
     arch = resolution.arch
     assumed = _default_accelerator(dep, env)
     roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
@@ -249,13 +252,19 @@ def _context_set_unknown(role: Role, engine: str) -> bool:
 
 
 def weights_of(dep: Deployment, role: Role, resolution):
-    """The weight format of one role: its engine's quantization flag, else the resolution's."""
+    """The weight format of one role: the resolution's, or its engine's quantization flag where the flag
+    decides (an unquantized checkpoint; vLLM and SGLang load a quantized one as stored: quant_flag)."""
     if not _PHYSICS:
         _physics()
-    name = _QUANT_FLAG.get(_engine(dep) or "")
+    engine = _engine(dep) or ""
+    name = _QUANT_FLAG.get(engine)
     flag = role.arg(name) if name else None
-    found = flag_format(flag.value) if flag is not None and isinstance(flag.value, str) else None
-    return found or (resolution.weights if resolution is not None else None)
+    own = resolution.weights if resolution is not None else None
+    if flag is None or not isinstance(flag.value, str) or not flag.value.strip():
+        return own
+    from ctxlint.resolution.quant_flag import with_flag  # only a role with a flag pays for the import
+    return with_flag(engine, flag.value, own, "", flag_format(flag.value), on_cpu(role))[0]
+
 
 
 def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution):

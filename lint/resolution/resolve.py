@@ -11,8 +11,9 @@ For a deployment's model reference, the architecture comes from the first of:
    `hf://` and local paths reduced to their last segments, then an exact catalog match;
 7. a pod label that names the model (`model.aibrix.ai/name`, `llm-d.ai/model`,
    `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path.
-The weight format is the engine's own flag (`--quantization fp8`), else what the name
-says (`-AWQ`), else what the checkpoint's config declares.
+The weight format is what the name says (`-AWQ`), else what the checkpoint's config declares;
+the engine's own flag (`--quantization fp8`) quantizes an unquantized checkpoint, but a quantized one
+loads as stored whatever vLLM or SGLang is told (ctxlint.resolution.quant_flag).
 """
 from __future__ import annotations
 
@@ -58,6 +59,7 @@ class Context:
     hf_cache: Sequence[str] = ()  # Hugging Face hub cache directories to look in
     labels: Sequence[Tuple[str, str]] = ()
     quantization: Optional[str] = None  # the engine's --quantization (or TGI --quantize) value
+    engine: Optional[str] = None  # whose flag it is: vLLM and SGLang keep a quantized checkpoint's format
     # Whether a path is a file, as found earlier in the same run (engine.lint_paths passes one dict for
     # the run): a tree's deployments ask for the same few `<dir>/<model>/config.json`, and the usual
     # answer is a failed stat (~0.7% of a run). None: ask the file system each time.
@@ -254,26 +256,30 @@ def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
 
 
 def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
-    """Say which weight format applies: the engine's flag, else the name (when the architecture is
-    a base model's, matched by name), else the checkpoint's own quantization_config."""
-    flag = flag_format(ctx.quantization)
+    """Say which weight format applies: the name (when the architecture is a base model's, matched
+    by name), else the checkpoint's own quantization_config; then the engine's flag, over an
+    unquantized checkpoint, or where the engine lets it re-quantize (quant_flag.decide says)."""
+    fmt, why = _own_weights(found, ref)
+    if ctx.quantization:
+        from ctxlint.resolution.quant_flag import with_flag  # only a flag pays for the import
+        fmt, why = with_flag(ctx.engine, ctx.quantization, fmt, why, flag_format(ctx.quantization))
+    return replace(found, weights=fmt, how=found.how + (f"; {why}" if why else ""))
+
+
+def _own_weights(found: Resolution, ref: ModelRef) -> Tuple[Optional[WeightFormat], str]:
+    """The checkpoint's format as ctxlint knows it, flags aside, and its account."""
     checkpoint = found.weights or getattr(found.arch, "weight_format", None)
-    why = ""
-    if flag is not None:
-        fmt, why = flag, f"{flag.label} weights (--quantization {ctx.quantization})"
-    elif found.via == "name" and ref.weights is not None:
-        fmt, why = ref.weights, f"{ref.weights.label} weights (from the name)"
-    elif found.via == "label" and found.weights is not None:
-        fmt, why = found.weights, f"{found.weights.label} weights (from the label)"
-    elif ref.weights is not None and (checkpoint is None or checkpoint.key in _UNQUANTIZED):
+    if found.via == "name" and ref.weights is not None:
+        return ref.weights, f"{ref.weights.label} weights (from the name)"
+    if found.via == "label" and found.weights is not None:
+        return found.weights, f"{found.weights.label} weights (from the label)"
+    if ref.weights is not None and (checkpoint is None or checkpoint.key in _UNQUANTIZED):
         # the catalog records no quantization for it (its config.json is the base model's, or has no
         # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint
-        fmt, why = ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
-    else:
-        fmt = checkpoint
-        if fmt is not None and fmt.key not in ("bf16", "fp32"):
-            why = f"{fmt.label} weights (the checkpoint's quantization_config)"
-    return replace(found, weights=fmt, how=found.how + (f"; {why}" if why else ""))
+        return ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
+    if checkpoint is not None and checkpoint.key not in ("bf16", "fp32"):
+        return checkpoint, f"{checkpoint.label} weights (the checkpoint's quantization_config)"
+    return checkpoint, ""
 
 
 _UNQUANTIZED = ("bf16", "fp16", "fp32")  # what a config's torch_dtype alone gives
