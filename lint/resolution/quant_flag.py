@@ -94,7 +94,8 @@ def decide(engine: Optional[str], flag: Optional[str], checkpoint: Optional[Weig
     if refused:
         return checkpoint, f"{label} weights (the checkpoint's; {name} refuses --quantization {flag} for it)", True
     if methods is not None and "modelopt" in methods and family in ("nvfp4", "fp8") and "modelopt" in value:
-        how = f"its ModelOpt override turning {flag} into {'modelopt_fp4' if family == 'nvfp4' else 'modelopt'}"
+        fp8 = "modelopt" if engine == "vllm" else "modelopt_fp8"  # SGLang names ModelOpt FP8 its own way
+        how = f"its ModelOpt override turning {flag} into {'modelopt_fp4' if family == 'nvfp4' else fp8}"
     else:
         how = "a quantized checkpoint loads as stored, never re-quantized by the flag"
     return checkpoint, f"{label} weights (the checkpoint's, over --quantization {flag}: {name} reads the " \
@@ -115,8 +116,8 @@ def with_flag(engine: Optional[str], value: str, own: Optional[WeightFormat], wh
 def refusal(engine: str, flag: str, checkpoint: WeightFormat, model: str) -> str:
     """The CTX301 message for a flag the engine refuses over this checkpoint."""
     methods = " or ".join(m for m in _METHODS.get(_family(checkpoint) or "", None) or ())
-    return (f"--quantization {flag}: {ENGINES[engine]} refuses it and does not start, since {model} is a "
-            f"{checkpoint.label} checkpoint (quant_method {methods}) and no quantization override maps {flag} "
+    return (f"--quantization {flag}: {ENGINES[engine]} refuses it and does not start, since the checkpoint of "
+            f"{model} is {checkpoint.label} (quant_method {methods}) and no quantization override maps {flag} "
             f"onto it (\"Quantization method specified in the model config (...) does not match the quantization "
             f"method specified in the `quantization` argument ({flag})\"). Drop the flag: the engine reads the "
             f"method from the checkpoint")
