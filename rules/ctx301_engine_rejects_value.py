@@ -15,6 +15,9 @@ Why:
     "unrecognized arguments"), at the flag, with what that release takes instead
     (`--hf-overrides '{"rope_scaling": ...}'`); at such a release the dropped
     flag's RoPE factor no longer lifts the context the model allows (CTX109).
+    vLLM also refuses a `--quantization` that contradicts the checkpoint's own
+    method when none of its overrides maps the flag onto it (`fp8` on an AWQ
+    checkpoint; `modelopt` on a ModelOpt NVFP4 one is overridden, and loads).
 
 Example (bad):
     ```yaml
