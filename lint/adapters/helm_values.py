@@ -33,6 +33,7 @@ no engine settings and yield nothing.
 from __future__ import annotations
 
 import re
+from importlib import import_module
 from typing import Iterable, List, Optional, Tuple
 
 from ..records import replace
@@ -86,11 +87,26 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     if root.get("apiVersion") is not None and root.get("kind") is not None:
         return result  # a Kubernetes object, not values
     spans = ScalarSpans(loaded.path, loaded.text)
-    workloads: List[Workload] = []
-    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws, _llmd_modelservice):
-        workloads.extend(reader(root, spans, result))
-    result.extend(deployments_from(loaded.path, workloads))
+    result.extend(deployments_from(loaded.path, read_values(root, spans, result)))
     return result
+
+
+def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str = "") -> List[Workload]:
+    """The workloads the serving charts render from one mapping of values (a values file's, or the inline
+    values of a Flux HelmRelease or Argo CD Application: adapters/gitops.py). `chart`: where the chart
+    comes from when something names it (the release's chart name or path), else the values file's path."""
+    workloads: List[Workload] = []
+    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
+        workloads.extend(reader(root, spans, result, chart or spans.file) if reader is _silogen
+                         else reader(root, spans, result))
+    for name, test in _OWN_MODULES:  # charts read in modules of their own, imported for their values only
+        module = import_module(f"ctxlint.adapters.{name}")
+        if getattr(module, test)(root):
+            workloads.extend(module.read(root, spans, result, NAME))
+    return workloads
+
+
+_OWN_MODULES = (("helm_modelservice", "is_modelservice"), ("app_template", "is_app_template"))
 
 
 def _read(spans: ScalarSpans, node: Node, name: str, items: List[Node], engine: Val[str], result: AdaptResult,
@@ -118,13 +134,6 @@ def _workload(name: Optional[Node], node: Node, roles: List[EngineRole], file: s
     val = Val(text, (name or node).source(file)) if text else None
     return [Workload(name=val, source=node.source(file), input_format=NAME, roles=roles,
                      replicas=int_val(replicas, file))]
-
-
-def _llmd_modelservice(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    from ctxlint.adapters import helm_modelservice  # its own module: imported for its values only
-    if not helm_modelservice.is_modelservice(root):
-        return []
-    return helm_modelservice.read(root, spans, result, NAME)
 
 
 # -- vLLM production-stack --------------------------------------------------------------------------------
@@ -239,12 +248,12 @@ _SILOGEN = (("vllm_engine_args", "vllm", "tensor_parallel_size"), ("sglang_serve
             ("tgi_engine_args", "tgi", "num_shard"))
 
 
-def _silogen(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+def _silogen(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str) -> List[Workload]:
     file = spans.file
     gpus = int_val(root.get("gpus"), file)
     env_vars = root.get("env_vars")
     env = [EnvVar(v.name, v.value, v.node) for v in env_from_mapping(env_vars)]
-    chart = re.search(r"llm-inference-(vllm|sglang|tgi)", file)  # an override file: its chart's folder
+    chart = re.search(r"llm-inference-(vllm|sglang|tgi)", chart)  # an override file: its chart's folder
     for key, engine, parallel in _SILOGEN:
         if key not in root.value and not (chart and chart.group(1) == engine and root.get("memory_per_gpu")
                                           and root.get("gpus")):
@@ -301,4 +310,4 @@ def _sglang_lws(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
     return out
 
 
-__all__: Tuple[str, ...] = ("NAME", "adapt", "flag_items", "kebab")
+__all__: Tuple[str, ...] = ("NAME", "adapt", "flag_items", "kebab", "read_values")
