@@ -18,6 +18,10 @@ Why:
     vLLM also refuses a `--quantization` that contradicts the checkpoint's own
     method when none of its overrides maps the flag onto it (`fp8` on an AWQ
     checkpoint; `modelopt` on a ModelOpt NVFP4 one is overridden, and loads).
+    A value only later releases read is reported for the earlier ones: vLLM's
+    `--max-model-len 32k` before 0.8.4 ("invalid int value"), `auto` before
+    0.14.0 (and `-1` there is the length itself, no auto-fit); at such a
+    release the value is not taken as the engine's context.
 
 Example (bad):
     ```yaml

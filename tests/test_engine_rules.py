@@ -279,11 +279,14 @@ def test_a_default_context_that_follows_the_pool_fits_and_only_a_pool_of_nothing
 
     from helpers import run
     path = tmp_path / "d.yaml"
-    path.write_text(SIZED_TO_POOL.replace("IMAGE", "vllm/vllm-openai:v0.12.0").replace(
+    path.write_text(SIZED_TO_POOL.replace("IMAGE", "vllm/vllm-openai:v0.14.0").replace(
         "COMMAND", '[vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, auto]'))
     assert run(["check", str(path), "--isolated"]).out == ""  # it was a CTX210 "whether ... fits"
     [row] = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"]
     assert row["verdict"] == "fits"
+    # 0.12.0 has no `auto` (human_readable_int; auto-fit from 0.14.0): refused, not a context sized to the pool
+    path.write_text(path.read_text().replace("v0.14.0", "v0.12.0"))
+    assert "CTX301 [error] vllm 0.12.0 would refuse to start" in run(["check", str(path), "--isolated"]).out
     path.write_text(SIZED_TO_POOL.replace("IMAGE", "nvcr.io/nvidia/tensorrt-llm/release:1.0.0").replace(
         "COMMAND", "[trtllm-serve, meta-llama/Llama-3.1-8B-Instruct]"))
     out = run(["check", str(path), "--isolated", "--select", "CTX201,CTX209,CTX210"]).out

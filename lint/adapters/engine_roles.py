@@ -265,12 +265,13 @@ def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
 
 def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[str]:
     """The CTX301 text for a value the engine's parser refuses, or None when this release reads it
-    (a value refused only from some release on, Problem.since; unknown release: said so)."""
+    (a value refused only from some release on, Problem.since, or before one, Problem.until; unknown release:
+    said so)."""
     refused = problem.refused_by(release)
     if refused is False:
         return None
     if refused is None:
-        who = f"{engine} {problem.since} and later"
+        who = f"{engine} before {problem.until}" if problem.until else f"{engine} {problem.since} and later"
     else:  # a release that refuses only what it dropped or changed: named
-        who = f"{engine} {release}" if problem.since is not None else engine
-    return f"{who} would refuse to start: {problem.message}"
+        who = f"{engine} {release}" if problem.since is not None or problem.until is not None else engine
+    return f"{who} would {problem.effect or 'refuse to start'}: {problem.message}"

@@ -48,6 +48,7 @@ from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Wo
 from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
 from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
+from ctxlint.engines.int_eras import at_release
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -191,6 +192,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 found = sources[id(s)] = self.setting_source(s, tokens, assigns)
             return found
 
+        version = self.version(det.engine, image)
+        if version is None and image is None and docker_image is not None:
+            version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
+        # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
+        inv = at_release(inv, version.value if version is not None else None)
         facts = role_facts(inv, where)
         if inv.engine == "llamacpp":
             facts = self.layer_split(inv, facts)
@@ -221,9 +227,6 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         model = None
         if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
             model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
-        version = self.version(det.engine, image)
-        if version is None and image is None and docker_image is not None:
-            version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
         found = EngineRole(role, Val(det.engine, engine_src), version, model,
                            command=self.token_source(prog) if prog is not None else None)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)

@@ -26,7 +26,9 @@ class ConfigSettings:
         if inv.config_file is None and self.c.settings is not None:
             data, sources, label = self.c.settings
             self.config_sources = dict(sources)
-            return apply_config(inv, data, label)
+            # an adapter's settings (KubeRay engine_kwargs, KAITO's ConfigMap and its own `max-model-len: auto`)
+            # reach the engine through that adapter's runner, not the release's CLI reading (int_eras.py)
+            return apply_config(inv, data, label, by_release=False)
         path = inv.config_file.value if inv.config_file is not None else None
         if inv.config_file is not None and path is None and inv.config_file.raw_text:
             # `--config "$CFG"` (a variable nothing sets, a Secret's): a file ctxlint cannot name, whose settings

@@ -14,6 +14,7 @@ from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import refused_since
 from .flag_values import convert
+from .int_eras import era_problem
 from .parse import MODEL_KEYS
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
@@ -49,12 +50,14 @@ def config_key(spec: EngineSpec, key: str) -> Tuple[Optional[FlagSpec], str]:
     return f, (f.name if f is not None else canon)
 
 
-def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
+def apply_config(inv: Invocation, data: Any, source: str = "", by_release: bool = True) -> Invocation:
     """A new Invocation with the config's keys as origin="config-file" settings.
 
     Keys that match a flag (snake or kebab spelling) become that flag's
     canonical setting; other keys, nested ones flattened with dots
     (`kv_cache_config.max_tokens`), are kept under their own dotted name.
+    by_release: a value earlier releases' CLI reads otherwise is reported for them (int_eras.py); off for settings
+    an adapter hands over, which no CLI of the engine reads.
     """
     if not isinstance(data, Mapping):
         err = Problem(f"config file {source!r} is not a mapping", None, None)
@@ -76,6 +79,9 @@ def apply_config(inv: Invocation, data: Any, source: str = "") -> Invocation:
             if err:
                 errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name,
                                       since=refused_since(f, value_text)))
+            elif f.int_eras and by_release:  # read otherwise by earlier releases (int_eras.py)
+                old = era_problem(f, f"{source or 'config'}: {key}", value_text)
+                errors.extend((old,) if old is not None else ())
         prev = settings.get(name)
         if prev is not None and prev.origin == "flag":
             if not spec.config_overrides_cli:

@@ -27,8 +27,15 @@ FLAGS = (
     F("quantization", "--quantization", "-q", tags=MODEL),
     B("trust_remote_code", "--trust-remote-code", default=False),
     F("config", "--config", doc="YAML file whose keys are flag names; CLI wins"),
-    # Context length: human_readable_int_or_auto on newest main (-1/auto = auto-fit).
-    F("max_model_len", "--max-model-len", kind="int", int_rule="vllm_auto", tags=CTX),
+    # Context length, read three ways by release (FlagSpec.int_eras): `type=int` until vllm-project/vllm#16181
+    # "[Misc] Human-readable max-model-len" (merged 2025-04-07, the day after v0.8.3) made it human_readable_int,
+    # first in 0.8.4 (Farrrrland/vllm084@36ca3c652f00a1d6c5d6860bc237ad38425e2d53:vllm/engine/arg_utils.py);
+    # human_readable_int_or_auto (-1 / `auto` = auto-fit to the KV memory) from vllm-project/vllm#29431, first in
+    # 0.14.0: the 0.12.0 and 0.13.0 wheels' vllm/engine/arg_utils.py read it with human_readable_int (no `auto`,
+    # and `-1` is kept as the length: vllm/config/model.py has no -1 case), the 0.14.0 wheel's with
+    # human_readable_int_or_auto and `max_model_len is None or max_model_len == -1` in _get_and_verify_max_len.
+    F("max_model_len", "--max-model-len", kind="int", int_rule="vllm_auto", tags=CTX,
+      int_eras=(("0.8.4", "argparse"), ("0.14.0", "vllm"))),
     F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE),
     # Flags later releases dropped (FlagSpec.removed_in: argparse exits on them there, CTX301). Each is absent from
     # the 0.12.0 wheel's vllm/engine/arg_utils.py and vllm/config/*.py. --rope-scaling / --rope-theta: removed by
@@ -66,7 +73,11 @@ FLAGS = (
     B("disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", default=False, tags=KV),
     B("enforce_eager", "--enforce-eager", default=False, tags=MEM),
     # Scheduler.
-    F("max_num_batched_tokens", "--max-num-batched-tokens", kind="int", int_rule="vllm", tags=SCHED),
+    # human_readable_int from vllm-project/vllm#18968 (opened 2025-05-30 against a main whose `10k` failed with
+    # "invalid int value: '10k'", after 0.9.0 was cut); the 0.12.0 wheel lists it among human_readable_ints.
+    # 0.9.1 is the first release that can have it (not verified there: a refusal is assumed only before it).
+    F("max_num_batched_tokens", "--max-num-batched-tokens", kind="int", int_rule="vllm", tags=SCHED,
+      int_eras=(("0.9.1", "argparse"),)),
     F("max_num_seqs", "--max-num-seqs", kind="int", tags=SCHED),
     # StoreBoolean (`=false` read) until a BooleanOptionalAction switch; 0.9.2 is one (fixes.NEGATIVES_SINCE)
     B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1",

@@ -41,6 +41,11 @@ class FlagSpec:
     # setting does nothing (engines/parse.py reports it, CTX301). `instead`: what those releases take for it.
     removed_in: Optional[str] = None
     instead: str = ""
+    # kind "int": the rule earlier releases read the value with, oldest first: ((release, rule), ...) says "before
+    # `release`, `rule`" (suffixes.read_int), int_rule from the last release on. vLLM's --max-model-len was a plain
+    # int before its human-readable suffixes, then took `auto` later still (engines/int_eras.py reports the text an
+    # earlier release refuses or reads otherwise).
+    int_eras: tuple[tuple[str, str], ...] = ()
 
     def gone_at(self, release: Optional[str]) -> Optional[bool]:
         """Has this engine release dropped the flag (removed_in)? None when the release is not known."""

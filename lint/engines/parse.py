@@ -15,6 +15,7 @@ from ctxlint.lazyre import lazy_compile
 from . import specs
 from .flag_values import convert, known_json_part, removed_flags, switch_fix
 from .flagspec import EngineSpec, FlagSpec
+from .int_eras import era_problem
 from .kv_pairs import refused_since
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_int, suffix_fix
@@ -165,6 +166,9 @@ class _Parser:
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
                                        fix=(raw, fix) if fix else None, since=refused_since(f, raw)))
+        elif f.int_eras:  # read otherwise by earlier releases (int_eras.py)
+            old = era_problem(f, f"argument {name}", raw, vidx, vspan, self.toks[vidx].item)
+            self.errors.extend((old,) if old is not None else ())
         self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
         return nxt
 

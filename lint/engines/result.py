@@ -38,10 +38,15 @@ class Problem:
     ref: Optional[VarRef] = None
     fix: Optional[tuple[str, str]] = None  # (text at span, its mechanical replacement): see findings.Fix
     since: Optional[str] = None  # the engine refuses the value from this release on; earlier ones read it
+    until: Optional[str] = None  # the engine refuses the value before this release; it and later ones read it
+    effect: str = ""  # what a release that refuses does, when it is no exit at startup (adapters.engine_roles.refusal)
 
     def refused_by(self, release: Optional[str]) -> Optional[bool]:
         """Does this engine release refuse the value? None when the release is not known and the
         answer depends on it."""
+        if self.until is not None:
+            later = from_release(self.until, release)
+            return None if later is None else not later
         return True if self.since is None else from_release(self.since, release)
 
 

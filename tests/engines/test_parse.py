@@ -59,7 +59,8 @@ def test_shell_form(line, name, value, raw):
     assert st.value == value and st.origin == "flag"
     if raw is not None:
         assert s[st.value_span[0]:st.value_span[1]] == raw
-    assert not inv.errors
+    # the newest reading; a refusal only earlier releases make (int_eras.py, Problem.until) waits for the release
+    assert not [e for e in inv.errors if e.until is None]
 
 
 @pytest.mark.parametrize("line,name,value,raw", CASES)
