@@ -21,7 +21,10 @@ Why:
     A value only later releases read is reported for the earlier ones: vLLM's
     `--max-model-len 32k` before 0.8.4 ("invalid int value"), `auto` before
     0.14.0 (and `-1` there is the length itself, no auto-fit); at such a
-    release the value is not taken as the engine's context.
+    release the value is not taken as the engine's context. Another engine's
+    flag is refused too ("unrecognized arguments"): vLLM's `--max-model-len`
+    or `--gpu-memory-utilization` on SGLang, SGLang's `--context-length` or
+    TGI's `--max-input-tokens` on vLLM, with this engine's flag for it.
 
 Example (bad):
     ```yaml

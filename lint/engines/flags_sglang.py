@@ -134,7 +134,7 @@ BENCH_KEYS = frozenset((
     "sharegpt_output_len", "show_report", "skip_warmup", "tokenize_prompt", "warmup_requests"))
 
 SPEC_ = EngineSpec("sglang", FLAGS, int_rule="argparse", allow_abbrev=True,
-                   engine_env=ENGINE_ENV, config_flags=("config",), foreign_keys=BENCH_KEYS)
+                   engine_env=ENGINE_ENV, config_flags=("config",), foreign_keys=BENCH_KEYS, refuses_foreign=True)
 
 # `python -m sglang_router.launch_server` puts ServerArgs and the router's arguments on one argparse parser: the
 # router's are all spelled `--router-*` (RouterArgs.add_cli_args with use_router_prefix=True, exclude_host_port=True)

@@ -163,7 +163,8 @@ ENGINE_ENV = (
 )
 
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", underscore_equals_dash=True, allow_abbrev=True,
-                   attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True)
+                   attached_short=True, engine_env=ENGINE_ENV, config_flags=("config",), dotted_json=True,
+                   refuses_foreign=True)
 
 # Dynamo's vLLM worker (`python -m dynamo.vllm`) takes every vLLM flag plus its own
 # (ai-dynamo/dynamo:components/src/dynamo/vllm/backend_args.py, engines.md §6).

@@ -107,6 +107,9 @@ class EngineSpec:
     # Config-file keys (snake_case) known to be no argument of this parser: another tool's (SGLang's benchmark
     # scripts'). The config file turns every key into a flag, so the engine exits on one (engines/config.py).
     foreign_keys: frozenset = frozenset()
+    # The engine's own launcher parses this table's flags and exits on any other: another engine's flag given to it
+    # is refused (engines/foreign_flags.py; not Dynamo's or the router's front doors, whose parsers differ)
+    refuses_foreign: bool = False
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once

@@ -245,6 +245,9 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         and p.settings[u.flag].token_index != u.token_index)]
     if spec.removed:  # flags later releases dropped: refused there (FlagSpec.removed_in)
         p.errors.extend(removed_flags(spec, p.settings))
+    if spec.refuses_foreign and p.unknown:  # another engine's flag: this parser exits on it (foreign_flags.py)
+        from .foreign_flags import foreign_flags
+        p.errors.extend(foreign_flags(spec.engine, p.unknown, spec.underscore_equals_dash))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:
