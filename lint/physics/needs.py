@@ -28,9 +28,10 @@ COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200"
 _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
         "or `default-accelerator:` in .ctxlint.yaml)")
 # The devices a role's device-plugin resource can be (Accelerators.resource, else its count's key): an amd.com/gpu
-# pod is no L4, and a
-# Gaudi, TPU or Intel GPU pod none of the common ones; the catalog has no Gaudi at all.
+# pod is no L4, an nvidia.com/gpu pod no MI300X, and a Gaudi, TPU or Intel GPU pod none of the common ones; the
+# catalog has no Gaudi at all.
 _AMD = ("MI210", "MI250X", "MI300X", "MI325X", "MI355X")
+_NVIDIA = tuple(name for name in COMMON if name not in _AMD)
 _NEURON_FIX = "state the KV pool the engine logs: NeuronCores are not in the accelerator catalog"
 _OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its "
               "memory_gib when the catalog lacks it)")
@@ -42,6 +43,8 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
     if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
         return (), _NEURON_FIX
+    if path.endswith('["nvidia.com/gpu"]'):
+        return _NVIDIA, _FIX
     if path.endswith('["amd.com/gpu"]'):
         return _AMD, "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
     if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
@@ -205,14 +208,19 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
     except Unkeyable:
         key = None
     devices = _vendor_devices(role)[0]
-    key = (key, devices) if key is not None else None
+    # an NVIDIA pod's verdicts are the common devices' without the AMD one: one search serves both, so a role
+    # with an nvidia.com/gpu count and one of no stated resource share it (no estimate is made twice)
+    searched = COMMON if devices == _NVIDIA else devices
+    key = (key, searched) if key is not None else None
     found = _NEEDS.get(key) if key is not None else None
     if found is None:
-        found = _search(dep, role, arch, weights, context, devices)
+        found = _search(dep, role, arch, weights, context, searched)
         if key is not None:
             if len(_NEEDS) >= 1024:  # bounded: drop the oldest
                 del _NEEDS[next(iter(_NEEDS))]
             _NEEDS[key] = found
+    if searched is not devices:
+        found = found[0], tuple(v for v in found[1] if v.split(" ", 1)[0] not in _AMD)
     return found
 
 
