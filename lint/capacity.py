@@ -208,7 +208,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         if promise > cap.value:
             pool = Pool(cap.value, cap.source, "declared")
     if pool is None and derived:
-        where = role.accelerators.type or role.available_kv_gib or role.accelerators.count
+        where = role.accelerators.type or role.available_kv_gib or kv_bytes_given(dep, role) \
+            or role.accelerators.count
         if cap is not None and result.pool_tokens == cap.value:
             where = cap  # the engine's cap sets the pool, not the memory: the value to change
         pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
@@ -251,6 +252,21 @@ def _context_set_unknown(role: Role, engine: str) -> bool:
     return any(name in role.unresolved_settings for name in CONTEXT_SETTINGS.get(engine, ()))
 
 
+def kv_bytes_given(dep: Deployment, role: Role) -> Optional[Val]:
+    """vLLM's `--kv-cache-memory-bytes` when it is the KV budget per GPU whatever the device
+    (physics.mem_vllm.explicit_kv_bytes): the pool is derivable without the device, as from a
+    stated available_kv_gib (whether the weights fit beside it still needs the device)."""
+    flag = role.arg("kv_cache_memory_bytes") if _engine(dep) == "vllm" else None
+    if flag is None:
+        return None
+    from ctxlint.physics.mem_vllm import explicit_kv_bytes  # loaded with the physics (budget.py)
+
+    version = dep.engine.version
+    release = str(version.value) if version is not None else None
+    given = explicit_kv_bytes(release, {"kv_cache_memory_bytes": flag.value})
+    return flag if given is not None else None
+
+
 def weights_of(dep: Deployment, role: Role, resolution):
     """The weight format of one role: the resolution's, or its engine's quantization flag where the flag
     decides (an unquantized checkpoint; vLLM and SGLang load a quantized one as stored: quant_flag)."""
@@ -271,7 +287,7 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
     engine = _engine(dep)
     if arch is None or engine not in DERIVABLE_ENGINES:
         return None
-    if role.accelerators.type is None and role.available_kv_gib is None:
+    if role.accelerators.type is None and role.available_kv_gib is None and kv_bytes_given(dep, role) is None:
         return None
     if role.neuron is not None and role.available_kv_gib is None:
         return None  # the physics is of GPU memory: a NeuronCore's is not in the catalog (ctxlint.neuron)

@@ -39,11 +39,15 @@ def explain(role: Role, result) -> str:
     steps = {label: (formula, value) for label, formula, value in result.steps}
     stated = role.available_kv_gib.raw if role.available_kv_gib is not None else ""
     given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
-    where = f"{role.accelerators.count.value if role.accelerators.count else 1}x {result.accelerator}" \
-        if result.accelerator else ("the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
+    flag = steps.get("kv_cache_memory_bytes")  # vLLM's --kv-cache-memory-bytes: the budget on any device
+    count = role.accelerators.count.value if role.accelerators.count else 1
+    where = f"{count}x {result.accelerator}" if result.accelerator else (
+        f"{count} GPU{'s' if count != 1 else ''} of a type not stated (whether the weights fit beside it needs "
+        "the device)" if flag else "the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
     if role.accelerator_assumed:
         where += f" (assumed: {role.accelerator_assumed})"
-    budget = steps.get("KV budget", ("", result.kv_budget_bytes_per_gpu))
+    budget = steps.get("KV budget") or (
+        (f"--kv-cache-memory-bytes {flag[1]:.0f}", flag[1]) if flag else ("", result.kv_budget_bytes_per_gpu))
     per_token = result.kv_bytes_per_token_per_gpu
     cap = engine_cap(result.engine, role)
     capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \

@@ -117,6 +117,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             what = NEURON_OVERRIDE if role.neuron is not None else VLLM_OVERRIDE.format(held=fmt(limit))
         top = " even at the top of its band" if pool.unsure else ""
         memory = "more or larger accelerators, a higher memory fraction, an fp8 KV cache"
+        if pool.origin == "derived" and role.capacity is not None and \
+                any(label == "kv_cache_memory_bytes" for label, _, _ in role.capacity.steps):
+            memory = "a larger --kv-cache-memory-bytes, an fp8 KV cache"  # it, not the memory fraction, sets the budget
         if pool.request > 0 and what is NEURON_OVERRIDE:  # the blocks are the pool: no memory figure changes it
             fix = f"{context_fix(role, pool.request).capitalize()}, or raise --num-gpu-blocks-override"
         elif pool.request > 0:

@@ -111,8 +111,8 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, le
         return Budget(None, block, fixed_blocks=n, knob="gpu_memory_utilization",
                       steps=(("num_gpu_blocks_override", f"{n} blocks x {block}", n * block),),
                       assumptions=("pool fixed by num_gpu_blocks_override (applied after profiling)",))
-    if _num(s, "kv_cache_memory_bytes"):
-        kv = float(_num(s, "kv_cache_memory_bytes"))
+    kv = mem_vllm.explicit_kv_bytes(version, s)
+    if kv is not None:  # the budget whatever the device (mem_vllm.KV_BYTES_SINCE)
         return Budget(kv, block, steps=(("kv_cache_memory_bytes", "given", kv),))
     miss = _missing(total, weights, block, "gpu_memory_utilization")
     if miss:

@@ -11,6 +11,7 @@ from collections.abc import Mapping  # not typing's: its isinstance() goes throu
 from typing import Any
 
 from ..records import field, record, replace
+from . import mem_vllm
 from .accelerators import Accelerator, lookup_accelerator
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .kv import normalize_engine
@@ -146,9 +147,15 @@ def spanned_releases(inp: CapacityInput) -> tuple:
     """The vLLM releases (those that can load the model) whose estimates compute(inp) folds into one
     (releases.py), or () when it makes one estimate: compute(inp) with each engine_version, folded."""
     if normalize_engine(getattr(inp, "engine", "") or "") == "vllm" and not inp.engine_version \
-            and inp.available_kv_bytes is None:
+            and inp.available_kv_bytes is None and not _kv_bytes_given(inp.settings):
         return releases_for(inp.arch)[0]
     return ()
+
+
+def _kv_bytes_given(settings) -> bool:
+    """`--kv-cache-memory-bytes` is set: the release that runs has the flag (an earlier one refuses it), and it
+    is the budget on every such release (mem_vllm.explicit_kv_bytes): no fold over releases."""
+    return isinstance(settings, Mapping) and mem_vllm.explicit_kv_bytes(None, settings) is not None
 
 
 def _compute(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:

@@ -160,6 +160,32 @@ def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Te
                 f"{tokens} x (48 x {hidden} + 8 x {vocab}) / {tp} B")
 
 
+# `--kv-cache-memory-bytes` (CacheConfig.kv_cache_memory_bytes: "Size of KV Cache per GPU in bytes ... (when
+# not-None) ignores gpu_memory_utilization", vllm-project/vllm@c1d86421174a87056edc90a41dc9942391509e84:
+# vllm/config/cache.py): the worker returns it as the KV budget and skips the memory profile
+# (Worker.determine_available_memory, vllm-project/vllm@94e6b2d55f7fd539f01591c7521ec104b25f4e68:
+# vllm/v1/worker/gpu_worker.py, PR #21489, merged 2025-09-11 after v0.10.2 branched: first in v0.11.0).
+# An earlier release has no such flag: its parser refuses it, so the budget never reads it there.
+KV_BYTES_SINCE = "0.11.0"
+_KV_BYTES_SINCE = parse_version(KV_BYTES_SINCE)
+
+
+def explicit_kv_bytes(version: Optional[str], settings: Mapping[str, Any]) -> Optional[float]:
+    """The KV budget per GPU `kv_cache_memory_bytes` fixes (any device), or None: unset, not a positive
+    number, or a release without the flag. An unknown release that is given the flag runs one that has it."""
+    raw = settings.get("kv_cache_memory_bytes")
+    if raw is None or isinstance(raw, bool):
+        return None
+    try:
+        kv = float(raw)
+    except (TypeError, ValueError):
+        return None
+    if not kv > 0 or kv == float("inf"):
+        return None
+    v = _v(version)
+    return None if v is not None and v < _KV_BYTES_SINCE else kv
+
+
 # vLLM 0.2.5 to 0.6.3 across several GPUs logged pools far below what the memory leaves: from 0.2.5 the
 # profile's peak was the device's used memory (init - free), so NCCL buffers and the allocator's cache
 # count against the KV cache. Llama-2-70B at TP 4 on A100-80GB: 31,615 blocks before that change (about
