@@ -109,7 +109,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
-                               shell=self.env.get if c.compose_refs else None, go=self.go_actions())
+                               shell=self.env.get if c.compose_refs else None, go=self.go_actions(),
+                               k8s=c.k8s_refs and not in_template(c.node.path))  # OpenShift fills `${PARAM}` in
             self.unsure = split.unsure
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
@@ -224,11 +225,15 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             engine_src = self.c.image.source(self.file)
         else:
             engine_src = self.token_source(prog) if prog is not None else self.c.node.source(self.file)
-        model = None
+        model = literal = None
         if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
-            model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
+            literal = self.literal_model(inv.model, tokens) if "$" in inv.model.value else None
+            if literal is None:  # a `${NAME}` Kubernetes passes as written names no model
+                model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
         found = EngineRole(role, Val(det.engine, engine_src), version, model,
                            command=self.token_source(prog) if prog is not None else None)
+        if literal is not None:
+            found.unresolved.append(literal)
         spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
         config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
         if self.config_missing is not None and inv.config_file is not None and not config_ref:

@@ -65,7 +65,7 @@ class Positions:
             if tok is not None:
                 for ref in tok.refs:  # the whole value came from one variable: point at its value
                     if ref.resolved and (ref.start, ref.end) == s.value_span and ref.name in self.env_nodes \
-                            and ref.name not in assigns:
+                            and ref.name not in assigns and ref.style != "k8s-literal":
                         return self.env_nodes[ref.name].source(self.file)
             item = s.item if s.item is not None else (tok.item if tok is not None else None)
             return self.span_source(item, s.value_span)
@@ -139,6 +139,19 @@ class Positions:
         why = self.env_why(name) or self.assign_why(name)
         return f"{spelling} from env ({problem.message}{': ' + name + ' ' + why if why else ''})", \
             self.problem_source(problem, tokens)
+
+    def literal_model(self, s: Setting, tokens: Sequence[Token]) -> Optional[Tuple[str, Source]]:
+        """The model as Kubernetes passes a `${NAME}` (or `$NAME`) of an exec-form item: as written, since it
+        expands only `$(NAME)` and no shell runs (engines/execform.py). The engine gets no model by that name;
+        (the unresolved-value text, where) or None."""
+        tok = tokens[s.token_index] if s.origin == "flag" and s.token_index is not None and \
+            s.token_index < len(tokens) else None
+        ref = next((r for r in tok.refs if r.style == "k8s-literal"), None) if tok is not None else None
+        if ref is None:
+            return None
+        return (f"{s.flag_spelling or 'model'} {ref.value} (Kubernetes passes `{ref.value}` to the engine as written: "
+                f"it expands only `$({ref.name})` in command and args, and no shell runs; write `$({ref.name})`)",
+                self.setting_source(s, tokens, self.assigns))
 
     def assign_why(self, name: str) -> Optional[str]:
         """Why a script's `NAME=value` (a prefix, or an export: engines/shell_exports.py) has no known value."""

@@ -16,9 +16,16 @@ from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Tok
 from .word_expansion import SplitContext, no_resolver
 
 _K8S_REF = lazy_compile(r"\$\$|\$\(([-._A-Za-z][-._A-Za-z0-9]*)\)")
+# A shell-style `${NAME}` or `$NAME` in a Kubernetes exec-form item: Kubernetes expands only `$(NAME)` in command
+# and args ("Variable references $(VAR_NAME) are expanded using the container's environment",
+# kubernetes/kubernetes@815c3d8f70473678341a03abc0a6fb7bab000d3c:staging/src/k8s.io/api/core/v1/types.go,
+# Container.Args; tryReadVariableName reads only `$(`, kubernetes/kubernetes@02604f7db394870a4f9af9deb7e457274a0aa7ee:
+# third_party/forked/golang/expansion/expand.go) and no shell runs, so the engine gets the text as written: a
+# reference of style "k8s-literal" whose value is that text (an engine that refuses it still refuses it: CTX301).
+_SHELL_STYLE = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def _expanded_item(text: str, index: int, ctx: SplitContext, compose: bool) -> Token:
+def _expanded_item(text: str, index: int, ctx: SplitContext, compose: bool, k8s: bool = False) -> Token:
     """One list item as one token, with Kubernetes `$(NAME)` (or compose `${NAME}`) expanded, and with
     go=True its Go template actions read as gotemplate.py says: a value is a reference, a control action
     renders nothing, and an item holding a `{{ if }}` is there only when it holds."""
@@ -29,7 +36,7 @@ def _expanded_item(text: str, index: int, ctx: SplitContext, compose: bool) -> T
     while at >= 0:
         found = action_at(text, at)
         if found is not None:
-            _item_refs(text, pos, at, index, ctx, compose, out, refs)
+            _item_refs(text, pos, at, index, ctx, compose, out, refs, k8s)
             end, body, kind = found
             if kind == OPEN:
                 refs.append(VarRef(body, "go-if", at, end, None, None, index))
@@ -42,16 +49,19 @@ def _expanded_item(text: str, index: int, ctx: SplitContext, compose: bool) -> T
                     out.extend((c, at, end) for c in value)
             pos = end  # `{{ else }}` and `{{ end }}` render nothing
         at = text.find("{{", at + 2 if found is None else found[0])
-    _item_refs(text, pos, len(text), index, ctx, compose, out, refs)
+    _item_refs(text, pos, len(text), index, ctx, compose, out, refs, k8s)
     ctx.refs.extend(refs)
     return Token("".join(c for c, _, _ in out), 0, len(text),
                  tuple(s for _, s, _ in out), tuple(e for _, _, e in out), tuple(refs), index)
 
 
 def _item_refs(text: str, pos: int, stop: int, index: int, ctx: SplitContext, compose: bool,
-               out: list[tuple[str, int, int]], refs: list[VarRef]) -> None:
-    """text[pos:stop] onto `out`, its `$(NAME)` (compose: `${NAME}`) references expanded."""
+               out: list[tuple[str, int, int]], refs: list[VarRef], k8s: bool = False) -> None:
+    """text[pos:stop] onto `out`, its `$(NAME)` (compose: `${NAME}`) references expanded; `k8s`: a shell-style
+    reference in the text Kubernetes passes as written is recorded, with that text as its value."""
     for m in (_COMPOSE_REF if compose else _K8S_REF).finditer(text, pos, stop):
+        if k8s:
+            _literal_refs(text, pos, m.start(), index, refs)
         out.extend((c, k, k + 1) for k, c in enumerate(text[pos:m.start()], pos))
         if m.group(0) == "$$":  # both escape a literal `$` as `$$`
             out.append(("$", m.start(), m.end()))
@@ -67,16 +77,25 @@ def _item_refs(text: str, pos: int, stop: int, index: int, ctx: SplitContext, co
             else:
                 out.extend((c, m.start(), m.end()) for c in chunk)
         pos = m.end()
+    if k8s:
+        _literal_refs(text, pos, stop, index, refs)
     out.extend((c, k, k + 1) for k, c in enumerate(text[pos:stop], pos))
 
 
+def _literal_refs(text: str, pos: int, stop: int, index: int, refs: list[VarRef]) -> None:
+    if "$" in text[pos:stop]:
+        refs.extend(VarRef(m.group(1) or m.group(2), "k8s-literal", m.start(), m.end(), m.group(0), None, index)
+                    for m in _SHELL_STYLE.finditer(text, pos, stop))
+
+
 def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False,
-               shell: Optional[Resolver] = None, go: bool = False) -> SplitResult:
+               shell: Optional[Resolver] = None, go: bool = False, k8s: bool = False) -> SplitResult:
     """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
 
     Token spans are offsets inside the item named by `Token.item`. compose=True expands
     compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`; go=True reads Go
-    template actions as references too (see split_shell).
+    template actions as references too (see split_shell); k8s=True (Kubernetes, no shell) records each `${NAME}`
+    or `$NAME`, which Kubernetes passes as written, as a reference whose value is its own text.
     """
     if not isinstance(items, (list, tuple)):
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
@@ -106,7 +125,8 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             for i, t in enumerate(texts):
                 ctx.item = i
                 # no `$` (nor a Go action's `{{`), no reference: the item as typed
-                tokens.append(_expanded_item(t, i, ctx, compose) if "$" in t or go and "{{" in t else plain[i])
+                tokens.append(_expanded_item(t, i, ctx, compose, k8s and not compose)
+                              if "$" in t or go and "{{" in t else plain[i])
             env: list[EnvAssign] = []
             wrappers: list[str] = []
             # Exec form runs no shell: only an explicit `env A=B` sets variables.
