@@ -124,6 +124,7 @@ class Positions:
             if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*", "#")):  # `$1`, `"$@"`
                 # inside a function its call's words (engines/shellfuncs.py), where one may be any number of words
                 whose = "a word of the function's call that ctxlint cannot count" if ref.why == "call" else \
+                    "a word a `set --` in a branch or loop may give" if ref.why == "set" else \
                     "an argument the script's caller passes"
                 return f"{spelling} {what} ({whose})", self.problem_source(problem, tokens)
             if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays

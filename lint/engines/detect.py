@@ -58,6 +58,7 @@ def _texts(tokens: Sequence[Union[Token, str]]) -> list[str]:
 # Python interpreter (tests/engines/test_detect_prefilter.py checks the two agree).
 _PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy"})
 _PROGRAM_PREFIXES = ("llama", "python")
+_CALLERS_WORDS = frozenset({"$@", "$*", "${@}", "${*}"})  # all of the positional parameters, not known
 
 
 def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[Detection]:
@@ -70,6 +71,10 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
         return Detection("vllm", "vllm serve", "serve", i, i + 2)
     if prog == "sglang" and nxt == "serve":
         return Detection("sglang", "sglang serve", "serve", i, i + 2)
+    if prog in ("vllm", "sglang") and i + 1 in unknown and nxt in _CALLERS_WORDS:
+        # `exec vllm "$@"` with the words the script's caller passes: a launch whose settings are not known
+        # (the parser reports the unknown words: CTX008), not no launch at all
+        return Detection(prog, f"{prog} serve", "serve", i, i + 1)
     if prog == "text-generation-launcher":
         return Detection("tgi", "text-generation-launcher", None, i, i + 1)
     if prog == "trtllm-serve":

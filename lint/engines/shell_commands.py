@@ -24,8 +24,13 @@ def no_command(program: list[Token], ctx) -> bool:
         if target not in _ENVIRONMENTS:  # a virtualenv's or conda's activation sets no engine's variables
             ctx.defaults, ctx.sourced = False, True
         return False  # the sourced file's name is no engine, but `source` may be followed by nothing else
-    if name == "shift" and ctx.positional is not None:  # in a function call: its arguments move (shellfuncs.py)
+    if name == "shift" and ctx.positional is not None:  # in a function call, or after `set --`: they move
         ctx.positional = ctx.positional.shifted(program)
+        return True
+    if name == "set" and len(program) > 1:  # `set -- WORDS`: the positional parameters from here on
+        from .shell_set import set_positional  # rare: read only for a `set` with words
+
+        set_positional(program, ctx)
         return True
     if name == "read":
         for t in program[1:]:

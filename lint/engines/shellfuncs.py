@@ -142,12 +142,14 @@ def _closing_paren(items: list, j: int) -> Optional[int]:
 
 
 class Positional:
-    """`$@`, `$*`, `$1`..`$9`, `$#` inside a call: the call's words (their tokens, where the call types them)."""
+    """`$@`, `$*`, `$1`..`$9`, `$#` inside a call: the call's words (their tokens, where the call types them);
+    or the words a `set -- WORDS` gave (shell_set.py). `why`: "call" or "set", for what an unknown one is;
+    `more`: unknown words may follow them (a `set -- "$@" ...` that may not run)."""
 
-    __slots__ = ("tokens",)
+    __slots__ = ("tokens", "why", "more")
 
-    def __init__(self, tokens: list[Token]) -> None:
-        self.tokens = tokens
+    def __init__(self, tokens: list[Token], why: str = "call", more: bool = False) -> None:
+        self.tokens, self.why, self.more = tokens, why, more
 
     def lookup(self, part, start: int, end: int) -> Optional[tuple[list[Token], bool, bool]]:
         """(elements, joined, more) as shellarrays.lookup gives them, or None (unknown: the normal path)."""
@@ -155,15 +157,15 @@ class Positional:
             return None
         name, tokens = part.name, self.tokens
         if name in ("@", "*"):
-            return tokens, name == "*", False
+            return (tokens, name == "*", self.more) if tokens or not self.more else None
         count = next((k for k, t in enumerate(tokens) if _uncounted(t)), len(tokens))  # words known to be there
         if name == "#":
-            if count < len(tokens):
+            if count < len(tokens) or self.more:
                 return None
             text = str(len(tokens))
             return [Token(text, start, end, (start,) * len(text), (end,) * len(text))], True, False
         index = int(name) - 1
-        if index > count:
+        if index > count or self.more and index >= len(tokens):
             return None  # after a word that may be any number of words: which one is not known
         return (tokens[index:index + 1], True, False) if index < len(tokens) else ([], True, False)
 
@@ -171,9 +173,9 @@ class Positional:
         """`shift [n]`: the first n words are gone."""
         n = program[1].text if len(program) > 1 else "1"
         count = next((k for k, t in enumerate(self.tokens) if _uncounted(t)), len(self.tokens))
-        if not n.isdigit() or int(n) > count:
-            return Positional([self.tokens[count]] if count < len(self.tokens) else [])  # not known: an unknown word
-        return Positional(self.tokens[int(n):])
+        if not n.isdigit() or int(n) > count:  # not known: an unknown word
+            return Positional([self.tokens[count]] if count < len(self.tokens) else [], self.why, self.more)
+        return Positional(self.tokens[int(n):], self.why, self.more)
 
 
 def _uncounted(token: Token) -> bool:

@@ -145,7 +145,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         if typed is not None:
             value = typed[0]
         why = "" if value is not None or part.style != "shell" else \
-            "call" if ctx.positional is not None and part.name in _POSITIONAL else \
+            ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "sourced" if ctx.sourced else ""
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
         refs.append(ref)

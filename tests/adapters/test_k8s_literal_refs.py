@@ -59,7 +59,8 @@ def test_a_number_passed_as_written_is_still_refused() -> None:
 
 
 def test_a_shell_expands_it() -> None:
-    _, dep, diags = _read('        command: [sh, -c]\n        args: ["vllm serve ${MODEL_ID} --max-model-len $MAX_LEN"]')
+    script = '        command: [sh, -c]\n        args: ["vllm serve ${MODEL_ID} --max-model-len $MAX_LEN"]'
+    _, dep, diags = _read(script)
     assert (dep.model.id.value, dep.roles[0].context_length.value, diags) == ("Qwen/Qwen2.5-0.5B-Instruct", 8192, [])
 
 
