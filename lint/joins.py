@@ -15,8 +15,9 @@ from ctxlint.loader import LoadedFile
 # crd_refs.MARKERS and config_map_refs.MARKERS (tests/adapters/test_sibling_runtimes.py and
 # test_sibling_config_maps.py keep them equal)
 REF_MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
-MAP_MARKERS = ("configMapKeyRef", "configMapRef")
+MAP_MARKERS = ("configMapKeyRef", "configMapRef", "configMap")
 MAP_HOLDER = "ConfigMap"
+MAP_GENERATOR = "configMapGenerator"  # a kustomization's (config_map_refs.GENERATOR)
 
 
 def refs_of(files: Sequence[LoadedFile]) -> Any:
@@ -32,7 +33,7 @@ def maps_of(files: Sequence[LoadedFile], named: Collection[str] = ()) -> Any:
     """config_map_refs.Maps of the files, or None when no file reads a ConfigMap that another may hold; a file
     named alone (pre-commit) that reads or holds one gets them too, to tell whether its directory completes it."""
     reads = [f for f in files if not f.shell and any(m in f.text for m in MAP_MARKERS)]
-    holds = [f for f in files if not f.shell and MAP_HOLDER in f.text]
+    holds = [f for f in files if not f.shell and (MAP_HOLDER in f.text or MAP_GENERATOR in f.text)]
     alone = any(f.path in named for f in (*reads, *holds))
     if not alone and (len(files) < 2 or not reads or not holds):
         return None
@@ -64,7 +65,7 @@ class Joins:
         if self.maps is not None:
             for f in loose:
                 reads, holds = self.maps.loose_sides(f)
-                markers += ([MAP_HOLDER] if reads else []) + (list(MAP_MARKERS) if holds else [])
+                markers += ([MAP_HOLDER, MAP_GENERATOR] if reads else []) + (list(MAP_MARKERS) if holds else [])
         found = tuple(dict.fromkeys(markers))
         return lambda text: any(m in text for m in found)
 

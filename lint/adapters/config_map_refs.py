@@ -26,9 +26,11 @@ from ctxlint.adapters.scalar_spans import ScalarSpans, adopted
 from ctxlint.loader import LoadedFile
 from ctxlint.nodes import MAP, Node
 
-# A file that holds neither reads no ConfigMap's variables (engine._MAP_MARKERS is the same pair).
-MARKERS = ("configMapKeyRef", "configMapRef")
+# A file that holds none of these reads no ConfigMap (joins.MAP_MARKERS is the same): its variables
+# (`configMapKeyRef`, `configMapRef`) or a volume of it (`configMap`, where an engine config file may be mounted).
+MARKERS = ("configMapKeyRef", "configMapRef", "configMap")
 HOLDER = "ConfigMap"  # in the text of every file that defines one
+GENERATOR = "configMapGenerator"  # in a kustomization that generates one (kustomize_maps.py)
 
 
 class Unsettled:
@@ -58,6 +60,7 @@ class _Entry:
     name: str
     namespace: Any
     data: Node
+    generated: bool = False  # by a kustomization's configMapGenerator: its values are in their own files already
 
 
 class Maps:
@@ -75,6 +78,13 @@ class Maps:
             holds, reads = HOLDER in loaded.text, any(m in loaded.text for m in MARKERS)
             if loaded.shell or not (holds or reads):
                 continue
+            if GENERATOR in loaded.text:
+                from ctxlint.adapters.kustomize_maps import generated, is_kustomization
+
+                if is_kustomization(loaded):
+                    self._entries.extend(_Entry(i, name, namespace, data, True)
+                                         for name, namespace, data in generated(loaded, self._input))
+                    continue
             for obj in objects(loaded):
                 if holds and scalar(obj.get("kind")) == HOLDER and scalar(obj.get("apiVersion")) == "v1":
                     name, data = scalar(obj.dig("metadata", "name")), obj.get("data")
@@ -85,6 +95,17 @@ class Maps:
                     if names:
                         self._read[id(obj)] = names
                         self._users.append((i, names))
+
+    def _input(self, path: str) -> Optional[LoadedFile]:
+        """A configMapGenerator's input file: the group's, else read from disk (a `.jinja` or a file of another
+        directory is no file of the group), or None when there is none."""
+        wanted = os.path.abspath(path)
+        found = next((f for f in self.files if os.path.abspath(f.path) == wanted), None)
+        if found is None and os.path.isfile(wanted):
+            from ctxlint.loader import read_path
+
+            found = read_path(path)
+        return found
 
     def holds(self, loaded: LoadedFile) -> bool:
         return id(loaded) in self._index
@@ -138,6 +159,8 @@ class Maps:
         return self._adopt(found[0])
 
     def _adopt(self, entry: _Entry) -> Node:
+        if entry.generated:
+            return entry.data
         return adopted(self.files, entry.index, entry.data, self._adopted, self._spans)
 
 
@@ -150,7 +173,8 @@ def _visible(entries: List[_Entry], user: Node) -> List[_Entry]:
 
 
 def _names_read(obj: Node) -> Set[str]:
-    """The ConfigMap names an object's `configMapKeyRef` and `configMapRef` references give."""
+    """The ConfigMap names an object's `configMapKeyRef`, `configMapRef` and `configMap` (volume) references
+    give."""
     out: Set[str] = set()
     for node in obj.walk():
         if node.kind != MAP:

@@ -180,7 +180,8 @@ class ConfigFiles:
             data = self.maps.get(scalar(volume.get("name")))
             value = data.get(key) if data is not None and key is not None else None
             if value is not None:
-                return parse_embedded(value, self.spans)
+                own = getattr(value, "settings", None)  # a kustomize generator's file: read in that file
+                return own() if own is not None else parse_embedded(value, self.spans)
         return None
 
     @staticmethod

@@ -68,10 +68,18 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
             workloads.extend(_trtllm_disaggregated(root, loaded.path, result))
         else:
             engine = _serve_config_engine(root)
-            if engine is not None:
+            if engine is not None and not _generator_input(loaded.path):
                 workloads.append(_serve_config(root, engine, loaded.path, result))
     result.extend(deployments_from(loaded.path, workloads))
     return result
+
+
+def _generator_input(path: str) -> bool:
+    """A kustomize configMapGenerator's `files` input: a ConfigMap's data, which the workload that mounts it reads
+    as its `--config` (kustomize_maps.py), not an engine launched of its own."""
+    from ctxlint.adapters.kustomize_maps import generator_input  # only for a file that is an engine's config
+
+    return generator_input(path)
 
 
 # -- llama-swap ------------------------------------------------------------------------------------

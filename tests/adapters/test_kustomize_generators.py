@@ -1,0 +1,97 @@
+"""A kustomization's configMapGenerator makes the ConfigMap a workload of its directory mounts (adapters/
+kustomize_maps.py): the Deployment reads the generated `--config` file with its keys where they are typed, the
+input file is no deployment of its own, and `literals` feed `configMapKeyRef`. Layout of danielpenchev98/vllm-k8s
+deploy/components/vllm (written anew here)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run
+
+DEPLOY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--config", "/etc/vllm/config.yaml", "--max-num-seqs", "$(SEQS)"]
+          env:
+            - name: SEQS
+              valueFrom: {configMapKeyRef: {name: vllm-env, key: SEQS}}
+          resources: {limits: {nvidia.com/gpu: 1}}
+          volumeMounts:
+            - {name: config, mountPath: /etc/vllm}
+      volumes:
+        - name: config
+          configMap: {name: vllm-config}
+"""
+CONFIG = """\
+# engine settings
+model: Qwen/Qwen2.5-7B-Instruct
+max-model-len: 200000
+"""
+KUSTOMIZATION = """\
+apiVersion: kustomize.config.k8s.io/v1beta1
+kind: Kustomization
+resources: [vllm-deployment.yaml]
+configMapGenerator:
+  - name: vllm-config
+    files:
+      - {entry}
+  - name: vllm-env
+    literals: [SEQS=8]
+"""
+
+
+def _tree(tmp_path, entry="config.yaml=vllm-config.yaml", config_name="vllm-config.yaml"):
+    (tmp_path / "vllm-deployment.yaml").write_text(DEPLOY)
+    (tmp_path / config_name).write_text(CONFIG)
+    (tmp_path / "kustomization.yaml").write_text(KUSTOMIZATION.format(entry=entry))
+    return tmp_path
+
+
+def _findings(*paths):
+    res = run(["check", "--format", "json", *map(str, paths)])
+    out = json.loads(res.out)
+    return [(f["rule"], f["file"].rsplit("/", 1)[-1], f["line"], f["column"]) for f in out["findings"]], \
+        out["summary"]["deployments"]
+
+
+@pytest.mark.parametrize("entry, name", [("config.yaml=vllm-config.yaml", "vllm-config.yaml"),
+                                         ("config.yaml", "config.yaml")])  # `path` alone: the key is its basename
+def test_the_deployment_reads_the_generated_config_file(tmp_path, entry, name) -> None:
+    _tree(tmp_path, entry, name)
+    found, deployments = _findings(tmp_path)
+    assert deployments == 1  # the generator's input is no second, model-less deployment
+    # max-model-len 200,000 is typed in the input file: the findings point there, and no CTX008 says the
+    # engine settings are in a file this manifest does not hold
+    assert ("CTX008", "vllm-deployment.yaml") not in [(rule, file) for rule, file, _, _ in found]
+    assert found and all(file == name and line == 3 for _, file, line, _ in found), found
+
+
+def test_each_file_alone(tmp_path) -> None:
+    _tree(tmp_path)
+    found, deployments = _findings(tmp_path / "vllm-deployment.yaml")  # as pre-commit passes it
+    assert deployments == 1 and found and all(rule != "CTX008" for rule, *_ in found), found
+    assert _findings(tmp_path / "vllm-config.yaml") == ([], 0)
+
+
+def test_literals_feed_config_map_key_refs(tmp_path) -> None:
+    from ctxlint.engine import lint_paths
+
+    _tree(tmp_path)
+    report = lint_paths([str(tmp_path)])
+    [dep] = report.deployments
+    assert dep.roles[0].arg("max_num_seqs").value == 8
+
+
+def test_a_config_file_no_generator_names_is_still_its_own_deployment(tmp_path) -> None:
+    _tree(tmp_path, "config.yaml=other.yaml")
+    assert _findings(tmp_path / "vllm-config.yaml")[1] == 1
