@@ -62,8 +62,8 @@ NAME = "context-exceeds-kv-pool"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool", "roles[].accelerators",
-          "roles[].engine_args")
+INPUTS = ("advertised.context_window", "engine", "roles[].context_length", "roles[].pool", "roles[].capacity",
+          "roles[].accelerators", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
