@@ -1,0 +1,63 @@
+"""rule_runs.run skips an input rule when the file recorded no diagnostics and a deployment rule when it has no
+deployments: every finding must be what the loop it replaced (kept below) gives, for every file of the samples
+and the corpus, with all rules and with suppression rules, and no input rule may have anything to say about an
+empty list of diagnostics (the premise of the skip)."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Dict, List, Mapping, Optional
+
+import pytest
+from conftest import SHARED
+
+from ctxlint import engine, rule_runs
+from ctxlint.engine import Settings, lint_paths
+from ctxlint.registry import all_rules
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reference(rules, diagnostics, deployments, settings, options_of: Optional[Dict[str, Mapping[str, Any]]] = None):
+    """The replaced loop: every rule asked, whatever the file holds."""
+    out: List[Any] = []
+    for spec in rules:
+        if spec.scope == "probe":
+            continue
+        options = options_of.get(spec.id) if options_of is not None else None
+        if options is None:
+            options = rule_runs.rule_options(spec, settings)
+            if options_of is not None:
+                options_of[spec.id] = options
+        if spec.scope == "input":
+            out.extend(rule_runs.stamp(spec, spec.module.check(diagnostics, options)))
+        elif spec.scope == "stack":
+            continue
+        else:
+            for dep in deployments:
+                for problem in spec.module.check(dep, options):
+                    out.append(rule_runs.to_finding(spec, problem))
+    return out
+
+
+def test_no_input_rule_reports_without_diagnostics() -> None:
+    inputs = [s for s in all_rules() if s.scope == "input"]
+    assert len(inputs) >= 10
+    for spec in inputs:
+        assert list(spec.module.check([], spec.default_options())) == [], spec.id
+
+
+def test_every_file_finds_what_every_rule_asked_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    calls = {"all": 0, "skipped": 0}
+
+    def both(rules, diagnostics, deployments, settings, options_of=None):
+        rules = tuple(rules)
+        calls["all"] += 1
+        calls["skipped"] += not diagnostics or not deployments
+        found = rule_runs.run(rules, diagnostics, deployments, settings, options_of)
+        assert found == _reference(rules, diagnostics, deployments, settings, {}), [f.rule for f in found]
+        return found
+
+    monkeypatch.setattr(engine, "run", both)
+    paths = [str(ROOT / "samples")] + ([str(SHARED / "corpus")] if (SHARED / "corpus").is_dir() else [])
+    report = lint_paths(paths, Settings())
+    assert report.findings and calls["skipped"] > 50 and calls["all"] > calls["skipped"]
