@@ -67,7 +67,7 @@ def run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: L
     for spec in rules:
         scope = spec.scope
         # An input rule reports what the loader and the adapters recorded (rules._common.from_diagnostics): with
-        # nothing recorded (~4 files in 5) it has nothing to say, and ~16 of them a file, each a generator and a
+        # nothing recorded (~4 files in 5) it has nothing to say, and 14 of them a file, each a generator and a
         # list, were ~0.5% of a tree run. A deployment rule has nothing to check without deployments. Probe rules
         # judge a live run (ctxlint.probe), stack rules the group's stack views (engine._lint_group).
         if not (diagnostics if scope == "input" else deployments if scope == "deployment" else False):
