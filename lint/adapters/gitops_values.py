@@ -28,6 +28,8 @@ from ctxlint.nodes import MAP, SCALAR, Node, Position
 
 from ..records import record
 
+UNRESOLVED = "unresolved-value"  # CTX008, as adapters/workload.py names it
+
 SCHEMA_VIOLATION, PARSE_ERROR = "schema-violation", "parse-error"
 
 
@@ -103,12 +105,23 @@ def _string_values(node: Node, spans: ScalarSpans, result: AdaptResult) -> Optio
         message = f"{node.path}: {d.message}" if d.kind != PARSE_ERROR else \
             f"{node.path} is not YAML Argo CD can read ({d.message}); the release's values were not checked"
         result.diagnostics.append(Diagnostic(d.kind, message, place.at(d.source.line, d.source.col)))
-    if any(d.kind == PARSE_ERROR for d in inner.diagnostics) or len(inner.documents) != 1:
+    # an empty document (a trailing `---`) adds no values; of several, Helm's YAML reader (sigs.k8s.io/yaml) decodes
+    # the first, so the others are said to be unread rather than guessed at
+    documents = [d for d in inner.documents if not (d.root.kind == SCALAR and d.root.value is None)]
+    if any(d.kind == PARSE_ERROR for d in inner.diagnostics) or not documents:
         return None
-    root = inner.documents[0].root
+    if len(documents) > 1:
+        result.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"{node.path} holds {len(documents)} YAML documents: Helm reads the first as the values, and ctxlint "
+            "checked only that one"), place.at(*_line_col(documents[1].root.source(spans.file)))))
+    root = documents[0].root
     if root.kind != MAP:
         return _mapping(place.relocate(root), node.path, spans, result)
     return place.relocate(root)
+
+
+def _line_col(source: Source) -> Tuple[int, int]:
+    return source.line, source.col
 
 
 class _Placer:

@@ -58,7 +58,7 @@ class FileValue(Node):
 class GeneratedMap(Node):
     """The `data` of a generated ConfigMap: key -> FileValue (files) or the literal's value, each in its own file."""
 
-    __slots__ = ("at",)
+    __slots__ = ("at", "open")  # open: why it may hold keys not read here (a missing key is then unknown)
 
     def source(self, file: str) -> Source:
         return self.at
@@ -77,6 +77,7 @@ def generated(loaded: LoadedFile, read: Any) -> List[Tuple[str, Any, GeneratedMa
                 continue
             namespace = scalar(entry.get("namespace")) or scalar(root.get("namespace"))
             data: Dict[str, Node] = {}
+            unread = _unread_sources(entry)
             for item in seq(entry.get("literals")):
                 text = scalar(item)
                 if isinstance(text, str) and "=" in text:
@@ -90,14 +91,41 @@ def generated(loaded: LoadedFile, read: Any) -> List[Tuple[str, Any, GeneratedMa
                 found = read(os.path.normpath(os.path.join(base, path)))
                 if found is not None and key:
                     data[key] = _file_value(found, item.source(loaded.path))
-            out.append((name, namespace, _synthetic(GeneratedMap, MAP, data, entry.source(loaded.path))))
+                elif found is None:
+                    unread = unread or f"its `files` input {path} was not found"
+            made = _synthetic(GeneratedMap, MAP, data, entry.source(loaded.path))
+            made.open = unread
+            out.append((name, namespace, made))
     return out
 
 
-def _literal(item: Node, text: str, spans: ScalarSpans) -> Node:
-    from ctxlint.adapters.crd_common import tail_node
+def _unread_sources(entry: Node) -> Optional[str]:
+    """Why a generator's ConfigMap may hold more keys than its `literals` and `files` give: `envs` files of
+    KEY=VALUE lines (KvPairSources' EnvSources), or `behavior: merge|replace` over a base's ConfigMap of the same
+    name (kubernetes-sigs/kustomize@9cf05d7294a0947dbeb418f90cce549797ec4191:api/types/generatorargs.go)."""
+    if entry.get("envs") is not None or entry.get("env") is not None:
+        return "its `envs` files are not read"
+    behavior = scalar(entry.get("behavior"))
+    if behavior in ("merge", "replace"):
+        return f"it is `behavior: {behavior}` over another kustomization's ConfigMap"
+    return None
 
-    return adopt(tail_node(item, text.index("=") + 1, text, spans), spans)
+
+def _literal(item: Node, text: str, spans: ScalarSpans) -> Node:
+    """A `key=value` literal's value. kustomize drops one pair of matching quotes around it (removeQuotes in
+    parseLiteralSource, kubernetes-sigs/kustomize@9cf05d7294a0947dbeb418f90cce549797ec4191:api/kv/kv.go):
+    `LEN="8192"` is 8192."""
+    from ctxlint.adapters.crd_common import clone, tail_node
+
+    start = text.index("=") + 1
+    value = text[start:]
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        node = tail_node(item, start + 1, text, spans)
+        end = node.end
+        node = clone(node, value=value[1:-1], end=Position(end.index - 1, end.line, end.column - 1)
+                     if isinstance(end, Position) else end)
+        return adopt(node, spans)
+    return adopt(tail_node(item, start, text, spans), spans)
 
 
 def _file_value(found: LoadedFile, at: Source) -> FileValue:

@@ -140,6 +140,9 @@ def _config_map_value(value_from: Optional[Node], maps: Dict[str, Any]) -> Tuple
         return (FOUND, found, None) if found.kind == SCALAR and isinstance(found.value, str) else (UNKNOWN, None, None)
     if ref.get("optional") is not None and ref.get("optional").value is True:
         return UNSET, None, None
+    unread = getattr(data, "open", None)  # a kustomize-generated map with sources not read (kustomize_maps.py)
+    if unread:
+        return UNKNOWN, None, f"the ConfigMap '{name}' may hold key '{scalar_text(key)}': {unread}"
     where = f" ({os.path.basename(data.source('').file)})" if type(data) is not Node else " of this file"
     return REFUSED, key, (f"{key.path}: the ConfigMap '{name}'{where} has no key '{scalar_text(key)}' and the "
                           "reference is not optional: the kubelet does not start the container (\"couldn't find key "

@@ -136,8 +136,9 @@ _VLLM_LOCAL_TAGS = ("vllm-cpu-env", "vllm-cpu-zen-env")
 
 
 # A tag that names the engine's release after its name: `vllm0.16.0`, `vllm_0.8.5`, `sglang-v0.4.1`.
+# Its suffix ends the word, as in _TAG_VERSION: `rocm6.3.1_vllm_0.8.5-devel` is 0.8.5, not the pre-release 0.8.5-dev.
 _NAMED_VERSION = lazy_compile(r"(?:^|[-_.+])(vllm|sglang|lmdeploy)[-_]?v?"
-                              r"(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*)?)")
+                              r"(\d+(?:\.\d+)+(?:(?:\.|-)?(?:rc|post|dev)\d*(?![A-Za-z0-9]))?)")
 
 
 # Image names whose tags are the engine's release: the engines' own images (vllm/vllm-openai, -rocm, -cpu,

@@ -173,8 +173,19 @@ def test_argo_values_string_keeps_exact_positions():
     ctx = role.context_length
     assert (ctx.source.line, ctx.source.col) == (17, 30) and at(ARGO_STRING, ctx.source) == "32768"
     assert ctx.source.path == "spec.source.helm.values:servingEngineSpec.modelSpec[0].vllmConfig.maxModelLen"
-    assert at(ARGO_STRING, role.arg("gpu_memory_utilization").source) == '0.85"]'[:4]
+    assert at(ARGO_STRING, role.arg("gpu_memory_utilization").source) == "0.85"
     assert dep.model.id.source.line == 14
+
+
+def test_argo_values_string_with_a_trailing_or_second_document():
+    # review: a trailing `---` made the string two documents and the release was skipped without a word
+    [dep] = adapt(ARGO_STRING + "        ---\n").deployments
+    assert dep.roles[0].context_length.value == 32768
+    result = adapt(ARGO_STRING + "        ---\n        other: 1\n")
+    [dep] = result.deployments  # Helm's YAML reader decodes the first document: only that one is read
+    assert dep.roles[0].context_length.value == 32768
+    [note] = [d for d in result.diagnostics if d.kind == "unresolved-value"]
+    assert (note.source.line, note.source.col) == (20, 9) and "holds 2 YAML documents" in note.message
 
 
 def test_argo_values_object_wins_over_values_string():

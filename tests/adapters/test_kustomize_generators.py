@@ -95,3 +95,30 @@ def test_literals_feed_config_map_key_refs(tmp_path) -> None:
 def test_a_config_file_no_generator_names_is_still_its_own_deployment(tmp_path) -> None:
     _tree(tmp_path, "config.yaml=other.yaml")
     assert _findings(tmp_path / "vllm-config.yaml")[1] == 1
+
+
+def test_a_literal_loses_one_pair_of_quotes(tmp_path) -> None:
+    # review: kustomize's removeQuotes drops them (`SEQS="8"` is 8); kept, vLLM was said to refuse '"8"'
+    from ctxlint.engine import lint_paths
+
+    _tree(tmp_path)
+    text = (tmp_path / "kustomization.yaml").read_text()
+    (tmp_path / "kustomization.yaml").write_text(text.replace("literals: [SEQS=8]", "literals: ['SEQS=\"8\"']"))
+    report = lint_paths([str(tmp_path)])
+    [dep] = report.deployments
+    seqs = dep.roles[0].arg("max_num_seqs")
+    assert seqs.value == 8 and (seqs.source.line, seqs.source.col) == (9, 23)  # the 8 inside the quotes
+    assert not [f for f in report.findings if f.rule == "CTX301"]
+
+
+@pytest.mark.parametrize("more", ["    envs: [vllm.env]\n", "    behavior: merge\n",
+                                  "    files: [missing.conf]\n"])
+def test_a_generator_with_sources_not_read_leaves_a_missing_key_unknown(tmp_path, more) -> None:
+    # review: with `envs` (KEY=VALUE files), `behavior: merge` or a `files` input not found, the generated map may
+    # hold the key: the kubelet refusing the container (CTX002) was a false error; the value is unknown
+    _tree(tmp_path)
+    (tmp_path / "vllm.env").write_text("SEQS=8\n")
+    text = (tmp_path / "kustomization.yaml").read_text().replace("    literals: [SEQS=8]\n", more)
+    (tmp_path / "kustomization.yaml").write_text(text)
+    found, deployments = _findings(tmp_path)
+    assert deployments == 1 and "CTX002" not in [rule for rule, *_ in found], found

@@ -282,6 +282,8 @@ def test_args_only_image():
     ("vllm/vllm-openai:v0.24.0-aarch64-ubuntu2404", "vllm", "0.24.0", True),
     ("vllm/vllm-openai:v0.24.0-b200", "vllm", "0.24.0", True),
     ("vllm/vllm-openai:v0.8.5-devel", "vllm", "0.8.5", True),
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5-devel", "vllm", "0.8.5", False),
+    ("rocm/vllm:rocm6.3.1_vllm_0.8.5.post1_20250513", "vllm", "0.8.5.post1", False),
     ("vllm/vllm-openai:v0.11.0-rc1", "vllm", "0.11.0-rc1", True),
     ("vllm/vllm-openai:v0.6.1.post1", "vllm", "0.6.1.post1", True),
     ("docker.io/lmsysorg/sglang-rocm:v0.4.6.post1-rocm630", "sglang", "0.4.6.post1", False),
