@@ -41,15 +41,6 @@ _CONTAINER_OPTIONS = ("args", "command", "env", "envFrom", "image", "resources",
 _ENV_REFS = ("fieldRef", "resourceFieldRef", "secretKeyRef", "configMapKeyRef")  # name -> {secretKeyRef: ...}
 
 
-def is_app_template(root: Node) -> bool:
-    """Values of the chart (or of another chart on bjw-s's common library): `controllers`, a mapping of
-    controllers of which one holds a `containers` mapping."""
-    controllers = root.get("controllers") if root.kind == MAP else None
-    return controllers is not None and controllers.kind == MAP and any(
-        c.kind == MAP and (c.get("containers") is not None and c.get("containers").kind == MAP)
-        for c in controllers.value.values())
-
-
 def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
     """One workload per enabled controller whose containers start an engine."""
     file, out = spans.file, []

@@ -47,13 +47,6 @@ _NAME_TEMPLATE = re.compile(r"\{\{-?\s*\.Values\.modelArtifacts\.name\s*-?\}\}")
 _SIMULATOR = "llm-d-inference-sim"  # the chart's default image: a simulator, no engine and no accelerator
 
 
-def is_modelservice(root: Node) -> bool:
-    """Values of the chart: `modelArtifacts` beside a `decode` or `prefill` section with containers."""
-    return root.get("modelArtifacts") is not None and any(
-        (part := root.get(section)) is not None and part.kind == MAP and part.get("containers") is not None
-        for section in (DECODE, PREFILL))
-
-
 def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
     """The decode and prefill workloads the chart renders from these values."""
     file, out = spans.file, []

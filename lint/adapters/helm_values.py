@@ -42,6 +42,7 @@ from ctxlint.adapters.crd_common import clone, int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.values_shapes import is_app_template, is_modelservice
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
@@ -100,13 +101,12 @@ def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str 
         workloads.extend(reader(root, spans, result, chart or spans.file) if reader is _silogen
                          else reader(root, spans, result))
     for name, test in _OWN_MODULES:  # charts read in modules of their own, imported for their values only
-        module = import_module(f"ctxlint.adapters.{name}")
-        if getattr(module, test)(root):
-            workloads.extend(module.read(root, spans, result, NAME))
+        if test(root):
+            workloads.extend(import_module(f"ctxlint.adapters.{name}").read(root, spans, result, NAME))
     return workloads
 
 
-_OWN_MODULES = (("helm_modelservice", "is_modelservice"), ("app_template", "is_app_template"))
+_OWN_MODULES = (("helm_modelservice", is_modelservice), ("app_template", is_app_template))
 
 
 def _read(spans: ScalarSpans, node: Node, name: str, items: List[Node], engine: Val[str], result: AdaptResult,

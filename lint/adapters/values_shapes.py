@@ -1,0 +1,23 @@
+"""The shapes that tell which chart a mapping of Helm values is for, where the chart is read by a module of its
+own (helm_modelservice.py, app_template.py): helm_values.read_values tests them first and imports a chart's
+module only for its values, so a one-file check of other values never imports it (issue 15)."""
+from __future__ import annotations
+
+from ctxlint.model import DECODE, PREFILL
+from ctxlint.nodes import MAP, Node
+
+
+def is_modelservice(root: Node) -> bool:
+    """llm-d-modelservice's values: `modelArtifacts` beside a `decode` or `prefill` section with containers."""
+    return root.get("modelArtifacts") is not None and any(
+        (part := root.get(section)) is not None and part.kind == MAP and part.get("containers") is not None
+        for section in (DECODE, PREFILL))
+
+
+def is_app_template(root: Node) -> bool:
+    """bjw-s app-template's values (or another chart's on bjw-s's common library): `controllers`, a mapping of
+    controllers of which one holds a `containers` mapping."""
+    controllers = root.get("controllers") if root.kind == MAP else None
+    return controllers is not None and controllers.kind == MAP and any(
+        c.kind == MAP and (c.get("containers") is not None and c.get("containers").kind == MAP)
+        for c in controllers.value.values())
