@@ -196,7 +196,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
                  for w in n.value]
         at = script_word(words)
         if at is not None:
-            run_script(words[at], name, container, mounts, result)
+            run_script(words[at], name, container, mounts, result, words[at + 1:])
     reading = read_container(container)
     result.diagnostics.extend(reading.diagnostics)
     if not reading.roles:

@@ -12,6 +12,7 @@ imports this module.
 from __future__ import annotations
 
 import os
+import re
 from typing import List, Optional, Sequence, Tuple
 
 from ctxlint.engines.tokens import SHELLS
@@ -41,9 +42,10 @@ def script_word(words: Sequence[Node]) -> Optional[int]:
     return i if i < len(texts) and texts[i] and "$" not in texts[i] else None
 
 
-def run_script(word: Node, name: str, container, mounts, result) -> None:
+def run_script(word: Node, name: str, container, mounts, result, params: Sequence[Node] = ()) -> None:
     """Make `container` (a compose service's) run the script file `word` names, when it is found and names an
-    engine (`result.scripts` then lists it); a script not found on an engine's image is CTX008 at its word."""
+    engine (`result.scripts` then lists it), with the words after it (`params`: the entrypoint's, then the
+    `command`'s) as its positional parameters; a script not found on an engine's image is CTX008 at its word."""
     from ctxlint.adapters.workload import UNRESOLVED
     from ctxlint.engines.images import engine_from_image
     from ctxlint.findings import Diagnostic
@@ -51,7 +53,7 @@ def run_script(word: Node, name: str, container, mounts, result) -> None:
     file = container.spans.file
     found, why = mounted_script(word, file, mounts)
     if found is not None:
-        if script_container(found, container) is not None:
+        if script_container(found, container, params) is not None:
             result.scripts.append(found)
         return
     image = container.image_text or (container.image.value if container.image is not None else None)
@@ -75,10 +77,10 @@ def mounted_script(word: Node, compose: str, mounts) -> Tuple[Optional[str], Opt
         f"runs script {path}, which no file checked holds (the image's own, or mounted from elsewhere)"
 
 
-def script_container(found: str, container):
+def script_container(found: str, container, params: Sequence[Node] = ()):
     """The service's container running the script file `found` instead of its command: the service's environment
-    (read by the script's shell, not interpolated by Compose), image, GPUs and mounts. None when the file is not a
-    script ctxlint reads (too large, unreadable, or it names no engine)."""
+    (read by the script's shell, not interpolated by Compose), image, GPUs and mounts, and `params` as its "$@".
+    None when the file is not a script ctxlint reads (too large, unreadable, or it names no engine)."""
     from ctxlint.adapters.shell_script import MAX_CHARS, names_engine, script_node
     from ctxlint.loader import read_path
     from ctxlint.nodes import adopt
@@ -88,9 +90,35 @@ def script_container(found: str, container):
         return None
     spans, node = script_node(found, loaded.text)
     container.script, container.command, container.args = adopt(node, spans), None, None
+    # Docker runs the entrypoint with the command after it (docs.docker.com/reference/dockerfile/#entrypoint:
+    # "Command line arguments to docker run <image> will be appended after all elements in an exec form
+    # ENTRYPOINT"; compose-spec's `command` "overrides the default command declared by the container image"): the
+    # shell gives the words after the script's path to it as $1.. (bash manual, Invoking Bash: "the first
+    # argument is assumed to be the name of a file containing shell commands ... remaining arguments are
+    # assigned to the positional parameters"), each where the compose file types it
+    container.script_args = tuple(params)
     container.args_only = container.compose_refs = False
     container.resolver, container.shell_defaults = None, True
     return container
+
+
+def parameters(nodes: Sequence[Node], first: int):
+    """The script's positional parameters (shellfuncs.Positional) from the compose words `nodes`, the first of
+    them the reader's item `first`. A word Compose interpolates (`${LEN}`: the host's, not known here) is an
+    unknown word, never guessed."""
+    from ctxlint.engines.shellfuncs import Positional
+    from ctxlint.engines.tokens import Token, VarRef, typed
+
+    words = []
+    for k, node in enumerate(nodes, first):
+        text = node.value if node.kind == SCALAR and isinstance(node.value, str) else str(node.value)
+        token = typed(text, k)
+        if "$" in text:
+            name = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)
+            ref = VarRef(name.group(1) if name else text, "compose", 0, len(text), None, None, k, "script")
+            token = Token(text, 0, len(text), token.starts, token.ends, (ref,), k)
+        words.append(token)
+    return Positional(words, "script")
 
 
 def runs(units) -> List[str]:

@@ -100,10 +100,14 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             if c.script.kind != SCALAR or not isinstance(c.script.value, str):
                 return out
             text = c.script_text if c.script_text is not None else c.script.value
-            self.item_nodes, self.item_texts = [c.script], [text]
+            self.item_nodes, self.item_texts = [c.script, *c.script_args], [text]
+            self.item_texts += [scalar_text(n) for n in c.script_args]
+            if c.script_args:  # a compose service's script file, run with its command's words (compose_scripts)
+                from ctxlint.adapters.compose_scripts import parameters
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
                                 go=self.go_actions(), defaults=c.shell_defaults,
-                                script=c.shell_defaults or c.shell_run, sourcer=c.sourcer)
+                                script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
+                                positional=parameters(c.script_args, 1) if c.script_args else None)
             self.unsure = split.unsure
         else:
             self.item_nodes = _items(c.command) + _items(c.args)

@@ -125,6 +125,8 @@ class Positions:
                 # inside a function its call's words (engines/shellfuncs.py), where one may be any number of words
                 whose = "a word of the function's call that ctxlint cannot count" if ref.why == "call" else \
                     "a word a `set --` in a branch or loop may give" if ref.why == "set" else \
+                    "a word after the `-c` string's $0 that ctxlint cannot count" if ref.why == "c" else \
+                    "a word of the service's command that ctxlint cannot count" if ref.why == "script" else \
                     "an argument the script's caller passes"
                 return f"{spelling} {what} ({whose})", self.problem_source(problem, tokens)
             if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays

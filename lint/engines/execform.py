@@ -107,6 +107,14 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
     try:
         if idx is not None:
             script_item = head[idx].item or 0
+            from .shell_set import c_string_words  # `[sh, -c, SCRIPT, _, a, b]`: its `$@` is a b, as expanded
+
+            words = list(head[:idx + 2])
+            for t in head[idx + 2:]:
+                ctx.item = t.item
+                words.append(_expanded_item(t.text, t.item, ctx, compose, k8s and not compose)
+                             if "$" in t.text or go and "{{" in t.text else t)
+            ctx.positional = c_string_words(words, idx)
             ctx.item = script_item
             if compose and shell is not None:  # Compose interpolates the item, then the shell runs it
                 text, base, host = compose_interpolated(texts[script_item], ctx.lookup)
@@ -115,9 +123,6 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             else:
                 commands = split_text(texts[script_item], None, ctx, 1)
             shell = " ".join(t.text for t in head[:idx])
-            for t in head[idx + 1:]:
-                ctx.problems.append(SplitProblem("argument after the sh -c script ($0, $1...) not analysed",
-                                                 0, len(t.text), t.item))
             commands = [Command(c.tokens, c.env, (shell,) + c.wrappers, c.image, c.exported, c.arm,
                                 image_gpus=c.image_gpus) for c in commands]
         else:

@@ -13,7 +13,14 @@ utilities/V3_chap02.html#set). So after it `"$@"`, `$1`.. and `$#` are those wor
 (shellfuncs.Positional, whose `shift` moves them too), in a script or an `sh -c` string alike. One in a branch, a
 loop or after `&&` may not run: when it keeps the words before it (`set -- "$@" more`) they stay known and what it
 adds may follow them (an unknown rest); any other is not known at all. A script that sets none keeps the words
-its caller passes, not known (as before).
+its caller passes, not known (as before). `set - WORDS` ends the options too ("-  Signal the end of options,
+cause all remaining arguments to be assigned to the positional parameters. The -x and -v options are turned off.
+If there are no arguments, the positional parameters remain unchanged.").
+
+A shell's `-c` string has positional parameters of its own (bash manual, Invoking Bash: "If there are arguments
+after the command_string, the first argument is assigned to $0 and any remaining arguments are assigned to the
+positional parameters"): `bash -c '... "$@"' _ a b` reads a b, and `sh -c '... "$@"'` none, never the words of
+the script or function that runs it (`c_string_words`, used by shellwords and execform).
 """
 from __future__ import annotations
 
@@ -30,8 +37,8 @@ def set_words(program: Sequence[Token]) -> Optional[list[Token]]:
     k = 1
     while k < len(program):
         text = program[k].text
-        if text == "--":
-            return list(program[k + 1:])
+        if text in ("--", "-"):  # `set -` without words keeps the parameters (the manual's `-`); `set --` unsets
+            return list(program[k + 1:]) if text == "--" or k + 1 < len(program) else None
         if len(text) < 2 or text[0] not in "-+" or program[k].unresolved:
             return list(program[k:])  # the first word that is no option: the parameters from it on
         k += 2 if text in _TAKES_NAME or text[0] in "-+" and text.endswith("o") and text[1:].isalpha() else 1
@@ -55,3 +62,21 @@ def set_positional(program: Sequence[Token], ctx) -> None:
         ctx.positional = Positional(list(kept), ctx.positional.why, more=True)
     else:
         ctx.positional = Positional([], "set", more=True)
+
+
+def c_string_words(program: Sequence[Token], script: int):
+    """The positional parameters of the `-c` string `program[script]` runs: the words after its `$0` (none when
+    nothing follows the string), each where the command typed it, as a function call's (shellfuncs.Positional)."""
+    from .shellfuncs import Positional
+
+    return Positional(list(program[script + 2:]), "c")
+
+
+def with_words(ctx, positional, run):
+    """`run()` with `positional` as the context's positional parameters, and the caller's back after it (a `-c`
+    string runs in a child shell: its `set --` and `shift` change nothing of the script that runs it)."""
+    saved, ctx.positional = ctx.positional, positional
+    try:
+        return run()
+    finally:
+        ctx.positional = saved

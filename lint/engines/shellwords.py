@@ -194,9 +194,12 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         # without a shell, Kubernetes passes list items as they are)
         outer_dq = script_word.dq and (depth > 0 or ctx.script)
         if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
-            return _container_script(program, script, base, ctx, depth, outer_dq, wrappers, shell)
+            return _container_script(program, idx, base, ctx, depth, outer_dq, wrappers, shell)
         text, base, marks = script_of([script]) if outer else (script.text, base, {})
-        inner = restored(split_text(text, base, ctx, depth + 1), marks)
+        from .shell_set import c_string_words, with_words  # its own `$@`, not the outer (shell_set.py)
+
+        inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
+        inner = restored(inner, marks)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
                         c.arm) for c in inner]
     if ctx.exports:  # the shell's exported variables are the program's environment too
@@ -215,7 +218,7 @@ def _script_index(tokens: list[Token]) -> Optional[int]:
     return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
 
 
-def _container_script(program: list[Token], script: Token, base, ctx: SplitContext, depth: int, outer_dq: bool,
+def _container_script(program: list[Token], idx: int, base, ctx: SplitContext, depth: int, outer_dq: bool,
                       wrappers: list[str], shell: str) -> list[Command]:
     """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
     otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
@@ -230,7 +233,10 @@ def _container_script(program: list[Token], script: Token, base, ctx: SplitConte
         own = SplitContext(lambda name: values[name] if name in values else ctx.lookup(name), ctx.item, ctx.go)
     else:
         own = SplitContext(values.get, ctx.item, ctx.go)
-    inner = split_text(script.text, base, own, depth + 1, outer_dq)
+    from .shell_set import c_string_words
+
+    own.positional = c_string_words(program, idx)  # `docker run IMAGE sh -c SCRIPT _ a b`: its `$@` is a b
+    inner = split_text(program[idx].text, base, own, depth + 1, outer_dq)
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
     run = parse_run(texts := [t.text for t in program])
@@ -248,7 +254,8 @@ def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitConte
 
 def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = False,
                 shell: Optional[Resolver] = None, go: bool = False, defaults: bool = False,
-                script: Optional[bool] = None, sourcer: Optional[Callable[[str], Optional[str]]] = None) -> SplitResult:
+                script: Optional[bool] = None, sourcer: Optional[Callable[[str], Optional[str]]] = None,
+                positional=None) -> SplitResult:
     """Split a shell string into commands; spans are offsets into `text`.
 
     k8s=True also reads `$(NAME)` as a Kubernetes reference (use it for a
@@ -269,7 +276,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     ctx = SplitContext(shell_stage(resolver, shell, host), None, go, defaults)
     if script is not None:  # a shell reads the text itself (SkyPilot's `run:`), defaults taken or not
         ctx.script = script
-    ctx.sourcer = sourcer
+    ctx.sourcer, ctx.positional = sourcer, positional  # positional: a script file's "$@", when it is known
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

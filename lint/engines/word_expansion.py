@@ -124,7 +124,11 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             for k, element in enumerate(elements):
                 if k:
                     chars.append((" ", start, end, not (part.quoted and joined)))
-                chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted)))
+                if element.item == ctx.item:
+                    chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted)))
+                else:  # typed in another list item (`[sh, -c, SCRIPT, _, WORDS]`): each char says where (_placed)
+                    chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted),
+                                     repeat((element.item, start, end))))
                 carried.extend(element.refs)
             if not more:
                 refs.append(VarRef(part.name, part.style, start, end, " ".join(t.text for t in elements), None,
@@ -170,6 +174,14 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
     for piece in pieces:
         if not piece and not keep_empty:
             continue
+        item = ctx.item
+        if any(len(c) > 4 for c in piece):
+            item, piece = _placed(piece, item)
+            if item != ctx.item:  # a word wholly of another item: there, where it is typed
+                out.append(Token("".join(c[0] for c in piece), piece[0][1], piece[-1][2],
+                                 tuple(c[1] for c in piece), tuple(c[2] for c in piece),
+                                 tuple(r for r in carried if r.item == item), item))
+                continue
         if len(pieces) == 1:  # the usual case: the token is the word as typed
             start, end = word.span()
         else:
@@ -181,6 +193,16 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
+
+
+def _placed(piece: list, item: Optional[int]) -> tuple[Optional[int], list]:
+    """(item, chars) of a word with characters of another list item (5-tuples: their item and the reference's
+    span): all of one item, that item; mixed with this item's (`--max-model-len=$1`), each foreign character at
+    the reference that gave it, as a token has only one item."""
+    items = {c[4][0] if len(c) > 4 else item for c in piece}
+    if len(items) == 1:
+        return items.pop(), piece
+    return item, [(c[0], c[4][1], c[4][2], c[3]) if len(c) > 4 else c for c in piece]
 
 
 def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:

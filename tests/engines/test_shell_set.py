@@ -93,3 +93,23 @@ def test_a_container_s_bash_script() -> None:
     """)
     [dep] = res.deployments
     assert (dep.model.id.value, dep.roles[0].context_length.value) == ("Qwen/Qwen2.5-7B-Instruct", 8192)
+
+
+def test_a_c_string_has_its_own_positional_parameters() -> None:
+    # bash manual, Invoking Bash: after the -c string the first word is $0, the rest its $1..; none: no words at all
+    assert argvs("set -- --max-model-len 1000000\nbash -c 'vllm serve m \"$@\"' _ --max-model-len 4096") == [
+        ["vllm", "serve", "m", "--max-model-len", "4096"]]
+    assert argvs("set -- --max-model-len 1000000\nsh -c 'vllm serve m \"$@\"'") == [["vllm", "serve", "m"]]
+    # in a function: the call's words are not the string's; and a `set --` in the string stays in it
+    assert argvs("f() { bash -c 'vllm serve m \"$@\"' _ --tp 2; }\nf --tp 8") == [["vllm", "serve", "m", "--tp", "2"]]
+    assert argvs("set -- --tp 2\nsh -c 'set -- x'\nvllm serve m \"$@\"") == [["vllm", "serve", "m", "--tp", "2"]]
+    text = "set -- --tp 8\ndocker run --gpus all nvcr.io/nvidia/pytorch:24.05-py3 sh -c 'vllm serve m \"$@\"' _ --tp 2"
+    (command,) = split_shell(text, defaults=True).commands
+    assert command.argv[-5:] == ["vllm", "serve", "m", "--tp", "2"] and "8" not in command.argv[-5:]
+    assert text[command.tokens[-1].start:command.tokens[-1].end] == "2" and text.endswith("--tp 2")
+
+
+def test_set_dash_ends_the_options() -> None:
+    # bash's `set -`: "cause all remaining arguments to be assigned to the positional parameters", none: unchanged
+    assert argvs("set - serve m --tp 2\nvllm \"$@\"") == [["vllm", "serve", "m", "--tp", "2"]]
+    assert set_words([typed(w) for w in ("set", "-")]) is None

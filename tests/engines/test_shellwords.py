@@ -347,3 +347,11 @@ def test_a_double_quoted_script_is_expanded_by_the_outer_shell_first():
     # Kubernetes list items and compose strings have no outer shell: single quotes stay literal
     [cmd] = split_shell("bash -c \"vllm serve '$M'\"", lambda n: "org/m").commands
     assert cmd.tokens[2].text == "$M"
+
+
+def test_a_k8s_c_list_passes_its_words_after_dollar_zero() -> None:
+    from ctxlint.engines import split_list
+
+    (command,) = split_list(["sh", "-c", 'vllm serve m "$@"', "_", "--max-model-len", "4096"]).commands
+    assert command.argv == ["vllm", "serve", "m", "--max-model-len", "4096"]
+    assert (command.tokens[-1].item, command.tokens[-1].start, command.tokens[-1].end) == (5, 0, 4)  # where typed
