@@ -113,7 +113,9 @@ def test_advisories_and_their_arithmetic_as_the_eager_words(deployments) -> None
             expected = _triggered(variant)
             assert [(a.id, why) for a, why in _advisories.triggered(variant)] == expected
             fired += len(expected)
-    assert fired > 20  # the comparisons with words were reached
+    # the comparisons with words were reached: 20 triggers on the samples alone, many more with the corpus beside
+    # the repo (a clone without ../shared, as CI may run, has only the samples)
+    assert fired >= 20
 
 
 def test_every_comparison_as_the_eager_words(deployments) -> None:
