@@ -237,8 +237,8 @@ def test_limit_mm_per_prompt_pairs_are_refused_only_by_the_releases_that_refuse_
         path.write_text(text.replace("v0.13.0", tag))
         said[tag] = [line.split(": ", 1)[1] for line in run(["check", str(path)]).out.splitlines() if "CTX301" in line]
     assert said["v0.9.0.1"] == []  # read as {"image": 1}, with a deprecation warning
-    assert said["v0.10.1"] == ["CTX301 [error] vllm 0.10.1 would refuse to start: argument --limit-mm-per-prompt: invalid "
-                               'JSON: Expecting value: line 1 column 1 (char 0); write {"image": 1} (vllm read '
+    assert said["v0.10.1"] == ["CTX301 [error] vllm 0.10.1 would refuse to start: argument --limit-mm-per-prompt: "
+                               'invalid JSON: Expecting value: line 1 column 1 (char 0); write {"image": 1} (vllm read '
                                "KEY=VALUE pairs before 0.10.0) (engine-rejects-value)"]
     assert said["latest"] == [said["v0.10.1"][0].replace("vllm 0.10.1 would", "vllm 0.10.0 and later would")]
 

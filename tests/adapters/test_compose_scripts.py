@@ -46,7 +46,8 @@ def test_the_service_runs_its_mounted_script_with_its_environment_image_and_gpus
     result = adapt_file(read_path(str(compose)))
     [dep] = result.deployments
     [role] = dep.roles
-    assert (dep.model.id.value, dep.engine.version.value, role.accelerators.count.value) == ("Qwen/Qwen3-8B", "0.9.0", 1)
+    found = (dep.model.id.value, dep.engine.version.value, role.accelerators.count.value)
+    assert found == ("Qwen/Qwen3-8B", "0.9.0", 1)
     # the engine command is the script's (its line, its file); the mounted --config is joined as beside a manifest
     assert (role.context_length.value, role.context_length.source.file) == (8192, str(tmp_path / "config.yaml"))
     assert (dep.model.id.source.file, dep.model.id.source.line) == (str(tmp_path / "start.sh"), 4)
