@@ -18,10 +18,11 @@ Why:
     vLLM also refuses a `--quantization` that contradicts the checkpoint's own
     method when none of its overrides maps the flag onto it (`fp8` on an AWQ
     checkpoint; `modelopt` on a ModelOpt NVFP4 one is overridden, and loads).
-    A value only later releases read is reported for the earlier ones: vLLM's
-    `--max-model-len 32k` before 0.8.4 ("invalid int value"), `auto` before
-    0.14.0 (and `-1` there is the length itself, no auto-fit); at such a
-    release the value is not taken as the engine's context. Another engine's
+    A value only later releases read is reported for a pinned earlier one:
+    vLLM's `--max-model-len 32k` before 0.8.4 ("invalid int value"), `auto`
+    before 0.14.0 (and `-1` there is the length itself, no auto-fit); at such
+    a release the value is not taken as the engine's context. With the release
+    unknown it is not reported: an unpinned image runs the newest. Another engine's
     flag is refused too ("unrecognized arguments"): vLLM's `--max-model-len`
     or `--gpu-memory-utilization` on SGLang, SGLang's `--context-length` or
     TGI's `--max-input-tokens` on vLLM, with this engine's flag for it.

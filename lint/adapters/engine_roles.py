@@ -268,10 +268,12 @@ def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[s
     (a value refused only from some release on, Problem.since, or before one, Problem.until; unknown release:
     said so)."""
     refused = problem.refused_by(release)
-    if refused is False:
+    if refused is False or refused is None and problem.until:
+        # a value only releases before `until` refuse is read by the newest, which an unpinned image runs: with the
+        # release unknown it is no error (uncertainty does not make one), as CTX109 leaves llama.cpp's release caps
         return None
     if refused is None:
-        who = f"{engine} before {problem.until}" if problem.until else f"{engine} {problem.since} and later"
+        who = f"{engine} {problem.since} and later"
     else:  # a release that refuses only what it dropped or changed: named
         who = f"{engine} {release}" if problem.since is not None or problem.until is not None else engine
     return f"{who} would {problem.effect or 'refuse to start'}: {problem.message}"
