@@ -21,7 +21,7 @@ from ctxlint.adapters.crd_common import is_kind, name_of, objects, scalar
 from ctxlint.adapters.gitops_values import Values, argo_values, flux_values
 from ctxlint.adapters.helm_values import read_values
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Workload
+from ctxlint.adapters.workload import UNRESOLVED, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
@@ -30,7 +30,6 @@ from ctxlint.nodes import MAP, SCALAR
 
 NAME = "gitops"
 FLUX, ARGO = "flux-helmrelease", "argocd-application"
-UNRESOLVED = "unresolved-value"  # CTX008, as adapters/workload.py names it
 # Chart names that serve a model (the serving charts ctxlint reads, and the engines' own names): a release
 # of one whose values all lie elsewhere is reported as unchecked; any other chart is none of ctxlint's business.
 _SERVING_CHART = re.compile(r"vllm|sglang|(?<!o)llama|text-generation|\btgi\b|tensorrt|trtllm|lmdeploy|\bnim\b|"

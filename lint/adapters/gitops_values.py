@@ -21,14 +21,13 @@ from typing import List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import scalar, seq
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import UNRESOLVED
 from ctxlint.findings import Diagnostic
 from ctxlint.lines import line_starts
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, Node, Position
 
 from ..records import record
-
-UNRESOLVED = "unresolved-value"  # CTX008, as adapters/workload.py names it
 
 SCHEMA_VIOLATION, PARSE_ERROR = "schema-violation", "parse-error"
 
@@ -111,17 +110,14 @@ def _string_values(node: Node, spans: ScalarSpans, result: AdaptResult) -> Optio
     if any(d.kind == PARSE_ERROR for d in inner.diagnostics) or not documents:
         return None
     if len(documents) > 1:
+        second = documents[1].root.source(spans.file)
         result.diagnostics.append(Diagnostic(UNRESOLVED, (
             f"{node.path} holds {len(documents)} YAML documents: Helm reads the first as the values, and ctxlint "
-            "checked only that one"), place.at(*_line_col(documents[1].root.source(spans.file)))))
+            "checked only that one"), place.at(second.line, second.col)))
     root = documents[0].root
     if root.kind != MAP:
         return _mapping(place.relocate(root), node.path, spans, result)
     return place.relocate(root)
-
-
-def _line_col(source: Source) -> Tuple[int, int]:
-    return source.line, source.col
 
 
 class _Placer:
