@@ -27,6 +27,7 @@ from typing import List, Optional
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.nim_names import is_llm_nim
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_labels, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s,
@@ -48,7 +49,6 @@ VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE"
 # ai-ml/nemo-rl-on-gke/nemoRL/gemma3-27b-it/nim-gemma-deployment.yaml: NIM_MODEL_NAME=hf://google/gemma-3-27b-it).
 MODEL_FREE = ("nvidia/llm-nim",)
 MODEL_VARS = ("NIM_MODEL_PATH", "NIM_MODEL_NAME")
-LLM_VARS = MODEL_VARS + tuple(VLLM_FLAGS) + ("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS")
 WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
@@ -89,18 +89,11 @@ def is_nim_image(image: Optional[Node]) -> bool:
     return isinstance(text, str) and "nvcr.io/nim" in text.lower() and IMAGE.search(text.strip()) is not None
 
 
-def serves_an_llm(image: Optional[Node], env: List[EnvVar]) -> bool:
-    """A NIM container of a plain workload that is an LLM NIM: the model-free image, an LLM NIM variable
-    in its environment, or an image model the catalog knows (embedding, reranking and speech NIMs
-    share the registry)."""
-    if not is_nim_image(image):
-        return False
-    found = IMAGE.search(str(scalar(image)).strip())
-    if found.group(1).lower() in MODEL_FREE or any(v.name in LLM_VARS for v in env):
-        return True
-    from ctxlint.physics.models import lookup_model
-
-    return lookup_model(found.group(1)) is not None
+def image_model(image: Optional[Node]) -> Optional[str]:
+    """`<org>/<model>` of a NIM image (`nvcr.io/nim/<org>/<model>`, or a mirror's `.../nim/<org>/<model>`)."""
+    text = scalar(image)
+    found = IMAGE.search(text.strip()) if isinstance(text, str) else None
+    return found.group(1) if found is not None else None
 
 
 def _model_of_image(image: Optional[Node], spans: ScalarSpans, mirrored: bool = False) -> Optional[Val[str]]:
@@ -126,6 +119,8 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
         return None
     if image is None:
         return None
+    if not is_llm_nim(model.value if model is not None else image_model(image)):
+        return None  # an embedding, ranking, speech or vision NIM: it serves no LLM
     model = model or _model_of_image(image, spans, any_image)
     file = spans.file
     by_name = {v.name: v for v in env}

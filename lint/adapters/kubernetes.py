@@ -201,11 +201,10 @@ class _PodContext:
         return reading
 
     def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
-        from ctxlint.adapters.crds_nim import nim_role, serves_an_llm  # only a NIM container pays for it
+        from ctxlint.adapters.crds_nim import nim_role  # only a NIM container pays for it
 
+        # an LLM NIM unless the image's name says it serves embeddings, ranking, speech or vision (crds_nim.is_llm_nim)
         env = self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"))
-        if not serves_an_llm(c.get("image"), env):
-            return []
         role = nim_role(c.get("image"), env, self.spans, result,
                         count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,
                         container_type(c.get("resources"), self.accel_type, self.spans.file), self.group_pods)

@@ -213,11 +213,38 @@ def test_a_plain_deployment_of_a_nim_image_is_a_nim_deployment():
     assert dep.model.id.value == "google/gemma-3-27b-it"
 
 
-def test_a_plain_workload_runs_an_llm_nim_only_with_evidence_of_one():
-    # embedding, reranking and speech NIMs share the registry: no LLM variable, no catalog model
-    embed = PLAIN.replace("nvidia/llm-nim:1.14", "nvidia/nv-embedqa-e5-v5:1.0.0")
-    assert adapt(embed.replace("NIM_MODEL_NAME", "OTHER").replace("NIM_TENSOR_PARALLEL_SIZE", "OTHER2").replace(
-        "NIM_MAX_MODEL_LEN", "OTHER3")).deployments == []
+def test_a_plain_workload_runs_an_llm_nim_unless_its_name_says_otherwise():
+    # sweep 40: an NGC-named NIM the catalog lacks (`meta/llama3-8b-instruct`), also behind a registry mirror's
+    # prefix, was 0 deployments and no finding; embedding, reranking and speech NIMs share the registry
+    bare = PLAIN.replace('            - {name: NIM_MODEL_NAME, value: "hf://google/gemma-3-27b-it"}\n', "").replace(
+        "NIM_TENSOR_PARALLEL_SIZE", "OTHER").replace("NIM_MAX_MODEL_LEN", "OTHER2")
+    for image, model in (("meta/llama3-8b-instruct:latest", "meta/llama3-8b-instruct"),
+                         ("nvidia/llama-3.1-nemotron-70b-instruct", "nvidia/llama-3.1-nemotron-70b-instruct"),
+                         ("nvidia/cosmos-reason1-7b:1.0", "nvidia/cosmos-reason1-7b")):
+        for prefix in ("", "myacr.azurecr.io/"):
+            text = bare.replace("nvcr.io/nim/nvidia/llm-nim:1.14", f"{prefix}nvcr.io/nim/{image}")
+            [dep] = adapt(text).deployments
+            assert (dep.engine.name.value, dep.model.id.value, at(text, dep.model.id.source)) == ("nim", model, model)
+    for image in ("nvidia/nv-embedqa-e5-v5:1.0.0", "nvidia/llama-3.2-nv-rerankqa-1b-v2:1.3",
+                  "nvidia/llama-3.2-nv-embedqa-1b-v2", "nvidia/nemoretriever-page-elements-v2", "baidu/paddleocr",
+                  "nvidia/parakeet-ctc-1.1b-asr:1.0.0", "nvidia/fastpitch-hifigan-tts", "nvidia/cosmos-predict1-7b"):
+        # an LLM variable does not make an embedding NIM an LLM NIM: the name says what it serves
+        assert adapt(PLAIN.replace("nvidia/llm-nim:1.14", image)).deployments == [], image
+
+
+def test_a_nimservice_or_nim_llm_values_of_a_nim_that_serves_no_llm_is_no_deployment():
+    # the same predicate as a plain workload's: a NIMService (any registry) of an embedding NIM, an umbrella chart's
+    # values with a retriever NIM beside the LLM's (nv-ingest's shape)
+    embed = SERVICE.replace("meta/llama-3.1-8b-instruct", "nvidia/llama-3.2-nv-embedqa-1b-v2")
+    assert adapt(embed).deployments == []
+    assert adapt(embed.replace("nvcr.io/nim/", "registry.example.com/nim/")).deployments == []
+    values = """\
+nim-llm:
+  image: {repository: nvcr.io/nim/meta/llama3-8b-instruct, tag: "1.0.3"}
+nemoretriever-page-elements-v2:
+  image: {repository: nvcr.io/nim/nvidia/nemoretriever-page-elements-v2, tag: "1.3.0"}
+"""
+    assert [d.model.id.value for d in adapt(values).deployments] == ["meta/llama3-8b-instruct"]
 
 
 def test_a_nim_of_a_model_the_catalog_lacks_is_told_the_engine_not_the_hub(tmp_path):
