@@ -10,7 +10,7 @@ they look at one value only; the engine config-file reader (config.py) converts 
 from __future__ import annotations
 
 import json
-from typing import Any, Optional
+from typing import Any, Optional, Sequence
 
 from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import kv_pairs
@@ -126,3 +126,38 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
                            f"{f.instead.replace('{value}', value)})", s.flag_index, s.flag_span, s.flag_item,
                            f.name, since=f.removed_in))
     return out
+
+
+def exclusive_settings(spec: EngineSpec, settings: dict[str, Setting], env_order: Sequence[str]) -> list[Problem]:
+    """A refusal for each pair of settings in EngineSpec.exclusive that are both set, by flag or environment (the
+    launcher checks the parsed values, whichever way each came): at the later of two flags or of two variables
+    (`env_order`: the environment's names as written), at the one to drop when one is a flag and one a variable."""
+    out = []
+    for kept, dropped, since, why in spec.exclusive:
+        a, b = settings.get(kept), settings.get(dropped)
+        if a is None or b is None or a.origin not in _SET or b.origin not in _SET:
+            continue
+        at = b
+        if a.origin == b.origin == "flag":
+            at = a if (a.token_index or 0) > (b.token_index or 0) else b
+        elif a.origin == b.origin == "env":
+            at = a if _place(env_order, a.flag_spelling) > _place(env_order, b.flag_spelling) else b
+        text = f"{_typed(b if at is a else a)} is set too ({why}): set only {a.flag_spelling}"
+        name = kept if at is a else dropped
+        if at.origin == "env":  # located at the variable's value by its name (workload_positions.problem_source)
+            out.append(Problem(f"env {at.flag_spelling}: {text}", None, None, None, name, since=since))
+        else:
+            out.append(Problem(f"argument {at.flag_spelling}: {text}", at.token_index, at.value_span, at.item,
+                               name, since=since))
+    return out
+
+
+_SET = ("flag", "env")
+
+
+def _place(names: Sequence[str], name: Optional[str]) -> int:
+    return names.index(name) if name in names else -1
+
+
+def _typed(s: Setting) -> str:
+    return f"{s.flag_spelling}={s.raw_text}" if s.origin == "env" else f"{s.flag_spelling} {s.raw_text}"

@@ -70,5 +70,13 @@ ENGINE_ENV = (
     EngineEnv("PREFILL_CHUNKING", "bool", True, "without chunking the default context collapses"),
 )
 
+# The launcher exits when both max_input_tokens and max_input_length are set, flag or env alike ("Both
+# `max_input_tokens` (..) and `max_input_length` (..) are set. Please define only `max_input_tokens`"):
+# huggingface/text-generation-inference@db931fcf42da018a3657580c64bf2720f167f9ab:launcher/src/main.rs:2101-2106.
+# Both came with that check in 2.0.0 (@1b2670c823e5232a4e81c16314ac6d4dc8e59cff, "Improve the defaults for the
+# launcher"; v1.4.5 has max_input_length alone, as a usize with a default).
+EXCLUSIVE = (("max_input_tokens", "max_input_length", "2.0.0",
+              "max_input_length is the deprecated spelling of max_input_tokens, and TGI refuses both"),)
+
 SPEC_ = EngineSpec("tgi", FLAGS, int_rule="clap", float_rule="clap", env_prefix_all=True,
-                   engine_env=ENGINE_ENV)
+                   engine_env=ENGINE_ENV, exclusive=EXCLUSIVE)

@@ -110,6 +110,9 @@ class EngineSpec:
     # The engine's own launcher parses this table's flags and exits on any other: another engine's flag given to it
     # is refused (engines/foreign_flags.py; not Dynamo's or the router's front doors, whose parsers differ)
     refuses_foreign: bool = False
+    # Pairs of settings the engine exits on when both are set, from a release on: (kept, refused, since, why),
+    # the second the one to drop (flag_values.exclusive_settings)
+    exclusive: tuple[tuple[str, str, str, str], ...] = ()
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once

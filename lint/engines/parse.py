@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
-from .flag_values import convert, known_json_part, removed_flags, switch_fix
+from .flag_values import convert, exclusive_settings, known_json_part, removed_flags, switch_fix
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
 from .kv_pairs import refused_since
@@ -263,6 +263,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
                 break
             if var in env:
                 p.unresolved.append(Problem(f"env {var} has no literal value", None, None, None, f.name))
+    if spec.exclusive:  # settings the launcher refuses together (TGI's max_input_tokens and max_input_length)
+        p.errors.extend(exclusive_settings(spec, p.settings, list(env)))
     model = _model(spec, p, launcher)
     for name, setting in spec.defaults:
         if name not in p.settings:
