@@ -12,7 +12,8 @@ from ctxlint.lazyre import lazy_compile
 # NIMs that serve no LLM share the registry with the LLM NIMs, named by what they serve: embedding
 # (`nv-embedqa-e5-v5`, `llama-3.2-nv-embedqa-1b-v2`, `llama-nemotron-embed-1b-v2`),
 # reranking (`nv-rerankqa-mistral-4b-v3`, `llama-3.2-nv-rerankqa-1b-v2`), retrieval and document extraction
-# (`nemoretriever-page-elements-v2`, `nemoretriever-parse`, `baidu/paddleocr`), speech (`parakeet-ctc-1.1b-asr`, `fastpitch-hifigan-tts`, `riva-*`),
+# (`nemoretriever-page-elements-v2`, `nemoretriever-parse`, `baidu/paddleocr`), speech (`parakeet-ctc-1.1b-asr`,
+# `fastpitch-hifigan-tts`, `riva-*`),
 # vision and world models (`nvclip`, `cosmos-predict1-*`; `cosmos-reason1-7b` is a VLM and answers chat):
 # NVIDIA/k8s-nim-operator@51c41bc17ade56a7d32cd16b61d9fe87860fc346:config/samples/nim/pipelines/rag/rag-pipeline.yaml,
 # NVIDIA/GenerativeAIExamples@401cb446f550c6dee8048a246e6c5dbc57f38dae:
