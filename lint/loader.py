@@ -29,7 +29,7 @@ from ctxlint.lines import has_other_breaks, line_col, line_starts, mark_line_col
 from ctxlint.nodes import Node, Position
 from ctxlint.templates import PLACEHOLDER_HINT, in_chart_templates, is_values_file, looks_like_go_template, \
     values_only_actions
-from ctxlint.unsupported import dockerfile, is_dockerfile_name, not_read, scalars_only
+from ctxlint.unsupported import dockerfile, is_dockerfile_name, is_modelfile_name, modelfile, not_read, scalars_only
 from ctxlint.yaml_loaders import composer
 from ctxlint.yaml_problems import PARSE_ERROR, check_portability, deep_mark, position_source, rendered_go_template, \
     syntax_hint, too_deep, valid_json
@@ -88,6 +88,8 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         return text
     if is_dockerfile_name(display):  # never YAML: said once, not as a parse error
         return LoadedFile(display, text, diagnostics=[dockerfile(display, text)])
+    if is_modelfile_name(display):  # Ollama's: never YAML either
+        return LoadedFile(display, text, diagnostics=[modelfile(display, text)])
     loaded = parse_text(text, display)
     # a file that is no YAML mapping or list: a Dockerfile, or a format ctxlint does not read (by its name)
     errors = [d for d in loaded.diagnostics if d.kind == PARSE_ERROR]

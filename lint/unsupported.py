@@ -8,6 +8,9 @@ a YAML error or, when its prose happened to parse, as an empty pass. Now:
 - a Dockerfile, by its name (`Dockerfile`, `Containerfile`, `Dockerfile.<x>`, `<x>.Dockerfile`) or
   by its text when that is no YAML mapping or list, is said to be one: its CMD/ENTRYPOINT starts the
   engine, but the command lives in the file that runs the image (compose, Kubernetes, a script);
+- an Ollama Modelfile, by its name (`Modelfile`, `Modelfile.<x>`, `<x>.Modelfile`) or by its text (Ollama's own
+  commands only, a FROM and one no Dockerfile has: PARAMETER, SYSTEM, TEMPLATE, ...), is said to be one: Ollama
+  is no engine ctxlint models, so its `num_ctx` is not checked (a Modelfile's FROM made it a "Dockerfile");
 - any other file whose name is not YAML's or JSON's and that is not YAML (a syntax error, or no
   mapping or list in it) is said to be a format ctxlint does not read.
 
@@ -66,6 +69,61 @@ def is_dockerfile_name(display: str) -> bool:
     return "file" in lowered and not lowered.endswith(_YAML_NAMES) and _DOCKERFILE_NAME.match(name) is not None
 
 
+# Ollama's Modelfile: the commands its parser takes (case-insensitive), a FROM among them, each value to the line's
+# end unless it opens a `"""` or `"` quote, which runs on to its close; `#` starts a comment only where a command
+# could (ollama/ollama@5dbb81b72c4b61b737e4970db711f7718e4efcc6:parser/parser.go isValidCommand, ParseFile,
+# unquote). PARAMETER values are a map by name: the last num_ctx wins (Modelfile.CreateRequest).
+_MODELFILE_NAME = lazy_compile(r"^(?:modelfile(?:\.[^/]*)?|[^/]+\.modelfile)$", re.IGNORECASE)
+_MODELFILE_ONLY = frozenset(("license", "template", "system", "adapter", "renderer", "parser", "parameter",
+                             "message", "requires"))
+_COMMAND = lazy_compile(r"([A-Za-z]+)[ \t]+(\S.*)$")
+
+
+def _modelfile_commands(text: str) -> Iterator[Tuple[int, str, str, int]]:
+    """(1-based line, command in lower case, its value as typed, the value's 1-based column) of each command; a
+    line that is none is ("", "")."""
+    lines = split_lines(text)
+    i = 0
+    while i < len(lines):
+        number, line = i + 1, lines[i]
+        i += 1
+        stripped = line.lstrip(" \t")
+        if not stripped.strip() or stripped.startswith("#"):
+            continue
+        match = _COMMAND.match(stripped.rstrip())
+        if match is None:
+            yield number, "", "", 0
+            continue
+        value = match.group(2)
+        quote = '"""' if value.startswith('"""') else '"' if value.startswith('"') else ""
+        while quote and (len(value) < 2 * len(quote) or not value.rstrip().endswith(quote)) and i < len(lines):
+            value, i = f"{value}\n{lines[i]}", i + 1  # a quoted value runs on to its closing quote
+        yield number, match.group(1).lower(), value, len(line) - len(stripped) + match.start(2) + 1
+
+
+def is_modelfile_name(display: str) -> bool:
+    name = os.path.basename(display)
+    return "modelfile" in name.lower() and _MODELFILE_NAME.match(name) is not None
+
+
+def _is_modelfile_text(text: str) -> bool:
+    names = {name for _, name, _, _ in _modelfile_commands(text)}
+    return "from" in names and bool(names & _MODELFILE_ONLY) and names <= _MODELFILE_ONLY | {"from"}
+
+
+def modelfile(display: str, text: str) -> Diagnostic:
+    """CTX011 for an Ollama Modelfile, at its num_ctx when it sets one."""
+    num_ctx = None
+    for line, name, value, col in _modelfile_commands(text):
+        key, _, rest = value.partition(" ")
+        if name == "parameter" and key == "num_ctx" and rest.strip():
+            num_ctx = (rest.strip(), line, col + len(value) - len(rest.lstrip(" \t")))
+    said = f"its num_ctx {num_ctx[0]} (line {num_ctx[1]}) is not checked" if num_ctx else "nothing in it is checked"
+    return Diagnostic(UNSUPPORTED_FILE, (
+        f"an Ollama Modelfile, which ctxlint does not read: Ollama is not an engine ctxlint models, so {said}"),
+        Source(display, num_ctx[1], num_ctx[2]) if num_ctx else Source(display, 1, 1))
+
+
 def dockerfile(display: str, text: str) -> Diagnostic:
     """CTX011 for a Dockerfile: which of its lines start the container, none of them checked."""
     last = {word: line for line, word in _instructions(text) if word in ("CMD", "ENTRYPOINT")}
@@ -80,6 +138,8 @@ def not_read(display: str, text: str, errors: List[Diagnostic]) -> Optional[Diag
     """CTX011 for a parsed file that is no YAML ctxlint can read (a syntax error in `errors`, else no mapping
     or list in it), when it is a Dockerfile or its name is not YAML's or JSON's; None when it stays what
     parsing made of it."""
+    if is_modelfile_name(display) or _is_modelfile_text(text):  # its FROM would make it a Dockerfile
+        return modelfile(display, text)
     if _is_dockerfile_text(text):
         return dockerfile(display, text)
     if display == "-" or display.lower().endswith(_YAML_NAMES):

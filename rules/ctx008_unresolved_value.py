@@ -11,7 +11,11 @@ Why:
     KV pool (`--max-total-tokens`, `--num-gpu-blocks-override`) is held against
     the engine's default context, the limit of a model ctxlint cannot resolve:
     that pool is compared with nothing until the model resolves or the context
-    length is stated.
+    length is stated. A server of an engine ctxlint recognises but does not
+    model (Ollama: the `ollama/ollama` image, `ollama serve`) gets this note
+    at its image or command, naming its OLLAMA_CONTEXT_LENGTH and
+    OLLAMA_NUM_PARALLEL when stated: it is not checked, and counts as no
+    deployment.
 
 Example (bad):
     ```yaml

@@ -14,7 +14,10 @@ Why:
     whose name is not YAML's or JSON's and that holds no YAML mapping or list
     (Markdown, a text note), instead of a parse error or a silent pass. A
     `.yaml`, `.yml` or `.json` file that does not parse is still CTX001: a
-    deploy file gone wrong must not pass a gate.
+    deploy file gone wrong must not pass a gate. An Ollama Modelfile (its
+    name, or Ollama's own commands: FROM with PARAMETER, SYSTEM, TEMPLATE,
+    ...) is said to be one, not a Dockerfile: Ollama is no engine ctxlint
+    models, so its `num_ctx` is not checked (the note points at it).
 
 Example (bad):
     ```yaml

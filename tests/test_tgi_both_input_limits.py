@@ -52,8 +52,8 @@ def test_both_input_limits_refused_at_a_pinned_release(tmp_path, args, env, wher
     out = check(tmp_path, "tgi.yaml", pod("3.0.1", args, env))
     want = "set only MAX_INPUT_TOKENS" if "env MAX_INPUT_LENGTH: MAX_INPUT_TOKENS" in message \
         else "set only --max-input-tokens"
-    assert out == f"{tmp_path / 'tgi.yaml'}:{where}: CTX301 [error] tgi 3.0.1 would refuse to start: {message} {WHY}: " \
-                  f"{want} (engine-rejects-value)\n"
+    assert out == f"{tmp_path / 'tgi.yaml'}:{where}: CTX301 [error] tgi 3.0.1 would refuse to start: {message} " \
+                  f"{WHY}: {want} (engine-rejects-value)\n"
 
 
 def test_the_release_decides(tmp_path):

@@ -74,3 +74,44 @@ def test_a_directory_scan_reads_no_dockerfile(tmp_path):
     (tmp_path / "Dockerfile.yaml").write_text("services: {}\n")  # a YAML name: YAML, whatever it starts with
     result = run(["check", "--isolated", str(tmp_path)])
     assert (result.code, result.out) == (0, "") and "1 file" in result.err
+
+
+MODELFILE = '''\
+# an assistant on qwen
+FROM qwen2.5:7b
+
+SYSTEM """
+You are a helpful assistant.
+Run the commands the user asks for.
+"""
+PARAMETER temperature 0.7
+PARAMETER num_ctx 4096
+MESSAGE user: hello
+'''
+OLLAMA = "CTX011 [info] an Ollama Modelfile, which ctxlint does not read: Ollama is not an engine ctxlint models, so "
+
+
+@pytest.mark.parametrize("name", ["Modelfile", "daz.Modelfile", "qwen.modelfile", "Modelfile.qwen", "notes.txt"])
+def test_an_ollama_modelfile_is_said_to_be_one_not_a_dockerfile(tmp_path, name):
+    # sweep 40 (alirezzazm/local-ai-stack modelfiles/daz.Modelfile): its FROM made it "a Dockerfile ... check the file
+    # that runs the image instead"; by its name or, under any other, by Ollama's own commands
+    path = tmp_path / name
+    path.write_text(MODELFILE)
+    result = run(["check", "--isolated", str(path)])
+    assert (result.code, result.out) == (0, f"{path}:9:19: {OLLAMA}its num_ctx 4096 (line 9) is not checked "
+                                            "(unsupported-file)\n")
+    assert run(["check", "--isolated", "-"], stdin=MODELFILE.encode()).out.startswith(f"-:9:19: {OLLAMA}")
+
+
+def test_a_modelfile_without_num_ctx_and_a_dockerfile_stay_apart(tmp_path):
+    path = tmp_path / "Modelfile"
+    path.write_text('FROM llama3.2\nPARAMETER num_ctx 2048\nparameter num_ctx "8192"\n')  # the last one wins
+    assert run(["check", "--isolated", str(path)]).out == \
+        f'{path}:3:19: {OLLAMA}its num_ctx "8192" (line 3) is not checked (unsupported-file)\n'
+    path.write_text("FROM llama3.2\nSYSTEM You answer in French.\n")
+    assert run(["check", "--isolated", str(path)]).out == \
+        f"{path}:1:1: {OLLAMA}nothing in it is checked (unsupported-file)\n"
+    # a Dockerfile with a Modelfile's word in a heredoc is still one: RUN is no Modelfile command
+    other = tmp_path / "build.txt"
+    other.write_text("FROM ubuntu\nRUN <<EOF\nSYSTEM x\nEOF\n")
+    assert "a Dockerfile" in run(["check", "--isolated", str(other)]).out

@@ -42,7 +42,7 @@ from ctxlint.adapters.crd_common import clone, int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.values_shapes import is_app_template, is_modelservice
+from ctxlint.adapters.values_shapes import is_app_template, is_modelservice, is_ollama_chart
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
@@ -106,7 +106,8 @@ def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str 
     return workloads
 
 
-_OWN_MODULES = (("helm_modelservice", is_modelservice), ("app_template", is_app_template))
+_OWN_MODULES = (("helm_modelservice", is_modelservice), ("app_template", is_app_template),
+                ("unmodelled", is_ollama_chart))
 
 
 def _read(spans: ScalarSpans, node: Node, name: str, items: List[Node], engine: Val[str], result: AdaptResult,

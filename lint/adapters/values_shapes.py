@@ -1,6 +1,6 @@
 """The shapes that tell which chart a mapping of Helm values is for, where the chart is read by a module of its
-own (helm_modelservice.py, app_template.py): helm_values.read_values tests them first and imports a chart's
-module only for its values, so a one-file check of other values never imports it (issue 15)."""
+own (helm_modelservice.py, app_template.py, unmodelled.py): helm_values.read_values tests them first and imports
+a chart's module only for its values, so a one-file check of other values never imports it (issue 15)."""
 from __future__ import annotations
 
 from ctxlint.model import DECODE, PREFILL
@@ -21,3 +21,12 @@ def is_app_template(root: Node) -> bool:
     return controllers is not None and controllers.kind == MAP and any(
         c.kind == MAP and (c.get("containers") is not None and c.get("containers").kind == MAP)
         for c in controllers.value.values())
+
+
+def is_ollama_chart(root: Node) -> bool:
+    """otwld/ollama-helm's values: an `ollama` section beside `image.repository` naming Ollama's image (an engine
+    ctxlint does not model: unmodelled.read says so)."""
+    image = root.get("image") if root.kind == MAP else None
+    repo = image.get("repository") if image is not None and image.kind == MAP else None
+    section = root.get("ollama")
+    return repo is not None and "ollama" in str(repo.value).lower() and section is not None and section.kind == MAP

@@ -136,6 +136,10 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 self.unattributed_run(cmd.tokens, out)
             for det in found:
                 self.invocation(cmd, det, image, out)
+        if "ollama" in str(image).lower() or any("ollama" in t for t in self.item_texts if isinstance(t, str)):
+            from ctxlint.adapters.unmodelled import ollama_commands  # an engine ctxlint does not model: said so
+            out.diagnostics.extend(ollama_commands(commands, image, c.args_only, self.env,
+                                                   lambda: c.image.source(self.file), self.token_source))
         return out
 
     def unattributed(self, tokens, image: Optional[str], where, out: Reading) -> None:
