@@ -178,3 +178,53 @@ def test_models_real_configs_name_resolve_onto_their_network(model, base, kv_byt
     assert found.resolved and found.arch.name == base and "which it derives from" in found.how
     assert kv_bytes_per_token_per_gpu(found.arch, "vllm") == kv_bytes
     assert _capacity(model, "--count", "8", "--tp", "8")["kv_bytes_per_token_per_gpu"] == tp8_bytes
+
+
+@pytest.mark.parametrize("model, layers, full, kv_heads, head_dim, positions, kv_bytes", [
+    # aiconfigurator's BF16 copy: 40 layers, full_attention every 4th (10 with KV), 2 KV heads x 256
+    ("Qwen/Qwen3.6-35B-A3B", 40, 10, 2, 256, 262_144, 10 * 2 * 2 * 256 * 2),
+    # MLA: kv_lora_rank 512 + qk_rope_head_dim 64 cached per layer, 47 layers
+    ("zai-org/GLM-4.7-Flash", 47, 47, 20, 256, 202_752, 47 * (512 + 64) * 2),
+    # MaxText's HF config for the 2507 release: 48 layers of 4 KV heads x 128, 262144 positions (not 40960)
+    ("Qwen/Qwen3-30B-A3B-Thinking-2507", 48, 48, 4, 128, 262_144, 48 * 2 * 4 * 128 * 2),
+    ("Qwen/Qwen3-235B-A22B-Thinking-2507", 94, 94, 4, 128, 262_144, 94 * 2 * 4 * 128 * 2),
+    # MHA: 32 KV heads of 2560 / 32 = 80, 2048 positions
+    ("microsoft/phi-2", 32, 32, 32, 80, 2_048, 32 * 2 * 32 * 80 * 2),
+])
+def test_added_entries_carry_their_configs_kv_shape(model, layers, full, kv_heads, head_dim, positions, kv_bytes):
+    arch = lookup_model(model)
+    assert (arch.num_layers, arch.full_layers, arch.num_kv_heads, arch.max_position_embeddings) == \
+        (layers, full, kv_heads, positions)
+    assert (arch.v_head_dim or arch.head_dim) == head_dim
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == kv_bytes
+
+
+def test_gemma_3_4b_it_windows_five_of_every_six_layers():
+    # MaxText's gemma3-4b HF config: 34 layers, sliding_window 1024, sliding_window_pattern 6 -> layers 6, 12, .., 30 global
+    arch = lookup_model("google/gemma-3-4b-it")
+    assert (arch.num_layers, arch.full_layers, arch.count("sliding"), arch.sliding_window) == (34, 5, 29, 1024)
+    assert (arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == (4, 256, 131_072)
+    assert [i + 1 for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [6, 12, 18, 24, 30]
+
+
+@pytest.mark.parametrize("written, base", [
+    ("Intel/neural-chat-7b-v3-3", "mistralai/Mistral-7B-v0.1"),
+    ("TheBloke/zephyr-7B-beta-AWQ", "mistralai/Mistral-7B-v0.1"),
+    ("NousResearch/Hermes-3-Llama-3.1-8B", "meta-llama/Llama-3.1-8B"),
+    ("meta/llama3-8b-instruct", "meta-llama/Meta-Llama-3-8B-Instruct"),
+    ("Qwen/Qwen3.6-27B-FP8", "nvidia/Qwen3.6-27B-NVFP4"),
+    ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "Qwen/Qwen3-235B-A22B-Thinking-2507"),
+    ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507"),
+])
+def test_added_derivatives_resolve_onto_their_base(written, base):
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve(written)
+    assert found.resolved and found.arch.name == base and "which it derives from" in found.how
+
+
+def test_the_bf16_original_of_an_nvfp4_entry_carries_16_bit_weights():
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve("Qwen/Qwen3.6-27B")
+    assert found.arch.name == "nvidia/Qwen3.6-27B-NVFP4" and found.weights.key == "bf16"
