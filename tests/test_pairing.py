@@ -72,11 +72,15 @@ def test_a_file_named_alone_is_paired_with_its_siblings_and_only_it_is_reported(
     ctx108 = [line for line in whole.out.splitlines() if " CTX108 " in line]
     assert len(ctx108) == 1 and ctx108[0].startswith("deploy/decode.yaml:18:32: CTX108 [warning] decode context "
                                                      "length 524,288 differs from prefill 1,048,576")
+    # the decode file's own findings: CTX108, and (Qwen3-235B-A22B-Instruct-2507 being catalogued, 262,144
+    # trained positions) CTX109 and the decode's CTX208
+    decode_lines = [line for line in whole.out.splitlines() if line.startswith("deploy/decode.yaml:")]
+    assert [line.split(" ")[1] for line in decode_lines] == ["CTX208", "CTX108", "CTX109"]
     for args in (["deploy/decode.yaml"], ["deploy/decode.yaml", "--jobs", "2"],
                  ["--force-exclude", "deploy/decode.yaml"]):  # as the pre-commit hook runs it
         alone = run(["check", *args])
-        assert (alone.code, alone.out.splitlines()) == (0, ctx108), args
-        assert alone.err == "ctxlint: 1 warning in 1 file, 1 deployment\n"
+        assert (alone.code, alone.out.splitlines()) == (1, decode_lines), args
+        assert alone.err == "ctxlint: 1 error, 1 warning, 1 info in 1 file, 1 deployment\n"
     # the prefill half named alone: its own findings, none on the decode file
     prefill = run(["check", "deploy/prefill.yaml"]).out.splitlines()
     assert prefill == [line for line in whole.out.splitlines() if line.startswith("deploy/prefill.yaml:")]
@@ -111,9 +115,10 @@ def test_the_audit_counts_a_pairs_findings_in_both_files(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     audit = build_audit(lint_paths(["deploy"]))
     [row] = audit.rows
-    assert [(f.rule, f.file) for f in row.findings] == [  # CTX208: the decode's cap is no pool (at the model id)
-        ("CTX401", "deploy/prefill.yaml"), ("CTX102", "deploy/prefill.yaml"), ("CTX201", "deploy/prefill.yaml"),
-        ("CTX108", "deploy/decode.yaml"), ("CTX208", "deploy/prefill.yaml")]
+    assert [(f.rule, f.file) for f in row.findings] == [  # CTX208: the decode's cap is no pool
+        ("CTX109", "deploy/decode.yaml"), ("CTX401", "deploy/prefill.yaml"), ("CTX102", "deploy/prefill.yaml"),
+        ("CTX109", "deploy/prefill.yaml"), ("CTX201", "deploy/prefill.yaml"), ("CTX108", "deploy/decode.yaml"),
+        ("CTX208", "deploy/decode.yaml")]
     assert audit.outside == ()
 
 

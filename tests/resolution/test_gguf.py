@@ -53,8 +53,10 @@ def test_a_split_gguf_counts_every_part(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("written,places", [
-    ("/app/GLM-4.7-Flash-UD-Q4_K_XL.gguf",
-     "at /app/GLM-4.7-Flash-UD-Q4_K_XL.gguf or as GLM-4.7-Flash-UD-Q4_K_XL.gguf beside the deploy file"),
+    # (GLM-4.7-Flash itself is catalogued now; its expert-pruned REAP variant, also in sweep 30, is not)
+    ("/app/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf",
+     "at /app/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf or as GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf beside the "
+     "deploy file"),
     ("~/models/Qwen3VL-8B-Instruct-Q8_0.gguf", "as Qwen3VL-8B-Instruct-Q8_0.gguf beside the deploy file"),
     ("models/m-Q4_K_M.gguf", "at models/m-Q4_K_M.gguf from the deploy file's folder or as m-Q4_K_M.gguf beside the "
                              "deploy file"),
