@@ -200,7 +200,7 @@ def test_added_entries_carry_their_configs_kv_shape(model, layers, full, kv_head
 
 
 def test_gemma_3_4b_it_windows_five_of_every_six_layers():
-    # MaxText's gemma3-4b HF config: 34 layers, sliding_window 1024, sliding_window_pattern 6 -> layers 6, 12, .., 30 global
+    # MaxText's gemma3-4b HF config: 34 layers, sliding_window 1024, sliding_window_pattern 6: layers 6, .., 30 global
     arch = lookup_model("google/gemma-3-4b-it")
     assert (arch.num_layers, arch.full_layers, arch.count("sliding"), arch.sliding_window) == (34, 5, 29, 1024)
     assert (arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == (4, 256, 131_072)
