@@ -29,12 +29,15 @@ from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of
 from ctxlint.adapters.crds_aibrix import _cluster_gpus, cluster_resource
 from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
 from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.ray_llm_args import config_vllm, llm_configs, pip_vllm, ray_builder
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, Workload, limits_from_annotations, read_container)
+from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
+                                      read_container)
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile, parse_text
-from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.findings import Diagnostic
+from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "kuberay"
@@ -115,22 +118,32 @@ class _Reader:
             return None
         return inner.documents[0].root, self.spans.within(node)
 
-    def application(self, app: Node, index: int, place: Callable[[Node], Source]) -> List[Workload]:
-        configs = app.dig("args", "llm_configs")
+    def application(self, app: Node, index: int, place: Callable[[Node], Source], custom: bool = True) -> List[Workload]:
+        """A Serve application's deployments: its LLMConfigs (ray_llm_args), else, with `custom`, the user's own
+        app on vLLM (custom_app)."""
+        is_llm, configs = llm_configs(app)
+        path = app.get("import_path")
+        builder = None if ray_builder(str(scalar(path) or "")) else path
         out: List[Workload] = []
-        for c_index, config in enumerate(seq(configs)):
-            if config.kind == MAP:
-                w = self.llm_config(app, config, c_index, place)
-                out += [w] if w is not None else []
-        halves = [(kind, app.dig("args", f"{kind}_config")) for kind in (PREFILL, DECODE)]
-        for kind, config in halves:  # ray.serve.llm:build_pd_openai_app's PDServingArgs: one LLMConfig each
-            w = self.llm_config(app, config, 0, place) if config is not None and config.kind == MAP else None
-            if w is not None:
-                out.append(replace(w, roles=[replace(r, role=replace(r.role, role=Val(kind, place(config))))
-                                             if r.role.kind == UNIFIED else r for r in w.roles]))
-        if configs is None and all(config is None for _, config in halves):
+        for kind, config, c_index in configs:
+            w = self.llm_config(app, config, c_index, place)
+            if w is not None and kind != UNIFIED:  # PDServingArgs: one LLMConfig each half
+                w = replace(w, roles=[replace(r, role=replace(r.role, role=Val(kind, place(config))))
+                                      if r.role.kind == UNIFIED else r for r in w.roles])
+            out += [w] if w is not None else []
+        if out and builder is not None:
+            self.wrapped(app, builder, out[0], place)
+        if not is_llm and custom:
             out += self.custom_app(app, index, place)
         return out
+
+    def wrapped(self, app: Node, builder: Node, first: Workload, place) -> None:
+        """Once per app: a builder of the user's own passes these LLMConfigs on in code the file does not hold."""
+        self.result.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"the Ray Serve app {scalar(builder) or scalar(app.get('name'))} is built by code of its own, not one of "
+            "Ray's builders: its args are read as the Ray Serve LLM LLMConfigs they are shaped as, but that code, "
+            "which this file does not hold, may change them before they reach vLLM"),
+            place(builder), str(first.name.value) if first.name is not None else None))
 
     def llm_config(self, app: Node, config: Node, index: int, place) -> Optional[Workload]:
         engine_name = scalar(config.get("llm_engine"))
@@ -155,7 +168,9 @@ class _Reader:
             accelerator_type=kind,
             settings=(data, dotted_sources(kwargs, place) if kwargs is not None else {}, "engine_kwargs")))
         self.result.diagnostics.extend(reading.diagnostics)
-        roles = [_at(r, place(config), model) for r in reading.roles]
+        pinned = config_vllm(app, config)  # the release the replicas' runtime_env installs over the image's
+        version = Val(pinned[0], place(pinned[1]), raw=str(pinned[1].value)) if pinned and pinned[0] else None
+        roles = [_at(r, place(config), model, version) for r in reading.roles]
         label = scalar(loading.get("model_id")) if loading is not None else None
         label = label if isinstance(label, str) else f"{scalar(app.get('name')) or 'app'}[{index}]"
         return self.workload(label, roles, self.replicas(config.get("deployment_config"), place), config) \
@@ -185,7 +200,7 @@ class _Reader:
     def custom_app(self, app: Node, index: int, place) -> List[Workload]:
         path = app.get("import_path")
         env = app.dig("runtime_env", "env_vars")
-        installed = _pip_vllm(app.get("runtime_env"))
+        installed = pip_vllm(app.get("runtime_env"))
         if not self.vllm(str(scalar(path) or "")) and installed is None:
             return []
         names = [str(k) for k in (env.value if env is not None and env.kind == MAP else {})
@@ -268,48 +283,6 @@ def _with_count(r: EngineRole, total: Val[int]) -> EngineRole:
     return replace(r, role=replace(r.role, accelerators=Accelerators(r.role.accelerators.type, total)))
 
 
-def _at(r: EngineRole, where: Source, model: Optional[Val[str]]) -> EngineRole:
-    return replace(r, role=replace(r.role, source=where, role=Val(r.role.kind, where)), model=r.model or model)
-
-
-_PIN = re.compile(r"^\s*vllm(?:\[[\w,-]+\])?\s*(?:==\s*([0-9][\w.+-]*)(?![\w.*+-]))?\s*(?:[<>=!~;*.].*)?$",
-                  re.IGNORECASE)  # `vllm==0.4.*` installs vLLM, of no one release
-
-
-def _pip_vllm(runtime_env: Optional[Node]) -> Optional[Tuple[str, Node]]:
-    """A Ray Serve app's runtime_env that installs vLLM (`pip: ["vllm==0.4.3"]`, or `pip: {packages: [...]}`,
-    or `uv:`): (its pinned version or "", the requirement's node), else None."""
-    if runtime_env is None or runtime_env.kind != MAP:
-        return None
-    for key in ("pip", "uv"):
-        spec = runtime_env.get(key)
-        if spec is not None and spec.kind == MAP:
-            spec = spec.get("packages")
-        for item in seq(spec):
-            found = _PIN.match(item.value) if item.kind == SCALAR and isinstance(item.value, str) else None
-            if found is not None:
-                return found.group(1) or "", item
-    return None
-
-
-def serve_config(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    """A Ray Serve config on its own (`serve deploy` file, Anyscale service): its Ray Serve LLM applications
-    (`import_path: ray.serve.llm:...`, with `args.llm_configs`, or build_pd_openai_app's prefill_config and
-    decode_config), read as inside a RayService with no cluster beside them; other applications are not
-    engines ctxlint reads. A file that is one LLMConfig (`model_loading_config` at the top, no
-    `applications`) is read as that config."""
-    reader = _Reader(root, None, spans, {}, result)
-
-    def place(node: Node) -> Source:
-        return node.source(spans.file)
-
-    loading = root.get("model_loading_config")
-    if loading is not None and loading.kind == MAP and root.get("applications") is None:  # one LLMConfig file
-        w = reader.llm_config(root, root, 0, place)
-        return [w] if w is not None else []
-    out: List[Workload] = []
-    for index, app in enumerate(seq(root.get("applications"))):
-        args = app.get("args") if app.kind == MAP else None
-        if args is not None and args.kind == MAP and "ray.serve.llm" in str(scalar(app.get("import_path"))):
-            out += reader.application(app, index, place)
-    return out
+def _at(r: EngineRole, where: Source, model: Optional[Val[str]], version: Optional[Val[str]]) -> EngineRole:
+    return replace(r, role=replace(r.role, source=where, role=Val(r.role.kind, where)), model=r.model or model,
+                   version=version or r.version)

@@ -270,10 +270,11 @@ def test_ray_serve_pd_builder_is_one_disaggregated_deployment():
 
 
 def test_ray_serve_configs_that_are_not_ray_serve_llm_or_not_vllm_are_not_read():
-    # review: only `import_path: ray.serve.llm:...` apps; an LLMConfig without a model does not crash; an
-    # LLMConfig of Ray's SGLang adapter (llm_engine: SGLang) holds SGLang's kwargs, not vLLM's
-    assert adapt(SERVE_CONFIG.replace("ray.serve.llm:build_openai_app", "my_company.llm:build"),
-                 "serve_config.yaml").deployments == []
+    # review: an LLMConfig without a model does not crash; an LLMConfig of Ray's SGLang adapter (llm_engine:
+    # SGLang) holds SGLang's kwargs, not vLLM's. (A builder of the user's own is read where its args are shaped as
+    # LLMConfigs: test_ray_llm_args.)
+    assert adapt(SERVE_CONFIG.replace("ray.serve.llm:build_openai_app", "my_company.llm:build")
+                 .replace("model_loading_config:", "loading:"), "serve_config.yaml").deployments == []
     no_model = SERVE_CONFIG.replace("        - model_loading_config:\n            model_id: meta-llama/Llama-3.1-8B-Instruct\n"
                                     "          accelerator_type", "        - accelerator_type")
     [dep] = adapt(no_model, "serve_config.yaml").deployments
