@@ -145,13 +145,17 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
     def unattributed(self, tokens, image: Optional[str], where, out: Reading) -> None:
         """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know (`where`: a callable
         giving the image's Source, asked only then)."""
+        if len(tokens) > 1 and tokens[0].text.rsplit("/", 1)[-1] == "ray" and tokens[1].text == "start":
+            return  # a Ray node (`ray start --address=... --block`): the cluster's engine is started elsewhere
         engine, flags = unknown_entrypoint_flags(tokens, image)
+        flags = list(dict.fromkeys(flags))
         if flags:
+            named = f"{flags[0]} is not read as a {engine} flag" if len(flags) == 1 else \
+                f"{', '.join(flags)} are not read as {engine} flags"
             out.diagnostics.append(Diagnostic(UNRESOLVED, (
-                f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so "
-                f"{', '.join(dict.fromkeys(flags))} are not read as {engine} flags and this container is not "
-                f"checked; state the command that starts it (`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"),
-                where(), None))
+                f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so {named} "
+                f"and this container is not checked; state the command that starts it "
+                f"(`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"), where(), None))
 
     def unattributed_run(self, tokens, out: Reading) -> None:
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its

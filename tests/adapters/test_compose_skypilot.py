@@ -386,6 +386,35 @@ services:
         assert "CTX008" not in run(["check", str(path)]).out, image
 
 
+def test_a_ray_node_on_an_engine_image_is_no_unread_engine_flags(tmp_path):
+    # sweep 42 (mudislandkid/vllm-ray node2, robbypambudi/ray-vllm-benchmark): `ray start --address=... --block` on a
+    # vLLM-named image joins a Ray cluster whose engine is started elsewhere; it was "--block are not read as vllm
+    # flags" (argparse's prefix of --block-size)
+    from helpers import run
+
+    path = tmp_path / "docker-compose.yml"
+    text = """\
+services:
+  ray-worker:
+    image: ray-vllm:local
+    command: >
+      ray start
+      --address=${RAY_HEAD_IP}:6379
+      --num-gpus=2
+      --block
+"""
+    path.write_text(text)
+    assert run(["check", str(path)]).out == ""
+    path.write_text(text.replace("ray start", "/usr/local/bin/ray start"))
+    assert run(["check", str(path)]).out == ""
+    # one engine flag to an unknown entrypoint is named in the singular
+    path.write_text(text.replace("      ray start\n      --address=${RAY_HEAD_IP}:6379\n      --num-gpus=2\n", ""))
+    assert run(["check", str(path)]).out == (
+        f"{path}:3:12: CTX008 [info] the image ray-vllm:local is vllm's but ctxlint does not know what its "
+        "entrypoint runs, so --block is not read as a vllm flag and this container is not checked; state the "
+        "command that starts it (`vllm serve ...`) (unresolved-value)\n")
+
+
 def test_a_defaulted_image_variable_is_read_as_its_default(tmp_path):
     # sweep 30 (boanlab/KloudChat-LLM docker-compose.vllm.yml): `image: ${VLLM_IMAGE:-kloudchat-vllm:local}` with
     # vLLM flags as `command` was silently no deployment, where the literal image got the CTX008 note; Compose
