@@ -44,6 +44,10 @@ NAME = "kuberay"
 GROUP = "ray.io"
 KINDS = ("RayService", "RayCluster")
 APP_ENV = lazy_compile(r"MODEL|_LEN|PARALLEL|GPU|SEQ|TOKENS")
+# Ray's LLM images (rayproject/ray-llm) bundle vLLM: their Dockerfile installs the rayllm lock, kept "in sync with
+# vllm version in python/requirements/llm/llm-requirements.txt", and patches the installed vLLM, failing where
+# there is none (ray-project/ray@0168a92e911ab136f7e417f9821cea3a53cb96f6:docker/ray-llm/Dockerfile)
+RAY_LLM_IMAGE = lazy_compile(r"(?:^|[\s/])ray-llm(?=[:@\s]|$)", re.IGNORECASE)
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
@@ -261,7 +265,7 @@ class _Reader:
         return []
 
     def vllm(self, text: str) -> bool:
-        return "vllm" in text.lower() or "vllm" in self.images.lower()
+        return "vllm" in text.lower() or "vllm" in self.images.lower() or RAY_LLM_IMAGE.search(self.images) is not None
 
     def workload(self, suffix: Optional[str], roles: List[EngineRole], replicas: Optional[Val[int]],
                  at: Node) -> Workload:

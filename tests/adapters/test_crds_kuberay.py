@@ -311,3 +311,37 @@ def test_a_ray_cluster_of_amd_gpus_keeps_its_vendor_in_the_summed_count():
     [role] = adapt(text).deployments[0].roles
     assert (role.accelerators.count.value, role.accelerators.resource) == (2, "amd.com/gpu")
     assert _vendor_devices(role)[0] == _AMD
+
+
+def test_a_custom_serve_app_on_a_ray_llm_image_runs_vllm():
+    # sweep 42 (dkhachyan/ray-llm-study): Ray's LLM images bundle vLLM (ray-project/ray docker/ray-llm/Dockerfile),
+    # so a custom app on one is a vLLM app, as on an image named for vLLM
+    text = """\
+    apiVersion: ray.io/v1
+    kind: RayService
+    metadata: {name: llm-serve}
+    spec:
+      serveConfigV2: |
+        applications:
+          - name: engine
+            import_path: llm:app
+            runtime_env:
+              env_vars: {MODELS: "Qwen/Qwen2.5-7B-Instruct"}
+            deployments:
+              - name: api
+                ray_actor_options: {num_gpus: 1}
+      rayClusterConfig:
+        headGroupSpec:
+          template: {spec: {containers: [{name: ray-head, image: IMAGE}]}}
+    """
+    res = adapt(text.replace("IMAGE", "rayproject/ray-llm:2.49.2-py311-cu128"))
+    [dep] = res.deployments
+    assert (dep.display_name, dep.engine.name.value, dep.roles[0].accelerators.count.value) == \
+        ("llm-serve/engine", "vllm", 1)
+    [note] = [d for d in res.diagnostics if d.kind == "unresolved-value"]
+    assert "Ray Serve app llm:app reads MODELS in its own code" in note.message
+    for image in ("anyscale/ray-llm@sha256:0123", "registry.example.com/ray-llm"):
+        assert len(adapt(text.replace("IMAGE", image)).deployments) == 1, image
+    # Ray's plain images, and names that only contain the word, bundle no engine
+    for image in ("rayproject/ray:2.49.2-py311-cu128", "me/my-ray-llm-tools:1", "me/ray-llmx:1"):
+        assert adapt(text.replace("IMAGE", image)).deployments == [], image
