@@ -1,4 +1,4 @@
-"""KubeRay `RayService` / `RayCluster` (ray.io) serving LLMs.
+"""KubeRay `RayService` / `RayCluster` / `RayJob` (ray.io) serving LLMs (a RayJob's entrypoint: ray_job.py).
 
 - Ray Serve LLM: `spec.serveConfigV2` is a YAML string; each of
   `applications[].args.llm_configs[]` is one deployment: the model is
@@ -42,7 +42,8 @@ from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "kuberay"
 GROUP = "ray.io"
-KINDS = ("RayService", "RayCluster")
+KINDS = ("RayService", "RayCluster", "RayJob")
+_CLUSTER = {"RayService": "rayClusterConfig", "RayJob": "rayClusterSpec"}  # where the kind holds its RayCluster spec
 APP_ENV = lazy_compile(r"MODEL|_LEN|PARALLEL|GPU|SEQ|TOKENS")
 # Ray's LLM images (rayproject/ray-llm) bundle vLLM: their Dockerfile installs the rayllm lock, kept "in sync with
 # vllm version in python/requirements/llm/llm-requirements.txt", and patches the installed vLLM, failing where
@@ -59,9 +60,15 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
             continue
         maps = config_maps(loaded, obj)
-        cluster = spec.get("rayClusterConfig") if scalar(obj.get("kind")) == "RayService" else spec
-        workloads += _Reader(obj, cluster if cluster is not None and cluster.kind == MAP else None,
-                             spans, maps, result).read(spec.get("serveConfigV2"))
+        kind = scalar(obj.get("kind"))
+        cluster = spec.get(_CLUSTER[kind]) if kind in _CLUSTER else spec
+        reader = _Reader(obj, cluster if cluster is not None and cluster.kind == MAP else None, spans, maps, result)
+        if kind == "RayJob":
+            from ctxlint.adapters.ray_job import entrypoint_workloads  # only a RayJob pays for it
+
+            workloads += entrypoint_workloads(reader, spec.get("entrypoint"))
+        else:
+            workloads += reader.read(spec.get("serveConfigV2"))
     result.extend(deployments_from(loaded.path, workloads))
     return result
 
@@ -122,7 +129,8 @@ class _Reader:
             return None
         return inner.documents[0].root, self.spans.within(node)
 
-    def application(self, app: Node, index: int, place: Callable[[Node], Source], custom: bool = True) -> List[Workload]:
+    def application(self, app: Node, index: int, place: Callable[[Node], Source],
+                    custom: bool = True) -> List[Workload]:
         """A Serve application's deployments: its LLMConfigs (ray_llm_args), else, with `custom`, the user's own
         app on vLLM (custom_app)."""
         is_llm, configs = llm_configs(app)

@@ -23,7 +23,7 @@ CRD_KINDS: Dict[str, Tuple[Tuple[str, Tuple[str, ...]], ...]] = {
     "crds_kubeai": (("kubeai.org", ("Model",)),),
     "crds_aibrix": (("orchestration.aibrix.ai", ("StormService", "RoleSet", "RayClusterFleet")),),
     "crds_kaito": (("kaito.sh", ("Workspace", "InferenceSet", "MultiRoleInference")),),
-    "crds_kuberay": (("ray.io", ("RayService", "RayCluster")),),
+    "crds_kuberay": (("ray.io", ("RayService", "RayCluster", "RayJob")),),
     "crds_llmd": (("llm-d.ai", ("ModelService",)),),
     "crds_nim": (("apps.nvidia.com", ("NIMService",)), ("serving.kserve.io", ("InferenceService", *_KSERVE_RUNTIMES))),
     "crds_ome": (("ome.io", (*_KSERVE_RUNTIMES, "InferenceService", "ClusterBaseModel", "BaseModel")),),
