@@ -192,6 +192,10 @@ class _Reader:
         def size(key: str) -> int:
             value = data.get(key) if isinstance(data, dict) else None
             return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 1
+        if size("data_parallel_size") > 1:
+            # Ray's DP builders run one DP rank (TP x PP GPUs) per replica, other builders may not: a replica's
+            # GPUs are unknown, not TP x PP x DP (which made CTX204 a false error, sweep 42)
+            return None
         need = size("tensor_parallel_size") * size("pipeline_parallel_size")
         at = kwargs.get("tensor_parallel_size") if kwargs is not None else None
         where = place(at) if at is not None else place(config)

@@ -105,3 +105,15 @@ def test_a_ray_serve_llm_app_s_runtime_env_pip_names_the_vllm_release():
                    "deployment_config: {ray_actor_options: {runtime_env: {pip: [vllm==0.10.2]}}}") == \
         ("0.10.2", "vllm==0.10.2")
     assert version() is None
+
+
+def test_a_data_parallel_llm_config_leaves_a_replica_s_gpus_unknown():
+    # anyscale/ray-serve-llm-perf-examples (sweep 42): data_parallel_size 16 at TP 1 under a DP builder runs one
+    # rank per replica; counted as TP x PP x DP GPUs in one replica of 1 it was a false CTX204 error
+    dp = CONFIG.replace("tensor_parallel_size: 1", "tensor_parallel_size: 1, data_parallel_size: 16")
+    res = adapt(_app("builder:build_dp", "      llm_config:\n" + dp), "serve.yaml")
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert role.accelerators.count is None and role.accelerators.type.value == "A10G"
+    plain = adapt(_app("builder:build", "      llm_config:\n" + CONFIG), "serve.yaml")
+    assert plain.deployments[0].roles[0].accelerators.count.value == 1  # no DP: TP x PP per replica, as before
