@@ -36,11 +36,12 @@ class SearchedSizes:
     `seen`: what needs.min_memory_gib left, keyed by memory (GiB) for a known release or (release, GiB)
     for an unknown one (`spanned`); `releases`: the releases folded, or the role's own; `tiers`: the
     device sizes between which the figures rise; `size_bytes`: a searched size's device memory;
-    `context`: the request the search was for."""
+    `context`: the request the search was for; `by_name`: vLLM's batch rule reads the device's name (a
+    TensorRT-LLM estimate, or SGLang's with mem_fraction_static set, reads only its memory)."""
 
     def __init__(self, seen: Dict[Any, Any], releases: Tuple[Optional[str], ...], spanned: bool, tiers: tuple,
-                 size_bytes: Callable[[float], float], context: int) -> None:
-        self.releases, self.spanned, self.tiers = releases, spanned, tuple(sorted(tiers))
+                 size_bytes: Callable[[float], float], context: int, by_name: bool = True) -> None:
+        self.releases, self.spanned, self.tiers, self.by_name = releases, spanned, tuple(sorted(tiers)), by_name
         self.counts: Dict[Optional[str], set] = {release: set() for release in releases}
         # (release, end, tier) -> [the least size where the figure holds the request, the most where it does not]
         self.edges: Dict[Tuple[Optional[str], int, int], List[float]] = {}
@@ -110,7 +111,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
 
         def holds(release: Optional[str], end: int) -> Optional[bool]:
             """None: the release does not count."""
-            if not _alike(total, name, release):  # a name vLLM's batch rule reads (A100 from 0.9.0...)
+            if sizes.by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
                 return figure(release, end)
             counted = sizes.counted(release)
             if counted is False:

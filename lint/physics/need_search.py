@@ -64,11 +64,19 @@ def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any]) -> Option
         # to the plain search rather than to a copy of how budget.py reads it.
         for key in ("kv_cache_free_gpu_memory_fraction", "free_gpu_memory_fraction"):
             value = settings.get(key)
-            if value is not None and not (isinstance(value, (int, float)) and not isinstance(value, bool)
-                                          and 0 < value < float("inf")):
+            if value is not None and not _positive(value):
                 return None
         return ()
+    if engine == "sglang" and _positive(settings.get("mem_fraction_static")):
+        # (total - CUDA context) x mem_fraction_static - weights (mem_sglang.terms, the fraction as set): rises
+        # with the memory; only the automatic fraction reads the device (its size tiers, nvidia-smi's figure)
+        return ()
     return None
+
+
+def _positive(value: Any) -> bool:
+    """A plain positive finite number (not a bool, a string or NaN)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < float("inf")
 
 
 def pieces(tiers: tuple, memory_bytes: Callable[[float], float]) -> List[Tuple[int, int]]:

@@ -264,14 +264,17 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int,
 
 
 def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, estimates: Dict[Any, Any]):
-    """The search's estimates of a vLLM role whose figures rise between tiers (device_verdicts.py), or None."""
+    """The search's estimates of a role whose figures rise between tiers (device_verdicts.py), or None: vLLM,
+    TensorRT-LLM and SGLang with mem_fraction_static set (need_search.monotone_tiers), whose estimates read a
+    device by its memory alone but for vLLM's batch rule (device_verdicts reads it)."""
     engine = normalize_engine(str(dep.engine.name.value))
-    tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args}) if engine == "vllm" else None
+    tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args})
     if tiers is None:
         return None
     fields = _fields(dep, role, arch, weights, context)
     releases = spanned_releases(CapacityInput(**fields))
-    return SearchedSizes(estimates, releases or (fields["engine_version"],), bool(releases), tiers, _size_bytes, context)
+    return SearchedSizes(estimates, releases or (fields["engine_version"],), bool(releases), tiers, _size_bytes,
+                         context, engine == "vllm")
 
 
 @lru_cache(maxsize=4096)

@@ -25,13 +25,18 @@ from typing import Any, Callable, Dict, Iterable, List, Optional, Tuple
 from .need_search import Fallback, _index
 
 
+_READ_ALIKE = ("vllm", "trtllm", "sglang")
+
+
 def release_figure(result: Any, which: str) -> Optional[int]:
     """One release's figure as the fold reads it: its longest request ("point"), or its band's low
     or high end; None when the release does not count (no pool). The fold takes the band's ends
     only over counted releases and needs.py reads the point where an end is missing: for the
-    fold to be the least or the most of these figures, a counted release must have both ends."""
+    fold to be the least or the most of these figures, a counted release must have both ends.
+    Also a TensorRT-LLM or SGLang estimate's figure (device_verdicts.py), which needs._longest reads
+    the same way (llama.cpp's figure also asks whether its budget holds every cell)."""
     point = result.max_context_at_concurrency_1
-    if result.engine != "vllm" or (result.pool_tokens is None) != (point is None):
+    if result.engine not in _READ_ALIKE or (result.pool_tokens is None) != (point is None):
         raise Fallback(f"{result.engine} result with pool {result.pool_tokens!r}, longest {point!r}")
     if point is None:
         return None

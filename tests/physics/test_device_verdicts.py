@@ -142,3 +142,65 @@ def test_the_fold_counts_only_releases_with_a_pool():
     assert asked == ["c"]
     nothing = device_verdicts.SearchedSizes({("a", 10.0): _result(None, None)}, ("a",), True, (), float, 8_000)
     assert device_verdicts.verdict(nothing, "L4", 20.0, 8_000, lambda r: _result(None, None)) == (False, False)
+
+
+# --- TensorRT-LLM, and SGLang with its fraction set: an estimate reads the device by its memory alone ---
+
+OTHER = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: m}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: engine
+          image: {image}
+          command: [{command}]
+          resources: {{limits: {{nvidia.com/gpu: {gpus}}}}}
+"""
+
+
+@st.composite
+def memory_only_roles(draw):
+    """A TensorRT-LLM or SGLang (fraction set, or not: then every device is estimated) role without a device."""
+    model = draw(st.sampled_from(MODELS))
+    context = str(draw(st.sampled_from([2048, 8192, 32768, 131072, 1_000_000])))
+    tp = draw(st.sampled_from([1, 2, 4, 8]))
+    if draw(st.booleans()):
+        words = ["trtllm-serve", "serve", model, "--max_seq_len", context, "--tp_size", str(tp)]
+        options = {"--kv_cache_free_gpu_memory_fraction": ["0.5", "0.9", "0.95"],
+                   "--max_num_tokens": ["2048", "16384"], "--max_batch_size": ["16", "2048"]}
+        image = draw(st.sampled_from(["nvcr.io/nvidia/tensorrt-llm/release:1.0.0",
+                                      "nvcr.io/nvidia/tensorrt-llm/release"]))
+    else:
+        words = ["python3", "-m", "sglang.launch_server", "--model-path", model, "--context-length", context,
+                 "--tp", str(tp)]
+        options = {"--mem-fraction-static": ["0.5", "0.85", "0.93", "1.2"], "--page-size": ["1", "64"],
+                   "--chunked-prefill-size": ["4096"], "--kv-cache-dtype": ["fp8_e5m2"]}
+        image = draw(st.sampled_from(["lmsysorg/sglang:latest", "lmsysorg/sglang:v0.4.6", "lmsysorg/sglang:v0.5.3"]))
+    for flag in sorted(draw(st.sets(st.sampled_from(sorted(options)), max_size=3))):
+        words += [flag, draw(st.sampled_from(options[flag]))]
+    return OTHER.format(image=image, command=", ".join(f'"{w}"' for w in words), gpus=tp)
+
+
+@given(memory_only_roles())
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_memory_only_engines_read_the_estimated_verdicts(text):
+    def run():
+        return lint_text(text, "m.yaml")
+    derived = _ctx208(run, True)
+    assert derived == _ctx208(run, False)
+    assert len(derived) == 1 and any(words in derived[0][2] for words in ("needs >=", "does not fit", "no memory need"))
+
+
+def test_memory_only_engines_need_no_device_estimate():
+    # TensorRT-LLM's budget, and SGLang's with --mem-fraction-static, read the device's memory and no name
+    for words in (["trtllm-serve", "serve", "Qwen/Qwen3-8B", "--max_seq_len", "32768"],
+                  ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", "--context-length",
+                   "32768", "--mem-fraction-static", "0.85"]):
+        text = OTHER.format(image="x", command=", ".join(f'"{w}"' for w in words), gpus=1)
+        calls: list = []
+        found = _ctx208(lambda: lint_text(text, "m.yaml"), True, calls)
+        assert found == _ctx208(lambda: lint_text(text, "m.yaml"), False) and "L4 " in found[0][2]
+        assert calls == []

@@ -159,3 +159,33 @@ def test_check_reports_the_same_needs_with_the_plain_search(monkeypatch):
         needs._NEEDS.clear()
     assert plain == fast and len(asked) > 50  # the plain search ran, role by role
     assert sum("needs >=" in f["message"] for f in fast["findings"]) > 50
+
+
+@st.composite
+def sglang_estimates(draw):
+    """SGLang roles with mem_fraction_static set (monotone_tiers: the whole grid is one range)."""
+    options = {"page_size": st.sampled_from([1, 16, 64]), "max_total_tokens": st.sampled_from([65536, 2_000_000]),
+               "chunked_prefill_size": st.sampled_from([2048, 8192]), "cuda_graph_max_bs": st.sampled_from([8, 512])}
+    chosen = draw(st.sets(st.sampled_from(sorted(options)), max_size=3))
+    settings_ = {key: draw(options[key]) for key in sorted(chosen)}
+    settings_["mem_fraction_static"] = draw(st.sampled_from([0.3, 0.7, 0.85, 0.93, 1, 1.5]))
+    return dict(
+        arch=lookup_model(draw(st.sampled_from(MODELS))), engine="sglang",
+        tp=draw(st.sampled_from([1, 2, 4, 8])), pp=draw(st.sampled_from([1, 1, 2])),
+        kv_cache_dtype=draw(st.sampled_from(["auto", "fp8_e5m2"])), settings=settings_,
+        context_length=draw(st.sampled_from([2048, 8192, 32768, 131072, 1_000_000])),
+        engine_version=draw(st.sampled_from([None, "0.3.0", "0.4.5", "0.4.7", "0.5.2", "0.5.3"])))
+
+
+@given(sglang_estimates(), st.sampled_from(["point", "low", "high"]))
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_sglang_with_its_fraction_set_rises_with_the_memory(fields, which):
+    # as test_shortcut_equals_bisection_on_the_physics, for SGLang: its budget is (memory - CUDA context) x
+    # mem_fraction_static - weights when the fraction is set; the automatic one (not searched so) reads the device
+    test_shortcut_equals_bisection_on_the_physics.hypothesis.inner_test(fields, which)
+
+
+def test_sglang_is_searched_by_tier_only_with_its_fraction_set():
+    assert monotone_tiers("sglang", {"mem_fraction_static": 0.85}) == ()
+    for value in (None, 0, -0.5, "0.85", True, float("nan"), float("inf")):
+        assert monotone_tiers("sglang", {"mem_fraction_static": value}) is None
