@@ -78,6 +78,17 @@ class SearchedSizes:
             return False
         return None
 
+    def held_at(self, release: Optional[str], end: int, total: float, batch: tuple) -> Optional[bool]:
+        """True when the release's band floor (end 0) or top (1) holds the request at a searched size at or
+        below `total` bytes whose batch rule gives `batch` (a device that vLLM's rule reads by name, an A100
+        given the small batch at 80 GiB): with its batch fixed, a release's figures rise with the memory (the
+        batch is the one rule of mem_vllm.terms that reads the device); None otherwise."""
+        for tier in range(len(self.tiers) + 1):
+            edge = self.edges.get((release, end, tier))
+            if edge is not None and edge[0] <= total and batch_defaults(edge[0], "candidate", release, False) == batch:
+                return True
+        return None
+
     def counted(self, release: Optional[str]) -> Optional[bool]:
         """Whether the release counts in the fold, as its searched sizes all say; None if they do not agree
         or there are none (counting does not depend on the memory: releases.py, span_search.release_figure)."""
@@ -111,9 +122,11 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
 
         def holds(release: Optional[str], end: int) -> Optional[bool]:
             """None: the release does not count."""
-            if sizes.by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
-                return figure(release, end)
             counted = sizes.counted(release)
+            if sizes.by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
+                found = sizes.held_at(release, end, total, batch_defaults(total, name, release, False)) \
+                    if counted else None
+                return figure(release, end) if found is None else found
             if counted is False:
                 return None
             found = sizes.decided(release, end, total) if counted else None

@@ -204,3 +204,21 @@ def test_memory_only_engines_need_no_device_estimate():
         found = _ctx208(lambda: lint_text(text, "m.yaml"), True, calls)
         assert found == _ctx208(lambda: lint_text(text, "m.yaml"), False) and "L4 " in found[0][2]
         assert calls == []
+
+
+def test_a_device_read_by_name_is_decided_by_a_size_with_its_batch():
+    # vLLM from 0.9.0 gives an A100 the small batch at 80 GiB, as it gives any device under 70 GiB: with the batch
+    # fixed the figures rise with the memory, so a searched size under 70 GiB that holds the request decides it
+    text = MANIFEST.format(tag="latest", args='"--model", "meta-llama/Llama-3.1-8B-Instruct", '
+                           '"--max-model-len", "32768"', env="", gpus=1)
+    calls: list = []
+    found = _ctx208(lambda: lint_text(text, "m.yaml"), True, calls)
+    assert found == _ctx208(lambda: lint_text(text, "m.yaml"), False) and "A100-SXM4-80GB yes" in found[0][2]
+    assert calls and not [name for name, _ in calls if "A100" in name]  # L4 and A10G "maybe": in their own tier
+    # a role that needs more than 70 GiB: no searched size with the A100's batch holds it; the A100 is estimated
+    text = MANIFEST.format(tag="latest", args='"--model", "meta-llama/Llama-3.1-70B-Instruct", '
+                           '"--max-model-len", "32768"', env="", gpus=1)
+    calls.clear()
+    found = _ctx208(lambda: lint_text(text, "m.yaml"), True, calls)
+    assert found == _ctx208(lambda: lint_text(text, "m.yaml"), False)
+    assert ("A100-SXM4-80GB", "0.9.0") in calls
