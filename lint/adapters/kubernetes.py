@@ -130,9 +130,12 @@ def _containers(pod: Optional[Node]) -> List[Node]:
 def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node], group_pods: int = 1,
                fallback_count: Optional[Val[int]] = None, injected: Optional[List[EnvVar]] = None,
                group_label: Optional[str] = None, fallback_type: Optional[Val[str]] = None,
-               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None, ray: bool = False) -> List[EngineRole]:
+               engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None, ray: bool = False,
+               prepended: bool = False) -> List[EngineRole]:
     """Engine roles of a pod spec. `injected`: the variables the owning controller sets in every
-    container (default: LeaderWorkerSet's); `group_label` names the group's pods in messages.
+    container (default: LWS_GROUP_SIZE of a group); `prepended`: the controller puts them at the front
+    of each container's `env`, where a `$(VAR)` in an env value sees them (LeaderWorkerSet's);
+    `group_label` names the group's pods in messages.
     CRDs whose pods a controller completes pass `fallback_type` (the device their own fields
     name) and `engine_of` (the engine the controller's base config runs for an args-only
     container, e.g. llm-d's `vllm serve`). `ray`: a KubeRay pod, whose first container runs its
@@ -141,7 +144,8 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     roles: List[EngineRole] = []
     pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count,
                           type_from_pod_spec(pod, spans.file) or fallback_type,
-                          _lws_env(group_pods) if injected is None else list(injected), group_label, engine_of)
+                          _group_env(group_pods) if injected is None else list(injected), group_label, engine_of,
+                          prepended)
     for index, c in enumerate(_containers(pod)):
         reading = pod_ctx.read(c, ray_main=ray and index == 0)
         result.diagnostics.extend(reading.diagnostics)
@@ -179,6 +183,12 @@ class _PodContext:
     base_env: List[EnvVar]
     group_label: Optional[str]
     engine_of: Optional[Callable[[Node], Optional[Val[str]]]]
+    prepended: bool = False
+
+    def env(self, c: Node, refused: Optional[List[Tuple[Node, str]]] = None) -> List[EnvVar]:
+        """The container's environment: the controller's variables, then its own (envFrom, env)."""
+        return self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"), refused=refused,
+                                            before=self.base_env if self.prepended else None)
 
     def read(self, c: Node, ray_main: bool = False) -> Reading:
         spans = self.spans
@@ -189,7 +199,7 @@ class _PodContext:
         refused: List[Tuple[Node, str]] = []  # required ConfigMap keys that are missing: the kubelet refuses
         reading = read_container(Container(
             spans=spans, node=c, name=str(_scalar(c.get("name")) or ""), **run,
-            env=self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"), refused=refused),
+            env=self.env(c, refused),
             image=c.get("image"),
             accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
             **({"group_label": self.group_label} if self.group_label else {}),
@@ -204,16 +214,26 @@ class _PodContext:
         from ctxlint.adapters.crds_nim import nim_role  # only a NIM container pays for it
 
         # an LLM NIM unless the image's name says it serves embeddings, ranking, speech or vision (crds_nim.is_llm_nim)
-        env = self.base_env + env_from_k8s(c.get("env"), self.maps, c.get("envFrom"))
+        env = self.env(c)
         role = nim_role(c.get("image"), env, self.spans, result,
                         count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,
                         container_type(c.get("resources"), self.accel_type, self.spans.file), self.group_pods)
         return [role] if role is not None else []
 
 
-def _lws_env(group_pods: int) -> List[EnvVar]:
-    """LeaderWorkerSet injects LWS_GROUP_SIZE into every pod of a group (addresses stay unknown)."""
+def _group_env(group_pods: int) -> List[EnvVar]:
+    """A group of pods another operator runs as a LeaderWorkerSet: its LWS_GROUP_SIZE."""
     return [EnvVar("LWS_GROUP_SIZE", str(group_pods))] if group_pods > 1 else []
+
+
+def lws_env(size: int) -> List[EnvVar]:
+    """What LeaderWorkerSet puts at the front of every container's `env`, in its order, dropping the
+    container's own variables of those names: LWS_LEADER_ADDRESS, LWS_GROUP_SIZE (the group's `size`),
+    LWS_WORKER_INDEX (kubernetes-sigs/lws@1b17603c212a9ebf3ac751ed06d30011cf51f9a3:pkg/utils/pod/pod_utils.go
+    AddLWSVariables, addEnvVarsIfNotExists). The leader's address and a pod's index differ per pod: unknown."""
+    per_pod = "is set by LeaderWorkerSet in each pod (%s)"
+    return [EnvVar("LWS_LEADER_ADDRESS", None, why=per_pod % "the group leader's address"),
+            EnvVar("LWS_GROUP_SIZE", str(size)), EnvVar("LWS_WORKER_INDEX", None, why=per_pod % "the pod's index")]
 
 
 def _pod_count(pod: Optional[Node], file: str) -> Optional[Val[int]]:
@@ -239,7 +259,8 @@ def lws_group_roles(lwt: Node, spans: ScalarSpans, result: AdaptResult,
     leader_pod = leader.get("spec") if leader is not None and leader.kind == MAP else None
     worker_pod = worker.get("spec") if worker is not None and worker.kind == MAP else None
     if leader_pod is not None:
-        roles = _pod_roles(leader_pod, spans, result, maps, size, _pod_count(worker_pod, spans.file))
+        roles = _pod_roles(leader_pod, spans, result, maps, size, _pod_count(worker_pod, spans.file),
+                           injected=lws_env(size), prepended=True)
         if roles:
             return roles, leader
-    return _pod_roles(worker_pod, spans, result, maps, size), worker
+    return _pod_roles(worker_pod, spans, result, maps, size, injected=lws_env(size), prepended=True), worker

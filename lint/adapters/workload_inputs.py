@@ -83,22 +83,41 @@ def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Any]] = None,
     a value expands earlier vars. `maps` (ConfigMap name -> its `data`: the ConfigMaps of the same file,
     as `kubectl kustomize` renders them, and those of its directory, adapters.config_map_refs) gives a
     `configMapKeyRef` its value and an `envFrom` `configMapRef` its variables; secrets, fields and other
-    ConfigMaps stay unknown. `before`: variables an operator puts ahead of this list (not returned; a
-    value of None makes a `$(A)` of them unknown). `refused` collects (node, text) for a required key
-    a ConfigMap lacks: the kubelet does not start such a container."""
+    ConfigMaps stay unknown. `before`: variables an operator puts at the front of this list, after
+    `envFrom`'s (LeaderWorkerSet's; not returned, and an `envFrom` variable of the same name is dropped,
+    as the kubelet overwrites it; a value of None makes a `$(A)` of them unknown). `refused` collects
+    (node, text) for a required key a ConfigMap lacks: the kubelet does not start such a container.
+
+    A `$(A)` the kubelet keeps as written because no variable before it names A: the value is that
+    text when A is set later in this list (the kubelet expands only the variables before it), else
+    unknown (None, with a `why`): A may come from what the file does not show (a Service's variables,
+    an `envFrom` Secret, a controller), and the engine is refused only when nothing sets it."""
     out: List[EnvVar] = list(_env_from_maps(env_from, maps)) if maps and env_from is not None else []
-    known: Dict[str, Optional[str]] = {var.name: var.value for var in before or ()}
-    known.update((var.name, var.value) for var in out)
-    for item in node.value if node is not None and node.kind == SEQ else ():
-        name = item.get("name") if item.kind == MAP else None
-        if name is None or name.kind != SCALAR or not isinstance(name.value, str):
-            continue
+    if before:
+        shadowed = {var.name for var in before}
+        out = [var for var in out if var.name not in shadowed]
+    known: Dict[str, Optional[str]] = {var.name: var.value for var in out}
+    known.update((var.name, var.value) for var in before or ())
+    whys = {var.name: var.why for var in (*out, *(before or ())) if var.why}
+    items = [item for item in (node.value if node is not None and node.kind == SEQ else ())
+             if item.kind == MAP and item.get("name") is not None and item.get("name").kind == SCALAR
+             and isinstance(item.get("name").value, str)]
+    for index, item in enumerate(items):
+        name = item.get("name")
         value = item.get("value")
         text: Optional[str] = None
         why: Optional[str] = None
         if value is not None and value.kind == SCALAR and value.value is not None:
-            text = scalar_text(value)
-            text = expand_k8s(text, known)
+            kept: List[str] = []
+            text = expand_k8s(scalar_text(value), known, kept)
+            unset = [var for var in kept if var not in known and
+                     all(scalar_text(later.get("name")) != var for later in items[index:])]
+            unknown = [var for var in kept if var in known]
+            if unknown:
+                why = f"is set from $({unknown[0]})" + (f": {unknown[0]} {whys[unknown[0]]}"
+                                                         if unknown[0] in whys else "")
+            elif unset:
+                text, why = None, f"is set from $({unset[0]}), which is not set in the file"
         elif value is None and item.get("valueFrom") is None:
             text = ""  # name only: an empty string
         elif value is None and maps:
@@ -111,6 +130,9 @@ def env_from_k8s(node: Optional[Node], maps: Optional[Dict[str, Any]] = None,
             why = why if how == UNKNOWN else None
             text = scalar_text(value) if value is not None else None  # not expanded: Kubernetes does not
         known[name.value] = text
+        whys.pop(name.value, None)
+        if why:
+            whys[name.value] = why
         out.append(EnvVar(name.value, text, value if value is not None and value.kind == SCALAR else None, why))
     return out
 
@@ -166,9 +188,13 @@ def _env_from_maps(env_from: Node, maps: Dict[str, Any]) -> Iterator[EnvVar]:
                 yield EnvVar(prefix + key, found.value, found)
 
 
-def expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:
+def expand_k8s(text: str, known: Dict[str, Optional[str]], kept: Optional[List[str]] = None) -> Optional[str]:
     """An env value as Kubernetes sets it: `$(A)` of an earlier variable expanded, `$$` a `$`; None when a
-    variable it names is known to be set but not to what (a secret's)."""
+    variable it names is known to be set but not to what (a secret's). `kept` collects the names of the
+    references not expanded here: those of unknown values, and those kept as written
+    (kubernetes/kubernetes@001a80e975bb880d0fe60b304d30950fe661f278:
+    pkg/kubelet/kubelet_pods.go makeEnvironmentVariables expands each value over the variables declared
+    before it and the Service variables, and third_party/forked/golang/expansion keeps the rest)."""
     unknown = False
 
     def sub(m: "re.Match[str]") -> str:
@@ -177,6 +203,8 @@ def expand_k8s(text: str, known: Dict[str, Optional[str]]) -> Optional[str]:
             return "$"
         if known.get(m.group(1)) is None:
             unknown = unknown or m.group(1) in known
+            if kept is not None:
+                kept.append(m.group(1))
             return m.group(0)  # Kubernetes keeps an undefined reference as written
         return known[m.group(1)] or ""
 
