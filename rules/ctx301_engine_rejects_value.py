@@ -30,7 +30,11 @@ Why:
     both `max_input_tokens` and its deprecated spelling `max_input_length`
     are set, each by flag or by env (`--max-input-tokens` with
     `MAX_INPUT_LENGTH`), reported at the later of the two (at the one to
-    drop, `max_input_length`, when one is a flag and one a variable).
+    drop, `max_input_length`, when one is a flag and one a variable). So is
+    a word vLLM has no argument for: `vllm serve` takes one model argument and
+    moves `--model M` to the front as that argument, so `--model M auto` or
+    `vllm serve A B` is refused at the second word (vLLM serves neither), and
+    the `vllm.entrypoints.openai.api_server` module takes no positional word.
 
 Example (bad):
     ```yaml

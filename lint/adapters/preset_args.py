@@ -69,4 +69,6 @@ def stray_words(inv, tokens, preset: str):
     if model is not None and model.note == "positional":
         settings = {k: v for k, v in settings.items() if v is not model}
         model = None
-    return replace(inv, model=model, settings=settings, errors=inv.errors + (error,))
+    # the parser's own refusal of the words after the first (engines/parse.py) is this one
+    errors = tuple(e for e in inv.errors if e.token_index not in inv.positionals)
+    return replace(inv, model=model, settings=settings, errors=errors + (error,))

@@ -277,23 +277,29 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
 
 
 MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo")  # the settings that name the model served, first wins
+# vLLM's front doors whose parser exits on a word it has no place for ("unrecognized arguments"): `vllm serve`
+# (and the images whose entrypoint it is) takes one model argument, the OpenAI API server module none.
+_VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server")
 
 
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
-    for key in MODEL_KEYS:
-        if key in p.settings:
-            return p.settings[key]
+    found = next((p.settings[key] for key in MODEL_KEYS if key in p.settings), None)
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
         ("dynamo.", "vllm.entrypoints", "sglang"))
-    rest = p.positionals
-    found = None
-    if takes_positional and p.positionals:
-        k, rest = p.positionals[0], p.positionals[1:]
+    strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
+    if found is not None and not strict:
+        return found  # another front door's words beside its model flag: not read
+    flag, rest = found, p.positionals
+    if takes_positional and rest and found is None:
+        k, rest = rest[0], rest[1:]
         t = p.toks[k]
         found = Setting(t.text, t.text, k, (t.start, t.end), "flag", None, item=t.item, note="positional")
         p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
+    if strict and rest:
+        from .vllm_words import extra_words  # rare: only a line with words vLLM has no argument for
+        p.errors.append(extra_words(p.toks, rest, flag, takes_positional))
+        return found
     for k in rest:
         t = p.toks[k]
         p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
     return found
-

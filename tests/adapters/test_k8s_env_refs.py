@@ -82,7 +82,8 @@ spec:
       containers:
       - name: vllm
         image: vllm/vllm-openai:v0.10.1
-        args: [--model=meta-llama/Llama-3.1-8B-Instruct, "--tensor-parallel-size=$(TP)", "--pipeline-parallel-size=$(PP)"]
+        args: [--model=meta-llama/Llama-3.1-8B-Instruct, "--tensor-parallel-size=$(TP)",
+               "--pipeline-parallel-size=$(PP)"]
         env:
         - name: TP
           value: $(GPUS)
@@ -105,5 +106,5 @@ def test_a_reference_to_a_variable_the_file_never_sets_is_unknown_not_refused(tm
         f"{path}:11:82: CTX008 [info] values ctxlint cannot resolve: --tensor-parallel-size $(TP) (TP is set from "
         "$(GPUS), which is not set in the file); the checks that need them are skipped (set them literally, or "
         "state the limits with ctxlint.io/* annotations) (unresolved-value)\n"
-        f"{path}:11:116: CTX301 [error] vllm would refuse to start: argument --pipeline-parallel-size: invalid int "
+        f"{path}:12:42: CTX301 [error] vllm would refuse to start: argument --pipeline-parallel-size: invalid int "
         "value: '$(LATER)' (engine-rejects-value)\n")

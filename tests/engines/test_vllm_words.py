@@ -1,0 +1,52 @@
+"""Words vLLM's front doors have no argument for: `vllm serve` takes one model argument, the API server module none."""
+from __future__ import annotations
+
+from helpers import run
+
+from .test_parse import parse_shell
+
+
+def _refusal(line):
+    inv, _, text = parse_shell(line)
+    (e,) = inv.errors
+    return inv.model.value if inv.model is not None else None, text[slice(*e.span)], e.message
+
+
+def test_a_word_beside_the_model_flag_of_vllm_serve_is_refused():
+    # sweep 41 (sebassem/vllm-aks: `--model Qwen/Qwen3-0.6B auto`): `vllm serve` moves `--model M` to the front as
+    # its one model argument, so the word is a second one and argparse exits; ctxlint read M and said nothing
+    model, word, message = _refusal("vllm serve --model Qwen/Qwen3-0.6B auto --port 8000")
+    assert (model, word) == ("Qwen/Qwen3-0.6B", "auto")
+    assert message == ("unrecognized arguments: auto (`vllm serve` takes one model argument and moves `--model "
+                       "Qwen/Qwen3-0.6B` to the front as that argument, so 'auto' is one too many: vLLM serves "
+                       "neither; give the model once)")
+    # the same through the vllm/vllm-openai image, whose entrypoint is `vllm serve`
+    inv, _, _ = parse_shell("--model=org/a org/b", image="vllm/vllm-openai:v0.10.1", args_only=True)
+    assert [e.message.split(" (")[0] for e in inv.errors] == ["unrecognized arguments: org/b"]
+
+
+def test_a_second_positional_and_a_word_to_the_api_server_module_are_refused():
+    assert _refusal("vllm serve org/a org/b --max-model-len 4096")[:2] == ("org/a", "org/b")
+    model, word, message = _refusal("python -m vllm.entrypoints.openai.api_server --model org/a org/b")
+    assert (model, word) == ("org/a", "org/b")
+    assert message.endswith("(the API server module takes no positional argument: name the model with --model)")
+
+
+def test_the_model_given_once_is_unchanged():
+    for line in ("vllm serve org/a --max-model-len 4096", "vllm serve --model org/a --max-model-len 4096",
+                 "vllm serve --max-model-len 4096 --model=org/a",
+                 "python -m vllm.entrypoints.openai.api_server --model org/a --max-model-len 4096"):
+        inv, _, _ = parse_shell(line)
+        assert (inv.model.value, inv.errors) == ("org/a", ()), line
+    # other engines' stray words stay unread, as before (trtllm-serve's own parser is click's)
+    assert parse_shell("trtllm-serve org/a org/b")[0].errors == ()
+
+
+def test_check_reports_the_refusal_at_the_word(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nvllm serve --model Qwen/Qwen3-0.6B Qwen/Qwen3-8B --max-model-len 4096\n")
+    result = run(["check", "--select", "CTX301", str(path)])
+    assert result.out == (
+        f"{path}:2:36: CTX301 [error] vllm would refuse to start: unrecognized arguments: Qwen/Qwen3-8B (`vllm "
+        "serve` takes one model argument and moves `--model Qwen/Qwen3-0.6B` to the front as that argument, so "
+        "'Qwen/Qwen3-8B' is one too many: vLLM serves neither; give the model once) (engine-rejects-value)\n")
