@@ -61,7 +61,12 @@ _HELM_FUNCTIONS = lazy_compile(
     r"(?:^|(?<![\w)\]])\()\s*(?:include|tpl|toYaml|toToml|fromYaml|fromYamlArray|required|lookup|define|template|"
     r"block)\b(?!\()")
 _HELM_OBJECTS = lazy_compile(r"(?<![\w.])\$?\.(?:Values|Release|Chart|Capabilities|Files|Template|Subcharts)\b")
-_HELM_VARIABLE = lazy_compile(r"^\$[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
+# A variable printed (`{{ $name }}`, `{{ $root.x }}`) or set. Not a bare `$` (the root data, which a chart never
+# prints whole) nor `$.field` of a field Helm's root has none of (_HELM_OBJECTS names Helm's): those are Kubeflow
+# Pipelines' placeholders in a compiled pipeline's command lines, `{{$}}` its executor input and
+# `{{$.pipeline_job_name}}` (kubeflow/pipelines@0656c3d5bf2ad950ec9fad8eaeea14547489bfbf:sdk/python/kfp/dsl/
+# placeholders.py and kfp/dsl/__init__.py PIPELINE_TASK_EXECUTOR_INPUT_PLACEHOLDER, PIPELINE_JOB_NAME_PLACEHOLDER).
+_HELM_VARIABLE = lazy_compile(r"^\$\w[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
 # Go's control keywords and a field or variable reference: a text/template action, whoever renders it.
 _GO_ACTION = lazy_compile(r"^(?:(?:if|else|end|range|with|break|continue)\b|[.$(])")
 _COMMENT = lazy_compile(r"(^|\s)#")

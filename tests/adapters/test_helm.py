@@ -154,9 +154,51 @@ decode:
     ("e: '{{default \"me@example.com\" .EMAIL}}'\n", None),
     ("a: [" + ", ".join(["'{{ x }}'"] * 200) + "] # {{ .Values.y }}\n", None),
     ("a: [" + ", ".join(["'{{ x }}'"] * 200) + ", {{ .Values.y }}] # c\n", (1, 4 + 200 * 9 + 200 * 2 + 1)),
+    # sweep 41 (a compiled Kubeflow pipeline): KFP's placeholders `{{$}}` (the executor input) and `{{$.field}}` of a
+    # field no Helm root has are no Helm; a printed Helm variable, `$` with a name, and `$.Values` are
+    ("args: [--executor_input, '{{$}}', '{{$.pipeline_job_name}}', '{{ $ }}']\n", None),
+    ("a: '{{ $root.name }}'\n", (1, 5)),
+    ("a: '{{ $.Values.x }}'\n", (1, 5)),
 ])
 def test_template_detection(text, where):
     assert looks_like_go_template(text, "templates/deployment.yaml") == where
+
+
+KFP_IR = """\
+# PIPELINE DEFINITION
+# Name: oneshot
+components:
+  comp-oneshot:
+    executorLabel: exec-oneshot
+deploymentSpec:
+  executors:
+    exec-oneshot:
+      container:
+        args:
+        - --executor_input
+        - '{{$}}'
+        - --function_to_execute
+        - oneshot
+        - --job
+        - '{{$.pipeline_job_name}}'
+        command: [sh, -c, python3 -m kfp.dsl.executor_main]
+        image: python:3.11
+pipelineInfo:
+  name: oneshot
+root:
+  dag:
+    tasks:
+      oneshot:
+        componentRef: {name: comp-oneshot}
+schemaVersion: 2.1.0
+"""
+
+
+def test_a_compiled_kubeflow_pipeline_is_no_helm_template(tmp_path):
+    path = tmp_path / "pipeline.yaml"
+    path.write_text(KFP_IR)
+    result = run(["check", str(path)])
+    assert (result.code, result.out) == (0, "")
 
 
 def test_a_values_file_with_a_template_is_still_a_yaml_error(tmp_path):
