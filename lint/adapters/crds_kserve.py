@@ -20,7 +20,8 @@
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
-  `storageUri` (`hf://`) or `--model_id`; `--backend huggingface` (or
+  `storageUri` (`hf://`, or the folder of an `s3://`, `gs://` or `pvc://` one) or
+  `--model_id`, and so is an engine's `/mnt/models`; `--backend huggingface` (or
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
 - ServingRuntime: each of `spec.containers` is read as a Kubernetes
@@ -60,6 +61,10 @@ GROUP = "serving.kserve.io"
 # {{ .Spec.Model.Name }}` (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
 # config/llmisvcconfig/config-llm-template.yaml)
 MODEL_MOUNT = "/mnt/models"
+# The storageUri schemes whose folder names the model KServe copies to MODEL_MOUNT (resolution/names.py reads
+# a repository id from `hf://`, and the last folder, or `org/name`, from the others). An `oci://` modelcar's
+# image names its model as it likes (`modelcar-catalog:granite-3.3-8b`): the mount is left as it is.
+_STORED = ("hf://", "s3://", "gs://", "gcs://", "pvc://")
 NIM_FORMAT = "nvidia-nim-"  # the model formats of nim-deploy's runtimes (crds_nim: the model is the rest)
 # What MergePodSpec takes from the runtime's pod spec (utils.go)
 _RUNTIME_POD = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName",
@@ -224,7 +229,7 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
         return out
     # the server's args.model = model_id or model_dir; KServe downloads storageUri to /mnt/models
     storage = _hf_arg(container.get("args"), "--model_id", spans) if hf_server else None
-    if storage is None and str(scalar(model.get("storageUri"))).startswith("hf://"):
+    if storage is None and str(scalar(model.get("storageUri"))).lower().startswith(_STORED):
         storage = model_id(model.get("storageUri"), file)
     if storage is not None:
         roles = [replace(r, model=storage) if r.model is None or str(r.model.value).rstrip("/") == MODEL_MOUNT

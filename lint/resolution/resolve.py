@@ -92,9 +92,15 @@ def resolve(model: Optional[str], ctx: Context = Context()) -> Resolution:
 def _hint(ref: ModelRef) -> str:
     if ref.via == "gguf":  # a file, never a folder with a config.json in it, and not a Hub id to lock
         return f"{gguf_hint(ref)}; or add the model under `models:` in .ctxlint.yaml"
-    if ref.local:
-        return (f"a local path: put its config.json at {ref.written.rstrip('/')}/config.json beside the deploy "
+    name = os.path.basename(ref.written.rstrip("/"))
+    if ref.via == "uri" and not _hub_uri(ref):  # `_beside` reads only the folder's name beside the deploy file
+        return (f"a storage URI ({ref.written}): put the model's config.json in a folder {name}/ beside the deploy "
                 "file, or add the model under `models:` in .ctxlint.yaml")
+    if ref.local:  # `_beside`: the path itself (on this machine, or from the deploy file's folder), or its name
+        stem = ref.written.rstrip("/")
+        where = f"at {stem}/config.json" + ("" if os.path.isabs(stem) else " from the deploy file's folder")
+        return (f"a local path: put the model's config.json {where}, or in a folder {name}/ beside the deploy file, "
+                "or add the model under `models:` in .ctxlint.yaml")
     return f"{LOCK_HINT} (`pip install 'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml"
 
 
@@ -234,8 +240,20 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     for name in dict.fromkeys(n for n in names if n):
         hit = catalog.find(name)
         if hit is not None:
-            return _hit_resolution(ref, hit, "its folder name" if ref.local else "name")
+            return _hit_resolution(ref, hit, _by_name(ref))
     return None
+
+
+def _by_name(ref: ModelRef) -> str:
+    """How a normalized name matched: a local path's or a storage URI's folder name (what the folder holds is
+    not known: a guess), or a repository id's name."""
+    if ref.via == "uri" and not _hub_uri(ref):
+        return "the storage URI's folder name"
+    return "its folder name" if ref.local else "name"
+
+
+def _hub_uri(ref: ModelRef) -> bool:
+    return ref.written.lower().startswith(("hf://", "huggingface://", "http", "hf.co/", "huggingface.co/"))
 
 
 def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:

@@ -1,0 +1,67 @@
+"""KServe: the model an engine serves from /mnt/models is the one the InferenceService's storageUri names."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.resolution.resolve import resolve
+from helpers import run
+from tests.adapters.kit import adapt, at
+
+SERVICE = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: vllm-runtime
+spec:
+  supportedModelFormats: [{{name: vLLM, autoSelect: true}}]
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.10.1
+      command: [vllm, serve, /mnt/models, --max-model-len, "8192"]
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: qwen
+spec:
+  predictor:
+    model:
+      runtime: vllm-runtime
+      modelFormat: {{name: vLLM}}
+      storageUri: {uri}
+      resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+"""
+
+
+@pytest.mark.parametrize("uri", ["s3://models/Qwen2.5-7B-Instruct", "gs://bucket/llm/Qwen2.5-7B-Instruct",
+                                 "pvc://model-store/Qwen/Qwen2.5-7B-Instruct", "hf://Qwen/Qwen2.5-7B-Instruct"])
+def test_a_storage_uri_names_the_model_at_the_mount(uri):
+    # sweep 41 (Deim0s13/rhoai: `storageUri: s3://models/granite-3.3-8b-instruct`, `vllm serve /mnt/models`): only
+    # an hf:// URI stood for the model KServe copies to /mnt/models; an s3://, gs:// or pvc:// one names it by its
+    # folder, as a local path does
+    text = SERVICE.format(uri=uri)
+    [dep] = adapt(text).deployments
+    assert (dep.model.id.value, at(text, dep.model.id.source)) == (uri.removeprefix("hf://"), uri)
+    found = resolve(dep.model.id.value)
+    assert found.arch.name == "Qwen/Qwen2.5-7B-Instruct"
+    if not uri.startswith("hf://"):  # a guess from the folder's name, and said to be one
+        assert found.how == (f"{uri}: architecture of Qwen/Qwen2.5-7B-Instruct, matched by the storage URI's "
+                             "folder name")
+
+
+def test_an_oci_modelcar_leaves_the_mount():
+    # a modelcar image names its model as it likes (`modelcar-catalog:granite-3.3-8b-instruct`)
+    [dep] = adapt(SERVICE.format(uri="oci://quay.io/org/modelcar-catalog:qwen2.5-7b-instruct")).deployments
+    assert dep.model.id.value == "/mnt/models"
+
+
+def test_an_unresolved_storage_uri_or_path_says_where_its_config_json_is_read(tmp_path):
+    (tmp_path / "isvc.yaml").write_text(SERVICE.format(uri="s3://models/house-model-v2"))
+    result = run(["check", "--select", "CTX208", str(tmp_path / "isvc.yaml")])
+    assert "model 's3://models/house-model-v2' is not in the built-in catalog: a storage URI " \
+           "(s3://models/house-model-v2): put the model's config.json in a folder house-model-v2/ beside the " \
+           "deploy file, or add the model under `models:` in .ctxlint.yaml;" in result.out
+    assert resolve("/srv/house-model-v2").hint == (
+        "a local path: put the model's config.json at /srv/house-model-v2/config.json, or in a folder "
+        "house-model-v2/ beside the deploy file, or add the model under `models:` in .ctxlint.yaml")
+    assert resolve("models/house-model-v2").hint is not None
