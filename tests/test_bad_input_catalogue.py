@@ -383,8 +383,14 @@ K8S_LINES = {
         *(f"deploy.yaml:{where}: {REFUSED}`args` items must be strings, and this one is {what} (schema-violation)"
           for where, what in [("10:78", 'the number 131072; quote it ("131072")'), ("10:110", 'the number 1; quote it ("1")'),
                               ("11:44", 'the number 0.9; quote it ("0.9")'),
-                              ("11:66", 'the boolean true; quote it ("true")'), ("11:93", 'null; remove it or write ""'),
-                              ("11:99", "a mapping"), ("11:107", "a list")])],
+                              ("11:66", 'the boolean true; quote it ("true")')]),
+        # `--enforce-eager` takes no value (store_true): the word is one more than vLLM's server has an argument for
+        "deploy.yaml:11:66: CTX301 [error] vllm would refuse to start: unrecognized arguments: true (the image's "
+        "server has no argument for it: `vllm serve` takes one model argument, which `--model "
+        "meta-llama/Llama-3.1-8B-Instruct` gives, and the API server module of older images none) "
+        "(engine-rejects-value)",
+        *(f"deploy.yaml:{where}: {REFUSED}`args` items must be strings, and this one is {what} (schema-violation)"
+          for where, what in [("11:93", 'null; remove it or write ""'), ("11:99", "a mapping"), ("11:107", "a list")])],
     "containers-not-a-list": [],  # no engine in it: not ctxlint's to judge (kubeconform's)
     "env-from-secrets": [
         f"deploy.yaml:8:11: {NO_MODEL}",

@@ -297,7 +297,7 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
     if strict and rest:
         from .vllm_words import extra_words  # rare: only a line with words vLLM has no argument for
-        p.errors.append(extra_words(p.toks, rest, flag, takes_positional))
+        p.errors.append(extra_words(p.toks, rest, flag, takes_positional, (launcher or "").startswith("image:")))
         return found
     for k in rest:
         t = p.toks[k]

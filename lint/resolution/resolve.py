@@ -233,9 +233,11 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     if ref.repo_id and not ref.local:
         names.append(f"{norm(ref.repo_id.split('/', 1)[0])}/{ref.base}")
     names += [norm(ref.name), ref.base]
-    if "_" in ref.name:  # bartowski-style GGUF files: `Qwen_QwQ-32B-Q4_K_M`
-        org, _, rest = ref.name.partition("_")
-        if norm(org) in catalog.orgs():
+    # bartowski-style GGUF files (`Qwen_QwQ-32B-Q4_K_M`), and a folder named for a repository id the way the Hub's
+    # cache joins one (`meta-llama--Llama-3.1-8B-Instruct`, huggingface_hub's repo_folder_name without `models--`)
+    for sep in ("_", "--"):
+        org, found, rest = ref.name.partition(sep)
+        if found and norm(org) in catalog.orgs():
             names.append(f"{norm(org)}/{strip_quant(norm(rest), ref.via == 'gguf')[0]}")
     for name in dict.fromkeys(n for n in names if n):
         hit = catalog.find(name)

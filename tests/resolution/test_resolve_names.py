@@ -19,6 +19,8 @@ from ctxlint.resolution.resolve import Context, resolve
     ("Qwen/Qwen3-32B-AWQ", "Qwen/Qwen3-32B", "matched by name", "awq"),
     ("/models/Qwen3-8B", "Qwen/Qwen3-8B", "matched by its folder name", "bf16"),
     ("/model-cache/deepseek-r1", "deepseek-ai/DeepSeek-R1", "matched by its folder name", "fp8"),
+    # sweep 41: a folder named for a repository id as the Hub's cache joins one (kserve's fluid sample)
+    ("s3://b/models/Qwen--Qwen3-8B", "Qwen/Qwen3-8B", "matched by the storage URI's folder name", "bf16"),
     ("hf://meta-llama/Llama-3.3-70B-Instruct", "meta-llama/Llama-3.3-70B-Instruct", "built-in catalog", "bf16"),
     ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137",
      "Qwen/Qwen3-32B", "built-in catalog", "bf16"),
