@@ -19,9 +19,12 @@ def _attention(arch) -> str:
 
 def _row(arch, origin: str) -> Dict[str, Any]:
     from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
+    from ctxlint.physics.served import serving_dtype
 
     try:
-        per_token = kv_bytes_per_token_per_gpu(arch, "vllm")
+        # in the dtype vLLM serves with dtype auto, as a deployment's pool is sized: a float32 checkpoint
+        # (granite-3.1-8b-instruct's config says float32) is served, and its KV cached, in 16 bits
+        per_token = kv_bytes_per_token_per_gpu(serving_dtype(arch, "auto", []), "vllm")
     except (ValueError, TypeError, ZeroDivisionError):
         per_token = None
     return {"id": arch.name, "origin": origin, "layers": arch.num_layers, "attention": _attention(arch),
