@@ -57,6 +57,7 @@ from ctxlint.neuron import with_declared_pool
 from ctxlint.nodes import SCALAR, SEQ, Node
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
+_RUNS_IMAGES = ("docker", "podman", "nerdctl", "apptainer", "singularity")
 _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
 # Unresolved values matter only for settings the checks read.
 _RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
@@ -132,7 +133,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
             if not found and c.args_only and cmd.tokens:
                 self.unattributed(cmd.tokens, image, lambda: self.c.image.source(self.file), out)
-            elif not found and cmd.tokens and cmd.tokens[0].text.rsplit("/", 1)[-1] in ("docker", "podman", "nerdctl"):
+            elif not found and cmd.tokens and cmd.tokens[0].text.rsplit("/", 1)[-1] in _RUNS_IMAGES:
                 self.unattributed_run(cmd.tokens, out)
             for det in found:
                 self.invocation(cmd, det, image, out)
@@ -161,6 +162,13 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
         entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container
         (at the image token). An `--entrypoint` names the program itself (detect._entrypoint)."""
+        if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `run IMAGE ARGS`: its runscript
+            from ctxlint.engines.apptainer import unknown_runscript
+
+            said = unknown_runscript([t.text for t in tokens])
+            if said is not None:
+                out.diagnostics.append(Diagnostic(UNRESOLVED, said[1], self.token_source(tokens[said[0]])))
+            return
         from ctxlint.engines.docker_run import parse_run  # only a `docker run` line that starts no engine
 
         run = parse_run([t.text for t in tokens])

@@ -69,6 +69,16 @@ def shell_script_index(tokens: list[Token]) -> Optional[int]:
         j = next((k for k in range(1, len(tokens)) if tokens[k].text.rsplit("/", 1)[-1] in SHELLS), None)
         inner = shell_script_index(tokens[j:]) if j is not None else None
         return j + inner if inner is not None else None
+    if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):
+        # `apptainer exec [opts] IMAGE bash -c "..."`: without --cleanenv the container gets the host's
+        # environment, so the script reads as srun's; with it, as a container's (shellwords._container_script)
+        from .apptainer import parse_container
+
+        line = parse_container([t.text for t in tokens])
+        if line is None or line.subcommand != "exec" or line.cleanenv:
+            return None
+        inner = shell_script_index(tokens[line.image + 1:])
+        return line.image + 1 + inner if inner is not None else None
     if tokens[0].text.rsplit("/", 1)[-1] not in SHELLS:
         return None
     saw_c, i = False, 1

@@ -14,6 +14,7 @@ from ctxlint.lazyre import lazy_compile
 
 from ..records import record
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
+from .runners import SCAN, runs
 from .tokens import Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
@@ -125,6 +126,8 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
                 eng, _ = engine_from_image(t)
                 if eng and image_entrypoint_is_engine(t):
                     return [Detection(eng, "image:" + t, None, i, i + 1, via_image=True)]
+        if texts and _base(texts[0]) in ("apptainer", "singularity") and "run" in texts:
+            return _runscript(texts)
         if args_only and image and image_entrypoint_is_engine(image):
             eng, _ = engine_from_image(image)
             if eng:
@@ -157,6 +160,22 @@ def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
     return [Detection(d.engine, d.launcher, d.subcommand, image, image + d.args_start, via_image=True)]
 
 
+def _runscript(texts: list[str]) -> list[Detection]:
+    """`apptainer run [opts] IMAGE ARGS`: the image's runscript runs, given ARGS. An image built from a Docker
+    image runs its ENTRYPOINT with ARGS in place of its CMD (the runscript apptainer writes for an OCI image:
+    apptainer/apptainer@917d66577963ca297352a22e13c86f1748ddc645:internal/pkg/build/sources/conveyorPacker_oci.go),
+    so an engine image whose entrypoint is the engine (`docker://vllm/vllm-openai:v0.8.5`) starts it with ARGS;
+    any other runscript is not known (the workload reader says so: CTX008)."""
+    from .apptainer import parse_container
+
+    line = parse_container(texts)
+    if line is None or line.subcommand != "run" or not image_entrypoint_is_engine(texts[line.image]):
+        return []
+    eng, _ = engine_from_image(texts[line.image])
+    return [Detection(eng, "image:" + texts[line.image], None, line.image, line.image + 1, via_image=True)] \
+        if eng else []
+
+
 # How each engine is started, for advice (engines.md §0).
 ENGINE_COMMANDS = {"vllm": "vllm serve", "sglang": "python3 -m sglang.launch_server", "tgi": "text-generation-launcher",
                    "trtllm": "trtllm-serve", "llamacpp": "llama-server", "lmdeploy": "lmdeploy serve api_server"}
@@ -184,16 +203,38 @@ _SIMULATOR = lazy_compile(r"(?:^|[-_.])sim(?:ulator)?(?:$|[-_.])")  # llm-d-infe
 
 
 def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detection]:
-    """_at at every index that finds a program, in order."""
-    found: list[Detection] = []
-    for i, text in enumerate(texts):
-        base = _base(text)
-        # Most tokens are flags and values: _at is asked only for a program it could match.
-        if base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES) or i in unknown:
+    """The engine the command runs: its program (texts[0]), or the program of a runner in front of it
+    (runners.py: `srun ... vllm serve`, `docker run IMAGE python3 -m ...`); never another program's argument
+    (`systemctl enable llama-server`). A runner ctxlint does not list (a wrapper it cannot name, a shell prompt
+    pasted in front) may still start an engine, so a launch no argument spells by accident (`vllm serve`,
+    `python3 -m vllm.entrypoints...`: `_strong`) counts at any word."""
+    i = 0
+    while i < len(texts):
+        if _candidate(texts[i]) or i in unknown:
             d = _at(texts, i, unknown)
             if d is not None:
-                found.append(d)
-    return found
+                return [d]
+        nxt = runs(texts, i, unknown)
+        if nxt == SCAN:  # a launcher whose options ctxlint does not list: any later word may be its program
+            return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
+                    and (d := _at(texts, k, unknown)) is not None]
+        if nxt is None:
+            break
+        i = nxt
+    return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
+            and (d := _at(texts, k, unknown)) is not None and _strong(d)]
+
+
+def _candidate(text: str) -> bool:
+    """Most tokens are flags and values: _at is asked only about a program it could match."""
+    base = _base(text)
+    return base in _PROGRAMS or base.startswith(_PROGRAM_PREFIXES)
+
+
+def _strong(d: Detection) -> bool:
+    """A launch spelled by a program and its subcommand or module (`vllm serve`, `python3 -m sglang.launch_server`),
+    which no other program's argument spells by accident, unlike a lone program name (`llama-server`)."""
+    return d.args_start - d.start > 1
 
 
 def _unknown(tokens: Sequence[Union[Token, str]]) -> frozenset:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from .command_prefixes import shell_script_index, strip_prefixes
+from .container_scripts import script_index as _script_index
 from .command_strings import assigned, command_word
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
@@ -194,7 +195,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         # without a shell, Kubernetes passes list items as they are)
         outer_dq = script_word.dq and (depth > 0 or ctx.script)
         if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
-            return _container_script(program, idx, base, ctx, depth, outer_dq, wrappers, shell)
+            from .container_scripts import container_script
+
+            return container_script(program, idx, base, ctx, depth, outer_dq, wrappers, shell, split_text)
         text, base, marks = script_of([script]) if outer else (script.text, base, {})
         from .shell_set import c_string_words, with_words  # its own `$@`, not the outer (shell_set.py)
 
@@ -206,43 +209,6 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
-
-
-def _script_index(tokens: list[Token]) -> Optional[int]:
-    """The script word of `sh -c SCRIPT` (behind a wrapper too), or of `docker run ... IMAGE sh -c SCRIPT`."""
-    found = shell_script_index(tokens)
-    if found is not None or not tokens or tokens[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl"):
-        return found
-    from .images import image_entrypoint_is_engine  # only a `docker run` line asks
-    from .docker_run import docker_script_index
-    return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
-
-
-def _container_script(program: list[Token], idx: int, base, ctx: SplitContext, depth: int, outer_dq: bool,
-                      wrappers: list[str], shell: str) -> list[Command]:
-    """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
-    otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
-    environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
-    from .docker_run import docker_env, parse_run, requests_accelerator
-
-    container_env = docker_env(program, EnvAssign)
-    values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
-    if outer_dq:
-        # the host expanded the script, but what it left for the container (`\$LEN`, read here as `$LEN`) is the
-        # container's: its `-e` variables first, then the host's (a name in both is rarely meant from the host)
-        own = SplitContext(lambda name: values[name] if name in values else ctx.lookup(name), ctx.item, ctx.go)
-    else:
-        own = SplitContext(values.get, ctx.item, ctx.go)
-    from .shell_set import c_string_words
-
-    own.positional = c_string_words(program, idx)  # `docker run IMAGE sh -c SCRIPT _ a b`: its `$@` is a b
-    inner = split_text(program[idx].text, base, own, depth + 1, outer_dq)
-    ctx.refs.extend(own.refs)
-    ctx.problems.extend(own.problems)
-    run = parse_run(texts := [t.text for t in program])
-    image = program[run.image] if run is not None else None  # its tag is the engine's release, as for `IMAGE ARGS`
-    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
-                    c.exported, image_gpus=requests_accelerator(texts)) for c in inner]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

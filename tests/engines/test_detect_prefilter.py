@@ -1,5 +1,6 @@
 """detect() (its _programs) asks _at only about tokens whose base name is a program _at can match; the
-shortcut finds exactly what asking _at at every index finds: over the tokens of every
+shortcut finds exactly what asking _at at every index finds, where the command's program or a runner's
+program is (runners.py), and elsewhere the launches no argument spells by accident: over the tokens of every
 command in the samples, tests and corpus, and over generated token lists of near-miss names."""
 from __future__ import annotations
 
@@ -14,10 +15,22 @@ from ctxlint.engines.execform import split_list
 from ctxlint.engines.shellwords import split_shell
 
 d = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
+runners = import_module("ctxlint.engines.runners")
 
 
 def _general(texts, unknown=frozenset()):
-    return [x for x in (d._at(texts, i, unknown) for i in range(len(texts))) if x is not None]
+    at = [d._at(texts, i, unknown) for i in range(len(texts))]
+    i = 0
+    while i < len(texts):
+        if at[i] is not None:
+            return [at[i]]
+        nxt = runners.runs(texts, i, unknown)
+        if nxt == runners.SCAN:
+            return [x for x in at[i + 1:] if x is not None]
+        if nxt is None:
+            break
+        i = nxt
+    return [x for x in at[i + 1:] if x is not None and x.args_start - x.start > 1]
 
 
 def _fast(texts, unknown=frozenset()):
@@ -28,7 +41,8 @@ _NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve",
           "llama_server", "llama-server-b4589", "llama-server.x\n", "llama", "lmdeploy", "api_server", "python",
           "python3", "python3.11", "python3\n", "pythonx", "-m", "-u", "vllm.entrypoints.openai.api_server",
           "dynamo.vllm", "sglang.launch_server", "/usr/bin/python3", "/opt/vllm", "--model=/m/vllm", "VLLM",
-          "vllm2", "xvllm", "", "/", "--port", "8000", "bin/trtllm-serve", "lmdeploy/", "python/"]
+          "vllm2", "xvllm", "", "/", "--port", "8000", "bin/trtllm-serve", "lmdeploy/", "python/", "srun", "pkill",
+          "docker", "run", "img", "--", "ray", "uv", "apptainer", "exec", "wrap.sh"]
 
 
 @settings(max_examples=600, deadline=None)

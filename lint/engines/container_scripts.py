@@ -1,0 +1,90 @@
+"""The script a container's shell runs: `docker run [opts] IMAGE sh -c SCRIPT` and `apptainer exec --cleanenv
+[opts] IMAGE bash -c SCRIPT` (apptainer.py). Their `$X` are the container's, which only its command line sets
+(`-e NAME=value`, apptainer's `--env` and the host's APPTAINERENV_NAME), not the host script's variables; a
+double-quoted script the host's shell expands first. Apart from shellwords.py, which asks `script_index` of every
+command and calls `container_script` only for such a line.
+"""
+from __future__ import annotations
+
+from typing import Callable, Optional
+
+from .command_prefixes import shell_script_index
+from .tokens import Command, EnvAssign, Token
+from .word_expansion import SplitContext
+
+
+def script_index(tokens: list[Token]) -> Optional[int]:
+    """The script word of `sh -c SCRIPT` (behind a wrapper too), or of `docker run ... IMAGE sh -c SCRIPT`."""
+    found = shell_script_index(tokens)
+    if found is not None or not tokens:
+        return found
+    program = tokens[0].text.rsplit("/", 1)[-1]
+    if program in ("apptainer", "singularity"):  # `--cleanenv`: a container's script (shell_script_index)
+        from .apptainer import parse_container
+
+        line = parse_container([t.text for t in tokens])
+        inner = shell_script_index(tokens[line.image + 1:]) if line is not None and line.subcommand == "exec" \
+            else None
+        return line.image + 1 + inner if inner is not None else None
+    if program not in ("docker", "podman", "nerdctl"):
+        return None
+    from .images import image_entrypoint_is_engine  # only a `docker run` line asks
+    from .docker_run import docker_script_index
+    return docker_script_index(tokens, shell_script_index, image_entrypoint_is_engine)
+
+
+def container_script(program: list[Token], idx: int, base, ctx: SplitContext, depth: int, outer_dq: bool,
+                     wrappers: list[str], shell: str, split_text: Callable) -> list[Command]:
+    """A script a container's shell runs. Double-quoted, the host's shell expanded it first (its variables);
+    otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
+    environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
+    texts = [t.text for t in program]
+    if texts[0].rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `exec --cleanenv`: apptainer.py
+        from .apptainer import container_env as apptainer_env, parse_container
+
+        line = parse_container(texts)
+        container_env = apptainer_env(program, line, EnvAssign)
+        image, gpus = program[line.image], any(t in ("--nv", "--rocm") for t in texts[:line.image])
+        # besides `--env`, a host variable APPTAINERENV_NAME (SINGULARITYENV_NAME) sets NAME in the container
+        host = ctx.lookup if ctx.exports else (lambda name: None)
+        passed = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
+        values = _Passed(passed, lambda name: host("APPTAINERENV_" + name) or host("SINGULARITYENV_" + name))
+    else:
+        from .docker_run import docker_env, parse_run, requests_accelerator
+
+        container_env = docker_env(program, EnvAssign)
+        values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
+        run = parse_run(texts)
+        image = program[run.image] if run is not None else None  # its tag is the engine's release, as for IMAGE ARGS
+        gpus = requests_accelerator(texts)
+    if outer_dq:
+        # the host expanded the script, but what it left for the container (`\$LEN`, read here as `$LEN`) is the
+        # container's: its `-e` variables first, then the host's (a name in both is rarely meant from the host)
+        own = SplitContext(lambda name: values[name] if name in values else ctx.lookup(name), ctx.item, ctx.go)
+    else:
+        own = SplitContext(values.get, ctx.item, ctx.go)
+    from .shell_set import c_string_words
+
+    own.positional = c_string_words(program, idx)  # `docker run IMAGE sh -c SCRIPT _ a b`: its `$@` is a b
+    inner = split_text(program[idx].text, base, own, depth + 1, outer_dq)
+    ctx.refs.extend(own.refs)
+    ctx.problems.extend(own.problems)
+    return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
+                    c.exported, image_gpus=gpus) for c in inner]
+
+
+class _Passed(dict):
+    """A container's variables: those given on its command line, then those `more(name)` passes from the host."""
+
+    def __init__(self, given: dict, more: Callable[[str], Optional[str]]) -> None:
+        super().__init__(given)
+        self.more = more
+
+    def __contains__(self, name: object) -> bool:
+        return dict.__contains__(self, name) or isinstance(name, str) and self.more(name) is not None
+
+    def __getitem__(self, name: str) -> Optional[str]:
+        return dict.get(self, name) if dict.__contains__(self, name) else self.more(name)
+
+    def get(self, name: str, default=None):
+        return self[name] if name in self else default

@@ -1,0 +1,72 @@
+"""Programs that run a command their own arguments spell, and where that command's program is.
+
+A command's engine is the program it runs: its first word (after the prefixes command_prefixes.strip_prefixes
+drops: `exec`, `env`, `sudo`, `NAME=value`...), or the program a runner in front of it runs. The arguments of any
+other program are data: `systemctl enable llama-server`, `pkill -f trtllm-serve`, `cmake --target llama-server`
+start nothing (sweep 43). `runs(texts, i)` says where the program that texts[i] runs is:
+
+* an index: the one word that is the program (`docker run [opts] IMAGE PROGRAM`, `apptainer exec [opts] IMAGE
+  PROGRAM`, a wrapper script `entrypoint.sh PROGRAM ...`, an unresolved word such as `$LAUNCHER`, `-- PROGRAM`);
+* SCAN: a launcher whose own options ctxlint does not list (srun, mpirun and their like): any later word may be
+  the program, as detect read every word before;
+* None: texts[i] is no runner.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+SCAN = -1
+# Launchers and process wrappers that run the command after their options: Slurm's and MPI's launchers, the
+# process wrappers of command_prefixes._PASSING_WRAPPERS, init shims, profilers, and TensorRT-LLM's MPI launcher,
+# which runs `$task_with_command`, its arguments
+# (NVIDIA/TensorRT-LLM@020c89e64e49f24102f1b62be96a1a68283cdf7a:tensorrt_llm/llmapi/trtllm-llmapi-launch).
+_LAUNCHERS = frozenset({
+    "srun", "mpirun", "mpiexec", "orterun", "jsrun", "aprun", "prun", "flux", "torchrun", "timeout", "numactl",
+    "setsid", "taskset", "nice", "ionice", "stdbuf", "time", "chrt", "xargs", "watch", "flock", "prlimit",
+    "dumb-init", "tini", "gosu", "su-exec", "catchsegv", "strace", "ltrace", "nsys", "ncu", "valgrind",
+    "unbuffer", "systemd-run", "trtllm-llmapi-launch", "uvx", "doas", "runuser", "sg", "chroot"})
+# Environment managers whose `run` subcommand runs the command after its options: `uv run vllm serve ...`,
+# `conda run -n env python -m sglang.launch_server ...`.
+_RUN_SUBCOMMAND = frozenset({"uv", "conda", "mamba", "micromamba", "pixi", "poetry", "pdm", "hatch", "rye",
+                             "pipx", "docker-compose"})
+# Programs that run what follows their `--`: `ray job submit ... -- vllm serve`, `kubectl exec POD -- CMD`.
+_AFTER_DASHES = frozenset({"ray", "kubectl", "oc"})
+
+
+def runs(texts: Sequence[str], i: int, unknown: frozenset) -> Optional[int]:
+    """Where the program that texts[i] runs is: its index, SCAN, or None (texts[i] runs no other program)."""
+    if i in unknown:
+        return i + 1  # a program ctxlint cannot name (`$LAUNCHER`, `$SUDO`): a wrapper's next word is its program
+    base = texts[i].rsplit("/", 1)[-1]
+    if base in _LAUNCHERS:
+        return SCAN
+    nxt = texts[i + 1] if i + 1 < len(texts) else ""
+    if base in _RUN_SUBCOMMAND:
+        return SCAN if nxt == "run" or base == "docker-compose" and nxt == "exec" else None
+    if base in ("docker", "podman", "nerdctl"):
+        return _container(texts, i, nxt)
+    if base in ("apptainer", "singularity"):
+        from .apptainer import parse_container
+
+        line = parse_container(texts[i:])
+        return i + line.image + 1 if line is not None and line.subcommand == "exec" else None
+    if base in _AFTER_DASHES:
+        return next((k + 1 for k in range(i + 1, len(texts)) if texts[k] == "--"), None)
+    if base.endswith((".sh", ".bash")) and "=" not in base:
+        # a wrapper script given the command to run (`run-with-new-libstdc.sh python3 -m ...`, an image's
+        # `entrypoint.sh vllm serve ...` ending in `exec "$@"`): its first argument is the program
+        return i + 1
+    return None
+
+
+def _container(texts: Sequence[str], i: int, nxt: str) -> Optional[int]:
+    """`docker run [opts] IMAGE PROGRAM ...`: the program after the image; `docker exec` and `docker compose
+    run|exec`: after their options and the container or service, a word that ctxlint does not place (SCAN)."""
+    if nxt == "run" or nxt == "container" and i + 2 < len(texts) and texts[i + 2] == "run":
+        from .docker_run import parse_run
+
+        run = parse_run(texts[i:])
+        return i + run.image + 1 if run is not None and run.entrypoint is None else None
+    if nxt == "exec" or nxt == "compose" and i + 2 < len(texts) and texts[i + 2] in ("run", "exec"):
+        return SCAN
+    return None
