@@ -89,14 +89,16 @@ def _partial(token: Token) -> Optional[Token]:
 def command_word(head: Sequence[Token], words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]],
                  local: Locals) -> Optional[Word]:
     """The word in a command's first place (`head`: its unexpanded tokens, prefixes stripped) when it is one
-    unquoted `$NAME` / `${NAME}` of a variable with a partly known value; None otherwise."""
+    `$NAME` / `${NAME}` of a variable with a partly known value; None otherwise. Quoted, `"$L"` is that value as
+    one word: `L="$HOME/build/bin/llama-server"; exec "$L" ...` runs the binary the path's last segment names,
+    whatever the unknown directory before it is, as `exec $L ...` does (sweep 43)."""
     if not head or not local.partial:
         return None
     word = next((w for w, ts in zip(words, raw_tokens) if ts and ts[0] is head[0]), None)
     if word is None or len(word.parts) != 1:
         return None
     part = word.parts[0]
-    return word if partial_value(part, local) is not None else None
+    return word if partial_value(part, local, quoted=True) is not None else None
 
 
 def partial_value(part: Part, local: Locals, quoted: bool = False) -> Optional[Token]:

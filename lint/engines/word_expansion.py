@@ -136,7 +136,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 continue
             if elements:  # the unknown rest: the reference itself, a word of its own
                 chars.append((" ", start, end, True))
-        partial = partial_value(part, ctx.local, partials) if command or partials else None
+        partial = partial_value(part, ctx.local, True) if command or partials else None
         if partial is not None:  # its words where they are typed, its unknown references with them
             ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
             chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))

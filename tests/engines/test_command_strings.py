@@ -41,3 +41,22 @@ def test_known_references_in_the_string_keep_their_values():
 ])
 def test_a_partly_known_string_anywhere_else_or_unsure_starts_nothing(text):
     assert not any(c.argv[:2] == ["vllm", "serve"] for c in split_shell(text, defaults=True).commands)
+
+
+@pytest.mark.parametrize("assign, run, program", [
+    ('L="$HOME/llama.cpp-src/build/bin/llama-server"\n', 'exec "$L" -m /m.gguf --ctx-size 8192',
+     "llamacpp"),
+    ('L="$HOME/llama.cpp-src/build/bin/llama-server"\n', "exec $L -m /m.gguf --ctx-size 8192", "llamacpp"),
+    ('V="$HOME/venv/bin/vllm"\n', '"$V" serve Qwen/Qwen3-8B --max-model-len 8192', "vllm"),
+    ('V="${VENV}/bin/vllm"\n', '"${V}" serve Qwen/Qwen3-8B --max-model-len 8192', "vllm"),
+])
+def test_a_binary_path_under_an_unknown_directory_names_its_program_quoted_or_not(assign, run, program):
+    # Before: quoted, "$L" was an unknown program (no role, no CTX008); a directory cannot change which binary
+    # the path's last segment names, and "$L" is the value as one word, as bash runs it.
+    from ctxlint.engines import detect
+
+    command = split_shell(assign + run + "\n", defaults=True).commands[-1]
+    found = detect(command.tokens)
+    assert [d.engine for d in found] == [program]
+    assert command.tokens[found[0].start].text.startswith(("$HOME/", "${VENV}/"))
+    assert command.tokens[found[0].args_start].text in ("-m", "Qwen/Qwen3-8B")
