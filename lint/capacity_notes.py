@@ -92,12 +92,52 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
                 from ctxlint.physics.needs import needs_text
             texts: Dict[str, List[Role]] = {}
             for r in roles:
-                texts.setdefault(needs_text(dep, r, arch, _cap.weights_of(dep, r, resolution)), []).append(r)
+                weights = _cap.weights_of(dep, r, resolution)
+                split = unknown_split(engine, r)
+                texts.setdefault(_split_unknown(dep, r, arch, weights, split) if split else
+                                 needs_text(dep, r, arch, weights), []).append(r)
             return [Diagnostic(_cap.NOT_DERIVABLE,
                                f"{_not_known(group, engine)}: {text}; capacity checks skip these roles",
                                group[0].source or source, dep.display_name) for text, group in texts.items()]
     return [Diagnostic(_cap.NOT_DERIVABLE, f"{_not_known(roles, engine)}: {why}; capacity checks skip these roles",
                        source, dep.display_name)]
+
+
+# The settings that split one request's memory over GPUs, by engine (engine_roles._PARALLEL's tensor and pipeline
+# sizes); SGLang's data-parallel size too under DP attention (physics/served.py), where it divides the attention TP.
+_SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang": ("tp_size", "pp_size"),
+           "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",)}
+_SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
+                "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
+                "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)"}
+
+
+def unknown_split(engine: Optional[str], role: Role) -> str:
+    """The setting of a parallel size the role states but ctxlint cannot resolve (`--tensor-parallel-size $TP`),
+    that the memory one GPU needs depends on; "" when there is none."""
+    names = _SPLITS.get(str(engine), ())
+    if engine == "sglang" and role.arg("enable_dp_attention") is not None \
+            and role.arg("enable_dp_attention").value not in (False, "false", "False", 0):
+        names += ("dp_size",)
+    return next((name for name in role.unresolved_settings if name in names), "")
+
+
+def _split_unknown(dep: Deployment, role: Role, arch, weights, split: str) -> str:
+    """CTX208's reason for a role whose device and one of whose parallel sizes are not known: what one request
+    needs on one GPU, which the unknown size divides, not a per-GPU need at TP 1 as if that were the layout
+    (sweep 43: "needs >= 716.7 GiB per GPU at TP 1" of a DeepSeek-R1 run at TP 16)."""
+    from ctxlint.physics.needs import memory_need  # only a role without a device pays for it
+
+    need = memory_need(dep, role, arch, weights)
+    base = (f"no accelerator type is given, and the {_SPLIT_WORDS.get(split, split)} size is stated but not known "
+            "(CTX008 names it): the memory one GPU needs depends on it")
+    if need is None or need.point is None or need.unmodelled:
+        return f"{base}; state it literally, and the device"
+    band = f" (band {need.least:g}-{need.most:g})" if need.least is not None and need.most is not None \
+        and need.least != need.most else ""
+    return (f"{base}; at {need.layout} one request of {fmt(need.context)} tokens would need >= {need.point:g}{band} GiB "
+            "on its one GPU (the weights, the KV cache and the engine's own memory), which a larger size spreads over "
+            "its GPUs, so no need per GPU and no device verdict is given; state the size literally, and the device")
 
 
 def _not_known(roles: List[Role], engine: Optional[str]) -> str:

@@ -58,7 +58,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
                                        shell_defaults=True, config_reader=tree_reader(loaded.path),
                                        accelerator_type=_sbatch_device(text, node, spans),
-                                       sourcer=sourcer))
+                                       sourcer=sourcer, env=_slurm_env(text)))
     result.diagnostics.extend(reading.diagnostics)  # without a role, only a quote left open that hides one
     if not reading.roles:  # no engine: nothing else about the script is reported
         return result
@@ -119,6 +119,15 @@ def _sbatch_device(text: str, node, spans):
                 return Val(typed[0], spans.source(node, start, start + len(name), text), raw=name)
         at += len(line)
     return None
+
+
+def _slurm_env(text: str) -> list:
+    """The variables Slurm sets from a batch script's header (slurm_header.py); none without one."""
+    if "#SBATCH" not in text:
+        return []
+    from ctxlint.adapters.slurm_header import slurm_env_vars
+
+    return slurm_env_vars(text)
 
 
 def _sourcer(script: str):

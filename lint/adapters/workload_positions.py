@@ -109,8 +109,7 @@ class Positions:
         if problem.ref is not None:
             ref = problem.ref
             if ref.style == "command":
-                return f"{spelling} {ref.name} (command substitution, not evaluated)", \
-                    self.problem_source(problem, tokens)
+                return f"{spelling} {ref.name} ({_not_evaluated(ref.name)})", self.problem_source(problem, tokens)
             # KServe renders its own containers' actions; in a file of Helm's actions something else must first
             if ref.style == "go":
                 why = "a template KServe fills in" if self.c.go_values is not None else \
@@ -167,10 +166,18 @@ class Positions:
             return {"branch": "is set or exported inside a branch or loop of the script",
                     "sourced": "is not set in the file; a file the script sources before may set it",
                     "set": "is set by the script to a value it does not hold"}[ref.why]
-        return "is set from a command substitution, not evaluated" if ref.style == "command" else \
+        return f"is set from {_not_evaluated(ref.name, article=True)}" if ref.style == "command" else \
             f"is set from ${{{ref.name}}}"
 
     def env_why(self, name: str) -> Optional[str]:
         """Why the container's variable `name` has no known value, when its reader could say more (a ConfigMap
         defined differently in several files: adapters.config_map_refs)."""
         return next((var.why for var in reversed(self.c.env) if var.name == name), None) if name else None
+
+
+def _not_evaluated(text: str, article: bool = False) -> str:
+    """What an unresolved `$(...)` or `$((...))` is: a command ctxlint does not run, or arithmetic (engines/arith.py)
+    over a value it does not know (bash manual: Arithmetic Expansion is not Command Substitution)."""
+    if text.startswith("$(("):
+        return f"{'an ' if article else ''}arithmetic expansion ctxlint cannot evaluate"
+    return f"{'a ' if article else ''}command substitution, not evaluated"
