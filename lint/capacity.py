@@ -189,7 +189,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
             # (one that follows the pool fits whatever the file says)
             default = None
         if default is not None:
-            where = dep.model.id.source if dep.model.id is not None else (role.source or dep.source)
+            where = dep.model_source(role)  # this role's model (whence the default), not the first role's
             role = replace(role, context_length=Val(default.tokens, where, raw="default"), context_default=default)
     elif role.context_length is not None and engine in ("vllm", "sglang") and arch is not None \
             and arch.rope_scaling_factor and dep.model.max_position_embeddings is None:

@@ -37,7 +37,7 @@ def default_context_unknown(dep: Deployment, roles: List[Role]) -> Diagnostic:
     """A declared pool held against the engine's default context, which is the model's own limit and
     unknown while the model is: said (CTX008), or the pool is compared with nothing and a run is clean."""
     pools = role_list(roles, lambda r: fmt(r.pool.tokens))
-    source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
+    source = dep.model_source(roles[0])
     return Diagnostic(_cap.UNRESOLVED, f"the context length of {role_list(roles)} is the engine's "
                                   f"default, the model's own limit, which is not known: {_model_unknown(dep)}; the "
                                   f"declared KV pool ({pools} tokens) is compared with nothing until the model "
@@ -50,7 +50,7 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
     figure and device list were said of both)."""
     engine = dep.engine.name.value if dep.engine.name is not None else None
     # no model id: at the role (its engine command or image), where the model would be named
-    source: Source = dep.model.id.source if dep.model.id is not None else (roles[0].source or dep.source)
+    source: Source = dep.model_source(roles[0])
     resolution = dep.resolution
     if engine is not None and engine not in _cap.DERIVABLE_ENGINES:
         # first: no model id or architecture would let ctxlint derive this engine's pool (a NIM's NGC model name

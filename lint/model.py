@@ -285,6 +285,12 @@ class Role:
         return self.name or self.role.value
 
 
+def _within(where: Source, span: Source) -> bool:
+    """A place inside a span of the same file (a role's, from its first line to its end)."""
+    return where.file == span.file and (span.line, span.col) <= (where.line, where.col) \
+        and (where.line, where.col) < (span.end_line or span.line, span.end_col or 10 ** 9)
+
+
 def role_list(roles: Iterable[Role], each: Optional[Callable[[Role], str]] = None) -> str:
     """Roles as messages list them: their labels (distinct within a deployment: adapters name roles alike
     by where they start, 'unified (line 36)'), each followed by `each(role)` when given."""
@@ -329,6 +335,25 @@ class Deployment:
             found.append(self.model.id.source.file)
         found += [val.source.file for r in self.roles for _, val in r.engine_args]
         return tuple(dict.fromkeys(found))
+
+    def model_source(self, role: Optional[Role]) -> Source:
+        """Where the model a role serves is named: its own model argument, else the deployment's model unless
+        that is written in another role (two launches in a script, a prefill and a decode LeaderWorkerSet),
+        else the role itself. A per-role finding placed at the first role's model lands on the wrong workload."""
+        if role is not None:
+            from ctxlint.engines.parse import MODEL_KEYS  # the engines' model settings; imported when asked
+
+            own = next((val for key in MODEL_KEYS for val in (role.arg(key),) if val is not None), None)
+            if own is not None:
+                return own.source
+        fallback = (role.source if role is not None else None) or self.source
+        if self.model.id is None:
+            return fallback
+        where = self.model.id.source
+        if role is not None and any(r.source is not None and r.source != role.source and _within(where, r.source)
+                                    for r in self.roles):
+            return fallback
+        return where
 
     def roles_of(self, *kinds: str) -> Tuple[Role, ...]:
         return tuple(r for r in self.roles if r.kind in kinds)
