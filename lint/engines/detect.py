@@ -151,11 +151,16 @@ def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
     program, image = run.entrypoint, run.image
     if not program:
         return []
-    if engine_from_image(texts[image])[0] is None:
-        return None
     found = _programs([program] + texts[image + 1:])
+    if (not found or found[0].start != 0) and texts[image][:1] == "$":
+        # an unknown word where the image would be (`$DOCKER_OPTS`, zero or more words) may be options: the
+        # image is then the next word, and when the program starts after it that is the launch (not dropped)
+        later = parse_run(texts, frozenset((image,)))
+        if later is not None and later.entrypoint == program:
+            image, found = later.image, _programs([program] + texts[later.image + 1:])
     if not found or found[0].start != 0:
-        return []
+        # no engine program: an engine's image may still run one (its words are said, workload.unattributed)
+        return [] if engine_from_image(texts[image])[0] is not None else None
     d = found[0]
     return [Detection(d.engine, d.launcher, d.subcommand, image, image + d.args_start, via_image=True)]
 

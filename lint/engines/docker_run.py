@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
+from ctxlint.lazyre import lazy_compile
+
 from ..records import record
 
 ENGINES_OF_CONTAINERS = ("docker", "podman", "nerdctl")
@@ -27,6 +29,10 @@ _VALUE_OPTIONS = frozenset({
     "--sysctl", "--tmpfs", "--ulimit", "--user", "--userns", "--uts", "--volume", "--volume-driver", "--volumes-from",
     "--workdir", "--device-requests", "--hooks-dir", "--pod", "--secret", "--arch", "--os", "--variant"})
 _VALUE_SHORT = frozenset("acehlmpuvw")  # -a, -c (cpu shares), -e, -h, -l, -m, -p, -u, -v, -w
+# An expansion to zero or more words left as written because its value is not known: an array's unknown rest
+# (`NCCL_ENV+=(...)` in an `if`, shellarrays.py), `"$@"`. Before the image it holds options (`"${DOCKER_OPTS[@]}"`),
+# never the image alone: taken for it, the image was lost and with `--entrypoint` the launch too (sweep 39).
+_WORDS_UNKNOWN = lazy_compile(r"\$(?:[@*]|\{(?:[@*]|[A-Za-z_][A-Za-z0-9_]*\[[@*]\])\})")
 
 
 @record(frozen=True)
@@ -35,9 +41,9 @@ class RunLine:
     entrypoint: Optional[str] = None  # `--entrypoint PROGRAM` as written
 
 
-def parse_run(texts: Sequence[str]) -> Optional[RunLine]:
+def parse_run(texts: Sequence[str], options: frozenset = frozenset()) -> Optional[RunLine]:
     """The image of `docker [container] run [options] IMAGE ...` (indexes into `texts`), or None when
-    the words are no run command or name no image."""
+    the words are no run command or name no image. `options`: indexes of unknown words taken for options."""
     if not texts or texts[0].rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
         return None
     run = next((k for k in (1, 2) if k < len(texts) and texts[k] == "run"), None)
@@ -49,6 +55,9 @@ def parse_run(texts: Sequence[str]) -> Optional[RunLine]:
         if t == "--":
             i += 1
             break
+        if i in options or _WORDS_UNKNOWN.fullmatch(t):
+            i += 1
+            continue
         if t.startswith("--"):
             name, eq, value = t.partition("=")
             if name in _VALUE_OPTIONS and not eq:
