@@ -104,8 +104,11 @@ def script_container(found: str, container, params: Sequence[Node] = ()):
 
 def parameters(nodes: Sequence[Node], first: int):
     """The script's positional parameters (shellfuncs.Positional) from the compose words `nodes`, the first of
-    them the reader's item `first`. A word Compose interpolates (`${LEN}`: the host's, not known here) is an
-    unknown word, never guessed."""
+    them the reader's item `first`. Compose interpolates the whole file before the container starts, so the
+    script gets the words with `$$` as `$` and `${LEN:-65536}` (or `${LEN-65536}`) as its default, each where the
+    `${...}` is typed (compose_pass.compose_interpolated, as for a service's own command); a word with a plain
+    `${LEN}` (the host's, not known here) is an unknown word, never guessed."""
+    from ctxlint.engines.compose_pass import compose_interpolated
     from ctxlint.engines.shellfuncs import Positional
     from ctxlint.engines.tokens import Token, VarRef, typed
 
@@ -114,6 +117,11 @@ def parameters(nodes: Sequence[Node], first: int):
         text = node.value if node.kind == SCALAR and isinstance(node.value, str) else str(node.value)
         token = typed(text, k)
         if "$" in text:
+            value, spans, host = compose_interpolated(text, lambda name: None, defaults=True)
+            if not host:
+                words.append(Token(value, 0, len(text), tuple(a for a, _ in spans), tuple(b for _, b in spans),
+                                   (), k))
+                continue
             name = re.search(r"\$\{?([A-Za-z_][A-Za-z0-9_]*)", text)
             ref = VarRef(name.group(1) if name else text, "compose", 0, len(text), None, None, k, "script")
             token = Token(text, 0, len(text), token.starts, token.ends, (ref,), k)

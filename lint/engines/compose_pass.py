@@ -13,10 +13,13 @@ from .tokens import Resolver
 COMPOSE_REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def compose_interpolated(text: str, resolver: Resolver) -> tuple[str, list[tuple[int, int]], set[str]]:
+def compose_interpolated(text: str, resolver: Resolver, defaults: bool = False) -> tuple[str, list[tuple[int, int]],
+                                                                                   set[str]]:
     """`text` as Compose hands it on: `$$` is a literal `$` (for the container's shell), `${NAME:-d}`
     and `$NAME` take the file's value (`resolver`); with the span of `text` each character came from,
-    and the names Compose takes from the host (not known: kept as written, never the container's)."""
+    and the names Compose takes from the host (not known: kept as written, never the container's).
+    `defaults`: a name the resolver does not know takes its own `:-`/`-` default (the host as unknown, as
+    adapters/compose.py reads the rest of a service), unless the default expands something itself."""
     out: list[tuple[str, int, int]] = []
     host: set[str] = set()
     pos = 0
@@ -27,6 +30,8 @@ def compose_interpolated(text: str, resolver: Resolver) -> tuple[str, list[tuple
         else:
             name = m.group(1) or m.group(4)
             value = None if "+" in (m.group(2) or "") else resolver(name)
+            if value is None and defaults and m.group(2) in (":-", "-") and "$" not in m.group(3):
+                value = m.group(3)
             if value is None:
                 host.add(name)
                 out.extend((c, k, k + 1) for k, c in enumerate(m.group(0), m.start()))

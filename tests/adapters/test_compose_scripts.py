@@ -108,3 +108,23 @@ def test_the_script_gets_the_command_words_as_its_positional_parameters(tmp_path
     # a word Compose interpolates from the host is not known: CTX008 at it, never a guess
     out = run(["check", "--isolated", str(_tree(tmp_path, compose.replace('"1000000"', '"${LEN}"'), script))]).out
     assert ":14:35: CTX008" in out and "--max-model-len ${LEN}" in out, out
+
+
+def test_the_script_gets_the_command_words_as_compose_interpolates_them(tmp_path):
+    # sweep 39 (a compose service whose entrypoint script has a `case` on the service name, then `exec "$@"`):
+    # Compose interpolates the whole file before the container starts, so the script gets `${CTX:-65536}` as
+    # 65536, at the `${`, as the service's own command reads it; a plain `${LEN}` stays the host's, not known
+    script = '#!/bin/bash\ncase "$SERVICE" in\n  sglang) echo sglang ;;\nesac\nexec "$@"\n'
+    compose = COMPOSE.replace("vllm/vllm-openai:v0.9.0", "lmsysorg/sglang:v0.5.4").replace(
+        '["/bin/sh", "/app/start.sh"]\n', '["/bin/bash", "/app/start.sh"]\n    command: python3 -m '
+        'sglang.launch_server --model-path ${MODEL:-Qwen/Qwen3-8B} --context-length ${CTX-65536} --port $$PORT\n')
+    path = _tree(tmp_path, compose, script)
+    [dep] = adapt_file(read_path(str(path))).deployments
+    length = dep.roles[0].context_length
+    assert (dep.model.id.value, length.value, length.source.line, length.source.col) == \
+        ("Qwen/Qwen3-8B", 65536, 14, 100)
+    out = run(["check", "--isolated", "--select", "CTX008,CTX109", str(path)]).out
+    assert ":14:100: CTX109 [error] 65,536 > 40,960 x 1 = 40,960" in out and "CTX008" not in out, out
+    plain = compose.replace("${CTX-65536}", "${CTX}")
+    out = run(["check", "--isolated", "--select", "CTX008", str(_tree(tmp_path, plain, script))]).out
+    assert ":14:100: CTX008" in out and "--context-length ${CTX}" in out, out
