@@ -131,7 +131,7 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
                fallback_count: Optional[Val[int]] = None, injected: Optional[List[EnvVar]] = None,
                group_label: Optional[str] = None, fallback_type: Optional[Val[str]] = None,
                engine_of: Optional[Callable[[Node], Optional[Val[str]]]] = None, ray: bool = False,
-               prepended: bool = False) -> List[EngineRole]:
+               prepended: bool = False, alike: Optional[bool] = None) -> List[EngineRole]:
     """Engine roles of a pod spec. `injected`: the variables the owning controller sets in every
     container (default: LWS_GROUP_SIZE of a group); `prepended`: the controller puts them at the front
     of each container's `env`, where a `$(VAR)` in an env value sees them (LeaderWorkerSet's);
@@ -140,12 +140,13 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     name) and `engine_of` (the engine the controller's base config runs for an args-only
     container, e.g. llm-d's `vllm serve`). `ray`: a KubeRay pod, whose first container runs its
     command and args as one shell line followed by `ray start`, never the image's entrypoint
-    (ray-project/kuberay@feeaf72facab4881ba2b179248bb67315634e229:ray-operator/controllers/ray/common/pod.go)."""
+    (ray-project/kuberay@feeaf72facab4881ba2b179248bb67315634e229:ray-operator/controllers/ray/common/pod.go).
+    `alike`: a LeaderWorkerSet group's pods, whether they all run this pod spec (Container.group_alike)."""
     roles: List[EngineRole] = []
     pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count,
                           type_from_pod_spec(pod, spans.file) or fallback_type,
                           _group_env(group_pods) if injected is None else list(injected), group_label, engine_of,
-                          prepended)
+                          prepended, alike)
     for index, c in enumerate(_containers(pod)):
         reading = pod_ctx.read(c, ray_main=ray and index == 0)
         result.diagnostics.extend(reading.diagnostics)
@@ -184,6 +185,7 @@ class _PodContext:
     group_label: Optional[str]
     engine_of: Optional[Callable[[Node], Optional[Val[str]]]]
     prepended: bool = False
+    alike: Optional[bool] = None
 
     def env(self, c: Node, refused: Optional[List[Tuple[Node, str]]] = None) -> List[EnvVar]:
         """The container's environment: the controller's variables, then its own (envFrom, env)."""
@@ -202,7 +204,7 @@ class _PodContext:
             env=self.env(c, refused),
             image=c.get("image"),
             accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
-            **({"group_label": self.group_label} if self.group_label else {}),
+            **({"group_label": self.group_label} if self.group_label else {}), group_alike=self.alike,
             engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))
         if reading.roles:  # an engine container: the kubelet would not start it (CTX002, as k8s_refusals)
@@ -242,7 +244,8 @@ def _pod_count(pod: Optional[Node], file: str) -> Optional[Val[int]]:
 
 def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult,
                maps: Dict[str, Node]) -> Tuple[List[EngineRole], Optional[Node]]:
-    """One group = one engine instance over `size` pods (leader + size-1 workers, alike)."""
+    """One group = `size` pods (leader + size-1 workers): one engine over them, or one engine in each, as the
+    engine's flags say (workload_devices.spans_group)."""
     lwt = spec.get("leaderWorkerTemplate")
     if lwt is None or lwt.kind != MAP:
         return [], None
@@ -260,7 +263,11 @@ def lws_group_roles(lwt: Node, spans: ScalarSpans, result: AdaptResult,
     worker_pod = worker.get("spec") if worker is not None and worker.kind == MAP else None
     if leader_pod is not None:
         roles = _pod_roles(leader_pod, spans, result, maps, size, _pod_count(worker_pod, spans.file),
-                           injected=lws_env(size), prepended=True)
+                           injected=lws_env(size), prepended=True, alike=False)
         if roles:
             return roles, leader
-    return _pod_roles(worker_pod, spans, result, maps, size, injected=lws_env(size), prepended=True), worker
+    # no leader template: the leader "Defaults to the worker template if not specified", so every pod of the group
+    # runs this (kubernetes-sigs/lws@024af0845195be26fb4a0847c37d7209849d69da:
+    # api/leaderworkerset/v1/leaderworkerset_types.go LeaderWorkerTemplate)
+    return _pod_roles(worker_pod, spans, result, maps, size, injected=lws_env(size), prepended=True,
+                      alike=leader_pod is None), worker

@@ -223,6 +223,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             facts = self.layer_split(inv, facts)
         env_args = self.engine_env_args(inv, assigns)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
+                    replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
                     kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism, draft_layers=facts.draft_layers,
                     accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Dict, Optional
 
+from ctxlint.adapters.engine_roles import STATED
 from ctxlint.adapters.hardware import engine_devices
 from ctxlint.model import Val
 from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_instance
@@ -13,6 +14,10 @@ from ..records import replace
 
 
 is_cpu_build = None  # ctxlint.engines.images.is_cpu_build, bound on first use
+# vLLM's settings that make a pod part of an engine over several (engines/flags_vllm.py): the mp executor's nodes
+# and rank, a headless node, a data-parallel deployment's address and this pod's share of its ranks
+_VLLM_JOINS = ("node_rank", "master_addr", "headless", "data_parallel_address", "data_parallel_size_local",
+               "data_parallel_rank", "data_parallel_start_rank")
 
 
 class Devices:
@@ -87,6 +92,8 @@ class Devices:
         if inv.engine == "vllm" and facts.per_pod:
             return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")
+        if self.c.group_pods > 1 and not self.spans_group(inv):
+            return count  # each pod of the group is a server of its own (pods_alone says how many)
         if self.c.group_pods > 1:
             pods, why = self.c.group_pods, self.c.group_label
         elif nnodes is not None and nnodes.origin in ("flag", "env") and isinstance(nnodes.value, int) \
@@ -100,6 +107,38 @@ class Devices:
         else:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
+
+    def spans_group(self, inv) -> bool:
+        """Does one engine span the group's pods? A LeaderWorkerSet starts them and sets only LWS_* variables
+        (Container.group_alike); the engine decides. SGLang spans nodes only with `--nnodes` above its default 1
+        (`nnodes: A[int, "The number of nodes.", NS("parallel")] = 1`, sgl-project/sglang@
+        001067fffe33427bee0ed2f007fb7551a1d76b44:python/sglang/srt/server_args.py; its ranks over them by
+        `_calculate_rank_ranges(server_args.nnodes, ...)`, entrypoints/engine.py): without it each pod is a
+        server. vLLM spans them when its pods form a Ray cluster (`ray start` here) or its flags join them
+        (`--nnodes`, `--node-rank`, `--headless`, data-parallel ranks over pods: _VLLM_JOINS); pods that all run
+        `vllm serve` with none of these are servers of their own, while a leader template's engine keeps its
+        workers (they join it: LWS's vLLM recipe starts Ray in a script). A `--nnodes` whose value is not known
+        may span them."""
+        alike = self.c.group_alike
+        if alike is None or inv.engine not in ("sglang", "vllm"):
+            return True
+        names = ("nnodes",) + (_VLLM_JOINS if inv.engine == "vllm" else ())
+        joins = [(n, s) for n, s in ((n, inv.settings.get(n)) for n in names)
+                 if s is not None and s.origin in STATED and s.value is not False]
+        # a stated --nnodes of 1 is one node; one not known may be more
+        together = any(not (n == "nnodes" and isinstance(s.value, int) and s.value <= 1) for n, s in joins)
+        if inv.engine == "sglang":
+            return together
+        return together or self.ray_cluster or not alike
+
+    def pods_alone(self, inv) -> Optional[Val[int]]:
+        """The group's pods as servers of their own (a replica each), for the role's replica count; None when
+        the group is one engine."""
+        if self.c.group_pods <= 1 or self.spans_group(inv):
+            return None
+        count = self.c.accelerator_count
+        where = count.source if count is not None else self.c.node.source(self.file)
+        return Val(self.c.group_pods, where, raw=f"{self.c.group_pods} {self.c.group_label}, a server each")
 
     def layer_split(self, inv, facts):
         """llama.cpp splits the model's layers (and their KV) over every GPU it sees unless `-sm none`

@@ -125,14 +125,23 @@ def _measured(role: Role, w: Workload) -> Dict[str, Val]:
     return found
 
 
+def _replicas(groups: Optional[Val[int]], pods: Optional[Val[int]]) -> Optional[Val[int]]:
+    """The workload's replicas, times the servers in each of its groups when its pods serve alone (a
+    LeaderWorkerSet whose SGLang pods state no --nnodes: workload_devices.pods_alone)."""
+    if pods is None:
+        return groups
+    n = groups.value if groups is not None else 1
+    return Val(n * pods.value, (groups or pods).source, raw=f"{n} x {pods.raw}")
+
+
 def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
     head = group[0]
     names = [w.name for w in group if w.name is not None]
     name = Val(" + ".join(str(n.value) for n in names), names[0].source) if len(names) > 1 else \
         (names[0] if names else None)  # a workload with no readable metadata.name has none
     pairs = [(w, r) for w in group for r in w.roles]
-    roles: List[Role] = [replace(r.role, replicas=w.replicas, name=role_name, **_measured(r.role, w))
-                         for (w, r), role_name in zip(pairs, _role_names(file, pairs))]
+    roles: List[Role] = [replace(r.role, replicas=_replicas(w.replicas, r.role.replicas), name=role_name,
+                                 **_measured(r.role, w)) for (w, r), role_name in zip(pairs, _role_names(file, pairs))]
     first = head.roles[0]
     model = next((r.model for w in group for r in w.roles if r.model is not None), None)
     version = next((r.version for w in group for r in w.roles if r.version is not None), None)
