@@ -5,11 +5,12 @@ import os
 import stat
 from typing import Iterable, List, NoReturn
 
-from ctxlint.loader import SHELL_SUFFIXES, YAML_SUFFIXES
+from ctxlint.loader import SHELL_SUFFIXES, UNIT_SUFFIXES, YAML_SUFFIXES
 
 # Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
 # scripts (`serve.slurm`; loader.is_shell_script).
-PATTERNS = YAML_SUFFIXES + SHELL_SUFFIXES  # the loader's own: what it reads as YAML/JSON and as a script
+# systemd units too (`vllm.service` on a bare-metal host): only one that runs an engine is a deployment
+PATTERNS = YAML_SUFFIXES + SHELL_SUFFIXES + UNIT_SUFFIXES  # the loader's own: YAML/JSON, scripts and units
 # Hidden files are skipped (`.pre-commit-config.yaml`, `.gitlab-ci.yml` start no engine), but dstack's default
 # configuration is one: `dstack apply` without `-f` reads `.dstack.yml` (dstackai/dstack@511c318c8a7672fb2a92504
 # 1bfc2d7301a26272e:src/dstack/_internal/cli/services/configurators/__init__.py); `.dstack.yaml` is its twin.

@@ -54,6 +54,7 @@ class LoadedFile:
     documents: List[Document] = field(default_factory=list)
     diagnostics: List[Diagnostic] = field(default_factory=list)
     shell: bool = False  # a shell script: `text` only, no documents (adapters/shell_script.py)
+    unit: bool = False  # a systemd unit (adapters/systemd_unit.py): `text` only, like a script, so shell is set too
 
 
 def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -83,6 +84,8 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         return _failed(display, f"input is over the {max_bytes:,}-byte limit (raise it with --max-file-size)")
     if is_shell_script(display, data):
         return _script(data, display)
+    if display.lower().endswith(UNIT_SUFFIXES):
+        return _unit(data, display)
     text = _decode(data, display)
     if isinstance(text, LoadedFile):
         return text
@@ -106,6 +109,8 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
 # _get_script_buffer: "This does not look like a batch script" without has_shebang). `*.zsh` launchers are read
 # as the POSIX subset they use (assignments, `export`, `${VAR:-default}`, `exec`, `&`), which zsh runs alike.
 SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
+# systemd service units (`vllm.service`): systemd reads a unit by its name's suffix (man/systemd.service.xml)
+UNIT_SUFFIXES = (".service",)
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
 
 
@@ -131,6 +136,17 @@ def _script(data: bytes, display: str) -> LoadedFile:
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True)
+
+
+def _unit(data: bytes, display: str) -> LoadedFile:
+    """A systemd unit as text (never YAML). Bytes that are not UTF-8 read as U+FFFD, one character each; a NUL
+    byte makes it no unit systemd reads (CTX001), said once."""
+    if b"\x00" in data:
+        return LoadedFile(display, shell=True, unit=True, diagnostics=[Diagnostic(
+            PARSE_ERROR, "binary file (contains NUL bytes); expected a systemd unit's text", Source(display, 1, 1))])
+    if data.startswith(codecs.BOM_UTF8):
+        data = data[len(codecs.BOM_UTF8):]
+    return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True, unit=True)
 
 
 def _decode(data: bytes, display: str):

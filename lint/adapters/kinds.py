@@ -37,6 +37,7 @@ READS_VALUES = frozenset({"crds_nim"})
 TEXT_MARKERS: Dict[str, str] = {"triton_trtllm": "launch_triton_server.py"}
 # The adapter of shell scripts (LoadedFile.shell): the only one a script reaches, and it reads nothing else.
 SHELL = "shell_script"
+UNIT = "systemd_unit"  # the adapter of systemd units (LoadedFile.unit, which is a LoadedFile.shell too)
 
 
 SDL_VERSIONS = ("2.0", "2.1")  # akash-network/chain-sdk@55f1c683:go/sdl/sdl-input.schema.yaml `version`
@@ -112,8 +113,8 @@ def present(loaded) -> Set[Tuple[str, str]]:
 
 def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -> bool:
     """Whether `adapter` could find anything in the file; True for adapters not listed here."""
-    if loaded.shell or adapter == SHELL:
-        return loaded.shell and adapter == SHELL
+    if loaded.shell or adapter in (SHELL, UNIT):
+        return loaded.shell and adapter == (UNIT if loaded.unit else SHELL)
     marker = TEXT_MARKERS.get(adapter)
     if marker is not None:
         return marker in loaded.text
@@ -134,7 +135,8 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     kind) present is matched against every adapter's groups once per run, not once per adapter
     per file (reads_file, the oracle of the tests, scans them for each of the 23 adapters)."""
     if loaded.shell:
-        return (SHELL,) if SHELL in names else ()
+        which = UNIT if loaded.unit else SHELL
+        return (which,) if which in names else ()
     matched: Set[str] = set()
     for pair in present(loaded):
         matched |= _pair_readers(pair)
@@ -147,7 +149,7 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
         elif name in SHAPES:
             if _has_shape(loaded, SHAPES[name]):
                 out.append(name)
-        elif name == SHELL:
+        elif name in (SHELL, UNIT):
             continue
         elif name not in CRD_KINDS or name in matched or name in READS_VALUES and _values_file(loaded):
             out.append(name)

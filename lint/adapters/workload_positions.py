@@ -120,6 +120,10 @@ class Positions:
                 return f"{spelling} (given only if {{{{ {ref.name} }}}} holds when {who})", \
                     self.problem_source(problem, tokens)
             what = f"$({ref.name})" if ref.style == "k8s" else f"${{{ref.name}}}"
+            spelled = (self.c.ref_spelling or {}).get(ref.name)
+            if spelled is not None:
+                why = self.env_why(ref.name)
+                return f"{spelling} {spelled} ({spelled} {why})", self.problem_source(problem, tokens)
             if ref.style == "shell" and (ref.name.isdigit() or ref.name in ("@", "*", "#")):  # `$1`, `"$@"`
                 # inside a function its call's words (engines/shellfuncs.py), where one may be any number of words
                 whose = "a word of the function's call that ctxlint cannot count" if ref.why == "call" else \

@@ -69,6 +69,9 @@ class Container:
     # and the strings of `args` to that command line, re-split by its shell (KServe's LLMInferenceService
     # without a `command`: preset_args.py): how messages name that command. Words that are no flag are refused.
     preset: Optional[str] = None
+    # How the file spells a reference the adapter wrote as `${NAME}` (a systemd unit's `%h` specifier): messages
+    # name it as written.
+    ref_spelling: Optional[Dict[str, str]] = None
 
 
 @record

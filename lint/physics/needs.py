@@ -288,9 +288,9 @@ def _size_bytes(gib: float) -> float:
     return float(_candidate(gib).memory_bytes)
 
 
-# Formats that name no device anywhere (compose's device_ids are indexes; a script or an engine's own config file
-# has no node selector): the only place to state one is ctxlint's config.
-_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config")
+# Formats that name no device anywhere (compose's device_ids are indexes; a script, a systemd unit or an engine's own
+# config file has no node selector): the only place to state one is ctxlint's config.
+_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config", "systemd-unit")
 _CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
 
 
