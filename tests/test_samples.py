@@ -13,7 +13,7 @@ from conftest import REPO
 from helpers import run
 
 FOLDERS = sorted(p for p in (REPO / "samples").rglob("*")
-                 if p.is_dir() and (any(p.glob("*.yaml")) or any(p.glob("*.yml")) or any(p.glob("*.sh"))))
+                 if p.is_dir() and any(any(p.glob(f"*.{ext}")) for ext in ("yaml", "yml", "sh", "service")))
 
 
 def golden_output(folder: Path) -> str:

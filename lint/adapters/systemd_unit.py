@@ -131,7 +131,7 @@ def beside(unit: str, path: str) -> Optional[str]:
     """The file of `path`'s name beside the unit (the repository's copy of a file the host holds at `path`)."""
     if unit in ("-", "") or unit.startswith("<"):
         return None
-    found = os.path.join(os.path.dirname(os.path.abspath(unit)), os.path.basename(path.rstrip("/")))
+    found = os.path.join(os.path.dirname(unit), os.path.basename(path.rstrip("/")))  # named as the unit is
     return found if os.path.basename(path.rstrip("/")) and os.path.isfile(found) else None
 
 
