@@ -190,6 +190,20 @@ def test_models_real_configs_name_resolve_onto_their_network(model, base, kv_byt
     ("Qwen/Qwen3-235B-A22B-Thinking-2507", 94, 94, 4, 128, 262_144, 94 * 2 * 4 * 128 * 2),
     # MHA: 32 KV heads of 2560 / 32 = 80, 2048 positions
     ("microsoft/phi-2", 32, 32, 32, 80, 2_048, 32 * 2 * 32 * 80 * 2),
+    # tt-metal's copy: 3 window layers (4096) then 1 full, 16 full of 64; vLLM's hybrid manager sizes the full ones
+    ("LGAI-EXAONE/EXAONE-4.0-32B", 64, 16, 8, 128, 131_072, 16 * 2 * 8 * 128 * 2),
+    # tt-metal's copy: Gated DeltaNet with full attention every 4th layer, 8 of 32 with KV
+    ("Qwen/Qwen3.5-9B", 32, 8, 4, 256, 262_144, 8 * 2 * 4 * 256 * 2),
+    # tt-metal's copy: the ministral3 text decoder, 40 full layers, 393216 positions (yarn x48)
+    ("mistralai/Devstral-Small-2-24B-Instruct-2512", 40, 40, 8, 128, 393_216, 40 * 2 * 8 * 128 * 2),
+    # every layer windowed (4096 of 16384), none full
+    ("bigcode/starcoder2-3b", 30, 0, 2, 128, 16_384, 30 * 2 * 2 * 128 * 2),
+    # its official config says torch_dtype float32, which the KV "auto" dtype follows (4 bytes)
+    ("bigcode/starcoder2-15b", 40, 0, 4, 128, 16_384, 40 * 2 * 4 * 128 * 4),
+    ("Qwen/Qwen2-VL-2B-Instruct", 28, 28, 2, 128, 32_768, 28 * 2 * 2 * 128 * 2),
+    ("Qwen/Qwen2-VL-7B-Instruct", 28, 28, 4, 128, 32_768, 28 * 2 * 4 * 128 * 2),
+    # the Math model's 4096 positions, not Qwen2.5-7B's 32768
+    ("Qwen/Qwen2.5-Math-7B", 28, 28, 4, 128, 4_096, 28 * 2 * 4 * 128 * 2),
 ])
 def test_added_entries_carry_their_configs_kv_shape(model, layers, full, kv_heads, head_dim, positions, kv_bytes):
     arch = lookup_model(model)
@@ -215,6 +229,9 @@ def test_gemma_3_4b_it_windows_five_of_every_six_layers():
     ("Qwen/Qwen3.6-27B-FP8", "nvidia/Qwen3.6-27B-NVFP4"),
     ("Qwen/Qwen3-235B-A22B-Instruct-2507-FP8", "Qwen/Qwen3-235B-A22B-Thinking-2507"),
     ("Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507"),
+    ("llava-hf/llava-1.5-7b-hf", "lmsys/vicuna-7b-v1.5"),
+    ("tiiuae/falcon-7b-instruct", "tiiuae/falcon-7b"),
+    ("Qwen/Qwen2.5-Math-7B-Instruct", "Qwen/Qwen2.5-Math-7B"),
 ])
 def test_added_derivatives_resolve_onto_their_base(written, base):
     from ctxlint.resolution.resolve import resolve
@@ -228,3 +245,10 @@ def test_the_bf16_original_of_an_nvfp4_entry_carries_16_bit_weights():
 
     found = resolve("Qwen/Qwen3.6-27B")
     assert found.arch.name == "nvidia/Qwen3.6-27B-NVFP4" and found.weights.key == "bf16"
+
+
+def test_devstral_small_2_carries_its_checkpoints_fp8_weights():
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve("mistralai/Devstral-Small-2-24B-Instruct-2512")
+    assert found.resolved and found.weights.key == "fp8"
