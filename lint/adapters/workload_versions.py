@@ -62,11 +62,20 @@ class Versions:
 
 def _release(engine: str, image: str) -> Optional[str]:
     """The release of `engine` an image's tag names (images.engine_from_image); runtime images (Dynamo, Triton,
-    NIM) carry their own version, not the engine's."""
-    if _RUNTIME_IMAGE.search(image.lower()):
-        return None
+    NIM) carry their own version, not the engine's, but for Triton's months whose engine NVIDIA states (ngc.py)."""
     eng, version = engine_from_image(image)
-    return version if eng == engine and version else None
+    if eng != engine or not version:
+        return None
+    if _RUNTIME_IMAGE.search(image.lower()) and not _ngc_stated(image):
+        return None
+    return version
+
+
+def _ngc_stated(image: str) -> bool:
+    from ctxlint.engines.images import split_image
+    from ctxlint.engines.ngc import source  # only a runtime image with a release pays for the table
+
+    return source(*split_image(image)) is not None
 
 
 def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign]]:

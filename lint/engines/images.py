@@ -48,8 +48,8 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
     repo, tag = split_image(image)
     name = repo.rsplit("/", 1)[-1]
     engine = None
-    if "vllm" in name or repo.startswith("vllm/"):
-        engine = "vllm"
+    if "vllm" in name or repo.startswith("vllm/") or (name == "tritonserver" and "-vllm-" in tag.lower()):
+        engine = "vllm"  # Triton's `YY.MM-vllm-python-py3` runs vLLM as its backend (ngc.py)
     elif "sglang" in name:
         engine = "sglang"
     elif "text-generation-inference" in name or name == "tgi-gaudi" or name.endswith("-tgi-inference"):
@@ -64,6 +64,12 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "trtllm"
     if engine is None:
         return None, None
+    if "nvcr.io/nvidia/" in repo:  # NVIDIA's monthly containers: the release NVIDIA's notes state for the month
+        from .ngc import ngc_release  # only such an image pays for the table
+
+        ngc = ngc_release(repo, tag)
+        if ngc is not None and ngc[0] == engine:
+            return ngc
     # the release named after the engine's name, in the tag or else in the image's own name
     # (`public.ecr.aws/data-on-eks/ray-2.41.0-py310-cu118-vllm0.7.0:latest`)
     named = (_NAMED_VERSION.search(tag.lower()) or _NAMED_VERSION.search(name)) \
@@ -180,10 +186,11 @@ def _vendor_owned(repo: str, engine: str) -> bool:
 def _own_numbering(repo: str) -> bool:
     """Images built on an engine whose tags number their own product's releases, not the engine's:
     LMCache's `lmcache/vllm-openai:v0.3.9post2` (LMCache 0.3.9; vLLM had no 0.3.9), Red Hat AI
-    Inference Server's `registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2` (vLLM 0.10.1.1), NGC's
-    monthly `nvcr.io/nvidia/vllm:26.02-py3` (vLLM 0.16.0rc2), OPEA's (below)."""
+    Inference Server's `registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2` (vLLM 0.10.1.1), OPEA's (below).
+    NGC's monthly `nvcr.io/nvidia/vllm:25.10-py3` is NVIDIA's month too: ngc.py holds the months NVIDIA's
+    notes state, and the others stay unknown there, before this is asked."""
     owner = repo.split("/")
-    return "lmcache" in owner[:-1] or "rhaiis" in owner[:-1] or repo == "nvcr.io/nvidia/vllm" or _is_opea(repo)
+    return "lmcache" in owner[:-1] or "rhaiis" in owner[:-1] or _is_opea(repo)
 
 
 # OPEA's engine images (GenAIComps comps/third_parties/vllm/src): opea/vllm-rocm

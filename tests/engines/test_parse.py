@@ -230,7 +230,8 @@ def test_args_only_image():
     ("lmsysorg/sglang:v0.5.21-cu129", "sglang", "0.5.21", False),
     ("vllm/vllm-openai:v0.11.0", "vllm", "0.11.0", True),
     ("ghcr.io/huggingface/text-generation-inference:3.3.6", "tgi", "3.3.6", True),
-    ("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", "trtllm", None, False),  # Triton's release
+    # Triton's month: TensorRT-LLM 0.9.0 by Triton's compatibility matrix (lint/engines/ngc.py)
+    ("nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3", "trtllm", "0.9.0", False),
     ("ghcr.io/ggml-org/llama.cpp:server", "llamacpp", None, True),
     ("ghcr.io/ggml-org/llama.cpp:server-cuda-b4500", "llamacpp", "b4500", True),
     ("openmmlab/lmdeploy:v0.10.0", "lmdeploy", "0.10.0", False),
@@ -248,7 +249,7 @@ def test_args_only_image():
     ("vllm-cpu-env", "vllm", None, True), ("vllm-cpu-zen-env:latest", "vllm", None, True),
     ("vllm-xpu-env", "vllm", None, False), ("someone/vllm-cpu-env:1", "vllm", None, False),
     # images on vLLM whose tags number their own releases: LMCache 0.3.9 (vLLM had no 0.3.9), Red Hat
-    # AI Inference Server 3.2.2 (vLLM 0.10.1.1), NGC's monthly container 26.02 (vLLM 0.16.0rc2)
+    # AI Inference Server 3.2.2 (vLLM 0.10.1.1), NGC's monthly container 26.02 (no release notes read: ngc.py)
     ("lmcache/vllm-openai:v0.3.9post2", "vllm", None, True),
     ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2", "vllm", None, False),
     ("nvcr.io/nvidia/vllm:26.02-py3", "vllm", None, False),
