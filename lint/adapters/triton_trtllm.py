@@ -167,10 +167,25 @@ def _container(obj: Node, pod: Node, holder: Node, c: Node, spans: ScalarSpans,
     if "max_seq_len" not in settings.data:
         unresolved.append(("the context length (the engine's max_seq_len is set when it is built, outside this "
                            "file)", engine.source))
-    found = replace(found, model=settings.model, unresolved=found.unresolved + unresolved)
+    found = replace(found, model=settings.model, unresolved=found.unresolved + unresolved,
+                    version=found.version or _month_release(c.get("image"), spans))
     name = name_of(obj, file)
     advertised, gateway, measured = limits_from_annotations(
         obj.dig("metadata", "annotations"), file, result.diagnostics, str(name.value) if name else None)
     replicas = int_val(holder.get("replicas"), file) if holder is not None and holder.kind == MAP else None
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=[found], replicas=replicas,
                     advertised=advertised, gateway=gateway, measured=measured, labels=labels_of(obj))
+
+
+def _month_release(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
+    """The TensorRT-LLM release Triton's compatibility matrix states for the image's month
+    (`tritonserver:24.08-trtllm-python-py3`: 0.12.0; engines/ngc.py), at the tag; None for any other image."""
+    from ctxlint.engines.images import engine_from_image, image_tag
+
+    text = image.value if image is not None and image.kind == SCALAR else None
+    engine, version = engine_from_image(text)
+    if engine != "trtllm" or not version or not isinstance(text, str):
+        return None
+    tag = image_tag(text)
+    at = text.split("@")[0].rfind(tag) if tag else -1
+    return Val(version, spans.source(image, at, at + len(tag)) if at >= 0 else image.source(spans.file), raw=text)

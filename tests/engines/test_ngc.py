@@ -162,3 +162,12 @@ meta-llama/Llama-3.1-8B-Instruct  llama                              ngc.yaml:1 
 Qwen/Qwen2.5-7B-Instruct          launch (Qwen/Qwen2.5-7B-Instruct)  launch.sh:3  vllm 0.11.1  unified         -
 Qwen/Qwen3-8B                     launch (Qwen/Qwen3-8B)             launch.sh:5  vllm 0.10.2  unified         -"""
 
+
+def test_triton_launcher_takes_the_tensorrt_llm_release_of_its_month():
+    # Triton's own TensorRT-LLM launcher (adapters/triton_trtllm.py): the release is Triton's matrix's, at the tag
+    from tests.adapters.kit import adapt, at
+    from tests.adapters.test_triton_trtllm import TRITON
+
+    [dep] = adapt(TRITON).deployments
+    version = dep.engine.version
+    assert (version.value, at(TRITON, version.source)) == ("0.12.0", "24.08-trtllm-python-py3")
