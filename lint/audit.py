@@ -166,7 +166,9 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
     verdict, why = verdict_of(dep)
     return AuditRow(
         model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
-        name=dep.display_name or "", file=dep.file, line=dep.source.line,
+        # the line is the deployment's source's, in its own file: a systemd unit or compose service whose engine
+        # line is in the script it runs points into that script (review: `vllm.service:32` of a 22-line unit)
+        name=dep.display_name or "", file=dep.source.file or dep.file, line=dep.source.line,
         engine=str(dep.engine.name.value) if dep.engine.name is not None else "",
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else "",
         mode="prefill-decode" if disaggregated else "unified",

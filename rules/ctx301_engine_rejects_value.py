@@ -35,6 +35,10 @@ Why:
     moves `--model M` to the front as that argument, so `--model M auto` or
     `vllm serve A B` is refused at the second word (vLLM serves neither), and
     the `vllm.entrypoints.openai.api_server` module takes no positional word.
+    Only a word typed as it is and after a flag that takes one value (or
+    none) is reported: one after a flag ctxlint does not know or one that
+    takes a list (`--cuda-graph-sizes 1 2 4`), or one an expansion made, may
+    be that flag's, and is not.
 
 Example (bad):
     ```yaml

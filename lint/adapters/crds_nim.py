@@ -49,6 +49,8 @@ VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE"
 # ai-ml/nemo-rl-on-gke/nemoRL/gemma3-27b-it/nim-gemma-deployment.yaml: NIM_MODEL_NAME=hf://google/gemma-3-27b-it).
 MODEL_FREE = ("nvidia/llm-nim",)
 MODEL_VARS = ("NIM_MODEL_PATH", "NIM_MODEL_NAME")
+# settings only an LLM NIM reads: one in a container's environment makes its NIM an LLM one (nim_names.is_llm_nim)
+LLM_VARS = MODEL_VARS + tuple(VLLM_FLAGS) + ("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS")
 WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
@@ -112,15 +114,16 @@ def _model_of_image(image: Optional[Node], spans: ScalarSpans, mirrored: bool = 
 def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, result: AdaptResult,
              count: Optional[Val[int]], kind: Optional[Val[str]], nodes: int = 1,
              parallel: Optional[Node] = None, model: Optional[Val[str]] = None,
-             any_image: bool = False) -> Optional[EngineRole]:
+             any_image: bool = False, llm_object: bool = False) -> Optional[EngineRole]:
     """One NIM container as a role; None when the image is not a NIM image (any image when the
     object's kind says it runs a NIM: `any_image`)."""
     if model is None and not any_image and not is_nim_image(image):
         return None
     if image is None:
         return None
-    if not is_llm_nim(model.value if model is not None else image_model(image)):
-        return None  # an embedding, ranking, speech or vision NIM: it serves no LLM
+    named = model.value if model is not None else image_model(image)
+    if not is_llm_nim(named, any(v.name in LLM_VARS for v in env), llm_object or any_image):
+        return None  # an embedding, ranking, speech, vision or biology NIM: it serves no LLM
     model = model or _model_of_image(image, spans, any_image)
     file = spans.file
     by_name = {v.name: v for v in env}
@@ -262,7 +265,7 @@ def _isvc(obj: Node, spec: Node, runtimes, used: set, spans: ScalarSpans, result
         container is None else container.get("resources")
     role = nim_role(image, env, spans, result, count,
                     container_type(resources, type_from_pod_spec(predictor, file), file),
-                    model=None if container is not None else name_model)
+                    model=None if container is not None else name_model, llm_object=True)
     replicas = int_val(predictor.get("minReplicas"), file)
     return _workload(obj, [role] if role else [], replicas if replicas and replicas.value > 0 else None, spans,
                      result)
@@ -279,7 +282,8 @@ def _helm_values(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wo
     file = spans.file
     role = nim_role(image, env_from_k8s(root.get("env")), spans, result,
                     count_from_resources(root.get("resources"), file),
-                    container_type(root.get("resources"), type_from_labels(root.get("nodeSelector"), file), file))
+                    container_type(root.get("resources"), type_from_labels(root.get("nodeSelector"), file), file),
+                    llm_object=True)
     if role is None:
         return []
     label = scalar(root.dig("model", "name"))

@@ -215,7 +215,7 @@ class _PodContext:
     def nim(self, c: Node, result: AdaptResult) -> List[EngineRole]:
         from ctxlint.adapters.crds_nim import nim_role  # only a NIM container pays for it
 
-        # an LLM NIM unless the image's name says it serves embeddings, ranking, speech or vision (crds_nim.is_llm_nim)
+        # an LLM NIM when its name, an LLM NIM variable or the catalog says so (nim_names.is_llm_nim)
         env = self.env(c)
         role = nim_role(c.get("image"), env, self.spans, result,
                         count_from_resources(c.get("resources"), self.spans.file) or self.fallback_count,

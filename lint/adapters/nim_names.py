@@ -23,16 +23,36 @@ NOT_LLM_WORDS = frozenset((
     "embed", "embedqa", "embedcode", "embedding", "embeddings", "rerank", "rerankqa", "reranker", "reranking",
     "ranking", "retriever", "nemoretriever", "clip", "nvclip", "ocr", "paddleocr", "ocdrnet", "yolox", "dino",
     "dinov2", "asr", "tts", "parakeet", "canary", "whisper", "riva", "fastpitch", "hifigan", "magpie",
-    "audio2face", "maxine", "vista3d", "maisi", "sdxl", "diffusion"))
+    "audio2face", "maxine", "vista3d", "maisi", "sdxl", "diffusion", "parse"))
+# ...and an LLM NIM's name says what it is: a model family or a chat/instruct tune
+# (`meta/llama3-8b-instruct`, `nvidia/llama-3.1-nemotron-70b-instruct`, `mistralai/mixtral-8x7b-instruct-v01`,
+# `qwen/qwen2.5-coder-32b-instruct`, `openai/gpt-oss-120b`, `deepseek-ai/deepseek-r1`). The registry also holds
+# image-generation and biology NIMs (`black-forest-labs/flux.1-dev`, `mit/diffdock`, `deepmind/alphafold2`,
+# `arc/evo2-40b`, `baai/bge-m3`: review, sweep 40 follow-up), so a name with neither sign, an LLM variable in the
+# container's environment or a catalog entry is not taken for an LLM: a phantom deployment is worse than a note.
+LLM_STEMS = ("llama", "mistral", "mixtral", "ministral", "magistral", "devstral", "codestral", "qwen", "qwq",
+             "gemma", "codegemma", "nemotron", "deepseek", "phi", "gpt", "instruct", "chat", "coder", "codellama",
+             "starcoder", "granite", "kimi", "glm", "chatglm", "falcon", "jamba", "dbrx", "aya", "sarvam",
+             "minimax", "llm", "seallm", "olmo", "baichuan", "internlm", "exaone", "hermes", "zephyr", "solar",
+             "swallow", "breeze", "typhoon", "palmyra", "arctic", "reason", "r1", "yi", "command")
 WORD = lazy_compile(r"[^-_.]+")
 
 
-def is_llm_nim(model: Optional[str]) -> bool:
-    """Whether a NIM named `<org>/<model>` (or a NIM whose image names none: None) serves an LLM: one whose
-    name says it serves embeddings, ranking, retrieval, speech or vision is not one."""
+def is_llm_nim(model: Optional[str], llm_env: bool = False, llm_object: bool = False) -> bool:
+    """Whether a NIM named `<org>/<model>` (or a NIM whose image names none: None, the model-free LLM NIM)
+    serves an LLM: not one whose name says it serves embeddings, ranking, retrieval, speech or vision; one whose
+    name says it is an LLM, whose container sets an LLM NIM variable (`llm_env`), or that the catalog knows; or
+    any other when the object that runs it is made for LLM NIMs (`llm_object`: a NIMService, KServe's
+    `nvidia-nim-*` model format, the nim-llm chart's values)."""
     if not model:
         return True
     words = set(WORD.findall(model.rsplit("/", 1)[-1].lower()))
     if "cosmos" in words and not any(w.startswith("reason") for w in words):
         return False  # Cosmos predict/transfer world models; Cosmos Reason is a VLM
-    return not words & NOT_LLM_WORDS
+    if words & NOT_LLM_WORDS:
+        return False
+    if llm_object or llm_env or any(w.startswith(LLM_STEMS) for w in words):
+        return True
+    from ctxlint.physics.models import lookup_model  # only a NIM of a name no stem covers pays for it
+
+    return lookup_model(model) is not None

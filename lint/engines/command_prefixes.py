@@ -27,17 +27,22 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
         t = tokens[i].text
         if t == "command" and i + 1 < len(tokens) and tokens[i + 1].text in ("-v", "-V"):
             break  # `command -v vllm` looks the program up (shell_commands.no_command), it runs nothing
-        if t in _KEYWORDS or t in ("exec", "nohup", "command"):
+        if t == "builtin" and i + 1 < len(tokens) and tokens[i + 1].text == "exec":
+            i += 1  # `builtin exec ...` is bash's own exec
+        elif t in _KEYWORDS or t in ("exec", "nohup", "command"):
             if t not in ("{", "}", "!"):
                 wrappers.append(t)
             i += 1
+            while t == "exec" and i < len(tokens) and tokens[i].text in ("-a", "-c", "-l", "-cl", "-lc"):
+                # bash's `exec [-cl] [-a name] command`: -a takes the name argv[0] gets (bash manual, exec)
+                i += 2 if tokens[i].text == "-a" else 1
         elif t in ("env", "/usr/bin/env") or t == "sudo":
             wrappers.append(t)
             i += 1
             while i < len(tokens) and (tokens[i].text.startswith("-") or ASSIGN.match(tokens[i].text)):
                 if ASSIGN.match(tokens[i].text):
                     env.append(EnvAssign(tokens[i].text.split("=", 1)[0], tokens[i]))
-                elif tokens[i].text in ("-u", "-C", "-S", "-g") and i + 1 < len(tokens):
+                elif tokens[i].text in ("-u", "-C", "-g") and i + 1 < len(tokens):  # env -S's string is the command
                     i += 1  # option with a separate argument
                 i += 1
         elif ASSIGN.match(t):

@@ -124,7 +124,7 @@ FLAGS = (
     F("tokenizer_mode", "--tokenizer-mode"), F("load_format", "--load-format"),
     F("download_dir", "--download-dir"), F("chat_template", "--chat-template"),
     F("tool_call_parser", "--tool-call-parser"), F("reasoning_parser", "--reasoning-parser"),
-    B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key"),
+    B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key", kind="list"),
     F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),
     F("disable_access_log_for_endpoints", "--disable-access-log-for-endpoints"),
     B("disable_log_requests", "--disable-log-requests"), B("disable_log_stats", "--disable-log-stats"),

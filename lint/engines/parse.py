@@ -296,9 +296,13 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         found = Setting(t.text, t.text, k, (t.start, t.end), "flag", None, item=t.item, note="positional")
         p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
     if strict and rest:
-        from .vllm_words import extra_words  # rare: only a line with words vLLM has no argument for
-        p.errors.append(extra_words(p.toks, rest, flag, takes_positional, (launcher or "").startswith("image:")))
-        return found
+        from .vllm_words import extra_words, surely_extra  # rare: only a line with words vLLM has no argument for
+
+        unknown = {u.token_index for u in p.unknown}
+        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown, _flaglike)]
+        if sure:
+            p.errors.append(extra_words(p.toks, sure, flag, takes_positional, (launcher or "").startswith("image:")))
+        rest = [k for k in rest if k not in sure]
     for k in rest:
         t = p.toks[k]
         p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))

@@ -24,7 +24,12 @@ _LAUNCHERS = frozenset({
     "srun", "mpirun", "mpiexec", "orterun", "jsrun", "aprun", "prun", "flux", "torchrun", "timeout", "numactl",
     "setsid", "taskset", "nice", "ionice", "stdbuf", "time", "chrt", "xargs", "watch", "flock", "prlimit",
     "dumb-init", "tini", "gosu", "su-exec", "catchsegv", "strace", "ltrace", "nsys", "ncu", "valgrind",
-    "unbuffer", "systemd-run", "trtllm-llmapi-launch", "uvx", "doas", "runuser", "sg", "chroot"})
+    "unbuffer", "systemd-run", "trtllm-llmapi-launch", "uvx", "doas", "runuser", "sg", "chroot",
+    # privilege, namespace and sandbox wrappers, HPC container runners (`shifter --image=IMG CMD`, `ch-run IMG --
+    # CMD`, `enroot start IMG CMD`) and `scl enable COLL -- CMD`, `ip netns exec NS CMD`: each runs the command
+    # its arguments end with (review: `chpst -u svc llama-server ...` was dropped once only runners counted)
+    "chpst", "s6-setuidgid", "setpriv", "nsenter", "unshare", "firejail", "systemd-inhibit", "shifter", "ch-run",
+    "enroot", "scl", "ip", "caffeinate", "cgexec"})
 # Environment managers whose `run` subcommand runs the command after its options: `uv run vllm serve ...`,
 # `conda run -n env python -m sglang.launch_server ...`.
 _RUN_SUBCOMMAND = frozenset({"uv", "conda", "mamba", "micromamba", "pixi", "poetry", "pdm", "hatch", "rye",

@@ -8,6 +8,26 @@ from .result import Problem, Setting
 from .tokens import Token
 
 
+def surely_extra(toks: Sequence[Token], k: int, spec, unknown_flags: set, flaglike) -> bool:
+    """Whether word k is one vLLM surely has no argument for: typed as it is (no expansion made it, no blank
+    inside from a continuation or quoting ctxlint may have read otherwise than the shell), and not after a flag
+    that may take it: one ctxlint does not know, or one that takes a list (`--cuda-graph-sizes 1 2 4`: vLLM's
+    arg_utils gives every list field nargs "+", and its list fields differ by release). Any other is not
+    reported: uncertainty makes no error (review, sweep 41 follow-up)."""
+    tok = toks[k]
+    if tok.refs or any(c.isspace() for c in tok.text):
+        return False
+    j = k - 1
+    while j >= 0 and not flaglike(toks[j].text):
+        j -= 1
+    if j < 0:
+        return True
+    if j in unknown_flags:
+        return False
+    f, _ = spec.find(toks[j].text.partition("=")[0])
+    return f is not None and f.kind != "list"
+
+
 def extra_words(toks: Sequence[Token], rest: Sequence[int], flag: Optional[Setting], serve: bool,
                 image: bool = False) -> Problem:
     """vLLM's refusal of words no argument takes. `vllm serve` moves `--model M` to the front as its one model

@@ -230,6 +230,15 @@ def test_a_plain_workload_runs_an_llm_nim_unless_its_name_says_otherwise():
                   "nvidia/parakeet-ctc-1.1b-asr:1.0.0", "nvidia/fastpitch-hifigan-tts", "nvidia/cosmos-predict1-7b"):
         # an LLM variable does not make an embedding NIM an LLM NIM: the name says what it serves
         assert adapt(PLAIN.replace("nvidia/llm-nim:1.14", image)).deployments == [], image
+    # review: image-generation and biology NIMs share the registry too; a plain workload's NIM whose name says
+    # nothing of an LLM, with no LLM NIM variable and no catalog entry, is no deployment (it was a phantom one)
+    for image in ("black-forest-labs/flux.1-dev:1.0.0", "mit/diffdock:2.0", "deepmind/alphafold2:2",
+                  "arc/evo2-40b:2", "baai/bge-m3:1.0", "nvidia/studiovoice:1", "nvidia/nemotron-parse:1"):
+        assert adapt(bare.replace("nvidia/llm-nim:1.14", image)).deployments == [], image
+    # ...unless its container sets an LLM NIM variable
+    [dep] = adapt(PLAIN.replace('            - {name: NIM_MODEL_NAME, value: "hf://google/gemma-3-27b-it"}\n', "")
+                  .replace("nvidia/llm-nim:1.14", "acme/house-model:1")).deployments
+    assert dep.model.id.value == "acme/house-model"
 
 
 def test_a_nimservice_or_nim_llm_values_of_a_nim_that_serves_no_llm_is_no_deployment():

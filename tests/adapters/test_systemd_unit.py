@@ -147,6 +147,10 @@ def test_a_script_beside_the_unit_runs_with_its_environment_and_is_no_deployment
     unit(tmp_path, "[Service]\nEnvironment=MAX_MODEL_LEN=131072\nExecStart=/srv/vllm/start-vllm.sh\n")
     result = check("--select", "CTX109", "--format", "json", str(tmp_path))
     assert '"deployments": 1' in result.out and "131,072 > 32,768" in result.out
+    # the audit row's file:line is where the engine line is, in the script (review: `vllm.service:2`, a line of
+    # the script, was written with the unit's name)
+    row = run(["audit", "--format", "json", str(tmp_path)]).out
+    assert f'"file": "{tmp_path / "start-vllm.sh"}"' in row and '"line": 2' in row
 
 
 def test_a_script_the_repository_does_not_hold_is_said_once(tmp_path):

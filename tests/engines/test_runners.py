@@ -72,3 +72,19 @@ def test_apptainer_run_starts_an_engine_image_entrypoint_only():
     assert engines("apptainer run --nv docker://vllm/vllm-openai:v0.8.5 --model m") == [
         ("vllm", "image:docker://vllm/vllm-openai:v0.8.5", "docker://vllm/vllm-openai:v0.8.5")]
     assert engines("apptainer run --nv my.sif llama-server -m /m.gguf") == []  # its runscript is not known
+
+
+@pytest.mark.parametrize("line", [
+    "exec -a srv llama-server -m /m.gguf -c 8192", "exec -cl llama-server -m /m.gguf", "builtin exec llama-server",
+    "chpst -u svc llama-server -m /m.gguf", "s6-setuidgid svc llama-server -m /m.gguf",
+    "setpriv --reuid=svc llama-server -m /m.gguf", "nsenter -t 1 -n llama-server -m /m.gguf",
+    "unshare -n llama-server -m /m.gguf", "firejail --quiet llama-server -m /m.gguf",
+    "ip netns exec ns0 llama-server -m /m.gguf", "shifter --image=docker:acme/llama:1 llama-server -m /m.gguf",
+    "ch-run /img -- llama-server -m /m.gguf", "enroot start img llama-server -m /m.gguf",
+    "scl enable gcc-toolset-12 -- llama-server -m /m.gguf", "systemd-inhibit llama-server -m /m.gguf",
+    "caffeinate -i llama-server -m /m.gguf", "cgexec -g cpu:grp llama-server -m /m.gguf",
+    "/usr/bin/env -S llama-server -m /m.gguf",
+])
+def test_a_lone_engine_program_behind_bash_s_exec_options_and_process_wrappers_is_a_launch(line):
+    # review: these ran llama-server before the engine had to be the program a command runs, and then were dropped
+    assert engines(line) == [("llamacpp", "llama-server", "llama-server")]

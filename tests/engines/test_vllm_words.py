@@ -50,3 +50,19 @@ def test_check_reports_the_refusal_at_the_word(tmp_path):
         f"{path}:2:36: CTX301 [error] vllm would refuse to start: unrecognized arguments: Qwen/Qwen3-8B (`vllm "
         "serve` takes one model argument and moves `--model Qwen/Qwen3-0.6B` to the front as that argument, so "
         "'Qwen/Qwen3-8B' is one too many: vLLM serves neither; give the model once) (engine-rejects-value)\n")
+
+
+def test_words_a_flag_may_take_or_that_the_shell_may_have_made_are_not_refused():
+    # review: `--cuda-graph-sizes 1 2 4 8` (vLLM gives every list field nargs "+", and its list fields differ by
+    # release), a flag ctxlint does not know, `--api-key k1 k2` (a list in current vLLM), a word an expansion made
+    # (`${P:+--tool-call-parser "$P"}`) and a word with a blank inside were false CTX301 errors
+    for line in ("vllm serve org/a --max-model-len 4096 --cuda-graph-sizes 1 2 4 8",
+                 "vllm serve org/a --ignore-patterns a b", "vllm serve org/a --api-key k1 k2",
+                 "vllm serve org/a --some-new-flag x y --max-model-len 4096",
+                 'P=hermes; vllm serve org/a ${P:+--tool-call-parser "$P"} --enable-auto-tool-choice',
+                 "vllm serve org/a --max-model-len 4096 ' --port'"):
+        inv, _, _ = parse_shell(line)
+        assert (inv.model.value, inv.errors) == ("org/a", ()), line
+    # a typed word after a flag that takes one value, or after a switch, is still one too many
+    assert _refusal("vllm serve org/a --max-model-len 4096 extra")[1] == "extra"
+    assert _refusal("vllm serve org/a --enforce-eager false")[1] == "false"
