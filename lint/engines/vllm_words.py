@@ -9,16 +9,16 @@ from .tokens import Token
 
 
 def surely_extra(toks: Sequence[Token], k: int, spec, unknown_flags: set, flaglike) -> bool:
-    """Whether word k is one vLLM surely has no argument for: typed as it is (no expansion made it, no blank
-    inside from a continuation or quoting ctxlint may have read otherwise than the shell), and not after a flag
+    """Whether word k is one vLLM surely has no argument for: it and the words between it and the flag before it
+    typed as they are (no expansion made them, no blank inside from a continuation or quoting ctxlint may have
+    read otherwise than the shell: `--host` glued to a compose string's line break is no flag), and not after a flag
     that may take it: one ctxlint does not know, or one that takes a list (`--cuda-graph-sizes 1 2 4`: vLLM's
     arg_utils gives every list field nargs "+", and its list fields differ by release). Any other is not
     reported: uncertainty makes no error (review, sweep 41 follow-up)."""
-    tok = toks[k]
-    if tok.refs or any(c.isspace() for c in tok.text):
-        return False
-    j = k - 1
-    while j >= 0 and not flaglike(toks[j].text):
+    j = k
+    while j >= 0 and (j == k or not flaglike(toks[j].text)):
+        if toks[j].refs or any(c.isspace() for c in toks[j].text):
+            return False  # it, or a word between it and its flag, is one ctxlint may have read otherwise
         j -= 1
     if j < 0:
         return True
