@@ -57,16 +57,17 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
         run = parse_run(texts)
         image = program[run.image] if run is not None else None  # its tag is the engine's release, as for IMAGE ARGS
         gpus = requests_accelerator(texts)
-    if outer_dq:
-        # the host expanded the script, but what it left for the container (`\$LEN`, read here as `$LEN`) is the
-        # container's: its `-e` variables first, then the host's (a name in both is rarely meant from the host)
-        own = SplitContext(lambda name: values[name] if name in values else ctx.lookup(name), ctx.item, ctx.go)
-    else:
-        own = SplitContext(values.get, ctx.item, ctx.go)
+    # what the script's `$X` read is the container's: its `-e` variables (a double-quoted script the host's shell
+    # expanded first, so only what it left, `\$LEN`, is the container's to expand)
+    own = SplitContext(values.get, ctx.item, ctx.go)
+    from .outer_expansion import restored, script_of
     from .shell_set import c_string_words
 
     own.positional = c_string_words(program, idx)  # `docker run IMAGE sh -c SCRIPT _ a b`: its `$@` is a b
-    inner = split_text(program[idx].text, base, own, depth + 1, outer_dq)
+    # double-quoted, the host expanded it (shellwords: the word is expanded as the host's shell does) and the
+    # container's shell reads the result, quotes inside a value included (`CMD="vllm serve \"$M\""`; sweep 42)
+    text, base, marks = script_of([program[idx]]) if outer_dq else (program[idx].text, base, {})
+    inner = restored(split_text(text, base, own, depth + 1), marks)
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,

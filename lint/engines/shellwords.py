@@ -133,8 +133,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                 script_word = w
     # A double-quoted `sh -c` script of a shell-read text, and `eval`'s words: the outer shell expands them, the
     # inner reading parses the result (outer_expansion.py), so they are expanded here, command strings included.
-    outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script) \
-        and shell_script_index(head) is not None
+    outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script)
     evaluated = eval_words(head, words, raw_tokens) if idx is None and head and head[0].text == "eval" \
         and depth < _MAX_DEPTH else ()
     command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \

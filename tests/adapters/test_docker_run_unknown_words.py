@@ -53,3 +53,17 @@ def test_unknown_option_words_are_not_the_image():
     assert parse_run(texts).image == 7
     assert parse_run(["docker", "run", "$OPTS", "img:1"]).image == 2  # a scalar may be the image itself
     assert parse_run(["docker", "run", "$OPTS", "img:1"], frozenset({2})).image == 3
+
+
+def test_a_double_quoted_container_script_is_read_as_the_host_expanded_it(tmp_path):
+    # sweep 42 (makiisthenes/dgx-spark-multinode-vllm-ray): `VLLM_CMD="vllm serve \"$MODEL\" ..."` run as
+    # `IMAGE -c "$VLLM_CMD"`: the host's shell expands the script, the container's bash reads the result, so the
+    # quotes inside the value quote; ctxlint kept them and named the model '"Qwen/Qwen3-8B"'
+    text = ('#!/bin/bash\nMODEL=Qwen/Qwen3-8B\nVLLM_CMD="vllm serve \\"$MODEL\\" --max-model-len 1048576"\n'
+            'docker run -d --entrypoint /bin/bash --gpus all myimg:1 -c "$VLLM_CMD"\n')
+    out = _check(tmp_path, text)
+    assert "'\"Qwen/Qwen3-8B\"'" not in out and "CTX109 [error] 1,048,576 > 40,960" in out
+    # what the host left for the container (`\$LEN`) is the container's `-e` variable
+    text = ('#!/bin/bash\ndocker run -e LEN=1048576 --entrypoint /bin/bash --gpus all myimg:1 '
+            '-c "vllm serve Qwen/Qwen3-8B --max-model-len \\$LEN"\n')
+    assert "CTX109 [error] 1,048,576 > 40,960" in _check(tmp_path, text)
