@@ -299,7 +299,7 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         from .vllm_words import extra_words, surely_extra  # rare: only a line with words vLLM has no argument for
 
         unknown = {u.token_index for u in p.unknown}
-        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown, _flaglike)]
+        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown)]
         if sure:
             p.errors.append(extra_words(p.toks, sure, flag, takes_positional, (launcher or "").startswith("image:")))
         rest = [k for k in rest if k not in sure]

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from .parse import _flaglike
 from .result import Problem, Setting
 from .tokens import Token
 
 
-def surely_extra(toks: Sequence[Token], k: int, spec, unknown_flags: set, flaglike) -> bool:
+def surely_extra(toks: Sequence[Token], k: int, spec, unknown_flags: set) -> bool:
     """Whether word k is one vLLM surely has no argument for: it and the words between it and the flag before it
     typed as they are (no expansion made them, no blank inside from a continuation or quoting ctxlint may have
     read otherwise than the shell: `--host` glued to a compose string's line break is no flag), and not after a flag
@@ -16,7 +17,7 @@ def surely_extra(toks: Sequence[Token], k: int, spec, unknown_flags: set, flagli
     arg_utils gives every list field nargs "+", and its list fields differ by release). Any other is not
     reported: uncertainty makes no error (review, sweep 41 follow-up)."""
     j = k
-    while j >= 0 and (j == k or not flaglike(toks[j].text)):
+    while j >= 0 and (j == k or not _flaglike(toks[j].text)):
         if toks[j].refs or any(c.isspace() for c in toks[j].text):
             return False  # it, or a word between it and its flag, is one ctxlint may have read otherwise
         j -= 1
