@@ -41,7 +41,12 @@ def explain(role: Role, result) -> str:
     given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
     flag = steps.get("kv_cache_memory_bytes")  # vLLM's --kv-cache-memory-bytes: the budget on any device
     count = role.accelerators.count.value if role.accelerators.count else 1
-    where = f"{count}x {result.accelerator}" if result.accelerator else (
+    par = role.parallelism
+    # no count stated (a script's `vllm serve --tensor-parallel-size 4` on a default-accelerator): the layout, not
+    # "1x", which read as one GPU beside weights divided by 4 (sweep 45, vllm-project/recipes MiniMax-M2)
+    layout = f" at TP {par.tp}" + (f" x PP {par.pp}" if par.pp > 1 else "")
+    where = (f"{count}x {result.accelerator}" if role.accelerators.count else f"{result.accelerator}{layout}") \
+        if result.accelerator else (
         f"{count} GPU{'s' if count != 1 else ''} of a type not stated (whether the weights fit beside it needs "
         "the device)" if flag else "the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
     if role.accelerator_assumed:

@@ -147,3 +147,15 @@ def test_one_walk_per_directory(tmp_path, monkeypatch):
     assert sorted(asked) == sorted(str(tmp_path / d) for d in ("x/y", "x", "."))  # each directory once
     assert found == [find_config(str(tmp_path / start)) for start in starts]
     assert found[0] == str(tmp_path / "x" / ".ctxlint.yml") and found[3] == str(tmp_path / ".ctxlint.yaml")
+
+
+def test_a_default_accelerator_message_names_the_layout_not_one_gpu(tmp_path, monkeypatch):
+    # sweep 45 (vllm-project/recipes MiniMax-M2 at --tensor-parallel-size 4 on a default H100): "derived for ... on 1x
+    # H100" beside weights divided by 4; a script states no GPU count, so the message names the layout it used
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".ctxlint.yaml").write_text("default-accelerator: L4\n")
+    (tmp_path / "serve.sh").write_text("#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len "
+                                       "1048576 --tensor-parallel-size 2\n")
+    monkeypatch.chdir(tmp_path)
+    out = run(["check", "serve.sh"]).out
+    assert "derived for meta-llama/Llama-3.1-8B on L4 at TP 2 (assumed: default-accelerator" in out and " 1x " not in out

@@ -60,7 +60,10 @@ FLAGS = (
     F("tp_size", "--tensor-parallel-size", "--tp-size", kind="int", default=1, tags=PAR),
     F("pp_size", "--pipeline-parallel-size", "--pp-size", kind="int", default=1, tags=PAR),
     F("dp_size", "--data-parallel-size", "--dp-size", kind="int", default=1, tags=PAR),
-    F("ep_size", "--expert-parallel-size", "--ep-size", kind="int", default=1, tags=PAR),
+    # `--ep` is an exact alias, never an abbreviation of --ep-size and --ep-num-redundant-experts (ServerArgs.ep_size
+    # aliases; sgl-project/sglang@001067fffe33427bee0ed2f007fb7551a1d76b44:python/sglang/srt/server_args.py; the
+    # sgl-cookbook's launch commands use it)
+    F("ep_size", "--expert-parallel-size", "--ep-size", "--ep", kind="int", default=1, tags=PAR),
     F("attn_cp_size", "--attention-context-parallel-size", "--attn-cp-size", kind="int", default=1,
       tags=PAR),
     F("moe_dp_size", "--moe-data-parallel-size", "--moe-dp-size", kind="int", default=1, tags=PAR),

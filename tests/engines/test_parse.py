@@ -129,6 +129,17 @@ def test_vllm_abbreviations_are_read_as_argparse_reads_them():
     assert "ambiguous option" in inv.errors[0].message  # vLLM exits on it: CTX301 (review)
 
 
+def test_sglang_ep_is_the_expert_parallel_size_not_an_ambiguous_prefix():
+    # sweep 45: 11 of 130 sgl-cookbook commands (`sglang serve --model-path stepfun-ai/Step-3.5-Flash --tp 4 --ep 4`)
+    # read as "ambiguous option" (CTX301, refuses to start) and lost their EP size: `--ep` is one of ServerArgs.ep_size's
+    # aliases, so argparse takes it exactly
+    inv, _, _ = parse_shell("python3 -m sglang.launch_server --model-path m --tp 4 --ep 4")
+    assert inv.value("ep_size") == 4 and not inv.unknown_flags and not inv.errors
+    # a prefix of several flags is still argparse's error
+    inv, _, _ = parse_shell("python3 -m sglang.launch_server --model-path m --ep- 2")
+    assert "ambiguous option: --ep- could match" in inv.errors[0].message
+
+
 def test_vllm_grpc_server_takes_the_engine_flags():
     # vllm/entrypoints/grpc_server.py: AsyncEngineArgs.add_cli_args on a FlexibleArgumentParser
     inv, _, _ = parse_shell("python3 -m vllm.entrypoints.grpc_server --model Qwen/Qwen3-8B --max-model-len 8192")
