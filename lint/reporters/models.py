@@ -38,12 +38,26 @@ def catalog_rows(lock: Mapping[str, Any]) -> List[Dict[str, Any]]:
     from ctxlint.resolution.catalog import entries
     from ctxlint.resolution.lockfile import arch_from_entry
 
-    rows = [_row(arch_from_mapping(entry), "catalog") for entry in entries()]
+    rows = [_named_weights(arch_from_mapping(entry), "catalog") for entry in entries()]
     for model_id, entry in sorted(lock.items()):
         arch = arch_from_entry(model_id, entry)
         if arch is not None:
             rows.append(_row(arch, "lock"))
     return rows
+
+
+def _named_weights(arch, origin: str) -> Dict[str, Any]:
+    """The entry's row with the weight format a deployment of its own id is estimated with (resolve._own_weights):
+    the name's (nvidia/DeepSeek-V3.1-NVFP4) when the catalog's config records no quantization; `models show` said
+    NVFP4 where the list said 16-bit (sweep 47)."""
+    from ctxlint.resolution.names import parse_ref
+    from ctxlint.resolution.resolve import UNQUANTIZED
+
+    row = _row(arch, origin)
+    ref = parse_ref(arch.name)
+    if ref is not None and ref.weights is not None and arch.weight_format.key in UNQUANTIZED:
+        row["weights"] = ref.weights.label
+    return row
 
 
 def write_list(rows: List[Dict[str, Any]], stream: TextIO) -> None:

@@ -293,7 +293,7 @@ def _own_weights(found: Resolution, ref: ModelRef) -> Tuple[Optional[WeightForma
         return ref.weights, f"{ref.weights.label} weights (from the name)"
     if found.via == "label" and found.weights is not None:
         return found.weights, f"{found.weights.label} weights (from the label)"
-    if ref.weights is not None and (checkpoint is None or checkpoint.key in _UNQUANTIZED):
+    if ref.weights is not None and (checkpoint is None or checkpoint.key in UNQUANTIZED):
         # the catalog records no quantization for it (its config.json is the base model's, or has no
         # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint
         return ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
@@ -302,7 +302,7 @@ def _own_weights(found: Resolution, ref: ModelRef) -> Tuple[Optional[WeightForma
     return checkpoint, ""
 
 
-_UNQUANTIZED = ("bf16", "fp16", "fp32")  # what a config's torch_dtype alone gives
+UNQUANTIZED = ("bf16", "fp16", "fp32")  # what a config's torch_dtype alone gives
 _FLAG_FORMATS: Dict[str, str] = {
     "fp8": "fp8", "ptpc_fp8": "fp8", "fbgemm_fp8": "fp8", "modelopt": "fp8", "compressed-tensors": "",
     "awq": "awq", "awq_marlin": "awq", "gptq": "gptq-int4", "gptq_marlin": "gptq-int4", "marlin": "gptq-int4",
