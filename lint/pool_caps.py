@@ -61,4 +61,5 @@ def explain(role: Role, result) -> str:
             f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
             + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
                if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")
+            + (f" ({result.layout})" if result.layout else "")
             + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))

@@ -150,6 +150,10 @@ ENGINE_ENV = (
     EngineEnv("VLLM_ALLOW_LONG_MAX_MODEL_LEN", "bool", False,
               "lets --max-model-len exceed the derived length with a warning (engines.md §1.2a)"),
     EngineEnv("VLLM_USE_V1", "bool", None, "V0/V1 engine switch on older releases"),
+    # Llama 4's chunked layers are bounded by their chunk only with it set (default "0" in 0.10.1-0.13, "1" from
+    # 0.14.0): vllm-project/vllm@v0.12.0/@v0.14.0:vllm/envs.py, ctxlint.physics.vllm_chunked
+    EngineEnv("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "bool", None,
+              "hybrid KV cache manager kept for chunked local attention (Llama 4)"),
     EngineEnv("VLLM_ATTENTION_BACKEND", "str", None, "attention backend override"),
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "str", "localhost", "NixlConnector side channel"),
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", "int", 5600, "NixlConnector side channel"),

@@ -80,6 +80,7 @@ class CapacityResult:
     reported_tokens: int | None = None  # what the engine prints, when it differs from the physical pool
     reported_rule: str = ""
     releases_left_out: str = ""  # an unknown vLLM release's fold: releases that cannot load the model, and why
+    layout: str = ""  # why every layer holds the whole context, when a release rule says so (model_side)
     # vLLM 0.19.x's admission check bounds the longest request (logged.reserves_whole): the longest context its
     # startup check accepts at the band's low end, so vLLM starts with a longer one and never admits it
     admission_starts: int | None = None
@@ -285,7 +286,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         weights_low_per_gpu=weights.low if weights else None,
         terms=() if lean else tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
-        rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule,
+        rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule, layout=side.layout,
         admission_starts=low.starts)
 
 

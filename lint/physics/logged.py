@@ -10,9 +10,10 @@ vllm-project/vllm@vX:path):
 
 - Window layers stored whole (before 0.9.1; the manager off: --disable-hybrid-kv-cache-manager, a KV
   connector (0.9.1-0.12 always, from 0.13 unless --no-disable-hybrid-kv-cache-manager), KV events; chunked
-  attention outside 0.10.0, as 0.9.1-0.9.2 have no ChunkedLocalAttentionSpec and 0.10.1 on turn the
-  manager off for it, @v0.11.0:vllm/config/__init__.py, @v0.19.1:vllm/config/vllm.py): the figure is the
-  pool, num_blocks x block_size, and ctxlint.held reads it as before.
+  attention before 0.10.0, beside an EAGLE/MTP draft, and from 0.10.1 unless
+  VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE is 1, its default from 0.14.0: ctxlint.physics.vllm_chunked):
+  the figure is the pool, num_blocks x block_size, and ctxlint.held reads it as before. An unknown release
+  of Llama 4 reads 0.14-0.17 as 0.18 does: 12 full layers beside 36 chunked ones group alike in both.
 - 0.9.1-0.20.0: num_blocks // groups x block_size (`_report_kv_cache_config`,
   @v0.10.0/@v0.20.0:vllm/v1/core/kv_cache_utils.py), as if every group held the whole context. A request
   is admitted with its first chunk and its window groups recycle their blocks, so it holds about `groups`
@@ -44,15 +45,20 @@ WHOLE, GROUPS, FULL_ISL, CONCURRENCY = "whole", "groups", "full-isl", "concurren
 # default batch on the largest devices, which widens the windows): an unknown release is read as each.
 ERAS = ("0.9.0", "0.9.1", "0.18.0", "0.19.0", "0.20.0", "0.20.1", "0.28.0")
 _LABELS = ("before 0.9.1", "0.9.1-0.17", "0.18", "0.19", "0.20.0", "0.20.1-0.27", "0.28 on")
-_V = {text: parse_version(text) for text in ERAS + ("0.10.0", "0.13.0")}
+_V = {text: parse_version(text) for text in ERAS + ("0.13.0",)}
 
 
-def release_rule(version: str, settings: Mapping[str, Any], chunked: bool) -> str:
+def release_rule(version: str, settings: Mapping[str, Any], chunked: bool, draft: int = 0) -> str:
     """The era (above) of a known `version` for a model with window layers (`chunked`: chunked-attention
-    ones only): the one definition the logged figure and the derived pool (reserves_whole) both read."""
+    ones only; `draft`: draft layers, EAGLE/MTP): the one definition the logged figure and the derived pool
+    (reserves_whole) both read."""
     v = parse_version(version)
-    if hybrid_full(version, settings) or settings.get("kv_events_config") or (chunked and v != _V["0.10.0"]):
+    if hybrid_full(version, settings) or settings.get("kv_events_config"):
         return WHOLE
+    if chunked:  # the release, VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE or a draft decide (vllm_chunked)
+        from .vllm_chunked import chunked_whole
+        if chunked_whole(version, settings, draft > 0):
+            return WHOLE
     if settings.get("kv_transfer_config") and (v < _V["0.13.0"] or settings.get("disable_hybrid_kv_cache_manager")
                                                is not False):
         return WHOLE
@@ -233,7 +239,7 @@ def read_logged(tokens: int, block: int, arch: ModelArch, draft: int, settings: 
     releases = [(version, version)] if v is not None else _eras(first)
     ways = []
     for release, label in releases:
-        rule = release_rule(release, settings, chunked)
+        rule = release_rule(release, settings, chunked, draft)
         for batch in _batches(settings, ctx, release, device):
             way = _way(tokens, block, full, window, chunked, size, batch, ctx, release, rule, override, label)
             if way is None:

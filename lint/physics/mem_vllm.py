@@ -304,7 +304,7 @@ def _tail(v, v0: bool, tp: int, pp: int, settings: Mapping[str, Any]) -> tuple:
 def hybrid_full(version: Optional[str], settings: Mapping[str, Any]) -> bool:
     """Do sliding-window layers store the full context? True before the hybrid KV cache manager
     (<= 0.9.0), with it disabled, or with a KV connector in 0.9.1-0.10 (PD disaggregation), and
-    when the version is unknown (the most conservative layout)."""
+    when the version is unknown (the most conservative layout). Llama 4's chunked layers: vllm_chunked.py."""
     if settings.get("disable_hybrid_kv_cache_manager") is True:
         return True
     v = _v(version)

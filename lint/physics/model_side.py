@@ -36,6 +36,7 @@ class ModelSide:
     error: str = ""
     weights: Term | None = None
     w_formula: str = ""
+    layout: str = ""  # why window layers hold the whole context, when a rule the message names says so
 
 
 def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache_dtype: Any, draft: int,
@@ -81,7 +82,7 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         served = parts["served"] = (serving_dtype(arch, settings.get("dtype"), notes), tuple(notes))
     arch, asm = served[0], list(served[1])
     mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
-    swa_full, swa_ratio, mla_heads, refused = _layout(engine, arch, settings, version, context, asm)
+    swa_full, swa_ratio, mla_heads, refused, layout = _layout(engine, arch, settings, version, context, asm, draft)
     if refused:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
     br = parts.get(("kv", swa_full, swa_ratio, mla_heads))
@@ -110,23 +111,23 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     asm.extend(weighed[2])
-    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1])
+    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout)
 
 
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None, context: int | None,
-            asm: list[str]) -> tuple[bool, float, int | None, str]:
-    """(swa_full, SGLang's SWA pool ratio, mla_heads, a setting the engine refuses) for the engine and
-    version: how it lays out window and MLA layers."""
+            asm: list[str], draft: Any = 0) -> tuple[bool, float, int | None, str, str]:
+    """(swa_full, SGLang's SWA pool ratio, mla_heads, a setting the engine refuses, why vLLM keeps every layer
+    of a chunked-attention model whole) for the engine and version: how it lays out window and MLA layers."""
     v = parse_version(version) if version else None
     swa_full = bool(settings.get("swa_full"))  # llama.cpp --swa-full
-    swa_ratio, mla_heads = DEFAULT_RATIO, None
+    swa_ratio, mla_heads, layout = DEFAULT_RATIO, None, ""
     if engine == "sglang" and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds):
         global _SWA
         if _SWA is None:
             from . import swa_sglang as _SWA
         swa = _SWA.sglang_swa(arch, settings, version, context)
         if swa.error:
-            return True, swa.ratio, None, swa.error
+            return True, swa.ratio, None, swa.error, ""
         swa_full, swa_ratio = swa.whole, swa.ratio
         asm.append(swa.note)
         cap = _SWA.request_cap_note(settings, version) if not swa.whole else ""
@@ -136,6 +137,13 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
         swa_full = False  # `swa_full` is llama.cpp's setting, not SGLang's
     if engine == "vllm":
         swa_full = hybrid_full(version, settings)
+        if not swa_full and arch.attention_chunk_size and CHUNKED in arch.layer_kinds:
+            # the release, the environment or an EAGLE draft may turn the manager off for Llama 4 (vllm_chunked)
+            from .vllm_chunked import chunked_whole
+            why = chunked_whole(version, settings, bool(draft))
+            if why:
+                swa_full, layout = True, f"{why}: all {arch.num_layers} layers hold the full context"
+                asm.append(layout)
         if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
                             (v is not None and v < parse_version("0.7.1"))):
             mla_heads = 192 if v is not None and v >= parse_version("0.7.0") else 256
@@ -145,7 +153,7 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
             and settings.get("enable_mla") is not True:
         mla_heads = 0  # K = qk_nope + qk_rope, V = v_head_dim
         asm.append("SGLang < 0.3.2 without --enable-mla stores full K/V heads")
-    return swa_full, swa_ratio, mla_heads, ""
+    return swa_full, swa_ratio, mla_heads, "", layout
 
 
 # A role's search probes ~30 sizes with the same model side per release: 512 covers many roles.

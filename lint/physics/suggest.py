@@ -56,7 +56,17 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
             cur = settings.get(knob, "default")
             if v > float(cur if isinstance(cur, (int, float)) else 0):
                 out.append(f"raise {knob} from {cur} to {v:.2f}")
-    # 2. fp8 KV cache
+    # 2. Llama 4's chunked layers bounded by their chunk again, where the release honours the variable
+    if eng == "vllm" and getattr(inp.arch, "attention_chunk_size", None):
+        from .vllm_chunked import ENV, chunked_whole
+        on = {**settings, ENV: "1"}
+        if chunked_whole(inp.engine_version, settings, bool(inp.draft_layers)) and \
+                not chunked_whole(inp.engine_version, on, bool(inp.draft_layers)):
+            ok, r = _fits(replace(inp, settings=on))
+            if ok:
+                out.append(f"set {ENV}=1 (vLLM's hybrid KV cache manager for the chunked layers, at some latency): "
+                           f"longest request {r.max_context_at_concurrency_1:,} tokens")
+    # 3. fp8 KV cache
     cur_dtype = (inp.kv_cache_dtype or "auto").lower()
     fp8 = _FP8.get(eng)
     if fp8 and cur_dtype in ("auto", "bf16", "bfloat16", "float16", "fp16", "f16", "half"):
@@ -64,7 +74,7 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
         if ok:
             out.append(f"set kv_cache_dtype={fp8}: {r.kv_bytes_per_token_per_gpu:,.0f} B/token, "
                        f"longest request {r.max_context_at_concurrency_1:,} tokens")
-    # 3. more accelerators (tensor parallel), only when the budget is estimated
+    # 4. more accelerators (tensor parallel), only when the budget is estimated
     if not explicit and res.weights_bytes_per_gpu is not None:
         tp = max(1, int(inp.tp or 1))
         pp = max(1, int(inp.pp or 1))
@@ -76,7 +86,7 @@ def suggestions(inp: CapacityInput, res: CapacityResult) -> list[str]:
                            f"{r.max_context_at_concurrency_1:,} tokens")
                 break
             t *= 2
-    # 4. the context length itself
+    # 5. the context length itself
     m = res.max_context_at_concurrency_1
     if m is not None and m > 0:
         out.append(f"lower context_length from {ctx:,} to at most {m:,}")
