@@ -126,6 +126,27 @@ def position_limit(dep: Deployment, engine: Optional[str],
     return int(base * factor), factor, base, where
 
 
+def sglang_limit(dep: Deployment, role: Role) -> Optional[Tuple[int, str, str]]:
+    """The length SGLang derives for this role, above which it refuses to start (physics.context.sglang_derived):
+    the model's own position keys (the catalog's, the deployment's max_position_embeddings over them) and RoPE
+    scaling, as --json-model-override-args updates them; None without the model's positions. A model factor
+    stated without its original length is applied, so no refusal is claimed where SGLang may start."""
+    trained = dep.model.max_position_embeddings
+    if trained is None:
+        return None
+    from ctxlint.physics.context import sglang_derived  # only a SGLang role past its positions pays for it
+
+    arch = dep.arch
+    keys = dict(getattr(arch, "position_keys", None) or ())
+    keys["max_position_embeddings"] = trained.value
+    rope = None
+    if arch is not None and arch.rope_scaling_factor:
+        rope = (arch.rope_scaling_type, arch.rope_scaling_factor, arch.rope_original_max_position_embeddings)
+    elif dep.model.rope_scaling_factor is not None:
+        rope = (None, dep.model.rope_scaling_factor.value, None)
+    return sglang_derived(tuple(keys.items()), rope, {k: v.value for k, v in role.engine_args})
+
+
 def engine_rope(engine: Optional[str], role: Role,
                 release: Optional[str] = None) -> Optional[Tuple[float, Optional[int], str]]:
     """RoPE scaling set on the engine's command line: (factor, original positions or None, where); a flag the

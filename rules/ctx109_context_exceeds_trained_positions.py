@@ -12,7 +12,12 @@ Why:
     For a model the catalog knows to ship RoPE scaling (Llama 3.x, DeepSeek V3,
     Gemma 3), vLLM's and SGLang's limit is the length they derive by their own
     rule (Llama 3's `llama3` scaling is not applied: 131,072 stays 131,072), and
-    a larger context length is checked against that. On llama.cpp the limit
+    a larger context length is checked against that. SGLang applies no RoPE
+    factor when the scaling states `original_max_position_embeddings` (as
+    Qwen's model cards write it in `--json-model-override-args`), so such an
+    override covers the positions but leaves SGLang's own limit at the
+    config's length key: a longer context is refused until the same override
+    sets that key (`"max_position_embeddings": N`) or the switch is set. On llama.cpp the limit
     is the GGUF's context_length times the RoPE scaling set (`--rope-scale N`
     alone stretches by N, `--rope-freq-scale X` by 1/X, `--rope-scaling none`
     not at all), and whether llama-server caps each slot at the context_length
@@ -48,7 +53,8 @@ from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.rules._engine import LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit
+from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit,
+                                  sglang_limit)
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -84,17 +90,40 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             yield from _llamacpp(dep, role, found)
             continue
         limit, factor, base, where = found
+        derived = sglang_limit(dep, role) if engine == "sglang" else None
         if ctx.value <= limit:
+            if derived is not None and ctx.value > derived[0]:
+                yield _sglang_refused(dep, role, derived, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
+        hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
+        if derived is not None and derived[2]:  # SGLang takes no factor with the original length: the key too
+            hint = f"{hint[:-2]}, \"{derived[2]}\": {ctx.value}}}'"
         declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
-            f"({ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')} with F >= {ctx.value / base:.2f})"
+            f"({hint} with F >= {ctx.value / base:.2f})"
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(base)} x {factor:g} = {fmt(limit)}: the {role.label} context "
             f"length {ctx.show()} exceeds the model's trained positions times {how} by "
             f"{fmt(ctx.value - limit)} tokens. Lower it to {fmt(limit)}, or declare the RoPE scaling the "
             f"model is actually served with {declare}",
             ctx.source, dep.display_name)
+
+
+def _sglang_refused(dep: Deployment, role, derived, covered: int) -> Problem:
+    """Within the RoPE scaling's reach but above SGLang's derived length: SGLang refuses to start
+    (model_config.py _derive_context_length: a ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN).
+    The advice is what raises that length: the key SGLang reads, set in the override args, or the switch;
+    a rope_scaling with original_max_position_embeddings does not (physics.context.sglang_derived)."""
+    ctx, (tokens, why, key) = role.context_length, derived
+    key_hint = f"\"{key}\": {ctx.value} in --json-model-override-args (SGLang's length key, beside the RoPE " \
+        "scaling), or " if key else ""
+    return Problem(
+        f"{fmt(ctx.value)} > {fmt(tokens)}: the {role.label} context length {ctx.show()} exceeds the length SGLang "
+        f"derives for this model by {fmt(ctx.value - tokens)} tokens ({why}), and SGLang refuses to start above it "
+        f"(\"User-specified context_length ... is greater than the derived context_length\"), though the RoPE "
+        f"scaling covers {fmt(covered)} positions. Set {key_hint}SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or "
+        f"lower it to {fmt(tokens)}",
+        ctx.source, dep.display_name)
 
 
 # llama-server's slot cap by release (the b-numbers are llama.cpp's build tags, `server-bNNNN` images):

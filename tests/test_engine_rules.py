@@ -205,7 +205,26 @@ def test_trained_positions_count_rope_scaling_set_on_the_engine_command_line():
     yarn = "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}'"
     # Qwen2.5's documented way to 131,072 tokens: YaRN x4 over 32,768 trained positions
     assert rules("vllm", {"hf_overrides": yarn}, mpe=32768, select="CTX109") == []
-    assert rules("sglang", {"json_model_override_args": yarn}, mpe=32768, select="CTX109") == []
+    # SGLang takes no factor when the scaling states its original length (get_context_length), so the same
+    # override leaves its limit at 32,768 and it refuses 131,072; its length key in the override raises it
+    ((_, message),) = lint("sglang", {"json_model_override_args": yarn}, mpe=32768, select="CTX109")
+    assert message.startswith("131,072 > 32,768: the unified context length 131,072 exceeds the length SGLang "
+                              "derives for this model by 98,304 tokens (SGLang derives 32,768 from the model's "
+                              "max_position_embeddings 32,768 (the x4 RoPE scaling in --json-model-override-args "
+                              "is not applied: it states original_max_position_embeddings))")
+    assert message.endswith("though the RoPE scaling covers 131,072 positions. Set \"max_position_embeddings\": "
+                            "131072 in --json-model-override-args (SGLang's length key, beside the RoPE scaling), "
+                            "or SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or lower it to 32,768")
+    keyed = yarn[:-2] + ", \"max_position_embeddings\": 131072}'"
+    assert rules("sglang", {"json_model_override_args": keyed}, mpe=32768, select="CTX109") == []
+    # the key alone starts SGLang but stretches nothing: past the trained positions, the advice names both
+    ((_, message),) = lint("sglang", {"json_model_override_args": "'{\"max_position_embeddings\": 131072}'"},
+                           mpe=32768, select="CTX109")
+    assert message.startswith("131,072 > 32,768 x 1 = 32,768: ")
+    assert message.endswith("(spec.model.rope_scaling_factor)")
+    # a scaling without the original length is applied: covered and started
+    linear = "'{\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 4.0}}'"
+    assert rules("sglang", {"json_model_override_args": linear}, mpe=32768, select="CTX109") == []
     ((_, message),) = lint("vllm", {"hf_overrides": yarn}, mpe=32768, ctx=262144, window=262144, select="CTX109")
     assert message.startswith("262,144 > 32,768 x 4 = 131,072: the unified context length 262,144 exceeds the "
                               "model's trained positions times the RoPE scaling in hf_overrides by 131,072 tokens.")

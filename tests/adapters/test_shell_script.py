@@ -605,3 +605,30 @@ def test_a_function_a_sourced_file_beside_the_script_defines_is_launched_at_the_
         "source ../setup.sh", ". \"$(dirname \"$0\")/../setup.sh\""))
     assert not shell_script.names_engine((tmp_path / "qwen" / "run.sh").read_text())
     assert json.loads(check("--format", "json", str(tmp_path / "qwen" / "run.sh")).out)["summary"]["deployments"] == 1
+
+
+def test_sglang_yarn_override_with_its_original_length_is_refused_and_the_advice_names_the_length_key(tmp_path):
+    # Qwen3's model card form: a YaRN rope_scaling stating original_max_position_embeddings in
+    # --json-model-override-args. SGLang then applies no factor (get_context_length), derives 40,960 and refuses
+    # --context-length 131072; before, this passed and the same script without the override was told to add it.
+    yarn = "'{\"rope_scaling\":{\"rope_type\":\"yarn\",\"factor\":4.0,\"original_max_position_embeddings\":32768}}'"
+    head = "#!/bin/bash\npython -m sglang.launch_server --model-path Qwen/Qwen3-8B"
+    (tmp_path / "yarn.sh").write_text(f"{head} --json-model-override-args {yarn} --context-length 131072\n")
+    (tmp_path / "plain.sh").write_text(f"{head} --context-length 131072\n")
+    (tmp_path / "keyed.sh").write_text(f"{head} --json-model-override-args {yarn[:-2]},\"max_position_embeddings\":"
+                                       "131072}' --context-length 131072\n")
+    out = check("--select", "CTX109", str(tmp_path)).out
+    assert out == (
+        f"{tmp_path / 'plain.sh'}:2:76: CTX109 [error] 131,072 > 40,960 x 1 = 40,960: the unified context length "
+        "131,072 exceeds the model's trained positions times its RoPE scaling factor by 90,112 tokens. Lower it to "
+        "40,960, or declare the RoPE scaling the model is actually served with (--json-model-override-args "
+        "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, \"original_max_position_embeddings\": N}, "
+        "\"max_position_embeddings\": 131072}' with F >= 3.20) (context-exceeds-trained-positions)\n"
+        f"{tmp_path / 'yarn.sh'}:2:197: CTX109 [error] 131,072 > 40,960: the unified context length 131,072 exceeds "
+        "the length SGLang derives for this model by 90,112 tokens (SGLang derives 40,960 from the model's "
+        "max_position_embeddings 40,960 (the x4 RoPE scaling in --json-model-override-args is not applied: it "
+        "states original_max_position_embeddings)), and SGLang refuses to start above it (\"User-specified "
+        "context_length ... is greater than the derived context_length\"), though the RoPE scaling covers 131,072 "
+        "positions. Set \"max_position_embeddings\": 131072 in --json-model-override-args (SGLang's length key, "
+        "beside the RoPE scaling), or SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or lower it to 40,960 "
+        "(context-exceeds-trained-positions)\n")
