@@ -100,6 +100,13 @@ def _writes(script: str) -> Iterator[Tuple[str, Tuple[int, int], int, Optional[s
         own = _SEPARATOR.split(rest)[0]  # the rest of the here-document's own command
         target = _target(before[-1], own)
         later = rest[len(own):] + "\n" + script[after:]  # the same line's later commands, then the script's
+        values = None
+        if target is not None and ("$" in target or "$" in later):  # `> ${CFG}`, or `>> $CFG` later on
+            from .heredoc_targets import known_values, substitute  # only such a script pays for it
+
+            values = known_values(script, at)
+            if "$" in target:  # single-quoted, `'$CFG'` is a file of that name: no variable's
+                target = None if "'" + target in before[-1] + own else substitute(target, values)
         if target is not None and word:
             why = None
             if opened or flow:
@@ -108,7 +115,7 @@ def _writes(script: str) -> Iterator[Tuple[str, Tuple[int, int], int, Optional[s
                 why = EXPANDED
             elif strip_tabs and any(part.startswith("\t") for part in body.splitlines()):
                 why = TABS_STRIPPED
-            elif _changed_later(later, target):
+            elif _changed_later(later, target, values):
                 why = EDITED_LATER
             yield posixpath.normpath(target), (body_start, body_end), at + start.start(), why
         at = after
@@ -178,13 +185,18 @@ _FLOW_START = {"if", "while", "until", "for", "case", "select"}
 _FLOW_END = {"fi", "done", "esac"}
 
 
-def _changed_later(rest: str, target: str) -> bool:
+def _changed_later(rest: str, target: str, values=None) -> bool:
     """Does a later command edit the file (`sed -i 's/__X__/.../' file`, `echo x >> file`, `yq -i ... file`,
     `envsubst < t > file`)? Then what the engine reads is not the body as written. A command that only
-    names it (the engine's own `--config file 2>&1 | tee log`) does not count."""
+    names it (the engine's own `--config file 2>&1 | tee log`) does not count. `values`: the script's certain
+    variables at the here-document (heredoc_targets.py), so `>> "$CFG"` edits the file CFG names."""
     named = re.compile(r"(?<![\w./-])" + re.escape(target) + r"(?![\w.-])")
     redirect = re.compile(r">>?\|?\s*['\"]?" + re.escape(target) + r"(?![\w.-])")
     for line in rest.splitlines():
+        if values is not None and "$" in line and target not in line:
+            from .heredoc_targets import substitute_known
+
+            line = substitute_known(line, values)
         if target not in line:
             continue
         for segment in _SEGMENT.split(line):
@@ -224,6 +236,8 @@ def _target(before: str, after: str) -> Optional[str]:
         stages = [shlex.split(part, comments=True) for part in (before + " " + after).split("|")]
     except ValueError:
         return None
+    if len(stages) == 1 and stages[0] and posixpath.basename(stages[0][0]) == "tee":
+        return _tee_path(stages[0][1:])  # `tee FILE <<EOF` (its copy on stdout, often `> /dev/null`)
     if not stages or not stages[0] or posixpath.basename(stages[0][0]) != "cat":
         return None
     cat = stages[0][1:]
@@ -236,9 +250,21 @@ def _target(before: str, after: str) -> Optional[str]:
         others = [w for i, w in enumerate(cat) if i not in (at, at + 1) or (i == at + 1 and redirects[0] != ">")]
         return path if path and not any(not w.startswith("-") for w in others if w != path) else None
     if len(stages) == 2 and not cat and stages[1] and posixpath.basename(stages[1][0]) == "tee":
-        args = [w for w in stages[1][1:] if not w.startswith(">")]
-        if any(w in ("-a", "--append") for w in args):
-            return None
-        paths = [w for w in args if not w.startswith("-")]
-        return paths[0] if len(paths) == 1 else None
+        return _tee_path(stages[1][1:])
     return None
+
+
+def _tee_path(words: List[str]) -> Optional[str]:
+    """The one file `tee` writes whole (its stdout redirected or not); None for an append or several files."""
+    args, skip = [], False
+    for w in words:
+        if skip:
+            skip = False
+        elif w.startswith(">"):
+            skip = w in (">", ">>", ">|")  # the stdout's target is the next word
+        else:
+            args.append(w)
+    if any(w in ("-a", "--append") for w in args):
+        return None
+    paths = [w for w in args if not w.startswith("-")]
+    return paths[0] if len(paths) == 1 else None

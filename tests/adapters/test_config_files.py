@@ -194,3 +194,35 @@ def test_a_config_the_script_writes_but_ctxlint_cannot_take_as_written_is_said_s
                       "vllm serve Qwen/Qwen3-8B --config config.yaml\n")
     assert "--config config.yaml (engine settings in a file this manifest does not hold)" in \
         run(["check", str(script), "--select", "CTX008"]).out
+
+
+TRT_GUIDE = """\
+#!/bin/bash
+EXTRA_LLM_API_FILE=/tmp/config.yml
+
+cat << EOF > {target}
+kv_cache_config:
+  dtype: fp8
+max_num_tokens: lots
+EOF
+
+trtllm-serve nvidia/Llama-3.3-70B-Instruct-FP8 --max_seq_len 2048 --extra_llm_api_options ${{EXTRA_LLM_API_FILE}}
+"""
+
+
+def test_a_here_document_written_to_the_file_a_variable_names_is_that_file(tmp_path):
+    # Before: NVIDIA's TensorRT-LLM deployment guides (`cat << EOF > ${EXTRA_LLM_API_FILE}`) gave CTX008 for
+    # the file the script writes right above the command, and the pool missed the body's fp8 KV cache.
+    script = tmp_path / "guide.sh"
+    for target in ("${EXTRA_LLM_API_FILE}", '"$EXTRA_LLM_API_FILE"', "/tmp/config.yml"):
+        script.write_text(TRT_GUIDE.format(target=target))
+        out = run(["check", str(script), "--select", "CTX008,CTX301,CTX208"]).out
+        assert out.startswith(f"{script}:7:17: CTX301 [error] trtllm would refuse to start: /tmp/config.yml: "
+                              "max_num_tokens:"), (target, out)
+        assert " CTX008 " not in out and "needs >= 80.4 (band 74.5-83.6) GiB per GPU" in out, (target, out)
+    # a target the script gives no certain value is a file the manifest does not hold, as before
+    script.write_text(TRT_GUIDE.format(target="${OTHER_FILE}"))
+    out = run(["check", str(script), "--select", "CTX008,CTX301,CTX208"]).out
+    assert " CTX301 " not in out and "needs >= 80.8 (band 74.8-83.9) GiB per GPU" in out  # bf16 KV: more
+    assert f"{script}:10:91: CTX008 [info] values ctxlint cannot resolve: --extra_llm_api_options /tmp/config.yml " \
+        "(engine settings in a file this manifest does not hold)" in out

@@ -108,3 +108,51 @@ def test_here_document_bodies_are_data_not_commands():
         assert ["vllm", "serve", "m", "--tensor-parallel-size", "N"] in argvs(f"{line}\n{note}EOF\n"), line
     # no delimiter line: not a here-document ctxlint can be sure of, so what follows is read as before
     assert argvs("(( x = 1 << 2 ))\nvllm serve m\n")[-1] == ["vllm", "serve", "m"]
+
+
+@pytest.mark.parametrize("write", [
+    'cat << EOF > ${CFG}', 'cat << EOF > $CFG', 'cat <<EOF > "${CFG}"', "cat <<'EOF' >\"$CFG\"",
+    'cat <<EOF | tee "$CFG"', 'tee ${CFG} <<EOF', 'tee "$CFG" > /dev/null <<EOF', 'cat > ${DIR}/c.yaml <<EOF',
+])
+def test_a_target_a_variable_names_is_the_file_the_variable_certainly_holds(write):
+    # NVIDIA's TensorRT-LLM deployment guides: EXTRA_LLM_API_FILE=/tmp/config.yml; cat << EOF > ${EXTRA_LLM_API_FILE}
+    script = f"DIR=/tmp\nexport CFG=\"$DIR/c.yaml\"\n{write}\nkv_cache_config:\n  dtype: fp8\nEOF\n"
+    found = {path: script[a:b] for path, (a, b) in written_files(script).items()}
+    assert found == {"/tmp/c.yaml": "kv_cache_config:\n  dtype: fp8\n"}
+
+
+@pytest.mark.parametrize("script", [
+    "if [ -n \"$X\" ]; then\n  CFG=/tmp/c.yaml\nfi\ncat <<'EOF' > $CFG\na: 1\nEOF\n",  # set in a branch
+    "CFG=/tmp/c.yaml\n[ -n \"$X\" ] && CFG=/tmp/d.yaml\ncat <<'EOF' > $CFG\na: 1\nEOF\n",  # maybe changed
+    "read CFG\ncat <<'EOF' > $CFG\na: 1\nEOF\n",
+    "for CFG in /tmp/c.yaml; do :; done\ncat <<'EOF' > $CFG\na: 1\nEOF\n",
+    "cat <<'EOF' > $CFG\na: 1\nEOF\n",  # never set: the caller's
+    "cat <<'EOF' > ${CFG:-/tmp/c.yaml}\na: 1\nEOF\n",  # another expansion
+    "CFG=/tmp/c.yaml\ncat <<'EOF' > '$CFG'\na: 1\nEOF\n",  # single-quoted: a file named `$CFG`
+    "CFG=$(mktemp)\ncat <<'EOF' > $CFG\na: 1\nEOF\n",
+    "f() {\n  CFG=/tmp/c.yaml\n}\ncat <<'EOF' > $CFG\na: 1\nEOF\n",  # a function body runs when called
+    "CFG=/tmp/c.yaml\ncat <<'EOF' >> $CFG\na: 1\nEOF\n",  # an append, resolved or not, is not the whole file
+    "CFG=/tmp/c.yaml\ncat <<'EOF' | tee -a $CFG\na: 1\nEOF\n",
+])
+def test_a_target_whose_value_is_not_certain_is_no_file(script):
+    assert written_files(script) == {}
+    assert declined_files(script) == {}
+
+
+def test_an_assignment_in_a_body_is_data_and_a_later_assignment_does_not_reach_back():
+    script = ("CFG=/tmp/c.yaml\ncat <<'X' > /tmp/run.env\nCFG=/tmp/d.yaml\nX\ncat <<'EOF' > \"$CFG\"\na: 1\nEOF\n"
+              "CFG=/tmp/e.yaml\n")
+    assert list(written_files(script)) == ["/tmp/run.env", "/tmp/c.yaml"]
+
+
+@pytest.mark.parametrize("later", ["sed -i s/1/2/ \"$CFG\"", "echo 'b: 2' >> ${CFG}", "render | tee $CFG"])
+def test_a_later_command_that_edits_the_file_through_its_variable_declines_it(later):
+    script = f"CFG=/tmp/c.yaml\ncat <<'EOF' > /tmp/c.yaml\na: 1\nEOF\n{later}\n"
+    assert declined_files(script) == {"/tmp/c.yaml": (script.index("<<"), EDITED_LATER)}
+    variable = script.replace("> /tmp/c.yaml", "> $CFG")
+    assert declined_files(variable) == {"/tmp/c.yaml": (variable.index("<<"), EDITED_LATER)}
+
+
+def test_a_variable_target_whose_body_the_shell_expands_is_declined_at_its_line():
+    script = "CFG=/tmp/c.yaml\ncat <<EOF > ${CFG}\nport: $PORT\nEOF\n"
+    assert declined_files(script) == {"/tmp/c.yaml": (script.index("<<"), EXPANDED)}
