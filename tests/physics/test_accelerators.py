@@ -22,7 +22,11 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          ("RTX4090", "RTX-4090"), ("RTX3090", "RTX-3090"), ("RTXA6000", "RTX-A6000"), ("RTX5090", "RTX-5090"),
          ("RTXPRO6000", "RTX-PRO-6000-Blackwell"), ("RTX6000-Ada", "RTX-6000-Ada"),
          # nvidia-smi's name (and GPU Feature Discovery's label) count the Grace CPU's LPDDR5X: 96 GB HBM3
-         ("NVIDIA-GH200-480GB", "GH200-96GB"), ("NVIDIA GH200 480GB", "GH200-96GB"), ("GH200", "GH200-96GB")]
+         ("NVIDIA-GH200-480GB", "GH200-96GB"), ("NVIDIA GH200 480GB", "GH200-96GB"), ("GH200", "GH200-96GB"),
+         # named by the official recipes (vLLM recipes, sgl-cookbook): not in the catalog before
+         ("H800", "H800-80GB"), ("NVIDIA H800 80GB HBM3", "H800-80GB"), ("NVIDIA-H800-PCIe", "H800-80GB"),
+         ("MI350X", "MI350X"), ("AMD Instinct MI350X", "MI350X"), ("GB10", "GB10"), ("NVIDIA GB10", "GB10"),
+         ("DGX Spark", "GB10")]
 
 
 @pytest.mark.parametrize("name,expected", NAMES)
@@ -39,6 +43,15 @@ def test_exact_cuda_totals() -> None:
     assert lookup_accelerator("L40S").memory_bytes == 47_803_596_800
     assert lookup_accelerator("MI300X").memory_bytes == 196_592 * MIB
     assert not lookup_accelerator("H200").exact
+
+
+def test_recipe_devices_memory() -> None:
+    # H800: H100 SXM's 80 GB board; MI350X: MI355X's 288 GiB package; GB10 (DGX Spark): CUDA's share of its
+    # 128 GB unified memory, which the OS and the CPU's processes share (its note says so)
+    assert lookup_accelerator("H800").memory_bytes == lookup_accelerator("H100").memory_bytes
+    assert lookup_accelerator("MI350X").memory_bytes == lookup_accelerator("MI355X").memory_bytes
+    gb10 = lookup_accelerator("DGX-Spark")
+    assert round(gb10.memory_gib, 2) == 121.63 and not gb10.exact and "unified memory" in gb10.note
 
 
 def test_mig_uses_slice_memory() -> None:
