@@ -19,7 +19,8 @@ from ctxlint.adapters.crd_common import tail_node
 from ctxlint.adapters.kinds import akash_sdl
 from ctxlint.adapters.kubernetes import command_fields
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, EnvVar, Workload, read_container
+from ctxlint.adapters.device_options import readings
+from ctxlint.adapters.workload import Container, EnvVar, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_inputs import expand_k8s, scalar_text, schema_reporter
 from ctxlint.findings import Diagnostic
@@ -114,8 +115,9 @@ def _placed(container: Container, key: Node, entry: Node, compute: Optional[Node
         report(count_node or entry, "`count`, the instances to run, must be a whole number of 1 or more")
     workloads = []
     options = gpu_options(profile, spans.file, report)
-    for index, (device, units, label) in enumerate(options):
-        reading = read_container(replace(container, accelerator_count=units, accelerator_type=device))
+    on_each = readings([replace(container, accelerator_count=units, accelerator_type=device)
+                        for device, units, _ in options])
+    for index, ((_, _, label), reading) in enumerate(zip(options, on_each)):
         if index == 0:
             diagnostics.extend(reading.diagnostics)  # once, not once per GPU model
         if not reading.roles:

@@ -33,7 +33,7 @@ this module re-exports them.
 from __future__ import annotations
 
 import re
-from typing import Dict, List, Optional, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
@@ -52,9 +52,10 @@ from ctxlint.engines.int_eras import at_release
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
-from ctxlint.model import Accelerators, Role, Source, Val
-from ctxlint.neuron import with_declared_pool
+from ctxlint.model import Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
+
+from ..records import replace
 
 UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
 _RUNS_IMAGES = ("docker", "podman", "nerdctl", "apptainer", "singularity")
@@ -70,8 +71,10 @@ def _items(node: Optional[Node]) -> List[Node]:
 
 
 class _Reader(Positions, Devices, Versions, ConfigSettings):
-    def __init__(self, c: Container) -> None:
+    def __init__(self, c: Container, alike: Sequence[Container] = ()) -> None:
         self.c, self.file = c, c.spans.file
+        self.devices = alike or (c,)  # the containers whose roles are read (Devices.device_roles)
+        self.other_roles: List[List[EngineRole]] = [[] for _ in self.devices[1:]]
         self.env: Dict[str, Optional[str]] = {}
         self.env_nodes: Dict[str, Node] = {}
         for var in c.env:  # a Helm action in a value of a file read as written is unknown, as in the command
@@ -218,25 +221,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
-        facts = role_facts(inv, where)
-        if inv.engine == "llamacpp":
-            facts = self.layer_split(inv, facts)
-        env_args = self.engine_env_args(inv, assigns)
-        role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
-                    replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
-                    context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
-                    kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism, draft_layers=facts.draft_layers,
-                    accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
-                                              count=self.visible(self.count(inv, facts), assigns)),
-                    source=self.c.node.source(self.file), name=self.c.name,
-                    engine_args=facts.engine_args + env_args, available_kv_gib=self.cpu_kv_space(env_args, run),
-                    settings_unread=Val(self.config_missing, where(inv.config_file))
-                    if self.config_missing is not None and inv.config_file is not None else None,
-                    accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
-                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
-                    cpu_build=self.cpu_build(run), neuron=self.neuron())
-        if role.neuron is not None and inv.engine == "vllm":
-            role = with_declared_pool(role)  # blocks of the Neuron platform's block size
+        roles = self.device_roles(inv, role_facts(inv, where), self.engine_env_args(inv, assigns), run, where)
+        role = roles[0]
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
         prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \
             else None
@@ -289,6 +275,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
                                               Fix(*problem.fix) if certain else None))
         out.roles.append(found)
+        for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
+            same.append(replace(found, role=other, unresolved=list(found.unresolved)))
 
     def follower(self, cmd: Command, inv) -> bool:
         """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it
@@ -301,6 +289,18 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 self.leaders.setdefault(arm[0], []).append(inv)
             return False
         return any(follows(inv, leader) for leader in self.leaders.get(arm[0], ()))
+
+
+def read_alike(containers: Sequence[Container]) -> List[Reading]:
+    """read_container of each of `containers`, which are equal apart from their accelerator type and count (one
+    workload on each of its device options: device_options.py). The command line is read once and only its roles
+    are made per device (Devices.device_roles): nothing else the reading says depends on the device."""
+    try:
+        reader = _Reader(containers[0], containers)
+        first = reader.read()
+    except Exception:  # noqa: BLE001 - each container says what went wrong in it, as read_container does
+        return [read_container(c) for c in containers]
+    return [first] + [Reading(roles, list(first.diagnostics)) for roles in reader.other_roles]
 
 
 def read_container(container: Container) -> Reading:

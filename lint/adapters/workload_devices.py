@@ -3,12 +3,12 @@ count into the engine's (the pods a group spans, a vLLM data-parallel rank's own
 layer split, the devices CUDA_VISIBLE_DEVICES leaves an engine that shares its pod)."""
 from __future__ import annotations
 
-from typing import Any, Dict, Optional
+from typing import Any, Dict, List, Optional, Sequence
 
 from ctxlint.adapters.engine_roles import STATED
 from ctxlint.adapters.hardware import engine_devices
-from ctxlint.model import Val
-from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_instance
+from ctxlint.model import Accelerators, Role, Val
+from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_instance, with_declared_pool
 
 from ..records import replace
 
@@ -26,9 +26,44 @@ class Devices:
     c: Any
     file: str
     env: Dict[str, Optional[str]]
+    assigns: dict  # the command being read: its `NAME=value` words (Positions.assigns)
+    devices: Sequence[Any]  # the containers whose roles are made: `c`, or `c` and those alike on other devices
+    config_missing: Optional[str]
     span_source: Any  # workload_positions.Positions.span_source
     token_source: Any  # workload_positions.Positions.token_source
     ray_cluster = False  # the container runs `ray start` (head or worker) before the engine
+
+    def device_roles(self, inv, facts, env_args, run, where) -> List[Role]:
+        """The role of one engine invocation on each of `devices`, equal containers but for their accelerator type
+        and count: the part of a reading that depends on them (the device count the engine gets, a CPU build's
+        KV memory, Neuron). Each is made with `c` set to its container, as a reading of that container alone."""
+        read_as, out = self.c, []
+        try:
+            for self.c in self.devices:
+                out.append(self.device_role(inv, facts, env_args, run, where))
+        finally:
+            self.c = read_as
+        return out
+
+    def device_role(self, inv, facts, env_args, run, where) -> Role:
+        if inv.engine == "llamacpp":
+            facts = self.layer_split(inv, facts)
+        role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
+                    replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
+                    context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
+                    kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism, draft_layers=facts.draft_layers,
+                    accelerators=Accelerators(type=None if facts.parallel_unknown else self.c.accelerator_type,
+                                              count=self.visible(self.count(inv, facts), self.assigns)),
+                    source=self.c.node.source(self.file), name=self.c.name,
+                    engine_args=facts.engine_args + env_args, available_kv_gib=self.cpu_kv_space(env_args, run),
+                    settings_unread=Val(self.config_missing, where(inv.config_file))
+                    if self.config_missing is not None and inv.config_file is not None else None,
+                    accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
+                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
+                    cpu_build=self.cpu_build(run), neuron=self.neuron())
+        if role.neuron is not None and inv.engine == "vllm":
+            role = with_declared_pool(role)  # blocks of the Neuron platform's block size
+        return role
 
     def cpu_kv_space(self, env_args, run=None) -> Optional[Val[float]]:
         """vLLM's CPU backend (a CPU image, `vllm-openai-cpu`, `vllm-cpu-release-repo`, or one an operator picks,
