@@ -123,6 +123,9 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
         return _FP8
     if method == "mxfp4":
         return _MXFP4_EXPERTS
+    mixed = _mixed_groups(q, q.get("config_groups"))
+    if mixed is not None:
+        return mixed
     if method in ("modelopt", "modelopt_fp4") or str(q.get("quant_algo", "")).upper() == "NVFP4":
         return _NVFP4 if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
     if method == "awq":
@@ -134,16 +137,48 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     groups = q.get("config_groups")
     if isinstance(groups, dict):
         for group in groups.values():
-            w = group.get("weights") if isinstance(group, dict) else None
-            if not isinstance(w, dict) or not w.get("num_bits"):
-                continue
-            kind, nbits = str(w.get("type", "int")).lower(), int(w["num_bits"])
-            if nbits == 8:
-                return _FP8 if kind == "float" else _INT8
-            if nbits == 4:
-                group_size = w.get("group_size") if w.get("strategy", "group") == "group" else None
-                return _fp4(q, group_size) if kind == "float" else w4a16(group_size)
+            found = _group_format(q, group)
+            if found is not None:
+                return found
     return None
+
+
+def _group_format(q: dict, group: object) -> Optional[WeightFormat]:
+    w = group.get("weights") if isinstance(group, dict) else None
+    if not isinstance(w, dict) or not w.get("num_bits"):
+        return None
+    try:
+        nbits = int(w["num_bits"])
+    except (TypeError, ValueError):
+        return None
+    kind = str(w.get("type", "int")).lower()
+    if nbits == 8:
+        return _FP8 if kind == "float" else _INT8
+    if nbits == 4:
+        group_size = w.get("group_size") if w.get("strategy", "group") == "group" else None
+        return _fp4(q, group_size) if kind == "float" else w4a16(group_size)
+    return None
+
+
+def _mixed_groups(q: dict, groups: object) -> Optional[WeightFormat]:
+    """Quantization groups of different widths (ModelOpt's mixed precision: nvidia/Qwen3.6-35B-A3B-NVFP4 has an FP8
+    group and an NVFP4 group of 16): which tensors each group takes is in its targets, which the catalog does not
+    keep, so the format is a band from every quantized weight in the narrowest group to every one in the widest,
+    its point the widest (the weights never read smaller than they may be). One width read as every weight's put
+    35B parameters at FP8 on a 32 GB RTX 5090 that a vLLM boot log shows serving it (noonghunna/club-3090#652)."""
+    if not isinstance(groups, dict):
+        return None
+    found = {f.key: f for f in (_group_format(q, g) for g in groups.values()) if f is not None}
+    return _mixed(list(found.values())) if len(found) > 1 else None
+
+
+def _mixed(formats: list) -> WeightFormat:
+    widest = max(formats, key=lambda f: f.high)
+    narrowest = min(formats, key=lambda f: f.low)
+    labels = "/".join(f.label for f in sorted(formats, key=lambda f: (-f.bits, f.key)))
+    # the key names its members (models.json keeps keys): format_by_key rebuilds it
+    return WeightFormat("mixed:" + "+".join(sorted(f.key for f in formats)), f"{labels} mixed (group targets not read)",
+                        widest.bits, narrowest.low, widest.high, LINEAR)
 
 
 def _fp4(q: dict, group_size: object) -> WeightFormat:
@@ -190,6 +225,9 @@ def format_by_key(key: Optional[str]) -> Optional[WeightFormat]:
         return _grouped(FORMATS[base], -1 if group == "ch" else int(group))
     if key.startswith("gguf-"):
         return gguf_format(key[5:])
+    if key.startswith("mixed:"):
+        members = [format_by_key(k) for k in key[6:].split("+")]
+        return _mixed(members) if len(members) > 1 and all(members) else None
     return named_format(key)
 
 

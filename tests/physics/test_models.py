@@ -174,6 +174,23 @@ def test_awq_and_gptq_checkpoints_cost_their_group_scales_and_zeros():
     assert format_by_key("awq-gx") is None
 
 
+def test_groups_of_different_widths_are_a_band_from_the_narrowest_to_the_widest():
+    # nvidia/Qwen3.6-35B-A3B-NVFP4 (ModelOpt mixed precision: an FP8 group and an NVFP4 group of 16) was read as FP8
+    # throughout; once its parameters were counted, an RTX 5090 a vLLM boot log shows serving it got CTX203 "weights do
+    # not fit" (noonghunna/club-3090#652). Which tensors each group takes is in targets the catalog does not keep.
+    from ctxlint.physics.weights import format_by_key, from_quantization_config
+
+    mixed = from_quantization_config({"quant_method": "modelopt", "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "float"}},
+        "group_1": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}})
+    assert (mixed.bits, mixed.low, mixed.high, mixed.label) == (8.0, 4.5, 8.0, "FP8/NVFP4 mixed (group targets not read)")
+    assert format_by_key(mixed.key) == mixed  # models.json keeps the key
+    same = {"quant_method": "compressed-tensors", "config_groups": {
+        g: {"weights": {"num_bits": 4, "type": "int", "group_size": 128}} for g in ("group_0", "group_1")}}
+    assert from_quantization_config(same).key == "w4a16"  # groups of one width are that width
+    assert lookup_model("nvidia/Qwen3.6-35B-A3B-NVFP4").weight_format == mixed
+
+
 def test_dbrx_counts_its_experts_under_ffn_config():
     # DBRX keeps moe_num_experts / moe_top_k under ffn_config: 132B total, 36B active (Databricks' card)
     dbrx = lookup_model("databricks/dbrx-instruct")
