@@ -44,6 +44,8 @@ _METHODS = {
     "nvfp4": ("modelopt", "compressed-tensors"),
     "mxfp4": ("mxfp4", "compressed-tensors", "quark"), "mxfp4-experts": ("mxfp4", "compressed-tensors"),
     "int8": None,  # GPTQ, bitsandbytes, compressed-tensors or a name's guess: the weights, never a refusal
+    # groups of different widths (weights._mixed): ModelOpt's mixed precision or compressed-tensors' config_groups
+    "mixed": ("modelopt", "compressed-tensors"),
 }
 _AWQ_KERNELS = ("awq_marlin", "marlin", "moe_wna16")
 _GPTQ_KERNELS = ("gptq_marlin", "marlin", "gptq_marlin_24", "bitblas", "gptq_bitblas", "moe_wna16")
@@ -56,6 +58,8 @@ ENGINES = {"vllm": "vLLM", "sglang": "SGLang"}
 
 def _family(fmt: WeightFormat) -> Optional[str]:
     key = fmt.key
+    if key.startswith("mixed:"):
+        return "mixed"
     if key not in _METHODS:
         base, _, group = key.rpartition("-g")
         key = base if base and (group.isdigit() or group == "ch") else key

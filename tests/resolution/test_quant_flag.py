@@ -96,3 +96,17 @@ def test_on_the_cpu_backend_awq_takes_any_flag() -> None:
 @pytest.mark.parametrize("value", [None, "", "  ", "none", 7])
 def test_no_flag_decides_nothing(value) -> None:
     assert decide("vllm", value, FORMATS["awq"], None) is None  # type: ignore[arg-type]
+
+
+def test_a_mixed_width_checkpoint_loads_as_stored_under_the_modelopt_flag() -> None:
+    # nvidia/Qwen3.6-35B-A3B-NVFP4 (an FP8 group and an NVFP4 group) served with `--quantization modelopt`
+    # (noonghunna/club-3090#652): vLLM's ModelOpt override takes the checkpoint's own config; the flag read as FP8
+    # put every weight at 8 bits, a false CTX203 on the RTX 5090 the log shows serving it
+    from ctxlint.physics.weights import from_quantization_config
+
+    mixed = from_quantization_config({"quant_method": "modelopt", "config_groups": {
+        "group_0": {"weights": {"num_bits": 8, "type": "float"}},
+        "group_1": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}})
+    fmt, why, refused = decide("vllm", "modelopt", mixed, flag_format("modelopt"))
+    assert (fmt, refused) == (mixed, False) and why.startswith("FP8/NVFP4 mixed (group targets not read) weights "
+                                                                  "(the checkpoint's, over --quantization modelopt")
