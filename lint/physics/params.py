@@ -9,9 +9,9 @@ Covered layouts: Llama-style GQA decoders (gated or plain MLP), MLA (DeepSeek-V2
 Kimi-K2, with the V3.2 indexer), MoE with routed and shared experts placed as each family
 places them (first_k_dense_replace / moe_layer_freq, decoder_sparse_step / mlp_only_layers,
 Llama-4 interleave_moe_layer_step, dbrx ffn_config), and Kimi-Linear / Kimi-K3 (KDA layers,
-gated MLA, latent MoE). Layers of other kinds (Gated DeltaNet, Mamba, lightning attention)
-are not counted: `count()` returns None for them, and the catalog takes the published count
-instead. MTP / next-token-prediction modules are left out: engines
+gated MLA, latent MoE); Qwen3-Next / Qwen3.5 (Gated DeltaNet) and Nemotron-H (Mamba2) in
+params_hybrid. Layers of other kinds (Mamba1, lightning attention, parallel hybrids) are not
+counted: `count()` returns None for them, and the catalog takes the published count instead. MTP / next-token-prediction modules are left out: engines
 load them only for speculative decoding.
 """
 from __future__ import annotations
@@ -23,8 +23,10 @@ from ..records import record
 # Plain (non-gated) MLP: up + down only.
 _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt"}
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2"}
-_UNCOUNTED = {"qwen3_next", "mimo_v2_flash", "minimax_m3", "qwen3_5", "qwen3_5_moe", "minimax", "minimax_m1", "nemotron_h", "jamba",
-              "mamba", "mamba2", "falcon_h1", "bamba", "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
+_UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
+              "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
+# Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
+_HYBRID = ("qwen3_next", "qwen3_5", "nemotron_h")
 
 
 @record(frozen=True)
@@ -119,16 +121,21 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     way). None when a layer kind is not covered or a dimension is missing: a wrong count is
     worse than none."""
     mt = str(text.get("model_type", "")).lower()
-    if mt in _UNCOUNTED or text.get("layer_types") and any(
+    hybrid = mt.startswith(_HYBRID)
+    if mt in _UNCOUNTED or not hybrid and text.get("layer_types") and any(
             "linear" in str(t) or "mamba" in str(t) for t in text.get("layer_types") or ()):
         return None
     h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers"), \
         _i(text, "vocab_size")
     heads = _i(text, "num_attention_heads", "n_head", "n_heads")
-    if not (h and n and vocab and heads):
+    if not (h and (n or mt == "nemotron_h") and vocab and heads):  # Nemotron-H may list its blocks only
         return None
     kv = kv_heads or _i(text, "num_key_value_heads", "num_kv_heads") or (1 if text.get("multi_query") else heads)
     hd = head_dim or _i(text, "head_dim") or h // heads
+    if hybrid:
+        from . import params_hybrid
+
+        return params_hybrid.count(config, text, mt, h, n or 0, vocab, heads, kv, hd)
     ffn = text.get("ffn_config") if isinstance(text.get("ffn_config"), Mapping) else {}
     inter = _i(text, "intermediate_size", "ffn_hidden_size", "n_inner") or _i(ffn, "ffn_hidden_size")
     if mt == "dbrx":
