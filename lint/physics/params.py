@@ -11,8 +11,8 @@ places them (first_k_dense_replace / moe_layer_freq, decoder_sparse_step / mlp_o
 Llama-4 interleave_moe_layer_step, dbrx ffn_config), and Kimi-Linear / Kimi-K3 (KDA layers,
 gated MLA, latent MoE); Qwen3-Next / Qwen3.5 (Gated DeltaNet) and Nemotron-H (Mamba2) in
 params_hybrid. Layers of other kinds (Mamba1, lightning attention, parallel hybrids) are not
-counted: `count()` returns None for them, and the catalog takes the published count instead. MTP / next-token-prediction modules are left out: engines
-load them only for speculative decoding.
+counted: `count()` returns None for them, and the catalog takes the published count instead.
+MTP / next-token-prediction modules are left out: engines load them only for speculative decoding.
 """
 from __future__ import annotations
 

@@ -5,14 +5,16 @@ Two families, each counted tensor by tensor as its modelling code builds it:
 - Qwen3-Next / Qwen3.5 / Qwen3.6 (`qwen3_next`, `qwen3_5`, `qwen3_5_moe`): Gated DeltaNet layers
   (`layer_types` "linear_attention", else all but every `full_attention_interval`-th layer) and
   gated full attention, each followed by a gated MLP or a MoE with one gated shared expert.
-  huggingface/transformers@d8c1e2844cbfeae1e342a1723d7f4e69ff1adcc0:src/transformers/models/qwen3_5/modeling_qwen3_5.py
+  huggingface/transformers@d8c1e2844cbfeae1e342a1723d7f4e69ff1adcc0:
+  src/transformers/models/qwen3_5/modeling_qwen3_5.py
   (Qwen3_5GatedDeltaNet: in_proj_qkv h -> 2 key_dim + value_dim, in_proj_z h -> value_dim, in_proj_b and
   in_proj_a h -> value heads, a depthwise conv1d over 2 key_dim + value_dim without bias, dt_bias, A_log,
   a gated RMSNorm of head_v_dim, out_proj value_dim -> h; Qwen3_5Attention: q_proj h -> 2 x heads x head_dim,
   the second half the output gate, q_norm and k_norm of head_dim).
 - Nemotron-H (`nemotron_h`): one mixer per block (Mamba2, attention, a relu2 MLP of up and down only, or a
   MoE of such experts, optionally run in a latent space), each behind one RMSNorm.
-  huggingface/transformers@008d9e9577b0eb0149aa6bb0c44da582b10e0b6e:src/transformers/models/nemotron_h/modeling_nemotron_h.py
+  huggingface/transformers@008d9e9577b0eb0149aa6bb0c44da582b10e0b6e:
+  src/transformers/models/nemotron_h/modeling_nemotron_h.py
   (NemotronHMamba2Mixer: in_proj h -> 2 x inner + 2 x n_groups x state + heads, conv1d over inner +
   2 x n_groups x state with a bias, dt_bias, A_log and D per head, a gated norm of inner, out_proj;
   NemotronHExperts: up and down per expert at moe_latent_size or h; NemotronHMoE: router and its
