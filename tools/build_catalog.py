@@ -33,7 +33,7 @@ STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_he
           "total_params_b", "active_params_b", "embed_params_b", "lm_head_params_b", "expert_params_b",
           "vision_params_b", "weights", "dtype", "max_position_embeddings", "rope_scaling_type",
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",
-          "model_type")
+          "model_type", "linear_state", "linear_ssm_dtype")
 
 
 def _pattern(kinds: List[str]) -> List[str]:

@@ -241,6 +241,8 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     asm.extend(budget.assumptions)
     errors.extend(budget.errors)
     block = max(1, budget.block_size)
+    if side.hybrid is not None and not budget.fixed_blocks:
+        block = side.hybrid.block  # vLLM raised the attention block to hold a Mamba state per page (mamba.py)
     if engine == "llamacpp" and budget.fixed_blocks:
         point = low = high = llamacpp_tokens(budget.fixed_blocks, bpt, budget.kv_bytes, settings, ctx, errors, steps)
     else:
@@ -270,6 +272,9 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
             budget.kv_bytes, block, br.full_layers_per_gpu, br.sliding_layers_per_gpu, br.per_layer_bytes,
             br.full_layer_bytes, max(arch.sliding_window or 0, arch.attention_chunk_size or 0), mnbt, ctx,
             inp.engine_version, swa_full)
+    elif side.hybrid is not None and budget.kv_bytes:
+        from .mamba import vllm_reported as hybrid_reported  # bound: model_side imported it
+        reported, reported_rule = hybrid_reported(budget.kv_bytes, side.hybrid, ctx, inp.engine_version)
     fits = None if ctx is None or point.longest is None else point.longest >= ctx
     if fits is False and not lean:
         errors.append(f"context_length {ctx:,} does not fit: one request can hold at most {point.longest:,} tokens")

@@ -243,6 +243,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         full_kv, kv = int(kv), c["swa_num_key_value_heads"]
         full_hd, hd = (int(hd), c["swa_head_dim"]) if _positive(c.get("swa_head_dim")) not in (None, hd) else (None, hd)
         v_hd = c.get("swa_v_head_dim") or v_hd
+    state, ssm_dtype = None, None
+    if LINEAR in kinds:  # the state's dims (only a hybrid pays for the import)
+        from .mamba import parse_state
+        state, ssm_dtype = parse_state(c)
     fmt = from_quantization_config(c.get("quantization_config"))
     if c.get("quantization_config") and fmt is None:
         notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
@@ -284,6 +288,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         experts_per_token=_first(c, "num_experts_per_tok", "experts_per_token", "num_experts_per_token", "moe_topk",
                                  "top_k_experts") or (
             c["ffn_config"].get("moe_top_k") if isinstance(c.get("ffn_config"), Mapping) else None),  # dbrx
+        linear_state=state,
+        linear_ssm_dtype=ssm_dtype,
         model_type=str(c.get("model_type")) if c.get("model_type") else None,
         architectures=_architectures(config),
         position_keys=tuple((k, int(c[k])) for k in POSITION_KEYS

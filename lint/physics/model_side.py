@@ -23,6 +23,7 @@ from .served import attention_replicas, expert_split, offloaded, positive_int, s
 from .terms import Term
 
 _SWA = None  # ctxlint.physics.swa_sglang, bound on the first SGLang model with window layers
+_MAMBA = None  # ctxlint.physics.mamba, bound on the first vLLM model with a linear/Mamba state
 DEFAULT_RATIO = 0.8  # swa_sglang.DEFAULT_RATIO (tests/physics/test_swa_sglang.py keeps the two equal)
 
 
@@ -37,6 +38,7 @@ class ModelSide:
     weights: Term | None = None
     w_formula: str = ""
     layout: str = ""  # why window layers hold the whole context, when a rule the message names says so
+    hybrid: Any = None               # vLLM's layout of a model with linear/Mamba state (mamba.Hybrid)
 
 
 def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache_dtype: Any, draft: int,
@@ -93,12 +95,20 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
+    hybrid = None
+    if engine == "vllm" and br.linear_layers_per_gpu and arch.linear_state:
+        global _MAMBA
+        if _MAMBA is None:
+            from . import mamba as _MAMBA
+        laid = _MAMBA.vllm_hybrid(arch, br, tp, settings, version)
+        if laid is not None:
+            hybrid, br = laid
     asm.extend(br.notes)
     if engine == "vllm" and swa_full and br.sliding_layers_per_gpu and not version:
         asm.append("vLLM version unknown: window layers counted whole, as before 0.9.1 (or with a KV connector in "
                    "0.9.1-0.10); state the image tag to count them windowed")
     if br.bytes_per_token <= 0:
-        return ModelSide(arch, tuple(asm), mnbt, swa_full, br)
+        return ModelSide(arch, tuple(asm), mnbt, swa_full, br, hybrid=hybrid)
     weighed = parts.get("weights")
     if weighed is None:
         notes = []
@@ -111,7 +121,7 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     asm.extend(weighed[2])
-    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout)
+    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
 
 
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None, context: int | None,

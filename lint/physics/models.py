@@ -66,6 +66,10 @@ class ModelArch:
     num_experts: int | None = None
     experts_per_token: int | None = None
     linear_state_bytes_per_request: int | None = None  # per GPU, if known
+    # Linear-attention / Mamba state dims (ctxlint.physics.mamba.parse_state) and the dtype the config gives
+    # the temporal state; None: not sized
+    linear_state: tuple[int, ...] | None = None
+    linear_ssm_dtype: str | None = None
     model_type: str | None = None          # config.json model_type (engines special-case some)
     # config.json `architectures` (its classes): engines pick a model's code, and SGLang its KV layout, by
     # the class, which model_type does not always tell (Llama4ForCausalLM and Llama4ForConditionalGeneration)
@@ -139,6 +143,8 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["notes"] = tuple(changes["notes"])
     if "architectures" in changes:
         changes["architectures"] = _names(changes["architectures"])
+    if isinstance(changes.get("linear_state"), list):
+        changes["linear_state"] = tuple(changes["linear_state"])
     new = replace(arch, **changes)
     pattern = overrides.get("layer_pattern")
     if pattern is not None or ("num_layers" in changes and "layer_kinds" not in changes
@@ -167,6 +173,8 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
+    if kw.get("linear_state") is not None:
+        kw["linear_state"] = tuple(kw["linear_state"])
     kw["layer_kinds"] = kinds
     kw["notes"] = tuple(d.get("notes") or ())
     kw["position_keys"] = tuple((str(k), int(v)) for k, v in d.get("position_keys") or ())
