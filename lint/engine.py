@@ -17,7 +17,7 @@ from ctxlint.discover import discover
 from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
 from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
-from ctxlint.globs import glob_match, relative_posix
+from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.joins import REF_MARKERS, Joins
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
@@ -154,8 +154,6 @@ def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Re
 
 def _skipped(path: str, settings: Settings) -> bool:
     """Would a directory walk skip `path` (exclude globs, or .gitignore when respected)?"""
-    from ctxlint.globs import gitignored
-
     return _excluded(path, settings) or (settings.respect_gitignore and gitignored(path))
 
 

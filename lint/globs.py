@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import re
 from functools import lru_cache
-from typing import List, Optional, Sequence, Tuple
+from typing import Callable, List, Optional, Sequence, Tuple, Union
 
 
 @lru_cache(maxsize=1024)
@@ -123,9 +123,18 @@ def repo_root(start: str) -> str:
 
 
 @lru_cache(maxsize=1024)
-def _root_of(directory: str) -> str:
-    """repo_root, once per directory of a run: it stats `.git` at every level up (~5 stats a file)."""
-    return repo_root(directory)
+def _directory(directory: str) -> Tuple[str, Optional[Tuple[str, ...]], bool]:
+    """(the repository root of `directory`, the directory's parts below it or None when it lies outside
+    the root, whether the directory or one of its parents is ignored). What gitignored asks
+    of every parent of a file is the same for all the files of a directory: once per directory, not
+    once per file (a relpath and, for each level, every .gitignore from the root down)."""
+    root = repo_root(directory)  # it stats `.git` at every level up (~5 stats a directory)
+    rel = relative_posix(directory, root)
+    if rel is None:
+        return root, None, False
+    parts = () if rel == "." else tuple(rel.split("/"))
+    # each parent directory, from the root down
+    return root, parts, any(_ignored_by_rules(root, parts[:depth], True) for depth in range(1, len(parts) + 1))
 
 
 def gitignored(path: str) -> bool:
@@ -136,28 +145,28 @@ def gitignored(path: str) -> bool:
     inside an ignored directory cannot be re-included.
     """
     absolute = os.path.abspath(path)
-    root = _root_of(os.path.dirname(absolute))
-    rel = relative_posix(absolute, root)
-    if rel is None:
-        return False
-    parts = rel.split("/")
-    for depth in range(1, len(parts) + 1):  # each parent directory, then the file
-        candidate = parts[:depth]
-        is_dir = depth < len(parts) or os.path.isdir(absolute)
-        if _ignored_by_rules(root, candidate, is_dir):
-            return True
-    return False
+    directory, name = os.path.split(absolute)
+    if not name:  # the file system's root itself, its own repository root
+        return _ignored_by_rules(repo_root(absolute), (".",), True)
+    root, parents, ignored = _directory(directory)
+    if parents is None or ignored:
+        return ignored
+    # only a rule for directories (a trailing `/`) asks whether the path is one: a stat then, not for every file
+    return _ignored_by_rules(root, parents + (name,), lambda: os.path.isdir(absolute))
 
 
-def _ignored_by_rules(root: str, parts: Sequence[str], is_dir: bool) -> bool:
+def _ignored_by_rules(root: str, parts: Sequence[str], is_dir: Union[bool, Callable[[], bool]]) -> bool:
     ignored = False
     # .gitignore files from the root down to the candidate's parent; later (deeper) rules win.
     for level in range(len(parts)):
         directory = os.path.join(root, *parts[:level])
         rel = "/".join(parts[level:])
         for negated, dir_only, anchored, regex in _gitignore_rules(directory):
-            if dir_only and not is_dir:
-                continue
+            if dir_only:
+                if not isinstance(is_dir, bool):
+                    is_dir = is_dir()
+                if not is_dir:
+                    continue
             target = rel if anchored else parts[-1]
             if regex.match(target):
                 ignored = not negated
