@@ -59,25 +59,40 @@ def rules_for(path: str, settings: Settings) -> Tuple[RuleSpec, ...]:
     return tuple(s for s in rules if s.id not in off)
 
 
+_RUNNABLE: Dict[int, Tuple[Tuple[RuleSpec, ...], Tuple[Tuple[RuleSpec, ...], ...]]] = {}
+
+
+def runnable(rules: Tuple[RuleSpec, ...]) -> Tuple[Tuple[RuleSpec, ...], ...]:
+    """The rules `run` asks, in their order, indexed by (has diagnostics) + 2 * (has deployments).
+
+    An input rule reports what the loader and the adapters recorded (rules._common.from_diagnostics): with
+    nothing recorded (~4 files in 5) it has nothing to say, and 14 of them a file, each a generator and a
+    list, were ~0.5% of a tree run. A deployment rule has nothing to check without deployments. Probe rules
+    judge a live run (ctxlint.probe), stack rules the group's stack views (engine._lint_group). The rules'
+    scopes were tested one by one for every file (~60 a file, twice); a run's files share one tuple of rules
+    (registry.selected remembers it), so they are sorted once per tuple, as split() is."""
+    known = _RUNNABLE.get(id(rules))
+    if known is None or known[0] is not rules:  # the tuple is held: its id is not reused meanwhile
+        if len(_RUNNABLE) >= 256:
+            _RUNNABLE.clear()
+        inputs, deployments = {"input"}, {"deployment"}
+        known = _RUNNABLE[id(rules)] = (rules, tuple(tuple(s for s in rules if s.scope in wanted) for wanted in (
+            set(), inputs, deployments, inputs | deployments)))
+    return known[1]
+
+
 def run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: List[Deployment],
         settings: Settings, options_of: Optional[Dict[str, Mapping[str, Any]]] = None) -> List[Finding]:
     """`options_of`: rule ID -> options, shared by the files of a group (the same settings): ~50 rules'
     options were rebuilt for every file."""
     out: List[Finding] = []
-    for spec in rules:
-        scope = spec.scope
-        # An input rule reports what the loader and the adapters recorded (rules._common.from_diagnostics): with
-        # nothing recorded (~4 files in 5) it has nothing to say, and 14 of them a file, each a generator and a
-        # list, were ~0.5% of a tree run. A deployment rule has nothing to check without deployments. Probe rules
-        # judge a live run (ctxlint.probe), stack rules the group's stack views (engine._lint_group).
-        if not (diagnostics if scope == "input" else deployments if scope == "deployment" else False):
-            continue
+    for spec in runnable(rules if type(rules) is tuple else tuple(rules))[bool(diagnostics) + 2 * bool(deployments)]:
         options = options_of.get(spec.id) if options_of is not None else None
         if options is None:
             options = rule_options(spec, settings)
             if options_of is not None:
                 options_of[spec.id] = options
-        if scope == "input":
+        if spec.scope == "input":
             out.extend(stamp(spec, spec.module.check(diagnostics, options)))
         else:
             check = spec.module.check

@@ -61,3 +61,20 @@ def test_every_file_finds_what_every_rule_asked_finds(monkeypatch: pytest.Monkey
     paths = [str(ROOT / "samples")] + ([str(SHARED / "corpus")] if (SHARED / "corpus").is_dir() else [])
     report = lint_paths(paths, Settings())
     assert report.findings and calls["skipped"] > 50 and calls["all"] > calls["skipped"]
+
+
+def test_the_rules_run_are_those_the_scope_tests_picked() -> None:
+    """run() picks a file's rules from runnable(), sorted once per tuple of rules: the same rules, in the same
+    order, as testing each rule's scope for the file did, for any selection of rules in any order."""
+    import random
+
+    rules = all_rules()
+    rng = random.Random(15)
+    for _ in range(200):
+        chosen = tuple(rng.sample(rules, rng.randint(0, len(rules))))
+        for diagnostics in (False, True):
+            for deployments in (False, True):
+                expected = tuple(s for s in chosen if (diagnostics if s.scope == "input" else deployments
+                                                       if s.scope == "deployment" else False))
+                assert rule_runs.runnable(chosen)[diagnostics + 2 * deployments] == expected
+                assert rule_runs.runnable(list(chosen))[diagnostics + 2 * deployments] == expected
