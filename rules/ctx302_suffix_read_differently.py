@@ -96,14 +96,17 @@ def _text(val: Val[Any]) -> str:
 
 
 def _suffixed_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[Any], int]]:
+    suffixed = _SUFFIXED.match
     for role in dep.roles:
-        candidates: List[Tuple[str, Optional[Val[Any]]]] = [(k, v) for k, v in role.engine_args
-                                                            if int_rule(engine, k) is not None]
+        # a suffixed text first (few are), then whether the engine reads the setting as an integer: int_rule (three
+        # calls) was asked of every argument of every role
+        candidates: List[Tuple[str, Optional[Val[Any]]]] = [
+            (k, v) for k, v in role.engine_args if suffixed(_text(v)) and int_rule(engine, k) is not None]
         if dep.input_format != "native":  # the manifest's own token counts follow ctxlint's rule, not the engine's
-            candidates += [("context_length", role.context_length), ("kv_pool_tokens", role.kv_pool_tokens)]
+            candidates += [(k, v) for k, v in (("context_length", role.context_length),
+                                               ("kv_pool_tokens", role.kv_pool_tokens))
+                           if v is not None and suffixed(_text(v))]
         for name, val in candidates:
-            if val is None or not _SUFFIXED.match(_text(val)):
-                continue
             value = as_int(engine, name, val.value)
             if value is not None:
                 yield name, val, value
