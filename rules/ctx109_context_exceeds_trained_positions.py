@@ -69,9 +69,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
-        found = position_limit(dep, engine, role)
         if ctx is None or long_context_override(engine, role) is not None:
             continue
+        found = position_limit(dep, engine, role)  # only for a role it applies to
         if found is None:
             limit = role.context_limit  # a RoPE-scaled model: the engine's own derived maximum
             if limit is not None and ctx.value > limit.tokens:

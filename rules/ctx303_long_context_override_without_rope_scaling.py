@@ -63,10 +63,13 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     if engine is None:
         return
     for role in dep.roles:
+        # the override first: few roles turn it on, and the context and the positions are read only then
         override = long_context_override(engine, role)
+        if override is None:
+            continue
         ctx = engine_context(engine, role)
-        found = position_limit(dep, engine, role)
-        if override is None or ctx is None or found is None:
+        found = position_limit(dep, engine, role) if ctx is not None else None
+        if found is None:
             continue
         limit, factor, base, where = found
         if ctx[0] <= limit:

@@ -59,8 +59,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         return
     for role in dep.roles:
         batched = int_arg("vllm", role, "max_num_batched_tokens")
+        if batched is None:  # most roles leave it to vLLM: the context is read only beside a stated one
+            continue
         ctx = engine_context("vllm", role)
-        if batched is None or ctx is None or batched[0] >= ctx[0]:
+        if ctx is None or batched[0] >= ctx[0]:
             continue
         why = _chunking_off(dep, role, ctx[0])
         if why is None:

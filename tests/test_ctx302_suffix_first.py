@@ -55,7 +55,8 @@ NAMES = ["max_model_len", "max-model-len", "context_length", "max_num_batched_to
          "ctx_size", "ctx-size", "max_seq_len", "session_len", "gpu_memory_utilization", "model", "port", "n_ctx",
          "max_input_tokens", "MAX_INPUT_TOKENS", "max_batch_prefill_tokens", "chunked_prefill_size"]
 TEXTS = st.one_of(st.sampled_from(["128k", "128K", "1M", "1Mi", "32k", "4096", "1e5", " 2 G ", "0.5k", "8Ki",
-                                   "131072", "abc", "", "7t", "3.5M"]), st.text(alphabet="0123456789.kKmMiGgT ", max_size=6))
+                                   "131072", "abc", "", "7t", "3.5M"]),
+                  st.text(alphabet="0123456789.kKmMiGgT ", max_size=6))
 
 
 @settings(max_examples=200, deadline=None)
