@@ -48,6 +48,7 @@ def _ctx303(dep: Deployment, options) -> Iterator[Problem]:
 
 
 def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
+    # the loop as it stood before this change, with the SGLang override rule merged meanwhile (sweep 45)
     engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
@@ -69,11 +70,17 @@ def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
             yield from ctx109._llamacpp(dep, role, found)
             continue
         limit, factor, base, where = found
+        derived = ctx109.sglang_limit(dep, role) if engine == "sglang" else None
         if ctx.value <= limit:
+            if derived is not None and ctx.value > derived[0]:
+                yield ctx109._sglang_refused(dep, role, derived, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
+        hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
+        if derived is not None and derived[2]:
+            hint = f"{hint[:-2]}, \"{derived[2]}\": {ctx.value}}}'"
         declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
-            f"({ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')} with F >= {ctx.value / base:.2f})"
+            f"({hint} with F >= {ctx.value / base:.2f})"
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(base)} x {factor:g} = {fmt(limit)}: the {role.label} context "
             f"length {ctx.show()} exceeds the model's trained positions times {how} by "
