@@ -28,7 +28,7 @@ spec:
       containers:
         - name: vllm
           image: vllm/vllm-openai:{tag}
-          args: ["vllm", "serve", "google/gemma-4-31B-it", "--tensor-parallel-size", "2"{args}]
+          command: ["vllm", "serve", "google/gemma-4-31B-it", "--tensor-parallel-size", "2"{args}]
           resources:
             limits:
               nvidia.com/gpu: 2

@@ -175,9 +175,12 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     if entrypoint is not None and entrypoint.kind == SEQ and command is not None and command.kind == SCALAR \
             and isinstance(command.value, str):
         command = _words(command, spans)
+    image = service.get("image")
+    if entrypoint is None and not cleared and command is not None and command.kind == SCALAR \
+            and isinstance(command.value, str) and _given_to_engine(command.value, _image_text(image) or image):
+        command = _words(command, spans)  # its words are the engine's arguments, no shell's line (entry_words.py)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
-    image = service.get("image")
     mounts = compose_mounts(service, lambda text: _interpolate(text, {}))
     container = Container(spans=spans, node=service, name=name, env=env, image=image, image_text=_image_text(image),
                           args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
@@ -226,6 +229,22 @@ def _program(entrypoint: Optional[Node], command: Optional[Node], cleared: bool,
         if image_entrypoint_is_engine(image):
             return []  # the command is the engine's arguments
     return parts
+
+
+def _given_to_engine(command: str, image: Optional[Node | str]) -> bool:
+    """A string `command` that names a program of its own (`/bin/sh -c "..."`, `vllm serve M`) on an image whose
+    ENTRYPOINT is the engine: Compose splits it into words (shell-like quoting, no shell) and appends them to that
+    ENTRYPOINT, so the engine is given them."""
+    text = image.value if isinstance(image, Node) else image
+    if not isinstance(text, str):
+        return False
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return False
+    from ctxlint.engines.detect import entrypoint_detection, names_program  # loaded with the workload core
+
+    return names_program(words) and bool(entrypoint_detection(text))
 
 
 def _label_map(labels: Optional[Node]) -> Optional[Node]:

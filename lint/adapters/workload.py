@@ -47,7 +47,7 @@ from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
-from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
+from ctxlint.engines.detect import ENGINE_COMMANDS, entrypoint_detection, names_program, unknown_entrypoint_flags
 from ctxlint.engines.int_eras import at_release
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
@@ -113,25 +113,28 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                                 script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
                                 positional=parameters(c.script_args, 1) if c.script_args else None)
             self.unsure = split.unsure
-        else:
+        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
+            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
+        entry: list = []  # args-only words naming a program (`/bin/sh -c ...`) that the image's engine is given
+        if c.preset is None and c.script is None:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
+            if c.args_only and image is not None and names_program(self.item_texts):
+                entry = entrypoint_detection(image)
             split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
                                shell=self.env.get if c.compose_refs else None, go=self.go_actions(),
-                               k8s=c.k8s_refs and not in_template(c.node.path))  # OpenShift fills `${PARAM}` in
+                               k8s=c.k8s_refs and not in_template(c.node.path), argv=bool(entry))
             self.unsure = split.unsure
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
-        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
-            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
         commands = list(split.commands)
         self.ray_cluster = any(len(cmd.tokens) > 1 and cmd.tokens[0].text == "ray" and cmd.tokens[1].text == "start"
                                for cmd in commands)
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
         for cmd in commands:
-            found = detect(cmd.tokens, image, args_only=c.args_only) if c.preset is None else []
+            found = entry or (detect(cmd.tokens, image, args_only=c.args_only) if c.preset is None else [])
             if not found and c.engine is not None and c.args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
             if not found and c.args_only and cmd.tokens:
@@ -201,6 +204,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         if self.c.preset is not None:  # the preset gives the model: any other word is refused
             from ctxlint.adapters.preset_args import stray_words
             inv = stray_words(inv, cmd.tokens, self.c.preset)
+        if det.via_image and det.launcher.startswith("image:") and det.args_start < len(cmd.tokens) \
+                and names_program([t.text for t in cmd.tokens[det.args_start:]]):  # the engine is given a program
+            inv = self.program_as_args(inv, cmd.tokens, det, docker_image, out)
         if serves_no_role(inv, grouped=self.c.group_pods > 1) or self.follower(cmd, inv):
             self.config_missing = None  # its unread config file is not the next command's
             return
@@ -277,6 +283,17 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         out.roles.append(found)
         for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
             same.append(replace(found, role=other, unresolved=list(found.unresolved)))
+
+    def program_as_args(self, inv, tokens, det, docker_image, out: Reading):
+        """Said at the first word (entry_words.py); the parser's own refusal of the words after the model is
+        that one."""
+        from dataclasses import replace
+
+        from ctxlint.adapters.entry_words import engine_args_as_program, form_of
+        out.diagnostics.append(engine_args_as_program(
+            tokens, det.args_start, det.engine, det.launcher[len("image:"):], self.token_source(tokens[det.args_start]),
+            form_of(docker_image, self.c.compose_refs)))
+        return replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
 
     def follower(self, cmd: Command, inv) -> bool:
         """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it

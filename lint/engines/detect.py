@@ -15,7 +15,7 @@ from ctxlint.lazyre import lazy_compile
 from ..records import record
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
 from .runners import SCAN, runs
-from .tokens import Token
+from .tokens import SHELLS, Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
 _MODULES = {
@@ -128,11 +128,28 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
                     return [Detection(eng, "image:" + t, None, i, i + 1, via_image=True)]
         if texts and _base(texts[0]) in ("apptainer", "singularity") and "run" in texts:
             return _runscript(texts)
-        if args_only and image and image_entrypoint_is_engine(image):
-            eng, _ = engine_from_image(image)
-            if eng:
-                return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
+        if args_only and image:
+            return entrypoint_detection(image)
     return found
+
+
+def entrypoint_detection(image: Optional[str]) -> list[Detection]:
+    """The image's own ENTRYPOINT as the engine, reading every word given to it from the first (args-only
+    containers), or [] when the image's entrypoint is not known to start its engine."""
+    eng, _ = engine_from_image(image)
+    if eng and image and image_entrypoint_is_engine(image):
+        return [Detection(eng, "image:" + image, _image_sub(eng), 0, 0, via_image=True)]
+    return []
+
+
+def names_program(texts: Sequence[str]) -> bool:
+    """Whether argument words start with a program of their own: a shell (`/bin/sh -c "..."`), a command prefix
+    (`exec`, `env`), or an engine's program (`vllm serve M`). Given to an image whose ENTRYPOINT is the engine,
+    they are that engine's arguments all the same (engine_args_as_program in adapters/entry_words.py)."""
+    if not texts:
+        return False
+    first = _base(texts[0])
+    return first in SHELLS or first in ("exec", "env", "nohup") or _at(list(texts), 0) is not None
 
 
 def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:

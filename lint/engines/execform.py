@@ -89,13 +89,16 @@ def _literal_refs(text: str, pos: int, stop: int, index: int, refs: list[VarRef]
 
 
 def split_list(items: list[object], resolver: Optional[Resolver] = None, compose: bool = False,
-               shell: Optional[Resolver] = None, go: bool = False, k8s: bool = False) -> SplitResult:
+               shell: Optional[Resolver] = None, go: bool = False, k8s: bool = False,
+               argv: bool = False) -> SplitResult:
     """Split a Kubernetes/compose exec-form list (`command` + `args` joined).
 
     Token spans are offsets inside the item named by `Token.item`. compose=True expands
     compose's `${NAME}` references in each item instead of Kubernetes' `$(NAME)`; go=True reads Go
     template actions as references too (see split_shell); k8s=True (Kubernetes, no shell) records each `${NAME}`
-    or `$NAME`, which Kubernetes passes as written, as a reference whose value is its own text.
+    or `$NAME`, which Kubernetes passes as written, as a reference whose value is its own text. argv=True: the
+    items are another program's arguments (an image's ENTRYPOINT runs them), so `sh -c` or `exec` is no shell
+    nor prefix of theirs: one command of every item as typed.
     """
     if not isinstance(items, (list, tuple)):
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
@@ -103,7 +106,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
     texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
     plain = [typed(t, i) for i, t in enumerate(texts)]
     head = strip_prefixes(list(plain), [], [])
-    idx = shell_script_index(head)
+    idx = None if argv else shell_script_index(head)
     try:
         if idx is not None:
             script_item = head[idx].item or 0
@@ -136,7 +139,7 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
             wrappers: list[str] = []
             # Exec form runs no shell: only an explicit `env A=B` sets variables.
             program = tokens
-            if tokens and tokens[0].text in ("env", "/usr/bin/env", "exec", "nohup"):
+            if tokens and tokens[0].text in ("env", "/usr/bin/env", "exec", "nohup") and not argv:
                 program = strip_prefixes(tokens, env, wrappers)
             commands = [Command(tuple(program), tuple(env), tuple(wrappers))] if program else []
     except Exception as exc:  # defensive: report instead of raising

@@ -317,9 +317,11 @@ services:
 
 
 def test_compose_dollar_dollar_is_the_containers_shell_variable():
-    # Compose turns `$$` into `$`; the container's shell then reads its own environment
+    # Compose turns `$$` into `$`; the container's shell then reads its own environment (a string command runs
+    # its shell only on an image whose ENTRYPOINT is not the engine: test_entry_words.py)
     for text in (DOLLARS, DOLLARS.replace('''    entrypoint: ["/bin/sh", "-c"]
-    command: ["vllm serve $$MODEL --max-model-len $$LEN"]''', '''    command: sh -c "vllm serve $$MODEL --max-model-len $$LEN"''')):
+    command: ["vllm serve $$MODEL --max-model-len $$LEN"]''', '''    command: sh -c "vllm serve $$MODEL --max-model-len $$LEN"''')
+                 .replace("vllm/vllm-openai:v0.10.0", "registry.local/llm-runtime:1")):
         result = adapt(text, "compose.yaml")
         [dep] = result.deployments
         ctx = dep.roles[0].context_length

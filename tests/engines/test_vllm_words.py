@@ -72,7 +72,7 @@ def test_words_a_compose_string_s_line_continuations_left_blanks_in_are_not_refu
     # review (opea Enterprise-RAG's hpu compose files): `\` line ends inside a double-quoted compose string; Compose
     # splits such strings with go-shellwords, not as POSIX does, so the words ctxlint reads there are not sure
     path = tmp_path / "compose.yaml"
-    path.write_text('services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n'
+    path.write_text('services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    entrypoint: ""\n'  # bash runs
                     '    command: /bin/bash -c "python3 -m vllm.entrypoints.openai.api_server \\\n'
                     '                           --model Qwen/Qwen2.5-7B-Instruct \\\n'
                     '                           --host 0.0.0.0 --port 80"\n')

@@ -1,0 +1,72 @@
+"""A program's own words (a shell and its script, `vllm serve M`) given as arguments to an image whose ENTRYPOINT
+starts the engine: the engine runs with them, the program never does.
+
+Docker appends a container's command to an exec-form ENTRYPOINT (docs.docker.com/reference/dockerfile/#entrypoint:
+"Command line arguments to docker run <image> will be appended after all elements in an exec form ENTRYPOINT";
+compose-spec's `command` "overrides the default command declared by the container image", the CMD), and Kubernetes
+runs the image's ENTRYPOINT with a container's `args` when it has no `command` (kubernetes.io, "Define a Command
+and Arguments for a Container": "If you supply only args for a Container, the default Entrypoint defined in the
+Docker image is run with the args that you supplied"). So `command: /bin/sh -c "vllm serve M ..."` on
+vllm/vllm-openai runs `vllm serve /bin/sh -c "..."` (the image's ENTRYPOINT: `["vllm", "serve"]` since
+vllm-project/vllm@dead20baf70df70580ecb093f82b0b7b8676e4f5:docker/Dockerfile, `["python3", "-m",
+"vllm.entrypoints.openai.api_server"]` before it, e.g. at 0000977eaf873be6a295cf73017976d49ca2fb9d): `/bin/sh` is
+the model argument, the script a word no argument of vLLM's takes (`serve` has one positional, `model_tag`, nargs
+"?", and the API server module none; `parse_args` exits on the rest: preset_args.py cites both). TGI's image runs
+`text-generation-launcher $@` (huggingface/text-generation-inference@db931fcf:tgi-entrypoint.sh) and llama.cpp's
+server images `llama-server`: a shell's words are no flags of theirs either. The reader says so at the first word
+(CTX301), with what to write instead, and reads the words as the engine does (the role's model is `/bin/sh`), never
+the script as if a shell ran it. Imported only for such a container.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from ctxlint.engines.tokens import SHELLS, Token
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Source
+
+_ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama.cpp", "lmdeploy": "LMDeploy",
+            "trtllm": "TensorRT-LLM"}
+
+
+def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, image: str, at: Source,
+                           form: str) -> Diagnostic:
+    """CTX301 at tokens[start], the first word handed to the image's ENTRYPOINT. `form`: "compose", "docker" or
+    "kubernetes" (how the words were given, for the advice)."""
+    name = _ENGINES.get(engine, engine)
+    first = tokens[start].text
+    words = " ".join(_shown(t.text) for t in tokens[start:start + 3])
+    words = words if len(words) <= 60 else words[:56] + '..."'
+    shell = first.rsplit("/", 1)[-1] in SHELLS
+    # vLLM (and TensorRT-LLM, LMDeploy) take the first word that is no flag for the model; the others have no
+    # argument for it
+    taken = f"{name} takes `{first}` for the model" if engine in ("vllm", "trtllm", "lmdeploy") \
+        else f"{name} has no argument `{first}`"
+    given = {"compose": "`command:` without `entrypoint:` is", "docker": "the words after the image are",
+             "kubernetes": "`args:` without `command:` are"}[form]
+    if shell:
+        what = (f"the container runs {name} with `{words}` as its arguments ({taken}): "
+                f"the shell never runs the script and {name} exits on these words")
+        fix = {"compose": f'set `entrypoint: ["{first}", "-c"]` and give the script as `command:`',
+               "docker": f"write `--entrypoint {first} IMAGE -c \"...\"`",
+               "kubernetes": f'set `command: ["{first}", "-c"]` and give the script as `args:`'}[form]
+        fix += ", or give the engine's arguments alone"
+    else:
+        what = (f"the container runs {name} with `{words}` as its arguments ({taken}, and exits on them), "
+                f"not the program they name")
+        fix = "drop the program's words and give the engine's arguments alone"
+    example = {"compose": '`command: ["--model", ...]`', "docker": "`IMAGE --model ...`",
+               "kubernetes": '`args: ["--model", ...]`'}[form]
+    return Diagnostic("engine-rejects-value", (
+        f"the image {image} starts {name} itself (its ENTRYPOINT), and {given} appended to it: {what}; "
+        f"{fix} ({example})"), at)
+
+
+def _shown(word: str) -> str:
+    """A word as a reader knows it from a command line: its blanks joined, in quotes when it holds any."""
+    one = " ".join(word.split())
+    return f'"{one}"' if one != word or not one or " " in one else one
+
+
+def form_of(docker: Optional[object], compose: bool) -> str:
+    return "docker" if docker is not None else "compose" if compose else "kubernetes"

@@ -1,0 +1,119 @@
+"""A shell (or the engine's own program) given as arguments to an image whose ENTRYPOINT is the engine: the engine
+runs with those words (CTX301 at the first), never the script as if a shell ran it (adapters/entry_words.py)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.adapters.kit import adapt, at
+
+_SHELL = ('"the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and {given} appended to it: the '
+          'container runs vLLM with `/bin/sh -c \\"vllm serve Qwen/Qwen3-8B --max-model-len 8192\\"` as its arguments '
+          '(vLLM takes `/bin/sh` for the model): the shell never runs the script and vLLM exits on these words; '
+          '{fix}, or give the engine\'s arguments alone ({alone})"')
+
+COMPOSE_STRING = """\
+services:
+  v:
+    image: vllm/vllm-openai:v0.11.0
+    command: /bin/sh -c "vllm serve Qwen/Qwen3-8B --max-model-len 8192"
+"""
+COMPOSE_LIST = """\
+services:
+  v:
+    image: vllm/vllm-openai:v0.11.0
+    command: ["/bin/sh", "-c", "vllm serve Qwen/Qwen3-8B --max-model-len 8192"]
+"""
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {name: v}
+spec:
+  containers:
+    - name: v
+      image: vllm/vllm-openai:v0.11.0
+      args: ["/bin/sh", "-c", "vllm serve Qwen/Qwen3-8B --max-model-len 8192"]
+"""
+
+
+def _refusals(result):
+    return [d for d in result.diagnostics if d.kind == "engine-rejects-value"]
+
+
+@pytest.mark.parametrize("text,name,given,fix,alone", [
+    (COMPOSE_STRING, "compose.yaml", "`command:` without `entrypoint:` is",
+     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `command:`', '`command: [\\"--model\\", ...]`'),
+    (COMPOSE_LIST, "compose.yaml", "`command:` without `entrypoint:` is",
+     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `command:`', '`command: [\\"--model\\", ...]`'),
+    (POD, "pod.yaml", "`args:` without `command:` are",
+     'set `command: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `args:`', '`args: [\\"--model\\", ...]`'),
+])
+def test_a_shell_given_to_the_engine_entrypoint_is_the_engines_model_and_refused(text, name, given, fix, alone):
+    import json
+
+    result = adapt(text, name)
+    [dep] = result.deployments
+    [role] = dep.roles
+    assert dep.model.id.value == "/bin/sh"  # what vLLM is given, not the script's Qwen/Qwen3-8B
+    assert role.context_length is None or role.context_length.value != 8192
+    [refusal] = _refusals(result)
+    assert refusal.message == json.loads(_SHELL.format(given=given, fix=fix, alone=alone))
+    assert at(text, refusal.source) == "/bin/sh"
+
+
+def test_the_engines_own_program_in_command_is_refused_once_at_its_first_word():
+    text = """\
+    services:
+      v:
+        image: vllm/vllm-openai:v0.11.0
+        command: vllm serve Qwen/Qwen3-8B --max-model-len 8192
+    """
+    result = adapt(text, "compose.yaml")
+    [dep] = result.deployments
+    assert dep.model.id.value == "vllm"
+    [refusal] = _refusals(result)  # the parser's "unrecognized arguments: serve ..." is this one
+    assert refusal.message == (
+        "the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and `command:` without "
+        "`entrypoint:` is appended to it: the container runs vLLM with `vllm serve Qwen/Qwen3-8B` as its arguments "
+        "(vLLM takes `vllm` for the model, and exits on them), not the program they name; drop the program's words "
+        "and give the engine's arguments alone (`command: [\"--model\", ...]`)")
+    assert at(text, refusal.source) == "vllm"
+
+
+def test_docker_run_shell_after_an_engine_image_is_said_too(tmp_path):
+    from tests.helpers import run
+
+    path = tmp_path / "run.sh"
+    path.write_text('#!/bin/bash\ndocker run --gpus all vllm/vllm-openai:v0.11.0 bash -c "vllm serve Qwen/Qwen3-8B"\n')
+    out = run(["check", str(path), "--isolated", "--select", "CTX301"]).out
+    assert out == (
+        f"{path}:2:48: CTX301 [error] the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and the "
+        "words after the image are appended to it: the container runs vLLM with `bash -c \"vllm serve Qwen/Qwen3-8B\"` "
+        "as its arguments (vLLM takes `bash` for the model): the shell never runs the script and vLLM exits on these "
+        "words; write `--entrypoint bash IMAGE -c \"...\"`, or give the engine's arguments alone (`IMAGE --model ...`) "
+        "(engine-rejects-value)\n")
+
+
+@pytest.mark.parametrize("text", [
+    # an entrypoint of its own, a cleared one, or an image whose entrypoint is not known: the shell runs
+    COMPOSE_LIST.replace("    command:", '    entrypoint: ["/bin/sh", "-c"]\n    command:').replace(
+        '"/bin/sh", "-c", ', ""),
+    COMPOSE_STRING.replace("    command:", '    entrypoint: ""\n    command:'),
+    COMPOSE_STRING.replace("vllm/vllm-openai:v0.11.0", "registry.local/llm-runtime:1"),
+    COMPOSE_STRING.replace("vllm/vllm-openai:v0.11.0", "lmsysorg/sglang:v0.4.6").replace(
+        "vllm serve Qwen/Qwen3-8B --max-model-len 8192", "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+        "--context-length 8192"),
+])
+def test_a_shell_that_runs_is_read_as_before(text):
+    result = adapt(text, "compose.yaml")
+    [dep] = result.deployments
+    assert dep.model.id.value == "Qwen/Qwen3-8B"
+    assert dep.roles[0].context_length.value == 8192
+    assert not _refusals(result)
+
+
+def test_kubernetes_command_with_args_runs_its_shell():
+    text = POD.replace('      args: ["/bin/sh", "-c",', '      command: ["/bin/sh", "-c"]\n      args: [')
+    result = adapt(text, "pod.yaml")
+    [dep] = result.deployments
+    assert (dep.model.id.value, dep.roles[0].context_length.value) == ("Qwen/Qwen3-8B", 8192)
+    assert not _refusals(result)
