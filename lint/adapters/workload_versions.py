@@ -8,6 +8,7 @@ from typing import Any, List, Optional, Sequence, Tuple
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.images import image_tag
 from ctxlint.engines.lex_quotes import NAME
+from ctxlint.engines.runners import run_verb
 from ctxlint.engines.shellwords import commented
 from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
@@ -85,7 +86,7 @@ def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign
     without a value passes the host's, not known: not read). Anything else: (None, [])."""
     # every engine command is asked: the first word decides before anything is built
     if not before or before[0].text.rsplit("/", 1)[-1] not in ("docker", "podman", "nerdctl") \
-            or "run" not in [t.text for t in before[1:3]]:
+            or run_verb([t.text for t in before[:3]]) is None:
         return None, []
     image = next((t for t in reversed(before) if engine_from_image(t.text)[0] is not None), None)
     out: List[EnvAssign] = []

@@ -14,7 +14,7 @@ from ctxlint.lazyre import lazy_compile
 
 from ..records import record
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
-from .runners import SCAN, runs
+from .runners import SCAN, run_verb, runs
 from .tokens import SHELLS, Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
@@ -118,7 +118,7 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     found = _programs(texts, _unknown(tokens))
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
-        if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and "run" in texts[:3]:
+        if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and run_verb(texts) is not None:
             entry = _entrypoint(texts)
             if entry is not None:  # the image's own entrypoint does not run: an engine named there, or none
                 return entry

@@ -12,6 +12,7 @@ from typing import Callable, Optional, Sequence
 from ctxlint.lazyre import lazy_compile
 
 from ..records import record
+from .runners import run_verb
 
 ENGINES_OF_CONTAINERS = ("docker", "podman", "nerdctl")
 _VALUE_OPTIONS = frozenset({
@@ -42,11 +43,11 @@ class RunLine:
 
 
 def parse_run(texts: Sequence[str], options: frozenset = frozenset()) -> Optional[RunLine]:
-    """The image of `docker [container] run [options] IMAGE ...` (indexes into `texts`), or None when
+    """The image of `docker [container] run|create [options] IMAGE ...` (indexes into `texts`), or None when
     the words are no run command or name no image. `options`: indexes of unknown words taken for options."""
     if not texts or texts[0].rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
         return None
-    run = next((k for k in (1, 2) if k < len(texts) and texts[k] == "run"), None)
+    run = run_verb(texts)
     if run is None:
         return None
     entrypoint, i = None, run + 1

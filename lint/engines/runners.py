@@ -64,10 +64,21 @@ def runs(texts: Sequence[str], i: int, unknown: frozenset) -> Optional[int]:
     return None
 
 
+def run_verb(texts: Sequence[str]) -> Optional[int]:
+    """Index of the verb of `docker [container] run|create ...` (podman, nerdctl: the same commands), or None.
+    `create` takes run's options and `IMAGE [COMMAND] [ARG...]`, and `docker start` runs the container it made
+    (docs.docker.com/reference/cli/docker/container/create/: "creates a new container from the specified image,
+    without starting it"), so it is read as `run` is; `docker network create`, `buildx create` name no image."""
+    for k in (1, 2):
+        if k < len(texts) and (texts[k] == "run" or texts[k] == "create" and (k == 1 or texts[1] == "container")):
+            return k
+    return None
+
+
 def _container(texts: Sequence[str], i: int, nxt: str) -> Optional[int]:
     """`docker run [opts] IMAGE PROGRAM ...`: the program after the image; `docker exec` and `docker compose
     run|exec`: after their options and the container or service, a word that ctxlint does not place (SCAN)."""
-    if nxt == "run" or nxt == "container" and i + 2 < len(texts) and texts[i + 2] == "run":
+    if nxt in ("run", "create") or nxt == "container" and i + 2 < len(texts) and texts[i + 2] in ("run", "create"):
         from .docker_run import parse_run
 
         run = parse_run(texts[i:])
