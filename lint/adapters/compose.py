@@ -232,9 +232,12 @@ def _program(entrypoint: Optional[Node], command: Optional[Node], cleared: bool,
 
 
 def _given_to_engine(command: str, image: Optional[Node | str]) -> bool:
-    """A string `command` that names a program of its own (`/bin/sh -c "..."`, `vllm serve M`) on an image whose
-    ENTRYPOINT is the engine: Compose splits it into words (shell-like quoting, no shell) and appends them to that
-    ENTRYPOINT, so the engine is given them."""
+    """A string `command` on an image whose ENTRYPOINT is the engine: Compose splits it into words (shell-like
+    quoting, no shell) and appends them to that ENTRYPOINT, so the engine is given them, a program's own words
+    (`/bin/sh -c "..."`, `vllm serve M`) too, and flags on the more-indented lines of a folded (`>`) string, whose
+    line breaks YAML keeps, as much as those on the first line: no shell splits its lines into commands there. A
+    string with a `\\` is left to the shell reading it was (a line-end escape is a word of its own to Compose's
+    go-shellwords, a blank that POSIX splitting drops: vllm_words.surely_extra), unless it names a program."""
     text = image.value if isinstance(image, Node) else image
     if not isinstance(text, str):
         return False
@@ -244,7 +247,8 @@ def _given_to_engine(command: str, image: Optional[Node | str]) -> bool:
         return False
     from ctxlint.engines.detect import entrypoint_detection, names_program  # loaded with the workload core
 
-    return names_program(words) and bool(entrypoint_detection(text))
+    return (names_program(words) or ("\n" in command.strip() and "\\" not in command)) \
+        and bool(entrypoint_detection(text))
 
 
 def _label_map(labels: Optional[Node]) -> Optional[Node]:

@@ -133,11 +133,15 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                                for cmd in commands)
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
-        for cmd in commands:
-            found = entry or (detect(cmd.tokens, image, args_only=c.args_only) if c.preset is None else [])
-            if not found and c.engine is not None and c.args_only:
+        for k, cmd in enumerate(commands):
+            # the words go to the image's entrypoint once: a later line of a string split as a script that starts
+            # with a flag (`--max-model-len 8192` under `exec vllm serve M`) is a shell's command, no engine's
+            args_only = c.args_only and not (k and c.script is not None and cmd.tokens
+                                             and cmd.tokens[0].text[:1] == "-")
+            found = entry or (detect(cmd.tokens, image, args_only=args_only) if c.preset is None else [])
+            if not found and c.engine is not None and args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
-            if not found and c.args_only and cmd.tokens:
+            if not found and args_only and cmd.tokens:
                 self.unattributed(cmd.tokens, image, lambda: self.c.image.source(self.file), out)
             elif not found and cmd.tokens and cmd.tokens[0].text.rsplit("/", 1)[-1] in _RUNS_IMAGES:
                 self.unattributed_run(cmd.tokens, out)
