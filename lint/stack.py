@@ -108,7 +108,7 @@ class _Index:
             host, _ = url_host(str(ref.value))
             name = service_of_host(host)
             if name is None:
-                return [], f"the backend {ref.value} ({where(ref.source)}) is not a name of the checked files"
+                return [], f"the backend {ref.value} ({where(ref.source)}) is not a name {_HERE}"
             return self._service(name, f"host {host}", ref, hops)
         if ref.kind == "service":
             return self._service(str(ref.value), f"Service {ref.value}", ref, hops)
@@ -116,7 +116,7 @@ class _Index:
             labels = ", ".join(f"{k}={v}" for k, v in ref.value)
             found = self.selected(ref.value, ref.source.file)
             if not found:
-                return [], f"no workload of the checked files has the pod labels {labels} ({where(ref.source)})"
+                return [], f"no workload {_HERE} has the pod labels {labels} ({where(ref.source)})"
             return [Target(d, f"selector {labels} ({where(ref.source)}) -> {_workload(d)}") for d in found], ""
         if ref.kind in HOPS:
             prefix = HOPS[ref.kind]
@@ -153,14 +153,14 @@ class _Index:
             routers = [r for r in self.routers if set(svc.selector) <= set(r.labels)]
             if routers:
                 return self._through(routers, step, hops)
-            return [], f"{step}, which no workload of the checked files has"
+            return [], f"{step}, which no workload {_HERE} has"
         found = self.named(name, ref.source.file)
         if found:
             return [Target(d, f"{said} is the name of {_workload(d)}") for d in found], ""
         routers = [r for r in self.routers if r.key == f"router/{name}"]
         if routers:
             return self._through(routers, said, hops)
-        return [], f"{said} ({where(ref.source)}) names no Service or workload of the checked files"
+        return [], f"{said} ({where(ref.source)}) names no Service or workload {_HERE}"
 
     def _through(self, routers: List[Route], step: str, hops: int) -> Tuple[List[Target], str]:
         """Follow the backends of routers (workloads that pass requests on, e.g. the SGLang router)."""
@@ -184,6 +184,12 @@ class _Index:
             if problem:
                 problems.append(problem)
         return out, problems
+
+
+# Files are checked in groups by directory (engine.by_directory) and a gateway's routes are joined to the objects of
+# its own group only: an engine in another directory (a LiteLLM config in `config/` beside `../compose.yaml`) is
+# not followed, which the message says rather than "none of the checked files" (sweep 46).
+_HERE = "in the checked files of its directory (routes are not followed into another directory)"
 
 
 def _nearest(found: list, near: str) -> list:
