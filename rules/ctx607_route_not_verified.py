@@ -4,8 +4,10 @@ Why:
     A route can only be checked against the engine it reaches. When its backend
     is an address outside the checked files (an IP, an `os.environ/` reference, a
     Service or pool that is not there), ctxlint says it cannot verify the route
-    instead of passing it silently. Check the files that define the backend
-    together with the gateway (one directory, or name both on the command line).
+    instead of passing it silently. Routes are joined to the files of their own
+    directory: keep the files that define the backend in the gateway's directory
+    and check them together (files in another directory are not followed, even
+    when both are named on the command line).
     Routes to public providers (an `https://` host outside the cluster) are not
     engines of this deployment and are not reported.
 
@@ -60,7 +62,7 @@ def check(view: StackView, options) -> Iterator[Problem]:
         return
     yield Problem(
         f"cannot verify the {route_text(view)}: {view.unresolved}. Its window, output limit and model name were "
-        "not compared with any engine; check the backend's files together with the gateway's",
+        "not compared with any engine; check the backend's files together with the gateway's, in its directory",
         route.backends[0].source if route.backends else route.source, route.label)
 
 
