@@ -132,6 +132,8 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         return None
     kv = kv_heads or _i(text, "num_key_value_heads", "num_kv_heads") or (1 if text.get("multi_query") else heads)
     hd = head_dim or _i(text, "head_dim") or h // heads
+    if isinstance(text.get("block_configs"), list) and text["block_configs"]:  # DeciLM / Nemotron-NAS
+        return _decilm(config, text, h, vocab, heads, hd)
     if hybrid:
         from . import params_hybrid
 
@@ -189,5 +191,28 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     if tied is None:
         tied = mt in _TIED_BY_DEFAULT
     lm_head = 0 if tied else vocab * h
-    return Params(embed=embed, lm_head=lm_head, experts=routed, vision=_vision(config.get("vision_config")),
-                  other=other)
+    vision = _vision_tower(config, h)
+    if vision is None:
+        return None
+    return Params(embed=embed, lm_head=lm_head, experts=routed, vision=vision, other=other)
+
+
+def _vision_tower(config: Mapping[str, Any], text_hidden: int) -> Optional[int]:
+    """Qwen2.5-VL's tower counted tensor by tensor (params_layouts), others estimated by _vision."""
+    v = config.get("vision_config")
+    if isinstance(v, Mapping) and "qwen2_5_vl" in (str(config.get("model_type")), str(v.get("model_type"))):
+        from .params_layouts import qwen25_vision
+
+        return qwen25_vision(v, text_hidden)
+    return _vision(v)
+
+
+def _decilm(config: Mapping[str, Any], text: Mapping[str, Any], h: int, vocab: int, heads: int,
+            hd: int) -> Optional[Params]:
+    from .params_layouts import decilm_layers
+
+    layers = decilm_layers(text["block_configs"], h, heads, hd)
+    if layers is None:
+        return None
+    tied = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
+    return Params(embed=vocab * h, lm_head=0 if tied else vocab * h, experts=0, vision=0, other=layers + h)

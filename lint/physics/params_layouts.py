@@ -1,0 +1,85 @@
+"""Parameter counts of two layouts params.py does not reach with its one-shape-per-layer loop.
+
+- DeciLM / Nemotron-NAS (`block_configs`, Llama-3.3-Nemotron-Super/Ultra): every layer has its own
+  attention (KV groups `n_heads_in_group`, or `no_op`) and its own gated MLP (`ffn_mult`, or `no_op`),
+  as vllm-project/vllm@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190:vllm/model_executor/models/nemotron_nas.py
+  builds them (DeciLMDecoderLayer: LlamaAttention with heads // n_heads_in_group KV heads and its
+  input_layernorm only when attention is not a no-op; LlamaMLP of _ffn_mult_to_intermediate_size(ffn_mult, h)
+  = 2 x ffn_mult x h / 3 rounded up to a multiple of 256, and its post_attention_layernorm only when the
+  FFN is not a no-op). A `replace_with_linear` block (one h x h linear in DeciLM's own modelling code) is
+  not built by vLLM, so such a config is not counted.
+- The Qwen2.5-VL vision tower (`qwen2_5_vl`), which vLLM loads with the decoder:
+  huggingface/transformers@00b676f8f0489b88652a31d70751cc540dd06305:
+  src/transformers/models/qwen2_5_vl/modeling_qwen2_5_vl.py (Qwen2_5_VisionPatchEmbed: a Conv3d of
+  in_channels x temporal_patch_size x patch_size^2 -> hidden without bias; Qwen2_5_VLVisionBlock: two
+  RMSNorms, qkv and proj with biases, a gated MLP with biases; Qwen2_5_VLPatchMerger: an RMSNorm, then
+  hidden x merge^2 -> itself -> out_hidden_size, both with biases). Keys a vision_config leaves out take
+  Qwen2_5_VLVisionConfig's defaults (configuration_qwen2_5_vl.py), as transformers and vLLM load them;
+  out_hidden_size, when absent, is the decoder's hidden size, which the merged features must match.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+# Qwen2_5_VLVisionConfig defaults (huggingface/transformers@018c8e0394c47749c55861e11f5f7e2a577973d7:
+# src/transformers/models/qwen2_5_vl/configuration_qwen2_5_vl.py); hidden_size has none worth taking.
+_QWEN25_VISION = {"depth": 32, "intermediate_size": 3420, "in_channels": 3, "patch_size": 14,
+                  "spatial_merge_size": 2, "temporal_patch_size": 2}
+
+
+def _int(v: Any) -> Optional[int]:
+    return v if isinstance(v, int) and not isinstance(v, bool) and v > 0 else None
+
+
+def _get(v: Mapping[str, Any], key: str, *aliases: str) -> Optional[int]:
+    for k in (key, *aliases):
+        if k in v:
+            return _int(v[k])
+    return _QWEN25_VISION.get(key)
+
+
+def qwen25_vision(v: Mapping[str, Any], text_hidden: int) -> Optional[int]:
+    """The Qwen2.5-VL tower's weights; None without its hidden_size or with a dimension unreadable."""
+    h = _int(v.get("hidden_size"))
+    depth, inter = _get(v, "depth"), _get(v, "intermediate_size")
+    chans = _get(v, "in_channels", "in_chans")
+    patch, temporal, merge = _get(v, "patch_size"), _get(v, "temporal_patch_size"), _get(v, "spatial_merge_size")
+    out = _int(v.get("out_hidden_size")) if "out_hidden_size" in v else text_hidden
+    if not (h and depth and inter and chans and patch and temporal and merge and out):
+        return None
+    block = 2 * h + (3 * h * h + 3 * h) + (h * h + h) + (3 * h * inter + 2 * inter + h)
+    wide = h * merge * merge
+    merger = h + wide * wide + wide + wide * out + out
+    return chans * temporal * patch * patch * h + depth * block + merger
+
+
+def _ffn_size(mult: Any, h: int) -> Optional[int]:
+    if not isinstance(mult, (int, float)) or isinstance(mult, bool) or mult <= 0:
+        return None
+    size = int(2 * mult * h / 3)
+    return size if size % 256 == 0 else size + 256 - size % 256
+
+
+def decilm_layers(blocks: list, h: int, heads: int, hd: int) -> Optional[int]:
+    """All decoder layers of a DeciLM `block_configs` list (norms included); None when a block is one
+    vLLM does not build or lacks a dimension."""
+    total = 0
+    for block in blocks:
+        attn = block.get("attention") if isinstance(block, Mapping) else None
+        ffn = block.get("ffn") if isinstance(block, Mapping) else None
+        if not isinstance(attn, Mapping) or not isinstance(ffn, Mapping):
+            return None
+        if attn.get("replace_with_linear") or ffn.get("replace_with_linear"):
+            return None
+        if not attn.get("no_op"):
+            group = _int(attn.get("n_heads_in_group"))
+            if not group or heads % group:
+                return None
+            kv = heads // group
+            total += h * heads * hd + 2 * h * kv * hd + heads * hd * h + h
+        if not ffn.get("no_op"):
+            inter = _ffn_size(ffn.get("ffn_mult"), h) if "ffn_mult" in ffn else _int(ffn.get("intermediate_size"))
+            if not inter:
+                return None
+            total += 3 * h * inter + h
+    return total

@@ -1,0 +1,84 @@
+"""Parameter counts of DeciLM / Nemotron-NAS `block_configs` and of the Qwen2.5-VL vision tower.
+
+The small configs are counted tensor by tensor here, as the modelling code builds them; the catalog
+entries are held within 2% of the totals their publishers state."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.models import arch_from_hf_config, lookup_model
+
+H, VOCAB = 256, 1000
+
+
+def _block(group=None, mult=None, attn_op=True, ffn_op=True):
+    attn = {"n_heads_in_group": group, "no_op": not attn_op, "replace_with_linear": False}
+    return {"attention": attn, "ffn": {"ffn_mult": mult, "no_op": not ffn_op, "replace_with_linear": False}}
+
+
+def _decilm(blocks):
+    return {"model_type": "nemotron-nas", "architectures": ["DeciLMForCausalLM"], "num_hidden_layers": len(blocks),
+            "num_attention_heads": 4, "num_key_value_heads": None, "hidden_size": H, "intermediate_size": None,
+            "vocab_size": VOCAB, "tie_word_embeddings": False, "block_configs": blocks}
+
+
+def test_a_decilm_config_counts_each_layer_by_its_own_block():
+    blocks = [_block(2, 1.0), _block(mult=2.0, attn_op=False), _block(4, ffn_op=False)]
+    # 4 heads of 64; ffn_mult 1.0 -> int(2 x 256 / 3) = 170 -> 256, 2.0 -> 341 -> 512 (multiples of 256)
+    first = (256 * 256 + 2 * 256 * 2 * 64 + 256 * 256 + 256) + (3 * 256 * 256 + 256)
+    second = 3 * 256 * 512 + 256  # attention no_op: no projections and no input_layernorm
+    third = 256 * 256 + 2 * 256 * 1 * 64 + 256 * 256 + 256  # FFN no_op: no MLP, no post_attention_layernorm
+    arch = arch_from_hf_config(_decilm(blocks))
+    assert round(arch.total_params_b * 1e9) == first + second + third + H + 2 * VOCAB * H
+    assert arch.num_kv_heads == 2
+
+
+def test_a_decilm_block_vllm_does_not_build_is_not_counted():
+    linear = _block(2, 1.0)
+    linear["attention"]["replace_with_linear"] = True
+    assert arch_from_hf_config(_decilm([linear, _block(2, 1.0)])).total_params_b is None
+    no_ffn = {"attention": {"n_heads_in_group": 2, "no_op": False}}  # ffn not stated: width unknown
+    assert arch_from_hf_config(_decilm([no_ffn])).total_params_b is None
+
+
+def _vl(vision):
+    return {"model_type": "qwen2_5_vl", "num_hidden_layers": 2, "num_attention_heads": 2, "num_key_value_heads": 1,
+            "hidden_size": 128, "intermediate_size": 256, "vocab_size": VOCAB, "tie_word_embeddings": True,
+            "vision_config": vision}
+
+
+def test_the_qwen2_5_vl_tower_is_counted_tensor_by_tensor():
+    vision = {"depth": 2, "hidden_size": 64, "intermediate_size": 96, "in_chans": 3, "patch_size": 2,
+              "temporal_patch_size": 2, "spatial_merge_size": 2, "out_hidden_size": 128}
+    patch = 3 * 2 * 2 * 2 * 64  # Conv3d without bias
+    block = 2 * 64 + (3 * 64 * 64 + 3 * 64) + (64 * 64 + 64) + (3 * 64 * 96 + 2 * 96 + 64)
+    merger = 64 + 256 * 256 + 256 + 256 * 128 + 128  # ln_q, then 4 x 64 -> 256 -> out_hidden_size
+    arch = arch_from_hf_config(_vl(vision))
+    assert round(arch.vision_params_b * 1e9) == patch + 2 * block + merger == 171_200
+    # absent keys take Qwen2_5_VLVisionConfig's defaults, out_hidden_size the decoder's hidden size
+    short = arch_from_hf_config(_vl({"hidden_size": 64}))
+    wide = 64 * 4
+    default = 3 * 2 * 14 * 14 * 64 + 32 * (2 * 64 + 3 * 64 * 64 + 3 * 64 + 64 * 64 + 64 + 3 * 64 * 3420
+                                            + 2 * 3420 + 64) + 64 + wide * wide + wide + wide * 128 + 128
+    assert round(short.vision_params_b * 1e9) == default
+    assert arch_from_hf_config(_vl({"depth": 2})).total_params_b is None  # no hidden size: no count
+
+
+def test_the_qwen2_5_vl_3b_tower_matches_the_checkpoint_shapes():
+    # Qwen/Qwen2.5-VL-3B-Instruct's vision_config; per block 19,702,200 and the merger 36,708,608 parameters,
+    # the shapes Qwen2_5_VLVisionBlock and Qwen2_5_VLPatchMerger build (qkv 1280 -> 3840, MLP 1280 -> 3420).
+    vision = {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420, "num_heads": 16, "in_chans": 3,
+              "out_hidden_size": 2048, "patch_size": 14, "spatial_merge_size": 2, "temporal_patch_size": 2}
+    arch = arch_from_hf_config(dict(_vl(vision), hidden_size=2048))
+    assert round(arch.vision_params_b * 1e9) == 3 * 2 * 14 * 14 * 1280 + 32 * 19_702_200 + 36_708_608
+
+
+@pytest.mark.parametrize("model_id, published_b", [
+    ("nvidia/Llama-3_3-Nemotron-Super-49B-v1", 49.0),  # model card: "approximately 49B"
+    # a transformers parameter analysis of Qwen/Qwen2.5-VL-7B-Instruct: 8.29B, the vision encoder 676.55M
+    ("Qwen/Qwen2.5-VL-7B-Instruct", 8.29),
+])
+def test_catalog_counts_are_within_2_percent_of_the_published_totals(model_id, published_b):
+    arch = lookup_model(model_id)
+    assert arch.total_params_b is not None
+    assert abs(arch.total_params_b - published_b) / published_b < 0.02
