@@ -56,6 +56,8 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
         # first: no model id or architecture would let ctxlint derive this engine's pool (a NIM's NGC model name
         # was told to fetch its architecture from the Hugging Face Hub, which does not have it)
         why = f"the engine is {engine} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
+        if engine == "tgis":  # IBM's fork: its memory rules are not Hugging Face TGI's (engines/flags_tgis.py)
+            why = "IBM TGIS is not modelled (its KV-cache memory rules are not Hugging Face TGI's)"
         source = dep.engine.name.source if dep.engine.name is not None else source
     elif arch is None:
         why = _model_unknown(dep)

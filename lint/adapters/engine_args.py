@@ -16,7 +16,7 @@ from ctxlint.model import Role, Val
 
 ENGINE_REJECTS_VALUE = "engine-rejects-value"
 _NAMES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "trtllm": "TensorRT-LLM", "llamacpp": "llama.cpp",
-          "lmdeploy": "LMDeploy"}
+          "lmdeploy": "LMDeploy", "tgis": "IBM TGIS"}
 
 
 def engine_label(engine: str) -> str:

@@ -21,7 +21,7 @@ STATED = ("flag", "env", "config-file", "launcher")  # what the engine is given 
 SourceOf = Callable[[Setting], Source]
 
 _CONTEXT = {"vllm": "max_model_len", "sglang": "context_length", "tgi": "max_total_tokens",
-            "trtllm": "max_seq_len", "llamacpp": "ctx_size", "lmdeploy": "session_len"}
+            "trtllm": "max_seq_len", "llamacpp": "ctx_size", "lmdeploy": "session_len", "tgis": "max_sequence_length"}
 # The settings that decide each engine's context length: its own, and TGI's prompt limit, which caps it.
 CONTEXT_SETTINGS = {engine: (name,) + (("max_input_tokens", "max_input_length") if engine == "tgi" else ())
                     for engine, name in _CONTEXT.items()}
@@ -31,6 +31,7 @@ _PARALLEL = {  # engine -> (tensor, pipeline, data) setting names
     "trtllm": ("tp_size", "pp_size", None),
     "lmdeploy": ("tp", None, "dp"),
     "tgi": ("num_shard", None, None),
+    "tgis": ("num_shard", None, None),
     "llamacpp": (None, None, None),
 }
 # Parallel sizes and role markers: unresolved values of these are worth a note.

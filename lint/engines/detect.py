@@ -1,6 +1,6 @@
 """Find engine invocations in a command's tokens (what an image name says is in images.py).
 
-Engine ids: "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy".
+Engine ids: "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy", and "tgis" (IBM's TGI fork).
 `launcher` tells which front door was used ("vllm serve", "dynamo.vllm", ...),
 because Dynamo workers accept extra flags and TRT-LLM's Dynamo worker spells
 them differently.
@@ -12,7 +12,7 @@ from typing import Optional, Sequence, Union
 
 from ctxlint.lazyre import lazy_compile
 
-from ..records import record
+from ..records import record, replace
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
 from .runners import SCAN, run_verb, runs
 from .tokens import SHELLS, Token
@@ -24,6 +24,10 @@ _MODULES = {
     # gRPC front end: AsyncEngineArgs.add_cli_args on a FlexibleArgumentParser, the same engine flags
     # (vllm-project/vllm@029329a8eded26d05ef8d4a302a6c9f318817dd8:vllm/entrypoints/grpc_server.py)
     "vllm.entrypoints.grpc_server": ("vllm", None),
+    # OpenShift AI's gRPC runtime: vLLM's own parser (make_arg_parser) and engine, TGIS's spellings beside its flags
+    # (opendatahub-io/vllm-tgis-adapter@df3596ae59854c7e7efaf9fee3c3ace9623c95ee:src/vllm_tgis_adapter/__main__.py;
+    # flags_tgis_adapter)
+    "vllm_tgis_adapter": ("vllm", None),
     "sglang.launch_server": ("sglang", None),
     # The router's co-launcher: the whole ServerArgs plus the router's `--router-*` flags on one parser, then one
     # SGLang server per data-parallel rank, each of TP tp_size with dp_size 1 (`launch_server_process`), and a router
@@ -116,6 +120,8 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     """
     texts = _texts(tokens)
     found = _programs(texts, _unknown(tokens))
+    if found and found[0].engine == "tgi":
+        found = [_tgis(d, texts, image) for d in found]
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
         if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and run_verb(texts) is not None:
@@ -150,6 +156,15 @@ def names_program(texts: Sequence[str]) -> bool:
         return False
     first = _base(texts[0])
     return first in SHELLS or first in ("exec", "env", "nohup") or _at(list(texts), 0) is not None
+def _tgis(d: Detection, texts: list[str], image: Optional[str]) -> Detection:
+    """IBM's TGIS for a `text-generation-launcher` run from a TGIS image, or given a flag only TGIS's launcher has
+    (flags_tgis.MARKERS): IBM kept Hugging Face's program name, not its arguments."""
+    from .flags_tgis import MARKERS  # only a TGI launch pays for it
+
+    if engine_from_image(image)[0] == "tgis" or any(engine_from_image(t)[0] == "tgis" for t in texts[:d.start]) \
+            or any(t.split("=", 1)[0] in MARKERS for t in texts[d.args_start:]):
+        return replace(d, engine="tgis")
+    return d
 
 
 def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:
@@ -200,7 +215,8 @@ def _runscript(texts: list[str]) -> list[Detection]:
 
 # How each engine is started, for advice (engines.md §0).
 ENGINE_COMMANDS = {"vllm": "vllm serve", "sglang": "python3 -m sglang.launch_server", "tgi": "text-generation-launcher",
-                   "trtllm": "trtllm-serve", "llamacpp": "llama-server", "lmdeploy": "lmdeploy serve api_server"}
+                   "trtllm": "trtllm-serve", "llamacpp": "llama-server", "lmdeploy": "lmdeploy serve api_server",
+                   "tgis": "text-generation-launcher"}
 
 
 def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optional[str]) -> tuple[Optional[str], list[str]]:

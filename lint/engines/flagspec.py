@@ -97,6 +97,7 @@ class EngineSpec:
     allow_abbrev: bool = False  # argparse prefix matching (`--tp` for `--tp-size`)
     attached_short: bool = False  # `-O3`-style single-letter flag with glued value
     env_prefix_all: bool = False  # TGI: every flag also read from its SCREAMING_CASE env var
+    env_empty_unset: bool = False  # an env var set to "" is no value (vllm_tgis_adapter: `if not env_val`)
     engine_env: tuple[EngineEnv, ...] = ()
     config_flags: tuple[str, ...] = ()  # canonical names whose value is a config file path
     config_overrides_cli: bool = False  # TRT-LLM: extra_llm_api_options keys beat the CLI

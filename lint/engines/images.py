@@ -52,6 +52,8 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "vllm"  # Triton's `YY.MM-vllm-python-py3` runs vLLM as its backend (ngc.py)
     elif "sglang" in name:
         engine = "sglang"
+    elif repo.endswith(_TGIS_IMAGES):  # IBM's TGIS, named as Hugging Face's TGI (flags_tgis)
+        engine = "tgis"
     elif "text-generation-inference" in name or name == "tgi-gaudi" or name.endswith("-tgi-inference"):
         engine = "tgi"
     elif "llama.cpp" in name or "llama-cpp" in name or "llamacpp" in name:
@@ -91,6 +93,15 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         b = re.search(r"\bb(\d{3,})\b", tag.replace("-", " "))
         version = "b" + b.group(1) if b else None
     return engine, version
+
+
+# IBM TGIS images: OpenShift AI's (the runtime red-hat-data-services/ods-ci names `tgis-runtime`,
+# ods_ci/tests/Resources/Files/llm/serving_runtimes/tgis_servingruntime_grpc.yaml), Open Data Hub's (the base
+# of opendatahub-io/caikit-tgis-serving's Dockerfile) and IBM's own build (SERVER_IMAGE in
+# IBM/text-generation-inference@006006d7974604558665d48a81ff2b1d1d8f9537:.github/workflows/build.yml). Its
+# Dockerfile ends `CMD text-generation-launcher` with no ENTRYPOINT: arguments alone replace the launcher.
+_TGIS_IMAGES = ("quay.io/modh/text-generation-inference", "quay.io/opendatahub/text-generation-inference",
+                "quay.io/wxpe/text-gen-server")
 
 
 # Hugging Face's Deep Learning Containers name the TGI release in the image, not the tag: Google's

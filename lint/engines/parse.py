@@ -254,6 +254,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
             continue
         for var in f.env:
             val = env.get(var)
+            if val == "" and spec.env_empty_unset:
+                continue
             if isinstance(val, str):
                 value, verr, note = convert(spec, f, val)
                 if verr:
@@ -263,6 +265,9 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
                 break
             if var in env:
                 p.unresolved.append(Problem(f"env {var} has no literal value", None, None, None, f.name))
+    if launcher == specs.TGIS_ADAPTER:  # its TGIS spellings are vLLM's settings (flags_tgis_adapter)
+        from .flags_tgis_adapter import postprocess
+        p.errors.extend(postprocess(p.settings))
     if spec.exclusive:  # settings the launcher refuses together (TGI's max_input_tokens and max_input_length)
         p.errors.extend(exclusive_settings(spec, p.settings, list(env)))
     model = _model(spec, p, launcher)
@@ -276,16 +281,16 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
                       tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
 
 
-MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo")  # the settings that name the model served, first wins
+MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo", "model_name")  # the settings that name the model served, first wins
 # vLLM's front doors whose parser exits on a word it has no place for ("unrecognized arguments"): `vllm serve`
 # (and the images whose entrypoint it is) takes one model argument, the OpenAI API server module none.
-_VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server")
+_VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server", specs.TGIS_ADAPTER)
 
 
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
     found = next((p.settings[key] for key in MODEL_KEYS if key in p.settings), None)
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
-        ("dynamo.", "vllm.entrypoints", "sglang"))
+        ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
     strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
     if found is not None and not strict:
         return found  # another front door's words beside its model flag: not read

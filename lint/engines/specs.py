@@ -8,7 +8,7 @@ from typing import Dict, Optional, Tuple
 
 from .flagspec import EngineSpec
 
-ENGINES = ("vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy")
+ENGINES = ("vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy", "tgis")  # tgis: IBM's fork of TGI, flags_tgis
 _ALIASES = {"llama.cpp": "llamacpp", "llama-server": "llamacpp", "text-generation-inference": "tgi",
             "tensorrt-llm": "trtllm", "tensorrt_llm": "trtllm"}
 
@@ -16,11 +16,12 @@ _ALIASES = {"llama.cpp": "llamacpp", "llama-server": "llamacpp", "text-generatio
 def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[str] = None) -> EngineSpec:
     """Flag table; an unknown engine gets an empty table (every flag unknown)."""
     engine = _ALIASES.get(engine, engine)
-    door = "dynamo" if (launcher or "").startswith("dynamo.") else "router" if launcher == ROUTER_LAUNCHER else ""
+    door = "dynamo" if (launcher or "").startswith("dynamo.") else "router" if launcher == ROUTER_LAUNCHER else \
+        "tgis" if launcher == TGIS_ADAPTER else ""
     key = (engine, door, subcommand == "disaggregated")
     found = _SPECS.get(key)
     if found is None:
-        found = _spec(engine, door == "dynamo", key[2], door == "router")
+        found = _spec(engine, door == "dynamo", key[2], door == "router") if door != "tgis" else _adapter()
         if len(_SPECS) < 256:  # the known tables, and a few made-up engine names
             _SPECS[key] = found
     return found
@@ -28,6 +29,9 @@ def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[s
 
 # `python -m sglang_router.launch_server`: SGLang's flags on a parser of its own (flags_sglang.ROUTER_SPEC)
 ROUTER_LAUNCHER = "sglang_router.launch_server"
+
+# `python -m vllm_tgis_adapter`: vLLM's flags, TGIS's spellings and an env fallback for each (flags_tgis_adapter)
+TGIS_ADAPTER = "vllm_tgis_adapter"
 
 # (engine, front door: "dynamo", "router" or "", disaggregated) -> its table: `from . import` in a function runs
 # importlib's Python-level _handle_fromlist at every call, and a command is looked up once or twice a role.
@@ -55,7 +59,15 @@ def _spec(engine: str, dynamo: bool, disaggregated: bool, router: bool = False) 
     if engine == "lmdeploy":
         from . import flags_lmdeploy
         return flags_lmdeploy.SPEC_
+    if engine == "tgis":
+        from . import flags_tgis
+        return flags_tgis.SPEC_
     return EngineSpec(str(engine), ())
+
+
+def _adapter() -> EngineSpec:
+    from . import flags_tgis_adapter  # only the adapter's commands pay for its table
+    return flags_tgis_adapter.SPEC_
 
 
 def flag_gone(engine: str, name: str, release: Optional[str]) -> bool:
