@@ -236,7 +236,7 @@ def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optiona
 
 
 _CHECKED_TAGS = {"context", "kv_pool", "memory", "model", "parallel"}
-_SERVER_PROGRAMS = ("vllm", "sglang", "lmdeploy", "trtllm")
+_SERVER_PROGRAMS = ("vllm", "sglang", "lmdeploy", "trtllm", "tgis")
 _SIMULATOR = lazy_compile(r"(?:^|[-_.])sim(?:ulator)?(?:$|[-_.])")  # llm-d-inference-sim, vllm-sim
 
 

@@ -100,3 +100,16 @@ def test_a_deployment_names_its_model_and_window(image, command, model, window, 
     [dep] = adapt(text).deployments
     assert (dep.engine.name.value, dep.model.id.value, dep.roles[0].context_length.value) == \
         (engine, "meta-llama/Llama-3.1-8B-Instruct", 65536)
+
+
+def test_tgis_image_given_arguments_alone_is_said_unchecked(tmp_path):
+    # the image's Dockerfile ends `CMD text-generation-launcher` (no ENTRYPOINT): arguments replace the launcher
+    (tmp_path / "pod.yaml").write_text("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+                                       "  - name: a\n    image: quay.io/modh/text-generation-inference:x\n"
+                                       "    args: [--model-name=m, --max-sequence-length=4096]\n")
+    result = run(["check", "--isolated", str(tmp_path / "pod.yaml")])
+    assert result.out == (f"{tmp_path / 'pod.yaml'}:7:12: CTX008 [info] the image "
+                          "quay.io/modh/text-generation-inference:x is tgis's but ctxlint does not know what its "
+                          "entrypoint runs, so --model-name, --max-sequence-length are not read as tgis flags and "
+                          "this container is not checked; state the command that starts it "
+                          "(`text-generation-launcher ...`) (unresolved-value)\n")
