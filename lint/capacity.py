@@ -176,7 +176,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
-    if role.context_length is None and engine in DERIVABLE_ENGINES and not _context_set_unknown(role, engine):
+    if role.context_length is None and (engine in DERIVABLE_ENGINES or engine == "tgis") \
+            and not _context_set_unknown(role, engine):  # TGIS: its length is known, its pool is not
         global default_context
         if default_context is None:
             from ctxlint.physics.context import default_context

@@ -264,6 +264,8 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
     if engine == "sglang":
         tokens, why = _sglang(arch, settings)
         return DefaultContext(tokens, why, False, "--context-length")
+    if engine == "tgis":
+        return _tgis(arch)
     positions = arch.max_position_embeddings
     if not positions:
         return None
@@ -292,6 +294,23 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
         return DefaultContext(tokens, f"LMDeploy session_len from the model ({tokens:,}), lowered to the KV "
                                       "capacity without a warning", True, "--session-len")
     return None
+
+
+# IBM TGIS's launcher: the first of these config.json keys, else 2048 (get_max_sequence_length_from_config,
+# IBM/text-generation-inference@006006d7974604558665d48a81ff2b1d1d8f9537:launcher/src/main.rs)
+_TGIS_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
+              "max_seq_length", "seq_len")
+
+
+def _tgis(arch: ModelArch) -> Optional[DefaultContext]:
+    """TGIS's max_sequence_length when none is set: the model's length; None when the config's keys are not
+    known (its 2048 applies only to a config.json that states none, which a catalog entry cannot say)."""
+    keys = dict(_keys(arch))
+    key = next((k for k in _TGIS_KEYS if k in keys), None)
+    if key is None:
+        return None
+    return DefaultContext(keys[key], f"TGIS takes max_sequence_length from the model's {key} {keys[key]:,}", False,
+                          "--max-sequence-length")
 
 
 def tgi_chunking(settings: Mapping[str, Any], v, image: str = "") -> bool:

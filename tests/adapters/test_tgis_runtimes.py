@@ -113,3 +113,11 @@ def test_tgis_image_given_arguments_alone_is_said_unchecked(tmp_path):
                           "entrypoint runs, so --model-name, --max-sequence-length are not read as tgis flags and "
                           "this container is not checked; state the command that starts it "
                           "(`text-generation-launcher ...`) (unresolved-value)\n")
+
+
+def test_tgis_without_a_length_takes_the_models(tmp_path):
+    # get_max_sequence_length: the model's config.json length (max_position_embeddings first), else 2048
+    (tmp_path / "tgis.yaml").write_text(TGIS.replace('      env: [{name: MAX_SEQUENCE_LENGTH, value: "65536"}]\n', ""))
+    result = run(["audit", "--isolated", str(tmp_path / "tgis.yaml")])
+    [row] = [line for line in result.out.splitlines() if line.startswith("meta-llama/")]
+    assert row.split()[3:7] == ["tgis", "unified", "-", "131,072"] and row.split()[7] == "default"
