@@ -135,7 +135,12 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
         if texts and _base(texts[0]) in ("apptainer", "singularity") and "run" in texts:
             return _runscript(texts)
         if args_only and image:
-            return entrypoint_detection(image)
+            entry = entrypoint_detection(image)
+            if not entry and not texts and engine_from_image(image)[0] == "tgis":
+                # no words at all: the image's own CMD runs, and IBM TGIS images end `CMD text-generation-launcher`
+                # (images._TGIS_IMAGES), configured by env (MODEL_NAME, MAX_SEQUENCE_LENGTH)
+                return [Detection("tgis", "image:" + image, _image_sub("tgis"), 0, 0, via_image=True)]
+            return entry
     return found
 
 
@@ -156,6 +161,8 @@ def names_program(texts: Sequence[str]) -> bool:
         return False
     first = _base(texts[0])
     return first in SHELLS or first in ("exec", "env", "nohup") or _at(list(texts), 0) is not None
+
+
 def _tgis(d: Detection, texts: list[str], image: Optional[str]) -> Detection:
     """IBM's TGIS for a `text-generation-launcher` run from a TGIS image, or given a flag only TGIS's launcher has
     (flags_tgis.MARKERS): IBM kept Hugging Face's program name, not its arguments."""

@@ -76,6 +76,7 @@ def known_values(script: str, stop: int) -> Values:
     """The variables the script's lines before index `stop` assign, here-document bodies skipped."""
     values: Values = {}
     at, flow, braces = 0, 0, 0
+    opening = False  # a function's name line without its `{`: the next line's lone `{` opens its body
     while at < stop:
         line_end = _LINE_END.search(script, at)
         end = line_end.start() if line_end is not None else len(script)
@@ -89,8 +90,12 @@ def known_values(script: str, stop: int) -> Values:
             for m in _OTHER_SETTERS.finditer(line):
                 for name in (m.group(1) or "").split() + ([m.group(2)] if m.group(2) else []):
                     values[name] = None
-        if _FUNCTION.match(line) or (braces and line.rstrip().endswith("{")):
+        function = _FUNCTION.match(line)
+        if function and not line.rstrip().endswith("{"):
+            opening = True  # `setup()` then `{` on its own line: one body, not two
+        elif function or (opening and line.strip() == "{") or (braces and line.rstrip().endswith("{")):
             braces += 1
+            opening = False
         elif braces and line.strip() in ("}", "};"):
             braces -= 1
         flow = _flow_after(line, flow)

@@ -149,7 +149,7 @@ def _group_format(q: dict, group: object) -> Optional[WeightFormat]:
         return None
     try:
         nbits = int(w["num_bits"])
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # JSON's Infinity reads as a float
         return None
     kind = str(w.get("type", "int")).lower()
     if nbits == 8:

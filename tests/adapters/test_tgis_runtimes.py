@@ -121,3 +121,15 @@ def test_tgis_without_a_length_takes_the_models(tmp_path):
     result = run(["audit", "--isolated", str(tmp_path / "tgis.yaml")])
     [row] = [line for line in result.out.splitlines() if line.startswith("meta-llama/")]
     assert row.split()[3:7] == ["tgis", "unified", "-", "131,072"] and row.split()[7] == "default"
+
+
+def test_a_tgis_image_with_no_command_or_arguments_runs_its_launcher_configured_by_env():
+    # review: with neither command nor args the image's `CMD text-generation-launcher` runs, configured by its env;
+    # once TGIS images were told from TGI's the container was dropped without a word (0 deployments)
+    text = ("apiVersion: v1\nkind: Pod\nmetadata: {name: x}\nspec:\n  containers:\n"
+            "  - name: a\n    image: quay.io/opendatahub/text-generation-inference:fast\n    env:\n"
+            "    - {name: MODEL_NAME, value: meta-llama/Llama-3.1-8B-Instruct}\n"
+            "    - {name: MAX_SEQUENCE_LENGTH, value: '65536'}\n")
+    [dep] = adapt(text).deployments
+    assert (dep.engine.name.value, dep.model.id.value, dep.roles[0].context_length.value) == \
+        ("tgis", "meta-llama/Llama-3.1-8B-Instruct", 65536)

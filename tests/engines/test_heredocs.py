@@ -156,3 +156,12 @@ def test_a_later_command_that_edits_the_file_through_its_variable_declines_it(la
 def test_a_variable_target_whose_body_the_shell_expands_is_declined_at_its_line():
     script = "CFG=/tmp/c.yaml\ncat <<EOF > ${CFG}\nport: $PORT\nEOF\n"
     assert declined_files(script) == {"/tmp/c.yaml": (script.index("<<"), EXPANDED)}
+
+
+@pytest.mark.parametrize("function", ["setup()\n{\n  echo hi\n}\n", "function setup\n{\n  echo hi\n}\n",
+                                      "setup() {\n  echo hi\n}\n"])
+def test_a_function_whose_brace_opens_on_the_next_line_ends_at_its_closing_brace(function):
+    # review: `setup()` then `{` alone on the next line counted the body twice, so every assignment after the
+    # function read as inside one and the variable target stayed unresolved (a CTX308 error was hidden)
+    script = function + "CFG=/tmp/c.yaml\ncat <<'EOF' > ${CFG}\na: 1\nEOF\n"
+    assert list(written_files(script)) == ["/tmp/c.yaml"]

@@ -189,6 +189,8 @@ def test_groups_of_different_widths_are_a_band_from_the_narrowest_to_the_widest(
         g: {"weights": {"num_bits": 4, "type": "int", "group_size": 128}} for g in ("group_0", "group_1")}}
     assert from_quantization_config(same).key == "w4a16"  # groups of one width are that width
     assert lookup_model("nvidia/Qwen3.6-35B-A3B-NVFP4").weight_format == mixed
+    for odd in (float("inf"), "eight", None, [8]):  # a config.json's Infinity (review), text, null: no format
+        assert from_quantization_config({"config_groups": {"g": {"weights": {"num_bits": odd}}}}) is None
 
 
 def test_dbrx_counts_its_experts_under_ffn_config():
