@@ -147,6 +147,31 @@ def sglang_limit(dep: Deployment, role: Role) -> Optional[Tuple[int, str, str]]:
     return sglang_derived(tuple(keys.items()), rope, {k: v.value for k, v in role.engine_args})
 
 
+def vllm_limit(dep: Deployment, role: Role) -> Optional[Tuple[int, str, str]]:
+    """The max_model_len vLLM derives for this role, with why and the config key it read (physics.context.
+    vllm_derived: the deployed release's rule, the largest of them when the release is not known), above which it
+    refuses to start without VLLM_ALLOW_LONG_MAX_MODEL_LEN; None without the model's positions."""
+    trained = dep.model.max_position_embeddings
+    if trained is None:
+        return None
+    from ctxlint.physics.context import vllm_derived  # only a vLLM role within its RoPE reach pays for it
+
+    factor = dep.model.rope_scaling_factor.value if dep.model.rope_scaling_factor is not None else None
+    version = dep.engine.version.value if dep.engine.version is not None else None
+    return vllm_derived(dep.arch, trained.value, factor, {k: v.value for k, v in role.engine_args},
+                        str(version) if version is not None else None)
+
+
+def vllm_yarn_keeps_length(dep: Deployment) -> bool:
+    """Whether the deployed vLLM may be one (>= 0.30) whose limit a YaRN rope_scaling in --hf-overrides does not
+    raise (physics.context._vllm_rule): then only max_position_embeddings in the same override does."""
+    from ctxlint.versions import parse_version
+
+    version = dep.engine.version.value if dep.engine.version is not None else None
+    v = parse_version(str(version)) if version is not None else None
+    return v is None or v >= parse_version("0.30.0")
+
+
 def engine_rope(engine: Optional[str], role: Role,
                 release: Optional[str] = None) -> Optional[Tuple[float, Optional[int], str]]:
     """RoPE scaling set on the engine's command line: (factor, original positions or None, where); a flag the

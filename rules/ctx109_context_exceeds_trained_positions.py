@@ -54,7 +54,7 @@ from typing import Iterator, Optional
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
 from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit,
-                                  sglang_limit)
+                                  sglang_limit, vllm_limit, vllm_yarn_keeps_length)
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -94,11 +94,17 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
                 yield _sglang_refused(dep, role, derived, limit)
+            elif engine == "vllm":
+                found_vllm = vllm_limit(dep, role)
+                if found_vllm is not None and ctx.value > found_vllm[0]:
+                    yield _vllm_refused(dep, role, found_vllm, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
         hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
         if derived is not None and derived[2]:  # SGLang takes no factor with the original length: the key too
             hint = f"{hint[:-2]}, \"{derived[2]}\": {ctx.value}}}'"
+        elif engine == "vllm" and vllm_yarn_keeps_length(dep):  # vLLM >= 0.30 takes YaRN's length from the key
+            hint = f"{hint[:-2]}, \"max_position_embeddings\": {ctx.value}}}'"
         declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
             f"({hint} with F >= {ctx.value / base:.2f})"
         yield Problem(
@@ -123,6 +129,24 @@ def _sglang_refused(dep: Deployment, role, derived, covered: int) -> Problem:
         f"(\"User-specified context_length ... is greater than the derived context_length\"), though the RoPE "
         f"scaling covers {fmt(covered)} positions. Set {key_hint}SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or "
         f"lower it to {fmt(tokens)}",
+        ctx.source, dep.display_name)
+
+
+def _vllm_refused(dep: Deployment, role, derived, covered: int) -> Problem:
+    """Within the RoPE scaling's reach but above vLLM's derived max_model_len: vLLM refuses to start
+    (vllm/config/model.py _get_and_verify_max_len: a ValueError unless VLLM_ALLOW_LONG_MAX_MODEL_LEN). From 0.30 a
+    YaRN rope_scaling in --hf-overrides leaves that length at the config's key (physics.context._vllm_rule); the
+    key in the same override is what raises it: a flat override updates the config before the length is derived
+    (vllm-project/vllm@v0.30.0:vllm/transformers_utils/config.py get_config, config.update(hf_overrides_kw))."""
+    ctx, (tokens, why, key) = role.context_length, derived
+    key_hint = f"\"{key}\": {ctx.value} in --hf-overrides (the length key vLLM reads, beside the RoPE scaling), " \
+        "or " if key else ""
+    return Problem(
+        f"{fmt(ctx.value)} > {fmt(tokens)}: the {role.label} context length {ctx.show()} exceeds the max_model_len "
+        f"vLLM derives for this model by {fmt(ctx.value - tokens)} tokens ({why}), and vLLM refuses to start above it "
+        f"(\"User-specified max_model_len ... is greater than the derived max_model_len\"), though the RoPE scaling "
+        f"covers {fmt(covered)} positions. Set {key_hint}VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, or lower it to "
+        f"{fmt(tokens)}",
         ctx.source, dep.display_name)
 
 

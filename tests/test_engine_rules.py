@@ -233,6 +233,48 @@ def test_trained_positions_count_rope_scaling_set_on_the_engine_command_line():
                             "(spec.model.rope_scaling_factor)")  # a native manifest says it in spec.model
 
 
+def test_vllm_from_0_30_keeps_a_yarn_override_at_the_config_length_and_names_the_key_that_raises_it():
+    yarn = "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}'"
+    # up to 0.29 vLLM took YaRN's length as original x factor: the override starts 131,072
+    assert rules("vllm", {"hf_overrides": yarn}, version="0.29.0", mpe=32768, select="CTX109") == []
+    # from 0.30 the length is max_position_embeddings as is (_get_and_verify_max_len skips yarn's factor), and the
+    # dict override is set after the config is read: vLLM refuses 131,072 though the scaling covers it
+    for version in ("0.30.0", "0.34.0"):
+        assert lint("vllm", {"hf_overrides": yarn}, version=version, mpe=32768, select="CTX109") == [(
+            "CTX109", "131,072 > 32,768: the unified context length 131,072 exceeds the max_model_len vLLM derives "
+            "for this model by 98,304 tokens (vLLM derives 32,768 from the model's max_position_embeddings 32,768 "
+            "(the x4 yarn scaling in --hf-overrides is not applied: from 0.30 vLLM takes a YaRN model's length from "
+            "the config as is)), and vLLM refuses to start above it (\"User-specified max_model_len ... is greater "
+            "than the derived max_model_len\"), though the RoPE scaling covers 131,072 positions. Set "
+            "\"max_position_embeddings\": 131072 in --hf-overrides (the length key vLLM reads, beside the RoPE "
+            "scaling), or VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, or lower it to 32,768")]
+    # the key in the same override (a flat value: applied before the length is derived) starts it
+    keyed = yarn[:-2] + ", \"max_position_embeddings\": 131072}'"
+    assert rules("vllm", {"hf_overrides": keyed}, version="0.30.0", mpe=32768, select="CTX109") == []
+    # so does the switch (CTX303 then checks the scaling), and an unknown release is not assumed to refuse
+    assert rules("vllm", {"hf_overrides": yarn, "VLLM_ALLOW_LONG_MAX_MODEL_LEN": "1"}, version="0.30.0", mpe=32768,
+                 select="CTX109") == []
+    assert rules("vllm", {"hf_overrides": yarn}, mpe=32768, select="CTX109") == []
+    # a linear scaling still multiplies the length
+    linear = "'{\"rope_scaling\": {\"rope_type\": \"linear\", \"factor\": 4.0}}'"
+    assert rules("vllm", {"hf_overrides": linear}, version="0.30.0", mpe=32768, select="CTX109") == []
+
+
+def test_vllm_advice_past_the_rope_reach_names_the_length_key_where_the_release_needs_it(tmp_path):
+    from tests.helpers import run
+
+    pod = ("apiVersion: v1\nkind: Pod\nmetadata: {name: q}\nspec:\n  containers:\n  - name: vllm\n"
+           "    image: vllm/vllm-openai:TAG\n"
+           "    args: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, \"131072\"]\n")
+    head = "(--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": F, " \
+        "\"original_max_position_embeddings\": N}"
+    for tag, tail in (("v0.30.0", ", \"max_position_embeddings\": 131072}' with F >= 4.00)"),
+                      ("v0.29.0", "}' with F >= 4.00)")):
+        (tmp_path / f"{tag}.yaml").write_text(pod.replace("TAG", tag))
+        out = run(["check", "--isolated", "--select", "CTX109", str(tmp_path / f"{tag}.yaml")]).out
+        assert out.splitlines()[0].endswith(f"{head}{tail} (context-exceeds-trained-positions)"), out
+
+
 def test_trained_positions_advice_for_a_deployment_file_names_the_engine_flag(tmp_path):
     from tests.helpers import run
 

@@ -34,6 +34,7 @@ from ..records import record
 from .models import ModelArch
 
 _VLLM_NO_FACTOR = ("su", "longrope", "llama3")
+_VLLM_YARN = ("yarn", "deepseek_yarn", "deepseek_llama_scaling")  # no factor from 0.30 (_vllm_rule)
 _SGLANG_KEYS = ("max_sequence_length", "seq_length", "max_seq_len", "model_max_length", "max_position_embeddings")
 
 
@@ -172,7 +173,14 @@ def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v, release: Optiona
         name, derived = "model_max_length", keys["model_max_length"]  # Command-R: overrides the minimum
     why = f"{name} {derived:,}"
     rope = _rope("vllm", arch, settings, release)
-    skip = _VLLM_NO_FACTOR + (("yarn", "deepseek_yarn") if v is not None and v >= parse_version("0.30.0") else ())
+    # From 0.30 YaRN types take no factor: the length is max_position_embeddings as the config has it
+    # (vllm-project/vllm@v0.30.0:vllm/config/model.py _get_and_verify_max_len; up to 0.29 yarn was
+    # original_max_position_embeddings x factor), and a rope_scaling in --hf-overrides does not raise it:
+    # dict-valued overrides are set after get_config (ModelConfig.__post_init__ -> _apply_dict_overrides), and
+    # the rope_scaling setter only replaces rope_parameters (huggingface/transformers@v5.17.0:
+    # src/transformers/configuration_utils.py; standardize_rope_params in modeling_rope_utils.py never writes
+    # max_position_embeddings, nor at v5.10.4 / v5.25.0). Only a position key in the same override raises it.
+    skip = _VLLM_NO_FACTOR + (_VLLM_YARN if v is not None and v >= parse_version("0.30.0") else ())
     if rope is not None and rope[0] == "longrope" and rope[2] and v is not None and v >= parse_version("0.12.0"):
         derived, why = rope[2], f"original_max_position_embeddings {rope[2]:,} (longrope, >= 0.12)"
     elif rope is not None and (rope[0] or "") not in skip and rope[1] and \
@@ -184,6 +192,10 @@ def _vllm_rule(arch: ModelArch, settings: Mapping[str, Any], v, release: Optiona
             derived, why = int(derived * factor), f"{why} x {kind or 'rope'} factor {factor:g}"
         if where:
             why += f" (--{where.replace('_', '-')})"
+    elif rope is not None and rope[0] in _VLLM_YARN and rope[1] and rope[1] != 1 and rope[3] and v is not None \
+            and v >= parse_version("0.30.0"):  # the command line's YaRN, which a user expects to lengthen it
+        why += f" (the x{rope[1]:g} {rope[0]} scaling in --{rope[3].replace('_', '-')} is not applied: from 0.30 " \
+            "vLLM takes a YaRN model's length from the config as is)"
     window = arch.sliding_window
     if settings.get("disable_sliding_window") is True and window and window < derived:
         derived, why = window, f"{why}, capped at the sliding window {window:,} (--disable-sliding-window)"
@@ -201,6 +213,27 @@ def _vllm(arch: ModelArch, settings: Mapping[str, Any], version: Optional[str] =
     derived, why = max(rules)
     unknown = " (version unknown: the largest of its rules)" if len({r[0] for r in rules}) > 1 else ""
     return derived, f"vLLM derives {derived:,} from the model's {why}{unknown}"
+
+
+def vllm_derived(arch: Optional[ModelArch], positions: int, factor: Optional[float], settings: Mapping[str, Any],
+                 version: Optional[str]) -> Tuple[int, str, str]:
+    """vLLM's derived max_model_len for a deployment (tokens, why, the config key that sets it, "" when the
+    sliding window does): the catalog's model (None: not known) with the deployment's max_position_embeddings
+    over its keys, and its RoPE factor when the catalog has none (type not known: applied, as vLLM applies any
+    type but its exceptions), by the release's rule (_vllm)."""
+    from ..records import replace
+
+    base = arch if arch is not None else ModelArch(name="", num_layers=0, layer_kinds=(), num_kv_heads=0, head_dim=0,
+                                                   num_attention_heads=0)
+    keys = dict(base.position_keys)
+    keys["max_position_embeddings"] = positions
+    model = replace(base, position_keys=tuple(keys.items()), max_position_embeddings=positions)
+    if not model.rope_scaling_factor and factor and factor != 1:
+        model = replace(model, rope_scaling_factor=factor, rope_scaling_type=None)
+    tokens, why = _vllm(model, settings, version)
+    keys = dict(_keys(model, settings, "vllm"))
+    key = "model_max_length" if "model_max_length" in keys else min(keys, key=keys.__getitem__)
+    return tokens, why, "" if "(--disable-sliding-window)" in why else key
 
 
 def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:

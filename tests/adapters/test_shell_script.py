@@ -26,8 +26,8 @@ REPRO = ("#!/bin/bash\nset -e\nvllm serve Qwen/Qwen2.5-7B-Instruct \\\n"
 CTX109 = ("CTX109 [error] 131,072 > 32,768 x 1 = 32,768: the unified context length 131,072 exceeds the model's "
           "trained positions times its RoPE scaling factor by 98,304 tokens. Lower it to 32,768, or declare the RoPE "
           "scaling the model is actually served with (--hf-overrides '{\"rope_scaling\": {\"rope_type\": \"yarn\", "
-          "\"factor\": F, \"original_max_position_embeddings\": N}}' with F >= 4.00) "
-          "(context-exceeds-trained-positions)")
+          "\"factor\": F, \"original_max_position_embeddings\": N}, \"max_position_embeddings\": 131072}' with F >= "
+          "4.00) (context-exceeds-trained-positions)")
 
 
 def check(*args: str):
