@@ -234,7 +234,8 @@ def test_trained_positions_count_rope_scaling_set_on_the_engine_command_line():
 
 
 def test_vllm_from_0_30_keeps_a_yarn_override_at_the_config_length_and_names_the_key_that_raises_it():
-    yarn = "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, \"original_max_position_embeddings\": 32768}}'"
+    yarn = "'{\"rope_scaling\": {\"rope_type\": \"yarn\", \"factor\": 4.0, " \
+        "\"original_max_position_embeddings\": 32768}}'"
     # up to 0.29 vLLM took YaRN's length as original x factor: the override starts 131,072
     assert rules("vllm", {"hf_overrides": yarn}, version="0.29.0", mpe=32768, select="CTX109") == []
     # from 0.30 the length is max_position_embeddings as is (_get_and_verify_max_len skips yarn's factor), and the
