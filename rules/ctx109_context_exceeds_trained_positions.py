@@ -17,7 +17,13 @@ Why:
     Qwen's model cards write it in `--json-model-override-args`), so such an
     override covers the positions but leaves SGLang's own limit at the
     config's length key: a longer context is refused until the same override
-    sets that key (`"max_position_embeddings": N`) or the switch is set. On llama.cpp the limit
+    sets that key (`"max_position_embeddings": N`) or the switch is set. vLLM
+    from 0.30 applies no YaRN factor (the config's max_position_embeddings is
+    the length) and sets a `rope_scaling` in `--hf-overrides` only after the
+    config is read, so that override alone leaves the limit at the config's
+    length too: on a release known to be 0.30 or later such a context is
+    reported, and the advice adds `"max_position_embeddings": N` to the same
+    override (a release not known is not assumed to refuse). On llama.cpp the limit
     is the GGUF's context_length times the RoPE scaling set (`--rope-scale N`
     alone stretches by N, `--rope-freq-scale X` by 1/X, `--rope-scaling none`
     not at all), and whether llama-server caps each slot at the context_length
