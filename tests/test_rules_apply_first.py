@@ -48,7 +48,8 @@ def _ctx303(dep: Deployment, options) -> Iterator[Problem]:
 
 
 def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
-    # the loop as it stood before this change, with the SGLang override rule merged meanwhile (sweep 45)
+    # the loop as it stood before this change, with the SGLang override rule merged meanwhile (sweep 45) and the
+    # vLLM >= 0.30 YaRN rule (feat-yarn)
     engine = engine_id(dep)
     for role in dep.roles:
         ctx = role.context_length
@@ -74,11 +75,17 @@ def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
                 yield ctx109._sglang_refused(dep, role, derived, limit)
+            elif engine == "vllm":
+                found_vllm = ctx109.vllm_limit(dep, role)
+                if found_vllm is not None and ctx.value > found_vllm[0]:
+                    yield ctx109._vllm_refused(dep, role, found_vllm, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
         hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
         if derived is not None and derived[2]:
             hint = f"{hint[:-2]}, \"{derived[2]}\": {ctx.value}}}'"
+        elif engine == "vllm" and ctx109.vllm_yarn_keeps_length(dep):
+            hint = f"{hint[:-2]}, \"max_position_embeddings\": {ctx.value}}}'"
         declare = "(spec.model.rope_scaling_factor)" if dep.input_format == "native" else \
             f"({hint} with F >= {ctx.value / base:.2f})"
         yield Problem(
