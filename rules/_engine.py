@@ -127,14 +127,14 @@ def position_limit(dep: Deployment, engine: Optional[str],
 
 
 def sglang_limit(dep: Deployment, role: Role) -> Optional[Tuple[int, str, str]]:
-    """The length SGLang derives for this role, above which it refuses to start (physics.context.sglang_derived):
+    """The length SGLang derives for this role, above which it refuses to start (physics.context_sglang.sglang_derived):
     the model's own position keys (the catalog's, the deployment's max_position_embeddings over them) and RoPE
     scaling, as --json-model-override-args updates them; None without the model's positions. A model factor
     stated without its original length is applied, so no refusal is claimed where SGLang may start."""
     trained = dep.model.max_position_embeddings
     if trained is None:
         return None
-    from ctxlint.physics.context import sglang_derived  # only a SGLang role past its positions pays for it
+    from ctxlint.physics.context_sglang import sglang_derived  # only a SGLang role past its positions pays for it
 
     arch = dep.arch
     keys = dict(getattr(arch, "position_keys", None) or ())

@@ -125,7 +125,7 @@ def _sglang_refused(dep: Deployment, role, derived, covered: int) -> Problem:
     """Within the RoPE scaling's reach but above SGLang's derived length: SGLang refuses to start
     (model_config.py _derive_context_length: a ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN).
     The advice is what raises that length: the key SGLang reads, set in the override args, or the switch;
-    a rope_scaling with original_max_position_embeddings does not (physics.context.sglang_derived)."""
+    a rope_scaling with original_max_position_embeddings does not (physics.context_sglang.sglang_derived)."""
     ctx, (tokens, why, key) = role.context_length, derived
     key_hint = f"\"{key}\": {ctx.value} in --json-model-override-args (SGLang's length key, beside the RoPE " \
         "scaling), or " if key else ""

@@ -38,7 +38,7 @@ from __future__ import annotations
 from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
-from ctxlint.physics.context import TGI_CHUNKING_ATTENTION, tgi_image_attention
+from ctxlint.physics.context_tgi import TGI_CHUNKING_ATTENTION, tgi_image_attention
 from ctxlint.model import Deployment, Role, fmt
 from ctxlint.rules._engine import TGI_INPUT_NAMES, bool_arg, engine_id, first_arg, int_arg, shown
 from ctxlint.versions import parse_version

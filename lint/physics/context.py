@@ -25,7 +25,6 @@ model's length is then a smaller served context, not a failed start.
 """
 from __future__ import annotations
 
-import re
 from typing import Any, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
@@ -236,46 +235,6 @@ def vllm_derived(arch: Optional[ModelArch], positions: int, factor: Optional[flo
     return tokens, why, "" if "(--disable-sliding-window)" in why else key
 
 
-def _sglang(arch: ModelArch, settings: Mapping[str, Any]) -> Tuple[int, str]:
-    keys = arch.position_keys or ((("max_position_embeddings", arch.max_position_embeddings),)
-                                  if arch.max_position_embeddings else ())
-    rope = (arch.rope_scaling_type, arch.rope_scaling_factor, arch.rope_original_max_position_embeddings) \
-        if arch.rope_scaling_factor else None
-    return sglang_derived(keys, rope, settings)[:2]
-
-
-def sglang_derived(keys: Tuple[Tuple[str, int], ...], model_rope: Optional[Tuple[Optional[str], float, Any]],
-                   settings: Mapping[str, Any]) -> Tuple[int, str, str]:
-    """SGLang's derived context length (tokens, why, the key it read) from the config's position keys and its
-    own RoPE scaling (type, factor, original positions), both as `--json-model-override-args` updates them.
-    get_config ends with `config.update(model_override_args)`, so a rope_scaling there replaces the model's;
-    get_context_length then takes the first key in CONTEXT_LENGTH_KEYS times the factor, with "if
-    'original_max_position_embeddings' in rope_scaling: rope_scaling_factor = 1" (also for rope_type llama3)
-    (sgl-project/sglang@2aa2e2d0ffda0a44ed9a022fdd9d5d042f365eee:python/sglang/srt/utils/hf_transformers_utils.py).
-    So a YaRN override that states its original length leaves the length at the config's key (Qwen3's model card
-    form); only that key in the same override (or SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN) raises it."""
-    merged = dict(_overridden(keys, settings, "sglang"))
-    name = next((k for k in _SGLANG_KEYS if k in merged), None)
-    if name is None:
-        return 2048, "SGLang default 2048 (the config has no position key)", ""
-    derived, why = merged[name], f"{name} {merged[name]:,}"
-    overrides = _json(settings.get("json_model_override_args"))
-    scaling = overrides.get("rope_scaling") if isinstance(overrides, dict) else None
-    if isinstance(scaling, dict):  # the override's, as SGLang reads it: presence of the key, factor 1 when absent
-        factor = scaling.get("factor", 1)
-        factor = float(factor) if isinstance(factor, (int, float)) and not isinstance(factor, bool) else None
-        rope = (scaling.get("rope_type"), factor, "original_max_position_embeddings" in scaling)
-    else:
-        rope = model_rope
-    if rope is not None and rope[1] and rope[0] != "llama3" and not rope[2]:
-        derived = int(derived * rope[1])
-        why += f" x {rope[0] or 'rope'} factor {rope[1]:g}"
-    elif rope is not None and rope[1] and rope[1] != 1 and isinstance(scaling, dict):
-        why += f" (the x{rope[1]:g} RoPE scaling in --json-model-override-args is not applied: it states " + \
-            ("rope_type llama3)" if rope[0] == "llama3" else "original_max_position_embeddings)")
-    return derived, f"SGLang derives {derived:,} from the model's {why}", name
-
-
 def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: Mapping[str, Any],
                     version: Optional[str] = None, image: str = "") -> Optional[DefaultContext]:
     """The engine's own context length for this model when none is set (None: not derivable); `image` is
@@ -295,23 +254,18 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
                                   True, "--max-model-len")
         return DefaultContext(tokens, why, False, "--max-model-len")
     if engine == "sglang":
-        tokens, why = _sglang(arch, settings)
+        from .context_sglang import sglang_default  # only a SGLang role pays for it
+        tokens, why = sglang_default(arch, settings)
         return DefaultContext(tokens, why, False, "--context-length")
     if engine == "tgis":
-        return _tgis(arch)
+        from .context_tgi import tgis_default  # only a TGIS role pays for it
+        return tgis_default(arch)
     positions = arch.max_position_embeddings
     if not positions:
         return None
-    if engine == "tgi":  # launcher/src/main.rs and FlashCausalLM.warmup, by release (< 2.0: above)
-        v = parse_version(version) if version else None
-        if v is not None and v < parse_version("2.4.1"):
-            tokens = min(positions, 4096)
-            return DefaultContext(tokens, f"TGI {version} defaults max_total_tokens to min(max_position_embeddings "
-                                          f"{positions:,}, 4096) = {tokens:,}", False, "--max-total-tokens")
-        if not tgi_chunking(settings, v, image):
-            return _tgi_unchunked(settings, v, version, positions)
-        return DefaultContext(positions, f"TGI defaults max_total_tokens to min(KV capacity, "
-                                         f"max_position_embeddings {positions:,})", True, "--max-total-tokens")
+    if engine == "tgi":
+        from .context_tgi import tgi_default  # only a TGI role pays for it
+        return tgi_default(settings, version, image, positions)
     if engine == "trtllm":  # DecoderModelForCausalLM.infer_max_seq_len: x factor except su/longrope/llama3/yarn
         rope = _rope("trtllm", arch, settings)
         tokens = int(positions * rope[1]) if rope and rope[0] not in _VLLM_NO_FACTOR + ("yarn",) and rope[1] \
@@ -326,75 +280,4 @@ def default_context(engine: Optional[str], arch: Optional[ModelArch], settings: 
         tokens = min(keys.values()) if keys else positions
         return DefaultContext(tokens, f"LMDeploy session_len from the model ({tokens:,}), lowered to the KV "
                                       "capacity without a warning", True, "--session-len")
-    return None
-
-
-# IBM TGIS's launcher: the first of these config.json keys, else 2048 (get_max_sequence_length_from_config,
-# IBM/text-generation-inference@006006d7974604558665d48a81ff2b1d1d8f9537:launcher/src/main.rs)
-_TGIS_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "max_sequence_length",
-              "max_seq_length", "seq_len")
-
-
-def _tgis(arch: ModelArch) -> Optional[DefaultContext]:
-    """TGIS's max_sequence_length when none is set: the model's length; None when the config's keys are not
-    known (its 2048 applies only to a config.json that states none, which a catalog entry cannot say)."""
-    keys = dict(_keys(arch))
-    key = next((k for k in _TGIS_KEYS if k in keys), None)
-    if key is None:
-        return None
-    return DefaultContext(keys[key], f"TGIS takes max_sequence_length from the model's {key} {keys[key]:,}", False,
-                          "--max-sequence-length")
-
-
-def tgi_chunking(settings: Mapping[str, Any], v, image: str = "") -> bool:
-    """TGI's prefill chunking (huggingface/text-generation-inference, server/text_generation_server/models):
-    PREFILL_CHUNKING as set, else on from 3.0.0 and off in 2.4.1-2.4.x (globals.py: os.getenv("PREFILL_CHUNKING",
-    "0") at v2.4.1, @d2ed52f531cf8098ca62375248e007022eaadc65; "1" at v3.0.0,
-    @8f326c97912a20d20cddb6ba61bf1569fa9a8601),
-    an unknown release taken as a current one; and model.py turns it off with speculation or an ATTENTION other
-    than flashinfer/flashdecoding(-ipex), which the ROCm image (and the Intel one before 3.0.2) sets: ENV
-    ATTENTION=paged, PREFILL_CHUNKING=0 (Dockerfile_amd, Dockerfile_intel)."""
-    image_attention = tgi_image_attention(image, v)
-    attention = settings.get("ATTENTION") or image_attention
-    speculate = settings.get("speculate", settings.get("SPECULATE"))
-    if str(attention or "flashinfer").strip().lower() not in TGI_CHUNKING_ATTENTION or \
-            (isinstance(speculate, int) and not isinstance(speculate, bool) and speculate > 0):
-        return False
-    given = settings.get("PREFILL_CHUNKING")
-    if given is not None:
-        return str(given).strip().lower() in ("1", "true")
-    return image_attention is None and (v is None or v >= parse_version("3.0.0"))
-
-
-TGI_CHUNKING_ATTENTION = ("flashinfer", "flashdecoding", "flashdecoding-ipex")  # model.py from v3.0.2
-
-
-def tgi_image_attention(image: str, v) -> Optional[str]:
-    """The ATTENTION a TGI image sets that turns chunking off: the ROCm image's `paged` (Dockerfile_amd, v3.0.0
-    to v3.3.7), the Intel image's before v3.0.2 (Dockerfile_intel; from 3.0.2 flashdecoding-ipex, chunking on)."""
-    low = image.lower()
-    if "rocm" in low:
-        return "paged"
-    if "intel" in low or "xpu" in low:
-        tag = re.search(r":v?(\d+\.\d+(?:\.\d+)?)", low)  # `3.1.0-intel-xpu`: the release before the suffix
-        v = v or (parse_version(tag.group(1)) if tag else None)
-        return "paged" if v is not None and v < parse_version("3.0.2") else None
-    return None
-
-
-def _tgi_unchunked(settings: Mapping[str, Any], v, version: Optional[str], positions: int) -> Optional[DefaultContext]:
-    """Without chunking FlashCausalLM.warmup sets max_total_tokens to the warmup batch's length, which is
-    max_batch_prefill_tokens: as set, else the 2.4.1 launcher's min(4096, max_position_embeddings). TGI 3's
-    own default batch depends on the GPU's compute (compute_optimal): not derived."""
-    prefill = settings.get("max_batch_prefill_tokens")
-    off = "PREFILL_CHUNKING off" if settings.get("PREFILL_CHUNKING") is not None else f"TGI {version} has prefill " \
-        "chunking off by default"
-    if isinstance(prefill, int) and not isinstance(prefill, bool) and prefill > 0:
-        return DefaultContext(prefill, f"{off}: max_total_tokens defaults to the warmup batch, "
-                                       f"max_batch_prefill_tokens {prefill:,}", False, "--max-total-tokens")
-    if v is not None and v < parse_version("3.0.0"):
-        tokens = min(positions, 4096)
-        return DefaultContext(tokens, f"{off}: max_total_tokens defaults to the warmup batch, max_batch_prefill_tokens"
-                                      f" min(4096, max_position_embeddings {positions:,}) = {tokens:,}", False,
-                              "--max-total-tokens")
     return None
