@@ -232,6 +232,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         roles = self.device_roles(inv, role_facts(inv, where), self.engine_env_args(inv, assigns), run, where)
+        if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
+            roles = [replace(r, name=cmd.branch) for r in roles]
         role = roles[0]
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
         prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \

@@ -71,6 +71,24 @@ class Branches:
         return len(self.path) >= len(where) and tuple(self.path[:len(where)]) == where
 
 
+def if_step(first: str, words: list, ctx) -> None:
+    """Follow `if`/`elif`/`else`/`fi` for the values branches assign (scalar_branches.py, imported only once a
+    branch has assigned one): `if` opens an entry, `elif` and `else` name the branch, `fi` closes it."""
+    ifs = ctx.local.ifs
+    if first == "if":
+        ifs.append(["if", words, None, False])
+    elif first in ("elif", "else", "fi") and ifs:
+        if ifs[-1][2] is not None:
+            from .scalar_branches import step
+            step(first, words, ctx)
+        elif first == "fi":
+            ifs.pop()
+        elif first == "elif":
+            ifs[-1][0], ifs[-1][1] = "elif", words
+        else:
+            ifs[-1][0], ifs[-1][3] = "else", True
+
+
 def in_arm(commands: list, arm: Optional[tuple[int, int, bool]]) -> list:
     """The commands, each marked with the part of an `if` it runs in directly (unless marked already)."""
     if arm is None or not commands:

@@ -30,9 +30,10 @@ class Locals(dict):
     `if` branch, (the branch, its value or None, its partial value or None), known only inside that branch
     (branches.py). Any later assignment of the name, by whatever command (`read`, `for`, an array), sets the
     dict and so forgets both. `tokens`: each name's last `NAME=value` token, where an exported value is typed
-    (shell_exports.py)."""
+    (shell_exports.py). `ifs`: the open `if`s, each [keyword, its condition's words, a scalar_branches frame once
+    a branch assigns, whether an `else` was met]; `forks`/`forked`: the worlds `if`s left (scalar_branches.py)."""
 
-    __slots__ = ("partial", "scoped", "branches", "tokens")
+    __slots__ = ("partial", "scoped", "branches", "tokens", "ifs", "forks", "forked")
 
     def __init__(self) -> None:
         super().__init__()
@@ -40,10 +41,16 @@ class Locals(dict):
         self.scoped: dict[str, tuple[tuple[int, ...], Optional[str], Optional[Token]]] = {}
         self.branches = Branches()
         self.tokens: dict[str, Token] = {}
+        self.ifs: list[list] = []
+        self.forks: list = []
+        self.forked: dict[str, object] = {}
 
     def __setitem__(self, name: str, value: Optional[str]) -> None:
         self.partial.pop(name, None)
         self.scoped.pop(name, None)
+        if self.forked and name in self.forked:  # assigned anew: no branch's value holds any longer
+            from .scalar_branches import unfork
+            unfork(name, self)
         super().__setitem__(name, value)
 
     def known(self, name: str) -> tuple[Optional[str], Optional[Token]]:
@@ -63,10 +70,13 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
     it is made in when it is not itself `conditional` (after `&&`/`||`)."""
     unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
     value = None if unknown else token.text.split("=", 1)[1]
+    where = local.branches.where() if unsure and not conditional else None
+    if where is not None and local.ifs:  # one of the values it may hold after the `fi` (scalar_branches.py)
+        from .scalar_branches import record
+        record(name, local)  # before the assignment: what the name held before the `if`
     local[name] = None if unsure else value
     local.tokens[name] = token
     partial = _partial(token) if token.unresolved and MARK not in token.text else None
-    where = local.branches.where() if unsure and not conditional else None
     if where is not None:
         local.scoped[name] = (where, value, partial)
     elif partial is not None and not unsure:

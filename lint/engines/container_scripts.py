@@ -71,7 +71,7 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
-                    c.exported, image_gpus=gpus) for c in inner]
+                    c.exported, image_gpus=gpus, branch=c.branch) for c in inner]
 
 
 class _Passed(dict):

@@ -58,11 +58,12 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
         text, base, marks = script_of([_expanded(word, ctx, expand)])
     else:
         (text, base), marks = _untabbed(body) if body.strip_tabs else (body.text, body.base), {}
-    flow, path = ctx.flow, list(ctx.local.branches.path)
+    flow, path, ifs = ctx.flow, list(ctx.local.branches.path), len(ctx.local.ifs)
     try:
         return restored(split_text(text, base, ctx, depth + 1), marks)
     finally:  # an `if` or loop the body leaves open ends with it
         ctx.flow, ctx.local.branches.path = flow, path
+        del ctx.local.ifs[ifs:]
 
 
 class _BodyLexer(Lexer):

@@ -47,6 +47,7 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
         # values the array may hold after the `fi` (array_branches.py)
         maybe = unsure and not _in_branch(name, append, ctx)
         if maybe and not (append and known is not None):
+            _remap(name, ctx, lambda _: None)
             ctx.arrays[name] = None  # set (or not) in a loop or after `&&`: nothing of it is known
             ctx.local[name] = None
             ctx.unsure.add(name)
@@ -65,6 +66,7 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
         options = known.options if isinstance(known, Alternatives) else (known,)
         appending = append and name in ctx.arrays  # `A+=(...)` of an array never set sets it
         values = [_combined(option, appending, maybe, elements, cut) for option in options]
+        _remap(name, ctx, lambda option: _combined(option, appending, maybe, elements, cut))  # type: ignore[arg-type]
         ctx.arrays[name] = values[0] if len(values) == 1 else Alternatives(values)
         firsts = {first_element(value) for value in values}
         ctx.local[name] = firsts.pop() if len(firsts) == 1 else None
@@ -146,8 +148,16 @@ def changed(program: list[Token], ctx: "SplitContext") -> None:
     for token in program[:1]:
         found = _ELEMENT_SET.match(token.text)
         if found is not None and found.group(1) in ctx.arrays:
+            _remap(found.group(1), ctx, lambda _: None)
             ctx.arrays[found.group(1)] = None
             ctx.local[found.group(1)] = None
+
+
+def _remap(name: str, ctx: "SplitContext", change: Callable[[Array], Array]) -> None:
+    """The same change in each branch's value of the array, when an `if` left several (scalar_branches.Fork)."""
+    if ctx.local.forks:
+        from .scalar_branches import remap
+        remap(name, ctx.local, change)  # type: ignore[arg-type]
 
 
 def lookup(name: str, ctx: "SplitContext") -> Optional[tuple[list[Token], bool, bool]]:

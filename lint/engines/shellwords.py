@@ -101,6 +101,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         elif first in _FLOW_START:
             ctx.flow += 1
         if first in _BRANCH_WORDS:
+            branches.if_step(first, words, ctx)  # first: the branch that ends still sees its own values
             ctx.local.branches.step(first)
             shellarrays.branch_step(first, ctx)
         ctx.conditional = conditional
@@ -109,6 +110,12 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
 
 
 def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
+    if ctx.local.forks:  # a variable the branches of an `if` set differently: read once per branch
+        from .scalar_branches import fork_read
+
+        forked = fork_read(words, ctx, lambda: _command_from_words(words, ctx, depth))
+        if forked is not None:
+            return forked
     if ctx.arrays and shellarrays.forking(ctx):  # `"${CMD[@]}"` of an array an `if` set two ways: each way
         from .array_branches import forks
 
@@ -182,7 +189,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
 
         inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
-                        image_gpus=c.image_gpus) for c in inner]
+                        image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if evaluated and program[0].text == "eval":
         return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
@@ -203,7 +210,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
         inner = restored(inner, marks)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
-                        c.arm) for c in inner]
+                        c.arm, branch=c.branch) for c in inner]
     if ctx.exports:  # the shell's exported variables are the program's environment too
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]

@@ -49,6 +49,7 @@ class SplitContext:
         # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
         self.arrays: dict[str, object] = {}
         self.array_ifs: list = []  # the open `if`s, each an array_branches frame once it sets an array
+        self.typed: dict[str, Token] = {}  # a branch's value read (scalar_branches.fork_read), where it is typed
         # shell functions (shellfuncs.py): those defined so far, and while a call is read its arguments, the
         # functions being called, and each call's `local` names with their values before it
         self.functions: dict = {}
@@ -105,6 +106,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
     refs: list[VarRef] = []
     vanish = False  # `"${A[@]}"` of an empty array: no word at all
     carried: list[VarRef] = []  # an array element's own references, where the element is typed
+    placed = False  # the word is a value typed elsewhere (a branch's assignment): the token is there too
     for part in word.parts:
         if part.kind == "lit" or not expand:
             for text, starts, ends in part.runs:
@@ -158,6 +160,10 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         elif value is None:  # keep the reference text itself, at its own positions
             for text, starts, ends in part.runs:
                 chars.extend(zip(text, starts, ends, repeat(False)))
+        elif ctx.typed and len(word.parts) == 1 and _typed(ctx.typed.get(name), value):
+            # a branch's value, the whole word: where that branch assigns it (scalar_branches.py)
+            typed_at, placed = ctx.typed[name], True
+            chars.extend(zip(value, typed_at.starts, typed_at.ends, repeat(not part.quoted)))
         else:
             chars.extend((c, start, end, not part.quoted) for c in value)
     ctx.refs.extend(refs)
@@ -182,7 +188,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                                  tuple(c[1] for c in piece), tuple(c[2] for c in piece),
                                  tuple(r for r in carried if r.item == item), item))
                 continue
-        if len(pieces) == 1:  # the usual case: the token is the word as typed
+        if len(pieces) == 1 and not placed:  # the usual case: the token is the word as typed
             start, end = word.span()
         else:
             start, end = min(c[1] for c in piece), max(c[2] for c in piece)
@@ -193,6 +199,10 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
+
+
+def _typed(token: Optional[Token], value: str) -> bool:
+    return token is not None and token.text == value and len(token.starts) == len(value) > 0
 
 
 def _placed(piece: list, item: Optional[int]) -> tuple[Optional[int], list]:

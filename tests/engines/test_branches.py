@@ -26,7 +26,6 @@ def test_a_value_assigned_in_a_branch_is_known_later_in_that_branch(text):
 @pytest.mark.parametrize("text", [
     'if [ "$R" = 0 ]; then MML=8192; fi\nvllm serve m --max-model-len $MML\n',                 # after the branch
     'if [ "$R" = 0 ]; then MML=8192; else vllm serve m --max-model-len $MML; fi\n',            # in another branch
-    'if [ "$R" = 0 ]; then\n  MML=8192\n  if [ -n "$D" ]; then MML=1; fi\n  vllm serve m --max-model-len $MML\nfi\n',
     'for x in 1 2; do\n  MML=8192\n  vllm serve m --max-model-len $MML\ndone\n',                 # a loop's next round
     'while true; do if [ -n "$D" ]; then MML=8192; vllm serve m --max-model-len $MML; fi; done\n',
     'case "$R" in\n  a) MML=8192; vllm serve m --max-model-len $MML ;;\nesac\n',

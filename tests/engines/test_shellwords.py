@@ -261,7 +261,7 @@ def test_a_run_of_literals_is_the_characters_lit_appends_one_by_one(text, k8s, s
 
 @pytest.mark.parametrize("script", [
     "TP=1\nwhile [ $(($TP * 2)) -le 8 ]; do\n  TP=$(($TP * 2))\ndone\nvllm serve m -tp $TP",
-    "if [ -n \"$BIG\" ]; then\n  TP=8\nelse\n  TP=1\nfi\nvllm serve m -tp $TP",
+    "for i in 1; do\n  if [ -n \"$BIG\" ]; then TP=8; else TP=1; fi\ndone\nvllm serve m -tp $TP",  # if in a loop
     "for n in 1 2; do TP=$n; done; vllm serve m -tp $TP",
     "[ -n \"$BIG\" ] && TP=8 || TP=1\nvllm serve m -tp $TP",
     "case $X in a) export TP=2;; esac\nvllm serve m -tp $TP",
@@ -282,10 +282,11 @@ def test_a_variable_set_before_any_branch_is_still_known():
 def test_defaults_of_variables_nothing_sets_only_when_asked():
     s = ('X=7\nif [ -n "$A" ]; then Z=1; fi\n'
          'vllm serve ${M:-"org/m"} --a ${X:-5} --b=${N:-64} --c ${Q:-$R} --d ${Z:-2} --e ${E:-}')
-    cmd = split_shell(s, defaults=True).commands[-1]
+    set_z, cmd = split_shell(s, defaults=True).commands[-2:]
     texts = [t.text for t in cmd.tokens]
-    assert texts == ["vllm", "serve", "org/m", "--a", "7", "--b=64", "--c", "${Q:-$R}", "--d", "${Z:-2}", "--e",
-                     "${E:-}"]
+    # Z is set in one branch (scalar_branches.py): read once with Z=1, once unset, where its default is taken
+    assert texts == ["vllm", "serve", "org/m", "--a", "7", "--b=64", "--c", "${Q:-$R}", "--d", "2", "--e",
+                     "${E:-}"] and [t.text for t in set_z.tokens][9] == "1"
     b = cmd.tokens[5]  # the default's characters where they are typed
     assert [s[b.starts[k]:b.ends[k]] for k in range(4, 6)] == ["6", "4"]
     assert s[cmd.tokens[2].starts[0]:cmd.tokens[2].ends[-1]] == "org/m"

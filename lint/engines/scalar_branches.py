@@ -1,0 +1,327 @@
+"""Variables the branches of an `if` set differently, read after the `fi`: one reading per branch.
+
+    if [ "$COMPUTE_CAPABILITY" = "10.0" ]; then DTYPE="FP4"; YAML_CONFIG=b.yaml; else DTYPE="FP8"; YAML_CONFIG=h.yaml; fi
+    vllm serve nvidia/Llama-3.3-70B-Instruct-$DTYPE --config ${YAML_CONFIG}
+
+Bash runs one branch's list of commands (bash manual, Conditional Constructs,
+gnu.org/software/bash/manual/html_node/Conditional-Constructs.html): after the `fi` each variable holds what that
+branch left, or, for a branch that does not assign it (and the empty branch of an `if` without `else`), what it
+held before the `if`, unset included. ctxlint does not decide which condition holds (the hardware, the caller's
+environment): each branch is a world of its own (`Fork`), and a command after the `fi` that reads a variable the
+worlds disagree on is read once per world, each reading marked with its branch (`Command.branch`: a role or a
+deployment of its own). Values all branches agree on are plain known values after the `fi`. The variables one
+`if` sets go together (DTYPE=FP4 with b.yaml, never with h.yaml), as do the arrays it sets (array_branches.py),
+and a value in a world is located at the assignment that gave it (`SplitContext.typed`).
+
+A later top-level `NAME=...` (or `export NAME=...`) that reads such a variable is read per world too, so
+`MODEL=org/m-$DTYPE` joins the worlds. Bounds: not more than MAX_WORLDS worlds (a long `elif` chain, several
+`if`s whose variables one command reads): beyond it the variables stay unknown (CTX008), as before. Not for an
+`if` inside a loop or a `case` (branches.OPAQUE), nor for assignments after `&&`/`||` or in `case` arms, which
+branches.py does not follow either; a variable assigned again in a later `if` is unknown in it.
+"""
+from __future__ import annotations
+
+from itertools import product
+from typing import TYPE_CHECKING, Callable, Optional
+
+from ..records import replace
+from .branches import OPAQUE
+from .shellarrays import Alternatives, first_element
+from .tokens import Token
+
+if TYPE_CHECKING:
+    from .command_strings import Locals
+    from .lexer import Word
+    from .tokens import Command
+    from .word_expansion import SplitContext
+
+UNSET = object()  # a world where the variable is not set at all (`${X:-d}` takes its default there)
+MAX_WORLDS = 4  # "a few branches": more worlds than this are not read one by one
+_LABEL = 48  # a condition longer than this is cut in a role's name
+
+
+class Fork:
+    """The worlds one `if` (or several nested ones) leaves: each (branch label, {name: value}, {name: typed token},
+    {array name: value})."""
+
+    __slots__ = ("worlds", "busy")
+
+    def __init__(self, worlds: list) -> None:
+        self.worlds = worlds
+        self.busy = False  # being read one world at a time: the reading inside it does not fork it again
+
+
+class _Frame:
+    """One open `if` whose branches assign variables: their values before it, and each finished branch's worlds."""
+
+    __slots__ = ("before", "current", "ends", "mark")
+
+    def __init__(self, mark: int) -> None:
+        self.before: dict[str, tuple] = {}  # name -> (value or UNSET, scoped, partial, token), restored per branch
+        self.current: set[str] = set()
+        self.ends: list[list] = []
+        self.mark = mark  # ctx forks made inside this `if`'s branches come after it
+
+
+def label(entry: list) -> str:
+    """The branch an `if` entry (keyword, its condition's words) is in: `if [ $X = fp8 ]`, `elif ...`, `else`."""
+    if entry[0] == "else":
+        return "else"
+    words = " ".join("".join(run[0] for part in w.parts for run in part.runs) for w in entry[1][1:])
+    words = " ".join(words.split())
+    return f"{entry[0]} {words if len(words) <= _LABEL else words[:_LABEL - 1] + '…'}"
+
+
+def record(name: str, local: "Locals") -> None:
+    """An assignment of `name` in the innermost open `if`'s current branch (its value is kept by
+    command_strings.assigned, known there; here what it was before, and that the branch set it)."""
+    entry = local.ifs[-1]
+    frame = entry[2]
+    if frame is None:
+        frame = entry[2] = _Frame(len(local.forks))
+    if name not in frame.before:
+        frame.before[name] = (dict.get(local, name, UNSET) if name in local else UNSET, local.scoped.get(name),
+                              local.partial.get(name), local.tokens.get(name))
+    frame.current.add(name)
+
+
+def unfork(name: str, local: "Locals") -> None:
+    """`name` is assigned anew: no world holds it any longer."""
+    for fork in local.forks:
+        for world in fork.worlds:
+            world[1].pop(name, None)
+            world[2].pop(name, None)
+    local.forked.pop(name, None)
+
+
+def step(first: str, words: "list[Word]", ctx: "SplitContext") -> None:
+    """`elif`/`else`/`fi` of the innermost `if` that assigned a variable (before branches.py moves on: the
+    branch's own values are still visible)."""
+    local = ctx.local
+    entry = local.ifs[-1]
+    frame: Optional[_Frame] = entry[2]
+    if frame is not None:
+        _end_branch(frame, entry, ctx)
+    if first == "elif":
+        entry[0], entry[1] = "elif", words
+    elif first == "else":
+        entry[0], entry[1] = "else", None
+        entry[3] = True
+    if first != "fi":
+        return
+    local.ifs.pop()
+    if frame is None:
+        return
+    if not entry[3]:  # no `else`: when no condition holds, nothing is assigned
+        frame.ends.append([("else", {}, {}, {})])
+    _close(frame, ctx)
+
+
+def _end_branch(frame: _Frame, entry: list, ctx: "SplitContext") -> None:
+    """Keep the worlds a branch leaves, and give its variables back their values from before the `if`."""
+    local = ctx.local
+    values, typed = {}, {}
+    for name in frame.current:
+        if name in ctx.arrays:  # an array (`A=(...)` is an assignment too): its values are below
+            continue
+        value = local.known(name)[0] if name not in local.forked else None
+        values[name] = value
+        token = local.tokens.get(name)
+        if value is not None and token is not None and token is not frame.before[name][3]:
+            typed[name] = _value_token(token)
+    arrays_frame = ctx.array_ifs[-1] if ctx.array_ifs else None
+    arrays = {n: ctx.arrays.get(n) for n in arrays_frame.current} if arrays_frame is not None else {}
+    worlds = [(label(entry), values, typed, arrays)]
+    for fork in local.forks[frame.mark:]:  # an `if` nested in this branch: its worlds inside this one
+        if not any(w[1] or w[3] for w in fork.worlds):
+            continue  # what it set was assigned again after it
+        worlds = [(f"{a[0]}, {b[0]}", {**a[1], **b[1]}, {**a[2], **b[2]}, {**a[3], **b[3]})
+                  for a, b in product(worlds, fork.worlds)]
+    for fork in local.forks[frame.mark:]:
+        for world in fork.worlds:
+            for name in world[1]:
+                local.forked.pop(name, None)
+    del local.forks[frame.mark:]
+    frame.ends.append(worlds)
+    for name in frame.current:
+        value, scoped, partial, token = frame.before[name]
+        if value is UNSET:
+            dict.pop(local, name, None)
+        else:
+            dict.__setitem__(local, name, value)
+        for held, kept in ((local.scoped, scoped), (local.partial, partial), (local.tokens, token)):
+            if kept is None:
+                held.pop(name, None)
+            else:
+                held[name] = kept
+    frame.current = set()
+
+
+def _close(frame: _Frame, ctx: "SplitContext") -> None:
+    """After the `fi`: what every branch agrees on is known; where they differ, a Fork (or unknown beyond the
+    bound, or where the `if` is in a loop or `case`)."""
+    local = ctx.local
+    names = {n for worlds in frame.ends for world in worlds for n in world[1]}
+    arrays_frame = ctx.array_ifs[-1] if ctx.array_ifs else None  # the same `if`'s arrays (array_branches.py)
+    held = {n: v[0] if isinstance(v[0], (tuple, Alternatives)) else None  # not a value: unset before the `if`
+            for n, v in (arrays_frame.before.items() if arrays_frame is not None else ())}
+    worlds = [(lab, {n: vals.get(n, frame.before[n][0]) for n in names}, typed, {**held, **arrays})
+              for ends in frame.ends for lab, vals, typed, arrays in ends]
+    path = local.branches.path[:-1]  # where the `if` itself is
+    if OPAQUE in path:
+        for name in names:
+            dict.__setitem__(local, name, None)
+        return
+    agreed = {n for n in names if len({_key(w[1][n]) for w in worlds}) == 1}
+    differ = sorted(names - agreed)
+    unique: dict = {}
+    for lab, vals, typed, arrays in worlds:
+        key = tuple(_key(vals[n]) for n in differ) + tuple(id(a) for a in arrays.values())
+        if key in unique:
+            unique[key][0] += " or " + lab
+        else:
+            unique[key] = [lab, {n: vals[n] for n in differ}, {n: t for n, t in typed.items() if n in differ},
+                           arrays]
+    fork = Fork([tuple(w) for w in unique.values()]) if differ and 1 < len(unique) <= MAX_WORLDS else None
+    for name in names:
+        if local.ifs:  # an enclosing `if`'s branch set it too
+            record(name, local)
+        value = worlds[0][1][name] if name in agreed else None
+        if value is UNSET:
+            dict.pop(local, name, None)
+            continue
+        if path and value is not None:  # known in the enclosing branch only (branches.py)
+            dict.__setitem__(local, name, None)
+            local.scoped[name] = (tuple(path), value, None)
+        else:
+            dict.__setitem__(local, name, value)
+        if name not in agreed or value is None:
+            ctx.unsure.add(name)
+    if fork is not None:
+        local.forks.append(fork)
+        for name in differ:
+            local.forked[name] = fork
+
+
+def _key(value: object) -> object:
+    return "\0unset" if value is UNSET else value
+
+
+def remap(name: str, local: "Locals", change: Callable[[object], object]) -> None:
+    """An array the worlds hold changed after the `fi` (`A+=(...)`): in each world as it does there."""
+    for fork in local.forks:
+        for world in fork.worlds:
+            if name in world[3]:
+                world[3][name] = change(world[3][name])
+
+
+def _value_token(token: Token) -> Optional[Token]:
+    """The value of a `NAME=value` token, at the positions it is typed at."""
+    cut = token.text.find("=") + 1
+    if cut <= 0:
+        return None
+    return Token(token.text[cut:], token.start, token.end, token.starts[cut:], token.ends[cut:], token.refs,
+                 token.item)
+
+
+def fork_read(words: "list[Word]", ctx: "SplitContext",
+              read: Callable[[], "list[Command]"]) -> "Optional[list[Command]]":
+    """The commands of `words` read once per world of the forks whose variables they read, each marked with its
+    branch; None when they read none (or more worlds than the bound: unknown there, as before)."""
+    local = ctx.local
+    names = {_base(part.name) for word in words for part in word.parts if part.kind == "var" and part.style == "shell"}
+    for word in words:
+        for element in word.array or ():
+            names.update(_base(p.name) for p in element.parts if p.kind == "var" and p.style == "shell")
+    forks = [f for f in local.forks if not f.busy and any(n in names for w in f.worlds for n in (*w[1], *w[3]))]
+    if not forks:
+        return None
+    combos = list(product(*(fork.worlds for fork in forks)))
+    if len(combos) > MAX_WORLDS:
+        return None
+    assigns = _assigned_names(words)
+    held = {n: (dict.get(local, n, UNSET), ctx.arrays.get(n, UNSET)) for combo in combos for w in combo
+            for n in (*w[1], *w[3])}
+    commands: list = []
+    results: list = []
+    for combo in combos:
+        lab = ", ".join(w[0] for w in combo)
+        for world in combo:
+            for name, value in world[1].items():
+                if value is UNSET:
+                    dict.pop(local, name, None)
+                else:
+                    dict.__setitem__(local, name, value)
+                if name in world[2] and world[2][name] is not None:
+                    ctx.typed[name] = world[2][name]
+            for name, value in world[3].items():
+                ctx.arrays[name] = value
+                dict.__setitem__(local, name, first_element(value) if not isinstance(value, Alternatives) else None)
+        for fork in forks:
+            fork.busy = True
+        try:
+            commands.extend(replace(c, branch=f"{lab}, {c.branch}" if c.branch else lab) for c in read())
+        finally:
+            for fork in forks:
+                fork.busy = False
+        results.append((combo, {n: (local.known(n)[0], local.tokens.get(n)) for n in assigns}))
+        ctx.typed.clear()
+    for name, (value, array) in held.items():
+        if name in assigns:
+            continue
+        if value is UNSET:
+            dict.pop(local, name, None)
+        else:
+            dict.__setitem__(local, name, value)
+        if array is not UNSET:
+            ctx.arrays[name] = array
+    if assigns:
+        _forked_assignments(assigns, results, forks, ctx)
+    return commands
+
+
+def _forked_assignments(assigns: set, results: list, forks: list, ctx: "SplitContext") -> None:
+    """`MODEL=org/m-$DTYPE` read once per world: the same in all, a known value; else the worlds hold it."""
+    local = ctx.local
+    for name in assigns:
+        if len({r[1][name][0] for r in results}) == 1:
+            continue
+        if len(forks) > 1:  # the variable joins worlds of several forks: they become one
+            merged = Fork([(", ".join(w[0] for w in combo), {k: v for w in combo for k, v in w[1].items()},
+                            {k: v for w in combo for k, v in w[2].items()}, {k: v for w in combo for k, v in
+                                                                               w[3].items()})
+                           for combo, _ in results])
+            for fork in forks:
+                local.forks.remove(fork)
+            local.forks.append(merged)
+            for world in merged.worlds:
+                for n in world[1]:
+                    local.forked[n] = merged
+            forks[:] = [merged]
+            results[:] = [((world,), r[1]) for world, r in zip(merged.worlds, results)]
+        for (combo, values) in results:
+            world = combo[0]
+            value, token = values[name]
+            world[1][name] = value
+            world[2][name] = _value_token(token) if value is not None and token is not None else None
+        dict.__setitem__(local, name, None)
+        local.forked[name] = forks[0]
+        ctx.unsure.add(name)
+
+
+def _assigned_names(words: "list[Word]") -> set:
+    """The names a command of assignments only (`A=x B=$Y`, `export A=x`) sets; empty for any other command."""
+    names = set()
+    for k, word in enumerate(words):
+        text = "".join(run[0] for part in word.parts[:1] for run in part.runs) if word.parts else ""
+        if k == 0 and text in ("export", "readonly", "declare", "typeset") and len(word.parts) == 1:
+            continue
+        name = text.split("=", 1)[0]
+        if "=" not in text or not name.isidentifier() or word.parts[0].kind != "lit" or word.array is not None:
+            return set()
+        names.add(name)
+    return names
+
+
+def _base(name: str) -> str:
+    return name.split("[", 1)[0]
