@@ -1,15 +1,15 @@
 """Variables the branches of an `if` set differently, read after the `fi`: one reading per branch.
 
-    if [ "$COMPUTE_CAPABILITY" = "10.0" ]; then DTYPE="FP4"; YAML_CONFIG=b.yaml; else DTYPE="FP8"; YAML_CONFIG=h.yaml; fi
-    vllm serve nvidia/Llama-3.3-70B-Instruct-$DTYPE --config ${YAML_CONFIG}
+    if [ "$COMPUTE_CAPABILITY" = "10.0" ]; then DTYPE="FP4"; CFG=b.yaml; else DTYPE="FP8"; CFG=h.yaml; fi
+    vllm serve nvidia/Llama-3.3-70B-Instruct-$DTYPE --config ${CFG}
 
 Bash runs one branch's list of commands (bash manual, Conditional Constructs,
 gnu.org/software/bash/manual/html_node/Conditional-Constructs.html): after the `fi` each variable holds what that
 branch left, or, for a branch that does not assign it (and the empty branch of an `if` without `else`), what it
 held before the `if`, unset included. ctxlint does not decide which condition holds (the hardware, the caller's
 environment): each branch is a world of its own (`Fork`), and a command after the `fi` that reads a variable the
-worlds disagree on is read once per world, each reading marked with its branch (`Command.branch`: a role or a
-deployment of its own). Values all branches agree on are plain known values after the `fi`. The variables one
+worlds disagree on is read once per world (scalar_forks.py), each reading marked with its branch
+(`Command.branch`: a role or a deployment of its own). Values all branches agree on are plain known values after the `fi`. The variables one
 `if` sets go together (DTYPE=FP4 with b.yaml, never with h.yaml), as do the arrays it sets (array_branches.py),
 and a value in a world is located at the assignment that gave it (`SplitContext.typed`).
 
@@ -24,15 +24,12 @@ from __future__ import annotations
 from itertools import product
 from typing import TYPE_CHECKING, Callable, Optional
 
-from ..records import replace
 from .branches import OPAQUE
-from .shellarrays import Alternatives, first_element
+from .shellarrays import Alternatives
 from .tokens import Token
 
 if TYPE_CHECKING:
     from .command_strings import Locals
-    from .lexer import Word
-    from .tokens import Command
     from .word_expansion import SplitContext
 
 UNSET = object()  # a world where the variable is not set at all (`${X:-d}` takes its default there)
@@ -49,6 +46,20 @@ class Fork:
     def __init__(self, worlds: list) -> None:
         self.worlds = worlds
         self.busy = False  # being read one world at a time: the reading inside it does not fork it again
+
+
+class _Partial:
+    """A value with unknown parts, as typed (command_strings.py: `CMD="vllm serve $MODEL ${HEADLESS}"`)."""
+
+    __slots__ = ("token",)
+
+    def __init__(self, token: Token) -> None:
+        self.token = token
+
+
+def _held(value: object, partial: Optional[Token]) -> object:
+    """What a world holds of a variable: its value, its partly known value, or None (unknown)."""
+    return _Partial(partial) if value is None and partial is not None else value
 
 
 class _Frame:
@@ -124,7 +135,7 @@ def _end_branch(frame: _Frame, entry: list, ctx: "SplitContext") -> None:
     for name in frame.current:
         if name in ctx.arrays:  # an array (`A=(...)` is an assignment too): its values are below
             continue
-        value = local.known(name)[0] if name not in local.forked else None
+        value = _held(*local.known(name)) if name not in local.forked else None
         values[name] = value
         token = local.tokens.get(name)
         if value is not None and token is not None and token is not frame.before[name][3]:
@@ -165,7 +176,8 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
     arrays_frame = ctx.array_ifs[-1] if ctx.array_ifs else None  # the same `if`'s arrays (array_branches.py)
     held = {n: v[0] if isinstance(v[0], (tuple, Alternatives)) else None  # not a value: unset before the `if`
             for n, v in (arrays_frame.before.items() if arrays_frame is not None else ())}
-    worlds = [(lab, {n: vals.get(n, frame.before[n][0]) for n in names}, typed, {**held, **arrays})
+    worlds = [(lab, {n: vals[n] if n in vals else _held(frame.before[n][0], frame.before[n][2]) for n in names},
+               typed, {**held, **arrays})
               for ends in frame.ends for lab, vals, typed, arrays in ends]
     path = local.branches.path[:-1]  # where the `if` itself is
     if OPAQUE in path:
@@ -190,11 +202,15 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
         if value is UNSET:
             dict.pop(local, name, None)
             continue
-        if path and value is not None:  # known in the enclosing branch only (branches.py)
+        partial = value.token if isinstance(value, _Partial) else None
+        value = None if partial is not None else value
+        if path and (value is not None or partial is not None):  # known in the enclosing branch only (branches.py)
             dict.__setitem__(local, name, None)
-            local.scoped[name] = (tuple(path), value, None)
+            local.scoped[name] = (tuple(path), value, partial)
         else:
             dict.__setitem__(local, name, value)
+            if partial is not None:
+                local.partial[name] = partial
         if name not in agreed or value is None:
             ctx.unsure.add(name)
     if fork is not None:
@@ -204,7 +220,8 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
 
 
 def _key(value: object) -> object:
-    return "\0unset" if value is UNSET else value
+    return "\0unset" if value is UNSET else ("\0partial", value.token.text, value.token.starts) \
+        if isinstance(value, _Partial) else value
 
 
 def remap(name: str, local: "Locals", change: Callable[[object], object]) -> None:
@@ -222,106 +239,3 @@ def _value_token(token: Token) -> Optional[Token]:
         return None
     return Token(token.text[cut:], token.start, token.end, token.starts[cut:], token.ends[cut:], token.refs,
                  token.item)
-
-
-def fork_read(words: "list[Word]", ctx: "SplitContext",
-              read: Callable[[], "list[Command]"]) -> "Optional[list[Command]]":
-    """The commands of `words` read once per world of the forks whose variables they read, each marked with its
-    branch; None when they read none (or more worlds than the bound: unknown there, as before)."""
-    local = ctx.local
-    names = {_base(part.name) for word in words for part in word.parts if part.kind == "var" and part.style == "shell"}
-    for word in words:
-        for element in word.array or ():
-            names.update(_base(p.name) for p in element.parts if p.kind == "var" and p.style == "shell")
-    forks = [f for f in local.forks if not f.busy and any(n in names for w in f.worlds for n in (*w[1], *w[3]))]
-    if not forks:
-        return None
-    combos = list(product(*(fork.worlds for fork in forks)))
-    if len(combos) > MAX_WORLDS:
-        return None
-    assigns = _assigned_names(words)
-    held = {n: (dict.get(local, n, UNSET), ctx.arrays.get(n, UNSET)) for combo in combos for w in combo
-            for n in (*w[1], *w[3])}
-    commands: list = []
-    results: list = []
-    for combo in combos:
-        lab = ", ".join(w[0] for w in combo)
-        for world in combo:
-            for name, value in world[1].items():
-                if value is UNSET:
-                    dict.pop(local, name, None)
-                else:
-                    dict.__setitem__(local, name, value)
-                if name in world[2] and world[2][name] is not None:
-                    ctx.typed[name] = world[2][name]
-            for name, value in world[3].items():
-                ctx.arrays[name] = value
-                dict.__setitem__(local, name, first_element(value) if not isinstance(value, Alternatives) else None)
-        for fork in forks:
-            fork.busy = True
-        try:
-            commands.extend(replace(c, branch=f"{lab}, {c.branch}" if c.branch else lab) for c in read())
-        finally:
-            for fork in forks:
-                fork.busy = False
-        results.append((combo, {n: (local.known(n)[0], local.tokens.get(n)) for n in assigns}))
-        ctx.typed.clear()
-    for name, (value, array) in held.items():
-        if name in assigns:
-            continue
-        if value is UNSET:
-            dict.pop(local, name, None)
-        else:
-            dict.__setitem__(local, name, value)
-        if array is not UNSET:
-            ctx.arrays[name] = array
-    if assigns:
-        _forked_assignments(assigns, results, forks, ctx)
-    return commands
-
-
-def _forked_assignments(assigns: set, results: list, forks: list, ctx: "SplitContext") -> None:
-    """`MODEL=org/m-$DTYPE` read once per world: the same in all, a known value; else the worlds hold it."""
-    local = ctx.local
-    for name in assigns:
-        if len({r[1][name][0] for r in results}) == 1:
-            continue
-        if len(forks) > 1:  # the variable joins worlds of several forks: they become one
-            merged = Fork([(", ".join(w[0] for w in combo), {k: v for w in combo for k, v in w[1].items()},
-                            {k: v for w in combo for k, v in w[2].items()}, {k: v for w in combo for k, v in
-                                                                               w[3].items()})
-                           for combo, _ in results])
-            for fork in forks:
-                local.forks.remove(fork)
-            local.forks.append(merged)
-            for world in merged.worlds:
-                for n in world[1]:
-                    local.forked[n] = merged
-            forks[:] = [merged]
-            results[:] = [((world,), r[1]) for world, r in zip(merged.worlds, results)]
-        for (combo, values) in results:
-            world = combo[0]
-            value, token = values[name]
-            world[1][name] = value
-            world[2][name] = _value_token(token) if value is not None and token is not None else None
-        dict.__setitem__(local, name, None)
-        local.forked[name] = forks[0]
-        ctx.unsure.add(name)
-
-
-def _assigned_names(words: "list[Word]") -> set:
-    """The names a command of assignments only (`A=x B=$Y`, `export A=x`) sets; empty for any other command."""
-    names = set()
-    for k, word in enumerate(words):
-        text = "".join(run[0] for part in word.parts[:1] for run in part.runs) if word.parts else ""
-        if k == 0 and text in ("export", "readonly", "declare", "typeset") and len(word.parts) == 1:
-            continue
-        name = text.split("=", 1)[0]
-        if "=" not in text or not name.isidentifier() or word.parts[0].kind != "lit" or word.array is not None:
-            return set()
-        names.add(name)
-    return names
-
-
-def _base(name: str) -> str:
-    return name.split("[", 1)[0]

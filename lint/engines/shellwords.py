@@ -111,7 +111,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
 
 def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
     if ctx.local.forks:  # a variable the branches of an `if` set differently: read once per branch
-        from .scalar_branches import fork_read
+        from .scalar_forks import fork_read
 
         forked = fork_read(words, ctx, lambda: _command_from_words(words, ctx, depth))
         if forked is not None:

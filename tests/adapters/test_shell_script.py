@@ -632,3 +632,31 @@ def test_sglang_yarn_override_with_its_original_length_is_refused_and_the_advice
         "positions. Set \"max_position_embeddings\": 131072 in --json-model-override-args (SGLang's length key, "
         "beside the RoPE scaling), or SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or lower it to 40,960 "
         "(context-exceeds-trained-positions)\n")
+
+
+def test_a_model_id_set_in_the_branches_of_an_if_gives_a_deployment_per_branch(tmp_path):
+    # Before: one deployment "(no model id)" and CTX008 "DTYPE is set inside a branch or loop" (sweep 45:
+    # vllm-project/recipes' Llama-3.3-70B and Llama-4-Scout choose FP4 or FP8 weights by the GPU's compute capability)
+    text = ('#!/bin/bash\nCC=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader)\n'
+            'if [ "$CC" = "10.0" ]; then\n  DTYPE="FP4"\n  YAML_CONFIG="blackwell.yaml"\nelse\n  DTYPE="FP8"\n'
+            '  YAML_CONFIG="hopper.yaml"\nfi\nvllm serve nvidia/Llama-3.3-70B-Instruct-$DTYPE \\\n'
+            '  --config ${YAML_CONFIG} --tensor-parallel-size 1 &\n')
+    result, found = roles(text, "llama.sh")
+    assert [(str(d.name.value), d.model.id.value) for d in result.deployments] == [
+        ("llama (nvidia/Llama-3.3-70B-Instruct-FP4)", "nvidia/Llama-3.3-70B-Instruct-FP4"),
+        ("llama (nvidia/Llama-3.3-70B-Instruct-FP8)", "nvidia/Llama-3.3-70B-Instruct-FP8")]
+    path = tmp_path / "llama.sh"
+    path.write_text(text)
+    # each branch's config file is said where that branch names it
+    assert [line.split(": CTX008")[0].rsplit(":", 2)[1:] for line in
+            check("--select", "CTX008", str(path)).out.splitlines()] == [["5", "16"], ["8", "16"]]
+
+
+def test_one_model_served_two_ways_by_an_if_is_a_role_per_branch(tmp_path):
+    text = ('#!/bin/bash\nif [ "$BIG" = 1 ]; then\n  LEN=131072\nelse\n  LEN=65536\nfi\n'
+            'vllm serve Qwen/Qwen3-8B --max-model-len $LEN &\n')
+    path = tmp_path / "serve.sh"
+    path.write_text(text)
+    assert [line.split(" [error] ")[0] + " " + line.split("the ")[1].split(" context")[0]
+            for line in check("--select", "CTX109", str(path)).out.splitlines()] == [
+        f"{path}:3:7: CTX109 unified (if [ $BIG = 1 ])", f"{path}:5:7: CTX109 unified (else)"]

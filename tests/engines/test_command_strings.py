@@ -33,7 +33,7 @@ def test_known_references_in_the_string_keep_their_values():
 @pytest.mark.parametrize("text", [
     ASSIGN + "echo $CMD\nlog \"$CMD\"\nprintf '%s' $CMD\n",          # an argument of another program
     ASSIGN + '"$CMD"\n',                                              # quoted: one program named by the whole string
-    'if [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n',        # set where it may not run
+    'for x in 1; do if [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi; done\n$CMD\n',  # an `if` in a loop
     ASSIGN + '[ -n "$X" ] && CMD=other\n$CMD\n',                      # changed where it may not run
     ASSIGN + "read CMD\n$CMD\n",                                      # set to a value not in the script
     ASSIGN + "CMD=$(cat cmd.txt)\n$CMD\n",

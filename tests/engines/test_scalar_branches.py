@@ -7,7 +7,7 @@ from ctxlint.engines.shellwords import split_shell
 
 def readings(text: str) -> list[tuple[list[str], str]]:
     """(words, branch) of each `vllm` command."""
-    return [([t.text for t in c.tokens], c.branch) for c in split_shell(text, defaults=True).commands
+    return [([t.text for t in c.tokens], getattr(c, "branch", "")) for c in split_shell(text, defaults=True).commands
             if c.argv[:1] == ["vllm"]]
 
 
@@ -15,8 +15,9 @@ def test_a_model_id_a_branch_sets_gives_one_reading_per_branch():
     # Before: one reading, `nvidia/m-$DTYPE` and `--config ${CFG}` unknown (vllm-project/recipes' Llama-3.3-70B)
     text = ('if [ "$CC" = "10.0" ]; then\n  DTYPE="FP4"\n  CFG="b.yaml"\nelse\n  DTYPE="FP8"\n  CFG="h.yaml"\nfi\n'
             'vllm serve nvidia/m-$DTYPE --config ${CFG} -tp 1 &\n')
-    assert readings(text) == [(["vllm", "serve", "nvidia/m-FP4", "--config", "b.yaml", "-tp", "1"], "if [ $CC = 10.0 ]"),
-                              (["vllm", "serve", "nvidia/m-FP8", "--config", "h.yaml", "-tp", "1"], "else")]
+    assert readings(text) == [
+        (["vllm", "serve", "nvidia/m-FP4", "--config", "b.yaml", "-tp", "1"], "if [ $CC = 10.0 ]"),
+        (["vllm", "serve", "nvidia/m-FP8", "--config", "h.yaml", "-tp", "1"], "else")]
     # a value that is the whole word is where its branch assigns it; one inside a word stays at the reference
     cmd = split_shell(text, defaults=True).commands[0]
     assert text[cmd.tokens[4].start:cmd.tokens[4].end] == "b.yaml" and cmd.tokens[4].start == text.index("b.yaml")
@@ -83,4 +84,17 @@ def test_beyond_the_bound_case_arms_loops_and_and_chains_stay_unknown():
                  "[ -n \"$A\" ] && M=x || M=y\nvllm serve $M\n"):
         result = split_shell(text, defaults=True)
         [cmd] = [c for c in result.commands if c.argv[:1] == ["vllm"]]
-        assert cmd.tokens[2].unresolved and "M" in result.unsure and cmd.branch == "", text
+        assert cmd.tokens[2].unresolved and "M" in result.unsure and getattr(cmd, "branch", "") == "", text
+
+
+def test_a_command_string_with_unknown_parts_is_each_branch_s():
+    # Before the partly known value was kept once, with the last branch's words (a headless worker: no launch)
+    text = ('if [[ "$RANK" == 0 ]]; then H=""; else H="--headless"; fi\nCMD="vllm serve $MODEL $H"\n$CMD &\n'
+            'if a; then C2="vllm serve $MODEL -tp 1"; else C2="vllm serve $MODEL -tp 2"; fi\n$C2\n')
+    assert readings(text) == [(["vllm", "serve", "$MODEL"], "if [[ $RANK == 0 ]]"),
+                              (["vllm", "serve", "$MODEL", "--headless"], "else"),
+                              (["vllm", "serve", "$MODEL", "-tp", "1"], "if a"),
+                              (["vllm", "serve", "$MODEL", "-tp", "2"], "else")]
+    # set in one branch only: that branch's launch; unset in the other, which starts nothing
+    assert readings('if [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n') == [
+        (["vllm", "serve", "$MODEL"], "if [ -n $X ]")]
