@@ -99,11 +99,11 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         derived = sglang_limit(dep, role) if engine == "sglang" else None
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
-                yield _sglang_refused(dep, role, derived, limit)
+                yield _refused("sglang", dep, role, derived, limit)
             elif engine == "vllm":
                 found_vllm = vllm_limit(dep, role)
                 if found_vllm is not None and ctx.value > found_vllm[0]:
-                    yield _vllm_refused(dep, role, found_vllm, limit)
+                    yield _refused("vllm", dep, role, found_vllm, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
         hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
@@ -121,38 +121,32 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             ctx.source, dep.display_name)
 
 
-def _sglang_refused(dep: Deployment, role, derived, covered: int) -> Problem:
-    """Within the RoPE scaling's reach but above SGLang's derived length: SGLang refuses to start
-    (model_config.py _derive_context_length: a ValueError unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN).
-    The advice is what raises that length: the key SGLang reads, set in the override args, or the switch;
-    a rope_scaling with original_max_position_embeddings does not (physics.context_sglang.sglang_derived)."""
-    ctx, (tokens, why, key) = role.context_length, derived
-    key_hint = f"\"{key}\": {ctx.value} in --json-model-override-args (SGLang's length key, beside the RoPE " \
-        "scaling), or " if key else ""
-    return Problem(
-        f"{fmt(ctx.value)} > {fmt(tokens)}: the {role.label} context length {ctx.show()} exceeds the length SGLang "
-        f"derives for this model by {fmt(ctx.value - tokens)} tokens ({why}), and SGLang refuses to start above it "
-        f"(\"User-specified context_length ... is greater than the derived context_length\"), though the RoPE "
-        f"scaling covers {fmt(covered)} positions. Set {key_hint}SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, or "
-        f"lower it to {fmt(tokens)}",
-        ctx.source, dep.display_name)
+# What each engine derives and refuses above, and what raises it (_refused): SGLang's ValueError unless
+# SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN (model_config.py _derive_context_length; a rope_scaling with
+# original_max_position_embeddings takes no factor: physics.context_sglang.sglang_derived); vLLM's unless
+# VLLM_ALLOW_LONG_MAX_MODEL_LEN (vllm/config/model.py _get_and_verify_max_len; from 0.30 a YaRN rope_scaling in
+# --hf-overrides leaves the length at the config's key, physics.context._vllm_rule, and the key in the same override
+# raises it: a flat override updates the config before the length is derived,
+# vllm-project/vllm@v0.30.0:vllm/transformers_utils/config.py get_config, config.update(hf_overrides_kw)).
+# (engine, its length's name, the override flag, what the key is, the switch)
+_REFUSALS = {"sglang": ("SGLang", "context_length", "--json-model-override-args", "SGLang's length key",
+                        "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN"),
+             "vllm": ("vLLM", "max_model_len", "--hf-overrides", "the length key vLLM reads",
+                      "VLLM_ALLOW_LONG_MAX_MODEL_LEN")}
 
 
-def _vllm_refused(dep: Deployment, role, derived, covered: int) -> Problem:
-    """Within the RoPE scaling's reach but above vLLM's derived max_model_len: vLLM refuses to start
-    (vllm/config/model.py _get_and_verify_max_len: a ValueError unless VLLM_ALLOW_LONG_MAX_MODEL_LEN). From 0.30 a
-    YaRN rope_scaling in --hf-overrides leaves that length at the config's key (physics.context._vllm_rule); the
-    key in the same override is what raises it: a flat override updates the config before the length is derived
-    (vllm-project/vllm@v0.30.0:vllm/transformers_utils/config.py get_config, config.update(hf_overrides_kw))."""
+def _refused(engine: str, dep: Deployment, role, derived, covered: int) -> Problem:
+    """Within the RoPE scaling's reach but above the length the engine derives: it refuses to start. The advice is
+    what raises that length: the key it reads, set in the override beside the RoPE scaling, or its switch."""
+    name, length, flag, what, switch = _REFUSALS[engine]
     ctx, (tokens, why, key) = role.context_length, derived
-    key_hint = f"\"{key}\": {ctx.value} in --hf-overrides (the length key vLLM reads, beside the RoPE scaling), " \
-        "or " if key else ""
+    key_hint = f"\"{key}\": {ctx.value} in {flag} ({what}, beside the RoPE scaling), or " if key else ""
+    derives = f"the length {name}" if engine == "sglang" else f"the {length} {name}"
     return Problem(
-        f"{fmt(ctx.value)} > {fmt(tokens)}: the {role.label} context length {ctx.show()} exceeds the max_model_len "
-        f"vLLM derives for this model by {fmt(ctx.value - tokens)} tokens ({why}), and vLLM refuses to start above it "
-        f"(\"User-specified max_model_len ... is greater than the derived max_model_len\"), though the RoPE scaling "
-        f"covers {fmt(covered)} positions. Set {key_hint}VLLM_ALLOW_LONG_MAX_MODEL_LEN=1, or lower it to "
-        f"{fmt(tokens)}",
+        f"{fmt(ctx.value)} > {fmt(tokens)}: the {role.label} context length {ctx.show()} exceeds {derives} derives "
+        f"for this model by {fmt(ctx.value - tokens)} tokens ({why}), and {name} refuses to start above it "
+        f"(\"User-specified {length} ... is greater than the derived {length}\"), though the RoPE scaling covers "
+        f"{fmt(covered)} positions. Set {key_hint}{switch}=1, or lower it to {fmt(tokens)}",
         ctx.source, dep.display_name)
 
 

@@ -74,11 +74,11 @@ def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
         derived = ctx109.sglang_limit(dep, role) if engine == "sglang" else None
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
-                yield ctx109._sglang_refused(dep, role, derived, limit)
+                yield ctx109._refused("sglang", dep, role, derived, limit)
             elif engine == "vllm":
                 found_vllm = ctx109.vllm_limit(dep, role)
                 if found_vllm is not None and ctx.value > found_vllm[0]:
-                    yield ctx109._vllm_refused(dep, role, found_vllm, limit)
+                    yield ctx109._refused("vllm", dep, role, found_vllm, limit)
             continue
         how = f"the RoPE scaling in {where}" if where else "its RoPE scaling factor"
         hint = ROPE_HINT.get(engine or '', 'the engine RoPE scaling setting')
