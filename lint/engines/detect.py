@@ -122,6 +122,8 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     found = _programs(texts, _unknown(tokens))
     if found and found[0].engine == "tgi":
         found = [_tgis(d, texts, image) for d in found]
+    if found and _base(texts[0]) in ("docker", "podman", "nerdctl"):
+        found = _appended(texts, found)
     if not found:
         # `docker run [opts] IMAGE ARGS...`: the arguments after the image go to its entrypoint.
         if texts and _base(texts[0]) in ("docker", "podman", "nerdctl") and run_verb(texts) is not None:
@@ -172,6 +174,28 @@ def _tgis(d: Detection, texts: list[str], image: Optional[str]) -> Detection:
             or any(t.split("=", 1)[0] in MARKERS for t in texts[d.args_start:]):
         return replace(d, engine="tgis")
     return d
+
+
+def _appended(texts: list[str], found: list[Detection]) -> list[Detection]:
+    """`docker run IMAGE vllm serve M` on an image whose ENTRYPOINT is the engine: Docker appends the words after
+    the image to that ENTRYPOINT (docs.docker.com/reference/dockerfile/#entrypoint), so the engine runs with the
+    program's words as its arguments (`vllm serve vllm serve M`, which vLLM's parser refuses whatever the image's
+    release: the `serve` of newer images takes `vllm` for the model and exits on the rest, the API server module of
+    older ones takes no word at all; vllm-project/vllm-project.github.io#305 fixed a blog's such command). The
+    launch is the image's, its words the program's (workload.program_as_args says so at the first word); unchanged
+    without a run verb, with `--entrypoint` (the program then replaces it) or on an image that is no engine's."""
+    from .docker_run import parse_run  # only a `docker run` command that names a program asks
+
+    if run_verb(texts) is None:
+        return found
+    run = parse_run(texts)
+    if run is None or run.entrypoint is not None or found[0].start != run.image + 1:
+        return found
+    image = texts[run.image]
+    eng, _ = engine_from_image(image)
+    if not eng or not image_entrypoint_is_engine(image):
+        return found
+    return [Detection(eng, "image:" + image, _image_sub(eng), run.image, run.image + 1, via_image=True)]
 
 
 def _entrypoint(texts: list[str]) -> Optional[list[Detection]]:

@@ -93,6 +93,44 @@ def test_docker_run_shell_after_an_engine_image_is_said_too(tmp_path):
         "(engine-rejects-value)\n")
 
 
+@pytest.mark.parametrize("line, col, words, program", [
+    ("docker run --gpus all vllm/vllm-openai:v0.11.0 vllm serve Qwen/Qwen3-8B --max-model-len 8192", 48,
+     "vllm serve Qwen/Qwen3-8B", "vllm"),
+    ("podman run -d -p 8000:8000 docker.io/vllm/vllm-openai:v0.6.3 python3 -m vllm.entrypoints.openai.api_server "
+     "--model Qwen/Qwen3-8B", 62, "python3 -m vllm.entrypoints.openai.api_server", "python3"),
+])
+def test_docker_run_of_the_engines_own_program_after_an_engine_image_is_refused(tmp_path, line, col, words, program):
+    # Docker appends the words to the image's ENTRYPOINT: `vllm serve vllm serve M` (vllm-project.github.io#305)
+    from tests.helpers import run
+
+    path = tmp_path / "run.sh"
+    path.write_text(f"#!/bin/bash\n{line}\n")
+    out = run(["check", str(path), "--isolated", "--select", "CTX301"]).out
+    image = line.split(" --gpus all " if "--gpus" in line else "8000:8000 ")[1].split(" ")[0]
+    assert out == (
+        f"{path}:2:{col}: CTX301 [error] the image {image} starts vLLM itself (its ENTRYPOINT), and the words after "
+        f"the image are appended to it: the container runs vLLM with `{words}` as its arguments (vLLM takes "
+        f"`{program}` for the model, and exits on them), not the program they name; drop the program's words and "
+        "give the engine's arguments alone (`IMAGE --model ...`) (engine-rejects-value)\n")
+
+
+@pytest.mark.parametrize("line", [
+    # --entrypoint replaces the ENTRYPOINT, and an image that is no engine's runs the program
+    "docker run --gpus all --entrypoint vllm vllm/vllm-openai:v0.11.0 serve Qwen/Qwen3-8B --max-model-len 8192",
+    "docker run --gpus all registry.local/llm-runtime:1 vllm serve Qwen/Qwen3-8B --max-model-len 8192",
+    "docker run --gpus all vllm/vllm-openai:v0.11.0 Qwen/Qwen3-8B --max-model-len 8192",
+])
+def test_docker_run_that_runs_the_program_is_read_as_before(line):
+    from ctxlint.adapters import adapt_file
+    from ctxlint.loader import parse_bytes
+
+    result = adapt_file(parse_bytes(f"#!/bin/bash\n{line}\n".encode(), "run.sh"))
+    [dep] = result.deployments
+    assert dep.model.id.value == "Qwen/Qwen3-8B"
+    assert dep.roles[0].context_length.value == 8192
+    assert not _refusals(result)
+
+
 @pytest.mark.parametrize("text", [
     # an entrypoint of its own, a cleared one, or an image whose entrypoint is not known: the shell runs
     COMPOSE_LIST.replace("    command:", '    entrypoint: ["/bin/sh", "-c"]\n    command:').replace(
