@@ -55,6 +55,8 @@ FLAGS = (
     F("hybrid_kvcache_ratio", "--hybrid-kvcache-ratio", kind="float", takes="optional", tags=KV),
     F("mamba_full_memory_ratio", "--mamba-full-memory-ratio", kind="float", tags=KV),
     F("max_mamba_cache_size", "--max-mamba-cache-size", kind="int", tags=KV),
+    # the temporal state's dtype (float32 default up to 0.5.8, then the config's; physics/mamba_sglang.py)
+    F("mamba_ssm_dtype", "--mamba-ssm-dtype", tags=KV),
     F("cuda_graph_max_bs", "--cuda-graph-max-bs", kind="int", tags=MEM),
     T("disable_cuda_graph", "--disable-cuda-graph", tags=MEM),
     F("tp_size", "--tensor-parallel-size", "--tp-size", kind="int", default=1, tags=PAR),

@@ -156,10 +156,19 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
                          ("weights", weights.how, weights.point),
                          ("KV budget", f"{gib(pre.point)} x {mfs:g} - weights {gib(weights.point)}", kv)]
     rule = f"SGLang {version or '(version unknown)'}: KV = memory before weights x mem_fraction_static - weights"
+    asm = [rule, f"mem_fraction_static {mfs:g}: {how}"]
+    if arch.linear_state:  # a linear/Mamba model: its state pool comes out first (mamba_sglang.py)
+        from .mamba_sglang import state_pool
+        pool = state_pool(arch, tp, s, version, kv, kv_low, kv_high)
+        if pool is not None:
+            kv, kv_low, kv_high = kv - pool.point, kv_low - pool.low, kv_high - pool.high
+            label, formula, _ = steps.pop()
+            steps += [("state pool", f"{pool.requests:,} requests x {pool.per_request:,} B ({pool.how})", pool.point),
+                      (label, f"{formula} - state pool {gib(pool.point)} ({pool.requests:,} requests' state)", kv)]
+            asm.append(pool.note)
     cap = _num(s, "max_total_tokens")
     return Budget(kv, block, token_cap=int(cap) if cap else None, knob="mem_fraction_static", steps=tuple(steps),
-                  assumptions=(rule, f"mem_fraction_static {mfs:g}: {how}"), kv_low=kv_low, kv_high=kv_high,
-                  terms=(pre, weights), rule=rule)
+                  assumptions=tuple(asm), kv_low=kv_low, kv_high=kv_high, terms=(pre, weights), rule=rule)
 
 
 def _tgi(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:

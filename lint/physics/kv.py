@@ -230,7 +230,9 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
             notes.append(f"{slid} window layers{padded} bounded per request: min({span}, the request) tokens"
                          f"{' + 1 block' if extra else ''} x {charged} x {per_layer:g} B")
     state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
-    if lin:
+    if lin and eng == "sglang" and arch.linear_state:
+        notes.append(f"{lin} linear/Mamba layers: fixed state per request, in SGLang's state pool (not per token)")
+    elif lin:
         notes.append(f"{lin} linear/Mamba layers: fixed state per request"
                      + (f" {state:,.0f} B" if state else " (size unknown, not counted)"))
     if pp > 1:
