@@ -8,8 +8,8 @@ continuations, `exec`/`nohup`/`env` prefixes, `&`-backgrounded servers, `sh -c` 
 `docker run IMAGE ...`. Each engine command is a role: a prefill and a decode server of one model
 in one script are one disaggregated deployment, engines of different models one each (as a pod's
 containers are), and scripts beside each other pair as sibling manifests do. Caller-set values
-(`$1`, a variable nothing sets) are unknown: CTX008, never guessed. A script states no
-accelerator count; a Slurm batch script's `#SBATCH --gres=gpu:a100:4` header names the device type.
+(`$1`, a variable nothing sets) are unknown: CTX008, never guessed. A script states its accelerators only
+in a Slurm batch header: `#SBATCH --gres=gpu:h100:4` is 4 GPUs a node of that device (slurm_header.py, slurm_gres.py).
 
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
 any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script
@@ -55,9 +55,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     stem = os.path.splitext(os.path.basename(loaded.path))[0] or "script"
     # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest), a
     # here-document the script writes from its own text; any other file is CTX008.
+    count, job = _sbatch_gpus(text, node, spans)
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
                                        shell_defaults=True, config_reader=tree_reader(loaded.path),
                                        accelerator_type=_sbatch_device(text, node, spans),
+                                       accelerator_count=count, batch_job=job,
                                        sourcer=sourcer, env=_slurm_env(text)))
     result.diagnostics.extend(reading.diagnostics)  # without a role, only a quote left open that hides one
     if not reading.roles:  # no engine: nothing else about the script is reported
@@ -86,39 +88,34 @@ def script_node(path: str, text: str):
     return spans, Node(SCALAR, text, _Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
 
 
-# Slurm's GPU requests in a batch script's header: `--gres=gpu[:type]:count`,
-# `--gpus[-per-node|-per-task]=[type:]count`,
-# `-G [type:]count` (slurm.schedmd.com/sbatch.html; sbatch reads `#SBATCH` lines until the first command).
-_SBATCH_GPUS = lazy_compile(r"(?:^|\s)(?:--gres[= ]gpu:([A-Za-z][\w.-]*)(?::\d+)?|"
-                          r"--gpus(?:-per-node|-per-task)?[= ]([A-Za-z][\w.-]*):\d+|-G[ \t=]?([A-Za-z][\w.-]*):\d+)"
-                          r"(?=[\s,]|$)")
-
-
 def _sbatch_device(text: str, node, spans):
-    """The device a batch script's `#SBATCH` header asks for by type (`--gres=gpu:a100:4`), when the accelerator
-    catalog knows it: the node the engine runs on has it. A count alone, or a type the catalog lacks (a
-    site's own gres name), states nothing."""
+    """The device a batch script's `#SBATCH` header asks for by type (`--gres=gpu:a100:4`, `--gpus-per-node=`,
+    `--gpus-per-task=`, `--gpus=`, `-G`), when the accelerator catalog knows it (slurm_gres.py): the node the
+    engine runs on has it. A count alone, or a type the catalog lacks (a site's own gres name), states nothing."""
     if "#SBATCH" not in text:
         return None
-    from ctxlint.adapters.hardware import site_type
+    from ctxlint.adapters.slurm_gres import gpu_types, gres_device
+    from ctxlint.adapters.slurm_header import options
     from ctxlint.model import Val
 
-    at = 0
-    for line in text.splitlines(keepends=True):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            break  # sbatch stops reading directives at the first command
-        # sbatch reads a directive only at the line's start (src/sbatch/opt.c _opt_batch_script: `#SBATCH` at column 0)
-        for found in _SBATCH_GPUS.finditer(line) if line.startswith("#SBATCH") else ():
-            k = next(g for g in (1, 2, 3) if found.group(g))
-            name = found.group(k)
-            # a gres type is the site's own word: only a device it settles (`v100`, `a100` come in two sizes)
-            typed = site_type(name)
-            if typed is not None:
-                start = at + found.start(k)
-                return Val(typed[0], spans.source(node, start, start + len(name), text), raw=name)
-        at += len(line)
+    for name, start in gpu_types(options(text)):
+        # a gres type is the site's own word: only a device it settles (`v100`, `a100` come in two sizes)
+        typed = gres_device(name)
+        if typed is not None:
+            return Val(typed, spans.source(node, start, start + len(name), text), raw=name)
     return None
+
+
+def _sbatch_gpus(text: str, node, spans):
+    """(GPUs on the batch node, slurm_header.BatchJob) of a batch script's header; (None, None) without one."""
+    if "#SBATCH" not in text:
+        return None, None
+    from ctxlint.adapters.slurm_header import batch_job
+    from ctxlint.model import Val
+
+    def val(count: int, start: int, end: int, raw):
+        return Val(count, spans.source(node, start, end, text), raw=raw or text[start:end])
+    return batch_job(text, val)
 
 
 def _slurm_env(text: str) -> list:

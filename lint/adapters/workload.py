@@ -42,7 +42,7 @@ from ctxlint.adapters.engine_roles import (RELEVANT_SETTINGS, follows, leads, re
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
-from ctxlint.adapters.workload_devices import Devices
+from ctxlint.adapters.workload_devices import Devices, starts_ray
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
@@ -129,8 +129,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
         commands = list(split.commands)
-        self.ray_cluster = any(len(cmd.tokens) > 1 and cmd.tokens[0].text == "ray" and cmd.tokens[1].text == "start"
-                               for cmd in commands)
+        self.ray_cluster = any(starts_ray([t.text for t in cmd.tokens]) for cmd in commands)
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
         for k, cmd in enumerate(commands):
@@ -334,3 +333,4 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
+

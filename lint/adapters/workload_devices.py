@@ -122,8 +122,19 @@ class Devices:
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
-        if count is None or facts.parallel_unknown:
+        if facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
+        job = self.c.batch_job
+        if job is not None and job.nodes != 1:
+            spans = self.spans_job(inv)
+            if spans is None:
+                return None  # an engine that may span the job's nodes, or not: its count is not known
+            if spans and job.total is not None:
+                return job.total
+            if spans is False:
+                return count  # it runs on the batch node, with that node's GPUs
+        if count is None:
+            return None
         if inv.engine == "vllm" and facts.per_pod:
             return count  # --data-parallel-size-local or -rank: this pod's ranks are an instance of their own
         nnodes = inv.settings.get("nnodes")
@@ -143,6 +154,14 @@ class Devices:
             return count
         return Val(count.value * pods, count.source, raw=f"{count.value} per pod x {pods} {why}")
 
+    def spans_job(self, inv) -> Optional[bool]:
+        """Does the engine a Slurm batch script starts span the job's nodes? vLLM and SGLang as a group's pods that
+        all run it (spans_group); TGI's shards and llama.cpp's server stay on their node; None: another engine,
+        which may (TensorRT-LLM under MPI)."""
+        if inv.engine in ("sglang", "vllm"):
+            return self.joins(inv)
+        return False if inv.engine in ("tgi", "llamacpp") else None
+
     def spans_group(self, inv) -> bool:
         """Does one engine span the group's pods? A LeaderWorkerSet starts them and sets only LWS_* variables
         (Container.group_alike); the engine decides. SGLang spans nodes only with `--nnodes` above its default 1
@@ -157,14 +176,16 @@ class Devices:
         alike = self.c.group_alike
         if alike is None or inv.engine not in ("sglang", "vllm"):
             return True
+        return self.joins(inv) or (inv.engine == "vllm" and not alike)
+
+    def joins(self, inv) -> bool:
+        """Do the engine's settings (or a Ray cluster the container starts) join it to other nodes' (spans_group)?"""
         names = ("nnodes",) + (_VLLM_JOINS if inv.engine == "vllm" else ())
         joins = [(n, s) for n, s in ((n, inv.settings.get(n)) for n in names)
                  if s is not None and s.origin in STATED and s.value is not False]
         # a stated --nnodes of 1 is one node; one not known may be more
         together = any(not (n == "nnodes" and isinstance(s.value, int) and s.value <= 1) for n, s in joins)
-        if inv.engine == "sglang":
-            return together
-        return together or self.ray_cluster or not alike
+        return together or (inv.engine == "vllm" and self.ray_cluster)
 
     def pods_alone(self, inv) -> Optional[Val[int]]:
         """The group's pods as servers of their own (a replica each), for the role's replica count; None when
@@ -205,3 +226,10 @@ class Devices:
             node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
             where = node.source(self.file) if node is not None else count.source
         return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
+
+def starts_ray(words) -> bool:
+    """`ray start ...`, or `srun [opts] [container runner] ray start ...`: a Slurm batch script starts its Ray
+    head and workers on the job's nodes through srun."""
+    if words[:2] == ["ray", "start"]:
+        return True
+    return bool(words) and words[0] == "srun" and any(words[k:k + 2] == ["ray", "start"] for k in range(1, len(words)))

@@ -54,6 +54,9 @@ class Container:
     # template's engine with its workers; True: every pod of the group runs this container (no leader template).
     group_alike: Optional[bool] = None
     ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
+    # A Slurm batch script's job (slurm_header.BatchJob): its nodes and GPUs in all, for an engine that spans the
+    # job's nodes (workload_devices.Devices.count); accelerator_count is then the GPUs of one node, the batch node's.
+    batch_job: Optional[Any] = None
     # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
     # engine's arguments even without a program or a known image; the Val is where it is named.
     engine: Optional[Val[str]] = None

@@ -44,11 +44,12 @@ def test_arithmetic_of_unknown_values_is_not_called_command_substitution(tmp_pat
 
 def test_the_slurm_header_fixes_the_job_variables(tmp_path):
     path = tmp_path / "serve.sbatch"
-    header = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gpus-per-node=4\n"
+    # vLLM over the job's nodes on the Ray cluster the script starts: 4 GPUs a node x 4 nodes (test_script_slurm_gpus)
+    header = "#!/bin/bash\n#SBATCH --nodes=4\n#SBATCH --gpus-per-node=4\nsrun ray start --head --block &\n"
     path.write_text(header + LAUNCH.format(tp="$((SLURM_NNODES * SLURM_GPUS_ON_NODE))"))
     assert check(path) == (
-        f"{path}:4:1: CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or "
-        "available_kv_gib) is given; holding one request of 131,072 tokens needs >= 17.4 (band 15.7-19.9) GiB per GPU "
+        f"{path}:5:1: CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or "
+        "available_kv_gib) is given (16 per replica, type unknown); holding one request of 131,072 tokens needs >= 17.4 (band 15.7-19.9) GiB per GPU "
         "at TP 16 (L4 yes, A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 "
         "yes, MI300X yes); state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type "
         "such as `#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "

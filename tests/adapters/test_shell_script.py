@@ -434,14 +434,16 @@ def test_ctx008_reasons_are_those_where_the_variable_is_used(tmp_path):
 def test_a_batch_scripts_sbatch_header_names_the_device():
     # sweep 11 (raunak-sood2003/pragmatic-code-generation vLLM/codellama13b_vllm_server.sh): `#SBATCH
     # --gres=gpu:A6000:4` states the device, yet CTX208 said the file has no field that names one
-    for header, device in (("#SBATCH --gres=gpu:A6000:4", "RTX-A6000"), ("#SBATCH --gpus=h100:8", "H100-SXM-80GB"),
-                           ("#SBATCH --gpus-per-node=l40s:2", "L40S"), ("#SBATCH -G l40s:1", "L40S"),
-                           # review: `--gres` with a space, several options on one line, a type without a count
-                           ("#SBATCH --gres gpu:h100:8", "H100-SXM-80GB"), ("#SBATCH -N 1 --gres=gpu:l4:1", "L4"),
-                           ("#SBATCH --gres=gpu:h100", "H100-SXM-80GB")):
+    for header, device, count in (
+            ("#SBATCH --gres=gpu:A6000:4", "RTX-A6000", 4), ("#SBATCH --gpus=h100:8", "H100-SXM-80GB", None),
+            ("#SBATCH --gpus-per-node=l40s:2", "L40S", 2), ("#SBATCH -G l40s:1", "L40S", None),
+            # review: `--gres` with a space, several options on one line, a type without a count
+            ("#SBATCH --gres gpu:h100:8", "H100-SXM-80GB", 8), ("#SBATCH -N 1 --gres=gpu:l4:1", "L4", 1),
+            ("#SBATCH --gres=gpu:h100", "H100-SXM-80GB", 1)):
         _, (role,) = roles(f"#!/bin/bash\n{header}\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
         assert role.accelerators.type.value == device, header
-        assert role.accelerators.count is None  # per node, not per engine: no count is read
+        # the GPUs of a node are the engine's (sweep 49); `--gpus` is the job's, over nodes Slurm picks: no count
+        assert (role.accelerators.count.value if role.accelerators.count else None) == count, header
     # a count alone, a site's own gres name, or a directive after the first command states nothing
     # (review: a gres type is the site's word, and `v100`, `a100` come in two memory sizes: no size is assumed)
     for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:l4:4\n",

@@ -1,0 +1,99 @@
+"""The device a Slurm batch header's GPU type names (`--gres=gpu:nvidia_a100_80gb_pcie:2`), when the accelerator
+catalog holds it.
+
+A GPU type is the site's word in gres.conf, or, with `AutoDetect=nvml`, the NVML device name lower-cased with each
+space made `_` (`_nvml_get_device_name` -> `gpu_common_underscorify_tolower`,
+SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:src/plugins/gpu/nvml/gpu_nvml.c and
+src/plugins/gpu/common/gpu_common.c): "NVIDIA A100 80GB PCIe" is `nvidia_a100_80gb_pcie`, "NVIDIA RTX 6000 Ada
+Generation" `nvidia_rtx_6000_ada_generation`. A MIG slice is the card's name, `_`, and its profile, `<g>g.<mem>gb`
+(with `<c>c.` before it when the compute slices differ; `_handle_mig`, the same file): `nvidia_h100_80gb_hbm3_3g.40gb`.
+Those names are read by the same rules: NVIDIA's word order (memory before the form factor, a trailing
+"Generation") is put as the catalog's, and a slice is the catalog's slice of its card. A family sold in two
+memory sizes (`a100`, `nvidia_a100`, `v100`) settles nothing (hardware.site_type), unless a slice's profile does.
+
+Site names that follow no rule are listed with their site's own documentation: Mila's `a100l` is its A100 80GB and
+`a100l.1` .. `a100l.3` its MIG slices 1g.10gb, 2g.20gb and 3g.40gb of that card, also written `a100l.3g.40gb`
+(mila-iqia/mila-docs@12229ef44970bc65d1f878217e1953bcb946af6e:docs/technical_reference/clusters/mila/nodes.md,
+"--gres=gpu:a100l:<number>" for the 80GB GPUs; the slices' table in an earlier docs/Information_nodes.rst).
+"""
+from __future__ import annotations
+
+from typing import Iterator, Optional, Tuple
+
+from ctxlint.lazyre import lazy_compile
+
+_MIG = lazy_compile(r"^(?P<card>.+?)[_.](?:\d+c\.)?(?P<profile>\d+g\.\d+gb)$")
+_MEMORY_FIRST = lazy_compile(r"_(\d+gb)_(pcie|sxm\d?)(?=_|$)")  # NVML's "A100 80GB PCIe": the catalog's A100-PCIe-80GB
+_GLUED = lazy_compile(r"(?<=\d)(?=[a-z]{2,}$)")  # `6000ada`: a model number and a word glued
+_FAMILY = lazy_compile(r"(?:^|[_-])(a100|v100)(?=[_-]|$)")
+_MILA = {"a100l": "A100-80GB"}
+_MILA_SLICES = {"a100l.1": "1g.10gb", "a100l.2": "2g.20gb", "a100l.3": "3g.40gb"}
+
+
+def gres_device(name: str) -> Optional[str]:
+    """The catalog device a Slurm GPU type names, or None (a site's word the catalog does not settle)."""
+    from ctxlint.adapters.hardware import site_type
+
+    low = name.strip().lower()
+    if low in _MILA_SLICES:
+        return _slice("a100l", _MILA_SLICES[low])
+    mig = _MIG.match(low)
+    if mig is not None:
+        return _slice(mig.group("card"), mig.group("profile"))
+    return _card(low, site_type)
+
+
+def _card(low: str, site_type) -> Optional[str]:
+    if low in _MILA:
+        return _named(_MILA[low])
+    for form in (low, _MEMORY_FIRST.sub(r"_\2_\1", low.removesuffix("_generation")), _GLUED.sub("-", low)):
+        typed = site_type(form)
+        if typed is not None:
+            return typed[0]
+    return None
+
+
+def _named(name: str) -> Optional[str]:
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    acc = lookup_accelerator(name)
+    return acc.name if acc is not None else None
+
+
+def _slice(card: str, profile: str) -> Optional[str]:
+    """The catalog's slice `profile` of the card named: of that card, or, for a family sold in two sizes, of
+    either size when only one has it (`nvidia_a100_3g.20gb`: the 40GB card's); None otherwise."""
+    from ctxlint.adapters.hardware import site_type
+    from ctxlint.physics.accelerators import lookup_accelerator, mig_slices
+
+    def parent(acc) -> str:
+        top = lookup_accelerator(acc.parent) if acc.parent else acc
+        return top.name if top is not None else ""
+
+    named = _card(card, site_type)
+    family = _FAMILY.search(card)
+    if named is not None:
+        whole = parent(lookup_accelerator(named))
+        found = [s for s in mig_slices(profile) if parent(s) == whole]
+    elif family is not None:
+        found = [s for s in mig_slices(profile) if parent(s).lower().startswith(family.group(1))]
+    else:
+        return None
+    return found[0].name if len(found) == 1 else None
+
+
+# Where a header names a GPU type: `--gres=gpu:TYPE[:N]` entries, `--gpus*=TYPE:N` (slurm_header.options).
+_TYPE_OPTIONS = ("gres", "gpus-per-node", "gpus-per-task", "gpus")
+
+
+def gpu_types(opts) -> Iterator[Tuple[str, int]]:
+    """(type as written, its offset) of each GPU type the header's options name."""
+    for option in _TYPE_OPTIONS:
+        value, at = opts.get(option, ("", 0))
+        for part in value.split(","):
+            fields = part.split(":")
+            if option == "gres" and fields[0] == "gpu" and len(fields) >= 2 and not fields[1].isdigit():
+                yield fields[1], at + 4
+            elif option != "gres" and len(fields) == 2 and fields[1].isdigit() and fields[0]:
+                yield fields[0], at
+            at += len(part) + 1
