@@ -61,7 +61,7 @@ def _texts(tokens: Sequence[Union[Token, str]]) -> list[str]:
 
 # Every program _at can match, by its base name: these names, or a llama-server build or a
 # Python interpreter (tests/engines/test_detect_prefilter.py checks the two agree).
-_PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy"})
+_PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy", "server"})
 _PROGRAM_PREFIXES = ("llama", "python")
 _CALLERS_WORDS = frozenset({"$@", "$*", "${@}", "${*}"})  # all of the positional parameters, not known
 
@@ -88,6 +88,8 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
         return Detection("trtllm", "trtllm-serve", "serve", i, i + 1)
     # llama-swap setups keep one binary per build: llama-server-ec9e0301, llama-server-b4589
     if prog in ("llama-server", "llama_server") or re.match(r"^llama[-_]server[-_.][0-9a-z]+$", prog):
+        return Detection("llamacpp", "llama-server", None, i, i + 1)
+    if prog == "server" and _old_llama_server(texts, i):
         return Detection("llamacpp", "llama-server", None, i, i + 1)
     if prog == "lmdeploy" and nxt == "serve" and i + 2 < len(texts) and texts[i + 2] == "api_server":
         return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, i + 3)
@@ -292,6 +294,21 @@ def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detect
         i = nxt
     return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
             and (d := _at(texts, k, unknown)) is not None and _strong(d)]
+
+
+def _old_llama_server(texts: list[str], i: int) -> bool:
+    """llama.cpp's server before its binaries took the `llama-` prefix (ggml-org/llama.cpp#7809, 2024-06-12:
+    `server` became `llama-server`, examples/deprecation-warning/README.md): `server` is llama.cpp's only where that
+    is certain, in a `llama.cpp` folder (`~/llama.cpp/server`, `llama.cpp/build/bin/server`) or given a GGUF file
+    as its model (`./server -m models/x.Q4_K_M.gguf`, the format llama.cpp reads); any other `server` is not."""
+    if "llama.cpp" in texts[i].split("/")[:-1]:
+        return True
+    for k in range(i + 1, min(len(texts), i + 40)):
+        flag, eq, value = texts[k].partition("=")
+        if flag in ("-m", "--model"):
+            value = value if eq else texts[k + 1] if k + 1 < len(texts) else ""
+            return value.lower().endswith(".gguf")
+    return False
 
 
 def _candidate(text: str) -> bool:

@@ -42,7 +42,8 @@ _NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve",
           "python3", "python3.11", "python3\n", "pythonx", "-m", "-u", "vllm.entrypoints.openai.api_server",
           "dynamo.vllm", "sglang.launch_server", "/usr/bin/python3", "/opt/vllm", "--model=/m/vllm", "VLLM",
           "vllm2", "xvllm", "", "/", "--port", "8000", "bin/trtllm-serve", "lmdeploy/", "python/", "srun", "pkill",
-          "docker", "run", "img", "--", "ray", "uv", "apptainer", "exec", "wrap.sh"]
+          "docker", "run", "img", "--", "ray", "uv", "apptainer", "exec", "wrap.sh", "server", "./server",
+          "/opt/llama.cpp/server", "m.gguf", "--model=x.GGUF"]
 
 
 @settings(max_examples=600, deadline=None)
