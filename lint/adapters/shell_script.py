@@ -29,8 +29,9 @@ NAME = "shell-script"
 PATH = "script"  # the logical path of every value: the script as a whole holds them (SkyPilot's are `run`)
 # Every program engines/detect.py and image engines/images.py can find has one of these in its name (vllm,
 # dynamo.vllm, sglang, text-generation-launcher, trtllm-serve, tensorrt-llm images, lmdeploy, llama-server,
-# llama.cpp images, tgi-gaudi): a script without any starts no engine (tests/adapters/test_shell_script.py checks).
-MARKERS = ("vllm", "sglang", "text-generation", "tgi", "trtllm", "tensorrt", "lmdeploy", "llama")
+# llama.cpp images, tgi-gaudi; llama.cpp's old `server` given a .gguf model file): a script without any starts
+# no engine (tests/adapters/test_shell_script.py checks).
+MARKERS = ("vllm", "sglang", "text-generation", "tgi", "trtllm", "tensorrt", "lmdeploy", "llama", ".gguf")
 # Splitting keeps every character's position (~200 bytes of memory a character): launchers are a few
 # KB, and a larger script is generated or an installer. Longer ones are not read, as if they named no engine.
 MAX_CHARS = 2 << 20
