@@ -136,3 +136,23 @@ def test_needs_gives_no_gpu_list_for_neuron():
     [role] = adapt(WORKSHOP).deployments[0].roles
     assert _vendor_devices(role) == ((), "state the KV pool the engine logs: NeuronCores are not in the accelerator "
                                          "catalog")
+
+
+def test_a_scripts_exported_neuron_variable_says_neuron(tmp_path):
+    # sweep 51 (AWS's Neuron quickstarts): `export VLLM_NEURON_FRAMEWORK=...` before `vllm serve` in a script was
+    # not read, so the pool was vLLM's blocks of 16 (64 tokens: CTX201) and CTX208 listed GPUs
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nexport VLLM_NEURON_FRAMEWORK=\"neuronx-distributed-inference\"\n"
+                    "vllm serve --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 8 --max-model-len 128 "
+                    "--max-num-seqs 4 --no-enable-prefix-caching --num-gpu-blocks-override 4\n")
+    assert run(["check", "--isolated", str(path)]).out == ""
+    audit = run(["audit", "--isolated", "--format", "json", str(path)]).out
+    import json
+    [dep] = json.loads(audit)["deployments"]
+    assert (dep["prefill_pool"]["tokens"], dep["prefill_pool"]["origin"], dep["verdict"]) == (512, "declared", "fits")
+    prefix = path.with_name("prefix.sh")
+    prefix.write_text("#!/bin/bash\nNEURON_RT_VISIBLE_CORES=0-7 vllm serve meta-llama/Llama-3.1-8B-Instruct "
+                      "--tensor-parallel-size 8 --max-model-len 4096\n")
+    out = run(["check", "--isolated", "--select", "CTX208", str(prefix)]).out
+    assert "the engine runs on AWS Neuron (NEURON_RT_VISIBLE_CORES)" in out and "H100" not in out
+    assert out.startswith(f"{prefix}:2:")

@@ -264,11 +264,17 @@ def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
                      _parallelism(inv, where), args, unknown, per_pod, _draft_layers(inv, where))
 
 
-def refusal(engine: str, release: Optional[str], problem: Problem) -> Optional[str]:
+def refusal(engine: str, release: Optional[str], problem: Problem, below: Optional[str] = None) -> Optional[str]:
     """The CTX301 text for a value the engine's parser refuses, or None when this release reads it
     (a value refused only from some release on, Problem.since, or before one, Problem.until; unknown release:
-    said so)."""
+    said so). `below`: a release the unknown one is known to be before (images.release_below: a fork's line),
+    so a value refused only from it on is read."""
     refused = problem.refused_by(release)
+    if refused is None and below is not None and problem.since is not None and problem.until is None:
+        from ctxlint.versions import parse_version
+        since, cap = parse_version(problem.since), parse_version(below)
+        if since is not None and cap is not None and since >= cap:
+            return None
     if refused is False or refused is None and problem.until:
         # a value only releases before `until` refuse is read by the newest, which an unpinned image runs: with the
         # release unknown it is no error (uncertainty does not make one), as CTX109 leaves llama.cpp's release caps

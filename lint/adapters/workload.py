@@ -48,6 +48,7 @@ from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Wo
 from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
 from ctxlint.engines.detect import ENGINE_COMMANDS, entrypoint_detection, names_program, unknown_entrypoint_flags
+from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
@@ -274,8 +275,10 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
         release = found.version.value if found.version is not None else None
         templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
+        below = release_below(image if image is not None else docker_image.text if docker_image is not None else None) \
+            if release is None else None
         for problem in inv.errors:
-            text = refusal(det.engine, release, problem)
+            text = refusal(det.engine, release, problem, below)
             param = _TEMPLATE_PARAM.search(problem.message) if templated else None
             if text is None or param is not None:
                 if param is not None:  # OpenShift sets it when it processes the template: not known here

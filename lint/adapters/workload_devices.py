@@ -117,7 +117,12 @@ class Devices:
         if image is not None and neuron_image(image.value):
             return Val("neuron", image.source(self.file), raw=str(image.value))
         var = next((v for v in self.c.env if v.name in NEURON_ENV and v.node is not None), None)
-        return Val("neuron", var.node.source(self.file), raw=var.name) if var is not None else None
+        if var is not None:
+            return Val("neuron", var.node.source(self.file), raw=var.name)
+        # a script's `export VLLM_NEURON_FRAMEWORK=...`, a command's prefix or `docker run -e` (sweep 51: AWS's
+        # Neuron quickstarts), at the assignment
+        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items() if name in NEURON_ENV), None)
+        return Val("neuron", self.token_source(given.token), raw=given.name) if given is not None else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""

@@ -212,6 +212,21 @@ def _own_numbering(repo: str) -> bool:
 _OPEA_VLLM = ("opea/vllm", "opea/vllm-rocm", "opea/vllm-gaudi", "opea/vllm-cpu")
 
 
+# HabanaAI/vllm-fork, which opea/vllm-gaudi builds (Dockerfile.hpu), is vLLM before 0.10: its Gaudi releases are
+# the v0.9 line (v0.9.0.1+Gaudi-1.22.0, HabanaAI/vllm-fork@2e9b2b3d) to its end of life (HabanaAI/vllm-fork@95af7009,
+# whose vllm/engine/arg_utils.py still has --max-seq-len-to-capture, dropped upstream in 0.11.0). Its tag names no
+# vLLM release, but none of these images runs one this or later.
+_RELEASE_BELOW = {"opea/vllm-gaudi": "0.10.0"}
+
+
+def release_below(image: object) -> Optional[str]:
+    """The vLLM release an image whose tag names none is known to be before (a fork's line), or None."""
+    if not isinstance(image, str) or "vllm-gaudi" not in image:
+        return None
+    repo, _ = split_image(image)
+    return next((v for n, v in _RELEASE_BELOW.items() if repo == n or repo.endswith("/" + n)), None)
+
+
 def _is_opea(repo: str) -> bool:
     return any(repo == n or repo.endswith("/" + n) for n in _OPEA_VLLM)
 
