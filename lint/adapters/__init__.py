@@ -53,8 +53,11 @@ def adapt_file(loaded: LoadedFile, refs: Optional[Any] = None, maps: Optional[An
     for name in selected(ADAPTERS, loaded):
         module = adapter(name)
         if refs is not None and name in READS_REFS:
-            result.extend(module.adapt(loaded, refs))
+            found = module.adapt(loaded, refs)
         else:
-            reads_maps = maps is not None and name in READS_MAPS
-            result.extend(module.adapt(loaded, maps) if reads_maps else module.adapt(loaded))
+            found = module.adapt(loaded, maps) if maps is not None and name in READS_MAPS else module.adapt(loaded)
+        # most of a file's ~12 adapters find nothing in it: their six empty lists are not merged
+        if found.deployments or found.diagnostics or found.routes or found.services or found.body_limits \
+                or found.scripts:
+            result.extend(found)
     return result

@@ -44,8 +44,17 @@ def seq(node: Optional[Node]) -> List[Node]:
 def objects(loaded: LoadedFile) -> Iterator[Node]:
     """Every Kubernetes-style object of a file: documents, `kind: *List` items and the `objects` of an
     OpenShift `Template` (its `${PARAMETER}` placeholders stay unresolved values)."""
-    for doc in loaded.documents:
-        yield from _objects_in(doc.root)
+    # The adapters and their selection ask ~17 times a file, one file after the other: the last file's answer
+    # is kept (the file itself held, so `is` cannot meet a new file at a freed one's address; its document count
+    # beside it, though the loader adds no document once it returned the file).
+    last = _LAST
+    if last[0] is not loaded or last[1] != len(loaded.documents):
+        found = tuple(obj for doc in loaded.documents for obj in _objects_in(doc.root))
+        last[:] = (loaded, len(loaded.documents), found)
+    return iter(last[2])
+
+
+_LAST: list = [None, 0, ()]  # objects(): the last file asked, its document count and its objects
 
 
 def _objects_in(root: Node) -> Iterator[Node]:
