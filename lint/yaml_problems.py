@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional, Tuple
 import yaml
 
 from ctxlint.findings import Diagnostic
+from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import line_col, mark_line_col, split_lines
 from ctxlint.model import Source
 from ctxlint.node_builder import MAX_NESTING
@@ -62,13 +63,55 @@ def deep_mark(text: str) -> Optional[yaml.Mark]:
     return None
 
 
+# What makes yaml.Reader.forward count a line (or, for "\r", look at the next character) or skip a column.
+_LINE_CHARS = lazy_compile("[\n\r\x85\u2028\u2029\ufeff]")
+_COMMENT_END = lazy_compile("[\0\r\n\x85\u2028\u2029]")  # Scanner.scan_to_next_token's end of a comment
+_NOT_SPACE = lazy_compile("[^ ]")
+
+
 class _PurePythonScan(yaml.SafeLoader):
     """PyYAML's pure-Python loader, minus its check for non-printable characters: libyaml accepted
     the text, and it refuses the same characters (YAML 1.1's printable set, in reader.c), so the
-    check could only pass; it compiled a class of 1.1 million code points (~4 ms) to do so."""
+    check could only pass; it compiled a class of 1.1 million code points (~4 ms) to do so.
+
+    The scanner reads through peek, prefix and forward, a Python call per character of indentation and
+    comments: a 3 KB manifest took as long to scan as ~5 files take to check. Its text is a str, for which
+    Reader.update never reads more (no raw buffer), so peek and prefix are the index and slice they make
+    after it, and forward over characters that are neither line breaks nor byte-order marks adds their count
+    to the index and column at once; runs of spaces and comments are skipped that way (else as Reader's)."""
 
     def check_printable(self, data: str) -> None:
         return None
+
+    def peek(self, index: int = 0) -> str:
+        return self.buffer[self.pointer + index]
+
+    def prefix(self, length: int = 1) -> str:
+        return self.buffer[self.pointer:self.pointer + length]
+
+    def forward(self, length: int = 1) -> None:
+        if _LINE_CHARS.search(self.buffer, self.pointer, self.pointer + length) is not None:
+            yaml.reader.Reader.forward(self, length)
+            return
+        self.pointer += length
+        self.index += length
+        self.column += length
+
+    def scan_to_next_token(self) -> None:
+        # Scanner.scan_to_next_token, with its loops a character at a time over spaces and comments made one
+        # forward each (the same characters: forward(a) then forward(b) is forward(a + b))
+        if self.index == 0 and self.peek() == "\uFEFF":
+            self.forward()
+        found = False
+        while not found:
+            self.forward(_NOT_SPACE.search(self.buffer, self.pointer).start() - self.pointer)  # the buffer ends in \0
+            if self.peek() == "#":
+                self.forward(_COMMENT_END.search(self.buffer, self.pointer).start() - self.pointer)
+            if self.scan_line_break():
+                if not self.flow_level:
+                    self.allow_simple_key = True
+            else:
+                found = True
 
 
 def check_portability(text: str, display: str, loaded: LoadedFile) -> None:
