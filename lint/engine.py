@@ -230,10 +230,13 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
                 sups.extend(suppress.parse_suppressions(unit.loaded))
     found: List[Tuple[Finding, _Unit]] = []
     options_of: Dict[str, Mapping[str, Any]] = {}
+    env = CapacityEnv(  # frozen: one for the group's files, which share their settings
+        models=settings.models, lock=settings.models_lock, hf_cache=settings.hf_cache,
+        default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label,
+        known_files=known_files)
     for unit in units:
         with _blame(unit.loaded.path):
-            unit.deployments = [_with_capacity(dep, settings, unit.diagnostics, known_files)
-                                for dep in unit.deployments]
+            unit.deployments = [_with_capacity(dep, settings, unit.diagnostics, env) for dep in unit.deployments]
             # With suppressions around, every rule runs, so a suppression of a rule left out of
             # this run is not mistaken for an unused one; only the wanted rules are reported.
             rules = split(all_rules() if sups else unit.wanted).checks
@@ -292,13 +295,9 @@ def _stack(units: Sequence[_Unit]) -> list:
                  [b for u in units for b in u.adapted.body_limits], [d for u in units for d in u.deployments])
 
 
-def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic],
-                   known_files: Optional[Dict[str, bool]] = None) -> Deployment:
+def _with_capacity(dep: Deployment, settings: Settings, diagnostics: List[Diagnostic], env: CapacityEnv) -> Deployment:
     if settings.accelerators:  # the deployment's own custom accelerators win over the config's
         dep = replace(dep, custom_accelerators=tuple(settings.accelerators.items()) + dep.custom_accelerators)
-    dep, found = with_pools(dep, CapacityEnv(
-        models=settings.models, lock=settings.models_lock, hf_cache=settings.hf_cache,
-        default_accelerators=settings.default_accelerators, root=settings.root, config_path=settings.config_label,
-        known_files=known_files))
+    dep, found = with_pools(dep, env)
     diagnostics.extend(found)
     return dep

@@ -8,7 +8,7 @@ Formats without kinds that are rare in a tree (Akash SDL, Truss) are picked by t
 """
 from __future__ import annotations
 
-from typing import Dict, FrozenSet, Iterable, Set, Tuple
+from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -141,19 +141,36 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     for pair in present(loaded):
         matched |= _pair_readers(pair)
     out = []
-    for name in names:
-        marker = TEXT_MARKERS.get(name)
-        if marker is not None:
-            if marker in loaded.text:
-                out.append(name)
-        elif name in SHAPES:
-            if _has_shape(loaded, SHAPES[name]):
-                out.append(name)
-        elif name in (SHELL, UNIT):
-            continue
-        elif name not in CRD_KINDS or name in matched or name in READS_VALUES and _values_file(loaded):
+    for name, how, what in _plan(names if type(names) is tuple else tuple(names)):
+        if how is None or how == _MARKER and what in loaded.text or how == _SHAPE and _has_shape(loaded, what) \
+                or how == _CRD and (name in matched or what and _values_file(loaded)):
             out.append(name)
     return tuple(out)
+
+
+_MARKER, _SHAPE, _CRD = "marker", "shape", "crd"
+_PLANS: Dict[Tuple[str, ...], Tuple[Tuple[str, Optional[str], Any], ...]] = {}
+
+
+def _plan(names: Tuple[str, ...]) -> Tuple[Tuple[str, Optional[str], Any], ...]:
+    """How `selected` tests each adapter of `names` for a file, in order, as (name, test, what the test reads):
+    a text marker, a shape, the kinds present (with whether values files are read too), or None to take it;
+    shell and unit adapters are left out. Worked out once per tuple of names (a run has one, ADAPTERS): asking
+    the four tables of each of 30 adapters for every file was most of the selection."""
+    plan = _PLANS.get(names)
+    if plan is None:
+        steps: List[Tuple[str, Optional[str], Any]] = []
+        for name in names:
+            if name in TEXT_MARKERS:
+                steps.append((name, _MARKER, TEXT_MARKERS[name]))
+            elif name in SHAPES:
+                steps.append((name, _SHAPE, SHAPES[name]))
+            elif name not in (SHELL, UNIT):
+                steps.append((name, _CRD, name in READS_VALUES) if name in CRD_KINDS else (name, None, None))
+        plan = tuple(steps)
+        if len(_PLANS) < 64:  # bounded: a caller may pass any selection of names
+            _PLANS[names] = plan
+    return plan
 
 
 _PAIR_READERS: Dict[Tuple[str, str], FrozenSet[str]] = {}

@@ -64,6 +64,8 @@ def _shared(r):
 def deployments_from(file: str, workloads: Sequence[Workload]) -> AdaptResult:
     """Deployments of one file: prefill-only and decode-only workloads of one model are paired."""
     result = AdaptResult()
+    if not workloads:  # what most adapters find in a file: nothing (the loops below would make nothing)
+        return result
     groups: List[List[Workload]] = []
     pending: Dict[Tuple[str, str], List[Workload]] = {}
     parts = [part for whole in workloads for part in _by_model(whole) if part.roles]

@@ -88,3 +88,17 @@ def _text(draw):
 def test_generated_files_select_what_reads_file_accepts(text):
     loaded = parse_text(text, "gen.yaml")
     assert selected(ADAPTERS, loaded) == _general(loaded)
+
+
+def test_any_selection_of_adapters_in_any_order_selects_what_reads_file_accepts():
+    """selected() tests each name as its plan (kinds._plan, made once per tuple of names) says: any subset of the
+    adapters, in any order, as a tuple or a list, picks the names reads_file accepts, in the order given."""
+    import random
+
+    rng = random.Random(15)
+    files = [read_path(p) for p in list(_files())[::7]]
+    for _ in range(60):
+        names = rng.sample(ADAPTERS, rng.randint(0, len(ADAPTERS)))
+        for loaded in rng.sample(files, min(20, len(files))):
+            expected = tuple(n for n in names if reads_file(n, loaded, present(loaded)))
+            assert selected(tuple(names), loaded) == expected == selected(list(names), loaded), loaded.path
