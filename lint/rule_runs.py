@@ -86,20 +86,35 @@ def run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: L
     """`options_of`: rule ID -> options, shared by the files of a group (the same settings): ~50 rules'
     options were rebuilt for every file."""
     out: List[Finding] = []
-    for spec in runnable(rules if type(rules) is tuple else tuple(rules))[bool(diagnostics) + 2 * bool(deployments)]:
-        options = options_of.get(spec.id) if options_of is not None else None
+    for spec, rule_id, check, on_input in _checks(rules if type(rules) is tuple else tuple(rules))[
+            bool(diagnostics) + 2 * bool(deployments)]:
+        options = options_of.get(rule_id) if options_of is not None else None
         if options is None:
             options = rule_options(spec, settings)
             if options_of is not None:
-                options_of[spec.id] = options
-        if spec.scope == "input":
-            out.extend(stamp(spec, spec.module.check(diagnostics, options)))
+                options_of[rule_id] = options
+        if on_input:
+            out.extend(stamp(spec, check(diagnostics, options)))
         else:
-            check = spec.module.check
             for dep in deployments:
                 for problem in check(dep, options):  # most checks find nothing: no list is made for them
                     out.append(to_finding(spec, problem))
     return out
+
+
+_CHECKS: Dict[int, Tuple[Tuple[RuleSpec, ...], tuple]] = {}
+
+
+def _checks(rules: Tuple[RuleSpec, ...]) -> tuple:
+    """runnable(rules), each rule as (spec, ID, its module's check, whether it reads diagnostics): run read the
+    three through the spec for each of ~55 rules a file."""
+    known = _CHECKS.get(id(rules))
+    if known is None or known[0] is not rules:  # the tuple is held: its id is not reused meanwhile
+        if len(_CHECKS) >= 256:
+            _CHECKS.clear()
+        known = _CHECKS[id(rules)] = (rules, tuple(
+            tuple((s, s.id, s.module.check, s.scope == "input") for s in chosen) for chosen in runnable(rules)))
+    return known[1]
 
 
 def with_severity(finding: Finding, settings: Settings) -> Finding:

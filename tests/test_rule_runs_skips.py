@@ -78,3 +78,26 @@ def test_the_rules_run_are_those_the_scope_tests_picked() -> None:
                                                        if s.scope == "deployment" else False))
                 assert rule_runs.runnable(chosen)[diagnostics + 2 * deployments] == expected
                 assert rule_runs.runnable(list(chosen))[diagnostics + 2 * deployments] == expected
+
+
+def test_the_checks_run_reads_are_the_specs_own() -> None:
+    """run() reads each rule's ID, check and scope from rule_runs._checks, made once per tuple of rules: they must
+    be those of runnable()'s specs, in the same order, for any selection of rules."""
+    import random
+
+    rules = all_rules()
+    rng = random.Random(15)
+    for _ in range(100):
+        chosen = tuple(rng.sample(rules, rng.randint(0, len(rules))))
+        for which, specs in enumerate(rule_runs.runnable(chosen)):
+            assert rule_runs._checks(chosen)[which] == tuple(
+                (s, s.id, s.module.check, s.scope == "input") for s in specs)
+
+
+def test_a_workload_stating_no_promise_or_gateway_reads_as_the_records_defaults() -> None:
+    from ctxlint.adapters import workload_groups
+    from ctxlint.model import Advertised, Gateway
+
+    assert workload_groups._NO_PROMISE == Advertised() and workload_groups._NO_GATEWAY == Gateway()
+    with pytest.raises(Exception):
+        workload_groups._NO_PROMISE.context_window = None  # frozen: shared by every deployment that states none

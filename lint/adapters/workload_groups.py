@@ -136,6 +136,9 @@ def _replicas(groups: Optional[Val[int]], pods: Optional[Val[int]]) -> Optional[
     return Val(n * pods.value, (groups or pods).source, raw=f"{n} x {pods.raw}")
 
 
+_NO_PROMISE, _NO_GATEWAY = Advertised(), Gateway()  # frozen: what a workload states none of, made once
+
+
 def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic]) -> Deployment:
     head = group[0]
     names = [w.name for w in group if w.name is not None]
@@ -164,8 +167,8 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
     return Deployment(
         file=file, source=head.source, input_format=head.input_format, name=name,
         model=ModelFacts(id=model),
-        advertised=next((w.advertised for w in group if w.advertised != Advertised()), Advertised()),
-        gateway=next((w.gateway for w in group if w.gateway != Gateway()), Gateway()),
+        advertised=next((w.advertised for w in group if w.advertised != _NO_PROMISE), _NO_PROMISE),
+        gateway=next((w.gateway for w in group if w.gateway != _NO_GATEWAY), _NO_GATEWAY),
         engine=Engine(name=first.engine, version=version),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
         roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)
