@@ -17,7 +17,7 @@ from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import compose_mounts, tree_reader
-from ctxlint.adapters.kinds import akash_sdl
+from ctxlint.adapters.kinds import compose_file
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_inputs import env_from_list, env_from_mapping
@@ -34,10 +34,7 @@ _DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
 _REF = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
 
-def matches(root: Node) -> bool:
-    services = root.get("services") if root.kind == MAP else None
-    # An Akash SDL has `services` too, but runs them the Kubernetes way (adapters/akash_sdl.py)
-    return services is not None and services.kind == MAP and root.get("apiVersion") is None and not akash_sdl(root)
+matches = compose_file  # kinds.py: adapters.kinds.selected calls this adapter only for a file with such a document
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

@@ -87,8 +87,40 @@ def dstack_config(root: Node) -> bool:
     return any(root.get(k) is not None and root.get(k).kind == SEQ for k in _DSTACK_COMMANDS)
 
 
-# Adapters that read only files with a document of this shape (a test of its top-level keys).
-SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config}
+def compose_file(root: Node) -> bool:
+    """A Compose file: a `services` mapping, no `apiVersion` (an Akash SDL has `services` too, but runs them the
+    Kubernetes way: adapters/akash_sdl.py)."""
+    services = root.get("services") if root.kind == MAP else None
+    return services is not None and services.kind == MAP and root.get("apiVersion") is None and not akash_sdl(root)
+
+
+def skypilot_task(root: Node) -> bool:
+    """A SkyPilot task: a `run` string beside one of its other keys, and no `apiVersion` or `services`."""
+    if root.kind != MAP or root.get("apiVersion") is not None or root.get("services") is not None:
+        return False
+    run = root.get("run")
+    return run is not None and run.kind == SCALAR and isinstance(run.value, str) and \
+        any(root.get(k) is not None for k in ("resources", "envs", "setup", "service", "num_nodes", "name"))
+
+
+def unlabelled(root: Node) -> bool:
+    """A mapping with neither `apiVersion` nor `kind`: the engine config files (adapters/engine_files.py) read only
+    such documents."""
+    return root.kind == MAP and root.get("apiVersion") is None and root.get("kind") is None
+
+
+def ray_serve_config(root: Node) -> bool:
+    """A Ray Serve config (`applications`) or one LLMConfig (`model_loading_config`), with no `kind`."""
+    if root.kind != MAP or root.get("kind") is not None:
+        return False
+    apps, loading = root.get("applications"), root.get("model_loading_config")
+    return apps is not None and apps.kind == SEQ or loading is not None and loading.kind == MAP
+
+
+# Adapters that read only files with a document of this shape (a test of its top-level keys). Most files are of
+# none of them: testing the shape here spares each adapter's call, its result and its ScalarSpans.
+SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config, "compose": compose_file,
+          "skypilot": skypilot_task, "engine_files": unlabelled, "ray_serve": ray_serve_config}
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

@@ -17,6 +17,7 @@ from typing import List
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import seq
+from ctxlint.adapters.kinds import ray_serve_config
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
@@ -28,9 +29,7 @@ NAME = "ray-serve"
 
 def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
-    roots = [doc.root for doc in loaded.documents if doc.root.kind == MAP and doc.root.get("kind") is None and (
-        doc.root.get("applications") is not None and doc.root.get("applications").kind == SEQ
-        or doc.root.get("model_loading_config") is not None and doc.root.get("model_loading_config").kind == MAP)]
+    roots = [doc.root for doc in loaded.documents if ray_serve_config(doc.root)]
     if not roots:
         return result
     spans = ScalarSpans(loaded.path, loaded.text)

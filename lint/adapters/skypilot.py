@@ -15,6 +15,7 @@ from typing import List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.device_options import Option, option_workloads
 from ctxlint.adapters.hardware import canonical_type
+from ctxlint.adapters.kinds import skypilot_task
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
@@ -27,12 +28,7 @@ NAME = "skypilot"
 _OPTION = lazy_compile(r"^\s*([A-Za-z0-9][A-Za-z0-9_.\-]*)\s*(?::\s*(\d+(?:\.\d+)?))?\s*$")
 
 
-def matches(root: Node) -> bool:
-    if root.kind != MAP or root.get("apiVersion") is not None or root.get("services") is not None:
-        return False
-    run = root.get("run")
-    return run is not None and run.kind == SCALAR and isinstance(run.value, str) and \
-        any(root.get(k) is not None for k in ("resources", "envs", "setup", "service", "num_nodes", "name"))
+matches = skypilot_task  # kinds.py: adapters.kinds.selected calls this adapter only for a file with such a task
 
 
 def adapt(loaded: LoadedFile) -> AdaptResult:

@@ -102,3 +102,43 @@ def test_any_selection_of_adapters_in_any_order_selects_what_reads_file_accepts(
         for loaded in rng.sample(files, min(20, len(files))):
             expected = tuple(n for n in names if reads_file(n, loaded, present(loaded)))
             assert selected(tuple(names), loaded) == expected == selected(list(names), loaded), loaded.path
+
+
+def _found(result) -> bool:
+    return bool(result.deployments or result.diagnostics or result.routes or result.services or result.body_limits
+                or result.scripts)
+
+
+_SHAPED = ("compose", "skypilot", "engine_files", "ray_serve")  # adapters selected by a shape (kinds.SHAPES)
+
+
+def _none_without_their_shape(loaded) -> None:
+    from ctxlint.adapters import adapter
+    from ctxlint.adapters.kinds import SHAPES
+
+    for name in _SHAPED:
+        if not any(SHAPES[name](doc.root) for doc in loaded.documents):
+            assert not _found(adapter(name).adapt(loaded)), (name, loaded.path)
+
+
+def test_shaped_adapters_find_nothing_in_a_file_without_their_shape():
+    """selected() calls compose, skypilot, engine_files and ray_serve only for a file with a document of their
+    shape: called anyway (as before) on any other file, each must find nothing."""
+    for path in _files():
+        _none_without_their_shape(read_path(path))
+
+
+_SHAPED_DOCS = ["services: {a: {image: vllm/vllm-openai, command: [vllm, serve, m]}}\n",
+                "services: {a: {image: x}}\napiVersion: v1\n", "version: '2.0'\nservices: {}\nprofiles: {}\n",
+                "run: vllm serve m\nresources: {accelerators: A100:1}\n", "run: vllm serve m\n",
+                "run: [vllm]\nname: x\n", "model: m\nmax_model_len: 4096\n", "kind: X\nmodel: m\n",
+                "llm:\n  model: m\n", "applications: [{name: a, import_path: ray.serve.llm:build_openai_app}]\n",
+                "applications: {}\n", "model_loading_config: {model_id: m}\n", "kind: Y\nmodel_loading_config: {}\n",
+                "context_servers: {num_instances: 1}\ngeneration_servers: {num_instances: 1}\n", "- a\n- b\n",
+                "apiVersion: v1\nkind: ConfigMap\ndata: {a: b}\n", "just text\n"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(_SHAPED_DOCS), max_size=3))
+def test_generated_files_find_nothing_without_the_shape(docs):
+    _none_without_their_shape(parse_text("---\n".join(docs), "gen.yaml"))
