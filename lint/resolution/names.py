@@ -96,14 +96,16 @@ def parse_ref(text: str) -> Optional[ModelRef]:
 def _parse_text(text: str) -> Optional[ModelRef]:
     written = text.strip()
     s, via, tag = written, "id", ""
-    cache = _CACHE_DIR.search(s)
+    # Each pattern is tried only where the text has what it needs ("models--", ".co/" in any case, "://"): most
+    # names are a plain `org/name`, and a run then compiles none of them (~1 ms of a one-file check).
+    cache = _CACHE_DIR.search(s) if "models--" in s else None
     if cache:
         repo_id = f"{cache.group(1)}/{cache.group(2)}"
         return _ref(written, repo_id, cache.group(2), local=True, via="hf-cache")
-    if _HF_HOSTS.match(s):
+    if ".co/" in s.lower() and _HF_HOSTS.match(s):
         s, via = _HF_HOSTS.sub("", s), "uri"
         s = re.split(r"/(?:tree|blob|resolve)/", s)[0]
-    elif _URI.match(s):
+    elif "://" in s and _URI.match(s):
         s, via = _URI.sub("", s), "uri"
     if ":" in s and not s.startswith("/") and re.match(r"^[\w.-]+/[\w.-]+:[\w.-]+$", s):
         s, tag = s.split(":", 1)  # llama.cpp `-hf org/name:quant`, Ollama-style tags
@@ -111,7 +113,7 @@ def _parse_text(text: str) -> Optional[ModelRef]:
     parts = [p for p in s.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
     if not parts:
         return None
-    while len(parts) > 1 and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
+    while len(parts) > 1 and len(parts[-1]) in (9, 40) and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
         parts.pop()  # .../snapshots/<sha>: the name is above
     gguf = parts[-1].lower().endswith(".gguf") or "gguf" in s.lower()
     name = parts[-1]

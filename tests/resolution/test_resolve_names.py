@@ -2,8 +2,13 @@
 from __future__ import annotations
 
 import json
+import re
+import subprocess
+import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from ctxlint.resolution.names import parse_ref
 from ctxlint.resolution.resolve import Context, resolve
@@ -181,3 +186,31 @@ def test_remembered_catalog_answers_are_the_catalogs():
         assert resolve._normalized(ref) == resolve._normalized.__wrapped__(ref)
     assert names.parse_ref("  ") is None and names.parse_ref(None) is None
     assert sum(resolve._catalog_exact(names.parse_ref(t)) is not None for t in texts) >= 3
+
+
+# Texts built from the pieces the patterns of names._parse_text read (schemes in any case, hosts, cache folders,
+# snapshot hashes, GGUF tags, path marks) and some that fold to ASCII under re.I (long s, dotted I).
+_PIECES = ["hf://", "HF://", "s3://", "pvc://claim/", "https://", "HTTPS://", "www.", "huggingface.co/",
+           "HuggingFace.CO/", "hf.co/", "Hf.Co/", "models--Qwen--Qwen3-8B", "/snapshots/", "a" * 40, "0123abcd" * 5,
+           "snapshots", "/", "meta-llama/", "Llama-3.1-8B", "-Q4_K_M", ".gguf", ":q4", "~/", "./", " ", "\\",
+           "/resolve/", "-00001-of-00003", "x.co", "://", "models--", "--", "\u017f", "\u0130"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=7).map("".join))
+def test_each_pattern_is_tried_only_where_the_text_can_match_it(text):
+    """The substrings names._parse_text looks for before a pattern are what the pattern needs to match."""
+    from ctxlint.resolution import names
+
+    assert not names._CACHE_DIR.search(text) or "models--" in text
+    assert not names._HF_HOSTS.match(text) or ".co/" in text.lower()
+    assert not names._URI.match(text) or "://" in text
+    for part in text.replace("\\", "/").split("/"):
+        assert not re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", part) or len(part) in (9, 40)
+
+
+def test_a_plain_repository_id_compiles_no_pattern():
+    code = ("from ctxlint.resolution import names\n"
+            "for t in ('meta-llama/Llama-3.1-8B-Instruct', 'Qwen/Qwen3-8B', '/models/Qwen3-8B'): names.parse_ref(t)\n"
+            "assert not any('match' in vars(p) for p in (names._CACHE_DIR, names._HF_HOSTS, names._URI))\n"
+            "assert names.parse_ref('hf://org/name').via == 'uri' and 'match' in vars(names._URI)\n")
+    subprocess.run([sys.executable, "-c", code], check=True)
