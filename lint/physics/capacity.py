@@ -189,20 +189,26 @@ def _device_free(inp: CapacityInput, shared: dict | None) -> tuple | CapacityRes
                                                      settings, inp.weights, inp.engine_version, shared, ctx)
 
 
+def device_free(inp: CapacityInput, shared: dict | None, lean: bool) -> tuple | CapacityResult:
+    """_device_free, kept in `shared` for a role's lean estimates on ~30 devices (`shared`: inputs that
+    differ in device and release only); lean_probe.py prepares them from the same tuple."""
+    keep = lean and shared is not None and (inp.engine_version is None or type(inp.engine_version) is str)
+    fixed = shared.get(("device-free", inp.engine_version)) if keep else None
+    if fixed is None:
+        fixed = _device_free(inp, shared)
+        if keep and type(fixed) is tuple:
+            shared["device-free", inp.engine_version] = fixed
+    return fixed
+
+
 def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = False) -> CapacityResult:
     """One estimate. `lean`: its figures only, for the CTX208 search, which probes ~30 devices per
     role and reads nothing but the pool, longest request and budget figures: the same arithmetic
     runs, but the steps, assumptions, errors and terms (their text was a third of the cost) are
     left empty and vLLM's budget leaves its rule and formulas unwritten (test_cheaper_estimates)."""
-    # the role's lean estimates on ~30 devices (`shared`: inputs that differ in device and release only)
-    keep = lean and shared is not None and (inp.engine_version is None or type(inp.engine_version) is str)
-    fixed = shared.get(("device-free", inp.engine_version)) if keep else None
-    if fixed is None:
-        fixed = _device_free(inp, shared)
-        if type(fixed) is not tuple:
-            return fixed  # an answer that reads no device: the engine or the model is unknown
-        if keep:
-            shared["device-free", inp.engine_version] = fixed
+    fixed = device_free(inp, shared, lean)
+    if type(fixed) is not tuple:
+        return fixed  # an answer that reads no device: the engine or the model is unknown
     engine, tp, pp, settings, ctx, side = fixed
     errors: list[str] = []
     acc = _resolve_accel(inp, errors)

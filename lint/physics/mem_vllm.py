@@ -215,11 +215,7 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
     rule left unwritten ("": the CTX208 search reads only the figures). `cache`: a dict the caller
     passes with every call whose arguments differ only in total, device and version (one role's
     estimates on many devices): the device-free part (_Fixed) is then worked out once per version."""
-    fixed = cache.get(("vllm terms", version)) if cache is not None else None
-    if fixed is None:
-        fixed = _Fixed(arch, tp, pp, settings, version, context)
-        if cache is not None:
-            cache["vllm terms", version] = fixed
+    fixed = fixed_terms(arch, tp, pp, settings, version, context, cache)
     util = fixed.util
     base = Term.exact("instance memory", total * util, "" if lean else (
         f"{total / GIB:.2f} GiB x gpu_memory_utilization {util:g}"
@@ -229,18 +225,40 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         rule = "" if lean else f"vLLM {version} V0: profile of {fixed.v0_tokens} tokens"
     else:
         # the one rule that reads the device: the profile run's batch (its size and name)
-        default = batch_defaults(total, device, version, False)[0]
-        pick = (fixed.mnbt or default[0], fixed.seqs or default[1])
-        # kept in the role's cache by batch and sampler rule: releases with the same rule profile alike
-        shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
-        peak = cache.get(shared_peak) if cache is not None else None
-        if peak is None:
-            peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
-            if cache is not None:
-                cache[shared_peak] = peak
+        pick = batch_pick(fixed, total, device, version)
+        peak = v1_peak(arch, tp, fixed, pick, cache)
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
                                f"of {pick[0]} tokens x {pick[1]} sequences"
     return base, [peak, *fixed.tail], rule
+
+
+def fixed_terms(arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
+                context: Optional[int], cache: Optional[dict]) -> "_Fixed":
+    """terms()'s device-free part (_Fixed), kept in `cache` per version (see terms)."""
+    fixed = cache.get(("vllm terms", version)) if cache is not None else None
+    if fixed is None:
+        fixed = _Fixed(arch, tp, pp, settings, version, context)
+        if cache is not None:
+            cache["vllm terms", version] = fixed
+    return fixed
+
+
+def batch_pick(fixed: "_Fixed", total: float, device: str, version: Optional[str]) -> tuple:
+    """The V1 profile run's (tokens, sequences): the settings given, else the device's defaults."""
+    default = batch_defaults(total, device, version, False)[0]
+    return fixed.mnbt or default[0], fixed.seqs or default[1]
+
+
+def v1_peak(arch: ModelArch, tp: int, fixed: "_Fixed", pick: tuple, cache: Optional[dict]) -> Term:
+    """The V1 profile peak of batch `pick`, kept in the role's cache by batch and sampler rule: releases
+    with the same rule profile alike."""
+    shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
+    peak = cache.get(shared_peak) if cache is not None else None
+    if peak is None:
+        peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
+        if cache is not None:
+            cache[shared_peak] = peak
+    return peak
 
 
 class _Fixed:

@@ -16,9 +16,10 @@ from ..records import record
 # At module level, not in the functions: _estimate runs ~40 times a searched role, and an import
 # statement there cost ~5% of a search. needs.py is imported only when a role has no device.
 from .accelerators import accelerator_from_mapping, lookup_accelerator
-from .capacity import CapacityInput, compute, compute_lean, spanned_releases
+from .capacity import CapacityInput, compute, spanned_releases
 from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
+from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
 from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 from .span_search import SpannedFits, release_figure
@@ -56,10 +57,11 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
 def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int,
               release: Optional[str] = None):
     """The role's lean estimate on `accelerator` (under vLLM `release`, when given): its figures only
-    (capacity.compute_lean), never remembered, since the search keeps what it asks for. A role is
-    estimated on ~40 devices in a row (the search's sizes, the common devices): its device-free
-    fields are built once per role (and per release), with one dict for the work the estimates share
-    (the model side, vLLM's device-free terms)."""
+    (capacity.compute_lean's, or the same figures from lean_probe.py), never remembered, since the
+    search keeps what it asks for. A role is estimated on ~40 devices in a row (the search's sizes,
+    the common devices): what does not read the device is prepared once per role and release
+    (lean_probe.prepare), with one dict for the work the estimates share (the model side, vLLM's
+    device-free terms)."""
     global _LAST
     last = _LAST
     if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
@@ -67,18 +69,15 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
         # the objects are held, so `is` above never matches a new object at a reused address; the
         # inputs built from the fields differ only in accelerator and release: one dict for model_side
         last = _LAST = (dep, role, arch, weights, context, _fields(dep, role, arch, weights, context), {}, {})
-    if release is None:
-        inp = CapacityInput(accelerator=accelerator, **last[5])
-    else:
-        by_release = last[7].get(release)  # the fields under each release, built once (~7 releases)
-        if by_release is None:
-            by_release = last[7][release] = dict(last[5], engine_version=release)
-        inp = CapacityInput(accelerator=accelerator, **by_release)
-    return compute_lean(inp, last[6])
+    probe = last[7].get(release)  # None: the role's own release (a release is a string)
+    if probe is None:
+        probe = last[7][release] = prepare_probe(
+            last[5] if release is None else dict(last[5], engine_version=release), last[6])
+    return probe(accelerator)
 
 
 _LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, the estimates' shared dict,
-#                                  the fields under each release)
+#                                  the prepared estimate under each release)
 
 
 def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:

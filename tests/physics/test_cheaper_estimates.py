@@ -128,13 +128,26 @@ def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch, tmp_path):
     from ctxlint.engine import lint_paths
     from ctxlint.physics.memo import exact_key
 
-    one, asked = capacity._compute_one, []
+    one, prepare, asked, probing = capacity._compute_one, needs.prepare_probe, [], []
 
     def counted(inp, shared=None, lean=False):
-        if lean:
+        if lean and not probing:
             asked.append(exact_key(inp))
         return one(inp, shared, lean)
+
+    def prepared(fields, shared):  # a prepared probe (lean_probe.py) is an estimate too, whichever path it takes
+        probe = prepare(fields, shared)
+
+        def counted_probe(acc):
+            asked.append(exact_key(CapacityInput(accelerator=acc, **fields)))
+            probing.append(acc)
+            try:
+                return probe(acc)
+            finally:
+                probing.pop()
+        return counted_probe
     monkeypatch.setattr(capacity, "_compute_one", counted)
+    monkeypatch.setattr(needs, "prepare_probe", prepared)
     needs._NEEDS.clear()
     folder = tmp_path / "device-less"
     folder.mkdir()
@@ -165,6 +178,9 @@ def test_every_lean_estimate_of_the_corpus_has_the_figures_of_the_whole_one(monk
                 differ.append(inp)
         return result
     monkeypatch.setattr(capacity, "_compute_one", checked)
+    # the searches' estimates as compute_lean makes them (test_lean_probe: its prepared probes give the same)
+    monkeypatch.setattr(needs, "prepare_probe", lambda fields, shared: lambda acc: capacity.compute_lean(
+        CapacityInput(accelerator=acc, **fields), shared))
     capacity._MEMO.clear()
     needs._NEEDS.clear()  # roles searched by earlier tests are searched again
     run(["check", str(SHARED / "corpus" / "real"), "--fail-on", "never", "--select", "CTX208"])

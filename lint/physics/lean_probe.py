@@ -1,0 +1,160 @@
+"""A role's lean estimates on many devices, prepared once (the CTX208 memory search, needs.py).
+
+A device-less role's search asks ~30 lean estimates (capacity.compute_lean) that differ only in the
+device and, for a vLLM role of unknown version, the release. Per (role, release), everything that
+does not read the device is the same: the model side, the block, the caps, vLLM's utilization and
+device-free terms, TensorRT-LLM's warmup peak. prepare() works it out once and gives a probe that
+does per device only what reads it: the budget from the memory (vLLM's profile batch also from the
+device's name, as mem_vllm.terms reads it), then the pool and longest request at the budget's point
+and band ends (pool.tokens_for). A probe answers the figures the search reads (Figures), the same
+arithmetic in the same order as compute_lean (tests/physics/test_lean_probe.py compares them).
+Every other case (SGLang, whose automatic fraction reads the device's tiers and nvidia-smi figure;
+llama.cpp's fixed cells; TGI; a pool fixed in blocks or bytes; a known KV budget; a fold over
+releases; an unknown model) is compute_lean itself.
+"""
+from __future__ import annotations
+
+from operator import attrgetter
+from typing import Any, Callable, Dict, Optional
+
+from . import mem_vllm
+from .accelerators import Accelerator
+from .activation import profile_peak
+from .budget import CONTEXT, _num
+from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
+from .logged import reserves_whole
+from .pool import tokens_for
+from .terms import GIB, Term
+
+_POINT, _LOW, _HIGH = attrgetter("point"), attrgetter("low"), attrgetter("high")
+
+
+class Figures:
+    """What the search reads of a lean estimate (needs._longest, span_search.release_figure), under the
+    CapacityResult field names."""
+    __slots__ = ("engine", "kv_bytes_per_token_per_gpu", "kv_budget_bytes_per_gpu", "kv_budget_low",
+                 "kv_budget_high", "pool_tokens", "max_context_at_concurrency_1", "max_context_low",
+                 "max_context_high")
+
+    def __init__(self, engine: str, bpt: float, kv: Any, low: Any, high: Any, point_tokens: Any,
+                 low_tokens: Any, high_tokens: Any) -> None:
+        self.engine, self.kv_bytes_per_token_per_gpu = engine, bpt
+        self.kv_budget_bytes_per_gpu, self.kv_budget_low, self.kv_budget_high = kv, low, high
+        self.pool_tokens, self.max_context_at_concurrency_1 = point_tokens.pool, point_tokens.longest
+        self.max_context_low, self.max_context_high = low_tokens.longest, high_tokens.longest
+
+
+def _sums(terms: tuple) -> tuple:
+    """terms.subtract's three sums (point, high, low), in its order: base - each is its (point, low, high)."""
+    return sum(map(_POINT, terms)), sum(map(_HIGH, terms)), sum(map(_LOW, terms))
+
+
+class _Vllm:
+    """budget._vllm's lean figures on a device of any memory: (total x utilization - the terms), the
+    terms fixed but the V1 profile peak, which follows the batch the device gets (mem_vllm.batch_pick)."""
+
+    def __init__(self, arch, tp: int, pp: int, s, weights: Term, version: Optional[str], context, cache: dict):
+        self.block = int(_num(s, "block_size", 16) or 16)
+        self.arch, self.tp, self.version, self.cache, self.cap = arch, tp, version, cache, None
+        if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
+            # budget._vllm's MXFP4 expert padding (its source there), the same factors
+            pad, low, high = (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
+            weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high, "")
+        self.weights = weights
+        self.fixed = fixed = mem_vllm.fixed_terms(arch, tp, pp, s, version, context, cache)
+        self.util = fixed.util
+        self.by_pick: Dict[Any, tuple] = {}
+        if fixed.v0:
+            self.by_pick[None] = _sums((weights, fixed.v0_peak, *fixed.tail))
+        old = mem_vllm.old_multi_gpu(version, tp * pp)
+        self.scale = mem_vllm.OLD_MULTI_GPU_SCALE if old else None
+
+    def at(self, total: float, device: str) -> tuple:
+        fixed = self.fixed
+        pick = None if fixed.v0 else mem_vllm.batch_pick(fixed, total, device, self.version)
+        sums = self.by_pick.get(pick)
+        if sums is None:
+            peak = mem_vllm.v1_peak(self.arch, self.tp, fixed, pick, self.cache)
+            sums = self.by_pick[pick] = _sums((self.weights, peak, *fixed.tail))
+        base = total * self.util
+        kv, low, high = base - sums[0], base - sums[1], base - sums[2]  # _finish's x 1.0 changes no float
+        if self.scale is not None:  # budget._scaled: a positive figure shrinks, a shortfall stays
+            point, floor, top = self.scale
+            kv = kv * point if kv > 0 else kv
+            low = low * floor if low > 0 else low
+            high = high * top if high > 0 else high
+        return kv, low, high
+
+
+class _Trtllm:
+    """budget._trtllm's figures on a device of any memory: (total - the fixed terms) x the fraction, then
+    min(., max_gpu_total_bytes)."""
+
+    def __init__(self, arch, tp: int, pp: int, s, weights: Term) -> None:
+        self.block = int(_num(s, "tokens_per_block", 0) or _num(s, "block_size", 32) or 32)
+        cap = _num(s, "max_tokens")
+        self.cap = int(cap) if cap else None
+        self.frac = float(_num(s, "kv_cache_free_gpu_memory_fraction", 0.0) or _num(s, "free_gpu_memory_fraction",
+                                                                                     0.9))
+        tokens = int(_num(s, "max_num_tokens", 8192) or 8192)
+        batch = int(_num(s, "max_batch_size", 2048) or 2048)
+        bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
+        hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+        heavy = tokens * (48 * hidden + 8 * (arch.vocab_size or 128_256)) / max(1, tp)
+        act = Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high), "")
+        graphs = Term("CUDA graphs and NCCL", 1.0 * GIB + (0.5 * GIB if tp * pp > 1 else 0), 0.3 * GIB, 2.5 * GIB, "")
+        self.sums = _sums((CONTEXT, weights, act, graphs))
+        mgb = _num(s, "max_gpu_total_bytes")
+        self.most = float(mgb) if mgb else None
+
+    def at(self, total: float, device: str) -> tuple:
+        sums, frac = self.sums, self.frac
+        kv, low, high = (total - sums[0]) * frac, (total - sums[1]) * frac, (total - sums[2]) * frac
+        most = self.most
+        if most is not None:
+            kv, low, high = min(kv, most), min(low, most), min(high, most)
+        return kv, low, high
+
+
+def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
+    """probe(accelerator): the lean estimate's figures of CapacityInput(accelerator=accelerator, **fields),
+    `shared` as for compute_lean (one dict for inputs that differ in device and release only)."""
+    def lean(acc: Any) -> Any:
+        return compute_lean(CapacityInput(accelerator=acc, **fields), shared)
+
+    inp = CapacityInput(accelerator=None, **fields)
+    if inp.available_kv_bytes is not None or spanned_releases(inp):
+        return lean
+    fixed = device_free(inp, shared, True)
+    if type(fixed) is not tuple:
+        return lean
+    engine, tp, pp, settings, ctx, side = fixed
+    br, weights, arch = side.br, side.weights, side.arch
+    if br is None or not br.bytes_per_token > 0 or weights is None:
+        return lean
+    version = inp.engine_version
+    if engine == "vllm":
+        if _num(settings, "num_gpu_blocks_override") or mem_vllm.explicit_kv_bytes(version, settings) is not None:
+            return lean  # a pool fixed in blocks or bytes: no device in it
+        budget: Any = _Vllm(arch, tp, pp, settings, weights, version, ctx, shared)
+        whole = br.bounded_span is not None and reserves_whole(version, settings, arch)
+    elif engine == "trtllm":
+        budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
+    else:
+        return lean
+    block = max(1, budget.block)
+    if side.hybrid is not None:
+        block = side.hybrid.block  # vLLM raised the attention block to hold a Mamba state per page (mamba.py)
+    bpt, bounded, state, cap, at = br.bytes_per_token, br.bounded_span, br.state_bytes_per_request, budget.cap, \
+        budget.at
+
+    def probe(acc: Any) -> Any:
+        if type(acc) is not Accelerator:
+            return lean(acc)
+        kv, low, high = at(float(acc.memory_bytes), acc.name or "")
+        # the band's ends, and here the point too, are read for their pool and longest request only
+        return Figures(engine, bpt, kv, low, high, tokens_for(engine, kv, block, bpt, bounded, state, cap, None, None,
+                                                              whole),
+                       tokens_for(engine, low, block, bpt, bounded, state, cap, None, None, whole),
+                       tokens_for(engine, high, block, bpt, bounded, state, cap, None, None, whole))
+    return probe

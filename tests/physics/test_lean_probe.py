@@ -1,0 +1,158 @@
+"""Issue 15: the CTX208 search's prepared estimates (lean_probe.py) give exactly compute_lean's figures."""
+from __future__ import annotations
+
+import pytest
+from conftest import SHARED
+from helpers import run
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from ctxlint.physics import capacity, lean_probe, needs
+from ctxlint.physics.accelerators import lookup_accelerator
+from ctxlint.physics.capacity import CapacityInput, compute_lean
+from ctxlint.physics.lean_probe import Figures, prepare
+from ctxlint.physics.models import lookup_model
+from ctxlint.physics.need_search import CELLS, gib_at, monotone_tiers, pieces
+from ctxlint.physics.releases import VLLM_RELEASES
+
+# dense, grouped-query, MLA, sliding-window, chunked (Llama 4), MXFP4 experts, linear/Mamba hybrids
+MODELS = ["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "deepseek-ai/DeepSeek-V3",
+          "deepseek-ai/DeepSeek-V2-Lite", "google/gemma-3-27b-it", "google/gemma-2-9b-it", "openai/gpt-oss-120b",
+          "openai/gpt-oss-20b", "meta-llama/Llama-4-Scout-17B-16E-Instruct", "Qwen/Qwen3-Next-80B-A3B-Thinking",
+          "Qwen/Qwen3.5-27B", "nvidia/NVIDIA-Nemotron-Nano-12B-v2-Base", "MiniMaxAI/MiniMax-M1-80k",
+          "Qwen/Qwen3-235B-A22B", "mistralai/Mistral-7B-Instruct-v0.3"]
+VLLM = {
+    "gpu_memory_utilization": st.sampled_from([0.5, 0.85, 0.9, 0.95, 1, 0, "0.8", True]),
+    "max_num_batched_tokens": st.sampled_from([512, 2048, 8192, 32768, "4096", 0]),
+    "max_num_seqs": st.sampled_from([1, 16, 256, 512, -1]),
+    "block_size": st.sampled_from([1, 16, 32, 128, "64", 0]),
+    "kv_cache_memory_bytes": st.sampled_from([8 << 30, "2e10", 0]),
+    "num_gpu_blocks_override": st.sampled_from([2000, 0]),
+    "cpu_offload_gb": st.sampled_from([4, 40]),
+    "swap_space": st.sampled_from([4, 16]),
+    "enforce_eager": st.sampled_from([True, "true"]),
+    "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": st.sampled_from(["0", "1"]),
+    "VLLM_USE_V1": st.sampled_from(["0", "1"]),
+    "VLLM_MLA_DISABLE": st.just("1"),
+    "enable_chunked_prefill": st.booleans(),
+    "kv_transfer_config": st.just({"kv_connector": "x"}),
+    "disable_hybrid_kv_cache_manager": st.just(True),
+    "distributed_executor_backend": st.just("ray"),
+    "nnodes": st.just(2),
+    "data_parallel_size": st.sampled_from([2, 8]),
+    "enable_expert_parallel": st.just(True),
+}
+OPTIONS = {
+    "vllm": VLLM,
+    "trtllm": {
+        "kv_cache_free_gpu_memory_fraction": st.sampled_from([0.5, 0.9, 0, "0.7"]),
+        "free_gpu_memory_fraction": st.sampled_from([0.6]),
+        "max_num_tokens": st.sampled_from([2048, 16384]),
+        "max_batch_size": st.sampled_from([8, 2048]),
+        "max_tokens": st.sampled_from([65536, 1_000_000, "4096"]),
+        "tokens_per_block": st.sampled_from([16, 64, 0]),
+        "block_size": st.sampled_from([16, 64]),
+        "max_gpu_total_bytes": st.sampled_from([20 << 30, 200 << 30, "3e10"]),
+    },
+    "sglang": {"mem_fraction_static": st.sampled_from([0.7, 0.9]), "max_total_tokens": st.sampled_from([4096, 100_000]),
+               "page_size": st.sampled_from([1, 64]), "chunked_prefill_size": st.sampled_from([4096, 16384])},
+    "llamacpp": {"ctx_size": st.sampled_from([0, 8192, 131072]), "parallel": st.sampled_from([1, 4]),
+                 "kv_unified": st.just(True)},
+    "tgi": {"cuda_memory_fraction": st.just(0.9), "max_batch_prefill_tokens": st.just(8192)},
+}
+VERSIONS = {"vllm": [None, "0.5.0", "0.6.3", "0.7.2", "0.10.0", "0.19.0", "0.19.1", *VLLM_RELEASES],
+            "sglang": [None, "0.4.7", "0.5.3"], "tgi": [None, "3.1.0"]}
+
+
+def _size_bytes(gib: float) -> float:
+    return float(needs._candidate(gib).memory_bytes)
+
+
+# the search's grid: random points, and each side of every tier's edge (where vLLM's batch defaults change)
+EDGES = sorted({first + d for first, _ in pieces(monotone_tiers("vllm", {}), _size_bytes) for d in (-1, 0)
+                if 1 <= first + d})
+SIZES = st.one_of(st.integers(1, CELLS).map(gib_at), st.sampled_from(EDGES).map(gib_at),
+                  st.sampled_from([16.0, 24.0, 80.0, 140.0, 2048.0]))
+NAMES = ["L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X", "GB10", "nonesuch"]
+# the search's sizes; the common devices as the verdicts ask them (vLLM's batch rule reads some by name), and by name
+DEVICES = st.one_of(SIZES.map(needs._candidate), st.sampled_from(NAMES[:-1]).map(lookup_accelerator),
+                    st.sampled_from(NAMES))
+
+
+@st.composite
+def roles(draw):
+    engine = draw(st.sampled_from(["vllm", "vllm", "vllm", "vllm", "trtllm", "trtllm", "sglang", "llamacpp", "tgi"]))
+    options = OPTIONS[engine]
+    chosen = draw(st.sets(st.sampled_from(sorted(options)), max_size=5))
+    return dict(
+        arch=lookup_model(draw(st.sampled_from(MODELS))), engine=engine,
+        tp=draw(st.sampled_from([1, 2, 4, 8])), pp=draw(st.sampled_from([1, 1, 2])), dp=draw(st.sampled_from([1, 2])),
+        kv_cache_dtype=draw(st.sampled_from(["auto", "auto", "fp8", "fp8_e5m2"])),
+        settings={key: draw(options[key]) for key in sorted(chosen)},
+        context_length=draw(st.sampled_from([None, 2048, 32768, 131072, 1_000_000])),
+        draft_layers=draw(st.sampled_from([0, 0, 1])),
+        engine_version=draw(st.sampled_from(VERSIONS.get(engine, [None]))))
+
+
+def _read(result) -> str:
+    """What the search reads of an estimate, exactly (repr: -0.0 and 0.0, 1 and 1.0 differ)."""
+    return repr(tuple(getattr(result, name) for name in Figures.__slots__))
+
+
+@given(roles(), st.lists(st.tuples(st.sampled_from([None, *VLLM_RELEASES, "0.19.0"]), DEVICES), min_size=1,
+                         max_size=6))
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_prepared_probe_gives_compute_leans_figures(fields, probes):
+    # as the search asks: one shared dict for the role, a probe per release, several devices in a row
+    shared: dict = {}
+    prepared: dict = {}
+    for release, device in probes:
+        one = fields if release is None or fields["engine"] != "vllm" else dict(fields, engine_version=release)
+        probe = prepared.get(release)
+        if probe is None:
+            probe = prepared[release] = prepare(one, shared)
+        expected = compute_lean(CapacityInput(accelerator=device, **one), {})
+        assert _read(probe(device)) == _read(expected)
+
+
+def test_the_prepared_path_is_taken_where_it_is_exact_and_only_there():
+    arch = lookup_model("meta-llama/Llama-3.1-8B-Instruct")
+    prepared = [dict(engine="vllm", engine_version="0.9.0"), dict(engine="trtllm"),
+                dict(engine="vllm", engine_version="0.20.0", settings={"block_size": 32, "max_num_seqs": 8})]
+    others = [dict(engine="vllm"),  # a fold over releases
+              dict(engine="sglang", settings={"mem_fraction_static": 0.8}), dict(engine="llamacpp"), dict(engine="tgi"),
+              dict(engine="vllm", engine_version="0.12.0", settings={"kv_cache_memory_bytes": 8 << 30}),
+              dict(engine="vllm", engine_version="0.12.0", settings={"num_gpu_blocks_override": 100}),
+              dict(engine="vllm", engine_version="0.12.0", available_kv_bytes=8 << 30)]
+    for fields, expected in [(f, True) for f in prepared] + [(f, False) for f in others]:
+        probe = prepare(dict(arch=arch, context_length=8192, **fields), {})
+        assert (type(probe(needs._candidate(40.0))) is Figures) == expected, fields
+        assert type(probe("H100")) is not Figures  # a device given by name: compute_lean resolves it
+
+
+@pytest.mark.skipif(not (SHARED / "corpus" / "real").is_dir(), reason="../shared/corpus/real is not beside the repo")
+def test_every_probe_of_the_corpus_gives_compute_leans_figures(monkeypatch):
+    # Every estimate the corpus's CTX208 searches ask is also made by compute_lean on its own and compared (a
+    # difference is recorded, not raised: the search would take an exception for a fallback).
+    compared, differ = [], []
+
+    def checked(fields, shared):
+        probe = lean_probe.prepare(fields, shared)
+
+        def compare(acc):
+            found = probe(acc)
+            compared.append((fields["engine"], type(found) is Figures))
+            if _read(found) != _read(compute_lean(CapacityInput(accelerator=acc, **fields), {})):
+                differ.append((fields, acc))
+            return found
+        return compare
+    monkeypatch.setattr(needs, "prepare_probe", checked)
+    capacity._MEMO.clear()
+    needs._NEEDS.clear()  # roles searched by earlier tests are searched again
+    needs._LAST = None
+    run(["check", str(SHARED / "corpus" / "real"), "--fail-on", "never", "--select", "CTX208"])
+    capacity._MEMO.clear()
+    needs._NEEDS.clear()
+    needs._LAST = None
+    assert differ == []
+    assert len(compared) > 1000 and {("vllm", True), ("trtllm", True), ("sglang", False)} <= set(compared)
