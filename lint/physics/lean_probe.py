@@ -6,14 +6,16 @@ does not read the device is the same: the model side, the block, the caps, vLLM'
 device-free terms, TensorRT-LLM's warmup peak. prepare() works it out once and gives a probe that
 does per device only what reads it: the budget from the memory (vLLM's profile batch also from the
 device's name, as mem_vllm.terms reads it), then the pool and longest request at the budget's point
-and band ends (pool.tokens_for). A probe answers the figures the search reads (Figures), the same
-arithmetic in the same order as compute_lean (tests/physics/test_lean_probe.py compares them).
+and band ends (pool.search_figures: tokens_for's arithmetic without the figures the search does not
+read). A probe answers what the search reads (Figures), the same arithmetic in the same order as
+compute_lean (tests/physics/test_lean_probe.py compares them).
 Every other case (SGLang, whose automatic fraction reads the device's tiers and nvidia-smi figure;
 llama.cpp's fixed cells; TGI; a pool fixed in blocks or bytes; a known KV budget; a fold over
 releases; an unknown model) is compute_lean itself.
 """
 from __future__ import annotations
 
+import math
 from operator import attrgetter
 from typing import Any, Callable, Dict, Optional
 
@@ -23,7 +25,7 @@ from .activation import profile_peak
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged import reserves_whole
-from .pool import tokens_for
+from .pool import RESERVE, search_figures
 from .terms import GIB, Term
 
 _POINT, _LOW, _HIGH = attrgetter("point"), attrgetter("low"), attrgetter("high")
@@ -36,12 +38,12 @@ class Figures:
                  "kv_budget_high", "pool_tokens", "max_context_at_concurrency_1", "max_context_low",
                  "max_context_high")
 
-    def __init__(self, engine: str, bpt: float, kv: Any, low: Any, high: Any, point_tokens: Any,
-                 low_tokens: Any, high_tokens: Any) -> None:
+    def __init__(self, engine: str, bpt: float, kv: float, low: float, high: float, pool: int, longest: int,
+                 low_longest: int, high_longest: int) -> None:
         self.engine, self.kv_bytes_per_token_per_gpu = engine, bpt
         self.kv_budget_bytes_per_gpu, self.kv_budget_low, self.kv_budget_high = kv, low, high
-        self.pool_tokens, self.max_context_at_concurrency_1 = point_tokens.pool, point_tokens.longest
-        self.max_context_low, self.max_context_high = low_tokens.longest, high_tokens.longest
+        self.pool_tokens, self.max_context_at_concurrency_1 = pool, longest
+        self.max_context_low, self.max_context_high = low_longest, high_longest
 
 
 def _sums(terms: tuple) -> tuple:
@@ -145,16 +147,18 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
     block = max(1, budget.block)
     if side.hybrid is not None:
         block = side.hybrid.block  # vLLM raised the attention block to hold a Mamba state per page (mamba.py)
-    bpt, bounded, state, cap, at = br.bytes_per_token, br.bounded_span, br.state_bytes_per_request, budget.cap, \
-        budget.at
+    bpt, bounded, cap, at = br.bytes_per_token, br.bounded_span, budget.cap, budget.at
+    # pool.tokens_for's state and reserved blocks, in tokens
+    state = br.state_bytes_per_request
+    held, kept = math.ceil(state / bpt) if state else 0, RESERVE.get(engine, 0) * block
 
     def probe(acc: Any) -> Any:
         if type(acc) is not Accelerator:
             return lean(acc)
         kv, low, high = at(float(acc.memory_bytes), acc.name or "")
-        # the band's ends, and here the point too, are read for their pool and longest request only
-        return Figures(engine, bpt, kv, low, high, tokens_for(engine, kv, block, bpt, bounded, state, cap, None, None,
-                                                              whole),
-                       tokens_for(engine, low, block, bpt, bounded, state, cap, None, None, whole),
-                       tokens_for(engine, high, block, bpt, bounded, state, cap, None, None, whole))
+        # the band's ends are read for their pool and longest request only, and here the point too
+        pool, longest = search_figures(kv, block, bpt, bounded, cap, held, kept, whole)
+        return Figures(engine, bpt, kv, low, high, pool, longest,
+                       search_figures(low, block, bpt, bounded, cap, held, kept, whole)[1],
+                       search_figures(high, block, bpt, bounded, cap, held, kept, whole)[1])
     return probe

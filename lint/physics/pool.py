@@ -112,6 +112,21 @@ def tokens_for(engine: str, kv: float | None, block: int, bpt: float, bounded: t
     return Tokens(pool, longest, conc, starts)
 
 
+def search_figures(kv: float, block: int, bpt: float, bounded: tuple | None, cap: int | None, held: int, kept: int,
+                   admission: bool) -> tuple[int, int]:
+    """tokens_for's pool and longest request for a budget in bytes (a number, no fixed pool), without the
+    concurrency and the startup check's figure: what the CTX208 search reads of each of its ~30 estimates
+    (lean_probe.py). `held`, `kept`: tokens_for's state and reserved blocks, in tokens."""
+    if kv <= 0:
+        return 0, 0
+    pool = int(kv // (block * bpt)) * block
+    if cap and pool > cap:
+        pool = cap // block * block
+    if admission and bounded:
+        bounded = whole_windows(bounded, pool)
+    return pool, _longest(pool - kept - held, block, bpt, bounded)
+
+
 def vllm_reported(kv: float | None, block: int, full_layers: int, window_layers: int, per_layer: float,
                   full_per_layer: float, window: int, mnbt: int, ctx: int | None, version: str | None,
                   windows_full: bool) -> tuple[int | None, str]:
