@@ -9,9 +9,10 @@ device's name, as mem_vllm.terms reads it), then the pool and longest request at
 and band ends (pool.search_figures: tokens_for's arithmetic without the figures the search does not
 read). A probe answers what the search reads (Figures), the same arithmetic in the same order as
 compute_lean (tests/physics/test_lean_probe.py compares them).
-Every other case (SGLang, whose automatic fraction reads the device's tiers and nvidia-smi figure;
-llama.cpp's fixed cells; TGI; a pool fixed in blocks or bytes; a known KV budget; a fold over
-releases; an unknown model) is compute_lean itself.
+SGLang's budget is asked of mem_sglang.terms per device (its automatic fraction reads the memory's
+tiers and nvidia-smi's figure), for models without a linear/Mamba state. Every other case (such a
+model on SGLang; llama.cpp's fixed cells; TGI; a pool fixed in blocks or bytes; a known KV budget; a
+fold over releases; an unknown model) is compute_lean itself.
 """
 from __future__ import annotations
 
@@ -19,14 +20,15 @@ import math
 from operator import attrgetter
 from typing import Any, Callable, Dict, Optional
 
-from . import mem_vllm
+from . import mem_sglang, mem_vllm
 from .accelerators import Accelerator
 from .activation import profile_peak
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged import reserves_whole
 from .pool import RESERVE, search_figures
-from .terms import GIB, Term
+from .models import LINEAR
+from .terms import GIB, MIB, Term
 
 _POINT, _LOW, _HIGH = attrgetter("point"), attrgetter("low"), attrgetter("high")
 
@@ -71,9 +73,9 @@ class _Vllm:
         old = mem_vllm.old_multi_gpu(version, tp * pp)
         self.scale = mem_vllm.OLD_MULTI_GPU_SCALE if old else None
 
-    def at(self, total: float, device: str) -> tuple:
+    def at(self, total: float, acc: Accelerator) -> tuple:
         fixed = self.fixed
-        pick = None if fixed.v0 else mem_vllm.batch_pick(fixed, total, device, self.version)
+        pick = None if fixed.v0 else mem_vllm.batch_pick(fixed, total, acc.name or "", self.version)
         sums = self.by_pick.get(pick)
         if sums is None:
             peak = mem_vllm.v1_peak(self.arch, self.tp, fixed, pick, self.cache)
@@ -109,13 +111,31 @@ class _Trtllm:
         mgb = _num(s, "max_gpu_total_bytes")
         self.most = float(mgb) if mgb else None
 
-    def at(self, total: float, device: str) -> tuple:
+    def at(self, total: float, acc: Accelerator) -> tuple:
         sums, frac = self.sums, self.frac
         kv, low, high = (total - sums[0]) * frac, (total - sums[1]) * frac, (total - sums[2]) * frac
         most = self.most
         if most is not None:
             kv, low, high = min(kv, most), min(low, most), min(high, most)
         return kv, low, high
+
+
+class _Sglang:
+    """budget._sglang's figures on a device of any memory: memory before weights x mem_fraction_static -
+    weights, mem_sglang.terms asked per device (its automatic fraction reads the memory's tiers and the
+    device's nvidia-smi figure)."""
+
+    def __init__(self, tp: int, pp: int, s, weights: Term, version: Optional[str]) -> None:
+        self.block = int(_num(s, "page_size", 1) or 1)
+        cap = _num(s, "max_total_tokens")
+        self.cap = int(cap) if cap else None
+        self.tp, self.pp, self.settings, self.version, self.weights = tp, pp, s, version, weights
+
+    def at(self, total: float, acc: Accelerator) -> tuple:
+        pre, mfs, mfs_high, _ = mem_sglang.terms(total, acc.nvidia_smi_total_mib or total / MIB, self.tp, self.pp,
+                                                 self.settings, self.version)
+        weights = self.weights
+        return pre.point * mfs - weights.point, pre.low * mfs - weights.high, pre.high * mfs_high - weights.low
 
 
 def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
@@ -142,6 +162,8 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         whole = br.bounded_span is not None and reserves_whole(version, settings, arch)
     elif engine == "trtllm":
         budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
+    elif engine == "sglang" and LINEAR not in arch.layer_kinds:  # a linear/Mamba state pool: its own rules
+        budget, whole = _Sglang(tp, pp, settings, weights, version), False
     else:
         return lean
     block = max(1, budget.block)
@@ -155,7 +177,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
     def probe(acc: Any) -> Any:
         if type(acc) is not Accelerator:
             return lean(acc)
-        kv, low, high = at(float(acc.memory_bytes), acc.name or "")
+        kv, low, high = at(float(acc.memory_bytes), acc)
         # the band's ends are read for their pool and longest request only, and here the point too
         pool, longest = search_figures(kv, block, bpt, bounded, cap, held, kept, whole)
         return Figures(engine, bpt, kv, low, high, pool, longest,

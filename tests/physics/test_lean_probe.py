@@ -118,14 +118,16 @@ def test_a_prepared_probe_gives_compute_leans_figures(fields, probes):
 def test_the_prepared_path_is_taken_where_it_is_exact_and_only_there():
     arch = lookup_model("meta-llama/Llama-3.1-8B-Instruct")
     prepared = [dict(engine="vllm", engine_version="0.9.0"), dict(engine="trtllm"),
-                dict(engine="vllm", engine_version="0.20.0", settings={"block_size": 32, "max_num_seqs": 8})]
+                dict(engine="vllm", engine_version="0.20.0", settings={"block_size": 32, "max_num_seqs": 8}),
+                dict(engine="sglang", settings={"mem_fraction_static": 0.8}), dict(engine="sglang")]
     others = [dict(engine="vllm"),  # a fold over releases
-              dict(engine="sglang", settings={"mem_fraction_static": 0.8}), dict(engine="llamacpp"), dict(engine="tgi"),
+              dict(engine="sglang", arch=lookup_model("Qwen/Qwen3.5-27B")),  # a linear/Mamba state
+              dict(engine="llamacpp"), dict(engine="tgi"),
               dict(engine="vllm", engine_version="0.12.0", settings={"kv_cache_memory_bytes": 8 << 30}),
               dict(engine="vllm", engine_version="0.12.0", settings={"num_gpu_blocks_override": 100}),
               dict(engine="vllm", engine_version="0.12.0", available_kv_bytes=8 << 30)]
     for fields, expected in [(f, True) for f in prepared] + [(f, False) for f in others]:
-        probe = prepare(dict(arch=arch, context_length=8192, **fields), {})
+        probe = prepare(dict(dict(arch=arch, context_length=8192), **fields), {})
         assert (type(probe(needs._candidate(40.0))) is Figures) == expected, fields
         assert type(probe("H100")) is not Figures  # a device given by name: compute_lean resolves it
 
@@ -155,4 +157,4 @@ def test_every_probe_of_the_corpus_gives_compute_leans_figures(monkeypatch):
     needs._NEEDS.clear()
     needs._LAST = None
     assert differ == []
-    assert len(compared) > 1000 and {("vllm", True), ("trtllm", True), ("sglang", False)} <= set(compared)
+    assert len(compared) > 1000 and {("vllm", True), ("trtllm", True), ("sglang", True), ("llamacpp", False)} <= set(compared)
