@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from .mem_vllm import batch_defaults
 from .need_search import Fallback
-from .span_search import release_figure
+from .span_search import release_band
 
 Figures = Tuple[Optional[int], Optional[int]]  # a release's band floor and top (None: it does not count)
 
@@ -45,31 +45,42 @@ class SearchedSizes:
         self.counts: Dict[Optional[str], set] = {release: set() for release in releases}
         # (release, end, tier) -> [the least size where the figure holds the request, the most where it does not]
         self.edges: Dict[Tuple[Optional[str], int, int], List[float]] = {}
+        placed: Dict[float, Tuple[float, int]] = {}  # a searched size -> (its memory, its tier): the releases share it
+        counts, edges = self.counts, self.edges
         for key, result in seen.items():
             if spanned != isinstance(key, tuple):
                 continue  # a known release's search leaves no per-release key; an unknown one's fallback, folded ones
             release, gib = key if spanned else (releases[0], key)
-            if release not in self.counts:
+            counted = counts.get(release)
+            if counted is None:
                 continue
-            figures = _figures(result)
-            self.counts[release].add(figures[0] is not None)
-            size = size_bytes(gib)
-            tier = self._tier(size)
+            figures = release_band(result)
+            counted.add(figures[0] is not None)
+            where = placed.get(gib)
+            if where is None:
+                size = size_bytes(gib)
+                where = placed[gib] = size, self._tier(size)
+            size, tier = where
             for end, value in enumerate(figures):
                 if value is not None:
-                    edge = self.edges.setdefault((release, end, tier), [math.inf, -math.inf])
+                    edge = edges.get((release, end, tier))
+                    if edge is None:
+                        edge = edges[release, end, tier] = [math.inf, -math.inf]
                     if value >= context:
-                        edge[0] = min(edge[0], size)
-                    else:
-                        edge[1] = max(edge[1], size)
+                        if size < edge[0]:
+                            edge[0] = size
+                    elif size > edge[1]:
+                        edge[1] = size
+        # whether each release counts, as counted() says: asked for each release of each device's verdict
+        self.counted_by = {release: next(iter(seen)) if len(seen) == 1 else None for release, seen in counts.items()}
 
     def _tier(self, total: float) -> int:
         return bisect.bisect_right(self.tiers, total)  # a device at a tier's size is in the tier above
 
-    def decided(self, release: Optional[str], end: int, total: float) -> Optional[bool]:
+    def decided(self, release: Optional[str], end: int, total: float, tier: Optional[int] = None) -> Optional[bool]:
         """Whether the release's band floor (end 0) or top (1) holds the request on a device of `total`
-        bytes, when a searched size in its tier decides it; None otherwise."""
-        edge = self.edges.get((release, end, self._tier(total)))
+        bytes, when a searched size in its tier decides it; None otherwise. `tier`: _tier(total), when known."""
+        edge = self.edges.get((release, end, self._tier(total) if tier is None else tier))
         if edge is None:
             return None
         if edge[0] <= total:  # it holds at a size at or below the device's
@@ -92,8 +103,7 @@ class SearchedSizes:
     def counted(self, release: Optional[str]) -> Optional[bool]:
         """Whether the release counts in the fold, as its searched sizes all say; None if they do not agree
         or there are none (counting does not depend on the memory: releases.py, span_search.release_figure)."""
-        seen = self.counts[release]
-        return next(iter(seen)) if len(seen) == 1 else None
+        return self.counted_by[release]
 
 
 @lru_cache(maxsize=1024)
@@ -103,7 +113,7 @@ def _alike(total: float, name: str, release: Optional[str]) -> bool:
 
 
 def _figures(result: Any) -> Figures:
-    return release_figure(result, "low"), release_figure(result, "high")
+    return release_band(result)
 
 
 def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
@@ -113,6 +123,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
     own when it is not spanned). An estimate this cannot read sends the caller back to its own path."""
     try:
         own: Dict[Optional[str], Figures] = {}
+        tier = sizes._tier(total)  # the device's tier, for every release and end
 
         def figure(release: Optional[str], end: int) -> Optional[bool]:
             if release not in own:
@@ -129,7 +140,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
                 return figure(release, end) if found is None else found
             if counted is False:
                 return None
-            found = sizes.decided(release, end, total) if counted else None
+            found = sizes.decided(release, end, total, tier) if counted else None
             return figure(release, end) if found is None else found
 
         # the folded floor is the least counted one, its top the most (releases.py)

@@ -45,6 +45,19 @@ def release_figure(result: Any, which: str) -> Optional[int]:
     return point if which == "point" else result.max_context_low if which == "low" else result.max_context_high
 
 
+def release_band(result: Any) -> Tuple[Optional[int], Optional[int]]:
+    """(release_figure(result, "low"), release_figure(result, "high")), read once (device_verdicts.py)."""
+    point = result.max_context_at_concurrency_1
+    if result.engine not in _READ_ALIKE or (result.pool_tokens is None) != (point is None):
+        raise Fallback(f"{result.engine} result with pool {result.pool_tokens!r}, longest {point!r}")
+    if point is None:
+        return None, None
+    low, high = result.max_context_low, result.max_context_high
+    if low is None or high is None:
+        raise Fallback("a band end is missing")
+    return low, high
+
+
 class SpannedFits:
     """fits(gib) for the bisection, for the least (`every`) or the most of `count` figures, each
     rising within each index range; figure(i, k) is figure i at grid index k (None: i does not count).

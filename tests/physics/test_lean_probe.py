@@ -10,10 +10,12 @@ from hypothesis import strategies as st
 from ctxlint.physics import capacity, lean_probe, needs
 from ctxlint.physics.accelerators import lookup_accelerator
 from ctxlint.physics.capacity import CapacityInput, compute_lean
+from ctxlint.physics.device_verdicts import SearchedSizes
 from ctxlint.physics.lean_probe import Figures, prepare
 from ctxlint.physics.models import lookup_model
-from ctxlint.physics.need_search import CELLS, gib_at, monotone_tiers, pieces
+from ctxlint.physics.need_search import CELLS, Fallback, gib_at, monotone_tiers, pieces
 from ctxlint.physics.releases import VLLM_RELEASES
+from ctxlint.physics.span_search import release_band, release_figure
 
 # dense, grouped-query, MLA, sliding-window, chunked (Llama 4), MXFP4 experts, linear/Mamba hybrids
 MODELS = ["meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-70B-Instruct", "deepseek-ai/DeepSeek-V3",
@@ -120,8 +122,7 @@ def test_the_prepared_path_is_taken_where_it_is_exact_and_only_there():
     prepared = [dict(engine="vllm", engine_version="0.9.0"), dict(engine="trtllm"),
                 dict(engine="vllm", engine_version="0.20.0", settings={"block_size": 32, "max_num_seqs": 8}),
                 dict(engine="sglang", settings={"mem_fraction_static": 0.8}), dict(engine="sglang")]
-    others = [dict(engine="vllm"),  # a fold over releases
-              dict(engine="sglang", arch=lookup_model("Qwen/Qwen3.5-27B")),  # a linear/Mamba state
+    others = [dict(engine="vllm"), dict(engine="sglang", arch=lookup_model("Qwen/Qwen3.5-27B")),  # a fold; Mamba
               dict(engine="llamacpp"), dict(engine="tgi"),
               dict(engine="vllm", engine_version="0.12.0", settings={"kv_cache_memory_bytes": 8 << 30}),
               dict(engine="vllm", engine_version="0.12.0", settings={"num_gpu_blocks_override": 100}),
@@ -157,4 +158,74 @@ def test_every_probe_of_the_corpus_gives_compute_leans_figures(monkeypatch):
     needs._NEEDS.clear()
     needs._LAST = None
     assert differ == []
-    assert len(compared) > 1000 and {("vllm", True), ("trtllm", True), ("sglang", True), ("llamacpp", False)} <= set(compared)
+    assert len(compared) > 1000
+    assert {("vllm", True), ("trtllm", True), ("sglang", True), ("llamacpp", False)} <= set(compared)
+
+
+# -- the verdicts' index of the search's estimates (device_verdicts.SearchedSizes), read once per estimate ----------
+
+def _index_before(seen, releases, spanned, tiers, size_bytes, context):
+    """SearchedSizes' edges and counts as they were built: each figure read on its own, each size placed anew."""
+    import bisect
+    import math
+
+    tiers = tuple(sorted(tiers))
+    counts, edges = {release: set() for release in releases}, {}
+    for key, result in seen.items():
+        if spanned != isinstance(key, tuple):
+            continue
+        release, gib = key if spanned else (releases[0], key)
+        if release not in counts:
+            continue
+        figures = release_figure(result, "low"), release_figure(result, "high")
+        counts[release].add(figures[0] is not None)
+        size = size_bytes(gib)
+        tier = bisect.bisect_right(tiers, size)
+        for end, value in enumerate(figures):
+            if value is not None:
+                edge = edges.setdefault((release, end, tier), [math.inf, -math.inf])
+                if value >= context:
+                    edge[0] = min(edge[0], size)
+                else:
+                    edge[1] = max(edge[1], size)
+    return edges, {release: next(iter(seen)) if len(seen) == 1 else None for release, seen in counts.items()}
+
+
+def _made_up(floor, top, engine="vllm", pool=True):
+    from types import SimpleNamespace
+    return SimpleNamespace(engine=engine, pool_tokens=10**6 if pool else None, max_context_at_concurrency_1=floor,
+                           max_context_low=floor, max_context_high=top)
+
+
+FIGURE = st.one_of(st.none(), st.integers(0, 20_000))
+RESULTS = st.one_of(st.builds(_made_up, FIGURE, FIGURE), st.builds(lambda: _made_up(None, None, pool=False)),
+                    st.builds(_made_up, FIGURE, FIGURE, st.sampled_from(["vllm", "llamacpp"]), st.booleans()))
+
+
+@given(st.dictionaries(st.one_of(st.tuples(st.sampled_from(["a", "b", "c", "z"]), st.integers(1, 64).map(float)),
+                                 st.integers(1, 64).map(float)), RESULTS, max_size=40),
+       st.booleans(), st.lists(st.integers(1, 64).map(float), max_size=3), st.integers(0, 20_000))
+@settings(max_examples=400, deadline=None)
+def test_the_searched_sizes_are_indexed_as_before(seen, spanned, tiers, context):
+    releases = ("a", "b", "c")
+    for result in seen.values():  # one band read raises where either figure did
+        try:
+            before = release_figure(result, "low"), release_figure(result, "high")
+        except Fallback:
+            before = Fallback
+        try:
+            assert release_band(result) == before
+        except Fallback:
+            assert before is Fallback
+    try:
+        expected = _index_before(seen, releases, spanned, tiers, lambda gib: gib * 1.5, context)
+    except Fallback:
+        with pytest.raises(Fallback):
+            SearchedSizes(seen, releases, spanned, tuple(tiers), lambda gib: gib * 1.5, context)
+        return
+    sizes = SearchedSizes(seen, releases, spanned, tuple(tiers), lambda gib: gib * 1.5, context)
+    assert (sizes.edges, {release: sizes.counted(release) for release in releases}) == expected
+    for total in (1.0, 30.0, 60.0, 96.0, 200.0):
+        for release in releases:
+            for end in (0, 1):
+                assert sizes.decided(release, end, total, sizes._tier(total)) == sizes.decided(release, end, total)
