@@ -29,8 +29,23 @@ class Fallback(Exception):
 
 
 def bisect(fits: Callable[[float], bool]) -> Optional[float]:
-    """The least memory per GPU (GiB, to 0.1) at which `fits`, by bisection; None if not even HIGH."""
+    """The least memory per GPU (GiB, to 0.1) at which `fits`, by bisection; None if not even HIGH.
+    A `fits` with `at_index` (PiecewiseFits, SpannedFits) is asked by grid index: every mid is grid
+    point (lo + hi) / 2 of the indices of its ends (an interval of 2^n cells halved), so no probe
+    converts its memory back to an index (_index)."""
     low, high = LOW, HIGH
+    at = getattr(fits, "at_index", None)
+    if at is not None:
+        lo, hi = 0, CELLS
+        if not at(hi):
+            return None
+        while high - low > 0.1:
+            mid, k = (low + high) / 2, (lo + hi) >> 1
+            if at(k):
+                high, hi = mid, k
+            else:
+                low, lo = mid, k
+        return round(high + 0.05, 1)
     if not fits(high):
         return None
     while high - low > 0.1:
@@ -119,7 +134,9 @@ class PiecewiseFits:
         return v
 
     def __call__(self, gib: float) -> bool:
-        k = _index(gib)
+        return self.at_index(_index(gib))
+
+    def at_index(self, k: int) -> bool:
         p = _bisect.bisect_right(self.starts, k) - 1
         if p < 0:
             raise Fallback(f"index {k} below the grid")

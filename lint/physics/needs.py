@@ -8,7 +8,7 @@ device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a ve
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any, Dict, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.model import Deployment, Role, fmt
 
@@ -21,7 +21,7 @@ from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
-from .need_search import PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
+from .need_search import CELLS, HIGH, LOW, PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 from .span_search import SpannedFits, release_figure
 
 # Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
@@ -62,6 +62,11 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     the common devices): what does not read the device is prepared once per role and release
     (lean_probe.prepare), with one dict for the work the estimates share (the model side, vLLM's
     device-free terms)."""
+    return _probe(dep, role, arch, weights, context, release)(accelerator)
+
+
+def _probe(dep: Deployment, role: Role, arch, weights, context: int, release: Optional[str] = None):
+    """_estimate's prepared estimate of the role under `release` (None: its own), for a device."""
     global _LAST
     last = _LAST
     if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
@@ -73,7 +78,7 @@ def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, cont
     if probe is None:
         probe = last[7][release] = prepare_probe(
             last[5] if release is None else dict(last[5], engine_version=release), last[6])
-    return probe(accelerator)
+    return probe
 
 
 _LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, the estimates' shared dict,
@@ -141,15 +146,19 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
             if releases:
                 # The folded estimate's figure fits where every release's does (or any, for the band's top):
                 # searched release by release (span_search.py), each estimate a seventh of a folded one.
+                probes: List[Any] = [None] * len(releases)  # each release's prepared estimate (_probe)
+
                 def figure(i: int, k: int) -> Optional[int]:
-                    gib = gib_at(k)
+                    gib = LOW + (HIGH - LOW) * k / CELLS  # gib_at(k), the expression itself
                     result = seen.get((releases[i], gib))
                     if result is None:
-                        result = seen[releases[i], gib] = _estimate(
-                            dep, role, arch, weights, _candidate(gib), context, releases[i])
+                        probe = probes[i]
+                        if probe is None:
+                            probe = probes[i] = _probe(dep, role, arch, weights, context, releases[i])
+                        result = seen[releases[i], gib] = probe(_candidate(gib))
                     return release_figure(result, which)
                 return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
-                                          lambda i, k: (releases[i], gib_at(k)) in seen))
+                                          lambda i, k: (releases[i], LOW + (HIGH - LOW) * k / CELLS) in seen))
             return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges))
         except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
             pass

@@ -91,7 +91,10 @@ class SpannedFits:
         return None if v is None else v >= self.context
 
     def __call__(self, gib: float) -> bool:
-        k = _index(gib)
+        return self.at_index(_index(gib))
+
+    def at_index(self, k: int) -> bool:
+        """fits at grid index k (need_search.bisect asks this way)."""
         p = _bisect.bisect_right(self.starts, k) - 1
         if p < 0:
             raise Fallback(f"index {k} below the grid")
@@ -127,8 +130,14 @@ class SpannedFits:
         """The figures, the likeliest to decide the fold first (the least for `every`, else the most)
         at the index nearest the range where all are known or free (`free`: estimated already, for
         another search): the others then likely need one estimate each."""
-        seen = {k for values in self.values for k in values}
-        common = [k for k in seen if all(k in self.values[i] or self.free(i, k) for i in range(self.count))]
+        values, free, count = self.values, self.free, self.count
+        common = []
+        for k in set().union(*values):  # every index estimated, for any figure
+            for i in range(count):
+                if k not in values[i] and not free(i, k):
+                    break
+            else:
+                common.append(k)
         if not common:
             return range(self.count)
         k = min(common, key=lambda k: (first - k if k < first else k - last if k > last else 0, -k))

@@ -7,13 +7,13 @@ from helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxlint.physics import capacity, lean_probe, needs
+from ctxlint.physics import capacity, lean_probe, need_search, needs
 from ctxlint.physics.accelerators import lookup_accelerator
 from ctxlint.physics.capacity import CapacityInput, compute_lean
 from ctxlint.physics.device_verdicts import SearchedSizes
 from ctxlint.physics.lean_probe import Figures, prepare
 from ctxlint.physics.models import lookup_model
-from ctxlint.physics.need_search import CELLS, Fallback, gib_at, monotone_tiers, pieces
+from ctxlint.physics.need_search import CELLS, Fallback, bisect, gib_at, monotone_tiers, pieces
 from ctxlint.physics.releases import VLLM_RELEASES
 from ctxlint.physics.span_search import release_band, release_figure
 
@@ -229,3 +229,31 @@ def test_the_searched_sizes_are_indexed_as_before(seen, spanned, tiers, context)
         for release in releases:
             for end in (0, 1):
                 assert sizes.decided(release, end, total, sizes._tier(total)) == sizes.decided(release, end, total)
+
+
+# -- the bisection asked by grid index (need_search.bisect with `at_index`) ------------------------------------------
+
+class _ByIndex:
+    """A fits that answers only by grid index (no __call__): the bisection must ask it so."""
+
+    def __init__(self, fits):
+        self.fits, self.asked = fits, []
+
+    def at_index(self, k):
+        self.asked.append(k)
+        return self.fits(k)
+
+
+@given(st.lists(st.integers(1, CELLS), min_size=1, max_size=6), st.integers(0, 7))
+@settings(max_examples=300, deadline=None)
+def test_the_bisection_by_index_probes_and_answers_as_by_memory(cuts, flips):
+    # fits that flip at several cuts (not monotone: tiers can lower a figure), some fitting nowhere
+    def fits(k):
+        return (sum(k >= cut for cut in cuts) + flips) % 2 == 1
+    by_memory: list = []
+
+    def plain(gib):
+        by_memory.append(need_search._index(gib))
+        return fits(by_memory[-1])
+    by_index = _ByIndex(fits)
+    assert bisect(by_index) == bisect(plain) and by_index.asked == by_memory
