@@ -61,7 +61,8 @@ class SearchedSizes:
                 size = size_bytes(gib)
                 where = placed[gib] = size, self._tier(size)
             size, tier = where
-            for end, value in enumerate(figures):
+            for end in (0, 1):
+                value = figures[end]
                 if value is not None:
                     edge = edges.get((release, end, tier))
                     if edge is None:
@@ -131,17 +132,25 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
             value = own[release][end]
             return None if value is None else value >= context
 
+        counted_by, by_name, edges = sizes.counted_by, sizes.by_name, sizes.edges
+
         def holds(release: Optional[str], end: int) -> Optional[bool]:
             """None: the release does not count."""
-            counted = sizes.counted(release)
-            if sizes.by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
+            counted = counted_by[release]  # sizes.counted(release)
+            if by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
                 found = sizes.held_at(release, end, total, batch_defaults(total, name, release, False)) \
                     if counted else None
                 return figure(release, end) if found is None else found
             if counted is False:
                 return None
-            found = sizes.decided(release, end, total, tier) if counted else None
-            return figure(release, end) if found is None else found
+            if counted:  # sizes.decided(release, end, total, tier), read here
+                edge = edges.get((release, end, tier))
+                if edge is not None:
+                    if edge[0] <= total:
+                        return True
+                    if edge[1] >= total:
+                        return False
+            return figure(release, end)
 
         # the folded floor is the least counted one, its top the most (releases.py)
         sure = None
@@ -151,6 +160,9 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
                 sure = floor
                 if not floor:
                     break
-        return bool(sure), any(holds(release, 1) for release in sizes.releases)
+        for release in sizes.releases:  # any(...): the first that may hold it decides
+            if holds(release, 1):
+                return bool(sure), True
+        return bool(sure), False
     except Fallback:
         return None

@@ -257,3 +257,63 @@ def test_the_bisection_by_index_probes_and_answers_as_by_memory(cuts, flips):
         return fits(by_memory[-1])
     by_index = _ByIndex(fits)
     assert bisect(by_index) == bisect(plain) and by_index.asked == by_memory
+
+
+def _verdict_before(sizes, name, total, context, estimate):
+    """device_verdicts.verdict as it was: SearchedSizes asked through its methods, release by release."""
+    from ctxlint.physics.device_verdicts import _alike, batch_defaults
+    try:
+        own = {}
+
+        def figure(release, end):
+            if release not in own:
+                own[release] = release_band(estimate(release))
+            value = own[release][end]
+            return None if value is None else value >= context
+
+        def holds(release, end):
+            counted = sizes.counted(release)
+            if sizes.by_name and not _alike(total, name, release):
+                found = sizes.held_at(release, end, total, batch_defaults(total, name, release, False)) \
+                    if counted else None
+                return figure(release, end) if found is None else found
+            if counted is False:
+                return None
+            found = sizes.decided(release, end, total) if counted else None
+            return figure(release, end) if found is None else found
+        sure = None
+        for release in sizes.releases:
+            floor = holds(release, 0)
+            if floor is not None:
+                sure = floor
+                if not floor:
+                    break
+        return bool(sure), any(holds(release, 1) for release in sizes.releases)
+    except Fallback:
+        return None
+
+
+@given(st.dictionaries(st.tuples(st.sampled_from(["0.8.5", "0.9.0", "0.28.0"]), st.integers(1, 250).map(float)),
+                       RESULTS, max_size=40),
+       st.booleans(), st.sampled_from(["candidate", "A100-SXM4-80GB", "H100-SXM-80GB", "L4"]),
+       st.integers(1, 250).map(float), st.integers(0, 20_000), st.dictionaries(st.sampled_from(["0.8.5", "0.9.0",
+                                                                                                "0.28.0"]), RESULTS))
+@settings(max_examples=400, deadline=None)
+def test_a_verdict_reads_the_index_as_its_methods_do(seen, by_name, name, gib, context, own):
+    from ctxlint.physics.device_verdicts import verdict
+    releases = ("0.8.5", "0.9.0", "0.28.0")
+    try:
+        sizes = SearchedSizes(seen, releases, True, (70 * 2**30, 160 * 2**30), lambda g: g * 2**30, context, by_name)
+    except Fallback:
+        return
+    asked: tuple = ([], [])
+
+    def estimate(which):
+        def one(release):
+            asked[which].append(release)
+            return own.get(release, _made_up(None, None, pool=False))
+        return one
+    total = gib * 2**30
+    assert verdict(sizes, name, total, context, estimate(0)) == _verdict_before(sizes, name, total, context,
+                                                                                 estimate(1))
+    assert asked[0] == asked[1]
