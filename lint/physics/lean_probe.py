@@ -162,7 +162,8 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         whole = br.bounded_span is not None and reserves_whole(version, settings, arch)
     elif engine == "trtllm":
         budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
-    elif engine == "sglang" and LINEAR not in arch.layer_kinds:  # a linear/Mamba state pool: its own rules
+    elif engine == "sglang" and not arch.linear_state and LINEAR not in arch.layer_kinds:
+        # (a linear/Mamba model: budget._sglang takes its state pool out by release, mamba_sglang.py)
         budget, whole = _Sglang(tp, pp, settings, weights, version), False
     else:
         return lean
