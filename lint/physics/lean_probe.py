@@ -133,7 +133,7 @@ class _Sglang:
 
     def at(self, total: float, acc: Accelerator) -> tuple:
         pre, mfs, mfs_high, _ = mem_sglang.terms(total, acc.nvidia_smi_total_mib or total / MIB, self.tp, self.pp,
-                                                 self.settings, self.version)
+                                                 self.settings, self.version, getattr(acc, "name", "") or "")
         weights = self.weights
         return pre.point * mfs - weights.point, pre.low * mfs - weights.high, pre.high * mfs_high - weights.low
 

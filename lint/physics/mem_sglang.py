@@ -89,16 +89,38 @@ def auto_fraction(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
     return low[0], max(o[0] for o in options), how
 
 
+# NVIDIA cards whose NVLink, where they have one, joins pairs at most: more than two of them in a tensor-parallel
+# group are not fully connected, and SGLang turns its custom all-reduce off ("Custom allreduce is disabled because
+# it's not supported on more than two PCIe-only GPUs": world_size > 2 and not full_nvlink,
+# sgl-project/sglang@v0.4.3.post4:python/sglang/srt/distributed/device_communicators/custom_all_reduce.py).
+# Names that are two parts (A100-40GB: SXM4 or PCIe; V100: SXM2 or PCIe) are not listed.
+PCIE_ONLY = frozenset({"H100-PCIe-80GB", "H100-NVL", "GB10", "L4", "L40S", "L40", "L20", "A40", "A10G", "A10", "T4",
+                       "RTX-4090", "RTX-3090", "RTX-A6000", "RTX-6000-Ada", "RTX-4070", "RTX-4070-8GB", "RTX-5090",
+                       "RTX-PRO-6000-Blackwell"})
+
+
+def pcie_group(device: str, tp: int) -> bool:
+    """More than two GPUs of a tensor-parallel group on cards no NVLink joins all together."""
+    return tp > 2 and device in PCIE_ONLY
+
+
 def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str]) -> Tuple[Term, float, float, str]:
+          version: Optional[str], device: str = "") -> Tuple[Term, float, float, str]:
     """(memory before weights, mem_fraction_static point, its high, how the fraction was set)."""
-    multi = tp * pp > 1
     # CUDA context ~0.4 GiB on one H100 (docs log: 78.81 of 79.19 free); NCCL and custom all-reduce
-    # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93).
+    # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93). A group of
+    # more than two PCIe cards runs no custom all-reduce (pcie_group), and there NCCL's init took little: 4x L4
+    # at TP 4, SGLang 0.4.3.post4, "Init torch distributed ends. mem usage=0.13 GB", 21.63 GiB free of 21.95
+    # before the weights (QwQ-32B: didier-durand/llms-in-clouds@b001c8690e894d234cf3a2e2345d259173acf293:
+    # docs/sglang.md). One log does not say what the 1.6 GiB is, so the band's top takes one GPU's figure and the
+    # point stays: a request between them may fit (not the error the multi-GPU figure alone made it).
+    multi = tp * pp > 1
     before = 0.4 * GIB + (1.6 * GIB if multi else 0.0)
+    top = before - 0.1 * GIB if not multi else 0.3 * GIB if pcie_group(device, tp) else before - 0.2 * GIB
+    pcie = " (band top: no custom all-reduce over PCIe)" if multi and pcie_group(device, tp) else ""
     pre = Term("memory before weights", total - before, total - before - (0.8 * GIB if multi else 0.3 * GIB),
-               total - before + (0.2 * GIB if multi else 0.1 * GIB),
-               f"{total / GIB:.2f} GiB - CUDA context{' - NCCL' if multi else ''} ({before / GIB:.1f} GiB)")
+               total - top, f"{total / GIB:.2f} GiB - CUDA context{' - NCCL' if multi else ''} "
+                            f"({before / GIB:.1f} GiB){pcie}")
     mfs = settings.get("mem_fraction_static")
     if isinstance(mfs, (int, float)) and not isinstance(mfs, bool) and mfs:
         return pre, float(mfs), float(mfs), "mem_fraction_static as set"

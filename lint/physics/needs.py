@@ -259,7 +259,8 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int,
             acc = lookup_accelerator(name)
             if acc is None:
                 continue
-            found = None if sizes is None else device_verdict(
+            # SGLang reads a PCIe card's name above TP 2 (mem_sglang.pcie_group): estimated on the device itself
+            found = None if sizes is None or _pcie_sglang(dep, role, acc.name) else device_verdict(
                 sizes, acc.name, float(acc.memory_bytes), context,
                 lambda release: _estimate(dep, role, arch, weights, acc, context,
                                           release if sizes.spanned else None))
@@ -269,6 +270,13 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int,
             sure, maybe = found
             verdicts.append(f"{acc.name} {'yes' if sure else 'maybe' if maybe else 'no'}")
     return need, tuple(verdicts)
+
+
+def _pcie_sglang(dep: Deployment, role: Role, name: str) -> bool:
+    if normalize_engine(str(dep.engine.name.value)) != "sglang":
+        return False
+    from .mem_sglang import pcie_group  # bound: an SGLang estimate imported it
+    return pcie_group(name, role.parallelism.tp)
 
 
 def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, estimates: Dict[Any, Any]):
