@@ -92,8 +92,9 @@ def gpu_types(opts) -> Iterator[Tuple[str, int]]:
         value, at = opts.get(option, ("", 0))
         for part in value.split(","):
             fields = part.split(":")
-            if option == "gres" and fields[0] == "gpu" and len(fields) >= 2 and not fields[1].isdigit():
+            if option == "gres" and fields[0] == "gpu" and len(fields) >= 2 \
+                    and not (fields[1].isascii() and fields[1].isdigit()):
                 yield fields[1], at + 4
-            elif option != "gres" and len(fields) == 2 and fields[1].isdigit() and fields[0]:
+            elif option != "gres" and len(fields) == 2 and fields[0] and fields[1].isascii() and fields[1].isdigit():
                 yield fields[0], at
             at += len(part) + 1

@@ -40,7 +40,7 @@ _LONG = {"nodes": "nodes", "gpus": "gpus", "gpus-per-node": "gpus-per-node", "gp
          "gres": "gres", "ntasks": "ntasks", "ntasks-per-node": "ntasks-per-node", "tasks-per-node": "ntasks-per-node"}
 _SHORT = {"N": "nodes", "G": "gpus", "n": "ntasks"}
 _WORD = lazy_compile(r"\S+")
-_TYPED = lazy_compile(r"^(?:([A-Za-z][\w.-]*):)?(\d+)$")  # `[type:]N` of --gpus*
+_TYPED = lazy_compile(r"^(?:([A-Za-z][\w.-]*):)?([0-9]+)$")  # `[type:]N` of --gpus*
 # Which options set each variable Slurm sets for the batch script, for CTX008 when the header fixes none.
 SETS = {"SLURM_JOB_NUM_NODES": "--nodes (-N)", "SLURM_NNODES": "--nodes (-N)",
         "SLURM_GPUS_ON_NODE": "--gpus-per-node, --gres=gpu, --gpus-per-task with a task count, or --gpus on one node",
@@ -91,7 +91,12 @@ def options(text: str) -> Dict[str, Tuple[str, int]]:
 
 
 def _int(option: Optional[Tuple[str, int]]) -> Optional[int]:
-    return int(option[0]) if option is not None and option[0].isdigit() and int(option[0]) > 0 else None
+    # ASCII digits only: `str.isdigit` takes `²` and `٣`, which int() refuses or Slurm does not read (review 18)
+    return int(option[0]) if option is not None and _digits(option[0]) and int(option[0]) > 0 else None
+
+
+def _digits(text: str) -> bool:
+    return text.isascii() and text.isdigit()
 
 
 def _typed_count(option: Optional[Tuple[str, int]]) -> Optional[Tuple[int, int, int, bool]]:
@@ -119,7 +124,7 @@ def _gres_gpus(option: Optional[Tuple[str, int]]) -> Optional[Tuple[int, int, in
     for part in option[0].split(","):
         fields = part.split(":")
         if fields[0] == "gpu" and len(fields) <= 3:
-            count = fields[-1] if len(fields) > 1 and fields[-1].isdigit() else None
+            count = fields[-1] if len(fields) > 1 and _digits(fields[-1]) else None
             if len(fields) == 3 and count is None:
                 return None  # `gpu:a100:2k` and the like: a count ctxlint does not read
             n = int(count) if count is not None else 1
@@ -151,6 +156,10 @@ class Allocation:
         self.gpus_typed = gpus is not None and gpus[4]
         per_node = gpn[:4] if gpn is not None else gres
         per_job = gpus[:4] if gpus is not None else None
+        # GPUs bound per task: an engine `srun` starts sees its task's (sbatch.1 --gpus-per-task implies
+        # --gpu-bind=per_task), the batch script itself its node's (review 18)
+        self.per_task = gpt[:3] + (f"{gpt[0]} per task (--gpus-per-task; srun binds them to each task)",) \
+            if per_node is None and gpt is not None else None
         if per_node is None and gpt is not None:
             tasks = per_node_tasks if ntasks is None else ntasks
             option = "ntasks-per-node" if ntasks is None else "ntasks"
@@ -206,12 +215,13 @@ def slurm_env_vars(text: str) -> List:
 
 class BatchJob:
     """A batch job as an engine that spans its nodes sees it: `nodes` (None: a range, or not given) and `total`,
-    the job's GPUs in all (a Val; None when not known)."""
+    the job's GPUs in all (a Val; None when not known); `per_task`: the GPUs an `srun` task sees (a Val) when
+    the header binds them per task."""
 
-    __slots__ = ("nodes", "total")
+    __slots__ = ("nodes", "total", "per_task")
 
-    def __init__(self, nodes: Optional[int], total) -> None:
-        self.nodes, self.total = nodes, total
+    def __init__(self, nodes: Optional[int], total, per_task=None) -> None:
+        self.nodes, self.total, self.per_task = nodes, total, per_task
 
 
 def batch_job(text: str, val) -> Tuple[Optional[object], Optional[BatchJob]]:
@@ -224,4 +234,4 @@ def batch_job(text: str, val) -> Tuple[Optional[object], Optional[BatchJob]]:
         if alloc.per_node is not None and alloc.nodes is not None and alloc.nodes > 1:
             raw = f"{alloc.per_node[0]} per node x {alloc.nodes} nodes (#SBATCH --nodes)"
         total = val(count, start, end, raw)
-    return per_node, BatchJob(alloc.nodes, total)
+    return per_node, BatchJob(alloc.nodes, total, val(*alloc.per_task) if alloc.per_task is not None else None)

@@ -231,6 +231,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
+        self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
         roles = self.device_roles(inv, role_facts(inv, where), self.engine_env_args(inv, assigns), run, where)
         if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
             roles = [replace(r, name=cmd.branch) for r in roles]

@@ -121,7 +121,9 @@ class Devices:
             return Val("neuron", var.node.source(self.file), raw=var.name)
         # a script's `export VLLM_NEURON_FRAMEWORK=...`, a command's prefix or `docker run -e` (sweep 51: AWS's
         # Neuron quickstarts), at the assignment
-        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items() if name in NEURON_ENV), None)
+        # a value typed where the command runs: not an empty one, nor one set only in a branch (unresolved)
+        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items()
+                      if name in NEURON_ENV and not a.token.unresolved and a.value.strip()), None)
         return Val("neuron", self.token_source(given.token), raw=given.name) if given is not None else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
@@ -130,6 +132,8 @@ class Devices:
         if facts.parallel_unknown:
             return None  # parallel sizes not known: idle/mismatch checks would guess
         job = self.c.batch_job
+        if job is not None and job.per_task is not None and getattr(self, "under_srun", False):
+            return job.per_task  # `srun vllm serve ...` under --gpus-per-task: its task's GPUs (review 18)
         if job is not None and job.nodes != 1:
             spans = self.spans_job(inv)
             if spans is None:
@@ -221,6 +225,9 @@ class Devices:
         assign = assigns.get("CUDA_VISIBLE_DEVICES")
         value = (None if assign.token.unresolved else assign.value) if assign is not None else \
             self.env.get("CUDA_VISIBLE_DEVICES")
+        if assign is not None and value is None:
+            # `CUDA_VISIBLE_DEVICES=$i vllm serve ...` in a loop: some of the GPUs, which ones not known (review 18)
+            return None
         ids = [part for part in value.split(",") if part.strip()] if isinstance(value, str) else []
         if not ids or len(ids) >= count.value or not all(part.strip().isdigit() for part in ids):
             return count
@@ -231,6 +238,7 @@ class Devices:
             node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
             where = node.source(self.file) if node is not None else count.source
         return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
+
 
 def starts_ray(words) -> bool:
     """`ray start ...`, or `srun [opts] [container runner] ray start ...`: a Slurm batch script starts its Ray

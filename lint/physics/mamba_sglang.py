@@ -11,8 +11,10 @@ layers only (num_layers = len(full_attention_layer_ids)). How many requests' sta
   ModelRunner.__init__, profile_max_num_token);
 - 0.5.4-0.5.8: the same with the radix cache off (Mamba2 models force it off in 0.5.4-0.5.6, ModelRunner
   "model detected, disable radix cache"); with it on, the state memory is rest x r / (1 + r), r =
-  --mamba-full-memory-ratio (0.9), an explicit --max-mamba-cache-size overridden (handle_max_mamba_cache,
-  sgl-project/sglang@v0.5.4:python/sglang/srt/model_executor/model_runner.py);
+  --mamba-full-memory-ratio (0.9), an explicit --max-mamba-cache-size overridden up to 0.5.6 (handle_max_mamba_cache,
+  sgl-project/sglang@v0.5.4:python/sglang/srt/model_executor/model_runner.py) and kept from 0.5.7
+  (`if server_args.disable_radix_cache or server_args.max_mamba_cache_size is not None`,
+  sgl-project/sglang@v0.5.7:python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py);
 - 0.5.9-0.5.16: --max-mamba-cache-size if set, else --max-running-requests with the radix cache off, else
   the ratio, radix cache on or off (sgl-project/sglang@v0.5.9:python/sglang/srt/model_executor/
   model_runner_kv_cache_mixin.py; @v0.5.16:python/sglang/srt/mem_cache/kv_cache_configurator.py);
@@ -89,8 +91,10 @@ def _rules(v, settings: Mapping[str, Any], gdn: bool) -> list[str]:
     if v is None:
         return ["fixed", "ratio"]
     radix_off = _radix_off(v, settings, gdn)
-    if v < _V0_5_9:
+    if v < _V0_5_7:
         return ["fixed"] if radix_off else ["ratio"]
+    if v < _V0_5_9:  # 0.5.7-0.5.8: `disable_radix_cache or max_mamba_cache_size is not None` (handle_max_mamba_cache)
+        return ["fixed"] if radix_off or _int(settings, "max_mamba_cache_size") else ["ratio"]
     if _int(settings, "max_mamba_cache_size") or (radix_off and _int(settings, "max_running_requests")):
         return ["fixed"]
     return ["ratio"]

@@ -52,6 +52,9 @@ REST = 20 * GIB
     ("0.5.5", {}, int(REST * 0.9 / 1.9 // PER)),            # radix cache on: the 0.9 ratio
     ("0.5.5", {"max_mamba_cache_size": 100}, int(REST * 0.9 / 1.9 // PER)),  # the ratio overrides it
     ("0.5.5", {"disable_radix_cache": True}, 512),
+    ("0.5.7", {"max_mamba_cache_size": 100}, 100),  # kept from 0.5.7, radix cache on (review 18)
+    ("0.5.8", {"max_mamba_cache_size": 100}, 100),
+    ("0.5.7", {}, int(REST * 0.9 / 1.9 // PER)),
     ("0.5.9", {"max_mamba_cache_size": 100}, 100),
     ("0.5.9", {"disable_radix_cache": True, "max_running_requests": 48}, 48),
     ("0.5.9", {"disable_radix_cache": True}, int(REST * 0.9 / 1.9 // PER)),  # no 512 any more
