@@ -168,7 +168,14 @@ class Devices:
         all run it (spans_group); TGI's shards and llama.cpp's server stay on their node; None: another engine,
         which may (TensorRT-LLM under MPI)."""
         if inv.engine in ("sglang", "vllm"):
-            return self.joins(inv)
+            if self.joins(inv):
+                return True
+            # `--distributed-executor-backend ray` (or RAY_ADDRESS set) with the cluster started elsewhere, a sourced
+            # script's `ray start` (KempnerInstitute's multi-node recipes): it may hold the job's nodes, or not
+            backend = inv.settings.get("distributed_executor_backend")
+            assigns = getattr(self, "assigns", None) or {}
+            ray = (backend is not None and backend.value == "ray") or "RAY_ADDRESS" in assigns or "RAY_ADDRESS" in self.env
+            return None if inv.engine == "vllm" and ray else False
         return False if inv.engine in ("tgi", "llamacpp") else None
 
     def spans_group(self, inv) -> bool:

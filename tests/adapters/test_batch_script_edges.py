@@ -54,3 +54,12 @@ def test_an_unknown_cuda_visible_devices_leaves_the_count_unknown(tmp_path):
 def test_a_neuron_variable_set_only_in_a_branch_or_empty_says_nothing(tmp_path, assign):
     out = check(tmp_path, "#SBATCH --gres=gpu:h100:1\n" + assign + VLLM.format(more=""), "--select", "CTX208")
     assert "Neuron" not in out
+
+
+def test_a_ray_backend_over_the_jobs_nodes_may_hold_them_all(tmp_path):
+    # KempnerInstitute's multi-node recipes: the Ray cluster starts in a sourced script (not read), vLLM joins it
+    text = ("#SBATCH --nodes=2\n#SBATCH --gres=gpu:h100:4\nsource ./init_cluster.sh\n"
+            "vllm serve meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size 8 --distributed-executor-backend ray\n")
+    assert check(tmp_path, text, "--select", "CTX204") == ""
+    # without Ray, TP 8 on a node of 4 is refused as before
+    assert "8 > 4" in check(tmp_path, text.replace(" --distributed-executor-backend ray", ""), "--select", "CTX204")
