@@ -171,7 +171,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
     def unattributed_run(self, tokens, out: Reading) -> None:
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
         entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container
-        (at the image token). An `--entrypoint` names the program itself (detect._entrypoint)."""
+        (at the image token). An `--entrypoint` names the program itself (container_runs.entrypoint)."""
         if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `run IMAGE ARGS`: its runscript
             from ctxlint.engines.apptainer import unknown_runscript
 
