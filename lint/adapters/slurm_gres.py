@@ -22,6 +22,8 @@ from typing import Iterator, Optional, Tuple
 
 from ctxlint.lazyre import lazy_compile
 
+from .slurm_header import ascii_digits
+
 _MIG = lazy_compile(r"^(?P<card>.+?)[_.](?:\d+c\.)?(?P<profile>\d+g\.\d+gb)$")
 _MEMORY_FIRST = lazy_compile(r"_(\d+gb)_(pcie|sxm\d?)(?=_|$)")  # NVML's "A100 80GB PCIe": the catalog's A100-PCIe-80GB
 _GLUED = lazy_compile(r"(?<=\d)(?=[a-z]{2,}$)")  # `6000ada`: a model number and a word glued
@@ -93,8 +95,8 @@ def gpu_types(opts) -> Iterator[Tuple[str, int]]:
         for part in value.split(","):
             fields = part.split(":")
             if option == "gres" and fields[0] == "gpu" and len(fields) >= 2 \
-                    and not (fields[1].isascii() and fields[1].isdigit()):
+                    and not ascii_digits(fields[1]):
                 yield fields[1], at + 4
-            elif option != "gres" and len(fields) == 2 and fields[0] and fields[1].isascii() and fields[1].isdigit():
+            elif option != "gres" and len(fields) == 2 and fields[0] and ascii_digits(fields[1]):
                 yield fields[0], at
             at += len(part) + 1

@@ -91,11 +91,11 @@ def options(text: str) -> Dict[str, Tuple[str, int]]:
 
 
 def _int(option: Optional[Tuple[str, int]]) -> Optional[int]:
-    # ASCII digits only: `str.isdigit` takes `²` and `٣`, which int() refuses or Slurm does not read (review 18)
-    return int(option[0]) if option is not None and _digits(option[0]) and int(option[0]) > 0 else None
+    return int(option[0]) if option is not None and ascii_digits(option[0]) and int(option[0]) > 0 else None
 
 
-def _digits(text: str) -> bool:
+def ascii_digits(text: str) -> bool:
+    """Digits Slurm reads: `str.isdigit` alone takes `²` and `٣`."""
     return text.isascii() and text.isdigit()
 
 
@@ -124,7 +124,7 @@ def _gres_gpus(option: Optional[Tuple[str, int]]) -> Optional[Tuple[int, int, in
     for part in option[0].split(","):
         fields = part.split(":")
         if fields[0] == "gpu" and len(fields) <= 3:
-            count = fields[-1] if len(fields) > 1 and _digits(fields[-1]) else None
+            count = fields[-1] if len(fields) > 1 and ascii_digits(fields[-1]) else None
             if len(fields) == 3 and count is None:
                 return None  # `gpu:a100:2k` and the like: a count ctxlint does not read
             n = int(count) if count is not None else 1

@@ -277,7 +277,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         release = found.version.value if found.version is not None else None
         templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
         below = release_below(image if image is not None else docker_image.text if docker_image is not None else None) \
-            if release is None else None
+            if release is None and inv.errors else None
         for problem in inv.errors:
             text = refusal(det.engine, release, problem, below)
             param = _TEMPLATE_PARAM.search(problem.message) if templated else None
@@ -337,4 +337,3 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
-

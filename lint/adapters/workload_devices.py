@@ -120,8 +120,8 @@ class Devices:
         if var is not None:
             return Val("neuron", var.node.source(self.file), raw=var.name)
         # a script's `export VLLM_NEURON_FRAMEWORK=...`, a command's prefix or `docker run -e` (sweep 51: AWS's
-        # Neuron quickstarts), at the assignment
-        # a value typed where the command runs: not an empty one, nor one set only in a branch (unresolved)
+        # Neuron quickstarts), at the assignment: a value typed where the command runs, not an empty one nor one
+        # set only in a branch (unresolved)
         given = next((a for name, a in (getattr(self, "assigns", None) or {}).items()
                       if name in NEURON_ENV and not a.token.unresolved and a.value.strip()), None)
         return Val("neuron", self.token_source(given.token), raw=given.name) if given is not None else None
@@ -174,7 +174,8 @@ class Devices:
             # script's `ray start` (KempnerInstitute's multi-node recipes): it may hold the job's nodes, or not
             backend = inv.settings.get("distributed_executor_backend")
             assigns = getattr(self, "assigns", None) or {}
-            ray = (backend is not None and backend.value == "ray") or "RAY_ADDRESS" in assigns or "RAY_ADDRESS" in self.env
+            ray = (backend is not None and backend.value == "ray") or "RAY_ADDRESS" in assigns \
+                or "RAY_ADDRESS" in self.env
             return None if inv.engine == "vllm" and ray else False
         return False if inv.engine in ("tgi", "llamacpp") else None
 

@@ -98,7 +98,8 @@ def container_env(tokens: Sequence, line: ContainerLine, env_type) -> list:
 def unknown_runscript(texts: Sequence[str]) -> Optional[tuple[int, str]]:
     """(the image's index, what to say) for `apptainer run IMAGE ARGS` whose ARGS hold an engine's checked flags
     (the model, context, pool, memory, parallel sizes) while the image's runscript is not known to start that
-    engine (container_runs.runscript took those it is): the flags were written for an engine, what runs them is unknown."""
+    engine (container_runs.runscript took those it is): the flags were written for an engine, what runs them is
+    unknown."""
     line = parse_container(texts)
     if line is None or line.subcommand != "run":
         return None
