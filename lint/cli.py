@@ -85,7 +85,8 @@ def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple
     """Check deployment files and directories (default: the current directory; '-' reads stdin).
 
     A file named alone (as pre-commit passes staged files) that holds a prefill or decode half is
-    paired with its directory's other files, which are read but not reported on.
+    paired with its directory's other files, which are read as context: their findings are reported only
+    where they are about a deployment the named file holds a value of.
     """
     from ctxlint.cli_check import run_check
 

@@ -5,7 +5,9 @@ rules about disaggregated serving (CTX102, CTX108, ...) need both. A hook that i
 given only the staged half would never pair it: `check deploy/` finds CTX108 and the
 hook misses it. So when a named file holds a half whose other half is not in the
 run, the other YAML/JSON files and shell scripts of its directory are read as context: they are
-paired and checked with it, but findings are reported only on the files passed.
+paired and checked with it. Their findings are reported only where they are about a deployment a
+file passed holds a value of (engine._about_named): the staged half's deployment is never reported
+clean while its findings sit in the other half's file.
 Excluded and hidden files are not read; a directory walked in full needs nothing.
 A named gateway file (LiteLLM, Kong, an InferencePool, ...) gets its siblings as context too: the
 engines its routes reach are usually in them; so does a KServe or OME InferenceService whose runtime

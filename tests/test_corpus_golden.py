@@ -61,7 +61,9 @@ def render() -> str:
             report = lint_paths([rel])
             out.append(f"== {rel}")
             out.extend(_deployment(dep) for dep in report.deployments)
-            out.extend(f"  {f.line}:{f.column} {f.rule} [{f.severity}] {f.message}" for f in report.findings)
+            # a finding in a sibling read as context (about this file's deployment) names its file
+            out.extend(f"  {'' if f.file == rel else f.file + ':'}{f.line}:{f.column} {f.rule} [{f.severity}] "
+                       f"{f.message}" for f in report.findings)
         return "\n".join(out) + "\n"
     finally:
         os.chdir(cwd)

@@ -82,14 +82,16 @@ def test_a_config_map_in_a_sibling_file_is_read_as_in_one_file(tmp_path, monkeyp
 
 
 def test_files_named_one_by_one_read_their_directory(tmp_path, monkeypatch):
-    # pre-commit passes the staged files: the other side is context, and only the named file is reported on
+    # pre-commit passes the staged files: the other side is context; its findings about the named file's
+    # deployment are reported
     _write(tmp_path, {"d/deploy.yaml": DEPLOY, "d/config.yaml": CONFIG})
     monkeypatch.chdir(tmp_path)
     staged_config = run(["check", "d/config.yaml"])
     assert (_locations(staged_config.out), staged_config.err) == (["d/" + CTX201_AT],
                                                                   "ctxlint: 1 error in 1 file, 1 deployment\n")
-    staged_deploy = run(["check", "d/deploy.yaml"])  # the value is in a file not passed: not reported, not unknown
-    assert (staged_deploy.out, staged_deploy.err) == ("", "ctxlint: no findings in 1 file, 1 deployment\n")
+    staged_deploy = run(["check", "d/deploy.yaml"])  # the value is in a file not passed: its deployment's finding
+    assert (_locations(staged_deploy.out), staged_deploy.err) == (["d/" + CTX201_AT],
+                                                                  "ctxlint: 1 error in 1 file, 1 deployment\n")
     assert "CTX008" not in run(["check", "d/deploy.yaml", "--select", "CTX008"]).out
     both = run(["check", "d/deploy.yaml", "d/config.yaml"])
     assert _locations(both.out) == ["d/" + CTX201_AT]

@@ -80,14 +80,30 @@ def test_a_runtime_in_a_sibling_file_is_merged_as_in_one_file(tmp_path, monkeypa
 
 
 def test_a_file_named_alone_reads_its_siblings(tmp_path, monkeypatch):
-    # pre-commit passes the staged files: the other side is read as context, and only the named file is reported
+    # pre-commit passes the staged files: the other side is read as context. The service's deployment has its
+    # CTX201 at the runtime's --max-model-len: reported (before: "no findings", exit 0, for a deployment that
+    # exceeds its pool)
     _write(tmp_path, {"d/isvc.yaml": SERVICE, "d/runtime.yaml": RUNTIME})
     monkeypatch.chdir(tmp_path)
     alone = run(["check", "d/isvc.yaml"])
-    assert (alone.code, alone.out, alone.err) == (0, "", "ctxlint: no findings in 1 file, 1 deployment\n")
+    assert [loc for loc, _ in _lines(alone.out)] == ["d/runtime.yaml:10:62: CTX201"]
+    assert (alone.code, alone.err) == (1, "ctxlint: 1 error in 1 file, 1 deployment\n")
+    assert alone.out == run(["check", "d"]).out
     runtime = run(["check", "d/runtime.yaml"])  # the runtime's own findings, with the service's model and GPUs
     assert [loc for loc, _ in _lines(runtime.out)] == ["d/runtime.yaml:10:62: CTX201"]
     assert runtime.err == "ctxlint: 1 error in 1 file, 1 deployment\n"
+
+
+def test_a_context_files_own_deployments_are_not_reported(tmp_path, monkeypatch):
+    # a second service of the directory runs the same runtime: a deployment of the context files alone
+    other = SERVICE.replace("name: llama", "name: other").replace("NVIDIA-L4", "NVIDIA-A10G")
+    _write(tmp_path, {"d/isvc.yaml": SERVICE, "d/runtime.yaml": RUNTIME, "d/other.yaml": other})
+    monkeypatch.chdir(tmp_path)
+    whole = run(["check", "d"])
+    assert [loc for loc, _ in _lines(whole.out)] == ["d/runtime.yaml:10:62: CTX201"] * 2
+    alone = run(["check", "d/isvc.yaml"])
+    assert [line for line in whole.out.splitlines() if "L4" in line] == alone.out.splitlines()
+    assert alone.err == "ctxlint: 1 error in 1 file, 1 deployment\n"
 
 
 MISSING = ("isvc.yaml:11:16: CTX008 [info] the runtime 'vllm-rt' that InferenceService llama names is in no file "
