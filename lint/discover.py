@@ -5,7 +5,7 @@ import os
 import stat
 from typing import Iterable, List, NoReturn
 
-from ctxlint.loader import SHELL_SUFFIXES, UNIT_SUFFIXES, YAML_SUFFIXES
+from ctxlint.loader import PROPERTIES_NAMES, SHELL_SUFFIXES, UNIT_SUFFIXES, YAML_SUFFIXES
 
 # Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
 # scripts (`serve.slurm`; loader.is_shell_script).
@@ -70,7 +70,8 @@ def _walk(root: str) -> List[str]:
             (subdirs if is_dir else files).append(entry)
         for entry in sorted(files, key=_name):
             name = entry.name
-            if name.lower().endswith(PATTERNS) and (not name.startswith(".") or name.lower() in HIDDEN_READ):
+            if (name.lower().endswith(PATTERNS) or name in PROPERTIES_NAMES) and \
+                    (not name.startswith(".") or name.lower() in HIDDEN_READ):
                 if not _regular(entry) and _special(entry.path):
                     continue
                 out.append(entry.path if root != "." else os.path.relpath(entry.path))

@@ -55,6 +55,7 @@ class LoadedFile:
     diagnostics: List[Diagnostic] = field(default_factory=list)
     shell: bool = False  # a shell script: `text` only, no documents (adapters/shell_script.py)
     unit: bool = False  # a systemd unit (adapters/systemd_unit.py): `text` only, like a script, so shell is set too
+    properties: bool = False  # DJL Serving's serving.properties (adapters/lmi_properties.py): text, shell set too
 
 
 def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
@@ -86,6 +87,8 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
         return _script(data, display)
     if display.lower().endswith(UNIT_SUFFIXES):
         return _unit(data, display)
+    if os.path.basename(display) in PROPERTIES_NAMES:
+        return _properties(data, display)
     text = _decode(data, display)
     if isinstance(text, LoadedFile):
         return text
@@ -112,6 +115,9 @@ SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".slurm", ".sbatch")
 # systemd service units (`vllm.service`): systemd reads a unit by its name's suffix (man/systemd.service.xml)
 UNIT_SUFFIXES = (".service",)
 YAML_SUFFIXES = (".yaml", ".yml", ".json")
+# DJL Serving (AWS LMI) reads a model's settings from the file of this name in its model directory
+# (deepjavalibrary/djl-serving@d21927c4a692335fba62a87cc430a5fc00c5f790:wlm/.../wlm/ModelInfo.java)
+PROPERTIES_NAMES = ("serving.properties",)
 
 
 def is_shell_script(display: str, data: bytes) -> bool:
@@ -147,6 +153,16 @@ def _unit(data: bytes, display: str) -> LoadedFile:
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True, unit=True)
+
+
+def _properties(data: bytes, display: str) -> LoadedFile:
+    """A serving.properties as text (never YAML): bytes that are not UTF-8 read as U+FFFD, one character each, and a
+    NUL byte makes it no properties file (CTX001). A UTF-8 byte-order mark is kept: DJL reads it as key text."""
+    if b"\x00" in data:
+        return LoadedFile(display, shell=True, properties=True, diagnostics=[Diagnostic(
+            PARSE_ERROR, "binary file (contains NUL bytes); expected a serving.properties text",
+            Source(display, 1, 1))])
+    return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True, properties=True)
 
 
 def _decode(data: bytes, display: str):

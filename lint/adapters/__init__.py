@@ -22,7 +22,7 @@ ADAPTERS: Tuple[str, ...] = (
     "crds_llmd", "crds_nim", "crds_ome", "crds_rbg", "crds_vllm_runtime", "helm_values", "gitops", "compose",
     "akash_sdl", "skypilot", "dstack", "ray_serve", "truss",
     "engine_files", "triton_trtllm", "pod_templates", "gw_litellm", "gw_k8s", "gw_catalogs", "gw_routers",
-    "shell_script", "systemd_unit")
+    "shell_script", "systemd_unit", "lmi_properties")
 _LOADED: Dict[str, ModuleType] = {}
 
 

@@ -38,6 +38,13 @@ TEXT_MARKERS: Dict[str, str] = {"triton_trtllm": "launch_triton_server.py"}
 # The adapter of shell scripts (LoadedFile.shell): the only one a script reaches, and it reads nothing else.
 SHELL = "shell_script"
 UNIT = "systemd_unit"  # the adapter of systemd units (LoadedFile.unit, which is a LoadedFile.shell too)
+PROPS = "lmi_properties"  # the adapter of serving.properties (LoadedFile.properties, a LoadedFile.shell too)
+TEXTS = (SHELL, UNIT, PROPS)  # the adapters of files kept as text: each reads only its own kind of file
+
+
+def text_adapter(loaded) -> str:
+    """The one adapter a file kept as text (LoadedFile.shell) reaches."""
+    return UNIT if loaded.unit else PROPS if loaded.properties else SHELL
 
 
 SDL_VERSIONS = ("2.0", "2.1")  # akash-network/chain-sdk@55f1c683:go/sdl/sdl-input.schema.yaml `version`
@@ -145,8 +152,8 @@ def present(loaded) -> Set[Tuple[str, str]]:
 
 def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -> bool:
     """Whether `adapter` could find anything in the file; True for adapters not listed here."""
-    if loaded.shell or adapter in (SHELL, UNIT):
-        return loaded.shell and adapter == (UNIT if loaded.unit else SHELL)
+    if loaded.shell or adapter in TEXTS:
+        return loaded.shell and adapter == text_adapter(loaded)
     marker = TEXT_MARKERS.get(adapter)
     if marker is not None:
         return marker in loaded.text
@@ -167,7 +174,7 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     kind) present is matched against every adapter's groups once per run, not once per adapter
     per file (reads_file, the oracle of the tests, scans them for each of the 23 adapters)."""
     if loaded.shell:
-        which = UNIT if loaded.unit else SHELL
+        which = text_adapter(loaded)
         return (which,) if which in names else ()
     matched: Set[str] = set()
     for pair in present(loaded):
@@ -197,7 +204,7 @@ def _plan(names: Tuple[str, ...]) -> Tuple[Tuple[str, Optional[str], Any], ...]:
                 steps.append((name, _MARKER, TEXT_MARKERS[name]))
             elif name in SHAPES:
                 steps.append((name, _SHAPE, SHAPES[name]))
-            elif name not in (SHELL, UNIT):
+            elif name not in TEXTS:
                 steps.append((name, _CRD, name in READS_VALUES) if name in CRD_KINDS else (name, None, None))
         plan = tuple(steps)
         if len(_PLANS) < 64:  # bounded: a caller may pass any selection of names
