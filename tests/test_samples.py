@@ -13,7 +13,7 @@ from conftest import REPO
 from helpers import run
 
 FOLDERS = sorted(p for p in (REPO / "samples").rglob("*")
-                 if p.is_dir() and any(any(p.glob(f"*.{ext}")) for ext in ("yaml", "yml", "sh", "service")))
+                 if p.is_dir() and any(any(p.glob(f"*.{ext}")) for ext in ("yaml", "yml", "sh", "service", "properties")))
 
 
 def golden_output(folder: Path) -> str:
