@@ -272,6 +272,10 @@ class Role:
     # The engine runs on AWS Neuron: what says so (a Neuron resource, instance type, image or variable), where.
     # Its KV pool follows the Neuron platform's rules (ctxlint.neuron), not the GPU physics.
     neuron: Optional[Val[str]] = None
+    # The engine runs on another vendor's devices than NVIDIA's, by its image, its container runtime or devices, or
+    # a variable only that vendor's stack reads ("amd", "gaudi", "tpu", "intel"), where: with no device resource
+    # to say so, which devices CTX208 gives verdicts for (physics/needs.py _vendor_devices).
+    vendor: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         return next((val for key, val in self.engine_args if key == name), None)

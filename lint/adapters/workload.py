@@ -191,10 +191,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
         if docker_image is None and cmd.image is not None:  # a command of the container's `sh -c` script
-            docker_image, run = cmd.image, (cmd.image, cmd.image_gpus)
-        elif docker_image is not None:  # a script's container: what its image and `--gpus` say of the device
-            from ctxlint.engines.docker_run import requests_accelerator
-            run = (docker_image, requests_accelerator([t.text for t in cmd.tokens]))
+            docker_image, run = cmd.image, (cmd.image, cmd.image_gpus, None)
+        elif docker_image is not None:  # a script's container: what its image, `--gpus`, `--runtime` say of the device
+            from ctxlint.engines.docker_run import requested_vendor, requests_accelerator
+            texts = [t.text for t in cmd.tokens]
+            run = (docker_image, requests_accelerator(texts), requested_vendor(texts))
         else:
             run = None
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's

@@ -61,6 +61,8 @@ class Devices:
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
                     cpu_build=self.cpu_build(run), neuron=self.neuron())
+        if role.neuron is None and role.cpu_build is None:
+            role = replace(role, vendor=self.vendor(run))
         if role.neuron is not None and inv.engine == "vllm":
             role = with_declared_pool(role)  # blocks of the Neuron platform's block size
         return role
@@ -125,6 +127,24 @@ class Devices:
         given = next((a for name, a in (getattr(self, "assigns", None) or {}).items()
                       if name in NEURON_ENV and not a.token.unresolved and a.value.strip()), None)
         return Val("neuron", self.token_source(given.token), raw=given.name) if given is not None else None
+
+    def vendor(self, run=None) -> Optional[Val[str]]:
+        """What says the engine runs on AMD, Gaudi, TPU or Intel devices when no device resource does (Role.vendor):
+        a `docker run` line's `--runtime=habana` or `--device /dev/kfd` (`run`: as for cpu_build, its third item),
+        the image (engines.images.image_vendor), or a variable only Gaudi's or TPU's stack reads (_VENDOR_ENV)."""
+        image, where, _ = self.runs_in(run)
+        if run is not None and len(run) > 2 and run[2] is not None and where is not None:
+            return Val(run[2], where(), raw=f"docker run option ({run[2]})")
+        if image and where is not None:
+            from ctxlint.engines.images import image_vendor  # imported by workload.py already: no cost
+            found = image_vendor(image)
+            if found is not None:
+                return Val(found, where(), raw=image)
+        var = next((v for v in self.c.env if _env_vendor(v.name) and v.node is not None), None)
+        if var is not None:
+            return Val(_env_vendor(var.name), var.node.source(self.file), raw=var.name)
+        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items() if _env_vendor(name)), None)
+        return Val(_env_vendor(given.name), self.token_source(given.token), raw=given.name) if given else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
@@ -246,6 +266,24 @@ class Devices:
             node = next((v.node for v in self.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
             where = node.source(self.file) if node is not None else count.source
         return Val(len(ids), where, raw=f"CUDA_VISIBLE_DEVICES={value} of {count.value}")
+
+
+# Variables only one vendor's stack reads. Gaudi: vllm-gaudi's HPU platform selects devices with
+# HABANA_VISIBLE_MODULES (`device_control_env_var`) and reads PyTorch's HPU bridge's PT_HPU_* (PT_HPU_LAZY_MODE,
+# PT_HPU_ENABLE_LAZY_COLLECTIVES; vllm-project/vllm-gaudi@676e6aaf1873f6531e0514fb35ee611e5b4fe3b1:vllm_gaudi/
+# platform.py); HABANA_VISIBLE_DEVICES is the Habana container runtime's (`docker run --runtime=habana -e
+# HABANA_VISIBLE_DEVICES=all`). TPU: vLLM's TPU platform selects chips with TPU_VISIBLE_CHIPS and passes on
+# TPU_CHIPS_PER_HOST_BOUNDS and TPU_HOST_BOUNDS (vllm-project/vllm@60d375cbb7837e7abb4cbd47c676c06f38a1a47d:
+# vllm/platforms/tpu.py); LIBTPU_INIT_ARGS is libtpu's, as the TPU backend's own scripts export it
+# (vllm-project/tpu-inference@b8692ff01fa191343836996c27a39dc95f008b88:tests/e2e/benchmarking/inferencex/qwen3.5/
+# server.sh). AMD's HIP_VISIBLE_DEVICES and vLLM's VLLM_ROCM_* are not read as AMD: CUDA ignores them, and recipes
+# set them in commands they also run on NVIDIA GPUs (vllm-project/recipes' "8xH200 / 8xMI300X" DeepSeek-V3 command).
+_VENDOR_ENV = {"HABANA_VISIBLE_MODULES": "gaudi", "HABANA_VISIBLE_DEVICES": "gaudi", "TPU_VISIBLE_CHIPS": "tpu",
+               "TPU_CHIPS_PER_HOST_BOUNDS": "tpu", "TPU_HOST_BOUNDS": "tpu", "LIBTPU_INIT_ARGS": "tpu"}
+
+
+def _env_vendor(name: str) -> Optional[str]:
+    return "gaudi" if name.startswith("PT_HPU_") else _VENDOR_ENV.get(name)
 
 
 def starts_ray(words) -> bool:

@@ -87,9 +87,8 @@ _GPU_DEVICES = ("nvidia.com/", "amd.com/", "intel.com/", "/dev/kfd", "/dev/dri",
                 "/dev/accel")
 
 
-def requests_accelerator(texts: Sequence[str]) -> bool:
-    """Does a `docker run` line ask for an accelerator for its container (the options before the image)? The same
-    question a Kubernetes container's GPU limit answers (workload_devices.Devices.cpu_build)."""
+def _device_options(texts: Sequence[str]):
+    """(option, value) of the `--gpus`, `--device` and `--runtime` options before a `docker run` line's image."""
     run = parse_run(texts)
     i, end = 1, run.image if run is not None else 0
     while i < end:
@@ -97,11 +96,31 @@ def requests_accelerator(texts: Sequence[str]) -> bool:
         if name in ("--gpus", "--device", "--runtime") and not eq:
             value = texts[i + 1] if i + 1 < end else ""
             i += 1
-        if name == "--gpus" or (name == "--runtime" and value.strip().lower() == "nvidia") or \
-                (name == "--device" and value.strip().startswith(_GPU_DEVICES)):
-            return True
+        if name in ("--gpus", "--device", "--runtime"):
+            yield name, value.strip()
         i += 1
-    return False
+
+
+def requests_accelerator(texts: Sequence[str]) -> bool:
+    """Does a `docker run` line ask for an accelerator for its container (the options before the image)? The same
+    question a Kubernetes container's GPU limit answers (workload_devices.Devices.cpu_build)."""
+    return any(name == "--gpus" or (name == "--runtime" and value.lower() == "nvidia") or
+               (name == "--device" and value.startswith(_GPU_DEVICES)) for name, value in _device_options(texts))
+
+
+# The vendor a `docker run` line's options name: Intel Gaudi's container runtime (`--runtime=habana`, as Habana's
+# and TGI-Gaudi's docs run it), AMD's kernel driver node `/dev/kfd` (ROCm's docs pass it with /dev/dri) or an AMD
+# CDI device (`amd.com/gpu=0`). /dev/dri (AMD or Intel) and /dev/accel (TPU or Gaudi) say no one vendor.
+_VENDOR_OPTIONS = (("--runtime", "habana", "gaudi"), ("--device", "/dev/kfd", "amd"), ("--device", "amd.com/", "amd"))
+
+
+def requested_vendor(texts: Sequence[str]) -> Optional[str]:
+    """"gaudi" or "amd" when a `docker run` line's options ask for that vendor's devices, else None."""
+    for name, value in _device_options(texts):
+        found = next((v for o, prefix, v in _VENDOR_OPTIONS if o == name and value.lower().startswith(prefix)), None)
+        if found is not None:
+            return found
+    return None
 
 
 class _Word:

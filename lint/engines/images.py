@@ -248,3 +248,29 @@ def is_cpu_build(image: object) -> bool:
         backends = ("cuda", "rocm", "vulkan", "musa", "intel", "sycl")
         return not any(w.startswith(backends) for w in _WORDS.split(tag.lower()))
     return "cpu" in words or repo == "opea/vllm" or repo.endswith("/opea/vllm")
+
+
+# The accelerator vendor an image is built for, by the words of its name and tag (split at `/`, `-`, `_`, `.`):
+# AMD's ROCm builds (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:v0.5.5-rocm700-mi30x, rocm/sglang,
+# opea/vllm-rocm, llama.cpp's `full-rocm`), Intel Gaudi's (vault.habana.ai/gaudi-docker/..., opea/vllm-gaudi,
+# ghcr.io/huggingface/tgi-gaudi, `-hpu`), Google's TPU builds (vllm/vllm-tpu, optimum-tpu) and Intel GPUs' (`xpu`,
+# llama.cpp's SYCL `server-intel`). Such an image runs on no NVIDIA GPU, so CTX208 gives no NVIDIA verdicts for its
+# engine (physics/needs.py _vendor_devices). A word, not a substring: `output`, `throughput` name no TPU.
+_VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "habana", "hpu")), ("tpu", ("tpu",)),
+                 ("intel", ("xpu",)))
+
+
+def image_vendor(image: object) -> Optional[str]:
+    """"amd", "gaudi", "tpu" or "intel" when the image's name or tag says it is built for that vendor's devices,
+    else None (an NVIDIA, CPU or any-vendor build, or a name that does not say). Never raises."""
+    if not isinstance(image, str) or not image.strip():
+        return None
+    repo, tag = split_image(image)
+    words = _WORDS.split(repo.replace("/", "-")) + _WORDS.split(tag.lower())
+    for vendor, names in _VENDOR_WORDS:
+        # `rocm6.3.1`, `rocm700`, `tpu7x`: a version or generation glued to the word
+        if any(w == n or (w.startswith(n) and w[len(n):len(n) + 1].isdigit()) for w in words for n in names):
+            return vendor
+    if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and "intel" in _WORDS.split(tag.lower()):
+        return "intel"  # llama.cpp's SYCL build (.devops/intel.Dockerfile)
+    return None

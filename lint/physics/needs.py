@@ -38,8 +38,13 @@ _OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, define
               "memory_gib when the catalog lacks it)")
 
 
+_AMD_FIX = "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
+
+
 def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
-    """The devices to give verdicts for, and the advice, by the resource the role's device count is of."""
+    """The devices to give verdicts for, and the advice, by the resource the role's device count is of; without
+    one, by the vendor its image, container runtime or variables name (Role.vendor: a `rocm/vllm` or `tgi-gaudi`
+    container with no resource is no L4)."""
     count, resource = role.accelerators.count, role.accelerators.resource
     path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
     if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
@@ -47,11 +52,14 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     if path.endswith('["nvidia.com/gpu"]'):
         return _NVIDIA, _FIX
     if path.endswith('["amd.com/gpu"]'):
-        return _AMD, "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
+        return _AMD, _AMD_FIX
     if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
                       '["aws.amazon.com/neuroncore"]', '["aws.amazon.com/neuron"]', '["aws.amazon.com/neurondevice"]')):
         return (), _OTHER_FIX
+    if role.vendor is not None:  # no device resource above says which vendor: the image or runtime does
+        return (_AMD, _AMD_FIX) if role.vendor.value == "amd" else ((), _OTHER_FIX)
     return COMMON, _FIX
+
 
 
 def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int,
@@ -331,6 +339,8 @@ _DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1`
 
 
 def _advice(dep: Deployment, role: Role) -> str:
+    if role.vendor is not None and _vendor_devices(role)[1] is _OTHER_FIX:
+        return _OTHER_FIX  # Gaudi, TPU, Intel: no field of any format names a catalog device for them
     if dep.input_format == "akash-sdl":
         return _AKASH_FIX
     if dep.input_format == "dstack":

@@ -303,3 +303,64 @@ def test_a_cpu_build_is_told_its_kv_memory_is_host_memory_not_given_gpus(tmp_pat
     path.write_text(CPU.format(image="vllm/vllm-openai-cpu:v0.10.1", args="--model, Qwen/Qwen3-8B")
                     + "        resources: {limits: {nvidia.com/gpu: 1}}\n")
     assert "L4" in run(["check", str(path), "--select", "CTX208"]).out
+
+
+VENDOR_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: x}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: v
+        image: {image}
+        command: [vllm, serve, Qwen/Qwen3-8B, --max-model-len, "8192"]
+"""
+_NO_RESOURCE = ("KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) is "
+                "given; holding one request of 8,192 tokens needs >= ")
+_OTHER = ("state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its "
+          "memory_gib when the catalog lacks it); capacity checks skip these roles (capacity-not-derivable)")
+
+
+def test_the_vendor_an_image_or_runtime_names_picks_the_devices_without_a_resource(tmp_path):
+    # sweep 51: `docker run --runtime=habana ... ghcr.io/huggingface/tgi-gaudi` (IntelLabs/MMPano) and vLLM TPU
+    # scripts exporting TPU_* variables (vllm-project/tpu-inference) were told "L4 yes, ..., MI300X yes" and the
+    # NVIDIA/Slurm advice: only a device resource (amd.com/gpu, habana.ai/gaudi, google.com/tpu) said the vendor
+    path = tmp_path / "d.yaml"
+    path.write_text(VENDOR_POD.format(image="rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513"))
+    assert run(["check", str(path), "--isolated", "--select", "CTX208", "-q"]).out == (
+        f"{path}:8:9: CTX208 [info] {_NO_RESOURCE}19.7 (band 19.2-20.7) GiB per GPU at TP 1 (MI210 yes, MI250X-GCD "
+        "yes, MI300X yes, MI325X yes, MI355X yes); state the device (a node selector naming it, or "
+        "`default-accelerator:` in .ctxlint.yaml); capacity checks skip these roles (capacity-not-derivable)\n")
+    path.write_text(VENDOR_POD.format(image="vllm/vllm-tpu:nightly"))
+    assert run(["check", str(path), "--isolated", "--select", "CTX208", "-q"]).out == (
+        f"{path}:8:9: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.8-21.8) GiB per GPU at TP 1; {_OTHER}\n")
+    # an NVIDIA build, or an image that says nothing, keeps the common devices
+    path.write_text(VENDOR_POD.format(image="vllm/vllm-openai:v0.8.5"))
+    assert "(L4 yes, A10G yes, " in run(["check", str(path), "--isolated", "--select", "CTX208"]).out
+    script = tmp_path / "tgi_gaudi.sh"
+    script.write_text("#!/bin/bash\ndocker run -p 8080:80 --runtime=habana -e HABANA_VISIBLE_DEVICES=all \\\n"
+                      "    ghcr.io/huggingface/tgi-gaudi:2.0.0 --model-id Qwen/Qwen3-8B --max-total-tokens 8192\n")
+    out = run(["check", str(script), "--isolated", "--select", "CTX208", "-q"]).out
+    assert out.startswith(f"{script}:3:5: CTX208 [info] {_NO_RESOURCE}") and out.endswith(f"at TP 1; {_OTHER}\n")
+    # a variable only Gaudi's stack reads, exported by a script that runs vLLM on the host
+    script.write_text("#!/bin/bash\nexport PT_HPU_ENABLE_LAZY_COLLECTIVES=true\n"
+                      "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
+    assert run(["check", str(script), "--isolated", "--select", "CTX208", "-q"]).out == (
+        f"{script}:3:1: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.8-21.8) GiB per GPU at TP 1; {_OTHER}\n")
+
+
+def test_image_and_docker_run_vendors():
+    from ctxlint.engines.docker_run import requested_vendor
+    from ctxlint.engines.images import image_vendor
+
+    assert [image_vendor(i) for i in (
+        "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513", "lmsysorg/sglang:v0.5.5-rocm700-mi30x", "rocm/sglang:latest",
+        "opea/vllm-gaudi:1.4", "vault.habana.ai/gaudi-docker/1.22.0/ubuntu22.04/habanalabs/pytorch-installer-2.7.1",
+        "vllm/vllm-tpu:nightly", "intel/vllm:0.10.2-xpu", "ghcr.io/ggml-org/llama.cpp:server-intel",
+        "vllm/vllm-openai:v0.8.5", "acme/throughput:1", "public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:0.9",
+        None)] == ["amd", "amd", "amd", "gaudi", "gaudi", "tpu", "intel", "intel", None, None, None, None]
+    assert requested_vendor("docker run --runtime=habana img".split()) == "gaudi"
+    assert requested_vendor("docker run --device /dev/kfd --device /dev/dri img".split()) == "amd"
+    assert requested_vendor("docker run --gpus all img --runtime=habana".split()) is None  # after the image: its args
