@@ -52,10 +52,13 @@ def test_a_cpu_build_run_without_gpus_is_told_its_kv_cache_is_host_memory(tmp_pa
 @pytest.mark.parametrize("request_", ["--gpus all", "--gpus=1", "--device nvidia.com/gpu=all", "--device=/dev/kfd",
                                       "--runtime nvidia"])
 def test_a_cpu_build_run_with_an_accelerator_is_checked_as_on_gpus(tmp_path, request_):
-    # as a pod with a GPU limit: the image's devices are listed, and VLLM_CPU_KVCACHE_SPACE is not its pool
+    # as a pod with a GPU limit: the image's devices are listed, and VLLM_CPU_KVCACHE_SPACE is not its pool; AMD's
+    # /dev/kfd asks for AMD's devices, so only they are (physics/needs.py _vendor_devices)
     out = _check(tmp_path, "gpu.sh", f"docker run {request_} -e VLLM_CPU_KVCACHE_SPACE=4 {CPU_IMAGE} {MODEL}\n",
                  "--select", "CTX208")
-    assert "L4 yes" in out and "runs on the CPU" not in out, out
+    listed = "(MI210 yes," if "kfd" in request_ else "(L4 yes,"
+    assert listed in out and "runs on the CPU" not in out, out
+    assert ("L4" in out) is ("kfd" not in request_), out
     pod = _check(tmp_path, "gpu.yaml", POD.format(image=CPU_IMAGE, extra="        resources: {limits: "
                                                    "{nvidia.com/gpu: 1}}\n"), "--select", "CTX208")
     assert "L4 yes" in pod and "runs on the CPU" not in pod, pod
