@@ -7,11 +7,18 @@ compose-spec's `command` "overrides the default command declared by the containe
 runs the image's ENTRYPOINT with a container's `args` when it has no `command` (kubernetes.io, "Define a Command
 and Arguments for a Container": "If you supply only args for a Container, the default Entrypoint defined in the
 Docker image is run with the args that you supplied"). So `command: /bin/sh -c "vllm serve M ..."` on
-vllm/vllm-openai runs `vllm serve /bin/sh -c "..."` (the image's ENTRYPOINT: `["vllm", "serve"]` since
+vllm/vllm-openai runs `vllm serve /bin/sh -c "..."` (the image's ENTRYPOINT: `["vllm", "serve"]` at
 vllm-project/vllm@dead20baf70df70580ecb093f82b0b7b8676e4f5:docker/Dockerfile, `["python3", "-m",
-"vllm.entrypoints.openai.api_server"]` before it, e.g. at 0000977eaf873be6a295cf73017976d49ca2fb9d): `/bin/sh` is
-the model argument, the script a word no argument of vLLM's takes (`serve` has one positional, `model_tag`, nargs
-"?", and the API server module none; `parse_args` exits on the rest: preset_args.py cites both). TGI's image runs
+"vllm.entrypoints.openai.api_server"]` before it, e.g. at e93d59a63db72e5101fd1eae3e9220cf30866709:Dockerfile and
+0000977eaf873be6a295cf73017976d49ca2fb9d): under `vllm serve` `/bin/sh` is the model, the script a word no argument
+of vLLM's takes (`model_tag`, nargs "?", is the only positional; `parse_args` exits on the rest: preset_args.py
+cites both). Under the API server module `/bin/sh` is never the model: the module's parser had no positional (a
+`model_tag` only `vllm serve`'s subparser added: "api_server.py: error: unrecognized arguments", vllm#27389), and
+where make_arg_parser gained one (vllm-project/vllm@789340fbad95a900ca3c467c9cee33b3d905fd61:vllm/entrypoints/openai/
+cli_args.py) only `serve`'s cmd copies it into --model (@78265ccd8aadf98d0e9d33c13b6cd2f0053b165e:vllm/entrypoints/
+cli/serve.py): the module serves --model's default. Which release moved the image to `vllm serve` is in no
+source at hand (the Dockerfile's history is not: only those snapshots), so the message says both, whatever the
+tag: true for every release, where naming one side could be wrong for the image in the file. TGI's image runs
 `text-generation-launcher $@` (huggingface/text-generation-inference@db931fcf:tgi-entrypoint.sh) and llama.cpp's
 server images `llama-server`: a shell's words are no flags of theirs either. The reader says so at the first word
 (CTX301), with what to write instead, and reads the words as the engine does (the role's model is `/bin/sh`), never
@@ -38,10 +45,11 @@ def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, ima
     words = " ".join(_shown(t.text) for t in tokens[start:start + 3])
     words = words if len(words) <= 60 else words[:56] + '..."'
     shell = first.rsplit("/", 1)[-1] in SHELLS
-    # vLLM (and TensorRT-LLM, LMDeploy) take the first word that is no flag for the model; the others have no
-    # argument for it
-    taken = f"{name} takes `{first}` for the model" if engine in ("vllm", "trtllm", "lmdeploy") \
-        else f"{name} has no argument `{first}`"
+    # TGI's launcher and llama-server have no positional argument; vLLM's depends on the image's entrypoint (above)
+    taken = (f"`vllm serve`, the entrypoint of newer images, takes `{first}` for the model; the older "
+             f"`python3 -m vllm.entrypoints.openai.api_server` never serves it") if engine == "vllm" \
+        else f"{name} has no argument `{first}`" if engine in ("tgi", "llamacpp") \
+        else f"{name} reads `{first}` as its first argument"
     given = {"compose": "`command:` without `entrypoint:` is", "docker": "the words after the image are",
              "kubernetes": "`args:` without `command:` are"}[form]
     if shell:
@@ -52,7 +60,7 @@ def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, ima
                "kubernetes": f'set `command: ["{first}", "-c"]` and give the script as `args:`'}[form]
         fix += ", or give the engine's arguments alone"
     else:
-        what = (f"the container runs {name} with `{words}` as its arguments ({taken}, and exits on them), "
+        what = (f"the container runs {name} with `{words}` as its arguments ({taken}) and exits on them, "
                 f"not the program they name")
         fix = "drop the program's words and give the engine's arguments alone"
     example = {"compose": '`command: ["--model", ...]`', "docker": "`IMAGE --model ...`",

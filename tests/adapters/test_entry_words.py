@@ -8,7 +8,9 @@ from tests.adapters.kit import adapt, at
 
 _SHELL = ('"the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and {given} appended to it: the '
           'container runs vLLM with `/bin/sh -c \\"vllm serve Qwen/Qwen3-8B --max-model-len 8192\\"` as its arguments '
-          '(vLLM takes `/bin/sh` for the model): the shell never runs the script and vLLM exits on these words; '
+          '(`vllm serve`, the entrypoint of newer images, takes `/bin/sh` for the model; the older `python3 -m '
+          'vllm.entrypoints.openai.api_server` never serves it): the shell never runs the script and vLLM exits '
+          'on these words; '
           '{fix}, or give the engine\'s arguments alone ({alone})"')
 
 COMPOSE_STRING = """\
@@ -74,7 +76,9 @@ def test_the_engines_own_program_in_command_is_refused_once_at_its_first_word():
     assert refusal.message == (
         "the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and `command:` without "
         "`entrypoint:` is appended to it: the container runs vLLM with `vllm serve Qwen/Qwen3-8B` as its arguments "
-        "(vLLM takes `vllm` for the model, and exits on them), not the program they name; drop the program's words "
+        "(`vllm serve`, the entrypoint of newer images, takes `vllm` for the model; the older `python3 -m "
+        "vllm.entrypoints.openai.api_server` never serves it) and exits on them, not the program they name; drop the "
+        "program's words "
         "and give the engine's arguments alone (`command: [\"--model\", ...]`)")
     assert at(text, refusal.source) == "vllm"
 
@@ -88,7 +92,9 @@ def test_docker_run_shell_after_an_engine_image_is_said_too(tmp_path):
     assert out == (
         f"{path}:2:48: CTX301 [error] the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and the "
         "words after the image are appended to it: the container runs vLLM with `bash -c \"vllm serve Qwen/Qwen3-8B\"` "
-        "as its arguments (vLLM takes `bash` for the model): the shell never runs the script and vLLM exits on these "
+        "as its arguments (`vllm serve`, the entrypoint of newer images, takes `bash` for the model; the older "
+        "`python3 -m vllm.entrypoints.openai.api_server` never serves it): the shell never runs the script and vLLM "
+        "exits on these "
         "words; write `--entrypoint bash IMAGE -c \"...\"`, or give the engine's arguments alone (`IMAGE --model ...`) "
         "(engine-rejects-value)\n")
 
@@ -109,8 +115,10 @@ def test_docker_run_of_the_engines_own_program_after_an_engine_image_is_refused(
     image = line.split(" --gpus all " if "--gpus" in line else "8000:8000 ")[1].split(" ")[0]
     assert out == (
         f"{path}:2:{col}: CTX301 [error] the image {image} starts vLLM itself (its ENTRYPOINT), and the words after "
-        f"the image are appended to it: the container runs vLLM with `{words}` as its arguments (vLLM takes "
-        f"`{program}` for the model, and exits on them), not the program they name; drop the program's words and "
+        f"the image are appended to it: the container runs vLLM with `{words}` as its arguments (`vllm serve`, "
+        f"the entrypoint of newer images, takes `{program}` for the model; the older `python3 -m "
+        f"vllm.entrypoints.openai.api_server` never serves it) and exits on them, not the program they name; drop "
+        "the program's words and "
         "give the engine's arguments alone (`IMAGE --model ...`) (engine-rejects-value)\n")
 
 
