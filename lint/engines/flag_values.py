@@ -122,7 +122,12 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
             continue
         value = json.dumps(s.value) if isinstance(s.value, (dict, int, float)) and not isinstance(s.value, bool) \
             else "..."
-        out.append(Problem(f"unrecognized arguments: {s.flag_spelling} (dropped in {f.removed_in}: "
+        # an abbreviating parser takes a dropped spelling for a prefix of the flags that replaced it
+        longer = sorted(x for g in spec.flags if g not in spec.removed for x in g.spellings
+                        if spec.allow_abbrev and x.startswith(f"{s.flag_spelling}-"))
+        head = f"ambiguous option: {s.flag_spelling} could match {', '.join(longer)}" if len(longer) > 1 else \
+            f"unrecognized arguments: {s.flag_spelling}"
+        out.append(Problem(f"{head} (dropped in {f.removed_in}: "
                            f"{f.instead.replace('{value}', value)})", s.flag_index, s.flag_span, s.flag_item,
                            f.name, since=f.removed_in))
     return out

@@ -57,7 +57,15 @@ FLAGS = (
     F("max_mamba_cache_size", "--max-mamba-cache-size", kind="int", tags=KV),
     # the temporal state's dtype (float32 default up to 0.5.8, then the config's; physics/mamba_sglang.py)
     F("mamba_ssm_dtype", "--mamba-ssm-dtype", tags=KV),
-    F("cuda_graph_max_bs", "--cuda-graph-max-bs", kind="int", tags=MEM),
+    # The decode CUDA-graph batch: --cuda-graph-max-bs up to 0.5.13, then an alias of --cuda-graph-max-bs-decode
+    # (DeprecatedAliasStoreAction, sglang-0.5.14/sglang/srt/server_args.py:6359, sglang-0.5.19/...:3929-3934); 0.5.20
+    # registers no such flag, and argparse exits on the prefix of both new spellings ("ambiguous option"). The
+    # -decode and -prefill fields are new in 0.5.14 (sglang-0.5.14/sglang/srt/server_args.py:1939-1946); the prefill
+    # one caps the prefill graphs' capture sizes, so their memory reserve (physics/mem_sglang.py).
+    F("cuda_graph_max_bs", "--cuda-graph-max-bs", kind="int", tags=MEM, removed_in="0.5.20",
+      instead="write --cuda-graph-max-bs-decode {value}"),
+    F("cuda_graph_max_bs_decode", "--cuda-graph-max-bs-decode", kind="int", tags=MEM),
+    F("cuda_graph_max_bs_prefill", "--cuda-graph-max-bs-prefill", kind="int", tags=MEM),
     T("disable_cuda_graph", "--disable-cuda-graph", tags=MEM),
     F("tp_size", "--tensor-parallel-size", "--tp-size", kind="int", default=1, tags=PAR),
     F("pp_size", "--pipeline-parallel-size", "--pp-size", kind="int", default=1, tags=PAR),

@@ -148,7 +148,8 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     miss = _missing(total, weights, block, "mem_fraction_static")
     if miss:
         return miss
-    pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device)
+    pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device,
+                                             arch.is_mla)
     kv = pre.point * mfs - weights.point
     kv_low = pre.low * mfs - weights.high
     kv_high = pre.high * mfs_high - weights.low

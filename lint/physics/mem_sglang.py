@@ -10,7 +10,9 @@ the CUDA context and torch.distributed init: ~0.4 GiB on one H100, "avail mem=78
 - 0.4.6-0.4.7: the table up to 80 GiB devices, else (gpu - 13 GiB) / gpu;
 - 0.4.8-0.5.2: reserved memory by device size, (gpu - reserved) / gpu;
 - >= 0.5.3: reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2
-  + tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB devices (`_handle_gpu_memory_settings`).
+  + tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB devices (`_handle_gpu_memory_settings`), the two
+  defaults by device memory (SMALL_TIER: the 20-35 GiB tier changed in 0.5.5 and 0.5.20), plus the prefill
+  CUDA graphs' reserve from 0.5.10 (PREFILL_GRAPHS).
 A version that is not known takes the smallest fraction of the four (the point) and the largest
 (the high bound).
 """
@@ -23,13 +25,34 @@ from ctxlint.versions import parse_version
 from .terms import GIB, MIB, Term
 
 
-def _defaults(gpu_mib: float, tp: int) -> Tuple[int, int]:
-    """chunked_prefill_size, cuda_graph_max_bs by device memory (>= 0.5.3)."""
+# The default chunked_prefill_size and decode CUDA-graph batch by device memory. Only the 20-35 GiB tier (L4, A10,
+# RTX 4090/5090) changed from 0.5.3 to 0.5.23; the other tiers are the same in every release's wheel
+# (sglang-0.5.3/sglang/srt/server_args.py:567-620 ... sglang-0.5.18/sglang/srt/server_args.py:4830,
+# sglang-0.5.19..0.5.23/sglang/srt/arg_groups/memory_hook.py:63/89/90). That tier, by first release:
+# (release, chunked_prefill_size, max_bs below TP 4, max_bs at TP >= 4)
+SMALL_TIER = (("0.5.3", 2048, 16, 80),    # sglang-0.5.3/sglang/srt/server_args.py:574-584 (0.5.4 too)
+              ("0.5.5", 2048, 24, 80),    # sglang-0.5.5/sglang/srt/server_args.py:707 ... 0.5.19 memory_hook.py:74
+              ("0.5.20", 4096, 48, 160))  # sglang-0.5.20/sglang/srt/arg_groups/memory_hook.py:100 ... 0.5.23:101
+# SGLang captures prefill CUDA graphs by default from 0.5.10 (disable_piecewise_cuda_graph defaults False,
+# sglang-0.5.10/sglang/srt/server_args.py:637; from 0.5.14 the prefill backend of cuda_graph_config, breakable on
+# CUDA: sglang-0.5.17..0.5.23/sglang/srt/model_executor/cuda_graph_config.py:110-123), and reserves for them:
+# len(capture sizes <= the prefill max) x 8 MiB, 1.5 GiB with an MLA backend (sglang-0.5.10/sglang/srt/
+# server_args.py:1304-1311; sglang-0.5.23/sglang/srt/arg_groups/memory_hook.py:380-391). Some models and settings
+# run prefill eagerly (multimodal, speculative, DP attention, LoRA, PD: 0.5.10 server_args.py:1078-1139), so the
+# band's top leaves it out.
+PREFILL_GRAPHS = "0.5.10"
+# The capture sizes (sglang-0.5.10/sglang/srt/server_args.py:1397-1415; sglang-0.5.23/sglang/srt/arg_groups/
+# cuda_graph_hook.py:480-497), 4608 and up every 512 to the prefill max.
+_SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
+
+
+def _defaults(gpu_mib: float, tp: int, small: Tuple[int, int, int] = SMALL_TIER[1][1:]) -> Tuple[int, int]:
+    """chunked_prefill_size, cuda_graph_max_bs by device memory (>= 0.5.3; `small`: the 20-35 GiB tier)."""
     g = gpu_mib / 1024
     if g < 20:
         return 2048, 8
     if g < 35:
-        return 2048, 80 if tp >= 4 else 24
+        return small[0], small[2] if tp >= 4 else small[1]
     if g < 60:
         return 4096, 160 if tp >= 4 else 32
     if g < 160:
@@ -37,18 +60,33 @@ def _defaults(gpu_mib: float, tp: int) -> Tuple[int, int]:
     return 16384, 512
 
 
+def prefill_graph_mib(top: int, mla: bool) -> float:
+    """The prefill CUDA-graph reserve: 8 MiB per capture size up to `top` tokens, 1.5 GiB with MLA."""
+    if mla:
+        return 1.5 * 1024
+    return 8 * (sum(1 for s in _SIZES if s <= top) + max(0, (top - 4608) // 512 + 1))
+
+
 def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optional[int] = None,
-                 cuda_graph_max_bs: Optional[int] = None) -> Tuple[float, str]:
-    """>= 0.5.3, without the DP-attention and piecewise-graph terms (they only lower it)."""
-    cps_d, bs_d = _defaults(gpu_mib, tp)
+                 cuda_graph_max_bs: Optional[int] = None, small: Tuple[int, int, int] = SMALL_TIER[1][1:],
+                 prefill: Optional[Tuple[Optional[int], bool]] = None) -> Tuple[float, str]:
+    """>= 0.5.3, without the DP-attention term (it only lowers it); `prefill` (the prefill graphs' max tokens
+    when set, MLA): the prefill CUDA-graph reserve, the releases that capture them."""
+    cps_d, bs_d = _defaults(gpu_mib, tp, small)
     cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
     bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
-    reserved = 512 + max(cps, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024
+    graphs = 0.0
+    if prefill is not None:
+        top, mla = prefill
+        # the prefill max defaults to chunked_prefill_size (8192 at most with MLA, which reserves 1.5 GiB anyway)
+        graphs = prefill_graph_mib(cps if top is None else top, mla)
+    reserved = 512 + max(cps, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024 + graphs
     if gpu_mib > 60 * 1024:
         reserved = max(reserved, 10 * 1024)
     mfs = round((gpu_mib - reserved) / gpu_mib, 3)
+    extra = f" + prefill graphs {graphs:g}" if prefill is not None else ""
     return mfs, (f"round(({gpu_mib:.0f} - reserved {reserved:.0f}) / {gpu_mib:.0f}, 3); reserved = 512 + "
-                 f"max({cps}, 2048) x 1.5 + {bs} x 2 + {tp} x {pp} / 8 x 1024 MiB")
+                 f"max({cps}, 2048) x 1.5 + {bs} x 2 + {tp} x {pp} / 8 x 1024{extra} MiB")
 
 
 def _tiers(gpu_mib: float, tp: int, pp: int) -> Tuple[float, str]:
@@ -67,26 +105,67 @@ def _table(tp: int, version) -> Tuple[float, str]:
     return 0.88, "TP 1 table value (<= 0.4.5)"
 
 
+def _int(settings: Mapping[str, Any], key: str) -> Optional[int]:
+    value = settings.get(key)
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _decode_bs(settings: Mapping[str, Any], v) -> Optional[int]:
+    """The decode CUDA-graph batch as set, by the spelling the release reads: --cuda-graph-max-bs up to 0.5.19
+    (from 0.5.14 an alias of --cuda-graph-max-bs-decode, sglang-0.5.19/sglang/srt/server_args.py:3929-3934; 0.5.20
+    dropped it, flags_sglang.py), --cuda-graph-max-bs-decode from 0.5.14 (sglang-0.5.14/sglang/srt/
+    server_args.py:1939)."""
+    new, old = _int(settings, "cuda_graph_max_bs_decode"), _int(settings, "cuda_graph_max_bs")
+    if new is not None and (v is None or v >= parse_version("0.5.14")):
+        return new
+    return old if v is None or v < parse_version("0.5.20") else None
+
+
+def _formulas(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any], v,
+              mla: bool) -> List[Tuple[float, float, str]]:
+    """(point, high, how) of the >= 0.5.3 formula for each era the release may be in."""
+    cps, bs = _int(settings, "chunked_prefill_size"), _decode_bs(settings, v)
+    top = _int(settings, "cuda_graph_max_bs_prefill") if v is None or v >= parse_version("0.5.14") else None
+    # eras: each change of the 20-35 GiB tier or of the prefill graphs starts one
+    starts = sorted({parse_version(r) for r, *_ in SMALL_TIER} | {parse_version(PREFILL_GRAPHS)})
+    out = []
+    for i, start in enumerate(starts):
+        if v is not None and (v < start or (i + 1 < len(starts) and v >= starts[i + 1])):
+            continue
+        small = tuple(next(t[1:] for t in reversed(SMALL_TIER) if parse_version(t[0]) <= start))
+        # --disable-cuda-graph turns the prefill graphs off too, and a decode role captures none
+        # (sglang-0.5.21/sglang/srt/arg_groups/cuda_graph_hook.py:60-62, 699-718)
+        eager = settings.get("disable_cuda_graph") is True or settings.get("disaggregation_mode") == "decode"
+        if start >= parse_version(PREFILL_GRAPHS) and not eager:
+            point = auto_formula(gpu_mib, tp, pp, cps, bs, small, (top, mla))
+            out.append((point[0], auto_formula(gpu_mib, tp, pp, cps, bs, small)[0], point[1]))
+        else:
+            point = auto_formula(gpu_mib, tp, pp, cps, bs, small)
+            out.append((point[0], point[0], point[1]))
+    return out
+
+
 def auto_fraction(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
-                  version: Optional[str]) -> Tuple[float, float, str]:
+                  version: Optional[str], mla: bool = False) -> Tuple[float, float, str]:
     """(point, high, how) of the automatic mem_fraction_static."""
     v = parse_version(version) if version else None
-    cps, bs = settings.get("chunked_prefill_size"), settings.get("cuda_graph_max_bs")
-    cps = cps if isinstance(cps, int) and not isinstance(cps, bool) else None
-    bs = bs if isinstance(bs, int) and not isinstance(bs, bool) else None
-    options: List[Tuple[float, str]] = []
+    options: List[Tuple[float, float, str]] = []
     if v is None or v >= parse_version("0.5.3"):
-        options.append(auto_formula(gpu_mib, tp, pp, cps, bs))
+        options += _formulas(gpu_mib, tp, pp, settings, v, mla)
     if v is None or parse_version("0.4.8") <= v < parse_version("0.5.3"):
-        options.append(_tiers(gpu_mib, tp, pp))
+        options.append(_same(_tiers(gpu_mib, tp, pp)))
     if v is None or parse_version("0.4.6") <= v < parse_version("0.4.8"):
-        options.append(((gpu_mib - 13 * 1024) / gpu_mib, "(gpu - 13 GiB) / gpu (0.4.6-0.4.7)")
-                       if gpu_mib > 81920 else _table(tp * pp, v))
+        options.append(_same(((gpu_mib - 13 * 1024) / gpu_mib, "(gpu - 13 GiB) / gpu (0.4.6-0.4.7)")
+                             if gpu_mib > 81920 else _table(tp * pp, v)))
     if v is None or v < parse_version("0.4.6"):
-        options.append(_table(tp, v))
+        options.append(_same(_table(tp, v)))
     low = min(options)
-    how = low[1] if v is not None else f"{low[1]}; version unknown: the smallest of SGLang's four auto rules"
-    return low[0], max(o[0] for o in options), how
+    how = low[2] if v is not None else f"{low[2]}; version unknown: the smallest of SGLang's four auto rules"
+    return low[0], max(o[1] for o in options), how
+
+
+def _same(option: Tuple[float, str]) -> Tuple[float, float, str]:
+    return option[0], option[0], option[1]
 
 
 # NVIDIA cards whose NVLink, where they have one, joins pairs at most: more than two of them in a tensor-parallel
@@ -105,8 +184,9 @@ def pcie_group(device: str, tp: int) -> bool:
 
 
 def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str], device: str = "") -> Tuple[Term, float, float, str]:
-    """(memory before weights, mem_fraction_static point, its high, how the fraction was set)."""
+          version: Optional[str], device: str = "", mla: bool = False) -> Tuple[Term, float, float, str]:
+    """(memory before weights, mem_fraction_static point, its high, how the fraction was set); `mla`: the model
+    runs an MLA backend (its prefill CUDA graphs reserve 1.5 GiB)."""
     # CUDA context ~0.4 GiB on one H100 (docs log: 78.81 of 79.19 free); NCCL and custom all-reduce
     # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93). A group of
     # more than two PCIe cards runs no custom all-reduce (pcie_group), and there NCCL's init took little: 4x L4
@@ -124,5 +204,5 @@ def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str,
     mfs = settings.get("mem_fraction_static")
     if isinstance(mfs, (int, float)) and not isinstance(mfs, bool) and mfs:
         return pre, float(mfs), float(mfs), "mem_fraction_static as set"
-    point, high, how = auto_fraction(gpu_mib or total / MIB, tp, pp, settings, version)
+    point, high, how = auto_fraction(gpu_mib or total / MIB, tp, pp, settings, version, mla)
     return pre, point, high, how

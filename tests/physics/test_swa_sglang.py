@@ -32,10 +32,11 @@ def whole(arch, version, **s):
 
 def test_gemma3_holds_every_layer_for_the_whole_context_and_the_reviewed_config_does_not_fit():
     # The review's repro: 62 layers x 2 x 16 x 128 x 2 B = 507,904 B a token, not 10 full + 0.8 x 52 window
-    # layers (422,707 B): 31,134 tokens, and 32,768 does not fit (it was 37,410, "fits").
+    # layers (422,707 B): 30,301 tokens (release unknown: the point takes 0.5.10+'s prefill CUDA-graph reserve,
+    # 58 x 8 MiB; 31,134 without it), and 32,768 does not fit (it was 37,410, "fits").
     r = estimate(CapacityInput(GEMMA3, "sglang", "H100-SXM-80GB", context_length=32768))
     assert r.kv_bytes_per_token_per_gpu == 62 * 8192
-    assert r.pool_tokens == 31_134 and r.fits is False
+    assert r.pool_tokens == 30_301 and r.fits is False
     said = " ".join(r.assumptions)
     assert "Gemma 3's window layers counted whole" in said and "gemma2_gemma3.py" in said
 
