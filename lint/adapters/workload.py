@@ -95,9 +95,20 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             return (self.c.go_values or {}).get(name)
         return self.c.resolver(name) if self.c.resolver is not None else self.env.get(name)
 
+    sm_renamed: Dict[str, str] = {}  # a SageMaker DLC entrypoint's renames (sagemaker_env.py)
+
     def read(self) -> Reading:
         c, out = self.c, Reading()
-        if c.preset is not None:  # rare: most runs never import it
+        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
+            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
+        dlc = False  # only an image named so pays for the import: its entrypoint script drops the words given it
+        if c.args_only and c.preset is None and image is not None and "-tgi-inference" in image:
+            from ctxlint.adapters.sagemaker_env import tgi_entrypoint
+            dlc = tgi_entrypoint(self, image, out)
+        if dlc:
+            split = split_list([], self.lookup)
+            self.unsure = split.unsure
+        elif c.preset is not None:  # rare: most runs never import it
             from ctxlint.adapters.preset_args import preset_split
             split = preset_split(self)
             self.unsure = split.unsure
@@ -114,10 +125,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                                 script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
                                 positional=parameters(c.script_args, 1) if c.script_args else None)
             self.unsure = split.unsure
-        image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
-            and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
         entry: list = []  # args-only words naming a program (`/bin/sh -c ...`) that the image's engine is given
-        if c.preset is None and c.script is None:
+        if c.preset is None and c.script is None and not dlc:
             self.item_nodes = _items(c.command) + _items(c.args)
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             if c.args_only and image is not None and names_program(self.item_texts):
@@ -205,6 +214,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
+        if self.sm_renamed:  # said as the DLC's env names them
+            from ctxlint.adapters.sagemaker_env import renamed_settings
+            inv = renamed_settings(inv, self.sm_renamed)
         inv = self.with_config(inv)
         if self.c.preset is not None:  # the preset gives the model: any other word is refused
             from ctxlint.adapters.preset_args import stray_words
