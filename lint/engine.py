@@ -256,10 +256,17 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     producer = {id(f): unit for f, unit in found}
     context = {unit.loaded.path for unit in units if unit.context}
 
+    # A finding in a context file is reported when a named file's deployment made it (a service's runtime
+    # value), or when it sits among the lines of the values of a deployment a named file holds a value of (the
+    # other half of a pair, a ConfigMap's workload): a deployment the run counts is never reported clean while
+    # findings about it are dropped
+    held = siblings.held_spans([d for u in units for d in u.deployments], context) if context else {}
+
     def reported(finding: Finding, unit: Optional[_Unit] = None) -> bool:
         unit = unit or producer.get(id(finding))
         ids = wanted.get(finding.file) or (wanted[unit.loaded.path] if unit else set())
-        return finding.rule in ids and (finding.file not in context or _about_named(finding, unit, context))
+        return finding.rule in ids and (finding.file not in context or (unit is not None and not unit.context)
+                                        or siblings.about_held(finding, held))
 
     with _blame(", ".join(u.loaded.path for u in units)):
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
@@ -275,18 +282,6 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
-
-
-def _about_named(finding: Finding, unit: Optional[_Unit], context: Set[str]) -> bool:
-    """Is a finding in a context file about a deployment a named file holds a value of? A service named alone
-    (pre-commit) whose runtime's `--max-model-len` now exceeds its GPUs' pool has its finding in the runtime's
-    file: a deployment the run counts is never reported clean while findings about it are dropped."""
-    if unit is None:
-        return False
-    if not unit.context:  # a named file's deployment, with a value joined from the context file
-        return True
-    return any(dep.display_name == finding.deployment and any(f not in context for f in dep.files)
-               for dep in unit.deployments)
 
 
 def _adapted(loaded: LoadedFile, settings: Settings, joins: Joins, context: bool = False) -> _Unit:

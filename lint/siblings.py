@@ -21,7 +21,7 @@ import os
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Set
 
 from ctxlint.discover import PATTERNS
-from ctxlint.model import DECODE, PREFILL, Deployment
+from ctxlint.model import DECODE, PREFILL, Deployment, Source
 from ctxlint.pairing import half, hinted, pair_key
 
 MAX_SIBLINGS = 256  # as engine.PAIRING_BLOCK: halves further apart are not paired in a full run either
@@ -92,3 +92,46 @@ def _raw_text(path: str, max_bytes: int) -> str:
             return handle.read(max_bytes + 1).decode("latin-1")
     except OSError:
         return ""
+
+
+def held_spans(deployments: Sequence[Deployment], context: Collection[str]) -> Dict[str, List[tuple]]:
+    """file -> (first, last, name) of the lines of the values each deployment holds there, for the deployments a
+    file outside `context` holds a value of: where a finding in a context file is about a deployment the run
+    counts. A finding's deployment name alone does not tell (two deployments of one name in two namespaces; a
+    refused flag's finding names none, and sits on the flag's line, before its value's), nor its place alone
+    (two services running one runtime: each one's finding at the runtime's value)."""
+    spans: Dict[str, List[tuple]] = {}
+    for dep in deployments:
+        if all(f in context for f in dep.files):
+            continue
+        lines: Dict[str, List[int]] = {}
+        _walk(dep, lines, set())
+        for file, found in lines.items():
+            spans.setdefault(file, []).append((min(found), max(found), dep.display_name))
+    return spans
+
+
+def _walk(obj, lines: Dict[str, List[int]], seen: Set[int]) -> None:
+    """The lines of a record's values, through its fields, tuples and lists (only ctxlint.model's records: the
+    arch and resolution a capacity stage hangs on a deployment hold no source of a file)."""
+    if isinstance(obj, Source):
+        lines.setdefault(obj.file, []).append(obj.line)
+        return
+    if isinstance(obj, (tuple, list)):
+        for item in obj:
+            _walk(item, lines, seen)
+        return
+    fields = getattr(type(obj), "__record_fields__", None)
+    if not fields or id(obj) in seen or type(obj).__module__ != "ctxlint.model":
+        return
+    seen.add(id(obj))
+    for name in fields:
+        _walk(getattr(obj, name, None), lines, seen)
+
+
+def about_held(finding, spans: Dict[str, List[tuple]]) -> bool:
+    """Does a context file's finding sit among the lines of a counted deployment's values (of that deployment,
+    when it names one)?"""
+    return any(first <= finding.line <= last and (finding.deployment is None or finding.deployment == name)
+               for first, last, name in spans.get(finding.file, ()))
+

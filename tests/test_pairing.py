@@ -85,6 +85,20 @@ def test_a_file_named_alone_is_paired_with_its_siblings_and_only_it_is_reported(
     assert run(["check", "deploy/prefill.yaml"]).out == whole.out
 
 
+def test_a_refused_flag_of_the_other_half_is_reported_with_the_named_half(tmp_path, monkeypatch):
+    # the decode half's refused flag (dropped in SGLang 0.5.20; the image is 0.5.21) names no deployment and sits
+    # on the flag's line: the prefill half staged alone still reports it, as the directory's check does
+    _split(tmp_path)
+    decode = tmp_path / "deploy" / "decode.yaml"
+    decode.write_text(decode.read_text().replace("--context-length 1048576", "--context-length 1048576 "
+                                                 "--cuda-graph-max-bs 64"))
+    monkeypatch.chdir(tmp_path)
+    whole = run(["check", "deploy"]).out
+    assert [line.split(" [")[0] for line in whole.splitlines() if " CTX301 " in line] == [
+        "deploy/decode.yaml:18:40: CTX301"]
+    assert run(["check", "deploy/prefill.yaml"]).out == whole
+
+
 def test_siblings_are_read_only_for_an_unpaired_half_and_respect_excludes(tmp_path, monkeypatch):
     from ctxlint.engine import Settings
 
