@@ -22,6 +22,8 @@ U+FEFF), so columns are the editor's.
 """
 from __future__ import annotations
 
+import re
+from bisect import bisect_right
 from typing import Dict, List, Optional, Tuple
 
 from ctxlint.model import Source
@@ -30,6 +32,7 @@ from ..records import field, record
 
 _BLANK = " \t\f"
 _ESCAPES = {"t": "\t", "n": "\n", "r": "\r", "f": "\f"}
+_LINE_END = re.compile(r"\r\n|\r|\n")
 
 
 @record
@@ -80,16 +83,8 @@ def read(text: str, file: str) -> Properties:
 
 
 def _natural_lines(text: str) -> List[Tuple[int, str]]:
-    out, number, i = [], 1, 0
-    while i <= len(text):
-        j = i
-        while j < len(text) and text[j] not in "\r\n":
-            j += 1
-        out.append((number, text[i:j]))
-        if j < len(text) and text[j] == "\r" and text[j + 1:j + 2] == "\n":
-            j += 1
-        i, number = j + 1, number + 1
-    return out
+    # LineReader ends a line at \r, \n or \r\n only (str.splitlines would also end one at \f, \x85, ...)
+    return list(enumerate(_LINE_END.split(text), start=1))
 
 
 def _skip(line: str, i: int) -> int:
@@ -106,8 +101,16 @@ def _continues(piece: str) -> bool:
 def _entry(pieces, file: str):
     """The key and value of one logical line, or (why, where) for a malformed escape."""
     joined = "".join(p[2] for p in pieces)
-    # where each joined character sits: (line, column) of the natural line
-    places: List[Tuple[int, int]] = [(n, c + 1 + i) for n, c, t in pieces for i in range(len(t))]
+    # where each joined character sits, (line, column) of the natural line, found from the offset each piece
+    # starts at (one entry a piece, not one a character: a value may be megabytes long)
+    offsets, total = [], 0
+    for _, _, text in pieces:
+        offsets.append(total)
+        total += len(text)
+
+    def place(offset: int) -> Tuple[int, int]:
+        k = bisect_right(offsets, offset) - 1
+        return pieces[k][0], pieces[k][1] + 1 + offset - offsets[k]
     i, key_end = 0, None
     while i < len(joined):
         if joined[i] == "\\":
@@ -125,10 +128,10 @@ def _entry(pieces, file: str):
     value, bad_value = _unescape(joined[v:])
 
     def at(begin: int, end: int) -> Source:
-        if begin >= len(places):  # an empty value: just past the key (or its separator)
-            line, col = places[-1] if places else (pieces[0][0], pieces[0][1] + 1)
+        if begin >= total:  # an empty value: just past the key (or its separator)
+            line, col = place(total - 1) if total else (pieces[0][0], pieces[0][1] + 1)
             return Source(file, line, col + 1, key, line, col + 1)
-        (line, col), (end_line, end_col) = places[begin], places[max(begin, end - 1)]
+        (line, col), (end_line, end_col) = place(begin), place(max(begin, end - 1))
         return Source(file, line, col, key, end_line, end_col + 1)
 
     if bad is not None or bad_value is not None:
@@ -166,7 +169,9 @@ def _unescape(text: str) -> Tuple[str, Optional[int]]:
             continue
         out.append(_ESCAPES.get(nxt, nxt))
         i += 2
-    return "".join(out), None
+    # Java's strings are UTF-16: `\\ud83d\\ude00` is one character, and a lone surrogate is kept as it is, which no
+    # report can write: pairs joined, a lone one U+FFFD (as a UTF-8 reader of the value would show it)
+    return "".join(out).encode("utf-16", "surrogatepass").decode("utf-16", "replace"), None
 
 
 def source_at(entry: Entry, offset: int) -> Source:

@@ -266,7 +266,15 @@ def image_vendor(image: object) -> Optional[str]:
     if not isinstance(image, str) or not image.strip():
         return None
     repo, tag = split_image(image)
-    words = _WORDS.split(repo.replace("/", "-")) + _WORDS.split(tag.lower())
+    parts = repo.lower().split("/")
+    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
+        parts = parts[1:]  # the registry's host says where the image is kept, not what it is built for
+    words = _WORDS.split(parts[-1]) + _WORDS.split(tag.lower())
+    if any(w == "cuda" or (w[:2] == "cu" and w[2:].isdigit()) for w in words):
+        return None  # the name or tag says CUDA (`vllm-cuda`, `cu124`): an NVIDIA build
+    # the image's own name and tag, and a path component led by the word (`rocm/vllm`, `gaudi-docker/...`), not
+    # one that merely holds it (a project `my-tpu-project` of a registry)
+    words += [_WORDS.split(part)[0] for part in parts[:-1]]
     for vendor, names in _VENDOR_WORDS:
         # `rocm6.3.1`, `rocm700`, `tpu7x`: a version or generation glued to the word
         if any(w == n or (w.startswith(n) and w[len(n):len(n) + 1].isdigit()) for w in words for n in names):

@@ -144,6 +144,18 @@ def test_malformed_escape_binary_and_bom_never_crash():
     assert len(latin.deployments) == 1
 
 
+def test_utf16_escapes_as_java_reads_them_and_long_values(tmp_path):
+    # a surrogate pair is one character; a lone surrogate (which no report can write) is U+FFFD, not a crash
+    props = read("a=\\ud83d\\ude00\nb=\\ud800\n", "f").entries
+    assert (props["a"].value, props["b"].value) == ("\U0001F600", "\ufffd")
+    (tmp_path / "serving.properties").write_text("option.rolling_batch=vllm\noption.model_id=\\ud800\n")
+    result = run(["check", "--isolated", str(tmp_path / "serving.properties")])
+    assert result.code == 0 and "model '\ufffd' is not in the built-in catalog" in result.out
+    # positions are found per piece of a logical line, not kept per character: a long value reads in one pass
+    long = read("k=" + "x" * 200_000 + "\\\n  yz\n", "f").entries["k"]
+    assert (long.at.line, long.at.col, long.at.end_line, long.at.end_col) == (1, 3, 2, 5)
+
+
 def test_discovered_by_name_and_checked_on_the_command_line(tmp_path):
     (tmp_path / "code").mkdir()
     (tmp_path / "code" / "serving.properties").write_text(

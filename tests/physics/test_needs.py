@@ -361,6 +361,11 @@ def test_image_and_docker_run_vendors():
         "vllm/vllm-tpu:nightly", "intel/vllm:0.10.2-xpu", "ghcr.io/ggml-org/llama.cpp:server-intel",
         "vllm/vllm-openai:v0.8.5", "acme/throughput:1", "public.ecr.aws/neuron/pytorch-inference-vllm-neuronx:0.9",
         None)] == ["amd", "amd", "amd", "gaudi", "gaudi", "tpu", "intel", "intel", None, None, None, None]
+    # a registry's host, a project that holds the word, or a name saying CUDA: no vendor
+    assert [image_vendor(i) for i in (
+        "us-docker.pkg.dev/my-tpu-project/vllm/vllm-openai:latest", "gaudi3-cluster.local:5000/vllm/vllm-openai:v0.9",
+        "ghcr.io/rocm-tools/vllm-cuda:1", "registry.gitlab.com/hpu/foo:cu124", "docker.io/rocm/vllm-dev:main")] == [
+        None, None, None, None, "amd"]
     assert requested_vendor("docker run --runtime=habana img".split()) == "gaudi"
     assert requested_vendor("docker run --device /dev/kfd --device /dev/dri img".split()) == "amd"
     assert requested_vendor("docker run --gpus all img --runtime=habana".split()) is None  # after the image: its args
