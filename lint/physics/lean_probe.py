@@ -186,4 +186,47 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         return Figures(engine, bpt, kv, low, high, pool, longest,
                        search_figures(low, block, bpt, bounded, cap, held, kept, whole)[1],
                        search_figures(high, block, bpt, bounded, cap, held, kept, whole)[1])
+
+    least: Dict[int, Optional[int]] = {}  # context -> _least_blocks (the same for every end and memory)
+    lines: Dict[tuple, tuple] = {}  # ids of (first, last) devices -> the devices, their memory and budgets
+
+    def least_total(context: int, end: int, first: Accelerator, last: Accelerator) -> Optional[float]:
+        """A guess (need_search.py checks it with the probe itself) of the device memory from which the end's
+        (0 point, 1 low, 2 high) longest request holds `context`, between two devices in one memory tier,
+        where the budget is a line in the memory; inf: not on any memory (a token cap)."""
+        n = least.get(context, 0)
+        if n == 0:
+            n = least[context] = _least_blocks(context, block, bpt, bounded, cap, held, kept, whole)
+        if n is None:
+            return math.inf
+        line = lines.get((id(first), id(last)))
+        if line is None or line[0] is not first or line[1] is not last:  # held: an id is not reused while kept
+            t1, t2 = float(first.memory_bytes), float(last.memory_bytes)
+            line = lines[id(first), id(last)] = first, last, t1, t2, at(t1, first), at(t2, last)
+        t1, t2, kv1, kv2 = line[2], line[3], line[4][end], line[5][end]
+        if not kv2 > kv1 or not t2 > t1:
+            return None
+        return t1 + (n * block * bpt - kv1) * (t2 - t1) / (kv2 - kv1)
+
+    probe.least_total = least_total  # type: ignore[attr-defined]
     return probe
+
+
+def _least_blocks(context: int, block: int, bpt: float, bounded, cap: Optional[int], held: int, kept: int,
+                  whole: bool) -> Optional[int]:
+    """The fewest blocks in the pool whose longest request (search_figures) holds `context`, None when a token
+    cap keeps the pool below it. The longest rises with the pool: the count without windows, then doubled and
+    halved against the windows' cost."""
+    def holds(n: int) -> bool:  # a budget of n blocks and half a token: no rounding takes a block off
+        return search_figures(n * block * bpt + bpt / 2, block, bpt, bounded, cap, held, kept, whole)[1] >= context
+
+    lo = -(-(-(-context // block) * block + kept + held) // block) - 1  # too few even without windows
+    step, hi = 1, lo + 1
+    while not holds(hi):
+        if cap and hi * block > cap or hi > 1 << 48:
+            return None
+        lo, hi, step = hi, hi + step, step * 2
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (lo, mid) if holds(mid) else (mid, hi)
+    return hi

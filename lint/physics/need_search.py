@@ -116,10 +116,14 @@ class PiecewiseFits:
     counts only when the real figures at it and at its neighbour bracket it; without a slope the
     probe is estimated, as the plain bisection would."""
 
-    def __init__(self, longest: Callable[[int], Any], context: int, ranges: List[Tuple[int, int]]) -> None:
+    def __init__(self, longest: Callable[[int], Any], context: int, ranges: List[Tuple[int, int]],
+                 guess: Optional[Callable[[int, int], Optional[int]]] = None) -> None:
         if type(context) is not int:
             raise Fallback(f"context {context!r}")
         self.longest, self.context, self.ranges = longest, context, ranges
+        # (first, last): the range's first fitting index as its budget's line puts it (lean_probe.least_total),
+        # last + 1 for none, None when unknown; it counts only when the figures at it and below it agree
+        self.guess = guess
         self.starts = [a for a, _ in ranges]
         self.values: Dict[int, int] = {}  # index -> its figure, in the order estimated
         self.cut: Dict[int, int] = {}     # range -> its first fitting index (last + 1: none)
@@ -143,6 +147,12 @@ class PiecewiseFits:
         if p not in self.cut:
             first, last = self.ranges[p]
             lo, hi = self._bracket(first, last)
+            if lo < k < hi and self.guess is not None:
+                found = self._guessed(first, last, lo, hi)
+                if found is not None:
+                    self.cut[p] = found
+                    return k >= found
+                lo, hi = self._bracket(first, last)
             if lo < k < hi:
                 if self._slope(first, last) is None:
                     return self.value(k) >= self.context
@@ -152,6 +162,20 @@ class PiecewiseFits:
             else:
                 return k >= hi
         return k >= self.cut[p]
+
+    def _guessed(self, first: int, last: int, lo: int, hi: int) -> Optional[int]:
+        """The range's first fitting index when the guess and the figure a grid step below it (or a step
+        above, a guess put low by rounding) say so; None otherwise (what it estimated stays known)."""
+        guessed = self.guess(first, last)
+        if guessed is None:
+            return None
+        context, value = self.context, self.value
+        guess = min(max(guessed, lo + 1), hi)
+        if value(guess - 1) >= context if guess - 1 > lo else False:
+            return None
+        if guess == hi or value(guess) >= context:
+            return guess
+        return guess + 1 if guess + 1 == hi or value(guess + 1) >= context else None
 
     def _bracket(self, first: int, last: int) -> Tuple[int, int]:
         """(the last index known not to fit, the first known to fit) in the range, virtual ends outside it."""

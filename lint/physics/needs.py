@@ -7,6 +7,7 @@ device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a ve
 """
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -142,6 +143,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
         longest = _longest(result_at(gib), which)
         return longest is not None and longest >= context
 
+    end = _ENDS[which]
     settings = {key: val.value for key, val in role.engine_args}
     tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings)
     if tiers is not None:
@@ -165,15 +167,42 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                             probe = probes[i] = _probe(dep, role, arch, weights, context, releases[i])
                         result = seen[releases[i], gib] = probe(_candidate(gib))
                     return release_figure(result, which)
+                def guess(i: int, first: int, last: int) -> Optional[int]:
+                    probe = probes[i]
+                    if probe is None:
+                        probe = probes[i] = _probe(dep, role, arch, weights, context, releases[i])
+                    return _guess(probe, context, end, first, last)
                 return bisect(SpannedFits(figure, len(releases), which != "high", context, ranges,
-                                          lambda i, k: (releases[i], LOW + (HIGH - LOW) * k / CELLS) in seen))
-            return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges))
+                                          lambda i, k: (releases[i], LOW + (HIGH - LOW) * k / CELLS) in seen, guess))
+            own = _probe(dep, role, arch, weights, context)
+            return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges,
+                                        lambda first, last: _guess(own, context, end, first, last)))
         except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
             pass
     return bisect(fits)
 
 
 _RANGES: Dict[tuple, list] = {}  # memory tiers -> the grid's index ranges between them (a few tier sets)
+_ENDS = {"point": 0, "low": 1, "high": 2}  # a lean_probe budget's figure for each searched figure
+
+
+def _guess(probe: Any, context: int, end: int, first: int, last: int) -> Optional[int]:
+    """The first grid index in [first, last] (one memory tier) where the prepared estimate's figure holds `context`,
+    as the line of its budget in the memory puts it (lean_probe.least_total), last + 1 for none; None when the
+    estimate is not a prepared one. Only a guess: the search checks it against the figures themselves."""
+    least_total = getattr(probe, "least_total", None)
+    if least_total is None:
+        return None
+    low, high = _candidate(gib_at(first)), _candidate(gib_at(last))
+    total = least_total(context, end, low, high)
+    if total is None:
+        return None
+    t1, t2 = float(low.memory_bytes), float(high.memory_bytes)
+    if total <= t1:
+        return first
+    if total > t2:
+        return last + 1
+    return first + math.ceil((total - t1) * (last - first) / (t2 - t1))
 
 
 @record(frozen=True)

@@ -64,11 +64,15 @@ class SpannedFits:
     A range's threshold is found at the first probe in it, whole (the bisection needs it there)."""
 
     def __init__(self, figure: Callable[[int, int], Optional[int]], count: int, every: bool, context: int,
-                 ranges: List[Tuple[int, int]], free: Callable[[int, int], bool] = lambda i, k: False) -> None:
+                 ranges: List[Tuple[int, int]], free: Callable[[int, int], bool] = lambda i, k: False,
+                 guess: Optional[Callable[[int, int, int], Optional[int]]] = None) -> None:
         if type(context) is not int:
             raise Fallback(f"context {context!r}")
         self.figure, self.count, self.every, self.context, self.ranges = figure, count, every, context, ranges
         self.free = free  # (i, k): is figure(i, k) at hand without an estimate? (it only orders the work)
+        # (i, first, last): figure i's first fitting index in the range as worked out from its budget's line
+        # (lean_probe.least_total), last + 1 for none, None when unknown: checked with the figures like any guess
+        self.guess = guess
         self.starts = [a for a, _ in ranges]
         self.values: List[Dict[int, Optional[int]]] = [{} for _ in range(count)]  # in the order estimated
         self.counted: Dict[int, bool] = {}
@@ -154,6 +158,34 @@ class SpannedFits:
                     hi = j
                 else:
                     lo = j
+        guessed = self.guess(i, first, last) if self.guess is not None and hi - lo > 1 else None
+        if guessed is not None:
+            # the guess and its neighbour below settle it (a range's ends: one figure); else the search goes on
+            guess = min(max(guessed, lo + 1), hi)
+            if guess == hi:  # no fit at or below hi - 1: hi's the answer when hi - 1 fails
+                fit = self.fits(i, hi - 1)
+                if fit is None:
+                    return None
+                if not fit:
+                    return hi
+                hi -= 1
+            else:
+                fit = self.fits(i, guess)
+                if fit is None:
+                    return None
+                if fit:
+                    hi = guess
+                    if guess - 1 == lo:
+                        return guess
+                    if not self.fits(i, guess - 1):
+                        return guess
+                    hi = guess - 1
+                else:
+                    lo = guess
+                    if guess + 1 < hi:  # rounding can put the line a grid step low
+                        if self.fits(i, guess + 1):
+                            return guess + 1
+                        lo = guess + 1
         if lo < first and hi > last:
             # Nothing known: a range the figure fits from its start, or never fits in, costs one or two
             # estimates. The grid's first range (from 1 GiB) rarely fits from its start: only its end.
