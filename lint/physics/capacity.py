@@ -173,7 +173,7 @@ def _compute(inp: CapacityInput, shared: dict | None = None, lean: bool = False)
 _MEMO = Memo(_compute, 4096)
 
 
-def _device_free(inp: CapacityInput, shared: dict | None) -> tuple | CapacityResult:
+def _device_free(inp: CapacityInput, shared: dict | None, remember: bool = True) -> tuple | CapacityResult:
     """(engine, tp, pp, settings, context, model side) of an estimate, or its whole answer when the
     engine or the model is unknown."""
     engine = normalize_engine(getattr(inp, "engine", "") or "")
@@ -186,16 +186,18 @@ def _device_free(inp: CapacityInput, shared: dict | None) -> tuple | CapacityRes
     settings = inp.settings if type(inp.settings) is dict or isinstance(inp.settings, Mapping) else {}  # ABC: slow
     ctx = positive_int(inp.context_length, 0) or None
     return engine, tp, pp, settings, ctx, model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft,
-                                                     settings, inp.weights, inp.engine_version, shared, ctx)
+                                                     settings, inp.weights, inp.engine_version, shared, ctx,
+                                                     remember)
 
 
-def device_free(inp: CapacityInput, shared: dict | None, lean: bool) -> tuple | CapacityResult:
+def device_free(inp: CapacityInput, shared: dict | None, lean: bool, remember: bool = True) -> tuple | CapacityResult:
     """_device_free, kept in `shared` for a role's lean estimates on ~30 devices (`shared`: inputs that
-    differ in device and release only); lean_probe.py prepares them from the same tuple."""
+    differ in device and release only); lean_probe.py prepares them from the same tuple, its model side not
+    remembered (`remember`, model_side.py)."""
     keep = lean and shared is not None and (inp.engine_version is None or type(inp.engine_version) is str)
     fixed = shared.get(("device-free", inp.engine_version)) if keep else None
     if fixed is None:
-        fixed = _device_free(inp, shared)
+        fixed = _device_free(inp, shared, remember)
         if keep and type(fixed) is tuple:
             shared["device-free", inp.engine_version] = fixed
     return fixed

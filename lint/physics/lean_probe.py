@@ -149,7 +149,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
     inp = CapacityInput(accelerator=None, **fields)
     if inp.available_kv_bytes is not None or spanned_releases(inp):
         return lean
-    fixed = device_free(inp, shared, True)
+    fixed = device_free(inp, shared, True, False)  # the model side not remembered: needs.py remembers the search
     if type(fixed) is not tuple:
         return lean
     engine, tp, pp, settings, ctx, side = fixed

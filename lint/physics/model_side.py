@@ -43,16 +43,20 @@ class ModelSide:
 
 def model_side(engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, kv_cache_dtype: Any, draft: int,
                settings: Mapping[str, Any], weights_format: Any, version: str | None,
-               shared: dict | None = None, context: int | None = None) -> ModelSide:
+               shared: dict | None = None, context: int | None = None, remember: bool = True) -> ModelSide:
     """`shared`: a dict the caller passes for several calls whose arguments differ only in
     `version` (the vLLM releases of one estimate), so the settings are keyed once, not per release.
-    `context`: the context length in force (SGLang 0.4.9-0.5.7 size Llama 4's chunked layers by it)."""
+    `context`: the context length in force (SGLang 0.4.9-0.5.7 size Llama 4's chunked layers by it).
+    `remember` False (with `shared`): not in the memo, for a CTX208 search, which needs.py remembers by the same
+    arguments: on the 270 and 1,000-file trees none of its 405 model sides was found there, its keys were pure cost."""
     if shared is not None and (version is None or type(version) is str):
         # the same shared dict, the same arguments but the version: remembered by it (no key to build)
         side = shared.get(("side", version))
         if side is None:
             side = shared["side", version] = _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings,
-                                                    weights_format, context, version, shared)
+                                                    weights_format, context, version, shared) if remember else \
+                _model_side((engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context,
+                             version), shared)
         return side
     return _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_format, context, version, shared)
 

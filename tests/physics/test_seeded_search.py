@@ -130,3 +130,21 @@ def test_the_seeded_search_equals_the_plain_bisection_on_the_physics(fields, whi
         fast = bisect(PiecewiseFits(lambda k: _longest(probe(needs._candidate(gib_at(k))), which), context, ranges,
                                     lambda first, last: needs._guess(probe, context, end, first, last)))
     assert fast == plain
+
+
+def test_a_searched_roles_model_side_is_not_remembered():
+    # needs.py remembers a role's search by the same arguments the model side is keyed by: a key per release was
+    # pure cost (none was found on the benchmark trees) and its entries pushed whole estimates' sides out
+    from ctxlint.physics import model_side
+
+    model_side._MEMO.clear()
+    fields = dict(arch=lookup_model("meta-llama/Llama-3.1-8B-Instruct"), engine="vllm", context_length=8192)
+    shared: dict = {}
+    probes = [prepare(dict(fields, engine_version=release), shared)
+              for release in spanned_releases(CapacityInput(**fields))]
+    figures = [probe(needs._candidate(40.0)) for probe in probes]
+    assert len(probes) > 1 and not model_side._MEMO.results
+    model_side._MEMO.clear()
+    for release, found in zip(spanned_releases(CapacityInput(**fields)), figures):  # the same figures as a whole one
+        whole = compute(CapacityInput(accelerator=needs._candidate(40.0), **dict(fields, engine_version=release)))
+        assert found.max_context_at_concurrency_1 == whole.max_context_at_concurrency_1
