@@ -13,6 +13,9 @@ SGLang's budget is asked of mem_sglang.terms per device (its automatic fraction 
 tiers and nvidia-smi's figure), for models without a linear/Mamba state. Every other case (such a
 model on SGLang; llama.cpp's fixed cells; TGI; a pool fixed in blocks or bytes; a known KV budget; a
 fold over releases; an unknown model) is compute_lean itself.
+A prepared probe also guesses where the search's answer lies (`least_total`): the fewest pool blocks
+that hold the request, and the memory at which the budget's line within a tier reaches them; the
+search (need_search.py, span_search.py) checks every guess against the probe's own figures.
 """
 from __future__ import annotations
 

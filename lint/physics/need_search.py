@@ -10,7 +10,9 @@ found by interpolating the longest request between two estimates and checking th
 found and its neighbour with the real estimate, so each probe of the bisection, which then
 runs unchanged, gets the answer the estimate would give. The search is not told where the
 estimates come from; anything unexpected (no figure, a figure that is not a whole number, an
-exception) falls back to the plain bisection.
+exception) falls back to the plain bisection. A caller that can put the threshold from how the
+budget rises (`guess`: needs._guess, from lean_probe's budget line) has it tried first; it counts
+only when the figures at it and a grid step below it agree.
 """
 from __future__ import annotations
 
