@@ -102,11 +102,13 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
     """
     if not isinstance(items, (list, tuple)):
         return SplitResult(problems=(SplitProblem("not a list", 0, 0),))
-    ctx = SplitContext(resolver, None, go)
     texts = ["" if x is None else (x if isinstance(x, str) else _scalar(x)) for x in items]
     plain = [typed(t, i) for i, t in enumerate(texts)]
     head = strip_prefixes(list(plain), [], [])
     idx = None if argv else shell_script_index(head)
+    if idx is None and not any("$" in t or go and "{{" in t for t in texts):
+        return _words(plain, argv)
+    ctx = SplitContext(resolver, None, go)
     try:
         if idx is not None:
             script_item = head[idx].item or 0
@@ -146,6 +148,21 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
         ctx.problems.append(SplitProblem(f"internal splitter error: {exc!r}", 0, 0))
         commands = []
     return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
+
+
+def _words(tokens: list[Token], argv: bool) -> SplitResult:
+    """split_list's exec form when no item holds a reference (nor a Go action) and no shell runs a script: each
+    item its own token as typed, no reference, no problem, so no SplitContext (most manifests' lists)."""
+    env: list[EnvAssign] = []
+    wrappers: list[str] = []
+    try:
+        program = tokens
+        if tokens and tokens[0].text in ("env", "/usr/bin/env", "exec", "nohup") and not argv:
+            program = strip_prefixes(tokens, env, wrappers)
+        commands = (Command(tuple(program), tuple(env), tuple(wrappers)),) if program else ()
+    except Exception as exc:  # defensive, as split_list's
+        return SplitResult(problems=(SplitProblem(f"internal splitter error: {exc!r}", 0, 0),))
+    return SplitResult(commands)
 
 
 def _scalar(x: object) -> str:
