@@ -34,8 +34,12 @@ _INSTANCE_PREFIXES = ("inf1.", "inf2.", "trn1.", "trn1n.", "trn2.", "trn2u.", "t
 
 
 def neuron_instance(name: Any) -> bool:
-    """An AWS Inferentia or Trainium instance type (`inf2.24xlarge`): its accelerators are NeuronCores."""
-    return isinstance(name, str) and name.strip().lower().startswith(_INSTANCE_PREFIXES)
+    """An AWS Inferentia or Trainium instance type (`inf2.24xlarge`, or SageMaker's `ml.inf2.24xlarge`, the same
+    instance: adapters/instance_types.py INSTANCE_FAMILIES): its accelerators are NeuronCores."""
+    if not isinstance(name, str):
+        return False
+    low = name.strip().lower()
+    return (low[3:] if low.startswith("ml.") else low).startswith(_INSTANCE_PREFIXES)
 
 
 def neuron_image(image: Any) -> bool:

@@ -18,8 +18,21 @@ AWS_FAMILIES = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "gr6": "L4", "g6e": "L40
                 "p3": "V100-16GB", "p3dn": "V100-32GB", "p4d": "A100-40GB", "p4de": "A100-80GB", "p5": "H100",
                 "p5e": "H200", "p5en": "H200", "p6-b200": "B200", "p6-b300": "B300"}
 
-# Well-known cloud instance types -> the device they carry (prefix match on the family).
-INSTANCE_FAMILIES = tuple((re.escape(family) + r"\.", device) for family, device in AWS_FAMILIES.items()) + (
+# SageMaker names an instance `ml.<EC2 type>` (HyperPod's EKS nodes carry that name in node.kubernetes.io/instance-type:
+# aws/sagemaker-hyperpod-cli@011ca927123e02b35a399935bbb3ab1905fe33c7:hyperpod-pytorch-job-template/
+# hyperpod_pytorch_job_template/v1_0/model.py puts a job's `ml.` instance type in that nodeSelector, and
+# src/sagemaker/hyperpod/cli/commands/cluster.py reads the nodes' types from the label), with the GPUs of the EC2
+# type: ml.g5.12xlarge 4 x 24 GB, ml.p4d.24xlarge 8 x A100 (docs.aws.amazon.com/sagemaker/latest/dg/
+# multi-model-support.html, GPUs and GPU memory per ml. type), ml.p5.48xlarge 8 H100, ml.p5e/p5en.48xlarge 8 H200
+# (.../dg/sagemaker-hyperpod-eks-gpu-partitioning.html); ml.g6, ml.g6e, ml.g7e, ml.p4de, ml.p6-b200 are SageMaker
+# types too (.../APIReference/API_AIRecommendationInstanceDetail.html). That HyperPod page gives ml.p4d "80GB" per
+# GPU, against EC2's p4d (A100 40 GB) and its own ml.p4d.24xlarge MIG quota of mig-1g.5gb, a 40 GB A100's profile
+# (.../dg/sagemaker-hyperpod-eks-operate-console-ui-governance-policies-compute-allocation-gpu-partitions.html): p4d
+# stays EC2's A100-40GB.
+
+# Well-known cloud instance types -> the device they carry (prefix match on the family; AWS's with or without ml.).
+INSTANCE_FAMILIES = tuple((r"(?:ml\.)?" + re.escape(family) + r"\.", device)
+                          for family, device in AWS_FAMILIES.items()) + (
     (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
     (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
     (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
