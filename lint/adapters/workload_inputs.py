@@ -25,7 +25,8 @@ SCHEMA_VIOLATION = "schema-violation"
 READ_ANNOTATIONS = (*ANNOTATIONS, KV_POOL_TOKENS, AVAILABLE_KV_GIB)  # every ctxlint.io/ key the adapters read
 # The input formats whose workloads read those annotations (compose: service labels).
 ANNOTATED_FORMATS = frozenset({"kubernetes", "pod-template", "compose", "aibrix", "dynamo", "kaito", "kserve",
-                               "kubeai", "kuberay", "llm-d", "nim", "ome", "rbg", "vllm-runtime", "triton-trtllm"})
+                               "kubeai", "kuberay", "llm-d", "nim", "ome", "rbg", "vllm-runtime", "triton-trtllm",
+                               "hyperpod"})
 
 
 def how_to_state_pool(input_format: str, tokens_only: bool = False) -> str:
