@@ -130,7 +130,8 @@ def test_a_placeholder_instance_type_and_odd_shapes(tmp_path):
     assert out.startswith(
         "5:17: CTX008 [info] values ctxlint cannot resolve: instanceType $ACCEL_INSTANCE_TYPE (no SageMaker instance "
         "type, which the CRD requires: ml.<type>; no device taken from it); the checks that need them are skipped "
-        "(set them literally) (unresolved-value)\n7:5: CTX208 [info] KV pool of unified not declared")
+        "(set them literally, or state the limits with ctxlint.io/* annotations) (unresolved-value)\n"
+        "7:5: CTX208 [info] KV pool of unified not declared")
     assert out.endswith("ctxlint: 2 infos in 1 file, 1 deployment\n")
 
 
