@@ -133,6 +133,25 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
     return out
 
 
+def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
+    """A refusal, at the flag as typed, for every spelling given that the engine's parser has only from a later
+    release (FlagSpec.spelled_since): earlier releases exit on it ("unrecognized arguments"; Problem.until)."""
+    out = []
+    for f in spec.late:
+        s = settings.get(f.name)
+        if s is None or s.origin != "flag" or s.flag_index is None or not s.flag_spelling:
+            continue
+        typed = spec.spelled(s.flag_spelling, f)
+        since = dict(f.spelled_since).get(typed)
+        if since is None:
+            continue
+        older = f.spellings[0] if typed in f.spellings else "--no-" + f.spellings[0][2:]
+        out.append(Problem(f"unrecognized arguments: {s.flag_spelling} (a spelling from {since} on: "
+                           f"earlier releases take {older})", s.flag_index, s.flag_span, s.flag_item, f.name,
+                           until=since))
+    return out
+
+
 def exclusive_settings(spec: EngineSpec, settings: dict[str, Setting], env_order: Sequence[str]) -> list[Problem]:
     """A refusal for each pair of settings in EngineSpec.exclusive that are both set, by flag or environment (the
     launcher checks the parsed values, whichever way each came): at the later of two flags or of two variables

@@ -14,12 +14,18 @@ from .flagspec import B, EngineEnv, EngineSpec, F
 
 CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
     "context", "kv_pool", "memory", "parallel", "scheduler", "role", "speculative", "rope", "model")
+# From 0.33.0 FlexibleArgumentParser registers EnableDisableAction for every BooleanOptionalAction: a switch spelled
+# `--enable-x` also takes `--disable-x`, and `--disable-x` takes `--enable-x`, each setting the dest to the inverse
+# (`--no-x` kept). vllm-0.33.0 and vllm-0.34.0/vllm/utils/argparse_utils.py:120-145, registered at :179; absent from
+# the 0.28.0-0.32.0 wheels. Only dataclass bool fields (BooleanOptionalAction) get it, not store_true flags
+# (--disable-log-stats, --headless).
+PAIRED = "0.33.0"
 
 FLAGS = (
     F("model", "--model", tags=MODEL, doc="also the positional MODEL of `vllm serve`"),
     F("served_model_name", "--served-model-name", kind="list", tags=MODEL),
     # LoRA adapters are served under their own names (gateways route to them: ctxlint.stack).
-    B("enable_lora", "--enable-lora", default=False, tags=MODEL),
+    B("enable_lora", "--enable-lora", default=False, tags=MODEL, inverse_since=PAIRED),
     F("lora_modules", "--lora-modules", kind="list", tags=MODEL, doc="name=path or JSON, one per adapter"),
     F("revision", "--revision", tags=MODEL),
     F("tokenizer", "--tokenizer", tags=MODEL),
@@ -54,23 +60,33 @@ FLAGS = (
     # for v0.10.0"; deprecated since vllm#16790, the pool did nothing.
     F("tokenizer_pool_size", "--tokenizer-pool-size", kind="int", removed_in="0.10.0",
       instead="remove it"),
-    B("disable_sliding_window", "--disable-sliding-window", default=False, tags=CTX),
+    B("disable_sliding_window", "--disable-sliding-window", default=False, tags=CTX, inverse_since=PAIRED),
     F("generation_config", "--generation-config", default="auto"),
     F("override_generation_config", "--override-generation-config", kind="json"),
     # KV pool and memory (CacheConfig).
-    F("gpu_memory_utilization", "--gpu-memory-utilization", kind="float", default=0.9, tags=MEM,
-      doc="fraction of TOTAL device memory; 0.92 on newest main"),
+    # `--device-memory-utilization`: the same dest, from 0.31.0 (vllm-project/vllm@v0.31.0:vllm/engine/arg_utils.py;
+    # absent from the 0.28.0-0.30.0 wheels' arg_utils.py; vllm-0.34.0/vllm/engine/arg_utils.py:1403-1408).
+    # The default is by release, and by KV sizing from 0.34.0 (ctxlint.physics.vllm_extensible).
+    F("gpu_memory_utilization", "--gpu-memory-utilization", "--device-memory-utilization", kind="float", default=0.9,
+      tags=MEM, spelled_since=(("--device-memory-utilization", "0.31.0"),),
+      doc="fraction of TOTAL device memory: 0.90, 0.92 from 0.20.0, 1.0 with 0.34's extensible KV cache"),
     F("kv_cache_memory_bytes", "--kv-cache-memory-bytes", kind="int", int_rule="vllm", tags=(KV, MEM)),
+    # 0.34.0: size the KV cache from the memory measured after warmup and capture (on by default on CUDA/ROCm;
+    # vllm-0.34.0/vllm/engine/arg_utils.py:1413, vllm/config/cache.py:395-405; ctxlint.physics.vllm_extensible)
+    # The whole flag is 0.34.0's: every spelling of it is refused before.
+    B("enable_extensible_kv_cache", "--enable-extensible-kv-cache", tags=(KV, MEM), inverse_since="0.34.0",
+      spelled_since=(("--enable-extensible-kv-cache", "0.34.0"), ("--no-enable-extensible-kv-cache", "0.34.0"))),
     F("num_gpu_blocks_override", "--num-gpu-blocks-override", kind="int", tags=KV),
     F("block_size", "--block-size", kind="int", default=16, tags=KV),
     F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV),
     B("calculate_kv_scales", "--calculate-kv-scales", default=False, tags=KV, doc="[U]"),
-    B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV),
+    B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV, inverse_since=PAIRED),
     F("kv_offloading_size", "--kv-offloading-size", kind="float", tags=KV),
     F("kv_offloading_backend", "--kv-offloading-backend", tags=KV),
     F("cpu_offload_gb", "--cpu-offload-gb", kind="float", default=0.0, tags=MEM),
     F("swap_space", "--swap-space", kind="float", default=4.0, tags=MEM, doc="V0 only"),
-    B("disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", default=False, tags=KV),
+    B("disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", default=False, tags=KV,
+      inverse_since=PAIRED),
     B("enforce_eager", "--enforce-eager", default=False, tags=MEM),
     # Scheduler.
     # human_readable_int from vllm-project/vllm#18968 (opened 2025-05-30 against a main whose `10k` failed with
@@ -81,7 +97,7 @@ FLAGS = (
     F("max_num_seqs", "--max-num-seqs", kind="int", tags=SCHED),
     # StoreBoolean (`=false` read) until a BooleanOptionalAction switch; 0.9.2 is one (fixes.NEGATIVES_SINCE)
     B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1",
-      explicit_until="0.9.2"),
+      explicit_until="0.9.2", inverse_since=PAIRED),
     F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED),
     F("long_prefill_token_threshold", "--long-prefill-token-threshold", kind="int", tags=SCHED),
     B("scheduler_reserve_full_isl", "--scheduler-reserve-full-isl", default=True, tags=SCHED),
@@ -96,7 +112,9 @@ FLAGS = (
     F("data_parallel_size_local", "--data-parallel-size-local", "-dpl", kind="int", tags=PAR),
     F("data_parallel_rank", "--data-parallel-rank", "-dpn", kind="int", tags=PAR),
     B("enable_expert_parallel", "--enable-expert-parallel", "-ep", default=False, tags=PAR,
-      doc="-ep alias [U]"),
+      doc="-ep alias [U]", inverse_since=PAIRED),
+    # elastic EP turns 0.34's extensible KV cache off (vllm-0.34.0/vllm/config/vllm.py:3214)
+    B("enable_elastic_ep", "--enable-elastic-ep", tags=PAR, inverse_since=PAIRED),
     F("decode_context_parallel_size", "--decode-context-parallel-size", "-dcp", kind="int", default=1,
       tags=PAR),
     F("prefill_context_parallel_size", "--prefill-context-parallel-size", "-pcp", kind="int", default=1,
@@ -134,8 +152,10 @@ FLAGS = (
     F("data_parallel_start_rank", "--data-parallel-start-rank", "-dpr", kind="int", tags=PAR),
     B("data_parallel_hybrid_lb", "--data-parallel-hybrid-lb", "-dph", tags=PAR),
     B("data_parallel_external_lb", "--data-parallel-external-lb", "-dpe", tags=PAR),
-    F("all2all_backend", "--all2all-backend", tags=PAR), B("enable_eplb", "--enable-eplb", tags=PAR),
-    F("eplb_config", "--eplb-config", kind="json", tags=PAR), B("enable_dbo", "--enable-dbo"),
+    F("all2all_backend", "--all2all-backend", tags=PAR),
+    B("enable_eplb", "--enable-eplb", tags=PAR, inverse_since=PAIRED),
+    F("eplb_config", "--eplb-config", kind="json", tags=PAR),
+    B("enable_dbo", "--enable-dbo", inverse_since=PAIRED),
     F("dbo_decode_token_threshold", "--dbo-decode-token-threshold", kind="int"),
     B("async_scheduling", "--async-scheduling", tags=SCHED),
     F("max_cudagraph_capture_size", "--max-cudagraph-capture-size", kind="int", tags=MEM),

@@ -46,6 +46,9 @@ class FlagSpec:
     # int before its human-readable suffixes, then took `auto` later still (engines/int_eras.py reports the text an
     # earlier release refuses or reads otherwise).
     int_eras: tuple[tuple[str, str], ...] = ()
+    # ((spelling, release), ...): spellings (in `spellings` or `negatives`) the engine's parser has only from
+    # `release` on, an alias added later; earlier releases exit on it (flag_values.late_spellings, CTX301)
+    spelled_since: tuple[tuple[str, str], ...] = ()
 
     def gone_at(self, release: Optional[str]) -> Optional[bool]:
         """Has this engine release dropped the flag (removed_in)? None when the release is not known."""
@@ -122,6 +125,7 @@ class EngineSpec:
     env_flags: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)
     defaults: list[tuple[str, Setting]] = field(default_factory=list, compare=False, repr=False)
     removed: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with removed_in
+    late: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with spelled_since
 
     def __post_init__(self) -> None:
         for f in self.flags:
@@ -132,6 +136,8 @@ class EngineSpec:
                 self.env_flags.append(f)
             if f.removed_in and f not in self.removed:
                 self.removed.append(f)
+            if f.spelled_since and f not in self.late:
+                self.late.append(f)
             if f.default is not None:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
         self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))
@@ -178,7 +184,14 @@ def F(name: str, *spellings: str, **kw: Any) -> FlagSpec:
     return FlagSpec(name, tuple(spellings), **kw)
 
 
-def B(name: str, *spellings: str, **kw: Any) -> FlagSpec:
-    """A BooleanOptionalAction flag: `--x` / `--no-x`."""
+def B(name: str, *spellings: str, inverse_since: str = "", **kw: Any) -> FlagSpec:
+    """A BooleanOptionalAction flag: `--x` / `--no-x`. `inverse_since`: the release from which the engine's
+    parser also pairs `--enable-x` with `--disable-x` (vLLM's EnableDisableAction): each inverse is a negative
+    spelling banded from that release (FlagSpec.spelled_since)."""
     neg = tuple("--no-" + s[2:] for s in spellings if s.startswith("--"))
+    if inverse_since:
+        flips = {"--enable-": "--disable-", "--disable-": "--enable-"}
+        inverses = tuple(flips[p] + s[len(p):] for s in spellings for p in flips if s.startswith(p))
+        neg += inverses
+        kw["spelled_since"] = tuple(kw.get("spelled_since", ())) + tuple((s, inverse_since) for s in inverses)
     return F(name, *spellings, kind="bool", negatives=neg, **kw)

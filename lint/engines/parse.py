@@ -13,7 +13,7 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
-from .flag_values import convert, exclusive_settings, known_json_part, removed_flags, switch_fix
+from .flag_values import convert, exclusive_settings, known_json_part, late_spellings, removed_flags, switch_fix
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
 from .kv_pairs import refused_since
@@ -245,6 +245,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         and p.settings[u.flag].token_index != u.token_index)]
     if spec.removed:  # flags later releases dropped: refused there (FlagSpec.removed_in)
         p.errors.extend(removed_flags(spec, p.settings))
+    if spec.late:  # spellings only later releases' parsers have: refused before (FlagSpec.spelled_since)
+        p.errors.extend(late_spellings(spec, p.settings))
     if spec.refuses_foreign and p.unknown:  # another engine's flag: this parser exits on it (foreign_flags.py)
         from .foreign_flags import foreign_flags
         p.errors.extend(foreign_flags(spec.engine, p.unknown, spec.underscore_equals_dash))

@@ -126,7 +126,9 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, le
         weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
                        weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
     asm = [] if lean else [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - "
-                                 "non-torch" + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")]
+                                 "non-torch" + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")
+                                 + (" - CUDA context - sizing margin (extensible KV cache)"
+                                    if terms[-1].label == "CUDA context + sizing margin" else "")]
     budget = _finish(base, [weights, *terms], block, "gpu_memory_utilization", rule, asm, lean=lean)
     old = mem_vllm.old_multi_gpu(version, tp * pp)
     return _scaled(budget, *mem_vllm.OLD_MULTI_GPU_SCALE, old) if old else budget

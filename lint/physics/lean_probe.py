@@ -79,11 +79,20 @@ class _Vllm:
     def at(self, total: float, acc: Accelerator) -> tuple:
         fixed = self.fixed
         pick = None if fixed.v0 else mem_vllm.batch_pick(fixed, total, acc.name or "", self.version)
-        sums = self.by_pick.get(pick)
+        util = self.util
+        if fixed.extensible is not None:  # mem_vllm.terms: vLLM >= 0.34's margin reads the device's memory
+            peak = mem_vllm.v1_peak(self.arch, self.tp, fixed, pick, self.cache)
+            if mem_vllm.extensible_on(acc.name or ""):
+                sums = _sums((self.weights, peak, *fixed.tail, mem_vllm.extensible_margin(
+                    fixed, total, acc.name or "", peak, True)))
+            else:
+                util, sums = fixed.util_off, _sums((self.weights, peak, *fixed.tail))
+        else:
+            sums = self.by_pick.get(pick)
         if sums is None:
             peak = mem_vllm.v1_peak(self.arch, self.tp, fixed, pick, self.cache)
             sums = self.by_pick[pick] = _sums((self.weights, peak, *fixed.tail))
-        base = total * self.util
+        base = total * util
         kv, low, high = base - sums[0], base - sums[1], base - sums[2]  # _finish's x 1.0 changes no float
         if self.scale is not None:  # budget._scaled: a positive figure shrinks, a shortfall stays
             point, floor, top = self.scale

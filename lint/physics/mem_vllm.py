@@ -12,6 +12,8 @@ trees, tags cited as vllm-project/vllm@vX:path).
   else 2048 and 256. V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
 - CUDA-graph memory is estimated and subtracted before KV sizing by default from 0.20.0
   (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
+- From 0.34.0 the extensible KV cache (CUDA and ROCm, on by default) sizes the cache after warmup and
+  capture: utilization 1.0 unless given, less the CUDA context and a sizing margin (vllm_extensible.py).
 - Non-torch memory (NCCL, cuBLAS workspaces) logs 0.13-0.25 GiB on one GPU, ~0.55 GiB at TP 2;
   V1 0.7.0-0.9.0 also counted the CUDA context (0.25-0.6 GiB) as non-torch.
 An unknown version is estimated under each release whose rules differ (releases.py); called
@@ -24,6 +26,8 @@ from typing import Any, List, Mapping, Optional, Tuple
 from ctxlint.versions import parse_version
 
 from .activation import profile_peak
+from .mem_vllm_v0 import (  # noqa: F401  (split out; read here as before)
+    _OLD_MULTI_GPU, OLD_MULTI_GPU, OLD_MULTI_GPU_SCALE, old_multi_gpu, v0_peak, v0_tokens)
 from .models import ModelArch
 from .served import positive_int
 from .terms import GIB, Term
@@ -41,9 +45,8 @@ def _parsed(*texts: str) -> tuple:
 # The release boundaries, parsed once: an estimate compares its release with them ~15 times, and
 # the CTX208 search makes thousands of estimates (parse_version's cache still costs a call each).
 _V0_END, _V1_DEFAULT, _UTIL_092, _CG_DEFAULT, _BIG_TIER = _parsed(V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER)
-(_V0_5_3, _V0_6_6, _V0_7_0, _V0_7_3, _V0_8_5, _V0_9_0, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0,
- _V0_18_0) = _parsed("0.5.3", "0.6.6", "0.7.0", "0.7.3", "0.8.5", "0.9.0", "0.9.1", "0.11.0", "0.12.0", "0.17.0",
-                     "0.18.0")
+(_V0_7_0, _V0_7_3, _V0_8_5, _V0_9_0, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0, _V0_18_0, _V0_34_0) = _parsed(
+    "0.7.0", "0.7.3", "0.8.5", "0.9.0", "0.9.1", "0.11.0", "0.12.0", "0.17.0", "0.18.0", "0.34.0")
 
 
 def _v(version: Optional[str]):
@@ -116,15 +119,6 @@ def memory_tiers(settings: Mapping[str, Any]) -> Optional[tuple]:
     return LARGE_BATCH_BYTES, BIG_TIER_BYTES
 
 
-def v0_tokens(settings: Mapping[str, Any], context: Optional[int], version: Optional[str]) -> int:
-    chunked = settings.get("enable_chunked_prefill")
-    v = _v(version)
-    auto = chunked is None and context is not None and context > 32768 and _at_least(v, _V0_5_3)
-    if chunked is True or auto:
-        return 512 if v is not None and v < _V0_6_6 else 2048
-    return max(context or 0, 2048)
-
-
 def _sampler(version: Optional[str]) -> tuple:
     """(all-token logits?, sampler bytes per vocabulary entry per sequence) of the V1 profile run.
     V1 0.7.0-0.7.2 compute every token's logits (code); 0.12-0.16 boot logs show a sampler peak
@@ -138,26 +132,6 @@ def _sampler(version: Optional[str]) -> tuple:
     if _between(v, _V0_7_0, _V0_7_3):
         return True, 8
     return False, 38 if _between(v, _V0_12_0, _V0_17_0) else 8
-
-
-def v0_peak(arch: ModelArch, tokens: int, tp: int, version: Optional[str]) -> Term:
-    """V0's profile peak: 0.6.6 and later measure the torch peak of the profile run, and logged
-    9.37 GiB for 8192 tokens of Llama-3-8B on an A100 (vllm#12330), what ~24 hidden-sized bf16
-    buffers per token plus logits twice over the vocabulary give; 0.6.4 and earlier logged 2.07 GiB
-    for 20,000 tokens of Llama-3.1-8B (vllm#10517), close to the forward buffers alone. An unknown
-    V0 version takes the former."""
-    v = _v(version)
-    if v is not None and v < _V0_6_6:
-        peak = profile_peak(arch, tokens, 256, tp)
-        return Term("activation peak (V0 profile)", peak.point, peak.low, peak.high, peak.how)
-    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
-    vocab = arch.vocab_size or 128_256
-    point = tokens * (48 * hidden + 8 * vocab) / max(1, tp)
-    # One boot log fixes this fit; the forward buffers and one sampled token per sequence (what
-    # the profile run's code computes) are the least it can be, so the band reaches down to them.
-    least = profile_peak(arch, tokens, 256, tp).low
-    return Term("activation peak (V0 profile)", point, min(point * 0.95, least), point * 1.1,
-                f"{tokens} x (48 x {hidden} + 8 x {vocab}) / {tp} B")
 
 
 # `--kv-cache-memory-bytes` (CacheConfig.kv_cache_memory_bytes: "Size of KV Cache per GPU in bytes ... (when
@@ -186,29 +160,6 @@ def explicit_kv_bytes(version: Optional[str], settings: Mapping[str, Any]) -> Op
     return None if v is not None and v < _KV_BYTES_SINCE else kv
 
 
-# vLLM 0.2.5 to 0.6.3 across several GPUs logged pools far below what the memory leaves: from 0.2.5 the
-# profile's peak was the device's used memory (init - free), so NCCL buffers and the allocator's cache
-# count against the KV cache. Llama-2-70B at TP 4 on A100-80GB: 31,615 blocks before that change (about
-# what the rest of this model gives), 20,865 with it (vllm-project/vllm#2031, 0.68 of it, while TP 1
-# moved by 1%); CodeLlama-13B at TP 2 on two RTX 4090 fell from 1,464 blocks to 112
-# (vllm-project/vllm#2136, 1/13). 0.6.4's memory_profiling, which the V0 terms here are fitted to,
-# ended it. The budget is scaled: the point and the band's top at the #2031 ratio (with a little room
-# each way), the floor at the #2136 one (with margin).
-OLD_MULTI_GPU = ("0.2.5", "0.6.4")
-OLD_MULTI_GPU_SCALE = (0.66, 1 / 14, 0.69)  # point, floor, top
-_OLD_MULTI_GPU = _parsed(*OLD_MULTI_GPU)
-
-
-def old_multi_gpu(version: Optional[str], gpus: int) -> Optional[str]:
-    """Why the budget of a 0.2.5-0.6.3 release across GPUs is scaled into a wide band, or None."""
-    if gpus <= 1 or not _between(_v(version), *_OLD_MULTI_GPU):
-        return None
-    point, floor, top = OLD_MULTI_GPU_SCALE
-    return (f"vLLM {version} across {gpus} GPUs (0.2.5-0.6.3): the profile counts NCCL and allocator memory "
-            f"against the KV cache; logged pools fell to 0.68 (vllm-project/vllm#2031) and 1/13 "
-            f"(vllm-project/vllm#2136) of the memory left: budget x {point:g}, band x {floor:.2f} to x {top:g}")
-
-
 def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings: Mapping[str, Any],
           version: Optional[str], context: Optional[int], lean: bool = False, cache: Optional[dict] = None) -> tuple:
     """(base Term, [subtracted Terms], rule text) for the estimate; `lean`: the base's formula and the
@@ -216,10 +167,13 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
     passes with every call whose arguments differ only in total, device and version (one role's
     estimates on many devices): the device-free part (_Fixed) is then worked out once per version."""
     fixed = fixed_terms(arch, tp, pp, settings, version, context, cache)
-    util = fixed.util
+    util, extensible = fixed.util, fixed.extensible
+    if extensible is not None and not extensible_on(device):
+        util, extensible = fixed.util_off, None  # not CUDA or ROCm: sized from the estimate (vllm_extensible.py)
     base = Term.exact("instance memory", total * util, "" if lean else (
         f"{total / GIB:.2f} GiB x gpu_memory_utilization {util:g}"
-        + ("" if "gpu_memory_utilization" in settings else " (default)")))
+        + ("" if "gpu_memory_utilization" in settings else
+           " (default with the extensible KV cache)" if extensible == "on" else " (default)")))
     if fixed.v0:
         peak = fixed.v0_peak
         rule = "" if lean else f"vLLM {version} V0: profile of {fixed.v0_tokens} tokens"
@@ -229,7 +183,26 @@ def terms(arch: ModelArch, total: float, device: str, tp: int, pp: int, settings
         peak = v1_peak(arch, tp, fixed, pick, cache)
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
                                f"of {pick[0]} tokens x {pick[1]} sequences"
+    if extensible is not None:
+        margin = extensible_margin(fixed, total, device, peak, lean)
+        return base, [peak, *fixed.tail, margin], rule if lean else f"{rule}; KV cache sized after warmup " \
+            "and CUDA-graph capture (extensible KV cache" + (", if the KV connector allows it)" if extensible
+                                                             == "maybe" else ")")
     return base, [peak, *fixed.tail], rule
+
+
+def extensible_on(device: str) -> bool:
+    """Does the device's platform run vLLM's extensible KV cache (CUDA or ROCm)? Asked only of >= 0.34.0."""
+    from .vllm_extensible import on_device  # only releases that have it import it
+
+    return on_device(device)
+
+
+def extensible_margin(fixed: "_Fixed", total: float, device: str, peak: Term, lean: bool = False) -> Term:
+    """The extensible sizing's CUDA context and margin (vllm_extensible.margin_term) on this device."""
+    from .vllm_extensible import margin_term
+
+    return margin_term(total, device, fixed.util_on, fixed.util, peak, fixed.extensible, lean)
 
 
 def fixed_terms(arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
@@ -265,16 +238,27 @@ class _Fixed:
     """What terms() works out from the model, layout, settings, release and context alone: the
     utilization, V0 or V1 (and V0's peak), the batch settings given, the sampler, the non-torch and
     CUDA-graph terms (the V1 peaks, one per batch a role's devices pick, are kept in terms()'s cache)."""
-    __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail")
+    __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail", "extensible",
+                 "util_on", "util_off")
 
     def __init__(self, arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
                  context: Optional[int]) -> None:
         v = _v(version)
         self.v0 = v0 = is_v0(version, settings)
         util = settings.get("gpu_memory_utilization")
-        if not isinstance(util, (int, float)) or isinstance(util, bool):
+        given = isinstance(util, (int, float)) and not isinstance(util, bool)
+        if not given:
             util = 0.92 if _at_least(v, _UTIL_092) else 0.90  # unknown version: the older, smaller default
-        self.util = float(util)
+        self.util = self.util_off = self.util_on = float(util)
+        # vLLM >= 0.34.0 sizes the cache from measured memory, its utilization 1.0 unless given (vllm_extensible)
+        self.extensible = None
+        if _at_least(v, _V0_34_0) and not v0:
+            from .vllm_extensible import OFF, ON, mode
+            found = mode(version, settings)
+            if found != OFF:
+                self.extensible = found
+                self.util_on = self.util_on if given else 1.0
+                self.util = self.util_on if found == ON else self.util_off
         mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
         # given as positive whole numbers, they override the batch defaults (None: the device's default)
         self.mnbt = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else None
@@ -284,10 +268,10 @@ class _Fixed:
             self.v0_tokens = self.mnbt if self.mnbt is not None else v0_tokens(settings, context, version)
             self.v0_peak = v0_peak(arch, self.v0_tokens, tp, version)
         self.every, self.entry = _sampler(version)
-        self.tail = _tail(v, v0, tp, pp, settings)
+        self.tail = _tail(v, v0, tp, pp, settings, self.extensible == "on")
 
 
-def _tail(v, v0: bool, tp: int, pp: int, settings: Mapping[str, Any]) -> tuple:
+def _tail(v, v0: bool, tp: int, pp: int, settings: Mapping[str, Any], measured: bool = False) -> tuple:
     """The terms after the peak: non-torch memory, and the CUDA-graph estimate where it applies."""
     out: List[Term] = []
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply
@@ -313,7 +297,9 @@ def _tail(v, v0: bool, tp: int, pp: int, settings: Mapping[str, Any]) -> tuple:
     if not eager and not v0:
         subtract_graphs = v is None and cg_env != "0" or _at_least(v, _CG_DEFAULT) and cg_env != "0" or (
             _between(v, _V0_18_0, _CG_DEFAULT) and cg_env == "1")
-        if subtract_graphs:
+        if measured:  # the extensible KV cache measures the capture, whatever the estimate's env says
+            out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "measured after capture (>= 0.34)"))
+        elif subtract_graphs:
             out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "estimated before KV sizing (>= 0.20)"
                             + (" (version unknown: counted)" if v is None else "")))
     return tuple(out)

@@ -29,11 +29,12 @@ from .vllm_archs import first_release, source
 # Releases whose memory rules differ (mem_vllm.py): 0.8.5 (V1 default, CUDA context counted,
 # device-name batch rule), 0.9.0 (A100 gets the small batch), 0.10.1 (hybrid KV cache manager,
 # light sampler), 0.12.0 (the heavier sampler peak), 0.17.0 (light again), 0.20.0 (CUDA graphs
-# estimated, gpu_memory_utilization 0.92), 0.28.0 (16,384-token batch on >= 160 GiB).
+# estimated, gpu_memory_utilization 0.92), 0.28.0 (16,384-token batch on >= 160 GiB), 0.34.0 (the extensible KV
+# cache: sized after warmup and capture, utilization 1.0 by default; vllm_extensible.py).
 # Llama 4's chunked layers (vllm_chunked.py) are whole by default in 0.10.1-0.13 and bounded from 0.14.0: 0.10.1
 # and 0.12.0 stand for the one, 0.17.0 on for the other, and 0.14-0.16 (the heavier sampler, the chunks bounded)
 # leave a pool between 0.12.0's and 0.17.0's, so the flip needs no release of its own.
-VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0")
+VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0", "0.34.0")
 # A model with window layers beside full ones is read as 0.19.0 too: its memory rules are 0.17.0's, but its
 # admission check holds one request of such a model to (num_blocks - 1) // groups blocks
 # (ctxlint.physics.logged.reserves_whole), far below what 0.17 and 0.20 admit: the band spans both.

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_device_verdicts import MANIFEST
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, mem_vllm, needs
+from ctxlint.physics import capacity, mem_vllm, mem_vllm_v0, needs
 from ctxlint.physics.accelerators import accelerator_from_mapping
 from ctxlint.physics.capacity import CapacityInput
 from ctxlint.physics.models import lookup_model
@@ -28,6 +28,7 @@ def test_the_release_bounds_parsed_once_are_the_releases_their_names_say():
     for text in ("V0_END", "V1_DEFAULT", "UTIL_092", "CG_DEFAULT", "BIG_TIER"):
         assert getattr(mem_vllm, "_" + text) == parse_version(getattr(mem_vllm, text)), text
     assert mem_vllm._OLD_MULTI_GPU == tuple(parse_version(t) for t in mem_vllm.OLD_MULTI_GPU)
+    assert vars(mem_vllm_v0)["_V0_5_3"] == parse_version("0.5.3") and mem_vllm_v0._V0_6_6 == parse_version("0.6.6")
 
 
 # -- lean estimates (capacity._compute_one `lean`): the CTX208 search's probes -----------------------------

@@ -43,6 +43,9 @@ VLLM = {
     "nnodes": st.just(2),
     "data_parallel_size": st.sampled_from([2, 8]),
     "enable_expert_parallel": st.just(True),
+    # vLLM >= 0.34's extensible KV cache: asked, refused, or left to a KV connector (vllm_extensible.py)
+    "enable_extensible_kv_cache": st.booleans(),
+    "kv_transfer_config": st.just({"kv_connector": "NixlConnector", "kv_role": "kv_both"}),
 }
 OPTIONS = {
     "vllm": VLLM,
@@ -75,7 +78,7 @@ EDGES = sorted({first + d for first, _ in pieces(monotone_tiers("vllm", {}), _si
                 if 1 <= first + d})
 SIZES = st.one_of(st.integers(1, CELLS).map(gib_at), st.sampled_from(EDGES).map(gib_at),
                   st.sampled_from([16.0, 24.0, 80.0, 140.0, 2048.0]))
-NAMES = ["L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X", "GB10", "nonesuch"]
+NAMES = ["L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X", "GB10", "TPU-v6e", "nonesuch"]
 # the search's sizes; the common devices as the verdicts ask them (vLLM's batch rule reads some by name), and by name
 DEVICES = st.one_of(SIZES.map(needs._candidate), st.sampled_from(NAMES[:-1]).map(lookup_accelerator),
                     st.sampled_from(NAMES))

@@ -30,7 +30,7 @@ def _l4(arch, version=None):
 
 def test_gpt_oss_of_unknown_release_is_not_priced_under_releases_that_cannot_load_it():
     # 0.19.0 too: its admission check holds one request of a model with window layers to half the blocks here
-    releases = ("0.10.1", "0.12.0", "0.17.0", "0.19.0", "0.20.0", "0.28.0")
+    releases = ("0.10.1", "0.12.0", "0.17.0", "0.19.0", "0.20.0", "0.28.0", "0.34.0")
     assert spanned_releases(CapacityInput(arch=OSS20, engine="vllm")) == releases
     folded = _l4(OSS20)
     each = [_l4(OSS20, release) for release in releases]
@@ -66,7 +66,8 @@ def test_the_reproducer_says_which_releases_were_left_out_and_why(tmp_path):
     out = run(["check", "--isolated", str(path)]).out
     # before: "band 80,640-246,976 (point 98,288)", 0.8.5's and 0.9.0's rules in it
     # 0.19.0's admission check gives the point's longest request, from its own pool (216,256): the sum is said of it
-    assert "the pool's band 105,792-246,976, point 153,408; at the point one request holds 108,112, of 216,256, the " \
+    # 0.34.0's extensible KV cache (sized after capture, utilization 1.0) raises the band's top from 246,976
+    assert "the pool's band 105,792-266,896, point 153,408; at the point one request holds 108,112, of 216,256, the " \
         "pool of the release the longest request follows: one 16-token block is vLLM's null block; 108,112 for " \
         "the sliding-window layers, which vLLM 0.19's admission check reserves for the whole request; 16 for" in out
     assert "version unknown: vLLM releases before 0.10.1 cannot load GptOssForCausalLM (0.8.5, 0.9.0 left out)" in out
@@ -78,14 +79,14 @@ def test_a_first_release_inside_a_range_of_rules_is_estimated_under_itself():
     # Qwen3-Next from 0.10.2: the 0.10.1 rules' range is priced as 0.10.2 runs it
     nxt = lookup_model("Qwen/Qwen3-Next-80B-A3B-Thinking")
     releases, why = releases_for(nxt)
-    assert releases == ("0.10.2", "0.12.0", "0.17.0", "0.20.0", "0.28.0")
+    assert releases == ("0.10.2", "0.12.0", "0.17.0", "0.20.0", "0.28.0", "0.34.0")
     assert why == "vLLM releases before 0.10.2 cannot load Qwen3NextForCausalLM (0.8.5, 0.9.0, 0.10.1 left out)"
     assert releases_for(lookup_model("zai-org/GLM-4.5"))[0] == ("0.10.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0",
-                                                                 "0.28.0")
-    assert releases_for(lookup_model("deepseek-ai/DeepSeek-V4-Flash"))[0] == ("0.20.0", "0.28.0")
+                                                                 "0.28.0", "0.34.0")
+    assert releases_for(lookup_model("deepseek-ai/DeepSeek-V4-Flash"))[0] == ("0.20.0", "0.28.0", "0.34.0")
     kimi_k3 = arch_from_hf_config({"architectures": ["KimiK3ForConditionalGeneration"], "num_hidden_layers": 4,
                                    "num_attention_heads": 8, "hidden_size": 512})
-    assert releases_for(kimi_k3) == (("0.27.0", "0.28.0"), "vLLM releases before 0.27.0 cannot load "
+    assert releases_for(kimi_k3) == (("0.27.0", "0.28.0", "0.34.0"), "vLLM releases before 0.27.0 cannot load "
                                      "KimiK3ForConditionalGeneration (0.8.5, 0.9.0, 0.10.1, 0.12.0, 0.17.0, 0.20.0 "
                                      "left out)")
 

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, needs
+from ctxlint.physics import capacity, needs, vllm_extensible
 from ctxlint.physics.accelerators import accelerator_from_mapping, lookup_accelerator
 from ctxlint.physics.activation import profile_peak
 from ctxlint.physics.capacity import CapacityInput
@@ -75,6 +75,25 @@ def _terms_before(arch: ModelArch, total: float, device: str, tp: int, pp: int, 
         if subtract_graphs:
             out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "estimated before KV sizing (>= 0.20)"
                             + (" (version unknown: counted)" if v is None else "")))
+    on = vllm_extensible.mode(version, settings) if not v0 else vllm_extensible.OFF
+    if on == vllm_extensible.OFF or not vllm_extensible.on_device(device):
+        return base, out, rule
+    # vLLM >= 0.34.0's extensible KV cache (vllm_extensible.py), written out whole: utilization 1.0 unless
+    # given, the capture measured whatever the estimate's env says, the context and sizing margin beyond
+    util_on = float(util) if "gpu_memory_utilization" in settings and isinstance(settings[
+        "gpu_memory_utilization"], (int, float)) and not isinstance(settings["gpu_memory_utilization"], bool) else 1.0
+    util_base = util_on if on == vllm_extensible.ON else float(util)
+    if on == vllm_extensible.ON:
+        base = Term.exact("instance memory", total * util_on, "" if lean else (
+            f"{total / GIB:.2f} GiB x gpu_memory_utilization {util_on:g}"
+            + ("" if "gpu_memory_utilization" in settings else " (default with the extensible KV cache)")))
+        if not eager:
+            out = [t for t in out if t.label != "CUDA graphs"]
+            out.append(Term("CUDA graphs", 0.7 * GIB, 0.3 * GIB, 2.0 * GIB, "measured after capture (>= 0.34)"))
+    out.append(vllm_extensible.margin_term(total, device, util_on, util_base, out[0], on, lean))
+    if not lean:
+        rule += "; KV cache sized after warmup and CUDA-graph capture (extensible KV cache" + (
+            ", if the KV connector allows it)" if on == vllm_extensible.MAYBE else ")")
     return base, out, rule
 
 
@@ -90,6 +109,8 @@ SETTINGS = {
     "nnodes": [1, 2],
     "data_parallel_size": [1, 4],
     "VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS": ["0", "1"],
+    "enable_extensible_kv_cache": [True, False],
+    "kv_transfer_config": [{"kv_connector": "NixlConnector", "kv_role": "kv_both"}],
 }
 DEVICES = ["L4", "A100-80GB", "A100-40GB", "H100", "H200", "B200", "MI300X"]
 NAMED = st.one_of(st.sampled_from(DEVICES).map(lookup_accelerator),  # names the batch rules read, any size
