@@ -9,7 +9,7 @@ from helpers import run
 LAUNCH = "vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 131072 --tensor-parallel-size {tp}\n"
 UNKNOWN = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type is given, and the "
            "tensor-parallel size is stated but not known (CTX008 names it): the memory one GPU needs depends on it; at "
-           "TP 1 one request of 131,072 tokens would need >= 198.5 (band 189.3-204.1) GiB on its one GPU (the weights, "
+           "TP 1 one request of 131,072 tokens would need >= 198.5 (band 180.1-204.1) GiB on its one GPU (the weights, "
            "the KV cache and the engine's own memory), which a larger size spreads over its GPUs, so no need per GPU "
            "and no device verdict is given; state the size literally, and the device; capacity checks skip these "
            "roles (capacity-not-derivable)")
@@ -49,7 +49,7 @@ def test_the_slurm_header_fixes_the_job_variables(tmp_path):
     path.write_text(header + LAUNCH.format(tp="$((SLURM_NNODES * SLURM_GPUS_ON_NODE))"))
     assert check(path) == (
         f"{path}:5:1: CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or "
-        "available_kv_gib) is given (16 per replica, type unknown); holding one request of 131,072 tokens needs >= 17.4 (band 15.7-19.9) GiB per GPU "
+        "available_kv_gib) is given (16 per replica, type unknown); holding one request of 131,072 tokens needs >= 17.4 (band 15.7-20) GiB per GPU "
         "at TP 16 (L4 yes, A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 "
         "yes, MI300X yes); state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type "
         "such as `#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "

@@ -9,7 +9,7 @@ from helpers import run
 
 QWEN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192"
 CTX208 = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or available_kv_gib) "
-          "is given; holding one request of 8,192 tokens needs >= 18.5 (band 17-20) GiB per GPU at TP 1 (L4 yes, "
+          "is given; holding one request of 8,192 tokens needs >= 18.5 (band 16.9-20.2) GiB per GPU at TP 1 (L4 yes, "
           "A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); "
           "state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type such as "
           "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes and "
