@@ -335,7 +335,7 @@ def test_the_vendor_an_image_or_runtime_names_picks_the_devices_without_a_resour
         "`default-accelerator:` in .ctxlint.yaml); capacity checks skip these roles (capacity-not-derivable)\n")
     path.write_text(VENDOR_POD.format(image="vllm/vllm-tpu:nightly"))
     assert run(["check", str(path), "--isolated", "--select", "CTX208", "-q"]).out == (
-        f"{path}:8:9: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.8-21.8) GiB per GPU at TP 1; {_OTHER}\n")
+        f"{path}:8:9: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.6-21.9) GiB per GPU at TP 1; {_OTHER}\n")
     # an NVIDIA build, or an image that says nothing, keeps the common devices
     path.write_text(VENDOR_POD.format(image="vllm/vllm-openai:v0.8.5"))
     assert "(L4 yes, A10G yes, " in run(["check", str(path), "--isolated", "--select", "CTX208"]).out
@@ -348,7 +348,7 @@ def test_the_vendor_an_image_or_runtime_names_picks_the_devices_without_a_resour
     script.write_text("#!/bin/bash\nexport PT_HPU_ENABLE_LAZY_COLLECTIVES=true\n"
                       "vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
     assert run(["check", str(script), "--isolated", "--select", "CTX208", "-q"]).out == (
-        f"{script}:3:1: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.8-21.8) GiB per GPU at TP 1; {_OTHER}\n")
+        f"{script}:3:1: CTX208 [info] {_NO_RESOURCE}20.4 (band 18.6-21.9) GiB per GPU at TP 1; {_OTHER}\n")
 
 
 def test_image_and_docker_run_vendors():
