@@ -118,6 +118,15 @@ def test_device_memory_utilization_is_read_as_gpu_memory_utilization(tmp_path):
     assert "CTX209" in out and "instance memory 10.98 GiB" in out  # 21.95 GiB x 0.5: the alias is read
 
 
+@pytest.mark.parametrize("tag", ["v0.30.0", "v0.34.0", "latest"])
+def test_device_is_no_abbreviation_of_a_later_alias(tmp_path, tag):
+    # vLLM 0.28-0.30 read `--device` as `--device-ids`, 0.31 on as ambiguous: never as the 0.31 alias
+    # `--device-memory-utilization` (which made `cpu` an invalid float); a word ctxlint's table cannot place
+    path = tmp_path / "d.yaml"
+    path.write_text(DEPLOY.format(tag=tag, ctx=4096, extra=", --device, cpu"))
+    assert "CTX301" not in run(["check", "--isolated", str(path)]).out
+
+
 def _l4(version, settings=None):
     return estimate(CapacityInput(arch=lookup_model("meta-llama/Llama-3.1-8B-Instruct"), engine="vllm",
                                   accelerator=lookup_accelerator("L4"), engine_version=version,

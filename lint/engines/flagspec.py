@@ -126,6 +126,7 @@ class EngineSpec:
     defaults: list[tuple[str, Setting]] = field(default_factory=list, compare=False, repr=False)
     removed: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with removed_in
     late: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with spelled_since
+    late_words: set = field(default_factory=set, compare=False, repr=False)  # their spellings banded by release
 
     def __post_init__(self) -> None:
         for f in self.flags:
@@ -138,6 +139,7 @@ class EngineSpec:
                 self.removed.append(f)
             if f.spelled_since and f not in self.late:
                 self.late.append(f)
+                self.late_words.update(word for word, _ in f.spelled_since)
             if f.default is not None:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
         self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))
@@ -152,7 +154,12 @@ class EngineSpec:
             if spelling in self.lookup:
                 return self.lookup[spelling], None
         if self.allow_abbrev and spelling.startswith("--") and len(spelling) > 3:
-            hits = {self.lookup[s].name: s for s in self.lookup if s.startswith(spelling)}
+            # A spelling a later release added is no prefix target: the table lists only the flags ctxlint reads,
+            # so `--device` would stand for 0.31's `--device-memory-utilization` where vLLM 0.28-0.30 reads it as
+            # `--device-ids` and 0.31 on as ambiguous (vllm-0.30.0/vllm/engine/arg_utils.py:1081, 0.31.0 :1137 and
+            # :1327): such a word stays unknown, as before the alias was listed
+            hits = {self.lookup[s].name: s for s in self.lookup
+                    if s.startswith(spelling) and s not in self.late_words}
             if len(hits) == 1:
                 return self.lookup[next(iter(hits.values()))], None
             if len(hits) > 1:
