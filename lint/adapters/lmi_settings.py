@@ -37,9 +37,7 @@ def role(loaded: LoadedFile, opts: Dict[str, Entry], engine: Val[str], name: str
     file = loaded.path
     spec = spec_for("vllm")
     data, where, unknown = settings(opts, lambda key: spec.by_name(key) is not None, name, result)
-    rolling = "rolling batch" in (engine.raw or "") or "lmi-dist" in (engine.raw or "")
-    if "max_num_seqs" not in data:  # LMI's default, where the engine is named
-        data["max_num_seqs"], where["max_num_seqs"] = _BATCH_DEFAULT[rolling], engine.source
+    batch_default(data, where, engine)
     if "tensor_parallel_size" not in data:  # unset: TENSOR_PARALLEL_DEGREE, else `max`
         data["tensor_parallel_size"], where["tensor_parallel_size"] = None, engine.source
         unknown.append((f"option.tensor_parallel_degree is unset: LMI then uses {_ALL_GPUS}", engine.source))
@@ -56,6 +54,13 @@ def role(loaded: LoadedFile, opts: Dict[str, Entry], engine: Val[str], name: str
     if roles:
         result.extend(deployments_from(file, [Workload(name=Val(name, Source(file, 1, 1)), source=Source(file, 1, 1),
                                                        input_format=NAME, roles=roles)]))
+
+
+def batch_default(data: Dict[str, Any], where: Dict[str, Source], engine: Val[str]) -> None:
+    """LMI's max_rolling_batch_size where none is set, at where the engine is named."""
+    rolling = "rolling batch" in (engine.raw or "") or "lmi-dist" in (engine.raw or "")
+    if "max_num_seqs" not in data:
+        data["max_num_seqs"], where["max_num_seqs"] = _BATCH_DEFAULT[rolling], engine.source
 
 
 def _model(entry, file: str, name: str, result: AdaptResult):
@@ -84,7 +89,9 @@ def settings(opts: Dict[str, Entry], known, name: str,
         if target in ("model", "model_id") or not (renamed or known(target) or target == "dtype"):
             continue
         value = entry.value.strip()
-        if " #" in entry.value or "\t#" in entry.value:
+        # an image's env (lmi_env.py: OPTION_* entries) has no comments, and is named as written
+        label = f"env {entry.key}" if entry.key.startswith("OPTION_") else f"option.{entry.key[7:]}"
+        if not entry.key.startswith("OPTION_") and (" #" in entry.value or "\t#" in entry.value):
             at = entry.raw.find("#")
             result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
                 f"option.{entry.key[7:]}: a `#` starts a comment only at the start of a line in a .properties "
@@ -99,13 +106,13 @@ def settings(opts: Dict[str, Entry], known, name: str,
         if target == "dtype":
             if value not in _DTYPES:
                 result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
-                    f"option.dtype={value}: LMI accepts {', '.join(_DTYPES)} (VllmRbProperties DTYPE_MAPPER) and "
+                    f"{label}={value}: LMI accepts {', '.join(_DTYPES)} (VllmRbProperties DTYPE_MAPPER) and "
                     "refuses to start on another"), entry.at, name))
                 continue
             value = _DTYPES[value]
         elif target in _INTS and not value.isdigit():
             result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
-                f"option.{entry.key[7:]}={value}: not a whole number, so LMI refuses to start"
+                f"{label}={value}: not a whole number, so LMI refuses to start"
                 + (" (`max` is the only other value it takes)" if target == "tensor_parallel_size" else "")),
                 entry.at, name))
             data[target], where[target] = None, entry.at

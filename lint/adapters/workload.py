@@ -101,10 +101,14 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         c, out = self.c, Reading()
         image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
             and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
-        dlc = False  # only an image named so pays for the import: its entrypoint script drops the words given it
+        dlc, lmi = False, None  # only an image named so pays for the import: its entrypoint script drops the words given it
         if c.args_only and c.preset is None and image is not None and "-tgi-inference" in image:
             from ctxlint.adapters.sagemaker_env import tgi_entrypoint
             dlc = tgi_entrypoint(self, image, out)
+        elif c.args_only and c.preset is None and image is not None and "djl-" in image:
+            from ctxlint.adapters.lmi_env import lmi_entrypoint  # AWS LMI: configured by env (lmi_env.py)
+            lmi = lmi_entrypoint(self, image, out)
+            c, dlc = self.c, lmi is not None
         if dlc:
             split = split_list([], self.lookup)
             self.unsure = split.unsure
@@ -156,6 +160,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 self.unattributed_run(cmd.tokens, out)
             for det in found:
                 self.invocation(cmd, det, image, out)
+        for role in out.roles if lmi else ():  # what LMI's env leaves unknown
+            role.unresolved.extend(lmi)
         if "ollama" in str(image).lower() or any("ollama" in t for t in self.item_texts if isinstance(t, str)):
             from ctxlint.adapters.unmodelled import ollama_commands  # an engine ctxlint does not model: said so
             out.diagnostics.extend(ollama_commands(commands, image, c.args_only, self.env,

@@ -60,6 +60,8 @@ class Container:
     # A CRD or chart that names its engine (KubeAI `engine: VLLM`): args-only tokens are that
     # engine's arguments even without a program or a known image; the Val is where it is named.
     engine: Optional[Val[str]] = None
+    # The engine's release where the image names it beside the engine's own tag (AWS LMI's `lmiN`: lmi_env.py).
+    engine_release: Optional[Val[str]] = None
     # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
     # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
     config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None

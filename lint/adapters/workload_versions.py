@@ -25,6 +25,8 @@ class Versions:
     file: str
 
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
+        if self.c.engine_release is not None:
+            return self.c.engine_release
         if image is None or self.c.image is None:
             return self.installed_version(engine)
         version = _release(engine, image)
