@@ -25,8 +25,8 @@ from typing import Dict, List, Optional, Tuple
 
 from ctxlint.adapters.hardware import engine_devices
 from ctxlint.adapters.java_properties import Entry
-from ctxlint.adapters.lmi_properties import UNRESOLVED, _engine
-from ctxlint.adapters.lmi_settings import _RENAMED, batch_default, settings
+from ctxlint.adapters.lmi_properties import UNRESOLVED, engine_of
+from ctxlint.adapters.lmi_settings import RENAMED, batch_default, settings
 from ctxlint.engines.images import split_image
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
@@ -43,25 +43,24 @@ _LMI_DIST = {14: "0.6.3.post1"}  # lmi-dist's own vLLM before 0.33.0 runs vLLM i
 _AUTO_VLLM, _ASYNC = 15, 17  # `auto` is vLLM's rolling batch from lmi15 (0.33), the async handler from lmi17 (0.35)
 
 
-def lmi_image(image: str) -> Optional[Tuple[Optional[int]]]:
-    """(the lmiN of the tag, None when it names none) for an LMI image; None for another image."""
+def lmi_image(image: str) -> Tuple[bool, Optional[int]]:
+    """Whether the image is an LMI one (a DJL image whose tag says `lmi`; its TensorRT-LLM, Neuron, ... tags are
+    not), and the tag's lmiN (None: it names none)."""
     repo, tag = split_image(image)
-    if repo.rsplit("/", 1)[-1] not in ("djl-inference", "djl-serving"):
-        return None
-    found = _LMI_TAG.search(tag.lower())
-    return (int(found.group(1)) if found and found.group(1) else None,) if found else None
+    found = _LMI_TAG.search(tag.lower()) if repo.rsplit("/", 1)[-1] in ("djl-inference", "djl-serving") else None
+    return found is not None, int(found.group(1)) if found is not None and found.group(1) else None
 
 
 def lmi_entrypoint(reader, image: str, out) -> Optional[List[Tuple[str, Source]]]:
     """Give `reader` (workload._Reader) the container LMI's env makes (the engine, its settings and release) and
     return what is not known, for its roles; None when the image is no LMI one or its entrypoint is not kept."""
     c = reader.c
-    found = lmi_image(image)
+    is_lmi, lmi = lmi_image(image)
     args = [n.value for n in c.args.value] if c.args is not None and isinstance(c.args.value, list) else \
         [c.args.value] if c.args is not None else []
-    if found is None or c.command is not None or (c.args is not None and args != ["serve"]):
+    if not is_lmi or c.command is not None or (c.args is not None and args != ["serve"]):
         return None
-    lmi, name, at_image = found[0], c.name or None, c.image.source(reader.file)
+    name, at_image = None, c.image.source(reader.file)  # said as the reader says its own (no resource)
     opts, model, hidden = _options(reader)
     rolling, point = opts.get("rolling_batch"), opts.get("entryPoint")
     mode = rolling.value.strip() if rolling is not None else "auto"
@@ -74,7 +73,7 @@ def lmi_entrypoint(reader, image: str, out) -> Optional[List[Tuple[str, Source]]
     if mode == "auto" and (point is None or point.value.strip() == "djl_python.huggingface"):
         engine = _auto(lmi, rolling, at_image, out)
     else:  # as for a serving.properties (its CTX008 for trtllm, disable, another entryPoint), at the env entry
-        engine = _engine(opts, reader.file, name, out)
+        engine = engine_of(opts, reader.file, name, out)
     if engine is None:
         return []  # said why (CTX008); nothing of the container is read
     unknown: List[Tuple[str, Source]] = []
@@ -83,7 +82,7 @@ def lmi_entrypoint(reader, image: str, out) -> Optional[List[Tuple[str, Source]]
     data, where, more = settings(opts, lambda key: spec.by_name(key) is not None, name, out)
     batch_default(data, where, engine)
     for entry in hidden:  # valueFrom: written, so no default stands for it, but not known
-        target = _RENAMED.get(entry.key[7:].lower(), entry.key[7:].lower())
+        target = RENAMED.get(entry.key[7:].lower(), entry.key[7:].lower())
         if spec.by_name(target) is not None:
             data[target], where[target] = None, entry.at
             unknown.append((f"env {entry.key} (set from outside the manifest)", entry.at))
@@ -162,8 +161,7 @@ def _tensor_parallel(reader, opts: Dict[str, Entry], unknown: List[Tuple[str, So
         value = str(gpus.value // int(pp_value))
         opts["tensor_parallel_degree"] = Entry(key="TENSOR_PARALLEL_DEGREE", value=value, raw=value, key_at=at, at=at)
         return None
-    said = "TENSOR_PARALLEL_DEGREE is " + ("unset (`max`)" if tp is None else "`max`") if tp is None or \
-        tp.key != "OPTION_TENSOR_PARALLEL_DEGREE" else "OPTION_TENSOR_PARALLEL_DEGREE is `max`"
+    said = "env TENSOR_PARALLEL_DEGREE is unset (`max`)" if tp is None else f"env {tp.key} is `max`"
     unknown.append((f"{said}: LMI then uses every GPU the container sees"
                     + (f" over the pipeline degree {pp_value or 'unknown'}" if pp is not None else "")
                     + ", and the pod states no GPU count" * (gpus is None), at))

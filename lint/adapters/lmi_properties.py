@@ -65,7 +65,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     if engine is not None and engine.value.strip() not in _LMI_ENGINES:
         return result  # a DJL model of another engine (PyTorch, OnnxRuntime, DeepSpeed): no LLM engine ctxlint models
     opts = {k[len("option."):]: e for k, e in entries.items() if k.startswith("option.")}
-    runs = _engine(opts, file, name, result)
+    runs = engine_of(opts, file, name, result)
     if runs is None:
         return result
     from ctxlint.adapters.lmi_settings import role  # only a file that runs vLLM pays for the workload core
@@ -80,7 +80,7 @@ def _name(file: str) -> str:
     return folder or "serving.properties"
 
 
-def _engine(opts: Dict[str, Entry], file: str, name: str, result: AdaptResult) -> Optional[Val[str]]:
+def engine_of(opts: Dict[str, Entry], file: str, name: str, result: AdaptResult) -> Optional[Val[str]]:
     """vLLM (with how LMI runs it), or None with a CTX008 saying why the engine is not read."""
     entry = opts.get("entryPoint")
     point = entry.value.strip() if entry is not None else ""

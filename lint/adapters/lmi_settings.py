@@ -20,7 +20,7 @@ from ctxlint.model import Source, Val
 from ..records import replace
 
 # LMI's names -> vLLM EngineArgs' (VllmRbProperties.generate_vllm_engine_arg_dict)
-_RENAMED = {"tensor_parallel_degree": "tensor_parallel_size", "pipeline_parallel_degree": "pipeline_parallel_size",
+RENAMED = {"tensor_parallel_degree": "tensor_parallel_size", "pipeline_parallel_degree": "pipeline_parallel_size",
             "max_rolling_batch_size": "max_num_seqs", "max_rolling_batch_prefill_tokens": "max_num_batched_tokens",
             "quantize": "quantization", "cpu_offload_gb_per_gpu": "cpu_offload_gb"}
 _DTYPES = {"float32": "float32", "fp32": "float32", "float16": "float16", "fp16": "float16",
@@ -84,14 +84,15 @@ def settings(opts: Dict[str, Entry], known, name: str,
     data: Dict[str, Any] = {}
     where: Dict[str, Source] = {}
     unknown: List[Tuple[str, Source]] = []
-    mapped = sorted(((_RENAMED.get(k, k), k in _RENAMED, e) for k, e in opts.items()), key=lambda t: not t[1])
+    mapped = sorted(((RENAMED.get(k, k), k in RENAMED, e) for k, e in opts.items()), key=lambda t: not t[1])
     for target, renamed, entry in mapped:  # LMI's names first: vLLM's own spellings, passed through, win
         if target in ("model", "model_id") or not (renamed or known(target) or target == "dtype"):
             continue
         value = entry.value.strip()
-        # an image's env (lmi_env.py: OPTION_* entries) has no comments, and is named as written
-        label = f"env {entry.key}" if entry.key.startswith("OPTION_") else f"option.{entry.key[7:]}"
-        if not entry.key.startswith("OPTION_") and (" #" in entry.value or "\t#" in entry.value):
+        # an image's env (lmi_env.py: OPTION_*, TENSOR_PARALLEL_DEGREE) has no comments, and is named as written
+        env = not entry.key.startswith("option.")
+        label = f"env {entry.key}" if env else f"option.{entry.key[7:]}"
+        if not env and (" #" in entry.value or "\t#" in entry.value):
             at = entry.raw.find("#")
             result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
                 f"option.{entry.key[7:]}: a `#` starts a comment only at the start of a line in a .properties "

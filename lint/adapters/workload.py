@@ -101,7 +101,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         c, out = self.c, Reading()
         image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
             and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
-        dlc, lmi = False, None  # only an image named so pays for the import: its entrypoint script drops the words given it
+        dlc, lmi = False, None  # only an image named so pays for the import: its entrypoint drops the words given it
         if c.args_only and c.preset is None and image is not None and "-tgi-inference" in image:
             from ctxlint.adapters.sagemaker_env import tgi_entrypoint
             dlc = tgi_entrypoint(self, image, out)

@@ -83,9 +83,32 @@ def test_a_bad_option_is_said_at_its_env_entry(tmp_path):
         "so LMI refuses to start (schema-violation)\n"
 
 
-def test_tp_max_without_a_gpu_count_is_unknown_and_a_command_is_not_the_entrypoint():
+def test_tp_max_without_a_gpu_count_is_unknown_and_a_command_is_not_the_entrypoint(tmp_path):
     text = _deployment().replace("        resources: {limits: {nvidia.com/gpu: 4}}\n", "")
-    (dep,) = _adapt(text).deployments
-    assert dep.roles[0].parallelism.tensor is None or dep.roles[0].parallelism.tensor.value is None
+    (tmp_path / "d.yaml").write_text(text)
+    r = run(["check", "--select", "CTX008", str(tmp_path / "d.yaml")])
+    assert r.out == (
+        f"{tmp_path}/d.yaml:11:16: CTX008 [info] values ctxlint cannot resolve: env TENSOR_PARALLEL_DEGREE is unset "
+        "(`max`): LMI then uses every GPU the container sees, and the pod states no GPU count; the checks that need "
+        "them are skipped (set them literally, or state the limits with ctxlint.io/* annotations) (unresolved-value)\n")
     other = _deployment().replace("        env:\n", "        command: [python3, app.py]\n        env:\n")
     assert not _adapt(other).deployments
+
+
+def test_compose_the_lmi_release_and_a_tag_without_one(tmp_path):
+    compose = """\
+services:
+  lmi:
+    image: deepjavalibrary/djl-serving:0.34.0-lmi16.0.0-cu128
+    environment:
+      HF_MODEL_ID: meta-llama/Llama-3.1-8B-Instruct
+      OPTION_TENSOR_PARALLEL_DEGREE: "2"
+"""
+    (dep,) = adapt_file(parse_bytes(compose.encode(), "compose.yaml")).deployments
+    assert (dep.engine.version.value, dep.roles[0].parallelism.tensor.value) == ("0.10.2", 2)
+    (tmp_path / "compose.yaml").write_text(compose.replace("0.34.0-lmi16.0.0-cu128", "0.36.0-lmi"))
+    r = run(["check", str(tmp_path / "compose.yaml")])
+    assert r.out == (
+        f"{tmp_path}/compose.yaml:3:12: CTX008 [info] OPTION_ROLLING_BATCH is unset (`auto`): the image's tag names "
+        "no LMI release (lmiN), and LMI's `auto` picks its engine by release and by the model's architecture; set "
+        "OPTION_ROLLING_BATCH=vllm (or the engine you deploy) to have it checked (unresolved-value)\n")
