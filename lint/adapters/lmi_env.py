@@ -39,7 +39,7 @@ _LMI_TAG = lazy_compile(r"(?:^|[.-])lmi(\d+)?(?=[.-]|$)")
 # vLLM by LMI release (the `vllm` rolling batch and, from lmi15, the async handler); lmi14's lmi-dist venv differs
 _VLLM = {10: "0.4.2", 11: "0.5.3.post1", 12: "0.6.2", 13: "0.6.3.post1", 14: "0.7.3", 15: "0.8.4", 16: "0.10.2",
          17: "0.11.1", 18: "0.12.0", 19: "0.14.0", 23: "0.18.0", 25: "0.20.1"}
-_LMI_DIST = {14: "0.6.3.post1"}  # lmi-dist's own vLLM before 0.33.0 runs vLLM itself
+_LMI_DIST = {14: "0.6.3.post1"}  # lmi-dist's venv in lmi14; from lmi15 (0.33.0) lmi-dist runs vLLM itself (_VLLM)
 _AUTO_VLLM, _ASYNC = 15, 17  # `auto` is vLLM's rolling batch from lmi15 (0.33), the async handler from lmi17 (0.35)
 
 
@@ -88,7 +88,9 @@ def lmi_entrypoint(reader, image: str, out) -> Optional[List[Tuple[str, Source]]
             unknown.append((f"env {entry.key} (set from outside the manifest)", entry.at))
     if "tensor_parallel_size" not in data and unknown_tp is not None:
         data["tensor_parallel_size"], where["tensor_parallel_size"] = None, unknown_tp
-    if model is not None:
+    if model is not None and model.value is None:  # HF_MODEL_ID from valueFrom: it wins, and is not known
+        unknown.append(("the model (env HF_MODEL_ID is set from outside the manifest)", model.at))
+    elif model is not None:
         data["model"], where["model"] = model.value, model.at
     release = _VLLM.get(lmi) if mode != "lmi-dist" or lmi is None or lmi >= _AUTO_VLLM else _LMI_DIST.get(lmi)
     tag = split_image(image)[1]
@@ -130,7 +132,7 @@ def _options(reader) -> Tuple[Dict[str, Entry], Optional[Entry], List[Entry]]:
         key = var[len("OPTION_"):].lower()
         opts["entryPoint" if key == "entrypoint" else key] = _entry(reader, var, value)
     model = opts.pop("model_id", None)
-    if reader.env.get("HF_MODEL_ID"):
+    if "HF_MODEL_ID" in reader.env and reader.env["HF_MODEL_ID"] != "":
         model = _entry(reader, "HF_MODEL_ID", reader.env["HF_MODEL_ID"])
     return opts, model, hidden
 
@@ -154,7 +156,8 @@ def _tensor_parallel(reader, opts: Dict[str, Entry], unknown: List[Tuple[str, So
     c = reader.c
     gpus = reader.visible(engine_devices(c.accelerator_count, c.accelerator_type), {})
     pp = opts.get("pipeline_parallel_degree")
-    pp_value = pp.value.strip() if pp is not None and pp.value is not None else "1" if pp is None else ""
+    pp_value = pp.value.strip() if pp is not None else "" if "OPTION_PIPELINE_PARALLEL_DEGREE" in reader.env \
+        and reader.env["OPTION_PIPELINE_PARALLEL_DEGREE"] is None else "1"  # valueFrom: not known
     at = tp.at if tp is not None else gpus.source if gpus is not None else at_image
     opts.pop("tensor_parallel_degree", None)
     if gpus is not None and pp_value.isdigit() and 0 < int(pp_value) <= gpus.value:
