@@ -61,7 +61,8 @@ class Devices:
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)),
                     cpu_build=self.cpu_build(run), neuron=self.neuron())
-        if role.neuron is None and role.cpu_build is None:
+        if role.neuron is None and role.cpu_build is None and role.accelerators.type is None:
+            # read only where no device is named: it picks the devices CTX208 lists for a device-less role
             role = replace(role, vendor=self.vendor(run))
         if role.neuron is not None and inv.engine == "vllm":
             role = with_declared_pool(role)  # blocks of the Neuron platform's block size

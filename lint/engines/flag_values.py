@@ -123,8 +123,10 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
         value = json.dumps(s.value) if isinstance(s.value, (dict, int, float)) and not isinstance(s.value, bool) \
             else "..."
         # an abbreviating parser takes a dropped spelling for a prefix of the flags that replaced it
-        longer = sorted(x for g in spec.flags if g not in spec.removed for x in g.spellings
-                        if spec.allow_abbrev and x.startswith(f"{s.flag_spelling}-"))
+        prefix = f"{s.flag_spelling}-"
+        # by identity: `in` on the list compares records field by field, ~0.4 ms a dropped flag
+        longer = sorted(x for g in spec.flags if all(g is not r for r in spec.removed) for x in g.spellings
+                        if x.startswith(prefix)) if spec.allow_abbrev else []
         head = f"ambiguous option: {s.flag_spelling} could match {', '.join(longer)}" if len(longer) > 1 else \
             f"unrecognized arguments: {s.flag_spelling}"
         out.append(Problem(f"{head} (dropped in {f.removed_in}: "
