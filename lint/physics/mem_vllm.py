@@ -27,7 +27,7 @@ from ctxlint.versions import parse_version
 
 from .activation import profile_peak
 from .mem_vllm_v0 import (  # noqa: F401  (split out; read here as before)
-    _OLD_MULTI_GPU, OLD_MULTI_GPU, OLD_MULTI_GPU_SCALE, old_multi_gpu, v0_peak, v0_tokens)
+    _OLD_MULTI_GPU, OLD_MULTI_GPU, OLD_MULTI_GPU_SCALE, _at_least, _between, _v, old_multi_gpu, v0_peak, v0_tokens)
 from .models import ModelArch
 from .served import positive_int
 from .terms import GIB, Term
@@ -48,17 +48,6 @@ _V0_END, _V1_DEFAULT, _UTIL_092, _CG_DEFAULT, _BIG_TIER = _parsed(V0_END, V1_DEF
 (_V0_7_0, _V0_7_3, _V0_8_5, _V0_9_0, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0, _V0_18_0, _V0_34_0) = _parsed(
     "0.7.0", "0.7.3", "0.8.5", "0.9.0", "0.9.1", "0.11.0", "0.12.0", "0.17.0", "0.18.0", "0.34.0")
 
-
-def _v(version: Optional[str]):
-    return parse_version(version) if version else None
-
-
-def _at_least(v, bound) -> bool:
-    return v is not None and v >= bound
-
-
-def _between(v, low, high) -> bool:
-    return v is not None and low <= v < high
 
 
 def is_v0(version: Optional[str], settings: Mapping[str, Any]) -> bool:
