@@ -264,45 +264,16 @@ def test_a_file_checked_alone_parses_only_the_siblings_that_can_complete_its_joi
     assert [f.rule for f in report.findings] == ["CTX201"]
 
 
-NAMESAKES = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: vllm, namespace: inference}
-spec:
-  template:
-    spec:
-      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.10.1
-        args: [--model, $(MODEL_ID), --max-model-len, $(MAX_LEN)]
-        env:
-        - name: MODEL_ID
-          valueFrom: {configMapKeyRef: {name: vllm-config, key: MODEL_ID}}
-        - name: MAX_LEN
-          valueFrom: {configMapKeyRef: {name: vllm-config, key: MAX_LEN}}
-        resources: {limits: {nvidia.com/gpu: "1"}}
----
-apiVersion: apps/v1
-kind: Deployment
-metadata: {name: vllm, namespace: other}
-spec:
-  template:
-    spec:
-      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
-      containers:
-      - name: vllm
-        image: vllm/vllm-openai:v0.10.1
-        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "131072"]
-        resources: {limits: {nvidia.com/gpu: "1"}}
-"""
+# DEPLOY, and a namesake in another namespace that writes its window itself and reads no ConfigMap
+NAMESAKES = DEPLOY + "---\n" + DEPLOY.replace("namespace: inference", "namespace: other").replace(
+    "$(MODEL_ID), --max-model-len, $(MAX_LEN)", 'meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "131072"').split(
+    "        env:\n")[0] + '        resources: {limits: {nvidia.com/gpu: "1"}}\n'
 
 
 def test_a_namesake_deployment_of_a_context_file_is_not_reported(tmp_path, monkeypatch):
     # the ConfigMap staged alone: its workload (namespace inference) fits; the other namespace's `vllm` does not,
     # and never reads the ConfigMap: its finding is not the staged file's (a finding names a deployment by name)
-    config = ("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: vllm-config, namespace: inference}\ndata:\n"
-              "  MODEL_ID: meta-llama/Llama-3.1-8B-Instruct\n  MAX_LEN: \"8192\"\n")
+    config = CONFIG.replace('"131072"', '"8192"')
     _write(tmp_path, {"d/config.yaml": config, "d/deploys.yaml": NAMESAKES})
     monkeypatch.chdir(tmp_path)
     assert _locations(run(["check", "d"]).out) == ["d/deploys.yaml:29:77: CTX201"]
