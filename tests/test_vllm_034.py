@@ -97,8 +97,8 @@ CASES = {
         'memory") and state it (the ctxlint.io/available-kv-gib or ctxlint.io/kv-pool-tokens annotations) for'
         ' an exact verdict; or keep the promise at or below 13,536 (within-estimate-band)',
         '{path}:11:73: CTX301 [error] vllm 0.33.0 would refuse to start: unrecognized arguments: --enable-ext'
-        'ensible-kv-cache (a spelling from 0.34.0 on: earlier releases take --enable-extensible-kv-cache) (en'
-        'gine-rejects-value)',
+        'ensible-kv-cache (a spelling from 0.34.0 on: earlier releases have no such flag) (engine-rejects-valu'
+        'e)',
     )),
 }
 

@@ -148,9 +148,11 @@ def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Probl
         if since is None:
             continue
         older = f.spellings[0] if typed in f.spellings else "--no-" + f.spellings[0][2:]
-        out.append(Problem(f"unrecognized arguments: {s.flag_spelling} (a spelling from {since} on: "
-                           f"earlier releases take {older})", s.flag_index, s.flag_span, s.flag_item, f.name,
-                           until=since))
+        # a flag all of whose spellings are late (vLLM 0.34's --enable-extensible-kv-cache) has none to name
+        instead = "earlier releases have no such flag" if older in dict(f.spelled_since) \
+            else f"earlier releases take {older}"
+        out.append(Problem(f"unrecognized arguments: {s.flag_spelling} (a spelling from {since} on: {instead})",
+                           s.flag_index, s.flag_span, s.flag_item, f.name, until=since))
     return out
 
 
