@@ -33,8 +33,12 @@ Why:
     drop, `max_input_length`, when one is a flag and one a variable). So is
     a word vLLM has no argument for: `vllm serve` takes one model argument and
     moves `--model M` to the front as that argument, so `--model M auto` or
-    `vllm serve A B` is refused at the second word (vLLM serves neither), and
-    the `vllm.entrypoints.openai.api_server` module takes no positional word.
+    `vllm serve A B` is refused at the second word (vLLM serves neither). The
+    `vllm.entrypoints.openai.api_server` module took no positional word before
+    0.10.0; from 0.10.0 it parses one as `model_tag` and ignores it (only
+    `vllm serve` serves it), so `-m vllm.entrypoints.openai.api_server M`
+    serves --model's default, not M: said for those releases, and for an
+    unknown release with the release named.
     Only a word typed as it is and after a flag that takes one value (or
     none) is reported: one after a flag ctxlint does not know or one that
     takes a list (`--cuda-graph-sizes 1 2 4`), or one an expansion made, may

@@ -38,6 +38,7 @@ def _flaglike(text: str) -> bool:
 class _Parser:
     def __init__(self, spec: EngineSpec, tokens: list[Token]) -> None:
         self.spec, self.toks = spec, tokens
+        self.start = 0  # the first word after the launcher (`vllm serve`, `-m vllm.entrypoints...`): run's start
         self.settings: dict[str, Setting] = {}
         self.positionals: list[int] = []
         self.unknown: list[Problem] = []
@@ -70,6 +71,7 @@ class _Parser:
                                         (ft.start, ft.end), vitem, note, ft.item)
 
     def run(self, start: int) -> None:
+        self.start = start
         i, toks = start, self.toks
         while i < len(toks):
             text = toks[i].text
@@ -306,9 +308,9 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         from .vllm_words import extra_words, surely_extra  # rare: only a line with words vLLM has no argument for
 
         unknown = {u.token_index for u in p.unknown}
-        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown)]
+        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown, p.start)]
         if sure:
-            p.errors.append(extra_words(p.toks, sure, flag, takes_positional, (launcher or "").startswith("image:")))
+            p.errors.extend(extra_words(p.toks, sure, flag, takes_positional, (launcher or "").startswith("image:")))
         rest = [k for k in rest if k not in sure]
     for k in rest:
         t = p.toks[k]

@@ -1,4 +1,5 @@
-"""Words vLLM's front doors have no argument for: `vllm serve` takes one model argument, the API server module none."""
+"""Words vLLM's front doors have no argument for: `vllm serve` takes one model argument, the API server module
+none before 0.10.0 and one it ignores from then."""
 from __future__ import annotations
 
 from helpers import run
@@ -27,9 +28,39 @@ def test_a_word_beside_the_model_flag_of_vllm_serve_is_refused():
 
 def test_a_second_positional_and_a_word_to_the_api_server_module_are_refused():
     assert _refusal("vllm serve org/a org/b --max-model-len 4096")[:2] == ("org/a", "org/b")
-    model, word, message = _refusal("python -m vllm.entrypoints.openai.api_server --model org/a org/b")
-    assert (model, word) == ("org/a", "org/b")
-    assert message.endswith("(the API server module takes no positional argument: name the model with --model)")
+    # the module: no positional before 0.10.0 (it exits); from 0.10.0 `model_tag`, which it parses and ignores
+    inv, _, text = parse_shell("python -m vllm.entrypoints.openai.api_server --model org/a org/b")
+    assert inv.model.value == "org/a"
+    assert [(text[slice(*e.span)], e.until, e.since, e.effect, e.message) for e in inv.errors] == [
+        ("org/b", "0.10.0", None, "", "unrecognized arguments: org/b (the API server module takes no positional "
+         "argument before 0.10.0: name the model with --model)"),
+        ("org/b", None, "0.10.0", "ignore it", "'org/b' is read as the API server module's `model_tag`, which only "
+         "`vllm serve` serves: the module serves `--model org/a` and ignores the word; drop it")]
+    # two words: refused at every release (model_tag takes one)
+    inv, _, text = parse_shell("python -m vllm.entrypoints.openai.api_server org/a org/b --port 8000")
+    assert [(text[slice(*e.span)], e.until, e.since, e.message) for e in inv.errors] == [
+        ("org/a", None, None, "unrecognized arguments: org/a org/b (the API server module takes at most one "
+         "positional argument, which it ignores: name the model with --model)")]
+
+
+def test_the_model_as_the_api_server_modules_first_word_is_said_by_release(tmp_path):
+    # a word right after `-m vllm.entrypoints.openai.api_server` was never reported (the walk back to its flag
+    # reached `-m`, no flag of vLLM's): the role had no model and CTX208 said only "no model id"
+    line = "python -m vllm.entrypoints.openai.api_server Qwen/Qwen3-8B --max-model-len 4096\n"
+    out = {}
+    for name, pin in (("unpinned", ""), ("old", "pip install vllm==0.9.2\n"), ("new", "pip install vllm==0.22.0\n")):
+        path = tmp_path / f"{name}.sh"
+        path.write_text("#!/bin/bash\n" + pin + line)
+        out[name] = run(["check", "--select", "CTX301", str(path)]).out
+    tail = ("is read as the API server module's `model_tag`, which only `vllm serve` serves: the module serves "
+            "--model's default model instead; name the model with --model (engine-rejects-value)\n")
+    assert out["unpinned"] == (f"{tmp_path / 'unpinned.sh'}:2:46: CTX301 [error] vllm 0.10.0 and later would not "
+                               f"serve it: 'Qwen/Qwen3-8B' {tail}")
+    assert out["new"] == (f"{tmp_path / 'new.sh'}:3:46: CTX301 [error] vllm 0.22.0 would not serve it: "
+                          f"'Qwen/Qwen3-8B' {tail}")
+    assert out["old"] == (f"{tmp_path / 'old.sh'}:3:46: CTX301 [error] vllm 0.9.2 would refuse to start: unrecognized "
+                          "arguments: Qwen/Qwen3-8B (the API server module takes no positional argument before 0.10.0: "
+                          "name the model with --model) (engine-rejects-value)\n")
 
 
 def test_the_model_given_once_is_unchanged():
