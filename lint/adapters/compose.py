@@ -4,11 +4,15 @@
 command line), `environment` as a list of `K=V` or a mapping, GPUs from
 `deploy.resources.reservations.devices[].count` (`all` is unknown), and
 `ctxlint.io/*` limits from the service's `labels` mapping. Compose
-interpolates `${VAR}` from the host before anything runs: `${VAR:-default}`
-and `${VAR-default}` take their default (the host is unknown here), a plain
-`${VAR}` stays unresolved and is reported, never guessed. An entrypoint that
-runs a mounted script file (`sh /app/start.sh`) runs it with the service's
-environment, image and GPUs (compose_scripts.py).
+interpolates `${VAR}` from the host, then the project's `.env` file (beside the
+compose file), before anything runs: a name `.env` sets takes its value there,
+else `${VAR:-default}` and `${VAR-default}` take their default (the host is
+unknown here), and a plain `${VAR}` stays unresolved and is reported, never
+guessed. A service's `env_file:` files are its container's environment under
+its `environment:` (adapters/dotenv.py reads both as Compose does, each value
+at its place in its file). An entrypoint that runs a mounted script file
+(`sh /app/start.sh`) runs it with the service's environment, image and GPUs
+(compose_scripts.py).
 """
 from __future__ import annotations
 
@@ -41,12 +45,17 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
+    project: Dict[str, Optional[str]] = {}
     for doc in loaded.documents:
         if not matches(doc.root):
             continue
+        if not project and "$" in loaded.text:  # only a file that interpolates reads it (once)
+            from ctxlint.adapters.compose_env_files import project_env
+
+            project = project_env(loaded.path, result)
         for key, service in doc.root.get("services").value.items():
             if service.kind == MAP:
-                workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result)
+                workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result, project)
                 if workload is not None:
                     workloads.append(workload)
     result.extend(deployments_from(loaded.path, workloads))
@@ -64,29 +73,34 @@ def _defaults(nodes: List[Optional[Node]]) -> Dict[str, str]:
     return found
 
 
-def _interpolate(text: str, defaults: Dict[str, str]) -> Optional[str]:
-    """An env value after compose interpolation, or None when it needs the host."""
+def _interpolate(text: str, project: Dict[str, Optional[str]]) -> Optional[str]:
+    """A value after Compose's interpolation, or None when it needs the host: a name the project's `.env` sets
+    takes its value there (None: not known), else `${VAR:-d}`/`${VAR-d}` their default."""
+    if project:
+        from ctxlint.adapters.dotenv import substitute
+
+        return substitute(text, project)
     text = _DEFAULT.sub(lambda m: m.group(3), text.replace("$$", "\0"))
     if _REF.search(text):
         return None
     return text.replace("\0", "$")
 
 
-def _image_text(image: Optional[Node]) -> Optional[str]:
+def _image_text(image: Optional[Node], project: Dict[str, Optional[str]]) -> Optional[str]:
     """`image: ${VLLM_IMAGE:-kloudchat-vllm:local}` as Compose runs it without that variable: its default (as for
     every other field here); None when it is written without `$`, or needs a value of the host's."""
     if image is None or image.kind != SCALAR or not isinstance(image.value, str) or "$" not in image.value:
         return None
-    return _interpolate(image.value, {})
+    return _interpolate(image.value, project)
 
 
-def _environment(node: Optional[Node], defaults: Dict[str, str]) -> List[EnvVar]:
-    def resolve(value: str) -> str:
-        return _interpolate(value, defaults)
+def _environment(node: Optional[Node], project: Dict[str, Optional[str]]) -> List[EnvVar]:
+    def resolve(value: str) -> Optional[str]:
+        return _interpolate(value, project)
     return env_from_mapping(node, resolve) + env_from_list(node, resolve)  # one of them is empty
 
 
-def _gpus(service: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[int]]:
+def _gpus(service: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
     """GPUs a service reserves: `deploy.resources.reservations.devices`, or the service's `gpus:` list (a device
     request with the gpu capability, compose-spec@170098ba:05-services.md "gpus"; `gpus: all` counts none)."""
     devices = service.dig("deploy", "resources", "reservations", "devices")
@@ -98,23 +112,23 @@ def _gpus(service: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[in
                 and not isinstance(count.value, bool):
             return Val(count.value, count.source(file))
         # compose-go reads a string count as an integer (types/device.go), after interpolation
-        text = _interpolate(count.value, defaults) if count is not None and isinstance(count.value, str) else None
+        text = _interpolate(count.value, project) if count is not None and isinstance(count.value, str) else None
         if text is not None and text.strip().isdigit():
             return Val(int(text.strip()), count.source(file), raw=count.value)
         ids = device.get("device_ids") if device.kind == MAP else None
         if ids is not None and ids.kind == SEQ and ids.value:
-            return _device_ids(ids, file, defaults)
+            return _device_ids(ids, file, project)
     return None
 
 
-def _device_ids(ids: Node, file: str, defaults: Dict[str, str]) -> Optional[Val[int]]:
+def _device_ids(ids: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
     """Docker joins the IDs with commas for the NVIDIA runtime (moby/moby@5c487368:daemon/nvidia_linux.go
     setNvidiaGPUs), so `['0,1,2,3']` is four GPUs, as `['0', '1', '2', '3']` is."""
     found = []
     for item in ids.value:
         if item.kind != SCALAR or item.value is None or isinstance(item.value, bool):
             return None
-        text = _interpolate(item.value, defaults) if isinstance(item.value, str) else str(item.value)
+        text = _interpolate(item.value, project) if isinstance(item.value, str) else str(item.value)
         if text is None:
             return None  # a variable of the host's: the count is not known
         found.extend(part.strip() for part in text.split(",") if part.strip())
@@ -153,17 +167,24 @@ def _words(node: Node, spans: ScalarSpans) -> Node:
     return clone(node, kind=SEQ, value=items, keys={})
 
 
-def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
+def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult,
+             project: Dict[str, Optional[str]]) -> Optional[Workload]:
     file = spans.file
     command, entrypoint = service.get("command"), service.get("entrypoint")
     cleared = entrypoint is not None and entrypoint.value in ("", [], None)
     if cleared:  # `entrypoint: ""` or `[]` clears the image's entrypoint: the command runs as written
         entrypoint = None
     defaults = _defaults([command, entrypoint, service.get("environment"), service.get("deploy")])
-    env = _environment(service.get("environment"), defaults)
+    env = _environment(service.get("environment"), project)
+    if service.get("env_file") is not None:
+        from ctxlint.adapters.compose_env_files import env_file_vars
+
+        env = env_file_vars(service.get("env_file"), file, project, env, result, name) + env
 
     def resolve(var: str) -> Optional[str]:
-        # Compose interpolates from the host (unknown) with the file's defaults.
+        # Compose interpolates from the host (unknown), then the project's `.env`, with the file's defaults.
+        if var in project:
+            return project[var] or None  # "" as unknown: the `${VAR:-d}` that reads it wants d
         return defaults.get(var)
 
     if entrypoint is not None and entrypoint.kind == SCALAR and isinstance(entrypoint.value, str) \
@@ -174,14 +195,16 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
         command = _words(command, spans)
     image = service.get("image")
     if entrypoint is None and not cleared and command is not None and command.kind == SCALAR \
-            and isinstance(command.value, str) and _given_to_engine(command.value, _image_text(image) or image):
+            and isinstance(command.value, str) and _given_to_engine(command.value, _image_text(image, project)
+                                                                    or image):
         command = _words(command, spans)  # its words are the engine's arguments, no shell's line (entry_words.py)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
-    mounts = compose_mounts(service, lambda text: _interpolate(text, {}))
-    container = Container(spans=spans, node=service, name=name, env=env, image=image, image_text=_image_text(image),
-                          args_only=entrypoint is None and not cleared, k8s_refs=False, compose_refs=True,
-                          resolver=resolve, accelerator_count=_gpus(service, file, defaults),
+    mounts = compose_mounts(service, lambda text: _interpolate(text, project))
+    container = Container(spans=spans, node=service, name=name, env=env, image=image,
+                          image_text=_image_text(image, project), args_only=entrypoint is None and not cleared,
+                          k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
+                                                                                                      project),
                           config_reader=tree_reader(file, mounts))
     if strings and not lists:
         container.script = strings[0]
