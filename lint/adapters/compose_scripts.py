@@ -96,18 +96,19 @@ def script_container(found: str, container, params: Sequence[Node] = ()):
     # shell gives the words after the script's path to it as $1.. (bash manual, Invoking Bash: "the first
     # argument is assumed to be the name of a file containing shell commands ... remaining arguments are
     # assigned to the positional parameters"), each where the compose file types it
-    container.script_args = tuple(params)
+    container.script_args, container.script_resolver = tuple(params), container.resolver
     container.args_only = container.compose_refs = False
     container.resolver, container.shell_defaults = None, True
     return container
 
 
-def parameters(nodes: Sequence[Node], first: int):
+def parameters(nodes: Sequence[Node], first: int, resolver=None):
     """The script's positional parameters (shellfuncs.Positional) from the compose words `nodes`, the first of
     them the reader's item `first`. Compose interpolates the whole file before the container starts, so the
     script gets the words with `$$` as `$` and `${LEN:-65536}` (or `${LEN-65536}`) as its default, each where the
-    `${...}` is typed (compose_pass.compose_interpolated, as for a service's own command); a word with a plain
-    `${LEN}` (the host's, not known here) is an unknown word, never guessed."""
+    `${...}` is typed (compose_pass.compose_interpolated, as for a service's own command), a name the project's
+    `.env` sets its value there (`resolver`, the service's); a word with a plain `${LEN}` (the host's, not known
+    here) is an unknown word, never guessed."""
     from ctxlint.engines.compose_pass import compose_interpolated
     from ctxlint.engines.shellfuncs import Positional
     from ctxlint.engines.tokens import Token, VarRef, typed
@@ -117,7 +118,7 @@ def parameters(nodes: Sequence[Node], first: int):
         text = node.value if node.kind == SCALAR and isinstance(node.value, str) else str(node.value)
         token = typed(text, k)
         if "$" in text:
-            value, spans, host = compose_interpolated(text, lambda name: None, defaults=True)
+            value, spans, host = compose_interpolated(text, resolver or (lambda name: None), defaults=True)
             if not host:
                 words.append(Token(value, 0, len(text), tuple(a for a, _ in spans), tuple(b for _, b in spans),
                                    (), k))

@@ -127,7 +127,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
                                 go=self.go_actions(), defaults=c.shell_defaults,
                                 script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
-                                positional=parameters(c.script_args, 1) if c.script_args else None)
+                                positional=parameters(c.script_args, 1, c.script_resolver) if c.script_args else None)
             self.unsure = split.unsure
         entry: list = []  # args-only words naming a program (`/bin/sh -c ...`) that the image's engine is given
         if c.preset is None and c.script is None and not dlc:

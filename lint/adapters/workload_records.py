@@ -28,6 +28,7 @@ class Container:
     script: Optional[Node] = None  # a string scalar run by a shell (compose string, SkyPilot run:)
     script_text: Optional[str] = None  # what to split instead of script.value (same length, for positions)
     script_args: Sequence[Node] = ()  # the words a script file runs with, its "$@" (compose_scripts.py)
+    script_resolver: Optional[Callable[[str], Optional[str]]] = None  # Compose's values for those words' `${...}`
     env: Sequence[EnvVar] = ()
     image: Optional[Node] = None
     image_text: Optional[str] = None  # the image once interpolated (compose `${VAR:-default}`), when it differs

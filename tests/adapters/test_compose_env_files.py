@@ -113,3 +113,16 @@ def test_without_env_files_nothing_changes(tmp_path):
 
     (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
     assert (dep["model"], dep["engine_context"]) == ("(no model id)", 4096)
+
+
+def test_a_scripts_words_take_the_project_env_too(tmp_path):
+    # the words after a mounted script's path are interpolated by Compose before the container starts, from the
+    # project's .env as the service's own command is: `${LEN}` was an unknown word
+    path = _write(tmp_path, {".env": "LEN=65536\n",
+                             "start.sh": '#!/bin/sh\nexec vllm serve Qwen/Qwen3-8B --max-model-len "$1"\n',
+                             "compose.yaml": (
+                                 "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n"
+                                 "    entrypoint: [\"/bin/sh\", \"/app/start.sh\"]\n    command: [\"${LEN}\"]\n"
+                                 "    volumes: [\"./start.sh:/app/start.sh\"]\n")})
+    out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
+    assert out.startswith(f"{path}:5:16: CTX109 [error] 65,536 > 40,960 x 1 = 40,960")
