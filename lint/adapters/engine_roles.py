@@ -89,11 +89,16 @@ def _context(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
         return ctx
     parallel = _stated(inv, "n_parallel")
     unified = _stated(inv, "kv_unified")
-    if parallel is None or not isinstance(parallel.value, int) or parallel.value <= 1 or \
-            (unified is not None and unified.value is True):
-        return ctx
-    per_slot = ctx.value // parallel.value  # llama-server: n_ctx_seq = n_ctx / n_parallel
-    return Val(per_slot, ctx.source, raw=f"{ctx.raw or ctx.value} / --parallel {parallel.value}")
+    if parallel is not None and isinstance(parallel.value, int) and parallel.value > 1 and \
+            not (unified is not None and unified.value is True):
+        per_slot = ctx.value // parallel.value  # llama-server: n_ctx_seq = n_ctx / n_parallel
+        ctx = Val(per_slot, ctx.source, raw=f"{ctx.raw or ctx.value} / --parallel {parallel.value}")
+    # --kv-unified-per-slot caps every slot (ggml-org/llama.cpp#24124; b11434 tools/server/server-context.cpp:1362
+    # `std::min(n_ctx_seq, params_base.kv_unified_per_slot)`); without -c the capacity stage sizes the pool from it
+    cap = _positive_int(inv, "kv_unified_per_slot", where)
+    if cap is not None and cap.value < ctx.value:
+        return Val(cap.value, cap.source, raw=f"{cap.raw or cap.value} (--kv-unified-per-slot; {ctx.raw or ctx.value})")
+    return ctx
 
 
 def _pool(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:

@@ -26,7 +26,13 @@ FLAGS = (
     F("n_predict", "-n", "--predict", "--n-predict", kind="int", default=-1, env="LLAMA_ARG_N_PREDICT"),
     F("n_parallel", "-np", "--parallel", kind="int", default=-1, env="LLAMA_ARG_N_PARALLEL", tags=SCHED,
       doc="-1 = auto (older versions: 1)"),
-    F("kv_unified", "-kvu", "--kv-unified", kind="bool", env="LLAMA_ARG_KV_UNIFIED", tags=KV),
+    # -no-kvu: ggml-org/llama.cpp@b11434:common/arg.cpp (`{"-no-kvu", "--no-kv-unified"}`)
+    F("kv_unified", "-kvu", "--kv-unified", kind="bool", negatives=("-no-kvu", "--no-kv-unified"),
+      env="LLAMA_ARG_KV_UNIFIED", tags=KV),
+    # ggml-org/llama.cpp#24124 (b11434: common/arg.cpp, tools/server/server.cpp:176-186): caps each slot, and
+    # without -c sizes the pool to n_parallel x N (physics/llamacpp.py)
+    F("kv_unified_per_slot", "--kv-unified-per-slot", kind="int", default=0, env="LLAMA_ARG_KV_UNIFIED_PER_SLOT",
+      tags=CTX, doc="0 = unset; per-slot cap, and without -c the pool is n_parallel x N"),
     F("cont_batching", "-cb", "--cont-batching", kind="bool", default=True, negatives=("-nocb", "--no-cont-batching"),
       env="LLAMA_ARG_CONT_BATCHING", tags=SCHED),
     F("n_batch", "-b", "--batch-size", kind="int", default=2048, env="LLAMA_ARG_BATCH", tags=SCHED),
@@ -45,6 +51,8 @@ FLAGS = (
     F("split_mode", "-sm", "--split-mode", env="LLAMA_ARG_SPLIT_MODE", tags=PAR),
     F("tensor_split", "-ts", "--tensor-split", env="LLAMA_ARG_TENSOR_SPLIT", tags=PAR),
     F("fit", "-fit", "--fit", takes="optional", choices=("on", "off") + _BOOLISH, default="on", env="LLAMA_ARG_FIT"),
+    F("fit_ctx", "-fitc", "--fit-ctx", kind="int", default=4096, env="LLAMA_ARG_FIT_CTX",
+      doc="the least context --fit lowers an unset -c to (per stream)"),
     F("rope_scaling", "--rope-scaling", choices=("none", "linear", "yarn"), env="LLAMA_ARG_ROPE_SCALING_TYPE",
       tags=ROPE),
     F("rope_scale", "--rope-scale", kind="float", env="LLAMA_ARG_ROPE_SCALE", tags=ROPE),

@@ -273,12 +273,13 @@ def _lmdeploy(arch, total, tp, pp, s, weights, smi_mib, device, version, context
 
 
 def _llamacpp(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
-    ctx = int(_num(s, "ctx_size", 0) or _num(s, "n_ctx", 0) or 0)
-    asm: list[str] = []
-    if ctx <= 0:
-        ctx = int(arch.max_position_embeddings or 0)
-        asm.append(f"ctx_size 0: n_ctx_train = max_position_embeddings ({ctx}) assumed")
-    steps: list[Step] = [("context cells", "ctx_size", ctx)]
+    from . import llamacpp  # only a llama.cpp role pays for it
+
+    train = int(arch.max_position_embeddings or 0)
+    found = llamacpp.readings(s, train, version)
+    ctx = found[0].cells
+    asm = [f"{r.why}: {r.cells} cells" for r in found if not r.why.startswith("ctx_size")]
+    steps: list[Step] = [("context cells", found[0].why, ctx)]
     kv = kv_low = kv_high = None
     if total is not None and weights is not None:
         compute = Term("compute buffers", 0.5 * GIB, 0.2 * GIB, 1.5 * GIB, "ggml compute and output buffers")
@@ -287,4 +288,4 @@ def _llamacpp(arch, total, tp, pp, s, weights, smi_mib, device, version, context
                       kv))
     return Budget(kv, 1, fixed_blocks=ctx if ctx > 0 else None, steps=tuple(steps), assumptions=tuple(asm),
                   errors=() if ctx > 0 else ("llama.cpp ctx_size unknown and no n_ctx_train",),
-                  kv_low=kv_low, kv_high=kv_high)
+                  kv_low=kv_low, kv_high=kv_high, extra={"llamacpp": found})

@@ -252,7 +252,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     if side.hybrid is not None and not budget.fixed_blocks:
         block = side.hybrid.block  # vLLM raised the attention block to hold a Mamba state per page (mamba.py)
     if engine == "llamacpp" and budget.fixed_blocks:
-        point = low = high = llamacpp_tokens(budget.fixed_blocks, bpt, budget.kv_bytes, settings, ctx, errors, steps)
+        point, low, high = llamacpp_tokens(budget, bpt, settings, ctx, errors, steps)
     else:
         fixed = budget.fixed_blocks
 

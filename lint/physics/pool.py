@@ -186,14 +186,32 @@ def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Toke
     return steps
 
 
-def llamacpp_tokens(cells: int, bpt: float, kv: float | None, settings: Mapping[str, Any], ctx: int | None,
-                    errors: list, steps: list) -> Tokens:
-    need = cells * bpt
-    steps.append(("KV bytes for ctx_size", f"{cells} cells x {bpt:g} B", need))
-    if kv is not None and need > kv:
-        errors.append(f"llama.cpp ctx_size {cells:,} needs {gib(need)} of KV but only {gib(kv)} is left")
-    par = settings.get("parallel")
-    par = par if isinstance(par, int) and not isinstance(par, bool) and par > 0 else 1
-    per_slot = cells if settings.get("kv_unified") or par <= 1 else cells // par
-    steps.append(("per-slot context", f"{cells} / parallel {par}" if per_slot != cells else "kv_unified", per_slot))
-    return Tokens(cells, per_slot, round(cells / ctx, 2) if ctx else None)
+def llamacpp_tokens(budget: Any, bpt: float, settings: Mapping[str, Any], ctx: int | None, errors: list,
+                    steps: list) -> tuple[Tokens, Tokens, Tokens]:
+    """llama.cpp's cells (point, low, high): the pool it allocates, after --fit where -c is unset, and what
+    one slot holds of it (physics/llamacpp.py). Two readings of a build not proven are the band's ends."""
+    from .llamacpp import FIT_MARGIN, fit_cells, per_slot  # bound: budget._llamacpp imported the module
+
+    found = budget.extra.get("llamacpp") or ()
+    ends = []
+    for i, reading in enumerate(found):
+        for kv in ((budget.kv_bytes,) if i == 0 else ()) + (budget.kv_low, budget.kv_high):
+            cells = fit_cells(reading, kv, bpt, settings)
+            ends.append(Tokens(cells, per_slot(cells, reading), round(cells / ctx, 2) if ctx else None))
+    point = ends[0]
+    low = Tokens(min(t.pool for t in ends), min(t.longest for t in ends), None)
+    high = Tokens(max(t.pool for t in ends), max(t.longest for t in ends), None)
+    reading = found[0]
+    need = reading.cells * bpt
+    steps.append(("KV bytes for ctx_size", f"{reading.cells} cells x {bpt:g} B", need))
+    if reading.auto and point.pool != reading.cells:
+        steps.append(("cells after --fit", f"(memory left for KV - {FIT_MARGIN >> 20} MiB) / {bpt:g} B, in steps of "
+                      f"{256 * reading.streams}", point.pool))
+    elif budget.kv_bytes is not None and need > budget.kv_bytes:
+        errors.append(f"llama.cpp ctx_size {reading.cells:,} needs {gib(need)} of KV but only "
+                      f"{gib(budget.kv_bytes)} is left")
+    how = f"{point.pool} / parallel {reading.streams}" if reading.streams > 1 else "kv_unified"
+    if reading.cap is not None and point.longest == reading.cap:
+        how = f"kv_unified_per_slot {reading.cap}"
+    steps.append(("per-slot context", how, point.longest))
+    return point, low, high
