@@ -26,14 +26,16 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_inputs import env_from_list, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.adapters.compose_words import words as _words
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.adapters.crd_common import clone
 from ctxlint.engines.tokens import SHELLS
-from ctxlint.nodes import MAP, SCALAR, SEQ, STR_TAG, Node, Position
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node, Position
 
 NAME = "compose"
+_SHELL = "is the shell's value (not known here): the `environment` entry gives none and no project .env sets it"
 _DEFAULT = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(:?-)([^}]*)\}")
 _REF = lazy_compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)[^}]*\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -46,16 +48,18 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
     project: Dict[str, Optional[str]] = {}
+    written: Dict[str, Node] = {}
     for doc in loaded.documents:
         if not matches(doc.root):
             continue
         if not project and "$" in loaded.text:  # only a file that interpolates reads it (once)
             from ctxlint.adapters.compose_env_files import project_env
 
-            project = project_env(loaded.path, result)
+            project, written = project_env(loaded.path, result)
         for key, service in doc.root.get("services").value.items():
             if service.kind == MAP:
-                workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result, project)
+                workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result,
+                                    project, written)
                 if workload is not None:
                     workloads.append(workload)
     result.extend(deployments_from(loaded.path, workloads))
@@ -95,9 +99,26 @@ def _image_text(image: Optional[Node], project: Dict[str, Optional[str]]) -> Opt
 
 
 def _environment(node: Optional[Node], project: Dict[str, Optional[str]]) -> List[EnvVar]:
+    """The service's `environment`. A name with no value (`- HF_TOKEN`, `HF_TOKEN:`) is the project's: the shell's
+    (not known here), else the `.env` value (compose-go@e70e961c:types/project.go WithServicesEnvironmentResolved,
+    `service.Environment.Resolve(newProject.Environment.Resolve)`), and it overrides an `env_file:` all the same."""
     def resolve(value: str) -> Optional[str]:
         return _interpolate(value, project)
-    return env_from_mapping(node, resolve) + env_from_list(node, resolve)  # one of them is empty
+    out = env_from_mapping(node, resolve) + env_from_list(node, resolve)  # one of them is empty
+    if node is not None and node.kind == MAP:
+        out = [EnvVar(var.name, project.get(var.name), var.node, _why(var.name, project)) if var.node is not None
+               and var.node.value is None else var for var in out]
+    elif node is not None and node.kind == SEQ:
+        named = {var.name for var in out}
+        out += [EnvVar(item.value.strip(), project.get(item.value.strip()), item, _why(item.value.strip(), project))
+                for item in node.value
+                if item.kind == SCALAR and isinstance(item.value, str) and "=" not in item.value
+                and item.value.strip() and item.value.strip() not in named]
+    return out
+
+
+def _why(name: str, project: Dict[str, Optional[str]]) -> str:
+    return "is set by the project .env to a value not known here" if name in project else _SHELL
 
 
 def _gpus(service: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
@@ -136,39 +157,8 @@ def _device_ids(ids: Node, file: str, project: Dict[str, Optional[str]]) -> Opti
     return Val(count, ids.source(file), raw=f"{count} device_ids") if count else None
 
 
-class _Marks:
-    """The composer's view of one word of a string: where it starts and ends in the file."""
-
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start: Position, end: Position) -> None:
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
-
-
-def _words(node: Node, spans: ScalarSpans) -> Node:
-    """A string `entrypoint` or `command` as the list of words Compose splits it into (shell-like
-    quoting, no shell), each word a node at its own place when it is written as read."""
-    try:
-        words = shlex.split(node.value)
-    except ValueError:
-        return node
-    offsets = spans.offsets(node)
-    items, at = [], 0
-    for i, word in enumerate(words):
-        found = node.value.find(word, at)
-        if found < 0 or offsets is None or found + len(word) > len(offsets):
-            items.append(Node(SCALAR, word, _Marks(node.start, node.end), f"{node.path}[{i}]"))
-            continue
-        at = found + len(word)
-        start, end = offsets[found], offsets[at - 1] + 1
-        (sl, sc), (el, ec) = spans.position(start), spans.position(end - 1)
-        items.append(Node(SCALAR, word, _Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec)),
-                          f"{node.path}[{i}]"))
-    return clone(node, kind=SEQ, value=items, keys={})
-
-
 def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult,
-             project: Dict[str, Optional[str]]) -> Optional[Workload]:
+             project: Dict[str, Optional[str]], written: Dict[str, Node]) -> Optional[Workload]:
     file = spans.file
     command, entrypoint = service.get("command"), service.get("entrypoint")
     cleared = entrypoint is not None and entrypoint.value in ("", [], None)
@@ -189,15 +179,15 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
 
     if entrypoint is not None and entrypoint.kind == SCALAR and isinstance(entrypoint.value, str) \
             and command is not None:  # the command's words follow the entrypoint's: split both
-        entrypoint = _words(entrypoint, spans)
+        entrypoint = _words(entrypoint, spans, resolve)
     if entrypoint is not None and entrypoint.kind == SEQ and command is not None and command.kind == SCALAR \
             and isinstance(command.value, str):
-        command = _words(command, spans)
+        command = _words(command, spans, resolve)
     image = service.get("image")
     if entrypoint is None and not cleared and command is not None and command.kind == SCALAR \
             and isinstance(command.value, str) and _given_to_engine(command.value, _image_text(image, project)
                                                                     or image):
-        command = _words(command, spans)  # its words are the engine's arguments, no shell's line (entry_words.py)
+        command = _words(command, spans, resolve)  # the engine's arguments, no shell's line (entry_words.py)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     mounts = compose_mounts(service, lambda text: _interpolate(text, project))
@@ -206,6 +196,10 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
                                                                                                       project),
                           config_reader=tree_reader(file, mounts))
+    if written:  # a value the project's .env gives is said where it is written there
+        from ctxlint.adapters.compose_env_files import value_nodes
+
+        container.resolver_nodes = value_nodes(env, project, written)
     if strings and not lists:
         container.script = strings[0]
     else:

@@ -15,7 +15,7 @@
 from __future__ import annotations
 
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.dotenv import EnvFile, read_env_file
@@ -27,15 +27,28 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 SCHEMA_VIOLATION = "schema-violation"
 
 
-def project_env(path: str, result: AdaptResult) -> Dict[str, Optional[str]]:
-    """The project's `.env`: name -> value (None: set, not known here); {} without one."""
+def project_env(path: str, result: AdaptResult) -> Tuple[Dict[str, Optional[str]], Dict[str, Node]]:
+    """The project's `.env`: name -> value (None: set, not known here), and name -> where the value is written
+    (a finding on a value that came whole from it points there); ({}, {}) without one."""
     if path in ("-", "") or path.startswith("<"):
-        return {}
+        return {}, {}
     found = read_env_file(os.path.join(os.path.dirname(path), ".env"))
     if found is None:
-        return {}
+        return {}, {}
     refused(found, result)
-    return found.values()
+    return found.values(), {e.name: e.node for e in found.entries}
+
+
+def value_nodes(env: List[EnvVar], project: Dict[str, Optional[str]], written: Dict[str, Node]) -> Dict[str, Node]:
+    """Where each name's value is written, for findings: the container's variables, and a name the project's `.env`
+    sets at its place there (a `${CTX}` Compose takes from it; a container variable of the same value, such as
+    `CTX: ${CTX}`, passes it on)."""
+    nodes = {var.name: var.node for var in env if var.node is not None}
+    values = {var.name: var.value for var in env}
+    for name, node in written.items():
+        if name not in values or values[name] == project.get(name):
+            nodes[name] = node
+    return nodes
 
 
 def refused(found: EnvFile, result: AdaptResult, deployment: Optional[str] = None) -> None:

@@ -26,8 +26,9 @@ Env = Mapping[str, Optional[str]]  # name -> value; None: set, but not known her
 MAX_ENV_BYTES = 1 << 20  # an env file is a few lines; a bigger file is none Compose users write
 _KEY_CHARS = frozenset("_.-[]")
 _REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "'": "'", "$": "$$", "a": "\a", "b": "\b",
-            "f": "\f", "v": "\v"}
+# dotenv/parser.go escapeSeqRegex `\\(?:[abcfnrtv$"\\]|0\d{0,3})`: `\'` and the rest stay as typed
+_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "$": "$$", "a": "\a", "b": "\b", "f": "\f",
+            "v": "\v"}
 
 
 class EnvEntry:
@@ -64,7 +65,8 @@ def read_env_file(path: str, outer: Optional[Env] = None) -> Optional[EnvFile]:
         return None
     if b"\0" in data:
         return None
-    return parse_env(data.decode("utf-8", errors="replace"), path, outer)
+    # a BOM is dropped first (dotenv/godotenv.go parseWithLookup: `bytes.TrimPrefix(data, utf8BOM)`)
+    return parse_env(data.decode("utf-8-sig", errors="replace"), path, outer)
 
 
 def parse_env(text: str, path: str, outer: Optional[Env] = None) -> EnvFile:
@@ -108,7 +110,7 @@ def parse_env(text: str, path: str, outer: Optional[Env] = None) -> EnvFile:
             if key in outer:
                 known[key] = value
             entries.append(EnvEntry(key, value, _node(spans, path, key, start, start + len(key), None, key),
-                                    "taken from the environment of the shell that runs Compose"))
+                                    "is taken from the environment of the shell that runs Compose (not known here)"))
             i += 1
             continue
         i += 1
@@ -133,7 +135,7 @@ def parse_env(text: str, path: str, outer: Optional[Env] = None) -> EnvFile:
             i = end
         known[key] = value
         entries.append(EnvEntry(key, value, node, None if value is not None else
-                                "it refers to a variable the env files do not set"))
+                                "refers to a variable no env file sets"))
 
 
 def _quoted(text: str, start: int) -> Optional[Tuple[str, int]]:
@@ -198,7 +200,7 @@ def substitute(text: str, env: Env) -> Optional[str]:
             return default or ""
         if op in ("+", ":+"):  # the alternative when set (and not empty), else nothing
             return (default or "") if value is not None and (op == "+" or value != "") else ""
-        if value is None or op in ("?", ":?"):  # unset: the host's (unknown), or Compose stops on `?`
+        if value is None or op == ":?" and value == "":  # unset: the host's (unknown), or Compose stops on `?`
             unknown = True
             return ""
         return value

@@ -68,6 +68,10 @@ class Positions:
                             and ref.name not in assigns and ref.style != "k8s-literal":
                         return self.env_nodes[ref.name].source(self.file)
             item = s.item if s.item is not None else (tok.item if tok is not None else None)
+            if self.c.compose_refs and self.c.resolver_nodes:  # a Compose string interpolated before it was lexed
+                found = self.compose_value_node(item, s.value_span)
+                if found is not None:
+                    return found.source(self.file)
             return self.span_source(item, s.value_span)
         if s.origin == "flag" and s.value_span is None and s.flag_span is not None:  # a bare boolean flag
             item = s.flag_item if s.flag_item is not None else (
@@ -83,6 +87,26 @@ class Positions:
             if s.flag_spelling in self.env_nodes:
                 return self.env_nodes[s.flag_spelling].source(self.file)
         return self.c.node.source(self.file)
+
+    def compose_value_node(self, item: Optional[int], span: Tuple[int, int]) -> Optional[Node]:
+        """Where the value is written when the whole of it is one `${NAME}` (or `${NAME:-d}`, `$NAME`) of a string
+        Compose interpolated from the project's .env (compose.py sets `resolver_nodes` only then): the string's
+        words carry no reference of their own, as Compose replaced it before any shell split them."""
+        index = item if item is not None else 0
+        texts = self.item_texts if self.item_texts else [self.c.script.value] if self.c.script is not None else []
+        if not 0 <= index < len(texts) or not isinstance(texts[index], str):
+            return None
+        typed = texts[index][span[0]:span[1]]
+        if not typed.startswith("$"):
+            return None
+        from ctxlint.engines.compose_pass import COMPOSE_REF
+
+        m = COMPOSE_REF.fullmatch(typed)
+        name = (m.group(1) or m.group(4)) if m is not None else None
+        node = self.env_nodes.get(name) if name is not None and self.c.resolver(name) is not None else None
+        # only a value of the project's .env (dotenv.py names its nodes `.env:NAME`): Compose never reads the
+        # container's own variables there
+        return node if node is not None and node.path == f".env:{name}" else None
 
     def problem_source(self, problem, tokens: Sequence[Token]) -> Source:
         if problem.span is not None:

@@ -63,19 +63,16 @@ def _module_words(words: str, where: tuple, given: Optional[str]) -> List[Proble
     vllm/entrypoints/common/cli_args.py), which the module's own main parses and never reads (0.22.0 wheel:
     vllm/entrypoints/openai/api_server.py `__main__`; 0.34.0: vllm/entrypoints/launchers/api_server/entry.py
     main): only `vllm serve`'s cmd copies it into --model (@78265ccd8aadf98d0e9d33c13b6cd2f0053b165e:vllm/
-    entrypoints/cli/serve.py). So a release from 0.10.0 starts, serving --model's model, or its default when
-    none is given: the word's model is never served. A second word is refused there too (nargs "?")."""
+    entrypoints/cli/serve.py). So a release from 0.10.0 starts, serving --model's model (the word is harmless
+    then: nothing is said), or its default when none is given: the word's model is never served. A second word is
+    refused there too (nargs "?")."""
     refused = Problem(f"unrecognized arguments: {words} (the API server module takes no positional argument before "
                       "0.10.0: name the model with --model)", *where, until="0.10.0")
     if len(words.split()) > 1:  # model_tag takes one word; argparse exits on the next at every release
         return [Problem(f"unrecognized arguments: {words} (the API server module takes at most one positional "
                         "argument, which it ignores: name the model with --model)", *where)]
-    if given:
-        ignored = Problem(f"{words!r} is read as the API server module's `model_tag`, which only `vllm serve` "
-                          f"serves: the module serves `{given}` and ignores the word; drop it", *where,
-                          since="0.10.0", effect="ignore it")
-    else:
-        ignored = Problem(f"{words!r} is read as the API server module's `model_tag`, which only `vllm serve` "
-                          "serves: the module serves --model's default model instead; name the model with --model",
-                          *where, since="0.10.0", effect="not serve it")
-    return [refused, ignored]
+    if given:  # from 0.10.0 the word is parsed and ignored, and the model the flag names is served: harmless
+        return [refused]
+    return [refused, Problem(f"{words!r} is read as the API server module's `model_tag`, which only `vllm serve` "
+                             "serves: the module serves --model's default model instead; name the model with --model",
+                             *where, since="0.10.0", effect="not serve it")]

@@ -29,8 +29,8 @@ def test_dotenv_values_as_compose_reads_them():
                    ("U", None, 8, 3), ("HASH", "a#b", 9, 6), ("E", "multi\nline", 10, 3)]
     assert found.entries[0].node.source("other").file == "/p/.env"  # a finding on it names the env file
     assert [e.why for e in found.entries if e.value is None] == [
-        "taken from the environment of the shell that runs Compose",
-        "it refers to a variable the env files do not set"]
+        "is taken from the environment of the shell that runs Compose (not known here)",
+        "refers to a variable no env file sets"]
 
 
 def test_dotenv_errors_stop_compose_where_they_are():
@@ -66,7 +66,8 @@ def test_the_project_env_interpolates_the_compose_file(tmp_path):
     (dep,) = json.loads(out)["deployments"]
     assert (dep["model"], dep["engine_version"], dep["engine_context"]) == ("Qwen/Qwen3-8B", "0.10.1", 65536)
     out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
-    assert out.startswith(f"{path}:4:47: CTX109 [error] 65,536 > 40,960 x 1 = 40,960")
+    # the value is said where .env writes it (review: a finding at `${CTX:-4096}` never said where 65,536 came from)
+    assert out.startswith(f"{tmp_path / '.env'}:3:5: CTX109 [error] 65,536 > 40,960 x 1 = 40,960")
 
 
 def test_env_files_are_the_containers_environment_at_their_place(tmp_path):
@@ -126,3 +127,47 @@ def test_a_scripts_words_take_the_project_env_too(tmp_path):
                                  "    volumes: [\"./start.sh:/app/start.sh\"]\n")})
     out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
     assert out.startswith(f"{path}:5:16: CTX109 [error] 65,536 > 40,960 x 1 = 40,960")
+
+
+def test_a_multi_line_command_splits_what_env_gives_into_words(tmp_path):
+    # review (sko00o/playground): Compose interpolates, then splits the string; `${EXTRA_ARGS}` of several words
+    # was one word no flag took, and the engine's default context was reported
+    path = _write(tmp_path, {".env": 'EXTRA_ARGS="--max-model-len 131072 --tensor-parallel-size 2"\n',
+                             "compose.yaml": (
+                                 "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command: |\n"
+                                 "      --model Qwen/Qwen2.5-7B-Instruct\n      ${EXTRA_ARGS:-\"\"}\n")})
+    import json
+
+    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    assert dep["engine_context"] == 131072
+    out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
+    assert out.startswith(f"{path}:6:7: CTX109 [error] 131,072 > 32,768 x 1 = 32,768")
+
+
+def test_a_name_without_a_value_is_the_projects_and_overrides_an_env_file(tmp_path):
+    # review: `- MAX_LEN` in `environment` takes the .env value and wins over `env_file` (compose-go
+    # WithServicesEnvironmentResolved); it was skipped, and the env file's 131,072 gave a false CTX109
+    compose = ("services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    entrypoint: [\"/bin/sh\", \"-c\"]\n"
+               "    env_file: [a.env]\n    environment:\n      - MAX_LEN\n"
+               "    command: [\"vllm serve Qwen/Qwen3-8B --max-model-len $$MAX_LEN\"]\n")
+    path = _write(tmp_path, {".env": "MAX_LEN=16384\n", "a.env": "MAX_LEN=131072\n", "compose.yaml": compose})
+    import json
+
+    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    assert dep["engine_context"] == 16384
+    (tmp_path / ".env").unlink()  # the shell's then, not known: never the env file's
+    out = run(["check", "--isolated", "--select", "CTX008,CTX109", str(path)]).out
+    assert "CTX109" not in out and "(MAX_LEN is the shell's value (not known here)" in out
+
+
+def test_a_bom_and_a_required_name_that_is_set(tmp_path):
+    # review: compose-go drops a UTF-8 BOM (a false CTX002 before), and `${A:?msg}` of a set A is its value
+    path = _write(tmp_path, {"compose.yaml": (
+        "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n"
+        "    command: --model ${MODEL:?set MODEL} --max-model-len ${LEN}\n")})
+    (tmp_path / ".env").write_bytes("\ufeffMODEL=Qwen/Qwen3-8B\nLEN=8192\n".encode("utf-8"))
+    import json
+
+    result = run(["audit", "--isolated", "--format", "json", str(path)])
+    (dep,) = json.loads(result.out)["deployments"]
+    assert (dep["model"], dep["engine_context"], dep["findings"]["errors"]) == ("Qwen/Qwen3-8B", 8192, 0)
