@@ -80,6 +80,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
         from ctxlint.resolution.quant_flag import refusals  # only a vLLM role with a flag pays for the import
         diagnostics.extend(refusals(dep, resolution.weights))
     arch = resolution.arch
+    if _engine(dep) == "lmdeploy":
+        from ctxlint.resolution.lmdeploy_refusals import refusals as lmdeploy_refusals  # LMDeploy's alone
+        diagnostics.extend(lmdeploy_refusals(dep, arch))
     assumed = _default_accelerator(dep, env)
     roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
     dep = replace(dep, roles=roles, arch=arch, resolution=resolution)

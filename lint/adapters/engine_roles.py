@@ -144,12 +144,13 @@ def _parallelism(inv: Invocation, where: SourceOf) -> Parallelism:
 
 
 def _dtype(inv: Invocation, where: SourceOf) -> Optional[Val[str]]:
-    if inv.engine == "lmdeploy":  # --quant-policy 8: int8 KV, 4: int4 (InternLM/lmdeploy@1263d5cd889b7ad500e85b8eb20401327a4516ab:docs/en/quantization/kv_quant.md)
+    if inv.engine == "lmdeploy":  # --quant-policy 8 or int8: int8 KV, 16 or fp8: FP8, ... (lmdeploy_quant.py)
+        from ctxlint.engines.lmdeploy_quant import KV_DTYPES
+
         s = _stated(inv, "quant_policy")
-        kinds = {8: "int8", 4: "int4"}
-        if s is None or s.value not in kinds:
+        if s is None or s.value not in KV_DTYPES:
             return None
-        return Val(kinds[s.value], where(s), raw=f"--quant-policy {s.value}")
+        return Val(KV_DTYPES[s.value], where(s), raw=f"--quant-policy {s.raw_text}")
     s = _stated(inv, _KV_DTYPE.get(inv.engine))
     if s is None and inv.engine == "trtllm":
         # the LLM API's KvCacheConfig.dtype ("auto": the checkpoint's), else QuantConfig.kv_cache_quant_algo

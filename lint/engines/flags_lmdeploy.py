@@ -17,11 +17,20 @@ FLAGS = (
     F("backend", "--backend", default="turbomind", choices=("turbomind", "pytorch")),
     F("session_len", "--session-len", kind="int", tags=CTX, doc="silently capped to the KV capacity"),
     F("cache_max_entry_count", "--cache-max-entry-count", kind="float", default=0.8, tags=(KV, MEM),
-      doc="fraction of FREE memory after weights; TurboMind reads >= 1 as blocks"),
+      doc="fraction of FREE memory after weights; >= 1: blocks or a refusal, by backend and release "
+          "(physics/lmdeploy_backend.py)"),
+    # The PyTorch engine's pool in blocks, from 0.18.0 (lmdeploy-0.18.0 wheel: lmdeploy/cli/utils.py
+    # `num_gpu_blocks`, `type=int, default=0`; absent from 0.17.0's); cli/serve.py passes it to
+    # PytorchEngineConfig only, and TurboMind never reads it
+    F("num_gpu_blocks", "--num-gpu-blocks", kind="int", default=0, tags=KV,
+      spelled_since=(("--num-gpu-blocks", "0.18.0"),), doc="PyTorch engine only; 0 = from cache_max_entry_count"),
     F("cache_block_seq_len", "--cache-block-seq-len", kind="int", default=64, tags=KV),
     F("max_prefill_token_num", "--max-prefill-token-num", kind="int", default=8192, tags=SCHED),
     F("max_batch_size", "--max-batch-size", kind="int", tags=SCHED),
-    F("quant_policy", "--quant-policy", kind="int", default=0, tags=KV, doc="4 int4 KV, 8 int8 KV"),
+    # Names (`int8`, `fp8`) from 0.14.0, plain numbers with release-dependent choices before (lmdeploy_quant.py)
+    F("quant_policy", "--quant-policy", kind="int", default=0, tags=KV, int_rule="lmdeploy_qp",
+      int_eras=(("0.13.0", "lmdeploy_qp_04"), ("0.14.0", "lmdeploy_qp_013")),
+      doc="KV quantization: 4 int4, 8 int8, 16 fp8, 17 fp8_e5m2, 42 turbo_quant (by release)"),
     F("tp", "--tp", kind="int", default=1, tags=PAR),
     F("dp", "--dp", kind="int", default=1, tags=PAR),
     F("ep", "--ep", kind="int", default=1, tags=PAR),

@@ -33,10 +33,15 @@ def era_problem(f: FlagSpec, name: str, text: str, at: Optional[int] = None, spa
     for until, old in reversed(f.int_eras):  # the latest era that reads it otherwise: every earlier one does too
         reading = read_int(old, text)
         if not reading.ok:
+            # a number an earlier parser refuses as well (LMDeploy's `--quant-policy fp8` and `16` before 0.14.0,
+            # whose choices have no FP8) has no spelling there: the release is what to change
+            same = text.strip() == str(newest.value)
             write = "write the length, or leave the flag out for the model's own" if auto \
-                else f"write {newest.value}"
+                else f"write {newest.value}" if not same and all(read_int(r, str(newest.value)).ok
+                                                                 for _, r in f.int_eras) \
+                else f"run {until} or later, or choose a value this release takes"
             return Problem(f"{name}: {reading.error} ({until} and later read {text.strip()!r}"
-                           f"{' as auto-fit' if auto else f' as {newest.value:,}'}: {write})",
+                           f"{' as auto-fit' if auto else '' if same else f' as {newest.value:,}'}: {write})",
                            at, span, item, f.name, until=until)
         if auto and old not in _AUTO_RULES:
             return Problem(f"{name}: -1 auto-fits the length to the KV cache only from {until} on; write "

@@ -143,7 +143,8 @@ def read_stoi(text: str) -> IntReading:
 def read_int(rule: str, text: str) -> IntReading:
     """Read text with one engine rule; never raises.
 
-    rule: "vllm", "vllm_auto", "sglang", "argparse", "click", "clap", "stoi".
+    rule: "vllm", "vllm_auto", "sglang", "argparse", "click", "clap", "stoi", or LMDeploy's `--quant-policy`
+    eras "lmdeploy_qp", "lmdeploy_qp_013", "lmdeploy_qp_04" (lmdeploy_quant.py).
     """
     if not isinstance(text, str):
         return IntReading(None, "", f"not a string: {text!r}")
@@ -157,6 +158,9 @@ def read_int(rule: str, text: str) -> IntReading:
         return read_clap_usize(text)
     if rule == "stoi":
         return read_stoi(text)
+    if rule.startswith("lmdeploy_qp"):
+        from .lmdeploy_quant import read_quant_policy  # only an LMDeploy --quant-policy pays for the import
+        return read_quant_policy(rule, text)
     return read_python_int(text, "click" if rule == "click" else "argparse")
 
 

@@ -243,33 +243,8 @@ def _trtllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
 
 
 def _lmdeploy(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
-    """TurboMind: KV = free after weights x cache_max_entry_count (0.8; 0.5 of the total in
-    0.2.0-0.2.1); the PyTorch engine first reserves (max_prefill_token_num + 2 x max_batches) x
-    vocab x 2 bytes for logits. The backend is chosen at run time: the point takes the PyTorch
-    reserve, the high bound TurboMind's."""
-    block = int(_num(s, "cache_block_seq_len", 0) or _num(s, "block_size", 64) or 64)
-    cme = float(_num(s, "cache_max_entry_count", 0.8))
-    if cme >= 1:  # TurboMind before 0.15: an integer >= 1 is a number of blocks
-        n = int(cme)
-        return Budget(None, block, fixed_blocks=n, steps=(("cache_max_entry_count (blocks)", f"{n} x {block}",
-                                                           n * block),))
-    if _num(s, "num_gpu_blocks"):
-        n = int(_num(s, "num_gpu_blocks"))
-        return Budget(None, block, fixed_blocks=n, steps=(("num_gpu_blocks", f"{n} x {block}", n * block),))
-    miss = _missing(total, weights, block, "cache_max_entry_count")
-    if miss:
-        return miss
-    backend = str(s.get("backend") or "").lower()
-    prefill = int(_num(s, "max_prefill_token_num", 8192) or 8192)
-    batches = int(_num(s, "max_batch_size", 256) or 256)
-    runtime = (prefill + 2 * batches) * (arch.vocab_size or 128_256) * 2
-    reserve = Term("PyTorch runtime reserve", runtime if backend != "turbomind" else 0.0,
-                   runtime if backend == "pytorch" else 0.0, runtime if backend != "turbomind" else 0.0,
-                   f"({prefill} + 2 x {batches}) x vocab x 2 B")
-    nt = Term("NCCL", 0.6 * GIB if tp * pp > 1 else 0.0, 0.0, 1.5 * GIB if tp * pp > 1 else 0.3 * GIB, "")
-    base = Term.exact("device memory", total, gib(total))
-    rule = "LMDeploy: KV = free after weights x cache_max_entry_count"
-    return _finish(base, [CONTEXT, weights, nt, reserve], block, "cache_max_entry_count", rule, [rule], scale=cme)
+    from .mem_lmdeploy import budget  # only an LMDeploy role pays for the import
+    return budget(arch, total, tp, pp, s, weights, version)
 
 
 def _llamacpp(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:

@@ -36,6 +36,12 @@ _DTYPE_BYTES: dict[str, float] = {
 }
 # vLLM per-token-head quantized KV adds one fp32 scale per head for K and V.
 _PER_TOKEN_HEAD = {"int8_per_token_head": 1, "fp8_per_token_head": 1, "int4_per_token_head": 0.5}
+# LMDeploy's TurboQuant (--quant-policy 42): K packed to head_dim/2 bytes and V to head_dim/4 (uint8), plus per
+# token and head 2 K and 1 V scale/zero values in the model's dtype (lmdeploy-0.18.0 wheel:
+# lmdeploy/pytorch/engine/cache_engine/schema.py `_resolve_key_block_shape`, `_resolve_value_block_shape`,
+# `build_quant_cache_descs`); 0.375 B is the element average, for the latent of an MLA model
+_TURBO_QUANT = "turbo_quant"
+_DTYPE_BYTES[_TURBO_QUANT] = 0.375
 FP8_DS_MLA_BYTES_PER_LAYER = 656  # 512 fp8 latent + 4 fp32 scales + 64 bf16 rope
 
 
@@ -101,8 +107,13 @@ class KVBreakdown:
     full_layer_bytes: float = 0.0      # one token, one full-attention layer (Gemma-4 global layers differ)
 
 
-def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name: str) -> tuple[float, str]:
-    """Bytes of one token in one attention layer with `heads` KV heads on this GPU."""
+def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name: str,
+               scale: float = 2.0) -> tuple[float, str]:
+    """Bytes of one token in one attention layer with `heads` KV heads on this GPU (`scale`: the model
+    dtype's bytes, of LMDeploy's TurboQuant scales)."""
+    if name == _TURBO_QUANT:
+        v = v_head_dim or head_dim
+        return heads * (head_dim / 2 + v / 4 + 3 * scale), f"{heads} x ({head_dim}/2 + {v}/4 + 3 x {scale:g})"
     per_layer = heads * (head_dim + (v_head_dim or head_dim)) * b
     if name in _PER_TOKEN_HEAD:
         per_layer += 2 * heads * 4
@@ -158,14 +169,15 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         full_layer, f_full = per_layer, f_layer
     else:
         heads = kv_heads_per_gpu(arch, eng, tp)
-        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name)
+        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name, arch.dtype_bytes)
         full_layer, f_full = per_layer, f_layer
         if arch.full_kv_heads or arch.full_head_dim:  # Gemma-4: global layers have their own shape
             fheads = kv_heads_per_gpu(replace(arch, num_kv_heads=arch.full_kv_heads or arch.num_kv_heads), eng, tp)
             # a full layer with its own head_dim (Gemma-4's global_head_dim) keeps V at that width; one that
             # differs only in its head count (MiMo-V2-Flash) has the window layers' head and V widths
             full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim,
-                                            None if arch.full_head_dim else arch.v_head_dim, b, name)
+                                            None if arch.full_head_dim else arch.v_head_dim, b, name,
+                                            arch.dtype_bytes)
             notes.append(f"full-attention layers: {arch.full_kv_heads or arch.num_kv_heads} KV heads x "
                          f"{arch.full_head_dim or arch.head_dim}; window layers: {arch.num_kv_heads} x {arch.head_dim}")
         if name in _PER_TOKEN_HEAD:
@@ -173,7 +185,9 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         if arch.num_kv_heads < tp and eng != "llamacpp":
             notes.append(f"{arch.num_kv_heads} KV heads < TP {tp}: "
                          + ("TGI gives 0 heads per shard" if heads == 0 else "heads replicated, 1 per rank"))
-    if b < 1:
+    if name == _TURBO_QUANT:
+        notes.append("turbo_quant (LMDeploy): K 4-bit, V 2-bit, + 3 scale/zero values per head in the model dtype")
+    elif b < 1:
         notes.append(f"{name}: 0.5 B per element + 1-byte scale per 16 elements assumed")
     if eng == "llamacpp" and tp > 1:
         pp, tp = pp * tp, 1  # -sm layer: GPUs split layers, like pipeline stages

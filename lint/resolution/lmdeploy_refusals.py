@@ -1,0 +1,83 @@
+"""LMDeploy settings its engine refuses at start-up by backend: which engine runs decides, and that depends on the
+model (physics/lmdeploy_backend.py), so these are said once the model is resolved, not by the flag parser.
+
+* FP8 KV (`--quant-policy fp8`, `fp8_e5m2`, 16, 17) on TurboMind: `assert self.quant_policy not in
+  (QuantPolicy.FP8, QuantPolicy.FP8_E5M2), 'invalid quant_policy for TurboMind, FP8 quantization is not supported'`
+  (TurbomindEngineConfig.__post_init__, from InternLM/lmdeploy@refs/tags/v0.14.0:lmdeploy/messages.py, the release
+  that added FP8, to the lmdeploy-0.18.0 wheel: lmdeploy/messages.py). The PyTorch engine reads it.
+* `--cache-max-entry-count` of 1 or more: lmdeploy_backend.ratio_refused.
+
+With the release unknown, a refusal of the newest releases is said with the first release that refuses (as
+engine_roles.refusal says a value refused since a release); one only some older releases make is not.
+"""
+from __future__ import annotations
+
+from typing import List, Optional
+
+from ctxlint.engines.lmdeploy_quant import FP8
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Deployment
+from ctxlint.physics.lmdeploy_backend import backend, ratio_refused, turbomind_since
+from ctxlint.physics.models import ModelArch
+
+_RATIO_FIX = ("write the share of the memory free after the weights to give the KV cache, below 1 (0.8 by "
+              "default); a pool in blocks is --num-gpu-blocks (PyTorch engine, 0.18.0 on)")
+
+
+def refusals(dep: Deployment, arch: Optional[ModelArch]) -> List[Diagnostic]:
+    release = str(dep.engine.version.value) if dep.engine.version is not None else None
+    out: List[Diagnostic] = []
+    for role in dep.roles:
+        settings = {key: val.value for key, val in role.engine_args}
+        engine = backend(arch, settings, release)
+        policy = role.arg("quant_policy")
+        if policy is not None and policy.value in FP8:
+            who = _fp8_refused(arch, engine, release)
+            if who:
+                out.append(Diagnostic(
+                    "engine-rejects-value", f"{who} would refuse to start: --quant-policy {policy.raw or policy.value}"
+                    f" is FP8 KV, which TurboMind does not support ('invalid quant_policy for TurboMind, FP8 "
+                    f"quantization is not supported'), and TurboMind runs {arch.name}: add --backend pytorch, "
+                    "or use --quant-policy int8", policy.source, dep.display_name))
+        ratio = role.arg("cache_max_entry_count")
+        if ratio is not None and isinstance(ratio.value, (int, float)) and ratio.value >= 1:
+            who = _ratio_refused(engine, release)
+            if who:
+                out.append(Diagnostic(
+                    "engine-rejects-value", f"{who} would refuse to start: --cache-max-entry-count "
+                    f"{ratio.raw or ratio.value} is 1 or more, {_ratio_why(engine, release)}: {_RATIO_FIX}",
+                    ratio.source, dep.display_name))
+    return out
+
+
+def _fp8_refused(arch: Optional[ModelArch], engine: Optional[str], release: Optional[str]) -> Optional[str]:
+    if release:
+        return f"LMDeploy {release}" if engine == "turbomind" else None
+    since = turbomind_since(arch) if engine != "pytorch" else None  # FP8 exists from 0.14.0, the table's first
+    return f"LMDeploy {since} and later" if since else None
+
+
+def _ratio_refused(engine: Optional[str], release: Optional[str]) -> Optional[str]:
+    if release:
+        return f"LMDeploy {release}" if ratio_refused(engine, release) else None
+    if engine == "pytorch":
+        return "LMDeploy's PyTorch engine (0.4.1 and later)"
+    return "LMDeploy 0.15.0 and later"  # both engines, the newest releases included
+
+
+def _ratio_why(engine: Optional[str], release: Optional[str]) -> str:
+    pytorch = "the PyTorch engine asserts 0 < cache_max_entry_count < 1"
+    if engine == "pytorch":
+        return pytorch
+    if release and not _from(release, "0.15.0"):  # refused there: 0.4.1-0.9.x
+        turbomind = "TurbomindEngineConfig asserts 0 < cache_max_entry_count < 1 there"
+    else:
+        turbomind = ("TurboMind aborts ('object-cache path no longer accepts cache_max_block_count as a block "
+                     "count'; 0.10.0-0.14.x read it as blocks)")
+    return turbomind if engine == "turbomind" else f"{turbomind}, and {pytorch}"
+
+
+def _from(release: str, since: str) -> bool:
+    from ctxlint.engines.result import from_release
+
+    return bool(from_release(since, release))

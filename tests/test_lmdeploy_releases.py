@@ -1,0 +1,87 @@
+"""LMDeploy settings read by release and backend: `--quant-policy` names and FP8/TurboQuant KV bytes,
+`--num-gpu-blocks` (0.18.0) on the PyTorch engine, and `--cache-max-entry-count` of 1 or more."""
+from __future__ import annotations
+
+from ctxlint.engine import Settings, lint_text
+from ctxlint.physics.kv import kv_breakdown
+from ctxlint.physics.models import lookup_model
+
+POD = """\
+apiVersion: v1
+kind: Pod
+metadata: {{name: lmd}}
+spec:
+  nodeSelector: {{cloud.google.com/gke-accelerator: {gpu}}}
+  containers:
+    - name: engine
+      image: openmmlab/lmdeploy{tag}
+      command: [lmdeploy, serve, api_server, {model}, --session-len, "{session}"{args}]
+      resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+"""
+LLAMA = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def _findings(args, tag=":v0.18.0", session=65536, gpu="nvidia-l4", model=LLAMA):
+    text = POD.format(tag=tag, session=session, gpu=gpu, model=model,
+                      args="".join(f', "{a}"' for a in args))
+    return lint_text(text, "lmd.yaml", Settings()).findings
+
+
+def _codes(findings, code):
+    return [f.message for f in findings if f.rule == code]
+
+
+def test_quant_policy_names_from_0_14_refused_before():
+    assert _codes(_findings(["--backend", "pytorch", "--quant-policy", "int8"]), "CTX301") == []
+    assert _codes(_findings(["--backend", "pytorch", "--quant-policy", "int8"], tag=""), "CTX301") == []
+    (old,) = _codes(_findings(["--backend", "pytorch", "--quant-policy", "int8"], tag=":v0.13.0"), "CTX301")
+    assert "invalid int value: 'int8'" in old and "write 8" in old
+    (fp8,) = _codes(_findings(["--backend", "pytorch", "--quant-policy", "16"], tag=":v0.13.0"), "CTX301")
+    assert "invalid choice: 16" in fp8 and "run 0.14.0 or later" in fp8
+    (tq,) = _codes(_findings(["--backend", "pytorch", "--quant-policy", "42"], tag=":v0.12.0"), "CTX301")
+    assert "invalid choice: 42" in tq and "0.13.0" in tq
+    assert _codes(_findings(["--backend", "pytorch", "--quant-policy", "42"], tag=":v0.13.0"), "CTX301") == []
+
+
+def test_quant_policy_fp8_and_turbo_quant_bytes():
+    arch = lookup_model(LLAMA)
+    assert kv_breakdown(arch, "lmdeploy", kv_cache_dtype="fp8").bytes_per_token == 65_536
+    assert kv_breakdown(arch, "lmdeploy", kv_cache_dtype="fp8_e5m2").bytes_per_token == 65_536
+    # K 128/2 + V 128/4 + 3 bf16 scale/zero values, per head and layer: 8 heads x 32 layers
+    assert kv_breakdown(arch, "lmdeploy", kv_cache_dtype="turbo_quant").bytes_per_token == 32 * 8 * (64 + 32 + 6)
+    fp8 = _findings(["--backend", "pytorch", "--quant-policy", "fp8"])
+    assert any("/ 65,536 B per token per GPU" in m for m in _codes(fp8, "CTX201") + _codes(fp8, "CTX210"))
+
+
+def test_fp8_kv_refused_on_turbomind():
+    (msg,) = _codes(_findings(["--quant-policy", "fp8"]), "CTX301")  # Llama: api_server picks TurboMind
+    assert msg.startswith("LMDeploy 0.18.0 would refuse to start") and "--backend pytorch" in msg
+    assert _codes(_findings(["--quant-policy", "fp8"], tag=""), "CTX301")[0].startswith("LMDeploy 0.14.0 and later")
+    assert _codes(_findings(["--backend", "pytorch", "--quant-policy", "fp8"]), "CTX301") == []
+    assert _codes(_findings(["--quant-policy", "fp8"], model="mistralai/Mistral-7B-Instruct-v0.3"), "CTX301") == []
+
+
+def test_num_gpu_blocks_on_pytorch_from_0_18():
+    args = ["--backend", "pytorch", "--num-gpu-blocks", "512"]
+    (short,) = _codes(_findings(args, session=131072, gpu="nvidia-h100-80gb"), "CTX201")
+    assert "KV pool 32,768" in short  # 512 blocks x 64 tokens, whatever the memory
+    assert _codes(_findings(args, session=32704, gpu="nvidia-h100-80gb"), "CTX201") == []
+    (old,) = _codes(_findings(args, tag=":v0.17.0", gpu="nvidia-h100-80gb"), "CTX301")
+    assert "unrecognized arguments: --num-gpu-blocks" in old
+    # TurboMind (Llama without --backend pytorch) never reads it: its pool is the share of free memory
+    assert _codes(_findings(["--num-gpu-blocks", "512"], session=65536, gpu="nvidia-h100-80gb"), "CTX201") == []
+
+
+def test_cache_max_entry_count_of_one_or_more_by_release():
+    args = ["--cache-max-entry-count", "2000"]
+    (new,) = _codes(_findings(args, gpu="nvidia-h100-80gb"), "CTX301")
+    assert new.startswith("LMDeploy 0.18.0 would refuse to start") and "block count" in new
+    assert _codes(_findings(args, tag=":v0.14.0", gpu="nvidia-h100-80gb"), "CTX301") == []  # TurboMind: blocks
+    (mid,) = _codes(_findings(args, tag=":v0.9.2", gpu="nvidia-h100-80gb"), "CTX301")
+    assert "TurbomindEngineConfig asserts" in mid
+    assert _codes(_findings(args, tag="", gpu="nvidia-h100-80gb"), "CTX301")[0].startswith("LMDeploy 0.15.0 and later")
+    (pt,) = _codes(_findings(["--backend", "pytorch", *args], tag=":v0.14.0", gpu="nvidia-h100-80gb"), "CTX301")
+    assert "PyTorch engine asserts" in pt
+    # 0.14.0's TurboMind takes 2000 blocks x 64 = 128,000 tokens: short of 131,072
+    (short,) = _codes(_findings(args, tag=":v0.14.0", session=131072, gpu="nvidia-h100-80gb"), "CTX201")
+    assert "KV pool 128,000" in short
