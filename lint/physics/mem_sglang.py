@@ -11,8 +11,9 @@ the CUDA context and torch.distributed init: ~0.4 GiB on one H100, "avail mem=78
 - 0.4.8-0.5.2: reserved memory by device size, (gpu - reserved) / gpu;
 - >= 0.5.3: reserved = 512 + max(chunked_prefill_size, 2048) x 1.5 + cuda_graph_max_bs x 2
   + tp x pp / 8 x 1024 MiB, at least 10 GiB above 60 GiB devices (`_handle_gpu_memory_settings`), the two
-  defaults by device memory (SMALL_TIER: the 20-35 GiB tier changed in 0.5.5 and 0.5.20), plus the prefill
-  CUDA graphs' reserve from 0.5.10 (PREFILL_GRAPHS).
+  defaults by device memory (SMALL_TIER: the 20-35 GiB tier changed in 0.5.5 and 0.5.20), plus DP attention's
+  padding, the prefill CUDA graphs' reserve from 0.5.10 (PREFILL_GRAPHS), speculative decoding's to 0.5.13,
+  DeepEP's and each disaggregated role's own from 0.5.15 (reserve_sglang.py).
 A version that is not known takes the smallest fraction of the four (the point) and the largest
 (the high bound).
 """
@@ -22,71 +23,8 @@ from typing import Any, List, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
 
+from .reserve_sglang import PREFILL_GRAPHS, ROLES, SMALL_TIER, Role, auto_formula, role_of, starts  # noqa: F401
 from .terms import GIB, MIB, Term
-
-
-# The default chunked_prefill_size and decode CUDA-graph batch by device memory. Only the 20-35 GiB tier (L4, A10,
-# RTX 4090/5090) changed from 0.5.3 to 0.5.23; the other tiers are the same in every release's wheel
-# (sglang-0.5.3/sglang/srt/server_args.py:567-620 ... sglang-0.5.18/sglang/srt/server_args.py:4830,
-# sglang-0.5.19..0.5.23/sglang/srt/arg_groups/memory_hook.py:63/89/90). That tier, by first release:
-# (release, chunked_prefill_size, max_bs below TP 4, max_bs at TP >= 4)
-SMALL_TIER = (("0.5.3", 2048, 16, 80),    # sglang-0.5.3/sglang/srt/server_args.py:574-584 (0.5.4 too)
-              ("0.5.5", 2048, 24, 80),    # sglang-0.5.5/sglang/srt/server_args.py:707 ... 0.5.19 memory_hook.py:74
-              ("0.5.20", 4096, 48, 160))  # sglang-0.5.20/sglang/srt/arg_groups/memory_hook.py:100 ... 0.5.23:101
-# SGLang captures prefill CUDA graphs by default from 0.5.10 (disable_piecewise_cuda_graph defaults False,
-# sglang-0.5.10/sglang/srt/server_args.py:637; from 0.5.14 the prefill backend of cuda_graph_config, breakable on
-# CUDA: sglang-0.5.17..0.5.23/sglang/srt/model_executor/cuda_graph_config.py:110-123), and reserves for them:
-# len(capture sizes <= the prefill max) x 8 MiB, 1.5 GiB with an MLA backend (sglang-0.5.10/sglang/srt/
-# server_args.py:1304-1311; sglang-0.5.23/sglang/srt/arg_groups/memory_hook.py:380-391). Some models and settings
-# run prefill eagerly (multimodal, speculative, DP attention, LoRA, PD: 0.5.10 server_args.py:1078-1139), so the
-# band's top leaves it out.
-PREFILL_GRAPHS = "0.5.10"
-# The capture sizes (sglang-0.5.10/sglang/srt/server_args.py:1397-1415; sglang-0.5.23/sglang/srt/arg_groups/
-# cuda_graph_hook.py:480-497), 4608 and up every 512 to the prefill max.
-_SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
-
-
-def _defaults(gpu_mib: float, tp: int, small: Tuple[int, int, int] = SMALL_TIER[1][1:]) -> Tuple[int, int]:
-    """chunked_prefill_size, cuda_graph_max_bs by device memory (>= 0.5.3; `small`: the 20-35 GiB tier)."""
-    g = gpu_mib / 1024
-    if g < 20:
-        return 2048, 8
-    if g < 35:
-        return small[0], small[2] if tp >= 4 else small[1]
-    if g < 60:
-        return 4096, 160 if tp >= 4 else 32
-    if g < 160:
-        return 8192, 512 if tp >= 4 else 256
-    return 16384, 512
-
-
-def prefill_graph_mib(top: int, mla: bool) -> float:
-    """The prefill CUDA-graph reserve: 8 MiB per capture size up to `top` tokens, 1.5 GiB with MLA."""
-    if mla:
-        return 1.5 * 1024
-    return 8 * (sum(1 for s in _SIZES if s <= top) + max(0, (top - 4608) // 512 + 1))
-
-
-def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optional[int] = None,
-                 cuda_graph_max_bs: Optional[int] = None, small: Tuple[int, int, int] = SMALL_TIER[1][1:],
-                 prefill: Optional[Tuple[Optional[int], bool]] = None) -> Tuple[float, str]:
-    """>= 0.5.3, without the DP-attention term (it only lowers it); `prefill` (the prefill graphs' max tokens
-    when set, MLA): the prefill CUDA-graph reserve, the releases that capture them."""
-    cps_d, bs_d = _defaults(gpu_mib, tp, small)
-    cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
-    bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
-    graphs = 0.0
-    if prefill is not None:
-        top, mla = prefill
-        # the prefill max defaults to chunked_prefill_size (8192 at most with MLA, which reserves 1.5 GiB anyway)
-        graphs = prefill_graph_mib(cps if top is None else top, mla)
-    reserved = 512 + max(cps, 2048) * 1.5 + bs * 2 + tp * pp / 8 * 1024 + graphs
-    if gpu_mib > 60 * 1024:
-        reserved = max(reserved, 10 * 1024)
-    mfs = round((gpu_mib - reserved) / gpu_mib, 3)
-    extra = f" + prefill graphs {graphs:g}" if prefill is not None else ""
-    return mfs, (f"round(({gpu_mib:.0f} - reserved {reserved:.0f}) / {gpu_mib:.0f}, 3); reserved = 512 + "
-                 f"max({cps}, 2048) x 1.5 + {bs} x 2 + {tp} x {pp} / 8 x 1024{extra} MiB")
 
 
 def _tiers(gpu_mib: float, tp: int, pp: int) -> Tuple[float, str]:
@@ -123,26 +61,38 @@ def _decode_bs(settings: Mapping[str, Any], v) -> Optional[int]:
 
 def _formulas(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any], v,
               mla: bool) -> List[Tuple[float, float, str]]:
-    """(point, high, how) of the >= 0.5.3 formula for each era the release may be in."""
+    """(point, high, how) of the >= 0.5.3 formula for each era the release may be in (reserve_sglang.starts)."""
     cps, bs = _int(settings, "chunked_prefill_size"), _decode_bs(settings, v)
     top = _int(settings, "cuda_graph_max_bs_prefill") if v is None or v >= parse_version("0.5.14") else None
-    # eras: each change of the 20-35 GiB tier or of the prefill graphs starts one
-    starts = sorted({parse_version(r) for r, *_ in SMALL_TIER} | {parse_version(PREFILL_GRAPHS)})
+    role = role_of(settings)
+    eras = starts(role)
     out = []
-    for i, start in enumerate(starts):
-        if v is not None and (v < start or (i + 1 < len(starts) and v >= starts[i + 1])):
+    for i, era in enumerate(eras):
+        start = parse_version(era)
+        if v is not None and (v < start or (i + 1 < len(eras) and v >= parse_version(eras[i + 1]))):
             continue
-        small = tuple(next(t[1:] for t in reversed(SMALL_TIER) if parse_version(t[0]) <= start))
-        # --disable-cuda-graph turns the prefill graphs off too, and a decode role captures none
-        # (sglang-0.5.21/sglang/srt/arg_groups/cuda_graph_hook.py:60-62, 699-718)
-        eager = settings.get("disable_cuda_graph") is True or settings.get("disaggregation_mode") == "decode"
-        if start >= parse_version(PREFILL_GRAPHS) and not eager:
-            point = auto_formula(gpu_mib, tp, pp, cps, bs, small, (top, mla))
-            out.append((point[0], auto_formula(gpu_mib, tp, pp, cps, bs, small)[0], point[1]))
+        small = next(t[1:] for t in reversed(SMALL_TIER) if parse_version(t[0]) <= start)
+        point = auto_formula(gpu_mib, tp, pp, cps, bs, small, None, role, era)
+        if start >= parse_version(PREFILL_GRAPHS) and not _eager(role, start):
+            graphs = auto_formula(gpu_mib, tp, pp, cps, bs, small, (top, mla), role, era)
+            out.append((graphs[0], point[0], graphs[1]))
         else:
-            point = auto_formula(gpu_mib, tp, pp, cps, bs, small)
             out.append((point[0], point[0], point[1]))
     return out
+
+
+def _eager(role: Role, start) -> bool:
+    """No prefill CUDA graphs, so no reserve for them: --disable-cuda-graph turns them off too
+    (sglang-0.5.21/sglang/srt/arg_groups/cuda_graph_hook.py:60-62). Up to 0.5.14 a disaggregated role and DP
+    attention ran prefill eagerly, decided before the reserve (sglang-0.5.10 wheel: sglang/srt/server_args.py:
+    778-784, 1091-1093, 1128-1130; 0.5.13: 1352-1354, 1394-1395; 0.5.14, whose default is the tc_piecewise backend:
+    2508-2524, 3007, 3041); from 0.5.15 a decode role reserves none (reserve_sglang.ROLES), while a prefill role and
+    DP attention keep the breakable backend's (0.5.15-0.5.16 turn it off under DP attention: the band's top)."""
+    if not role.graphs:
+        return True
+    if start < parse_version(ROLES):
+        return bool(role.mode or role.dp)
+    return role.mode == "decode"
 
 
 def auto_fraction(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],

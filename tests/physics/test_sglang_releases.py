@@ -75,9 +75,10 @@ def test_prefill_graph_reserve_from_0_5_10() -> None:
                      "+ 1 x 1 / 8 x 1024 + prefill graphs 464 MiB")
     assert auto_fraction(81559, 1, 1, {}, "0.5.22", mla=True)[:2] == (0.816, 0.835)
     assert auto_fraction(L4_MIB, 1, 1, {"cuda_graph_max_bs_prefill": 1024}, "0.5.23")[0] == 0.688  # 28 sizes
-    # a decode role and --disable-cuda-graph capture none
-    assert auto_fraction(L4_MIB, 1, 1, {"disaggregation_mode": "decode"}, "0.5.23")[:2] == (0.701, 0.701)
-    assert auto_fraction(L4_MIB, 1, 1, {"disable_cuda_graph": True}, "0.5.23")[:2] == (0.701, 0.701)
+    # --disable-cuda-graph captures none, and from 0.5.15 reserves for no decode graph either (a decode role:
+    # test_sglang_roles.py)
+    assert auto_fraction(L4_MIB, 1, 1, {"disable_cuda_graph": True}, "0.5.14")[:2] == (0.837, 0.837)
+    assert auto_fraction(L4_MIB, 1, 1, {"disable_cuda_graph": True}, "0.5.23")[:2] == (0.705, 0.705)
 
 
 def test_decode_graph_batch_spellings() -> None:
