@@ -23,7 +23,8 @@ from typing import Any, List, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
 
-from .reserve_sglang import PREFILL_GRAPHS, ROLES, SMALL_TIER, Role, auto_formula, role_of, starts  # noqa: F401
+from .reserve_sglang import (PREFILL_GRAPHS, SMALL_TIER, V_PREFILL_GRAPHS, V_ROLES, Role, auto_formula,  # noqa: F401
+                             role_of, starts)
 from .terms import GIB, MIB, Term
 
 
@@ -68,13 +69,11 @@ def _formulas(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any], v,
     eras = starts(role)
     out = []
     for i, era in enumerate(eras):
-        start = parse_version(era)
-        if v is not None and (v < start or (i + 1 < len(eras) and v >= parse_version(eras[i + 1]))):
+        if v is not None and (v < era.v or (i + 1 < len(eras) and v >= eras[i + 1].v)):
             continue
-        small = next(t[1:] for t in reversed(SMALL_TIER) if parse_version(t[0]) <= start)
-        point = auto_formula(gpu_mib, tp, pp, cps, bs, small, None, role, era)
-        if start >= parse_version(PREFILL_GRAPHS) and not _eager(role, start):
-            graphs = auto_formula(gpu_mib, tp, pp, cps, bs, small, (top, mla), role, era)
+        point = auto_formula(gpu_mib, tp, pp, cps, bs, era.small, None, role, era)
+        if era.v >= V_PREFILL_GRAPHS and not _eager(role, era.v):
+            graphs = auto_formula(gpu_mib, tp, pp, cps, bs, era.small, (top, mla), role, era)
             out.append((graphs[0], point[0], graphs[1]))
         else:
             out.append((point[0], point[0], point[1]))
@@ -90,7 +89,7 @@ def _eager(role: Role, start) -> bool:
     DP attention keep the breakable backend's (0.5.15-0.5.16 turn it off under DP attention: the band's top)."""
     if not role.graphs:
         return True
-    if start < parse_version(ROLES):
+    if start < V_ROLES:
         return bool(role.mode or role.dp)
     return role.mode == "decode"
 

@@ -89,17 +89,36 @@ def role_of(settings: Mapping[str, Any]) -> Role:
                 _int(settings, "max_prefill_tokens"))
 
 
-def starts(role: Role) -> Tuple[str, ...]:
+class Era(NamedTuple):
+    """A release whose reserve differs from the one before: its label, parsed, and its 20-35 GiB tier."""
+    label: str
+    v: Any
+    small: Tuple[int, int, int]
+
+
+def _era(label: str) -> Era:
+    v = parse_version(label)
+    return Era(label, v, next(t[1:] for t in reversed(SMALL_TIER) if parse_version(t[0]) <= v))
+
+
+_ALWAYS = tuple(r for r, *_ in SMALL_TIER) + (PREFILL_GRAPHS,)
+_ERAS = {label: _era(label) for label in (*_ALWAYS, ROLES, DEEPEP_PREFILL, *(r for r, _ in SPECULATIVE))}
+V_ROLES, V_DEEPEP_PREFILL, V_PREFILL_GRAPHS = _ERAS[ROLES].v, _ERAS[DEEPEP_PREFILL].v, _ERAS[PREFILL_GRAPHS].v
+_STARTS: dict = {}
+
+
+def starts(role: Role) -> Tuple[Era, ...]:
     """The releases whose reserve differs for this role: the 20-35 GiB tier's and the prefill graphs' always, the
     others only when a setting they read is there (an unknown release is estimated once per era)."""
-    out = {r for r, *_ in SMALL_TIER} | {PREFILL_GRAPHS}
-    if role.spec:
-        out.add(SPECULATIVE[-1][0])
-    if role.mode or role.dp or role.deepep or not role.graphs:  # DP attention: its prefill graphs (mem_sglang._eager)
-        out.add(ROLES)
-    if role.deepep and role.mode != "decode":
-        out.add(DEEPEP_PREFILL)
-    return tuple(sorted(out, key=parse_version))
+    # DP attention: its prefill graphs from 0.5.15 (mem_sglang._eager)
+    key = (bool(role.spec), bool(role.mode or role.dp or role.deepep or not role.graphs),
+           role.deepep and role.mode != "decode")
+    found = _STARTS.get(key)
+    if found is None:
+        out = set(_ALWAYS)
+        out.update(label for label, on in zip((SPECULATIVE[-1][0], ROLES, DEEPEP_PREFILL), key) if on)
+        found = _STARTS[key] = tuple(sorted((_ERAS[label] for label in out), key=lambda e: e.v))
+    return found
 
 
 def defaults(gpu_mib: float, tp: int, small: Tuple[int, int, int] = SMALL_TIER[1][1:]) -> Tuple[int, int]:
@@ -126,14 +145,14 @@ def prefill_graph_mib(top: int, mla: bool) -> float:
 def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optional[int] = None,
                  cuda_graph_max_bs: Optional[int] = None, small: Tuple[int, int, int] = SMALL_TIER[1][1:],
                  prefill: Optional[Tuple[Optional[int], bool]] = None, role: Role = UNIFIED,
-                 era: str = SMALL_TIER[0][0]) -> Tuple[float, str]:
-    """The fraction and its arithmetic in release `era` (>= 0.5.3) for `role`; `prefill` (the prefill graphs' max
-    tokens when set, MLA): the prefill CUDA-graph reserve, the releases that capture them."""
+                 era: Optional[Era] = None) -> Tuple[float, str]:
+    """The fraction and its arithmetic in `era` (of starts(); 0.5.3 when not given) for `role`; `prefill` (the
+    prefill graphs' max tokens when set, MLA): the prefill CUDA-graph reserve, the releases that capture them."""
     cps_d, bs_d = defaults(gpu_mib, tp, small)
     cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
     bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
-    v = parse_version(era)
-    later = v >= parse_version(ROLES)
+    v = (era or _ERAS[SMALL_TIER[0][0]]).v
+    later = v >= V_ROLES
     roles = role.mode if later else None
     if roles == "decode":
         running = role.running or bs or 1
@@ -151,7 +170,7 @@ def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optiona
         top, mla = prefill
         # the prefill max defaults to chunked_prefill_size (8192 at most with MLA, which reserves 1.5 GiB anyway)
         graphs = prefill_graph_mib(cps if top is None else top, mla)
-        if role.deepep and v >= parse_version(DEEPEP_PREFILL):
+        if role.deepep and v >= V_DEEPEP_PREFILL:
             graphs += 1024
     reserved = 512 + tokens * 1.5 + (bs * 2 if decode_graphs else 0) + tp * pp / 8 * 1024 + dp_mib + graphs
     if gpu_mib > 60 * 1024:
@@ -171,10 +190,10 @@ def _after_floor(role: Role, roles: Optional[str], v) -> Tuple[float, str]:
     """(MiB, how) reserved after the 10 GiB floor: DeepEP's decode buffers (>= 0.5.15), speculative decoding
     (< 0.5.14)."""
     mib, how = 0.0, ""
-    if role.deepep and v >= parse_version(ROLES) and roles != "prefill" and role.graphs:
+    if role.deepep and v >= V_ROLES and roles != "prefill" and role.graphs:
         mib, how = 2048.0, " + DeepEP 2048"
     if role.spec and role.spec != "NGRAM":
-        spec = next(m for r, m in reversed(SPECULATIVE) if parse_version(r) <= v)
+        spec = next(m for r, m in reversed(SPECULATIVE) if _ERAS[r].v <= v)
         spec = 6144 if spec and role.spec == "STANDALONE" else spec
         if spec:
             mib, how = mib + spec, f"{how} + speculative {spec}"
