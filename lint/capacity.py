@@ -23,7 +23,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Val, fmt
 
 from .capacity_notes import default_context_unknown, why_not_derived
-from .held import logged_reading, on_cpu, vllm_block, with_held
+from .held import logged_reading, on_cpu, release_of, vllm_block, with_held, with_release_block
 from . import no_kv_memory  # a module, not its names: it reads this one's at call time (no import cycle)
 from .pool_caps import GIB, engine_cap, explain
 from .records import field, record, replace
@@ -200,6 +200,8 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         role = replace(role, context_limit=_derived_limit(dep, role, arch, engine))
     pool = None
     cap = engine_cap(engine, role)
+    if engine == "vllm":
+        role = with_release_block(dep, role)  # an override's blocks are 64 tokens from 0.34.0 (held.py)
     if role.kv_pool_tokens is not None and cap is None:
         pool = Pool(role.kv_pool_tokens.value, role.kv_pool_tokens.source, "declared")
     result = _estimate(dep, role, arch, resolution)
@@ -221,7 +223,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
     if pool is not None:  # what one request can hold: every promise is held against it (held.py)
         logged = logged_reading(dep, role, arch) if engine == "vllm" and pool.origin == "declared" else None
-        pool = with_held(engine, role, pool, result, logged)
+        pool = with_held(engine, role, pool, result, logged, release_of(dep))
     role = replace(role, pool=pool, capacity=result)
     if default is not None and default.follows_pool and pool is not None and result is not None \
             and result.max_context_at_concurrency_1 is not None \

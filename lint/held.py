@@ -26,9 +26,10 @@ from __future__ import annotations
 
 from typing import Any, Optional
 
-from ctxlint.model import Deployment, Pool, Role, fmt
+from ctxlint.model import Deployment, Pool, Role, Val, fmt
 from ctxlint.neuron import engine_block, with_held as neuron_held
 from ctxlint.physics.pool import ADMITTED_STEP
+from ctxlint.versions import parse_version
 
 from .records import replace
 
@@ -38,13 +39,15 @@ from .records import replace
 # with intel_extension_for_pytorch, which the x86 images ship, else 16,
 # vllm-project/vllm@0031bf29e940804ee8235f2b2da9536556f231e6:vllm/platforms/cpu.py). 128 keeps back the
 # larger null block: a promise is never said to fit a pool it does not fit.
+# On a GPU the default is 64 from 0.34.0 (ctxlint.physics.vllm_block); a declared pool of a release not stated
+# keeps 16 (the smaller pool an override gives), as before.
 VLLM_BLOCK, VLLM_CPU_BLOCK = 16, 128
 _KEEPER = {"vllm": "vLLM's null block", "lmdeploy": "LMDeploy's last block"}
 
 
-def vllm_block(role: Role) -> int:
+def vllm_block(role: Role, version: Optional[str] = None) -> int:
     """The block size of a vLLM role: its --block-size, else the default of its platform (on Neuron the
-    platform's own, when known: ctxlint.neuron)."""
+    platform's own, when known: ctxlint.neuron) and, on a GPU, of its release `version` when stated."""
     if role.neuron is not None:
         block = engine_block(role)[0]
         if block is not None:
@@ -53,7 +56,32 @@ def vllm_block(role: Role) -> int:
     value = size.value if size is not None else None
     if isinstance(value, int) and not isinstance(value, bool) and value > 0:
         return value
-    return VLLM_CPU_BLOCK if on_cpu(role) else VLLM_BLOCK
+    if on_cpu(role):
+        return VLLM_CPU_BLOCK
+    if version and parse_version(version) is not None:
+        from ctxlint.physics.vllm_block import default_block  # a stated release only: no physics import else
+        return default_block(version)
+    return VLLM_BLOCK
+
+
+def release_of(dep: Deployment) -> Optional[str]:
+    """The vLLM release the deployment states (its image tag), or None."""
+    version = dep.engine.version
+    return str(version.value) if version is not None else None
+
+
+def with_release_block(dep: Deployment, role: Role) -> Role:
+    """A vLLM role whose --num-gpu-blocks-override pool (read in 16-token blocks, ctxlint.adapters.engine_roles)
+    is in another block for its stated release: 64 tokens from 0.34.0 on a GPU (ctxlint.physics.vllm_block)."""
+    blocks, pool = role.arg("num_gpu_blocks_override"), role.kv_pool_tokens
+    if blocks is None or pool is None or pool.source != blocks.source or role.arg("block_size") is not None \
+            or role.neuron is not None or on_cpu(role) or not isinstance(blocks.value, int):
+        return role
+    block = vllm_block(role, release_of(dep))
+    if pool.value == blocks.value * block:
+        return role
+    return replace(role, kv_pool_tokens=Val(blocks.value * block, blocks.source,
+                                            raw=f"{blocks.value} blocks x {block} tokens"))
 
 
 _READ = None  # (read_logged, first_release, lookup_accelerator), bound on the first declared vLLM pool
@@ -79,7 +107,7 @@ def logged_reading(dep: Deployment, role: Role, arch: Any) -> Any:
     draft = role.draft_layers.value if role.draft_layers is not None else 0
     ctx = role.context_length.value if role.context_length is not None else None
     version = dep.engine.version
-    return read(stated.value, vllm_block(role), arch, draft if isinstance(draft, int) else 0,
+    return read(stated.value, vllm_block(role, release_of(dep)), arch, draft if isinstance(draft, int) else 0,
                 {k: v.value for k, v in role.engine_args}, ctx if isinstance(ctx, int) and ctx > 0 else None,
                 str(version.value) if version is not None else None, found, first[0] if first else None,
                 blocks is not None and blocks.source == stated.source)
@@ -92,10 +120,11 @@ def on_cpu(role: Role) -> bool:
     return role.cpu_build is not None or (space is not None and str(space.raw).startswith("VLLM_CPU_KVCACHE_SPACE"))
 
 
-def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any, logged: Any = None) -> Pool:
+def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any, logged: Any = None,
+              version: Optional[str] = None) -> Pool:
     """`pool` with what one request of `role` can hold (Pool.held and its band), and why it is less.
     `logged`: a declared vLLM pool of a model with window layers as its release logs it
-    (ctxlint.physics.logged.Reading), which one request may hold several times over."""
+    (ctxlint.physics.logged.Reading), which one request may hold several times over. `version`: the release."""
     if pool.origin == "derived":
         return _derived(engine, pool, result)
     if engine != "vllm":
@@ -107,7 +136,7 @@ def with_held(engine: Optional[str], role: Role, pool: Pool, result: Any, logged
         found = neuron_held(role, pool)
         if found is not None:
             return found
-    block = vllm_block(role)
+    block = vllm_block(role, version)
     held = max(0, (pool.tokens // block - 1) * block)
     whole = "" if pool.tokens % block == 0 else f"; vLLM counts whole {block}-token blocks"
     return replace(pool, held=held, reserve=f"one {block}-token block is vLLM's null block{whole}")

@@ -16,8 +16,10 @@ from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
 from .terms import GIB, MIB, Term, gib, subtract
+from .vllm_block import block_size
 
 Step = tuple[str, str, Any]
+# vLLM's entry is its block before 0.34.0; an estimate asks vllm_block.default_block(release)
 DEFAULT_BLOCK = {"vllm": 16, "sglang": 1, "tgi": 1, "trtllm": 32, "lmdeploy": 64, "llamacpp": 1}
 CONTEXT = Term("CUDA context", 0.5 * GIB, 0.3 * GIB, 0.8 * GIB, "CUDA context and allocator slack")
 __all__ = ["Budget", "DEFAULT_BLOCK", "GIB", "MIB", "engine_budget", "gib", "sglang_auto_mem_fraction"]
@@ -105,7 +107,7 @@ def _steps(base: Term, terms: list, scale: float, kv: float) -> tuple:
 
 
 def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, lean=False, cache=None) -> Budget:
-    block = int(_num(s, "block_size", 16) or 16)
+    block = block_size(s, version)  # 16, 64 from 0.34.0 (vllm_block.py)
     if _num(s, "num_gpu_blocks_override"):
         n = int(_num(s, "num_gpu_blocks_override"))
         return Budget(None, block, fixed_blocks=n, knob="gpu_memory_utilization",

@@ -23,6 +23,7 @@ from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
 from .releases import releases_for, span_vllm_releases
 from .sources import source_of
 from .served import positive_int
+from .vllm_block import default_block
 from .weights import WeightFormat
 
 Step = tuple[str, str, Any]
@@ -231,7 +232,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     if acc is not None and not acc.exact and not lean:
         asm.append(f"{acc.name} memory {acc.memory_gib:.2f} GiB is an estimate ({acc.source})")
     block = positive_int(settings.get("block_size") or settings.get("page_size") or settings.get("tokens_per_block"),
-                 DEFAULT_BLOCK[engine])
+                         default_block(inp.engine_version) if engine == "vllm" else DEFAULT_BLOCK[engine])
     if inp.available_kv_bytes is not None:
         if weights is not None:
             steps.append(("weights/GPU", w_formula, weights.point))

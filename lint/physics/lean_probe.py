@@ -32,6 +32,7 @@ from .logged import reserves_whole
 from .pool import RESERVE, search_figures
 from .models import LINEAR
 from .terms import GIB, MIB, Term
+from .vllm_block import block_size
 
 _POINT, _LOW, _HIGH = attrgetter("point"), attrgetter("low"), attrgetter("high")
 
@@ -61,7 +62,7 @@ class _Vllm:
     terms fixed but the V1 profile peak, which follows the batch the device gets (mem_vllm.batch_pick)."""
 
     def __init__(self, arch, tp: int, pp: int, s, weights: Term, version: Optional[str], context, cache: dict):
-        self.block = int(_num(s, "block_size", 16) or 16)
+        self.block = block_size(s, version)  # budget._vllm's block (vllm_block.py)
         self.arch, self.tp, self.version, self.cache, self.cap = arch, tp, version, cache, None
         if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
             # budget._vllm's MXFP4 expert padding (its source there), the same factors

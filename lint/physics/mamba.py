@@ -25,6 +25,7 @@ from ctxlint.versions import parse_version
 
 from ..records import record, replace
 from .kv import KVBreakdown, vllm_groups
+from .vllm_block import default_block, given_block
 
 _STATE_DTYPES = {"float32": 4, "fp32": 4, "bfloat16": 2, "bf16": 2, "float16": 2, "fp16": 2, "half": 2}
 _V0_20_1 = parse_version("0.20.1")  # vLLM prints max concurrency x max_model_len (pool.vllm_reported)
@@ -116,9 +117,12 @@ def vllm_hybrid(arch, br: KVBreakdown, tp: int, settings: Mapping[str, Any],
     # HybridAttentionMambaModelConfig.verify_and_update_config: attention block size 16 x cdiv(mamba page,
     # 16 x one token's page) unless the user's is larger; the Mamba page is padded to the attention page
     # (vllm-project/vllm@0144dd5b0d2d9ef9ac2651a3ab6efa83d0497ea9:vllm/model_executor/models/config.py)
-    block = ALIGN * math.ceil(mamba_page / (ALIGN * one))
-    user = settings.get("block_size")
-    if isinstance(user, int) and not isinstance(user, bool) and user > block:
+    # From 0.34.0 the multiple is max(16, the cache's block) and that block defaults to 64 (vllm_block.py;
+    # vllm-0.34.0 wheel: vllm/platforms/interface.py:1083-1117 `_align_hybrid_block_size`)
+    user = given_block(settings)
+    align = max(ALIGN, default_block(version)) if user is None else ALIGN
+    block = align * math.ceil(mamba_page / (align * one))
+    if user is not None and user > block:
         block = user
     page = int(block * one)
     # _get_kv_cache_groups_uniform_page_size: groups of the least layer count (of the largest from 0.18

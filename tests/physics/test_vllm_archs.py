@@ -66,8 +66,9 @@ def test_the_reproducer_says_which_releases_were_left_out_and_why(tmp_path):
     out = run(["check", "--isolated", str(path)]).out
     # before: "band 80,640-246,976 (point 98,288)", 0.8.5's and 0.9.0's rules in it
     # 0.19.0's admission check gives the point's longest request, from its own pool (216,256): the sum is said of it
-    # 0.34.0's extensible KV cache (sized after capture, utilization 1.0) raises the band's top from 246,976
-    assert "the pool's band 105,792-266,896, point 153,408; at the point one request holds 108,112, of 216,256, the " \
+    # 0.34.0's extensible KV cache (sized after capture, utilization 1.0) raises the band's top from 246,976;
+    # its 64-token default block rounds that top down from 266,896
+    assert "the pool's band 105,792-266,880, point 153,408; at the point one request holds 108,112, of 216,256, the " \
         "pool of the release the longest request follows: one 16-token block is vLLM's null block; 108,112 for " \
         "the sliding-window layers, which vLLM 0.19's admission check reserves for the whole request; 16 for" in out
     assert "version unknown: vLLM releases before 0.10.1 cannot load GptOssForCausalLM (0.8.5, 0.9.0 left out)" in out
