@@ -9,7 +9,7 @@ trees, tags cited as vllm-project/vllm@vX:path).
 - The profile run is `max_num_batched_tokens` tokens over up to `max_num_seqs` requests; the
   OpenAI server's defaults (`get_batch_defaults`): 8192 tokens and 1024 sequences on devices
   with >= 70 GiB, A100 excluded from 0.9.0 (PR #17885), 16384 on >= 160 GiB from 0.28.0,
-  else 2048 and 256. V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
+  else 2048 and 256, and on GB10 (DGX Spark) in every release (vllm_batch.py). V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
 - CUDA-graph memory is estimated and subtracted before KV sizing by default from 0.20.0
   (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
 - From 0.34.0 the extensible KV cache (CUDA and ROCm, on by default) sizes the cache after warmup and
@@ -21,7 +21,7 @@ directly with version None, each rule here takes its most conservative known val
 """
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional, Tuple
+from typing import Any, List, Mapping, Optional
 
 from ctxlint.versions import parse_version
 
@@ -31,11 +31,10 @@ from .mem_vllm_v0 import (  # noqa: F401  (split out; read here as before)
 from .models import ModelArch
 from .served import positive_int
 from .terms import GIB, Term
+from .vllm_batch import (  # noqa: F401  (split out; read here as before)
+    _BATCHES, BIG_TIER, BIG_TIER_BYTES, LARGE_BATCH_BYTES, _batch_defaults, batch_defaults, memory_tiers)
 
-V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER = "0.11.0", "0.8.0", "0.20.0", "0.20.0", "0.28.0"
-# The device memory from which the OpenAI server's batch defaults grow (8192 tokens, then 16384 from 0.28.0):
-# the only places where the budget depends on the memory other than through total x utilization.
-LARGE_BATCH_BYTES, BIG_TIER_BYTES = 70 * GIB, 160 * GIB
+V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT = "0.11.0", "0.8.0", "0.20.0", "0.20.0"
 
 
 def _parsed(*texts: str) -> tuple:
@@ -44,9 +43,9 @@ def _parsed(*texts: str) -> tuple:
 
 # The release boundaries, parsed once: an estimate compares its release with them ~15 times, and
 # the CTX208 search makes thousands of estimates (parse_version's cache still costs a call each).
-_V0_END, _V1_DEFAULT, _UTIL_092, _CG_DEFAULT, _BIG_TIER = _parsed(V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT, BIG_TIER)
-(_V0_7_0, _V0_7_3, _V0_8_5, _V0_9_0, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0, _V0_18_0, _V0_34_0) = _parsed(
-    "0.7.0", "0.7.3", "0.8.5", "0.9.0", "0.9.1", "0.11.0", "0.12.0", "0.17.0", "0.18.0", "0.34.0")
+_V0_END, _V1_DEFAULT, _UTIL_092, _CG_DEFAULT = _parsed(V0_END, V1_DEFAULT, UTIL_092, CG_DEFAULT)
+(_V0_7_0, _V0_7_3, _V0_9_1, _V0_11_0, _V0_12_0, _V0_17_0, _V0_18_0, _V0_34_0) = _parsed(
+    "0.7.0", "0.7.3", "0.9.1", "0.11.0", "0.12.0", "0.17.0", "0.18.0", "0.34.0")
 
 
 
@@ -58,54 +57,6 @@ def is_v0(version: Optional[str], settings: Mapping[str, Any]) -> bool:
     if env == "0":
         return True
     return v is not None and v < _V1_DEFAULT
-
-
-def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> Tuple[tuple, ...]:
-    """Candidate (max_num_batched_tokens, max_num_seqs) defaults; one unless the version is unknown.
-    Remembered: the device's memory counts only by the two sizes it is compared with, and every
-    estimate asks (~40 for each role a CTX208 search probes)."""
-    key = (total >= LARGE_BATCH_BYTES, total >= BIG_TIER_BYTES, device, version, v0)
-    found = _BATCHES.get(key)
-    if found is None:
-        found = tuple(_batch_defaults(total, device, version, v0))
-        if len(_BATCHES) < 4096:
-            _BATCHES[key] = found
-    return found
-
-
-_BATCHES: dict = {}  # (memory >= each size, device, version, v0) -> batch_defaults
-
-
-def _batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> List[tuple]:
-    if v0:
-        return [(None, 256)]  # V0: tokens follow max_model_len (see v0_tokens)
-    v = _v(version)
-    name = device.lower()
-    big = total >= LARGE_BATCH_BYTES
-
-    def rule(ver) -> tuple:
-        if ver >= _BIG_TIER and total >= BIG_TIER_BYTES and "gb10" not in name:
-            return 16384, 1024
-        if ver < _V0_8_5:  # a device-name rule before the memory rule
-            large = "h100" in name or "h200" in name
-        else:
-            large = big and ("a100" not in name or ver < _V0_9_0)
-        return (8192, 1024) if large else (2048, 256)
-    if v is not None:
-        return [rule(v)]
-    return [max({rule(x) for x in (_V0_8_5, _V0_9_0, _BIG_TIER)})]  # the largest profile
-
-
-def memory_tiers(settings: Mapping[str, Any]) -> Optional[tuple]:
-    """The device sizes (bytes) between which every release's budget rises with the memory, or None
-    when it may not (a gpu_memory_utilization that is not positive makes it fall): the CTX208 search
-    (need_search.py) relies on it. Between tiers the rules are fixed, the terms subtracted are
-    constants and total x utilization rises; a budget scaled for old releases is scaled by positive
-    factors; the tokens follow the budget (pool.tokens_for)."""
-    util = settings.get("gpu_memory_utilization")
-    if isinstance(util, (int, float)) and not isinstance(util, bool) and not util > 0:
-        return None
-    return LARGE_BATCH_BYTES, BIG_TIER_BYTES
 
 
 def _sampler(version: Optional[str]) -> tuple:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_device_verdicts import MANIFEST
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, mem_vllm, mem_vllm_v0, needs
+from ctxlint.physics import capacity, mem_vllm, mem_vllm_v0, needs, vllm_batch
 from ctxlint.physics.accelerators import accelerator_from_mapping
 from ctxlint.physics.capacity import CapacityInput
 from ctxlint.physics.models import lookup_model
@@ -21,12 +21,14 @@ from ctxlint.versions import parse_version
 
 
 def test_the_release_bounds_parsed_once_are_the_releases_their_names_say():
-    named = {name: value for name, value in vars(mem_vllm).items() if re.fullmatch(r"_V\d+(_\d+)+", name)}
+    named = {name: value for module in (mem_vllm, vllm_batch) for name, value in vars(module).items()
+             if re.fullmatch(r"_V\d+(_\d+)+", name)}
     assert len(named) >= 10
     for name, value in named.items():
         assert value == parse_version(name[2:].replace("_", ".")), name
-    for text in ("V0_END", "V1_DEFAULT", "UTIL_092", "CG_DEFAULT", "BIG_TIER"):
+    for text in ("V0_END", "V1_DEFAULT", "UTIL_092", "CG_DEFAULT"):
         assert getattr(mem_vllm, "_" + text) == parse_version(getattr(mem_vllm, text)), text
+    assert vllm_batch._BIG_TIER == parse_version(vllm_batch.BIG_TIER)
     assert mem_vllm._OLD_MULTI_GPU == tuple(parse_version(t) for t in mem_vllm.OLD_MULTI_GPU)
     assert vars(mem_vllm_v0)["_V0_5_3"] == parse_version("0.5.3") and mem_vllm_v0._V0_6_6 == parse_version("0.6.6")
 
