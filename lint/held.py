@@ -73,8 +73,11 @@ def release_of(dep: Deployment) -> Optional[str]:
 def with_release_block(dep: Deployment, role: Role) -> Role:
     """A vLLM role whose --num-gpu-blocks-override pool (read in 16-token blocks, ctxlint.adapters.engine_roles)
     is in another block for its stated release: 64 tokens from 0.34.0 on a GPU (ctxlint.physics.vllm_block)."""
-    blocks, pool = role.arg("num_gpu_blocks_override"), role.kv_pool_tokens
-    if blocks is None or pool is None or pool.source != blocks.source or role.arg("block_size") is not None \
+    pool = role.kv_pool_tokens
+    if pool is None:  # most roles: nothing declared
+        return role
+    blocks = role.arg("num_gpu_blocks_override")
+    if blocks is None or pool.source != blocks.source or role.arg("block_size") is not None \
             or role.neuron is not None or on_cpu(role) or not isinstance(blocks.value, int):
         return role
     block = vllm_block(role, release_of(dep))

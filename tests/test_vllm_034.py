@@ -29,41 +29,41 @@ spec:
 CASES = {
     # 0.34.0 on one L4: 21.95 GiB x 1.0 - CUDA context - margin max(1 GiB, 0.75 x peak) - the usual terms
     '38k': ('v0.34.0', 38000, '', (
-        '{path}:11:66: CTX210 [warning] 38,000 is inside the estimated band 13,168-39,840 of what one request'
-        " can hold in the unified KV pool (the pool's band 13,184-39,856, point 32,912; at the point one requ"
-        "est holds 32,896, of its 32,912: one 16-token block is vLLM's null block): whether its context lengt"
+        '{path}:11:66: CTX210 [warning] 38,000 is inside the estimated band 13,120-39,744 of what one request'
+        " can hold in the unified KV pool (the pool's band 13,184-39,808, point 32,896; at the point one requ"
+        "est holds 32,832, of its 32,896: one 64-token block is vLLM's null block): whether its context lengt"
         'h fits depends on terms the estimate knows only within a range (derived for meta-llama/Llama-3.1-8B '
         'on 1x L4, vllm: KV budget per GPU 4.02 GiB (instance memory 21.95 GiB - weights 14.96 GiB - activati'
         'on peak 0.53 GiB - non-torch 0.25 GiB - CUDA graphs 0.70 GiB - CUDA context + sizing margin 1.50 GiB'
-        ') / 131,072 B per token per GPU = 32,912 tokens). Confirm with the engine\'s log line "GPU KV cache s'
+        ') / 131,072 B per token per GPU = 32,896 tokens). Confirm with the engine\'s log line "GPU KV cache s'
         'ize: N tokens" (and "Available KV cache memory") and state it (the ctxlint.io/available-kv-gib or ct'
-        'xlint.io/kv-pool-tokens annotations) for an exact verdict; or keep the promise at or below 13,168 (w'
+        'xlint.io/kv-pool-tokens annotations) for an exact verdict; or keep the promise at or below 13,120 (w'
         'ithin-estimate-band)',
     )),
     # --disable-extensible-kv-cache (0.34.0's inverse of the new flag): 0.92 x total, as 0.33
     'noext': ('v0.34.0', 38000, ', --disable-extensible-kv-cache', (
-        '{path}:11:66: CTX201 [error] 38,000 > 36,096: the unified engine context length 38,000 exceeds its K'
-        'V pool 30,816 (derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: KV budget per GPU 3.76 GiB (insta'
+        '{path}:11:66: CTX201 [error] 38,000 > 36,032: the unified engine context length 38,000 exceeds its K'
+        'V pool 30,784 (derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: KV budget per GPU 3.76 GiB (insta'
         'nce memory 20.20 GiB - weights 14.96 GiB - activation peak 0.53 GiB - non-torch 0.25 GiB - CUDA grap'
-        'hs 0.70 GiB) / 131,072 B per token per GPU = 30,816 tokens; band 13,552-36,112), which holds 30,800 '
-        "tokens for one request at the estimate's point (of its 30,816: one 16-token block is vLLM's null blo"
-        'ck) and at most 36,096 at the top of its band, by 1,904 tokens even at the top of its band; vLLM ref'
+        'hs 0.70 GiB) / 131,072 B per token per GPU = 30,784 tokens; band 13,504-36,096), which holds 30,720 '
+        "tokens for one request at the estimate's point (of its 30,784: one 64-token block is vLLM's null blo"
+        'ck) and at most 36,032 at the top of its band, by 1,968 tokens even at the top of its band; vLLM ref'
         'uses to start ("To serve at least one request with the model\'s max seq len ... KV cache is needed, w'
-        'hich is larger than the available KV cache memory"). Lower the context length to 30,800, or add memo'
+        'hich is larger than the available KV cache memory"). Lower the context length to 30,720, or add memo'
         'ry (more or larger accelerators, a higher memory fraction, an fp8 KV cache) (context-exceeds-kv-pool'
         ')',
     )),
     # --disable-chunked-prefill is --no-enable-chunked-prefill from 0.33.0: CTX304 reads it
     'nochunk': ('v0.34.0', 32768, ', --max-num-batched-tokens=8192, --disable-chunked-prefill', (
-        '{path}:11:66: CTX210 [warning] 32,768 is inside the estimated band 1,440-33,616 of what one request '
-        "can hold in the unified KV pool (the pool's band 1,456-33,632, point 25,776; at the point one reques"
-        "t holds 25,760, of its 25,776: one 16-token block is vLLM's null block): whether its context length "
+        '{path}:11:66: CTX210 [warning] 32,768 is inside the estimated band 1,344-33,536 of what one request '
+        "can hold in the unified KV pool (the pool's band 1,408-33,600, point 25,728; at the point one reques"
+        "t holds 25,664, of its 25,728: one 64-token block is vLLM's null block): whether its context length "
         'fits depends on terms the estimate knows only within a range (derived for meta-llama/Llama-3.1-8B on'
         ' 1x L4, vllm: KV budget per GPU 3.15 GiB (instance memory 21.95 GiB - weights 14.96 GiB - activation'
         ' peak 1.37 GiB - non-torch 0.25 GiB - CUDA graphs 0.70 GiB - CUDA context + sizing margin 1.53 GiB) '
-        '/ 131,072 B per token per GPU = 25,776 tokens). Confirm with the engine\'s log line "GPU KV cache siz'
+        '/ 131,072 B per token per GPU = 25,728 tokens). Confirm with the engine\'s log line "GPU KV cache siz'
         'e: N tokens" (and "Available KV cache memory") and state it (the ctxlint.io/available-kv-gib or ctxl'
-        'int.io/kv-pool-tokens annotations) for an exact verdict; or keep the promise at or below 1,440 (with'
+        'int.io/kv-pool-tokens annotations) for an exact verdict; or keep the promise at or below 1,344 (with'
         'in-estimate-band)',
         '{path}:11:98: CTX304 [error] 8,192 < 32,768: the unified max_num_batched_tokens 8,192 is below max_m'
         'odel_len with chunked prefill off (enable_chunked_prefill is false); vLLM refuses to start ("max_num'

@@ -13,7 +13,8 @@ The pool is whole blocks (num_blocks x block_size), BlockPool keeps one block ba
 - A hybrid (Mamba) model's attention block is a multiple of max(the smallest kernel block, the cache's
   block size) (`_align_hybrid_block_size`, interface.py:1083-1117): of 64 from 0.34.0 (mamba.py).
 A release that is not known is estimated under each release (releases.py: 0.34.0 is one), so the band
-covers both sizes; asked directly with no release, the larger block (the smaller pool, the larger reserve).
+covers both sizes. Asked with no release (a budget given without one is not folded), 16: the block of every
+log before 0.34 (410,128 tokens from a logged budget, tests/test_capacity_cli.py), a difference of a block.
 A CPU build's and Neuron's own defaults are set by their callers (ctxlint.held.vllm_block).
 """
 from __future__ import annotations
@@ -27,11 +28,18 @@ _SINCE = parse_version(BLOCK_NEW_SINCE)
 
 
 def default_block(version: Optional[str]) -> int:
-    """vLLM's block size on a GPU when the flag is not given, for `version` (None: the larger)."""
-    if not version:
-        return BLOCK_NEW
-    v = parse_version(version)
-    return BLOCK_OLD if v is not None and v < _SINCE else BLOCK_NEW
+    """vLLM's block size on a GPU when the flag is not given, for `version` (None: 16, see above). Remembered by
+    the release's text: every estimate asks, ~30 per role a CTX208 search probes."""
+    found = _BY_RELEASE.get(version)
+    if found is None:
+        v = parse_version(version) if version else None
+        found = BLOCK_NEW if v is not None and v >= _SINCE else BLOCK_OLD
+        if len(_BY_RELEASE) < 1024:
+            _BY_RELEASE[version] = found
+    return found
+
+
+_BY_RELEASE: dict = {}
 
 
 def given_block(settings: Mapping[str, Any]) -> Optional[int]:
@@ -39,6 +47,8 @@ def given_block(settings: Mapping[str, Any]) -> Optional[int]:
     raw = settings.get("block_size")
     if raw is None or isinstance(raw, bool):
         return None
+    if type(raw) is int:
+        return raw if raw > 0 else None
     try:
         f = float(raw)
     except (TypeError, ValueError):

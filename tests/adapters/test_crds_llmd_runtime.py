@@ -96,7 +96,7 @@ def test_model_service_finding_points_at_the_prefill_context_length(tmp_path):
     result = run(["check", str(path), "--select", "CTX201"])
     assert result.code == 1
     [line] = result.out.splitlines()
-    assert line.startswith(f"{path}:21:10: CTX201 [error] 131,072 > 39,840: the prefill engine context length 131,072 "
+    assert line.startswith(f"{path}:21:10: CTX201 [error] 131,072 > 39,744: the prefill engine context length 131,072 "
                            "exceeds its KV pool 25,440 (derived for meta-llama/Llama-3.1-8B on 1x L4, vllm: ")
 
 

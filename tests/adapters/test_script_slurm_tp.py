@@ -9,7 +9,7 @@ from helpers import run
 LAUNCH = "vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 131072 --tensor-parallel-size {tp}\n"
 UNKNOWN = ("CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type is given, and the "
            "tensor-parallel size is stated but not known (CTX008 names it): the memory one GPU needs depends on it; at "
-           "TP 1 one request of 131,072 tokens would need >= 198.5 (band 180.1-204.1) GiB on its one GPU (the weights, "
+           "TP 1 one request of 131,072 tokens would need >= 198.5 (band 180.2-204.1) GiB on its one GPU (the weights, "
            "the KV cache and the engine's own memory), which a larger size spreads over its GPUs, so no need per GPU "
            "and no device verdict is given; state the size literally, and the device; capacity checks skip these "
            "roles (capacity-not-derivable)")

@@ -46,8 +46,8 @@ def test_lmdeploy_blocks_and_trtllm_max_tokens() -> None:
 
 def test_block_rounding_per_engine() -> None:
     # vLLM's default block is 16 before 0.34.0 and 64 from it (vllm_block.py); a given budget of no stated
-    # release is read in the larger block (the smaller pool)
-    for eng, block, version in [("vllm", 16, "0.33.0"), ("vllm", 64, "0.34.0"), ("vllm", 64, None),
+    # release is read in 16-token blocks, as every log before 0.34 shows
+    for eng, block, version in [("vllm", 16, "0.33.0"), ("vllm", 64, "0.34.0"), ("vllm", 16, None),
                                 ("sglang", 1, None), ("trtllm", 32, None), ("lmdeploy", 64, None)]:
         r = estimate(CapacityInput(L8, eng, None, available_kv_bytes=10 * GiB + 12345, engine_version=version))
         assert r.block_size == block and r.pool_tokens % block == 0
