@@ -9,7 +9,8 @@ trees, tags cited as vllm-project/vllm@vX:path).
 - The profile run is `max_num_batched_tokens` tokens over up to `max_num_seqs` requests; the
   OpenAI server's defaults (`get_batch_defaults`): 8192 tokens and 1024 sequences on devices
   with >= 70 GiB, A100 excluded from 0.9.0 (PR #17885), 16384 on >= 160 GiB from 0.28.0,
-  else 2048 and 256, and on GB10 (DGX Spark) in every release (vllm_batch.py). V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
+  else 2048 and 256, and on GB10 (DGX Spark) in every release (vllm_batch.py).
+  V0 without chunked prefill profiles max(max_model_len, 2048) tokens.
 - CUDA-graph memory is estimated and subtracted before KV sizing by default from 0.20.0
   (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
 - From 0.34.0 the extensible KV cache (CUDA and ROCm, on by default) sizes the cache after warmup and
