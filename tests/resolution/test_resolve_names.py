@@ -214,3 +214,15 @@ def test_a_plain_repository_id_compiles_no_pattern():
             "assert not any('match' in vars(p) for p in (names._CACHE_DIR, names._HF_HOSTS, names._URI))\n"
             "assert names.parse_ref('hf://org/name').via == 'uri' and 'match' in vars(names._URI)\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_tag_that_ends_with_another_is_stripped_whole() -> None:
+    # cat20: `-quantized.w4a16` (RedHat's and Neural Magic's re-uploads) was cut at `w4a16` first, leaving
+    # `-quantized` behind, so no such name ever resolved
+    from ctxlint.resolution.names import _QUANT_TAGS, norm, strip_quant
+
+    assert strip_quant(norm("Qwen3.5-9B-quantized.w4a16"), False)[0] == "qwen3.5-9b"
+    assert strip_quant(norm("Llama-3.3-70B-Instruct-quantized.w8a8"), False)[0] == "llama-3.3-70b-instruct"
+    later_ends_with_earlier = [(a, b) for i, a in enumerate(_QUANT_TAGS) for b in _QUANT_TAGS[i + 1:]
+                               if b != a and b.endswith(a) and b[-len(a) - 1] in "-."]
+    assert later_ends_with_earlier == []
