@@ -231,6 +231,11 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         # The engine lowers its own default to what one request can hold in the pool.
         held = result.max_context_at_concurrency_1
         lowered = replace(default, tokens=held, why=f"{default.why}: {fmt(held)} with this pool")
+        if result.banded and result.max_context_low is not None and result.max_context_high is not None:
+            # an estimated pool (llama.cpp's --fit cut is measured at boot) lowers it to a band, not to one number
+            band = (min(result.max_context_low, held), min(max(result.max_context_high, held), default.tokens))
+            lowered = replace(lowered, band=band, why=f"{default.why}: an estimated {fmt(band[0])}-{fmt(band[1])} "
+                                                      f"with this pool (point {fmt(held)})")
         role = replace(role, context_length=Val(held, role.context_length.source, raw="default"),
                        context_default=lowered)
     return role

@@ -43,6 +43,9 @@ class DefaultContext:
     why: str  # "vLLM default: max_position_embeddings 131,072 of the model"
     follows_pool: bool  # the engine lowers its default to the KV pool by itself
     setting: str  # the engine's flag that would set it, for advice
+    # (low, high) when lowered to an estimated pool (llama.cpp's --fit cut, a pool with a band): the engine's
+    # default is then known only within it, so no rule holds a promise against `tokens` as a definite limit
+    band: Optional[Tuple[int, int]] = None
 
 
 def _json(value: Any) -> Any:
