@@ -19,6 +19,8 @@ GIB = 2**30
 # instead", engines.md), TensorRT-LLM the least of kv_cache_config.max_tokens and free_gpu_memory_fraction's
 # memory. The physics applies the cap to a derived pool (budget.token_cap).
 _POOL_CAPS = {"sglang": ("max_total_tokens",), "trtllm": ("kv_cache_config.max_tokens", "max_tokens")}
+# Steps (physics.budget, mem_lmdeploy) of a pool the settings give in blocks, where no KV budget is worked out
+_FIXED = ("num_gpu_blocks", "num_gpu_blocks_override", "cache_max_entry_count (blocks)")
 CAP_FLAG = {"sglang": "--max-total-tokens", "trtllm": "kv_cache_config.max_tokens"}  # as messages name them
 
 
@@ -37,8 +39,9 @@ def engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
 def explain(role: Role, result) -> str:
     """One line of arithmetic for messages: budget / bytes per token = tokens."""
     steps = {label: (formula, value) for label, formula, value in result.steps}
-    stated = role.available_kv_gib.raw if role.available_kv_gib is not None else ""
-    given = stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"  # set, not logged
+    stated = role.available_kv_gib.raw if role.available_kv_gib is not None else None
+    # where the budget comes from, said as it is: stated from the boot log, set (vLLM's CPU space), or estimated
+    given = "estimated" if stated is None else stated if stated.startswith("VLLM_CPU_KVCACHE_SPACE") else "as logged"
     flag = steps.get("kv_cache_memory_bytes")  # vLLM's --kv-cache-memory-bytes: the budget on any device
     count = role.accelerators.count.value if role.accelerators.count else 1
     par = role.parallelism
@@ -51,8 +54,12 @@ def explain(role: Role, result) -> str:
         "the device)" if flag else "the logged KV budget" if given == "as logged" else "vLLM's CPU KV cache")
     if role.accelerator_assumed:
         where += f" (assumed: {role.accelerator_assumed})"
-    budget = steps.get("KV budget") or (
+    budget = steps.get("KV budget") or steps.get("memory left for KV (est.)") or (
         (f"--kv-cache-memory-bytes {flag[1]:.0f}", flag[1]) if flag else ("", result.kv_budget_bytes_per_gpu))
+    fixed = next(((label, formula) for label, formula, _ in result.steps if label in _FIXED), None)
+    if budget[1] is None and fixed is not None:  # a pool the settings fix in blocks: no budget was worked out
+        return (f"derived for {result.model} on {where}, {result.engine}: the pool fixed by {fixed[0]} "
+                f"({fixed[1]}) = {fmt(result.pool_tokens)} tokens" + (f" ({result.layout})" if result.layout else ""))
     per_token = result.kv_bytes_per_token_per_gpu
     cap = engine_cap(result.engine, role)
     capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
