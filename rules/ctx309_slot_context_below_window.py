@@ -6,7 +6,13 @@ Why:
     is auto): each request sees n_ctx / n_parallel tokens, and a longer one
     fails with HTTP 400 "the request exceeds the available context size"
     (exceed_context_size_error). `-c 32768 -np 4` serves 8,192-token requests
-    (engines.md §5.2).
+    (engines.md §5.2). The pool is read as the capacity physics reads it
+    (ctxlint.physics.llamacpp): without `-c`, `--kv-unified-per-slot N` sizes
+    it to n_parallel x N, and from build b11434 `--fit` sizes it to the
+    trained context x n_parallel, so each slot holds the trained context. A
+    build not stated (or older) may split the trained context instead: this
+    error needs every reading the build allows to fall short, and how far
+    `--fit` cuts the pool to memory is CTX210's band, not this rule's.
 
 Example (bad):
     ```yaml
@@ -37,6 +43,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
+from ctxlint.physics.llamacpp import per_slot, readings
 from ctxlint.rules._common import max_request
 from ctxlint.rules._engine import bool_arg, engine_id, int_arg, shown
 
@@ -53,6 +60,8 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 def check(dep: Deployment, options) -> Iterator[Problem]:
     if engine_id(dep) != "llamacpp":
         return
+    train = dep.model.max_position_embeddings.value if dep.model.max_position_embeddings is not None else 0
+    version = str(dep.engine.version.value) if dep.engine.version is not None else None
     for role in dep.roles:
         slots = int_arg("llamacpp", role, "n_parallel", "parallel")
         if slots is None or slots[0] <= 1:
@@ -60,23 +69,34 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         unified = bool_arg(role, "kv_unified")
         if unified is not None and unified[0]:
             continue
-        total = int_arg("llamacpp", role, "ctx_size")
-        if total is not None and total[0] > 0:
-            n_ctx, written = total[0], f"ctx_size {shown(total[1], total[0])}"
-        elif dep.model.max_position_embeddings is not None:
-            n_ctx = dep.model.max_position_embeddings.value
-            written = f"ctx_size 0 = the model's trained context {fmt(n_ctx)}"
-        else:
-            continue
-        per_slot = n_ctx // slots[0]
+        settings = {k: v.value for k, v in role.engine_args}
+        settings.update(n_parallel=slots[0], kv_unified=False)
+        for name in ("ctx_size", "kv_unified_per_slot"):  # as the engine reads them (a string from the environment)
+            found = int_arg("llamacpp", role, name)
+            settings[name] = found[0] if found is not None else None
+        # the pool before --fit's memory cut (an estimate: CTX210's band), as the physics reads it, build by build
+        pools = [(r, r.cells // r.streams, per_slot(r.cells, r)) for r in readings(settings, train, version)]
+        if any(r.cells <= 0 for r, _, _ in pools):
+            continue  # no -c and no trained context known
         need = max_request(dep)
         if role.context_length is not None and (need is None or role.context_length.value > need[0]):
             need = (role.context_length.value, f"the {role.label} context length {role.context_length.show()}")
-        if need is None or per_slot >= need[0]:
-            continue
+        # a share that holds the need, capped below it by --kv-unified-per-slot, is the role's context length
+        # (adapters/engine_roles.py), which CTX104 holds against the window
+        if need is None or any(share >= need[0] for _, share, _ in pools):
+            continue  # some reading the build allows holds it: no definite error (the band is the build's)
+        reading, share, capped = pools[0]
+        total = int_arg("llamacpp", role, "ctx_size")
+        written = reading.why if reading.why != "ctx_size" else \
+            f"ctx_size {shown(total[1], total[0])}" if total is not None else f"n_ctx {fmt(reading.cells)}"
+        other = "".join(f"; {fmt(r.cells)} / {slots[0]} = {fmt(s)} on the other reading this build allows ({r.why})"
+                        for r, s, _ in pools[1:])
         yield Problem(
-            f"{fmt(n_ctx)} / {slots[0]} = {fmt(per_slot)} < {fmt(need[0])}: llama.cpp gives each of the "
-            f"{slots[0]} slots {fmt(per_slot)} tokens ({written}, split because the KV cache is not unified), "
-            f"below {need[1]}; longer requests fail with exceed_context_size_error. Raise ctx_size to "
-            f"{fmt(need[0] * slots[0])}, set kv_unified: true, or lower parallel",
+            f"{fmt(reading.cells)} / {slots[0]} = {fmt(share)} < {fmt(need[0])}: llama.cpp gives each of the "
+            f"{slots[0]} slots {fmt(share)} tokens ({written}, split because the KV cache is not unified"
+            f"{f', capped at {fmt(capped)} by kv_unified_per_slot' if capped < share else ''}{other}), "
+            f"below {need[1]}; longer requests fail with exceed_context_size_error. "
+            + (f"Raise kv_unified_per_slot to {fmt(need[0])} (it sizes the pool and caps every slot)"
+               if reading.cap is not None and reading.why != "ctx_size"
+               else f"Raise ctx_size to {fmt(need[0] * slots[0])}, set kv_unified: true, or lower parallel"),
             slots[1].source, dep.display_name)

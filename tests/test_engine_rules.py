@@ -191,8 +191,31 @@ def test_llamacpp_slots():
     assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": 4}, select="CTX309") == ["CTX309"]
     assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": 4, "kv_unified": True}, select="CTX309") == []
     assert rules("llamacpp", {"ctx_size": 131072, "n_parallel": -1}, select="CTX309") == []  # auto: unified
-    # ctx_size 0 takes the model's trained context
-    assert rules("llamacpp", {"ctx_size": 0, "n_parallel": 2}, select="CTX309") == ["CTX309"]
+    # ctx_size 0 takes the model's trained context: split with --fit off, x n_streams under --fit from b11434
+    # (common/fit.cpp:267-272), and a build not stated may do either: no definite error
+    assert rules("llamacpp", {"ctx_size": 0, "n_parallel": 2, "fit": "off"}, select="CTX309") == ["CTX309"]
+    assert rules("llamacpp", {"ctx_size": 0, "n_parallel": 2}, version="b11434", select="CTX309") == []
+    assert rules("llamacpp", {"ctx_size": 0, "n_parallel": 2}, select="CTX309") == []
+
+
+def test_llamacpp_slots_read_as_the_pool_physics_reads_them():
+    # --kv-unified-per-slot 16384 -np 4, no -c: n_ctx = 4 x 16,384 (server.cpp:178-186), 16,384 a slot
+    per_slot = {"n_parallel": 4, "kv_unified_per_slot": 16384}
+    assert rules("llamacpp", per_slot, window=16384, ctx=16384, select="CTX309") == []
+    # ... as its environment variables give them (strings)
+    env = {"LLAMA_ARG_N_PARALLEL": '"4"', "LLAMA_ARG_KV_UNIFIED_PER_SLOT": '"16384"'}
+    assert rules("llamacpp", env, window=16384, ctx=16384, select="CTX309") == []
+    # a cap below the window: every slot holds 4,096, whatever the build
+    msg = lint("llamacpp", {"n_parallel": 4, "kv_unified_per_slot": 4096}, window=16384, ctx=16384, select="CTX309")
+    assert [m for _, m in msg] and "Raise kv_unified_per_slot to 16,384" in msg[0][1]
+    # -np 4, no -c, from b11434: fit sizes the pool to n_ctx_train x 4, each slot n_ctx_train (fit.cpp:197,267-272)
+    assert rules("llamacpp", {"n_parallel": 4}, version="b11500", select="CTX309") == []
+    # a build not stated, or older: a band over both readings, so no definite error
+    assert rules("llamacpp", {"n_parallel": 4}, select="CTX309") == []
+    assert rules("llamacpp", {"n_parallel": 4}, version="b5000", select="CTX309") == []
+    # every reading short: the error names both
+    (msg,) = lint("llamacpp", {"n_parallel": 4}, mpe=8192, ctx=8192, window=16384, select="CTX309")
+    assert "8,192 / 4 = 2,048 on the other reading" in msg[1]
 
 
 @pytest.mark.parametrize("name", ["vLLM", " vllm ", "VLLM"])
