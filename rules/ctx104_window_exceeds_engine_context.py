@@ -57,8 +57,7 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if band is not None and window.value <= band[1]:
             continue  # a default lowered to an estimated pool: inside its band CTX210 speaks, with the band
         top = band[1] if band is not None else limit.value
-        shown = (f"{fmt(top)} (the top of its estimated band {fmt(band[0])}-{fmt(band[1])}, point "
-                 f"{fmt(limit.value)}: {role.context_default.why})") if band is not None else limit.show()
+        shown = f"{fmt(top)} (the top of its band: {role.context_default.why})" if band is not None else limit.show()
         yield Problem(
             f"{fmt(window.value)} > {fmt(top)}: the advertised window exceeds the {role.label} "
             f"engine context length {shown} by {fmt(window.value - top)} tokens, so clients "

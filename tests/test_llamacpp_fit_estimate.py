@@ -38,7 +38,7 @@ def test_an_estimated_fit_cut_is_no_definite_context_error(tag):
 def test_a_window_above_the_estimated_band_is_still_an_error():
     (f,) = [f for f in lint_text(POD.format(tag="-b11500", extra="").replace('"32768"', '"262144"'),
                                  "fit.yaml").findings if f.rule == "CTX104"]
-    assert "the top of its estimated band" in f.message and f.severity == "error"
+    assert "38,912 (the top of its band: " in f.message and "an estimated 6,912-38,912" in f.message and f.severity == "error"
 
 
 def test_an_older_build_takes_the_older_reading_as_its_point():
