@@ -68,11 +68,14 @@ def _index(gib: float) -> int:
     return k
 
 
-def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any]) -> Optional[tuple]:
+def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any], arch: Any = None) -> Optional[tuple]:
     """Device sizes (bytes) between which the engine's figures rise with the memory, or None when the
     search must probe every point (engines whose budget is not checked to rise: SGLang's automatic
     mem_fraction_static is rounded from a ratio of the memory and can be negative, TGI's reserve
-    grows with the memory, llama.cpp's fit also depends on its fixed cells)."""
+    grows with the memory, llama.cpp's fit also depends on its fixed cells). `arch`: SGLang's hybrid models
+    (a linear/Mamba state pool, mamba_sglang.py) take whole requests' states out of the budget first, so the
+    KV tokens left drop each time one more request's states fit (Qwen3-Next at TP 1: 1,000,057 tokens at
+    205.59 GiB, 999,452 at 205.65): no line through the figures holds, and the plain search decides."""
     if engine == "vllm":
         return memory_tiers(settings)
     if engine == "trtllm":
@@ -84,7 +87,8 @@ def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any]) -> Option
             if value is not None and not _positive(value):
                 return None
         return ()
-    if engine == "sglang" and _positive(settings.get("mem_fraction_static")):
+    if engine == "sglang" and _positive(settings.get("mem_fraction_static")) \
+            and not getattr(arch, "linear_state", None):
         # (total - CUDA context) x mem_fraction_static - weights (mem_sglang.terms, the fraction as set): rises
         # with the memory; only the automatic fraction reads the device (its size tiers, nvidia-smi's figure)
         return ()

@@ -145,7 +145,7 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
 
     end = _ENDS[which]
     settings = {key: val.value for key, val in role.engine_args}
-    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings)
+    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings, arch)
     if tiers is not None:
         # The same bisection, its probes answered from a few estimates (need_search.py); exactly its result.
         try:
@@ -321,7 +321,7 @@ def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, es
     TensorRT-LLM and SGLang with mem_fraction_static set (need_search.monotone_tiers), whose estimates read a
     device by its memory alone but for vLLM's batch rule (device_verdicts reads it)."""
     engine = normalize_engine(str(dep.engine.name.value))
-    tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args})
+    tiers = monotone_tiers(engine, {key: val.value for key, val in role.engine_args}, arch)
     if tiers is None:
         return None
     fields = _fields(dep, role, arch, weights, context)

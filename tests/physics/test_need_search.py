@@ -107,7 +107,7 @@ def test_shortcut_equals_bisection_on_the_physics(fields, which):
     # The shortcut relies on each engine's figures rising with the memory between the tiers
     # monotone_tiers names: checked here against the real estimates, at every grid point a
     # plain bisection probes.
-    tiers = monotone_tiers(fields["engine"], fields["settings"])
+    tiers = monotone_tiers(fields["engine"], fields["settings"], fields["arch"])
     assert tiers is not None
     context = fields["context_length"]
     figures: dict = {}
@@ -151,7 +151,7 @@ def test_check_reports_the_same_needs_with_the_plain_search(monkeypatch):
     needs._NEEDS.clear()  # each run searches again (the answers are remembered by role)
     fast = json.loads(run(args).out)
     asked = []
-    monkeypatch.setattr(needs, "monotone_tiers", lambda engine, settings: asked.append(engine))
+    monkeypatch.setattr(needs, "monotone_tiers", lambda engine, settings, arch=None: asked.append(engine))
     needs._NEEDS.clear()
     try:
         plain = json.loads(run(args).out)

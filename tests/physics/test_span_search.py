@@ -115,7 +115,7 @@ def test_release_by_release_equals_bisection_on_the_physics(fields, which):
     # size or at none: checked against the real estimates at every grid point the plain search probes.
     releases = spanned_releases(CapacityInput(**fields))  # gpt-oss's from 0.10.1 (releases.releases_for)
     assert releases and set(releases) <= set(VLLM_RELEASES) | {"0.19.0"}  # 0.19.0: models with window layers
-    tiers = monotone_tiers("vllm", fields["settings"])
+    tiers = monotone_tiers("vllm", fields["settings"], fields["arch"])
     assert tiers is not None
     context = fields["context_length"]
 
