@@ -13,11 +13,13 @@ from __future__ import annotations
 import bisect
 from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source
 from ctxlint.lines import after_break, line_bounds, line_starts
 from ctxlint.nodes import SCALAR, Node, adopt
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
+_NOT_WHITE = lazy_compile(r"[^ \t\r\n]")
 _UNSEEN = object()
 
 
@@ -124,7 +126,9 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
     starts: List[int] = []  # the decoded index each run starts at
     raws: List[int] = []  # the file index it starts at
     i, p, n = begin, 0, len(decoded)
-    runs = style not in ("'", '"')  # no escapes to try first: equal characters match one after another
+    # Equal characters match one after another, in bulk (_equal_run), up to the next character an escape
+    # starts with: a quoted scalar's escapes are tried before equality.
+    escape = "\\" if style == '"' else "'" if style == "'" else None
     while p < n:
         ch = decoded[p]
         while True:
@@ -152,7 +156,9 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
                 p += 1
                 break
             if raw == ch:
-                m = _equal_run(text, i, end, decoded, p) if runs else 1  # a block's line at once
+                stop = end if escape is None else text.find(escape, i, end)
+                stop = end if stop < 0 else stop
+                m = _equal_run(text, i, stop, decoded, p) if stop > i else 1  # a block's line at once
                 starts.append(p)
                 raws.append(i)
                 i += m
@@ -165,7 +171,12 @@ def _by_character(text: str, begin: int, end: int, style: Optional[str], decoded
                 p += 1
                 break
             if raw in " \t\r\n":  # indentation, folded line breaks
-                i += 1
+                if ch in " \t\r\n":
+                    i += 1
+                    continue
+                # none of them can match ch or start an escape: the whole run is skipped, as one at a time
+                found = _NOT_WHITE.search(text, i, end)
+                i = end if found is None else found.start()
                 continue
             if ch in " \n" and p:  # a folded break decoded as space/newline: no raw char of its own
                 starts.append(p)

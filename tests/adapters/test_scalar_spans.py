@@ -187,3 +187,25 @@ def test_offsets_are_remembered_per_node_and_decoded_text():
     assert _as_list(own) == [4, 5, 7] and _as_list(other) == [4]
     assert spans.offsets(node) is own and spans.offsets(node, "x") is other
     assert set(spans._cache) == {id(node), (id(node), "x")}  # the pair itself: no hash of it to collide
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.text(alphabet=" ab-=\t'\\\\xn", max_size=30), min_size=1, max_size=6),
+       st.sampled_from(['"', "'"]), st.integers(0, 6), st.text(alphabet=" abx\n'\\\\", max_size=60))
+def test_quoted_scalars_over_lines_align_as_the_reference(lines, quote, indent, decoded):
+    # runs of equal characters stop before an escape's first character; indentation is skipped a run at a
+    # time only where the decoded character cannot match it: both as one character at a time did
+    if quote == "'":
+        lines = [line.replace("'", "''") for line in lines]
+    else:
+        lines = [line.replace("\\", "\\\\") if k % 2 else line.replace("\\", "\\\\").replace("x", "\\x41")
+                 for k, line in enumerate(lines)]
+    text = "k: " + quote + ("\n" + " " * indent).join(lines) + quote + "\n"
+    try:
+        node = parse_text(text, "q.yaml").documents[0].root.get("k")
+    except (AttributeError, IndexError):
+        return
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str):
+        return
+    for value in (node.value, node.value[1:], node.value.replace(" ", "\n"), decoded):
+        assert _as_list(_align(text, node, value)) == _slow(text, node, value)
