@@ -59,6 +59,9 @@ def replace(obj: Any, **changes: Any) -> Any:
     if plain and changes.keys() <= plain[1]:
         # What the generated __init__ would store, in its order: the fields' values, then the changes.
         values, new = obj.__dict__, object.__new__(cls)
+        if len(values) == len(plain[0]) and tuple(values) == plain[0]:  # the fields alone, in their order
+            new.__dict__.update(values, **changes)  # the same dict as below, copied in C
+            return new
         try:
             new.__dict__.update({name: values[name] for name in plain[0]}, **changes)
         except KeyError:  # a field deleted from the instance: __init__ below says what is wrong

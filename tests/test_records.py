@@ -262,3 +262,19 @@ def test_replace_of_every_record_a_run_builds_is_what_init_builds():
                 continue
             made = replace(obj, **changes)
             assert type(made) is cls and list(made.__dict__.items()) == list(expected.__dict__.items()), cls
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_replace_copies_the_whole_dict_only_when_it_holds_the_fields_in_their_order(frozen):
+    # the instance dict copied in C when it is exactly the fields in field order; a dict in another order
+    # (a field deleted and set again) or with more keys is read field by field, as __init__ would store them
+    ours, _ = _pair(frozen)
+    plain = ours(1, tags=("t",), notes=["n"])
+    shuffled = ours(1, tags=("t",), notes=["n"])
+    value = shuffled.__dict__.pop("x")
+    shuffled.__dict__["x"] = value
+    assert list(shuffled.__dict__) != list(plain.__dict__)
+    for a in (plain, shuffled):
+        for changes in ({}, {"x": 2}, {"notes": [], "label": "l"}):
+            made, expected = replace(a, **changes), _by_init(a, **changes)
+            assert list(made.__dict__.items()) == list(expected.__dict__.items())
