@@ -235,7 +235,7 @@ def _compile_init(cls, specs, frozen: bool):
             if f.default_factory is not _MISSING:
                 scope[f"__factory_{f.name}"] = f.default_factory
                 params.append(f"{f.name}=__has_factory")
-                value = f"__factory_{f.name}() if {f.name} is __has_factory else {f.name}"
+                value = f"{_made(f)} if {f.name} is __has_factory else {f.name}"
             elif f.default is not _MISSING:
                 scope[f"__default_{f.name}"] = f.default
                 params.append(f"{f.name}=__default_{f.name}")
@@ -243,7 +243,7 @@ def _compile_init(cls, specs, frozen: bool):
                 params.append(f.name)
         elif f.default_factory is not _MISSING:
             scope[f"__factory_{f.name}"] = f.default_factory
-            value = f"__factory_{f.name}()"
+            value = _made(f)
         elif f.default is not _MISSING:
             scope[f"__default_{f.name}"] = f.default
             value = f"__default_{f.name}"
@@ -261,3 +261,9 @@ def _compile_init(cls, specs, frozen: bool):
     init = namespace["__init__"]
     init.__qualname__ = f"{cls.__qualname__}.__init__"
     return init
+
+
+def _made(f) -> str:
+    """The expression that makes a factory field's default: a new empty list or dict as a display (`[]`, `{}`:
+    the same new object as `list()` and `dict()`, without a call), any other factory called."""
+    return "[]" if f.default_factory is list else "{}" if f.default_factory is dict else f"__factory_{f.name}()"

@@ -278,3 +278,29 @@ def test_replace_copies_the_whole_dict_only_when_it_holds_the_fields_in_their_or
         for changes in ({}, {"x": 2}, {"notes": [], "label": "l"}):
             made, expected = replace(a, **changes), _by_init(a, **changes)
             assert list(made.__dict__.items()) == list(expected.__dict__.items())
+
+
+@pytest.mark.parametrize("frozen", [True, False])
+def test_list_and_dict_factories_make_a_new_empty_object_each_as_the_factory_would(frozen):
+    # the compiled __init__ writes `[]` and `{}` for list and dict factories, and calls any other factory
+    @record(frozen=frozen)
+    class Bag:
+        items: List[int] = field(default_factory=list)
+        table: dict = field(default_factory=dict)
+        kept: set = field(default_factory=set)
+        later: List[int] = field(default_factory=list, init=False)
+
+    @dataclasses.dataclass(frozen=frozen)
+    class Theirs:
+        items: List[int] = dataclasses.field(default_factory=list)
+        table: dict = dataclasses.field(default_factory=dict)
+        kept: set = dataclasses.field(default_factory=set)
+        later: List[int] = dataclasses.field(default_factory=list, init=False)
+
+    made = [Bag() for _ in range(records.HOT + 5)] + [Bag([1], {"a": 1})]  # the last ones by the compiled one
+    assert Bag.__init__.__code__.co_varnames[:3] == ("self", "items", "table")
+    for a, b in zip(made, made[1:]):
+        assert a.items is not b.items and a.table is not b.table and a.kept is not b.kept and a.later is not b.later
+    for m in made:
+        assert type(m.items) is list and type(m.table) is dict and type(m.kept) is set and type(m.later) is list
+        assert list(m.__dict__.items()) == list(Theirs(m.items, m.table, m.kept).__dict__.items())
