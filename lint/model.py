@@ -278,7 +278,10 @@ class Role:
     vendor: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
-        return next((val for key, val in self.engine_args if key == name), None)
+        for key, val in self.engine_args:  # a loop, not next() over a generator: ~15 calls a file
+            if key == name:
+                return val
+        return None
 
     @property
     def kind(self) -> str:

@@ -209,3 +209,28 @@ def test_quoted_scalars_over_lines_align_as_the_reference(lines, quote, indent, 
         return
     for value in (node.value, node.value[1:], node.value.replace(" ", "\n"), decoded):
         assert _as_list(_align(text, node, value)) == _slow(text, node, value)
+
+
+def test_source_gives_the_positions_of_both_ends_as_position_does():
+    # source() finds both ends' lines itself (the end's from the start's when they share a line)
+    from ctxlint.model import Source
+
+    checked = 0
+    for path in list(_files())[::3]:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        if len(text) > 200_000:
+            continue
+        spans = ScalarSpans(path.name, text)
+        for node in _scalars(text, path.name):
+            offsets, n = spans.offsets(node), len(node.value)
+            if offsets is None or n == 0:
+                continue
+            for start, end in {(0, n), (0, 1), (n - 1, n), (n // 2, n), (n // 3, max(n // 3 + 1, 2 * n // 3))}:
+                (line, col), (end_line, end_col) = spans.position(offsets[start]), spans.position(offsets[end - 1])
+                assert spans.source(node, start, end) == Source(path.name, line, col, node.path, end_line,
+                                                                end_col + 1), (path, node)
+                checked += 1
+    assert checked > 5_000
