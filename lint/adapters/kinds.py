@@ -129,6 +129,10 @@ def ray_serve_config(root: Node) -> bool:
 # none of them: testing the shape here spares each adapter's call, its result and its ScalarSpans.
 SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config, "compose": compose_file,
           "skypilot": skypilot_task, "engine_files": unlabelled, "ray_serve": ray_serve_config}
+# The shapes a document with both `apiVersion` and `kind` never has (each refuses one of them), and no shape is a
+# document that is no mapping: a file of Kubernetes objects alone is not tested for them (Akash SDL has no such
+# rule; tests/adapters/test_kinds_shapes.py checks each function on generated documents).
+UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, unlabelled, ray_serve_config})
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:
@@ -181,8 +185,10 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     for pair in present(loaded):
         matched |= _pair_readers(pair)
     out = []
+    labelled = all(_labelled(doc.root) for doc in loaded.documents)  # Kubernetes objects alone (most files)
     for name, how, what in _plan(names if type(names) is tuple else tuple(names)):
-        if how is None or how == _MARKER and what in loaded.text or how == _SHAPE and _has_shape(loaded, what) \
+        if how is None or how == _MARKER and what in loaded.text or how == _SHAPE and not (
+                labelled and what in UNLABELLED_SHAPES) and _has_shape(loaded, what) \
                 or how == _CRD and (name in matched or what and _values_file(loaded)):
             out.append(name)
     return tuple(out)
@@ -230,6 +236,11 @@ def _pair_readers(pair: Tuple[str, str]) -> FrozenSet[str]:
 
 def _has_shape(loaded, shape) -> bool:
     return any(shape(doc.root) for doc in loaded.documents)
+
+
+def _labelled(root: Node) -> bool:
+    """A document no shape of UNLABELLED_SHAPES matches: one with `apiVersion` and `kind`, or no mapping."""
+    return root.kind != MAP or root.get("apiVersion") is not None and root.get("kind") is not None
 
 
 def _values_file(loaded) -> bool:
