@@ -72,7 +72,7 @@ def _formulas(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any], v,
         if v is not None and (v < era.v or (i + 1 < len(eras) and v >= eras[i + 1].v)):
             continue
         point = auto_formula(gpu_mib, tp, pp, cps, bs, era.small, None, role, era)
-        if era.v >= V_PREFILL_GRAPHS and not _eager(role, era.v):
+        if era.v >= V_PREFILL_GRAPHS and not _eager(role, era.v, v):
             graphs = auto_formula(gpu_mib, tp, pp, cps, bs, era.small, (top, mla), role, era)
             out.append((graphs[0], point[0], graphs[1]))
         else:
@@ -80,18 +80,26 @@ def _formulas(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any], v,
     return out
 
 
-def _eager(role: Role, start) -> bool:
+def _eager(role: Role, start, v=None) -> bool:
     """No prefill CUDA graphs, so no reserve for them: --disable-cuda-graph turns them off too
     (sglang-0.5.21/sglang/srt/arg_groups/cuda_graph_hook.py:60-62). Up to 0.5.14 a disaggregated role and DP
     attention ran prefill eagerly, decided before the reserve (sglang-0.5.10 wheel: sglang/srt/server_args.py:
     778-784, 1091-1093, 1128-1130; 0.5.13: 1352-1354, 1394-1395; 0.5.14, whose default is the tc_piecewise backend:
     2508-2524, 3007, 3041); from 0.5.15 a decode role reserves none (reserve_sglang.ROLES), while a prefill role and
-    DP attention keep the breakable backend's (0.5.15-0.5.16 turn it off under DP attention: the band's top)."""
+    DP attention keep the breakable backend's (0.5.15-0.5.16 turn it off under DP attention: the band's top), except
+    a prefill role on 0.5.15 itself (`v`, the release when known; unknown, the era's band top is that case)."""
     if not role.graphs:
         return True
     if start < V_ROLES:
         return bool(role.mode or role.dp)
-    return role.mode == "decode"
+    return role.mode == "decode" or (role.mode == "prefill" and v is not None and v < _PREFILL_GRAPHS_AGAIN)
+
+
+# 0.5.15 sets disable_cuda_graph for a prefill role (sglang-0.5.15 wheel: sglang/srt/arg_groups/
+# pd_disaggregation_hook.py:77), run before the graph config (server_args.py:2685, 2693) and so before the reserve
+# (2709), and disable_cuda_graph disables the prefill graphs too (server_args.py:3214-3216), which then reserve
+# nothing (3660-3664); 0.5.16 dropped the line (sglang-0.5.16 wheel: pd_disaggregation_hook.py:74-77).
+_PREFILL_GRAPHS_AGAIN = parse_version("0.5.16")
 
 
 def auto_fraction(gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],

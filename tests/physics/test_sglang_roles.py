@@ -18,13 +18,28 @@ def test_prefill_role_reserves_no_decode_graphs_from_0_5_15() -> None:
     # (sglang-0.5.15 wheel: server_args.py:3638-3643), not from 0.5.17; 0.5.14 reserved them for every role, and
     # up to 0.5.14 a disaggregated role ran prefill eagerly (no prefill graphs reserved)
     assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.14")[:2] == (0.835, 0.835)
-    assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.15") == (
+    assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.16") == (
         0.836, 0.841, "round((81559 - reserved 13392) / 81559, 3); reserved = 512 + max(8192, 2048) x 1.5 + 1 x 1 "
                       "/ 8 x 1024 + prefill graphs 464 MiB (prefill role)")
     assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.23")[:2] == (0.836, 0.841)
     assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.12")[:2] == (0.835, 0.835)
     # a release not known: the least of the eras (0.5.3's and 0.5.5's, the same here) to the most
     assert auto_fraction(H100_MIB, 1, 1, PREFILL, None)[:2] == (0.835, 0.88)
+
+
+def test_prefill_role_on_0_5_15_runs_prefill_eagerly() -> None:
+    # 0.5.15 sets disable_cuda_graph for a prefill role (sglang-0.5.15 wheel: sglang/srt/arg_groups/
+    # pd_disaggregation_hook.py:77), which disables the prefill graphs too (server_args.py:3214-3216) before the
+    # reserve reads them (3660-3664): 512 + 8192 x 1.5 + 128 = 12928 MiB; 0.5.16 dropped the line
+    assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.15") == (
+        0.841, 0.841, "round((81559 - reserved 12928) / 81559, 3); reserved = 512 + max(8192, 2048) x 1.5 + 1 x 1 "
+                      "/ 8 x 1024 MiB (prefill role)")
+    assert auto_fraction(H100_MIB, 1, 1, PREFILL, "0.5.16")[:2] == (0.836, 0.841)
+    # a unified server and a decode role on 0.5.15 are as before
+    assert auto_fraction(H100_MIB, 1, 1, {}, "0.5.15")[:2] == (0.83, 0.835)
+    assert auto_fraction(H100_MIB, 1, 1, DECODE, "0.5.15")[:2] == (0.874, 0.874)
+    # a release not known: the band still reaches the eager figure
+    assert auto_fraction(H100_MIB, 1, 1, PREFILL, None)[1] >= 0.841
 
 
 def test_decode_role_reserves_for_its_running_batch() -> None:
@@ -49,8 +64,9 @@ def test_dp_attention_padding() -> None:
     assert auto_fraction(H200_MIB, 8, 1, DP8, "0.5.9", mla=True)[0] == 0.769
     assert auto_fraction(H200_MIB, 8, 1, DP8, "0.5.12", mla=True)[:2] == (0.769, 0.769)
     assert auto_fraction(H200_MIB, 8, 1, {**DP8, **PREFILL}, "0.5.14", mla=True)[:2] == (0.769, 0.769)
-    # from 0.5.15 a prefill role does not pad
-    assert auto_fraction(H200_MIB, 8, 1, {**DP8, **PREFILL}, "0.5.15", mla=True)[:2] == (0.893, 0.904)
+    # from 0.5.15 a prefill role does not pad (0.5.15's runs prefill eagerly too)
+    assert auto_fraction(H200_MIB, 8, 1, {**DP8, **PREFILL}, "0.5.16", mla=True)[:2] == (0.893, 0.904)
+    assert auto_fraction(H200_MIB, 8, 1, {**DP8, **PREFILL}, "0.5.15", mla=True)[:2] == (0.904, 0.904)
     # TP 8 below max_bs 300 (--cuda-graph-max-bs-decode 128): 128 x 8 x 3
     assert "DP attention 128 x 8 x 3 " in auto_fraction(H200_MIB, 8, 1, {**DP8, "cuda_graph_max_bs_decode": 128},
                                                         "0.5.23", mla=True)[2]
