@@ -35,6 +35,9 @@ def budget(arch: ModelArch, total: Optional[float], tp: int, pp: int, s: Mapping
         return Budget(None, block, fixed_blocks=blocks, steps=(("num_gpu_blocks", f"{blocks} x {block}",
                                                                 blocks * block),),
                       assumptions=("LMDeploy PyTorch engine: pool fixed by --num-gpu-blocks",))
+    if blocks < 0:  # PytorchEngineConfig asserts num_gpu_blocks >= 0 (CTX301, lmdeploy_refusals.py): no pool from it
+        asm.append(f"--num-gpu-blocks {blocks} is refused by LMDeploy's PyTorch engine (CTX301): the pool from "
+                   "cache_max_entry_count assumed")
     if blocks > 0:
         asm.append(f"--num-gpu-blocks {blocks} is read by the PyTorch engine only: " + (
             "TurboMind runs this model and sizes its pool from cache_max_entry_count" if engine == "turbomind" else

@@ -6,6 +6,12 @@ model (physics/lmdeploy_backend.py), so these are said once the model is resolve
   (TurbomindEngineConfig.__post_init__, from InternLM/lmdeploy@refs/tags/v0.14.0:lmdeploy/messages.py, the release
   that added FP8, to the lmdeploy-0.18.0 wheel: lmdeploy/messages.py). The PyTorch engine reads it.
 * `--cache-max-entry-count` of 1 or more: lmdeploy_backend.ratio_refused.
+* A negative `--num-gpu-blocks` on PyTorch: `assert self.num_gpu_blocks >= 0, 'invalid num_gpu_blocks'`
+  (PytorchEngineConfig.__post_init__, lmdeploy-0.18.0 wheel: lmdeploy/messages.py:615, the release that added the
+  flag); cli/serve.py:257 passes it to PytorchEngineConfig only, so TurboMind never reads it.
+
+A model ctxlint matched only by a local path's or a storage URI's folder name (resolve.by_folder_name) may not be
+what the folder holds: a refusal that turns on the model, not on a stated --backend pytorch, says so.
 
 With the release unknown, a refusal of the newest releases is said with the first release that refuses (as
 engine_roles.refusal says a value refused since a release); one only some older releases make is not.
@@ -19,26 +25,32 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment
 from ctxlint.physics.lmdeploy_backend import backend, ratio_refused, turbomind_since
 from ctxlint.physics.models import ModelArch
+from ctxlint.resolution.resolve import Resolution, by_folder_name
 
 _RATIO_FIX = ("write the share of the memory free after the weights to give the KV cache, below 1 (0.8 by "
               "default); a pool in blocks is --num-gpu-blocks (PyTorch engine, 0.18.0 on)")
 
 
-def refusals(dep: Deployment, arch: Optional[ModelArch]) -> List[Diagnostic]:
+def refusals(dep: Deployment, arch: Optional[ModelArch], resolution: Optional[Resolution] = None) -> List[Diagnostic]:
     release = str(dep.engine.version.value) if dep.engine.version is not None else None
+    written = dep.model.id.value if dep.model.id is not None else None
+    guess = arch is not None and resolution is not None and by_folder_name(resolution, written)
     out: List[Diagnostic] = []
     for role in dep.roles:
         settings = {key: val.value for key, val in role.engine_args}
         engine = backend(arch, settings, release)
+        # the engine as stated, or as picked for a model only inferred from a folder name
+        cond = (f"If {written} holds {arch.name} (matched by its folder name only), "
+                if guess and str(settings.get("backend") or "").lower() != "pytorch" else "")
         policy = role.arg("quant_policy")
         if policy is not None and policy.value in FP8:
             who = _fp8_refused(arch, engine, release)
             if who:
                 out.append(Diagnostic(
-                    "engine-rejects-value", f"{who} would refuse to start: --quant-policy {policy.raw or policy.value}"
-                    f" is FP8 KV, which TurboMind does not support ('invalid quant_policy for TurboMind, FP8 "
-                    f"quantization is not supported'), and TurboMind runs {arch.name}: add --backend pytorch, "
-                    "or use --quant-policy int8", policy.source, dep.display_name))
+                    "engine-rejects-value", f"{cond}{who} would refuse to start: --quant-policy "
+                    f"{policy.raw or policy.value} is FP8 KV, which TurboMind does not support ('invalid quant_policy "
+                    f"for TurboMind, FP8 quantization is not supported'), and TurboMind runs {arch.name}: add "
+                    "--backend pytorch, or use --quant-policy int8", policy.source, dep.display_name))
         ratio = role.arg("cache_max_entry_count")
         if ratio is not None and isinstance(ratio.value, (int, float)) and ratio.value >= 1:
             who = _ratio_refused(engine, release)
@@ -47,6 +59,15 @@ def refusals(dep: Deployment, arch: Optional[ModelArch]) -> List[Diagnostic]:
                     "engine-rejects-value", f"{who} would refuse to start: --cache-max-entry-count "
                     f"{ratio.raw or ratio.value} is 1 or more, {_ratio_why(engine, release)}: {_RATIO_FIX}",
                     ratio.source, dep.display_name))
+        blocks = role.arg("num_gpu_blocks")
+        if blocks is not None and isinstance(blocks.value, int) and blocks.value < 0 and engine == "pytorch" \
+                and (not release or _from(release, "0.18.0")):  # before 0.18.0 the flag itself is refused
+            who = f"LMDeploy {release}" if release else "LMDeploy 0.18.0 and later"
+            out.append(Diagnostic(
+                "engine-rejects-value", f"{cond}{who} would refuse to start: --num-gpu-blocks "
+                f"{blocks.raw or blocks.value} is negative, and the PyTorch engine asserts num_gpu_blocks >= 0 "
+                "('invalid num_gpu_blocks'): write a number of blocks, or 0 to size the pool from "
+                "--cache-max-entry-count", blocks.source, dep.display_name))
     return out
 
 
