@@ -82,7 +82,7 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     arch = resolution.arch
     if _engine(dep) == "lmdeploy":
         from ctxlint.resolution.lmdeploy_refusals import refusals as lmdeploy_refusals  # LMDeploy's alone
-        diagnostics.extend(lmdeploy_refusals(dep, arch))
+        diagnostics.extend(lmdeploy_refusals(dep, arch, resolution))
     assumed = _default_accelerator(dep, env)
     roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
     dep = replace(dep, roles=roles, arch=arch, resolution=resolution)

@@ -85,3 +85,41 @@ def test_cache_max_entry_count_of_one_or_more_by_release():
     # 0.14.0's TurboMind takes 2000 blocks x 64 = 128,000 tokens: short of 131,072
     (short,) = _codes(_findings(args, tag=":v0.14.0", session=131072, gpu="nvidia-h100-80gb"), "CTX201")
     assert "KV pool 128,000" in short
+
+
+def test_negative_num_gpu_blocks_refused_on_pytorch():
+    # PytorchEngineConfig: `assert self.num_gpu_blocks >= 0, 'invalid num_gpu_blocks'` (lmdeploy-0.18.0 wheel:
+    # lmdeploy/messages.py:615); TurboMind never reads the flag
+    args = ["--backend", "pytorch", "--num-gpu-blocks", "-1"]
+    (msg,) = _codes(_findings(args, gpu="nvidia-h100-80gb"), "CTX301")
+    assert msg.startswith("LMDeploy 0.18.0 would refuse to start") and "'invalid num_gpu_blocks'" in msg
+    assert _codes(_findings(args, tag="", gpu="nvidia-h100-80gb"), "CTX301")[0].startswith("LMDeploy 0.18.0 and later")
+    assert _codes(_findings(["--num-gpu-blocks", "-1"], gpu="nvidia-h100-80gb"), "CTX301") == []  # TurboMind
+    # no pool from it: the share of free memory, as without the flag
+    assert _codes(_findings(args, session=131072, gpu="nvidia-h100-80gb"), "CTX201") == \
+        _codes(_findings(["--backend", "pytorch"], session=131072, gpu="nvidia-h100-80gb"), "CTX201")
+
+
+def test_backend_not_guessed_for_an_unmapped_model_type():
+    from dataclasses import replace
+
+    from ctxlint.physics.lmdeploy_backend import backend
+
+    llama = lookup_model(LLAMA)
+    assert backend(llama, {}, "0.18.0") == "turbomind"
+    # a type the map does not hold may still be a class TurboMind lists: not known, not "pytorch"
+    assert backend(replace(llama, model_type="some_new_type"), {}, "0.18.0") is None
+    assert backend(replace(llama, model_type="some_new_type"), {"backend": "pytorch"}, "0.18.0") == "pytorch"
+    # HF-native InternVL (model_type internvl): InternVLForConditionalGeneration, listed from 0.14.0
+    assert backend(replace(llama, model_type="internvl"), {}, "0.18.0") == "turbomind"
+    # a listed class is read before the type; an unlisted class is PyTorch
+    assert backend(replace(llama, architectures=("MistralForCausalLM",)), {}, "0.18.0") == "pytorch"
+
+
+def test_refusal_for_a_model_matched_by_folder_name_is_conditional():
+    (msg,) = _codes(_findings(["--quant-policy", "fp8"], model="/models/Qwen2.5-7B-Instruct"), "CTX301")
+    assert msg.startswith("If /models/Qwen2.5-7B-Instruct holds Qwen/Qwen2.5-7B-Instruct (matched by its folder "
+                          "name only), LMDeploy 0.18.0 would refuse to start")
+    # a repository id is the model itself: said outright
+    (hub,) = _codes(_findings(["--quant-policy", "fp8"], model="Qwen/Qwen2.5-7B-Instruct"), "CTX301")
+    assert hub.startswith("LMDeploy 0.18.0 would refuse to start")

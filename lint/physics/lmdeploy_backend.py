@@ -32,17 +32,25 @@ _TYPES = {"qwen2": "Qwen2ForCausalLM", "qwen2_moe": "Qwen2MoeForCausalLM", "qwen
           "qwen3_5_moe_text": "Qwen3_5MoeForConditionalGeneration", "internvl_chat": "InternVLChatModel",
           "llama": "LlamaForCausalLM", "internlm2": "InternLM2ForCausalLM", "internlm3": "InternLM3ForCausalLM",
           "glm4_moe_lite": "Glm4MoeLiteForCausalLM", "gpt_oss": "GptOssForCausalLM", "mixtral": "MixtralForCausalLM",
-          "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration"}
+          "qwen2_vl": "Qwen2VLForConditionalGeneration", "qwen2_5_vl": "Qwen2_5_VLForConditionalGeneration",
+          # HF-native InternVL (transformers 5.17.0: models/internvl/configuration_internvl.py:108). Intern-S1's
+          # InternS1ForConditionalGeneration is listed too, but its type is not in a source read here: not mapped
+          "internvl": "InternVLForConditionalGeneration"}
 
 
 def turbomind_since(arch: Optional[ModelArch]) -> Optional[str]:
     """The first release from 0.14.0 whose TurboMind takes this model; None: none of them (or not known)."""
-    if arch is None:
-        return None
-    name = arch.architectures[0] if arch.architectures else _TYPES.get(arch.model_type or "")
+    name = _arch_name(arch)
     if name == "Glm4MoeLiteForCausalLM" and arch.vision_params_b:
         return None  # is_supported: a GLM-4 MoE Lite with a vision_config goes to PyTorch
     return TURBOMIND_SINCE.get(name or "")
+
+
+def _arch_name(arch: Optional[ModelArch]) -> Optional[str]:
+    """The class is_supported looks up: config.json's architectures[0], else the listed class of the model_type."""
+    if arch is None:
+        return None
+    return arch.architectures[0] if arch.architectures else _TYPES.get(arch.model_type or "")
 
 
 def backend(arch: Optional[ModelArch], settings: Mapping[str, Any], release: Optional[str]) -> Optional[str]:
@@ -52,6 +60,8 @@ def backend(arch: Optional[ModelArch], settings: Mapping[str, Any], release: Opt
         return "pytorch"
     if arch is None or (release and not from_release("0.14.0", release)):
         return None
+    if _arch_name(arch) is None:
+        return None  # a type not in _TYPES may still be a listed class (the map is of listed ones): not guessed
     since = turbomind_since(arch)
     if since is None:
         return "pytorch"

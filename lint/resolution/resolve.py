@@ -254,6 +254,13 @@ def _by_name(ref: ModelRef) -> str:
     return "its folder name" if ref.local else "name"
 
 
+def by_folder_name(resolution: Resolution, written: Optional[str]) -> bool:
+    """The model was only inferred from the name of the folder `written` points at (_by_name): a rule whose
+    verdict turns on which model it is says so as a condition."""
+    ref = parse_ref(written) if resolution.via == "name" and written else None
+    return ref is not None and _by_name(ref) != "name"
+
+
 def _hub_uri(ref: ModelRef) -> bool:
     return ref.written.lower().startswith(("hf://", "huggingface://", "http", "hf.co/", "huggingface.co/"))
 
