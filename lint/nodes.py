@@ -155,6 +155,16 @@ class Position:
         self.index, self.line, self.column = index, line, column
 
 
+class Marks:
+    """The composer's view of a node placed anew (a word of a string, a script, an env file's value): its start and
+    end Positions, its style (None: plain) and tag (a string scalar unless told)."""
+
+    __slots__ = ("start_mark", "end_mark", "style", "tag")
+
+    def __init__(self, start: Position, end: Position, style: Optional[str] = None, tag: Optional[str] = STR_TAG):
+        self.start_mark, self.end_mark, self.style, self.tag = start, end, style, tag
+
+
 simple_keys: Dict[str, bool] = {}  # key -> matches _SIMPLE_KEY; the same few hundred keys recur in every file
 
 

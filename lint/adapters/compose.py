@@ -47,15 +47,17 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    project: Dict[str, Optional[str]] = {}
+    project: Optional[Dict[str, Optional[str]]] = None
     written: Dict[str, Node] = {}
     for doc in loaded.documents:
         if not matches(doc.root):
             continue
-        if not project and "$" in loaded.text:  # only a file that interpolates reads it (once)
-            from ctxlint.adapters.compose_env_files import project_env
+        if project is None:  # once a file: only a file that interpolates reads the project's .env
+            project = {}
+            if "$" in loaded.text:
+                from ctxlint.adapters.compose_env_files import project_env
 
-            project, written = project_env(loaded.path, result)
+                project, written = project_env(loaded.path, result)
         for key, service in doc.root.get("services").value.items():
             if service.kind == MAP:
                 workload = _service(str(key), doc.root.get("services").keys[key], service, spans, result,

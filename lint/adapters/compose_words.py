@@ -6,16 +6,7 @@ import shlex
 
 from ctxlint.adapters.crd_common import clone
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.nodes import SCALAR, SEQ, STR_TAG, Node, Position
-
-
-class _Marks:
-    """The composer's view of one word of a string: where it starts and ends in the file."""
-
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start: Position, end: Position) -> None:
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
+from ctxlint.nodes import SCALAR, SEQ, Marks, Node, Position
 
 
 def words(node: Node, spans: ScalarSpans, resolver=None) -> Node:
@@ -43,7 +34,7 @@ def words(node: Node, spans: ScalarSpans, resolver=None) -> Node:
     for i, word in enumerate(split):
         found = text.find(word, at)
         if found < 0 or offsets is None or found + len(word) > len(text):
-            items.append(Node(SCALAR, word, _Marks(node.start, node.end), f"{node.path}[{i}]"))
+            items.append(Node(SCALAR, word, Marks(node.start, node.end), f"{node.path}[{i}]"))
             continue
         at = found + len(word)
         first, last = (found, at) if back is None else (back[found][0], back[at - 1][1])
@@ -51,10 +42,10 @@ def words(node: Node, spans: ScalarSpans, resolver=None) -> Node:
                 and back.count(back[found]) == len(word):
             word = node.value[first:last]  # a whole word one `${...}` gives: kept as typed, so it is said there
         if last > len(offsets):
-            items.append(Node(SCALAR, word, _Marks(node.start, node.end), f"{node.path}[{i}]"))
+            items.append(Node(SCALAR, word, Marks(node.start, node.end), f"{node.path}[{i}]"))
             continue
         start, end = offsets[first], offsets[last - 1] + 1
         (sl, sc), (el, ec) = spans.position(start), spans.position(end - 1)
-        items.append(Node(SCALAR, word, _Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec)),
+        items.append(Node(SCALAR, word, Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec)),
                           f"{node.path}[{i}]"))
     return clone(node, kind=SEQ, value=items, keys={})

@@ -19,13 +19,12 @@ import os
 from collections import ChainMap
 from typing import List, Mapping, Optional, Tuple
 
-from ctxlint.lazyre import lazy_compile
-from ctxlint.nodes import SCALAR, STR_TAG, Node, Position, adopt
+from ctxlint.engines.compose_pass import COMPOSE_REF as _REF  # the references Compose reads, in a file or here
+from ctxlint.nodes import SCALAR, Marks, Node, Position, adopt
 
 Env = Mapping[str, Optional[str]]  # name -> value; None: set, but not known here; a name not in it is unset
 MAX_ENV_BYTES = 1 << 20  # an env file is a few lines; a bigger file is none Compose users write
 _KEY_CHARS = frozenset("_.-[]")
-_REF = lazy_compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])([^}]*))?\}|\$([A-Za-z_][A-Za-z0-9_]*)")
 # dotenv/parser.go escapeSeqRegex `\\(?:[abcfnrtv$"\\]|0\d{0,3})`: `\'` and the rest stay as typed
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", "\\": "\\", '"': '"', "$": "$$", "a": "\a", "b": "\b", "f": "\f",
             "v": "\v"}
@@ -208,16 +207,9 @@ def substitute(text: str, env: Env) -> Optional[str]:
     return None if unknown else out
 
 
-class _Marks:
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start: Position, end: Position, style: Optional[str]) -> None:
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, style, STR_TAG
-
-
 def _node(spans, path: str, key: str, start: int, end: int, style: Optional[str], value: str) -> Node:
     """The value as a scalar node of the env file (the decoded value, where ScalarSpans aligns it with the text)."""
     (sl, sc), (el, ec) = spans.position(start), spans.position(max(start, end - 1))
-    node = Node(SCALAR, value, _Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec),
+    node = Node(SCALAR, value, Marks(Position(start, sl - 1, sc - 1), Position(end, el - 1, ec),
                                                       style), f"{os.path.basename(path)}:{key}")
     return adopt(node, spans)

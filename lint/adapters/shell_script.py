@@ -78,7 +78,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
 def script_node(path: str, text: str):
     """(ScalarSpans of the script, one plain string Node holding all of it), as the splitter reads a script."""
     from ctxlint.adapters.scalar_spans import ScalarSpans
-    from ctxlint.nodes import SCALAR, Node, Position
+    from ctxlint.nodes import SCALAR, Marks, Node, Position
 
     # CRLF line ends (a script saved on Windows) read as LF, each "\r" a blank: the same length, so
     # every position stays; `\` + CRLF stays a line continuation.
@@ -86,7 +86,7 @@ def script_node(path: str, text: str):
         text = text.replace("\\\r\n", " \\\n").replace("\r\n", " \n")
     spans = ScalarSpans(path, text)
     line, col = spans.position(len(text))
-    return spans, Node(SCALAR, text, _Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
+    return spans, Node(SCALAR, text, Marks(Position(0, 0, 0), Position(len(text), line - 1, col - 1)), PATH)
 
 
 def _sbatch_device(text: str, node, spans):
@@ -176,17 +176,6 @@ def names_engine(text: str) -> bool:
     the lowercased text: a tenth of the time of one case-insensitive regex search."""
     low = text.lower()
     return any(marker in low for marker in MARKERS)
-
-
-class _Marks:
-    """The composer's view of the script: one plain string scalar from the first character to the last."""
-
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start, end) -> None:
-        from ctxlint.nodes import STR_TAG
-
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, STR_TAG
 
 
 def _at_program(found, whole):

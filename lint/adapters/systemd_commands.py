@@ -18,23 +18,16 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source, Val
-from ctxlint.nodes import SCALAR, SEQ, Node, Position, adopt
+from ctxlint.nodes import SCALAR, SEQ, Marks, Node, Position, adopt
 from ctxlint.yaml_problems import PARSE_ERROR
 
 SCHEMA_VIOLATION = "schema-violation"
 
 
-class _Marks:
-    __slots__ = ("start_mark", "end_mark", "style", "tag")
-
-    def __init__(self, start: Position, end: Position) -> None:
-        self.start_mark, self.end_mark, self.style, self.tag = start, end, None, None
-
-
 def _node(kind: str, value, spans: ScalarSpans, start: int, end: int, path: str) -> Node:
     """A node of the unit (or an EnvironmentFile) from file index `start` to `end`."""
     (line, col), (end_line, end_col) = spans.position(start), spans.position(max(start, end - 1))
-    return Node(kind, value, _Marks(Position(start, line - 1, col - 1), Position(end, end_line - 1, end_col)), path)
+    return Node(kind, value, Marks(Position(start, line - 1, col - 1), Position(end, end_line - 1, end_col), tag=None), path)
 
 
 def read_unit(loaded: LoadedFile) -> AdaptResult:
