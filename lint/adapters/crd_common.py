@@ -85,6 +85,15 @@ def in_template(path: str) -> bool:
         rest = rest[rest.index("]") + 1:].lstrip(".")
     return False
 
+def specs(loaded: LoadedFile, kinds: Optional[Tuple[str, ...]] = None, group: str = "") -> Iterator[Tuple[Node, Node]]:
+    """(object, its `spec`) of every object of the file whose `spec` is a mapping; with `kinds`, only objects of
+    those kinds in the API group (is_kind)."""
+    for obj in objects(loaded):
+        spec = obj.get("spec")
+        if spec is not None and spec.kind == MAP and (kinds is None or is_kind(obj, kinds, group)):
+            yield obj, spec
+
+
 def is_kind(obj: Node, kinds: Tuple[str, ...], group: str) -> bool:
     """`kind` is one of kinds and `apiVersion` is in the API group (e.g. "kubeai.org")."""
     api = scalar(obj.get("apiVersion"))

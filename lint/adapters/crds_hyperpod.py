@@ -26,7 +26,7 @@ from typing import List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, specs, scalar
 from ctxlint.adapters.hardware import canonical_type, one_device
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -47,10 +47,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for obj in objects(loaded):
-        spec = obj.get("spec")
-        if spec is None or spec.kind != MAP:
-            continue
+    for obj, spec in specs(loaded):
         if is_kind(obj, ("InferenceEndpointConfig",), GROUP):
             workloads += _endpoint(obj, spec, spans, result)
         elif is_kind(obj, ("JumpStartModel",), GROUP):

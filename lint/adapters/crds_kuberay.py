@@ -25,7 +25,7 @@ from typing import Callable, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, specs, scalar, seq
 from ctxlint.adapters.crds_aibrix import _cluster_gpus, cluster_resource
 from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
 from ctxlint.adapters.kubernetes import _pod_roles
@@ -55,10 +55,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for obj in objects(loaded):
-        spec = obj.get("spec")
-        if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
-            continue
+    for obj, spec in specs(loaded, KINDS, GROUP):
         maps = config_maps(loaded, obj)
         kind = scalar(obj.get("kind"))
         cluster = spec.get(_CLUSTER[kind]) if kind in _CLUSTER else spec

@@ -27,7 +27,7 @@ from typing import Dict, List, Optional
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar
+from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, specs, scalar
 from ctxlint.adapters.hardware import one_device
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -46,10 +46,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for obj in objects(loaded):
-        spec = obj.get("spec")
-        if not is_kind(obj, KINDS, "llm-d.ai") or spec is None or spec.kind != MAP:
-            continue
+    for obj, spec in specs(loaded, KINDS, "llm-d.ai"):
         maps = config_maps(loaded, obj)
         for section in (PREFILL, DECODE):
             w = _section(obj, spec, section, spans, maps, result)

@@ -26,7 +26,7 @@ from typing import List, Optional
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, specs, scalar, seq
 from ctxlint.adapters.nim_names import is_llm_nim
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_labels, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -63,10 +63,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if is_kind(obj, ("ServingRuntime", "ClusterServingRuntime"), "serving.kserve.io"):
             runtimes[scalar(obj.dig("metadata", "name"))] = obj
     used = set()
-    for obj in objects(loaded):
-        spec = obj.get("spec")
-        if spec is None or spec.kind != MAP:
-            continue
+    for obj, spec in specs(loaded):
         if is_kind(obj, ("NIMService",), "apps.nvidia.com"):
             workloads += _nim_service(obj, spec, spans, result)
         elif is_kind(obj, ("InferenceService",), "serving.kserve.io"):

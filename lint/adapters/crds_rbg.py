@@ -26,7 +26,7 @@ from typing import Dict, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, merge_patch, objects, scalar, seq, str_val
+from ctxlint.adapters.crd_common import config_maps, int_val, merge_patch, specs, scalar, seq, str_val
 from ctxlint.adapters.crds_aibrix import _marked, _not_list, _workload as _aibrix_workload
 from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -44,10 +44,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
-    for obj in objects(loaded):
-        spec = obj.get("spec")
-        if not is_kind(obj, KINDS, GROUP) or spec is None or spec.kind != MAP:
-            continue
+    for obj, spec in specs(loaded, KINDS, GROUP):
         maps = config_maps(loaded, obj)
         roles = spec.get("roles")
         display = scalar(obj.dig("metadata", "name"))
