@@ -2,6 +2,8 @@
 container's environment, each value at its place in its file (adapters/dotenv.py, compose_env_files.py)."""
 from __future__ import annotations
 
+import json
+
 from helpers import run
 
 from ctxlint.adapters.dotenv import parse_env, substitute
@@ -48,6 +50,12 @@ def test_substitution_takes_the_files_value_before_a_default():
         "v", "d", "", "d", None, None, "$SET", "alt", "", None]
 
 
+def _deployment(path) -> dict:
+    """The one deployment `ctxlint audit` finds in the file."""
+    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    return dep
+
+
 def _write(tmp_path, files):
     for name, text in files.items():
         (tmp_path / name).write_text(text)
@@ -60,10 +68,7 @@ def test_the_project_env_interpolates_the_compose_file(tmp_path):
     path = _write(tmp_path, {".env": "MODEL=Qwen/Qwen3-8B\nTAG=v0.10.1\nCTX=65536\n", "compose.yaml": (
         "services:\n  vllm:\n    image: vllm/vllm-openai:${TAG}\n"
         "    command: --model ${MODEL} --max-model-len ${CTX:-4096}\n")})
-    out = run(["audit", "--isolated", "--format", "json", str(path)]).out
-    import json
-
-    (dep,) = json.loads(out)["deployments"]
+    dep = _deployment(path)
     assert (dep["model"], dep["engine_version"], dep["engine_context"]) == ("Qwen/Qwen3-8B", "0.10.1", 65536)
     out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
     # the value is said where .env writes it (review: a finding at `${CTX:-4096}` never said where 65,536 came from)
@@ -87,9 +92,7 @@ def test_environment_overrides_an_env_file_and_an_env_file_reads_the_project(tmp
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    entrypoint: [\"/bin/sh\", \"-c\"]\n"
         "    env_file: engine.env\n    environment:\n      LEN: \"4096\"\n"
         "    command: [\"vllm serve Qwen/Qwen3-8B --max-model-len $$LEN --max-num-batched-tokens $$MAX\"]\n")})
-    import json
-
-    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    dep = _deployment(path)
     assert dep["engine_context"] == 4096  # `environment` over the env file
     # MAX=${LEN} takes the project's LEN (8192) first, as compose-go's lookup does: 8192 >= 4096, no CTX304
     assert run(["check", "--isolated", "--select", "CTX304", str(path)]).out == ""
@@ -110,9 +113,7 @@ def test_without_env_files_nothing_changes(tmp_path):
     path = _write(tmp_path, {"compose.yaml": (
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    env_file: gone.env\n"
         "    command: --model ${MODEL} --max-model-len ${CTX:-4096}\n")})
-    import json
-
-    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    dep = _deployment(path)
     assert (dep["model"], dep["engine_context"]) == ("(no model id)", 4096)
 
 
@@ -136,9 +137,7 @@ def test_a_multi_line_command_splits_what_env_gives_into_words(tmp_path):
                              "compose.yaml": (
                                  "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n    command: |\n"
                                  "      --model Qwen/Qwen2.5-7B-Instruct\n      ${EXTRA_ARGS:-\"\"}\n")})
-    import json
-
-    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    dep = _deployment(path)
     assert dep["engine_context"] == 131072
     out = run(["check", "--isolated", "--select", "CTX109", str(path)]).out
     assert out.startswith(f"{path}:6:7: CTX109 [error] 131,072 > 32,768 x 1 = 32,768")
@@ -151,9 +150,7 @@ def test_a_name_without_a_value_is_the_projects_and_overrides_an_env_file(tmp_pa
                "    env_file: [a.env]\n    environment:\n      - MAX_LEN\n"
                "    command: [\"vllm serve Qwen/Qwen3-8B --max-model-len $$MAX_LEN\"]\n")
     path = _write(tmp_path, {".env": "MAX_LEN=16384\n", "a.env": "MAX_LEN=131072\n", "compose.yaml": compose})
-    import json
-
-    (dep,) = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    dep = _deployment(path)
     assert dep["engine_context"] == 16384
     (tmp_path / ".env").unlink()  # the shell's then, not known: never the env file's
     out = run(["check", "--isolated", "--select", "CTX008,CTX109", str(path)]).out
@@ -166,8 +163,5 @@ def test_a_bom_and_a_required_name_that_is_set(tmp_path):
         "services:\n  vllm:\n    image: vllm/vllm-openai:v0.10.1\n"
         "    command: --model ${MODEL:?set MODEL} --max-model-len ${LEN}\n")})
     (tmp_path / ".env").write_bytes("\ufeffMODEL=Qwen/Qwen3-8B\nLEN=8192\n".encode("utf-8"))
-    import json
-
-    result = run(["audit", "--isolated", "--format", "json", str(path)])
-    (dep,) = json.loads(result.out)["deployments"]
+    dep = _deployment(path)
     assert (dep["model"], dep["engine_context"], dep["findings"]["errors"]) == ("Qwen/Qwen3-8B", 8192, 0)
