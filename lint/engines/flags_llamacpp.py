@@ -50,6 +50,13 @@ FLAGS = (
     F("n_gpu_layers", "-ngl", "--gpu-layers", "--n-gpu-layers", env="LLAMA_ARG_N_GPU_LAYERS", tags=PAR),
     F("split_mode", "-sm", "--split-mode", env="LLAMA_ARG_SPLIT_MODE", tags=PAR),
     F("tensor_split", "-ts", "--tensor-split", env="LLAMA_ARG_TENSOR_SPLIT", tags=PAR),
+    # Placement that moves weights off the GPU or adds devices: with any of them set, ctxlint does not hold the
+    # whole model and KV against one GPU (lint/llamacpp_cells.py). Spellings: common/arg.cpp, tools/server/README.md.
+    F("override_tensor", "-ot", "--override-tensor", env="LLAMA_ARG_OVERRIDE_TENSOR", tags=PAR),
+    F("cpu_moe", "-cmoe", "--cpu-moe", kind="bool", default=False, env="LLAMA_ARG_CPU_MOE", tags=PAR),
+    F("n_cpu_moe", "-ncmoe", "--n-cpu-moe", kind="int", default=0, env="LLAMA_ARG_N_CPU_MOE", tags=PAR),
+    F("device", "-dev", "--device", env="LLAMA_ARG_DEVICE", tags=PAR),
+    F("rpc", "--rpc", env="LLAMA_ARG_RPC", tags=PAR),
     F("fit", "-fit", "--fit", takes="optional", choices=("on", "off") + _BOOLISH, default="on", env="LLAMA_ARG_FIT"),
     F("fit_ctx", "-fitc", "--fit-ctx", kind="int", default=4096, env="LLAMA_ARG_FIT_CTX",
       doc="the least context --fit lowers an unset -c to (per stream)"),
