@@ -58,7 +58,7 @@ class AuditRow:
     pools_differ: bool = False  # the same model is served with other pools elsewhere
     promise: Optional[int] = None  # what clients can send: the window, else the engine's (default) context
     promise_from: str = ""  # "window", "engine context" or "engine default"
-    # fits | within band | exceeds | no KV memory | weights do not fit | needs >= N GiB/GPU | unknown
+    # fits | within band | exceeds | no KV memory | KV does not fit | weights do not fit | needs >= N GiB/GPU | unknown
     verdict: str = "unknown"
     why_unknown: str = ""  # for "unknown": what is missing
     names_model: bool = False  # the reference names a model (resolved, or a Hub id) rather than a bare path
@@ -204,11 +204,14 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     with what is missing, unless another role is sure not to hold its promise (that decides)."""
     if not dep.roles:
         return "unknown", "no serving role"
-    order = ("fits", "needs", "within band", "no KV memory", "weights do not fit", "exceeds")
+    order = ("fits", "needs", "within band", "no KV memory", "KV does not fit", "weights do not fit", "exceeds")
     worst, need_text, unknown = "fits", "", ""
     window = _int(dep.advertised.context_window)
     from ctxlint.capacity import weights_of
     from ctxlint.no_kv_memory import starved
+    llamacpp = dep.engine.name is not None and dep.engine.name.value == "llamacpp"
+    if llamacpp:
+        from ctxlint.llamacpp_cells import shortfall
     from ctxlint.physics.needs import memory_need
 
     def worse(verdict: str) -> None:
@@ -220,6 +223,9 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
         short = starved(dep, role)
         if short in ("weights", "kv"):  # "kv?": the band straddles one block, judged as any band below
             worse("weights do not fit" if short == "weights" else "no KV memory")
+            continue
+        if llamacpp and shortfall(dep, role) is not None:  # its -c cells cannot be allocated: it will not start
+            worse("KV does not fit")
             continue
         promise = window or _int(role.context_length)
         if not window and role.pool is not None and role.context_default is not None \
@@ -245,7 +251,7 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
             worse("exceeds")
         elif promise > role.pool.request_floor:
             worse("within band")
-    if worst in ("no KV memory", "weights do not fit", "exceeds"):
+    if worst in ("no KV memory", "KV does not fit", "weights do not fit", "exceeds"):
         return worst, ""  # whatever the other roles hold: this one is sure not to
     if unknown:
         return "unknown", unknown

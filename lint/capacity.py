@@ -87,6 +87,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     roles = tuple(_role(dep, role, arch, resolution, assumed, env) for role in dep.roles)
     dep = replace(dep, roles=roles, arch=arch, resolution=resolution)
     diagnostics.extend(no_kv_memory.diagnostics(dep))
+    if _engine(dep) == "llamacpp":  # -c cells the GPU cannot hold, with nothing to move them off it (CTX209)
+        from .llamacpp_cells import diagnostics as unallocatable
+        diagnostics.extend(unallocatable(dep))
     # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
     missing = [r for r in roles if r.pool is None and no_kv_memory.starved(dep, r) not in ("weights", "kv")]
     if missing:

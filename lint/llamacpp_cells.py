@@ -1,0 +1,143 @@
+"""llama.cpp roles whose stated `-c` cells cannot be allocated on their GPU: the server exits at startup.
+
+llama.cpp allocates the KV cache of all `-c` cells when it creates the context, each offloaded layer's KV
+on that layer's device, and the weights of the offloaded layers beside it; more than the device holds is a
+failed CUDA allocation and the server exits. Only where nothing lets llama.cpp move anything off the GPU:
+
+- `--fit` (common/fit.cpp, ggml-org/llama.cpp@6d0892ba065b38ee790b825fdc8fb8e2c453e6dd) never lowers a `-c` the
+  user set ("context size set by user to N -> no change"), and when `n_gpu_layers` differs from
+  llama_model_default_params()'s it throws "n_gpu_layers already set by user to N, abort", which
+  common_fit_params catches as a warning ("failed to fit params to free device memory"): the load goes on
+  with the parameters as given. With the default n_gpu_layers it moves layers (or MoE experts) to system
+  memory instead, so an unset `-ngl` (or `-ngl -1`/`auto`) is never held here.
+- `-ngl 999` is left out unless fit cannot run (`-fit off`, or a build before it): builds before --fit default
+  llama_model_default_params().n_gpu_layers to 999 (ggml-org/llama.cpp@00342301d01add50835550e8a916f12097d94517:
+  src/llama-model.cpp), and whether builds with --fit still do is not read here, so 999 may be the default
+  fit compares against. Any other `-ngl N` with N >= the model's layers puts every layer and its KV on the GPU.
+- --fit came with ggml-org/llama.cpp#16653 (merged December 2025; its branch was still built as b7003 in
+  November), so a build up to b7003 has none; a later build may have it.
+- `-nkvo` keeps the KV in host memory; `-ot`, `--cpu-moe`, `--n-cpu-moe` move weights to the CPU; `--device`
+  and `--rpc` choose or add devices: with any of them, nothing here. A partial `-ngl` and several GPUs are
+  not modelled (no error): what lands on which device is not worked out.
+
+The need counts only what ctxlint's KV bytes per token count (window and recurrent layers' own caches are
+not in it, so it is a lower bound), and it is held against the most generous end of the memory band plus the
+token embeddings, which llama.cpp keeps on the CPU (its input layer), at 16 bits.
+"""
+from __future__ import annotations
+
+from typing import Any, List, Mapping, NamedTuple, Optional
+
+from ctxlint.findings import Diagnostic
+from ctxlint.model import Deployment, Role, Source
+
+GIB = 2**30
+FIT_ABSENT_THROUGH = 7003  # builds up to this one have no --fit (ggml-org/llama.cpp#16653, see above)
+ALL_LAYERS_DEFAULT = 999  # llama_model_default_params().n_gpu_layers before --fit
+_MOVERS = ("no_kv_offload", "override_tensor", "cpu_moe", "n_cpu_moe", "device", "rpc")
+
+
+class Shortfall(NamedTuple):
+    cells: int
+    bytes_per_cell: float
+    need: float  # cells x bytes per cell, on the GPU
+    room: float  # the most the GPU leaves for it: the band's top, plus the embeddings kept on the CPU
+    point: float  # the same at the estimate's point
+    why: str  # why nothing moves off the GPU
+    source: Source  # the -c value
+
+
+def _int(value: Any) -> Optional[int]:
+    if isinstance(value, bool):
+        return None
+    try:
+        return int(str(value).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _off(value: Any) -> bool:
+    return str(value).strip().lower() in ("off", "false", "0", "disabled")
+
+
+def _build(version: Optional[str]) -> Optional[int]:
+    from ctxlint.physics.llamacpp import build_number  # only a llama.cpp role pays for it
+    return build_number(version)
+
+
+def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> Optional[str]:
+    """Why every layer's weights and KV stay on the GPU, or None when llama.cpp may move some off it."""
+    if any(settings.get(key) not in (None, False, 0, "", "0") for key in _MOVERS):
+        return None
+    ngl = _int(settings.get("n_gpu_layers"))
+    if ngl is None or ngl < layers:  # unset, auto, all (<= -2), or partial: not held here
+        return None
+    build = _build(version)
+    fit_off = "fit" in settings and _off(settings["fit"])
+    before_fit = build is not None and build <= FIT_ABSENT_THROUGH
+    if ngl == ALL_LAYERS_DEFAULT and not (fit_off or before_fit):
+        return None  # may be the default n_gpu_layers: --fit would then move layers
+    placed = f"-ngl {ngl} puts all {layers} layers and their KV on the GPU"
+    if fit_off:
+        return f"{placed} and -fit off moves nothing off it"
+    if before_fit:
+        return f"{placed} and build b{build} predates --fit, which could move them"
+    return (f"{placed} and --fit moves no layers the user placed (\"n_gpu_layers already set by user\": it loads "
+            "the parameters as given)")
+
+
+def shortfall(dep: Deployment, role: Role) -> Optional[Shortfall]:
+    """The role's stated cells and what they need, when its GPU is sure not to hold them (see above)."""
+    cap, arch = role.capacity, dep.arch
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    if engine != "llamacpp" or cap is None or arch is None or not cap.budget_is_estimate:
+        return None
+    if cap.kv_budget_high is None or cap.kv_budget_bytes_per_gpu is None or not cap.kv_bytes_per_token_per_gpu:
+        return None
+    count = role.accelerators.count.value if role.accelerators.count is not None else 1
+    if count != 1 or role.parallelism.tp * role.parallelism.pp != 1:
+        return None
+    ctx = role.arg("ctx_size")
+    cells = _int(ctx.value) if ctx is not None else None
+    if not cells or cells <= 0:
+        return None  # no -c: --fit sizes the context (physics/llamacpp.py), or the model's own
+    settings = {key: val.value for key, val in role.engine_args}
+    version = str(dep.engine.version.value) if dep.engine.version is not None else None
+    why = pinned(settings, arch.num_layers, version)
+    if why is None:
+        return None
+    bpt = float(cap.kv_bytes_per_token_per_gpu)
+    on_cpu = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2  # token embeddings: llama.cpp's input layer
+    on_cpu = min(on_cpu, cap.weights_low_per_gpu or cap.weights_bytes_per_gpu or 0)
+    need, room = cells * bpt, cap.kv_budget_high + on_cpu
+    if need <= room:
+        return None
+    return Shortfall(cells, bpt, need, room, cap.kv_budget_bytes_per_gpu + on_cpu, why, ctx.source)
+
+
+def diagnostics(dep: Deployment) -> List[Diagnostic]:
+    from ctxlint.capacity import NO_KV_MEMORY  # CTX209's kind: the engine has no memory for the KV it is told to hold
+
+    out: List[Diagnostic] = []
+    for role in dep.roles:
+        short = shortfall(dep, role)
+        if short is not None:
+            out.append(Diagnostic(NO_KV_MEMORY, _text(role, short), short.source, dep.display_name))
+    return out
+
+
+def _text(role: Role, s: Shortfall) -> str:
+    cap = role.capacity
+    held_point = max(0, int(s.point // s.bytes_per_cell)) // 256 * 256
+    held_high = max(0, int(s.room // s.bytes_per_cell))
+    types = {str(role.arg(k).value).lower() if role.arg(k) is not None else "f16" for k in ("cache_type_k", "cache_type_v")}
+    quant = f" (-ctk q8_0 -ctv q8_0: {s.need * 17 / 32 / GIB:.2f} GiB; V needs flash attention, -fa)" \
+        if types == {"f16"} else ""
+    return (f"{s.need / GIB:.2f} GiB > {s.room / GIB:.2f} GiB: llama.cpp allocates all -c {s.cells:,} cells up front, "
+            f"{s.cells:,} cells x {s.bytes_per_cell:,.0f} B = {s.need / GIB:.2f} GiB of KV on the GPU, but "
+            f"{cap.accelerator} leaves at most {s.room / GIB:.2f} GiB for it (estimate {s.point / GIB:.2f} GiB: its "
+            f"memory less the CUDA context, the weights ({(cap.weights_bytes_per_gpu or 0) / GIB:.2f} GiB, less the "
+            f"token embeddings llama.cpp keeps on the CPU) and the compute buffers); {s.why}, so the allocation "
+            f"fails and the server exits. Lower -c to about {held_point:,} ({held_high:,} at the most; -c is the "
+            f"total over all -np slots), quantize the KV cache{quant}, leave -ngl unset so --fit can move layers to "
+            "the CPU (slower), or use a GPU with more memory")

@@ -1,0 +1,119 @@
+"""llama.cpp -c cells the GPU cannot hold, with nothing to move them off it: CTX209 at the -c value, and the
+audit's "KV does not fit" (lint/llamacpp_cells.py; common/fit.cpp at
+ggml-org/llama.cpp@6d0892ba065b38ee790b825fdc8fb8e2c453e6dd). Each was "fits" with no finding before."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.audit import build_audit
+from ctxlint.engine import lint_text
+from ctxlint.llamacpp_cells import pinned
+
+DEPLOYMENT = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: llama}}
+spec:
+  template:
+    spec:
+      containers:
+      - name: server
+        image: ghcr.io/ggml-org/llama.cpp:server-cuda{tag}
+        args: ["-hf", "bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M", "-c", "{ctx}"{extra}, "--port", "8080"]
+        resources:
+          limits: {{nvidia.com/gpu: {gpus}}}
+      nodeSelector: {{nvidia.com/gpu.product: Tesla-T4}}
+"""
+
+T4_MESSAGE = (
+    "16.00 GiB > 11.03 GiB: llama.cpp allocates all -c 131,072 cells up front, 131,072 cells x 131,072 B = 16.00 GiB "
+    "of KV on the GPU, but T4 leaves at most 11.03 GiB for it (estimate 10.19 GiB: its memory less the CUDA context, "
+    "the weights (4.53 GiB, less the token embeddings llama.cpp keeps on the CPU) and the compute buffers); -ngl 99 "
+    "puts all 32 layers and their KV on the GPU and {why}, so the allocation fails and the server exits. Lower -c to "
+    "about 83,200 (90,390 at the most; -c is the total over all -np slots), quantize the KV cache (-ctk q8_0 -ctv "
+    "q8_0: 8.50 GiB; V needs flash attention, -fa), leave -ngl unset so --fit can move layers to the CPU (slower), or "
+    "use a GPU with more memory")
+FIT_OFF = "-fit off moves nothing off it"
+USER_SET = ("--fit moves no layers the user placed (\"n_gpu_layers already set by user\": it loads the parameters "
+            "as given)")
+
+
+def _report(extra: str, tag: str = "-b6000", ctx: int = 131072, gpus: int = 1):
+    text = DEPLOYMENT.format(tag=tag, ctx=ctx, extra="".join(f', "{word}"' for word in extra.split()), gpus=gpus)
+    return lint_text(text, "llama.yaml")
+
+
+def _cells_findings(report):
+    return [f for f in report.findings if f.rule == "CTX209"]
+
+
+def _verdict(report) -> str:
+    (row,) = build_audit(report).rows
+    return row.verdict
+
+
+def test_the_stated_cells_with_every_layer_pinned_are_an_error_at_the_c_value():
+    report = _report("-ngl 99 -fit off")
+    (f,) = _cells_findings(report)
+    assert (f.line, f.column, f.severity) == (10, 82, "error")
+    assert f.message == T4_MESSAGE.format(why=FIT_OFF)
+    assert _verdict(report) == "KV does not fit"  # was "fits"
+
+
+def test_fit_on_aborts_when_ngl_is_set_by_the_user():
+    # fit.cpp: "n_gpu_layers already set by user to N, abort", caught as a warning: the load goes on as given
+    report = _report("-ngl 99", tag="-b11500")
+    (f,) = _cells_findings(report)
+    assert f.message == T4_MESSAGE.format(why=USER_SET)
+
+
+def test_a_build_before_fit_needs_no_fit_off():
+    (f,) = _cells_findings(_report("-ngl 999", tag="-b6000"))
+    assert "-ngl 999 puts all 32 layers and their KV on the GPU and build b6000 predates --fit, which could move " \
+           "them, so the allocation fails" in f.message
+
+
+@pytest.mark.parametrize("extra, tag", [
+    ("", "-b11500"),  # default -ngl, fit on: fit moves layers to the CPU, slower but it starts
+    ("-ngl -1", "-b11500"),  # -1 is the default (auto): fit goes on
+    ("-ngl 999", "-b11500"),  # may be llama_model_default_params()'s 999: fit may go on
+    ("-ngl 999", ""),  # an unknown build: the same
+    ("-ngl 99 -nkvo", "-b6000"),  # the KV is in host memory
+    ("-ngl 20 -fit off", "-b6000"),  # partial offload: not modelled, no error
+    ("-ngl 99 -fit off -ot exps=CPU", "-b6000"),  # weights moved to the CPU
+    ("-ngl 99 -fit off --n-cpu-moe 4", "-b6000"),
+    ("-ngl 99 -fit off --rpc 10.0.0.2:50052", "-b6000"),  # another device's memory
+])
+def test_nothing_is_called_sure_where_llama_cpp_may_move_things_off_the_gpu(extra, tag):
+    report = _report(extra, tag=tag)
+    assert _cells_findings(report) == []
+    assert _verdict(report) != "KV does not fit"
+
+
+def test_cells_the_gpu_holds_are_no_error():
+    report = _report("-ngl 99 -fit off", ctx=32768)
+    assert _cells_findings(report) == [] and _verdict(report) == "fits"
+
+
+def test_several_gpus_are_not_modelled():
+    assert _cells_findings(_report("-ngl 99 -fit off", gpus=2)) == []
+
+
+def test_the_quantized_cache_suggestion_is_left_out_when_the_cache_is_quantized():
+    (f,) = _cells_findings(_report("-ngl 99 -fit off -ctk q8_0 -ctv q8_0", ctx=262144))
+    assert "quantize the KV cache, leave -ngl unset" in f.message and "-ctk q8_0 -ctv q8_0:" not in f.message
+
+
+@pytest.mark.parametrize("settings, version, pins", [
+    ({"n_gpu_layers": "99", "fit": "off"}, None, True),
+    ({"n_gpu_layers": "99"}, None, True),
+    ({"n_gpu_layers": "31", "fit": "off"}, None, False),  # 31 of 32 layers
+    ({"n_gpu_layers": "all", "fit": "off"}, None, False),  # newer builds' spelling: not read here
+    ({"n_gpu_layers": "999"}, "b7003", True),  # the last build known without --fit
+    ({"n_gpu_layers": "999"}, "b7004", False),
+    ({"n_gpu_layers": "999", "fit": "0"}, "b7004", True),
+    ({"n_gpu_layers": "99", "cpu_moe": True}, None, False),
+    ({"n_gpu_layers": "99", "device": "none"}, None, False),
+    ({"n_gpu_layers": ["99"]}, None, False),  # bad input: no crash, no verdict
+])
+def test_pinned(settings, version, pins):
+    assert (pinned(settings, 32, version) is not None) is pins
