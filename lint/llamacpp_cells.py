@@ -97,7 +97,7 @@ def shortfall(dep: Deployment, role: Role) -> Optional[Shortfall]:
     count = role.accelerators.count.value if role.accelerators.count is not None else 1
     if count != 1 or role.parallelism.tp * role.parallelism.pp != 1:
         return None
-    ctx = role.arg("ctx_size")
+    ctx = role.arg("ctx_size") or role.arg("n_ctx")  # physics/llamacpp.py reads n_ctx where ctx_size is unset
     cells = _int(ctx.value) if ctx is not None else None
     if not cells or cells <= 0:
         return None  # no -c: --fit sizes the context (physics/llamacpp.py), or the model's own

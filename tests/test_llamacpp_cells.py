@@ -117,3 +117,13 @@ def test_the_quantized_cache_suggestion_is_left_out_when_the_cache_is_quantized(
 ])
 def test_pinned(settings, version, pins):
     assert (pinned(settings, 32, version) is not None) is pins
+
+
+def test_the_environment_s_context_is_found_at_its_value():
+    text = DEPLOYMENT.format(tag="-b11434", ctx=131072, extra="", gpus=1).replace(
+        '"-c", "131072", ', "").replace(
+        "        resources:", '        env:\n        - {name: LLAMA_ARG_CTX_SIZE, value: "131072"}\n'
+        '        - {name: LLAMA_ARG_N_GPU_LAYERS, value: "99"}\n        resources:')
+    (f,) = _cells_findings(lint_text(text, "llama.yaml"))
+    assert (f.line, f.column) == (12, 45)
+    assert f.message == T4_MESSAGE.format(why=USER_SET)
