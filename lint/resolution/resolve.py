@@ -243,6 +243,20 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
         hit = catalog.find(name)
         if hit is not None:
             return _hit_resolution(ref, hit, _by_name(ref))
+    return _bf16_release(ref, names)
+
+
+def _bf16_release(ref: ModelRef, names) -> Optional[Resolution]:
+    """A quantizer's re-upload of a checkpoint its maker names for its 16-bit weights: NVIDIA publishes one
+    network as `<name>-BF16`, `-FP8` and `-NVFP4`, and Red Hat's `<name>-FP8-block` is the `-BF16` release
+    quantized (its card: "Quantized version of nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"). Only a name
+    whose quantization tag was removed (`ref.weights`) is looked up so; a bare `<name>` is no release."""
+    if ref.weights is None or ref.via == "gguf":
+        return None
+    for name in dict.fromkeys(n for n in names if n and n.endswith(ref.base)):
+        hit = catalog.find(name + "-bf16")
+        if hit is not None and not hit.derived_from:
+            return _hit_resolution(ref, hit, f"{_by_name(ref)}, as the quantization of that BF16 release")
     return None
 
 

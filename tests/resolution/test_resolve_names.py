@@ -45,6 +45,19 @@ def test_resolves_with_how_and_weights(written, arch, how, weights) -> None:
     assert found.weights.key == weights
 
 
+def test_a_requantized_bf16_release_resolves_to_that_release() -> None:
+    # llm-d's nemotron-3-ultra guide serves Red Hat's FP8-block quantization of nvidia's -BF16 checkpoint
+    assert resolve("RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block").how == (
+        "RedHatAI/NVIDIA-Nemotron-3-Ultra-550B-A55B-FP8-block: architecture of "
+        "nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16, matched by name, as the quantization of that BF16 release; "
+        "FP8 weights (from the name)")
+    found = resolve("RedHatAI/NVIDIA-Nemotron-3-Nano-30B-A3B-quantized.w4a16")
+    assert (found.arch.name, found.weights.key) == ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "w4a16")
+    # a name without a quantization tag is no release of the BF16 checkpoint; a GGUF file is read from its header
+    assert not resolve("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B").resolved
+    assert not resolve("/m/NVIDIA-Nemotron-3-Nano-30B-A3B-Q4_K_M.gguf").resolved
+
+
 def test_the_issue_example_reads_as_written() -> None:
     assert resolve("Qwen/Qwen3-32B-AWQ").how == \
         "Qwen/Qwen3-32B-AWQ: architecture of Qwen/Qwen3-32B, matched by name; AWQ 4-bit weights (from the name)"
