@@ -29,7 +29,7 @@ TARGET = REPO / "lint" / "physics" / "data" / "models.json"
 SOURCE_FORM = re.compile(r"^(?:[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+|https://\S+)$")
 # Fields of ModelArch the catalog stores (the rest are derived or per-deployment).
 STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_head_dim", "kv_lora_rank",
-          "qk_rope_head_dim", "index_head_dim", "unsupported", "full_kv_heads", "full_head_dim", "sliding_window", "attention_chunk_size", "hidden_size", "intermediate_size", "moe_intermediate_size", "vocab_size",
+          "qk_rope_head_dim", "index_head_dim", "unsupported", "full_kv_heads", "full_head_dim", "kv_shared_layers", "sliding_window", "attention_chunk_size", "hidden_size", "intermediate_size", "moe_intermediate_size", "vocab_size",
           "total_params_b", "active_params_b", "embed_params_b", "lm_head_params_b", "expert_params_b",
           "vision_params_b", "weights", "dtype", "max_position_embeddings", "rope_scaling_type",
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",

@@ -123,6 +123,14 @@ def _kda_layers(c: Mapping[str, Any]) -> frozenset | None:
     return frozenset(x for x in layers if isinstance(x, int) and not isinstance(x, bool))
 
 
+def _shared(c: Mapping[str, Any], n: int) -> int | None:
+    """Gemma-4 E2B/E4B `num_kv_shared_layers`: the last N layers read the KV of the last earlier layer of their
+    attention type (Gemma4Attention, vllm==0.33.0:vllm/model_executor/models/gemma4.py and
+    sglang==0.5.23:sglang/srt/models/gemma4_causal.py); 0, absent or not fewer than the layers: none shares."""
+    shared = _positive(c.get("num_kv_shared_layers"))
+    return shared if shared is not None and shared < n else None
+
+
 def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
     mt = str(c.get("model_type", "")).lower()
     blocks = _blocks(c) or _decilm(c)
@@ -263,6 +271,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         unsupported=_unsupported(c),
         full_kv_heads=full_kv,
         full_head_dim=full_hd,
+        kv_shared_layers=_shared(c, n),
         kv_lora_rank=int(kv_lora) if kv_lora else None,
         qk_rope_head_dim=int(rope_dim) if kv_lora and rope_dim else None,
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,

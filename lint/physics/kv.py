@@ -193,7 +193,12 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         pp, tp = pp * tp, 1  # -sm layer: GPUs split layers, like pipeline stages
         notes.append("llama.cpp splits layers across GPUs (-sm layer): treated as PP")
     stages = _stage_slices(arch.num_layers, pp)
-    kinds = arch.layer_kinds
+    kinds = arch.kinds_cached_by(eng)
+    if arch.kv_shared_layers:
+        notes.append(f"the last {arch.kv_shared_layers} layers read earlier layers' KV (num_kv_shared_layers): "
+                     + ("vLLM gives them no cache" if eng == "vllm" else
+                        "SGLang keeps a buffer for each of them all the same" if eng == "sglang" else
+                        f"counted as holding their own on {eng}, whose code for them was not read"))
 
     def cnt(r: range, kind: str) -> int:  # stages are contiguous step-1 ranges from 0 up
         return kinds[r.start:r.stop].count(kind) if r.stop > r.start else 0

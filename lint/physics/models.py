@@ -38,6 +38,9 @@ class ModelArch:
     # num_global_key_value_heads); None: the same as the other layers.
     full_kv_heads: int | None = None
     full_head_dim: int | None = None
+    # The last N layers attend over an earlier layer's KV instead of their own (Gemma-4 E2B/E4B
+    # num_kv_shared_layers): vLLM allocates them no cache (kinds_cached_by); None: every layer its own.
+    kv_shared_layers: int | None = None
     kv_lora_rank: int | None = None        # MLA only
     qk_rope_head_dim: int | None = None    # MLA only
     index_head_dim: int | None = None      # DeepSeek-V3.2 sparse attention: the indexer's fp8 keys per layer
@@ -96,6 +99,17 @@ class ModelArch:
     @property
     def full_layers(self) -> int:
         return self.count(FULL)
+
+    def kinds_cached_by(self, engine: str) -> tuple[str, ...]:
+        """The layer kinds as `engine` (a kv.normalize_engine name) caches them. vLLM gives a layer that reads
+        another's KV (kv_sharing_target_layer_name: Gemma-4's last num_kv_shared_layers) no KV cache spec, so no
+        pages (GPUModelRunner.get_kv_cache_spec, vllm==0.33.0:vllm/v1/worker/gpu_model_runner.py); SGLang sizes
+        its pools over every layer id (get_hybrid_layer_ids, sglang==0.5.23:sglang/srt/configs/model_config.py),
+        the shared layers only skip their writes (Gemma4Attention, sglang/srt/models/gemma4_causal.py)."""
+        shared = self.kv_shared_layers or 0
+        if not shared or engine != "vllm" or shared >= len(self.layer_kinds):
+            return self.layer_kinds
+        return self.layer_kinds[:-shared] + (NONE,) * shared
 
     @property
     def dtype_bytes(self) -> int:

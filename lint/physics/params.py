@@ -125,6 +125,11 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     if mt in _UNCOUNTED or not hybrid and text.get("layer_types") and any(
             "linear" in str(t) or "mamba" in str(t) for t in text.get("layer_types") or ()):
         return None
+    if _i(text, "hidden_size_per_layer_input") or _i(text, "num_kv_shared_layers"):
+        # Gemma-3n / Gemma-4 E2B, E4B: per-layer embedding tables (vocab_size_per_layer_input x layers x
+        # hidden_size_per_layer_input), MLPs twice as wide in the KV-shared layers (use_double_wide_mlp) and an
+        # audio tower (vllm==0.33.0:vllm/model_executor/models/gemma4.py), which this count does not know
+        return None
     h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers"), \
         _i(text, "vocab_size")
     heads = _i(text, "num_attention_heads", "n_head", "n_heads")

@@ -9,6 +9,8 @@ from tabulate import tabulate
 def _attention(arch) -> str:
     kinds = {k: arch.count(k) for k in ("full", "sliding", "chunked", "linear") if arch.count(k)}
     layers = ", ".join(f"{n} {k}" for k, n in kinds.items())
+    if arch.kv_shared_layers:  # Gemma-4 E2B/E4B: the last layers read earlier layers' KV
+        layers += f"; last {arch.kv_shared_layers} share KV"
     if arch.is_mla:  # the layer kinds too: a hybrid (Kimi-K3) keeps the latent on its full layers only
         return f"MLA {arch.kv_lora_rank}+{arch.qk_rope_head_dim}" + (f" ({layers})" if set(kinds) != {"full"} else "")
     if arch.full_kv_heads or arch.full_head_dim:  # full layers shaped apart from the window layers
