@@ -200,7 +200,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     if n > MAX_LAYERS:
         raise ValueError(f"num_hidden_layers {n:,} is not a model's layer count (1 to {MAX_LAYERS:,})")
     hidden = _first(c, "hidden_size", "n_embd", "d_model")
-    kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv")
+    # Step-1 / Step-3.5-Flash name their KV heads num_attention_groups, one count for the full and the sliding
+    # layers (Step3p5DecoderLayer num_kv_heads=config.num_attention_groups, vllm==0.33.0:vllm/model_executor/
+    # models/step3p5.py; sglang==0.5.23:sglang/srt/models/step3p5.py alike)
+    kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv", "num_attention_groups")
     if kv is None and isinstance(c.get("attn_config"), Mapping):  # dbrx
         kv = c["attn_config"].get("kv_n_heads")
     if kv is None and _decilm(c) is not None:  # Nemotron-NAS: heads / n_heads_in_group, per layer

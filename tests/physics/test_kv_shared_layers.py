@@ -82,3 +82,17 @@ def test_models_show_says_which_layers_share():
                           "--context-length", "32768", "--format", "json"]).out)
     assert "the last 20 layers read earlier layers' KV (num_kv_shared_layers): vLLM gives them no cache" in \
         cap["assumptions"]
+
+
+def test_step_3_5_kv_heads_are_its_attention_groups():
+    # Step-3.5-Flash's format (remote-code config): num_attention_groups 8 KV heads for every layer, 64 query heads
+    # on the full layers and 96 on the sliding ones (attention_other_setting); read as MHA before (64 KV heads)
+    step = {"model_type": "step3p5", "architectures": ["Step3p5ForCausalLM"], "num_hidden_layers": 8,
+            "num_attention_heads": 64, "num_attention_groups": 8, "head_dim": 128, "hidden_size": 4096,
+            "intermediate_size": 11264, "vocab_size": 128896, "sliding_window": 512, "max_position_embeddings": 262144,
+            "layer_types": ["full_attention"] + ["sliding_attention"] * 3 + ["full_attention"] + ["sliding_attention"] * 3,
+            "attention_other_setting": {"attention_type": "sliding_attention", "num_attention_heads": 96,
+                                        "num_attention_groups": 8, "head_dim": 128}}
+    arch = arch_from_hf_config(step)
+    assert (arch.num_kv_heads, arch.head_dim, arch.count(FULL), arch.count(SLIDING)) == (8, 128, 2, 6)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 2 * 2 * 8 * 128 * 2 == 8_192
