@@ -55,3 +55,13 @@ def test_kimi_linear_keeps_the_latent_on_its_seven_mla_layers():
     # the latent is replicated on every TP rank
     assert kv_bytes_per_token_per_gpu(arch, "vllm", tp=4) == 8_064
     assert (arch.num_experts, arch.experts_per_token, round(arch.total_params_b, 2)) == (256, 8, 49.12)
+
+
+def test_gpt_oss_safeguard_is_gpt_oss():
+    # OpenAI's card: built upon gpt-oss, 21B / 3.6B active (120b: 117B / 5.1B), 131k context; the base's facts hold
+    for size, layers, kv in (("20b", 24, 12 * 2 * 8 * 64 * 2), ("120b", 36, 18 * 2 * 8 * 64 * 2)):
+        found = resolve(f"openai/gpt-oss-safeguard-{size}")
+        assert (found.arch.name, found.via, found.weights.key) == (f"openai/gpt-oss-{size}", "catalog", "mxfp4-experts")
+        assert "which it derives from (OpenAI's fine-tune of gpt-oss" in found.how
+        assert (found.arch.num_layers, found.arch.max_position_embeddings) == (layers, 131072)
+        assert kv_bytes_per_token_per_gpu(found.arch, "vllm") == kv
