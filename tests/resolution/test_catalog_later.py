@@ -65,3 +65,17 @@ def test_gpt_oss_safeguard_is_gpt_oss():
         assert "which it derives from (OpenAI's fine-tune of gpt-oss" in found.how
         assert (found.arch.num_layers, found.arch.max_position_embeddings) == (layers, 131072)
         assert kv_bytes_per_token_per_gpu(found.arch, "vllm") == kv
+
+
+def test_qwen3_4b_2507_has_the_2507_positions_not_qwen3_4b_s():
+    # config.json (Thinking-2507): 36 layers, 32 heads, 8 KV heads x 128, 262,144 positions, rope_theta 5e6, tied;
+    # 36 x 2 x 8 x 128 x 2 = 147,456 B a token. The Instruct-2507 model resolves onto it (QwenLM/Qwen3 README),
+    # not onto Qwen3-4B, whose 40,960 positions would make a 262,144 context an error
+    for model in ("Qwen/Qwen3-4B-Thinking-2507", "Qwen/Qwen3-4B-Instruct-2507"):
+        arch = resolve(model).arch
+        assert (arch.name, arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == \
+            ("Qwen/Qwen3-4B-Thinking-2507", 36, 8, 128, 262144)
+        assert kv_bytes_per_token_per_gpu(arch, "vllm") == 147_456
+    assert lookup_model("Qwen/Qwen3-4B").max_position_embeddings == 40960
+    fp8 = resolve("Qwen/Qwen3-4B-Instruct-2507-FP8")
+    assert (fp8.arch.name, fp8.weights.key) == ("Qwen/Qwen3-4B-Thinking-2507", "fp8")
