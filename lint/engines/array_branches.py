@@ -66,6 +66,9 @@ def step(first: str, ctx: "SplitContext") -> None:
         if not frame.has_else or len(options) < len(frame.ends):
             before = frame.before[name][0]
             options.append(None if before is _UNSET else before)  # no branch may have set it
+        # a nested `if` in a branch left several values: each is one this `if` may leave (not a value of values)
+        options = [o for option in options for o in (option.options if isinstance(option, Alternatives)
+                                                      else (option,))]
         if ctx.array_ifs:  # an enclosing `if`'s branch set it too (its value before is the one restored now)
             record(name, ctx)
         unique = [o for k, o in enumerate(options) if all(o is not p and o != p for p in options[:k])]

@@ -36,6 +36,16 @@ def commands(text: str) -> list[list[str]]:
     return [[t.text for t in c.tokens] for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["c"]]
 
 
+def test_an_array_a_nested_if_sets_in_a_branch_is_each_value_it_may_leave():
+    # Before: the nested `if`'s values were kept as one value of the outer `if` (values of values), and the
+    # command that expands the array gave no command at all. Sweep 21b: the same-line form `then if d; then` was
+    # read so only because the `if` after `then` was not seen as nested (shellwords._LEADS).
+    assert commands("A=(p)\nif a; then A=(x); elif b; then\n  if d; then A=(y); fi\nelse :; fi\nc \"${A[@]}\"") == [
+        ["c", "x"], ["c", "y"], ["c", "p"]]
+    assert commands("A=(p)\nif a; then\n  if d; then A=(y); else A=(z); fi\nfi\nc \"${A[@]}\"") == [
+        ["c", "y"], ["c", "z"], ["c", "p"]]
+
+
 def test_an_array_an_if_sets_is_each_value_a_branch_leaves():
     # Before: unknown as a whole after the `fi` (`"${A[@]}"` one unknown word).
     assert commands("if a; then A=(x 1); else A=(y); fi\nA+=(--z)\nc \"${A[@]}\" \"${A[0]}\"") == [
