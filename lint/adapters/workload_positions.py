@@ -160,6 +160,8 @@ class Positions:
                 return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \
                 "is set by the script to a value it does not hold" if ref.why == "set" else \
+                "is set only by an option the script's caller passes (its option-parsing loop)" \
+                if ref.why == "option" else \
                 (self.env_why(ref.name) or "has no literal value in the file (secret, config map or host variable)") \
                 if ref.name in self.env \
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \

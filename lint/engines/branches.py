@@ -21,9 +21,14 @@ from __future__ import annotations
 from typing import Optional
 
 from ..records import replace
+from .arg_loops import parses_arguments
+from .shellarrays import branch_step
 
 OPAQUE = -1  # a loop, a `case`, or a conditional `eval`: nothing assigned inside is known anywhere
 _OPENERS = frozenset({"while", "until", "for", "select", "case"})
+FLOW_START = frozenset({"if"}) | _OPENERS
+FLOW_END = frozenset({"fi", "done", "esac"})
+BRANCH_WORDS = FLOW_START | FLOW_END | {"then", "elif", "else"}  # what Branches follows
 _CLOSERS = frozenset({"fi", "done", "esac"})
 
 
@@ -94,3 +99,20 @@ def in_arm(commands: list, arm: Optional[tuple[int, int, bool]]) -> list:
     if arm is None or not commands:
         return commands
     return [c if c.arm is not None else replace(c, arm=arm) for c in commands]
+
+
+def flow_step(first: str, words: list, ctx) -> None:
+    """Follow a command's first word (`words[0]`) where it opens, turns or closes an `if`, a loop or a `case`."""
+    if first in FLOW_END:
+        ctx.flow = max(0, ctx.flow - 1)
+        if ctx.argloop is not None and ctx.flow < ctx.argloop:
+            ctx.argloop = None  # the option-parsing loop's `done`
+    elif first in FLOW_START:
+        ctx.flow += 1
+        if first in ("while", "until") and ctx.argloop is None and ctx.script and ctx.positional is None \
+                and parses_arguments(words[1:]):
+            ctx.argloop = ctx.flow  # the script's own arguments (not a function call's): arg_loops.py
+    if first in BRANCH_WORDS:
+        if_step(first, words, ctx)  # first: the branch that ends still sees its own values
+        ctx.local.branches.step(first)
+        branch_step(first, ctx)

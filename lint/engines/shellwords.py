@@ -24,6 +24,7 @@ from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
 from . import branches, shellarrays
+from .arg_loops import callers_only
 from .lexer import Op, Word, lex
 from .shell_commands import no_command
 from .outer_expansion import restored, script_of
@@ -31,9 +32,7 @@ from .shell_eval import eval_words, evaluated_commands
 from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
-_FLOW_START = {"if", "while", "until", "for", "case", "select"}
-_FLOW_END = {"fi", "done", "esac"}
-_BRANCH_WORDS = _FLOW_START | _FLOW_END | {"then", "elif", "else"}  # what branches.Branches follows
+_LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
 _MAX_DEPTH = 6
 
 
@@ -88,7 +87,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             groups.append((it, None))  # type: ignore[arg-type]
         else:
             current.append(it)  # type: ignore[arg-type]
-    for words, conditional in groups:
+    for index, (words, conditional) in enumerate(groups):
         if conditional is None:
             if not isinstance(words, HereBody):
                 ctx.functions[words.name] = words  # type: ignore[attr-defined]
@@ -96,14 +95,20 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
             continue
         first = _literal(words[0]) if words else ""
-        if first in _FLOW_END:
-            ctx.flow = max(0, ctx.flow - 1)
-        elif first in _FLOW_START:
-            ctx.flow += 1
-        if first in _BRANCH_WORDS:
-            branches.if_step(first, words, ctx)  # first: the branch that ends still sees its own values
-            ctx.local.branches.step(first)
-            shellarrays.branch_step(first, ctx)
+        at = 0
+        # `do case $1 in`, `then if [ ... ]`, `else if`: after `do`, `then` or `else` (each opens a list of
+        # commands) the next word is a command's first word, where bash recognises a reserved word (bash manual,
+        # Reserved Words), so it may open a compound command of its own: both are followed here, or the `case`
+        # would not count and its `esac` would close the loop around it early (a value set in the loop read as sure).
+        while True:
+            # `while (( "$#" ))`: the arithmetic command's words are a group of their own, after the keyword's
+            cond = words[at:] if len(words) > at + 1 or index + 1 >= len(groups) or groups[index + 1][1] is None \
+                else words[at:] + groups[index + 1][0]
+            branches.flow_step(first, cond, ctx)
+            if first not in _LEADS or at + 1 >= len(words):
+                break
+            at += 1
+            first = _literal(words[at])
         ctx.conditional = conditional
         commands.extend(branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm()))
     return commands
@@ -156,6 +161,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
+            if ctx.argloop is not None and callers_only(a.token):
+                ctx.options.add(a.name)  # only a caller's option makes it run: the value before the loop stands
+                continue
             assigned(ctx.local, a.name, a.token, unsure, ctx.conditional)
             if unsure:
                 ctx.unsure.add(a.name)

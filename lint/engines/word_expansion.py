@@ -44,6 +44,8 @@ class SplitContext:
         # Inside `if`/`while`/`for`/`case` (or after `&&`/`||`) an assignment may or may not run, or
         # run many times: the variable's value is not known there (a loop's TP=$((TP*2)), an else).
         self.flow = 0
+        self.argloop: Optional[int] = None  # the `flow` depth of an option-parsing loop being read (arg_loops.py)
+        self.options: set[str] = set()  # names such a loop sets from the caller's words only
         self.conditional = False
         self.unsure: set[str] = set()
         # bash arrays (engines/shellarrays.py): (elements, whether unknown ones may follow), None when not known
@@ -152,7 +154,8 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             value = typed[0]
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
-            "set" if part.name in ctx.local else "sourced" if ctx.sourced else ""
+            "set" if part.name in ctx.local else "option" if part.name in ctx.options else \
+            "sourced" if ctx.sourced else ""
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
         refs.append(ref)
         if typed is not None:  # the default's characters where they are typed
