@@ -23,12 +23,19 @@ _OPENED = {"unterminated single quote": (1, "a single quote"), "unterminated dou
            "unterminated backquote": (1, "a backquote")}
 
 
+_INTERNAL = "internal splitter error"  # engines/shellwords.split_shell's message for an exception it caught
+
+
 def unterminated(problems: Iterable[SplitProblem], reader) -> List[Diagnostic]:
     """CTX001 diagnostics for the problems whose unread rest holds an engine command. `reader` is the workload
     reader (workload_positions.Positions): the item texts the problems' spans index, and their sources."""
     out: List[Diagnostic] = []
     seen = set()
     for problem in problems:
+        if problem.message.startswith(_INTERNAL) and (problem.item or 0) < len(reader.item_texts) \
+                and names_engine(reader.item_texts[problem.item or 0]):
+            out.append(_internal(problem, reader))
+            continue
         opened = _OPENED.get(problem.message)
         index = problem.item or 0
         if opened is None or index >= len(reader.item_texts) or (index, problem.start) in seen:
@@ -50,6 +57,17 @@ def unterminated(problems: Iterable[SplitProblem], reader) -> List[Diagnostic]:
             f"({launcher}) never starts, and ctxlint reads none of it; close it, or escape the character if it "
             "is meant literally"), reader.span_source(problem.item, (problem.start, begin))))
     return out
+
+
+def _internal(problem: SplitProblem, reader) -> Diagnostic:
+    """CTX011 for a script the splitter failed on (its own error, caught so the run goes on): none of its commands
+    is read, so a clean result would look checked when nothing was."""
+    from ctxlint.unsupported import UNSUPPORTED_FILE
+
+    error = problem.message[len(_INTERNAL):].lstrip(": ")
+    return Diagnostic(UNSUPPORTED_FILE, (
+        f"ctxlint failed reading this script ({error}, an error of ctxlint's own), so none of its engine commands "
+        "is checked; please report it with the script"), reader.span_source(problem.item, (0, 1)))
 
 
 def _engine_in(text: str, begin: int, end: int) -> Optional[Tuple[int, str]]:

@@ -176,7 +176,13 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
     arrays_frame = ctx.array_ifs[-1] if ctx.array_ifs else None  # the same `if`'s arrays (array_branches.py)
     held = {n: v[0] if isinstance(v[0], (tuple, Alternatives)) else None  # not a value: unset before the `if`
             for n, v in (arrays_frame.before.items() if arrays_frame is not None else ())}
-    worlds = [(lab, {n: vals[n] if n in vals else _held(frame.before[n][0], frame.before[n][2]) for n in names},
+    # A name no branch of this `if` assigned can still be in a branch's worlds: a fork from before the `if`
+    # (`if a; then SDMA=x; fi`) merged into one made inside it when a branch read it into an assignment
+    # (scalar_forks._forked_assignments appends the merged fork after this frame's mark). What it held before
+    # this `if` is then several values, not one: unknown in the other branches (it was a KeyError that dropped
+    # every command of the script, sweep 21b).
+    worlds = [(lab, {n: vals[n] if n in vals else _held(frame.before[n][0], frame.before[n][2])
+                     if n in frame.before else None for n in names},
                typed, {**held, **arrays})
               for ends in frame.ends for lab, vals, typed, arrays in ends]
     path = local.branches.path[:-1]  # where the `if` itself is
