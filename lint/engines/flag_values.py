@@ -114,14 +114,15 @@ def _marked(value) -> bool:
 
 def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
     """A refusal, at the flag as typed, for every flag given that later releases of the engine dropped
-    (FlagSpec.removed_in): argparse exits on it there; earlier releases read it (Problem.since)."""
+    (FlagSpec.removed_in): argparse exits on it there; earlier releases read it (Problem.since), and so do those
+    from FlagSpec.restored_in on (Problem.until)."""
     out = []
     for f in spec.removed:
         s = settings.get(f.name)
         if s is None or s.origin != "flag" or s.flag_index is None:
             continue
         value = json.dumps(s.value) if isinstance(s.value, (dict, int, float)) and not isinstance(s.value, bool) \
-            else "..."
+            else s.value if isinstance(s.value, str) and s.value and not s.value.isspace() else "..."
         # an abbreviating parser takes a dropped spelling for a prefix of the flags that replaced it
         prefix = f"{s.flag_spelling}-"
         # by identity: `in` on the list compares records field by field, ~0.4 ms a dropped flag
@@ -129,9 +130,10 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
                         if x.startswith(prefix)) if spec.allow_abbrev else []
         head = f"ambiguous option: {s.flag_spelling} could match {', '.join(longer)}" if len(longer) > 1 else \
             f"unrecognized arguments: {s.flag_spelling}"
-        out.append(Problem(f"{head} (dropped in {f.removed_in}: "
+        back = f", back in {f.restored_in}" if f.restored_in else ""
+        out.append(Problem(f"{head} (dropped in {f.removed_in}{back}: "
                            f"{f.instead.replace('{value}', value)})", s.flag_index, s.flag_span, s.flag_item,
-                           f.name, since=f.removed_in))
+                           f.name, since=f.removed_in, until=f.restored_in))
     return out
 
 

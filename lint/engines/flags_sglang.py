@@ -51,8 +51,11 @@ FLAGS = (
     F("swa_full_tokens_ratio", "--swa-full-tokens-ratio", kind="float", default=0.8, tags=KV),
     T("disable_hybrid_swa_memory", "--disable-hybrid-swa-memory", tags=KV),
     # Llama 4's chunked layers in a pool of ((1 - h) + h x chunk / context) x the full pool's tokens, 0.4.9-0.5.7
-    # (nargs "?", const 0.5: sgl-project/sglang@v0.4.9:python/sglang/srt/server_args.py); gone in 0.5.8
-    F("hybrid_kvcache_ratio", "--hybrid-kvcache-ratio", kind="float", takes="optional", tags=KV),
+    # (nargs "?", const 0.5: sgl-project/sglang@v0.4.9:python/sglang/srt/server_args.py); from 0.5.8 a no-op
+    # DeprecatedAction (sglang-0.5.8/sglang/srt/server_args.py:2940-2944, still in 0.5.10's), absent from the 0.5.14
+    # wheel's ServerArgs on (0.5.11-0.5.13 not read: a refusal is assumed only from 0.5.14)
+    F("hybrid_kvcache_ratio", "--hybrid-kvcache-ratio", kind="float", takes="optional", tags=KV, removed_in="0.5.14",
+      instead="write --swa-full-tokens-ratio for a window pool's share"),
     F("mamba_full_memory_ratio", "--mamba-full-memory-ratio", kind="float", tags=KV),
     F("max_mamba_cache_size", "--max-mamba-cache-size", kind="int", tags=KV),
     # the temporal state's dtype (float32 default up to 0.5.8, then the config's; physics/mamba_sglang.py)
@@ -111,9 +114,17 @@ FLAGS = (
     F("load_balance_method", "--load-balance-method", tags=ROLE), T("skip_tokenizer_init", "--skip-tokenizer-init"),
     F("stream_interval", "--stream-interval", kind="int"), F("watchdog_timeout", "--watchdog-timeout", kind="float"),
     F("model_loader_extra_config", "--model-loader-extra-config"),
-    T("prefill_round_robin_balance", "--prefill-round-robin-balance", tags=ROLE),
+    # Deprecated (a no-op DeprecatedAction) in 0.5.19 (sglang-0.5.19/sglang/srt/server_args.py:3861-3865), gone from
+    # 0.5.20 (not among the 0.5.20-0.5.23 wheels' ServerArgs options)
+    T("prefill_round_robin_balance", "--prefill-round-robin-balance", tags=ROLE, removed_in="0.5.20",
+      instead="remove it; it did nothing since its deprecation"),
     T("enable_flashinfer_allreduce_fusion", "--enable-flashinfer-allreduce-fusion"),
-    F("nsa_prefill_backend", "--nsa-prefill-backend"), F("nsa_decode_backend", "--nsa-decode-backend"),
+    # Deprecated aliases of --dsa-prefill-backend / --dsa-decode-backend in 0.5.19 (sglang-0.5.19/sglang/srt/
+    # server_args.py:3871-3910, DeprecatedAliasStoreAction), gone from 0.5.20 (not among the 0.5.20-0.5.23 wheels'
+    # ServerArgs options, which have the --dsa-* spellings)
+    F("nsa_prefill_backend", "--nsa-prefill-backend", removed_in="0.5.20",
+      instead="write --dsa-prefill-backend {value}"),
+    F("nsa_decode_backend", "--nsa-decode-backend", removed_in="0.5.20", instead="write --dsa-decode-backend {value}"),
     T("incremental_streaming_output", "--incremental-streaming-output"),
     F("random_seed", "--random-seed", kind="int"),
 )

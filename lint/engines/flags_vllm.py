@@ -79,12 +79,18 @@ FLAGS = (
     F("num_gpu_blocks_override", "--num-gpu-blocks-override", kind="int", tags=KV),
     F("block_size", "--block-size", kind="int", default=16, tags=KV),
     F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV),
-    B("calculate_kv_scales", "--calculate-kv-scales", default=False, tags=KV, doc="[U]"),
+    # Dropped in 0.28.0: CacheConfig.calculate_kv_scales is in the 0.27.0 wheel's vllm/engine/arg_utils.py and not in
+    # 0.28.0's (deprecated "to be removed", vllm-project/vllm#37565)
+    B("calculate_kv_scales", "--calculate-kv-scales", default=False, tags=KV, removed_in="0.28.0",
+      instead="remove it; the KV scales come from the checkpoint, else 1.0"),
     B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV, inverse_since=PAIRED),
     F("kv_offloading_size", "--kv-offloading-size", kind="float", tags=KV),
     F("kv_offloading_backend", "--kv-offloading-backend", tags=KV),
     F("cpu_offload_gb", "--cpu-offload-gb", kind="float", default=0.0, tags=MEM),
-    F("swap_space", "--swap-space", kind="float", default=4.0, tags=MEM, doc="V0 only"),
+    # V0's CPU swap, unused by V1: vllm-project/vllm#36216 dropped --swap-space; in the 0.17.1 wheel's
+    # vllm/engine/arg_utils.py, not in 0.18.0's (nor any later: unslothai/unsloth-zoo#1210 read 0.18.0-0.29.0)
+    F("swap_space", "--swap-space", kind="float", default=4.0, tags=MEM, doc="V0 only", removed_in="0.18.0",
+      instead="remove it; V1 never swaps KV to CPU"),
     B("disable_hybrid_kv_cache_manager", "--disable-hybrid-kv-cache-manager", default=False, tags=KV,
       inverse_since=PAIRED),
     B("enforce_eager", "--enforce-eager", default=False, tags=MEM),
@@ -98,7 +104,10 @@ FLAGS = (
     # StoreBoolean (`=false` read) until a BooleanOptionalAction switch; 0.9.2 is one (fixes.NEGATIVES_SINCE)
     B("enable_chunked_prefill", "--enable-chunked-prefill", tags=SCHED, doc="on by default in V1",
       explicit_until="0.9.2", inverse_since=PAIRED),
-    F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED),
+    # vllm-project/vllm#49244 dropped the V0 fields (V1 refused values above 1): in the 0.26.0 wheel's
+    # vllm/engine/arg_utils.py, not in 0.27.0's
+    F("max_num_partial_prefills", "--max-num-partial-prefills", kind="int", default=1, tags=SCHED,
+      removed_in="0.27.0", instead="remove it; V1 caps long prefills with --long-prefill-token-threshold"),
     F("long_prefill_token_threshold", "--long-prefill-token-threshold", kind="int", tags=SCHED),
     B("scheduler_reserve_full_isl", "--scheduler-reserve-full-isl", default=True, tags=SCHED),
     # Multi-step scheduling (V0): its flags went with vllm-project/vllm#22779 (merged 2025-08-13); 0.10.2 is the
@@ -145,7 +154,13 @@ FLAGS = (
     B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key", kind="list"),
     F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),
     F("disable_access_log_for_endpoints", "--disable-access-log-for-endpoints"),
-    B("disable_log_requests", "--disable-log-requests"), B("disable_log_stats", "--disable-log-stats"),
+    # --disable-log-requests: a deprecated BooleanOptionalAction up to 0.16.0 (vllm-0.16.0/vllm/engine/arg_utils.py
+    # :2087-2093), gone from 0.17.0 (not in the 0.17.1-0.32.0 wheels; "removed from vLLM 0.17.0",
+    # llm-d/llm-d-benchmark#781), back in 0.33.0 as the inverse of --enable-log-requests (EnableDisableAction, PAIRED)
+    B("disable_log_requests", "--disable-log-requests", removed_in="0.17.0", restored_in=PAIRED,
+      instead="request logging is off by default; write --no-enable-log-requests or nothing"),
+    # store_true in every release read (0.16.0-0.34.0 wheels' vllm/engine/arg_utils.py): no --no- form
+    F("disable_log_stats", "--disable-log-stats", kind="bool", default=False),
     F("api_server_count", "--api-server-count", kind="int", tags=PAR),
     F("data_parallel_address", "--data-parallel-address", "-dpa", tags=PAR),
     F("data_parallel_rpc_port", "--data-parallel-rpc-port", "-dpp", kind="int", tags=PAR),

@@ -41,6 +41,9 @@ class FlagSpec:
     # setting does nothing (engines/parse.py reports it, CTX301). `instead`: what those releases take for it.
     removed_in: Optional[str] = None
     instead: str = ""
+    # The first release whose parser has the flag again after removed_in (vLLM 0.33's `--disable-log-requests`, the
+    # inverse EnableDisableAction gives `--enable-log-requests`): refused only from removed_in until it
+    restored_in: Optional[str] = None
     # kind "int": the rule earlier releases read the value with, oldest first: ((release, rule), ...) says "before
     # `release`, `rule`" (suffixes.read_int), int_rule from the last release on. vLLM's --max-model-len was a plain
     # int before its human-readable suffixes, then took `auto` later still (engines/int_eras.py reports the text an
@@ -51,12 +54,16 @@ class FlagSpec:
     spelled_since: tuple[tuple[str, str], ...] = ()
 
     def gone_at(self, release: Optional[str]) -> Optional[bool]:
-        """Has this engine release dropped the flag (removed_in)? None when the release is not known."""
+        """Has this engine release dropped the flag (removed_in, and not restored_in)? None when the release is not
+        known."""
         if self.removed_in is None:
             return False
         from .result import from_release
 
-        return from_release(self.removed_in, release)
+        gone = from_release(self.removed_in, release)
+        if gone and self.restored_in is not None:
+            return not from_release(self.restored_in, release)
+        return gone
 
     def default_at(self, release: Optional[str]) -> tuple[Any, ...]:
         """The default of this engine release: one value; each release's (the earlier first) when the release

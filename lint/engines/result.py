@@ -43,7 +43,11 @@ class Problem:
 
     def refused_by(self, release: Optional[str]) -> Optional[bool]:
         """Does this engine release refuse the value? None when the release is not known and the
-        answer depends on it."""
+        answer depends on it. With both `since` and `until`, the releases from `since` until `until` refuse it
+        (a flag dropped and later restored, FlagSpec.restored_in)."""
+        if self.since is not None and self.until is not None:
+            after, later = from_release(self.since, release), from_release(self.until, release)
+            return None if after is None or later is None else after and not later
         if self.until is not None:
             later = from_release(self.until, release)
             return None if later is None else not later

@@ -1,0 +1,86 @@
+"""Flags the newest vLLM and SGLang releases dropped, restored or restrict, read in each release's own parser (the
+vllm 0.16.0-0.34.0 and sglang 0.5.4-0.5.23 wheels: EngineArgs.add_cli_args with make_arg_parser, ServerArgs.add_cli_args).
+Each case failed before: ctxlint read the flag as any release's, so a command the pinned release exits on
+("unrecognized arguments", "invalid choice") was taken as started."""
+from __future__ import annotations
+
+import pytest
+from helpers import run
+
+from ctxlint.engines import parse_invocation, spec_for
+from ctxlint.engines.specs import flag_gone
+
+_COMPOSE = """services:
+  engine:
+    image: {image}
+    command: {command}
+"""
+
+
+def _refused(tmp_path, image: str, command: str) -> list[str]:
+    path = tmp_path / "compose.yaml"
+    path.write_text(_COMPOSE.format(image=image, command=command))
+    return [line.split(": ", 1)[1] for line in run(["check", "--isolated", str(path)]).out.splitlines()
+            if "CTX301" in line]
+
+
+_VLLM = "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 "
+
+
+@pytest.mark.parametrize("flag,typed,tag,said", [
+    # vllm-project/vllm#36216: in the 0.17.1 wheel's vllm/engine/arg_utils.py, not in 0.18.0's
+    ("swap_space", "--swap-space 16", "v0.18.0",
+     "CTX301 [error] vllm 0.18.0 would refuse to start: unrecognized arguments: --swap-space (dropped in 0.18.0: "
+     "remove it; V1 never swaps KV to CPU) (engine-rejects-value)"),
+    # vllm-project/vllm#49244: in the 0.26.0 wheel, not in 0.27.0's
+    ("max_num_partial_prefills", "--max-num-partial-prefills 2", "v0.27.0",
+     "CTX301 [error] vllm 0.27.0 would refuse to start: unrecognized arguments: --max-num-partial-prefills (dropped "
+     "in 0.27.0: remove it; V1 caps long prefills with --long-prefill-token-threshold) (engine-rejects-value)"),
+    # in the 0.27.0 wheel, not in 0.28.0's
+    ("calculate_kv_scales", "--calculate-kv-scales", "v0.34.0",
+     "CTX301 [error] vllm 0.34.0 would refuse to start: unrecognized arguments: --calculate-kv-scales (dropped in "
+     "0.28.0: remove it; the KV scales come from the checkpoint, else 1.0) (engine-rejects-value)"),
+])
+def test_vllm_refuses_a_flag_it_dropped_at_the_release_that_dropped_it(tmp_path, flag, typed, tag, said):
+    assert _refused(tmp_path, f"vllm/vllm-openai:{tag}", _VLLM + typed) == [said]
+    f = spec_for("vllm").by_name(flag)
+    before = {"0.18.0": "0.17.1", "0.27.0": "0.26.0", "0.28.0": "0.27.0"}[f.removed_in]
+    assert _refused(tmp_path, f"vllm/vllm-openai:v{before}", _VLLM + typed) == []  # the last release with it
+
+
+def test_disable_log_requests_is_refused_only_between_its_removal_and_its_return(tmp_path):
+    # a deprecated switch up to 0.16.0 (vllm-0.16.0/vllm/engine/arg_utils.py:2087-2093), absent from the 0.17.1-0.32.0
+    # wheels, and from 0.33.0 the inverse of --enable-log-requests (EnableDisableAction)
+    command = _VLLM + "--disable-log-requests"
+    assert _refused(tmp_path, "vllm/vllm-openai:v0.32.0", command) == [
+        "CTX301 [error] vllm 0.32.0 would refuse to start: unrecognized arguments: --disable-log-requests (dropped in "
+        "0.17.0, back in 0.33.0: request logging is off by default; write --no-enable-log-requests or nothing) "
+        "(engine-rejects-value)"]
+    for tag in ("v0.16.0", "v0.33.0", "v0.34.0", "latest"):  # read there; an unknown release is no error
+        assert _refused(tmp_path, f"vllm/vllm-openai:{tag}", command) == [], tag
+    assert [flag_gone("vllm", "disable_log_requests", r) for r in ("0.16.0", "0.17.0", "0.32.0", "0.33.0", None)] \
+        == [False, True, True, False, False]
+
+
+def test_a_store_true_switch_has_no_negative_spelling():
+    # --disable-log-stats is store_true in every wheel read (0.16.0-0.34.0): `--no-disable-log-stats` is no flag of it
+    inv = parse_invocation("vllm", ["--model", "m", "--no-disable-log-stats"])
+    assert inv.value("disable_log_stats") is False and [p.flag for p in inv.unknown_flags] == ["--no-disable-log-stats"]
+
+
+@pytest.mark.parametrize("typed,said", [
+    # DeprecatedAliasStoreAction of --dsa-prefill-backend in 0.5.19 (sglang-0.5.19/sglang/srt/server_args.py:3871),
+    # absent from the 0.5.20-0.5.23 wheels' options
+    ("--nsa-prefill-backend flashmla_sparse", "unrecognized arguments: --nsa-prefill-backend (dropped in 0.5.20: "
+     "write --dsa-prefill-backend flashmla_sparse)"),
+    ("--prefill-round-robin-balance", "unrecognized arguments: --prefill-round-robin-balance (dropped in 0.5.20: "
+     "remove it; it did nothing since its deprecation)"),
+    # a no-op DeprecatedAction from 0.5.8 (sglang-0.5.8/sglang/srt/server_args.py:2940-2944), absent from 0.5.14
+    ("--hybrid-kvcache-ratio 0.5", "unrecognized arguments: --hybrid-kvcache-ratio (dropped in 0.5.14: write "
+     "--swa-full-tokens-ratio for a window pool's share)"),
+])
+def test_sglang_refuses_flags_it_dropped(tmp_path, typed, said):
+    head = "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct "
+    assert _refused(tmp_path, "lmsysorg/sglang:v0.5.23", head + typed) == [
+        f"CTX301 [error] sglang 0.5.23 would refuse to start: {said} (engine-rejects-value)"]
+    assert _refused(tmp_path, "lmsysorg/sglang:v0.5.4", head + typed) == []  # read there
