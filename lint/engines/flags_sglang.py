@@ -26,7 +26,8 @@ FLAGS = (
     T("enable_lora", "--enable-lora", tags=MODEL),
     F("lora_paths", "--lora-paths", kind="list", tags=MODEL, doc="name=path, one per adapter"),
     F("revision", "--revision", tags=MODEL),
-    F("dtype", "--dtype", default="auto"),
+    # argparse choices, the same in every release read (sglang-0.5.4 and 0.5.23 wheels' ServerArgs)
+    F("dtype", "--dtype", default="auto", choices=("auto", "half", "float16", "bfloat16", "float", "float32")),
     F("quantization", "--quantization", tags=MODEL),
     T("trust_remote_code", "--trust-remote-code"),
     F("config", "--config", doc="YAML config file merged into the CLI [U: newer releases]"),
@@ -40,7 +41,11 @@ FLAGS = (
     F("max_prefill_tokens", "--max-prefill-tokens", kind="int", int_rule="sglang", default=16384, tags=SCHED),
     F("chunked_prefill_size", "--chunked-prefill-size", kind="int", tags=SCHED, doc="-1 disables chunking"),
     F("page_size", "--page-size", kind="int", tags=KV, doc="1 historically"),
-    F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV),
+    # argparse choices by release (the wheels' sglang/srt/server_args.py): auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16
+    # in 0.5.4; fp4_e2m1 from 0.5.7; mxfp8, nvfp4, fp4_mx_block16 by 0.5.19; fp4_e2m1 gone from 0.5.21. Every
+    # release's names, so that only a name no release takes is refused (vLLM's `fp8`, `fp16`, `int8`)
+    F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV, choices=(
+        "auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1", "mxfp8", "nvfp4", "fp4_mx_block16")),
     F("max_running_requests", "--max-running-requests", kind="int", tags=SCHED),
     F("max_queued_requests", "--max-queued-requests", kind="int", tags=SCHED),
     F("schedule_conservativeness", "--schedule-conservativeness", kind="float", default=1.0, tags=SCHED),

@@ -29,7 +29,8 @@ FLAGS = (
     F("lora_modules", "--lora-modules", kind="list", tags=MODEL, doc="name=path or JSON, one per adapter"),
     F("revision", "--revision", tags=MODEL),
     F("tokenizer", "--tokenizer", tags=MODEL),
-    F("dtype", "--dtype", default="auto"),
+    # ModelDType, argparse choices in every release read (vllm-0.30.0 to 0.34.0 wheels' vllm/config/model.py)
+    F("dtype", "--dtype", default="auto", choices=("auto", "half", "float16", "bfloat16", "float", "float32")),
     F("quantization", "--quantization", "-q", tags=MODEL),
     B("trust_remote_code", "--trust-remote-code", default=False),
     F("config", "--config", doc="YAML file whose keys are flag names; CLI wins"),

@@ -68,6 +68,29 @@ def test_a_store_true_switch_has_no_negative_spelling():
     assert inv.value("disable_log_stats") is False and [p.flag for p in inv.unknown_flags] == ["--no-disable-log-stats"]
 
 
+@pytest.mark.parametrize("engine,image,head", [
+    ("vllm", "vllm/vllm-openai:v0.34.0", "--model Qwen/Qwen2.5-7B-Instruct"),
+    ("sglang", "lmsysorg/sglang:v0.5.23", "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct"),
+])
+def test_dtype_outside_the_parsers_choices_is_refused_at_every_release(tmp_path, engine, image, head):
+    # ModelDType (vllm-0.34.0/vllm/config/model.py:106) and ServerArgs' --dtype choices (sglang 0.5.4-0.5.23)
+    assert _refused(tmp_path, image, head + " --dtype bf16") == [
+        f"CTX301 [error] {engine} would refuse to start: argument --dtype: invalid choice: 'bf16' (choose from auto, half, float16, "
+        "bfloat16, float, float32) (engine-rejects-value)"]
+    assert _refused(tmp_path, image, head + " --dtype bfloat16") == []
+
+
+def test_sglang_kv_cache_dtype_takes_only_names_some_release_has(tmp_path):
+    head = "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --kv-cache-dtype "
+    # vLLM's `fp8` is no SGLang name in any release read (0.5.4: auto fp8_e5m2 fp8_e4m3 bf16 bfloat16; 0.5.23:
+    # sglang-0.5.23 wheel's ServerArgs adds mxfp8 nvfp4 fp4_mx_block16)
+    assert _refused(tmp_path, "lmsysorg/sglang:v0.5.23", head + "fp8") == [
+        "CTX301 [error] sglang would refuse to start: argument --kv-cache-dtype: invalid choice: 'fp8' (choose from auto, fp8_e5m2, fp8_e4m3, "
+        "bf16, bfloat16, fp4_e2m1, mxfp8, nvfp4, fp4_mx_block16) (engine-rejects-value)"]
+    for name in ("fp8_e4m3", "nvfp4", "fp4_mx_block16", "fp4_e2m1", "bf16"):
+        assert _refused(tmp_path, "lmsysorg/sglang:v0.5.23", head + name) == [], name
+
+
 @pytest.mark.parametrize("typed,said", [
     # DeprecatedAliasStoreAction of --dsa-prefill-backend in 0.5.19 (sglang-0.5.19/sglang/srt/server_args.py:3871),
     # absent from the 0.5.20-0.5.23 wheels' options
