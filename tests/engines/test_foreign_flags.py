@@ -18,7 +18,7 @@ def _flags(name: str) -> list[str]:
 
 
 @pytest.mark.parametrize("table,listing", [(TO_SGLANG, "sglang-0.5.23-flags.txt"),
-                                           (TO_VLLM, "vllm-0.12.0-flags.txt")])
+                                           (TO_VLLM, "vllm-0.12.0-flags.txt"), (TO_VLLM, "vllm-0.34.0-flags.txt")])
 def test_no_listed_foreign_flag_is_the_engines_own_nor_a_prefix_argparse_expands(table, listing):
     own = _flags(listing)
     assert len(own) > 150  # the full list, not ctxlint's table
