@@ -12,6 +12,7 @@ from typing import Any, Mapping, Optional, Tuple
 
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
+from .json_suffixes import refused_until
 from .kv_pairs import refused_since
 from .flag_values import convert
 from .int_eras import era_problem
@@ -78,7 +79,7 @@ def apply_config(inv: Invocation, data: Any, source: str = "", by_release: bool 
             value, err, _ = convert(spec, f, value)
             if err:
                 errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name,
-                                      since=refused_since(f, value_text)))
+                                      since=refused_since(f, value_text), until=refused_until(f, value_text)))
             elif f.int_eras and by_release:  # read otherwise by earlier releases (int_eras.py)
                 old = era_problem(f, f"{source or 'config'}: {key}", value_text)
                 errors.extend((old,) if old is not None else ())

@@ -45,6 +45,12 @@ def convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str
             if pairs is not None:  # what the releases before kvs_until read (refused_since)
                 return pairs, f"invalid JSON: {exc}; write {json.dumps(pairs)} ({spec.engine} read KEY=VALUE " \
                               f"pairs before {f.kvs_until})", ""
+            if f.json_suffixes_since:  # what the releases from json_suffixes_since read (json_suffixes.refused_until)
+                from .json_suffixes import read_expanded
+                value, expanded = read_expanded(text)
+                if expanded is not None:
+                    return value, f"invalid JSON: {exc}; write {expanded} ({spec.engine} expands bare " \
+                                  f"human-readable numbers in it from {f.json_suffixes_since} on)", ""
             return None, f"invalid JSON: {exc}", ""
     if kind == "list":
         return [text], None, ""

@@ -20,6 +20,10 @@ CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
 # the 0.28.0-0.32.0 wheels. Only dataclass bool fields (BooleanOptionalAction) get it, not store_true flags
 # (--disable-log-stats, --headless).
 PAIRED = "0.33.0"
+# Bare human-readable numbers in a dataclass-typed flag's JSON (`{"max_cudagraph_capture_size": 1k}`), expanded before
+# it is read: vllm-0.20.0 to 0.34.0 wheels' vllm/engine/arg_utils.py `_expand_json_human_readable_numbers` in
+# `parse_dataclass`; not in the 0.19.0 wheel's. Not --hf-overrides or --speculative-config (typed json.loads).
+JSON_SUFFIXES = "0.20.0"
 
 FLAGS = (
     F("model", "--model", tags=MODEL, doc="also the positional MODEL of `vllm serve`"),
@@ -139,10 +143,11 @@ FLAGS = (
     # vllm-project/vllm@00a5fdd20935ba7679750db22997dcf539ca4591:vllm/entrypoints/cli/serve.py)
     F("headless", "--headless", kind="bool", default=False, tags=ROLE),
     # PD disaggregation and speculative decoding.
-    F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE,
+    F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE, json_suffixes_since=JSON_SUFFIXES,
       doc='JSON with "kv_role": kv_producer | kv_consumer | kv_both'),
     F("speculative_config", "--speculative-config", kind="json", tags=SPEC),
-    F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]"),
+    F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]",
+      json_suffixes_since=JSON_SUFFIXES),
     # Newest FlexibleArgumentParser rewrites -O3 / -O=3 / -O 3 to --optimization-level
     # (vllm/utils/argparse_utils.py); older releases read -O as the compilation config.
     F("optimization_level", "--optimization-level", "-O"),
@@ -170,14 +175,15 @@ FLAGS = (
     B("data_parallel_external_lb", "--data-parallel-external-lb", "-dpe", tags=PAR),
     F("all2all_backend", "--all2all-backend", tags=PAR),
     B("enable_eplb", "--enable-eplb", tags=PAR, inverse_since=PAIRED),
-    F("eplb_config", "--eplb-config", kind="json", tags=PAR),
+    F("eplb_config", "--eplb-config", kind="json", tags=PAR, json_suffixes_since=JSON_SUFFIXES),
     B("enable_dbo", "--enable-dbo", inverse_since=PAIRED),
     F("dbo_decode_token_threshold", "--dbo-decode-token-threshold", kind="int"),
     B("async_scheduling", "--async-scheduling", tags=SCHED),
     F("max_cudagraph_capture_size", "--max-cudagraph-capture-size", kind="int", tags=MEM),
     F("attention_backend", "--attention-backend"), F("moe_backend", "--moe-backend"),
     F("model_loader_extra_config", "--model-loader-extra-config", kind="json"),
-    F("stream_interval", "--stream-interval", kind="int"), F("kv_events_config", "--kv-events-config", kind="json"),
+    F("stream_interval", "--stream-interval", kind="int"),
+    F("kv_events_config", "--kv-events-config", kind="json", json_suffixes_since=JSON_SUFFIXES),
     F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json", kvs_until="0.10.0"),  # image=1 before
     B("language_model_only", "--language-model-only", doc="[U]"),
 )

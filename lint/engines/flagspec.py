@@ -31,6 +31,9 @@ class FlagSpec:
     # kind "json": before this release the engine read a value that is no JSON object as KEY=INT pairs
     # (vLLM's deprecated nullable_kvs; `--limit-mm-per-prompt image=1`), and it refuses them since
     kvs_until: Optional[str] = None
+    # kind "json": from this release the engine expands bare human-readable numbers (`80m`, `1K`) in the JSON
+    # before reading it (vLLM's dataclass-typed config flags; engines/json_suffixes.py); earlier ones refuse them
+    json_suffixes_since: Optional[str] = None
     # kind "bool": before this release the switch also took `=true` / `=false` (vLLM's StoreBoolean,
     # nargs "?"), refused since it became a BooleanOptionalAction switch
     explicit_until: Optional[str] = None

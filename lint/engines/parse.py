@@ -16,6 +16,7 @@ from . import specs
 from .flag_values import convert, exclusive_settings, known_json_part, late_spellings, removed_flags, switch_fix
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
+from .json_suffixes import refused_until
 from .kv_pairs import refused_since
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_int, suffix_fix
@@ -167,7 +168,8 @@ class _Parser:
         if verr:
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
-                                       fix=(raw, fix) if fix else None, since=refused_since(f, raw)))
+                                       fix=(raw, fix) if fix else None, since=refused_since(f, raw),
+                                       until=refused_until(f, raw)))
         elif f.int_eras:  # read otherwise by earlier releases (int_eras.py)
             old = era_problem(f, f"argument {name}", raw, vidx, vspan, self.toks[vidx].item)
             self.errors.extend((old,) if old is not None else ())

@@ -13,7 +13,8 @@ from ctxlint.engines.specs import flag_gone
 _COMPOSE = """services:
   engine:
     image: {image}
-    command: {command}
+    command: >-
+      {command}
 """
 
 
@@ -107,3 +108,31 @@ def test_sglang_refuses_flags_it_dropped(tmp_path, typed, said):
     assert _refused(tmp_path, "lmsysorg/sglang:v0.5.23", head + typed) == [
         f"CTX301 [error] sglang 0.5.23 would refuse to start: {said} (engine-rejects-value)"]
     assert _refused(tmp_path, "lmsysorg/sglang:v0.5.4", head + typed) == []  # read there
+
+
+_KV = ('--kv-transfer-config \'{"kv_connector":"NixlConnector","kv_role":"kv_producer",'
+       '"kv_connector_extra_config":{"buffer_size": 2K}}\'')
+
+
+def test_vllm_expands_bare_numbers_in_a_config_flags_json_from_0_20(tmp_path):
+    # vllm-0.20.0 to 0.34.0 wheels: vllm/engine/arg_utils.py _expand_json_human_readable_numbers in parse_dataclass;
+    # the 0.19.0 wheel has none, and exits on the text as invalid JSON
+    assert _refused(tmp_path, "vllm/vllm-openai:v0.34.0", _VLLM + _KV) == []
+    assert _refused(tmp_path, "vllm/vllm-openai:latest", _VLLM + _KV) == []  # the newest reads it: no error
+    assert _refused(tmp_path, "vllm/vllm-openai:v0.19.0", _VLLM + _KV) == [
+        "CTX301 [error] vllm 0.19.0 would refuse to start: argument --kv-transfer-config: invalid JSON: Expecting ',' "
+        "delimiter: line 1 column 102 (char 101); write {\"kv_connector\":\"NixlConnector\",\"kv_role\":\"kv_producer\","
+        "\"kv_connector_extra_config\":{\"buffer_size\": 2048}} (vllm expands bare human-readable numbers in it from "
+        "0.20.0 on) (engine-rejects-value)"]
+    inv = parse_invocation("vllm", ["--model", "m", "--kv-transfer-config", _KV.split(" ", 1)[1].strip("'")])
+    assert inv.value("kv_transfer_config")["kv_role"] == "kv_producer"  # the role is read, was lost with the value
+    assert inv.value("kv_transfer_config")["kv_connector_extra_config"] == {"buffer_size": 2048}
+
+
+def test_bare_numbers_stay_invalid_json_where_vllm_never_expands_them():
+    # --hf-overrides is typed json.loads (no expansion), and `1.5K` is refused by human_readable_int itself
+    inv = parse_invocation("vllm", ["--model", "m", "--hf-overrides", '{"max_position_embeddings": 128k}',
+                                    "--compilation-config", '{"max_cudagraph_capture_size": 1.5K}'])
+    assert [(p.flag, p.until) for p in inv.errors] == [("hf_overrides", None), ("compilation_config", None)]
+    quoted = parse_invocation("vllm", ["--model", "m", "--compilation-config", '{"mode": "3k"}'])
+    assert quoted.errors == () and quoted.value("compilation_config") == {"mode": "3k"}  # strings are left alone
