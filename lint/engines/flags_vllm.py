@@ -146,6 +146,11 @@ FLAGS = (
     F("kv_transfer_config", "--kv-transfer-config", kind="json", tags=ROLE, json_suffixes_since=JSON_SUFFIXES,
       doc='JSON with "kv_role": kv_producer | kv_consumer | kv_both'),
     F("speculative_config", "--speculative-config", kind="json", tags=SPEC),
+    # Shortcuts for its keys (specs.vllm_speculative merges them): in the 0.22.0 to 0.34.0 wheels' vllm/engine/
+    # arg_utils.py (0.34.0: :1899-1904, merged at :2140-2155), not in 0.21.0's
+    F("spec_method", "--spec-method", tags=SPEC, spelled_since=(("--spec-method", "0.22.0"),)),
+    F("spec_model", "--spec-model", tags=SPEC, spelled_since=(("--spec-model", "0.22.0"),)),
+    F("spec_tokens", "--spec-tokens", kind="int", tags=SPEC, spelled_since=(("--spec-tokens", "0.22.0"),)),
     F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]",
       json_suffixes_since=JSON_SUFFIXES),
     # Newest FlexibleArgumentParser rewrites -O3 / -O=3 / -O 3 to --optimization-level

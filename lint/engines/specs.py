@@ -4,7 +4,7 @@ Each engine's table is imported the first time a command of that engine is read:
 vLLM deployments never builds SGLang's or TensorRT-LLM's ~200 flag specs (issue 15)."""
 from __future__ import annotations
 
-from typing import Dict, Optional, Tuple
+from typing import Any, Callable, Dict, Optional, Tuple
 
 from .flagspec import EngineSpec
 
@@ -75,3 +75,20 @@ def flag_gone(engine: str, name: str, release: Optional[str]) -> bool:
     the release is not known: a setting some releases read is credited unless the release is known to refuse it."""
     f = spec_for(engine).by_name(name)
     return f is not None and f.gone_at(release) is True
+
+
+# vLLM's shortcuts for keys of --speculative-config, from 0.22.0 (flags_vllm.SPEC_SHORTCUTS)
+_SPEC_KEYS = (("spec_method", "method"), ("spec_model", "model"), ("spec_tokens", "num_speculative_tokens"))
+
+
+def vllm_speculative(value: Callable[[str], Any]) -> Optional[dict]:
+    """The speculative config vLLM builds from `value(name)` (a setting's value, None when unset):
+    --speculative-config with --spec-method / --spec-model / --spec-tokens each setting its key
+    (vllm-0.34.0/vllm/engine/arg_utils.py:2140-2155; a key set both ways is refused there, left to the first)."""
+    spec = value("speculative_config")
+    merged = dict(spec) if isinstance(spec, dict) else {}
+    for name, key in _SPEC_KEYS:
+        v = value(name)
+        if v is not None and key not in merged:
+            merged[key] = v
+    return merged or None

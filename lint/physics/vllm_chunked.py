@@ -38,8 +38,10 @@ def eagle_draft(settings: Mapping[str, Any]) -> bool:
     """Does `--speculative-config` name a draft that reads the target's hidden states (EAGLE, EAGLE-3, MTP)?
     Without a method vLLM names it after the draft model (`eagle-` in it: eagle, `eagle3`: eagle3,
     @v0.14.0:vllm/config/speculative.py)."""
-    spec = settings.get("speculative_config")
-    if not isinstance(spec, Mapping):
+    from ctxlint.engines.specs import vllm_speculative
+
+    spec = vllm_speculative(settings.get)  # with --spec-method / --spec-model merged in
+    if spec is None:
         return False
     method = str(spec.get("method") or "").strip().lower()
     if not method:

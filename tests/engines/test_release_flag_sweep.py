@@ -136,3 +136,43 @@ def test_bare_numbers_stay_invalid_json_where_vllm_never_expands_them():
     assert [(p.flag, p.until) for p in inv.errors] == [("hf_overrides", None), ("compilation_config", None)]
     quoted = parse_invocation("vllm", ["--model", "m", "--compilation-config", '{"mode": "3k"}'])
     assert quoted.errors == () and quoted.value("compilation_config") == {"mode": "3k"}  # strings are left alone
+
+
+_L4 = """apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: llama}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4}}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:{tag}
+        args: [meta-llama/Llama-3.1-8B-Instruct, --max-model-len=38000, {extra}]
+        resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+_SHORT = '--spec-method, eagle3, --spec-model, yuhuili/EAGLE3-LLaMA3.1-Instruct-8B, --spec-tokens, "3"'
+_LONG = ("--speculative-config, '{\"method\": \"eagle3\", \"model\": \"yuhuili/EAGLE3-LLaMA3.1-Instruct-8B\", "
+         "\"num_speculative_tokens\": 3}'")
+
+
+def _said(tmp_path, tag: str, extra: str) -> list[str]:
+    path = tmp_path / "d.yaml"
+    path.write_text(_L4.format(tag=tag, extra=extra))
+    return [line.split(": ", 1)[1] for line in run(["check", "--isolated", str(path)]).out.splitlines()]
+
+
+def test_vllm_spec_shortcuts_are_the_speculative_configs_keys(tmp_path):
+    # --spec-method / --spec-model / --spec-tokens set speculative_config's keys (vllm-0.34.0/vllm/engine/
+    # arg_utils.py:1899-1904, 2140-2155): the EAGLE-3 head's layer joins the KV cache, 33 x 4,096 B a token
+    short, long = _said(tmp_path, "v0.34.0", _SHORT), _said(tmp_path, "v0.34.0", _LONG)
+    assert short == long and "135,168 B per token per GPU" in short[0]  # was 131,072: the draft was not seen
+    assert "131,072 B per token per GPU" in _said(tmp_path, "v0.34.0", '--max-num-seqs, "256"')[0]
+
+
+def test_vllm_spec_shortcuts_are_refused_before_0_22(tmp_path):
+    # in the 0.22.0 wheel's vllm/engine/arg_utils.py, not in 0.21.0's
+    refused = [s for s in _said(tmp_path, "v0.21.0", _SHORT) if "CTX301" in s]
+    assert refused == [f"CTX301 [error] vllm 0.21.0 would refuse to start: unrecognized arguments: {flag} (a spelling "
+                       "from 0.22.0 on: earlier releases have no such flag) (engine-rejects-value)"
+                       for flag in ("--spec-method", "--spec-model", "--spec-tokens")]
