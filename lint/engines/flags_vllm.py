@@ -90,6 +90,12 @@ FLAGS = (
       instead="remove it; the KV scales come from the checkpoint, else 1.0"),
     B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV, inverse_since=PAIRED),
     F("kv_offloading_size", "--kv-offloading-size", kind="float", tags=KV),
+    # Mamba / linear-attention state dtypes (physics/mamba.py sizes the state pages by them): argparse choices in the
+    # 0.30.0 to 0.34.0 wheels' parsers (MambaDType), the fields in the 0.16.0 wheel's vllm/engine/arg_utils.py too
+    F("mamba_cache_dtype", "--mamba-cache-dtype", default="auto", tags=KV,
+      choices=("auto", "bfloat16", "float16", "float32")),
+    F("mamba_ssm_cache_dtype", "--mamba-ssm-cache-dtype", default="auto", tags=KV,
+      choices=("auto", "bfloat16", "float16", "float32")),
     F("kv_offloading_backend", "--kv-offloading-backend", tags=KV),
     F("cpu_offload_gb", "--cpu-offload-gb", kind="float", default=0.0, tags=MEM),
     # V0's CPU swap, unused by V1: vllm-project/vllm#36216 dropped --swap-space; in the 0.17.1 wheel's

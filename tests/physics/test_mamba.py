@@ -89,3 +89,18 @@ def test_a_config_without_state_dims_leaves_the_state_unsized():
     assert arch.linear_state is None
     r = _vllm(arch, 6.01)
     assert r.block_size == 16 and any("not counted" in a for a in r.assumptions)
+
+
+def test_the_state_dtype_flags_reach_the_state_page():
+    # --mamba-ssm-cache-dtype float16 halves the temporal state: 8,192 x 3 x 2 + 32 x 16,384 x 2 = 1,097,728 B, an
+    # attention block of 16 x cdiv(1,097,728, 16 x 1,024) = 1,072 (vLLM's flags: the 0.30.0-0.34.0 wheels' parsers;
+    # ctxlint's table lacked them, so the config's float32 state, block 2,096, was kept)
+    from ctxlint.engines import parse_invocation
+
+    inv = parse_invocation("vllm", ["--model", "m", "--mamba-ssm-cache-dtype", "float16", "--mamba-cache-dtype",
+                                    "bfloat16"])
+    assert not inv.errors and not inv.unknown_flags
+    r = _vllm(_gdn(), 6.01, **{k: inv.value(k) for k in ("mamba_cache_dtype", "mamba_ssm_cache_dtype")})
+    assert r.block_size == 1072
+    assert [p.message for p in parse_invocation("vllm", ["--model", "m", "--mamba-ssm-cache-dtype", "fp8"]).errors] \
+        == ["argument --mamba-ssm-cache-dtype: invalid choice: 'fp8' (choose from auto, bfloat16, float16, float32)"]
