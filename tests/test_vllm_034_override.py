@@ -31,7 +31,8 @@ def _check(tmp_path: Path, tag: str, blocks: int = 1000) -> str:
 
 
 def test_an_override_on_034_counts_64_token_blocks(tmp_path: Path) -> None:
-    assert "64,000 > 57,293: the declared unified KV pool exceeds what L4 could hold" in _check(tmp_path, "v0.34.0")
+    assert "64,000 > 57,906: --num-gpu-blocks-override 1000 is 1,000 blocks x 64 tokens = 64,000 tokens of KV" \
+        in _check(tmp_path, "v0.34.0")
     old = _check(tmp_path, "v0.33.0")
     assert "the unified pool 16,000 (declared), which holds at most 15,984 tokens" in old
     assert "one 16-token block is vLLM's null block" in old
