@@ -200,7 +200,11 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     reserve: vLLM's null block), "exceeds" above its top, "within band" between. A role whose
     memory has no room for the KV cache, or not even for its weights, is a verdict too (the
     engine will not start). A role whose device is not stated gets the memory per GPU it needs
-    ("needs >= N GiB/GPU"), a verdict conditional on the device. Anything else is "unknown",
+    ("needs >= N GiB/GPU"), a verdict conditional on the device. A stated pool above what the device could
+    hold with all of its memory is judged by what the engine does with it (ctxlint.stated_pools): one the
+    engine allocates as told will not start ("KV does not fit"), one a person declared is held against
+    that ceiling ("exceeds" above it, else "within band"), and a cap is judged by the pool the engine
+    profiles, which the capacity stage derived. Anything else is "unknown",
     with what is missing, unless another role is sure not to hold its promise (that decides)."""
     if not dep.roles:
         return "unknown", "no serving role"
@@ -212,6 +216,8 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     llamacpp = dep.engine.name is not None and dep.engine.name.value == "llamacpp"
     if llamacpp:
         from ctxlint.llamacpp_cells import shortfall
+    lmdeploy = dep.engine.name is not None and dep.engine.name.value == "lmdeploy"
+    from ctxlint.stated_pools import ALLOCATES, STATED, overreach
     from ctxlint.physics.needs import memory_need
 
     def worse(verdict: str) -> None:
@@ -227,10 +233,18 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
         if llamacpp and shortfall(dep, role) is not None:  # its -c cells cannot be allocated: it will not start
             worse("KV does not fit")
             continue
+        # a stated pool above what the device could hold (CTX202): by what the engine does with it (stated_pools)
+        over = overreach(dep, role) if role.kv_pool_tokens is not None or lmdeploy else None
+        if over is not None and over.kind == ALLOCATES:  # allocated as told: out of memory at startup
+            worse("KV does not fit")
+            continue
         promise = window or _int(role.context_length)
         if not window and role.pool is not None and role.context_default is not None \
                 and role.context_default.follows_pool:  # the engine sizes its context to the pool it has
             worse("within band" if role.pool.request_floor == 0 and role.pool.banded else "fits")
+            continue
+        if over is not None and over.kind == STATED and promise:  # fiction: the real pool is below the ceiling
+            worse("exceeds" if promise > over.ceiling else "within band")
             continue
         if role.pool is None:
             missing = _missing(dep, role)
