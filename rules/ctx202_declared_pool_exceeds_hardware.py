@@ -51,13 +51,17 @@ NAME = "declared-pool-exceeds-hardware"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("roles[].kv_pool_tokens", "roles[].engine_args", "roles[].capacity", "roles[].accelerators",
+INPUTS = ("roles[].kv_pool_tokens", "roles[].capacity", "roles[].accelerators", "roles[].engine_args",
           "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
+        # most roles state no pool: skip them before any lookup (stated_pools.overreach reads what else it needs)
+        if role.capacity is None or role.accelerators.type is None or (
+                role.kv_pool_tokens is None and role.arg("num_gpu_blocks") is None):
+            continue
         over = overreach(dep, role)
         if over is not None:
             yield Problem(_message(role, over), over.source, dep.display_name)
