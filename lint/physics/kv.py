@@ -197,6 +197,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     if arch.kv_shared_layers:
         notes.append(f"the last {arch.kv_shared_layers} layers read earlier layers' KV (num_kv_shared_layers): "
                      + ("vLLM gives them no cache" if eng == "vllm" else
+                        "llama.cpp gives them no cache (n_layer_kv_from_start)" if eng == "llamacpp" else
                         "SGLang keeps a buffer for each of them all the same" if eng == "sglang" else
                         f"counted as holding their own on {eng}, whose code for them was not read"))
 

@@ -39,7 +39,7 @@ class ModelArch:
     full_kv_heads: int | None = None
     full_head_dim: int | None = None
     # The last N layers attend over an earlier layer's KV instead of their own (Gemma-4 E2B/E4B
-    # num_kv_shared_layers): vLLM allocates them no cache (kinds_cached_by); None: every layer its own.
+    # num_kv_shared_layers): vLLM and llama.cpp allocate them no cache (kinds_cached_by); None: every layer its own.
     kv_shared_layers: int | None = None
     kv_lora_rank: int | None = None        # MLA only
     qk_rope_head_dim: int | None = None    # MLA only
@@ -105,9 +105,11 @@ class ModelArch:
         another's KV (kv_sharing_target_layer_name: Gemma-4's last num_kv_shared_layers) no KV cache spec, so no
         pages (GPUModelRunner.get_kv_cache_spec, vllm==0.33.0:vllm/v1/worker/gpu_model_runner.py); SGLang sizes
         its pools over every layer id (get_hybrid_layer_ids, sglang==0.5.23:sglang/srt/configs/model_config.py),
-        the shared layers only skip their writes (Gemma4Attention, sglang/srt/models/gemma4_causal.py)."""
+        the shared layers only skip their writes (Gemma4Attention, sglang/srt/models/gemma4_causal.py). llama.cpp
+        caches only the layers below n_layer_kv_from_start = n_layer - shared_kv_layers (its LLM_ARCH_GEMMA4
+        hparams, ggml-org/llama.cpp@6d0892ba065b38ee790b825fdc8fb8e2c453e6dd:src/llama-model.cpp), as vLLM."""
         shared = self.kv_shared_layers or 0
-        if not shared or engine != "vllm" or shared >= len(self.layer_kinds):
+        if not shared or engine not in ("vllm", "llamacpp") or shared >= len(self.layer_kinds):
             return self.layer_kinds
         return self.layer_kinds[:-shared] + (NONE,) * shared
 

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from ctxlint.physics.hf_config import arch_from_hf_config
-from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
+from ctxlint.physics.kv import kv_breakdown, kv_bytes_per_token_per_gpu
 from ctxlint.physics.models import FULL, NONE, SLIDING, lookup_model
 from ctxlint.physics.params import count
 from helpers import run
@@ -96,3 +96,14 @@ def test_step_3_5_kv_heads_are_its_attention_groups():
     arch = arch_from_hf_config(step)
     assert (arch.num_kv_heads, arch.head_dim, arch.count(FULL), arch.count(SLIDING)) == (8, 128, 2, 6)
     assert kv_bytes_per_token_per_gpu(arch, "vllm") == 2 * 2 * 8 * 128 * 2 == 8_192
+
+
+def test_llama_cpp_allocates_no_cache_for_the_shared_layers():
+    # llama.cpp's gemma4 hparams: n_layer_kv_from_start = n_layer - shared_kv_layers, and its KV cache holds only
+    # the layers below it (ggml-org/llama.cpp@6d0892ba065b38ee790b825fdc8fb8e2c453e6dd: src/llama-model.cpp, the
+    # LLM_ARCH_GEMMA4 case): counting the shared layers over-states the cells' bytes (a false CTX209 for -c)
+    arch = arch_from_hf_config({"model_type": "gemma4", "text_config": _text(num_kv_shared_layers=4)})
+    assert arch.kinds_cached_by("llamacpp") == arch.kinds_cached_by("vllm")
+    assert kv_bytes_per_token_per_gpu(arch, "llama.cpp") == kv_bytes_per_token_per_gpu(arch, "vllm")
+    notes = kv_breakdown(arch, "llamacpp").notes
+    assert any("llama.cpp gives them no cache" in n for n in notes), notes
