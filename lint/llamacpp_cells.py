@@ -13,7 +13,10 @@ failed CUDA allocation and the server exits. Only where nothing lets llama.cpp m
 - `-ngl 999` is left out unless fit cannot run (`-fit off`, or a build before it): builds before --fit default
   llama_model_default_params().n_gpu_layers to 999 (ggml-org/llama.cpp@00342301d01add50835550e8a916f12097d94517:
   src/llama-model.cpp), and whether builds with --fit still do is not read here, so 999 may be the default
-  fit compares against. Any other `-ngl N` with N >= the model's layers puts every layer and its KV on the GPU.
+  fit compares against. Any other `-ngl N` with N > the model's layers puts every layer and its KV on the GPU:
+  llama.cpp's load_tensors counts the output layer as one more (act_gpu_layers = min(ngl, n_layer + 1)), and an
+  `-ngl` equal to the layers keeps one on the CPU: the output layer in older builds (i_gpu_start = n_layer - ngl),
+  layer 0 and its KV in later ones (n_layer + 1 - ngl), ggml-org/llama.cpp src/llama-model.cpp.
 - --fit came with ggml-org/llama.cpp#16653 (merged December 2025; its branch was still built as b7003 in
   November), so a build up to b7003 has none; a later build may have it.
 - `-nkvo` keeps the KV in host memory; `-ot`, `--cpu-moe`, `--n-cpu-moe` move weights to the CPU; `--device`
@@ -70,7 +73,7 @@ def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> 
     if any(settings.get(key) not in (None, False, 0, "", "0") for key in _MOVERS):
         return None
     ngl = _int(settings.get("n_gpu_layers"))
-    if ngl is None or ngl < layers:  # unset, auto, all (<= -2), or partial: not held here
+    if ngl is None or ngl <= layers:  # unset, auto, all (<= -2), or partial (= layers: one stays on the CPU)
         return None
     build = _build(version)
     fit_off = "fit" in settings and _off(settings["fit"])

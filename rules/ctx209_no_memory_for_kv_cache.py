@@ -11,8 +11,9 @@ Why:
     instead. When the weights alone exceed the memory, CTX203 reports it.
 
     llama.cpp allocates the KV of all its `-c` cells up front, beside the
-    weights of the layers on the GPU: with every layer there (`-ngl` at or
-    above the model's layers) and nothing to move them (`-fit off`, a build
+    weights of the layers on the GPU: with every layer there (`-ngl` above
+    the model's layers, which llama.cpp counts with the output layer as one
+    more) and nothing to move them (`-fit off`, a build
     before `--fit`, or `--fit`'s abort on an `-ngl` the user set), cells whose
     KV exceeds even the most generous estimate of the memory left make the
     allocation fail, and the finding is at the `-c` value. An unset `-ngl`

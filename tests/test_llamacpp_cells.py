@@ -127,3 +127,15 @@ def test_the_environment_s_context_is_found_at_its_value():
     (f,) = _cells_findings(lint_text(text, "llama.yaml"))
     assert (f.line, f.column) == (12, 45)
     assert f.message == T4_MESSAGE.format(why=USER_SET)
+
+
+@pytest.mark.parametrize("tag", ["-b6000", "-b11500"])
+def test_ngl_equal_to_the_layers_leaves_one_on_the_cpu(tag):
+    # llama.cpp's load_tensors counts the output layer as one more: builds before it gave every repeating layer
+    # (i_gpu_start = n_layer - ngl) and kept the output layer on the CPU, later ones (n_layer + 1 - ngl) keep layer
+    # 0 and its KV there: -ngl 32 on a 32-layer model is not everything on the GPU. 91,750 cells (11.20 GiB) are
+    # past the 11.03 GiB all-on-GPU room, but not past what the GPU holds with one layer (or the output) off it.
+    report = _report("-ngl 32 -fit off", tag=tag, ctx=91750)
+    assert _cells_findings(report) == []
+    assert pinned({"n_gpu_layers": "32", "fit": "off"}, 32, None) is None
+    assert pinned({"n_gpu_layers": "33", "fit": "off"}, 32, None) is not None
