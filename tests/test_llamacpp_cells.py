@@ -129,6 +129,23 @@ def test_the_environment_s_context_is_found_at_its_value():
     assert f.message == T4_MESSAGE.format(why=USER_SET)
 
 
+def test_a_quantized_v_cache_is_counted_at_its_own_type():
+    # -ctv q8_0 with flash attention: V at 34 B / 32 elements, K at f16: 100,000 cells x (65,536 + 34,816) B =
+    # 9.35 GiB, under the 10.19 GiB estimate; -ctk alone (f16 here) used to be applied to V too (12.21 GiB: an error)
+    for extra in ("-ngl 99 -fit off -ctv q8_0 -fa on", "-ngl 99 -fit off -ctk f16 -ctv q8_0 -fa on"):
+        report = _report(extra, ctx=100000)
+        assert _cells_findings(report) == [], extra
+        assert _verdict(report) == "fits"
+
+
+def test_a_quantized_k_cache_with_an_f16_v_counts_v_at_f16():
+    # -ctk q4_0 alone: K at 18 B / 32 elements, V at f16: 150,000 x (18,432 + 65,536) B = 11.73 GiB > 11.03 GiB, an
+    # error (K's type applied to V too gave 150,000 x 36,864 B = 5.15 GiB: no finding)
+    (f,) = _cells_findings(_report("-ngl 99 -fit off -ctk q4_0", ctx=150000))
+    assert f.message.startswith("11.73 GiB > 11.03 GiB: llama.cpp allocates all -c 150,000 cells up front, 150,000 "
+                                "cells x 83,968 B = 11.73 GiB of KV on the GPU")
+
+
 @pytest.mark.parametrize("tag", ["-b6000", "-b11500"])
 def test_ngl_equal_to_the_layers_leaves_one_on_the_cpu(tag):
     # llama.cpp's load_tensors counts the output layer as one more: builds before it gave every repeating layer
