@@ -156,3 +156,14 @@ def test_ngl_equal_to_the_layers_leaves_one_on_the_cpu(tag):
     assert _cells_findings(report) == []
     assert pinned({"n_gpu_layers": "32", "fit": "off"}, 32, None) is None
     assert pinned({"n_gpu_layers": "33", "fit": "off"}, 32, None) is not None
+
+
+def test_weights_that_do_not_fit_are_ctx203_alone():
+    # Llama-3.1-70B Q4_K_M (~40 GiB) on a 15 GiB T4: CTX203 says the weights do not fit; the cells check said
+    # "... > -2x.xx GiB" beside it (a negative room, and a second finding for the same cause)
+    text = DEPLOYMENT.format(tag="-b6000", ctx=8192, extra=', "-ngl", "99", "-fit", "off"', gpus=1).replace(
+        "Meta-Llama-3.1-8B-Instruct-GGUF", "Meta-Llama-3.1-70B-Instruct-GGUF")
+    report = lint_text(text, "llama.yaml")
+    assert [f.rule for f in report.findings if f.severity == "error"] == ["CTX203"]
+    assert "GiB > -" not in " ".join(f.message for f in report.findings)
+    assert _verdict(report) == "weights do not fit"
