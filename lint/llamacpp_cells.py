@@ -24,8 +24,8 @@ failed CUDA allocation and the server exits. Only where nothing lets llama.cpp m
   not modelled (no error): what lands on which device is not worked out.
 
 The need counts only what ctxlint's KV bytes per token count (window and recurrent layers' own caches are
-not in it, so it is a lower bound), with V at -ctv's type where it differs from -ctk's (_v_type_factor), and it is held against the most generous end of the memory band plus the
-token embeddings, which llama.cpp keeps on the CPU (its input layer), at 16 bits.
+not in it, so it is a lower bound), with V at -ctv's type where it differs from -ctk's (_v_type_factor), and
+it is held against the most generous end of the memory band plus the token embeddings, which llama.cpp keeps on the CPU (its input layer), at 16 bits.
 """
 from __future__ import annotations
 
@@ -135,9 +135,13 @@ def _v_type_factor(role: Role, arch: Any) -> float:
         k, v = kv_dtype_bytes(type_of("cache_type_k"), arch), kv_dtype_bytes(type_of("cache_type_v"), arch)
     except (TypeError, ValueError, AttributeError):
         return 1.0
-    if not k or not v or k == v:
+    if not k:
         return 1.0
     even = not arch.is_mla and not arch.full_head_dim and arch.v_head_dim in (None, arch.head_dim)
+    if not v:  # a -ctv this does not know (a fork's type): K's bytes alone, or nothing sure (no finding)
+        return 0.5 if even else 1.0 if arch.is_mla else 0.0
+    if k == v:
+        return 1.0
     if even:
         return (k + v) / (2 * k)
     return min(1.0, v / k)

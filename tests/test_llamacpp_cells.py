@@ -167,3 +167,10 @@ def test_weights_that_do_not_fit_are_ctx203_alone():
     assert [f.rule for f in report.findings if f.severity == "error"] == ["CTX203"]
     assert "GiB > -" not in " ".join(f.message for f in report.findings)
     assert _verdict(report) == "weights do not fit"
+
+
+def test_an_unknown_v_type_counts_k_alone():
+    # a fork's -ctv type ctxlint does not know may be smaller than f16: only K's 65,536 B a cell are sure
+    (f,) = _cells_findings(_report("-ngl 99 -fit off -ctv turbo3", ctx=200000))
+    assert "200,000 cells x 65,536 B = 12.21 GiB" in f.message
+    assert _cells_findings(_report("-ngl 99 -fit off -ctv turbo3", ctx=131072)) == []
