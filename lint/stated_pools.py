@@ -2,7 +2,7 @@
 
 A pool is stated in tokens or blocks, to the engine or by a person. Above the ceiling (the accelerator's
 whole memory, less the smallest estimate of the weights, over the KV bytes per token per GPU) it cannot be
-the pool; CTX202 reports it, and the audit's verdict (audit.verdict_of) follows what the engine does:
+the pool; CTX202 reports it, and the audit's verdict (verdicts.verdict_of) follows what the engine does:
 
 - vLLM `--num-gpu-blocks-override` (GPU): allocated as told, in every release. V0 (vllm==0.6.3:
   vllm/engine/llm_engine.py `_initialize_kv_caches`: `num_gpu_blocks = num_gpu_blocks_override`, then
