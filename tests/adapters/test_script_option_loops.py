@@ -93,3 +93,22 @@ def test_case_opened_on_the_line_of_do_keeps_the_loops_later_assignment_unknown(
         assert out == (f"{tmp_path / 'serve.sh'}:{line}:68: CTX008 [info] values ctxlint cannot resolve: "
                        "--tensor-parallel-size ${TP} (TP is set inside a branch or loop of the script); the checks "
                        "that need them are skipped (set them literally) (unresolved-value)\n"), opener
+
+
+def test_a_loop_whose_condition_runs_a_command_of_its_own_is_no_option_loop(tmp_path):
+    # `until curl ... $1` runs its body when the server is not up, arguments or not; `while read ... <<< "$1"` reads
+    # a line: neither is an option-parsing loop, so what it assigns stays unknown (the script's default is not sure)
+    for loop in ("until curl -s \"localhost:$1/health\"; do MODEL=\"$2\"; sleep 1; done\n",
+                 "while ! nc -z localhost \"$1\"; do MODEL=\"$2\"; sleep 1; done\n",
+                 "while read -r a b <<< \"$1\"; do MODEL=\"$2\"; done\n"):
+        out = check(tmp_path, "#!/bin/bash\nMODEL=meta-llama/Llama-3.1-8B-Instruct\n" + loop + SERVE)
+        assert out == (f"{tmp_path / 'serve.sh'}:4:13: CTX008 [info] values ctxlint cannot resolve: argument "
+                       "${MODEL} (MODEL is set inside a branch or loop of the script); the checks that need them are "
+                       "skipped (set them literally) (unresolved-value)\n"), loop
+
+
+def test_a_negated_or_test_builtin_condition_is_still_an_option_loop(tmp_path):
+    for cond in ("while ! [ -z \"$1\" ]", "while test $# -gt 0", "until [ -z \"$1\" ]", "while (( $# ))"):
+        out = check(tmp_path, "#!/bin/bash\nMODEL=meta-llama/Llama-3.1-8B-Instruct\n" + cond +
+                    "; do\n  case $1 in\n    -m) MODEL=\"$2\"; shift 2 ;;\n    *) shift ;;\n  esac\ndone\n" + SERVE)
+        assert out == f"{tmp_path / 'serve.sh'}:9:37: {CTX109}\n", cond
