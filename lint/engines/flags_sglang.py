@@ -41,8 +41,9 @@ FLAGS = (
     F("max_prefill_tokens", "--max-prefill-tokens", kind="int", int_rule="sglang", default=16384, tags=SCHED),
     F("chunked_prefill_size", "--chunked-prefill-size", kind="int", tags=SCHED, doc="-1 disables chunking"),
     F("page_size", "--page-size", kind="int", tags=KV, doc="1 historically"),
-    # argparse choices by release (the wheels' sglang/srt/server_args.py): auto, fp8_e5m2, fp8_e4m3, bf16, bfloat16
-    # in 0.5.4; fp4_e2m1 from 0.5.7; mxfp8, nvfp4, fp4_mx_block16 by 0.5.19; fp4_e2m1 gone from 0.5.21. Every
+    # argparse choices by release (the wheels' sglang/srt/server_args.py, arg_groups/fields/model.py from 0.5.20):
+    # auto, fp8_e5m2 in 0.3.6-0.4.0; fp8_e4m3 from 0.4.2; bf16, bfloat16 from 0.5.4; fp4_e2m1 from 0.5.5; mxfp8,
+    # nvfp4, fp4_mx_block16 from 0.5.16; fp4_e2m1 gone from 0.5.21 (every 0.3.6-0.5.23 wheel but 0.5.0 read). Every
     # release's names, so that only a name no release takes is refused (vLLM's `fp8`, `fp16`, `int8`)
     F("kv_cache_dtype", "--kv-cache-dtype", default="auto", tags=KV, choices=(
         "auto", "fp8_e5m2", "fp8_e4m3", "bf16", "bfloat16", "fp4_e2m1", "mxfp8", "nvfp4", "fp4_mx_block16")),
