@@ -84,9 +84,10 @@ def _unchecked(values: Values, release: Optional[Val[str]], spans: ScalarSpans, 
 
 
 def _describe(node) -> str:
-    """A valuesFrom entry (`ConfigMap vllm-values`), a value file's path or a parameter's name."""
+    """A valuesFrom entry (`ConfigMap vllm-values`), a value file's path, a parameter's name or the template
+    placeholder the values are written as (a block string's newline dropped)."""
     if node.kind == SCALAR:
-        return str(node.value)
+        return str(node.value).strip()
     if node.kind == MAP:
         kind, name = scalar(node.get("kind")), scalar(node.get("name"))
         return " ".join(str(p) for p in (kind, name) if p is not None) or "?"

@@ -16,6 +16,7 @@ values readers point at the `--max-model-len` inside the string.
 """
 from __future__ import annotations
 
+import re
 from typing import List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
@@ -47,9 +48,11 @@ def flux_values(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Valu
     if spec is None or spec.kind != MAP:
         return []
     chart = scalar(spec.dig("chart", "spec", "chart")) or scalar(spec.dig("chartRef", "name")) or ""
-    root = _mapping(spec.get("values"), "spec.values", spans, result)
-    elsewhere = tuple(seq(spec.get("valuesFrom")))
-    return [Values(root, str(chart), elsewhere, spec.get("valuesFrom") or spec.get("values") or spec)]
+    written = spec.get("values")
+    placeholder = _placeholder(written)
+    root = None if placeholder else _mapping(written, "spec.values", spans, result)
+    elsewhere = tuple(seq(spec.get("valuesFrom"))) + placeholder
+    return [Values(root, str(chart), elsewhere, spec.get("valuesFrom") or written or spec)]
 
 
 def argo_values(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Values]:
@@ -63,15 +66,36 @@ def argo_values(obj: Node, spans: ScalarSpans, result: AdaptResult) -> List[Valu
         if helm is None or helm.kind != MAP:
             continue
         chart = "/".join(str(scalar(source.get(k))) for k in ("repoURL", "chart", "path") if scalar(source.get(k)))
-        inline = helm.get("valuesObject")
-        root = _mapping(inline, inline.path, spans, result) if _present(inline) else None
-        text = helm.get("values")
-        if not _present(inline) and _present(text):  # valuesObject, when set, is what Argo CD passes
-            root = _string_values(text, spans, result) if text.kind == SCALAR else \
-                _mapping(text, text.path, spans, result)
-        elsewhere = tuple(seq(helm.get("valueFiles")) + seq(helm.get("parameters")) + seq(helm.get("fileParameters")))
-        out.append(Values(root, chart, elsewhere, helm.get("valueFiles") or helm.get("parameters") or helm))
+        inline, text = helm.get("valuesObject"), helm.get("values")
+        given = inline if _present(inline) else text  # valuesObject, when set, is what Argo CD passes
+        placeholder = _placeholder(given)
+        if placeholder or not _present(given):
+            root = None
+        elif given is text and text.kind == SCALAR:
+            root = _string_values(text, spans, result)
+        else:
+            root = _mapping(given, given.path, spans, result)
+        elsewhere = tuple(seq(helm.get("valueFiles")) + seq(helm.get("parameters")) + seq(helm.get("fileParameters"))) \
+            + placeholder
+        out.append(Values(root, chart, elsewhere, helm.get("valueFiles") or helm.get("parameters") or
+                          (placeholder[0] if placeholder else helm)))
     return out
+
+
+# The whole values written as one template placeholder, filled in before the file reaches the cluster: Terraform's
+# templatefile and envsubst `${name}` (`values: |` then `${user_values_yaml}` in awslabs/data-on-eks@
+# a546a1905d017a93a11fb44d17d08d286f7bfb44:infra/terraform/argocd-applications/airflow.yaml and 29 more files), a bare
+# `$NAME`, a Go/mustache `{{ ... }}` (an ApplicationSet's template) or GitHub Actions' `${{ ... }}`. What it stands
+# for is values kept elsewhere, as a values file is: not a string the controller refuses (CTX002).
+_PLACEHOLDER = re.compile(r"\$\{[^{}\n]+\}|\$[A-Za-z_][A-Za-z0-9_]*|\$?\{\{[^\n]*\}\}")
+
+
+def _placeholder(node: Optional[Node]) -> Tuple[Node, ...]:
+    """(node,) when the values are written as one template placeholder, else ()."""
+    if node is not None and node.kind == SCALAR and isinstance(node.value, str) \
+            and _PLACEHOLDER.fullmatch(node.value.strip()):
+        return (node,)
+    return ()
 
 
 def _present(node: Optional[Node]) -> bool:

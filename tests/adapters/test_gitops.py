@@ -282,3 +282,49 @@ def test_odd_argo_shapes_never_crash(spec):
 ])
 def test_odd_app_template_values_never_crash(values):
     adapt(values, "values.yaml")
+
+
+# awslabs/data-on-eks@a546a1905d017a93a11fb44d17d08d286f7bfb44:infra/terraform/argocd-applications/*.yaml (30 files):
+# Terraform's templatefile fills `${user_values_yaml}` in before Argo CD sees the Application. Before: CTX002 [error]
+# "spec.source.helm.values must be a mapping of chart values, not the str '${user_values_yaml}'".
+PLACEHOLDER_APP = """\
+apiVersion: argoproj.io/v1alpha1
+kind: Application
+metadata: {{name: llm}}
+spec:
+  source:
+    repoURL: https://charts.example.com
+    chart: {chart}
+    helm:
+      {field}{value}
+"""
+
+
+@pytest.mark.parametrize("field, value", [
+    ("values: |\n        ", "${user_values_yaml}"),
+    ("valuesObject: ", "${values}"),
+    ("values: ", "'{{ .values }}'"),
+    ("values: ", "$VALUES"),
+])
+def test_argo_values_template_placeholder_is_values_elsewhere(field, value):
+    result = adapt(PLACEHOLDER_APP.format(chart="vllm-stack", field=field, value=value))
+    assert result.deployments == []
+    [note] = result.diagnostics
+    written = value.strip("'")
+    assert note.kind == "unresolved-value" and note.message == (
+        f"the chart 'https://charts.example.com/vllm-stack' takes values this file does not "
+        f"hold ({written}), and its inline values start no engine ctxlint reads: its context length, model and GPUs "
+        "are not known, so this release was not checked (lint the rendered chart: helm template ... | ctxlint check -)")
+    assert (note.source.line, note.source.col) == (9, 7 + field.index(" ") + 1)  # at the value (a block's `|`)
+    # a chart that serves no model: none of ctxlint's business, as a values file it names is
+    assert adapt(PLACEHOLDER_APP.format(chart="airflow", field=field, value=value)).diagnostics == []
+
+
+def test_flux_values_template_placeholder_is_values_elsewhere():
+    text = "apiVersion: helm.toolkit.fluxcd.io/v2\nkind: HelmRelease\nmetadata: {name: x}\nspec:\n" \
+           "  chart: {spec: {chart: vllm-stack}}\n  values: ${VALUES}\n"
+    [note] = adapt(text).diagnostics
+    assert note.kind == "unresolved-value" and "(${VALUES})" in note.message and note.source.line == 6
+    # a string that is no placeholder is still refused where it stands
+    [diag] = adapt(text.replace("${VALUES}", "'${VALUES} and more'")).diagnostics
+    assert diag.kind == "schema-violation" and diag.source.line == 6
