@@ -165,6 +165,8 @@ class _Parser:
                       else "value partly unknown: its keys holding an unresolved reference are left out")
             return nxt
         value, verr, vnote = convert(spec, f, raw)
+        if verr and f.kind == "json":
+            verr += _quotes_removed(spec.engine, self.toks[vidx], len(self.toks[vidx].text) - len(raw))
         if verr:
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
@@ -318,3 +320,20 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
         t = p.toks[k]
         p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
     return found
+
+
+def _quotes_removed(engine: str, token: Token, offset: int) -> str:
+    """What to add to an invalid JSON value's message when a shell took quotes out of it: characters of the
+    source are missing between two of the value's characters (quote removal inside the word; the quotes around a
+    whole word leave no such gap). Written `{"kv_role":"kv_consumer"}` in a command line a shell reads again
+    (KServe's preset `eval`s its args, preset_args.py; a `bash -c` script), the engine gets `{kv_role:kv_consumer}`,
+    and the JSON error alone reads as if the file were wrong where it looks right. `offset`: where the value starts
+    in the token (after `--flag=`)."""
+    starts, ends = token.starts, token.ends
+    text = token.text[offset:]
+    if token.unresolved or len(starts) != len(token.text) or len(ends) != len(token.text):
+        return ""
+    if not any(starts[k] > ends[k - 1] for k in range(offset + 1, len(token.text))):
+        return ""
+    return (f"; {engine} receives {text!r}: the shell that runs the command line removed the quotes inside it "
+            "(quote the JSON for that shell too, inside single quotes)")

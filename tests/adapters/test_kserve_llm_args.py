@@ -107,3 +107,50 @@ def test_a_command_of_its_own_replaces_the_preset_and_runs_its_args_as_written()
     assert not res.diagnostics
     assert role.context_length.value == 2048 and role.parallelism.tp == 4  # VLLM_ADDITIONAL_ARGS: not the preset's
     assert dep.model.id.value == "Qwen/Qwen2.5-3B-Instruct"
+
+
+def test_json_whose_quotes_the_presets_eval_removes_says_what_vllm_receives():
+    # opendatahub-io/odh-model-controller@57b43aad41aea718861b6c70b38a16794fc4ac8e:server/samples/workload-single-node-pd.yaml: the JSON is right as
+    # written, but the preset's `eval` re-reads it and vLLM gets `{kv_connector:NixlConnector,...}`. Before, the
+    # message ended at Python's "Expecting property name enclosed in double quotes", which reads as a typo in the file.
+    text = _service("""\
+        args:
+          - --kv_transfer_config
+          - '{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}'
+""")
+    [diag] = adapt(text).diagnostics
+    assert diag.kind == "engine-rejects-value"
+    assert at(text, diag.source) == '{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}'
+    assert diag.message == (
+        "vllm would refuse to start: argument --kv_transfer_config: invalid JSON: Expecting property name enclosed in "
+        "double quotes: line 1 column 2 (char 1); vllm receives '{kv_connector:NixlConnector,kv_role:kv_consumer}': "
+        "the shell that runs the command line removed the quotes inside it (quote the JSON for that shell too, inside "
+        "single quotes)")
+    # quoted for the shell too, it reaches vLLM whole: no finding
+    assert adapt(_service("""\
+        args:
+          - --kv_transfer_config
+          - '''{"kv_connector":"NixlConnector","kv_role":"kv_consumer"}'''
+""")).diagnostics == []
+
+
+def test_invalid_json_the_shell_left_alone_says_nothing_of_quotes():
+    text = _service("""\
+        args: ["--kv_transfer_config", "'{kv_connector: NixlConnector}'"]
+""")
+    [diag] = adapt(text).diagnostics
+    assert diag.message.endswith("invalid JSON: Expecting property name enclosed in double quotes: line 1 column 2 "
+                                 "(char 1)")
+
+
+def test_json_a_script_leaves_unquoted_loses_its_quotes_to_the_shell_too(tmp_path):
+    from ctxlint.engine import lint_paths
+
+    script = ('#!/bin/bash\nvllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 4096 '
+              '--kv-transfer-config={"kv_connector":"NixlConnector"}\n')
+    (tmp_path / "serve.sh").write_text(script)
+    [finding] = [f for f in lint_paths([str(tmp_path / "serve.sh")]).findings if f.rule == "CTX301"]
+    assert (finding.line, finding.column) == (2, 87)  # the `{` after `=`
+    assert finding.message.endswith("; vllm receives '{kv_connector:NixlConnector}': the shell that runs the command "
+                                    "line removed the quotes inside it (quote the JSON for that shell too, inside "
+                                    "single quotes)")
