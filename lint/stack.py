@@ -57,19 +57,33 @@ def where(source: Source) -> str:
     return f"{source.file}:{source.line}"
 
 
+# llama-server's `-a/--alias` names the model in the API as --served-model-name does vLLM's: ggml-org/llama.cpp
+# tools/server/README.md "-a, --alias STRING  set model name aliases, comma-separated (to be used by API)", and
+# tools/server/server-context.cpp load_model "backward compat: use first alias as model name" (`model_name =
+# *params_base.model_alias.begin()`, the aliases kept beside it). Older builds kept one string, commas and all: both
+# readings are counted, so neither makes a false CTX606.
+_SERVED_NAME_FLAGS = ("served_model_name", "alias")
+
+
 def served_names(dep: Deployment) -> Tuple[str, ...]:
-    """The model names the engine answers to: --served-model-name, else the model as given; LoRA adapters."""
+    """The model names the engine answers to: --served-model-name (llama.cpp's --alias), else the model as given;
+    LoRA adapters."""
     names: List[str] = []
     for role in dep.roles:
-        served = role.arg("served_model_name")
-        if served is not None:
+        for flag in _SERVED_NAME_FLAGS:
+            served = role.arg(flag)
+            if served is None:
+                continue
             value = served.value
-            names.extend(str(v) for v in (value if isinstance(value, (list, tuple)) else [value]))
+            given = [str(v) for v in (value if isinstance(value, (list, tuple)) else [value])]
+            names.extend(given)
+            if flag == "alias":
+                names.extend(part.strip() for v in given for part in v.split(","))
         lora = role.arg("lora_modules") or role.arg("lora_paths")
         if lora is not None:
             values = lora.value if isinstance(lora.value, (list, tuple)) else [lora.value]
             names.extend(str(v).split("=", 1)[0].strip() for v in values if str(v).strip())
-    if not any(r.arg("served_model_name") is not None for r in dep.roles) and dep.model.id is not None:
+    if not any(r.arg(f) is not None for r in dep.roles for f in _SERVED_NAME_FLAGS) and dep.model.id is not None:
         names.append(str(dep.model.id.value))
     return tuple(dict.fromkeys(n for n in names if n))
 
