@@ -16,6 +16,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
+from ctxlint.adapters.init_downloads import with_downloaded_models
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
@@ -158,7 +159,7 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     items = pod.get("containers") if pod is not None and pod.kind == MAP else None
     if items is not None and items.kind == MAP and pod_ctx.read(items).roles:
         result.diagnostics.append(containers_not_a_list(items, spans.file))  # an engine container without `- `
-    return roles
+    return with_downloaded_models(roles, pod)  # a model path an init container fills (init_downloads.py)
 
 
 def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool = False) -> Dict[str, Any]:

@@ -1,0 +1,103 @@
+"""The model an init container downloads into the directory the engine then serves.
+
+    initContainers:                                   containers:
+      - image: ghcr.io/volcano-sh/downloader:v0.2.0     - command: [python3, -m, vllm.entrypoints.openai.api_server,
+        args: [--source, hf://Qwen/Qwen3-0.6B,                       --model, /tmp/cache/Qwen3, ...]
+               --output-dir, /tmp/cache/Qwen3]
+
+The engine's `--model /tmp/cache/Qwen3` is a local path, which names no model; the pod's init container says
+which one it is. Two downloaders are read, both writing a Hugging Face repository's snapshot into the directory
+given (huggingface_hub `snapshot_download(repo_id, local_dir=...)`):
+- kthena's downloader (volcano-sh/kthena@3cc057284c34469fcb0ed22a12dac84b1d120719:python/kthena/downloader/app.py: `-s/--source` "'<namespace>/
+  <repo_name>' or 'hf://<namespace>/<repo_name>'", `-o/--output-dir`; huggingface.py calls snapshot_download with
+  `repo_id=` the source and `local_dir=` the output dir), read only with the `hf://` prefix (a bare `org/name` source
+  could be a path of another scheme's downloader);
+- the Hugging Face CLI, `huggingface-cli download REPO --local-dir DIR` or `hf download REPO --local-dir DIR`, as a
+  command or inside an `sh -c` script.
+An engine model path equal to such a directory (a trailing `/` aside) is read as the repository, its text kept as
+the value's raw form (`/tmp/cache/Qwen3 (= Qwen/Qwen3-0.6B)` in messages). A reference ctxlint cannot resolve, two
+repositories written to one directory, or any other downloader leave the path as it was.
+"""
+from __future__ import annotations
+
+import re
+import shlex
+from typing import Dict, List, Optional, Sequence
+
+from ..records import replace
+from ctxlint.adapters.workload import EngineRole
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+_CLI = ("huggingface-cli", "hf")
+
+
+def downloaded_models(pod: Optional[Node]) -> Dict[str, str]:
+    """{directory: repository} of the pod's init containers' downloads (a directory given two repositories: left
+    out)."""
+    items = pod.get("initContainers") if pod is not None and pod.kind == MAP else None
+    found: Dict[str, Optional[str]] = {}
+    for c in items.value if items is not None and items.kind == SEQ else []:
+        if c.kind != MAP:
+            continue
+        image = c.get("image")
+        kthena = image is not None and image.kind == SCALAR and "volcano-sh/downloader" in str(image.value)
+        for repo, where in _downloads(_words(c), kthena):
+            key = where.rstrip("/") or where
+            found[key] = repo if found.get(key, repo) == repo else None
+    return {k: v for k, v in found.items() if v is not None}
+
+
+def with_downloaded_models(roles: List[EngineRole], pod: Optional[Node]) -> List[EngineRole]:
+    """The roles, an engine model path that an init container fills read as the repository it downloads."""
+    if not roles or pod is None or pod.kind != MAP or pod.get("initContainers") is None:
+        return roles
+    downloads = downloaded_models(pod)
+    out = []
+    for r in roles:
+        path = r.model.value if r.model is not None and isinstance(r.model.value, str) else ""
+        repo = downloads.get(path.rstrip("/")) if path.startswith("/") else None
+        out.append(replace(r, model=Val(repo, r.model.source, raw=path)) if repo else r)
+    return out
+
+
+def _words(c: Node) -> List[List[str]]:
+    """The container's command lines: `command` + `args` as words, and each `sh -c` script's words."""
+    words: List[str] = []
+    for key in ("command", "args"):
+        node = c.get(key)
+        items = node.value if node is not None and node.kind == SEQ else [node] if node is not None else []
+        words += [str(i.value) for i in items if i is not None and i.kind == SCALAR and i.value is not None]
+    lines = [words]
+    for w in words:
+        if any(w.startswith(p) or f" {p} " in w or f"\n{p} " in w or f";{p} " in w for p in _CLI):
+            try:
+                lines.append(shlex.split(w, comments=True))
+            except ValueError:  # an unclosed quote: the script is not read
+                continue
+    return lines
+
+
+def _downloads(lines: Sequence[List[str]], kthena: bool):
+    for words in lines:
+        for i, w in enumerate(words):
+            source = words[i + 1] if w in ("--source", "-s") and i + 1 < len(words) else ""
+            if source.startswith("hf://") or kthena and source and "://" not in source:
+                repo, out = source.removeprefix("hf://"), _after(words, ("--output-dir", "-o"))
+            elif w.rsplit("/", 1)[-1] in _CLI and i + 2 < len(words) and words[i + 1] == "download":
+                repo, out = words[i + 2], _after(words[i:], ("--local-dir",))
+            else:
+                continue
+            if out and _REPO.fullmatch(repo) and "$" not in out + repo:
+                yield repo, out
+
+
+def _after(words: Sequence[str], flags: Sequence[str]) -> Optional[str]:
+    for i, w in enumerate(words):
+        if w in flags and i + 1 < len(words):
+            return words[i + 1]
+        for f in flags:
+            if w.startswith(f + "="):
+                return w[len(f) + 1:]
+    return None

@@ -1,0 +1,78 @@
+"""An engine model path that a pod's init container fills with a Hugging Face download is read as that model
+(init_downloads.py). Shapes from volcano-sh/kthena@3cc057284c34469fcb0ed22a12dac84b1d120719:
+examples/model-serving/data-parallel-deployment.yaml (`--source hf://Qwen/Qwen3-0.6B --output-dir /tmp/cache/Qwen3`,
+then `--model /tmp/cache/Qwen3`: before, "model '/tmp/cache/Qwen3' is not in the built-in catalog", no capacity) and
+gpu-kvcache-aware.yaml (a bare `--source Qwen/Qwen3-0.6B` in kthena's downloader image)."""
+from __future__ import annotations
+
+import pytest
+
+from tests.adapters.kit import adapt, at
+
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      initContainers:
+INIT
+      containers:
+        - name: engine
+          image: vllm/vllm-openai:v0.13.0
+          command: [python3, -m, vllm.entrypoints.openai.api_server, --model, MODEL, --max-model-len, "2048"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+"""
+
+
+def _pod(init: str, model: str = "/tmp/cache/Qwen3") -> str:
+    return POD.replace("INIT\n", init).replace("MODEL", model)
+
+
+KTHENA = """\
+        - name: downloader
+          image: ghcr.io/volcano-sh/downloader:v0.2.0
+          args: [--source, SOURCE, --output-dir, /tmp/cache/Qwen3]
+"""
+
+
+@pytest.mark.parametrize("source", ["hf://Qwen/Qwen3-0.6B", "Qwen/Qwen3-0.6B"])
+@pytest.mark.parametrize("model", ["/tmp/cache/Qwen3", "/tmp/cache/Qwen3/"])
+def test_kthena_downloader_names_the_model_the_engine_loads(source, model):
+    text = _pod(KTHENA.replace("SOURCE", source), model)
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-0.6B" and dep.model.id.raw == model
+    assert at(text, dep.model.id.source) == model  # still where the engine is told what to load
+    assert dep.model.id.show() == f"{model} (= Qwen/Qwen3-0.6B)"
+
+
+@pytest.mark.parametrize("init", [
+    "        - name: fetch\n          image: python:3.12\n          command: [huggingface-cli, download, "
+    "Qwen/Qwen3-0.6B, --local-dir, /tmp/cache/Qwen3]\n",
+    "        - name: fetch\n          image: python:3.12\n          command: [sh, -c]\n          args:\n"
+    "            - pip install -U huggingface_hub && hf download Qwen/Qwen3-0.6B --local-dir=/tmp/cache/Qwen3\n",
+])
+def test_hugging_face_cli_download_names_the_model(init):
+    [dep] = adapt(_pod(init)).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-0.6B"
+
+
+@pytest.mark.parametrize("init", [
+    KTHENA.replace("SOURCE", "s3://bucket/qwen"),  # another scheme: no Hugging Face id
+    KTHENA.replace("SOURCE", "hf://$(MODEL_ID)"),  # not known
+    KTHENA.replace("SOURCE", "Qwen/Qwen3-0.6B").replace("ghcr.io/volcano-sh/downloader:v0.2.0", "busybox"),
+    KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B").replace("/tmp/cache/Qwen3]", "/tmp/cache/other]"),
+    KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B") + KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-8B"),  # which?
+    "        - name: fetch\n          command: [sh, -c, \"hf download 'Qwen/Qwen3-0.6B --local-dir /tmp/cache/Qwen3\"]\n",
+])
+def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing(init):
+    [dep] = adapt(_pod(init)).deployments
+    assert dep.model.id.value == "/tmp/cache/Qwen3" and dep.model.id.raw in ("", "/tmp/cache/Qwen3")
+
+
+@pytest.mark.parametrize("init", ["        - 3\n", "        - {name: x, command: 3, args: {a: 1}}\n",
+                                  "        - {name: x, command: [hf, download]}\n", "        - {name: x, args: [--source]}\n"])
+def test_odd_init_containers_never_crash(init):
+    adapt(_pod(init))
