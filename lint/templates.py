@@ -71,9 +71,12 @@ _HELM_VARIABLE = lazy_compile(r"^\$\w[\w.]*\s*(?:\}|$)|\$\w*\s*:?=")
 _GO_ACTION = lazy_compile(r"^(?:(?:if|else|end|range|with|break|continue)\b|[.$(])")
 _COMMENT = lazy_compile(r"(^|\s)#")
 # A template placeholder: mustache/handlebars `{{X}}`, `{{{X}}}`, `{{#if X}}`, Jinja `{% if %}`, GitHub
-# Actions' `${{ x }}` (unclosed on its line: up to the line's end). libyaml reads `{` as a flow mapping,
-# so an unquoted one breaks the syntax where it stands or on the line after (a block tag on its own line).
-_PLACEHOLDER = lazy_compile(r"\$?\{\{\{?.*?\}\}\}?|\$?\{\{.*|\{%.*?%\}|\{%.*")
+# Actions' `${{ x }}` (unclosed on its line: up to the line's end), Terraform's template directives `%{ if x ~}`
+# (templatefile; a line of its own in awslabs/data-on-eks@a546a1905d017a93a11fb44d17d08d286f7bfb44:
+# infra/terraform/helm-values/aws-for-fluentbit.yaml, where libyaml reads `%` as a YAML directive). libyaml reads
+# `{` as a flow mapping, so an unquoted one breaks the syntax where it stands or on the line after (a block tag on
+# its own line).
+_PLACEHOLDER = lazy_compile(r"\$?\{\{\{?.*?\}\}\}?|\$?\{\{.*|\{%.*?%\}|\{%.*|%\{.*?\}|%\{.*")
 # A quoted placeholder is a YAML string that breaks nothing: not one to blame. A quote opens a scalar only
 # where one starts (`don't` is no quote); an unclosed one runs to the line's end (a string over several
 # lines), so every match succeeds where it starts and a long line costs its length, not its square.

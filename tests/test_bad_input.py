@@ -230,7 +230,12 @@ def test_a_template_placeholder_that_breaks_the_syntax_is_named(tmp_path):
     for tag, error in (("{{#if HAS_TOKEN}}", "4:3: CTX001 [error] invalid YAML: while scanning a simple key could "
                                              "not find expected ':'"),
                        ("{% if token %}", "3:2: CTX001 [error] invalid YAML: while scanning for the next token found "
-                                          "character that cannot start any token")):
+                                          "character that cannot start any token"),
+                       # Terraform's templatefile directive (awslabs/data-on-eks@
+                       # a546a1905d017a93a11fb44d17d08d286f7bfb44:infra/terraform/helm-values/aws-for-fluentbit.yaml);
+                       # before, no hint
+                       ("%{ if enable_ipv6 ~}", "3:2: CTX001 [error] invalid YAML: while scanning a directive could "
+                                                "not find expected directive name")):
         _, lines = check_bytes(tmp_path, f"env:\n  - name: A\n{tag}\n  - name: B\n".encode())
         assert lines == [f"deploy.yaml:{error}. It looks like a template placeholder ({tag} on line 3): " + HINT]
 
