@@ -266,14 +266,15 @@ def test_a_router_marker_in_a_word_is_never_missed_by_the_cheap_test(texts):
     ("gpt-4o-mini", "gemma", False),
 ])
 def test_llama_server_alias_is_the_name_it_serves(tmp_path, alias, upstream, served):
-    # thr3a/llama-cpp-docker-compose@d25464c5222c704e142db7d431812c8099b34441:docker-compose.yml + litellm_config.yaml: llama-server `-a gpt-4o-mini`
-    # behind a LiteLLM route `openai/gpt-4o-mini`. Before, a false CTX606 [error]: "... serves
-    # /root/.cache/llama.cpp/gemma-4-31B-it-Q4_K_M.gguf. Requests get HTTP 404".
+    # thr3a/llama-cpp-docker-compose@d25464c5222c704e142db7d431812c8099b34441:docker-compose.yml +
+    # litellm_config.yaml: llama-server `-a gpt-4o-mini` behind a LiteLLM route `openai/gpt-4o-mini`. Before, a
+    # false CTX606 [error]: "... serves /root/.cache/llama.cpp/gemma-4-31B-it-Q4_K_M.gguf. Requests get HTTP 404".
     (tmp_path / "docker-compose.yml").write_text(
         "services:\n  main:\n    image: ghcr.io/ggml-org/llama.cpp:server-cuda\n"
         f"    command: --host 0.0.0.0 --port 8000 --model /models/gemma.gguf --ctx-size 4096 -a {alias}\n")
     (tmp_path / "litellm_config.yaml").write_text(
-        f"model_list:\n  - model_name: main\n    litellm_params: {{model: openai/{upstream}, api_base: http://main:8000}}\n")
+        f"model_list:\n  - model_name: main\n"
+        f"    litellm_params: {{model: openai/{upstream}, api_base: http://main:8000}}\n")
     out = run(["check", str(tmp_path), "--select", "CTX606", "--fail-on", "never"]).out
     if served:
         assert out == "", out

@@ -8,10 +8,12 @@
 The engine's `--model /tmp/cache/Qwen3` is a local path, which names no model; the pod's init container says
 which one it is. Two downloaders are read, both writing a Hugging Face repository's snapshot into the directory
 given (huggingface_hub `snapshot_download(repo_id, local_dir=...)`):
-- kthena's downloader (volcano-sh/kthena@3cc057284c34469fcb0ed22a12dac84b1d120719:python/kthena/downloader/app.py: `-s/--source` "'<namespace>/
-  <repo_name>' or 'hf://<namespace>/<repo_name>'", `-o/--output-dir`; huggingface.py calls snapshot_download with
-  `repo_id=` the source and `local_dir=` the output dir), read only with the `hf://` prefix (a bare `org/name` source
-  could be a path of another scheme's downloader);
+- kthena's downloader (volcano-sh/kthena@3cc057284c34469fcb0ed22a12dac84b1d120719:python/kthena/downloader/
+  app.py: `-s/--source` "'<namespace>/<repo_name>' or 'hf://<namespace>/<repo_name>'", `-o/--output-dir`;
+  huggingface.py calls snapshot_download with `repo_id=` the source and `local_dir=` the output dir; base.py
+  get_downloader sends every source but `s3://`, `obs://`, `pvc://` and `ms://` to Hugging Face): an `hf://`
+  source in any image, a bare `org/name` one only in kthena's own image (`volcano-sh/downloader`), as another
+  tool's `--source` may mean something else;
 - the Hugging Face CLI, `huggingface-cli download REPO --local-dir DIR` or `hf download REPO --local-dir DIR`, as a
   command or inside an `sh -c` script.
 An engine model path equal to such a directory (a trailing `/` aside) is read as the repository, its text kept as

@@ -65,7 +65,8 @@ def test_hugging_face_cli_download_names_the_model(init):
     KTHENA.replace("SOURCE", "Qwen/Qwen3-0.6B").replace("ghcr.io/volcano-sh/downloader:v0.2.0", "busybox"),
     KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B").replace("/tmp/cache/Qwen3]", "/tmp/cache/other]"),
     KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B") + KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-8B"),  # which?
-    "        - name: fetch\n          command: [sh, -c, \"hf download 'Qwen/Qwen3-0.6B --local-dir /tmp/cache/Qwen3\"]\n",
+    "        - name: fetch\n          command: [sh, -c, \"hf download 'Qwen/Qwen3-0.6B --local-dir /tmp/cache/Qwen3\"]"
+    "\n",  # an unclosed quote: the script is not read
 ])
 def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing(init):
     [dep] = adapt(_pod(init)).deployments
@@ -73,6 +74,7 @@ def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing
 
 
 @pytest.mark.parametrize("init", ["        - 3\n", "        - {name: x, command: 3, args: {a: 1}}\n",
-                                  "        - {name: x, command: [hf, download]}\n", "        - {name: x, args: [--source]}\n"])
+                                  "        - {name: x, command: [hf, download]}\n",
+                                  "        - {name: x, args: [--source]}\n"])
 def test_odd_init_containers_never_crash(init):
     adapt(_pod(init))

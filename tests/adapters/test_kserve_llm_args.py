@@ -110,9 +110,10 @@ def test_a_command_of_its_own_replaces_the_preset_and_runs_its_args_as_written()
 
 
 def test_json_whose_quotes_the_presets_eval_removes_says_what_vllm_receives():
-    # opendatahub-io/odh-model-controller@57b43aad41aea718861b6c70b38a16794fc4ac8e:server/samples/workload-single-node-pd.yaml: the JSON is right as
-    # written, but the preset's `eval` re-reads it and vLLM gets `{kv_connector:NixlConnector,...}`. Before, the
-    # message ended at Python's "Expecting property name enclosed in double quotes", which reads as a typo in the file.
+    # opendatahub-io/odh-model-controller@57b43aad41aea718861b6c70b38a16794fc4ac8e:server/samples/
+    # workload-single-node-pd.yaml: the JSON is right as written, but the preset's `eval` re-reads it and vLLM
+    # gets `{kv_connector:NixlConnector,...}`. Before, the message ended at Python's "Expecting property name
+    # enclosed in double quotes", which reads as a typo in the file.
     text = _service("""\
         args:
           - --kv_transfer_config
