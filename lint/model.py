@@ -45,6 +45,47 @@ class Val(Generic[T]):
         return fmt(self.value)
 
 
+class _PlacedOnRead:
+    """`Val.source` of a Val made by `Val.later`: its place is found on the first read, then kept as a plain field.
+    A run states ~7 engine settings a role and reports on few of them, and finding each one's place (aligning
+    its characters in a list item or a script) was ~4% of a tree run. Non-data: a Val made by __init__ holds its
+    source in its own dict, which Python reads first."""
+
+    __slots__ = ()
+
+    def __get__(self, val: Any, cls: Any = None) -> Any:
+        if val is None:
+            return self
+        place = val.__dict__
+        try:
+            found = place.pop("_place")
+        except KeyError:
+            raise AttributeError("source") from None
+        source = place["source"] = found()
+        return source
+
+
+Val.source = _PlacedOnRead()  # type: ignore[assignment,misc]  # after @record, which took the annotations
+
+
+def placed_later(value: T, place: Callable[[], Source], raw: str = "") -> Val[T]:
+    """Val(value, place(), raw), `place()` called only when the Val's source is first read (by a rule that
+    reports the value, a comparison, a hash, a copy or a pickle). `place` must give the same Source whenever it
+    is called: it may be called after its caller's state has moved on."""
+    val = object.__new__(Val)
+    fields_ = val.__dict__
+    fields_["value"], fields_["_place"], fields_["raw"] = value, place, raw
+    return val
+
+
+def _state(val: Val) -> dict:
+    """What pickles and copies a Val: its fields, its place found first (the function finding it may not pickle)."""
+    return {"value": val.value, "source": val.source, "raw": val.raw}
+
+
+Val.__getstate__ = _state  # type: ignore[attr-defined]
+
+
 def fmt(value: object) -> str:
     """Format token counts with thousands separators, everything else as is."""
     if isinstance(value, bool):

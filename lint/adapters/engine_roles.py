@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any, Callable, Optional, Tuple
 
 from ctxlint.engines import Invocation, Problem, Setting
-from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Parallelism, Source, Val, placed_later
 
 from ..records import record
 
@@ -261,11 +261,18 @@ def _takes_encode(inv: Invocation) -> bool:
     return flag is not None and "encode" in flag.choices
 
 
-def role_facts(inv: Invocation, where: SourceOf) -> RoleFacts:
-    """The role-level facts of one invocation; `where(setting)` gives a setting's source."""
+def role_facts(inv: Invocation, where: SourceOf,
+               later: Optional[Callable[[Setting], Callable[[], Source]]] = None) -> RoleFacts:
+    """The role-level facts of one invocation; `where(setting)` gives a setting's source. `later(setting)`, when
+    given, a function giving it at any later time: each stated setting's place is then found only if read
+    (model.placed_later)."""
     kind, kind_source = role_kind(inv, where)
-    args = tuple((name, Val(s.value, where(s), raw=s.raw_text))
-                 for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
+    if later is None:
+        args = tuple((name, Val(s.value, where(s), raw=s.raw_text))
+                     for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
+    else:
+        args = tuple((name, placed_later(s.value, later(s), s.raw_text))
+                     for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
     per_pod = _per_pod(inv)
     names = PARALLEL_SETTINGS - ({"data_parallel_size"} if per_pod else set())
     unknown = any(s is not None and s.origin in STATED and s.value is None

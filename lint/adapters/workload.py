@@ -33,6 +33,7 @@ this module re-exports them.
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import declined_by_script
@@ -251,7 +252,12 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
-        roles = self.device_roles(inv, role_facts(inv, where), self.engine_env_args(inv, assigns), run, where)
+        # every stated setting's place is found only if read: by a reader as it is now (a copy of its fields,
+        # which it replaces, never changes, as it goes on to its next command)
+        now = object.__new__(type(self))
+        now.__dict__.update(self.__dict__)
+        later = lambda s: partial(now.setting_source, s, tokens, assigns)  # noqa: E731
+        roles = self.device_roles(inv, role_facts(inv, where, later), self.engine_env_args(inv, assigns), run, where)
         if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
             roles = [replace(r, name=cmd.branch) for r in roles]
         role = roles[0]
