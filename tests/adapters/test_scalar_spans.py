@@ -151,6 +151,41 @@ def test_block_scalars_and_odd_values_align_as_the_reference(lines, header, extr
         assert _as_list(_align(text, node, value)) == _slow(text, node, value)
 
 
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 3), st.text(alphabet="ab -#\t", max_size=12)), min_size=1, max_size=8),
+       st.sampled_from(["|", "|-", "|+", "|2", "|1-"]), st.integers(0, 3), st.sampled_from(["\n", "\r\n"]),
+       st.booleans())
+def test_literal_blocks_a_line_at_a_time_align_as_the_reference(lines, header, indent, newline, blanks):
+    # lines: (extra spaces, text); an empty text is an empty line, typed empty or with blanks (`blanks`)
+    pad = " " * (indent + 1)
+    body = "".join((pad + " " * extra + line if line.strip() else (pad if blanks else "")) + newline
+                   for extra, line in lines)
+    text = f"k: {header}{newline}{body}after: 1{newline}"
+    try:
+        node = parse_text(text, "b.yaml").documents[0].root.get("k")
+    except (AttributeError, IndexError):
+        return
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str) or node.style != "|":
+        return
+    for value in (node.value, node.value[:-1], node.value + "\n", " " + node.value):
+        assert _as_list(_align(text, node, value)) == _slow(text, node, value), (text, value)
+
+
+def test_literal_blocks_typed_as_decoded_take_the_line_at_a_time_path():
+    from ctxlint.adapters.scalar_spans import _literal_lines
+
+    text = "k: |\n  vllm serve m \\\n    --max-model-len 8192\n\n  echo done\n"
+    node = parse_text(text, "b.yaml").documents[0].root.get("k")
+    begin = _content_start(text, node)
+    found = _literal_lines(text, begin, node.end_index, node.value)
+    # a run for each line, the continuation line's two spaces matched at its first two columns
+    assert (found.starts, found.raws) == ([0, 15, 17, 38, 39], [7, 22, 26, 47, 50])
+    assert _as_list(found) == _slow(text, node, node.value)
+    blank = text.replace("\n\n", "\n  \n")  # blanks on the empty line: typed otherwise, left to _by_character
+    node = parse_text(blank, "b.yaml").documents[0].root.get("k")
+    assert _literal_lines(blank, _content_start(blank, node), node.end_index, node.value) is None
+
+
 def test_offsets_index_as_the_list_they_stand_for():
     from ctxlint.adapters.scalar_spans import Offsets
 
