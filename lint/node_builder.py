@@ -23,6 +23,7 @@ _PLAIN_SCALARS = {tag: SafeConstructor.yaml_constructors[tag] for tag in (
 
 _CONSTRUCTED: Dict[Tuple[str, str], Any] = {}  # (tag, text) -> the null, bool, int or float it constructs
 _UNSEEN = object()
+_new_node = object.__new__  # a Node with its slots unset, filled by the builder (Node.__init__'s work, written out)
 
 
 class TreeTooLarge(Exception):
@@ -88,8 +89,12 @@ class Builder:
         if self._budget < 0:
             raise TreeTooLarge()
         if type(node) is ScalarNode:
-            value = node.value if node.tag == STR_TAG and not self._json_numbers else self._scalar(node)
-            return Node(SCALAR, value, node, path)
+            # Node(SCALAR, value, node, path), its slots filled here (see _mapping)
+            built = _new_node(Node)
+            built.kind, built._keys, built.path = SCALAR, None, path
+            built.value = node.value if node.tag == STR_TAG and not self._json_numbers else self._scalar(node)
+            built.start, built.end, built.style, built.tag = node.start_mark, node.end_mark, node.style, node.tag
+            return built
         if not isinstance(node, (MappingNode, SequenceNode)):
             return Node(SCALAR, self._scalar(node), node, path)
         # build()'s collection branch, written again here: a helper both called would add a Python
@@ -178,8 +183,10 @@ class Builder:
         return f"<{type(node).__name__}>"  # complex keys are never meaningful to ctxlint
 
     def _mapping(self, node: yaml.MappingNode, path: str) -> Node:
-        result = Node(MAP, {}, node, path)
-        values = result.value
+        result = _new_node(Node)  # Node(MAP, {}, node, path), its slots filled here (see below)
+        values = result.value = {}
+        result.kind, result.path, result.style, result.tag = MAP, path, getattr(node, "style", None), node.tag
+        result.start, result.end = node.start_mark, node.end_mark
         keys = result._keys = Unbuilt()  # key -> its composer node: a Node only when read (Node.keys)
         merged: List[Tuple[Any, Node, Node]] = []
         # Without aliases a plain string value is built here, not by a call per value: most of a
@@ -209,7 +216,12 @@ class Builder:
                 self._budget -= 1
                 if self._budget < 0:
                     raise TreeTooLarge()
-                values[key] = Node(SCALAR, value_node.value, value_node, key_path)
+                # Node(SCALAR, value_node.value, value_node, key_path), its slots filled here: a class call
+                # runs its __init__ in an interpreter loop of its own, for each of ~70 nodes a file
+                built = values[key] = _new_node(Node)
+                built.kind, built.value, built._keys, built.path = SCALAR, value_node.value, None, key_path
+                built.start, built.end = value_node.start_mark, value_node.end_mark
+                built.style, built.tag = value_node.style, STR_TAG
             else:
                 values[key] = self._walk(value_node, key_path)
             keys[key] = written
