@@ -10,6 +10,7 @@ they look at one value only; the engine config-file reader (config.py) converts 
 from __future__ import annotations
 
 import json
+from bisect import bisect_left
 from typing import Any, Optional, Sequence
 
 from .flagspec import EngineSpec, FlagSpec
@@ -131,9 +132,7 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
             else s.value if isinstance(s.value, str) and s.value and not s.value.isspace() else "..."
         # an abbreviating parser takes a dropped spelling for a prefix of the flags that replaced it
         prefix = f"{s.flag_spelling}-"
-        # by identity: `in` on the list compares records field by field, ~0.4 ms a dropped flag
-        longer = sorted(x for g in spec.flags if all(g is not r for r in spec.removed) for x in g.spellings
-                        if x.startswith(prefix)) if spec.allow_abbrev else []
+        longer = _kept_spellings(spec, prefix) if spec.allow_abbrev else []
         head = f"ambiguous option: {s.flag_spelling} could match {', '.join(longer)}" if len(longer) > 1 else \
             f"unrecognized arguments: {s.flag_spelling}"
         back = f", back in {f.restored_in}" if f.restored_in else ""
@@ -141,6 +140,28 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
                            f"{f.instead.replace('{value}', value)})", s.flag_index, s.flag_span, s.flag_item,
                            f.name, since=f.removed_in, until=f.restored_in))
     return out
+
+
+_KEPT: dict[int, tuple] = {}  # id(spec) -> (spec, the spellings of its flags no release dropped, sorted)
+
+
+def _kept_spellings(spec: EngineSpec, prefix: str) -> list[str]:
+    """The spellings starting with `prefix` of the flags of `spec` that are not dropped (FlagSpec.removed_in), sorted;
+    the sorted list is made once per table (each dropped flag given scanned every flag against every dropped one)."""
+    known = _KEPT.get(id(spec))
+    if known is None or known[0] is not spec:  # held: its id is not reused meanwhile
+        if len(_KEPT) >= 256:
+            _KEPT.clear()
+        # by identity: `in` on the list compares records field by field, ~0.4 ms a dropped flag
+        known = _KEPT[id(spec)] = (spec, sorted(x for g in spec.flags if all(g is not r for r in spec.removed)
+                                                for x in g.spellings))
+    kept = known[1]
+    found = []
+    for k in range(bisect_left(kept, prefix), len(kept)):
+        if not kept[k].startswith(prefix):
+            break
+        found.append(kept[k])
+    return found
 
 
 def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:

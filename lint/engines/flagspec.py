@@ -6,6 +6,7 @@ touches parsing code.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import Any, Optional
 
 from ..records import field, record
@@ -168,8 +169,7 @@ class EngineSpec:
             # so `--device` would stand for 0.31's `--device-memory-utilization` where vLLM 0.28-0.30 reads it as
             # `--device-ids` and 0.31 on as ambiguous (vllm-0.30.0/vllm/engine/arg_utils.py:1081, 0.31.0 :1137 and
             # :1327): such a word stays unknown, as before the alias was listed
-            hits = {self.lookup[s].name: s for s in self.lookup
-                    if s.startswith(spelling) and s not in self.late_words}
+            hits = {self.lookup[s].name: s for s in starting_with(self, spelling) if s not in self.late_words}
             if len(hits) == 1:
                 return self.lookup[next(iter(hits.values()))], None
             if len(hits) > 1:
@@ -187,6 +187,27 @@ class EngineSpec:
     def by_name(self, name: str) -> Optional[FlagSpec]:
         # A dict, not a scan of ~85 flags: rules ask for every engine argument of every role.
         return self.names.get(name)
+
+
+_SORTED: dict[int, tuple] = {}  # id(spec) -> (spec, its lookup's size, its spellings sorted, each one's place in it)
+
+
+def starting_with(spec: EngineSpec, prefix: str) -> list[str]:
+    """The spellings of `spec.lookup` that start with `prefix`, in the lookup's order: a range of them sorted,
+    found by bisection (an unknown flag of an abbreviating parser scanned every spelling of its table)."""
+    known = _SORTED.get(id(spec))
+    if known is None or known[0] is not spec or known[1] != len(spec.lookup):  # held: its id is not reused
+        if len(_SORTED) >= 256:
+            _SORTED.clear()
+        known = _SORTED[id(spec)] = (spec, len(spec.lookup), sorted(spec.lookup),
+                                     {s: k for k, s in enumerate(spec.lookup)})
+    ordered, place = known[2], known[3]
+    found = []
+    for k in range(bisect_left(ordered, prefix), len(ordered)):
+        if not ordered[k].startswith(prefix):
+            break
+        found.append(ordered[k])
+    return sorted(found, key=place.__getitem__) if len(found) > 1 else found
 
 
 def F(name: str, *spellings: str, **kw: Any) -> FlagSpec:
