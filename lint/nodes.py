@@ -85,7 +85,7 @@ class Node:
             if isinstance(key, int):
                 node = node.value[key] if node.kind == SEQ and -len(node.value) <= key < len(node.value) else None
             else:
-                node = node.get(key)
+                node = node.value.get(key) if node.kind == MAP else None  # get(), written out: ~3 keys a dig
         return node
 
     def plain(self) -> Any:

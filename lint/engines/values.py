@@ -25,13 +25,24 @@ _ALIASES = {"llama.cpp": "llamacpp", "llama-cpp": "llamacpp", "llama-server": "l
 _TRUE = ("1", "true")
 
 
+_NORMALIZED: dict = {}  # a written name (a str) -> its engine id or None: every rule asks for each deployment's
+_UNSEEN = object()
+
+
 def normalize_engine(name: Any) -> Optional[str]:
     """The engine id ("vllm", "sglang", ...) for a written name, or None when unknown."""
-    if not isinstance(name, str):
+    if type(name) is str:
+        found = _NORMALIZED.get(name, _UNSEEN)
+        if found is not _UNSEEN:
+            return found
+    elif not isinstance(name, str):
         return None
     key = name.strip().lower()
     key = _ALIASES.get(key, key)
-    return key if key in ENGINES else None
+    engine = key if key in ENGINES else None
+    if type(name) is str and len(_NORMALIZED) < 1024:  # bounded: any file may name any engine
+        _NORMALIZED[name] = engine
+    return engine
 
 
 def flag(engine: str, name: str) -> Optional[FlagSpec]:
