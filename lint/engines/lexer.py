@@ -21,6 +21,8 @@ _ARRAY_START = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # A run of characters the unquoted loop would take one by one as literals (`#` only
 # starts a comment at a word's start); lex_quotes.py has the one inside double quotes.
 _PLAIN_RUN = lazy_compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
+# Every character a branch of Lexer.run tests for before its last one (a run of literals)
+_SPECIAL = frozenset("\\ \t\r\n#'\"$`{<>&;|()")
 OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
 REDIRECTS = (">>", "<<<", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 
@@ -172,7 +174,12 @@ class Lexer(QuotedReads):
         s, n = self.s, len(self.s)
         while self.i < n:
             c = s[self.i]
-            if c == "\\" and self.i + 1 < n and s[self.i + 1] == "\n":
+            if c not in _SPECIAL:  # the last branch below, tested first: most of a script is runs of literals
+                self._plain_run(s)
+            elif c == " ":  # the next most common: `c in " \t\r"` below
+                self._end_word()
+                self.i += 1
+            elif c == "\\" and self.i + 1 < n and s[self.i + 1] == "\n":
                 self.i += 2  # line continuation: joins the lines, no word break
             elif c == "\\":
                 if self.i + 1 < n:
@@ -225,15 +232,19 @@ class Lexer(QuotedReads):
                 op = next(o for o in OPERATORS if s.startswith(o, self.i))
                 self.out.append(Op(op, *self.src(self.i, self.i + len(op))))
                 self.i += len(op)
-            else:
-                run = _PLAIN_RUN.match(s, self.i)
-                end = run.end() if run else self.i + 1
-                if self.go:  # a run stops where an action may start
-                    end = max(self.i + 1, next_action(s, self.i + 1, end))
-                self._lit_run(self.i, end, False)
-                self.i = end
+            else:  # `#` inside a word, `{` that starts no action
+                self._plain_run(s)
         self._end_word()
         return self.out, self.problems
+
+    def _plain_run(self, s: str) -> None:
+        """Literal characters from self.i, as many as _PLAIN_RUN takes (at least one)."""
+        run = _PLAIN_RUN.match(s, self.i)
+        end = run.end() if run else self.i + 1
+        if self.go:  # a run stops where an action may start
+            end = max(self.i + 1, next_action(s, self.i + 1, end))
+        self._lit_run(self.i, end, False)
+        self.i = end
 
     def _redirect(self) -> None:
         s = self.s
