@@ -193,17 +193,18 @@ class Builder:
         # manifest's nodes are keys and string values (the same Node _plain would make).
         inline = self._inline
         simple = simple_keys.get  # True for a str key child_path writes with a dot
+        text_keys = not self._json_numbers
         for written, value_node in node.value:  # the key as the composer wrote it, its value
-            tag = written.tag
-            if tag == MERGE_TAG:
+            # a plain string key (most keys) first: its tag is no merge key's
+            if written.tag == STR_TAG and text_keys and type(written) is ScalarNode:
+                key = written.value  # what _key gives a plain string key
+            elif written.tag == MERGE_TAG:
                 sources = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
                 for src in sources:
                     if isinstance(src, yaml.MappingNode):
                         built = self._walk(src, path)
                         merged.extend((k, built.keys[k], v) for k, v in built.value.items())
                 continue
-            if tag == STR_TAG and not self._json_numbers and type(written) is ScalarNode:
-                key = written.value  # what _key gives a plain string key
             else:
                 key = self._key(written)
                 if not isinstance(written, yaml.ScalarNode) and self.on_complex_key is not None:
