@@ -12,12 +12,23 @@ import yaml
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source
+from ctxlint.records import maker
 
 MAP, SEQ, SCALAR = "map", "seq", "scalar"
 _SIMPLE_KEY = lazy_compile(r"^[A-Za-z_][A-Za-z0-9_\-]*$")
 STR_TAG = "tag:yaml.org,2002:str"
 
 Key = Union[str, int]
+
+
+_make_source: Optional[Callable[..., Source]] = None  # records.maker(Source): a Source without a class call
+
+
+def _source_maker() -> Callable[..., Source]:
+    """Made at the first position asked for, not at import (a one-file run asks for few)."""
+    global _make_source
+    _make_source = maker(Source)
+    return _make_source
 
 
 class Node:
@@ -69,7 +80,8 @@ class Node:
 
     def source(self, file: str) -> Source:
         start, end = self.start, self.end
-        return Source(file, start.line + 1, start.column + 1, self.path, end.line + 1, end.column + 1)
+        return (_make_source or _source_maker())(file, start.line + 1, start.column + 1, self.path, end.line + 1,
+                                                 end.column + 1)
 
     def get(self, key: Any) -> Optional["Node"]:
         if self.kind != MAP:

@@ -26,7 +26,7 @@ from operator import attrgetter
 from .record_fields import MISSING as _MISSING
 from .record_fields import DataclassFields, Field, field, fields, replace
 
-__all__ = ["record", "is_frozen", "field", "fields", "replace", "values_getter"]
+__all__ = ["record", "is_frozen", "field", "fields", "replace", "values_getter", "maker"]
 
 _FROZEN = "__record_frozen__"
 
@@ -219,7 +219,7 @@ def _lazy_init(cls, specs, frozen: bool):
     return __init__
 
 
-def _compile_init(cls, specs, frozen: bool):
+def _compile_init(cls, specs, frozen: bool, make: bool = False):
     """The __init__ `dataclass` would generate: same parameters, defaults, factories,
     assignment (object.__setattr__ when frozen) and __post_init__ call."""
     scope = {"__object_setattr": object.__setattr__, "__has_factory": _HAS_FACTORY}
@@ -255,12 +255,27 @@ def _compile_init(cls, specs, frozen: bool):
         body.insert(0, "__dict = self.__dict__")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
-    text = f"def __init__({', '.join(params)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
+    if make:  # the same body on a new instance, returned (maker)
+        scope.update(__new=object.__new__, __cls=cls)
+        params, body = params[1:], ["self = __new(__cls)", *body, "return self"]
+    name = "make" if make else "__init__"
+    text = f"def {name}({', '.join(params)}):\n    " + ("\n    ".join(body) or "pass") + "\n"
     namespace: dict = {}
     exec(text, scope, namespace)  # noqa: S102 - generated from the class's own field names
-    init = namespace["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
+    init = namespace[name]
+    init.__qualname__ = f"{cls.__qualname__}.{name}"
     return init
+
+
+def maker(cls):
+    """A function taking __init__'s arguments that builds an instance of the record class `cls` as its compiled
+    __init__ does, without calling the class: a class call runs the Python __init__ in an interpreter loop of its
+    own (type.__call__, then slot_tp_init), ~700 instructions a record where a function call is inlined. For the
+    hot sites of a few classes (a value's Source, a word's Token); a class with a __post_init__ or an __init__ of
+    its own has none."""
+    if "__init__" in cls.__dict__ and not cls.__dict__.get("__record_init__") or hasattr(cls, "__post_init__"):
+        raise TypeError(f"{cls.__qualname__}: no maker for a class with its own __init__ or a __post_init__")
+    return _compile_init(cls, list(cls.__record_fields__.values()), is_frozen(cls), make=True)
 
 
 def _made(f) -> str:

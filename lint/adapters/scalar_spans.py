@@ -16,6 +16,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source
 from ctxlint.lines import after_break, line_bounds, line_starts
+from ctxlint import nodes
 from ctxlint.nodes import SCALAR, Node, adopt
 
 _ESCAPE_LEN = {"x": 4, "u": 6, "U": 10}
@@ -64,8 +65,9 @@ class ScalarSpans:
         line = bisect.bisect_right(starts, first) - 1
         end_line = line if last < (starts[line + 1] if line + 1 < len(starts) else last + 1) and last >= first \
             else bisect.bisect_right(starts, last) - 1
-        return Source(self.file, line + 1, first - starts[line] + 1, node.path if path is None else path,
-                      end_line + 1, last - starts[end_line] + 2)
+        return (nodes._make_source or nodes._source_maker())(  # Source(...) without a class call
+            self.file, line + 1, first - starts[line] + 1, node.path if path is None else path,
+            end_line + 1, last - starts[end_line] + 2)
 
     def within(self, node: Node, value: Optional[str] = None, begin: int = 0) -> Callable[[Node], Source]:
         """Where each node of a YAML document parsed out of a scalar's decoded text (from

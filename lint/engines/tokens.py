@@ -83,7 +83,19 @@ def typed(text: str, item: Optional[int] = None) -> Token:
         offsets = (tuple(range(n)), tuple(range(1, n + 1)))
         if n <= 1024:
             _TYPED[n] = offsets
-    return Token(text, 0, n, offsets[0], offsets[1], (), item)
+    return (_make_token or token_maker())(text, 0, n, offsets[0], offsets[1], (), item)
+
+
+_make_token: Optional[Callable[..., "Token"]] = None  # records.maker(Token): a Token without a class call
+
+
+def token_maker() -> Callable[..., "Token"]:
+    """Made at the first token (records.maker); Token(...)'s arguments."""
+    global _make_token
+    from ..records import maker
+
+    _make_token = maker(Token)
+    return _make_token
 
 
 @record(frozen=True)

@@ -16,7 +16,7 @@ from typing import Callable, Optional
 from .arith import arithmetic
 from .command_strings import Locals, partial_value
 from .gotemplate import lookup_key
-from . import shellarrays
+from . import shellarrays, tokens
 from .lexer import Word
 from .tokens import Resolver, SplitProblem, Token, VarRef
 
@@ -100,7 +100,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         start, end = word.span()
         if len(runs) == 1:  # most words: one run of literals
             text, starts, ends = runs[0]
-            return [Token(text, start, end, starts, ends, (), ctx.item)]
+            return [(tokens._make_token or tokens.token_maker())(text, start, end, starts, ends, (), ctx.item)]
         return [Token("".join([run[0] for run in runs]), start, end,
                       tuple(chain.from_iterable([run[1] for run in runs])),
                       tuple(chain.from_iterable([run[2] for run in runs])), (), ctx.item)]
