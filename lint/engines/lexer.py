@@ -65,6 +65,18 @@ class Op:
     end: int
 
 
+_make_part = _make_word = None  # records.maker(Part), records.maker(Word): ~10 a script line, no class call each
+
+
+def _makers() -> tuple:
+    """Made at the first word lexed, not at import."""
+    global _make_part, _make_word
+    from ..records import maker
+
+    _make_part, _make_word = maker(Part), maker(Word)
+    return _make_part, _make_word
+
+
 class Lexer(QuotedReads):
     def __init__(self, text: str, base: Optional[list[Span]] = None, k8s: bool = False, go: bool = False,
                  outer_dq: bool = False) -> None:
@@ -102,7 +114,7 @@ class Lexer(QuotedReads):
     def _lit(self, ch: str, a: int, b: int, quoted: bool) -> None:
         w = self._cur()
         if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
-            w.parts.append(Part("lit", quoted=quoted))
+            w.parts.append((_make_part or _makers()[0])("lit", quoted=quoted))
         s, e = self.src(a, b)
         w.parts[-1].runs.append((ch, (s,), (e,)))
 
@@ -117,7 +129,7 @@ class Lexer(QuotedReads):
             return
         w = self._cur()
         if not w.parts or w.parts[-1].kind != "lit" or w.parts[-1].quoted != quoted:
-            w.parts.append(Part("lit", quoted=quoted))
+            w.parts.append((_make_part or _makers()[0])("lit", quoted=quoted))
         if base is None:
             w.parts[-1].runs.append((self.s[a:b], tuple(range(a, b)), tuple(range(a + 1, b + 1))))
             return
@@ -126,7 +138,7 @@ class Lexer(QuotedReads):
 
     def _cur(self) -> Word:
         if self.word is None:
-            self.word = Word(local_start=self.i)
+            self.word = (_make_word or _makers()[1])(local_start=self.i)  # Word(local_start=self.i)
             if self.conditions:  # a word rendered only when the innermost `{{ if }}` holds
                 self._raw_part("var", *self.conditions[-1][1:], False, name=self.conditions[-1][0], style="go-if")
         return self.word

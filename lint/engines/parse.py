@@ -36,6 +36,17 @@ def _flaglike(text: str) -> bool:
 
 
 
+_make_setting = None  # records.maker(Setting), made at the first flag read
+
+
+def _setting_maker():
+    global _make_setting
+    from ..records import maker
+
+    _make_setting = maker(Setting)
+    return _make_setting
+
+
 class _Parser:
     def __init__(self, spec: EngineSpec, tokens: list[Token]) -> None:
         self.spec, self.toks = spec, tokens
@@ -68,8 +79,8 @@ class _Parser:
                 self.dups.append(Problem(f"{spelling} given more than once; the last one wins", fidx,
                                          (ft.start, ft.end), ft.item, f.name, prev.flag_index, prev.flag_span))
         vitem = self.toks[vidx].item if vidx is not None else ft.item
-        self.settings[f.name] = Setting(value, raw, vidx, vspan, "flag", spelling, fidx,
-                                        (ft.start, ft.end), vitem, note, ft.item)
+        self.settings[f.name] = (_make_setting or _setting_maker())(  # Setting(...), without a class call
+            value, raw, vidx, vspan, "flag", spelling, fidx, (ft.start, ft.end), vitem, note, ft.item)
 
     def run(self, start: int) -> None:
         self.start = start
