@@ -253,10 +253,18 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
         # every stated setting's place is found only if read: by a reader as it is now (a copy of its fields,
-        # which it replaces, never changes, as it goes on to its next command)
+        # which it replaces, never changes, as it goes on to its next command), once, as `where` finds it
         now = object.__new__(type(self))
         now.__dict__.update(self.__dict__)
-        later = lambda s: partial(now.setting_source, s, tokens, assigns)  # noqa: E731
+
+        def placed(s: Setting) -> Source:
+            # by id, as `where`: every setting asked for is held (by `inv`, then by the Val placing it)
+            found = sources.get(id(s))
+            if found is None:
+                found = sources[id(s)] = now.setting_source(s, tokens, assigns)
+            return found
+
+        later = partial(partial, placed)  # later(s): placed(s), called when the Val's source is read
         roles = self.device_roles(inv, role_facts(inv, where, later), self.engine_env_args(inv, assigns), run, where)
         if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
             roles = [replace(r, name=cmd.branch) for r in roles]
