@@ -252,10 +252,13 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
-        # every stated setting's place is found only if read: by a reader as it is now (a copy of its fields,
-        # which it replaces, never changes, as it goes on to its next command), once, as `where` finds it
+        # every stated setting's place is found only if read: by a reader as it is now (a copy of the fields
+        # setting_source reads, which the reader replaces, never changes, as it goes on to its next command; not
+        # the roles it has read, whose Vals would hold it: a cycle a run would leave to the collector), once, as
+        # `where` finds it
         now = object.__new__(type(self))
-        now.__dict__.update(self.__dict__)
+        now.c, now.file, now.env_nodes, now.config_sources = self.c, self.file, self.env_nodes, self.config_sources
+        now.item_nodes, now.item_texts = self.item_nodes, self.item_texts
 
         def placed(s: Setting) -> Source:
             # by id, as `where`: every setting asked for is held (by `inv`, then by the Val placing it)
