@@ -87,6 +87,11 @@ FLAGS = (
       tags=PAR),
     F("moe_dp_size", "--moe-data-parallel-size", "--moe-dp-size", kind="int", default=1, tags=PAR),
     T("enable_dp_attention", "--enable-dp-attention", tags=PAR),
+    # DP attention's width from 0.5.22, DP attention by itself (sglang-0.5.22 wheel: sglang/srt/arg_groups/fields/
+    # parallel.py:81-90; a derived field, no flag, in 0.5.21: fields/parallel.py:285); the reserve reads it
+    # (physics/reserve_sglang.dp_attention_width)
+    F("attn_dp_size", "--attention-data-parallel-size", "--attn-dp-size", kind="int", default=1, tags=PAR,
+      spelled_since=(("--attention-data-parallel-size", "0.5.22"), ("--attn-dp-size", "0.5.22"))),
     F("nnodes", "--nnodes", kind="int", default=1, tags=PAR),
     F("node_rank", "--node-rank", kind="int", default=0, tags=PAR),
     F("dist_init_addr", "--dist-init-addr", tags=PAR),

@@ -38,6 +38,7 @@ from ctxlint.versions import parse_version
 from ..records import record
 from .mamba import _STATE_DTYPES, state_bytes
 from .models import LINEAR
+from .reserve_sglang import dp_attention_width
 from .terms import GIB
 
 _V0_5_4, _V0_5_7, _V0_5_9, _V0_5_17 = (parse_version(v) for v in ("0.5.4", "0.5.7", "0.5.9", "0.5.17"))
@@ -101,7 +102,7 @@ def _rules(v, settings: Mapping[str, Any], gdn: bool) -> list[str]:
 
 
 def _fixed(settings: Mapping[str, Any]) -> tuple[int, str]:
-    dp = (_int(settings, "dp_size") or 1) if settings.get("enable_dp_attention") is True else 1
+    dp = dp_attention_width(settings) or 1  # --attn-dp-size from 0.5.22 (reserve_sglang.dp_attention_width)
     for key in ("max_mamba_cache_size", "max_running_requests"):
         n = _int(settings, key)
         if n:

@@ -47,6 +47,12 @@ DEEPEP_PREFILL = "0.5.17"
 # sglang/srt/server_args.py:1322; 0.5.13: 1627-1633); 0.5.14 dropped the term (sglang-0.5.14 wheel:
 # sglang/srt/server_args.py:3276-3316 has none).
 SPECULATIVE = (("0.5.3", 2048), ("0.5.10", 4096), ("0.5.14", 0))
+# From 0.5.22 a default decode CUDA-graph batch is capped at --max-running-requests before the reserve reads it
+# (`decode_max_bs_is_default and max_running_requests < max_bs`: sglang-0.5.22 and 0.5.23 wheels,
+# sglang/srt/arg_groups/memory_hook.py:182-188; 0.5.21 has no cap: memory_hook.py:172-180), so a server that runs
+# 8 requests at a time reserves 8 x 2 MiB of decode graphs, not 48 x 2 (an L4). A batch set with
+# --cuda-graph-max-bs-decode is kept.
+RUNNING_CAP = "0.5.22"
 # The capture sizes (sglang-0.5.10/sglang/srt/server_args.py:1397-1415; sglang-0.5.23/sglang/srt/arg_groups/
 # cuda_graph_hook.py:480-497), 4608 and up every 512 to the prefill max.
 _SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(576, 1025, 64), *range(1280, 4097, 256))
@@ -56,6 +62,18 @@ _SIZES = (*range(4, 33, 4), *range(48, 257, 16), *range(288, 513, 32), *range(57
 # every release from 0.5.3 (sglang-0.5.3 wheel: sglang/srt/server_args.py:650-657; from 0.5.22 the width is
 # attn_dp_size, which `--dp-size N --enable-dp-attention` resolves to: sglang-0.5.23 wheel: sglang/srt/arg_groups/
 # parallel_hook.py:52-57, memory_hook.py:370-378).
+
+
+def dp_attention_width(settings: Mapping[str, Any]) -> int:
+    """The number of DP-attention groups inside the TP group, 0 when DP attention is off. 0.5.22 added
+    `--attn-dp-size N` (alias --attention-data-parallel-size), which turns DP attention on by itself
+    (`attn_dp_enabled_of`: attn_dp_size > 1, sglang-0.5.22 wheel: sglang/srt/runtime_context.py; the field:
+    sglang/srt/arg_groups/fields/parallel.py:81-90), and reads the older `--dp-size N --enable-dp-attention` as
+    `attn_dp_size = N, dp_size = 1` (parallel_hook.py:39-60); the two together are refused (:281-285)."""
+    attn = _int(settings, "attn_dp_size")
+    if attn is not None and attn > 1:
+        return attn
+    return (_int(settings, "dp_size") or 1) if settings.get("enable_dp_attention") is True else 0
 
 
 class Role(NamedTuple):
@@ -81,7 +99,7 @@ def _int(settings: Mapping[str, Any], key: str) -> Optional[int]:
 def role_of(settings: Mapping[str, Any]) -> Role:
     """The settings the reserve reads, once per estimate."""
     mode = settings.get("disaggregation_mode")
-    dp = (_int(settings, "dp_size") or 1) if settings.get("enable_dp_attention") is True else 0
+    dp = dp_attention_width(settings)
     spec = settings.get("speculative_algorithm")
     return Role(mode if mode in ("prefill", "decode") else None, dp, settings.get("moe_a2a_backend") == "deepep",
                 str(spec).upper() if spec else None, max(1, _int(settings, "speculative_num_draft_tokens") or 1),
@@ -102,8 +120,9 @@ def _era(label: str) -> Era:
 
 
 _ALWAYS = tuple(r for r, *_ in SMALL_TIER) + (PREFILL_GRAPHS,)
-_ERAS = {label: _era(label) for label in (*_ALWAYS, ROLES, DEEPEP_PREFILL, *(r for r, _ in SPECULATIVE))}
+_ERAS = {label: _era(label) for label in (*_ALWAYS, ROLES, DEEPEP_PREFILL, RUNNING_CAP, *(r for r, _ in SPECULATIVE))}
 V_ROLES, V_DEEPEP_PREFILL, V_PREFILL_GRAPHS = _ERAS[ROLES].v, _ERAS[DEEPEP_PREFILL].v, _ERAS[PREFILL_GRAPHS].v
+V_RUNNING_CAP = _ERAS[RUNNING_CAP].v
 _STARTS: dict = {}
 
 
@@ -112,11 +131,11 @@ def starts(role: Role) -> Tuple[Era, ...]:
     others only when a setting they read is there (an unknown release is estimated once per era)."""
     # DP attention: its prefill graphs from 0.5.15 (mem_sglang._eager)
     key = (bool(role.spec), bool(role.mode or role.dp or role.deepep or not role.graphs),
-           role.deepep and role.mode != "decode")
+           role.deepep and role.mode != "decode", bool(role.running))
     found = _STARTS.get(key)
     if found is None:
         out = set(_ALWAYS)
-        out.update(label for label, on in zip((SPECULATIVE[-1][0], ROLES, DEEPEP_PREFILL), key) if on)
+        out.update(label for label, on in zip((SPECULATIVE[-1][0], ROLES, DEEPEP_PREFILL, RUNNING_CAP), key) if on)
         found = _STARTS[key] = tuple(sorted((_ERAS[label] for label in out), key=lambda e: e.v))
     return found
 
@@ -152,6 +171,8 @@ def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optiona
     cps = cps_d if chunked_prefill_size is None else chunked_prefill_size
     bs = bs_d if cuda_graph_max_bs is None else cuda_graph_max_bs
     v = (era or _ERAS[SMALL_TIER[0][0]]).v
+    capped = cuda_graph_max_bs is None and role.running is not None and 0 < role.running < bs and v >= V_RUNNING_CAP
+    bs = role.running if capped else bs
     later = v >= V_ROLES
     roles = role.mode if later else None
     if roles == "decode":
@@ -178,7 +199,8 @@ def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optiona
     after = _after_floor(role, roles, v)
     reserved += after[0]
     mfs = round((gpu_mib - reserved) / gpu_mib, 3)
-    terms = f" + {bs} x 2" if decode_graphs else ""
+    terms = (f" + {bs} x 2" + (" (decode graphs capped at --max-running-requests)" if capped else "")
+             if decode_graphs else "")
     terms += f" + {tp} x {pp} / 8 x 1024"
     terms += f" + DP attention {bs} x {dp} x {4.5 if bs > 300 else 3:g}" if dp else ""
     terms += f" + prefill graphs {graphs:g}" if prefill is not None else ""

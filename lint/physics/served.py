@@ -97,9 +97,14 @@ def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: 
 
 def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
     """How many times over each GPU group holds the non-expert weights. SGLang's
-    --enable-dp-attention runs attention with attn_tp = tp / dp_size (DP groups inside the TP
-    group), so those weights are split dp_size times less; the MoE layers stay over the full TP."""
-    if engine != "sglang" or not arch.num_experts or not _on(settings, "enable_dp_attention"):
+    --enable-dp-attention (--attn-dp-size from 0.5.22) runs attention with attn_tp = tp / dp_size (DP
+    groups inside the TP group), so those weights are split dp_size times less; the MoE layers stay
+    over the full TP."""
+    if engine != "sglang" or not arch.num_experts:
         return 1, ""
-    dp = min(positive_int(settings.get("dp_size"), 1), tp)
-    return (dp, f"SGLang DP attention: attention TP {tp} / dp_size {dp}") if dp > 1 else (1, "")
+    # 0.5.22's --attn-dp-size N is DP attention by itself (reserve_sglang.dp_attention_width)
+    name = "attn_dp_size" if positive_int(settings.get("attn_dp_size"), 1) > 1 else "dp_size"
+    if name == "dp_size" and not _on(settings, "enable_dp_attention"):
+        return 1, ""
+    dp = min(positive_int(settings.get(name), 1), tp)
+    return (dp, f"SGLang DP attention: attention TP {tp} / {name} {dp}") if dp > 1 else (1, "")
