@@ -92,6 +92,11 @@ FLAGS = (
     # (physics/reserve_sglang.dp_attention_width)
     F("attn_dp_size", "--attention-data-parallel-size", "--attn-dp-size", kind="int", default=1, tags=PAR,
       spelled_since=(("--attention-data-parallel-size", "0.5.22"), ("--attn-dp-size", "0.5.22"))),
+    # a VLM's language model alone: no VLM reduction of the automatic fraction (physics/vlm_sglang.py; sglang-0.5.23
+    # wheel: sglang/srt/arg_groups/fields/disagg.py:136-146, memory_hook.py:283-288)
+    T("language_only", "--language-only", tags=MEM), T("language_model_only", "--language-model-only", tags=MEM),
+    # Gemma-3, Llama-4 and Step3-VL are served as text without it, with no VLM reduction (physics/vlm_sglang.py)
+    T("enable_multimodal", "--enable-multimodal", tags=MEM),
     F("nnodes", "--nnodes", kind="int", default=1, tags=PAR),
     F("node_rank", "--node-rank", kind="int", default=0, tags=PAR),
     F("dist_init_addr", "--dist-init-addr", tags=PAR),
@@ -146,6 +151,8 @@ ENGINE_ENV = (
     EngineEnv("SGLANG_DISAGGREGATION_WAITING_TIMEOUT", "int", 300, "seconds decode waits for KV"),
     EngineEnv("SGLANG_DISAGG_STAGING_BUFFER", "bool", False, "needed for heterogeneous TP PD (non-MLA)"),
     EngineEnv("SGLANG_MAX_NEW_TOKENS_LIMIT", "int", None, "extra output cap on newer versions"),
+    # read by physics/vlm_sglang.post_capture_planned (sglang-0.5.21..0.5.23 wheels: sglang/srt/environ.py)
+    EngineEnv("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "bool", False, "sizes the KV pool after CUDA-graph capture"),
 )
 
 # Arguments of SGLang's benchmark scripts that no server argument is, nor starts (argparse would take a prefix of

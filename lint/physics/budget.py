@@ -16,6 +16,7 @@ from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
 from .terms import GIB, MIB, Term, gib, subtract
+from .vlm_sglang import vision_tower
 from .vllm_block import block_size
 
 Step = tuple[str, str, Any]
@@ -153,7 +154,7 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     if miss:
         return miss
     pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device,
-                                             arch.is_mla)
+                                             arch.is_mla, vision_tower(arch, s))
     kv = pre.point * mfs - weights.point
     kv_low = pre.low * mfs - weights.high
     kv_high = pre.high * mfs_high - weights.low

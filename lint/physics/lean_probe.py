@@ -24,6 +24,7 @@ from operator import attrgetter
 from typing import Any, Callable, Dict, Optional
 
 from . import mem_sglang, mem_vllm
+from .vlm_sglang import vision_tower
 from .accelerators import Accelerator
 from .activation import profile_peak
 from .budget import CONTEXT, _num
@@ -138,17 +139,18 @@ class _Sglang:
     weights, mem_sglang.terms asked per device (its automatic fraction reads the memory's tiers and the
     device's nvidia-smi figure)."""
 
-    def __init__(self, tp: int, pp: int, s, weights: Term, version: Optional[str], mla: bool) -> None:
+    def __init__(self, tp: int, pp: int, s, weights: Term, version: Optional[str], mla: bool,
+                 vision: Optional[float] = None) -> None:
         self.block = int(_num(s, "page_size", 1) or 1)
         cap = _num(s, "max_total_tokens")
         self.cap = int(cap) if cap else None
         self.tp, self.pp, self.settings, self.version, self.weights = tp, pp, s, version, weights
-        self.mla = mla
+        self.mla, self.vision = mla, vision
 
     def at(self, total: float, acc: Accelerator) -> tuple:
         pre, mfs, mfs_high, _ = mem_sglang.terms(total, acc.nvidia_smi_total_mib or total / MIB, self.tp, self.pp,
                                                  self.settings, self.version, getattr(acc, "name", "") or "",
-                                                 self.mla)
+                                                 self.mla, self.vision)
         weights = self.weights
         return pre.point * mfs - weights.point, pre.low * mfs - weights.high, pre.high * mfs_high - weights.low
 
@@ -179,7 +181,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
     elif engine == "sglang" and not arch.linear_state and LINEAR not in arch.layer_kinds:
         # (a linear/Mamba model: budget._sglang takes its state pool out by release, mamba_sglang.py)
-        budget, whole = _Sglang(tp, pp, settings, weights, version, arch.is_mla), False
+        budget, whole = _Sglang(tp, pp, settings, weights, version, arch.is_mla, vision_tower(arch, settings)), False
     else:
         return lean
     block = max(1, budget.block)

@@ -19,6 +19,7 @@ A version that is not known takes the smallest fraction of the four (the point) 
 """
 from __future__ import annotations
 
+import math
 from typing import Any, List, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
@@ -26,6 +27,7 @@ from ctxlint.versions import parse_version
 from .reserve_sglang import (PREFILL_GRAPHS, SMALL_TIER, V_PREFILL_GRAPHS, V_ROLES, Role, auto_formula,  # noqa: F401
                              role_of, starts)
 from .terms import GIB, MIB, Term
+from .vlm_sglang import post_capture_fraction, post_capture_planned, vlm_factor
 
 
 def _tiers(gpu_mib: float, tp: int, pp: int) -> Tuple[float, str]:
@@ -141,9 +143,11 @@ def pcie_group(device: str, tp: int) -> bool:
 
 
 def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
-          version: Optional[str], device: str = "", mla: bool = False) -> Tuple[Term, float, float, str]:
+          version: Optional[str], device: str = "", mla: bool = False,
+          vision: Optional[float] = None) -> Tuple[Term, float, float, str]:
     """(memory before weights, mem_fraction_static point, its high, how the fraction was set); `mla`: the model
-    runs an MLA backend (its prefill CUDA graphs reserve 1.5 GiB)."""
+    runs an MLA backend (its prefill CUDA graphs reserve 1.5 GiB); `vision`: its vision tower's parameters in
+    billions (vlm_sglang.vlm_factor)."""
     # CUDA context ~0.4 GiB on one H100 (docs log: 78.81 of 79.19 free); NCCL and custom all-reduce
     # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93). A group of
     # more than two PCIe cards runs no custom all-reduce (pcie_group), and there NCCL's init took little: 4x L4
@@ -161,5 +165,14 @@ def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str,
     mfs = settings.get("mem_fraction_static")
     if isinstance(mfs, (int, float)) and not isinstance(mfs, bool) and mfs:
         return pre, float(mfs), float(mfs), "mem_fraction_static as set"
-    point, high, how = auto_fraction(gpu_mib or total / MIB, tp, pp, settings, version, mla)
+    gpu = gpu_mib or total / MIB
+    point, high, how = auto_fraction(gpu, tp, pp, settings, version, mla)
+    if post_capture_planned(settings, version, mla):
+        after, why = post_capture_fraction(gpu, tp, pp)
+        if after > high:
+            high, how = after, f"{how}; {why}"
+    vlm = vlm_factor(vision, settings, version)
+    if vlm is not None:
+        # four places, down (SGLang does not round the product)
+        point, how = min(math.floor(point * vlm[0] * 1e4) / 1e4, high), f"{point:g} {vlm[1]}; {how}"
     return pre, point, high, how
