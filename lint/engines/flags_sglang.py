@@ -97,6 +97,9 @@ FLAGS = (
     T("language_only", "--language-only", tags=MEM), T("language_model_only", "--language-model-only", tags=MEM),
     # Gemma-3, Llama-4 and Step3-VL are served as text without it, with no VLM reduction (physics/vlm_sglang.py)
     T("enable_multimodal", "--enable-multimodal", tags=MEM),
+    # cuda_ipc / cuda_vmm reserve SGLANG_MM_FEATURE_CACHE_MB out of the KV budget (physics/vlm_sglang.mm_reserve;
+    # sglang-0.5.21 wheel: sglang/srt/arg_groups/fields/mm.py:138)
+    F("mm_feature_transport", "--mm-feature-transport", choices=("cpu", "cuda_ipc", "cuda_vmm"), tags=MEM),
     F("nnodes", "--nnodes", kind="int", default=1, tags=PAR),
     F("node_rank", "--node-rank", kind="int", default=0, tags=PAR),
     F("dist_init_addr", "--dist-init-addr", tags=PAR),
@@ -153,6 +156,8 @@ ENGINE_ENV = (
     EngineEnv("SGLANG_MAX_NEW_TOKENS_LIMIT", "int", None, "extra output cap on newer versions"),
     # read by physics/vlm_sglang.post_capture_planned (sglang-0.5.21..0.5.23 wheels: sglang/srt/environ.py)
     EngineEnv("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "bool", False, "sizes the KV pool after CUDA-graph capture"),
+    EngineEnv("SGLANG_VLM_CACHE_SIZE_MB", "int", 100, "a multimodal model's embedding cache, off the KV budget"),
+    EngineEnv("SGLANG_MM_FEATURE_CACHE_MB", "int", 1024, "the GPU feature-transport pool, off the KV budget"),
 )
 
 # Arguments of SGLang's benchmark scripts that no server argument is, nor starts (argparse would take a prefix of

@@ -16,7 +16,7 @@ from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
 from .terms import GIB, MIB, Term, gib, subtract
-from .vlm_sglang import vision_tower
+from .vlm_sglang import mm_reserve, vision_tower
 from .vllm_block import block_size
 
 Step = tuple[str, str, Any]
@@ -153,14 +153,18 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     miss = _missing(total, weights, block, "mem_fraction_static")
     if miss:
         return miss
+    vision = vision_tower(arch, s)
     pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device,
-                                             arch.is_mla, vision_tower(arch, s))
-    kv = pre.point * mfs - weights.point
-    kv_low = pre.low * mfs - weights.high
+                                             arch.is_mla, vision)
+    # a multimodal model's post-sizing caches (vlm_sglang.mm_reserve): off the point and the low end, not the top
+    mm = mm_reserve(vision, s, version)
+    kv = pre.point * mfs - weights.point - (mm[0] if mm else 0)
+    kv_low = pre.low * mfs - weights.high - (mm[0] if mm else 0)
     kv_high = pre.high * mfs_high - weights.low
+    less = f" - {mm[1]}" if mm else ""
     steps: list[Step] = [(pre.label, pre.how, pre.point), ("mem_fraction_static", how, mfs),
                          ("weights", weights.how, weights.point),
-                         ("KV budget", f"{gib(pre.point)} x {mfs:g} - weights {gib(weights.point)}", kv)]
+                         ("KV budget", f"{gib(pre.point)} x {mfs:g} - weights {gib(weights.point)}{less}", kv)]
     rule = f"SGLang {version or '(version unknown)'}: KV = memory before weights x mem_fraction_static - weights"
     asm = [rule, f"mem_fraction_static {mfs:g}: {how}"]
     if arch.linear_state:  # a linear/Mamba model: its state pool comes out first (mamba_sglang.py)

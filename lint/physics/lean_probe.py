@@ -24,7 +24,7 @@ from operator import attrgetter
 from typing import Any, Callable, Dict, Optional
 
 from . import mem_sglang, mem_vllm
-from .vlm_sglang import vision_tower
+from .vlm_sglang import mm_reserve, vision_tower
 from .accelerators import Accelerator
 from .activation import profile_peak
 from .budget import CONTEXT, _num
@@ -146,13 +146,16 @@ class _Sglang:
         self.cap = int(cap) if cap else None
         self.tp, self.pp, self.settings, self.version, self.weights = tp, pp, s, version, weights
         self.mla, self.vision = mla, vision
+        reserve = mm_reserve(vision, s, version)
+        self.mm = reserve[0] if reserve else 0.0
 
     def at(self, total: float, acc: Accelerator) -> tuple:
         pre, mfs, mfs_high, _ = mem_sglang.terms(total, acc.nvidia_smi_total_mib or total / MIB, self.tp, self.pp,
                                                  self.settings, self.version, getattr(acc, "name", "") or "",
                                                  self.mla, self.vision)
-        weights = self.weights
-        return pre.point * mfs - weights.point, pre.low * mfs - weights.high, pre.high * mfs_high - weights.low
+        weights, mm = self.weights, self.mm  # budget._sglang's figures, as it takes them
+        return pre.point * mfs - weights.point - mm, pre.low * mfs - weights.high - mm, \
+            pre.high * mfs_high - weights.low
 
 
 def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:

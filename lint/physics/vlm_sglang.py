@@ -73,6 +73,38 @@ def vlm_factor(vision_params_b: Optional[float], settings: Mapping[str, Any],
                     f"0.302B; the band's top leaves it out: SGLang reduces only a model it serves as multimodal)")
 
 
+# A multimodal model's KV budget also leaves out what it allocates after the pool is sized: SGLANG_VLM_CACHE_SIZE_MB
+# (EnvInt 100) of embedding cache, + SGLANG_MM_FEATURE_CACHE_MB (1024) under --mm-feature-transport cuda_ipc or
+# cuda_vmm (`mm_runtime_reservation_gb`, sglang-0.5.21 wheel: sglang/srt/mem_cache/kv_cache_configurator.py:154-171,
+# 2204; 0.5.23: 202-219, 3034-3038); `rest_memory = available - slack - mm_reservation`. Releases before 0.5.21 were
+# not read for it.
+_MM_RESERVE = parse_version("0.5.21")
+
+
+def _mib(settings: Mapping[str, Any], key: str, default: int) -> int:
+    try:
+        value = int(str(settings.get(key, default)).strip())
+    except ValueError:
+        return default  # SGLang refuses it at start; the default keeps the estimate going
+    return max(0, value)
+
+
+def mm_reserve(vision_params_b: Optional[float], settings: Mapping[str, Any],
+               version: Optional[str]) -> Optional[Tuple[float, str]]:
+    """(bytes, how) a multimodal model's KV budget leaves for its post-sizing caches, or None."""
+    if not vision_params_b or _on(settings, "language_only") or _on(settings, "language_model_only"):
+        return None
+    v = parse_version(version) if version else None
+    if v is not None and v < _MM_RESERVE:
+        return None
+    mib = _mib(settings, "SGLANG_VLM_CACHE_SIZE_MB", 100)
+    how = f"multimodal embedding cache {mib} MiB"
+    if settings.get("mm_feature_transport") in ("cuda_ipc", "cuda_vmm"):
+        feature = _mib(settings, "SGLANG_MM_FEATURE_CACHE_MB", 1024)
+        mib, how = mib + feature, f"{how} + feature transport pool {feature} MiB"
+    return (mib * 1024 * 1024, how) if mib else None
+
+
 def post_capture_planned(settings: Mapping[str, Any], version: Optional[str], mla: bool) -> bool:
     """Whether SGLang may size the pool after capturing its CUDA graphs (`post_capture_kv_sizing_planned`,
     sglang-0.5.23 wheel: sglang/srt/arg_groups/overrides.py:1791-1861): the env switch, no MLA backend, no memory

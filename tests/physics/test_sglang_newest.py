@@ -11,7 +11,7 @@ from ctxlint.physics.mem_sglang import auto_fraction, terms
 from ctxlint.physics.models import lookup_model
 from ctxlint.physics.served import attention_replicas
 from ctxlint.physics.terms import MIB
-from ctxlint.physics.vlm_sglang import vision_tower
+from ctxlint.physics.vlm_sglang import mm_reserve, vision_tower
 from ctxlint.records import replace
 
 L4_MIB, H100_MIB, H200_MIB = 23034, 81559, 143771  # nvidia-smi's totals
@@ -111,10 +111,31 @@ def test_which_models_sglang_serves_as_multimodal() -> None:
     # a user's config.json names the class: Gemma3ForConditionalGeneration is the text-by-default one
     assert vision_tower(replace(qwen, architectures=("Gemma3ForConditionalGeneration",)), {}) is None
     assert vision_tower(replace(gemma, architectures=("Gemma4ForConditionalGeneration",)), {}) == 0.4117
-    # end to end: Qwen2.5-VL-7B on one H100 at 0.5.23 keeps 0.6906 of it, the band's top 0.835
+    # end to end: Qwen2.5-VL-7B on one H100 at 0.5.23 keeps 0.6906 of it, the band's top 0.835, and 100 MiB of
+    # embedding cache off the budget (1,829 tokens of 57,344 B)
     r = estimate(CapacityInput(qwen, "sglang", "H100-SXM-80GB", engine_version="0.5.23"))
-    assert (r.pool_tokens, r.pool_high) == (729_837, 945_921)
+    assert (r.pool_tokens, r.pool_high) == (728_008, 945_921)
     assert any(a.startswith("mem_fraction_static 0.6906: 0.83 x 0.832 for the vision tower") for a in r.assumptions)
+
+
+def test_a_multimodal_model_leaves_its_caches_out_of_the_kv_budget() -> None:
+    # mm_runtime_reservation_gb (sglang-0.5.21 wheel: mem_cache/kv_cache_configurator.py:154-171, 2204; 0.5.23:
+    # 202-219, 3034-3038): SGLANG_VLM_CACHE_SIZE_MB (100), + SGLANG_MM_FEATURE_CACHE_MB (1024) on a GPU transport,
+    # whatever the fraction; 0.5.20 and earlier not read for it
+    assert mm_reserve(QWEN25_VL_TOWER, {}, "0.5.23") == (100 * MIB, "multimodal embedding cache 100 MiB")
+    assert mm_reserve(QWEN25_VL_TOWER, {"mm_feature_transport": "cuda_ipc", "SGLANG_VLM_CACHE_SIZE_MB": "200"},
+                      None) == (1224 * MIB, "multimodal embedding cache 200 MiB + feature transport pool 1024 MiB")
+    assert mm_reserve(QWEN25_VL_TOWER, {"SGLANG_VLM_CACHE_SIZE_MB": "0"}, "0.5.23") is None
+    assert mm_reserve(QWEN25_VL_TOWER, {"SGLANG_VLM_CACHE_SIZE_MB": "lots"}, "0.5.23")[0] == 100 * MIB
+    assert mm_reserve(QWEN25_VL_TOWER, {"language_only": True}, "0.5.23") is None
+    assert mm_reserve(QWEN25_VL_TOWER, {}, "0.5.20") is None
+    assert mm_reserve(None, {}, "0.5.23") is None
+    # a fraction as set keeps it too: 78.80 GiB x 0.85 - 15.45 GiB - 100 MiB
+    qwen = lookup_model("Qwen/Qwen2.5-VL-7B-Instruct")
+    r = estimate(CapacityInput(qwen, "sglang", "H100-SXM-80GB", engine_version="0.5.23",
+                               settings={"mem_fraction_static": 0.85}))
+    assert [s for s in r.steps if s[0] == "KV budget"][0][1] == ("78.80 GiB x 0.85 - weights 15.45 GiB - multimodal "
+                                                                 "embedding cache 100 MiB")
 
 
 DEPLOYMENT = """\
@@ -151,8 +172,10 @@ def test_a_deployment_reads_the_vlm_switches_and_the_post_capture_env(tmp_path) 
                             "json")
         return json.loads(result.out)["deployments"][0]["prefill_pool"]["tokens"]
 
-    assert pool() == 290_334  # the VLM reduction (0.843 x 0.832 of the L40S), 407,232 without it
+    # the VLM reduction (0.843 x 0.832 of the L40S) and the 100 MiB embedding cache; 407,232 without either
+    assert pool() == 288_505
     assert pool(', "--language-only"') == pool(', "--language-model-only"') == 407_232
+    assert pool(', "--mm-feature-transport", "cuda_vmm"') == 269_781  # 1 GiB more (18,724 tokens of 57,344 B)
     # Llama-3.1-8B on one L4 keeps no pool under the reserve (test_sglang_releases), but sized after capture it may
     # hold 16,384: the error becomes a warning inside the band
     def check(post):
