@@ -13,13 +13,14 @@ from typing import Any, Mapping
 
 from ctxlint.versions import parse_version
 
-from ..records import record
+from ..records import record, replace
 from .gpu_weights import weights_per_gpu
 from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import CHUNKED, SLIDING, ModelArch
-from .served import attention_replicas, expert_split, offloaded, positive_int, serving_dtype, unquantized
+from .served import (attention_replicas, expert_split, kv_tensor_parallel, narrower_attention, offloaded, positive_int,
+                     serving_dtype, unquantized)
 from .terms import Term
 
 _SWA = None  # ctxlint.physics.swa_sglang, bound on the first SGLang model with window layers
@@ -94,9 +95,12 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     br = parts.get(("kv", swa_full, swa_ratio, mla_heads))
     if br is None:
         try:
+            kv_tp, kv_tp_how = kv_tensor_parallel(engine, settings, tp)
             br = parts["kv", swa_full, swa_ratio, mla_heads] = kv_breakdown(
-                arch, engine, tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
+                arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
+            if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
+                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, kv_tp_how))
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
     hybrid = None
@@ -122,6 +126,8 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
                                                       replicas)
         notes.extend(w_notes)
+        weights, w_formula = narrower_attention(engine, arch, settings, tp, pp, fmt or arch.weight_format, weights,
+                                                w_formula, notes)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     asm.extend(weighed[2])

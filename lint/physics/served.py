@@ -95,6 +95,63 @@ def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: 
     return size * arch.num_experts / (arch.num_experts + redundant), how
 
 
+def kv_tensor_parallel(engine: str, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
+    """The tensor-parallel width SGLang splits KV heads over: its attention TP, tp // attn_dp_size //
+    attn_cp_size (`derive_attn_tp_size`, sglang-0.5.23 wheel: sglang/srt/runtime_context.py:73-76), which the
+    pool's bytes per token read (`get_num_kv_heads(get_parallel().attn_tp_size)`: model_executor/
+    pool_configurator.py:356, 438). DP attention and attention context parallelism give each GPU more heads of
+    each token, and each DP-attention group its own pool (a request sits in one); ctxlint split the heads over
+    the whole TP. A 4x RTX 5090 log agrees (Qwen3-32B, TP 4, 0.5.13.post1): 187,069 tokens at attention TP 4,
+    70,950 with --attention-context-parallel-size 2, the difference the attention weights' 2.75 GB."""
+    if engine != "sglang":
+        return tp, ""
+    attn = positive_int(settings.get("attn_dp_size"), 1)
+    dp = attn if attn > 1 else positive_int(settings.get("dp_size"), 1) if _on(settings, "enable_dp_attention") else 1
+    cp = positive_int(settings.get("attn_cp_size"), 1)
+    if dp * cp <= 1 or tp % (dp * cp):  # SGLang asserts the division (parallel_hook.py); not split otherwise
+        return tp, ""
+    parts = (f" / DP attention {dp}" if dp > 1 else "") + (f" / attention CP {cp}" if cp > 1 else "")
+    return tp // (dp * cp), f"SGLang splits KV heads over attention TP {tp // (dp * cp)} (TP {tp}{parts})"
+
+
+# Dense models whose SGLang attention splits its heads over the attention TP (`get_parallel().attn_tp_size`), not
+# the whole TP: sglang-0.5.23 wheel: sglang/srt/models/qwen3.py:164-177 (and qwen3_5.py, qwen3_next.py, falcon_h1.py,
+# nemotron_h.py); llama.py:181-194 splits over tp_size, as the other dense models do. By model_type, as the catalog
+# keeps it (a VLM's text part's).
+_ATTN_TP_DENSE = ("qwen3", "falcon_h1", "nemotron_h")
+
+
+def narrower_attention(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int, pp: int,
+                       fmt: WeightFormat | None, weights, formula: str, asm: list[str]):
+    """A dense model whose attention runs on fewer ranks than its TP (kv_tensor_parallel): its q, k, v and o
+    projections are split over the attention TP while the MLP stays over the whole TP, so each GPU holds more
+    of them (the RTX 5090 log: 15.50 GB of weights at TP 4, 18.25 with attention CP 2; q/k/v/o of Qwen3-32B at
+    attention TP 2 rather than 4 are 2.81 GiB more). Models whose code does so (_ATTN_TP_DENSE) count them;
+    for the others only the band's top of the weights does. An MoE model's are in attention_replicas."""
+    narrow, _ = kv_tensor_parallel(engine, settings, tp)
+    if weights is None or narrow >= tp or arch.num_experts or arch.is_mla:
+        return weights, formula
+    h, heads, kv, d = arch.hidden_size, arch.num_attention_heads, arch.num_kv_heads, arch.head_dim
+    if not (h and heads and kv and d):
+        asm.append(f"attention weights on attention TP {narrow} not counted (the model's attention sizes unknown)")
+        return weights, formula
+    per = 2.0 if fmt is None or unquantized(fmt) or fmt.scope == "experts" else fmt.bits / 8
+
+    def held(t: int) -> float:  # q and o by heads, k and v by KV heads (replicated below one a rank)
+        return arch.num_layers / pp * h * d * (2 * heads / t + 2 * max(1, kv // t)) * per
+
+    extra = held(narrow) - held(tp)
+    known = str(arch.model_type or "").startswith(_ATTN_TP_DENSE)
+    how = f"{formula} + attention q/k/v/o on attention TP {narrow}, not {tp}: {extra / GIB:.2f} GiB" if known \
+        else formula
+    asm.append(f"SGLang attention TP {narrow}: each GPU holds 1/{narrow} of the attention weights, "
+               f"{extra / GIB:.2f} GiB more than at TP {tp}" + ("" if known else
+                                                              " if the model's code splits them so (the band's top)"))
+    counted = extra if known else 0.0
+    return Term(weights.label, weights.point + counted, weights.low + counted, weights.high + extra, how,
+                weights.source), how
+
+
 def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int) -> tuple[int, str]:
     """How many times over each GPU group holds the non-expert weights. SGLang's
     --enable-dp-attention (--attn-dp-size from 0.5.22) runs attention with attn_tp = tp / dp_size (DP
@@ -104,7 +161,11 @@ def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any]
         return 1, ""
     # 0.5.22's --attn-dp-size N is DP attention by itself (reserve_sglang.dp_attention_width)
     name = "attn_dp_size" if positive_int(settings.get("attn_dp_size"), 1) > 1 else "dp_size"
-    if name == "dp_size" and not _on(settings, "enable_dp_attention"):
-        return 1, ""
-    dp = min(positive_int(settings.get(name), 1), tp)
-    return (dp, f"SGLang DP attention: attention TP {tp} / {name} {dp}") if dp > 1 else (1, "")
+    on = name == "attn_dp_size" or _on(settings, "enable_dp_attention")
+    dp = min(positive_int(settings.get(name), 1), tp) if on else 1
+    # attention context parallelism narrows the attention TP too (kv_tensor_parallel)
+    cp = positive_int(settings.get("attn_cp_size"), 1)
+    cp = cp if cp > 1 and tp % (dp * cp) == 0 else 1
+    how = (f"SGLang DP attention: attention TP {tp} / {name} {dp}" if dp > 1 else
+           f"SGLang attention context parallelism: attention TP {tp}") + (f" / attn_cp_size {cp}" if cp > 1 else "")
+    return (dp * cp, how) if dp * cp > 1 else (1, "")
