@@ -8,7 +8,8 @@ sglang/srt/server_args.py:680-683, 3105-3140; sglang-0.5.23 wheel: sglang/srt/ar
     mem_fraction_static x 0.95 x clamp(1 - 0.1 x (ratio - 1), 0.8, 1.05),
     ratio = vision layers x vision hidden^2 / (24 x 1024^2)   (ViT-L/14's: SGLang's "weight params count")
 
-SGLang reads the layers and width off the HF config object (`num_hidden_layers`, 24 when absent; `hidden_size`,
+The rule came with sgl-project/sglang#6881 (merged 2025-06-05; a fixed x 0.9 before it), so releases before 0.5.3,
+not read for it here, are estimated with it too. SGLang reads the layers and width off the HF config object (`num_hidden_layers`, 24 when absent; `hidden_size`,
 1024), and applies it only to a model its ModelConfig calls multimodal (an architecture in its list; Gemma-3 and
 Llama-4 only with --enable-multimodal: sglang/srt/configs/model_config.py:690-705, 820-828), not under
 --language-only / --language-model-only, and from 0.5.21 (at the latest) not to a decode role. The catalog keeps
