@@ -9,10 +9,11 @@ sglang/srt/server_args.py:680-683, 3105-3140; sglang-0.5.23 wheel: sglang/srt/ar
     ratio = vision layers x vision hidden^2 / (24 x 1024^2)   (ViT-L/14's: SGLang's "weight params count")
 
 The rule came with sgl-project/sglang#6881 (merged 2025-06-05; a fixed x 0.9 before it), so releases before 0.5.3,
-not read for it here, are estimated with it too. SGLang reads the layers and width off the HF config object (`num_hidden_layers`, 24 when absent; `hidden_size`,
-1024), and applies it only to a model its ModelConfig calls multimodal (an architecture in its list; Gemma-3 and
-Llama-4 only with --enable-multimodal: sglang/srt/configs/model_config.py:690-705, 820-828), not under
---language-only / --language-model-only, and from 0.5.21 (at the latest) not to a decode role. The catalog keeps
+not read for it here, are estimated with it too. SGLang reads the layers and width off the HF config object
+(`num_hidden_layers`, 24 when absent; `hidden_size`, 1024), and applies it only to a model its ModelConfig calls
+multimodal (an architecture in its list; Gemma-3 and Llama-4 only with --enable-multimodal: sglang/srt/configs/
+model_config.py:690-705, 820-828), not under --language-only / --language-model-only, and from 0.5.21 (at the
+latest) not to a decode role. The catalog keeps
 the tower's parameter count, not its layers and width, so the ratio is estimated as the count over ViT-L/14's
 blocks (24 x 12 x 1024^2: attention 4h^2 and an MLP of 4h, 8h^2), and whether SGLang calls the model multimodal
 is not known: the reduction lowers the point, and the band's top is the fraction without it.
