@@ -39,6 +39,7 @@ from ..records import record
 from .mamba import _STATE_DTYPES, state_bytes
 from .models import LINEAR
 from .reserve_sglang import dp_attention_width
+from .served import kv_tensor_parallel
 from .terms import GIB
 
 _V0_5_4, _V0_5_7, _V0_5_9, _V0_5_17 = (parse_version(v) for v in ("0.5.4", "0.5.7", "0.5.9", "0.5.17"))
@@ -119,8 +120,12 @@ def _ratio_count(rest: float, per: int, r: float, v) -> int:
 
 def state_pool(arch, tp: int, settings: Mapping[str, Any], version: str | None,
                rest: float | None, rest_low: float | None, rest_high: float | None) -> StatePool | None:
-    """The state pool SGLang carves out of `rest` (the budget before it: point, low, high), or None."""
-    sized = per_request(arch, tp, settings, version)
+    """The state pool SGLang carves out of `rest` (the budget before it: point, low, high), or None. A request's
+    state is split over the attention TP, not the whole TP (`tp_world_size=get_parallel().attn_tp_size`: sglang-0.5.23
+    wheel: sglang/srt/configs/nemotron_h.py:428, falcon_h1.py:305, kimi_linear.py:176; qwen3_next.py:301
+    linear_attn_tp_size(), the attention TP unless CP-TP group sharing), narrower under DP attention or attention
+    CP (served.kv_tensor_parallel)."""
+    sized = per_request(arch, kv_tensor_parallel("sglang", settings, tp)[0], settings, version)
     if sized is None or rest is None:
         return None
     per, ssm = sized

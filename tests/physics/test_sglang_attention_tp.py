@@ -70,3 +70,17 @@ def test_an_moe_model_holds_attention_per_attention_tp_group_with_context_parall
     assert attention_replicas("sglang", QWEN3_235B, {"attn_dp_size": 8}, 8) == (
         8, "SGLang DP attention: attention TP 8 / attn_dp_size 8")
     assert attention_replicas("sglang", QWEN3_235B, {"attn_cp_size": 3}, 8) == (1, "")
+
+
+def test_a_linear_attention_state_is_split_over_the_attention_tp() -> None:
+    # Mamba2StateShape.create(tp_world_size=attn_tp_size) (sglang-0.5.23 wheel: configs/nemotron_h.py:428,
+    # qwen3_next.py:301): Qwen3-Next at TP 4 with DP attention 4 holds each request's whole state on its GPU,
+    # 4 x 19,316,736 B
+    nxt = lookup_model("Qwen/Qwen3-Next-80B-A3B-Thinking")
+
+    def state(**s):
+        r = estimate(CapacityInput(nxt, "sglang", "H100-SXM-80GB", tp=4, engine_version="0.5.23", settings=s))
+        return next(a for a in r.assumptions if a.startswith("SGLang state pool")).split(" B each")[0].split(", ")[-1]
+
+    assert state() == "19,316,736"
+    assert state(attn_dp_size=4) == "77,266,944"
