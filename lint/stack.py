@@ -9,9 +9,9 @@ upstream (`--served-model-name`, else the model as given, or a LoRA adapter's na
 
 Every step is kept as evidence ("host qwen -> Service qwen (k8s/svc.yaml:4) selects
 app=qwen -> Deployment qwen (k8s/qwen.yaml:5)"). A reference that cannot be followed is
-kept as the reason the route cannot be verified, never as a pass. Only when a route has no
-backend ctxlint can follow does a unique engine serving its upstream name join it, and the
-evidence says it was by name only.
+kept as the reason the route cannot be verified, never as a pass. Only when a route states no
+address (no backend, or an `os.environ/` reference the checked files do not set) does a unique
+engine serving its upstream name join it, and the evidence says it was by name only.
 """
 from __future__ import annotations
 
@@ -62,15 +62,23 @@ def where(source: Source) -> str:
 # tools/server/server-context.cpp load_model "backward compat: use first alias as model name" (`model_name =
 # *params_base.model_alias.begin()`, the aliases kept beside it). Older builds kept one string, commas and all: both
 # readings are counted, so neither makes a false CTX606.
+# LMDeploy's `--model-name` is its served name: lmdeploy==0.18.0:lmdeploy/serve/core/async_engine.py `self.model_name =
+# model_name if model_name else model_path`, the name serve/openai/utils.py `get_model_list` accepts.
 _SERVED_NAME_FLAGS = ("served_model_name", "alias")
 
 
+def _name_flags(dep: Deployment) -> Tuple[str, ...]:
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    return _SERVED_NAME_FLAGS + (("model_name",) if engine == "lmdeploy" else ())
+
+
 def served_names(dep: Deployment) -> Tuple[str, ...]:
-    """The model names the engine answers to: --served-model-name (llama.cpp's --alias), else the model as given;
-    LoRA adapters."""
+    """The model names the engine answers to: --served-model-name (llama.cpp's --alias, LMDeploy's --model-name),
+    else the model as given; LoRA adapters."""
     names: List[str] = []
+    flags = _name_flags(dep)
     for role in dep.roles:
-        for flag in _SERVED_NAME_FLAGS:
+        for flag in flags:
             served = role.arg(flag)
             if served is None:
                 continue
@@ -83,7 +91,7 @@ def served_names(dep: Deployment) -> Tuple[str, ...]:
         if lora is not None:
             values = lora.value if isinstance(lora.value, (list, tuple)) else [lora.value]
             names.extend(str(v).split("=", 1)[0].strip() for v in values if str(v).strip())
-    if not any(r.arg(f) is not None for r in dep.roles for f in _SERVED_NAME_FLAGS) and dep.model.id is not None:
+    if not any(r.arg(f) is not None for r in dep.roles for f in flags) and dep.model.id is not None:
         names.append(str(dep.model.id.value))
     return tuple(dict.fromkeys(n for n in names if n))
 
@@ -217,6 +225,13 @@ def _loads_adapters(dep: Deployment) -> bool:
     return any(r.arg("enable_lora") is not None and r.arg("enable_lora").value is True for r in dep.roles)
 
 
+def _addressed(index: _Index, ref: BackendRef) -> bool:
+    """The backend names where requests go (a URL, a Service, a pool...): when it cannot be followed the route is not
+    joined by model name to an engine elsewhere, which would hide that it cannot be verified (CTX607). Only an
+    `os.environ/` reference the checked files do not set leaves the address unstated."""
+    return ref.kind != "env" or index.key(f"env/{ref.value}", ref.source.file) is not None
+
+
 def _workload(dep: Deployment) -> str:
     return f"{dep.input_format} {dep.display_name or '(unnamed)'} ({where(dep.source)})"
 
@@ -242,7 +257,7 @@ def build(routes: Sequence[Route], services: Sequence[Service], body_limits: Seq
         targets = list(first.values())
         by_name = False
         upstream = str(route.upstream_model.value) if route.upstream_model is not None else None
-        if not targets and upstream:
+        if not targets and upstream and not any(_addressed(index, ref) for ref in route.backends):
             serving = [d for d in index.deployments if upstream in served_names(d)]
             if len(serving) == 1:  # several engines serve the name: which one the route reaches is unknown
                 targets = [Target(d, f"{_workload(d)} serves {upstream} (joined by model name only)") for d in serving]

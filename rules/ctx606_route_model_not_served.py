@@ -1,11 +1,17 @@
 """A route sends a model name the engine behind it does not serve.
 
 Why:
-    An OpenAI-compatible engine answers only to the names it serves
-    (`--served-model-name`, else the model as given, and LoRA adapter names);
-    any other name gets HTTP 404 "model does not exist". A gateway route whose
+    vLLM and LMDeploy answer only to the names they serve (`--served-model-name`,
+    LMDeploy's `--model-name`, else the model as given, and LoRA adapter names);
+    any other name gets HTTP 404 "model ... does not exist". A gateway route whose
     upstream model name differs from what its backend serves fails every request,
     often after a rename on one side only.
+    SGLang, TGI, TensorRT-LLM's trtllm-serve and a llama-server that loads one model
+    ignore the request's model name, so a different name still reaches the model
+    and is not reported; SGLang reads a name with a colon (`qwen3:8b`) as
+    `base:adapter` and fails it unless that LoRA adapter is loaded. An engine
+    ctxlint cannot identify is not reported, nor a llama-server in router mode
+    (`--models-dir`, `--models-preset`), whose names ctxlint cannot read.
 
 Example (bad):
     ```yaml
@@ -27,12 +33,13 @@ Options:
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Iterator
+from typing import TYPE_CHECKING, Iterator, Optional
 
 from ctxlint.findings import Problem
 from ctxlint.rules._stack import route_text
 
 if TYPE_CHECKING:  # the stack module loads only for runs with gateways (engine.py)
+    from ctxlint.model import Deployment
     from ctxlint.stack import StackView
 
 ID = "CTX606"
@@ -44,14 +51,62 @@ INPUTS = ("model", "roles[].engine_args", "routes")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
+# What each engine does with a request's `model` that it does not serve (read from each engine's server code):
+# - vLLM refuses it: vllm==0.34.0:vllm/entrypoints/serve/engine/serving.py `_check_model` (called first by the chat,
+#   completion and responses handlers) returns HTTP 404 NotFoundError "The model `X` does not exist. Valid aliases:
+#   ..." unless the name is a served name, a loaded LoRA adapter or (VLLM_ALLOW_RUNTIME_LORA_UPDATING) a resolvable one.
+# - LMDeploy refuses it: lmdeploy==0.18.0:lmdeploy/serve/openai/endpoints/common.py `validate_request` returns HTTP 404
+#   "The model 'X' does not exist." unless it is in utils.py `get_model_list` (--model-name, else the model path, and
+#   the adapter names).
+# - SGLang ignores it: sglang==0.5.23:sglang/srt/entrypoints/openai/serving_base.py `handle_request` validates the
+#   messages, not the model (serving_chat.py/serving_completions.py `_validate_request`); only
+#   `_parse_model_parameter` reads it, as "base:adapter" when it holds a colon and is not the served name, and the
+#   adapter then fails in managers/tokenizer_manager.py `_validate_and_resolve_lora` ("LoRA adapter 'Y' was requested,
+#   but LoRA is not enabled", a ValueError that handle_request answers with HTTP 400). /v1/models/{model} is the only
+#   404 (http_server.py retrieve_model).
+# - TGI ignores it: huggingface/text-generation-inference@db931fcf42da018a3657580c64bf2720f167f9ab:router/src/server.rs
+#   `chat_completions` only echoes it (`Some("tgi") | None => info.model_id`, else the name as sent).
+# - llama-server with one model ignores it: ggml-org/llama.cpp@fb4026604c67c682f552337ec9b91eced0abd35a:
+#   tools/server/server-context.cpp `handle_completions_impl` sets `oaicompat_model = ctx_server.model_name` and never
+#   reads the request's. In router mode (no model given: --models-dir / --models-preset) it routes by name, and an
+#   unknown one gets HTTP 400 "model 'X' not found" (ggml-org/llama.cpp@40103380c0e579b976d6d19509bdada4d6aed8a5:
+#   tools/server/server-models.cpp `router_validate_model`), but those names are not in the checked files.
+# - trtllm-serve ignores it: NVIDIA/TensorRT-LLM@e7f7345e31e574b5d0918b756b871882c7346b3c:
+#   tensorrt_llm/serve/openai_server.py `openai_chat`/`openai_completion` never read `request.model` and answer with
+#   `model=self.model`.
+_REFUSES = {
+    "vllm": ("vLLM", 'HTTP 404 "The model `{name}` does not exist"', "add it with --served-model-name"),
+    "lmdeploy": ("LMDeploy", "HTTP 404 \"The model '{name}' does not exist.\"", "set it with --model-name"),
+}
+
+
+def _refusal(dep: Deployment, upstream: str) -> Optional[str]:
+    """What the engine answers a request for `upstream`, which it does not serve; None when it answers anyway."""
+    from ctxlint.stack import served_names
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    if engine in _REFUSES:
+        label, answer, fix = _REFUSES[engine]
+        return f"{label} answers every request with {answer.format(name=upstream)}; use the served name, or {fix}"
+    if engine == "sglang" and ":" in upstream:
+        adapter = upstream.split(":", 1)[1].strip()
+        if adapter and adapter not in served_names(dep):
+            return (f"SGLang reads it as base:adapter and fails every request with HTTP 400 (LoRA adapter "
+                    f"{adapter!r} is not loaded); use the served name, or no colon (SGLang ignores any other name)")
+    return None
+
+
 def check(view: StackView, options) -> Iterator[Problem]:
     upstream = view.route.upstream_model
     if view.serves_name is not False or upstream is None:
         return
     from ctxlint.stack import served_names, where
+    refused = [(d, _refusal(d, str(upstream.value))) for d in view.deployments]
+    refused = [(d, why) for d, why in refused if why is not None]
+    if not refused:  # every engine behind it answers any name (or is not one ctxlint knows): not a failure
+        return
     served = "; ".join(f"{d.display_name or '(unnamed)'} ({where(d.source)}) serves "
-                       f"{', '.join(served_names(d)) or 'no name ctxlint can read'}" for d in view.deployments)
+                       f"{', '.join(served_names(d)) or 'no name ctxlint can read'}" for d, _ in refused)
     yield Problem(
         f"the {route_text(view)} sends the model name {upstream.value!r} upstream, which the engine behind it does "
-        f"not serve: {served}. Requests get HTTP 404; use the served name, or add it with --served-model-name",
+        f"not serve: {served}. {'; '.join(dict.fromkeys(why for _, why in refused))}",
         upstream.source, view.route.label, evidence=view.evidence)
