@@ -16,15 +16,20 @@ given (huggingface_hub `snapshot_download(repo_id, local_dir=...)`):
   tool's `--source` may mean something else;
 - the Hugging Face CLI, `huggingface-cli download REPO --local-dir DIR` or `hf download REPO --local-dir DIR`, as a
   command or inside an `sh -c` script.
-An engine model path equal to such a directory (a trailing `/` aside) is read as the repository, its text kept as
-the value's raw form (`/tmp/cache/Qwen3 (= Qwen/Qwen3-0.6B)` in messages). A reference ctxlint cannot resolve, two
+An engine model path that names such a directory is read as the repository, its text kept as the value's raw form
+(`/tmp/cache/Qwen3 (= Qwen/Qwen3-0.6B)` in messages). The files are where the init container's `volumeMounts` put
+them: the engine's path names them when it lies at the same place of the same volume (its name, `subPath` and the
+path below the mount), wherever each container mounts it; a path on another volume, or on a container's own
+filesystem while the other's is a volume, is not the download. Two containers that mount nothing there are matched
+by their paths (a trailing `/` aside). A reference ctxlint cannot resolve, two
 repositories written to one directory, or any other downloader leave the path as it was.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 import shlex
-from typing import Dict, List, Optional, Sequence
+from typing import Dict, List, Optional, Sequence, Tuple
 
 from ..records import replace
 from ctxlint.adapters.workload import EngineRole
@@ -35,33 +40,63 @@ _REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 _CLI = ("huggingface-cli", "hf")
 
 
-def downloaded_models(pod: Optional[Node]) -> Dict[str, str]:
-    """{directory: repository} of the pod's init containers' downloads (a directory given two repositories: left
+Place = Tuple[str, str]  # (volume, path inside it), ("", absolute path) off any volume
+
+
+def downloaded_models(pod: Optional[Node]) -> Dict[Place, str]:
+    """{where: repository} of the pod's init containers' downloads (`_place`; a place given two repositories: left
     out)."""
     items = pod.get("initContainers") if pod is not None and pod.kind == MAP else None
-    found: Dict[str, Optional[str]] = {}
+    found: Dict[Place, Optional[str]] = {}
     for c in items.value if items is not None and items.kind == SEQ else []:
         if c.kind != MAP:
             continue
         image = c.get("image")
         kthena = image is not None and image.kind == SCALAR and "volcano-sh/downloader" in str(image.value)
         for repo, where in _downloads(_words(c), kthena):
-            key = where.rstrip("/") or where
+            key = _place(c, where)
             found[key] = repo if found.get(key, repo) == repo else None
     return {k: v for k, v in found.items() if v is not None}
 
 
-def with_downloaded_models(roles: List[EngineRole], pod: Optional[Node]) -> List[EngineRole]:
-    """The roles, an engine model path that an init container fills read as the repository it downloads."""
+def with_downloaded_models(roles: List[EngineRole], pod: Optional[Node],
+                           container: Optional[Node] = None) -> List[EngineRole]:
+    """The roles (of `container`, whose volume mounts place their paths), an engine model path that an init
+    container fills read as the repository it downloads."""
     if not roles or pod is None or pod.kind != MAP or pod.get("initContainers") is None:
         return roles
     downloads = downloaded_models(pod)
     out = []
     for r in roles:
         path = r.model.value if r.model is not None and isinstance(r.model.value, str) else ""
-        repo = downloads.get(path.rstrip("/")) if path.startswith("/") else None
+        repo = downloads.get(_place(container, path)) if path.startswith("/") else None
         out.append(replace(r, model=Val(repo, r.model.source, raw=path)) if repo else r)
     return out
+
+
+def _place(c: Optional[Node], path: str) -> Place:
+    """Where an absolute `path` of container `c` lies: (volume, path inside it) under the deepest of its
+    `volumeMounts` that holds it (its `subPath` in front), or ("", the path) when none does."""
+    path = posixpath.normpath(path) if path.startswith("/") else path.rstrip("/") or path
+    mounts = c.get("volumeMounts") if c is not None and c.kind == MAP else None
+    best: Optional[Tuple[int, str, str]] = None
+    for m in mounts.value if mounts is not None and mounts.kind == SEQ else []:
+        if m.kind != MAP:
+            continue
+        # a subPathExpr ($(POD_NAME)) is matched as written
+        name, at, sub = m.get("name"), m.get("mountPath"), m.get("subPath") or m.get("subPathExpr")
+        if not all(n is None or n.kind == SCALAR for n in (name, at, sub)) or name is None or at is None:
+            continue
+        at_path = str(at.value or "")
+        if not at_path.startswith("/"):
+            continue
+        at_path = posixpath.normpath(at_path)
+        if path == at_path or path.startswith(at_path.rstrip("/") + "/"):
+            if best is None or len(at_path) > best[0]:
+                inside = posixpath.normpath(posixpath.join(str(sub.value or "") if sub is not None else "",
+                                                           path[len(at_path):].lstrip("/")))
+                best = (len(at_path), str(name.value), "" if inside == "." else inside)
+    return (best[1], best[2]) if best is not None else ("", path)
 
 
 def _words(c: Node) -> List[List[str]]:

@@ -151,7 +151,8 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     for index, c in enumerate(_containers(pod)):
         reading = pod_ctx.read(c, ray_main=ray and index == 0)
         result.diagnostics.extend(reading.diagnostics)
-        roles.extend(reading.roles)
+        # a model path an init container fills, placed by this container's volume mounts (init_downloads.py)
+        roles.extend(with_downloaded_models(reading.roles, pod, c))
         if not reading.roles and "nvcr.io/nim" in str(_scalar(c.get("image"))).lower():
             roles.extend(pod_ctx.nim(c, result))  # a NIM image starts its own server: no command to read
         if reading.roles:  # an engine container: what the API server would refuse in it
@@ -159,7 +160,7 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     items = pod.get("containers") if pod is not None and pod.kind == MAP else None
     if items is not None and items.kind == MAP and pod_ctx.read(items).roles:
         result.diagnostics.append(containers_not_a_list(items, spans.file))  # an engine container without `- `
-    return with_downloaded_models(roles, pod)  # a model path an init container fills (init_downloads.py)
+    return roles
 
 
 def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool = False) -> Dict[str, Any]:

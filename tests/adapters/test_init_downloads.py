@@ -78,3 +78,35 @@ def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing
                                   "        - {name: x, args: [--source]}\n"])
 def test_odd_init_containers_never_crash(init):
     adapt(_pod(init))
+
+
+# Where the files land is a volume, not a path: kthena's example mounts one volume (example-weights) at /tmp/cache in
+# both containers. An engine path that names the same directory in another volume, or in the container's own
+# filesystem, is not what the init container downloaded; the same volume mounted elsewhere is.
+def _mounted(init_mount: str, engine_mount: str, model: str = "/tmp/cache/Qwen3") -> str:
+    init = KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B") + f"          volumeMounts: [{init_mount}]\n"
+    text = _pod(init, model)
+    return text.replace("      nodeSelector:", f"          volumeMounts: [{engine_mount}]\n      nodeSelector:") \
+        if engine_mount else text
+
+
+@pytest.mark.parametrize("init_mount, engine_mount, model", [
+    ("{name: weights, mountPath: /tmp/cache}", "{name: weights, mountPath: /tmp/cache}", "/tmp/cache/Qwen3"),
+    ("{name: weights, mountPath: /tmp/cache}", "{name: weights, mountPath: /models}", "/models/Qwen3/"),
+    ("{name: weights, mountPath: /tmp/cache/Qwen3}", "{name: weights, mountPath: /m}", "/m"),
+    ("{name: weights, mountPath: /tmp/cache, subPath: a}", "{name: weights, mountPath: /m/}", "/m/a/Qwen3"),
+])
+def test_the_volume_the_init_container_fills_names_the_model(init_mount, engine_mount, model):
+    [dep] = adapt(_mounted(init_mount, engine_mount, model)).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-0.6B" and dep.model.id.raw == model
+
+
+@pytest.mark.parametrize("init_mount, engine_mount", [
+    ("{name: scratch, mountPath: /tmp/cache}", "{name: weights, mountPath: /tmp/cache}"),  # another volume
+    ("{name: weights, mountPath: /tmp/cache, subPath: a}", "{name: weights, mountPath: /tmp/cache}"),
+    ("{name: weights, mountPath: /tmp/cache}", ""),  # the engine reads its own filesystem
+    ("{name: weights, mountPath: /data}", "{name: weights, mountPath: /tmp/cache}"),  # downloaded off the volume
+])
+def test_the_same_path_on_another_volume_is_not_the_download(init_mount, engine_mount):
+    [dep] = adapt(_mounted(init_mount, engine_mount)).deployments
+    assert dep.model.id.value == "/tmp/cache/Qwen3"
