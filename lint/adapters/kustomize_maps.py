@@ -7,8 +7,8 @@
 
 kustomize's own words (KvPairSources, kubernetes-sigs/kustomize@9cf05d7294a0947dbeb418f90cce549797ec4191:
 api/types/kvpairsources.go): a `files` source "takes the form: [{key}=]{path}. If the "key=" part is missing, the
-key is the path's basename ... In either case, the value is the file contents", and a `literals` source is
-`key=value`. The generated ConfigMap is named `<name>-<hash of its data>` (unless `disableNameSuffixHash`), and
+key is the path's basename ... In either case, the value is the file contents", a `literals` source is
+`key=value`, and an `envs` file holds `KEY=value` lines (env_pairs). The generated ConfigMap is named `<name>-<hash of its data>` (unless `disableNameSuffixHash`), and
 kustomize rewrites the references of the kustomization's resources to it: a pod template's `volumes[].configMap
 .name`, `configMapKeyRef` and `envFrom[].configMapRef` among them (nameReference, kubernetes-sigs/kustomize@
 003a131fe77f397d06120eddc17afa1c5e9bb850:api/konfig/builtinpluginconsts/namereference.go). So the manifests name it
@@ -20,6 +20,7 @@ is data, not an engine config file that launches anything of its own (engine_fil
 from __future__ import annotations
 
 import os
+import re
 import posixpath
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -27,10 +28,11 @@ from ctxlint.adapters.crd_common import objects, scalar, seq
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
-from ctxlint.nodes import MAP, SCALAR, STR_TAG, Node, Position, adopt, dotted_sources
+from ctxlint.nodes import MAP, SCALAR, STR_TAG, Marks, Node, Position, adopt, dotted_sources
 
 FILE_NAMES = ("kustomization.yaml", "kustomization.yml", "Kustomization")
 GENERATOR = "configMapGenerator"
+_ENV_NAME = re.compile(r"[-._a-zA-Z][-._a-zA-Z0-9]*")  # validation.IsEnvVarName (k8s apimachinery)
 _INPUTS = (GENERATOR, "secretGenerator")  # a Secret's input is data too, though no workload reads it here
 
 
@@ -78,6 +80,15 @@ def generated(loaded: LoadedFile, read: Any) -> List[Tuple[str, Any, GeneratedMa
             namespace = scalar(entry.get("namespace")) or scalar(root.get("namespace"))
             data: Dict[str, Node] = {}
             unread = _unread_sources(entry)
+            for item in seq(entry.get("envs")):
+                text = scalar(item)
+                found = read(os.path.normpath(os.path.join(base, text))) if isinstance(text, str) and text else None
+                pairs = env_pairs(found) if found is not None and not found.shell else None
+                if pairs is None:
+                    unread = unread or f"its `envs` input {text} was not read"
+                else:
+                    data.update(pairs[0])
+                    unread = unread or pairs[1]
             for item in seq(entry.get("literals")):
                 text = scalar(item)
                 if isinstance(text, str) and "=" in text:
@@ -103,12 +114,49 @@ def _unread_sources(entry: Node) -> Optional[str]:
     """Why a generator's ConfigMap may hold more keys than its `literals` and `files` give: `envs` files of
     KEY=VALUE lines (KvPairSources' EnvSources), or `behavior: merge|replace` over a base's ConfigMap of the same
     name (kubernetes-sigs/kustomize@9cf05d7294a0947dbeb418f90cce549797ec4191:api/types/generatorargs.go)."""
-    if entry.get("envs") is not None or entry.get("env") is not None:
-        return "its `envs` files are not read"
+    if entry.get("env") is not None:
+        return "its `env` file is not read"
+    envs = entry.get("envs")
+    if envs is not None and (envs.kind != "seq" or any(not isinstance(scalar(i), str) for i in envs.value)):
+        return "its `envs` are not a list of files"
     behavior = scalar(entry.get("behavior"))
     if behavior in ("merge", "replace"):
         return f"it is `behavior: {behavior}` over another kustomization's ConfigMap"
     return None
+
+
+def env_pairs(found: LoadedFile) -> Optional[Tuple[Dict[str, Node], Optional[str]]]:
+    """The `KEY=value` pairs of an `envs` file as kustomize reads them (keyValuesFromLine,
+    kubernetes-sigs/kustomize api/kv/kv.go): each line with its leading whitespace trimmed, empty and `#` lines
+    skipped, split at the first `=`, the value kept as typed (no quotes dropped, nothing substituted). A line with
+    no `=` takes its value from kustomize's environment (or "", by version): that key is left out, and the map said
+    open. None when kustomize refuses the file (a key that is no environment variable name)."""
+    spans = ScalarSpans(found.path, found.text)
+    data: Dict[str, Node] = {}
+    unknown: Optional[str] = None
+    offset = 0
+    for number, line in enumerate(found.text.split("\n")):
+        start = offset
+        offset += len(line) + 1
+        line = line[:-1] if line.endswith("\r") else line
+        if number == 0 and line.startswith("\ufeff"):
+            line, start = line[1:], start + 1
+        stripped = line.lstrip()
+        start += len(line) - len(stripped)
+        if not stripped or stripped.startswith("#"):
+            continue
+        key, eq, value = stripped.partition("=")
+        if not _ENV_NAME.fullmatch(key):
+            return None
+        if not eq:
+            unknown = unknown or f"its `envs` line {key} takes its value from kustomize's environment"
+            continue
+        at = start + len(key) + 1
+        (sl, sc), (el, ec) = spans.position(at), spans.position(max(at, at + len(value) - 1))
+        node = Node(SCALAR, value, Marks(Position(at, sl - 1, sc - 1), Position(at + len(value), el - 1, ec)),
+                    f"{os.path.basename(found.path)}:{key}")
+        data[key] = adopt(node, spans)
+    return data, unknown
 
 
 def _literal(item: Node, text: str, spans: ScalarSpans) -> Node:

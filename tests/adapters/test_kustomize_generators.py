@@ -122,3 +122,17 @@ def test_a_generator_with_sources_not_read_leaves_a_missing_key_unknown(tmp_path
     (tmp_path / "kustomization.yaml").write_text(text)
     found, deployments = _findings(tmp_path)
     assert deployments == 1 and "CTX002" not in [rule for rule, *_ in found], found
+
+
+def test_env_file_lines_as_kustomize_reads_them(tmp_path) -> None:
+    from ctxlint.adapters.kustomize_maps import env_pairs
+    from ctxlint.loader import read_path
+
+    path = tmp_path / "runtime.env"
+    path.write_bytes("\ufeffA=1\r\n# c\n\n\t B= 'x' \nFROM_ENV\nC=\n".encode())
+    data, why = env_pairs(read_path(str(path)))
+    assert {k: (v.value, v.source(str(path)).line, v.source(str(path)).col) for k, v in data.items()} == {
+        "A": ("1", 1, 3), "B": (" 'x' ", 4, 5), "C": ("", 6, 3)}
+    assert why == "its `envs` line FROM_ENV takes its value from kustomize's environment"
+    path.write_text("BAD KEY=1\n")
+    assert env_pairs(read_path(str(path))) is None  # kustomize refuses a key that is no variable name
