@@ -69,10 +69,10 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
         if matches(obj):
             # the ConfigMaps the object's pods see (its namespace's), of this file and else of its directory's
             # other files: engine config files it mounts, env it reads
-            workload = _workload(obj, spans, result, maps.maps_for(loaded, obj) if maps is not None and
-                                 maps.holds(loaded) else config_maps(loaded, obj))
+            read = maps.maps_for(loaded, obj) if maps is not None and maps.holds(loaded) else config_maps(loaded, obj)
+            workload = _workload(obj, spans, result, read)
             if workload is not None:
-                workloads.append(workload)
+                workloads.extend(_overlaid(loaded, obj, spans, result, read, workload))
                 if _no_api_version(obj):
                     kind = obj.keys["kind"] if "kind" in obj.keys else obj
                     result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
@@ -83,6 +83,30 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
     adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result
+
+
+def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptResult,
+              read: Dict[str, Any], workload: Workload) -> List[Workload]:
+    """One workload per kustomize overlay of the file's directory that generates the ConfigMaps it reads and
+    its directory defines not (adapters/kustomize_overlays.py); `workload` as read alone when there is none, or
+    when an overlay that generates one is not read (a patch of it may change the containers)."""
+    if "configMap" not in loaded.text or loaded.path == "-":
+        return [workload]
+    from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
+
+    missing = [name for name in names_read(obj) if name not in read]
+    overlays, skipped = overlays_of(loaded.path, missing, loaded.text) if missing else ([], 0)
+    out: List[Workload] = []
+    for overlay in overlays:
+        scratch = AdaptResult()
+        made = _workload(obj, spans, scratch, {**read, **overlay.maps})
+        if made is None:
+            continue
+        result.diagnostics.extend(d for d in scratch.diagnostics if d not in result.diagnostics)
+        if made.name is not None:
+            made.name = Val(f"{overlay.prefix}{made.name.value}{overlay.suffix}", made.name.source)
+        out.append(made)
+    return out + [workload] if skipped or not out else out
 
 
 def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node]) -> Optional[Workload]:

@@ -1,0 +1,193 @@
+"""The kustomize overlays of a workload's base: each its own deployment, with the ConfigMaps it generates.
+
+    online-inference-gpu/vllm/base/kustomization.yaml      resources: [deployment.yaml]
+    online-inference-gpu/vllm/base/deployment.yaml         env: [{name: MODEL_ID, valueFrom: {configMapKeyRef:
+                                                                 {name: runtime, key: MODEL_ID}}}]
+    online-inference-gpu/vllm/h100-qwen3-32b/kustomization.yaml
+                                                           resources: [../base]
+                                                           configMapGenerator: [{name: runtime, envs: [runtime.env]}]
+                                                           nameSuffix: -h100-qwen3-32b
+
+(GoogleCloudPlatform/accelerated-platforms@9320f3b, platforms/gke/base/use-cases/inference-ref-arch/
+kubernetes-manifests/online-inference-gpu). `kustomize build h100-qwen3-32b` makes one Deployment
+`vllm-h100-qwen3-32b` that reads the ConfigMap `runtime-h100-qwen3-32b-<hash>`: kustomize's nameReference
+transformer rewrites a reference that named the ConfigMap by the name it was generated under (its namePrefix,
+nameSuffix and hash are the overlay's, applied to the ConfigMap and to the references to it alike;
+kubernetes-sigs/kustomize api/filters/nameref). So the base's `name: runtime` is the overlay's generator `runtime`.
+
+An overlay is read here only when that is certain:
+- it is a kustomization within three directories below the base's parent (`../base`, `../../base`,
+  `../../../base`) whose `resources:` (or `bases:`) reach the workload's own kustomization through at most
+  MAX_CHAIN kustomizations of directories, and that kustomization lists the workload's file;
+- it generates a name the workload reads, no other kustomization of the chain generates that name (kustomize
+  would merge, replace or refuse), and the workload's own directory defines no ConfigMap of it;
+- none of its `patches` (or `patchesStrategicMerge`, `patchesJson6902`) nor `replacements` may change a
+  container's `args`, `command`, `env` or `envFrom` (nor its `resources` where the workload asks for GPUs): those
+  are not applied here, so such an overlay is left as it was (unknown) rather than judged on the base's values.
+The deployment takes the name kustomize gives it (the prefixes and suffixes of the chain, outermost first).
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ctxlint.adapters.crd_common import objects, scalar, seq
+from ctxlint.adapters.kustomize_maps import FILE_NAMES, GENERATOR, generated
+from ctxlint.loader import LoadedFile
+
+MAX_CHAIN = 4  # kustomizations from an overlay down to the workload's
+MAX_DIRS = 400  # directories looked at for overlays of one base
+MAX_DEPTH = 3  # below the base's parent
+_TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom)(?:$|[\s:/.\]\"'},=-])", re.M)
+_GPU = re.compile(r"[a-z0-9.-]+/gpu\b")  # a resource name: nvidia.com/gpu, amd.com/gpu
+_RESOURCES = re.compile(r"(?:^|[\s/.\"'{,])resources(?:$|[\s:/.\"'},])", re.M)
+
+
+class Overlay:
+    """One overlay: its kustomization file, the name kustomize gives the workload, and the ConfigMaps it
+    generates that the workload reads (name -> config_map_refs-style data)."""
+
+    def __init__(self, path: str, prefix: str, suffix: str, maps: Dict[str, Any]) -> None:
+        self.path, self.prefix, self.suffix, self.maps = path, prefix, suffix, maps
+        self.patched = False  # a patch or replacement may change its containers: not read
+
+
+def _kustomization(folder: str) -> Optional[str]:
+    for name in FILE_NAMES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    return None
+
+
+class _Reader:
+    def __init__(self) -> None:
+        self.cache: Dict[str, Optional[LoadedFile]] = {}
+
+    def read(self, path: str) -> Optional[LoadedFile]:
+        if path not in self.cache:
+            from ctxlint.loader import read_path
+
+            found = read_path(path) if os.path.isfile(path) else None
+            self.cache[path] = found if found is not None and not found.shell else None
+        return self.cache[path]
+
+    def root(self, path: str) -> Any:
+        loaded = self.read(path)
+        roots = [r for r in objects(loaded)] if loaded is not None and not loaded.diagnostics else []
+        return roots[0] if len(roots) == 1 and roots[0].kind == "map" else None
+
+
+def _resources(root: Any) -> List[str]:
+    return [text for key in ("resources", "bases") for text in (scalar(i) for i in seq(root.get(key)))
+            if isinstance(text, str) and text]
+
+
+def overlays_of(workload: str, names: List[str], own_text: str) -> Tuple[List[Overlay], int]:
+    """The overlays of the kustomization beside `workload` (a file path) that give it the ConfigMaps `names`, and
+    how many more generate one of them but are not read (a patch may change its containers)."""
+    base = os.path.dirname(os.path.abspath(workload))
+    reader = _Reader()
+    own = _kustomization(base)
+    root = reader.root(own) if own else None
+    if root is None or os.path.abspath(workload) not in {os.path.normpath(os.path.join(base, r))
+                                                           for r in _resources(root)}:
+        return [], 0
+    if any(n for n, _, _ in generated(reader.read(own), reader.read) if n in names):
+        return [], 0
+    gpus = _GPU.search(own_text) is not None
+    out: List[Overlay] = []
+    skipped = 0
+    for path in _candidates(os.path.dirname(base), base):
+        found = _overlay(path, base, names, reader, gpus)
+        if found is not None and found.maps:
+            out.append(found)
+        elif found is not None and found.patched:
+            skipped += 1
+    return out, skipped
+
+
+def _candidates(top: str, base: str) -> List[str]:
+    out, seen = [], 0
+    for folder, dirs, _ in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        depth = os.path.relpath(folder, top).count(os.sep) + (folder != top)
+        if depth >= MAX_DEPTH:
+            dirs[:] = []
+        seen += 1
+        if seen > MAX_DIRS:
+            break
+        path = _kustomization(folder) if folder != base else None
+        if path:
+            out.append(path)
+    return sorted(out)
+
+
+def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[List[Tuple[str, Any]]]:
+    """(path, root) of the kustomizations from `path` down to (not including) the base's, or None when it reaches
+    not the base."""
+    root = reader.root(path)
+    if root is None or depth >= MAX_CHAIN:
+        return None
+    folder = os.path.dirname(path)
+    for item in _resources(root):
+        target = os.path.normpath(os.path.join(folder, item))
+        if target == base:
+            return [(path, root)]
+        inner = _kustomization(target) if os.path.isdir(target) else None
+        rest = _chain(inner, base, reader, depth + 1) if inner else None
+        if rest is not None:
+            return [(path, root), *rest]
+    return None
+
+
+def _overlay(path: str, base: str, names: List[str], reader: _Reader, gpus: bool) -> Optional[Overlay]:
+    chain = _chain(path, base, reader)
+    if not chain:
+        return None
+    loaded = reader.read(path)
+    maps: Dict[str, Any] = {}
+    for name, _, data in generated(loaded, reader.read):
+        if name in names:
+            maps[name] = data if name not in maps else None  # twice in one kustomization: kustomize refuses it
+    inner = {n for _, r in chain[1:] for n in (scalar(e.get("name")) for e in seq(r.get(GENERATOR)) if e.kind == "map")}
+    maps = {n: d for n, d in maps.items() if d is not None and n not in inner}
+    prefix = "".join(str(scalar(r.get("namePrefix")) or "") for _, r in chain)
+    suffix = "".join(str(scalar(r.get("nameSuffix")) or "") for _, r in reversed(chain))
+    overlay = Overlay(path, prefix, suffix, maps)
+    if maps and any(_changes_containers(p, r, reader, gpus) for p, r in chain):
+        overlay.maps, overlay.patched = {}, True
+    return overlay
+
+
+def _changes_containers(path: str, root: Any, reader: _Reader, gpus: bool) -> bool:
+    """Whether a patch or replacement of the overlay may change what its containers run (see the module text)."""
+    folder = os.path.dirname(path)
+    texts: List[str] = []
+    for key in ("patches", "patchesStrategicMerge", "patchesJson6902"):
+        for item in seq(root.get(key)):
+            text = scalar(item)
+            patch = scalar(item.get("patch")) if item.kind == "map" else None
+            file = scalar(item.get("path")) if item.kind == "map" else text
+            if isinstance(patch, str):
+                texts.append(patch)
+            if isinstance(file, str) and file:
+                found = reader.read(os.path.normpath(os.path.join(folder, file)))
+                if found is None:
+                    return True  # a patch not read may change anything
+                texts.append(found.text)
+            elif isinstance(text, str):
+                texts.append(text)  # patchesStrategicMerge's inline patch
+    for item in seq(root.get("replacements")):
+        texts.extend(str(scalar(p)) for t in seq(item.get("targets") if item.kind == "map" else None)
+                     for p in seq(t.get("fieldPaths") if t.kind == "map" else None))
+        if item.kind == "map" and item.get("path") is not None:
+            return True
+    return any(_TOUCHES.search(t) or (gpus and _RESOURCES.search(t)) for t in texts)
+
+
+def names_read(obj: Any) -> List[str]:
+    from ctxlint.adapters.config_map_refs import _names_read
+
+    return sorted(_names_read(obj))

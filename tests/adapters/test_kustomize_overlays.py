@@ -1,0 +1,127 @@
+"""A base Deployment reads `runtime` ConfigMap keys its overlays generate (adapters/kustomize_overlays.py): each
+overlay is its own deployment, named as kustomize names it, with the values at their place in the overlay's env
+file or literal. Layout of GoogleCloudPlatform/accelerated-platforms@9320f3b online-inference-gpu/vllm (written
+anew here, smaller)."""
+from __future__ import annotations
+
+import json
+
+from helpers import run
+
+DEPLOY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model=$(MODEL_ID)", "--max-model-len=$(LEN)"]
+          env:
+            - name: MODEL_ID
+              valueFrom: {configMapKeyRef: {name: runtime, key: MODEL_ID}}
+            - name: LEN
+              valueFrom: {configMapKeyRef: {name: runtime, key: LEN}}
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+MODEL = "Qwen/Qwen2.5-7B-Instruct"
+FILES = {
+    "base/kustomization.yaml": "resources: [deployment.yaml]\n",
+    "base/deployment.yaml": DEPLOY,
+    "small/kustomization.yaml": ("resources: [../base]\nnameSuffix: -small\nconfigMapGenerator:\n"
+                                 "  - name: runtime\n    envs: [runtime.env]\n"),
+    "small/runtime.env": f"# the model\nMODEL_ID={MODEL}\n  LEN=200000\n",
+    "big/kustomization.yaml": ("resources: [../base]\nnamePrefix: big-\nconfigMapGenerator:\n"
+                               f"  - name: runtime\n    literals: [MODEL_ID={MODEL}, \"LEN=300000\"]\n"),
+    # an intermediate kustomization: its prefix and suffix apply inside the outer ones
+    "mid/kustomization.yaml": "resources: [../base]\nnamePrefix: mid-\nnameSuffix: -mid\n",
+    "top/kustomization.yaml": ("resources: [../mid]\nnamePrefix: top-\nnameSuffix: -top\nconfigMapGenerator:\n"
+                               f"  - name: runtime\n    literals: [MODEL_ID={MODEL}, LEN=16384]\n"),
+}
+PATCHED = {
+    "patched/kustomization.yaml": ("resources: [../base]\nconfigMapGenerator:\n  - name: runtime\n"
+                                   f"    literals: [MODEL_ID={MODEL}, LEN=8192]\npatches:\n  - path: patch.yaml\n"),
+    "patched/patch.yaml": ("- op: add\n  path: /spec/template/spec/containers/0/args/-\n"
+                           "  value: --max-model-len=300000\n"),
+}
+
+
+def _tree(tmp_path, files=FILES):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _audit(path):
+    out = json.loads(run(["audit", "--format", "json", str(path)]).out)
+    return sorted((d["name"], d["model"], d["verdict"]) for d in out["deployments"])
+
+
+def _findings(path):
+    out = json.loads(run(["check", "--format", "json", str(path)]).out)
+    return sorted((f["rule"], f["file"][len(str(path)) + 1:], f["line"], f["column"], f["deployment"])
+                  for f in out["findings"])
+
+
+def test_each_overlay_is_a_deployment_with_its_generated_config_map(tmp_path) -> None:
+    _tree(tmp_path)
+    assert _audit(tmp_path) == [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"),
+                                ("vllm-small", MODEL, "exceeds")]
+    # the length each overlay gives is found where it is typed: the env file's value, the literal's
+    assert _findings(tmp_path) == [
+        ("CTX109", "big/kustomization.yaml", 5, 56, "big-vllm"),
+        ("CTX109", "small/runtime.env", 3, 7, "vllm-small"),
+        ("CTX201", "big/kustomization.yaml", 5, 56, "big-vllm"),
+        ("CTX201", "small/runtime.env", 3, 7, "vllm-small"),
+    ]
+
+
+def test_the_base_alone_reads_its_overlays(tmp_path) -> None:
+    _tree(tmp_path)
+    assert _audit(tmp_path / "base") == [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"),
+                                         ("vllm-small", MODEL, "exceeds")]
+
+
+def test_an_overlay_whose_patch_may_change_the_args_is_not_judged_on_the_base(tmp_path) -> None:
+    # its patch adds --max-model-len=300000 (not applied here): the overlay is not read, and the base stays
+    # as it was (unknown), beside the overlays that are read
+    _tree(tmp_path, {**FILES, **PATCHED})
+    assert _audit(tmp_path) == [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"),
+                                ("vllm", "(no model id)", "unknown"), ("vllm-small", MODEL, "exceeds")]
+
+
+def test_a_patch_of_resources_counts_only_where_the_base_asks_for_gpus(tmp_path) -> None:
+    patch = {"small/kustomization.yaml": FILES["small/kustomization.yaml"] + "patches:\n  - path: gpus.yaml\n",
+             "small/gpus.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n"
+                                 "  template:\n    spec:\n      containers:\n        - name: vllm\n"
+                                 "          resources: {limits: {nvidia.com/gpu: 4}}\n")}
+    _tree(tmp_path, {**FILES, **patch})
+    assert ("vllm", "(no model id)", "unknown") in _audit(tmp_path)  # the base's 1 GPU may become 4
+    _tree(tmp_path, {**FILES, **patch, "base/deployment.yaml": DEPLOY.replace(
+        "          resources: {limits: {nvidia.com/gpu: 1}}\n", "")})
+    assert [name for name, _, _ in _audit(tmp_path)] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
+
+
+def test_no_overlay_when_the_base_directory_defines_the_config_map(tmp_path) -> None:
+    _tree(tmp_path, {**FILES, "base/kustomization.yaml": (
+        "resources: [deployment.yaml]\nconfigMapGenerator:\n  - name: runtime\n"
+        f"    literals: [MODEL_ID={MODEL}, LEN=4096]\n")})
+    assert _audit(tmp_path / "base") == [("vllm", MODEL, "fits")]
+
+
+def test_no_overlay_when_the_base_kustomization_lists_not_the_file(tmp_path) -> None:
+    _tree(tmp_path, {**FILES, "base/kustomization.yaml": "resources: [other.yaml]\n"})
+    assert _audit(tmp_path / "base") == [("vllm", "(no model id)", "unknown")]
+
+
+def test_bad_kustomizations_never_crash(tmp_path) -> None:
+    bad = {"small/kustomization.yaml": "resources: 5\nconfigMapGenerator: {envs: 3}\n",
+           "big/kustomization.yaml": "resources: [../base, [x]]\nconfigMapGenerator: [7, {name: runtime, envs: [{}]}]\n",
+           "top/kustomization.yaml": "resources: [../top]\n: [\n"}
+    _tree(tmp_path, {**FILES, **bad})
+    assert _audit(tmp_path / "base") == [("vllm", "(no model id)", "unknown")]
+
