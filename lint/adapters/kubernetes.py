@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
-from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, namespace_of, objects
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.init_downloads import with_downloaded_models
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
@@ -95,7 +95,7 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
     from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
 
     missing = [name for name in names_read(obj) if name not in read]
-    overlays, skipped = overlays_of(loaded.path, missing, loaded.text) if missing else ([], 0)
+    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj)) if missing else ([], 0)
     out: List[Workload] = []
     for overlay in overlays:
         scratch = AdaptResult()

@@ -19,7 +19,8 @@ An overlay is read here only when that is certain:
 - it is a kustomization within three directories below the base's parent (`../base`, `../../base`,
   `../../../base`) whose `resources:` (or `bases:`) reach the workload's own kustomization through at most
   MAX_CHAIN kustomizations of directories, and that kustomization lists the workload's file;
-- it generates a name the workload reads, no other kustomization of the chain generates that name (kustomize
+- it generates a name the workload reads, in the workload's namespace (or the overlay's `namespace:` sets both),
+  no other kustomization of the chain generates that name (kustomize
   would merge, replace or refuse), and the workload's own directory defines no ConfigMap of it;
 - none of its `patches` (or `patchesStrategicMerge`, `patchesJson6902`) nor `replacements` may change a
   container's `args`, `command`, `env` or `envFrom` (nor its `resources` where the workload asks for GPUs): those
@@ -84,7 +85,7 @@ def _resources(root: Any) -> List[str]:
             if isinstance(text, str) and text]
 
 
-def overlays_of(workload: str, names: List[str], own_text: str) -> Tuple[List[Overlay], int]:
+def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any = None) -> Tuple[List[Overlay], int]:
     """The overlays of the kustomization beside `workload` (a file path) that give it the ConfigMaps `names`, and
     how many more generate one of them but are not read (a patch may change its containers)."""
     base = os.path.dirname(os.path.abspath(workload))
@@ -97,10 +98,11 @@ def overlays_of(workload: str, names: List[str], own_text: str) -> Tuple[List[Ov
     if any(n for n, _, _ in generated(reader.read(own), reader.read) if n in names):
         return [], 0
     gpus = _GPU.search(own_text) is not None
+    namespace = scalar(root.get("namespace")) or namespace
     out: List[Overlay] = []
     skipped = 0
     for path in _candidates(os.path.dirname(base), base):
-        found = _overlay(path, base, names, reader, gpus)
+        found = _overlay(path, base, names, reader, gpus, namespace)
         if found is not None and found.maps:
             out.append(found)
         elif found is not None and found.patched:
@@ -142,13 +144,18 @@ def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[Li
     return None
 
 
-def _overlay(path: str, base: str, names: List[str], reader: _Reader, gpus: bool) -> Optional[Overlay]:
+def _overlay(path: str, base: str, names: List[str], reader: _Reader, gpus: bool, namespace: Any) -> Optional[Overlay]:
     chain = _chain(path, base, reader)
     if not chain:
         return None
     loaded = reader.read(path)
     maps: Dict[str, Any] = {}
-    for name, _, data in generated(loaded, reader.read):
+    outer = [scalar(r.get("namespace")) for _, r in chain]
+    if not outer[0]:  # the overlay's `namespace:` puts both in one; else the workload's is the outermost set
+        namespace = next((n for n in outer[1:] if n), namespace)
+    for name, made_in, data in generated(loaded, reader.read):
+        if not outer[0] and made_in and namespace and made_in != namespace:
+            continue  # another namespace's ConfigMap: kustomize's reference to it stays unresolved
         if name in names:
             maps[name] = data if name not in maps else None  # twice in one kustomization: kustomize refuses it
     inner = {n for _, r in chain[1:] for n in (scalar(e.get("name")) for e in seq(r.get(GENERATOR)) if e.kind == "map")}

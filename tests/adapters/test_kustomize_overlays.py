@@ -125,3 +125,13 @@ def test_bad_kustomizations_never_crash(tmp_path) -> None:
     _tree(tmp_path, {**FILES, **bad})
     assert _audit(tmp_path / "base") == [("vllm", "(no model id)", "unknown")]
 
+
+
+def test_a_config_map_of_another_namespace_is_not_the_one_read(tmp_path) -> None:
+    deploy = DEPLOY.replace("metadata: {name: vllm}", "metadata: {name: vllm, namespace: serving}")
+    small = FILES["small/kustomization.yaml"].replace("    envs:", "    namespace: other\n    envs:")
+    _tree(tmp_path, {**FILES, "base/deployment.yaml": deploy, "small/kustomization.yaml": small})
+    assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top"]
+    # the overlay's `namespace:` puts the Deployment and the ConfigMap in one
+    _tree(tmp_path, {**FILES, "base/deployment.yaml": deploy, "small/kustomization.yaml": "namespace: x\n" + small})
+    assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
