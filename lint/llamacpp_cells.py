@@ -24,7 +24,7 @@ failed CUDA allocation and the server exits. Only where nothing lets llama.cpp m
   not modelled (no error): what lands on which device is not worked out.
 
 The need counts only what ctxlint's KV bytes per token count (window and recurrent layers' own caches are
-not in it, so it is a lower bound), with V at -ctv's type where it differs from -ctk's (_v_type_factor), and
+not in it, so it is a lower bound), with V at -ctv's type where it differs from -ctk's (physics.kv), and
 it is held against the most generous end of the memory band plus the token embeddings, which llama.cpp keeps on the CPU (its input layer), at 16 bits.
 """
 from __future__ import annotations
@@ -112,39 +112,13 @@ def shortfall(dep: Deployment, role: Role) -> Optional[Shortfall]:
     from ctxlint.no_kv_memory import starved
     if starved(dep, role) in ("weights", "kv"):  # CTX203, or CTX209 for no KV at all: that finding says it
         return None
-    bpt = float(cap.kv_bytes_per_token_per_gpu) * _v_type_factor(role, arch)
+    bpt = float(cap.kv_bytes_per_token_per_gpu)  # V at -ctv's type already (physics.kv._v_bytes)
     on_cpu = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2  # token embeddings: llama.cpp's input layer
     on_cpu = min(on_cpu, cap.weights_low_per_gpu or cap.weights_bytes_per_gpu or 0)
     need, room = cells * bpt, cap.kv_budget_high + on_cpu
     if need <= room or room <= 0:
         return None
     return Shortfall(cells, bpt, need, room, cap.kv_budget_bytes_per_gpu + on_cpu, why, ctx.source)
-
-
-def _v_type_factor(role: Role, arch: Any) -> float:
-    """The bytes per cell as -ctk and -ctv give them, over the count the pool was made with (both at -ctk's type).
-    K and V of even widths (no MLA, one head shape): their types' mean; otherwise the cheaper of the two types
-    wherever it is cheaper, so the count stays a lower bound."""
-    from ctxlint.physics.kv import kv_dtype_bytes
-
-    def type_of(key: str) -> str:
-        val = role.arg(key)
-        return str(val.value).strip().lower() if val is not None and val.value not in (None, "") else "f16"
-
-    try:
-        k, v = kv_dtype_bytes(type_of("cache_type_k"), arch), kv_dtype_bytes(type_of("cache_type_v"), arch)
-    except (TypeError, ValueError, AttributeError):
-        return 1.0
-    if not k:
-        return 1.0
-    even = not arch.is_mla and not arch.full_head_dim and arch.v_head_dim in (None, arch.head_dim)
-    if not v:  # a -ctv this does not know (a fork's type): K's bytes alone, or nothing sure (no finding)
-        return 0.5 if even else 1.0 if arch.is_mla else 0.0
-    if k == v:
-        return 1.0
-    if even:
-        return (k + v) / (2 * k)
-    return min(1.0, v / k)
 
 
 def diagnostics(dep: Deployment) -> List[Diagnostic]:

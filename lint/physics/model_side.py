@@ -98,7 +98,8 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
             kv_tp, kv_tp_how = kv_tensor_parallel(engine, settings, tp)
             br = parts["kv", swa_full, swa_ratio, mla_heads] = kv_breakdown(
                 arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
-                swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads)
+                swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
+                v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None)
             if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
                 br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, kv_tp_how))
         except (ValueError, TypeError, ZeroDivisionError) as exc:
@@ -132,6 +133,12 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     asm.extend(weighed[2])
     return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
+
+
+def _llamacpp_v(settings: Mapping[str, Any]) -> Any:
+    """llama.cpp's V cache type: -ctv, else its default f16 where -ctk is stated (else V goes with K)."""
+    v = settings.get("cache_type_v")
+    return v if v not in (None, "") else "f16" if settings.get("cache_type_k") not in (None, "") else None
 
 
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None, context: int | None,
