@@ -85,6 +85,14 @@ FLAGS = (
     F("ep_size", "--expert-parallel-size", "--ep-size", "--ep", kind="int", default=1, tags=PAR),
     F("attn_cp_size", "--attention-context-parallel-size", "--attn-cp-size", kind="int", default=1,
       tags=PAR),
+    # Decode context parallelism, from 0.5.15 (not in the 0.5.14 wheel's ServerArgs; sglang==0.5.15:sglang/srt/
+    # server_args.py:823-827, sglang==0.5.23:sglang/srt/arg_groups/fields/parallel.py:52-58): the pool's rows are
+    # per rank, a request's tokens over attn_dcp_size ranks (physics/served.decode_context_parallel)
+    F("dcp_size", "--dcp-size", "--decode-context-parallel-size", kind="int", default=1, tags=PAR,
+      spelled_since=(("--dcp-size", "0.5.15"), ("--decode-context-parallel-size", "0.5.15"))),
+    # PD prefill workers only, from 0.5.22 (sglang==0.5.22:sglang/srt/arg_groups/fields/parallel.py:184-191)
+    T("enable_kv_cache_sharding", "--enable-kv-cache-sharding", tags=KV,
+      spelled_since=(("--enable-kv-cache-sharding", "0.5.22"),)),
     F("moe_dp_size", "--moe-data-parallel-size", "--moe-dp-size", kind="int", default=1, tags=PAR),
     T("enable_dp_attention", "--enable-dp-attention", tags=PAR),
     # DP attention's width from 0.5.22, DP attention by itself (sglang-0.5.22 wheel: sglang/srt/arg_groups/fields/
@@ -158,6 +166,10 @@ ENGINE_ENV = (
     EngineEnv("SGLANG_ENABLE_POST_CAPTURE_KV_SIZING", "bool", False, "sizes the KV pool after CUDA-graph capture"),
     EngineEnv("SGLANG_VLM_CACHE_SIZE_MB", "int", 100, "a multimodal model's embedding cache, off the KV budget"),
     EngineEnv("SGLANG_MM_FEATURE_CACHE_MB", "int", 1024, "the GPU feature-transport pool, off the KV budget"),
+    # read by physics/mamba_sglang.py from 0.5.9 (sglang==0.5.9:sglang/srt/environ.py:439-440); --mamba-ssm-dtype
+    # wins over the first, the config's mamba_ssm_dtype loses to it (configs/mamba_utils.py:50-53)
+    EngineEnv("SGLANG_MAMBA_SSM_DTYPE", "str", None, "a Mamba model's temporal state dtype (0.5.9+)"),
+    EngineEnv("SGLANG_MAMBA_CONV_DTYPE", "str", "bfloat16", "a Mamba model's conv state dtype (0.5.9+)"),
 )
 
 # Arguments of SGLang's benchmark scripts that no server argument is, nor starts (argparse would take a prefix of

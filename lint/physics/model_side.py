@@ -19,8 +19,8 @@ from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import CHUNKED, SLIDING, ModelArch
-from .served import (attention_replicas, expert_split, kv_tensor_parallel, narrower_attention, offloaded, positive_int,
-                     serving_dtype, unquantized)
+from .served import (attention_replicas, decode_context_parallel, expert_split, kv_tensor_parallel, narrower_attention,
+                     offloaded, positive_int, serving_dtype, unquantized)
 from .terms import Term
 
 _SWA = None  # ctxlint.physics.swa_sglang, bound on the first SGLang model with window layers
@@ -96,12 +96,21 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     if br is None:
         try:
             kv_tp, kv_tp_how = kv_tensor_parallel(engine, settings, tp)
+            dcp, dcp_how = decode_context_parallel(engine, arch, settings, tp, bool(
+                engine == "sglang" and not swa_full and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds)))
+            kv_tp = kv_tp if arch.is_mla else kv_tp // dcp
             br = parts["kv", swa_full, swa_ratio, mla_heads] = kv_breakdown(
                 arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
                 v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None)
             if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
                 br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, kv_tp_how))
+            if dcp > 1:  # one request's tokens over the DCP ranks: each holds 1/dcp of them (served.py)
+                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(
+                    br, bytes_per_token=br.bytes_per_token / dcp, formula=f"({br.formula}) / dcp {dcp}",
+                    notes=(*br.notes, dcp_how))
+            elif dcp_how:
+                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, dcp_how))
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
     hybrid = None

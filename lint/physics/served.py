@@ -67,9 +67,10 @@ def positive_int(x: Any, default: int) -> int:
 
 
 def _on(settings: Mapping[str, Any], key: str) -> bool:
-    """A boolean engine setting: True, or "true" as a config file may spell it."""
-    value = settings.get(key)
-    return value is True or str(value).lower() == "true"
+    """A boolean engine setting that is on: True alone, as reserve_sglang.dp_attention_width reads it. The flag
+    parser gives a bool flag's value as True or False, a config file's "true" too (engines/flag_values.convert,
+    engines/config.py); a value it left a string (unresolved, or refused) is not known to be on."""
+    return settings.get(key) is True
 
 
 def expert_split(engine: str, arch: ModelArch, settings: Mapping[str, Any], dp: int) -> tuple[float, str]:
@@ -169,3 +170,24 @@ def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any]
     how = (f"SGLang DP attention: attention TP {tp} / {name} {dp}" if dp > 1 else
            f"SGLang attention context parallelism: attention TP {tp}") + (f" / attn_cp_size {cp}" if cp > 1 else "")
     return (dp * cp, how) if dp * cp > 1 else (1, "")
+
+
+def decode_context_parallel(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int,
+                            sliding: bool) -> tuple[int, str]:
+    """SGLang's decode context parallelism (--dcp-size, 0.5.15+): each of attn_dcp_size ranks of an attention-TP
+    group keeps every dcp-th token of a request, so one request holds the rank's rows x dcp tokens
+    (`logical_token_capacity`, sglang==0.5.23:sglang/srt/mem_cache/kv_cache_configurator.py:406-415; the
+    allocator's locations span max_total_num_tokens x attn_dcp_size: :2930-2932). The ranks of a DCP group share
+    KV heads, tp // dcp groups of them (`get_num_kv_heads(tp, dcp)`: configs/model_config.py:1700-1711, read by
+    model_executor/pool_configurator.py:492); an MLA latent is whole on each. A hybrid SWA pool is not widened
+    (:408-409): 1. Returns (dcp, note); dcp 1 when not in play or not dividing the attention TP."""
+    dcp = positive_int(settings.get("dcp_size"), 1) if engine == "sglang" else 1
+    if dcp <= 1:
+        return 1, ""
+    attn_tp, _ = kv_tensor_parallel(engine, settings, tp)
+    if sliding:
+        return 1, f"SGLang --dcp-size {dcp}: a hybrid SWA pool is not widened over the DCP ranks"
+    if attn_tp % dcp:
+        return 1, f"SGLang --dcp-size {dcp} does not divide attention TP {attn_tp}: not counted"
+    heads = "" if arch.is_mla else f", KV heads over attention TP {attn_tp} / {dcp}"
+    return dcp, f"SGLang decode context parallelism: a request's tokens over {dcp} DCP ranks{heads}"
