@@ -73,10 +73,14 @@ def per_request(arch, tp: int, settings: Mapping[str, Any], version: str | None)
     if not dims or not layers:
         return None
     v = parse_version(version) if version else None
-    ssm = str(settings.get("mamba_ssm_dtype") or settings.get("SGLANG_MAMBA_SSM_DTYPE") or "").lower()
+    # The environment is read from 0.5.9 (sglang==0.5.9:sglang/srt/environ.py:439-440, configs/mamba_utils.py:68,
+    # 95); up to 0.5.8 --mamba-ssm-dtype (float32 by default) overwrote SGLANG_MAMBA_SSM_DTYPE
+    # (sglang==0.5.8:sglang/srt/server_args.py:2391) and the conv state was bfloat16 (configs/mamba_utils.py:44)
+    env = v is None or v >= _V0_5_9
+    ssm = str(settings.get("mamba_ssm_dtype") or (settings.get("SGLANG_MAMBA_SSM_DTYPE") if env else "") or "").lower()
     if ssm not in _STATE_DTYPES:
-        ssm = (arch.linear_ssm_dtype or "float32") if v is None or v >= _V0_5_9 else "float32"
-    conv = str(settings.get("SGLANG_MAMBA_CONV_DTYPE") or "bfloat16").lower()
+        ssm = (arch.linear_ssm_dtype or "float32") if env else "float32"
+    conv = str((settings.get("SGLANG_MAMBA_CONV_DTYPE") if env else "") or "bfloat16").lower()
     one = state_bytes(tuple(dims), max(1, tp), _STATE_DTYPES.get(conv, 2), _STATE_DTYPES.get(ssm, 4))
     # every state layer of the model, PP or not: mamba_cache_per_req counts them all (mamba2_cache_params.layers)
     return (one * layers, ssm) if one else None

@@ -106,3 +106,31 @@ def test_vllm_is_unchanged():
     r = compute(CapacityInput(arch=_next(), engine="vllm", tp=4, accelerator="H100", context_length=262144,
                               engine_version="0.24.0", settings={}))
     assert not any("state pool" in label for label, _, _ in r.steps)
+
+
+def test_the_state_dtypes_environment_from_0_5_9():
+    # SGLANG_MAMBA_SSM_DTYPE / SGLANG_MAMBA_CONV_DTYPE, read from 0.5.9 (sglang==0.5.9:sglang/srt/environ.py:439-440);
+    # up to 0.5.8 --mamba-ssm-dtype (float32) overwrote the first (sglang==0.5.8:sglang/srt/server_args.py:2391)
+    # and the conv state was bfloat16 (configs/mamba_utils.py:44)
+    env = {"SGLANG_MAMBA_SSM_DTYPE": "bfloat16", "SGLANG_MAMBA_CONV_DTYPE": "float32"}
+    assert per_request(_next(), 4, env, "0.5.9") == ((2048 * 3 * 4 + 8 * 16384 * 2) * 36, "bfloat16")
+    assert per_request(_next(), 4, env, "0.5.8") == (PER, "float32")
+    # the flag wins over the environment (configs/mamba_utils.py:50-53, server_args sets the env from it)
+    assert per_request(_next(), 4, {**env, "mamba_ssm_dtype": "float32"}, "0.5.9")[1] == "float32"
+
+
+def test_the_environment_reaches_the_state_dtypes():
+    from ctxlint.engines.flags_sglang import ENGINE_ENV
+    assert {(e.name, e.kind, e.default) for e in ENGINE_ENV if "MAMBA" in e.name} == {
+        ("SGLANG_MAMBA_SSM_DTYPE", "str", None), ("SGLANG_MAMBA_CONV_DTYPE", "str", "bfloat16")}
+
+
+def test_a_launch_scripts_environment_sizes_the_state(tmp_path):
+    from helpers import run
+    path = tmp_path / "serve.sh"
+    pools = []
+    for env in ("", "export SGLANG_MAMBA_SSM_DTYPE=bfloat16\n"):
+        path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h200:4\n" + env + "python -m sglang.launch_server "
+                        "--model-path Qwen/Qwen3-Next-80B-A3B-Instruct --tp 4 --context-length 262144\n")
+        pools.append(run(["audit", "--isolated", "--format", "csv", str(path)]).out.splitlines()[1].split(",")[9])
+    assert pools == ["3666923", "3666203"]  # the same pool twice before the variable was wired
