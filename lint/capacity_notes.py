@@ -111,7 +111,11 @@ _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang":
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",)}
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
-                "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)"}
+                "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
+                "attn_dp_size": "attention data-parallel", "attn_cp_size": "attention context-parallel"}
+# SGLang's attention DP and CP sizes divide the attention TP (physics/served.kv_tensor_parallel): a larger one puts
+# more of each request's KV heads and attention weights on each GPU, where the sizes above spread them
+_NARROWS = ("attn_dp_size", "attn_cp_size")
 
 
 def unknown_split(engine: Optional[str], role: Role) -> str:
@@ -121,6 +125,8 @@ def unknown_split(engine: Optional[str], role: Role) -> str:
     if engine == "sglang" and role.arg("enable_dp_attention") is not None \
             and role.arg("enable_dp_attention").value not in (False, "false", "False", 0):
         names += ("dp_size",)
+    if engine == "sglang":
+        names += _NARROWS
     return next((name for name in role.unresolved_settings if name in names), "")
 
 
@@ -137,9 +143,11 @@ def _split_unknown(dep: Deployment, role: Role, arch, weights, split: str) -> st
         return f"{base}; state it literally, and the device"
     band = f" (band {need.least:g}-{need.most:g})" if need.least is not None and need.most is not None \
         and need.least != need.most else ""
+    how = ("which a larger size puts more of on each GPU (it narrows the attention's tensor-parallel split)"
+           if split in _NARROWS else "which a larger size spreads over its GPUs")
     return (f"{base}; at {need.layout} one request of {fmt(need.context)} tokens would need >= {need.point:g}{band} GiB "
-            "on its one GPU (the weights, the KV cache and the engine's own memory), which a larger size spreads over "
-            "its GPUs, so no need per GPU and no device verdict is given; state the size literally, and the device")
+            f"on its one GPU (the weights, the KV cache and the engine's own memory), {how}, so no need per GPU and "
+            "no device verdict is given; state the size literally, and the device")
 
 
 def _not_known(roles: List[Role], engine: Optional[str]) -> str:
