@@ -63,7 +63,10 @@ def where(source: Source) -> str:
 # *params_base.model_alias.begin()`, the aliases kept beside it). Older builds kept one string, commas and all: both
 # readings are counted, so neither makes a false CTX606.
 # LMDeploy's `--model-name` is its served name: lmdeploy==0.18.0:lmdeploy/serve/core/async_engine.py `self.model_name =
-# model_name if model_name else model_path`, the name serve/openai/utils.py `get_model_list` accepts.
+# model_name if model_name else model_path`, the name serve/openai/utils.py `get_model_list` accepts, and the names of
+# its `--adapters` too (get_model_list adds the keys of the engine config's adapters dict: cli/utils.py
+# get_lora_adapters, `NAME=PATH` or one bare PATH named `default`). TurboMind serves no adapters, but the backend is
+# known only at startup (cli/serve.py autoget_backend): the names count, so that no route to one is a false CTX606.
 _SERVED_NAME_FLAGS = ("served_model_name", "alias")
 
 
@@ -87,9 +90,12 @@ def served_names(dep: Deployment) -> Tuple[str, ...]:
             names.extend(given)
             if flag == "alias":
                 names.extend(part.strip() for v in given for part in v.split(","))
-        lora = role.arg("lora_modules") or role.arg("lora_paths")
-        if lora is not None:
+        lora = role.arg("lora_modules") or role.arg("lora_paths") or role.arg("adapters")
+        if lora is not None and lora.value is not None:
             values = lora.value if isinstance(lora.value, (list, tuple)) else [lora.value]
+            if role.arg("adapters") is lora and len(values) == 1 and "=" not in str(values[0]):
+                names.append("default")  # LMDeploy names a lone bare path so (lmdeploy==0.18.0:cli/utils.py)
+                continue
             names.extend(str(v).split("=", 1)[0].strip() for v in values if str(v).strip())
     if not any(r.arg(f) is not None for r in dep.roles for f in flags) and dep.model.id is not None:
         names.append(str(dep.model.id.value))

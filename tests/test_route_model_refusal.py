@@ -48,6 +48,19 @@ def test_lmdeploy_refuses_an_unserved_name_and_serves_its_model_name(tmp_path):
     assert _check(tmp_path, LMDEPLOY, "qwen") == ""
 
 
+@pytest.mark.parametrize("adapters,upstream", [("a=/lora/a b=/lora/b", "b"), ("/lora/a", "default")])
+def test_lmdeploy_serves_its_adapters_names(tmp_path, adapters, upstream):
+    # lmdeploy==0.18.0:lmdeploy/serve/openai/utils.py get_model_list: the model name and the adapters' names
+    # (cli/utils.py get_lora_adapters: NAME=PATH, a lone bare PATH is `default`). Before: a false CTX606.
+    image, command = LMDEPLOY
+    engine = (image, f"{command} --backend pytorch --adapters {adapters}")
+    assert _check(tmp_path, engine, upstream) == ""
+    assert _check(tmp_path, engine, "other") == _head(tmp_path, "other").replace(
+        "serves qwen. ", f"serves qwen, {'a, b' if upstream == 'b' else 'default'}. ") + (
+        "LMDeploy answers every request with HTTP 404 \"The model 'other' does not exist.\"; use the served name, or "
+        "set it with --model-name (route-model-not-served)\n")
+
+
 @pytest.mark.parametrize("engine", [SGLANG, TGI, LLAMACPP, TRTLLM], ids=["sglang", "tgi", "llamacpp", "trtllm"])
 def test_engines_that_ignore_the_name_are_not_reported(tmp_path, engine):
     # sglang==0.5.23 serving_base.py handle_request; TGI router/src/server.rs chat_completions; llama.cpp

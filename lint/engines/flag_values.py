@@ -185,6 +185,28 @@ def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Probl
     return out
 
 
+def late_choices(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
+    """A refusal, at the value as typed, for every choice given that the engine's parser has only from a later
+    release (FlagSpec.choices_since): earlier releases exit on it ("invalid choice"; Problem.until)."""
+    out = []
+    for f in spec.late_choices:
+        s = settings.get(f.name)
+        if s is None or s.origin != "flag" or s.token_index is None or not isinstance(s.value, str):
+            continue
+        added = dict(f.choices_since)
+        since = added.get(s.value)
+        if since is None:
+            continue
+        from .result import from_release
+
+        # the choices of the release before `since`: those without a release, or with an earlier one
+        older = [c for c in f.choices if c not in added or (added[c] != since and from_release(added[c], since))]
+        out.append(Problem(f"argument {s.flag_spelling}: invalid choice: {s.value!r} (a choice from {since} on: "
+                           f"earlier releases choose from {', '.join(older)})", s.token_index, s.value_span, s.item,
+                           f.name, until=since))
+    return out
+
+
 def exclusive_settings(spec: EngineSpec, settings: dict[str, Setting], env_order: Sequence[str]) -> list[Problem]:
     """A refusal for each pair of settings in EngineSpec.exclusive that are both set, by flag or environment (the
     launcher checks the parsed values, whichever way each came): at the later of two flags or of two variables

@@ -12,8 +12,22 @@ CTX, KV, MEM, PAR, SCHED, ROLE, ROPE, MODEL = (
     "context", "kv_pool", "memory", "parallel", "scheduler", "role", "rope", "model")
 
 FLAGS = (
-    F("model_path", "--model-path", tags=MODEL, doc="normally positional after api_server"),
+    # The model is `api_server`'s positional `model_path` only, since the argparse CLI of 0.2.0 (lmdeploy==0.2.0,
+    # 0.14.0, 0.16.0, 0.18.0:lmdeploy/cli/serve.py `parser.add_argument('model_path', ...)`); 0.1.0's python-fire CLI
+    # (lmdeploy==0.1.0:lmdeploy/cli/cli.py fire.Fire, cli/serve.py `api_server(self, model_path, ...)`) took
+    # `--model-path` too. Run in the 0.14.0-0.18.0 parsers, `serve api_server --model-path M` exits "unrecognized
+    # arguments: --model-path" (M is read as the positional): no prefix of another option, it is no `--model-name`.
+    F("model_path", "--model-path", tags=MODEL, removed_in="0.2.0",
+      instead="lmdeploy serve api_server takes the model as its first positional argument: write "
+              "`lmdeploy serve api_server {value}`"),
     F("model_name", "--model-name", tags=MODEL),
+    # LoRA adapters of the PyTorch engine, from 0.3.0 (lmdeploy==0.3.0:lmdeploy/cli/utils.py `adapters`, absent from
+    # 0.2.6's; the same in 0.14.0-0.18.0): `nargs='*'`, `NAME=PATH` each, or one bare PATH named `default`
+    # (cli/utils.py get_lora_adapters). Their names are served beside the model's (serve/openai/utils.py
+    # get_model_list; lint/stack.py served_names). TurboMind has no adapters: cli/serve.py passes them to
+    # PytorchEngineConfig only.
+    F("adapters", "--adapters", kind="list", takes="any", tags=MODEL, spelled_since=(("--adapters", "0.3.0"),),
+      doc="NAME=PATH ..., or one PATH (named default); PyTorch engine only"),
     F("backend", "--backend", default="turbomind", choices=("turbomind", "pytorch")),
     F("session_len", "--session-len", kind="int", tags=CTX, doc="silently capped to the KV capacity"),
     F("cache_max_entry_count", "--cache-max-entry-count", kind="float", default=0.8, tags=(KV, MEM),

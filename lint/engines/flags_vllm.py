@@ -20,6 +20,7 @@ CTX, KV, MEM, PAR, SCHED, ROLE, SPEC, ROPE, MODEL = (
 # the 0.28.0-0.32.0 wheels. Only dataclass bool fields (BooleanOptionalAction) get it, not store_true flags
 # (--disable-log-stats, --headless).
 PAIRED = "0.33.0"
+MAMBA_DTYPES_SINCE = (("float16", "0.13.0"), ("bfloat16", "0.22.0"))  # MambaDType's later choices (below)
 # Bare human-readable numbers in a dataclass-typed flag's JSON (`{"max_cudagraph_capture_size": 1k}`), expanded before
 # it is read: vllm-0.20.0 to 0.34.0 wheels' vllm/engine/arg_utils.py `_expand_json_human_readable_numbers` in
 # `parse_dataclass`; not in the 0.19.0 wheel's. Not --hf-overrides or --speculative-config (typed json.loads).
@@ -90,12 +91,16 @@ FLAGS = (
       instead="remove it; the KV scales come from the checkpoint, else 1.0"),
     B("enable_prefix_caching", "--enable-prefix-caching", default=True, tags=KV, inverse_since=PAIRED),
     F("kv_offloading_size", "--kv-offloading-size", kind="float", tags=KV),
-    # Mamba / linear-attention state dtypes (physics/mamba.py sizes the state pages by them): argparse choices in the
-    # 0.30.0 to 0.34.0 wheels' parsers (MambaDType), the fields in the 0.16.0 wheel's vllm/engine/arg_utils.py too
+    # Mamba / linear-attention state dtypes (physics/mamba.py sizes the state pages by them): argparse choices from
+    # CacheConfig's MambaDType. Both flags from 0.10.1 (vllm==0.10.1:vllm/engine/arg_utils.py; absent from
+    # vllm==0.10.0's); MambaDType is ("auto", "float32") in vllm==0.10.1 to 0.12.0:vllm/config/cache.py, float16 from
+    # vllm==0.13.0, bfloat16 from vllm==0.22.0 (absent from 0.21.0's; kept to 0.34.0)
     F("mamba_cache_dtype", "--mamba-cache-dtype", default="auto", tags=KV,
-      choices=("auto", "bfloat16", "float16", "float32")),
+      choices=("auto", "bfloat16", "float16", "float32"), choices_since=MAMBA_DTYPES_SINCE,
+      spelled_since=(("--mamba-cache-dtype", "0.10.1"),)),
     F("mamba_ssm_cache_dtype", "--mamba-ssm-cache-dtype", default="auto", tags=KV,
-      choices=("auto", "bfloat16", "float16", "float32")),
+      choices=("auto", "bfloat16", "float16", "float32"), choices_since=MAMBA_DTYPES_SINCE,
+      spelled_since=(("--mamba-ssm-cache-dtype", "0.10.1"),)),
     F("kv_offloading_backend", "--kv-offloading-backend", tags=KV),
     F("cpu_offload_gb", "--cpu-offload-gb", kind="float", default=0.0, tags=MEM),
     # V0's CPU swap, unused by V1: vllm-project/vllm#36216 dropped --swap-space; in the 0.17.1 wheel's

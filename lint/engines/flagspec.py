@@ -13,7 +13,8 @@ from ..records import field, record
 from .result import Setting
 
 # Value kinds: "int", "float", "str", "bool", "json", "list" (nargs "+"), "choice".
-# takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many".
+# takes: "none" (store_true / BooleanOptionalAction), "one", "optional" (nargs "?"), "many" (nargs "+"),
+# "any" (nargs "*": no value is a value too, the empty list).
 
 
 @record(frozen=True)
@@ -56,6 +57,9 @@ class FlagSpec:
     # ((spelling, release), ...): spellings (in `spellings` or `negatives`) the engine's parser has only from
     # `release` on, an alias added later; earlier releases exit on it (flag_values.late_spellings, CTX301)
     spelled_since: tuple[tuple[str, str], ...] = ()
+    # ((choice, release), ...): choices (in `choices`) the engine's parser has only from `release` on; earlier
+    # releases exit on them ("invalid choice"; flag_values.late_choices)
+    choices_since: tuple[tuple[str, str], ...] = ()
 
     def gone_at(self, release: Optional[str]) -> Optional[bool]:
         """Has this engine release dropped the flag (removed_in, and not restored_in)? None when the release is not
@@ -138,6 +142,7 @@ class EngineSpec:
     removed: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with removed_in
     late: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with spelled_since
     late_words: set = field(default_factory=set, compare=False, repr=False)  # their spellings banded by release
+    late_choices: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # with choices_since
 
     def __post_init__(self) -> None:
         for f in self.flags:
@@ -151,6 +156,8 @@ class EngineSpec:
             if f.spelled_since and f not in self.late:
                 self.late.append(f)
                 self.late_words.update(word for word, _ in f.spelled_since)
+            if f.choices_since and f not in self.late_choices:
+                self.late_choices.append(f)
             if f.default is not None:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
         self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))

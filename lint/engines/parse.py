@@ -13,7 +13,8 @@ from typing import Any, Mapping, Optional, Sequence, Union
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
-from .flag_values import convert, exclusive_settings, known_json_part, late_spellings, removed_flags, switch_fix
+from .flag_values import (convert, exclusive_settings, known_json_part, late_choices, late_spellings, removed_flags,
+                          switch_fix)
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
 from .json_suffixes import refused_until
@@ -154,9 +155,9 @@ class _Parser:
                 self.errors.append(Problem(f"argument {name}: expected one argument", i,
                                            (tok.start, tok.end), tok.item, f.name))
                 return i + 1
-            if not vals:  # nargs "?" with no value: const
-                self._set(f, True if f.kind == "bool" else f.choices[0] if f.choices else None,
-                          "", None, None, name, i, note)
+            if not vals:  # nargs "?" with no value: const; nargs "*": the empty list
+                const = [] if f.takes == "any" else True if f.kind == "bool" else f.choices[0] if f.choices else None
+                self._set(f, const, "", None, None, name, i, note)
                 return i + 1
             if f.kind == "list" and len(vals) > 1:
                 for k in vals:
@@ -230,8 +231,8 @@ class _Parser:
             ok = j < len(toks) and not _flaglike(toks[j].text) and (not f.choices or toks[j].text in f.choices)
             return [j] if ok else []
         if j >= len(toks) or (_flaglike(toks[j].text) and not click):
-            return None
-        if f.takes == "many":
+            return [] if f.takes == "any" else None  # nargs "*": the empty list
+        if f.takes in ("many", "any"):
             out = [j]
             while j + 1 < len(toks) and not _flaglike(toks[j + 1].text):
                 j += 1
@@ -264,6 +265,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         p.errors.extend(removed_flags(spec, p.settings))
     if spec.late:  # spellings only later releases' parsers have: refused before (FlagSpec.spelled_since)
         p.errors.extend(late_spellings(spec, p.settings))
+    if spec.late_choices:  # choices only later releases' parsers have: refused before (FlagSpec.choices_since)
+        p.errors.extend(late_choices(spec, p.settings))
     if spec.refuses_foreign and p.unknown:  # another engine's flag: this parser exits on it (foreign_flags.py)
         from .foreign_flags import foreign_flags
         p.errors.extend(foreign_flags(spec.engine, p.unknown, spec.underscore_equals_dash))

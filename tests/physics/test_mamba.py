@@ -99,8 +99,12 @@ def test_the_state_dtype_flags_reach_the_state_page():
 
     inv = parse_invocation("vllm", ["--model", "m", "--mamba-ssm-cache-dtype", "float16", "--mamba-cache-dtype",
                                     "bfloat16"])
-    assert not inv.errors and not inv.unknown_flags
+    # refused only by releases before the flags (0.10.1) and their choices (float16 0.13.0, bfloat16 0.22.0)
+    assert not inv.unknown_flags and [e.until for e in inv.errors] == ["0.10.1", "0.10.1", "0.22.0", "0.13.0"]
+    assert all(e.refused_by("0.30.0") is False for e in inv.errors)
     r = _vllm(_gdn(), 6.01, **{k: inv.value(k) for k in ("mamba_cache_dtype", "mamba_ssm_cache_dtype")})
     assert r.block_size == 1072
     assert [p.message for p in parse_invocation("vllm", ["--model", "m", "--mamba-ssm-cache-dtype", "fp8"]).errors] \
-        == ["argument --mamba-ssm-cache-dtype: invalid choice: 'fp8' (choose from auto, bfloat16, float16, float32)"]
+        == ["argument --mamba-ssm-cache-dtype: invalid choice: 'fp8' (choose from auto, bfloat16, float16, float32)",
+            "unrecognized arguments: --mamba-ssm-cache-dtype (a spelling from 0.10.1 on: earlier releases have no "
+            "such flag)"]
