@@ -23,8 +23,13 @@ An overlay is read here only when that is certain:
   no other kustomization of the chain generates that name (kustomize
   would merge, replace or refuse), and the workload's own directory defines no ConfigMap of it;
 - none of its `patches` (or `patchesStrategicMerge`, `patchesJson6902`) nor `replacements` may change a
-  container's `args`, `command`, `env` or `envFrom` (nor its `resources` where the workload asks for GPUs): those
-  are not applied here, so such an overlay is left as it was (unknown) rather than judged on the base's values.
+  container's `args`, `command`, `env`, `envFrom` or `image`, nor the pod's `nodeSelector` or `affinity` (the
+  device it lands on: hardware.type_from_pod_spec), nor its `resources` where the workload asks for GPUs; no
+  `images:` entry names an image the workload's file names (a new tag is another engine release); and no
+  `components:` (kubernetes-sigs/kustomize api/types/kustomization.go: a Component's patches and generators apply
+  to the including kustomization's resources), `transformers:` or `generators:` of the chain may do any of that.
+  Those are not applied here, so such an overlay is left as it was (unknown) rather than judged on the base's
+  values (the GoogleCloudPlatform overlays above patch the node selector to their H100 or H200 compute class).
 The deployment takes the name kustomize gives it (the prefixes and suffixes of the chain, outermost first).
 """
 from __future__ import annotations
@@ -40,7 +45,7 @@ from ctxlint.loader import LoadedFile
 MAX_CHAIN = 4  # kustomizations from an overlay down to the workload's
 MAX_DIRS = 400  # directories looked at for overlays of one base
 MAX_DEPTH = 3  # below the base's parent
-_TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom)(?:$|[\s:/.\]\"'},=-])", re.M)
+_TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom|image|nodeSelector|affinity)(?:$|[\s:/.\]\"'},=-])", re.M)
 _GPU = re.compile(r"[a-z0-9.-]+/gpu\b")  # a resource name: nvidia.com/gpu, amd.com/gpu
 _RESOURCES = re.compile(r"(?:^|[\s/.\"'{,])resources(?:$|[\s:/.\"'},])", re.M)
 
@@ -97,12 +102,11 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
         return [], 0
     if any(n for n, _, _ in generated(reader.read(own), reader.read) if n in names):
         return [], 0
-    gpus = _GPU.search(own_text) is not None
     namespace = scalar(root.get("namespace")) or namespace
     out: List[Overlay] = []
     skipped = 0
     for path in _candidates(os.path.dirname(base), base):
-        found = _overlay(path, base, names, reader, gpus, namespace)
+        found = _overlay(path, base, names, reader, own_text, namespace)
         if found is not None and found.maps:
             out.append(found)
         elif found is not None and found.patched:
@@ -144,7 +148,8 @@ def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[Li
     return None
 
 
-def _overlay(path: str, base: str, names: List[str], reader: _Reader, gpus: bool, namespace: Any) -> Optional[Overlay]:
+def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: str,
+             namespace: Any) -> Optional[Overlay]:
     chain = _chain(path, base, reader)
     if not chain:
         return None
@@ -158,18 +163,42 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, gpus: bool
             continue  # another namespace's ConfigMap: kustomize's reference to it stays unresolved
         if name in names:
             maps[name] = data if name not in maps else None  # twice in one kustomization: kustomize refuses it
-    inner = {n for _, r in chain[1:] for n in (scalar(e.get("name")) for e in seq(r.get(GENERATOR)) if e.kind == "map")}
+    components = [c for p, r in chain for c in _components(p, r, reader)]
+    inner = {n for _, r in chain[1:] + [c for c in components if c[1] is not None]
+             for n in (scalar(e.get("name")) for e in seq(r.get(GENERATOR)) if e.kind == "map")}
     maps = {n: d for n, d in maps.items() if d is not None and n not in inner}
     prefix = "".join(str(scalar(r.get("namePrefix")) or "") for _, r in chain)
     suffix = "".join(str(scalar(r.get("nameSuffix")) or "") for _, r in reversed(chain))
     overlay = Overlay(path, prefix, suffix, maps)
-    if maps and any(_changes_containers(p, r, reader, gpus) for p, r in chain):
+    if maps and any(r is None or _changes_containers(p, r, reader, own_text) for p, r in chain + components):
         overlay.maps, overlay.patched = {}, True
     return overlay
 
 
-def _changes_containers(path: str, root: Any, reader: _Reader, gpus: bool) -> bool:
-    """Whether a patch or replacement of the overlay may change what its containers run (see the module text)."""
+def _components(path: str, root: Any, reader: _Reader, depth: int = 0) -> List[Tuple[str, Any]]:
+    """(path, root) of the Components a kustomization includes, theirs too; root None where one is not read."""
+    out: List[Tuple[str, Any]] = []
+    for item in seq(root.get("components")):
+        text = scalar(item)
+        target = os.path.normpath(os.path.join(os.path.dirname(path), text)) if isinstance(text, str) and text else ""
+        inner = _kustomization(target) if target and os.path.isdir(target) else None
+        found = reader.root(inner) if inner else None
+        out.append((inner or path, found))
+        if found is not None and depth < MAX_CHAIN:
+            out.extend(_components(inner, found, reader, depth + 1))
+    return out
+
+
+def _changes_containers(path: str, root: Any, reader: _Reader, own_text: str) -> bool:
+    """Whether a patch, replacement, image override or plugin of the overlay may change what its containers run
+    or where (see the module text)."""
+    if root.get("transformers") is not None or root.get("generators") is not None:
+        return True  # plugins: what they change is not read
+    for item in seq(root.get("images")):
+        name = scalar(item.get("name")) if item.kind == "map" else None
+        if not isinstance(name, str) or not name or name in own_text:
+            return True
+    gpus = _GPU.search(own_text) is not None
     folder = os.path.dirname(path)
     texts: List[str] = []
     for key in ("patches", "patchesStrategicMerge", "patchesJson6902"):

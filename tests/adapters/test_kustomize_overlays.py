@@ -135,3 +135,33 @@ def test_a_config_map_of_another_namespace_is_not_the_one_read(tmp_path) -> None
     # the overlay's `namespace:` puts the Deployment and the ConfigMap in one
     _tree(tmp_path, {**FILES, "base/deployment.yaml": deploy, "small/kustomization.yaml": "namespace: x\n" + small})
     assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
+
+
+def _small_with(extra: str, files: dict) -> dict:
+    return {**FILES, "small/kustomization.yaml": FILES["small/kustomization.yaml"] + extra, **files}
+
+
+def test_an_overlay_that_may_move_or_change_the_containers_otherwise_is_not_judged_on_the_base(tmp_path) -> None:
+    # the node selector (the device: GoogleCloudPlatform/accelerated-platforms' overlays patch it to their H100
+    # compute class), a Component's patch, an `images:` override of the workload's image, a transformer plugin
+    gone = [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"), ("vllm", "(no model id)", "unknown")]
+    cases = [
+        _small_with("patches:\n  - path: ns.yaml\n", {"small/ns.yaml": (
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
+            "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n")}),
+        _small_with("components: [../comp]\n", {
+            "comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+                                      "patches:\n  - path: p.yaml\n",
+            "comp/p.yaml": "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --max-model-len=4096\n"}),
+        _small_with("components: [../missing]\n", {}),
+        _small_with("images:\n  - name: vllm/vllm-openai\n    newTag: v0.5.0\n", {}),
+        _small_with("transformers: [t.yaml]\n", {"small/t.yaml": "kind: PrefixSuffixTransformer\n"}),
+    ]
+    for number, files in enumerate(cases):
+        _tree(tmp_path / str(number), files)
+        assert _audit(tmp_path / str(number) / "base") == gone, number
+
+
+def test_an_image_override_of_another_image_leaves_the_overlay_read(tmp_path) -> None:
+    _tree(tmp_path, _small_with("images:\n  - name: busybox\n    newTag: '1.36'\n", {}))
+    assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
