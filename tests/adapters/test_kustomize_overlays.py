@@ -165,3 +165,38 @@ def test_an_overlay_that_may_move_or_change_the_containers_otherwise_is_not_judg
 def test_an_image_override_of_another_image_leaves_the_overlay_read(tmp_path) -> None:
     _tree(tmp_path, _small_with("images:\n  - name: busybox\n    newTag: '1.36'\n", {}))
     assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
+
+
+def test_overlay_files_are_read_once_for_the_bases_beside_each_other(tmp_path, monkeypatch) -> None:
+    # 20 bases under one parent, each with 3 overlays there: every base looks at every overlay's kustomization,
+    # which is read (and parsed) once, not once per base
+    import ctxlint.loader as loader
+    from ctxlint.adapters.kustomize_overlays import overlays_of
+
+    files = {}
+    for i in range(20):
+        files[f"base{i}/kustomization.yaml"] = "resources: [deployment.yaml]\n"
+        files[f"base{i}/deployment.yaml"] = DEPLOY
+        for e in range(3):
+            files[f"ov/e{e}/app{i}/kustomization.yaml"] = (
+                f"resources: [../../../base{i}]\nconfigMapGenerator:\n  - name: runtime\n"
+                f"    literals: [MODEL_ID={MODEL}, LEN=8192]\n")
+    _tree(tmp_path, files)
+    reads = []
+    real = loader.read_path
+    monkeypatch.setattr(loader, "read_path", lambda path, *a, **k: reads.append(path) or real(path, *a, **k))
+    for i in range(20):
+        found, skipped = overlays_of(str(tmp_path / f"base{i}/deployment.yaml"), ["runtime"], DEPLOY)
+        assert sorted(o.path[len(str(tmp_path)) + 1:] for o in found) == [
+            f"ov/e{e}/app{i}/kustomization.yaml" for e in range(3)] and skipped == 0
+    assert len(reads) == len(set(reads)) == 80  # 60 overlays and 20 bases' kustomizations
+
+
+def test_an_overlay_changed_between_runs_is_read_anew(tmp_path) -> None:
+    _tree(tmp_path)
+    assert ("vllm-small", MODEL, "exceeds") in _audit(tmp_path / "base")
+    (tmp_path / "small/runtime.env").write_text(f"MODEL_ID={MODEL}\nLEN=8192\n")
+    (tmp_path / "extra/kustomization.yaml").parent.mkdir()
+    (tmp_path / "extra/kustomization.yaml").write_text(FILES["big/kustomization.yaml"].replace("big-", "extra-"))
+    audit = _audit(tmp_path / "base")
+    assert ("vllm-small", MODEL, "fits") in audit and ("extra-vllm", MODEL, "exceeds") in audit
