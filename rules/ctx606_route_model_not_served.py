@@ -9,7 +9,8 @@ Why:
     SGLang, TGI, TensorRT-LLM's trtllm-serve and a llama-server that loads one model
     ignore the request's model name, so a different name still reaches the model
     and is not reported; SGLang reads a name with a colon (`qwen3:8b`) as
-    `base:adapter` and fails it unless that LoRA adapter is loaded. An engine
+    `base:adapter` and fails it unless that LoRA adapter is loaded (from 0.5.9;
+    0.5.4 to 0.5.8 only with LoRA enabled, older releases never). An engine
     ctxlint cannot identify is not reported, nor a llama-server in router mode
     (`--models-dir`, `--models-preset`), whose names ctxlint cannot read.
 
@@ -63,7 +64,10 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 #   `_parse_model_parameter` reads it, as "base:adapter" when it holds a colon and is not the served name, and the
 #   adapter then fails in managers/tokenizer_manager.py `_validate_and_resolve_lora` ("LoRA adapter 'Y' was requested,
 #   but LoRA is not enabled", a ValueError that handle_request answers with HTTP 400). /v1/models/{model} is the only
-#   404 (http_server.py retrieve_model).
+#   404 (http_server.py retrieve_model). Older releases do not: sglang 0.4.6 (srt/openai_api/adapter.py) up to
+#   0.5.3.post1 (entrypoints/openai/serving_base.py) never parse the name; 0.5.4 to 0.5.8 parse it, but
+#   managers/tokenizer_manager.py drops the adapter unless LoRA is enabled (`if self.server_args.enable_lora and
+#   obj.lora_path`), which --lora-paths turns on (server_args.py); 0.5.9 is the first to raise "LoRA is not enabled".
 # - TGI ignores it: huggingface/text-generation-inference@db931fcf42da018a3657580c64bf2720f167f9ab:router/src/server.rs
 #   `chat_completions` only echoes it (`Some("tgi") | None => info.model_id`, else the name as sent).
 # - llama-server with one model ignores it: ggml-org/llama.cpp@fb4026604c67c682f552337ec9b91eced0abd35a:
@@ -87,12 +91,24 @@ def _refusal(dep: Deployment, upstream: str) -> Optional[str]:
     if engine in _REFUSES:
         label, answer, fix = _REFUSES[engine]
         return f"{label} answers every request with {answer.format(name=upstream)}; use the served name, or {fix}"
-    if engine == "sglang" and ":" in upstream:
+    if engine == "sglang" and ":" in upstream and _sglang_reads_adapters(dep):
         adapter = upstream.split(":", 1)[1].strip()
         if adapter and adapter not in served_names(dep):
             return (f"SGLang reads it as base:adapter and fails every request with HTTP 400 (LoRA adapter "
                     f"{adapter!r} is not loaded); use the served name, or no colon (SGLang ignores any other name)")
     return None
+
+
+def _sglang_reads_adapters(dep: Deployment) -> bool:
+    """Whether the SGLang release fails a `base:adapter` name whose adapter is not loaded (see above); a release
+    ctxlint cannot read is taken as a current one."""
+    from ctxlint.versions import parse_version
+    version = parse_version(dep.engine.version.value) if dep.engine.version is not None else None
+    if version is None or version >= parse_version("0.5.9"):
+        return True
+    if version < parse_version("0.5.4"):
+        return False
+    return any(r.arg("lora_paths") is not None for r in dep.roles)  # LoRA enabled (--enable-lora: not reported)
 
 
 def check(view: StackView, options) -> Iterator[Problem]:

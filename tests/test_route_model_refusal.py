@@ -10,7 +10,7 @@ from helpers import run
 VLLM = ("vllm/vllm-openai:v0.11.0", "--model Qwen/Qwen3-8B --served-model-name qwen --max-model-len 8192")
 LMDEPLOY = ("openmmlab/lmdeploy:v0.10.0",
             "lmdeploy serve api_server Qwen/Qwen3-8B --model-name qwen --session-len 8192")
-SGLANG = ("lmsysorg/sglang:v0.5.3", "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
+SGLANG = ("lmsysorg/sglang:v0.5.9", "python3 -m sglang.launch_server --model-path Qwen/Qwen3-8B "
           "--served-model-name qwen --context-length 8192")
 TGI = ("ghcr.io/huggingface/text-generation-inference:3.3.0", "--model-id Qwen/Qwen3-8B --max-total-tokens 8192")
 LLAMACPP = ("ghcr.io/ggml-org/llama.cpp:server-cuda", "--model /models/qwen.gguf --ctx-size 8192 -a qwen")
@@ -95,3 +95,15 @@ def test_an_unset_environment_backend_is_still_joined_by_name(tmp_path):
     (tmp_path / "litellm_config.yaml").write_text(
         "model_list:\n  - model_name: main\n    litellm_params: {model: openai/qwen, api_base: os.environ/QWEN_URL}\n")
     assert run(["check", str(tmp_path), "--select", "CTX606,CTX607", "--fail-on", "never"]).out == ""
+
+
+@pytest.mark.parametrize("image, lora, fails", [
+    ("lmsysorg/sglang:v0.4.6", "", False), ("lmsysorg/sglang:v0.5.3", "", False),
+    ("lmsysorg/sglang:v0.5.4", "", False), ("lmsysorg/sglang:v0.5.8", " --lora-paths ad=/lora/ad", True),
+    ("lmsysorg/sglang:v0.5.9", "", True), ("lmsysorg/sglang:latest", "", True)])
+def test_sglang_releases_that_fail_an_adapter_name(tmp_path, image, lora, fails):
+    # sglang 0.4.6 (srt/openai_api/adapter.py) to 0.5.3.post1 never parse the request's model; 0.5.4-0.5.8 parse
+    # "base:adapter" but tokenizer_manager.py drops the adapter unless LoRA is enabled (--lora-paths enables it);
+    # 0.5.9 raises "LoRA is not enabled". Before: a CTX606 error for each.
+    out = _check(tmp_path, (image, SGLANG[1] + lora), "qwen3:8b")
+    assert ("SGLang reads it as base:adapter" in out) is fails, out
