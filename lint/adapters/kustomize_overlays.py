@@ -23,8 +23,10 @@ An overlay is read here only when that is certain:
   no other kustomization of the chain generates that name (kustomize
   would merge, replace or refuse), and the workload's own directory defines no ConfigMap of it;
 - none of its `patches` (or `patchesStrategicMerge`, `patchesJson6902`) nor `replacements` may change a
-  container's `args`, `command`, `env`, `envFrom` or `image`, nor the pod's `nodeSelector` or `affinity` (the
-  device it lands on: hardware.type_from_pod_spec), nor its `resources` where the workload asks for GPUs; no
+  container's `args`, `command`, `env`, `envFrom` or `image`, nor the pod's `nodeSelector` or `affinity` where the
+  workload places it by them (the device it lands on: hardware.type_from_pod_spec; where it does not, the device is
+  unknown or the configured default alike with the patch or without), nor its `resources` where the workload asks
+  for GPUs; no
   `images:` entry names an image the workload's file names (a new tag is another engine release); and no
   `components:` (kubernetes-sigs/kustomize api/types/kustomization.go: a Component's patches and generators apply
   to the including kustomization's resources), `transformers:` or `generators:` of the chain may do any of that.
@@ -45,9 +47,10 @@ from ctxlint.loader import LoadedFile
 MAX_CHAIN = 4  # kustomizations from an overlay down to the workload's
 MAX_DIRS = 400  # directories looked at for overlays of one base
 MAX_DEPTH = 3  # below the base's parent
-_TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom|image|nodeSelector|affinity)(?:$|[\s:/.\]\"'},=-])", re.M)
+_TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom|image)(?:$|[\s:/.\]\"'},=-])", re.M)
 _GPU = re.compile(r"[a-z0-9.-]+/gpu\b")  # a resource name: nvidia.com/gpu, amd.com/gpu
 _RESOURCES = re.compile(r"(?:^|[\s/.\"'{,])resources(?:$|[\s:/.\"'},])", re.M)
+_PLACES = re.compile(r"(?:^|[\s/.\[\"'{,])(nodeSelector|affinity)(?:$|[\s:/.\]\"'},=-])", re.M)
 
 
 class Overlay:
@@ -261,7 +264,9 @@ def _changes_containers(path: str, root: Any, reader: _Reader, own_text: str) ->
                      for p in seq(t.get("fieldPaths") if t.kind == "map" else None))
         if item.kind == "map" and item.get("path") is not None:
             return True
-    return any(_TOUCHES.search(t) or (gpus and _RESOURCES.search(t)) for t in texts)
+    placed = _PLACES.search(own_text) is not None  # the device comes from the base's node selector or affinity
+    return any(_TOUCHES.search(t) or (gpus and _RESOURCES.search(t)) or (placed and _PLACES.search(t))
+               for t in texts)
 
 
 def names_read(obj: Any) -> List[str]:

@@ -200,3 +200,13 @@ def test_an_overlay_changed_between_runs_is_read_anew(tmp_path) -> None:
     (tmp_path / "extra/kustomization.yaml").write_text(FILES["big/kustomization.yaml"].replace("big-", "extra-"))
     audit = _audit(tmp_path / "base")
     assert ("vllm-small", MODEL, "fits") in audit and ("extra-vllm", MODEL, "exceeds") in audit
+
+
+def test_a_node_selector_patch_counts_only_where_the_base_places_the_pod(tmp_path) -> None:
+    # GoogleCloudPlatform/accelerated-platforms: the base names no device, each overlay's patch sets its compute
+    # class; read without the patch, the device is unknown as it is for the base (no verdict on the wrong one)
+    patch = {"small/ns.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n"
+                               "    spec:\n      nodeSelector: {cloud.google.com/compute-class: gpu-h100-80gb-high-x1}\n"),
+             "base/deployment.yaml": DEPLOY.replace("      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n", "")}
+    _tree(tmp_path, _small_with("patches:\n  - path: ns.yaml\n", patch))
+    assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
