@@ -10,7 +10,8 @@ Why:
     ignore the request's model name, so a different name still reaches the model
     and is not reported; SGLang reads a name with a colon (`qwen3:8b`) as
     `base:adapter` and fails it unless that LoRA adapter is loaded (from 0.5.9;
-    0.5.4 to 0.5.8 only with LoRA enabled, older releases never). An engine
+    0.5.4 to 0.5.8 only with LoRA enabled, older releases never), a served
+    name with a colon too before 0.5.23. An engine
     ctxlint cannot identify is not reported, nor a llama-server in router mode
     (`--models-dir`, `--models-preset`), whose names ctxlint cannot read.
 
@@ -91,28 +92,48 @@ def _refusal(dep: Deployment, upstream: str) -> Optional[str]:
     if engine in _REFUSES:
         label, answer, fix = _REFUSES[engine]
         return f"{label} answers every request with {answer.format(name=upstream)}; use the served name, or {fix}"
-    if engine == "sglang" and ":" in upstream and _sglang_reads_adapters(dep):
-        adapter = upstream.split(":", 1)[1].strip()
+    if engine == "sglang":
+        adapter = _sglang_adapter(dep, upstream)
         if adapter and adapter not in served_names(dep):
             return (f"SGLang reads it as base:adapter and fails every request with HTTP 400 (LoRA adapter "
                     f"{adapter!r} is not loaded); use the served name, or no colon (SGLang ignores any other name)")
     return None
 
 
-def _sglang_reads_adapters(dep: Deployment) -> bool:
-    """Whether the SGLang release fails a `base:adapter` name whose adapter is not loaded (see above); a release
-    ctxlint cannot read is taken as a current one."""
+def _sglang_adapter(dep: Deployment, upstream: str) -> Optional[str]:
+    """The LoRA adapter an SGLang release reads from a requested name, which fails unless it is loaded (see above);
+    a release ctxlint cannot read is taken as a current one. sglang 0.5.4 to 0.5.22 split any name at its first
+    colon, the served name too (serving_base.py `_parse_model_parameter`); 0.5.23 keeps the served name whole,
+    and reads `<served name>:<adapter>` after it."""
     from ctxlint.versions import parse_version
     version = parse_version(dep.engine.version.value) if dep.engine.version is not None else None
-    if version is None or version >= parse_version("0.5.9"):
-        return True
-    if version < parse_version("0.5.4"):
-        return False
-    return any(r.arg("lora_paths") is not None for r in dep.roles)  # LoRA enabled (--enable-lora: not reported)
+    if ":" not in upstream or version is not None and version < parse_version("0.5.4"):
+        return None
+    if version is not None and version < parse_version("0.5.9") and \
+            not any(r.arg("lora_paths") is not None for r in dep.roles):
+        return None  # LoRA not enabled: the adapter is dropped (--enable-lora: not reported, stack.py)
+    if version is None or version >= parse_version("0.5.23"):
+        served = _sglang_served(dep)
+        if upstream == served:
+            return None
+        if served and upstream.startswith(f"{served}:"):
+            return upstream[len(served) + 1:].strip() or None
+    return upstream.split(":", 1)[1].strip() or None
+
+
+def _sglang_served(dep: Deployment) -> Optional[str]:
+    """SGLang's one served name: --served-model-name, else the model path."""
+    for role in dep.roles:
+        name = role.arg("served_model_name")
+        if name is not None and isinstance(name.value, str):
+            return name.value
+    return str(dep.model.id.value) if dep.model.id is not None else None
 
 
 def check(view: StackView, options) -> Iterator[Problem]:
     upstream = view.route.upstream_model
+    if view.serves_name is True and upstream is not None:
+        yield from _served_but_split(view, str(upstream.value))
     if view.serves_name is not False or upstream is None:
         return
     from ctxlint.stack import served_names, where
@@ -126,3 +147,20 @@ def check(view: StackView, options) -> Iterator[Problem]:
         f"the {route_text(view)} sends the model name {upstream.value!r} upstream, which the engine behind it does "
         f"not serve: {served}. {'; '.join(dict.fromkeys(why for _, why in refused))}",
         upstream.source, view.route.label, evidence=view.evidence)
+
+
+def _served_but_split(view: StackView, upstream: str) -> Iterator[Problem]:
+    """An SGLang release that reads the served name itself as base:adapter (a served name with a colon, 0.5.9 to
+    0.5.22; 0.5.4 to 0.5.8 with LoRA enabled): every request for it fails."""
+    from ctxlint.stack import served_names, where
+    for dep in view.deployments:
+        engine = dep.engine.name.value if dep.engine.name is not None else None
+        adapter = _sglang_adapter(dep, upstream) if engine == "sglang" and upstream in served_names(dep) else None
+        if adapter and adapter not in served_names(dep):
+            yield Problem(
+                f"the {route_text(view)} sends the model name {upstream!r} upstream, the name "
+                f"{dep.display_name or '(unnamed)'} ({where(dep.source)}) serves, but SGLang "
+                f"{dep.engine.version.value if dep.engine.version is not None else ''} reads a name with a colon as "
+                f"base:adapter and fails every request with HTTP 400 (LoRA adapter {adapter!r} is not loaded); serve "
+                "a name without a colon (--served-model-name), or use SGLang 0.5.23 or later, which keeps the served "
+                "name whole", view.route.upstream_model.source, view.route.label, evidence=view.evidence)

@@ -107,3 +107,22 @@ def test_sglang_releases_that_fail_an_adapter_name(tmp_path, image, lora, fails)
     # 0.5.9 raises "LoRA is not enabled". Before: a CTX606 error for each.
     out = _check(tmp_path, (image, SGLANG[1] + lora), "qwen3:8b")
     assert ("SGLang reads it as base:adapter" in out) is fails, out
+
+
+@pytest.mark.parametrize("image, served, upstream, fails", [
+    # sglang 0.5.9-0.5.22 split the served name itself at its colon: every request fails (LoRA not enabled)
+    ("lmsysorg/sglang:v0.5.9", "org/m:v1", "org/m:v1", True), ("lmsysorg/sglang:v0.5.22", "org/m:v1", "org/m:v1", True),
+    # 0.5.23 keeps the served name whole (serving_base.py _parse_model_parameter), and reads what follows it
+    ("lmsysorg/sglang:v0.5.23", "org/m:v1", "org/m:v1", False), ("lmsysorg/sglang:latest", "org/m:v1", "org/m:v1", False),
+    ("lmsysorg/sglang:v0.5.23", "s3://b/m", "s3://b/m:ad", True), ("lmsysorg/sglang:v0.5.4", "org/m:v1", "org/m:v1", False),
+])
+def test_sglang_served_names_with_a_colon(tmp_path, image, served, upstream, fails):
+    command = SGLANG[1].replace("--served-model-name qwen", f"--served-model-name {served}")
+    out = _check(tmp_path, (image, command), upstream)
+    assert ("fails every request with HTTP 400" in out) is fails, out
+
+
+def test_sglang_reads_the_adapter_after_a_served_name_with_a_colon(tmp_path):
+    # 0.5.23: "s3://b/m:ad" is base "s3://b/m", adapter "ad", loaded here: served (before: adapter "//b/m:ad", an error)
+    command = SGLANG[1].replace("--served-model-name qwen", "--served-model-name s3://b/m --lora-paths ad=/lora/ad")
+    assert _check(tmp_path, ("lmsysorg/sglang:v0.5.23", command), "s3://b/m:ad") == ""
