@@ -152,11 +152,11 @@ def check(view: StackView, options) -> Iterator[Problem]:
 def _served_but_split(view: StackView, upstream: str) -> Iterator[Problem]:
     """An SGLang release that reads the served name itself as base:adapter (a served name with a colon, 0.5.9 to
     0.5.22; 0.5.4 to 0.5.8 with LoRA enabled): every request for it fails."""
-    from ctxlint.stack import served_names, where
+    from ctxlint.stack import _loads_adapters, served_names, where
     for dep in view.deployments:
         engine = dep.engine.name.value if dep.engine.name is not None else None
         adapter = _sglang_adapter(dep, upstream) if engine == "sglang" and upstream in served_names(dep) else None
-        if adapter and adapter not in served_names(dep):
+        if adapter and adapter not in served_names(dep) and not _loads_adapters(dep):  # (or loaded at run time)
             yield Problem(
                 f"the {route_text(view)} sends the model name {upstream!r} upstream, the name "
                 f"{dep.display_name or '(unnamed)'} ({where(dep.source)}) serves, but SGLang "

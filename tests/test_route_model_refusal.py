@@ -115,6 +115,8 @@ def test_sglang_releases_that_fail_an_adapter_name(tmp_path, image, lora, fails)
     # 0.5.23 keeps the served name whole (serving_base.py _parse_model_parameter), and reads what follows it
     ("lmsysorg/sglang:v0.5.23", "org/m:v1", "org/m:v1", False), ("lmsysorg/sglang:latest", "org/m:v1", "org/m:v1", False),
     ("lmsysorg/sglang:v0.5.23", "s3://b/m", "s3://b/m:ad", True), ("lmsysorg/sglang:v0.5.4", "org/m:v1", "org/m:v1", False),
+    # adapters may be loaded at run time under any name (stack.py _loads_adapters)
+    ("lmsysorg/sglang:v0.5.9", "org/m:v1 --enable-lora", "org/m:v1", False),
 ])
 def test_sglang_served_names_with_a_colon(tmp_path, image, served, upstream, fails):
     command = SGLANG[1].replace("--served-model-name qwen", f"--served-model-name {served}")
