@@ -40,11 +40,13 @@ Options:
 """
 from __future__ import annotations
 
-from typing import Iterator
+from typing import TYPE_CHECKING, Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.stated_pools import ALLOCATES, CAPPED, GIB, Overreach, overreach
+
+if TYPE_CHECKING:  # imported by check() for a role that states a pool: most runs never need it
+    from ctxlint.stated_pools import Overreach
 
 ID = "CTX202"
 NAME = "declared-pool-exceeds-hardware"
@@ -62,12 +64,14 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if role.capacity is None or role.accelerators.type is None or (
                 role.kv_pool_tokens is None and role.arg("num_gpu_blocks") is None):
             continue
+        from ctxlint.stated_pools import overreach
         over = overreach(dep, role)
         if over is not None:
             yield Problem(_message(role, over), over.source, dep.display_name)
 
 
 def _message(role, o: Overreach) -> str:
+    from ctxlint.stated_pools import ALLOCATES, CAPPED, GIB
     held = (f"{o.accelerator} could hold with all of its memory: ({o.memory / GIB:.2f} GiB - weights at least "
             f"{o.weights / GIB:.2f} GiB) / {fmt(int(o.per_token))} B per token per GPU = {fmt(o.ceiling)} tokens")
     if o.kind == ALLOCATES:

@@ -16,7 +16,6 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, namespace_of, objects
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
-from ctxlint.adapters.init_downloads import with_downloaded_models
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
@@ -175,8 +174,13 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     for index, c in enumerate(_containers(pod)):
         reading = pod_ctx.read(c, ray_main=ray and index == 0)
         result.diagnostics.extend(reading.diagnostics)
-        # a model path an init container fills, placed by this container's volume mounts (init_downloads.py)
-        roles.extend(with_downloaded_models(reading.roles, pod, c))
+        # a model path an init container fills, placed by this container's volume mounts (init_downloads.py, imported
+        # only for a pod with init containers: a one-file run pays nothing for it)
+        if reading.roles and pod.kind == MAP and pod.get("initContainers") is not None:
+            from ctxlint.adapters.init_downloads import with_downloaded_models
+            roles.extend(with_downloaded_models(reading.roles, pod, c))
+        else:
+            roles.extend(reading.roles)
         if not reading.roles and "nvcr.io/nim" in str(_scalar(c.get("image"))).lower():
             roles.extend(pod_ctx.nim(c, result))  # a NIM image starts its own server: no command to read
         if reading.roles:  # an engine container: what the API server would refuse in it

@@ -12,7 +12,6 @@ from typing import Any, Mapping, Optional, Tuple
 
 from ..records import replace
 from .flagspec import EngineSpec, FlagSpec
-from .json_suffixes import refused_until
 from .kv_pairs import refused_since
 from .flag_values import convert
 from .int_eras import era_problem
@@ -78,6 +77,7 @@ def apply_config(inv: Invocation, data: Any, source: str = "", by_release: bool 
             value_text = value
             value, err, _ = convert(spec, f, value)
             if err:
+                from .json_suffixes import refused_until  # only a refused value pays for it
                 errors.append(Problem(f"{source or 'config'}: {key}: {err}", None, None, flag=name,
                                       since=refused_since(f, value_text), until=refused_until(f, value_text)))
             elif f.int_eras and by_release:  # read otherwise by earlier releases (int_eras.py)

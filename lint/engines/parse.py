@@ -17,7 +17,6 @@ from .flag_values import (convert, exclusive_settings, known_json_part, late_cho
                           switch_fix)
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
-from .json_suffixes import refused_until
 from .kv_pairs import refused_since
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_int, suffix_fix
@@ -180,6 +179,7 @@ class _Parser:
         if verr and f.kind == "json":
             verr += _quotes_removed(spec.engine, self.toks[vidx], len(self.toks[vidx].text) - len(raw))
         if verr:
+            from .json_suffixes import refused_until  # only a refused value pays for it
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
             self.errors.append(Problem(f"argument {name}: {verr}", vidx, vspan, self.toks[vidx].item, f.name,
                                        fix=(raw, fix) if fix else None, since=refused_since(f, raw),

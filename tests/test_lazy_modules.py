@@ -1,0 +1,61 @@
+"""Modules a one-file run does not import unless its file needs them (issue 15: a pre-commit run is mostly import).
+
+Each is imported inside the branch that uses it, behind a cheap test: CTX202's stated-pool physics for a role that
+states a pool, the init-container downloads for a pod with init containers, vLLM's bare-number JSON reading for a
+refused value. The same runs with a file that needs each module import it, so the tests would notice a predicate
+that never lets it load.
+"""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+LAZY = ("ctxlint.stated_pools", "ctxlint.adapters.init_downloads", "ctxlint.engines.json_suffixes")
+
+_RUN = ("import os, sys\n"
+        "def report():\n"
+        "    sys.stderr.write('LOADED ' + ' '.join(m for m in %r if m in sys.modules) + '\\n'); sys.stderr.flush()\n"
+        "real_exit = os._exit\n"
+        "os._exit = lambda code: (report(), real_exit(code))\n"  # the console script ends with os._exit
+        "from ctxlint.cli_check import main\n"
+        "sys.argv = ['ctxlint', 'check', '--isolated', '--fail-on', 'never', sys.argv[1]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    report(); raise\n" % (LAZY,))
+
+
+def _loaded(path: Path) -> set:
+    done = subprocess.run([sys.executable, "-c", _RUN, str(path)], capture_output=True, text=True, cwd=REPO)
+    line = next(l for l in done.stderr.splitlines() if l.startswith("LOADED"))
+    return set(line.split()[1:])
+
+
+@pytest.mark.parametrize("sample", ["samples/incident/deployment.yaml",
+                                    "samples/kubernetes/llamacpp-ctx-fixed/deployment.yaml"])
+def test_a_plain_file_imports_none_of_them(sample):
+    assert _loaded(REPO / sample) == set()
+
+
+def test_each_is_imported_where_a_file_needs_it(tmp_path):
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      initContainers:
+      - name: fetch
+        image: python:3.12
+        command: ["huggingface-cli", "download", "Qwen/Qwen3-8B", "--local-dir", "/models/qwen"]
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "/models/qwen", "--num-gpu-blocks-override", "100000",
+               "--kv-transfer-config", "{kv_role: 80m}"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+""")
+    assert _loaded(pod) == set(LAZY)
