@@ -77,6 +77,12 @@ def _keyed(engine, arch, tp, pp, dp, kv_cache_dtype, draft, settings, weights_fo
     return _MEMO.keyed(key, args, None if shared is None else lambda one: _model_side(one, shared))
 
 
+def _from_release(since: str, version: str | None) -> bool | None:
+    from ..engines.result import from_release
+
+    return from_release(since, version)
+
+
 def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     """`shared` (see model_side): the parts no release changes are worked out once for all the calls
     that pass it: the served dtype, the KV layout for each (swa_full, SWA ratio, MLA heads) the releases give,
@@ -92,25 +98,29 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     swa_full, swa_ratio, mla_heads, refused, layout = _layout(engine, arch, settings, version, context, asm, draft)
     if refused:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
-    br = parts.get(("kv", swa_full, swa_ratio, mla_heads))
+    # SGLang --dcp-size splits KV heads over TP / dcp from 0.5.18 only (served.decode_context_parallel)
+    split = engine == "sglang" and "dcp_size" in settings and _from_release("0.5.18", version) is True
+    kv_key = ("kv", swa_full, swa_ratio, mla_heads, split)
+    br = parts.get(kv_key)
     if br is None:
         try:
             kv_tp, kv_tp_how = kv_tensor_parallel(engine, settings, tp)
-            dcp, dcp_how = decode_context_parallel(engine, arch, settings, tp, bool(
-                engine == "sglang" and not swa_full and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds)))
-            kv_tp = kv_tp if arch.is_mla else kv_tp // dcp
-            br = parts["kv", swa_full, swa_ratio, mla_heads] = kv_breakdown(
+            dcp, dcp_how, dcp_heads = decode_context_parallel(engine, arch, settings, tp, bool(
+                engine == "sglang" and not swa_full and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds)),
+                version)
+            kv_tp = kv_tp // dcp if dcp_heads else kv_tp
+            br = parts[kv_key] = kv_breakdown(
                 arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
                 v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None)
             if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
-                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, kv_tp_how))
+                br = parts[kv_key] = replace(br, notes=(*br.notes, kv_tp_how))
             if dcp > 1:  # one request's tokens over the DCP ranks: each holds 1/dcp of them (served.py)
-                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(
+                br = parts[kv_key] = replace(
                     br, bytes_per_token=br.bytes_per_token / dcp, formula=f"({br.formula}) / dcp {dcp}",
                     notes=(*br.notes, dcp_how))
             elif dcp_how:
-                br = parts["kv", swa_full, swa_ratio, mla_heads] = replace(br, notes=(*br.notes, dcp_how))
+                br = parts[kv_key] = replace(br, notes=(*br.notes, dcp_how))
         except (ValueError, TypeError, ZeroDivisionError) as exc:
             return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
     hybrid = None

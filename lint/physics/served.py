@@ -173,21 +173,29 @@ def attention_replicas(engine: str, arch: ModelArch, settings: Mapping[str, Any]
 
 
 def decode_context_parallel(engine: str, arch: ModelArch, settings: Mapping[str, Any], tp: int,
-                            sliding: bool) -> tuple[int, str]:
+                            sliding: bool, version: str | None = None) -> tuple[int, str, bool]:
     """SGLang's decode context parallelism (--dcp-size, 0.5.15+): each of attn_dcp_size ranks of an attention-TP
     group keeps every dcp-th token of a request, so one request holds the rank's rows x dcp tokens
     (`logical_token_capacity`, sglang==0.5.23:sglang/srt/mem_cache/kv_cache_configurator.py:406-415; the
-    allocator's locations span max_total_num_tokens x attn_dcp_size: :2930-2932). The ranks of a DCP group share
-    KV heads, tp // dcp groups of them (`get_num_kv_heads(tp, dcp)`: configs/model_config.py:1700-1711, read by
-    model_executor/pool_configurator.py:492); an MLA latent is whole on each. A hybrid SWA pool is not widened
-    (:408-409): 1. Returns (dcp, note); dcp 1 when not in play or not dividing the attention TP."""
+    allocator's locations span max_total_num_tokens x attn_dcp_size: :2930-2932; 0.5.15's
+    model_runner_kv_cache_mixin.py:1141-1143 too). From 0.5.18 the ranks of a DCP group share KV heads, tp // dcp
+    groups of them (`get_num_kv_heads(tp, dcp)`: sglang==0.5.18/0.5.23:configs/model_config.py, read by
+    model_executor/pool_configurator.py); 0.5.15-0.5.17 size a row by get_num_kv_heads(attn_tp) alone
+    (sglang==0.5.15/0.5.17:model_executor/pool_configurator.py _compute_cell_size), and so does an unknown release
+    here (the larger pool: no false refusal). An MLA latent is whole on each. A hybrid SWA pool is not widened
+    (:408-409): 1. Returns (dcp, note, KV heads over attention TP / dcp); dcp 1 when not in play or not dividing
+    the attention TP."""
     dcp = positive_int(settings.get("dcp_size"), 1) if engine == "sglang" else 1
     if dcp <= 1:
-        return 1, ""
+        return 1, "", False
     attn_tp, _ = kv_tensor_parallel(engine, settings, tp)
     if sliding:
-        return 1, f"SGLang --dcp-size {dcp}: a hybrid SWA pool is not widened over the DCP ranks"
+        return 1, f"SGLang --dcp-size {dcp}: a hybrid SWA pool is not widened over the DCP ranks", False
     if attn_tp % dcp:
-        return 1, f"SGLang --dcp-size {dcp} does not divide attention TP {attn_tp}: not counted"
-    heads = "" if arch.is_mla else f", KV heads over attention TP {attn_tp} / {dcp}"
-    return dcp, f"SGLang decode context parallelism: a request's tokens over {dcp} DCP ranks{heads}"
+        return 1, f"SGLang --dcp-size {dcp} does not divide attention TP {attn_tp}: not counted", False
+    from ..engines.result import from_release
+
+    split = not arch.is_mla and from_release("0.5.18", version) is True
+    heads = "" if arch.is_mla else f", KV heads over attention TP {attn_tp} / {dcp}" if split else (
+        f", KV heads over attention TP {attn_tp} as 0.5.15-0.5.17 size them (0.5.18+: over TP / dcp)")
+    return dcp, f"SGLang decode context parallelism: a request's tokens over {dcp} DCP ranks{heads}", split
