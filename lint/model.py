@@ -389,9 +389,10 @@ class Deployment:
         that is written in another role (two launches in a script, a prefill and a decode LeaderWorkerSet),
         else the role itself. A per-role finding placed at the first role's model lands on the wrong workload."""
         if role is not None:
-            from ctxlint.engines.parse import MODEL_KEYS  # the engines' model settings; imported when asked
+            from ctxlint.engines.parse import model_keys  # the engines' model settings; imported when asked
 
-            own = next((val for key in MODEL_KEYS for val in (role.arg(key),) if val is not None), None)
+            keys = model_keys(self.engine.name.value if self.engine.name is not None else None)
+            own = next((val for key in keys for val in (role.arg(key),) if val is not None), None)
             if own is not None:
                 return own.source
         fallback = (role.source if role is not None else None) or self.source

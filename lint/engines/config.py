@@ -15,7 +15,7 @@ from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import refused_since
 from .flag_values import convert
 from .int_eras import era_problem
-from .parse import MODEL_KEYS
+from .parse import model_keys
 from .result import Invocation, Problem, Setting
 from .specs import spec_for
 
@@ -95,5 +95,5 @@ def apply_config(inv: Invocation, data: Any, source: str = "", by_release: bool 
         # vLLM's `vllm serve --config c.yaml` takes `model:` from the file when the command names none
         # (vllm/utils/argparse_utils.py `_pull_args_from_config`: model_in_config); SGLang's `--config` takes
         # `model-path:` (sgl-project/sglang docs/advanced_features/server_arguments.md)
-        model = next((settings[k] for k in MODEL_KEYS if k in settings and settings[k].origin == "config-file"), None)
+        model = next((settings[k] for k in model_keys(spec.engine) if k in settings and settings[k].origin == "config-file"), None)
     return replace(inv, model=model, settings=settings, duplicates=tuple(dups), errors=tuple(errors))

@@ -8,7 +8,7 @@ vars as a fallback below the command line, defaults last. Nothing raises.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional, Sequence, Union
+from typing import Any, Mapping, Optional, Sequence, Tuple, Union
 
 from ctxlint.lazyre import lazy_compile
 
@@ -304,13 +304,22 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
 
 
 MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo", "model_name")  # the settings that name the model served, first wins
+# LMDeploy's --model-name is the name the API answers to, not the model (lmdeploy==0.18.0:lmdeploy/serve/core/
+# async_engine.py `self.model_name = model_name if model_name else model_path`): its model is the positional.
+_NAME_ONLY = {"lmdeploy": "model_name"}
+
+
+def model_keys(engine: Optional[str]) -> Tuple[str, ...]:
+    """The settings that name the model `engine` serves, first wins."""
+    skip = _NAME_ONLY.get(engine or "")
+    return tuple(k for k in MODEL_KEYS if k != skip) if skip else MODEL_KEYS
 # vLLM's front doors whose parser exits on a word it has no place for ("unrecognized arguments"): `vllm serve`
 # (and the images whose entrypoint it is) takes one model argument, the OpenAI API server module none.
 _VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server", specs.TGIS_ADAPTER)
 
 
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
-    found = next((p.settings[key] for key in MODEL_KEYS if key in p.settings), None)
+    found = next((p.settings[key] for key in model_keys(spec.engine) if key in p.settings), None)
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
         ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
     strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))

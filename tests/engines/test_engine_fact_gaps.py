@@ -3,6 +3,8 @@ state dtypes by release. Each case failed before (sources at the flags in lint/e
 flags_vllm.py)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import run
 
@@ -99,3 +101,20 @@ _VLLM = "--model ibm-granite/granite-4.0-h-tiny --max-model-len 8192 "
 ])
 def test_vllm_mamba_dtypes_by_release(tmp_path, typed, tag, said):
     assert _refused(tmp_path, f"vllm/vllm-openai:{tag}", _VLLM + typed) == ([said] if said else [])
+
+
+def test_lmdeploy_model_name_is_the_served_name_not_the_model():
+    # lmdeploy==0.18.0:lmdeploy/serve/core/async_engine.py `self.model_name = model_name if model_name else
+    # model_path`: --model-name names the API's model, the positional is the model served. Before, MODEL_KEYS took
+    # --model-name as the model ('q'), so Qwen/Qwen3-8B was never resolved.
+    inv = _lmdeploy("Qwen/Qwen3-8B --model-name q --tp 2")
+    assert inv.model.value == "Qwen/Qwen3-8B"
+    assert inv.value("model_name") == "q"
+
+
+def test_lmdeploy_model_name_leaves_the_deployment_on_its_model(tmp_path):
+    path = tmp_path / "compose.yaml"
+    path.write_text(_COMPOSE.format(image="openmmlab/lmdeploy:v0.18.0",
+                                    command="lmdeploy serve api_server Qwen/Qwen3-8B --model-name q"))
+    rows = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    assert [r["model"] for r in rows] == ["Qwen/Qwen3-8B"]
