@@ -165,6 +165,8 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
         roles = dep.roles_of(PREFILL) + dep.roles_of(DECODE) if disaggregated else dep.roles_of(UNIFIED)
         headroom = min(r.pool.request / (window or _int(r.context_length) or promise) for r in roles)
     verdict, why = verdict_of(dep)
+    if verdict == "KV does not fit" and headroom is not None:
+        headroom = 0.0  # the stated pool cannot be allocated: the engine exits at startup and holds nothing
     return AuditRow(
         model=str(dep.model.id.value) if dep.model.id is not None else NO_MODEL,
         # the line is the deployment's source's, in its own file: a systemd unit or compose service whose engine

@@ -177,3 +177,12 @@ def test_an_unknown_v_type_is_not_sized():
     assert [f.message for f in report.findings if f.rule == "CTX208"] == [
         "KV pool of unified not declared and not derivable: unknown V cache type 'turbo3'; capacity checks skip "
         "these roles"]
+
+
+def test_a_pool_that_cannot_be_allocated_has_no_headroom_in_the_audit():
+    # the engine exits at startup: the audit row holds nothing (0.00x, ranked with the pools below their promise),
+    # where it showed the stated cells over the promise (1.00x) beside "KV does not fit"
+    (row,) = build_audit(_report("-ngl 99 -fit off")).rows
+    assert (row.verdict, row.headroom, row.prefill_pool.tokens) == ("KV does not fit", 0.0, 131_072)
+    (fits,) = build_audit(_report("-ngl 0 -fit off")).rows  # no layer on the GPU: nothing to allocate there
+    assert fits.verdict != "KV does not fit" and fits.headroom == 1.0
