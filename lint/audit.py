@@ -20,7 +20,7 @@ from ctxlint.findings import SEVERITY_RANK, Finding
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role
 
 from .records import field, record, replace
-from .verdicts import verdict_of
+from .verdicts import int_value as _int, verdict_of
 
 NO_MODEL = "(no model id)"
 
@@ -213,11 +213,6 @@ def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
         return None
     role = min(roles, key=lambda r: r.pool.request)
     return PoolCell(role.pool.tokens, role.pool.origin, role.label, role.pool.request)
-
-
-def _int(val) -> Optional[int]:
-    value = None if val is None else val.value
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
 def _findings_of(dep: Deployment, report: Report) -> List[Finding]:

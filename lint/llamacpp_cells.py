@@ -59,15 +59,6 @@ def _int(value: Any) -> Optional[int]:
         return None
 
 
-def _off(value: Any) -> bool:
-    return str(value).strip().lower() in ("off", "false", "0", "disabled")
-
-
-def _build(version: Optional[str]) -> Optional[int]:
-    from ctxlint.physics.llamacpp import build_number  # only a llama.cpp role pays for it
-    return build_number(version)
-
-
 def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> Optional[str]:
     """Why every layer's weights and KV stay on the GPU, or None when llama.cpp may move some off it."""
     if any(settings.get(key) not in (None, False, 0, "", "0") for key in _MOVERS):
@@ -75,8 +66,10 @@ def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> 
     ngl = _int(settings.get("n_gpu_layers"))
     if ngl is None or ngl <= layers:  # unset, auto, all (<= -2), or partial (= layers: one stays on the CPU)
         return None
-    build = _build(version)
-    fit_off = "fit" in settings and _off(settings["fit"])
+    from ctxlint.physics.llamacpp import _on, build_number  # the physics' readers; only a llama.cpp role pays
+
+    build = build_number(version)
+    fit_off = "fit" in settings and not _on(settings["fit"])
     before_fit = build is not None and build <= FIT_ABSENT_THROUGH
     if ngl == ALL_LAYERS_DEFAULT and not (fit_off or before_fit):
         return None  # may be the default n_gpu_layers: --fit would then move layers

@@ -10,7 +10,8 @@ from typing import Optional, Tuple
 from ctxlint.model import Deployment, Role
 
 
-def _int(val) -> Optional[int]:
+def int_value(val) -> Optional[int]:
+    """A Val's value when it is an int (not a bool), else None: the audit's rows read their numbers so too."""
     value = None if val is None else val.value
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
@@ -33,7 +34,7 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
         return "unknown", "no serving role"
     order = ("fits", "needs", "within band", "no KV memory", "KV does not fit", "weights do not fit", "exceeds")
     worst, need_text, unknown = "fits", "", ""
-    window = _int(dep.advertised.context_window)
+    window = int_value(dep.advertised.context_window)
     from ctxlint.capacity import weights_of
     from ctxlint.no_kv_memory import starved
     llamacpp = dep.engine.name is not None and dep.engine.name.value == "llamacpp"
@@ -61,7 +62,7 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
         if over is not None and over.kind == ALLOCATES:  # allocated as told: out of memory at startup
             worse("KV does not fit")
             continue
-        promise = window or _int(role.context_length)
+        promise = window or int_value(role.context_length)
         if not window and role.pool is not None and role.context_default is not None \
                 and role.context_default.follows_pool:  # the engine sizes its context to the pool it has
             worse("within band" if role.pool.request_floor == 0 and role.pool.banded else "fits")
