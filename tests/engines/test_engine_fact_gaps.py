@@ -6,24 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from helpers import COMPOSE as _COMPOSE
+from helpers import compose_refusals as _refused
 from helpers import run
 
 from ctxlint.engines import parse_invocation
-
-_COMPOSE = """services:
-  engine:
-    image: {image}
-    command: >-
-      {command}
-"""
-
-
-def _refused(tmp_path, image: str, command: str) -> list[str]:
-    path = tmp_path / "compose.yaml"
-    path.write_text(_COMPOSE.format(image=image, command=command))
-    return [line.split(": ", 1)[1] for line in run(["check", "--isolated", str(path)]).out.splitlines()
-            if "CTX301" in line]
-
 
 def _lmdeploy(command: str):
     return parse_invocation("lmdeploy", command.split(), launcher="lmdeploy serve api_server",

@@ -5,25 +5,11 @@ Each case failed before: ctxlint read the flag as any release's, so a command th
 from __future__ import annotations
 
 import pytest
+from helpers import compose_refusals as _refused
 from helpers import run
 
 from ctxlint.engines import parse_invocation, spec_for
 from ctxlint.engines.specs import flag_gone
-
-_COMPOSE = """services:
-  engine:
-    image: {image}
-    command: >-
-      {command}
-"""
-
-
-def _refused(tmp_path, image: str, command: str) -> list[str]:
-    path = tmp_path / "compose.yaml"
-    path.write_text(_COMPOSE.format(image=image, command=command))
-    return [line.split(": ", 1)[1] for line in run(["check", "--isolated", str(path)]).out.splitlines()
-            if "CTX301" in line]
-
 
 _VLLM = "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 8192 "
 
