@@ -95,7 +95,7 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
             texts: Dict[str, List[Role]] = {}
             for r in roles:
                 weights = _cap.weights_of(dep, r, resolution)
-                split = unknown_split(engine, r)
+                split = unknown_split(engine, r, arch)
                 texts.setdefault(_split_unknown(dep, r, arch, weights, split) if split else
                                  needs_text(dep, r, arch, weights), []).append(r)
             return [Diagnostic(_cap.NOT_DERIVABLE,
@@ -112,16 +112,27 @@ _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang":
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
-                "attn_dp_size": "attention data-parallel", "attn_cp_size": "attention context-parallel"}
+                "attn_dp_size": "attention data-parallel", "attn_cp_size": "attention context-parallel",
+                "data_parallel_size": "data-parallel", "prefill_context_parallel_size": "prefill context-parallel"}
+# Why a size that does not split one request's KV still sets what one GPU holds
+_SPLIT_WHY = {"data_parallel_size": " (vLLM shards a MoE model's experts over TP x DP)",
+              "prefill_context_parallel_size": " (vLLM shards a MoE model's experts over TP x DP x prefill CP)"}
 # SGLang's attention DP and CP sizes divide the attention TP (physics/served.kv_tensor_parallel): a larger one puts
 # more of each request's KV heads and attention weights on each GPU, where the sizes above spread them
 _NARROWS = ("attn_dp_size", "attn_cp_size")
 
 
-def unknown_split(engine: Optional[str], role: Role) -> str:
+def unknown_split(engine: Optional[str], role: Role, arch=None) -> str:
     """The setting of a parallel size the role states but ctxlint cannot resolve (`--tensor-parallel-size $TP`),
-    that the memory one GPU needs depends on; "" when there is none."""
+    that the memory one GPU needs depends on; "" when there is none. vLLM shards a MoE model's experts over
+    TP x DP (x prefill CP) GPUs, with or without --enable-expert-parallel (physics/served.expert_split;
+    vllm-project/vllm vllm/model_executor/layers/fused_moe/config.py: FusedMoEParallelConfig.make calls
+    flatten_tp_across_dp before it asks for EP): there an unknown --data-parallel-size divides the weights each
+    GPU holds (sweep 22c: Dynamo's dsr1_dep.sh, `--data_parallel_size $((NUM_NODES * GPUS_PER_NODE)) --enable-expert-parallel`, read
+    "needs >= 668.4 GiB per GPU at TP 1", all 256 experts of DeepSeek-R1 on one GPU)."""
     names = _SPLITS.get(str(engine), ())
+    if engine == "vllm" and arch is not None and getattr(arch, "num_experts", None):
+        names += ("data_parallel_size", "prefill_context_parallel_size")
     if engine == "sglang" and role.arg("enable_dp_attention") is not None \
             and role.arg("enable_dp_attention").value not in (False, "false", "False", 0):
         names += ("dp_size",)
@@ -138,13 +149,14 @@ def _split_unknown(dep: Deployment, role: Role, arch, weights, split: str) -> st
 
     need = memory_need(dep, role, arch, weights)
     base = (f"no accelerator type is given, and the {_SPLIT_WORDS.get(split, split)} size is stated but not known "
-            "(CTX008 names it): the memory one GPU needs depends on it")
+            f"(CTX008 names it): the memory one GPU needs depends on it{_SPLIT_WHY.get(split, '')}")
     if need is None or need.point is None or need.unmodelled:
         return f"{base}; state it literally, and the device"
     band = f" (band {need.least:g}-{need.most:g})" if need.least is not None and need.most is not None \
         and need.least != need.most else ""
     how = ("which a larger size puts more of on each GPU (it narrows the attention's tensor-parallel split)"
-           if split in _NARROWS else "which a larger size spreads over its GPUs")
+           if split in _NARROWS else "whose experts a larger size spreads over more GPUs" if split in _SPLIT_WHY
+           else "which a larger size spreads over its GPUs")
     return (f"{base}; at {need.layout} one request of {fmt(need.context)} tokens would need >= {need.point:g}{band} GiB "
             f"on its one GPU (the weights, the KV cache and the engine's own memory), {how}, so no need per GPU and "
             "no device verdict is given; state the size literally, and the device")

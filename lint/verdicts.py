@@ -109,7 +109,8 @@ def _missing(dep: Deployment, role: Role) -> str:
     if role.cpu_build is not None and role.available_kv_gib is None:
         return "CPU engine: KV memory not stated"
     from ctxlint.capacity_notes import unknown_split
-    if role.accelerators.type is None and unknown_split(dep.engine.name.value if dep.engine.name else None, role):
+    if role.accelerators.type is None and unknown_split(dep.engine.name.value if dep.engine.name else None, role,
+                                                                 dep.arch):
         return "parallel size not known"  # what one GPU needs depends on it: no per-GPU verdict
     if role.accelerators.type is None and role.available_kv_gib is None:
         return "no accelerator type"
