@@ -21,7 +21,7 @@ ADAPTERS: Tuple[str, ...] = (
     "native", "kubernetes", "crds_dynamo", "crds_kserve", "crds_kubeai", "crds_aibrix", "crds_kaito", "crds_kuberay",
     "crds_llmd", "crds_nim", "crds_ome", "crds_rbg", "crds_vllm_runtime", "crds_hyperpod", "helm_values", "gitops",
     "compose",
-    "akash_sdl", "skypilot", "dstack", "ray_serve", "truss",
+    "akash_sdl", "skypilot", "dstack", "ray_serve", "truss", "srt_recipe",
     "engine_files", "triton_trtllm", "pod_templates", "gw_litellm", "gw_k8s", "gw_catalogs", "gw_routers",
     "shell_script", "systemd_unit", "lmi_properties")
 _LOADED: Dict[str, ModuleType] = {}

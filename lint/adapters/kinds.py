@@ -125,14 +125,28 @@ def ray_serve_config(root: Node) -> bool:
     return apps is not None and apps.kind == SEQ or loading is not None and loading.kind == MAP
 
 
+def srt_recipe(root: Node) -> bool:
+    """An srt-slurm recipe (adapters/srt_recipe.py): `model` with `path` and `container` (srtctl's ModelConfig
+    requires both: NVIDIA/srt-slurm@c88ef731636890ff6385a783e152c1790e15b194:src/srtctl/core/schema.py) and a
+    `resources` or schema 2 `roles` mapping, no Kubernetes keys. A Helm chart's `model:` has no `container`."""
+    if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
+        return False
+    model = root.get("model")
+    if model is None or model.kind != MAP or model.get("path") is None or model.get("container") is None:
+        return False
+    return any(root.get(k) is not None and root.get(k).kind == MAP for k in ("resources", "roles"))
+
+
 # Adapters that read only files with a document of this shape (a test of its top-level keys). Most files are of
 # none of them: testing the shape here spares each adapter's call, its result and its ScalarSpans.
 SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config, "compose": compose_file,
-          "skypilot": skypilot_task, "engine_files": unlabelled, "ray_serve": ray_serve_config}
+          "skypilot": skypilot_task, "engine_files": unlabelled, "ray_serve": ray_serve_config,
+          "srt_recipe": srt_recipe}
 # The shapes a document with both `apiVersion` and `kind` never has (each refuses one of them), and no shape is a
 # document that is no mapping: a file of Kubernetes objects alone is not tested for them (Akash SDL has no such
 # rule; tests/adapters/test_kinds_shapes.py checks each function on generated documents).
-UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, unlabelled, ray_serve_config})
+UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, unlabelled, ray_serve_config,
+                               srt_recipe})
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

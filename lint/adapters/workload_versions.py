@@ -74,6 +74,9 @@ def _release(engine: str, image: str) -> Optional[str]:
     return version
 
 
+image_release = _release  # for a format that names its image outside a container (srt_recipe's model.container)
+
+
 def _ngc_stated(image: str) -> bool:
     from ctxlint.engines.images import split_image
     from ctxlint.engines.ngc import source  # only a runtime image with a release pays for the table

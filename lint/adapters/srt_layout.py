@@ -1,0 +1,111 @@
+"""Where an srt-slurm recipe puts its workers: the roles it runs, how many workers each, GPUs per worker.
+
+srtctl (NVIDIA/srt-slurm, read at c88ef731636890ff6385a783e152c1790e15b194) has two spellings of one layout:
+
+* schema 1 (src/srtctl/core/schema.py ResourceConfig): `resources.{prefill,decode,agg}_nodes`,
+  `..._workers` and `gpus_per_{prefill,decode,agg}`, `resources.gpus_per_node` (default 4);
+* schema 2 (SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0:src/srtctl/core/roles.py
+  expand_roles): `roles.{prefill,decode,agg}.{nodes,workers,gpus}`, which srtctl writes back into the
+  schema-1 fields before it loads the recipe (`decode.nodes: colocate` is schema 1's `decode_nodes: 0`).
+
+A recipe is disaggregated when it states prefill or decode nodes (ResourceConfig.is_disaggregated): it runs
+prefill and decode workers, else aggregated ones. GPUs per worker are as ResourceConfig.gpus_per_prefill (and
+its siblings) compute them: the explicit count, else nodes x gpus_per_node // workers, else (decode on the
+prefill nodes) the prefill workers' count, else gpus_per_node. A count that needs gpus_per_node when the recipe
+does not state it is left unknown: srtctl's docs say the cluster's srtslurm.yaml may set it.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from ctxlint.model import Source, Val
+from ctxlint.nodes import MAP, SCALAR, Node
+
+from ..records import record
+
+MODES = (("prefill", "prefill"), ("decode", "decode"), ("agg", "aggregated"))  # role -> its config/env key
+COLOCATE = "colocate"  # roles.decode.nodes: share the prefill nodes (roles.py COLOCATE)
+
+
+@record(frozen=True)
+class RoleLayout:
+    role: str  # prefill | decode | agg
+    mode: str  # prefill | decode | aggregated: its key in backend.<engine>_config and *_environment
+    workers: Optional[Val[int]]
+    gpus: Optional[Val[int]]  # GPUs per worker
+    source: Source  # where the role is declared
+
+
+def _count(node: Optional[Node]) -> Optional[int]:
+    value = node.value if node is not None and node.kind == SCALAR else None
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+
+
+class _Fields:
+    """The per-role fields of either schema, as (node) lookups."""
+
+    def __init__(self, root: Node) -> None:
+        res, roles = root.get("resources"), root.get("roles")
+        self.res = res if res is not None and res.kind == MAP else None
+        self.roles = roles if roles is not None and roles.kind == MAP else None
+        self.per_node = self.res.get("gpus_per_node") if self.res is not None else None
+
+    def spec(self, role: str) -> Optional[Node]:
+        spec = self.roles.get(role) if self.roles is not None else None
+        return spec if spec is not None and spec.kind == MAP else None
+
+    def get(self, role: str, what: str) -> Optional[Node]:
+        """what: nodes | workers | gpus."""
+        spec = self.spec(role)
+        if spec is not None and spec.get(what) is not None:
+            return spec.get(what)
+        key = f"gpus_per_{role}" if what == "gpus" else f"{role}_{what}"
+        return self.res.get(key) if self.res is not None else None
+
+    def nodes(self, role: str) -> Tuple[Optional[int], bool]:
+        """(nodes, stated): `colocate` is 0 nodes."""
+        node = self.get(role, "nodes")
+        if node is None:
+            return None, False
+        if node.kind == SCALAR and isinstance(node.value, str) and node.value.strip().lower() == COLOCATE:
+            return 0, True
+        return _count(node), True
+
+
+def layouts(root: Node, file: str) -> List[RoleLayout]:
+    """The roles the recipe runs, each with its workers and GPUs per worker (None where not known)."""
+    f = _Fields(root)
+    disaggregated = f.nodes("prefill")[1] or f.nodes("decode")[1]
+    wanted = ("prefill", "decode") if disaggregated else ("agg",)
+    out: List[RoleLayout] = []
+    gpus_of = {}
+    for role, mode in MODES:
+        if role not in wanted:
+            continue
+        workers_node = f.get(role, "workers")
+        count = _count(workers_node)
+        workers = Val(count, workers_node.source(file)) if count else None  # srtctl refuses 0 workers
+        gpus = _gpus(f, role, count, file, gpus_of.get("prefill"))
+        gpus_of[role] = gpus
+        declared = next((n for n in (f.spec(role), workers_node, f.get(role, "nodes")) if n is not None), root)
+        out.append(RoleLayout(role, mode, workers, gpus, declared.source(file)))
+    return out
+
+
+def _gpus(f: _Fields, role: str, workers: Optional[int], file: str,
+          prefill: Optional[Val[int]]) -> Optional[Val[int]]:
+    explicit = f.get(role, "gpus")
+    if explicit is not None:
+        n = _count(explicit)
+        return Val(n, explicit.source(file)) if n else None
+    nodes, _ = f.nodes(role)
+    per_node = _count(f.per_node)
+    if nodes and workers:
+        if not per_node:
+            return None
+        node = f.get(role, "nodes")
+        return Val(nodes * per_node // workers, node.source(file),
+                   raw=f"{role} nodes {nodes} x gpus_per_node {per_node} / {workers} workers")
+    if role == "decode" and nodes == 0 and workers:
+        return prefill  # ResourceConfig.gpus_per_decode: decode on the prefill nodes takes the prefill size
+    return Val(per_node, f.per_node.source(file), raw="gpus_per_node") if per_node else None

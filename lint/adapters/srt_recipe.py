@@ -1,0 +1,243 @@
+"""srt-slurm recipes: the YAML `srtctl apply -f` turns into disaggregated (or aggregated) serving on Slurm.
+
+Read from srtctl's own code, NVIDIA/srt-slurm@c88ef731636890ff6385a783e152c1790e15b194 (schema 1) and
+SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `roles:` and `engine:`):
+
+* the engine is `backend.type` (schema 2: `engine:`, a name or a mapping with `type`), SGLang when absent
+  (core/schema.py BackendConfigField); a mocker or another engine ctxlint does not model is no deployment;
+* each role's engine flags are `backend.<engine>_config.{prefill,decode,aggregated}` (schema 2:
+  `roles.<role>.args`). SGLang's and vLLM's become command-line flags, `--key value` with `_` read as `-`
+  (backends/sglang.py and backends/vllm.py `_config_to_cli_args`); TRT-LLM's are written as the YAML of its
+  LLM-API options (backends/trtllm.py build_worker_command) — all three read here as the engine's config keys.
+  srtctl passes the model, `--served-model-name`, ports and multi-node flags itself: SGLang's
+  `model-path`/`served-model-name`/`nccl-port` keys are dropped (sglang.py build_worker_command), as are
+  vLLM's topology keys (docs/config-reference.md "Topology-managed vllm_config keys"). The role is the section:
+  srtctl adds `--disaggregation-mode prefill|decode` itself. `backend.<mode>_environment` (schema 2:
+  `roles.<role>.env`) is the role's environment;
+* workers and GPUs per worker: srt_layout.py; the GPU is `resources.gpu_type`;
+* the model: `model.path` with `hf:` is that Hugging Face id (core/runtime.py), else `identity.model.repo`
+  (the id srtctl verifies at run time), else a path with `/` (its last segments name it, as for any engine's
+  path). A bare name is an alias of the cluster's srtslurm.yaml `model_paths` (core/config.py
+  resolve_config_with_defaults), which this file does not hold: the recipe's `served-model-name` (the first of
+  prefill, aggregated, decode, as get_served_model_name picks it) names the model then, and with none the model
+  stays unknown and says so;
+* the engine's release is what `model.container` names when it is an image of the engine (a container alias or
+  a `.sqsh` file names none).
+
+A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per combination of its lists, each
+`{name}` in a string replaced by that job's value) is read once: a setting holding a `{name}` of the sweep is
+not known (CTX008 lists it with the sweep's values), and a parallel size so written withholds the GPU type, as a
+parallel size written as an unset variable does elsewhere (CTX208 says so rather than guess a layout).
+Override files (`base:` with `override_*` variants: docs/overrides.md) are not read: no recipe is at their top.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Dict, List, Optional, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts
+from ctxlint.adapters.kinds import srt_recipe as recipe_shape
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.srt_layout import RoleLayout, layouts
+from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
+from ctxlint.adapters.workload_groups import deployments_from
+from ctxlint.adapters.workload_versions import image_release
+from ctxlint.engines import apply_config, parse_invocation
+from ctxlint.engines.config import config_key
+from ctxlint.engines.specs import spec_for
+from ctxlint.findings import Diagnostic
+from ctxlint.loader import LoadedFile
+from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
+
+NAME = "srt-slurm"
+_KIND = {"prefill": PREFILL, "decode": DECODE, "agg": UNIFIED}
+# backend.type -> (ctxlint's engine, its config key); roles.py ENGINE_CONFIG_KEY
+_ENGINES = {"sglang": ("sglang", "sglang_config"), "vllm": ("vllm", "vllm_config"),
+            "trtllm": ("trtllm", "trtllm_config")}
+# Keys srtctl sets itself or strips before the engine sees them (see the module's docstring).
+_OWNED = {"sglang": {"model-path", "served-model-name", "nccl-port"},
+          "vllm": {"headless", "host", "port", "master-addr", "nnodes", "node-rank", "model"},
+          "trtllm": set()}
+_SERVED = ("served-model-name", "served_model_name")
+_PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")  # core/sweep.py expand_template's `{name}`
+
+
+def adapt(loaded: LoadedFile) -> AdaptResult:
+    result = AdaptResult()
+    workloads: List[Workload] = []
+    spans = ScalarSpans(loaded.path, loaded.text)
+    for doc in loaded.documents:
+        if recipe_shape(doc.root):
+            workload = _recipe(doc.root, loaded.path, spans, result)
+            if workload is not None:
+                workloads.append(workload)
+    result.extend(deployments_from(loaded.path, workloads))
+    return result
+
+
+def _map(node: Optional[Node], key: str) -> Optional[Node]:
+    child = node.get(key) if node is not None and node.kind == MAP else None
+    return child if child is not None and child.kind == MAP else None
+
+
+def _text(node: Optional[Node]) -> Optional[str]:
+    value = node.value if node is not None and node.kind == SCALAR else None
+    return value.strip() if isinstance(value, str) and value.strip() else None
+
+
+def _engine(root: Node, file: str) -> Optional[Val[str]]:
+    """srtctl's backend type, where it is written (SGLang by default, at the recipe's top)."""
+    engine, backend = root.get("engine"), _map(root, "backend")
+    node = engine.get("type") if engine is not None and engine.kind == MAP else engine
+    if node is None and backend is not None:
+        node = backend.get("type")
+    if node is None:
+        return Val("sglang", root.source(file), raw="srtctl's default backend")
+    name = _text(node)
+    return Val(name, node.source(file)) if name is not None else None
+
+
+def _mode_config(root: Node, layout: RoleLayout, config_key_name: str) -> Optional[Node]:
+    spec = _map(_map(root, "roles"), layout.role)
+    if spec is not None:
+        return _map(spec, "args")
+    return _map(_map(_map(root, "backend"), config_key_name), layout.mode)
+
+
+def _mode_env(root: Node, layout: RoleLayout) -> Optional[Node]:
+    spec = _map(_map(root, "roles"), layout.role)
+    if spec is not None:
+        return _map(spec, "env")
+    return _map(_map(root, "backend"), f"{layout.mode}_environment")
+
+
+def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> Optional[Workload]:
+    engine = _engine(root, file)
+    if engine is None or engine.value not in _ENGINES:
+        return None
+    name, config_name = _ENGINES[engine.value]
+    engine = Val(name, engine.source, raw=engine.raw)
+    model_node = _map(root, "model")
+    container = model_node.get("container")
+    image = _text(container)
+    release = image_release(name, image) if image is not None else None
+    version = Val(release, container.source(file), raw=image) if release is not None else None
+    gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
+    gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
+    found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
+    model, unresolved = _model(root, model_node, [cfg for _, cfg in found], file, spans)
+    sweep, front = _sweep(root), _text(_map(root, "frontend").get("type")) if _map(root, "frontend") else None
+    roles = []
+    for layout, config in found:
+        swept: List[Tuple[str, Source]] = []
+        role = _role(engine.value, layout, config, _mode_env(root, layout), file, result, gpu_type, sweep, swept,
+                     front or "dynamo")
+        roles.append(EngineRole(role, engine, version, model, unresolved=list(unresolved) + swept))
+    if not roles:
+        return None
+    title = _text(root.get("name"))
+    return Workload(name=Val(title, root.get("name").source(file)) if title is not None else None,
+                    source=root.source(file), input_format=NAME, roles=roles)
+
+
+def _sweep(root: Node) -> Dict[str, str]:
+    """The sweep's parameters -> their values as written (`[1, 2, 4, 8]`)."""
+    sweep = _map(root, "sweep")
+    return {str(k): str(v.plain()) for k, v in sweep.value.items()} if sweep is not None else {}
+
+
+def _swept(value: Any, sweep: Dict[str, str]) -> Optional[str]:
+    """The sweep parameter a value holds as `{name}`, if any."""
+    if not sweep or not isinstance(value, str):
+        return None
+    return next((m.group(1) for m in _PLACEHOLDER.finditer(value) if m.group(1) in sweep), None)
+
+
+def _model(root: Node, model: Node, configs: List[Optional[Node]], file: str, spans: ScalarSpans):
+    """(the model's id where the recipe names it, or None with why it is not known)."""
+    path_node = model.get("path")
+    path = _text(path_node)
+    if path is None:
+        return None, [("model.path is not a name", path_node.source(file))]
+    if path.startswith("hf:") and len(path) > 3:
+        at = str(path_node.value).find("hf:") + 3
+        return Val(path[3:], spans.source(path_node, at, at + len(path) - 3)), []
+    repo = _map(_map(root, "identity"), "model")
+    repo_node = repo.get("repo") if repo is not None else None
+    if _text(repo_node) is not None:
+        return Val(_text(repo_node), repo_node.source(file)), []
+    if "/" in path:
+        return Val(path, path_node.source(file)), []
+    # srtctl's get_served_model_name order: prefill, aggregated, decode (configs come prefill, decode, agg)
+    ordered = sorted((c for c in configs if c is not None), key=lambda c: 0 if "prefill" in c.path else
+                     1 if "aggregated" in c.path or ".agg" in c.path else 2)
+    for cfg in ordered:
+        for key in _SERVED:
+            served = _text(cfg.get(key))
+            if served is not None:
+                return Val(served, cfg.get(key).source(file), raw=f"served-model-name (model.path {path!r} is "
+                                                              "an alias)"), []
+    return None, [(f"model.path {path!r} is an alias of the cluster's srtslurm.yaml `model_paths`, which this "
+                   "file does not hold, so the model is not known (write `hf:<id>`, identity.model.repo or a "
+                   "served-model-name)", path_node.source(file))]
+
+
+def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Optional[Node], file: str,
+          result: AdaptResult, gpu_type: Optional[Val[str]], sweep: Dict[str, str],
+          swept: List[Tuple[str, Source]], front: str) -> Role:
+    sources: Dict[str, Source] = {}
+    data: Dict[str, Any] = {}
+    owned = _OWNED[engine]
+    launcher = "trtllm-serve" if engine == "trtllm" else f"dynamo.{engine}"
+    spec = spec_for(engine, launcher, "serve")
+    unknown: List[str] = []
+    for key, value in (config.value.items() if config is not None else ()):
+        if str(key).replace("_", "-") in owned:
+            continue
+        param = _swept(value.value if value.kind == SCALAR else None, sweep)
+        if param is not None:  # one value per job of the sweep: none of them is this recipe's
+            swept.append((f"{key} {value.value!r} (sweep {param}: {sweep[param]})", value.source(file)))
+            unknown.append(config_key(spec, str(key))[1] or str(key))
+            continue
+        data[key] = value.plain()
+        sources[str(key)] = value.source(file)
+        sources.update(dotted_sources(value, lambda n: n.source(file), f"{key}."))
+    kind = _KIND[layout.role]
+    section = layout.mode
+    if kind != UNIFIED and engine == "trtllm" and front == "trtllm_serve":
+        # trtllm-serve workers have no role flag: the orchestrator's ser.yaml lists them (trtllm.py), as
+        # context_servers (prefill) and generation_servers (decode) of `trtllm-serve disaggregated`
+        section = "context_servers" if kind == PREFILL else "generation_servers"
+    elif kind != UNIFIED and not any(k in data for k in ("disaggregation-mode", "disaggregation_mode")):
+        # srtctl passes `--disaggregation-mode prefill|decode` to every non-aggregated worker itself
+        # (sglang.py, vllm.py and trtllm.py build_worker_command); a value in the config comes after it and wins
+        data["disaggregation-mode"] = layout.mode
+        sources["disaggregation-mode"] = config.source(file) if config is not None else layout.source
+    env: Dict[str, str] = {}
+    for key, value in (env_node.value.items() if env_node is not None else ()):
+        if value.kind == SCALAR and value.value is not None and not isinstance(value.value, (dict, list)):
+            env[str(key)] = str(value.value).lower() if isinstance(value.value, bool) else str(value.value)
+            sources[str(key)] = value.source(file)
+    inv = apply_config(parse_invocation(engine, [], env, launcher, "serve", 0), data, file, by_release=False)
+    fallback = config.source(file) if config is not None else layout.source
+
+    def where(setting) -> Source:
+        return sources.get(setting.flag_spelling or "", fallback)  # a config key, or an env var's name
+
+    for problem in inv.errors:  # a value the engine refuses: it would not start
+        key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
+        text = refusal(engine, None, problem)
+        if text is not None:
+            result.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, sources.get(key, fallback), None))
+    facts = role_facts(inv, where)
+    # a swept parallel size: how the worker's GPUs are used is not known, so neither is the pool per GPU
+    withheld = gpu_type if any(name in PARALLEL_SETTINGS for name in unknown) else None
+    return Role(role=Val(kind, fallback, raw=section), replicas=layout.workers,
+                context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,
+                kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
+                accelerators=Accelerators(type=None if withheld else gpu_type, count=None if withheld else layout.gpus),
+                source=fallback,
+                name=kind, engine_args=facts.engine_args, draft_layers=facts.draft_layers,
+                accelerator_withheld=withheld, unresolved_settings=tuple(dict.fromkeys(unknown)))

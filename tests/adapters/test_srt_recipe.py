@@ -1,0 +1,263 @@
+"""srt-slurm recipes (`srtctl apply -f`): roles, workers, GPUs, model and engine settings, with their positions.
+
+The recipes are written here after the real schema: NVIDIA/srt-slurm@c88ef731636890ff6385a783e152c1790e15b194
+recipes/gb200-fp4/1k1k/*.yaml and recipes/trtllm/gb300-fp8/1k1k/mtp/*.yaml (schema 1: resources.*_nodes /
+*_workers, backend.<engine>_config.<mode>), SemiAnalysisAI/srt-slurm@32ef19f7d08297925b0978b4f1ef68bf30ce494d
+examples/sglang/dynamo-disagg.yaml (schema 2: `engine:` and `roles:`), and NVIDIA/srt-slurm-recipes@8b088c0e
+recipes/single-node/gpt-oss-120b/H100/vllm/1k1k.yaml (a `sweep:` of `{tp}`).
+"""
+from __future__ import annotations
+
+import textwrap
+
+from helpers import run
+from tests.adapters.kit import adapt, arg, at
+
+PD = """\
+name: "qwen3-pd"
+
+model:
+  path: "qwen3-32b"
+  container: "lmsysorg/sglang:v0.5.5.post2"
+  precision: "bf16"
+
+resources:
+  gpu_type: "h100"
+  gpus_per_node: 8
+  prefill_nodes: 1
+  prefill_workers: 2
+  decode_nodes: 1
+  decode_workers: 1
+
+backend:
+  type: sglang
+  prefill_environment:
+    PYTHONUNBUFFERED: "1"
+  sglang_config:
+    prefill:
+      served-model-name: "Qwen/Qwen3-32B"
+      tensor-parallel-size: 4
+      context-length: 40960
+      max-total-tokens: 32768
+    decode:
+      served-model-name: "Qwen/Qwen3-32B"
+      tensor-parallel-size: 8
+      context-length: 40960
+"""
+
+
+def test_schema_1_sglang_recipe_is_one_disaggregated_deployment_with_positions():
+    [dep] = adapt(PD, "pd.yaml").deployments
+    assert (dep.input_format, dep.display_name, dep.engine.name.value, dep.engine.version.value) == \
+        ("srt-slurm", "qwen3-pd", "sglang", "0.5.5.post2")
+    assert at(PD, dep.engine.version.source) == '"lmsysorg/sglang:v0.5.5.post2"'
+    # model.path is an alias of the cluster's srtslurm.yaml: the served-model-name names the model
+    model = dep.model.id
+    assert (model.value, model.source.line, model.source.col, model.source.path) == \
+        ("Qwen/Qwen3-32B", 22, 26, "backend.sglang_config.prefill.served-model-name")
+    prefill, decode = dep.roles
+    assert (prefill.kind, decode.kind, dep.disaggregation.value) == ("prefill", "decode", "prefill-decode")
+    # 1 node x 8 GPUs / 2 workers = 4 GPUs a prefill worker (ResourceConfig.gpus_per_prefill), 2 workers
+    count = prefill.accelerators.count
+    assert (count.value, count.raw, at(PD, count.source)) == (4, "prefill nodes 1 x gpus_per_node 8 / 2 workers", "1")
+    assert (prefill.replicas.value, at(PD, prefill.replicas.source)) == (2, "2")
+    assert (decode.accelerators.count.value, decode.replicas.value, decode.accelerators.type.value) == (8, 1, "h100")
+    ctx, pool = prefill.context_length, prefill.kv_pool_tokens
+    assert (ctx.value, ctx.source.line, ctx.source.col, ctx.source.path) == \
+        (40960, 24, 23, "backend.sglang_config.prefill.context-length")
+    assert (pool.value, pool.source.line, pool.source.col) == (32768, 25, 25)
+    assert (prefill.parallelism.tp, decode.parallelism.tp) == (4, 8)
+    # srtctl adds --disaggregation-mode itself; the environment is the role's
+    assert [arg(role, "disaggregation_mode").value for role in dep.roles] == ["prefill", "decode"]
+
+
+def test_the_incident_shape_in_a_recipe_is_refused(tmp_path):
+    path = tmp_path / "pd.yaml"
+    path.write_text(PD)
+    res = run(["check", str(path)])
+    out = [line[len(str(path)):] for line in res.out.splitlines()]
+    assert [line.split(" [")[0] for line in out] == [":5:14: CTX401", ":24:23: CTX102", ":24:23: CTX201"]
+    assert out[2] == (
+        ":24:23: CTX201 [error] 40,960 > 32,768: the prefill engine context length 40,960 exceeds its KV pool 32,768 "
+        "(derived for Qwen/Qwen3-32B on 4x H100-SXM-80GB, sglang: KV budget per GPU 48.36 GiB (77.20 GiB x 0.824 - "
+        "weights 15.26 GiB) / 65,536 B per token per GPU, capped at 32,768 tokens by --max-total-tokens) by 8,192 "
+        "tokens; SGLang starts and silently lowers the per-request limit to the pool, so requests up to the context "
+        "length it reports are refused. Lower the context length to 32,768, or add memory (more or larger "
+        "accelerators, a higher memory fraction, an fp8 KV cache) (context-exceeds-kv-pool)")
+    assert "SGLang 0.5.5.post2 is affected (< 0.5.22; fixed in 0.5.22, not confirmed upstream) and this deployment " \
+        "triggers it: 40,960 >= 32,768 - 6" in out[0]
+    assert res.code == 1
+
+
+TRTLLM = """\
+name: ctx1_gen4
+
+model:
+  path: "dsr1-fp8"
+  container: "dynamo-trtllm"
+  precision: "fp8"
+
+resources:
+  gpu_type: "gb300"
+  prefill_nodes: 1
+  prefill_workers: 1
+  gpus_per_prefill: 4
+  decode_workers: 4
+  decode_nodes: 8
+  gpus_per_decode: 8
+  gpus_per_node: 4
+
+backend:
+  type: trtllm
+  trtllm_config:
+    prefill:
+      kv_cache_config:
+        dtype: fp8
+        free_gpu_memory_fraction: 0.1
+      max_num_tokens: 16384
+      max_seq_len: 1064
+      tensor_parallel_size: 4
+    decode:
+      kv_cache_config:
+        dtype: fp8
+        free_gpu_memory_fraction: 0.9
+      max_num_tokens: 16
+      max_seq_len: 2088
+      tensor_parallel_size: 8
+"""
+
+
+def test_an_alias_that_names_no_model_stays_unknown_and_says_so(tmp_path):
+    res = adapt(TRTLLM, "t.yaml")
+    [dep] = res.deployments
+    assert dep.model.id is None and dep.engine.version is None  # a container alias names no release
+    prefill, decode = dep.roles
+    assert (prefill.accelerators.count.value, at(TRTLLM, prefill.accelerators.count.source)) == (4, "4")
+    assert (decode.accelerators.count.value, decode.replicas.value, decode.context_length.value) == (8, 4, 2088)
+    assert arg(prefill, "kv_cache_free_gpu_memory_fraction").value == 0.1
+    path = tmp_path / "t.yaml"
+    path.write_text(TRTLLM)
+    out = run(["check", str(path)]).out.splitlines()
+    assert out[0] == (
+        f"{path}:4:9: CTX008 [info] values ctxlint cannot resolve: model.path 'dsr1-fp8' is an alias of the "
+        "cluster's srtslurm.yaml `model_paths`, which this file does not hold, so the model is not known (write "
+        "`hf:<id>`, identity.model.repo or a served-model-name); the checks that need them are skipped (set them "
+        "literally) (unresolved-value)")
+    assert out[1] == (f"{path}:22:7: CTX208 [info] KV pool of prefill, decode not declared and not derivable: no "
+                      "model id: name the model (or add it under `models:`); capacity checks skip these roles "
+                      "(capacity-not-derivable)")
+    # the roles still disagree: prefill and decode context lengths, each at its own value
+    assert out[-1].startswith(f"{path}:33:20: CTX108 [warning] decode context length 2,088 differs from prefill "
+                              "1,064 (line 26)")
+    # with a release named (TRT-LLM 1.2: the PyTorch backend, whose max_num_tokens check CTX308 reads), the decode
+    # worker is still a generation-only server: srtctl starts it with --disaggregation-mode decode (dynamo.trtllm),
+    # or lists it as a generation server of `trtllm-serve disaggregated` (frontend trtllm_serve): no CTX308 for it
+    image = TRTLLM.replace('"dynamo-trtllm"', '"nvcr.io/nvidia/tensorrt-llm/release:1.2.0rc2"')
+    for text in (image, image + "frontend:\n  type: trtllm_serve\n"):
+        path.write_text(text)
+        out = run(["check", str(path)]).out
+        assert "CTX108" in out and "CTX308" not in out
+    [dep] = adapt(image + "frontend:\n  type: trtllm_serve\n").deployments
+    assert [r.role.raw for r in dep.roles] == ["context_servers", "generation_servers"]
+    assert dep.engine.version.value == "1.2.0rc2"
+
+
+SCHEMA_2 = """\
+schema: 2
+name: "qwen3-0.6b-disagg"
+model:
+  path: "hf:Qwen/Qwen3-0.6B"
+  container: "sglang"
+  precision: "bf16"
+resources:
+  gpu_type: "h100"
+  gpus_per_node: 8
+engine: sglang
+roles:
+  prefill:
+    nodes: 1
+    workers: 1
+    gpus: 1
+    args:
+      tensor-parallel-size: 1
+      context-length: 4096
+  decode:
+    nodes: colocate
+    workers: 2
+    args:
+      context-length: 8192
+"""
+
+
+def test_schema_2_roles_engine_and_hf_model():
+    [dep] = adapt(SCHEMA_2, "s2.yaml").deployments
+    model = dep.model.id
+    # `hf:` is srtctl's prefix (core/runtime.py): the id is what follows it, at its own columns
+    assert (model.value, model.source.line, model.source.col, model.source.end_col) == ("Qwen/Qwen3-0.6B", 4, 13, 28)
+    assert at(SCHEMA_2, dep.engine.name.source) == "sglang"
+    prefill, decode = dep.roles
+    # decode on the prefill nodes takes the prefill workers' GPU count (ResourceConfig.gpus_per_decode)
+    assert (prefill.accelerators.count.value, decode.accelerators.count.value) == (1, 1)
+    assert (decode.replicas.value, decode.context_length.value, decode.context_length.source.path) == \
+        (2, 8192, "roles.decode.args.context-length")
+
+
+SWEEP = """\
+name: "gpt-oss-120b-h100"
+model:
+  path: "hf:openai/gpt-oss-120b"
+  container: "vllm/vllm-openai:v0.11.0"
+  precision: "fp4"
+resources:
+  gpu_type: "h100"
+  gpus_per_node: 8
+  agg_nodes: 1
+  agg_workers: 1
+frontend:
+  type: vllm
+backend:
+  type: vllm
+  vllm_config:
+    aggregated:
+      tensor-parallel-size: "{tp}"
+      max-model-len: 10240
+sweep:
+  tp: [1, 2, 4, 8]
+"""
+
+
+def test_a_swept_value_is_unknown_not_refused(tmp_path):
+    [dep] = adapt(SWEEP, "sw.yaml").deployments
+    [role] = dep.roles
+    assert (role.kind, dep.engine.version.value, role.context_length.value) == ("unified", "0.11.0", 10240)
+    # the tensor parallel size is one value per job of the sweep: not known, so the GPU type is withheld
+    assert (role.parallelism.tensor, role.accelerators.type, role.accelerator_withheld.value) == (None, None, "h100")
+    assert role.unresolved_settings == ("tensor_parallel_size",)
+    path = tmp_path / "sw.yaml"
+    path.write_text(SWEEP)
+    out = run(["check", str(path)]).out
+    assert f"{path}:17:29: CTX008 [info] values ctxlint cannot resolve: tensor-parallel-size '{{tp}}' (sweep tp: " \
+        "[1, 2, 4, 8]); the checks that need them are skipped (set them literally) (unresolved-value)" in out
+    assert "CTX301" not in out and "CTX205" not in out
+
+
+def test_only_recipes_are_claimed():
+    # a Helm values file with a `model:` and `resources:` (no container), an override file (`base:`), a mocker
+    for text in ("model: {path: /m}\nresources: {limits: {nvidia.com/gpu: 1}}\n",
+                 "base:\n  name: x\n  model: {path: m, container: c, precision: fp8}\n  resources: {gpu_type: h100}\n",
+                 "name: x\nmodel: {path: m, container: c}\nresources: {gpu_type: h100}\nbackend: {type: mocker}\n",
+                 "apiVersion: v1\nkind: Pod\nmodel: {path: m, container: c}\nresources: {}\n"):
+        res = adapt(text)
+        assert not [d for d in res.deployments if d.input_format == "srt-slurm"], text
+
+
+def test_odd_recipes_never_crash():
+    for text in ("model: {path: 3, container: c}\nresources: {gpu_type: [a], prefill_nodes: x, decode_workers: -1}\n",
+                 "model: {path: m, container: c}\nroles: {agg: 3, prefill: {nodes: colocate}}\n",
+                 "model: {path: m, container: c}\nresources: {}\n"
+                 "backend: {type: sglang, sglang_config: {prefill: 3}}\n",
+                 "model: {path: m, container: c}\nresources: {gpus_per_node: 0, agg_nodes: 2, agg_workers: 0}\n"
+                 "backend: {sglang_config: {aggregated: {context-length: abc, tp-size: [1]}}}\n",
+                 "model: {path: 'hf:', container: c}\nresources: {}\nsweep: 3\nengine: {type: vllm}\n"):
+        adapt(textwrap.dedent(text))
+
