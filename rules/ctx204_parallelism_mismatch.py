@@ -7,6 +7,8 @@ Why:
     replica that has fewer. A vLLM pod given `--data-parallel-size-local` runs
     that many of the data-parallel ranks, and one given `--data-parallel-rank`
     (external load balancing) runs that one rank: data counts only those.
+    SGLang's DP attention splits the heads over the attention group only: tensor
+    parallel size / DP-attention width ranks, not all of the tensor-parallel ones.
 
 Example (bad):
     ```yaml
@@ -47,15 +49,30 @@ INPUTS = ("model", "roles[].accelerators", "roles[].parallelism")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
+def _attention_groups(dep: Deployment, role) -> int:
+    """SGLang's DP-attention width (0: off): each group of tensor parallel size / width ranks holds all the heads.
+    sglang-0.5.5.post2 wheel: sglang/srt/layers/dp_attention.py compute_dp_attention_world_info (attn_tp_size =
+    tp_size // dp_size with --enable-dp-attention) and sglang/srt/models/deepseek_v2.py:1124 (`num_heads %
+    attn_tp_size`); the width as physics/reserve_sglang.dp_attention_width reads it (0.5.22's --attn-dp-size too)."""
+    if dep.engine.name is None or dep.engine.name.value != "sglang":
+        return 0
+    from ctxlint.physics.reserve_sglang import dp_attention_width
+    return dp_attention_width({key: val.value for key, val in role.engine_args})
+
+
 def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         par = role.parallelism
         tp, used = par.tp, par.gpus
         heads = dep.arch.num_attention_heads if dep.arch is not None else None
-        if par.tensor is not None and heads and heads % tp:
+        width = _attention_groups(dep, role)
+        split = tp // width if width > 1 and tp % width == 0 else tp
+        if par.tensor is not None and heads and heads % split:
+            what = f"tensor parallel size {tp} does" if split == tp else \
+                f"the {split} ranks of a DP-attention group (tensor parallel size {tp} / DP-attention width {width}) do"
             yield Problem(
-                f"{heads} % {tp} = {heads % tp}: {dep.arch.name} has {heads} attention heads, which tensor "
-                f"parallel size {tp} does not divide; the engine refuses to start. Use a divisor of {heads}",
+                f"{heads} % {split} = {heads % split}: {dep.arch.name} has {heads} attention heads, which {what} "
+                f"not divide; the engine refuses to start. Use a divisor of {heads}",
                 par.tensor.source, dep.display_name)
         count = role.accelerators.count
         if count is not None and used > count.value:

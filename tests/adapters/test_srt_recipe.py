@@ -261,3 +261,54 @@ def test_odd_recipes_never_crash():
                  "model: {path: 'hf:', container: c}\nresources: {}\nsweep: 3\nengine: {type: vllm}\n"):
         adapt(textwrap.dedent(text))
 
+
+WIDE = """\
+name: "gb200-fp4-max-tpt"
+model:
+  path: "dsr1-fp4"
+  container: "dynamo-sglang"
+  precision: "fp4"
+resources:
+  gpu_type: "gb200"
+  gpus_per_node: 4
+  prefill_nodes: 1
+  prefill_workers: 1
+  decode_nodes: 12
+  decode_workers: 1
+backend:
+  sglang_config:
+    prefill:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      tensor-parallel-size: 4
+      context-length: 2200
+    decode:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      context-length: 2200
+      enable-dp-attention: true
+      tp-size: 48
+      dp-size: 48
+"""
+
+
+def _ctx204(tmp_path, text):
+    path = tmp_path / "w.yaml"
+    path.write_text(text)
+    return [line[len(str(path)):] for line in run(["check", str(path)]).out.splitlines() if "CTX204" in line]
+
+
+def test_dp_attention_splits_the_heads_over_its_group_only(tmp_path):
+    # NVIDIA/srt-slurm recipes/gb200-fp4/1k1k/max-tpt.yaml: DP attention over 48 ranks, each holding all 128 heads
+    # (sglang-0.5.5.post2 sglang/srt/layers/dp_attention.py: attn_tp_size = tp_size // dp_size = 1)
+    assert _ctx204(tmp_path, WIDE) == []
+    assert _ctx204(tmp_path, WIDE.replace("dp-size: 48", "dp-size: 16")) == [
+        ":23:16: CTX204 [error] 128 % 3 = 2: deepseek-ai/DeepSeek-R1 has 128 attention heads, which the 3 ranks of "
+        "a DP-attention group (tensor parallel size 48 / DP-attention width 16) do not divide; the engine refuses to "
+        "start. Use a divisor of 128 (parallelism-mismatch)"]
+    # without DP attention every one of the 48 ranks takes a share of the heads
+    assert _ctx204(tmp_path, WIDE.replace("enable-dp-attention: true", "enable-dp-attention: false")) == [
+        ":23:16: CTX204 [error] 128 % 48 = 32: deepseek-ai/DeepSeek-R1 has 128 attention heads, which tensor "
+        "parallel size 48 does not divide; the engine refuses to start. Use a divisor of 128 (parallelism-mismatch)",
+        # and its 48 data-parallel copies of a 48-rank group take 2,304 GPUs, not the worker's 12 x 4
+        ":23:16: CTX204 [error] 2304 > 48: the decode engine needs tensor x pipeline x data = 2304 GPUs but a replica "
+        "has 48 (decode nodes 12 x gpus_per_node 4 / 1 workers). Lower the parallel sizes or raise the accelerator "
+        "count (parallelism-mismatch)"]
