@@ -45,7 +45,7 @@ NAME = "parallelism-mismatch"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("model", "roles[].accelerators", "roles[].parallelism")
+INPUTS = ("engine", "model", "roles[].accelerators", "roles[].parallelism", "roles[].engine_args")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
