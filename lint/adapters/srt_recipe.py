@@ -21,8 +21,9 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   resolve_config_with_defaults), which this file does not hold: the recipe's `served-model-name` (the first of
   prefill, aggregated, decode, as get_served_model_name picks it) names the model then, and with none the model
   stays unknown and says so;
-* the engine's release is what `model.container` names when it is an image of the engine (a container alias or
-  a `.sqsh` file names none).
+* the engine's release is `identity.frameworks.<package>` (the version srtctl checks the installed package
+  against), else what `model.container` names when it is an image of the engine (a container alias, a `.sqsh`
+  file or a Dynamo runtime image names none).
 
 A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per combination of its lists, each
 `{name}` in a string replaced by that job's value) is read once: a setting holding a `{name}` of the sweep is
@@ -61,6 +62,8 @@ _OWNED = {"sglang": {"model-path", "served-model-name", "nccl-port"},
           "vllm": {"headless", "host", "port", "master-addr", "nnodes", "node-rank", "model"},
           "trtllm": set()}
 _SERVED = ("served-model-name", "served_model_name")
+_FRAMEWORK_KEYS = {"sglang": "sglang", "vllm": "vllm", "trtllm": "tensorrt_llm"}
+_RELEASE = re.compile(r"v?\d+(\.\d+)+((rc|a|b)\d+)?(\.post\d+)?$")  # a release as published, no .dev, no +local
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")  # core/sweep.py expand_template's `{name}`
 
 
@@ -122,8 +125,9 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     model_node = _map(root, "model")
     container = model_node.get("container")
     image = _text(container)
-    release = image_release(name, image) if image is not None else None
-    version = Val(release, container.source(file), raw=image) if release is not None else None
+    version = _framework(root, name, file)
+    release = image_release(name, image) if image is not None and version is None else None
+    version = Val(release, container.source(file), raw=image) if release is not None else version
     gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
     gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
     found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
@@ -140,6 +144,20 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     title = _text(root.get("name"))
     return Workload(name=Val(title, root.get("name").source(file)) if title is not None else None,
                     source=root.source(file), input_format=NAME, roles=roles)
+
+
+def _framework(root: Node, engine: str, file: str) -> Optional[Val[str]]:
+    """`identity.frameworks.<package>`: the engine's release the recipe expects, which srtctl checks against the
+    installed package at run time (core/fingerprint.py FRAMEWORK_PACKAGES: vllm, sglang, tensorrt_llm)."""
+    node = _map(_map(root, "identity"), "frameworks")
+    node = node.get(_FRAMEWORK_KEYS[engine]) if node is not None else None
+    text = str(node.value).strip() if node is not None and node.kind == SCALAR and node.value is not None else ""
+    if not text or not _RELEASE.match(text):
+        # a source build is no release: `0.1.dev17492+g454b47db8` is setuptools-scm's fallback for a checkout
+        # without tags, `0.23.1rc1.dev424+g3f5a1e173` a commit between releases (NVIDIA/srt-slurm-recipes' MiniMax-M3
+        # recipes): which release's defaults and models it has is not known
+        return None
+    return Val(text, node.source(file), raw=f"identity.frameworks.{_FRAMEWORK_KEYS[engine]}")
 
 
 def _sweep(root: Node) -> Dict[str, str]:

@@ -230,6 +230,15 @@ def test_a_swept_value_is_unknown_not_refused(tmp_path):
     [dep] = adapt(SWEEP, "sw.yaml").deployments
     [role] = dep.roles
     assert (role.kind, dep.engine.version.value, role.context_length.value) == ("unified", "0.11.0", 10240)
+    # identity.frameworks names the release srtctl checks the installed package against: it beats the image's tag
+    framed = SWEEP.replace("resources:", "identity:\n  frameworks: {dynamo: 1.1.1, vllm: 0.19.0}\nresources:", 1)
+    version = adapt(framed).deployments[0].engine.version
+    assert (version.value, version.source.path, version.raw) == ("0.19.0", "identity.frameworks.vllm",
+                                                                 "identity.frameworks.vllm")
+    # a source build names no release (NVIDIA/srt-slurm-recipes MiniMax-M3/B200/vllm): the image's tag stands
+    for build in ("0.1.dev17492+g454b47db8", "0.23.1rc1.dev424+g3f5a1e173"):
+        version = adapt(framed.replace("0.19.0", build)).deployments[0].engine.version
+        assert (version.value, version.source.path) == ("0.11.0", "model.container")
     # the tensor parallel size is one value per job of the sweep: not known, so the GPU type is withheld
     assert (role.parallelism.tensor, role.accelerators.type, role.accelerator_withheld.value) == (None, None, "h100")
     assert role.unresolved_settings == ("tensor_parallel_size",)
