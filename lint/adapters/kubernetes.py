@@ -88,17 +88,19 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
               read: Dict[str, Any], workload: Workload) -> List[Workload]:
     """One workload per kustomize overlay of the file's directory that generates the ConfigMaps it reads and
     its directory defines not (adapters/kustomize_overlays.py); `workload` as read alone when there is none, or
-    when an overlay that generates one is not read (a patch of it may change the containers)."""
+    when an overlay that generates one is not read (a patch of it that may change the containers is not applied
+    exactly). An overlay's patches and `images:` retags are applied to the object (adapters/kustomize_patches.py):
+    the values they set keep the patch's file and position."""
     if "configMap" not in loaded.text or loaded.path == "-":
         return [workload]
     from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
 
     missing = [name for name in names_read(obj) if name not in read]
-    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj)) if missing else ([], 0)
+    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj), obj) if missing else ([], 0)
     out: List[Workload] = []
     for overlay in overlays:
         scratch = AdaptResult()
-        made = _workload(obj, spans, scratch, {**read, **overlay.maps})
+        made = _workload(overlay.obj if overlay.obj is not None else obj, spans, scratch, {**read, **overlay.maps})
         if made is None:
             continue
         result.diagnostics.extend(d for d in scratch.diagnostics if d not in result.diagnostics)

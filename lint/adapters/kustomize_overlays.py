@@ -50,6 +50,9 @@ MAX_DEPTH = 3  # below the base's parent
 _TOUCHES = re.compile(r"(?:^|[\s/.\[\"'{,])(args|command|env|envFrom|image)(?:$|[\s:/.\]\"'},=-])", re.M)
 _GPU = re.compile(r"[a-z0-9.-]+/gpu\b")  # a resource name: nvidia.com/gpu, amd.com/gpu
 _RESOURCES = re.compile(r"(?:^|[\s/.\"'{,])resources(?:$|[\s:/.\"'},])", re.M)
+# a replacement's path to a container's image, as kustomize_patches applies it (kept here: that module is imported
+# only for an overlay that patches)
+IMAGE_PATH = re.compile(r"^spec\.template\.spec\.(containers|initContainers)\.\[name=([^\]=]+)\]\.image$")
 _PLACES = re.compile(r"(?:^|[\s/.\[\"'{,])(nodeSelector|affinity)(?:$|[\s:/.\]\"'},=-])", re.M)
 
 
@@ -59,7 +62,9 @@ class Overlay:
 
     def __init__(self, path: str, prefix: str, suffix: str, maps: Dict[str, Any]) -> None:
         self.path, self.prefix, self.suffix, self.maps = path, prefix, suffix, maps
-        self.patched = False  # a patch or replacement may change its containers: not read
+        self.patched = False  # a patch or replacement may change its containers and is not applied: not read
+        self.reason: Optional[str] = None  # why not
+        self.obj: Any = None  # the workload with the chain's patches and images applied (None: none applies)
 
 
 def _kustomization(folder: str) -> Optional[str]:
@@ -113,9 +118,11 @@ def _resources(root: Any) -> List[str]:
             if isinstance(text, str) and text]
 
 
-def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any = None) -> Tuple[List[Overlay], int]:
+def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any = None,
+                obj: Any = None) -> Tuple[List[Overlay], int]:
     """The overlays of the kustomization beside `workload` (a file path) that give it the ConfigMaps `names`, and
-    how many more generate one of them but are not read (a patch may change its containers)."""
+    how many more generate one of them but are not read (a patch that may change its containers is not applied
+    exactly). `obj`: the workload's Node, to patch."""
     base = os.path.dirname(os.path.abspath(workload))
     reader = _Reader()
     own = _kustomization(base)
@@ -129,7 +136,7 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
     out: List[Overlay] = []
     skipped = 0
     for path in _candidates(os.path.dirname(base), base):
-        found = _overlay(path, base, names, reader, own_text, namespace)
+        found = _overlay(path, base, names, reader, own_text, namespace, obj, (own, root))
         if found is not None and found.maps:
             out.append(found)
         elif found is not None and found.patched:
@@ -193,7 +200,7 @@ def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[Li
 
 
 def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: str,
-             namespace: Any) -> Optional[Overlay]:
+             namespace: Any, obj: Any = None, own: Any = None) -> Optional[Overlay]:
     chain = _chain(path, base, reader)
     if not chain:
         return None
@@ -214,9 +221,32 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
     prefix = "".join(str(scalar(r.get("namePrefix")) or "") for _, r in chain)
     suffix = "".join(str(scalar(r.get("nameSuffix")) or "") for _, r in reversed(chain))
     overlay = Overlay(path, prefix, suffix, maps)
-    if maps and any(r is None or _changes_containers(p, r, reader, own_text) for p, r in chain + components):
+    if not maps:
+        return overlay
+    overlay.reason = next((why for why in (_unapplied(p, r, reader, own_text) for p, r in chain + components)
+                           if why), None) or next((f"the Component {p} patches or retags: not applied here"
+                                                   for p, r in components if any(r.get(k) is not None
+                                                                                 for k in _APPLIED)), None)
+    levels = ([own] if own is not None else []) + list(reversed(chain))
+    if overlay.reason is None and any(r.get(k) is not None for _, r in levels for k in _APPLIED) or any(
+            IMAGE_PATH.match(str(scalar(f))) for _, r in levels for i in seq(r.get("replacements"))
+            for t in seq(i.get("targets") if i.kind == "map" else None)
+            for f in seq(t.get("fieldPaths") if t.kind == "map" else None)):
+        if obj is None:
+            overlay.reason = "its patches are not applied without the workload"
+        else:
+            from ctxlint.adapters.kustomize_patches import NotApplied, apply_chain  # only for an overlay that patches
+
+            try:
+                overlay.obj = apply_chain(obj, levels, reader)
+            except NotApplied as why:
+                overlay.reason = str(why)
+    if overlay.reason is not None:
         overlay.maps, overlay.patched = {}, True
     return overlay
+
+
+_APPLIED = ("patches", "patchesStrategicMerge", "patchesJson6902", "images")  # kustomize_patches applies these
 
 
 def _components(path: str, root: Any, reader: _Reader, depth: int = 0) -> List[Tuple[str, Any]]:
@@ -233,40 +263,25 @@ def _components(path: str, root: Any, reader: _Reader, depth: int = 0) -> List[T
     return out
 
 
-def _changes_containers(path: str, root: Any, reader: _Reader, own_text: str) -> bool:
-    """Whether a patch, replacement, image override or plugin of the overlay may change what its containers run
-    or where (see the module text)."""
+def _unapplied(path: str, root: Any, reader: _Reader, own_text: str) -> Optional[str]:
+    """Why a kustomization of the chain (or a Component) is not read: a plugin, a Component, or a replacement that
+    may change what the containers run or where (see the module text); None when nothing of that."""
+    if root is None:
+        return f"{path} is not read"
     if root.get("transformers") is not None or root.get("generators") is not None:
-        return True  # plugins: what they change is not read
-    for item in seq(root.get("images")):
-        name = scalar(item.get("name")) if item.kind == "map" else None
-        if not isinstance(name, str) or not name or name in own_text:
-            return True
+        return f"{path} runs transformers or generators: what they change is not read"
     gpus = _GPU.search(own_text) is not None
-    folder = os.path.dirname(path)
-    texts: List[str] = []
-    for key in ("patches", "patchesStrategicMerge", "patchesJson6902"):
-        for item in seq(root.get(key)):
-            text = scalar(item)
-            patch = scalar(item.get("patch")) if item.kind == "map" else None
-            file = scalar(item.get("path")) if item.kind == "map" else text
-            if isinstance(patch, str):
-                texts.append(patch)
-            if isinstance(file, str) and file:
-                found = reader.read(os.path.normpath(os.path.join(folder, file)))
-                if found is None:
-                    return True  # a patch not read may change anything
-                texts.append(found.text)
-            elif isinstance(text, str):
-                texts.append(text)  # patchesStrategicMerge's inline patch
-    for item in seq(root.get("replacements")):
-        texts.extend(str(scalar(p)) for t in seq(item.get("targets") if item.kind == "map" else None)
-                     for p in seq(t.get("fieldPaths") if t.kind == "map" else None))
-        if item.kind == "map" and item.get("path") is not None:
-            return True
     placed = _PLACES.search(own_text) is not None  # the device comes from the base's node selector or affinity
-    return any(_TOUCHES.search(t) or (gpus and _RESOURCES.search(t)) or (placed and _PLACES.search(t))
-               for t in texts)
+    for item in seq(root.get("replacements")):
+        if item.kind == "map" and item.get("path") is not None:
+            return f"{path} reads replacements from a file"
+        for text in (str(scalar(p)) for t in seq(item.get("targets") if item.kind == "map" else None)
+                     for p in seq(t.get("fieldPaths") if t.kind == "map" else None)):
+            if IMAGE_PATH.match(text):
+                continue  # a container's image from a generated ConfigMap: kustomize_patches applies it
+            if _TOUCHES.search(text) or (gpus and _RESOURCES.search(text)) or (placed and _PLACES.search(text)):
+                return f"a replacement of {path} sets {text}, which is not applied here"
+    return None
 
 
 def names_read(obj: Any) -> List[str]:

@@ -94,16 +94,20 @@ def test_an_overlay_whose_patch_may_change_the_args_is_not_judged_on_the_base(tm
                                 ("vllm", "(no model id)", "unknown"), ("vllm-small", MODEL, "exceeds")]
 
 
-def test_a_patch_of_resources_counts_only_where_the_base_asks_for_gpus(tmp_path) -> None:
+def test_a_patch_of_resources_is_applied(tmp_path) -> None:
+    # before the patches were applied (kustomize_patches.py) this overlay was left unread, the base's 1 GPU
+    # possibly 4; now it is read with its 4
     patch = {"small/kustomization.yaml": FILES["small/kustomization.yaml"] + "patches:\n  - path: gpus.yaml\n",
              "small/gpus.yaml": ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n"
                                  "  template:\n    spec:\n      containers:\n        - name: vllm\n"
                                  "          resources: {limits: {nvidia.com/gpu: 4}}\n")}
     _tree(tmp_path, {**FILES, **patch})
-    assert ("vllm", "(no model id)", "unknown") in _audit(tmp_path)  # the base's 1 GPU may become 4
-    _tree(tmp_path, {**FILES, **patch, "base/deployment.yaml": DEPLOY.replace(
-        "          resources: {limits: {nvidia.com/gpu: 1}}\n", "")})
-    assert [name for name, _, _ in _audit(tmp_path)] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
+    assert _audit(tmp_path) == [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"),
+                                ("vllm-small", MODEL, "exceeds")]
+    out = json.loads(run(["check", "--format", "json", str(tmp_path)]).out)
+    idle = [f for f in out["findings"] if f["rule"] == "CTX205" and f["deployment"] == "vllm-small"]
+    assert [(f["file"][len(str(tmp_path)) + 1:], f["line"], f["column"], f["path"]) for f in idle] == [
+        ("small/gpus.yaml", 9, 48, 'gpus.yaml:spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]')]
 
 
 def test_no_overlay_when_the_base_directory_defines_the_config_map(tmp_path) -> None:
@@ -141,20 +145,16 @@ def _small_with(extra: str, files: dict) -> dict:
     return {**FILES, "small/kustomization.yaml": FILES["small/kustomization.yaml"] + extra, **files}
 
 
-def test_an_overlay_that_may_move_or_change_the_containers_otherwise_is_not_judged_on_the_base(tmp_path) -> None:
-    # the node selector (the device: GoogleCloudPlatform/accelerated-platforms' overlays patch it to their H100
-    # compute class), a Component's patch, an `images:` override of the workload's image, a transformer plugin
+def test_an_overlay_that_may_change_the_containers_by_what_is_not_applied_is_not_judged_on_the_base(tmp_path) -> None:
+    # a Component's patch, a Component not found, a transformer plugin: not applied (kustomize_patches applies the
+    # overlay's own patches and images, tests/adapters/test_kustomize_patches.py)
     gone = [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"), ("vllm", "(no model id)", "unknown")]
     cases = [
-        _small_with("patches:\n  - path: ns.yaml\n", {"small/ns.yaml": (
-            "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
-            "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n")}),
         _small_with("components: [../comp]\n", {
             "comp/kustomization.yaml": "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
                                       "patches:\n  - path: p.yaml\n",
             "comp/p.yaml": "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --max-model-len=4096\n"}),
         _small_with("components: [../missing]\n", {}),
-        _small_with("images:\n  - name: vllm/vllm-openai\n    newTag: v0.5.0\n", {}),
         _small_with("transformers: [t.yaml]\n", {"small/t.yaml": "kind: PrefixSuffixTransformer\n"}),
     ]
     for number, files in enumerate(cases):

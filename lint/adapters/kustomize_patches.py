@@ -1,0 +1,367 @@
+"""An overlay chain's patches and `images:` retags applied to a base's workload, as `kustomize build` applies them.
+
+Each kustomization runs its builtin transformers in this order (kubernetes-sigs/kustomize@
+12f9e6391464b3ad9dd3fe8182049dc1b1772990: api/internal/target/kusttarget_configplugin.go): patchesStrategicMerge,
+patches, namespace, namePrefix, nameSuffix, labels, annotations, patchesJson6902, replicas, images,
+replacements; the innermost kustomization (the base's own) first. Which patch reaches the workload:
+- a `patches` or `patchesJson6902` entry with a `target`: the selector's group, version, kind, name and namespace
+  are regular expressions anchored at both ends, the name and namespace matched against the workload's original or
+  current ones (resmap/reswrangler.go Select, types/selector.go anchorRegex); label and annotation selectors
+  against its labels (taken as the base's: a chain with commonLabels, labels or commonAnnotations is not read);
+- a strategic-merge patch without one: its own apiVersion, kind, name and namespace equal one of the workload's ids
+  (original, or each name it had since; GetById, resid.go Equals: an absent namespace is `default`);
+- the merge keeps the workload's name, namespace and kind (resource.ApplySmPatch).
+`images:` retags every container and init container image the entry's `name` matches (api/internal/image/image.go
+IsImageMatched and Split; api/filters/imagetag/updater.go): newName replaces the name, newTag the tag (and drops a
+digest), digest the tag; the new image carries the position of the entry's newTag (else digest, else newName).
+What is not applied exactly raises kustomize_merge.NotApplied with the reason.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Callable, Iterator, List, Optional, Tuple
+
+from ctxlint.adapters.crd_common import clone, scalar, seq
+from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge
+from ctxlint.adapters.kustomize_overlays import IMAGE_PATH
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.nodes import MAP, SCALAR, SEQ, ForeignNode, Node, Position, child_path
+
+BUILTIN = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")  # kinds with a schema
+_LABELLERS = ("commonLabels", "labels", "commonAnnotations")
+_SELECTOR = re.compile(r"^\s*(!?)([A-Za-z0-9./_-]+)\s*(?:(==|=|!=)\s*([A-Za-z0-9._-]*)|\s+(in|notin)\s*\(([^)]*)\))?\s*$")
+
+
+def relabel(node: Node, spans: Optional[ScalarSpans], path: str,
+            remap: Optional[Callable[[Any, bool], Any]] = None) -> Node:
+    """A copy of `node`'s tree as ForeignNodes of `spans`' file (a ForeignNode keeps its own), the logical paths
+    from `path` down; `remap(mark, is_end)` moves positions (an inline patch's into its kustomization)."""
+    copy = ForeignNode.__new__(ForeignNode)
+    for slot in Node.__slots__:
+        setattr(copy, slot, getattr(node, slot))
+    copy.spans = node.spans if type(node) is ForeignNode else spans
+    copy.path = path
+    if remap is not None:
+        copy.start, copy.end = remap(node.start, False), remap(node.end, True)
+    if node.kind == MAP:
+        copy.value = {k: relabel(v, spans, child_path(path, k), remap) for k, v in node.value.items()}
+        copy._keys = {k: relabel(v, spans, child_path(path, k), remap) for k, v in node.keys.items()}
+    elif node.kind == SEQ:
+        copy.value = [relabel(v, spans, child_path(path, n), remap) for n, v in enumerate(node.value)]
+    return copy
+
+
+class Patch:
+    """One patch's documents (ForeignNodes of the file they are written in) and the label of their paths."""
+
+    def __init__(self, docs: List[Node], label: str) -> None:
+        self.docs, self.label = docs, label
+
+    def place(self, node: Node, path: str) -> Node:
+        return relabel(node, None, f"{self.label}:{path}" if path else self.label)
+
+
+def _file_patch(folder: str, text: Any, reader: Any) -> Patch:
+    path = os.path.normpath(os.path.join(folder, text)) if isinstance(text, str) and text else ""
+    found = reader.read(path) if path and "://" not in text else None
+    if found is None or found.diagnostics or not found.documents:
+        raise NotApplied(f"the patch file {text} was not read")
+    spans = ScalarSpans(found.path, found.text)
+    return Patch([relabel(d.root, spans, "") for d in found.documents], os.path.basename(found.path))
+
+
+def _inline_patch(item: Node, kust: Any, label: str) -> Patch:
+    """A patch written in the kustomization as a string: parsed, its positions moved to where its characters are."""
+    from ctxlint.loader import parse_text
+
+    text = item.value
+    found = parse_text(text, kust.file)
+    if found.diagnostics or not found.documents:
+        raise NotApplied(f"the inline patch at {label} does not parse")
+    offsets = kust.offsets(item, text)
+
+    def remap(mark: Any, end: bool) -> Position:
+        index = mark.index - 1 if end else mark.index
+        if offsets is None or not 0 <= index < len(offsets):
+            return item.end if end else item.start
+        at = offsets[index] + (1 if end else 0)
+        line, col = kust.position(at - 1 if end else at)
+        return Position(at, line - 1, col if end else col - 1)
+
+    return Patch([relabel(d.root, kust, "", remap) for d in found.documents], label)
+
+
+def _ids(obj: Node) -> Tuple[str, str, str, str]:
+    api = str(scalar(obj.get("apiVersion")) or "")
+    group, _, version = api.rpartition("/")
+    return group, version, str(scalar(obj.get("kind")) or ""), api
+
+
+def _ns(value: Any) -> str:
+    return value if isinstance(value, str) and value else "default"
+
+
+class Applied:
+    """The workload as the chain's kustomizations transform it, with the names and namespaces it had."""
+
+    def __init__(self, obj: Node) -> None:
+        self.obj = copy_tree(obj)
+        meta = obj.get("metadata")
+        self.names = [str(scalar(meta.get("name")) if meta is not None and meta.kind == MAP else "")]
+        self.spaces = [_ns(scalar(meta.get("namespace")) if meta is not None and meta.kind == MAP else None)]
+        self.group, self.version, self.kind, self.api = _ids(obj)
+        self.labelled = False  # a labels transformer ran: label and annotation selectors are not evaluated
+        self.made: dict = {}  # the ConfigMaps the chain generated so far: name -> kustomize_maps.GeneratedMap
+
+    def selected(self, target: Node) -> bool:
+        if target.kind != MAP:
+            raise NotApplied("a patch target is not a mapping")
+        fields = {k: scalar(target.get(k)) for k in ("group", "version", "kind", "name", "namespace")}
+        for key, have in (("group", [self.group]), ("version", [self.version]), ("kind", [self.kind]),
+                          ("name", self.names), ("namespace", self.spaces)):
+            want = fields[key]
+            if want in (None, ""):
+                continue
+            try:
+                pattern = re.compile(f"(?:{want})")
+            except (re.error, TypeError):
+                raise NotApplied(f"the target {key} `{want}` is not a regular expression read here")
+            if not any(pattern.fullmatch(h) for h in have):
+                return False
+        for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
+            text = scalar(target.get(key))
+            if text:
+                if self.labelled:
+                    raise NotApplied(f"a {key} after a labels transformer is not evaluated here")
+                if not _selects(str(text), self.obj.dig("metadata", where)):
+                    return False
+        return True
+
+    def by_id(self, doc: Node) -> bool:
+        group, version, kind, _ = _ids(doc)
+        name = scalar(doc.dig("metadata", "name"))
+        if (group, version, kind) != (self.group, self.version, self.kind) or name not in self.names:
+            return False
+        if _ns(scalar(doc.dig("metadata", "namespace"))) not in self.spaces:
+            raise NotApplied(f"a patch names {kind} {name} in namespace {_ns(scalar(doc.dig('metadata', 'namespace')))}, "
+                             f"the workload is in {self.spaces[-1]}: kustomize finds no resource for it")
+        return True
+
+    def smp(self, patch: Patch, doc: Node) -> None:
+        if doc.kind != MAP:
+            raise NotApplied(f"a strategic-merge patch in {patch.label} is not a mapping")
+        body = {k: v for k, v in doc.value.items() if k not in ("apiVersion", "kind")}
+        meta = doc.get("metadata")
+        if meta is not None and meta.kind == MAP:  # the workload's name, namespace and kind stay
+            rest = {k: v for k, v in meta.value.items() if k not in ("name", "namespace")}
+            body["metadata"] = clone(meta, value=rest, keys={k: v for k, v in meta.keys.items() if k in rest})
+        merged = merge(self.obj, clone(doc, value=body, keys={k: v for k, v in doc.keys.items() if k in body}),
+                       "", "", patch.place)
+        if merged is None or merged.kind != MAP:
+            raise NotApplied(f"{patch.label} deletes the workload")
+        self.obj = merged
+
+    def level(self, path: str, root: Node, reader: Any) -> None:
+        """Apply one kustomization's transformers that may change the workload, in kustomize's order."""
+        folder = os.path.dirname(path)
+        kust = ScalarSpans(path, _text(reader, path))
+        label = os.path.basename(path)
+        for n, item in enumerate(seq(root.get("patchesStrategicMerge"))):
+            text = scalar(item)
+            patch = _inline_patch(item, kust, f"{label}:patchesStrategicMerge[{n}]") \
+                if isinstance(text, str) and "\n" in text else _file_patch(folder, text, reader)
+            self._untargeted(patch)
+        for n, item in enumerate(seq(root.get("patches"))):
+            self._entry(item, n, "patches", folder, kust, label, reader)
+        space = scalar(root.get("namespace"))
+        if isinstance(space, str) and space:
+            self.spaces.append(space)
+        prefix, suffix = scalar(root.get("namePrefix")) or "", scalar(root.get("nameSuffix")) or ""
+        if prefix or suffix:
+            self.names.append(f"{prefix}{self.names[-1]}{suffix}")
+        self.labelled = self.labelled or any(root.get(k) is not None for k in _LABELLERS)
+        for n, item in enumerate(seq(root.get("patchesJson6902"))):
+            self._entry(item, n, "patchesJson6902", folder, kust, label, reader)
+        for n, item in enumerate(seq(root.get("images"))):
+            self._image(item, n, kust, label)
+        self.made.update(_generated(path, reader))
+        for n, item in enumerate(seq(root.get("replacements"))):
+            self._replacement(item, n, kust, label)
+
+    def _replacement(self, item: Node, n: int, kust: ScalarSpans, label: str) -> None:
+        """A replacement that sets a container's image from a generated ConfigMap's key (the only kind applied here:
+        kustomize_overlays leaves an overlay whose other replacements touch the containers unread). The value is
+        the key's, at its place in the env file or literal; where the generator's input was not read the image is
+        unknown (a null: no engine release is taken from it), not the base's."""
+        source = item.get("source") if item.kind == MAP else None
+        for t, target in enumerate(seq(item.get("targets") if item.kind == MAP else None)):
+            paths = [p for p in (scalar(f) for f in seq(target.get("fieldPaths") if target.kind == MAP else None))
+                     if isinstance(p, str) and IMAGE_PATH.match(p)]
+            select = target.get("select") if target.kind == MAP else None
+            if not paths or select is None or not self.selected(select) or \
+                    any(self.selected(r) for r in seq(target.get("reject"))):
+                continue
+            if target.get("options") is not None or source is None or source.kind != MAP or \
+                    source.get("options") is not None or scalar(source.get("kind")) != "ConfigMap":
+                raise NotApplied(f"replacements[{n}] sets an image with options or from other than a ConfigMap")
+            field = str(scalar(source.get("fieldPath")) or "")
+            name = scalar(source.get("name"))
+            data = self.made.get(name) if field.startswith("data.") else None
+            found = data.value.get(field[5:]) if data is not None else None
+            if data is None or found is None and not data.open:
+                raise NotApplied(f"replacements[{n}] takes an image from {name} {field}, which is not generated here")
+            where = f"{label}:replacements[{n}].targets[{t}]"
+            for text in paths:
+                kind, want = IMAGE_PATH.match(text).groups()
+                hits = [c for c, at in self._containers() if scalar(c.get("name")) == want
+                        and at.startswith(f"{self._pod_path()}.{kind}[")]
+                if len(hits) != 1 or hits[0].get("image") is None:
+                    raise NotApplied(f"replacements[{n}] targets {text}, which is not one container's image")
+                value = relabel(found, None, where) if found is not None else \
+                    relabel(clone(source, kind=SCALAR, value=None), kust, where)
+                hits[0].value["image"] = value
+
+    def _untargeted(self, patch: Patch) -> None:
+        for doc in patch.docs:
+            if doc.kind == SEQ:
+                raise NotApplied(f"a JSON patch in {patch.label} has no target")
+            if self.by_id(doc):
+                self.smp(patch, doc)
+
+    def _entry(self, item: Node, n: int, key: str, folder: str, kust: ScalarSpans, label: str, reader: Any) -> None:
+        if item.kind != MAP:
+            raise NotApplied(f"{key}[{n}] is not a mapping")
+        options = item.get("options")
+        if options is not None and any(scalar(v) for v in (options.value.values() if options.kind == MAP else [])):
+            raise NotApplied(f"{key}[{n}] allows a name or kind change")
+        inline, file = item.get("patch"), scalar(item.get("path"))
+        if (inline is None) == (file is None):
+            raise NotApplied(f"{key}[{n}] has not exactly one of `patch` and `path`")
+        patch = _inline_patch(inline, kust, f"{label}:{key}[{n}].patch") if inline is not None \
+            else _file_patch(folder, file, reader)
+        target = item.get("target")
+        if target is None:
+            if key == "patchesJson6902":
+                raise NotApplied(f"{key}[{n}] has no target")
+            return self._untargeted(patch)
+        if not self.selected(target):
+            return
+        if len(patch.docs) == 1 and patch.docs[0].kind == SEQ:
+            self.obj = json6902(self.obj, patch.docs[0], "", patch.place)
+        elif len(patch.docs) == 1 and key == "patches":
+            self.smp(patch, patch.docs[0])
+        else:
+            raise NotApplied(f"{key}[{n}] is neither one strategic-merge patch nor a JSON patch")
+
+    def _image(self, item: Node, n: int, kust: ScalarSpans, label: str) -> None:
+        fields = {k: item.get(k) if item.kind == MAP else None for k in ("name", "newName", "newTag", "digest",
+                                                                         "tagSuffix")}
+        values = {k: scalar(v) for k, v in fields.items()}
+        if not isinstance(values["name"], str) or not values["name"] or \
+                any(v is not None and not isinstance(scalar(v), str) for v in fields.values()):
+            raise NotApplied(f"images[{n}] is not a name with string newName, newTag, digest or tagSuffix")
+        at = fields["newTag"] or fields["digest"] or fields["newName"] or fields["tagSuffix"]
+        for container, path in self._containers():
+            image = container.get("image")
+            text = scalar(image)
+            if not isinstance(text, str) or not _matched(text, values["name"]):
+                continue
+            new = _retag(text, values)
+            if at is None:
+                continue
+            placed = relabel(clone(at, value=new), kust, f"{label}:{child_path(path, 'image')}")
+            container.value["image"] = placed
+
+    def _pod_path(self) -> str:
+        from ctxlint.adapters.kubernetes import POD_SPEC_PATHS
+
+        return ".".join(("spec",) + tuple(POD_SPEC_PATHS.get(self.kind) or ()))
+
+    def _containers(self) -> Iterator[Tuple[Node, str]]:
+        from ctxlint.adapters.kubernetes import POD_SPEC_PATHS
+
+        parts = POD_SPEC_PATHS.get(self.kind)
+        pod = self.obj.dig("spec", *parts) if parts is not None else None
+        base = self._pod_path()
+        for key in ("initContainers", "containers"):
+            for n, container in enumerate(seq(pod.get(key) if pod is not None and pod.kind == MAP else None)):
+                if container.kind == MAP:
+                    yield container, f"{base}.{key}[{n}]"
+
+
+def _generated(path: str, reader: Any) -> dict:
+    from ctxlint.adapters.kustomize_maps import generated
+
+    loaded = reader.read(path)
+    made = generated(loaded, reader.read) if loaded is not None else []
+    return {name: data for name, _, data in made}
+
+
+def _text(reader: Any, path: str) -> str:
+    found = reader.read(path)
+    return found.text if found is not None else ""
+
+
+def _matched(image: str, name: str) -> bool:
+    try:
+        return re.fullmatch(f"{name}(:[a-zA-Z0-9_.{{}}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{{}}-]*)?",
+                            image) is not None
+    except re.error:
+        return False
+
+
+def _retag(image: str, entry: dict) -> str:
+    slash = image.find("/")
+    search, shift = (image[slash:], slash) if slash > 0 else (image, 0)
+    at, colon = search.find("@"), search.find(":")
+    if colon < 0 and at < 0:
+        name, tag, digest = image, "", ""
+    elif at >= 0 and (at < colon or colon < 0):
+        name, tag, digest = image[:at + shift], "", image[at + shift + 1:]
+    elif at >= 0:
+        name, tag, digest = image[:colon + shift], image[colon + shift + 1:at + shift], image[at + shift + 1:]
+    else:
+        name, tag, digest = image[:colon + shift], image[colon + shift + 1:], ""
+    name = entry["newName"] or name
+    if entry["newTag"] and entry["digest"]:
+        tag, digest = entry["newTag"], entry["digest"]
+    elif entry["newTag"]:
+        tag, digest = entry["newTag"], ""
+    elif entry["digest"]:
+        tag, digest = "", entry["digest"]
+    elif entry["tagSuffix"]:
+        tag, digest = tag + entry["tagSuffix"], ""
+    return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
+
+
+def _selects(text: str, found: Optional[Node]) -> bool:
+    """A Kubernetes label selector (`a=b,c!=d,e in (f,g),!h,i`) over a labels mapping."""
+    have = {str(k): str(scalar(v)) for k, v in found.value.items()} if found is not None and found.kind == MAP else {}
+    for part in re.split(r",(?![^(]*\))", text):
+        match = _SELECTOR.match(part)
+        if match is None:
+            raise NotApplied(f"the selector `{text}` is not read here")
+        bang, key, op, value, set_op, values = match.groups()
+        if bang:
+            ok = key not in have and not op and not set_op
+        elif op:
+            ok = (have.get(key) == value) if op != "!=" else have.get(key) != value
+        elif set_op:
+            options = {v.strip() for v in values.split(",")}
+            ok = (key in have and have[key] in options) if set_op == "in" else have.get(key) not in options
+        else:
+            ok = key in have
+        if not ok:
+            return False
+    return True
+
+
+def apply_chain(obj: Node, levels: List[Tuple[str, Node]], reader: Any) -> Node:
+    """The workload `obj` after the kustomizations `levels` (innermost first); NotApplied when not exactly."""
+    if scalar(obj.get("kind")) not in BUILTIN:
+        raise NotApplied(f"a {scalar(obj.get('kind'))} has no schema in kustomize: its lists' merge is not known")
+    applied = Applied(obj)
+    for path, root in levels:
+        applied.level(path, root, reader)
+    return applied.obj
