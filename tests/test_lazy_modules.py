@@ -16,18 +16,21 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 LAZY = ("ctxlint.stated_pools", "ctxlint.adapters.init_downloads", "ctxlint.engines.json_suffixes")
 
-_RUN = ("import os, sys\n"
+_RUN_OF = ("import os, sys\n"
         "def report():\n"
         "    sys.stderr.write('LOADED ' + ' '.join(m for m in %r if m in sys.modules) + '\\n'); sys.stderr.flush()\n"
         "real_exit = os._exit\n"
         "os._exit = lambda code: (report(), real_exit(code))\n"  # the console script ends with os._exit
         "from ctxlint.cli_check import main\n"
         "sys.argv = ['ctxlint', 'check', '--isolated', '--fail-on', 'never', sys.argv[1]]\n"
-        "try:\n    main()\nexcept SystemExit:\n    report(); raise\n" % (LAZY,))
+        "try:\n    main()\nexcept SystemExit:\n    report(); raise\n")
+_RUN = _RUN_OF % (LAZY,)
+# kustomize's patch semantics: only for a base whose overlay patches (adapters/kustomize_overlays.py)
+PATCHES = ("ctxlint.adapters.kustomize_patches", "ctxlint.adapters.kustomize_merge")
 
 
-def _loaded(path: Path) -> set:
-    done = subprocess.run([sys.executable, "-c", _RUN, str(path)], capture_output=True, text=True, cwd=REPO)
+def _loaded(path: Path, run: str = _RUN) -> set:
+    done = subprocess.run([sys.executable, "-c", run, str(path)], capture_output=True, text=True, cwd=REPO)
     line = next(l for l in done.stderr.splitlines() if l.startswith("LOADED"))
     return set(line.split()[1:])
 
@@ -59,3 +62,29 @@ spec:
       nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
 """)
     assert _loaded(pod) == set(LAZY)
+
+
+def test_kustomize_patches_are_imported_only_for_an_overlay_that_patches(tmp_path):
+    (tmp_path / "base").mkdir()
+    (tmp_path / "o").mkdir()
+    (tmp_path / "base/kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (tmp_path / "base/deployment.yaml").write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "$(MODEL)"]
+        env: [{name: MODEL, valueFrom: {configMapKeyRef: {name: runtime, key: MODEL}}}]
+""")
+    (tmp_path / "o/kustomization.yaml").write_text(
+        "resources: [../base]\nconfigMapGenerator: [{name: runtime, literals: [MODEL=Qwen/Qwen3-8B]}]\n")
+    run = _RUN_OF % (PATCHES,)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    assert _loaded(tmp_path / "base/deployment.yaml", run) == set()  # an overlay without patches
+    with (tmp_path / "o/kustomization.yaml").open("a") as out:
+        out.write("images: [{name: vllm/vllm-openai, newTag: v0.11.0}]\n")
+    assert _loaded(tmp_path / "base/deployment.yaml", run) == set(PATCHES)

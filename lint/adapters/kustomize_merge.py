@@ -109,8 +109,9 @@ def merge(dest: Optional[Node], origin: Node, path: str, key: str, place: Place)
 def _merge_list(dest: Node, origin: Node, path: str, merge_key: str, place: Place) -> Optional[Node]:
     items: List[Any] = [[i, False] for i in dest.value]  # [node or None (deleted), whether the patch added it]
     patch_items = list(origin.value)
-    if any(_directive(i) == "replace" for i in patch_items if i.kind == MAP):  # `- $patch: replace`
-        kept = [i for i in patch_items if not (i.kind == MAP and i.get("$patch") is not None)]
+    marker = [i for i in patch_items if i.kind == MAP and i.get(merge_key) is None and _directive(i) is not None]
+    if any(_directive(i) == "replace" for i in marker):  # `- $patch: replace`: the list is the patch's
+        kept = [i for i in patch_items if not any(i is m for m in marker)]
         return _whole(clone(origin, value=kept), path, place)
     for item in patch_items:
         name = scalar(item.get(merge_key)) if item.kind == MAP else None

@@ -1,0 +1,176 @@
+"""kustomize's patch semantics as adapters/kustomize_merge.py and kustomize_patches.py apply them, against the
+behaviour kustomize documents and tests (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990):
+kyaml/yaml/merge2/merge2.go and its map_test.go / list_test.go / smpdirective_test.go, api/filters/patchjson6902,
+api/internal/image/image.go and api/filters/imagetag/updater.go; the merge keys are the `x-kubernetes-patch-merge-key`
+of kyaml/openapi/kubernetesapi/data/kubernetes-openapi-union-v1.21.2.bundle-v1.json.gz (k8s.io/api's
+`patchMergeKey` tags)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge, pointer
+from ctxlint.adapters.kustomize_patches import _matched, _retag, _selects
+from ctxlint.loader import parse_text
+from ctxlint.nodes import ForeignNode
+
+
+def _node(text: str):
+    return parse_text(text, "x.yaml").documents[0].root
+
+
+def _place(node, path):
+    node = copy_tree(node)
+    node.path = f"p.yaml:{path}"
+    return node
+
+
+def _smp(base: str, patch: str):
+    merged = merge(_node(base), _node(patch), "", "", _place)
+    return None if merged is None else merged.plain()
+
+
+POD = """\
+spec:
+  containers:
+    - name: a
+      image: a:1
+      args: [--x, "1"]
+      env: [{name: A, value: "1"}, {name: B, value: "2"}]
+      volumeMounts: [{name: v, mountPath: /m}]
+    - name: b
+      image: b:1
+"""
+
+
+def test_maps_merge_recursively_and_lists_with_a_merge_key_by_it() -> None:
+    patch = """\
+spec:
+  containers:
+    - name: a
+      env: [{name: B, value: "3"}, {name: C, value: "4"}]
+      volumeMounts: [{name: w, mountPath: /m}]
+    - name: c
+      image: c:1
+"""
+    assert _smp(POD, patch) == {"spec": {"containers": [
+        {"name": "a", "image": "a:1", "args": ["--x", "1"],
+         "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "3"}, {"name": "C", "value": "4"}],
+         "volumeMounts": [{"name": "w", "mountPath": "/m"}]},  # merged by mountPath, not name
+        {"name": "b", "image": "b:1"},
+        {"name": "c", "image": "c:1"}]}}  # a new element is appended
+
+
+def test_args_and_command_are_replaced_whole() -> None:
+    patch = "spec:\n  containers:\n    - name: a\n      args: [--y]\n"
+    assert _smp(POD, patch)["spec"]["containers"][0]["args"] == ["--y"]
+
+
+def test_null_clears_a_key_and_patch_delete_removes_an_element() -> None:
+    patch = "spec:\n  containers:\n    - name: a\n      args: null\n    - {name: b, $patch: delete}\n"
+    merged = _smp(POD, patch)
+    assert [c["name"] for c in merged["spec"]["containers"]] == ["a"]
+    assert "args" not in merged["spec"]["containers"][0]
+
+
+def test_patch_replace_puts_the_patch_map_in_place() -> None:
+    patch = "spec:\n  containers:\n    - name: a\n      $patch: replace\n      image: z:9\n"
+    assert _smp(POD, patch)["spec"]["containers"][0] == {"name": "a", "image": "z:9"}
+
+
+def test_a_replace_element_replaces_the_list() -> None:
+    patch = "spec:\n  containers:\n    - $patch: replace\n    - {name: z, image: z:1}\n"
+    assert _smp(POD, patch)["spec"]["containers"] == [{"name": "z", "image": "z:1"}]
+
+
+def test_lists_merged_by_two_keys_and_unknown_directives_are_not_applied() -> None:
+    with pytest.raises(NotApplied, match="ports"):
+        _smp("spec: {containers: [{name: a, ports: [{containerPort: 80}]}]}",
+             "spec: {containers: [{name: a, ports: [{containerPort: 81}]}]}")
+    with pytest.raises(NotApplied, match=r"\$retainKeys"):
+        _smp(POD, "spec:\n  $retainKeys: [containers]\n")
+    with pytest.raises(NotApplied, match="directive"):
+        _smp(POD, "spec: {$patch: merge-all}\n")
+
+
+def test_values_from_the_patch_are_placed_and_the_base_keeps_its_own() -> None:
+    merged = merge(_node(POD), _node("spec:\n  containers:\n    - name: a\n      image: a:2\n"), "", "", _place)
+    container = merged.value["spec"].value["containers"].value[0]
+    assert container.value["image"].path == "p.yaml:spec.containers[0].image"
+    assert container.value["args"].path == "spec.containers[0].args"  # the base's, untouched
+
+
+def _ops(base: str, ops: str):
+    return json6902(copy_tree(_node(base)), _node(ops), "", _place).plain()
+
+
+def test_json6902_ops() -> None:
+    base = "a: {b: [1, 2], 'c/d': x, 'e~f': y}\n"
+    assert _ops(base, "- {op: add, path: /a/b/-, value: 3}\n- {op: add, path: /a/b/0, value: 0}\n") == \
+        {"a": {"b": [0, 1, 2, 3], "c/d": "x", "e~f": "y"}}
+    assert _ops(base, "- {op: replace, path: /a/c~1d, value: z}\n- {op: remove, path: /a/e~0f}\n") == \
+        {"a": {"b": [1, 2], "c/d": "z"}}
+    assert _ops(base, "- {op: move, from: /a/b/0, path: /a/n}\n- {op: copy, from: /a/n, path: /a/m}\n") == \
+        {"a": {"b": [2], "c/d": "x", "e~f": "y", "n": 1, "m": 1}}
+    assert _ops(base, "- {op: test, path: /a/b/1, value: 2}\n") == {"a": {"b": [1, 2], "c/d": "x", "e~f": "y"}}
+
+
+@pytest.mark.parametrize("ops", [
+    "- {op: test, path: /a/b/1, value: 3}\n",        # a failed test: kustomize refuses the build
+    "- {op: replace, path: /a/nope, value: 1}\n",    # replace needs the path
+    "- {op: remove, path: /a/b/5}\n",
+    "- {op: add, path: /a/b/7, value: 1}\n",         # past the end
+    "- {op: add, path: /x/y, value: 1}\n",           # no parent
+    "- {op: append, path: /a, value: 1}\n",          # no such op
+    "- {op: add, path: a/b, value: 1}\n",            # not a pointer
+])
+def test_json6902_that_kustomize_refuses_is_not_applied(ops) -> None:
+    with pytest.raises(NotApplied):
+        _ops("a: {b: [1, 2]}\n", ops)
+
+
+def test_pointer_unescapes_in_order() -> None:
+    assert pointer("/a~01/b~1c") == ["a~1", "b/c"]  # ~01 is "~1", not "/"
+
+
+@pytest.mark.parametrize("image,entry,expected", [
+    # api/filters/imagetag/imagetag_test.go cases
+    ("nginx:1.7.9", {"newName": None, "newTag": "1.8.0", "digest": None, "tagSuffix": None}, "nginx:1.8.0"),
+    ("nginx", {"newName": "my/nginx", "newTag": None, "digest": None, "tagSuffix": None}, "my/nginx"),
+    ("nginx:1.7.9", {"newName": None, "newTag": None, "digest": "sha256:24a0", "tagSuffix": None},
+     "nginx@sha256:24a0"),
+    ("localhost:5000/vllm:v1@sha256:ab", {"newName": None, "newTag": "v2", "digest": None, "tagSuffix": None},
+     "localhost:5000/vllm:v2"),
+])
+def test_images_retag_as_kustomize(image, entry, expected) -> None:
+    assert _retag(image, entry) == expected
+
+
+def test_image_names_match_whole() -> None:
+    assert _matched("vllm/vllm-openai:v0.10.1", "vllm/vllm-openai")
+    assert _matched("vllm/vllm-openai@sha256:ab12cd", "vllm/vllm-openai")
+    assert not _matched("vllm/vllm-openai-rocm:v1", "vllm/vllm-openai")
+    assert not _matched("docker.io/vllm/vllm-openai:v1", "vllm/vllm-openai")
+
+
+def test_label_selectors() -> None:
+    labels = _node("app: vllm\ntier: gpu\n")
+    assert _selects("app=vllm,tier in (gpu, tpu)", labels)
+    assert _selects("app==vllm,!canary,tier", labels)
+    assert not _selects("app!=vllm", labels)
+    assert not _selects("tier notin (gpu)", labels)
+    with pytest.raises(NotApplied):
+        _selects("app=vllm=x", labels)
+
+
+def test_inline_patches_are_placed_in_their_kustomization() -> None:
+    from ctxlint.adapters.kustomize_patches import _inline_patch
+    from ctxlint.adapters.scalar_spans import ScalarSpans
+
+    text = "patches:\n  - patch: |-\n      spec:\n        replicas: 3\n"
+    kust = _node(text)
+    item = kust.value["patches"].value[0].value["patch"]
+    patch = _inline_patch(item, ScalarSpans("k.yaml", text), "k.yaml:patches[0].patch")
+    replicas = patch.docs[0].value["spec"].value["replicas"]
+    assert isinstance(replicas, ForeignNode)
+    found = replicas.source("elsewhere.yaml")
+    assert (found.file, found.line, found.col, found.end_line, found.end_col) == ("k.yaml", 4, 19, 4, 20)

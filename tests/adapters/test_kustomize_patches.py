@@ -1,0 +1,147 @@
+"""An overlay's patches, `images:` and image replacements applied to its base's workload (adapters/kustomize_patches.py),
+end to end: each overlay a deployment with what kustomize would build, the values a patch sets found in the patch.
+The trees are written anew here, in the layout of GoogleCloudPlatform/accelerated-platforms@9320f3b
+platforms/gke/base/use-cases/inference-ref-arch/kubernetes-manifests/online-inference-gpu/vllm (a base Deployment
+reading a `runtime` ConfigMap, overlays that generate it and patch the node selector and GPU count,
+https://github.com/GoogleCloudPlatform/accelerated-platforms), and of kustomize's own examples
+(https://github.com/kubernetes-sigs/kustomize/blob/master/examples/patchMultipleObjects.md, inlinePatch.md,
+image.md)."""
+from __future__ import annotations
+
+import json
+
+from helpers import run
+
+from adapters.test_kustomize_overlays import DEPLOY, MODEL
+
+BASE = {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": DEPLOY}
+GEN = "configMapGenerator:\n  - name: runtime\n    literals: [MODEL_ID=" + MODEL + ", LEN=8192]\n"
+SMP = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}
+      containers:
+        - name: vllm
+          args: ["--model=$(MODEL_ID)", "--max-model-len=300000"]
+"""
+
+
+def _tree(tmp_path, files):
+    for name, text in {**BASE, **files}.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _audit(path):
+    out = json.loads(run(["audit", "--format", "json", str(path)]).out)
+    return sorted((d["name"], d["model"], d["engine_version"], d["verdict"]) for d in out["deployments"])
+
+
+def _findings(path, rule="CTX201"):
+    out = json.loads(run(["check", "--format", "json", str(path)]).out)
+    return sorted((f["file"][len(str(path)) + 1:], f["line"], f["column"], f["path"], f["deployment"])
+                  for f in out["findings"] if f["rule"] == rule)
+
+
+def test_a_strategic_merge_patch_file_is_applied_and_its_values_found_in_it(tmp_path) -> None:
+    _tree(tmp_path, {"h100/kustomization.yaml": "resources: [../base]\nnameSuffix: -h100\n" + GEN +
+                     "patches:\n  - path: patch.yaml\n", "h100/patch.yaml": SMP})
+    # the patch's args replace the base's whole (--max-model-len 300000 for the literal's 8192), beyond the
+    # model's 32,768 positions; its KV pool is the H100's
+    assert _audit(tmp_path) == [("vllm-h100", MODEL, "0.11.0", "fits")]
+    assert _findings(tmp_path, "CTX109") == [
+        ("h100/patch.yaml", 10, 58, "patch.yaml:spec.template.spec.containers[0].args[1]", "vllm-h100")]
+    out = json.loads(run(["audit", "--format", "json", str(tmp_path)]).out)
+    assert out["deployments"][0]["prefill_pool"] == {"tokens": 1019056, "origin": "derived", "role": "unified"}
+
+
+def test_an_inline_patch_with_a_target_is_found_in_the_kustomization(tmp_path) -> None:
+    inline = ("patches:\n  - target: {kind: Deployment, name: vl.*}\n    patch: |-\n"
+              "      - op: replace\n        path: /spec/template/spec/containers/0/args/1\n"
+              "        value: --max-model-len=300000\n")
+    _tree(tmp_path, {"big/kustomization.yaml": "resources: [../base]\n" + GEN + inline})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.11.0", "exceeds")]
+    assert _findings(tmp_path) == [
+        ("big/kustomization.yaml", 10, 32, "kustomization.yaml:patches[0].patch:spec.template.spec.containers[0].args[1]",
+         "vllm")]
+
+
+def test_legacy_patch_fields_are_applied(tmp_path) -> None:
+    json_patch = "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --max-model-len=300000\n"
+    _tree(tmp_path, {"old/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     "patchesStrategicMerge: [gpu.yaml]\npatchesJson6902:\n"
+                     "  - target: {group: apps, version: v1, kind: Deployment, name: vllm}\n    path: len.yaml\n",
+                     "old/gpu.yaml": SMP.replace('          args: ["--model=$(MODEL_ID)", "--max-model-len=300000"]\n',
+                                                 "          resources: {limits: {nvidia.com/gpu: 2}}\n"),
+                     "old/len.yaml": json_patch})
+    # a later flag wins in vLLM's argparse: 300000 over the base's $(LEN) = 8192, on 2 H100s
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.11.0", "fits")]
+    assert _findings(tmp_path, "CTX109") == [
+        ("old/len.yaml", 3, 26, "len.yaml:spec.template.spec.containers[0].args[2]", "vllm")]
+    assert _findings(tmp_path, "CTX205") == [
+        ("old/gpu.yaml", 10, 48, 'gpu.yaml:spec.template.spec.containers[0].resources.limits["nvidia.com/gpu"]', "vllm")]
+
+
+def test_an_images_retag_gives_the_engine_release(tmp_path) -> None:
+    _tree(tmp_path, {"new/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     "images:\n  - name: vllm/vllm-openai\n    newTag: v0.10.1\n"})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.10.1", "fits")]
+
+
+def test_a_patch_for_another_object_leaves_the_workload_as_the_base(tmp_path) -> None:
+    other = SMP.replace("metadata: {name: vllm}", "metadata: {name: router}")
+    _tree(tmp_path, {"o/kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: p.yaml\n"
+                     "  - path: p.yaml\n    target: {kind: StatefulSet}\n", "o/p.yaml": other})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.11.0", "fits")]
+
+
+def test_what_is_not_applied_exactly_leaves_the_overlay_unread(tmp_path) -> None:
+    unread = [("vllm", "(no model id)", "0.11.0", "unknown")]
+    cases = {
+        # kustomize finds no resource: the patch names another namespace
+        "ns": {"p.yaml": SMP.replace("metadata: {name: vllm}", "metadata: {name: vllm, namespace: other}"),
+               "kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: p.yaml\n"},
+        # a JSON patch whose test fails, and one without a target
+        "test": {"p.yaml": "- {op: test, path: /spec/replicas, value: 3}\n",
+                 "kustomization.yaml": "resources: [../base]\n" + GEN +
+                 "patches:\n  - path: p.yaml\n    target: {kind: Deployment}\n"},
+        "untargeted": {"p.yaml": "- {op: add, path: /spec/replicas, value: 3}\n",
+                       "kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: p.yaml\n"},
+        # a directive not applied here, a patch file not there
+        "retain": {"p.yaml": SMP.replace("      nodeSelector:", "      $retainKeys: [containers]\n      nodeSelector:"),
+                   "kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: p.yaml\n"},
+        "missing": {"kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: nowhere.yaml\n"},
+    }
+    for name, files in cases.items():
+        (tmp_path / name).mkdir()
+        _tree(tmp_path / name, {f"o/{k}": v for k, v in files.items()})
+        assert _audit(tmp_path / name) == unread, name
+
+
+def test_an_image_replacement_from_a_generated_config_map(tmp_path) -> None:
+    # GoogleCloudPlatform/accelerated-platforms' overlays take the engine image from the `vllm` ConfigMap their
+    # base generates (replacements: data.CONTAINER_IMAGE_URL -> containers.[name=inference-server].image)
+    base = {"base/kustomization.yaml": "resources: [deployment.yaml]\nconfigMapGenerator:\n  - name: images\n"
+                                       "    literals: [IMAGE=vllm/vllm-openai:v0.9.2]\n"}
+    replacement = ("replacements:\n  - source: {kind: ConfigMap, name: images, fieldPath: data.IMAGE}\n"
+                   "    targets:\n      - select: {kind: Deployment}\n"
+                   "        fieldPaths:\n          - spec.template.spec.containers.[name=vllm].image\n")
+    _tree(tmp_path, {**base, "o/kustomization.yaml": "resources: [../base]\n" + GEN + replacement})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.9.2", "fits")]
+    # its input not read: the image is unknown (no release), not the base's; the container that runs `vllm serve`
+    # is read without one, the one that gives only args to the image's entrypoint runs no engine known
+    absent = {"base/kustomization.yaml": "resources: [deployment.yaml]\nconfigMapGenerator:\n"
+                                         "  - name: images\n    envs: [absent.env]\n"}
+    _tree(tmp_path, {**absent, "base/deployment.yaml": DEPLOY.replace("          args:", "          command: [vllm, serve]\n          args:")})
+    assert _audit(tmp_path) == [("vllm", MODEL, "", "fits")]
+    _tree(tmp_path, absent)
+    assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
+    # a key the generator does not make: kustomize refuses the build
+    _tree(tmp_path, {**base, "o/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     replacement.replace("data.IMAGE", "data.OTHER")})
+    assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
