@@ -26,7 +26,8 @@ _RUN_OF = ("import os, sys\n"
         "try:\n    main()\nexcept SystemExit:\n    report(); raise\n")
 _RUN = _RUN_OF % (LAZY,)
 # kustomize's patch semantics: only for a base whose overlay patches (adapters/kustomize_overlays.py)
-PATCHES = ("ctxlint.adapters.kustomize_patches", "ctxlint.adapters.kustomize_merge")
+PATCHES = ("ctxlint.adapters.kustomize_patches", "ctxlint.adapters.kustomize_merge",
+           "ctxlint.adapters.kustomize_patch_inputs")
 
 
 def _loaded(path: Path, run: str = _RUN) -> set:

@@ -20,76 +20,19 @@ from __future__ import annotations
 
 import os
 import re
-from typing import Any, Callable, Iterator, List, Optional, Tuple
+from typing import Any, Iterator, List, Tuple
 
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge
 from ctxlint.adapters.kustomize_overlays import IMAGE_PATH
+from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_matched, inline_patch, relabel, retag,
+                                                     selects)
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.nodes import MAP, SCALAR, SEQ, ForeignNode, Node, Position, child_path
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node, child_path
 
 BUILTIN = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")  # kinds with a schema
 _LABELLERS = ("commonLabels", "labels", "commonAnnotations")
-_SELECTOR = re.compile(r"^\s*(!?)([A-Za-z0-9./_-]+)\s*(?:(==|=|!=)\s*([A-Za-z0-9._-]*)|\s+(in|notin)\s*\(([^)]*)\))?\s*$")
 
-
-def relabel(node: Node, spans: Optional[ScalarSpans], path: str,
-            remap: Optional[Callable[[Any, bool], Any]] = None) -> Node:
-    """A copy of `node`'s tree as ForeignNodes of `spans`' file (a ForeignNode keeps its own), the logical paths
-    from `path` down; `remap(mark, is_end)` moves positions (an inline patch's into its kustomization)."""
-    copy = ForeignNode.__new__(ForeignNode)
-    for slot in Node.__slots__:
-        setattr(copy, slot, getattr(node, slot))
-    copy.spans = node.spans if type(node) is ForeignNode else spans
-    copy.path = path
-    if remap is not None:
-        copy.start, copy.end = remap(node.start, False), remap(node.end, True)
-    if node.kind == MAP:
-        copy.value = {k: relabel(v, spans, child_path(path, k), remap) for k, v in node.value.items()}
-        copy._keys = {k: relabel(v, spans, child_path(path, k), remap) for k, v in node.keys.items()}
-    elif node.kind == SEQ:
-        copy.value = [relabel(v, spans, child_path(path, n), remap) for n, v in enumerate(node.value)]
-    return copy
-
-
-class Patch:
-    """One patch's documents (ForeignNodes of the file they are written in) and the label of their paths."""
-
-    def __init__(self, docs: List[Node], label: str) -> None:
-        self.docs, self.label = docs, label
-
-    def place(self, node: Node, path: str) -> Node:
-        return relabel(node, None, f"{self.label}:{path}" if path else self.label)
-
-
-def _file_patch(folder: str, text: Any, reader: Any) -> Patch:
-    path = os.path.normpath(os.path.join(folder, text)) if isinstance(text, str) and text else ""
-    found = reader.read(path) if path and "://" not in text else None
-    if found is None or found.diagnostics or not found.documents:
-        raise NotApplied(f"the patch file {text} was not read")
-    spans = ScalarSpans(found.path, found.text)
-    return Patch([relabel(d.root, spans, "") for d in found.documents], os.path.basename(found.path))
-
-
-def _inline_patch(item: Node, kust: Any, label: str) -> Patch:
-    """A patch written in the kustomization as a string: parsed, its positions moved to where its characters are."""
-    from ctxlint.loader import parse_text
-
-    text = item.value
-    found = parse_text(text, kust.file)
-    if found.diagnostics or not found.documents:
-        raise NotApplied(f"the inline patch at {label} does not parse")
-    offsets = kust.offsets(item, text)
-
-    def remap(mark: Any, end: bool) -> Position:
-        index = mark.index - 1 if end else mark.index
-        if offsets is None or not 0 <= index < len(offsets):
-            return item.end if end else item.start
-        at = offsets[index] + (1 if end else 0)
-        line, col = kust.position(at - 1 if end else at)
-        return Position(at, line - 1, col if end else col - 1)
-
-    return Patch([relabel(d.root, kust, "", remap) for d in found.documents], label)
 
 
 def _ids(obj: Node) -> Tuple[str, str, str, str]:
@@ -134,7 +77,7 @@ class Applied:
             if text:
                 if self.labelled:
                     raise NotApplied(f"a {key} after a labels transformer is not evaluated here")
-                if not _selects(str(text), self.obj.dig("metadata", where)):
+                if not selects(str(text), self.obj.dig("metadata", where)):
                     return False
         return True
 
@@ -143,8 +86,9 @@ class Applied:
         name = scalar(doc.dig("metadata", "name"))
         if (group, version, kind) != (self.group, self.version, self.kind) or name not in self.names:
             return False
-        if _ns(scalar(doc.dig("metadata", "namespace"))) not in self.spaces:
-            raise NotApplied(f"a patch names {kind} {name} in namespace {_ns(scalar(doc.dig('metadata', 'namespace')))}, "
+        space = _ns(scalar(doc.dig("metadata", "namespace")))
+        if space not in self.spaces:
+            raise NotApplied(f"a patch names {kind} {name} in namespace {space}, "
                              f"the workload is in {self.spaces[-1]}: kustomize finds no resource for it")
         return True
 
@@ -169,8 +113,8 @@ class Applied:
         label = os.path.basename(path)
         for n, item in enumerate(seq(root.get("patchesStrategicMerge"))):
             text = scalar(item)
-            patch = _inline_patch(item, kust, f"{label}:patchesStrategicMerge[{n}]") \
-                if isinstance(text, str) and "\n" in text else _file_patch(folder, text, reader)
+            patch = inline_patch(item, kust, f"{label}:patchesStrategicMerge[{n}]") \
+                if isinstance(text, str) and "\n" in text else file_patch(folder, text, reader)
             self._untargeted(patch)
         for n, item in enumerate(seq(root.get("patches"))):
             self._entry(item, n, "patches", folder, kust, label, reader)
@@ -238,8 +182,8 @@ class Applied:
         inline, file = item.get("patch"), scalar(item.get("path"))
         if (inline is None) == (file is None):
             raise NotApplied(f"{key}[{n}] has not exactly one of `patch` and `path`")
-        patch = _inline_patch(inline, kust, f"{label}:{key}[{n}].patch") if inline is not None \
-            else _file_patch(folder, file, reader)
+        patch = inline_patch(inline, kust, f"{label}:{key}[{n}].patch") if inline is not None \
+            else file_patch(folder, file, reader)
         target = item.get("target")
         if target is None:
             if key == "patchesJson6902":
@@ -265,9 +209,9 @@ class Applied:
         for container, path in self._containers():
             image = container.get("image")
             text = scalar(image)
-            if not isinstance(text, str) or not _matched(text, values["name"]):
+            if not isinstance(text, str) or not image_matched(text, values["name"]):
                 continue
-            new = _retag(text, values)
+            new = retag(text, values)
             if at is None:
                 continue
             placed = relabel(clone(at, value=new), kust, f"{label}:{child_path(path, 'image')}")
@@ -301,60 +245,6 @@ def _generated(path: str, reader: Any) -> dict:
 def _text(reader: Any, path: str) -> str:
     found = reader.read(path)
     return found.text if found is not None else ""
-
-
-def _matched(image: str, name: str) -> bool:
-    try:
-        return re.fullmatch(f"{name}(:[a-zA-Z0-9_.{{}}-]*)?(@[a-zA-Z0-9]+([.+_-][a-zA-Z0-9]+)*:[a-zA-Z0-9_.{{}}-]*)?",
-                            image) is not None
-    except re.error:
-        return False
-
-
-def _retag(image: str, entry: dict) -> str:
-    slash = image.find("/")
-    search, shift = (image[slash:], slash) if slash > 0 else (image, 0)
-    at, colon = search.find("@"), search.find(":")
-    if colon < 0 and at < 0:
-        name, tag, digest = image, "", ""
-    elif at >= 0 and (at < colon or colon < 0):
-        name, tag, digest = image[:at + shift], "", image[at + shift + 1:]
-    elif at >= 0:
-        name, tag, digest = image[:colon + shift], image[colon + shift + 1:at + shift], image[at + shift + 1:]
-    else:
-        name, tag, digest = image[:colon + shift], image[colon + shift + 1:], ""
-    name = entry["newName"] or name
-    if entry["newTag"] and entry["digest"]:
-        tag, digest = entry["newTag"], entry["digest"]
-    elif entry["newTag"]:
-        tag, digest = entry["newTag"], ""
-    elif entry["digest"]:
-        tag, digest = "", entry["digest"]
-    elif entry["tagSuffix"]:
-        tag, digest = tag + entry["tagSuffix"], ""
-    return name + (f":{tag}" if tag else "") + (f"@{digest}" if digest else "")
-
-
-def _selects(text: str, found: Optional[Node]) -> bool:
-    """A Kubernetes label selector (`a=b,c!=d,e in (f,g),!h,i`) over a labels mapping."""
-    have = {str(k): str(scalar(v)) for k, v in found.value.items()} if found is not None and found.kind == MAP else {}
-    for part in re.split(r",(?![^(]*\))", text):
-        match = _SELECTOR.match(part)
-        if match is None:
-            raise NotApplied(f"the selector `{text}` is not read here")
-        bang, key, op, value, set_op, values = match.groups()
-        if bang:
-            ok = key not in have and not op and not set_op
-        elif op:
-            ok = (have.get(key) == value) if op != "!=" else have.get(key) != value
-        elif set_op:
-            options = {v.strip() for v in values.split(",")}
-            ok = (key in have and have[key] in options) if set_op == "in" else have.get(key) not in options
-        else:
-            ok = key in have
-        if not ok:
-            return False
-    return True
 
 
 def apply_chain(obj: Node, levels: List[Tuple[str, Node]], reader: Any) -> Node:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge, pointer
-from ctxlint.adapters.kustomize_patches import _matched, _retag, _selects
+from ctxlint.adapters.kustomize_patch_inputs import image_matched as _matched, retag as _retag, selects as _selects
 from ctxlint.loader import parse_text
 from ctxlint.nodes import ForeignNode
 
@@ -163,7 +163,7 @@ def test_label_selectors() -> None:
 
 
 def test_inline_patches_are_placed_in_their_kustomization() -> None:
-    from ctxlint.adapters.kustomize_patches import _inline_patch
+    from ctxlint.adapters.kustomize_patch_inputs import inline_patch as _inline_patch
     from ctxlint.adapters.scalar_spans import ScalarSpans
 
     text = "patches:\n  - patch: |-\n      spec:\n        replicas: 3\n"

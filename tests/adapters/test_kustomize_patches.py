@@ -137,7 +137,8 @@ def test_an_image_replacement_from_a_generated_config_map(tmp_path) -> None:
     # is read without one, the one that gives only args to the image's entrypoint runs no engine known
     absent = {"base/kustomization.yaml": "resources: [deployment.yaml]\nconfigMapGenerator:\n"
                                          "  - name: images\n    envs: [absent.env]\n"}
-    _tree(tmp_path, {**absent, "base/deployment.yaml": DEPLOY.replace("          args:", "          command: [vllm, serve]\n          args:")})
+    served = DEPLOY.replace("          args:", "          command: [vllm, serve]\n          args:")
+    _tree(tmp_path, {**absent, "base/deployment.yaml": served})
     assert _audit(tmp_path) == [("vllm", MODEL, "", "fits")]
     _tree(tmp_path, absent)
     assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
