@@ -22,16 +22,17 @@ An overlay is read here only when that is certain:
 - it generates a name the workload reads, in the workload's namespace (or the overlay's `namespace:` sets both),
   no other kustomization of the chain generates that name (kustomize
   would merge, replace or refuse), and the workload's own directory defines no ConfigMap of it;
-- none of its `patches` (or `patchesStrategicMerge`, `patchesJson6902`) nor `replacements` may change a
-  container's `args`, `command`, `env`, `envFrom` or `image`, nor the pod's `nodeSelector` or `affinity` where the
-  workload places it by them (the device it lands on: hardware.type_from_pod_spec; where it does not, the device is
-  unknown or the configured default alike with the patch or without), nor its `resources` where the workload asks
-  for GPUs; no
-  `images:` entry names an image the workload's file names (a new tag is another engine release); and no
-  `components:` (kubernetes-sigs/kustomize api/types/kustomization.go: a Component's patches and generators apply
-  to the including kustomization's resources), `transformers:` or `generators:` of the chain may do any of that.
+- its `patches`, `patchesStrategicMerge`, `patchesJson6902` and `images:` (and the base's own kustomization's, and
+  those between) are applied to the workload by kustomize_patches.py, exactly or not at all: what is not applied
+  exactly (kustomize_merge.NotApplied: its reason in Overlay.reason) leaves the overlay unread;
+- none of its `replacements` may change a container's `args`, `command`, `env`, `envFrom` or `image` (but for a
+  replacement of an `image` from a generated ConfigMap, IMAGE_PATH, which kustomize_patches applies), nor the pod's
+  `nodeSelector` or `affinity` where the workload places it by them (the device it lands on:
+  hardware.type_from_pod_spec), nor its `resources` where the workload asks for GPUs; and no `components:`
+  (kubernetes-sigs/kustomize api/types/kustomization.go: a Component's patches and generators apply to the including
+  kustomization's resources) with patches or images, nor `transformers:` or `generators:` of the chain.
   Those are not applied here, so such an overlay is left as it was (unknown) rather than judged on the base's
-  values (the GoogleCloudPlatform overlays above patch the node selector to their H100 or H200 compute class).
+  values.
 The deployment takes the name kustomize gives it (the prefixes and suffixes of the chain, outermost first).
 """
 from __future__ import annotations
