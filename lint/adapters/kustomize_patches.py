@@ -61,8 +61,9 @@ class Applied:
         if target.kind != MAP:
             raise NotApplied("a patch target is not a mapping")
         fields = {k: scalar(target.get(k)) for k in ("group", "version", "kind", "name", "namespace")}
+        # Select matches the original name and namespace or the current ones, not those between (reswrangler.go)
         for key, have in (("group", [self.group]), ("version", [self.version]), ("kind", [self.kind]),
-                          ("name", self.names), ("namespace", self.spaces)):
+                          ("name", [self.names[0], self.names[-1]]), ("namespace", [self.spaces[0], self.spaces[-1]])):
             want = fields[key]
             if want in (None, ""):
                 continue

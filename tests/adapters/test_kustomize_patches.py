@@ -146,3 +146,22 @@ def test_an_image_replacement_from_a_generated_config_map(tmp_path) -> None:
     _tree(tmp_path, {**base, "o/kustomization.yaml": "resources: [../base]\n" + GEN +
                      replacement.replace("data.IMAGE", "data.OTHER")})
     assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
+
+
+def test_targets_match_the_original_or_the_current_name(tmp_path) -> None:
+    # kustomize's Select tries the original name, then the current one (mid- prefixed by the kustomization
+    # between); a strategic-merge patch without a target matches any name the object had
+    len_patch = ("- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --max-model-len=300000\n")
+    files = {"mid/kustomization.yaml": "resources: [../base]\nnamePrefix: mid-\n",
+             "top/kustomization.yaml": "resources: [../mid]\n" + GEN +
+             "patches:\n  - path: len.yaml\n    target: {kind: Deployment, name: mid-vllm}\n",
+             "top/len.yaml": len_patch}
+    _tree(tmp_path, files)
+    assert _audit(tmp_path) == [("mid-vllm", MODEL, "0.11.0", "exceeds")]
+    _tree(tmp_path, {**files, "top/kustomization.yaml": files["top/kustomization.yaml"].replace("mid-vllm", "other")})
+    assert _audit(tmp_path) == [("mid-vllm", MODEL, "0.11.0", "fits")]  # the patch is for another object
+    _tree(tmp_path, {**files, "top/kustomization.yaml": "resources: [../mid]\n" + GEN + "patches:\n  - path: p.yaml\n",
+                     "top/p.yaml": SMP.replace("      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n",
+                                               "")})
+    assert _findings(tmp_path, "CTX109") == [
+        ("top/p.yaml", 9, 58, "p.yaml:spec.template.spec.containers[0].args[1]", "mid-vllm")]
