@@ -28,7 +28,7 @@ from ctxlint.adapters.kustomize_overlays import IMAGE_PATH
 from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_matched, inline_patch, relabel, retag,
                                                      selects)
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node, child_path
+from ctxlint.nodes import MAP, SCALAR, SEQ, ForeignNode, Node, child_path
 
 BUILTIN = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")  # kinds with a schema
 _LABELLERS = ("commonLabels", "labels", "commonAnnotations")
@@ -112,6 +112,9 @@ class Applied:
         folder = os.path.dirname(path)
         kust = ScalarSpans(path, _text(reader, path))
         label = os.path.basename(path)
+        for key in ("patches", "patchesStrategicMerge", "patchesJson6902", "images", "replacements"):
+            if root.get(key) is not None and root.get(key).kind != SEQ:
+                raise NotApplied(f"`{key}` of {label} is not a list: kustomize refuses it")
         for n, item in enumerate(seq(root.get("patchesStrategicMerge"))):
             text = scalar(item)
             patch = inline_patch(item, kust, f"{label}:patchesStrategicMerge[{n}]") \
@@ -154,6 +157,8 @@ class Applied:
             name = scalar(source.get("name"))
             data = self.made.get(name) if field.startswith("data.") else None
             found = data.value.get(field[5:]) if data is not None else None
+            if found is not None and type(found) is not ForeignNode:  # a `files` input: the file's text
+                raise NotApplied(f"replacements[{n}] takes an image from a file of {name}")
             if data is None or found is None and not data.open:
                 raise NotApplied(f"replacements[{n}] takes an image from {name} {field}, which is not generated here")
             where = f"{label}:replacements[{n}].targets[{t}]"
@@ -181,8 +186,8 @@ class Applied:
         if options is not None and any(scalar(v) for v in (options.value.values() if options.kind == MAP else [])):
             raise NotApplied(f"{key}[{n}] allows a name or kind change")
         inline, file = item.get("patch"), scalar(item.get("path"))
-        if (inline is None) == (file is None):
-            raise NotApplied(f"{key}[{n}] has not exactly one of `patch` and `path`")
+        if (inline is None) == (file is None) or inline is not None and not isinstance(scalar(inline), str):
+            raise NotApplied(f"{key}[{n}] has not exactly one of `patch` (a string) and `path`")
         patch = inline_patch(inline, kust, f"{label}:{key}[{n}].patch") if inline is not None \
             else file_patch(folder, file, reader)
         target = item.get("target")

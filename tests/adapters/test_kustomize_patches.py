@@ -165,3 +165,28 @@ def test_targets_match_the_original_or_the_current_name(tmp_path) -> None:
                                                "")})
     assert _findings(tmp_path, "CTX109") == [
         ("top/p.yaml", 9, 58, "p.yaml:spec.template.spec.containers[0].args[1]", "mid-vllm")]
+
+
+def test_bad_patches_never_crash(tmp_path) -> None:
+    unread = [("vllm", "(no model id)", "0.11.0", "unknown")]
+    bad = [
+        "patches: 5\n", "patches: [5, {path: 7}]\n", "patches: [{patch: {a: 1}}]\n", "patches: [{patch: '[', target: {}}]\n",
+        "patches: [{path: p.yaml, target: 5}]\n", "patches: [{path: p.yaml, target: {name: '('}}]\n",
+        "patches: [{path: p.yaml, target: {labelSelector: 'a in b'}}]\n", "patchesStrategicMerge: [{}, 3]\n",
+        "patchesJson6902: [{path: p.yaml}]\n", "images: [{name: 3}, 7]\n", "images: [{name: vllm/vllm-openai, newTag: 0.1}]\n",
+        "replacements: [{source: 3, targets: [{select: {kind: Deployment},"
+        " fieldPaths: ['spec.template.spec.containers.[name=vllm].image']}]}]\n",
+    ]
+    ops = ["[1, 2]", "- {op: add, path: /spec/template/spec/containers/0/args/x, value: 1}",
+           "- {op: move, from: 3, path: /a}", "- {op: copy, from: '', path: /spec/x}", "- {op: test, path: ''}", "7",
+           "a: [", "- op: remove\n  path: /spec/template/spec/containers/-"]
+    cases = [{"o/kustomization.yaml": "resources: [../base]\n" + GEN + b, "o/p.yaml": "- {op: remove, path: /x}\n"}
+             for b in bad]
+    cases += [{"o/kustomization.yaml": "resources: [../base]\n" + GEN +
+               "patches:\n  - {path: p.yaml, target: {kind: Deployment}}\n", "o/p.yaml": o + "\n"} for o in ops]
+    for number, files in enumerate(cases):
+        (tmp_path / str(number)).mkdir()
+        _tree(tmp_path / str(number), files)
+        # a JSON patch that copies the whole object somewhere is one kustomize applies too
+        assert _audit(tmp_path / str(number)) == (unread if number != 15 else [("vllm", MODEL, "0.11.0", "fits")]), \
+            number
