@@ -107,23 +107,26 @@ def merge(dest: Optional[Node], origin: Node, path: str, key: str, place: Place)
 
 
 def _merge_list(dest: Node, origin: Node, path: str, merge_key: str, place: Place) -> Optional[Node]:
-    items: List[Any] = [[i, False] for i in dest.value]  # [node or None (deleted), whether the patch added it]
     patch_items = list(origin.value)
     marker = [i for i in patch_items if i.kind == MAP and i.get(merge_key) is None and _directive(i) is not None]
     if any(_directive(i) == "replace" for i in marker):  # `- $patch: replace`: the list is the patch's
         kept = [i for i in patch_items if not any(i is m for m in marker)]
         return _whole(clone(origin, value=kept), path, place)
+    pairs = []  # (patch element, the index of the workload's element with its key, or None)
     for item in patch_items:
         name = scalar(item.get(merge_key)) if item.kind == MAP else None
-        at = next((n for n, (i, _) in enumerate(items) if i is not None and i.kind == MAP and name is not None
-                   and scalar(i.get(merge_key)) == name), None)
-        if at is None:
-            if not (item.kind == MAP and _directive(item) == "delete"):  # nothing to delete
-                items.append([item, True])
-            continue
-        items[at][0] = merge(items[at][0], item, child_path(path, at), "", place)
-    out = [(i, new) for i, new in items if i is not None]
-    return clone(dest, value=[_whole(i, child_path(path, n), place) if new else i for n, (i, new) in enumerate(out)])
+        pairs.append((item, next((n for n, i in enumerate(dest.value) if i.kind == MAP and name is not None
+                                  and scalar(i.get(merge_key)) == name), None)))
+    gone = {at for item, at in pairs if at is not None and item.kind == MAP and _directive(item) == "delete"}
+    kept = [n for n in range(len(dest.value)) if n not in gone]
+    final = {n: k for k, n in enumerate(kept)}  # where each element ends, for the paths of what merges into it
+    items: List[Any] = [dest.value[n] for n in kept]
+    for item, at in pairs:
+        if at is None and not (item.kind == MAP and _directive(item) == "delete"):  # (nothing to delete)
+            items.append(_whole(item, child_path(path, len(items)), place))
+        elif at is not None and at not in gone:
+            items[final[at]] = merge(items[final[at]], item, child_path(path, final[at]), "", place)
+    return clone(dest, value=[i for i in items if i is not None])
 
 
 # JSON6902 ----------------------------------------------------------------------------------------------------------

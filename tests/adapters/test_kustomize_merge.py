@@ -174,3 +174,13 @@ def test_inline_patches_are_placed_in_their_kustomization() -> None:
     assert isinstance(replicas, ForeignNode)
     found = replicas.source("elsewhere.yaml")
     assert (found.file, found.line, found.col, found.end_line, found.end_col) == ("k.yaml", 4, 19, 4, 20)
+
+
+def test_paths_of_merged_elements_are_where_they_end() -> None:
+    # a is deleted: b's merged image is at containers[0], c (appended) at [1]
+    patch = "spec:\n  containers:\n    - {name: a, $patch: delete}\n    - {name: b, image: b:2}\n    - {name: c}\n"
+    merged = merge(_node(POD), _node(patch), "", "", _place)
+    containers = merged.value["spec"].value["containers"].value
+    assert [c.value["name"].value for c in containers] == ["b", "c"]
+    assert containers[0].value["image"].path == "p.yaml:spec.containers[0].image"
+    assert containers[1].path == "p.yaml:spec.containers[1]"
