@@ -68,7 +68,8 @@ def _index(gib: float) -> int:
     return k
 
 
-def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any], arch: Any = None) -> Optional[tuple]:
+def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any], arch: Any = None,
+                   search: bool = False) -> Optional[tuple]:
     """Device sizes (bytes) between which the engine's figures rise with the memory, or None when the
     search must probe every point (engines whose budget is not checked to rise: SGLang's automatic
     mem_fraction_static is rounded from a ratio of the memory and can be negative, TGI's reserve
@@ -92,7 +93,34 @@ def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any], arch: Any
         # (total - CUDA context) x mem_fraction_static - weights (mem_sglang.terms, the fraction as set): rises
         # with the memory; only the automatic fraction reads the device (its size tiers, nvidia-smi's figure)
         return ()
+    if search and engine == "sglang" and _automatic(settings.get("mem_fraction_static")) \
+            and not getattr(arch, "linear_state", None):
+        # The automatic fraction on the searched sizes (`search`: a candidate device has no nvidia-smi figure, so
+        # the fraction reads its memory alone; a named device's verdict, which reads that figure, is estimated on
+        # the device itself): within these tiers it rises with the memory (SGLANG_AUTO_TIERS), above PLAIN_BELOW
+        return SGLANG_AUTO_TIERS
     return None
+
+
+def _automatic(value: Any) -> bool:
+    """mem_sglang.terms sets the fraction itself: mem_fraction_static is not a number other than 0 (nor a bool)."""
+    return not (isinstance(value, (int, float)) and not isinstance(value, bool) and value)
+
+
+GIB_BYTES = 1 << 30
+# The device sizes (bytes) at which SGLang's automatic mem_fraction_static (mem_sglang.auto_fraction; a candidate's
+# memory in MiB is its bytes / 2^20, so these compare exactly) changes rule: reserve_sglang.defaults' tiers (g < 20,
+# 35, 60, 160 GiB), auto_formula's 10 GiB floor above 60 GiB (`gpu_mib > 60 * 1024`: from one byte above), 0.4.8-0.5.2's
+# reserved tiers (mem_sglang._tiers: g < 35, 90, 160) and 0.4.6-0.4.7's 80 GiB (`gpu_mib > 81920`). Within a tier
+# every rule is round((gpu - reserved) / gpu, 3) with reserved > 0 fixed, or a constant (the TP table, the post-capture
+# top, the vision factor's floor, least and most of them: none falls as the memory rises), so the fraction does not
+# fall, and with the memory before weights >= 0 neither does the budget (memory before weights x fraction -
+# weights), nor, once it is positive, its pool (a budget <= 0 holds nothing: pool.search_figures).
+# PLAIN_BELOW: under it the memory before weights (minus up to 2.8 GiB of CUDA context and NCCL, mem_sglang.terms) can
+# be negative, and times a negative fraction a positive budget that falls as the memory rises: searched point by point.
+PLAIN_BELOW = 3 * GIB_BYTES
+SGLANG_AUTO_TIERS = (PLAIN_BELOW, 20 * GIB_BYTES, 35 * GIB_BYTES, 60 * GIB_BYTES, 60 * GIB_BYTES + 1,
+                     80 * GIB_BYTES + 1, 90 * GIB_BYTES, 160 * GIB_BYTES)
 
 
 def _positive(value: Any) -> bool:
@@ -123,10 +151,11 @@ class PiecewiseFits:
     probe is estimated, as the plain bisection would."""
 
     def __init__(self, longest: Callable[[int], Any], context: int, ranges: List[Tuple[int, int]],
-                 guess: Optional[Callable[[int, int], Optional[int]]] = None) -> None:
+                 guess: Optional[Callable[[int, int], Optional[int]]] = None, plain: int = 0) -> None:
         if type(context) is not int:
             raise Fallback(f"context {context!r}")
         self.longest, self.context, self.ranges = longest, context, ranges
+        self.plain = plain  # indices below it are estimated one by one, as the plain bisection does (no rise there)
         # (first, last): the range's first fitting index as its budget's line puts it (lean_probe.least_total),
         # last + 1 for none, None when unknown; it counts only when the figures at it and below it agree
         self.guess = guess
@@ -147,6 +176,8 @@ class PiecewiseFits:
         return self.at_index(_index(gib))
 
     def at_index(self, k: int) -> bool:
+        if k < self.plain:
+            return self.value(k) >= self.context
         p = _bisect.bisect_right(self.starts, k) - 1
         if p < 0:
             raise Fallback(f"index {k} below the grid")

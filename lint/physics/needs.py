@@ -22,7 +22,7 @@ from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
-from .need_search import CELLS, HIGH, LOW, PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
+from .need_search import CELLS, HIGH, LOW, PLAIN_BELOW, PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 from .span_search import SpannedFits, release_figure
 
 # Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
@@ -145,13 +145,18 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
 
     end = _ENDS[which]
     settings = {key: val.value for key, val in role.engine_args}
-    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings, arch)
+    tiers = monotone_tiers(normalize_engine(str(dep.engine.name.value)), settings, arch, search=True)
     if tiers is not None:
         # The same bisection, its probes answered from a few estimates (need_search.py); exactly its result.
         try:
-            ranges = _RANGES.get(tiers)
-            if ranges is None:
-                ranges = _RANGES[tiers] = pieces(tiers, _size_bytes)
+            found = _RANGES.get(tiers)
+            if found is None:
+                ranges = pieces(tiers, _size_bytes)
+                # SGLang's automatic fraction does not rise below PLAIN_BELOW: those indices are estimated one by one
+                plain = next((a for a, _ in ranges if _size_bytes(gib_at(a)) >= PLAIN_BELOW), CELLS + 1) \
+                    if PLAIN_BELOW in tiers else 0
+                found = _RANGES[tiers] = ranges, plain
+            ranges, plain = found
             releases = spanned_releases(CapacityInput(**_fields(dep, role, arch, weights, context)))
             if releases:
                 # The folded estimate's figure fits where every release's does (or any, for the band's top):
@@ -176,13 +181,14 @@ def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, whi
                                           lambda i, k: (releases[i], LOW + (HIGH - LOW) * k / CELLS) in seen, guess))
             own = _probe(dep, role, arch, weights, context)
             return bisect(PiecewiseFits(lambda k: _longest(result_at(gib_at(k)), which), context, ranges,
-                                        lambda first, last: _guess(own, context, end, first, last)))
+                                        lambda first, last: _guess(own, context, end, first, last), plain))
         except Exception:  # Fallback, or an estimate that raises: the plain search decides, as before
             pass
     return bisect(fits)
 
 
-_RANGES: Dict[tuple, list] = {}  # memory tiers -> the grid's index ranges between them (a few tier sets)
+_RANGES: Dict[tuple, tuple] = {}  # memory tiers -> (the grid's index ranges between them, the first index searched
+#                                   by range: a few tier sets)
 _ENDS = {"point": 0, "low": 1, "high": 2}  # a lean_probe budget's figure for each searched figure
 
 

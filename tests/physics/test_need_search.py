@@ -151,7 +151,7 @@ def test_check_reports_the_same_needs_with_the_plain_search(monkeypatch):
     needs._NEEDS.clear()  # each run searches again (the answers are remembered by role)
     fast = json.loads(run(args).out)
     asked = []
-    monkeypatch.setattr(needs, "monotone_tiers", lambda engine, settings, arch=None: asked.append(engine))
+    monkeypatch.setattr(needs, "monotone_tiers", lambda engine, settings, arch=None, **_: asked.append(engine))
     needs._NEEDS.clear()
     try:
         plain = json.loads(run(args).out)
