@@ -41,8 +41,9 @@ def _roles(rng: random.Random):
                 engine_version=rng.choice(VERSIONS))
 
 
-def _plain_and_fast(fields, which):
-    """(the plain bisection over whole estimates, the seeded search over the prepared probe as needs.py runs it)."""
+def _plain_and_fast(fields, which, line=False):
+    """(the plain bisection over whole estimates, the seeded search over the prepared probe as needs.py runs it:
+    without a budget line to guess from; `line`: with one, as for the other engines, exact too)."""
     context, end = fields["context_length"], needs._ENDS[which]
     tiers = monotone_tiers("sglang", fields["settings"], fields["arch"], search=True)
     assert tiers == SGLANG_AUTO_TIERS
@@ -55,16 +56,47 @@ def _plain_and_fast(fields, which):
     plain = bisect(lambda gib: (_longest(whole(gib), which) or 0) >= context)
     probe = prepare(fields, {})
     fast = bisect(PiecewiseFits(lambda k: _longest(probe(needs._candidate(gib_at(k))), which), context, ranges,
-                                lambda first, last: needs._guess(probe, context, end, first, last), plain_index))
+                                (lambda first, last: needs._guess(probe, context, end, first, last)) if line else None,
+                                plain_index))
     return plain, fast
 
 
-@given(st.integers(0, 2 ** 32), st.sampled_from(["point", "low", "high"]))
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-def test_the_automatic_fraction_is_searched_as_the_plain_bisection_searches_it(seed, which):
+@given(st.integers(0, 2 ** 32), st.sampled_from(["point", "low", "high"]), st.booleans())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_the_automatic_fraction_is_searched_as_the_plain_bisection_searches_it(seed, which, line):
     fields = _roles(random.Random(seed))
-    plain, fast = _plain_and_fast(fields, which)
+    plain, fast = _plain_and_fast(fields, which, line)
     assert fast == plain
+
+
+def test_check_searches_the_automatic_fraction_as_the_plain_bisection_does(monkeypatch):
+    # end to end, every SGLang role of the samples and the real corpus (and every other role: unchanged) against the
+    # plain search of the same roles (monotone_tiers None for SGLang's automatic fraction, as before)
+    import json
+
+    from conftest import SHARED
+    from helpers import run
+
+    from ctxlint.physics import need_search
+
+    paths = [str(SHARED / "corpus" / "real")] if (SHARED / "corpus" / "real").is_dir() else []
+    args = ["check", "samples", *paths, "--format", "json", "--fail-on", "never", "--select", "CTX208"]
+    tiers, asked = need_search.monotone_tiers, []
+
+    def without(engine, settings_, arch=None, search=False):
+        found = tiers(engine, settings_, arch, search)
+        asked.append(found is SGLANG_AUTO_TIERS)
+        return None if found is SGLANG_AUTO_TIERS else found
+    needs._NEEDS.clear()
+    fast = json.loads(run(args).out)
+    monkeypatch.setattr(needs, "monotone_tiers", without)
+    needs._NEEDS.clear()
+    try:
+        plain = json.loads(run(args).out)
+    finally:
+        needs._NEEDS.clear()
+    assert plain == fast and sum(asked) > 10  # SGLang roles of automatic fraction were searched plainly
+    assert sum("needs >=" in f["message"] for f in fast["findings"]) > 50
 
 
 def test_the_figures_rise_between_the_tiers_above_plain_below():
