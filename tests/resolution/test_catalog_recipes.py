@@ -1,0 +1,37 @@
+"""Ids NVIDIA's srt-slurm recipes and 2026 sweeps serve, resolved from the catalog (tools/catalog/derivatives.yaml),
+with the KV bytes a token costs on vLLM in bf16 worked by hand from the base's config.json."""
+from __future__ import annotations
+
+from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
+from ctxlint.physics.models import FULL, LINEAR
+from ctxlint.resolution.resolve import resolve
+
+
+def test_deepseek_r1_fp4_v2_is_deepseek_r1_in_nvfp4():
+    # The cards: "the quantized version of ... DeepSeek R1 0528" (R1-0528 is R1's network), "additionally quantizes
+    # the wo module". DeepSeek-R1 config.json: 61 layers, MLA kv_lora_rank 512 + qk_rope_head_dim 64, 163,840
+    # positions. vLLM caches the latent once a layer: 61 x (512 + 64) x 2 B = 70,272, the same on every TP rank
+    for model in ("nvidia/DeepSeek-R1-0528-FP4-v2", "nvidia/DeepSeek-R1-FP4-v2", "/mnt/models/deepseek-r1-0528-fp4-v2/"):
+        found = resolve(model)
+        arch = found.arch
+        assert (arch.name, found.weights.key) == ("deepseek-ai/DeepSeek-R1", "nvfp4")
+        assert "which it derives from (NVIDIA's second NVFP4 quantization of DeepSeek-R1" in found.how
+        assert (arch.num_layers, arch.kv_lora_rank, arch.qk_rope_head_dim, arch.max_position_embeddings) == \
+            (61, 512, 64, 163840)
+        assert kv_bytes_per_token_per_gpu(arch, "vllm") == 61 * (512 + 64) * 2 == 70_272
+        assert kv_bytes_per_token_per_gpu(arch, "vllm", tp=4) == 70_272
+    # the first release resolves as before (by name: the NVFP4 tag removed)
+    assert resolve("nvidia/DeepSeek-R1-0528-FP4").weights.key == "nvfp4"
+    # only the releases a card names: no rule strips a trailing "-v2" (DeepSeek-V2 is another network)
+    assert not resolve("nvidia/DeepSeek-R1-0528-FP4-v3").resolved
+
+
+def test_qwen3_5_397b_nvfp4_v2_is_qwen3_5_397b_in_nvfp4():
+    # Qwen3.5-397B-A17B config.json: 60 layers, full_attention_interval 4 (15 full, 45 Gated DeltaNet), 2 KV heads
+    # x 256 on the full layers, 262,144 positions: 15 x 2 (K, V) x 2 x 256 x 2 B = 30,720 a token
+    found = resolve("nvidia/Qwen3.5-397B-A17B-NVFP4-V2")
+    arch = found.arch
+    assert (arch.name, found.weights.key) == ("Qwen/Qwen3.5-397B-A17B", "nvfp4")
+    assert (arch.num_layers, arch.count(FULL), arch.count(LINEAR), arch.num_kv_heads, arch.head_dim,
+            arch.max_position_embeddings) == (60, 15, 45, 2, 256, 262144)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 15 * 2 * 2 * 256 * 2 == 30_720
