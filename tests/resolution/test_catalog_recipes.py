@@ -35,3 +35,27 @@ def test_qwen3_5_397b_nvfp4_v2_is_qwen3_5_397b_in_nvfp4():
     assert (arch.num_layers, arch.count(FULL), arch.count(LINEAR), arch.num_kv_heads, arch.head_dim,
             arch.max_position_embeddings) == (60, 15, 45, 2, 256, 262144)
     assert kv_bytes_per_token_per_gpu(arch, "vllm") == 15 * 2 * 2 * 256 * 2 == 30_720
+
+
+def test_dialogpt_large_is_gpt2_large_with_multi_head_attention():
+    # config.json (microsoft/DialoGPT-large): gpt2, n_layer 36, n_head 20, n_embd 1280, n_positions 1024, vocab 50257.
+    # Every head keeps its K and V (head_dim 1280 / 20 = 64): 36 x 2 x 20 x 64 x 2 B = 184,320 a token; TP 4 splits
+    # the 20 heads 5 a rank: 46,080. Parameters: 772.2M counted (tied embeddings, 4 x MLP); GPT-2 large's 774.0M
+    # also holds its learned positions (1,024 x 1,280) and biases (11,520 a layer), which the count leaves out
+    found = resolve("microsoft/DialoGPT-large")
+    arch = found.arch
+    assert (found.via, arch.num_layers, arch.count(FULL), arch.num_kv_heads, arch.head_dim,
+            arch.max_position_embeddings, round(arch.total_params_b, 4)) == ("catalog", 36, 36, 20, 64, 1024, 0.7722)
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 36 * 2 * 20 * 64 * 2 == 184_320
+    assert kv_bytes_per_token_per_gpu(arch, "vllm", tp=4) == 46_080
+
+
+def test_tinyllama_3t_checkpoint_is_the_chat_model_s_network():
+    # fine-tunes of the 3T checkpoint keep TinyLlama-1.1B-Chat-v1.0's config: 22 layers, 4 KV heads x 64
+    # (2,048 / 32), 2,048 positions: 22 x 2 x 4 x 64 x 2 B = 22,528 a token
+    found = resolve("TinyLlama/TinyLlama-1.1B-intermediate-step-1431k-3T")
+    arch = found.arch
+    assert (arch.name, arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == \
+        ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", 22, 4, 64, 2048)
+    assert "which it derives from (the pretrained 3T-token checkpoint" in found.how
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 22 * 2 * 4 * 64 * 2 == 22_528
