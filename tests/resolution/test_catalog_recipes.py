@@ -59,3 +59,15 @@ def test_tinyllama_3t_checkpoint_is_the_chat_model_s_network():
         ("TinyLlama/TinyLlama-1.1B-Chat-v1.0", 22, 4, 64, 2048)
     assert "which it derives from (the pretrained 3T-token checkpoint" in found.how
     assert kv_bytes_per_token_per_gpu(arch, "vllm") == 22 * 2 * 4 * 64 * 2 == 22_528
+
+
+def test_internvl3_5_8b_flash_is_internvl3_5_8b_s_decoder():
+    # the paper: Flash is InternVL3.5 "extended with an additional visual resolution router"; the decoder is
+    # InternVL3_5-8B's Qwen3-8B llm_config: 36 layers, 8 KV heads x 128, 40,960 positions:
+    # 36 x 2 x 8 x 128 x 2 B = 147,456 a token
+    found = resolve("OpenGVLab/InternVL3_5-8B-Flash")
+    arch = found.arch
+    assert (arch.name, arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == \
+        ("OpenGVLab/InternVL3_5-8B", 36, 8, 128, 40960)
+    assert "visual resolution router" in found.how
+    assert kv_bytes_per_token_per_gpu(arch, "vllm") == 36 * 2 * 8 * 128 * 2 == 147_456
