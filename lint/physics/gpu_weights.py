@@ -69,6 +69,20 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
             notes.append(f"MoE: routed experts split over TP x PP x {expert_split:g} GPUs ({expert_how}); "
                          "attention, dense and shared-expert weights replicated per DP rank")
         return Term("weights", total * keep / n, low * keep / n, high * keep / n, formula), formula, notes
+    if arch.num_experts and not split[2] and (expert_split > 1 or rest_replicas > 1):
+        # The routed experts' share is unknown (a published parameter count, no count by part): what one GPU holds
+        # lies between all of the weights being experts and none of them. The point stays as counted; the band
+        # takes in both ends, so an unknown share never makes CTX203 or CTX209 an error on its own
+        # (MiniMax-M3 NVFP4 at TP 1, DP 2 with EP was "224.22 GiB > 178.06 GiB" on one B200).
+        if expert_split > 1:
+            low /= expert_split
+            formula += f"; routed experts' share unknown: down to 1/{expert_split:g} if all were experts ({expert_how})"
+        if rest_replicas > 1:
+            high *= rest_replicas
+            formula += f"; routed experts' share unknown: up to x {rest_replicas} if none were ({expert_how})"
+        notes.append("MoE: the routed experts' share of the weights is unknown (no count by part), so the weights "
+                     f"one GPU holds are a band ({expert_how})")
+        return Term("weights", total / n, low / n, high / n, formula), formula, notes
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")
     return Term("weights", total / n, low / n, high / n, formula), formula, notes
