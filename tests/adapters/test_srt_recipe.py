@@ -321,3 +321,41 @@ def test_dp_attention_splits_the_heads_over_its_group_only(tmp_path):
         ":23:16: CTX204 [error] 2304 > 48: the decode engine needs tensor x pipeline x data = 2304 GPUs but a replica "
         "has 48 (decode nodes 12 x gpus_per_node 4 / 1 workers). Lower the parallel sizes or raise the accelerator "
         "count (parallelism-mismatch)"]
+
+
+DENSE = """\
+name: "dense-dp-attention"
+model:
+  path: "hf:{model}"
+  container: "lmsysorg/sglang:v0.5.5.post2"
+resources:
+  gpu_type: "h200"
+  gpus_per_node: 8
+  agg_nodes: 3
+  agg_workers: 1
+backend:
+  sglang_config:
+    aggregated:
+      context-length: 8192
+      enable-dp-attention: true
+      tp-size: 24
+      dp-size: 3
+"""
+
+
+def test_dp_attention_splits_the_heads_over_its_group_only_where_the_model_code_does(tmp_path):
+    # SGLang's llama.py and qwen2.py split the heads over the whole TP with DP attention too (sglang-0.5.5.post2
+    # and 0.5.23 wheels: `assert self.total_num_heads % tp_size == 0`, tp_size the TP world size), so 64 heads at
+    # TP 24 / DP attention 3 are refused; qwen3.py splits them over the attention TP (`% attn_tp_size`: 24 / 3 = 8)
+    for model, name, arch in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", "llama"),
+                              ("Qwen/Qwen2.5-72B-Instruct", "Qwen/Qwen2.5-72B-Instruct", "qwen2")):
+        assert _ctx204(tmp_path, DENSE.format(model=model)) == [
+            f":15:16: CTX204 [error] 64 % 24 = 16: {name} has 64 attention heads, which "
+            f"tensor parallel size 24 does not divide (SGLang's {arch} code splits them over every tensor-parallel rank, "
+            f"with DP attention too); the engine refuses to start. Use a divisor of 64 (parallelism-mismatch)"], model
+    assert _ctx204(tmp_path, DENSE.format(model="Qwen/Qwen3-32B")) == []
+    # without DP attention every model splits them over all 24
+    assert [line.split(" (")[0] for line in _ctx204(tmp_path, DENSE.format(model="Qwen/Qwen3-32B").replace(
+        "enable-dp-attention: true", "enable-dp-attention: false").replace("      dp-size: 3\n", ""))] == [
+        ":15:16: CTX204 [error] 64 % 24 = 16: Qwen/Qwen3-32B has 64 attention heads, which tensor parallel size 24 "
+        "does not divide; the engine refuses to start. Use a divisor of 64"]
