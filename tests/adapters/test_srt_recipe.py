@@ -359,3 +359,50 @@ def test_dp_attention_splits_the_heads_over_its_group_only_where_the_model_code_
         "enable-dp-attention: true", "enable-dp-attention: false").replace("      dp-size: 3\n", ""))] == [
         ":15:16: CTX204 [error] 64 % 24 = 16: Qwen/Qwen3-32B has 64 attention heads, which tensor parallel size 24 "
         "does not divide; the engine refuses to start. Use a divisor of 64"]
+
+
+MTP = """\
+name: "gb200-fp8-1p-2d-low-latency-mtp"
+model:
+  path: "dsfp8"
+  container: "lmsysorg/sglang:v0.5.8-cu130"
+resources:
+  gpu_type: "gb200"
+  prefill_nodes: 1
+  decode_nodes: 4
+  prefill_workers: 1
+  decode_workers: 2
+  gpus_per_node: 4
+backend:
+  sglang_config:
+    prefill:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      kv-cache-dtype: "fp8_e4m3"
+      quantization: "fp8"
+      context-length: 2200
+      mem-fraction-static: 0.90
+      max-total-tokens: 8192
+      tensor-parallel-size: 4
+    decode:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      kv-cache-dtype: "fp8_e4m3"
+      quantization: "fp8"
+      context-length: 2200
+      mem-fraction-static: 0.90
+      tensor-parallel-size: 8
+"""
+
+
+def test_deepseek_r1_fp8_at_tp_4_on_gb200_has_kv_memory(tmp_path):
+    # NVIDIA/srt-slurm@c88ef731 recipes/gb200-fp8/1k1k/low-latency-mtp.yaml, which NVIDIA runs: at GB200's
+    # nvidia-smi 189471 MiB (184.03 GiB less CUDA context and NCCL: 182.03 GiB) x 0.9 - 156.67 GiB of weights
+    # 7.16 GiB are left for the KV cache; at the 172.23 GiB read before, -6.02 GiB (CTX209 refused it)
+    path = tmp_path / "mtp.yaml"
+    path.write_text(MTP)
+    res = run(["check", str(path)])
+    assert (res.out, res.err.strip(), res.code) == ("", "ctxlint: no findings in 1 file, 1 deployment", 0)
+    res = run(["capacity", "--model", "deepseek-ai/DeepSeek-R1", "--engine", "sglang", "--engine-version", "0.5.8",
+               "--accelerator", "GB200", "--count", "4", "--tp", "4", "--memory-fraction", "0.9",
+               "--kv-cache-dtype", "fp8_e4m3"])
+    assert "KV budget               182.03 GiB x 0.9 - weights 156.67 GiB           7,688,216,042 B (7.16 GiB)" \
+        in res.out.splitlines()
