@@ -65,8 +65,8 @@ class _Fields:
     def nodes(self, role: str) -> Tuple[Optional[int], bool]:
         """(nodes, stated): `colocate` is 0 nodes."""
         node = self.get(role, "nodes")
-        if node is None:
-            return None, False
+        if node is None or node.kind == SCALAR and node.value is None:
+            return None, False  # `prefill_nodes: null` is ResourceConfig's None: not disaggregated by it
         if node.kind == SCALAR and isinstance(node.value, str) and node.value.strip().lower() == COLOCATE:
             return 0, True
         return _count(node), True

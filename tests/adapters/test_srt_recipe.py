@@ -406,3 +406,12 @@ def test_deepseek_r1_fp8_at_tp_4_on_gb200_has_kv_memory(tmp_path):
                "--kv-cache-dtype", "fp8_e4m3"])
     assert "KV budget               182.03 GiB x 0.9 - weights 156.67 GiB           7,688,216,042 B (7.16 GiB)" \
         in res.out.splitlines()
+
+
+def test_null_node_counts_are_not_stated():
+    # ResourceConfig.is_disaggregated: `prefill_nodes is not None or decode_nodes is not None`; YAML null is None,
+    # so a recipe writing `prefill_nodes: null` beside agg_* keys runs aggregated workers
+    text = ("model: {path: 'hf:Qwen/Qwen3-32B', container: c}\nresources: {gpu_type: h100, gpus_per_node: 8, "
+            "prefill_nodes: null, decode_nodes: null, agg_nodes: 1, agg_workers: 2}\n")
+    [dep] = adapt(text).deployments
+    assert [(r.kind, r.replicas.value, r.accelerators.count.value) for r in dep.roles] == [("unified", 2, 4)]
