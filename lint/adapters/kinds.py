@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar
+from ctxlint.adapters.gates import GATES, Outline
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 _KSERVE_RUNTIMES = ("ServingRuntime", "ClusterServingRuntime")
@@ -181,7 +182,8 @@ def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -
         return _has_shape(loaded, shape)
     reads = CRD_KINDS.get(adapter)
     if reads is None:
-        return True
+        gate = GATES.get(adapter)
+        return gate is None or gate(Outline(loaded))
     if any(kind in kinds and group.endswith(suffix)
            for group, kind in kinds_present for suffix, kinds in reads):
         return True
@@ -200,21 +202,28 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
         matched |= _pair_readers(pair)
     out = []
     labelled = all(_labelled(doc.root) for doc in loaded.documents)  # Kubernetes objects alone (most files)
+    outline = None
     for name, how, what in _plan(names if type(names) is tuple else tuple(names)):
-        if how is None or how == _MARKER and what in loaded.text or how == _SHAPE and not (
+        if how == _GATE:
+            if outline is None:
+                outline = Outline(loaded)
+            if what(outline):
+                out.append(name)
+        elif how is None or how == _MARKER and what in loaded.text or how == _SHAPE and not (
                 labelled and what in UNLABELLED_SHAPES) and _has_shape(loaded, what) \
                 or how == _CRD and (name in matched or what and _values_file(loaded)):
             out.append(name)
     return tuple(out)
 
 
-_MARKER, _SHAPE, _CRD = "marker", "shape", "crd"
+_MARKER, _SHAPE, _CRD, _GATE = "marker", "shape", "crd", "gate"
 _PLANS: Dict[Tuple[str, ...], Tuple[Tuple[str, Optional[str], Any], ...]] = {}
 
 
 def _plan(names: Tuple[str, ...]) -> Tuple[Tuple[str, Optional[str], Any], ...]:
     """How `selected` tests each adapter of `names` for a file, in order, as (name, test, what the test reads):
-    a text marker, a shape, the kinds present (with whether values files are read too), or None to take it;
+    a text marker, a shape, the kinds present (with whether values files are read too), a gate of the file's
+    outline, or None to take it;
     shell and unit adapters are left out. Worked out once per tuple of names (a run has one, ADAPTERS): asking
     the four tables of each of 30 adapters for every file was most of the selection."""
     plan = _PLANS.get(names)
@@ -226,7 +235,8 @@ def _plan(names: Tuple[str, ...]) -> Tuple[Tuple[str, Optional[str], Any], ...]:
             elif name in SHAPES:
                 steps.append((name, _SHAPE, SHAPES[name]))
             elif name not in TEXTS:
-                steps.append((name, _CRD, name in READS_VALUES) if name in CRD_KINDS else (name, None, None))
+                steps.append((name, _CRD, name in READS_VALUES) if name in CRD_KINDS else
+                             (name, _GATE, GATES[name]) if name in GATES else (name, None, None))
         plan = tuple(steps)
         if len(_PLANS) < 64:  # bounded: a caller may pass any selection of names
             _PLANS[names] = plan
