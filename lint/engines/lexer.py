@@ -177,9 +177,17 @@ class Lexer(QuotedReads):
         self.word = None
 
     def _raw_part(self, kind: str, a: int, b: int, quoted: bool, **kw: object) -> None:
-        part = Part(kind, quoted=quoted, **kw)  # type: ignore[arg-type]
-        spans = [self.src(k, k + 1) for k in range(a, b)]
-        part.runs = [(self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans]))] if a < b else []
+        part = (_make_part or _makers()[0])(kind, quoted=quoted, **kw)
+        base = self.base
+        if a >= b:
+            part.runs = []
+        elif b <= (len(self.s) if base is None else len(base)):  # each character's own span, as src(k, k + 1)
+            # gives it inside the mapped text: made at once (a `$NAME` or `{{ .x }}` was a src() call a character)
+            part.runs = [(self.s[a:b], tuple(range(a, b)), tuple(range(a + 1, b + 1)))] if base is None else \
+                [(self.s[a:b], tuple([sp[0] for sp in base[a:b]]), tuple([sp[1] for sp in base[a:b]]))]
+        else:  # past the mapped text: src() clamps
+            spans = [self.src(k, k + 1) for k in range(a, b)]
+            part.runs = [(self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans]))]
         self._cur().parts.append(part)
 
     def run(self) -> tuple[list[object], list[tuple[str, int, int]]]:

@@ -1,6 +1,7 @@
-"""Lexer.run tests for a run of literals (and a blank) before its other branches: the same words, operators
-and problems as the loop that tested them last, on every string of the samples and the corpus, and on made-up
-scripts."""
+"""Lexer.run tests for a run of literals (and a blank) before its other branches, and Lexer._raw_part makes a
+`$NAME`'s or an action's spans at once: the same words, operators and problems as the loop that tested them last and
+the span of each character asked of src(), on every string of the samples and the corpus, and on made-up scripts
+(also mapped through spans that end before the text, which src() clamps)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -83,12 +84,22 @@ class _Before(lexer.Lexer):
         self._end_word()
         return self.out, self.problems
 
+    def _raw_part(self, kind, a, b, quoted, **kw):
+        """Lexer._raw_part as it was: a src() call a character."""
+        part = lexer.Part(kind, quoted=quoted, **kw)
+        spans = [self.src(k, k + 1) for k in range(a, b)]
+        part.runs = [(self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans]))] if a < b else []
+        self._cur().parts.append(part)
+
 
 def _same(text: str, go: bool = False) -> None:
     for k8s in (False, True):
         assert lexer.Lexer(text, None, k8s, go).run() == _Before(text, None, k8s, go).run(), text
     base = [(k + 3, k + 4) for k in range(len(text))]  # the text as an `sh -c` string's, at other positions
     assert lexer.Lexer(text, base, False, go).run() == _Before(text, base, False, go).run(), text
+    short = base[:len(text) * 2 // 3]  # a map that ends before the text: src() clamps
+    if short:
+        assert lexer.Lexer(text, short, False, go).run() == _Before(text, short, False, go).run(), text
 
 
 def _strings(node):
