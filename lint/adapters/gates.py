@@ -31,30 +31,36 @@ class Outline:
     items) and of every document; the top-level keys of its mapping documents; whether it is one mapping; whether
     an object has a kind and API group no adapter reads (pod_templates.handled); whether a document is ctxlint's own
     (native.matches: its API group, or its kind)."""
-    __slots__ = ("kinds", "root_kinds", "keys", "one_map", "foreign", "ours")
+    __slots__ = ("kinds", "pairs", "root_kinds", "keys", "one_map", "labelled", "foreign", "ours")
 
     def __init__(self, loaded) -> None:
         kinds: Set[Any] = set()
+        pairs: Set[Tuple[str, str]] = set()  # (API group, kind) of the objects with both: kinds.present
         foreign = False
         for obj in objects(loaded):
             kind = scalar(obj.get("kind"))
             if isinstance(kind, str):
                 kinds.add(kind)
-                if not foreign:
-                    api = scalar(obj.get("apiVersion"))
-                    foreign = isinstance(api, str) and _foreign(api, kind)
+                api = scalar(obj.get("apiVersion"))
+                if isinstance(api, str):
+                    pairs.add((api.split("/")[0], kind))
+                    foreign = foreign or _foreign(api, kind)
         keys: Set[Any] = set()
         root_kinds: Set[Any] = set()
-        ours = False
+        ours, labelled = False, True
         for doc in loaded.documents:
             root = doc.root
             if root.kind == MAP:
-                keys.update(root.value)
-                kind, api = scalar(root.get("kind")), scalar(root.get("apiVersion"))
+                value = root.value
+                keys.update(value)
+                # kinds._labelled: a document with both keys (or no mapping), which no unlabelled shape matches
+                labelled = labelled and "apiVersion" in value and "kind" in value
+                kind, api = scalar(value.get("kind")), scalar(value.get("apiVersion"))
                 if isinstance(kind, str):
                     root_kinds.add(kind)
                 ours = ours or kind == NATIVE_KIND or isinstance(api, str) and api.startswith(NATIVE_API)
-        self.kinds, self.root_kinds, self.keys, self.foreign, self.ours = kinds, root_kinds, keys, foreign, ours
+        self.kinds, self.pairs, self.root_kinds, self.keys = kinds, pairs, root_kinds, keys
+        self.foreign, self.ours, self.labelled = foreign, ours, labelled
         self.one_map = len(loaded.documents) == 1 and loaded.documents[0].root.kind == MAP
 
 

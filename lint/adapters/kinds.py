@@ -193,51 +193,63 @@ def reads_file(adapter: str, loaded, kinds_present: Iterable[Tuple[str, str]]) -
 def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     """The adapters of `names` that `reads_file` accepts for this file, in order: each (group,
     kind) present is matched against every adapter's groups once per run, not once per adapter
-    per file (reads_file, the oracle of the tests, scans them for each of the 23 adapters)."""
+    per file (reads_file, the oracle of the tests, scans them for each of the 23 adapters). Each kind of test
+    is asked only of the adapters it decides (the plan's lists), then the chosen ones are put in order: a chain of
+    tests for every one of 30 adapters was ~1.4% of a run's bytecodes."""
     if loaded.shell:
         which = text_adapter(loaded)
         return (which,) if which in names else ()
-    matched: Set[str] = set()
-    for pair in present(loaded):
-        matched |= _pair_readers(pair)
-    out = []
-    labelled = all(_labelled(doc.root) for doc in loaded.documents)  # Kubernetes objects alone (most files)
-    outline = None
-    for name, how, what in _plan(names if type(names) is tuple else tuple(names)):
-        if how == _GATE:
-            if outline is None:
-                outline = Outline(loaded)
-            if what(outline):
-                out.append(name)
-        elif how is None or how == _MARKER and what in loaded.text or how == _SHAPE and not (
-                labelled and what in UNLABELLED_SHAPES) and _has_shape(loaded, what) \
-                or how == _CRD and (name in matched or what and _values_file(loaded)):
-            out.append(name)
-    return tuple(out)
+    plan = _plan(names if type(names) is tuple else tuple(names))
+    outline = Outline(loaded)
+    chosen: Set[str] = set(plan.always)
+    for pair in outline.pairs:
+        chosen |= _pair_readers(pair)
+    if plan.values and _values_file(loaded):
+        chosen.update(plan.values)
+    for name, marker in plan.markers:
+        if marker in loaded.text:
+            chosen.add(name)
+    # Kubernetes objects alone (most files): only the shapes such a document may have
+    for name, shape in plan.labelled_shapes if outline.labelled else plan.shapes:
+        if _has_shape(loaded, shape):
+            chosen.add(name)
+    for name, gate in plan.gates:
+        if gate(outline):
+            chosen.add(name)
+    return tuple(name for name in plan.order if name in chosen)
 
 
-_MARKER, _SHAPE, _CRD, _GATE = "marker", "shape", "crd", "gate"
-_PLANS: Dict[Tuple[str, ...], Tuple[Tuple[str, Optional[str], Any], ...]] = {}
+class _Plan:
+    """How `selected` tests the adapters of a tuple of names: `order`, the names it may choose, in order (shell
+    and unit adapters left out); the custom-resource adapters among them are chosen by the kinds present (those
+    not among `names` never reach the result), those of `values` by a values file too; (name, marker) a text
+    marker, (name, shape) a shape (`labelled_shapes`: those a file of labelled documents alone is tested for),
+    (name, gate) a gate of the file's outline; `always` taken."""
+    __slots__ = ("order", "values", "markers", "shapes", "labelled_shapes", "gates", "always")
+
+    def __init__(self, names: Tuple[str, ...]) -> None:
+        self.order = tuple(name for name in names if name not in TEXTS)
+        self.values = tuple(name for name in self.order if name in CRD_KINDS and name in READS_VALUES)
+        self.markers = tuple((name, TEXT_MARKERS[name]) for name in self.order if name in TEXT_MARKERS)
+        self.shapes = tuple((name, SHAPES[name]) for name in self.order
+                            if name in SHAPES and name not in TEXT_MARKERS)
+        self.labelled_shapes = tuple((name, shape) for name, shape in self.shapes if shape not in UNLABELLED_SHAPES)
+        self.gates = tuple((name, GATES[name]) for name in self.order
+                           if name in GATES and name not in TEXT_MARKERS and name not in SHAPES
+                           and name not in CRD_KINDS)
+        self.always = tuple(name for name in self.order if not (
+            name in TEXT_MARKERS or name in SHAPES or name in CRD_KINDS or name in GATES))
 
 
-def _plan(names: Tuple[str, ...]) -> Tuple[Tuple[str, Optional[str], Any], ...]:
-    """How `selected` tests each adapter of `names` for a file, in order, as (name, test, what the test reads):
-    a text marker, a shape, the kinds present (with whether values files are read too), a gate of the file's
-    outline, or None to take it;
-    shell and unit adapters are left out. Worked out once per tuple of names (a run has one, ADAPTERS): asking
-    the four tables of each of 30 adapters for every file was most of the selection."""
+_PLANS: Dict[Tuple[str, ...], _Plan] = {}
+
+
+def _plan(names: Tuple[str, ...]) -> _Plan:
+    """The plan of `selected` for a tuple of names, worked out once per tuple (a run has one, ADAPTERS): asking
+    the tables of each of 30 adapters for every file was most of the selection."""
     plan = _PLANS.get(names)
     if plan is None:
-        steps: List[Tuple[str, Optional[str], Any]] = []
-        for name in names:
-            if name in TEXT_MARKERS:
-                steps.append((name, _MARKER, TEXT_MARKERS[name]))
-            elif name in SHAPES:
-                steps.append((name, _SHAPE, SHAPES[name]))
-            elif name not in TEXTS:
-                steps.append((name, _CRD, name in READS_VALUES) if name in CRD_KINDS else
-                             (name, _GATE, GATES[name]) if name in GATES else (name, None, None))
-        plan = tuple(steps)
+        plan = _Plan(names)
         if len(_PLANS) < 64:  # bounded: a caller may pass any selection of names
             _PLANS[names] = plan
     return plan

@@ -51,10 +51,23 @@ def _refused_find_nothing(loaded, maps=None) -> int:
     return refused
 
 
+def _outline_reads_as_kinds_does(loaded) -> None:
+    """What kinds.selected takes from the outline: the pairs kinds.present finds, and whether every document is
+    labelled as kinds._labelled says."""
+    from ctxlint.adapters.kinds import _labelled, present
+
+    outline = Outline(loaded)
+    assert outline.pairs == present(loaded), loaded.path
+    assert outline.labelled == all(_labelled(doc.root) for doc in loaded.documents), loaded.path
+
+
 def test_a_refused_adapter_finds_nothing_in_any_file():
     files = [read_path(p) for p in _files()]
     assert len(files) > 300
     refused = sum(_refused_find_nothing(loaded) for loaded in files)
+    for loaded in files:
+        if not loaded.shell:
+            _outline_reads_as_kinds_does(loaded)
     assert refused > 1000  # the gates leave out most calls
     maps = Maps(files)  # the ConfigMaps of every file at once, as a group's
     for loaded in files[::5]:
@@ -113,4 +126,15 @@ def _text(draw):
 @settings(max_examples=300, deadline=None)
 @given(_text())
 def test_generated_files_a_refused_adapter_finds_nothing_in(text):
-    _refused_find_nothing(parse_text(text, "gen.yaml"))
+    loaded = parse_text(text, "gen.yaml")
+    _refused_find_nothing(loaded)
+    _outline_reads_as_kinds_does(loaded)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(["apiVersion: v1\n", "kind: X\n", "applications: []\n", "a: 1\n"]), max_size=3),
+       st.integers(0, 2))
+def test_half_labelled_documents_read_as_kinds_does(keys, docs):
+    """A document with `apiVersion` or `kind` alone is no labelled one (a Ray Serve config may have the first)."""
+    text = "---\n".join(["".join(dict.fromkeys(keys)) or "{}\n"] * docs + ["- a\n"])
+    _outline_reads_as_kinds_does(parse_text(text, "gen.yaml"))
