@@ -216,19 +216,27 @@ def selected(names: Iterable[str], loaded) -> Tuple[str, ...]:
     for name, gate in plan.gates:
         if gate(outline):
             chosen.add(name)
-    return tuple(name for name in plan.order if name in chosen)
+    if len(plan.index) < len(plan.order):  # a name given twice is chosen twice
+        return tuple(name for name in plan.order if name in chosen)
+    if len(chosen) == 1:  # most files: one adapter (or none, below)
+        name = next(iter(chosen))
+        return (name,) if name in plan.index else ()
+    found = [name for name in chosen if name in plan.index]  # a custom-resource adapter may be none of `names`
+    found.sort(key=plan.index.__getitem__)
+    return tuple(found)
 
 
 class _Plan:
     """How `selected` tests the adapters of a tuple of names: `order`, the names it may choose, in order (shell
-    and unit adapters left out); the custom-resource adapters among them are chosen by the kinds present (those
+    and unit adapters left out), `index` each one's place; the custom-resource adapters among them are chosen by the kinds present (those
     not among `names` never reach the result), those of `values` by a values file too; (name, marker) a text
     marker, (name, shape) a shape (`labelled_shapes`: those a file of labelled documents alone is tested for),
     (name, gate) a gate of the file's outline; `always` taken."""
-    __slots__ = ("order", "values", "markers", "shapes", "labelled_shapes", "gates", "always")
+    __slots__ = ("order", "index", "values", "markers", "shapes", "labelled_shapes", "gates", "always")
 
     def __init__(self, names: Tuple[str, ...]) -> None:
         self.order = tuple(name for name in names if name not in TEXTS)
+        self.index = {name: k for k, name in enumerate(self.order)}
         self.values = tuple(name for name in self.order if name in CRD_KINDS and name in READS_VALUES)
         self.markers = tuple((name, TEXT_MARKERS[name]) for name in self.order if name in TEXT_MARKERS)
         self.shapes = tuple((name, SHAPES[name]) for name in self.order

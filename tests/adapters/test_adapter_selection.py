@@ -102,6 +102,10 @@ def test_any_selection_of_adapters_in_any_order_selects_what_reads_file_accepts(
         for loaded in rng.sample(files, min(20, len(files))):
             expected = tuple(n for n in names if reads_file(n, loaded, present(loaded)))
             assert selected(tuple(names), loaded) == expected == selected(list(names), loaded), loaded.path
+        twice = names + names[:2]  # a name given twice is chosen twice, as reads_file accepts it
+        for loaded in rng.sample(files, min(5, len(files))):
+            expected = tuple(n for n in twice if reads_file(n, loaded, present(loaded)))
+            assert selected(tuple(twice), loaded) == expected, loaded.path
 
 
 def _found(result) -> bool:
