@@ -85,44 +85,56 @@ def run(rules: Iterable[RuleSpec], diagnostics: List[Diagnostic], deployments: L
         settings: Settings, options_of: Optional[Dict[Any, Any]] = None) -> List[Finding]:
     """`options_of`: rule ID -> options, shared by the files of a group (the same settings): ~50 rules'
     options were rebuilt for every file. It also keeps, per tuple of rules and which of them run, each rule bound
-    to its options (_bound): looking each rule's options up for every file was ~1% of a run's bytecodes."""
+    to its options (_bound): looking each rule's options up, and testing its scope, for every file was ~1% of a
+    run's bytecodes."""
     out: List[Finding] = []
     rules = rules if type(rules) is tuple else tuple(rules)
     which = bool(diagnostics) + 2 * bool(deployments)
     one = deployments[0] if len(deployments) == 1 else None  # most files: one deployment, no loop over them
-    for spec, check, options, on_input in _bound(rules, which, settings, options_of):
+    for on_input, segment in _bound(rules, which, settings, options_of):
         if on_input:
-            out.extend(stamp(spec, check(diagnostics, options)))
+            for spec, check, options in segment:
+                out.extend(stamp(spec, check(diagnostics, options)))
         elif one is not None:
-            for problem in check(one, options):  # most checks find nothing: no list is made for them
-                out.append(to_finding(spec, problem))
-        else:
-            for dep in deployments:
-                for problem in check(dep, options):
+            for spec, check, options in segment:
+                for problem in check(one, options):  # most checks find nothing: no list is made for them
                     out.append(to_finding(spec, problem))
+        else:
+            for spec, check, options in segment:
+                for dep in deployments:
+                    for problem in check(dep, options):
+                        out.append(to_finding(spec, problem))
     return out
 
 
+_Segment = Tuple[bool, Tuple[Tuple[RuleSpec, Any, Mapping[str, Any]], ...]]
+
+
 def _bound(rules: Tuple[RuleSpec, ...], which: int, settings: Settings,
-           options_of: Optional[Dict[Any, Any]]) -> Tuple[Tuple[RuleSpec, Any, Mapping[str, Any], bool], ...]:
-    """_checks(rules)[which], each rule as (spec, its check, its options, whether it reads diagnostics), the
-    options taken from `options_of` (else made and kept there, by rule ID, as run read them) and the binding kept
-    there by (id(rules), which): the group's files share the settings that make the options."""
+           options_of: Optional[Dict[Any, Any]]) -> Tuple[_Segment, ...]:
+    """_checks(rules)[which], each rule as (spec, its check, its options), in runs of rules that read
+    diagnostics or do not (whether they do, then the run, in the rules' order: most files run one run of
+    deployment rules), the options taken from `options_of` (else made and kept there, by rule ID, as run read
+    them) and the binding kept there by (id(rules), which): the group's files share the settings that make the
+    options."""
     key = (id(rules), which)
     known = options_of.get(key) if options_of is not None else None
     if known is not None and known[0] is rules:  # the tuple is held: its id is not reused meanwhile
         return known[1]
-    bound = []
+    segments: List[Tuple[bool, list]] = []
     for spec, rule_id, check, on_input in _checks(rules)[which]:
         options = options_of.get(rule_id) if options_of is not None else None
         if options is None:
             options = rule_options(spec, settings)
             if options_of is not None:
                 options_of[rule_id] = options
-        bound.append((spec, check, options, on_input))
+        if not segments or segments[-1][0] != on_input:
+            segments.append((on_input, []))
+        segments[-1][1].append((spec, check, options))
+    bound = tuple((on_input, tuple(segment)) for on_input, segment in segments)
     if options_of is not None:
-        options_of[key] = (rules, tuple(bound))
-    return tuple(bound)
+        options_of[key] = (rules, bound)
+    return bound
 
 
 _CHECKS: Dict[int, Tuple[Tuple[RuleSpec, ...], tuple]] = {}
