@@ -4,7 +4,8 @@ Two readers: `adapters.adapt_file` imports a custom-resource adapter only for a 
 one of its objects (a one-file pre-commit run would otherwise import eleven adapters it never
 uses: issue 15), and the pod-template fallback leaves these kinds to their adapters.
 A group matches as the adapters' `is_kind` tests it: the apiVersion's group ends with it.
-Formats without kinds that are rare in a tree (Akash SDL, Truss) are picked by the shape of a document.
+Formats without kinds that are rare in a tree (Akash SDL, Truss) are picked by the shape of a document, and the
+adapters that read any kind of file by a gate of the file's outline (adapters/gates.py).
 """
 from __future__ import annotations
 
