@@ -139,6 +139,8 @@ class EngineSpec:
     # its Setting (frozen, so one is shared by every command that leaves the flag out).
     env_flags: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)
     defaults: list[tuple[str, Setting]] = field(default_factory=list, compare=False, repr=False)
+    # `defaults` as a dict, the first of a name kept, in their order (parse.with_defaults merges it in C)
+    default_settings: dict[str, Setting] = field(default_factory=dict, compare=False, repr=False)
     removed: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with removed_in
     late: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with spelled_since
     late_words: set = field(default_factory=set, compare=False, repr=False)  # their spellings banded by release
@@ -162,6 +164,8 @@ class EngineSpec:
                 self.defaults.append((f.name, Setting(f.default, "", None, None, "default", None)))
         self.defaults.extend((name, Setting(value, str(value), None, None, "launcher", None))
                              for name, value in self.launcher_settings)
+        for name, setting in self.defaults:
+            self.default_settings.setdefault(name, setting)
 
     def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
         """Spec for a typed flag (without `=value`), and an error if ambiguous."""

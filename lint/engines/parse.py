@@ -293,14 +293,23 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     if spec.exclusive:  # settings the launcher refuses together (TGI's max_input_tokens and max_input_length)
         p.errors.extend(exclusive_settings(spec, p.settings, list(env)))
     model = _model(spec, p, launcher)
-    for name, setting in spec.defaults:
-        if name not in p.settings:
-            p.settings[name] = setting
+    p.settings = with_defaults(p.settings, spec)
     config = next((p.settings[c] for c in spec.config_flags if c in p.settings
                    and p.settings[c].origin != "default"), None)
     eng_env = {e.name: env[e.name] for e in spec.engine_env if isinstance(env.get(e.name), str)}
     return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
                       tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
+
+
+def with_defaults(settings: dict[str, Setting], spec: EngineSpec) -> dict[str, Setting]:
+    """`settings`, then each default of a setting not among them, in the defaults' order (the first of a name):
+    what adding the defaults one by one gives, in three dict operations in C (a copy, the defaults over it, which
+    keeps the place of every key already there, then the settings back over them) instead of a Python loop over
+    the table's ~30-40 defaults for every command."""
+    merged = dict(settings)
+    merged.update(spec.default_settings)  # made with `defaults` (EngineSpec.__post_init__), which nothing changes
+    merged.update(settings)
+    return merged
 
 
 MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo", "model_name")  # the settings that name the model served, first wins
