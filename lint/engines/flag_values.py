@@ -123,6 +123,8 @@ def removed_flags(spec: EngineSpec, settings: dict[str, Setting]) -> list[Proble
     """A refusal, at the flag as typed, for every flag given that later releases of the engine dropped
     (FlagSpec.removed_in): argparse exits on it there; earlier releases read it (Problem.since), and so do those
     from FlagSpec.restored_in on (Problem.until)."""
+    if spec.removed_names.isdisjoint(settings):  # none of them set (most commands): nothing to scan
+        return []
     out = []
     for f in spec.removed:
         s = settings.get(f.name)
@@ -167,6 +169,8 @@ def _kept_spellings(spec: EngineSpec, prefix: str) -> list[str]:
 def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
     """A refusal, at the flag as typed, for every spelling given that the engine's parser has only from a later
     release (FlagSpec.spelled_since): earlier releases exit on it ("unrecognized arguments"; Problem.until)."""
+    if spec.late_names.isdisjoint(settings):  # none of them set (most commands): nothing to scan
+        return []
     out = []
     for f in spec.late:
         s = settings.get(f.name)
@@ -188,6 +192,8 @@ def late_spellings(spec: EngineSpec, settings: dict[str, Setting]) -> list[Probl
 def late_choices(spec: EngineSpec, settings: dict[str, Setting]) -> list[Problem]:
     """A refusal, at the value as typed, for every choice given that the engine's parser has only from a later
     release (FlagSpec.choices_since): earlier releases exit on it ("invalid choice"; Problem.until)."""
+    if spec.late_choice_names.isdisjoint(settings):  # none of them set (most commands): nothing to scan
+        return []
     out = []
     for f in spec.late_choices:
         s = settings.get(f.name)

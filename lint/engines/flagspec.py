@@ -145,6 +145,11 @@ class EngineSpec:
     late: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # flags with spelled_since
     late_words: set = field(default_factory=set, compare=False, repr=False)  # their spellings banded by release
     late_choices: list[FlagSpec] = field(default_factory=list, compare=False, repr=False)  # with choices_since
+    # the names of `removed`, `late` and `late_choices`: a command that sets none of them (most) is not scanned
+    # against each list (flag_values.removed_flags, late_spellings, late_choices)
+    removed_names: set = field(default_factory=set, compare=False, repr=False)
+    late_names: set = field(default_factory=set, compare=False, repr=False)
+    late_choice_names: set = field(default_factory=set, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         for f in self.flags:
@@ -166,6 +171,9 @@ class EngineSpec:
                              for name, value in self.launcher_settings)
         for name, setting in self.defaults:
             self.default_settings.setdefault(name, setting)
+        self.removed_names.update(f.name for f in self.removed)
+        self.late_names.update(f.name for f in self.late)
+        self.late_choice_names.update(f.name for f in self.late_choices)
 
     def find(self, spelling: str) -> tuple[Optional[FlagSpec], Optional[str]]:
         """Spec for a typed flag (without `=value`), and an error if ambiguous."""

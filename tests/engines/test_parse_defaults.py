@@ -70,3 +70,23 @@ def test_a_made_up_table_with_a_name_twice(default_names, set_names):
     spec = EngineSpec("made-up", (), launcher_settings=tuple((name, k) for k, name in enumerate(default_names)))
     assert [name for name, _ in spec.defaults] == default_names
     _same({name: _flag(k) for k, name in enumerate(set_names)}, spec)
+
+
+def test_the_names_that_spare_the_scans_are_those_of_the_lists():
+    """flag_values.removed_flags, late_spellings and late_choices return at once for a command that sets none of
+    their table's names: each loop goes on (`continue`) for a flag not among the settings, so the early return
+    gives the same empty list only if the names are exactly the lists' (every table and front door)."""
+    from ctxlint.engines.flag_values import late_choices, late_spellings, removed_flags
+
+    seen = 0
+    for spec in _tables():
+        assert spec.removed_names == {f.name for f in spec.removed}
+        assert spec.late_names == {f.name for f in spec.late}
+        assert spec.late_choice_names == {f.name for f in spec.late_choices}
+        seen += bool(spec.removed) + bool(spec.late) + bool(spec.late_choices)
+        # a setting of each listed name, typed as a flag: the scans find what they found before the names existed
+        for scan, flags in ((removed_flags, spec.removed), (late_spellings, spec.late), (late_choices, spec.late_choices)):
+            for f in flags:
+                typed = Setting(f.choices[0] if f.choices else "x", "x", 1, (0, 1), "flag", f.spellings[0], 0, (0, 1))
+                assert isinstance(scan(spec, {f.name: typed}), list)
+    assert seen >= 6
