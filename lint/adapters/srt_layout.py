@@ -9,7 +9,8 @@ srtctl (NVIDIA/srt-slurm, read at c88ef731636890ff6385a783e152c1790e15b194) has 
   schema-1 fields before it loads the recipe (`decode.nodes: colocate` is schema 1's `decode_nodes: 0`).
 
 A recipe is disaggregated when it states prefill or decode nodes (ResourceConfig.is_disaggregated): it runs
-prefill and decode workers, else aggregated ones. GPUs per worker are as ResourceConfig.gpus_per_prefill (and
+prefill and decode workers, else aggregated ones; a role whose workers are absent, null or 0 runs none and is
+no role here. GPUs per worker are as ResourceConfig.gpus_per_prefill (and
 its siblings) compute them: the explicit count, else nodes x gpus_per_node // workers, else (decode on the
 prefill nodes) the prefill workers' count, else gpus_per_node. A count that needs gpus_per_node when the recipe
 does not state it is left unknown: srtctl's docs say the cluster's srtslurm.yaml may set it.
@@ -34,6 +35,14 @@ class RoleLayout:
     workers: Optional[Val[int]]
     gpus: Optional[Val[int]]  # GPUs per worker
     source: Source  # where the role is declared
+
+
+def _none(node: Optional[Node]) -> bool:
+    """Workers absent, null or 0: srtctl runs no worker of the role (core/schema.py ResourceConfig.num_prefill...
+    are `prefill_workers or 0`, and core/topology.py allocate_endpoints allocates a role only `if num_prefill > 0`);
+    its preflight (core/validation.py validate_topology) only warns of such a block."""
+    return node is None or node.kind == SCALAR and (node.value is None or node.value == 0 and
+                                                    not isinstance(node.value, bool))
 
 
 def _count(node: Optional[Node]) -> Optional[int]:
@@ -83,8 +92,10 @@ def layouts(root: Node, file: str) -> List[RoleLayout]:
         if role not in wanted:
             continue
         workers_node = f.get(role, "workers")
+        if _none(workers_node):
+            continue  # ResourceConfig.num_<role> is `<role>_workers or 0`: allocate_endpoints starts none
         count = _count(workers_node)
-        workers = Val(count, workers_node.source(file)) if count else None  # srtctl refuses 0 workers
+        workers = Val(count, workers_node.source(file)) if count else None  # `{n}` of a sweep, or no count
         gpus = _gpus(f, role, count, file, gpus_of.get("prefill"))
         gpus_of[role] = gpus
         declared = next((n for n in (f.spec(role), workers_node, f.get(role, "nodes")) if n is not None), root)

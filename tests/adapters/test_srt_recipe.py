@@ -415,3 +415,27 @@ def test_null_node_counts_are_not_stated():
             "prefill_nodes: null, decode_nodes: null, agg_nodes: 1, agg_workers: 2}\n")
     [dep] = adapt(text).deployments
     assert [(r.kind, r.replicas.value, r.accelerators.count.value) for r in dep.roles] == [("unified", 2, 4)]
+
+
+def test_a_role_without_workers_runs_none_and_is_no_role():
+    # ResourceConfig.num_decode is `decode_workers or 0` and topology.py allocate_endpoints starts a role's workers
+    # only `if num_decode > 0` (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/schema.py, core/topology.py): a role with
+    # 0, null or no workers runs nothing; schema 2's `roles.<role>` without `workers` sets no resources.<role>_workers
+    head = "model: {path: 'hf:Qwen/Qwen3-32B', container: c}\n"
+    for text, kinds in (
+            ("resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, prefill_workers: 2, decode_nodes: 1, "
+             "decode_workers: 0}\n", [("prefill", 2, 4)]),
+            ("resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, decode_nodes: 1, decode_workers: 1}\n",
+             [("decode", 1, 8)]),
+            ("resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, prefill_workers: null, decode_nodes: 1, "
+             "decode_workers: 1}\n", [("decode", 1, 8)]),
+            ("resources: {gpu_type: h100, gpus_per_node: 8}\nroles: {prefill: {nodes: 1, workers: 1}, decode: "
+             "{nodes: 1}}\n", [("prefill", 1, 8)])):
+        [dep] = adapt(head + text).deployments
+        assert [(r.kind, r.replicas.value, r.accelerators.count.value) for r in dep.roles] == kinds, text
+    # no worker at all: nothing runs, no deployment
+    assert not adapt(head + "resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 0}\n").deployments
+    # a sweep's `{n}` is a count not known, not no workers: the role stays, its workers unknown
+    text = head + "resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: '{n}'}\nsweep: {n: [1]}\n"
+    [dep] = adapt(text).deployments
+    assert [(r.kind, r.replicas, r.accelerators.count.value) for r in dep.roles] == [("unified", None, 8)]
