@@ -12,7 +12,10 @@ Why:
     manifest is not judged: the file may set either, and it overrides the
     command line (CTX008 names it). A decode (generation) role of a
     disaggregated deployment is not judged: TensorRT-LLM skips the check for
-    generation-only requests (tensorrt_llm/llmapi/llm.py).
+    generation-only requests (tensorrt_llm/llmapi/llm.py). A context-parallel
+    role (cp_size, or the LLM-API key context_parallel_size) splits a prompt
+    over its cp_size ranks before the check: it compares prompt / cp_size
+    with max_num_tokens, so it takes prompts up to max_num_tokens x cp_size.
 
     The check is the PyTorch backend's, and PyTorch is trtllm-serve's default
     only from TensorRT-LLM 1.0: before, a command without `--backend pytorch`
@@ -102,14 +105,26 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         longest, what, where = min(limits, key=lambda item: item[0])
         budget = int_arg("trtllm", role, "max_num_tokens")
         tokens = budget[0] if budget else DEFAULT_MAX_NUM_TOKENS
-        if longest <= tokens:
+        # TensorRT-LLM compares `prompt_len / cp_size + query_len` with max_num_tokens: a context-parallel
+        # role splits the prompt over its cp_size ranks first (NVIDIA/TensorRT-LLM@4c05a74891e4df8066f08ed4ce14b09
+        # 72abe4e25:tensorrt_llm/llmapi/llm.py BaseLLM._check_arguments; cp_size is LlmArgs.context_parallel_size)
+        cp = int_arg("trtllm", role, "cp_size")
+        parts = cp[0] if cp is not None and cp[0] > 1 else 1
+        if longest <= tokens * parts:
             continue
         named = f"max_num_tokens {shown(budget[1], tokens)}" if budget else f"the default max_num_tokens {fmt(tokens)}"
+        if parts == 1:
+            head, above, raise_to = f"{fmt(longest)} > {fmt(tokens)}", f"any prompt above {named}", longest
+        else:
+            head = f"{fmt(longest)} / cp_size {shown(cp[1], parts)} > {fmt(tokens)}"
+            above = (f"any prompt whose length over its {parts} context-parallel ranks exceeds {named} (a prompt "
+                     f"above {fmt(tokens)} x {parts} = {fmt(tokens * parts)} tokens)")
+            raise_to = -(-longest // parts)
         yield Problem(
-            f"{fmt(longest)} > {fmt(tokens)}: the {role.label} role accepts prompts up to {fmt(longest)} tokens "
-            f"({what}) but without chunked prefill TensorRT-LLM rejects any prompt above {named} with HTTP 400 "
+            f"{head}: the {role.label} role accepts prompts up to {fmt(longest)} tokens "
+            f"({what}) but without chunked prefill TensorRT-LLM rejects {above} with HTTP 400 "
             f"(\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: true, or raise max_num_tokens "
-            f"to {fmt(longest)}",
+            f"to {fmt(raise_to)}",
             budget[1].source if budget else where, dep.display_name)
 
 

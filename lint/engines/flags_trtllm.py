@@ -108,4 +108,7 @@ DYNAMO_SPEC = EngineSpec("trtllm", DYNAMO_FLAGS, int_rule="argparse", engine_env
 # LLM-API YAML keys that are the same setting as a CLI flag (engines.md §4.1).
 CONFIG_KEY_ALIASES = {"kv_cache_config.free_gpu_memory_fraction": "kv_cache_free_gpu_memory_fraction",
                       "tensor_parallel_size": "tp_size", "pipeline_parallel_size": "pp_size",
-                      "moe_expert_parallel_size": "ep_size"}
+                      "moe_expert_parallel_size": "ep_size",
+                      # LlmArgs.context_parallel_size is the flag --cp_size (NVIDIA/TensorRT-LLM@4c05a74891e4df8066f08
+                      # ed4ce14b0972abe4e25:tensorrt_llm/llmapi/llm_args.py; llm.py reads it as parallel_config.cp_size)
+                      "context_parallel_size": "cp_size"}

@@ -439,3 +439,44 @@ def test_a_role_without_workers_runs_none_and_is_no_role():
     text = head + "resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: '{n}'}\nsweep: {n: [1]}\n"
     [dep] = adapt(text).deployments
     assert [(r.kind, r.replicas, r.accelerators.count.value) for r in dep.roles] == [("unified", None, 8)]
+
+
+CP = """\
+name: cp-prefill
+model: {path: "hf:Qwen/Qwen3-32B", container: "dynamo-trtllm", precision: bf16}
+identity: {frameworks: {tensorrt_llm: "1.2.0"}}
+resources: {gpu_type: gb200, gpus_per_node: 4, prefill_nodes: 1, prefill_workers: 1, decode_nodes: 1,
+            decode_workers: 1}
+backend:
+  type: trtllm
+  trtllm_config:
+    prefill:
+      context_parallel_size: CP
+      tensor_parallel_size: 1
+      max_num_tokens: 8192
+      max_seq_len: 32768
+    decode:
+      tensor_parallel_size: 4
+      max_seq_len: 32768
+"""
+
+
+def test_ctx308_divides_the_prompt_over_context_parallel_ranks(tmp_path):
+    # BaseLLM._check_arguments compares `prompt_len / parallel_config.cp_size + query_len` with max_num_tokens
+    # (NVIDIA/TensorRT-LLM@4c05a74891e4df8066f08ed4ce14b0972abe4e25:tensorrt_llm/llmapi/llm.py; cp_size is
+    # LlmArgs.context_parallel_size): a prompt of 32,767 tokens over 4 ranks is 8,191.75 a rank, within 8,192
+    path = tmp_path / "cp.yaml"
+    path.write_text(CP.replace("CP", "4"))
+    assert "CTX308" not in run(["check", "--isolated", "--select", "CTX308", str(path)]).out
+    path.write_text(CP.replace("CP", "2"))  # 16,383.5 a rank: refused
+    out = run(["check", "--isolated", "--select", "CTX308", str(path)]).out
+    assert out == (
+        f"{path}:12:23: CTX308 [error] 32,767 / cp_size 2 > 8,192: the prefill role accepts prompts up to 32,767 "
+        "tokens (max_seq_len 32,768 minus one output token) but without chunked prefill TensorRT-LLM rejects any "
+        "prompt whose length over its 2 context-parallel ranks exceeds max_num_tokens 8,192 (a prompt above 8,192 "
+        "x 2 = 16,384 tokens) with HTTP 400 (\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: "
+        "true, or raise max_num_tokens to 16,384 (prompt-exceeds-max-num-tokens)\n")
+    path.write_text(CP.replace("      context_parallel_size: CP\n", ""))  # no context parallelism: as before
+    out = run(["check", "--isolated", "--select", "CTX308", str(path)]).out
+    assert out.startswith(f"{path}:11:23: CTX308 [error] 32,767 > 8,192: the prefill role accepts prompts up to "
+                          "32,767 tokens") and "raise max_num_tokens to 32,767 (" in out
