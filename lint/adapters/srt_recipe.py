@@ -15,12 +15,8 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   srtctl adds `--disaggregation-mode prefill|decode` itself. `backend.<mode>_environment` (schema 2:
   `roles.<role>.env`) is the role's environment;
 * workers and GPUs per worker: srt_layout.py; the GPU is `resources.gpu_type`;
-* the model: `model.path` with `hf:` is that Hugging Face id (core/runtime.py), else `identity.model.repo`
-  (the id srtctl verifies at run time), else a path with `/` (its last segments name it, as for any engine's
-  path). A bare name is an alias of the cluster's srtslurm.yaml `model_paths` (core/config.py
-  resolve_config_with_defaults), which this file does not hold: the recipe's `served-model-name` (the first of
-  prefill, aggregated, decode, as get_served_model_name picks it) names the model then, and with none the model
-  stays unknown and says so;
+* the model: srt_model.py (`hf:<id>`, identity.model.repo, a path, or a cluster alias's served-model-name when
+  `model.precision` does not contradict its weight format);
 * the engine's release is `identity.frameworks.<package>` (the version srtctl checks the installed package
   against), else what `model.container` names when it is an image of the engine (a container alias, a `.sqsh`
   file or a Dynamo runtime image names none).
@@ -41,6 +37,7 @@ from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts
 from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.srt_layout import RoleLayout, layouts
+from ctxlint.adapters.srt_model import model_of
 from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_versions import image_release
@@ -61,7 +58,6 @@ _ENGINES = {"sglang": ("sglang", "sglang_config"), "vllm": ("vllm", "vllm_config
 _OWNED = {"sglang": {"model-path", "served-model-name", "nccl-port"},
           "vllm": {"headless", "host", "port", "master-addr", "nnodes", "node-rank", "model"},
           "trtllm": set()}
-_SERVED = ("served-model-name", "served_model_name")
 _FRAMEWORK_KEYS = {"sglang": "sglang", "vllm": "vllm", "trtllm": "tensorrt_llm"}
 _RELEASE = re.compile(r"v?\d+(\.\d+)+((rc|a|b)\d+)?(\.post\d+)?$")  # a release as published, no .dev, no +local
 _PLACEHOLDER = re.compile(r"\{([A-Za-z_][A-Za-z0-9_]*)\}")  # core/sweep.py expand_template's `{name}`
@@ -131,7 +127,7 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
     gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
     found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
-    model, unresolved = _model(root, model_node, [cfg for _, cfg in found], file, spans)
+    model, unresolved = model_of(root, model_node, [cfg for _, cfg in found], file, spans)
     sweep, front = _sweep(root), _text(_map(root, "frontend").get("type")) if _map(root, "frontend") else None
     roles = []
     for layout, config in found:
@@ -171,35 +167,6 @@ def _swept(value: Any, sweep: Dict[str, str]) -> Optional[str]:
     if not sweep or not isinstance(value, str):
         return None
     return next((m.group(1) for m in _PLACEHOLDER.finditer(value) if m.group(1) in sweep), None)
-
-
-def _model(root: Node, model: Node, configs: List[Optional[Node]], file: str, spans: ScalarSpans):
-    """(the model's id where the recipe names it, or None with why it is not known)."""
-    path_node = model.get("path")
-    path = _text(path_node)
-    if path is None:
-        return None, [("model.path is not a name", path_node.source(file))]
-    if path.startswith("hf:") and len(path) > 3:
-        at = str(path_node.value).find("hf:") + 3
-        return Val(path[3:], spans.source(path_node, at, at + len(path) - 3)), []
-    repo = _map(_map(root, "identity"), "model")
-    repo_node = repo.get("repo") if repo is not None else None
-    if _text(repo_node) is not None:
-        return Val(_text(repo_node), repo_node.source(file)), []
-    if "/" in path:
-        return Val(path, path_node.source(file)), []
-    # srtctl's get_served_model_name order: prefill, aggregated, decode (configs come prefill, decode, agg)
-    ordered = sorted((c for c in configs if c is not None), key=lambda c: 0 if "prefill" in c.path else
-                     1 if "aggregated" in c.path or ".agg" in c.path else 2)
-    for cfg in ordered:
-        for key in _SERVED:
-            served = _text(cfg.get(key))
-            if served is not None:
-                return Val(served, cfg.get(key).source(file), raw=f"served-model-name (model.path {path!r} is "
-                                                              "an alias)"), []
-    return None, [(f"model.path {path!r} is an alias of the cluster's srtslurm.yaml `model_paths`, which this "
-                   "file does not hold, so the model is not known (write `hf:<id>`, identity.model.repo or a "
-                   "served-model-name)", path_node.source(file))]
 
 
 def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Optional[Node], file: str,

@@ -308,13 +308,16 @@ def _ctx204(tmp_path, text):
 def test_dp_attention_splits_the_heads_over_its_group_only(tmp_path):
     # NVIDIA/srt-slurm recipes/gb200-fp4/1k1k/max-tpt.yaml: DP attention over 48 ranks, each holding all 128 heads
     # (sglang-0.5.5.post2 sglang/srt/layers/dp_attention.py: attn_tp_size = tp_size // dp_size = 1)
-    assert _ctx204(tmp_path, WIDE) == []
-    assert _ctx204(tmp_path, WIDE.replace("dp-size: 48", "dp-size: 16")) == [
+    # the recipe's alias dsr1-fp4 with precision fp4 loads an FP4 checkpoint, not the FP8 one its served name is
+    # (srt_model.py): named here as NVIDIA's, whose architecture is DeepSeek-R1's
+    wide = WIDE.replace('path: "dsr1-fp4"', 'path: "hf:nvidia/DeepSeek-R1-FP4"')
+    assert _ctx204(tmp_path, wide) == []
+    assert _ctx204(tmp_path, wide.replace("dp-size: 48", "dp-size: 16")) == [
         ":23:16: CTX204 [error] 128 % 3 = 2: deepseek-ai/DeepSeek-R1 has 128 attention heads, which the 3 ranks of "
         "a DP-attention group (tensor parallel size 48 / DP-attention width 16) do not divide; the engine refuses to "
         "start. Use a divisor of 128 (parallelism-mismatch)"]
     # without DP attention every one of the 48 ranks takes a share of the heads
-    assert _ctx204(tmp_path, WIDE.replace("enable-dp-attention: true", "enable-dp-attention: false")) == [
+    assert _ctx204(tmp_path, wide.replace("enable-dp-attention: true", "enable-dp-attention: false")) == [
         ":23:16: CTX204 [error] 128 % 48 = 32: deepseek-ai/DeepSeek-R1 has 128 attention heads, which tensor "
         "parallel size 48 does not divide; the engine refuses to start. Use a divisor of 128 (parallelism-mismatch)",
         # and its 48 data-parallel copies of a 48-rank group take 2,304 GPUs, not the worker's 12 x 4
@@ -480,3 +483,68 @@ def test_ctx308_divides_the_prompt_over_context_parallel_ranks(tmp_path):
     out = run(["check", "--isolated", "--select", "CTX308", str(path)]).out
     assert out.startswith(f"{path}:11:23: CTX308 [error] 32,767 > 8,192: the prefill role accepts prompts up to "
                           "32,767 tokens") and "raise max_num_tokens to 32,767 (" in out
+
+
+ALIAS = """\
+name: alias
+model:
+  path: "dsfp4"
+  container: "dynamo-sglang"
+  precision: "fp4"
+resources: {gpu_type: gb200, gpus_per_node: 4, agg_nodes: 1, agg_workers: 1}
+backend:
+  sglang_config:
+    aggregated:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      tensor-parallel-size: 4
+"""
+
+
+def test_an_alias_whose_precision_contradicts_its_served_name_stays_unknown(tmp_path):
+    # NVIDIA/srt-slurm recipes/gb200-fp4/1k1k/1p2d-mtp.yaml: alias `dsfp4`, precision fp4, served as
+    # deepseek-ai/DeepSeek-R1, an FP8 checkpoint: the alias loads an FP4 one (about half its weights), which the
+    # recipe does not name; a verdict from the FP8 one would rest on a checkpoint the recipe contradicts
+    path = tmp_path / "a.yaml"
+    path.write_text(ALIAS)
+    [dep] = adapt(ALIAS).deployments
+    assert dep.model.id is None
+    out = run(["check", "--isolated", "--select", "CTX008", str(path)]).out
+    assert out == (
+        f"{path}:5:14: CTX008 [info] values ctxlint cannot resolve: model.path 'dsfp4' is an alias of the cluster's "
+        "srtslurm.yaml `model_paths`; its served-model-name deepseek-ai/DeepSeek-R1 has FP8 weights "
+        "(deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config)) but "
+        "model.precision 'fp4' says NVFP4 or MXFP4, so the alias loads another checkpoint, which this file does not "
+        "name, and its weights are not known (write `hf:<id>` or identity.model.repo); the checks that need them are "
+        "skipped (set them literally) (unresolved-value)\n")
+
+
+def test_an_alias_whose_precision_agrees_takes_its_served_name_and_says_how():
+    cases = (
+        ('"fp8"', "deepseek-ai/DeepSeek-R1", "; model.precision 'fp8' agrees with its FP8 weights "
+         "(deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config))"),
+        # fp4 is NVFP4 or MXFP4: Kimi-K3's MXFP4 experts and GLM-5-FP4's name (NVFP4) both agree
+        ('"fp4"', "moonshotai/Kimi-K3", "; model.precision 'fp4' agrees with its MXFP4 weights (moonshotai/Kimi-K3: "
+         "built-in catalog; MXFP4 experts weights (the checkpoint's quantization_config))"),
+        ('"fp4"', "GLM-5-FP4", "; model.precision 'fp4' agrees with its NVFP4 weights (GLM-5-FP4: architecture of "
+         "zai-org/GLM-5, matched by name; NVFP4 weights (from the name))"),
+        ('"NVFP4"', "nvidia/Kimi-K2.5-NVFP4", "; model.precision 'nvfp4' agrees with its NVFP4 weights "
+         "(nvidia/Kimi-K2.5-NVFP4: architecture of moonshotai/Kimi-K2.5, matched by name; NVFP4 weights (from the "
+         "name))"),
+        # nothing to compare: the served name is taken, and says so
+        ('"tf32"', "deepseek-ai/DeepSeek-R1", "; model.precision 'tf32' is no format ctxlint reads"),
+        ('"fp8"', "acme/Secret-1", "; its weight format is not known to compare with model.precision 'fp8'"))
+    for precision, served, how in cases:
+        text = ALIAS.replace('"fp4"', precision).replace("deepseek-ai/DeepSeek-R1", served)
+        [dep] = adapt(text).deployments
+        assert (dep.model.id.value, dep.model.id.raw) == (
+            served, f"served-model-name {served} beside the cluster alias model.path 'dsfp4', architecture matched "
+                    f"by name{how}"), precision
+    [dep] = adapt(ALIAS.replace('  precision: "fp4"\n', "")).deployments
+    assert dep.model.id.raw.endswith("architecture matched by name; no model.precision")
+    # a 16-bit checkpoint the engine quantizes as it loads (--quantization fp8) has the FP8 weights precision says;
+    # without the flag the alias `qwen3-32b-fp8` (precision fp8, served as Qwen/Qwen3-32B) loads another checkpoint
+    text = ALIAS.replace('"fp4"', '"fp8"').replace("deepseek-ai/DeepSeek-R1", "Qwen/Qwen3-32B")
+    assert adapt(text).deployments[0].model.id is None
+    [dep] = adapt(text + "      quantization: fp8\n").deployments
+    assert dep.model.id.raw.endswith("agrees with its FP8 weights (Qwen/Qwen3-32B: built-in catalog; quantized as it "
+                                     "loads by quantization 'fp8')")
