@@ -133,6 +133,10 @@ def srt_recipe(root: Node) -> bool:
     `resources` or schema 2 `roles` mapping, no Kubernetes keys. A Helm chart's `model:` has no `container`."""
     if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
         return False
+    base = root.get("base")  # an override file: `base` and its override_* / zip_override_* variants
+    if base is not None and base.kind == MAP and any(isinstance(k, str) and k.startswith(("override_", "zip_override_"))
+                                                     for k in root.value):
+        return True
     model = root.get("model")
     if model is None or model.kind != MAP or model.get("path") is None or model.get("container") is None:
         return False

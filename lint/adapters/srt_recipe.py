@@ -25,7 +25,8 @@ A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per comb
 `{name}` in a string replaced by that job's value) is read once: a setting holding a `{name}` of the sweep is
 not known (CTX008 lists it with the sweep's values), and a parallel size so written withholds the GPU type, as a
 parallel size written as an unset variable does elsewhere (CTX208 says so rather than guess a layout).
-Override files (`base:` with `override_*` variants: docs/overrides.md) are not read: no recipe is at their top.
+An override file (`base:` with `override_*` / `zip_override_*` variants: docs/overrides.md) is one deployment a
+variant, as srtctl merges it (srt_overrides.py).
 """
 from __future__ import annotations
 
@@ -38,6 +39,7 @@ from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.srt_layout import RoleLayout, layouts
 from ctxlint.adapters.srt_model import model_of
+from ctxlint.adapters.srt_overrides import is_override_file, variants
 from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_versions import image_release
@@ -68,8 +70,10 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     workloads: List[Workload] = []
     spans = ScalarSpans(loaded.path, loaded.text)
     for doc in loaded.documents:
-        if recipe_shape(doc.root):
-            workload = _recipe(doc.root, loaded.path, spans, result)
+        for root in variants(doc.root) if is_override_file(doc.root) else [doc.root]:
+            if not recipe_shape(root):
+                continue  # a variant missing `model` or `resources` is refused by srtctl's schema
+            workload = _recipe(root, loaded.path, spans, result)
             if workload is not None:
                 workloads.append(workload)
     result.extend(deployments_from(loaded.path, workloads))

@@ -548,3 +548,58 @@ def test_an_alias_whose_precision_agrees_takes_its_served_name_and_says_how():
     [dep] = adapt(text + "      quantization: fp8\n").deployments
     assert dep.model.id.raw.endswith("agrees with its FP8 weights (Qwen/Qwen3-32B: built-in catalog; quantized as it "
                                      "loads by quantization 'fp8')")
+
+
+OVERRIDES = """\
+base:
+  name: "qwen"
+  model: {path: "hf:Qwen/Qwen3-32B", container: "lmsysorg/sglang:v0.5.5.post2", precision: bf16}
+  resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 1}
+  backend:
+    sglang_config:
+      aggregated:
+        tp-size: 8
+        context-length: 32768
+        mem-fraction-static: 0.8
+override_tp4:
+  resources: {agg_workers: 2}
+  backend:
+    sglang_config:
+      aggregated:
+        tp-size: 4
+        mem-fraction-static: null
+zip_override_sweep:
+  name: ["qwen-a", "qwen-b"]
+  backend:
+    sglang_config:
+      aggregated:
+        context-length: [16384, 40960]
+        tp-size: [2]
+"""
+
+
+def test_override_files_are_one_deployment_a_variant_with_each_value_where_it_is_written():
+    # NVIDIA/srt-slurm@c88ef731 core/config.py generate_override_configs and deep_merge (docs/overrides.md):
+    # `srtctl apply -f` submits each override_* (deep-merged over base; null deletes) and each item of a
+    # zip_override_* (the i-th item of each list, a one-item list for all), not the base
+    deps = adapt(OVERRIDES).deployments
+    assert [d.display_name for d in deps] == ["qwen_tp4", "qwen-a", "qwen-b"]
+    rows = []
+    for dep in deps:
+        [role] = dep.roles
+        mem = role.arg("mem_fraction_static")
+        rows.append((role.replicas.value, role.accelerators.count.value, role.parallelism.tp,
+                     role.context_length.value, (role.context_length.source.line, role.context_length.source.col),
+                     mem.value if mem is not None else None))
+    assert rows == [(2, 4, 4, 32768, (9, 25), None),  # 1 node x 8 GPUs / 2 workers; the base's context length; its memory fraction deleted
+                    (1, 8, 2, 16384, (23, 26), 0.8),  # the zip's first item, the base's fraction
+                    (1, 8, 2, 40960, (23, 33), 0.8)]
+    tp = deps[1].roles[0].parallelism.tensor
+    assert (tp.value, tp.source.line, tp.source.col, tp.source.path) == \
+        (2, 24, 19, "zip_override_sweep.backend.sglang_config.aggregated.tp-size[0]")
+    # a variant's deployment is placed at its section; one without a name is `<base name>_<suffix>`
+    assert [(d.source.line, d.name.source.line) for d in deps] == [(12, 11), (19, 19), (19, 19)]
+    # a zip group srtctl refuses (lists of lengths 2 and 3) is no variant; a base alone is no deployment
+    bad = OVERRIDES.replace("tp-size: [2]", "tp-size: [2, 4, 8]")
+    assert [d.display_name for d in adapt(bad).deployments] == ["qwen_tp4"]
+    assert not adapt(OVERRIDES.split("override_tp4:")[0]).deployments

@@ -1,0 +1,119 @@
+"""srt-slurm override files: a `base` recipe and its `override_<name>` / `zip_override_<name>` variants.
+
+As srtctl expands them (NVIDIA/srt-slurm@c88ef731636890ff6385a783e152c1790e15b194:src/srtctl/core/config.py
+generate_override_configs, docs/overrides.md): `srtctl apply -f FILE` submits every variant, the base alone
+not at all (cli/submit.py is_override_config: a file with a top-level `base` key is one). An `override_<name>`
+is deep-merged over the base (deep_merge: mappings merged key by key, a list or scalar replaces, a null deletes
+the key); a `zip_override_<name>` is N variants, the i-th taking the i-th item of each list leaf (a list of one
+item is that item for all; a list of lists gives the inner list) before the same merge. A variant without its
+own `name` is `<base name>_<name>` (`<base name>_<name>_<i>` for a zip; the base's name is "unnamed" when it has
+none). A zip group srtctl refuses (no list leaf, an empty list, lists of other lengths than 1 and N) is no
+variant here either. Every value keeps the place where it is written, in the base or in the variant.
+"""
+from __future__ import annotations
+
+from typing import List, Optional, Tuple
+
+from ctxlint.adapters.crd_common import clone
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+OVERRIDE, ZIP = "override_", "zip_override_"
+
+
+def is_override_file(root: Node) -> bool:
+    """A top-level `base` mapping with at least one variant (a base alone submits nothing)."""
+    if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
+        return False
+    base = root.get("base")
+    return base is not None and base.kind == MAP and any(
+        isinstance(k, str) and k.startswith((OVERRIDE, ZIP)) and v.kind == MAP for k, v in root.value.items())
+
+
+def variants(root: Node) -> List[Node]:
+    """Each variant as the recipe srtctl submits, in its order: override_* sorted, then zip_override_* sorted."""
+    base = root.get("base")
+    keys = [k for k in root.value if isinstance(k, str) and root.value[k].kind == MAP]
+    out: List[Node] = []
+    for key in sorted(k for k in keys if k.startswith(OVERRIDE)):
+        section = root.value[key]
+        merged = _placed(deep_merge(base, section), section)
+        out.append(_named(merged, base, section, root.keys[key], key[len(OVERRIDE):], None))
+    for key in sorted(k for k in keys if k.startswith(ZIP)):
+        section, group = root.value[key], key[len(ZIP):]
+        count = _zip_length(section)
+        named = section.get("name") is not None and section.get("name").kind == SEQ
+        for i in range(count or 0):
+            merged = _placed(deep_merge(base, _slice(section, i)), section)
+            out.append(merged if named else _named(merged, base, None, root.keys[key], group, i))
+    return out
+
+
+def deep_merge(base: Node, override: Node) -> Node:
+    """core/config.py deep_merge over nodes: each value the node where it is written."""
+    value, keys = dict(base.value), dict(base.keys)
+    for k, v in override.value.items():
+        if v.kind == SCALAR and v.value is None:
+            value.pop(k, None)
+            keys.pop(k, None)
+        elif v.kind == MAP and value.get(k) is not None and value[k].kind == MAP:
+            value[k] = deep_merge(value[k], v)
+        else:
+            value[k], keys[k] = v, override.keys.get(k, keys.get(k))
+    return clone(base, value=value, keys=keys)
+
+
+def _placed(merged: Node, section: Node) -> Node:
+    """The variant's recipe placed at its section: each variant a deployment where it is written."""
+    return clone(merged, start=section.start, end=section.end, path=section.path)
+
+
+def _named(merged: Node, base: Node, section: Optional[Node], key: Node, suffix: str, index: Optional[int]) -> Node:
+    """The variant's name when its section gives none: srtctl's `<base name>_<suffix>[_<i>]`, placed at the
+    section's key."""
+    if section is not None and section.get("name") is not None:
+        return merged
+    written = base.get("name")
+    stem = written.value if written is not None and written.kind == SCALAR and written.value is not None \
+        else "unnamed"
+    name = f"{stem}_{suffix}" + (f"_{index}" if index is not None else "")
+    value, keys = dict(merged.value), dict(merged.keys)
+    value["name"] = clone(key, value=name)
+    keys.setdefault("name", key)
+    return clone(merged, value=value, keys=keys)
+
+
+def _lengths(node: Node) -> List[int]:
+    out: List[int] = []
+    for v in node.value.values():
+        if v.kind == SEQ:
+            out.append(len(v.value))
+        elif v.kind == MAP:
+            out.extend(_lengths(v))
+    return out
+
+
+def _zip_length(section: Node) -> Optional[int]:
+    """core/config.py _determine_zip_length; None where srtctl raises."""
+    lengths = _lengths(section)
+    if not lengths or 0 in lengths:
+        return None
+    longer = {n for n in lengths if n != 1}
+    return 1 if not longer else (longer.pop() if len(longer) == 1 else None)
+
+
+def _slice(node: Node, index: int) -> Node:
+    """core/config.py _apply_zip_slice: each list leaf its index-th item (its only one when it has one)."""
+    value = {}
+    for k, v in node.value.items():
+        if v.kind == SEQ:
+            value[k] = v.value[0 if len(v.value) == 1 else index]
+        elif v.kind == MAP:
+            value[k] = _slice(v, index)
+        else:
+            value[k] = v
+    return clone(node, value=value)
+
+
+def recipes(root: Node) -> List[Tuple[Node, bool]]:
+    """The recipes a document holds: (root, False) for a plain recipe, each variant (True) of an override file."""
+    return [(v, True) for v in variants(root)] if is_override_file(root) else [(root, False)]
