@@ -146,6 +146,13 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     if mixed is not None:
         return mixed
     if method in ("modelopt", "modelopt_fp4") or str(q.get("quant_algo", "")).upper() == "NVFP4":
+        if not q.get("quant_algo") and isinstance(q.get("config_groups"), dict):
+            # ModelOpt's compressed-tensors style (nvidia/Kimi-K2.6-NVFP4: quant_method modelopt, no quant_algo, one
+            # group of 4-bit float weights in groups of 16): the groups say the format, not "modelopt" alone
+            for group in q["config_groups"].values():
+                found = _group_format(q, group)
+                if found is not None:
+                    return found
         return _NVFP4 if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
     if method == "awq":
         return _grouped(_AWQ, q.get("group_size", q.get("q_group_size")))
