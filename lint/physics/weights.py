@@ -55,12 +55,17 @@ _W4A16 = _fixed("w4a16", "W4A16 4-bit", 4.125)
 _NF4 = _fixed("bnb-4bit", "bitsandbytes 4-bit", 4.127)
 _NVFP4 = _fixed("nvfp4", "NVFP4", 4.5)
 _MXFP4 = _fixed("mxfp4", "MXFP4", 4.25)
+# OCP MX FP8: 8-bit E4M3 elements with one E8M0 scale per 32, 8.25 bits; what MiniMax's checkpoints declare
+# (`quant_method: "mxfp8"`), which vLLM loads as ModelOpt MXFP8 (vllm==0.34.0:vllm/model_executor/layers/quantization/
+# __init__.py, "mxfp8": ModelOptMxFp8Config, its exclude_modules kept at 16 bits) and SGLang as Fp8Config with
+# use_mxfp8 (sglang==0.5.23:sglang/srt/layers/quantization/__init__.py, "mxfp8": Fp8Config)
+_MXFP8 = _fixed("mxfp8", "MXFP8", 8.25)
 # A 4-bit format whose layout the name does not say (`-4bit`, `-int4`): any of the above.
 _ANY4 = WeightFormat("int4", "4-bit", 4.16, 4.125, 4.5)
 _MXFP4_EXPERTS = WeightFormat("mxfp4-experts", "MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS)
 
 FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
-                              _MXFP4_EXPERTS)}
+                              _MXFP4_EXPERTS, _MXFP8)}
 
 _NAMED = {
     "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
@@ -70,7 +75,7 @@ _NAMED = {
     "awq": _AWQ, "awq-int4": _AWQ, "int4-awq": _AWQ, "gptq": _GPTQ4, "gptq-int4": _GPTQ4, "gptq-4bit": _GPTQ4,
     "w4a16": _W4A16, "w4a16-g128": _W4A16, "quantized.w4a16": _W4A16,
     "bnb-4bit": _NF4, "unsloth-bnb-4bit": _NF4, "nvfp4": _NVFP4, "fp4": _NVFP4, "mxfp4": _MXFP4,
-    "int4": _ANY4, "4bit": _ANY4,
+    "mxfp8": _MXFP8, "int4": _ANY4, "4bit": _ANY4,
 }
 
 # GGUF types: bits per weight of the block formats (ggml-common.h block sizes); K-quant mixes
@@ -142,6 +147,11 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
         return _FP8
     if method == "mxfp4":
         return _MXFP4_EXPERTS
+    if method == "mxfp8" or str(q.get("quant_algo", "")).upper() == "MXFP8":
+        # a MiniMax-M3.1 NVFP4 checkpoint declares mxfp8 for its projections and packs its experts in NVFP4
+        # (moe_quant_algo NVFP4; SGLang then serves it as minimax_m3_nvfp4, sglang==0.5.23:sglang/srt/arg_groups/
+        # model_overrides/minimax_m3.py _resolve_quant_method): a mix this table has no format for
+        return None if str(q.get("moe_quant_algo", "")).upper() == "NVFP4" else _MXFP8
     mixed = _mixed_groups(q, q.get("config_groups"))
     if mixed is not None:
         return mixed

@@ -31,7 +31,7 @@ _QUANT_TAGS = (
     "fp8-static", "fp8-block", "fp8-kv", "fp8-e4m3", "w8a8-fp8", "fp8", "quantized.w8a8", "quantized.w4a16",
     "quantized.w8a16", "w8a8-int8", "w8a8", "w8a16", "w4a16-g128", "w4a16", "awq-int4", "int4-awq",
     "awq", "gptq-int4", "gptq-int8", "gptq-4bit", "gptq-8bit", "gptq", "int4", "int8", "nvfp4", "mxfp4",
-    "fp4", "4bit", "8bit",
+    "mxfp8", "fp4", "4bit", "8bit",
 )
 # GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix.
 _GGUF_TAG = lazy_compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")

@@ -330,6 +330,7 @@ _FLAG_FORMATS: Dict[str, str] = {
     "bitsandbytes": "bnb-4bit", "bitsandbytes-nf4": "bnb-4bit", "bitsandbytes-fp4": "bnb-4bit",
     "bitsandbytes-nf4-": "bnb-4bit", "eetq": "int8", "experts_int8": "int8", "w8a8_int8": "int8",
     "w8a8_fp8": "fp8", "modelopt_fp4": "nvfp4", "mxfp4": "mxfp4", "nvfp4": "nvfp4",
+    "mxfp8": "mxfp8",
 }
 
 
