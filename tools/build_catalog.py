@@ -33,7 +33,8 @@ STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_he
           "total_params_b", "active_params_b", "embed_params_b", "lm_head_params_b", "expert_params_b",
           "vision_params_b", "weights", "dtype", "max_position_embeddings", "rope_scaling_type",
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",
-          "model_type", "linear_state", "linear_ssm_dtype")
+          "model_type", "linear_state", "linear_ssm_dtype",
+          "msa_index_dim", "msa_index_layers", "msa_index_value_layers")
 
 
 def _pattern(kinds: List[str]) -> List[str]:
@@ -78,8 +79,8 @@ def build_entry(item: Dict[str, Any]) -> Dict[str, Any]:
     entry: Dict[str, Any] = {"hf_id": model_id, "name": model_id, "aliases": list(item.get("aliases") or [])}
     for key in STORED:
         value = getattr(arch, key)
-        if value is not None and value != "":
-            entry[key] = _round(value)
+        if value is not None and value != "" and value != ():
+            entry[key] = list(value) if isinstance(value, tuple) else _round(value)
     entry["layer_pattern"] = _pattern(list(arch.layer_kinds))
     if arch.position_keys:
         entry["position_keys"] = [list(pair) for pair in arch.position_keys]

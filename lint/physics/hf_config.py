@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
-from .params import count as count_params
+from .params import count as count_params, minimax_m3_split
+from .msa_index import parse as parse_msa
 from .weights import from_quantization_config
 
 # The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
@@ -245,6 +246,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     split = count_params(config, c, int(kv), int(hd) if not kv_lora else None)
     if split is not None:
         notes.append("parameters counted from the config's dimensions")
+    parts = minimax_m3_split(c) if split is None and c.get("model_type") in ("minimax_m3", "minimax_m3_vl") else None
     full_kv, full_hd = _positive(c.get("num_global_key_value_heads")), _positive(c.get("global_head_dim"))
     if _positive(c.get("swa_num_key_value_heads")) and SLIDING in kinds and full_kv is None:
         # MiMo-V2-Flash: the window layers have their own KV heads (swa_num_key_value_heads 8; the full
@@ -258,6 +260,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     if LINEAR in kinds:  # the state's dims (only a hybrid pays for the import)
         from .mamba import parse_state
         state, ssm_dtype = parse_state(c)
+    msa_dim, msa_layers, msa_values = parse_msa(c, n)
     fmt = from_quantization_config(c.get("quantization_config"))
     if c.get("quantization_config") and fmt is None:
         notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
@@ -271,6 +274,9 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         num_attention_heads=heads,
         v_head_dim=int(v_hd) if v_hd and int(v_hd) != int(hd) else None,
         index_head_dim=_positive(c.get("index_head_dim")) if kv_lora else None,
+        msa_index_dim=msa_dim,
+        msa_index_layers=msa_layers,
+        msa_index_value_layers=msa_values,
         unsupported=_unsupported(c),
         full_kv_heads=full_kv,
         full_head_dim=full_hd,
@@ -284,9 +290,9 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         moe_intermediate_size=_positive(_first(c, "moe_intermediate_size", "expert_intermediate_size")),
         total_params_b=split.total / 1e9 if split else None,
         active_params_b=split.total / 1e9 if split and not experts else None,
-        embed_params_b=split.embed / 1e9 if split else None,
-        lm_head_params_b=split.lm_head / 1e9 if split else None,
-        expert_params_b=split.experts / 1e9 if split else None,
+        embed_params_b=(split or parts).embed / 1e9 if split or parts else None,
+        lm_head_params_b=(split or parts).lm_head / 1e9 if split or parts else None,
+        expert_params_b=(split or parts).experts / 1e9 if split or parts else None,
         vision_params_b=split.vision / 1e9 if split else None,
         weights=fmt.key if fmt is not None else None,
         dtype=dtype,

@@ -10,6 +10,7 @@ from __future__ import annotations
 from ctxlint.versions import parse_version
 
 from ..records import field, record, replace
+from . import msa_index
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
 _V0_18 = parse_version("0.18.0")  # vLLM's groups of the largest layer count (vllm_groups)
@@ -142,14 +143,16 @@ def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name
 def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cache_dtype: str | None = "auto",
                  draft_layers: int = 0, *, window_tokens: int | None = None,
                  swa_full_tokens_ratio: float = 0.8, swa_full: bool = False,
-                 mla_heads: int | None = None, v_cache_dtype: str | None = None) -> KVBreakdown:
+                 mla_heads: int | None = None, v_cache_dtype: str | None = None, index_dtype: str | None = None,
+                 attention_backend: str | None = None) -> KVBreakdown:
     """Full breakdown; raises ValueError for unknown dtype/engine (capacity catches it and explains).
 
     `swa_full`: sliding-window layers store the whole context (vLLM without its hybrid KV cache
     manager, llama.cpp --swa-full). `mla_heads`: an MLA model on an engine or version that does
     not store the latent keeps full K/V heads of this size instead (vLLM 0.5.1-0.6.6 pads them to
     256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V).
-    `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes)."""
+    `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes).
+    `index_dtype`, `attention_backend`: what sets the dtype of MiniMax-M3's index-key cache (msa_index)."""
     eng = normalize_engine(engine)
     if eng is None:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
@@ -228,13 +231,19 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         return kinds[r.start:r.stop].count(kind) if r.stop > r.start else 0
 
     # Engine binding is the busiest stage (min tokens across PP ranks).
-    worst = max(stages, key=lambda r: (cnt(r, FULL), cnt(r, SLIDING) + cnt(r, CHUNKED)))
+    # (MiniMax-M3's index keys count too: at PP 2 its first stage holds 27 sparse layers of 30, the second 30)
+    worst = max(stages, key=lambda r: (cnt(r, FULL), cnt(r, SLIDING) + cnt(r, CHUNKED),
+                                       sum(1 for i in arch.msa_index_layers if i in r)))
     full, slid, lin = cnt(worst, FULL), cnt(worst, SLIDING) + cnt(worst, CHUNKED), cnt(worst, LINEAR)
     window = max(arch.sliding_window or 0, arch.attention_chunk_size or 0)
     bpt, bounded = full_layer * (full + draft_layers), 0.0
     bounded_span: tuple | None = None
     formula = f"({full} layers + {draft_layers} draft) x {f_full}"
     per_token_layers = full
+    index = msa_index.index_cost(arch, eng, worst, kv_cache_dtype, b, index_dtype, attention_backend)
+    if index is not None:  # MiniMax-M3's sparse layers: an index key a token beside K and V, on every rank
+        bpt, formula = bpt + index[0], f"{formula} + {index[1]}"
+        notes.append(index[2])
     if slid:
         if not full:  # every layer uses a window (Mistral-7B-v0.1): count them per token, as engines print it
             swa_full = True

@@ -19,6 +19,7 @@ from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import CHUNKED, SLIDING, ModelArch
+from .msa_index import vllm_indexer_dtype
 from .served import (attention_replicas, decode_context_parallel, expert_split, kv_tensor_parallel, narrower_attention,
                      offloaded, positive_int, serving_dtype, unquantized)
 from .terms import Term
@@ -112,7 +113,9 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
             br = parts[kv_key] = kv_breakdown(
                 arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
-                v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None)
+                v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None,
+                index_dtype=vllm_indexer_dtype(settings) if engine == "vllm" and arch.msa_index_dim else None,
+                attention_backend=settings.get("attention_backend") if arch.msa_index_dim else None)
             if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
                 br = parts[kv_key] = replace(br, notes=(*br.notes, kv_tp_how))
             if dcp > 1:  # one request's tokens over the DCP ranks: each holds 1/dcp of them (served.py)

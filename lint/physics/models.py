@@ -44,6 +44,11 @@ class ModelArch:
     kv_lora_rank: int | None = None        # MLA only
     qk_rope_head_dim: int | None = None    # MLA only
     index_head_dim: int | None = None      # DeepSeek-V3.2 sparse attention: the indexer's fp8 keys per layer
+    # MiniMax-M3 sparse attention (MSA): the layers that keep an index-key cache beside K and V, its width, and
+    # those of them that keep an index value too (physics.msa_index); () / None: no such cache
+    msa_index_dim: int | None = None
+    msa_index_layers: tuple[int, ...] = ()
+    msa_index_value_layers: tuple[int, ...] = ()
     unsupported: str = ""                  # an attention layout the KV physics does not model, and why
     sliding_window: int | None = None      # window of SLIDING layers
     attention_chunk_size: int | None = None  # window of CHUNKED layers
@@ -159,8 +164,9 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["notes"] = tuple(changes["notes"])
     if "architectures" in changes:
         changes["architectures"] = _names(changes["architectures"])
-    if isinstance(changes.get("linear_state"), list):
-        changes["linear_state"] = tuple(changes["linear_state"])
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers"):
+        if isinstance(changes.get(key), list):
+            changes[key] = tuple(changes[key])
     new = replace(arch, **changes)
     pattern = overrides.get("layer_pattern")
     if pattern is not None or ("num_layers" in changes and "layer_kinds" not in changes
@@ -189,8 +195,9 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
-    if kw.get("linear_state") is not None:
-        kw["linear_state"] = tuple(kw["linear_state"])
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers"):
+        if kw.get(key) is not None:
+            kw[key] = tuple(kw[key])
     kw["layer_kinds"] = kinds
     kw["notes"] = tuple(d.get("notes") or ())
     kw["position_keys"] = tuple((str(k), int(v)) for k, v in d.get("position_keys") or ())

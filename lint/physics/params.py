@@ -101,6 +101,23 @@ def _moe_layers(c: Mapping[str, Any], n: int, mt: str) -> list:
     return [i not in only and (i + 1) % step == 0 for i in range(n)]
 
 
+def minimax_m3_split(text: Mapping[str, Any]) -> Optional[Params]:
+    """MiniMax-M3's embeddings, LM head and routed experts (other and vision 0: not counted here, the catalog keeps
+    the published total). Its MoE layers are those moe_layer_freq flags (no list: every layer), each of
+    num_local_experts gate/up/down experts of hidden_size x intermediate_size (MiniMaxM3SparseMoeBlock:
+    `intermediate_size=config.intermediate_size`, `_is_moe_layer` `moe_layer_freq[layer_id] != 0`,
+    sglang==0.5.23:sglang/srt/models/minimax_m3.py). None without those dimensions."""
+    h, n, vocab = _i(text, "hidden_size"), _i(text, "num_hidden_layers"), _i(text, "vocab_size")
+    experts, inter = _i(text, "num_local_experts"), _i(text, "intermediate_size")
+    if not (h and n and vocab and experts and inter):
+        return None
+    freq = text.get("moe_layer_freq")
+    moe = sum(1 for i in range(n) if freq[i]) if isinstance(freq, list) and len(freq) >= n else n
+    embed = vocab * h
+    return Params(embed=embed, lm_head=0 if text.get("tie_word_embeddings") else embed,
+                  experts=moe * experts * 3 * h * inter, vision=0, other=0)
+
+
 def _vision(v: Any) -> int:
     """A ViT-style tower: per block attention 4h^2 + MLP 2h x inter (an estimate; ~1% of a VLM)."""
     if not isinstance(v, Mapping):

@@ -99,12 +99,13 @@ def test_the_build_refuses_a_transcription_without_the_keys_that_set_the_kv_shap
 
 
 # Keys the parser reads only inside an object the lock keeps whole (rope_scaling, block_configs,
-# attn_config, ffn_config, linear_attn_config, quantization_config's groups), and literals that are
-# defaults rather than keys.
+# attn_config, ffn_config, linear_attn_config, quantization_config's groups, sparse_attention_config), literals that
+# are defaults rather than keys, and engine settings (msa_index reads vLLM's --attention-config).
 _INSIDE = {"factor", "rope_type", "type", "original_max_position_embeddings", "attention", "no_op",
            "replace_with_linear", "n_heads_in_group", "kv_n_heads", "moe_top_k", "kda_layers", "num_heads",
            "short_conv_kernel_size", "use_full_rank_gate", "config_groups", "weights", "num_bits", "strategy",
-           "quantization_config"}
+           "quantization_config", "sparse_index_dim", "sparse_attention_freq", "sparse_disable_index_value",
+           "attention_config", "attention_config.indexer_kv_dtype", "indexer_kv_dtype"}
 
 
 def _keys_read(path: Path) -> set:
@@ -119,7 +120,7 @@ def _keys_read(path: Path) -> set:
     return {k for k in keys if isinstance(k, str)}
 
 
-@pytest.mark.parametrize("module", ["hf_config.py", "params.py", "params_hybrid.py", "weights.py"])
+@pytest.mark.parametrize("module", ["hf_config.py", "params.py", "params_hybrid.py", "weights.py", "msa_index.py"])
 def test_the_lock_keeps_every_config_key_the_physics_reads(module):
     # `ctxlint models lock` keeps only ARCH_KEYS of a config.json: a key the parser reads and the
     # lock drops resolves the locked model wrong, as the catalog's transcription did
