@@ -240,7 +240,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     bounded_span: tuple | None = None
     formula = f"({full} layers + {draft_layers} draft) x {f_full}"
     per_token_layers = full
-    index = msa_index.index_cost(arch, eng, worst, kv_cache_dtype, b, index_dtype, attention_backend)
+    index = msa_index.index_cost(arch, eng, worst, kv_cache_dtype, b, index_dtype, attention_backend, draft_layers)
     if index is not None:  # MiniMax-M3's sparse layers: an index key a token beside K and V, on every rank
         bpt, formula = bpt + index[0], f"{formula} + {index[1]}"
         notes.append(index[2])

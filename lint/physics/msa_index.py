@@ -63,11 +63,13 @@ def vllm_indexer_dtype(settings: Mapping[str, Any]) -> str:
 
 
 def index_cost(arch: Any, engine: str, stage: range, kv_cache_dtype: str | None, kv_bytes: float,
-               index_dtype: str | None = None, attention_backend: str | None = None
+               index_dtype: str | None = None, attention_backend: str | None = None, draft_layers: int = 0
                ) -> tuple[float, str, str] | None:
     """(bytes a token, formula, note) of the index cache on one GPU of the PP stage `stage`; None for a model
     without one or an engine whose code for it was not read (the KV bytes then exclude it, as before). Raises
-    ValueError for an index dtype vLLM refuses."""
+    ValueError for an index dtype vLLM refuses. vLLM's MTP draft layer is a sparse one (MiniMaxM3MultiTokenPredictor
+    layer: MiniMaxM3DecoderLayer(force_sparse_attn=True), vllm==0.34.0:vllm/models/minimax_m3/nvidia/mtp.py), so
+    each of `draft_layers` keeps an index key too there; SGLang's draft worker was not read for it."""
     dim = arch.msa_index_dim
     if not dim or engine not in ("vllm", "sglang"):
         return None
@@ -75,6 +77,7 @@ def index_cost(arch: Any, engine: str, stage: range, kv_cache_dtype: str | None,
     if not k_layers:
         return None
     if engine == "vllm":
+        k_layers += max(0, draft_layers)
         name = (index_dtype or "auto").strip().lower()
         if name == "nvfp4":
             per = dim // 2 + dim // 16
@@ -84,7 +87,7 @@ def index_cost(arch: Any, engine: str, stage: range, kv_cache_dtype: str | None,
             raise ValueError(f"vLLM's MiniMax-M3 index cache refuses indexer_kv_dtype {name!r} (bf16, fp8 or nvfp4)")
         how = f"indexer_kv_dtype {name}" + (" (bf16 for MiniMax-M3)" if name == "auto" else "")
         return (k_layers * per, f"{k_layers} index keys x {per:g}",
-                f"MSA index cache: {k_layers} sparse layers x {dim} x {per / dim:g} B = {k_layers * per:,.0f} B "
+                f"MSA index cache: {k_layers} sparse layers{' (draft included)' if draft_layers > 0 else ''} x {dim} x {per / dim:g} B = {k_layers * per:,.0f} B "
                 f"a token on every TP rank ({how})")
     v_layers = sum(1 for i in arch.msa_index_value_layers if i in stage)
     kv = (kv_cache_dtype or "auto").strip().lower()

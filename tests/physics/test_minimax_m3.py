@@ -101,6 +101,16 @@ def test_busiest_pipeline_stage_counts_the_index_layers(m3):
     assert kv_breakdown(m3, "vllm", 4, 2).bytes_per_token == 23_040
 
 
+def test_vllm_mtp_draft_layer_keeps_an_index_key(m3):
+    # vllm/models/minimax_m3/nvidia/mtp.py: the MTP layer is MiniMaxM3DecoderLayer(force_sparse_attn=True):
+    # (60 + 1) x 2 x 1 x 128 x 2 + (57 + 1) x 256 = 31,232 + 14,848 at TP 4
+    br = kv_breakdown(m3, "vllm", 4, 1, "auto", 1)
+    assert br.bytes_per_token == 31_232 + 14_848
+    assert br.formula == "(60 layers + 1 draft) x 2 x 1 x 128 x 2 + 58 index keys x 256"
+    # SGLang's draft worker (its own pool) was not read for it: the target's 57 only
+    assert kv_breakdown(m3, "sglang", 4, 1, "auto", 1).bytes_per_token == 31_232 + 14_592
+
+
 def test_other_engines_unchanged(m3):
     assert kv_breakdown(m3, "trtllm", 4).bytes_per_token == 30_720  # their code for it was not read
 
