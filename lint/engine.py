@@ -94,18 +94,23 @@ class Report:
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
                stdin: Optional[bytes] = None, stdin_filename: str = "-",
-               named: Optional[Collection[str]] = None, settings_for: Optional[SettingsFor] = None) -> Report:
+               named: Optional[Collection[str]] = None, settings_for: Optional[SettingsFor] = None,
+               run_files: Optional[Sequence[str]] = None) -> Report:
     """Check files and directories ("-" reads `stdin`); raises PathError for missing paths.
 
     Files named one by one (`named`; default: the file paths in `paths`) that hold an unpaired prefill or
     decode half get their directory's other files as read-only context (ctxlint.siblings): paired with them,
-    never reported on. `settings_for` gives each file its own Settings (its closest config's).
+    never reported on. `settings_for` gives each file its own Settings (its closest config's). `run_files`: every
+    file of the run, where a GKE compute class a pod names is looked for (default: these files; a --jobs worker
+    is given the whole run's, so the answer never depends on the chunk).
     """
     report = Report()
     files = files_to_check(paths, settings, report, settings_for)
     named = set(named) if named is not None else {p for p in paths if p != "-" and not os.path.isdir(p)}
     known_files: Dict[str, bool] = {}  # for the run only: a long-lived process sees files made since
-    with _fewer_collections():
+    from ctxlint.adapters.compute_classes import run_files as classes_in
+
+    with _fewer_collections(), classes_in(files if run_files is None else run_files, settings.max_file_size):
         for group in by_directory(files):
             # one directory has one closest config, so a group never mixes two
             here = settings_for(group[0]) if settings_for is not None else settings

@@ -317,6 +317,9 @@ class Role:
     # a variable only that vendor's stack reads ("amd", "gaudi", "tpu", "intel"), where: with no device resource
     # to say so, which devices CTX208 gives verdicts for (physics/needs.py _vendor_devices).
     vendor: Optional[Val[str]] = None
+    # The GKE compute class the pod selects that names no device ctxlint can read, at the selector's value, with
+    # why in `raw` (adapters/compute_classes.py): CTX208 says which class to state, or where.
+    device_class: Optional[Val[str]] = None
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         for key, val in self.engine_args:  # a loop, not next() over a generator: ~15 calls a file

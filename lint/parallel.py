@@ -78,13 +78,14 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
               PerDirectory({directory_of(p): settings_for(p) for p in chunk}) for chunk in chunks]
     for index, chunk in enumerate(chunks):
         if index in local:
-            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index])
+            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index], files)
             if progress:
                 progress(len(chunk))
     if remote:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context) as pool:
-            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i]): i
+            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i],
+                                   files): i
                        for i in remote}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -103,9 +104,10 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
 
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
                  stdin_filename: str = "-", named: Collection[str] = (),
-                 settings_for: Optional[SettingsFor] = None) -> Report:
+                 settings_for: Optional[SettingsFor] = None, everywhere: Optional[List[str]] = None) -> Report:
+    # `everywhere`: the whole run's files, where a GKE compute class is looked for (compute_classes.run_files)
     return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files),
-                      settings_for=settings_for)
+                      settings_for=settings_for, run_files=everywhere)
 
 
 class PerDirectory:

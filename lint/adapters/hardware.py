@@ -249,7 +249,9 @@ def site_type(value: Any) -> Optional[Tuple[str, str]]:
 
 
 def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
-    """Device type from a nodeSelector-style mapping of label -> value."""
+    """Device type from a nodeSelector-style mapping of label -> value; a GKE compute class last, as the
+    ComputeClass the run's files define names it (compute_classes.py): a device label beside it (Autopilot's
+    `Accelerator` class with cloud.google.com/gke-accelerator) says more."""
     if labels is None or labels.kind != MAP:
         return None
     keys = list(TYPE_LABELS + FAMILY_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
@@ -259,7 +261,15 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
             found = _typed(node.value, _device_label(key))
             if found is not None:
                 return Val(found[0], node.source(file), raw=found[1])
+    node = labels.get(COMPUTE_CLASS)
+    if node is not None and node.kind == SCALAR:
+        from ctxlint.adapters.compute_classes import selected_device  # only a pod that names a class pays for it
+
+        return selected_device([node])
     return None
+
+
+COMPUTE_CLASS = "cloud.google.com/compute-class"  # compute_classes.LABEL
 
 
 def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
@@ -268,15 +278,22 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
         if affinity is not None else None
     if terms is None or terms.kind != SEQ:
         return None
+    classes = False
     for term in terms.value:
         exprs = term.get("matchExpressions") if term.kind == MAP else None
         for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
-            kind = _device_label(_scalar(expr.get("key"))) if expr.kind == MAP else ""
+            key = _scalar(expr.get("key")) if expr.kind == MAP else None
+            kind = _device_label(key)
+            classes = classes or key == COMPUTE_CLASS
             if not kind or _scalar(expr.get("operator")) != "In":
                 continue
-            found = one_device(_scalar(expr.get("key")), expr.get("values"), file)
+            found = one_device(key, expr.get("values"), file)
             if found is not None:
                 return found
+    if classes:
+        from ctxlint.adapters.compute_classes import affinity_values, selected_device
+
+        return selected_device(affinity_values(affinity))
     return None
 
 

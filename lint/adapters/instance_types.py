@@ -34,7 +34,13 @@ AWS_FAMILIES = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "gr6": "L4", "g6e": "L40
 INSTANCE_FAMILIES = tuple((r"(?:ml\.)?" + re.escape(family) + r"\.", device)
                           for family, device in AWS_FAMILIES.items()) + (
     (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
-    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"), (r"standard_nd\d+is?r_h100", "H100"),
+    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"),
+    # GCP's A4 (B200, nvidia-b200), A4X (GB200, nvidia-gb200) and G4 (RTX PRO 6000 Blackwell, nvidia-rtx-pro-6000)
+    # series: one GPU model per series (docs.cloud.google.com/compute/docs/gpus, "GPU machine types"; G4's pairing as
+    # GoogleCloudPlatform/accelerated-platforms@9320f3b2:platforms/gke/base/core/custom_compute_class/templates/
+    # manifests/gpu/rtx-pro-6000-96gb/*.yaml write it: gpu.type nvidia-rtx-pro-6000 with machineType g4-standard-48)
+    (r"a4x-highgpu", "GB200"), (r"a4-highgpu", "B200"), (r"g4-standard", "RTX-PRO-6000-Blackwell"),
+    (r"standard_nd\d+is?r_h100", "H100"),
     (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
     (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),
     (r"standard_nc\d+ads_h100", "H100-NVL"), (r"standard_nc\d+as_t4_v3", "T4"),

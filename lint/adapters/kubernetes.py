@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, namespace_of, objects
-from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
+from ctxlint.adapters.hardware import COMPUTE_CLASS, container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Reading, Workload, env_from_k8s,
@@ -26,7 +26,7 @@ from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
-from ..records import record
+from ..records import record, replace
 
 NAME = "kubernetes"
 # kind -> keys from the workload's `spec` to its pod spec
@@ -169,8 +169,8 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     (ray-project/kuberay@feeaf72facab4881ba2b179248bb67315634e229:ray-operator/controllers/ray/common/pod.go).
     `alike`: a LeaderWorkerSet group's pods, whether they all run this pod spec (Container.group_alike)."""
     roles: List[EngineRole] = []
-    pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count,
-                          type_from_pod_spec(pod, spans.file) or fallback_type,
+    device = type_from_pod_spec(pod, spans.file) or fallback_type
+    pod_ctx = _PodContext(pod, spans, maps, group_pods, fallback_count, device,
                           _group_env(group_pods) if injected is None else list(injected), group_label, engine_of,
                           prepended, alike)
     for index, c in enumerate(_containers(pod)):
@@ -190,7 +190,22 @@ def _pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, map
     items = pod.get("containers") if pod is not None and pod.kind == MAP else None
     if items is not None and items.kind == MAP and pod_ctx.read(items).roles:
         result.diagnostics.append(containers_not_a_list(items, spans.file))  # an engine container without `- `
-    return roles
+    return _with_class(roles, pod, spans.file) if device is None and roles else roles
+
+
+def _with_class(roles: List[EngineRole], pod: Optional[Node], file: str) -> List[EngineRole]:
+    """The roles with no device, told which GKE compute class their pod selects and why it names none (CTX208)."""
+    selector = pod.get("nodeSelector") if pod is not None and pod.kind == MAP else None
+    if (selector is None or selector.kind != MAP or selector.get(COMPUTE_CLASS) is None) and \
+            (pod is None or pod.kind != MAP or pod.get("affinity") is None):
+        return roles
+    from ctxlint.adapters.compute_classes import why_unknown
+
+    note = why_unknown(pod, file)
+    if note is None:
+        return roles
+    return [replace(r, role=replace(r.role, device_class=note)) if r.role.accelerators.type is None else r
+            for r in roles]
 
 
 def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool = False) -> Dict[str, Any]:

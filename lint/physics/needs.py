@@ -379,6 +379,13 @@ _DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1`
 def _advice(dep: Deployment, role: Role) -> str:
     if role.vendor is not None and _vendor_devices(role)[1] is _OTHER_FIX:
         return _OTHER_FIX  # Gaudi, TPU, Intel: no field of any format names a catalog device for them
+    if role.device_class is not None:  # a GKE compute class (adapters/compute_classes.py) that names no device
+        where = role.device_class.source
+        missing = "check the file that defines it together with this one, or " \
+            if str(role.device_class.raw).startswith("no checked file") else ""
+        return (f"the pod selects the GKE compute class '{role.device_class.value}' ({where.file}:{where.line}:"
+                f"{where.col}), but {role.device_class.raw}: {missing}state the device beside it "
+                "(cloud.google.com/gke-accelerator, or `default-accelerator:` in .ctxlint.yaml)")
     if dep.input_format == "akash-sdl":
         return _AKASH_FIX
     if dep.input_format == "dstack":

@@ -1,0 +1,195 @@
+"""GKE compute classes: the device a pod gets from the ComputeClass its node selector names.
+
+A GKE pod may state its device through a class, `nodeSelector: {cloud.google.com/compute-class: gpu-h100-x1}`,
+defined by a `ComputeClass` object (`apiVersion: cloud.google.com/v1`) whose `spec.priorities[]` each describe
+one node shape: `gpu: {type: nvidia-h100-80gb, count: 1, driverVersion: latest}`, a `machineType`
+(a3-highgpu-1g), a `machineFamily`, a `tpu`, or existing `nodepools`. The priorities are fallbacks: "if the
+most preferred configuration is unavailable, GKE automatically selects the next in the hierarchy"
+(cloud.google.com/kubernetes-engine/docs/concepts/about-custom-compute-classes, "Fallback compute priorities";
+fields: cloud.google.com/kubernetes-engine/docs/reference/crds/computeclass). So a pod of the class may run on
+the device of any priority: the class names a device only when every priority names the same one, as a
+`key In [...]` node affinity does (hardware.one_device); priorities on different devices, or one that names
+none ctxlint can read (node pools, a CPU family), leave the device unknown and say why (`why_unknown`).
+
+The class is looked for in every file of the run (`run_files`, set by engine.lint_paths for the whole run, the
+same list in every --jobs worker), read only when a pod names a class: a run that selects none never reads a
+file for this. A name is never read as a device by itself (`gpu-h100-80gb-high-x1` says nothing GKE holds to).
+"""
+from __future__ import annotations
+
+import os
+import re
+from contextlib import contextmanager
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple
+
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+LABEL = "cloud.google.com/compute-class"
+_API_GROUP = "cloud.google.com/"
+_SUFFIXES = (".yaml", ".yml", ".json")
+
+# Machine families whose every machine type carries one GPU model ("Each machine type within a series has a
+# specific model and number of NVIDIA GPUs attached": docs.cloud.google.com/compute/docs/accelerator-optimized-
+# machines; GPU models by series: docs.cloud.google.com/compute/docs/gpus). a2 (A100 40 GB or 80 GB), a3
+# (H100 or H200) and a4x (GB200, or GB300 in A4X Max) are left out: their types carry different GPUs
+# (hardware.INSTANCE_FAMILIES reads the types).
+FAMILY_GPUS = {"g2": "L4", "g4": "RTX-PRO-6000-Blackwell", "a4": "B200"}
+
+_RUNS: List["RunClasses"] = []  # the run being checked (engine.lint_paths), innermost last
+
+
+@contextmanager
+def run_files(paths: Sequence[str], max_bytes: int) -> Iterator[None]:
+    """The files a run checks, where a pod's compute class is looked for while it lasts."""
+    _RUNS.append(RunClasses(paths, max_bytes))
+    try:
+        yield
+    finally:
+        _RUNS.pop()
+
+
+class RunClasses:
+    """The ComputeClass objects of a run's files, by name, read on the first lookup."""
+
+    def __init__(self, paths: Sequence[str], max_bytes: int) -> None:
+        self.paths = [p for p in paths if p != "-" and p.lower().endswith(_SUFFIXES)]
+        self.max_bytes = max_bytes
+        self._by_name: Optional[Dict[str, List[Tuple[str, Node]]]] = None
+
+    def named(self, name: str) -> List[Tuple[str, Node]]:
+        if self._by_name is None:
+            self._by_name = self._read()
+        return self._by_name.get(name, [])
+
+    def _read(self) -> Dict[str, List[Tuple[str, Node]]]:
+        from ctxlint.adapters.crd_common import objects
+        from ctxlint.loader import read_path
+
+        out: Dict[str, List[Tuple[str, Node]]] = {}
+        for path in self.paths:
+            try:
+                if os.path.getsize(path) > self.max_bytes:
+                    continue
+                with open(path, "rb") as handle:
+                    if b"ComputeClass" not in handle.read():  # most files: no parse
+                        continue
+            except OSError:
+                continue
+            for obj in objects(read_path(path, max_bytes=self.max_bytes)):
+                name = _scalar(obj.dig("metadata", "name"))
+                if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
+                        _API_GROUP) and isinstance(name, str) and name:
+                    out.setdefault(name, []).append((path, obj))
+        return out
+
+
+def class_device(name: Any) -> Tuple[Optional[Val[str]], str]:
+    """(the device every priority of the class `name` names, at the first priority's `gpu.type` (or whatever
+    named it) in the ComputeClass's file; why not, when None)."""
+    if not isinstance(name, str) or not name.strip():
+        return None, ""
+    found = _RUNS[-1].named(name.strip()) if _RUNS else []
+    if not found:
+        return None, f"no checked file defines the ComputeClass '{name}'"
+    devices = [_priorities_device(path, obj, name) for path, obj in found]
+    if len({(d.value if d is not None else None, why) for d, why in devices}) > 1:
+        where = ", ".join(path for path, _ in found)
+        return None, f"{len(found)} files define the ComputeClass '{name}' differently ({where})"
+    return devices[0]
+
+
+def _priorities_device(path: str, obj: Node, name: str) -> Tuple[Optional[Val[str]], str]:
+    items = obj.dig("spec", "priorities")
+    if items is None or items.kind != SEQ or not items.value:
+        return None, f"the ComputeClass '{name}' ({path}) lists no priorities"
+    named = []
+    for index, item in enumerate(items.value):
+        device = _priority_device(item, path)
+        if device is None:
+            at = item.source(path)
+            return None, (f"priority {index + 1} of the ComputeClass '{name}' ({path}:{at.line}) names no GPU "
+                          "ctxlint knows (a gpu.type, or a machineType or machineFamily that fixes the GPU)")
+        named.append(device)
+    kinds = list(dict.fromkeys(d.value for d in named))
+    if len(kinds) > 1:
+        return None, (f"the priorities of the ComputeClass '{name}' ({path}) name different GPUs ({', '.join(kinds)}): "
+                      "GKE falls back from one to the next, so a pod may run on any of them")
+    return named[0], ""
+
+
+def _priority_device(item: Node, path: str) -> Optional[Val[str]]:
+    """The device one priority names: `gpu.type` (or `tpu.type`), else a machine type or family that carries one
+    GPU model. A type the accelerator catalog does not know is kept as written (hardware.canonical_type)."""
+    from ctxlint.adapters.hardware import canonical_type
+
+    if item.kind != MAP:
+        return None
+    for block in ("gpu", "tpu"):
+        node = item.dig(block, "type")
+        found = canonical_type(_scalar(node))
+        if found is not None:
+            return Val(found[0], node.source(path), raw=found[1])
+    node = item.get("machineType")
+    found = machine_gpu(_scalar(node))
+    if found is not None:  # the catalog's name, as gpu.type's: a2-ultragpu's A100-80GB is nvidia-a100-80gb
+        return Val(canonical_type(found[0])[0], node.source(path), raw=found[1])
+    node = item.get("machineFamily")
+    family = _scalar(node)
+    device = FAMILY_GPUS.get(family.strip().lower()) if isinstance(family, str) else None
+    if device is not None:
+        return Val(canonical_type(device)[0], node.source(path), raw=family.strip())
+    return None
+
+
+def machine_gpu(name: Any) -> Optional[Tuple[str, str]]:
+    """(device, text as written) of a machine type that carries one GPU model (hardware.INSTANCE_FAMILIES, whose
+    GCP entries say which), else None: a type of no known family names no device."""
+    from ctxlint.adapters.hardware import canonical_type
+    from ctxlint.adapters.instance_types import INSTANCE_FAMILIES, INSTANCE_GPUS
+
+    low = name.strip().lower() if isinstance(name, str) else ""
+    known = low in INSTANCE_GPUS or any(re.match(pattern, low) for pattern, _ in INSTANCE_FAMILIES)
+    return canonical_type(name) if low and known else None
+
+
+def why_unknown(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The compute class a pod selects that names no device, at the selector's value, with why (raw): for CTX208's
+    advice (Role.device_class). None when the pod selects no class, or its class names a device."""
+    if pod_spec is None or pod_spec.kind != MAP:
+        return None
+    selector = pod_spec.get("nodeSelector")
+    node = selector.get(LABEL) if selector is not None and selector.kind == MAP else None
+    values = [node] if node is not None and node.kind == SCALAR else affinity_values(pod_spec.get("affinity"))
+    for value in values:
+        device, why = class_device(_scalar(value))
+        if device is None and why:
+            return Val(str(_scalar(value)), value.source(file), raw=why)
+    return None
+
+
+def affinity_values(affinity: Optional[Node]) -> List[Node]:
+    """The values of a required node affinity term `cloud.google.com/compute-class In [...]`."""
+    terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
+        if affinity is not None and affinity.kind == MAP else None
+    out: List[Node] = []
+    for term in terms.value if terms is not None and terms.kind == SEQ else ():
+        exprs = term.get("matchExpressions") if term.kind == MAP else None
+        for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
+            values = expr.get("values") if expr.kind == MAP else None
+            if _scalar(expr.get("key")) == LABEL and _scalar(expr.get("operator")) == "In" and values is not None \
+                    and values.kind == SEQ:
+                out.extend(v for v in values.value if v.kind == SCALAR)
+    return out
+
+
+def selected_device(values: Sequence[Node]) -> Optional[Val[str]]:
+    """The device of the classes a pod may get (a selector's one, an affinity's any-of): all must name one."""
+    devices = [class_device(_scalar(v))[0] for v in values]
+    if not devices or any(d is None for d in devices) or len({d.value for d in devices}) != 1:
+        return None
+    return devices[0]
+
+
+def _scalar(node: Optional[Node]) -> Any:
+    return node.value if node is not None and node.kind == SCALAR else None

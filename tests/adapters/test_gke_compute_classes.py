@@ -1,0 +1,213 @@
+"""A pod that names a GKE compute class gets the device of the ComputeClass a checked file defines.
+
+The trees are small copies of GoogleCloudPlatform/accelerated-platforms@9320f3b2's layout: the classes in
+platforms/gke/base/core/custom_compute_class/templates/manifests/gpu/h100-80gb/custom-compute-gpu-h100-80gb-high-x1.yaml
+(`gpu: {count: 1, driverVersion: latest, type: nvidia-h100-80gb}`, `machineType: a3-highgpu-1g`, priorities for a
+reservation, on-demand, DWS FlexStart and spot), the workloads elsewhere with `nodeSelector:
+{cloud.google.com/compute-class: gpu-h100-80gb-high-x1}`. GKE's fields and fallback order: cloud.google.com/
+kubernetes-engine/docs/reference/crds/computeclass and .../concepts/about-custom-compute-classes.
+"""
+from __future__ import annotations
+
+from ctxlint.adapters import compute_classes
+from ctxlint.adapters.hardware import canonical_type
+from ctxlint.engine import lint_paths
+from ctxlint.parallel import lint_paths_parallel
+from helpers import run
+
+H100_CLASS = """\
+apiVersion: cloud.google.com/v1
+kind: ComputeClass
+metadata:
+  name: gpu-h100-80gb-high-x1
+spec:
+  nodePoolAutoCreation:
+    enabled: true
+  priorities:
+    - gpu:
+        count: 1
+        driverVersion: latest
+        type: nvidia-h100-80gb
+      machineType: a3-highgpu-1g
+      reservations:
+        affinity: AnyBestEffort
+      spot: false
+    - gpu:
+        count: 1
+        driverVersion: latest
+        type: nvidia-h100-80gb
+      machineType: a3-highgpu-1g
+      spot: true
+"""
+# A class whose fallback is another GPU: the pod may run on either
+MIXED_CLASS = """\
+apiVersion: cloud.google.com/v1
+kind: ComputeClass
+metadata: {name: gpu-h100-or-l4}
+spec:
+  priorities:
+    - gpu: {type: nvidia-h100-80gb, count: 1}
+    - gpu: {type: nvidia-l4, count: 1}
+      machineType: g2-standard-12
+"""
+# No gpu block: the machine type (then the family) fixes the GPU
+MACHINE_CLASS = """\
+apiVersion: cloud.google.com/v1
+kind: ComputeClass
+metadata: {name: l4-by-machine}
+spec:
+  priorities:
+    - machineType: g2-standard-8
+    - machineFamily: g2
+"""
+POOLS_CLASS = """\
+apiVersion: cloud.google.com/v1
+kind: ComputeClass
+metadata: {name: on-pools}
+spec:
+  priorities:
+    - gpu: {type: nvidia-l4, count: 1}
+    - nodepools: [gpu-pool]
+"""
+DEPLOY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: vllm}}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        cloud.google.com/compute-class: {cls}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, {model}, --max-model-len, "8192"]
+        resources: {{limits: {{nvidia.com/gpu: "1"}}}}
+"""
+BIG = "meta-llama/Llama-3.1-70B-Instruct"  # ~131 GiB of bf16 weights: more than one H100 or L4 holds
+SMALL = "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def _tree(root, deploy: str, **classes: str):
+    (root / "classes").mkdir()
+    (root / "app").mkdir()
+    for name, text in classes.items():
+        (root / "classes" / f"{name}.yaml").write_text(text)
+    (root / "app" / "deploy.yaml").write_text(deploy)
+
+
+def _role(paths, **kw):
+    [dep] = lint_paths([str(p) for p in paths], **kw).deployments
+    [role] = dep.roles
+    return role
+
+
+def test_a_class_of_one_gpu_names_it_at_its_gpu_type(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=BIG), h100=H100_CLASS)
+    monkeypatch.chdir(tmp_path)
+    out = run(["check", "--select", "CTX203,CTX208", "."])
+    assert out.out.splitlines() == [
+        "classes/h100.yaml:12:15: CTX203 [error] 131.42 GiB > 79.20 GiB: the weights of meta-llama/Llama-3.1-70B "
+        "per GPU (tensor 1 x pipeline 1) exceed the memory of one H100-SXM-80GB, before any KV cache. Use at "
+        "least 2 GPUs with tensor/pipeline parallelism to match, larger accelerators, or a quantized checkpoint "
+        "(weights-exceed-memory)"]
+    role = _role(["."])
+    device = role.accelerators.type
+    assert (device.value, device.raw, device.source.file, device.source.line, device.source.col) == \
+        ("H100-SXM-80GB", "nvidia-h100-80gb", "classes/h100.yaml", 12, 15)
+    assert role.device_class is None
+
+
+def test_a_class_no_checked_file_defines_stays_unknown_and_ctx208_names_it(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL))  # the class's file not checked
+    monkeypatch.chdir(tmp_path)
+    role = _role(["app/deploy.yaml"])
+    assert role.accelerators.type is None
+    assert (role.device_class.value, role.device_class.source.line, role.device_class.source.col) == \
+        ("gpu-h100-80gb-high-x1", 8, 41)
+    out = run(["check", "--select", "CTX208", "app"]).out
+    assert ("; the pod selects the GKE compute class 'gpu-h100-80gb-high-x1' (app/deploy.yaml:8:41), but no checked "
+            "file defines the ComputeClass 'gpu-h100-80gb-high-x1': check the file that defines it together with "
+            "this one, or state the device beside it (cloud.google.com/gke-accelerator, or `default-accelerator:` "
+            "in .ctxlint.yaml); capacity checks skip these roles (capacity-not-derivable)") in out
+
+
+def test_priorities_on_different_gpus_name_no_device(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-or-l4", model=SMALL), mixed=MIXED_CLASS)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_class.raw == ("the priorities of the ComputeClass 'gpu-h100-or-l4' (classes/mixed.yaml) name "
+                                     "different GPUs (H100-SXM-80GB, L4): GKE falls back from one to the next, so a "
+                                     "pod may run on any of them")
+    out = run(["check", "--select", "CTX208", "."]).out
+    assert "but the priorities of the ComputeClass 'gpu-h100-or-l4' (classes/mixed.yaml) name different GPUs " \
+        "(H100-SXM-80GB, L4): GKE falls back from one to the next, so a pod may run on any of them: state the " \
+        "device beside it (cloud.google.com/gke-accelerator" in out
+
+
+def test_a_priority_of_no_known_gpu_names_no_device(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="on-pools", model=SMALL), pools=POOLS_CLASS)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_class.raw == ("priority 2 of the ComputeClass 'on-pools' (classes/pools.yaml:7) names no GPU "
+                                     "ctxlint knows (a gpu.type, or a machineType or machineFamily that fixes the GPU)")
+
+
+def test_machine_type_and_family_fix_the_gpu(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="l4-by-machine", model=SMALL), machine=MACHINE_CLASS)
+    monkeypatch.chdir(tmp_path)
+    device = _role(["."]).accelerators.type
+    assert (device.value, device.raw, device.source.line, device.source.col) == ("L4", "g2-standard-8", 6, 20)
+
+
+def test_node_affinity_on_the_class_label(tmp_path, monkeypatch):
+    affinity = DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL).replace(
+        "      nodeSelector:\n        cloud.google.com/compute-class: gpu-h100-80gb-high-x1\n",
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n            - matchExpressions:\n"
+        "              - {key: cloud.google.com/compute-class, operator: In, values: [gpu-h100-80gb-high-x1]}\n")
+    _tree(tmp_path, affinity, h100=H100_CLASS)
+    monkeypatch.chdir(tmp_path)
+    assert _role(["."]).accelerators.type.value == "H100-SXM-80GB"
+
+
+def test_a_device_label_beside_the_class_wins(tmp_path, monkeypatch):
+    # Autopilot's built-in `Accelerator` class is no ComputeClass of a file: the GPU label beside it names the device
+    autopilot = DEPLOY.format(cls="Accelerator", model=SMALL).replace(
+        "        cloud.google.com/compute-class: Accelerator\n",
+        "        cloud.google.com/compute-class: Accelerator\n        cloud.google.com/gke-accelerator: nvidia-l4\n")
+    _tree(tmp_path, autopilot)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert (role.accelerators.type.value, role.accelerators.type.source.line) == ("L4", 9)
+    assert role.device_class is None
+
+
+def test_the_whole_run_is_searched_in_every_worker(tmp_path, monkeypatch):
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL), h100=H100_CLASS)
+    monkeypatch.chdir(tmp_path)
+    # a chunk of --jobs holds the workload's directory alone: it is given the run's files
+    role = _role(["app/deploy.yaml"], run_files=["app/deploy.yaml", "classes/h100.yaml"])
+    assert role.accelerators.type.source.file == "classes/h100.yaml"
+    report = lint_paths_parallel(["."], jobs=2)
+    assert [r.accelerators.type.value for d in report.deployments for r in d.roles] == ["H100-SXM-80GB"]
+
+
+def test_no_file_is_read_for_classes_when_no_pod_names_one(tmp_path, monkeypatch):
+    def refuse(self):
+        raise AssertionError("read the run's files for compute classes")
+
+    _tree(tmp_path, DEPLOY.format(cls="x", model=SMALL).replace("cloud.google.com/compute-class: x",
+                                                                 "cloud.google.com/gke-accelerator: nvidia-l4"),
+          h100=H100_CLASS)
+    monkeypatch.setattr(compute_classes.RunClasses, "_read", refuse)
+    monkeypatch.chdir(tmp_path)
+    assert _role(["."]).accelerators.type.value == "L4"
+
+
+def test_gcp_machine_series_of_one_gpu():
+    # docs.cloud.google.com/compute/docs/gpus: A4 carries B200, A4X GB200, G4 RTX PRO 6000
+    assert [canonical_type(t)[0] for t in ("g4-standard-48", "a4-highgpu-8g", "a4x-highgpu-4g")] == \
+        ["RTX-PRO-6000-Blackwell", "B200", "GB200"]
