@@ -380,11 +380,13 @@ class Deployment:
     def files(self) -> Tuple[str, ...]:
         """The files its values are written in: its own first, then its roles' and its model's (a KServe
         runtime, an OME base model or the other half of a pair in a sibling file), then those of its roles'
-        engine settings (a ConfigMap of a sibling file that sets them)."""
+        engine settings (a ConfigMap of a sibling file that sets them), then those naming its devices (a GKE
+        ComputeClass, whose `gpu.type` a finding about the device points at)."""
         found = [self.file] + [r.source.file for r in self.roles if r.source is not None]
         if self.model.id is not None:
             found.append(self.model.id.source.file)
         found += [val.source.file for r in self.roles for _, val in r.engine_args]
+        found += [r.accelerators.type.source.file for r in self.roles if r.accelerators.type is not None]
         return tuple(dict.fromkeys(found))
 
     def model_source(self, role: Optional[Role]) -> Source:

@@ -10,6 +10,7 @@ kubernetes-engine/docs/reference/crds/computeclass and .../concepts/about-custom
 from __future__ import annotations
 
 from ctxlint.adapters import compute_classes
+from ctxlint.audit import build_audit
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.engine import lint_paths
 from ctxlint.parallel import lint_paths_parallel
@@ -116,6 +117,11 @@ def test_a_class_of_one_gpu_names_it_at_its_gpu_type(tmp_path, monkeypatch):
     assert (device.value, device.raw, device.source.file, device.source.line, device.source.col) == \
         ("H100-SXM-80GB", "nvidia-h100-80gb", "classes/h100.yaml", 12, 15)
     assert role.device_class is None
+    # the audit row holds the finding in the class's file (Deployment.files names the file of its device)
+    audit = build_audit(lint_paths(["."]))
+    assert [(row.name, [(f.rule, f.file) for f in row.findings]) for row in audit.rows] == [
+        ("vllm", [("CTX203", "classes/h100.yaml")])]
+    assert audit.outside == ()
 
 
 def test_a_class_no_checked_file_defines_stays_unknown_and_ctx208_names_it(tmp_path, monkeypatch):
