@@ -5,8 +5,9 @@ kyaml/yaml/merge2/merge2.go, smpdirective.go; the patch is the "origin", the wor
 - mappings merge key by key; a key the patch sets to null is cleared from the workload;
 - `$patch: delete` on a mapping (or a list element) removes it, `$patch: replace` puts the patch's in its place;
 - a list merges element by element only where the Kubernetes schema gives it a patch merge key (below); any other
-  list (`args`, `command`, `tolerations`, `envFrom`...) is replaced whole; the workload's elements keep their order,
-  a patch element with a key the workload lacks is appended;
+  list (`args`, `command`, `tolerations`, `envFrom`...) is replaced whole; a merged list has the patch's elements
+  first, in the patch's order, then the workload's others (kustomize passes MergeOptionsListPrepend); an element
+  without its key, two with one key, or `$patch: replace` on an element (kyaml mishandles them) are not applied;
 - a scalar is replaced.
 The merge keys: every `x-kubernetes-patch-merge-key` of the arrays reachable from Deployment, StatefulSet,
 DaemonSet, ReplicaSet, Job, CronJob and Pod in the OpenAPI bundle kustomize builds in (kyaml/openapi/kubernetesapi/
@@ -106,27 +107,61 @@ def merge(dest: Optional[Node], origin: Node, path: str, key: str, place: Place)
     return place(origin, path)
 
 
+def _list_directive(origin: Node) -> Optional[str]:
+    """The directive of a whole list, as kyaml's determineSequenceNodePatchStrategy finds it: the first element with a
+    `$patch` key, when that is its only key (one with more keys is an element's own directive)."""
+    found = next((i for i in origin.value if i.kind == MAP and "$patch" in i.value), None)
+    return _directive(found) if found is not None and len(found.value) == 1 else None
+
+
+def _key_of(item: Node, merge_key: str, path: str) -> str:
+    """An element's merge key as kyaml compares it (the scalar's text). kyaml matches an element without one against
+    the first element that has the field at all (FieldMatcher with an empty value), and a patch container without a
+    name empties the workload's list (kustomize 5.5.0): such a list is not applied here."""
+    found = item.get(merge_key) if item.kind == MAP else None
+    text = scalar(found) if found is not None else None
+    if text is None or text == "" or isinstance(text, (dict, list)):
+        raise NotApplied(f"an element of {path} has no `{merge_key}`: kustomize's merge of it is not applied here")
+    return str(text).lower() if isinstance(text, bool) else str(text)
+
+
 def _merge_list(dest: Node, origin: Node, path: str, merge_key: str, place: Place) -> Optional[Node]:
-    patch_items = list(origin.value)
-    marker = [i for i in patch_items if i.kind == MAP and i.get(merge_key) is None and _directive(i) is not None]
-    if any(_directive(i) == "replace" for i in marker):  # `- $patch: replace`: the list is the patch's
-        kept = [i for i in patch_items if not any(i is m for m in marker)]
-        return _whole(clone(origin, value=kept), path, place)
-    pairs = []  # (patch element, the index of the workload's element with its key, or None)
+    """kyaml's walkAssociativeSequence with the MergeOptionsListPrepend that patchstrategicmerge.Filter passes
+    (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: kyaml/yaml/walk/associative_sequence.go
+    elementValues, setAssociativeSequenceElements): the patch's elements first, in the patch's order (each merged into
+    the workload's of its key, or new), then the workload's that the patch does not name, in their order.
+    `kubectl kustomize` (v5.5.0) builds [side, new, vllm] from containers [vllm, side] and a patch [side, new]."""
+    directive = _list_directive(origin)
+    if directive == "delete":  # `- $patch: delete`: the list is cleared
+        return None
+    patch_items = [i for i in origin.value if not (i.kind == MAP and "$patch" in i.value and len(i.value) == 1)]
+    if directive == "replace":  # `- $patch: replace`: the list is the patch's
+        return _whole(clone(origin, value=patch_items), path, place)
+    ours = {}
+    for item in dest.value:
+        ours.setdefault(_key_of(item, merge_key, path), []).append(item)
+    theirs = {}
     for item in patch_items:
-        name = scalar(item.get(merge_key)) if item.kind == MAP else None
-        pairs.append((item, next((n for n, i in enumerate(dest.value) if i.kind == MAP and name is not None
-                                  and scalar(i.get(merge_key)) == name), None)))
-    gone = {at for item, at in pairs if at is not None and item.kind == MAP and _directive(item) == "delete"}
-    kept = [n for n in range(len(dest.value)) if n not in gone]
-    final = {n: k for k, n in enumerate(kept)}  # where each element ends, for the paths of what merges into it
-    items: List[Any] = [dest.value[n] for n in kept]
-    for item, at in pairs:
-        if at is None and not (item.kind == MAP and _directive(item) == "delete"):  # (nothing to delete)
-            items.append(_whole(item, child_path(path, len(items)), place))
-        elif at is not None and at not in gone:
-            items[final[at]] = merge(items[final[at]], item, child_path(path, final[at]), "", place)
-    return clone(dest, value=[i for i in items if i is not None])
+        theirs.setdefault(_key_of(item, merge_key, path), []).append(item)
+    if any(len(v) > 1 for v in list(ours.values()) + list(theirs.values())):
+        raise NotApplied(f"two elements of {path} have one `{merge_key}`: kustomize merges the first only")
+    order = list(theirs) + [k for k in ours if k not in theirs]
+    items: List[Node] = []
+    for name in order:
+        item, have = theirs.get(name, [None])[0], ours.get(name, [None])[0]
+        if item is None:
+            items.append(have)
+            continue
+        if _directive(item) == "delete":
+            continue
+        if _directive(item) == "replace":
+            # kyaml puts the workload's element back over the replacement (appendListNode): kustomize 5.5.0 keeps
+            # the element unchanged; not applied here rather than relying on that
+            raise NotApplied(f"`$patch: replace` on an element of {path} is not applied here")
+        merged = merge(have, item, child_path(path, len(items)), "", place)
+        if merged is not None:
+            items.append(merged)
+    return clone(dest, value=items)
 
 
 # JSON6902 ----------------------------------------------------------------------------------------------------------
@@ -209,7 +244,11 @@ def json6902(root: Node, ops: Node, root_path: str, place: Place) -> Node:
         elif name == "remove":
             _remove(root, tokens, text)
         elif name in ("add", "replace"):
-            if name == "replace":
+            parent = _parent(root, tokens, text) if tokens else None
+            # json-patch v4 (gopkg.in/evanphx/json-patch.v4 v4.13.0, kustomize's api/go.mod) replaces a key its
+            # object lacks by setting it (partialDoc.get never fails): `kubectl kustomize` 5.5.0 adds it; a missing
+            # list index or parent is refused
+            if name == "replace" and not (parent is not None and parent.kind == MAP and tokens[-1] not in parent.value):
                 _remove(root, tokens, text)
             path = _path_of(root, tokens, root_path)
             _add(root, tokens, _whole(op.value["value"], path, place), text)

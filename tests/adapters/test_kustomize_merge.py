@@ -52,12 +52,48 @@ spec:
     - name: c
       image: c:1
 """
+    # the patch's elements first in its order, then the workload's others: what `kubectl kustomize` (kustomize
+    # 5.5.0) builds from this patch over this Pod (kyaml's MergeOptionsListPrepend)
     assert _smp(POD, patch) == {"spec": {"containers": [
         {"name": "a", "image": "a:1", "args": ["--x", "1"],
-         "env": [{"name": "A", "value": "1"}, {"name": "B", "value": "3"}, {"name": "C", "value": "4"}],
+         "env": [{"name": "B", "value": "3"}, {"name": "C", "value": "4"}, {"name": "A", "value": "1"}],
          "volumeMounts": [{"name": "w", "mountPath": "/m"}]},  # merged by mountPath, not name
-        {"name": "b", "image": "b:1"},
-        {"name": "c", "image": "c:1"}]}}  # a new element is appended
+        {"name": "c", "image": "c:1"},  # a new element comes before the workload's the patch does not name
+        {"name": "b", "image": "b:1"}]}}
+
+
+def test_a_merged_list_takes_the_patch_order() -> None:
+    # containers [a, b], a patch naming b then a new one: kustomize builds [b, new, a], so a JSON patch of
+    # /spec/containers/0 after it changes b
+    patch = "spec:\n  containers:\n    - {name: b, image: b:2}\n    - {name: n, image: n:1}\n"
+    merged = merge(_node(POD), _node(patch), "", "", _place)
+    containers = merged.value["spec"].value["containers"].value
+    assert [c.value["name"].value for c in containers] == ["b", "n", "a"]
+    assert containers[0].value["image"].path == "p.yaml:spec.containers[0].image"
+    assert containers[1].path == "p.yaml:spec.containers[1]"
+    assert containers[2].value["image"].path == "spec.containers[0].image"  # the base's own, now at [2]
+
+
+def test_a_list_delete_directive_clears_the_list() -> None:
+    # `- $patch: delete` as an element of its own (its only key) deletes the list: kubectl kustomize drops `env`
+    patch = "spec:\n  containers:\n    - name: a\n      env:\n        - $patch: delete\n"
+    assert "env" not in _smp(POD, patch)["spec"]["containers"][0]
+    assert _smp(POD, "spec:\n  containers:\n    - whatever\n    - $patch: delete\n") == {"spec": {}}
+    # a `$patch: merge` element is dropped and the rest merged
+    patch = "spec:\n  containers:\n    - {name: b, image: b:2}\n    - $patch: merge\n"
+    assert [c["image"] for c in _smp(POD, patch)["spec"]["containers"]] == ["b:2", "a:1"]
+
+
+@pytest.mark.parametrize("patch", [
+    "spec:\n  containers:\n    - image: x:2\n",                                # no name: kustomize empties the list
+    "spec:\n  containers:\n    - name: a\n      env: [{value: '3'}]\n",        # an env entry without a name
+    "spec:\n  containers:\n    - {name: a, args: [--1]}\n    - {name: a, args: [--2]}\n",  # one name twice
+    "spec:\n  containers:\n    - {name: a, $patch: replace, image: z:9}\n",   # kustomize keeps the element
+    "spec:\n  containers:\n    - x\n",
+])
+def test_list_elements_kustomize_mishandles_are_not_applied(patch) -> None:
+    with pytest.raises(NotApplied):
+        _smp(POD, patch)
 
 
 def test_args_and_command_are_replaced_whole() -> None:
@@ -73,8 +109,12 @@ def test_null_clears_a_key_and_patch_delete_removes_an_element() -> None:
 
 
 def test_patch_replace_puts_the_patch_map_in_place() -> None:
-    patch = "spec:\n  containers:\n    - name: a\n      $patch: replace\n      image: z:9\n"
-    assert _smp(POD, patch)["spec"]["containers"][0] == {"name": "a", "image": "z:9"}
+    # on a mapping that is no list element (on an element kyaml puts the workload's back: not applied, above)
+    patch = "spec:\n  $patch: replace\n  containers:\n    - name: n\n"
+    assert _smp(POD, patch) == {"spec": {"containers": [{"name": "n"}]}}
+    patch = "spec:\n  containers:\n    - name: a\n      securityContext: {$patch: replace, runAsUser: 1}\n"
+    assert _smp("spec: {containers: [{name: a, securityContext: {privileged: true}}]}\n", patch) == \
+        {"spec": {"containers": [{"name": "a", "securityContext": {"runAsUser": 1}}]}}
 
 
 def test_a_replace_element_replaces_the_list() -> None:
@@ -112,11 +152,14 @@ def test_json6902_ops() -> None:
     assert _ops(base, "- {op: move, from: /a/b/0, path: /a/n}\n- {op: copy, from: /a/n, path: /a/m}\n") == \
         {"a": {"b": [2], "c/d": "x", "e~f": "y", "n": 1, "m": 1}}
     assert _ops(base, "- {op: test, path: /a/b/1, value: 2}\n") == {"a": {"b": [1, 2], "c/d": "x", "e~f": "y"}}
+    # json-patch v4 replaces a key its object lacks by setting it (kubectl kustomize 5.5.0 does)
+    assert _ops(base, "- {op: replace, path: /a/n, value: 1}\n") == {"a": {"b": [1, 2], "c/d": "x", "e~f": "y", "n": 1}}
 
 
 @pytest.mark.parametrize("ops", [
     "- {op: test, path: /a/b/1, value: 3}\n",        # a failed test: kustomize refuses the build
-    "- {op: replace, path: /a/nope, value: 1}\n",    # replace needs the path
+    "- {op: replace, path: /a/b/2, value: 1}\n",     # replace needs the index
+    "- {op: replace, path: /x/nope, value: 1}\n",    # and the parent
     "- {op: remove, path: /a/b/5}\n",
     "- {op: add, path: /a/b/7, value: 1}\n",         # past the end
     "- {op: add, path: /x/y, value: 1}\n",           # no parent
@@ -177,7 +220,7 @@ def test_inline_patches_are_placed_in_their_kustomization() -> None:
 
 
 def test_paths_of_merged_elements_are_where_they_end() -> None:
-    # a is deleted: b's merged image is at containers[0], c (appended) at [1]
+    # a is deleted: b's merged image is at containers[0], c (new, after b in the patch) at [1]
     patch = "spec:\n  containers:\n    - {name: a, $patch: delete}\n    - {name: b, image: b:2}\n    - {name: c}\n"
     merged = merge(_node(POD), _node(patch), "", "", _place)
     containers = merged.value["spec"].value["containers"].value
