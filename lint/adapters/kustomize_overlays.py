@@ -247,7 +247,7 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
     return overlay
 
 
-_APPLIED = ("patches", "patchesStrategicMerge", "patchesJson6902", "images")  # kustomize_patches applies these
+_APPLIED = ("patches", "patchesStrategicMerge", "patchesJson6902", "images", "imageTags")  # kustomize_patches applies
 
 
 def _components(path: str, root: Any, reader: _Reader, depth: int = 0) -> List[Tuple[str, Any]]:

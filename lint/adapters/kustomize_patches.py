@@ -30,7 +30,12 @@ from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_ma
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.nodes import MAP, SCALAR, SEQ, ForeignNode, Node, child_path
 
-BUILTIN = ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet", "Job", "CronJob", "Pod")  # kinds with a schema
+# The workload types kustomize has a schema for, so merges lists by their keys: the x-kubernetes-group-version-kind
+# of kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990 kyaml/openapi/kubernetesapi/data/
+# kubernetes-openapi-union-v1.21.2.bundle-v1.json.gz. Another apiVersion (extensions/v1beta1, apps/v1beta2) has none:
+# kyaml replaces every list whole (`kubectl kustomize` 5.5.0 drops an extensions/v1beta1 Deployment's other containers)
+BUILTIN = {"apps/v1": ("Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"), "batch/v1": ("Job", "CronJob"),
+           "batch/v1beta1": ("CronJob",), "v1": ("Pod",)}
 _LABELLERS = ("commonLabels", "labels", "commonAnnotations")
 
 
@@ -112,7 +117,7 @@ class Applied:
         folder = os.path.dirname(path)
         kust = ScalarSpans(path, _text(reader, path))
         label = os.path.basename(path)
-        for key in ("patches", "patchesStrategicMerge", "patchesJson6902", "images", "replacements"):
+        for key in ("patches", "patchesStrategicMerge", "patchesJson6902", "images", "imageTags", "replacements"):
             if root.get(key) is not None and root.get(key).kind != SEQ:
                 raise NotApplied(f"`{key}` of {label} is not a list: kustomize refuses it")
         for n, item in enumerate(seq(root.get("patchesStrategicMerge"))):
@@ -131,8 +136,11 @@ class Applied:
         self.labelled = self.labelled or any(root.get(k) is not None for k in _LABELLERS)
         for n, item in enumerate(seq(root.get("patchesJson6902"))):
             self._entry(item, n, "patchesJson6902", folder, kust, label, reader)
-        for n, item in enumerate(seq(root.get("images"))):
-            self._image(item, n, kust, label)
+        # `imageTags` is the old name of `images`: FixKustomization appends its entries to them (api/types/
+        # kustomization.go)
+        for key in ("images", "imageTags"):
+            for n, item in enumerate(seq(root.get(key))):
+                self._image(item, n, kust, label, key)
         self.made.update(_generated(path, reader))
         for n, item in enumerate(seq(root.get("replacements"))):
             self._replacement(item, n, kust, label)
@@ -176,6 +184,7 @@ class Applied:
         for doc in patch.docs:
             if doc.kind == SEQ:
                 raise NotApplied(f"a JSON patch in {patch.label} has no target")
+            _resource(patch, doc)
             if self.by_id(doc):
                 self.smp(patch, doc)
 
@@ -200,17 +209,17 @@ class Applied:
         if len(patch.docs) == 1 and patch.docs[0].kind == SEQ:
             self.obj = json6902(self.obj, patch.docs[0], "", patch.place)
         elif len(patch.docs) == 1 and key == "patches":
-            self.smp(patch, patch.docs[0])
+            self.smp(patch, _resource(patch, patch.docs[0]))
         else:
             raise NotApplied(f"{key}[{n}] is neither one strategic-merge patch nor a JSON patch")
 
-    def _image(self, item: Node, n: int, kust: ScalarSpans, label: str) -> None:
+    def _image(self, item: Node, n: int, kust: ScalarSpans, label: str, key: str = "images") -> None:
         fields = {k: item.get(k) if item.kind == MAP else None for k in ("name", "newName", "newTag", "digest",
                                                                          "tagSuffix")}
         values = {k: scalar(v) for k, v in fields.items()}
         if not isinstance(values["name"], str) or not values["name"] or \
                 any(v is not None and not isinstance(scalar(v), str) for v in fields.values()):
-            raise NotApplied(f"images[{n}] is not a name with string newName, newTag, digest or tagSuffix")
+            raise NotApplied(f"{key}[{n}] is not a name with string newName, newTag, digest or tagSuffix")
         at = fields["newTag"] or fields["digest"] or fields["newName"] or fields["tagSuffix"]
         for container, path in self._containers():
             image = container.get("image")
@@ -240,6 +249,18 @@ class Applied:
                     yield container, f"{base}.{key}[{n}]"
 
 
+def _resource(patch: Patch, doc: Node) -> Node:
+    """A strategic-merge patch is read as a resource, with or without a target: kustomize refuses one without a kind
+    or a metadata.name (api/resource/factory.go dropBadNodes, kyaml/yaml/rnode.go GetValidatedMetadata: "missing
+    kind", "missing metadata.name"), and inlines a FooList's items (not read here)."""
+    kind = scalar(doc.get("kind")) if doc.kind == MAP else None
+    name = scalar(doc.dig("metadata", "name")) if doc.kind == MAP else None
+    if not isinstance(kind, str) or not kind or kind.endswith("List") or name is None or name == "":
+        raise NotApplied(f"a strategic-merge patch in {patch.label} has no kind or no metadata.name: "
+                         "kustomize refuses it")
+    return doc
+
+
 def _generated(path: str, reader: Any) -> dict:
     from ctxlint.adapters.kustomize_maps import generated
 
@@ -255,8 +276,9 @@ def _text(reader: Any, path: str) -> str:
 
 def apply_chain(obj: Node, levels: List[Tuple[str, Node]], reader: Any) -> Node:
     """The workload `obj` after the kustomizations `levels` (innermost first); NotApplied when not exactly."""
-    if scalar(obj.get("kind")) not in BUILTIN:
-        raise NotApplied(f"a {scalar(obj.get('kind'))} has no schema in kustomize: its lists' merge is not known")
+    kind, api = scalar(obj.get("kind")), scalar(obj.get("apiVersion"))
+    if not isinstance(api, str) or kind not in BUILTIN.get(api, ()):
+        raise NotApplied(f"a {kind} of apiVersion {api} has no schema in kustomize: its lists' merge is not known")
     applied = Applied(obj)
     for path, root in levels:
         applied.level(path, root, reader)

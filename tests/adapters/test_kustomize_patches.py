@@ -190,3 +190,52 @@ def test_bad_patches_never_crash(tmp_path) -> None:
         # a JSON patch that copies the whole object somewhere is one kustomize applies too
         assert _audit(tmp_path / str(number)) == (unread if number != 15 else [("vllm", MODEL, "0.11.0", "fits")]), \
             number
+
+
+SIDECAR = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: proxy
+          image: envoyproxy/envoy:v1.31.0
+          args: [--config-path, /etc/envoy.yaml]
+"""
+
+
+def test_a_container_a_patch_adds_comes_first(tmp_path) -> None:
+    # kustomize merges the patch's containers first (kyaml's MergeOptionsListPrepend): `kubectl kustomize` (5.5.0)
+    # builds [proxy, vllm], so the JSON patch of containers/0 after it extends the proxy's args, not the engine's
+    len_patch = "- op: add\n  path: /spec/template/spec/containers/0/args/-\n  value: --max-model-len=300000\n"
+    _tree(tmp_path, {"o/kustomization.yaml": "resources: [../base]\n" + GEN + "patchesStrategicMerge: [proxy.yaml]\n"
+                     "patchesJson6902:\n  - {target: {version: v1, kind: Deployment, name: vllm}, path: len.yaml}\n",
+                     "o/proxy.yaml": SIDECAR, "o/len.yaml": len_patch})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.11.0", "fits")]  # the base's $(LEN) = 8192
+    assert _findings(tmp_path, "CTX109") == []
+
+
+def test_a_workload_kustomize_has_no_schema_for_is_not_patched(tmp_path) -> None:
+    # an extensions/v1beta1 Deployment is not in kustomize's OpenAPI bundle: kyaml replaces its lists whole
+    # (kubectl kustomize drops the containers the patch does not name), not merged here: the overlay is not read
+    old = DEPLOY.replace("apps/v1", "extensions/v1beta1")
+    _tree(tmp_path, {"base/deployment.yaml": old, "o/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     "patches:\n  - path: p.yaml\n", "o/p.yaml": SMP.replace("apps/v1", "extensions/v1beta1")})
+    assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
+
+
+def test_image_tags_the_old_name_of_images_retag(tmp_path) -> None:
+    _tree(tmp_path, {"new/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     "imageTags:\n  - name: vllm/vllm-openai\n    newTag: v0.10.1\n"})
+    assert _audit(tmp_path) == [("vllm", MODEL, "0.10.1", "fits")]
+
+
+def test_a_strategic_merge_patch_without_kind_or_name_is_refused(tmp_path) -> None:
+    # kustomize reads each as a resource: "missing metadata.name" / "missing kind" (kyaml GetValidatedMetadata)
+    unread = [("vllm", "(no model id)", "0.11.0", "unknown")]
+    for n, patch in enumerate([SMP.replace("metadata: {name: vllm}\n", ""), SMP.replace("kind: Deployment\n", "")]):
+        _tree(tmp_path / str(n), {"o/kustomization.yaml": "resources: [../base]\n" + GEN +
+                                  "patches:\n  - {path: p.yaml, target: {kind: Deployment}}\n", "o/p.yaml": patch})
+        assert _audit(tmp_path / str(n)) == unread, n
