@@ -28,6 +28,7 @@ _RUN = _RUN_OF % (LAZY,)
 # kustomize's patch semantics: only for a base whose overlay patches (adapters/kustomize_overlays.py)
 PATCHES = ("ctxlint.adapters.kustomize_patches", "ctxlint.adapters.kustomize_merge",
            "ctxlint.adapters.kustomize_patch_inputs")
+REPLACEMENTS = "ctxlint.adapters.kustomize_replacements"  # only for an overlay with replacements
 
 
 def _loaded(path: Path, run: str = _RUN) -> set:
@@ -83,9 +84,13 @@ spec:
 """)
     (tmp_path / "o/kustomization.yaml").write_text(
         "resources: [../base]\nconfigMapGenerator: [{name: runtime, literals: [MODEL=Qwen/Qwen3-8B]}]\n")
-    run = _RUN_OF % (PATCHES,)
+    run = _RUN_OF % (PATCHES + (REPLACEMENTS,),)
     assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
     assert _loaded(tmp_path / "base/deployment.yaml", run) == set()  # an overlay without patches
     with (tmp_path / "o/kustomization.yaml").open("a") as out:
         out.write("images: [{name: vllm/vllm-openai, newTag: v0.11.0}]\n")
     assert _loaded(tmp_path / "base/deployment.yaml", run) == set(PATCHES)
+    with (tmp_path / "o/kustomization.yaml").open("a") as out:
+        out.write("replacements: [{source: {kind: ConfigMap, name: runtime, fieldPath: data.MODEL}, targets: "
+                  "[{select: {kind: Deployment}, fieldPaths: ['spec.template.spec.containers.[name=vllm].image']}]}]\n")
+    assert _loaded(tmp_path / "base/deployment.yaml", run) == set(PATCHES) | {REPLACEMENTS}

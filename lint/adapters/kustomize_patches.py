@@ -24,11 +24,10 @@ from typing import Any, Iterator, List, Tuple
 
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge
-from ctxlint.adapters.kustomize_overlays import IMAGE_PATH
 from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_matched, inline_patch, relabel, retag,
                                                      selects)
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.nodes import MAP, SCALAR, SEQ, ForeignNode, Node, child_path
+from ctxlint.nodes import MAP, SEQ, Node, child_path
 
 # The workload types kustomize has a schema for, so merges lists by their keys: the x-kubernetes-group-version-kind
 # of kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990 kyaml/openapi/kubernetesapi/data/
@@ -57,7 +56,11 @@ class Applied:
         self.obj = copy_tree(obj)
         meta = obj.get("metadata")
         self.names = [str(scalar(meta.get("name")) if meta is not None and meta.kind == MAP else "")]
-        self.spaces = [_ns(scalar(meta.get("namespace")) if meta is not None and meta.kind == MAP else None)]
+        space = scalar(meta.get("namespace")) if meta is not None and meta.kind == MAP else None
+        self.spaces = [_ns(space)]
+        # every (name, namespace) it had, the namespace as written ("" unset): MakeResIds gives a replacement its
+        # current id and each previous one (the namespace, prefix and suffix transformers store one each)
+        self.history = [(self.names[0], space if isinstance(space, str) else "")]
         self.group, self.version, self.kind, self.api = _ids(obj)
         self.labelled = False  # a labels transformer ran: label and annotation selectors are not evaluated
         self.made: dict = {}  # the ConfigMaps the chain generated so far: name -> kustomize_maps.GeneratedMap
@@ -130,9 +133,12 @@ class Applied:
         space = scalar(root.get("namespace"))
         if isinstance(space, str) and space:
             self.spaces.append(space)
+            self.history.append((self.history[-1][0], space))
         prefix, suffix = scalar(root.get("namePrefix")) or "", scalar(root.get("nameSuffix")) or ""
         if prefix or suffix:
             self.names.append(f"{prefix}{self.names[-1]}{suffix}")
+        for name in ([f"{prefix}{self.history[-1][0]}"] if prefix else []) + ([self.names[-1]] if suffix else []):
+            self.history.append((name, self.history[-1][1]))
         self.labelled = self.labelled or any(root.get(k) is not None for k in _LABELLERS)
         for n, item in enumerate(seq(root.get("patchesJson6902"))):
             self._entry(item, n, "patchesJson6902", folder, kust, label, reader)
@@ -142,43 +148,11 @@ class Applied:
             for n, item in enumerate(seq(root.get(key))):
                 self._image(item, n, kust, label, key)
         self.made.update(_generated(path, reader))
-        for n, item in enumerate(seq(root.get("replacements"))):
-            self._replacement(item, n, kust, label)
+        if root.get("replacements") is not None:
+            from ctxlint.adapters.kustomize_replacements import replace_image
 
-    def _replacement(self, item: Node, n: int, kust: ScalarSpans, label: str) -> None:
-        """A replacement that sets a container's image from a generated ConfigMap's key (the only kind applied here:
-        kustomize_overlays leaves an overlay whose other replacements touch the containers unread). The value is
-        the key's, at its place in the env file or literal; where the generator's input was not read the image is
-        unknown (a null: no engine release is taken from it), not the base's."""
-        source = item.get("source") if item.kind == MAP else None
-        for t, target in enumerate(seq(item.get("targets") if item.kind == MAP else None)):
-            paths = [p for p in (scalar(f) for f in seq(target.get("fieldPaths") if target.kind == MAP else None))
-                     if isinstance(p, str) and IMAGE_PATH.match(p)]
-            select = target.get("select") if target.kind == MAP else None
-            if not paths or select is None or not self.selected(select) or \
-                    any(self.selected(r) for r in seq(target.get("reject"))):
-                continue
-            if target.get("options") is not None or source is None or source.kind != MAP or \
-                    source.get("options") is not None or scalar(source.get("kind")) != "ConfigMap":
-                raise NotApplied(f"replacements[{n}] sets an image with options or from other than a ConfigMap")
-            field = str(scalar(source.get("fieldPath")) or "")
-            name = scalar(source.get("name"))
-            data = self.made.get(name) if field.startswith("data.") else None
-            found = data.value.get(field[5:]) if data is not None else None
-            if found is not None and type(found) is not ForeignNode:  # a `files` input: the file's text
-                raise NotApplied(f"replacements[{n}] takes an image from a file of {name}")
-            if data is None or found is None and not data.open:
-                raise NotApplied(f"replacements[{n}] takes an image from {name} {field}, which is not generated here")
-            where = f"{label}:replacements[{n}].targets[{t}]"
-            for text in paths:
-                kind, want = IMAGE_PATH.match(text).groups()
-                hits = [c for c, at in self._containers() if scalar(c.get("name")) == want
-                        and at.startswith(f"{self._pod_path()}.{kind}[")]
-                if len(hits) != 1 or hits[0].get("image") is None:
-                    raise NotApplied(f"replacements[{n}] targets {text}, which is not one container's image")
-                value = relabel(found, None, where) if found is not None else \
-                    relabel(clone(source, kind=SCALAR, value=None), kust, where)
-                hits[0].value["image"] = value
+            for n, item in enumerate(seq(root.get("replacements"))):
+                replace_image(self, item, n, kust, label)
 
     def _untargeted(self, patch: Patch) -> None:
         for doc in patch.docs:

@@ -239,3 +239,32 @@ def test_a_strategic_merge_patch_without_kind_or_name_is_refused(tmp_path) -> No
         _tree(tmp_path / str(n), {"o/kustomization.yaml": "resources: [../base]\n" + GEN +
                                   "patches:\n  - {path: p.yaml, target: {kind: Deployment}}\n", "o/p.yaml": patch})
         assert _audit(tmp_path / str(n)) == unread, n
+
+
+def test_which_workloads_an_image_replacement_targets(tmp_path) -> None:
+    # each checked with `kubectl kustomize` (kustomize 5.5.0) on this tree (api/filters/replacement/replacement.go)
+    base = {"base/kustomization.yaml": "resources: [deployment.yaml]\nconfigMapGenerator:\n  - name: images\n"
+                                       "    literals: [IMAGE=vllm/vllm-openai:v0.9.2]\n"}
+
+    def replacement(select, extra="", field="data.IMAGE"):
+        return ("replacements:\n  - source: {kind: ConfigMap, name: images, fieldPath: " + field + "}\n"
+                "    targets:\n      - select: " + select + "\n" + extra +
+                "        fieldPaths:\n          - spec.template.spec.containers.[name=vllm].image\n")
+    cases = {
+        # a reject with nothing to match rejects nothing (RejectsAny skips an empty id)
+        "empty-reject": ("", replacement("{kind: Deployment}", "        reject: [{}]\n"), ("vllm", "0.9.2")),
+        # the name between the prefix and the suffix is a previous id the target selects
+        "between": ("namePrefix: p-\nnameSuffix: -s\n", replacement("{name: p-vllm}"), ("p-vllm-s", "0.9.2")),
+        "default": ("", replacement("{kind: Deployment, namespace: default}"), ("vllm", "0.9.2")),
+        "other": ("", replacement("{kind: Deployment, namespace: other}"), ("vllm", "0.11.0")),
+    }
+    for name, (rename, text, (deployment, release)) in cases.items():
+        _tree(tmp_path / name, {**base, "o/kustomization.yaml": "resources: [../base]\n" + rename + GEN + text})
+        assert _audit(tmp_path / name) == [(deployment, MODEL, release, "fits")], name
+    # not applied: kubectl kustomize selects an unset namespace by `default` but not by `def.*`; `data.IMAGE.x` is
+    # the path data, IMAGE, x (SmarterPathSplitter), which kustomize does not find
+    unread = [("vllm", "(no model id)", "0.11.0", "unknown")]
+    for name, text in {"regex": replacement("{kind: Deployment, namespace: 'def.*'}"),
+                       "dotted": replacement("{kind: Deployment}", field="data.IMAGE.x")}.items():
+        _tree(tmp_path / name, {**base, "o/kustomization.yaml": "resources: [../base]\n" + GEN + text})
+        assert _audit(tmp_path / name) == unread, name
