@@ -93,10 +93,13 @@ class Applied:
     def by_id(self, doc: Node) -> bool:
         group, version, kind, _ = _ids(doc)
         name = scalar(doc.dig("metadata", "name"))
-        if (group, version, kind) != (self.group, self.version, self.kind) or name not in self.names:
+        # GetById: the patch's id equals the current id or a previous one (a name between a prefix and a suffix
+        # of one kustomization too), name and effective namespace of the same id (resid.go Equals)
+        if (group, version, kind) != (self.group, self.version, self.kind) or \
+                name not in {n for n, _ in self.history}:
             return False
         space = _ns(scalar(doc.dig("metadata", "namespace")))
-        if space not in self.spaces:
+        if (name, space) not in {(n, _ns(ns)) for n, ns in self.history}:
             raise NotApplied(f"a patch names {kind} {name} in namespace {space}, "
                              f"the workload is in {self.spaces[-1]}: kustomize finds no resource for it")
         return True

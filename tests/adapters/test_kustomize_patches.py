@@ -268,3 +268,14 @@ def test_which_workloads_an_image_replacement_targets(tmp_path) -> None:
                        "dotted": replacement("{kind: Deployment}", field="data.IMAGE.x")}.items():
         _tree(tmp_path / name, {**base, "o/kustomization.yaml": "resources: [../base]\n" + GEN + text})
         assert _audit(tmp_path / name) == unread, name
+
+
+def test_a_patch_by_the_name_between_a_prefix_and_a_suffix(tmp_path) -> None:
+    # the prefix and the suffix transformers each store a previous id: a strategic-merge patch naming p-vllm finds
+    # the p-vllm-s Deployment (GetById), as `kubectl kustomize` (5.5.0) applies it
+    _tree(tmp_path, {"mid/kustomization.yaml": "resources: [../base]\nnamePrefix: p-\nnameSuffix: -s\n",
+                     "top/kustomization.yaml": "resources: [../mid]\n" + GEN + "patches:\n  - path: p.yaml\n",
+                     "top/p.yaml": SMP.replace("metadata: {name: vllm}", "metadata: {name: p-vllm}")})
+    assert _audit(tmp_path) == [("p-vllm-s", MODEL, "0.11.0", "fits")]
+    assert _findings(tmp_path, "CTX109") == [
+        ("top/p.yaml", 10, 58, "p.yaml:spec.template.spec.containers[0].args[1]", "p-vllm-s")]
