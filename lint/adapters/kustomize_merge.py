@@ -77,6 +77,11 @@ def merge(dest: Optional[Node], origin: Node, path: str, key: str, place: Place)
     """The strategic merge of `origin` (the patch) over `dest` at the logical `path`; None: cleared."""
     if _is_null(origin):
         return None
+    if dest is not None and not _is_null(dest) and dest.kind != origin.kind:
+        # kyaml's walker refuses a patch value of another kind than the workload's (ErrorIfAnyInvalidAndNonNull:
+        # `kubectl kustomize` fails on `containers: {name: a}` or `image: [x]`)
+        raise NotApplied(f"the patch sets {path} to a {origin.kind}, the workload's is a {dest.kind}: "
+                         "kustomize refuses it")
     if origin.kind == MAP:
         directive = _directive(origin)
         if directive == "delete":

@@ -90,6 +90,9 @@ def test_a_list_delete_directive_clears_the_list() -> None:
     "spec:\n  containers:\n    - {name: a, args: [--1]}\n    - {name: a, args: [--2]}\n",  # one name twice
     "spec:\n  containers:\n    - {name: a, $patch: replace, image: z:9}\n",   # kustomize keeps the element
     "spec:\n  containers:\n    - x\n",
+    # a value of another kind than the workload's: `kubectl kustomize` refuses each
+    "spec:\n  containers: {name: a}\n", "spec:\n  containers: abc\n",
+    "spec:\n  containers:\n    - {name: a, args: {x: 1}}\n", "spec:\n  containers:\n    - {name: a, image: [x]}\n",
 ])
 def test_list_elements_kustomize_mishandles_are_not_applied(patch) -> None:
     with pytest.raises(NotApplied):
