@@ -123,6 +123,8 @@ class Applied:
         folder = os.path.dirname(path)
         kust = ScalarSpans(path, _text(reader, path))
         label = os.path.basename(path)
+        if root.get("openapi") is not None:  # its own schema decides which lists merge by which key (kyaml/openapi)
+            raise NotApplied(f"{label} gives kustomize its own OpenAPI schema: which lists merge is not known here")
         for key in ("patches", "patchesStrategicMerge", "patchesJson6902", "images", "imageTags", "replacements"):
             if root.get(key) is not None and root.get(key).kind != SEQ:
                 raise NotApplied(f"`{key}` of {label} is not a list: kustomize refuses it")

@@ -224,6 +224,10 @@ def test_a_workload_kustomize_has_no_schema_for_is_not_patched(tmp_path) -> None
     _tree(tmp_path, {"base/deployment.yaml": old, "o/kustomization.yaml": "resources: [../base]\n" + GEN +
                      "patches:\n  - path: p.yaml\n", "o/p.yaml": SMP.replace("apps/v1", "extensions/v1beta1")})
     assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
+    # nor one whose kustomization brings its own schema (`openapi: {path: ...}`: its merge keys)
+    _tree(tmp_path, {"base/deployment.yaml": DEPLOY, "o/kustomization.yaml": "resources: [../base]\n" + GEN +
+                     "openapi: {path: schema.json}\npatches:\n  - path: p.yaml\n", "o/p.yaml": SMP})
+    assert _audit(tmp_path) == [("vllm", "(no model id)", "0.11.0", "unknown")]
 
 
 def test_image_tags_the_old_name_of_images_retag(tmp_path) -> None:
