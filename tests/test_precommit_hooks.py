@@ -1,10 +1,13 @@
-"""The pre-commit hook: its definition, its entry on the samples, and a real `pre-commit try-repo`.
+"""The pre-commit hook: its definition, its entry on the samples, and a real `pre-commit run`.
 
-The try-repo test builds what a user's pre-commit would: a git repository holding this
-working tree (committed, so it works from a clean clone and with local edits), and a
-user repository with a bad and a good manifest. pre-commit then pip-installs the hook
-repository into its own environment under a temporary PRE_COMMIT_HOME (this needs the
-package registry, for pyyaml and the rest) and runs the hook on each file.
+The pre-commit test builds what a user's pre-commit would: a git repository holding this
+working tree (committed, so it works from a clean clone and with local edits), a user
+repository with a bad and a good manifest, and a config naming the hook repository at that
+commit (what `pre-commit try-repo` writes). pre-commit then pip-installs the hook repository
+into its own environment under a temporary PRE_COMMIT_HOME (this needs the package registry,
+for pyyaml and the rest) and runs the hook on each file. `pre-commit run` keeps that
+environment for the second file, as it does for users; `try-repo` makes a new store, so a
+new install (~10 s in CI), on every call.
 """
 from __future__ import annotations
 
@@ -105,8 +108,11 @@ def _missing_tools() -> str:
 
 
 @pytest.mark.skipif(bool(_missing_tools()), reason=_missing_tools() or "-")
-def test_pre_commit_try_repo_runs_the_hook(tmp_path):
+def test_pre_commit_installs_and_runs_the_hook(tmp_path):
     hook_repo = _snapshot_of_working_tree(tmp_path / "hook-repo")
+    config = tmp_path / "pre-commit-config.yaml"
+    config.write_text(yaml.safe_dump({"repos": [{"repo": str(hook_repo), "rev": _git("rev-parse", "HEAD", cwd=hook_repo)
+                                                 .strip(), "hooks": [{"id": "ctxlint"}]}]}), encoding="utf-8")
     user = tmp_path / "user-repo"
     (user / "deploy").mkdir(parents=True)
     shutil.copy2(BAD, user / "deploy" / "bad.yaml")
@@ -116,14 +122,14 @@ def test_pre_commit_try_repo_runs_the_hook(tmp_path):
     env = dict(os.environ, PRE_COMMIT_HOME=str(tmp_path / "pre-commit-home"), PRE_COMMIT_COLOR="never",
                GIT_CONFIG_NOSYSTEM="1", GIT_CONFIG_GLOBAL=os.devnull)
 
-    def try_repo(file: str) -> subprocess.CompletedProcess:
-        return subprocess.run([sys.executable, "-m", "pre_commit", "try-repo", str(hook_repo), "ctxlint",
-                               "--files", file], cwd=user, env=env, capture_output=True, text=True, timeout=600)
+    def pre_commit(file: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "pre_commit", "run", "--config", str(config), "--files", file],
+                              cwd=user, env=env, capture_output=True, text=True, timeout=600)
 
-    bad = try_repo("deploy/bad.yaml")
+    bad = pre_commit("deploy/bad.yaml")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "ctxlint" in bad.stdout and "Failed" in bad.stdout
     assert "deploy/bad.yaml:24:25: CTX101 [error] 1,048,576 > 681,280" in bad.stdout
-    good = try_repo("deploy/good.yaml")
+    good = pre_commit("deploy/good.yaml")
     assert good.returncode == 0, good.stdout + good.stderr
     assert "Passed" in good.stdout
