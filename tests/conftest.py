@@ -73,8 +73,9 @@ def _hub_caches(tmp_path_factory):
 @pytest.fixture(autouse=True)
 def _no_hub_cache(monkeypatch, _hub_caches):
     # Model resolution reads the local Hugging Face cache: a developer's cache must not change results.
-    # Each test gets a fresh empty one, numbered here: tmp_path_factory.mktemp would list the whole
-    # base temp folder to find the next number, once per test (quadratic: ~25 s over 4,700 tests).
+    # Each test gets a fresh empty one, numbered here: tmp_path_factory.mktemp lists the whole base
+    # temp folder to find the next number, once per test, so its cost grows with the square of the
+    # test count (4,667 calls on their own: 13 s CPU on a loaded 2-core VM; a counter: 0.6 s).
     root, numbers = _hub_caches
     cache = root / str(next(numbers))
     cache.mkdir()
