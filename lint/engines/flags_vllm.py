@@ -164,6 +164,9 @@ FLAGS = (
     F("spec_tokens", "--spec-tokens", kind="int", tags=SPEC, spelled_since=(("--spec-tokens", "0.22.0"),)),
     F("compilation_config", "--compilation-config", "-cc", kind="json", doc="-cc alias [U]",
       json_suffixes_since=JSON_SUFFIXES),
+    # The attention backend's settings, `indexer_kv_dtype` among them (the dtype of MiniMax-M3's index-key cache,
+    # physics/msa_index.py); in the 0.13.0 to 0.34.0 wheels' vllm/engine/arg_utils.py (0.34.0: :1925)
+    F("attention_config", "--attention-config", "-ac", kind="json", json_suffixes_since=JSON_SUFFIXES),
     # Newest FlexibleArgumentParser rewrites -O3 / -O=3 / -O 3 to --optimization-level
     # (vllm/utils/argparse_utils.py); older releases read -O as the compilation config.
     F("optimization_level", "--optimization-level", "-O"),
