@@ -9,6 +9,7 @@ which is why they live apart from detect.py, which finds engine programs in a co
 from __future__ import annotations
 
 import re
+from functools import update_wrapper
 from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
@@ -40,6 +41,30 @@ def image_tag(image: str) -> str:
     return split_image(image)[1]
 
 
+_MEMO_SIZE = 1024  # bounded: any file may name any image
+_UNSEEN = object()
+
+
+def _memo(read):
+    """`read(image)` kept by the image's text (a pure function of it): detect.py and the adapters read a role's
+    image several times (two regex substitutions and a dozen substring tests each), and a tree names few images."""
+    cache: dict = {}
+
+    def remembered(image: object):
+        if type(image) is not str:
+            return read(image)
+        found = cache.get(image, _UNSEEN)
+        if found is _UNSEEN:
+            found = read(image)
+            if len(cache) < _MEMO_SIZE:
+                cache[image] = found
+        return found
+    update_wrapper(remembered, read)  # its name and doc; __wrapped__, the function reading afresh
+    remembered.cache = cache  # type: ignore[attr-defined]
+    return remembered
+
+
+@_memo
 def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
     """(engine, version) from an image reference; version None for `latest`,
     floating or templated tags. Never raises."""
@@ -234,6 +259,7 @@ def _is_opea(repo: str) -> bool:
 _WORDS = lazy_compile(r"[-_.]")
 
 
+@_memo
 def is_cpu_build(image: object) -> bool:
     """An engine image built for the CPU: `cpu` as a word of its name or tag (vllm-openai-cpu,
     opea/vllm-cpu, TGI's `2.4.0-intel-cpu`), or OPEA's plain opea/vllm (vLLM's Dockerfile.cpu, above)."""
@@ -260,6 +286,7 @@ _VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "ha
                  ("intel", ("xpu",)))
 
 
+@_memo
 def image_vendor(image: object) -> Optional[str]:
     """"amd", "gaudi", "tpu" or "intel" when the image's name or tag says it is built for that vendor's devices,
     else None (an NVIDIA, CPU or any-vendor build, or a name that does not say). Never raises."""

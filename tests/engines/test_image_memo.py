@@ -1,0 +1,59 @@
+"""What an image says is kept by its text (images._memo): the same answers as reading it afresh (the functions as
+written, `__wrapped__`), for every image the samples and the real corpus name and made-up ones, asked twice, and
+for what is no str; the memory is bounded."""
+from __future__ import annotations
+
+import itertools
+import re
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, SHARED
+from ctxlint.engines import images
+
+READERS = [images.engine_from_image, images.image_vendor, images.is_cpu_build]
+_IMAGE = re.compile(r"""(?:image:|--image[= ]|docker run [^\n]*?)\s*["']?([\w.${}:/@+-]+)""")
+
+
+def _written_images():
+    found = set()
+    for root in (REPO / "samples", SHARED / "corpus" / "real"):
+        for path in Path(root).rglob("*"):
+            if path.is_file() and path.stat().st_size < 2_000_000:
+                try:
+                    found.update(_IMAGE.findall(path.read_text(encoding="utf-8")))
+                except (UnicodeDecodeError, OSError):
+                    continue
+    return sorted(found)
+
+
+def _made_up_images():
+    repos = ["vllm/vllm-openai", "rocm/vllm", "lmsysorg/sglang", "ghcr.io/huggingface/text-generation-inference",
+             "nvcr.io/nvidia/tritonserver", "nvcr.io/nvidia/tensorrt-llm/release", "ggml-org/llama.cpp",
+             "openmmlab/lmdeploy", "opea/vllm-gaudi", "localhost:5000/vllm-tpu", "quay.io/modh/text-generation-inference",
+             "${REGISTRY:-opea}/vllm-rocm", "public.ecr.aws/deep-learning-containers/vllm", "my/app"]
+    tags = ["", ":latest", ":v0.8.5", ":0.11.0rc2", ":v0.5.5-rocm700-mi30x", ":24.10-trtllm-python-py3", ":server-cuda",
+            ":full-rocm", ":server-intel", ":b4500", ":${TAG:-v0.6.6}", ":cu124", ":2.4.0-intel-cpu", "@sha256:abc"]
+    return [repo + tag for repo, tag in itertools.product(repos, tags)] + ["", "  ", " vllm/vllm-openai:v0.9.0 "]
+
+
+@pytest.mark.parametrize("read", READERS, ids=lambda f: f.__name__)
+def test_kept_answers_are_the_fresh_ones(read):
+    written = _written_images()
+    assert len(written) > 50  # the samples and the corpus name many images
+    for image in written + _made_up_images() + written:  # the second time from the memory
+        assert read(image) == read.__wrapped__(image), image
+    for other in (None, 3, ["vllm/vllm-openai"], b"vllm/vllm-openai"):  # no str: read afresh, never kept
+        assert read(other) == read.__wrapped__(other)
+    assert not any(type(key) is not str for key in read.cache)
+
+
+@pytest.mark.parametrize("read", READERS, ids=lambda f: f.__name__)
+def test_memory_is_bounded(read):
+    read.cache.clear()
+    for i in range(images._MEMO_SIZE + 50):
+        image = f"registry.example/vllm-{i}:v0.{i}.0"
+        assert read(image) == read.__wrapped__(image)
+    assert len(read.cache) == images._MEMO_SIZE
+    read.cache.clear()
