@@ -17,9 +17,24 @@ from ctxlint.model import Deployment, Role, Val, fmt
 from ctxlint.physics.context import llamacpp_rope
 
 
+_IDS: dict = {}  # an engine's written name -> its id: ~13 rules ask of each deployment, a tree names few engines
+_UNSEEN = object()
+
+
 def engine_id(dep: Deployment) -> Optional[str]:
     """"vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy", or None."""
-    return normalize_engine(dep.engine.name.value if dep.engine.name is not None else None)
+    name = dep.engine.name
+    if name is None:
+        return None
+    written = name.value
+    if type(written) is not str:  # a str's answer is kept by its text; anything else is asked afresh
+        return normalize_engine(written)
+    found = _IDS.get(written, _UNSEEN)
+    if found is _UNSEEN:
+        found = normalize_engine(written)
+        if len(_IDS) < 1024:  # bounded: any file may name any engine
+            _IDS[written] = found
+    return found
 
 
 def label(engine: str) -> str:
