@@ -38,6 +38,9 @@ _PARALLEL = {  # engine -> (tensor, pipeline, data) setting names
 PARALLEL_SETTINGS = {name for names in _PARALLEL.values() for name in names if name} | {
     "data_parallel_size_local", "nnodes"}
 RELEVANT_SETTINGS = PARALLEL_SETTINGS | {"disaggregation_mode", "role", "server_role", "kv_transfer_config"}
+_STATED = frozenset(STATED)
+_PARALLEL_NAMES = tuple(sorted(PARALLEL_SETTINGS))  # role_facts: a parallel size stated but not known
+_PARALLEL_PER_POD = tuple(n for n in _PARALLEL_NAMES if n != "data_parallel_size")  # vLLM DP ranks of its own
 _KV_DTYPE = {"vllm": "kv_cache_dtype", "sglang": "kv_cache_dtype", "tgi": "kv_cache_dtype",
              "llamacpp": "cache_type_k"}
 # vLLM's CUDA default block size (engines.md §0; vllm/config/cache.py), used when
@@ -61,7 +64,7 @@ class RoleFacts:
 
 def _stated(inv: Invocation, name: Optional[str]) -> Optional[Setting]:
     s = inv.settings.get(name) if name else None
-    return s if s is not None and s.origin in STATED and s.value is not None else None
+    return s if s is not None and s.origin in _STATED and s.value is not None else None
 
 
 def _positive_int(inv: Invocation, name: Optional[str], where: SourceOf) -> Optional[Val[int]]:
@@ -267,16 +270,21 @@ def role_facts(inv: Invocation, where: SourceOf,
     given, a function giving it at any later time: each stated setting's place is then found only if read
     (model.placed_later)."""
     kind, kind_source = role_kind(inv, where)
+    # every setting is walked, defaults too (a config file's value takes a default's place): a list, no generator
+    settings = inv.settings
     if later is None:
-        args = tuple((name, Val(s.value, where(s), raw=s.raw_text))
-                     for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
+        args = tuple([(name, Val(s.value, where(s), raw=s.raw_text))
+                      for name, s in settings.items() if s.origin in _STATED and s.value is not None])
     else:
-        args = tuple((name, placed_later(s.value, later(s), s.raw_text))
-                     for name, s in inv.settings.items() if s.origin in STATED and s.value is not None)
+        args = tuple([(name, placed_later(s.value, later(s), s.raw_text))
+                      for name, s in settings.items() if s.origin in _STATED and s.value is not None])
     per_pod = _per_pod(inv)
-    names = PARALLEL_SETTINGS - ({"data_parallel_size"} if per_pod else set())
-    unknown = any(s is not None and s.origin in STATED and s.value is None
-                  for s in (inv.settings.get(n) for n in names))
+    unknown = False
+    for n in _PARALLEL_PER_POD if per_pod else _PARALLEL_NAMES:  # a loop: two nested generators cost more
+        s = settings.get(n)
+        if s is not None and s.value is None and s.origin in _STATED:
+            unknown = True
+            break
     return RoleFacts(kind, kind_source, _context(inv, where), _pool(inv, where), _dtype(inv, where),
                      _parallelism(inv, where), args, unknown, per_pod, _draft_layers(inv, where))
 
