@@ -132,11 +132,53 @@ def _made_up_invocations():
                 yield replace(inv, settings=settings)
 
 
+def old_draft_layers(inv, where):
+    """engine_roles._draft_layers as it was (the speculative config built before asking whether one is stated)."""
+    _stated = engine_roles._stated
+    if inv.engine == "vllm":
+        from ctxlint.engines.specs import vllm_speculative
+
+        spec = vllm_speculative(lambda name: None if _stated(inv, name) is None else _stated(inv, name).value)
+        s = next((x for x in map(lambda n: _stated(inv, n), ("speculative_config", "spec_method", "spec_model"))
+                  if x is not None), None)
+        if s is None or spec is None:
+            return None
+        method, draft = (str(spec.get(k) or "").lower() for k in ("method", "model"))
+        if not method:
+            method = "eagle3" if "eagle3" in draft else "eagle" if "eagle-" in draft else ""
+        if method not in ("eagle", "eagle3", "mtp") and not method.endswith("_mtp"):
+            return None
+    elif inv.engine == "sglang":
+        s = _stated(inv, "speculative_algorithm")
+        method = str(s.value).upper() if s is not None else ""
+        if method not in ("EAGLE", "EAGLE3", "NEXTN"):
+            return None
+    else:
+        return None
+    return Val(1, where(s), raw=f"{method}: one draft layer")
+
+
+def _speculative_invocations():
+    """vLLM's speculative settings, each alone and together, stated or at a default."""
+    inv = parse_invocation("vllm", ["--max-model-len", "4096"], {})
+    values = {"speculative_config": [{"method": "eagle", "model": "x"}, {"model": "org/eagle3-head"}, {}, "bad",
+                                     {"method": "deepseek_mtp"}, {"method": "ngram"}],
+              "spec_method": ["mtp", "eagle3", "ngram"], "spec_model": ["org/EAGLE-llama", "org/draft"]}
+    for name, choices in values.items():
+        for value in choices:
+            for origin in ("flag", "default", "config-file"):
+                settings = dict(inv.settings)
+                settings[name] = Setting(value, str(value), None, None, origin, "--x")
+                yield replace(inv, settings=dict(settings))
+                settings["spec_method"] = Setting("mtp", "mtp", None, None, "flag", "--spec-method")
+                yield replace(inv, settings=dict(settings))
+
+
 def test_role_facts_as_before(monkeypatch):
     """Every invocation the adapters hand role_facts on the samples and the corpus, and made-up ones (a parallel size
     stated but not known, vLLM's per-pod ranks), against the old computation."""
     real = engine_roles.role_facts
-    seen = []
+    seen, drafts = [], []
 
     def checked(inv, where, later=None):
         facts = real(inv, where, later)
@@ -144,6 +186,8 @@ def test_role_facts_as_before(monkeypatch):
         mine = facts.engine_args if later is None else \
             tuple((name, val.value, val.source, val.raw) for name, val in facts.engine_args)
         assert mine == args and facts.parallel_unknown is unknown
+        assert facts.draft_layers == old_draft_layers(inv, where)
+        drafts.append(facts.draft_layers is not None)
         seen.append((inv.engine, len(args), unknown))
         return facts
 
@@ -151,12 +195,13 @@ def test_role_facts_as_before(monkeypatch):
         if getattr(module, "role_facts", None) is real:
             monkeypatch.setattr(module, "role_facts", checked)
     lint_paths(TREES, Settings())
-    for inv in _made_up_invocations():
+    for inv in list(_made_up_invocations()) + list(_speculative_invocations()):
         checked(inv, lambda s: HERE)
         checked(inv, lambda s: HERE, lambda s: (lambda: Source("g", 2, 2)))
     assert len(seen) > 300
     assert any(unknown for _, _, unknown in seen) and any(not unknown for _, _, unknown in seen)
     assert sum(1 for _, n, _ in seen if n > 5) > 100
+    assert 10 < sum(drafts) < len(drafts)
 
 
 def test_parallel_names_are_the_set():

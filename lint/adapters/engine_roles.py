@@ -173,12 +173,13 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
     (vLLM draft_model, SGLang STANDALONE) and n-gram drafts are not counted: a model of its own (not
     modelled), or no KV at all."""
     if inv.engine == "vllm":
+        s = _stated(inv, "speculative_config") or _stated(inv, "spec_method") or _stated(inv, "spec_model")
+        if s is None:  # most roles: no speculative config to build
+            return None
         from ctxlint.engines.specs import vllm_speculative
 
         spec = vllm_speculative(lambda name: None if _stated(inv, name) is None else _stated(inv, name).value)
-        s = next((x for x in map(lambda n: _stated(inv, n), ("speculative_config", "spec_method", "spec_model"))
-                  if x is not None), None)
-        if s is None or spec is None:
+        if spec is None:
             return None
         method, draft = (str(spec.get(k) or "").lower() for k in ("method", "model"))
         if not method:  # vLLM names the method after the draft's name (vllm/config/speculative.py)
