@@ -225,6 +225,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             from ctxlint.adapters.sagemaker_env import renamed_settings
             inv = renamed_settings(inv, self.sm_renamed)
         inv = self.with_config(inv)
+        if any(" " in t.text or "\t" in t.text for t in cmd.tokens[det.args_start:]):  # rare: an item of words
+            from ctxlint.adapters.joined_items import one_word_items
+            inv = one_word_items(self, inv, cmd, det)
         if self.c.preset is not None:  # the preset gives the model: any other word is refused
             from ctxlint.adapters.preset_args import stray_words
             inv = stray_words(inv, cmd.tokens, self.c.preset)
