@@ -43,6 +43,15 @@ Why:
     none) is reported: one after a flag ctxlint does not know or one that
     takes a list (`--cuda-graph-sizes 1 2 4`), or one an expansion made, may
     be that flag's, and is not.
+    Reported too is an item of an exec-form list (a container's `command`/
+    `args`, a Compose `entrypoint`/`command` list) holding a flag and more words:
+    no shell splits it, so `args: ["--model-url URL --port 8000"]` reaches
+    the engine as ONE argument. llama-server exits ("invalid argument"),
+    TGI and trtllm-serve too (an unknown option); argparse reads a word with
+    a blank that names no flag as a positional argument, so SGLang exits and
+    `vllm serve` or LMDeploy take it for the model (or exit when they have
+    one). A `--flag=value` whose value holds blanks (JSON, a chat template)
+    is that flag's value, and a list a shell runs (`sh -c`) is its script.
 
 Example (bad):
     ```yaml
