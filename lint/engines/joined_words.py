@@ -36,7 +36,9 @@ from typing import Callable, List, Optional, Sequence
 from ctxlint.lazyre import lazy_compile
 
 from ..records import replace
+from .parse import _flaglike
 from .result import Invocation, Problem
+from .specs import spec_for
 from .tokens import Token
 
 _FLAG_INSIDE = lazy_compile(r"\s--[A-Za-z]")  # `Qwen/Qwen3-8B --port 8000`: a long flag after a blank
@@ -100,6 +102,9 @@ def joined_items(inv: Invocation, tokens: Sequence[Token], start: int,
     kind, prog, slots, first, takes = door
     model = inv.model.token_index if inv.model is not None else None
     flags = [k for k in range(start, len(tokens)) if not tokens[k].refs and _joined(tokens[k].text, kind)]
+    if flags:
+        spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
+        flags = [k for k in flags if _alone(spec, tokens, k, start, kind)]
     words = [k for k in set(inv.positionals) | ({model} if model is not None else set())
              if k is not None and k >= start and k not in flags and not tokens[k].refs
              and _FLAG_INSIDE.search(tokens[k].text)]
@@ -150,6 +155,27 @@ def joined_items(inv: Invocation, tokens: Sequence[Token], start: int,
                    positionals=tuple(k for k in inv.positionals if k not in gone),
                    unknown_flags=tuple(u for u in inv.unknown_flags if u.token_index not in gone),
                    errors=tuple(e for e in inv.errors if e.token_index not in gone) + tuple(problems))
+
+
+def _alone(spec, tokens: Sequence[Token], k: int, start: int, kind: str) -> bool:
+    """Whether item k is no flag's value. argparse gives a word that is no option (a blank in it) to the option
+    before it that takes one (`--served-model-name "--my model"` is that name; with nargs "+", any such word after
+    it), llama.cpp and click the next word to a flag that takes a value, whatever it is (CPython 3.11 argparse,
+    checked by running it; common/arg.cpp `argv[++i]`; click==8.5.1:click/parser.py _get_value_from_state). After
+    a flag ctxlint does not know, whose value it may be, it is not judged."""
+    j = k - 1
+    if kind == "argparse":
+        while j >= start and (not _flaglike(tokens[j].text) or _joined(tokens[j].text, kind)):
+            j -= 1
+    if j < start or not _flaglike(tokens[j].text) or _joined(tokens[j].text, kind):
+        return True
+    name, eq, _ = tokens[j].text.partition("=")
+    f, err = spec.find(tokens[j].text if kind == "stoi" else name)
+    if f is None or err:
+        return False
+    if f.takes == "none" or (eq and kind != "stoi"):
+        return True
+    return f.takes in ("one", "optional") and j < k - 1
 
 
 def _argparse(engine: str, tok: Token, tokens: Sequence[Token], extra: list, prog: str, first: str,

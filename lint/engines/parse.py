@@ -224,17 +224,29 @@ class _Parser:
                                         vitem, f"{name} sets {'.'.join(keys)} inside {base}", tok.item)
         return i + 1 if vidx == i else vidx + 1
 
+    def _option(self, text: str) -> bool:
+        """Whether the engine reads the word as an option, not the value of the flag before it. argparse's
+        `_parse_optional` makes a word that holds a blank and names no option (before any `=`) a positional word,
+        which the option before it takes (`--served-model-name "--my model"`; CPython 3.11 Lib/argparse.py, run:
+        engines/joined_words.py); llama.cpp takes the next word whatever it is (common/arg.cpp `argv[++i]`), and
+        no option of its holds a blank."""
+        if not _flaglike(text):
+            return False
+        rule = self.spec.int_rule
+        name = text.partition("=")[0] if rule == "argparse" else text if rule == "stoi" else ""
+        return not any(c.isspace() for c in name)
+
     def _take(self, i: int, f: FlagSpec) -> Optional[list[int]]:
         toks, j = self.toks, i + 1
         click = self.spec.int_rule == "click"
         if f.takes == "optional":
-            ok = j < len(toks) and not _flaglike(toks[j].text) and (not f.choices or toks[j].text in f.choices)
+            ok = j < len(toks) and not self._option(toks[j].text) and (not f.choices or toks[j].text in f.choices)
             return [j] if ok else []
-        if j >= len(toks) or (_flaglike(toks[j].text) and not click):
+        if j >= len(toks) or (self._option(toks[j].text) and not click):
             return [] if f.takes == "any" else None  # nargs "*": the empty list
         if f.takes in ("many", "any"):
             out = [j]
-            while j + 1 < len(toks) and not _flaglike(toks[j + 1].text):
+            while j + 1 < len(toks) and not self._option(toks[j + 1].text):
                 j += 1
                 out.append(j)
             return out

@@ -233,3 +233,18 @@ def test_an_item_holding_json_braces_is_said_as_written(tmp_path):
         f'{_at(item)}: CTX301 [error] vllm would refuse to start: command[3] is one argument: "{item}": vllm serve '
         f'exits with "error: unrecognized arguments: {item}" ({_WHY}, and `vllm serve` takes one, its model); {_FIX} '
         '(["--max-model-len", "8192", "--hf-overrides", "{}"]) (engine-rejects-value)']
+
+
+@pytest.mark.parametrize("image,items", [
+    # argparse gives a word that is no option to the option before it: the served name is `--my model`
+    ("vllm/vllm-openai:v0.11.0", '["vllm", "serve", "Qwen/Qwen3-8B", "--served-model-name", "--my model"]'),
+    # nargs "+": every such word after it
+    ("vllm/vllm-openai:v0.11.0", '["vllm", "serve", "Qwen/Qwen3-8B", "--served-model-name", "a", "--b c"]'),
+    # llama.cpp takes the next word as the value whatever it is
+    ("ghcr.io/ggml-org/llama.cpp:server", '["llama-server", "-m", "/models/q.gguf", "--alias", "--my model"]'),
+    # after a flag ctxlint does not know, the item may be its value
+    ("lmsysorg/sglang:v0.5.2", '["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", '
+                               '"--not-a-listed-flag", "--x y"]'),
+])
+def test_an_item_a_flag_before_it_takes_as_its_value_is_no_joined_item(tmp_path, image, items):
+    assert [f for f in _k8s(tmp_path, image, items, key="command") if "one argument" in f] == []
