@@ -1,19 +1,19 @@
 """An exec-form list item that holds a whole command line (`args: ["--model-url URL --port 8000"]`): no shell
 splits it, so the engine receives it as ONE argument, and what it does with that argument is its parser's.
 
-* argparse (vLLM's FlexibleArgumentParser, SGLang, LMDeploy): `_parse_optional` returns None for a word that
-  is no option and holds a space ("if it contains a space, it was meant to be a positional", CPython
-  Lib/argparse.py), so the word is a positional argument. The first positional of `vllm serve` is its model
-  (`model_tag`, nargs "?"), of `lmdeploy serve api_server` its model path: the engine tries to load a model of
-  that name and fails; one more than the parser takes ends it at once, "error: unrecognized arguments"
-  (exit 2). A word whose part before `=` is a flag is that flag with the rest as its value (`--chat-template={...
-  }`, a JSON value): read as usual, no finding here. vLLM's FlexibleArgumentParser.parse_args first takes a
-  word that starts with `-` and holds a `.` for a dotted JSON argument (`--hf-overrides.a.b`) and splits it
-  there: the parts are no flag either, and it exits (IndexError for the last word, else "unrecognized
-  arguments"). Checked by running vllm==0.34.0:vllm/utils/argparse_utils.py's parser on CPython 3.11 with
-  `serve`'s model_tag: `["serve", "--port 8000 --max-model-len 4096"]` gives model_tag that word, `["serve",
-  "Qwen/Q", "--port 8000 ..."]` exits 2 with "unrecognized arguments: --port 8000 ...", and a word with a
-  `.` in it as the last exits with IndexError.
+* argparse (vLLM's FlexibleArgumentParser, SGLang's prepare_server_args (sglang==0.5.23: sglang/srt/server_args.py,
+  `parse_args`), LMDeploy): `_parse_optional` returns None for a word that is no option and holds a space ("if it
+  contains a space, it was meant to be a positional", CPython Lib/argparse.py), so the word is a positional
+  argument, or the value of an option before it that takes one. The first positional of `vllm serve` is its model
+  (`model_tag`, nargs "?"), of `lmdeploy serve api_server` its model path: the engine tries to load a model of that
+  name and fails; one more than the parser takes ends it at once, "error: unrecognized arguments" (exit 2). A word
+  whose part before `=` is a flag is that flag with the rest as its value (`--chat-template={...}`, a JSON value):
+  read as usual, no finding here. vLLM's FlexibleArgumentParser.parse_args first takes a word that starts with `-`
+  and holds a `.` for a dotted JSON argument (`--hf-overrides.a.b`) and splits it there: the parts are no flag
+  either, and it exits (IndexError for the last word, else "unrecognized arguments"). Checked by running
+  vllm==0.34.0:vllm/utils/argparse_utils.py's parser on CPython 3.11 with `serve`'s model_tag: `["serve", "--port
+  8000 --max-model-len 4096"]` gives model_tag that word, `["serve", "Qwen/Q", "--port 8000 ..."]` exits 2 with
+  "unrecognized arguments: --port 8000 ...", and a word with a `.` in it as the last exits with IndexError.
 * llama.cpp's common/arg.cpp looks every argument up whole (`--` ones with `_` made `-`) and throws "error:
   invalid argument: %s" for one it has not (ggml-org/llama.cpp@145b6280d6aa1890e22457143dad0badb3fd6820:
   common/arg.cpp parse_cli_args). It splits no `=`, so only the blank matters here.
@@ -43,13 +43,14 @@ from .tokens import Token
 
 _FLAG_INSIDE = lazy_compile(r"\s--[A-Za-z]")  # `Qwen/Qwen3-8B --port 8000`: a long flag after a blank
 _NEG_NUM = lazy_compile(r"-\d")
-# argparse front doors judged: (how messages name it, the positional arguments it takes, what the first is, how
-# many it takes, said)
+# argparse front doors judged: (how messages name it, how many positional arguments it takes, what the first one
+# is, what the message says of them)
 _ARGPARSE = {
     "vllm serve": ("vllm serve", 1, "its model", "`vllm serve` takes one, its model"),
     "sglang.launch_server": ("SGLang", 0, "", "SGLang's parser takes none"),
-    "sglang serve": ("sglang serve", 0, "", "SGLang's parser takes none (`sglang serve` reads a first word that "
-                     "starts with `-` as no model)"),
+    # `sglang serve M` makes only a first word that does not start with `-` its --model-path (sglang==0.5.23:
+    # sglang/cli/serve.py _normalize_positional_model_path), then parses with launch_server's parser
+    "sglang serve": ("sglang serve", 0, "", "SGLang's parser takes none"),
     "lmdeploy serve api_server": ("lmdeploy serve api_server", 1, "its model path",
                                   "`lmdeploy serve api_server` takes one, its model path"),
     # vLLM's image: `vllm serve` in newer ones, the API server module (no positional before 0.10.0) in older ones
