@@ -129,3 +129,16 @@ def selects(text: str, found: Optional[Node]) -> bool:
         if not ok:
             return False
     return True
+
+
+def labels_match(selector: Node, applied: Any) -> bool:
+    """A patch target's or a replacement selector's labelSelector and annotationSelector over the workload's metadata
+    (`applied`: its kustomize_patches.Applied); after a labels transformer they are not evaluated here."""
+    for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
+        text = scalar(selector.get(key))
+        if text:
+            if applied.labelled:
+                raise NotApplied(f"a {key} after a labels transformer is not evaluated here")
+            if not selects(str(text), applied.obj.dig("metadata", where)):
+                return False
+    return True

@@ -24,8 +24,8 @@ from typing import Any, Iterator, List, Tuple
 
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.kustomize_merge import NotApplied, copy_tree, json6902, merge
-from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_matched, inline_patch, relabel, retag,
-                                                     selects)
+from ctxlint.adapters.kustomize_patch_inputs import (Patch, file_patch, image_matched, inline_patch, labels_match,
+                                                     relabel, retag)
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.nodes import MAP, SEQ, Node, child_path
 
@@ -81,14 +81,7 @@ class Applied:
                 raise NotApplied(f"the target {key} `{want}` is not a regular expression read here")
             if not any(pattern.fullmatch(h) for h in have):
                 return False
-        for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
-            text = scalar(target.get(key))
-            if text:
-                if self.labelled:
-                    raise NotApplied(f"a {key} after a labels transformer is not evaluated here")
-                if not selects(str(text), self.obj.dig("metadata", where)):
-                    return False
-        return True
+        return labels_match(target, self)
 
     def by_id(self, doc: Node) -> bool:
         group, version, kind, _ = _ids(doc)

@@ -18,7 +18,7 @@ from typing import Any, Tuple
 from ctxlint.adapters.crd_common import clone, scalar, seq
 from ctxlint.adapters.kustomize_merge import NotApplied
 from ctxlint.adapters.kustomize_overlays import IMAGE_PATH
-from ctxlint.adapters.kustomize_patch_inputs import relabel, selects
+from ctxlint.adapters.kustomize_patch_inputs import labels_match, relabel
 from ctxlint.nodes import MAP, SCALAR, ForeignNode, Node
 
 _ID_KEYS = ("group", "version", "kind", "name", "namespace")
@@ -47,25 +47,14 @@ def _matches(selector: Node, applied: Any, ident: Tuple[str, str]) -> bool:
     return True
 
 
-def _labels_match(selector: Node, applied: Any) -> bool:
-    for key, where in (("labelSelector", "labels"), ("annotationSelector", "annotations")):
-        text = scalar(selector.get(key))
-        if text:
-            if applied.labelled:
-                raise NotApplied(f"a {key} after a labels transformer is not evaluated here")
-            if not selects(str(text), applied.obj.dig("metadata", where)):
-                return False
-    return True
-
-
 def targets_workload(target: Node, applied: Any) -> bool:
     select = target.get("select")
     rejects = list(seq(target.get("reject")))
     if select is None or select.kind != MAP or any(r.kind != MAP for r in rejects):
         raise NotApplied("a replacement target's select or reject is not a mapping")
-    if not _labels_match(select, applied):
+    if not labels_match(select, applied):
         return False
-    if any((scalar(r.get("labelSelector")) or scalar(r.get("annotationSelector"))) and _labels_match(r, applied)
+    if any((scalar(r.get("labelSelector")) or scalar(r.get("annotationSelector"))) and labels_match(r, applied)
            for r in rejects):
         return False
     if any(any(scalar(r.get(k)) not in (None, "") for k in _ID_KEYS) and _matches(r, applied, ident)
