@@ -51,7 +51,9 @@ Why:
     a blank that names no flag as a positional argument, so SGLang exits and
     `vllm serve` or LMDeploy take it for the model (or exit when they have
     one). A `--flag=value` whose value holds blanks (JSON, a chat template)
-    is that flag's value, and a list a shell runs (`sh -c`) is its script.
+    is that flag's value, and a list a shell runs (`sh -c`) is its script,
+    as are arguments given to TGI's image (its entrypoint script's unquoted
+    `$@` splits them).
 
 Example (bad):
     ```yaml

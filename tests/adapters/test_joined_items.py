@@ -165,15 +165,30 @@ def test_sglang_exits_on_the_item(tmp_path, form):
 
 @pytest.mark.parametrize("form", ["k8s", "compose"])
 def test_tgi_exits_on_the_item_named_up_to_its_equals_sign(tmp_path, form):
-    items = '["--model-id", "Qwen/Qwen3-8B", "--max-input-tokens 4096 --max-total-tokens=8192"]'
+    # the list starts the launcher itself (the image's entrypoint script is replaced): no shell splits the item
+    items = ('["text-generation-launcher", "--model-id", "Qwen/Qwen3-8B", '
+             '"--max-input-tokens 4096 --max-total-tokens=8192"]')
     image = "ghcr.io/huggingface/text-generation-inference:3.0.0"
-    found = _k8s(tmp_path, image, items) if form == "k8s" else _compose(tmp_path, image, items)
+    found = _k8s(tmp_path, image, items, key="command") if form == "k8s" else \
+        _compose(tmp_path, image, items, key="entrypoint")
     where = _at("--max-input-tokens 4096 --max-total-tokens=8192") + ": CTX301 [error] tgi would refuse to start: " \
-        + ("args[2]" if form == "k8s" else "command[2]")
+        + ("command[3]" if form == "k8s" else "entrypoint[3]")
     assert found == [
         f'{where} is one argument: "--max-input-tokens 4096 --max-total-tokens=8192": text-generation-launcher exits '
         "with \"error: unexpected argument '--max-input-tokens 4096 --max-total-tokens' found\"; "
         f'{_FIX} (["--max-input-tokens", "4096", "--max-total-tokens=8192"]) (engine-rejects-value)']
+
+
+@pytest.mark.parametrize("image", ["ghcr.io/huggingface/text-generation-inference:3.0.0",
+                                   "ghcr.io/huggingface/text-generation-inference:2.4.1-rocm",
+                                   "ghcr.io/huggingface/tgi-gaudi:2.3.1"])
+@pytest.mark.parametrize("form", ["k8s", "compose"])
+def test_tgi_args_through_the_image_are_split_by_its_entrypoint_script(tmp_path, form, image):
+    # the image's ENTRYPOINT is /tgi-entrypoint.sh: `exec text-generation-launcher $@`, unquoted, so bash splits
+    # the item into the words the launcher reads (huggingface/text-generation-inference@db931fcf:
+    # tgi-entrypoint.sh, Dockerfile, Dockerfile_amd, backends/gaudi/tgi-entrypoint.sh): the launch works
+    items = '["--model-id", "Qwen/Qwen3-8B", "--max-input-tokens 4096 --max-total-tokens=8192"]'
+    assert (_k8s(tmp_path, image, items) if form == "k8s" else _compose(tmp_path, image, items)) == []
 
 
 def test_lmdeploy_takes_the_item_for_its_model_path(tmp_path):
