@@ -62,6 +62,10 @@ _ARGPARSE = {
                                            "before 0.10.0"),
 }
 _MODULE = "vllm.entrypoints.openai.api_server"
+# vLLM's FlexibleArgumentParser.parse_args makes `_` a `-` in a `--` word up to its first `.` (in its name before
+# any `=`) before argparse sees it, so argparse's "unrecognized arguments" names the word so changed
+# (vllm==0.13.0 and vllm==0.34.0: vllm/utils/argparse_utils.py, `pattern = re.compile(r"(?<=--)[^\.]*")`)
+_VLLM_NAME = lazy_compile(r"(?<=--)[^.]*")
 _WHY = "argparse reads a word that holds a blank and names no flag as a positional argument"
 
 
@@ -192,10 +196,18 @@ def _argparse(engine: str, tok: Token, tokens: Sequence[Token], extra: list, pro
                 'argument (--a.b) and splits this one at the ".", into words that name no flag (an IndexError '
                 'when it is the last word, else "unrecognized arguments")')
     if extra:
-        return (f'{prog} exits with "error: unrecognized arguments: {" ".join(tokens[j].text for j in extra)}" '
-                f"({_WHY}, and {takes})")
+        said = " ".join(_as_read(engine, tokens[j].text) for j in extra)
+        return f'{prog} exits with "error: unrecognized arguments: {said}" ({_WHY}, and {takes})'
     if prog == "the image's vLLM server":
         return (f"{prog} does not start: `vllm serve` (newer images) takes it for its model ({_WHY}) and fails to "
                 "load a model of that name, and the API server module of older images refuses it (\"unrecognized "
                 "arguments\")")
     return f"{prog} takes it for {first} ({_WHY}, and the first is {first}) and fails to load a model of that name"
+
+
+def _as_read(engine: str, text: str) -> str:
+    """The word as the engine's argparse receives it: vLLM's with `_` made `-` in a `--` word's name (_VLLM_NAME)."""
+    if engine != "vllm" or not text.startswith("--"):
+        return text
+    name, eq, value = text.partition("=")
+    return _VLLM_NAME.sub(lambda m: m.group(0).replace("_", "-"), name, count=1) + eq + value

@@ -263,3 +263,21 @@ def test_an_item_holding_json_braces_is_said_as_written(tmp_path):
 ])
 def test_an_item_a_flag_before_it_takes_as_its_value_is_no_joined_item(tmp_path, image, items):
     assert [f for f in _k8s(tmp_path, image, items, key="command") if "one argument" in f] == []
+
+
+def test_vllm_names_the_item_with_its_underscores_made_dashes(tmp_path):
+    # FlexibleArgumentParser.parse_args makes `_` a `-` in a `--` word before argparse sees it (vllm==0.34.0:
+    # vllm/utils/argparse_utils.py), so "unrecognized arguments" quotes the word so changed; SGLang's does not
+    item = "--max_model_len 8192 --tensor_parallel_size 2"
+    assert _k8s(tmp_path, "vllm/vllm-openai:v0.11.0", f'["vllm", "serve", "Qwen/Qwen3-8B", "{item}"]',
+                key="command") == [
+        f'{_at(item)}: CTX301 [error] vllm would refuse to start: command[3] is one argument: "{item}": vllm serve '
+        'exits with "error: unrecognized arguments: --max-model-len 8192 --tensor-parallel-size 2" '
+        f'({_WHY}, and `vllm serve` takes one, its model); {_FIX} '
+        '(["--max_model_len", "8192", "--tensor_parallel_size", "2"]) (engine-rejects-value)']
+    item = "--context_length 8192"
+    assert _k8s(tmp_path, "lmsysorg/sglang:v0.5.2", '["python3", "-m", "sglang.launch_server", "--model-path", '
+                f'"Qwen/Qwen3-8B", "{item}"]', key="command") == [
+        f'{_at(item)}: CTX301 [error] sglang would refuse to start: command[5] is one argument: "{item}": SGLang '
+        f'exits with "error: unrecognized arguments: {item}" ({_WHY}, and SGLang\'s parser takes none); {_FIX} '
+        '(["--context_length", "8192"]) (engine-rejects-value)']
