@@ -324,10 +324,20 @@ class Role:
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         """The role's setting `name` (the first of that name in engine_args), or None."""
-        return self._by_name.get(name)
+        kept = self.__dict__.get("_by_name")
+        args = self.engine_args
+        if kept is None or kept[0] is not args:  # none yet, or engine_args set anew (object.__setattr__)
+            kept = _arg_index(self, args)
+        index = kept[1]
+        if index is not None and type(name) is str:
+            return index.get(name)
+        for key, val in args:  # a list (it may change), a pair that is no (name, Val), a name that is no str
+            if key == name:
+                return val
+        return None
 
     def __getstate__(self) -> dict:
-        """What pickles and copies a Role: its fields, not the index `arg` built (_ArgIndex)."""
+        """What pickles and copies a Role: its fields, not the index `arg` built (_arg_index)."""
         state = self.__dict__
         return {k: v for k, v in state.items() if k != "_by_name"} if "_by_name" in state else state
 
@@ -340,22 +350,21 @@ class Role:
         return self.name or self.role.value
 
 
-class _ArgIndex:
-    """`Role._by_name`: engine_args by name (the first of a name), built on the first `arg` of a Role instance and
-    kept in its own dict, which Python reads first (a non-data descriptor). ~14 `arg` calls a file scanned ~4 pairs
-    each; a Role is asked ~5 times. Not a field: equality, hashing, repr and replace() (which copies the fields
-    alone when the instance holds more) never see it, and Role.__getstate__ leaves it out of pickles and copies."""
-
-    __slots__ = ()
-
-    def __get__(self, role: Any, cls: Any = None) -> Any:
-        if role is None:
-            return self
-        index = role.__dict__["_by_name"] = dict(reversed(role.engine_args))
-        return index
-
-
-Role._by_name = _ArgIndex()  # type: ignore[attr-defined]  # after @record, which took the annotations
+def _arg_index(role: Role, args: Any) -> tuple:
+    """`Role.arg`'s index: (the engine_args it was built from, their settings by name, the first of a name), kept
+    in the instance's own dict under `_by_name`. ~14 `arg` calls a file scanned ~4 pairs each; a Role is asked ~5
+    times. Not a field: equality, hashing, repr and replace() (which copies the fields alone when the instance
+    holds more) never see it, and Role.__getstate__ leaves it out of pickles and copies. Only a tuple of pairs is
+    indexed (a list may change after; an unhashable name cannot be a key): anything else is scanned as before,
+    and the index is rebuilt when engine_args is another object than the one it was built from."""
+    index = None
+    if type(args) is tuple:
+        try:
+            index = dict(reversed(args))
+        except (TypeError, ValueError):  # an unhashable name, an item that is no pair
+            index = None
+    kept = role.__dict__["_by_name"] = (args, index)
+    return kept
 
 
 def _within(where: Source, span: Source) -> bool:
@@ -421,9 +430,8 @@ class Deployment:
         if role is not None:
             from ctxlint.engines.parse import model_keys  # the engines' model settings; imported when asked
 
-            index = role._by_name  # type: ignore[attr-defined]  # Role.arg's index (_ArgIndex)
             for key in model_keys(self.engine.name.value if self.engine.name is not None else None):
-                own = index.get(key)
+                own = role.arg(key)
                 if own is not None:
                     return own.source
         fallback = (role.source if role is not None else None) or self.source

@@ -1,6 +1,6 @@
 """The lookups rules and adapters make of a role, each against the code it replaced (kept here as the oracle), over
 every deployment of the samples and the real corpus and made-up cases: Role.arg (an index built on first use,
-model._ArgIndex), rules._engine.engine_id (kept by the engine's written name) and engine_roles.role_facts (its stated
+model._arg_index), rules._engine.engine_id (kept by the engine's written name) and engine_roles.role_facts (its stated
 settings and unknown parallel sizes, without generators)."""
 from __future__ import annotations
 
@@ -245,3 +245,24 @@ def test_deployment_lookups_as_before(deployments):
         for role in (None,) + dep.roles:
             assert dep.model_source(role) == old_model_source(dep, role)
     assert split > 10
+
+
+def test_arg_index_never_answers_for_other_settings():
+    # engine_args set anew on the instance after the index was built: the index is rebuilt, not read stale
+    role = list(_made_up_roles())[2]
+    assert role.arg("a").value == 1
+    object.__setattr__(role, "engine_args", (("a", Val(9, HERE)),))
+    assert role.arg("a").value == 9 and role.arg("b") is None
+    # a list of settings may change after: it is scanned each time, never indexed
+    settings = [("a", Val(1, HERE))]
+    listed = Role(Val("unified", HERE), engine_args=settings)
+    assert listed.arg("b") is None
+    settings.append(("b", Val(5, HERE)))
+    assert listed.arg("b").value == 5
+    # a name no dict can hold (a list) finds nothing, as the scan did, instead of raising
+    assert role.arg(["a"]) is None
+    odd = Role(Val("unified", HERE), engine_args=((["x"], Val(1, HERE)), ("a", Val(2, HERE))))
+    assert odd.arg("a").value == 2 and odd.arg(["x"]).value == 1
+    for probe in (role, listed, odd):
+        for name in ("a", "b", "x", ["x"], None, 3):
+            assert probe.arg(name) is old_arg(probe, name)
