@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import operator
 import os
-from typing import (Any, Callable, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
-                    Tuple)
+from typing import (TYPE_CHECKING, Any, Callable, Collection, Dict, FrozenSet, List, Mapping, Optional, Sequence,
+                    Tuple, Union)
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
@@ -26,6 +26,9 @@ from ctxlint.registry import RuleSpec, all_rules
 from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique, with_severity
 
 from .records import field, fields, record, replace
+
+if TYPE_CHECKING:
+    from ctxlint.adapters.compute_classes import RunClasses
 
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
 
@@ -95,14 +98,14 @@ class Report:
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
                stdin: Optional[bytes] = None, stdin_filename: str = "-",
                named: Optional[Collection[str]] = None, settings_for: Optional[SettingsFor] = None,
-               run_files: Optional[Sequence[str]] = None) -> Report:
+               run_files: Optional[Union[Sequence[str], "RunClasses"]] = None) -> Report:
     """Check files and directories ("-" reads `stdin`); raises PathError for missing paths.
 
     Files named one by one (`named`; default: the file paths in `paths`) that hold an unpaired prefill or
     decode half get their directory's other files as read-only context (ctxlint.siblings): paired with them,
     never reported on. `settings_for` gives each file its own Settings (its closest config's). `run_files`: every
-    file of the run, where a GKE compute class a pod names is looked for (default: these files; a --jobs worker
-    is given the whole run's, so the answer never depends on the chunk).
+    file of the run, where a GKE compute class a pod names is looked for (default: these files, and `stdin` when
+    they hold "-"; a --jobs worker is given the whole run's classes, so the answer never depends on the chunk).
     """
     report = Report()
     files = files_to_check(paths, settings, report, settings_for)
@@ -110,7 +113,8 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     known_files: Dict[str, bool] = {}  # for the run only: a long-lived process sees files made since
     from ctxlint.adapters.compute_classes import run_files as classes_in
 
-    with _fewer_collections(), classes_in(files if run_files is None else run_files, settings.max_file_size):
+    with _fewer_collections(), classes_in(files if run_files is None else run_files, settings.max_file_size,
+                                                 None if stdin is None else (stdin, stdin_filename)):
         for group in by_directory(files):
             # one directory has one closest config, so a group never mixes two
             here = settings_for(group[0]) if settings_for is not None else settings

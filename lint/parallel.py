@@ -18,9 +18,10 @@ import multiprocessing
 import os
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
-from typing import Callable, Collection, Dict, List, Optional, Sequence
+from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
 from .records import fields
+from ctxlint.adapters.compute_classes import RunClasses
 from ctxlint.engine import (InternalError, Report, Settings, SettingsFor, by_directory, directory_of, files_to_check,
                             lint_paths)
 from ctxlint.registry import selected
@@ -76,16 +77,20 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     # A worker gets each of its directories' Settings, not the parent's cache of configs.
     placed = [None if settings_for is None else
               PerDirectory({directory_of(p): settings_for(p) for p in chunk}) for chunk in chunks]
+    # The run's files, where a pod's GKE compute class is looked for: given to each worker once as it starts
+    # (not pickled and filtered again for each chunk of 16), and read at most once a process
+    piped = None if stdin is None else (stdin, stdin_filename)
+    classes = RunClasses(files, settings.max_file_size, piped)
     for index, chunk in enumerate(chunks):
         if index in local:
-            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index], files)
+            reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index], classes)
             if progress:
                 progress(len(chunk))
     if remote:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context) as pool:
-            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i],
-                                   files): i
+        with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context, initializer=_start_worker,
+                                 initargs=(files, settings.max_file_size, piped)) as pool:
+            pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i]): i
                        for i in remote}
             while pending:
                 done, _ = wait(pending, return_when=FIRST_COMPLETED)
@@ -102,12 +107,20 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     return merge_reports([skipped] + [r for r in reports if r is not None])
 
 
+_WORKER_CLASSES: Optional[RunClasses] = None  # a worker process's run: its compute classes (_start_worker)
+
+
+def _start_worker(files: List[str], max_bytes: int, stdin: Optional[Tuple[bytes, str]]) -> None:
+    global _WORKER_CLASSES
+    _WORKER_CLASSES = RunClasses(files, max_bytes, stdin)
+
+
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
                  stdin_filename: str = "-", named: Collection[str] = (),
-                 settings_for: Optional[SettingsFor] = None, everywhere: Optional[List[str]] = None) -> Report:
-    # `everywhere`: the whole run's files, where a GKE compute class is looked for (compute_classes.run_files)
+                 settings_for: Optional[SettingsFor] = None, everywhere: Optional[RunClasses] = None) -> Report:
+    # `everywhere`: the whole run's compute classes (compute_classes.run_files); a worker's own when not given
     return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files),
-                      settings_for=settings_for, run_files=everywhere)
+                      settings_for=settings_for, run_files=everywhere if everywhere is not None else _WORKER_CLASSES)
 
 
 class PerDirectory:

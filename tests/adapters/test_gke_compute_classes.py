@@ -12,7 +12,7 @@ from __future__ import annotations
 from ctxlint.adapters import compute_classes
 from ctxlint.audit import build_audit
 from ctxlint.adapters.hardware import canonical_type
-from ctxlint.engine import lint_paths
+from ctxlint.engine import Settings, lint_paths
 from ctxlint.parallel import lint_paths_parallel
 from helpers import run
 
@@ -217,3 +217,45 @@ def test_gcp_machine_series_of_one_gpu():
     # docs.cloud.google.com/compute/docs/gpus: A4 carries B200, A4X GB200, G4 RTX PRO 6000
     assert [canonical_type(t)[0] for t in ("g4-standard-48", "a4-highgpu-8g", "a4x-highgpu-4g")] == \
         ["RTX-PRO-6000-Blackwell", "B200", "GB200"]
+
+
+def test_a_class_piped_with_its_pod_is_found_as_in_the_file(tmp_path, monkeypatch):
+    # stdin's text is a file of the run: the class it defines names the device, as when the file is checked
+    both = H100_CLASS + "---\n" + DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=BIG)
+    (tmp_path / "both.yaml").write_text(both)
+    monkeypatch.chdir(tmp_path)
+    expected = ("12:15: CTX203 [error] 131.42 GiB > 79.20 GiB: the weights of meta-llama/Llama-3.1-70B per GPU "
+                "(tensor 1 x pipeline 1) exceed the memory of one H100-SXM-80GB, before any KV cache. Use at least 2 "
+                "GPUs with tensor/pipeline parallelism to match, larger accelerators, or a quantized checkpoint "
+                "(weights-exceed-memory)")
+    assert run(["check", "--select", "CTX203,CTX208", "both.yaml"]).out.splitlines() == ["both.yaml:" + expected]
+    piped = run(["check", "--select", "CTX203,CTX208", "--stdin-filename", "piped.yaml", "-"], stdin=both.encode())
+    assert piped.out.splitlines() == ["piped.yaml:" + expected]
+    role = _role(["-"], stdin=both.encode())
+    assert (role.accelerators.type.value, role.accelerators.type.source.file) == ("H100-SXM-80GB", "-")
+    # a class piped in names the device of a pod in a file of the same run, in a --jobs worker too
+    (tmp_path / "t").mkdir()
+    _tree(tmp_path / "t", DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL))
+    report = lint_paths_parallel(["-", str(tmp_path / "t")], stdin=H100_CLASS.encode(), jobs=2)
+    assert [r.accelerators.type.value for d in report.deployments for r in d.roles] == ["H100-SXM-80GB"]
+
+
+def test_a_worker_is_given_the_run_once_and_reads_it_once(tmp_path, monkeypatch):
+    # each --jobs worker gets the run's files as it starts (not with each chunk of 16) and reads them once
+    import ctxlint.parallel as parallel
+
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        _tree(tmp_path / name, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL), h100=H100_CLASS)
+    monkeypatch.chdir(tmp_path)
+    reads = []
+    real = compute_classes.RunClasses._read
+    monkeypatch.setattr(compute_classes.RunClasses, "_read", lambda self: reads.append(1) or real(self))
+    monkeypatch.setattr(parallel, "_WORKER_CLASSES", None)
+    files = ["a/app/deploy.yaml", "a/classes/h100.yaml", "b/app/deploy.yaml", "b/classes/h100.yaml"]
+    parallel._start_worker(files, 10**6, None)
+    reports = [parallel._check_chunk([f], Settings()) for f in ("a/app/deploy.yaml", "b/app/deploy.yaml")]
+    assert len(reads) == 1
+    # two files define the class alike: the device is the first's, in each chunk
+    assert [r.accelerators.type.source.file for rep in reports for d in rep.deployments for r in d.roles] == \
+        ["a/classes/h100.yaml", "a/classes/h100.yaml"]
