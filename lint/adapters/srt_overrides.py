@@ -7,7 +7,10 @@ is deep-merged over the base (deep_merge: mappings merged key by key, a list or 
 the key); a `zip_override_<name>` is N variants, the i-th taking the i-th item of each list leaf (a list of one
 item is that item for all; a list of lists gives the inner list) before the same merge. A variant without its
 own `name` is `<base name>_<name>` (`<base name>_<name>_<i>` for a zip; the base's name is "unnamed" when it has
-none). A zip group srtctl refuses (no list leaf, an empty list, lists of other lengths than 1 and N) is no
+none). What srtctl submits is resolve_override_yaml's recipe, not generate_override_configs' (cli/submit.py
+submit_override dumps and loads `config_cm`): an override is merged over the base by yaml_utils.comment_aware_merge
+(the same rules: a null deletes), but a zip variant is the merged dict merged again over the base, so a key the
+zip item set to null, absent from that dict, takes the base's value again: in a zip, a null deletes nothing. A zip group srtctl refuses (no list leaf, an empty list, lists of other lengths than 1 and N) is no
 variant here either. Every value keeps the place where it is written, in the base or in the variant.
 """
 from __future__ import annotations
@@ -43,20 +46,22 @@ def variants(root: Node) -> List[Node]:
         count = _zip_length(section)
         named = section.get("name") is not None and section.get("name").kind == SEQ
         for i in range(count or 0):
-            merged = _placed(deep_merge(base, _slice(section, i)), section)
+            merged = _placed(deep_merge(base, _slice(section, i), deletes=False), section)
             out.append(merged if named else _named(merged, base, None, root.keys[key], group, i))
     return out
 
 
-def deep_merge(base: Node, override: Node) -> Node:
-    """core/config.py deep_merge over nodes: each value the node where it is written."""
+def deep_merge(base: Node, override: Node, deletes: bool = True) -> Node:
+    """core/config.py deep_merge over nodes: each value the node where it is written. `deletes`: whether a null
+    deletes the key (an override's), or leaves the base's value (a zip item's, as submitted: see above)."""
     value, keys = dict(base.value), dict(base.keys)
     for k, v in override.value.items():
         if v.kind == SCALAR and v.value is None:
-            value.pop(k, None)
-            keys.pop(k, None)
+            if deletes:
+                value.pop(k, None)
+                keys.pop(k, None)
         elif v.kind == MAP and value.get(k) is not None and value[k].kind == MAP:
-            value[k] = deep_merge(value[k], v)
+            value[k] = deep_merge(value[k], v, deletes)
         else:
             value[k], keys[k] = v, override.keys.get(k, keys.get(k))
     return clone(base, value=value, keys=keys)

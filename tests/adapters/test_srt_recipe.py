@@ -603,3 +603,15 @@ def test_override_files_are_one_deployment_a_variant_with_each_value_where_it_is
     bad = OVERRIDES.replace("tp-size: [2]", "tp-size: [2, 4, 8]")
     assert [d.display_name for d in adapt(bad).deployments] == ["qwen_tp4"]
     assert not adapt(OVERRIDES.split("override_tp4:")[0]).deployments
+
+
+def test_a_null_in_a_zip_item_leaves_the_base_value_as_srtctl_submits_it():
+    # cli/submit.py submit_override submits resolve_override_yaml's recipe: a zip variant is the merged dict merged
+    # again over the base by yaml_utils.comment_aware_merge, where a key absent from it keeps the base's value;
+    # an override's null (merged by comment_aware_merge itself) deletes it
+    text = OVERRIDES.replace("        tp-size: [2]\n", "        tp-size: [2]\n        mem-fraction-static: [null, 0.7]\n")
+    mems = []
+    for dep in adapt(text).deployments:
+        mem = dep.roles[0].arg("mem_fraction_static")
+        mems.append(None if mem is None else (mem.value, mem.source.line, mem.source.col))
+    assert mems == [None, (0.8, 10, 30), (0.7, 25, 37)]  # qwen_tp4: deleted; qwen-a: the base's; qwen-b: its item
