@@ -77,9 +77,8 @@ def _named(merged: Node, base: Node, section: Optional[Node], key: Node, suffix:
     section's key."""
     if section is not None and section.get("name") is not None:
         return merged
-    written = base.get("name")
-    stem = written.value if written is not None and written.kind == SCALAR and written.value is not None \
-        else "unnamed"
+    written = base.get("name")  # srtctl's f"{base.get('name', 'unnamed')}_...": a null name is "None"
+    stem = "unnamed" if written is None else written.value if written.kind == SCALAR else "unnamed"
     name = f"{stem}_{suffix}" + (f"_{index}" if index is not None else "")
     value, keys = dict(merged.value), dict(merged.keys)
     value["name"] = clone(key, value=name)

@@ -608,10 +608,16 @@ def test_override_files_are_one_deployment_a_variant_with_each_value_where_it_is
 def test_a_null_in_a_zip_item_leaves_the_base_value_as_srtctl_submits_it():
     # cli/submit.py submit_override submits resolve_override_yaml's recipe: a zip variant is the merged dict merged
     # again over the base by yaml_utils.comment_aware_merge, where a key absent from it keeps the base's value;
-    # an override's null (merged by comment_aware_merge itself) deletes it
+    # an override's null (merged by comment_aware_merge itself) deletes it. Checked by running srtctl's
+    # resolve_override_yaml (c88ef731): base {a: {x: 1}}, zip {a: {x: [null, 2]}} submits x: 1, then x: 2
     text = OVERRIDES.replace("        tp-size: [2]\n", "        tp-size: [2]\n        mem-fraction-static: [null, 0.7]\n")
     mems = []
     for dep in adapt(text).deployments:
         mem = dep.roles[0].arg("mem_fraction_static")
         mems.append(None if mem is None else (mem.value, mem.source.line, mem.source.col))
     assert mems == [None, (0.8, 10, 30), (0.7, 25, 37)]  # qwen_tp4: deleted; qwen-a: the base's; qwen-b: its item
+    # srtctl names a variant f"{base.get('name', 'unnamed')}_<suffix>": a null base name is "None", no name "unnamed"
+    nulled = OVERRIDES.replace('  name: "qwen"', "  name: null")
+    assert [d.display_name for d in adapt(nulled).deployments] == ["None_tp4", "qwen-a", "qwen-b"]
+    assert [d.display_name for d in adapt(OVERRIDES.replace('  name: "qwen"\n', "")).deployments] == \
+        ["unnamed_tp4", "qwen-a", "qwen-b"]
