@@ -10,8 +10,11 @@ own `name` is `<base name>_<name>` (`<base name>_<name>_<i>` for a zip; the base
 none). What srtctl submits is resolve_override_yaml's recipe, not generate_override_configs' (cli/submit.py
 submit_override dumps and loads `config_cm`): an override is merged over the base by yaml_utils.comment_aware_merge
 (the same rules: a null deletes), but a zip variant is the merged dict merged again over the base, so a key the
-zip item set to null, absent from that dict, takes the base's value again: in a zip, a null deletes nothing. A zip group srtctl refuses (no list leaf, an empty list, lists of other lengths than 1 and N) is no
-variant here either. Every value keeps the place where it is written, in the base or in the variant.
+zip item set to null, absent from that dict, takes the base's value again: in a zip, a null deletes nothing.
+srtctl expands every group before it submits any (generate_override_configs raises out of submit_override), so
+a file with one group it refuses (a section that is no mapping, a zip group with no list leaf, an empty list,
+lists of other lengths than 1 and N) submits nothing: no variant here either, and `expansion_refused` says why
+(CTX002). Every value keeps the place where it is written, in the base or in the variant.
 """
 from __future__ import annotations
 
@@ -32,8 +35,25 @@ def is_override_file(root: Node) -> bool:
         isinstance(k, str) and k.startswith((OVERRIDE, ZIP)) and v.kind == MAP for k, v in root.value.items())
 
 
+def expansion_refused(root: Node) -> Optional[Tuple[str, Node]]:
+    """(why srtctl refuses to expand the override file, the section it fails on), or None."""
+    for key in sorted(k for k in root.value if isinstance(k, str) and k.startswith((OVERRIDE, ZIP))):
+        section = root.value[key]
+        if section.kind != MAP:  # deep_merge and _collect_list_lengths call .items() on it
+            return f"`{key}` is not a mapping", section
+        if key.startswith(ZIP) and _zip_length(section) is None:
+            lengths = _lengths(section)
+            why = "holds no list" if not lengths else "holds an empty list" if 0 in lengths else \
+                f"holds lists of lengths {sorted(set(lengths))}: each must have one item or the same number"
+            return f"`{key}` {why}", section
+    return None
+
+
 def variants(root: Node) -> List[Node]:
-    """Each variant as the recipe srtctl submits, in its order: override_* sorted, then zip_override_* sorted."""
+    """Each variant as the recipe srtctl submits, in its order: override_* sorted, then zip_override_* sorted;
+    none when srtctl refuses the file (`expansion_refused`)."""
+    if expansion_refused(root) is not None:
+        return []
     base = root.get("base")
     keys = [k for k in root.value if isinstance(k, str) and root.value[k].kind == MAP]
     out: List[Node] = []
@@ -43,9 +63,9 @@ def variants(root: Node) -> List[Node]:
         out.append(_named(merged, base, section, root.keys[key], key[len(OVERRIDE):], None))
     for key in sorted(k for k in keys if k.startswith(ZIP)):
         section, group = root.value[key], key[len(ZIP):]
-        count = _zip_length(section)
+        count = _zip_length(section) or 0
         named = section.get("name") is not None and section.get("name").kind == SEQ
-        for i in range(count or 0):
+        for i in range(count):
             merged = _placed(deep_merge(base, _slice(section, i), deletes=False), section)
             out.append(merged if named else _named(merged, base, None, root.keys[key], group, i))
     return out

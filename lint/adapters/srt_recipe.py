@@ -39,7 +39,7 @@ from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.srt_layout import RoleLayout, layouts
 from ctxlint.adapters.srt_model import model_of
-from ctxlint.adapters.srt_overrides import is_override_file, variants
+from ctxlint.adapters.srt_overrides import expansion_refused, is_override_file, variants
 from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_versions import image_release
@@ -52,6 +52,7 @@ from ctxlint.model import DECODE, PREFILL, UNIFIED, Accelerators, Role, Source, 
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 
 NAME = "srt-slurm"
+SCHEMA_VIOLATION = "schema-violation"  # CTX002: what srtctl refuses to run
 _KIND = {"prefill": PREFILL, "decode": DECODE, "agg": UNIFIED}
 # backend.type -> (ctxlint's engine, its config key); roles.py ENGINE_CONFIG_KEY
 _ENGINES = {"sglang": ("sglang", "sglang_config"), "vllm": ("vllm", "vllm_config"),
@@ -70,6 +71,13 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     workloads: List[Workload] = []
     spans = ScalarSpans(loaded.path, loaded.text)
     for doc in loaded.documents:
+        refused = expansion_refused(doc.root) if is_override_file(doc.root) else None
+        if refused is not None:  # `srtctl apply -f` raises before it submits any variant
+            why, section = refused
+            result.diagnostics.append(Diagnostic(
+                SCHEMA_VIOLATION, f"srtctl refuses to expand this override file: {why} (core/config.py "
+                "generate_override_configs), so `srtctl apply -f` submits none of its variants and none is checked",
+                section.source(loaded.path), None))
         for root in variants(doc.root) if is_override_file(doc.root) else [doc.root]:
             if not recipe_shape(root):
                 continue  # a variant missing `model` or `resources` is refused by srtctl's schema

@@ -599,9 +599,21 @@ def test_override_files_are_one_deployment_a_variant_with_each_value_where_it_is
         (2, 24, 19, "zip_override_sweep.backend.sglang_config.aggregated.tp-size[0]")
     # a variant's deployment is placed at its section; one without a name is `<base name>_<suffix>`
     assert [(d.source.line, d.name.source.line) for d in deps] == [(12, 11), (19, 19), (19, 19)]
-    # a zip group srtctl refuses (lists of lengths 2 and 3) is no variant; a base alone is no deployment
-    bad = OVERRIDES.replace("tp-size: [2]", "tp-size: [2, 4, 8]")
-    assert [d.display_name for d in adapt(bad).deployments] == ["qwen_tp4"]
+    # a zip group srtctl refuses (lists of lengths 2 and 3) fails the whole expansion before any variant is
+    # submitted (generate_override_configs raises out of submit_override): no deployment, CTX002 says why;
+    # a base alone is no deployment
+    bad = adapt(OVERRIDES.replace("tp-size: [2]", "tp-size: [2, 4, 8]"))
+    assert bad.deployments == []
+    assert [(d.kind, d.message, d.source.line) for d in bad.diagnostics] == [(
+        "schema-violation", "srtctl refuses to expand this override file: `zip_override_sweep` holds lists of "
+        "lengths [2, 3]: each must have one item or the same number (core/config.py generate_override_configs), so "
+        "`srtctl apply -f` submits none of its variants and none is checked", 19)]
+    for section, why in (("override_x: null\n", "`override_x` is not a mapping"),
+                         ("zip_override_y: {resources: {agg_workers: 2}}\n", "`zip_override_y` holds no list"),
+                         ("zip_override_y: {resources: {agg_workers: []}}\n", "`zip_override_y` holds an empty list")):
+        refused = adapt(OVERRIDES + section)
+        assert (refused.deployments, [d.message.split(" (core/")[0] for d in refused.diagnostics]) == \
+            ([], ["srtctl refuses to expand this override file: " + why]), section
     assert not adapt(OVERRIDES.split("override_tp4:")[0]).deployments
 
 
