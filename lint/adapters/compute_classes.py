@@ -112,8 +112,8 @@ def class_device(name: Any) -> Tuple[Optional[Val[str]], str]:
         return None, f"no checked file defines the ComputeClass '{name}'"
     devices = [_priorities_device(path, obj, name) for path, obj in found]
     if len({(d.value if d is not None else None, why) for d, why in devices}) > 1:
-        where = ", ".join(path for path, _ in found)
-        return None, f"{len(found)} files define the ComputeClass '{name}' differently ({where})"
+        where = ", ".join(f"{path}:{obj.source(path).line}" for path, obj in found)  # two in one file too
+        return None, f"the ComputeClass '{name}' is defined {len(found)} times, differently ({where})"
     return devices[0]
 
 

@@ -259,3 +259,18 @@ def test_a_worker_is_given_the_run_once_and_reads_it_once(tmp_path, monkeypatch)
     # two files define the class alike: the device is the first's, in each chunk
     assert [r.accelerators.type.source.file for rep in reports for d in rep.deployments for r in d.roles] == \
         ["a/classes/h100.yaml", "a/classes/h100.yaml"]
+
+
+def test_a_class_defined_twice_differently_names_no_device_and_says_where(tmp_path, monkeypatch):
+    # GKE holds one ComputeClass of a name (cluster-scoped): two definitions on other GPUs leave the device unknown
+    l4 = H100_CLASS.replace("nvidia-h100-80gb", "nvidia-l4").replace("a3-highgpu-1g", "g2-standard-8")
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL), both=H100_CLASS + "---\n" + l4)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_class.raw == ("the ComputeClass 'gpu-h100-80gb-high-x1' is defined 2 times, differently "
+                                     "(classes/both.yaml:1, classes/both.yaml:24)")
+    # defined alike twice: the first names the device
+    (tmp_path / "classes" / "both.yaml").write_text(H100_CLASS + "---\n" + H100_CLASS)
+    device = _role(["."]).accelerators.type
+    assert (device.value, device.source.file, device.source.line) == ("H100-SXM-80GB", "classes/both.yaml", 12)
