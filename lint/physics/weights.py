@@ -63,9 +63,10 @@ _MXFP8 = _fixed("mxfp8", "MXFP8", 8.25)
 # A 4-bit format whose layout the name does not say (`-4bit`, `-int4`): any of the above.
 _ANY4 = WeightFormat("int4", "4-bit", 4.16, 4.125, 4.5)
 _MXFP4_EXPERTS = WeightFormat("mxfp4-experts", "MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS)
+_NVFP4_EXPERTS = WeightFormat("nvfp4-experts", "NVFP4 experts", 4.5, 4.5, 4.5, EXPERTS)
 
 FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
-                              _MXFP4_EXPERTS, _MXFP8)}
+                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS)}
 
 _NAMED = {
     "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
@@ -163,7 +164,7 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
                 found = _group_format(q, group)
                 if found is not None:
                     return found
-        return _NVFP4 if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
+        return _experts_only(q, _NVFP4) if "fp4" in (method + str(q.get("quant_algo", ""))).lower() else _FP8
     if method == "awq":
         return _grouped(_AWQ, q.get("group_size", q.get("q_group_size")))
     if method == "gptq":
@@ -226,9 +227,23 @@ def _fp4(q: dict, group_size: object) -> WeightFormat:
     says the same: "the checkpoint quantizes only the MoE experts", sgl-project/sglang@
     e44a41c1c413ce470c66445745f380a50203c286:python/sglang/srt/models/kimi_k3.py)."""
     if group_size != 32 and "mxfp4" not in str(q.get("format", "")).lower():
-        return _NVFP4
-    ignored = " ".join(str(x) for x in q.get("ignore") or ()) if isinstance(q.get("ignore"), list) else ""
-    return _MXFP4_EXPERTS if "self_attn" in ignored and "shared_expert" in ignored else _MXFP4
+        return _experts_only(q, _NVFP4)
+    return _experts_only(q, _MXFP4)
+
+
+def _experts_only(q: dict, fmt: WeightFormat) -> WeightFormat:
+    """`fmt` over the routed experts only where the list of modules left unquantized keeps the attention and the
+    shared experts at 16 bits (compressed-tensors' `ignore`, ModelOpt's `exclude_modules` or `ignore`, which vLLM's
+    ModelOptQuantConfigBase.from_config reads alike, vllm==0.34.0:vllm/model_executor/layers/quantization/
+    modelopt.py): nvidia/Kimi-K2.6-NVFP4 excludes every layer's self_attn* and mlp.shared_experts* (and the dense
+    layer 0), ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:aic-core/src/aiconfigurator_core/
+    model_configs/nvidia--Kimi-K2.6-NVFP4_config.json. Read as NVFP4 over every linear layer, its ~9e9 attention and
+    shared-expert parameters weighed 4.5 bits instead of 16: 13 GB per GPU too few where DP attention holds them all."""
+    listed = next((v for v in (q.get("ignore"), q.get("exclude_modules")) if isinstance(v, list)), None)
+    ignored = " ".join(str(x) for x in listed or ())
+    if "self_attn" not in ignored or "shared_expert" not in ignored:
+        return fmt
+    return {_NVFP4.key: _NVFP4_EXPERTS, _MXFP4.key: _MXFP4_EXPERTS}.get(fmt.key, fmt)
 
 
 def _grouped(base: WeightFormat, group_size: object) -> WeightFormat:

@@ -47,7 +47,8 @@ moe_latent_size moe_shared_expert_intermediate_size use_bias use_conv_bias hidde
 num_attention_groups sparse_attention_config
 """.split())
 _QUANT_KEYS = ("quant_method", "bits", "w_bit", "group_size", "q_group_size", "fmt", "weight_block_size", "format",
-               "load_in_4bit", "_load_in_4bit", "load_in_8bit", "quant_algo", "ignore", "moe_quant_algo")
+               "load_in_4bit", "_load_in_4bit", "load_in_8bit", "quant_algo", "ignore", "exclude_modules",
+               "moe_quant_algo")
 
 
 def arch_facts(config: Mapping[str, Any]) -> Dict[str, Any]:

@@ -60,6 +60,8 @@ def _family(fmt: WeightFormat) -> Optional[str]:
     key = fmt.key
     if key.startswith("mixed:"):
         return "mixed"
+    if key not in _METHODS and key.endswith("-experts") and key[:-8] in _METHODS:
+        return key[:-8]  # nvfp4-experts: a ModelOpt or compressed-tensors NVFP4 checkpoint all the same
     if key not in _METHODS:
         base, _, group = key.rpartition("-g")
         key = base if base and (group.isdigit() or group == "ch") else key
