@@ -63,12 +63,12 @@ def _outline_reads_as_kinds_does(loaded) -> None:
 
 def test_a_refused_adapter_finds_nothing_in_any_file():
     files = [read_path(p) for p in _files()]
-    assert len(files) > 300
+    assert len(files) > (300 if SHARED.is_dir() else 100)  # the corpus, when ../shared is beside the repo
     refused = sum(_refused_find_nothing(loaded) for loaded in files)
     for loaded in files:
         if not loaded.shell:
             _outline_reads_as_kinds_does(loaded)
-    assert refused > 1000  # the gates leave out most calls
+    assert refused > (1000 if SHARED.is_dir() else 500)  # the gates leave out most calls
     maps = Maps(files)  # the ConfigMaps of every file at once, as a group's
     for loaded in files[::5]:
         _refused_find_nothing(loaded, maps)

@@ -41,7 +41,8 @@ def _made_up_images():
 @pytest.mark.parametrize("read", READERS, ids=lambda f: f.__name__)
 def test_kept_answers_are_the_fresh_ones(read):
     written = _written_images()
-    assert len(written) > 50  # the samples and the corpus name many images
+    # the samples and the corpus name many images (the samples alone a few, when ../shared is not beside the repo)
+    assert len(written) > (50 if (SHARED / "corpus" / "real").is_dir() else 5)
     for image in written + _made_up_images() + written:  # the second time from the memory
         assert read(image) == read.__wrapped__(image), image
     for other in (None, 3, ["vllm/vllm-openai"], b"vllm/vllm-openai"):  # no str: read afresh, never kept

@@ -95,8 +95,9 @@ def test_check_searches_the_automatic_fraction_as_the_plain_bisection_does(monke
         plain = json.loads(run(args).out)
     finally:
         needs._NEEDS.clear()
-    assert plain == fast and sum(asked) > 10  # SGLang roles of automatic fraction were searched plainly
-    assert sum("needs >=" in f["message"] for f in fast["findings"]) > 50
+    # SGLang roles of automatic fraction were searched plainly (fewer in the samples alone, without ../shared)
+    assert plain == fast and sum(asked) > (10 if paths else 3)
+    assert sum("needs >=" in f["message"] for f in fast["findings"]) > (50 if paths else 2)
 
 
 def test_the_figures_rise_between_the_tiers_above_plain_below():
