@@ -87,6 +87,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             self.env_nodes = dict(c.resolver_nodes)
         self.item_nodes: List[Node] = []
         self.item_texts: List[str] = []
+        self.fields_unknown = False  # TGI items split at blanks by an entrypoint the image's tag may not have
         self.config_sources: Dict[str, Source] = {}
         self.config_missing: Optional[str] = None
         self.leaders: Dict[int, list] = {}  # an `if`'s number -> the SGLang node-0 launches of its `then`
@@ -140,6 +141,10 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                                shell=self.env.get if c.compose_refs else None, go=self.go_actions(),
                                k8s=c.k8s_refs and not in_template(c.node.path), argv=bool(entry))
             self.unsure = split.unsure
+            if c.args_only and not entry and image is not None and "text-generation" in image \
+                    and any(" " in t or "\t" in t or "\n" in t for t in self.item_texts if isinstance(t, str)):
+                from ctxlint.adapters.joined_items import entrypoint_fields  # TGI's entrypoint script splits them
+                split, self.fields_unknown = entrypoint_fields(split, image)
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
@@ -228,6 +233,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         if any(" " in t.text or "\t" in t.text for t in cmd.tokens[det.args_start:]):  # rare: an item of words
             from ctxlint.adapters.joined_items import one_word_items
             inv = one_word_items(self, inv, cmd, det)
+        if self.fields_unknown and det.via_image:
+            from ctxlint.adapters.joined_items import one_item_unknown
+            inv = one_item_unknown(self, inv, cmd.tokens, det.launcher[len("image:"):])
         if self.c.preset is not None:  # the preset gives the model: any other word is refused
             from ctxlint.adapters.preset_args import stray_words
             inv = stray_words(inv, cmd.tokens, self.c.preset)

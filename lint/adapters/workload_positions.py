@@ -167,6 +167,8 @@ class Positions:
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
                 else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
+        if problem.flag and problem.token_index is not None and problem.span is not None:  # said whole where read
+            return problem.message, self.problem_source(problem, tokens)  # (joined_items.one_item_unknown)
         name = problem.message.split()[1] if problem.message.startswith("env ") else ""
         why = self.env_why(name) or self.assign_why(name)
         return f"{spelling} from env ({problem.message}{': ' + name + ' ' + why if why else ''})", \

@@ -309,3 +309,40 @@ def image_vendor(image: object) -> Optional[str]:
     if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and "intel" in _WORDS.split(tag.lower()):
         return "intel"  # llama.cpp's SYCL build (.devops/intel.Dockerfile)
     return None
+
+# Hugging Face's TGI images whose ENTRYPOINT is /tgi-entrypoint.sh, which ends `exec text-generation-launcher $@` with
+# `$@` unquoted, so bash splits each argument at blanks before the launcher sees it (huggingface/
+# text-generation-inference@db931fcf: tgi-entrypoint.sh, backends/gaudi/ and backends/neuron/tgi-entrypoint.sh).
+# By the tag's label (.github/workflows/build.yaml `label_extension`) and the release, as each Dockerfile's ENTRYPOINT
+# was at the release's tag: the CUDA build (no label, Dockerfile) from v2.0.0 (v1.4.5 started the launcher);
+# `-rocm` (Dockerfile_amd) from v2.0.4 (v2.0.0 to v2.0.3 started the launcher); `-gaudi` and `-neuron`
+# (Dockerfile_gaudi, Dockerfile.neuron) always, from v3.1.1 when they came. `-intel-xpu`/`-intel-cpu`
+# (Dockerfile_intel) and `-trtllm` (Dockerfile_trtllm) start the launcher; `-llamacpp` another program; the
+# `sagemaker` target runs sagemaker-entrypoint.sh, which reads no argument. The separate huggingface/tgi-gaudi
+# images start the launcher (huggingface/tgi-gaudi@b126bf4: Dockerfile `ENTRYPOINT ["text-generation-launcher"]`,
+# as at its tags v2.0.1 to v2.0.5).
+_TGI_SPLITS_FROM = {"": (2, 0, 0), "rocm": (2, 0, 4), "gaudi": (0,), "neuron": (0,)}
+_TGI_WHOLE = ("intel", "trtllm", "llamacpp", "sagemaker")
+
+
+def tgi_entrypoint_splits(image: object) -> Optional[bool]:
+    """Whether a TGI image's entrypoint splits each argument at blanks (/tgi-entrypoint.sh): True, False (it starts
+    the launcher, which gets each argument whole, or reads none), or None when the image's tag does not say
+    (`latest`, `sha-...`, none, a variable, a build not named as Hugging Face's). Never raises."""
+    if not isinstance(image, str) or engine_from_image(image)[0] != "tgi":
+        return None
+    repo, tag = split_image(image)
+    name = repo.rsplit("/", 1)[-1]
+    if name == "tgi-gaudi":
+        return False
+    if name != "text-generation-inference" or "$" in tag:
+        return None
+    words = _WORDS.split(tag.lower())
+    if any(w in _TGI_WHOLE for w in words):
+        return False
+    m = _TAG_VERSION.match(tag)
+    if m is None:
+        return None
+    label = next((w for w in words if w in _TGI_SPLITS_FROM), "")
+    release = tuple(int(p) for p in re.findall(r"\d+", m.group(1))[:3])
+    return release >= _TGI_SPLITS_FROM[label]

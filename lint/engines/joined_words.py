@@ -17,8 +17,8 @@ splits it, so the engine receives it as ONE argument, and what it does with that
 * llama.cpp's common/arg.cpp looks every argument up whole (`--` ones with `_` made `-`) and throws "error:
   invalid argument: %s" for one it has not (ggml-org/llama.cpp@145b6280d6aa1890e22457143dad0badb3fd6820:
   common/arg.cpp parse_cli_args). It splits no `=`, so only the blank matters here.
-* TGI's launcher (clap), when the list starts it (not through the image: its entrypoint script re-splits the
-  words, see _door): a `--` word's name is the part before `=`, and a name no argument has ends it with
+* TGI's launcher (clap), when the list or the image's entrypoint starts it (not through the images whose
+  entrypoint script re-splits the words, see _door): a `--` word's name is the part before `=`, and a name no argument has ends it with
   "error: unexpected argument '--NAME' found" (clap-rs/clap@56fe5e0ec0f97a82651775252b4699e8442e81b1:
   clap_builder/src/parser/parser.rs parse_long_arg, NoMatchingArg; @1c7d02e129d62c5474811bf6ab8adc3eff2aac86:
   clap_builder/src/error/format.rs UnknownArgument).
@@ -37,6 +37,7 @@ from typing import Callable, List, Optional, Sequence
 from ctxlint.lazyre import lazy_compile
 
 from ..records import replace
+from .images import tgi_entrypoint_splits
 from .parse import _flaglike
 from .result import Invocation, Problem
 from .specs import spec_for
@@ -84,12 +85,12 @@ def _door(inv: Invocation) -> Optional[tuple]:
         return ("argparse",) + _ARGPARSE["sglang.launch_server"]
     if engine == "llamacpp" and (launcher == "llama-server" or launcher.startswith("image:")):
         return ("stoi", "llama-server", 0, "", "")
-    # TGI's images from 2.0.0 (CUDA, ROCm, Gaudi, Neuron) start `/tgi-entrypoint.sh`, whose `exec
-    # text-generation-launcher $@` is unquoted: bash splits the item at its blanks and the launcher gets the words
-    # (huggingface/text-generation-inference@db931fcf: tgi-entrypoint.sh, Dockerfile `ENTRYPOINT
-    # ["/tgi-entrypoint.sh"]`, backends/gaudi/ and backends/neuron/tgi-entrypoint.sh; v1.4.5's Dockerfile started
-    # the launcher itself). Through the image the item works: only a list that starts the launcher is judged.
-    if engine == "tgi" and launcher == "text-generation-launcher":
+    # TGI's images from 2.0.0 start `/tgi-entrypoint.sh`, whose `exec text-generation-launcher $@` is unquoted:
+    # bash splits the item at its blanks and the launcher gets the words, read so (adapters/joined_items.py
+    # entrypoint_fields). An image that starts the launcher itself (v1.x, -rocm before 2.0.4, -intel, -trtllm,
+    # huggingface/tgi-gaudi: images.tgi_entrypoint_splits) gives it the item whole, as a list that starts it does.
+    if engine == "tgi" and (launcher == "text-generation-launcher" or launcher.startswith("image:")
+                            and tgi_entrypoint_splits(launcher[len("image:"):]) is False):
         return ("clap", "text-generation-launcher", 0, "", "")
     if engine == "trtllm" and launcher == "trtllm-serve" and inv.subcommand == "serve":
         return ("click", "trtllm-serve", 0, "", "")

@@ -179,16 +179,88 @@ def test_tgi_exits_on_the_item_named_up_to_its_equals_sign(tmp_path, form):
         f'{_FIX} (["--max-input-tokens", "4096", "--max-total-tokens=8192"]) (engine-rejects-value)']
 
 
-@pytest.mark.parametrize("image", ["ghcr.io/huggingface/text-generation-inference:3.0.0",
-                                   "ghcr.io/huggingface/text-generation-inference:2.4.1-rocm",
-                                   "ghcr.io/huggingface/tgi-gaudi:2.3.1"])
+_TGI = "ghcr.io/huggingface/text-generation-inference"
+_TGI_ITEMS = '["--model-id", "Qwen/Qwen3-8B", "--max-input-tokens 4096   --max-total-tokens=65536"]'
+
+
+def _lines(tmp_path, text: str, name: str) -> list:
+    path = tmp_path / name
+    path.write_text(text)
+    _LAST.update(name=name, text=text)
+    return [line.split(str(tmp_path) + "/", 1)[1] for line in run(["check", "--isolated", str(path)]).out.splitlines()
+            if str(tmp_path) in line]
+
+
+def _col(word: str) -> str:
+    """file:line:col of `word` (its first occurrence) in the last file written."""
+    lines = _LAST["text"].split("\n")
+    row = next(n for n, line in enumerate(lines) if word in line)
+    return "%s:%d:%d" % (_LAST["name"], row + 1, lines[row].index(word) + 1)
+
+
+@pytest.mark.parametrize("image", [f"{_TGI}:2.0.0", f"{_TGI}:3.0.0", f"{_TGI}:2.0.4-rocm", f"{_TGI}:3.3.6-gaudi",
+                                   f"{_TGI}:3.3.6-neuron", f"{_TGI}:${{TAG:-2.4.1}}"])
 @pytest.mark.parametrize("form", ["k8s", "compose"])
 def test_tgi_args_through_the_image_are_split_by_its_entrypoint_script(tmp_path, form, image):
     # the image's ENTRYPOINT is /tgi-entrypoint.sh: `exec text-generation-launcher $@`, unquoted, so bash splits
     # the item into the words the launcher reads (huggingface/text-generation-inference@db931fcf:
-    # tgi-entrypoint.sh, Dockerfile, Dockerfile_amd, backends/gaudi/tgi-entrypoint.sh): the launch works
-    items = '["--model-id", "Qwen/Qwen3-8B", "--max-input-tokens 4096 --max-total-tokens=8192"]'
-    assert (_k8s(tmp_path, image, items) if form == "k8s" else _compose(tmp_path, image, items)) == []
+    # tgi-entrypoint.sh, Dockerfile, Dockerfile_amd from v2.0.4, Dockerfile_gaudi, Dockerfile.neuron): no CTX301,
+    # and the window in it is read where its word is (Qwen3-8B was trained on 40,960 positions)
+    text = (_K8S.format(image=image, key="args", items=_TGI_ITEMS) if form == "k8s" else
+            _COMPOSE.format(image=image, key="command", items=_TGI_ITEMS))
+    found = _lines(tmp_path, text, "deploy.yaml" if form == "k8s" else "compose.yaml")
+    assert [f for f in found if "CTX301" in f or "CTX109" in f or "CTX008" in f] == [
+        f"{_col('65536')}: CTX109 [error] 65,536 > 40,960 x 1 = 40,960: the unified context length 65,536 exceeds the "
+        "model's trained positions times its RoPE scaling factor by 24,576 tokens. Lower it to 40,960, or declare "
+        "the RoPE scaling the model is actually served with (the engine RoPE scaling setting with F >= 1.60) "
+        "(context-exceeds-trained-positions)"]
+
+
+def test_tgi_split_words_are_read_in_a_block_list_at_their_own_characters(tmp_path):
+    # blanks of any run (spaces, a tab, a newline of a folded scalar) part words; each is found where it is written
+    text = _K8S.format(image=f"{_TGI}:2.4.1", key="args", items="") + (
+        "        - --model-id\n"
+        "        - Qwen/Qwen3-8B\n"
+        "        - \"--max-input-tokens\\t4096 --max-total-tokens 50000\"\n")
+    found = _lines(tmp_path, text, "deploy.yaml")
+    assert [f for f in found if "CTX109" in f] == [
+        f"{_col('50000')}: CTX109 [error] 50,000 > 40,960 x 1 = 40,960: the unified context length 50,000 exceeds the "
+        "model's trained positions times its RoPE scaling factor by 9,040 tokens. Lower it to 40,960, or declare "
+        "the RoPE scaling the model is actually served with (the engine RoPE scaling setting with F >= 1.22) "
+        "(context-exceeds-trained-positions)"]
+
+
+@pytest.mark.parametrize("image", [f"{_TGI}:1.4.5", f"{_TGI}:2.0.3-rocm", f"{_TGI}:3.3.5-intel-xpu",
+                                   f"{_TGI}:2.4.1-intel-cpu", f"{_TGI}:3.0.1-trtllm",
+                                   "ghcr.io/huggingface/tgi-gaudi:2.3.1"])
+@pytest.mark.parametrize("form", ["k8s", "compose"])
+def test_tgi_images_that_start_the_launcher_give_it_the_item_whole(tmp_path, form, image):
+    # v1.4.5's Dockerfile, v2.0.3's Dockerfile_amd, Dockerfile_intel and Dockerfile_trtllm start the launcher
+    # (huggingface/text-generation-inference at those tags and @db931fcf), as huggingface/tgi-gaudi's Dockerfile
+    # does at its 2.0.1-2.0.5 tags and @b126bf4: clap gets one argument and exits
+    found = _k8s(tmp_path, image, _TGI_ITEMS) if form == "k8s" else _compose(tmp_path, image, _TGI_ITEMS)
+    item = "--max-input-tokens 4096   --max-total-tokens=65536"
+    assert found == [
+        f"{_at(item)}: CTX301 [error] tgi would refuse to start: {'args' if form == 'k8s' else 'command'}[2] is one "
+        f'argument: "{item}": text-generation-launcher exits with "error: unexpected argument '
+        "'--max-input-tokens 4096   --max-total-tokens' found\"; "
+        f'{_FIX} (["--max-input-tokens", "4096", "--max-total-tokens=65536"]) (engine-rejects-value)']
+
+
+@pytest.mark.parametrize("image, said", [(f"{_TGI}:latest", "the tag `latest`"), (_TGI, "an image with no tag"),
+                                         (f"{_TGI}:sha-7e7e0ba", "the tag `sha-7e7e0ba`"),
+                                         (f"{_TGI}:${{TAG}}", "the tag `${TAG}`")])
+def test_tgi_tag_that_does_not_date_the_image_leaves_the_words_unknown(tmp_path, image, said):
+    # neither reading is taken: the settings in the item are unknown, said at each, and no check uses a default
+    found = [f for f in _lines(tmp_path, _K8S.format(image=image, key="args", items=_TGI_ITEMS), "deploy.yaml")
+             if "CTX208" not in f]
+    why = ("(a word of args[2], one item of several: TGI images from 2.0.0 split it at blanks (/tgi-entrypoint.sh; "
+           "-rocm from 2.0.4), older, -intel and -trtllm ones pass it whole and the launcher refuses it, and "
+           f"{said} does not say which; tag the image with its release, or write each word as its own item)")
+    assert found == [
+        f"{_col('4096')}: CTX008 [info] values ctxlint cannot resolve: --max-input-tokens 4096 {why}; "
+        f"--max-total-tokens 65536 {why}; the checks that need them are skipped (set them literally, or state the "
+        "limits with ctxlint.io/* annotations) (unresolved-value)"]
 
 
 def test_lmdeploy_takes_the_item_for_its_model_path(tmp_path):

@@ -58,3 +58,28 @@ def test_memory_is_bounded(read):
         assert read(image) == read.__wrapped__(image)
     assert len(read.cache) == images._MEMO_SIZE
     read.cache.clear()
+
+
+@pytest.mark.parametrize("image, splits", [
+    # huggingface/text-generation-inference: each Dockerfile's ENTRYPOINT at the release's tag (images.py)
+    ("ghcr.io/huggingface/text-generation-inference:1.4.5", False),
+    ("ghcr.io/huggingface/text-generation-inference:2.0.0", True),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.6", True),
+    ("ghcr.io/huggingface/text-generation-inference:2.0.3-rocm", False),
+    ("ghcr.io/huggingface/text-generation-inference:2.0.4-rocm", True),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.6-gaudi", True),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.6-neuron", True),
+    ("ghcr.io/huggingface/text-generation-inference:3.3.5-intel-xpu", False),
+    ("ghcr.io/huggingface/text-generation-inference:2.4.1-intel-cpu", False),
+    ("ghcr.io/huggingface/text-generation-inference:3.0.1-trtllm", False),
+    ("ghcr.io/huggingface/text-generation-inference:${TAG:-2.4.1}", True),  # compose's default
+    ("ghcr.io/huggingface/tgi-gaudi:2.3.1", False),  # huggingface/tgi-gaudi@b126bf4: the launcher
+    ("ghcr.io/huggingface/text-generation-inference:latest", None),
+    ("ghcr.io/huggingface/text-generation-inference:sha-7e7e0ba", None),
+    ("ghcr.io/huggingface/text-generation-inference", None),
+    ("ghcr.io/huggingface/text-generation-inference:${TAG}", None),
+    ("vllm/vllm-openai:v0.9.0", None), (None, None), (3, None),
+])
+def test_tgi_entrypoint_splits_by_image_and_tag(image, splits):
+    from ctxlint.engines.images import tgi_entrypoint_splits
+    assert tgi_entrypoint_splits(image) is splits
