@@ -51,9 +51,11 @@ Why:
     a blank that names no flag as a positional argument, so SGLang exits and
     `vllm serve` or LMDeploy take it for the model (or exit when they have
     one). A `--flag=value` whose value holds blanks (JSON, a chat template)
-    is that flag's value, and a list a shell runs (`sh -c`) is its script,
-    as are arguments given to TGI's image (its entrypoint script's unquoted
-    `$@` splits them).
+    is that flag's value, and a list a shell runs (`sh -c`) is its script.
+    Arguments given to a TGI image from 2.0.0 are split at blanks by its
+    entrypoint script's unquoted `$@` and read as those words; an image
+    that starts the launcher itself (v1.x, -intel, -trtllm, tgi-gaudi)
+    gives it the item whole, and it exits.
 
 Example (bad):
     ```yaml
