@@ -39,6 +39,13 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 # (hardware.INSTANCE_FAMILIES reads the types).
 FAMILY_GPUS = {"g2": "L4", "g4": "RTX-PRO-6000-Blackwell", "a4": "B200"}
 
+# The ComputeClasses GKE installs itself (cloud.google.com/kubernetes-engine/docs/concepts/about-built-in-compute-
+# classes: autopilot, autopilot-spot; .../concepts/autopilot-compute-classes: Accelerator, Balanced, Performance,
+# Scale-Out). No repo defines them and none names a GPU: "Use a built-in ComputeClass for workloads that don't
+# require specific hardware (such as GPUs)"; a pod of the Accelerator class gets its GPU from the
+# cloud.google.com/gke-accelerator selector beside it (.../how-to/autopilot-gpus). A run's own definition wins.
+BUILT_IN = frozenset(("autopilot", "autopilot-spot", "Accelerator", "Balanced", "Performance", "Scale-Out"))
+
 _RUNS: List["RunClasses"] = []  # the run being checked (engine.lint_paths), innermost last
 
 
@@ -108,6 +115,10 @@ def class_device(name: Any) -> Tuple[Optional[Val[str]], str]:
     if not isinstance(name, str) or not name.strip():
         return None, ""
     found = _RUNS[-1].named(name.strip()) if _RUNS else []
+    if not found and name.strip() in BUILT_IN:
+        beside = " (the cloud.google.com/gke-accelerator selector beside it does)" \
+            if name.strip() == "Accelerator" else ""
+        return None, f"it is GKE's built-in class, which names no GPU{beside}"
     if not found:
         return None, f"no checked file defines the ComputeClass '{name}'"
     devices = [_priorities_device(path, obj, name) for path, obj in found]

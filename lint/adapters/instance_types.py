@@ -33,13 +33,18 @@ AWS_FAMILIES = {"g4dn": "T4", "g5": "A10G", "g6": "L4", "gr6": "L4", "g6e": "L40
 # Well-known cloud instance types -> the device they carry (prefix match on the family; AWS's with or without ml.).
 INSTANCE_FAMILIES = tuple((r"(?:ml\.)?" + re.escape(family) + r"\.", device)
                           for family, device in AWS_FAMILIES.items()) + (
+    # GCP's A2 Standard (a2-highgpu-{1,2,4,8}g and a2-megagpu-16g: A100 40GB), A2 Ultra (a2-ultragpu-*: A100
+    # 80GB), A3 High/Mega/Edge (H100 80GB), A3 Ultra (H200) and G2 (L4): docs.cloud.google.com/compute/docs/
+    # accelerator-optimized-machines, one GPU model and count per machine type
     (r"a3-ultragpu", "H200"), (r"a3-(high|mega|edge)gpu", "H100"), (r"a2-ultragpu", "A100-80GB"),
-    (r"a2-highgpu", "A100-40GB"), (r"g2-standard", "L4"),
+    (r"a2-(high|mega)gpu", "A100-40GB"), (r"g2-standard", "L4"),
     # GCP's A4 (B200, nvidia-b200), A4X (GB200, nvidia-gb200) and G4 (RTX PRO 6000 Blackwell, nvidia-rtx-pro-6000)
     # series: one GPU model per series (docs.cloud.google.com/compute/docs/gpus, "GPU machine types"; G4's pairing as
     # GoogleCloudPlatform/accelerated-platforms@9320f3b2:platforms/gke/base/core/custom_compute_class/templates/
     # manifests/gpu/rtx-pro-6000-96gb/*.yaml write it: gpu.type nvidia-rtx-pro-6000 with machineType g4-standard-48)
-    (r"a4x-highgpu", "GB200"), (r"a4-highgpu", "B200"), (r"g4-standard", "RTX-PRO-6000-Blackwell"),
+    # A4X Max (a4x-maxgpu-4g-metal: 4 B300 GPUs of GB300 Superchips, "A4X Max and A4X machine series", same page)
+    (r"a4x-highgpu", "GB200"), (r"a4x-maxgpu", "GB300"), (r"a4-highgpu", "B200"),
+    (r"g4-standard", "RTX-PRO-6000-Blackwell"),
     (r"standard_nd\d+is?r_h100", "H100"),
     (r"standard_nd\d+is?r_h200", "H200"), (r"standard_nd\d+amsr_a100", "A100-80GB"),
     (r"standard_nc\d+ads_a100", "A100-80GB"), (r"standard_nd\d+asr_v4", "A100-40GB"),

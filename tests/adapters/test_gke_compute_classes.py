@@ -274,3 +274,52 @@ def test_a_class_defined_twice_differently_names_no_device_and_says_where(tmp_pa
     (tmp_path / "classes" / "both.yaml").write_text(H100_CLASS + "---\n" + H100_CLASS)
     device = _role(["."]).accelerators.type
     assert (device.value, device.source.file, device.source.line) == ("H100-SXM-80GB", "classes/both.yaml", 12)
+
+
+def test_every_gcp_accelerator_optimized_series_and_gke_gpu_type():
+    # docs.cloud.google.com/compute/docs/accelerator-optimized-machines: A2 Standard (incl. a2-megagpu-16g, 16 x
+    # A100 40GB), A2 Ultra, A3 High/Mega/Edge/Ultra, A4, A4X, A4X Max (GB300), G2, G4; GKE's -vws types are the
+    # same GPU, and a device the catalog lacks (P100, P4) stays as written
+    names = ["a2-highgpu-1g", "a2-megagpu-16g", "a2-ultragpu-8g", "a3-highgpu-8g", "a3-megagpu-8g", "a3-edgegpu-8g",
+             "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g", "a4x-maxgpu-4g-metal",
+             "g2-standard-96", "g4-standard-384", "nvidia-l4-vws", "nvidia-tesla-t4-vws", "nvidia-tesla-p100",
+             "nvidia-tesla-p4", "nvidia-tesla-p4-vws", "nvidia-vws", "nvidia--vws"]
+    assert [canonical_type(n)[0] for n in names] == [
+        "A100-40GB", "A100-40GB", "A100-80GB", "H100", "H100", "H100", "H200",
+        "B200", "GB200", "GB300", "GB300", "L4", "RTX-PRO-6000-Blackwell", "L4", "T4", "nvidia-tesla-p100",
+        "nvidia-tesla-p4", "nvidia-tesla-p4-vws", "nvidia-vws", "nvidia--vws"]
+    assert compute_classes.machine_gpu("a2-megagpu-16g") == ("A100-40GB", "a2-megagpu-16g")
+    assert compute_classes.machine_gpu("a4x-maxgpu-4g") == ("GB300", "a4x-maxgpu-4g")
+
+
+def test_a_built_in_class_is_no_missing_file(tmp_path, monkeypatch):
+    # GKE's built-in classes (about-built-in-compute-classes, autopilot-compute-classes) name no GPU; no repo
+    # defines them, so CTX208 must not ask for the file that does
+    monkeypatch.chdir(tmp_path)
+    expected = {
+        "Accelerator": "it is GKE's built-in class, which names no GPU (the cloud.google.com/gke-accelerator "
+                       "selector beside it does): state",
+        "Balanced": "it is GKE's built-in class, which names no GPU: state",
+        "autopilot-spot": "it is GKE's built-in class, which names no GPU: state"}
+    for cls, why in expected.items():
+        (tmp_path / "deploy.yaml").write_text(DEPLOY.format(cls=cls, model=SMALL))
+        role = _role(["deploy.yaml"])
+        assert role.accelerators.type is None and role.device_class.value == cls
+        out = run(["check", "--select", "CTX208", "deploy.yaml"]).out
+        assert (f"; the pod selects the GKE compute class '{cls}' (deploy.yaml:8:41), but {why} the device beside "
+                "it (cloud.google.com/gke-accelerator, or `default-accelerator:` in .ctxlint.yaml); capacity checks "
+                "skip these roles (capacity-not-derivable)") in out, out
+    for cls in ("Performance", "Scale-Out", "autopilot"):
+        assert compute_classes.class_device(cls) == (None, "it is GKE's built-in class, which names no GPU")
+    assert compute_classes.class_device("accelerator")[1] == "no checked file defines the ComputeClass 'accelerator'"
+
+
+def test_a_built_in_class_with_its_gke_accelerator_gets_that_gpu(tmp_path, monkeypatch):
+    # GKE's Accelerator class: the GPU comes from cloud.google.com/gke-accelerator beside it (how-to/autopilot-gpus)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "deploy.yaml").write_text(DEPLOY.format(cls="Accelerator", model=SMALL).replace(
+        "        cloud.google.com/compute-class: Accelerator\n",
+        "        cloud.google.com/compute-class: Accelerator\n        cloud.google.com/gke-accelerator: nvidia-l4-vws\n"))
+    role = _role(["deploy.yaml"])
+    assert (role.accelerators.type.value, role.accelerators.type.raw, role.device_class) == \
+        ("L4", "nvidia-l4-vws", None)

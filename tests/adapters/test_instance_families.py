@@ -29,6 +29,7 @@ def _alternation(low: str) -> Optional[str]:
 # near misses, and names that are no family at all.
 NAMES = [f"{family}.{size}" for family in AWS_FAMILIES for size in ("xlarge", "48xlarge", "")] + [
     "a3-highgpu-8g", "a3-megagpu-8g", "a3-edgegpu-8g", "a3-ultragpu-8g", "a2-ultragpu-1g", "a2-highgpu-4g",
+    "a2-megagpu-16g", "a4x-maxgpu-4g", "a4x-maxgpu-4g-metal", "a4x-highgpu-4g", "a4-highgpu-8g",
     "g2-standard-8", "standard_nd96isr_h100_v5", "standard_nd96isr_h200_v5", "standard_nd96amsr_a100_v4",
     "standard_nc24ads_a100_v4", "standard_nd96asr_v4", "standard_nc40ads_h100_v5", "standard_nc4as_t4_v3",
     "vm.gpu.a10.1", "bm.gpu.a10.4", "bm.gpu.h100.8", "bm.gpu.h200.8", "bm.gpu.a100-v2.8", "bm.gpu4.8",
