@@ -35,9 +35,20 @@ _FAMILY_LABEL = {"nvfp4": "NVFP4", "mxfp4": "MXFP4", "fp8": "FP8", "mxfp8": "MXF
 Unresolved = List[Tuple[str, Source]]
 
 
+def families(key: Optional[str]) -> Tuple[str, ...]:
+    """The families of a weight format, two for one of two formats (`fp8+mxfp4-experts`, DeepSeek-V4's FP8 with
+    MXFP4 experts: `precision: fp4` and `fp8` both describe it); `mixed:` keys (group targets not read) none."""
+    key = (key or "").lower()
+    parts = key.split("+") if "+" in key and not key.startswith("mixed:") else [key]
+    found = [family(part) for part in parts]
+    return tuple(dict.fromkeys(f for f in found if f is not None)) if all(found) else ()
+
+
 def family(key: Optional[str]) -> Optional[str]:
     """A weight format's family as `model.precision` names it (ctxlint.physics.weights keys), None if none."""
     key = (key or "").lower()
+    if "+" in key:
+        return None  # two formats: families()
     if key in ("bf16", "fp16", "fp32"):
         return "16-bit"
     for prefix, name in (("nvfp4", "nvfp4"), ("mxfp4", "mxfp4"), ("mxfp8", "mxfp8"), ("fp8", "fp8"),
@@ -95,42 +106,43 @@ def _by_served_name(model: Node, path: str, node: Node, name: str, flag: Optiona
     precision = (_text(precision_node) or "").lower()
     wanted = PRECISIONS.get(precision)
     own, how = _own_format(name)
-    if own == "16-bit" and flag is not None:
+    if own == ("16-bit",) and flag is not None:
         # SGLang's and vLLM's --quantization quantizes a 16-bit checkpoint as it loads (resolution/quant_flag.py)
         from ctxlint.resolution.resolve import flag_format
 
         quantized = flag_format(flag)
         if quantized is not None and family(quantized.key) is not None:
-            own, how = family(quantized.key), f"{how}; quantized as it loads by quantization {flag!r}"
+            own, how = (family(quantized.key),), f"{how}; quantized as it loads by quantization {flag!r}"
     base = f"served-model-name {name} beside the cluster alias model.path {path!r}, architecture matched by name"
     if wanted is None:
         note = f"model.precision {precision!r} is no format ctxlint reads" if precision else "no model.precision"
         return Val(name, node.source(file), raw=f"{base}; {note}"), []
-    if own is None:
+    if not own:
         return Val(name, node.source(file), raw=f"{base}; its weight format is not known to compare with "
                                                  f"model.precision {precision!r}"), []
-    if own in wanted:
+    label = " with ".join(_FAMILY_LABEL[f] for f in own)
+    if any(f in wanted for f in own):
         return Val(name, node.source(file), raw=f"{base}; model.precision {precision!r} agrees with its "
-                                                 f"{_FAMILY_LABEL[own]} weights ({how})"), []
+                                                 f"{label} weights ({how})"), []
     means = " or ".join(_FAMILY_LABEL[f] for f in wanted)
     return None, [(f"model.path {path!r} is an alias of the cluster's srtslurm.yaml `model_paths`; its "
-                   f"served-model-name {name} has {_FAMILY_LABEL[own]} weights ({how}) but model.precision "
+                   f"served-model-name {name} has {label} weights ({how}) but model.precision "
                    f"{precision!r} says {means}, so the alias loads another checkpoint, which this file does not "
                    "name, and its weights are not known (write `hf:<id>` or identity.model.repo)",
                    precision_node.source(file))]
 
 
-def _own_format(name: str) -> Tuple[Optional[str], str]:
-    """(the served name's weight-format family, how ctxlint knows it): the built-in catalog's resolution by
-    name, else what the name's own quantization tag says; (None, "") when neither tells."""
+def _own_format(name: str) -> Tuple[Tuple[str, ...], str]:
+    """(the served name's weight-format families, how ctxlint knows it): the built-in catalog's resolution by
+    name, else what the name's own quantization tag says; ((), "") when neither tells."""
     from ctxlint.resolution.names import parse_ref
     from ctxlint.resolution.resolve import Context, resolve
 
     found = resolve(name, Context(hf_cache=()))  # the catalog and the name only: no file or cache of this machine
     fmt = found.weights or (getattr(found.arch, "weight_format", None) if found.arch is not None else None)
-    if fmt is not None and family(fmt.key) is not None:
-        return family(fmt.key), found.how
+    if fmt is not None and families(fmt.key):
+        return families(fmt.key), found.how
     ref = parse_ref(name)
-    if ref is not None and ref.weights is not None and family(ref.weights.key) is not None:
-        return family(ref.weights.key), f"{ref.weights.label} by its name"
-    return None, ""
+    if ref is not None and ref.weights is not None and families(ref.weights.key):
+        return families(ref.weights.key), f"{ref.weights.label} by its name"
+    return (), ""

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
 from .params import count as count_params, minimax_m3_split
 from .msa_index import parse as parse_msa
-from .weights import from_quantization_config
+from .weights import from_quantization_config, with_expert_dtype
 
 # The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
 POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
@@ -261,7 +261,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         from .mamba import parse_state
         state, ssm_dtype = parse_state(c)
     msa_dim, msa_layers, msa_values = parse_msa(c, n)
-    fmt = from_quantization_config(c.get("quantization_config"))
+    quant = c.get("quantization_config")
+    # DeepSeek-V4 says `expert_dtype` at the top level; some conversions write it into quantization_config
+    experts_dtype = c.get("expert_dtype", quant.get("expert_dtype") if isinstance(quant, dict) else None)
+    fmt = with_expert_dtype(from_quantization_config(quant), experts_dtype)
     if c.get("quantization_config") and fmt is None:
         notes.append(f"quantization {c['quantization_config'].get('quant_method', '?')!r} not understood: "
                      "weights taken at 16 bits")

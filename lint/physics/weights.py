@@ -25,6 +25,7 @@ from typing import Optional
 from ..records import record
 
 LINEAR, EXPERTS, ALL = "linear", "experts", "all"
+EXPERTS_OVER_FP8 = "experts+fp8"  # the routed experts in the format, the other linear layers FP8, embeddings 16-bit
 
 
 @record(frozen=True)
@@ -64,9 +65,15 @@ _MXFP8 = _fixed("mxfp8", "MXFP8", 8.25)
 _ANY4 = WeightFormat("int4", "4-bit", 4.16, 4.125, 4.5)
 _MXFP4_EXPERTS = WeightFormat("mxfp4-experts", "MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS)
 _NVFP4_EXPERTS = WeightFormat("nvfp4-experts", "NVFP4 experts", 4.5, 4.5, 4.5, EXPERTS)
+# DeepSeek-V4's checkpoints: `quantization_config` FP8 (e4m3, 128x128 blocks) with a top-level `expert_dtype: fp4`,
+# the routed experts in MXFP4 (E2M1, one UE8M0 scale per 32: 4.25 bits), the other linear layers FP8
+# (ai-dynamo/aiconfigurator@095f58a51c4ca8e61b66ec108d86f223f8d559ce:aic-core/src/aiconfigurator_core/model_configs/
+# deepseek-ai--DeepSeek-V4-{Pro,Flash}_config.json; NVIDIA/srt-slurm-recipes name the V4-Pro recipe
+# `deepseek-v4-pro-mxfp4`, precision fp4)
+_FP8_MXFP4_EXPERTS = WeightFormat("fp8+mxfp4-experts", "FP8 with MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS_OVER_FP8)
 
 FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
-                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS)}
+                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS, _FP8_MXFP4_EXPERTS)}
 
 _NAMED = {
     "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
@@ -178,6 +185,14 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
             if found is not None:
                 return found
     return None
+
+
+def with_expert_dtype(fmt: Optional[WeightFormat], expert_dtype: object) -> Optional[WeightFormat]:
+    """An FP8 checkpoint whose config says `expert_dtype: fp4` (DeepSeek-V4) keeps its routed experts in MXFP4;
+    any other pairing is left as the quantization_config says."""
+    if fmt is _FP8 and isinstance(expert_dtype, str) and expert_dtype.strip().lower() == "fp4":
+        return _FP8_MXFP4_EXPERTS
+    return fmt
 
 
 def _group_format(q: dict, group: object) -> Optional[WeightFormat]:
@@ -294,6 +309,11 @@ def weight_bytes(total: float, embed: Optional[float], lm_head: Optional[float],
         if experts is None:
             return total * b
         return experts * b + (total - experts) * 2
+    if fmt.scope == EXPERTS_OVER_FP8:
+        kept = sum(x or 0 for x in (embed, lm_head, vision)) if embed is not None else 0.0
+        if experts is None:  # the split unknown: every weight at FP8, the most the checkpoint can take
+            return (total - kept) * 1 + kept * 2
+        return experts * b + max(0.0, total - experts - kept) * 1 + kept * 2
     kept = sum(x or 0 for x in (embed, lm_head, vision))
     if embed is None:
         return total * b

@@ -43,6 +43,8 @@ _METHODS = {
     "w4a16": ("compressed-tensors",), "bnb-4bit": ("bitsandbytes",),
     "nvfp4": ("modelopt", "compressed-tensors"),
     "mxfp4": ("mxfp4", "compressed-tensors", "quark"), "mxfp4-experts": ("mxfp4", "compressed-tensors"),
+    # DeepSeek-V4 (weights._FP8_MXFP4_EXPERTS): its config's quant_method is fp8, which the flag is checked against
+    "fp8+mxfp4-experts": ("fp8", "compressed-tensors", "modelopt", "fbgemm_fp8", "quark"),
     "int8": None,  # GPTQ, bitsandbytes, compressed-tensors or a name's guess: the weights, never a refusal
     # groups of different widths (weights._mixed): ModelOpt's mixed precision or compressed-tensors' config_groups
     "mixed": ("modelopt", "compressed-tensors"),

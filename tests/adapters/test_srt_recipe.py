@@ -633,3 +633,22 @@ def test_a_null_in_a_zip_item_leaves_the_base_value_as_srtctl_submits_it():
     assert [d.display_name for d in adapt(nulled).deployments] == ["None_tp4", "qwen-a", "qwen-b"]
     assert [d.display_name for d in adapt(OVERRIDES.replace('  name: "qwen"\n', "")).deployments] == \
         ["unnamed_tp4", "qwen-a", "qwen-b"]
+
+
+def test_deepseek_v4_pro_fp4_and_fp8_precisions_both_agree_with_its_mixed_checkpoint():
+    # DeepSeek-V4-Pro's config: quantization_config FP8 with expert_dtype fp4 (MXFP4 routed experts); NVIDIA/
+    # srt-slurm-recipes' `deepseek-v4-pro-mxfp4` says precision fp4: the alias loads that checkpoint, no other
+    how = ("(deepseek-ai/DeepSeek-V4-Pro: built-in catalog; FP8 with MXFP4 experts weights (the checkpoint's "
+           "quantization_config))")
+    for precision in ("fp4", "mxfp4", "fp8"):
+        text = ALIAS.replace('"fp4"', f'"{precision}"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
+        [dep] = adapt(text).deployments
+        assert dep.model.id.raw == (
+            "served-model-name deepseek-ai/DeepSeek-V4-Pro beside the cluster alias model.path 'dsfp4', architecture "
+            f"matched by name; model.precision '{precision}' agrees with its FP8 with MXFP4 weights {how}"), precision
+    text = ALIAS.replace('"fp4"', '"nvfp4"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
+    assert adapt(text).deployments[0].model.id is None
+    path_text = ALIAS.replace('"fp4"', '"bf16"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
+    from ctxlint.adapters.srt_model import families
+    assert families("fp8+mxfp4-experts") == ("fp8", "mxfp4") and families("mixed:fp8+nvfp4") == ()
+    assert adapt(path_text).deployments[0].model.id is None
