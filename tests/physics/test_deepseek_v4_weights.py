@@ -60,3 +60,13 @@ def test_a_quantization_flag_is_checked_as_over_its_fp8_quant_method():
     assert decide("vllm", "fp8", fmt, fp8)[0] is fmt
     # a flag vLLM refuses over an FP8 quant_method is refused over this one alike
     assert decide("vllm", "awq", fmt, format_by_key("awq"))[2] == decide("vllm", "awq", fp8, format_by_key("awq"))[2]
+
+
+def test_a_locked_config_keeps_expert_dtype():
+    # `ctxlint models lock` keeps ARCH_KEYS (and quantization_config's _QUANT_KEYS): without expert_dtype a locked
+    # V4 would weigh FP8 throughout again
+    from ctxlint.resolution.lockfile import arch_facts
+
+    for cfg in ({**CFG, "quantization_config": FP8, "expert_dtype": "fp4"},
+                {**CFG, "quantization_config": {**FP8, "expert_dtype": "fp4"}}):
+        assert arch_from_hf_config(arch_facts(cfg), "DeepSeek-V4-Pro").weights == "fp8+mxfp4-experts"
