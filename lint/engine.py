@@ -28,7 +28,7 @@ from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique
 from .records import field, fields, record, replace
 
 if TYPE_CHECKING:
-    from ctxlint.adapters.compute_classes import RunClasses
+    from ctxlint.adapters.run_classes import RunClasses
 
 SORT_KEY = operator.attrgetter(*(f.name for f in fields(Finding) if f.compare))  # Finding's own order
 
@@ -111,7 +111,7 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     files = files_to_check(paths, settings, report, settings_for)
     named = set(named) if named is not None else {p for p in paths if p != "-" and not os.path.isdir(p)}
     known_files: Dict[str, bool] = {}  # for the run only: a long-lived process sees files made since
-    from ctxlint.adapters.compute_classes import run_files as classes_in
+    from ctxlint.adapters.run_classes import run_files as classes_in
 
     with _fewer_collections(), classes_in(files if run_files is None else run_files, settings.max_file_size,
                                                  None if stdin is None else (stdin, stdin_filename)):

@@ -21,7 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
 from .records import fields
-from ctxlint.adapters.compute_classes import RunClasses
+from ctxlint.adapters.run_classes import RunClasses
 from ctxlint.engine import (InternalError, Report, Settings, SettingsFor, by_directory, directory_of, files_to_check,
                             lint_paths)
 from ctxlint.registry import selected
@@ -118,7 +118,7 @@ def _start_worker(files: List[str], max_bytes: int, stdin: Optional[Tuple[bytes,
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,
                  stdin_filename: str = "-", named: Collection[str] = (),
                  settings_for: Optional[SettingsFor] = None, everywhere: Optional[RunClasses] = None) -> Report:
-    # `everywhere`: the whole run's compute classes (compute_classes.run_files); a worker's own when not given
+    # `everywhere`: the whole run's compute classes (run_classes.run_files); a worker's own when not given
     return lint_paths(files, settings, stdin=stdin, stdin_filename=stdin_filename, named=set(named) & set(files),
                       settings_for=settings_for, run_files=everywhere if everywhere is not None else _WORKER_CLASSES)
 

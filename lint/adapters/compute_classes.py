@@ -11,7 +11,7 @@ the device of any priority: the class names a device only when every priority na
 `key In [...]` node affinity does (hardware.one_device); priorities on different devices, or one that names
 none ctxlint can read (node pools, a CPU family), leave the device unknown and say why (`why_unknown`).
 
-The class is looked for in every file of the run (`run_files`, set by engine.lint_paths for the whole run, the
+The class is looked for in every file of the run (`run_classes.run_files`, set by engine.lint_paths for the whole run, the
 same list in every --jobs worker), stdin's text too when the run reads "-" (a class and its pod piped in one
 document are found as in the file), read only when a pod names a class: a run that selects none never reads a
 file for this. A --jobs worker is given the run's files once, when it starts (parallel.py), and keeps what it
@@ -19,18 +19,14 @@ read for all its chunks: not the whole list pickled, filtered and searched again
 """
 from __future__ import annotations
 
-import os
 import re
-import stat
-from contextlib import contextmanager
-from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, List, Optional, Sequence, Tuple
 
+from ctxlint.adapters.run_classes import current
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 LABEL = "cloud.google.com/compute-class"
-_API_GROUP = "cloud.google.com/"
-_SUFFIXES = (".yaml", ".yml", ".json")
 
 # Machine families whose every machine type carries one GPU model ("Each machine type within a series has a
 # specific model and number of NVIDIA GPUs attached": docs.cloud.google.com/compute/docs/accelerator-optimized-
@@ -46,75 +42,13 @@ FAMILY_GPUS = {"g2": "L4", "g4": "RTX-PRO-6000-Blackwell", "a4": "B200"}
 # cloud.google.com/gke-accelerator selector beside it (.../how-to/autopilot-gpus). A run's own definition wins.
 BUILT_IN = frozenset(("autopilot", "autopilot-spot", "Accelerator", "Balanced", "Performance", "Scale-Out"))
 
-_RUNS: List["RunClasses"] = []  # the run being checked (engine.lint_paths), innermost last
-
-
-Stdin = Optional[Tuple[bytes, str]]  # (the bytes read from stdin, the name they are shown by)
-
-
-@contextmanager
-def run_files(paths: Union[Sequence[str], "RunClasses"], max_bytes: int, stdin: Stdin = None) -> Iterator[None]:
-    """The files a run checks (or their classes already gathered: a --jobs worker's), where a pod's compute class
-    is looked for while it lasts."""
-    _RUNS.append(paths if isinstance(paths, RunClasses) else RunClasses(paths, max_bytes, stdin))
-    try:
-        yield
-    finally:
-        _RUNS.pop()
-
-
-class RunClasses:
-    """The ComputeClass objects of a run's files (and of stdin, when the run reads "-"), by name, read on the
-    first lookup."""
-
-    def __init__(self, paths: Sequence[str], max_bytes: int, stdin: Stdin = None) -> None:
-        self.paths = [p for p in paths if p != "-" and p.lower().endswith(_SUFFIXES)]
-        self.stdin = stdin if stdin is not None and "-" in paths else None
-        self.max_bytes = max_bytes
-        self._by_name: Optional[Dict[str, List[Tuple[str, Node]]]] = None
-
-    def named(self, name: str) -> List[Tuple[str, Node]]:
-        if self._by_name is None:
-            self._by_name = self._read()
-        return self._by_name.get(name, [])
-
-    def _read(self) -> Dict[str, List[Tuple[str, Node]]]:
-        from ctxlint.adapters.crd_common import objects
-        from ctxlint.loader import parse_bytes
-
-        out: Dict[str, List[Tuple[str, Node]]] = {}
-        for data, path in self._texts():
-            if b"ComputeClass" not in data:  # most files: no parse
-                continue
-            for obj in objects(parse_bytes(data, path, self.max_bytes)):
-                name = _scalar(obj.dig("metadata", "name"))
-                if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
-                        _API_GROUP) and isinstance(name, str) and name:
-                    out.setdefault(name, []).append((path, obj))
-        return out
-
-    def _texts(self) -> Iterator[Tuple[bytes, str]]:
-        """(bytes, name) of stdin's text and of each regular file of the run within the size limit, one at a time."""
-        if self.stdin is not None:
-            yield self.stdin
-        for path in self.paths:
-            try:
-                info = os.stat(path)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > self.max_bytes:
-                    continue  # a FIFO named *.yaml would block the read
-                with open(path, "rb") as handle:
-                    data = handle.read()
-            except OSError:
-                continue
-            yield data, path
-
-
 def class_device(name: Any) -> Tuple[Optional[Val[str]], str]:
     """(the device every priority of the class `name` names, at the first priority's `gpu.type` (or whatever
     named it) in the ComputeClass's file; why not, when None)."""
     if not isinstance(name, str) or not name.strip():
         return None, ""
-    found = _RUNS[-1].named(name.strip()) if _RUNS else []
+    run = current()
+    found = run.named(name.strip()) if run is not None else []
     if not found and name.strip() in BUILT_IN:
         beside = " (the cloud.google.com/gke-accelerator selector beside it does)" \
             if name.strip() == "Accelerator" else ""

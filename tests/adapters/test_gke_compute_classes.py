@@ -9,7 +9,7 @@ kubernetes-engine/docs/reference/crds/computeclass and .../concepts/about-custom
 """
 from __future__ import annotations
 
-from ctxlint.adapters import compute_classes
+from ctxlint.adapters import compute_classes, run_classes
 from ctxlint.audit import build_audit
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.engine import Settings, lint_paths
@@ -208,7 +208,7 @@ def test_no_file_is_read_for_classes_when_no_pod_names_one(tmp_path, monkeypatch
     _tree(tmp_path, DEPLOY.format(cls="x", model=SMALL).replace("cloud.google.com/compute-class: x",
                                                                  "cloud.google.com/gke-accelerator: nvidia-l4"),
           h100=H100_CLASS)
-    monkeypatch.setattr(compute_classes.RunClasses, "_read", refuse)
+    monkeypatch.setattr(run_classes.RunClasses, "_read", refuse)
     monkeypatch.chdir(tmp_path)
     assert _role(["."]).accelerators.type.value == "L4"
 
@@ -249,8 +249,8 @@ def test_a_worker_is_given_the_run_once_and_reads_it_once(tmp_path, monkeypatch)
         _tree(tmp_path / name, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL), h100=H100_CLASS)
     monkeypatch.chdir(tmp_path)
     reads = []
-    real = compute_classes.RunClasses._read
-    monkeypatch.setattr(compute_classes.RunClasses, "_read", lambda self: reads.append(1) or real(self))
+    real = run_classes.RunClasses._read
+    monkeypatch.setattr(run_classes.RunClasses, "_read", lambda self: reads.append(1) or real(self))
     monkeypatch.setattr(parallel, "_WORKER_CLASSES", None)
     files = ["a/app/deploy.yaml", "a/classes/h100.yaml", "b/app/deploy.yaml", "b/classes/h100.yaml"]
     parallel._start_worker(files, 10**6, None)
