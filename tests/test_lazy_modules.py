@@ -94,3 +94,25 @@ spec:
         out.write("replacements: [{source: {kind: ConfigMap, name: runtime, fieldPath: data.MODEL}, targets: "
                   "[{select: {kind: Deployment}, fieldPaths: ['spec.template.spec.containers.[name=vllm].image']}]}]\n")
     assert _loaded(tmp_path / "base/deployment.yaml", run) == set(PATCHES) | {REPLACEMENTS}
+
+
+def test_the_compute_class_reader_is_imported_only_for_a_pod_that_names_a_class(tmp_path):
+    # every run sets its files for GKE compute classes (adapters/run_classes.py); the reader itself, only for a pod
+    # whose node selector names a class
+    run = _RUN_OF % (("ctxlint.adapters.compute_classes",),)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "Qwen/Qwen3-8B"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+      nodeSelector: {cloud.google.com/compute-class: gpu-l4-x1}
+""")
+    assert _loaded(pod, run) == {"ctxlint.adapters.compute_classes"}
