@@ -37,17 +37,49 @@ class RoleLayout:
     source: Source  # where the role is declared
 
 
+def srt_int(node: Optional[Node]) -> Tuple[Optional[int], Optional[str]]:
+    """(the count srtctl reads, why srtctl refuses it) for one of ResourceConfig's `int` fields.
+
+    srtctl loads a recipe with marshmallow_dataclass (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/schema.py
+    ResourceConfig, `int | None` and `fields.Integer(data_key="gpus_per_prefill", ...)`), which maps `int` to
+    marshmallow's fields.Integer, not strict (lovasoa/marshmallow_dataclass@696d8f6:marshmallow_dataclass/
+    __init__.py _field_for_schema; marshmallow 3.26.2 and 4.3.1 fields.py Integer/Number._validated): a bool is
+    refused, anything else is `int(value)`, so `"0"` is 0, `" 2 "` 2 and `2.9` 2, while `"2.0"`, `"two"` and
+    `.nan` are refused ("Not a valid integer.") and load_config raises before anything runs. A string holding
+    a `{name}` is a sweep's, replaced before the schema reads it (core/sweep.py): not known, not refused."""
+    if node is None:
+        return None, None
+    if node.kind != SCALAR:
+        return None, "Not a valid integer."
+    value = node.value
+    if value is None:
+        return None, None
+    if isinstance(value, bool):
+        return None, "Not a valid integer."
+    if isinstance(value, str) and "{" in value:
+        return None, None
+    if isinstance(value, (str, int, float)):
+        try:
+            return int(value), None
+        except (ValueError, OverflowError):
+            pass
+    return None, "Not a valid integer."
+
+
 def _none(node: Optional[Node]) -> bool:
-    """Workers absent, null or 0: srtctl runs no worker of the role (core/schema.py ResourceConfig.num_prefill...
-    are `prefill_workers or 0`, and core/topology.py allocate_endpoints allocates a role only `if num_prefill > 0`);
-    its preflight (core/validation.py validate_topology) only warns of such a block."""
-    return node is None or node.kind == SCALAR and (node.value is None or node.value == 0 and
-                                                    not isinstance(node.value, bool))
+    """Workers absent, null or 0 (or fewer): srtctl runs no worker of the role (core/schema.py
+    ResourceConfig.num_prefill... are `prefill_workers or 0`, and core/topology.py allocate_endpoints allocates
+    a role only `if num_prefill > 0`); its preflight (core/validation.py validate_topology) only warns of such a
+    block. A count written as a string is read as srtctl reads it (srt_int): `"0"` is 0."""
+    if node is None or node.kind == SCALAR and node.value is None:
+        return True
+    count, refused = srt_int(node)
+    return refused is None and count is not None and count <= 0
 
 
 def _count(node: Optional[Node]) -> Optional[int]:
-    value = node.value if node is not None and node.kind == SCALAR else None
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
+    count, _ = srt_int(node)
+    return count if count is not None and count >= 0 else None
 
 
 class _Fields:
@@ -120,3 +152,28 @@ def _gpus(f: _Fields, role: str, workers: Optional[int], file: str,
     if role == "decode" and nodes == 0 and workers:
         return prefill  # ResourceConfig.gpus_per_decode: decode on the prefill nodes takes the prefill size
     return Val(per_node, f.per_node.source(file), raw="gpus_per_node") if per_node else None
+
+
+_INT_FIELDS = ("gpus_per_node",) + tuple(f"{role}_{what}" for role, _ in MODES for what in ("nodes", "workers")) \
+    + tuple(f"gpus_per_{role}" for role, _ in MODES)
+
+
+def refused_count(root: Node, file: str) -> Optional[Tuple[str, Source]]:
+    """(why, where) for the first count srtctl's schema refuses (srt_int), or None: `srtctl apply -f` then
+    raises "Invalid config" and submits nothing. Schema 2's `roles.<role>.{nodes,workers,gpus}` are written into
+    these fields before the schema reads them (roles.py expand_roles), `nodes: colocate` as 0."""
+    f = _Fields(root)
+    found = [(f"resources.{key}", f.res.get(key)) for key in _INT_FIELDS] if f.res is not None else []
+    for role, _ in MODES:
+        spec = f.spec(role)
+        for what in ("nodes", "workers", "gpus") if spec is not None else ():
+            node = spec.get(what)
+            if not (what == "nodes" and node is not None and node.kind == SCALAR and isinstance(node.value, str)
+                    and node.value.strip().lower() == COLOCATE):
+                found.append((f"roles.{role}.{what}", node))
+    for where, node in found:
+        why = srt_int(node)[1] if node is not None else None
+        if why is not None:
+            shown = node.value if node.kind == SCALAR else "a " + ("mapping" if node.kind == MAP else "list")
+            return f"{where} {shown!r}: {why}", node.source(file)
+    return None

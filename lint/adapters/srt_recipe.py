@@ -37,7 +37,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts
 from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.srt_layout import RoleLayout, layouts
+from ctxlint.adapters.srt_layout import RoleLayout, layouts, refused_count
 from ctxlint.adapters.srt_model import model_of
 from ctxlint.adapters.srt_overrides import expansion_refused, is_override_file, variants
 from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
@@ -130,6 +130,13 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
         return None
     name, config_name = _ENGINES[engine.value]
     engine = Val(name, engine.source, raw=engine.raw)
+    refused = refused_count(root, file)
+    if refused is not None:  # marshmallow refuses the count: load_config raises and no worker starts
+        result.diagnostics.append(Diagnostic(
+            SCHEMA_VIOLATION, f"srtctl refuses this recipe: {refused[0]} (core/schema.py ResourceConfig reads its "
+            "counts as marshmallow Integer: int(value), a bool refused), so `srtctl apply -f` runs nothing and "
+            "nothing is checked", refused[1], None))
+        return None
     model_node = _map(root, "model")
     container = model_node.get("container")
     image = _text(container)

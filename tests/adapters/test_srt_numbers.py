@@ -1,0 +1,61 @@
+"""srt-slurm counts read as srtctl reads them: marshmallow's Integer, not strict, so `"0"` is 0.
+
+srtctl loads a recipe with marshmallow_dataclass (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/schema.py
+ResourceConfig); an `int` field is marshmallow's fields.Integer(strict=False), whose _validated refuses a bool and
+is otherwise `int(value)` (marshmallow 3.26.2 and 4.3.1 fields.py). A refused count makes load_config raise.
+"""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+HEAD = "model: {path: 'hf:Qwen/Qwen3-32B', container: c, precision: bf16}\n"
+
+
+def _roles(text):
+    return [(r.kind, r.replicas.value if r.replicas else None, r.accelerators.count.value
+             if r.accelerators.count else None) for dep in adapt(HEAD + text).deployments for r in dep.roles]
+
+
+def test_a_string_zero_runs_no_worker_as_srtctl_reads_it():
+    # int("0") is 0: ResourceConfig.num_prefill is `prefill_workers or 0`, no prefill worker starts
+    text = ("resources: {gpu_type: h100, gpus_per_node: '8', prefill_nodes: 1, prefill_workers: '0', "
+            "decode_nodes: '1', decode_workers: ' 2 '}\n")
+    assert _roles(text) == [("decode", 2, 4)]
+    # a negative count is truthy for `or 0` but fails `num_prefill > 0`: no worker either
+    assert _roles("resources: {gpu_type: h100, agg_nodes: 1, agg_workers: -1}\n") == []
+    # a float is int(value): 2.9 workers are 2
+    assert _roles("resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: 2.9}\n") == \
+        [("unified", 2, 4)]
+
+
+def test_the_count_from_a_string_points_at_the_string():
+    text = HEAD + "resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: \"2\"}\n"
+    [dep] = adapt(text).deployments
+    [role] = dep.roles
+    assert (role.replicas.value, at(text, role.replicas.source)) == (2, '"2"')
+
+
+def test_a_count_srtctl_refuses_is_a_schema_violation_and_runs_nothing():
+    for value, shown in (("'2.0'", "'2.0'"), ("two", "'two'"), ("true", "True"), (".nan", "nan"), ("[1]", "'a list'")):
+        text = HEAD + f"resources: {{gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: {value}}}\n"
+        res = adapt(text)
+        assert not res.deployments, value
+        [diag] = res.diagnostics
+        assert diag.kind == "schema-violation", value
+        assert diag.message.startswith(f"srtctl refuses this recipe: resources.agg_workers {shown}: Not a valid "
+                                       "integer. (core/schema.py ResourceConfig"), diag.message
+        assert (diag.source.line, diag.source.col, at(text, diag.source)) == (2, 74, value), value
+
+
+def test_schema_2_counts_are_read_the_same_and_colocate_is_no_number():
+    text = "resources: {gpu_type: h100, gpus_per_node: 8}\nroles: {prefill: {nodes: '1', workers: '1'}, " \
+           "decode: {nodes: colocate, workers: '0'}}\n"
+    assert _roles(text) == [("prefill", 1, 8)]
+    res = adapt(HEAD + "resources: {gpu_type: h100}\nroles: {agg: {nodes: 1, workers: 1, gpus: eight}}\n")
+    assert not res.deployments
+    assert res.diagnostics[0].message.startswith("srtctl refuses this recipe: roles.agg.gpus 'eight'")
+
+
+def test_a_swept_count_stays_unknown_not_refused():
+    text = "resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: '{n}'}\nsweep: {n: [1, 2]}\n"
+    assert _roles(text) == [("unified", None, 8)]
