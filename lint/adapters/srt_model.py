@@ -70,8 +70,9 @@ def _map(node: Optional[Node], key: str) -> Optional[Node]:
 
 
 def model_of(root: Node, model: Node, configs: List[Optional[Node]], file: str,
-             spans: ScalarSpans) -> Tuple[Optional[Val[str]], Unresolved]:
-    """(the model's id where the recipe names it, or None with why it is not known)."""
+             spans: ScalarSpans, engine: str = "sglang", config_key: str = "sglang_config") -> Tuple[Optional[Val[str]],
+                                                                                              Unresolved]:
+    """(the model's id where the recipe names it, or None with why it is not known and which field would say)."""
     path_node = model.get("path")
     path = _text(path_node)
     if path is None:
@@ -92,11 +93,29 @@ def model_of(root: Node, model: Node, configs: List[Optional[Node]], file: str,
                    if _text(cfg.get(key)) is not None), None)
     if served is None:
         return None, [(f"model.path {path!r} is an alias of the cluster's srtslurm.yaml `model_paths`, which this "
-                       "file does not hold, so the model is not known (write `hf:<id>`, identity.model.repo or a "
-                       "served-model-name)", path_node.source(file))]
+                       f"file does not hold, so the model is not known ({_settles(model, engine, config_key)})",
+                       path_node.source(file))]
     node, name = served
     flag = next((_text(cfg.get("quantization")) for cfg in ordered if _text(cfg.get("quantization"))), None)
     return _by_served_name(model, path, node, name, flag, file)
+
+
+def _settles(model: Node, engine: str, config_key: str) -> str:
+    """Which field of the recipe would name the model, for the engine srtctl starts. TRT-LLM takes no served name
+    from the recipe: srtctl's TRTLLMProtocol.get_served_model_name returns its default, the folder name of the
+    path the alias stands for, and dynamo.trtllm is given `--served-model-name` that folder name
+    (NVIDIA/srt-slurm@c88ef731:src/srtctl/backends/trtllm.py, core/schema.py SrtConfig.served_model_name), so
+    nothing in trtllm_config names it. SGLang and vLLM take `served-model-name` from the role's config
+    (backends/sglang.py and vllm.py get_served_model_name). `identity.model.repo` is the Hugging Face id srtctl
+    checks the loaded checkpoint against (core/fingerprint.py verify_identity)."""
+    precision = _text(model.get("precision"))
+    said = f"; model.precision {precision!r} says only its format" if precision else ""
+    if engine == "trtllm":
+        return ("srtctl gives TRT-LLM the alias's folder name as its served name and reads none from "
+                f"backend.{config_key}, so only `model.path: hf:<id>` or `identity.model.repo: <id>` would name it"
+                f"{said}")
+    return (f"`model.path: hf:<id>`, `identity.model.repo: <id>` or a `served-model-name` in "
+            f"backend.{config_key}.prefill would name it{said}")
 
 
 def _by_served_name(model: Node, path: str, node: Node, name: str, flag: Optional[str],

@@ -146,7 +146,7 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
     gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
     found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
-    model, unresolved = model_of(root, model_node, [cfg for _, cfg in found], file, spans)
+    model, unresolved = model_of(root, model_node, [cfg for _, cfg in found], file, spans, name, config_name)
     sweep, front = _sweep(root), _text(_map(root, "frontend").get("type")) if _map(root, "frontend") else None
     roles = []
     for layout, config in found:

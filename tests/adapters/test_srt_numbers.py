@@ -59,3 +59,25 @@ def test_schema_2_counts_are_read_the_same_and_colocate_is_no_number():
 def test_a_swept_count_stays_unknown_not_refused():
     text = "resources: {gpu_type: h100, gpus_per_node: 8, agg_nodes: 1, agg_workers: '{n}'}\nsweep: {n: [1, 2]}\n"
     assert _roles(text) == [("unified", None, 8)]
+
+
+def test_an_alias_without_a_name_says_which_field_would_name_it_for_its_engine():
+    # SGLang and vLLM take served-model-name from the role's config (backends/sglang.py get_served_model_name);
+    # TRT-LLM's is the alias's folder name (backends/trtllm.py): the message names the field that would settle it
+    head = "model: {path: dsr1, container: c, precision: fp4}\nresources: {gpu_type: gb200, agg_nodes: 1, " \
+           "agg_workers: 1}\n"
+    for engine, said in (
+            ("sglang", "`model.path: hf:<id>`, `identity.model.repo: <id>` or a `served-model-name` in "
+                       "backend.sglang_config.prefill would name it; model.precision 'fp4' says only its format"),
+            ("vllm", "`model.path: hf:<id>`, `identity.model.repo: <id>` or a `served-model-name` in "
+                     "backend.vllm_config.prefill would name it; model.precision 'fp4' says only its format"),
+            ("trtllm", "srtctl gives TRT-LLM the alias's folder name as its served name and reads none from "
+                       "backend.trtllm_config, so only `model.path: hf:<id>` or `identity.model.repo: <id>` would "
+                       "name it; model.precision 'fp4' says only its format")):
+        text = head + f"backend: {{type: {engine}}}\n"
+        [diag] = [d for d in adapt(text).diagnostics if d.kind == "unresolved-value"]
+        assert diag.message == ("values ctxlint cannot resolve: "
+                                "model.path 'dsr1' is an alias of the cluster's srtslurm.yaml `model_paths`, which this file "
+                       f"does not hold, so the model is not known ({said}); the checks that need them are "
+                                "skipped (set them literally)"), engine
+        assert at(text, diag.source) == "dsr1"

@@ -140,9 +140,10 @@ def test_an_alias_that_names_no_model_stays_unknown_and_says_so(tmp_path):
     out = run(["check", str(path)]).out.splitlines()
     assert out[0] == (
         f"{path}:4:9: CTX008 [info] values ctxlint cannot resolve: model.path 'dsr1-fp8' is an alias of the "
-        "cluster's srtslurm.yaml `model_paths`, which this file does not hold, so the model is not known (write "
-        "`hf:<id>`, identity.model.repo or a served-model-name); the checks that need them are skipped (set them "
-        "literally) (unresolved-value)")
+        "cluster's srtslurm.yaml `model_paths`, which this file does not hold, so the model is not known (srtctl "
+        "gives TRT-LLM the alias's folder name as its served name and reads none from backend.trtllm_config, so only "
+        "`model.path: hf:<id>` or `identity.model.repo: <id>` would name it; model.precision 'fp8' says only its "
+        "format); the checks that need them are skipped (set them literally) (unresolved-value)")
     assert out[1] == (f"{path}:22:7: CTX208 [info] KV pool of prefill, decode not declared and not derivable: no "
                       "model id: name the model (or add it under `models:`); capacity checks skip these roles "
                       "(capacity-not-derivable)")
