@@ -115,6 +115,9 @@ def _resolve(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnostic]):
     ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
                   labels=dep.labels, known_files=env.known_files)
     resolution = resolve(facts.id.value if facts.id is not None else None, ctx)
+    if facts.stated_format is not None and resolution.arch is not None:  # srt-slurm's model.precision (rare)
+        from ctxlint.resolution.stated_format import with_stated
+        resolution = with_stated(resolution, facts.stated_format, flag_format(facts.stated_format.quantization))
     if resolution.problem and facts.id is not None:
         diagnostics.append(Diagnostic(PARSE_ERROR, resolution.problem, facts.id.source, dep.display_name))
     arch = resolution.arch

@@ -107,6 +107,18 @@ class ModelFacts:
     rope_scaling_factor: Optional[Val[float]] = None
     config_path: Optional[Val[str]] = None  # a Hugging Face config.json, relative to the manifest
     architecture: Tuple[Tuple[str, Val[Any]], ...] = ()  # inline architecture facts (override the rest)
+    stated_format: Optional["StatedFormat"] = None  # a weight format the file states beside the model's name
+
+
+@record(frozen=True)
+class StatedFormat:
+    """What a deployment file says of its checkpoint's weight format apart from the model's name (an srt-slurm
+    recipe's `model.precision`), for the resolver (resolution/stated_format.py) to weigh against the model's own."""
+
+    word: Optional[Val[str]]  # as written (`fp4`), None when the file does not say
+    checkpoint_named: bool  # the model's id names the checkpoint itself (hf:<id>), not only its architecture
+    field: str = "model.precision"
+    quantization: Optional[str] = None  # the engine's --quantization, which quantizes a 16-bit checkpoint as it loads
 
 
 @record(frozen=True)

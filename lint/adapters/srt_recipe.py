@@ -15,8 +15,8 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   srtctl adds `--disaggregation-mode prefill|decode` itself. `backend.<mode>_environment` (schema 2:
   `roles.<role>.env`) is the role's environment;
 * workers and GPUs per worker: srt_layout.py; the GPU is `resources.gpu_type`;
-* the model: srt_model.py (`hf:<id>`, identity.model.repo, a path, or a cluster alias's served-model-name when
-  `model.precision` does not contradict its weight format);
+* the model: srt_model.py (`hf:<id>`, identity.model.repo, a path, or a cluster alias's served-model-name), with
+  `model.precision` passed on as what the recipe says of the checkpoint's format (resolution/stated_format.py);
 * the engine's release is `identity.frameworks.<package>` (the version srtctl checks the installed package
   against), else what `model.container` names when it is an image of the engine (a container alias, a `.sqsh`
   file or a Dynamo runtime image names none).
@@ -146,14 +146,15 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
     gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
     found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
-    model, unresolved = model_of(root, model_node, [cfg for _, cfg in found], file, spans, name, config_name)
+    model, unresolved, stated = model_of(root, model_node, [cfg for _, cfg in found], file, spans, name, config_name)
     sweep, front = _sweep(root), _text(_map(root, "frontend").get("type")) if _map(root, "frontend") else None
     roles = []
     for layout, config in found:
         swept: List[Tuple[str, Source]] = []
         role = _role(engine.value, layout, config, _mode_env(root, layout), file, result, gpu_type, sweep, swept,
                      front or "dynamo")
-        roles.append(EngineRole(role, engine, version, model, unresolved=list(unresolved) + swept))
+        roles.append(EngineRole(role, engine, version, model, unresolved=list(unresolved) + swept,
+                                stated_format=stated))
     if not roles:
         return None
     title = _text(root.get("name"))

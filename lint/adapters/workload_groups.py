@@ -166,7 +166,7 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
                                       f"them are skipped (set them literally{how})", unresolved[0][1], display))
     return Deployment(
         file=file, source=head.source, input_format=head.input_format, name=name,
-        model=ModelFacts(id=model),
+        model=ModelFacts(id=model, stated_format=head.roles[0].stated_format),
         advertised=next((w.advertised for w in group if w.advertised != _NO_PROMISE), _NO_PROMISE),
         gateway=next((w.gateway for w in group if w.gateway != _NO_GATEWAY), _NO_GATEWAY),
         engine=Engine(name=first.engine, version=version),

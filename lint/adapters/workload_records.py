@@ -88,6 +88,7 @@ class EngineRole:
     model: Optional[Val[str]]
     unresolved: List[Tuple[str, Source]] = field(default_factory=list)
     command: Optional[Source] = None  # its program's token: a container's roles share the container's line
+    stated_format: Any = None  # ctxlint.model.StatedFormat: a weight format the file states (srt-slurm precision)
 
 
 @record

@@ -8,6 +8,7 @@ for it once per role and device layout.
 """
 from __future__ import annotations
 
+from ..records import replace
 from .models import ModelArch
 from .terms import GIB, Term
 from .weights import WeightFormat, gguf_mxfp4_experts, weight_bytes
@@ -21,6 +22,8 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
     parallelism, with or without expert parallelism); the rest stays per TP x PP, or is held
     `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks)."""
+    if fmt is not None and fmt.alt:
+        return _spanning(arch, tp, pp, draft_layers, fmt, expert_split, expert_how, rest_replicas)
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
@@ -87,6 +90,27 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     if arch.num_experts:
         notes.append("MoE: all experts resident, split over TP x PP GPUs")
     return Term("weights", total / n, low / n, high / n, formula), formula, notes
+
+
+def _spanning(arch: ModelArch, tp: int, pp: int, draft_layers: int, fmt: WeightFormat, expert_split: float,
+              expert_how: str, rest_replicas: int) -> tuple[Term | None, str, list[str]]:
+    """The weights when the checkpoint may be in any of several formats (fmt and fmt.alt): the point is fmt's,
+    the band runs from the lightest format's low end to the heaviest's high end, so a format the file leaves
+    open widens the verdict's band instead of deciding it."""
+    term, formula, notes = weights_per_gpu(arch, tp, pp, draft_layers, replace(fmt, alt=(), alt_why=""),
+                                           expert_split, expert_how, rest_replicas)
+    if term is None:
+        return term, formula, notes
+    low, high, labels = term.low, term.high, []
+    for other in fmt.alt:
+        found = weights_per_gpu(arch, tp, pp, draft_layers, other, expert_split, expert_how, rest_replicas)[0]
+        if found is not None:
+            low, high = min(low, found.low), max(high, found.high)
+            labels.append(f"{other.label} {found.point / GIB:.2f} GiB")
+    formula += f"; as {' or '.join(labels)} a GPU if {fmt.alt_why}" if labels else ""
+    notes.append(f"weights {fmt.label}, or {' or '.join(o.label for o in fmt.alt)} ({fmt.alt_why}): a band over "
+                 f"{low / GIB:.2f}-{high / GIB:.2f} GiB a GPU")
+    return Term("weights", term.point, low, high, formula), formula, notes
 
 
 def _expert_share(arch: ModelArch, params: float, split: tuple, fmt: WeightFormat, own: WeightFormat) -> float:

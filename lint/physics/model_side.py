@@ -143,7 +143,8 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     weighed = parts.get("weights")
     if weighed is None:
         notes = []
-        fmt = None if unquantized(weights_format) else weights_format
+        # a 16-bit format is the serving dtype's, unless it is one of several the checkpoint may be in (weights.alt)
+        fmt = None if unquantized(weights_format) and not weights_format.alt else weights_format
         split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
         replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
         weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,

@@ -36,6 +36,11 @@ class WeightFormat:
     low: float  # band: the fewest bits a checkpoint of this format can take
     high: float  # ... and the most
     scope: str = LINEAR  # which tensors the format applies to
+    # Other formats the checkpoint may be in, when the deployment file leaves it open (an srt-slurm recipe whose
+    # model.precision and the model's own format disagree): the weights per GPU span all of them
+    # (gpu_weights.weights_per_gpu), this format's giving the point; `alt_why` says why, for the formula.
+    alt: tuple = ()
+    alt_why: str = ""
 
     @property
     def exact(self) -> bool:

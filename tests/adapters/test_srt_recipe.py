@@ -486,71 +486,6 @@ def test_ctx308_divides_the_prompt_over_context_parallel_ranks(tmp_path):
                           "32,767 tokens") and "raise max_num_tokens to 32,767 (" in out
 
 
-ALIAS = """\
-name: alias
-model:
-  path: "dsfp4"
-  container: "dynamo-sglang"
-  precision: "fp4"
-resources: {gpu_type: gb200, gpus_per_node: 4, agg_nodes: 1, agg_workers: 1}
-backend:
-  sglang_config:
-    aggregated:
-      served-model-name: "deepseek-ai/DeepSeek-R1"
-      tensor-parallel-size: 4
-"""
-
-
-def test_an_alias_whose_precision_contradicts_its_served_name_stays_unknown(tmp_path):
-    # NVIDIA/srt-slurm recipes/gb200-fp4/1k1k/1p2d-mtp.yaml: alias `dsfp4`, precision fp4, served as
-    # deepseek-ai/DeepSeek-R1, an FP8 checkpoint: the alias loads an FP4 one (about half its weights), which the
-    # recipe does not name; a verdict from the FP8 one would rest on a checkpoint the recipe contradicts
-    path = tmp_path / "a.yaml"
-    path.write_text(ALIAS)
-    [dep] = adapt(ALIAS).deployments
-    assert dep.model.id is None
-    out = run(["check", "--isolated", "--select", "CTX008", str(path)]).out
-    assert out == (
-        f"{path}:5:14: CTX008 [info] values ctxlint cannot resolve: model.path 'dsfp4' is an alias of the cluster's "
-        "srtslurm.yaml `model_paths`; its served-model-name deepseek-ai/DeepSeek-R1 has FP8 weights "
-        "(deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config)) but "
-        "model.precision 'fp4' says NVFP4 or MXFP4, so the alias loads another checkpoint, which this file does not "
-        "name, and its weights are not known (write `hf:<id>` or identity.model.repo); the checks that need them are "
-        "skipped (set them literally) (unresolved-value)\n")
-
-
-def test_an_alias_whose_precision_agrees_takes_its_served_name_and_says_how():
-    cases = (
-        ('"fp8"', "deepseek-ai/DeepSeek-R1", "; model.precision 'fp8' agrees with its FP8 weights "
-         "(deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config))"),
-        # fp4 is NVFP4 or MXFP4: Kimi-K3's MXFP4 experts and GLM-5-FP4's name (NVFP4) both agree
-        ('"fp4"', "moonshotai/Kimi-K3", "; model.precision 'fp4' agrees with its MXFP4 weights (moonshotai/Kimi-K3: "
-         "built-in catalog; MXFP4 experts weights (the checkpoint's quantization_config))"),
-        ('"fp4"', "GLM-5-FP4", "; model.precision 'fp4' agrees with its NVFP4 weights (GLM-5-FP4: architecture of "
-         "zai-org/GLM-5, matched by name; NVFP4 weights (from the name))"),
-        ('"NVFP4"', "nvidia/Kimi-K2.5-NVFP4", "; model.precision 'nvfp4' agrees with its NVFP4 weights "
-         "(nvidia/Kimi-K2.5-NVFP4: architecture of moonshotai/Kimi-K2.5, matched by name; NVFP4 weights (from the "
-         "name))"),
-        # nothing to compare: the served name is taken, and says so
-        ('"tf32"', "deepseek-ai/DeepSeek-R1", "; model.precision 'tf32' is no format ctxlint reads"),
-        ('"fp8"', "acme/Secret-1", "; its weight format is not known to compare with model.precision 'fp8'"))
-    for precision, served, how in cases:
-        text = ALIAS.replace('"fp4"', precision).replace("deepseek-ai/DeepSeek-R1", served)
-        [dep] = adapt(text).deployments
-        assert (dep.model.id.value, dep.model.id.raw) == (
-            served, f"served-model-name {served} beside the cluster alias model.path 'dsfp4', architecture matched "
-                    f"by name{how}"), precision
-    [dep] = adapt(ALIAS.replace('  precision: "fp4"\n', "")).deployments
-    assert dep.model.id.raw.endswith("architecture matched by name; no model.precision")
-    # a 16-bit checkpoint the engine quantizes as it loads (--quantization fp8) has the FP8 weights precision says;
-    # without the flag the alias `qwen3-32b-fp8` (precision fp8, served as Qwen/Qwen3-32B) loads another checkpoint
-    text = ALIAS.replace('"fp4"', '"fp8"').replace("deepseek-ai/DeepSeek-R1", "Qwen/Qwen3-32B")
-    assert adapt(text).deployments[0].model.id is None
-    [dep] = adapt(text + "      quantization: fp8\n").deployments
-    assert dep.model.id.raw.endswith("agrees with its FP8 weights (Qwen/Qwen3-32B: built-in catalog; quantized as it "
-                                     "loads by quantization 'fp8')")
-
-
 OVERRIDES = """\
 base:
   name: "qwen"
@@ -634,22 +569,3 @@ def test_a_null_in_a_zip_item_leaves_the_base_value_as_srtctl_submits_it():
     assert [d.display_name for d in adapt(nulled).deployments] == ["None_tp4", "qwen-a", "qwen-b"]
     assert [d.display_name for d in adapt(OVERRIDES.replace('  name: "qwen"\n', "")).deployments] == \
         ["unnamed_tp4", "qwen-a", "qwen-b"]
-
-
-def test_deepseek_v4_pro_fp4_and_fp8_precisions_both_agree_with_its_mixed_checkpoint():
-    # DeepSeek-V4-Pro's config: quantization_config FP8 with expert_dtype fp4 (MXFP4 routed experts); NVIDIA/
-    # srt-slurm-recipes' `deepseek-v4-pro-mxfp4` says precision fp4: the alias loads that checkpoint, no other
-    how = ("(deepseek-ai/DeepSeek-V4-Pro: built-in catalog; FP8 with MXFP4 experts weights (the checkpoint's "
-           "quantization_config))")
-    for precision in ("fp4", "mxfp4", "fp8"):
-        text = ALIAS.replace('"fp4"', f'"{precision}"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
-        [dep] = adapt(text).deployments
-        assert dep.model.id.raw == (
-            "served-model-name deepseek-ai/DeepSeek-V4-Pro beside the cluster alias model.path 'dsfp4', architecture "
-            f"matched by name; model.precision '{precision}' agrees with its FP8 with MXFP4 weights {how}"), precision
-    text = ALIAS.replace('"fp4"', '"nvfp4"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
-    assert adapt(text).deployments[0].model.id is None
-    path_text = ALIAS.replace('"fp4"', '"bf16"').replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
-    from ctxlint.adapters.srt_model import families
-    assert families("fp8+mxfp4-experts") == ("fp8", "mxfp4") and families("mixed:fp8+nvfp4") == ()
-    assert adapt(path_text).deployments[0].model.id is None

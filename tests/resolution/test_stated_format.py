@@ -1,0 +1,123 @@
+"""srt-slurm's `model.precision` weighed against the model's own weight format (resolution/stated_format.py).
+
+srtctl's `precision` is a required word about the checkpoint and nothing more (NVIDIA/srt-slurm@c88ef731:
+src/srtctl/core/schema.py ModelConfig `precision: str`; docs/config-reference.md "Model precision (informational:
+fp4, fp8, fp16, bf16)"). Where the recipe names only the architecture (a cluster alias's served-model-name, a
+folder), it sets the checkpoint's format; where it and the model's own format disagree, the weights are a band.
+The recipe below is shaped like NVIDIA/srt-slurm recipes/gb200-fp4/1k1k/1p2d-mtp.yaml (alias `dsfp4`, precision
+fp4, served as deepseek-ai/DeepSeek-R1).
+"""
+from __future__ import annotations
+
+from ctxlint.engine import lint_text
+
+ALIAS = """\
+name: alias
+model:
+  path: "dsfp4"
+  container: "dynamo-sglang"
+  precision: "fp4"
+resources: {gpu_type: gb200, gpus_per_node: 4, agg_nodes: 2, agg_workers: 1}
+backend:
+  sglang_config:
+    aggregated:
+      served-model-name: "deepseek-ai/DeepSeek-R1"
+      tensor-parallel-size: 8
+      context-length: 131072
+"""
+BY_NAME = "served-model-name deepseek-ai/DeepSeek-R1 beside the cluster alias model.path 'dsfp4', architecture " \
+          "matched by name"
+
+
+def _dep(text):
+    [dep] = lint_text(text, "r.yaml").deployments
+    return dep
+
+
+def _weights(dep):
+    w = dep.resolution.weights
+    return w.key, tuple(a.key for a in w.alt)
+
+
+def test_precision_sets_the_format_of_a_served_name_and_the_names_own_widens_the_band():
+    # before: "model.path 'dsfp4' is an alias ...; its served-model-name ... has FP8 weights ... but model.precision
+    # 'fp4' says NVFP4 or MXFP4 ..." (CTX008) and no verdict; now NVFP4 as precision says, FP8 and MXFP4 in the band
+    dep = _dep(ALIAS)
+    assert (dep.model.id.value, dep.model.id.raw) == ("deepseek-ai/DeepSeek-R1", BY_NAME)
+    assert dep.resolution.how == (
+        "deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config); NVFP4 "
+        "weights as model.precision 'fp4' says, the name giving only the architecture (the name's own checkpoint "
+        "is FP8: the weights span it too)")
+    assert _weights(dep) == ("nvfp4", ("mxfp4", "fp8"))
+    [role] = dep.roles
+    pool = role.pool
+    # the point is nvidia/DeepSeek-R1-FP4's (1,576,769); the low end is the FP8 checkpoint's (1,022,162 at its own low)
+    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_576_769, 1_953_050)
+    assert pool.explanation == ("derived for deepseek-ai/DeepSeek-R1 on 8x GB200, sglang: KV budget per GPU 103.19 GiB "
+                                "(182.03 GiB x 0.81 - weights 44.25 GiB) / 70,272 B per token per GPU = 1,576,769 "
+                                "tokens")
+
+
+def test_precision_that_agrees_leaves_the_format_exact_and_says_so():
+    for precision, served, own in (("fp8", "deepseek-ai/DeepSeek-R1", "FP8"),
+                                   ("fp4", "moonshotai/Kimi-K3", "MXFP4 experts"),
+                                   ("fp4", "deepseek-ai/DeepSeek-V4-Pro", "FP8 with MXFP4 experts"),
+                                   ("fp8", "deepseek-ai/DeepSeek-V4-Pro", "FP8 with MXFP4 experts"),
+                                   ("mxfp4", "deepseek-ai/DeepSeek-V4-Pro", "FP8 with MXFP4 experts")):
+        dep = _dep(ALIAS.replace('"fp4"', f'"{precision}"').replace("deepseek-ai/DeepSeek-R1", served))
+        assert dep.resolution.how.endswith(f"; model.precision '{precision}' agrees with its {own} weights"), served
+        assert not dep.resolution.weights.alt, served
+
+
+def test_a_16_bit_name_the_engine_quantizes_as_it_loads_agrees_with_fp8():
+    qwen = ALIAS.replace('"fp4"', '"fp8"').replace("deepseek-ai/DeepSeek-R1", "Qwen/Qwen3-32B")
+    assert _weights(_dep(qwen)) == ("fp8", ("mxfp8", "bf16"))
+    dep = _dep(qwen + "      quantization: fp8\n")
+    assert dep.resolution.how.endswith("; model.precision 'fp8' agrees with its FP8 weights")
+
+
+def test_no_precision_or_an_unread_word_spans_4_to_16_bits_around_the_names_own():
+    for text, said in ((ALIAS.replace('  precision: "fp4"\n', ""), "no model.precision"),
+                       (ALIAS.replace('"fp4"', '"tf32"'), "model.precision 'tf32' is no format ctxlint reads")):
+        dep = _dep(text)
+        assert dep.resolution.how.endswith(f"; FP8 weights as the name's, but {said}, and the name gives only the "
+                                           "architecture: the weights span 4 to 16 bits")
+        assert _weights(dep) == ("fp8", ("mxfp4", "nvfp4", "bf16"))
+
+
+def test_a_named_checkpoint_keeps_its_format_and_a_disagreeing_precision_widens_it():
+    named = ALIAS.replace('path: "dsfp4"', 'path: "hf:deepseek-ai/DeepSeek-R1"')
+    dep = _dep(named)
+    assert dep.resolution.how == (
+        "deepseek-ai/DeepSeek-R1: built-in catalog; FP8 weights (the checkpoint's quantization_config); FP8 weights, "
+        "the named checkpoint's; model.precision 'fp4' says NVFP4 or MXFP4, so the weights span both")
+    assert _weights(dep) == ("fp8", ("nvfp4", "mxfp4"))
+    pool = dep.roles[0].pool  # the point and the low end are the FP8 checkpoint's, as before; the high end NVFP4's
+    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_056_002, 1_953_050)
+    # agreeing, or not said: the named checkpoint alone
+    assert not _dep(named.replace('"fp4"', '"fp8"')).resolution.weights.alt
+    assert not _dep(named.replace('  precision: "fp4"\n', "")).resolution.weights.alt
+
+
+def test_a_folder_names_only_the_architecture():
+    dep = _dep(ALIAS.replace('path: "dsfp4"', 'path: "/models/DeepSeek-R1"'))
+    assert dep.model.id.value == "/models/DeepSeek-R1"
+    assert _weights(dep) == ("nvfp4", ("mxfp4", "fp8"))
+
+
+def test_other_formats_never_see_it():
+    # a Kubernetes or compose deployment states no precision: its resolution is untouched
+    text = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: d}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n      - name: v\n        image: vllm/vllm-openai:v0.11.0\n"
+            "        args: [--model, deepseek-ai/DeepSeek-R1, --tensor-parallel-size, '8']\n")
+    dep = _dep(text)
+    assert dep.model.stated_format is None and not dep.resolution.weights.alt
+
+
+def test_a_mixed_checkpoint_agrees_with_either_of_its_formats_and_not_with_a_third():
+    from ctxlint.resolution.format_families import families
+
+    assert families("fp8+mxfp4-experts") == ("fp8", "mxfp4") and families("mixed:fp8+nvfp4") == ()
+    v4 = ALIAS.replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
+    assert _weights(_dep(v4.replace('"fp4"', '"nvfp4"'))) == ("nvfp4", ("fp8+mxfp4-experts",))
+    assert _weights(_dep(v4.replace('"fp4"', '"bf16"'))) == ("bf16", ("fp8+mxfp4-experts",))
