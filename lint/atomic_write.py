@@ -6,6 +6,10 @@ uploader, a concurrent run) never sees half a file. `tempfile.mkstemp` creates
 that file 0600, which the rename would carry over: the report would be unreadable
 to other users and to uploaders that run as another user. So the file gets the
 existing target's mode, else 0666 less the umask, before the rename.
+
+A target that exists and is not a regular file (`-o /dev/null`, `/dev/stdout`, a named pipe) is written in
+place: renaming a file over it would replace the device or pipe itself (as root, `-o /dev/null` left a regular
+file at /dev/null for every later program), and a reader of a pipe wants the bytes, not a new directory entry.
 """
 from __future__ import annotations
 
@@ -45,6 +49,13 @@ def write_atomically(path: str, write: Callable[[TextIO], None], newline: str = 
         raise OutputError(f"cannot write {path}: it is a directory")
     if not os.path.isdir(folder):
         raise OutputError(f"cannot write {path}: directory {os.path.dirname(path) or folder} does not exist")
+    if _special(path):
+        try:
+            with open(path, "w", encoding="utf-8", newline=newline) as stream:
+                write(stream)
+        except OSError as exc:
+            raise OutputError(f"cannot write {path}: {exc.strerror or exc}") from None
+        return
     mode = target_mode(path)
     try:
         handle, temp = tempfile.mkstemp(prefix=".ctxlint-", suffix=".tmp", dir=folder)
@@ -64,6 +75,14 @@ def write_atomically(path: str, write: Callable[[TextIO], None], newline: str = 
     except BaseException:
         _discard(temp)
         raise
+
+
+def _special(path: str) -> bool:
+    """An existing target that is not a regular file (a device, a FIFO, a socket), its links followed."""
+    try:
+        return not stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _discard(temp: str) -> None:

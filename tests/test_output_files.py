@@ -73,3 +73,24 @@ def test_an_existing_files_mode_is_kept(in_repo, tmp_path, umask):
     run(["baseline", "update", INCIDENT, "--baseline", str(baseline)])
     assert (oct(mode(report)), oct(mode(baseline))) == (oct(0o644), oct(0o664))
     assert report.read_text().startswith("{")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("args", [["check", INCIDENT, "--format", "json", "--output"],
+                                  ["audit", INCIDENT, "--format", "csv", "-o"]])
+def test_a_pipe_or_device_is_written_in_place_not_replaced(in_repo, tmp_path, args):
+    # `-o /dev/null` renamed a file over the device (as root, /dev/null became a regular file); a named pipe
+    # stands for any such target here, since the old code would have replaced a real /dev/null
+    import threading
+
+    pipe = tmp_path / "out.pipe"
+    os.mkfifo(pipe)
+    got = []
+    reader = threading.Thread(target=lambda: got.append(pipe.read_bytes()))
+    reader.start()
+    result = run([*args, str(pipe)])
+    reader.join(timeout=60)
+    assert stat.S_ISFIFO(os.lstat(pipe).st_mode)
+    assert sorted(os.listdir(tmp_path)) == ["out.pipe"]  # no temporary file left beside it
+    assert got and got[0].startswith(b"{" if "json" in args else b"model,")
+    assert result.code in (0, 1), result.err
