@@ -12,9 +12,10 @@ kyaml/yaml/merge2/merge2.go, smpdirective.go; the patch is the "origin", the wor
 The merge keys: every `x-kubernetes-patch-merge-key` of the arrays reachable from Deployment, StatefulSet,
 DaemonSet, ReplicaSet, Job, CronJob and Pod in the OpenAPI bundle kustomize builds in (kyaml/openapi/kubernetesapi/
 data/kubernetes-openapi-union-v1.21.2.bundle-v1.json.gz of the same commit; they are k8s.io/api's `patchMergeKey`
-tags). `ports` and `topologySpreadConstraints` are list-maps of two keys (containerPort and protocol; topologyKey
-and whenUnsatisfiable) that kyaml matches by the keys present, and an EphemeralContainer's `ports` has none: a patch
-of them is not applied here (NotApplied), nor a directive other than `$patch` (`$retainKeys`, `$setElementOrder`...).
+tags). `ports` and `topologySpreadConstraints` are list-maps of two keys (`x-kubernetes-list-map-keys`:
+containerPort and protocol; topologyKey and whenUnsatisfiable), which kyaml merges by the keys some element of either
+list sets (_merge_list); an EphemeralContainer's `ports` has no merge key: a patch of it is not applied here
+(NotApplied), nor a directive other than `$patch` (`$retainKeys`, `$setElementOrder`...).
 
 JSON6902, as RFC 6902 and evanphx/json-patch (which kustomize's api/filters/patchjson6902 runs) define it: `add`,
 `remove`, `replace`, `move`, `copy` and `test`, paths as JSON pointers (`~1` is `/`, `~0` is `~`, `-` appends).
@@ -25,7 +26,7 @@ takes a logical path that names the patch file and where the value lands (`patch
 """
 from __future__ import annotations
 
-from typing import Any, Callable, List, Optional
+from typing import Any, Callable, List, Optional, Tuple
 
 from ctxlint.adapters.crd_common import clone, scalar
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, child_path
@@ -34,7 +35,9 @@ MERGE_KEYS = {"containers": "name", "initContainers": "name", "ephemeralContaine
               "volumes": "name", "imagePullSecrets": "name", "volumeMounts": "mountPath",
               "volumeDevices": "devicePath", "hostAliases": "ip", "podIPs": "ip", "ownerReferences": "uid",
               "conditions": "type"}
-TWO_KEYS = ("ports", "topologySpreadConstraints")
+# the list-maps of two keys (the bundle's x-kubernetes-list-map-keys; kyaml/openapi/openapi.go PatchStrategyAndKeyList
+# prefers them to the patch merge key)
+TWO_KEYS = {"ports": ("containerPort", "protocol"), "topologySpreadConstraints": ("topologyKey", "whenUnsatisfiable")}
 Place = Callable[[Node, str], Node]
 
 
@@ -104,10 +107,12 @@ def merge(dest: Optional[Node], origin: Node, path: str, key: str, place: Place)
                     keys[k] = place(origin.keys[k], child_path(path, k))
         return clone(dest, value=value, keys=keys)
     if origin.kind == SEQ:
-        if key in TWO_KEYS and dest is not None:
-            raise NotApplied(f"a patch of `{key}` (a list merged by two keys) is not applied here")
+        if key in TWO_KEYS and dest is not None and dest.kind == SEQ:
+            if ".ephemeralContainers[" in path:  # EphemeralContainer.ports: no merge key in the schema
+                raise NotApplied(f"a patch of {path} (an ephemeral container's ports) is not applied here")
+            return _merge_list(dest, origin, path, TWO_KEYS[key], place)
         if key in MERGE_KEYS and dest is not None and dest.kind == SEQ:
-            return _merge_list(dest, origin, path, MERGE_KEYS[key], place)
+            return _merge_list(dest, origin, path, (MERGE_KEYS[key],), place)
         return _whole(origin, path, place)
     return place(origin, path)
 
@@ -130,27 +135,48 @@ def _key_of(item: Node, merge_key: str, path: str) -> str:
     return str(text).lower() if isinstance(text, bool) else str(text)
 
 
-def _merge_list(dest: Node, origin: Node, path: str, merge_key: str, place: Place) -> Optional[Node]:
+def _keys_used(items: List[Node], keys: Tuple[str, ...], path: str) -> Tuple[str, ...]:
+    """The keys kyaml merges a list-map by: the first, and each other that some element of either list sets
+    (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: kyaml/yaml/walk/associative_sequence.go
+    validateKeys). Where some elements set a second key and others not, kyaml's mergeValues pairs them and
+    `kubectl kustomize` 5.5.0 drops the patch's element (`containerPort: 8000` over `{containerPort: 8000,
+    protocol: TCP}` leaves the workload's): not applied here."""
+    used = keys[:1] + tuple(k for k in keys[1:] if any(i.kind == MAP and i.get(k) is not None for i in items))
+    for k in used[1:]:
+        if not all(i.kind == MAP and i.get(k) is not None for i in items):
+            raise NotApplied(f"some elements of {path} set `{k}` and others not: kustomize's merge of them loses "
+                             "the patch's values, not applied here")
+    return used
+
+
+def _merge_list(dest: Node, origin: Node, path: str, keys: Tuple[str, ...], place: Place) -> Optional[Node]:
     """kyaml's walkAssociativeSequence with the MergeOptionsListPrepend that patchstrategicmerge.Filter passes
     (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: kyaml/yaml/walk/associative_sequence.go
-    elementValues, setAssociativeSequenceElements): the patch's elements first, in the patch's order (each merged into
-    the workload's of its key, or new), then the workload's that the patch does not name, in their order.
-    `kubectl kustomize` (v5.5.0) builds [side, new, vllm] from containers [vllm, side] and a patch [side, new]."""
+    elementValues, setAssociativeSequenceElements, appendListNode). By one key: the patch's elements first, in the
+    patch's order (each merged into the workload's of its key, or new), then the workload's that the patch does not
+    name, in their order; `kubectl kustomize` (v5.5.0) builds [side, new, vllm] from containers [vllm, side] and a
+    patch [side, new]. By two keys (appendListNode removes a matched element and appends it again): the patch's new
+    elements, in its order, then all the workload's, in their order, merged; v5.5.0 builds [5, 4, 1+, 2, 3+] from
+    ports [1, 2, 3] (all with protocol TCP) and a patch [3+, 5, 1+, 4/UDP]."""
     directive = _list_directive(origin)
     if directive == "delete":  # `- $patch: delete`: the list is cleared
         return None
     patch_items = [i for i in origin.value if not (i.kind == MAP and "$patch" in i.value and len(i.value) == 1)]
     if directive == "replace":  # `- $patch: replace`: the list is the patch's
         return _whole(clone(origin, value=patch_items), path, place)
-    ours = {}
+    used = _keys_used(list(dest.value) + patch_items, keys, path) if len(keys) > 1 else keys
+    ours: dict = {}
     for item in dest.value:
-        ours.setdefault(_key_of(item, merge_key, path), []).append(item)
-    theirs = {}
+        ours.setdefault(tuple(_key_of(item, k, path) for k in used), []).append(item)
+    theirs: dict = {}
     for item in patch_items:
-        theirs.setdefault(_key_of(item, merge_key, path), []).append(item)
+        theirs.setdefault(tuple(_key_of(item, k, path) for k in used), []).append(item)
     if any(len(v) > 1 for v in list(ours.values()) + list(theirs.values())):
-        raise NotApplied(f"two elements of {path} have one `{merge_key}`: kustomize merges the first only")
-    order = list(theirs) + [k for k in ours if k not in theirs]
+        raise NotApplied(f"two elements of {path} have one `{'`+`'.join(used)}`: kustomize merges the first only")
+    if len(used) == 1:
+        order = list(theirs) + [k for k in ours if k not in theirs]
+    else:
+        order = [k for k in theirs if k not in ours] + list(ours)
     items: List[Node] = []
     for name in order:
         item, have = theirs.get(name, [None])[0], ours.get(name, [None])[0]

@@ -125,10 +125,62 @@ def test_a_replace_element_replaces_the_list() -> None:
     assert _smp(POD, patch)["spec"]["containers"] == [{"name": "z", "image": "z:1"}]
 
 
-def test_lists_merged_by_two_keys_and_unknown_directives_are_not_applied() -> None:
-    with pytest.raises(NotApplied, match="ports"):
-        _smp("spec: {containers: [{name: a, ports: [{containerPort: 80}]}]}",
-             "spec: {containers: [{name: a, ports: [{containerPort: 81}]}]}")
+def _ports(base: str, patch: str):
+    merged = _smp(f"spec: {{containers: [{{name: a, ports: {base}}}]}}", f"spec: {{containers: [{{name: a, ports: {patch}}}]}}")
+    return merged["spec"]["containers"][0]["ports"]
+
+
+def test_ports_without_protocol_merge_by_container_port_alone() -> None:
+    # no element sets `protocol`: kyaml merges by containerPort alone (validateKeys), the patch's first; what
+    # `kubectl kustomize` 5.5.0 builds
+    assert _ports("[{containerPort: 8000, name: a}, {containerPort: 9000, name: b}]",
+                  "[{containerPort: 7000, name: n}, {containerPort: 9000, name: B}]") == [
+        {"containerPort": 7000, "name": "n"}, {"containerPort": 9000, "name": "B"}, {"containerPort": 8000, "name": "a"}]
+    assert _ports("[{containerPort: 8000, name: a}]", '[{containerPort: "8000", name: A}]') == [
+        {"containerPort": "8000", "name": "A"}]  # matched by the scalar's text, as kyaml's FieldMatcher
+
+
+def test_ports_with_protocol_merge_by_both_keys_new_ones_first_then_the_workloads() -> None:
+    # kubectl kustomize 5.5.0: [5, 4/UDP, 1+, 2, 3+] (appendListNode removes a matched element and appends it again)
+    tcp = "protocol: TCP"
+    assert _ports(f"[{{containerPort: 1, {tcp}, name: a}}, {{containerPort: 2, {tcp}, name: b}}, "
+                  f"{{containerPort: 3, {tcp}, name: c}}]",
+                  f"[{{containerPort: 3, {tcp}, hostPort: 33}}, {{containerPort: 5, {tcp}, name: e}}, "
+                  f"{{containerPort: 1, {tcp}, hostPort: 11}}, {{containerPort: 4, protocol: UDP, name: d}}]") == [
+        {"containerPort": 5, "protocol": "TCP", "name": "e"}, {"containerPort": 4, "protocol": "UDP", "name": "d"},
+        {"containerPort": 1, "protocol": "TCP", "name": "a", "hostPort": 11},
+        {"containerPort": 2, "protocol": "TCP", "name": "b"},
+        {"containerPort": 3, "protocol": "TCP", "name": "c", "hostPort": 33}]
+    # one port on two protocols stays two; a delete removes only its own
+    assert _ports(f"[{{containerPort: 1, {tcp}, name: a}}, {{containerPort: 2, {tcp}, name: b}}]",
+                  f"[{{containerPort: 2, {tcp}, $patch: delete}}, {{containerPort: 2, protocol: UDP, name: u}}]") == [
+        {"containerPort": 2, "protocol": "UDP", "name": "u"}, {"containerPort": 1, "protocol": "TCP", "name": "a"}]
+
+
+def test_topology_spread_constraints_merge_by_topology_key_and_when_unsatisfiable() -> None:
+    base = ("spec: {topologySpreadConstraints: [{topologyKey: zone, whenUnsatisfiable: DoNotSchedule, maxSkew: 1}, "
+            "{topologyKey: host, whenUnsatisfiable: ScheduleAnyway, maxSkew: 1}]}")
+    patch = ("spec: {topologySpreadConstraints: [{topologyKey: host, whenUnsatisfiable: ScheduleAnyway, maxSkew: 3}, "
+             "{topologyKey: zone, whenUnsatisfiable: ScheduleAnyway, maxSkew: 2}]}")
+    assert _smp(base, patch)["spec"]["topologySpreadConstraints"] == [
+        {"topologyKey": "zone", "whenUnsatisfiable": "ScheduleAnyway", "maxSkew": 2},
+        {"topologyKey": "zone", "whenUnsatisfiable": "DoNotSchedule", "maxSkew": 1},
+        {"topologyKey": "host", "whenUnsatisfiable": "ScheduleAnyway", "maxSkew": 3}]
+
+
+def test_two_key_lists_kustomize_mangles_and_unknown_directives_are_not_applied() -> None:
+    # a second key set by some elements only: kubectl kustomize 5.5.0 keeps {8000, TCP, a} and drops the patch's
+    # name A (kyaml's mergeValues pairs the two and the workload's element wins): not applied
+    with pytest.raises(NotApplied, match="some elements of spec.containers\\[0\\].ports set `protocol` and others not"):
+        _ports("[{containerPort: 8000, protocol: TCP, name: a}]", "[{containerPort: 8000, name: A}]")
+    with pytest.raises(NotApplied, match="whenUnsatisfiable"):
+        _smp("spec: {topologySpreadConstraints: [{topologyKey: zone, whenUnsatisfiable: DoNotSchedule}]}",
+             "spec: {topologySpreadConstraints: [{topologyKey: zone, maxSkew: 5}]}")
+    with pytest.raises(NotApplied, match="ephemeral"):
+        _smp("spec: {ephemeralContainers: [{name: a, ports: [{containerPort: 80}]}]}",
+             "spec: {ephemeralContainers: [{name: a, ports: [{containerPort: 81}]}]}")
+    with pytest.raises(NotApplied, match="two elements of spec.containers\\[0\\].ports have one `containerPort`"):
+        _ports("[{containerPort: 80, name: a}, {containerPort: 80, name: b}]", "[{containerPort: 80, name: c}]")
     with pytest.raises(NotApplied, match=r"\$retainKeys"):
         _smp(POD, "spec:\n  $retainKeys: [containers]\n")
     with pytest.raises(NotApplied, match="directive"):
