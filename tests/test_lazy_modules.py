@@ -116,3 +116,15 @@ spec:
       nodeSelector: {cloud.google.com/compute-class: gpu-l4-x1}
 """)
     assert _loaded(pod, run) == {"ctxlint.adapters.compute_classes"}
+
+
+def test_a_workload_file_with_no_kustomization_above_reads_no_kustomize_module(tmp_path):
+    # every engine workload asks whether its file is a kustomize patch (adapters/kustomize_patch_files.py): a few
+    # `stat`s, and the overlay reader only where a kustomization is above the file
+    overlays = ("ctxlint.adapters.kustomize_overlays",)
+    run = _RUN_OF % (overlays,)
+    sample = REPO / "samples/kubernetes/llamacpp-ctx-fixed/deployment.yaml"  # a Deployment running llama.cpp
+    assert _loaded(sample, run) == set()
+    (tmp_path / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
+    (tmp_path / "deployment.yaml").write_bytes(sample.read_bytes())
+    assert _loaded(tmp_path / "deployment.yaml", run) == set(overlays)

@@ -64,28 +64,41 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
+    patch: List[Any] = []  # the kustomization that lists the file as a patch (kustomize_patch_files), once looked up
     for obj in objects(loaded):  # documents and `kind: *List` items
         if matches(obj):
             # the ConfigMaps the object's pods see (its namespace's), of this file and else of its directory's
             # other files: engine config files it mounts, env it reads
             read = maps.maps_for(loaded, obj) if maps is not None and maps.holds(loaded) else config_maps(loaded, obj)
-            workload = _workload(obj, spans, result, read)
-            if workload is not None:
-                workloads.extend(_overlaid(loaded, obj, spans, result, read, workload))
-                if _no_api_version(obj):
-                    kind = obj.keys["kind"] if "kind" in obj.keys else obj
-                    result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
-                        f"this {_scalar(obj.get('kind'))} has no `apiVersion`: kubectl refuses the file (\"apiVersion "
-                        "not set\") and the workload never runs; ctxlint reads it all the same. Add the API version "
-                        f"of its kind (`apiVersion: {_API.get(_scalar(obj.get('kind')), '<group>/<version>')}`)"),
-                        kind.source(spans.file), str(workload.name.value) if workload.name is not None else None))
+            scratch = AdaptResult()
+            workload = _workload(obj, spans, scratch, read)
+            if workload is not None and loaded.path != "-":  # an engine: is the file a kustomize patch?
+                if not patch:
+                    from ctxlint.adapters.kustomize_patch_files import patch_of
+                    patch.append(patch_of(loaded.path))
+                if patch[0] is not None:  # read as its overlay builds the workload it patches, not alone
+                    from ctxlint.adapters.kustomize_patch_files import read_through_overlay
+                    workloads.extend(read_through_overlay(loaded, obj, patch[0], result, _workload))
+                    continue
+            result.diagnostics.extend(scratch.diagnostics)
+            # a base running no engine may still have overlays that patch one in (the overlays it reads
+            # ConfigMaps from; those of its patch files come from the patch files)
+            if workload is not None or "configMap" in loaded.text:
+                workloads.extend(w for w in _overlaid(loaded, obj, spans, result, read, workload) if w is not None)
+            if workload is not None and _no_api_version(obj):
+                kind = obj.keys["kind"] if "kind" in obj.keys else obj
+                result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
+                    f"this {_scalar(obj.get('kind'))} has no `apiVersion`: kubectl refuses the file (\"apiVersion "
+                    "not set\") and the workload never runs; ctxlint reads it all the same. Add the API version "
+                    f"of its kind (`apiVersion: {_API.get(_scalar(obj.get('kind')), '<group>/<version>')}`)"),
+                    kind.source(spans.file), str(workload.name.value) if workload.name is not None else None))
     adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result
 
 
 def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptResult,
-              read: Dict[str, Any], workload: Workload) -> List[Workload]:
+              read: Dict[str, Any], workload: Optional[Workload]) -> List[Optional[Workload]]:
     """One workload per kustomize overlay of the file's directory that generates the ConfigMaps it reads and
     its directory defines not (adapters/kustomize_overlays.py); `workload` as read alone when there is none, or
     when an overlay that generates one is not read (a patch of it that may change the containers is not applied

@@ -201,8 +201,12 @@ def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[Li
 
 
 def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: str,
-             namespace: Any, obj: Any = None, own: Any = None) -> Optional[Overlay]:
-    chain = _chain(path, base, reader)
+             namespace: Any, obj: Any = None, own: Any = None, chain: Any = None,
+             need_maps: bool = True) -> Optional[Overlay]:
+    """The overlay `path` of the base directory `base`; `chain` (path, root) from it down, when known already;
+    `need_maps` False: read it though it generates nothing the workload reads (one reached from its patch file,
+    kustomize_patch_files.py)."""
+    chain = chain or _chain(path, base, reader)
     if not chain:
         return None
     loaded = reader.read(path)
@@ -222,7 +226,7 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
     prefix = "".join(str(scalar(r.get("namePrefix")) or "") for _, r in chain)
     suffix = "".join(str(scalar(r.get("nameSuffix")) or "") for _, r in reversed(chain))
     overlay = Overlay(path, prefix, suffix, maps)
-    if not maps:
+    if not maps and need_maps:
         return overlay
     overlay.reason = next((why for why in (_unapplied(p, r, reader, own_text) for p, r in chain + components)
                            if why), None) or next((f"the Component {p} patches or retags: not applied here"

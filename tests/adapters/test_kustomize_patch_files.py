@@ -1,0 +1,127 @@
+"""A workload file a kustomization lists as a patch (adapters/kustomize_patch_files.py) is read as its overlay
+builds the workload it patches, not as a deployment of its own, in a run of the tree and in a run given only the
+patch file. The layout is zetxqx/llm-d@7edda66 guides/pd-disaggregation's (a base whose container runs no engine,
+an overlay patch that sets `command: [vllm, serve]`), written anew and smaller. `kubectl kustomize ov` (kustomize
+5.5.0) builds `l4-server`: the patch's image, command, args and ports, the base's node selector and GPU."""
+from __future__ import annotations
+
+import json
+
+from helpers import run
+
+MODEL = "Qwen/Qwen2.5-7B-Instruct"
+BASE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: server}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}
+      containers:
+        - name: server
+          image: busybox:1.36
+          command: [sleep, infinity]
+          ports: [{containerPort: 8000, name: http}]
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+PATCH = f"""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: server}}
+spec:
+  template:
+    spec:
+      containers:
+        - name: server
+          image: vllm/vllm-openai:v0.11.0
+          command: [vllm, serve]
+          args: [{MODEL}, --max-model-len=300000]
+          ports: [{{containerPort: 8000, name: api}}]
+"""
+FILES = {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": BASE,
+         "ov/kustomization.yaml": "resources: [../base]\nnamePrefix: l4-\npatches:\n  - path: patch.yaml\n",
+         "ov/patch.yaml": PATCH}
+
+
+def _tree(tmp_path, files):
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path
+
+
+def _check(tmp_path, target):
+    out = json.loads(run(["check", "--isolated", "--format", "json", str(target)]).out)
+    return out["summary"]["deployments"], sorted(
+        (f["rule"], f["file"][len(str(tmp_path)) + 1:], f["line"], f["column"], f["deployment"], f["message"])
+        for f in out["findings"])
+
+
+def _audit(target):
+    out = json.loads(run(["audit", "--isolated", "--format", "json", str(target)]).out)
+    return sorted((d["name"], d["model"], d["verdict"]) for d in out["deployments"])
+
+
+def test_a_patch_file_is_read_as_its_overlay_builds_the_workload_in_a_tree_and_alone(tmp_path) -> None:
+    _tree(tmp_path, FILES)
+    # before: `server` from the patch alone (no GPU type: "needs >= 34.6 GiB/GPU"), the base never offered the
+    # overlay (its container runs no engine); now the overlay's workload, on the base's L4
+    assert _audit(tmp_path) == [("l4-server", MODEL, "exceeds")]
+    assert _audit(tmp_path / "ov/patch.yaml") == [("l4-server", MODEL, "exceeds")]
+    tree = _check(tmp_path, tmp_path)
+    assert tree == _check(tmp_path, tmp_path / "ov/patch.yaml")
+    assert [f[:5] for f in tree[1]] == [("CTX109", "ov/patch.yaml", 11, 60, "l4-server"),
+                                       ("CTX201", "ov/patch.yaml", 11, 60, "l4-server")]
+
+
+def test_a_patch_file_also_listed_as_a_resource_is_its_own_deployment(tmp_path) -> None:
+    _tree(tmp_path, {**FILES, "kustomization.yaml": "resources: [ov/patch.yaml]\n"})
+    assert _audit(tmp_path / "ov/patch.yaml") == [("server", MODEL, "needs >= 34.6 GiB/GPU")]
+
+
+def test_two_patch_files_of_one_workload_make_one_deployment(tmp_path) -> None:
+    second = PATCH.replace("--max-model-len=300000", "--max-model-len=4096")
+    _tree(tmp_path, {**FILES, "ov/kustomization.yaml": FILES["ov/kustomization.yaml"] + "  - path: second.yaml\n",
+                     "ov/second.yaml": second})
+    # kustomize applies both, in order: the second's args replace the first's
+    assert _audit(tmp_path) == [("l4-server", MODEL, "fits")]
+    assert _audit(tmp_path / "ov/second.yaml") == [("l4-server", MODEL, "fits")]
+
+
+HEAD = ("this Deployment `server` is a kustomize patch: kustomization.yaml lists the file under `patches`, not "
+        "`resources`, so kustomize never deploys it alone and ctxlint reads it only as that overlay builds the "
+        "workload it patches; ")
+
+
+def test_an_overlay_not_applied_or_a_target_not_found_is_said_and_nothing_judged(tmp_path) -> None:
+    _tree(tmp_path, {**FILES, "ov/kustomization.yaml": FILES["ov/kustomization.yaml"] + "transformers: [t.yaml]\n"})
+    assert _check(tmp_path, tmp_path / "ov/patch.yaml") == (0, [(
+        "CTX011", "ov/patch.yaml", 2, 1, "server", HEAD + "that overlay is not read, so nothing of it was checked: "
+        f"{tmp_path}/ov/kustomization.yaml runs transformers or generators: what they change is not read")])
+    _tree(tmp_path, {**FILES, "base/deployment.yaml": BASE.replace("name: server}", "name: other}")})
+    assert _check(tmp_path, tmp_path / "ov/patch.yaml") == (0, [(
+        "CTX011", "ov/patch.yaml", 2, 1, "server", HEAD + "no Deployment `server` was found in that kustomization's "
+        "resources, so nothing of it was checked")])
+
+
+def test_bad_kustomizations_never_crash(tmp_path) -> None:
+    for text in ("patches: 5\n", "patches: [{path: [x]}, 7, {path: patch.yaml}]\nresources: 3\n",
+                 "resources: [../ov, ../base]\npatches: [{path: patch.yaml, target: {name: '['}}]\n", ": [\n"):
+        _tree(tmp_path, {**FILES, "ov/kustomization.yaml": text})
+        assert run(["check", "--isolated", str(tmp_path / "ov/patch.yaml")]).code in (0, 1)
+
+
+def test_a_base_running_no_engine_is_offered_the_overlays_that_patch_one_in(tmp_path) -> None:
+    # the overlay generates the ConfigMap the base reads and its inline patch starts vllm: the base (busybox) was
+    # never read, so the overlay was never offered (kubernetes.adapt asked for overlays only of an engine workload)
+    base = BASE.replace("          resources:", "          env: [{name: MODEL, valueFrom: {configMapKeyRef: "
+                                               "{name: runtime, key: MODEL}}}]\n          resources:")
+    inline = ("patches:\n  - patch: |-\n      apiVersion: apps/v1\n      kind: Deployment\n      metadata: {name: server}\n"
+              "      spec: {template: {spec: {containers: [{name: server, image: 'vllm/vllm-openai:v0.11.0', "
+              "command: [vllm, serve], args: ['$(MODEL)', --max-model-len=4096]}]}}}\n")
+    _tree(tmp_path, {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": base,
+                     "ov/kustomization.yaml": ("resources: [../base]\nnameSuffix: -l4\nconfigMapGenerator:\n"
+                                               f"  - name: runtime\n    literals: [MODEL={MODEL}]\n" + inline)})
+    assert _audit(tmp_path) == [("server-l4", MODEL, "fits")]
+    assert _audit(tmp_path / "base/deployment.yaml") == [("server-l4", MODEL, "fits")]
