@@ -28,9 +28,10 @@ An overlay is read here only when that is certain:
 - none of its `replacements` may change a container's `args`, `command`, `env`, `envFrom` or `image` (but for a
   replacement of an `image` from a generated ConfigMap, IMAGE_PATH, which kustomize_patches applies), nor the pod's
   `nodeSelector` or `affinity` where the workload places it by them (the device it lands on:
-  hardware.type_from_pod_spec), nor its `resources` where the workload asks for GPUs; and no `components:`
-  (kubernetes-sigs/kustomize api/types/kustomization.go: a Component's patches and generators apply to the including
-  kustomization's resources) with patches or images, nor `transformers:` or `generators:` of the chain.
+  hardware.type_from_pod_spec), nor its `resources` where the workload asks for GPUs; nor `transformers:` or
+  `generators:` of the chain or of its `components:` (kubernetes-sigs/kustomize api/types/kustomization.go: a
+  Component's patches, images and generators apply to the including kustomization's resources: applied here in
+  kustomize's order, each before the transformers of the kustomization that includes it).
   Those are not applied here, so such an overlay is left as it was (unknown) rather than judged on the base's
   values.
 The deployment takes the name kustomize gives it (the prefixes and suffixes of the chain, outermost first).
@@ -219,7 +220,7 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
             continue  # another namespace's ConfigMap: kustomize's reference to it stays unresolved
         if name in names:
             maps[name] = data if name not in maps else None  # twice in one kustomization: kustomize refuses it
-    components = [c for p, r in chain for c in _components(p, r, reader)]
+    components = [c for p, r in chain + ([own] if own is not None else []) for c in _components(p, r, reader)]
     inner = {n for _, r in chain[1:] + [c for c in components if c[1] is not None]
              for n in (scalar(e.get("name")) for e in seq(r.get(GENERATOR)) if e.kind == "map")}
     maps = {n: d for n, d in maps.items() if d is not None and n not in inner}
@@ -229,10 +230,12 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
     if not maps and need_maps:
         return overlay
     overlay.reason = next((why for why in (_unapplied(p, r, reader, own_text) for p, r in chain + components)
-                           if why), None) or next((f"the Component {p} patches or retags: not applied here"
-                                                   for p, r in components if any(r.get(k) is not None
-                                                                                 for k in _APPLIED)), None)
-    levels = ([own] if own is not None else []) + list(reversed(chain))
+                           if why), None)
+    # each kustomization's Components run after its resources and generators, before its own transformers
+    # (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: api/internal/target/kusttarget.go
+    # accumulateTarget, accumulateComponents), a Component's own Components before it
+    levels = [level for p, r in ([own] if own is not None else []) + list(reversed(chain))
+              for level in _components(p, r, reader) + [(p, r)] if level[1] is not None]
     if overlay.reason is None and any(r.get(k) is not None for _, r in levels for k in _APPLIED) or any(
             IMAGE_PATH.match(str(scalar(f))) for _, r in levels for i in seq(r.get("replacements"))
             for t in seq(i.get("targets") if i.kind == "map" else None)
@@ -262,9 +265,9 @@ def _components(path: str, root: Any, reader: _Reader, depth: int = 0) -> List[T
         target = os.path.normpath(os.path.join(os.path.dirname(path), text)) if isinstance(text, str) and text else ""
         inner = _kustomization(target) if target and os.path.isdir(target) else None
         found = reader.root(inner) if inner else None
-        out.append((inner or path, found))
         if found is not None and depth < MAX_CHAIN:
             out.extend(_components(inner, found, reader, depth + 1))
+        out.append((inner or path, found))
     return out
 
 
