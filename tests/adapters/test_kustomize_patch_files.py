@@ -125,3 +125,19 @@ def test_a_base_running_no_engine_is_offered_the_overlays_that_patch_one_in(tmp_
                                                f"  - name: runtime\n    literals: [MODEL={MODEL}]\n" + inline)})
     assert _audit(tmp_path) == [("server-l4", MODEL, "fits")]
     assert _audit(tmp_path / "base/deployment.yaml") == [("server-l4", MODEL, "fits")]
+
+
+def test_a_components_patches_and_images_apply_before_the_overlays_own(tmp_path) -> None:
+    # `kubectl kustomize ov` (5.5.0): the Component runs after ov's resources and before ov's own patches, so its
+    # retag meets busybox (and changes nothing; the patch then sets v0.11.0) and its JSON patch sets 2 GPUs
+    comp = ("apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\n"
+            "images:\n  - {name: vllm/vllm-openai, newTag: v0.10.2}\n"
+            "patches:\n  - target: {kind: Deployment}\n    patch: |-\n      - op: replace\n"
+            "        path: /spec/template/spec/containers/0/resources/limits/nvidia.com~1gpu\n        value: 2\n")
+    _tree(tmp_path, {**FILES, "comp/kustomization.yaml": comp, "ov/kustomization.yaml": (
+        "resources: [../base]\nnamePrefix: l4-\ncomponents: [../comp]\npatches:\n  - path: patch.yaml\n")})
+    out = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path / "ov/patch.yaml")]).out)
+    assert [(d["name"], d["engine_version"]) for d in out["deployments"]] == [("l4-server", "0.11.0")]
+    assert [f[:5] for f in _check(tmp_path, tmp_path / "ov/patch.yaml")[1]] == [
+        ("CTX109", "ov/patch.yaml", 11, 60, "l4-server"), ("CTX201", "ov/patch.yaml", 11, 60, "l4-server"),
+        ("CTX205", "comp/kustomization.yaml", 10, 16, "l4-server")]
