@@ -10,7 +10,9 @@ merges it into the base's Deployment `decode` (whose other fields, GPUs and imag
 was a deployment of its own, judged on half a pod. Now the file is read as the overlay builds the workload it
 patches (kustomize_overlays._overlay with the chain's patches applied, kustomize_patches.py), so a run given only the
 patch file (pre-commit passes the changed file) still checks the overlay's result; where that is not applied
-exactly, or the patched workload is not found, an info (CTX011) says so and nothing is judged.
+exactly, or the patched workload is not found, an info (CTX011) says so and nothing is judged. What is read is the
+build of the kustomization that lists the file (`kustomize build <its directory>`); an outer overlay that includes it
+builds another workload, read from that overlay's own patch files where it has some.
 
 Where kustomize finds a patch file: kustomize's default load restrictor (LoadRestrictionsRootOnly,
 kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: api/internal/loader/loadrestrictions.go) refuses a
