@@ -36,6 +36,7 @@ POD_SPEC_PATHS = {
     "CronJob": ("jobTemplate", "spec", "template", "spec"),
 }
 LWS = "LeaderWorkerSet"
+_ACCELERATORS = ("/gpu", "/tpu", "/neuron", "/mig-")  # nvidia.com/gpu, google.com/tpu, aws.amazon.com/neuron...
 _API = {"Deployment": "apps/v1", "StatefulSet": "apps/v1", "DaemonSet": "apps/v1", "ReplicaSet": "apps/v1",
         "Job": "batch/v1", "CronJob": "batch/v1", "Pod": "v1", LWS: "leaderworkerset.x-k8s.io/v1"}
 
@@ -82,8 +83,10 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
                     continue
             result.diagnostics.extend(scratch.diagnostics)
             # a base running no engine may still have overlays that patch one in (the overlays it reads
-            # ConfigMaps from; those of its patch files come from the patch files)
-            if workload is not None or "configMap" in loaded.text:
+            # ConfigMaps from; those of its patch files come from the patch files): looked for where the file asks
+            # for accelerators, as a serving base does (an overlay walk for every app reading a ConfigMap cost a
+            # third of a kustomize tree's run)
+            if offers_overlays(loaded.text, workload is not None):
                 workloads.extend(w for w in _overlaid(loaded, obj, spans, result, read, workload) if w is not None)
             if workload is not None and _no_api_version(obj):
                 kind = obj.keys["kind"] if "kind" in obj.keys else obj
@@ -95,6 +98,10 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
     adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result
+
+
+def offers_overlays(text: str, engine: bool) -> bool:
+    return engine or "configMap" in text and any(a in text for a in _ACCELERATORS)
 
 
 def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptResult,

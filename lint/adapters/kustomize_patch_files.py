@@ -149,7 +149,8 @@ def _run_paths() -> Optional[set]:
     return {os.path.abspath(p) for p in _RUNS[-1].paths} if _RUNS else None
 
 
-def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: str, run: Optional[set]) -> bool:
+def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: str, run: Optional[set],
+                        base_engine: Any) -> bool:
     """Whether the run reports this overlay's workload from another file: its base's (which offers the overlays that
     generate a ConfigMap it reads, kustomize_overlays.overlays_of), or a patch file of the same kustomization listed
     before this one that patches the same workload."""
@@ -159,7 +160,10 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
     from ctxlint.adapters.kustomize_overlays import _Reader, overlays_of
 
     kust, root, _ = found
-    if item.overlay.maps and os.path.abspath(item.base.path) in run:
+    from ctxlint.adapters.kubernetes import offers_overlays
+
+    if item.overlay.maps and os.path.abspath(item.base.path) in run and \
+            offers_overlays(item.base.text, base_engine() is not None):
         missing = [n for n in item.overlay.maps]
         offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj)
         if any(o.path == kust for o in offered):
@@ -201,11 +205,13 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
             result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; that overlay is not read, so nothing of it was checked: {overlay.reason}"), at, name))
             continue
-        if _reported_elsewhere(item, found, loaded.path, run):
+        spans = ScalarSpans(item.base.path, item.base.text)
+        if _reported_elsewhere(item, found, loaded.path, run,
+                               lambda: make(item.obj, spans, AdaptResult(), item.read)):  # noqa: B023
             continue
         scratch = AdaptResult()
-        made = make(overlay.obj if overlay.obj is not None else item.obj,
-                    ScalarSpans(item.base.path, item.base.text), scratch, {**item.read, **overlay.maps})
+        made = make(overlay.obj if overlay.obj is not None else item.obj, spans, scratch,
+                    {**item.read, **overlay.maps})
         if made is None:
             result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; the workload it builds runs no engine ctxlint recognises, so nothing of it was checked"),

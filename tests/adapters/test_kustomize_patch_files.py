@@ -141,3 +141,15 @@ def test_a_components_patches_and_images_apply_before_the_overlays_own(tmp_path)
     assert [f[:5] for f in _check(tmp_path, tmp_path / "ov/patch.yaml")[1]] == [
         ("CTX109", "ov/patch.yaml", 11, 60, "l4-server"), ("CTX201", "ov/patch.yaml", 11, 60, "l4-server"),
         ("CTX205", "comp/kustomization.yaml", 10, 16, "l4-server")]
+
+
+def test_an_overlay_its_base_does_not_offer_is_read_from_its_patch_file_once(tmp_path) -> None:
+    # a base that reads the overlay's ConfigMap but runs no engine and asks for no accelerator is not offered its
+    # overlays (kubernetes.offers_overlays): the patch file reports the overlay, not both and not neither
+    base = BASE.replace("          resources: {limits: {nvidia.com/gpu: 1}}\n", "          env: [{name: MODEL, valueFrom: "
+                        "{configMapKeyRef: {name: runtime, key: MODEL}}}]\n")
+    patch = PATCH.replace("--max-model-len=300000", "--max-model-len=4096").replace(
+        "          ports:", "          resources: {limits: {nvidia.com/gpu: 1}}\n          ports:")
+    _tree(tmp_path, {**FILES, "base/deployment.yaml": base, "ov/patch.yaml": patch, "ov/kustomization.yaml": (
+        FILES["ov/kustomization.yaml"] + f"configMapGenerator:\n  - name: runtime\n    literals: [MODEL={MODEL}]\n")})
+    assert _audit(tmp_path) == [("l4-server", MODEL, "fits")]
