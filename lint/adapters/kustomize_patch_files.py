@@ -118,7 +118,8 @@ def through_overlay(patch_obj: Any, found: Tuple[str, Any, Any]) -> List[Patched
     kind = scalar(target.get("kind")) if target is not None and target.kind == MAP else None
     name = scalar(target.get("name")) if target is not None and target.kind == MAP else None
     kind = kind or scalar(patch_obj.get("kind"))
-    name = name or scalar(patch_obj.dig("metadata", "name"))
+    # a target's name is a regular expression (types/selector.go anchorRegex); a patch's own name is a name
+    name = name if name else re.escape(str(scalar(patch_obj.dig("metadata", "name"))))
     reader, out = _Reader(), []
     for path, trail in _bases(kust, root, reader, []):
         loaded = reader.read(path)
