@@ -26,6 +26,7 @@ from .capacity_notes import default_context_unknown, why_not_derived
 from .held import logged_reading, on_cpu, release_of, vllm_block, with_held, with_release_block
 from . import no_kv_memory  # a module, not its names: it reads this one's at call time (no import cycle)
 from .pool_caps import GIB, engine_cap, explain
+from ctxlint.physics.mtp import draft_layers
 from .records import field, record, replace
 
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
@@ -322,7 +323,7 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         settings=settings,
         available_kv_bytes=role.available_kv_gib.value * GIB if role.available_kv_gib else None,
         context_length=context.value if context else None,
-        draft_layers=role.draft_layers.value if role.draft_layers else 0,
+        draft_layers=draft_layers(arch, engine, role.draft_layers),  # MiniMax-M3 on vLLM: its num_mtp_modules
         extra_accelerators=dict(dep.custom_accelerators) or None,
         weights=weights_of(dep, role, resolution),
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None,

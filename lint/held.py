@@ -28,6 +28,7 @@ from typing import Any, Optional
 
 from ctxlint.model import Deployment, Pool, Role, Val, fmt
 from ctxlint.neuron import engine_block, with_held as neuron_held
+from ctxlint.physics.mtp import draft_layers
 from ctxlint.physics.pool import ADMITTED_STEP
 from ctxlint.versions import parse_version
 
@@ -107,7 +108,7 @@ def logged_reading(dep: Deployment, role: Role, arch: Any) -> Any:
     device = role.accelerators.type
     found = lookup(str(device.value), dict(dep.custom_accelerators) or None) if device is not None else None
     first = first_of(arch)
-    draft = role.draft_layers.value if role.draft_layers is not None else 0
+    draft = draft_layers(arch, "vllm", role.draft_layers)  # MiniMax-M3's MTP: its num_mtp_modules (physics.mtp)
     ctx = role.context_length.value if role.context_length is not None else None
     version = dep.engine.version
     return read(stated.value, vllm_block(role, release_of(dep)), arch, draft if isinstance(draft, int) else 0,

@@ -34,7 +34,7 @@ STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_he
           "vision_params_b", "weights", "dtype", "max_position_embeddings", "rope_scaling_type",
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",
           "model_type", "linear_state", "linear_ssm_dtype",
-          "msa_index_dim", "msa_index_layers", "msa_index_value_layers")
+          "msa_index_dim", "msa_index_layers", "msa_index_value_layers", "mtp_modules")
 
 
 def _pattern(kinds: List[str]) -> List[str]:
@@ -158,6 +158,11 @@ def problems(sources: Dict[str, List[Dict[str, Any]]]) -> List[str]:
             out.append(f"derivative {item.get('id')}: base {item['base']} is not a catalog id")
         elif str(item["id"]).lower() in seen:
             out.append(f"derivative {item.get('id')}: also a catalog id or alias")
+        mtp = item.get("mtp_modules")
+        if mtp is not None and (not isinstance(mtp, int) or isinstance(mtp, bool) or mtp < 1):
+            out.append(f"derivative {item.get('id')}: mtp_modules must be a positive integer (its config's)")
+        if item.get("weights") and format_by_key(item["weights"]) is None:
+            out.append(f"derivative {item.get('id')}: weights {item['weights']} is not a known format key")
     return out
 
 
@@ -171,7 +176,7 @@ def build() -> str:
                     "tools/catalog/*.yaml (each entry's `source` is the config.json its numbers were read from). "
                     "Do not edit by hand.",
            "models": entries,
-           "derivatives": [{k: d[k] for k in ("id", "base", "weights", "source") if k in d}
+           "derivatives": [{k: d[k] for k in ("id", "base", "weights", "mtp_modules", "source") if k in d}
                            for d in sources["derivatives"]]}
     return json.dumps(doc, indent=1, ensure_ascii=False) + "\n"
 

@@ -169,7 +169,8 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
     and MTP modules are one decoder layer (vLLM: the draft's attention layers join the KV cache; the
     logged pool of Llama-3.1-8B + EAGLE matches 32 + 1 layers exactly, engines.md §1.3; SGLang scales
     the cell by 1 + draft_layers/num_layers, §2.3). Every published EAGLE head and MTP checkpoint has
-    one (vLLM warns "only have one layer" for the MTP models it knows). Draft *models*
+    one (vLLM warns "only have one layer" for the MTP models it knows), but vLLM builds MiniMax-M3's num_mtp_modules,
+    which the model side applies (physics.mtp.draft_layers). Draft *models*
     (vLLM draft_model, SGLang STANDALONE) and n-gram drafts are not counted: a model of its own (not
     modelled), or no KV at all."""
     if inv.engine == "vllm":

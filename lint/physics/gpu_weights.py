@@ -47,7 +47,8 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
         formula = f"{arch.total_params_b:g}e9 params as {fmt.label} = {total / GIB:.2f} GiB / ({tp} x {pp})"
         if fmt.key not in ("bf16", "fp32"):
             kept = "MoE experts only" if fmt.scope == "experts" else "MoE experts; other linear layers FP8, " \
-                "embeddings and LM head at 16 bits" if fmt.scope == "experts+fp8" else \
+                "embeddings and LM head at 16 bits" if fmt.scope == "experts+fp8" else "MoE experts; other linear " \
+                "layers MXFP8 (8.25 bits), embeddings and LM head at 16 bits" if fmt.scope == "experts+mxfp8" else \
                 "embeddings and LM head at 16 bits" if fmt.scope == "linear" else "every tensor"
             notes.append(f"weights {fmt.label}: {fmt.bits:g} bits per quantized weight ({kept})")
     if draft_layers:

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
 from .params import count as count_params, minimax_m3_split
 from .msa_index import parse as parse_msa
+from .mtp import mtp_modules
 from .weights import from_quantization_config, with_expert_dtype
 
 # The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
@@ -280,6 +281,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         msa_index_dim=msa_dim,
         msa_index_layers=msa_layers,
         msa_index_value_layers=msa_values,
+        mtp_modules=mtp_modules(c),
         unsupported=_unsupported(c),
         full_kv_heads=full_kv,
         full_head_dim=full_hd,

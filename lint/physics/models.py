@@ -49,6 +49,8 @@ class ModelArch:
     msa_index_dim: int | None = None
     msa_index_layers: tuple[int, ...] = ()
     msa_index_value_layers: tuple[int, ...] = ()
+    # MiniMax-M3's `num_mtp_modules`: vLLM builds one MTP draft layer per module (physics.mtp); None: not said
+    mtp_modules: int | None = None
     unsupported: str = ""                  # an attention layout the KV physics does not model, and why
     sliding_window: int | None = None      # window of SLIDING layers
     attention_chunk_size: int | None = None  # window of CHUNKED layers

@@ -22,6 +22,7 @@ from .device_verdicts import SearchedSizes
 from .kv import normalize_engine
 from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
+from .mtp import draft_layers
 from .need_search import CELLS, HIGH, LOW, PLAIN_BELOW, PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 from .span_search import SpannedFits, release_figure
 
@@ -101,7 +102,7 @@ def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[st
     return dict(
         arch=arch, engine=str(dep.engine.name.value), tp=par.tp, pp=par.pp, dp=par.dp,
         kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,
-        context_length=context, draft_layers=role.draft_layers.value if role.draft_layers else 0,
+        context_length=context, draft_layers=draft_layers(arch, dep.engine.name.value, role.draft_layers),
         weights=weights,
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None)
 

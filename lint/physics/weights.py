@@ -23,9 +23,12 @@ from __future__ import annotations
 from typing import Optional
 
 from ..records import record
+from .modelopt_layers import expert_split
 
 LINEAR, EXPERTS, ALL = "linear", "experts", "all"
 EXPERTS_OVER_FP8 = "experts+fp8"  # the routed experts in the format, the other linear layers FP8, embeddings 16-bit
+EXPERTS_OVER_MXFP8 = "experts+mxfp8"  # ... the other linear layers MXFP8 (8.25 bits), embeddings 16-bit
+_REST_BYTES = {EXPERTS_OVER_FP8: 1.0, EXPERTS_OVER_MXFP8: 8.25 / 8}
 
 
 @record(frozen=True)
@@ -76,9 +79,13 @@ _NVFP4_EXPERTS = WeightFormat("nvfp4-experts", "NVFP4 experts", 4.5, 4.5, 4.5, E
 # deepseek-ai--DeepSeek-V4-{Pro,Flash}_config.json; NVIDIA/srt-slurm-recipes name the V4-Pro recipe
 # `deepseek-v4-pro-mxfp4`, precision fp4)
 _FP8_MXFP4_EXPERTS = WeightFormat("fp8+mxfp4-experts", "FP8 with MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS_OVER_FP8)
+# NVIDIA's MiniMax-M3 NVFP4: the routed experts NVFP4 (4.5 bits), the other linear layers MXFP8 (8.25), as its
+# ModelOpt MIXED_PRECISION list says layer by layer (physics.modelopt_layers)
+_MXFP8_NVFP4_EXPERTS = WeightFormat("mxfp8+nvfp4-experts", "MXFP8 with NVFP4 experts", 4.5, 4.5, 4.5,
+                                    EXPERTS_OVER_MXFP8)
 
 FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
-                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS, _FP8_MXFP4_EXPERTS)}
+                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS, _FP8_MXFP4_EXPERTS, _MXFP8_NVFP4_EXPERTS)}
 
 _NAMED = {
     "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
@@ -163,8 +170,10 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     if method == "mxfp8" or str(q.get("quant_algo", "")).upper() == "MXFP8":
         # a MiniMax-M3.1 NVFP4 checkpoint declares mxfp8 for its projections and packs its experts in NVFP4
         # (moe_quant_algo NVFP4; SGLang then serves it as minimax_m3_nvfp4, sglang==0.5.23:sglang/srt/arg_groups/
-        # model_overrides/minimax_m3.py _resolve_quant_method): a mix this table has no format for
-        return None if str(q.get("moe_quant_algo", "")).upper() == "NVFP4" else _MXFP8
+        # model_overrides/minimax_m3.py _resolve_quant_method)
+        return _MXFP8_NVFP4_EXPERTS if str(q.get("moe_quant_algo", "")).upper() == "NVFP4" else _MXFP8
+    if str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION" and expert_split(q) == ("NVFP4", "MXFP8"):
+        return _MXFP8_NVFP4_EXPERTS  # ModelOpt's per-layer list, read whole (physics.modelopt_layers)
     mixed = _mixed_groups(q, q.get("config_groups"))
     if mixed is not None:
         return mixed
@@ -314,11 +323,12 @@ def weight_bytes(total: float, embed: Optional[float], lm_head: Optional[float],
         if experts is None:
             return total * b
         return experts * b + (total - experts) * 2
-    if fmt.scope == EXPERTS_OVER_FP8:
+    if fmt.scope in _REST_BYTES:
+        rest = _REST_BYTES[fmt.scope]
         kept = sum(x or 0 for x in (embed, lm_head, vision)) if embed is not None else 0.0
-        if experts is None:  # the split unknown: every weight at FP8, the most the checkpoint can take
-            return (total - kept) * 1 + kept * 2
-        return experts * b + max(0.0, total - experts - kept) * 1 + kept * 2
+        if experts is None:  # the split unknown: every weight at the rest's format, the most the checkpoint takes
+            return (total - kept) * rest + kept * 2
+        return experts * b + max(0.0, total - experts - kept) * rest + kept * 2
     kept = sum(x or 0 for x in (embed, lm_head, vision))
     if embed is None:
         return total * b

@@ -29,6 +29,7 @@ class Hit:
     derived_from: Optional[str] = None  # a derivative's own id, when it resolved onto its base
     derived_source: str = ""
     derived_weights: Optional[str] = None  # the derivative's own weight format (not its base's)
+    derived_mtp: Optional[int] = None  # the derivative's own num_mtp_modules, where its config differs from the base's
 
 
 @lru_cache(maxsize=1)
@@ -92,7 +93,7 @@ def find(name: str) -> Optional[Hit]:
         if base is not None:
             return Hit(base.entry, base.key, "id" if key == norm(derived["id"]) else "name",
                        derived_from=derived["id"], derived_source=derived.get("source", ""),
-                       derived_weights=derived.get("weights"))
+                       derived_weights=derived.get("weights"), derived_mtp=derived.get("mtp_modules"))
     return None
 
 

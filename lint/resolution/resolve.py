@@ -194,6 +194,8 @@ def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
         from ctxlint.physics.weights import format_by_key
         how = f"{ref.written}: architecture of {entry['hf_id']}, which it derives from ({hit.derived_source})"
         weights = format_by_key(hit.derived_weights) if hit.derived_weights else None
+        if hit.derived_mtp is not None:  # its own config's draft modules (NVIDIA's MiniMax-M3 NVFP4: 1, the base 7)
+            arch = replace(arch, mtp_modules=hit.derived_mtp)
         return Resolution(arch, "catalog" if what == "exact" else "name", how, weights=weights)
     if what == "exact":
         how = f"{ref.written}: built-in catalog"

@@ -19,6 +19,9 @@ from ctxlint.physics.hf_config import arch_from_hf_config
 from ctxlint.physics.kv import kv_breakdown
 from ctxlint.physics.models import lookup_model
 from ctxlint.physics.msa_index import vllm_indexer_dtype
+from ctxlint.physics.mtp import draft_layers
+from ctxlint.physics.weights import from_quantization_config
+from ctxlint.model import Source, Val
 from ctxlint.resolution.resolve import resolve
 
 GIB = 2 ** 30
@@ -124,17 +127,76 @@ def test_vllm_indexer_dtype_from_settings():
 
 def test_weights_per_gpu_at_dp2_with_expert_parallelism():
     r = resolve("nvidia/MiniMax-M3-NVFP4")
-    # NVFP4 (4.5 bits) on all but the embeddings and LM head (16 bits):
-    # (428 - 2 x 1.2292)e9 x 4.5 / 8 + 2 x 1.2292e9 x 2 = 244.28395e9 B = 227.51 GiB on one GPU;
-    # the experts 413.1222e9 x 4.5 / 8 = 232.38124e9 B, 95.1275% of it; at DP 2 with EP each GPU holds half of them:
-    # 244.28395e9 x (0.951275 / 2 + 0.048725) = 128.0935e9 B = 119.30 GiB
-    whole, _, _ = weights_per_gpu(r.arch, 1, 1, fmt=r.weights)
-    split, formula, notes = weights_per_gpu(r.arch, 1, 1, fmt=r.weights, expert_split=2.0,
-                                            expert_how="vLLM EP over TP x DP 2")
-    assert round(whole.point / GIB, 2) == 227.51
-    assert round(split.point / GIB, 2) == 119.30
-    assert "routed experts (95% of it) / 2 more (vLLM EP over TP x DP 2)" in formula
+    # NVFP4 (4.5 bits) on the routed experts, MXFP8 (8.25 bits) on the other linear layers, 16 bits on the
+    # embeddings and LM head (its MIXED_PRECISION list): 413.1222e9 x 4.5 / 8 = 232.38124e9 B,
+    # (428 - 413.1222 - 2 x 1.2292)e9 x 8.25 / 8 = 12.80751e9 B, 2 x 1.2292e9 x 2 = 4.9168e9 B:
+    # 250.10554e9 B = 232.93 GiB on one GPU (read as NVFP4 throughout it was 244.28395e9 B = 227.51 GiB);
+    # the experts are 92.9133% of it; at DP 2 with EP each GPU holds half of them:
+    # 250.10554e9 x (0.929133 / 2 + 0.070867) = 133.91492e9 B = 124.72 GiB
+    assert (r.weights.key, r.weights.bits, r.weights.scope) == ("mxfp8+nvfp4-experts", 4.5, "experts+mxfp8")
+    whole, _, notes = weights_per_gpu(r.arch, 1, 1, fmt=r.weights)
+    split, formula, _ = weights_per_gpu(r.arch, 1, 1, fmt=r.weights, expert_split=2.0,
+                                        expert_how="vLLM EP over TP x DP 2")
+    assert whole.point == 250_105_543_750.0 and round(whole.point / GIB, 2) == 232.93
+    assert round(split.point / GIB, 2) == 124.72
+    assert formula == ("428e9 params as MXFP8 with NVFP4 experts = 232.93 GiB / (1 x 1); routed experts (93% of it)"
+                       " / 2 more (vLLM EP over TP x DP 2)")
+    assert "weights MXFP8 with NVFP4 experts: 4.5 bits per quantized weight (MoE experts; other linear layers " \
+           "MXFP8 (8.25 bits), embeddings and LM head at 16 bits)" in notes
     assert not any("share of the weights is unknown" in n for n in notes)
+
+
+def test_nvidia_mixed_precision_list_reads_exactly():
+    # nvidia/MiniMax-M3-NVFP4's quantization_config, its per-layer list cut to one module of each kind
+    q = {"quant_method": "modelopt", "quant_algo": "MIXED_PRECISION", "kv_cache_quant_algo": None,
+         "exclude_modules": ["lm_head", "model.embed_tokens", "vision_tower"],
+         "quantized_layers": {
+             "language_model.model.layers.0.mlp.down_proj": {"quant_algo": "MXFP8"},
+             "language_model.model.layers.3.self_attn.index_k_proj": {"quant_algo": "MXFP8"},
+             "language_model.model.layers.3.block_sparse_moe.shared_experts.up_proj": {"quant_algo": "MXFP8"},
+             "language_model.model.layers.3.block_sparse_moe.experts.0.w1": {"group_size": 16, "quant_algo": "NVFP4"},
+             "language_model.model.layers.59.block_sparse_moe.experts.127.w2": {"group_size": 16,
+                                                                               "quant_algo": "NVFP4"}}}
+    assert from_quantization_config(q).key == "mxfp8+nvfp4-experts"
+    # MiniMax's own form of the same mix: quant_method mxfp8 with moe_quant_algo NVFP4
+    assert from_quantization_config({"quant_method": "mxfp8", "moe_quant_algo": "NVFP4"}).key == "mxfp8+nvfp4-experts"
+    # a list that is not that whole split keeps what it read before (not widened): the shared experts NVFP4 too
+    other = dict(q, quantized_layers=dict(q["quantized_layers"], **{
+        "language_model.model.layers.4.block_sparse_moe.shared_experts.up_proj": {"quant_algo": "NVFP4"}}))
+    assert from_quantization_config(other).key == "fp8"
+    assert from_quantization_config(dict(q, quantized_layers={})).key == "fp8"
+    assert from_quantization_config(dict(q, quantized_layers={"x.experts.0.w1": "NVFP4"})).key == "fp8"
+
+
+def test_vllm_builds_num_mtp_modules_draft_layers(m3):
+    # vllm/config/speculative.py: n_predict = num_mtp_modules; vllm/models/minimax_m3/nvidia/mtp.py builds one
+    # decoder layer per module, each with KV and an index key: (60 + 7) x 2 x 1 x 128 x 2 + (57 + 7) x 256 at TP 4
+    mtp = Val(1, Source("d.yaml", 3, 5), raw="mtp: one draft layer")
+    assert m3.mtp_modules == 7 and draft_layers(m3, "vllm", mtp) == 7
+    assert kv_breakdown(m3, "vllm", 4, 1, "auto", draft_layers(m3, "vllm", mtp)).bytes_per_token == 34_304 + 16_384
+    assert draft_layers(m3, "sglang", Val(1, mtp.source, raw="NEXTN: one draft layer")) == 1  # not read for SGLang
+    assert draft_layers(m3, "vllm", Val(1, mtp.source, raw="eagle3: one draft layer")) == 1
+    assert draft_layers(m3, "vllm", Val(2, mtp.source)) == 2  # a count the user states is kept
+    assert draft_layers(m3, "vllm", None) == 0
+    # NVIDIA's NVFP4 checkpoint says num_mtp_modules 1 in its own config: one draft layer, 46,080 B a token
+    nv = resolve("nvidia/MiniMax-M3-NVFP4").arch
+    assert nv.mtp_modules == 1 and draft_layers(nv, "vllm", mtp) == 1
+    assert kv_breakdown(nv, "vllm", 4, 1, "auto", 1).bytes_per_token == 46_080
+
+
+def test_num_mtp_modules_read_from_a_config():
+    cfg = {"model_type": "minimax_m3_vl", "text_config": {
+        "num_hidden_layers": 60, "num_attention_heads": 64, "num_key_value_heads": 4, "head_dim": 128,
+        "hidden_size": 6144, "num_mtp_modules": 1}}
+    assert arch_from_hf_config(cfg).mtp_modules == 1
+    cfg["text_config"]["num_mtp_modules"] = 7
+    assert arch_from_hf_config(cfg).mtp_modules == 7
+    # MiniMax-M2's configs carry num_mtp_modules too, which vLLM does not build drafts from
+    m2 = {"model_type": "minimax_m2", "num_hidden_layers": 62, "num_attention_heads": 48, "num_key_value_heads": 8,
+          "head_dim": 128, "hidden_size": 3072, "num_mtp_modules": 3}
+    assert arch_from_hf_config(m2).mtp_modules is None
+    cfg["text_config"]["num_mtp_modules"] = "7"
+    assert arch_from_hf_config(cfg).mtp_modules is None
 
 
 def test_mxfp8_checkpoint_resolves():
