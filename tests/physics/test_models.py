@@ -145,6 +145,18 @@ def test_a_format_the_transcribed_config_lacks_is_stated_with_its_source() -> No
     assert build.problems({"models": [item], "derivatives": []}) == []
 
 
+def test_a_derivatives_own_values_are_checked() -> None:
+    # a derivative may carry its own weight format and num_mtp_modules (nvidia/MiniMax-M3-NVFP4: 1, its base 7)
+    build = _build_catalog()
+    base = {"id": "a/base", "config_source": "https://example.com/config.json", "_file": "t.yaml"}
+    item = {"id": "n/d", "base": "a/base", "source": "its config", "weights": "mxfp8+nvfp4-experts", "mtp_modules": 1}
+    assert build.problems({"models": [base], "derivatives": [item]}) == []
+    item.update(mtp_modules=True, weights="nvfp5")
+    assert build.problems({"models": [base], "derivatives": [item]}) == [
+        "derivative n/d: mtp_modules must be a positive integer (its config's)",
+        "derivative n/d: weights nvfp5 is not a known format key"]
+
+
 def test_a_w4a16_checkpoint_costs_its_group_scales():
     from ctxlint.physics.weights import format_by_key, from_quantization_config
 
