@@ -233,6 +233,10 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
 
     if is_json and not valid_json(text, loaded):
         return loaded
+    source = text
+    if is_json and ("\\ud" in text or "\\uD" in text):  # maybe a surrogate pair YAML refuses (json_escapes.py)
+        from ctxlint.json_escapes import yaml_readable
+        source = yaml_readable(text)
     builder = Builder(json_numbers=is_json, on_duplicate=duplicate)
 
     def complex_key(node: yaml.Node, path: str) -> None:
@@ -250,7 +254,7 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
     index = 0
     aliases = "*" in text and "&" in text  # an alias needs both: `&name` anchors, `*name` refers
     try:
-        for composed in yaml.compose_all(text, Loader=composer()):
+        for composed in yaml.compose_all(source, Loader=composer()):
             if composed is not None:
                 root = builder.build_document(composed, aliases)
                 if starts is not None:
