@@ -142,6 +142,8 @@ def not_read(display: str, text: str, errors: List[Diagnostic]) -> Optional[Diag
         return modelfile(display, text)
     if _is_dockerfile_text(text):
         return dockerfile(display, text)
+    if text.startswith(_LFS_VERSIONS):
+        return _lfs_pointer(display, text)
     if display == "-" or display.lower().endswith(_YAML_NAMES):
         return None
     why = f"not YAML ({errors[0].message.replace('invalid YAML: ', '')})" if errors else \
@@ -150,6 +152,22 @@ def not_read(display: str, text: str, errors: List[Diagnostic]) -> Optional[Diag
     return Diagnostic(UNSUPPORTED_FILE, (
         f"not a format ctxlint reads: {why}, and not a shell script (no `#!` line naming a shell); it was not "
         "checked. ctxlint reads YAML and JSON deploy files and shell launch scripts"), at)
+
+
+# A Git LFS pointer stands in a checkout for a file stored in LFS (one not fetched, or an archive of the repository):
+# "The first key is _always_ `version`", `https://git-lfs.github.com/spec/v1`, or `https://hawser.github.com/spec/v1`
+# in pointers of the pre-release tool (git-lfs/git-lfs@02b89e38:docs/spec.md "The Pointer"). As a `.json` file it
+# was a CTX001 error and as a `.yaml` one a scalar; it is neither: its content is elsewhere.
+_LFS_VERSIONS = ("version https://git-lfs.github.com/spec/", "version https://hawser.github.com/spec/")
+_LFS_SIZE = lazy_compile(r"^size ([0-9]+)$", re.MULTILINE)
+
+
+def _lfs_pointer(display: str, text: str) -> Diagnostic:
+    size = _LFS_SIZE.search(text)
+    what = f"its {int(size.group(1)):,} bytes are" if size else "its content is"
+    return Diagnostic(UNSUPPORTED_FILE, (
+        f"a Git LFS pointer, not the file: {what} stored in Git LFS and not in this checkout, so it was not "
+        "checked; fetch it (`git lfs pull`) and check again"), Source(display, 1, 1))
 
 
 def scalars_only(roots: List) -> bool:

@@ -17,7 +17,10 @@ Why:
     deploy file gone wrong must not pass a gate. An Ollama Modelfile (its
     name, or Ollama's own commands: FROM with PARAMETER, SYSTEM, TEMPLATE,
     ...) is said to be one, not a Dockerfile: Ollama is no engine ctxlint
-    models, so its `num_ctx` is not checked (the note points at it).
+    models, so its `num_ctx` is not checked (the note points at it). A Git
+    LFS pointer (`version https://git-lfs.github.com/spec/v1`, an `oid` and
+    a `size`), whatever its name, is said to be one: the file's content is
+    stored in LFS and not in the checkout, so there is nothing to check yet.
 
 Example (bad):
     ```yaml
