@@ -42,6 +42,46 @@ def tree_reader(manifest: str, mounts: Optional[Mapping[str, str]] = None, first
     return read
 
 
+def script_reader(script: str) -> Reader:
+    """A config reader for a launch script's engine command. The shell resolves a relative path against the
+    directory the script is run from, which the script does not say: beside the script (as beside a manifest), else,
+    for a path that names a folder (`./tuning/cfg.yaml`, `configs/x.yaml`), the nearest folder above the script
+    from which the path leads to a file, as when a repository's scripts are run from its root (`bash
+    tuning/serve.sh`). A bare file name, an absolute path or one that climbs (`..`) is read beside the script only.
+    The keys read point into the file found, so every finding on them names it."""
+    beside = tree_reader(script)
+    start = os.path.dirname(os.path.abspath(script)) if script not in ("-", "") and not script.startswith("<") \
+        else None
+
+    def read(path: str) -> Found:
+        found = beside(path)
+        if found is not None or start is None:
+            return found
+        above = _above(path, start)
+        return load(above) if above is not None else None
+    return read
+
+
+_LEVELS = 8  # folders above a script that a repository-relative path is looked for in (a script sits a few deep)
+
+
+def _above(path: str, start: str) -> Optional[str]:
+    wanted = posixpath.normpath(path)
+    parts = wanted.split("/")
+    if posixpath.isabs(wanted) or len(parts) < 2 or ".." in parts:
+        return None
+    folder = start
+    for _ in range(_LEVELS):
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+        candidate = os.path.join(folder, *parts)
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
 def mounted_file(path: str, base: str, mounts: Mapping[str, str]) -> Optional[str]:
     """The file on disk behind a container's `path`: through a bind mount (`mounts`, container path -> host path
     relative to `base`, the manifest's directory), else a relative path beside the manifest; None when none is

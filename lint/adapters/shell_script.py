@@ -46,7 +46,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         return result
     # Only a script that names an engine pays for importing the workload core (issue 15: a tree of
     # unrelated scripts, or a pre-commit run on one, never imports it).
-    from ctxlint.adapters.config_files import tree_reader
+    from ctxlint.adapters.config_files import script_reader
     from ctxlint.adapters.workload import Container, Workload, read_container
     from ctxlint.adapters.workload_groups import deployments_from, named_halves
     from ctxlint.model import Val
@@ -54,11 +54,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     spans, node = script_node(loaded.path, loaded.text)
     text = spans.text
     stem = os.path.splitext(os.path.basename(loaded.path))[0] or "script"
-    # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest), a
-    # here-document the script writes from its own text; any other file is CTX008.
+    # `--config cfg.yaml`: a relative path is read beside the script (as beside a manifest) or, naming a folder,
+    # from the nearest folder above it that leads to the file (config_files.script_reader), a here-document the
+    # script writes from its own text; any other file is CTX008.
     count, job = _sbatch_gpus(text, node, spans)
     reading = read_container(Container(spans=spans, node=node, name=stem, script=node, k8s_refs=False,
-                                       shell_defaults=True, config_reader=tree_reader(loaded.path),
+                                       shell_defaults=True, config_reader=script_reader(loaded.path),
                                        accelerator_type=_sbatch_device(text, node, spans),
                                        accelerator_count=count, batch_job=job,
                                        sourcer=sourcer, env=_slurm_env(text)))

@@ -226,3 +226,29 @@ def test_a_here_document_written_to_the_file_a_variable_names_is_that_file(tmp_p
     assert " CTX301 " not in out and "needs >= 80.8 (band 74.8-83.9) GiB per GPU" in out  # bf16 KV: more
     assert f"{script}:10:91: CTX008 [info] values ctxlint cannot resolve: --extra_llm_api_options /tmp/config.yml " \
         "(engine settings in a file this manifest does not hold)" in out
+
+
+def test_a_script_reads_a_config_its_path_names_from_a_folder_above_it(tmp_path):
+    # sweep sweepcli (phatvo9/benchmark_gpu tuning/tensorrt_llm/deepseek-r1/mtp/start_config1.sh, run from the
+    # repository's root): `--extra_llm_api_options ./tuning/.../trt_bench_mtp.yaml` was CTX008 "engine settings in a
+    # file this manifest does not hold", though the file is in the checked tree, from the repository's root
+    (tmp_path / "configs").mkdir()
+    config = tmp_path / "configs" / "extra.yaml"
+    config.write_text("max_num_tokens: 2048\n")
+    (tmp_path / "scripts" / "serve").mkdir(parents=True)
+    script = tmp_path / "scripts" / "serve" / "run.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:1\ntrtllm-serve Qwen/Qwen3-8B --backend pytorch \\\n"
+                      "    --max_seq_len 4096 --extra_llm_api_options ./configs/extra.yaml\n")
+    result = run(["check", "--isolated", str(script), "--select", "CTX308,CTX008"])
+    # the file's value, at its key in the file (config_files.script_reader)
+    assert (result.code, result.out) == (1, (
+        f"{config}:1:17: CTX308 [error] 4,095 > 2,048: the unified role accepts prompts up to 4,095 tokens "
+        "(max_seq_len 4,096 minus one output token) but without chunked prefill TensorRT-LLM rejects any prompt "
+        "above max_num_tokens 2,048 with HTTP 400 (\"should not exceed max_num_tokens\"). Set enable_chunked_prefill: "
+        "true, or raise max_num_tokens to 4,095 (prompt-exceeds-max-num-tokens)\n"))
+    # a bare name, or a path that climbs, is looked for beside the script only: still unresolved
+    for k, written in enumerate(("extra.yaml", "../configs/extra.yaml")):
+        other = tmp_path / "scripts" / "serve" / f"other{k}.sh"
+        other.write_text(f"#!/bin/bash\ntrtllm-serve Qwen/Qwen3-8B --extra_llm_api_options {written}\n")
+        out = run(["check", "--isolated", str(other), "--select", "CTX008"]).out
+        assert out.count("CTX008") == 1 and written in out, out
