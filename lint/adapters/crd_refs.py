@@ -14,7 +14,13 @@ file alone builds its own), and the adapters look the names up here:
 - an object of another file is adopted (nodes.adopt): merged into the service, each of its values
   keeps its own file and position;
 - an object a service found is `used`: not a deployment of its own, as in one file (KServe runs a
-  runtime as part of the predictor of each service that names it, never by itself).
+  runtime as part of the predictor of each service that names it, never by itself);
+- a cluster-scoped object (ClusterServingRuntime, ClusterBaseModel) that no file of the group holds is
+  looked for in every file of the run (run_classes.RunClasses.cluster_objects): the controller finds it
+  in the cluster wherever it was applied from, and repositories keep them in directories of their own
+  (sgl-project/ome@17b77ed: config/samples/isvc/<org>/, config/runtimes/srt/<org>/, config/models/<org>/).
+  The same rule holds: exactly one file of the run must hold it, else CTX008 names the files. Such a
+  runtime is not `used` in its own directory's run, where it is still read as a deployment of its own.
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ from ctxlint.adapters.crd_common import is_kind, namespace_of, objects, scalar, 
 from ctxlint.adapters.scalar_spans import ScalarSpans, adopted
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
-from ctxlint.nodes import MAP, Node
+from ctxlint.nodes import MAP, Node, adopt
 
 # A file that holds none of these strings holds no object looked up here, nor one that looks up:
 # a run over files of other kinds does no more than these substring searches.
@@ -171,7 +177,29 @@ class Refs:
                 return Lookup(node, self._adopt(entry)), entry.obj
             if last:
                 return Lookup(node, None, tuple(self.files[index].path for index in sorted(last))), None
-        return Lookup(node), None
+        return self._in_run(node, name, ref) or (Lookup(node), None)
+
+    def _in_run(self, node: Node, name: str, ref: Ref) -> Optional[Tuple[Lookup, Optional[Node]]]:
+        """The cluster-scoped object `name` in the run's other files, when no file of the group holds it."""
+        from ctxlint.adapters.run_classes import CLUSTER_KINDS, current
+
+        run = current()
+        kinds = [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds if k in CLUSTER_KINDS]
+        if run is None or not kinds:
+            return None
+        mine = {loaded.path for loaded in self.files}
+        by_file: Dict[str, Tuple[Any, Node]] = {}
+        for kind in kinds:
+            for loaded, obj in run.cluster_objects(kind, name):
+                if loaded.path not in mine and is_kind(obj, (kind,), ref.group):
+                    by_file[loaded.path] = (loaded, obj)  # in one file, the later object of a name wins
+        if len(by_file) == 1:
+            loaded, obj = next(iter(by_file.values()))
+            found = self._adopted.get(id(obj))
+            if found is None:
+                found = self._adopted[id(obj)] = adopt(obj, ScalarSpans(loaded.path, loaded.text))
+            return Lookup(node, found), obj
+        return (Lookup(node, None, tuple(sorted(by_file))), None) if by_file else None
 
     def _adopt(self, entry: _Entry) -> Node:
         return adopted(self.files, entry.index, entry.obj, self._adopted, self._spans)
@@ -212,12 +240,17 @@ def unfound(lookup: Lookup, what: str, user: Node, file: str) -> Optional[Diagno
     owner = scalar(user.dig("metadata", "name"))
     who = f"{scalar(user.get('kind'))} {owner}" if isinstance(owner, str) else str(scalar(user.get("kind")))
     if lookup.files:
-        files = ", ".join(os.path.basename(path) for path in lookup.files)
-        text = (f"the {what} '{name}' that {who} names is defined in {len(lookup.files)} files of its directory "
+        here = os.path.dirname(file)
+        beside = all(os.path.dirname(path) == here for path in lookup.files)
+        # a cluster-scoped object found in several directories of the run (Refs._in_run): paths from the service's
+        files = ", ".join(os.path.basename(path) if beside else os.path.relpath(path, here or ".")
+                          for path in lookup.files)
+        where = "files of its directory" if beside else "files checked with it"
+        text = (f"the {what} '{name}' that {who} names is defined in {len(lookup.files)} {where} "
                 f"({files}): which one it runs depends on which is applied, so ctxlint picks none and reads the "
                 "service without it; keep one definition beside the service")
     else:
         text = (f"the {what} '{name}' that {who} names is in no file checked with it (its own or another file of "
-                f"its directory), so what it runs is not known and it is not checked; keep the {what}'s manifest "
-                "beside the service")
+                f"its directory, or any file checked for a cluster-scoped {what}), so what it runs is not known and "
+                f"it is not checked; keep the {what}'s manifest beside the service")
     return Diagnostic(UNRESOLVED, text, lookup.name.source(file), owner if isinstance(owner, str) else None)

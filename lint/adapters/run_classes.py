@@ -1,4 +1,6 @@
-"""The files of the run being checked, where a GKE compute class a pod names is looked for (compute_classes.py).
+"""The files of the run being checked, where a GKE compute class a pod names is looked for (compute_classes.py),
+and the cluster-scoped objects an InferenceService names when no file of its own directory holds them (crd_refs.py:
+an OME ClusterServingRuntime or ClusterBaseModel, a KServe ClusterServingRuntime).
 
 engine.lint_paths sets them for the whole run (`run_files`), and a --jobs worker is given them once as it starts
 (parallel.py). Apart from compute_classes so that every run can set them without importing the class reader, which
@@ -9,12 +11,16 @@ from __future__ import annotations
 import os
 import stat
 from contextlib import contextmanager
-from typing import Dict, Iterator, List, Optional, Sequence, Tuple, Union
+from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 
 from ctxlint.nodes import SCALAR, Node
 
 _API_GROUP = "cloud.google.com/"
 _SUFFIXES = (".yaml", ".yml", ".json")
+# Cluster-scoped kinds an InferenceService names, which its controller finds wherever they were applied from
+# (crd_refs.py): OME's ClusterServingRuntime and ClusterBaseModel, KServe's ClusterServingRuntime.
+CLUSTER_KINDS = ("ClusterServingRuntime", "ClusterBaseModel")
+_CLUSTER_MARKERS = tuple(kind.encode() for kind in CLUSTER_KINDS)
 
 _RUNS: List["RunClasses"] = []  # the run being checked (engine.lint_paths), innermost last
 
@@ -42,26 +48,41 @@ class RunClasses:
         self.stdin = stdin if stdin is not None and "-" in paths else None
         self.max_bytes = max_bytes
         self._by_name: Optional[Dict[str, List[Tuple[str, Node]]]] = None
+        # (kind, name) -> [(the file, the object)] of the cluster-scoped kinds crd_refs looks up run-wide
+        self._cluster: Dict[Tuple[str, str], List[Tuple[Any, Node]]] = {}
 
     def named(self, name: str) -> List[Tuple[str, Node]]:
         if self._by_name is None:
-            self._by_name = self._read()
-        return self._by_name.get(name, [])
+            self._read()
+        return self._by_name.get(name, []) if self._by_name is not None else []
 
-    def _read(self) -> Dict[str, List[Tuple[str, Node]]]:
+    def cluster_objects(self, kind: str, name: str) -> List[Tuple[Any, Node]]:
+        """(LoadedFile, object) of each `kind` object named `name` in the run's files (CLUSTER_KINDS only)."""
+        if self._by_name is None:
+            self._read()
+        return self._cluster.get((kind, name), [])
+
+    def _read(self) -> None:
+        """One pass over the run's files for both lookups: a file holding neither marker is not parsed."""
         from ctxlint.adapters.crd_common import objects
         from ctxlint.loader import parse_bytes
 
         out: Dict[str, List[Tuple[str, Node]]] = {}
         for data, path in self._texts():
-            if b"ComputeClass" not in data:  # most files: no parse
+            classes = b"ComputeClass" in data
+            cluster = any(marker in data for marker in _CLUSTER_MARKERS)
+            if not classes and not cluster:  # most files: no parse
                 continue
-            for obj in objects(parse_bytes(data, path, self.max_bytes)):
-                name = _scalar(obj.dig("metadata", "name"))
-                if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
-                        _API_GROUP) and isinstance(name, str) and name:
+            loaded = parse_bytes(data, path, self.max_bytes)
+            for obj in objects(loaded):
+                name, kind = _scalar(obj.dig("metadata", "name")), _scalar(obj.get("kind"))
+                if not isinstance(name, str) or not name:
+                    continue
+                if classes and kind == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(_API_GROUP):
                     out.setdefault(name, []).append((path, obj))
-        return out
+                elif cluster and kind in CLUSTER_KINDS:
+                    self._cluster.setdefault((kind, name), []).append((loaded, obj))
+        self._by_name = out
 
     def _texts(self) -> Iterator[Tuple[bytes, str]]:
         """(bytes, name) of stdin's text and of each regular file of the run within the size limit, one at a time."""

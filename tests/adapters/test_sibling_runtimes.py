@@ -107,8 +107,9 @@ def test_a_context_files_own_deployments_are_not_reported(tmp_path, monkeypatch)
 
 
 MISSING = ("isvc.yaml:11:16: CTX008 [info] the runtime 'vllm-rt' that InferenceService llama names is in no file "
-           "checked with it (its own or another file of its directory), so what it runs is not known and it is not "
-           "checked; keep the runtime's manifest beside the service (unresolved-value)")
+           "checked with it (its own or another file of its directory, or any file checked for a cluster-scoped "
+           "runtime), so what it runs is not known and it is not checked; keep the runtime's manifest beside the "
+           "service (unresolved-value)")
 
 
 def test_a_runtime_in_no_file_is_said_in_one_file_and_in_a_directory(tmp_path, monkeypatch):
@@ -227,6 +228,53 @@ def test_ome_service_runtime_and_base_model_in_three_files(tmp_path, monkeypatch
     assert [f.rule for f in report.findings] == []  # MODEL_PATH is the base model's storage.path: resolved
     (tmp_path / "d/runtime.yaml").unlink()
     assert [line.split(" [")[0] for line in run(["check", "d"]).out.splitlines()] == ["d/isvc.yaml:12:11: CTX008"]
+
+
+OME_LAYOUT = {"config/samples/isvc/meta/llama.yaml": None, "config/models/meta/llama.yaml": OME_MODEL,
+              "config/runtimes/srt/meta/llama-rt.yaml": OME_RUNTIME}
+
+
+def test_ome_cluster_objects_in_other_directories_of_the_run(tmp_path, monkeypatch):
+    # sgl-project/ome@17b77ed keeps services, base models and runtimes in directories of their own; the
+    # controller finds a ClusterServingRuntime and a ClusterBaseModel wherever they were applied from. Before:
+    # the service was a CTX008 and no deployment, in every run
+    _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE})
+    monkeypatch.chdir(tmp_path)
+    report = lint_paths(["config"])
+    service = [d for d in report.deployments if d.file == "config/samples/isvc/meta/llama.yaml"]
+    [dep] = service
+    [role] = dep.roles
+    assert (dep.model.id.value, dep.model.id.source.file) == ("meta-llama/Llama-3.3-70B-Instruct",
+                                                              "config/models/meta/llama.yaml")
+    assert (role.context_length.value, role.context_length.source.file) == (
+        131072, "config/runtimes/srt/meta/llama-rt.yaml")
+    assert (role.accelerators.count.value, role.accelerators.type.value) == (4, "H100-SXM-80GB")
+    assert not [f for f in report.findings if f.file == "config/samples/isvc/meta/llama.yaml"]
+    # -j: each worker is given the whole run's files, so the answer does not depend on the chunk
+    assert run(["check", "config", "-j", "2"]).out == run(["check", "config"]).out
+    # the service's file named alone: the run is that file, so the runtime is in no file checked with it
+    alone = [line.split(" [")[0] for line in run(["check", "config/samples/isvc/meta/llama.yaml"]).out.splitlines()]
+    assert alone == ["config/samples/isvc/meta/llama.yaml:12:11: CTX008"]
+
+
+def test_a_cluster_runtime_in_two_directories_of_the_run_is_not_guessed(tmp_path, monkeypatch):
+    _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE,
+                      "other/rt.yaml": OME_RUNTIME.replace('"131072"', '"8192"')})
+    monkeypatch.chdir(tmp_path)
+    out = [line for line in run(["check", "."]).out.splitlines() if line.startswith("config/samples")]
+    assert out == [
+        "config/samples/isvc/meta/llama.yaml:12:11: CTX008 [info] the runtime 'srt-llama-3-3-70b-instruct' that "
+        "InferenceService llama-3-3-70b-instruct names is defined in 2 files checked with it "
+        "(../../../runtimes/srt/meta/llama-rt.yaml, ../../../../other/rt.yaml): which one it runs depends on which "
+        "is applied, so ctxlint picks none and reads the service without it; keep one definition beside the service "
+        "(unresolved-value)"]
+
+
+def test_a_namespaced_runtime_in_another_directory_is_not_looked_up(tmp_path, monkeypatch):
+    # a ServingRuntime serves its own namespace only: which directory's is applied where is not known
+    _write(tmp_path, {"svc/isvc.yaml": SERVICE, "rt/runtime.yaml": RUNTIME})
+    monkeypatch.chdir(tmp_path)
+    assert run(["check", "."]).out.splitlines()[1] == "svc/" + MISSING
 
 
 def test_the_engine_knows_crd_refs_markers():
