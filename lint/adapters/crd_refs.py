@@ -150,8 +150,41 @@ class Refs:
         return self._lookups.get((id(user), ref.group, ref.path), NO_LOOKUP)
 
     def used(self, obj: Node) -> bool:
-        """Whether a user of the group runs `obj` (then it is no deployment of its own)."""
-        return id(obj) in self._used
+        """Whether a user of the group, or of another directory of the run (_run_uses), runs `obj` (then it is no
+        deployment of its own)."""
+        return id(obj) in self._used or self._run_uses(obj)
+
+    def _run_uses(self, obj: Node) -> bool:
+        """Whether a service of another directory of the run finds this cluster-scoped object as _in_run does:
+        its own directory holds no object of that name (of any kind it looks up, whatever the namespace: then
+        the object stays a deployment of its own, counted twice at worst, never hidden) and this file is the one
+        file of the run outside it that holds one."""
+        from ctxlint.adapters.run_classes import CLUSTER_KINDS, current
+        from ctxlint.engine import directory_of
+
+        kind, name = scalar(obj.get("kind")), scalar(obj.dig("metadata", "name"))
+        run = current()
+        entry = next((e for e in self._entries if e.obj is obj), None)
+        if kind not in CLUSTER_KINDS or not isinstance(name, str) or run is None or entry is None:
+            return False
+        path, line = self.files[entry.index].path, obj.source("").line
+        here = directory_of(path)
+        for there, ref in _services_naming(run, name):
+            if there == here or not is_kind(obj, (kind,), ref.group) or (ref.accept is not None and not ref.accept(obj)) \
+                    or kind not in [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds]:
+                continue
+            looked = [k for kinds, _ in ref.tiers for k in kinds]
+            if any(directory_of(other.path) == there for k in looked for other, _ in run.cluster_objects(k, name)):
+                continue  # its own directory's object (or none, when that one is not for it)
+            holders: Dict[str, Node] = {}
+            for k in looked:
+                if k in CLUSTER_KINDS:
+                    for other, found in run.cluster_objects(k, name):
+                        if is_kind(found, (k,), ref.group):
+                            holders[other.path] = found  # in one file, the later object of a name wins
+            if list(holders) == [path] and holders[path].source("").line == line:
+                return True
+        return False
 
     def loose(self, loaded: LoadedFile) -> bool:
         """Whether the file names an object no file of the group holds, or holds one no user of the group
@@ -187,11 +220,14 @@ class Refs:
         kinds = [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds if k in CLUSTER_KINDS]
         if run is None or not kinds:
             return None
-        mine = {loaded.path for loaded in self.files}
+        from ctxlint.engine import directory_of
+
+        # not the group's directory: its files were looked in, or (past engine.PAIRING_BLOCK files) are not
+        mine = {directory_of(loaded.path) for loaded in self.files}
         by_file: Dict[str, Tuple[Any, Node]] = {}
         for kind in kinds:
             for loaded, obj in run.cluster_objects(kind, name):
-                if loaded.path not in mine and is_kind(obj, (kind,), ref.group):
+                if directory_of(loaded.path) not in mine and is_kind(obj, (kind,), ref.group):
                     by_file[loaded.path] = (loaded, obj)  # in one file, the later object of a name wins
         if len(by_file) == 1:
             loaded, obj = next(iter(by_file.values()))
@@ -203,6 +239,16 @@ class Refs:
 
     def _adopt(self, entry: _Entry) -> Node:
         return adopted(self.files, entry.index, entry.obj, self._adopted, self._spans)
+
+
+def _services_naming(run: Any, name: str) -> List[Tuple[str, Ref]]:
+    """(directory, ref) of each InferenceService of the run that names an object `name`, once a run."""
+    key = ("crd_refs.services", name)
+    found = run.memo.get(key)
+    if found is None:
+        found = run.memo[key] = [(there, ref) for _, user, there in run.services(name) for ref in REFS
+                                 if is_kind(user, (ref.user,), ref.group) and scalar(user.dig(*ref.path)) == name]
+    return found
 
 
 def _own(user: Node, named: List[_Entry], namespaced: bool) -> Optional[Node]:

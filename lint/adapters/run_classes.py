@@ -9,6 +9,7 @@ class (`RunClasses.named`)."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from contextlib import contextmanager
 from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
@@ -20,7 +21,11 @@ _SUFFIXES = (".yaml", ".yml", ".json")
 # Cluster-scoped kinds an InferenceService names, which its controller finds wherever they were applied from
 # (crd_refs.py): OME's ClusterServingRuntime and ClusterBaseModel, KServe's ClusterServingRuntime.
 CLUSTER_KINDS = ("ClusterServingRuntime", "ClusterBaseModel")
-_CLUSTER_MARKERS = tuple(kind.encode() for kind in CLUSTER_KINDS)
+# The files that may hold one, their namespaced kinds (which shadow the run's in a service's own directory) or a
+# service (Refs.used)
+_REF_MARKERS = (b"ServingRuntime", b"BaseModel", b"InferenceService")
+# a value after a `name:` or `runtime:` key on its line (YAML block or flow, JSON), quoted or not
+_NAMES = re.compile(rb"""(?:name|runtime)["']?[ \t]*:[ \t]*["']?([A-Za-z0-9][A-Za-z0-9._-]*)""")
 
 _RUNS: List["RunClasses"] = []  # the run being checked (engine.lint_paths), innermost last
 
@@ -48,8 +53,14 @@ class RunClasses:
         self.stdin = stdin if stdin is not None and "-" in paths else None
         self.max_bytes = max_bytes
         self._by_name: Optional[Dict[str, List[Tuple[str, Node]]]] = None
-        # (kind, name) -> [(the file, the object)] of the cluster-scoped kinds crd_refs looks up run-wide
-        self._cluster: Dict[Tuple[str, str], List[Tuple[Any, Node]]] = {}
+        # (bytes, name) of the files that may hold what crd_refs looks up run-wide, kept unparsed, and the names
+        # written after a `name:` or `runtime:` key in each: a lookup parses only the files that write its name so
+        # (a Kubernetes name is a DNS name, written as it is; a file that spells it otherwise is not found, and
+        # the lookup then says the object is in no file, or leaves a runtime a deployment of its own)
+        self._candidates: List[Tuple[bytes, str]] = []
+        self._writing: Dict[bytes, List[int]] = {}  # name -> indices of the candidates that write it
+        self._parsed: Dict[str, list] = {}  # name -> its objects, parsed once
+        self.memo: Dict[str, Any] = {}  # what a reader builds once per run from these (crd_refs: services by name)
 
     def named(self, name: str) -> List[Tuple[str, Node]]:
         if self._by_name is None:
@@ -57,31 +68,55 @@ class RunClasses:
         return self._by_name.get(name, []) if self._by_name is not None else []
 
     def cluster_objects(self, kind: str, name: str) -> List[Tuple[Any, Node]]:
-        """(LoadedFile, object) of each `kind` object named `name` in the run's files (CLUSTER_KINDS only)."""
+        """(LoadedFile, object) of each `kind` object named `name` in the run's files (CLUSTER_KINDS and their
+        namespaced kinds)."""
+        return [(loaded, obj) for loaded, obj in self._holding(name, kind.encode())
+                if _scalar(obj.get("kind")) == kind and _scalar(obj.dig("metadata", "name")) == name]
+
+    def services(self, name: str) -> List[Tuple[Any, Node, str]]:
+        """(LoadedFile, object, its engine.directory_of) of each InferenceService (any API group: crd_refs checks
+        it) in the run's files whose bytes hold `name`."""
+        from ctxlint.engine import directory_of
+
+        return [(loaded, obj, directory_of(loaded.path)) for loaded, obj in self._holding(name, b"InferenceService")
+                if _scalar(obj.get("kind")) == "InferenceService"]
+
+    def _holding(self, name: str, marker: bytes) -> List[Tuple[Any, Node]]:
+        from ctxlint.adapters.crd_common import objects
+        from ctxlint.loader import parse_bytes
+
         if self._by_name is None:
             self._read()
-        return self._cluster.get((kind, name), [])
+        out: List[Tuple[Any, Node]] = []
+        for index in self._writing.get(name.encode("utf-8"), ()):
+            data, path = self._candidates[index]
+            if marker in data:
+                found = self._parsed.get(path)
+                if found is None:
+                    loaded = parse_bytes(data, path, self.max_bytes)
+                    found = self._parsed[path] = [(loaded, obj) for obj in objects(loaded)]
+                out += found
+        return out
 
     def _read(self) -> None:
-        """One pass over the run's files for both lookups: a file holding neither marker is not parsed."""
+        """One pass over the run's files: the classes parsed, crd_refs' candidates kept; a file holding no marker
+        is neither."""
         from ctxlint.adapters.crd_common import objects
         from ctxlint.loader import parse_bytes
 
         out: Dict[str, List[Tuple[str, Node]]] = {}
         for data, path in self._texts():
-            classes = b"ComputeClass" in data
-            cluster = any(marker in data for marker in _CLUSTER_MARKERS)
-            if not classes and not cluster:  # most files: no parse
+            if any(marker in data for marker in _REF_MARKERS):
+                for found in set(_NAMES.findall(data)):
+                    self._writing.setdefault(found, []).append(len(self._candidates))
+                self._candidates.append((data, path))
+            if b"ComputeClass" not in data:  # most files: no parse
                 continue
-            loaded = parse_bytes(data, path, self.max_bytes)
-            for obj in objects(loaded):
-                name, kind = _scalar(obj.dig("metadata", "name")), _scalar(obj.get("kind"))
-                if not isinstance(name, str) or not name:
-                    continue
-                if classes and kind == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(_API_GROUP):
+            for obj in objects(parse_bytes(data, path, self.max_bytes)):
+                name = _scalar(obj.dig("metadata", "name"))
+                if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
+                        _API_GROUP) and isinstance(name, str) and name:
                     out.setdefault(name, []).append((path, obj))
-                elif cluster and kind in CLUSTER_KINDS:
-                    self._cluster.setdefault((kind, name), []).append((loaded, obj))
         self._by_name = out
 
     def _texts(self) -> Iterator[Tuple[bytes, str]]:

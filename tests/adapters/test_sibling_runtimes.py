@@ -241,15 +241,16 @@ def test_ome_cluster_objects_in_other_directories_of_the_run(tmp_path, monkeypat
     _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE})
     monkeypatch.chdir(tmp_path)
     report = lint_paths(["config"])
-    service = [d for d in report.deployments if d.file == "config/samples/isvc/meta/llama.yaml"]
-    [dep] = service
+    # the runtime the service runs is no deployment of its own (before: one, without a model: MODEL_PATH)
+    [dep] = report.deployments
+    assert dep.file == "config/samples/isvc/meta/llama.yaml"
     [role] = dep.roles
     assert (dep.model.id.value, dep.model.id.source.file) == ("meta-llama/Llama-3.3-70B-Instruct",
                                                               "config/models/meta/llama.yaml")
     assert (role.context_length.value, role.context_length.source.file) == (
         131072, "config/runtimes/srt/meta/llama-rt.yaml")
     assert (role.accelerators.count.value, role.accelerators.type.value) == (4, "H100-SXM-80GB")
-    assert not [f for f in report.findings if f.file == "config/samples/isvc/meta/llama.yaml"]
+    assert report.findings == []
     # -j: each worker is given the whole run's files, so the answer does not depend on the chunk
     assert run(["check", "config", "-j", "2"]).out == run(["check", "config"]).out
     # the service's file named alone: the run is that file, so the runtime is in no file checked with it
@@ -268,6 +269,21 @@ def test_a_cluster_runtime_in_two_directories_of_the_run_is_not_guessed(tmp_path
         "(../../../runtimes/srt/meta/llama-rt.yaml, ../../../../other/rt.yaml): which one it runs depends on which "
         "is applied, so ctxlint picks none and reads the service without it; keep one definition beside the service "
         "(unresolved-value)"]
+    # neither runtime is run by the service: each stays a deployment of its own
+    files = sorted(d.file for d in lint_paths(["."]).deployments)
+    assert files == ["config/runtimes/srt/meta/llama-rt.yaml", "other/rt.yaml"]
+
+
+def test_a_service_with_a_runtime_of_that_name_beside_it_does_not_use_the_other(tmp_path, monkeypatch):
+    # the service's own directory holds a runtime of that name: it runs that one, and the runtime elsewhere
+    # stays a deployment of its own
+    _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE,
+                      "config/samples/isvc/meta/rt.yaml": OME_RUNTIME.replace('"131072"', '"8192"')})
+    monkeypatch.chdir(tmp_path)
+    deps = {d.file: d for d in lint_paths(["config"]).deployments}
+    assert sorted(deps) == ["config/runtimes/srt/meta/llama-rt.yaml", "config/samples/isvc/meta/llama.yaml"]
+    [role] = deps["config/samples/isvc/meta/llama.yaml"].roles
+    assert (role.context_length.value, role.context_length.source.file) == (8192, "config/samples/isvc/meta/rt.yaml")
 
 
 def test_a_namespaced_runtime_in_another_directory_is_not_looked_up(tmp_path, monkeypatch):
