@@ -34,7 +34,8 @@ from ctxlint.adapters.crd_refs import OME_MODEL, OME_RUNTIME, Refs, refs_for, un
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kubernetes import _pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import EngineRole, EnvVar, Workload, limits_from_annotations
+from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
+from ctxlint.findings import Diagnostic
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
@@ -68,12 +69,30 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
         missing = unfound(lookup, "runtime", obj, spans.file)
         if missing is not None and (lookup.files or not found):  # not silently no deployment
             result.diagnostics.append(missing)
+        elif lookup.name is None and not found:
+            result.diagnostics.append(_auto_selected(obj, spans.file))
         workloads += found
     for runtime in runtimes.values():
         if not refs.used(runtime):
             workloads += reader.deployment(runtime, runtime, None)
     result.extend(deployments_from(loaded.path, workloads))
     return result
+
+
+def _auto_selected(obj: Node, file: str) -> Diagnostic:
+    """CTX008 for a service that names no runtime and runs no engine of its own: OME picks a runtime from the
+    cluster's by the base model's format, architecture and parameter size and the accelerator class
+    (sgl-project/ome@17b77edad23b:pkg/runtimeselector/matcher.go GetCompatibilityDetails), which its model
+    agent reads from the checkpoint at run time, so which runtime, and so which engine, is not known here."""
+    name = scalar(obj.dig("metadata", "name"))
+    model = obj.dig("spec", "model", "name")
+    where = model if model is not None else obj
+    who = f"InferenceService {name}" if isinstance(name, str) else "an InferenceService"
+    return Diagnostic(UNRESOLVED, (
+        f"{who} names no runtime (spec.runtime.name), so OME selects one from the cluster's runtimes by the base "
+        "model's format, architecture and parameter size, which its model agent reads from the checkpoint at run "
+        "time: what it runs is not known here and it is not checked; name the runtime"),
+        where.source(file), name if isinstance(name, str) else None)
 
 
 def _map(node: Optional[Node]) -> Optional[Node]:

@@ -293,6 +293,19 @@ def test_a_namespaced_runtime_in_another_directory_is_not_looked_up(tmp_path, mo
     assert run(["check", "."]).out.splitlines()[1] == "svc/" + MISSING
 
 
+def test_an_ome_service_naming_no_runtime_is_said(tmp_path, monkeypatch):
+    # 49 of sgl-project/ome@17b77ed's samples name none: OME picks one at run time. Before: no finding, no deployment
+    service = OME_SERVICE.replace("  runtime:\n    name: srt-llama-3-3-70b-instruct\n", "")
+    _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": service})
+    monkeypatch.chdir(tmp_path)
+    out = [line for line in run(["check", "config"]).out.splitlines() if line.startswith("config/samples")]
+    assert out == [
+        "config/samples/isvc/meta/llama.yaml:8:11: CTX008 [info] InferenceService llama-3-3-70b-instruct names no "
+        "runtime (spec.runtime.name), so OME selects one from the cluster's runtimes by the base model's format, "
+        "architecture and parameter size, which its model agent reads from the checkpoint at run time: what it runs "
+        "is not known here and it is not checked; name the runtime (unresolved-value)"]
+
+
 def test_the_engine_knows_crd_refs_markers():
     # engine._refs tests them before importing crd_refs: the two lists must agree
     from ctxlint import engine
