@@ -9,6 +9,11 @@ Why:
     with the override, long requests silently degrade. When a role sets that
     override, CTX303 long-context-override-without-rope-scaling reports it
     instead (with the engine's own RoPE settings), so this rule skips the role.
+    A model whose config states a longer length under another key that the
+    engine takes as the model's length (`model_max_length`: Command R v01
+    states 131,072 beside max_position_embeddings 8,192; SGLang reads it
+    first, vLLM from 0.8.3 lets it override the smallest key) is checked
+    against that length: the config does not say which one it was trained for.
     For a model the catalog knows to ship RoPE scaling (Llama 3.x, DeepSeek V3,
     Gemma 3), vLLM's and SGLang's limit is the length they derive by their own
     rule (Llama 3's `llama3` scaling is not applied: 131,072 stays 131,072), and
@@ -97,6 +102,16 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             continue
         limit, factor, base, where = found
         derived = sglang_limit(dep, role) if engine == "sglang" else None
+        own = derived if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" and ctx.value > limit \
+            else None
+        if own is not None and where is None and own[2] not in ("", "max_position_embeddings") \
+                and limit < ctx.value <= own[0]:
+            # The model's own config states this length under another key, which the engine takes as the model's
+            # length and starts with (CohereForAI/c4ai-command-r-v01: model_max_length 131,072, its advertised
+            # 128K, beside max_position_embeddings 8,192; SGLang reads that key first, vLLM from 0.8.3 lets it
+            # override the smallest key, and a release not known is not assumed older): which of the two lengths
+            # it was trained for is not known, so no error rests on the smaller
+            continue
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
                 yield _refused("sglang", dep, role, derived, limit)
