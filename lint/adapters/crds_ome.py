@@ -69,7 +69,7 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
         missing = unfound(lookup, "runtime", obj, spans.file)
         if missing is not None and (lookup.files or not found):  # not silently no deployment
             result.diagnostics.append(missing)
-        elif lookup.name is None and not found:
+        elif lookup.name is None and not found and obj.dig("spec", "runtime", "name") is None:  # none written
             result.diagnostics.append(_auto_selected(obj, spans.file))
         workloads += found
     for runtime in runtimes.values():
