@@ -33,6 +33,21 @@ class Accelerator:
     aliases: tuple[str, ...] = field(default_factory=tuple)
     note: str = ""
     devices_per_chip: int = 1          # engine devices per device-plugin unit: 2 on TPU7x (no megacore)
+    memory_high_bytes: int | None = None  # the most CUDA can report for an estimated entry (vendor's total)
+    memory_high_source: str = ""
+
+    @property
+    def memory_high(self) -> int:
+        """The band's top of the CUDA-visible memory: an exact entry's own figure; an estimate's stated top
+        (the vendor's physical total, with its source), else its nvidia-smi Total (CUDA's total is that less
+        the reserved memory, the module docstring), else its own figure."""
+        if self.exact:
+            return self.memory_bytes
+        if self.memory_high_bytes is not None:
+            return max(self.memory_high_bytes, self.memory_bytes)
+        if self.nvidia_smi_total_mib:
+            return max(int(self.nvidia_smi_total_mib) * MIB, self.memory_bytes)
+        return self.memory_bytes
 
     @property
     def memory_gib(self) -> float:
@@ -42,7 +57,8 @@ class Accelerator:
         return {"name": self.name, "memory_bytes": self.memory_bytes, "memory_gib": round(self.memory_gib, 3),
                 "exact": self.exact, "source": self.source, "vendor": self.vendor,
                 "nvidia_smi_total_mib": self.nvidia_smi_total_mib, "nominal": self.nominal,
-                "parent": self.parent, "note": self.note}
+                "parent": self.parent, "note": self.note, "memory_high_bytes": self.memory_high,
+                "memory_high_source": self.memory_high_source}
 
 
 def _from_entry(e: Mapping[str, Any]) -> Accelerator:
@@ -51,7 +67,9 @@ def _from_entry(e: Mapping[str, Any]) -> Accelerator:
         source=str(e.get("source", "")), vendor=str(e.get("vendor", "nvidia")),
         nvidia_smi_total_mib=e.get("nvidia_smi_total_mib"), nominal=e.get("nominal"),
         parent=e.get("parent"), aliases=tuple(e.get("aliases", ())), note=str(e.get("note", "")),
-        devices_per_chip=int(e.get("devices_per_chip", 1)))
+        devices_per_chip=int(e.get("devices_per_chip", 1)),
+        memory_high_bytes=None if e.get("memory_high_bytes") is None else int(e["memory_high_bytes"]),
+        memory_high_source=str(e.get("memory_high_source", "")))
 
 
 # Prefixes people (and Kubernetes node labels) put in front of the model name.

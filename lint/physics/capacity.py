@@ -242,6 +242,9 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         budget = engine_budget(engine, arch, total, tp, pp, settings, weights,
                                acc.nvidia_smi_total_mib if acc else None, getattr(acc, "name", "") or "",
                                inp.engine_version, ctx, lean=lean, cache=shared)
+        if acc is not None and acc.memory_high > total and budget.kv_high is not None:
+            budget = _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, inp.engine_version, ctx,
+                                  shared, None if lean else asm)
         if not lean:  # a lean estimate's steps are dropped
             if weights is not None and not any(str(label).startswith("weights") for label, _, _ in budget.steps):
                 steps.append(("weights/GPU", w_formula, weights.point))
@@ -302,6 +305,20 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
         rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule, layout=side.layout,
         admission_starts=low.starts)
+
+
+def _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, version, ctx, shared, asm):
+    """An estimated device's memory is a band (accelerators.Accelerator.memory_high): the budget's top is the
+    engine's budget on the band's top, so a device figure that may be low widens the band, never the verdict.
+    One more budget, only for an estimated device whose top differs."""
+    top = engine_budget(engine, arch, float(acc.memory_high), tp, pp, settings, weights, acc.nvidia_smi_total_mib,
+                        acc.name, version, ctx, lean=True, cache=shared)
+    if top.kv_high is None or top.kv_high <= budget.kv_high:
+        return budget
+    if asm is not None:
+        asm.append(f"{acc.name} memory {acc.memory_gib:.2f}-{acc.memory_high / GIB:.2f} GiB: the band's top is the "
+                   f"budget on {acc.memory_high / GIB:.2f} GiB ({acc.memory_high_source or 'nvidia-smi Total'})")
+    return replace(budget, kv_high=top.kv_high)
 
 
 def _given(inp, engine, arch, total, tp, pp, settings, weights, block, errors, steps) -> Budget:

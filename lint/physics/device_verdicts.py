@@ -118,13 +118,16 @@ def _figures(result: Any) -> Figures:
 
 
 def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
-            estimate: Callable[[Optional[str]], Any]) -> Optional[Tuple[bool, bool]]:
+            estimate: Callable[[Optional[str]], Any], high: Optional[float] = None) -> Optional[Tuple[bool, bool]]:
     """(surely fits, may fit) on a device `name` of `total` bytes, or None when the caller must estimate
     the device as before. `estimate(release)`: the device's lean estimate under that release (the role's
-    own when it is not spanned). An estimate this cannot read sends the caller back to its own path."""
+    own when it is not spanned). An estimate this cannot read sends the caller back to its own path.
+    `high`: the top of an estimated device's memory band (Accelerator.memory_high): the estimate's band
+    top is its budget there (capacity._memory_band), so "may fit" is read at that size."""
     try:
         own: Dict[Optional[str], Figures] = {}
-        tier = sizes._tier(total)  # the device's tier, for every release and end
+        sizes_at = (total, total if high is None or high < total else high)  # the floor's and the top's device
+        tiers = (sizes._tier(sizes_at[0]), sizes._tier(sizes_at[1]))  # the device's tier, for every release
 
         def figure(release: Optional[str], end: int) -> Optional[bool]:
             if release not in own:
@@ -137,6 +140,7 @@ def verdict(sizes: SearchedSizes, name: str, total: float, context: int,
         def holds(release: Optional[str], end: int) -> Optional[bool]:
             """None: the release does not count."""
             counted = counted_by[release]  # sizes.counted(release)
+            total, tier = sizes_at[end], tiers[end]
             if by_name and not _alike(total, name, release):  # a name vLLM's batch rule reads (A100...)
                 found = sizes.held_at(release, end, total, batch_defaults(total, name, release, False)) \
                     if counted else None

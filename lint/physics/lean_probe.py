@@ -199,6 +199,9 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         if type(acc) is not Accelerator:
             return lean(acc)
         kv, low, high = at(float(acc.memory_bytes), acc)
+        top = acc.memory_high
+        if top > acc.memory_bytes:  # an estimated device's memory band: its top (capacity._memory_band)
+            high = max(high, at(float(top), acc)[2])
         # the band's ends are read for their pool and longest request only, and here the point too
         pool, longest = search_figures(kv, block, bpt, bounded, cap, held, kept, whole)
         return Figures(engine, bpt, kv, low, high, pool, longest,

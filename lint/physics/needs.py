@@ -310,7 +310,7 @@ def _search(dep: Deployment, role: Role, arch, weights, context: int,
             found = None if sizes is None or _pcie_sglang(dep, role, acc.name) else device_verdict(
                 sizes, acc.name, float(acc.memory_bytes), context,
                 lambda release: _estimate(dep, role, arch, weights, acc, context,
-                                          release if sizes.spanned else None))
+                                          release if sizes.spanned else None), float(acc.memory_high))
             if found is None:  # only _longest reads these estimates: lean ones
                 result = _estimate(dep, role, arch, weights, acc, context)
                 found = (_longest(result, "low") or 0) >= context, (_longest(result, "high") or 0) >= context

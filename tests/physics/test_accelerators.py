@@ -97,3 +97,34 @@ def test_gb200_and_gb300_read_their_nvidia_smi_totals() -> None:
     for name, mib in (("GB200", 189471), ("GB300", 284208)):
         acc = lookup_accelerator(name)
         assert (acc.nvidia_smi_total_mib, acc.memory_bytes, acc.exact) == (mib, mib * 2**20 - 2**30, False), name
+
+
+def test_every_estimate_has_a_band_top_with_a_source() -> None:
+    # An estimated figure is the band's floor; its top is the vendor's total (memory_high_bytes, with its source)
+    # or the nvidia-smi Total (CUDA's total is that less the reserved memory). Before, 37 estimates had no top.
+    from ctxlint.physics.accelerators import _catalog
+    for acc in _catalog():
+        if acc.exact:
+            assert acc.memory_high == acc.memory_bytes, acc.name
+            continue
+        assert acc.memory_high >= acc.memory_bytes, acc.name
+        if acc.nvidia_smi_total_mib is None:
+            assert acc.memory_high_bytes is not None and acc.memory_high_source, acc.name
+
+
+@pytest.mark.parametrize("name, low, high", [
+    # B300: torch.cuda.mem_get_info()'s total, "267.7 GiB" (sgl-project/sglang#25225), both ends of that reading;
+    # it was 288 decimal GB less 1 GiB (267.22 GiB)
+    ("B300", int(267.65 * 2**30), int(267.75 * 2**30)),
+    # MIG: no more than the profile's eighths of the parent's nvidia-smi Total (143,771 MiB on H200)
+    ("H200-MIG-1g.18gb", 16 * 2**30, 143_771 * MIB // 8), ("H200-MIG-3g.71gb", 73_014_444_032, 143_771 * MIB // 2),
+    ("A100-80GB-MIG-7g.80gb", 84_288_733_184, 81_920 * MIB),
+    # AMD's and Google's totals, binary
+    ("MI325X", 273_804_165_120, 256 * 2**30), ("MI355X", 309_216_170_475, 288 * 2**30),
+    ("TPU-v6e", 32_000_000_000, 32 * 2**30), ("TPU-7x", 96 * 2**30, 96 * 2**30),
+    # estimates with an nvidia-smi Total: that Total is the top
+    ("H200", 149_681_078_272, 143_771 * MIB), ("GB200", 189_471 * MIB - 2**30, 189_471 * MIB),
+])
+def test_estimated_memory_bands(name: str, low: int, high: int) -> None:
+    acc = lookup_accelerator(name)
+    assert (acc.memory_bytes, acc.memory_high, acc.exact) == (low, high, False)

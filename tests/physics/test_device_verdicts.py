@@ -35,11 +35,11 @@ def _ctx208(run, derived: bool, calls: list | None = None):
     device estimated; `calls` collects each device estimate the shortcut still asked for."""
     real = device_verdicts.verdict  # needs.py imports it at each search
 
-    def counting(sizes, name, total, context, estimate):
+    def counting(sizes, name, total, context, estimate, high=None):
         def counted(release):
             calls.append((name, release))
             return estimate(release)
-        return real(sizes, name, total, context, counted if calls is not None else estimate)
+        return real(sizes, name, total, context, counted if calls is not None else estimate, high)
 
     device_verdicts.verdict = counting if derived else (lambda *args: None)
     needs._NEEDS.clear()

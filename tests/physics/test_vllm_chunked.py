@@ -77,7 +77,8 @@ def test_each_release(version, settings, pool):
 def test_an_unknown_release_spans_both_layouts():
     r = _estimate(None, budget=None)
     assert r.pool_tokens == 3_998_464 and r.pool_low == 3_821_200  # vLLM 0.12.0's rules: every layer whole
-    assert r.pool_high == 17_149_600  # 0.17.0's: the chunked layers bounded, the light sampler
+    # 0.17.0's: the chunked layers bounded, the light sampler, on H200's nvidia-smi Total (the band's top)
+    assert r.pool_high == 17_306_880
     assert r.layout == WHY_012 and "(the longest request: vLLM 0.12.0's rules)" in r.rule
     assert r.pool_low <= _estimate("0.14.0", budget=None).pool_tokens <= r.pool_high  # no release of its own
     assert _estimate(None, budget=None, **{ENV: "0"}).pool_high < 4_400_000  # no release keeps the manager
