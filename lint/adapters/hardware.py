@@ -209,7 +209,7 @@ def canonical_type(name: Any) -> Optional[Tuple[str, str]]:
     if acc is None and low.startswith("nvidia-") and low.endswith("-vws"):
         # GCP's NVIDIA RTX Virtual Workstation types (nvidia-l4-vws, nvidia-tesla-t4-vws, ...): the same GPU with a
         # vWS licence (docs.cloud.google.com/compute/docs/gpus; Notebooks API AcceleratorType NVIDIA_TESLA_T4_VWS
-        # "NVIDIA Tesla T4 Virtual Workstations"). A device the catalog lacks (P4, P100) stays as written.
+        # "NVIDIA Tesla T4 Virtual Workstations"). A device the catalog lacks stays as written.
         acc = lookup_accelerator(low[len("nvidia-"):-len("-vws")]) if len(low) > len("nvidia--vws") else None
     return (acc.name if acc is not None else text), text
 

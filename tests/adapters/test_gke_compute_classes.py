@@ -12,7 +12,7 @@ from __future__ import annotations
 from ctxlint.adapters import compute_classes, run_classes
 from ctxlint.audit import build_audit
 from ctxlint.adapters.hardware import canonical_type
-from ctxlint.engine import Settings, lint_paths
+from ctxlint.engine import Settings, lint_paths, lint_text
 from ctxlint.parallel import lint_paths_parallel
 from helpers import run
 
@@ -279,15 +279,15 @@ def test_a_class_defined_twice_differently_names_no_device_and_says_where(tmp_pa
 def test_every_gcp_accelerator_optimized_series_and_gke_gpu_type():
     # docs.cloud.google.com/compute/docs/accelerator-optimized-machines: A2 Standard (incl. a2-megagpu-16g, 16 x
     # A100 40GB), A2 Ultra, A3 High/Mega/Edge/Ultra, A4, A4X, A4X Max (GB300), G2, G4; GKE's -vws types are the
-    # same GPU, and a device the catalog lacks (P100, P4) stays as written
+    # same GPU (nvidia-tesla-p100 and nvidia-tesla-p4 too, now in the catalog), and a name that is no GPU stays as written
     names = ["a2-highgpu-1g", "a2-megagpu-16g", "a2-ultragpu-8g", "a3-highgpu-8g", "a3-megagpu-8g", "a3-edgegpu-8g",
              "a3-ultragpu-8g", "a4-highgpu-8g", "a4x-highgpu-4g", "a4x-maxgpu-4g", "a4x-maxgpu-4g-metal",
              "g2-standard-96", "g4-standard-384", "nvidia-l4-vws", "nvidia-tesla-t4-vws", "nvidia-tesla-p100",
              "nvidia-tesla-p4", "nvidia-tesla-p4-vws", "nvidia-vws", "nvidia--vws"]
     assert [canonical_type(n)[0] for n in names] == [
         "A100-40GB", "A100-40GB", "A100-80GB", "H100", "H100", "H100", "H200",
-        "B200", "GB200", "GB300", "GB300", "L4", "RTX-PRO-6000-Blackwell", "L4", "T4", "nvidia-tesla-p100",
-        "nvidia-tesla-p4", "nvidia-tesla-p4-vws", "nvidia-vws", "nvidia--vws"]
+        "B200", "GB200", "GB300", "GB300", "L4", "RTX-PRO-6000-Blackwell", "L4", "T4", "P100-16GB",
+        "P4", "P4", "nvidia-vws", "nvidia--vws"]
     assert compute_classes.machine_gpu("a2-megagpu-16g") == ("A100-40GB", "a2-megagpu-16g")
     assert compute_classes.machine_gpu("a4x-maxgpu-4g") == ("GB300", "a4x-maxgpu-4g")
 
@@ -323,3 +323,30 @@ def test_a_built_in_class_with_its_gke_accelerator_gets_that_gpu(tmp_path, monke
     role = _role(["deploy.yaml"])
     assert (role.accelerators.type.value, role.accelerators.type.raw, role.device_class) == \
         ("L4", "nvidia-l4-vws", None)
+
+
+def test_a_pod_on_gke_s_p4_is_estimated_within_the_p4_band():
+    # GKE's nvidia-tesla-p4 (8 GB GDDR5, NVIDIA's P4 datasheet) was "unknown accelerator" (CTX208): the catalog now
+    # reads it as 8e9 bytes (floor) to 8 GiB (top), so Llama-3.2-1B's 131,072 tokens (32,768 B each, 4 GiB) lie
+    # inside the band instead of being skipped
+    pod = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama-p4}
+spec:
+  template:
+    spec:
+      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-tesla-p4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "meta-llama/Llama-3.2-1B-Instruct", "--max-model-len", "131072", "--dtype", "half"]
+        resources:
+          limits: {nvidia.com/gpu: 1}
+"""
+    (finding,) = lint_text(pod, "p4.yaml").findings
+    assert (finding.rule, finding.line, finding.severity) == ("CTX210", 11, "warning")
+    assert finding.message.startswith(
+        "131,072 is inside the estimated band 106,192-144,896 of what one request can hold in the unified KV pool (the "
+        "pool's band 106,208-144,912, point 123,088;")
+    assert "on 1x P4, vllm: KV budget per GPU 3.76 GiB (instance memory 6.71 GiB - weights 2.30 GiB" in finding.message

@@ -124,6 +124,10 @@ def test_every_estimate_has_a_band_top_with_a_source() -> None:
     ("TPU-v6e", 32_000_000_000, 32 * 2**30), ("TPU-7x", 96 * 2**30, 96 * 2**30),
     # estimates with an nvidia-smi Total: that Total is the top
     ("H200", 149_681_078_272, 143_771 * MIB), ("GB200", 189_471 * MIB - 2**30, 189_471 * MIB),
+    # devices real configs name that the catalog lacked (GKE's nvidia-tesla-p100 / -p4, KubeAI's nvidia-gpu-a16):
+    # the vendor's memory as decimal GB (floor) to binary GiB (top)
+    ("nvidia-tesla-p100", 16_000_000_000, 16 * 2**30), ("nvidia-tesla-p4", 8_000_000_000, 8 * 2**30),
+    ("nvidia-gpu-a16", 16_000_000_000, 16 * 2**30), ("Tesla-P100-PCIE-12GB", 12_000_000_000, 12 * 2**30),
 ])
 def test_estimated_memory_bands(name: str, low: int, high: int) -> None:
     acc = lookup_accelerator(name)
