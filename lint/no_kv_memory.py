@@ -52,7 +52,7 @@ def _weights_exceed(dep: Deployment, role: Role, cap) -> bool:
     acc = _cap.lookup_accelerator(str(role.accelerators.type.value), dict(dep.custom_accelerators) or None) \
         if role.accelerators.type is not None else None
     weights = cap.weights_low_per_gpu or cap.weights_bytes_per_gpu
-    return acc is not None and bool(weights) and weights > acc.memory_bytes
+    return acc is not None and bool(weights) and weights > acc.memory_high  # CTX203's test
 
 
 def _no_memory_text(dep: Deployment, role: Role, cap) -> str:

@@ -66,10 +66,11 @@ def overreach(dep: Deployment, role: Role) -> Optional[Overreach]:
         return None
     # the smallest estimate of the weights: the most the memory could leave for KV (a sure ceiling)
     weights = min((w for w in (cap.weights_low_per_gpu, cap.weights_bytes_per_gpu) if w is not None), default=0.0)
-    ceiling = int((accel.memory_bytes - weights) // cap.kv_bytes_per_token_per_gpu)
+    # and the most the device's memory may be (an estimated device's band top, Accelerator.memory_high)
+    ceiling = int((accel.memory_high - weights) // cap.kv_bytes_per_token_per_gpu)
     if ceiling <= 0 or tokens <= ceiling:  # weights alone not fitting is CTX203
         return None
-    return Overreach(tokens, ceiling, accel.memory_bytes, weights, float(cap.kv_bytes_per_token_per_gpu), kind,
+    return Overreach(tokens, ceiling, accel.memory_high, weights, float(cap.kv_bytes_per_token_per_gpu), kind,
                      accel.name, source, flag, blocks, block)
 
 

@@ -52,8 +52,8 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if cap is None or accel is None or not cap.weights_bytes_per_gpu:
             continue
         weights = cap.weights_bytes_per_gpu
-        if (cap.weights_low_per_gpu or weights) <= accel.memory_bytes:
-            continue  # even the smallest estimate of the weights must not fit for an error
+        if (cap.weights_low_per_gpu or weights) <= accel.memory_high:
+            continue  # even the smallest estimate of the weights must not fit the most the device may have
         tp, pp = role.parallelism.tp, role.parallelism.pp
         need = int(-(-weights * tp * pp // accel.memory_bytes))
         yield Problem(

@@ -134,3 +134,28 @@ def test_every_estimate_has_a_band_top_with_a_source() -> None:
 def test_estimated_memory_bands(name: str, low: int, high: int) -> None:
     acc = lookup_accelerator(name)
     assert (acc.memory_bytes, acc.memory_high, acc.exact) == (low, high, False)
+
+
+def test_weights_inside_an_estimated_device_s_band_are_no_ctx203():
+    # Qwen2.5-32B at TP 2 holds 30.51 GiB a chip; a TPU v6e chip is 29.80 GiB (32e9 bytes) to 32 GiB. CTX203 said
+    # "30.51 GiB > 29.80 GiB" though the weights may fit; it now needs the weights above the band's top, and the
+    # role is CTX209 instead: no KV block even with 32 GiB at 0.9 (at most -2.58 GiB)
+    from ctxlint.engine import lint_text
+    text = """apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {name: qwen32b-v6e}
+spec:
+  model: {id: Qwen/Qwen2.5-32B-Instruct}
+  advertised: {context_window: 8192}
+  engine: {name: vllm, version: "0.10.1"}
+  serving:
+    roles:
+      - role: unified
+        context_length: 8192
+        accelerators: {type: TPU-v6e, count: 2}
+        parallelism: {tensor: 2}
+"""
+    (finding,) = lint_text(text, "v6e.yaml").findings
+    assert (finding.rule, finding.line, finding.column) == ("CTX209", 12, 30)
+    assert finding.message.startswith("-5.27 GiB < one KV block (at most -2.58 GiB with every estimated term at its "
+                                      "smallest): the unified engine has no memory left for the KV cache on TPU-v6e")
