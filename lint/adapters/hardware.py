@@ -232,7 +232,7 @@ def _device_label(key: Any) -> str:
 
 # Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names no
 # device ctxlint may assume (the standard labels and SkyPilot/GKE names have fixed meanings).
-_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
+_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100|p100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
@@ -249,7 +249,7 @@ def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
 
 def site_type(value: Any) -> Optional[Tuple[str, str]]:
     """A device named by a site's own word (a vendor label's value, a Slurm gres type): only a catalog device
-    that name settles, never a family sold in two memory sizes (`v100`, `a100`)."""
+    that name settles, never a family sold in two memory sizes (`v100`, `a100`, `p100`)."""
     return _typed(value, "vendor")
 
 

@@ -74,6 +74,7 @@ def test_device_from_labels(placement, device, written):
     # a vendor label naming a family sold in two sizes says too little to assume one
     _affinity("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-V100"),
     _selector("example.com/gpu-name", "A100"),
+    _selector("example.com/gpu-name", "Tesla-P100"),  # 16 GB and 12 GB boards
     # a vendor label is read only for a device of the catalog: odd values invent nothing
     _selector("example.com/gpu-type", "banana"),
     # labels that are not device labels
