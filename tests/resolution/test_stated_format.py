@@ -51,8 +51,9 @@ def test_precision_sets_the_format_of_a_served_name_and_the_names_own_widens_the
     assert _weights(dep) == ("nvfp4", ("mxfp4", "fp8"))
     [role] = dep.roles
     pool = role.pool
-    # the point is nvidia/DeepSeek-R1-FP4's (1,576,769); the low end is the FP8 checkpoint's (1,022,162 at its own low)
-    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_576_769, 1_953_050)
+    # the point is nvidia/DeepSeek-R1-FP4's (1,576,769); the low end is the FP8 checkpoint's (1,022,162 at its own low);
+    # the high end is MXFP4's on GB200's band top (its nvidia-smi Total, 189,471 MiB)
+    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_576_769, 1_967_256)
     assert pool.explanation == ("derived for deepseek-ai/DeepSeek-R1 on 8x GB200, sglang: KV budget per GPU 103.19 GiB "
                                 "(182.03 GiB x 0.81 - weights 44.25 GiB) / 70,272 B per token per GPU = 1,576,769 "
                                 "tokens")
@@ -93,7 +94,7 @@ def test_a_named_checkpoint_keeps_its_format_and_a_disagreeing_precision_widens_
         "the named checkpoint's; model.precision 'fp4' says NVFP4 or MXFP4, so the weights span both")
     assert _weights(dep) == ("fp8", ("nvfp4", "mxfp4"))
     pool = dep.roles[0].pool  # the point and the low end are the FP8 checkpoint's, as before; the high end NVFP4's
-    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_056_002, 1_953_050)
+    assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_056_002, 1_967_256)  # high: GB200's band top
     # agreeing, or not said: the named checkpoint alone
     assert not _dep(named.replace('"fp4"', '"fp8"')).resolution.weights.alt
     assert not _dep(named.replace('  precision: "fp4"\n', "")).resolution.weights.alt
