@@ -78,4 +78,9 @@ FLAGS = (
     F("port", "--port", kind="int", default=8080, env="LLAMA_ARG_PORT"),
 )
 
-SPEC_ = EngineSpec("llamacpp", FLAGS, int_rule="stoi", float_rule="stoi")
+# common_params_parse_ex makes `_` a `-` in a `--` word, then looks the whole word up in arg_to_options and throws
+# "error: invalid argument: %s" for one it has not: no `=` is split, so `--ctx-size=8192` stops the server
+# (ggml-org/llama.cpp@145b628:common/arg.cpp common_params_parse_ex; the same lookup in every common/arg.cpp read,
+# from its first to the `parse_cli_args` lambda of later builds; gpustack/gpustack#3741 shows the server-cuda image
+# exiting so in 2025-12). No build was found that splits it, so it is not banded by build.
+SPEC_ = EngineSpec("llamacpp", FLAGS, int_rule="stoi", float_rule="stoi", splits_equals=False)

@@ -114,6 +114,8 @@ class EngineSpec:
     underscore_equals_dash: bool = False  # vLLM's FlexibleArgumentParser rewrites `--a_b` to `--a-b`
     allow_abbrev: bool = False  # argparse prefix matching (`--tp` for `--tp-size`)
     attached_short: bool = False  # `-O3`-style single-letter flag with glued value
+    # llama.cpp looks each word up whole (`--ctx-size=8192` names no flag) and exits on it; the others split at `=`
+    splits_equals: bool = True
     env_prefix_all: bool = False  # TGI: every flag also read from its SCREAMING_CASE env var
     env_empty_unset: bool = False  # an env var set to "" is no value (vllm_tgis_adapter: `if not env_val`)
     engine_env: tuple[EngineEnv, ...] = ()

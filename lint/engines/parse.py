@@ -101,6 +101,8 @@ class _Parser:
         tok, spec = self.toks[i], self.spec
         text = tok.text
         name, eq, attached = text.partition("=")
+        if eq and not spec.splits_equals:
+            return self._whole(i, name)
         if spec.dotted_json and name.startswith("--") and "." in name:
             return self._dotted(i, name, eq, attached)
         f, err = spec.find(name)
@@ -189,6 +191,22 @@ class _Parser:
             self.errors.extend((old,) if old is not None else ())
         self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
         return nxt
+
+    def _whole(self, i: int, name: str) -> int:
+        """A `--flag=value` word given to a parser that splits no `=` (llama.cpp): no flag has that name, so it sets
+        nothing, and when the part before `=` is a flag the engine exits on it for certain (an unknown name alone
+        proves nothing: the tables list only the flags ctxlint reads)."""
+        tok, text = self.toks[i], self.toks[i].text
+        said = text.replace("_", "-") if text.startswith("--") else text  # as common/arg.cpp prints it
+        f = self.spec.find(said.partition("=")[0])[0]
+        if f is not None:
+            value = text[len(name) + 1:]
+            self.errors.append(Problem(f"invalid argument: {said} (the engine looks each word up whole and splits "
+                                       f"no \"=\": write {said.partition('=')[0]} and {value or 'its value'} as two words)",
+                                       i, (tok.start, tok.end), tok.item, f.name))
+        self.unknown.append(Problem(f"unrecognized argument {said}", i, (tok.start, tok.end), tok.item, name))
+        self._unres(i, name)
+        return i + 1
 
     def _dotted(self, i: int, name: str, eq: str, attached: str) -> int:
         """vLLM `--json-arg.key.sub value`: merged into the JSON flag's dict."""

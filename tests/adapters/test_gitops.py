@@ -75,7 +75,7 @@ def test_app_template_values_file_and_pod_options(tmp_path):
           image: {repository: ghcr.io/ggml-org/llama.cpp, tag: server-cuda-b4500}
         containers:
           main:
-            args: --ctx-size=8192
+            args: [--ctx-size, "8192"]
             env:
               - {name: LLAMA_ARG_N_PARALLEL, value: 2}
             resources: {limits: {nvidia.com/gpu: 1}}
@@ -90,7 +90,7 @@ def test_app_template_values_file_and_pod_options(tmp_path):
     [dep] = adapt(values, "values.yaml").deployments
     assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("helm-values", "small", "llamacpp")
     [role] = dep.roles
-    # the string `args` is one item; LLAMA_ARG_N_PARALLEL, a number the chart renders as "2", splits the context
+    # LLAMA_ARG_N_PARALLEL, a number the chart renders as "2", splits the context
     assert (role.context_length.value, role.context_length.raw) == (4096, "8192 / --parallel 2")
     assert role.accelerators.type.value == "H100-SXM-80GB"  # the controller's pod option wins
 

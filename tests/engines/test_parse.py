@@ -163,7 +163,7 @@ def test_negative_numbers_are_values():
 @pytest.mark.parametrize("line,env", [
     ("llama-server -m x -fa 1 -c 4096 --fit false", None),
     ("llama-server -m x -c 4096", {"LLAMA_ARG_FLASH_ATTN": "1", "LLAMA_ARG_FIT": "0"}),
-    ("llama-server -m x --flash-attn enabled --fit=disabled -c 4096", None),
+    ("llama-server -m x --flash-attn enabled --fit disabled -c 4096", None),
 ])
 def test_llamacpp_truthy_spellings_accepted(line, env):
     # common/arg.cpp is_truthy/is_falsey: on|enabled|true|1 and off|disabled|false|0 (and auto|-1 for -fa)
@@ -173,6 +173,30 @@ def test_llamacpp_truthy_spellings_accepted(line, env):
     inv, _, _ = parse_shell("llama-server -m x", env={"LLAMA_ARG_FLASH_ATTN": "yes"})
     assert [e.message for e in inv.errors] == [
         "env LLAMA_ARG_FLASH_ATTN: invalid choice: 'yes' (choose from on, off, auto, enabled, true, 1, disabled, false, 0, -1)"]
+
+
+@pytest.mark.parametrize("line,said,flag", [
+    ("llama-server -m x --ctx-size=8192", "--ctx-size=8192", "--ctx-size"),
+    ("llama-server -m x --ctx_size=8192", "--ctx-size=8192", "--ctx-size"),  # `_` made `-` first
+    ("llama-server -m x -c=8192", "-c=8192", "-c"),
+    ("llama-server -m x --fit=off", "--fit=off", "--fit"),
+])
+def test_llamacpp_splits_no_equals(line, said, flag):
+    # ggml-org/llama.cpp@145b628:common/arg.cpp common_params_parse_ex looks the whole word up: the server exits
+    inv, _, _ = parse_shell(line)
+    value = said.partition("=")[2]
+    assert [e.message for e in inv.errors] == [
+        f'invalid argument: {said} (the engine looks each word up whole and splits no "=": write {flag} and {value} '
+        "as two words)"]
+    assert inv.settings["ctx_size"].origin == "default" and [u.flag for u in inv.unknown_flags] == [line.split()[-1].partition("=")[0]]
+    assert inv.errors[0].span == (len(line) - len(line.split()[-1]), len(line))
+
+
+def test_llamacpp_equals_in_unknown_word_and_vllm_still_splits():
+    inv, _, _ = parse_shell("llama-server -m x --no-such=1 -c 4096")  # a name ctxlint does not list proves nothing
+    assert list(inv.errors) == [] and inv.value("ctx_size") == 4096
+    inv, _, _ = parse_shell("vllm serve m --max-model-len=8192")
+    assert list(inv.errors) == [] and inv.value("max_model_len") == 8192
 
 
 def test_env_fallback_and_engine_env():
