@@ -52,11 +52,20 @@ FLAGS = (
     F("migration_backend", "--migration-backend", tags=ROLE),
     F("enable_prefix_caching", "--enable-prefix-caching", kind="bool", default=False, tags=KV),
     F("rope_scaling_factor", "--rope-scaling-factor", kind="float", tags=ROPE),
-    F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE),
+    # from 0.9.2 (InternLM/lmdeploy@9098ae8:lmdeploy/cli/utils.py ArgumentHelper.hf_overrides, absent from v0.9.1's
+    # lmdeploy/cli; PR #3722 "Override HF config.json via CLI", which brought the FlexibleArgumentParser too)
+    F("hf_overrides", "--hf-overrides", kind="json", tags=ROPE, spelled_since=(("--hf-overrides", "0.9.2"),)),
     F("model_format", "--model-format", tags=MODEL),
     F("dtype", "--dtype", default="auto"),
     F("server_name", "--server-name", default="0.0.0.0"),
     F("server_port", "--server-port", kind="int", default=23333),
 )
 
-SPEC_ = EngineSpec("lmdeploy", FLAGS, int_rule="argparse", allow_abbrev=True)
+# From 0.9.2 `lmdeploy` parses with a copy of vLLM's FlexibleArgumentParser (InternLM/lmdeploy@9098ae8 (v0.9.2):
+# lmdeploy/cli/cli.py `parser = FlexibleArgumentParser(prog='lmdeploy', ...)`, lmdeploy/cli/utils.py
+# FlexibleArgumentParser.parse_args; the same at v0.16.0 @1208bf0; v0.9.1's cli.py has a plain
+# argparse.ArgumentParser): `_` is made `-` in a `--` word's name up to its first `.`, and `--a.b.c V` becomes
+# `--a '{"b": {"c": V}}'` (V read as JSON, else kept a string). Before 0.9.2 argparse exits on either word
+# (flexible_since; parse.py reports it for those releases).
+SPEC_ = EngineSpec("lmdeploy", FLAGS, int_rule="argparse", allow_abbrev=True, underscore_equals_dash=True,
+                   dotted_json=True, flexible_since="0.9.2")

@@ -112,6 +112,10 @@ class EngineSpec:
     int_rule: str = "argparse"
     float_rule: str = "argparse"
     underscore_equals_dash: bool = False  # vLLM's FlexibleArgumentParser rewrites `--a_b` to `--a-b`
+    # The release from which the engine parses with a copy of vLLM's FlexibleArgumentParser (`--a_b` read as `--a-b`,
+    # `--json-arg.key value` as JSON; underscore_equals_dash and dotted_json): earlier ones are plain argparse and
+    # exit on such words (LMDeploy from 0.9.2)
+    flexible_since: Optional[str] = None
     allow_abbrev: bool = False  # argparse prefix matching (`--tp` for `--tp-size`)
     attached_short: bool = False  # `-O3`-style single-letter flag with glued value
     # llama.cpp looks each word up whole (`--ctx-size=8192` names no flag) and exits on it; the others split at `=`

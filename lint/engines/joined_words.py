@@ -67,6 +67,9 @@ _MODULE = "vllm.entrypoints.openai.api_server"
 # any `=`) before argparse sees it, so argparse's "unrecognized arguments" names the word so changed
 # (vllm==0.13.0 and vllm==0.34.0: vllm/utils/argparse_utils.py, `pattern = re.compile(r"(?<=--)[^\.]*")`)
 _VLLM_NAME = lazy_compile(r"(?<=--)[^.]*")
+# LMDeploy parses with a copy of vLLM's FlexibleArgumentParser from 0.9.2 (InternLM/lmdeploy@9098ae8:
+# lmdeploy/cli/cli.py, lmdeploy/cli/utils.py; flags_lmdeploy.SPEC_ flexible_since)
+_LMDEPLOY_DASHES = "0.9.2"
 _WHY = "argparse reads a word that holds a blank and names no flag as a positional argument"
 
 
@@ -140,6 +143,15 @@ def joined_items(inv: Invocation, tokens: Sequence[Token], start: int,
             what = f"{prog} takes it whole as the model to load ({how}), a name no model has, and does not start"
         elif kind == "argparse":
             what = _argparse(inv.engine, tok, tokens, extra, prog, first, takes)
+            old = _argparse("", tok, tokens, extra, prog, first, takes) if inv.engine == "lmdeploy" else what
+            if old != what:  # the words argparse names differ by release: LMDeploy's `_` made `-` from 0.9.2
+                head = f'{names(tok)} is one argument: "{tok.text}": '
+                tail = f"; write each flag and value as its own list item " \
+                       f"({json.dumps(tok.text.split(), ensure_ascii=False)})"
+                problems.append(Problem(head + old + tail, k, (tok.start, tok.end), tok.item, until=_LMDEPLOY_DASHES))
+                problems.append(Problem(head + what + tail, k, (tok.start, tok.end), tok.item,
+                                        since=_LMDEPLOY_DASHES))
+                continue
         elif kind == "stoi":
             arg = tok.text.replace("_", "-") if tok.text.startswith("--") else tok.text
             what = f'{prog} exits with "error: invalid argument: {arg}"'
@@ -192,7 +204,7 @@ def _alone(spec, tokens: Sequence[Token], k: int, start: int, kind: str) -> bool
 
 def _argparse(engine: str, tok: Token, tokens: Sequence[Token], extra: list, prog: str, first: str,
               takes: str) -> str:
-    if engine == "vllm" and tok.text.startswith("-") and "." in tok.text.partition("=")[0]:
+    if engine in ("vllm", "lmdeploy") and tok.text.startswith("-") and "." in tok.text.partition("=")[0]:
         return (f'{prog} exits: its parser reads a word that starts with "-" and holds a "." as a dotted JSON '
                 'argument (--a.b) and splits this one at the ".", into words that name no flag (an IndexError '
                 'when it is the last word, else "unrecognized arguments")')
@@ -207,8 +219,9 @@ def _argparse(engine: str, tok: Token, tokens: Sequence[Token], extra: list, pro
 
 
 def _as_read(engine: str, text: str) -> str:
-    """The word as the engine's argparse receives it: vLLM's with `_` made `-` in a `--` word's name (_VLLM_NAME)."""
-    if engine != "vllm" or not text.startswith("--"):
+    """The word as the engine's argparse receives it: vLLM's, and LMDeploy's from 0.9.2 (a copy of vLLM's parser),
+    with `_` made `-` in a `--` word's name (_VLLM_NAME)."""
+    if engine not in ("vllm", "lmdeploy") or not text.startswith("--"):
         return text
     name, eq, value = text.partition("=")
     return _VLLM_NAME.sub(lambda m: m.group(0).replace("_", "-"), name, count=1) + eq + value

@@ -116,6 +116,11 @@ class _Parser:
         if f is not None and name not in spec.lookup:
             full = spec.spelled(name, f)  # `--no-enable-prefix` is the negative `--no-enable-prefix-caching`
             note = f"{name} read as {full}"
+            if spec.flexible_since and "_" in name:  # no option string holds a `_`: plain argparse matches none
+                self.errors.append(Problem(
+                    f"unrecognized arguments: {name} (a `_` in a flag's name is read as `-` from "
+                    f"{spec.flexible_since} on; earlier releases take {full})", i, (tok.start, tok.end), tok.item,
+                    f.name, until=spec.flexible_since))
         if f is None:
             msg = err or f"unrecognized argument {name}"
             nxt = i + 1 if not eq and i + 1 < len(self.toks) and not _flaglike(self.toks[i + 1].text) else None
@@ -223,11 +228,17 @@ class _Parser:
         if f is None or f.kind != "json" or not keys or vidx is None:
             self.unknown.append(Problem(f"unrecognized argument {name}", i, (tok.start, tok.end), tok.item, name))
             return i + (2 if vidx is not None and vidx != i else 1)
+        # plain argparse, before it, has no option of that name (a flag itself that late: late_spellings says so)
+        if self.spec.flexible_since and f.name not in self.spec.late_names:
+            self.errors.append(Problem(f"unrecognized arguments: {name} (a dotted argument sets a key inside "
+                                       f"{f.spellings[0]} from {self.spec.flexible_since} on; earlier releases "
+                                       "have no such flag)", i, (tok.start, tok.end), tok.item, f.name,
+                                       until=self.spec.flexible_since))
         try:
             value: Any = json.loads(raw)
-        except ValueError:  # then human_readable_int, then the plain string, as vLLM does
-            r = read_int("vllm", raw)
-            value = r.value if r.ok else raw
+        except ValueError:  # then human_readable_int (vLLM's; LMDeploy's copy keeps the string), then the string
+            r = read_int("vllm", raw) if self.spec.engine == "vllm" else None
+            value = r.value if r is not None and r.ok else raw
         if name.endswith("+"):
             value = raw.split(",")
         prev = self.settings.get(f.name)
