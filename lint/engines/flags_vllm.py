@@ -216,6 +216,9 @@ ENGINE_ENV = (
     EngineEnv("VLLM_ALLOW_CHUNKED_LOCAL_ATTN_WITH_HYBRID_KV_CACHE", "bool", None,
               "hybrid KV cache manager kept for chunked local attention (Llama 4)"),
     EngineEnv("VLLM_ATTENTION_BACKEND", "str", None, "attention backend override"),
+    # layers per pipeline stage, comma-separated (vllm-project/vllm@5a6541d:vllm/distributed/utils.py
+    # get_pp_indices; physics/pp_partition.py)
+    EngineEnv("VLLM_PP_LAYER_PARTITION", "str", None, "decoder layers of each PP stage"),
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_HOST", "str", "localhost", "NixlConnector side channel"),
     EngineEnv("VLLM_NIXL_SIDE_CHANNEL_PORT", "int", 5600, "NixlConnector side channel"),
     EngineEnv("VLLM_MOONCAKE_BOOTSTRAP_PORT", "int", 8998, "MooncakeConnector bootstrap"),

@@ -16,14 +16,17 @@ from .weights import WeightFormat, gguf_mxfp4_experts, weight_bytes
 
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
                     fmt: WeightFormat | None = None, expert_split: float = 1.0,
-                    expert_how: str = "", rest_replicas: int = 1) -> tuple[Term | None, str, list[str]]:
+                    expert_how: str = "", rest_replicas: int = 1,
+                    stage_sizes: tuple[int, ...] | None = None) -> tuple[Term | None, str, list[str]]:
     """Checkpoint bytes / (TP x PP) in the weight format that applies, as a band (a format whose
     bits vary, GGUF mixes, a published count rounded). The routed MoE experts are further divided
     by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
     parallelism, with or without expert parallelism); the rest stays per TP x PP, or is held
-    `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks)."""
+    `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks). `stage_sizes`: the layers of
+    each PP stage as vLLM's VLLM_PP_LAYER_PARTITION states them: the largest stage's share of the layers, not 1 / PP,
+    is on one GPU (the embeddings and LM head counted with the layers, as in the even split)."""
     if fmt is not None and fmt.alt:
-        return _spanning(arch, tp, pp, draft_layers, fmt, expert_split, expert_how, rest_replicas)
+        return _spanning(arch, tp, pp, draft_layers, fmt, expert_split, expert_how, rest_replicas, stage_sizes)
     notes: list[str] = []
     if arch.total_params_b is None:
         return None, "total params unknown", ["model parameter count unknown: weights per GPU cannot be estimated"]
@@ -59,7 +62,11 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
         total, low, high = total + extra, low + extra, high + extra
         formula += f" + {draft_layers} draft layer(s) x {per_layer / 1e9:.3f}e9 x {per_param:g} B"
         notes.append("draft weights: one target-sized decoder layer per draft layer (estimate)")
-    n = tp * pp
+    n: float = tp * pp
+    if stage_sizes and sum(stage_sizes) > 0 and max(stage_sizes) * pp != sum(stage_sizes):
+        n = tp * sum(stage_sizes) / max(stage_sizes)
+        formula += f"; the largest PP stage holds {max(stage_sizes)} of {sum(stage_sizes)} layers " \
+                   f"(VLLM_PP_LAYER_PARTITION), so x {max(stage_sizes)}/{sum(stage_sizes)} instead of / {pp}"
     share = _expert_share(arch, params, split, fmt, own) \
         if arch.num_experts and (expert_split > 1 or rest_replicas > 1) else 0.0
     if share > 0:
@@ -94,17 +101,19 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
 
 
 def _spanning(arch: ModelArch, tp: int, pp: int, draft_layers: int, fmt: WeightFormat, expert_split: float,
-              expert_how: str, rest_replicas: int) -> tuple[Term | None, str, list[str]]:
+              expert_how: str, rest_replicas: int,
+              stage_sizes: tuple[int, ...] | None = None) -> tuple[Term | None, str, list[str]]:
     """The weights when the checkpoint may be in any of several formats (fmt and fmt.alt): the point is fmt's,
     the band runs from the lightest format's low end to the heaviest's high end, so a format the file leaves
     open widens the verdict's band instead of deciding it."""
     term, formula, notes = weights_per_gpu(arch, tp, pp, draft_layers, replace(fmt, alt=(), alt_why=""),
-                                           expert_split, expert_how, rest_replicas)
+                                           expert_split, expert_how, rest_replicas, stage_sizes)
     if term is None:
         return term, formula, notes
     low, high, labels = term.low, term.high, []
     for other in fmt.alt:
-        found = weights_per_gpu(arch, tp, pp, draft_layers, other, expert_split, expert_how, rest_replicas)[0]
+        found = weights_per_gpu(arch, tp, pp, draft_layers, other, expert_split, expert_how, rest_replicas,
+                                stage_sizes)[0]
         if found is not None:
             low, high = min(low, found.low), max(high, found.high)
             labels.append(f"{other.label} {found.point / GIB:.2f} GiB")

@@ -144,7 +144,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
                  draft_layers: int = 0, *, window_tokens: int | None = None,
                  swa_full_tokens_ratio: float = 0.8, swa_full: bool = False,
                  mla_heads: int | None = None, v_cache_dtype: str | None = None, index_dtype: str | None = None,
-                 attention_backend: str | None = None) -> KVBreakdown:
+                 attention_backend: str | None = None, stage_sizes: tuple[int, ...] | None = None) -> KVBreakdown:
     """Full breakdown; raises ValueError for unknown dtype/engine (capacity catches it and explains).
 
     `swa_full`: sliding-window layers store the whole context (vLLM without its hybrid KV cache
@@ -152,7 +152,8 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     not store the latent keeps full K/V heads of this size instead (vLLM 0.5.1-0.6.6 pads them to
     256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V).
     `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes).
-    `index_dtype`, `attention_backend`: what sets the dtype of MiniMax-M3's index-key cache (msa_index)."""
+    `index_dtype`, `attention_backend`: what sets the dtype of MiniMax-M3's index-key cache (msa_index).
+    `stage_sizes`: the layers of each PP stage where vLLM's VLLM_PP_LAYER_PARTITION sets them (pp_partition.py)."""
     eng = normalize_engine(engine)
     if eng is None:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
@@ -219,6 +220,10 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         pp, tp = pp * tp, 1  # -sm layer: GPUs split layers, like pipeline stages
         notes.append("llama.cpp splits layers across GPUs (-sm layer): treated as PP")
     stages = _stage_slices(arch.num_layers, pp)
+    if stage_sizes is not None and len(stage_sizes) == pp and sum(stage_sizes) == arch.num_layers:
+        starts = [sum(stage_sizes[:i]) for i in range(pp)]  # stage i from the sum of the ones before it
+        stages = [range(a, a + max(0, n)) for a, n in zip(starts, stage_sizes)]
+        notes.append(f"VLLM_PP_LAYER_PARTITION={','.join(map(str, stage_sizes))}: layers per PP stage as stated")
     kinds = arch.kinds_cached_by(eng)
     if arch.kv_shared_layers:
         notes.append(f"the last {arch.kv_shared_layers} layers read earlier layers' KV (num_kv_shared_layers): "

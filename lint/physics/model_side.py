@@ -101,6 +101,9 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
     # SGLang --dcp-size splits KV heads over TP / dcp from 0.5.18 only (served.decode_context_parallel)
     split = engine == "sglang" and "dcp_size" in settings and _from_release("0.5.18", version) is True
+    # vLLM's VLLM_PP_LAYER_PARTITION: the layers of each PP stage as stated (pp_partition.py)
+    stages = _stage_sizes(settings, pp, arch.num_layers) if engine == "vllm" and "VLLM_PP_LAYER_PARTITION" in \
+        settings else None
     kv_key = ("kv", swa_full, swa_ratio, mla_heads, split)
     br = parts.get(kv_key)
     if br is None:
@@ -115,7 +118,8 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
                 swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
                 v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None,
                 index_dtype=vllm_indexer_dtype(settings) if engine == "vllm" and arch.msa_index_dim else None,
-                attention_backend=settings.get("attention_backend") if arch.msa_index_dim else None)
+                attention_backend=settings.get("attention_backend") if arch.msa_index_dim else None,
+                stage_sizes=stages)
             if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
                 br = parts[kv_key] = replace(br, notes=(*br.notes, kv_tp_how))
             if dcp > 1:  # one request's tokens over the DCP ranks: each holds 1/dcp of them (served.py)
@@ -148,7 +152,7 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
         replicas, replicas_how = attention_replicas(engine, arch, settings, tp)
         weights, w_formula, w_notes = weights_per_gpu(arch, tp, pp, draft, fmt, split, split_how or replicas_how,
-                                                      replicas)
+                                                      replicas, stages)
         notes.extend(w_notes)
         weights, w_formula = narrower_attention(engine, arch, settings, tp, pp, fmt or arch.weight_format, weights,
                                                 w_formula, notes)
@@ -156,6 +160,12 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     asm.extend(weighed[2])
     return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
+
+
+def _stage_sizes(settings: Mapping[str, Any], pp: int, layers: int) -> tuple[int, ...] | None:
+    from .pp_partition import stage_sizes  # only a role that sets the variable pays for the import
+
+    return stage_sizes(settings, pp, layers)
 
 
 def _llamacpp_v(settings: Mapping[str, Any]) -> Any:
