@@ -79,4 +79,4 @@ EXCLUSIVE = (("max_input_tokens", "max_input_length", "2.0.0",
               "max_input_length is the deprecated spelling of max_input_tokens, and TGI refuses both"),)
 
 SPEC_ = EngineSpec("tgi", FLAGS, int_rule="clap", float_rule="clap", env_prefix_all=True,
-                   engine_env=ENGINE_ENV, exclusive=EXCLUSIVE)
+                   engine_env=ENGINE_ENV, exclusive=EXCLUSIVE, refuses_unknown=True)

@@ -135,6 +135,9 @@ class EngineSpec:
     # The engine's own launcher parses this table's flags and exits on any other: another engine's flag given to it
     # is refused (engines/foreign_flags.py; not Dynamo's or the router's front doors, whose parsers differ)
     refuses_foreign: bool = False
+    # The engine's parser exits on any flag it has not, and ctxlint keeps its whole list (TGI's launcher: clap;
+    # engines/tgi_args.py): an unknown flag is refused, by release where some releases have it
+    refuses_unknown: bool = False
     # Pairs of settings the engine exits on when both are set, from a release on: (kept, refused, since, why),
     # the second the one to drop (flag_values.exclusive_settings)
     exclusive: tuple[tuple[str, str, str, str], ...] = ()

@@ -311,6 +311,10 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     if spec.refuses_foreign and p.unknown:  # another engine's flag: this parser exits on it (foreign_flags.py)
         from .foreign_flags import foreign_flags
         p.errors.extend(foreign_flags(spec.engine, p.unknown, spec.underscore_equals_dash))
+    if spec.refuses_unknown and p.unknown:  # TGI's launcher (clap) exits on a flag it has not (tgi_args.py)
+        from .tgi_args import judged, unknown_args
+        if judged(launcher):
+            p.errors.extend(unknown_args(p.unknown))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

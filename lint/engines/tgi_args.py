@@ -1,0 +1,100 @@
+"""Flags TGI's launcher does not have. `text-generation-launcher` parses with clap (`Args::parse()`), which exits
+at start-up on a flag no argument has: "error: unexpected argument '--NAME' found" (clap-rs/clap@56fe5e0:
+clap_builder/src/parser/parser.rs parse_long_arg, NoMatchingArg; @1c7d02e: clap_builder/src/error/format.rs).
+ctxlint's own table (flags_tgi.py) lists only the flags it reads, so the launcher's whole argument list is kept
+here: every `#[clap(long ...)]` / `short` field of `struct Args` in launcher/src/main.rs at each release tag from
+v0.2.0 to v3.3.7 (huggingface/text-generation-inference@dfb3fbe, v3.3.7), a field's name kebab-cased. Also known, so
+never refused: the TensorRT-LLM backend's arguments (backends/trtllm/src/main.rs, v2.4.0-v3.3.7; its image installs
+that binary as text-generation-launcher, Dockerfile_trtllm) and clap's own --help/-h/--version/-V. Environment
+variables are not flags: a setting given only by its env var (`MAX_TOTAL_TOKENS`, `ATTENTION`) never reaches here.
+"""
+from __future__ import annotations
+
+from typing import Iterable, Optional
+
+from .result import Problem
+
+# In some releases only: (first release that has it, first release after it without it again); None: from the
+# first tag read (v0.2.0), or still in v3.3.7
+_BANDED = {
+    "--api-key": ("2.3.0", None),
+    "--cuda-graphs": ("2.0.0", None),
+    "--cuda-memory-fraction": ("0.9.4", None),
+    "--disable-crash-reports": ("2.2.0", "2.3.0"),
+    "--disable-custom-kernels": ("0.3.0", None),
+    "--disable-grammar-support": ("1.4.1", None),
+    "--disable-usage-stats": ("2.2.0", "2.3.0"),
+    "--dtype": ("0.9.0", None),
+    "--enable-cuda-graphs": ("1.4.1", "2.0.0"),
+    "--enable-prefill-logprobs": ("3.0.0", None),
+    "--env": ("0.7.0", None),
+    "--graceful-termination-timeout": ("3.2.2", None),
+    "--huggingface-hub-cache": ("0.3.0", None),
+    "--kv-cache-dtype": ("2.4.0", None),
+    "--lora-adapters": ("2.1.0", None),
+    "--ngrok": ("0.9.0", None),
+    "--ngrok-authtoken": ("0.9.0", None),
+    "--ngrok-domain": ("0.9.0", "0.9.4"),
+    "--ngrok-edge": ("0.9.4", None),
+    "--ngrok-password": ("0.9.0", "0.9.4"),
+    "--ngrok-username": ("0.9.0", "0.9.4"),
+    "--rope-factor": ("1.0.1", None),
+    "--rope-scaling": ("1.0.1", None),
+    "--sharded": ("0.4.0", None),
+    "--speculate": ("1.3.0", None),
+    "--trust-remote-code": ("0.7.0", None),
+    "--waiting-served-ratio": ("0.7.0", None),
+    "--watermark-delta": ("0.3.2", None),
+    "--watermark-gamma": ("0.3.2", None),
+    "--weights-cache-override": ("0.3.0", None),
+    "-e": ("0.7.0", None),
+    "-g": ("3.2.2", None),
+}
+# In every release from v0.2.0 to v3.3.7, or in the TensorRT-LLM backend's (not banded: its releases differ), or
+# clap's own (--max-batch-size was left out of 0.9.0-1.4.0 and is back since; not banded either)
+_KNOWN = frozenset((
+    "--cors-allow-origin", "--hostname", "--json-output", "--master-addr", "--master-port",
+    "--max-batch-prefill-tokens", "--max-batch-size", "--max-batch-total-tokens", "--max-best-of",
+    "--max-client-batch-size", "--max-concurrent-requests", "--max-input-length", "--max-input-tokens",
+    "--max-stop-sequences", "--max-top-n-tokens", "--max-total-tokens", "--max-waiting-tokens", "--model-id",
+    "--num-shard", "--otlp-endpoint", "--otlp-service-name", "--payload-limit", "--port", "--prometheus-port",
+    "--quantize", "--revision", "--shard-uds-path", "--tokenizer-config-path", "--usage-stats",
+    "--validation-workers", "-p",
+    "--auth-token", "--executor-worker", "--max-image-fetch-size", "--messages-api-enabled", "--tokenizer-name",
+    "--help", "-h", "--version", "-V",
+))
+_SAID = "text-generation-launcher exits with \"error: unexpected argument '{}' found\""
+
+
+def judged(launcher: Optional[str]) -> bool:
+    """Whether the front door is TGI's launcher (or the TRT-LLM backend's, whose flags are known too): not the
+    llama.cpp backend's router (Dockerfile_llamacpp: text-generation-router-llamacpp) nor the tgi-gaudi fork's."""
+    text = (launcher or "").lower()
+    return not ("llamacpp" in text or "gaudi" in text)
+
+
+def unknown_args(unknown: Iterable[Problem]) -> list[Problem]:
+    """A refusal at each flag the parser did not know that no launcher release has, or that the release ctxlint
+    may meet lacks (banded by release). A word of one dash and more than one letter (`-p8080`, clap's attached
+    short value) is not judged."""
+    out: list[Problem] = []
+    for p in unknown:
+        name = p.flag or ""
+        if not name.startswith("--") and len(name) != 2:
+            continue
+        if name in _KNOWN:
+            continue
+        said = _SAID.format(name)
+        band = _BANDED.get(name)
+        if band is None:
+            out.append(Problem(f"{said} (no release's launcher has {name}, v0.2.0 to v3.3.7)", p.token_index,
+                               p.span, p.item, name))
+            continue
+        since, until = band
+        if since:
+            out.append(Problem(f"{said} (the launcher has {name} from {since} on)", p.token_index, p.span, p.item,
+                               name, until=since))
+        if until:
+            out.append(Problem(f"{said} (the launcher dropped {name} in {until})", p.token_index, p.span, p.item,
+                               name, since=until))
+    return out

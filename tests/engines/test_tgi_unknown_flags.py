@@ -1,0 +1,81 @@
+"""TGI's launcher (clap) exits on a flag it has not: its whole argument list per release is in engines/tgi_args.py
+(huggingface/text-generation-inference launcher/src/main.rs `struct Args`, v0.2.0-v3.3.7)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import lint_text
+
+from .test_parse import parse_shell
+
+SAID = "text-generation-launcher exits with \"error: unexpected argument '{}' found\""
+
+
+def _errors(line):
+    inv, _, _ = parse_shell(line)
+    return [(e.message, line[e.span[0]:e.span[1]], e.since, e.until) for e in inv.errors]
+
+
+def test_a_flag_no_release_has_is_refused():
+    assert _errors("text-generation-launcher --model-id m --max-total-tokens 8192 --max-model-len=4096") == [
+        (SAID.format("--max-model-len") + " (no release's launcher has --max-model-len, v0.2.0 to v3.3.7)",
+         "--max-model-len=4096", None, None)]
+
+
+def test_a_flag_of_some_releases_is_banded():
+    assert _errors("text-generation-launcher --ngrok-domain x --api-key k") == [
+        (SAID.format("--ngrok-domain") + " (the launcher has --ngrok-domain from 0.9.0 on)", "--ngrok-domain", None,
+         "0.9.0"),
+        (SAID.format("--ngrok-domain") + " (the launcher dropped --ngrok-domain in 0.9.4)", "--ngrok-domain", "0.9.4",
+         None),
+        (SAID.format("--api-key") + " (the launcher has --api-key from 2.3.0 on)", "--api-key", None, "2.3.0")]
+
+
+def test_known_words_are_not_refused():
+    # every release's flags, the TRT-LLM backend's (its image installs it as text-generation-launcher), clap's own,
+    # and an attached short value, which clap reads
+    assert _errors("text-generation-launcher --model-id m --cors-allow-origin x --executor-worker w --json-output "
+                   "-p8080 --help") == []
+    inv, _, _ = parse_shell("text-generation-launcher --model-id m", env={"MAX_TOTAL_TOKENS": "8192", "ATTENTION": "paged"})
+    assert list(inv.errors) == [] and inv.value("max_total_tokens") == 8192  # env-only settings are no flags
+
+
+YAML = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: t}
+spec:
+  template:
+    spec:
+      containers:
+      - name: s
+        image: ghcr.io/huggingface/text-generation-inference:TAG
+        args: ["--model-id", "meta-llama/Llama-3.1-8B-Instruct", "--api-key", "k", "--gpu-memory-utilization", "0.9"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+API = ("tgi 2.2.0 would refuse to start: " + SAID.format("--api-key") + " (the launcher has --api-key from 2.3.0 on)")
+GMU = ("tgi would refuse to start: " + SAID.format("--gpu-memory-utilization")
+       + " (no release's launcher has --gpu-memory-utilization, v0.2.0 to v3.3.7)")
+
+
+@pytest.mark.parametrize("tag,refused", [
+    ("2.2.0", [(10, 67, API), (10, 85, GMU)]),
+    ("3.0.1", [(10, 85, GMU)]),  # --api-key is 2.3.0's
+])
+def test_refusals_follow_the_image_release(tag, refused):
+    found = [f for f in lint_text(YAML.replace("TAG", tag), "d.yaml").findings if f.rule == "CTX301"]
+    assert [(f.line, f.column, f.message) for f in found] == refused
+
+
+def test_llamacpp_router_image_not_judged():
+    text = YAML.replace("TAG", "3.3.7-llamacpp")
+    assert [f for f in lint_text(text, "d.yaml").findings if "unexpected argument" in f.message] == []
+
+
+def test_every_flag_of_ctxlints_table_is_a_launcher_argument():
+    from ctxlint.engines import flags_tgi, tgi_args
+
+    listed = {s for f in flags_tgi.SPEC_.flags for s in f.spellings + f.negatives}
+    assert listed - tgi_args._KNOWN - set(tgi_args._BANDED) == set()
