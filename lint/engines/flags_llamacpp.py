@@ -83,4 +83,7 @@ FLAGS = (
 # (ggml-org/llama.cpp@145b628:common/arg.cpp common_params_parse_ex; the same lookup in every common/arg.cpp read,
 # from its first to the `parse_cli_args` lambda of later builds; gpustack/gpustack#3741 shows the server-cuda image
 # exiting so in 2025-12). No build was found that splits it, so it is not banded by build.
-SPEC_ = EngineSpec("llamacpp", FLAGS, int_rule="stoi", float_rule="stoi", splits_equals=False)
+# The same loop makes every `_` of a `--` word a `-` before the lookup, so `--ctx_size 8192` is --ctx-size
+# (underscore_equals_dash; ggml-org/llama.cpp#6191 is a break of it in 2024-03, fixed days later, not banded)
+SPEC_ = EngineSpec("llamacpp", FLAGS, int_rule="stoi", float_rule="stoi", splits_equals=False,
+                   underscore_equals_dash=True)

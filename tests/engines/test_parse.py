@@ -192,6 +192,13 @@ def test_llamacpp_splits_no_equals(line, said, flag):
     assert inv.errors[0].span == (len(line) - len(line.split()[-1]), len(line))
 
 
+def test_llamacpp_reads_underscores_as_dashes():
+    # common/arg.cpp replaces every `_` of a `--` word with `-` before looking it up (llama.cpp@145b628)
+    inv, _, _ = parse_shell("llama-server -m x --ctx_size 8192 --n_gpu_layers 99")
+    assert list(inv.errors) == [] and list(inv.unknown_flags) == []
+    assert (inv.value("ctx_size"), inv.value("n_gpu_layers")) == (8192, "99")
+
+
 def test_llamacpp_equals_in_unknown_word_and_vllm_still_splits():
     inv, _, _ = parse_shell("llama-server -m x --no-such=1 -c 4096")  # a name ctxlint does not list proves nothing
     assert list(inv.errors) == [] and inv.value("ctx_size") == 4096
