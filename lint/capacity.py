@@ -81,9 +81,10 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
         from ctxlint.resolution.quant_flag import refusals  # only a vLLM role with a flag pays for the import
         diagnostics.extend(refusals(dep, resolution.weights))
     arch = resolution.arch
-    if _engine(dep) == "vllm" and any(r.arg("VLLM_PP_LAYER_PARTITION") is not None for r in dep.roles):
-        from ctxlint.resolution.vllm_pp_refusals import refusals as pp_refusals  # only a role that sets it pays
-        diagnostics.extend(pp_refusals(dep, arch))
+    if _engine(dep) in ("vllm", "sglang") and any(r.arg("VLLM_PP_LAYER_PARTITION" if _engine(dep) == "vllm" else
+                                                      "SGLANG_PP_LAYER_PARTITION") is not None for r in dep.roles):
+        from ctxlint.resolution.pp_refusals import refusals as pp_refusals  # only a role that sets it pays
+        diagnostics.extend(pp_refusals(dep, arch, _engine(dep)))
     if _engine(dep) == "lmdeploy":
         from ctxlint.resolution.lmdeploy_refusals import refusals as lmdeploy_refusals  # LMDeploy's alone
         diagnostics.extend(lmdeploy_refusals(dep, arch, resolution))

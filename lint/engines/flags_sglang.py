@@ -157,6 +157,9 @@ FLAGS = (
 )
 
 ENGINE_ENV = (
+    # layers per pipeline stage, comma-separated (sglang==0.5.23: sglang/srt/distributed/utils.py get_pp_indices;
+    # physics/pp_partition.py)
+    EngineEnv("SGLANG_PP_LAYER_PARTITION", "str", None, "decoder layers of each PP stage"),
     EngineEnv("SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN", "bool", False,
               "lets --context-length exceed the derived length with a warning (engines.md §2.2a)"),
     EngineEnv("SGLANG_DISAGGREGATION_WAITING_TIMEOUT", "int", 300, "seconds decode waits for KV"),

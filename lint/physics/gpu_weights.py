@@ -23,7 +23,7 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     by `expert_split` (> 1 when the engine spreads them over more GPUs than TP x PP: vLLM data
     parallelism, with or without expert parallelism); the rest stays per TP x PP, or is held
     `rest_replicas` times over (SGLang's DP attention runs attention on TP / DP ranks). `stage_sizes`: the layers of
-    each PP stage as vLLM's VLLM_PP_LAYER_PARTITION states them: the largest stage's share of the layers, not 1 / PP,
+    each PP stage as VLLM_PP_LAYER_PARTITION (SGLANG_...) states them: the largest stage's share of the layers, not 1 / PP,
     is on one GPU (the embeddings and LM head counted with the layers, as in the even split)."""
     if fmt is not None and fmt.alt:
         return _spanning(arch, tp, pp, draft_layers, fmt, expert_split, expert_how, rest_replicas, stage_sizes)
@@ -66,7 +66,7 @@ def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
     if stage_sizes and sum(stage_sizes) > 0 and max(stage_sizes) * pp != sum(stage_sizes):
         n = tp * sum(stage_sizes) / max(stage_sizes)
         formula += f"; the largest PP stage holds {max(stage_sizes)} of {sum(stage_sizes)} layers " \
-                   f"(VLLM_PP_LAYER_PARTITION), so x {max(stage_sizes)}/{sum(stage_sizes)} instead of / {pp}"
+                   f"(as the PP layer partition states), so x {max(stage_sizes)}/{sum(stage_sizes)} instead of / {pp}"
     share = _expert_share(arch, params, split, fmt, own) \
         if arch.num_experts and (expert_split > 1 or rest_replicas > 1) else 0.0
     if share > 0:

@@ -89,7 +89,9 @@ def kv_heads_per_gpu(arch: ModelArch, engine: str, tp: int) -> int:
 
 
 def _stage_slices(n: int, pp: int) -> list[range]:
-    """Contiguous, as-even-as-possible layer split over PP stages."""
+    """Contiguous, as-even-as-possible layer split over PP stages: SGLang's get_pp_indices (sglang==0.5.23:
+    sglang/srt/distributed/utils.py, the last `remainder` stages one layer more). vLLM's gives the remainder to the
+    stages before the last (pp_partition.even_split): the busiest stage holds as many layers, which of them differs."""
     pp = max(1, min(pp, n)) if n > 0 else 1
     base, rem = divmod(n, pp)
     out, start = [], 0
@@ -153,7 +155,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V).
     `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes).
     `index_dtype`, `attention_backend`: what sets the dtype of MiniMax-M3's index-key cache (msa_index).
-    `stage_sizes`: the layers of each PP stage where vLLM's VLLM_PP_LAYER_PARTITION sets them (pp_partition.py)."""
+    `stage_sizes`: the layers of each PP stage where VLLM_PP_LAYER_PARTITION (SGLANG_...) sets them (pp_partition.py)."""
     eng = normalize_engine(engine)
     if eng is None:
         raise ValueError(f"unknown engine {engine!r}; known: {', '.join(ENGINES)}")
@@ -223,7 +225,8 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     if stage_sizes is not None and len(stage_sizes) == pp and sum(stage_sizes) == arch.num_layers:
         starts = [sum(stage_sizes[:i]) for i in range(pp)]  # stage i from the sum of the ones before it
         stages = [range(a, a + max(0, n)) for a, n in zip(starts, stage_sizes)]
-        notes.append(f"VLLM_PP_LAYER_PARTITION={','.join(map(str, stage_sizes))}: layers per PP stage as stated")
+        var = "SGLANG_PP_LAYER_PARTITION" if eng == "sglang" else "VLLM_PP_LAYER_PARTITION"
+        notes.append(f"{var}={','.join(map(str, stage_sizes))}: layers per PP stage as stated")
     kinds = arch.kinds_cached_by(eng)
     if arch.kv_shared_layers:
         notes.append(f"the last {arch.kv_shared_layers} layers read earlier layers' KV (num_kv_shared_layers): "

@@ -101,9 +101,10 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
     # SGLang --dcp-size splits KV heads over TP / dcp from 0.5.18 only (served.decode_context_parallel)
     split = engine == "sglang" and "dcp_size" in settings and _from_release("0.5.18", version) is True
-    # vLLM's VLLM_PP_LAYER_PARTITION: the layers of each PP stage as stated (pp_partition.py)
-    stages = _stage_sizes(settings, pp, arch.num_layers) if engine == "vllm" and "VLLM_PP_LAYER_PARTITION" in \
-        settings else None
+    # VLLM_PP_LAYER_PARTITION / SGLANG_PP_LAYER_PARTITION: the layers of each PP stage as stated (pp_partition.py)
+    stages = _stage_sizes(settings, pp, arch.num_layers, engine) if pp > 1 and (
+        "VLLM_PP_LAYER_PARTITION" in settings and engine == "vllm" or
+        "SGLANG_PP_LAYER_PARTITION" in settings and engine == "sglang") else None
     kv_key = ("kv", swa_full, swa_ratio, mla_heads, split)
     br = parts.get(kv_key)
     if br is None:
@@ -162,10 +163,10 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
 
 
-def _stage_sizes(settings: Mapping[str, Any], pp: int, layers: int) -> tuple[int, ...] | None:
+def _stage_sizes(settings: Mapping[str, Any], pp: int, layers: int, engine: str) -> tuple[int, ...] | None:
     from .pp_partition import stage_sizes  # only a role that sets the variable pays for the import
 
-    return stage_sizes(settings, pp, layers)
+    return stage_sizes(settings, pp, layers, engine)
 
 
 def _llamacpp_v(settings: Mapping[str, Any]) -> Any:

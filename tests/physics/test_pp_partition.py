@@ -62,3 +62,43 @@ def test_refused_value_is_ctx301_at_the_value(parts, err):
         "CTX301", 13, 50, f"vLLM would refuse to start: VLLM_PP_LAYER_PARTITION={parts} at pipeline-parallel size 2: "
         f"get_pp_indices raises ValueError('{err}') while it builds the model's layers: write 2 layer count(s) that "
         "sum to 32, one per PP stage (vLLM's own split is 16,16)")]
+
+
+SGLANG = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: pp}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: s
+        image: lmsysorg/sglang:v0.5.4
+        command: ["python3", "-m", "sglang.launch_server", "--model-path", "meta-llama/Llama-3.1-8B-Instruct", "--pp-size", "PP", "--context-length", "131072"]
+        env:
+        - {name: SGLANG_PP_LAYER_PARTITION, value: "PARTS"}
+        resources: {limits: {nvidia.com/gpu: 2}}
+"""
+
+
+def _sglang(pp: int, parts: str):
+    text = SGLANG.replace("PARTS", parts).replace('"PP"', f'"{pp}"')
+    return [(f.rule, f.line, f.column, f.message) for f in lint_text(text, "d.yaml").findings]
+
+
+def test_sglang_reads_its_own_variable():
+    # sglang==0.5.23: sglang/srt/distributed/utils.py get_pp_indices, SGLANG_PP_LAYER_PARTITION
+    assert _sglang(2, "16,16") == []
+    [(rule, line, col, msg)] = _sglang(2, "26,6")
+    assert (rule, line, col) == ("CTX201", 11, 151) and "weights 12.15 GiB) / 106,496 B per token per GPU" in msg
+    assert _sglang(2, "20,20") == [(
+        "CTX301", 13, 52, "SGLang would refuse to start: SGLANG_PP_LAYER_PARTITION=20,20 at pipeline-parallel size 2: "
+        "get_pp_indices raises ValueError('sum(partitions)=40 does not match num_hidden_layers=32.') while it builds "
+        "the model's layers: write 2 layer count(s) that sum to 32, one per PP stage (SGLang's own split is 16,16)")]
+    # SGLang 0.5.23 ignores the variable at PP 1 (earlier code did not): not judged there
+    assert [r for r, *_ in _sglang(1, "20,20") if r == "CTX301"] == []
+
+
+def test_sglang_even_split_gives_the_remainder_to_the_last_stages():
+    assert even_split(30, 4, "sglang") == (7, 7, 8, 8) and even_split(43, 2, "sglang") == (21, 22)
