@@ -60,8 +60,26 @@ _ROWS = (
     F("lora_adapters", "--lora-adapters"),
     F("payload_limit", "--payload-limit", kind="int", default=2000000),
 )
+# The first release whose launcher has the flag, where it is later than the first tag read (v0.2.0): earlier ones
+# exit on it (clap). From `struct Args` of launcher/src/main.rs at every tag v0.2.0-v3.3.7
+# (huggingface/text-generation-inference@dfb3fbe; engines/tgi_args.py has the flags this table does not list).
+# --max-input-tokens came in 2.0.0, before which the launcher took --max-input-length only (v1.4.5). Set by its
+# environment variable instead, a flag an older launcher lacks is no error: clap reads only the variables of its
+# own arguments, and an unknown variable is ignored.
+_SINCE = {"sharded": "0.4.0", "dtype": "0.9.0", "kv_cache_dtype": "2.4.0", "trust_remote_code": "0.7.0",
+          "waiting_served_ratio": "0.7.0", "cuda_graphs": "2.0.0", "cuda_memory_fraction": "0.9.4",
+          "rope_scaling": "1.0.1", "rope_factor": "1.0.1", "speculate": "1.3.0", "lora_adapters": "2.1.0",
+          "max_input_tokens": "2.0.0", "max_total_tokens": "0.3.2", "max_best_of": "0.4.0",
+          "max_stop_sequences": "0.3.2", "max_top_n_tokens": "1.0.3", "max_batch_prefill_tokens": "0.9.0",
+          "max_batch_total_tokens": "0.7.0", "hostname": "0.9.1"}
+# --max-batch-size: in v0.2.0-v0.8.2, left out of v0.9.0-v1.4.0, back from v1.4.1 (v1.0.0's launcher has no
+# max_batch_size; v1.4.1's has it again)
+_GAP = {"max_batch_size": ("0.9.0", "1.4.1", "releases 0.9.0-1.4.0 have no --max-batch-size: leave it out")}
 FLAGS = tuple(F(f.name, *f.spellings, kind=f.kind, default=f.default, takes=f.takes, env=(_env(f.name),),
-                choices=f.choices, tags=f.tags, doc=f.doc) for f in _ROWS)
+                choices=f.choices, tags=f.tags, doc=f.doc,
+                spelled_since=tuple((s, _SINCE[f.name]) for s in f.spellings) if f.name in _SINCE else (),
+                **(dict(zip(("removed_in", "restored_in", "instead"), _GAP[f.name])) if f.name in _GAP else {}))
+              for f in _ROWS)
 
 ENGINE_ENV = (
     EngineEnv("TGI_WIGGLE_ROOM", "float", 0.90, "multiplies CUDA_MEMORY_FRACTION; strictly in (0, 1)"),

@@ -49,17 +49,30 @@ _BANDED = {
     "--weights-cache-override": ("0.3.0", None),
     "-e": ("0.7.0", None),
     "-g": ("3.2.2", None),
+    # also the TensorRT-LLM backend's, which came in v2.4.0: a launcher before v2.4.0 that lacks them is refused
+    # (--payload-limit 2.4.1 and --prometheus-port 3.3.0 are not: the backend may have had them first)
+    "--cors-allow-origin": ("0.3.1", None),
+    "--hostname": ("0.9.1", None),
+    "--max-batch-prefill-tokens": ("0.9.0", None),
+    "--max-batch-total-tokens": ("0.7.0", None),
+    "--max-best-of": ("0.4.0", None),
+    "--max-client-batch-size": ("2.0.1", None),
+    "--max-input-tokens": ("2.0.0", None),
+    "--max-stop-sequences": ("0.3.2", None),
+    "--max-top-n-tokens": ("1.0.3", None),
+    "--max-total-tokens": ("0.3.2", None),
+    "--otlp-endpoint": ("0.3.0", None),
+    "--otlp-service-name": ("2.1.0", None),
+    "--tokenizer-config-path": ("1.4.0", None),
+    "--usage-stats": ("2.3.0", None),
+    "--validation-workers": ("0.9.2", None),
 }
 # In every release from v0.2.0 to v3.3.7, or in the TensorRT-LLM backend's (not banded: its releases differ), or
 # clap's own (--max-batch-size was left out of 0.9.0-1.4.0 and is back since; not banded either)
 _KNOWN = frozenset((
-    "--cors-allow-origin", "--hostname", "--json-output", "--master-addr", "--master-port",
-    "--max-batch-prefill-tokens", "--max-batch-size", "--max-batch-total-tokens", "--max-best-of",
-    "--max-client-batch-size", "--max-concurrent-requests", "--max-input-length", "--max-input-tokens",
-    "--max-stop-sequences", "--max-top-n-tokens", "--max-total-tokens", "--max-waiting-tokens", "--model-id",
-    "--num-shard", "--otlp-endpoint", "--otlp-service-name", "--payload-limit", "--port", "--prometheus-port",
-    "--quantize", "--revision", "--shard-uds-path", "--tokenizer-config-path", "--usage-stats",
-    "--validation-workers", "-p",
+    "--json-output", "--master-addr", "--master-port", "--max-batch-size", "--max-concurrent-requests",
+    "--max-input-length", "--max-waiting-tokens", "--model-id", "--num-shard", "--payload-limit", "--port",
+    "--prometheus-port", "--quantize", "--revision", "--shard-uds-path", "-p",
     "--auth-token", "--executor-worker", "--max-image-fetch-size", "--messages-api-enabled", "--tokenizer-name",
     "--help", "-h", "--version", "-V",
 ))

@@ -17,7 +17,7 @@ def _errors(line):
 
 
 def test_a_flag_no_release_has_is_refused():
-    assert _errors("text-generation-launcher --model-id m --max-total-tokens 8192 --max-model-len=4096") == [
+    assert _errors("text-generation-launcher --model-id m --max-concurrent-requests 8 --max-model-len=4096") == [
         (SAID.format("--max-model-len") + " (no release's launcher has --max-model-len, v0.2.0 to v3.3.7)",
          "--max-model-len=4096", None, None)]
 
@@ -34,7 +34,7 @@ def test_a_flag_of_some_releases_is_banded():
 def test_known_words_are_not_refused():
     # every release's flags, the TRT-LLM backend's (its image installs it as text-generation-launcher), clap's own,
     # and an attached short value, which clap reads
-    assert _errors("text-generation-launcher --model-id m --cors-allow-origin x --executor-worker w --json-output "
+    assert _errors("text-generation-launcher --model-id m --shard-uds-path x --executor-worker w --json-output "
                    "-p8080 --help") == []
     inv, _, _ = parse_shell("text-generation-launcher --model-id m", env={"MAX_TOTAL_TOKENS": "8192", "ATTENTION": "paged"})
     assert list(inv.errors) == [] and inv.value("max_total_tokens") == 8192  # env-only settings are no flags
@@ -72,6 +72,19 @@ def test_refusals_follow_the_image_release(tag, refused):
 def test_llamacpp_router_image_not_judged():
     text = YAML.replace("TAG", "3.3.7-llamacpp")
     assert [f for f in lint_text(text, "d.yaml").findings if "unexpected argument" in f.message] == []
+
+
+def test_table_flags_banded_by_the_release_that_added_them():
+    # v1.4.5's launcher has --max-input-length only, v1.0.0's no --max-batch-size (back in v1.4.1)
+    assert _errors("text-generation-launcher --max-input-tokens 4096 --max-batch-size 8") == [
+        ("unrecognized arguments: --max-batch-size (dropped in 0.9.0, back in 1.4.1: releases 0.9.0-1.4.0 have no "
+         "--max-batch-size: leave it out)", "--max-batch-size", "0.9.0", "1.4.1"),
+        ("unrecognized arguments: --max-input-tokens (a spelling from 2.0.0 on: earlier releases have no such flag)",
+         "--max-input-tokens", None, "2.0.0")]
+    # the same settings by environment variable: an older launcher ignores a variable it has no argument for
+    inv, _, _ = parse_shell("text-generation-launcher --model-id m", env={"MAX_INPUT_TOKENS": "4096",
+                                                                        "MAX_BATCH_SIZE": "8"})
+    assert list(inv.errors) == [] and inv.value("max_input_tokens") == 4096
 
 
 def test_every_flag_of_ctxlints_table_is_a_launcher_argument():
