@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..records import replace
-from .capacity import CapacityInput, CapacityResult, compute
+from .capacity import CapacityInput, CapacityResult, compute_lean
+from .memo import Memo
 
 # The memory knob each engine reads, and the highest value we would suggest
 # (leaving headroom: vLLM fails at startup when util x total > free memory).
@@ -19,8 +20,16 @@ _EXPLICIT_POOL = ("num_gpu_blocks_override", "kv_cache_memory_bytes")
 
 
 def _fits(inp: CapacityInput) -> tuple[bool, CapacityResult]:
-    r = compute(inp)
+    r = _LEAN(inp)
     return bool(r.fits), r
+
+
+# A suggestion reads only an estimate's figures (fits, bytes per token, longest request), which a lean estimate
+# gives equal to the whole one's (capacity.compute_lean, test_cheaper_estimates) without writing the steps,
+# assumptions and terms a whole one formats and a suggestion throws away (~10 estimates a failing role, each a fold
+# of up to nine releases for a vLLM role of unknown version). Remembered exactly by the input, as compute() is: a
+# tree's copies of a file ask for the same ones again. Its own memo: a lean result is never a whole estimate's.
+_LEAN = Memo(compute_lean, 2048)
 
 
 def _least_fraction(inp: CapacityInput, settings: dict, knob: str, low: int, high: int) -> Optional[float]:

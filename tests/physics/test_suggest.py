@@ -48,3 +48,28 @@ def test_bisection_finds_the_scans_step_over_real_deployments_and_windows(monkey
             checked += 1
             found += expected is not None
     assert checked >= 30 and 0 < found < checked  # both outcomes were exercised
+
+
+def test_suggestions_from_lean_remembered_estimates_are_those_of_whole_ones(monkeypatch):
+    """Suggestions read lean estimates, remembered by their exact input (suggest._LEAN): over the real deployments'
+    inputs and windows below, at and above what fits, they are the suggestions whole estimates (capacity.compute)
+    give, asked with the memo fresh, asked again from it, and without it."""
+    from ctxlint.physics import memo
+
+    inputs = [inp for inp in _inputs(monkeypatch) if capacity.compute(inp).context_length]
+    assert len(inputs) >= 10
+    probes = []
+    for inp in inputs[:40]:
+        base = capacity.compute(inp).max_context_at_concurrency_1 or 4096
+        probes += [dataclasses.replace(inp, context_length=max(1, int(base * scale))) for scale in (0.5, 1.0, 1.2, 4.0)]
+        probes.append(dataclasses.replace(inp, kv_cache_dtype="auto", tp=1, context_length=base * 2 + 1))
+    fresh = memo.Memo(capacity.compute_lean, 2048)
+    monkeypatch.setattr(suggest, "_LEAN", fresh)
+    cached = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
+    again = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
+    monkeypatch.setattr(suggest, "_LEAN", memo.Memo(capacity.compute_lean, 0))  # computes every time
+    uncached = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
+    monkeypatch.setattr(suggest, "_LEAN", capacity.compute)  # whole estimates, as before
+    whole = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
+    assert cached == again == uncached == whole
+    assert len(fresh.results) > 100 and sum("raise" in " ".join(s) for s in whole) > 5
