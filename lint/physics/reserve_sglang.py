@@ -11,6 +11,7 @@ batch and no prefill graphs).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Any, Mapping, NamedTuple, Optional, Tuple
 
 from ctxlint.versions import parse_version
@@ -158,7 +159,10 @@ def prefill_graph_mib(top: int, mla: bool) -> float:
     """The prefill CUDA-graph reserve: 8 MiB per capture size up to `top` tokens, 1.5 GiB with MLA."""
     if mla:
         return 1.5 * 1024
-    return 8 * (sum(1 for s in _SIZES if s <= top) + max(0, (top - 4608) // 512 + 1))
+    # the sizes up to `top`: _SIZES rises, so for a whole number that count is where `top` would go (~1,500 calls a
+    # run, each a 60-size scan before); anything else (a float, NaN) is counted as it always was
+    below = bisect_right(_SIZES, top) if type(top) is int else sum(1 for s in _SIZES if s <= top)
+    return 8 * (below + max(0, (top - 4608) // 512 + 1))
 
 
 def auto_formula(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: Optional[int] = None,

@@ -104,3 +104,17 @@ def _pool(mode: str) -> int:
 def test_prefill_pool_of_a_pd_deployment() -> None:
     # the prefill role's pool is its own, not a unified server's: 0.836 of the device, not 0.83
     assert (_pool("null"), _pool("prefill"), _pool("decode")) == (413289, 417162, 441694)
+
+
+def test_prefill_graph_sizes_counted_by_bisection_as_by_the_scan():
+    """prefill_graph_mib counts the capture sizes up to `top` by bisection for a whole number: the scan's count at
+    every size up to past the last one, and a float's, counted by the scan itself."""
+    from ctxlint.physics import reserve_sglang as r
+
+    def scanned(top):
+        return 8 * (sum(1 for s in r._SIZES if s <= top) + max(0, (top - 4608) // 512 + 1))
+
+    assert list(r._SIZES) == sorted(r._SIZES)
+    for top in [*range(-8, 10_000), 1 << 40, 4095.5, 4.0, -1.5]:
+        assert r.prefill_graph_mib(top, False) == scanned(top), top
+        assert r.prefill_graph_mib(top, True) == 1.5 * 1024
