@@ -62,9 +62,13 @@ def model_of(root: Node, model: Node, configs: List[Optional[Node]], file: str,
     stated = StatedFormat(word, False, quantization=flag)  # a folder's or a served name: the architecture only
     if "/" in path:
         return Val(path, path_node.source(file)), [], stated
-    # srtctl's get_served_model_name order: prefill, aggregated, decode (configs come prefill, decode, agg)
-    ordered = sorted((c for c in configs if c is not None), key=lambda c: 0 if "prefill" in c.path else
-                     1 if "aggregated" in c.path or ".agg" in c.path else 2)
+    # srtctl's get_served_model_name order: prefill, aggregated, decode (configs come prefill, decode, agg). It
+    # reads all three of backend.<config> whichever roles run (backends/sglang.py, vllm.py get_served_model_name),
+    # so an aggregated recipe's `prefill:` block names it too
+    backend = _map(_map(root, "backend"), config_key)
+    ordered = [c for c in (_map(backend, mode) for mode in ("prefill", "aggregated", "decode")) if c is not None]
+    ordered += sorted((c for c in configs if c is not None and all(c is not o for o in ordered)), key=lambda c: 0
+                      if "prefill" in c.path else 1 if "aggregated" in c.path or ".agg" in c.path else 2)
     served = next(((cfg.get(key), _text(cfg.get(key))) for cfg in ordered for key in _SERVED
                    if _text(cfg.get(key)) is not None), None)
     if served is None or engine == "trtllm":  # srtctl reads no served name for TRT-LLM (_settles)

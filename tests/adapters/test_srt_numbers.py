@@ -81,3 +81,17 @@ def test_an_alias_without_a_name_says_which_field_would_name_it_for_its_engine()
                        f"does not hold, so the model is not known ({said}); the checks that need them are "
                                 "skipped (set them literally)"), engine
         assert at(text, diag.source) == "dsr1"
+
+
+def test_an_aggregated_recipe_takes_the_served_name_from_the_prefill_block_as_srtctl_does():
+    # srtctl's get_served_model_name reads sglang_config.prefill, .aggregated, .decode whichever roles run
+    # (NVIDIA/srt-slurm@c88ef731:src/srtctl/backends/sglang.py); the CTX008 advice points there, so following it
+    # must name the model
+    text = ("model: {path: dsr1, container: c, precision: fp8}\nresources: {gpu_type: h200, gpus_per_node: 8, "
+            "agg_nodes: 1, agg_workers: 1}\nbackend:\n  type: sglang\n  sglang_config:\n    prefill:\n"
+            "      served-model-name: deepseek-ai/DeepSeek-R1\n    aggregated:\n      tensor-parallel-size: 8\n")
+    res = adapt(text)
+    assert not [d for d in res.diagnostics if d.kind == "unresolved-value"]
+    [dep] = res.deployments
+    assert dep.model.id.value == "deepseek-ai/DeepSeek-R1"
+    assert at(text, dep.model.id.source) == "deepseek-ai/DeepSeek-R1"
