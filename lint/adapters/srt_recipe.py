@@ -138,6 +138,18 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
             "nothing is checked", refused[1], None))
         return None
     model_node = _map(root, "model")
+    precision = model_node.get("precision")
+    if precision is None or precision.kind != SCALAR or not isinstance(precision.value, str):
+        # core/schema.py ModelConfig `precision: str`, no default: marshmallow's String, required, not nullable
+        why = ("is missing: Missing data for required field." if precision is None else
+               "is null: Field may not be null." if precision.kind == SCALAR and precision.value is None else
+               f"{precision.value if precision.kind == SCALAR else 'a ' + ('mapping' if precision.kind == MAP else 'list')!r}: "
+               "Not a valid string.")
+        result.diagnostics.append(Diagnostic(
+            SCHEMA_VIOLATION, f"srtctl refuses this recipe: model.precision {why} (core/schema.py ModelConfig "
+            "requires it as a string), so `srtctl apply -f` runs nothing and nothing is checked",
+            (precision or model_node).source(file), None))
+        return None
     container = model_node.get("container")
     image = _text(container)
     version = _framework(root, name, file)

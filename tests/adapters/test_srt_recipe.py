@@ -332,6 +332,7 @@ name: "dense-dp-attention"
 model:
   path: "hf:{model}"
   container: "lmsysorg/sglang:v0.5.5.post2"
+  precision: "bf16"
 resources:
   gpu_type: "h200"
   gpus_per_node: 8
@@ -354,14 +355,14 @@ def test_dp_attention_splits_the_heads_over_its_group_only_where_the_model_code_
     for model, name, arch in (("meta-llama/Llama-3.1-70B-Instruct", "meta-llama/Llama-3.1-70B", "llama"),
                               ("Qwen/Qwen2.5-72B-Instruct", "Qwen/Qwen2.5-72B-Instruct", "qwen2")):
         assert _ctx204(tmp_path, DENSE.format(model=model)) == [
-            f":15:16: CTX204 [error] 64 % 24 = 16: {name} has 64 attention heads, which "
+            f":16:16: CTX204 [error] 64 % 24 = 16: {name} has 64 attention heads, which "
             f"tensor parallel size 24 does not divide (SGLang's {arch} code splits them over every tensor-parallel rank, "
             f"with DP attention too); the engine refuses to start. Use a divisor of 64 (parallelism-mismatch)"], model
     assert _ctx204(tmp_path, DENSE.format(model="Qwen/Qwen3-32B")) == []
     # without DP attention every model splits them over all 24
     assert [line.split(" (")[0] for line in _ctx204(tmp_path, DENSE.format(model="Qwen/Qwen3-32B").replace(
         "enable-dp-attention: true", "enable-dp-attention: false").replace("      dp-size: 3\n", ""))] == [
-        ":15:16: CTX204 [error] 64 % 24 = 16: Qwen/Qwen3-32B has 64 attention heads, which tensor parallel size 24 "
+        ":16:16: CTX204 [error] 64 % 24 = 16: Qwen/Qwen3-32B has 64 attention heads, which tensor parallel size 24 "
         "does not divide; the engine refuses to start. Use a divisor of 64"]
 
 
@@ -370,6 +371,7 @@ name: "gb200-fp8-1p-2d-low-latency-mtp"
 model:
   path: "dsfp8"
   container: "lmsysorg/sglang:v0.5.8-cu130"
+  precision: "fp8"
 resources:
   gpu_type: "gb200"
   prefill_nodes: 1
@@ -415,7 +417,7 @@ def test_deepseek_r1_fp8_at_tp_4_on_gb200_has_kv_memory(tmp_path):
 def test_null_node_counts_are_not_stated():
     # ResourceConfig.is_disaggregated: `prefill_nodes is not None or decode_nodes is not None`; YAML null is None,
     # so a recipe writing `prefill_nodes: null` beside agg_* keys runs aggregated workers
-    text = ("model: {path: 'hf:Qwen/Qwen3-32B', container: c}\nresources: {gpu_type: h100, gpus_per_node: 8, "
+    text = ("model: {path: 'hf:Qwen/Qwen3-32B', container: c, precision: bf16}\nresources: {gpu_type: h100, gpus_per_node: 8, "
             "prefill_nodes: null, decode_nodes: null, agg_nodes: 1, agg_workers: 2}\n")
     [dep] = adapt(text).deployments
     assert [(r.kind, r.replicas.value, r.accelerators.count.value) for r in dep.roles] == [("unified", 2, 4)]
@@ -425,7 +427,7 @@ def test_a_role_without_workers_runs_none_and_is_no_role():
     # ResourceConfig.num_decode is `decode_workers or 0` and topology.py allocate_endpoints starts a role's workers
     # only `if num_decode > 0` (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/schema.py, core/topology.py): a role with
     # 0, null or no workers runs nothing; schema 2's `roles.<role>` without `workers` sets no resources.<role>_workers
-    head = "model: {path: 'hf:Qwen/Qwen3-32B', container: c}\n"
+    head = "model: {path: 'hf:Qwen/Qwen3-32B', container: c, precision: bf16}\n"
     for text, kinds in (
             ("resources: {gpu_type: h100, gpus_per_node: 8, prefill_nodes: 1, prefill_workers: 2, decode_nodes: 1, "
              "decode_workers: 0}\n", [("prefill", 2, 4)]),

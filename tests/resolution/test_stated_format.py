@@ -78,8 +78,7 @@ def test_a_16_bit_name_the_engine_quantizes_as_it_loads_agrees_with_fp8():
 
 
 def test_no_precision_or_an_unread_word_spans_4_to_16_bits_around_the_names_own():
-    for text, said in ((ALIAS.replace('  precision: "fp4"\n', ""), "no model.precision"),
-                       (ALIAS.replace('"fp4"', '"tf32"'), "model.precision 'tf32' is no format ctxlint reads")):
+    for text, said in ((ALIAS.replace('"fp4"', '"tf32"'), "model.precision 'tf32' is no format ctxlint reads"),):
         dep = _dep(text)
         assert dep.resolution.how.endswith(f"; FP8 weights as the name's, but {said}, and the name gives only the "
                                            "architecture: the weights span 4 to 16 bits")
@@ -97,7 +96,19 @@ def test_a_named_checkpoint_keeps_its_format_and_a_disagreeing_precision_widens_
     assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_056_002, 1_967_256)  # high: GB200's band top
     # agreeing, or not said: the named checkpoint alone
     assert not _dep(named.replace('"fp4"', '"fp8"')).resolution.weights.alt
-    assert not _dep(named.replace('  precision: "fp4"\n', "")).resolution.weights.alt
+
+
+def test_a_recipe_without_a_precision_string_is_refused_as_srtctl_refuses_it():
+    # core/schema.py ModelConfig `precision: str` has no default: marshmallow's String, required and not nullable
+    # (NVIDIA/srt-slurm@c88ef731), so load_config raises and nothing runs
+    for text, why in ((ALIAS.replace('  precision: "fp4"\n', ""), "is missing: Missing data for required field."),
+                      (ALIAS.replace('"fp4"', "null"), "is null: Field may not be null."),
+                      (ALIAS.replace('"fp4"', "4"), "4: Not a valid string."),
+                      (ALIAS.replace('"fp4"', "[fp4]"), "'a list': Not a valid string.")):
+        res = lint_text(text, "r.yaml")
+        assert not res.deployments, why
+        [diag] = [f for f in res.findings if f.rule == "CTX002"]
+        assert diag.message.startswith(f"srtctl refuses this recipe: model.precision {why}"), diag.message
 
 
 def test_a_folder_names_only_the_architecture():
