@@ -51,6 +51,12 @@ def with_stated(found, stated, flag_format=None):
     if keys is not None and own is not None and any(_family(k) in own_families for k in keys):
         return _noted(found, f"{said} agrees with its {own.label} weights")
     meant = tuple(FORMATS[k] for k in keys) if keys is not None else ()
+    if not stated.checkpoint_named and flag_format is not None and own is not None and own.key != flag_format.key \
+            and any(_family(k) == _family(flag_format.key) for k in keys or ()):
+        # the engine's --quantization names the checkpoint's method: SGLang and vLLM refuse a checkpoint whose
+        # quantization_config differs (model_config.py _verify_quantization), so the alias loads one of its format
+        return replace(found, weights=flag_format, how=f"{found.how}; {flag_format.label} weights as {said} and "
+                       f"quantization {stated.quantization!r} say, the name giving only the architecture")
     if stated.checkpoint_named:
         if not meant or own is None:
             return found if not word else _noted(found, f"{said} is no format ctxlint reads")

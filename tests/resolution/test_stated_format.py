@@ -133,3 +133,18 @@ def test_a_mixed_checkpoint_agrees_with_either_of_its_formats_and_not_with_a_thi
     v4 = ALIAS.replace("deepseek-ai/DeepSeek-R1", "deepseek-ai/DeepSeek-V4-Pro")
     assert _weights(_dep(v4.replace('"fp4"', '"nvfp4"'))) == ("nvfp4", ("fp8+mxfp4-experts",))
     assert _weights(_dep(v4.replace('"fp4"', '"bf16"'))) == ("bf16", ("fp8+mxfp4-experts",))
+
+
+def test_the_engines_quantization_flag_pins_the_aliased_checkpoints_format():
+    # NVIDIA/srt-slurm recipes/gb200-fp4/1k8k/low-latency.yaml: alias dsr1-fp4, precision fp4, served as the FP8
+    # deepseek-ai/DeepSeek-R1, with `quantization: modelopt_fp4`. SGLang refuses a checkpoint whose quant_method is
+    # not compatible with the flag (python/sglang/srt/configs/model_config.py _verify_quantization: "Quantization
+    # method specified in the model config (fp8) does not match ..."), so neither the FP8 nor an MXFP4 checkpoint
+    # can be what launches: the weights are NVFP4, not a band up to FP8
+    dep = _dep(ALIAS + "      quantization: modelopt_fp4\n")
+    assert _weights(dep) == ("nvfp4", ())
+    assert dep.resolution.how.endswith("; NVFP4 weights as model.precision 'fp4' and quantization 'modelopt_fp4' "
+                                       "say, the name giving only the architecture")
+    # a named checkpoint keeps its own format (a mismatch there is the engine's refusal, not a band)
+    named = ALIAS.replace('path: "dsfp4"', 'path: "hf:deepseek-ai/DeepSeek-R1"')
+    assert _weights(_dep(named + "      quantization: modelopt_fp4\n")) == ("fp8", ("nvfp4", "mxfp4"))
