@@ -13,6 +13,7 @@ from ctxlint.physics.models import ModelArch
 from ctxlint.physics.pp_partition import VARS, even_split, refusal
 
 _NAMES = {"vllm": "vLLM", "sglang": "SGLang"}
+_PP_SETTINGS = ("pipeline_parallel_size", "pp_size")  # vLLM's and SGLang's names of the PP size
 
 
 def refusals(dep: Deployment, arch: Optional[ModelArch], engine: str = "vllm") -> List[Diagnostic]:
@@ -23,6 +24,8 @@ def refusals(dep: Deployment, arch: Optional[ModelArch], engine: str = "vllm") -
         val = role.arg(var)
         if val is None or not isinstance(val.value, str):
             continue
+        if any(name in role.unresolved_settings for name in _PP_SETTINGS):
+            continue  # the PP size is written but not known (`$(PP)`, CTX008): 1 is no more likely than any other
         pp = role.parallelism.pp
         if engine == "sglang" and pp <= 1:
             continue

@@ -102,3 +102,13 @@ def test_sglang_reads_its_own_variable():
 
 def test_sglang_even_split_gives_the_remainder_to_the_last_stages():
     assert even_split(30, 4, "sglang") == (7, 7, 8, 8) and even_split(43, 2, "sglang") == (21, 22)
+
+
+def test_a_pp_size_not_known_is_not_taken_for_one():
+    """`--pipeline-parallel-size $(PP)` from a config map: CTX008 says the size is unknown, so the partition's
+    length is not judged against PP 1."""
+    text = YAML.replace("PARTS", "16,16").replace('"--pipeline-parallel-size", "2"', '"--pipeline-parallel-size", "$(PP)"') \
+        .replace("        env:\n", "        env:\n        - {name: PP, valueFrom: {configMapKeyRef: {name: c, key: pp}}}\n")
+    rules = [(f.rule, f.message) for f in lint_text(text, "d.yaml").findings]
+    assert any(r == "CTX008" for r, _ in rules), rules
+    assert not any(r == "CTX301" for r, _ in rules), rules
