@@ -71,7 +71,8 @@ _SINCE = {"sharded": "0.4.0", "dtype": "0.9.0", "kv_cache_dtype": "2.4.0", "trus
           "rope_scaling": "1.0.1", "rope_factor": "1.0.1", "speculate": "1.3.0", "lora_adapters": "2.1.0",
           "max_input_tokens": "2.0.0", "max_total_tokens": "0.3.2", "max_best_of": "0.4.0",
           "max_stop_sequences": "0.3.2", "max_top_n_tokens": "1.0.3", "max_batch_prefill_tokens": "0.9.0",
-          "max_batch_total_tokens": "0.7.0", "hostname": "0.9.1"}
+          "max_batch_total_tokens": "0.7.0", "hostname": "0.9.1",
+          "payload_limit": "2.4.1"}  # launcher and TRT-LLM backend alike: neither has --payload-limit before v2.4.1
 # --max-batch-size: in v0.2.0-v0.8.2, left out of v0.9.0-v1.4.0, back from v1.4.1 (v1.0.0's launcher has no
 # max_batch_size; v1.4.1's has it again)
 _GAP = {"max_batch_size": ("0.9.0", "1.4.1", "releases 0.9.0-1.4.0 have no --max-batch-size: leave it out")}

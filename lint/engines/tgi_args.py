@@ -50,7 +50,8 @@ _BANDED = {
     "-e": ("0.7.0", None),
     "-g": ("3.2.2", None),
     # also the TensorRT-LLM backend's, which came in v2.4.0: a launcher before v2.4.0 that lacks them is refused
-    # (--payload-limit 2.4.1 and --prometheus-port 3.3.0 are not: the backend may have had them first)
+    # (--payload-limit 2.4.1 and --prometheus-port 3.3.0 too: backends/trtllm/src/main.rs got each in the same
+    # release as the launcher; v2.4.0's has no payload_limit, v3.2.3's no prometheus_port)
     "--cors-allow-origin": ("0.3.1", None),
     "--hostname": ("0.9.1", None),
     "--max-batch-prefill-tokens": ("0.9.0", None),
@@ -66,13 +67,14 @@ _BANDED = {
     "--tokenizer-config-path": ("1.4.0", None),
     "--usage-stats": ("2.3.0", None),
     "--validation-workers": ("0.9.2", None),
+    "--prometheus-port": ("3.3.0", None),
 }
 # In every release from v0.2.0 to v3.3.7, or in the TensorRT-LLM backend's (not banded: its releases differ), or
 # clap's own (--max-batch-size was left out of 0.9.0-1.4.0 and is back since; not banded either)
 _KNOWN = frozenset((
     "--json-output", "--master-addr", "--master-port", "--max-batch-size", "--max-concurrent-requests",
     "--max-input-length", "--max-waiting-tokens", "--model-id", "--num-shard", "--payload-limit", "--port",
-    "--prometheus-port", "--quantize", "--revision", "--shard-uds-path", "-p",
+    "--quantize", "--revision", "--shard-uds-path", "-p",
     "--auth-token", "--executor-worker", "--max-image-fetch-size", "--messages-api-enabled", "--tokenizer-name",
     "--help", "-h", "--version", "-V",
 ))

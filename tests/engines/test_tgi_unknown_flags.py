@@ -92,3 +92,16 @@ def test_every_flag_of_ctxlints_table_is_a_launcher_argument():
 
     listed = {s for f in flags_tgi.SPEC_.flags for s in f.spellings + f.negatives}
     assert listed - tgi_args._KNOWN - set(tgi_args._BANDED) == set()
+
+
+def test_payload_limit_and_prometheus_port_banded():
+    # neither the launcher nor the TRT-LLM backend has --payload-limit before v2.4.1 or --prometheus-port before v3.3.0
+    errs = _errors("text-generation-launcher --model-id m --payload-limit 8000000 --prometheus-port 9001")
+    assert sorted((span, since, until) for _, span, since, until in errs) == [
+        ("--payload-limit", None, "2.4.1"), ("--prometheus-port", None, "3.3.0")]
+    text = YAML.replace("TAG", "2.0.4").replace('"--api-key", "k", "--gpu-memory-utilization", "0.9"',
+                                                '"--payload-limit", "8000000"')
+    assert [f.rule for f in lint_text(text, "d.yaml").findings if f.rule == "CTX301"] == ["CTX301"]
+    assert [f for f in lint_text(YAML.replace("TAG", "3.3.0").replace(
+        '"--api-key", "k", "--gpu-memory-utilization", "0.9"', '"--payload-limit", "1", "--prometheus-port", "9"'),
+        "d.yaml").findings if f.rule == "CTX301"] == []
