@@ -108,30 +108,30 @@ class Patched:
 
 def through_overlay(patch_obj: Any, found: Tuple[str, Any, Any]) -> List[Patched]:
     """The workloads the overlay `found` (patch_of's) builds from the base workloads `patch_obj` patches: those of
-    the patch's kind whose name is the patch's (or the entry's target's name, a regular expression)."""
-    import re
-
+    the patch's kind whose name is the patch's, or those the entry's target selects."""
     from ctxlint.adapters.crd_common import config_maps, namespace_of, objects
     from ctxlint.adapters.kustomize_overlays import _overlay, _Reader, names_read
+    from ctxlint.adapters.kustomize_patches import Applied, NotApplied
 
     kust, root, target = found
-    kind = scalar(target.get("kind")) if target is not None and target.kind == MAP else None
-    name = scalar(target.get("name")) if target is not None and target.kind == MAP else None
-    kind = kind or scalar(patch_obj.get("kind"))
-    # a target's name is a regular expression (types/selector.go anchorRegex); a patch's own name is a name
-    name = name if name else re.escape(str(scalar(patch_obj.dig("metadata", "name"))))
+    kind, name = scalar(patch_obj.get("kind")), scalar(patch_obj.dig("metadata", "name"))
     reader, out = _Reader(), []
     for path, trail in _bases(kust, root, reader, []):
         loaded = reader.read(path)
         if loaded is None or loaded.diagnostics:
             continue
         for obj in objects(loaded):
-            have = scalar(obj.dig("metadata", "name"))
-            try:
-                named = isinstance(name, str) and isinstance(have, str) and re.fullmatch(f"(?:{name})", have)
-            except re.error:
-                named = False
-            if scalar(obj.get("kind")) != kind or not named:
+            if target is not None:
+                # a target selects by its own fields (kind, name as a regular expression, selectors), the patch's
+                # own name aside (kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990:
+                # api/internal/builtins/PatchTransformer.go transformStrategicMerge)
+                try:
+                    named = Applied(obj).selected(target)
+                except NotApplied:
+                    named = True  # the overlay says why it is not read
+            else:
+                named = scalar(obj.get("kind")) == kind and scalar(obj.dig("metadata", "name")) == name
+            if not named:
                 continue
             read = config_maps(loaded, obj)
             missing = [n for n in names_read(obj) if n not in read]

@@ -153,3 +153,15 @@ def test_an_overlay_its_base_does_not_offer_is_read_from_its_patch_file_once(tmp
     _tree(tmp_path, {**FILES, "base/deployment.yaml": base, "ov/patch.yaml": patch, "ov/kustomization.yaml": (
         FILES["ov/kustomization.yaml"] + f"configMapGenerator:\n  - name: runtime\n    literals: [MODEL={MODEL}]\n")})
     assert _audit(tmp_path) == [("l4-server", MODEL, "fits")]
+
+
+def test_a_target_selects_the_workloads_the_patch_name_aside(tmp_path) -> None:
+    # `kubectl kustomize ov` (5.5.0) patches every Deployment a target selects, whatever the patch's own name
+    # (PatchTransformer.go transformStrategicMerge): before, `other` was looked for by name and nothing was checked
+    _tree(tmp_path, {**FILES, "ov/patch.yaml": PATCH.replace("name: server}", "name: other}"),
+                     "ov/kustomization.yaml": "resources: [../base]\nnamePrefix: l4-\npatches:\n  - path: patch.yaml\n"
+                                              "    target: {kind: Deployment}\n"})
+    assert _audit(tmp_path / "ov/patch.yaml") == [("l4-server", MODEL, "exceeds")]
+    _tree(tmp_path, {**FILES, "ov/kustomization.yaml": FILES["ov/kustomization.yaml"] +
+                     "    target: {kind: Deployment, labelSelector: app=absent}\n"})
+    assert _audit(tmp_path / "ov/patch.yaml") == []
