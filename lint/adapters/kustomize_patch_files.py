@@ -151,10 +151,11 @@ def _run_paths() -> Optional[set]:
 
 
 def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: str, run: Optional[set],
-                        base_engine: Any) -> bool:
+                        base_engine: Any, make: Any) -> bool:
     """Whether the run reports this overlay's workload from another file: its base's (which offers the overlays that
     generate a ConfigMap it reads, kustomize_overlays.overlays_of), or a patch file of the same kustomization listed
-    before this one that patches the same workload."""
+    before this one that patches the same workload and is read through the overlay itself (kubernetes.adapt does so
+    only for a patch whose own workload runs an engine: one that only sets GPUs or replicas reports nothing)."""
     if not run:
         return False
     from ctxlint.adapters.crd_common import namespace_of
@@ -169,14 +170,22 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
         offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj)
         if any(o.path == kust for o in offered):
             return True
-    reader, name = _Reader(), scalar(item.obj.dig("metadata", "name"))
+    from ctxlint.adapters.base import AdaptResult
+    from ctxlint.adapters.crd_common import config_maps, objects
+    from ctxlint.adapters.scalar_spans import ScalarSpans
+
+    reader, name, kind = _Reader(), scalar(item.obj.dig("metadata", "name")), scalar(item.obj.get("kind"))
     for key in _PATCH_KEYS:
         for other in _listed(root, os.path.dirname(kust), key):
             if other == os.path.abspath(patch_path):
                 return False
-            doc = reader.root(other) if other in run else None
-            if doc is not None and scalar(doc.dig("metadata", "name")) == name:
-                return True
+            loaded = reader.read(other) if other in run else None
+            if loaded is None or loaded.diagnostics:
+                continue
+            for doc in objects(loaded):
+                if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and \
+                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc)):
+                    return True
     return False
 
 
@@ -208,7 +217,7 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
             continue
         spans = ScalarSpans(item.base.path, item.base.text)
         if _reported_elsewhere(item, found, loaded.path, run,
-                               lambda: make(item.obj, spans, AdaptResult(), item.read)):  # noqa: B023
+                               lambda: make(item.obj, spans, AdaptResult(), item.read), make):  # noqa: B023
             continue
         scratch = AdaptResult()
         made = make(overlay.obj if overlay.obj is not None else item.obj, spans, scratch,

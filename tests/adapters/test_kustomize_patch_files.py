@@ -165,3 +165,16 @@ def test_a_target_selects_the_workloads_the_patch_name_aside(tmp_path) -> None:
     _tree(tmp_path, {**FILES, "ov/kustomization.yaml": FILES["ov/kustomization.yaml"] +
                      "    target: {kind: Deployment, labelSelector: app=absent}\n"})
     assert _audit(tmp_path / "ov/patch.yaml") == []
+
+
+def test_a_patch_file_defers_only_to_an_earlier_patch_file_that_reports_the_workload(tmp_path) -> None:
+    # an earlier patch of `server` that only sets GPUs runs no engine, so it is not read through the overlay: the
+    # engine's patch reports it (before: a run of the tree, or of both files, found no deployment at all)
+    gpus = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: server}\nspec:\n  template:\n    spec:\n"
+            "      containers:\n        - name: server\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    _tree(tmp_path, {**FILES, "ov/gpus.yaml": gpus, "ov/kustomization.yaml": (
+        "resources: [../base]\nnamePrefix: l4-\npatches:\n  - path: gpus.yaml\n  - path: patch.yaml\n")})
+    assert _audit(tmp_path) == [("l4-server", MODEL, "exceeds")]
+    out = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path / "ov/gpus.yaml"),
+                          str(tmp_path / "ov/patch.yaml")]).out)
+    assert [(d["name"], d["verdict"]) for d in out["deployments"]] == [("l4-server", "exceeds")]
