@@ -77,6 +77,10 @@ def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
                     text = scalar(item.get("path")) if item.kind == MAP else scalar(item)
                     if found is None and isinstance(text, str) and text and "\n" not in text and \
                             os.path.normpath(os.path.join(folder, text)) == wanted:
+                        if scalar(root.get("kind")) == "Component":
+                            # a Component builds nothing: its patches apply to the resources of the kustomizations
+                            # that include it, found elsewhere (api/types/kustomization.go ComponentKind): read alone
+                            return None
                         found = (kust, root, item.get("target") if item.kind == MAP else None)
     return found
 

@@ -178,3 +178,14 @@ def test_a_patch_file_defers_only_to_an_earlier_patch_file_that_reports_the_work
     out = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path / "ov/gpus.yaml"),
                           str(tmp_path / "ov/patch.yaml")]).out)
     assert [(d["name"], d["verdict"]) for d in out["deployments"]] == [("l4-server", "exceeds")]
+
+
+def test_a_patch_file_a_component_lists_is_read_alone(tmp_path) -> None:
+    # a Component builds nothing (`kubectl kustomize comp` refuses it): the overlay that includes it builds
+    # l4-server with the patch's args; before, the patch was looked for in the Component's resources (none), said
+    # CTX011 and the 300,000-token context of a 32,768-position model passed
+    comp = "apiVersion: kustomize.config.k8s.io/v1alpha1\nkind: Component\npatches:\n  - path: patch.yaml\n"
+    _tree(tmp_path, {**{k: v for k, v in FILES.items() if not k.startswith("ov/")}, "comp/kustomization.yaml": comp,
+                     "comp/patch.yaml": PATCH,
+                     "ov/kustomization.yaml": "resources: [../base]\nnamePrefix: l4-\ncomponents: [../comp]\n"})
+    assert "CTX109" in {f[0] for f in _check(tmp_path, tmp_path / "comp/patch.yaml")[1]}
