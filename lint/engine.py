@@ -12,6 +12,7 @@ from typing import (TYPE_CHECKING, Any, Callable, Collection, Dict, FrozenSet, L
 
 from ctxlint import suppress
 from ctxlint.adapters import adapt_file
+from ctxlint.adapters.run_classes import current as current_run
 from ctxlint.capacity import CapacityEnv, with_pools
 from ctxlint.discover import discover
 from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
@@ -177,7 +178,13 @@ def _excluded(path: str, settings: Settings) -> bool:
 def _load(path: str, settings: Settings, stdin: Optional[bytes], stdin_filename: str) -> LoadedFile:
     if path == "-":
         return parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
-    return read_path(path, max_bytes=settings.max_file_size)
+    run = current_run()
+    if run is None:
+        return read_path(path, max_bytes=settings.max_file_size)
+    data = run.take(path)  # read ahead by a run-wide lookup (run_classes.py): not read twice
+    if data is not None and len(data) <= settings.max_file_size:
+        return parse_bytes(data, path, settings.max_file_size)
+    return read_path(path, max_bytes=settings.max_file_size, seen=run.note)
 
 
 def lint_text(text: str, filename: str = "<string>", settings: Settings = Settings()) -> Report:

@@ -17,7 +17,7 @@ import bisect
 import codecs
 import os
 import stat
-from typing import List, Optional, Tuple
+from typing import Callable, List, Optional, Tuple
 
 import yaml
 
@@ -58,8 +58,10 @@ class LoadedFile:
     properties: bool = False  # DJL Serving's serving.properties (adapters/lmi_properties.py): text, shell set too
 
 
-def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES) -> LoadedFile:
-    """Read and parse one file from disk."""
+def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT_MAX_BYTES,
+              seen: Optional[Callable[[str, bytes], None]] = None) -> LoadedFile:
+    """Read and parse one file from disk; `seen(path, bytes)` is shown what a regular file within the limit holds
+    (the run's index of files, adapters/run_classes.py)."""
     display = display or path
     try:
         info = os.stat(path)
@@ -75,6 +77,8 @@ def read_path(path: str, display: Optional[str] = None, max_bytes: int = DEFAULT
         data = read_regular(path, size, max_bytes)
     except OSError as exc:
         return _failed(display, f"cannot read {display}: {exc.strerror or exc}")
+    if seen is not None:
+        seen(path, data)
     return parse_bytes(data, display, max_bytes)
 
 

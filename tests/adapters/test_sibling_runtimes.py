@@ -311,3 +311,39 @@ def test_the_engine_knows_crd_refs_markers():
     from ctxlint import engine
     from ctxlint.adapters import crd_refs
     assert engine._REF_MARKERS == crd_refs.MARKERS
+
+
+def test_a_run_wide_lookup_reads_each_file_once(tmp_path, monkeypatch):
+    # the first run-wide lookup read every file of the run a second time (~7% of a 10,000-file run): files the
+    # engine read are indexed as it reads them, and those the lookup reads ahead are handed to the engine
+    import ctxlint.adapters.run_classes as run_classes
+    import ctxlint.loader as loader
+
+    layout = {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE}
+    layout.update({f"config/zz{i}/other.yaml": RUNTIME.replace("vllm-rt", f"rt-{i}") for i in range(3)})
+    _write(tmp_path, layout)
+    monkeypatch.chdir(tmp_path)
+    expected = lint_paths(["config"])
+    reads = []
+    real_read, real_open = loader.read_regular, open
+
+    def counted_read(path, *args, **kwargs):
+        reads.append(path)
+        return real_read(path, *args, **kwargs)
+
+    def counted_open(path, *args, **kwargs):
+        reads.append(str(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(loader, "read_regular", counted_read)
+    monkeypatch.setattr(run_classes, "open", counted_open, raising=False)
+    report = lint_paths(["config"])
+    assert sorted(reads) == sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.yaml"))
+    assert (report.findings, report.deployments) == (expected.findings, expected.deployments)
+    assert [d.model.id.value for d in report.deployments].count("meta-llama/Llama-3.3-70B-Instruct") == 1
+    # with nothing kept for the engine, the files a lookup read are read again, and the answer is the same
+    monkeypatch.setattr(run_classes.RunClasses, "AHEAD_BYTES", 0)
+    reads.clear()
+    again = lint_paths(["config"])
+    assert (again.findings, again.deployments) == (expected.findings, expected.deployments)
+    assert len(reads) > len(layout)
