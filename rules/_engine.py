@@ -177,6 +177,18 @@ def vllm_limit(dep: Deployment, role: Role) -> Optional[Tuple[int, str, str]]:
                         str(version) if version is not None else None)
 
 
+def vllm_stated_length(dep: Deployment, role: Role) -> Optional[int]:
+    """The model's `model_max_length` as vLLM reads it (--hf-overrides applied), None without one: vLLM accepts a
+    user's --max-model-len above its derived length up to it in every release since vllm-project/vllm#3727
+    (2024-03-29, vllm/config.py _get_and_verify_max_len: "allow this override when it's smaller")."""
+    if dep.arch is None:
+        return None
+    from ctxlint.physics.context import _keys
+
+    value = dict(_keys(dep.arch, {k: v.value for k, v in role.engine_args}, "vllm")).get("model_max_length")
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def vllm_yarn_keeps_length(dep: Deployment) -> bool:
     """Whether the deployed vLLM may be one (>= 0.30) whose limit a YaRN rope_scaling in --hf-overrides does not
     raise (physics.context._vllm_rule): then only max_position_embeddings in the same override does."""

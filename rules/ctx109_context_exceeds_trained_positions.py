@@ -65,7 +65,7 @@ from typing import Iterator, Optional
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
 from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit,
-                                  sglang_limit, vllm_limit, vllm_yarn_keeps_length)
+                                  sglang_limit, vllm_limit, vllm_stated_length, vllm_yarn_keeps_length)
 
 ID = "CTX109"
 NAME = "context-exceeds-trained-positions"
@@ -104,12 +104,15 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         derived = sglang_limit(dep, role) if engine == "sglang" else None
         own = derived if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" and ctx.value > limit \
             else None
+        stated = own[0] if own is not None else 0
+        if engine == "vllm" and own is not None and own[2]:  # a user's length up to model_max_length, every release
+            stated = max(stated, vllm_stated_length(dep, role) or 0)
         if own is not None and where is None and own[2] not in ("", "max_position_embeddings") \
-                and limit < ctx.value <= own[0]:
+                and limit < ctx.value <= stated:
             # The model's own config states this length under another key, which the engine takes as the model's
             # length and starts with (CohereForAI/c4ai-command-r-v01: model_max_length 131,072, its advertised
             # 128K, beside max_position_embeddings 8,192; SGLang reads that key first, vLLM from 0.8.3 lets it
-            # override the smallest key, and a release not known is not assumed older): which of the two lengths
+            # override the smallest key and accepts a user's --max-model-len up to it since #3727 (0.4), and a release not known is not assumed older): which of the two lengths
             # it was trained for is not known, so no error rests on the smaller
             continue
         if ctx.value <= limit:

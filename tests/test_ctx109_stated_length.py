@@ -39,10 +39,19 @@ def test_the_engines_default_from_the_models_stated_length_is_no_error(tmp_path,
     assert (out.out, out.err) == ("", "ctxlint: no findings in 2 files, 2 deployments\n")
 
 
-def test_a_context_above_every_stated_length_or_on_an_older_vllm_is_still_an_error(tmp_path, monkeypatch):
-    # vLLM before 0.8.3 takes the smallest key (8,192) and refuses 131,072; 200,000 is above both lengths
-    older = VLLM.replace("v0.10.1", "v0.8.2").replace('"4"]', '"4", --max-model-len, "131072"]')
+def test_a_context_above_every_stated_length_is_still_an_error(tmp_path, monkeypatch):
+    # 200,000 is above both lengths, on SGLang and on any vLLM
+    older = VLLM.replace("v0.10.1", "v0.8.2").replace('"4"]', '"4", --max-model-len, "200000"]')
     above = SGLANG.replace('"4"]', '"4", --context-length, "200000"]')
     out = _check(tmp_path, monkeypatch, {"older.yaml": older, "above.yaml": above})
     assert [line.split(" [")[0] for line in out.out.splitlines()] == ["above.yaml:13:135: CTX109",
                                                                      "older.yaml:13:111: CTX109"]
+
+
+def test_an_older_vllm_accepts_a_length_up_to_model_max_length(tmp_path, monkeypatch):
+    # before 0.8.3 vLLM's default is the smallest key (8,192), but a --max-model-len above it and at most
+    # model_max_length is accepted in every release since vllm-project/vllm#3727 (2024-03-29; issue #3676)
+    files = {f"v{tag}.yaml": VLLM.replace("v0.10.1", f"v{tag}").replace('"4"]', '"4", --max-model-len, "131072"]')
+             for tag in ("0.4.2", "0.6.3", "0.8.2")}
+    out = _check(tmp_path, monkeypatch, files)
+    assert (out.out, out.err) == ("", "ctxlint: no findings in 3 files, 3 deployments\n")
