@@ -70,10 +70,14 @@ def _above(path: str, start: str) -> Optional[str]:
     parts = wanted.split("/")
     if posixpath.isabs(wanted) or len(parts) < 2 or ".." in parts:
         return None
+    # not above the repository's root (a folder holding .git) nor, for a script under it, the directory ctxlint
+    # runs from: a file outside the checked tree is no file the script's repository runs with
+    here = os.path.abspath(os.getcwd())
+    top = here if start == here or start.startswith(here.rstrip(os.sep) + os.sep) else None
     folder = start
     for _ in range(_LEVELS):
         parent = os.path.dirname(folder)
-        if parent == folder:
+        if parent == folder or folder == top or os.path.exists(os.path.join(folder, ".git")):
             return None
         folder = parent
         candidate = os.path.join(folder, *parts)

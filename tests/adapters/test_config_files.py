@@ -252,3 +252,22 @@ def test_a_script_reads_a_config_its_path_names_from_a_folder_above_it(tmp_path)
         other.write_text(f"#!/bin/bash\ntrtllm-serve Qwen/Qwen3-8B --extra_llm_api_options {written}\n")
         out = run(["check", "--isolated", str(other), "--select", "CTX008"]).out
         assert out.count("CTX008") == 1 and written in out, out
+
+
+def test_a_script_reads_no_config_from_above_the_checked_tree(tmp_path, monkeypatch):
+    # configs/trt.yaml two folders above the repository ctxlint checks (run from its root, or a .git there) is no
+    # file of the script's repository: the path stays unresolved (CTX008) instead of errors in a file outside the tree
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "extra.yaml").write_text("max_num_tokens: 2048\n")
+    repo = tmp_path / "work" / "repo"
+    (repo / "scripts" / "serve").mkdir(parents=True)
+    script = repo / "scripts" / "serve" / "run.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:1\ntrtllm-serve Qwen/Qwen3-8B --backend pytorch \\\n"
+                      "    --max_seq_len 4096 --extra_llm_api_options ./configs/extra.yaml\n")
+    monkeypatch.chdir(repo)
+    out = run(["check", "--isolated", "scripts/serve/run.sh", "--select", "CTX308,CTX008"]).out
+    assert "CTX308" not in out and out.count("CTX008") == 1, out
+    monkeypatch.chdir(tmp_path)
+    (repo / ".git").mkdir()
+    out = run(["check", "--isolated", str(script), "--select", "CTX308,CTX008"]).out
+    assert "CTX308" not in out and out.count("CTX008") == 1, out
