@@ -284,10 +284,24 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         return finding.rule in ids and (finding.file not in context or (unit is not None and not unit.context)
                                         or siblings.about_held(finding, held))
 
+    # A cluster-scoped runtime of another directory the group's services run (crd_refs): its own suppressions
+    # apply to what it is found with here, and in its own directory they are not known to be unused.
+    elsewhere = set(joins.refs.used_elsewhere()) if joins.refs is not None and sups else set()
+    foreign = sorted({f.file for f, _ in found} - {u.loaded.path for u in units}) \
+        if not settings.disallow_suppressions else []
+    if foreign:
+        from ctxlint.adapters.run_classes import current
+        run_now = current()
+        for path in foreign:
+            loaded = run_now.parsed(path) if run_now is not None else None
+            if loaded is not None:
+                with _blame(path):
+                    sups.extend(suppress.parse_suppressions(loaded))
     with _blame(", ".join(u.loaded.path for u in units)):
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason)
         for unit in units:
-            mine = [d for d in problems if d.source.file == unit.loaded.path]
+            mine = [d for d in problems if d.source.file == unit.loaded.path
+                    and not (d.kind == suppress.UNUSED and unit.loaded.path in elsewhere)]
             kept += run(split(unit.wanted).suppression, mine, [], settings)
     report.findings.extend(with_severity(f, settings) for f in unique(kept, settings.keep_deployments) if reported(f))
     report.suppressed.extend((with_severity(f, settings), sup.reason or "") for f, sup in waived if reported(f))

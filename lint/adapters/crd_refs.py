@@ -186,6 +186,11 @@ class Refs:
                 return True
         return False
 
+    def used_elsewhere(self) -> List[str]:
+        """The group's files holding a cluster-scoped object a service of another directory of the run runs
+        (_run_uses): its findings and their suppressions are that service's group's, not this one's."""
+        return sorted({self.files[e.index].path for e in self._entries if self._run_uses(e.obj)})
+
     def loose(self, loaded: LoadedFile) -> bool:
         """Whether the file names an object no file of the group holds, or holds one no user of the group
         names: its directory's other files may hold the other side (siblings.context_files)."""

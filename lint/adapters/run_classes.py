@@ -136,6 +136,11 @@ class RunClasses:
         if b"ComputeClass" in data:  # most files: no parse
             self._classes[path] = data
 
+    def parsed(self, path: str) -> Optional[Any]:
+        """The LoadedFile of a candidate file a lookup parsed (None when none did)."""
+        found = self._parsed.get(path)
+        return found[0][0] if found else None
+
     def _read(self) -> None:
         """The run's files the engine has not shown yet, indexed (their bytes kept for it while AHEAD_BYTES
         lasts), then the classes parsed in the run's order; a file holding no marker is neither."""

@@ -347,3 +347,52 @@ def test_a_run_wide_lookup_reads_each_file_once(tmp_path, monkeypatch):
     again = lint_paths(["config"])
     assert (again.findings, again.deployments) == (expected.findings, expected.deployments)
     assert len(reads) > len(layout)
+_CLUSTER_RT = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ClusterServingRuntime
+metadata:
+  name: vllm-rt
+spec:
+  supportedModelFormats:
+    - name: huggingface
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.10.1
+      command: [vllm, serve, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "131072"]{note}
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+"""
+_CLUSTER_SVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: svc
+spec:
+  predictor:
+    nodeSelector:
+      nvidia.com/gpu.product: NVIDIA-L4
+    model:
+      modelFormat:
+        name: huggingface
+      runtime: vllm-rt
+      resources:
+        limits:
+          nvidia.com/gpu: "1"
+"""
+
+
+def test_a_suppression_in_a_cluster_runtime_of_another_directory_applies(tmp_path, monkeypatch):
+    # a ClusterServingRuntime in runtimes/ run by a service in services/: its own `# ctxlint: ignore[...]` waives
+    # what the service finds in it (as beside the service) and is not called unused in its own directory
+    (tmp_path / "runtimes").mkdir()
+    (tmp_path / "services").mkdir()
+    (tmp_path / "services" / "isvc.yaml").write_text(_CLUSTER_SVC)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "runtimes" / "rt.yaml").write_text(_CLUSTER_RT.format(note=""))
+    assert "runtimes/rt.yaml:11:82: CTX201 [error]" in run(["check", "."]).out
+    (tmp_path / "runtimes" / "rt.yaml").write_text(_CLUSTER_RT.format(
+        note="  # ctxlint: ignore[CTX201] -- the gateway caps prompts"))
+    for jobs in ("1", "2"):
+        out = run(["check", "--jobs", jobs, "."])
+        assert (out.out, out.err) == ("", "ctxlint: no findings in 2 files, 1 deployment\n"), out
