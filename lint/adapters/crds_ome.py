@@ -39,7 +39,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
-from ctxlint.nodes import MAP, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "ome"
 GROUP = "ome.io"
@@ -69,7 +69,7 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
         missing = unfound(lookup, "runtime", obj, spans.file)
         if missing is not None and (lookup.files or not found):  # not silently no deployment
             result.diagnostics.append(missing)
-        elif lookup.name is None and not found and obj.dig("spec", "runtime", "name") is None:  # none written
+        elif lookup.name is None and not found and _no_name(obj.dig("spec", "runtime", "name")):  # none written
             result.diagnostics.append(_auto_selected(obj, spans.file))
         workloads += found
     for runtime in runtimes.values():
@@ -77,6 +77,13 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
             workloads += reader.deployment(runtime, runtime, None)
     result.extend(deployments_from(loaded.path, workloads))
     return result
+
+
+def _no_name(node: Optional[Node]) -> bool:
+    """No runtime name written: absent, null or empty, which OME reads as none and selects one
+    (sgl-project/ome@17b77ed:pkg/controller/v1beta1/inferenceservice/controller.go:230, `Runtime.Name != ""`);
+    a list or map there is a shape problem, not a selection."""
+    return node is None or (node.kind == SCALAR and node.value in (None, ""))
 
 
 def _auto_selected(obj: Node, file: str) -> Diagnostic:

@@ -396,3 +396,14 @@ def test_a_suppression_in_a_cluster_runtime_of_another_directory_applies(tmp_pat
     for jobs in ("1", "2"):
         out = run(["check", "--jobs", jobs, "."])
         assert (out.out, out.err) == ("", "ctxlint: no findings in 2 files, 1 deployment\n"), out
+
+
+def test_an_ome_service_with_an_empty_or_null_runtime_name_is_said(tmp_path, monkeypatch):
+    # OME selects a runtime when Runtime.Name is "" (sgl-project/ome@17b77ed pkg/controller/v1beta1/
+    # inferenceservice/controller.go:230), as YAML's null reads in Go: before, no finding and no deployment
+    for written in ('""', "null", "~"):
+        service = OME_SERVICE.replace("name: srt-llama-3-3-70b-instruct", f"name: {written}")
+        _write(tmp_path, {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": service})
+        monkeypatch.chdir(tmp_path)
+        out = [line for line in run(["check", "config"]).out.splitlines() if line.startswith("config/samples")]
+        assert len(out) == 1 and "names no runtime (spec.runtime.name), so OME selects one" in out[0], (written, out)
