@@ -12,7 +12,8 @@ Why:
     A model whose config states a longer length under another key that the
     engine takes as the model's length (`model_max_length`: Command R v01
     states 131,072 beside max_position_embeddings 8,192; SGLang reads it
-    first, vLLM from 0.8.3 lets it override the smallest key) is checked
+    first; vLLM starts with it from 0.8.3 and accepts a --max-model-len up to
+    it since 0.4, vllm-project/vllm#3727) is checked
     against that length: the config does not say which one it was trained for.
     For a model the catalog knows to ship RoPE scaling (Llama 3.x, DeepSeek V3,
     Gemma 3), vLLM's and SGLang's limit is the length they derive by their own
@@ -112,8 +113,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             # The model's own config states this length under another key, which the engine takes as the model's
             # length and starts with (CohereForAI/c4ai-command-r-v01: model_max_length 131,072, its advertised
             # 128K, beside max_position_embeddings 8,192; SGLang reads that key first, vLLM from 0.8.3 lets it
-            # override the smallest key and accepts a user's --max-model-len up to it since #3727 (0.4), and a release not known is not assumed older): which of the two lengths
-            # it was trained for is not known, so no error rests on the smaller
+            # override the smallest key and accepts a user's --max-model-len up to it since #3727 (0.4), and a
+            # release not known is not assumed older): which of the two lengths it was trained for is not known, so
+            # no error rests on the smaller
             continue
         if ctx.value <= limit:
             if derived is not None and ctx.value > derived[0]:
