@@ -128,6 +128,11 @@ def compute(inp: CapacityInput) -> CapacityResult:
     return _MEMO(inp)
 
 
+def remembered(key: Any) -> CapacityResult | None:
+    """The whole estimate compute() made of the input whose exact key is `key`, if it is still remembered."""
+    return _MEMO.results.get(key)
+
+
 def compute_keyed(key: Any, inp: CapacityInput, shared: dict | None = None) -> CapacityResult:
     """compute(inp) for a caller that holds an exact key of `inp` (memo.exact_key of its parts, in a
     tuple no exact_key gives): a role estimated on many devices keys its device-free part once.

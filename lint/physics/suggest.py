@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any, Optional
 
 from ..records import replace
-from .capacity import CapacityInput, CapacityResult, compute_lean
-from .memo import Memo
+from .capacity import CapacityInput, CapacityResult, compute_lean, remembered
+from .memo import Memo, Unkeyable, exact_key
 
 # The memory knob each engine reads, and the highest value we would suggest
 # (leaving headroom: vLLM fails at startup when util x total > free memory).
@@ -20,7 +20,13 @@ _EXPLICIT_POOL = ("num_gpu_blocks_override", "kv_cache_memory_bytes")
 
 
 def _fits(inp: CapacityInput) -> tuple[bool, CapacityResult]:
-    r = _LEAN(inp)
+    try:
+        key = exact_key(inp)
+    except Unkeyable:
+        r = compute_lean(inp)
+        return bool(r.fits), r
+    # the role's own settings were estimated whole (capacity.compute) before its suggestions: the same figures
+    r = remembered(key) or _LEAN.keyed(key, inp)
     return bool(r.fits), r
 
 

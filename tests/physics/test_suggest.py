@@ -69,7 +69,7 @@ def test_suggestions_from_lean_remembered_estimates_are_those_of_whole_ones(monk
     again = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
     monkeypatch.setattr(suggest, "_LEAN", memo.Memo(capacity.compute_lean, 0))  # computes every time
     uncached = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
-    monkeypatch.setattr(suggest, "_LEAN", capacity.compute)  # whole estimates, as before
+    monkeypatch.setattr(suggest, "_LEAN", memo.Memo(capacity.compute, 0))  # whole estimates, as before
     whole = [suggest.suggestions(p, capacity.compute(p)) for p in probes]
     assert cached == again == uncached == whole
     assert len(fresh.results) > 100 and sum("raise" in " ".join(s) for s in whole) > 5
