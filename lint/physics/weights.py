@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Optional
 
 from ..records import record
-from .modelopt_layers import expert_split
+from .modelopt_layers import expert_split, fp8_nvfp4_experts
 
 LINEAR, EXPERTS, ALL = "linear", "experts", "all"
 EXPERTS_OVER_FP8 = "experts+fp8"  # the routed experts in the format, the other linear layers FP8, embeddings 16-bit
@@ -79,13 +79,17 @@ _NVFP4_EXPERTS = WeightFormat("nvfp4-experts", "NVFP4 experts", 4.5, 4.5, 4.5, E
 # deepseek-ai--DeepSeek-V4-{Pro,Flash}_config.json; NVIDIA/srt-slurm-recipes name the V4-Pro recipe
 # `deepseek-v4-pro-mxfp4`, precision fp4)
 _FP8_MXFP4_EXPERTS = WeightFormat("fp8+mxfp4-experts", "FP8 with MXFP4 experts", 4.25, 4.25, 4.25, EXPERTS_OVER_FP8)
+# NVIDIA's DeepSeek-V4 NVFP4 checkpoints: the same FP8 rest, the routed experts re-quantized to NVFP4 (4.5 bits) by
+# ModelOpt (MIXED_PRECISION, moe_quant_algo NVFP4; physics.modelopt_layers.fp8_nvfp4_experts)
+_FP8_NVFP4_EXPERTS = WeightFormat("fp8+nvfp4-experts", "FP8 with NVFP4 experts", 4.5, 4.5, 4.5, EXPERTS_OVER_FP8)
 # NVIDIA's MiniMax-M3 NVFP4: the routed experts NVFP4 (4.5 bits), the other linear layers MXFP8 (8.25), as its
 # ModelOpt MIXED_PRECISION list says layer by layer (physics.modelopt_layers)
 _MXFP8_NVFP4_EXPERTS = WeightFormat("mxfp8+nvfp4-experts", "MXFP8 with NVFP4 experts", 4.5, 4.5, 4.5,
                                     EXPERTS_OVER_MXFP8)
 
 FORMATS = {f.key: f for f in (BF16, FP32, _FP8, _INT8, _AWQ, _GPTQ4, _W4A16, _NF4, _NVFP4, _MXFP4, _ANY4,
-                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS, _FP8_MXFP4_EXPERTS, _MXFP8_NVFP4_EXPERTS)}
+                              _MXFP4_EXPERTS, _MXFP8, _NVFP4_EXPERTS, _FP8_MXFP4_EXPERTS, _MXFP8_NVFP4_EXPERTS,
+                              _FP8_NVFP4_EXPERTS)}
 
 _NAMED = {
     "fp8": _FP8, "fp8-dynamic": _FP8, "fp8-static": _FP8, "fp8-block": _FP8, "fp8-kv": _FP8, "fp8-e4m3": _FP8,
@@ -164,7 +168,7 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
     method = str(q.get("quant_method", "")).lower()
     bits = q.get("bits") or q.get("w_bit")
     if method == "fp8" or str(q.get("fmt", "")).startswith("e4m3"):
-        return _FP8
+        return _FP8_NVFP4_EXPERTS if fp8_nvfp4_experts(q) else _FP8  # the latter: NVIDIA's DeepSeek-V4 NVFP4
     if method == "mxfp4":
         return _MXFP4_EXPERTS
     if method == "mxfp8" or str(q.get("quant_algo", "")).upper() == "MXFP8":
@@ -203,9 +207,15 @@ def from_quantization_config(q: object) -> Optional[WeightFormat]:
 
 def with_expert_dtype(fmt: Optional[WeightFormat], expert_dtype: object) -> Optional[WeightFormat]:
     """An FP8 checkpoint whose config says `expert_dtype: fp4` (DeepSeek-V4) keeps its routed experts in MXFP4;
-    any other pairing is left as the quantization_config says."""
-    if fmt is _FP8 and isinstance(expert_dtype, str) and expert_dtype.strip().lower() == "fp4":
+    one with `moe_quant_algo: NVFP4` too keeps them in NVFP4 unless `expert_dtype: fp8` (FP8 experts: vLLM's
+    DeepseekV4FP8Config takes NVFP4 only under fp4, its default, vllm-project/vllm@
+    e95bf0dfd8bc0f66724b083d56021777d8ecdc12:vllm/models/deepseek_v4/quant_config.py get_quant_method); any other
+    pairing is left as the quantization_config says."""
+    said = expert_dtype.strip().lower() if isinstance(expert_dtype, str) else None
+    if fmt is _FP8 and said == "fp4":
         return _FP8_MXFP4_EXPERTS
+    if fmt is _FP8_NVFP4_EXPERTS and said == "fp8":
+        return _FP8
     return fmt
 
 

@@ -45,6 +45,8 @@ _METHODS = {
     "mxfp4": ("mxfp4", "compressed-tensors", "quark"), "mxfp4-experts": ("mxfp4", "compressed-tensors"),
     # DeepSeek-V4 (weights._FP8_MXFP4_EXPERTS): its config's quant_method is fp8, which the flag is checked against
     "fp8+mxfp4-experts": ("fp8", "compressed-tensors", "modelopt", "fbgemm_fp8", "quark"),
+    # NVIDIA's DeepSeek-V4 NVFP4 (weights._FP8_NVFP4_EXPERTS): quant_method fp8 too, moe_quant_algo NVFP4 beside it
+    "fp8+nvfp4-experts": ("fp8", "compressed-tensors", "modelopt", "fbgemm_fp8", "quark"),
     # NVIDIA's MiniMax-M3 NVFP4 (weights._MXFP8_NVFP4_EXPERTS): quant_method modelopt (MIXED_PRECISION), or mxfp8
     # with moe_quant_algo NVFP4 for MiniMax's own
     "mxfp8+nvfp4-experts": ("modelopt", "mxfp8"),
