@@ -111,6 +111,10 @@ def held_spans(deployments: Sequence[Deployment], context: Collection[str]) -> D
     return spans
 
 
+# the deployment model's modules (ctxlint.model and the two it re-exports from: Val and Source, Pool)
+_MODEL_MODULES = frozenset(("ctxlint.model", "ctxlint.vals", "ctxlint.model_pool"))
+
+
 def _walk(obj, lines: Dict[str, List[int]], seen: Set[int]) -> None:
     """The lines of a record's values, through its fields, tuples and lists (only ctxlint.model's records: the
     arch and resolution a capacity stage hangs on a deployment hold no source of a file)."""
@@ -122,7 +126,7 @@ def _walk(obj, lines: Dict[str, List[int]], seen: Set[int]) -> None:
             _walk(item, lines, seen)
         return
     fields = getattr(type(obj), "__record_fields__", None)
-    if not fields or id(obj) in seen or type(obj).__module__ != "ctxlint.model":
+    if not fields or id(obj) in seen or type(obj).__module__ not in _MODEL_MODULES:
         return
     seen.add(id(obj))
     for name in fields:
