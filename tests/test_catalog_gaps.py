@@ -16,6 +16,8 @@ from ctxlint.physics.models import lookup_model
     ("EleutherAI/gpt-j-6B", 28, 16, 256, 2048, 6.053381344),
     # mlc-llm's minicpm_2b_sft_bf16 preset: MHA 36 x 64, tied embeddings
     ("openbmb/MiniCPM-2B-sft-bf16", 40, 36, 64, 4096, 2.7249),
+    # vocab 65024 (the official repo's Hub duplicate); MQA: one KV head of 64; LM head tied (vLLM falcon.py)
+    ("tiiuae/falcon-7b", 32, 1, 64, 2048, 6.9217),
 ])
 def test_sweep_gap_models_resolve_with_a_parameter_count(model_id, layers, kv_heads, head_dim, positions, total_b):
     arch = lookup_model(model_id)
@@ -32,3 +34,15 @@ def test_kv_bytes_per_token_of_the_new_entries():
     assert 2 * gptj.num_layers * gptj.num_kv_heads * gptj.head_dim * 2 == 458_752
     minicpm = lookup_model("openbmb/MiniCPM-2B-sft-bf16")
     assert 2 * minicpm.num_layers * minicpm.num_kv_heads * minicpm.head_dim * 2 == 368_640
+
+
+def test_falcon_without_tie_key_shares_its_lm_head_with_the_embeddings():
+    # vLLM's FalconForCausalLM ties the LM head when tie_word_embeddings is absent, so only one
+    # 65,024 x hidden table is loaded: falcon-7b 32 x (4544^2 + 2 x 4544 x 64 + 4544^2 + 2 x 4544 x 18176 + 2 x 4544)
+    # + 65024 x 4544 + 4544 = 6,921,716,160; falcon-40b loses its 65024 x 8192 = 0.5327B second copy
+    assert lookup_model("tiiuae/falcon-7b").lm_head_params_b == 0.0
+    falcon40 = lookup_model("tiiuae/falcon-40b")
+    assert falcon40.lm_head_params_b == 0.0
+    assert falcon40.total_params_b == pytest.approx(41.3023, abs=1e-4)
+    per_layer = 4544 ** 2 + 2 * 4544 * 64 + 4544 ** 2 + 2 * 4544 * 18176 + 2 * 4544
+    assert round((32 * per_layer + 65024 * 4544 + 4544) / 1e9, 4) == lookup_model("tiiuae/falcon-7b").total_params_b
