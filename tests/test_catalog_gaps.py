@@ -46,3 +46,15 @@ def test_falcon_without_tie_key_shares_its_lm_head_with_the_embeddings():
     assert falcon40.total_params_b == pytest.approx(41.3023, abs=1e-4)
     per_layer = 4544 ** 2 + 2 * 4544 * 64 + 4544 ** 2 + 2 * 4544 * 18176 + 2 * 4544
     assert round((32 * per_layer + 65024 * 4544 + 4544) / 1e9, 4) == lookup_model("tiiuae/falcon-7b").total_params_b
+
+
+def test_deepseek_coder_v2_instruct_and_its_fp8_form():
+    # MLA as the DeepSeek-V2 config: 60 layers x (512 + 64) cached a token; the README's 236B / 21B published
+    arch = lookup_model("deepseek-ai/DeepSeek-Coder-V2-Instruct")
+    assert (arch.num_layers, arch.kv_lora_rank, arch.qk_rope_head_dim, arch.max_position_embeddings) == (60, 512, 64, 163840)
+    assert (arch.total_params_b, arch.active_params_b) == (236.0, 21.0)
+    from ctxlint.resolution.catalog import find
+
+    hit = find("neuralmagic/DeepSeek-Coder-V2-Instruct-FP8")
+    assert hit is not None and hit.entry["hf_id"] == "deepseek-ai/DeepSeek-Coder-V2-Instruct"
+    assert hit.derived_weights == "fp8"
