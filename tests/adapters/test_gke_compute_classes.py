@@ -326,9 +326,9 @@ def test_a_built_in_class_with_its_gke_accelerator_gets_that_gpu(tmp_path, monke
 
 
 def test_a_pod_on_gke_s_p4_is_estimated_within_the_p4_band():
-    # GKE's nvidia-tesla-p4 (8 GB GDDR5, NVIDIA's P4 datasheet) was "unknown accelerator" (CTX208): the catalog now
-    # reads it as 8e9 bytes (floor) to 8 GiB (top), so Llama-3.2-1B's 131,072 tokens (32,768 B each, 4 GiB) lie
-    # inside the band instead of being skipped
+    # GKE's nvidia-tesla-p4 was "unknown accelerator" (CTX208): the catalog now reads it up to its nvidia-smi Total,
+    # 7611 MiB (below the datasheet's 8 GB), so Llama-3.2-1B's 131,072 tokens (32,768 B each, 4 GiB) are checked
+    # instead of skipped, and do not fit even there (read as 8e9 B to 8 GiB they were only "inside the band")
     pod = """\
 apiVersion: apps/v1
 kind: Deployment
@@ -345,8 +345,7 @@ spec:
           limits: {nvidia.com/gpu: 1}
 """
     (finding,) = lint_text(pod, "p4.yaml").findings
-    assert (finding.rule, finding.line, finding.severity) == ("CTX210", 11, "warning")
-    assert finding.message.startswith(
-        "131,072 is inside the estimated band 106,192-144,896 of what one request can hold in the unified KV pool (the "
-        "pool's band 106,208-144,912, point 123,088;")
-    assert "on 1x P4, vllm: KV budget per GPU 3.76 GiB (instance memory 6.71 GiB - weights 2.30 GiB" in finding.message
+    assert (finding.rule, finding.line, finding.severity) == ("CTX201", 11, "error")
+    assert finding.message.startswith("131,072 > 128,160: the unified engine context length 131,072 exceeds its KV "
+                                      "pool 93,072")
+    assert "on 1x P4, vllm: KV budget per GPU 2.84 GiB (instance memory 5.79 GiB - weights 2.30 GiB" in finding.message

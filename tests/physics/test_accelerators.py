@@ -128,8 +128,11 @@ def test_every_estimate_has_a_band_top_with_a_source() -> None:
     ("H200", 149_681_078_272, 143_771 * MIB), ("GB200", 189_471 * MIB - 2**30, 189_471 * MIB),
     # devices real configs name that the catalog lacked (GKE's nvidia-tesla-p100 / -p4, KubeAI's nvidia-gpu-a16):
     # the vendor's memory as decimal GB (floor) to binary GiB (top)
-    ("nvidia-tesla-p100", 16_000_000_000, 16 * 2**30), ("nvidia-tesla-p4", 8_000_000_000, 8 * 2**30),
-    ("nvidia-gpu-a16", 16_000_000_000, 16 * 2**30), ("Tesla-P100-PCIE-12GB", 12_000_000_000, 12 * 2**30),
+    ("nvidia-tesla-p100", 16_000_000_000, 16 * 2**30),
+    ("Tesla-P100-PCIE-12GB", 12_000_000_000, 12 * 2**30),
+    # ... unless nvidia-smi reads less: a P4 shows 7611 MiB, an A16 GPU 15356 MiB ("NVIDIA A16, 15356 MiB"), below
+    # even 8 and 16 decimal GB; CUDA sees no more than that Total, so it is the top and 1 GiB under it the floor
+    ("nvidia-tesla-p4", 7611 * MIB - 2**30, 7611 * MIB), ("nvidia-gpu-a16", 15356 * MIB - 2**30, 15356 * MIB),
 ])
 def test_estimated_memory_bands(name: str, low: int, high: int) -> None:
     acc = lookup_accelerator(name)
@@ -159,3 +162,28 @@ spec:
     assert (finding.rule, finding.line, finding.column) == ("CTX209", 12, 30)
     assert finding.message.startswith("-5.27 GiB < one KV block (at most -2.58 GiB with every estimated term at its "
                                       "smallest): the unified engine has no memory left for the KV cache on TPU-v6e")
+
+
+def test_a_context_that_fails_at_the_a16_s_nvidia_smi_total_is_an_error():
+    # Llama-3.2-3B (114,688 B a token) at 69,632 tokens on one A16 GPU: even at its nvidia-smi Total (15356 MiB, the
+    # most CUDA can report) one request holds at most 65,760 tokens, so vLLM refuses to start. A band topped at
+    # 16 GiB (the vendor's 16 GB read as binary) said only "inside the estimated band 57,552-74,224" (a warning)
+    from ctxlint.engine import lint_text
+    pod = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama-a16}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-A16}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "meta-llama/Llama-3.2-3B-Instruct", "--max-model-len", "69632"]
+        resources:
+          limits: {nvidia.com/gpu: 1}
+"""
+    (finding,) = lint_text(pod, "a16.yaml").findings
+    assert (finding.rule, finding.severity, finding.line) == ("CTX201", "error", 11)
+    assert finding.message.startswith("69,632 > 65,760: ")
