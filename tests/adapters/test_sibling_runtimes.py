@@ -407,3 +407,13 @@ def test_an_ome_service_with_an_empty_or_null_runtime_name_is_said(tmp_path, mon
         monkeypatch.chdir(tmp_path)
         out = [line for line in run(["check", "config"]).out.splitlines() if line.startswith("config/samples")]
         assert len(out) == 1 and "names no runtime (spec.runtime.name), so OME selects one" in out[0], (written, out)
+
+
+def test_the_index_tests_the_markers_it_names():
+    # run_classes._index spells _REF_MARKERS out (every file read passes it): the two must not drift apart
+    import inspect
+
+    import ctxlint.adapters.run_classes as run_classes
+
+    source = inspect.getsource(run_classes.RunClasses._index)
+    assert all(f'b"{marker.decode()}" in data' in source for marker in run_classes._REF_MARKERS)
