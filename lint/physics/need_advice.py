@@ -1,0 +1,91 @@
+"""Which devices a role whose device is not stated is given verdicts for (CTX208's list), and what its advice tells
+the user to state, by the role's device resource, vendor and input format. Apart from needs.py (the memory
+search), which re-exports what it reads of it."""
+from __future__ import annotations
+
+from typing import Tuple
+
+from ctxlint.model import Deployment, Role
+
+# Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
+COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
+_FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
+        "or `default-accelerator:` in .ctxlint.yaml)")
+# The devices a role's device-plugin resource can be (Accelerators.resource, else its count's key): an amd.com/gpu
+# pod is no L4, an nvidia.com/gpu pod no MI300X, and a Gaudi, TPU or Intel GPU pod none of the common ones; the
+# catalog has no Gaudi at all.
+_AMD = ("MI210", "MI250X", "MI300X", "MI325X", "MI355X")
+_NVIDIA = tuple(name for name in COMMON if name not in _AMD)
+_NEURON_FIX = "state the KV pool the engine logs: NeuronCores are not in the accelerator catalog"
+_OTHER_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its "
+              "memory_gib when the catalog lacks it)")
+
+
+_AMD_FIX = "state the device (a node selector naming it, or `default-accelerator:` in .ctxlint.yaml)"
+
+
+def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
+    """The devices to give verdicts for, and the advice, by the resource the role's device count is of; without
+    one, by the vendor its image, container runtime or variables name (Role.vendor: a `rocm/vllm` or `tgi-gaudi`
+    container with no resource is no L4)."""
+    count, resource = role.accelerators.count, role.accelerators.resource
+    path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
+    if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
+        return (), _NEURON_FIX
+    if path.endswith('["nvidia.com/gpu"]'):
+        return _NVIDIA, _FIX
+    if path.endswith('["amd.com/gpu"]'):
+        return _AMD, _AMD_FIX
+    if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
+                      '["aws.amazon.com/neuroncore"]', '["aws.amazon.com/neuron"]', '["aws.amazon.com/neurondevice"]')):
+        return (), _OTHER_FIX
+    if role.vendor is not None:  # no device resource above says which vendor: the image or runtime does
+        return (_AMD, _AMD_FIX) if role.vendor.value == "amd" else ((), _OTHER_FIX)
+    return COMMON, _FIX
+
+
+# Formats that name no device anywhere (compose's device_ids are indexes; a script, a systemd unit or an engine's own
+# config file has no node selector): the only place to state one is ctxlint's config.
+_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config", "systemd-unit")
+_CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
+
+
+# Akash SDL names the device in the compute profile (adapters/akash_gpus.py): `nvidia:` without a model is any GPU.
+_AKASH_FIX = ("state the device (a `- model: h100` with its `ram: 80Gi` under the compute profile's "
+              "`gpu.attributes.vendor.nvidia`, or `default-accelerator:` in .ctxlint.yaml)")
+
+
+# A Truss config names the device in `resources.accelerator` (adapters/truss_resources.py), Baseten's names.
+_TRUSS_FIX = ("state the device (`resources.accelerator: H100:2` in the Truss config: T4, L4, A10G, V100, A100, "
+              "A100_40GB, H100, H100_40GB, H200, B200, L40S, RTX_PRO_6000, B300, GB300; or `default-accelerator:` "
+              "in .ctxlint.yaml)")
+
+
+_SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type such as "
+               "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "
+               "and settles nothing)")
+
+# dstack names the device in `resources.gpu` (adapters/dstack_gpus.py); a memory alone is several devices.
+_DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1` or `gpu: A100:80GB:2`: a memory "
+               "alone, `24GB`, fits several devices; or `default-accelerator:` in .ctxlint.yaml)")
+
+
+def _advice(dep: Deployment, role: Role) -> str:
+    if role.vendor is not None and _vendor_devices(role)[1] is _OTHER_FIX:
+        return _OTHER_FIX  # Gaudi, TPU, Intel: no field of any format names a catalog device for them
+    if role.device_class is not None:  # a GKE compute class (adapters/compute_classes.py) that names no device
+        where = role.device_class.source
+        missing = "check the file that defines it together with this one, or " \
+            if str(role.device_class.raw).startswith("no checked file") else ""
+        return (f"the pod selects the GKE compute class '{role.device_class.value}' ({where.file}:{where.line}:"
+                f"{where.col}), but {role.device_class.raw}: {missing}state the device beside it "
+                "(cloud.google.com/gke-accelerator, or `default-accelerator:` in .ctxlint.yaml)")
+    if dep.input_format == "akash-sdl":
+        return _AKASH_FIX
+    if dep.input_format == "dstack":
+        return _DSTACK_FIX
+    if dep.input_format == "shell-script":
+        return _SCRIPT_FIX
+    if dep.input_format == "truss":
+        return _TRUSS_FIX
+    return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
