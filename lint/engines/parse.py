@@ -8,7 +8,7 @@ vars as a fallback below the command line, defaults last. Nothing raises.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Optional, Sequence, Tuple, Union
+from typing import Any, Mapping, Optional, Sequence, Union
 
 from ctxlint.lazyre import lazy_compile
 
@@ -18,6 +18,7 @@ from .flag_values import (convert, exclusive_settings, known_json_part, late_cho
 from .flagspec import EngineSpec, FlagSpec
 from .int_eras import era_problem
 from .kv_pairs import refused_since
+from .model_arg import MODEL_KEYS, _model, model_keys  # noqa: F401  (MODEL_KEYS, model_keys re-exported)
 from .result import Invocation, Problem, Setting, Span
 from .suffixes import read_int, suffix_fix
 from .tokens import Token, typed
@@ -355,48 +356,6 @@ def with_defaults(settings: dict[str, Setting], spec: EngineSpec) -> dict[str, S
     merged.update(spec.default_settings)  # made with `defaults` (EngineSpec.__post_init__), which nothing changes
     merged.update(settings)
     return merged
-
-
-MODEL_KEYS = ("model", "model_path", "model_id", "hf_repo", "model_name")  # the settings that name the model served, first wins
-# LMDeploy's --model-name is the name the API answers to, not the model (lmdeploy==0.18.0:lmdeploy/serve/core/
-# async_engine.py `self.model_name = model_name if model_name else model_path`): its model is the positional.
-_NAME_ONLY = {"lmdeploy": "model_name"}
-
-
-def model_keys(engine: Optional[str]) -> Tuple[str, ...]:
-    """The settings that name the model `engine` serves, first wins."""
-    skip = _NAME_ONLY.get(engine or "")
-    return tuple(k for k in MODEL_KEYS if k != skip) if skip else MODEL_KEYS
-# vLLM's front doors whose parser exits on a word it has no place for ("unrecognized arguments"): `vllm serve`
-# (and the images whose entrypoint it is) takes one model argument, the OpenAI API server module none.
-_VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server", specs.TGIS_ADAPTER)
-
-
-def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
-    found = next((p.settings[key] for key in model_keys(spec.engine) if key in p.settings), None)
-    takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
-        ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
-    strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
-    if found is not None and not strict:
-        return found  # another front door's words beside its model flag: not read
-    flag, rest = found, p.positionals
-    if takes_positional and rest and found is None:
-        k, rest = rest[0], rest[1:]
-        t = p.toks[k]
-        found = Setting(t.text, t.text, k, (t.start, t.end), "flag", None, item=t.item, note="positional")
-        p.settings["model_path" if spec.engine == "lmdeploy" else "model"] = found
-    if strict and rest:
-        from .vllm_words import extra_words, surely_extra  # rare: only a line with words vLLM has no argument for
-
-        unknown = {u.token_index for u in p.unknown}
-        sure = [k for k in rest if surely_extra(p.toks, k, spec, unknown, p.start)]
-        if sure:
-            p.errors.extend(extra_words(p.toks, sure, flag, takes_positional, (launcher or "").startswith("image:")))
-        rest = [k for k in rest if k not in sure]
-    for k in rest:
-        t = p.toks[k]
-        p.unknown.append(Problem(f"unrecognized positional argument {t.text!r}", k, (t.start, t.end), t.item))
-    return found
 
 
 def _quotes_removed(engine: str, token: Token, offset: int) -> str:
