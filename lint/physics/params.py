@@ -176,6 +176,13 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         return None
     mlp_mult = 2 if mt in _PLAIN_MLP else 3
     attn = _attention(text, h, heads, kv, hd)
+    v4 = None
+    if mt == "deepseek_v4":  # low-rank query, one KV head, grouped low-rank output, compressors (params_dsv4)
+        from . import params_dsv4
+
+        v4 = params_dsv4.layers(text, h, n, heads, hd, experts)
+        if v4 is None:
+            return None
     if text.get("mla_use_output_gate"):  # Kimi-K3: sigmoid(g_proj(x)) on the MLA output, g_proj: h -> heads x v
         attn += h * heads * int(text.get("v_head_dim") or text.get("qk_nope_head_dim") or 128)
     lac = text.get("linear_attn_config")
@@ -194,7 +201,7 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     shared_inter = _i(text, "shared_expert_intermediate_size")
     dense_inter = _i(text, "intermediate_size_mlp") if mt.startswith("llama4") else inter
     for i, is_moe in enumerate(moe):
-        other += (kda if i + 1 in kda_layers else attn) + 2 * h
+        other += (kda if i + 1 in kda_layers else v4[i] if v4 else attn) + 2 * h
         if text.get("attn_res_block_size"):
             other += 4 * h  # attention residuals: a norm and a 1-wide projection before attention and MLP
         if is_moe:
@@ -211,6 +218,10 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         else:
             other += mlp_mult * h * (dense_inter or inter or moe_inter)
     other += h  # final norm
+    if v4:
+        from .params_dsv4 import head
+
+        other += head(text, h)
     embed = vocab * h
     tied = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
     if tied is None:

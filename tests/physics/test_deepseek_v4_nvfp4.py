@@ -55,21 +55,25 @@ def test_a_config_json_with_it():
 
 
 def test_weights_per_gpu():
-    # V4-Pro: routed experts 1547.3962e9 x 4.5 / 8 = 870.41036e9 B; the rest (1611.2067 - 1547.3962 - 2 x 0.9267)e9
-    # x 1 = 61.95710e9 B; embeddings and head 2 x 0.9267e9 x 2 = 3.7068e9 B: 936.07426e9 B = 871.79 GiB,
-    # 108.97 GiB a GPU at TP 8 (read as NVFP4 throughout, by its name: 846.54 GiB, 105.82 a GPU)
+    # V4-Pro: routed experts 1547.3962e9 x 4.5 / 8 = 870.41036e9 B; the rest (1572.9972 - 1547.3962 - 2 x 0.9267)e9
+    # x 1 = 23.7476e9 B (61.9571e9 B when its attention was counted as plain q/k/v/o); embeddings and head
+    # 2 x 0.9267e9 x 2 = 3.7068e9 B: 897.86476e9 B = 836.20 GiB, 104.53 GiB a GPU at TP 8 (was 108.97)
     pro = resolve("nvidia/DeepSeek-V4-Pro-NVFP4")
     assert (pro.arch.name, pro.weights.key) == ("deepseek-ai/DeepSeek-V4-Pro", "fp8+nvfp4-experts")
     tp8, formula, notes = weights_per_gpu(pro.arch, 8, 1, fmt=pro.weights)
-    assert tp8.point == 117_009_282_812.5 and round(tp8.point / GIB, 2) == 108.97
-    assert formula == "1611.21e9 params as FP8 with NVFP4 experts = 871.79 GiB / (8 x 1)"
+    assert tp8.point == 112_233_095_312.5 and round(tp8.point / GIB, 2) == 104.53
+    assert formula == "1573e9 params as FP8 with NVFP4 experts = 836.20 GiB / (8 x 1)"
     assert "weights FP8 with NVFP4 experts: 4.5 bits per quantized weight (MoE experts; other linear layers FP8, " \
            "embeddings and LM head at 16 bits)" in notes
-    # V4-Flash at TP 2: 159.07 GiB / 2 = 79.53 GiB (NVFP4 throughout: 76.92)
+    # NVIDIA's agg-dp4-mtp-8k1k recipe (vLLM, DP 4 with EP, TP 1): the experts over 4 GPUs, the rest whole on each:
+    # 228.23 GiB a GPU (263.81 before, within 4 GiB of a B300's 267.65 GiB where the recipe runs)
+    dp4, _, _ = weights_per_gpu(pro.arch, 1, 1, fmt=pro.weights, expert_split=4)
+    assert round(dp4.point / GIB, 2) == 228.23
+    # V4-Flash at TP 2: 152.92 GiB / 2 = 76.46 GiB (was 79.53)
     flash = resolve("nvidia/DeepSeek-V4-Flash-NVFP4")
     assert (flash.arch.name, flash.weights.key) == ("deepseek-ai/DeepSeek-V4-Flash", "fp8+nvfp4-experts")
     tp2, _, _ = weights_per_gpu(flash.arch, 2, 1, fmt=flash.weights)
-    assert tp2.point == 85_397_743_750.0 and round(tp2.point / GIB, 2) == 79.53
+    assert tp2.point == 82_096_293_750.0 and round(tp2.point / GIB, 2) == 76.46
     # deepseek-ai's own checkpoints are untouched: MXFP4 experts
     assert resolve("deepseek-ai/DeepSeek-V4-Pro").arch.weight_format.key == "fp8+mxfp4-experts"
 

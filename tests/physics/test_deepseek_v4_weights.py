@@ -44,9 +44,9 @@ def test_experts_at_mxfp4_the_rest_at_fp8_embeddings_at_16_bits():
     assert weight_bytes(10, None, None, None, None, fmt) == 10  # split unknown: all at FP8, never below
     arch = lookup_model("deepseek-ai/DeepSeek-V4-Pro")
     term, formula, notes = weights_per_gpu(arch, 8, 1)
-    assert formula == "1611.21e9 params as FP8 with MXFP4 experts = 826.75 GiB / (8 x 1)"
-    # 1547.3962e9 x 4.25/8 + (1611.2067 - 1547.3962 - 2 x 0.9267)e9 x 1 + 2 x 0.9267e9 x 2 bytes, / 8 GPUs
-    expected = (1547.3962e9 * 4.25 / 8 + (1611.2067 - 1547.3962 - 1.8534) * 1e9 + 1.8534e9 * 2) / 8
+    assert formula == "1573e9 params as FP8 with MXFP4 experts = 791.17 GiB / (8 x 1)"  # 826.75 GiB at 1611.21e9
+    # 1547.3962e9 x 4.25/8 + (1572.9972 - 1547.3962 - 2 x 0.9267)e9 x 1 + 2 x 0.9267e9 x 2 bytes, / 8 GPUs
+    expected = (1547.3962e9 * 4.25 / 8 + (1572.9972 - 1547.3962 - 1.8534) * 1e9 + 1.8534e9 * 2) / 8
     assert abs(term.point - expected) < 1e3
     assert notes[0] == ("weights FP8 with MXFP4 experts: 4.25 bits per quantized weight (MoE experts; other linear "
                         "layers FP8, embeddings and LM head at 16 bits)")
