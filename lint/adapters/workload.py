@@ -226,6 +226,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
+        if inv.unknown_flags and det.engine == "tgi" and not det.launcher.startswith("image:"):
+            inv = self.trtllm_flags(inv, image if docker_image is None else docker_image.text)
         if self.sm_renamed:  # said as the DLC's env names them
             from ctxlint.adapters.sagemaker_env import renamed_settings
             inv = renamed_settings(inv, self.sm_renamed)
@@ -339,6 +341,15 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         out.roles.append(found)
         for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
             same.append(replace(found, role=other, unresolved=list(found.unresolved)))
+
+    @staticmethod
+    def trtllm_flags(inv, image: Optional[str]):
+        """The TRT-LLM backend's flags given to text-generation-launcher, judged by the container's image
+        (engines/tgi_args.trtllm_args): a command names the launcher, so its detection does not carry the image."""
+        from ctxlint.engines.tgi_args import trtllm_args
+
+        refused = trtllm_args(inv.unknown_flags, image)
+        return replace(inv, errors=inv.errors + tuple(refused)) if refused else inv
 
     def program_as_args(self, inv, tokens, det, docker_image, out: Reading):
         """Said at the first word (entry_words.py); the parser's own refusal of the words after the model is

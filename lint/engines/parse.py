@@ -315,7 +315,7 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     if spec.refuses_unknown and p.unknown:  # TGI's launcher (clap) exits on a flag it has not (tgi_args.py)
         from .tgi_args import judged, unknown_args
         if judged(launcher):
-            p.errors.extend(unknown_args(p.unknown))
+            p.errors.extend(unknown_args(p.unknown, launcher))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

@@ -3,10 +3,13 @@ at start-up on a flag no argument has: "error: unexpected argument '--NAME' foun
 clap_builder/src/parser/parser.rs parse_long_arg, NoMatchingArg; @1c7d02e: clap_builder/src/error/format.rs).
 ctxlint's own table (flags_tgi.py) lists only the flags it reads, so the launcher's whole argument list is kept
 here: every `#[clap(long ...)]` / `short` field of `struct Args` in launcher/src/main.rs at each release tag from
-v0.2.0 to v3.3.7 (huggingface/text-generation-inference@dfb3fbe, v3.3.7), a field's name kebab-cased. Also known, so
-never refused: the TensorRT-LLM backend's arguments (backends/trtllm/src/main.rs, v2.4.0-v3.3.7; its image installs
-that binary as text-generation-launcher, Dockerfile_trtllm) and clap's own --help/-h/--version/-V. Environment
-variables are not flags: a setting given only by its env var (`MAX_TOTAL_TOKENS`, `ATTENTION`) never reaches here.
+v0.2.0 to v3.3.7 (huggingface/text-generation-inference@dfb3fbe, v3.3.7), a field's name kebab-cased, and clap's
+own --help/-h/--version/-V. The TensorRT-LLM backend (backends/trtllm/src/main.rs, v2.3.0-v3.3.7) has arguments of
+its own, and its image installs that binary as text-generation-launcher (backends/trtllm/Dockerfile in v2.3.x,
+Dockerfile_trtllm from v2.4.0; tagged `-trtllm`, .github/workflows/build.yaml LABEL_EXTENSION): those are refused
+on a TGI image without `trtllm` in its name or tag, banded by release on one with it, and not judged where the image
+is not known (`trtllm_args`). Environment variables are not flags: a setting given only by its env var
+(`MAX_TOTAL_TOKENS`, `ATTENTION`) never reaches here.
 """
 from __future__ import annotations
 
@@ -49,7 +52,7 @@ _BANDED = {
     "--weights-cache-override": ("0.3.0", None),
     "-e": ("0.7.0", None),
     "-g": ("3.2.2", None),
-    # also the TensorRT-LLM backend's, which came in v2.4.0: a launcher before v2.4.0 that lacks them is refused
+    # also the TensorRT-LLM backend's (v2.3.0 on): a launcher before v2.4.0 that lacks them is refused
     # (--payload-limit 2.4.1 and --prometheus-port 3.3.0 too: backends/trtllm/src/main.rs got each in the same
     # release as the launcher; v2.4.0's has no payload_limit, v3.2.3's no prometheus_port)
     "--cors-allow-origin": ("0.3.1", None),
@@ -69,15 +72,24 @@ _BANDED = {
     "--validation-workers": ("0.9.2", None),
     "--prometheus-port": ("3.3.0", None),
 }
-# In every release from v0.2.0 to v3.3.7, or in the TensorRT-LLM backend's (not banded: its releases differ), or
-# clap's own (--max-batch-size was left out of 0.9.0-1.4.0 and is back since; not banded either)
+# In every release from v0.2.0 to v3.3.7, or clap's own (--max-batch-size was left out of 0.9.0-1.4.0 and is back
+# since; not banded: ctxlint's table bands it)
 _KNOWN = frozenset((
     "--json-output", "--master-addr", "--master-port", "--max-batch-size", "--max-concurrent-requests",
     "--max-input-length", "--max-waiting-tokens", "--model-id", "--num-shard", "--payload-limit", "--port",
     "--quantize", "--revision", "--shard-uds-path", "-p",
-    "--auth-token", "--executor-worker", "--max-image-fetch-size", "--messages-api-enabled", "--tokenizer-name",
     "--help", "-h", "--version", "-V",
 ))
+# The TensorRT-LLM backend's own arguments, which no launcher release has: (first release whose backend has it, first
+# without it again) from backends/trtllm/src/main.rs `struct Args` at each tag v2.3.0-v3.3.7 (messages_api_enabled
+# in v2.3.0-v2.3.1 only, max_image_fetch_size from v3.3.7)
+_TRTLLM = {
+    "--auth-token": ("2.3.0", None),
+    "--executor-worker": ("2.3.0", None),
+    "--tokenizer-name": ("2.3.0", None),
+    "--messages-api-enabled": ("2.3.0", "2.4.0"),
+    "--max-image-fetch-size": ("3.3.7", None),
+}
 _SAID = "text-generation-launcher exits with \"error: unexpected argument '{}' found\""
 
 
@@ -88,16 +100,20 @@ def judged(launcher: Optional[str]) -> bool:
     return not ("llamacpp" in text or "gaudi" in text)
 
 
-def unknown_args(unknown: Iterable[Problem]) -> list[Problem]:
+def unknown_args(unknown: Iterable[Problem], launcher: Optional[str] = None) -> list[Problem]:
     """A refusal at each flag the parser did not know that no launcher release has, or that the release ctxlint
     may meet lacks (banded by release). A word of one dash and more than one letter (`-p8080`, clap's attached
-    short value) is not judged."""
+    short value) is not judged; nor is the TRT-LLM backend's flag unless the launcher is an image (`image:NAME`)."""
     out: list[Problem] = []
     for p in unknown:
         name = p.flag or ""
         if not name.startswith("--") and len(name) != 2:
             continue
         if name in _KNOWN:
+            continue
+        if name in _TRTLLM:
+            if launcher and launcher.startswith("image:"):
+                out.extend(trtllm_args((p,), launcher[len("image:"):]))
             continue
         said = _SAID.format(name)
         band = _BANDED.get(name)
@@ -112,4 +128,33 @@ def unknown_args(unknown: Iterable[Problem]) -> list[Problem]:
         if until:
             out.append(Problem(f"{said} (the launcher dropped {name} in {until})", p.token_index, p.span, p.item,
                                name, since=until))
+    return out
+
+
+def trtllm_args(unknown: Iterable[Problem], image: Optional[str]) -> list[Problem]:
+    """A refusal at each TRT-LLM backend flag among `unknown` given to a TGI image: always where the image's name
+    and tag have no `trtllm` (its launcher has none of them), by release where they have; none where the image is
+    not known to be TGI's (a command naming text-generation-launcher in an image ctxlint cannot tell)."""
+    from .images import engine_from_image
+
+    text = (image or "").lower()
+    if not text or not judged(text) or engine_from_image(image)[0] != "tgi":
+        return []
+    out: list[Problem] = []
+    for p in unknown:
+        band = _TRTLLM.get(p.flag or "")
+        if band is None:
+            continue
+        said = _SAID.format(p.flag)
+        if "trtllm" not in text:
+            out.append(Problem(f"{said} (only the TensorRT-LLM backend has {p.flag}, in TGI's `-trtllm` images; "
+                               "this image's launcher has none of its flags)", p.token_index, p.span, p.item, p.flag))
+            continue
+        since, until = band
+        if since != "2.3.0":
+            out.append(Problem(f"{said} (the TensorRT-LLM backend has {p.flag} from {since} on)", p.token_index,
+                               p.span, p.item, p.flag, until=since))
+        if until:
+            out.append(Problem(f"{said} (the TensorRT-LLM backend dropped {p.flag} in {until})", p.token_index,
+                               p.span, p.item, p.flag, since=until))
     return out

@@ -105,3 +105,35 @@ def test_payload_limit_and_prometheus_port_banded():
     assert [f for f in lint_text(YAML.replace("TAG", "3.3.0").replace(
         '"--api-key", "k", "--gpu-memory-utilization", "0.9"', '"--payload-limit", "1", "--prometheus-port", "9"'),
         "d.yaml").findings if f.rule == "CTX301"] == []
+
+
+TRT = YAML.replace('"--api-key", "k", "--gpu-memory-utilization", "0.9"', '"--auth-token", "k", "--messages-api-enabled"')
+TRT_ONLY = ("tgi would refuse to start: " + SAID.format("{0}") + " (only the TensorRT-LLM backend has {0}, in TGI's "
+            "`-trtllm` images; this image's launcher has none of its flags)")
+
+
+@pytest.mark.parametrize("tag,command,refused", [
+    # a TGI image's launcher has none of the TRT-LLM backend's flags (huggingface/text-generation-inference
+    # backends/trtllm/src/main.rs, v2.3.0 on), with the image's entrypoint or text-generation-launcher named
+    ("3.0.1", "", [(10, 67, TRT_ONLY.format("--auth-token")), (10, 88, TRT_ONLY.format("--messages-api-enabled"))]),
+    ("3.0.1", "command: [text-generation-launcher]",
+     [(11, 67, TRT_ONLY.format("--auth-token")), (11, 88, TRT_ONLY.format("--messages-api-enabled"))]),
+    # the TRT-LLM image's backend has them by release: --messages-api-enabled in v2.3.x only
+    ("2.3.1-trtllm", "", []),
+    ("3.0.1-trtllm", "command: [text-generation-launcher]",
+     [(11, 88, "tgi 3.0.1 would refuse to start: " + SAID.format("--messages-api-enabled")
+       + " (the TensorRT-LLM backend dropped --messages-api-enabled in 2.4.0)")]),
+])
+def test_trtllm_backend_flags_follow_the_image(tag, command, refused):
+    text = TRT.replace("TAG", tag)
+    if command:
+        text = text.replace("        args:", f"        {command}\n        args:")
+    found = [f for f in lint_text(text, "d.yaml").findings if f.rule == "CTX301"]
+    assert [(f.line, f.column, f.message) for f in found] == refused
+
+
+def test_trtllm_backend_flags_unjudged_where_the_image_is_not_known():
+    text = TRT.replace("ghcr.io/huggingface/text-generation-inference:TAG", "mycorp/llm:1").replace(
+        "        args:", "        command: [text-generation-launcher]\n        args:")
+    assert [f for f in lint_text(text, "d.yaml").findings if "unexpected argument" in f.message] == []
+    assert _errors("text-generation-launcher --model-id m --auth-token k --max-image-fetch-size 9") == []
