@@ -8,8 +8,10 @@ escape code"), since YAML's `\\u` names a code point and a surrogate is none. So
 (a benchmark result with an emoji in a reply) was a CTX001 error.
 
 The text YAML reads instead writes each pair as YAML's 8-digit escape of the same character
-(`\\U0001f342`) and a lone surrogate, which names no character, as U+FFFD (`\\ufffd`, what a
-UTF-8 decoder makes of one). The characters saved are added as spaces after the string's closing
+(`\\U0001f342`) and a lone surrogate, which names no character, as a private-use character of the
+same 6-character escape, U+E000 on (`\\ud800` as `\\ue000`, `\\udfff` as `\\ue7ff`): Python's json module keeps
+two lone surrogates apart (`{"\\ud800": 1, "\\ud801": 2}` has two keys), so one replacement character for all of them
+made a false CTX003 duplicate key. The characters saved are added as spaces after the string's closing
 quote, where JSON and YAML allow white space, so every later position on the line is unchanged;
 only the string itself ends 2 characters early per pair. Only a `.json` text that Python's json
 module accepted and that holds such an escape is rewritten (`needs_rewrite`, a substring test).
@@ -35,7 +37,7 @@ def _escape(match) -> str:
         code = 0x10000 + ((int(high, 16) - 0xD800) << 10) + (int(low, 16) - 0xDC00)
         return "\\U%08x" % code
     if single is not None and 0xD800 <= int(single, 16) <= 0xDFFF:
-        return "\\ufffd"
+        return "\\u%04x" % (0xE000 + int(single, 16) - 0xD800)  # one of its own, as long (U+E000-U+E7FF)
     return match.group(0)
 
 
