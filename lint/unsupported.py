@@ -157,9 +157,10 @@ def not_read(display: str, text: str, errors: List[Diagnostic]) -> Optional[Diag
 # A Git LFS pointer stands in a checkout for a file stored in LFS (one not fetched, or an archive of the repository):
 # "The first key is _always_ `version`", `https://git-lfs.github.com/spec/v1`, or `https://hawser.github.com/spec/v1`
 # in pointers of the pre-release tool (git-lfs/git-lfs@02b89e38:docs/spec.md "The Pointer"). As a `.json` file it
-# was a CTX001 error and as a `.yaml` one a scalar; it is neither: its content is elsewhere.
+# was a CTX001 error and as a `.yaml` one a scalar; it is neither: its content is elsewhere. A checkout with CRLF line
+# ends (core.autocrlf) gives a pointer CRLF too: its size line ends `\r` before the newline.
 _LFS_VERSIONS = ("version https://git-lfs.github.com/spec/", "version https://hawser.github.com/spec/")
-_LFS_SIZE = lazy_compile(r"^size ([0-9]+)$", re.MULTILINE)
+_LFS_SIZE = lazy_compile(r"^size ([0-9]+)\r?$", re.MULTILINE)
 
 
 def _lfs_pointer(display: str, text: str) -> Diagnostic:

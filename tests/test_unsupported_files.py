@@ -121,12 +121,13 @@ POINTER = ("version https://git-lfs.github.com/spec/v1\n"
            "oid sha256:46762aa56d46370c24815049b6c67ab6d1e2401d311e315772d03852efc91fcc\nsize 2180\n")
 
 
-@pytest.mark.parametrize("name", ["chats.json", "values.yaml"])
-def test_a_git_lfs_pointer_is_said_to_be_one(tmp_path, name):
+@pytest.mark.parametrize("name,newline", [("chats.json", "\n"), ("values.yaml", "\n"), ("chats.json", "\r\n")])
+def test_a_git_lfs_pointer_is_said_to_be_one(tmp_path, name, newline):
     # sweep sweepcli (jshin49/llama-recipes examples/chat_completion/chats.json, stored in LFS): a `.json` pointer
-    # was "CTX001 [error] invalid JSON: Expecting value" and a `.yaml` one passed as a plain string
+    # was "CTX001 [error] invalid JSON: Expecting value" and a `.yaml` one passed as a plain string; a CRLF checkout's
+    # pointer (core.autocrlf) lost its size
     path = tmp_path / name
-    path.write_text(POINTER)
+    path.write_bytes(POINTER.replace("\n", newline).encode())
     result = run(["check", "--isolated", str(path)])
     assert (result.code, result.out) == (0, (
         f"{path}:1:1: CTX011 [info] a Git LFS pointer, not the file: its 2,180 bytes are stored in Git LFS and not "
