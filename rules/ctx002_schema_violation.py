@@ -18,7 +18,10 @@ Why:
     it is `optional: true`: the kubelet does not start the container. A
     workload (`kind: Deployment`, ...) that runs an engine but has no
     `apiVersion` is reported at its `kind` (kubectl refuses the file: "apiVersion
-    not set"), and its deployment is still read.
+    not set"), and its deployment is still read. An OME InferenceService's
+    `spec.runtime` that is not a mapping with a string `name` (`runtime:
+    srt-x` for `runtime: {name: srt-x}`) is reported at the value: OME's CRD
+    refuses it.
 
     In Akash SDL files, what Akash refuses in the fields ctxlint reads is
     reported the same way: a `command`, `args` or `env` that is not a list,

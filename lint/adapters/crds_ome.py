@@ -67,7 +67,10 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
         lookup = refs.lookup(obj, OME_RUNTIME)
         found = reader.deployment(obj, lookup.found, obj.get("spec"))
         missing = unfound(lookup, "runtime", obj, spans.file)
-        if missing is not None and (lookup.files or not found):  # not silently no deployment
+        shape = _runtime_shape(obj, spans.file)
+        if shape is not None:  # what the API server refuses: no selection, no runtime looked up
+            result.diagnostics.append(shape)
+        elif missing is not None and (lookup.files or not found):  # not silently no deployment
             result.diagnostics.append(missing)
         elif lookup.name is None and not found and _no_name(obj.dig("spec", "runtime", "name")):  # none written
             result.diagnostics.append(_auto_selected(obj, spans.file))
@@ -84,6 +87,32 @@ def _no_name(node: Optional[Node]) -> bool:
     (sgl-project/ome@17b77ed:pkg/controller/v1beta1/inferenceservice/controller.go:230, `Runtime.Name != ""`);
     a list or map there is a shape problem, not a selection."""
     return node is None or (node.kind == SCALAR and node.value in (None, ""))
+
+
+def _runtime_shape(obj: Node, file: str) -> Optional[Diagnostic]:
+    """CTX002 at a `spec.runtime` OME's CRD refuses: a ServingRuntimeRef, a mapping whose `name` is a required
+    string (sgl-project/ome@17b77ed:pkg/apis/ome/v1beta1/inference_service.go `Runtime *ServingRuntimeRef`,
+    `Name string json:"name"`; config/crd/full/ome.io_inferenceservices.yaml `runtime: {type: object, required:
+    [name]}`). None for a fitting one, or none written (absent or null)."""
+    from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, _what
+
+    runtime = obj.dig("spec", "runtime")
+    if runtime is None or (runtime.kind == SCALAR and runtime.value is None):
+        return None
+    name = runtime.get("name") if runtime.kind == MAP else None
+    if runtime.kind != MAP:
+        at, what = runtime, f"`spec.runtime` is {_what(runtime)}"
+    elif name is None:
+        at, what = runtime, "`spec.runtime` has no `name`"
+    elif name.kind != SCALAR or (name.value is not None and not isinstance(name.value, str)):
+        at, what = name, f"`spec.runtime.name` is {_what(name)}"
+    else:
+        return None
+    owner = scalar(obj.dig("metadata", "name"))
+    who = f"InferenceService {owner}" if isinstance(owner, str) else "this InferenceService"
+    return Diagnostic(SCHEMA_VIOLATION, (
+        f"the Kubernetes API server refuses {who}: OME's CRD takes `spec.runtime` as a mapping with a string "
+        f"`name` (the runtime's; `kind` and `apiGroup` optional), and {what}"), at.source(file))
 
 
 def _auto_selected(obj: Node, file: str) -> Diagnostic:

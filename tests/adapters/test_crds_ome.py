@@ -152,4 +152,9 @@ def test_ome_bad_shapes_never_crash():
     spec: [1]
     """
     res = adapt(odd)
-    assert (res.deployments, res.diagnostics) == ([], [])
+    # the one shape OME's CRD refuses that ctxlint says: a runtime name that is no string (CTX002)
+    assert res.deployments == []
+    assert [(d.kind, d.source.line, d.source.col, d.message) for d in res.diagnostics] == [
+        ("schema-violation", 9, 34, "the Kubernetes API server refuses InferenceService i: OME's CRD takes "
+         "`spec.runtime` as a mapping with a string `name` (the runtime's; `kind` and `apiGroup` optional), and "
+         "`spec.runtime.name` is a list")]

@@ -417,3 +417,25 @@ def test_the_index_tests_the_markers_it_names():
 
     source = inspect.getsource(run_classes.RunClasses._index)
     assert all(f'b"{marker.decode()}" in data' in source for marker in run_classes._REF_MARKERS)
+_SHAPED = """\
+apiVersion: ome.io/v1beta1
+kind: InferenceService
+metadata: {name: svc}
+spec:
+  model: {name: llama}
+  RUNTIME
+"""
+_CRD = ("CTX002 [error] the Kubernetes API server refuses InferenceService svc: OME's CRD takes `spec.runtime` as a "
+        "mapping with a string `name` (the runtime's; `kind` and `apiGroup` optional), and ")
+
+
+def test_an_ome_runtime_of_the_wrong_shape_is_a_schema_violation(tmp_path):
+    # sgl-project/ome@17b77ed pkg/apis/ome/v1beta1/inference_service.go: `Runtime *ServingRuntimeRef`, whose
+    # `Name string json:"name"` is required; before, `runtime: srt-x` "names no runtime" and `{name: 12}` nothing
+    path = tmp_path / "isvc.yaml"
+    for written, at, what in (("runtime: srt-x", "6:12", "`spec.runtime` is the string 'srt-x'"),
+                              ("runtime: {name: 12}", "6:19", "`spec.runtime.name` is the number 12"),
+                              ("runtime: {kind: ServingRuntime}", "6:12", "`spec.runtime` has no `name`")):
+        path.write_text(_SHAPED.replace("RUNTIME", written))
+        out = run(["check", "--isolated", str(path)]).out
+        assert out == f"{path}:{at}: {_CRD}{what} (schema-violation)\n", written
