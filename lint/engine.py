@@ -24,7 +24,7 @@ from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules
-from ctxlint.rule_runs import rule_options, rules_for, run, split, stamp, unique, with_severity
+from ctxlint.rule_runs import once, rule_options, rules_for, run, split, stamp, unique, with_severity
 
 from .records import field, fields, record, replace
 
@@ -89,11 +89,13 @@ class Report:
         self.excluded += other.excluded
         self.deployment_count += other.deployment_count
 
-    def sort(self) -> None:
+    def sort(self, per_deployment: bool = True) -> None:
+        """Findings in their order, each once (rule_runs.once; per_deployment: Settings.keep_deployments)."""
         # Finding's own order (file, line, column, rule), as a C-level key: the dataclass
         # comparisons build two tuples per comparison, seconds on 100,000 findings.
         self.findings.sort(key=SORT_KEY)
         self.suppressed.sort(key=lambda pair: SORT_KEY(pair[0]))
+        self.findings, self.suppressed = once(self.findings, self.suppressed, per_deployment)
 
 
 def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
@@ -121,7 +123,7 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
             here = settings_for(group[0]) if settings_for is not None else settings
             loaded = [_load(path, here, stdin, stdin_filename) for path in group]
             _lint_group(loaded, here, report, [p for p in group if p in named], files, known_files)
-    report.sort()
+    report.sort(settings.keep_deployments)
     return report
 
 
@@ -191,7 +193,7 @@ def lint_text(text: str, filename: str = "<string>", settings: Settings = Settin
     """Check one in-memory document set (for tests and editor integrations)."""
     report = Report()
     _lint_group([parse_bytes(text.encode("utf-8"), filename, settings.max_file_size)], settings, report)
-    report.sort()
+    report.sort(settings.keep_deployments)
     return report
 
 

@@ -104,7 +104,7 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
                                             "try --jobs 1") from exc
                     if progress:
                         progress(len(chunks[index]))
-    return merge_reports([skipped] + [r for r in reports if r is not None])
+    return merge_reports([skipped] + [r for r in reports if r is not None], settings.keep_deployments)
 
 
 _WORKER_CLASSES: Optional[RunClasses] = None  # a worker process's run: its compute classes (_start_worker)
@@ -134,7 +134,7 @@ class PerDirectory:
         return self.table[directory_of(path)]
 
 
-def merge_reports(reports: Sequence[Report]) -> Report:
+def merge_reports(reports: Sequence[Report], per_deployment: bool = True) -> Report:
     """Concatenate every list field of the reports in order; sort findings as lint_paths does.
 
     Generic over Report's fields so that lists added to Report later (suppressed
@@ -151,5 +151,5 @@ def merge_reports(reports: Sequence[Report]) -> Report:
             raise TypeError(f"cannot merge Report.{field.name}: not a list and differs between chunks")
         elif values:
             setattr(merged, field.name, values[0])
-    merged.sort()
+    merged.sort(per_deployment)
     return merged

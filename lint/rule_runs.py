@@ -186,3 +186,16 @@ def unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
             seen.add(key)
             out.append(f)
     return out
+
+
+def once(findings: List[Finding], suppressed: List[Tuple[Finding, str]],
+         per_deployment: bool) -> Tuple[List[Finding], List[Tuple[Finding, str]]]:
+    """A run's findings and waived ones, each once: its groups of files (a directory each) are checked apart, and
+    two services of different directories that run one cluster-scoped runtime (a ClusterServingRuntime) both find
+    its problems, word for word at the same place, where one group's two services say them once (`unique`)."""
+    findings = unique(findings, per_deployment)
+    kept = unique([f for f, _ in suppressed], per_deployment)
+    if len(kept) < len(suppressed):  # rare: the same waiver met from two groups
+        ids = {id(f) for f in kept}
+        suppressed = [pair for pair in suppressed if id(pair[0]) in ids]
+    return findings, suppressed
