@@ -69,6 +69,17 @@ class Overlay:
         self.obj: Any = None  # the workload with the chain's patches and images applied (None: none applies)
 
 
+def named(path: str, like: str) -> str:
+    """`path` (absolute) as the run names its files: relative to the current directory where the file `like` (the
+    one it was given, a workload or a patch) is named relatively, as a finding on any file of the run is; else as is."""
+    if os.path.isabs(like):
+        return path
+    try:
+        return os.path.relpath(path)
+    except ValueError:  # another drive (Windows)
+        return path
+
+
 def _kustomization(folder: str) -> Optional[str]:
     for name in FILE_NAMES:
         path = os.path.join(folder, name)
@@ -125,11 +136,12 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
     """The overlays of the kustomization beside `workload` (a file path) that give it the ConfigMaps `names`, and
     how many more generate one of them but are not read (a patch that may change its containers is not applied
     exactly). `obj`: the workload's Node, to patch."""
-    base = os.path.dirname(os.path.abspath(workload))
+    absolute = os.path.dirname(os.path.abspath(workload))
+    base = named(absolute, workload)  # the overlays' files are named as the workload's is
     reader = _Reader()
     own = _kustomization(base)
     root = reader.root(own) if own else None
-    if root is None or os.path.abspath(workload) not in {os.path.normpath(os.path.join(base, r))
+    if root is None or os.path.abspath(workload) not in {os.path.abspath(os.path.join(base, r))
                                                            for r in _resources(root)}:
         return [], 0
     if any(n for n, _, _ in generated(reader.read(own), reader.read) if n in names):
@@ -137,8 +149,8 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
     namespace = scalar(root.get("namespace")) or namespace
     out: List[Overlay] = []
     skipped = 0
-    for path in _candidates(os.path.dirname(base), base):
-        found = _overlay(path, base, names, reader, own_text, namespace, obj, (own, root))
+    for path in _candidates(os.path.dirname(absolute), absolute):
+        found = _overlay(named(path, workload), base, names, reader, own_text, namespace, obj, (own, root))
         if found is not None and found.maps:
             out.append(found)
         elif found is not None and found.patched:
@@ -192,7 +204,7 @@ def _chain(path: str, base: str, reader: _Reader, depth: int = 0) -> Optional[Li
     folder = os.path.dirname(path)
     for item in _resources(root):
         target = os.path.normpath(os.path.join(folder, item))
-        if target == base:
+        if target == base or os.path.abspath(target) == os.path.abspath(base):  # `../base` of `.`, run in base
             return [(path, root)]
         inner = _kustomization(target) if os.path.isdir(target) else None
         rest = _chain(inner, base, reader, depth + 1) if inner else None

@@ -64,7 +64,7 @@ def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
     kusts = [(f, _kustomization_in(f)) for f in folders]
     if not any(k for _, k in kusts):  # most files: no kustomization above, nothing imported or read
         return None
-    from ctxlint.adapters.kustomize_overlays import _Reader
+    from ctxlint.adapters.kustomize_overlays import _Reader, named
 
     reader, found = _Reader(), None
     for folder, kust in kusts:
@@ -82,7 +82,8 @@ def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
                             # that include it, found elsewhere (api/types/kustomization.go ComponentKind): read alone
                             return None
                         found = (kust, root, item.get("target") if item.kind == MAP else None)
-    return found
+    # the overlay's files (the base's, the patches', the generators') are named as the run names `path`
+    return (named(found[0], path), *found[1:]) if found is not None else None
 
 
 def _bases(kust: str, root: Any, reader: Any, trail: List[Tuple[str, Any]], depth: int = 0) -> List[Tuple[str, Any]]:
@@ -172,7 +173,7 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             offers_overlays(item.base.text, base_engine() is not None):
         missing = [n for n in item.overlay.maps]
         offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj)
-        if any(o.path == kust for o in offered):
+        if any(os.path.abspath(o.path) == os.path.abspath(kust) for o in offered):
             return True
     from ctxlint.adapters.base import AdaptResult
     from ctxlint.adapters.crd_common import config_maps, objects
@@ -180,7 +181,7 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
 
     reader, name, kind = _Reader(), scalar(item.obj.dig("metadata", "name")), scalar(item.obj.get("kind"))
     for key in _PATCH_KEYS:
-        for other in _listed(root, os.path.dirname(kust), key):
+        for other in map(os.path.abspath, _listed(root, os.path.dirname(kust), key)):
             if other == os.path.abspath(patch_path):
                 return False
             loaded = reader.read(other) if other in run else None

@@ -189,3 +189,45 @@ def test_a_patch_file_a_component_lists_is_read_alone(tmp_path) -> None:
                      "comp/patch.yaml": PATCH,
                      "ov/kustomization.yaml": "resources: [../base]\nnamePrefix: l4-\ncomponents: [../comp]\n"})
     assert "CTX109" in {f[0] for f in _check(tmp_path, tmp_path / "comp/patch.yaml")[1]}
+
+
+def _named(args):
+    """(file, line, rule) of each finding of `check` in the JSON, text, SARIF and GitHub formats, in their order."""
+    found = json.loads(run(["check", "--isolated", "--format", "json", *args]).out)["findings"]
+    out = {"json": [(f["file"], f["line"], f["rule"]) for f in found]}
+    out["text"] = [(line.split(":")[0], int(line.split(":")[1]), line.split(" ")[1])
+                   for line in run(["check", "--isolated", *args]).out.splitlines() if " CTX" in line]
+    sarif = json.loads(run(["check", "--isolated", "--format", "sarif", *args]).out)["runs"][0]["results"]
+    out["sarif"] = [(r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+                     r["locations"][0]["physicalLocation"]["region"]["startLine"], r["ruleId"]) for r in sarif]
+    github = [line for line in run(["check", "--isolated", "--format", "github", *args]).out.splitlines()
+              if "file=" in line]
+    out["github"] = [(line.split("file=")[1].split(",")[0], int(line.split("line=")[1].split(",")[0]),
+                      line.split("(")[1].split(")")[0]) for line in github]
+    out["github message"] = [(line.split("::")[2].split(":")[0], int(line.split("::")[2].split(":")[1]),
+                              line.split("::")[2].split(" ")[1]) for line in github]
+    return out
+
+
+def test_findings_in_a_patch_or_an_overlay_name_the_file_as_the_run_does(tmp_path, monkeypatch) -> None:
+    # before: `ov/patch.yaml` given, `/tmp/.../ov/patch.yaml` printed (the overlay's files were looked up from the
+    # absolute path), sorted apart from the run's relative names; now each file is named relative to the cwd as the
+    # run's paths are, and absolute where they are
+    base = BASE.replace("          ports:", "          env: [{name: LEN, valueFrom: {configMapKeyRef: "
+                                           "{name: runtime, key: LEN}}}]\n          ports:")
+    patch = PATCH.replace("--max-model-len=300000", "--max-model-len=$(LEN), --tensor-parallel-size=2")
+    _tree(tmp_path, {**FILES, "base/deployment.yaml": base, "ov/patch.yaml": patch, "ov/runtime.env": "LEN=300000\n",
+                     "ov/kustomization.yaml": FILES["ov/kustomization.yaml"] + (
+                         "configMapGenerator:\n  - name: runtime\n    envs: [runtime.env]\n")})
+    monkeypatch.chdir(tmp_path)
+    want = [("ov/patch.yaml", 11, "CTX204"), ("ov/runtime.env", 1, "CTX109")]
+    for args in (["ov/patch.yaml"], ["."], ["base/deployment.yaml", "ov/patch.yaml"], ["-j", "2", "."]):
+        assert _named(args) == dict.fromkeys(("json", "text", "sarif", "github", "github message"), want), args
+    monkeypatch.chdir(tmp_path / "base")
+    up = [("../" + f, line, rule) for f, line, rule in want]
+    assert _named(["deployment.yaml"])["text"] == _named(["../ov/patch.yaml"])["text"] == up
+    assert _named([str(tmp_path / "ov/patch.yaml")])["text"] == [(f"{tmp_path}/{f}", n, r) for f, n, r in want]
+    # a baseline written from one names the findings of the other
+    monkeypatch.chdir(tmp_path)
+    assert run(["baseline", "create", "--isolated", "--baseline", "b.json", "ov/patch.yaml"]).code == 0
+    assert run(["check", "--isolated", "--baseline", "b.json", "."]).code == 0
