@@ -17,8 +17,10 @@ builds another workload, read from that overlay's own patch files where it has s
 Where kustomize finds a patch file: kustomize's default load restrictor (LoadRestrictionsRootOnly,
 kubernetes-sigs/kustomize@12f9e6391464b3ad9dd3fe8182049dc1b1772990: api/internal/loader/loadrestrictions.go) refuses a
 file outside the kustomization's directory, so a kustomization that reads this file is in its directory or above:
-MAX_UP directories are looked at (a `stat` each, and only for a file whose workload runs an engine). One that lists the
-file under `resources` (or `bases`, `components`) makes it a resource: read as its own deployment as before.
+MAX_UP directories are looked at (a `stat` each, and only for a file whose workload runs an engine), none above a
+repository's root (a folder holding `.git`) nor, for a file under the current directory, above that directory. One
+that lists the file under `resources` (or `bases`, `components`) makes it a resource: read as its own deployment as
+before.
 """
 from __future__ import annotations
 
@@ -43,25 +45,38 @@ def _listed(root: Any, folder: str, key: str) -> List[str]:
     return out
 
 
-def _kustomization_in(folder: str) -> Optional[str]:
-    """The kustomization file of `folder`, looked up once a run (the files of one directory share their folders
-    above: a `stat` costs ~15 us here, three names a folder, four folders a file)."""
+def _folder(folder: str) -> Tuple[Optional[str], bool]:
+    """The kustomization file of `folder`, and whether the folder holds `.git` (a repository's root), looked up once
+    a run (the files of one directory share their folders above: a `stat` costs ~15 us here, four names a folder,
+    four folders a file)."""
     from ctxlint.adapters.run_classes import _RUNS
 
     cache = _RUNS[-1].__dict__.setdefault("kustomizations", {}) if _RUNS else {}
     if folder not in cache:
-        cache[folder] = next((k for k in (os.path.join(folder, n) for n in FILE_NAMES) if os.path.isfile(k)), None)
+        cache[folder] = (next((k for k in (os.path.join(folder, n) for n in FILE_NAMES) if os.path.isfile(k)), None),
+                         os.path.exists(os.path.join(folder, ".git")))
     return cache[folder]
+
+
+def _folders(wanted: str) -> List[Tuple[str, Optional[str]]]:
+    """(folder, its kustomization or None) from the directory of `wanted` (absolute) up: MAX_UP at most, and not
+    above a repository's root (a folder holding .git) nor, for a file under it, the current directory (as
+    config_files._above): a kustomization outside the checked tree (a stray one in /tmp or $HOME) is not read."""
+    here = os.path.abspath(os.getcwd())
+    start = os.path.dirname(wanted)
+    top = here if start == here or start.startswith(here.rstrip(os.sep) + os.sep) else None
+    out = [(start, *_folder(start))]
+    while len(out) < MAX_UP and os.path.dirname(out[-1][0]) != out[-1][0] and out[-1][0] != top and not out[-1][2]:
+        parent = os.path.dirname(out[-1][0])
+        out.append((parent, *_folder(parent)))
+    return [(f, k) for f, k, _ in out]
 
 
 def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
     """(kustomization path, its root, the patch entry's target or None) of the nearest kustomization that lists the
     file `path` as a patch, when none of them lists it as a resource; else None."""
     wanted = os.path.abspath(path)
-    folders = [os.path.dirname(wanted)]
-    while len(folders) < MAX_UP and os.path.dirname(folders[-1]) != folders[-1]:
-        folders.append(os.path.dirname(folders[-1]))
-    kusts = [(f, _kustomization_in(f)) for f in folders]
+    kusts = _folders(wanted)
     if not any(k for _, k in kusts):  # most files: no kustomization above, nothing imported or read
         return None
     from ctxlint.adapters.kustomize_overlays import _Reader, named

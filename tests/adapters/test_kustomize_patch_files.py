@@ -231,3 +231,20 @@ def test_findings_in_a_patch_or_an_overlay_name_the_file_as_the_run_does(tmp_pat
     monkeypatch.chdir(tmp_path)
     assert run(["baseline", "create", "--isolated", "--baseline", "b.json", "ov/patch.yaml"]).code == 0
     assert run(["check", "--isolated", "--baseline", "b.json", "."]).code == 0
+
+
+def test_a_patchs_kustomization_is_not_looked_for_above_the_repository_or_the_cwd(tmp_path, monkeypatch) -> None:
+    # a kustomization outside the checked tree (a stray one in /tmp or $HOME) that lists the file as a patch: before,
+    # the four folders above were read whatever they were, and the file was judged as that overlay builds it
+    stray_kust = "resources: [base]\nnamePrefix: stray-\npatches:\n  - path: repo/patch.yaml\n"
+    _tree(tmp_path, {"kustomization.yaml": stray_kust,
+                     "base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": BASE,
+                     "repo/patch.yaml": PATCH})
+    alone, stray = [("server", MODEL, "needs >= 34.6 GiB/GPU")], [("stray-server", MODEL, "exceeds")]
+    assert _audit(tmp_path / "repo/patch.yaml") == stray  # no bound: the file's folder and three above
+    monkeypatch.chdir(tmp_path / "repo")  # not above the directory ctxlint runs from, for a file under it
+    assert _audit("patch.yaml") == _audit(tmp_path / "repo/patch.yaml") == alone
+    monkeypatch.chdir(tmp_path)
+    assert _audit("repo/patch.yaml") == stray
+    (tmp_path / "repo/.git").mkdir()  # nor above a repository's root
+    assert _audit("repo/patch.yaml") == _audit(tmp_path / "repo/patch.yaml") == alone
