@@ -121,7 +121,7 @@ spec:
 def test_a_workload_file_with_no_kustomization_above_reads_no_kustomize_module(tmp_path):
     # every engine workload asks whether its file is a kustomize patch (adapters/kustomize_patch_files.py): a few
     # `stat`s, and the overlay reader only where a kustomization is above the file
-    overlays = ("ctxlint.adapters.kustomize_overlays",)
+    overlays = ("ctxlint.adapters.kustomize_overlays", "ctxlint.adapters.kustomize_names")
     run = _RUN_OF % (overlays,)
     sample = REPO / "samples/kubernetes/llamacpp-ctx-fixed/deployment.yaml"  # a Deployment running llama.cpp
     assert _loaded(sample, run) == set()

@@ -113,11 +113,13 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
     the values they set keep the patch's file and position."""
     if "configMap" not in loaded.text or loaded.path == "-":
         return [workload]
+    from ctxlint.adapters.kustomize_names import told_apart
     from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
 
     missing = [name for name in names_read(obj) if name not in read]
     overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj), obj) if missing else ([], 0)
     out: List[Workload] = []
+    paths: List[str] = []
     for overlay in overlays:
         scratch = AdaptResult()
         made = _workload(overlay.obj if overlay.obj is not None else obj, spans, scratch, {**read, **overlay.maps})
@@ -127,6 +129,8 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
         if made.name is not None:
             made.name = Val(f"{overlay.prefix}{made.name.value}{overlay.suffix}", made.name.source)
         out.append(made)
+        paths.append(overlay.path)
+    told_apart(out, paths, loaded.path, workload if skipped else None)
     return out + [workload] if skipped or not out else out
 
 

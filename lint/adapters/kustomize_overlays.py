@@ -44,6 +44,7 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar, seq
 from ctxlint.adapters.kustomize_maps import FILE_NAMES, GENERATOR, generated
+from ctxlint.adapters.kustomize_names import named
 from ctxlint.loader import LoadedFile
 
 MAX_CHAIN = 4  # kustomizations from an overlay down to the workload's
@@ -67,17 +68,6 @@ class Overlay:
         self.patched = False  # a patch or replacement may change its containers and is not applied: not read
         self.reason: Optional[str] = None  # why not
         self.obj: Any = None  # the workload with the chain's patches and images applied (None: none applies)
-
-
-def named(path: str, like: str) -> str:
-    """`path` (absolute) as the run names its files: relative to the current directory where the file `like` (the
-    one it was given, a workload or a patch) is named relatively, as a finding on any file of the run is; else as is."""
-    if os.path.isabs(like):
-        return path
-    try:
-        return os.path.relpath(path)
-    except ValueError:  # another drive (Windows)
-        return path
 
 
 def _kustomization(folder: str) -> Optional[str]:

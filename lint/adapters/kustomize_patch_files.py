@@ -79,7 +79,8 @@ def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
     kusts = _folders(wanted)
     if not any(k for _, k in kusts):  # most files: no kustomization above, nothing imported or read
         return None
-    from ctxlint.adapters.kustomize_overlays import _Reader, named
+    from ctxlint.adapters.kustomize_names import named
+    from ctxlint.adapters.kustomize_overlays import _Reader
 
     reader, found = _Reader(), None
     for folder, kust in kusts:

@@ -210,3 +210,17 @@ def test_a_node_selector_patch_counts_only_where_the_base_places_the_pod(tmp_pat
              "base/deployment.yaml": DEPLOY.replace("      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n", "")}
     _tree(tmp_path, _small_with("patches:\n  - path: ns.yaml\n", patch))
     assert [name for name, _, _ in _audit(tmp_path / "base")] == ["big-vllm", "top-mid-vllm-mid-top", "vllm-small"]
+
+
+def test_overlays_giving_the_workload_one_name_are_told_apart_by_their_directory(tmp_path, monkeypatch) -> None:
+    # `kubectl kustomize` (5.5.0) names the Deployment `vllm` in both prod and stage (a namespace each, no prefix):
+    # before, both deployments were `vllm`, their findings at the base's lines alike by place and deployment
+    one = "resources: [../base]\n{}configMapGenerator:\n  - name: runtime\n    literals: [MODEL_ID={}, LEN={}]\n"
+    _tree(tmp_path, {**FILES, "env/prod/kustomization.yaml": one.format("namespace: prod\n", MODEL, 300000).replace(
+        "../base", "../../base"), "stage/kustomization.yaml": one.format("", MODEL, 4096)})
+    named = [("big-vllm", MODEL, "exceeds"), ("top-mid-vllm-mid-top", MODEL, "fits"),
+             ("vllm [env/prod]", MODEL, "exceeds"), ("vllm [stage]", MODEL, "fits"), ("vllm-small", MODEL, "exceeds")]
+    assert _audit(tmp_path) == _audit(tmp_path / "base/deployment.yaml") == named
+    monkeypatch.chdir(tmp_path / "base")  # the directory from the base's parent, wherever the run is
+    assert _audit("deployment.yaml") == named
+    assert ("CTX201", "env/prod/kustomization.yaml", 5, 55, "vllm [env/prod]") in _findings(tmp_path)
