@@ -117,7 +117,9 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     from ctxlint.adapters.run_classes import run_files as classes_in
 
     with _fewer_collections(), classes_in(files if run_files is None else run_files, settings.max_file_size,
-                                                 None if stdin is None else (stdin, stdin_filename)):
+                                                 None if stdin is None else (stdin, stdin_filename),
+                                                 size_limits(files, settings_for, stdin_filename)
+                                                 if run_files is None else None):
         for group in by_directory(files):
             # one directory has one closest config, so a group never mixes two
             here = settings_for(group[0]) if settings_for is not None else settings
@@ -125,6 +127,15 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
             _lint_group(loaded, here, report, [p for p in group if p in named], files, known_files)
     report.sort(settings.keep_deployments)
     return report
+
+
+def size_limits(files: Sequence[str], settings_for: Optional[SettingsFor],
+                stdin_filename: str = "-") -> Optional[Dict[str, int]]:
+    """Each file's own --max-file-size (its closest config's; stdin's under `stdin_filename`), for the run's
+    index of files (run_classes.RunClasses): None when one config applies to all."""
+    if settings_for is None:
+        return None
+    return {stdin_filename if path == "-" else path: settings_for(path).max_file_size for path in files}
 
 
 PAIRING_BLOCK = 256  # files of one directory checked together, at most

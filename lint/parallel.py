@@ -23,7 +23,7 @@ from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 from .records import fields
 from ctxlint.adapters.run_classes import RunClasses
 from ctxlint.engine import (InternalError, Report, Settings, SettingsFor, by_directory, directory_of, files_to_check,
-                            lint_paths)
+                            lint_paths, size_limits)
 from ctxlint.registry import selected
 
 Progress = Callable[[int], None]  # called with the number of files just finished
@@ -80,7 +80,8 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     # The run's files, where a pod's GKE compute class is looked for: given to each worker once as it starts
     # (not pickled and filtered again for each chunk of 16), and read at most once a process
     piped = None if stdin is None else (stdin, stdin_filename)
-    classes = RunClasses(files, settings.max_file_size, piped)
+    limits = size_limits(files, settings_for, stdin_filename)
+    classes = RunClasses(files, settings.max_file_size, piped, limits)
     for index, chunk in enumerate(chunks):
         if index in local:
             reports[index] = _check_chunk(chunk, settings, stdin, stdin_filename, named, placed[index], classes)
@@ -89,7 +90,7 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     if remote:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(max_workers=min(jobs, len(remote)), mp_context=context, initializer=_start_worker,
-                                 initargs=(files, settings.max_file_size, piped)) as pool:
+                                 initargs=(files, settings.max_file_size, piped, limits)) as pool:
             pending = {pool.submit(_check_chunk, chunks[i], settings, None, "-", named & set(chunks[i]), placed[i]): i
                        for i in remote}
             while pending:
@@ -110,9 +111,10 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
 _WORKER_CLASSES: Optional[RunClasses] = None  # a worker process's run: its compute classes (_start_worker)
 
 
-def _start_worker(files: List[str], max_bytes: int, stdin: Optional[Tuple[bytes, str]]) -> None:
+def _start_worker(files: List[str], max_bytes: int, stdin: Optional[Tuple[bytes, str]],
+                  limits: Optional[Dict[str, int]] = None) -> None:
     global _WORKER_CLASSES
-    _WORKER_CLASSES = RunClasses(files, max_bytes, stdin)
+    _WORKER_CLASSES = RunClasses(files, max_bytes, stdin, limits)
 
 
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,

@@ -188,12 +188,31 @@ def unique(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
     return out
 
 
+def _most_severe(findings: Iterable[Finding], per_deployment: bool) -> List[Finding]:
+    """`unique`, keeping of two alike findings the more severe: groups under different configs (a severity
+    override each) find one cluster-scoped runtime's problem, and the run's order of paths must not decide
+    whether it is an error (the exit code)."""
+    from ctxlint.findings import SEVERITY_RANK
+
+    at: Dict[tuple, int] = {}
+    out: List[Finding] = []
+    for f in findings:
+        key = (f.file, f.line, f.column, f.rule, f.message, f.deployment if per_deployment else None)
+        i = at.get(key)
+        if i is None:
+            at[key] = len(out)
+            out.append(f)
+        elif SEVERITY_RANK.get(f.severity, 0) > SEVERITY_RANK.get(out[i].severity, 0):
+            out[i] = f
+    return out
+
+
 def once(findings: List[Finding], suppressed: List[Tuple[Finding, str]],
          per_deployment: bool) -> Tuple[List[Finding], List[Tuple[Finding, str]]]:
     """A run's findings and waived ones, each once: its groups of files (a directory each) are checked apart, and
     two services of different directories that run one cluster-scoped runtime (a ClusterServingRuntime) both find
     its problems, word for word at the same place, where one group's two services say them once (`unique`)."""
-    findings = unique(findings, per_deployment)
+    findings = _most_severe(findings, per_deployment)
     kept = unique([f for f, _ in suppressed], per_deployment)
     if len(kept) < len(suppressed):  # rare: the same waiver met from two groups
         ids = {id(f) for f in kept}

@@ -34,10 +34,11 @@ Stdin = Optional[Tuple[bytes, str]]  # (the bytes read from stdin, the name they
 
 
 @contextmanager
-def run_files(paths: Union[Sequence[str], "RunClasses"], max_bytes: int, stdin: Stdin = None) -> Iterator[None]:
+def run_files(paths: Union[Sequence[str], "RunClasses"], max_bytes: int, stdin: Stdin = None,
+              limits: Optional[Dict[str, int]] = None) -> Iterator[None]:
     """The files a run checks (or their classes already gathered: a --jobs worker's), where a pod's compute class
     is looked for while it lasts."""
-    _RUNS.append(paths if isinstance(paths, RunClasses) else RunClasses(paths, max_bytes, stdin))
+    _RUNS.append(paths if isinstance(paths, RunClasses) else RunClasses(paths, max_bytes, stdin, limits))
     try:
         yield
     finally:
@@ -55,10 +56,14 @@ class RunClasses:
 
     AHEAD_BYTES = 64 << 20
 
-    def __init__(self, paths: Sequence[str], max_bytes: int, stdin: Stdin = None) -> None:
+    def __init__(self, paths: Sequence[str], max_bytes: int, stdin: Stdin = None,
+                 limits: Optional[Dict[str, int]] = None) -> None:
         self.paths = [p for p in paths if p != "-" and p.lower().endswith(_SUFFIXES)]
         self.stdin = stdin if stdin is not None and "-" in paths else None
         self.max_bytes = max_bytes
+        # a file's own --max-file-size (its closest config's) where it is not max_bytes: a file too large for its
+        # own settings is never read for a lookup, whichever path's config the run started from
+        self.limits: Dict[str, int] = {p: n for p, n in (limits or {}).items() if n != max_bytes}
         self._order: Dict[str, int] = {path: i for i, path in reversed(list(enumerate(self.paths)))}
         if self.stdin is not None:
             self._order[self.stdin[1]] = -1
@@ -77,14 +82,18 @@ class RunClasses:
         self.memo: Dict[str, Any] = {}  # what a reader builds once per run from these (crd_refs: services by name)
 
     def __getstate__(self) -> dict:  # a --jobs worker gets the run's files, never what this process read
-        return {"paths": self.paths, "stdin": self.stdin, "max_bytes": self.max_bytes}
+        return {"paths": self.paths, "stdin": self.stdin, "max_bytes": self.max_bytes, "limits": self.limits}
 
     def __setstate__(self, state: dict) -> None:
-        self.__init__(state["paths"], state["max_bytes"], state["stdin"])  # type: ignore[misc]
+        self.__init__(state["paths"], state["max_bytes"], state["stdin"], state["limits"])  # type: ignore[misc]
+
+    def limit(self, path: str) -> int:
+        """The size limit of `path`'s own settings."""
+        return self.limits.get(path, self.max_bytes)
 
     def note(self, path: str, data: bytes) -> None:
         """The engine read `path` (a regular file within its size limit): its bytes are indexed."""
-        if path not in self._indexed and path in self._order and len(data) <= self.max_bytes:
+        if path not in self._indexed and path in self._order and len(data) <= self.limit(path):
             self._index(path, data)
 
     def take(self, path: str) -> Optional[bytes]:
@@ -122,7 +131,7 @@ class RunClasses:
             if marker in data:
                 found = self._parsed.get(path)
                 if found is None:
-                    loaded = parse_bytes(data, path, self.max_bytes)
+                    loaded = parse_bytes(data, path, self.limit(path))
                     found = self._parsed[path] = [(loaded, obj) for obj in objects(loaded)]
                 out += found
         return out
@@ -156,7 +165,7 @@ class RunClasses:
                 self._ahead_left -= len(data)
         out: Dict[str, List[Tuple[str, Node]]] = {}
         for path in sorted(self._classes, key=self._order.__getitem__):
-            for obj in objects(parse_bytes(self._classes[path], path, self.max_bytes)):
+            for obj in objects(parse_bytes(self._classes[path], path, self.limit(path))):
                 name = _scalar(obj.dig("metadata", "name"))
                 if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
                         _API_GROUP) and isinstance(name, str) and name:
@@ -166,14 +175,15 @@ class RunClasses:
     def _texts(self) -> Iterator[Tuple[bytes, str]]:
         """(bytes, name) of stdin's text and of each regular file of the run within the size limit not indexed
         yet, one at a time."""
-        if self.stdin is not None and self.stdin[1] not in self._indexed:
+        if self.stdin is not None and self.stdin[1] not in self._indexed and \
+                len(self.stdin[0]) <= self.limit(self.stdin[1]):
             yield self.stdin
         for path in self.paths:
             if path in self._indexed:
                 continue
             try:
                 info = os.stat(path)
-                if not stat.S_ISREG(info.st_mode) or info.st_size > self.max_bytes:
+                if not stat.S_ISREG(info.st_mode) or info.st_size > self.limit(path):
                     continue  # a FIFO named *.yaml would block the read
                 with open(path, "rb") as handle:
                     data = handle.read()

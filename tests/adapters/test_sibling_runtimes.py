@@ -455,3 +455,39 @@ def test_a_cluster_runtime_two_directories_run_says_its_finding_once(tmp_path, m
         lines = out.out.splitlines()
         assert [line[:55] for line in lines] == ["runtimes/rt.yaml:11:82: CTX201 [error] 131,072 > 34,960"], (jobs, out)
         assert out.err == "ctxlint: 1 error in 3 files, 2 deployments\n"
+
+
+def _three_dirs(tmp_path, monkeypatch):
+    for d in ("runtimes", "a", "b"):
+        (tmp_path / d).mkdir()
+    (tmp_path / "runtimes" / "rt.yaml").write_text(_CLUSTER_RT.format(note=""))
+    (tmp_path / "a" / "isvc.yaml").write_text(_CLUSTER_SVC)
+    (tmp_path / "b" / "isvc.yaml").write_text(_CLUSTER_SVC.replace("name: svc", "name: svc2"))
+    monkeypatch.chdir(tmp_path)
+
+
+def test_a_cluster_runtime_found_from_two_configs_keeps_the_more_severe_finding(tmp_path, monkeypatch):
+    # a/ makes CTX201 an info, b/ leaves it an error: the run's order of paths decided which one was kept (and
+    # so the exit code)
+    _three_dirs(tmp_path, monkeypatch)
+    (tmp_path / "a" / ".ctxlint.yaml").write_text("severity: {CTX201: info}\n")
+    for order in (["a", "b", "runtimes"], ["b", "a", "runtimes"]):
+        for jobs in ("1", "2"):
+            out = run(["check", "--jobs", jobs, *order])
+            assert [line[:38] for line in out.out.splitlines()] == ["runtimes/rt.yaml:11:82: CTX201 [error]"], \
+                (order, jobs, out)
+            assert out.code == 1, (order, jobs)
+
+
+def test_the_run_index_reads_each_file_under_its_own_size_limit(tmp_path, monkeypatch):
+    # runtimes/ keeps a 100-byte limit: its runtime is too large to be read there, and the run's index (which took
+    # the first path's config's limit for every file) found it from a/ and b/ only when runtimes/ came later
+    _three_dirs(tmp_path, monkeypatch)
+    (tmp_path / "runtimes" / ".ctxlint.yaml").write_text("max-file-size: 100\n")
+    outs = set()
+    for order in (["a", "b", "runtimes"], ["runtimes", "a", "b"]):
+        for jobs in ("1", "2"):
+            outs.add(run(["check", "--jobs", jobs, *order]).out)
+    assert len(outs) == 1, outs
+    (out,) = outs
+    assert "CTX201" not in out and "runtimes/rt.yaml:1:1: CTX001" in out
