@@ -70,20 +70,30 @@ def _above(path: str, start: str) -> Optional[str]:
     parts = wanted.split("/")
     if posixpath.isabs(wanted) or len(parts) < 2 or ".." in parts:
         return None
-    # not above the repository's root (a folder holding .git) nor, for a script under it, the directory ctxlint
-    # runs from: a file outside the checked tree is no file the script's repository runs with
+    # not above the repository's root (a folder holding .git); with none on the way, not above the directory ctxlint
+    # runs from, for a script under it: a file outside the checked tree is no file the script's repository runs
+    # with, and a run from a subfolder of the repository reads what a run from its root reads
     here = os.path.abspath(os.getcwd())
-    top = here if start == here or start.startswith(here.rstrip(os.sep) + os.sep) else None
-    folder = start
+    under = start == here or start.startswith(here.rstrip(os.sep) + os.sep)
+    folder, found = start, None
     for _ in range(_LEVELS):
         parent = os.path.dirname(folder)
-        if parent == folder or folder == top or os.path.exists(os.path.join(folder, ".git")):
-            return None
+        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
+            break
         folder = parent
         candidate = os.path.join(folder, *parts)
-        if os.path.isfile(candidate):
-            return candidate
-    return None
+        if found is None and os.path.isfile(candidate):
+            found = (candidate, folder)
+    else:
+        parent = None
+    if found is None:
+        return None
+    if parent is not None and os.path.exists(os.path.join(folder, ".git")):
+        return found[0]  # a repository root bounds the walk: anything found below it is the repository's
+    # no repository root met: the current directory bounds a script under it
+    if under and len(found[1]) < len(here):
+        return None
+    return found[0]
 
 
 def mounted_file(path: str, base: str, mounts: Mapping[str, str]) -> Optional[str]:

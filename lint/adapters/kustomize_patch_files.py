@@ -60,15 +60,18 @@ def _folder(folder: str) -> Tuple[Optional[str], bool]:
 
 def _folders(wanted: str) -> List[Tuple[str, Optional[str]]]:
     """(folder, its kustomization or None) from the directory of `wanted` (absolute) up: MAX_UP at most, and not
-    above a repository's root (a folder holding .git) nor, for a file under it, the current directory (as
-    config_files._above): a kustomization outside the checked tree (a stray one in /tmp or $HOME) is not read."""
-    here = os.path.abspath(os.getcwd())
+    above a repository's root (a folder holding .git); with no repository root on the way, not above the current
+    directory for a file under it (as config_files._above): a kustomization outside the checked tree (a stray one in
+    /tmp or $HOME) is not read, and a run started in a subfolder of a repository reads what one at its root reads."""
     start = os.path.dirname(wanted)
-    top = here if start == here or start.startswith(here.rstrip(os.sep) + os.sep) else None
     out = [(start, *_folder(start))]
-    while len(out) < MAX_UP and os.path.dirname(out[-1][0]) != out[-1][0] and out[-1][0] != top and not out[-1][2]:
+    while len(out) < MAX_UP and os.path.dirname(out[-1][0]) != out[-1][0] and not out[-1][2]:
         parent = os.path.dirname(out[-1][0])
         out.append((parent, *_folder(parent)))
+    if not out[-1][2]:  # no repository root met: the current directory bounds a file under it
+        here = os.path.abspath(os.getcwd())
+        if start == here or start.startswith(here.rstrip(os.sep) + os.sep):
+            out = out[:next(i for i, (f, _, _) in enumerate(out) if f == here or i == len(out) - 1) + 1]
     return [(f, k) for f, k, _ in out]
 
 

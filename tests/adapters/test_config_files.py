@@ -271,3 +271,19 @@ def test_a_script_reads_no_config_from_above_the_checked_tree(tmp_path, monkeypa
     (repo / ".git").mkdir()
     out = run(["check", "--isolated", str(script), "--select", "CTX308,CTX008"]).out
     assert "CTX308" not in out and out.count("CTX008") == 1, out
+
+
+def test_a_script_run_from_its_own_folder_of_a_repository_reads_the_repositorys_config(tmp_path, monkeypatch):
+    # with a repository root (.git) above, the directory ctxlint runs from does not bound the lookup: run from the
+    # script's folder (pre-commit in a subfolder, `ctxlint check run.sh`), the config at the root is read as a run
+    # from the root reads it (before: CTX008)
+    (tmp_path / ".git").mkdir()
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "extra.yaml").write_text("max_num_tokens: 2048\n")
+    (tmp_path / "scripts" / "serve").mkdir(parents=True)
+    script = tmp_path / "scripts" / "serve" / "run.sh"
+    script.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:1\ntrtllm-serve Qwen/Qwen3-8B --backend pytorch \\\n"
+                      "    --max_seq_len 4096 --extra_llm_api_options ./configs/extra.yaml\n")
+    monkeypatch.chdir(tmp_path / "scripts" / "serve")
+    out = run(["check", "--isolated", "run.sh", "--select", "CTX308,CTX008"]).out
+    assert "CTX308" in out and "CTX008" not in out, out

@@ -248,3 +248,19 @@ def test_a_patchs_kustomization_is_not_looked_for_above_the_repository_or_the_cw
     assert _audit("repo/patch.yaml") == stray
     (tmp_path / "repo/.git").mkdir()  # nor above a repository's root
     assert _audit("repo/patch.yaml") == _audit(tmp_path / "repo/patch.yaml") == alone
+
+
+def test_a_run_from_a_subfolder_of_a_repository_reads_what_one_from_its_root_reads(tmp_path, monkeypatch) -> None:
+    # a patch in a subfolder of its overlay (kustomize's root-only load restriction allows it): with a repository
+    # root above, the cwd does not bound the lookup, so `cd ov/patches && ctxlint check patch.yaml` reads the
+    # overlay as a run from the root does (before: the patch alone, `server ... needs`)
+    files = {**FILES, "ov/kustomization.yaml": FILES["ov/kustomization.yaml"].replace(
+        "path: patch.yaml", "path: patches/patch.yaml"), "ov/patches/patch.yaml": PATCH}
+    del files["ov/patch.yaml"]
+    _tree(tmp_path, files)
+    (tmp_path / ".git").mkdir()
+    monkeypatch.chdir(tmp_path)
+    from_root = _audit("ov/patches/patch.yaml")
+    assert [name for name, _, _ in from_root] == ["l4-server"]
+    monkeypatch.chdir(tmp_path / "ov/patches")
+    assert _audit("patch.yaml") == _audit(".") == from_root
