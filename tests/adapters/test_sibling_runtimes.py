@@ -441,22 +441,6 @@ def test_an_ome_runtime_of_the_wrong_shape_is_a_schema_violation(tmp_path):
         assert out == f"{path}:{at}: {_CRD}{what} (schema-violation)\n", written
 
 
-def test_a_cluster_runtime_two_directories_run_says_its_finding_once(tmp_path, monkeypatch):
-    # each directory is a group of its own: both services found the runtime's CTX201, which was printed twice
-    # (once when the two services sit in one directory)
-    for d in ("runtimes", "a", "b"):
-        (tmp_path / d).mkdir()
-    (tmp_path / "runtimes" / "rt.yaml").write_text(_CLUSTER_RT.format(note=""))
-    (tmp_path / "a" / "isvc.yaml").write_text(_CLUSTER_SVC)
-    (tmp_path / "b" / "isvc.yaml").write_text(_CLUSTER_SVC.replace("name: svc", "name: svc2"))
-    monkeypatch.chdir(tmp_path)
-    for jobs in ("1", "2"):
-        out = run(["check", "--jobs", jobs, "."])
-        lines = out.out.splitlines()
-        assert [line[:55] for line in lines] == ["runtimes/rt.yaml:11:82: CTX201 [error] 131,072 > 34,960"], (jobs, out)
-        assert out.err == "ctxlint: 1 error in 3 files, 2 deployments\n"
-
-
 def _three_dirs(tmp_path, monkeypatch):
     for d in ("runtimes", "a", "b"):
         (tmp_path / d).mkdir()
@@ -464,6 +448,17 @@ def _three_dirs(tmp_path, monkeypatch):
     (tmp_path / "a" / "isvc.yaml").write_text(_CLUSTER_SVC)
     (tmp_path / "b" / "isvc.yaml").write_text(_CLUSTER_SVC.replace("name: svc", "name: svc2"))
     monkeypatch.chdir(tmp_path)
+
+
+def test_a_cluster_runtime_two_directories_run_says_its_finding_once(tmp_path, monkeypatch):
+    # each directory is a group of its own: both services found the runtime's CTX201, which was printed twice
+    # (once when the two services sit in one directory)
+    _three_dirs(tmp_path, monkeypatch)
+    for jobs in ("1", "2"):
+        out = run(["check", "--jobs", jobs, "."])
+        lines = out.out.splitlines()
+        assert [line[:55] for line in lines] == ["runtimes/rt.yaml:11:82: CTX201 [error] 131,072 > 34,960"], (jobs, out)
+        assert out.err == "ctxlint: 1 error in 3 files, 2 deployments\n"
 
 
 def test_a_cluster_runtime_found_from_two_configs_keeps_the_more_severe_finding(tmp_path, monkeypatch):
