@@ -16,6 +16,7 @@ import os
 import posixpath
 from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequence, Tuple
 
+from ctxlint.adapters.upward import folders_up
 from ctxlint.engines.heredocs import declined_files, written_files
 from ctxlint.loader import parse_text, read_path
 from ctxlint.model import Source
@@ -70,30 +71,12 @@ def _above(path: str, start: str) -> Optional[str]:
     parts = wanted.split("/")
     if posixpath.isabs(wanted) or len(parts) < 2 or ".." in parts:
         return None
-    # not above the repository's root (a folder holding .git); with none on the way, not above the directory ctxlint
-    # runs from, for a script under it: a file outside the checked tree is no file the script's repository runs
-    # with, and a run from a subfolder of the repository reads what a run from its root reads
-    here = os.path.abspath(os.getcwd())
-    under = start == here or start.startswith(here.rstrip(os.sep) + os.sep)
-    folder, found = start, None
-    for _ in range(_LEVELS):
-        parent = os.path.dirname(folder)
-        if parent == folder or os.path.exists(os.path.join(folder, ".git")):
-            break
-        folder = parent
+    # the folders above the script, as upward.folders_up bounds them (the script's own folder is read elsewhere)
+    for folder in folders_up(start, _LEVELS + 1)[1:]:
         candidate = os.path.join(folder, *parts)
-        if found is None and os.path.isfile(candidate):
-            found = (candidate, folder)
-    else:
-        parent = None
-    if found is None:
-        return None
-    if parent is not None and os.path.exists(os.path.join(folder, ".git")):
-        return found[0]  # a repository root bounds the walk: anything found below it is the repository's
-    # no repository root met: the current directory bounds a script under it
-    if under and len(found[1]) < len(here):
-        return None
-    return found[0]
+        if os.path.isfile(candidate):
+            return candidate
+    return None
 
 
 def mounted_file(path: str, base: str, mounts: Mapping[str, str]) -> Optional[str]:

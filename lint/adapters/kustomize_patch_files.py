@@ -28,6 +28,7 @@ import os
 from typing import Any, List, Optional, Tuple
 
 from ctxlint.adapters.crd_common import scalar, seq
+from ctxlint.adapters.upward import folders_up
 from ctxlint.nodes import MAP
 
 MAX_UP = 4  # the file's directory and three above
@@ -59,20 +60,9 @@ def _folder(folder: str) -> Tuple[Optional[str], bool]:
 
 
 def _folders(wanted: str) -> List[Tuple[str, Optional[str]]]:
-    """(folder, its kustomization or None) from the directory of `wanted` (absolute) up: MAX_UP at most, and not
-    above a repository's root (a folder holding .git); with no repository root on the way, not above the current
-    directory for a file under it (as config_files._above): a kustomization outside the checked tree (a stray one in
-    /tmp or $HOME) is not read, and a run started in a subfolder of a repository reads what one at its root reads."""
-    start = os.path.dirname(wanted)
-    out = [(start, *_folder(start))]
-    while len(out) < MAX_UP and os.path.dirname(out[-1][0]) != out[-1][0] and not out[-1][2]:
-        parent = os.path.dirname(out[-1][0])
-        out.append((parent, *_folder(parent)))
-    if not out[-1][2]:  # no repository root met: the current directory bounds a file under it
-        here = os.path.abspath(os.getcwd())
-        if start == here or start.startswith(here.rstrip(os.sep) + os.sep):
-            out = out[:next(i for i, (f, _, _) in enumerate(out) if f == here or i == len(out) - 1) + 1]
-    return [(f, k) for f, k, _ in out]
+    """(folder, its kustomization or None) from the directory of `wanted` (absolute) up, MAX_UP at most, bounded as
+    upward.folders_up bounds it."""
+    return [(f, _folder(f)[0]) for f in folders_up(os.path.dirname(wanted), MAX_UP, lambda f: _folder(f)[1])]
 
 
 def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
