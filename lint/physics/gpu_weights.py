@@ -11,7 +11,7 @@ from __future__ import annotations
 from ..records import replace
 from .models import ModelArch
 from .terms import GIB, Term
-from .weights import WeightFormat, gguf_mxfp4_experts, weight_bytes
+from .weights import WeightFormat, gguf_mxfp4_experts, linear_bytes, weight_bytes
 
 
 def weights_per_gpu(arch: ModelArch, tp: int, pp: int, draft_layers: int = 0,
@@ -147,3 +147,27 @@ def _gguf_mxfp4(arch: ModelArch, params: float, fmt: WeightFormat, own: WeightFo
         f"as llama.cpp's converter keeps them; up to {high:g} bits if llama-quantize requantized them"
     notes.append(f"weights {fmt.label}: MoE experts MXFP4, 4.25 bits ({kept}); the rest {fmt.bits:g} bits")
     return total, (experts * low + rest * fmt.low) / 8 * 0.995, (experts * high + rest * fmt.high) / 8 * 1.02, formula
+
+
+def whole_on_each_rank(engine: str, arch: ModelArch, tp: int, pp: int, fmt: WeightFormat, weights: Term | None,
+                       formula: str, notes: list[str]) -> tuple[Term | None, str]:
+    """DeepSeek-V4 on vLLM: the parameters vLLM does not split over TP (arch.tp_whole_params: the fused
+    wq_a/wkv and the indexer's wq_b in the checkpoint's format, the compressors' projections and the indexer's
+    weights_proj at 16 bits, the compressors' ape and the hyper-connections in fp32) are held whole by every rank
+    of a PP stage, where weights_per_gpu divided them over TP x PP at the format's bytes. The difference is added
+    to each end of the band: 1.03 GiB a GPU for V4-Flash at TP 8, 2.73 GiB for V4-Pro."""
+    whole = arch.tp_whole_params
+    if engine != "vllm" or weights is None or not whole or len(whole) != 3:
+        return weights, formula
+    linear, half, single = whole
+    rest = linear_bytes(fmt)
+    held = (linear * rest + half * 2 + single * 4) / pp
+    extra = held - (linear + half + single) * rest / (tp * pp)
+    if extra <= 0:
+        return weights, formula
+    formula += f" + {extra / GIB:.2f} GiB vLLM keeps whole on each TP rank (fused wq_a/wkv, compressors, indexer)"
+    notes.append(f"DeepSeek-V4 on vLLM: {(linear + half + single) / 1e9:.2f}e9 parameters (fused wq_a/wkv, "
+                 f"compressors, indexer projections, hyper-connections) are not split over TP: "
+                 f"{extra / GIB:.2f} GiB more a GPU")
+    return Term(weights.label, weights.point + extra, weights.low + extra, weights.high + extra, formula,
+                weights.source), formula

@@ -99,6 +99,15 @@ def _unsupported(c: Mapping[str, Any]) -> str:
     return ""
 
 
+def _tp_whole(c: Mapping[str, Any], n: int, hidden: Any, head_dim: Any) -> tuple[int, ...] | None:
+    """DeepSeek-V4's parameters that vLLM does not split over TP (params_dsv4.whole_on_each_tp_rank)."""
+    if c.get("model_type") != "deepseek_v4" or not isinstance(hidden, int) or not isinstance(head_dim, int):
+        return None
+    from .params_dsv4 import whole_on_each_tp_rank
+
+    return whole_on_each_tp_rank(c, hidden, n, head_dim)
+
+
 def _decilm(c: Mapping[str, Any]) -> list | None:
     """DeciLM / Nemotron-NAS `block_configs`: attention `no_op` or `replace_with_linear` layers keep no KV."""
     blocks = c.get("block_configs")
@@ -282,6 +291,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         msa_index_layers=msa_layers,
         msa_index_value_layers=msa_values,
         mtp_modules=mtp_modules(c),
+        tp_whole_params=_tp_whole(c, n, hidden, hd),
         unsupported=_unsupported(c),
         full_kv_heads=full_kv,
         full_head_dim=full_hd,

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ctxlint.versions import parse_version
 
 from ..records import record, replace
-from .gpu_weights import weights_per_gpu
+from .gpu_weights import weights_per_gpu, whole_on_each_rank
 from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
@@ -130,7 +130,10 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
             elif dcp_how:
                 br = parts[kv_key] = replace(br, notes=(*br.notes, dcp_how))
         except (ValueError, TypeError, ZeroDivisionError) as exc:
-            return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc))
+            # the weights still decide whether the model loads at all (CTX203), whatever the KV cache takes
+            # (DeepSeek-V4, whose KV layout is not modelled)
+            weighed = _weighed(parts, engine, arch, tp, pp, dp, draft, settings, weights_format, stages)
+            return ModelSide(arch, tuple(asm), mnbt, swa_full, None, str(exc), weighed[0], weighed[1])
     hybrid = None
     if engine == "vllm" and br.linear_layers_per_gpu and arch.linear_state:
         global _MAMBA
@@ -145,9 +148,17 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
                    "0.9.1-0.10); state the image tag to count them windowed")
     if br.bytes_per_token <= 0:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, br, hybrid=hybrid)
+    weighed = _weighed(parts, engine, arch, tp, pp, dp, draft, settings, weights_format, stages)
+    asm.extend(weighed[2])
+    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
+
+
+def _weighed(parts: dict, engine: str, arch: ModelArch, tp: int, pp: int, dp: Any, draft: int,
+             settings: Mapping[str, Any], weights_format: Any, stages: tuple[int, ...] | None) -> tuple:
+    """(weights per GPU, its formula, notes), worked out once per `parts`."""
     weighed = parts.get("weights")
     if weighed is None:
-        notes = []
+        notes: list[str] = []
         # a 16-bit format is the serving dtype's, unless it is one of several the checkpoint may be in (weights.alt)
         fmt = None if unquantized(weights_format) and not weights_format.alt else weights_format
         split, split_how = expert_split(engine, arch, settings, positive_int(dp, 1))
@@ -157,10 +168,11 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         notes.extend(w_notes)
         weights, w_formula = narrower_attention(engine, arch, settings, tp, pp, fmt or arch.weight_format, weights,
                                                 w_formula, notes)
+        weights, w_formula = whole_on_each_rank(engine, arch, tp, pp, fmt or arch.weight_format, weights, w_formula,
+                                                notes)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
-    asm.extend(weighed[2])
-    return ModelSide(arch, tuple(asm), mnbt, swa_full, br, "", weighed[0], weighed[1], layout, hybrid)
+    return weighed
 
 
 def _stage_sizes(settings: Mapping[str, Any], pp: int, layers: int, engine: str) -> tuple[int, ...] | None:

@@ -51,6 +51,9 @@ class ModelArch:
     msa_index_value_layers: tuple[int, ...] = ()
     # MiniMax-M3's `num_mtp_modules`: vLLM builds one MTP draft layer per module (physics.mtp); None: not said
     mtp_modules: int | None = None
+    # DeepSeek-V4: the parameters vLLM keeps whole on every TP rank, as (linear weights in the checkpoint's
+    # format, 16-bit, fp32) (params_dsv4.whole_on_each_tp_rank); None: all of them split over TP
+    tp_whole_params: tuple[int, ...] | None = None
     unsupported: str = ""                  # an attention layout the KV physics does not model, and why
     sliding_window: int | None = None      # window of SLIDING layers
     attention_chunk_size: int | None = None  # window of CHUNKED layers
@@ -166,7 +169,7 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["notes"] = tuple(changes["notes"])
     if "architectures" in changes:
         changes["architectures"] = _names(changes["architectures"])
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params"):
         if isinstance(changes.get(key), list):
             changes[key] = tuple(changes[key])
     new = replace(arch, **changes)
@@ -197,7 +200,7 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params"):
         if kw.get(key) is not None:
             kw[key] = tuple(kw[key])
     kw["layer_kinds"] = kinds

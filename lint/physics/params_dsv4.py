@@ -70,3 +70,40 @@ def head(c: Mapping[str, Any], h: int) -> int:
     """The hyper-connection head combiner (hc_head_fn, hc_head_base, hc_head_scale)."""
     hc = _int(c, "hc_mult") or 1
     return hc * hc * h + hc + 1 if hc > 1 else 0
+
+
+def whole_on_each_tp_rank(c: Mapping[str, Any], h: int, n: int, head_dim: int) -> Optional[tuple]:
+    """The parameters vLLM keeps whole on every tensor-parallel rank rather than split over them, as
+    (linear weights in the checkpoint's format, 16-bit, fp32): the fused wq_a/wkv projection
+    (`fused_wqa_wkv`, disable_tp=True), the q/kv norms, and the indexer's wq_b (ReplicatedLinear,
+    quantized); each compressor's fused_wkv_wgate (disable_tp=True, quant_config None) and norm and the
+    indexer's weights_proj (ReplicatedLinear, quant_config None) at 16 bits; the compressors' ape and the
+    hyper-connections in fp32 (vllm-project/vllm@0484480bc73081c4a5133b3cb53018323fce632d:vllm/models/
+    deepseek_v4/attention.py, @01cc1d3e7640a8ada37f99ca60cc3ee66490cf38:vllm/models/deepseek_v4/compressor.py,
+    @9aced75337cffadfa164213e30197b361f27411b:vllm/models/deepseek_v4/common/hyper_connection.py). wq_b, wo_a,
+    wo_b, the attention sink, the experts and the embeddings are split. None when the shapes are unknown."""
+    ql, ratios = _int(c, "q_lora_rank"), c.get("compress_ratios")
+    if not (ql and isinstance(ratios, list) and len(ratios) >= n):
+        return None
+    if not all(isinstance(r, int) and r in (0, 1, 4, 128) for r in ratios[:n]):
+        return None
+    ih, ihd = _int(c, "index_n_heads"), _int(c, "index_head_dim")
+    if 4 in ratios[:n] and not (ih and ihd):
+        return None
+    hc = _int(c, "hc_mult") or 1
+    mix = (2 + hc) * hc
+    linear = half = single = 0
+    for ratio in ratios[:n]:
+        linear += h * (ql + head_dim)
+        half += ql + head_dim
+        if ratio > 1:
+            coff = 2 if ratio == 4 else 1
+            half += h * 2 * coff * head_dim + head_dim
+            single += ratio * coff * head_dim
+        if ratio == 4:
+            linear += ql * ih * ihd
+            half += h * ih + h * 2 * 2 * ihd + ihd
+            single += 4 * 2 * ihd
+        if hc > 1:
+            single += 2 * (mix * hc * h + mix + 3)
+    return linear, half, single + head(c, h)

@@ -321,6 +321,13 @@ def format_by_key(key: Optional[str]) -> Optional[WeightFormat]:
     return named_format(key)
 
 
+def linear_bytes(fmt: WeightFormat) -> float:
+    """Bytes a parameter of a non-expert linear layer takes in `fmt` (weight_bytes's "other" weights)."""
+    if fmt.scope in _REST_BYTES:
+        return _REST_BYTES[fmt.scope]
+    return 2.0 if fmt.scope == EXPERTS and fmt.key not in ("bf16", "fp32") else fmt.bits / 8
+
+
 def weight_bytes(total: float, embed: Optional[float], lm_head: Optional[float], experts: Optional[float],
                  vision: Optional[float], fmt: WeightFormat, bits: Optional[float] = None) -> float:
     """Bytes of a checkpoint of `total` parameters in format `fmt` (at `bits` per quantized
