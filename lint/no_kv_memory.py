@@ -24,6 +24,9 @@ def starved(dep: Deployment, role: Role) -> Optional[str]:
     if not _cap._PHYSICS:
         _cap._physics()
     cap = role.capacity
+    if cap is not None and cap.kv_bytes_per_token_per_gpu is None and cap.kv_budget_bytes_per_gpu is None:
+        # a KV layout not modelled (DeepSeek-V4): weights that cannot load decide alone
+        return "weights" if _weights_exceed(dep, role, cap) else None
     if cap is None or cap.kv_budget_bytes_per_gpu is None or not cap.budget_is_estimate:
         return None
     if _weights_exceed(dep, role, cap):

@@ -223,9 +223,10 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     if inp.accelerator_count and positive_int(inp.accelerator_count, 0) and positive_int(inp.accelerator_count, 0) < tp * pp:
         errors.append(f"accelerator_count {inp.accelerator_count} < tp x pp = {tp * pp}")
     arch, br, mnbt, swa_full = side.arch, side.br, side.mnbt, side.swa_full
-    if br is None:
-        return replace(_empty(inp, engine, errors + [side.error]),
-                                   accelerator=getattr(acc, "name", None))
+    if br is None:  # the KV side unknown; the weights (when counted) still say whether the model loads (CTX203)
+        w = side.weights
+        return replace(_empty(inp, engine, errors + [side.error]), accelerator=getattr(acc, "name", None),
+                       weights_bytes_per_gpu=w.point if w else None, weights_low_per_gpu=w.low if w else None)
     bpt = br.bytes_per_token
     steps: list[Step] = [("KV bytes/token/GPU", br.formula, bpt)]
     asm = list(side.assumptions)
