@@ -58,3 +58,75 @@ def test_deepseek_coder_v2_instruct_and_its_fp8_form():
     hit = find("neuralmagic/DeepSeek-Coder-V2-Instruct-FP8")
     assert hit is not None and hit.entry["hf_id"] == "deepseek-ai/DeepSeek-Coder-V2-Instruct"
     assert hit.derived_weights == "fp8"
+
+
+# Older and smaller families the sweeps named (tools/catalog/gaps.yaml): each resolves with its config's dims.
+@pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, kinds, vocab, total_b", [
+    # official blame page at 3da3d153: sliding_window 2047 below 4096 positions, every layer a window layer
+    ("microsoft/Phi-3-medium-4k-instruct", 40, 10, 128, 4096, {"sliding"}, 32064, 13.9602),
+    # GPT-NeoX (Pythia): n x (4h^2 + 2 h x intermediate + 2h) + h + 2 x vocab x h (plain MLP, untied head, biases
+    # not counted): MHA, rotary_pct 0.25, 2048 positions
+    ("databricks/dolly-v2-3b", 32, 32, 80, 2048, {"full"}, 50280, 2.7742),
+    ("databricks/dolly-v2-7b", 32, 32, 128, 2048, {"full"}, 50280, 6.8546),
+    ("databricks/dolly-v2-12b", 36, 40, 128, 2048, {"full"}, 50280, 11.8399),
+    # MPT: n_layers / n_heads / d_model, ALiBi with max_seq_len 2048, MHA, the LM head tied (vLLM mpt.py)
+    ("mosaicml/mpt-7b", 32, 32, 128, 2048, {"full"}, 50432, 6.6493),
+    ("mosaicml/mpt-7b-instruct", 32, 32, 128, 2048, {"full"}, 50432, 6.6493),
+    # copies cut before vocab_size: the KV shape resolves, the parameters are not counted
+    ("mosaicml/mpt-7b-chat", 32, 32, 128, 2048, {"full"}, None, None),
+    ("allenai/OLMo-2-1124-7B-Instruct", 32, 32, 128, 4096, {"full"}, None, None),
+])
+def test_older_families_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, kinds, vocab,
+                                                   total_b):
+    arch = lookup_model(model_id)
+    assert arch is not None
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == \
+        (layers, kv_heads, head_dim, positions)
+    assert set(arch.layer_kinds) == kinds
+    assert arch.vocab_size == vocab
+    if total_b is None:
+        assert arch.total_params_b is None
+    else:
+        assert arch.total_params_b == pytest.approx(total_b, abs=1e-4)
+
+
+def test_mpt_counts_its_embedding_table_once():
+    # 32 x (4 x 4096^2 attention + 2 x 4096 x 16384 MLP + 2 x 4096 norms) + 50432 x 4096 + 4096 = 6,649,286,656
+    arch = lookup_model("mosaicml/mpt-7b")
+    assert arch.lm_head_params_b == 0.0
+    per_layer = 4 * 4096 ** 2 + 2 * 4096 * 16384 + 2 * 4096
+    assert round((32 * per_layer + 50432 * 4096 + 4096) / 1e9, 4) == arch.total_params_b
+
+
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: old-model}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-L4}}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.11.0
+          args: ["--model", "{model}", "--max-model-len", "{context}"]
+          resources: {{limits: {{nvidia.com/gpu: 1}}}}
+"""
+
+
+@pytest.mark.parametrize("model, context, rule, figures", [
+    # MPT's ALiBi context is max_seq_len: 4,096 asked of a 2,048-position model
+    ("mosaicml/mpt-7b", 4096, "CTX109", "4,096 > 2,048 x 1 = 2,048"),
+    # 11.84B parameters served in 16 bits do not leave a KV block on one L4
+    ("databricks/dolly-v2-12b", 2048, "CTX209", "weights 22.05 GiB"),
+    # 13.96B parameters in bf16 exceed one L4 before any KV
+    ("microsoft/Phi-3-medium-4k-instruct", 4096, "CTX203", "26.00 GiB > 21.95 GiB"),
+])
+def test_older_families_get_a_verdict_end_to_end(tmp_path, model, context, rule, figures):
+    from helpers import run
+
+    path = tmp_path / "deploy.yaml"
+    path.write_text(DEPLOYMENT.format(model=model, context=context))
+    result = run(["check", "--isolated", str(path)])
+    lines = [line for line in result.out.splitlines() if rule in line]
+    assert result.code == 1 and len(lines) == 1 and "[error]" in lines[0] and figures in lines[0], result.out

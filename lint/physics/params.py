@@ -24,8 +24,11 @@ from ..records import record
 _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt"}
 # Falcon: a config without tie_word_embeddings shares the LM head with the embeddings ("previous Falcon model doesn't
 # have tie_word_embeddings config so we set tie_word_embeddings to True by default", FalconForCausalLM in
-# vllm-project/vllm@7477b4f8e653431530d59561bc4e80c46c864242:vllm/model_executor/models/falcon.py).
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon"}
+# vllm-project/vllm@7477b4f8e653431530d59561bc4e80c46c864242:vllm/model_executor/models/falcon.py). MPT's config.json
+# has no such key and MPTForCausalLM always reads its logits off the embedding table (`assert
+# config.tie_word_embeddings`, `self.lm_head = self.transformer.wte`,
+# vllm-project/vllm@02d799bcfa7192d80c69329d6bbfc5189efeb87d:vllm/model_executor/models/mpt.py).
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt"}
 _UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
               "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 # Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
