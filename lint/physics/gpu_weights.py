@@ -150,19 +150,28 @@ def _gguf_mxfp4(arch: ModelArch, params: float, fmt: WeightFormat, own: WeightFo
 
 
 def whole_on_each_rank(engine: str, arch: ModelArch, tp: int, pp: int, fmt: WeightFormat, weights: Term | None,
-                       formula: str, notes: list[str]) -> tuple[Term | None, str]:
+                       formula: str, notes: list[str],
+                       stage_sizes: tuple[int, ...] | None = None) -> tuple[Term | None, str]:
     """DeepSeek-V4 on vLLM: the parameters vLLM does not split over TP (arch.tp_whole_params: the fused
     wq_a/wkv and the indexer's wq_b in the checkpoint's format, the compressors' projections and the indexer's
     weights_proj at 16 bits, the compressors' ape and the hyper-connections in fp32) are held whole by every rank
     of a PP stage, where weights_per_gpu divided them over TP x PP at the format's bytes. The difference is added
-    to each end of the band: 1.03 GiB a GPU for V4-Flash at TP 8, 2.73 GiB for V4-Pro."""
+    to each end of the band: 1.03 GiB a GPU for V4-Flash at TP 8, 2.73 GiB for V4-Pro. A PP stage holds its
+    layers' share: 1 / PP, or the largest stage's share where the PP layer partition states uneven stages (as
+    weights_per_gpu counts them)."""
     whole = arch.tp_whole_params
     if engine != "vllm" or weights is None or not whole or len(whole) != 3:
         return weights, formula
     linear, half, single = whole
-    rest = linear_bytes(fmt)
-    held = (linear * rest + half * 2 + single * 4) / pp
-    extra = held - (linear + half + single) * rest / (tp * pp)
+    stage = 1 / pp
+    if stage_sizes and sum(stage_sizes) > 0 and max(stage_sizes) * pp != sum(stage_sizes):
+        stage = max(stage_sizes) / sum(stage_sizes)
+
+    def more(f: WeightFormat) -> float:
+        rest = linear_bytes(f)
+        return (linear * rest + half * 2 + single * 4) * stage - (linear + half + single) * rest * stage / tp
+
+    extra = more(fmt)
     if extra <= 0:
         return weights, formula
     formula += f" + {extra / GIB:.2f} GiB vLLM keeps whole on each TP rank (fused wq_a/wkv, compressors, indexer)"

@@ -169,7 +169,7 @@ def _weighed(parts: dict, engine: str, arch: ModelArch, tp: int, pp: int, dp: An
         weights, w_formula = narrower_attention(engine, arch, settings, tp, pp, fmt or arch.weight_format, weights,
                                                 w_formula, notes)
         weights, w_formula = whole_on_each_rank(engine, arch, tp, pp, fmt or arch.weight_format, weights, w_formula,
-                                                notes)
+                                                notes, stages)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     return weighed

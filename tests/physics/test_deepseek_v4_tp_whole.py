@@ -62,3 +62,21 @@ def test_an_unreadable_layout_holds_nothing_whole():
     assert whole_on_each_tp_rank({**PRO, "compress_ratios": [4] * 60}, 7168, 61, 512) is None
     assert whole_on_each_tp_rank({**PRO, "q_lora_rank": None}, 7168, 61, 512) is None
     assert whole_on_each_tp_rank({k: v for k, v in PRO.items() if k != "index_n_heads"}, 7168, 61, 512) is None
+
+
+def test_an_uneven_pp_partition_holds_the_largest_stages_share_whole():
+    # VLLM_PP_LAYER_PARTITION=40,21: weights_per_gpu puts 40/61 of the layers on a GPU of the first stage, and that
+    # stage's ranks hold 40/61 of the unsplit parameters whole, not 1/2 of them (1.63 GiB at TP 4, not 1.24)
+    from ctxlint.physics.model_side import model_side
+
+    arch = lookup_model("deepseek-ai/DeepSeek-V4-Pro")
+    linear, half, single = arch.tp_whole_params
+    extra = (linear + 2 * half + 4 * single - (linear + half + single) / 4) * 40 / 61
+    side = model_side("vllm", arch, 4, 2, 1, "fp8", 0, {"VLLM_PP_LAYER_PARTITION": "40,21"}, None, None)
+    split = weights_per_gpu(arch, 4, 2, stage_sizes=(40, 21))[0]
+    assert abs(side.weights.point - split.point - extra) < 1 and abs(side.weights.low - split.low - extra) < 1
+    assert side.w_formula.endswith(f"+ {extra / GIB:.2f} GiB vLLM keeps whole on each TP rank (fused wq_a/wkv, "
+                                   "compressors, indexer)") and f"{extra / GIB:.2f}" == "1.63"
+    # an even partition is the even split's 1 / PP
+    assert whole_on_each_rank("vllm", arch, 4, 2, arch.weight_format, split, "", [], (31, 31))[0].point \
+        == whole_on_each_rank("vllm", arch, 4, 2, arch.weight_format, split, "", [])[0].point
