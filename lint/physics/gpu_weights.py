@@ -158,7 +158,9 @@ def whole_on_each_rank(engine: str, arch: ModelArch, tp: int, pp: int, fmt: Weig
     of a PP stage, where weights_per_gpu divided them over TP x PP at the format's bytes. The difference is added
     to each end of the band: 1.03 GiB a GPU for V4-Flash at TP 8, 2.73 GiB for V4-Pro. A PP stage holds its
     layers' share: 1 / PP, or the largest stage's share where the PP layer partition states uneven stages (as
-    weights_per_gpu counts them)."""
+    weights_per_gpu counts them). Where the checkpoint may be in other formats too (fmt.alt), the low end adds
+    the least any of them holds more, the high end the most: a format left open widens the band (as
+    weights_per_gpu's does), never making CTX203 an error on its own."""
     whole = arch.tp_whole_params
     if engine != "vllm" or weights is None or not whole or len(whole) != 3:
         return weights, formula
@@ -171,12 +173,14 @@ def whole_on_each_rank(engine: str, arch: ModelArch, tp: int, pp: int, fmt: Weig
         rest = linear_bytes(f)
         return (linear * rest + half * 2 + single * 4) * stage - (linear + half + single) * rest * stage / tp
 
-    extra = more(fmt)
-    if extra <= 0:
+    extra = max(0.0, more(fmt))
+    ends = [extra] + [max(0.0, more(other)) for other in fmt.alt]
+    low, high = min(ends), max(ends)
+    if high <= 0:
         return weights, formula
     formula += f" + {extra / GIB:.2f} GiB vLLM keeps whole on each TP rank (fused wq_a/wkv, compressors, indexer)"
     notes.append(f"DeepSeek-V4 on vLLM: {(linear + half + single) / 1e9:.2f}e9 parameters (fused wq_a/wkv, "
                  f"compressors, indexer projections, hyper-connections) are not split over TP: "
                  f"{extra / GIB:.2f} GiB more a GPU")
-    return Term(weights.label, weights.point + extra, weights.low + extra, weights.high + extra, formula,
+    return Term(weights.label, weights.point + extra, weights.low + low, weights.high + high, formula,
                 weights.source), formula

@@ -80,3 +80,27 @@ def test_an_uneven_pp_partition_holds_the_largest_stages_share_whole():
     # an even partition is the even split's 1 / PP
     assert whole_on_each_rank("vllm", arch, 4, 2, arch.weight_format, split, "", [], (31, 31))[0].point \
         == whole_on_each_rank("vllm", arch, 4, 2, arch.weight_format, split, "", [])[0].point
+
+
+def test_a_checkpoint_format_left_open_moves_each_end_by_its_own_bytes():
+    # a recipe whose precision leaves the checkpoint open (stated_format: fmt.alt): weights_per_gpu's band runs from
+    # the lightest format's low end to the heaviest's high end, and what vLLM holds whole adds to the low end the
+    # least any format gives (a 4-bit checkpoint's fused wq_a/wkv at 4.5 bits, not FP8's 8: 0.41 GiB less at the
+    # low end, which CTX203 reads) and to the high end the most (a 16-bit one's at 16: 0.94 GiB more)
+    from ctxlint.physics.weights import BF16, FORMATS, linear_bytes
+    from ctxlint.records import replace
+
+    arch = lookup_model("deepseek-ai/DeepSeek-V4-Pro")
+    linear, half, single = arch.tp_whole_params
+    fmt = replace(arch.weight_format, alt=(FORMATS["nvfp4"], BF16), alt_why="the recipe says so")
+    split, formula, _ = weights_per_gpu(arch, 8, 1, fmt=fmt)
+    held = whole_on_each_rank("vllm", arch, 8, 1, fmt, split, formula, [])[0]
+
+    def more(f):
+        b = linear_bytes(f)
+        return linear * b + 2 * half + 4 * single - (linear + half + single) * b / 8
+
+    assert abs(held.point - split.point - more(arch.weight_format)) < 1
+    assert abs(held.low - split.low - more(FORMATS["nvfp4"])) < 1 and abs(held.high - split.high - more(BF16)) < 1
+    assert f"{(more(arch.weight_format) - more(FORMATS['nvfp4'])) / GIB:.2f}" == "0.41"
+    assert f"{(more(BF16) - more(arch.weight_format)) / GIB:.2f}" == "0.94"
