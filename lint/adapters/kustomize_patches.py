@@ -10,7 +10,8 @@ replacements; the innermost kustomization (the base's own) first. Which patch re
   against its labels (taken as the base's: a chain with commonLabels, labels or commonAnnotations is not read);
 - a strategic-merge patch without one: its own apiVersion, kind, name and namespace equal one of the workload's ids
   (original, or each name it had since; GetById, resid.go Equals: an absent namespace is `default`);
-- the merge keeps the workload's name, namespace and kind (resource.ApplySmPatch).
+- the merge keeps the workload's name, namespace and kind (resource.ApplySmPatch), but for a `patches` entry
+  with `options: {allowNameChange: true}`, whose patch's name becomes the workload's.
 `images:` retags every container and init container image the entry's `name` matches (api/internal/image/image.go
 IsImageMatched and Split; api/filters/imagetag/updater.go): newName replaces the name, newTag the tag (and drops a
 digest), digest the tag; the new image carries the position of the entry's newTag (else digest, else newName).
@@ -64,6 +65,7 @@ class Applied:
         self.group, self.version, self.kind, self.api = _ids(obj)
         self.labelled = False  # a labels transformer ran: label and annotation selectors are not evaluated
         self.made: dict = {}  # the ConfigMaps the chain generated so far: name -> kustomize_maps.GeneratedMap
+        self.renamed = ""  # the name a patch with allowNameChange gave it, if any
 
     def selected(self, target: Node) -> bool:
         if target.kind != MAP:
@@ -97,7 +99,7 @@ class Applied:
                              f"the workload is in {self.spaces[-1]}: kustomize finds no resource for it")
         return True
 
-    def smp(self, patch: Patch, doc: Node) -> None:
+    def smp(self, patch: Patch, doc: Node, rename: bool = False) -> None:
         if doc.kind != MAP:
             raise NotApplied(f"a strategic-merge patch in {patch.label} is not a mapping")
         body = {k: v for k, v in doc.value.items() if k not in ("apiVersion", "kind")}
@@ -110,6 +112,25 @@ class Applied:
         if merged is None or merged.kind != MAP:
             raise NotApplied(f"{patch.label} deletes the workload")
         self.obj = merged
+        name = meta.get("name") if rename and meta is not None and meta.kind == MAP else None
+        if name is not None and scalar(name) != self.names[-1]:
+            self._rename(patch, name)
+
+    def _rename(self, patch: Patch, name: Node) -> None:
+        """allowNameChange: the workload takes the patch's name (resource.ApplySmPatch keeps it, storing the old id).
+        The deployment's name is the chain's prefixes and suffixes around the workload's name, so a rename after
+        one of them was applied is not read."""
+        if len(self.names) > 1 and self.names[-1] != self.renamed:
+            raise NotApplied(f"{patch.label} renames the workload after a namePrefix or nameSuffix: not read here")
+        text = scalar(name)
+        if not isinstance(text, str) or not text:
+            raise NotApplied(f"{patch.label} renames the workload to no name")
+        meta = self.obj.get("metadata")
+        self.obj.value["metadata"] = clone(meta, value={**meta.value, "name": name},
+                                           keys={**meta.keys, "name": meta.keys.get("name") or name})
+        self.names.append(text)
+        self.renamed = text
+        self.history.append((text, self.history[-1][1]))
 
     def level(self, path: str, root: Node, reader: Any) -> None:
         """Apply one kustomization's transformers that may change the workload, in kustomize's order."""
@@ -163,9 +184,7 @@ class Applied:
     def _entry(self, item: Node, n: int, key: str, folder: str, kust: ScalarSpans, label: str, reader: Any) -> None:
         if item.kind != MAP:
             raise NotApplied(f"{key}[{n}] is not a mapping")
-        options = item.get("options")
-        if options is not None and any(scalar(v) for v in (options.value.values() if options.kind == MAP else [])):
-            raise NotApplied(f"{key}[{n}] allows a name or kind change")
+        rename = _renames(item.get("options"), f"{key}[{n}]")
         inline, file = item.get("patch"), scalar(item.get("path"))
         if (inline is None) == (file is None) or inline is not None and not isinstance(scalar(inline), str):
             raise NotApplied(f"{key}[{n}] has not exactly one of `patch` (a string) and `path`")
@@ -175,13 +194,13 @@ class Applied:
         if target is None:
             if key == "patchesJson6902":
                 raise NotApplied(f"{key}[{n}] has no target")
-            return self._untargeted(patch)
+            return self._untargeted(patch)  # found by its own name: a rename would keep it
         if not self.selected(target):
             return
         if len(patch.docs) == 1 and patch.docs[0].kind == SEQ:
             self.obj = json6902(self.obj, patch.docs[0], "", patch.place)
         elif len(patch.docs) == 1 and key == "patches":
-            self.smp(patch, _resource(patch, patch.docs[0]))
+            self.smp(patch, _resource(patch, patch.docs[0]), rename)
         else:
             raise NotApplied(f"{key}[{n}] is neither one strategic-merge patch nor a JSON patch")
 
@@ -219,6 +238,20 @@ class Applied:
             for n, container in enumerate(seq(pod.get(key) if pod is not None and pod.kind == MAP else None)):
                 if container.kind == MAP:
                     yield container, f"{base}.{key}[{n}]"
+
+
+def _renames(options: Any, label: str) -> bool:
+    """Whether a `patches` entry's options let its strategic-merge patch rename the workload. kustomize applies
+    `allowNameChange` and `allowKindChange` to strategic-merge patches only (api/internal/builtins/
+    PatchTransformer.go Config); a kind change is not read here."""
+    if options is None:
+        return False
+    values = {k: scalar(v) for k, v in options.value.items()} if options.kind == MAP else None
+    if values is None or any(v not in (None, True, False) for v in values.values()):
+        raise NotApplied(f"the options of {label} are not booleans")
+    if values.get("allowKindChange"):
+        raise NotApplied(f"{label} allows a kind change")
+    return values.get("allowNameChange") is True
 
 
 def _resource(patch: Patch, doc: Node) -> Node:

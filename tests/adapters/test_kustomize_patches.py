@@ -283,3 +283,28 @@ def test_a_patch_by_the_name_between_a_prefix_and_a_suffix(tmp_path) -> None:
     assert _audit(tmp_path) == [("p-vllm-s", MODEL, "0.11.0", "fits")]
     assert _findings(tmp_path, "CTX109") == [
         ("top/p.yaml", 10, 58, "p.yaml:spec.template.spec.containers[0].args[1]", "p-vllm-s")]
+
+
+def test_a_patch_allowed_to_change_the_name_renames_the_workload(tmp_path) -> None:
+    # `options: {allowNameChange: true}` keeps the patch's metadata.name on the target (resource.ApplySmPatch), as
+    # kubernetes-sigs/wg-serving's serving-catalog overlays rename their base's Deployment
+    renamed = SMP.replace("metadata: {name: vllm}", "metadata: {name: llama-vllm}")
+
+    def overlay(options, suffix=""):
+        return {"o/kustomization.yaml": "resources: [../base]\n" + suffix + GEN + "patches:\n  - path: p.yaml\n"
+                "    target: {kind: Deployment}\n" + options, "o/p.yaml": renamed}
+    _tree(tmp_path / "rename", overlay("    options: {allowNameChange: true}\n"))
+    assert _audit(tmp_path / "rename") == [("llama-vllm", MODEL, "0.11.0", "fits")]
+    assert _findings(tmp_path / "rename", "CTX109") == [
+        ("o/p.yaml", 10, 58, "p.yaml:spec.template.spec.containers[0].args[1]", "llama-vllm")]
+    _tree(tmp_path / "keep", overlay("    options: {allowNameChange: false}\n"))  # the target's name stays
+    assert _audit(tmp_path / "keep") == [("vllm", MODEL, "0.11.0", "fits")]
+    # not read: a kind change, and a rename after a suffix (the deployment's name is the chain's affixes around it)
+    unread = [("vllm", "(no model id)", "0.11.0", "unknown")]
+    _tree(tmp_path / "kind", overlay("    options: {allowKindChange: true}\n"))
+    assert _audit(tmp_path / "kind") == unread
+    _tree(tmp_path / "suffix", {"mid/kustomization.yaml": "resources: [../base]\nnameSuffix: -s\n",
+                                "o/kustomization.yaml": "resources: [../mid]\n" + GEN + "patches:\n  - path: p.yaml\n"
+                                "    target: {kind: Deployment}\n    options: {allowNameChange: true}\n",
+                                "o/p.yaml": renamed})
+    assert _audit(tmp_path / "suffix") == unread
