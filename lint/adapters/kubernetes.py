@@ -73,14 +73,18 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
             read = maps.maps_for(loaded, obj) if maps is not None and maps.holds(loaded) else config_maps(loaded, obj)
             scratch = AdaptResult()
             workload = _workload(obj, spans, scratch, read)
-            if workload is not None and loaded.path != "-":  # an engine: is the file a kustomize patch?
+            # an engine, or a fragment naming no image (which may set the model of a base's engine): is the file a
+            # kustomize patch?
+            if loaded.path != "-" and (workload is not None or _fragment(obj)):
                 if not patch:
                     from ctxlint.adapters.kustomize_patch_files import patch_of
                     patch.append(patch_of(loaded.path))
                 if patch[0] is not None:  # read as its overlay builds the workload it patches, not alone
                     from ctxlint.adapters.kustomize_patch_files import read_through_overlay
-                    workloads.extend(read_through_overlay(loaded, obj, patch[0], result, _workload))
-                    continue
+                    built = read_through_overlay(loaded, obj, patch[0], result, _workload, quiet=workload is None)
+                    if built or workload is not None:
+                        workloads.extend(built)
+                        continue
             result.diagnostics.extend(scratch.diagnostics)
             # a base running no engine may still have overlays that patch one in (the overlays it reads
             # ConfigMaps from; those of its patch files come from the patch files): looked for where the file asks
@@ -98,6 +102,14 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
     adapted = deployments_from(loaded.path, named_halves(workloads))
     result.extend(adapted)
     return result
+
+
+def _fragment(obj: Node) -> bool:
+    """A workload with no container that names an image: no workload Kubernetes runs, a patch's part of one."""
+    parts = POD_SPEC_PATHS.get(_scalar(obj.get("kind")))
+    spec = obj.get("spec")
+    pod = spec.dig(*parts) if parts and spec is not None and spec.kind == MAP else spec if parts == () else None
+    return parts is not None and all(c.kind == MAP and c.get("image") is None for c in _containers(pod))
 
 
 def offers_overlays(text: str, engine: bool) -> bool:

@@ -196,22 +196,29 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             loaded = reader.read(other) if other in run else None
             if loaded is None or loaded.diagnostics:
                 continue
+            from ctxlint.adapters.kubernetes import _fragment
+
             for doc in objects(loaded):
-                if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and \
-                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc)):
+                if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and (
+                        _fragment(doc) or
+                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))):
                     return True
     return False
 
 
-def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], result: Any, make: Any) -> List[Any]:
+def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], result: Any, make: Any,
+                         quiet: bool = False) -> List[Any]:
     """The workloads `obj` (a patch in `loaded`) takes part in, as its overlay builds them (`make(obj, spans,
-    scratch, maps)`: kubernetes._workload); an info for each it is not read through, and why."""
+    scratch, maps)`: kubernetes._workload); an info for each it is not read through, and why. `quiet`: a patch
+    running no engine of its own (one that sets the model or the GPUs of a base's engine): the workloads only, no
+    info, since most such patches belong to workloads that run no engine at all."""
     from ctxlint.adapters.base import AdaptResult
     from ctxlint.adapters.scalar_spans import ScalarSpans
     from ctxlint.findings import Diagnostic
     from ctxlint.model import Val
     from ctxlint.unsupported import UNSUPPORTED_FILE
 
+    notes = AdaptResult() if quiet else result
     kust = found[0]
     where = os.path.relpath(kust, os.path.dirname(os.path.abspath(loaded.path)))
     kind, name = scalar(obj.get("kind")), scalar(obj.dig("metadata", "name"))
@@ -220,13 +227,13 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
             "kustomize never deploys it alone and ctxlint reads it only as that overlay builds the workload it patches")
     items = through_overlay(obj, found)
     if not items:
-        result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, f"{head}; no {kind} `{name}` was found in that "
+        notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, f"{head}; no {kind} `{name}` was found in that "
                                              "kustomization's resources, so nothing of it was checked", at, name))
     out, run = [], _run_paths()
     for item in items:
         overlay = item.overlay
         if overlay.reason is not None:
-            result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
+            notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; that overlay is not read, so nothing of it was checked: {overlay.reason}"), at, name))
             continue
         spans = ScalarSpans(item.base.path, item.base.text)
@@ -237,7 +244,7 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
         made = make(overlay.obj if overlay.obj is not None else item.obj, spans, scratch,
                     {**item.read, **overlay.maps})
         if made is None:
-            result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
+            notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; the workload it builds runs no engine ctxlint recognises, so nothing of it was checked"),
                 at, name))
             continue

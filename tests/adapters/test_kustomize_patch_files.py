@@ -264,3 +264,36 @@ def test_a_run_from_a_subfolder_of_a_repository_reads_what_one_from_its_root_rea
     assert [name for name, _, _ in from_root] == ["l4-server"]
     monkeypatch.chdir(tmp_path / "ov/patches")
     assert _audit("patch.yaml") == _audit(".") == from_root
+
+
+def test_a_patch_that_runs_no_engine_is_read_through_the_overlay_whose_engine_it_sets(tmp_path) -> None:
+    # kubernetes-sigs/wg-serving serving-catalog's layout, written anew: the base runs vllm on `$(MODEL_ID)`, one
+    # overlay's patch only sets that variable (its container names no image), an outer one's only the device
+    base = BASE.replace("busybox:1.36", "vllm/vllm-openai:v0.11.0").replace(
+        "command: [sleep, infinity]", "command: [vllm, serve]\n          args: [\"--model=$(MODEL_ID)\"]")
+    model = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: server}\nspec:\n  template:\n    spec:\n"
+             f"      containers:\n        - name: server\n          env: [{{name: MODEL_ID, value: {MODEL}}}]\n")
+    device = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: '*'}\nspec:\n  template:\n    spec:\n"
+              "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n")
+    files = {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": base,
+             "m/kustomization.yaml": "resources: [../base]\npatches:\n  - {path: model.yaml, target: {kind: Deployment}}\n",
+             "m/model.yaml": model,
+             "m/h100/kustomization.yaml": "resources: [..]\nnameSuffix: -h100\npatches:\n"
+                                          "  - {path: device.yaml, target: {kind: Deployment}}\n",
+             "m/h100/device.yaml": device}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    out = json.loads(run(["audit", "--format", "json", str(tmp_path)]).out)
+    assert sorted((d["name"], d["file"][len(str(tmp_path)) + 1:], d["model"], d["verdict"])
+                  for d in out["deployments"]) == [
+        ("server", "base/deployment.yaml", "(no model id)", "unknown"),
+        ("server", "base/deployment.yaml", MODEL, "fits"),
+        ("server-h100", "base/deployment.yaml", MODEL, "fits")]
+    # checked alone, the patch is read as its overlay builds the workload; one of a workload that runs no engine
+    # (most patches) says nothing
+    alone = json.loads(run(["check", "--format", "json", str(tmp_path / "m" / "model.yaml")]).out)
+    assert alone["summary"]["deployments"] == 1
+    (tmp_path / "base" / "deployment.yaml").write_text(BASE)
+    alone = json.loads(run(["check", "--format", "json", str(tmp_path / "m" / "model.yaml")]).out)
+    assert (alone["findings"], alone["summary"]["deployments"]) == ([], 0)
