@@ -73,18 +73,15 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
             read = maps.maps_for(loaded, obj) if maps is not None and maps.holds(loaded) else config_maps(loaded, obj)
             scratch = AdaptResult()
             workload = _workload(obj, spans, scratch, read)
-            # an engine, or a fragment naming no image (which may set the model of a base's engine): is the file a
-            # kustomize patch?
-            if loaded.path != "-" and (workload is not None or _fragment(obj)):
+            if loaded.path != "-":  # is the file a kustomize patch (one running no engine may patch one that does)?
                 if not patch:
                     from ctxlint.adapters.kustomize_patch_files import patch_of
                     patch.append(patch_of(loaded.path))
                 if patch[0] is not None:  # read as its overlay builds the workload it patches, not alone
                     from ctxlint.adapters.kustomize_patch_files import read_through_overlay
-                    built = read_through_overlay(loaded, obj, patch[0], result, _workload, quiet=workload is None)
-                    if built or workload is not None:
-                        workloads.extend(built)
-                        continue
+                    workloads.extend(read_through_overlay(loaded, obj, patch[0], result, _workload,
+                                                          workload is not None))
+                    continue
             result.diagnostics.extend(scratch.diagnostics)
             # a base running no engine may still have overlays that patch one in (the overlays it reads
             # ConfigMaps from; those of its patch files come from the patch files): looked for where the file asks
@@ -104,14 +101,6 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
     return result
 
 
-def _fragment(obj: Node) -> bool:
-    """A workload with no container that names an image: no workload Kubernetes runs, a patch's part of one."""
-    parts = POD_SPEC_PATHS.get(_scalar(obj.get("kind")))
-    spec = obj.get("spec")
-    pod = spec.dig(*parts) if parts and spec is not None and spec.kind == MAP else spec if parts == () else None
-    return parts is not None and all(c.kind == MAP and c.get("image") is None for c in _containers(pod))
-
-
 def offers_overlays(text: str, engine: bool) -> bool:
     return engine or "configMap" in text and any(a in text for a in _ACCELERATORS)
 
@@ -123,15 +112,23 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
     when an overlay that generates one is not read (a patch of it that may change the containers is not applied
     exactly). An overlay's patches and `images:` retags are applied to the object (adapters/kustomize_patches.py):
     the values they set keep the patch's file and position."""
-    if "configMap" not in loaded.text or loaded.path == "-":
+    if loaded.path == "-":
+        return [workload]
+    from ctxlint.adapters.kustomize_patch_files import kustomization_beside
+
+    # an engine's overlays that patch it are deployments of their own (kustomize_overlay_changes)
+    patched = workload is not None and kustomization_beside(loaded.path) is not None
+    if "configMap" not in loaded.text and not patched:
         return [workload]
     from ctxlint.adapters.kustomize_names import told_apart
     from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
 
     missing = [name for name in names_read(obj) if name not in read]
-    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj), obj) if missing else ([], 0)
+    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj), obj, patched) \
+        if missing or patched else ([], 0)
     out: List[Workload] = []
     paths: List[str] = []
+    generating = False  # an overlay gives it a ConfigMap it reads: the base alone lacks it, and is not read
     for overlay in overlays:
         scratch = AdaptResult()
         made = _workload(overlay.obj if overlay.obj is not None else obj, spans, scratch, {**read, **overlay.maps})
@@ -142,8 +139,10 @@ def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRe
             made.name = Val(f"{overlay.prefix}{made.name.value}{overlay.suffix}", made.name.source)
         out.append(made)
         paths.append(overlay.path)
-    told_apart(out, paths, loaded.path, workload if skipped else None)
-    return out + [workload] if skipped or not out else out
+        generating = generating or bool(overlay.maps)
+    alone = skipped or not generating  # the base as read alone, kept beside the overlays that only patch it
+    told_apart(out, paths, loaded.path, workload if alone else None)
+    return out + [workload] if alone else out
 
 
 def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node]) -> Optional[Workload]:

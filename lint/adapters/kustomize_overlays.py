@@ -65,6 +65,7 @@ class Overlay:
 
     def __init__(self, path: str, prefix: str, suffix: str, maps: Dict[str, Any]) -> None:
         self.path, self.prefix, self.suffix, self.maps = path, prefix, suffix, maps
+        self.generates = bool(maps)  # it generates a ConfigMap the workload reads (read or not)
         self.patched = False  # a patch or replacement may change its containers and is not applied: not read
         self.reason: Optional[str] = None  # why not
         self.obj: Any = None  # the workload with the chain's patches and images applied (None: none applies)
@@ -122,10 +123,11 @@ def _resources(root: Any) -> List[str]:
 
 
 def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any = None,
-                obj: Any = None) -> Tuple[List[Overlay], int]:
+                obj: Any = None, patched: bool = False) -> Tuple[List[Overlay], int]:
     """The overlays of the kustomization beside `workload` (a file path) that give it the ConfigMaps `names`, and
     how many more generate one of them but are not read (a patch that may change its containers is not applied
-    exactly). `obj`: the workload's Node, to patch."""
+    exactly). `obj`: the workload's Node, to patch; `patched`: also the overlays whose patches and images change it
+    (kustomize_overlay_changes), applied exactly."""
     absolute = os.path.dirname(os.path.abspath(workload))
     base = named(absolute, workload)  # the overlays' files are named as the workload's is
     reader = _Reader()
@@ -135,16 +137,25 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
                                                            for r in _resources(root)}:
         return [], 0
     if any(n for n, _, _ in generated(reader.read(own), reader.read) if n in names):
-        return [], 0
+        if not patched:
+            return [], 0
+        names = []  # the base's own: no overlay gives it
     namespace = scalar(root.get("namespace")) or namespace
     out: List[Overlay] = []
-    skipped = 0
+    skipped, built = 0, []  # built: the base's own build, once
     for path in _candidates(os.path.dirname(absolute), absolute):
-        found = _overlay(named(path, workload), base, names, reader, own_text, namespace, obj, (own, root))
+        found = _overlay(named(path, workload), base, names, reader, own_text, namespace, obj, (own, root),
+                         need_maps=not patched)
         if found is not None and found.maps:
             out.append(found)
-        elif found is not None and found.patched:
+        elif found is not None and found.patched and found.generates:
             skipped += 1
+        elif found is not None and found.obj is not None and found.reason is None and patched:
+            from ctxlint.adapters.kustomize_overlay_changes import changes, own_build
+
+            built = built or [own_build(obj, (own, root), reader)]
+            if changes(found.obj, built[0]):
+                out.append(found)
     return out, skipped
 
 

@@ -65,6 +65,11 @@ def _folders(wanted: str) -> List[Tuple[str, Optional[str]]]:
     return [(f, _folder(f)[0]) for f in folders_up(os.path.dirname(wanted), MAX_UP, lambda f: _folder(f)[1])]
 
 
+def kustomization_beside(path: str) -> Optional[str]:
+    """The kustomization of the file's own directory, looked up once a run (as patch_of looks it up)."""
+    return _folder(os.path.dirname(os.path.abspath(path)))[0]
+
+
 def patch_of(path: str) -> Optional[Tuple[str, Any, Any]]:
     """(kustomization path, its root, the patch entry's target or None) of the nearest kustomization that lists the
     file `path` as a patch, when none of them lists it as a resource; else None."""
@@ -178,15 +183,14 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
     kust, root, _ = found
     from ctxlint.adapters.kubernetes import offers_overlays
 
-    if item.overlay.maps and os.path.abspath(item.base.path) in run and \
-            offers_overlays(item.base.text, base_engine() is not None):
+    in_run = os.path.abspath(item.base.path) in run
+    engine = in_run and base_engine() is not None  # its overlays that patch it are offered with it
+    if in_run and (item.overlay.maps or engine) and offers_overlays(item.base.text, engine):
         missing = [n for n in item.overlay.maps]
-        offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj)
+        offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj, engine)
         if any(os.path.abspath(o.path) == os.path.abspath(kust) for o in offered):
             return True
-    from ctxlint.adapters.base import AdaptResult
-    from ctxlint.adapters.crd_common import config_maps, objects
-    from ctxlint.adapters.scalar_spans import ScalarSpans
+    from ctxlint.adapters.crd_common import objects
 
     reader, name, kind = _Reader(), scalar(item.obj.dig("metadata", "name")), scalar(item.obj.get("kind"))
     for key in _PATCH_KEYS:
@@ -196,29 +200,24 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             loaded = reader.read(other) if other in run else None
             if loaded is None or loaded.diagnostics:
                 continue
-            from ctxlint.adapters.kubernetes import _fragment
-
-            for doc in objects(loaded):
-                if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and (
-                        _fragment(doc) or
-                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))):
-                    return True
+            # that file is read through the overlay too (kubernetes.adapt reads every workload patch so)
+            if any(scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind
+                   for doc in objects(loaded)):
+                return True
     return False
 
 
 def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], result: Any, make: Any,
-                         quiet: bool = False) -> List[Any]:
+                         engine: bool = True) -> List[Any]:
     """The workloads `obj` (a patch in `loaded`) takes part in, as its overlay builds them (`make(obj, spans,
-    scratch, maps)`: kubernetes._workload); an info for each it is not read through, and why. `quiet`: a patch
-    running no engine of its own (one that sets the model or the GPUs of a base's engine): the workloads only, no
-    info, since most such patches belong to workloads that run no engine at all."""
+    scratch, maps)`: kubernetes._workload); an info for each it is not read through, and why. `engine` False: the
+    patch runs no engine itself (a node selector, GPUs, an image tag): said only of a workload that runs one."""
     from ctxlint.adapters.base import AdaptResult
     from ctxlint.adapters.scalar_spans import ScalarSpans
     from ctxlint.findings import Diagnostic
     from ctxlint.model import Val
     from ctxlint.unsupported import UNSUPPORTED_FILE
 
-    notes = AdaptResult() if quiet else result
     kust = found[0]
     where = os.path.relpath(kust, os.path.dirname(os.path.abspath(loaded.path)))
     kind, name = scalar(obj.get("kind")), scalar(obj.dig("metadata", "name"))
@@ -226,14 +225,16 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
     head = (f"this {kind} `{name}` is a kustomize patch: {where} lists the file under `patches`, not `resources`, so "
             "kustomize never deploys it alone and ctxlint reads it only as that overlay builds the workload it patches")
     items = through_overlay(obj, found)
-    if not items:
-        notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, f"{head}; no {kind} `{name}` was found in that "
+    if not engine:  # a patch of another app's workload says nothing
+        items = [i for i in items if make(i.obj, ScalarSpans(i.base.path, i.base.text), AdaptResult(), i.read)]
+    if not items and engine:
+        result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, f"{head}; no {kind} `{name}` was found in that "
                                              "kustomization's resources, so nothing of it was checked", at, name))
     out, run = [], _run_paths()
     for item in items:
         overlay = item.overlay
         if overlay.reason is not None:
-            notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
+            result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; that overlay is not read, so nothing of it was checked: {overlay.reason}"), at, name))
             continue
         spans = ScalarSpans(item.base.path, item.base.text)
@@ -244,7 +245,7 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
         made = make(overlay.obj if overlay.obj is not None else item.obj, spans, scratch,
                     {**item.read, **overlay.maps})
         if made is None:
-            notes.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
+            result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, (
                 f"{head}; the workload it builds runs no engine ctxlint recognises, so nothing of it was checked"),
                 at, name))
             continue

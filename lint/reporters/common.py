@@ -135,6 +135,15 @@ def fingerprints(findings: Sequence[Finding], cwd: str) -> List[str]:
     return result
 
 
+def shared_places(findings: Sequence[Finding]) -> set:
+    """The ids of findings whose rule and place another finding of another deployment shares (the overlays of one
+    kustomize base found at the base's line): a line format names their deployment, else they read alike."""
+    seen: Dict[tuple, set] = {}
+    for f in findings:
+        seen.setdefault((f.file, f.line, f.column, f.rule), set()).add(f.deployment)
+    return {id(f) for f in findings if f.deployment and len(seen[(f.file, f.line, f.column, f.rule)]) > 1}
+
+
 def most_severe_first(findings: Sequence[Finding]) -> List[Finding]:
     """Severity descending, then the usual file, line, column, rule order."""
     return sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))

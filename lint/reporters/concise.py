@@ -13,7 +13,7 @@ from typing import Optional, TextIO
 
 from ctxlint.engine import Report
 from ctxlint.findings import Finding
-from ctxlint.reporters.common import printable
+from ctxlint.reporters.common import printable, shared_places
 from ctxlint.reporters.context import ReportContext
 
 ELLIPSIS = "…"
@@ -21,8 +21,9 @@ MIN_MESSAGE = 20  # below this the message says nothing: keep this much even pas
 WORD = 15  # cut at a space within this many characters of the width
 
 
-def line(f: Finding, width: int) -> str:
-    head = printable(f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] ")
+def line(f: Finding, width: int, named: bool = False) -> str:
+    who = f"[{f.deployment}] " if named else ""  # another deployment's finding shares its place (text.line)
+    head = printable(f"{f.file}:{f.line}:{f.column}: {f.rule} [{f.severity}] {who}")
     message = printable(f.message)
     full = f"{message} ({f.name})"
     if width <= 0 or len(head) + len(full) <= width:
@@ -36,5 +37,6 @@ def line(f: Finding, width: int) -> str:
 
 def write(report: Report, stream: TextIO, ctx: Optional[ReportContext] = None) -> None:
     width = ctx.width if ctx is not None else 0
+    named = shared_places(report.findings)
     for f in report.findings:
-        stream.write(line(f, width) + "\n")
+        stream.write(line(f, width, id(f) in named) + "\n")
