@@ -190,7 +190,9 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
         offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj, engine)
         if any(os.path.abspath(o.path) == os.path.abspath(kust) for o in offered):
             return True
-    from ctxlint.adapters.crd_common import objects
+    from ctxlint.adapters.base import AdaptResult
+    from ctxlint.adapters.crd_common import config_maps, objects
+    from ctxlint.adapters.scalar_spans import ScalarSpans
 
     reader, name, kind = _Reader(), scalar(item.obj.dig("metadata", "name")), scalar(item.obj.get("kind"))
     for key in _PATCH_KEYS:
@@ -200,10 +202,13 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             loaded = reader.read(other) if other in run else None
             if loaded is None or loaded.diagnostics:
                 continue
-            # that file is read through the overlay too (kubernetes.adapt reads every workload patch so)
-            if any(scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind
-                   for doc in objects(loaded)):
-                return True
+            # that file is read through the overlay too where it runs an engine, or the workload it patches does
+            # (read_through_overlay's `engine`)
+            for doc in objects(loaded):
+                if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and (
+                        base_engine() is not None or
+                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))):
+                    return True
     return False
 
 
