@@ -14,7 +14,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
-from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, namespace_of, objects
+from ctxlint.adapters.crd_common import ConfigFiles, config_maps, labels_of, objects
 from ctxlint.adapters.hardware import COMPUTE_CLASS, container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -88,7 +88,9 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
             # for accelerators, as a serving base does (an overlay walk for every app reading a ConfigMap cost a
             # third of a kustomize tree's run)
             if offers_overlays(loaded.text, workload is not None):
-                workloads.extend(w for w in _overlaid(loaded, obj, spans, result, read, workload) if w is not None)
+                from ctxlint.adapters.kustomize_deployments import overlaid
+                workloads.extend(w for w in overlaid(loaded, obj, spans, result, read, workload, _workload)
+                                 if w is not None)
             if workload is not None and _no_api_version(obj):
                 kind = obj.keys["kind"] if "kind" in obj.keys else obj
                 result.diagnostics.append(Diagnostic(SCHEMA_VIOLATION, (
@@ -103,46 +105,6 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
 
 def offers_overlays(text: str, engine: bool) -> bool:
     return engine or "configMap" in text and any(a in text for a in _ACCELERATORS)
-
-
-def _overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptResult,
-              read: Dict[str, Any], workload: Optional[Workload]) -> List[Optional[Workload]]:
-    """One workload per kustomize overlay of the file's directory that generates the ConfigMaps it reads and
-    its directory defines not (adapters/kustomize_overlays.py); `workload` as read alone when there is none, or
-    when an overlay that generates one is not read (a patch of it that may change the containers is not applied
-    exactly). An overlay's patches and `images:` retags are applied to the object (adapters/kustomize_patches.py):
-    the values they set keep the patch's file and position."""
-    if loaded.path == "-":
-        return [workload]
-    from ctxlint.adapters.kustomize_patch_files import kustomization_beside
-
-    # an engine's overlays that patch it are deployments of their own (kustomize_overlay_changes)
-    patched = workload is not None and kustomization_beside(loaded.path) is not None
-    if "configMap" not in loaded.text and not patched:
-        return [workload]
-    from ctxlint.adapters.kustomize_names import told_apart
-    from ctxlint.adapters.kustomize_overlays import names_read, overlays_of
-
-    missing = [name for name in names_read(obj) if name not in read]
-    overlays, skipped = overlays_of(loaded.path, missing, loaded.text, namespace_of(obj), obj, patched) \
-        if missing or patched else ([], 0)
-    out: List[Workload] = []
-    paths: List[str] = []
-    generating = False  # an overlay gives it a ConfigMap it reads: the base alone lacks it, and is not read
-    for overlay in overlays:
-        scratch = AdaptResult()
-        made = _workload(overlay.obj if overlay.obj is not None else obj, spans, scratch, {**read, **overlay.maps})
-        if made is None:
-            continue
-        result.diagnostics.extend(d for d in scratch.diagnostics if d not in result.diagnostics)
-        if made.name is not None:
-            made.name = Val(f"{overlay.prefix}{made.name.value}{overlay.suffix}", made.name.source)
-        out.append(made)
-        paths.append(overlay.path)
-        generating = generating or bool(overlay.maps)
-    alone = skipped or not generating  # the base as read alone, kept beside the overlays that only patch it
-    told_apart(out, paths, loaded.path, workload if alone else None)
-    return out + [workload] if alone else out
 
 
 def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str, Node]) -> Optional[Workload]:
