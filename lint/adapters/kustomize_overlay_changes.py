@@ -8,12 +8,13 @@
 `kubectl apply -k overlays/prod` runs the model on an A100 40GB: a deployment of its own, judged on the values the
 overlay's patches and `images:` give it (kustomize_patches applies them, exactly or not at all). `overlays/dev`
 builds the base's workload under another name: judging it again would repeat the base's findings under a second
-deployment, so it is not. What counts as a change: any value of the workload but its name, namespace and labels
+deployment, so it is not; nor an overlay that only renames another overlay's build (`top`, `resources: [../prod]`). What counts as a change: any value of the workload but its name, namespace and labels
 (which kustomize's namePrefix, namespace and labels transformers set on every overlay, and which no check reads);
 annotations stay, as a pod's annotations may carry its resource limits.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, List, Optional, Tuple
 
 from ctxlint.nodes import MAP, SEQ, Node
@@ -72,3 +73,19 @@ def own_build(obj: Node, own: Optional[Tuple[str, Any]], reader: Any) -> Optiona
 def changes(built: Optional[Node], base: Optional[Node]) -> bool:
     """Whether the overlay's workload `built` differs from the base's build `base` in a value the checks may read."""
     return built is not None and base is not None and _values(built) != _values(base)
+
+
+def deployed(overlays: List[Any], obj: Node, own: Optional[Tuple[str, Any]], reader: Any) -> List[Any]:
+    """The overlays (kustomize_overlays.Overlay, none generating what the workload reads) that build it otherwise
+    than the base's own kustomization does and than the overlay each includes, where that one is among them (an
+    overlay `top` that only renames `mid`'s build is `mid`'s deployment again); those not applied exactly, none."""
+    base = own_build(obj, own, reader)
+    builds = {os.path.abspath(o.path): o.obj for o in overlays if o.reason is None}
+    out = []
+    for overlay in overlays:
+        if overlay.reason is not None or overlay.obj is None:
+            continue
+        inner = builds.get(os.path.abspath(overlay.inner)) if overlay.inner else None
+        if changes(overlay.obj, base) and (inner is None or changes(overlay.obj, inner)):
+            out.append(overlay)
+    return out

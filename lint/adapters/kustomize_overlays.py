@@ -69,6 +69,7 @@ class Overlay:
         self.patched = False  # a patch or replacement may change its containers and is not applied: not read
         self.reason: Optional[str] = None  # why not
         self.obj: Any = None  # the workload with the chain's patches and images applied (None: none applies)
+        self.inner: Optional[str] = None  # the kustomization it includes on the way to the base's, if any
 
 
 def _kustomization(folder: str) -> Optional[str]:
@@ -104,7 +105,7 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
         names = []  # the base's own: no overlay gives it
     namespace = scalar(root.get("namespace")) or namespace
     out: List[Overlay] = []
-    skipped, built = 0, []  # built: the base's own build, once
+    skipped, patching = 0, []  # patching: those that generate nothing it reads (kustomize_overlay_changes)
     for path in _candidates(os.path.dirname(absolute), absolute):
         found = _overlay(named(path, workload), base, names, reader, own_text, namespace, obj, (own, root),
                          need_maps=not patched)
@@ -112,12 +113,12 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
             out.append(found)
         elif found is not None and found.patched and found.generates:
             skipped += 1
-        elif found is not None and found.obj is not None and found.reason is None and patched:
-            from ctxlint.adapters.kustomize_overlay_changes import changes, own_build
+        elif found is not None and patched:
+            patching.append(found)
+    if patching:
+        from ctxlint.adapters.kustomize_overlay_changes import deployed
 
-            built = built or [own_build(obj, (own, root), reader)]
-            if changes(found.obj, built[0]):
-                out.append(found)
+        out += deployed(patching, obj, (own, root), reader)
     return out, skipped
 
 
@@ -202,6 +203,7 @@ def _overlay(path: str, base: str, names: List[str], reader: _Reader, own_text: 
     prefix = "".join(str(scalar(r.get("namePrefix")) or "") for _, r in chain)
     suffix = "".join(str(scalar(r.get("nameSuffix")) or "") for _, r in reversed(chain))
     overlay = Overlay(path, prefix, suffix, maps)
+    overlay.inner = chain[1][0] if len(chain) > 1 else None
     if not maps and need_maps:
         return overlay
     overlay.reason = next((why for why in (_unapplied(p, r, reader, own_text) for p, r in chain + components)

@@ -63,6 +63,8 @@ FILES = {
     "label/kustomization.yaml": ("resources: [../base]\nnamePrefix: label-\ncommonLabels: {env: x}\n"
                                  "patches:\n  - target: {kind: Deployment}\n    patch: |-\n"
                                  "      - {op: add, path: /metadata/labels, value: {tier: gpu}}\n"),
+    # an overlay of an overlay that only renames its build: `l4-vllm` again, no deployment of its own
+    "top/kustomization.yaml": "resources: [../l4]\nnamePrefix: top-\n",
     # a transformer plugin may change anything: not applied, so not judged on the base's values
     "loose/kustomization.yaml": "resources: [../base]\nnamePrefix: loose-\npatches:\n  - path: gpu.yaml\n"
                                 "transformers: [plugin.yaml]\n",
@@ -96,7 +98,7 @@ def test_each_overlay_that_patches_the_workload_is_a_deployment_of_its_own(tmp_p
         ("args-vllm", "vllm 0.10.1", 250000, "exceeds"),  # a strategic-merge patch file's args
         ("l4-vllm", "vllm 0.10.1", 131072, "exceeds"),  # a strategic-merge patch file's node selector
         ("new-vllm", "vllm 0.11.0", 131072, "fits"),  # `images:` retag
-        ("vllm", "vllm 0.10.1", 131072, "fits"),  # the base; not `dev` (a namePrefix), `label`, `loose`
+        ("vllm", "vllm 0.10.1", 131072, "fits"),  # the base; not `dev` (a namePrefix), `label`, `top`, `loose`
         ("vllm-long", "vllm 0.10.1", 300000, "exceeds"),  # an inline JSON6902 patch
     ]
     # a patched value is found where the patch writes it; the base's own line, for each overlay it holds
