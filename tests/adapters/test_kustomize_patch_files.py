@@ -288,7 +288,7 @@ def test_a_patch_that_runs_no_engine_is_read_through_the_overlay_whose_engine_it
     assert sorted((d["name"], d["file"][len(str(tmp_path)) + 1:], d["model"], d["verdict"])
                   for d in out["deployments"]) == [
         ("server", "base/deployment.yaml", "(no model id)", "unknown"),
-        ("server", "base/deployment.yaml", MODEL, "fits"),
+        ("server [m]", "base/deployment.yaml", MODEL, "fits"),
         ("server-h100", "base/deployment.yaml", MODEL, "fits")]
     # checked alone, the patch is read as its overlay builds the workload; one of a workload that runs no engine
     # (most patches) says nothing
