@@ -9,7 +9,8 @@ continuations, `exec`/`nohup`/`env` prefixes, `&`-backgrounded servers, `sh -c` 
 in one script are one disaggregated deployment, engines of different models one each (as a pod's
 containers are), and scripts beside each other pair as sibling manifests do. Caller-set values
 (`$1`, a variable nothing sets) are unknown: CTX008, never guessed. A script states its accelerators only
-in a Slurm batch header: `#SBATCH --gres=gpu:h100:4` is 4 GPUs a node of that device (slurm_header.py, slurm_gres.py).
+in Slurm's options: a batch header's `#SBATCH --gres=gpu:h100:4` is 4 GPUs a node of that device (slurm_header.py,
+slurm_gres.py), and an `srun` in front of the engine asks for its own the same way (srun_request.py).
 
 Most scripts in a repository start no engine: a text without an engine's name is skipped before
 any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script

@@ -39,11 +39,28 @@ class Devices:
         KV memory, Neuron). Each is made with `c` set to its container, as a reading of that container alone."""
         read_as, out = self.c, []
         try:
-            for self.c in self.devices:
+            for c in self.devices:
+                self.c = self.srun_container(c)
                 out.append(self.device_role(inv, facts, env_args, run, where))
         finally:
             self.c = read_as
         return out
+
+    def srun_container(self, c):
+        """`c` as the `srun` in front of the engine sees it (srun_request.py): the device its GPU type names where
+        nothing else names one, and the GPUs of its one-node step in place of the container's (a batch job's
+        nodes no longer matter: the step is on one)."""
+        req = getattr(self, "srun", None)
+        if req is None:
+            return c
+        if req.device is not None and c.accelerator_type is None:
+            name, token = req.device
+            c = replace(c, accelerator_type=Val(name, self.token_source(token), raw=token.text))
+        if req.gpus is not None:
+            count, token = req.gpus
+            c = replace(c, accelerator_count=Val(count, self.token_source(token), raw=f"srun {token.text}"),
+                        batch_job=None)
+        return c
 
     def device_role(self, inv, facts, env_args, run, where) -> Role:
         if inv.engine == "llamacpp":
