@@ -74,6 +74,12 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     # `llama-prefill.sh` with a vLLM kv_both connector (NIXL's) is the prefill half, as a workload named so; a
     # script that starts several servers (`disaggregated_prefill.sh` starts both halves) is not named after one
     result.extend(deployments_from(loaded.path, named_halves([workload]) if len(roles) == 1 else [workload]))
+    # a script this one runs from its own folder, with this one's arguments, header and exports, is read through
+    # it alone, as a compose service's script is (read alone, it would lack them)
+    here = os.path.dirname(os.path.abspath(loaded.path))
+    result.scripts.extend(os.path.join(os.path.dirname(loaded.path), os.path.basename(f))  # as the loader names it
+                          for f in dict.fromkeys(sourcer.ran if sourcer is not None else ())
+                          if os.path.dirname(f) == here)
     return result
 
 
@@ -134,30 +140,60 @@ def _slurm_env(text: str) -> list:
 
 
 def _sourcer(script: str):
-    """The text of a file the script sources (`source ../setup.sh`) by a path relative to its own directory, for
-    the functions it defines (engines/shellfuncs.py); None for any other path, a missing file, or one too large to
-    be a launcher's library. Scripts are run from their own directory far more often than not; a path from
-    elsewhere is not guessed."""
+    """The files beside a script that it sources (`source ../setup.sh`) or runs (`bash serve.sh ARGS`), or None for
+    stdin (_Beside)."""
     if script in ("-", "") or script.startswith("<"):
         return None
-    base = os.path.dirname(os.path.abspath(script))
+    return _Beside(os.path.dirname(os.path.abspath(script)))
 
-    def read(path: str):
-        if os.path.isabs(path) or "\0" in path:
+
+class _Beside:
+    """The text of a file the script sources (for the functions it defines: engines/shellfuncs.py) or runs
+    (engines/script_calls.py), by a path relative to its own directory; None for any other path, a missing file,
+    or one too large to be a launcher's library. Scripts are run from their own directory far more often than not;
+    a relative path of folders not there is read from a folder above (the repository's root: `bash
+    production_scripts/service.sh`), and an absolute one whose last folder is the script's own folder's name
+    (`/n/lab/llm-workload/production_scripts/service.sh` from `production_scripts/glm.sh`: the repository checked
+    out at another root) as the file of that name beside the script; any other path is not guessed. `ran`: the files a script run
+    read (script_calls.py appends them), which are then no deployments of their own (compose_scripts.without)."""
+
+    def __init__(self, base: str) -> None:
+        self.base, self.ran = base, []  # type: str, list
+
+    def full(self, path: str):
+        if "\0" in path:
             return None
-        full = os.path.normpath(os.path.join(base, path))
+        if os.path.isabs(path):
+            folder, name = os.path.split(os.path.normpath(path))
+            if os.path.basename(folder) != os.path.basename(self.base) or not name:
+                return None
+            path = name
+        beside = os.path.normpath(os.path.join(self.base, path))
+        parts = os.path.normpath(path).split(os.sep)
+        if os.path.isfile(beside) or len(parts) < 2 or ".." in parts:
+            return beside
+        # `bash production_scripts/service.sh` run from the repository's root: the folders above, as a script's
+        # repository-relative engine config is found (upward.folders_up bounds them)
+        from ctxlint.adapters.upward import folders_up
+
+        return next((c for c in (os.path.join(f, *parts) for f in folders_up(self.base, 4)[1:]) if os.path.isfile(c)),
+                    beside)
+
+    def __call__(self, path: str):
+        full = self.full(path)
         try:
-            if not os.path.isfile(full) or os.path.getsize(full) > MAX_CHARS:
+            if full is None or not os.path.isfile(full) or os.path.getsize(full) > MAX_CHARS:
                 return None
             with open(full, encoding="utf-8", errors="replace") as handle:
                 return handle.read().replace("\r\n", "\n")
         except OSError:
             return None
-    return read
 
 
 # `source FILE` / `. FILE` at a command's start (engines/shellfuncs.py reads the functions such a file defines)
 _SOURCED = lazy_compile(r"(?m)^[ \t]*(?:source|\.)[ \t]+([^\n;&|#]+)")
+# a script file another script runs (`bash serve.sh ARGS`, `./serve.sh`: engines/script_calls.py), by its name
+_CALLED = lazy_compile(r"[^\s;&|'\"]+\.(?:sh|bash)(?=[\s;&|'\"]|$)")
 
 
 def _sources_engine(text: str, sourcer) -> bool:
@@ -165,11 +201,13 @@ def _sources_engine(text: str, sourcer) -> bool:
     called here by a name that is no engine's: `run_server --model ...`)? A regex search, and a read of each
     such file, only for a script that sources one."""
     found = [m.group(1) for m in _SOURCED.finditer(text)] if sourcer is not None else []
-    if not found:
+    called = list(dict.fromkeys(m.group() for m in _CALLED.finditer(text))) if sourcer is not None else []
+    if not found and not called:
         return False
-    from ctxlint.sourced import MAX_SOURCES, sourced_path  # only a script that sources a file
+    from ctxlint.sourced import MAX_SOURCES, sourced_path  # only a script that sources or runs a file
 
     paths = [sourced_path(raw.strip().replace('"', "").replace("'", "")) for raw in found]
+    paths += [p for p in called if "$" not in p]
     return any(names_engine(sourcer(p) or "") for p in [p for p in paths if p][:MAX_SOURCES])
 
 

@@ -29,7 +29,7 @@ from .lexer import Op, Word, lex
 from .shell_commands import no_command
 from .outer_expansion import restored, script_of
 from .shell_eval import eval_words, evaluated_commands
-from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
+from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
@@ -198,6 +198,13 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                         image_gpus=c.image_gpus, branch=c.branch) for c in inner]
+    if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
+        from .script_calls import called_script
+
+        inner = called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
+        if inner is not None:
+            return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
+                            image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if evaluated and program[0].text == "eval":
         return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
     idx = _script_index(program)
@@ -223,6 +230,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
+
+
+def _runs_file(first: str) -> bool:
+    """Might a command with this first word run a script file (script_calls.py)? A cheap test before it."""
+    return first.startswith("./") or first.endswith((".sh", ".bash")) or first.rsplit("/", 1)[-1] in SHELLS
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -1,0 +1,65 @@
+"""A launch script that runs another script file with arguments (sweep of launch scripts: realtmxi/local-deployment's
+Slurm jobs set MODEL_PATH and TP_SIZE under `#SBATCH --gres=gpu:nvidia_h200:4` and run `bash service.sh $MODEL_PATH
+$PORT $TP_SIZE`, whose SGLang line reads "$1" and "$3"): the callee is read with the caller's words as its "$@", the
+caller's header and exported variables, and is then no deployment of its own."""
+from __future__ import annotations
+
+from helpers import run
+
+SERVE = '#!/bin/bash\nvllm serve "$1" --tensor-parallel-size "$2" --max-model-len "${MAX_LEN:-32768}"\n'
+
+
+def check(*paths) -> str:
+    return run(["check", "--isolated", "-q", *map(str, paths)]).out
+
+
+def audit(path) -> list:
+    head, *rows = run(["audit", "--isolated", "--format", "csv", str(path)]).out.splitlines()
+    keys = head.split(",")
+    return [dict(zip(keys, row.split(","))) for row in rows]
+
+
+def job(tmp_path, call: str, header: str = "#SBATCH --gres=gpu:h100:2\n", before: str = ""):
+    (tmp_path / "serve.sh").write_text(SERVE)
+    path = tmp_path / "job.sh"
+    path.write_text(f"#!/bin/bash\n{header}M=Qwen/Qwen2.5-7B-Instruct\n{before}{call}\n")
+    return path
+
+
+def test_the_callee_runs_with_the_callers_words_and_header(tmp_path):
+    path = job(tmp_path, "bash ./serve.sh $M 4")
+    assert check(tmp_path) == (
+        f"{path}:4:6: CTX204 [error] 4 > 2: the unified engine needs tensor x pipeline x data = 4 GPUs but a replica "
+        "has 2. Lower the parallel sizes or raise the accelerator count (parallelism-mismatch)\n")
+    # one deployment, the job's: serve.sh read alone ("no model id") is no deployment of its own
+    rows = audit(tmp_path)
+    assert [(r["file"].rsplit("/", 1)[-1], r["model"]) for r in rows] == [("job.sh", "Qwen/Qwen2.5-7B-Instruct")]
+    job(tmp_path, "./serve.sh $M 2")
+    assert [r["verdict"] for r in audit(tmp_path)] == ["fits"]  # was "unknown": model not resolved
+
+
+def test_only_exported_variables_reach_the_callee(tmp_path):
+    # MAX_LEN set but not exported stays the caller's: the callee takes its own default (32,768, which fits)
+    job(tmp_path, "bash serve.sh $M 2", before="MAX_LEN=1000000\n")
+    assert "CTX10" not in check(tmp_path) and "CTX20" not in check(tmp_path)
+    job(tmp_path, "bash serve.sh $M 2", before="export MAX_LEN=1000000\n")
+    assert "1,000,000" in check(tmp_path)
+
+
+def test_repository_relative_and_relocated_paths(tmp_path):
+    (tmp_path / ".git").mkdir()
+    scripts = tmp_path / "production_scripts"
+    scripts.mkdir()
+    # run from the repository's root, and an absolute path of the same folder on the cluster
+    for call in ("bash production_scripts/serve.sh $M 4", 'bash "/n/lab/repo/production_scripts/serve.sh" $M 4'):
+        path = job(scripts, call)
+        assert "CTX204 [error] 4 > 2" in check(path), call
+    # a folder of another name is not this one's: not read
+    path = job(scripts, "bash /n/lab/other/serve.sh $M 4")
+    assert check(path) == ""
+    assert audit(path) == []
+
+
+def test_a_command_string_and_an_unknown_path_are_not_script_files(tmp_path):
+    job(tmp_path, 'bash -c "echo ./serve.sh"\nbash "$DIR/serve.sh" $M 4')
+    assert [r["file"].rsplit("/", 1)[-1] for r in audit(tmp_path)] == ["serve.sh"]  # read alone, as before
