@@ -39,12 +39,21 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     held = {n: (dict.get(local, n, UNSET), ctx.arrays.get(n, UNSET), local.partial.get(n)) for combo in combos
             for w in combo
             for n in (*w[1], *w[3])}
+    # an assignment read in one world must not be what the next world reads: `CMD="$PREFIX $CMD"` in each world
+    # reads the CMD before it (else the second world prefixed the first world's result again)
+    before = {n: (dict.get(local, n, UNSET), local.partial.get(n), local.tokens.get(n)) for n in assigns}
+    # and each world's values as they are now: a reading that assigns a forked name unforks it (scalar_branches.unfork
+    # drops it from every world), which the later worlds must not see
+    values = {id(w): (dict(w[1]), dict(w[2]), dict(w[3])) for combo in combos for w in combo}
     commands: list = []
     results: list = []
     for combo in combos:
         lab = ", ".join(w[0] for w in combo)
+        for name, (value, partial, token) in before.items():
+            _put_back(local, name, value, partial, token)
         for world in combo:
-            for name, value in world[1].items():
+            scalars, typed, arrays = values[id(world)]
+            for name, value in scalars.items():
                 local.partial.pop(name, None)
                 if value is UNSET:
                     dict.pop(local, name, None)
@@ -53,9 +62,9 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
                     local.partial[name] = value.token
                 else:
                     dict.__setitem__(local, name, value)
-                if name in world[2] and world[2][name] is not None:
-                    ctx.typed[name] = world[2][name]
-            for name, value in world[3].items():
+                if name in typed and typed[name] is not None:
+                    ctx.typed[name] = typed[name]
+            for name, value in arrays.items():
                 ctx.arrays[name] = value
                 dict.__setitem__(local, name, first_element(value) if not isinstance(value, Alternatives) else None)
         for fork in forks:
@@ -82,6 +91,22 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     if assigns:
         _forked_assignments(assigns, results, forks, ctx)
     return commands
+
+
+def _put_back(local, name: str, value, partial, token) -> None:
+    """A variable as it was before a world's reading assigned it."""
+    local.partial.pop(name, None)
+    local.scoped.pop(name, None)
+    if value is UNSET:
+        dict.pop(local, name, None)
+    else:
+        dict.__setitem__(local, name, value)
+    if partial is not None:
+        local.partial[name] = partial
+    if token is None:
+        local.tokens.pop(name, None)
+    else:
+        local.tokens[name] = token
 
 
 def _forked_assignments(assigns: set, results: list, forks: list, ctx: "SplitContext") -> None:

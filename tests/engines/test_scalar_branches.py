@@ -98,3 +98,21 @@ def test_a_command_string_with_unknown_parts_is_each_branch_s():
     # set in one branch only: that branch's launch; unset in the other, which starts nothing
     assert readings('if [ -n "$X" ]; then CMD="vllm serve $MODEL"; fi\n$CMD\n') == [
         (["vllm", "serve", "$MODEL"], "if [ -n $X ]")]
+
+
+def test_an_assignment_that_reads_itself_is_read_from_each_worlds_own_value():
+    # `CMD="$PREFIX $CMD"` after an `if` (taco-project/FlexKV's launch_vllm_server.sh): each world reads the CMD
+    # before it. Before, the second world read the first world's result, `nsys profile nsys profile vllm ...`, or
+    # `$CMD` unknown once the first world's assignment had dropped CMD from every world.
+    text = ('CMD="vllm serve org/m"\nif [ "$A" = 1 ]; then\n  CMD="$CMD --x"\nfi\nPP=""\n'
+            'if [ "$B" = 1 ]; then\n  PP="nsys profile"\nfi\nCMD="$PP $CMD"\neval "$CMD > log 2>&1 &"\n')
+    found = [([t.text for t in c.tokens], c.branch) for c in split_shell(text, defaults=True).commands]
+    assert found == [
+        (["nsys", "profile", "vllm", "serve", "org/m", "--x"], "if [ $A = 1 ], if [ $B = 1 ]"),
+        (["vllm", "serve", "org/m", "--x"], "if [ $A = 1 ], else"),
+        (["nsys", "profile", "vllm", "serve", "org/m"], "else, if [ $B = 1 ]"),
+        (["vllm", "serve", "org/m"], "else, else")]
+    one = 'CMD="vllm serve org/m"\nif [ "$A" = 1 ]; then\n  CMD="$CMD --x"\nfi\nCMD="timeout 9h $CMD"\n$CMD\n'
+    assert readings(one) == []  # the program is `timeout`: its words are read as its command's
+    assert [c.argv for c in split_shell(one, defaults=True).commands] == [
+        ["timeout", "9h", "vllm", "serve", "org/m", "--x"], ["timeout", "9h", "vllm", "serve", "org/m"]]
