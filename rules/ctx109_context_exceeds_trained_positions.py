@@ -29,7 +29,14 @@ Why:
     config is read, so that override alone leaves the limit at the config's
     length too: on a release known to be 0.30 or later such a context is
     reported, and the advice adds `"max_position_embeddings": N` to the same
-    override (a release not known is not assumed to refuse). On llama.cpp the limit
+    override (a release not known is not assumed to refuse). An ALiBi model (MPT,
+    BLOOM, Baichuan 13B: physics.alibi) has no rotary embedding, so no RoPE
+    scaling is advised: above the length vLLM or SGLang derives from its config
+    (MPT's max_seq_len, BLOOM's seq_length) the engine refuses to start unless
+    its switch is set, and a RoPE factor in its override lets it start but
+    stretches nothing. A BLOOM config with no position key has no length vLLM
+    enforces: it takes a given --max-model-len as is (and 2,048 only when none
+    is given). On llama.cpp the limit
     is the GGUF's context_length times the RoPE scaling set (`--rope-scale N`
     alone stretches by N, `--rope-freq-scale X` by 1/X, `--rope-scaling none`
     not at all), and whether llama-server caps each slot at the context_length
@@ -65,6 +72,7 @@ from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
+from ctxlint.physics.alibi import alibi_family
 from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit,
                                   sglang_limit, vllm_limit, vllm_stated_length, vllm_yarn_keeps_length)
 
@@ -82,6 +90,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
     for role in dep.roles:
         ctx = role.context_length
         if ctx is None or long_context_override(engine, role) is not None:
+            continue
+        family = alibi_family(dep.arch) if engine != "llamacpp" else ""
+        if family and dep.model.max_position_embeddings is not None:
+            yield from _alibi(dep, engine, role, family)
             continue
         found = position_limit(dep, engine, role)  # only for a role it applies to
         if found is None:
@@ -168,6 +180,34 @@ def _refused(engine: str, dep: Deployment, role, derived, covered: int) -> Probl
         f"(\"User-specified {length} ... is greater than the derived {length}\"), though the RoPE scaling covers "
         f"{fmt(covered)} positions. Set {key_hint}{switch}=1, or lower it to {fmt(tokens)}",
         ctx.source, dep.display_name)
+
+
+def _alibi(dep: Deployment, engine: Optional[str], role, family: str) -> Iterator[Problem]:
+    """An ALiBi model (physics.alibi): no RoPE scaling stretches its positions, so none is advised. vLLM and
+    SGLang derive its length from the config's keys as for any model (vLLM: the smallest, MPT's max_seq_len;
+    vllm/config/model.py _get_and_verify_max_len) and refuse a longer one unless their switch is set; a RoPE
+    factor in their override still multiplies that length (the engine starts) but the model ignores it."""
+    ctx, trained = role.context_length, dep.model.max_position_embeddings.value
+    derived = sglang_limit(dep, role) if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" \
+        else None
+    alibi = f"{family} places tokens by ALiBi attention biases, not a rotary embedding, so no RoPE scaling " \
+        "stretches its positions"
+    if derived is not None and ctx.value > derived[0]:
+        name, switch = _REFUSALS[engine][0], _REFUSALS[engine][4]
+        yield Problem(
+            f"{fmt(ctx.value)} > {fmt(derived[0])}: the {role.label} context length {ctx.show()} exceeds the length "
+            f"{name} derives for this model by {fmt(ctx.value - derived[0])} tokens ({derived[1]}), and {name} "
+            f"refuses to start above it. {alibi}. Lower it to {fmt(derived[0])}; {name} starts above it only with "
+            f"{switch}=1, and ALiBi then extrapolates past the {fmt(trained)} positions the model was trained on "
+            "(no position table to overrun, but no training at those lengths either)",
+            ctx.source, dep.display_name)
+    elif ctx.value > trained:
+        starts = f"; {_REFUSALS[engine][0]} starts with it ({derived[1]})" if derived is not None else ""
+        yield Problem(
+            f"{fmt(ctx.value)} > {fmt(trained)}: the {role.label} context length {ctx.show()} exceeds the "
+            f"{fmt(trained)} positions this model was trained on by {fmt(ctx.value - trained)} tokens{starts}, "
+            f"but {alibi}: past them ALiBi extrapolates. Lower it to {fmt(trained)}",
+            ctx.source, dep.display_name)
 
 
 # llama-server's slot cap by release (the b-numbers are llama.cpp's build tags, `server-bNNNN` images):

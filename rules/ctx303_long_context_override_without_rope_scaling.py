@@ -10,7 +10,10 @@ Why:
     The override is only safe next to a matching RoPE scaling (vLLM
     `--hf-overrides`/`--rope-scaling`, SGLang `--json-model-override-args`,
     llama.cpp `--rope-scaling yarn --rope-scale`). CTX109 reports the same
-    overrun when no override is set.
+    overrun when no override is set. An ALiBi model (MPT, BLOOM, Baichuan 13B)
+    has no rotary embedding to scale and no position table to overrun: past
+    its trained length ALiBi extrapolates, and the finding says so instead of
+    advising RoPE scaling.
 
 Example (bad):
     ```yaml
@@ -46,6 +49,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
+from ctxlint.physics.alibi import alibi_family
 from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, label, long_context_override,
                                   position_limit, shown)
 
@@ -72,7 +76,20 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if found is None:
             continue
         limit, factor, base, where = found
-        if ctx[0] <= limit:
+        family = alibi_family(dep.arch) if engine != "llamacpp" else ""
+        if family and ctx[0] > dep.model.max_position_embeddings.value:
+            # ALiBi (physics.alibi): no rotary embedding for RoPE scaling to stretch, no position table to overrun
+            trained = dep.model.max_position_embeddings.value
+            yield Problem(
+                f"{fmt(ctx[0])} > {fmt(trained)}: {override[0]} lets {label(engine)} start the {role.label} role "
+                f"with {ctx[2]} {shown(ctx[1], ctx[0])}, {fmt(ctx[0] - trained)} tokens past the {fmt(trained)} "
+                f"positions the model was trained on. {family} places tokens by ALiBi attention biases, not a rotary "
+                "embedding: no RoPE scaling applies and no position table is overrun, so ALiBi extrapolates to "
+                f"lengths the model was not trained at. Lower {ctx[2]} to {fmt(trained)} and drop the override, or "
+                "suppress this finding where that extrapolation was measured and accepted",
+                override[1].source, dep.display_name)
+            continue
+        if family or ctx[0] <= limit:
             continue
         scaling = (f"the RoPE scaling set in {where} (x{factor:g}) covers only {fmt(limit)}" if where
                    else "no RoPE scaling is set")
