@@ -210,7 +210,10 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         raise ValueError("config.json lacks num_hidden_layers / num_attention_heads")
     if n > MAX_LAYERS:
         raise ValueError(f"num_hidden_layers {n:,} is not a model's layer count (1 to {MAX_LAYERS:,})")
-    hidden = _first(c, "hidden_size", "n_embd", "d_model")
+    # BLOOM's released configs spell the width n_embed (BloomConfig.attribute_map "hidden_size": "n_embed",
+    # huggingface/transformers@04efa883e0ad40da203df78a0eee902b460ee3cd:src/transformers/models/bloom/
+    # configuration_bloom.py)
+    hidden = _first(c, "hidden_size", "n_embd", "d_model", "n_embed")
     # Step-1 / Step-3.5-Flash name their KV heads num_attention_groups, one count for the full and the sliding
     # layers (Step3p5DecoderLayer num_kv_heads=config.num_attention_groups, vllm==0.33.0:vllm/model_executor/
     # models/step3p5.py; sglang==0.5.23:sglang/srt/models/step3p5.py alike)

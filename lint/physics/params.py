@@ -27,8 +27,12 @@ _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_big
 # vllm-project/vllm@7477b4f8e653431530d59561bc4e80c46c864242:vllm/model_executor/models/falcon.py). MPT's config.json
 # has no such key and MPTForCausalLM always reads its logits off the embedding table (`assert
 # config.tie_word_embeddings`, `self.lm_head = self.transformer.wte`,
-# vllm-project/vllm@02d799bcfa7192d80c69329d6bbfc5189efeb87d:vllm/model_executor/models/mpt.py).
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt"}
+# vllm-project/vllm@02d799bcfa7192d80c69329d6bbfc5189efeb87d:vllm/model_executor/models/mpt.py). BLOOM's configs carry no
+# tie key either; BloomForCausalLM reads its logits off word_embeddings when tie_word_embeddings (a PretrainedConfig
+# default of True) and skips any lm_head.weight in the checkpoint (`skip_prefixes=["lm_head.weight"]`,
+# vllm-project/vllm@01dbb08195ca9c70ac9044786a906a353e07fcdf:vllm/model_executor/models/bloom.py).
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt",
+                    "bloom"}
 _UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
               "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 # Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
@@ -153,7 +157,7 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         # hidden_size_per_layer_input), MLPs twice as wide in the KV-shared layers (use_double_wide_mlp) and an
         # audio tower (vllm==0.33.0:vllm/model_executor/models/gemma4.py), which this count does not know
         return None
-    h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model"), _i(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers"), \
+    h, n, vocab = _i(text, "hidden_size", "n_embd", "d_model", "n_embed"), _i(text, "num_hidden_layers", "n_layer", "num_layers", "n_layers"), \
         _i(text, "vocab_size")
     heads = _i(text, "num_attention_heads", "n_head", "n_heads")
     if not (h and (n or mt == "nemotron_h") and vocab and heads):  # Nemotron-H may list its blocks only
