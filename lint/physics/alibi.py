@@ -3,6 +3,9 @@
 RoPE scaling cannot stretch such a model's positions: it has no rotary embedding to scale. The engines
 read its length from the same config keys as any model's (MPT: max_seq_len) and refuse a longer one unless
 their switch is set; with the switch, ALiBi extrapolates past the trained length (no table to overrun).
+A config with none of vLLM's keys (bigscience/bloom, bloom-7b1, bloom-560m) has no length vLLM enforces:
+_get_and_verify_max_len returns a given max_model_len as is when no key is found, and assumes 2048 only when
+none is given (vllm-project/vllm@0052a5b818980ce8a0477706aaf9f75bd5af72cd:vllm/config/model.py).
 
 - MPT: vLLM's MPTAttention asserts `config.attn_config.alibi` and drops `position_ids` ("unused")
   (vllm-project/vllm@02d799bcfa7192d80c69329d6bbfc5189efeb87d:vllm/model_executor/models/mpt.py).

@@ -25,7 +25,7 @@ DTYPE_BYTES = {"F64": 8, "I64": 8, "U64": 8, "F32": 4, "I32": 4, "U32": 4, "F16"
 # (linear_attn_config dropped: 93 MLA layers instead of 24) were when transcribed through this list.
 ARCH_KEYS = frozenset("""
 architectures model_type num_hidden_layers n_layer num_layers n_layers num_attention_heads n_head n_heads
-num_key_value_heads num_kv_heads n_head_kv multi_query new_decoder_architecture head_dim hidden_size n_embd
+num_key_value_heads num_kv_heads n_head_kv multi_query new_decoder_architecture head_dim hidden_size n_embd n_embed
 d_model intermediate_size ffn_hidden_size n_inner vocab_size tie_word_embeddings torch_dtype dtype
 max_position_embeddings n_positions max_seq_len seq_length max_sequence_length model_max_length
 max_target_positions max_seq_length seq_len rope_scaling rope_parameters rope_theta partial_rotary_factor
