@@ -158,9 +158,14 @@ def _resume_point(text: str, loaded: LoadedFile) -> Tuple[int, int]:
             continue
         if text[root.start_index:root.start_index + 1] in ("{", "[", "!", "&", "*", ""):
             continue
-        for key in root.keys.values():
+        keys, values = root.keys, root.value
+        # a key merged in (`<<: *anchor`) or written as an alias (`*anchor : 1`) is a node of the anchor's place,
+        # which may start a line inside a flow collection: only a key no entry of the root's spans is the root's
+        spans = [(node.start_index, node.end_index) for node in (*keys.values(), *values.values())]
+        for key in keys.values():
             start = key.start_index
-            if best[0] < start <= first_tab and text[start - 1] == "\n":  # a key that starts a line
+            if best[0] < start <= first_tab and text[start - 1] == "\n" and not any(
+                    begin < start < end for begin, end in spans):  # a key of the root's own that starts a line
                 best = (start, key.start.line)
     return best
 

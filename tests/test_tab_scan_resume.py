@@ -103,3 +103,13 @@ def test_generated_documents_report_what_a_whole_scan_reports(lines: List[str], 
     read, said = _reported(each)
     if read:
         assert said == _whole_scan(each)
+
+
+def test_a_key_merged_in_or_written_as_an_alias_is_no_place_to_start():
+    # the merged `x` and the aliased `&k x` are nodes inside a flow mapping that start a line: a scan started
+    # there closes a flow level never opened, and took the later block scalar's `|` for a token it cannot start
+    for text in ('base: &b {\nx: "a\tb"}\n<<: *b\nc: |\n  text\n',
+                 'a: {\n&k x: "a\tb"}\n*k : 2\nc: |\n  text\n'):
+        loaded = parse_text(text, "deploy.yaml")
+        assert _resume_point(text, loaded) == (0, 0), text
+        assert _reported(text) == (True, None), text
