@@ -207,9 +207,27 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             for doc in objects(loaded):
                 if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and (
                         base_engine() is not None or
-                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))):
+                        make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))) \
+                        and _reads_through(other, kust, item.obj):
                     return True
     return False
+
+
+def _reads_through(other: str, kust: str, obj: Any) -> bool:
+    """Whether the patch file `other` is read through the overlay `kust` as it builds `obj`: that kustomization is the
+    one its read goes through (patch_of's), and its entry's target, if any, selects `obj` (a targeted patch bearing
+    the workload's name may select another workload, and then reports nothing of this one)."""
+    from ctxlint.adapters.kustomize_patches import Applied, NotApplied
+
+    found = patch_of(other)
+    if found is None or os.path.abspath(found[0]) != os.path.abspath(kust):
+        return False
+    if found[2] is None:
+        return True
+    try:
+        return Applied(obj).selected(found[2])
+    except NotApplied:
+        return True  # the overlay is not read, and the earlier patch says why
 
 
 def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], result: Any, make: Any,

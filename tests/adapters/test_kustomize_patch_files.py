@@ -297,3 +297,27 @@ def test_a_patch_that_runs_no_engine_is_read_through_the_overlay_whose_engine_it
     (tmp_path / "base" / "deployment.yaml").write_text(BASE)
     alone = json.loads(run(["check", "--format", "json", str(tmp_path / "m" / "model.yaml")]).out)
     assert (alone["findings"], alone["summary"]["deployments"]) == ([], 0)
+
+
+def test_a_patch_is_not_left_to_an_earlier_one_whose_target_selects_another_workload(tmp_path) -> None:
+    # a.yaml bears the engine's name but its entry targets the `other` Deployment (a target ignores the patch's own
+    # name), so a.yaml reports nothing of `vllm`: b.yaml, the engine's patch, is read through the overlay itself
+    from adapters.test_kustomize_overlays import DEPLOY
+    from adapters.test_kustomize_patches import GEN, SMP
+
+    other = ("---\napiVersion: apps/v1\nkind: Deployment\nmetadata: {name: other}\nspec:\n  template:\n    spec:\n"
+             "      containers:\n        - {name: c, image: busybox:1.36}\n")
+    device = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: vllm}\nspec:\n  template:\n    spec:\n"
+              "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n")
+    engine = SMP.replace("- name: vllm\n", "- name: vllm\n          image: vllm/vllm-openai:v0.11.0\n")
+    files = {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": DEPLOY + other,
+             "o/kustomization.yaml": "resources: [../base]\n" + GEN + "patches:\n  - path: a.yaml\n"
+                                     "    target: {name: other}\n  - path: b.yaml\n",
+             "o/a.yaml": device, "o/b.yaml": engine}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    out = json.loads(run(["check", "--format", "json", str(tmp_path / "o")]).out)
+    assert out["summary"]["deployments"] == 1
+    assert [(f["rule"], f["file"][len(str(tmp_path)) + 1:], f["line"]) for f in out["findings"]
+            if f["rule"] == "CTX109"] == [("CTX109", "o/b.yaml", 11)]
