@@ -21,6 +21,8 @@ from typing import List, Optional, Tuple
 
 from ctxlint.model import Source, StatedFormat, Val
 from ctxlint.nodes import MAP, SCALAR, Node
+from ctxlint.resolution.catalog import find
+from ctxlint.resolution.names import norm
 
 from .scalar_spans import ScalarSpans
 
@@ -72,12 +74,35 @@ def model_of(root: Node, model: Node, configs: List[Optional[Node]], file: str,
     served = next(((cfg.get(key), _text(cfg.get(key))) for cfg in ordered for key in _SERVED
                    if _text(cfg.get(key)) is not None), None)
     if served is None or engine == "trtllm":  # srtctl reads no served name for TRT-LLM (_settles)
+        named = _hub_name(path)
+        if named is not None:
+            return Val(path, path_node.source(file), raw=named), [], stated
         return None, [(f"model.path {path!r} is an alias of the cluster's srtslurm.yaml `model_paths`, which this "
                        f"file does not hold, so the model is not known ({_settles(model, engine, config_key)})",
                        path_node.source(file))], stated
     node, name = served
     return Val(name, node.source(file), raw=f"served-model-name {name} beside the cluster alias model.path "
                                             f"{path!r}, architecture matched by name"), [], stated
+
+
+def _hub_name(alias: str) -> Optional[str]:
+    """How a cluster alias names the architecture when it is, letter for letter (case and `_`/`-` aside), the
+    name of exactly one Hugging Face repository ctxlint's catalog holds (`DeepSeek-R1-0528`, deepseek-ai's); None
+    otherwise. srtctl reads a bare `model.path` as the key of srtslurm.yaml `model_paths`, else as a folder of
+    that name (core/config.py resolve_config_with_defaults, core/validation.py _preflight_model's "literal"
+    source), so such an alias names the checkpoint as a folder `/models/DeepSeek-R1-0528` would: the architecture
+    by name, its format left to model.precision (the StatedFormat made above). A shorthand (`dsr1`), a name with a
+    format tag the catalog does not hold as a repository (`minimax-m2.5-fp8`) or one two organisations' repos
+    share (catalog.py drops such bare names) stays unknown."""
+    if "/" in alias or ":" in alias:
+        return None
+    hit = find(alias)
+    matched = (hit.derived_from or hit.key) if hit is not None else None
+    if matched is None or norm(matched.split("/")[-1]) != norm(alias):
+        return None  # matched through a derivative's or alias's other spelling: not the name as written
+    return (f"model.path {alias!r}, a cluster alias of srtslurm.yaml `model_paths` (or a folder of that name), is "
+            f"the exact name of the Hugging Face repository {matched}: architecture matched by that name, format "
+            f"from model.precision")
 
 
 def _settles(model: Node, engine: str, config_key: str) -> str:

@@ -95,3 +95,46 @@ def test_an_aggregated_recipe_takes_the_served_name_from_the_prefill_block_as_sr
     [dep] = res.deployments
     assert dep.model.id.value == "deepseek-ai/DeepSeek-R1"
     assert at(text, dep.model.id.source) == "deepseek-ai/DeepSeek-R1"
+
+
+def test_an_alias_that_is_exactly_a_hub_repositorys_name_names_its_architecture():
+    # NVIDIA/srt-slurm@c88ef731 recipes/trtllm/h100-fp8/*: `path: DeepSeek-R1-0528` under TRT-LLM, which takes no
+    # served name. srtctl reads a bare path as a model_paths key or a folder of that name (core/config.py,
+    # core/validation.py), so the name is read as a folder's: the architecture by name, the format from precision
+    head = "resources: {gpu_type: h100, agg_nodes: 1, agg_workers: 1}\nbackend: {type: trtllm}\n"
+    text = "model: {path: DeepSeek-R1-0528, container: c, precision: fp8}\n" + head
+    res = adapt(text)
+    assert not [d for d in res.diagnostics if d.kind == "unresolved-value"]
+    [dep] = res.deployments
+    model = dep.model.id
+    assert (model.value, at(text, model.source)) == ("DeepSeek-R1-0528", "DeepSeek-R1-0528")
+    assert model.raw == ("model.path 'DeepSeek-R1-0528', a cluster alias of srtslurm.yaml `model_paths` (or a folder "
+                         "of that name), is the exact name of the Hugging Face repository "
+                         "deepseek-ai/DeepSeek-R1-0528: architecture matched by that name, format from model.precision")
+    # the recipe's precision, not the name, settles the checkpoint's format (the alias names no repository's files)
+    assert (dep.model.stated_format.word.value, dep.model.stated_format.checkpoint_named) == ("fp8", False)
+
+
+def test_an_alias_that_is_only_close_to_a_hub_name_stays_unknown():
+    # a shorthand, a name with a format tag no catalog repository carries, or a catalog name with a suffix: none is
+    # a repository's name as written, so none is read as one (a guess would turn into a verdict)
+    for alias in ("dsr1", "minimax-m2.5-fp8", "DeepSeek-R1-0528-fp4", "Qwen3-32B-v2"):
+        text = (f"model: {{path: {alias}, container: c, precision: fp8}}\nresources: {{gpu_type: h100, "
+                "agg_nodes: 1, agg_workers: 1}\nbackend: {type: trtllm}\n")
+        res = adapt(text)
+        [dep] = res.deployments
+        assert dep.model.id is None, alias
+        [diag] = [d for d in res.diagnostics if d.kind == "unresolved-value"]
+        assert at(text, diag.source) == alias
+
+
+def test_a_served_name_still_comes_before_an_alias_that_is_a_hub_name():
+    # SGLang answers to its served-model-name (backends/sglang.py); the alias is read only where none is given
+    text = ("model: {path: Qwen3-32B, container: c, precision: bf16}\nresources: {gpu_type: h100, agg_nodes: 1, "
+            "agg_workers: 1}\nbackend:\n  type: sglang\n  sglang_config:\n    aggregated:\n"
+            "      served-model-name: Qwen/Qwen3-32B-FP8\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-32B-FP8"
+    bare = text.replace("      served-model-name: Qwen/Qwen3-32B-FP8\n", "      tensor-parallel-size: 1\n")
+    [dep] = adapt(bare).deployments
+    assert (dep.model.id.value, at(bare, dep.model.id.source)) == ("Qwen3-32B", "Qwen3-32B")
