@@ -22,9 +22,10 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   file or a Dynamo runtime image names none).
 
 A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per combination of its lists, each
-`{name}` in a string replaced by that job's value) is read once: a setting holding a `{name}` of the sweep is
-not known (CTX008 lists it with the sweep's values), and a parallel size so written withholds the GPU type, as a
-parallel size written as an unset variable does elsewhere (CTX208 says so rather than guess a layout).
+`{name}` in a string replaced by that job's value) is one deployment a job that serves differently (srt_sweep.py);
+past srt_sweep.MOST_JOBS it is read once: a setting holding a `{name}` of the sweep is not known (CTX008 lists it
+with the sweep's values), and a parallel size so written withholds the GPU type, as a parallel size written as an
+unset variable does elsewhere (CTX208 says so rather than guess a layout).
 An override file (`base:` with `override_*` / `zip_override_*` variants: docs/overrides.md) is one deployment a
 variant, as srtctl merges it (srt_overrides.py).
 """
@@ -40,6 +41,7 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.srt_layout import RoleLayout, layouts, refused_count
 from ctxlint.adapters.srt_model import model_of
 from ctxlint.adapters.srt_overrides import expansion_refused, is_override_file, variants
+from ctxlint.adapters.srt_sweep import sweep_jobs
 from ctxlint.adapters.workload import ENGINE_REJECTS, EngineRole, Workload
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_versions import image_release
@@ -78,7 +80,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
                 SCHEMA_VIOLATION, f"srtctl refuses to expand this override file: {why} (core/config.py "
                 "generate_override_configs), so `srtctl apply -f` submits none of its variants and none is checked",
                 section.source(loaded.path), None))
-        for root in variants(doc.root) if is_override_file(doc.root) else [doc.root]:
+        for root in variants(doc.root) if is_override_file(doc.root) else sweep_jobs(doc.root) or [doc.root]:
             if not recipe_shape(root):
                 continue  # a variant missing `model` or `resources` is refused by srtctl's schema
             workload = _recipe(root, loaded.path, spans, result)

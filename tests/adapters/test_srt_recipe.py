@@ -227,10 +227,15 @@ sweep:
 """
 
 
-def test_a_swept_value_is_unknown_not_refused(tmp_path):
-    [dep] = adapt(SWEEP, "sw.yaml").deployments
-    [role] = dep.roles
-    assert (role.kind, dep.engine.version.value, role.context_length.value) == ("unified", "0.11.0", 10240)
+def test_a_sweep_is_one_deployment_a_job_as_srtctl_submits_it(tmp_path):
+    # core/sweep.py generate_sweep_configs: one job per value, `{tp}` replaced by str(value), named <name>_tp<value>
+    deps = adapt(SWEEP, "sw.yaml").deployments
+    assert [d.display_name for d in deps] == [f"gpt-oss-120b-h100_tp{n}" for n in (1, 2, 4, 8)]
+    for dep, tp in zip(deps, (1, 2, 4, 8)):
+        [role] = dep.roles
+        assert (role.kind, dep.engine.version.value, role.context_length.value) == ("unified", "0.11.0", 10240)
+        assert (role.parallelism.tensor.value, at(SWEEP, role.parallelism.tensor.source)) == (tp, '"{tp}"')
+        assert (role.accelerators.type.value, role.accelerator_withheld, role.unresolved_settings) == ("h100", None, ())
     # identity.frameworks names the release srtctl checks the installed package against: it beats the image's tag
     framed = SWEEP.replace("resources:", "identity:\n  frameworks: {dynamo: 1.1.1, vllm: 0.19.0}\nresources:", 1)
     version = adapt(framed).deployments[0].engine.version
@@ -240,15 +245,38 @@ def test_a_swept_value_is_unknown_not_refused(tmp_path):
     for build in ("0.1.dev17492+g454b47db8", "0.23.1rc1.dev424+g3f5a1e173"):
         version = adapt(framed.replace("0.19.0", build)).deployments[0].engine.version
         assert (version.value, version.source.path) == ("0.11.0", "model.container")
-    # the tensor parallel size is one value per job of the sweep: not known, so the GPU type is withheld
-    assert (role.parallelism.tensor, role.accelerators.type, role.accelerator_withheld.value) == (None, None, "h100")
-    assert role.unresolved_settings == ("tensor_parallel_size",)
     path = tmp_path / "sw.yaml"
     path.write_text(SWEEP)
     out = run(["check", str(path)]).out
+    # the jobs at TP 1, 2 and 4 leave GPUs of their 8 idle; TP 8 uses them all
+    assert [line.split(" [")[0] for line in out.splitlines() if line.startswith(str(path))] == \
+        [f"{path}:9:14: CTX205"] * 3
+    assert "8 > 1: the unified replica has 8 h100 accelerators" in out and "CTX008" not in out
+
+
+def test_a_benchmark_only_parameter_is_not_a_deployment_and_a_wide_grid_is_read_once(tmp_path):
+    # a concurrency swept for the benchmark starts the same servers: the jobs differ only by the serving's tp
+    text = SWEEP.replace("sweep:\n  tp: [1, 2, 4, 8]\n", "benchmark: {concurrencies: '{conc}'}\n"
+                         "sweep:\n  conc: [1, 2, 4, 8, 16]\n  tp: [4, 8]\n")
+    assert [d.display_name for d in adapt(text).deployments] == ["gpt-oss-120b-h100_tp4", "gpt-oss-120b-h100_tp8"]
+    # past 16 combinations of what the serving reads (tp x pp x dp, 4 x 4 x 4) the recipe is read once: each swept
+    # setting unknown, the GPU type withheld (CTX208), CTX008 listing the sweep's values
+    wide = SWEEP.replace('      max-model-len: 10240\n', '      max-model-len: 10240\n      pipeline-parallel-size: '
+                         '"{pp}"\n      data-parallel-size: "{dp}"\n').replace(
+        "  tp: [1, 2, 4, 8]\n", "  tp: [1, 2, 4, 8]\n  pp: [1, 2, 4, 8]\n  dp: [1, 2, 4, 8]\n")
+    [dep] = adapt(wide).deployments
+    [role] = dep.roles
+    assert (role.parallelism.tensor, role.accelerators.type, role.accelerator_withheld.value) == (None, None, "h100")
+    assert role.unresolved_settings == ("tensor_parallel_size", "pipeline_parallel_size", "data_parallel_size")
+    path = tmp_path / "wide.yaml"
+    path.write_text(wide)
+    out = run(["check", str(path)]).out
     assert f"{path}:17:29: CTX008 [info] values ctxlint cannot resolve: tensor-parallel-size '{{tp}}' (sweep tp: " \
-        "[1, 2, 4, 8]); the checks that need them are skipped (set them literally) (unresolved-value)" in out
-    assert "CTX301" not in out and "CTX205" not in out
+        "[1, 2, 4, 8]); pipeline-parallel-size '{pp}' (sweep pp: [1, 2, 4, 8]); data-parallel-size '{dp}' (sweep " \
+        "dp: [1, 2, 4, 8]); the checks that need them are skipped (set them literally) (unresolved-value)" in out
+    # a recipe with no name is read once too: srtctl names each job after it (and fails without one)
+    [dep] = adapt(SWEEP.replace('name: "gpt-oss-120b-h100"\n', "")).deployments
+    assert dep.roles[0].unresolved_settings == ("tensor_parallel_size",)
 
 
 def test_only_recipes_are_claimed():
