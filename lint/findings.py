@@ -35,6 +35,7 @@ class Diagnostic:
     source: Source
     deployment: Optional[str] = None
     fix: Optional[Fix] = None
+    severity: Optional[str] = None  # below the rule's own where the finding is less sure (CTX301, release unknown)
 
 
 @record(frozen=True)
@@ -46,6 +47,7 @@ class Problem:
     deployment: Optional[str] = None
     evidence: Tuple[str, ...] = ()  # stack rules: how the route was joined to the engines, step by step
     fix: Optional[Fix] = None
+    severity: Optional[str] = None  # None: the rule's SEVERITY; a config's severity for the rule overrides both
 
 
 @record(frozen=True, order=True)

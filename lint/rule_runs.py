@@ -170,7 +170,7 @@ def stamp(spec: RuleSpec, problems: Iterable[Problem]) -> List[Finding]:
 def to_finding(spec: RuleSpec, p: Problem) -> Finding:
     return Finding(
         file=p.source.file, line=p.source.line, column=p.source.col, rule=spec.id, name=spec.name,
-        severity=spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
+        severity=p.severity or spec.severity, message=p.message, path=p.source.path, deployment=p.deployment,
         end_line=p.source.end_line, end_column=p.source.end_col, tags=spec.tags, evidence=p.evidence, fix=p.fix)
 
 

@@ -12,7 +12,7 @@ def from_diagnostics(diagnostics: Iterable[Diagnostic], kind: str) -> Iterator[P
     """The input rules report what the loader and the adapters recorded."""
     for diag in diagnostics:
         if diag.kind == kind:
-            yield Problem(diag.message, diag.source, diag.deployment, fix=diag.fix)
+            yield Problem(diag.message, diag.source, diag.deployment, fix=diag.fix, severity=diag.severity)
 
 
 def cited(other: Source, here: Source) -> str:

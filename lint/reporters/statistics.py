@@ -7,14 +7,19 @@ from collections import Counter
 from typing import Dict, List, TextIO
 
 from ctxlint.engine import Report
+from ctxlint.findings import SEVERITY_RANK
 
 
 def counts(report: Report) -> List[Dict[str, object]]:
-    """One entry per rule with findings: code, name, severity, count; most findings first, then by code."""
+    """One entry per rule with findings: code, name, severity, count; most findings first, then by code. The
+    severity is the highest of the rule's findings (CTX301 gives a warning where the release is unknown), whatever
+    their order."""
     found = Counter(f.rule for f in report.findings)
     first = {}
     for f in report.findings:
-        first.setdefault(f.rule, f)
+        known = first.get(f.rule)
+        if known is None or SEVERITY_RANK[f.severity] > SEVERITY_RANK[known.severity]:
+            first[f.rule] = f
     return [{"code": rule, "name": first[rule].name, "severity": first[rule].severity, "count": count}
             for rule, count in sorted(found.items(), key=lambda item: (-item[1], item[0]))]
 
