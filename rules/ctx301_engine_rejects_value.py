@@ -15,6 +15,23 @@ Why:
     "unrecognized arguments"), at the flag, with what that release takes instead
     (`--hf-overrides '{"rope_scaling": ...}'`); at such a release the dropped
     flag's RoPE factor no longer lifts the context the model allows (CTX109).
+    For an unknown release such a refusal is an error where the release that runs
+    is the newest: the engine's own release image tagged `latest` (or `nightly`)
+    or untagged (vllm/vllm-openai, lmsysorg/sglang, AMD's rocm/vllm, ...), an
+    engine installed unpinned (`pip install vllm`), or no image named at all. It
+    is a warning, its message saying why, where the release cannot be known and
+    an older one that takes the value may run: an image that is not the engine's
+    release image (a vendor fork such as OPEA's ROCm build, NVIDIA's Dynamo or
+    Triton runtimes, a company's own `quay.io/me/vllm-dev:0.1.0`), whose tag
+    numbers its own builds; the engine's image with a tag that names no release
+    (`sha-...`, a variable set elsewhere); an image an operator picks (KubeAI's
+    resource profiles, whose chart pins a release the model file does not name).
+    With the default `--fail-on error` such a warning does not fail the run,
+    though the launch fails when the image's engine is the newest: the price of
+    not failing gates on images that run a fork or an older release. A gate that
+    wants every such refusal to fail sets `--fail-on warning`, or raises the rule
+    (`severity: {CTX301: error}`, which applies to all its findings); pinning the
+    image to an engine release gives an exact verdict either way.
     vLLM also refuses a `--quantization` that contradicts the checkpoint's own
     method when none of its overrides maps the flag onto it (`fp8` on an AWQ
     checkpoint; `modelopt` on a ModelOpt NVFP4 one is overridden, and loads).

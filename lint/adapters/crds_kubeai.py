@@ -95,7 +95,8 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
         spans=spans, node=spec, name=str(name.value) if name is not None else "", args=spec.get("args"),
         env=env_from_mapping(spec.get("env")), args_only=True,
         engine=Val(engine, engine_node.source(file), raw=str(engine_node.value)),
-        accelerator_count=count, accelerator_type=kind))
+        accelerator_count=count, accelerator_type=kind,
+        image_by="KubeAI (the image its chart's modelServers.VLLM.images pins for the resource profile)"))
     result.diagnostics.extend(reading.diagnostics)
     url = model_id(spec.get("url"), file)
     roles = [r if r.model is not None or url is None else replace(r, model=url) for r in reading.roles]

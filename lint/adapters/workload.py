@@ -38,7 +38,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import (RELEVANT_SETTINGS, follows, leads, refusal, role_facts,
+from ctxlint.adapters.engine_roles import (RELEVANT_SETTINGS, follows, leads, refusal, role_facts, unsure,
                                           serves_no_role)
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -327,10 +327,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             found.unresolved.append(self.unresolved_text(problem, flag, tokens))
         release = found.version.value if found.version is not None else None
         templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
-        below = release_below(image if image is not None else docker_image.text if docker_image is not None else None) \
-            if release is None and inv.errors else None
+        image_named = image if image is not None else docker_image.text if docker_image is not None else None
+        below = release_below(image_named) if release is None and inv.errors else None
+        unknown = self.release_unknown(det.engine, image_named) if release is None and inv.errors else None
         for problem in inv.errors:
-            text = refusal(det.engine, release, problem, below)
+            text = refusal(det.engine, release, problem, below, unknown)
             param = _TEMPLATE_PARAM.search(problem.message) if templated else None
             if text is None or param is not None:
                 if param is not None:  # OpenShift sets it when it processes the template: not known here
@@ -339,7 +340,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
                 continue
             certain = problem.fix is not None and spelling_exists(det.engine, release, problem.fix[1])
             out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
-                                              Fix(*problem.fix) if certain else None))
+                                              Fix(*problem.fix) if certain else None,
+                                              severity="warning" if unsure(release, problem, unknown) else None))
         out.roles.append(found)
         for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
             same.append(replace(found, role=other, unresolved=list(found.unresolved)))

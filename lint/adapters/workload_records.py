@@ -63,6 +63,9 @@ class Container:
     engine: Optional[Val[str]] = None
     # The engine's release where the image names it beside the engine's own tag (AWS LMI's `lmiN`: lmi_env.py).
     engine_release: Optional[Val[str]] = None
+    # The operator that picks the engine's image when the file names none (KubeAI: its resource profile's image in
+    # the operator's chart): the release is then unknown, and not the newest (release_unknown.by_operator).
+    image_by: Optional[str] = None
     # Reads an engine config file the command names (`--config`, `--extra-engine-args`) when the
     # file itself holds it (a ConfigMap): path -> (parsed data, {dotted key: Source}) or None.
     config_reader: Optional[Callable[[str], Optional[Tuple[Any, Dict[str, Source]]]]] = None

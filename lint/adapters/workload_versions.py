@@ -57,6 +57,25 @@ class Versions:
                 return Val(version, self.c.spans.source(node, start, end), raw=found.group(0))
         return None
 
+    def release_unknown(self, engine: str, image: Optional[str]) -> Optional[str]:
+        """Why the release this container runs, which nothing names, need not be the engine's newest
+        (release_unknown.why_unknown), or None when it is: no image, the engine's release image at `latest`,
+        or a script that installs the engine unpinned (`pip install vllm`, whatever image it runs in)."""
+        from ctxlint.engines.release_unknown import by_operator, why_unknown  # only an unknown release's refusal
+
+        if self.c.image_by is not None and image is None:
+            return by_operator(self.c.image_by)
+        package = _PIP_NAMES.get(engine)
+        if package is not None and image is not None:
+            unpinned = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?"
+                                  r"(?:>=[\w.]+)?(?=[\s'\"]|$)", re.IGNORECASE | re.MULTILINE)
+            scripts = list(self.c.install_scripts) + ([self.c.script] if self.c.script is not None else [])
+            for node in scripts:
+                if node.kind == SCALAR and isinstance(node.value, str) and any(
+                        not commented(node.value, m.start()) for m in unpinned.finditer(node.value)):
+                    return None  # pip installs the newest the index has
+        return why_unknown(engine, image)
+
     def image_version(self, engine: str, image: str, source) -> Optional[Val[str]]:
         """The release an image token names (`docker run lmsysorg/sglang:v0.4.6 ...` in a script), at the token."""
         version = _release(engine, image)
