@@ -3,8 +3,10 @@ chart's `catalog.<name>` entries (see helm_values).
 
 KubeAI starts `python3 -m vllm.entrypoints.openai.api_server --model <url>
 <spec.args>` for `engine: VLLM` (internal/modelcontroller/engine_vllm.go), so
-`spec.args` are vLLM flags and `spec.env` its environment. `spec.url`
-`hf://org/name` is the model id (`ollama://`, `pvc://`, `s3://`, `gs://`
+`spec.args` are vLLM flags and `spec.env` its environment. `spec.image` is the
+image when set; else KubeAI runs the one its chart pins for the resource profile
+(Model.Spec.Image: "set from ResourceProfile + Engine if not specified"), which
+the file does not name. `spec.url` `hf://org/name` is the model id (`ollama://`, `pvc://`, `s3://`, `gs://`
 are kept as written). `resourceProfile: <profile>:<n>` is n times the
 profile's resources; KubeAI's default profiles (charts/kubeai/values.yaml)
 carry one device each, so `nvidia-gpu-h100:8` is 8 x H100. Only VLLM models
@@ -95,7 +97,7 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
         spans=spans, node=spec, name=str(name.value) if name is not None else "", args=spec.get("args"),
         env=env_from_mapping(spec.get("env")), args_only=True,
         engine=Val(engine, engine_node.source(file), raw=str(engine_node.value)),
-        accelerator_count=count, accelerator_type=kind,
+        accelerator_count=count, accelerator_type=kind, image=spec.get("image"),
         image_by="KubeAI (the image its chart's modelServers.VLLM.images pins for the resource profile)"))
     result.diagnostics.extend(reading.diagnostics)
     url = model_id(spec.get("url"), file)

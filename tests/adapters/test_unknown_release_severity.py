@@ -98,6 +98,18 @@ def test_kubeai_picks_the_image_a_warning():
     assert chunked.severity == "warning"
 
 
+@pytest.mark.parametrize("image, said, severity", [
+    ("vllm/vllm-openai:v0.11.0", "vllm 0.11.0 would refuse to start", None),  # spec.image: the release it pins
+    ("me/vllm:1", "vllm 0.11.0 and later would refuse to start", "warning"),
+])
+def test_a_kubeai_model_naming_its_image_is_read_by_it(image, said, severity):
+    text = KUBEAI.replace("  engine: VLLM\n", f"  engine: VLLM\n  image: {image}\n")
+    [_, capture] = _refusals(text, "model.yaml")
+    assert capture.message.startswith(said) and capture.severity == severity
+    assert severity is None or f"unknown: {image} is not vllm's own release image" in capture.message
+    assert not _refusals(text.replace(image, "vllm/vllm-openai:v0.9.0"), "model.yaml")
+
+
 def test_the_finding_carries_the_severity_and_a_config_can_raise_it():
     text = POD.format(image="quay.io/me/vllm-dev:0.1.0")
     [finding] = [f for f in lint_text(text, "pod.yaml").findings if f.rule == "CTX301"]
