@@ -23,6 +23,8 @@ located at the call's function name (the values are typed in the other file; the
 """
 from __future__ import annotations
 
+import re
+
 from typing import TYPE_CHECKING, Callable, Optional
 
 from ctxlint.lazyre import lazy_compile
@@ -39,6 +41,8 @@ _NAME = lazy_compile(r"[A-Za-z_][A-Za-z0-9_.:-]*")
 _STARTS = frozenset({";", "&", "&&", "||", "|", "|&", ";;", "(", ")"})  # operators after which a command starts
 _KEYWORDS = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time"})
 _SIMPLE = lazy_compile(r"\$(?:[@*#1-9]|\{(?:[@*#]|[1-9])\})")  # `$1`, `${1}`, `"$@"`: not `${10}`, `${1:-x}`
+# `${1:-x}`, `${1-x}`: the word where the call gives one (not null, for `:-`), else the default (word_expansion)
+_DEFAULTED = lazy_compile(r"\$\{[1-9](:?)-.*\}", re.S)
 
 
 class Defined:
@@ -153,9 +157,20 @@ class Positional:
 
     def lookup(self, part, start: int, end: int) -> Optional[tuple[list[Token], bool, bool]]:
         """(elements, joined, more) as shellarrays.lookup gives them, or None (unknown: the normal path)."""
-        if len(part.runs) != 1 or not _SIMPLE.fullmatch(part.runs[0][0]):
+        if len(part.runs) != 1:
+            return None
+        defaulted = None if _SIMPLE.fullmatch(part.runs[0][0]) else _DEFAULTED.fullmatch(part.runs[0][0])
+        if defaulted is None and not _SIMPLE.fullmatch(part.runs[0][0]):
             return None
         name, tokens = part.name, self.tokens
+        if defaulted is not None:  # given: that word; unset (or null, for `:-`): None, so the default is read
+            index = int(name) - 1
+            count = next((k for k, t in enumerate(tokens) if _uncounted(t)), len(tokens))
+            if index > count or index >= len(tokens):
+                return None
+            if defaulted.group(1) and index < count and tokens[index].text == "":
+                return None
+            return tokens[index:index + 1], True, False
         if name in ("@", "*"):
             return (tokens, name == "*", self.more) if tokens or not self.more else None
         count = next((k for k, t in enumerate(tokens) if _uncounted(t)), len(tokens))  # words known to be there

@@ -63,3 +63,26 @@ def test_repository_relative_and_relocated_paths(tmp_path):
 def test_a_command_string_and_an_unknown_path_are_not_script_files(tmp_path):
     job(tmp_path, 'bash -c "echo ./serve.sh"\nbash "$DIR/serve.sh" $M 4')
     assert [r["file"].rsplit("/", 1)[-1] for r in audit(tmp_path)] == ["serve.sh"]  # read alone, as before
+
+
+def test_a_default_of_a_positional_parameter_takes_the_callers_word(tmp_path):
+    # `${2:-8192}` in the callee is the caller's second word where it gives one (bash: "If parameter is unset or
+    # null, the expansion of word is substituted. Otherwise, the value of parameter is substituted"); it read the
+    # default, a false pass of the 250,000 window the job asks for
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nvllm serve "${1:-Qwen/Qwen2.5-7B-Instruct}" '
+                                       '--max-model-len "${2:-8192}"\n')
+    path = tmp_path / "job.sh"
+    for call, window in (("bash serve.sh Qwen/Qwen2.5-7B-Instruct 250000", "250000"),
+                         ("bash serve.sh Qwen/Qwen2.5-7B-Instruct", "8192"),  # no second word: the default
+                         ('bash serve.sh Qwen/Qwen2.5-7B-Instruct ""', "8192"),  # null: the default too
+                         ("bash serve.sh", "8192")):
+        path.write_text(f"#!/bin/bash\n#SBATCH --gres=gpu:h100:1\n{call}\n")
+        rows = audit(tmp_path)
+        assert [(r["model"], r["engine_context"]) for r in rows] == [("Qwen/Qwen2.5-7B-Instruct", window)], call
+
+
+def test_a_default_of_a_function_argument_takes_the_callers_word(tmp_path):
+    path = tmp_path / "job.sh"
+    path.write_text('#!/bin/bash\nserve() {\n  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len "${1:-8192}"\n}\n'
+                    "serve 250000\n")
+    assert [r["engine_context"] for r in audit(tmp_path)] == ["250000"]
