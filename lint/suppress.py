@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from typing import Collection, Iterable, Iterator, List, Match, Optional, Sequence, Tuple
+from typing import Callable, Collection, Iterable, Iterator, List, Match, Optional, Sequence, Tuple
 
 import yaml
 
@@ -279,6 +279,7 @@ def _from_annotations(file: str, root) -> List[Suppression]:
 
 def apply(findings: Iterable[Finding], suppressions: Sequence[Suppression], require_reason: bool = True,
           disabled: bool = False, active_rules: Optional[Collection[str]] = None,
+          home: Optional[Callable[[Finding], Optional[Tuple[str, int]]]] = None,
           ) -> Tuple[List[Finding], List[Tuple[Finding, Suppression]], List[Diagnostic]]:
     """Split findings into (kept, suppressed with their suppression, problems).
 
@@ -307,6 +308,14 @@ def apply(findings: Iterable[Finding], suppressions: Sequence[Suppression], requ
     suppressed: List[Tuple[Finding, Suppression]] = []
     for finding in findings:
         match = next((s for s in effective if s.covers(finding)), None)
+        if match is None and home is not None and finding.deployment:
+            # a kustomize overlay's build of a base's workload carries the base's annotations (kustomize keeps
+            # metadata.annotations): the base document's ignore annotation waives the build's findings that sit
+            # in the overlay's patch (`home`: the file and line of the workload document a finding's deployment is)
+            at = home(finding)
+            match = next((s for s in effective if at is not None and s.form == "annotation" and s.scope == DOCUMENT
+                          and s.file == at[0] and s.first_line <= at[1] <= s.last_line
+                          and finding.rule in s.codes), None)
         if match is None:
             kept.append(finding)
         else:

@@ -145,3 +145,16 @@ def test_a_patch_of_a_workload_running_no_engine_says_nothing(tmp_path) -> None:
     _tree(tmp_path / "ai", {k: v for k, v in FILES.items() if k.startswith(("base/", "l4/"))})
     assert _findings(tmp_path, tmp_path / "web/l4/gpu.yaml", tmp_path / "ai/l4/gpu.yaml") == (1, [
         ("CTX201", "ai/base/deployment.yaml", 11, 79, "l4-vllm")])
+
+
+def test_the_bases_ignore_annotation_waives_its_overlays_findings_in_their_patches(tmp_path) -> None:
+    # `kubectl kustomize args` keeps the base's metadata.annotations: the built workload carries the waiver, so
+    # its findings at the patch's value are waived too, and the annotation is no unused suppression
+    files = dict(FILES)
+    files["base/deployment.yaml"] = BASE.replace(
+        "metadata: {name: vllm}",
+        'metadata: {name: vllm, annotations: {ctxlint.io/ignore.CTX109: "long context on purpose"}}')
+    _tree(tmp_path, {k: v for k, v in files.items() if k.startswith(("base/", "args/"))})
+    out = json.loads(run(["check", "--isolated", "--format", "json", str(tmp_path)]).out)
+    assert sorted((f["rule"], f["file"][len(str(tmp_path)) + 1:], f["deployment"], bool(f.get("suppressed")))
+                  for f in out["findings"]) == [("CTX201", "args/args.yaml", "args-vllm", False)]
