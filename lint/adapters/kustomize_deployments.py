@@ -52,5 +52,15 @@ def overlaid(loaded: LoadedFile, obj: Node, spans: ScalarSpans, result: AdaptRes
         paths.append(overlay.path)
         generating = generating or bool(overlay.maps)
     alone = skipped or not generating  # the base as read alone, kept beside the overlays that only patch it
+    if alone and patched:  # as its own kustomization builds it, where that patches or retags it
+        from ctxlint.adapters.kustomize_overlays import own_built
+
+        built = own_built(loaded.path, obj)
+        scratch = AdaptResult()
+        made = make(built, spans, scratch, read) if built is not None else None
+        if made is not None:
+            result.diagnostics.extend(d for d in scratch.diagnostics if d not in result.diagnostics)
+            made.name = workload.name
+            workload = made
     told_apart(out, paths, loaded.path, workload if alone else None)
     return out + [workload] if alone else out

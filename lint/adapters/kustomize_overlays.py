@@ -122,6 +122,24 @@ def overlays_of(workload: str, names: List[str], own_text: str, namespace: Any =
     return out, skipped
 
 
+def own_built(workload: str, obj: Any) -> Any:
+    """The workload as the kustomization beside it builds it, where its patches, `images:` or Components change a
+    value the checks may read (`kubectl apply -k base` deploys that, not the file as written); None where they
+    change none, the file is not among its resources, or they are not applied exactly."""
+    from ctxlint.adapters.kustomize_overlay_changes import changes, own_build
+
+    absolute = os.path.dirname(os.path.abspath(workload))
+    base = named(absolute, workload)
+    reader = _Reader()
+    own = _kustomization(base)
+    root = reader.root(own) if own else None
+    if root is None or os.path.abspath(workload) not in {os.path.abspath(os.path.join(base, r))
+                                                           for r in _resources(root)}:
+        return None
+    built = own_build(obj, (own, root), reader)
+    return built if changes(built, obj) else None
+
+
 # The walk of a base's parent, kept for the bases beside it: top -> ((folder, mtime), ...), kustomizations. A folder
 # whose entries changed since (its mtime) is walked anew.
 _WALKS: Dict[str, Tuple[Tuple[Tuple[str, int], ...], List[str]]] = {}

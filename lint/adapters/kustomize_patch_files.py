@@ -190,6 +190,9 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
         offered, _ = overlays_of(item.base.path, missing, item.base.text, namespace_of(item.obj), item.obj, engine)
         if any(os.path.abspath(o.path) == os.path.abspath(kust) for o in offered):
             return True
+    if in_run and engine and offers_overlays(item.base.text, engine) and \
+            os.path.dirname(os.path.abspath(kust)) == os.path.dirname(os.path.abspath(item.base.path)):
+        return True  # the base's own kustomization: the base is read as it builds it (kustomize_deployments)
     from ctxlint.adapters.base import AdaptResult
     from ctxlint.adapters.crd_common import config_maps, objects
     from ctxlint.adapters.scalar_spans import ScalarSpans

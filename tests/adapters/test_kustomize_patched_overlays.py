@@ -158,3 +158,18 @@ def test_the_bases_ignore_annotation_waives_its_overlays_findings_in_their_patch
     out = json.loads(run(["check", "--isolated", "--format", "json", str(tmp_path)]).out)
     assert sorted((f["rule"], f["file"][len(str(tmp_path)) + 1:], f["deployment"], bool(f.get("suppressed")))
                   for f in out["findings"]) == [("CTX201", "args/args.yaml", "args-vllm", False)]
+
+
+def test_the_base_is_judged_as_its_own_kustomization_builds_it(tmp_path) -> None:
+    # `kubectl kustomize base` applies the base's own patches and `images:`: the workload runs on an L4 with
+    # v0.11.0 (it was judged on the file's A100 40GB and v0.10.1: "fits", a false pass)
+    _tree(tmp_path, {"base/deployment.yaml": BASE,
+                     "base/kustomization.yaml": ("resources: [deployment.yaml]\npatches:\n  - path: gpu.yaml\n"
+                                                 "images:\n  - name: vllm/vllm-openai\n    newTag: v0.11.0\n"),
+                     "base/gpu.yaml": GPU % "NVIDIA-L4"})
+    assert _audit(tmp_path) == [("vllm", "vllm 0.11.0", 131072, "exceeds")]
+    assert _findings(tmp_path, tmp_path)[1] == [("CTX201", "base/deployment.yaml", 11, 79, "vllm")]
+    # a kustomization that changes nothing the checks read leaves the file as written
+    _tree(tmp_path, {"base/kustomization.yaml": "resources: [deployment.yaml]\ncommonLabels: {a: b}\n"})
+    (tmp_path / "base/gpu.yaml").unlink()
+    assert _audit(tmp_path) == [("vllm", "vllm 0.10.1", 131072, "fits")]
