@@ -166,9 +166,9 @@ class Positional:
         if defaulted is not None:  # given: that word; unset (or null, for `:-`): None, so the default is read
             index = int(name) - 1
             count = next((k for k, t in enumerate(tokens) if _uncounted(t)), len(tokens))
-            if index > count or index >= len(tokens):
+            if index >= count:  # no such word, or after one that may be no word (`f "$@"`): read as before
                 return None
-            if defaulted.group(1) and index < count and tokens[index].text == "":
+            if defaulted.group(1) and tokens[index].text == "":
                 return None
             return tokens[index:index + 1], True, False
         if name in ("@", "*"):

@@ -86,3 +86,7 @@ def test_a_default_of_a_function_argument_takes_the_callers_word(tmp_path):
     path.write_text('#!/bin/bash\nserve() {\n  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len "${1:-8192}"\n}\n'
                     "serve 250000\n")
     assert [r["engine_context"] for r in audit(tmp_path)] == ["250000"]
+    # a caller's own "$@" (none, as the script is run as written) leaves the default as it was read
+    path.write_text('#!/bin/bash\nserve() {\n  vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len "${1:-8192}"\n}\n'
+                    'serve "$@"\n')
+    assert [r["engine_context"] for r in audit(tmp_path)] == ["8192"]
