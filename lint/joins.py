@@ -14,7 +14,7 @@ from ctxlint.loader import LoadedFile
 
 # crd_refs.MARKERS and config_map_refs.MARKERS (tests/adapters/test_sibling_runtimes.py and
 # test_sibling_config_maps.py keep them equal)
-REF_MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
+REF_MARKERS = ("InferenceService", "ServingRuntime", "BaseModel", "nimCache", "NIMCache")
 MAP_MARKERS = ("configMapKeyRef", "configMapRef", "configMap")
 MAP_HOLDER = "ConfigMap"
 MAP_GENERATOR = "configMapGenerator"  # a kustomization's (config_map_refs.GENERATOR)

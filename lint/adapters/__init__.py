@@ -41,7 +41,7 @@ def all_adapters() -> Tuple[ModuleType, ...]:
 
 # Adapters whose objects name objects of other files (an InferenceService its runtime): their adapt() takes the
 # group's crd_refs.Refs as well.
-READS_REFS = frozenset({"crds_kserve", "crds_ome"})
+READS_REFS = frozenset({"crds_kserve", "crds_ome", "crds_nim"})
 # Adapters whose pods read ConfigMaps that may sit in other files: their adapt() takes the group's
 # config_map_refs.Maps as well.
 READS_MAPS = frozenset({"kubernetes", "pod_templates"})

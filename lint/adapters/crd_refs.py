@@ -36,7 +36,7 @@ from ctxlint.nodes import MAP, Node, adopt
 
 # A file that holds none of these strings holds no object looked up here, nor one that looks up:
 # a run over files of other kinds does no more than these substring searches.
-MARKERS = ("InferenceService", "ServingRuntime", "BaseModel")
+MARKERS = ("InferenceService", "ServingRuntime", "BaseModel", "nimCache", "NIMCache")
 # The runtime container KServe merges the model over (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912:
 # pkg/constants/constants.go InferenceServiceContainerName)
 RUNTIME_CONTAINER = "kserve-container"
@@ -73,7 +73,11 @@ KSERVE_RUNTIME = Ref("serving.kserve.io", "InferenceService", ("spec", "predicto
 OME_RUNTIME = Ref("ome.io", "InferenceService", ("spec", "runtime", "name"),
                   ((("ServingRuntime", "ClusterServingRuntime"), False),))
 OME_MODEL = Ref("ome.io", "InferenceService", ("spec", "model", "name"), ((("BaseModel", "ClusterBaseModel"), False),))
-REFS = (KSERVE_RUNTIME, OME_RUNTIME, OME_MODEL)
+# k8s-nim-operator (crds_nim, nim_cache): a NIMService's cache, a NIMCache of its namespace
+# (NVIDIA/k8s-nim-operator@f63f74d7ad22eaea7943cc640e545f4ccdbb8077: api/apps/v1alpha1/nimservice_types.go
+# NIMCacheVolSpec). Not `used` in any sense that matters: a NIMCache is never a deployment.
+NIM_CACHE = Ref("apps.nvidia.com", "NIMService", ("spec", "storage", "nimCache", "name"), ((("NIMCache",), True),))
+REFS = (KSERVE_RUNTIME, OME_RUNTIME, OME_MODEL, NIM_CACHE)
 
 
 @record(frozen=True)

@@ -14,7 +14,8 @@ KV pool is not derived (CTX208 says so), unless the image names vLLM: NIM's
 vLLM images map NIM_* variables and NIM_PASSTHROUGH_ARGS onto vLLM
 arguments (2.x docs, "Advanced Configuration"), and are read as vLLM.
 NIMService: `image`, `env`, `resources`, `replicas`, `nodeSelector`,
-`multiNode.parallelism` (pipeline = nodes per instance). nim-llm values:
+`multiNode.parallelism` (pipeline = nodes per instance), the Hugging Face model of the
+NIMCache `storage.nimCache.name` names (nim_cache). nim-llm values:
 `image.repository`/`tag`, `env`, `resources`, `replicaCount`, `nodeSelector`.
 KServe: a runtime container with a NIM image; an InferenceService whose
 `modelFormat.name` is `nvidia-nim-<model>` (nim-deploy's runtimes name their
@@ -26,7 +27,9 @@ from typing import List, Optional
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.crd_refs import NIM_CACHE, Refs, refs_for
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, specs, scalar, seq
+from ctxlint.adapters.nim_cache import MODEL_VARS, cached_model
 from ctxlint.adapters.nim_names import is_llm_nim
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_labels, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -48,13 +51,14 @@ VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE"
 # GoogleCloudPlatform/kubernetes-engine-samples@2b5036514162a489145c5e5570bc320efbcb37bf:
 # ai-ml/nemo-rl-on-gke/nemoRL/gemma3-27b-it/nim-gemma-deployment.yaml: NIM_MODEL_NAME=hf://google/gemma-3-27b-it).
 MODEL_FREE = ("nvidia/llm-nim",)
-MODEL_VARS = ("NIM_MODEL_PATH", "NIM_MODEL_NAME")
 # settings only an LLM NIM reads: one in a container's environment makes its NIM an LLM one (nim_names.is_llm_nim)
 LLM_VARS = MODEL_VARS + tuple(VLLM_FLAGS) + ("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS")
 WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
+    """`refs`: the objects of the files checked with this one (crd_refs), where a NIMService's NIMCache is."""
+    refs = refs_for(loaded, refs)
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
@@ -65,7 +69,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     used = set()
     for obj, spec in specs(loaded):
         if is_kind(obj, ("NIMService",), "apps.nvidia.com"):
-            workloads += _nim_service(obj, spec, spans, result)
+            workloads += _nim_service(obj, spec, spans, result, refs.lookup(obj, NIM_CACHE).found)
         elif is_kind(obj, ("InferenceService",), "serving.kserve.io"):
             workloads += _isvc(obj, spec, runtimes, used, spans, result)
     for name, obj in runtimes.items():
@@ -224,18 +228,23 @@ def _image_node(image: Optional[Node]) -> Optional[Node]:
     return clone(repo, value=text)
 
 
-def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
+def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult,
+                 cache: Optional[Node]) -> List[Workload]:
     file = spans.file
+    env = env_from_k8s(spec.get("env"))
     image = _image_node(spec.get("image"))
     parallel = spec.dig("multiNode", "parallelism")
     parallel = parallel if parallel is not None and parallel.kind == MAP else None
     nodes = int_val(parallel.get("pipeline"), file) if parallel is not None else None
     # A NIMService runs a NIM whatever registry its image comes from (a private mirror, NGC's staging
     # and internal registries): sweep 11 found k8s-nim-operator's own samples dropped as no deployment.
-    role = nim_role(image, env_from_k8s(spec.get("env")), spans, result,
+    # the NIMCache the service names, when it holds a Hugging Face model, is what the operator points NIM at
+    # (nim_cache): the model-free image names none of its own
+    model = cached_model(cache, env, file)
+    role = nim_role(image, env, spans, result,
                     count_from_resources(spec.get("resources"), file),
                     container_type(spec.get("resources"), type_from_pod_spec(spec, file), file),
-                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, any_image=True)
+                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, model=model, any_image=True)
     return _workload(obj, [role] if role else [], int_val(spec.get("replicas"), file), spans, result)
 
 

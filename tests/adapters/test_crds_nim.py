@@ -264,3 +264,68 @@ def test_a_nim_of_a_model_the_catalog_lacks_is_told_the_engine_not_the_hub(tmp_p
     (tmp_path / "nim.yaml").write_text(SERVICE.replace("meta/llama-3.1-8b-instruct", "acme/unreleased-llm"))
     out = run(["check", str(tmp_path / "nim.yaml"), "--select", "CTX208"]).out
     assert "not derivable: the engine is nim (derivation needs vllm" in out and "Hugging Face" not in out
+
+
+MULTI_LLM = """\
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMService
+metadata: {name: multi, namespace: nim}
+spec:
+  image: {repository: nvcr.io/nim/nvidia/llm-nim, tag: "1.14.0"}
+  storage:
+    nimCache: {name: qwen-cache}
+  resources:
+    limits: {nvidia.com/gpu: 1}
+"""
+HF_CACHE = """\
+apiVersion: apps.nvidia.com/v1alpha1
+kind: NIMCache
+metadata: {name: qwen-cache, namespace: nim}
+spec:
+  source:
+    hf:
+      endpoint: https://huggingface.co
+      namespace: Qwen
+      modelName: Qwen2.5-7B-Instruct
+      authSecret: hf-token
+      modelPuller: nvcr.io/nim/nvidia/llm-nim:1.14.0
+      pullSecret: ngc-secret
+  storage:
+    pvc: {create: true, size: 50Gi}
+"""
+
+
+def test_a_multi_llm_nimservice_serves_the_hugging_face_model_of_the_nimcache_it_names():
+    # k8s-nim-operator points the service's NIM_MODEL_PATH at the cache's hf://<namespace>/<modelName>
+    text = MULTI_LLM + "---\n" + HF_CACHE
+    [dep] = adapt(text).deployments
+    assert (dep.display_name, dep.engine.name.value) == ("multi", "nim")
+    assert (dep.model.id.value, at(text, dep.model.id.source)) == ("Qwen/Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct")
+    assert "NIMCache qwen-cache spec.source.hf: hf://Qwen/Qwen2.5-7B-Instruct" in dep.model.id.raw
+
+
+def test_the_nimcache_is_not_read_where_it_names_no_hugging_face_model_or_the_service_names_its_own():
+    [dep] = adapt(MULTI_LLM).deployments
+    assert dep.model.id is None  # the model-free image names no model
+    ngc = HF_CACHE.replace("    hf:\n", "    ngc:\n")
+    assert [d.model.id for d in adapt(MULTI_LLM + "---\n" + ngc).deployments] == [None]
+    dataset = HF_CACHE.replace("modelName: Qwen2.5-7B-Instruct", "datasetName: some-set")
+    assert [d.model.id for d in adapt(MULTI_LLM + "---\n" + dataset).deployments] == [None]
+    other_namespace = HF_CACHE.replace("namespace: nim}", "namespace: elsewhere}")
+    assert [d.model.id for d in adapt(MULTI_LLM + "---\n" + other_namespace).deployments] == [None]
+    own = MULTI_LLM.replace("  storage:\n", "  env:\n    - {name: NIM_MODEL_PATH, value: 'hf://meta-llama/Llama-3.1-8B-Instruct'}\n"
+                            "  storage:\n")
+    [dep] = adapt(own + "---\n" + HF_CACHE).deployments
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+
+
+def test_the_nimcache_of_a_sibling_file_names_the_model(tmp_path):
+    import json
+
+    from tests.helpers import run
+
+    (tmp_path / "nimservice.yaml").write_text(MULTI_LLM)
+    (tmp_path / "nimcache.yaml").write_text(HF_CACHE)
+    # named alone (pre-commit): the service's directory is read for the cache it names
+    out = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path / "nimservice.yaml")]).out)
+    assert [(d["name"], d["model"]) for d in out["deployments"]] == [("multi", "Qwen/Qwen2.5-7B-Instruct")]
