@@ -21,6 +21,9 @@ file alone builds its own), and the adapters look the names up here:
   (sgl-project/ome@17b77ed: config/samples/isvc/<org>/, config/runtimes/srt/<org>/, config/models/<org>/).
   The same rule holds: exactly one file of the run must hold it, else CTX008 names the files. Such a
   runtime is not `used` in its own directory's run, where it is still read as a deployment of its own.
+
+A NIMService (k8s-nim-operator) names its NIMCache the same way (`storage.nimCache.name`); crds_nim reads
+the model of a cache found so, and says nothing of one not found (nim_cache).
 """
 from __future__ import annotations
 

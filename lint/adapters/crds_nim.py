@@ -58,7 +58,6 @@ WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the mode
 
 def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
     """`refs`: the objects of the files checked with this one (crd_refs), where a NIMService's NIMCache is."""
-    refs = refs_for(loaded, refs)
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
@@ -69,6 +68,7 @@ def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
     used = set()
     for obj, spec in specs(loaded):
         if is_kind(obj, ("NIMService",), "apps.nvidia.com"):
+            refs = refs_for(loaded, refs)  # built once, and only for a file that holds a NIMService
             workloads += _nim_service(obj, spec, spans, result, refs.lookup(obj, NIM_CACHE).found)
         elif is_kind(obj, ("InferenceService",), "serving.kserve.io"):
             workloads += _isvc(obj, spec, runtimes, used, spans, result)
