@@ -205,11 +205,11 @@ def _reported_elsewhere(item: Patched, found: Tuple[str, Any, Any], patch_path: 
             loaded = reader.read(other) if other in run else None
             if loaded is None or loaded.diagnostics:
                 continue
-            # that file is read through the overlay too where it runs an engine, or the workload it patches does
-            # (read_through_overlay's `engine`)
+            # that file is read through the overlay too where it runs an engine, or the workload it patches does,
+            # as written or as the overlay builds it (read_through_overlay's `engine`, _runs_engine)
             for doc in objects(loaded):
                 if scalar(doc.dig("metadata", "name")) == name and scalar(doc.get("kind")) == kind and (
-                        base_engine() is not None or
+                        base_engine() is not None or _runs_engine(item, make) or
                         make(doc, ScalarSpans(loaded.path, loaded.text), AdaptResult(), config_maps(loaded, doc))) \
                         and _reads_through(other, kust, item.obj):
                     return True
@@ -233,6 +233,19 @@ def _reads_through(other: str, kust: str, obj: Any) -> bool:
         return True  # the overlay is not read, and the earlier patch says why
 
 
+def _runs_engine(item: Any, make: Any) -> bool:
+    """Whether the workload `item`'s overlay builds runs an engine: the chain's patches applied where they are (an
+    engine set by an inner overlay's patch, as kubernetes-sigs/wg-serving's serving catalog layers a model patch over
+    a vLLM patch over an engine-less base), the base as written where the overlay is not read."""
+    from ctxlint.adapters.base import AdaptResult
+    from ctxlint.adapters.scalar_spans import ScalarSpans
+
+    overlay, spans = item.overlay, ScalarSpans(item.base.path, item.base.text)
+    if overlay.reason is None and overlay.obj is not None:
+        return make(overlay.obj, spans, AdaptResult(), {**item.read, **overlay.maps}) is not None
+    return make(item.obj, spans, AdaptResult(), item.read) is not None
+
+
 def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], result: Any, make: Any,
                          engine: bool = True) -> List[Any]:
     """The workloads `obj` (a patch in `loaded`) takes part in, as its overlay builds them (`make(obj, spans,
@@ -251,8 +264,8 @@ def read_through_overlay(loaded: Any, obj: Any, found: Tuple[str, Any, Any], res
     head = (f"this {kind} `{name}` is a kustomize patch: {where} lists the file under `patches`, not `resources`, so "
             "kustomize never deploys it alone and ctxlint reads it only as that overlay builds the workload it patches")
     items = through_overlay(obj, found)
-    if not engine:  # a patch of another app's workload says nothing
-        items = [i for i in items if make(i.obj, ScalarSpans(i.base.path, i.base.text), AdaptResult(), i.read)]
+    if not engine:  # a patch of another app's workload says nothing; the engine may come from a patch of the chain
+        items = [i for i in items if _runs_engine(i, make)]
     if not items and engine:
         result.diagnostics.append(Diagnostic(UNSUPPORTED_FILE, f"{head}; no {kind} `{name}` was found in that "
                                              "kustomization's resources, so nothing of it was checked", at, name))

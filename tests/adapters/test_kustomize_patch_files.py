@@ -321,3 +321,27 @@ def test_a_patch_is_not_left_to_an_earlier_one_whose_target_selects_another_work
     assert out["summary"]["deployments"] == 1
     assert [(f["rule"], f["file"][len(str(tmp_path)) + 1:], f["line"]) for f in out["findings"]
             if f["rule"] == "CTX109"] == [("CTX109", "o/b.yaml", 11)]
+
+
+def test_a_model_patch_over_an_engine_patch_over_an_engine_less_base_is_read_through_its_overlay(tmp_path) -> None:
+    # kubernetes-sigs/wg-serving serving-catalog's deployment layout, written anew: an engine-less base, an overlay
+    # whose patch runs vllm on `$(MODEL_ID)`, and an overlay of that one whose patch (no engine, no image) only sets
+    # the variable. The engine comes from the inner patch, so the model patch's overlay runs one and is read through.
+    engine = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: server}\nspec:\n  template:\n    spec:\n"
+              "      containers:\n        - name: server\n          image: vllm/vllm-openai:v0.11.0\n"
+              "          command: [vllm, serve]\n          args: [\"--model=$(MODEL_ID)\"]\n")
+    model = ("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: server}\nspec:\n  template:\n    spec:\n"
+             f"      containers:\n        - name: server\n          env: [{{name: MODEL_ID, value: {MODEL}}}]\n")
+    files = {"base/kustomization.yaml": "resources: [deployment.yaml]\n", "base/deployment.yaml": BASE,
+             "vllm/kustomization.yaml": "resources: [../base]\npatches:\n  - {path: engine.yaml, target: {kind: Deployment}}\n",
+             "vllm/engine.yaml": engine,
+             "vllm/qwen/kustomization.yaml": "resources: [..]\nnameSuffix: -qwen\npatches:\n"
+                                             "  - {path: model.yaml, target: {kind: Deployment}}\n",
+             "vllm/qwen/model.yaml": model}
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    for target in (tmp_path, tmp_path / "vllm" / "qwen" / "model.yaml"):
+        out = json.loads(run(["audit", "--format", "json", str(target)]).out)
+        assert [(d["name"], d["model"], d["verdict"]) for d in out["deployments"]
+                if d["model"] == MODEL] == [("server-qwen", MODEL, "fits")], target
