@@ -24,7 +24,9 @@ Why:
     release image (a vendor fork such as OPEA's ROCm build, NVIDIA's Dynamo or
     Triton runtimes, a company's own `quay.io/me/vllm-dev:0.1.0`), whose tag
     numbers its own builds; the engine's image with a tag that names no release
-    (`sha-...`, a variable set elsewhere); an image an operator picks (KubeAI's
+    (`sha-...`, a variable set elsewhere) or pinned by its digest alone
+    (`vllm/vllm-openai@sha256:...`, beside `latest` too: a fixed build, the
+    newest only on the day it was pinned); an image an operator picks (KubeAI's
     resource profiles, whose chart pins a release the model file does not name).
     With the default `--fail-on error` such a warning does not fail the run,
     though the launch fails when the image's engine is the newest: the price of

@@ -7,13 +7,14 @@ at all, which is what a host install gets. It is only a warning where the releas
 is not the engine's release image (a vendor's fork such as HabanaAI's vllm-fork in opea/vllm-gaudi, a ROCm or
 NVIDIA runtime container, a company's own build `quay.io/me/vllm-dev:0.1.0`), whose tag numbers its own builds
 and whose engine may be older than the release that refuses; the engine's image with a tag that names no release
-(`sha-1a2b3c`, a variable set elsewhere); an operator that picks the image itself (KubeAI's resource profiles).
+(`sha-1a2b3c`, a variable set elsewhere) or pinned by a digest only (`vllm/vllm-openai@sha256:...`, even beside
+`latest`: the build the digest names, which was the newest only on the day it was pinned); an operator that picks the image itself (KubeAI's resource profiles).
 """
 from __future__ import annotations
 
 from typing import Optional
 
-from .images import engine_from_image, split_image
+from .images import _DEFAULTED, engine_from_image, split_image
 
 # Tags of the engines' release images that run the newest release (or a build newer than it): what a dropped
 # flag's refusal is certain for.
@@ -29,6 +30,8 @@ def why_unknown(engine: str, image: Optional[str]) -> Optional[str]:
     own, version = engine_from_image(image)
     tag = split_image(image)[1]
     if own == engine and version is None and _is_release_image(image, engine):
+        if "@" in _DEFAULTED.sub("", image):  # `@sha256:...`: one fixed build, the newest only when it was pinned
+            return f"{image} pins a build by its digest, which names no {engine} release"
         if tag.lower() in _NEWEST_TAGS and "$" not in tag:
             return None
         return f"the tag of {image} names no {engine} release"

@@ -138,3 +138,16 @@ def test_statistics_name_the_rules_highest_severity():
     text = POD.format(image="quay.io/me/vllm-dev:0.1.0") + "---\n" + POD.format(image="vllm/vllm-openai:latest")
     [row] = [r for r in counts(lint_text(text, "pod.yaml")) if r["code"] == "CTX301"]
     assert (row["severity"], row["count"]) == ("error", 2)
+
+
+DIGEST = "sha256:" + "0123456789abcdef" * 4
+
+
+@pytest.mark.parametrize("image", [f"vllm/vllm-openai@{DIGEST}", f"vllm/vllm-openai:latest@{DIGEST}"])
+def test_a_digest_pinned_release_image_is_a_fixed_build_a_warning(image):
+    """A digest pins one build, which may be any release (an older one takes the flag): not the newest, so not an
+    error; a release tag beside the digest still names the release."""
+    [refusal] = _refusals(POD.format(image=image))
+    assert refusal.severity == "warning"
+    assert f"{image} pins a build by its digest, which names no vllm release" in refusal.message
+    assert not _refusals(POD.format(image=f"vllm/vllm-openai:v0.10.2@{DIGEST}"))
