@@ -240,7 +240,9 @@ def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult,
     # and internal registries): sweep 11 found k8s-nim-operator's own samples dropped as no deployment.
     # the NIMCache the service names, when it holds a Hugging Face model, is what the operator points NIM at
     # (nim_cache): the model-free image names none of its own
-    model = cached_model(cache, env, file)
+    # A model-specific NIM serves its own model: only the model-free image is pointed at the cache (a NIMCache of
+    # another model beside `nvcr.io/nim/meta/llama-3.1-8b-instruct` would otherwise be judged in its place)
+    model = cached_model(cache, env, file) if _model_of_image(image, spans, mirrored=True) is None else None
     role = nim_role(image, env, spans, result,
                     count_from_resources(spec.get("resources"), file),
                     container_type(spec.get("resources"), type_from_pod_spec(spec, file), file),

@@ -317,6 +317,10 @@ def test_the_nimcache_is_not_read_where_it_names_no_hugging_face_model_or_the_se
                             "  storage:\n")
     [dep] = adapt(own + "---\n" + HF_CACHE).deployments
     assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    # a model-specific NIM serves its own model, whatever cache it mounts: only the model-free image reads the cache
+    specific = MULTI_LLM.replace("nvcr.io/nim/nvidia/llm-nim", "nvcr.io/nim/meta/llama-3.1-8b-instruct")
+    [dep] = adapt(specific + "---\n" + HF_CACHE).deployments
+    assert dep.model.id.value == "meta/llama-3.1-8b-instruct"
 
 
 def test_the_nimcache_of_a_sibling_file_names_the_model(tmp_path):
