@@ -56,9 +56,13 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
             continue  # even the smallest estimate of the weights must not fit the most the device may have
         tp, pp = role.parallelism.tp, role.parallelism.pp
         need = int(-(-weights * tp * pp // accel.memory_bytes))
+        shown, even, gpus = accel.memory_bytes, "", f"{need} GPUs"
+        if accel.members:  # a label naming a family of sizes: the weights exceed even its largest (memory_high)
+            shown, even = accel.memory_high, f" even as its largest size, {accel.members[-1]}"
+            gpus = f"{int(-(-weights * tp * pp // shown))} GPUs ({need} of its smallest size, {accel.members[0]})"
         yield Problem(
-            f"{weights / 2**30:.2f} GiB > {accel.memory_bytes / 2**30:.2f} GiB: the weights of {cap.model} per "
-            f"GPU (tensor {tp} x pipeline {pp}) exceed the memory of one {accel.name}, before any KV cache. "
-            f"Use at least {need} GPUs with tensor/pipeline parallelism to match, larger accelerators, or a "
+            f"{weights / 2**30:.2f} GiB > {shown / 2**30:.2f} GiB: the weights of {cap.model} per "
+            f"GPU (tensor {tp} x pipeline {pp}) exceed the memory of one {accel.name}{even}, before any KV cache. "
+            f"Use at least {gpus} with tensor/pipeline parallelism to match, larger accelerators, or a "
             "quantized checkpoint",
             (role.accelerators.type or role.accelerators.count).source, dep.display_name)

@@ -58,6 +58,7 @@ from ctxlint.findings import Problem
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role, Source, fmt
 from ctxlint.rules._common import max_prompt, max_request
 from ctxlint.rules._engine import engine_id
+from ctxlint.rules._hardware import accelerator
 
 ID = "CTX210"
 NAME = "within-estimate-band"
@@ -141,10 +142,19 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                     + (f"at the point one request holds {fmt(pool.request)}, " if pool.request > 0 else "")
                     + f"{pool.reserve_text()})")
         yield Problem(
-            f"{fmt(need)} is inside the {band}: whether {why} fits depends on terms the estimate knows only within a "
-            f"range ({pool.explanation}). Confirm with the engine's log line {log} and state it "
+            f"{fmt(need)} is inside the {band}: whether {why} fits depends on {_sizes(dep, role)}terms the estimate "
+            f"knows only within a range ({pool.explanation}). Confirm with the engine's log line {log} and state it "
             f"({how_to_state_pool(dep.input_format)}) for an exact verdict; {_otherwise(pool.request_floor)}", where,
             dep.display_name)
+
+
+def _sizes(dep: Deployment, role: Role) -> str:
+    """For a device label naming a family of memory sizes and no size (accelerators.family_device): which sizes
+    the band spans, the first thing the estimate does not know."""
+    acc = accelerator(dep, role)
+    if acc is None or not acc.members:
+        return ""
+    return f"which of {' and '.join(acc.members)} the device is (the label names no size), and on "
 
 
 def _otherwise(floor: int) -> str:

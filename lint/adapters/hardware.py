@@ -14,7 +14,7 @@ from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INS
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
-from ctxlint.physics.accelerators import lookup_accelerator, mig_slices
+from ctxlint.physics.accelerators import family_device, lookup_accelerator, mig_slices
 
 # Kubernetes extended resources that count accelerators (one unit = one device).
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com/tpu", "intel.com/gpu",
@@ -230,9 +230,10 @@ def _device_label(key: Any) -> str:
     return "vendor" if isinstance(key, str) and _VENDOR_TYPE_KEY.search(key.lower()) else ""
 
 
-# Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names no
-# device ctxlint may assume (the standard labels and SkyPilot/GKE names have fixed meanings).
-_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(?:v100|a100|p100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
+# Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names any of
+# them, the catalog's family device (accelerators.family_device: a memory band over the sizes), never one
+# size ctxlint would assume (the standard labels and SkyPilot/GKE names have fixed meanings, kept as they are).
+_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(v100|a100|p100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
@@ -240,16 +241,18 @@ def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
         device = AWS_FAMILIES.get(value.strip().lower()) if isinstance(value, str) else None
         return (device, value.strip()) if device is not None else None
     found = canonical_type(value)
+    family = _TWO_SIZES.match(found[1].strip().lower()) if found is not None and kind == "vendor" else None
+    if family is not None:  # before the catalog's word: its bare `A100` is SkyPilot's, the 40 GB card
+        device = family_device(family.group(1))
+        return (device.name, found[1]) if device is not None else None
     if found is None or (kind == "vendor" and lookup_accelerator(found[0]) is None):
-        return None
-    if kind == "vendor" and _TWO_SIZES.match(found[1].strip().lower()):
         return None
     return found
 
 
 def site_type(value: Any) -> Optional[Tuple[str, str]]:
     """A device named by a site's own word (a vendor label's value, a Slurm gres type): only a catalog device
-    that name settles, never a family sold in two memory sizes (`v100`, `a100`, `p100`)."""
+    that name settles; a family sold in two memory sizes (`v100`, `a100`, `p100`) is its any-of device."""
     return _typed(value, "vendor")
 
 

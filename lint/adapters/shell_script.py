@@ -111,7 +111,7 @@ def _sbatch_device(text: str, node, spans):
     if len({name.lower() for name, _ in named}) > 1:
         return None  # `--gres=gpu:l4:4,gpu:h100:4`: GPUs of several types, no one device of the engine's (review 18)
     for name, start in named:
-        # a gres type is the site's own word: only a device it settles (`v100`, `a100` come in two sizes)
+        # a gres type is the site's own word: only a device it settles (`v100`, `a100`: any of their two sizes)
         typed = gres_device(name)
         if typed is not None:
             return Val(typed, spans.source(node, start, start + len(name), text), raw=name)

@@ -9,7 +9,8 @@ Generation" `nvidia_rtx_6000_ada_generation`. A MIG slice is the card's name, `_
 (with `<c>c.` before it when the compute slices differ; `_handle_mig`, the same file): `nvidia_h100_80gb_hbm3_3g.40gb`.
 Those names are read by the same rules: NVIDIA's word order (memory before the form factor, a trailing
 "Generation") is put as the catalog's, and a slice is the catalog's slice of its card. A family sold in two
-memory sizes (`a100`, `nvidia_a100`, `v100`) settles nothing (hardware.site_type), unless a slice's profile does.
+memory sizes (`a100`, `nvidia_a100`, `v100`) is any of them, a memory band over its sizes (hardware.site_type),
+unless a slice's profile settles the card.
 
 Site names that follow no rule are listed with their site's own documentation: Mila's `a100l` is its A100 80GB and
 `a100l.1` .. `a100l.3` its MIG slices 1g.10gb, 2g.20gb and 3g.40gb of that card, also written `a100l.3g.40gb`
@@ -33,7 +34,8 @@ _MILA_SLICES = {"a100l.1": "1g.10gb", "a100l.2": "2g.20gb", "a100l.3": "3g.40gb"
 
 
 def gres_device(name: str) -> Optional[str]:
-    """The catalog device a Slurm GPU type names, or None (a site's word the catalog does not settle)."""
+    """The catalog device a Slurm GPU type names (a family's any-of device for `a100`), or None (a site's word
+    the catalog does not settle)."""
     from ctxlint.adapters.hardware import site_type
 
     low = name.strip().lower()
@@ -74,6 +76,8 @@ def _slice(card: str, profile: str) -> Optional[str]:
 
     named = _card(card, site_type)
     family = _FAMILY.search(card)
+    if named is not None and lookup_accelerator(named).members:
+        named = None  # a family's any-of device holds no slices: read as the family below
     if named is not None:
         whole = parent(lookup_accelerator(named))
         found = [s for s in mig_slices(profile) if parent(s) == whole]

@@ -6,8 +6,9 @@ SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:doc/man/man1/srun.1, OPTI
 creates the job allocation with them before it runs the command; inside one (a batch script's step) they are the
 step's share of the job's GPUs. Either way the engine runs on a node with the GPUs these options name, so a launch
 line that states them is read as a batch header is (slurm_header.Allocation, slurm_gres.gres_device): the device a
-GPU type settles, and the GPUs of one node when the step is on one node. A site's own type word, a family sold in
-two sizes (`a100`) or a count spread over nodes Slurm picks states nothing, exactly as in a header.
+GPU type settles (a family sold in two sizes, `a100`, as any of them), and the GPUs of one node when the step is
+on one node. A site's own type word the catalog lacks or a count spread over nodes Slurm picks states nothing,
+exactly as in a header.
 """
 from __future__ import annotations
 

@@ -35,6 +35,7 @@ class Accelerator:
     devices_per_chip: int = 1          # engine devices per device-plugin unit: 2 on TPU7x (no megacore)
     memory_high_bytes: int | None = None  # the most CUDA can report for an estimated entry (vendor's total)
     memory_high_source: str = ""
+    members: tuple[str, ...] = field(default_factory=tuple)  # a family's sizes, smallest first (family_device)
 
     @property
     def memory_high(self) -> int:
@@ -118,12 +119,54 @@ def _keys(name: str) -> tuple[str, ...]:
 
 
 @lru_cache(maxsize=1)
-def _catalog() -> tuple[Accelerator, ...]:
+def _data() -> Mapping[str, Any]:
     # A plain file read beside this module: importlib.resources pulls tempfile, shutil, zipfile,
     # bz2 and lzma into every run that names an accelerator (~5-14 ms of imports).
     with open(os.path.join(os.path.dirname(__file__), "data", "accelerators.json"), encoding="utf-8") as handle:
-        text = handle.read()
-    return tuple(_from_entry(e) for e in json.loads(text)["accelerators"])
+        return json.loads(handle.read())
+
+
+@lru_cache(maxsize=1)
+def _catalog() -> tuple[Accelerator, ...]:
+    return tuple(_from_entry(e) for e in _data()["accelerators"])
+
+
+def _family(entry: Mapping[str, Any], by_name: Mapping[str, Accelerator]) -> Accelerator:
+    """A family sold in several memory sizes, as a site's label that names no size is: any one of its members.
+    Its memory is a band from the smallest member's figure to the largest's top (Accelerator.memory_high), so
+    the capacity stage's band (capacity._memory_band) spans every size and a verdict stands only where all
+    sizes agree; the smallest's nvidia-smi Total sizes the band's low end, as it would on that card."""
+    members = sorted((by_name[m] for m in entry["members"]), key=lambda a: a.memory_bytes)
+    small, large = members[0], members[-1]
+    high_source = large.memory_high_source or (f"nvidia-smi Total {large.nvidia_smi_total_mib} MiB"
+                                               if not large.exact and large.nvidia_smi_total_mib else large.source)
+    return Accelerator(
+        name=f"{entry['family']} ({entry['sizes']}: the label names no size)", memory_bytes=small.memory_bytes,
+        exact=False, source=f"any of {', '.join(a.name for a in members)} ({entry['source']}); the smallest: "
+                            f"{small.source}",
+        vendor=small.vendor, nvidia_smi_total_mib=small.nvidia_smi_total_mib, nominal=entry["sizes"],
+        memory_high_bytes=large.memory_high, memory_high_source=f"{large.name}: {high_source}",
+        members=tuple(a.name for a in members))
+
+
+@lru_cache(maxsize=1)
+def _families() -> dict[str, Accelerator]:
+    by_name = {a.name: a for a in _catalog()}
+    return {str(e["family"]).lower(): _family(e, by_name) for e in _data().get("families", ())}
+
+
+def top_smi_total_mib(acc: Accelerator) -> int | None:
+    """The nvidia-smi Total at the top of the device's memory band: a family's largest size's (SGLang sizes its
+    defaults by it), else the device's own."""
+    if acc.members:
+        largest = lookup_accelerator(acc.members[-1])
+        return largest.nvidia_smi_total_mib if largest is not None else None
+    return acc.nvidia_smi_total_mib
+
+
+def family_device(family: str) -> Accelerator | None:
+    """The any-of device of a family the catalog lists in several memory sizes (`a100`: 40 or 80 GB), or None."""
+    return _families().get(family.strip().lower()) if isinstance(family, str) else None
 
 
 @lru_cache(maxsize=1)
@@ -133,6 +176,10 @@ def _index() -> dict[str, Accelerator]:
         for nm in (acc.name, *acc.aliases):
             for k in _keys(nm):
                 idx.setdefault(k, acc)
+    # a family's device by its own name only (its members keep the bare word: SkyPilot's `A100` is the 40 GB card)
+    for acc in _families().values():
+        for k in _keys(acc.name):
+            idx.setdefault(k, acc)
     return idx
 
 

@@ -317,7 +317,9 @@ def _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, version, 
     """An estimated device's memory is a band (accelerators.Accelerator.memory_high): the budget's top is the
     engine's budget on the band's top, so a device figure that may be low widens the band, never the verdict.
     One more budget, only for an estimated device whose top differs."""
-    top = engine_budget(engine, arch, float(acc.memory_high), tp, pp, settings, weights, acc.nvidia_smi_total_mib,
+    from .accelerators import top_smi_total_mib  # a family's top is its largest size, with that card's figure
+
+    top = engine_budget(engine, arch, float(acc.memory_high), tp, pp, settings, weights, top_smi_total_mib(acc),
                         acc.name, version, ctx, lean=True, cache=shared)
     if top.kv_high is None or top.kv_high <= budget.kv_high:
         return budget

@@ -25,7 +25,7 @@ from typing import Any, Callable, Dict, Optional
 
 from . import mem_sglang, mem_vllm
 from .vlm_sglang import mm_reserve, vision_tower
-from .accelerators import Accelerator
+from .accelerators import Accelerator, top_smi_total_mib
 from .activation import profile_peak
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
@@ -78,7 +78,7 @@ class _Vllm:
         old = mem_vllm.old_multi_gpu(version, tp * pp)
         self.scale = mem_vllm.OLD_MULTI_GPU_SCALE if old else None
 
-    def at(self, total: float, acc: Accelerator) -> tuple:
+    def at(self, total: float, acc: Accelerator, smi: Optional[int] = None) -> tuple:  # smi: _Sglang.at
         fixed = self.fixed
         pick = None if fixed.v0 else mem_vllm.batch_pick(fixed, total, acc.name or "", self.version)
         util = self.util
@@ -125,7 +125,7 @@ class _Trtllm:
         mgb = _num(s, "max_gpu_total_bytes")
         self.most = float(mgb) if mgb else None
 
-    def at(self, total: float, acc: Accelerator) -> tuple:
+    def at(self, total: float, acc: Accelerator, smi: Optional[int] = None) -> tuple:  # smi: _Sglang.at
         sums, frac = self.sums, self.frac
         kv, low, high = (total - sums[0]) * frac, (total - sums[1]) * frac, (total - sums[2]) * frac
         most = self.most
@@ -149,8 +149,9 @@ class _Sglang:
         reserve = mm_reserve(vision, s, version)
         self.mm = reserve[0] if reserve else 0.0
 
-    def at(self, total: float, acc: Accelerator) -> tuple:
-        pre, mfs, mfs_high, _ = mem_sglang.terms(total, acc.nvidia_smi_total_mib or total / MIB, self.tp, self.pp,
+    def at(self, total: float, acc: Accelerator, smi: Optional[int] = None) -> tuple:
+        smi = smi or acc.nvidia_smi_total_mib  # the band's top passes its own (accelerators.top_smi_total_mib)
+        pre, mfs, mfs_high, _ = mem_sglang.terms(total, smi or total / MIB, self.tp, self.pp,
                                                  self.settings, self.version, getattr(acc, "name", "") or "",
                                                  self.mla, self.vision)
         weights, mm = self.weights, self.mm  # budget._sglang's figures, as it takes them
@@ -201,7 +202,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         kv, low, high = at(float(acc.memory_bytes), acc)
         top = acc.memory_high
         if top > acc.memory_bytes:  # an estimated device's memory band: its top (capacity._memory_band)
-            high = max(high, at(float(top), acc)[2])
+            high = max(high, at(float(top), acc, top_smi_total_mib(acc))[2])
         # the band's ends are read for their pool and longest request only, and here the point too
         pool, longest = search_figures(kv, block, bpt, bounded, cap, held, kept, whole)
         return Figures(engine, bpt, kv, low, high, pool, longest,

@@ -63,7 +63,7 @@ _TRUSS_FIX = ("state the device (`resources.accelerator: H100:2` in the Truss co
 
 _SCRIPT_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type such as "
                "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "
-               "and settles nothing)")
+               "and is checked over both)")
 
 # dstack names the device in `resources.gpu` (adapters/dstack_gpus.py); a memory alone is several devices.
 _DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1` or `gpu: A100:80GB:2`: a memory "

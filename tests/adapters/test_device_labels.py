@@ -62,6 +62,12 @@ def _selector(key: str, value: str) -> str:
     # several values are any one of them: one device when all name it
     (_affinity("eks.amazonaws.com/instance-family", "p5e\n                - p5en"), "H200", "p5e"),
     (_affinity("node.kubernetes.io/instance-type", "g5.xlarge\n                - g5.12xlarge"), "A10G", "g5.xlarge"),
+    # a vendor label naming a family sold in two sizes names any of them (a band), never one size assumed
+    (_affinity("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-V100"),
+     "V100 (16 or 32 GB: the label names no size)", "Tesla-V100"),
+    (_selector("example.com/gpu-name", "A100"), "A100 (40 or 80 GB: the label names no size)", "A100"),
+    (_selector("example.com/gpu-name", "Tesla-P100"), "P100 (12 or 16 GB: the label names no size)",  # 16/12 GB
+     "Tesla-P100"),
 ])
 def test_device_from_labels(placement, device, written):
     text = DEPLOYMENT.format(placement=placement)
@@ -71,10 +77,6 @@ def test_device_from_labels(placement, device, written):
 
 
 @pytest.mark.parametrize("placement", [
-    # a vendor label naming a family sold in two sizes says too little to assume one
-    _affinity("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-V100"),
-    _selector("example.com/gpu-name", "A100"),
-    _selector("example.com/gpu-name", "Tesla-P100"),  # 16 GB and 12 GB boards
     # a vendor label is read only for a device of the catalog: odd values invent nothing
     _selector("example.com/gpu-type", "banana"),
     # labels that are not device labels

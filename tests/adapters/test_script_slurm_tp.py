@@ -53,7 +53,7 @@ def test_the_slurm_header_fixes_the_job_variables(tmp_path):
         "at TP 16 (L4 yes, A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 "
         "yes, MI300X yes); state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type "
         "such as `#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes "
-        "and settles nothing); capacity checks skip these roles (capacity-not-derivable)\n")
+        "and is checked over both); capacity checks skip these roles (capacity-not-derivable)\n")
     # a range of nodes fixes no count: unknown, said
     path.write_text(header.replace("--nodes=4", "--nodes=2-4") + LAUNCH.format(tp="$((SLURM_NNODES * 4))"))
     assert verdict(path) == "unknown"

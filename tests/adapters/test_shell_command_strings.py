@@ -13,7 +13,7 @@ CTX208 = ("CTX208 [info] KV pool of unified not declared and not derivable: no a
           "A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); "
           "state the device (`default-accelerator:` in .ctxlint.yaml, or a Slurm header naming a type such as "
           "`#SBATCH --gres=gpu:h100:4` for a batch script; a site's `a100` or `v100` comes in two memory sizes and "
-          "settles nothing); capacity checks skip these roles (capacity-not-derivable)")
+          "is checked over both); capacity checks skip these roles (capacity-not-derivable)")
 
 
 def check(tmp_path, name: str, text: str, *args: str):
