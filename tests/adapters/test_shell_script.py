@@ -441,15 +441,17 @@ def test_a_batch_scripts_sbatch_header_names_the_device():
             ("#SBATCH --gpus-per-node=l40s:2", "L40S", 2), ("#SBATCH -G l40s:1", "L40S", None),
             # review: `--gres` with a space, several options on one line, a type without a count
             ("#SBATCH --gres gpu:h100:8", "H100-SXM-80GB", 8), ("#SBATCH -N 1 --gres=gpu:l4:1", "L4", 1),
-            ("#SBATCH --gres=gpu:h100", "H100-SXM-80GB", 1)):
+            ("#SBATCH --gres=gpu:h100", "H100-SXM-80GB", 1),
+            # review: a gres type is the site's word, and `v100`, `a100` come in two memory sizes: no size is
+            # assumed, the device is either (a band over both: tests/adapters/test_family_devices.py)
+            ("#SBATCH --gres=gpu:v100:1", "V100 (16 or 32 GB: the label names no size)", 1),
+            ("#SBATCH --gres=gpu:a100:4", "A100 (40 or 80 GB: the label names no size)", 4)):
         _, (role,) = roles(f"#!/bin/bash\n{header}\nvllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
         assert role.accelerators.type.value == device, header
         # the GPUs of a node are the engine's (sweep 49); `--gpus` is the job's, over nodes Slurm picks: no count
         assert (role.accelerators.count.value if role.accelerators.count else None) == count, header
     # a count alone, a site's own gres name, or a directive after the first command states nothing
-    # (review: a gres type is the site's word, and `v100`, `a100` come in two memory sizes: no size is assumed)
-    for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:l4:4\n",
-                   "#SBATCH --gres=gpu:v100:1\n", "#SBATCH --gres=gpu:a100:4\n"):
+    for script in ("#SBATCH --gres=gpu:4\n", "#SBATCH --gres=gpu:bigcard:4\n", "echo hi\n#SBATCH --gres=gpu:l4:4\n"):
         _, (role,) = roles(f"#!/bin/bash\n{script}vllm serve Qwen/Qwen3-8B\n")
         assert role.accelerators.type is None, script
 
