@@ -66,7 +66,7 @@ SEVERITY = "warning"
 SCOPE = "deployment"
 TAGS = ()
 INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens", "engine",
-          "roles[].context_length", "roles[].pool")
+          "roles[].context_length", "roles[].pool", "roles[].accelerators", "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 # The boot log line that gives each engine's real pool.
