@@ -38,18 +38,18 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import (RELEVANT_SETTINGS, follows, leads, refusal, role_facts, unsure,
-                                          serves_no_role)
+from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
 from ctxlint.adapters.srun_request import srun_request
 from ctxlint.adapters.workload_devices import Devices, starts_ray
+from ctxlint.adapters.workload_launchers import UNRESOLVED, Launchers
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
-from ctxlint.engines.detect import ENGINE_COMMANDS, entrypoint_detection, names_program, unknown_entrypoint_flags
+from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
 from ctxlint.engines.specs import spec_for
@@ -60,7 +60,7 @@ from ctxlint.nodes import SCALAR, SEQ, Node
 
 from ..records import replace
 
-UNRESOLVED, ENGINE_REJECTS = "unresolved-value", "engine-rejects-value"
+ENGINE_REJECTS = "engine-rejects-value"
 _RUNS_IMAGES = ("docker", "podman", "nerdctl", "apptainer", "singularity")
 _TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
 # Unresolved values matter only for settings the checks read.
@@ -73,7 +73,7 @@ def _items(node: Optional[Node]) -> List[Node]:
     return list(node.value) if node.kind == SEQ else [node] if node.kind == SCALAR else []
 
 
-class _Reader(Positions, Devices, Versions, ConfigSettings):
+class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
     def __init__(self, c: Container, alike: Sequence[Container] = ()) -> None:
         self.c, self.file = c, c.spans.file
         self.devices = alike or (c,)  # the containers whose roles are read (Devices.device_roles)
@@ -174,39 +174,6 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
             out.diagnostics.extend(ollama_commands(commands, image, c.args_only, self.env,
                                                    lambda: c.image.source(self.file), self.token_source))
         return out
-
-    def unattributed(self, tokens, image: Optional[str], where, out: Reading) -> None:
-        """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know (`where`: a callable
-        giving the image's Source, asked only then)."""
-        if len(tokens) > 1 and tokens[0].text.rsplit("/", 1)[-1] == "ray" and tokens[1].text == "start":
-            return  # a Ray node (`ray start --address=... --block`): the cluster's engine is started elsewhere
-        engine, flags = unknown_entrypoint_flags(tokens, image)
-        flags = list(dict.fromkeys(flags))
-        if flags:
-            named = f"{flags[0]} is not read as a {engine} flag" if len(flags) == 1 else \
-                f"{', '.join(flags)} are not read as {engine} flags"
-            out.diagnostics.append(Diagnostic(UNRESOLVED, (
-                f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so {named} "
-                f"and this container is not checked; state the command that starts it "
-                f"(`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"), where(), None))
-
-    def unattributed_run(self, tokens, out: Reading) -> None:
-        """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
-        entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container
-        (at the image token). An `--entrypoint` names the program itself (container_runs.entrypoint)."""
-        if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `run IMAGE ARGS`: its runscript
-            from ctxlint.engines.apptainer import unknown_runscript
-
-            said = unknown_runscript([t.text for t in tokens])
-            if said is not None:
-                out.diagnostics.append(Diagnostic(UNRESOLVED, said[1], self.token_source(tokens[said[0]])))
-            return
-        from ctxlint.engines.docker_run import parse_run  # only a `docker run` line that starts no engine
-
-        run = parse_run([t.text for t in tokens])
-        if run is not None and run.entrypoint is None:
-            image = tokens[run.image]
-            self.unattributed(tokens[run.image + 1:], image.text, lambda: self.token_source(image), out)
 
     def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
         env: Dict[str, Optional[str]] = dict(self.env)
@@ -345,38 +312,6 @@ class _Reader(Positions, Devices, Versions, ConfigSettings):
         out.roles.append(found)
         for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
             same.append(replace(found, role=other, unresolved=list(found.unresolved)))
-
-    @staticmethod
-    def trtllm_flags(inv, image: Optional[str]):
-        """The TRT-LLM backend's flags given to text-generation-launcher, judged by the container's image
-        (engines/tgi_args.trtllm_args): a command names the launcher, so its detection does not carry the image."""
-        from ctxlint.engines.tgi_args import trtllm_args
-
-        refused = trtllm_args(inv.unknown_flags, image)
-        return replace(inv, errors=inv.errors + tuple(refused)) if refused else inv
-
-    def program_as_args(self, inv, tokens, det, docker_image, out: Reading):
-        """Said at the first word (entry_words.py); the parser's own refusal of the words after the model is
-        that one."""
-        from dataclasses import replace
-
-        from ctxlint.adapters.entry_words import engine_args_as_program, form_of
-        out.diagnostics.append(engine_args_as_program(
-            tokens, det.args_start, det.engine, det.launcher[len("image:"):], self.token_source(tokens[det.args_start]),
-            form_of(docker_image, self.c.compose_refs)))
-        return replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
-
-    def follower(self, cmd: Command, inv) -> bool:
-        """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it
-        (engine_roles.follows); that node-0 launch is remembered here for the branches after it."""
-        arm = cmd.arm
-        if arm is None or not arm[2]:
-            return False
-        if arm[1] == 1:  # the `then` of the `if`: the one whose other branches run the other nodes
-            if leads(inv):
-                self.leaders.setdefault(arm[0], []).append(inv)
-            return False
-        return any(follows(inv, leader) for leader in self.leaders.get(arm[0], ()))
 
 
 def read_alike(containers: Sequence[Container]) -> List[Reading]:

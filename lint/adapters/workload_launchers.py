@@ -1,0 +1,85 @@
+"""The launch lines _Reader (workload.py) reads apart from an engine's own invocation: engine flags given to an
+image whose entrypoint ctxlint does not know, a `docker run` that starts no known engine, the TRT-LLM backend's
+flags on text-generation-launcher, engine words given as a program, and SGLang follower nodes of an `if`. A mixin
+of _Reader (it reads `self.c`, `self.leaders` and Positions.token_source), kept apart so workload.py stays the
+reading's main line."""
+from __future__ import annotations
+
+from typing import Optional
+
+from ctxlint.adapters.engine_roles import follows, leads
+from ctxlint.adapters.workload_records import Reading
+from ctxlint.engines import Command
+from ctxlint.engines.detect import ENGINE_COMMANDS, unknown_entrypoint_flags
+from ctxlint.findings import Diagnostic
+
+from ..records import replace
+
+UNRESOLVED = "unresolved-value"
+
+
+class Launchers:
+    def unattributed(self, tokens, image: Optional[str], where, out: Reading) -> None:
+        """Engine flags passed to an image of that engine whose entrypoint ctxlint does not know (`where`: a callable
+        giving the image's Source, asked only then)."""
+        if len(tokens) > 1 and tokens[0].text.rsplit("/", 1)[-1] == "ray" and tokens[1].text == "start":
+            return  # a Ray node (`ray start --address=... --block`): the cluster's engine is started elsewhere
+        engine, flags = unknown_entrypoint_flags(tokens, image)
+        flags = list(dict.fromkeys(flags))
+        if flags:
+            named = f"{flags[0]} is not read as a {engine} flag" if len(flags) == 1 else \
+                f"{', '.join(flags)} are not read as {engine} flags"
+            out.diagnostics.append(Diagnostic(UNRESOLVED, (
+                f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so {named} "
+                f"and this container is not checked; state the command that starts it "
+                f"(`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"), where(), None))
+
+    def unattributed_run(self, tokens, out: Reading) -> None:
+        """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
+        entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container
+        (at the image token). An `--entrypoint` names the program itself (container_runs.entrypoint)."""
+        if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `run IMAGE ARGS`: its runscript
+            from ctxlint.engines.apptainer import unknown_runscript
+
+            said = unknown_runscript([t.text for t in tokens])
+            if said is not None:
+                out.diagnostics.append(Diagnostic(UNRESOLVED, said[1], self.token_source(tokens[said[0]])))
+            return
+        from ctxlint.engines.docker_run import parse_run  # only a `docker run` line that starts no engine
+
+        run = parse_run([t.text for t in tokens])
+        if run is not None and run.entrypoint is None:
+            image = tokens[run.image]
+            self.unattributed(tokens[run.image + 1:], image.text, lambda: self.token_source(image), out)
+
+    @staticmethod
+    def trtllm_flags(inv, image: Optional[str]):
+        """The TRT-LLM backend's flags given to text-generation-launcher, judged by the container's image
+        (engines/tgi_args.trtllm_args): a command names the launcher, so its detection does not carry the image."""
+        from ctxlint.engines.tgi_args import trtllm_args
+
+        refused = trtllm_args(inv.unknown_flags, image)
+        return replace(inv, errors=inv.errors + tuple(refused)) if refused else inv
+
+    def program_as_args(self, inv, tokens, det, docker_image, out: Reading):
+        """Said at the first word (entry_words.py); the parser's own refusal of the words after the model is
+        that one."""
+        from dataclasses import replace
+
+        from ctxlint.adapters.entry_words import engine_args_as_program, form_of
+        out.diagnostics.append(engine_args_as_program(
+            tokens, det.args_start, det.engine, det.launcher[len("image:"):], self.token_source(tokens[det.args_start]),
+            form_of(docker_image, self.c.compose_refs)))
+        return replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
+
+    def follower(self, cmd: Command, inv) -> bool:
+        """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it
+        (engine_roles.follows); that node-0 launch is remembered here for the branches after it."""
+        arm = cmd.arm
+        if arm is None or not arm[2]:
+            return False
+        if arm[1] == 1:  # the `then` of the `if`: the one whose other branches run the other nodes
+            if leads(inv):
+                self.leaders.setdefault(arm[0], []).append(inv)
+            return False
+        return any(follows(inv, leader) for leader in self.leaders.get(arm[0], ()))
