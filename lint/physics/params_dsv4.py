@@ -21,7 +21,7 @@ in all, 49.8e9 active (published 1.6T / 49B), and V4-Flash 284.3e9, 13.8e9 activ
 """
 from __future__ import annotations
 
-from typing import Any, List, Mapping, Optional
+from typing import Any, List, Mapping, Optional, Tuple
 
 
 def _int(c: Mapping[str, Any], key: str) -> Optional[int]:
@@ -34,18 +34,28 @@ def _compressor(h: int, head_dim: int, ratio: int) -> int:
     return 2 * h * coff * head_dim + ratio * coff * head_dim + head_dim
 
 
-def layers(c: Mapping[str, Any], h: int, n: int, heads: int, head_dim: int, experts: int) -> Optional[List[int]]:
-    """Per layer: attention (with its compressor and indexer), hyper-connections and the router's bias. None
-    when a dimension the shapes need is missing (a wrong count is worse than none)."""
-    ql, ol, groups = _int(c, "q_lora_rank"), _int(c, "o_lora_rank"), _int(c, "o_groups")
+def _compression(c: Mapping[str, Any], n: int) -> Optional[Tuple[List[int], int, int]]:
+    """The first `n` layers' compression ratios (each 0, 1, 4 or 128) and the indexer's heads and head size (needed
+    where a layer compresses by 4), or None where the config does not give them."""
     ratios = c.get("compress_ratios")
-    if not (ql and ol and groups and isinstance(ratios, list) and len(ratios) >= n):
+    if not (isinstance(ratios, list) and len(ratios) >= n):
         return None
     if not all(isinstance(r, int) and r in (0, 1, 4, 128) for r in ratios[:n]):
         return None
     ih, ihd = _int(c, "index_n_heads"), _int(c, "index_head_dim")
     if 4 in ratios[:n] and not (ih and ihd):
         return None
+    return ratios, ih or 0, ihd or 0
+
+
+def layers(c: Mapping[str, Any], h: int, n: int, heads: int, head_dim: int, experts: int) -> Optional[List[int]]:
+    """Per layer: attention (with its compressor and indexer), hyper-connections and the router's bias. None
+    when a dimension the shapes need is missing (a wrong count is worse than none)."""
+    ql, ol, groups = _int(c, "q_lora_rank"), _int(c, "o_lora_rank"), _int(c, "o_groups")
+    shapes = _compression(c, n)
+    if not (ql and ol and groups and shapes):
+        return None
+    ratios, ih, ihd = shapes
     hc = _int(c, "hc_mult") or 1
     mix = (2 + hc) * hc
     hash_layers = _int(c, "num_hash_layers") or 0
@@ -82,14 +92,10 @@ def whole_on_each_tp_rank(c: Mapping[str, Any], h: int, n: int, head_dim: int) -
     deepseek_v4/attention.py, @01cc1d3e7640a8ada37f99ca60cc3ee66490cf38:vllm/models/deepseek_v4/compressor.py,
     @9aced75337cffadfa164213e30197b361f27411b:vllm/models/deepseek_v4/common/hyper_connection.py). wq_b, wo_a,
     wo_b, the attention sink, the experts and the embeddings are split. None when the shapes are unknown."""
-    ql, ratios = _int(c, "q_lora_rank"), c.get("compress_ratios")
-    if not (ql and isinstance(ratios, list) and len(ratios) >= n):
+    ql, shapes = _int(c, "q_lora_rank"), _compression(c, n)
+    if not (ql and shapes):
         return None
-    if not all(isinstance(r, int) and r in (0, 1, 4, 128) for r in ratios[:n]):
-        return None
-    ih, ihd = _int(c, "index_n_heads"), _int(c, "index_head_dim")
-    if 4 in ratios[:n] and not (ih and ihd):
-        return None
+    ratios, ih, ihd = shapes
     hc = _int(c, "hc_mult") or 1
     mix = (2 + hc) * hc
     linear = half = single = 0
