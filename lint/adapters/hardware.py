@@ -221,8 +221,10 @@ _VENDOR_TYPE_KEY = lazy_compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|ty
 
 
 def _device_label(key: Any) -> str:
-    """"known" for the standard device labels, "family" for AWS's instance family labels, "vendor" for other
-    labels named like a device label, else ""."""
+    """"known" for the standard device labels, "gpu-name" for AWS's instance-gpu-name labels, "family" for AWS's
+    instance family labels, "vendor" for other labels named like a device label, else ""."""
+    if key in GPU_NAME_LABELS:
+        return "gpu-name"
     if key in TYPE_LABELS:
         return "known"
     if key in FAMILY_LABELS:
@@ -233,6 +235,11 @@ def _device_label(key: Any) -> str:
 # Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names any of
 # them, the catalog's family device (accelerators.family_device: a memory band over the sizes), never one
 # size ctxlint would assume (the standard labels and SkyPilot/GKE names have fixed meanings, kept as they are).
+# AWS's instance-gpu-name is EC2's GPU name, one word for both sizes of a family: `a100` on p4d (A100 40 GB,
+# instance-gpu-memory 40960) and p4de (A100 80 GB, 81920), `v100` on p3 (16 GB) and p3dn (32 GB)
+# (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:website/content/en/docs/reference/
+# instance-types.md): the family's any-of device, as a site's word is, not the catalog's bare `A100` (40 GB).
+GPU_NAME_LABELS = ("karpenter.k8s.aws/instance-gpu-name", "eks.amazonaws.com/instance-gpu-name")
 _TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(v100|a100|p100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
 
 
@@ -241,7 +248,8 @@ def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
         device = AWS_FAMILIES.get(value.strip().lower()) if isinstance(value, str) else None
         return (device, value.strip()) if device is not None else None
     found = canonical_type(value)
-    family = _TWO_SIZES.match(found[1].strip().lower()) if found is not None and kind == "vendor" else None
+    family = _TWO_SIZES.match(found[1].strip().lower()) if found is not None and kind in ("vendor", "gpu-name") \
+        else None
     if family is not None:  # before the catalog's word: its bare `A100` is SkyPilot's, the 40 GB card
         device = family_device(family.group(1))
         return (device.name, found[1]) if device is not None else None
@@ -256,6 +264,16 @@ def site_type(value: Any) -> Optional[Tuple[str, str]]:
     return _typed(value, "vendor")
 
 
+def _sized(device: str, labels: Node, key: str) -> str:
+    """A family's size, where AWS's instance-gpu-memory (MiB per GPU) beside its instance-gpu-name states it:
+    `a100` with 81920 is p4de's A100 80 GB; else the family's any-of device, or the device as named."""
+    acc = lookup_accelerator(device) if key in GPU_NAME_LABELS else None
+    memory = _scalar(labels.get(key.replace("instance-gpu-name", "instance-gpu-memory"))) if acc else None
+    mib = int(memory) if isinstance(memory, int) or (isinstance(memory, str) and memory.strip().isdigit()) else 0
+    sized = [m for m in acc.members if f"{mib // 1024}GB" in m] if acc is not None and mib % 1024 == 0 else []
+    return sized[0] if len(sized) == 1 else device
+
+
 def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value; a GKE compute class last, as the
     ComputeClass the run's files define names it (compute_classes.py): a device label beside it (Autopilot's
@@ -268,7 +286,7 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
         if node is not None and node.kind == SCALAR:
             found = _typed(node.value, _device_label(key))
             if found is not None:
-                return Val(found[0], node.source(file), raw=found[1])
+                return Val(_sized(found[0], labels, key), node.source(file), raw=found[1])
     node = labels.get(COMPUTE_CLASS)
     if node is not None and node.kind == SCALAR:
         from ctxlint.adapters.compute_classes import selected_device  # only a pod that names a class pays for it

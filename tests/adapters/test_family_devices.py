@@ -139,3 +139,24 @@ def test_weights_that_fit_only_the_largest_size_are_within_band_not_ctx203(tmp_p
     path.write_text(line)
     row = audit_row(path)
     assert (row[9], row[14]) == ("0", "within band")  # was: no device, a memory need only
+
+
+KARPENTER = "nodeSelector: {{karpenter.k8s.aws/instance-gpu-name: {name}{memory}}}"
+
+
+@pytest.mark.parametrize("where, verdict", [
+    # AWS's instance-gpu-name `a100` is p4d's A100 40 GB and p4de's A100 80 GB alike: the family, not the 40 GB
+    # card (was CTX203: 61.03 GiB > 39.39 GiB, though p4de's 80 GB card loads the weights)
+    (KARPENTER.format(name="a100", memory=""), ("0", "within band")),
+    (KARPENTER.format(name="a100", memory="").replace("karpenter.k8s.aws", "eks.amazonaws.com"),
+     ("0", "within band")),
+    # instance-gpu-memory beside it states the size: p4de's 81920 MiB, p4d's 40960 MiB
+    (KARPENTER.format(name="a100", memory=", karpenter.k8s.aws/instance-gpu-memory: '81920'"), ("27024", "fits")),
+    (KARPENTER.format(name="a100", memory=", karpenter.k8s.aws/instance-gpu-memory: 40960"),
+     ("", "weights do not fit")),
+])
+def test_aws_instance_gpu_name_a100_is_either_size_unless_its_memory_says(tmp_path, where, verdict):
+    path = tmp_path / "srv.yaml"
+    path.write_text(POD.format(where=where, model="Qwen/Qwen2.5-32B-Instruct", context=8192))
+    row = audit_row(path)
+    assert (row[9], row[14]) == verdict
