@@ -274,6 +274,11 @@ def _sized(device: str, labels: Node, key: str) -> str:
     return sized[0] if len(sized) == 1 else device
 
 
+def _any_size(device: str) -> bool:
+    acc = lookup_accelerator(device)
+    return acc is not None and bool(acc.members)
+
+
 def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     """Device type from a nodeSelector-style mapping of label -> value; a GKE compute class last, as the
     ComputeClass the run's files define names it (compute_classes.py): a device label beside it (Autopilot's
@@ -281,12 +286,18 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
     if labels is None or labels.kind != MAP:
         return None
     keys = list(TYPE_LABELS + FAMILY_LABELS) + [k for k in labels.value if _device_label(k) == "vendor"]
+    family = None  # a family's any-of device yields to a label beside it that names the size (p4de's instance type)
     for key in keys:
         node = labels.get(key)
         if node is not None and node.kind == SCALAR:
             found = _typed(node.value, _device_label(key))
             if found is not None:
-                return Val(_sized(found[0], labels, key), node.source(file), raw=found[1])
+                named = Val(_sized(found[0], labels, key), node.source(file), raw=found[1])
+                if not _any_size(named.value):
+                    return named
+                family = family or named
+    if family is not None:
+        return family
     node = labels.get(COMPUTE_CLASS)
     if node is not None and node.kind == SCALAR:
         from ctxlint.adapters.compute_classes import selected_device  # only a pod that names a class pays for it

@@ -160,3 +160,17 @@ def test_aws_instance_gpu_name_a100_is_either_size_unless_its_memory_says(tmp_pa
     path.write_text(POD.format(where=where, model="Qwen/Qwen2.5-32B-Instruct", context=8192))
     row = audit_row(path)
     assert (row[9], row[14]) == verdict
+
+
+@pytest.mark.parametrize("beside, verdict", [
+    ("node.kubernetes.io/instance-type: p4de.24xlarge", ("27024", "fits")),
+    ("karpenter.k8s.aws/instance-family: p4de", ("27024", "fits")),
+    ("gpu-type: A100-SXM4-80GB", ("27024", "fits")),
+    ("node.kubernetes.io/instance-type: p4d.24xlarge", ("", "weights do not fit")),
+])
+def test_a_label_beside_the_family_word_that_names_the_size_settles_it(tmp_path, beside, verdict):
+    path = tmp_path / "srv.yaml"
+    where = f"nodeSelector: {{karpenter.k8s.aws/instance-gpu-name: a100, {beside}}}"
+    path.write_text(POD.format(where=where, model="Qwen/Qwen2.5-32B-Instruct", context=8192))
+    row = audit_row(path)
+    assert (row[9], row[14]) == verdict
