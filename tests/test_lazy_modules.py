@@ -128,3 +128,11 @@ def test_a_workload_file_with_no_kustomization_above_reads_no_kustomize_module(t
     (tmp_path / "kustomization.yaml").write_text("resources: [deployment.yaml]\n")
     (tmp_path / "deployment.yaml").write_bytes(sample.read_bytes())
     assert _loaded(tmp_path / "deployment.yaml", run) == set(overlays)
+
+
+def test_the_srun_request_reader_is_imported_only_for_a_command_under_srun(tmp_path):
+    run = _RUN_OF % (("ctxlint.adapters.srun_request",),)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    script = tmp_path / "serve.sh"
+    script.write_text("#!/bin/bash\nsrun --gres=gpu:h100:1 vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
+    assert _loaded(script, run) == {"ctxlint.adapters.srun_request"}

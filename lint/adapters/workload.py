@@ -42,7 +42,6 @@ from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
-from ctxlint.adapters.srun_request import srun_request
 from ctxlint.adapters.workload_devices import Devices, starts_ray
 from ctxlint.adapters.workload_launchers import UNRESOLVED, Launchers
 from ctxlint.adapters.workload_positions import Positions
@@ -233,7 +232,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
-        self.srun = srun_request(cmd.tokens, det.start)  # the GPUs `srun --gres=gpu:h100:8 ...` asks for
+        # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
+        self.srun = None
+        if self.under_srun:
+            from ctxlint.adapters.srun_request import srun_request
+            self.srun = srun_request(cmd.tokens, det.start)
         # every stated setting's place is found only if read: by a reader as it is now (a copy of the fields
         # setting_source reads, which the reader replaces, never changes, as it goes on to its next command; not
         # the roles it has read, whose Vals would hold it: a cycle a run would leave to the collector), once, as
