@@ -62,7 +62,8 @@ def test_texts_the_scan_cannot_start_late_are_scanned_whole():
 
 
 def test_real_files_with_tabs_report_what_a_whole_scan_reports():
-    paths = [str(ROOT / "samples")] + ([str(SHARED / "corpus")] if (SHARED / "corpus").is_dir() else [])
+    corpus = (SHARED / "corpus").is_dir()  # absent from a clone without ../shared: the samples alone
+    paths = [str(ROOT / "samples")] + ([str(SHARED / "corpus")] if corpus else [])
     rng = random.Random(15)
     checked = resumed = 0
     for path in discover(paths):
@@ -84,7 +85,9 @@ def test_real_files_with_tabs_report_what_a_whole_scan_reports():
                 assert said == _whole_scan(each), (path, chosen)
                 checked += 1
                 resumed += _resume_point(each, parse_text(each, "deploy.yaml"))[0] > 0
-    assert checked > 100 and resumed > 50, (checked, resumed)
+    # the samples alone give 59 and 52 (a clone without ../shared); with the corpus several hundred
+    low_checked, low_resumed = (100, 50) if corpus else (40, 30)
+    assert checked > low_checked and resumed > low_resumed, (checked, resumed)
 
 
 _LINES = ["a: 1", "key: value", "b:", "  c: 2", "  - x", "- y", "  d: [1, 2]", "# note", "e: 'q r'", "f: |",
