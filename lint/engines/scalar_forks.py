@@ -79,13 +79,7 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     for name, (value, array, partial) in held.items():
         if name in assigns:
             continue
-        local.partial.pop(name, None)
-        if partial is not None:
-            local.partial[name] = partial
-        if value is UNSET:
-            dict.pop(local, name, None)
-        else:
-            dict.__setitem__(local, name, value)
+        _restore(local, name, value, partial)
         if array is not UNSET:
             ctx.arrays[name] = array
     if assigns:
@@ -93,16 +87,21 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     return commands
 
 
-def _put_back(local, name: str, value, partial, token) -> None:
-    """A variable as it was before a world's reading assigned it."""
+def _restore(local, name: str, value, partial) -> None:
+    """A variable's value (UNSET: none) and partial token as they were held."""
     local.partial.pop(name, None)
-    local.scoped.pop(name, None)
     if value is UNSET:
         dict.pop(local, name, None)
     else:
         dict.__setitem__(local, name, value)
     if partial is not None:
         local.partial[name] = partial
+
+
+def _put_back(local, name: str, value, partial, token) -> None:
+    """A variable as it was before a world's reading assigned it: its value, partial token, place, and no scope."""
+    local.scoped.pop(name, None)
+    _restore(local, name, value, partial)
     if token is None:
         local.tokens.pop(name, None)
     else:
