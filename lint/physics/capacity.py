@@ -12,7 +12,7 @@ from typing import Any
 
 from ..records import field, record, replace
 from . import mem_vllm
-from .accelerators import Accelerator, lookup_accelerator
+from .accelerators import Accelerator, lookup_accelerator, top_smi_total_mib
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .kv import normalize_engine
 from .logged import reserves_whole
@@ -315,10 +315,9 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
 
 def _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, version, ctx, shared, asm):
     """An estimated device's memory is a band (accelerators.Accelerator.memory_high): the budget's top is the
-    engine's budget on the band's top, so a device figure that may be low widens the band, never the verdict.
+    engine's budget on the band's top (a family's largest size, with that card's nvidia-smi figure:
+    top_smi_total_mib), so a device figure that may be low widens the band, never the verdict.
     One more budget, only for an estimated device whose top differs."""
-    from .accelerators import top_smi_total_mib  # a family's top is its largest size, with that card's figure
-
     top = engine_budget(engine, arch, float(acc.memory_high), tp, pp, settings, weights, top_smi_total_mib(acc),
                         acc.name, version, ctx, lean=True, cache=shared)
     if top.kv_high is None or top.kv_high <= budget.kv_high:
