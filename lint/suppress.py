@@ -10,33 +10,25 @@ suppression without one is reported and suppresses nothing. Malformed directives
 unknown rules and suppressions that suppress nothing are reported too, because a
 typo in a directive must never look like a reviewed exception.
 
-Comments are found with PyYAML's scanner: a `#` inside a quoted string or a
-block scalar is text, not a comment; files the scanner rejects fall back to a
-line scan that tracks quotes.
+Comments are found by suppress_comments (PyYAML's scanner: a `#` inside a quoted
+string or a block scalar is text, not a comment).
 """
 from __future__ import annotations
 
-import bisect
 import re
-from typing import Callable, Collection, Iterable, Iterator, List, Match, Optional, Sequence, Tuple
-
-import yaml
+from typing import Callable, Collection, Iterable, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.workload_inputs import READ_ANNOTATIONS
 from ctxlint.findings import Diagnostic, Finding
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Source
-from ctxlint.lines import after_break, line_bounds, line_starts, split_lines
+from ctxlint.lines import split_lines
 from ctxlint.nodes import MAP, SCALAR
 from ctxlint.registry import find
 
 from .records import record
-
-try:
-    from yaml import CSafeLoader as _Loader
-except ImportError:  # pragma: no cover - depends on the PyYAML build
-    from yaml import SafeLoader as _Loader  # type: ignore[assignment]
+from .suppress_comments import Comment, comments, directive_lines
 
 INVALID, UNUSED = "invalid-suppression", "unused-suppression"
 LINE, DOCUMENT, FILE = "line", "document", "file"
@@ -45,8 +37,6 @@ IGNORE_ANNOTATION = "ctxlint.io/ignore."
 _SCOPE_RANK = {LINE: 0, DOCUMENT: 1, FILE: 2}  # the narrowest suppression is the one used
 _DIRECTIVE = lazy_compile(r"^#+\s*ctxlint(?:\s*(?P<colon>:)|\s+(?=[\w-]*ignore))\s*(?P<body>.*?)\s*$", re.I)
 _BODY = lazy_compile(r"^(?P<kind>ignore|file-ignore)\[(?P<codes>[^\]]*)\](?:\s*--(?P<reason>.*))?$")
-_HASH = lazy_compile("#")
-_CTXLINT = lazy_compile("ctxlint", re.I)
 _EXPECTED = "expected `# ctxlint: ignore[CTX101] -- reason` or `# ctxlint: file-ignore[CTX101] -- reason`"
 
 
@@ -74,114 +64,6 @@ class Suppression:
         return f"# ctxlint: {kind}[{','.join(self.codes)}]"
 
 
-@record(frozen=True)
-class Comment:
-    line: int  # 1-based
-    col: int  # 1-based column of the '#'
-    text: str  # from the '#' to the end of the line
-    own_line: bool  # nothing but whitespace before it
-
-
-# --- finding comments -----------------------------------------------------------------------------
-
-def comments(text: str, is_json: bool = False, only: Optional[List[Tuple[int, int]]] = None) -> List[Comment]:
-    """Every comment in a YAML text, skipping '#' inside quoted and block scalars.
-
-    only: (begin, end) of the lines to look at (the rest cannot hold what is sought).
-    """
-    if is_json:
-        return []  # JSON has no comments (the loader rejects them)
-    try:
-        spans = _scalar_spans(text)
-    except yaml.YAMLError:
-        return _line_scan(text)
-    span_starts = [s for s, _ in spans]
-    out = []
-    lines_at = line_starts(text)
-    for match in _hashes(text, only):
-        pos = match.start()
-        if pos > 0 and text[pos - 1] not in " \t\r\n":
-            continue  # `a#b` is text in YAML: a comment needs whitespace before it
-        i = bisect.bisect_right(span_starts, pos) - 1
-        if i >= 0 and spans[i][0] <= pos < spans[i][1]:
-            continue
-        line = bisect.bisect_right(lines_at, pos)
-        begin = lines_at[line - 1]
-        end = lines_at[line] if line < len(lines_at) else len(text)
-        if out and out[-1].line == line:
-            continue  # '#' inside an earlier comment on the same line
-        out.append(Comment(line, pos - begin + 1, text[pos:end].rstrip("\r\n"), not text[begin:pos].strip()))
-    return out
-
-
-def _hashes(text: str, only: Optional[List[Tuple[int, int]]]) -> Iterator[Match[str]]:
-    if only is None:
-        yield from _HASH.finditer(text)
-        return
-    for begin, end in only:
-        yield from _HASH.finditer(text, begin, end)
-
-
-def _directive_lines(text: str) -> List[Tuple[int, int]]:
-    """(begin, end) of each line where `ctxlint` follows a '#' (and blanks), as _DIRECTIVE wants."""
-    # A case-insensitive regex walks the text character by character (0.5 s on 50 MB);
-    # str.find on the lowered text runs at C speed, when lowering keeps every index.
-    lowered = text.lower()
-    if len(lowered) == len(text):
-        starts: Iterator[int] = _finds(lowered, "ctxlint")
-    else:
-        starts = (hit.start() for hit in _CTXLINT.finditer(text))
-    found: List[Tuple[int, int]] = []
-    for start in starts:
-        begin, end = line_bounds(text, start)
-        if (found and begin < found[-1][1]) or not text[begin:start].rstrip(" \t").endswith("#"):
-            continue
-        found.append((begin, end))
-    return found
-
-
-def _finds(text: str, word: str) -> Iterator[int]:
-    at = text.find(word)
-    while at >= 0:
-        yield at
-        at = text.find(word, at + len(word))
-
-
-def _scalar_spans(text: str) -> List[Tuple[int, int]]:
-    spans = []
-    for token in yaml.scan(text, Loader=_Loader):
-        if isinstance(token, yaml.ScalarToken):
-            start, end = token.start_mark.index, token.end_mark.index
-            if token.style in ("|", ">"):
-                # The header line (`key: |  # note`) may carry a real comment: the text starts below it.
-                newline = line_bounds(text, start)[1]
-                start = end if newline == len(text) else after_break(text, newline)
-            spans.append((start, max(start, end)))
-    return sorted(spans)
-
-
-def _line_scan(text: str) -> List[Comment]:
-    """Fallback for text the scanner rejects: quotes are tracked within each line."""
-    out = []
-    for number, line in enumerate(split_lines(text), 1):
-        quote: Optional[str] = None
-        i = 0
-        while i < len(line):
-            c = line[i]
-            if quote == '"' and c == "\\":
-                i += 2
-                continue
-            if quote and c == quote:
-                quote = None
-            elif not quote and c in "\"'" and (i == 0 or line[i - 1] in " \t[{,:-"):
-                quote = c
-            elif not quote and c == "#" and (i == 0 or line[i - 1] in " \t"):
-                out.append(Comment(number, i + 1, line[i:], not line[:i].strip()))
-                break
-            i += 1
-    return out
-
-
 # --- parsing directives ---------------------------------------------------------------------------
 
 def parse_suppressions(loaded: LoadedFile) -> List[Suppression]:
@@ -189,7 +71,7 @@ def parse_suppressions(loaded: LoadedFile) -> List[Suppression]:
     found: List[Suppression] = []
     # Cheap first: a directive is a comment that begins with `#...ctxlint`; most files have
     # none, and scanning a large file for every comment costs a second or more.
-    candidates = _directive_lines(loaded.text)
+    candidates = directive_lines(loaded.text)
     if candidates:
         lines = split_lines(loaded.text)
         for comment in comments(loaded.text, loaded.path.lower().endswith(".json"), candidates):
