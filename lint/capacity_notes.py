@@ -58,6 +58,10 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
         why = f"the engine is {engine} (derivation needs vllm, sglang, tgi, trtllm, llamacpp or lmdeploy)"
         if engine == "tgis":  # IBM's fork: its memory rules are not Hugging Face TGI's (engines/flags_tgis.py)
             why = "IBM TGIS is not modelled (its KV-cache memory rules are not Hugging Face TGI's)"
+        if engine == "nim" and dep.engine.name.raw:  # which fact of NIM's is missing (adapters/nim_backend.py)
+            from ctxlint.adapters.workload_inputs import how_to_state_pool
+            why = f"{dep.engine.name.raw}; or state the pool the engine logged " \
+                  f"({how_to_state_pool(dep.input_format, tokens_only=True)})"
         source = dep.engine.name.source if dep.engine.name is not None else source
     elif arch is None:
         why = _model_unknown(dep)

@@ -122,6 +122,9 @@ class Role:
     # to start above it (DefaultContext; the trained positions stand in for models without RoPE scaling).
     context_limit: Any = None
     accelerator_assumed: str = ""  # the accelerator type came from the config, not the file: where
+    # An engine default the derivation takes although a wrapper may set its own (NIM 2.x over vLLM): said in the
+    # pool's account, so a derived pool never hides what it assumed.
+    defaults_assumed: str = ""
     # An engine settings file the manifest does not hold (vLLM --config, TRT-LLM extra_llm_api_options):
     # any setting the command line leaves out may be set there, so no engine default stands for it.
     settings_unread: Optional[Val[str]] = None

@@ -69,4 +69,5 @@ def explain(role: Role, result) -> str:
             + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
                if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")
             + (f" ({result.layout})" if result.layout else "")
-            + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else ""))
+            + (f"; version unknown: {result.releases_left_out}" if result.releases_left_out else "")
+            + (f"; assumed: {role.defaults_assumed}" if role.defaults_assumed else ""))

@@ -103,7 +103,8 @@ def _missing(dep: Deployment, role: Role) -> str:
     if dep.arch is None:
         return "model not resolved"
     if (dep.engine.name.value if dep.engine.name is not None else None) not in DERIVABLE_ENGINES:
-        return "engine not supported for derivation"  # stating the device would not help
+        from ctxlint.adapters.nim_backend import headline  # a NIM says which of its facts is missing
+        return headline(dep.engine.name.raw) or "engine not supported for derivation"  # a device would not help
     if role.accelerator_withheld is not None:  # stated, but what one device holds depends on an unknown TP
         return "parallel size not known"
     if role.cpu_build is not None and role.available_kv_gib is None:

@@ -8,11 +8,13 @@ NIM_MAX_MODEL_LEN (the context length), NIM_TENSOR_PARALLEL_SIZE,
 NIM_PIPELINE_PARALLEL_SIZE, NIM_MAX_NUM_SEQS, NIM_SERVED_MODEL_NAME,
 NIM_PASSTHROUGH_ARGS; NIM_MODEL_PROFILE and the rest are kept as written.
 
-NIM chooses its backend at run time from the model profile (TensorRT-LLM,
-vLLM or SGLang; 1.x docs "Model Profiles"), so the engine stays `nim` and the
-KV pool is not derived (CTX208 says so), unless the image names vLLM: NIM's
-vLLM images map NIM_* variables and NIM_PASSTHROUGH_ARGS onto vLLM
-arguments (2.x docs, "Advanced Configuration"), and are read as vLLM.
+NIM 1.x chooses its backend at run time from the model profile (TensorRT-LLM,
+vLLM or SGLang), and the share of GPU memory it gives the backend's KV cache is not
+established (nim_backend), so the engine stays `nim` and the KV pool is not
+derived: the engine's `raw` says which fact is missing (CTX208, the audit's
+why_unknown). NIM's vLLM images and NIM 2.x releases map NIM_* variables,
+NIM_PASSTHROUGH_ARGS and the profile's tp/pp onto vLLM arguments (2.x docs,
+"Advanced Configuration"), and are read as vLLM.
 NIMService: `image`, `env`, `resources`, `replicas`, `nodeSelector`,
 `multiNode.parallelism` (pipeline = nodes per instance), the Hugging Face model of the
 NIMCache `storage.nimCache.name` names (nim_cache). nim-llm values:
@@ -25,27 +27,24 @@ from __future__ import annotations
 
 from typing import List, Optional
 
-from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_refs import NIM_CACHE, Refs, refs_for
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, specs, scalar, seq
+from ctxlint.adapters.nim_backend import Backend, serves_with_vllm, stated_backend, why_not_derived
+from ctxlint.adapters.nim_vllm import VLLM_FLAGS, as_vllm
 from ctxlint.adapters.nim_cache import MODEL_VARS, cached_model
 from ctxlint.adapters.nim_names import is_llm_nim
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_labels, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s,
-                                       limits_from_annotations, read_container)
+from ctxlint.adapters.workload import EngineRole, EnvVar, Workload, env_from_k8s, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import UNIFIED, Accelerators, Parallelism, Role, Val
-from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.nodes import MAP, SCALAR, Node
 
 NAME = "nim"
 IMAGE = lazy_compile(r"(?:^|/)nim/(?:[^/]+/)*?([^/:@]+/[^/:@]+)(?::|@|$)")
-VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE": "--tensor-parallel-size",
-              "NIM_PIPELINE_PARALLEL_SIZE": "--pipeline-parallel-size", "NIM_MAX_NUM_SEQS": "--max-num-seqs",
-              "NIM_SERVED_MODEL_NAME": "--served-model-name"}
 # The multi-LLM (model-free) image serves the model its environment names: NIM_MODEL_PATH (2.x docs,
 # "Model-Free NIM"), or NIM_MODEL_NAME in 1.x (docs.nvidia.com/nim/large-language-models/1.12.0/configuration.html;
 # GoogleCloudPlatform/kubernetes-engine-samples@2b5036514162a489145c5e5570bc320efbcb37bf:
@@ -53,7 +52,6 @@ VLLM_FLAGS = {"NIM_MAX_MODEL_LEN": "--max-model-len", "NIM_TENSOR_PARALLEL_SIZE"
 MODEL_FREE = ("nvidia/llm-nim",)
 # settings only an LLM NIM reads: one in a container's environment makes its NIM an LLM one (nim_names.is_llm_nim)
 LLM_VARS = MODEL_VARS + tuple(VLLM_FLAGS) + ("NIM_MODEL_PROFILE", "NIM_PASSTHROUGH_ARGS")
-WHY = "NVIDIA NIM picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at run time"
 
 
 def adapt(loaded: LoadedFile, refs: Optional[Refs] = None) -> AdaptResult:
@@ -115,9 +113,9 @@ def _model_of_image(image: Optional[Node], spans: ScalarSpans, mirrored: bool = 
 def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, result: AdaptResult,
              count: Optional[Val[int]], kind: Optional[Val[str]], nodes: int = 1,
              parallel: Optional[Node] = None, model: Optional[Val[str]] = None,
-             any_image: bool = False, llm_object: bool = False) -> Optional[EngineRole]:
+             any_image: bool = False, llm_object: bool = False, cache: Optional[Node] = None) -> Optional[EngineRole]:
     """One NIM container as a role; None when the image is not a NIM image (any image when the
-    object's kind says it runs a NIM: `any_image`)."""
+    object's kind says it runs a NIM: `any_image`). `cache`: the NIMCache a NIMService names (its engine)."""
     if model is None and not any_image and not is_nim_image(image):
         return None
     if image is None:
@@ -131,8 +129,10 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
     path = next((by_name[n] for n in MODEL_VARS if n in by_name), None)
     if path is not None and path.value and path.value.startswith("hf://") and path.node is not None:
         model = Val(path.value[5:].strip("/"), path.node.source(file), raw=path.value)
-    if "vllm" in str(scalar(image)).lower():
-        return _as_vllm(image, env, by_name, spans, result, count, kind, nodes, model)
+    tag = _tag(image, spans)
+    backend = stated_backend(by_name, tag.value if tag is not None else None, cache, str(scalar(image)))
+    if serves_with_vllm(backend, str(scalar(image))):
+        return as_vllm(image, env, by_name, spans, result, count, kind, nodes, model, backend)
     where = image.source(file)
     unresolved, args = [], []
     for v in env:
@@ -150,8 +150,10 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
         found = int_val(fallback, file)
         return found if found is not None and found.value > 0 else None
 
-    tensor = number("NIM_TENSOR_PARALLEL_SIZE", parallel.get("tensor") if parallel is not None else None)
-    pipeline = number("NIM_PIPELINE_PARALLEL_SIZE", parallel.get("pipeline") if parallel is not None else None)
+    tensor = number("NIM_TENSOR_PARALLEL_SIZE", parallel.get("tensor") if parallel is not None else None) \
+        or _profile_size(backend, backend.tp, file)  # the variable wins over the profile's tags (2.x docs)
+    pipeline = number("NIM_PIPELINE_PARALLEL_SIZE", parallel.get("pipeline") if parallel is not None else None) \
+        or _profile_size(backend, backend.pp, file)
     if tensor is None and pipeline is None:
         count = None  # NIM's profile sets the parallel sizes from the GPUs it finds: none to check
     if count is not None and nodes > 1:
@@ -159,44 +161,15 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
     role = Role(role=Val(UNIFIED, where), context_length=number("NIM_MAX_MODEL_LEN"),
                 accelerators=Accelerators(kind, count), parallelism=Parallelism(tensor, pipeline),
                 source=where, engine_args=tuple(args))
-    return EngineRole(role, Val("nim", where, raw=WHY), _tag(image, spans), model, unresolved)
+    why = why_not_derived(backend, tag.value if tag is not None else None, by_name.get("NIM_KVCACHE_PERCENT"))
+    return EngineRole(role, Val("nim", where, raw=why), tag, model, unresolved)
 
 
-def _as_vllm(image, env, by_name, spans, result, count, kind, nodes, model) -> Optional[EngineRole]:
-    items: List[Node] = []
-    for name, flag in VLLM_FLAGS.items():
-        v = by_name.get(name)
-        if v is not None and v.node is not None and v.node.kind == SCALAR:
-            items += [clone(v.node, value=flag), v.node]
-    passthrough = by_name.get("NIM_PASSTHROUGH_ARGS")
-    reading = read_container(Container(
-        spans=spans, node=image, name="nim", args=clone(image, kind=SEQ, value=items, keys={}) if items else None,
-        env=[e for e in env if e.name not in VLLM_FLAGS], args_only=True, accelerator_count=count,
-        accelerator_type=kind, group_pods=nodes,
-        engine=Val("vllm", image.source(spans.file), raw="NIM vLLM image (NIM_* variables map to vLLM arguments)")))
-    if passthrough is not None and passthrough.node is not None and passthrough.value:
-        extra = read_container(Container(spans=spans, node=image, script=passthrough.node, args_only=True,
-                                         engine=Val("vllm", image.source(spans.file))))
-        if extra.roles and reading.roles:  # the passthrough arguments win over NIM_* (NIM's priority order)
-            merged = dict(reading.roles[0].role.engine_args)
-            merged.update(dict(extra.roles[0].role.engine_args))
-            p = extra.roles[0].role
-            r = reading.roles[0].role
-            reading.roles[0] = replace(reading.roles[0], role=replace(
-                r, engine_args=tuple(merged.items()), context_length=p.context_length or r.context_length,
-                kv_cache_dtype=p.kv_cache_dtype or r.kv_cache_dtype,
-                parallelism=Parallelism(p.parallelism.tensor or r.parallelism.tensor,
-                                        p.parallelism.pipeline or r.parallelism.pipeline,
-                                        p.parallelism.data or r.parallelism.data)))
-        result.diagnostics.extend(extra.diagnostics)
-    result.diagnostics.extend(reading.diagnostics)
-    if not reading.roles:
+def _profile_size(backend: Backend, size: Optional[int], file: str) -> Optional[Val[int]]:
+    """A parallel size the profile's name states (`-tp2-`), placed at NIM_MODEL_PROFILE."""
+    if size is None or size < 1 or backend.node is None:
         return None
-    found = reading.roles[0]
-    if found.role.parallelism.tensor is None and found.role.parallelism.pipeline is None:
-        # NIM sets the parallel sizes from its profile for the GPUs it finds: none to check
-        found = replace(found, role=replace(found.role, accelerators=Accelerators(found.role.accelerators.type)))
-    return replace(found, model=model, version=None)
+    return Val(size, backend.node.source(file), raw=backend.said)
 
 
 def _tag(image: Optional[Node], spans: ScalarSpans) -> Optional[Val[str]]:
@@ -246,7 +219,8 @@ def _nim_service(obj: Node, spec: Node, spans: ScalarSpans, result: AdaptResult,
     role = nim_role(image, env, spans, result,
                     count_from_resources(spec.get("resources"), file),
                     container_type(spec.get("resources"), type_from_pod_spec(spec, file), file),
-                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, model=model, any_image=True)
+                    nodes.value if nodes is not None and nodes.value > 1 else 1, parallel, model=model, any_image=True,
+                    cache=cache)
     return _workload(obj, [role] if role else [], int_val(spec.get("replicas"), file), spans, result)
 
 

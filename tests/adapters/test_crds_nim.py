@@ -33,7 +33,11 @@ def test_nimservice_keeps_the_engine_unknown_and_reads_nim_variables():
     [role] = dep.roles
     assert (dep.input_format, dep.display_name, dep.engine.name.value, dep.engine.version.value) == \
         ("nim", "llama", "nim", "1.8.4")
-    assert "picks its backend" in dep.engine.name.raw
+    # the profile names the backend, but NIM 1.x's KV memory share is not established: the reason says so
+    assert dep.engine.name.raw == (
+        "NIM 1.x KV memory share not established: NIM 1.8.4 runs TensorRT-LLM here "
+        "(NIM_MODEL_PROFILE=tensorrt_llm-h100-fp8-tp2-pp1-throughput), but NIM's documentation does not establish "
+        "what share of GPU memory NIM 1.x gives that backend's KV cache; a NIM 2.x image (vLLM) is derived")
     assert (dep.model.id.value, at(SERVICE, dep.model.id.source)) == \
         ("meta/llama-3.1-8b-instruct", "meta/llama-3.1-8b-instruct")
     ctx = role.context_length
@@ -59,9 +63,21 @@ def test_nim_vllm_image_maps_nim_variables_and_passthrough_args_to_vllm():
 def test_nim_without_parallel_sizes_does_not_count_idle_gpus():
     text = SERVICE.replace("""    - name: NIM_TENSOR_PARALLEL_SIZE
       value: "2"
-""", "")
+""", "").replace("tensorrt_llm-h100-fp8-tp2-pp1-throughput", "0" * 64)  # a profile id names no size
     [dep] = adapt(text).deployments
     assert (dep.roles[0].accelerators.count, dep.roles[0].accelerators.type.value) == (None, "H100-SXM-80GB")
+
+
+def test_a_profile_name_states_the_parallel_sizes_the_variables_leave_unset():
+    # NIM's profile names read `<backend>-...-tp<N>-pp<M>` (1.12.0 docs, "How many GPUs do I need?")
+    text = SERVICE.replace("""    - name: NIM_TENSOR_PARALLEL_SIZE
+      value: "2"
+""", "")
+    [dep] = adapt(text).deployments
+    [role] = dep.roles
+    tp = role.parallelism.tensor
+    assert (tp.value, tp.source.line, at(text, tp.source), role.parallelism.pp, role.accelerators.count.value) == \
+        (2, 13, "tensorrt_llm-h100-fp8-tp2-pp1-throughput", 1, 2)
 
 
 VALUES = """\
@@ -263,7 +279,8 @@ def test_a_nim_of_a_model_the_catalog_lacks_is_told_the_engine_not_the_hub(tmp_p
 
     (tmp_path / "nim.yaml").write_text(SERVICE.replace("meta/llama-3.1-8b-instruct", "acme/unreleased-llm"))
     out = run(["check", str(tmp_path / "nim.yaml"), "--select", "CTX208"]).out
-    assert "not derivable: the engine is nim (derivation needs vllm" in out and "Hugging Face" not in out
+    assert "not derivable: NIM 1.x KV memory share not established: NIM 1.8.4 runs TensorRT-LLM" in out \
+        and "Hugging Face" not in out
 
 
 MULTI_LLM = """\
