@@ -64,8 +64,8 @@ def _physics() -> None:
     never pays for it), binding the names as module globals: an import statement in each function
     that calls them cost ~1 us a call, about seven a deployment."""
     global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, flag_format, CapacityInput, estimate, \
-        lookup_accelerator
-    from ctxlint.physics.accelerators import lookup_accelerator
+        lookup_accelerator, written_device
+    from ctxlint.physics.accelerators import lookup_accelerator, written_device
     from ctxlint.physics.capacity import CapacityInput, estimate
     from ctxlint.physics.models import arch_from_mapping, with_overrides
     from ctxlint.resolution.resolve import Context, flag_format, resolve
@@ -186,7 +186,10 @@ def _engine(dep: Deployment) -> Optional[str]:
 def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, assumed, env) -> Role:
     if role.accelerators.type is None and role.available_kv_gib is None and assumed is not None \
             and role.neuron is None:  # a GPU default is no NeuronCore
-        device = Val(assumed[0], role.source or dep.source, raw=f"{assumed[0]} ({assumed[1]})")
+        # a family word (`a100`) is any of its sizes, as a label's is; a device the config defines stays its own
+        written = written_device(assumed[0], dict(dep.custom_accelerators) or None)
+        device = Val(written.name if written is not None else assumed[0], role.source or dep.source,
+                     raw=f"{assumed[0]} ({assumed[1]})")
         role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)

@@ -142,7 +142,8 @@ _KNOBS = {"vllm": "gpu_memory_utilization", "sglang": "mem_fraction_static", "tg
 @main.command()
 @click.option("--model", "model", required=True, help="Model id (built-in catalog) or path to a config.json.")
 @click.option("--engine", type=click.Choice(ENGINES), required=True)
-@click.option("--accelerator", help="Accelerator type (H100, H200, MI300X, nvidia-l4, ...).")
+@click.option("--accelerator", help="Accelerator type (H100, H200, MI300X, nvidia-l4, ...; a100 without a size is "
+              "40 or 80 GB, a band over both).")
 @click.option("--count", type=click.IntRange(min=1), help="Accelerators per replica.")
 @click.option("--tp", type=click.IntRange(min=1), default=1, show_default=True, help="Tensor parallel size.")
 @click.option("--pp", type=click.IntRange(min=1), default=1, show_default=True, help="Pipeline parallel size.")
@@ -169,7 +170,7 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     """
     import os
 
-    from ctxlint.physics.accelerators import lookup_accelerator
+    from ctxlint.physics.accelerators import written_device
     from ctxlint.physics.capacity import CapacityInput, estimate
     from ctxlint.physics.hf_config import arch_from_config_file
     from ctxlint.reporters.capacity import write_json, write_text
@@ -191,7 +192,8 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
         arch, weights = found.arch, found.weights
     if engine_version is not None and parse_version(engine_version.lstrip("vV")) is None:
         raise click.UsageError(f"--engine-version {engine_version}: not a release number")
-    if accelerator and lookup_accelerator(accelerator) is None and available_kv_gib is None:
+    device = written_device(accelerator) if accelerator else None  # `a100`: 40 or 80 GB, a band over both
+    if accelerator and device is None and available_kv_gib is None:
         raise click.UsageError(f"--accelerator {accelerator}: unknown; pass --available-kv-gib instead")
     if not accelerator and available_kv_gib is None:
         raise click.UsageError("give --accelerator (with --count) or --available-kv-gib")
@@ -209,7 +211,7 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     if memory_fraction is not None:
         settings[_KNOBS.get(engine, "memory_fraction")] = memory_fraction
     result = estimate(CapacityInput(
-        arch=arch, engine=engine, accelerator=accelerator, accelerator_count=count or tp * pp * dp,
+        arch=arch, engine=engine, accelerator=device.name if device is not None else accelerator, accelerator_count=count or tp * pp * dp,
         tp=tp, pp=pp, dp=dp, kv_cache_dtype=kv_cache_dtype, settings=settings,
         available_kv_bytes=available_kv_gib * 2**30 if available_kv_gib else None,
         context_length=ctx, draft_layers=draft_layers, weights=weights,

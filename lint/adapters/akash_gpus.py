@@ -11,8 +11,11 @@ accelerators are; `nvidia:` with no models is any NVIDIA GPU, a device ctxlint c
 Akash names models in lower case without separators (`h100`, `a100`, `rtx4090`, `rtxa6000`:
 akash-network/provider-configs@2d04f4fe:devices/pcie/gpus.json), which the accelerator catalog's names
 match; `ram` (`80Gi`) and `interface` (`pcie`, `sxm`) pick the catalog device where a family has several.
-A model without `ram` is any size Akash lists for it, and the catalog's bare name is the family's
-smallest card (`a100`: the 40 GB one, which a provider with 40 GB cards may bid), so that is checked.
+A model without `ram` is any size Akash lists for it: `a100` with 40Gi, 64Gi and 80Gi and `v100` with 16Gi
+and 32Gi (akash-network/provider-configs@03b3eefb1ed7ce6e6d4c88ffcce3476af54f740f:devices/pcie/gpus.json), so
+each is the catalog family's any-of device (accelerators.family_word), a memory band over the sizes (40 to
+80 GB holds the 64 GB card) whose verdicts stand only where every size agrees, never the catalog's bare `a100`
+(the 40 GB card) taken as the one a provider bids with. Akash lists `p100` at 16Gi only: the 16 GB card.
 A model the catalog does not know is kept as written, so the capacity stage names what it cannot size.
 """
 from __future__ import annotations
@@ -24,7 +27,7 @@ from ctxlint.adapters.workload_inputs import scalar_text
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
-from ctxlint.physics.accelerators import lookup_accelerator
+from ctxlint.physics.accelerators import family_word, lookup_accelerator
 
 _UNITS = lazy_compile(r"^[0-9]+$")  # strconv.ParseUint(node.Value, 10, 64)
 # chain-sdk go/sdl/units.go memoryQuantity: a number with one of these suffixes, or of bytes
@@ -32,6 +35,7 @@ _RAM = lazy_compile(r"^([0-9]{1,30}(?:\.[0-9]{1,30})?)(Ki|Mi|Gi|Ti|Pi|Ei)?$")  #
 _SCALE = {None: 1, "Ki": 1 << 10, "Mi": 1 << 20, "Gi": 1 << 30, "Ti": 1 << 40, "Pi": 1 << 50, "Ei": 1 << 60}
 _NOMINAL_GB = lazy_compile(r"^\s*([0-9]+)\s*GB\b")
 _INTERFACES = ("pcie", "sxm")  # chain-sdk go/sdl/gpu.go gpuInterface
+_SIZES = ("a100", "v100")  # Akash's models of several memory sizes (gpus.json above)
 _SHAPE = "`{units: N, attributes: {vendor: {nvidia: [{model: h100, ram: 80Gi}]}}}`"
 
 
@@ -97,6 +101,9 @@ def _gib(node: Node) -> Optional[int]:
 
 def _device(model: str, gib: Optional[int], iface: Optional[str]) -> str:
     """The catalog device an Akash model names (with its memory and interface), else the model as written."""
+    family = family_word(model) if gib is None and model in _SIZES else None
+    if family is not None:  # any size: the interface does not say one (A100 comes as PCIe and SXM in both)
+        return family.name
     names = [f"{model}-{iface}-{gib}gb"] if iface and gib else []
     names += ([f"{model}-{gib}gb"] if gib else []) + ([f"{model}-{iface}"] if iface else []) + [model]
     for name in names:

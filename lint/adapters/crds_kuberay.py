@@ -39,6 +39,7 @@ from ctxlint.loader import LoadedFile, parse_text
 from ctxlint.findings import Diagnostic
 from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
+from ctxlint.physics.accelerators import family_word
 
 NAME = "kuberay"
 GROUP = "ray.io"
@@ -167,7 +168,11 @@ class _Reader:
                           None)
         model = Val(scalar(model_node).strip(), place(model_node)) if model_node is not None else None
         accel = config.get("accelerator_type")
-        found = canonical_type(scalar(accel))
+        # Ray's type is the NVML name's model word (ray-project/ray python/ray/_private/accelerators/nvidia_gpu.py
+        # _gpu_name_to_accelerator_type, `\w+\s+([A-Z0-9]+)`: NVIDIA A100-SXM4-40GB and -80GB are both `A100`),
+        # so a family word is any of its sizes (accelerators.family_word), not the catalog's 40 GB `A100`
+        family = family_word(scalar(accel))
+        found = (family.name, str(scalar(accel))) if family is not None else canonical_type(scalar(accel))
         kind = Val(found[0], place(accel), raw=found[1]) if found is not None else self.worker_type
         data = kwargs.plain() if kwargs is not None else {}
         count = self.per_replica(data, kwargs, place, config)

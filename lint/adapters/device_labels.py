@@ -11,7 +11,7 @@ from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INS
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
-from ctxlint.physics.accelerators import family_device, lookup_accelerator
+from ctxlint.physics.accelerators import family_word, lookup_accelerator
 
 # Node labels whose value names the device.
 TYPE_LABELS = ("nvidia.com/gpu.product", "cloud.google.com/gke-accelerator", "karpenter.k8s.aws/instance-gpu-name",
@@ -86,10 +86,13 @@ _VENDOR_TYPE_KEY = lazy_compile(r"(?:^|[/.])(?:gpu[-_.]?(?:name|product|model|ty
 
 
 def _device_label(key: Any) -> str:
-    """"known" for the standard device labels, "gpu-name" for AWS's instance-gpu-name labels, "family" for AWS's
-    instance family labels, "vendor" for other labels named like a device label, else ""."""
+    """"known" for the standard device labels ("product" for GFD's, "class" for CoreWeave's), "gpu-name" for
+    AWS's instance-gpu-name labels, "family" for AWS's instance family labels, "vendor" for other labels named
+    like a device label, else ""."""
     if key in GPU_NAME_LABELS:
         return "gpu-name"
+    if key in (PRODUCT_LABEL, CLASS_LABEL):
+        return "product" if key == PRODUCT_LABEL else "class"
     if key in TYPE_LABELS:
         return "known"
     if key in FAMILY_LABELS:
@@ -98,26 +101,34 @@ def _device_label(key: Any) -> str:
 
 
 # Families sold in two memory sizes: a vendor label that does not say which (`Tesla-V100`) names any of
-# them, the catalog's family device (accelerators.family_device: a memory band over the sizes), never one
-# size ctxlint would assume (the standard labels and SkyPilot/GKE names have fixed meanings, kept as they are).
+# them, the catalog's family device (accelerators.family_word: a memory band over the sizes), never one
+# size ctxlint would assume (GKE's and the instance types' names have fixed meanings, kept as they are).
+# GFD's nvidia.com/gpu.product is NVML's device name, which says the size of these families' cards
+# (Tesla-V100-SXM2-16GB, NVIDIA-A100-SXM4-40GB), so a bare `a100` there was written by hand: any size.
 # AWS's instance-gpu-name is EC2's GPU name, one word for both sizes of a family: `a100` on p4d (A100 40 GB,
 # instance-gpu-memory 40960) and p4de (A100 80 GB, 81920), `v100` on p3 (16 GB) and p3dn (32 GB)
 # (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:website/content/en/docs/reference/
 # instance-types.md): the family's any-of device, as a site's word is, not the catalog's bare `A100` (40 GB).
 GPU_NAME_LABELS = ("karpenter.k8s.aws/instance-gpu-name", "eks.amazonaws.com/instance-gpu-name")
-_TWO_SIZES = lazy_compile(r"^(?:nvidia[-_ ]?)?(?:tesla[-_ ]?)?(v100|a100|p100)(?:[-_ ]?(?:sxm\d?|pcie))?$")
+PRODUCT_LABEL, CLASS_LABEL = "nvidia.com/gpu.product", "gpu.nvidia.com/class"
+_ANY_SIZE_KINDS = ("vendor", "gpu-name", "product", "class")
+# CoreWeave's classes that name a family and no size in the word, with the size CoreWeave's node-types table
+# gives each (coreweave/kubernetes-cloud@2aac3a3b2de6dd04323999da123e7e632ac1e7e4:coreweave-kubernetes/node-types.md,
+# "Component Availability": A100_NVLINK 40 GB beside A100_NVLINK_80GB, A100_PCIE_40GB and A100_PCIE_80GB;
+# Tesla_V100_NVLINK 16 GB). Its other classes say their size (A100_NVLINK_80GB) or are of one size (A40).
+CLASS_SIZES = {"a100_nvlink": "A100-40GB", "tesla_v100_nvlink": "V100-16GB"}
 
 
 def _typed(value: Any, kind: str) -> Optional[Tuple[str, str]]:
     if kind == "family":
         device = AWS_FAMILIES.get(value.strip().lower()) if isinstance(value, str) else None
         return (device, value.strip()) if device is not None else None
+    if kind == "class" and isinstance(value, str) and value.strip().lower() in CLASS_SIZES:
+        return CLASS_SIZES[value.strip().lower()], value.strip()
     found = canonical_type(value)
-    family = _TWO_SIZES.match(found[1].strip().lower()) if found is not None and kind in ("vendor", "gpu-name") \
-        else None
+    family = family_word(found[1]) if found is not None and kind in _ANY_SIZE_KINDS else None
     if family is not None:  # before the catalog's word: its bare `A100` is SkyPilot's, the 40 GB card
-        device = family_device(family.group(1))
-        return (device.name, found[1]) if device is not None else None
+        return family.name, found[1]
     if found is None or (kind == "vendor" and lookup_accelerator(found[0]) is None):
         return None
     return found

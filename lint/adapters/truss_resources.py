@@ -12,7 +12,9 @@ Baseten's names map onto the accelerator catalog with two exceptions the plain n
 `A100` is the 80 GB part (the enum has `A100_40GB` beside it), and `H100_40GB` is half an H100 by MIG
 (3g.40gb: two per card, 3 of 7 compute slices and 4 of 8 memory slices each; Baseten, "Using fractional
 H100 GPUs for efficient model serving", baseten.co/blog/using-fractional-h100-gpus-for-efficient-model-serving).
-A name the catalog lacks (`B10`) is kept as written, so the capacity stage says what it cannot size.
+`V100` names no size, and NVIDIA sells it in 16 and 32 GB: the catalog family's any-of device, a memory band
+over both (accelerators.family_word). A name the catalog lacks (`B10`) is kept as written, so the capacity stage
+says what it cannot size.
 """
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from typing import Callable, Optional, Tuple
 from ctxlint.adapters.workload_inputs import scalar_text
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, Node
-from ctxlint.physics.accelerators import lookup_accelerator
+from ctxlint.physics.accelerators import family_word, lookup_accelerator
 
 # truss_config.Accelerator values -> the catalog name to look up (None: the catalog has no such device)
 ACCELERATORS = {"B10": None, "T4": "T4", "L4": "L4", "A10G": "A10G", "V100": "V100", "A100": "A100-80GB",
@@ -35,7 +37,7 @@ Gpus = Tuple[Optional[Val[str]], Optional[Val[int]], Optional[Tuple[str, Node]]]
 def device_name(written: str) -> str:
     """The catalog device a Truss accelerator name stands for, else the name as written."""
     catalog = ACCELERATORS.get(written)
-    found = lookup_accelerator(catalog) if catalog else None
+    found = (family_word(catalog) or lookup_accelerator(catalog)) if catalog else None
     return found.name if found is not None else written
 
 

@@ -169,6 +169,30 @@ def family_device(family: str) -> Accelerator | None:
     return _families().get(family.strip().lower()) if isinstance(family, str) else None
 
 
+# Words beside a family's name that say nothing of its memory size: the maker's prefixes (_norm drops `nvidia-`),
+# the form factor and the link (`Tesla-V100-SXM2`, `a100_pcie`, CoreWeave's A100_NVLINK: its table fixes that one)
+_NO_SIZE = {"tesla", "pcie", "sxm", "sxm2", "sxm4", "nvlink"}
+
+
+@lru_cache(maxsize=256)
+def family_word(name: str) -> Accelerator | None:
+    """The family's any-of device when `name` names a family sold in several memory sizes and no size
+    (`a100`, `Tesla-V100`, `nvidia_a100_sxm4`, `p100-pcie`), else None (`a100-80gb` is that card)."""
+    if not isinstance(name, str):
+        return None
+    words = [w for w in _norm(name).split("-") if w and w not in _NO_SIZE]
+    return family_device(words[0]) if len(words) == 1 else None
+
+
+def written_device(name: str, extra: Mapping[str, Any] | None = None) -> Accelerator | None:
+    """The device a person's own word names (a command-line flag, a config's default-accelerator): a device the
+    config defines first (`extra`), then a family word that names no size as the family's any-of device, never
+    the catalog's bare `A100` (SkyPilot's word for the 40 GB card), then the catalog's device."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    return (_defined(name, extra) if extra else None) or family_word(name) or lookup_accelerator(name)
+
+
 @lru_cache(maxsize=1)
 def _index() -> dict[str, Accelerator]:
     idx: dict[str, Accelerator] = {}
@@ -214,18 +238,25 @@ def lookup_accelerator(name: str, extra: Mapping[str, Any] | None = None) -> Acc
     catalog so a user can correct a number."""
     if not isinstance(name, str) or not name.strip():
         return None
-    if extra:
-        for ename, spec in extra.items():
-            if isinstance(ename, str) and set(_keys(ename)) & set(_keys(name)):
-                if isinstance(spec, Accelerator):
-                    return spec
-                acc = accelerator_from_mapping(ename, spec)
-                if acc is not None:
-                    return acc
+    defined = _defined(name, extra) if extra else None
+    if defined is not None:
+        return defined
     idx = _index()
     for k in _keys(name):
         if k in idx:
             return idx[k]
+    return None
+
+
+def _defined(name: str, extra: Mapping[str, Any]) -> Accelerator | None:
+    """The device of that name the user's config defines (`accelerators:`), or None."""
+    for ename, spec in extra.items():
+        if isinstance(ename, str) and set(_keys(ename)) & set(_keys(name)):
+            if isinstance(spec, Accelerator):
+                return spec
+            acc = accelerator_from_mapping(ename, spec)
+            if acc is not None:
+                return acc
     return None
 
 

@@ -127,8 +127,9 @@ def test_each_gpu_model_a_provider_may_bid_with_is_its_own_deployment():
     assert [d.name.value for d in deps] == ["vllm [a100]", "vllm [a100 80Gi]", "vllm [h100 80Gi pcie]", "vllm [h100]",
                                             "vllm [rtx4090]", "vllm [rtx6000]"]  # `h100 80Gi` is `h100` again
     types = [d.roles[0].accelerators.type for d in deps]
-    # a bare `a100` may be a 40 GB card; `rtx6000` is Akash's Quadro RTX 6000, which the catalog lacks (not the Ada)
-    assert [t.value for t in types] == ["A100-40GB", "A100-SXM4-80GB", "H100-PCIe-80GB", "H100-SXM-80GB", "RTX-4090",
+    # a bare `a100` is any size Akash lists (40, 64 or 80 GB): the family's band; `rtx6000` is Akash's Quadro RTX
+    # 6000, which the catalog lacks (not the Ada)
+    assert [t.value for t in types] == ["A100 (40 or 80 GB: the label names no size)", "A100-SXM4-80GB", "H100-PCIe-80GB", "H100-SXM-80GB", "RTX-4090",
                                         "rtx6000"]
     assert [at(MODELS, t.source) for t in types] == ["a100", "a100", "h100", "h100", "rtx4090", "rtx6000"]
     assert {d.roles[0].accelerators.count.value for d in deps} == {2}

@@ -145,7 +145,7 @@ def test_weights_env_and_secrets(tmp_path):
 @pytest.mark.parametrize("written, device, count", [
     ("T4", "T4", 1), ("A10G:2", "A10G", 2), ("A100", "A100-SXM4-80GB", 1), ("A100_40GB:4", "A100-40GB", 4),
     ("H100:8", "H100-SXM-80GB", 8), ("H100_40GB", "H100-MIG-3g.40gb", 1), ("H200", "H200", 1), ("B200:8", "B200", 8),
-    ("L40S", "L40S", 1), ("V100", "V100-16GB", 1), ("RTX_PRO_6000", "RTX-PRO-6000-Blackwell", 1),
+    ("L40S", "L40S", 1), ("V100", "V100 (16 or 32 GB: the label names no size)", 1), ("RTX_PRO_6000", "RTX-PRO-6000-Blackwell", 1),
     ("GB300", "GB300", 1), ("B10", "B10", 1),  # a name the catalog lacks stays as written: never guessed
     ("H100:2:1", "H100-SXM-80GB", 1),  # Truss reads a count only from exactly two parts
 ])
