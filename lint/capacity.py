@@ -64,8 +64,9 @@ def _physics() -> None:
     never pays for it), binding the names as module globals: an import statement in each function
     that calls them cost ~1 us a call, about seven a deployment."""
     global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, flag_format, CapacityInput, estimate, \
-        lookup_accelerator, written_device
+        lookup_accelerator, written_device, on_gaudi
     from ctxlint.physics.accelerators import lookup_accelerator, written_device
+    from ctxlint.physics.gaudi import on_gaudi
     from ctxlint.physics.capacity import CapacityInput, estimate
     from ctxlint.physics.models import arch_from_mapping, with_overrides
     from ctxlint.resolution.resolve import Context, flag_format, resolve
@@ -316,6 +317,8 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         return None
     if role.neuron is not None and role.available_kv_gib is None:
         return None  # the physics is of GPU memory: a NeuronCore's is not in the catalog (ctxlint.neuron)
+    if role.available_kv_gib is None and on_gaudi(role):
+        return None  # an HPU's KV memory is not sized by the CUDA rules (physics/gaudi.py): stated, or unknown
     par = role.parallelism
     context = role.context_length or dep.advertised.context_window
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}

@@ -15,6 +15,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Role, Source, fmt, role_list
 
 from .neuron import why_not as neuron_why_not
+from .physics.gaudi import unmodelled as unmodelled_on_gaudi
 from .pool_caps import CAP_FLAG
 
 if TYPE_CHECKING:
@@ -89,6 +90,10 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 
             why = neuron_why_not(engine, roles[0], how_to_state_pool(dep.input_format, tokens_only=True))
             source = roles[0].neuron.source
+        elif all(r.available_kv_gib is None and r.accelerators.type is not None and unmodelled_on_gaudi(r, engine)
+                 for r in roles):  # a device stated on Gaudi (a role with none: CTX208's need says the same)
+            why = unmodelled_on_gaudi(roles[0], engine)
+            source = roles[0].accelerators.type.source
         elif unknown:
             why = "; ".join(unknown[0].capacity.errors)
             source = unknown[0].accelerators.type.source if unknown[0].accelerators.type else source

@@ -9,7 +9,11 @@ image when set; else KubeAI runs the one its chart pins for the resource profile
 the file does not name. `spec.url` `hf://org/name` is the model id (`ollama://`, `pvc://`, `s3://`, `gs://`
 are kept as written). `resourceProfile: <profile>:<n>` is n times the
 profile's resources; KubeAI's default profiles (charts/kubeai/values.yaml)
-carry one device each, so `nvidia-gpu-h100:8` is 8 x H100. Only VLLM models
+carry one device each, so `nvidia-gpu-h100:8` is 8 x H100. Any other profile
+is one the operator defined in the KubeAI chart's `resourceProfiles` values
+(OPEA's `gaudi-for-text-generation`, with `habana.ai/gaudi: 1`), which the
+Model file does not hold: its name is no device, and neither the device nor
+the count is known (CTX008 at the name says so). Only VLLM models
 are read: OLlama, Infinity and FasterWhisper run engines ctxlint does not
 model, and are skipped.
 """
@@ -22,7 +26,9 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar
 from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.workload import Container, Workload, env_from_mapping, limits_from_annotations, read_container
+from ctxlint.adapters.workload import (UNRESOLVED, Container, Workload, env_from_mapping, limits_from_annotations,
+                                       read_container)
+from ctxlint.findings import Diagnostic
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
@@ -62,16 +68,24 @@ def model_id(url: Optional[Node], file: str) -> Optional[Val[str]]:
     return Val(ident, url.source(file), raw=text)
 
 
-def profile(node: Optional[Node], spans: ScalarSpans) -> Tuple[Optional[Val[str]], Optional[Val[int]]]:
-    """`nvidia-gpu-h100:8` -> (H100 at the name, 8 at the count); a custom profile keeps its name."""
+def custom_profile(node: Optional[Node]) -> Optional[str]:
+    """The name of a resource profile that is not one of KubeAI's defaults (`gaudi-for-text-generation:1`)."""
     text = scalar(node)
-    if not isinstance(text, str) or not text.strip():
+    name = text.partition(":")[0].strip() if isinstance(text, str) else ""
+    return name if name and name not in PROFILES else None
+
+
+def profile(node: Optional[Node], spans: ScalarSpans) -> Tuple[Optional[Val[str]], Optional[Val[int]]]:
+    """`nvidia-gpu-h100:8` -> (H100 at the name, 8 at the count); a profile of the operator's own names neither
+    (custom_profile): its resources are in the chart's values, n times which the count is."""
+    text = scalar(node)
+    if not isinstance(text, str) or not text.strip() or custom_profile(node) is not None:
         return None, None
     name, _, count = text.partition(":")
     count = count.strip() or "1"
-    if name in PROFILES and PROFILES[name] is None:
+    if PROFILES[name] is None:
         return None, None  # CPU only
-    device = canonical_type(PROFILES.get(name, name))
+    device = canonical_type(PROFILES[name])
     start = text.find(name)
     kind = Val(device[0], spans.source(node, start, start + len(name)), raw=name) if device else None
     if not count.isdigit():
@@ -93,6 +107,13 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
     if engine is None:
         return None
     kind, count = profile(spec.get("resourceProfile"), spans)
+    custom = custom_profile(spec.get("resourceProfile"))
+    if custom is not None:
+        result.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"resourceProfile {custom} is no KubeAI default profile: its devices are the `resourceProfiles.{custom}` "
+            "of the KubeAI chart's values, which this file does not hold, so neither the device nor the count is "
+            "known (state the device with `default-accelerator:` in .ctxlint.yaml)"), spec.get("resourceProfile")
+            .source(file), str(name.value) if name is not None else None))
     reading = read_container(Container(
         spans=spans, node=spec, name=str(name.value) if name is not None else "", args=spec.get("args"),
         env=env_from_mapping(spec.get("env")), args_only=True,

@@ -19,6 +19,7 @@ from ..records import record
 from .accelerators import accelerator_from_mapping, lookup_accelerator
 from .capacity import CapacityInput, compute, spanned_releases
 from .device_verdicts import SearchedSizes
+from .gaudi import unmodelled as unmodelled_on_gaudi
 from .kv import normalize_engine
 from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
@@ -222,6 +223,9 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
     window = dep.advertised.context_window
     if window is not None and isinstance(window.value, int) and window.value > context:
         context = window.value
+    gaudi = unmodelled_on_gaudi(role, dep.engine.name.value if dep.engine.name is not None else None)
+    if gaudi:  # the CUDA arithmetic below would be no need on an HPU (physics/gaudi.py)
+        return MemoryNeed(context, None, None, None, "", gaudi), ()
     try:
         key = exact_key(CapacityInput(accelerator=None, **_fields(dep, role, arch, weights, context)))
     except Unkeyable:
