@@ -33,7 +33,8 @@ def on_gaudi(role: Role) -> str:
     if path.endswith(f'["{GAUDI_RESOURCE}"]'):
         return f"its {GAUDI_RESOURCE} devices"
     if role.vendor is not None and role.vendor.value == "gaudi":
-        return f"as {role.vendor.raw or 'its settings'} says"
+        said = str(role.vendor.raw or "")
+        return "its docker run options" if said.startswith("docker run") or not said else f"as {said} says"
     return ""
 
 
