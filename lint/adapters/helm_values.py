@@ -28,7 +28,9 @@ the same, with every value pointing at the values file:
   `leaderWorkerSet.size` pods per instance and the leader's GPU limits.
 
 Operator and router values (KubeAI `resourceProfiles`, llm-d router) hold
-no engine settings and yield nothing.
+no engine settings and yield nothing. Values of a chart none of these is
+(a chart of the deployment's own) are read only for an engine command line
+they hold whole (values_commands.py), in files named as values.
 """
 from __future__ import annotations
 
@@ -42,7 +44,7 @@ from ctxlint.adapters.crd_common import clone, int_val, scalar, seq, str_val
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.values_shapes import is_app_template, is_modelservice, is_ollama_chart
+from ctxlint.adapters.values_shapes import has_known_keys, is_app_template, is_modelservice, is_ollama_chart
 from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
                                        read_container)
 from ctxlint.adapters.workload_groups import deployments_from
@@ -50,6 +52,7 @@ from ctxlint.engines.images import engine_from_image
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.templates import is_values_file
 
 NAME = "helm-values"
 
@@ -88,21 +91,29 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     if root.get("apiVersion") is not None and root.get("kind") is not None:
         return result  # a Kubernetes object, not values
     spans = ScalarSpans(loaded.path, loaded.text)
-    result.extend(deployments_from(loaded.path, read_values(root, spans, result)))
+    result.extend(deployments_from(loaded.path, read_values(root, spans, result,
+                                                            commands=is_values_file(loaded.path))))
     return result
 
 
-def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str = "") -> List[Workload]:
+def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str = "",
+                commands: bool = True) -> List[Workload]:
     """The workloads the serving charts render from one mapping of values (a values file's, or the inline
     values of a Flux HelmRelease or Argo CD Application: adapters/gitops.py). `chart`: where the chart
-    comes from when something names it (the release's chart name or path), else the values file's path."""
+    comes from when something names it (the release's chart name or path), else the values file's path.
+    `commands`: values no known chart claims may hold an engine's command line (values_commands.py); false
+    for a YAML file not named as values, which may be anything (a CI workflow's `run:`)."""
     workloads: List[Workload] = []
     for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
         workloads.extend(reader(root, spans, result, chart or spans.file) if reader is _silogen
                          else reader(root, spans, result))
+    claimed = False
     for name, test in _OWN_MODULES:  # charts read in modules of their own, imported for their values only
         if test(root):
+            claimed = True
             workloads.extend(import_module(f"ctxlint.adapters.{name}").read(root, spans, result, NAME))
+    if commands and not workloads and not claimed and not has_known_keys(root):
+        workloads.extend(import_module("ctxlint.adapters.values_commands").read(root, spans, result, NAME))
     return workloads
 
 

@@ -1,6 +1,7 @@
 """The shapes that tell which chart a mapping of Helm values is for, where the chart is read by a module of its
 own (helm_modelservice.py, app_template.py, unmodelled.py): helm_values.read_values tests them first and imports
-a chart's module only for its values, so a one-file check of other values never imports it (issue 15)."""
+a chart's module only for its values, so a one-file check of other values never imports it (issue 15); values
+no chart claims are read for engine command lines (values_commands.py), imported the same way."""
 from __future__ import annotations
 
 from ctxlint.model import DECODE, PREFILL
@@ -30,3 +31,13 @@ def is_ollama_chart(root: Node) -> bool:
     repo = image.get("repository") if image is not None and image.kind == MAP else None
     section = root.get("ollama")
     return repo is not None and "ollama" in str(repo.value).lower() and section is not None and section.kind == MAP
+
+
+# The top-level keys of the charts helm_values.py reads itself (and of their operator and router values, which
+# start no engine): values holding one are that chart's, never read again for command lines (values_commands.py).
+_KNOWN_KEYS = ("servingEngineSpec", "routerSpec", "catalog", "resourceProfiles", "sampleApplication",
+               "modelservice", "vllm_engine_args", "sglang_server_args", "tgi_engine_args", "env_vars", "global")
+
+
+def has_known_keys(root: Node) -> bool:
+    return root.kind == MAP and any(key in root.value for key in _KNOWN_KEYS)

@@ -1,0 +1,75 @@
+"""Engine command lines held in the values of a chart ctxlint has no reader for.
+
+Many deployments ship a chart of their own: `templates/` that only Helm renders (CTX010) and values files that
+say what runs. Where a values file holds the engine's whole command line, as a string
+(`cli: "vllm serve Qwen/Qwen3-30B-A3B --tensor-parallel-size 1 --max-model-len 25000"`, which the chart's
+template hands to `sh -c`) or as an exec-form list (vLLM's own example chart,
+vllm-project/vllm@466716c2bb5f3d191eeaf25459ec6c3bb09f11d7:examples/online_serving/chart-helm/values.yaml,
+`image.command: ["vllm", "serve", "/data/", ...]`), that line is what the engine runs, whatever the template
+around it: its model and flags are read as a container's are, each value at its place in the values file.
+
+What only the template knows is not guessed: how many GPUs the pod gets, on which device, how many replicas
+(a values key such as `resources` or `gpus` means what the chart makes of it). The role's GPUs are therefore
+what its own flags say (the tensor- and pipeline-parallel sizes), its device unknown, so the capacity checks
+give the memory per GPU it needs rather than a verdict on a device.
+
+A value counts only when it is a launch spelled by a program and its subcommand or module (`vllm serve`,
+`python3 -m sglang.launch_server`, `text-generation-launcher`...: detect._strong) at the start of a shell
+command, so a description that names an engine in a sentence starts nothing. Read only for files named as Helm
+values (`values.yaml`, `values-*.yaml`, `*.values.yaml`) and inline release values (gitops.py), and only when no
+chart ctxlint knows (helm_values.read_values) claims them, so a known chart's values are never read twice.
+"""
+from __future__ import annotations
+
+from typing import Iterator, List, Tuple
+
+from ctxlint.adapters.base import AdaptResult
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.workload import Container, Workload, read_container
+from ctxlint.lazyre import lazy_compile
+from ctxlint.model import Val
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+_MAX_DEPTH = 6  # values nest a command a few keys deep (`image.command`, `vllm.server.cli`)
+# A launch at the start of a shell command (the text's start, after `;`, `&`, `|` or a line break, or the
+# string a `-c`, `exec` or `nohup` runs): a program and its subcommand or module, or an engine's own program.
+_LAUNCH = lazy_compile(
+    r"(?:^|[;&|\n]|(?:^|\s)(?:-c|exec|nohup)\s)\s*['\"]?(?:[\w.-]+=\S*\s+)*(?:\S*/)?"
+    r"(?:vllm\s+serve|python[\d.]*\s+-m\s+(?:vllm\.entrypoints\.\S+|sglang\.launch_server|sglang_router\.launch_server"
+    r"|dynamo\.(?:vllm|sglang|trtllm))|text-generation-launcher|llama-server|lmdeploy\s+serve|trtllm-serve)(?=\s|$)")
+
+
+def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
+    """One workload per value that holds an engine's command line (its roles: the engines it starts)."""
+    out: List[Workload] = []
+    for path, node in _candidates(root, (), 0):
+        container = Container(spans=spans, node=node, name=path,
+                              **({"script": node} if node.kind == SCALAR else {"command": node}))
+        reading = read_container(container)
+        if not reading.roles:
+            continue
+        result.diagnostics.extend(reading.diagnostics)
+        key = Val(path, node.source(spans.file))
+        out.append(Workload(name=key, source=node.source(spans.file), input_format=input_format,
+                            roles=reading.roles))
+    return out
+
+
+def _candidates(node: Node, path: Tuple[str, ...], depth: int) -> Iterator[Tuple[str, Node]]:
+    """Each string, or list of strings, under the values whose text launches an engine, with its dotted key path."""
+    if depth > _MAX_DEPTH:
+        return
+    if node.kind == MAP:
+        for key, value in node.value.items():
+            yield from _candidates(value, path + (str(key),), depth + 1)
+    elif node.kind == SEQ:
+        items = node.value
+        if items and all(i.kind == SCALAR for i in items):
+            if _LAUNCH.search(" ".join(str(i.value) for i in items)):
+                yield ".".join(path), node
+            return
+        for index, item in enumerate(items):
+            yield from _candidates(item, path[:-1] + (f"{path[-1] if path else ''}[{index}]",), depth + 1)
+    elif node.kind == SCALAR and isinstance(node.value, str) and _LAUNCH.search(node.value):
+        yield ".".join(path), node
+
