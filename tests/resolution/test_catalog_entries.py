@@ -233,12 +233,22 @@ def test_gemma_3_4b_it_windows_five_of_every_six_layers():
     ("llava-hf/llava-1.5-7b-hf", "lmsys/vicuna-7b-v1.5"),
     ("tiiuae/falcon-7b-instruct", "tiiuae/falcon-7b"),
     ("Qwen/Qwen2.5-Math-7B-Instruct", "Qwen/Qwen2.5-Math-7B"),
+    ("deepseek-ai/DeepSeek-V2.5", "deepseek-ai/DeepSeek-Coder-V2-Instruct"),
 ])
 def test_added_derivatives_resolve_onto_their_base(written, base):
     from ctxlint.resolution.resolve import resolve
 
     found = resolve(written)
     assert found.resolved and found.arch.name == base and "which it derives from" in found.how
+
+
+def test_deepseek_v2_5_caches_mla_576_wide_in_60_layers():
+    # the V2.5 config copy: kv_lora_rank 512 + qk_rope_head_dim 64 in each of 60 layers, 2 bytes in bf16
+    from ctxlint.resolution.resolve import resolve
+
+    arch = resolve("deepseek-ai/DeepSeek-V2.5").arch
+    assert (arch.num_layers, arch.kv_lora_rank, arch.qk_rope_head_dim) == (60, 512, 64)
+    assert _capacity("deepseek-ai/DeepSeek-V2.5", "--tp", "8", "--count", "8")["kv_bytes_per_token_per_gpu"] == 69_120
 
 
 def test_the_bf16_original_of_an_nvfp4_entry_carries_16_bit_weights():
