@@ -176,7 +176,9 @@ def _why(engine: str, tokens: int, held: int, result: Any) -> str:
         # the point follows vLLM 0.19's admission check (an unknown release's too, when 0.19 holds the least)
         admitted = ", which vLLM 0.19's admission check reserves for the whole request" \
             if any(label == ADMITTED_STEP for label, _, _ in result.steps) else ""
-        parts.append(f"{fmt(windows)} for the sliding-window layers{admitted}")
+        what = "the window and compressor-state groups" if getattr(result, "startup_longest", None) is not None \
+            else "the sliding-window layers"  # DeepSeek-V4 on vLLM (dsv4_kv)
+        parts.append(f"{fmt(windows)} for {what}{admitted}")
     rest = tokens - held - kept - windows
     if rest > 0:
         parts.append(f"{fmt(rest)} for per-request state and whole blocks")
@@ -199,6 +201,9 @@ def starts_and_hangs(engine: Optional[str], role: Role, need: int) -> bool:
     starts = getattr(cap, "admission_starts", None) if pool.origin == "derived" else None
     if starts is not None:  # vLLM 0.19.x: the same checks for a derived pool (ctxlint.physics.pool.tokens_for)
         return pool.request_ceiling < need <= starts
+    startup = getattr(cap, "startup_longest", None) if pool.origin == "derived" else None
+    if startup is not None:  # DeepSeek-V4: the startup check counts its window groups (capacity.startup_longest)
+        return pool.request_ceiling < need <= startup
     if pool.banded:
         return False
     block = int(cap.block_size) if pool.origin == "derived" and cap is not None and cap.block_size else vllm_block(role)

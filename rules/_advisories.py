@@ -50,6 +50,11 @@ def facts(dep: Deployment) -> Dict[str, Tuple[Any, Words]]:
             # vLLM's startup check compares the profiled memory, not the override (before vllm#41069): a context
             # above an overridden pool starts and hangs (vllm#35541)
             found["smallest_logged_pool"] = (float("inf"), "the memory vLLM profiled (not the overridden pool)")
+        elif getattr(smallest.capacity, "startup_longest", None) is not None and smallest.pool.origin == "derived":
+            # DeepSeek-V4 on vLLM: the check counts the window and state groups a request of that length holds
+            found["smallest_logged_pool"] = (smallest.capacity.startup_longest,
+                                             "the longest context vLLM's startup check accepts, its window and "
+                                             "compressor-state blocks counted, at the band's low end")
         else:
             found["smallest_logged_pool"] = (smallest.pool.floor, "the whole pool vLLM's startup check counts")
     if contexts:

@@ -52,7 +52,8 @@ NAME = "known-engine-defect"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ("security",)
-INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args", "advisories")
+INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].capacity", "roles[].engine_args",
+          "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -47,7 +47,8 @@ NAME = "unknown-engine-version"
 SEVERITY = "info"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].engine_args", "advisories")
+INPUTS = ("disaggregation", "engine", "roles[].context_length", "roles[].pool", "roles[].capacity", "roles[].engine_args",
+          "advisories")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -34,7 +34,8 @@ STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_he
           "vision_params_b", "weights", "dtype", "max_position_embeddings", "rope_scaling_type",
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",
           "model_type", "linear_state", "linear_ssm_dtype",
-          "msa_index_dim", "msa_index_layers", "msa_index_value_layers", "mtp_modules", "tp_whole_params")
+          "msa_index_dim", "msa_index_layers", "msa_index_value_layers", "mtp_modules", "tp_whole_params",
+          "compress_ratios")
 
 
 def _pattern(kinds: List[str]) -> List[str]:

@@ -19,7 +19,7 @@ from .logged import reserves_whole
 from .memo import Memo
 from .model_side import model_side
 from .models import ModelArch
-from .pool import llamacpp_tokens, steps_for, tokens_for, vllm_reported
+from .pool import llamacpp_tokens, startup_longest, steps_for, tokens_for, vllm_reported
 from .releases import releases_for, span_vllm_releases
 from .sources import source_of
 from .served import positive_int
@@ -85,6 +85,9 @@ class CapacityResult:
     # vLLM 0.19.x's admission check bounds the longest request (logged.reserves_whole): the longest context its
     # startup check accepts at the band's low end, so vLLM starts with a longer one and never admits it
     admission_starts: int | None = None
+    # DeepSeek-V4 on vLLM (dsv4_kv): its startup check counts the window and compressor-state groups as a request
+    # of max_model_len holds them, null block included: the longest context it accepts at the band's low end
+    startup_longest: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)
@@ -310,7 +313,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         terms=() if lean else tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
         rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule, layout=side.layout,
-        admission_starts=low.starts)
+        admission_starts=low.starts, startup_longest=startup_longest(br.bounded_span, block, bpt, low.pool))
 
 
 def _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, version, ctx, shared, asm):

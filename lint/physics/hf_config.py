@@ -83,11 +83,8 @@ def _blocks(c: Mapping[str, Any]) -> list[str] | None:
     return None
 
 
-# DeepSeek-V4: vLLM keeps per layer a window cache, compressed and indexer caches (compress_ratio, 576 B pages)
-# and fp32 compressor states sized over max_num_batched_tokens (vllm-project/vllm@0de10a276eced6036e9752a223cba53c
-# 996d31cd:vllm/model_executor/layers/deepseek_compressor.py, @03dc564956172b5b2835be7a84ddde5de1d5dba6:vllm/v1/
-# attention/backends/mla/sparse_swa.py); summed, they give 5.09 GiB (max_num_batched_tokens 16,384) for the
-# 30,000-token request vllm#44376 logged as "6.66 GiB KV cache is needed": not reproduced (README, "DeepSeek-V4").
+# DeepSeek-V4: no engine-independent size. vLLM 0.20.0-0.23.0's layout is read in dsv4_kv (it reproduces the
+# 6.66 GiB vllm#44376 logged); the other engines keep the reason below, with their own part (dsv4_kv.why_not_sized).
 _DSV4 = ("DeepSeek-V4 compressed attention (compress_ratios) is not modelled: its window, compressed, indexer "
          "and compressor-state caches are sized by rules that differ between engines and releases")
 
@@ -97,6 +94,17 @@ def _unsupported(c: Mapping[str, Any]) -> str:
     if c.get("compress_ratios"):
         return _DSV4
     return ""
+
+
+def _compress_ratios(c: Mapping[str, Any], n: int) -> tuple[int, ...]:
+    """DeepSeek-V4's compression ratio of each of its `n` layers (the list's extra entry is the MTP layer's), as
+    params_dsv4 validates them; () where the config gives none or an unreadable list."""
+    if c.get("model_type") != "deepseek_v4":
+        return ()
+    from .params_dsv4 import compression
+
+    shapes = compression(c, n)
+    return tuple(shapes[0][:n]) if shapes else ()
 
 
 def _tp_whole(c: Mapping[str, Any], n: int, hidden: Any, head_dim: Any) -> tuple[int, ...] | None:
@@ -289,18 +297,19 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         head_dim=int(hd),
         num_attention_heads=heads,
         v_head_dim=int(v_hd) if v_hd and int(v_hd) != int(hd) else None,
-        index_head_dim=_positive(c.get("index_head_dim")) if kv_lora else None,
+        index_head_dim=_positive(c.get("index_head_dim")) if kv_lora or c.get("compress_ratios") else None,
         msa_index_dim=msa_dim,
         msa_index_layers=msa_layers,
         msa_index_value_layers=msa_values,
         mtp_modules=mtp_modules(c),
         tp_whole_params=_tp_whole(c, n, hidden, hd),
+        compress_ratios=_compress_ratios(c, n),
         unsupported=_unsupported(c),
         full_kv_heads=full_kv,
         full_head_dim=full_hd,
         kv_shared_layers=_shared(c, n),
         kv_lora_rank=int(kv_lora) if kv_lora else None,
-        qk_rope_head_dim=int(rope_dim) if kv_lora and rope_dim else None,
+        qk_rope_head_dim=int(rope_dim) if (kv_lora or c.get("compress_ratios")) and rope_dim else None,
         sliding_window=int(c["sliding_window"]) if c.get("sliding_window") and SLIDING in kinds else None,
         attention_chunk_size=int(c["attention_chunk_size"]) if CHUNKED in kinds else None,
         hidden_size=int(hidden) if isinstance(hidden, int) else None,

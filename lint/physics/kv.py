@@ -165,8 +165,12 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     bv = _v_bytes(v_cache_dtype, arch, b)
     if arch.unsupported:
         # the KV memory (available_kv_gib) would not help: the bytes a token takes are what is unknown
-        raise ValueError(f"{arch.name}: {arch.unsupported}; state the pool the engine logs (kv_pool_tokens, or the "
-                         "ctxlint.io/kv-pool-tokens annotation on a workload)")
+        detail = ""
+        if (arch.model_type or "").startswith("deepseek_v4"):  # what is known of this engine's V4 cache, and what not
+            from .dsv4_kv import why_not_sized
+            detail = f"; {why_not_sized(eng)}"
+        raise ValueError(f"{arch.name}: {arch.unsupported}{detail}; state the pool the engine logs (kv_pool_tokens, "
+                         "or the ctxlint.io/kv-pool-tokens annotation on a workload)")
     tp, pp, draft_layers = max(1, int(tp)), max(1, int(pp)), max(0, int(draft_layers))
     notes: list[str] = []
     name = (kv_cache_dtype or "auto").lower()

@@ -105,7 +105,9 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     stages = _stage_sizes(settings, pp, arch.num_layers, engine) if pp > 1 and (
         "VLLM_PP_LAYER_PARTITION" in settings and engine == "vllm" or
         "SGLANG_PP_LAYER_PARTITION" in settings and engine == "sglang") else None
-    kv_key = ("kv", swa_full, swa_ratio, mla_heads, split)
+    # DeepSeek-V4 on vLLM: its layout is read per release (dsv4_kv), so kept apart for each
+    dsv4 = engine == "vllm" and bool(arch.compress_ratios)
+    kv_key = ("kv-dsv4", version) if dsv4 else ("kv", swa_full, swa_ratio, mla_heads, split)
     br = parts.get(kv_key)
     if br is None:
         try:
@@ -114,14 +116,18 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
                 engine == "sglang" and not swa_full and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds)),
                 version)
             kv_tp = kv_tp // dcp if dcp_heads else kv_tp
-            br = parts[kv_key] = kv_breakdown(
-                arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
-                swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
-                v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None,
-                index_dtype=vllm_indexer_dtype(settings) if engine == "vllm" and arch.msa_index_dim else None,
-                attention_backend=settings.get("attention_backend") if arch.msa_index_dim else None,
-                stage_sizes=stages)
-            if kv_tp_how and not arch.is_mla:  # (an MLA latent is whole on every GPU: no heads to split)
+            if dsv4:
+                from .dsv4_kv import vllm_breakdown
+                br = parts[kv_key] = vllm_breakdown(arch, version, settings, kv_cache_dtype, draft, pp, dcp)
+            else:
+                br = parts[kv_key] = kv_breakdown(
+                    arch, engine, kv_tp, pp, kv_cache_dtype, draft, window_tokens=mnbt if engine == "vllm" else 0,
+                    swa_full_tokens_ratio=swa_ratio, swa_full=swa_full, mla_heads=mla_heads,
+                    v_cache_dtype=_llamacpp_v(settings) if engine == "llamacpp" else None,
+                    index_dtype=vllm_indexer_dtype(settings) if engine == "vllm" and arch.msa_index_dim else None,
+                    attention_backend=settings.get("attention_backend") if arch.msa_index_dim else None,
+                    stage_sizes=stages)
+            if kv_tp_how and not arch.is_mla and not dsv4:  # (an MLA latent is whole on every GPU: no heads to split)
                 br = parts[kv_key] = replace(br, notes=(*br.notes, kv_tp_how))
             if dcp > 1:  # one request's tokens over the DCP ranks: each holds 1/dcp of them (served.py)
                 br = parts[kv_key] = replace(
@@ -171,6 +177,9 @@ def _weighed(parts: dict, engine: str, arch: ModelArch, tp: int, pp: int, dp: An
         weights, w_formula = whole_on_each_rank(engine, arch, tp, pp, fmt or arch.weight_format, weights, w_formula,
                                                 notes, stages)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
+        if engine == "vllm" and weights is not None and settings.get("offload_group_size"):
+            from .prefetch_offload import prefetch_offloaded
+            weights, w_formula = prefetch_offloaded(settings, arch.num_layers, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     return weighed
 

@@ -54,6 +54,8 @@ class ModelArch:
     # DeepSeek-V4: the parameters vLLM keeps whole on every TP rank, as (linear weights in the checkpoint's
     # format, 16-bit, fp32) (params_dsv4.whole_on_each_tp_rank); None: all of them split over TP
     tp_whole_params: tuple[int, ...] | None = None
+    # DeepSeek-V4's compress_ratios, one a layer (0: window only, 4, 128; physics.dsv4_kv); (): not such a model
+    compress_ratios: tuple[int, ...] = ()
     unsupported: str = ""                  # an attention layout the KV physics does not model, and why
     sliding_window: int | None = None      # window of SLIDING layers
     attention_chunk_size: int | None = None  # window of CHUNKED layers
@@ -169,7 +171,7 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["notes"] = tuple(changes["notes"])
     if "architectures" in changes:
         changes["architectures"] = _names(changes["architectures"])
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios"):
         if isinstance(changes.get(key), list):
             changes[key] = tuple(changes[key])
     new = replace(arch, **changes)
@@ -200,7 +202,7 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios"):
         if kw.get(key) is not None:
             kw[key] = tuple(kw[key])
     kw["layer_kinds"] = kinds

@@ -34,7 +34,7 @@ def _compressor(h: int, head_dim: int, ratio: int) -> int:
     return 2 * h * coff * head_dim + ratio * coff * head_dim + head_dim
 
 
-def _compression(c: Mapping[str, Any], n: int) -> Optional[Tuple[List[int], int, int]]:
+def compression(c: Mapping[str, Any], n: int) -> Optional[Tuple[List[int], int, int]]:
     """The first `n` layers' compression ratios (each 0, 1, 4 or 128) and the indexer's heads and head size (needed
     where a layer compresses by 4), or None where the config does not give them."""
     ratios = c.get("compress_ratios")
@@ -52,7 +52,7 @@ def layers(c: Mapping[str, Any], h: int, n: int, heads: int, head_dim: int, expe
     """Per layer: attention (with its compressor and indexer), hyper-connections and the router's bias. None
     when a dimension the shapes need is missing (a wrong count is worse than none)."""
     ql, ol, groups = _int(c, "q_lora_rank"), _int(c, "o_lora_rank"), _int(c, "o_groups")
-    shapes = _compression(c, n)
+    shapes = compression(c, n)
     if not (ql and ol and groups and shapes):
         return None
     ratios, ih, ihd = shapes
@@ -92,7 +92,7 @@ def whole_on_each_tp_rank(c: Mapping[str, Any], h: int, n: int, head_dim: int) -
     deepseek_v4/attention.py, @01cc1d3e7640a8ada37f99ca60cc3ee66490cf38:vllm/models/deepseek_v4/compressor.py,
     @9aced75337cffadfa164213e30197b361f27411b:vllm/models/deepseek_v4/common/hyper_connection.py). wq_b, wo_a,
     wo_b, the attention sink, the experts and the embeddings are split. None when the shapes are unknown."""
-    ql, shapes = _int(c, "q_lora_rank"), _compression(c, n)
+    ql, shapes = _int(c, "q_lora_rank"), compression(c, n)
     if not (ql and shapes):
         return None
     ratios, ih, ihd = shapes

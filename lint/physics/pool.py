@@ -41,6 +41,8 @@ def window_cost(bounded: tuple | None, block: int, bpt: float, length: int) -> i
     .bounded_span: bytes per token of the window layers, span, extra blocks)."""
     if not bounded:
         return 0
+    if isinstance(bounded[0], tuple):  # window groups of their own blocks (dsv4_kv: per token, span, extra, block)
+        return sum(window_cost(term[:3], term[3], bpt, length) for term in bounded)
     per_token, span, extra = bounded
     return math.ceil(per_token * (-(-min(span, length) // block) + extra) * block / bpt)
 
@@ -49,6 +51,15 @@ def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
     """The longest request, in whole blocks, whose own tokens and window-layer tokens fit in `avail`."""
     if not bounded:
         return max(0, avail // block * block)
+    if isinstance(bounded[0], tuple):  # several window groups: the cost rises with the length, so halve on blocks
+        low, high = 0, max(0, avail // block)
+        while low < high:
+            mid = (low + high + 1) // 2
+            if mid * block + window_cost(bounded, block, bpt, mid * block) <= avail:
+                low = mid
+            else:
+                high = mid - 1
+        return low * block
     span = bounded[1]
     longest = (avail - window_cost(bounded, block, bpt, span)) // block * block
     if longest >= span:  # past its span a window costs the same: the longest is past it too
@@ -62,6 +73,14 @@ def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
     while length + block < span and length + block + window_cost(bounded, block, bpt, length + block) <= avail:
         length += block
     return length
+
+
+def startup_longest(bounded: tuple | None, block: int, bpt: float, pool: int | None) -> int | None:
+    """The longest context vLLM's startup check accepts where the window groups have blocks of their own
+    (DeepSeek-V4, dsv4_kv): the pool's blocks, null block counted, hold its own and its windows' blocks."""
+    if not bounded or not isinstance(bounded[0], tuple) or pool is None:
+        return None
+    return _longest(pool, block, bpt, bounded)
 
 
 def whole_windows(bounded: tuple | None, pool: int) -> tuple | None:
@@ -170,12 +189,12 @@ def steps_for(engine: str, kv: float | None, block: int, bpt: float, point: Toke
         steps.append(("pool tokens", f"floor({gib(kv)} / ({block} x {bpt:g} B)) x {block}", point.pool))
     if bounded and point.longest is not None:
         # what the window layers take of the longest single request (held.py says it beside the null block)
-        per_token, span, extra = bounded
         length = point.longest
-        held = f"(ceil(min({span:,}, {length:,}) / {block}){' + 1' if extra else ''})" if point.starts is None \
-            else f"ceil({length:,} / {block})"  # the admission check's: the whole request in each window group
-        steps.append(("window layers per request", f"{held} x {block} x {per_token:g} B / {bpt:g}",
-                      window_cost(bounded, block, bpt, length)))
+        terms = bounded if isinstance(bounded[0], tuple) else (bounded + (block,),)
+        held = " + ".join(f"(ceil(min({span:,}, {length:,}) / {blk}){' + 1' if extra else ''}) x {blk} x "
+                          f"{per_token:g} B" for per_token, span, extra, blk in terms) if point.starts is None \
+            else f"ceil({length:,} / {block}) x {block} x {bounded[0]:g} B"  # the admission check's: the whole request
+        steps.append(("window layers per request", f"({held}) / {bpt:g}", window_cost(bounded, block, bpt, length)))
     if point.longest is not None:
         steps.append(("longest single request", "pool - reserved blocks - window layers - state", point.longest))
     if point.starts is not None:

@@ -1,5 +1,5 @@
-"""DeepSeek-V4 end to end: its KV cache is not modelled (CTX208 says so), but weights that one GPU cannot hold
-are an error whatever the KV cache takes. V4-Pro on vLLM at TP 8 holds 98.90 GiB of split weights and 2.73 GiB
+"""DeepSeek-V4 end to end: without a block size its KV cache is not sized (CTX208 says so), but weights that one
+GPU cannot hold are an error whatever the KV cache takes. V4-Pro on vLLM at TP 8 holds 98.90 GiB of split weights and 2.73 GiB
 that vLLM keeps whole on every rank (physics.gpu_weights.whole_on_each_rank): 101.63 GiB, more than an L40S's
 44.52 GiB, so the deployment cannot start (CTX203); before, it was an info that the pool could not be derived."""
 from __future__ import annotations
@@ -33,5 +33,7 @@ def test_v4_flash_on_eight_h200_still_asks_for_the_pool(tmp_path):
     found, [row] = _check(tmp_path, "h200", "Flash")
     assert "CTX203" not in found.out
     assert "CTX208 [info] KV pool of unified not declared and not derivable: deepseek-ai/DeepSeek-V4-Flash: " \
-        "DeepSeek-V4 compressed attention (compress_ratios) is not modelled" in found.out
+        "DeepSeek-V4's compressed attention is sized on vLLM as the releases read lay it out; here DeepSeek-V4's " \
+        "compressed caches hold block/4 and block/128 tokens a block: state --block-size (a multiple of 128)" \
+        in found.out
     assert row["verdict"] == "unknown"

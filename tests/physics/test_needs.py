@@ -184,9 +184,9 @@ spec:
     out = run(["check", str(path), "--isolated"]).out
     assert "does not fit" not in out and "state the device" not in out
     assert ("(4 per replica, type unknown); no memory need can be given for 4,096 tokens: "
-            "deepseek-ai/DeepSeek-V4-Flash: DeepSeek-V4 compressed attention (compress_ratios) is not modelled: "
-            "its window, compressed, indexer and compressor-state caches are sized by rules that differ between "
-            "engines and releases; state the pool the engine logs") in out
+            "deepseek-ai/DeepSeek-V4-Flash: DeepSeek-V4's compressed attention is sized on vLLM as the releases "
+            "read lay it out; here vLLM's FlashMLA layout for DeepSeek-V4 asserts an fp8 KV cache; --kv-cache-dtype "
+            "auto was not read; state the pool the engine logs") in out
 
 
 def test_the_devices_a_need_is_judged_on_follow_the_pods_resource(tmp_path):

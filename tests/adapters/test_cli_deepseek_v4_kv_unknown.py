@@ -1,0 +1,105 @@
+"""DeepSeek-V4 end to end. On vLLM 0.20.0-0.23.0 its KV cache is sized as vLLM lays it out (physics.dsv4_kv): a
+request takes blocks of the compressed caches for its length and, up to max_num_batched_tokens, blocks of its window
+and compressor-state groups, so the pool holds far fewer tokens for one request than its size says. Elsewhere
+(SGLang, an unread vLLM release, an unstated batch size) the pool stays unknown and CTX208 says what is missing."""
+from __future__ import annotations
+
+import json
+
+from helpers import run
+
+SGLANG = """\
+#!/bin/sh
+#SBATCH --gres=gpu:h200:8
+python -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V4-Pro --tp 8 --context-length 131072
+"""
+# an srt-slurm recipe's shape (NVIDIA/srt-slurm recipes/.../DeepSeek-V4-Pro/B300/vllm/agg-tp8-8k1k.yaml, trimmed)
+RECIPE = """\
+name: "dsv4-pro-agg-tp8"
+model:
+  path: "hf:nvidia/DeepSeek-V4-Pro-NVFP4"
+  container: "vllm/vllm-openai:v0.22.0"
+  precision: "fp4"
+resources:
+  gpu_type: "{gpu}"
+  gpus_per_node: 8
+  agg_nodes: 1
+  agg_workers: 1
+  gpus_per_agg: 8
+backend:
+  type: vllm
+  vllm_config:
+    aggregated:
+      served-model-name: "nvidia/DeepSeek-V4-Pro-NVFP4"
+      tensor-parallel-size: 8
+      kv-cache-dtype: "fp8"
+      block-size: 256
+      max-model-len: 1048576
+      max-num-batched-tokens: {batch}
+"""
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: dsv4}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}}
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:{tag}
+          command: [vllm, serve, deepseek-ai/DeepSeek-V4-Flash, --tensor-parallel-size, "4", --kv-cache-dtype, fp8,
+                    --block-size, "256", --max-num-batched-tokens, "65536", --max-model-len, "{context}"]
+          resources: {{limits: {{nvidia.com/gpu: "4"}}}}
+"""
+
+
+def _lint(tmp_path, text, name="serve.yaml"):
+    path = tmp_path / name
+    path.write_text(text)
+    [row] = json.loads(run(["audit", str(path), "--format", "json", "--isolated"]).out)["deployments"]
+    return run(["check", str(path), "--isolated"]), row
+
+
+def test_a_recipe_whose_batch_windows_outgrow_the_pool(tmp_path):
+    # 131,072 batched tokens: a 1M-token request would hold 57,370 blocks of 1.48 MB (window and compressor-state
+    # groups up to the batch, the compressed caches for its length) where 8 B200s hold 28,918
+    found, row = _lint(tmp_path, RECIPE.format(gpu="b200", batch=131072))
+    assert "CTX201 [error] 1,048,576 > 76,800: the unified engine context length 1,048,576 exceeds its KV pool " \
+        "7,403,008 (derived for deepseek-ai/DeepSeek-V4-Pro on 8x B200, vllm: KV budget per GPU 39.92 GiB" in found.out
+    assert "/ 5,789 B per token per GPU = 7,403,008 tokens; band 5,705,728-8,071,168), which holds 70,400 tokens for " \
+        "one request at the estimate's point (of its 7,403,008: one 256-token block is vLLM's null block; 7,322,624 " \
+        "for the window and compressor-state groups; 9,728 for per-request state and whole blocks)" in found.out
+    assert row["verdict"] == "exceeds" and row["why_unknown"] is None
+
+
+def test_the_same_recipe_fits_at_its_own_batch(tmp_path):
+    found, row = _lint(tmp_path, RECIPE.format(gpu="b300", batch=16384))
+    assert found.out == "" and found.code == 0
+    assert row["verdict"] == "fits" and row["prefill_pool"]["tokens"] == 24948992
+
+
+def test_past_the_startup_check_is_no_hang(tmp_path):
+    # vLLM's startup check counts the window groups too: a context it refuses is not one it starts and hangs on
+    found, row = _lint(tmp_path, DEPLOYMENT.format(tag="v0.22.0", context=1048576))
+    assert "CTX201 [error] 1,048,576 > 60,928" in found.out and "CTX401" not in found.out
+    found, row = _lint(tmp_path, DEPLOYMENT.format(tag="v0.22.0", context=8192))
+    assert found.out == "" and row["verdict"] == "fits"
+
+
+def test_a_release_not_read_stays_unknown(tmp_path):
+    found, row = _lint(tmp_path, DEPLOYMENT.format(tag="v0.19.1", context=8192))
+    assert row["verdict"] == "unknown"
+    assert row["why_unknown"] == (
+        "deepseek-ai/DeepSeek-V4-Flash: DeepSeek-V4's compressed attention is sized on vLLM as the releases read lay "
+        "it out; here vLLM 0.19.1's DeepSeek-V4 layout was not read (read: 0.20.0, 0.20.1, 0.21.0, 0.22.0, 0.23.0); "
+        "state the pool the engine logs (kv_pool_tokens, or the ctxlint.io/kv-pool-tokens annotation on a workload)")
+
+
+def test_sglang_says_its_v4_pools_are_not_read(tmp_path):
+    found, row = _lint(tmp_path, SGLANG, "serve.sh")
+    detail = ("compressor-state caches are sized by rules that differ between engines and releases; how SGLang sizes "
+              "DeepSeek-V4's window, compressed and compressor-state pools has not been read from its code; state the "
+              "pool the engine logs")
+    assert detail in row["why_unknown"] and detail in found.out
+    assert row["verdict"] == "unknown" and row["engine"] == "sglang"
