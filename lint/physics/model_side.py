@@ -99,6 +99,14 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
     swa_full, swa_ratio, mla_heads, refused, layout = _layout(engine, arch, settings, version, context, asm, draft)
     if refused:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
+    if engine == "vllm" and arch.compress_ratios and positive_int(settings.get("offload_group_size"), 0):
+        # vLLM's prefetch offloading keeps the last --offload-num-in-group layers of every --offload-group-size in
+        # host memory (vllm==0.23.0:vllm/config/offload.py PrefetchOffloadConfig), a share of the weights not
+        # modelled here: a V4 pool sized as if they stayed would be false (NVIDIA's V4-Pro B200 prefill recipes)
+        return ModelSide(arch, tuple(asm), mnbt, swa_full, None, (
+            f"{arch.name}: vLLM's prefetch offloading (--offload-group-size) keeps some layers' weights in host "
+            "memory, a share not modelled; state the pool the engine logs (kv_pool_tokens, or the "
+            "ctxlint.io/kv-pool-tokens annotation on a workload)"))
     # SGLang --dcp-size splits KV heads over TP / dcp from 0.5.18 only (served.decode_context_parallel)
     split = engine == "sglang" and "dcp_size" in settings and _from_release("0.5.18", version) is True
     # VLLM_PP_LAYER_PARTITION / SGLANG_PP_LAYER_PARTITION: the layers of each PP stage as stated (pp_partition.py)
@@ -177,9 +185,6 @@ def _weighed(parts: dict, engine: str, arch: ModelArch, tp: int, pp: int, dp: An
         weights, w_formula = whole_on_each_rank(engine, arch, tp, pp, fmt or arch.weight_format, weights, w_formula,
                                                 notes, stages)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
-        if engine == "vllm" and weights is not None and settings.get("offload_group_size"):
-            from .prefetch_offload import prefetch_offloaded
-            weights, w_formula = prefetch_offloaded(settings, arch.num_layers, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     return weighed
 
