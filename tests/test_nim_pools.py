@@ -130,8 +130,9 @@ def test_a_nim_2x_on_one_gpu_is_derived_as_vllm_and_says_what_it_assumed(tmp_pat
         "131,072 > 39,744: the longest request (the advertised window 131,072) exceeds the unified KV pool 25,440 "
         "(derived for meta-llama/Llama-3.1-8B on L4 at TP 1, vllm: KV budget per GPU 3.11 GiB (instance memory "
         "19.76 GiB - weights 14.96 GiB - activation peak 1.44 GiB - non-torch 0.25 GiB) / 131,072 B per token per "
-        "GPU = 25,440 tokens; assumed: vLLM's default --gpu-memory-utilization (NIM's documentation names built-in "
-        "defaults of its own without their values); band 13,184-39,808), which holds 25,424 tokens for one request "
+        "GPU = 25,440 tokens; assumed: vLLM as the backend (a NIM 2.x image carries vLLM or SGLang, and this one's "
+        "name says neither); vLLM's default --gpu-memory-utilization (NIM's documentation names built-in defaults "
+        "of its own without their values); band 13,184-39,808), which holds 25,424 tokens for one request "
         "at the estimate's point (of its 25,440: one 16-token block is vLLM's null block) and at most 39,744 at the "
         "top of its band, by 91,328 tokens. Raise the unified pool to at least 131,136, or lower the advertised "
         "window to 39,744 and cap prompts at the gateway (and state it with the annotation "
@@ -142,7 +143,7 @@ def test_a_stated_memory_share_is_not_an_assumption(tmp_path):
     text = NIM2_L4.replace("  nodeSelector:", "  env:\n  - {name: NIM_PASSTHROUGH_ARGS, value: "
                                               "'--gpu-memory-utilization 0.95'}\n  nodeSelector:")
     [row] = _rows(tmp_path, {"llm.yaml": text}).values()
-    assert row["prefill_pool"]["tokens"] > 25440 and "assumed:" not in row["worst"]["message"]
+    assert row["prefill_pool"]["tokens"] > 25440 and "default --gpu-memory-utilization" not in row["worst"]["message"]
 
 
 def test_a_nim_2x_on_several_gpus_needs_its_tensor_parallel_size_which_a_profile_name_gives(tmp_path):
@@ -163,3 +164,52 @@ def test_nim_backend_facts_of_odd_shapes_never_crash(tmp_path):
                                                "  - {name: NIM_MODEL_PROFILE, value: 7}\n")
     [row] = _rows(tmp_path, {"llm.yaml": odd}).values()
     assert (row["engine"], row["why_unknown"]) == ("nim", "NIM backend not stated")
+
+
+def _env(text: str, name: str, *pairs) -> str:
+    """NIM2_L4 renamed `name`, with the environment `pairs` (name, value) before its nodeSelector."""
+    env = "".join(f"  - {{name: {k}, value: '{v}'}}\n" for k, v in pairs)
+    return text.replace("name: llama-8b", f"name: {name}").replace("  nodeSelector:", f"  env:\n{env}  nodeSelector:")
+
+
+def test_a_nim_2x_sglang_image_is_not_read_as_vllm(tmp_path):
+    # NIM 2.x images carry vLLM or SGLang (2.1 docs): the SGLang model-free NIM named SGLang's pool vLLM's
+    sglang = _env(NIM2_L4, "sglang", ("NIM_MODEL_PATH", "hf://meta-llama/Llama-3.1-8B-Instruct")).replace(
+        "meta/llama-3.1-8b-instruct\n", "nvidia/sglang-model-free-nim\n").replace('"2.0.1"', '"2.1.5"')
+    [row] = _rows(tmp_path, {"llm.yaml": sglang}).values()
+    assert (row["engine"], row["verdict"], row["why_unknown"]) == ("nim", "unknown", "NIM 2.x backend not vLLM")
+    assert _check(tmp_path) == (
+        "llm.yaml:10:17: CTX208 [info] KV pool of unified not declared and not derivable: NIM 2.x backend not vLLM: "
+        "NIM 2.1.5 runs SGLang here (a NIM SGLang image); a NIM 2.x pool is derived only where it serves with vLLM, "
+        "whose arguments NIM's variables map to; or state the pool the engine logged (the ctxlint.io/kv-pool-tokens "
+        "annotation); capacity checks skip these roles (capacity-not-derivable)\n")
+
+
+def test_a_memory_share_set_by_a_nim_variable_is_not_replaced_by_vllms_default(tmp_path):
+    # NVIDIA's video-search-and-summarization blueprint gives a 2.x NIM 0.3 of a shared GPU this way: derived at
+    # vLLM's 0.9 the pool was three times what it is
+    rows = _rows(tmp_path, {
+        "fraction.yaml": _env(NIM2_L4, "fraction", ("NIM_GPU_MEM_FRACTION", "0.3"), ("NIM_KVCACHE_PERCENT", "0.3")),
+        "percent.yaml": _env(NIM2_L4, "percent", ("NIM_KVCACHE_PERCENT", "0.3")),
+        "passed.yaml": _env(NIM2_L4, "passed", ("NIM_GPU_MEM_FRACTION", "0.3"),
+                            ("NIM_PASSTHROUGH_ARGS", "--gpu-memory-utilization 0.95"))})
+    assert {n: (r["engine"], r["why_unknown"]) for n, r in rows.items()} == {
+        "fraction": ("nim", "NIM memory share variable not mapped"),
+        "percent": ("nim", "NIM memory share variable not mapped"),
+        "passed": ("vllm", None)}  # the passthrough argument wins over the NIM_* variables
+    assert rows["passed"]["prefill_pool"]["tokens"] == 32896
+    assert _check(tmp_path).splitlines()[0] == (
+        "fraction.yaml:10:17: CTX208 [info] KV pool of unified not declared and not derivable: NIM memory share "
+        "variable not mapped: NIM 2.0.1 serves with vLLM (NIM 2.0.1, whose image name says no backend: vLLM "
+        "assumed), and NIM_GPU_MEM_FRACTION=0.3 sets a share of GPU memory that NIM's documentation maps to no vLLM "
+        "argument, so vLLM's default cannot stand for it; state the share as --gpu-memory-utilization in "
+        "NIM_PASSTHROUGH_ARGS (it wins over the NIM_* variables); or state the pool the engine logged (the "
+        "ctxlint.io/kv-pool-tokens annotation); capacity checks skip these roles (capacity-not-derivable)")
+
+
+def test_an_image_tag_that_names_no_release_is_not_called_one(tmp_path):
+    digest = OPERATOR_SAMPLE.split("---\n")[1].replace('    tag: "1.12.0"\n', "").replace(
+        "meta/llama-3.2-1b-instruct\n", "meta/llama-3.2-1b-instruct@sha256:" + "0a" * 32 + "\n")
+    _rows(tmp_path, {"llm.yaml": digest})
+    assert "not derivable: NIM backend not stated: a NIM whose release the image tag does not name picks its " \
+        "backend" in _check(tmp_path)

@@ -30,7 +30,7 @@ from typing import List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_refs import NIM_CACHE, Refs, refs_for
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, specs, scalar, seq
-from ctxlint.adapters.nim_backend import Backend, serves_with_vllm, stated_backend, why_not_derived
+from ctxlint.adapters.nim_backend import Backend, serves_with_vllm, stated_backend, stated_share, why_not_derived
 from ctxlint.adapters.nim_vllm import VLLM_FLAGS, as_vllm
 from ctxlint.adapters.nim_cache import MODEL_VARS, cached_model
 from ctxlint.adapters.nim_names import is_llm_nim
@@ -131,7 +131,9 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
         model = Val(path.value[5:].strip("/"), path.node.source(file), raw=path.value)
     tag = _tag(image, spans)
     backend = stated_backend(by_name, tag.value if tag is not None else None, cache, str(scalar(image)))
-    if serves_with_vllm(backend, str(scalar(image))):
+    share = stated_share(by_name)
+    vllm = serves_with_vllm(backend, str(scalar(image)))
+    if vllm and share is None:
         return as_vllm(image, env, by_name, spans, result, count, kind, nodes, model, backend)
     where = image.source(file)
     unresolved, args = [], []
@@ -161,7 +163,7 @@ def nim_role(image: Optional[Node], env: List[EnvVar], spans: ScalarSpans, resul
     role = Role(role=Val(UNIFIED, where), context_length=number("NIM_MAX_MODEL_LEN"),
                 accelerators=Accelerators(kind, count), parallelism=Parallelism(tensor, pipeline),
                 source=where, engine_args=tuple(args))
-    why = why_not_derived(backend, tag.value if tag is not None else None, by_name.get("NIM_KVCACHE_PERCENT"))
+    why = why_not_derived(backend, tag.value if tag is not None else None, share, vllm)
     return EngineRole(role, Val("nim", where, raw=why), tag, model, unresolved)
 
 

@@ -19,6 +19,14 @@ What decides the pool of an LLM NIM, and where each fact comes from:
   Memory": "NIM and the vLLM backend allocate GPU memory", .../latest/troubleshooting/memory.html). Its pool is
   derived as vLLM's, and where nothing sets --gpu-memory-utilization vLLM's own default is assumed: the docs name
   a layer of NIM built-in defaults without giving its values, so the pool's account says so.
+- A NIM 2.x image carries one engine, vLLM or SGLang (2.1 docs, "Advanced Configuration": "Each container image
+  includes one inference engine"; SGLang ones: the model-free `sglang-model-free-nim`, and model-specific NIMs
+  such as GLM-5.2, 2.0.13 docs "Get Started with GLM-5.2"). An image whose name says `sglang` is not read as vLLM;
+  one whose name says neither is read as vLLM, and the pool's account says that backend was assumed.
+- NIM_GPU_MEM_FRACTION and NIM_KVCACHE_PERCENT are set by deployments (NVIDIA's own video-search-and-summarization
+  blueprint sets both on 2.x images for a shared GPU) but are not among the variables NIM 2.x documents (2.0.x
+  docs' index of variables) nor mapped to a vLLM argument there: where one is set and NIM_PASSTHROUGH_ARGS sets
+  no --gpu-memory-utilization, vLLM's default cannot stand for the share and the pool is not derived.
 - Not established: the share of GPU memory NIM 1.x gives its backend's KV cache. Deployments set
   NIM_KVCACHE_PERCENT, but neither its default nor whether it is a share of total or of free memory under each
   backend could be read from NIM's documentation (third-party deployment notes call its behaviour
@@ -44,6 +52,11 @@ _RELEASE = lazy_compile(r"^(\d+)\.\d+")
 VLLM_RELEASE = 2
 NOT_STATED = "NIM backend not stated"
 SHARE_UNKNOWN = "NIM 1.x KV memory share not established"
+NOT_VLLM = "NIM 2.x backend not vLLM"
+SHARE_UNMAPPED = "NIM memory share variable not mapped"
+# set by deployments to give the engine a share of GPU memory; NIM maps neither onto a vLLM argument (above)
+SHARE_VARS = ("NIM_GPU_MEM_FRACTION", "NIM_KVCACHE_PERCENT")
+_SHARE_FLAG = lazy_compile(r"--(?:gpu|device)[-_]memory[-_]utilization|--kv[-_]cache[-_]memory")
 
 
 @record(frozen=True)
@@ -57,6 +70,7 @@ class Backend:
     pp: Optional[int] = None
     release: Optional[int] = None  # NIM's major release, from the image tag
     profile_id: bool = False  # NIM_MODEL_PROFILE is an id: it names no backend
+    assumed: bool = False  # vLLM taken for a 2.x image whose name says no backend (it may carry SGLang)
 
 
 def release_of(tag: Optional[str]) -> Optional[int]:
@@ -82,10 +96,13 @@ def stated_backend(by_name: Dict[str, EnvVar], tag: Optional[str], cache: Option
     if isinstance(named, str) and named.strip().lower() in BACKENDS:
         where = f"NIMCache {scalar(cache.dig('metadata', 'name'))} spec.source.ngc.model.engine={named.strip()}"
         return Backend(named.strip().lower(), where, engine, release=release)
-    if "vllm" in image_text.lower():
-        return Backend("vllm", "a NIM vLLM image", release=release, profile_id=bool(_PROFILE_ID.match(text)))
+    for word in ("vllm", "sglang"):
+        if word in image_text.lower():
+            return Backend(word, f"a NIM {BACKENDS[word]} image", release=release,
+                           profile_id=bool(_PROFILE_ID.match(text)))
     if release is not None and release >= VLLM_RELEASE:
-        return Backend("vllm", f"NIM {tag} (2.x serves with vLLM)", release=release)
+        return Backend("vllm", f"NIM {tag}, whose image name says no backend: vLLM assumed", release=release,
+                       assumed=True)
     return Backend(release=release, profile_id=bool(_PROFILE_ID.match(text)))
 
 
@@ -96,17 +113,36 @@ def serves_with_vllm(backend: Backend, image_text: str) -> bool:
     return backend.name == "vllm" and backend.release is not None and backend.release >= VLLM_RELEASE
 
 
-def why_not_derived(backend: Backend, tag: Optional[str], stated_share: Optional[EnvVar]) -> str:
-    """Why this NIM's pool is not derived: `<headline>: <what is missing, and what would be read>`."""
-    release = f"NIM {tag}" if tag else "a NIM whose release the image tag does not name"
+def stated_share(by_name: Dict[str, EnvVar]) -> Optional[EnvVar]:
+    """A memory-share variable the deployment sets (SHARE_VARS), unless NIM_PASSTHROUGH_ARGS sets vLLM's own
+    (the passthrough arguments win over the NIM_* variables)."""
+    passthrough = by_name.get("NIM_PASSTHROUGH_ARGS")
+    if passthrough is not None and isinstance(passthrough.value, str) and _SHARE_FLAG.search(passthrough.value):
+        return None
+    return next((by_name[n] for n in SHARE_VARS if n in by_name and isinstance(by_name[n].value, str)
+                 and by_name[n].value.strip()), None)
+
+
+def why_not_derived(backend: Backend, tag: Optional[str], share: Optional[EnvVar], vllm: bool = False) -> str:
+    """Why this NIM's pool is not derived: `<headline>: <what is missing, and what would be read>`. `vllm`: the
+    NIM serves with vLLM, and `share` sets its memory share by a variable no vLLM argument stands for."""
+    release = f"NIM {tag}" if release_of(tag) is not None else "a NIM whose release the image tag does not name"
+    if vllm and share is not None:
+        return (f"{SHARE_UNMAPPED}: {release} serves with vLLM ({backend.said}), and {share.name}={share.value} sets "
+                "a share of GPU memory that NIM's documentation maps to no vLLM argument, so vLLM's default cannot "
+                "stand for it; state the share as --gpu-memory-utilization in NIM_PASSTHROUGH_ARGS (it wins over "
+                "the NIM_* variables)")
+    if backend.name is not None and backend.release is not None and backend.release >= VLLM_RELEASE:
+        return (f"{NOT_VLLM}: {release} runs {BACKENDS[backend.name]} here ({backend.said}); a NIM 2.x pool is "
+                "derived only where it serves with vLLM, whose arguments NIM's variables map to")
     if backend.name is None:
         profile = "NIM_MODEL_PROFILE is a profile id, which names none" if backend.profile_id else \
             "neither NIM_MODEL_PROFILE (by name, such as vllm-bf16-tp1-pp1) nor a NIMCache's model.engine says which"
         return (f"{NOT_STATED}: {release} picks its backend (TensorRT-LLM, vLLM or SGLang) from the model profile at "
                 f"run time and {profile}; NIM 1.x's KV memory share is not established for any backend, a NIM 2.x "
                 "image (vLLM) is derived")
-    share = f"how NIM 1.x applies the stated {stated_share.name}={stated_share.value} to" \
-        if stated_share is not None and stated_share.value else "what share of GPU memory NIM 1.x gives"
+    share = f"how NIM 1.x applies the stated {share.name}={share.value} to" \
+        if share is not None else "what share of GPU memory NIM 1.x gives"
     return (f"{SHARE_UNKNOWN}: {release} runs {BACKENDS[backend.name]} here ({backend.said}), but NIM's "
             f"documentation does not establish {share} that backend's KV cache; a NIM 2.x image (vLLM) is derived")
 
@@ -116,4 +152,4 @@ def headline(raw: Optional[str]) -> Optional[str]:
     if not isinstance(raw, str):
         return None
     head = raw.split(":", 1)[0]
-    return head if head in (NOT_STATED, SHARE_UNKNOWN) else None
+    return head if head in (NOT_STATED, SHARE_UNKNOWN, NOT_VLLM, SHARE_UNMAPPED) else None

@@ -75,7 +75,11 @@ def as_vllm(image: Node, env, by_name, spans, result: AdaptResult, count, kind, 
                 f"NIM selects its model profile, and with it the tensor and pipeline parallel sizes, for the "
                 f"{count.value} GPUs it finds at run time: state NIM_TENSOR_PARALLEL_SIZE, or NIM_MODEL_PROFILE by "
                 "name (vllm-<precision>-tp<N>-pp<M>)"), count.source))
+    assumed = ["vLLM as the backend (a NIM 2.x image carries vLLM or SGLang, and this one's name says "
+               "neither)"] if backend.assumed else []
     if r.arg("gpu_memory_utilization") is None and r.arg("kv_cache_memory_bytes") is None:
-        r = replace(r, defaults_assumed="vLLM's default --gpu-memory-utilization (NIM's documentation names "
-                                        "built-in defaults of its own without their values)")
+        assumed.append("vLLM's default --gpu-memory-utilization (NIM's documentation names built-in defaults of "
+                       "its own without their values)")
+    if assumed:
+        r = replace(r, defaults_assumed="; ".join(assumed))
     return replace(found, role=r, model=model, version=None)
