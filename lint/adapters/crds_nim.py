@@ -12,9 +12,9 @@ NIM 1.x chooses its backend at run time from the model profile (TensorRT-LLM,
 vLLM or SGLang), and the share of GPU memory it gives the backend's KV cache is not
 established (nim_backend), so the engine stays `nim` and the KV pool is not
 derived: the engine's `raw` says which fact is missing (CTX208, the audit's
-why_unknown). NIM's vLLM images and NIM 2.x releases map NIM_* variables,
-NIM_PASSTHROUGH_ARGS and the profile's tp/pp onto vLLM arguments (2.x docs,
-"Advanced Configuration"), and are read as vLLM.
+why_unknown). NIM's vLLM images and NIM 2.x releases (but an image named SGLang)
+map NIM_* variables, NIM_PASSTHROUGH_ARGS and the profile's tp/pp onto vLLM
+arguments (2.x docs, "Advanced Configuration"), and are read as vLLM.
 NIMService: `image`, `env`, `resources`, `replicas`, `nodeSelector`,
 `multiNode.parallelism` (pipeline = nodes per instance), the Hugging Face model of the
 NIMCache `storage.nimCache.name` names (nim_cache). nim-llm values:

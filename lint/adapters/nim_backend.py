@@ -13,8 +13,9 @@ What decides the pool of an LLM NIM, and where each fact comes from:
   CRD's own description; the profiles' `llm_engine` tag, internal/nimparser testdata manifests). A NIMService runs
   a profile of the cache it names, so the cache's engine is the service's backend. Its `tensorParallelism` is "the
   minimum GPUs required", a filter, not the TP of the profile run: it is not read as one.
-- NIM LLM 2.x serves with vLLM: NIM_* variables "map to vLLM arguments", under NIM_PASSTHROUGH_ARGS and over the
-  profile's tags (tp, pp) and NIM's built-in defaults (2.x docs, "Advanced Configuration":
+- NIM LLM 2.0 serves with vLLM (later 2.x images may carry SGLang, below): NIM_* variables "map to vLLM
+  arguments", under NIM_PASSTHROUGH_ARGS and over the profile's tags (tp, pp) and NIM's built-in defaults (2.x
+  docs, "Advanced Configuration":
   docs.nvidia.com/nim/large-language-models/2.0.0/reference/advanced-configuration.html; "Troubleshooting GPU
   Memory": "NIM and the vLLM backend allocate GPU memory", .../latest/troubleshooting/memory.html). Its pool is
   derived as vLLM's, and where nothing sets --gpu-memory-utilization vLLM's own default is assumed: the docs name
