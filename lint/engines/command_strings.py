@@ -20,8 +20,11 @@ from typing import Optional, Sequence
 
 from .branches import Branches
 from .lexer import Part, Word
+from .command_prefixes import ASSIGN
 from .outer_expansion import MARK
 from .tokens import Token
+
+_DECLARES = frozenset({"export", "readonly", "declare", "local", "typeset"})
 
 
 class Locals(dict):
@@ -117,3 +120,22 @@ def partial_value(part: Part, local: Locals, quoted: bool = False) -> Optional[T
             or part.runs[0][0] not in ("$" + part.name, "${" + part.name + "}"):  # not `${CMD%% *}`, `${CMD:-x}`
         return None
     return local.known(part.name)[1] if part.name in local else None
+
+
+def assignment_words(words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]]) -> frozenset:
+    """The ids of a command's words that assign a variable (`NAME=value` before its program, or after `export`,
+    `local`, `declare`, ...): there a partly known variable expands to its value as typed, so that
+    `CMD="vllm serve $MODEL"; CMD="$CMD --max-model-len 8192"; eval $CMD` keeps the words the first line types
+    (bash expands `$CMD` in the value like any other; the value read as unknown as a whole dropped the launch:
+    sweep cli25)."""
+    found = []
+    declaring = False
+    for k, (word, tokens) in enumerate(zip(words, raw_tokens)):
+        text = tokens[0].text if len(tokens) == 1 else ""
+        if k == 0 and text in _DECLARES:
+            declaring = True
+        elif ASSIGN.match(text):
+            found.append(id(word))
+        elif not declaring:
+            break
+    return frozenset(found)

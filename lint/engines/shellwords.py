@@ -19,7 +19,7 @@ from typing import Callable, Optional
 
 from .command_prefixes import shell_script_index, strip_prefixes
 from .container_scripts import script_index as _script_index
-from .command_strings import assigned, command_word
+from .command_strings import assigned, assignment_words, command_word
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
@@ -150,13 +150,14 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         and depth < _MAX_DEPTH else ()
     command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \
         and (ctx.local.partial or ctx.local.scoped) else None
+    values = assignment_words(words, raw_tokens) if ctx.local.partial else ()
     for w, ts in zip(words, raw_tokens):
         if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
         elif w is script_word or id(w) in evaluated:
             tokens.extend(expand_word(w, ctx, partials=True))
         else:
-            tokens.extend(expand_word(w, ctx, command=w is command))
+            tokens.extend(expand_word(w, ctx, command=w is command, partials=id(w) in values))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables

@@ -60,3 +60,23 @@ def test_a_binary_path_under_an_unknown_directory_names_its_program_quoted_or_no
     assert [d.engine for d in found] == [program]
     assert command.tokens[found[0].start].text.startswith(("$HOME/", "${VENV}/"))
     assert command.tokens[found[0].args_start].text in ("-m", "Qwen/Qwen3-8B")
+
+
+@pytest.mark.parametrize("append", ['CMD="$CMD --port 8000"', 'CMD="${CMD} --port 8000"',
+                                    'export CMD="$CMD --port 8000"', 'declare CMD="$CMD --port 8000"'])
+def test_a_partly_known_command_string_built_up_line_by_line_keeps_its_words(append):
+    # Before: `CMD="$CMD ..."` read the partly known CMD as unknown as a whole, so the line it was run by started
+    # nothing at all (no role, no CTX008): the entrypoints that build vLLM's command a flag at a time (sweep cli25).
+    text = ASSIGN + append + "\neval $CMD\n"
+    command = split_shell(text, defaults=True).commands[-1]
+    assert command.argv == ["vllm", "serve", "$MODEL", "--max-model-len", "8192", "--port", "8000"], append
+    assert [text[t.start:t.end] for t in command.tokens] == command.argv  # each word where it is typed
+    assert [(r.name, r.resolved) for r in command.tokens[2].unresolved] == [("MODEL", False)]
+
+
+def test_a_partly_known_command_string_appended_to_in_an_if_is_read_per_branch():
+    text = ASSIGN + 'if [ -n "$EAGER" ]; then\n  CMD="$CMD --enforce-eager"\nfi\neval "$CMD"\n'
+    commands = split_shell(text, defaults=True).commands
+    assert sorted((c.branch, c.argv[5:]) for c in commands) == [("else", []),
+                                                                ("if [ -n $EAGER ]", ["--enforce-eager"])]
+    assert all(c.argv[:5] == ["vllm", "serve", "$MODEL", "--max-model-len", "8192"] for c in commands)
