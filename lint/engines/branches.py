@@ -81,7 +81,7 @@ def if_step(first: str, words: list, ctx) -> None:
     branch has assigned one): `if` opens an entry, `elif` and `else` name the branch, `fi` closes it."""
     ifs = ctx.local.ifs
     if first == "if":
-        ifs.append(["if", words, None, False])
+        ifs.append(["if", words, None, False, tuple(ctx.local.forks)])  # and the forks made before it
     elif first in ("elif", "else", "fi") and ifs:
         if ifs[-1][2] is not None:
             from .scalar_branches import step

@@ -34,7 +34,7 @@ class Locals(dict):
     (branches.py). Any later assignment of the name, by whatever command (`read`, `for`, an array), sets the
     dict and so forgets both. `tokens`: each name's last `NAME=value` token, where an exported value is typed
     (shell_exports.py). `ifs`: the open `if`s, each [keyword, its condition's words, a scalar_branches frame once
-    a branch assigns, whether an `else` was met]; `forks`/`forked`: the worlds `if`s left (scalar_branches.py)."""
+    a branch assigns, whether an `else` was met, the forks made before it]; `forks`/`forked`: the worlds `if`s left (scalar_branches.py)."""
 
     __slots__ = ("partial", "scoped", "branches", "tokens", "ifs", "forks", "forked")
 

@@ -15,7 +15,8 @@ and a value in a world is located at the assignment that gave it (`SplitContext.
 
 A later top-level `NAME=...` (or `export NAME=...`) that reads such a variable is read per world too, so
 `MODEL=org/m-$DTYPE` joins the worlds. Bounds: not more than MAX_WORLDS worlds (a long `elif` chain, several
-`if`s whose variables one command reads): beyond it the variables stay unknown (CTX008), as before. Not for an
+`if`s whose variables one command reads): beyond it the variables stay unknown (CTX008), but for the words
+every value begins with (a command string the `if`s append to: branch_heads.py). Not for an
 `if` inside a loop or a `case` (branches.OPAQUE), nor for assignments after `&&`/`||` or in `case` arms, which
 branches.py does not follow either; a variable assigned again in a later `if` is unknown in it.
 """
@@ -201,6 +202,7 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
             unique[key] = [lab, {n: vals[n] for n in differ}, {n: t for n, t in typed.items() if n in differ},
                            arrays]
     fork = Fork([tuple(w) for w in unique.values()]) if differ and 1 < len(unique) <= MAX_WORLDS else None
+    heads = {n: _head(n, frame, worlds) for n in differ}  # what every value begins with (branch_heads.py)
     for name in names:
         if local.ifs:  # an enclosing `if`'s branch set it too
             record(name, local)
@@ -208,7 +210,7 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
         if value is UNSET:
             dict.pop(local, name, None)
             continue
-        partial = value.token if isinstance(value, _Partial) else None
+        partial = value.token if isinstance(value, _Partial) else heads.get(name)
         value = None if partial is not None else value
         if path and (value is not None or partial is not None):  # known in the enclosing branch only (branches.py)
             dict.__setitem__(local, name, None)
@@ -223,6 +225,29 @@ def _close(frame: _Frame, ctx: "SplitContext") -> None:
         local.forks.append(fork)
         for name in differ:
             local.forked[name] = fork
+
+
+def _head(name: str, frame: _Frame, worlds: list) -> Optional[Token]:
+    """The common head of the values the worlds hold of `name`, located where the value before the `if` is typed
+    (else where the first world's is)."""
+    from .branch_heads import common_head
+    values, tokens = [], []
+    for _lab, vals, typed, _arrays in worlds:
+        value = vals.get(name)
+        if isinstance(value, _Partial):
+            values.append(value.token.text)
+            tokens.append(value.token)
+        elif isinstance(value, str):
+            values.append(value)
+            token = typed.get(name)
+            tokens.append(token if token is not None and token.text == value else None)
+        else:  # unset, or unknown as a whole in a world: no head
+            return None
+    _value, _scoped, partial, token = frame.before.get(name, (None, None, None, None))
+    before = partial if partial is not None else _value_token(token) if token is not None else None
+    located = before if before is not None and before.text in values else \
+        next((t for t in tokens if t is not None), None)
+    return common_head(name, values, tokens, located)
 
 
 def _key(value: object) -> object:

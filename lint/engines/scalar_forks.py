@@ -32,10 +32,14 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     forks = [f for f in local.forks if not f.busy and any(n in names for w in f.worlds for n in (*w[1], *w[3]))]
     if not forks:
         return None
+    assigns = _assigned_names(words)
+    if assigns & names and local.ifs and any(f in local.ifs[-1][4] for f in forks):
+        # `CMD="$CMD --flag"` in the branch of a later `if`: the worlds of the earlier one are not what it leaves
+        # (it may not run), so they are not changed in place; CMD is read as its common head (branch_heads.py)
+        return None
     combos = list(product(*(fork.worlds for fork in forks)))
     if len(combos) > MAX_WORLDS:
         return None
-    assigns = _assigned_names(words)
     held = {n: (dict.get(local, n, UNSET), ctx.arrays.get(n, UNSET), local.partial.get(n)) for combo in combos
             for w in combo
             for n in (*w[1], *w[3])}
