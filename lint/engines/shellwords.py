@@ -150,14 +150,15 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         and depth < _MAX_DEPTH else ()
     command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \
         and (ctx.local.partial or ctx.local.scoped) else None
-    values = assignment_words(words, raw_tokens) if ctx.local.partial else ()
+    values = assignment_words(words, raw_tokens)  # expanded unsplit, a partly known value as typed
     for w, ts in zip(words, raw_tokens):
         if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
             tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
         elif w is script_word or id(w) in evaluated:
             tokens.extend(expand_word(w, ctx, partials=True))
         else:
-            tokens.extend(expand_word(w, ctx, command=w is command, partials=id(w) in values))
+            tokens.extend(expand_word(w, ctx, command=w is command, partials=id(w) in values,
+                                      assignment=id(w) in values))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables

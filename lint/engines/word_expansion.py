@@ -86,10 +86,12 @@ class Unexpanded:
 
 
 def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: bool = False,
-                 partials: bool = False) -> list[Token]:
+                 partials: bool = False, assignment: bool = False) -> list[Token]:
     """Cook one word into one or more tokens (unquoted expansions field-split). A partly known command string
     (command_strings.py) gives its words where typed when the word is a command's first (`command`), or is one
-    another reading parses again (`partials`: an `sh -c` script, `eval`'s words)."""
+    another reading parses again (`partials`: an `sh -c` script, `eval`'s words). A variable assignment's word
+    (`assignment`: `X=$Y`) is never split: bash expands an assignment's value without word splitting (bash manual,
+    Shell Parameters)."""
     if not expand or all(part.kind == "lit" for part in word.parts):
         # No expansion, so no field splitting: the token is the word as typed (the general
         # path below gives the same, one tuple per character slower). A `{{ if }}` the word is inside
@@ -146,6 +148,13 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))
             carried.extend(partial.refs)
             continue
+        if part.kind == "cmd" and "<<" in part.name:  # `$(cat <<EOF ... EOF)`: the body (cat_heredoc.py)
+            from .cat_heredoc import substituted
+            body = substituted(part, ctx, expand_word)
+            if body is not None:
+                chars.extend(zip(body.text, body.starts, body.ends, repeat(not part.quoted)))
+                carried.extend(body.refs)
+                continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
@@ -174,7 +183,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         return []
     pieces: list[list[tuple[str, int, int, bool]]] = [[]]
     for ch in chars:
-        if ch[3] and ch[0] in " \t\n":
+        if ch[3] and ch[0] in " \t\n" and not assignment:
             pieces.append([])
         else:
             pieces[-1].append(ch)
