@@ -7,7 +7,8 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   (core/schema.py BackendConfigField); a mocker or another engine ctxlint does not model is no deployment;
 * each role's engine flags are `backend.<engine>_config.{prefill,decode,aggregated}` (schema 2:
   `roles.<role>.args`). SGLang's and vLLM's become command-line flags, `--key value` with `_` read as `-`
-  (backends/sglang.py and backends/vllm.py `_config_to_cli_args`); TRT-LLM's are written as the YAML of its
+  (backends/sglang.py and backends/vllm.py `_config_to_cli_args`; a switch as srt_args.py reads the words it
+  gets: a string after it is refused); TRT-LLM's are written as the YAML of its
   LLM-API options (backends/trtllm.py build_worker_command) — all three read here as the engine's config keys.
   srtctl passes the model, `--served-model-name`, ports and multi-node flags itself: SGLang's
   `model-path`/`served-model-name`/`nccl-port` keys are dropped (sglang.py build_worker_command), as are
@@ -19,7 +20,8 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
   `model.precision` passed on as what the recipe says of the checkpoint's format (resolution/stated_format.py);
 * the engine's release is `identity.frameworks.<package>` (the version srtctl checks the installed package
   against), else what `model.container` names when it is an image of the engine (a container alias, a `.sqsh`
-  file or a Dynamo runtime image names none).
+  file or a Dynamo runtime image names none: a value only some releases refuse is then a CTX301 warning that
+  says so, release_unknown.py's policy).
 
 A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per combination of its lists, each
 `{name}` in a string replaced by that job's value) is one deployment a job that serves differently (srt_sweep.py);
@@ -35,9 +37,10 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts
+from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts, unsure
 from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.adapters.srt_args import stray_refused, switch_words
 from ctxlint.adapters.srt_layout import RoleLayout, layouts, refused_count
 from ctxlint.adapters.srt_model import model_of
 from ctxlint.adapters.srt_overrides import expansion_refused, is_override_file, variants
@@ -166,7 +169,7 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     for layout, config in found:
         swept: List[Tuple[str, Source]] = []
         role = _role(engine.value, layout, config, _mode_env(root, layout), file, result, gpu_type, sweep, swept,
-                     front or "dynamo")
+                     front or "dynamo", _release_of(engine.value, version, image))
         roles.append(EngineRole(role, engine, version, model, unresolved=list(unresolved) + swept,
                                 stated_format=stated))
     if not roles:
@@ -190,6 +193,25 @@ def _framework(root: Node, engine: str, file: str) -> Optional[Val[str]]:
     return Val(text, node.source(file), raw=f"identity.frameworks.{_FRAMEWORK_KEYS[engine]}")
 
 
+def _release_of(engine: str, version: Optional[Val[str]], image: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(the engine's release the recipe names, or None with why that unknown release need not be the newest), for
+    CTX301's policy at an unknown release (engine_roles.refusal, release_unknown.py). A bare `model.container` is an
+    alias of the cluster's srtslurm.yaml `containers` (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/config.py
+    resolve_config_with_defaults), a `.sqsh` file a squashfs image: neither names a release."""
+    if version is not None:
+        return str(version.value), None
+    if image is None:
+        return None, None
+    if image.endswith(".sqsh"):
+        return None, f"model.container {image!r} is a squashfs image, whose file name numbers no {engine} release"
+    if "/" not in image and "#" not in image:
+        return None, (f"model.container {image!r} is an alias of the cluster's srtslurm.yaml `containers`, which "
+                      "this file does not hold")
+    from ctxlint.engines.release_unknown import why_unknown  # only an unknown release's refusal asks
+
+    return None, why_unknown(engine, image.replace("#", "/", 1))  # enroot's `registry#image` is `registry/image`
+
+
 def _sweep(root: Node) -> Dict[str, str]:
     """The sweep's parameters -> their values as written (`[1, 2, 4, 8]`)."""
     sweep = _map(root, "sweep")
@@ -205,7 +227,8 @@ def _swept(value: Any, sweep: Dict[str, str]) -> Optional[str]:
 
 def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Optional[Node], file: str,
           result: AdaptResult, gpu_type: Optional[Val[str]], sweep: Dict[str, str],
-          swept: List[Tuple[str, Source]], front: str) -> Role:
+          swept: List[Tuple[str, Source]], front: str,
+          release: Tuple[Optional[str], Optional[str]] = (None, None)) -> Role:
     sources: Dict[str, Source] = {}
     data: Dict[str, Any] = {}
     owned = _OWNED[engine]
@@ -239,7 +262,11 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
         if value.kind == SCALAR and value.value is not None and not isinstance(value.value, (dict, list)):
             env[str(key)] = str(value.value).lower() if isinstance(value.value, bool) else str(value.value)
             sources[str(key)] = value.source(file)
-    inv = apply_config(parse_invocation(engine, [], env, launcher, "serve", 0), data, file, by_release=False)
+    # SGLang's and vLLM's config become flags (srt_args.py): its switches are read as the words srtctl passes
+    data, words, flag_keys = switch_words(spec, data) if engine != "trtllm" else (data, [], {})
+    sources.update({word: sources[key] for word, key in flag_keys.items()})
+    inv = stray_refused(parse_invocation(engine, words, env, launcher, "serve", 0), words, flag_keys)
+    inv = apply_config(inv, data, file, by_release=False)
     fallback = config.source(file) if config is not None else layout.source
 
     def where(setting) -> Source:
@@ -247,9 +274,11 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
 
     for problem in inv.errors:  # a value the engine refuses: it would not start
         key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
-        text = refusal(engine, None, problem)
-        if text is not None:
-            result.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, sources.get(key, fallback), None))
+        text = refusal(engine, release[0], problem, unknown=release[1])
+        if text is not None:  # a refusal of some releases only, at one that cannot be known: a warning
+            result.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, sources.get(key, fallback), None,
+                                                 severity="warning" if unsure(release[0], problem, release[1])
+                                                 else None))
     facts = role_facts(inv, where)
     # a swept parallel size: how the worker's GPUs are used is not known, so neither is the pool per GPU
     withheld = gpu_type if any(name in PARALLEL_SETTINGS for name in unknown) else None
