@@ -57,6 +57,9 @@ class Gateway:
 class Engine:
     name: Optional[Val[str]] = None
     version: Optional[Val[str]] = None
+    # With no version: why the release that runs need not be the engine's newest (release_unknown.why_unknown's
+    # clause), or None when it is; what the deployment-level CTX301 checks (LMDeploy's) weigh a refusal by.
+    release_unknown: Optional[str] = None
 
 
 @record(frozen=True)

@@ -123,3 +123,24 @@ def test_refusal_for_a_model_matched_by_folder_name_is_conditional():
     # a repository id is the model itself: said outright
     (hub,) = _codes(_findings(["--quant-policy", "fp8"], model="Qwen/Qwen2.5-7B-Instruct"), "CTX301")
     assert hub.startswith("LMDeploy 0.18.0 would refuse to start")
+
+
+def test_a_refusal_at_a_release_that_need_not_be_the_newest_is_a_warning_that_says_why():
+    # CTX301's policy at an unknown release (engines/release_unknown.py), for the refusals made per deployment: the
+    # tag `sha-1a2b3c` names no release, and releases before 0.18.0 have no such assertion (before: an error)
+    args = ["--backend", "pytorch", "--num-gpu-blocks", "-1"]
+    (found,) = [f for f in _findings(args, tag=":sha-1a2b3c", gpu="nvidia-h100-80gb") if f.rule == "CTX301"]
+    assert (found.severity, found.message) == ("warning", (
+        "LMDeploy 0.18.0 and later would refuse to start: --num-gpu-blocks -1 is negative, and the PyTorch engine "
+        "asserts num_gpu_blocks >= 0 ('invalid num_gpu_blocks'): write a number of blocks, or 0 to size the pool "
+        "from --cache-max-entry-count. Which LMDeploy release runs is unknown: the tag of "
+        "openmmlab/lmdeploy:sha-1a2b3c names no lmdeploy release; a release before 0.18.0 takes it, so this is a "
+        "warning (the image's LMDeploy version says which; with that release pinned ctxlint can tell)"))
+    for more in (["--cache-max-entry-count", "2000"], ["--quant-policy", "fp8"]):
+        (found,) = [f for f in _findings(more, tag=":sha-1a2b3c", gpu="nvidia-h100-80gb") if f.rule == "CTX301"]
+        assert found.severity == "warning" and "Which LMDeploy release runs is unknown" in found.message
+    # the release image untagged or at `latest` runs the newest release, which refuses: an error, said as before
+    for tag in ("", ":latest"):
+        (found,) = [f for f in _findings(args, tag=tag, gpu="nvidia-h100-80gb") if f.rule == "CTX301"]
+        assert (found.severity, found.message.startswith("LMDeploy 0.18.0 and later")) == ("error", True)
+        assert "unknown" not in found.message

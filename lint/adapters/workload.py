@@ -299,7 +299,10 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
         image_named = image if image is not None else docker_image.text if docker_image is not None else None
         below = release_below(image_named) if release is None and inv.errors else None
-        unknown = self.release_unknown(det.engine, image_named) if release is None and inv.errors else None
+        # LMDeploy's refusals that turn on the model are made per deployment (resolution/lmdeploy_refusals.py)
+        asks = inv.errors or det.engine == "lmdeploy"
+        unknown = self.release_unknown(det.engine, image_named) if release is None and asks else None
+        found.release_unknown = unknown
         for problem in inv.errors:
             text = refusal(det.engine, release, problem, below, unknown)
             param = _TEMPLATE_PARAM.search(problem.message) if templated else None

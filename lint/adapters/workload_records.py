@@ -92,6 +92,7 @@ class EngineRole:
     unresolved: List[Tuple[str, Source]] = field(default_factory=list)
     command: Optional[Source] = None  # its program's token: a container's roles share the container's line
     stated_format: Any = None  # ctxlint.model.StatedFormat: a weight format the file states (srt-slurm precision)
+    release_unknown: Optional[str] = None  # ctxlint.model.Engine.release_unknown, for the deployment-level checks
 
 
 @record

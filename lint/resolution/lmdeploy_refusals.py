@@ -14,11 +14,14 @@ A model ctxlint matched only by a local path's or a storage URI's folder name (r
 what the folder holds: a refusal that turns on the model, not on a stated --backend pytorch, says so.
 
 With the release unknown, a refusal of the newest releases is said with the first release that refuses (as
-engine_roles.refusal says a value refused since a release); one only some older releases make is not.
+engine_roles.refusal says a value refused since a release); one only some older releases make is not. Each of these
+holds from a release on, so where the unknown release need not be the newest (an image that is not LMDeploy's
+release image, a tag that names no release: Engine.release_unknown) it is CTX301's warning, not its error, and says
+why, as engine_roles.refusal and unsure do for the adapters' refusals (engines/release_unknown.py).
 """
 from __future__ import annotations
 
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from ctxlint.engines.lmdeploy_quant import FP8
 from ctxlint.findings import Diagnostic
@@ -35,6 +38,7 @@ def refusals(dep: Deployment, arch: Optional[ModelArch], resolution: Optional[Re
     release = str(dep.engine.version.value) if dep.engine.version is not None else None
     written = dep.model.id.value if dep.model.id is not None else None
     guess = arch is not None and resolution is not None and by_folder_name(resolution, written)
+    unknown = dep.engine.release_unknown if not release else None
     out: List[Diagnostic] = []
     for role in dep.roles:
         settings = {key: val.value for key, val in role.engine_args}
@@ -44,46 +48,60 @@ def refusals(dep: Deployment, arch: Optional[ModelArch], resolution: Optional[Re
                 if guess and str(settings.get("backend") or "").lower() != "pytorch" else "")
         policy = role.arg("quant_policy")
         if policy is not None and policy.value in FP8:
-            who = _fp8_refused(arch, engine, release)
+            who, since = _fp8_refused(arch, engine, release)
             if who:
-                out.append(Diagnostic(
-                    "engine-rejects-value", f"{cond}{who} would refuse to start: --quant-policy "
+                out.append(_said(
+                    f"{cond}{who} would refuse to start: --quant-policy "
                     f"{policy.raw or policy.value} is FP8 KV, which TurboMind does not support ('invalid quant_policy "
                     f"for TurboMind, FP8 quantization is not supported'), and TurboMind runs {arch.name}: add "
-                    "--backend pytorch, or use --quant-policy int8", policy.source, dep.display_name))
+                    "--backend pytorch, or use --quant-policy int8", since, unknown, policy.source, dep.display_name))
         ratio = role.arg("cache_max_entry_count")
         if ratio is not None and isinstance(ratio.value, (int, float)) and ratio.value >= 1:
-            who = _ratio_refused(engine, release)
+            who, since = _ratio_refused(engine, release)
             if who:
-                out.append(Diagnostic(
-                    "engine-rejects-value", f"{who} would refuse to start: --cache-max-entry-count "
+                out.append(_said(
+                    f"{who} would refuse to start: --cache-max-entry-count "
                     f"{ratio.raw or ratio.value} is 1 or more, {_ratio_why(engine, release)}: {_RATIO_FIX}",
-                    ratio.source, dep.display_name))
+                    since, unknown, ratio.source, dep.display_name))
         blocks = role.arg("num_gpu_blocks")
         if blocks is not None and isinstance(blocks.value, int) and blocks.value < 0 and engine == "pytorch" \
                 and (not release or _from(release, "0.18.0")):  # before 0.18.0 the flag itself is refused
             who = f"LMDeploy {release}" if release else "LMDeploy 0.18.0 and later"
-            out.append(Diagnostic(
-                "engine-rejects-value", f"{cond}{who} would refuse to start: --num-gpu-blocks "
+            out.append(_said(
+                f"{cond}{who} would refuse to start: --num-gpu-blocks "
                 f"{blocks.raw or blocks.value} is negative, and the PyTorch engine asserts num_gpu_blocks >= 0 "
                 "('invalid num_gpu_blocks'): write a number of blocks, or 0 to size the pool from "
-                "--cache-max-entry-count", blocks.source, dep.display_name))
+                "--cache-max-entry-count", None if release else "0.18.0", unknown, blocks.source, dep.display_name))
     return out
 
 
-def _fp8_refused(arch: Optional[ModelArch], engine: Optional[str], release: Optional[str]) -> Optional[str]:
+def _said(text: str, since: Optional[str], unknown: Optional[str], source, deployment: Optional[str]) -> Diagnostic:
+    """The CTX301 diagnostic. `since`: with the release unknown, the first release that refuses; where that unknown
+    release need not be the newest (`unknown`, its clause) the refusal may not hold: said so, and a warning
+    (engine_roles.refusal's wording for the adapters' refusals)."""
+    if since is None or unknown is None:
+        return Diagnostic("engine-rejects-value", text, source, deployment)
+    return Diagnostic("engine-rejects-value", f"{text}. Which LMDeploy release runs is unknown: {unknown}; a "
+                      f"release before {since} takes it, so this is a warning (the image's LMDeploy version "
+                      "says which; with that release pinned ctxlint can tell)", source, deployment, severity="warning")
+
+
+def _fp8_refused(arch: Optional[ModelArch], engine: Optional[str],
+                 release: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(who refuses, the first release that does when the release is unknown)."""
     if release:
-        return f"LMDeploy {release}" if engine == "turbomind" else None
+        return (f"LMDeploy {release}" if engine == "turbomind" else None), None
     since = turbomind_since(arch) if engine != "pytorch" else None  # FP8 exists from 0.14.0, the table's first
-    return f"LMDeploy {since} and later" if since else None
+    return (f"LMDeploy {since} and later" if since else None), since
 
 
-def _ratio_refused(engine: Optional[str], release: Optional[str]) -> Optional[str]:
+def _ratio_refused(engine: Optional[str], release: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
+    """(who refuses, the first release that does when the release is unknown)."""
     if release:
-        return f"LMDeploy {release}" if ratio_refused(engine, release) else None
+        return (f"LMDeploy {release}" if ratio_refused(engine, release) else None), None
     if engine == "pytorch":
-        return "LMDeploy's PyTorch engine (0.4.1 and later)"
-    return "LMDeploy 0.15.0 and later"  # both engines, the newest releases included
+        return "LMDeploy's PyTorch engine (0.4.1 and later)", "0.4.1"
+    return "LMDeploy 0.15.0 and later", "0.15.0"  # both engines, the newest releases included
 
 
 def _ratio_why(engine: Optional[str], release: Optional[str]) -> str:
