@@ -18,6 +18,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ctxlint.engine import Report
 from ctxlint.findings import SEVERITY_RANK, Finding
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Deployment, Role
+from ctxlint.resolution.provenance import model_from
 
 from .records import field, record, replace
 from .verdicts import int_value as _int, verdict_of
@@ -59,6 +60,7 @@ class AuditRow:
     pools_differ: bool = False  # the same model is served with other pools elsewhere
     promise: Optional[int] = None  # what clients can send: the window, else the engine's (default) context
     promise_from: str = ""  # "window", "engine context" or "engine default"
+    model_from: str = ""  # how the model was inferred from what the file says ("" when stated): provenance.py
     # fits | within band | exceeds | no KV memory | KV does not fit | weights do not fit | needs >= N GiB/GPU | unknown
     verdict: str = "unknown"
     why_unknown: str = ""  # for "unknown": what is missing
@@ -178,7 +180,7 @@ def _row(dep: Deployment, findings: Sequence[Finding]) -> AuditRow:
         window=window, engine_context=smallest.context_length.value if smallest is not None else None,
         prefill_pool=prefill, decode_pool=decode, headroom=headroom,
         findings=tuple(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f))),
-        promise=promise, promise_from=promise_from, verdict=verdict, why_unknown=why,
+        promise=promise, promise_from=promise_from, verdict=verdict, why_unknown=why, model_from=model_from(dep),
         names_model=names_model(dep), context_is_default=smallest is not None and smallest.context_default is not None,
         engine_context_max=largest.context_length.value if largest is not None else None,
         context_max_is_default=largest is not None and largest.context_default is not None)

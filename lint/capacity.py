@@ -26,6 +26,7 @@ from .capacity_notes import default_context_unknown, why_not_derived
 from .held import logged_reading, on_cpu, release_of, vllm_block, with_held, with_release_block
 from . import no_kv_memory  # a module, not its names: it reads this one's at call time (no import cycle)
 from .pool_caps import GIB, engine_cap, explain
+from .resolution.provenance import model_from
 from ctxlint.physics.mtp import draft_layers
 from .records import field, record, replace
 
@@ -234,7 +235,7 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         if cap is not None and result.pool_tokens == cap.value:
             where = cap  # the engine's cap sets the pool, not the memory: the value to change
         pool = Pool(max(0, result.pool_tokens or 0), where.source if where else (role.source or dep.source),
-                    "derived", explain(role, result),
+                    "derived", explain(role, result, model_from(dep, resolution)),
                     low=result.pool_low if result.banded else None, high=result.pool_high if result.banded else None)
     if pool is not None:  # what one request can hold: every promise is held against it (held.py)
         logged = logged_reading(dep, role, arch) if engine == "vllm" and pool.origin == "declared" else None

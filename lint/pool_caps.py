@@ -36,8 +36,9 @@ def engine_cap(engine: Optional[str], role: Role) -> Optional[Val]:
     return None
 
 
-def explain(role: Role, result) -> str:
-    """One line of arithmetic for messages: budget / bytes per token = tokens."""
+def explain(role: Role, result, inferred: str = "") -> str:
+    """One line of arithmetic for messages: budget / bytes per token = tokens. `inferred`: how the model was
+    inferred from what the file says (resolution/provenance.py), said beside its name; "" when stated."""
     steps = {label: (formula, value) for label, formula, value in result.steps}
     stated = role.available_kv_gib.raw if role.available_kv_gib is not None else None
     # where the budget comes from, said as it is: stated from the boot log, set (vLLM's CPU space), or estimated
@@ -57,14 +58,15 @@ def explain(role: Role, result) -> str:
     budget = steps.get("KV budget") or steps.get("memory left for KV (est.)") or (
         (f"--kv-cache-memory-bytes {flag[1]:.0f}", flag[1]) if flag else ("", result.kv_budget_bytes_per_gpu))
     fixed = next(((label, formula) for label, formula, _ in result.steps if label in _FIXED), None)
+    model = f"{result.model} (model inferred: {inferred})" if inferred else result.model
     if budget[1] is None and fixed is not None:  # a pool the settings fix in blocks: no budget was worked out
-        return (f"derived for {result.model} on {where}, {result.engine}: the pool fixed by {fixed[0]} "
+        return (f"derived for {model} on {where}, {result.engine}: the pool fixed by {fixed[0]} "
                 f"({fixed[1]}) = {fmt(result.pool_tokens)} tokens" + (f" ({result.layout})" if result.layout else ""))
     per_token = result.kv_bytes_per_token_per_gpu
     cap = engine_cap(result.engine, role)
     capped = cap is not None and result.pool_tokens == cap.value and budget[1] is not None and per_token and \
         budget[1] / per_token > cap.value  # the engine's cap, not the memory, sets the pool
-    return (f"derived for {result.model} on {where}, {result.engine}: KV budget per GPU "
+    return (f"derived for {model} on {where}, {result.engine}: KV budget per GPU "
             f"{(budget[1] or 0) / GIB:.2f} GiB ({budget[0] or given}) / {fmt(int(per_token or 0))} B "
             + (f"per token per GPU, capped at {fmt(cap.value)} tokens by {CAP_FLAG[result.engine]}"
                if capped else f"per token per GPU = {fmt(result.pool_tokens)} tokens")

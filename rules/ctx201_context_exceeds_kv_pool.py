@@ -15,7 +15,10 @@ Why:
     and a context length up to the whole pool passes its startup check, so the
     engine starts and a request in that last block waits forever. When no pool is declared, the pool is derived
     from the model, the accelerators and the engine's memory settings, and the
-    message shows that arithmetic. A role that sets no context length is held
+    message shows that arithmetic, naming the model it was derived for; a model
+    inferred rather than stated (an srt-slurm served-model-name beside a cluster
+    alias, a quantizer's re-upload matched by name, a folder name) is said so,
+    `model inferred: ...`, as the audit's `model_from` says it. A role that sets no context length is held
     to its engine's default for the model (vLLM and SGLang derive it from the
     config.json). A derived pool carries a band: this is an error only when
     the context exceeds even its top; inside the band CTX210 warns. When the

@@ -24,6 +24,7 @@ HEADERS = ("model", "deployment", "file", "engine", "mode", "window", "engine ct
            "prefill pool", "decode pool", "headroom", "verdict", "worst", "findings")
 ALIGN = ("left",) * 5 + ("right", "right", "left", "left", "right", "left", "left", "right")
 MARK = "*"
+INFERRED = "~"  # after a deployment's name: its model is inferred from what the file says, not stated
 
 
 def _pool(pool: Optional[PoolCell], row: AuditRow, which: str) -> str:
@@ -54,7 +55,7 @@ def labelled_rows(audit: Audit) -> Iterator[Tuple[AuditRow, str, str]]:
 
 def _cells(audit: Audit) -> List[List[str]]:
     return [[printable(cell) for cell in (  # names, models and paths come from the files: one line a row
-        model, row.name or "-", f"{row.file}:{row.line}",
+        model, (row.name or "-") + (f" {INFERRED}" if row.model_from else ""), f"{row.file}:{row.line}",
         " ".join(p for p in (row.engine, row.engine_version) if p) or "-",
         row.mode, _num(row.window), _context(row),
         _pool(row.prefill_pool, row, "prefill"), _pool(row.decode_pool, row, "decode"),
@@ -78,7 +79,7 @@ def _context(row: AuditRow) -> str:
 
 
 def notes(audit: Audit) -> List[str]:
-    """One line per model served with different pools."""
+    """One line per model served with different pools, and one for the rows whose model is inferred."""
     lines = []
     for group in audit.groups:
         if not group.pools_differ:
@@ -98,6 +99,10 @@ def notes(audit: Audit) -> List[str]:
             else:
                 pools.append(f"{_pool_pair(rows[0])} ({rows[0].name or '-'} at {rows[0].file}:{rows[0].line}{more})")
         lines.append(printable(f"{MARK} {group.model} is served with {len(pools)} different pools: {'; '.join(pools)}"))
+    inferred = sum(1 for r in audit.rows if r.model_from)
+    if inferred:
+        lines.append(f"{INFERRED} the model of {plural(inferred, 'deployment')} is inferred from what the file says, "
+                     "not stated (how: model_from in --format json or csv)")
     return lines
 
 
@@ -170,7 +175,8 @@ def _pool_dict(pool: Optional[PoolCell]) -> Optional[dict]:
 def row_dict(row: AuditRow) -> dict:
     worst = row.worst
     return {
-        "model": row.model, "name": row.name, "file": row.file, "line": row.line,
+        "model": row.model, "model_from": row.model_from or None,
+        "name": row.name, "file": row.file, "line": row.line,
         "engine": row.engine, "engine_version": row.engine_version, "mode": row.mode,
         "window": row.window, "engine_context": row.engine_context, "engine_context_max": row.engine_context_max,
         "prefill_pool": _pool_dict(row.prefill_pool), "decode_pool": _pool_dict(row.decode_pool),
@@ -205,7 +211,7 @@ def write_json(audit: Audit, stream: TextIO) -> None:
 CSV_COLUMNS = ("model", "name", "file", "line", "engine", "engine_version", "mode", "window", "engine_context",
                "prefill_pool", "prefill_origin", "decode_pool", "decode_origin", "headroom", "verdict",
                "worst_rule", "worst_severity", "errors", "warnings", "infos", "pools_differ",
-               "engine_context_max")  # added last: a reader of the columns by position keeps its positions
+               "engine_context_max", "model_from")  # added last: a reader of the columns by position keeps its positions
 
 
 def write_csv(audit: Audit, stream: TextIO) -> None:
@@ -221,7 +227,7 @@ def write_csv(audit: Audit, stream: TextIO) -> None:
             dec.get("tokens", ""), dec.get("origin", ""), _blank(d["headroom"]), row.verdict,
             worst.get("rule", ""), worst.get("severity", ""),
             d["findings"]["errors"], d["findings"]["warnings"], d["findings"]["infos"],
-            "true" if row.pools_differ else "false", _blank(row.engine_context_max),
+            "true" if row.pools_differ else "false", _blank(row.engine_context_max), row.model_from,
         ])
 
 
