@@ -79,7 +79,9 @@ def test_the_incident_shape_in_a_recipe_is_refused(tmp_path):
     assert [line.split(" [")[0] for line in out] == [":5:14: CTX401", ":24:23: CTX102", ":24:23: CTX201"]
     assert out[2] == (
         ":24:23: CTX201 [error] 40,960 > 32,768: the prefill engine context length 40,960 exceeds its KV pool 32,768 "
-        "(derived for Qwen/Qwen3-32B on 4x H100-SXM-80GB, sglang: KV budget per GPU 48.36 GiB (77.20 GiB x 0.824 - "
+        "(derived for Qwen/Qwen3-32B (model inferred: served-model-name Qwen/Qwen3-32B beside the cluster alias "
+        "model.path 'qwen3-32b', architecture matched by name) on 4x H100-SXM-80GB, sglang: KV budget per GPU "
+        "48.36 GiB (77.20 GiB x 0.824 - "
         "weights 15.26 GiB) / 65,536 B per token per GPU, capped at 32,768 tokens by --max-total-tokens) by 8,192 "
         "tokens; SGLang starts and silently lowers the per-request limit to the pool, so requests up to the context "
         "length it reports are refused. Lower the context length to 32,768, or add memory (more or larger "

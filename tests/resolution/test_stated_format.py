@@ -54,7 +54,9 @@ def test_precision_sets_the_format_of_a_served_name_and_the_names_own_widens_the
     # the point is nvidia/DeepSeek-R1-FP4's (1,576,769); the low end is the FP8 checkpoint's (1,022,162 at its own low);
     # the high end is MXFP4's on GB200's band top (its nvidia-smi Total, 189,471 MiB)
     assert (pool.low, pool.tokens, pool.high) == (1_022_162, 1_576_769, 1_967_256)
-    assert pool.explanation == ("derived for deepseek-ai/DeepSeek-R1 on 8x GB200, sglang: KV budget per GPU 103.19 GiB "
+    # the model is the served name beside the alias: the account says so (resolution/provenance.py)
+    assert pool.explanation == (f"derived for deepseek-ai/DeepSeek-R1 (model inferred: {BY_NAME}) on 8x GB200, "
+                                "sglang: KV budget per GPU 103.19 GiB "
                                 "(182.03 GiB x 0.81 - weights 44.25 GiB) / 70,272 B per token per GPU = 1,576,769 "
                                 "tokens")
 
