@@ -39,6 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
+from ctxlint.adapters.split_seen import split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
@@ -137,7 +138,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             self.item_texts = [scalar_text(n) for n in self.item_nodes]
             if c.args_only and image is not None and names_program(self.item_texts):
                 entry = entrypoint_detection(image)
-            split = split_list(self.item_texts, self.lookup, compose=c.compose_refs,
+            split = split_seen(self.item_texts, self.lookup, compose=c.compose_refs,
                                shell=self.env.get if c.compose_refs else None, go=self.go_actions(),
                                k8s=c.k8s_refs and not in_template(c.node.path), argv=bool(entry))
             self.unsure = split.unsure

@@ -1,0 +1,62 @@
+"""A container's exec-form list split once per run for each distinct list and the answers its lookups got.
+
+Trees repeat a container's `command` + `args` word for word (overlays, one manifest per environment, a chart's
+copies), and splitting them (execform.split_list: expansion, prefixes, an `sh -c` script's shell) was ~7% of a warm
+run's bytecodes. What split_list returns is a function of the items' texts, its flags and what its resolvers answer:
+its tokens are placed inside the items (Token.item), never in a file, and every part of the result is frozen. So a
+result is reused when the texts and flags are the same and each name the earlier split looked up gets the same
+answer now: asking the names again in the order that split asked them follows the split step by step (it asks its
+next name from the texts, the flags and the answers so far), so a reused result is the one a fresh split would give.
+The resolvers must be lookups without side effects (a container's environment, a compose project's variables, Helm
+values): each answer is compared, its type too (`1` is no `"1"`).
+
+Kept in the run (run_classes.RunClasses.memo), never across runs; outside a run, split as is.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Dict, List, Optional, Tuple
+
+from ctxlint.adapters.run_classes import current
+from ctxlint.engines import split_list
+from ctxlint.engines.tokens import Resolver, SplitResult
+
+_TABLE_MAX = 4096  # distinct lists a run keeps; a run with more starts again (a miss, never a wrong hit)
+_RESOLVER, _SHELL = 0, 1
+
+
+def split_seen(items: List[Any], resolver: Resolver, compose: bool = False, shell: Optional[Resolver] = None,
+               go: bool = False, k8s: bool = False, argv: bool = False) -> SplitResult:
+    """split_list(items, resolver, compose, shell, go, k8s, argv), reused within the run (see the module)."""
+    run = current()
+    if run is None or any(type(t) is not str for t in items):  # a number or null item: rare, split as is
+        return split_list(items, resolver, compose=compose, shell=shell, go=go, k8s=k8s, argv=argv)
+    table: Dict[tuple, Tuple[list, SplitResult]] = run.memo.setdefault("split_seen", {})
+    key = (tuple(items), compose, shell is not None, go, k8s, argv)
+    known = table.get(key)
+    asks = (resolver, shell)
+    if known is not None and _same_answers(known[0], asks):
+        return known[1]
+    trace: List[Tuple[int, str, Any]] = []
+    result = split_list(items, _traced(resolver, _RESOLVER, trace), compose=compose,
+                        shell=_traced(shell, _SHELL, trace) if shell is not None else None, go=go, k8s=k8s,
+                        argv=argv)
+    if len(table) >= _TABLE_MAX:
+        table.clear()
+    table[key] = (trace, result)
+    return result
+
+
+def _traced(ask: Resolver, which: int, trace: List[Tuple[int, str, Any]]) -> Callable[[str], Any]:
+    def traced(name: str) -> Any:
+        answer = ask(name)
+        trace.append((which, name, answer))
+        return answer
+    return traced
+
+
+def _same_answers(trace: List[Tuple[int, str, Any]], asks: Tuple[Resolver, Optional[Resolver]]) -> bool:
+    for which, name, answer in trace:
+        now = asks[which](name)  # type: ignore[misc] - a shell answer is traced only when `shell` was given
+        if now is not answer and (type(now) is not type(answer) or now != answer):
+            return False
+    return True

@@ -1,0 +1,90 @@
+"""adapters/split_seen.py reuses a container's split exec-form list within a run when the items, the flags and every
+answer the earlier split's lookups got are the same: what it returns must be what a fresh split returns, on made-up
+lists whose lookups answer otherwise the second time, and on every file of the samples and the corpus checked twice
+in one run (every list then seen before), against a run that splits every list afresh."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SHARED
+
+import ctxlint.adapters.split_seen as split_seen_module
+from ctxlint.adapters.run_classes import run_files
+from ctxlint.adapters.split_seen import split_seen
+from ctxlint.engine import Settings, lint_paths
+from ctxlint.engines import split_list
+
+ROOT = Path(__file__).resolve().parents[1]
+LIST = ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $(LEN)", "--", "$(TP)"]
+
+
+def _split(items, env, **flags):
+    return split_seen(items, env.get, **flags), split_list(items, env.get, **flags)
+
+
+def test_same_answers_reuse_the_result():
+    with run_files([], 1 << 20):
+        first, fresh = _split(LIST, {"LEN": "8192", "MODEL": "m", "TP": "2"})
+        again, _ = _split(list(LIST), {"LEN": "8192", "MODEL": "m", "TP": "2"})
+    assert first == fresh
+    assert again is first
+
+
+@pytest.mark.parametrize("env", [
+    {"LEN": "4096", "MODEL": "m", "TP": "2"},  # another answer
+    {"MODEL": "m", "TP": "2"},                 # a name not known now
+    {"LEN": 8192, "MODEL": "m", "TP": "2"},    # equal text, another type
+])
+def test_another_answer_splits_afresh(env):
+    with run_files([], 1 << 20):
+        first, _ = _split(LIST, {"LEN": "8192", "MODEL": "m", "TP": "2"})
+        again, fresh = _split(LIST, env)
+    assert again is not first
+    assert again == fresh
+    assert [t.text for t in again.commands[0].tokens] == [t.text for t in fresh.commands[0].tokens]
+
+
+def test_flags_are_part_of_the_key():
+    items = ["vllm", "serve", "m", "--max-model-len", "${LEN}"]
+    env = {"LEN": "8192"}
+    with run_files([], 1 << 20):
+        as_k8s = split_seen(items, env.get, k8s=True)
+        as_compose = split_seen(items, env.get, compose=True, shell=env.get)
+    assert as_compose == split_list(items, env.get, compose=True, shell=env.get)
+    assert as_k8s == split_list(items, env.get, k8s=True)
+    assert as_compose.commands[0].tokens[-1].text == "8192" != as_k8s.commands[0].tokens[-1].text
+
+
+def test_outside_a_run_nothing_is_kept():
+    env = {"LEN": "8192", "MODEL": "m", "TP": "2"}
+    assert split_seen(LIST, env.get) is not split_seen(LIST, env.get)
+
+
+def _trees(tmp_path: Path) -> list:
+    sources = [ROOT / "samples"] + [p for p in (SHARED / "corpus" / "real",) if p.is_dir()]
+    out = []
+    for copy in ("a", "b"):  # the second copy's lists were all split in the first
+        for k, src in enumerate(sources):
+            shutil.copytree(src, tmp_path / copy / str(k))
+        out.append(str(tmp_path / copy))
+    return out
+
+
+def _lines(report) -> list:
+    return [(f.file, f.line, f.column, f.rule, f.severity, f.message, f.path, f.deployment) for f in report.findings]
+
+
+def test_a_run_with_every_list_seen_before_finds_what_fresh_splits_find(tmp_path, monkeypatch):
+    trees = _trees(tmp_path)
+    hits = []
+    same = split_seen_module._same_answers
+    monkeypatch.setattr(split_seen_module, "_same_answers", lambda *a: hits.append(same(*a)) or hits[-1])
+    remembered = lint_paths(trees, Settings())
+    assert sum(hits) > 100
+    monkeypatch.setattr(split_seen_module, "current", lambda: None)
+    fresh = lint_paths(trees, Settings())
+    assert _lines(remembered) == _lines(fresh)
+    assert len(remembered.findings) > 100
+    assert [d.display_name for d in remembered.deployments] == [d.display_name for d in fresh.deployments]
