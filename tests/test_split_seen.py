@@ -1,7 +1,8 @@
 """adapters/split_seen.py reuses a container's split exec-form list within a run when the items, the flags and every
-answer the earlier split's lookups got are the same: what it returns must be what a fresh split returns, on made-up
-lists whose lookups answer otherwise the second time, and on every file of the samples and the corpus checked twice
-in one run (every list then seen before), against a run that splits every list afresh."""
+answer the earlier split's lookups got are the same, and an engine's parsed arguments when the tokens and the
+environment are: what it returns must be what a fresh split or parse returns, on made-up lists whose lookups answer
+otherwise the second time, and on every file of the samples and the corpus checked twice in one run (every list then
+seen before), against a run that splits and parses every list afresh."""
 from __future__ import annotations
 
 import shutil
@@ -12,9 +13,9 @@ from conftest import SHARED
 
 import ctxlint.adapters.split_seen as split_seen_module
 from ctxlint.adapters.run_classes import run_files
-from ctxlint.adapters.split_seen import split_seen
+from ctxlint.adapters.split_seen import parse_seen, split_seen
 from ctxlint.engine import Settings, lint_paths
-from ctxlint.engines import split_list
+from ctxlint.engines import parse_invocation, split_list
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $(LEN)", "--", "$(TP)"]
@@ -60,6 +61,46 @@ def test_flags_are_part_of_the_key():
 def test_outside_a_run_nothing_is_kept():
     env = {"LEN": "8192", "MODEL": "m", "TP": "2"}
     assert split_seen(LIST, env.get) is not split_seen(LIST, env.get)
+
+
+ARGS = ["vllm", "serve", "m", "--max-model-len", "8192", "--tensor-parallel-size", "2"]
+ENV = {"VLLM_ATTENTION_BACKEND": "FLASHINFER", "HF_TOKEN": None}
+
+
+def test_the_same_tokens_and_environment_reuse_the_parse():
+    with run_files([], 1 << 20):
+        tokens = split_seen(ARGS, ENV.get).commands[0].tokens
+        first = parse_seen("vllm", tokens, dict(ENV), "vllm", "serve", 2)
+        again = parse_seen("vllm", tokens, dict(ENV), "vllm", "serve", 2)
+    assert again is first
+    assert first == parse_invocation("vllm", tokens, dict(ENV), "vllm", "serve", 2)
+    assert first.value("max_model_len") == 8192
+
+
+@pytest.mark.parametrize("env", [
+    {**ENV, "VLLM_USE_V1": "0"},                                 # one more variable
+    {"HF_TOKEN": None, "VLLM_ATTENTION_BACKEND": "FLASHINFER"},  # the same, in another order
+    {"VLLM_ATTENTION_BACKEND": "FLASH_ATTN", "HF_TOKEN": None},  # another value
+])
+def test_another_environment_parses_afresh(env):
+    with run_files([], 1 << 20):
+        tokens = split_seen(ARGS, ENV.get).commands[0].tokens
+        first = parse_seen("vllm", tokens, dict(ENV), "vllm", "serve", 2)
+        again = parse_seen("vllm", tokens, env, "vllm", "serve", 2)
+    assert again is not first
+    assert again == parse_invocation("vllm", tokens, env, "vllm", "serve", 2)
+
+
+def test_other_tokens_of_the_same_words_parse_afresh():
+    with run_files([], 1 << 20):
+        tokens = split_seen(ARGS, ENV.get).commands[0].tokens
+        first = parse_seen("vllm", tokens, dict(ENV), "vllm", "serve", 2)
+        other = split_list(ARGS, ENV.get).commands[0].tokens
+        again = parse_seen("vllm", other, dict(ENV), "vllm", "serve", 2)
+        long_ctx = parse_seen("vllm", tokens[:4] + split_list(["16384"]).commands[0].tokens, dict(ENV), "vllm",
+                              "serve", 2)
+    assert again is not first and again == first
+    assert long_ctx.value("max_model_len") == 16384
 
 
 def _trees(tmp_path: Path) -> list:

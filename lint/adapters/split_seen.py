@@ -1,4 +1,4 @@
-"""A container's exec-form list split once per run for each distinct list and the answers its lookups got.
+"""A container's exec-form list split, and an engine's arguments parsed, once per run for the same inputs.
 
 Trees repeat a container's `command` + `args` word for word (overlays, one manifest per environment, a chart's
 copies), and splitting them (execform.split_list: expansion, prefixes, an `sh -c` script's shell) was ~7% of a warm
@@ -10,14 +10,22 @@ next name from the texts, the flags and the answers so far), so a reused result 
 The resolvers must be lookups without side effects (a container's environment, a compose project's variables, Helm
 values): each answer is compared, its type too (`1` is no `"1"`).
 
-Kept in the run (run_classes.RunClasses.memo), never across runs; outside a run, split as is.
+The engine's arguments of a command split so (`parse_seen`) are parsed once too: parse_invocation is a function of
+the engine, the tokens, the environment, the launcher, the subcommand and where the arguments start, and returns
+frozen records (a later step that changes the settings copies them: engines/config.py, int_eras.py). The tokens are
+those of a reused split, the same objects (held beside the result, so their id is not reused meanwhile); the
+environment is keyed by its items, in order (the parse reads its names in order too), when every value is a string
+or None.
+
+Kept in the run (run_classes.RunClasses.memo), never across runs; outside a run, split and parsed as is.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.adapters.run_classes import current
-from ctxlint.engines import split_list
+from ctxlint.engines import parse_invocation, split_list
+from ctxlint.engines.result import Invocation
 from ctxlint.engines.tokens import Resolver, SplitResult
 
 _TABLE_MAX = 4096  # distinct lists a run keeps; a run with more starts again (a miss, never a wrong hit)
@@ -60,3 +68,21 @@ def _same_answers(trace: List[Tuple[int, str, Any]], asks: Tuple[Resolver, Optio
         if now is not answer and (type(now) is not type(answer) or now != answer):
             return False
     return True
+
+
+def parse_seen(engine: str, tokens: tuple, env: Mapping[str, Optional[str]], launcher: Optional[str],
+               subcommand: Optional[str], start: int) -> Invocation:
+    """parse_invocation(engine, tokens, env, launcher, subcommand, start), reused within the run (see the module)."""
+    run = current()
+    if run is None or type(tokens) is not tuple or any(v is not None and type(v) is not str for v in env.values()):
+        return parse_invocation(engine, tokens, env, launcher, subcommand, start)
+    table: Dict[tuple, Tuple[tuple, Invocation]] = run.memo.setdefault("parse_seen", {})
+    key = (engine, id(tokens), launcher, subcommand, start, tuple(env.items()))
+    known = table.get(key)
+    if known is not None and known[0] is tokens:
+        return known[1]
+    inv = parse_invocation(engine, tokens, env, launcher, subcommand, start)
+    if len(table) >= _TABLE_MAX:
+        table.clear()
+    table[key] = (tokens, inv)
+    return inv

@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
-from ctxlint.adapters.split_seen import split_seen
+from ctxlint.adapters.split_seen import parse_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
@@ -48,7 +48,7 @@ from ctxlint.adapters.workload_launchers import UNRESOLVED, Launchers
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
-from ctxlint.engines import Command, Detection, Setting, Token, detect, parse_invocation, split_list, split_shell
+from ctxlint.engines import Command, Detection, Setting, Token, detect, split_list, split_shell
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
@@ -193,7 +193,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             + docker_assigns
         assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
-        inv = parse_invocation(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
+        inv = parse_seen(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
         if inv.unknown_flags and det.engine == "tgi" and not det.launcher.startswith("image:"):
             inv = self.trtllm_flags(inv, image if docker_image is None else docker_image.text)
         if self.sm_renamed:  # said as the DLC's env names them
