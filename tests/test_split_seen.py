@@ -13,9 +13,9 @@ from conftest import SHARED
 
 import ctxlint.adapters.split_seen as split_seen_module
 from ctxlint.adapters.run_classes import run_files
-from ctxlint.adapters.split_seen import parse_seen, split_seen
+from ctxlint.adapters.split_seen import parse_seen, shell_seen, split_seen
 from ctxlint.engine import Settings, lint_paths
-from ctxlint.engines import parse_invocation, split_list
+from ctxlint.engines import parse_invocation, split_list, split_shell
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $(LEN)", "--", "$(TP)"]
@@ -61,6 +61,29 @@ def test_flags_are_part_of_the_key():
 def test_outside_a_run_nothing_is_kept():
     env = {"LEN": "8192", "MODEL": "m", "TP": "2"}
     assert split_seen(LIST, env.get) is not split_seen(LIST, env.get)
+
+
+SCRIPT = 'MODEL=${MODEL:-m}\nexec vllm serve "$MODEL" --max-model-len ${LEN} --tensor-parallel-size {{ .Values.tp }}'
+
+
+def test_a_command_string_with_the_same_answers_reuses_the_split():
+    env = {"LEN": "8192", "{{ .Values.tp }}": "2"}
+    with run_files([], 1 << 20):
+        first = shell_seen(SCRIPT, env.get, False, None, True, True, True)
+        again = shell_seen(SCRIPT, dict(env).get, False, None, True, True, True)
+    assert again is first
+    assert first == split_shell(SCRIPT, env.get, go=True, defaults=True, script=True)
+
+
+@pytest.mark.parametrize("env", [{"LEN": "4096", "{{ .Values.tp }}": "2"}, {"LEN": "8192", "MODEL": "n"}])
+def test_a_command_string_with_other_answers_splits_afresh(env):
+    with run_files([], 1 << 20):
+        first = shell_seen(SCRIPT, {"LEN": "8192", "{{ .Values.tp }}": "2"}.get, False, None, True, True, True)
+        again = shell_seen(SCRIPT, env.get, False, None, True, True, True)
+        undefaulted = shell_seen(SCRIPT, env.get, False, None, True, False, True)
+    assert again is not first
+    assert again == split_shell(SCRIPT, env.get, go=True, defaults=True, script=True)
+    assert undefaulted == split_shell(SCRIPT, env.get, go=True, defaults=False, script=True)
 
 
 ARGS = ["vllm", "serve", "m", "--max-model-len", "8192", "--tensor-parallel-size", "2"]

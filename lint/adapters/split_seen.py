@@ -1,4 +1,5 @@
-"""A container's exec-form list split, and an engine's arguments parsed, once per run for the same inputs.
+"""A container's exec-form list or command string split, and an engine's arguments parsed, once per run for the
+same inputs.
 
 Trees repeat a container's `command` + `args` word for word (overlays, one manifest per environment, a chart's
 copies), and splitting them (execform.split_list: expansion, prefixes, an `sh -c` script's shell) was ~7% of a warm
@@ -9,6 +10,10 @@ answer now: asking the names again in the order that split asked them follows th
 next name from the texts, the flags and the answers so far), so a reused result is the one a fresh split would give.
 The resolvers must be lookups without side effects (a container's environment, a compose project's variables, Helm
 values): each answer is compared, its type too (`1` is no `"1"`).
+
+A command string a shell reads (`shell_seen`: a Compose `command:`, a SkyPilot `run:`) is kept the same way, when no
+script file runs it with words of its own and it sources no file (shell_script.py's launcher scripts: the files it
+reads are a run's state).
 
 The engine's arguments of a command split so (`parse_seen`) are parsed once too: parse_invocation is a function of
 the engine, the tokens, the environment, the launcher, the subcommand and where the arguments start, and returns
@@ -24,7 +29,7 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.adapters.run_classes import current
-from ctxlint.engines import parse_invocation, split_list
+from ctxlint.engines import parse_invocation, split_list, split_shell
 from ctxlint.engines.result import Invocation
 from ctxlint.engines.tokens import Resolver, SplitResult
 
@@ -48,6 +53,28 @@ def split_seen(items: List[Any], resolver: Resolver, compose: bool = False, shel
     result = split_list(items, _traced(resolver, _RESOLVER, trace), compose=compose,
                         shell=_traced(shell, _SHELL, trace) if shell is not None else None, go=go, k8s=k8s,
                         argv=argv)
+    if len(table) >= _TABLE_MAX:
+        table.clear()
+    table[key] = (trace, result)
+    return result
+
+
+def shell_seen(text: str, resolver: Resolver, k8s: bool, shell: Optional[Resolver], go: bool, defaults: bool,
+               script: Optional[bool]) -> SplitResult:
+    """split_shell(text, resolver, k8s=k8s, shell=shell, go=go, defaults=defaults, script=script), reused within the
+    run (see the module)."""
+    run = current()
+    if run is None:
+        return split_shell(text, resolver, k8s=k8s, shell=shell, go=go, defaults=defaults, script=script)
+    table: Dict[tuple, Tuple[list, SplitResult]] = run.memo.setdefault("shell_seen", {})
+    key = (text, k8s, shell is not None, go, defaults, script)
+    known = table.get(key)
+    if known is not None and _same_answers(known[0], (resolver, shell)):
+        return known[1]
+    trace: List[Tuple[int, str, Any]] = []
+    result = split_shell(text, _traced(resolver, _RESOLVER, trace), k8s=k8s,
+                         shell=_traced(shell, _SHELL, trace) if shell is not None else None, go=go,
+                         defaults=defaults, script=script)
     if len(table) >= _TABLE_MAX:
         table.clear()
     table[key] = (trace, result)

@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
-from ctxlint.adapters.split_seen import parse_seen, split_seen
+from ctxlint.adapters.split_seen import parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
@@ -127,10 +127,15 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             self.item_texts += [scalar_text(n) for n in c.script_args]
             if c.script_args:  # a compose service's script file, run with its command's words (compose_scripts)
                 from ctxlint.adapters.compose_scripts import parameters
-            split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
-                                go=self.go_actions(), defaults=c.shell_defaults,
-                                script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
-                                positional=parameters(c.script_args, 1, c.script_resolver) if c.script_args else None)
+            if c.script_args or c.sourcer is not None or not isinstance(text, str):
+                split = split_shell(text, self.lookup, k8s=c.k8s_refs, shell=self.env.get if c.compose_refs else None,
+                                    go=self.go_actions(), defaults=c.shell_defaults,
+                                    script=c.shell_defaults or c.shell_run, sourcer=c.sourcer,
+                                    positional=parameters(c.script_args, 1, c.script_resolver) if c.script_args
+                                    else None)
+            else:  # most strings: reused within the run (split_seen.py)
+                split = shell_seen(text, self.lookup, c.k8s_refs, self.env.get if c.compose_refs else None,
+                                   self.go_actions(), c.shell_defaults, c.shell_defaults or c.shell_run)
             self.unsure = split.unsure
         entry: list = []  # args-only words naming a program (`/bin/sh -c ...`) that the image's engine is given
         if c.preset is None and c.script is None and not dlc:
