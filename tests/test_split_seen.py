@@ -13,9 +13,9 @@ from conftest import SHARED
 
 import ctxlint.adapters.split_seen as split_seen_module
 from ctxlint.adapters.run_classes import run_files
-from ctxlint.adapters.split_seen import parse_seen, shell_seen, split_seen
+from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.engine import Settings, lint_paths
-from ctxlint.engines import parse_invocation, split_list, split_shell
+from ctxlint.engines import detect, parse_invocation, split_list, split_shell
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $(LEN)", "--", "$(TP)"]
@@ -124,6 +124,22 @@ def test_other_tokens_of_the_same_words_parse_afresh():
                               "serve", 2)
     assert again is not first and again == first
     assert long_ctx.value("max_model_len") == 16384
+
+
+def test_detection_is_kept_for_the_same_tokens_and_image():
+    with run_files([], 1 << 20):
+        tokens = split_seen(["--model", "m", "--max-model-len", "8192"], {}.get).commands[0].tokens
+        first = detect_seen(tokens, "vllm/vllm-openai:v0.11.0", True)
+        first.append("a caller's own list")  # each caller gets a list of its own
+        again = detect_seen(tokens, "vllm/vllm-openai:v0.11.0", True)
+        other_image = detect_seen(tokens, "busybox", True)
+        not_args_only = detect_seen(tokens, "vllm/vllm-openai:v0.11.0", False)
+        other_tokens = detect_seen(split_list(["vllm", "serve", "m"]).commands[0].tokens, "busybox", True)
+    assert again == detect(tokens, "vllm/vllm-openai:v0.11.0", args_only=True)
+    assert [d.engine for d in again] == ["vllm"]
+    assert other_image == detect(tokens, "busybox", args_only=True) == []
+    assert not_args_only == []
+    assert [(d.engine, d.args_start) for d in other_tokens] == [("vllm", 2)]
 
 
 def _trees(tmp_path: Path) -> list:

@@ -1,5 +1,5 @@
-"""A container's exec-form list or command string split, and an engine's arguments parsed, once per run for the
-same inputs.
+"""A container's exec-form list or command string split, its engines detected and their arguments parsed, once per
+run for the same inputs.
 
 Trees repeat a container's `command` + `args` word for word (overlays, one manifest per environment, a chart's
 copies), and splitting them (execform.split_list: expansion, prefixes, an `sh -c` script's shell) was ~7% of a warm
@@ -20,16 +20,18 @@ the engine, the tokens, the environment, the launcher, the subcommand and where 
 frozen records (a later step that changes the settings copies them: engines/config.py, int_eras.py). The tokens are
 those of a reused split, the same objects (held beside the result, so their id is not reused meanwhile); the
 environment is keyed by its items, in order (the parse reads its names in order too), when every value is a string
-or None.
+or None. The engines a command's tokens name (`detect_seen`) are kept by the same tokens and the image (each caller
+gets a list of its own).
 
-Kept in the run (run_classes.RunClasses.memo), never across runs; outside a run, split and parsed as is.
+Kept in the run (run_classes.RunClasses.memo), never across runs; outside a run, nothing is kept.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.adapters.run_classes import current
-from ctxlint.engines import parse_invocation, split_list, split_shell
+from ctxlint.engines import detect, parse_invocation, split_list, split_shell
+from ctxlint.engines.detect import Detection
 from ctxlint.engines.result import Invocation
 from ctxlint.engines.tokens import Resolver, SplitResult
 
@@ -113,3 +115,19 @@ def parse_seen(engine: str, tokens: tuple, env: Mapping[str, Optional[str]], lau
         table.clear()
     table[key] = (tokens, inv)
     return inv
+
+
+def detect_seen(tokens: tuple, image: Optional[str], args_only: bool) -> List[Detection]:
+    """detect(tokens, image, args_only=args_only), reused within the run for the same tokens of a reused split (held
+    beside the result) and the same image: a function of the tokens' texts and references, the image and the flag."""
+    run = current()
+    if run is None or type(tokens) is not tuple or (image is not None and type(image) is not str):
+        return detect(tokens, image, args_only=args_only)
+    table: Dict[tuple, Tuple[tuple, List[Detection]]] = run.memo.setdefault("detect_seen", {})
+    key = (id(tokens), image, args_only)
+    known = table.get(key)
+    if known is None or known[0] is not tokens:
+        if len(table) >= _TABLE_MAX:
+            table.clear()
+        known = table[key] = (tokens, detect(tokens, image, args_only=args_only))
+    return list(known[1])

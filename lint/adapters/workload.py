@@ -39,7 +39,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
-from ctxlint.adapters.split_seen import parse_seen, shell_seen, split_seen
+from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
 from ctxlint.adapters.workload_config import ConfigSettings
@@ -48,7 +48,7 @@ from ctxlint.adapters.workload_launchers import UNRESOLVED, Launchers
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
-from ctxlint.engines import Command, Detection, Setting, Token, detect, split_list, split_shell
+from ctxlint.engines import Command, Detection, Setting, Token, split_list, split_shell
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
@@ -163,7 +163,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             # with a flag (`--max-model-len 8192` under `exec vllm serve M`) is a shell's command, no engine's
             args_only = c.args_only and not (k and c.script is not None and cmd.tokens
                                              and cmd.tokens[0].text[:1] == "-")
-            found = entry or (detect(cmd.tokens, image, args_only=args_only) if c.preset is None else [])
+            found = entry or (detect_seen(cmd.tokens, image, args_only) if c.preset is None else [])
             if not found and c.engine is not None and args_only:
                 found = [Detection(c.engine.value, c.engine.value, None, 0, 0, via_image=True)]
             if not found and args_only and cmd.tokens:
