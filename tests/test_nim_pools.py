@@ -128,7 +128,8 @@ def test_a_nim_2x_on_one_gpu_is_derived_as_vllm_and_says_what_it_assumed(tmp_pat
         ("vllm", "exceeds", {"tokens": 25440, "origin": "derived", "role": "unified"}, 131072, 131072)
     assert row["worst"]["message"] == (
         "131,072 > 39,744: the longest request (the advertised window 131,072) exceeds the unified KV pool 25,440 "
-        "(derived for meta-llama/Llama-3.1-8B on L4 at TP 1, vllm: KV budget per GPU 3.11 GiB (instance memory "
+        "(derived for meta-llama/Llama-3.1-8B (model inferred: meta/llama-3.1-8b-instruct: architecture of "
+        "meta-llama/Llama-3.1-8B, matched by name) on L4 at TP 1, vllm: KV budget per GPU 3.11 GiB (instance memory "
         "19.76 GiB - weights 14.96 GiB - activation peak 1.44 GiB - non-torch 0.25 GiB) / 131,072 B per token per "
         "GPU = 25,440 tokens; assumed: vLLM as the backend (a NIM 2.x image carries vLLM or SGLang, and this one's "
         "name says neither); vLLM's default --gpu-memory-utilization (NIM's documentation names built-in defaults "
