@@ -172,13 +172,17 @@ def family_device(family: str) -> Accelerator | None:
 # Words beside a family's name that say nothing of its memory size: the maker's prefixes (_norm drops `nvidia-`),
 # the form factor and the link (`Tesla-V100-SXM2`, `a100_pcie`, CoreWeave's A100_NVLINK: its table fixes that one)
 _NO_SIZE = {"tesla", "pcie", "sxm", "sxm2", "sxm4", "nvlink"}
+# GKE's accelerator names fix one card each, whoever writes them (a flag, a default-accelerator, a label): the catalog
+# holds nvidia-tesla-a100 as the 40 GB card and nvidia-tesla-v100 and nvidia-tesla-p100 as the 16 GB ones
+_GKE_NAME = lazy_compile(r"^nvidia-tesla-[avp]100$")
 
 
 @lru_cache(maxsize=256)
 def family_word(name: str) -> Accelerator | None:
     """The family's any-of device when `name` names a family sold in several memory sizes and no size
-    (`a100`, `Tesla-V100`, `nvidia_a100_sxm4`, `p100-pcie`), else None (`a100-80gb` is that card)."""
-    if not isinstance(name, str):
+    (`a100`, `Tesla-V100`, `nvidia_a100_sxm4`, `p100-pcie`), else None (`a100-80gb` is that card, and so is GKE's
+    `nvidia-tesla-a100`, the 40 GB one)."""
+    if not isinstance(name, str) or _GKE_NAME.match(name.strip().lower()):
         return None
     words = [w for w in _norm(name).split("-") if w and w not in _NO_SIZE]
     return family_device(words[0]) if len(words) == 1 else None

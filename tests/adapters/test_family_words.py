@@ -93,3 +93,19 @@ def test_default_accelerator_a100_is_any_a100(tmp_path, monkeypatch):
     rows = run(["audit", "--format", "csv", "serve.sh"]).out.splitlines()
     # the weights fit the 80 GB card only: within band, where the 40 GB reading said CTX203
     assert rows[1].split(",")[14] == "within band"
+
+
+@pytest.mark.parametrize("word, device", [
+    ("nvidia-tesla-a100", "A100-40GB"), ("NVIDIA-Tesla-V100", "V100-16GB"), ("nvidia-tesla-p100", "P100-16GB"),
+    ("tesla-v100", V100), ("nvidia-a100", A100),  # no GKE name: the family's band
+])
+def test_a_gke_name_is_the_one_card_gke_means(word, device):
+    # GKE's nvidia-tesla-a100 is the 40 GB card, as a flag or default-accelerator as in its own label
+    assert (family_word(word) is None) == (device not in (A100, V100))
+    assert written_device(word).name == device
+
+
+def test_capacity_command_keeps_gkes_a100_the_40gb_card():
+    out = run(["capacity", "--model", "Qwen/Qwen2.5-7B-Instruct", "--engine", "vllm", "--accelerator",
+               "nvidia-tesla-a100", "--engine-version", "0.10.1"]).out.splitlines()
+    assert out[2] == "accelerator  A100-40GB"
