@@ -14,10 +14,13 @@ from __future__ import annotations
 
 from typing import Optional
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Role
 
 # the device-plugin resource of Intel Gaudi (Habana's device plugin)
 GAUDI_RESOURCE = "habana.ai/gaudi"
+# a count of a device plugin's resource (`limits["nvidia.com/gpu"]`): that resource says whose devices the pod gets
+_RESOURCE = lazy_compile(r'\["([^"/\]]+/[^"\]]+)"\]$')
 
 _NAMES = {"tgi": "TGI", "sglang": "SGLang", "trtllm": "TensorRT-LLM", "lmdeploy": "LMDeploy", "llamacpp": "llama.cpp"}
 _VLLM = ("vLLM's HPU worker sizes its KV cache from the memory free after its profile run x gpu_memory_utilization "
@@ -27,11 +30,12 @@ _VLLM = ("vLLM's HPU worker sizes its KV cache from the memory free after its pr
 
 def on_gaudi(role: Role) -> str:
     """What says the role's engine runs on Intel Gaudi (its device resource, image, container runtime or a
-    Gaudi-only variable: Role.vendor), else ""."""
+    Gaudi-only variable: Role.vendor, read only where no device resource is counted), else ""."""
     count, resource = role.accelerators.count, role.accelerators.resource
     path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
-    if path.endswith(f'["{GAUDI_RESOURCE}"]'):
-        return f"its {GAUDI_RESOURCE} devices"
+    counted = _RESOURCE.search(path)
+    if counted is not None:  # another vendor's resource wins over a stray Gaudi variable (need_advice reads it so)
+        return f"its {GAUDI_RESOURCE} devices" if counted.group(1) == GAUDI_RESOURCE else ""
     if role.vendor is not None and role.vendor.value == "gaudi":
         said = str(role.vendor.raw or "")
         return "its docker run options" if said.startswith("docker run") or not said else f"as {said} says"

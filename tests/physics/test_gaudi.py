@@ -86,3 +86,19 @@ def test_a_kubeai_profile_of_the_operators_own_is_no_device(tmp_path):
     assert "unknown accelerator" not in out and "no accelerator type (or available_kv_gib) is given;" in out
     # KubeAI's own profiles still name their device and count
     assert check(tmp_path, KUBEAI.format(profile="nvidia-gpu-l4:1")) == ""
+
+
+def test_a_gaudi_variable_on_an_nvidia_pod_leaves_the_cuda_checks(tmp_path):
+    # the nvidia.com/gpu resource says whose devices the pod gets, as need_advice reads it: a stray PT_HPU_* variable
+    # hid the weights' CTX203 on the default-accelerator's L4 (and named Gaudi in CTX208 without one)
+    text = POD.format(selector="", image="vllm/vllm-openai:v0.10.1", resource="nvidia.com/gpu",
+                      args=VLLM_ARGS.replace("Qwen2.5-7B", "Qwen2.5-32B")).replace(
+        "        resources:", "        env: [{name: PT_HPU_LAZY_MODE, value: '0'}]\n        resources:")
+    (tmp_path / ".ctxlint.yaml").write_text("default-accelerator: l4\n")
+    (tmp_path / "srv.yaml").write_text(text)
+    out = run(["check", "-q", str(tmp_path / "srv.yaml")]).out.replace(str(tmp_path / "srv.yaml"), "srv.yaml")
+    assert out == ("srv.yaml:9:9: CTX203 [error] 61.03 GiB > 21.95 GiB: the weights of Qwen/Qwen2.5-32B-Instruct per "
+                   "GPU (tensor 1 x pipeline 1) exceed the memory of one L4, before any KV cache. Use at least 3 GPUs "
+                   "with tensor/pipeline parallelism to match, larger accelerators, or a quantized checkpoint "
+                   "(weights-exceed-memory)\n")
+    assert "Intel Gaudi" not in check(tmp_path, text)
