@@ -211,7 +211,8 @@ def capacity(model: str, engine: str, accelerator: Optional[str], count: Optiona
     if memory_fraction is not None:
         settings[_KNOBS.get(engine, "memory_fraction")] = memory_fraction
     result = estimate(CapacityInput(
-        arch=arch, engine=engine, accelerator=device.name if device is not None else accelerator, accelerator_count=count or tp * pp * dp,
+        arch=arch, engine=engine, accelerator=device.name if device is not None else accelerator,
+        accelerator_count=count or tp * pp * dp,
         tp=tp, pp=pp, dp=dp, kv_cache_dtype=kv_cache_dtype, settings=settings,
         available_kv_bytes=available_kv_gib * 2**30 if available_kv_gib else None,
         context_length=ctx, draft_layers=draft_layers, weights=weights,

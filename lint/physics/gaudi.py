@@ -28,12 +28,17 @@ _VLLM = ("vLLM's HPU worker sizes its KV cache from the memory free after its pr
          "known here")
 
 
+def counted_path(role: Role) -> str:
+    """Where the role's device count was read (`...limits["nvidia.com/gpu"]`), or `["<resource>"]` when the count
+    no longer sits at its resource's key (Accelerators.resource), else ""."""
+    count, resource = role.accelerators.count, role.accelerators.resource
+    return f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
+
+
 def on_gaudi(role: Role) -> str:
     """What says the role's engine runs on Intel Gaudi (its device resource, image, container runtime or a
     Gaudi-only variable: Role.vendor, read only where no device resource is counted), else ""."""
-    count, resource = role.accelerators.count, role.accelerators.resource
-    path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
-    counted = _RESOURCE.search(path)
+    counted = _RESOURCE.search(counted_path(role))
     if counted is not None:  # another vendor's resource wins over a stray Gaudi variable (need_advice reads it so)
         return f"its {GAUDI_RESOURCE} devices" if counted.group(1) == GAUDI_RESOURCE else ""
     if role.vendor is not None and role.vendor.value == "gaudi":

@@ -7,6 +7,8 @@ from typing import Tuple
 
 from ctxlint.model import Deployment, Role
 
+from .gaudi import counted_path
+
 # Common data-centre and workstation devices, smallest first (names as in the accelerator catalog).
 COMMON = ("L4", "A10G", "L40S", "A100-40GB", "A100-80GB", "H100", "H200", "B200", "MI300X")
 _FIX = ("state the device (a nodeSelector such as nvidia.com/gpu.product or node.kubernetes.io/instance-type, "
@@ -28,8 +30,7 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     """The devices to give verdicts for, and the advice, by the resource the role's device count is of; without
     one, by the vendor its image, container runtime or variables name (Role.vendor: a `rocm/vllm` or `tgi-gaudi`
     container with no resource is no L4)."""
-    count, resource = role.accelerators.count, role.accelerators.resource
-    path = f'["{resource}"]' if resource is not None else count.source.path if count is not None else ""
+    path = counted_path(role)
     if role.neuron is not None:  # NeuronCores (a Neuron device count is no count of them: hardware.engine_devices)
         return (), _NEURON_FIX
     if path.endswith('["nvidia.com/gpu"]'):
