@@ -62,6 +62,9 @@ def _labels(text: str):
     # GFD writes NVML's name, which says the size; a bare word was written by hand
     ("nvidia.com/gpu.product: a100", A100),
     ("nvidia.com/gpu.product: NVIDIA-A100-SXM4-40GB", "A100-40GB"),
+    # NVML names the PCIe card "NVIDIA A100 80GB PCIe", size before form factor (GFD: NVIDIA-A100-80GB-PCIe, as
+    # NRP Nautilus's docs list it); it was an unknown accelerator
+    ("nvidia.com/gpu.product: NVIDIA-A100-80GB-PCIe", "A100-SXM4-80GB"),
     ("nvidia.com/gpu.product: Tesla-V100", V100),
     # GKE's names keep their fixed meaning: nvidia-tesla-a100 is the 40 GB card
     ("cloud.google.com/gke-accelerator: nvidia-tesla-a100", "A100-40GB"),
