@@ -71,7 +71,8 @@ def model_id(url: Optional[Node], file: str) -> Optional[Val[str]]:
 def custom_profile(node: Optional[Node]) -> Optional[str]:
     """The name of a resource profile that is not one of KubeAI's defaults (`gaudi-for-text-generation:1`)."""
     text = scalar(node)
-    name = text.partition(":")[0].strip() if isinstance(text, str) else ""
+    # KubeAI looks the name up as written (parseResourceProfile: strings.Split(s, ":")[0]), blanks and all
+    name = text.partition(":")[0] if isinstance(text, str) else ""
     return name if name and name not in PROFILES else None
 
 
@@ -83,8 +84,8 @@ def profile(node: Optional[Node], spans: ScalarSpans) -> Tuple[Optional[Val[str]
         return None, None
     name, _, count = text.partition(":")
     count = count.strip() or "1"
-    if PROFILES[name] is None:
-        return None, None  # CPU only
+    if PROFILES.get(name) is None:  # CPU only, or no name at all (`:1`, which KubeAI cannot look up)
+        return None, None
     device = canonical_type(PROFILES[name])
     start = text.find(name)
     kind = Val(device[0], spans.source(node, start, start + len(name)), raw=name) if device else None

@@ -102,3 +102,18 @@ def test_a_gaudi_variable_on_an_nvidia_pod_leaves_the_cuda_checks(tmp_path):
                    "with tensor/pipeline parallelism to match, larger accelerators, or a quantized checkpoint "
                    "(weights-exceed-memory)\n")
     assert "Intel Gaudi" not in check(tmp_path, text)
+
+
+def test_a_kubeai_profile_name_with_blanks_or_none_is_read_without_a_crash(tmp_path):
+    # KubeAI looks the name up as written (strings.Split(s, ":")[0]): `nvidia-gpu-l4 ` is no default profile of its
+    # own; `:1` names none. Both stopped the run with a KeyError (internal error)
+    out = check(tmp_path, KUBEAI.format(profile='"nvidia-gpu-l4 :1"'))
+    assert out.splitlines()[1] == (
+        "srv.yaml:9:20: CTX008 [info] resourceProfile nvidia-gpu-l4  is no KubeAI default profile: its devices are the "
+        "`resourceProfiles.nvidia-gpu-l4 ` of the KubeAI chart's values, which this file does not hold, so neither the "
+        "device nor the count is known (state the device with `default-accelerator:` in .ctxlint.yaml) "
+        "(unresolved-value)")
+    out = check(tmp_path, KUBEAI.format(profile='":1"'))
+    assert out.startswith("srv.yaml:6:3: CTX208 [info] KV pool of unified not declared and not derivable: no "
+                          "accelerator type (or available_kv_gib) is given; holding one request of 2,048 tokens needs")
+    assert "internal error" not in out and len(out.splitlines()) == 1
