@@ -48,18 +48,22 @@ def window_cost(bounded: tuple | None, block: int, bpt: float, length: int) -> i
 
 
 def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
-    """The longest request, in whole blocks, whose own tokens and window-layer tokens fit in `avail`."""
+    """The longest request, in whole blocks (in tokens where the window groups have blocks of their own), whose
+    own tokens and window-layer tokens fit in `avail`."""
     if not bounded:
         return max(0, avail // block * block)
-    if isinstance(bounded[0], tuple):  # several window groups: the cost rises with the length, so halve on blocks
-        low, high = 0, max(0, avail // block)
+    if isinstance(bounded[0], tuple):
+        # several window groups of their own blocks (DeepSeek-V4, dsv4_kv): the cost rises with the length, and a
+        # length short of a whole block can still save the window groups' blocks, so halve on tokens as vLLM's
+        # _estimate_max_model_len_from_groups does (its 13,528 for vllm#44376, not 13,312)
+        low, high = 0, max(0, avail)
         while low < high:
             mid = (low + high + 1) // 2
-            if mid * block + window_cost(bounded, block, bpt, mid * block) <= avail:
+            if -(-mid // block) * block + window_cost(bounded, block, bpt, mid) <= avail:
                 low = mid
             else:
                 high = mid - 1
-        return low * block
+        return low
     span = bounded[1]
     longest = (avail - window_cost(bounded, block, bpt, span)) // block * block
     if longest >= span:  # past its span a window costs the same: the longest is past it too

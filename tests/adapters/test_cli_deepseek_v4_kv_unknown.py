@@ -65,11 +65,11 @@ def test_a_recipe_whose_batch_windows_outgrow_the_pool(tmp_path):
     # 131,072 batched tokens: a 1M-token request would hold 57,370 blocks of 1.48 MB (window and compressor-state
     # groups up to the batch, the compressed caches for its length) where 8 B200s hold 28,918
     found, row = _lint(tmp_path, RECIPE.format(gpu="b200", batch=131072))
-    assert "CTX201 [error] 1,048,576 > 76,800: the unified engine context length 1,048,576 exceeds its KV pool " \
+    assert "CTX201 [error] 1,048,576 > 76,852: the unified engine context length 1,048,576 exceeds its KV pool " \
         "7,403,008 (derived for deepseek-ai/DeepSeek-V4-Pro on 8x B200, vllm: KV budget per GPU 39.92 GiB" in found.out
-    assert "/ 5,789 B per token per GPU = 7,403,008 tokens; band 5,705,728-8,071,168), which holds 70,400 tokens for " \
-        "one request at the estimate's point (of its 7,403,008: one 256-token block is vLLM's null block; 7,322,624 " \
-        "for the window and compressor-state groups; 9,728 for per-request state and whole blocks)" in found.out
+    assert "/ 5,789 B per token per GPU = 7,403,008 tokens; band 5,705,728-8,071,168), which holds 70,488 tokens for " \
+        "one request at the estimate's point (of its 7,403,008: one 256-token block is vLLM's null block; 7,332,096 " \
+        "for the window and compressor-state groups; 168 for per-request state and whole blocks)" in found.out
     assert row["verdict"] == "exceeds" and row["why_unknown"] is None
 
 
@@ -82,7 +82,7 @@ def test_the_same_recipe_fits_at_its_own_batch(tmp_path):
 def test_past_the_startup_check_is_no_hang(tmp_path):
     # vLLM's startup check counts the window groups too: a context it refuses is not one it starts and hangs on
     found, row = _lint(tmp_path, DEPLOYMENT.format(tag="v0.22.0", context=1048576))
-    assert "CTX201 [error] 1,048,576 > 60,928" in found.out and "CTX401" not in found.out
+    assert "CTX201 [error] 1,048,576 > 61,104" in found.out and "CTX401" not in found.out
     found, row = _lint(tmp_path, DEPLOYMENT.format(tag="v0.22.0", context=8192))
     assert found.out == "" and row["verdict"] == "fits"
 
@@ -103,3 +103,15 @@ def test_sglang_says_its_v4_pools_are_not_read(tmp_path):
               "pool the engine logs")
     assert detail in row["why_unknown"] and detail in found.out
     assert row["verdict"] == "unknown" and row["engine"] == "sglang"
+
+
+def test_a_context_vllm_starts_with_short_of_a_whole_block_fits():
+    # vllm#44376's 5.44 GiB: vLLM bisects max_model_len on tokens (13,528 with its null block); a request short of
+    # a whole 256-token block saves window and compressor-state blocks, so 13,500 fits though 13,568 would not
+    found = run(["capacity", "--model", "deepseek-ai/DeepSeek-V4-Flash", "--engine", "vllm", "--accelerator", "GH200",
+                 "--count", "2", "--tp", "2", "--kv-cache-dtype", "fp8", "--available-kv-gib", "5.44",
+                 "--engine-version", "0.22.0", "--set", "block_size=256", "--set", "max_num_batched_tokens=16384",
+                 "--context-length", "13500"])
+    assert found.code == 0 and "context length 13,500: fits; max concurrency at that length 1.00x" in found.out
+    [line] = [ln for ln in found.out.splitlines() if ln.startswith("longest single request")]
+    assert line.split()[-1] == "13,520"

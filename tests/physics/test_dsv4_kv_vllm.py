@@ -9,7 +9,7 @@ import pytest
 from ctxlint.physics.dsv4_kv import layout, request_blocks, vllm_breakdown, why_not_sized
 from ctxlint.physics.kv import kv_breakdown
 from ctxlint.physics.models import lookup_model
-from ctxlint.physics.pool import _longest, window_cost
+from ctxlint.physics.pool import _longest, startup_longest, window_cost
 
 GIB = 2 ** 30
 ISSUE = {"block_size": 256, "max_num_batched_tokens": 16384}
@@ -56,9 +56,14 @@ def test_the_breakdown_as_the_pool_reads_it():
     assert br.bytes_per_token == 22 * 47808 / 256 == 4108.5
     # a request of 30,000 tokens: its own 118 blocks and 6,682 in the window groups, 256 tokens a block
     assert window_cost(br.bounded_span, 256, br.bytes_per_token, 30000) == (6800 - 118) * 256
-    # the longest request the blocks of 5.44 GiB hold, in whole blocks (the pool's unit)
-    pool = 5_841_563_904 // (22 * 47808) * 256
-    assert _longest(pool, 256, br.bytes_per_token, br.bounded_span) == 13312
+    # the longest context the blocks of 5.44 GiB hold, in tokens as vLLM's startup check bisects them: vLLM's own
+    # estimate (in whole 256-token blocks it was 13,312: 13,500 read as refused where vLLM starts)
+    blocks = 5_841_563_904 // (22 * 47808)
+    assert startup_longest(br.bounded_span, 256, br.bytes_per_token, blocks * 256) == 13528
+    # one request at run time: the null block is not its own
+    lay = layout(_flash().compress_ratios, 128, 256, 16384, 128, 0)
+    held = _longest((blocks - 1) * 256, 256, br.bytes_per_token, br.bounded_span)
+    assert held == 13524 and request_blocks(lay, 256, held) == blocks - 1 < request_blocks(lay, 256, held + 1)
 
 
 def test_v4_pro_groups():
