@@ -98,7 +98,14 @@ def layout(ratios: tuple[int, ...], index_dim: int, block: int, mnbt: int, windo
         split = -(-n // tuples)  # groups of at most `tuples` layers each, the layers dealt round
         most = max(most, -(-n // split))
         windows.append((split, win - 1 + mnbt, blk))
-    return {"tuple_bytes": sum(sizes), "tuples": most, "windows": windows, "first": tuples}
+    # the pages of all the layers of each kind of group, padded to the tuple's next size (vLLM's concurrency weighs
+    # a group's blocks by them: get_max_concurrency_for_kv_cache_config, UniformTypeKVCacheSpecs.page_size_bytes)
+    def pad(page: int) -> int:
+        return min(s for s in sizes if s >= page)
+    sums = [sum(page * n for page, n in full.items()), (len(ratios) + draft) * pad(pages[0])]
+    sums += [c4 * sum(pad(p) for p in state[4])] if c4 else []
+    sums += [c128 * pad(state[128][0])] if c128 else []
+    return {"tuple_bytes": sum(sizes), "tuples": most, "windows": windows, "first": tuples, "page_sums": sums}
 
 
 def request_blocks(lay: Mapping[str, Any], block: int, length: int) -> int:

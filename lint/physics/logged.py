@@ -219,6 +219,9 @@ def read_logged(tokens: int, block: int, arch: ModelArch, draft: int, settings: 
     (no window layers, window layers of another page size, releases without the hybrid manager): held.py
     then reads it as before. `first`: the first release that loads the model (vllm_archs), `device` an
     Accelerator or None."""
+    if arch.compress_ratios:  # DeepSeek-V4: groups of their own block sizes, and their own figure (dsv4_logged)
+        from .dsv4_logged import read_dsv4
+        return read_dsv4(tokens, arch, draft, settings, ctx, version, override)
     kinds = arch.kinds_cached_by("vllm")  # layers reading another's KV hold no pages of their own
     full, window = kinds.count(FULL) + max(0, draft), kinds.count(SLIDING) + kinds.count(CHUNKED)
     if not window or not full or tokens < block or block <= 0 or arch.is_mla or \

@@ -115,3 +115,12 @@ def test_a_context_vllm_starts_with_short_of_a_whole_block_fits():
     assert found.code == 0 and "context length 13,500: fits; max concurrency at that length 1.00x" in found.out
     [line] = [ln for ln in found.out.splitlines() if ln.startswith("longest single request")]
     assert line.split()[-1] == "13,520"
+
+
+def test_the_pool_vllm_0_20_0_logs_is_read_as_it_logs_it(tmp_path):
+    # 0.20.0 logs num_blocks // 5 groups x 4 tokens: 5,448 is 6,810 blocks, which hold a 30,000-token request
+    # (as the pool itself, 5,448 read as a refused start: CTX201 "30,000 > 5,120")
+    text = DEPLOYMENT.format(tag="v0.20.0", context=30000).replace("65536", "16384").replace(
+        "metadata: {name: dsv4}", 'metadata: {name: dsv4, annotations: {ctxlint.io/kv-pool-tokens: "5448"}}')
+    found, row = _lint(tmp_path, text)
+    assert found.out == "" and found.code == 0 and row["verdict"] == "fits"
