@@ -102,6 +102,12 @@ def pool_for(need: int, role: Role) -> int:
     pool = role.pool
     if pool is not None and pool.logged is not None:  # a logged figure of a model with window layers
         return pool.logged.logged_for(need)
+    cap = role.capacity if pool is not None and pool.origin == "derived" else None
+    if getattr(cap, "window_groups", None):  # DeepSeek-V4 on vLLM: its window groups cost more the longer the request
+        from ctxlint.physics.pool import window_cost
+        block = cap.block_size  # its own blocks and its window groups', and the null block
+        return -(-need // block) * block + window_cost(cap.window_groups, block, cap.kv_bytes_per_token_per_gpu,
+                                                       need) + block
     if pool is not None and pool.origin == "derived" and pool.request_ceiling > 0 and \
             admission_hang(role, need):  # vLLM 0.19's admission check: the windows cost per token, as the rest
         return -(-need * pool.ceiling // pool.request_ceiling)

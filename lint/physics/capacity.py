@@ -237,7 +237,8 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         terms=() if lean else tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
         rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule, layout=side.layout,
-        admission_starts=low.starts, startup_longest=startup_longest(br.bounded_span, block, bpt, low.pool))
+        admission_starts=low.starts, startup_longest=startup_longest(br.bounded_span, block, bpt, low.pool),
+        window_groups=br.bounded_span if br.bounded_span and isinstance(br.bounded_span[0], tuple) else None)
 
 
 def _memory_band(budget, acc, engine, arch, tp, pp, settings, weights, version, ctx, shared, asm):

@@ -70,6 +70,8 @@ class CapacityResult:
     # DeepSeek-V4 on vLLM (dsv4_kv): its startup check counts the window and compressor-state groups as a request
     # of max_model_len holds them, null block included: the longest context it accepts at the band's low end
     startup_longest: int | None = None
+    # ...and its window groups' terms (pool.window_cost): what a request of any length takes of them (_common.pool_for)
+    window_groups: tuple | None = None
 
     def to_dict(self) -> dict[str, Any]:
         import dataclasses  # JSON output only (records.py: the module costs ~7 ms to import)

@@ -124,3 +124,31 @@ def test_the_pool_vllm_0_20_0_logs_is_read_as_it_logs_it(tmp_path):
         "metadata: {name: dsv4}", 'metadata: {name: dsv4, annotations: {ctxlint.io/kv-pool-tokens: "5448"}}')
     found, row = _lint(tmp_path, text)
     assert found.out == "" and found.code == 0 and row["verdict"] == "fits"
+
+
+NATIVE = """\
+apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata:
+  name: dsv4
+spec:
+  model: {id: deepseek-ai/DeepSeek-V4-Flash}
+  advertised: {context_window: 1048576}
+  engine: {name: vllm, version: 0.22.0}
+  serving:
+    roles:
+      - role: unified
+        context_length: 1048576
+        kv_cache_dtype: fp8
+        accelerators: {type: H100-SXM-80GB, count: 4}
+        parallelism: {tensor: 4}
+        engine_args: {block_size: 256, max_num_batched_tokens: 65536}
+"""
+
+
+def test_the_pool_a_window_needs_counts_its_groups_at_that_length(tmp_path):
+    # a 1M-token request: 4,096 compressed blocks, 2 x 1,027 window, 16,387 and 8,209 state blocks, the null block;
+    # the pool's own overhead at its 61,104-token ceiling said 7,405,136, too little
+    found, _ = _lint(tmp_path, NATIVE)
+    assert "CTX101 [error] 1,048,576 > 61,104: the longest request" in found.out
+    assert "Raise the unified pool to at least 7,871,232, or lower the advertised window to 61,104" in found.out
