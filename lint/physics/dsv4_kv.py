@@ -131,9 +131,11 @@ def vllm_breakdown(arch: ModelArch, version: str | None, settings: Mapping[str, 
         why = "the FlashInfer backend's plain-row DeepSeek-V4 layout was not read"
     elif pp > 1 or dcp > 1:
         why = "DeepSeek-V4's groups over pipeline stages or decode context parallel ranks were not read"
-    elif not block or block % 128:
-        why = "DeepSeek-V4's compressed caches hold block/4 and block/128 tokens a block: state --block-size " \
-              "(a multiple of 128)"
+    elif not block or block % 256:
+        # DeepseekV4FlashMLASparseBackend.get_supported_kernel_block_sizes: [256] (vllm==0.20.0, vllm==0.23.0)
+        why = "DeepSeek-V4's FlashMLA kernels take 256-token blocks: state --block-size (a multiple of 256; " \
+              "vLLM refuses others)" if block else "state --block-size (a multiple of 256, the V4 FlashMLA " \
+              "kernels' block)"
     elif not mnbt:
         why = "DeepSeek-V4's window caches and compressor states are sized over max_num_batched_tokens, whose " \
               "default differs by release and device: state --max-num-batched-tokens"

@@ -80,7 +80,11 @@ def test_v4_pro_groups():
                               "was not read"),
     ("0.23.0", {**ISSUE, "attention_backend": "FLASHINFER_MLA_SPARSE_DSV4"}, "fp8",
      "the FlashInfer backend's plain-row DeepSeek-V4 layout was not read"),
-    ("0.22.0", {"max_num_batched_tokens": 8192}, "fp8", "state --block-size (a multiple of 128"),
+    ("0.22.0", {"max_num_batched_tokens": 8192}, "fp8", "here state --block-size (a multiple of 256, the V4 "
+                                                        "FlashMLA kernels' block); state the pool"),
+    # 384 would hold 3 tokens a ratio-128 block, but the V4 FlashMLA backend's kernel block is 256 alone
+    ("0.22.0", {**ISSUE, "block_size": 384}, "fp8", "here DeepSeek-V4's FlashMLA kernels take 256-token blocks: "
+                                                    "state --block-size (a multiple of 256; vLLM refuses others)"),
     ("0.22.0", {"block_size": 256}, "fp8", "whose default differs by release and device: state "
                                            "--max-num-batched-tokens"),
 ])
