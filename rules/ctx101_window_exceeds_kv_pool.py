@@ -50,7 +50,8 @@ SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
 INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens",
-          "disaggregation", "engine", "roles[].context_length", "roles[].pool")
+          "disaggregation", "engine", "roles[].context_length", "roles[].pool",
+          "roles[].capacity")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -49,7 +49,7 @@ SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ("security",)
 INPUTS = ("advertised.context_window", "gateway.max_prompt_tokens", "disaggregation", "roles[].context_length",
-          "roles[].pool")
+          "roles[].pool", "roles[].capacity")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 

@@ -44,7 +44,7 @@ SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
 INPUTS = ("advertised.context_window", "advertised.max_output_tokens", "gateway.max_prompt_tokens",
-          "disaggregation", "roles[].pool")
+          "disaggregation", "roles[].pool", "roles[].capacity")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
