@@ -21,7 +21,7 @@ chart ctxlint knows (helm_values.read_values) claims them, so a known chart's va
 """
 from __future__ import annotations
 
-from typing import Iterator, List, Tuple
+from typing import Iterator, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -33,8 +33,11 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 _MAX_DEPTH = 6  # values nest a command a few keys deep (`image.command`, `vllm.server.cli`)
 # A launch at the start of a shell command (the text's start, after `;`, `&`, `|` or a line break, or the
 # string a `-c`, `exec` or `nohup` runs): a program and its subcommand or module, or an engine's own program.
+# Each piece before the program stops at a separator, so every start is tried in time bounded by the text up to
+# the next one: a long string of `;`, `&`, `|` or blank lines (a minified blob, a URL's query) is read in linear
+# time, never rescanned from each separator to its end.
 _LAUNCH = lazy_compile(
-    r"(?:^|[;&|\n]|(?:^|\s)(?:-c|exec|nohup)\s)\s*['\"]?(?:[\w.-]+=\S*\s+)*(?:\S*/)?"
+    r"(?:^\s*|[;&|\n][ \t]*|(?:^|\s)(?:-c|exec|nohup)[ \t]+)['\"]?(?:[\w.-]+=[^\s;&|]*[ \t]+)*(?:[\w.~${}-]*/)*"
     r"(?:vllm\s+serve|python[\d.]*\s+-m\s+(?:vllm\.entrypoints\.\S+|sglang\.launch_server|sglang_router\.launch_server"
     r"|dynamo\.(?:vllm|sglang|trtllm))|text-generation-launcher|llama-server|lmdeploy\s+serve|trtllm-serve)(?=\s|$)")
 
@@ -42,8 +45,8 @@ _LAUNCH = lazy_compile(
 def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
     """One workload per value that holds an engine's command line (its roles: the engines it starts)."""
     out: List[Workload] = []
-    for path, node in _candidates(root, (), 0):
-        container = Container(spans=spans, node=node, name=path,
+    for path, node, args in _candidates(root, (), 0):
+        container = Container(spans=spans, node=node, name=path, args=args,
                               **({"script": node} if node.kind == SCALAR else {"command": node}))
         reading = read_container(container)
         if not reading.roles:
@@ -55,21 +58,35 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
     return out
 
 
-def _candidates(node: Node, path: Tuple[str, ...], depth: int) -> Iterator[Tuple[str, Node]]:
-    """Each string, or list of strings, under the values whose text launches an engine, with its dotted key path."""
+def _candidates(node: Node, path: Tuple[str, ...], depth: int) -> Iterator[Tuple[str, Node, Optional[Node]]]:
+    """Each string, or list of strings, under the values whose text launches an engine, with its dotted key path
+    and the `args` list beside a `command` list (a container's exec form split in two, as Kubernetes runs it:
+    `command: [vllm, serve]` + `args: [M, --max-model-len, ...]`, or `command: [sh, -c]` + `args: ["vllm serve ..."]`)."""
     if depth > _MAX_DEPTH:
         return
     if node.kind == MAP:
+        command, args = node.value.get("command"), node.value.get("args")
+        paired = command is not None and _words(command) is not None and args is not None and \
+            _words(args) is not None and command.kind == SEQ
+        if paired and _LAUNCH.search(f"{_words(command)} {_words(args)}"):
+            yield ".".join(path + ("command",)), command, args
         for key, value in node.value.items():
-            yield from _candidates(value, path + (str(key),), depth + 1)
+            if not (paired and key in ("command", "args")):
+                yield from _candidates(value, path + (str(key),), depth + 1)
     elif node.kind == SEQ:
-        items = node.value
-        if items and all(i.kind == SCALAR for i in items):
-            if _LAUNCH.search(" ".join(str(i.value) for i in items)):
-                yield ".".join(path), node
+        words = _words(node)
+        if words is not None:
+            if _LAUNCH.search(words):
+                yield ".".join(path), node, None
             return
-        for index, item in enumerate(items):
+        for index, item in enumerate(node.value):
             yield from _candidates(item, path[:-1] + (f"{path[-1] if path else ''}[{index}]",), depth + 1)
     elif node.kind == SCALAR and isinstance(node.value, str) and _LAUNCH.search(node.value):
-        yield ".".join(path), node
+        yield ".".join(path), node, None
 
+
+def _words(node: Node) -> Optional[str]:
+    """A list of scalars as the words it runs, joined by spaces; None for anything else."""
+    if node.kind == SEQ and node.value and all(i.kind == SCALAR for i in node.value):
+        return " ".join(str(i.value) for i in node.value)
+    return None

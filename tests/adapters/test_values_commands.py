@@ -87,3 +87,43 @@ def test_check_says_the_memory_a_command_in_values_needs(tmp_path):
         "B200 yes, MI300X yes); state the device (a nodeSelector such as nvidia.com/gpu.product or "
         "node.kubernetes.io/instance-type, or `default-accelerator:` in .ctxlint.yaml); capacity checks skip these "
         "roles (capacity-not-derivable)"]
+
+
+SPLIT = """\
+server:
+  command: ["vllm", "serve"]
+  args: ["meta-llama/Llama-3.1-8B-Instruct", "--max-model-len", "16384"]
+api:
+  command: ["python3", "-m", "vllm.entrypoints.openai.api_server"]
+  args:
+    - --model
+    - Qwen/Qwen2.5-7B-Instruct
+    - --max-model-len
+    - "8192"
+"""
+
+
+def test_an_args_list_beside_a_command_list_is_the_rest_of_that_command():
+    # Kubernetes runs `command` followed by `args`: the model and context are in the args, never lost
+    deps = adapt(SPLIT, "values.yaml").deployments
+    assert [(d.display_name, d.model.id.value, d.roles[0].context_length.value) for d in deps] == [
+        ("server.command", "meta-llama/Llama-3.1-8B-Instruct", 16384),
+        ("api.command", "Qwen/Qwen2.5-7B-Instruct", 8192)]
+    ctx = deps[1].roles[0].context_length
+    assert (ctx.source.line, ctx.source.col, at(SPLIT, ctx.source)) == (10, 8, "8192")
+
+
+def test_a_shell_string_in_args_after_sh_c_is_read_once():
+    text = 'server:\n  command: [sh, -c]\n  args: ["vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"]\n'
+    [dep] = adapt(text, "values.yaml").deployments
+    assert (dep.display_name, dep.model.id.value, dep.roles[0].context_length.value) == (
+        "server.command", "Qwen/Qwen2.5-7B-Instruct", 4096)
+
+
+def test_a_long_string_of_separators_is_read_in_linear_time():
+    import time
+    # a minified blob or a URL's query: each `;`, `&` or line break was a start rescanned to the text's end
+    text = "blob: " + '"' + ";a=/" * 60_000 + '"\nnotes: |\n' + "\n" * 60_000 + "  end\n"
+    start = time.monotonic()
+    assert adapt(text, "values.yaml").deployments == []
+    assert time.monotonic() - start < 5
