@@ -149,6 +149,9 @@ class Role:
     # The GKE compute class the pod selects that names no device ctxlint can read, at the selector's value, with
     # why in `raw` (adapters/compute_classes.py): CTX208 says which class to state, or where.
     device_class: Optional[Val[str]] = None
+    # The pod is placed by a chart's own template that ctxlint does not read (an engine command line in the values
+    # of a chart it has no reader for: adapters/values_commands.py): CTX208 says where the device can be stated.
+    device_by_template: bool = False
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         """The role's setting `name` (the first of that name in engine_args), or None."""

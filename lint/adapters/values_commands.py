@@ -29,6 +29,7 @@ from ctxlint.adapters.workload import Container, Workload, read_container
 from ctxlint.lazyre import lazy_compile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+from ctxlint.records import replace
 
 _MAX_DEPTH = 6  # values nest a command a few keys deep (`image.command`, `vllm.server.cli`)
 # A launch at the start of a shell command (the text's start, after `;`, `&`, `|` or a line break, or the
@@ -54,7 +55,8 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
         result.diagnostics.extend(reading.diagnostics)
         key = Val(path, node.source(spans.file))
         out.append(Workload(name=key, source=node.source(spans.file), input_format=input_format,
-                            roles=reading.roles))
+                            roles=[replace(r, role=replace(r.role, device_by_template=True))
+                                   for r in reading.roles]))
     return out
 
 

@@ -71,9 +71,19 @@ _DSTACK_FIX = ("state the device (a name in `resources.gpu`, such as `gpu: L4:1`
                "alone, `24GB`, fits several devices; or `default-accelerator:` in .ctxlint.yaml)")
 
 
+# A chart of the deployment's own places the pod (values_commands.py): its values' node selectors mean what the
+# template makes of them, so the device is stated where ctxlint reads it, the rendered chart or its config.
+_TEMPLATE_FIX = ("state the device (the chart's own template places the pod, and its values' node selectors are not "
+                 "read: lint what it renders, `helm template REL CHART | ctxlint check -`, whose nodeSelector and GPU "
+                 "limits are read, or set `default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's "
+                 "path -> device)")
+
+
 def _advice(dep: Deployment, role: Role) -> str:
     if role.vendor is not None and _vendor_devices(role)[1] is _OTHER_FIX:
         return _OTHER_FIX  # Gaudi, TPU, Intel: no field of any format names a catalog device for them
+    if role.device_by_template:
+        return _TEMPLATE_FIX
     if role.device_class is not None:  # a GKE compute class (adapters/compute_classes.py) that names no device
         where = role.device_class.source
         missing = "check the file that defines it together with this one, or " \

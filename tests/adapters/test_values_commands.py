@@ -84,9 +84,29 @@ def test_check_says_the_memory_a_command_in_values_needs(tmp_path):
         f"{path}:5:6: CTX208 [info] KV pool of unified not declared and not derivable: no accelerator type (or "
         "available_kv_gib) is given; holding one request of 32,768 tokens needs >= 11.8 (band 9.9-14.9) GiB per GPU "
         "at TP 2 (L4 yes, A10G yes, L40S yes, A100-40GB yes, A100-SXM4-80GB yes, H100-SXM-80GB yes, H200 yes, "
-        "B200 yes, MI300X yes); state the device (a nodeSelector such as nvidia.com/gpu.product or "
-        "node.kubernetes.io/instance-type, or `default-accelerator:` in .ctxlint.yaml); capacity checks skip these "
-        "roles (capacity-not-derivable)"]
+        "B200 yes, MI300X yes); state the device (the chart's own template places the pod, and its values' node "
+        "selectors are not read: lint what it renders, `helm template REL CHART | ctxlint check -`, whose nodeSelector "
+        "and GPU limits are read, or set `default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's "
+        "path -> device); capacity checks skip these roles (capacity-not-derivable)"]
+
+
+def test_the_device_advice_names_what_ctxlint_reads_for_a_release_of_its_own_chart_too():
+    # a Flux release's inline values of a chart of its own: a nodeSelector in those values is not read either
+    from ctxlint.physics.needs import _advice
+
+    text = """\
+apiVersion: helm.toolkit.fluxcd.io/v2
+kind: HelmRelease
+metadata: {name: qwen}
+spec:
+  chart: {spec: {chart: ./charts/llm}}
+  values:
+    nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+    cli: "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"
+"""
+    [dep] = adapt(text, "release.yaml").deployments
+    assert (dep.input_format, dep.roles[0].accelerators.type) == ("flux-helmrelease", None)
+    assert _advice(dep, dep.roles[0]).startswith("state the device (the chart's own template places the pod")
 
 
 SPLIT = """\
