@@ -13,6 +13,15 @@ _DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[",
                   # program on the PATH without running it (sweep 11: a phantom role on an `elif` line)
                   "command", "type", "which", "hash", "whereis"}
 
+# Commands that never return (GNU sleep takes `inf` and `infinity`; `tail -f /dev/null` waits for a line never
+# written): run in the foreground at a script's top level, no later command of it ever starts.
+_FOREVER = (("sleep", "inf"), ("sleep", "infinity"), ("tail", "-f", "/dev/null"))
+
+
+def never_returns(words: list[str]) -> bool:
+    """Do these literal words wait for ever (`sleep infinity`)? Before `;`, `&&` or `||`, nothing after them runs."""
+    return len(words) <= 3 and tuple(w.lower() for w in words) in _FOREVER
+
 
 def no_command(program: list[Token], ctx) -> bool:
     """A command that runs no program of its words (echo, printf, a `for` list), noting what it does to the

@@ -26,7 +26,7 @@ from .heredocs import HereBody
 from . import branches, shellarrays
 from .arg_loops import callers_only
 from .lexer import Op, Word, lex
-from .shell_commands import no_command
+from .shell_commands import never_returns, no_command
 from .outer_expansion import restored, script_of
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -63,6 +63,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
     # (words, after && or ||), or (a HereBody or a shellfuncs.Defined, None)
     groups: list[tuple[list[Word], Optional[bool]]] = []
     after_logic = False
+    blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
     if _defines(items):
         from .shellfuncs import collapse  # only a text that defines a function pays for it
 
@@ -74,6 +75,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 continue
             if current:
                 groups.append((current, after_logic))
+                if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([_literal(w) for w in current]):
+                    blocking.add(len(groups) - 1)
             current = []
             after_logic = it.text in ("&&", "||")
         elif skip_next:
@@ -111,6 +114,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             first = _literal(words[at])
         ctx.conditional = conditional
         commands.extend(branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm()))
+        if index in blocking and not (ctx.flow or conditional or ctx.frames):
+            break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     return commands
 
 

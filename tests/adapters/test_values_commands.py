@@ -147,3 +147,9 @@ def test_a_long_string_of_separators_is_read_in_linear_time():
     start = time.monotonic()
     assert adapt(text, "values.yaml").deployments == []
     assert time.monotonic() - start < 5
+
+
+def test_a_launch_after_sleep_infinity_never_runs():
+    # a held-open debug container: the engine command after `sleep infinity` never starts, so nothing is checked
+    text = 'debug:\n  command: [sh, -c, "sleep infinity && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 999999"]\n'
+    assert adapt(text, "values.yaml").deployments == []

@@ -356,3 +356,17 @@ def test_a_k8s_c_list_passes_its_words_after_dollar_zero() -> None:
     (command,) = split_list(["sh", "-c", 'vllm serve m "$@"', "_", "--max-model-len", "4096"]).commands
     assert command.argv == ["vllm", "serve", "m", "--max-model-len", "4096"]
     assert (command.tokens[-1].item, command.tokens[-1].start, command.tokens[-1].end) == (5, 0, 4)  # where typed
+
+
+def test_nothing_after_a_foreground_sleep_infinity_runs():
+    # `sleep infinity` never returns: the launch after it (a debug pod's held-open command) never starts
+    argvs = lambda s: [c.argv for c in split_shell(s).commands]  # noqa: E731
+    assert argvs("sleep infinity && vllm serve m --max-model-len 999999") == [["sleep", "infinity"]]
+    assert argvs("sleep inf; vllm serve m") == [["sleep", "inf"]]
+    assert argvs("tail -f /dev/null\nvllm serve m") == [["tail", "-f", "/dev/null"]]
+    assert argvs("sh -c 'sleep Infinity || vllm serve m'") == [["sleep", "Infinity"]]
+    # in the background, behind a condition or in a loop it does not hold the script there
+    assert argvs("sleep infinity & vllm serve m") == [["sleep", "infinity"], ["vllm", "serve", "m"]]
+    assert argvs("[ -n \"$D\" ] && sleep infinity; vllm serve m")[-1] == ["vllm", "serve", "m"]
+    assert argvs("if [ -n \"$D\" ]; then\n  sleep infinity\nfi\nvllm serve m")[-1] == ["vllm", "serve", "m"]
+    assert argvs("(sleep inf) ; vllm serve m")[-1] == ["vllm", "serve", "m"]
