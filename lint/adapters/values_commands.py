@@ -31,6 +31,8 @@ from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 from ctxlint.records import replace
 
+# A container's fields whose commands run beside its process, never as its launch (a probe's or a hook's `exec`).
+_BESIDE = ("livenessProbe", "readinessProbe", "startupProbe", "lifecycle")
 _MAX_DEPTH = 6  # values nest a command a few keys deep (`image.command`, `vllm.server.cli`)
 # A launch at the start of a shell command (the text's start, after `;`, `&`, `|` or a line break, or the
 # string a `-c`, `exec` or `nohup` runs): a program and its subcommand or module, or an engine's own program.
@@ -46,15 +48,19 @@ _LAUNCH = lazy_compile(
 def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str) -> List[Workload]:
     """One workload per value that holds an engine's command line (its roles: the engines it starts)."""
     out: List[Workload] = []
+    seen = set()
     for path, node, args in _candidates(root, (), 0):
+        where = node.source(spans.file)
+        if (where.line, where.col) in seen:  # an alias (`copy: *cli`) repeats the anchored value, at its place
+            continue
+        seen.add((where.line, where.col))
         container = Container(spans=spans, node=node, name=path, args=args,
                               **({"script": node} if node.kind == SCALAR else {"command": node}))
         reading = read_container(container)
         if not reading.roles:
             continue
         result.diagnostics.extend(reading.diagnostics)
-        key = Val(path, node.source(spans.file))
-        out.append(Workload(name=key, source=node.source(spans.file), input_format=input_format,
+        out.append(Workload(name=Val(path, where), source=where, input_format=input_format,
                             roles=[replace(r, role=replace(r.role, device_by_template=True))
                                    for r in reading.roles]))
     return out
@@ -63,7 +69,7 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
 def _candidates(node: Node, path: Tuple[str, ...], depth: int) -> Iterator[Tuple[str, Node, Optional[Node]]]:
     """Each string, or list of strings, under the values whose text launches an engine, with its dotted key path
     and the `args` list beside a `command` list (a container's exec form split in two, as Kubernetes runs it:
-    `command: [vllm, serve]` + `args: [M, --max-model-len, ...]`, or `command: [sh, -c]` + `args: ["vllm serve ..."]`)."""
+    `command: [vllm, serve]` + `args: [M, --max-model-len, ...]`, or `command: [sh, -c]` + `args: ["vllm ..."]`)."""
     if depth > _MAX_DEPTH:
         return
     if node.kind == MAP:
@@ -73,7 +79,7 @@ def _candidates(node: Node, path: Tuple[str, ...], depth: int) -> Iterator[Tuple
         if paired and _LAUNCH.search(f"{_words(command)} {_words(args)}"):
             yield ".".join(path + ("command",)), command, args
         for key, value in node.value.items():
-            if not (paired and key in ("command", "args")):
+            if not (paired and key in ("command", "args")) and key not in _BESIDE:
                 yield from _candidates(value, path + (str(key),), depth + 1)
     elif node.kind == SEQ:
         words = _words(node)

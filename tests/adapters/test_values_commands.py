@@ -151,5 +151,19 @@ def test_a_long_string_of_separators_is_read_in_linear_time():
 
 def test_a_launch_after_sleep_infinity_never_runs():
     # a held-open debug container: the engine command after `sleep infinity` never starts, so nothing is checked
-    text = 'debug:\n  command: [sh, -c, "sleep infinity && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 999999"]\n'
+    text = 'debug:\n  command: [sh, -c, "sleep infinity && vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 9999"]\n'
     assert adapt(text, "values.yaml").deployments == []
+
+
+def test_a_probe_or_hook_command_and_an_alias_are_no_launch_of_their_own():
+    text = """\
+server:
+  cli: &launch "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"
+  livenessProbe:
+    exec: {command: [sh, -c, "vllm serve --help"]}
+  lifecycle:
+    postStart: {exec: {command: [vllm, serve, Qwen/Qwen2.5-7B-Instruct, --max-model-len, "99999"]}}
+docs:
+  example: *launch
+"""
+    assert [d.display_name for d in adapt(text, "values.yaml").deployments] == ["server.cli"]
