@@ -1,12 +1,15 @@
 """adapters/split_seen.py reuses a container's split exec-form list within a run when the items, the flags and every
 answer the earlier split's lookups got are the same, and an engine's parsed arguments when the tokens and the
 environment are: what it returns must be what a fresh split or parse returns, on made-up lists whose lookups answer
-otherwise the second time, and on every file of the samples and the corpus checked twice in one run (every list then
-seen before), against a run that splits and parses every list afresh."""
+otherwise the second time, on every file of the samples and the corpus checked twice in one run (every list then
+seen before), against a run that splits and parses every list afresh, and on whole runs of files that repeat a command
+where it sits elsewhere, or is read with another file's environment or under another directory's config: each
+file's findings exactly, at its own lines and columns."""
 from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Optional
 
 import pytest
 from conftest import SHARED
@@ -168,3 +171,191 @@ def test_a_run_with_every_list_seen_before_finds_what_fresh_splits_find(tmp_path
     assert _lines(remembered) == _lines(fresh)
     assert len(remembered.findings) > 100
     assert [d.display_name for d in remembered.deployments] == [d.display_name for d in fresh.deployments]
+
+
+# Adversarial runs: the same command in files that differ in everything a split, a parse or a detection does not
+# read (where it is written, how it is quoted, the environment other files give it, the directory's config); each
+# file's findings must point into that file, at its own line and column, and be those of a run reusing nothing.
+
+_A = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: a}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        command: ["vllm", "serve", "meta-llama/Llama-3.1-8B-Instruct"]
+        args: ["--max-model-len", "$(LEN)", "--max-num-seqs", "256K", "--gpu-memory-utilization", "1.5"]
+        env: [{name: LEN, value: "200000"}]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+# the same items, written elsewhere and otherwise: block lists, other quotes, other indentation, two lines of args
+_B = """\
+# a comment
+# another
+
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: b
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai:v0.10.0
+          command:
+            - vllm
+            - serve
+            - 'meta-llama/Llama-3.1-8B-Instruct'
+          args: [  "--max-model-len",   '$(LEN)', --max-num-seqs, "256K",
+                 "--gpu-memory-utilization", "1.5"]
+          env:
+            - name: LEN
+              value: "200000"
+          resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def _check(monkeypatch, args, reuse: bool = True, compared: Optional[list] = None) -> list:
+    """`ctxlint check ARGS`'s locations, rules and severities, reusing what the run has seen (reuse: each
+    comparison of a list's or a string's answers onto `compared`, True where they were the same), or reusing nothing
+    (not reuse: the switch the corpus test above uses)."""
+    from helpers import run
+
+    with monkeypatch.context() as m:
+        if reuse:
+            hits = [] if compared is None else compared
+            same = split_seen_module._same_answers
+            m.setattr(split_seen_module, "_same_answers", lambda *a: hits.append(same(*a)) or hits[-1])
+        else:
+            m.setattr(split_seen_module, "current", lambda: None)
+        out = run(["check", "--fail-on", "never", "--format", "concise", *args]).out
+    return [" ".join(line.split(" ", 3)[:3]) for line in out.splitlines()
+            if line.startswith(tuple(f"{d}/" for d in "abABpqr"))]
+
+
+def test_the_same_list_in_another_file_is_placed_in_that_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    for d, text in (("a", _A), ("b", _B)):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "deploy.yaml").write_text(text)
+    compared: list = []
+    found = _check(monkeypatch, ["a", "b"], compared=compared)
+    assert found == ["a/deploy.yaml:8:9: CTX208 [info]", "a/deploy.yaml:11:64: CTX301 [error]",
+                     "a/deploy.yaml:11:100: CTX206 [error]", "a/deploy.yaml:12:34: CTX109 [error]",
+                     "b/deploy.yaml:12:11: CTX208 [info]", "b/deploy.yaml:18:68: CTX301 [error]",  # `256K` on line 18
+                     "b/deploy.yaml:19:47: CTX206 [error]", "b/deploy.yaml:22:22: CTX109 [error]"]
+    assert compared == [True]  # b's list is a's, reused
+    assert found == _check(monkeypatch, ["a", "b"], reuse=False)
+    assert _check(monkeypatch, ["b", "a"]) == found  # b's lists split first, a's reused
+
+
+_SHARED_ENV = """apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: [--model, $(MODEL), --max-model-len, $(LEN), --max-num-seqs, "$(SEQS)"]
+        envFrom: [{configMapRef: {name: engine}}]
+        resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def test_the_same_list_with_another_file_s_environment(tmp_path, monkeypatch):
+    # each directory's ConfigMap (another file) answers the list's references otherwise; the directories' configs
+    # differ too: B's makes CTX301 a warning
+    monkeypatch.chdir(tmp_path)
+    for d, length, seqs in (("A", "8192", "64"), ("B", "200000", "64x")):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "deploy.yaml").write_text(_SHARED_ENV)
+        (tmp_path / d / "config.yaml").write_text(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: engine}\n"
+            f"data: {{MODEL: meta-llama/Llama-3.1-8B-Instruct, LEN: '{length}', SEQS: '{seqs}'}}\n")
+    (tmp_path / "B" / ".ctxlint.yaml").write_text("severity: {CTX301: warning}\n")
+    compared: list = []
+    found = _check(monkeypatch, ["A", "B"], compared=compared)
+    assert found == ["B/config.yaml:4:54: CTX109 [error]", "B/config.yaml:4:54: CTX201 [error]",
+                     "B/deploy.yaml:11:77: CTX301 [warning]"]
+    assert compared == [False]  # B's LEN and SEQS are not A's: split afresh
+    assert found == _check(monkeypatch, ["A", "B"], reuse=False)
+
+
+_SKY = """\
+name: p
+envs:
+  MODEL: meta-llama/Llama-3.1-8B-Instruct
+  LEN: "200000"
+resources:
+  accelerators: L4:1
+run: |
+  CMD="vllm serve $MODEL"
+  CMD="$CMD --max-model-len $LEN"
+  if [ "$SKYPILOT_NUM_NODES" -gt 1 ]; then
+    CMD="$CMD --pipeline-parallel-size 2"
+  fi
+  SEQS=$(cat <<'EOF'
+  12x
+  EOF
+  )
+  $CMD --max-num-seqs "$SEQS" --gpu-memory-utilization 1.5
+"""
+
+
+def test_the_same_script_in_another_file_with_its_own_environment(tmp_path, monkeypatch):
+    # a string a shell reads (shell_seen), with what holds state across its lines: a command string built in steps,
+    # an `if` that appends to it, a `$(cat <<EOF)`; q's LEN differs (split afresh), r is p two lines and two columns on
+    monkeypatch.chdir(tmp_path)
+    texts = {"p": _SKY, "q": _SKY.replace('"200000"', '"8192"'),
+             "r": "# shifted\n\n" + _SKY.replace("\n  ", "\n    ")}
+    for d, text in texts.items():
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "task.yaml").write_text(text)
+    compared: list = []
+    found = _check(monkeypatch, ["p", "r", "q"], compared=compared)
+    p = ["11:10: CTX109 [error]", "11:10: CTX210 [warning]", "11:40: CTX204 [error]", "17:3: CTX109 [error]",
+         "17:3: CTX201 [error]", "17:23: CTX301 [error]", "17:56: CTX206 [error]"]
+    q = ["11:40: CTX204 [error]", "17:23: CTX301 [error]", "17:56: CTX206 [error]"]
+    r = ["13:12: CTX109 [error]", "13:12: CTX210 [warning]", "13:42: CTX204 [error]", "19:5: CTX109 [error]",
+         "19:5: CTX201 [error]", "19:25: CTX301 [error]", "19:58: CTX206 [error]"]
+    assert found == [f"{d}/task.yaml:{x}" for d, xs in (("p", p), ("q", q), ("r", r)) for x in xs]
+    assert compared == [True, False]  # r's answers are p's; q's differ (the table keeps the latest: q's)
+    assert found == _check(monkeypatch, ["p", "r", "q"], reuse=False)
+
+
+_TGI = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tgi}
+spec:
+  template:
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}
+      containers:
+      - name: tgi
+        image: ghcr.io/huggingface/text-generation-inference:3.0.1
+        args: ["--model-id", "meta-llama/Llama-3.1-8B-Instruct"]
+        env: [{name: MAX_TOTAL_TOKENS, value: "200000"}, {name: MAX_INPUT_TOKENS, value: "199000"}]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_the_same_list_parsed_in_another_environment(tmp_path, monkeypatch):
+    # no reference in the list: its split is reused, but TGI reads its settings from the environment too, and b's
+    # says 8192 tokens where a's says 200,000; a parse keyed without the environment gives b a's finding
+    monkeypatch.chdir(tmp_path)
+    for d, text in (("a", _TGI), ("b", _TGI.replace('"200000"', '"8192"').replace('"199000"', '"4096"'))):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "deploy.yaml").write_text(text)
+    found = _check(monkeypatch, ["a", "b"])
+    assert found == ["a/deploy.yaml:12:47: CTX201 [error]"]
+    assert found == _check(monkeypatch, ["a", "b"], reuse=False)
+    assert _check(monkeypatch, ["b", "a"]) == found
