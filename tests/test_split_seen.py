@@ -359,3 +359,31 @@ def test_the_same_list_parsed_in_another_environment(tmp_path, monkeypatch):
     assert found == ["a/deploy.yaml:12:47: CTX201 [error]"]
     assert found == _check(monkeypatch, ["a", "b"], reuse=False)
     assert _check(monkeypatch, ["b", "a"]) == found
+
+
+_OPEN_QUOTE = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: a}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.0
+        command: ["/bin/sh", "-c", "echo 'start && vllm serve m --max-model-len 8192"]
+"""
+
+
+def test_a_reused_split_s_problem_is_said_in_each_file(tmp_path, monkeypatch):
+    # the split's problem (a quote left open) is the result's; each file says it at its own place
+    monkeypatch.chdir(tmp_path)
+    shifted = "\n\n" + _OPEN_QUOTE.replace("\n  ", "\n    ")
+    for d, text in (("a", _OPEN_QUOTE), ("b", shifted)):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "d.yaml").write_text(text)
+    compared: list = []
+    found = _check(monkeypatch, ["a", "b"], compared=compared)
+    assert found == ["a/d.yaml:10:42: CTX001 [error]", "b/d.yaml:12:44: CTX001 [error]"]  # two lines, two columns on
+    assert compared == [True]
+    assert found == _check(monkeypatch, ["a", "b"], reuse=False)
