@@ -25,6 +25,8 @@ from .outer_expansion import MARK
 from .tokens import Token
 
 _DECLARES = frozenset({"export", "readonly", "declare", "local", "typeset"})
+# reserved words a command's assignments may follow on one line (`if ...; then CMD="$CMD --flag"; fi`)
+LEADING_KEYWORDS = frozenset({"then", "do", "else", "{", "!", "time"})
 
 
 class Locals(dict):
@@ -129,13 +131,16 @@ def assignment_words(words: Sequence[Word], raw_tokens: Sequence[Sequence[Token]
     (bash expands `$CMD` in the value like any other; the value read as unknown as a whole dropped the launch:
     sweep cli25)."""
     found = []
-    declaring = False
-    for k, (word, tokens) in enumerate(zip(words, raw_tokens)):
+    declaring, leading = False, True
+    for word, tokens in zip(words, raw_tokens):
         text = tokens[0].text if len(tokens) == 1 else ""
-        if k == 0 and text in _DECLARES:
+        if leading and text in LEADING_KEYWORDS:
+            continue  # `then CMD="$CMD --flag"; fi` on the `if`'s line: the branch's assignment
+        if leading and text in _DECLARES:
             declaring = True
         elif ASSIGN.match(text):
             found.append(id(word))
         elif not declaring:
             break
+        leading = False
     return frozenset(found)

@@ -28,6 +28,7 @@ from .arg_loops import callers_only
 from .lexer import Op, Word, lex
 from .shell_commands import never_returns, no_command
 from .outer_expansion import restored, script_of
+from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
@@ -120,6 +121,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
 
 
 def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
+    words = appends_read(words)  # `CMD+=" --flag"` is `CMD="${CMD} --flag"` (scalar_append.py)
     if ctx.local.forks:  # a variable the branches of an `if` set differently: read once per branch
         from .scalar_forks import fork_read
 

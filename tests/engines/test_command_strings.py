@@ -80,3 +80,41 @@ def test_a_partly_known_command_string_appended_to_in_an_if_is_read_per_branch()
     assert sorted((c.branch, c.argv[5:]) for c in commands) == [("else", []),
                                                                 ("if [ -n $EAGER ]", ["--enforce-eager"])]
     assert all(c.argv[:5] == ["vllm", "serve", "$MODEL", "--max-model-len", "8192"] for c in commands)
+
+
+@pytest.mark.parametrize("append", ['CMD+=" --port 8000"', "CMD+=' --port 8000'", 'export CMD+=" --port 8000"'])
+def test_a_command_string_appended_to_with_plus_equals_keeps_the_appended_words(append):
+    # Before: `CMD+=...` was no assignment (only `NAME=` was), so it ran as a command that starts nothing and the
+    # `eval` read CMD without the words it appends (bash appends them: `+=` on a scalar, scalar_append.py).
+    text = ASSIGN + append + "\neval $CMD\n"
+    command = split_shell(text, defaults=True).commands[-1]
+    assert command.argv == ["vllm", "serve", "$MODEL", "--max-model-len", "8192", "--port", "8000"], append
+    assert [text[t.start:t.end] for t in command.tokens] == command.argv  # each word where it is typed
+
+
+@pytest.mark.parametrize("append", ['CMD+=" --enforce-eager"', 'CMD="$CMD --enforce-eager"'])
+def test_an_append_on_the_if_line_is_read_per_branch(append):
+    # Before: after `then` on the `if`'s own line neither spelling was read as the append (`+=` was no assignment;
+    # `$CMD` in the value was not expanded to its words past the keyword), so the branch ran `$CMD --enforce-eager`
+    text = ASSIGN + f'if [ -n "$EAGER" ]; then {append}; fi\neval "$CMD"\n'
+    commands = split_shell(text, defaults=True).commands
+    assert sorted((c.branch, c.argv[5:]) for c in commands) == [("else", []),
+                                                                ("if [ -n $EAGER ]", ["--enforce-eager"])]
+
+
+def test_plus_equals_appends_to_a_known_scalar_and_an_array_append_is_unchanged():
+    text = 'X=Qwen/Qwen3-8B\nX+=" --max-model-len 8192"\nA=(--port)\nA+=(8000)\nvllm serve $X "${A[@]}"\n'
+    command = split_shell(text, defaults=True).commands[-1]
+    assert command.argv == ["vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192", "--port", "8000"]
+
+
+def test_a_context_length_appended_with_plus_equals_is_the_one_checked(tmp_path):
+    from helpers import run
+
+    path = tmp_path / "serve.sh"
+    path.write_text('#!/bin/bash\n#SBATCH --gres=gpu:l4:1\nCMD="vllm serve meta-llama/Llama-3.1-8B-Instruct"\n'
+                    'CMD+=" --max-model-len 8192"\neval $CMD\n')
+    # before: 131,072 (vLLM's default from the model) was checked, a CTX201 error on a command that sets 8,192
+    assert run(["check", "--isolated", str(path)]).out == ""
+    row = run(["audit", "--isolated", str(path)]).out.splitlines()[2].split()
+    assert row[6:] == ["8,192", "25,440", "derived", "-", "3.10x", "fits", "-", "0"]
