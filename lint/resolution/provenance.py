@@ -47,4 +47,4 @@ def _read_as(dep: Deployment) -> Optional[str]:
 def _matched(found: Optional[Resolution]) -> Optional[str]:
     if found is None or found.arch is None or found.via not in _INFERRED_VIA:
         return None
-    return found.how.split("; ", 1)[0]  # the match itself; the weight format's account follows it
+    return found.match or found.how.split("; ", 1)[0]  # the match itself; the weight format's account follows it

@@ -43,6 +43,9 @@ class Resolution:
     weights: Optional[WeightFormat] = None  # the format that applies, when known
     hint: str = ""  # unresolved: what would resolve it
     problem: str = ""  # a file that was found but could not be read
+    # via "name" or "label": the match alone, before the weight format's account joins `how` (provenance.py; a
+    # derivative's source may hold "; " itself)
+    match: str = ""
 
     @property
     def resolved(self) -> bool:
@@ -196,19 +199,21 @@ def _hit_resolution(ref: ModelRef, hit, what: str) -> Resolution:
         weights = format_by_key(hit.derived_weights) if hit.derived_weights else None
         if hit.derived_mtp is not None:  # its own config's draft modules (NVIDIA's MiniMax-M3 NVFP4: 1, the base 7)
             arch = replace(arch, mtp_modules=hit.derived_mtp)
-        return Resolution(arch, "catalog" if what == "exact" else "name", how, weights=weights)
+        match = "" if what == "exact" else (f"{ref.written}: architecture of {entry['hf_id']}, the base of "
+                                            f"{hit.derived_from}, matched by {what}")
+        return Resolution(arch, "catalog" if what == "exact" else "name", how, weights=weights, match=match)
     if what == "exact":
         how = f"{ref.written}: built-in catalog"
     else:
         how = f"{ref.written}: architecture of {entry['hf_id']}, matched by {what}"
-    return Resolution(arch, "catalog" if what == "exact" else "name", how)
+    return Resolution(arch, "catalog" if what == "exact" else "name", how, match="" if what == "exact" else how)
 
 
 @lru_cache(maxsize=4096)  # the built-in catalog's answer for a (frozen) reference: the same all run
 def _catalog_exact(ref: ModelRef) -> Optional[Resolution]:
     for name in dict.fromkeys(n for n in (ref.written, ref.repo_id) if n and (not ref.local or ref.via == "hf-cache")):
         hit = catalog.find(name)
-        if hit is not None and (hit.by == "id" or hit.derived_from):
+        if hit is not None and hit.by == "id":  # a derivative's id too; its name under another org is a match
             return _hit_resolution(ref, hit, "exact")
     return None
 
@@ -294,7 +299,7 @@ def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
         if found:
             written = ref.written if ref is not None else "(no model argument)"
             how = f"{written}: the pod label {key}={value} names {found.arch.name}"
-            return replace(found, via="label", how=how, weights=label_ref.weights)
+            return replace(found, via="label", how=how, weights=label_ref.weights, match=how)
     return None
 
 

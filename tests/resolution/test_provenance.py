@@ -75,3 +75,18 @@ def test_a_name_read_as_another_id_is_said_and_a_scheme_before_the_id_is_not():
     labelled = resolve("/mnt/models", Context(labels=(("llm-d.ai/model", "Qwen/Qwen3-8B"),)))
     assert model_from(_dep("/mnt/models", None), labelled) == \
         "/mnt/models: the pod label llm-d.ai/model=Qwen/Qwen3-8B names Qwen/Qwen3-8B"
+
+
+def test_a_derivative_matched_by_its_name_alone_is_inferred_and_says_so_whole(tmp_path):
+    path = tmp_path / "q.yaml"
+    base = "architecture of meta-llama/Llama-3.1-8B, the base of NousResearch/Hermes-3-Llama-3.1-8B"
+    rows = []
+    for written in ("NousResearch/Hermes-3-Llama-3.1-8B", "someone/Hermes-3-Llama-3.1-8B", "Hermes-3-Llama-3.1-8B",
+                    "/models/Hermes-3-Llama-3.1-8B"):
+        path.write_text(QUANTIZED.replace("MODEL", written))
+        rows.append(_deployments(str(path))[0]["model_from"])
+    # before: another org's or a bare name was read as the catalog's own id (no model_from), and a folder's account
+    # was cut inside the derivative's source note at its "; " (an unclosed parenthesis)
+    assert rows == [None, f"someone/Hermes-3-Llama-3.1-8B: {base}, matched by name",
+                    f"Hermes-3-Llama-3.1-8B: {base}, matched by name",
+                    f"/models/Hermes-3-Llama-3.1-8B: {base}, matched by its folder name"]
