@@ -15,6 +15,7 @@ from ..records import field, record, replace
 from . import mem_sglang, mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
+from .mxfp4_padding import gpt_oss_factor
 from .terms import GIB, MIB, Term, gib, subtract
 from .vlm_sglang import mm_reserve, vision_tower
 from .vllm_block import block_size
@@ -121,11 +122,13 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, le
     if miss:
         return miss
     base, terms, rule = mem_vllm.terms(arch, total, device, tp, pp, s, version, context, lean, cache)
-    if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
+    fitted = gpt_oss_factor(arch, weights, tp, pp)
+    if fitted:
         # vLLM's MXFP4 MoE kernels pad the expert tensors: gpt-oss-120b loads as 65.97 GiB on one H100
         # (vllm#23278), 64.38 GiB on 0.14.1 (vllm#33155, llm-d-benchmark) and 17.22 GiB per GPU at TP 4
-        # (dennislee22 log) against ~60.6 GiB of checkpoint; the padding changes between releases.
-        pad, low, high = (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
+        # (dennislee22 log) against ~60.6 GiB of checkpoint; the padding changes between releases. Not
+        # DeepSeek-V4's, whose aligned shapes model_side pads by the backends' rules (mxfp4_padding.py).
+        pad, low, high = fitted
         weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
                        weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
     asm = [] if lean else [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - "

@@ -32,6 +32,7 @@ from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged import reserves_whole
 from .pool import RESERVE, search_figures
 from .models import LINEAR
+from .mxfp4_padding import gpt_oss_factor
 from .terms import GIB, MIB, Term
 from .vllm_block import block_size
 
@@ -65,9 +66,9 @@ class _Vllm:
     def __init__(self, arch, tp: int, pp: int, s, weights: Term, version: Optional[str], context, cache: dict):
         self.block = block_size(s, version)  # budget._vllm's block (vllm_block.py)
         self.arch, self.tp, self.version, self.cache, self.cap = arch, tp, version, cache, None
-        if weights.label == "weights" and (arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0):
-            # budget._vllm's MXFP4 expert padding (its source there), the same factors
-            pad, low, high = (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
+        fitted = gpt_oss_factor(arch, weights, tp, pp)
+        if fitted:  # budget._vllm's MXFP4 expert padding (its source there), the same factors
+            pad, low, high = fitted
             weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high, "")
         self.weights = weights
         self.fixed = fixed = mem_vllm.fixed_terms(arch, tp, pp, s, version, context, cache)

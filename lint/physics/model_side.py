@@ -19,6 +19,7 @@ from .kv import KVBreakdown, kv_breakdown
 from .mem_vllm import hybrid_full
 from .memo import Memo, Unkeyable, exact_key
 from .models import CHUNKED, SLIDING, ModelArch
+from .mxfp4_padding import dsv4_padding
 from .msa_index import vllm_indexer_dtype
 from .served import (attention_replicas, decode_context_parallel, expert_split, kv_tensor_parallel, narrower_attention,
                      offloaded, positive_int, serving_dtype, unquantized)
@@ -184,6 +185,8 @@ def _weighed(parts: dict, engine: str, arch: ModelArch, tp: int, pp: int, dp: An
                                                 w_formula, notes)
         weights, w_formula = whole_on_each_rank(engine, arch, tp, pp, fmt or arch.weight_format, weights, w_formula,
                                                 notes, stages)
+        weights, w_formula = dsv4_padding(engine, arch, tp, pp, dp, draft, settings, fmt or arch.weight_format,
+                                          weights, w_formula, notes)
         weights, w_formula = offloaded(engine, settings, weights, w_formula, notes)
         weighed = parts["weights"] = (weights, w_formula, tuple(notes))
     return weighed
