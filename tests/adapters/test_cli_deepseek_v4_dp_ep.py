@@ -24,7 +24,7 @@ def test_v4_pro_dp8_ep_on_eight_h200_is_no_error(tmp_path):
     found = run(["check", "--isolated", str(path)])
     [row] = json.loads(run(["audit", "--isolated", str(path), "--format", "json"]).out)["deployments"]
     assert found.code == 0 and "CTX201" not in found.out
-    assert "CTX210 [warning] 9,472 is inside the estimated band 0-1,415,680 of what one request can hold in the " \
+    assert "CTX210 [warning] 9,472 is inside the estimated band 192-1,415,680 of what one request can hold in the " \
         "unified KV pool (the pool's band 22,016-1,475,840, point 999,168; at the point one request holds 939,008, " \
         "of its 999,168: " in found.out
     assert "KV budget per GPU 5.39 GiB (instance memory 132.43 GiB - weights 124.20 GiB - activation peak 1.14 GiB " \

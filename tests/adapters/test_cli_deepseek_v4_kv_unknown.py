@@ -150,7 +150,7 @@ spec:
 
 def test_the_pool_a_window_needs_counts_its_groups_at_that_length(tmp_path):
     # a 1M-token request: 4,096 compressed blocks, 2 x 1,027 window, 16,387 and 8,209 state blocks, the null block;
-    # the pool's own overhead at its 61,104-token ceiling said 7,405,136, too little
+    # the pool's own overhead at its ceiling (904,704 tokens for one request at the band's top) said too little
     found, _ = _lint(tmp_path, NATIVE)
-    assert "CTX101 [error] 1,048,576 > 61,104: the longest request" in found.out
-    assert "Raise the unified pool to at least 7,871,232, or lower the advertised window to 61,104" in found.out
+    assert "CTX101 [error] 1,048,576 > 904,704: the longest request" in found.out
+    assert "Raise the unified pool to at least 7,871,232, or lower the advertised window to 904,704" in found.out
