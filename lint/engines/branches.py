@@ -22,6 +22,7 @@ from typing import Optional
 
 from ..records import replace
 from .arg_loops import parses_arguments
+from .decided_tests import decide
 from .shellarrays import branch_step
 
 OPAQUE = -1  # a loop, a `case`, or a conditional `eval`: nothing assigned inside is known anywhere
@@ -81,7 +82,9 @@ def if_step(first: str, words: list, ctx) -> None:
     branch has assigned one): `if` opens an entry, `elif` and `else` name the branch, `fi` closes it."""
     ifs = ctx.local.ifs
     if first == "if":
-        ifs.append(["if", words, None, False, tuple(ctx.local.forks)])  # and the forks made before it
+        # and the forks made before it; [the branch being read cannot run, an earlier one surely runs]
+        taken = decide(words, ctx)
+        ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True]])
     elif first in ("elif", "else", "fi") and ifs:
         if ifs[-1][2] is not None:
             from .scalar_branches import step
@@ -92,6 +95,10 @@ def if_step(first: str, words: list, ctx) -> None:
             ifs[-1][0], ifs[-1][1] = "elif", words
         else:
             ifs[-1][0], ifs[-1][3] = "else", True
+        if first != "fi":  # the branch that starts: dead once an earlier one surely ran (decided_tests.py)
+            before = ifs[-1][5][1]
+            taken = decide(words, ctx) if first == "elif" and not before else None
+            ifs[-1][5] = [before or taken is False, before or taken is True]
 
 
 def in_arm(commands: list, arm: Optional[tuple[int, int, bool]]) -> list:

@@ -1,0 +1,70 @@
+"""An `if` whose condition the script itself decides: a branch that cannot run leaves no world.
+
+    MAX_MODEL_LEN=""
+    CMD="vllm serve $MODEL"
+    if [ -n "${MAX_MODEL_LEN}" ]; then CMD+=" --max-model-len ${MAX_MODEL_LEN}"; fi
+    eval "$CMD"
+
+scalar_branches.py reads each branch of an `if` as a world of its own, because the condition usually depends on
+what ctxlint cannot know (the hardware, the caller's environment). Here it does not: the script set the variable
+to a literal, so `[ -n "" ]` is false (bash manual, Bash Conditional Expressions: `-n string` "True if the length
+of string is non-zero", `-z` if it is zero, a lone `string` argument to `[`/`test` as `-n`), and the world where
+`--max-model-len` gets no value (a CTX301 refusal) is one bash never enters. Only the plainest tests are decided:
+`[ -n W ]`, `[ -z W ]`, `[ W ]`, their `[[ ]]` and `test` spellings, where W is literal text or one `$X`/`${X}`
+whose value the script assigned outright (not from the caller, not inside another branch's doubt). Anything else
+(`!`, `-a`, comparisons, a `${X:-d}`) stays undecided: each branch a world, as before.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+_CLOSE = {"[": "]", "[[": "]]", "test": None}
+
+
+def decide(words: list, ctx) -> Optional[bool]:
+    """True or False when the `if`/`elif` command `words` (its keyword first) tests only what the script decides,
+    else None."""
+    texts = [_literal(w) for w in words[1:]]
+    if len(texts) < 2 or texts[0] not in _CLOSE:
+        return None
+    close = _CLOSE[texts[0]]
+    operands = words[2:]
+    if close is not None:
+        if texts[-1] != close:
+            return None
+        operands = operands[:-1]
+    if len(operands) == 2 and _literal(operands[0]) in ("-n", "-z"):
+        value = _value(operands[1], ctx)
+        return None if value is None else (value != "") == (_literal(operands[0]) == "-n")
+    if len(operands) == 1 and not (_literal(operands[0]) or "").startswith("-"):
+        value = _value(operands[0], ctx)
+        return None if value is None else value != ""
+    return None
+
+
+def _literal(word) -> Optional[str]:
+    """The word's text when it is literal characters only (quotes removed), else None."""
+    if any(part.kind != "lit" for part in word.parts):
+        return None
+    return "".join(run[0] for part in word.parts for run in part.runs)
+
+
+def _value(word, ctx) -> Optional[str]:
+    """The text the word expands to when the script decides it: literal, or one variable it assigned a known
+    value (not forked by an earlier `if`, not unsure), else None."""
+    text = _literal(word)
+    if text is not None:
+        return text
+    if len(word.parts) != 1:
+        return None
+    part = word.parts[0]
+    if part.kind != "var" or part.style != "shell" or part.default is not None or not part.name:
+        return None
+    raw = "".join(run[0] for run in part.runs)
+    if raw not in (f"${part.name}", f"${{{part.name}}}"):
+        return None  # ${X#p}, ${X/a/b}, ${#X}: an operator on the value
+    local = ctx.local
+    if part.name in ctx.unsure or part.name in local.forked:
+        return None
+    value, partial = local.known(part.name)
+    return value if isinstance(value, str) and partial is None else None

@@ -1,0 +1,78 @@
+"""An `if` whose test the script's own values decide (engines/decided_tests.py): a branch that cannot run leaves no
+world, so its values (a flag with no value, a refusal) are never checked; a test on what the caller sets stays
+a world per branch."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from ctxlint.engines.decided_tests import decide
+from ctxlint.engines.shellwords import split_shell
+from tests.helpers import run
+
+APPEND = ('MODEL="Qwen/Qwen3-0.6B"\n{set}CMD="vllm serve ${{MODEL}} --port 1212"\n'
+          'if {test}; then\n    CMD+=" --max-model-len ${{MAX_MODEL_LEN}}"\nfi\neval "${{CMD}}"\n')
+
+
+def readings(text: str) -> list[tuple[list[str], str]]:
+    return sorted((c.argv, c.branch) for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["vllm"])
+
+
+def test_an_append_under_a_test_of_an_empty_variable_never_runs():
+    # Before: the `if` world read `--max-model-len` with no value: CTX301 "expected one argument" on a script
+    # whose MAX_MODEL_LEN="" makes bash skip the branch (Lhongpei/myHypotheSAEs serve.sh's shape).
+    text = APPEND.format(set='MAX_MODEL_LEN=""\n', test='[ -n "${MAX_MODEL_LEN}" ]')
+    assert readings(text) == [(["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212"], "")]
+
+
+def test_an_append_under_a_test_the_script_makes_true_is_certain():
+    text = APPEND.format(set="MAX_MODEL_LEN=8192\n", test="[[ -n $MAX_MODEL_LEN ]]")
+    assert readings(text) == [(["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212", "--max-model-len", "8192"],
+                               "")]
+
+
+def test_a_test_of_what_the_caller_sets_keeps_a_world_per_branch():
+    text = APPEND.format(set="", test='[ -n "${MAX_MODEL_LEN}" ]')
+    assert readings(text) == [
+        (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212"], "else"),
+        (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212", "--max-model-len", "${MAX_MODEL_LEN}"],
+         "if [ -n ${MAX_MODEL_LEN} ]")]
+
+
+def test_branches_after_one_that_surely_runs_are_dead(tmp_path):
+    script = tmp_path / "serve.sh"
+    script.write_text('LEN=""\nif [[ -z $LEN ]]; then\n    CMD="vllm serve Qwen/Qwen3-0.6B --max-model-len 4096"\n'
+                      'elif [ "$X" = y ]; then\n    CMD="vllm serve Qwen/Qwen3-0.6B --max-model-len"\n'
+                      'else\n    CMD="vllm serve Qwen/Qwen3-0.6B --max-model-len"\nfi\neval "${CMD}"\n')
+    check = run(["check", "--isolated", "--format", "json", str(script)])
+    assert [(f["rule"], f["line"], f["column"]) for f in json.loads(check.out)["findings"]] == [("CTX208", 9, 7)]
+    audit = json.loads(run(["audit", "--isolated", "--format", "json", str(script)]).out)
+    assert [(d["engine_context"], d["name"]) for d in audit["deployments"]] == [(4096, "serve")]
+
+
+@pytest.mark.parametrize("test, held, expected", [
+    ("[ -n $X ]", "", False), ("[ -z $X ]", "", True), ('[ "$X" ]', "a", True), ("test -n ${X}", "a", True),
+    ("[ -z abc ]", None, False), ("[ ! -n $X ]", "", None), ("[ $X = a ]", "a", None), ("[ -n ${X:-d} ]", "", None),
+    ("[ -n $X", "", None), ("[ -n $Y ]", "", None)])
+def test_only_the_plainest_tests_of_what_the_script_set_are_decided(test, held, expected):
+    assign = "" if held is None else f"X='{held}'\n"
+    text = f"{assign}if {test}; then\n  CMD='vllm serve m --port 1'\nfi\n"
+    assert _decisions(text) == [expected]
+
+
+def _decisions(text: str) -> list:
+    """What decide() says of each `if` of the text, with the script's values as the splitter holds them there."""
+    import ctxlint.engines.branches as branches
+    seen: list = []
+    real = branches.decide
+    branches.decide = lambda words, ctx: seen.append(real(words, ctx)) or seen[-1]
+    try:
+        split_shell(text, defaults=True)
+    finally:
+        branches.decide = real
+    return seen
+
+
+def test_decide_is_none_for_words_that_are_no_test():
+    assert decide([], None) is None
