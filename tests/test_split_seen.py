@@ -165,11 +165,13 @@ def test_a_run_with_every_list_seen_before_finds_what_fresh_splits_find(tmp_path
     same = split_seen_module._same_answers
     monkeypatch.setattr(split_seen_module, "_same_answers", lambda *a: hits.append(same(*a)) or hits[-1])
     remembered = lint_paths(trees, Settings())
-    assert sum(hits) > 100
+    # the samples alone (a clone without ../shared) reuse 51 lists and find 214 findings; with the corpus, more
+    corpus = (SHARED / "corpus" / "real").is_dir()
+    assert sum(hits) > (100 if corpus else 40)
     monkeypatch.setattr(split_seen_module, "current", lambda: None)
     fresh = lint_paths(trees, Settings())
     assert _lines(remembered) == _lines(fresh)
-    assert len(remembered.findings) > 100
+    assert len(remembered.findings) > (400 if corpus else 150)
     assert [d.display_name for d in remembered.deployments] == [d.display_name for d in fresh.deployments]
 
 
