@@ -11,7 +11,8 @@ to a literal, so `[ -n "" ]` is false (bash manual, Bash Conditional Expressions
 of string is non-zero", `-z` if it is zero, a lone `string` argument to `[`/`test` as `-n`), and the world where
 `--max-model-len` gets no value (a CTX301 refusal) is one bash never enters. Only the plainest tests are decided:
 `[ -n W ]`, `[ -z W ]`, `[ W ]`, their `[[ ]]` and `test` spellings, where W is literal text or one `$X`/`${X}`
-whose value the script assigned outright (not from the caller, not inside another branch's doubt). Anything else
+whose value the script assigned outright (not from the caller, not inside another branch's doubt, and not once a
+`source FILE` may have set it again: no test is decided after one, shell_commands.no_command). Anything else
 (`!`, `-a`, comparisons, a `${X:-d}`) stays undecided: each branch a world, as before.
 """
 from __future__ import annotations
@@ -24,6 +25,8 @@ _CLOSE = {"[": "]", "[[": "]]", "test": None}
 def decide(words: list, ctx) -> Optional[bool]:
     """True or False when the `if`/`elif` command `words` (its keyword first) tests only what the script decides,
     else None."""
+    if getattr(ctx, "sourced", False):  # `MAX_MODEL_LEN=""; source config.sh`: the file may set it
+        return None
     texts = [_literal(w) for w in words[1:]]
     if len(texts) < 2 or texts[0] not in _CLOSE:
         return None

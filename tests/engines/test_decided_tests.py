@@ -76,3 +76,13 @@ def _decisions(text: str) -> list:
 
 def test_decide_is_none_for_words_that_are_no_test():
     assert decide([], None) is None
+
+
+@pytest.mark.parametrize("source", ["source ./config.sh", ". config.env"])
+def test_a_sourced_file_may_set_the_variable_so_the_test_stays_undecided(source):
+    # Before: MAX_MODEL_LEN="" was held past the `source` and the `if` decided false, so the reading with the
+    # flag the sourced file's value turns on was dropped; the file is not read, so each branch is a world.
+    text = APPEND.format(set=f'MAX_MODEL_LEN=""\n{source}\n', test='[ -n "${MAX_MODEL_LEN}" ]')
+    assert readings(text) == [
+        (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212"], "else"),
+        (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212", "--max-model-len"], "if [ -n ${MAX_MODEL_LEN} ]")]
