@@ -12,7 +12,9 @@ of string is non-zero", `-z` if it is zero, a lone `string` argument to `[`/`tes
 `--max-model-len` gets no value (a CTX301 refusal) is one bash never enters. Only the plainest tests are decided:
 `[ -n W ]`, `[ -z W ]`, `[ W ]`, their `[[ ]]` and `test` spellings, where W is literal text or one `$X`/`${X}`
 whose value the script assigned outright (not from the caller, not inside another branch's doubt, and not once a
-`source FILE` may have set it again: no test is decided after one, shell_commands.no_command). Anything else
+`source FILE` may have set it again: no test is decided after one, shell_commands.no_command; not a name a call's
+prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `sh -c` string a name of the outer
+script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`). Anything else
 (`!`, `-a`, comparisons, a `${X:-d}`) stays undecided: each branch a world, as before.
 """
 from __future__ import annotations
@@ -67,7 +69,15 @@ def _value(word, ctx) -> Optional[str]:
     if raw not in (f"${part.name}", f"${{{part.name}}}"):
         return None  # ${X#p}, ${X/a/b}, ${#X}: an operator on the value
     local = ctx.local
-    if part.name in ctx.unsure or part.name in local.forked:
+    if part.name in ctx.unsure or part.name in local.forked or part.name in ctx.undecided:
         return None
     value, partial = local.known(part.name)
     return value if isinstance(value, str) and partial is None else None
+
+
+def hiding(ctx, names) -> frozenset:
+    """Make `names` undecided for what is read next (a call's body, an `eval` or `sh -c` string); returns the set
+    to put back when it is read."""
+    before = ctx.undecided
+    ctx.undecided = before | frozenset(names)
+    return before

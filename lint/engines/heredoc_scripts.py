@@ -35,6 +35,7 @@ from typing import Callable
 
 from ctxlint.lazyre import lazy_compile
 
+from .decided_tests import hiding
 from .heredocs import HereBody
 from .lexer import Lexer, Word
 from .outer_expansion import restored, script_of
@@ -59,11 +60,14 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
     else:
         (text, base), marks = _untabbed(body) if body.strip_tabs else (body.text, body.base), {}
     flow, path, ifs = ctx.flow, list(ctx.local.branches.path), len(ctx.local.ifs)
+    # the shell that reads the body sees the script's names only when exported: no `if` of it is decided by them
+    hidden = hiding(ctx, list(ctx.local))
     try:
         return restored(split_text(text, base, ctx, depth + 1), marks)
     finally:  # an `if` or loop the body leaves open ends with it
         ctx.flow, ctx.local.branches.path = flow, path
         del ctx.local.ifs[ifs:]
+        ctx.undecided = hidden
 
 
 class _BodyLexer(Lexer):

@@ -20,6 +20,7 @@ from typing import Callable, Optional
 from .command_prefixes import shell_script_index, strip_prefixes
 from .container_scripts import script_index as _script_index
 from .command_strings import assigned, assignment_words, command_word
+from .decided_tests import hiding
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
@@ -204,7 +205,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if program[0].text in ctx.functions:  # a call: the body's commands, with the call's arguments
         from .shellfuncs import call
 
-        inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
+        hidden = hiding(ctx, [a.name for a in env])  # `A=x f`: the body sees A=x (decided_tests.py)
+        try:
+            inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
+        finally:
+            ctx.undecided = hidden
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                         image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
@@ -215,7 +220,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                             image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if evaluated and program[0].text == "eval":
-        return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
+        hidden = hiding(ctx, [a.name for a in env])  # `A=x eval '...'`: the string sees A=x
+        try:
+            return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
+        finally:
+            ctx.undecided = hidden
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:
         script = program[idx]
@@ -231,7 +240,12 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         text, base, marks = script_of([script]) if outer else (script.text, base, {})
         from .shell_set import c_string_words, with_words  # its own `$@`, not the outer (shell_set.py)
 
-        inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
+        # the child shell sees the outer script's names only when exported, and a prefix's (decided_tests.py)
+        hidden = hiding(ctx, [a.name for a in env] + list(ctx.local))
+        try:
+            inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
+        finally:
+            ctx.undecided = hidden
         inner = restored(inner, marks)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
                         c.arm, branch=c.branch) for c in inner]

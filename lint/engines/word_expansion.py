@@ -37,6 +37,9 @@ class SplitContext:
         self.defaults = defaults  # `${X:-default}` of a variable set neither here nor by the resolver: the default
         self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
         self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
+        # names whose held value the text being read may not see: a call's prefix (`A=x f`, `A=x eval ...`,
+        # `A=x bash -c ...`) and, in an `sh -c` string, every name the outer script had (decided_tests.py)
+        self.undecided: frozenset = frozenset()
         self.local = Locals()  # name -> value (None: not known), and partly known command strings
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []

@@ -86,3 +86,30 @@ def test_a_sourced_file_may_set_the_variable_so_the_test_stays_undecided(source)
     assert readings(text) == [
         (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212"], "else"),
         (["vllm", "serve", "Qwen/Qwen3-0.6B", "--port", "1212", "--max-model-len"], "if [ -n ${MAX_MODEL_LEN} ]")]
+
+
+BODY = 'CMD="vllm serve m"; if [ -n "$A" ]; then CMD+=" --max-model-len 8192"; fi; eval $CMD'
+
+
+@pytest.mark.parametrize("text", [
+    # `A=x f`: the function's body sees A=x (bash manual, Shell Functions / Simple Command Expansion)
+    f'A=""\nf() {{ {BODY}; }}\nA=x f\n',
+    # `A=x eval '...'`: so does the string eval reads
+    f"A=\"\"\nA=x eval '{BODY}'\n",
+    # `A=x bash -c '...'`: the child shell gets A=x in its environment
+    f"A=\"\"\nA=x bash -c '{BODY}'\n",
+    # an unexported A=x is not in the child shell's environment: there $A is empty
+    f"A=x\nbash -c '{BODY}'\n",
+    f"A=x\nbash <<'EOF'\n{BODY}\nEOF\n",
+])
+def test_a_value_the_text_read_may_not_see_decides_no_test(text):
+    # Before: the script's A="" (or A=x) decided the `if` inside the call, the eval string or the child shell,
+    # and the branch bash does run there (or the one it skips) was dropped: one reading, the wrong one.
+    assert readings(text) == [(["vllm", "serve", "m"], "else"),
+                              (["vllm", "serve", "m", "--max-model-len", "8192"], "if [ -n $A ]")]
+
+
+def test_a_function_called_without_a_prefix_still_decides_per_call():
+    text = f'f() {{ {BODY}; }}\nA=""\nf\nA=x\nf\n'
+    assert [c.argv for c in split_shell(text, defaults=True).commands] == [
+        ["vllm", "serve", "m"], ["vllm", "serve", "m", "--max-model-len", "8192"]]
