@@ -15,7 +15,8 @@ whose value the script assigned outright (not from the caller, not inside anothe
 `source FILE` may have set it again: no test is decided after one, shell_commands.no_command; not a name a call's
 prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `sh -c` string a name of the outer
 script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`). Anything else
-(`!`, `-a`, comparisons, a `${X:-d}`) stays undecided: each branch a world, as before.
+(`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`)
+stays undecided: each branch a world, as before.
 """
 from __future__ import annotations
 
@@ -27,6 +28,8 @@ _CLOSE = {"[": "]", "[[": "]]", "test": None}
 def decide(words: list, ctx) -> Optional[bool]:
     """True or False when the `if`/`elif` command `words` (its keyword first) tests only what the script decides,
     else None."""
+    if not getattr(ctx, "lone_test", True):  # `if A || B; then`, `if A && B`, `if A; B`: more than this test
+        return None
     if getattr(ctx, "sourced", False):  # `MAX_MODEL_LEN=""; source config.sh`: the file may set it
         return None
     texts = [_literal(w) for w in words[1:]]

@@ -40,6 +40,7 @@ class SplitContext:
         # names whose held value the text being read may not see: a call's prefix (`A=x f`, `A=x eval ...`,
         # `A=x bash -c ...`) and, in an `sh -c` string, every name the outer script had (decided_tests.py)
         self.undecided: frozenset = frozenset()
+        self.lone_test = False  # the `if`/`elif` being read is followed by its `then`: its one test command
         self.local = Locals()  # name -> value (None: not known), and partly known command strings
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []

@@ -113,3 +113,13 @@ def test_a_function_called_without_a_prefix_still_decides_per_call():
     text = f'f() {{ {BODY}; }}\nA=""\nf\nA=x\nf\n'
     assert [c.argv for c in split_shell(text, defaults=True).commands] == [
         ["vllm", "serve", "m"], ["vllm", "serve", "m", "--max-model-len", "8192"]]
+
+
+@pytest.mark.parametrize("cond", ['[ -n "$A" ] || [ -n "$B" ]', '[ -z "$A" ] && [ -n "$B" ]',
+                                  '[ -n "$A" ] ||\n   [ -n "$B" ]', '[ -n "$A" ]; [ -n "$B" ]'])
+def test_a_test_joined_to_another_before_then_stays_undecided(cond):
+    # Before: the first test alone decided the `if` (A="" made `[ -n "$A" ] || [ -n "$B" ]` false and
+    # `[ -z "$A" ] && [ -n "$B" ]` true), so the reading for the caller's B was dropped.
+    text = f'A=""\nCMD="vllm serve m"\nif {cond}; then CMD+=" --max-model-len 8192"; fi\neval $CMD\n'
+    assert sorted(c.argv for c in split_shell(text, defaults=True).commands) == [
+        ["vllm", "serve", "m"], ["vllm", "serve", "m", "--max-model-len", "8192"]]
