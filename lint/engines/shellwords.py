@@ -119,7 +119,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             at += 1
             first = _literal(words[at])
         ctx.conditional = conditional
-        commands.extend(branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm()))
+        read = branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm())
+        if not any(entry[5][0] for entry in ctx.local.ifs):  # a branch bash never runs starts nothing
+            commands.extend(read)  # (decided_tests.py); what it assigns is dropped by scalar_branches.py
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     return commands
