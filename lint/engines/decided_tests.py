@@ -15,8 +15,8 @@ whose value the script assigned outright (not from the caller, not inside anothe
 `source FILE` may have set it again: no test is decided after one, shell_commands.no_command; not a name a call's
 prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `sh -c` string a name of the outer
 script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`). Anything else
-(`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`)
-stays undecided: each branch a world, as before.
+(`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`, a
+test inside a loop or `case`) stays undecided: each branch a world, as before.
 """
 from __future__ import annotations
 
@@ -30,6 +30,8 @@ def decide(words: list, ctx) -> Optional[bool]:
     else None."""
     if not getattr(ctx, "lone_test", True):  # `if A || B; then`, `if A && B`, `if A; B`: more than this test
         return None
+    if -1 in ctx.local.branches.path:  # branches.OPAQUE: in a loop (a later pass may see a value set after the
+        return None  # test: `A=""; for ...; do if [ -n "$A" ] ...; A=x; done`), a `case` or a conditional eval
     if getattr(ctx, "sourced", False):  # `MAX_MODEL_LEN=""; source config.sh`: the file may set it
         return None
     texts = [_literal(w) for w in words[1:]]

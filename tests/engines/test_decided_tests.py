@@ -134,3 +134,11 @@ def test_a_launch_typed_in_a_branch_that_cannot_run_is_no_launch():
             'if [ -n "$B" ]; then\n  if [ -n "$A" ]; then vllm serve m --max-model-len 6; fi\n'
             '  vllm serve m --max-model-len 7\nfi\n')
     assert [c.argv[-1] for c in split_shell(text, defaults=True).commands] == ["2", "3", "4", "7"]
+
+
+def test_a_test_inside_a_loop_stays_undecided():
+    # The loop's second pass sees A=x: both launches run (a launch in a dead branch is dropped, so a test
+    # decided on the first pass's value would lose the second).
+    text = ('A=""\nfor i in 1 2; do\n  if [ -n "$A" ]; then vllm serve m --max-model-len 4096\n'
+            '  else vllm serve m --max-model-len 8192; fi\n  A=x\ndone\n')
+    assert [c.argv[-1] for c in split_shell(text, defaults=True).commands] == ["4096", "8192"]
