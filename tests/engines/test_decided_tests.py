@@ -129,7 +129,8 @@ def test_a_launch_typed_in_a_branch_that_cannot_run_is_no_launch():
     # Before: only the values a dead branch assigns were dropped; an engine command typed in it was still a
     # deployment (the docs: the branches after one that surely runs "never run").
     text = ('A=""\nif [ -n "$A" ]; then vllm serve m --max-model-len 1; else vllm serve m --max-model-len 2; fi\n'
-            'if [ -n "$B" ]; then vllm serve m --max-model-len 3\nelif [ -z "$A" ]; then vllm serve m --max-model-len 4\n'
+            'if [ -n "$B" ]; then vllm serve m --max-model-len 3\n'
+            'elif [ -z "$A" ]; then vllm serve m --max-model-len 4\n'
             'else\n  f() { :; }\n  vllm serve m --max-model-len 5\nfi\n'
             'if [ -n "$B" ]; then\n  if [ -n "$A" ]; then vllm serve m --max-model-len 6; fi\n'
             '  vllm serve m --max-model-len 7\nfi\n')
