@@ -143,3 +143,9 @@ def test_a_test_inside_a_loop_stays_undecided():
     text = ('A=""\nfor i in 1 2; do\n  if [ -n "$A" ]; then vllm serve m --max-model-len 4096\n'
             '  else vllm serve m --max-model-len 8192; fi\n  A=x\ndone\n')
     assert [c.argv[-1] for c in split_shell(text, defaults=True).commands] == ["4096", "8192"]
+
+
+def test_a_here_document_script_in_a_branch_that_cannot_run_is_no_launch():
+    text = ('A=""\nif [ -n "$A" ]; then\n  bash <<EOF\nvllm serve m --max-model-len 1\nEOF\nelse\n'
+            '  bash <<EOF\nvllm serve m --max-model-len 2\nEOF\nfi\n')
+    assert [c.argv[-1] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == ["2"]
