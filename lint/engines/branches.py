@@ -83,7 +83,7 @@ def if_step(first: str, words: list, ctx) -> None:
     ifs = ctx.local.ifs
     if first == "if":
         # and the forks made before it; [the branch being read cannot run, an earlier one surely runs]
-        taken = decide(words, ctx)
+        taken = _decide(words, ctx)
         ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True]])
     elif first in ("elif", "else", "fi") and ifs:
         if ifs[-1][2] is not None:
@@ -97,8 +97,14 @@ def if_step(first: str, words: list, ctx) -> None:
             ifs[-1][0], ifs[-1][3] = "else", True
         if first != "fi":  # the branch that starts: dead once an earlier one surely ran (decided_tests.py)
             before = ifs[-1][5][1]
-            taken = decide(words, ctx) if first == "elif" and not before else None
+            taken = _decide(words, ctx) if first == "elif" and not before else None
             ifs[-1][5] = [before or taken is False, before or taken is True]
+
+
+def _decide(words: list, ctx) -> Optional[bool]:
+    """decided_tests.decide, never inside a loop (a later pass may see a value set after the test: `A=""; for ...;
+    do if [ -n "$A" ] ...; A=x; done`), a `case` or a conditional eval (OPAQUE)."""
+    return None if OPAQUE in ctx.local.branches.path else decide(words, ctx)
 
 
 def in_arm(commands: list, arm: Optional[tuple[int, int, bool]]) -> list:

@@ -28,15 +28,13 @@ _CLOSE = {"[": "]", "[[": "]]", "test": None}
 def decide(words: list, ctx) -> Optional[bool]:
     """True or False when the `if`/`elif` command `words` (its keyword first) tests only what the script decides,
     else None."""
-    if not getattr(ctx, "lone_test", True):  # `if A || B; then`, `if A && B`, `if A; B`: more than this test
-        return None
-    if getattr(ctx, "sourced", False):  # `MAX_MODEL_LEN=""; source config.sh`: the file may set it
-        return None
     texts = [_literal(w) for w in words[1:]]
     if len(texts) < 2 or texts[0] not in _CLOSE:
         return None
-    if -1 in ctx.local.branches.path:  # branches.OPAQUE: in a loop (a later pass may see a value set after the
-        return None  # test: `A=""; for ...; do if [ -n "$A" ] ...; A=x; done`), a `case` or a conditional eval
+    if not ctx.lone_test:  # `if A || B; then`, `if A && B`, `if A; B`: more than this test
+        return None
+    if ctx.sourced:  # `MAX_MODEL_LEN=""; source config.sh`: the file may set it
+        return None
     close = _CLOSE[texts[0]]
     operands = words[2:]
     if close is not None:
