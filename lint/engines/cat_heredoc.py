@@ -24,7 +24,7 @@ from typing import Callable, Optional
 from ctxlint.lazyre import lazy_compile
 
 from .heredoc_scripts import _BodyLexer, _expanded, _untabbed
-from .heredocs import HereBody
+from .heredocs import HereBody, find_end
 from .lexer import Part
 from .tokens import Token
 
@@ -44,10 +44,9 @@ def substituted(part: Part, ctx, expand: Callable) -> Optional[Token]:
     strip = found.group(1) == "-"
     delimiter = found.group(2) or found.group(3) or found.group(5)
     quoted = found.group(5) is None or found.group(4) == "\\"
-    end = _body_end(raw, found.end(), delimiter, strip)
-    if end is None:
+    body_end, after = find_end(raw, found.end(), delimiter, strip)
+    if body_end is None:
         return None
-    body_end, after = end
     if not _CLOSE.fullmatch(raw, after):  # more after the here-document than the substitution's `)`
         return None
     starts = tuple(chain.from_iterable(run[1] for run in part.runs))
@@ -67,16 +66,3 @@ def substituted(part: Part, ctx, expand: Callable) -> Optional[Token]:
     return Token(token.text[:keep], token.start, token.end, token.starts[:keep], token.ends[:keep], token.refs,
                  token.item)
 
-
-def _body_end(raw: str, at: int, delimiter: str, strip: bool) -> Optional[tuple[int, int]]:
-    """(where the body ends, where the text after its delimiter line starts), or None with no delimiter line."""
-    while at <= len(raw):
-        stop = raw.find("\n", at)
-        line_end = len(raw) if stop < 0 else stop
-        line = raw[at:line_end]
-        if (line.lstrip("\t") if strip else line) == delimiter:
-            return at, line_end
-        if stop < 0:
-            return None
-        at = stop + 1
-    return None
