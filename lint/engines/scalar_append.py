@@ -18,11 +18,11 @@ from typing import Sequence
 
 from ctxlint.lazyre import lazy_compile
 
+from .command_prefixes import ASSIGN
 from .command_strings import _DECLARES, LEADING_KEYWORDS as _KEYWORDS
 from .lexer import Part, Word
 
 _APPEND = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\+=")
-_ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 
 def appends_read(words: Sequence[Word]) -> Sequence[Word]:
@@ -45,7 +45,7 @@ def appends_read(words: Sequence[Word]) -> Sequence[Word]:
         if found is not None:
             out = list(words) if out is None else out
             out[k] = _rewritten(word, found.group(1))
-        elif not declaring and not _ASSIGN.match(text):
+        elif not declaring and not ASSIGN.match(text):
             break  # the command's program: its arguments assign nothing
     return words if out is None else out
 
