@@ -265,8 +265,8 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
 
     from ctxlint.audit import build_audit
     from ctxlint.config_source import ConfigError
-    from ctxlint.discover import PathError
-    from ctxlint.engine import InternalError, files_to_check
+    from ctxlint.discover import PathError, files_to_check
+    from ctxlint.engine import InternalError
     from ctxlint.parallel import lint_paths_parallel
     from ctxlint.registry import SelectorError
     from ctxlint.reporters.audit import AUDIT_WRITERS

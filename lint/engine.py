@@ -1,6 +1,8 @@
 """The pipeline: files -> loader -> adapters -> model -> capacity -> rules -> findings
 -> suppressions.
 
+Which files a run reads, and the groups (by directory) they are checked in, are ctxlint.discover's.
+
 The engine returns data (a Report); it never prints and never exits.
 """
 from __future__ import annotations
@@ -14,11 +16,10 @@ from ctxlint import suppress
 from ctxlint.adapters import adapt_file
 from ctxlint.adapters.run_classes import current as current_run
 from ctxlint.capacity import CapacityEnv, with_pools
-from ctxlint.discover import discover
+from ctxlint.discover import by_directory, files_to_check, skipped, size_limits
 from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's public name for it
 from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
-from ctxlint.globs import gitignored, glob_match, relative_posix
 from ctxlint.joins import REF_MARKERS, Joins
 from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
 from ctxlint.model import Deployment
@@ -129,65 +130,6 @@ def lint_paths(paths: Sequence[str], settings: Settings = Settings(),
     return report
 
 
-def size_limits(files: Sequence[str], settings_for: Optional[SettingsFor],
-                stdin_filename: str = "-") -> Optional[Dict[str, int]]:
-    """Each file's own --max-file-size (its closest config's; stdin's under `stdin_filename`), for the run's
-    index of files (run_classes.RunClasses): None when one config applies to all."""
-    if settings_for is None:
-        return None
-    return {stdin_filename if path == "-" else path: settings_for(path).max_file_size for path in files}
-
-
-PAIRING_BLOCK = 256  # files of one directory checked together, at most
-
-
-def directory_of(path: str) -> str:
-    """The key files are grouped by: the absolute directory ("-" for stdin)."""
-    return "-" if path == "-" else os.path.dirname(os.path.abspath(path))
-
-
-def by_directory(files: Sequence[str]) -> List[List[str]]:
-    """Files grouped by directory, in first-seen order, in blocks of at most PAIRING_BLOCK.
-
-    A block is checked together, since the prefill and decode halves of one deployment
-    may sit in sibling files. Serial and parallel runs use the same blocks, so the
-    findings never depend on --jobs; halves more than a block apart in a huge
-    directory are not paired.
-    """
-    groups: Dict[str, List[str]] = {}
-    for path in files:
-        groups.setdefault(directory_of(path), []).append(path)
-    return [group[i:i + PAIRING_BLOCK] for group in groups.values() for i in range(0, len(group), PAIRING_BLOCK)]
-
-
-def files_to_check(paths: Sequence[str], settings: Settings, report: Optional[Report] = None,
-                   settings_for: Optional[SettingsFor] = None) -> List[str]:
-    """The files a run reads, in order, with each file's excludes applied (counted on `report`)."""
-    explicit = set(paths)
-    out = []
-    for path in discover(paths):
-        if path != "-" and (path not in explicit or settings.force_exclude) and \
-                _skipped(path, settings_for(path) if settings_for is not None else settings):
-            if report is not None:
-                report.excluded += 1
-            continue
-        out.append(path)
-    return out
-
-
-def _skipped(path: str, settings: Settings) -> bool:
-    """Would a directory walk skip `path` (exclude globs, or .gitignore when respected)?"""
-    return _excluded(path, settings) or (settings.respect_gitignore and gitignored(path))
-
-
-def _excluded(path: str, settings: Settings) -> bool:
-    if not settings.exclude:
-        return False
-    rel = relative_posix(path, settings.root)
-    target = rel if rel is not None else path.replace("\\", "/").rsplit("/", 1)[-1]
-    return any(glob_match(pattern, target) for pattern in settings.exclude)
-
-
 def _load(path: str, settings: Settings, stdin: Optional[bytes], stdin_filename: str) -> LoadedFile:
     if path == "-":
         return parse_bytes(stdin or b"", stdin_filename, settings.max_file_size)
@@ -241,7 +183,7 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     loose = [u.loaded.path for u in units if u.loaded.path in named and joins.loose(u.loaded)]
     wanted = joins.wanted([u.loaded for u in units if u.loaded.path in loose]) if loose else None
     context = siblings.context_files(named, {u.loaded.path: u.deployments for u in units}, present,
-                                     lambda path: _skipped(path, settings), settings.max_file_size, gateways, loose,
+                                     lambda path: skipped(path, settings), settings.max_file_size, gateways, loose,
                                      wanted)
     joined = joins.joined(group, context) if context else None
     if joined is not None:

@@ -22,8 +22,8 @@ from typing import Callable, Collection, Dict, List, Optional, Sequence, Tuple
 
 from .records import fields
 from ctxlint.adapters.run_classes import RunClasses
-from ctxlint.engine import (InternalError, Report, Settings, SettingsFor, by_directory, directory_of, files_to_check,
-                            lint_paths, size_limits)
+from ctxlint.discover import by_directory, directory_of, files_to_check, size_limits
+from ctxlint.engine import InternalError, Report, Settings, SettingsFor, lint_paths
 from ctxlint.registry import selected
 
 Progress = Callable[[int], None]  # called with the number of files just finished

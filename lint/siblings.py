@@ -24,7 +24,7 @@ from ctxlint.discover import PATTERNS
 from ctxlint.model import DECODE, PREFILL, Deployment, Source
 from ctxlint.pairing import half, hinted, pair_key
 
-MAX_SIBLINGS = 256  # as engine.PAIRING_BLOCK: halves further apart are not paired in a full run either
+MAX_SIBLINGS = 256  # as discover.PAIRING_BLOCK: halves further apart are not paired in a full run either
 
 
 def needs_context(named: Collection[str], deployments: Dict[str, Sequence[Deployment]]) -> bool:

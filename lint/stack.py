@@ -214,7 +214,7 @@ class _Index:
         return out, problems
 
 
-# Files are checked in groups by directory (engine.by_directory) and a gateway's routes are joined to the objects of
+# Files are checked in groups by directory (discover.by_directory) and a gateway's routes are joined to the objects of
 # its own group only: an engine in another directory (a LiteLLM config in `config/` beside `../compose.yaml`) is
 # not followed, which the message says rather than "none of the checked files" (sweep 46).
 _HERE = "in the checked files of its directory (routes are not followed into another directory)"

@@ -6,8 +6,8 @@ import os
 import pytest
 
 from conftest import SHARED
-from ctxlint.discover import PathError
-from ctxlint.engine import PAIRING_BLOCK, Report, by_directory, lint_paths
+from ctxlint.discover import PAIRING_BLOCK, PathError, by_directory
+from ctxlint.engine import Report, lint_paths
 from ctxlint.findings import Finding
 from ctxlint.parallel import chunked, lint_paths_parallel, merge_reports, resolve_jobs
 from ctxlint.registry import SelectorError

@@ -1,4 +1,4 @@
-"""A gateway's routes are joined to the engines of its own directory's checked files (engine.by_directory): a
+"""A gateway's routes are joined to the engines of its own directory's checked files (discover.by_directory): a
 LiteLLM config in `config/` whose host names a compose service of `../compose.yaml` is not followed there, and
 CTX607 says so rather than that no checked file names the host (sweep 46, TheMrDJek/observable-vllm-stack)."""
 from __future__ import annotations

@@ -167,7 +167,7 @@ class Refs:
         the object stays a deployment of its own, counted twice at worst, never hidden) and this file is the one
         file of the run outside it that holds one."""
         from ctxlint.adapters.run_classes import CLUSTER_KINDS, current
-        from ctxlint.engine import directory_of
+        from ctxlint.discover import directory_of
 
         kind, name = scalar(obj.get("kind")), scalar(obj.dig("metadata", "name"))
         run = current()
@@ -232,9 +232,9 @@ class Refs:
         kinds = [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds if k in CLUSTER_KINDS]
         if run is None or not kinds:
             return None
-        from ctxlint.engine import directory_of
+        from ctxlint.discover import directory_of
 
-        # not the group's directory: its files were looked in, or (past engine.PAIRING_BLOCK files) are not
+        # not the group's directory: its files were looked in, or (past discover.PAIRING_BLOCK files) are not
         mine = {directory_of(loaded.path) for loaded in self.files}
         by_file: Dict[str, Tuple[Any, Node]] = {}
         for kind in kinds:

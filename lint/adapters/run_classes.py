@@ -112,9 +112,9 @@ class RunClasses:
                 if _scalar(obj.get("kind")) == kind and _scalar(obj.dig("metadata", "name")) == name]
 
     def services(self, name: str) -> List[Tuple[Any, Node, str]]:
-        """(LoadedFile, object, its engine.directory_of) of each InferenceService (any API group: crd_refs checks
+        """(LoadedFile, object, its discover.directory_of) of each InferenceService (any API group: crd_refs checks
         it) in the run's files whose bytes hold `name`."""
-        from ctxlint.engine import directory_of
+        from ctxlint.discover import directory_of
 
         return [(loaded, obj, directory_of(loaded.path)) for loaded, obj in self._holding(name, b"InferenceService")
                 if _scalar(obj.get("kind")) == "InferenceService"]
