@@ -16,7 +16,7 @@ from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
 from .params import count as count_params, minimax_m3_split
 from .msa_index import parse as parse_msa
 from .mtp import mtp_modules
-from .weights import from_quantization_config, with_expert_dtype
+from .quant_config import from_quantization_config, with_expert_dtype
 
 # The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
 POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",

@@ -51,7 +51,7 @@ _METHODS = {
     # with moe_quant_algo NVFP4 for MiniMax's own
     "mxfp8+nvfp4-experts": ("modelopt", "mxfp8"),
     "int8": None,  # GPTQ, bitsandbytes, compressed-tensors or a name's guess: the weights, never a refusal
-    # groups of different widths (weights._mixed): ModelOpt's mixed precision or compressed-tensors' config_groups
+    # groups of different widths (weights.mixed_format): ModelOpt's mixed precision or compressed-tensors' config_groups
     "mixed": ("modelopt", "compressed-tensors"),
 }
 _AWQ_KERNELS = ("awq_marlin", "marlin", "moe_wna16")

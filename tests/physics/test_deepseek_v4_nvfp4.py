@@ -10,7 +10,7 @@ from __future__ import annotations
 from ctxlint.engine import lint_text
 from ctxlint.physics.gpu_weights import weights_per_gpu
 from ctxlint.physics.hf_config import arch_from_hf_config
-from ctxlint.physics.weights import from_quantization_config, with_expert_dtype
+from ctxlint.physics.quant_config import from_quantization_config, with_expert_dtype
 from ctxlint.resolution.format_families import families
 from ctxlint.resolution.resolve import resolve
 

@@ -20,7 +20,7 @@ from ctxlint.physics.kv import kv_breakdown
 from ctxlint.physics.models import lookup_model
 from ctxlint.physics.msa_index import vllm_indexer_dtype
 from ctxlint.physics.mtp import draft_layers
-from ctxlint.physics.weights import from_quantization_config
+from ctxlint.physics.quant_config import from_quantization_config
 from ctxlint.model import Source, Val
 from ctxlint.resolution.resolve import resolve
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.physics.weights import from_quantization_config
+from ctxlint.physics.quant_config import from_quantization_config
 from ctxlint.resolution.resolve import resolve
 
 _GROUPS = {"group_0": {"weights": {"num_bits": 4, "type": "float", "group_size": 16}}}

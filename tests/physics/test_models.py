@@ -158,7 +158,8 @@ def test_a_derivatives_own_values_are_checked() -> None:
 
 
 def test_a_w4a16_checkpoint_costs_its_group_scales():
-    from ctxlint.physics.weights import format_by_key, from_quantization_config
+    from ctxlint.physics.quant_config import from_quantization_config
+    from ctxlint.physics.weights import format_by_key
 
     def config(**weights):
         return {"quant_method": "compressed-tensors", "format": "pack-quantized",
@@ -173,7 +174,8 @@ def test_a_w4a16_checkpoint_costs_its_group_scales():
 
 
 def test_awq_and_gptq_checkpoints_cost_their_group_scales_and_zeros():
-    from ctxlint.physics.weights import format_by_key, from_quantization_config
+    from ctxlint.physics.quant_config import from_quantization_config
+    from ctxlint.physics.weights import format_by_key
 
     assert from_quantization_config({"quant_method": "awq", "bits": 4, "group_size": 128}).bits == 4.16
     assert from_quantization_config({"quant_method": "awq", "bits": 4, "group_size": 64}).bits == 4 + 20 / 64
@@ -190,7 +192,8 @@ def test_groups_of_different_widths_are_a_band_from_the_narrowest_to_the_widest(
     # nvidia/Qwen3.6-35B-A3B-NVFP4 (ModelOpt mixed precision: an FP8 group and an NVFP4 group of 16) was read as FP8
     # throughout; once its parameters were counted, an RTX 5090 a vLLM boot log shows serving it got CTX203 "weights do
     # not fit" (noonghunna/club-3090#652). Which tensors each group takes is in targets the catalog does not keep.
-    from ctxlint.physics.weights import format_by_key, from_quantization_config
+    from ctxlint.physics.quant_config import from_quantization_config
+    from ctxlint.physics.weights import format_by_key
 
     mixed = from_quantization_config({"quant_method": "modelopt", "config_groups": {
         "group_0": {"weights": {"num_bits": 8, "type": "float"}},

@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ctxlint.physics.gpu_weights import weights_per_gpu
-from ctxlint.physics.weights import from_quantization_config
+from ctxlint.physics.quant_config import from_quantization_config
 from ctxlint.resolution.quant_flag import _family
 from ctxlint.resolution.resolve import resolve
 

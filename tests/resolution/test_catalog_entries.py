@@ -72,7 +72,7 @@ def test_kimi_k3_counts_its_latent_experts_and_ships_mxfp4_experts():
 
 
 def test_compressed_tensors_fp4_is_told_apart_by_its_group():
-    from ctxlint.physics.weights import from_quantization_config
+    from ctxlint.physics.quant_config import from_quantization_config
 
     def fp4(group_size, fmt, ignore=None):
         return from_quantization_config({

@@ -102,7 +102,7 @@ def test_a_mixed_width_checkpoint_loads_as_stored_under_the_modelopt_flag() -> N
     # nvidia/Qwen3.6-35B-A3B-NVFP4 (an FP8 group and an NVFP4 group) served with `--quantization modelopt`
     # (noonghunna/club-3090#652): vLLM's ModelOpt override takes the checkpoint's own config; the flag read as FP8
     # put every weight at 8 bits, a false CTX203 on the RTX 5090 the log shows serving it
-    from ctxlint.physics.weights import from_quantization_config
+    from ctxlint.physics.quant_config import from_quantization_config
 
     mixed = from_quantization_config({"quant_method": "modelopt", "config_groups": {
         "group_0": {"weights": {"num_bits": 8, "type": "float"}},
