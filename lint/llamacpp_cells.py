@@ -105,7 +105,7 @@ def shortfall(dep: Deployment, role: Role) -> Optional[Shortfall]:
     from ctxlint.no_kv_memory import starved
     if starved(dep, role) in ("weights", "kv"):  # CTX203, or CTX209 for no KV at all: that finding says it
         return None
-    bpt = float(cap.kv_bytes_per_token_per_gpu)  # V at -ctv's type already (physics.kv._v_bytes)
+    bpt = float(cap.kv_bytes_per_token_per_gpu)  # V at -ctv's type already (physics.kv_dtypes.v_bytes)
     on_cpu = (arch.vocab_size or 0) * (arch.hidden_size or 0) * 2  # token embeddings: llama.cpp's input layer
     on_cpu = min(on_cpu, cap.weights_low_per_gpu or cap.weights_bytes_per_gpu or 0)
     need, room = cells * bpt, cap.kv_budget_high + on_cpu

