@@ -15,14 +15,11 @@ declared values against the hardware too.
 """
 from __future__ import annotations
 
-import json
-import os
 from typing import TYPE_CHECKING, Any, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Pool, Role, Val, fmt
 
-from .capacity_notes import default_context_unknown, why_not_derived
 from .held import logged_reading, on_cpu, release_of, vllm_block, with_held, with_release_block
 from . import no_kv_memory  # a module, not its names: it reads this one's at call time (no import cycle)
 from .pool_caps import GIB, engine_cap, explain
@@ -33,7 +30,7 @@ from .records import field, record, replace
 if TYPE_CHECKING:  # the physics modules are imported when a deployment needs them
     from ctxlint.physics.models import ModelArch
 
-NOT_DERIVABLE, PARSE_ERROR, NO_KV_MEMORY = "capacity-not-derivable", "parse-error", "no-kv-memory"
+NOT_DERIVABLE, NO_KV_MEMORY = "capacity-not-derivable", "no-kv-memory"
 UNRESOLVED = "unresolved-value"  # CTX008, as the adapters' (adapters/workload.py)
 DERIVABLE_ENGINES = {  # the engines whose KV pool ctxlint can derive
     "vllm", "sglang", "tgi", "trtllm", "llamacpp", "lmdeploy"}
@@ -64,13 +61,12 @@ def _physics() -> None:
     """Import the physics this module calls, on the first deployment (a run of files without one
     never pays for it), binding the names as module globals: an import statement in each function
     that calls them cost ~1 us a call, about seven a deployment."""
-    global _PHYSICS, arch_from_mapping, with_overrides, Context, resolve, flag_format, CapacityInput, estimate, \
-        lookup_accelerator, written_device, on_gaudi
+    global _PHYSICS, resolved_model, flag_format, CapacityInput, estimate, lookup_accelerator, written_device, on_gaudi
     from ctxlint.physics.accelerators import lookup_accelerator, written_device
     from ctxlint.physics.gaudi import on_gaudi
     from ctxlint.physics.capacity import CapacityInput, estimate
-    from ctxlint.physics.models import arch_from_mapping, with_overrides
-    from ctxlint.resolution.resolve import Context, flag_format, resolve
+    from ctxlint.resolution.resolve import flag_format
+    from .capacity_model import resolved_model
     _PHYSICS = True
 
 
@@ -78,7 +74,7 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     if not _PHYSICS:
         _physics()
     diagnostics: List[Diagnostic] = []
-    resolution = _resolve(dep, env, diagnostics)
+    resolution = resolved_model(dep, env, diagnostics)
     if resolution.weights is not None and _engine(dep) == "vllm" and any(r.arg("quantization") for r in dep.roles):
         from ctxlint.resolution.quant_flag import refusals  # only a vLLM role with a flag pays for the import
         diagnostics.extend(refusals(dep, resolution.weights))
@@ -100,12 +96,14 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
     # Roles whose memory cannot hold the weights (CTX203) or one KV block (CTX209) have a verdict.
     missing = [r for r in roles if r.pool is None and no_kv_memory.starved(dep, r) not in ("weights", "kv")]
     if missing:
+        from .capacity_notes import why_not_derived  # only a role left without a pool pays for the words
         diagnostics.extend(why_not_derived(dep, arch, missing))
     # the context is the engine's default (not written as an unknown `$(LEN)`), of a named model not resolved
     held = [r for r in roles if r.pool is not None and r.context_length is None
             and not _context_set_unknown(r, _engine(dep) or "")]
     if held and arch is None and dep.model.id is not None and dep.advertised.context_window is None \
             and _engine(dep) in DERIVABLE_ENGINES:
+        from .capacity_notes import default_context_unknown
         diagnostics.append(default_context_unknown(dep, held))
     if arch is not None and dep.model.max_position_embeddings is None and arch.rope_scaling_type is None \
             and arch.max_position_embeddings and dep.model.id is not None:
@@ -114,56 +112,6 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
         trained = Val(arch.max_position_embeddings, dep.model.id.source)
         dep = replace(dep, model=replace(dep.model, max_position_embeddings=trained))
     return dep, diagnostics
-
-
-def _resolve(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnostic]):
-    facts = dep.model
-    directory = os.path.dirname(dep.file) if dep.file not in ("-", "") else ""
-    ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
-                  labels=dep.labels, known_files=env.known_files)
-    resolution = resolve(facts.id.value if facts.id is not None else None, ctx)
-    if facts.stated_format is not None and resolution.arch is not None:  # srt-slurm's model.precision (rare)
-        from ctxlint.resolution.stated_format import with_stated
-        resolution = with_stated(resolution, facts.stated_format, flag_format(facts.stated_format.quantization))
-    if resolution.problem and facts.id is not None:
-        diagnostics.append(Diagnostic(PARSE_ERROR, resolution.problem, facts.id.source, dep.display_name))
-    arch = resolution.arch
-    if facts.config_path is not None:
-        from_file = _from_config_file(dep, facts.config_path, diagnostics)
-        if from_file is not None:
-            arch = from_file
-            resolution = replace(resolution, arch=arch, via="config.json",
-                                 how=f"architecture from {facts.config_path.value} (spec.model.config)")
-    inline = {key: val.value for key, val in facts.architecture}
-    if inline:
-        try:
-            arch = with_overrides(arch, inline) if arch is not None else arch_from_mapping(
-                {"name": facts.id.value if facts.id else dep.display_name or "model", **inline})
-            resolution = replace(resolution, arch=arch, via=resolution.via or "manifest",
-                                 how=(resolution.how + "; " if resolution.arch is not None else "")
-                                 + "facts from spec.model.architecture")
-        except (TypeError, ValueError, KeyError):
-            pass  # incomplete inline facts: reported below as not derivable
-    return resolution
-
-
-def _from_config_file(dep: Deployment, path: Val[str], diagnostics: List[Diagnostic]) -> Optional[ModelArch]:
-    from ctxlint.physics.hf_config import arch_from_hf_config
-
-    base = os.path.dirname(dep.file) if dep.file not in ("-", "") else os.getcwd()
-    full = os.path.join(base, path.value)
-    try:
-        with open(full, encoding="utf-8") as handle:
-            config = json.load(handle)
-        return arch_from_hf_config(config, name=path.value)
-    except (OSError, UnicodeDecodeError) as exc:
-        problem = f"cannot read {path.value}: {getattr(exc, 'strerror', None) or exc}"
-    except json.JSONDecodeError as exc:
-        problem = f"{path.value} is not valid JSON: {exc.msg} at line {exc.lineno}, column {exc.colno}"
-    except (ValueError, TypeError, KeyError) as exc:
-        problem = f"{path.value} lacks the architecture facts ctxlint needs: {exc}"
-    diagnostics.append(Diagnostic(PARSE_ERROR, f"spec.model.config: {problem}", path.source, dep.display_name))
-    return None
 
 
 def _default_accelerator(dep: Deployment, env: CapacityEnv) -> Optional[Tuple[str, str]]:
