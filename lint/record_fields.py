@@ -1,5 +1,5 @@
-"""A record's fields, and `field()`, `fields()`, `replace()` for records, without the
-dataclasses module.
+"""A record's fields, collected from its class as `dataclass` collects them, and `field()`, `fields()`,
+`replace()` for records, without the dataclasses module.
 
 `import dataclasses` imports inspect (with ast, dis and tokenize): ~7 ms of a ~80 ms one-file
 run (issue 15). Records keep their field specs here; the dataclasses module's own functions
@@ -37,6 +37,51 @@ def field(*, default: Any = MISSING, default_factory: Any = MISSING, init: bool 
     if default is not MISSING and default_factory is not MISSING:
         raise ValueError("cannot specify both default and default_factory")
     return Field(default, default_factory, init, repr, compare)
+
+
+def collect_fields(cls) -> list:
+    """The fields `dataclass` would collect, as ctxlint.records.record makes a class: the bases' first, then
+    this class's annotations. Done here rather than by dataclass(init=False, ...): that still costs ~0.05 ms
+    a class, most of it matching each string annotation against ClassVar and InitVar, and imports inspect."""
+    found: dict = {}
+    for base in cls.__mro__[-1:0:-1]:
+        found.update(base.__dict__.get("__record_fields__") or {})
+    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
+        text = annotation if isinstance(annotation, str) else repr(annotation)
+        if text.replace("typing.", "").startswith(("ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY")):
+            raise TypeError(f"{cls.__qualname__}.{name}: record does not support {text}; use @dataclass")
+        default = getattr(cls, name, MISSING)
+        if type(default).__module__ == "dataclasses":
+            raise TypeError(f"{cls.__qualname__}.{name}: use ctxlint.records.field, not dataclasses.field")
+        spec = default if isinstance(default, Field) else field(default=default)
+        spec.name, spec.type = name, annotation
+        if spec.default is not MISSING and spec.default.__class__.__hash__ is None:
+            raise ValueError(f"mutable default {type(spec.default)} for field {name} is not allowed: "
+                             "use default_factory")
+        if spec is default:  # a field(...) in the body: the class attribute becomes its default
+            if spec.default is MISSING:
+                delattr(cls, name)
+            else:
+                setattr(cls, name, spec.default)
+        found[name] = spec
+    cls.__record_fields__ = found
+    cls.__dataclass_fields__ = DataclassFields()
+    cls.__match_args__ = tuple(f.name for f in found.values() if f.init)
+    return list(found.values())
+
+
+def check_order(cls, specs) -> None:
+    """What `dataclass` rejects at definition: an __init__ field without a default after one with a default."""
+    seen_default = False
+    for f in specs:
+        if not f.init:
+            continue
+        if f.default is MISSING and f.default_factory is MISSING:
+            if seen_default:
+                raise TypeError(f"non-default argument {f.name!r} follows default argument "
+                                f"in {cls.__qualname__}")
+        else:
+            seen_default = True
 
 
 def fields(record_or_class: Any) -> Tuple[Field, ...]:

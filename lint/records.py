@@ -5,8 +5,8 @@ each with `exec` as the module is imported (~0.6 ms a class), and importing `dat
 pulls in inspect, ast, dis and tokenize: most of a one-file run's import time (issue 15).
 `record` takes the same arguments and gives the same behaviour without either:
 
-- fields are collected from the class's annotations as `dataclass` collects them, into the
-  specs of record_fields.py; `field()`, `fields()` and `replace()` come from there, and the
+- fields are collected from the class's annotations as `dataclass` collects them, by
+  record_fields.py into its specs; `field()`, `fields()` and `replace()` come from there, and the
   dataclasses module's own functions still work on records through a `__dataclass_fields__`
   built on first access;
 - `__eq__`, `__hash__`, the ordering methods and `__repr__` are shared code over an
@@ -24,7 +24,7 @@ from __future__ import annotations
 from operator import attrgetter
 
 from .record_fields import MISSING as _MISSING
-from .record_fields import DataclassFields, Field, field, fields, replace
+from .record_fields import check_order, collect_fields, field, fields, replace
 
 __all__ = ["record", "is_frozen", "field", "fields", "replace", "values_getter", "maker"]
 
@@ -50,9 +50,9 @@ def _process(cls, frozen: bool, order: bool):
     # defines __eq__ gets __hash__ = None from Python, which is not an explicit hash.
     class_hash = cls.__dict__.get("__hash__", _MISSING)
     explicit_hash = not (class_hash is _MISSING or (class_hash is None and "__eq__" in own))
-    specs = _collect_fields(cls)
+    specs = collect_fields(cls)
     setattr(cls, _FROZEN, frozen)
-    _check_order(cls, specs)
+    check_order(cls, specs)
     if "__init__" not in own:
         cls.__init__ = _lazy_init(cls, specs, frozen)
         cls.__record_init__ = True  # record_fields.replace copies such records without calling it
@@ -74,50 +74,6 @@ def _process(cls, frozen: bool, order: bool):
     if not explicit_hash:  # dataclass's table for eq=True, unsafe_hash=False
         cls.__hash__ = (lambda self: hash(key(self))) if frozen else None
     return cls
-
-
-def _collect_fields(cls) -> list:
-    """The fields `dataclass` would collect: the bases' first, then this class's annotations.
-    Done here rather than by dataclass(init=False, ...): that still costs ~0.05 ms a class, most
-    of it matching each string annotation against ClassVar and InitVar, and imports inspect."""
-    found: dict = {}
-    for base in cls.__mro__[-1:0:-1]:
-        found.update(base.__dict__.get("__record_fields__") or {})
-    for name, annotation in cls.__dict__.get("__annotations__", {}).items():
-        text = annotation if isinstance(annotation, str) else repr(annotation)
-        if text.replace("typing.", "").startswith(("ClassVar", "InitVar", "dataclasses.InitVar", "KW_ONLY")):
-            raise TypeError(f"{cls.__qualname__}.{name}: record does not support {text}; use @dataclass")
-        default = getattr(cls, name, _MISSING)
-        if type(default).__module__ == "dataclasses":
-            raise TypeError(f"{cls.__qualname__}.{name}: use ctxlint.records.field, not dataclasses.field")
-        spec = default if isinstance(default, Field) else field(default=default)
-        spec.name, spec.type = name, annotation
-        if spec.default is not _MISSING and spec.default.__class__.__hash__ is None:
-            raise ValueError(f"mutable default {type(spec.default)} for field {name} is not allowed: "
-                             "use default_factory")
-        if spec is default:  # a field(...) in the body: the class attribute becomes its default
-            if spec.default is _MISSING:
-                delattr(cls, name)
-            else:
-                setattr(cls, name, spec.default)
-        found[name] = spec
-    cls.__record_fields__ = found
-    cls.__dataclass_fields__ = DataclassFields()
-    cls.__match_args__ = tuple(f.name for f in found.values() if f.init)
-    return list(found.values())
-
-
-def _check_order(cls, specs) -> None:
-    seen_default = False
-    for f in specs:
-        if not f.init:
-            continue
-        if f.default is _MISSING and f.default_factory is _MISSING:
-            if seen_default:
-                raise TypeError(f"non-default argument {f.name!r} follows default argument "
-                                f"in {cls.__qualname__}")
-        else:
-            seen_default = True
 
 
 def values_getter(names):
