@@ -66,6 +66,36 @@ def _index() -> Tuple[Dict[str, Tuple[int, str]], Dict[str, Tuple[int, str]]]:
 
 
 @lru_cache(maxsize=1)
+def _dashed() -> Dict[str, Tuple[int, str]]:
+    """bare names with '.' read as '-' (`mistral-7b-v0-3` for Mistral-7B-v0.3) -> entry, for names that cannot
+    hold a dot (a Kubernetes volume or resource name); a spelling two entries share is dropped, and so is one that
+    is already another entry's own bare name."""
+    names = [(i, name) for i, entry in enumerate(entries()) for name in (entry["hf_id"], *entry.get("aliases", ()))]
+    spelled = {norm(_bare(name)) for _, name in names}  # every bare name as written, shared ones too
+    out: Dict[str, Tuple[int, str]] = {}
+    clashes = set()
+    for i, name in names:
+        key = norm(_bare(name))
+        if "." not in key:
+            continue
+        key = norm(key.replace(".", "-"))
+        if key in out and out[key][0] != i or key in spelled:
+            clashes.add(key)
+        out.setdefault(key, (i, name))
+    for key in clashes:
+        out.pop(key, None)
+    return out
+
+
+def find_dashed(name: str) -> Optional[Hit]:
+    """The entry whose bare name, its dots written as '-', is `name`'s bare name (which has no dot of its own)."""
+    if not isinstance(name, str) or "." in _bare(name):
+        return None
+    found = _dashed().get(norm(_bare(name)))
+    return Hit(entries()[found[0]], found[1], "name") if found else None
+
+
+@lru_cache(maxsize=1)
 def _derivatives() -> Dict[str, Mapping[str, Any]]:
     """normalized id or bare name -> the derivative's entry (id, base, weights, source)."""
     out: Dict[str, Mapping[str, Any]] = {}

@@ -3,7 +3,8 @@
 Deploy files name models in many ways: a Hugging Face id (`Qwen/Qwen3-32B-AWQ`), a
 quantizer's re-upload (`neuralmagic/Meta-Llama-3.1-70B-Instruct-FP8`), a URI
 (`hf://org/name`, `pvc://claim/org/name`), a local path (`/models/Qwen3-8B`), a Hugging
-Face cache folder (`.../models--Qwen--Qwen3-8B/snapshots/<sha>`), a GGUF file
+Face cache folder (`.../models--Qwen--Qwen3-8B/snapshots/<sha>`), a folder laid out by revision
+(`/models/microsoft/phi-2/main`), a GGUF file
 (`/path/Qwen_QwQ-32B-Q4_K_M.gguf`) or llama.cpp's `-hf repo:quant`. `parse_ref` takes
 the text apart; it never guesses an architecture. Only quantization tags ctxlint knows
 are removed from the end of a name (exactly, token by token), so `Qwen2.5-7B-Instruct-1M`
@@ -116,6 +117,8 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         return None
     while len(parts) > 1 and len(parts[-1]) in (9, 40) and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
         parts.pop()  # .../snapshots/<sha>: the name is above
+    if len(parts) > 2 and parts[-1] == "main":
+        parts.pop()  # `/models/<org>/<name>/main`: a download laid out by revision, the Hub's default one
     gguf = parts[-1].lower().endswith(".gguf") or "gguf" in s.lower()
     name = parts[-1]
     if name.lower().endswith(".gguf"):

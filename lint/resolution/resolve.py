@@ -8,7 +8,8 @@ For a deployment's model reference, the architecture comes from the first of:
 4. the built-in catalog, by the exact id or a listed alias or derivative;
 5. the local Hugging Face cache (`$HF_HUB_CACHE/models--org--name/snapshots/*/config.json`);
 6. the name normalized: quantizer suffixes removed (`-FP8-dynamic`, `-AWQ`, GGUF tags),
-   `hf://` and local paths reduced to their last segments, then an exact catalog match;
+   `hf://` and local paths reduced to their last segments, then an exact catalog match (or, for a
+   name without a dot, one entry's name with its dots written as '-': `mistral-7b-v0-3`);
 7. a pod label that names the model (`model.aibrix.ai/name`, `llm-d.ai/model`,
    `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path.
 The weight format is what the name says (`-AWQ`), else what the checkpoint's config declares;
@@ -250,6 +251,10 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
         hit = catalog.find(name)
         if hit is not None:
             return _hit_resolution(ref, hit, _by_name(ref))
+    for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
+        hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
+        if hit is not None:
+            return _hit_resolution(ref, hit, f"{_by_name(ref)} with '-' read as '.'")
     return _bf16_release(ref, names)
 
 

@@ -239,3 +239,54 @@ def test_a_tag_that_ends_with_another_is_stripped_whole() -> None:
     later_ends_with_earlier = [(a, b) for i, a in enumerate(_QUANT_TAGS) for b in _QUANT_TAGS[i + 1:]
                                if b != a and b.endswith(a) and b[-len(a) - 1] in "-."]
     assert later_ends_with_earlier == []
+
+
+@pytest.mark.parametrize("written, how", [
+    # catalog26: Kelvinskell's k8s-llm-serving-platform mounts `/models/<org>/<name>/<revision>`
+    ("/models/microsoft/phi-2/main",
+     "/models/microsoft/phi-2/main: architecture of microsoft/phi-2, matched by its folder name"),
+    ("/models/TinyLlama/TinyLlama-1.1B-Chat-v1.0/main", "/models/TinyLlama/TinyLlama-1.1B-Chat-v1.0/main: "
+     "architecture of TinyLlama/TinyLlama-1.1B-Chat-v1.0, matched by its folder name"),
+    # aws-samples' gen-ai-on-eks: a Kubernetes-style folder name cannot hold the '.' of v0.3 (Mistral-7B-v0.3 is
+    # an alias of the Instruct entry: the same config.json)
+    ("/local-storage/models/mistral-7b-v0-3", "/local-storage/models/mistral-7b-v0-3: architecture of "
+     "mistralai/Mistral-7B-Instruct-v0.3, matched by its folder name with '-' read as '.'"),
+    ("qwen2-5-7b-instruct",
+     "qwen2-5-7b-instruct: architecture of Qwen/Qwen2.5-7B-Instruct, matched by name with '-' read as '.'"),
+])
+def test_a_revision_folder_and_dashes_for_dots_resolve_and_say_so(written, how) -> None:
+    assert resolve(written).how == how
+
+
+@pytest.mark.parametrize("written", [
+    "/models/main",  # no folder above the revision's but the mount
+    "/tmp/models/mistral-7b-v0-2",  # the catalog has Mistral-7B-Instruct-v0.2, not the v0.2 base
+    "qwen2-5-7b-instruct-2m",  # a dash is read as a dot only where the whole name then matches
+    "mistral-7b.v0-3",  # a name with a dot of its own is as written
+])
+def test_a_revision_folder_and_dashes_for_dots_never_guess(written) -> None:
+    assert not resolve(written).resolved
+
+
+def test_parse_ref_drops_a_main_revision_folder_only_below_a_name() -> None:
+    ref = parse_ref("/models/microsoft/phi-2/main")
+    assert (ref.repo_id, ref.name, ref.base, ref.local) == ("microsoft/phi-2", "phi-2", "phi-2", True)
+    assert parse_ref("/models/main").name == "main"
+
+
+def test_a_dashed_spelling_two_entries_share_is_no_match(monkeypatch) -> None:
+    from ctxlint.resolution import catalog
+
+    fake = ({"hf_id": "a/Foo-1.5", "aliases": []}, {"hf_id": "b/Foo-1-5"}, {"hf_id": "c/Bar-2.0"},
+            {"hf_id": "d/Bar-2-0"}, {"hf_id": "e/Bar-2-0"}, {"hf_id": "f/Baz-3.1", "aliases": ["g/baz-3.1"]},
+            {"hf_id": "h/Qux-1.0"}, {"hf_id": "i/qux-1.0"})
+    monkeypatch.setattr(catalog, "entries", lambda: fake)
+    catalog._dashed.cache_clear()
+    try:
+        assert catalog.find_dashed("foo-1-5") is None  # another entry's own name
+        assert catalog.find_dashed("bar-2-0") is None  # two others' own name
+        assert catalog.find_dashed("x/baz-3-1").entry["hf_id"] == "f/Baz-3.1"  # one entry's two names
+        assert catalog.find_dashed("qux-1-0") is None  # two entries' dotted names
+        assert catalog.find_dashed("baz-3.1") is None
+    finally:
+        catalog._dashed.cache_clear()
