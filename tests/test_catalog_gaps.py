@@ -151,3 +151,20 @@ def test_sweep_models_now_counted(model_id, layers, kv_heads, positions, total_b
 def test_gaps_left_out_on_purpose_stay_unresolved(model_id):
     # an encoder keeps no KV cache on vLLM; the others have no published config.json read (tools/catalog/gaps.yaml)
     assert lookup_model(model_id) is None
+
+
+@pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, vocab, total_b, lm_head_b", [
+    # catalog26: GPT-2's n_layer / n_head / n_embd / n_positions; MHA, the LM head tied (GPT2LMHeadModel):
+    # 6 x (4 x 768^2 + 2 x 768 x 3072 + 2 x 768) + 50257 x 768 + 768 = 81,074,688 (learned positions not counted)
+    ("distilbert/distilgpt2", 6, 12, 64, 1024, 50257, 0.0811, 0.0),
+    # Llama-3.1-8B's network with four added tokens: 8.0303B, an untied 128260 x 4096 head
+    ("ruliad/deepthought-8b-llama-v0.01-alpha", 32, 8, 128, 131072, 128260, 8.0303, 0.5254),
+])
+def test_catalog26_entries_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, vocab,
+                                                      total_b, lm_head_b):
+    arch = lookup_model(model_id)
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings, arch.vocab_size) == \
+        (layers, kv_heads, head_dim, positions, vocab)
+    assert (arch.total_params_b, arch.lm_head_params_b) == (total_b, lm_head_b)
+    # 2 (K and V) x layers x KV heads x head_dim x 2 bytes a token
+    assert 2 * layers * kv_heads * head_dim * 2 == {"distilbert/distilgpt2": 18_432}.get(model_id, 131_072)
