@@ -153,18 +153,38 @@ def test_gaps_left_out_on_purpose_stay_unresolved(model_id):
     assert lookup_model(model_id) is None
 
 
-@pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, vocab, total_b, lm_head_b", [
+@pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, vocab, total_b, lm_head_b, kv_bytes", [
     # catalog26: GPT-2's n_layer / n_head / n_embd / n_positions; MHA, the LM head tied (GPT2LMHeadModel):
     # 6 x (4 x 768^2 + 2 x 768 x 3072 + 2 x 768) + 50257 x 768 + 768 = 81,074,688 (learned positions not counted)
-    ("distilbert/distilgpt2", 6, 12, 64, 1024, 50257, 0.0811, 0.0),
+    ("distilbert/distilgpt2", 6, 12, 64, 1024, 50257, 0.0811, 0.0, 18_432),
     # Llama-3.1-8B's network with four added tokens: 8.0303B, an untied 128260 x 4096 head
-    ("ruliad/deepthought-8b-llama-v0.01-alpha", 32, 8, 128, 131072, 128260, 8.0303, 0.5254),
+    ("ruliad/deepthought-8b-llama-v0.01-alpha", 32, 8, 128, 131072, 128260, 8.0303, 0.5254, 131_072),
+    # Qwen-1: MHA of kv_channels 128; its MLP's two input projections are 22016 / 2 wide each:
+    # 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 2 x 151936 x 4096 + 4096 = 7,720,931,328 (the card's 7.7B)
+    ("Qwen/Qwen-7B", 32, 32, 128, 32768, 151936, 7.7209, 0.6223, 524_288),
 ])
 def test_catalog26_entries_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, vocab,
-                                                      total_b, lm_head_b):
+                                                      total_b, lm_head_b, kv_bytes):
     arch = lookup_model(model_id)
     assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings, arch.vocab_size) == \
         (layers, kv_heads, head_dim, positions, vocab)
     assert (arch.total_params_b, arch.lm_head_params_b) == (total_b, lm_head_b)
     # 2 (K and V) x layers x KV heads x head_dim x 2 bytes a token
-    assert 2 * layers * kv_heads * head_dim * 2 == {"distilbert/distilgpt2": 18_432}.get(model_id, 131_072)
+    assert 2 * layers * kv_heads * head_dim * 2 == kv_bytes
+
+
+def test_qwen1_mlp_is_half_its_intermediate_size_wide():
+    from ctxlint.physics.params import count
+
+    config = {"model_type": "qwen", "hidden_size": 64, "intermediate_size": 256, "num_attention_heads": 4,
+              "num_hidden_layers": 2, "vocab_size": 100, "tie_word_embeddings": False}
+    # 2 x (4 x 64^2 attention + 3 x 64 x 128 MLP + 2 x 64 norms) + 2 x 100 x 64 + 64 (final norm)
+    assert count(config, config).total == 2 * (4 * 64 ** 2 + 3 * 64 * 128 + 2 * 64) + 2 * 100 * 64 + 64
+    # Qwen2 reads its intermediate_size as each projection's width
+    assert count(dict(config, model_type="qwen2"), dict(config, model_type="qwen2")).total == \
+        2 * (4 * 64 ** 2 + 3 * 64 * 256 + 2 * 64) + 2 * 100 * 64 + 64
+
+
+def test_qwen1_serves_its_seq_length_on_vllm():
+    # vLLM takes the smallest of the position keys a config has: seq_length 8192 under 32768 positions
+    assert dict(lookup_model("Qwen/Qwen-7B").position_keys) == {"max_position_embeddings": 32768, "seq_length": 8192}

@@ -178,6 +178,11 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
         _i(ffn, "moe_num_experts") or 0
     if not inter and mt in ("falcon", "gpt2", "gpt_neox", "bloom", "mpt", "opt"):
         inter = _i(text, "ffn_dim") or 4 * h  # these families' MLP is 4 x hidden unless stated
+    if mt == "qwen" and inter:
+        # Qwen-1's intermediate_size counts its two input projections together: each is half as wide (`QWenMLP(
+        # config.n_embd, config.ffn_hidden_size // 2)` in vllm-project/vllm@002800f08142574aeafed7c33982503d28d53cdc:
+        # vllm/model_executor/models/qwen.py; `ff_dim_in = config.intermediate_size // 2` in Qwen's modeling_qwen.py)
+        inter //= 2
     moe_inter = _i(text, "moe_intermediate_size", "expert_intermediate_size") or inter
     if not inter and not (experts and moe_inter):
         return None
