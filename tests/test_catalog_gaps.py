@@ -162,6 +162,8 @@ def test_gaps_left_out_on_purpose_stay_unresolved(model_id):
     # Qwen-1: MHA of kv_channels 128; its MLP's two input projections are 22016 / 2 wide each:
     # 32 x (4 x 4096^2 + 3 x 4096 x 11008 + 2 x 4096) + 2 x 151936 x 4096 + 4096 = 7,720,931,328 (the card's 7.7B)
     ("Qwen/Qwen-7B", 32, 32, 128, 32768, 151936, 7.7209, 0.6223, 524_288),
+    # the base of Mistral-7B-Instruct-v0.2: its sliding_window 32768 spans all 32768 positions, so every layer is full
+    ("mistral-community/Mistral-7B-v0.2", 32, 8, 128, 32768, 32000, 7.2417, 0.1311, 131_072),
 ])
 def test_catalog26_entries_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, vocab,
                                                       total_b, lm_head_b, kv_bytes):
@@ -171,6 +173,7 @@ def test_catalog26_entries_resolve_from_their_configs(model_id, layers, kv_heads
     assert (arch.total_params_b, arch.lm_head_params_b) == (total_b, lm_head_b)
     # 2 (K and V) x layers x KV heads x head_dim x 2 bytes a token
     assert 2 * layers * kv_heads * head_dim * 2 == kv_bytes
+    assert set(arch.layer_kinds) == {"full"}
 
 
 def test_qwen1_mlp_is_half_its_intermediate_size_wide():

@@ -251,6 +251,8 @@ def test_a_tag_that_ends_with_another_is_stripped_whole() -> None:
     # an alias of the Instruct entry: the same config.json)
     ("/local-storage/models/mistral-7b-v0-3", "/local-storage/models/mistral-7b-v0-3: architecture of "
      "mistralai/Mistral-7B-Instruct-v0.3, matched by its folder name with '-' read as '.'"),
+    ("/tmp/models/mistral-7b-v0-2", "/tmp/models/mistral-7b-v0-2: architecture of mistral-community/Mistral-7B-v0.2, "
+     "matched by its folder name with '-' read as '.'"),
     ("qwen2-5-7b-instruct",
      "qwen2-5-7b-instruct: architecture of Qwen/Qwen2.5-7B-Instruct, matched by name with '-' read as '.'"),
 ])
@@ -260,7 +262,7 @@ def test_a_revision_folder_and_dashes_for_dots_resolve_and_say_so(written, how) 
 
 @pytest.mark.parametrize("written", [
     "/models/main",  # no folder above the revision's but the mount
-    "/tmp/models/mistral-7b-v0-2",  # the catalog has Mistral-7B-Instruct-v0.2, not the v0.2 base
+    "/tmp/models/mistral-7b-v0-4",  # a version that does not exist
     "qwen2-5-7b-instruct-2m",  # a dash is read as a dot only where the whole name then matches
     "mistral-7b.v0-3",  # a name with a dot of its own is as written
 ])
