@@ -191,3 +191,17 @@ def test_qwen1_mlp_is_half_its_intermediate_size_wide():
 def test_qwen1_serves_its_seq_length_on_vllm():
     # vLLM takes the smallest of the position keys a config has: seq_length 8192 under 32768 positions
     assert dict(lookup_model("Qwen/Qwen-7B").position_keys) == {"max_position_embeddings": 32768, "seq_length": 8192}
+
+
+def test_deepeyes_is_qwen2_5_vl_7b_instruct_by_its_config():
+    from ctxlint.resolution.catalog import find
+    from ctxlint.resolution.resolve import resolve
+
+    hit = find("ChenShawn/DeepEyes-7B")
+    assert (hit.entry["hf_id"], hit.by, hit.derived_from) == \
+        ("Qwen/Qwen2.5-VL-7B-Instruct", "id", "ChenShawn/DeepEyes-7B")
+    # PyVision-RL serves it from a folder named for it: matched by that name, said so
+    found = resolve("/mnt/petrelfs/models/DeepEyes-7B")
+    assert (found.via, found.arch.name) == ("name", "Qwen/Qwen2.5-VL-7B-Instruct")
+    assert found.match == ("/mnt/petrelfs/models/DeepEyes-7B: architecture of Qwen/Qwen2.5-VL-7B-Instruct, the base of "
+                           "ChenShawn/DeepEyes-7B, matched by its folder name")
