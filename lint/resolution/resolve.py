@@ -21,6 +21,7 @@ from __future__ import annotations
 import glob
 import json
 import os
+import re
 from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
@@ -247,6 +248,11 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
         org, found, rest = ref.name.partition(sep)
         if found and norm(org) in catalog.orgs():
             names.append(f"{norm(org)}/{strip_quant(norm(rest), ref.via == 'gguf')[0]}")
+    # a GGUF file named `<publisher>.<name>-<quant>` (unsloth.Devstral-..., DevQuasar's ruliad.deepthought-...): a
+    # prefix of letters only, so a version's dot (`Qwen2.5-7B`, `Llama-3.1-8B`) is never read as one
+    org, found, rest = ref.name.partition(".")
+    if found and ref.via == "gguf" and re.fullmatch(r"[A-Za-z][A-Za-z_-]*", org):
+        names.append(strip_quant(norm(rest), True)[0])
     for name in dict.fromkeys(n for n in names if n):
         hit = catalog.find(name)
         if hit is not None:

@@ -57,7 +57,8 @@ def test_a_split_gguf_counts_every_part(tmp_path) -> None:
     ("/app/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf",
      "at /app/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf or as GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf beside the "
      "deploy file"),
-    ("~/models/Qwen3VL-8B-Instruct-Q8_0.gguf", "as Qwen3VL-8B-Instruct-Q8_0.gguf beside the deploy file"),
+    # (Qwen3VL-8B-Instruct, the name of Qwen's own GGUF files, resolves by that name now: a home path of another)
+    ("~/models/m-Q8_0.gguf", "as m-Q8_0.gguf beside the deploy file"),
     ("models/m-Q4_K_M.gguf", "at models/m-Q4_K_M.gguf from the deploy file's folder or as m-Q4_K_M.gguf beside the "
                              "deploy file"),
     ("m-Q4_K_M.gguf", "as m-Q4_K_M.gguf beside the deploy file"),

@@ -292,3 +292,26 @@ def test_a_dashed_spelling_two_entries_share_is_no_match(monkeypatch) -> None:
         assert catalog.find_dashed("baz-3.1") is None
     finally:
         catalog._dashed.cache_clear()
+
+
+@pytest.mark.parametrize("written, arch, weights", [
+    # catalog26 (haskoe/beancount-ledger's llama-server script): `<publisher>.<name>-<quant>.gguf`
+    ("unsloth.Devstral-Small-2-24B-Instruct-2512-UD-Q4_K_XL.gguf", "mistralai/Devstral-Small-2-24B-Instruct-2512",
+     "gguf-ud-q4-k-xl"),
+    ("/m/ruliad.deepthought-8b-llama-v0.01-alpha-Q4_K_M.gguf", "ruliad/deepthought-8b-llama-v0.01-alpha",
+     "gguf-q4-k-m"),
+    # Qwen's own GGUF files spell the model Qwen3VL-8B-Instruct (an alias with that source)
+    ("~/models/Qwen3VL-8B-Instruct-Q8_0.gguf", "Qwen/Qwen3-VL-8B-Instruct", "gguf-q8-0"),
+])
+def test_gguf_file_names_of_publishers_resolve(written, arch, weights) -> None:
+    found = resolve(written)
+    assert (found.arch.name, found.weights.key) == (arch, weights)
+
+
+@pytest.mark.parametrize("written", [
+    "/m/Qwen2.5-7B.Q4_K_M.gguf",  # a prefix with a digit is a version, not a publisher: nothing read past it
+    "/m/unsloth.Devstral-Small-2-24B-Instruct-2512.Q4_K_M.gguf",  # the remainder must be a name, its tag stripped
+    "unsloth.Devstral-Small-2-24B-Instruct-2512-UD-Q4_K_XL",  # not a GGUF file: the dot is part of the name
+])
+def test_a_gguf_publisher_prefix_is_read_only_where_it_is_one(written) -> None:
+    assert not resolve(written).resolved
