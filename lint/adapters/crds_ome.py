@@ -33,6 +33,7 @@ from ctxlint.adapters.crd_common import (clone, config_maps, int_val, is_kind, l
 from ctxlint.adapters.crd_refs import OME_MODEL, OME_RUNTIME, Refs, refs_for, unfound
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.ome_served import served_model
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
 from ctxlint.findings import Diagnostic
@@ -156,7 +157,8 @@ class _Reader:
                 continue
             roles = self.component(part, path, name if isvc is not None else None)
             marker = self.marker(obj, runtime, isvc, key)
-            roles = [_filled(r, kind, marker, model, self.file) for r in roles]
+            roles = [_filled(r, kind, marker, model if model is not None or isvc is not None else
+                             _served(r, rt), self.file) for r in roles]
             if roles:
                 out.append(self.workload(obj, key if decoder_cfg is not None else None, roles, part))
         if len(out) == 2 and model is None and any(r.model is None for w in out for r in w.roles):
@@ -232,11 +234,23 @@ def _pod(spec: Node, outer: Node) -> Node:
     return clone(spec, value=value)
 
 
-def _filled(r: EngineRole, kind: str, marker: Node, model: Optional[Val[str]], file: str) -> EngineRole:
+def _served(r: EngineRole, runtime_spec: Optional[Node]):
+    """A runtime read alone whose model is OME's $(MODEL_PATH): the model its served name names where its
+    supported formats agree (ome_served), with the format left open; else None (the model stays unknown)."""
+    if not any("MODEL_PATH" in u[0] for u in r.unresolved):
+        return None
+    return served_model(r.role.engine_args, runtime_spec)
+
+
+def _filled(r: EngineRole, kind: str, marker: Node, model, file: str) -> EngineRole:
+    """`model`: the id, or (the id, its StatedFormat) for a runtime's served name (_served)."""
     role = r.role
     if role.kind == UNIFIED and kind != UNIFIED:
         role = replace(role, role=Val(kind, marker.source(file)))
     if model is None:
         return replace(r, role=role)
+    stated = r.stated_format
+    if isinstance(model, tuple):
+        model, stated = model
     unresolved = [u for u in r.unresolved if "MODEL_PATH" not in u[0]]
-    return replace(r, role=role, model=model, unresolved=unresolved)
+    return replace(r, role=role, model=model, unresolved=unresolved, stated_format=stated)

@@ -1,0 +1,115 @@
+"""An OME runtime read alone names the model its `--served-model-name` names, where its supported formats agree.
+
+Modelled on sgl-project/ome@17b77ed config/runtimes/srt/Qwen/Qwen2.5-7B-Instruct-rt.yaml (an SGLang runner with
+`--model-path $(MODEL_PATH)`, `--served-model-name Qwen/Qwen2.5-7B-Instruct`, `modelArchitecture: Qwen2ForCausalLM`,
+`modelSizeRange: {min: 6B, max: 9B}`) and config/runtimes/srt/gpt-oss-20b-rt.yaml, whose size range (115B to 125B,
+the 120B runtime's) no 20B model is in. Before, every such runtime was a deployment with no model.
+"""
+from __future__ import annotations
+
+import json
+
+from tests.adapters.kit import adapt, at
+from helpers import run
+
+RUNTIME = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt-qwen2-5-7b-instruct
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors, version: "1.0.0"}
+      modelArchitecture: {arch}
+      autoSelect: true
+  modelSizeRange:
+    min: {low}
+    max: {high}
+  engineConfig:
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64
+      command:
+        - python3
+        - -m
+        - sglang.launch_server
+        - --model-path
+        - $(MODEL_PATH)
+        - --tp-size
+        - "1"
+        - --served-model-name
+        - {served}
+      resources:
+        limits:
+          nvidia.com/gpu: 1
+"""
+
+
+def runtime(served="Qwen/Qwen2.5-7B-Instruct", arch="Qwen2ForCausalLM", low="6B", high="9B") -> str:
+    return RUNTIME.replace("{served}", served).replace("{arch}", arch).replace("{low}", low).replace("{high}", high)
+
+
+def test_the_served_name_names_the_model_where_architecture_and_size_agree():
+    text = runtime()
+    res = adapt(text)
+    [dep] = res.deployments
+    model = dep.model.id
+    assert (model.value, model.source.line, at(text, model.source)) == \
+        ("Qwen/Qwen2.5-7B-Instruct", 26, "Qwen/Qwen2.5-7B-Instruct")
+    assert model.raw == (
+        "--served-model-name Qwen/Qwen2.5-7B-Instruct of the OME runtime, which no InferenceService checked names "
+        "(its --model-path is the base model's $(MODEL_PATH)): architecture matched by that name, which the "
+        "runtime's modelArchitecture Qwen2ForCausalLM, modelSizeRange 6B to 9B agree with; the base model's weight "
+        "format is not stated")
+    stated = dep.model.stated_format
+    assert (stated.word, stated.checkpoint_named, stated.field) == (None, False, "weight format in the OME runtime")
+    # $(MODEL_PATH) is no longer an unknown model: the served name stands for it
+    assert [d for d in res.diagnostics if d.kind == "unresolved-value"] == []
+
+
+def test_a_quantizers_name_resolves_as_the_resolver_matches_it():
+    # config/runtimes/srt/RedHatAI/llama-3-3-70b-instruct-fp8-dynamic-rt.yaml
+    text = runtime("RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic", "LlamaForCausalLM", "60B", "75B")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "RedHatAI/Llama-3.3-70B-Instruct-FP8-dynamic"
+
+
+def test_a_runtime_that_disagrees_with_the_name_keeps_no_model():
+    for text in (runtime(low="115B", high="125B"),  # not a size the runtime serves (gpt-oss-20b-rt.yaml's copy)
+                 runtime(arch="LlamaForCausalLM"),  # another architecture
+                 runtime("meta-llama/Llama-3.1-8B-Instruct", "Llama4ForConditionalGeneration", "6B", "9B"),
+                 runtime(served="vllm-model"),  # an alias, no Hub id
+                 runtime(served="$(SERVED_MODEL_NAME)"),
+                 runtime(served="acme/not-a-model-ctxlint-knows")):
+        res = adapt(text)
+        [dep] = res.deployments
+        assert dep.model.id is None, text
+        [note] = [d for d in res.diagnostics if d.kind == "unresolved-value"]
+        assert "--model-path $(MODEL_PATH)" in note.message
+
+
+def test_a_runtime_that_states_no_format_or_size_checks_nothing_and_keeps_no_model():
+    text = runtime()
+    text = text[:text.index("  supportedModelFormats")] + text[text.index("  engineConfig"):]
+    [dep] = adapt(text).deployments
+    assert dep.model.id is None
+
+
+def test_a_service_naming_the_runtime_still_runs_its_base_model(tmp_path):
+    # the served name is the runtime's, read only when no service names the runtime
+    (tmp_path / "rt.yaml").write_text(runtime())
+    (tmp_path / "isvc.yaml").write_text(
+        "apiVersion: ome.io/v1beta1\nkind: ClusterBaseModel\nmetadata: {name: q}\n"
+        "spec: {storage: {storageUri: 'hf://Qwen/Qwen2.5-7B', path: /raid/q}}\n---\n"
+        "apiVersion: ome.io/v1beta1\nkind: InferenceService\nmetadata: {name: svc}\n"
+        "spec: {model: {name: q}, runtime: {name: srt-qwen2-5-7b-instruct}}\n")
+    rows = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path)]).out)["deployments"]
+    assert [(r["name"], r["model"], r["model_from"]) for r in rows] == [("svc", "Qwen/Qwen2.5-7B", None)]
+
+
+def test_the_audit_says_how_the_model_was_named(tmp_path):
+    (tmp_path / "rt.yaml").write_text(runtime())
+    [row] = json.loads(run(["audit", "--isolated", "--format", "json", str(tmp_path)]).out)["deployments"]
+    assert (row["model"], row["names_model"], row["verdict"], row["why_unknown"]) == \
+        ("Qwen/Qwen2.5-7B-Instruct", True, "needs >= 20 GiB/GPU", None)
+    assert row["model_from"].startswith("--served-model-name Qwen/Qwen2.5-7B-Instruct of the OME runtime")
