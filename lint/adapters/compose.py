@@ -218,12 +218,27 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
             run_script(words[at], name, container, mounts, result, words[at + 1:])
     reading = read_container(container)
     result.diagnostics.extend(reading.diagnostics)
-    if not reading.roles:
+    roles = reading.roles or _nim(image, container, spans, result, words or lists or strings)
+    if not roles:
         return None
     labels = _label_map(service.get("labels"))
     advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)
     return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,
-                    roles=reading.roles, advertised=advertised, gateway=gateway, measured=measured)
+                    roles=roles, advertised=advertised, gateway=gateway, measured=measured)
+
+
+def _nim(image: Optional[Node], container: Container, spans: ScalarSpans, result: AdaptResult, commanded) -> list:
+    """A service on an LLM NIM image (`nvcr.io/nim/<org>/<model>`, as typed: one Compose interpolates names its
+    image only once run), which starts its own server when the service gives it no command (the NIM's entrypoint
+    reads its `NIM_*` environment, as in a pod: kubernetes.py _PodContext.nim); its GPUs are the service's device
+    reservation. A NIM that serves no LLM (an embedding, a reranker) is no deployment (nim_names)."""
+    text = image.value if image is not None and image.kind == SCALAR else None
+    if commanded or not isinstance(text, str) or "$" in text or "nvcr.io/nim" not in text.lower():
+        return []
+    from ctxlint.adapters.crds_nim import nim_role  # only a NIM service pays for it
+
+    role = nim_role(image, container.env, spans, result, container.accelerator_count, None)
+    return [role] if role is not None else []
 
 
 def _program(entrypoint: Optional[Node], command: Optional[Node], cleared: bool, image) -> List[Node]:
