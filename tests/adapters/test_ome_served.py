@@ -113,3 +113,39 @@ def test_the_audit_says_how_the_model_was_named(tmp_path):
     assert (row["model"], row["names_model"], row["verdict"], row["why_unknown"]) == \
         ("Qwen/Qwen2.5-7B-Instruct", True, "needs >= 20 GiB/GPU", None)
     assert row["model_from"].startswith("--served-model-name Qwen/Qwen2.5-7B-Instruct of the OME runtime")
+
+
+PD = """\
+apiVersion: ome.io/v1beta1
+kind: ClusterServingRuntime
+metadata:
+  name: srt-deepseek-rdma-pd
+spec:
+  supportedModelFormats:
+    - modelFormat: {name: safetensors}
+      modelArchitecture: DeepseekV3ForCausalLM
+  modelSizeRange: {min: 650B, max: 700B}
+  engineConfig:
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64
+      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH), --disaggregation-mode, prefill,
+                --tp-size, "8", --served-model-name, deepseek-ai/DeepSeek-V3, --max-total-tokens, "131072"]
+      resources: {limits: {nvidia.com/gpu: 8}}
+  decoderConfig:
+    runner:
+      name: ome-container
+      image: docker.io/lmsysorg/sglang:v0.5.5.post3-cu129-amd64
+      command: [python3, -m, sglang.launch_server, --model-path, $(MODEL_PATH), --disaggregation-mode, decode,
+                --tp-size, "8", --served-model-name, deepseek-ai/DeepSeek-V3]
+      resources: {limits: {nvidia.com/gpu: 8}}
+"""
+
+
+def test_a_pd_runtime_alone_is_one_deployment_of_its_served_model():
+    # sgl-project/ome@17b77ed config/runtimes/srt/deepseek-rdma-pd-rt.yaml, shortened: both halves serve one name,
+    # so they pair as an InferenceService's engine and decoder do
+    [dep] = adapt(PD).deployments
+    assert (dep.display_name, dep.model.id.value, [r.kind for r in dep.roles]) == \
+        ("srt-deepseek-rdma-pd/engine + srt-deepseek-rdma-pd/decoder", "deepseek-ai/DeepSeek-V3", ["prefill", "decode"])
+    assert dep.roles[0].kv_pool_tokens.value == 131072
