@@ -156,6 +156,9 @@ class Positions:
                     "a word of the service's command that ctxlint cannot count" if ref.why == "script" else \
                     "an argument the script's caller passes"
                 return f"{spelling} {what} ({whose})", self.problem_source(problem, tokens)
+            if ref.style == "shell" and "[" in ref.name and ref.why == "rest":  # engines/array_rests.py
+                return f"{spelling} {what} (appended inside a loop or after `&&`, so whether and how often is " \
+                    "not known)", self.problem_source(problem, tokens)
             if ref.style == "shell" and "[" in ref.name:  # engines/shellarrays.py reads only literal arrays
                 return f"{spelling} {what} (an array element ctxlint cannot read)", self.problem_source(problem, tokens)
             why = "is set inside a branch or loop of the script" if ref.name in self.unsure else \

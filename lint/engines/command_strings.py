@@ -22,7 +22,7 @@ from .branches import Branches
 from .lexer import Part, Word
 from .command_prefixes import ASSIGN
 from .outer_expansion import MARK
-from .tokens import Token
+from .tokens import Token, VarRef
 
 _DECLARES = frozenset({"export", "readonly", "declare", "local", "typeset"})
 # reserved words a command's assignments may follow on one line (`if ...; then CMD="$CMD --flag"; fi`)
@@ -76,6 +76,7 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
     unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
     value = None if unknown else token.text.split("=", 1)[1]
     where = local.branches.where() if unsure and not conditional else None
+    rest = _appended(local, name, token) if unsure and where is None else None
     if where is not None and local.ifs:  # one of the values it may hold after the `fi` (scalar_branches.py)
         from .scalar_branches import record
         record(name, local)  # before the assignment: what the name held before the `if`
@@ -86,6 +87,38 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
         local.scoped[name] = (where, value, partial)
     elif partial is not None and not unsure:
         local.partial[name] = partial
+    elif rest is not None:
+        local.partial[name] = rest
+
+
+def _appended(local: Locals, name: str, token: Token) -> Optional[Token]:
+    """`CMD="$CMD --flag $x"` (or `CMD+=...`) in a loop or after `&&`: it may run any number of times, so the value
+    is the one from before it (known, or partly known) and then an unknown rest, `$CMD` itself, where the loop
+    types what it appends; as an array appended to there (shellarrays.py). None when the value does not begin
+    with the variable's own (`CMD="vllm $CMD"`), or nothing of it was known."""
+    if "=" not in token.text:
+        return None
+    before, partial = local.known(name)
+    if before is None and partial is None:
+        return None
+    own = next((r for r in token.refs if r.name == name and r.style == "shell"), None)
+    head = before if before is not None else partial.text  # type: ignore[union-attr]
+    cut = token.text.index("=") + 1
+    value = token.text[cut:]
+    n = len(head)
+    typed_at = token.starts[cut:cut + n]
+    if own is None or not head or not value.startswith(head) or typed_at != (
+            (own.start,) * n if before is not None else partial.starts):  # type: ignore[union-attr]
+        return None
+    if n == len(value):
+        return None  # it appends nothing
+    at, to = token.starts[cut + n], max(token.ends[cut + n:])
+    spacer = " " if value[n] in " \t\n" else ""  # glued (`CMD="$CMD$x"`): the last word is not known either
+    text = spacer + "${" + name + "}"
+    return Token(head + text, token.start, token.end,
+                 typed_at + (at,) * len(text), token.ends[cut:cut + n] + (to,) * len(text),
+                 (partial.refs if partial is not None else ()) +  # type: ignore[union-attr]
+                 (VarRef(name, "shell", at, to, None, None, token.item, "set"),), token.item)
 
 
 def _partial(token: Token) -> Optional[Token]:

@@ -40,6 +40,9 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
             continue
         text = "".join(run[0] for part in word.parts for run in part.runs)
         name, append = text.rstrip("=").rstrip("+"), text.endswith("+=")
+        given = word.array
+        if not append and given and name in ctx.arrays and _whole(given[0], name):
+            append, given = True, given[1:]  # `A=("${A[@]}" --flag x)` is `A+=(--flag x)`, in a loop too
         known = ctx.arrays.get(name)
         if append and name in ctx.arrays and known is None:
             continue  # unknown stays unknown
@@ -54,7 +57,7 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
             continue
         elements: list[Token] = []
         cut: Optional[bool] = False
-        for element in word.array if not maybe else ():
+        for element in given if not maybe else ():
             if _KEYED.match("".join(run[0] for part in element.parts for run in part.runs)):
                 cut = None  # `([0]=--max-model-len [1]=131072)`: keyed elements, not read
                 break
@@ -63,6 +66,9 @@ def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
                 cut = True  # an unquoted unknown is zero or more words: where later elements are is not known
                 break
             elements.extend(tokens)
+        if maybe:  # what a loop or `&&` may append: the values of the flags it types are not known
+            from .array_rests import unknown_values
+            elements = unknown_values(given, name, ctx, expand)
         options = known.options if isinstance(known, Alternatives) else (known,)
         appending = append and name in ctx.arrays  # `A+=(...)` of an array never set sets it
         values = [_combined(option, appending, maybe, elements, cut) for option in options]
@@ -89,13 +95,19 @@ def _combined(known: Array, append: bool, maybe: bool, elements: list[Token], cu
     """What the array holds after one assignment, from what it held (`known`)."""
     if append and known is None:
         return None
-    if maybe:  # appended in a loop or after `&&`: what was there stays, what follows may be anything
-        return (known[0], True)  # type: ignore[index]
+    if maybe:  # appended in a loop or after `&&`: what was there stays, the flags typed there with values not
+        return (known[0] + elements, True)  # type: ignore[index]  # known (array_rests.py), what follows anything
     if cut is None:
         return None
     if append and known is not None:  # after unknown elements, these are somewhere in the unknown rest
         return (known[0], True) if known[1] else (known[0] + elements, bool(cut))
     return (elements, bool(cut))
+
+
+def _whole(element: Word, name: str) -> bool:
+    """Is an element `"${NAME[@]}"`, all of the array NAME, alone?"""
+    return len(element.parts) == 1 and element.parts[0].kind == "var" and element.parts[0].quoted \
+        and element.parts[0].name == name + "[@]" and element.parts[0].style == "shell"
 
 
 def first_element(value: Array) -> Optional[str]:
@@ -174,6 +186,8 @@ def lookup(name: str, ctx: "SplitContext") -> Optional[tuple[list[Token], bool, 
     if not _INDEX.fullmatch(subscript):
         return None  # `${A[$i]}`, `${A[i+1]}`: an index ctxlint does not compute
     index = int(subscript)
+    if more and any(r.why == "rest" for element in elements[:index + 1] for r in element.refs):
+        return None  # at or past what a loop appended (array_rests.py): which element it is is not known
     if not (0 <= index < len(elements) or (not more and -len(elements) <= index < 0)):
         return None  # no such element (empty, or a default the shell would take), or one not known
     return [elements[index]], False, False

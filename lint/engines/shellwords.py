@@ -171,7 +171,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         elif w is script_word or id(w) in evaluated:
             tokens.extend(expand_word(w, ctx, partials=True))
         else:
-            tokens.extend(expand_word(w, ctx, command=w is command, partials=id(w) in values,
+            tokens.extend(expand_word(w, ctx, command=w is command, partials=True,
                                       assignment=id(w) in values))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional

@@ -24,7 +24,8 @@ def test_an_array_expands_as_bash_expands_it_at_the_positions_typed():
 def test_what_ctxlint_cannot_know_of_an_array_stays_a_reference_never_nothing():
     # Before: every `${A[...]}` was read as `$A`, set to "" by `A=(`: no word at all.
     assert words('A=(vllm serve m)\n[[ -n $Q ]] && A+=(--q 1)\nA+=(--z)\n"${A[@]}" --last') == [
-        ("vllm", False), ("serve", False), ("m", False), ("${A[@]}", True), ("--last", False)]
+        ("vllm", False), ("serve", False), ("m", False), ("--q", False), ("${A[@]}", True), ("${A[@]}", True),
+        ("--last", False)]  # `--q`'s value is the unknown rest too (array_rests.py)
     for text in ('A=(1)\nA[1]=2\nc "${A[@]}"', 'if x; then A=(1); fi\nc "${A[@]}"', 'c "${A[@]}"'):
         assert words(text) == [("c", False), ("${A[@]}", True)], text
     assert [w for w, _ in words("A=(1 2)\nc ${A[$i]} ${A[5]} ${A[5]:-d}")] == ["c", "${A[$i]}", "${A[5]}", "${A[5]:-d}"]
