@@ -35,16 +35,26 @@ def unknown_values(given: list[Word], name: str, ctx: "SplitContext",
         if not element.had_quotes and any(t.unresolved for t in expanded):
             break  # `ARGS+=($EXTRA)`: any words, flags or not, from here on
         tokens.extend(expanded)
+    return valued_flags(tokens, name + "[@]")
+
+
+def valued_flags(tokens: list[Token], name: str) -> list[Token]:
+    """Each flag among `tokens` that has a value, followed by `${name}` (unknown) as its value: `${name}` is the
+    array's rest (`A[@]`), or the scalar a loop appends to (command_strings._appended)."""
     out: list[Token] = []
     k = 0
     while k < len(tokens):
         token = tokens[k]
         text = token.text
         k += 1
-        if not text.startswith("-") or token.unresolved or _number(text):
+        if not text.startswith("-") or _number(text):
             continue
         eq = text.find("=")
-        if text.startswith("--") and eq > 2:  # `--max-model-len=8192`
+        named = token.unresolved if eq < 0 else tuple(  # an unknown in the flag's own name: not read
+            r for r in token.unresolved if token.starts and r.start < token.ends[eq - 1] and r.end > token.starts[0])
+        if named:
+            continue
+        if text.startswith("--") and eq > 2:  # `--max-model-len=8192`, `--max-model-len=$x`
             at = token.span_of(eq + 1, len(text))
             rest = _rest(name, at, token.item)
             out.append(Token(text[:eq + 1] + rest.text, token.start, token.end,
@@ -58,9 +68,9 @@ def unknown_values(given: list[Word], name: str, ctx: "SplitContext",
 
 
 def _rest(name: str, at: tuple[int, int], item) -> Token:
-    text = "${" + name + "[@]}"
+    text = "${" + name + "}"
     return Token(text, at[0], at[1], (at[0],) * len(text), (at[1],) * len(text),
-                 (VarRef(name + "[@]", "shell", at[0], at[1], None, None, item, REST),), item)
+                 (VarRef(name, "shell", at[0], at[1], None, None, item, REST if "[" in name else "set"),), item)
 
 
 def _number(text: str) -> bool:

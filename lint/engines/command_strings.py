@@ -114,11 +114,38 @@ def _appended(local: Locals, name: str, token: Token) -> Optional[Token]:
         return None  # it appends nothing
     at, to = token.starts[cut + n], max(token.ends[cut + n:])
     spacer = " " if value[n] in " \t\n" else ""  # glued (`CMD="$CMD$x"`): the last word is not known either
-    text = spacer + "${" + name + "}"
+    from .array_rests import valued_flags  # a flag it appends with a value: that value is not known either
+
+    flags = valued_flags(_pieces(token, cut + n)[0 if spacer else 1:], name)
+    text = "".join(" " + t.text for t in flags) + spacer + "${" + name + "}"
     return Token(head + text, token.start, token.end,
-                 typed_at + (at,) * len(text), token.ends[cut:cut + n] + (to,) * len(text),
+                 typed_at + _joined(flags, "starts") + (at,) * (len(spacer) + len(name) + 3),
+                 token.ends[cut:cut + n] + _joined(flags, "ends") + (to,) * (len(spacer) + len(name) + 3),
                  (partial.refs if partial is not None else ()) +  # type: ignore[union-attr]
+                 tuple(r for t in flags for r in t.refs) +
                  (VarRef(name, "shell", at, to, None, None, token.item, "set"),), token.item)
+
+
+def _pieces(token: Token, begin: int) -> list[Token]:
+    """The blank-separated words of `token.text[begin:]`, each where it is typed, with its references."""
+    out, k, text = [], begin, token.text
+    while k < len(text):
+        if text[k] in " \t\n":
+            k += 1
+            continue
+        end = k
+        while end < len(text) and text[end] not in " \t\n":
+            end += 1
+        starts, ends = token.starts[k:end], token.ends[k:end]
+        out.append(Token(text[k:end], min(starts), max(ends), starts, ends,
+                         tuple(r for r in token.refs if r.start < max(ends) and r.end > min(starts)), token.item))
+        k = end
+    return out
+
+
+def _joined(flags: list[Token], side: str) -> tuple[int, ...]:
+    """The offsets of `" " + t.text` for each of `flags`, the blank at the word's start."""
+    return tuple(x for t in flags for x in (t.start,) + getattr(t, side))
 
 
 def _partial(token: Token) -> Optional[Token]:

@@ -64,3 +64,28 @@ def test_a_partly_known_variable_as_arguments_gives_its_words(tmp_path):
     assert out == (f"{tmp_path / 'serve.sh'}:3:23: CTX008 [info] values ctxlint cannot resolve: --max-model-len "
                    "$(cat len.txt) (command substitution, not evaluated); the checks that need them are skipped (set "
                    "them literally) (unresolved-value)\n")
+
+
+def test_a_flag_a_loop_appends_to_a_scalar_with_a_value_is_not_known(tmp_path):
+    unknown = ("CTX008 [info] values ctxlint cannot resolve: --max-model-len ${S} (S is set inside a branch or loop of "
+               "the script); the checks that need them are skipped (set them literally) (unresolved-value)\n")
+    out = check(tmp_path, 'S="--max-model-len 200000"\nfor x in a b; do S="$S --max-model-len 4096"; done\n'
+                f'vllm serve {MODEL} $S\n')
+    assert out == f"{tmp_path / 'serve.sh'}:4:40: {unknown}"
+    out = check(tmp_path, 'S="--max-model-len 200000"\nfor x in a b; do S+=" --max-model-len=$x --enforce-eager"; '
+                f'done\nvllm serve {MODEL} $S\n')
+    assert out == f"{tmp_path / 'serve.sh'}:4:39: {unknown}"
+    out = check(tmp_path, f'S="vllm serve {MODEL} --max-model-len 200000"\nfor x in a b; do S+=" --max-model-len '
+                '4096"; done\neval $S\n')
+    assert out == f"{tmp_path / 'serve.sh'}:4:39: {unknown}"
+    # glued to the last word (`S+="$x"`): that word is not known either
+    out = check(tmp_path, f'S="--max-model-len 200"\nfor x in a b; do S+="$x"; done\nvllm serve {MODEL} $S\n')
+    assert out == f"{tmp_path / 'serve.sh'}:4:22: {unknown}"
+
+
+def test_a_quoted_flag_with_an_unknown_value_a_loop_appends(tmp_path):
+    out = check(tmp_path, f'ARGS=(--max-model-len 200000)\nfor x in a b; do ARGS+=("--max-model-len=$x"); done\n'
+                f'vllm serve {MODEL} "${{ARGS[@]}}"\n')
+    assert out == (f"{tmp_path / 'serve.sh'}:4:42: CTX008 [info] values ctxlint cannot resolve: --max-model-len "
+                   "${ARGS[@]} (appended inside a loop or after `&&`, so whether and how often is not known); the "
+                   "checks that need them are skipped (set them literally) (unresolved-value)\n")
