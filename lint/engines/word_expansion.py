@@ -161,7 +161,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
-        typed = _default(part) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
+        typed = _default(part, ctx) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
             else None
         if typed is not None:
             value = typed[0]
@@ -231,10 +231,10 @@ def _placed(piece: list, item: Optional[int]) -> tuple[Optional[int], list]:
     return item, [(c[0], c[4][1], c[4][2], c[3]) if len(c) > 4 else c for c in piece]
 
 
-def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:
+def _default(part, ctx: SplitContext) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:
     """(text, starts, ends, quoted) of the default in `${NAME:-default}` (or `-`, `:=`, `=`) when it is
-    plain text, at its own positions; None for an empty default or one that expands or escapes
-    something (`${A:-$B}`): what the shell would make of those is not read here."""
+    plain text, at its own positions, or a variable whose value is known (nested_defaults.py); None for an empty
+    default or one that expands or escapes anything else (`${A:-$(cat f)}`, `${A:-x$B}`): not read here."""
     default = part.default
     if not default or part.kind != "var" or len(part.runs) != 1:
         return None
@@ -242,6 +242,9 @@ def _default(part) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool
     begin = len(raw) - 1 - len(default)
     if begin < 0 or raw[begin:-1] != default or not raw.endswith("}"):
         return None
+    if default.lstrip('"').startswith("$"):  # `${A:-${B:-8192}}`: the inner one's value (nested_defaults.py)
+        from .nested_defaults import nested_default
+        return nested_default(part, default, begin, ctx)
     quoted = len(default) >= 2 and default[0] == default[-1] and default[0] in "'\""
     if quoted:
         default, begin = default[1:-1], begin + 1

@@ -1,0 +1,42 @@
+"""`${A:-${B}}` and `${A:-${B:-8192}}` in a launch script (engines/nested_defaults.py).
+
+Before, any default holding a `$` was unknown (CTX008 `--max-model-len ${MAX_LEN}`), although bash expands it:
+`B=4096; echo ${A:-${B}} ${A:-${C:-8192}} "${A:-"${C:-"16384"}"}"` prints `4096 8192 16384` (bash 5.2, dash 0.5.12).
+"""
+from __future__ import annotations
+
+from ctxlint.engines.shellwords import split_shell
+from helpers import run
+
+
+def words(text: str) -> list[tuple[str, int, int, bool]]:
+    """The last command's words after its first: (text, where its first and last characters are typed, whether
+    unknown)."""
+    tokens = split_shell(text, defaults=True).commands[-1].tokens[1:]
+    return [(t.text, t.starts[0], t.ends[-1], bool(t.unresolved)) for t in tokens]
+
+
+def test_the_inner_variable_the_script_sets():
+    text = "B=4096\nc ${A:-${B}} ${A:-$B} \"${A:-\"$B\"}\""
+    assert [w[0] for w in words(text)] == ["4096", "4096", "4096"]
+    assert words(text)[0][1:3] == (text.index("${B}"), text.index("${B}") + 4)  # where B is typed
+
+
+def test_the_inner_default_of_a_variable_nothing_sets():
+    text = 'c ${A:-${C:-8192}} "${A:-"${C:-"16384"}"}" ${A-${C-32}}'
+    assert words(text) == [("8192", 12, 16, False), ("16384", 32, 37, False), ("32", 51, 53, False)]
+
+
+def test_what_is_not_known_stays_unknown():
+    for text in ("c ${A:-${B}}",  # B set nowhere, no default of its own: the environment's
+                 "B=$(cat f)\nc ${A:-${B:-1}}",  # set to a value ctxlint does not hold: not its default
+                 "c ${A:-${B:-$(cat f)}}", "c ${A:-x${B}}", "c ${A:-${B:-'1'}}"):
+        assert [w[3] for w in words(text)] == [True], text
+    assert words("A=1\nB=2\nc ${A:-${B}}")[0][0] == "1"  # the outer one set: its own value
+
+
+def test_a_script_reads_the_window_of_a_nested_default(tmp_path):
+    (tmp_path / "serve.sh").write_text("#!/bin/bash\n#SBATCH --gres=gpu:l4:1\nB=200000\nvllm serve "
+                                       "meta-llama/Llama-3.1-8B-Instruct --max-model-len ${MAX_LEN:-${B}}\n")
+    out = run(["check", "--isolated", "--select", "CTX008,CTX109", str(tmp_path / "serve.sh")]).out
+    assert out.startswith(f"{tmp_path / 'serve.sh'}:4:61: CTX109 [error] 200,000 > 131,072: ")
