@@ -226,7 +226,7 @@ def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int
         ctx.flow -= int(unsure)
         if opaque:
             ctx.local.branches.path.pop()
-        _restore(ctx.frames.pop(), ctx)
+        restore(ctx.frames.pop(), ctx)
         ctx.calling.pop()
         ctx.positional = saved
 
@@ -238,12 +238,17 @@ def declare_local(program: list[Token], ctx: "SplitContext") -> None:
         name = token.text.split("=", 1)[0].rstrip("+")
         if name in frame or not _NAME.fullmatch(name) or "." in name or ":" in name or "-" in name:
             continue
-        local = ctx.local
-        frame[name] = (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
-                       name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name))
+        frame[name] = saved(name, ctx)
 
 
-def _restore(frame: dict, ctx: "SplitContext") -> None:
+def saved(name: str, ctx: "SplitContext") -> tuple:
+    """What `restore` puts back of a name: its value, partial and branch values, its array, its doubt, its export."""
+    local = ctx.local
+    return (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
+            name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name))
+
+
+def restore(frame: dict, ctx: "SplitContext") -> None:
     local = ctx.local
     for name, (had, value, partial, scoped, had_array, array, unsure, exported) in frame.items():
         if had:
@@ -262,6 +267,8 @@ def _restore(frame: dict, ctx: "SplitContext") -> None:
             ctx.arrays.pop(name, None)
         if not unsure:
             ctx.unsure.discard(name)
+        else:  # a call's prefix made it known for the call (call_prefixes.py): in doubt again after it
+            ctx.unsure.add(name)
         if exported is None:  # a local name's export attribute ends with it (`local -x`, `export` of a local)
             ctx.exports.pop(name, None)
         else:

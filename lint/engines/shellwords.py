@@ -209,13 +209,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     shellarrays.assign(words, ctx, unsure, expand_word)  # `A+=(...)`: no assignment to the splitter
     shellarrays.changed(program, ctx)
     if program[0].text in ctx.functions:  # a call: the body's commands, with the call's arguments
+        from .call_prefixes import prefixed_call  # `A=x f`: the body sees A=x, A's old value back after it
         from .shellfuncs import call
 
-        hidden = hiding(ctx, [a.name for a in env])  # `A=x f`: the body sees A=x (decided_tests.py)
-        try:
-            inner = call(ctx.functions[program[0].text], program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
-        finally:
-            ctx.undecided = hidden
+        inner = prefixed_call(env, lambda: call(ctx.functions[program[0].text], program, ctx, depth, unsure,
+                                                _build_commands, _MAX_DEPTH), ctx)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                         image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands

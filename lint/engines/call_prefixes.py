@@ -1,0 +1,54 @@
+"""`SMALL=1 start_server`: a function called with an assignment before its name.
+
+    start_server() {
+      if [ -n "$SMALL" ]; then LEN=4096; else LEN=131072; fi
+      vllm serve "$MODEL" --max-model-len "$LEN"
+    }
+    SMALL=1 start_server
+
+bash runs the body with SMALL=1 and gives SMALL its old value back when the call returns (bash manual, Shell
+Functions; Simple Command Expansion: the assignments "affect the current execution environment" of that command
+only). Checked with bash 5.2.15 as `#!/bin/bash` and as `bash --posix`, and with dash 0.5.12 (`#!/bin/sh` on
+Debian): `A=1; f() { echo $A; A=2; }; A=7 f; echo $A` prints 7, then 1, in all three; a name set only by the
+prefix is unset again after it, and an assignment the body makes to it is undone with it. (Older bash in POSIX
+mode kept the prefix after the call; the releases checked here do not.) So the body reads the prefix's value:
+`$SMALL` expands to 1, `[ -n "$SMALL" ]` is decided (decided_tests.py), and after the call each such name
+holds what it held before. Before, the body saw the name as undecided, or as its value from before the call.
+A name an earlier `if` left with several values (scalar_branches) keeps that reading, undecided in the body.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
+
+from .command_strings import assigned
+from .decided_tests import hiding
+from .shellfuncs import restore, saved
+from .tokens import EnvAssign
+
+if TYPE_CHECKING:
+    from .word_expansion import SplitContext
+
+T = TypeVar("T")
+
+
+def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitContext") -> T:
+    """`run()` (a function call's reading) with `env`'s assignments made for it, and undone after it."""
+    local = ctx.local
+    forked = [a.name for a in env if a.name in local.forked]
+    frame = {a.name: saved(a.name, ctx) for a in env if a.name not in local.forked}
+    tokens = {name: local.tokens.get(name) for name in frame}
+    for a in env:
+        if a.name in frame:
+            assigned(local, a.name, a.token, False, False)
+            ctx.unsure.discard(a.name)
+    hidden = hiding(ctx, forked)
+    try:
+        return run()
+    finally:
+        ctx.undecided = hidden
+        restore(frame, ctx)
+        for name, token in tokens.items():
+            if token is None:
+                local.tokens.pop(name, None)
+            else:
+                local.tokens[name] = token
