@@ -35,6 +35,9 @@ _ELEMENT_SET = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=")  # `A[2]=
 def assign(words: list[Word], ctx: "SplitContext", unsure: bool,
            expand: Callable[[Word, "SplitContext"], list[Token]]) -> None:
     """Record the arrays a command's `NAME=( ... )` / `NAME+=( ... )` words assign."""
+    if words and (ctx.arrays or words[0].array is None):  # `A=x` of an array, `declare -a A` (array_scalars.py)
+        from .array_scalars import scalar_sets
+        scalar_sets(words, ctx, unsure)
     for word in words:
         if word.array is None:
             continue
@@ -177,7 +180,7 @@ def lookup(name: str, ctx: "SplitContext") -> Optional[tuple[list[Token], bool, 
     or None when nothing of it is known."""
     base, _, subscript = name.partition("[")
     array = ctx.arrays.get(base)
-    subscript = subscript[:-1]
+    subscript = subscript[:-1] if subscript else "0"  # `$A`: element 0 (bash manual, Arrays)
     if array is None or isinstance(array, Alternatives):
         return None
     elements, more = array

@@ -125,7 +125,8 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         if part.style == "go-if":  # no text of its own: the word is there only when the condition holds
             refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item))
             continue
-        array = shellarrays.lookup(part.name, ctx) if part.style == "shell" and "[" in part.name else None
+        array = shellarrays.lookup(part.name, ctx) if part.style == "shell" and (
+            "[" in part.name or part.name in ctx.arrays) else None  # `$A` is `${A[0]}`
         if ctx.positional is not None and part.style == "shell" and part.name in _POSITIONAL:  # inside a call
             array = ctx.positional.lookup(part, start, end)
         if array is not None:  # each element where it is typed; `"${A[@]}"` still one word per element
