@@ -12,7 +12,8 @@ unquoted expansion; a double-quoted `sh -c` script or `eval`'s words that expand
 inner reading parses (outer_expansion.py). The role appears, its unknown values CTX008 where the assignment
 types them. Nowhere else: a variable that merely mentions an engine (a usage string, `echo "$server_command"`,
 an argument of another program) starts nothing, and an assignment inside a loop, after `&&`, or inside an
-`if` branch (outside that branch: branches.py) stays unknown as a whole.
+`if` branch (outside that branch: branches.py) stays unknown as a whole, but for one that appends to the variable's
+own value there (`CMD="$CMD --flag $x"`): the words before it, then an unknown rest (`_appended`).
 """
 from __future__ import annotations
 

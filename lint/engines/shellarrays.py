@@ -11,7 +11,8 @@ as words, `"${A[*]}"` one word of them joined by blanks, `${A[1]}` one element, 
 element keeps the positions where it is typed, and an element ctxlint does not know (`"$MODEL"`) stays
 that unresolved reference. `A+=(...)` appends; one inside a branch or loop (`[[ -n $Q ]] && A+=(...)`)
 leaves the elements before it known and what follows unknown: `"${A[@]}"` then ends in the reference
-itself, an unknown word that may hold flags, as `"$@"` is. An array set inside a branch or loop, or
+itself, an unknown word that may hold flags, as `"$@"` is, after each flag that append types with a value, its
+value unknown (array_rests.py). An array set inside a branch or loop, or
 changed element by element (`A[2]=x`), is unknown as a whole. An unknown expansion is an unresolved
 reference (CTX008), never an empty word list.
 """
