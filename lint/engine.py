@@ -178,6 +178,10 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     if ran:  # a script a compose service of the group runs is read through that service alone
         from ctxlint.adapters.compose_scripts import without
         without(units, ran)
+    built = [f for u in units if u.adapted is not None for f in u.adapted.dockerfiles]
+    if built:  # a Dockerfile named beside the compose file that builds from it is read: no CTX011 "not read"
+        from ctxlint.adapters.compose_build import read_through
+        read_through(units, built)
     report.files.extend(loaded.path for loaded in group)
     gateways = [u.loaded.path for u in units if u.adapted.routes and u.loaded.path in named]
     loose = [u.loaded.path for u in units if u.loaded.path in named and joins.loose(u.loaded)]

@@ -20,6 +20,8 @@ class AdaptResult:
     body_limits: List[BodyLimit] = field(default_factory=list)
     # script files a deployment here runs as its container's command (compose_scripts): none of their own
     scripts: List[str] = field(default_factory=list)
+    # Dockerfiles a compose service here builds its image from and reads (compose_build): no CTX011 of their own
+    dockerfiles: List[str] = field(default_factory=list)
 
     def extend(self, other: "AdaptResult") -> None:
         self.deployments.extend(other.deployments)
@@ -28,3 +30,4 @@ class AdaptResult:
         self.services.extend(other.services)
         self.body_limits.extend(other.body_limits)
         self.scripts.extend(other.scripts)
+        self.dockerfiles.extend(other.dockerfiles)

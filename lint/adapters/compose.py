@@ -16,6 +16,7 @@ at its place in its file). An entrypoint that runs a mounted script file
 """
 from __future__ import annotations
 
+import os
 import shlex
 from typing import Dict, List, Optional
 
@@ -179,26 +180,39 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
             return project[var] or None  # "" as unknown: the `${VAR:-d}` that reads it wants d
         return defaults.get(var)
 
+    image = service.get("image")
+    image_text, built = _image_text(image, project), None
+    if service.get("build") is not None:  # the image its Dockerfile makes (compose_build.py)
+        from ctxlint.adapters.compose_build import built_service
+
+        built = built_service(service, file, lambda text: _interpolate(text, project),
+                              image_text or (image.value if image is not None else None), entrypoint, command,
+                              cleared)
+    if built is not None and built.dockerfile is not None:
+        image, image_text, entrypoint, command = built.image, built.image_text, built.entrypoint, built.command
+        env = built.env + env  # the service's environment wins over the image's ENV
     if entrypoint is not None and entrypoint.kind == SCALAR and isinstance(entrypoint.value, str) \
             and command is not None:  # the command's words follow the entrypoint's: split both
         entrypoint = _words(entrypoint, spans, resolve)
     if entrypoint is not None and entrypoint.kind == SEQ and command is not None and command.kind == SCALAR \
             and isinstance(command.value, str):
         command = _words(command, spans, resolve)
-    image = service.get("image")
     if entrypoint is None and not cleared and command is not None and command.kind == SCALAR \
-            and isinstance(command.value, str) and _given_to_engine(command.value, _image_text(image, project)
-                                                                    or image):
+            and isinstance(command.value, str) and _given_to_engine(command.value, image_text or image):
         command = _words(command, spans, resolve)  # the engine's arguments, no shell's line (entry_words.py)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     mounts = compose_mounts(service, lambda text: _interpolate(text, project))
+    for inside, host in built.copies.items() if built is not None else ():  # a bind mount hides the image's file
+        mounts.setdefault(inside, os.path.relpath(host, os.path.dirname(file) or "."))  # as a mount's: from here
     container = Container(spans=spans, node=service, name=name, env=env, image=image,
-                          image_text=_image_text(image, project), args_only=entrypoint is None and not cleared,
+                          image_text=image_text, args_only=entrypoint is None and not cleared,
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
                                                                                                       project),
                           config_reader=tree_reader(file, mounts))
-    if written:  # a value the project's .env gives is said where it is written there
+    if built is not None and built.shell_words:  # the Dockerfile's words: no Compose interpolation, the env's values
+        container.compose_refs, container.resolver = False, None
+    elif written:  # a value the project's .env gives is said where it is written there
         from ctxlint.adapters.compose_env_files import value_nodes
 
         container.resolver_nodes = value_nodes(env, project, written)
@@ -207,7 +221,8 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     else:
         container.command, container.args = (entrypoint, command) if entrypoint is not None and \
             entrypoint.kind == SEQ else (None, command)
-    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image else None))
+    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image is not None
+                                                                             else None))
     if words:  # `sh /app/start.sh`: the script file is what runs
         from ctxlint.adapters.compose_scripts import run_script, script_word
 
@@ -221,6 +236,10 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     roles = reading.roles or _nim(image, container, spans, result, words or lists or strings)
     if not roles:
         return None
+    if built is not None:  # what of the build is not known, said once the service is known to run an engine
+        from ctxlint.adapters.compose_build import build_notes
+
+        build_notes(built, name, file, result)
     labels = _label_map(service.get("labels"))
     advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)
     return Workload(name=Val(name, key.source(file)), source=service.source(file), input_format=NAME,

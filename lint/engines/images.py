@@ -210,6 +210,19 @@ _ENGINE_NAMED_OWNERS = {"vllm": ("intel", "rocm", "deep-learning-containers"), "
                         "lmdeploy": ("openmmlab",)}
 
 
+def is_release_image(image: object) -> bool:
+    """An engine's own release image or a vendor's named after the engine (`vllm/vllm-openai:latest`,
+    `rocm/vllm:...`), which its registry holds, whatever the tag; a custom build's name (`local/vllm-secrets:v1`)
+    is not one (compose_build: a service that names one beside `build:` pulls it)."""
+    engine, _ = engine_from_image(image)
+    if engine is None or not isinstance(image, str) or "$" in image:
+        return False
+    repo, _ = split_image(image)
+    name = repo.rsplit("/", 1)[-1]
+    return not _own_numbering(repo) and name in _RELEASE_IMAGES.get(engine, ()) and (
+        name != engine or _vendor_owned(repo, engine))
+
+
 def _vendor_owned(repo: str, engine: str) -> bool:
     parts = repo.split("/")[:-1]
     owners = _ENGINE_NAMED_OWNERS.get(engine)

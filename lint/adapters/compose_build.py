@@ -1,0 +1,147 @@
+"""A compose service that builds its image runs what its Dockerfile says (dockerfile_image.py).
+
+`build: ./dir` is that directory's `Dockerfile`; `build: {context, dockerfile, args, target}` the `dockerfile`
+relative to the `context`, itself relative to the compose file, built with `args` to the `target` stage
+(compose-spec/compose-spec@170098ba07d9f53c383a41bfd4c5166b0a4529a6:build.md "context", "dockerfile", "args",
+"target"). The service's `entrypoint:`, `command:` and `environment:` override the image's as Docker does; what of
+the build is not known is CTX008 where it is typed, said of a service that runs an engine.
+"""
+from __future__ import annotations
+
+import os
+from typing import Dict, List, Optional, Tuple
+
+from ctxlint.dockerfile_image import Build, read_build
+from ctxlint.dockerfile_values import UNKNOWN
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+
+def build_paths(build: Node, compose: str, interpolate) -> Tuple[Optional[str], Optional[str], Optional[Node]]:
+    """(the Dockerfile's path, why it is not known, the node that names it) of a service's `build`."""
+    base = os.path.dirname(compose) if compose not in ("-", "") and not compose.startswith("<") else None
+    if build.kind == SCALAR:
+        context, dockerfile, at = build, None, build
+    elif build.kind == MAP:
+        context, dockerfile = build.get("context"), build.get("dockerfile")
+        at = dockerfile if dockerfile is not None else context if context is not None else build
+    else:
+        return None, "its `build` is no path or mapping", build
+    if base is None:
+        return None, "the compose file is read from stdin: its build context is not known", at
+    if build.kind == MAP and build.get("dockerfile_inline") is not None:
+        return None, "its Dockerfile is `dockerfile_inline`, which is not read", build.get("dockerfile_inline")
+    texts = []
+    for node, default in ((context, "."), (dockerfile, "Dockerfile")):
+        if node is None:
+            texts.append(default)
+            continue
+        text = interpolate(node.value) if node.kind == SCALAR and isinstance(node.value, str) else None
+        if text is None:
+            return None, f"its build {'context' if node is context else 'dockerfile'} {node.value!r} needs a " \
+                         "value of the host's", node
+        texts.append(text)
+    if "://" in texts[0] or texts[0].startswith("git@"):
+        return None, f"it builds from {texts[0]}, which is not read", context
+    directory = os.path.normpath(os.path.join(base, texts[0]))
+    return os.path.normpath(os.path.join(directory, texts[1])), None, at
+
+
+def build_args(build: Node, interpolate) -> Dict[str, object]:
+    """`build.args` (a mapping or `NAME=value` items) after Compose's interpolation: a value of the host's, or a
+    name with no value (Compose takes it from the environment), is UNKNOWN."""
+    args = build.get("args") if build.kind == MAP else None
+    found: Dict[str, object] = {}
+    if args is not None and args.kind == MAP:
+        for key, node in args.value.items():
+            text = node.value if node.kind == SCALAR else None
+            value = interpolate(text) if isinstance(text, str) else (str(text).lower() if isinstance(text, bool)
+                                                                   else None if text is None else str(text))
+            found[str(key)] = UNKNOWN if value is None else value
+    elif args is not None and args.kind == SEQ:
+        for item in args.value:
+            if item.kind == SCALAR and isinstance(item.value, str):
+                name, eq, text = item.value.partition("=")
+                value = interpolate(text) if eq else None
+                found[name.strip()] = UNKNOWN if value is None else value
+    return found
+
+
+def built_service(service: Node, compose: str, interpolate, image: Optional[str], entrypoint: Optional[Node],
+                  command: Optional[Node], cleared: bool) -> Optional[Build]:
+    """The build a service runs (service_build), its ENTRYPOINT and CMD overridden as Compose does: an `entrypoint:`
+    replaces the ENTRYPOINT and drops the CMD ("If `entrypoint` is non-null, Compose ignores any default command
+    from the image"), a `command:` replaces the CMD (compose-spec@170098ba:05-services.md "entrypoint",
+    "command")."""
+    out = service_build(service, compose, interpolate, image)
+    if out is None or out.dockerfile is None:
+        return out
+    if entrypoint is not None or cleared:
+        out.entrypoint, out.command = entrypoint, command
+        return out
+    ours = [n for n in (out.entrypoint, out.command if command is None else None) if n is not None]
+    if command is not None:
+        out.command = command
+    # exec-form words reach the program as typed and a shell form's `$NAME` is its shell's (the container's env),
+    # where Compose would interpolate a `$` of its own command: read apart, so both at once are not read
+    dollar = any(isinstance(w.value, str) and "$" in w.value for n in ours for w in n.value)
+    if dollar and command is not None and any("$" in str(n.value) for n in command.walk() if n.kind == SCALAR):
+        out.unknown.append(("its `command:` and the Dockerfile's ENTRYPOINT both hold a `$`, which Compose and "
+                            "the container read apart: the command is not read", command))
+        out.command = None
+    out.shell_words = dollar
+    return out
+
+
+def build_notes(built: Build, name: str, compose: str, result) -> None:
+    """CTX008 for what of a service's build is not known (said only of a service that runs an engine)."""
+    from ctxlint.adapters.workload import UNRESOLVED
+    from ctxlint.findings import Diagnostic
+
+    if built.why is not None and built.at is not None:
+        result.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"the service {name} builds its image, but {built.why}: the image's engine release, ENTRYPOINT, CMD and "
+            "ENV are not known"), built.at.source(compose), name))
+    for why, node in built.unknown:
+        result.diagnostics.append(Diagnostic(UNRESOLVED, f"the service {name}: {why}", node.source(compose), name))
+    if built.dockerfile is not None:
+        result.dockerfiles.append(built.dockerfile)
+
+
+def service_build(service: Node, compose: str, interpolate, image: Optional[str]) -> Optional[Build]:
+    """The build a service runs, or None when it runs another image: with `image:` beside `build:`, Compose pulls
+    that image first and builds only when the registry has none (build.md "Using build and image"), so an image of
+    an engine's own name (`vllm/vllm-openai:v0.8.5`, which the registry has) is what runs, unless `pull_policy:
+    build` says to build; any other name is the tag the build gets."""
+    from ctxlint.engines.images import is_release_image
+
+    build = service.get("build")
+    policy = service.get("pull_policy")
+    builds = policy is not None and policy.kind == SCALAR and policy.value == "build"
+    if image is not None and not builds and is_release_image(image):
+        return None
+    path, why, at = build_paths(build, compose, interpolate)
+    if path is None:
+        return Build(why=why, at=at)
+    target = build.get("target") if build.kind == MAP else None
+    target_text = interpolate(target.value) if target is not None and isinstance(target.value, str) else None
+    context = build if build.kind == SCALAR else build.get("context")
+    out = read_build(path, build_args(build, interpolate), target_text,
+                     _context_dir(context, compose, interpolate))
+    out.at = at
+    return out
+
+
+def read_through(units, built: List[str]) -> None:
+    """Drop the CTX011 ("not read") of the Dockerfiles in `built`, named in the run beside the compose file whose
+    service builds from them: they are read, through that service (a directory's scan never names a Dockerfile)."""
+    from ctxlint.unsupported import UNSUPPORTED_FILE
+
+    paths = {os.path.normpath(f) for f in built}
+    for u in units:
+        if os.path.normpath(u.loaded.path) in paths:
+            u.diagnostics = [d for d in u.diagnostics if d.kind != UNSUPPORTED_FILE]
+
+
+def _context_dir(context: Optional[Node], compose: str, interpolate) -> Optional[str]:
+    text = "." if context is None else interpolate(context.value) if isinstance(context.value, str) else None
+    return None if text is None else os.path.normpath(os.path.join(os.path.dirname(compose), text))

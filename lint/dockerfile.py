@@ -1,0 +1,169 @@
+"""A Dockerfile read as Docker reads it, each instruction with the place of every character of its arguments, so
+a value read from it (the FROM image, an ENV value, a CMD word) is said where it is typed in the Dockerfile.
+
+What is read, as https://docs.docker.com/reference/dockerfile/ gives it ("Format", "Parser directives", "escape"):
+a `# escape=` directive at the top picks the escape character (`\\` or a backtick); an escape at the end of a
+line (blanks may follow it) continues the instruction on the next line, the escape and the line break dropped and
+nothing put in their place; comment lines and empty lines inside an instruction are dropped; the keyword is any
+case. A compose service that builds its image reads this through compose_build.py; the Dockerfile alone is still
+no input of its own (unsupported.py: CTX011).
+"""
+from __future__ import annotations
+
+import re
+from typing import Dict, List, Optional, Sequence, Tuple
+
+from ctxlint.adapters.scalar_spans import ScalarSpans
+from ctxlint.lazyre import lazy_compile
+from ctxlint.nodes import SCALAR, Marks, Node, Position, adopt
+
+MAX_BYTES = 1 << 20  # a Dockerfile of a megabyte is no hand-written one: not read
+_DIRECTIVE = lazy_compile(r"^#[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S+)[ \t]*$")
+_KEYWORD = lazy_compile(r"[ \t]*([A-Za-z]+)(?=[ \t\[]|$)[ \t]*")
+# a JSON string of the exec form, found in the arguments once they parse as a JSON list of strings
+_JSON_STRING = lazy_compile(r'"(?:[^"\\]|\\.)*"')
+
+
+class Instruction:
+    """One instruction: its keyword (upper case), the arguments as Docker joins them (`text`) and the file
+    index of each of their characters (`at`), and the file index of the keyword."""
+
+    __slots__ = ("keyword", "text", "at", "start", "end")
+
+    def __init__(self, keyword: str, text: str, at: Sequence[int], start: int, end: int) -> None:
+        self.keyword, self.text, self.at, self.start, self.end = keyword, text, at, start, end
+
+
+class DockerfileSpans(ScalarSpans):
+    """The Dockerfile's ScalarSpans: a node made here knows the file index of each of its characters (a value
+    joined over continuation lines is no run of the file's text), so a token inside it is placed exactly."""
+
+    def __init__(self, file: str, text: str) -> None:
+        super().__init__(file, text)
+        self.known: Dict[int, Sequence[int]] = {}
+
+    def offsets(self, node: Node, value: Optional[str] = None):
+        found = self.known.get(id(node))
+        if found is not None and (value is None or value == node.value):
+            return found
+        return super().offsets(node, value)
+
+
+class Dockerfile:
+    """A Dockerfile's instructions (`instructions`), and nodes of its values at their places (`word`, `words`)."""
+
+    def __init__(self, path: str, text: str) -> None:
+        self.path, self.text = path, text
+        self.spans = DockerfileSpans(path, text)
+        self.escape = "\\"
+        self.instructions: List[Instruction] = list(self._read())
+
+    def _read(self):
+        text, escape, at_top = self.text, "\\", True
+        starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
+        current: Optional[Tuple[str, List[str], List[int], int]] = None
+        for k, begin in enumerate(starts):
+            end = starts[k + 1] if k + 1 < len(starts) else len(text)
+            line = text[begin:end].rstrip("\r\n")
+            if at_top:  # parser directives: only before any comment, blank line or instruction
+                directive = _DIRECTIVE.match(line)
+                if directive and directive.group(1).lower() == "escape" and directive.group(2) in ("\\", "`"):
+                    escape = self.escape = directive.group(2)
+                    continue
+                if directive:
+                    continue
+                at_top = False
+            stripped = line.lstrip(" \t")
+            if not stripped or stripped.startswith("#"):
+                continue  # comment and empty lines, inside an instruction too
+            piece_at = begin
+            if current is None:
+                keyword = _KEYWORD.match(line)
+                if keyword is None:
+                    continue
+                current = (keyword.group(1).upper(), [], [], begin + keyword.start(1))
+                piece_at = begin + keyword.end()
+                line = line[keyword.end():]
+            continued = re.search(re.escape(escape) + r"[ \t]*$", line)
+            if continued:
+                line = line[:continued.start()]
+            current[1].append(line)
+            current[2].extend(range(piece_at, piece_at + len(line)))
+            if not continued:
+                yield Instruction(current[0], "".join(current[1]), current[2], current[3], piece_at + len(line))
+                current = None
+        if current is not None:  # a continuation at the end of the file
+            yield Instruction(current[0], "".join(current[1]), current[2], current[3], len(text))
+
+    def word(self, ins: Instruction, first: int, last: int, value: Optional[str] = None, path: str = "",
+             style: Optional[str] = None) -> Node:
+        """A node of `ins.text[first:last]` (its value `value` when it differs: a quoted or expanded word) at its
+        place in the Dockerfile; characters of the value map one for one only when it is the text as typed."""
+        text = ins.text
+        if last <= first or not ins.at:
+            a = b = ins.start
+        else:
+            a, b = ins.at[min(first, len(ins.at) - 1)], ins.at[min(last, len(ins.at)) - 1] + 1
+        node = Node(SCALAR, text[first:last] if value is None else value,
+                    Marks(self.position(a), self.position(b), style), path or ins.keyword)
+        foreign = adopt(node, self.spans)
+        if value is None or value == text[first:last]:
+            self.spans.known[id(foreign)] = ins.at[first:last]
+        return foreign
+
+    def at_keyword(self, ins: Instruction, value: str, path: str) -> Node:
+        """A word Docker puts in itself (the `/bin/sh -c` before a shell form), said at the instruction's keyword."""
+        node = Node(SCALAR, value, Marks(self.position(ins.start), self.position(ins.start + len(ins.keyword))),
+                    path)
+        return adopt(node, self.spans)
+
+    def exec_form(self, ins: Instruction) -> Optional[List[Node]]:
+        """The words of an exec form (`["vllm", "serve"]`), each at its string; None when the arguments are no
+        JSON list of strings, which Docker then runs as a shell form ("CMD": "the exec form is parsed as a JSON
+        array")."""
+        import json
+
+        text = ins.text.strip()
+        if not text.startswith("["):
+            return None
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return None
+        if not isinstance(parsed, list) or not all(isinstance(item, str) for item in parsed):
+            return None
+        lead = len(ins.text) - len(ins.text.lstrip())
+        found = list(_JSON_STRING.finditer(ins.text, lead))
+        if len(found) != len(parsed):
+            return None
+        words = []
+        for k, (match, value) in enumerate(zip(found, parsed)):
+            inner = match.group(0)[1:-1]
+            if inner == value:  # typed as read: each character at its place
+                words.append(self.word(ins, match.start() + 1, match.end() - 1, path=f"{ins.keyword}[{k}]"))
+            else:
+                words.append(self.word(ins, match.start(), match.end(), value, f"{ins.keyword}[{k}]", '"'))
+        return words
+
+    def position(self, index: int) -> Position:
+        line, column = self.spans.position(min(index, len(self.text)))
+        return Position(index, line - 1, column - 1)
+
+
+def read_dockerfile(path: str) -> Tuple[Optional[Dockerfile], Optional[str]]:
+    """(the Dockerfile at `path`, None), or (None, why it is not read: missing, a directory, too large, no text)."""
+    import os
+
+    try:
+        if not os.path.isfile(path):
+            return None, "not found" if not os.path.exists(path) else "not a file"
+        if os.path.getsize(path) > MAX_BYTES:
+            return None, f"larger than {MAX_BYTES:,} bytes"
+        with open(path, "rb") as handle:
+            data = handle.read()
+        text = data.decode("utf-8-sig")
+    except (OSError, UnicodeDecodeError) as exc:
+        return None, f"not readable ({exc.__class__.__name__})"
+    if "\0" in text:
+        return None, "not text"
+    return Dockerfile(path, text), None
