@@ -128,9 +128,10 @@ def read_build(path: str, args: Dict[str, object], target: Optional[str], contex
 
 def _seq(dockerfile: Dockerfile, words: List[Node], path: str) -> Node:
     """The words as one exec-form list, placed from its first word to its last."""
-    node = Node(SEQ, list(words), Marks(words[0].start, words[-1].end) if words else
-                Marks(dockerfile.position(0), dockerfile.position(0)), path)
-    return adopt(node, dockerfile.spans)
+    node = adopt(Node(SEQ, [], Marks(words[0].start, words[-1].end) if words else
+                      Marks(dockerfile.position(0), dockerfile.position(0)), path), dockerfile.spans)
+    node.value = list(words)  # the words themselves, not adopt's copies: the spans know each by its id
+    return node
 
 
 def _target(stages: List[_Stage], target: Optional[str]) -> Optional[_Stage]:

@@ -1,0 +1,187 @@
+"""A compose service that builds its image (`build:`) runs what its Dockerfile says: the FROM image (the engine and
+its release), ENTRYPOINT and CMD as `entrypoint:`/`command:` override them, ENV under `environment:`, ARG defaults
+and `build.args`, stages and `target`, and the scripts COPY puts in the image (sweep: sergey-zinchenko/vllm-compose
+builds FROM vllm/vllm-openai:v0.17.0 with an ENTRYPOINT script of `exec vllm serve "$@"`, read as a custom image of
+unknown release before; gyohng/spark-vllm-compose's `ENTRYPOINT ["vllm"]` left its compose command unread)."""
+from __future__ import annotations
+
+import json
+
+from ctxlint.adapters import adapt_file
+from ctxlint.loader import read_path
+from helpers import run
+
+COMPOSE = """\
+services:
+  llm:
+    build:
+      context: .
+      dockerfile: docker/Dockerfile.vllm
+      args:
+        VLLM_VERSION: v0.9.0
+    environment:
+      MAX_LEN: "4096"
+    deploy:
+      resources:
+        reservations:
+          devices: [{driver: nvidia, count: 1, capabilities: [gpu]}]
+"""
+DOCKERFILE = """\
+# syntax=docker/dockerfile:1
+ARG VLLM_VERSION=v0.8.3
+FROM vllm/vllm-openai:${VLLM_VERSION} AS base
+ENV MODEL=Qwen/Qwen2.5-7B-Instruct \\
+    MAX_LEN=262144
+ENTRYPOINT ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $MAX_LEN", "--"]
+
+FROM base AS dev
+CMD ["--max-num-seqs", "8"]
+"""
+
+
+def _tree(tmp_path, compose: str = COMPOSE, dockerfile=DOCKERFILE, name: str = "docker/Dockerfile.vllm", **files):
+    (tmp_path / "compose.yaml").write_text(compose)
+    for path, text in ([(name, dockerfile)] if dockerfile is not None else []) + list(files.items()):
+        (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / path).write_text(text)
+    return tmp_path / "compose.yaml"
+
+
+def _one(compose_path):
+    result = adapt_file(read_path(str(compose_path)))
+    [dep] = result.deployments
+    [role] = dep.roles
+    return result, dep, role
+
+
+def _where(val):
+    return (val.value, val.source.file.rsplit("/", 1)[-1], val.source.line, val.source.col)
+
+
+def test_the_build_gives_image_release_entrypoint_and_env_and_the_service_env_wins(tmp_path):
+    result, dep, role = _one(_tree(tmp_path))
+    # the release the build argument picks, said at the FROM word of the Dockerfile; the ENV's model
+    assert _where(dep.engine.version) == ("0.9.0", "Dockerfile.vllm", 3, 6)
+    assert _where(dep.model.id) == ("Qwen/Qwen2.5-7B-Instruct", "Dockerfile.vllm", 4, 11)
+    # the service's environment wins over the image's ENV
+    assert _where(role.context_length) == (4096, "compose.yaml", 9, 16)
+    assert role.accelerators.count.value == 1 and result.diagnostics == []
+    # without the build argument, the ARG's default; without the service's MAX_LEN, the ENV's
+    compose = COMPOSE.replace("      args:\n        VLLM_VERSION: v0.9.0\n", "").replace(
+        "    environment:\n      MAX_LEN: \"4096\"\n", "")
+    _, dep, role = _one(_tree(tmp_path, compose))
+    assert (dep.engine.version.value, _where(role.context_length)) == ("0.8.3", (262144, "Dockerfile.vllm", 5, 13))
+
+
+def test_docker_cmd_and_entrypoint_rules(tmp_path):
+    # the final stage's CMD follows the ENTRYPOINT it inherits: `sh -c SCRIPT -- --max-num-seqs 8` gives the
+    # script "$@" only through `"$@"`, which this one does not use
+    flags = "--max-model-len 1000 --max-num-seqs 8"
+    exec_form = DOCKERFILE.replace('["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $MAX_LEN", "--"]',
+                                   '["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]')
+    exec_form = exec_form.replace('CMD ["--max-num-seqs", "8"]', f'CMD {json.dumps(flags.split())}')
+    _, _, role = _one(_tree(tmp_path, dockerfile=exec_form))
+    assert _where(role.context_length) == (1000, "Dockerfile.vllm", 9, 26)
+    # a compose `command:` replaces the CMD, the ENTRYPOINT stays
+    compose = COMPOSE + "    command: [\"--max-model-len\", \"2000\"]\n"
+    _, _, role = _one(_tree(tmp_path, compose, exec_form))
+    assert _where(role.context_length) == (2000, "compose.yaml", 14, 35)
+    # an ENTRYPOINT in a stage drops the CMD it inherits: the stage FROM `dev` runs `vllm serve M` alone
+    dropped = exec_form + 'FROM dev\nENTRYPOINT ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct", "--max-num-seqs", "4"]\n'
+    _, _, role = _one(_tree(tmp_path, dockerfile=dropped))
+    assert (role.context_length, dict(role.engine_args)["max_num_seqs"].value) == (None, 4)
+    # ... but not a CMD of its own stage, before it
+    kept = exec_form + 'FROM dev\nCMD ["--max-model-len", "3000"]\nENTRYPOINT ["vllm", "serve", "Qwen/Qwen2.5-7B-Instruct"]\n'
+    _, _, role = _one(_tree(tmp_path, dockerfile=kept))
+    assert _where(role.context_length) == (3000, "Dockerfile.vllm", 11, 26)
+    # a compose `entrypoint:` replaces the ENTRYPOINT and drops the CMD
+    compose = COMPOSE + "    entrypoint: [\"vllm\", \"serve\", \"Qwen/Qwen2.5-7B-Instruct\", \"--max-model-len\", \"5000\"]\n"
+    _, _, role = _one(_tree(tmp_path, compose, exec_form))
+    assert _where(role.context_length) == (5000, "compose.yaml", 14, 83)
+
+
+def test_a_shell_form_over_continuation_lines_is_placed_in_the_dockerfile(tmp_path):
+    dockerfile = ("FROM python:3.11-slim\nRUN pip install vllm==0.8.5\n"
+                  "CMD vllm serve Qwen/Qwen2.5-7B-Instruct \\\n    # a comment line inside the instruction\n"
+                  "    --max-model-len 262144\n")
+    compose = "services:\n  llm:\n    build: ./srv\n"
+    checked = run(["check", "--isolated", str(_tree(tmp_path, compose, dockerfile, "srv/Dockerfile"))]).out
+    assert f"{tmp_path}/srv/Dockerfile:5:21: CTX109 [error] 262,144 > 32,768 x 1 = 32,768" in checked, checked
+
+
+def test_build_targets_and_stages(tmp_path):
+    dockerfile = ('FROM lmsysorg/sglang:v0.4.6 AS serve\n'
+                  'CMD ["python3", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen2.5-7B-Instruct", '
+                  '"--context-length", "8192"]\n'
+                  'FROM python:3.11 AS tools\nCMD ["python3", "-m", "http.server"]\n')
+    compose = "services:\n  llm:\n    build:\n      context: .\n      target: serve\n"
+    _, dep, role = _one(_tree(tmp_path, compose, dockerfile, "Dockerfile"))
+    assert (dep.engine.name.value, dep.engine.version.value, role.context_length.value) == ("sglang", "0.4.6", 8192)
+    # the last stage without a target: no engine
+    assert adapt_file(read_path(str(_tree(tmp_path, compose.replace("      target: serve\n", ""), dockerfile,
+                                          "Dockerfile")))).deployments == []
+
+
+def test_what_is_not_known_is_said_never_guessed(tmp_path):
+    # a build argument from the host: the release is not known, said at the FROM word
+    compose = COMPOSE.replace("VLLM_VERSION: v0.9.0", "VLLM_VERSION: ${VLLM_VERSION}")
+    out = run(["check", "--isolated", str(_tree(tmp_path, compose))]).out
+    assert (f"{tmp_path}/docker/Dockerfile.vllm:3:6: CTX008 [info] the service llm: the image its build starts FROM, "
+            "vllm/vllm-openai:${VLLM_VERSION}, needs a build argument not known here (unresolved-value)") in out, out
+    _, dep, _ = _one(tmp_path / "compose.yaml")
+    assert dep.engine.version is None
+    # a Dockerfile that is not there: said at the compose file's `dockerfile`, for a service that runs an engine
+    compose = "services:\n  llm:\n    build: {context: ., dockerfile: Dockerfile.gone}\n" \
+              "    entrypoint: [vllm, serve, Qwen/Qwen2.5-7B-Instruct]\n"
+    out = run(["check", "--isolated", str(_tree(tmp_path, compose, None))]).out
+    assert (f"{tmp_path}/compose.yaml:3:37: CTX008 [info] the service llm builds its image, but its Dockerfile "
+            f"{tmp_path}/Dockerfile.gone is not found: the image's engine release, ENTRYPOINT, CMD and ENV are not "
+            "known (unresolved-value)") in out, out
+    # ... and nothing for a web app's build
+    assert run(["check", "--isolated", str(_tree(tmp_path, "services:\n  api:\n    build: ./web\n", None))]).out == ""
+
+
+def test_an_engine_image_beside_build_is_pulled_unless_pull_policy_build(tmp_path):
+    compose = COMPOSE.replace("    build:\n", "    image: vllm/vllm-openai:v0.10.1\n    build:\n") + \
+        "    command: [Qwen/Qwen2.5-7B-Instruct]\n"
+    _, dep, _ = _one(_tree(tmp_path, compose))
+    assert dep.engine.version.value == "0.10.1"
+    _, dep, _ = _one(_tree(tmp_path, compose + "    pull_policy: build\n"))
+    assert dep.engine.version.value == "0.9.0"
+    # any other name is the tag the build gets
+    _, dep, _ = _one(_tree(tmp_path, compose.replace("vllm/vllm-openai:v0.10.1", "local/vllm-secrets:v1")))
+    assert dep.engine.version.value == "0.9.0"
+
+
+def test_a_script_copied_into_the_image_runs_with_the_command_as_its_arguments(tmp_path):
+    dockerfile = ("FROM vllm/vllm-openai:v0.17.0\nCOPY entrypoint.sh /usr/local/bin/\n"
+                  'ENTRYPOINT ["/usr/local/bin/entrypoint.sh"]\n')
+    compose = "services:\n  llm:\n    build: .\n    command: [--model, Qwen/Qwen2.5-7B-Instruct, --max-model-len, '9000']\n"
+    _tree(tmp_path, compose, dockerfile, "Dockerfile", **{"entrypoint.sh": '#!/bin/sh\nexec vllm serve "$@"\n'})
+    result, dep, role = _one(tmp_path / "compose.yaml")
+    assert (dep.engine.version.value, _where(role.context_length)) == ("0.17.0", (9000, "compose.yaml", 4, 68))
+    assert result.scripts == [str(tmp_path / "entrypoint.sh")]
+    # the folder: one deployment (the script is read through the service), and the lowercase `dockerfile` is read
+    (tmp_path / "Dockerfile").rename(tmp_path / "dockerfile")
+    checked = run(["check", "--isolated", str(tmp_path)])
+    assert "in 2 files, 1 deployment" in checked.err, checked.err
+
+
+def test_a_dockerfile_named_beside_its_compose_file_is_read_not_said_unread(tmp_path):
+    compose = _tree(tmp_path, "services:\n  llm:\n    build: .\n",
+                    'FROM vllm/vllm-openai:v0.9.0\nCMD ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"]\n',
+                    "Dockerfile")
+    both = run(["check", "--isolated", str(compose), str(tmp_path / "Dockerfile")])
+    assert "CTX011" not in both.out and "in 2 files, 1 deployment" in both.err, both
+    alone = run(["check", "--isolated", str(tmp_path / "Dockerfile")])
+    assert "CTX011 [info] a Dockerfile, which ctxlint does not read: its CMD (line 2) is not checked" in alone.out
+
+
+def test_odd_builds_never_crash(tmp_path):
+    for build, dockerfile in (("5", "FROM x"), ("[a, b]", "FROM x"), ("{context: 7}", "FROM x"),
+                              (".", "FROM\n"), (".", "CMD [\n"), (".", "FROM a AS\nENTRYPOINT [1, 2]\nCMD \\"),
+                              (".", "ARG\nENV\nENV A\nFROM ${B:?x}\nWORKDIR\nCOPY\n"), (".", "\0\1binary"),
+                              ("{context: ., target: nope}", "FROM vllm/vllm-openai:v0.9.0\n")):
+        compose = f"services:\n  llm:\n    build: {build}\n    command: [Qwen/Qwen2.5-7B-Instruct]\n"
+        _tree(tmp_path, compose, dockerfile, "Dockerfile")
+        assert run(["check", "--isolated", str(tmp_path)]).code in (0, 1)
