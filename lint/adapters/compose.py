@@ -16,7 +16,6 @@ at its place in its file). An entrypoint that runs a mounted script file
 """
 from __future__ import annotations
 
-import os
 import shlex
 from typing import Dict, List, Optional
 
@@ -184,7 +183,6 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     image_text, built = _image_text(image, project), None
     if service.get("build") is not None:  # the image its Dockerfile makes (compose_build.py)
         from ctxlint.adapters.compose_build import built_service
-
         built = built_service(service, file, lambda text: _interpolate(text, project),
                               image_text or (image.value if image is not None else None), entrypoint, command,
                               cleared)
@@ -203,8 +201,9 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     mounts = compose_mounts(service, lambda text: _interpolate(text, project))
-    for inside, host in built.copies.items() if built is not None else ():  # a bind mount hides the image's file
-        mounts.setdefault(inside, os.path.relpath(host, os.path.dirname(file) or "."))  # as a mount's: from here
+    if built is not None and built.copies:  # the files COPY put in the image, under the service's bind mounts
+        from ctxlint.adapters.compose_build import add_copies
+        add_copies(mounts, built, file)
     container = Container(spans=spans, node=service, name=name, env=env, image=image,
                           image_text=image_text, args_only=entrypoint is None and not cleared,
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
@@ -221,8 +220,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     else:
         container.command, container.args = (entrypoint, command) if entrypoint is not None and \
             entrypoint.kind == SEQ else (None, command)
-    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image is not None
-                                                                             else None))
+    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image else None))
     if words:  # `sh /app/start.sh`: the script file is what runs
         from ctxlint.adapters.compose_scripts import run_script, script_word
 
@@ -238,7 +236,6 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
         return None
     if built is not None:  # what of the build is not known, said once the service is known to run an engine
         from ctxlint.adapters.compose_build import build_notes
-
         build_notes(built, name, file, result)
     labels = _label_map(service.get("labels"))
     advertised, gateway, measured = limits_from_annotations(labels, file, result.diagnostics, name)

@@ -145,3 +145,10 @@ def read_through(units, built: List[str]) -> None:
 def _context_dir(context: Optional[Node], compose: str, interpolate) -> Optional[str]:
     text = "." if context is None else interpolate(context.value) if isinstance(context.value, str) else None
     return None if text is None else os.path.normpath(os.path.join(os.path.dirname(compose), text))
+
+
+def add_copies(mounts: Dict[str, str], built: Build, compose: str) -> None:
+    """The files COPY put in the image, as bind mounts are kept (a container path -> a host path from the compose
+    file's directory), where no bind mount of the service covers them: a mount hides the image's file."""
+    for inside, host in built.copies.items():
+        mounts.setdefault(inside, os.path.relpath(host, os.path.dirname(compose) or "."))
