@@ -38,8 +38,8 @@ _ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama
 
 def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, image: str, at: Source,
                            form: str) -> Diagnostic:
-    """CTX301 at tokens[start], the first word handed to the image's ENTRYPOINT. `form`: "compose", "docker" or
-    "kubernetes" (how the words were given, for the advice)."""
+    """CTX301 at tokens[start], the first word handed to the image's ENTRYPOINT. `form`: "compose", "docker",
+    "kubernetes" or "dockerfile" (how the words were given, for the advice)."""
     name = _ENGINES.get(engine, engine)
     first = tokens[start].text
     words = " ".join(_shown(t.text) for t in tokens[start:start + 3])
@@ -51,20 +51,23 @@ def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, ima
         else f"{name} has no argument `{first}`" if engine in ("tgi", "llamacpp") \
         else f"{name} reads `{first}` as its first argument"
     given = {"compose": "`command:` without `entrypoint:` is", "docker": "the words after the image are",
-             "kubernetes": "`args:` without `command:` are"}[form]
+             "kubernetes": "`args:` without `command:` are", "dockerfile": "the Dockerfile's CMD is"}[form]
     if shell:
         what = (f"the container runs {name} with `{words}` as its arguments ({taken}): "
                 f"the shell never runs the script and {name} exits on these words")
         fix = {"compose": f'set `entrypoint: ["{first}", "-c"]` and give the script as `command:`',
                "docker": f"write `--entrypoint {first} IMAGE -c \"...\"`",
-               "kubernetes": f'set `command: ["{first}", "-c"]` and give the script as `args:`'}[form]
+               "kubernetes": f'set `command: ["{first}", "-c"]` and give the script as `args:`',
+               # a shell-form CMD is `/bin/sh -c` and its text after an exec-form ENTRYPOINT (docs.docker.com/
+               # reference/dockerfile/ "Understand how CMD and ENTRYPOINT interact")
+               "dockerfile": f'set `ENTRYPOINT ["{first}", "-c"]` and give the script as the CMD'}[form]
         fix += ", or give the engine's arguments alone"
     else:
         what = (f"the container runs {name} with `{words}` as its arguments ({taken}) and exits on them, "
                 f"not the program they name")
         fix = "drop the program's words and give the engine's arguments alone"
     example = {"compose": '`command: ["--model", ...]`', "docker": "`IMAGE --model ...`",
-               "kubernetes": '`args: ["--model", ...]`'}[form]
+               "kubernetes": '`args: ["--model", ...]`', "dockerfile": '`CMD ["--model", ...]`'}[form]
     return Diagnostic("engine-rejects-value", (
         f"the image {image} starts {name} itself (its ENTRYPOINT), and {given} appended to it: {what}; "
         f"{fix} ({example})"), at)

@@ -67,9 +67,12 @@ class Launchers:
         from dataclasses import replace
 
         from ctxlint.adapters.entry_words import engine_args_as_program, form_of
+        at = self.token_source(tokens[det.args_start])
+        # words of another file are a built image's CMD (compose_build.py): said as the Dockerfile's
+        form = "dockerfile" if docker_image is None and at.file != self.file else form_of(docker_image,
+                                                                                           self.c.compose_refs)
         out.diagnostics.append(engine_args_as_program(
-            tokens, det.args_start, det.engine, det.launcher[len("image:"):], self.token_source(tokens[det.args_start]),
-            form_of(docker_image, self.c.compose_refs)))
+            tokens, det.args_start, det.engine, det.launcher[len("image:"):], at, form))
         return replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
 
     def follower(self, cmd: Command, inv) -> bool:

@@ -185,3 +185,19 @@ def test_odd_builds_never_crash(tmp_path):
         compose = f"services:\n  llm:\n    build: {build}\n    command: [Qwen/Qwen2.5-7B-Instruct]\n"
         _tree(tmp_path, compose, dockerfile, "Dockerfile")
         assert run(["check", "--isolated", str(tmp_path)]).code in (0, 1)
+
+
+def test_a_shell_form_cmd_after_the_engines_entrypoint_is_said_as_the_dockerfiles(tmp_path):
+    # Docker gives an exec-form ENTRYPOINT a shell-form CMD as `/bin/sh -c TEXT`: vLLM is run with those words
+    compose = _tree(tmp_path, "services:\n  llm:\n    build: .\n",
+                    "FROM vllm/vllm-openai:v0.9.0\nCMD vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000\n",
+                    "Dockerfile")
+    [line] = [x for x in run(["check", "--isolated", str(compose)]).out.splitlines() if "CTX301" in x]
+    assert line == (
+        f"{tmp_path}/Dockerfile:2:1: CTX301 [error] the image vllm/vllm-openai:v0.9.0 starts vLLM itself (its "
+        "ENTRYPOINT), and the Dockerfile's CMD is appended to it: the container runs vLLM with `/bin/sh -c \"vllm "
+        "serve Qwen/Qwen2.5-7B-Instruct --max-mo...\"` as its arguments (`vllm serve`, the entrypoint of newer images, "
+        "takes `/bin/sh` for the model; the older `python3 -m vllm.entrypoints.openai.api_server` never serves it): "
+        "the shell never runs the script and vLLM exits on these words; set `ENTRYPOINT [\"/bin/sh\", \"-c\"]` and "
+        "give the script as the CMD, or give the engine's arguments alone (`CMD [\"--model\", ...]`) "
+        "(engine-rejects-value)")
