@@ -72,6 +72,6 @@ def test_adapt_file_merges_what_every_adapter_found() -> None:
 
 
 def test_adapt_result_fields_are_those_adapt_file_tests() -> None:
-    """adapt_file skips a result whose six lists are empty: a new list on AdaptResult must be tested there too."""
+    """adapt_file skips a result whose seven lists are empty: a new list on AdaptResult must be tested there too."""
     assert [f.name for f in fields(AdaptResult)] == [
-        "deployments", "diagnostics", "routes", "services", "body_limits", "scripts"]
+        "deployments", "diagnostics", "routes", "services", "body_limits", "scripts", "dockerfiles"]
