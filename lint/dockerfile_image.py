@@ -40,13 +40,15 @@ class Build:
     command: Optional[Node] = None  # the CMD (a SEQ), None: none (the FROM image's, or dropped by an ENTRYPOINT)
     env: List[EnvVar] = field(default_factory=list)
     copies: Dict[str, str] = field(default_factory=dict)  # a path in the image -> the file COPY put there
+    runs: List[Node] = field(default_factory=list)  # the shell-form RUN lines of the stages built, in order
+    reinstalled: Optional[str] = None  # why the FROM tag is not the engine's release (a RUN installs it anew)
     shell_words: bool = False  # the command holds the Dockerfile's words with a `$`: no Compose interpolation
     unknown: List[Tuple[str, Node]] = field(default_factory=list)  # (what is not known, where)
 
 
 class _Stage:
     __slots__ = ("name", "image", "image_text", "entrypoint", "cmd", "shell", "env", "env_values", "workdir",
-                 "copies")
+                 "copies", "runs")
 
     def __init__(self, name: Optional[str]) -> None:
         self.name = name
@@ -58,6 +60,7 @@ class _Stage:
         self.env_values: Dict[str, object] = {}  # name -> str, or UNKNOWN
         self.workdir: Optional[str] = "/"  # None: not known
         self.copies: Dict[str, str] = {}
+        self.runs: List[Node] = []
 
 
 def read_build(path: str, args: Dict[str, object], target: Optional[str], context: Optional[str] = None) -> Build:
@@ -92,6 +95,9 @@ def read_build(path: str, args: Dict[str, object], target: Optional[str], contex
             _workdir(ins, stage, stage_args, dockerfile.escape)
         elif ins.keyword in ("COPY", "ADD") and context is not None:
             _copy(dockerfile, ins, stage, context)
+        elif ins.keyword == "RUN" and ins.text.strip() and dockerfile.exec_form(ins) is None:
+            lead = len(ins.text) - len(ins.text.lstrip())
+            stage.runs.append(dockerfile.word(ins, lead, len(ins.text.rstrip()), path="RUN"))
         elif ins.keyword in ("CMD", "ENTRYPOINT", "SHELL"):
             words = dockerfile.exec_form(ins)
             if ins.keyword == "SHELL":
@@ -122,7 +128,7 @@ def read_build(path: str, args: Dict[str, object], target: Optional[str], contex
     if built.cmd != _EXTERNAL and built.cmd:
         out.command = _seq(dockerfile, built.cmd, "CMD")
     out.env = list(built.env.values())
-    out.copies = built.copies
+    out.copies, out.runs = built.copies, built.runs
     return out
 
 
@@ -160,7 +166,7 @@ def _from(dockerfile: Dockerfile, ins: Instruction, stages: List[_Stage], global
         stage.image, stage.image_text = base.image, base.image_text
         stage.entrypoint, stage.cmd, stage.shell = base.entrypoint, base.cmd, base.shell
         stage.env, stage.env_values = dict(base.env), dict(base.env_values)
-        stage.workdir, stage.copies = base.workdir, dict(base.copies)
+        stage.workdir, stage.copies, stage.runs = base.workdir, dict(base.copies), list(base.runs)
         return stage
     if text is not None and text.lower() == "scratch":
         return stage

@@ -209,6 +209,8 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
                                                                                                       project),
                           config_reader=tree_reader(file, mounts))
+    if built is not None and built.reinstalled is not None:  # a RUN installs the engine: its pin, not the FROM tag
+        container.install_scripts, container.reinstalled = built.runs, built.reinstalled
     if built is not None and built.shell_words:  # the Dockerfile's words: no Compose interpolation, the env's values
         container.compose_refs, container.resolver = False, None
     elif written:  # a value the project's .env gives is said where it is written there

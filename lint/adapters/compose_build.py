@@ -75,6 +75,7 @@ def built_service(service: Node, compose: str, interpolate, image: Optional[str]
     out = service_build(service, compose, interpolate, image)
     if out is None or out.dockerfile is None:
         return out
+    out.reinstalled = reinstalled(out)
     if entrypoint is not None or cleared:
         out.entrypoint, out.command = entrypoint, command
         return out
@@ -152,3 +153,23 @@ def add_copies(mounts: Dict[str, str], built: Build, compose: str) -> None:
     file's directory), where no bind mount of the service covers them: a mount hides the image's file."""
     for inside, host in built.copies.items():
         mounts.setdefault(inside, os.path.relpath(host, os.path.dirname(compose) or "."))
+
+
+def reinstalled(built: Build) -> Optional[str]:
+    """Why the FROM image's tag is not the release the built image runs: a RUN that installs the engine's package
+    anew (`pip install vllm==0.9.1` over vllm/vllm-openai:v0.7.3, `pip install -U git+...vllm.git`), whatever it
+    pins; the release is then the one a RUN pins (workload_versions reads the RUN lines), else not known."""
+    import re
+
+    from ctxlint.engines.images import engine_from_image
+
+    engine = engine_from_image(built.image_text)[0]
+    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt", "lmdeploy": "lmdeploy",
+               "tgi": "text-generation"}.get(engine or "")
+    if package is None:
+        return None
+    pattern = re.compile(rf"\binstall\b[^\n;&|]*{package}", re.IGNORECASE)
+    if any(isinstance(n.value, str) and pattern.search(n.value) for n in built.runs):
+        return f"the Dockerfile's RUN installs {engine} over the image {built.image_text}, whose tag is then not the " \
+               "release it runs"
+    return None

@@ -35,6 +35,9 @@ class Container:
     # Shell scripts that install the engine (SkyPilot `setup:`): `pip install vllm==0.6.6` there
     # (or in `script`) names the version when no image tag does.
     install_scripts: Sequence[Node] = ()
+    # A built image's Dockerfile RUN installs the engine over its FROM image (compose_build.py): its release is the
+    # one pinned there (install_scripts), not the FROM tag's, else not known, for this reason.
+    reinstalled: Optional[str] = None
     args_only: bool = False  # the tokens go to the image's entrypoint
     k8s_refs: bool = True  # `$(NAME)` is a Kubernetes reference (False for compose/SkyPilot)
     compose_refs: bool = False  # exec-form items are interpolated the compose way (`${NAME:-default}`)

@@ -27,7 +27,7 @@ class Versions:
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
         if self.c.engine_release is not None:
             return self.c.engine_release
-        if image is None or self.c.image is None:
+        if image is None or self.c.image is None or self.c.reinstalled is not None:
             return self.installed_version(engine)
         version = _release(engine, image)
         if version is None:
@@ -74,7 +74,7 @@ class Versions:
                 if node.kind == SCALAR and isinstance(node.value, str) and any(
                         not commented(node.value, m.start()) for m in unpinned.finditer(node.value)):
                     return None  # pip installs the newest the index has
-        return why_unknown(engine, image)
+        return self.c.reinstalled or why_unknown(engine, image)
 
     def image_version(self, engine: str, image: str, source) -> Optional[Val[str]]:
         """The release an image token names (`docker run lmsysorg/sglang:v0.4.6 ...` in a script), at the token."""

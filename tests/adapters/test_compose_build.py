@@ -201,3 +201,17 @@ def test_a_shell_form_cmd_after_the_engines_entrypoint_is_said_as_the_dockerfile
         "the shell never runs the script and vLLM exits on these words; set `ENTRYPOINT [\"/bin/sh\", \"-c\"]` and "
         "give the script as the CMD, or give the engine's arguments alone (`CMD [\"--model\", ...]`) "
         "(engine-rejects-value)")
+
+
+def test_a_run_that_installs_the_engine_anew_replaces_the_from_tags_release(tmp_path):
+    # sweep: Dockerfiles FROM vllm/vllm-openai:v0.7.3 that `uv pip install vllm==0.9.1`, and FROM v0.5.5 that install
+    # vLLM from git: the FROM tag is not the release that runs
+    compose = "services:\n  llm:\n    build: .\n    command: [Qwen/Qwen2.5-7B-Instruct, --swap-space, '4']\n"
+    pinned = "FROM vllm/vllm-openai:v0.7.3\nRUN pip uninstall -y vllm && \\\n    uv pip install --system vllm==0.9.1\n"
+    _, dep, _ = _one(_tree(tmp_path, compose, pinned, "Dockerfile"))
+    assert _where(dep.engine.version) == ("0.9.1", "Dockerfile", 3, 35)
+    from_git = "FROM vllm/vllm-openai:v0.5.5\nRUN pip install -U git+https://github.com/vllm-project/vllm.git\n"
+    _, dep, _ = _one(_tree(tmp_path, compose, from_git, "Dockerfile"))
+    assert (dep.engine.version, dep.engine.release_unknown) == (None, (
+        "the Dockerfile's RUN installs vllm over the image vllm/vllm-openai:v0.5.5, whose tag is then not the release "
+        "it runs"))
