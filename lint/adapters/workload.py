@@ -52,6 +52,7 @@ from ctxlint.engines import Command, Detection, Setting, Token, split_list, spli
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
+from ctxlint.engines.model_folder import folder_model
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -277,6 +278,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             literal = self.literal_model(inv.model, tokens) if "$" in inv.model.value else None
             if literal is None:  # a `${NAME}` Kubernetes passes as written names no model
                 model = Val(inv.model.value, where(inv.model), raw=inv.model.raw_text)
+        # not under a reference the file spells otherwise (a systemd `%h`: its placeholder is no path to show)
+        named = folder_model(inv.model_word, tokens, self.c.ref_spelling) if model is None and literal is None \
+            else None
+        if named is not None:  # `${ROOT}/models/NAME`: matched by its typed folder name (engines/model_folder.py)
+            model = Val(named[1], self.token_source(tokens[named[0]]), raw=named[1])
         found = EngineRole(role, Val(det.engine, engine_src), version, model,
                            command=self.token_source(prog) if prog is not None else None)
         if literal is not None:
@@ -290,6 +296,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                                      where(inv.config_file)))
         self.config_missing = None
         for problem in inv.unresolved:
+            if named is not None and problem.token_index == named[0]:
+                continue  # the model, matched by the folder name its path types (model_from says so)
             flag = spec.by_name(problem.flag) if problem.flag else None
             if config_ref and flag is not None and flag.name in spec.config_flags:
                 text, at = self.unresolved_text(problem, flag, tokens)

@@ -33,9 +33,13 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
         ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
     strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
+    if found is not None and found.value is None and found.origin == "flag":
+        p.model_word = found.token_index  # `--model ${ROOT}/models/NAME`: model_folder.py reads its folder
     if found is not None and not strict:
         return found  # another front door's words beside its model flag: not read
     flag, rest = found, p.positionals
+    if takes_positional and found is None and p.unknown_words and (not rest or p.unknown_words[0] < rest[0]):
+        p.model_word = p.unknown_words[0]  # the first word, not known: the model only its folder name may name
     if takes_positional and rest and found is None:
         k, rest = rest[0], rest[1:]
         t = p.toks[k]

@@ -58,6 +58,8 @@ class _Parser:
         self.dups: list[Problem] = []
         self.errors: list[Problem] = []
         self.unresolved: list[Problem] = []
+        self.unknown_words: list[int] = []  # words not flags whose value is not known (no positional then)
+        self.model_word: Optional[int] = None  # the model's word when its value is not known (model_arg.py)
 
     def _unres(self, idx: int, flag: Optional[str]) -> bool:
         refs = self.toks[idx].unresolved
@@ -94,6 +96,8 @@ class _Parser:
             if not _flaglike(text):
                 if not self._unres(i, None):
                     self.positionals.append(i)
+                else:
+                    self.unknown_words.append(i)
                 i += 1
                 continue
             i = self._flag(i)
@@ -344,7 +348,8 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
                    and p.settings[c].origin != "default"), None)
     eng_env = {e.name: env[e.name] for e in spec.engine_env if isinstance(env.get(e.name), str)}
     return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
-                      tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env)
+                      tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env,
+                      p.model_word)
 
 
 def with_defaults(settings: dict[str, Setting], spec: EngineSpec) -> dict[str, Setting]:

@@ -79,6 +79,9 @@ class Invocation:
     unresolved: tuple[Problem, ...] = ()
     config_file: Optional[Setting] = None
     engine_env: dict[str, str] = field(default_factory=dict)
+    # the token index of the word naming the model when its value is not known (a `--model` value, or the
+    # positional an engine reads as its model): engines/model_folder.py may still read its folder name
+    model_word: Optional[int] = None
 
     def value(self, name: str, default: Any = None) -> Any:
         s = self.settings.get(name)

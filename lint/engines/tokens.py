@@ -35,6 +35,9 @@ class VarRef:
     # does not hold: `read X`, `X=$(cmd)`), "sourced" (a file the script sourced before may set it), "branch" (an
     # exported variable set or exported inside a branch or loop: shell_exports.py), or ""
     why: str = ""
+    # why "set": the value the script assigned, as typed, when only parts of it are unknown (`P=${ROOT}/models/X`:
+    # command_strings.Locals.partial), else None; a model path's typed folder name is read from it (model_folder.py)
+    typed: Optional["Token"] = None
 
     @property
     def resolved(self) -> bool:

@@ -170,7 +170,9 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \
             "sourced" if ctx.sourced else ""
-        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why)
+        # a variable the script set to a partly known value keeps that value as typed (model_folder.py reads it)
+        held = partial_value(part, ctx.local, True) if why == "set" and part.name in ctx.local else None
+        ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why, held)
         refs.append(ref)
         if typed is not None:  # the default's characters where they are typed
             chars.extend((c, a, b, not (part.quoted or typed[3])) for c, a, b in zip(*typed[:3]))

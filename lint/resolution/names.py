@@ -113,6 +113,11 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         s, tag = s.split(":", 1)  # llama.cpp `-hf org/name:quant`, Ollama-style tags
     local = s.startswith(("/", "./", "../", "~")) or via == "uri" and written.lower().startswith(("pvc:", "file:"))
     parts = [p for p in s.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
+    typed = parts if s.startswith("$") else []  # a path below a directory not known (engines/model_folder.py):
+    while typed and any(ch in p for p in typed for ch in "$`()"):  # the segments typed after its last unknown part
+        typed = typed[1:]
+    if typed:
+        local, parts = True, typed
     if not parts:
         return None
     while len(parts) > 1 and len(parts[-1]) in (9, 40) and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):

@@ -1,0 +1,108 @@
+"""A model path below a directory the script does not know, whose folder name it types (engines/model_folder.py).
+
+Modelled on iisquare/fs-gpt's `sbin/vllm-generate.sh` (sweep cli25/cli26): `PROJECT_ROOT=$(dirname $(dirname
+$(readlink -f $0)))`, `MODEL_PATH=${PROJECT_ROOT}/models/Qwen2.5-0.5B-Instruct`, then `vllm serve ${MODEL_PATH}`; and
+on lijiawei20161002/password_locking's `--model $HOME/models/NAME`. The folder the engine loads is the path's last
+segment, typed in the script, and a local path's folder name is what the model is matched by anyway: the
+deployment gets the model (before: "no model id", no memory need), and the audit says it was matched by its folder
+name. A last segment that is itself not known names no model."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run
+
+ROOT = 'ROOT=$(dirname $(dirname $(readlink -f $0)))\n'
+TAIL = "export CUDA_VISIBLE_DEVICES=0\n"
+
+
+def rows(path) -> list:
+    return json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+
+
+def check(path) -> str:
+    return run(["check", "--isolated", "-q", str(path)]).out
+
+
+def script(tmp_path, body: str):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + body)
+    return path
+
+
+@pytest.mark.parametrize("body, written", [
+    (ROOT + "MODEL_PATH=${ROOT}/models/Qwen2.5-7B-Instruct\n" + TAIL +
+     "vllm serve ${MODEL_PATH} --max-model-len 32768 -tp 1\n", "${ROOT}/models/Qwen2.5-7B-Instruct"),
+    (ROOT + TAIL + 'vllm serve "${ROOT}/models/Qwen2.5-7B-Instruct" --max-model-len 32768 -tp 1\n',
+     "${ROOT}/models/Qwen2.5-7B-Instruct"),
+    (TAIL + "python -m vllm.entrypoints.openai.api_server --model $HOME/models/Qwen2.5-7B-Instruct "
+     "--max-model-len 32768\n", "$HOME/models/Qwen2.5-7B-Instruct"),
+    # a variable set to a variable set to the path: followed to the path as typed
+    (ROOT + "M=${ROOT}/models/Qwen2.5-7B-Instruct\nMODEL=$M\n" + TAIL + "vllm serve $MODEL --max-model-len 32768\n",
+     "${ROOT}/models/Qwen2.5-7B-Instruct"),
+])
+def test_the_typed_folder_name_names_the_model(tmp_path, body, written):
+    path = script(tmp_path, body)
+    (row,) = rows(path)
+    assert (row["model"], row["verdict"], row["why_unknown"]) == (written, "needs >= 20 GiB/GPU", None)
+    assert row["model_from"] == (f"{written}: architecture of Qwen/Qwen2.5-7B-Instruct, matched by its folder name")
+    # the unknown directory is no value a check waits for: no CTX008, only the device CTX208 asks for
+    assert [line.split(" [")[0].rsplit(" ", 1)[1] for line in check(path).splitlines()] == ["CTX208"]
+
+
+def test_sglang_model_path_flag(tmp_path):
+    path = script(tmp_path, TAIL + "python -m sglang.launch_server --model-path ${MODELS}/Qwen2.5-7B-Instruct "
+                                   "--context-length 32768\n")
+    (row,) = rows(path)
+    assert (row["model"], row["verdict"]) == ("${MODELS}/Qwen2.5-7B-Instruct", "needs >= 23.4 GiB/GPU")
+
+
+@pytest.mark.parametrize("model", ["${ROOT}/${NAME}", "${NAME}-Instruct", "$MODEL", "${ROOT}/", "$(pwd)"])
+def test_a_last_segment_not_wholly_typed_names_no_model(tmp_path, model):
+    path = script(tmp_path, TAIL + f"vllm serve {model} --max-model-len 32768\n")
+    (row,) = rows(path)
+    assert (row["model"], row["why_unknown"]) == ("(no model id)", "model not resolved")
+    assert "CTX008" in check(path)
+
+
+def test_a_path_set_in_each_branch_is_read_in_that_branch(tmp_path):
+    # an `if`/`else` that sets the path is read once per branch (scalar_branches.py), each named by its value
+    path = script(tmp_path, ROOT + 'if [ -n "$1" ]; then MODEL_PATH=${ROOT}/models/Qwen2.5-7B-Instruct; '
+                                   'else MODEL_PATH=${ROOT}/models/Llama-3.1-8B-Instruct; fi\n' + TAIL +
+                  "vllm serve ${MODEL_PATH} --max-model-len 32768\n")
+    assert sorted((r["name"], r["model"]) for r in rows(path)) == [
+        ("serve (${ROOT}/models/Llama-3.1-8B-Instruct)", "${ROOT}/models/Llama-3.1-8B-Instruct"),
+        ("serve (${ROOT}/models/Qwen2.5-7B-Instruct)", "${ROOT}/models/Qwen2.5-7B-Instruct")]
+
+
+def test_a_path_set_in_a_loop_stays_unknown(tmp_path):
+    path = script(tmp_path, ROOT + "for m in a b; do MODEL_PATH=${ROOT}/models/Qwen2.5-7B-Instruct; done\n" + TAIL +
+                  "vllm serve ${MODEL_PATH} --max-model-len 32768\n")
+    assert [r["model"] for r in rows(path)] == ["(no model id)"]
+
+
+def test_a_folder_the_catalog_lacks_is_named_with_its_unknown_directory(tmp_path):
+    # lijiawei20161002/password_locking's `--model $HOME/models/password_locked_model`: no catalog entry, so the
+    # model is not resolved, and the hint asks for the folder beside the deploy file, not at `$HOME/...` from it
+    path = script(tmp_path, "python -m vllm.entrypoints.openai.api_server --model $HOME/models/password_locked_model "
+                            "--max-model-len 2048\n")
+    assert check(path) == (
+        f"{path}:2:54: CTX208 [info] KV pool of unified not declared and not derivable: model "
+        "'$HOME/models/password_locked_model' is not in the built-in catalog: a local path: put the model's config.json "
+        "in a folder password_locked_model/ beside the deploy file, or add the model under `models:` in .ctxlint.yaml; "
+        "capacity checks skip these roles (capacity-not-derivable)\n")
+
+
+@pytest.mark.parametrize("text, repo_id, name, local", [
+    ("${ROOT}/models/Qwen2.5-7B-Instruct", "models/Qwen2.5-7B-Instruct", "Qwen2.5-7B-Instruct", True),
+    ("$(dirname $0)/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),  # no pair with the unknown part
+    ("${A}x/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),  # a segment glued to it is not typed whole
+    ("${MODEL}", None, "${MODEL}", False),  # nothing typed: read as before
+])
+def test_parse_ref_keeps_only_the_segments_typed_after_the_unknown_part(text, repo_id, name, local):
+    from ctxlint.resolution.names import parse_ref
+
+    ref = parse_ref(text)
+    assert (ref.repo_id, ref.name, ref.local) == (repo_id, name, local)
