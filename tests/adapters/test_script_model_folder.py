@@ -106,3 +106,12 @@ def test_parse_ref_keeps_only_the_segments_typed_after_the_unknown_part(text, re
 
     ref = parse_ref(text)
     assert (ref.repo_id, ref.name, ref.local) == (repo_id, name, local)
+
+
+def test_a_compose_command_reads_the_same(tmp_path):
+    # Compose fills `$HOME` from the host's environment when it starts the service: the folder is typed all the same
+    path = tmp_path / "compose.yaml"
+    path.write_text("services:\n  sgl:\n    image: lmsysorg/sglang:v0.5.2\n    command: python3 -m sglang.launch_server "
+                    "--model-path $HOME/models/Qwen2.5-7B-Instruct --context-length 32768\n")
+    (row,) = rows(path)
+    assert (row["model"], row["verdict"]) == ("$HOME/models/Qwen2.5-7B-Instruct", "needs >= 19.2 GiB/GPU")
