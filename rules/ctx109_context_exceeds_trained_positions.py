@@ -36,7 +36,12 @@ Why:
     its switch is set, and a RoPE factor in its override lets it start but
     stretches nothing. A BLOOM config with no position key has no length vLLM
     enforces: it takes a given --max-model-len as is (and 2,048 only when none
-    is given). On llama.cpp the limit
+    is given). A model with a learned absolute position table (GPT-2 and
+    distilgpt2, OPT, GPTBigCode: physics.alibi) has one row per trained
+    position and no rotary embedding: no RoPE scaling is advised, and since a
+    position past the table does not exist, the switch that lets the engine
+    start above the length is not offered as a way to serve it. On llama.cpp
+    the limit
     is the GGUF's context_length times the RoPE scaling set (`--rope-scale N`
     alone stretches by N, `--rope-freq-scale X` by 1/X, `--rope-scaling none`
     not at all), and whether llama-server caps each slot at the context_length
@@ -72,7 +77,7 @@ from typing import Iterator, Optional
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.physics.alibi import alibi_family
+from ctxlint.physics.alibi import alibi_family, learned_table_family
 from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_id, long_context_override, position_limit,
                                   sglang_limit, vllm_limit, vllm_stated_length, vllm_yarn_keeps_length)
 
@@ -94,6 +99,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         family = alibi_family(dep.arch) if engine != "llamacpp" else ""
         if family and dep.model.max_position_embeddings is not None:
             yield from _alibi(dep, engine, role, family)
+            continue
+        table = learned_table_family(dep.arch) if engine != "llamacpp" else ""
+        if table and dep.model.max_position_embeddings is not None:
+            yield from _learned(dep, engine, role, table)
             continue
         found = position_limit(dep, engine, role)  # only for a role it applies to
         if found is None:
@@ -207,6 +216,33 @@ def _alibi(dep: Deployment, engine: Optional[str], role, family: str) -> Iterato
             f"{fmt(ctx.value)} > {fmt(trained)}: the {role.label} context length {ctx.show()} exceeds the "
             f"{fmt(trained)} positions this model was trained on by {fmt(ctx.value - trained)} tokens{starts}, "
             f"but {alibi}: past them ALiBi extrapolates. Lower it to {fmt(trained)}",
+            ctx.source, dep.display_name)
+
+
+def _learned(dep: Deployment, engine: Optional[str], role, family: str) -> Iterator[Problem]:
+    """A learned absolute position table (physics.alibi): one row per trained position, no rotary embedding. vLLM
+    and SGLang derive the length from the config's keys as for any model and refuse a longer one unless their
+    switch is set; with the switch (or a RoPE factor in their override, which multiplies the derived length) they
+    start, but a position past the table is an index it does not have: nothing there to serve or stretch."""
+    ctx, rows = role.context_length, dep.model.max_position_embeddings.value
+    derived = sglang_limit(dep, role) if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" \
+        else None
+    table = f"{family} adds a learned position embedding, a table of {fmt(rows)} rows (one per position), not a " \
+        "rotary embedding, so no RoPE scaling stretches its positions and a position past the table does not exist"
+    if derived is not None and ctx.value > derived[0]:
+        name, switch = _REFUSALS[engine][0], _REFUSALS[engine][4]
+        yield Problem(
+            f"{fmt(ctx.value)} > {fmt(derived[0])}: the {role.label} context length {ctx.show()} exceeds the length "
+            f"{name} derives for this model by {fmt(ctx.value - derived[0])} tokens ({derived[1]}), and {name} "
+            f"refuses to start above it. {table}. Lower it to {fmt(min(derived[0], rows))}: {switch}=1 lets {name} "
+            "start above it, but not serve a position the table has no row for",
+            ctx.source, dep.display_name)
+    elif ctx.value > rows:
+        starts = f"; {_REFUSALS[engine][0]} starts with it ({derived[1]})" if derived is not None else ""
+        yield Problem(
+            f"{fmt(ctx.value)} > {fmt(rows)}: the {role.label} context length {ctx.show()} exceeds the {fmt(rows)} "
+            f"positions this model was trained on by {fmt(ctx.value - rows)} tokens{starts}, but {table}. Lower it "
+            f"to {fmt(rows)}",
             ctx.source, dep.display_name)
 
 

@@ -13,7 +13,11 @@ Why:
     overrun when no override is set. An ALiBi model (MPT, BLOOM, Baichuan 13B)
     has no rotary embedding to scale and no position table to overrun: past
     its trained length ALiBi extrapolates, and the finding says so instead of
-    advising RoPE scaling.
+    advising RoPE scaling. A model with a learned absolute position table
+    (GPT-2 and distilgpt2, OPT, GPTBigCode: physics.alibi) has nothing for RoPE
+    scaling to stretch either, and a position past its table does not exist:
+    the finding advises lowering the length (a RoPE factor in the override
+    does not cover it).
 
 Example (bad):
     ```yaml
@@ -49,7 +53,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.physics.alibi import alibi_family
+from ctxlint.physics.alibi import alibi_family, learned_table_family
 from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, label, long_context_override,
                                   position_limit, shown)
 
@@ -89,7 +93,22 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                 "suppress this finding where that extrapolation was measured and accepted",
                 override[1].source, dep.display_name)
             continue
-        if family or ctx[0] <= limit:
+        if family:
+            continue
+        table = learned_table_family(dep.arch) if engine != "llamacpp" else ""
+        if table and dep.model.max_position_embeddings is not None:
+            # a learned position table (physics.alibi): no RoPE to scale, whatever factor is set; no row past it
+            rows = dep.model.max_position_embeddings.value
+            if ctx[0] > rows:
+                yield Problem(
+                    f"{fmt(ctx[0])} > {fmt(rows)}: {override[0]} lets {label(engine)} start the {role.label} role "
+                    f"with {ctx[2]} {shown(ctx[1], ctx[0])}, {fmt(ctx[0] - rows)} tokens past the {fmt(rows)} "
+                    f"positions the model was trained on. {table} adds a learned position embedding, a table of "
+                    f"{fmt(rows)} rows (one per position), not a rotary embedding: no RoPE scaling applies, and a "
+                    f"position past the table does not exist. Lower {ctx[2]} to {fmt(rows)} and drop the override",
+                    override[1].source, dep.display_name)
+            continue
+        if ctx[0] <= limit:
             continue
         scaling = (f"the RoPE scaling set in {where} (x{factor:g}) covers only {fmt(limit)}" if where
                    else "no RoPE scaling is set")
