@@ -252,12 +252,15 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     # a GGUF file named `<publisher>.<name>-<quant>` (unsloth.Devstral-..., DevQuasar's ruliad.deepthought-...): a
     # prefix of letters only, so a version's dot (`Qwen2.5-7B`, `Llama-3.1-8B`) is never read as one
     org, found, rest = ref.name.partition(".")
-    if found and ref.via == "gguf" and re.fullmatch(r"[A-Za-z][A-Za-z_-]*", org):
-        names.append(strip_quant(norm(rest), True)[0])
-    for name in dict.fromkeys(n for n in names if n):
+    published = strip_quant(norm(rest), True)[0] if found and ref.via == "gguf" and \
+        re.fullmatch(r"[A-Za-z][A-Za-z_-]*", org) else None
+    for name in dict.fromkeys(n for n in (*names, published) if n):
         hit = catalog.find(name)
         if hit is not None:
-            return _hit_resolution(ref, hit, _by_name(ref))
+            # the prefix dropped is said: it is read as a publisher's, not checked as one
+            how = f"{_by_name(ref)} without the prefix '{org}.' (read as its publisher's)" \
+                if name == published and name not in names else _by_name(ref)
+            return _hit_resolution(ref, hit, how)
     for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
         hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
         if hit is not None:

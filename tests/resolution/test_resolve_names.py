@@ -315,3 +315,15 @@ def test_gguf_file_names_of_publishers_resolve(written, arch, weights) -> None:
 ])
 def test_a_gguf_publisher_prefix_is_read_only_where_it_is_one(written) -> None:
     assert not resolve(written).resolved
+
+
+def test_a_dropped_publisher_prefix_is_said_in_the_match() -> None:
+    # the prefix is read as a publisher's, not checked as one: the match says which text it dropped
+    assert resolve("unsloth.Devstral-Small-2-24B-Instruct-2512-UD-Q4_K_XL.gguf").how == (
+        "unsloth.Devstral-Small-2-24B-Instruct-2512-UD-Q4_K_XL.gguf: architecture of "
+        "mistralai/Devstral-Small-2-24B-Instruct-2512, matched by name without the prefix 'unsloth.' (read as its "
+        "publisher's); GGUF Q4_K_XL (unsloth dynamic) weights (from the name)")
+    # a name matched as written says nothing of a prefix
+    assert resolve("Qwen3VL-8B-Instruct-Q4_K_M.gguf").how == (
+        "Qwen3VL-8B-Instruct-Q4_K_M.gguf: architecture of Qwen/Qwen3-VL-8B-Instruct, matched by name; GGUF Q4_K_M "
+        "weights (from the name)")
