@@ -210,3 +210,14 @@ def test_deepeyes_is_qwen2_5_vl_7b_instruct_by_its_config():
     assert (found.via, found.arch.name) == ("name", "Qwen/Qwen2.5-VL-7B-Instruct")
     assert found.match == ("/mnt/petrelfs/models/DeepEyes-7B: architecture of Qwen/Qwen2.5-VL-7B-Instruct, the base of "
                            "ChenShawn/DeepEyes-7B, matched by its folder name")
+    # the base is the authors' word (their repository's README), not only a third party's wrapper of a config copy
+    assert find_derivative_source("ChenShawn/DeepEyes-7B").startswith(
+        "Visual-Agent/DeepEyes@6c5e79671dbff958a6f9d44848ba2ca87854f0b0:README.md, the authors' own")
+
+
+def find_derivative_source(name):
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "lint" / "physics" / "data" / "models.json").read_text())
+    return next(d["source"] for d in data["derivatives"] if d["id"] == name)
