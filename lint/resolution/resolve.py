@@ -264,7 +264,7 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
         hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
         if hit is not None:
-            return _hit_resolution(ref, hit, f"{_by_name(ref)} with '-' read as '.'")
+            return _hit_resolution(ref, hit, f"{_by_name(ref)} with {_for_dots(ref.name, hit.key)} read as '.'")
     return _bf16_release(ref, names)
 
 
@@ -280,6 +280,17 @@ def _bf16_release(ref: ModelRef, names) -> Optional[Resolution]:
         if hit is not None and not hit.derived_from:
             return _hit_resolution(ref, hit, f"{_by_name(ref)}, as the quantization of that BF16 release")
     return None
+
+
+def _for_dots(written: str, key: str) -> str:
+    """What the written name has where the catalog name `key` has its dots: "'-'", "'_'" or "'-' and '_'"
+    (`Qwen2_5-7B-Instruct` writes Qwen2.5's dot as '_'); "'-'" where the two do not line up."""
+    bare = key.split("/", 1)[-1]
+    found = {written[i] for i, c in enumerate(bare) if c == "." and i < len(written)}
+    if not found or not found <= {"-", "_"} or written[:len(bare)].lower().replace("_", "-") != \
+            bare.lower().replace(".", "-"):
+        found = {"-"}
+    return " and ".join(f"'{c}'" for c in sorted(found))
 
 
 def _by_name(ref: ModelRef) -> str:

@@ -327,3 +327,15 @@ def test_a_dropped_publisher_prefix_is_said_in_the_match() -> None:
     assert resolve("Qwen3VL-8B-Instruct-Q4_K_M.gguf").how == (
         "Qwen3VL-8B-Instruct-Q4_K_M.gguf: architecture of Qwen/Qwen3-VL-8B-Instruct, matched by name; GGUF Q4_K_M "
         "weights (from the name)")
+
+
+@pytest.mark.parametrize("written, how", [
+    # the match names the character the written name has where the catalog's has its dot ('_' reads as '-' in a
+    # normalized name, but it is not what was written)
+    ("Qwen2_5-7B-Instruct",
+     "Qwen2_5-7B-Instruct: architecture of Qwen/Qwen2.5-7B-Instruct, matched by name with '_' read as '.'"),
+    ("/x/qwen2_5-0-5b-instruct", "/x/qwen2_5-0-5b-instruct: architecture of Qwen/Qwen2.5-0.5B-Instruct, matched by "
+                                 "its folder name with '-' and '_' read as '.'"),
+])
+def test_dashes_for_dots_name_the_character_written(written, how) -> None:
+    assert resolve(written).how == how
