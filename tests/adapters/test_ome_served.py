@@ -149,3 +149,61 @@ def test_a_pd_runtime_alone_is_one_deployment_of_its_served_model():
     assert (dep.display_name, dep.model.id.value, [r.kind for r in dep.roles]) == \
         ("srt-deepseek-rdma-pd/engine + srt-deepseek-rdma-pd/decoder", "deepseek-ai/DeepSeek-V3", ["prefill", "decode"])
     assert dep.roles[0].kv_pool_tokens.value == 131072
+
+
+def _without(text: str, line: str) -> str:
+    assert line in text
+    return text.replace(line, "")
+
+
+def test_a_runtime_that_states_no_architecture_keeps_no_model():
+    # a format without modelArchitecture matches only a base model with none (sgl-project/ome@17b77ed
+    # pkg/runtimeselector/matcher.go compareSupportedModelFormats), and OME's model agent writes the architecture of
+    # every checkpoint it reads (internal/ome-agent/model-metadata/metadata.go updateSpec): a size range alone says
+    # nothing of which model it is
+    text = _without(runtime("meta-llama/Llama-3.1-8B-Instruct"), "      modelArchitecture: Qwen2ForCausalLM\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id is None
+
+
+def test_a_format_without_a_model_format_matches_nothing():
+    # compareSupportedModelFormats: `if format.ModelFormat != nil {...} else { return false }`
+    text = _without(runtime(), '    - modelFormat: {name: safetensors, version: "1.0.0"}\n      modelArchitecture')
+    text = text.replace("  supportedModelFormats:\n", "  supportedModelFormats:\n    - modelArchitecture")
+    assert "    - modelArchitecture: Qwen2ForCausalLM\n      autoSelect: true\n" in text
+    [dep] = adapt(text).deployments
+    assert dep.model.id is None
+
+
+def test_size_bounds_are_read_as_ome_parses_them():
+    # parseModelSize takes a `T`, `B` or `M` suffix as written and reads any other string as 0: `9b` is a maximum
+    # no model is under; a bound missing is no range OME compares (it dereferences both)
+    for low, high in (("6b", "9b"), ("6B", "9b"), ("6B", "' 9B'")):
+        [dep] = adapt(runtime(low=low, high=high)).deployments
+        assert dep.model.id is None, (low, high)
+    [dep] = adapt(_without(runtime(), "    max: 9B\n")).deployments
+    assert dep.model.id is None
+    # a lowercase minimum is 0, no lower bound; a bare number is a count of parameters
+    for low, high, said in (("6b", "9B", "0B to 9B"), ('"6000000000"', "9.5B", "6B to 9.5B"),
+                            ("0.006T", "9000M", "6B to 9B")):
+        [dep] = adapt(runtime(low=low, high=high)).deployments
+        assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct", (low, high)
+        assert f"modelSizeRange {said} agree with" in dep.model.id.raw
+
+
+def test_a_causal_lm_class_is_no_model_with_a_vision_tower():
+    # google/gemma-3-27b-it is Gemma3ForConditionalGeneration (its config.json's architectures), which the model agent
+    # writes; a runtime for Gemma3ForCausalLM (gemma-3-1b's class) never runs it
+    [dep] = adapt(runtime("google/gemma-3-27b-it", "Gemma3ForCausalLM", "20B", "30B")).deployments
+    assert dep.model.id is None
+    [dep] = adapt(runtime("google/gemma-3-27b-it", "Gemma3ForConditionalGeneration", "20B", "30B")).deployments
+    assert dep.model.id.value == "google/gemma-3-27b-it"
+
+
+def test_of_several_formats_the_one_that_matches_is_named():
+    # IsCompatible: any format that matches, then the size
+    text = runtime().replace("  supportedModelFormats:\n", "  supportedModelFormats:\n"
+                             "    - modelFormat: {name: safetensors}\n      modelArchitecture: LlamaForCausalLM\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"
+    assert "the runtime's modelArchitecture Qwen2ForCausalLM, modelSizeRange 6B to 9B agree with" in dep.model.id.raw
