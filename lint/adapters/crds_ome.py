@@ -151,14 +151,15 @@ class _Reader:
             engine_cfg = rt  # the older ServingRuntime shape: containers in the spec itself
         name = scalar(obj.dig("metadata", "name"))
         out: List[Workload] = []
-        for part, key, kind in ((engine_cfg, "engine", PREFILL if decoder_cfg is not None else UNIFIED),
-                                (decoder_cfg, "decoder", DECODE)):
-            if part is None or part.kind != MAP:
-                continue
-            roles = self.component(part, path, name if isvc is not None else None)
+        parts = [(part, key, kind, self.component(part, path, name if isvc is not None else None))
+                 for part, key, kind in ((engine_cfg, "engine", PREFILL if decoder_cfg is not None else UNIFIED),
+                                         (decoder_cfg, "decoder", DECODE)) if part is not None and part.kind == MAP]
+        served = _served_by_all([r for *_, roles in parts for r in roles], rt) \
+            if model is None and isvc is None else None
+        for part, key, kind, roles in parts:
             marker = self.marker(obj, runtime, isvc, key)
             roles = [_filled(r, kind, marker, model if model is not None or isvc is not None else
-                             _served(r, rt), self.file) for r in roles]
+                             served if _loads_model_path(r) else None, self.file) for r in roles]
             if roles:
                 out.append(self.workload(obj, key if decoder_cfg is not None else None, roles, part))
         if len(out) == 2 and model is None and any(r.model is None for w in out for r in w.roles):
@@ -234,12 +235,21 @@ def _pod(spec: Node, outer: Node) -> Node:
     return clone(spec, value=value)
 
 
-def _served(r: EngineRole, runtime_spec: Optional[Node]):
-    """A runtime read alone whose model is OME's $(MODEL_PATH): the model its served name names where its
-    supported formats agree (ome_served), with the format left open; else None (the model stays unknown)."""
-    if not any("MODEL_PATH" in u[0] for u in r.unresolved):
+def _loads_model_path(r: EngineRole) -> bool:
+    return any("MODEL_PATH" in u[0] for u in r.unresolved)
+
+
+def _served_by_all(roles: List[EngineRole], runtime_spec: Optional[Node]):
+    """A runtime read alone whose engines load OME's $(MODEL_PATH): the model their served name names where its
+    supported formats agree (ome_served), with the format left open; else None (the model stays unknown). OME
+    gives the engine and the decoder one base model's path, so a served name one of them states names both, and
+    two that name different models name neither."""
+    found = [served_model(r.role.engine_args, runtime_spec) for r in roles if _loads_model_path(r)]
+    ids = {f[0].value for f in found if f is not None}
+    stated = [r for r in roles if _loads_model_path(r) and any(k == "served_model_name" for k, _ in r.role.engine_args)]
+    if len(ids) != 1 or len([f for f in found if f is not None]) != len(stated):
         return None
-    return served_model(r.role.engine_args, runtime_spec)
+    return next(f for f in found if f is not None)
 
 
 def _filled(r: EngineRole, kind: str, marker: Node, model, file: str) -> EngineRole:

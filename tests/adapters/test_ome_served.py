@@ -207,3 +207,26 @@ def test_of_several_formats_the_one_that_matches_is_named():
     [dep] = adapt(text).deployments
     assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"
     assert "the runtime's modelArchitecture Qwen2ForCausalLM, modelSizeRange 6B to 9B agree with" in dep.model.id.raw
+
+
+def test_a_pd_runtime_whose_decoder_states_no_served_name_is_one_deployment_of_the_engines():
+    # OME gives the engine and the decoder one base model's $(MODEL_PATH): the one served name names both halves
+    text = PD.replace('--tp-size, "8", --served-model-name, deepseek-ai/DeepSeek-V3]', '--tp-size, "8"]')
+    assert text.count("--served-model-name") == 1
+    [dep] = adapt(text).deployments
+    assert (dep.display_name, dep.model.id.value, [r.kind for r in dep.roles]) == \
+        ("srt-deepseek-rdma-pd/engine + srt-deepseek-rdma-pd/decoder", "deepseek-ai/DeepSeek-V3", ["prefill", "decode"])
+    assert dep.model.id.source.line == 15
+
+
+def test_a_pd_runtime_whose_halves_serve_different_names_names_no_model():
+    # one $(MODEL_PATH), two names: which one it is is not known
+    for other in ("deepseek-ai/DeepSeek-V3-0324", "dsv3"):
+        text = PD.replace('--tp-size, "8", --served-model-name, deepseek-ai/DeepSeek-V3]',
+                          f'--tp-size, "8", --served-model-name, {other}]')
+        assert other in text
+        res = adapt(text)
+        [dep] = res.deployments
+        assert (dep.display_name, dep.model.id, [r.kind for r in dep.roles]) == \
+            ("srt-deepseek-rdma-pd", None, ["prefill", "decode"]), other
+        assert [d for d in res.diagnostics if d.kind == "unresolved-value"]
