@@ -5,8 +5,12 @@ What is read, as https://docs.docker.com/reference/dockerfile/ gives it ("Format
 a `# escape=` directive at the top picks the escape character (`\\` or a backtick); an escape at the end of a
 line (blanks may follow it) continues the instruction on the next line, the escape and the line break dropped and
 nothing put in their place; comment lines and empty lines inside an instruction are dropped; the keyword is any
-case. A compose service that builds its image reads this through compose_build.py; the Dockerfile alone is still
-no input of its own (unsupported.py: CTX011).
+case. A here-document of a RUN, COPY or ADD (`RUN <<EOF` ... `EOF`, also `<<-EOF`, `<<'EOF'`, several on one line)
+takes the lines after the instruction up to its name alone on a line (`<<-`: after leading tabs), never read as
+instructions (a `from x import y` line of a Python one is no FROM); a RUN's are its text after a line break, as the
+script it runs (moby/buildkit@73ed6825c4b7569379ef89df0aedcdbe64473d31:frontend/dockerfile/parser/parser.go
+heredocDirectives, reHeredoc, Parse). A compose service that builds its image reads this through compose_build.py;
+the Dockerfile alone is still no input of its own (unsupported.py: CTX011).
 """
 from __future__ import annotations
 
@@ -22,6 +26,9 @@ _DIRECTIVE = lazy_compile(r"^#[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]*=[ \t]*(\S+)[ \
 _KEYWORD = lazy_compile(r"[ \t]*([A-Za-z]+)(?=[ \t\[]|$)[ \t]*")
 # a JSON string of the exec form, found in the arguments once they parse as a JSON list of strings
 _JSON_STRING = lazy_compile(r'"(?:[^"\\]|\\.)*"')
+# a word of a RUN, COPY or ADD that opens a here-document (buildkit's reHeredoc): fd, `-`, the name as typed
+_HEREDOC = lazy_compile(r"^(\d*)<<(-?)[ \t]*([^<]*)$")
+_HEREDOC_KEYWORDS = ("RUN", "COPY", "ADD")
 
 
 class Instruction:
@@ -62,7 +69,10 @@ class Dockerfile:
         text, escape, at_top = self.text, "\\", True
         starts = [0] + [m.end() for m in re.finditer(r"\r\n|\r|\n", text)]
         current: Optional[Tuple[str, List[str], List[int], int]] = None
-        for k, begin in enumerate(starts):
+        k = -1
+        while k + 1 < len(starts):
+            k += 1
+            begin = starts[k]
             end = starts[k + 1] if k + 1 < len(starts) else len(text)
             line = text[begin:end].rstrip("\r\n")
             if at_top:  # parser directives: only before any comment, blank line or instruction
@@ -90,10 +100,53 @@ class Dockerfile:
             current[1].append(line)
             current[2].extend(range(piece_at, piece_at + len(line)))
             if not continued:
-                yield Instruction(current[0], "".join(current[1]), current[2], current[3], piece_at + len(line))
+                end_at = piece_at + len(line)
+                for name, chomp in self._heredocs(current[0], "".join(current[1])):
+                    k, end_at = self._heredoc_body(starts, k, name, chomp, current if current[0] == "RUN" else None,
+                                                   end_at)
+                yield Instruction(current[0], "".join(current[1]), current[2], current[3], end_at)
                 current = None
         if current is not None:  # a continuation at the end of the file
             yield Instruction(current[0], "".join(current[1]), current[2], current[3], len(text))
+
+    def _heredocs(self, keyword: str, args: str) -> List[Tuple[str, bool]]:
+        """(name, `<<-`) of each here-document the instruction opens: a RUN, COPY or ADD (or an ONBUILD of one) in
+        shell form, a word `<<NAME` (quotes around the name removed)."""
+        from ctxlint.dockerfile_values import split_pairs
+
+        if keyword == "ONBUILD":
+            inner = _KEYWORD.match(args)
+            if inner is None:
+                return []
+            keyword, args = inner.group(1).upper(), args[inner.end():]
+        if keyword not in _HEREDOC_KEYWORDS or "<<" not in args or args.lstrip().startswith("["):
+            return []
+        found = []
+        for a, b in split_pairs(args, self.escape):
+            match = _HEREDOC.match(args[a:b])
+            name = match.group(3).replace('"', "").replace("'", "") if match else ""
+            if name and not any(c in name for c in " \t"):
+                found.append((name, match.group(2) == "-"))
+        return found
+
+    def _heredoc_body(self, starts: List[int], k: int, name: str, chomp: bool, current, end_at: int):
+        """The lines after line `k` up to the one that is `name` (tabs before it dropped when `chomp`), joined to a
+        RUN's text (`current`) each after a line break; (the terminator's line index, the body's end)."""
+        text = self.text
+        while k + 1 < len(starts):
+            k += 1
+            begin = starts[k]
+            if begin >= len(text):  # the end of a file that ends with a line break
+                break
+            end = starts[k + 1] if k + 1 < len(starts) else len(text)
+            line = text[begin:end].rstrip("\r\n")
+            if (line.lstrip("\t") if chomp else line) == name:
+                return k, begin + len(line)
+            if current is not None:
+                current[1].append("\n" + line)
+                current[2].extend([max(begin - 1, 0)] + list(range(begin, begin + len(line))))
+            end_at = begin + len(line)
+        return k, end_at  # not ended: Docker refuses the file ("unterminated heredoc"); the rest is the body
 
     def word(self, ins: Instruction, first: int, last: int, value: Optional[str] = None, path: str = "",
              style: Optional[str] = None) -> Node:

@@ -238,14 +238,15 @@ def _copy(dockerfile: Dockerfile, ins: Instruction, stage: _Stage, context: str)
     """COPY/ADD of files of the build context (not `--from` another stage or image, no wildcard, URL or `$`): the
     file at its place in the image, where an ENTRYPOINT or CMD may run it (docs "COPY": a destination ending in `/`,
     or one of several sources, is a directory; one that exists in the image is one too, which the Dockerfile does
-    not say: a single file is kept at both places)."""
+    not say: a single file is kept at both places). A here-document's file (`COPY <<EOF /start.sh`) is not kept."""
     words = dockerfile.exec_form(ins)
     texts = [str(w.value) for w in words] if words is not None else \
         [ins.text[a:b] for a, b in split_pairs(ins.text, dockerfile.escape)]
     if any(t.startswith("--from") for t in texts):
         return
     texts = [t for t in texts if not t.startswith("--")]
-    if len(texts) < 2 or any("$" in t or "://" in t or any(c in t for c in "*?[") for t in texts):
+    if len(texts) < 2 or any("$" in t or "://" in t or t.startswith("<<") or any(c in t for c in "*?[")
+                             for t in texts):  # a `<<EOF` source is a here-document, no file of the context
         return
     *sources, dest = texts
     if not dest.startswith("/"):

@@ -46,3 +46,24 @@ def test_env_arg_and_stage_scopes(tmp_path):
     assert (built.image_text, built.env[0].value) == ("vllm/vllm-openai:${TAG}", None)
     assert [why for why, _ in built.unknown] == [
         "the image its build starts FROM, vllm/vllm-openai:${TAG}, needs a build argument not known here"]
+
+
+def test_here_documents_are_a_runs_script_never_instructions():
+    # buildkit's parser: a RUN, COPY or ADD's `<<NAME` takes the lines up to NAME alone on a line (`<<-`: after tabs)
+    text = ("FROM vllm/vllm-openai:v0.8.3\nRUN <<EOF python3\nfrom huggingface_hub import snapshot_download\n"
+            "CMD = 1\nEOF\nRUN <<-'END' && cat <<\"TWO\"\n\tpip install vllm==0.10.1\n\tEND\nENV A=1\nTWO\n"
+            "COPY <<EOF /start.sh\nFROM x\nEOF\nONBUILD RUN <<X\nENTRYPOINT y\nX\nCMD [\"--model\", \"m\"]\n"
+            "RUN cat<<EOF\nARG B\n")
+    assert _instructions(text) == [
+        ("FROM", "vllm/vllm-openai:v0.8.3"),
+        ("RUN", "<<EOF python3\nfrom huggingface_hub import snapshot_download\nCMD = 1"),
+        ("RUN", "<<-'END' && cat <<\"TWO\"\n\tpip install vllm==0.10.1\nENV A=1"),
+        ("COPY", "<<EOF /start.sh"), ("ONBUILD", "RUN <<X"), ("CMD", '["--model", "m"]'),
+        ("RUN", "cat<<EOF"), ("ARG", "B")]  # `cat<<EOF` is no heredoc word: the line after it is read
+    df = Dockerfile("Dockerfile", text)
+    run = df.instructions[2]
+    at = run.text.index("0.10.1")
+    node = df.word(run, at, at + len("0.10.1"))
+    assert (node.value, node.line, node.col) == ("0.10.1", 7, 20)
+    # an unterminated one takes the rest of the file (Docker refuses it)
+    assert _instructions("RUN <<EOF\nCMD x\n") == [("RUN", "<<EOF\nCMD x")]

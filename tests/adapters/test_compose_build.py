@@ -215,3 +215,15 @@ def test_a_run_that_installs_the_engine_anew_replaces_the_from_tags_release(tmp_
     assert (dep.engine.version, dep.engine.release_unknown) == (None, (
         "the Dockerfile's RUN installs vllm over the image vllm/vllm-openai:v0.5.5, whose tag is then not the release "
         "it runs"))
+
+
+def test_a_here_document_run_is_read_as_the_script_it_runs_and_its_lines_are_no_instructions(tmp_path):
+    # a Python heredoc's `from x import y` once started a stage FROM `huggingface_hub` (no deployment), and a heredoc
+    # RUN that installs vLLM anew was missed (the FROM tag's release kept)
+    compose = "services:\n  llm:\n    build: .\n"
+    dockerfile = ("FROM vllm/vllm-openai:v0.8.3\nRUN <<EOF python3\nfrom huggingface_hub import snapshot_download\n"
+                  "EOF\nRUN <<EOF\nset -e\npip install vllm==0.10.1\nEOF\n"
+                  'COPY <<EOF /start.sh\nFROM x\nEOF\nCMD ["--model", "Qwen/Qwen2.5-7B-Instruct"]\n')
+    _, dep, _ = _one(_tree(tmp_path, compose, dockerfile, "Dockerfile"))
+    assert (_where(dep.engine.version), dep.model.id.value) == (("0.10.1", "Dockerfile", 7, 19),
+                                                              "Qwen/Qwen2.5-7B-Instruct")
