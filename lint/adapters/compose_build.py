@@ -109,27 +109,38 @@ def build_notes(built: Build, name: str, compose: str, result) -> None:
 
 
 def service_build(service: Node, compose: str, interpolate, image: Optional[str]) -> Optional[Build]:
-    """The build a service runs, or None when it runs another image: with `image:` beside `build:`, Compose pulls
-    that image first and builds only when the registry has none (build.md "Using build and image"), so an image of
-    an engine's own name (`vllm/vllm-openai:v0.8.5`, which the registry has) is what runs, unless `pull_policy:
-    build` says to build; any other name is the tag the build gets."""
-    from ctxlint.engines.images import is_release_image
+    """The build a service runs, or None when it runs another image. With `image:` beside `build:` any name but an
+    engine's own release image (`vllm/vllm-openai:v0.8.5`) is the tag the build gets; such an image is what `docker
+    compose up` runs where the host lacks it (it pulls it, and builds only when the pull fails), unless `pull_policy:
+    build` or `never` says to build (docker/compose@f72979427042620a94dd52ce78b39c68cb02c085:pkg/compose/pull.go
+    mustPull, pkg/compose/build.go build: no build where the image is present); but `up --build` (which makes every
+    policy `build`, cmd/compose/create.go) and `docker compose build` build it under that name. Where the two
+    would run different releases (the Dockerfile's FROM names another, or a RUN installs the engine anew), the
+    release is not known: a Build of no Dockerfile whose `reinstalled` says why."""
+    from ctxlint.engines.images import engine_from_image, is_release_image
 
     build = service.get("build")
     policy = service.get("pull_policy")
-    builds = policy is not None and policy.kind == SCALAR and policy.value == "build"
-    if image is not None and not builds and is_release_image(image):
-        return None
+    builds = policy is not None and policy.kind == SCALAR and policy.value in ("build", "never")
+    pulled = image is not None and not builds and is_release_image(image)
     path, why, at = build_paths(build, compose, interpolate)
     if path is None:
-        return Build(why=why, at=at)
+        return None if pulled else Build(why=why, at=at)
     target = build.get("target") if build.kind == MAP else None
     target_text = interpolate(target.value) if target is not None and isinstance(target.value, str) else None
     context = build if build.kind == SCALAR else build.get("context")
     out = read_build(path, build_args(build, interpolate), target_text,
                      _context_dir(context, compose, interpolate))
     out.at = at
-    return out
+    if not pulled:
+        return out
+    if out.dockerfile is None or out.image_text is None:
+        return None
+    why = reinstalled(out)
+    if why is None and engine_from_image(out.image_text) == engine_from_image(image):
+        return None  # the same release either way: the image as named
+    return Build(reinstalled=f"`docker compose up` pulls {image} where the host lacks it, and `up --build` runs the "
+                             f"image its build makes ({why or 'FROM ' + out.image_text})")
 
 
 def read_through(units, built: List[str]) -> None:

@@ -142,12 +142,19 @@ def test_what_is_not_known_is_said_never_guessed(tmp_path):
 
 
 def test_an_engine_image_beside_build_is_pulled_unless_pull_policy_build(tmp_path):
+    # docker/compose: `up` pulls the image where the host lacks it (and builds only when that fails), `up --build`
+    # and `pull_policy: build` build it, `never` never pulls it: the release is known only where both agree
     compose = COMPOSE.replace("    build:\n", "    image: vllm/vllm-openai:v0.10.1\n    build:\n") + \
-        "    command: [Qwen/Qwen2.5-7B-Instruct]\n"
+        "    command: [Qwen/Qwen2.5-7B-Instruct, --swap-space, '4']\n"  # a flag newer releases refuse asks
     _, dep, _ = _one(_tree(tmp_path, compose))
+    assert (dep.engine.version, dep.engine.release_unknown) == (None, (
+        "`docker compose up` pulls vllm/vllm-openai:v0.10.1 where the host lacks it, and `up --build` runs the image "
+        "its build makes (FROM vllm/vllm-openai:v0.9.0)"))
+    _, dep, _ = _one(_tree(tmp_path, compose.replace("VLLM_VERSION: v0.9.0", "VLLM_VERSION: v0.10.1")))
     assert dep.engine.version.value == "0.10.1"
-    _, dep, _ = _one(_tree(tmp_path, compose + "    pull_policy: build\n"))
-    assert dep.engine.version.value == "0.9.0"
+    for policy in ("build", "never"):
+        _, dep, _ = _one(_tree(tmp_path, compose + f"    pull_policy: {policy}\n"))
+        assert dep.engine.version.value == "0.9.0"
     # any other name is the tag the build gets
     _, dep, _ = _one(_tree(tmp_path, compose.replace("vllm/vllm-openai:v0.10.1", "local/vllm-secrets:v1")))
     assert dep.engine.version.value == "0.9.0"
