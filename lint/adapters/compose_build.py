@@ -175,11 +175,13 @@ def reinstalled(built: Build) -> Optional[str]:
     from ctxlint.engines.images import engine_from_image
 
     engine = engine_from_image(built.image_text)[0]
-    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt", "lmdeploy": "lmdeploy",
-               "tgi": "text-generation"}.get(engine or "")
+    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy",
+               "tgi": "text-generation(?:-server|-inference)?"}.get(engine or "")
     if package is None:
         return None
-    pattern = re.compile(rf"\binstall\b[^\n;&|]*{package}", re.IGNORECASE)
+    # the package's own name (`vllm==0.9.1`, `vllm[audio]`, `.../vllm.git`), not another's that holds it
+    # (`vllm-flash-attn`, `sglang-router`, a `/vllm-workspace/` path)
+    pattern = re.compile(rf"\binstall\b[^\n;&|]*(?<![\w-]){package}(?![\w-])", re.IGNORECASE)
     if any(isinstance(n.value, str) and pattern.search(n.value) for n in built.runs):
         return f"the Dockerfile's RUN installs {engine} over the image {built.image_text}, whose tag is then not the " \
                "release it runs"

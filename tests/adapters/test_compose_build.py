@@ -234,3 +234,26 @@ def test_a_here_document_run_is_read_as_the_script_it_runs_and_its_lines_are_no_
     _, dep, _ = _one(_tree(tmp_path, compose, dockerfile, "Dockerfile"))
     assert (_where(dep.engine.version), dep.model.id.value) == (("0.10.1", "Dockerfile", 7, 19),
                                                               "Qwen/Qwen2.5-7B-Instruct")
+
+
+def test_a_run_that_installs_another_package_named_after_the_engine_keeps_the_from_tags_release(tmp_path):
+    compose = "services:\n  llm:\n    build: .\n    command: [Qwen/Qwen2.5-7B-Instruct, --swap-space, '4']\n"
+    for run_line in ("pip install vllm-flash-attn==2.6.2", "pip install -r /vllm-workspace/requirements-extra.txt",
+                     "pip install sglang-router"):
+        _, dep, _ = _one(_tree(tmp_path, compose, f"FROM vllm/vllm-openai:v0.8.3\nRUN {run_line}\n", "Dockerfile"))
+        assert _where(dep.engine.version) == ("0.8.3", "Dockerfile", 1, 23), run_line
+    for run_line in ('pip install "vllm[audio]==0.9.2"', "uv pip install --system vllm==0.9.2 && echo ok"):
+        _, dep, _ = _one(_tree(tmp_path, compose, f"FROM vllm/vllm-openai:v0.8.3\nRUN {run_line}\n", "Dockerfile"))
+        assert dep.engine.version.value == "0.9.2", run_line
+
+
+def test_an_exec_form_string_with_a_lone_surrogate_is_read_as_docker_reads_it(tmp_path):
+    # Go's encoding/json makes a lone `\ud800` U+FFFD; Python kept it, and the text report crashed printing it
+    compose = _tree(tmp_path, "services:\n  llm:\n    build: .\n",
+                    'FROM vllm/vllm-openai:v0.9.0\nCMD ["--model", "Qwen/Qwen2.5-7B-Instruct", "--x\\ud800"]\n',
+                    "Dockerfile")
+    checked = run(["check", "--isolated", str(compose)])
+    assert checked.code in (0, 1) and "Traceback" not in checked.err, checked.err
+    from ctxlint.dockerfile import Dockerfile
+    df = Dockerfile("Dockerfile", (tmp_path / "Dockerfile").read_text())
+    assert [w.value for w in df.exec_form(df.instructions[1])][2] == "--x\ufffd"
