@@ -128,6 +128,9 @@ def service_build(service: Node, compose: str, interpolate, image: Optional[str]
         return None if pulled else Build(why=why, at=at)
     target = build.get("target") if build.kind == MAP else None
     target_text = interpolate(target.value) if target is not None and isinstance(target.value, str) else None
+    if target is not None and not target_text:  # never the last stage in its place: which one is not known
+        return None if pulled else Build(why=f"its build target {target.value!r} needs a value of the host's",
+                                         at=target)
     context = build if build.kind == SCALAR else build.get("context")
     out = read_build(path, build_args(build, interpolate), target_text,
                      _context_dir(context, compose, interpolate))

@@ -257,3 +257,13 @@ def test_an_exec_form_string_with_a_lone_surrogate_is_read_as_docker_reads_it(tm
     from ctxlint.dockerfile import Dockerfile
     df = Dockerfile("Dockerfile", (tmp_path / "Dockerfile").read_text())
     assert [w.value for w in df.exec_form(df.instructions[1])][2] == "--x\ufffd"
+
+
+def test_a_build_target_not_known_reads_no_stage(tmp_path):
+    # `target: ${TARGET}` of the host's once read the last stage, whose CMD may never run
+    dockerfile = ('FROM vllm/vllm-openai:v0.9.0 AS small\nCMD ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "4096"]\n'
+                  'FROM vllm/vllm-openai:v0.9.0 AS big\nCMD ["Qwen/Qwen2.5-7B-Instruct", "--max-model-len", "1000000"]\n')
+    compose = "services:\n  llm:\n    build: {context: ., target: '${TARGET}'}\n"
+    assert run(["check", "--isolated", str(_tree(tmp_path, compose, dockerfile, "Dockerfile"))]).out == ""
+    _, _, role = _one(_tree(tmp_path, compose.replace("'${TARGET}'", "'${TARGET:-small}'"), dockerfile, "Dockerfile"))
+    assert role.context_length.value == 4096
