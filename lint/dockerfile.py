@@ -185,7 +185,8 @@ class Dockerfile:
             return None
         if not isinstance(parsed, list) or not all(isinstance(item, str) for item in parsed):
             return None
-        # a lone `\ud800` is U+FFFD to Go's encoding/json, as Docker reads it (and no text Python can print)
+        # a lone `\ud800` is U+FFFD to Go's encoding/json, which Docker reads it with (moby/buildkit@73ed6825:
+        # frontend/dockerfile/parser/line_parsers.go parseJSON), and no text Python can print
         parsed = [re.sub("[\ud800-\udfff]", "\ufffd", item) for item in parsed]
         lead = len(ins.text) - len(ins.text.lstrip())
         found = list(_JSON_STRING.finditer(ins.text, lead))

@@ -40,7 +40,7 @@ class Build:
     command: Optional[Node] = None  # the CMD (a SEQ), None: none (the FROM image's, or dropped by an ENTRYPOINT)
     env: List[EnvVar] = field(default_factory=list)
     copies: Dict[str, str] = field(default_factory=dict)  # a path in the image -> the file COPY put there
-    runs: List[Node] = field(default_factory=list)  # the shell-form RUN lines of the stages built, in order
+    runs: List[Node] = field(default_factory=list)  # the RUN lines of the stages built, in order
     reinstalled: Optional[str] = None  # why the FROM tag is not the engine's release (a RUN installs it anew)
     shell_words: bool = False  # the command holds the Dockerfile's words with a `$`: no Compose interpolation
     unknown: List[Tuple[str, Node]] = field(default_factory=list)  # (what is not known, where)
@@ -95,7 +95,7 @@ def read_build(path: str, args: Dict[str, object], target: Optional[str], contex
             _workdir(ins, stage, stage_args, dockerfile.escape)
         elif ins.keyword in ("COPY", "ADD") and context is not None:
             _copy(dockerfile, ins, stage, context)
-        elif ins.keyword == "RUN" and ins.text.strip() and dockerfile.exec_form(ins) is None:
+        elif ins.keyword == "RUN" and ins.text.strip():  # an exec form's JSON text too: it installs as well
             lead = len(ins.text) - len(ins.text.lstrip())
             stage.runs.append(dockerfile.word(ins, lead, len(ins.text.rstrip()), path="RUN"))
         elif ins.keyword in ("CMD", "ENTRYPOINT", "SHELL"):

@@ -172,7 +172,9 @@ def add_copies(mounts: Dict[str, str], built: Build, compose: str) -> None:
 def reinstalled(built: Build) -> Optional[str]:
     """Why the FROM image's tag is not the release the built image runs: a RUN that installs the engine's package
     anew (`pip install vllm==0.9.1` over vllm/vllm-openai:v0.7.3, `pip install -U git+...vllm.git`), whatever it
-    pins; the release is then the one a RUN pins (workload_versions reads the RUN lines), else not known."""
+    pins; the release is then the one a RUN pins (workload_versions reads the RUN lines), else not known (an
+    unpinned `pip install -U vllm` installed the newest of the day the image was built, which the layer cache keeps,
+    not today's)."""
     import re
 
     from ctxlint.engines.images import engine_from_image

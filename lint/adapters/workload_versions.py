@@ -66,7 +66,8 @@ class Versions:
         if self.c.image_by is not None and image is None:
             return by_operator(self.c.image_by)
         package = _PIP_NAMES.get(engine)
-        if package is not None and image is not None:
+        # a built image's unpinned RUN installed the newest of the day it was built, which its layer cache keeps
+        if package is not None and image is not None and self.c.reinstalled is None:
             unpinned = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?"
                                   r"(?:>=[\w.]+)?(?=[\s'\"]|$)", re.IGNORECASE | re.MULTILINE)
             scripts = list(self.c.install_scripts) + ([self.c.script] if self.c.script is not None else [])

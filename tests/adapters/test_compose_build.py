@@ -267,3 +267,14 @@ def test_a_build_target_not_known_reads_no_stage(tmp_path):
     assert run(["check", "--isolated", str(_tree(tmp_path, compose, dockerfile, "Dockerfile"))]).out == ""
     _, _, role = _one(_tree(tmp_path, compose.replace("'${TARGET}'", "'${TARGET:-small}'"), dockerfile, "Dockerfile"))
     assert role.context_length.value == 4096
+
+
+def test_an_unpinned_or_exec_form_run_that_installs_the_engine_leaves_the_release_unknown(tmp_path):
+    # an unpinned RUN was read as today's newest release (a flag newer releases refuse: an error, not a warning),
+    # though the layer cache keeps the release of the day it was built; an exec-form RUN was not read at all
+    compose = "services:\n  llm:\n    build: .\n    command: [Qwen/Qwen2.5-7B-Instruct, --swap-space, '4']\n"
+    for run_line in ("pip install -U vllm", '["pip", "install", "vllm==0.9.2"]'):
+        _, dep, _ = _one(_tree(tmp_path, compose, f"FROM vllm/vllm-openai:v0.8.3\nRUN {run_line}\n", "Dockerfile"))
+        assert (dep.engine.version, dep.engine.release_unknown) == (None, (
+            "the Dockerfile's RUN installs vllm over the image vllm/vllm-openai:v0.8.3, whose tag is then not the "
+            "release it runs")), run_line
