@@ -282,7 +282,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         named = folder_model(inv.model_word, tokens, self.c.ref_spelling) if model is None and literal is None \
             else None
         if named is not None:  # `${ROOT}/models/NAME`: matched by its typed folder name (engines/model_folder.py)
-            model = Val(named[1], self.token_source(tokens[named[0]]), raw=named[1])
+            model = Val(named[1], self.token_source(named[2]), raw=named[1])
         found = EngineRole(role, Val(det.engine, engine_src), version, model,
                            command=self.token_source(prog) if prog is not None else None)
         if literal is not None:

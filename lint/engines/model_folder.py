@@ -20,14 +20,27 @@ _DEPTH = 4  # variables set to variables set to a path: a bound, not a limit met
 
 
 def folder_model(word: Optional[int], tokens: Sequence[Token],
-                 spelled: Optional[Mapping[str, str]] = None) -> Optional[Tuple[int, str]]:
-    """(the index, the path as written) of the model's word (Invocation.model_word) when its value is not known
-    but its typed folder name names the model; None otherwise, and when a reference in it stands for something the
-    file spells otherwise (`spelled`: a systemd specifier's placeholder, adapters/systemd_unit.py)."""
+                 spelled: Optional[Mapping[str, str]] = None) -> Optional[Tuple[int, str, Token]]:
+    """(the index, the path as written, the path's own token) of the model's word (Invocation.model_word) when its
+    value is not known but its typed folder name names the model; None otherwise, and when a reference in it stands
+    for something the file spells otherwise (`spelled`: a systemd specifier's placeholder,
+    adapters/systemd_unit.py). In a `--model=PATH` word the path is what follows the `=`, never the flag."""
     if word is None or word >= len(tokens) or any(r.name in (spelled or {}) for r in tokens[word].unresolved):
         return None
-    path = typed_folder(tokens[word])
-    return None if path is None else (word, path)
+    value = _after_flag(tokens[word])
+    path = typed_folder(value)
+    return None if path is None else (word, path, value)
+
+
+def _after_flag(token: Token) -> Token:
+    """The value of a `--model=PATH` word as a token of its own (its characters' places kept), else `token`: a
+    model path never starts with `-`, and the flag's `=` is the first one in the word (`--model-path=...`)."""
+    text = token.text
+    if not text.startswith("-") or "=" not in text or len(token.starts) != len(text):
+        return token
+    k = text.index("=") + 1
+    return Token(text[k:], token.starts[k] if k < len(text) else token.end, token.end, token.starts[k:],
+                 token.ends[k:], token.refs, token.item)
 
 
 def typed_folder(token: Token, depth: int = 0) -> Optional[str]:

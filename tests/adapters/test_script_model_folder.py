@@ -115,3 +115,23 @@ def test_a_compose_command_reads_the_same(tmp_path):
                     "--model-path $HOME/models/Qwen2.5-7B-Instruct --context-length 32768\n")
     (row,) = rows(path)
     assert (row["model"], row["verdict"]) == ("$HOME/models/Qwen2.5-7B-Instruct", "needs >= 19.2 GiB/GPU")
+
+
+@pytest.mark.parametrize("flag", ["--model=", "--model-path="])
+def test_a_model_flag_joined_by_equals_names_the_path_not_the_flag(tmp_path, flag):
+    # `--model=$HOME/models/NAME` is one word: the path is what follows the `=`, so the model is that path, matched
+    # by its folder name, and a folder the catalog lacks is placed at the path (column 20), never the flag's word
+    # looked up on the Hub as `--model=$HOME/...`
+    program, length = ("vllm serve", "--max-model-len") if flag == "--model=" else \
+        ("python -m sglang.launch_server", "--context-length")
+    known = script(tmp_path, f"{program} {flag}$HOME/models/Qwen2.5-7B-Instruct {length} 32768\n")
+    (row,) = rows(known)
+    assert (row["model"], row["model_from"]) == (
+        "$HOME/models/Qwen2.5-7B-Instruct",
+        "$HOME/models/Qwen2.5-7B-Instruct: architecture of Qwen/Qwen2.5-7B-Instruct, matched by its folder name")
+    lacking = script(tmp_path, f"{program} {flag}$HOME/models/my-model {length} 32768\n")
+    assert check(lacking) == (
+        f"{lacking}:2:{len(program) + 2 + len(flag)}: CTX208 [info] KV pool of unified not declared and not derivable: model "
+        "'$HOME/models/my-model' is not in the built-in catalog: a local path: put the model's config.json in a folder "
+        "my-model/ beside the deploy file, or add the model under `models:` in .ctxlint.yaml; capacity checks skip "
+        "these roles (capacity-not-derivable)\n")
