@@ -24,9 +24,11 @@ def folder_model(word: Optional[int], tokens: Sequence[Token],
     """(the index, the path as written, the path's own token) of the model's word (Invocation.model_word) when its
     value is not known but its typed folder name names the model; None otherwise, and when a reference in it stands
     for something the file spells otherwise (`spelled`: a systemd specifier's placeholder,
-    adapters/systemd_unit.py). In a `--model=PATH` word the path is what follows the `=`, never the flag."""
-    if word is None or word >= len(tokens) or any(r.name in (spelled or {}) for r in tokens[word].unresolved):
-        return None
+    adapters/systemd_unit.py) or is a Kubernetes `$(NAME)` (docs/inputs.md: CTX008 as before). In a `--model=PATH`
+    word the path is what follows the `=`, never the flag."""
+    if word is None or word >= len(tokens) or any(r.name in (spelled or {}) or r.style == "k8s"
+                                                    for r in tokens[word].unresolved):
+        return None  # a Kubernetes `$(DIR)` the container's env does not set is passed as written: no path then
     value = _after_flag(tokens[word])
     path = typed_folder(value)
     return None if path is None else (word, path, value)

@@ -135,3 +135,18 @@ def test_a_model_flag_joined_by_equals_names_the_path_not_the_flag(tmp_path, fla
         "'$HOME/models/my-model' is not in the built-in catalog: a local path: put the model's config.json in a folder "
         "my-model/ beside the deploy file, or add the model under `models:` in .ctxlint.yaml; capacity checks skip "
         "these roles (capacity-not-derivable)\n")
+
+
+def test_a_kubernetes_argument_below_an_unknown_directory_stays_unknown(tmp_path):
+    # as docs/inputs.md says: Kubernetes expands `$(DIR)` only from the container's env and passes it as written
+    # otherwise, so `$(MODEL_DIR)/NAME` names no model and the directory is CTX008, as before model_folder.py
+    path = tmp_path / "deploy.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: a}\nspec:\n  template:\n    spec:\n"
+                    "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.9.1\n"
+                    "        envFrom: [{configMapRef: {name: cfg}}]\n"
+                    '        args: ["--model", "$(MODEL_DIR)/Qwen2.5-7B-Instruct", "--max-model-len", "32768"]\n'
+                    "        resources: {limits: {nvidia.com/gpu: 1}}\n")
+    (row,) = rows(path)
+    assert (row["model"], row["why_unknown"]) == ("(no model id)", "model not resolved")
+    assert f"{path}:11:28: CTX008 [info] values ctxlint cannot resolve: --model $(MODEL_DIR) (MODEL_DIR is not set in " \
+           "the file)" in check(path)
