@@ -113,8 +113,10 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         s, tag = s.split(":", 1)  # llama.cpp `-hf org/name:quant`, Ollama-style tags
     local = s.startswith(("/", "./", "../", "~")) or via == "uri" and written.lower().startswith(("pvc:", "file:"))
     parts = [p for p in s.replace("\\", "/").split("/") if p and p not in (".", "..", "~")]
-    typed = parts if s.startswith("$") else []  # a path below a directory not known (engines/model_folder.py):
-    while typed and any(ch in p for p in typed for ch in "$`()"):  # the segments typed after its last unknown part
+    # a path below a directory not known (engines/model_folder.py: `$HOME/models/NAME`, `` `pwd`/NAME ``,
+    # `models/$VARIANT/NAME`): the segments typed after its last unknown part; no repository id holds `$` or "`"
+    typed = parts if any(ch in p for p in parts for ch in "$`") else []
+    while typed and any(ch in p for p in typed for ch in "$`()"):
         typed = typed[1:]
     if typed:
         local, parts = True, typed

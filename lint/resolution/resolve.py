@@ -103,7 +103,7 @@ def _hint(ref: ModelRef) -> str:
                 "file, or add the model under `models:` in .ctxlint.yaml")
     if ref.local:  # `_beside`: the path itself (on this machine, or from the deploy file's folder), or its name
         stem = ref.written.rstrip("/")
-        where = "" if stem.startswith("$") else f"at {stem}/config.json" + (  # `$ROOT/NAME`: model_folder.py
+        where = "" if "$" in stem or "`" in stem else f"at {stem}/config.json" + (  # `$ROOT/NAME`: model_folder.py
             "" if os.path.isabs(stem) else " from the deploy file's folder") + ", or "
         return (f"a local path: put the model's config.json {where}in a folder {name}/ beside the deploy file, "
                 "or add the model under `models:` in .ctxlint.yaml")

@@ -100,6 +100,9 @@ def test_a_folder_the_catalog_lacks_is_named_with_its_unknown_directory(tmp_path
     ("$(dirname $0)/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),  # no pair with the unknown part
     ("${A}x/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),  # a segment glued to it is not typed whole
     ("${MODEL}", None, "${MODEL}", False),  # nothing typed: read as before
+    # the unknown part need not come first: a command substitution in backquotes, a variable between typed folders
+    ("`pwd`/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),
+    ("models/$VARIANT/Qwen2.5-7B-Instruct", None, "Qwen2.5-7B-Instruct", True),
 ])
 def test_parse_ref_keeps_only_the_segments_typed_after_the_unknown_part(text, repo_id, name, local):
     from ctxlint.resolution.names import parse_ref
@@ -150,3 +153,16 @@ def test_a_kubernetes_argument_below_an_unknown_directory_stays_unknown(tmp_path
     assert (row["model"], row["why_unknown"]) == ("(no model id)", "model not resolved")
     assert f"{path}:11:28: CTX008 [info] values ctxlint cannot resolve: --model $(MODEL_DIR) (MODEL_DIR is not set in " \
            "the file)" in check(path)
+
+
+@pytest.mark.parametrize("model, name", [("`pwd`/my-model", "my-model"), ("/data/$USER/my-model", "my-model")])
+def test_a_folder_the_catalog_lacks_under_an_unknown_part_anywhere_is_asked_for_beside_the_file(tmp_path, model, name):
+    # the path holds a part the file does not give wherever it stands: the hint asks for the folder beside the deploy
+    # file, never for `config.json` at the path as written (`/data/$USER/...`), nor on the Hub (`` `pwd`/... ``)
+    path = script(tmp_path, f"vllm serve {model} --max-model-len 2048\n")
+    assert check(path) == (
+        f"{path}:2:12: CTX208 [info] KV pool of unified not declared and not derivable: model '{model}' is not in the "
+        f"built-in catalog: a local path: put the model's config.json in a folder {name}/ beside the deploy file, or "
+        "add the model under `models:` in .ctxlint.yaml; capacity checks skip these roles (capacity-not-derivable)\n")
+    (row,) = rows(path)
+    assert (row["model"], row["why_unknown"]) == (model, "model not resolved")
