@@ -37,6 +37,8 @@ def _read_as(dep: Deployment) -> Optional[str]:
     if val is None or not isinstance(val.value, str) or not isinstance(val.raw, str) or not val.raw.strip():
         return None
     raw = val.raw.strip()
+    if raw == val.value.strip():  # the id as written (a path with a space in it too: `"/data/my models/NAME"`)
+        return None
     if any(ch.isspace() for ch in raw):  # the adapter's account of its reading (srt_model.py)
         return raw
     if norm(val.value) in norm(raw):  # the id as written, with a scheme or a volume before it

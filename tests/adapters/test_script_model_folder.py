@@ -166,3 +166,13 @@ def test_a_folder_the_catalog_lacks_under_an_unknown_part_anywhere_is_asked_for_
         "add the model under `models:` in .ctxlint.yaml; capacity checks skip these roles (capacity-not-derivable)\n")
     (row,) = rows(path)
     assert (row["model"], row["why_unknown"]) == (model, "model not resolved")
+
+
+@pytest.mark.parametrize("model", ['"$HOME/my models/Qwen2.5-7B-Instruct"', '"/data/my models/Qwen2.5-7B-Instruct"'])
+def test_a_path_with_a_space_is_said_once_in_model_from(tmp_path, model):
+    # a space in the path as written is no adapter's account of its reading (srt_model.py's): model_from said the
+    # path twice, "P; P: architecture of ..."
+    path = script(tmp_path, f"vllm serve {model} --max-model-len 32768\n")
+    (row,) = rows(path)
+    written = model.strip('"')
+    assert row["model_from"] == f"{written}: architecture of Qwen/Qwen2.5-7B-Instruct, matched by its folder name"
