@@ -112,11 +112,12 @@ def _hint(ref: ModelRef) -> str:
 
 def gguf_hint(ref: ModelRef) -> str:
     """Where a GGUF file would be read from (`_beside`): the path as written (an absolute one, or relative to the
-    deploy file's folder; `~` is the serving host's home, not expanded) and its name beside the deploy file."""
+    deploy file's folder; `~` is the serving host's home, not expanded, and a path with a part the file does not
+    give, `${MODELS}/NAME.gguf`, is no place: engines/model_folder.py) and its name beside the deploy file."""
     stem = ref.written.rstrip("/")
     name = os.path.basename(stem)
     places = [f"as {name} beside the deploy file"]
-    if stem != name and "://" not in stem and not stem.startswith("~"):
+    if stem != name and "://" not in stem and not stem.startswith("~") and "$" not in stem and "`" not in stem:
         places.insert(0, f"at {stem}" if os.path.isabs(stem) else f"at {stem} from the deploy file's folder")
     return (f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file "
             f"{' or '.join(places)}")

@@ -176,3 +176,13 @@ def test_a_path_with_a_space_is_said_once_in_model_from(tmp_path, model):
     (row,) = rows(path)
     written = model.strip('"')
     assert row["model_from"] == f"{written}: architecture of Qwen/Qwen2.5-7B-Instruct, matched by its folder name"
+
+
+def test_a_gguf_file_the_catalog_lacks_below_an_unknown_directory_is_looked_for_beside_the_file(tmp_path):
+    # `${MODELS}/model.gguf` is no place ctxlint can read a header from: only the file's name beside the deploy file
+    path = script(tmp_path, "llama-server -m ${MODELS}/model.gguf -c 32768\n")
+    assert check(path) == (
+        f"{path}:2:17: CTX208 [info] KV pool of unified not declared and not derivable: model '${{MODELS}}/model.gguf' "
+        "is not in the built-in catalog: a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it "
+        "finds the file as model.gguf beside the deploy file; or add the model under `models:` in .ctxlint.yaml; "
+        "capacity checks skip these roles (capacity-not-derivable)\n")
