@@ -221,3 +221,38 @@ def find_derivative_source(name):
 
     data = json.loads((Path(__file__).resolve().parents[1] / "lint" / "physics" / "data" / "models.json").read_text())
     return next(d["source"] for d in data["derivatives"] if d["id"] == name)
+
+
+@pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, window, total_b, kv_bytes", [
+    # catalog27 (each blocked sgl-project/ome's sweep deployments). StarCoder2-7B's official file: GQA 36 / 4 x 128,
+    # a 4096-token window on every layer; 7.3991B with the untied head the catalogued starcoder2-3b also counts
+    ("bigcode/starcoder2-7b", 32, 4, 128, 16384, 4096, 7.3991, 65_536),
+    # SmolLM v1 (not SmolLM2): 2048 positions; MHA 32 x 64; tied embeddings (the card's 1.7B)
+    ("HuggingFaceTB/SmolLM-1.7B", 24, 32, 64, 2048, None, 1.7114, 196_608),
+    # 9 heads over 3 KV heads of 64, tied (the card's 135M)
+    ("HuggingFaceTB/SmolLM-135M", 30, 3, 64, 2048, None, 0.1345, 23_040),
+    # Qwen-1 chat: Qwen-7B's network, 8192 positions and seq_length 8192 in its config
+    ("Qwen/Qwen-7B-Chat", 32, 32, 128, 8192, None, 7.7209, 524_288),
+])
+def test_catalog27_entries_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, window,
+                                                      total_b, kv_bytes):
+    arch = lookup_model(model_id)
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings, arch.sliding_window) == \
+        (layers, kv_heads, head_dim, positions, window)
+    assert arch.total_params_b == total_b
+    # 2 (K and V) x layers x KV heads x head_dim x 2 bytes a token
+    assert 2 * layers * kv_heads * head_dim * 2 == kv_bytes
+
+
+@pytest.mark.parametrize("path, model_id", [
+    # the folders the sweeps' launch files serve them from
+    ("/data/model/Qwen-7B-Chat", "Qwen/Qwen-7B-Chat"),
+    ("/mnt/hf_models/Qwen-7B-Chat", "Qwen/Qwen-7B-Chat"),
+    ("/raid/models/bigcode/starcoder2-7b", "bigcode/starcoder2-7b"),
+    ("/raid/models/HuggingFaceTB/SmolLM-1.7B", "HuggingFaceTB/SmolLM-1.7B"),
+])
+def test_catalog27_model_folders_resolve_by_name(path, model_id):
+    from ctxlint.resolution.resolve import resolve
+
+    found = resolve(path)
+    assert (found.via, found.arch.name) == ("name", model_id)
