@@ -233,6 +233,11 @@ def find_derivative_source(name):
     ("HuggingFaceTB/SmolLM-135M", 30, 3, 64, 2048, None, 0.1345, 23_040),
     # Qwen-1 chat: Qwen-7B's network, 8192 positions and seq_length 8192 in its config
     ("Qwen/Qwen-7B-Chat", 32, 32, 128, 8192, None, 7.7209, 524_288),
+    # 15 heads over 5 KV heads of 64, tied (the card's 360M)
+    ("HuggingFaceTB/SmolLM-360M", 32, 5, 64, 2048, None, 0.3618, 40_960),
+    # EXAONE 3.5 (layers under num_layers): GQA 32 / 8 x 128, untied 102400 x 4096 head; 6.98B without the
+    # embeddings, as LG's card says
+    ("LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct", 32, 8, 128, 32768, None, 7.8184, 131_072),
 ])
 def test_catalog27_entries_resolve_from_their_configs(model_id, layers, kv_heads, head_dim, positions, window,
                                                       total_b, kv_bytes):
@@ -250,6 +255,8 @@ def test_catalog27_entries_resolve_from_their_configs(model_id, layers, kv_heads
     ("/mnt/hf_models/Qwen-7B-Chat", "Qwen/Qwen-7B-Chat"),
     ("/raid/models/bigcode/starcoder2-7b", "bigcode/starcoder2-7b"),
     ("/raid/models/HuggingFaceTB/SmolLM-1.7B", "HuggingFaceTB/SmolLM-1.7B"),
+    ("/raid/models/HuggingFaceTB/SmolLM-360M", "HuggingFaceTB/SmolLM-360M"),
+    ("/raid/models/LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct", "LGAI-EXAONE/EXAONE-3.5-7.8B-Instruct"),
 ])
 def test_catalog27_model_folders_resolve_by_name(path, model_id):
     from ctxlint.resolution.resolve import resolve
