@@ -225,8 +225,10 @@ def find_derivative_source(name):
 
 @pytest.mark.parametrize("model_id, layers, kv_heads, head_dim, positions, window, total_b, kv_bytes", [
     # catalog27 (each blocked sgl-project/ome's sweep deployments). StarCoder2-7B's official file: GQA 36 / 4 x 128,
-    # a 4096-token window on every layer; 7.3991B with the untied head the catalogued starcoder2-3b also counts
-    ("bigcode/starcoder2-7b", 32, 4, 128, 16384, 4096, 7.3991, 65_536),
+    # a 4096-token window on every layer; 7.1726B: no tie key, so the head is the embedding table (PretrainedConfig's
+    # default, which Starcoder2ForCausalLM follows), as the Hub's 7.17B says; the 3B likewise 3.0295B, not 3.1805B
+    ("bigcode/starcoder2-7b", 32, 4, 128, 16384, 4096, 7.1726, 65_536),
+    ("bigcode/starcoder2-3b", 30, 2, 128, 16384, 4096, 3.0295, 30_720),
     # SmolLM v1 (not SmolLM2): 2048 positions; MHA 32 x 64; tied embeddings (the card's 1.7B)
     ("HuggingFaceTB/SmolLM-1.7B", 24, 32, 64, 2048, None, 1.7114, 196_608),
     # 9 heads over 3 KV heads of 64, tied (the card's 135M)

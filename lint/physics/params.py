@@ -31,8 +31,12 @@ _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_big
 # tie key either; BloomForCausalLM reads its logits off word_embeddings when tie_word_embeddings (a PretrainedConfig
 # default of True) and skips any lm_head.weight in the checkpoint (`skip_prefixes=["lm_head.weight"]`,
 # vllm-project/vllm@01dbb08195ca9c70ac9044786a906a353e07fcdf:vllm/model_executor/models/bloom.py).
+# StarCoder2: Starcoder2Config sets no tie default, so a config.json without the key takes PretrainedConfig's True,
+# and Starcoder2ForCausalLM then reads its logits off embed_tokens and skips lm_head.weight (transformers
+# models/starcoder2/configuration_starcoder2.py; vllm-project/vllm@03f03ff691c10253219141fe592d630c03662153:
+# vllm/model_executor/models/starcoder2.py): bigcode/starcoder2-7b is 7.17B on the Hub, not 7.40B.
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt",
-                    "bloom"}
+                    "bloom", "starcoder2"}
 _UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
               "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 # Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
