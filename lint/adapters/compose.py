@@ -201,6 +201,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     mounts = compose_mounts(service, lambda text: _interpolate(text, project))
+    bind = dict(mounts)  # the host's folders alone, before the files a build COPYs in (mounted_model.py)
     if built is not None and built.copies:  # the files COPY put in the image, under the service's bind mounts
         from ctxlint.adapters.compose_build import add_copies
         add_copies(mounts, built, file)
@@ -208,7 +209,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
                           image_text=image_text, args_only=entrypoint is None and not cleared,
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
                                                                                                       project),
-                          config_reader=tree_reader(file, mounts))
+                          config_reader=tree_reader(file, mounts), mounts=bind)
     if built is not None and built.reinstalled is not None:  # a RUN installs the engine: its pin, not the FROM tag
         container.install_scripts, container.reinstalled = built.runs, built.reinstalled
     if built is not None and built.shell_words:  # the Dockerfile's words: no Compose interpolation, the env's values

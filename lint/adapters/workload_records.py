@@ -84,6 +84,9 @@ class Container:
     # How the file spells a reference the adapter wrote as `${NAME}` (a systemd unit's `%h` specifier): messages
     # name it as written.
     ref_spelling: Optional[Dict[str, str]] = None
+    # A Compose service's bind mounts, container path -> host path as written: a model path that is a mount's
+    # target is named by the host folder (engines/mounted_model.py). A `docker run` line's own are read from it.
+    mounts: Optional[Dict[str, str]] = None
 
 
 @record
