@@ -7,6 +7,9 @@ variable's value, or the inner one's own default; checked with bash 5.2 and dash
 inner value is known: a variable the script (or the environment ctxlint is given) sets, or, for one nothing sets,
 a plain inner default. Anything else (an inner variable the script set to a value ctxlint does not hold, one set
 nowhere without a default, a default that expands further) stays unknown, as before.
+A variable set to "" takes a `:-` (or `:=`) default, the outer one's or the inner one's (`A=""; B=""; echo
+${A:-${B:-8192}}` prints 8192: `:` tests for null too), and a quoted inner default is one word unquoted outside it
+(`${A:-${C:-"5 6"}}` is `5 6`), as bash and dash expand them.
 """
 from __future__ import annotations
 
@@ -35,14 +38,15 @@ def nested_default(part, default: str, begin: int, ctx: "SplitContext"
     name = found.group(1) or found.group(2)
     at, to = starts[begin], ends[begin + len(default) - 1]
     value = ctx.lookup(name)
-    if value is not None:  # the inner variable's value, where the inner reference is typed
-        return value, (at,) * len(value), (to,) * len(value), quoted
     inner = found.group(4)
-    if name in ctx.local or inner is None:
+    if value is not None and not (value == "" and inner is not None and found.group(3).startswith(":")):
+        return value, (at,) * len(value), (to,) * len(value), quoted  # the inner variable's, where it is typed
+    if value is None and name in ctx.local or inner is None:
         return None  # set to a value not known here, or set nowhere with no default of its own: not known
     first = begin + found.start(4)
-    if len(inner) >= 2 and inner[0] == inner[-1] == '"':
+    inner_quoted = len(inner) >= 2 and inner[0] == inner[-1] == '"'
+    if inner_quoted:  # `${A:-${C:-"5 6"}}` is one word `5 6` even unquoted outside (bash, dash)
         inner, first = inner[1:-1], first + 1
     if not inner or '"' in inner:
         return None
-    return inner, starts[first:first + len(inner)], ends[first:first + len(inner)], quoted
+    return inner, starts[first:first + len(inner)], ends[first:first + len(inner)], quoted or inner_quoted

@@ -162,8 +162,9 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
-        typed = _default(part, ctx) if value is None and ctx.defaults and part.name.split("[")[0] not in ctx.local \
-            else None
+        typed = _default(part, ctx) if ctx.defaults and (
+            value is None and part.name.split("[")[0] not in ctx.local or value == "" and colon_default(part)) \
+            else None  # `A=""; ${A:-8192}` is 8192 (bash manual: ":" tests for a parameter that is null too)
         if typed is not None:
             value = typed[0]
         why = "" if value is not None or part.style != "shell" else \
@@ -232,6 +233,13 @@ def _placed(piece: list, item: Optional[int]) -> tuple[Optional[int], list]:
     if len(items) == 1:
         return items.pop(), piece
     return item, [(c[0], c[4][1], c[4][2], c[3]) if len(c) > 4 else c for c in piece]
+
+
+def colon_default(part) -> bool:
+    """Is `part` `${NAME:-default}` or `${NAME:=default}`, whose default a null NAME takes too?"""
+    raw = part.runs[0][0] if part.kind == "var" and part.default is not None and len(part.runs) == 1 else ""
+    begin = len(raw) - 1 - len(part.default or "")
+    return begin >= 2 and raw[begin - 2:begin] in (":-", ":=")
 
 
 def _default(part, ctx: SplitContext) -> Optional[tuple[str, tuple[int, ...], tuple[int, ...], bool]]:

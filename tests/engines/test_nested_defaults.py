@@ -40,3 +40,25 @@ def test_a_script_reads_the_window_of_a_nested_default(tmp_path):
                                        "meta-llama/Llama-3.1-8B-Instruct --max-model-len ${MAX_LEN:-${B}}\n")
     out = run(["check", "--isolated", "--select", "CTX008,CTX109", str(tmp_path / "serve.sh")]).out
     assert out.startswith(f"{tmp_path / 'serve.sh'}:4:61: CTX109 [error] 200,000 > 131,072: ")
+
+
+def test_a_colon_default_of_a_variable_set_empty_is_the_default():
+    # bash 5.2 and dash 0.5.12: `B=""; A=""; echo ${A:-5} "${A:-6}" ${A-7}x ${A:-${B:-8192}} ${A:-${B}}` prints
+    # `5 6 x 8192` (`:-` tests for a null value too, `-` only for an unset one). Before, the empty value was read
+    # (`--max-model-len ""`: a false CTX301, and CTX201 at the engine's default).
+    assert words('A=""\nc ${A:-5} "${A:-6}" ${A-7}x') == [("5", 12, 13, False), ("6", 21, 22, False),
+                                                          ("x", 31, 32, False)]  # each where it is typed
+    assert [w[:1] for w in words('A=""\nB=""\nc ${A:-${B:-8192}} "${A:-${B:-1}}" ${A-${B-16}} ${A:-${B}}')] == [
+        ("8192",), ("1",)]
+
+
+def test_a_quoted_inner_default_is_one_word():
+    # bash, dash: `echo ${A:-${C:-"5 6"}}` is the one word `5 6`; the unquoted inner default splits
+    assert [w[0] for w in words('c ${A:-${C:-"5 6"}} ${A:-${C:-5 6}}')] == ["5 6", "5", "6"]
+
+
+def test_a_script_with_an_empty_variable_before_a_default_is_clean(tmp_path):
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\n#SBATCH --gres=gpu:l4:1\nLEN=""\nDEF=""\nvllm serve '
+                                       'meta-llama/Llama-3.1-8B-Instruct --max-model-len "${LEN:-${DEF:-8192}}" '
+                                       '--max-num-seqs "${SEQS:-}${LEN:-16}"\n')
+    assert run(["check", "--isolated", str(tmp_path / "serve.sh")]).out == ""
