@@ -11,10 +11,15 @@ value is what the engine gets: that flag's value is not known, where a rest read
 would let the value before the loop (or the engine's default) stand, a verdict the loop may change. Each such
 flag is kept, followed by the rest itself as its value (`--max-model-len ${ARGS[@]}`, unknown: CTX008 at
 the value the loop types). A lone switch (`--enforce-eager`) is left to the rest: whether it is given is not
-known either way. An unquoted element with an unknown part may be any words: nothing after it is read.
+known either way, but for a flag that ends the append (`A+=(--max-model-len $x)`, `A+=(--max-model-len);
+A+=(4096)`, `S+=" --max-model-len"`): its value may be what comes next (bash 5.2: `A=(--max-model-len 200000);
+for x in 4096; do A+=(--max-model-len $x); done` serves 4096), so it is kept with the rest as its value, where the
+flag is typed (a flag no engine's table has with a value, `--enforce-eager`, `--foo`, is not). An unquoted
+element with an unknown part may be any words: nothing after it is read.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
 from .lexer import Word
@@ -64,7 +69,18 @@ def valued_flags(tokens: list[Token], name: str) -> list[Token]:
             value = tokens[k]
             k += 1
             out.extend((token, _rest(name, (value.start, value.end), value.item)))
+        elif k == len(tokens) and text in _valued():  # the append's last word: its value
+            out.extend((token, _rest(name, (token.start, token.end), token.item)))  # may be what comes next
     return out
+
+
+@lru_cache(maxsize=1)
+def _valued() -> frozenset:
+    """The spellings some engine's flag table has with a value: one ending an append takes what comes next. A
+    switch there (`--enforce-eager`) is whole, and an unknown flag is left to the rest, as before."""
+    from .specs import ENGINES, spec_for
+
+    return frozenset(s for engine in ENGINES for f in spec_for(engine).flags if f.takes != "none" for s in f.spellings)
 
 
 def _rest(name: str, at: tuple[int, int], item) -> Token:

@@ -89,3 +89,23 @@ def test_a_quoted_flag_with_an_unknown_value_a_loop_appends(tmp_path):
     assert out == (f"{tmp_path / 'serve.sh'}:4:42: CTX008 [info] values ctxlint cannot resolve: --max-model-len "
                    "${ARGS[@]} (appended inside a loop or after `&&`, so whether and how often is not known); the "
                    "checks that need them are skipped (set them literally) (unresolved-value)\n")
+
+
+def test_a_flag_that_ends_a_loops_append_takes_its_value_from_what_follows(tmp_path):
+    # bash 5.2: each of these serves --max-model-len 4096 (the flag's value comes from the unquoted `$x`, from the
+    # next append, or from the word after the expansion). Before, the flag ending the append was read as a switch
+    # and dropped, so 200000 stood: a false CTX109 and CTX201.
+    arrays = ("appended inside a loop or after `&&`, so whether and how often is not known", "${A[@]}")
+    scalar = ("S is set inside a branch or loop of the script", "${S}")
+    for body, at, (why, rest) in (
+            ('A=(--max-model-len 200000)\nfor x in 4096; do A+=(--max-model-len $x); done\n'
+             f'vllm serve {MODEL} "${{A[@]}}"\n', "4:23", arrays),
+            ('A=(--max-model-len 200000)\nfor x in a; do A+=(--max-model-len); A+=(4096); done\n'
+             f'vllm serve {MODEL} "${{A[@]}}"\n', "4:20", arrays),
+            ('S="--max-model-len 200000"\nfor x in a; do S="$S --max-model-len"; S="$S 4096"; done\n'
+             f'vllm serve {MODEL} $S\n', "4:22", scalar),
+            ('S="--max-model-len 200000"\nfor x in a; do S+=" --max-model-len"; done\n'
+             f'vllm serve {MODEL} $S 4096\n', "4:21", scalar)):
+        assert check(tmp_path, body) == (
+            f"{tmp_path / 'serve.sh'}:{at}: CTX008 [info] values ctxlint cannot resolve: --max-model-len {rest} "
+            f"({why}); the checks that need them are skipped (set them literally) (unresolved-value)\n"), body
