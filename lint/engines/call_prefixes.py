@@ -15,6 +15,9 @@ mode kept the prefix after the call; the releases checked here do not.) So the b
 `$SMALL` expands to 1, `[ -n "$SMALL" ]` is decided (decided_tests.py), and after the call each such name
 holds what it held before. Before, the body saw the name as undecided, or as its value from before the call.
 A name an earlier `if` left with several values (scalar_branches) keeps that reading, undecided in the body.
+A name the body gives to `export`, `readonly`, `declare -g` or `typeset -g` is not given back: bash 5.2 (also
+`--posix`) keeps the body's value after the call (`A=1; f() { export A=2; }; A=7 f; echo $A` prints 2), dash 0.5.12
+gives the old one back (1), so after such a call the name is not known (CTX008 where it is read).
 """
 from __future__ import annotations
 
@@ -22,7 +25,8 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from .command_strings import assigned
 from .decided_tests import hiding
-from .shellfuncs import restore, saved
+from .lexer import Word
+from .shellfuncs import _literal, restore, saved
 from .tokens import EnvAssign
 
 if TYPE_CHECKING:
@@ -31,8 +35,9 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
-def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitContext") -> T:
-    """`run()` (a function call's reading) with `env`'s assignments made for it, and undone after it."""
+def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitContext", body: Sequence = ()) -> T:
+    """`run()` (a function call's reading) with `env`'s assignments made for it, and undone after it; a name the
+    body (its items, `body`) exports or makes global is not known after it."""
     local = ctx.local
     forked = [a.name for a in env if a.name in local.forked]
     frame = {a.name: saved(a.name, ctx) for a in env if a.name not in local.forked}
@@ -52,3 +57,25 @@ def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitCon
                 local.tokens.pop(name, None)
             else:
                 local.tokens[name] = token
+        for name in _kept(body, frame):  # bash keeps the body's value, dash gives the old one back: not known
+            local.partial.pop(name, None)
+            local.scoped.pop(name, None)
+            local[name] = None
+            ctx.unsure.add(name)
+
+
+def _kept(body: Sequence, names) -> set[str]:
+    """The names among `names` the body's own commands give to `export`, `readonly`, `declare -g` or `typeset -g`."""
+    kept: set[str] = set()
+    command: list[str] = []
+    for item in list(body) + [None]:
+        text = _literal(item) if type(item) is Word else None
+        if text is not None and (command or text):
+            command.append(text)
+            continue
+        declare = command[:1] in (["declare"], ["typeset"]) and any(
+            w.startswith("-") and "g" in w for w in command[1:])
+        if command[:1] in (["export"], ["readonly"]) or declare:
+            kept.update(n for n in (w.split("=", 1)[0].rstrip("+") for w in command[1:]) if n in names)
+        command = []
+    return kept

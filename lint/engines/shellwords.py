@@ -212,8 +212,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .call_prefixes import prefixed_call  # `A=x f`: the body sees A=x, A's old value back after it
         from .shellfuncs import call
 
-        inner = prefixed_call(env, lambda: call(ctx.functions[program[0].text], program, ctx, depth, unsure,
-                                                _build_commands, _MAX_DEPTH), ctx)
+        defined = ctx.functions[program[0].text]
+        inner = prefixed_call(env, lambda: call(defined, program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
+                              ctx, defined.items)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                         image_gpus=c.image_gpus, branch=c.branch) for c in inner]
     if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands

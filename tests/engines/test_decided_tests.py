@@ -172,3 +172,16 @@ def test_a_here_document_script_in_a_branch_that_cannot_run_is_no_launch():
     text = ('A=""\nif [ -n "$A" ]; then\n  bash <<EOF\nvllm serve m --max-model-len 1\nEOF\nelse\n'
             '  bash <<EOF\nvllm serve m --max-model-len 2\nEOF\nfi\n')
     assert [c.argv[-1] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == ["2"]
+
+
+@pytest.mark.parametrize("body", ["export LEN=8192", "export LEN; LEN=8192", "readonly LEN=8192",
+                                  "declare -g LEN=8192", "typeset -gx LEN=8192"])
+def test_a_prefixed_name_the_body_exports_is_not_known_after_the_call(body):
+    # bash 5.2 (and --posix) keep the body's value, 8192, after `LEN=200000 f`; dash gives 4096 back. Before, 4096
+    # was read after the call, a value bash never passes.
+    text = f'f() {{ {body}; }}\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
+    assert [(t.text, bool(t.unresolved)) for t in split_shell(text, defaults=True).commands[-1].tokens] == [
+        ("c", False), ("$LEN", True)]
+    # a `local` or plain assignment in the body is undone with the prefix, as before
+    text = 'f() { local LEN=1; LEN=8192; }\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
+    assert split_shell(text, defaults=True).commands[-1].argv == ["c", "4096"]
