@@ -11,7 +11,9 @@ array variable without a subscript is equivalent to referencing it with a subscr
 scalar an array whose element 0 is that value. Checked with bash 5.2.15: `declare -a A; A+=" --x 1"` gives one
 element ` --x 1`; `B=(a b); B+=" --z"` gives `a --z` and `b`. Before, the array kept its old elements, and
 `${A[@]}` of the name `declare -a` made was unknown (the engine's default then checked, a false CTX201).
-An assignment that may not run (a loop, after `&&`, a branch) leaves the array unknown.
+In a function, `local -a NAME` (and `declare -a NAME` without `-g`) is a new array, empty or of its value, never
+the global one; `local NAME` of an array's name is a scalar. An assignment that may not run (a loop, after `&&`, a
+branch) leaves the array unknown.
 """
 from __future__ import annotations
 
@@ -36,10 +38,15 @@ def scalar_sets(words: list[Word], ctx: "SplitContext", unsure: bool) -> None:
         k += 1
     declares = k < len(texts) and texts[k] in _DECLARES
     arrayish = declares and any(t is not None and t.startswith("-") and "a" in t[1:] for t in texts[k + 1:])
+    fresh = declares and bool(ctx.frames) and (texts[k] == "local" or not any(  # a new local in a function
+        t is not None and t.startswith("-") and "g" in t[1:] for t in texts[k + 1:]))
     for word, text in zip(words[k + declares:], texts[k + declares:]):
         if text is None or word.array is not None or text.startswith("-"):
             continue
         name = text.split("=", 1)[0].rstrip("+")
+        if fresh and name.isidentifier():
+            _local(name, "=" in text, arrayish, ctx, unsure)
+            continue
         if "=" in text and (declares or ASSIGN.match(text)):
             if name in ctx.arrays:
                 _element0(name, ctx, unsure)
@@ -53,6 +60,20 @@ def scalar_sets(words: list[Word], ctx: "SplitContext", unsure: bool) -> None:
                 ctx.local[name] = ""  # `$A` of an empty array: element 0, unset, is empty
         elif not declares:
             return  # a command's program: nothing after it assigns
+
+
+def _local(name: str, valued: bool, arrayish: bool, ctx: "SplitContext", unsure: bool) -> None:
+    """`local -a NAME[=value]` (or `declare` without `-g`) in a function: a new array, empty or of its value,
+    whatever a global NAME holds (bash 5.2: `A=(a b); f() { local -a A; A+=" --x"; echo ${A[@]}; }; f` prints
+    `--x`); `local NAME` of an array's name a scalar, no array."""
+    if not arrayish:
+        ctx.arrays.pop(name, None)
+        return
+    element = _value(name, ctx) if valued else None
+    ctx.arrays[name] = None if unsure or (valued and element is None) else ([element], False) if valued \
+        else ([], False)
+    if not valued and not unsure:
+        ctx.local[name] = ""
 
 
 def _element0(name: str, ctx: "SplitContext", unsure: bool) -> None:

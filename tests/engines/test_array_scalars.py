@@ -38,3 +38,24 @@ def test_a_launch_reads_the_flags_appended_to_element_0(tmp_path):
     (tmp_path / "serve.sh").write_text('#!/bin/bash\n#SBATCH --gres=gpu:l4:1\ndeclare -a ARGS\nARGS+=" --max-model-len '
                                        '8192"\nvllm serve meta-llama/Llama-3.1-8B-Instruct ${ARGS[@]}\n')
     assert run(["check", "--isolated", str(tmp_path / "serve.sh")]).out == ""
+
+
+def test_local_a_in_a_function_is_a_new_array():
+    # bash 5.2: a `local -a A` (or `declare -a A`) in a function is a new empty array, whatever the global A
+    # holds, and the global comes back after the call. Before, element 0 of the global array was appended to:
+    # `--max-model-len --max-model-len 4096 200000`, a false CTX301 twice.
+    text = 'A=(--max-model-len 200000)\nf() { %s; A+=" --max-model-len 4096"; c ${A[@]}; }\nf\nc "${A[@]}"\n'
+    for declare in ("local -a A", "declare -a A", "typeset -a A"):
+        assert [c.argv for c in split_shell(text % declare, defaults=True).commands] == [
+            ["c", "--max-model-len", "4096"], ["c", "--max-model-len", "200000"]], declare
+    assert words('A=(a b)\nf() { local -a A=x; A+=(y); c "${A[@]}"; }\nf') == [("x", False), ("y", False)]
+    # `declare -g` is the global array; `local A` of an array's name is a scalar: its words are not read as it
+    assert words('A=(a b)\nf() { declare -ga A; A+=" --x"; c "${A[@]}"; }\nf') == [("a --x", False), ("b", False)]
+    assert words('A=(a b)\nf() { local A; A+=" --x"; c "${A[@]}"; }\nf') == [("${A[@]}", True)]
+
+
+def test_a_launch_with_a_local_array_in_a_function_is_clean(tmp_path):
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\n#SBATCH --gres=gpu:l4:1\nA=(--max-model-len 200000)\nf() { local '
+                                       '-a A; A+=" --max-model-len 4096"; vllm serve meta-llama/Llama-3.1-8B-Instruct '
+                                       '${A[@]}; }\nf\n')
+    assert run(["check", "--isolated", str(tmp_path / "serve.sh")]).out == ""
