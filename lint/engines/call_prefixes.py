@@ -14,7 +14,9 @@ prefix is unset again after it, and an assignment the body makes to it is undone
 mode kept the prefix after the call; the releases checked here do not.) So the body reads the prefix's value:
 `$SMALL` expands to 1, `[ -n "$SMALL" ]` is decided (decided_tests.py), and after the call each such name
 holds what it held before. Before, the body saw the name as undecided, or as its value from before the call.
-A name an earlier `if` left with several values (scalar_branches) keeps that reading, undecided in the body.
+A name an earlier `if` left with several values (scalar_branches) is the prefix's in the body too, and has its
+several values back after the call (bash 5.2: `if [ -n "$Q" ]; then L=4096; else L=200000; fi; f() { echo $L;
+L=8192; }; L=7 f; echo $L` prints 7, then 200000; before, the body read each branch's value, and after it 8192).
 A name the body gives to `export`, `readonly`, `declare -g` or `typeset -g` is not given back: bash 5.2 (also
 `--posix`) keeps the body's value after the call (`A=1; f() { export A=2; }; A=7 f; echo $A` prints 2), dash 0.5.12
 gives the old one back (1), so after such a call the name is not known (CTX008 where it is read).
@@ -33,25 +35,33 @@ if TYPE_CHECKING:
     from .word_expansion import SplitContext
 
 T = TypeVar("T")
+_NONE = object()
 
 
 def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitContext", body: Sequence = ()) -> T:
     """`run()` (a function call's reading) with `env`'s assignments made for it, and undone after it; a name the
     body (its items, `body`) exports or makes global is not known after it."""
     local = ctx.local
-    forked = [a.name for a in env if a.name in local.forked]
-    frame = {a.name: saved(a.name, ctx) for a in env if a.name not in local.forked}
+    frame = {a.name: saved(a.name, ctx) for a in env}
     tokens = {name: local.tokens.get(name) for name in frame}
+    forks = {name: (local.forked[name], [(world, world[1].get(name, _NONE), world[2].get(name, _NONE))
+                                         for fork in local.forks for world in fork.worlds])
+             for name in frame if name in local.forked}  # an `if`'s several values: back after the call
     for a in env:
-        if a.name in frame:
-            assigned(local, a.name, a.token, False, False)
-            ctx.unsure.discard(a.name)
-    hidden = hiding(ctx, forked)
+        assigned(local, a.name, a.token, False, False)
+        ctx.unsure.discard(a.name)
+    hidden = hiding(ctx, ())
     try:
         return run()
     finally:
         ctx.undecided = hidden
         restore(frame, ctx)
+        for name, (fork, held) in forks.items():
+            local.forked[name] = fork
+            for world, value, typed in held:
+                for kept, was in ((world[1], value), (world[2], typed)):
+                    if was is not _NONE:
+                        kept[name] = was
         for name, token in tokens.items():
             if token is None:
                 local.tokens.pop(name, None)

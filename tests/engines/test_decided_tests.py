@@ -185,3 +185,12 @@ def test_a_prefixed_name_the_body_exports_is_not_known_after_the_call(body):
     # a `local` or plain assignment in the body is undone with the prefix, as before
     text = 'f() { local LEN=1; LEN=8192; }\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
     assert split_shell(text, defaults=True).commands[-1].argv == ["c", "4096"]
+
+
+def test_a_call_prefix_of_a_name_an_if_forked_is_the_bodys_value_and_the_fork_comes_back():
+    # bash 5.2: the body reads 8192 whatever branch ran, and after the call LEN is the branch's again (the body's
+    # own LEN=1 undone). Before, the body read each branch's value (4096, 200000), and 1 after the call.
+    text = ('f() { c "$LEN"; LEN=1; }\nif [ -n "$Q" ]; then LEN=4096; else LEN=200000; fi\nLEN=8192 f\n'
+            'c "$LEN"\n')
+    assert [(c.argv, c.branch) for c in split_shell(text, defaults=True).commands] == [
+        (["c", "8192"], ""), (["c", "4096"], "if [ -n $Q ]"), (["c", "200000"], "else")]
