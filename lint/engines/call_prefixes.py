@@ -67,15 +67,16 @@ def prefixed_call(env: Sequence[EnvAssign], run: Callable[[], T], ctx: "SplitCon
                 local.tokens.pop(name, None)
             else:
                 local.tokens[name] = token
-        for name in _kept(body, frame):  # bash keeps the body's value, dash gives the old one back: not known
+        for name in _kept(body, frame, ctx.functions, set()):  # bash keeps the body's value, dash gives the old one back: not known
             local.partial.pop(name, None)
             local.scoped.pop(name, None)
             local[name] = None
             ctx.unsure.add(name)
 
 
-def _kept(body: Sequence, names) -> set[str]:
-    """The names among `names` the body's own commands give to `export`, `readonly`, `declare -g` or `typeset -g`."""
+def _kept(body: Sequence, names, functions: dict, seen: set) -> set[str]:
+    """The names among `names` the body's commands (and those of the functions it calls, each read once) give to
+    `export`, `readonly`, `declare -g` or `typeset -g`."""
     kept: set[str] = set()
     command: list[str] = []
     for item in list(body) + [None]:
@@ -87,5 +88,9 @@ def _kept(body: Sequence, names) -> set[str]:
             w.startswith("-") and "g" in w for w in command[1:])
         if command[:1] in (["export"], ["readonly"]) or declare:
             kept.update(n for n in (w.split("=", 1)[0].rstrip("+") for w in command[1:]) if n in names)
+        called = next((w for w in command if "=" not in w), None)  # after its own prefixes
+        if called in functions and called not in seen:  # `g` exports it for `f`
+            seen.add(called)
+            kept |= _kept(functions[called].items, names, functions, seen)
         command = []
     return kept

@@ -182,6 +182,9 @@ def test_a_prefixed_name_the_body_exports_is_not_known_after_the_call(body):
     text = f'f() {{ {body}; }}\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
     assert [(t.text, bool(t.unresolved)) for t in split_shell(text, defaults=True).commands[-1].tokens] == [
         ("c", False), ("$LEN", True)]
+    # so is one a function the body calls exports (each function read once: `g` and `h` call each other)
+    text = 'f() { g; }\ng() { h; export LEN=8192; }\nh() { g; }\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
+    assert [t.unresolved != () for t in split_shell(text, defaults=True).commands[-1].tokens] == [False, True]
     # a `local` or plain assignment in the body is undone with the prefix, as before
     text = 'f() { local LEN=1; LEN=8192; }\nLEN=4096\nLEN=200000 f\nc "$LEN"\n'
     assert split_shell(text, defaults=True).commands[-1].argv == ["c", "4096"]
