@@ -10,6 +10,7 @@ arrays are handed `expand_word`.
 """
 from __future__ import annotations
 
+from bisect import bisect_left
 from itertools import chain, repeat
 from typing import Callable, Optional
 
@@ -196,6 +197,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         else:
             pieces[-1].append(ch)
     keep_empty = word.had_quotes and len(pieces) == 1
+    near = _Near(carried) if len(carried) > 16 and len(pieces) > 16 else None  # `"${A[@]}"` of many elements
     out = []
     for piece in pieces:
         if not piece and not keep_empty:
@@ -215,10 +217,29 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         mine = tuple(r for r in refs if r.style == "go-if" or r.start < end and r.end > start) or ()
         if carried and piece:  # an element's references are where the element is typed
             low, high = min(c[1] for c in piece), max(c[2] for c in piece)
-            mine += tuple(r for r in carried if r.start < high and r.end > low)
+            mine += near.overlapping(low, high) if near is not None else \
+                tuple(r for r in carried if r.start < high and r.end > low)
         out.append(Token("".join(c[0] for c in piece), start, end,
                          tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
     return out
+
+
+class _Near:
+    """The references among many that overlap a span, in their order, without reading them all for each word (a
+    loop that appends thousands of flags gives as many elements, each with its references: quadratic before)."""
+
+    __slots__ = ("refs", "order", "starts", "longest")
+
+    def __init__(self, refs: list) -> None:
+        self.refs = refs
+        self.order = sorted(range(len(refs)), key=lambda k: refs[k].start)
+        self.starts = [refs[k].start for k in self.order]
+        self.longest = max(r.end - r.start for r in refs)
+
+    def overlapping(self, low: int, high: int) -> tuple:
+        first, last = bisect_left(self.starts, low - self.longest), bisect_left(self.starts, high)
+        found = sorted(k for k in self.order[first:last] if self.refs[k].end > low)
+        return tuple(self.refs[k] for k in found)
 
 
 def _typed(token: Optional[Token], value: str) -> bool:

@@ -109,3 +109,20 @@ def test_a_flag_that_ends_a_loops_append_takes_its_value_from_what_follows(tmp_p
         assert check(tmp_path, body) == (
             f"{tmp_path / 'serve.sh'}:{at}: CTX008 [info] values ctxlint cannot resolve: --max-model-len {rest} "
             f"({why}); the checks that need them are skipped (set them literally) (unresolved-value)\n"), body
+
+
+def test_the_references_near_a_word_are_those_a_full_scan_finds():
+    # word_expansion._Near: `"${A[@]}"` of the flags 5,000 loops append read each word's references against all
+    # of them (7.8 s of CPU for 5,000 loops, 2.0 s for 2,500); now the few near each word (1.65 s, 0.9 s).
+    import random
+
+    from ctxlint.engines.tokens import VarRef
+    from ctxlint.engines.word_expansion import _Near
+
+    rng = random.Random(7)
+    refs = [VarRef(f"V{k}", "shell", a, a + rng.randint(0, 30), None, None, None)
+            for k, a in enumerate(rng.randint(0, 2000) for _ in range(400))]
+    near = _Near(refs)
+    for low in range(0, 2100, 7):
+        high = low + rng.randint(1, 40)
+        assert near.overlapping(low, high) == tuple(r for r in refs if r.start < high and r.end > low)
