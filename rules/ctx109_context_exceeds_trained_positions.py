@@ -196,27 +196,15 @@ def _alibi(dep: Deployment, engine: Optional[str], role, family: str) -> Iterato
     SGLang derive its length from the config's keys as for any model (vLLM: the smallest, MPT's max_seq_len;
     vllm/config/model.py _get_and_verify_max_len) and refuse a longer one unless their switch is set; a RoPE
     factor in their override still multiplies that length (the engine starts) but the model ignores it."""
-    ctx, trained = role.context_length, dep.model.max_position_embeddings.value
-    derived = sglang_limit(dep, role) if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" \
-        else None
+    trained = dep.model.max_position_embeddings.value
     alibi = f"{family} places tokens by ALiBi attention biases, not a rotary embedding, so no RoPE scaling " \
         "stretches its positions"
-    if derived is not None and ctx.value > derived[0]:
-        name, switch = _REFUSALS[engine][0], _REFUSALS[engine][4]
-        yield Problem(
-            f"{fmt(ctx.value)} > {fmt(derived[0])}: the {role.label} context length {ctx.show()} exceeds the length "
-            f"{name} derives for this model by {fmt(ctx.value - derived[0])} tokens ({derived[1]}), and {name} "
-            f"refuses to start above it. {alibi}. Lower it to {fmt(derived[0])}; {name} starts above it only with "
-            f"{switch}=1, and ALiBi then extrapolates past the {fmt(trained)} positions the model was trained on "
-            "(no position table to overrun, but no training at those lengths either)",
-            ctx.source, dep.display_name)
-    elif ctx.value > trained:
-        starts = f"; {_REFUSALS[engine][0]} starts with it ({derived[1]})" if derived is not None else ""
-        yield Problem(
-            f"{fmt(ctx.value)} > {fmt(trained)}: the {role.label} context length {ctx.show()} exceeds the "
-            f"{fmt(trained)} positions this model was trained on by {fmt(ctx.value - trained)} tokens{starts}, "
-            f"but {alibi}: past them ALiBi extrapolates. Lower it to {fmt(trained)}",
-            ctx.source, dep.display_name)
+    yield from _unstretched(
+        dep, engine, role, alibi,
+        lambda name, switch, limit: f"Lower it to {fmt(limit)}; {name} starts above it only with {switch}=1, and "
+        f"ALiBi then extrapolates past the {fmt(trained)} positions the model was trained on (no position table to "
+        "overrun, but no training at those lengths either)",
+        f"but {alibi}: past them ALiBi extrapolates")
 
 
 def _learned(dep: Deployment, engine: Optional[str], role, family: str) -> Iterator[Problem]:
@@ -224,25 +212,37 @@ def _learned(dep: Deployment, engine: Optional[str], role, family: str) -> Itera
     and SGLang derive the length from the config's keys as for any model and refuse a longer one unless their
     switch is set; with the switch (or a RoPE factor in their override, which multiplies the derived length) they
     start, but a position past the table is an index it does not have: nothing there to serve or stretch."""
-    ctx, rows = role.context_length, dep.model.max_position_embeddings.value
-    derived = sglang_limit(dep, role) if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" \
-        else None
+    rows = dep.model.max_position_embeddings.value
     table = f"{family} adds a learned position embedding, a table of {fmt(rows)} rows (one per position), not a " \
         "rotary embedding, so no RoPE scaling stretches its positions and a position past the table does not exist"
+    yield from _unstretched(
+        dep, engine, role, table,
+        lambda name, switch, limit: f"Lower it to {fmt(min(limit, rows))}: {switch}=1 lets {name} start above it, "
+        "but not serve a position the table has no row for",
+        f"but {table}")
+
+
+def _unstretched(dep: Deployment, engine: Optional[str], role, why: str, above_limit, past_trained: str
+                 ) -> Iterator[Problem]:
+    """CTX109 for a model whose positions no RoPE scaling stretches (`why` says how it places tokens): above the
+    length vLLM or SGLang derives, which they refuse to start past (`above_limit(name, switch, limit)` says what
+    to do); else above the trained positions (`past_trained` says what happens there)."""
+    ctx, trained = role.context_length, dep.model.max_position_embeddings.value
+    derived = sglang_limit(dep, role) if engine == "sglang" else vllm_limit(dep, role) if engine == "vllm" \
+        else None
     if derived is not None and ctx.value > derived[0]:
         name, switch = _REFUSALS[engine][0], _REFUSALS[engine][4]
         yield Problem(
             f"{fmt(ctx.value)} > {fmt(derived[0])}: the {role.label} context length {ctx.show()} exceeds the length "
             f"{name} derives for this model by {fmt(ctx.value - derived[0])} tokens ({derived[1]}), and {name} "
-            f"refuses to start above it. {table}. Lower it to {fmt(min(derived[0], rows))}: {switch}=1 lets {name} "
-            "start above it, but not serve a position the table has no row for",
+            f"refuses to start above it. {why}. {above_limit(name, switch, derived[0])}",
             ctx.source, dep.display_name)
-    elif ctx.value > rows:
+    elif ctx.value > trained:
         starts = f"; {_REFUSALS[engine][0]} starts with it ({derived[1]})" if derived is not None else ""
         yield Problem(
-            f"{fmt(ctx.value)} > {fmt(rows)}: the {role.label} context length {ctx.show()} exceeds the {fmt(rows)} "
-            f"positions this model was trained on by {fmt(ctx.value - rows)} tokens{starts}, but {table}. Lower it "
-            f"to {fmt(rows)}",
+            f"{fmt(ctx.value)} > {fmt(trained)}: the {role.label} context length {ctx.show()} exceeds the "
+            f"{fmt(trained)} positions this model was trained on by {fmt(ctx.value - trained)} tokens{starts}, "
+            f"{past_trained}. Lower it to {fmt(trained)}",
             ctx.source, dep.display_name)
 
 
