@@ -265,3 +265,15 @@ def test_catalog27_model_folders_resolve_by_name(path, model_id):
 
     found = resolve(path)
     assert (found.via, found.arch.name) == ("name", model_id)
+
+
+def test_smollm_135m_rests_on_the_official_file():
+    # rvcat27 review: the official config.json (revision 08113ae) replaced the fine-tune's copy; the dims are the same
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "lint" / "physics" / "data" / "models.json").read_text())
+    entry = next(m for m in data["models"] if m["hf_id"] == "HuggingFaceTB/SmolLM-135M")
+    assert entry["source"] == ("https://huggingface.co/HuggingFaceTB/SmolLM-135M/blob/"
+                               "08113aee5325d8b522b49ed5fbad3f24cc27eeb2/config.json")
+    assert (entry["verified"], entry["dtype"], entry["total_params_b"]) == (True, "bfloat16", 0.1345)
