@@ -65,7 +65,7 @@ def _physics() -> None:
     from ctxlint.physics.accelerators import lookup_accelerator, written_device
     from ctxlint.physics.gaudi import on_gaudi
     from ctxlint.physics.capacity import CapacityInput, estimate
-    from ctxlint.resolution.resolve import flag_format
+    from ctxlint.resolution.weight_account import flag_format
     from .capacity_model import resolved_model
     _PHYSICS = True
 

@@ -15,7 +15,8 @@ from ctxlint.findings import Diagnostic
 from ctxlint.loader import PARSE_ERROR
 from ctxlint.model import Deployment, Val
 from ctxlint.physics.models import arch_from_mapping, with_overrides
-from ctxlint.resolution.resolve import Context, flag_format, resolve
+from ctxlint.resolution.resolve import Context, resolve
+from ctxlint.resolution.weight_account import flag_format
 
 from .records import replace
 

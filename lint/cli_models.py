@@ -55,7 +55,7 @@ def lock(paths: Tuple[str, ...], extra: Tuple[str, ...], refresh: bool, output: 
     from ctxlint.resolution import hub
     from ctxlint.resolution.lockfile import read_lock, write_lock
     from ctxlint.resolution.names import parse_ref
-    from ctxlint.resolution.resolve import gguf_hint
+    from ctxlint.resolution.hints import gguf_hint
 
     config, settings = resolve(list(paths) or ["."], **options)
     target = output or config.lock_path()

@@ -20,7 +20,7 @@ def test_a_float32_checkpoint_is_listed_with_its_16_bit_kv_as_vllm_serves_it():
 
 def test_the_list_gives_the_weight_format_show_and_the_estimates_use(tmp_path):
     # sweep 47: `models list` said 16-bit for nvidia/DeepSeek-V3.1-NVFP4 (its vendored config.json records no
-    # quantization) while `models show` and every estimate used NVFP4, read from the name (resolve._own_weights)
+    # quantization) while `models show` and every estimate used NVFP4, read from the name (weight_account.own_weights)
     from ctxlint.resolution.resolve import Context, resolve
 
     rows = {r["id"]: r for r in catalog_rows({})}

@@ -49,11 +49,11 @@ def catalog_rows(lock: Mapping[str, Any]) -> List[Dict[str, Any]]:
 
 
 def _named_weights(arch, origin: str) -> Dict[str, Any]:
-    """The entry's row with the weight format a deployment of its own id is estimated with (resolve._own_weights):
+    """The entry's row with the weight format a deployment of its own id is estimated with (weight_account.own_weights):
     the name's (nvidia/DeepSeek-V3.1-NVFP4) when the catalog's config records no quantization; `models show` said
     NVFP4 where the list said 16-bit (sweep 47)."""
     from ctxlint.resolution.names import parse_ref
-    from ctxlint.resolution.resolve import UNQUANTIZED
+    from ctxlint.resolution.weight_account import UNQUANTIZED
 
     row = _row(arch, origin)
     ref = parse_ref(arch.name)

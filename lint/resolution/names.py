@@ -145,3 +145,9 @@ def _parse_text(text: str) -> Optional[ModelRef]:
 def _ref(written: str, repo_id: Optional[str], name: str, local: bool, via: str, gguf: bool = False) -> ModelRef:
     base, weights = strip_quant(norm(name), gguf)
     return ModelRef(written, repo_id, name, base, weights, local, via)
+
+
+def hub_uri(ref: ModelRef) -> bool:
+    """The reference names a Hugging Face repository by URI or URL (`hf://`, `https://huggingface.co/...`), not a
+    storage bucket's folder."""
+    return ref.written.lower().startswith(("hf://", "huggingface://", "http", "hf.co/", "huggingface.co/"))

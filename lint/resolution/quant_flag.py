@@ -33,7 +33,7 @@ from ctxlint.findings import Diagnostic
 from ctxlint.held import on_cpu
 from ctxlint.model import Deployment
 from ctxlint.physics.weights import WeightFormat
-from ctxlint.resolution.resolve import flag_format
+from ctxlint.resolution.weight_account import flag_format
 
 # format key (group suffix dropped) -> the quant_method a checkpoint of it declares to vLLM. AWQ and GPTQ
 # names are also llm-compressor's (compressed-tensors); FP8 and MXFP4 also AMD Quark's.

@@ -14,7 +14,8 @@ For a deployment's model reference, the architecture comes from the first of:
    `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path.
 The weight format is what the name says (`-AWQ`), else what the checkpoint's config declares;
 the engine's own flag (`--quantization fp8`) quantizes an unquantized checkpoint, but a quantized one
-loads as stored whatever vLLM or SGLang is told (ctxlint.resolution.quant_flag).
+loads as stored whatever vLLM or SGLang is told (ctxlint.resolution.quant_flag); weight_account.py says which.
+What would resolve an unresolved reference is said by hints.py.
 """
 from __future__ import annotations
 
@@ -26,15 +27,14 @@ from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
-from ctxlint.resolution.names import ModelRef, norm, parse_ref, strip_quant
+from ctxlint.resolution.names import ModelRef, hub_uri, norm, parse_ref, strip_quant
 from ctxlint.physics.models import arch_from_mapping
-from ctxlint.physics.weights import FORMATS, WeightFormat, named_format
+from ctxlint.physics.weights import WeightFormat
 
 from ..records import field, record, replace
 
 MODEL_LABELS = ("model.aibrix.ai/name", "llm-d.ai/model", "ai.gke.io/model", "app.kubernetes.io/model",
                 "serving.kserve.io/model", "kubeai.org/model")
-LOCK_HINT = "run `ctxlint models lock` to record its architecture from the Hugging Face Hub"
 
 
 @record(frozen=True)
@@ -89,38 +89,11 @@ def resolve(model: Optional[str], ctx: Context = Context()) -> Resolution:
     found = (_user(ref, ctx) or _beside(ref, ctx) or _locked(ref, ctx) or _catalog_exact(ref)
              or _cached(ref, ctx) or _normalized(ref) or _from_labels(ctx, ref))
     if found is None:
+        from ctxlint.resolution.hints import unresolved_hint  # only an unresolved model needs its hint
         return Resolution(None, "", f"model '{ref.written}' is not in the built-in catalog",
-                          hint=_hint(ref))
-    return _with_weights(found, ref, ctx)
-
-
-def _hint(ref: ModelRef) -> str:
-    if ref.via == "gguf":  # a file, never a folder with a config.json in it, and not a Hub id to lock
-        return f"{gguf_hint(ref)}; or add the model under `models:` in .ctxlint.yaml"
-    name = os.path.basename(ref.written.rstrip("/"))
-    if ref.via == "uri" and not _hub_uri(ref):  # `_beside` reads only the folder's name beside the deploy file
-        return (f"a storage URI ({ref.written}): put the model's config.json in a folder {name}/ beside the deploy "
-                "file, or add the model under `models:` in .ctxlint.yaml")
-    if ref.local:  # `_beside`: the path itself (on this machine, or from the deploy file's folder), or its name
-        stem = ref.written.rstrip("/")
-        where = "" if "$" in stem or "`" in stem else f"at {stem}/config.json" + (  # `$ROOT/NAME`: model_folder.py
-            "" if os.path.isabs(stem) else " from the deploy file's folder") + ", or "
-        return (f"a local path: put the model's config.json {where}in a folder {name}/ beside the deploy file, "
-                "or add the model under `models:` in .ctxlint.yaml")
-    return f"{LOCK_HINT} (`pip install 'ctxlint[hub]'`), or add it under `models:` in .ctxlint.yaml"
-
-
-def gguf_hint(ref: ModelRef) -> str:
-    """Where a GGUF file would be read from (`_beside`): the path as written (an absolute one, or relative to the
-    deploy file's folder; `~` is the serving host's home, not expanded, and a path with a part the file does not
-    give, `${MODELS}/NAME.gguf`, is no place: engines/model_folder.py) and its name beside the deploy file."""
-    stem = ref.written.rstrip("/")
-    name = os.path.basename(stem)
-    places = [f"as {name} beside the deploy file"]
-    if stem != name and "://" not in stem and not stem.startswith("~") and "$" not in stem and "`" not in stem:
-        places.insert(0, f"at {stem}" if os.path.isabs(stem) else f"at {stem} from the deploy file's folder")
-    return (f"a GGUF file, whose header ctxlint reads (install `ctxlint[gguf]`) when it finds the file "
-            f"{' or '.join(places)}")
+                          hint=unresolved_hint(ref))
+    from ctxlint.resolution.weight_account import with_weights  # only a found architecture has a weight account
+    return with_weights(found, ref, ctx)
 
 
 def _arch(mapping: Mapping[str, Any]):
@@ -233,6 +206,7 @@ def _cached(ref: ModelRef, ctx: Context) -> Optional[Resolution]:
                 arch = _read_config(config)
             except (OSError, UnicodeDecodeError, ValueError, TypeError, KeyError):
                 continue
+            from ctxlint.resolution.hints import LOCK_HINT
             return Resolution(arch, "hf-cache", f"{ref.written}: architecture from the local Hugging Face cache "
                                                 f"({config}); {LOCK_HINT} to pin it for CI")
     return None
@@ -297,7 +271,7 @@ def _for_dots(written: str, key: str) -> str:
 def _by_name(ref: ModelRef) -> str:
     """How a normalized name matched: a local path's or a storage URI's folder name (what the folder holds is
     not known: a guess), or a repository id's name."""
-    if ref.via == "uri" and not _hub_uri(ref):
+    if ref.via == "uri" and not hub_uri(ref):
         return "the storage URI's folder name"
     return "its folder name" if ref.local else "name"
 
@@ -307,10 +281,6 @@ def by_folder_name(resolution: Resolution, written: Optional[str]) -> bool:
     verdict turns on which model it is says so as a condition."""
     ref = parse_ref(written) if resolution.via == "name" and written else None
     return ref is not None and _by_name(ref) != "name"
-
-
-def _hub_uri(ref: ModelRef) -> bool:
-    return ref.written.lower().startswith(("hf://", "huggingface://", "http", "hf.co/", "huggingface.co/"))
 
 
 def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
@@ -328,50 +298,3 @@ def _from_labels(ctx: Context, ref: Optional[ModelRef]) -> Optional[Resolution]:
             how = f"{written}: the pod label {key}={value} names {found.arch.name}"
             return replace(found, via="label", how=how, weights=label_ref.weights, match=how)
     return None
-
-
-def _with_weights(found: Resolution, ref: ModelRef, ctx: Context) -> Resolution:
-    """Say which weight format applies: the name (when the architecture is a base model's, matched
-    by name), else the checkpoint's own quantization_config; then the engine's flag, over an
-    unquantized checkpoint, or where the engine lets it re-quantize (quant_flag.decide says)."""
-    fmt, why = _own_weights(found, ref)
-    if ctx.quantization:
-        from ctxlint.resolution.quant_flag import with_flag  # only a flag pays for the import
-        fmt, why = with_flag(ctx.engine, ctx.quantization, fmt, why, flag_format(ctx.quantization))
-    return replace(found, weights=fmt, how=found.how + (f"; {why}" if why else ""))
-
-
-def _own_weights(found: Resolution, ref: ModelRef) -> Tuple[Optional[WeightFormat], str]:
-    """The checkpoint's format as ctxlint knows it, flags aside, and its account."""
-    checkpoint = found.weights or getattr(found.arch, "weight_format", None)
-    if found.via == "name" and ref.weights is not None:
-        return ref.weights, f"{ref.weights.label} weights (from the name)"
-    if found.via == "label" and found.weights is not None:
-        return found.weights, f"{found.weights.label} weights (from the label)"
-    if ref.weights is not None and (checkpoint is None or checkpoint.key in UNQUANTIZED):
-        # the catalog records no quantization for it (its config.json is the base model's, or has no
-        # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint
-        return ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
-    if checkpoint is not None and checkpoint.key not in ("bf16", "fp32"):
-        return checkpoint, f"{checkpoint.label} weights (the checkpoint's quantization_config)"
-    return checkpoint, ""
-
-
-UNQUANTIZED = ("bf16", "fp16", "fp32")  # what a config's torch_dtype alone gives
-_FLAG_FORMATS: Dict[str, str] = {
-    "fp8": "fp8", "ptpc_fp8": "fp8", "fbgemm_fp8": "fp8", "modelopt": "fp8", "compressed-tensors": "",
-    "awq": "awq", "awq_marlin": "awq", "gptq": "gptq-int4", "gptq_marlin": "gptq-int4", "marlin": "gptq-int4",
-    "bitsandbytes": "bnb-4bit", "bitsandbytes-nf4": "bnb-4bit", "bitsandbytes-fp4": "bnb-4bit",
-    "bitsandbytes-nf4-": "bnb-4bit", "eetq": "int8", "experts_int8": "int8", "w8a8_int8": "int8",
-    "w8a8_fp8": "fp8", "modelopt_fp4": "nvfp4", "mxfp4": "mxfp4", "nvfp4": "nvfp4",
-    "mxfp8": "mxfp8",
-}
-
-
-def flag_format(value: Optional[str]) -> Optional[WeightFormat]:
-    if not isinstance(value, str) or not value.strip():
-        return None
-    key = _FLAG_FORMATS.get(value.strip().lower())
-    if not key:
-        return None  # compressed-tensors and unknown methods: the checkpoint says what it is
-    return FORMATS.get(key) or named_format(key)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ctxlint.resolution.quant_flag import decide
-from ctxlint.resolution.resolve import Context, flag_format, resolve
+from ctxlint.resolution.resolve import Context, resolve
+from ctxlint.resolution.weight_account import flag_format
 from ctxlint.physics.weights import FORMATS, format_by_key
 
 from tests.helpers import run
