@@ -11,7 +11,8 @@ from __future__ import annotations
 from typing import Optional, Tuple
 
 from ctxlint.engines.detect import names_program
-from ctxlint.engines.images import image_tag, tgi_entrypoint_splits
+from ctxlint.engines.image_builds import tgi_entrypoint_splits
+from ctxlint.engines.images import image_tag
 from ctxlint.engines.joined_words import joined_items
 from ctxlint.engines.result import Problem
 from ctxlint.engines.tokens import SHELLS, SplitResult, Token

@@ -13,7 +13,7 @@ from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_in
 from ..records import replace
 
 
-is_cpu_build = None  # ctxlint.engines.images.is_cpu_build, bound on first use
+is_cpu_build = None  # ctxlint.engines.image_builds.is_cpu_build, bound on first use
 # vLLM's settings that make a pod part of an engine over several (engines/flags_vllm.py): the mp executor's nodes
 # and rank, a headless node, a data-parallel deployment's address and this pod's share of its ranks
 _VLLM_JOINS = ("node_rank", "master_addr", "headless", "data_parallel_address", "data_parallel_size_local",
@@ -112,7 +112,7 @@ class Devices:
         workload's container, else a script's `docker run` (`run`: its image token and `--gpus`)."""
         global is_cpu_build
         if is_cpu_build is None:
-            from ctxlint.engines.images import is_cpu_build
+            from ctxlint.engines.image_builds import is_cpu_build
         c = self.c
         accelerated = c.accelerator_count is not None or c.accelerator_type is not None
         if c.image is not None:
@@ -149,12 +149,12 @@ class Devices:
     def vendor(self, run=None) -> Optional[Val[str]]:
         """What says the engine runs on AMD, Gaudi, TPU or Intel devices when no device resource does (Role.vendor):
         a `docker run` line's `--runtime=habana` or `--device /dev/kfd` (`run`: as for cpu_build, its third item),
-        the image (engines.images.image_vendor), or a variable only Gaudi's or TPU's stack reads (_VENDOR_ENV)."""
+        the image (engines.image_builds.image_vendor), or a variable only Gaudi's or TPU's stack reads (_VENDOR_ENV)."""
         image, where, _ = self.runs_in(run)
         if run is not None and len(run) > 2 and run[2] is not None and where is not None:
             return Val(run[2], where(), raw=f"docker run option ({run[2]})")
         if image and where is not None:
-            from ctxlint.engines.images import image_vendor  # imported by workload.py already: no cost
+            from ctxlint.engines.image_builds import image_vendor  # loaded on the first image asked
             found = image_vendor(image)
             if found is not None:
                 return Val(found, where(), raw=image)

@@ -2,8 +2,8 @@
 
 `engine_from_image` reads the engine and, where the tag or name numbers the engine's own release, the
 version (`vllm/vllm-openai:v0.8.5`, `rocm/vllm:rocm6.3.1_vllm_0.8.5_...`, a Hugging Face DLC's TGI);
-`image_entrypoint_is_engine` says whether bare arguments to the image are engine flags, and
-`is_cpu_build` whether it is a CPU build. Image names are a registry's conventions, not a command line,
+`image_entrypoint_is_engine` says whether bare arguments to the image are engine flags (what its build says of
+devices and TGI's entrypoint script is image_builds.py). Image names are a registry's conventions, not a command line,
 which is why they live apart from detect.py, which finds engine programs in a command's tokens.
 """
 from __future__ import annotations
@@ -267,95 +267,3 @@ def release_below(image: object) -> Optional[str]:
 
 def _is_opea(repo: str) -> bool:
     return any(repo == n or repo.endswith("/" + n) for n in _OPEA_VLLM)
-
-
-_WORDS = lazy_compile(r"[-_.]")
-
-
-@_memo
-def is_cpu_build(image: object) -> bool:
-    """An engine image built for the CPU: `cpu` as a word of its name or tag (vllm-openai-cpu,
-    opea/vllm-cpu, TGI's `2.4.0-intel-cpu`), or OPEA's plain opea/vllm (vLLM's Dockerfile.cpu, above)."""
-    if not isinstance(image, str) or not image.strip():
-        return False
-    repo, tag = split_image(image)
-    words = _WORDS.split(repo.replace("/", "-")) + _WORDS.split(tag.lower())  # any path part (`.../cpu/vllm-openai`)
-    if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and tag and "$" not in tag:
-        # llama.cpp's images name their GPU backend in the tag (server-cuda, server-cuda13, full-rocm, light-vulkan,
-        # server-intel for SYCL, -musa); `server`, `full`, `light` alone are the CPU builds (ggml-org/llama.cpp
-        # .devops/*.Dockerfile)
-        backends = ("cuda", "rocm", "vulkan", "musa", "intel", "sycl")
-        return not any(w.startswith(backends) for w in _WORDS.split(tag.lower()))
-    return "cpu" in words or repo == "opea/vllm" or repo.endswith("/opea/vllm")
-
-
-# The accelerator vendor an image is built for, by the words of its name and tag (split at `/`, `-`, `_`, `.`):
-# AMD's ROCm builds (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:v0.5.5-rocm700-mi30x, rocm/sglang,
-# opea/vllm-rocm, llama.cpp's `full-rocm`), Intel Gaudi's (vault.habana.ai/gaudi-docker/..., opea/vllm-gaudi,
-# ghcr.io/huggingface/tgi-gaudi, `-hpu`), Google's TPU builds (vllm/vllm-tpu, optimum-tpu) and Intel GPUs' (`xpu`,
-# llama.cpp's SYCL `server-intel`). Such an image runs on no NVIDIA GPU, so CTX208 gives no NVIDIA verdicts for its
-# engine (physics/needs.py _vendor_devices). A word, not a substring: `output`, `throughput` name no TPU.
-_VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "habana", "hpu")), ("tpu", ("tpu",)),
-                 ("intel", ("xpu",)))
-
-
-@_memo
-def image_vendor(image: object) -> Optional[str]:
-    """"amd", "gaudi", "tpu" or "intel" when the image's name or tag says it is built for that vendor's devices,
-    else None (an NVIDIA, CPU or any-vendor build, or a name that does not say). Never raises."""
-    if not isinstance(image, str) or not image.strip():
-        return None
-    repo, tag = split_image(image)
-    parts = repo.lower().split("/")
-    if len(parts) > 1 and ("." in parts[0] or ":" in parts[0] or parts[0] == "localhost"):
-        parts = parts[1:]  # the registry's host says where the image is kept, not what it is built for
-    words = _WORDS.split(parts[-1]) + _WORDS.split(tag.lower())
-    if any(w == "cuda" or (w[:2] == "cu" and w[2:].isdigit()) for w in words):
-        return None  # the name or tag says CUDA (`vllm-cuda`, `cu124`): an NVIDIA build
-    # the image's own name and tag, and a path component led by the word (`rocm/vllm`, `gaudi-docker/...`), not
-    # one that merely holds it (a project `my-tpu-project` of a registry)
-    words += [_WORDS.split(part)[0] for part in parts[:-1]]
-    for vendor, names in _VENDOR_WORDS:
-        # `rocm6.3.1`, `rocm700`, `tpu7x`: a version or generation glued to the word
-        if any(w == n or (w.startswith(n) and w[len(n):len(n) + 1].isdigit()) for w in words for n in names):
-            return vendor
-    if repo.endswith(("ggml-org/llama.cpp", "ggerganov/llama.cpp")) and "intel" in _WORDS.split(tag.lower()):
-        return "intel"  # llama.cpp's SYCL build (.devops/intel.Dockerfile)
-    return None
-
-# Hugging Face's TGI images whose ENTRYPOINT is /tgi-entrypoint.sh, which ends `exec text-generation-launcher $@` with
-# `$@` unquoted, so bash splits each argument at blanks before the launcher sees it (huggingface/
-# text-generation-inference@db931fcf: tgi-entrypoint.sh, backends/gaudi/ and backends/neuron/tgi-entrypoint.sh).
-# By the tag's label (.github/workflows/build.yaml `label_extension`) and the release, as each Dockerfile's ENTRYPOINT
-# was at the release's tag: the CUDA build (no label, Dockerfile) from v2.0.0 (v1.4.5 started the launcher);
-# `-rocm` (Dockerfile_amd) from v2.0.4 (v2.0.0 to v2.0.3 started the launcher); `-gaudi` and `-neuron`
-# (Dockerfile_gaudi, Dockerfile.neuron) always, from v3.1.1 when they came. `-intel-xpu`/`-intel-cpu`
-# (Dockerfile_intel) and `-trtllm` (Dockerfile_trtllm) start the launcher; `-llamacpp` another program; the
-# `sagemaker` target runs sagemaker-entrypoint.sh, which reads no argument. The separate huggingface/tgi-gaudi
-# images start the launcher (huggingface/tgi-gaudi@b126bf4: Dockerfile `ENTRYPOINT ["text-generation-launcher"]`,
-# as at its tags v2.0.1 to v2.0.5).
-_TGI_SPLITS_FROM = {"": (2, 0, 0), "rocm": (2, 0, 4), "gaudi": (0,), "neuron": (0,)}
-_TGI_WHOLE = ("intel", "trtllm", "llamacpp", "sagemaker")
-
-
-def tgi_entrypoint_splits(image: object) -> Optional[bool]:
-    """Whether a TGI image's entrypoint splits each argument at blanks (/tgi-entrypoint.sh): True, False (it starts
-    the launcher, which gets each argument whole, or reads none), or None when the image's tag does not say
-    (`latest`, `sha-...`, none, a variable, a build not named as Hugging Face's). Never raises."""
-    if not isinstance(image, str) or engine_from_image(image)[0] != "tgi":
-        return None
-    repo, tag = split_image(image)
-    name = repo.rsplit("/", 1)[-1]
-    if name == "tgi-gaudi":
-        return False
-    if name != "text-generation-inference" or "$" in tag:
-        return None
-    words = _WORDS.split(tag.lower())
-    if any(w in _TGI_WHOLE for w in words):
-        return False
-    m = _TAG_VERSION.match(tag)
-    if m is None:
-        return None
-    label = next((w for w in words if w in _TGI_SPLITS_FROM), "")
-    release = tuple(int(p) for p in re.findall(r"\d+", m.group(1))[:3])
-    return release >= _TGI_SPLITS_FROM[label]

@@ -37,7 +37,7 @@ from typing import Callable, List, Optional, Sequence
 from ctxlint.lazyre import lazy_compile
 
 from ..records import replace
-from .images import tgi_entrypoint_splits
+from .image_builds import tgi_entrypoint_splits
 from .parse import _flaglike
 from .result import Invocation, Problem
 from .specs import spec_for
@@ -91,7 +91,7 @@ def _door(inv: Invocation) -> Optional[tuple]:
     # TGI's images from 2.0.0 start `/tgi-entrypoint.sh`, whose `exec text-generation-launcher $@` is unquoted:
     # bash splits the item at its blanks and the launcher gets the words, read so (adapters/joined_items.py
     # entrypoint_fields). An image that starts the launcher itself (v1.x, -rocm before 2.0.4, -intel, -trtllm,
-    # huggingface/tgi-gaudi: images.tgi_entrypoint_splits) gives it the item whole, as a list that starts it does.
+    # huggingface/tgi-gaudi: image_builds.tgi_entrypoint_splits) gives it the item whole, as a list that starts it does.
     if engine == "tgi" and (launcher == "text-generation-launcher" or launcher.startswith("image:")
                             and tgi_entrypoint_splits(launcher[len("image:"):]) is False):
         return ("clap", "text-generation-launcher", 0, "", "")

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, SHARED
-from ctxlint.engines import images
+from ctxlint.engines import image_builds, images
 
-READERS = [images.engine_from_image, images.image_vendor, images.is_cpu_build]
+READERS = [images.engine_from_image, image_builds.image_vendor, image_builds.is_cpu_build]
 _IMAGE = re.compile(r"""(?:image:|--image[= ]|docker run [^\n]*?)\s*["']?([\w.${}:/@+-]+)""")
 
 
@@ -61,7 +61,7 @@ def test_memory_is_bounded(read):
 
 
 @pytest.mark.parametrize("image, splits", [
-    # huggingface/text-generation-inference: each Dockerfile's ENTRYPOINT at the release's tag (images.py)
+    # huggingface/text-generation-inference: each Dockerfile's ENTRYPOINT at the release's tag (image_builds.py)
     ("ghcr.io/huggingface/text-generation-inference:1.4.5", False),
     ("ghcr.io/huggingface/text-generation-inference:2.0.0", True),
     ("ghcr.io/huggingface/text-generation-inference:3.3.6", True),
@@ -81,5 +81,5 @@ def test_memory_is_bounded(read):
     ("vllm/vllm-openai:v0.9.0", None), (None, None), (3, None),
 ])
 def test_tgi_entrypoint_splits_by_image_and_tag(image, splits):
-    from ctxlint.engines.images import tgi_entrypoint_splits
+    from ctxlint.engines.image_builds import tgi_entrypoint_splits
     assert tgi_entrypoint_splits(image) is splits

@@ -298,7 +298,7 @@ def test_a_cpu_build_is_told_its_kv_memory_is_host_memory_not_given_gpus(tmp_pat
         row = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"][0]
         assert row["why_unknown"] == "CPU engine: KV memory not stated"
     # review: llama.cpp's CUDA 13 tags name their backend too; `cpu` in any part of the image's path counts
-    from ctxlint.engines.images import is_cpu_build
+    from ctxlint.engines.image_builds import is_cpu_build
     assert not is_cpu_build("ghcr.io/ggml-org/llama.cpp:server-cuda13")
     assert is_cpu_build("registry.example.com/cpu/vllm-openai:v1")
     # with a GPU requested the image is no CPU build's container: the devices are listed as before
@@ -364,7 +364,7 @@ def test_the_vendor_an_image_or_runtime_names_picks_the_devices_without_a_resour
 
 def test_image_and_docker_run_vendors():
     from ctxlint.engines.docker_run import requested_vendor
-    from ctxlint.engines.images import image_vendor
+    from ctxlint.engines.image_builds import image_vendor
 
     assert [image_vendor(i) for i in (
         "rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513", "lmsysorg/sglang:v0.5.5-rocm700-mi30x", "rocm/sglang:latest",
