@@ -3,7 +3,8 @@ the parser offers when that goes wrong.
 
 `convert` reads a value as the engine's parser would (int and float with the engine's suffix rules, booleans,
 JSON, choices); `switch_fix` spells `--x=true` / `--x=false` of a switch the way the engine accepts; and
-`known_json_part` keeps the known keys of a JSON value some of whose strings hold an unresolved reference.
+`known_json_part` keeps the known keys of a JSON value some of whose strings hold an unresolved reference; and
+`quotes_removed` says when a refused JSON value lost quotes to a shell that read the command line again.
 They are apart from parse.py, which walks the tokens and decides which text belongs to which flag, because
 they look at one value only; the engine config-file reader (config.py) converts its values with `convert` too.
 """
@@ -17,6 +18,7 @@ from .flagspec import EngineSpec, FlagSpec
 from .kv_pairs import kv_pairs
 from .result import Problem, Setting
 from .suffixes import read_float, read_int
+from .tokens import Token
 
 _TRUE = {"1", "true", "yes", "on", "enabled"}
 _FALSE = {"0", "false", "no", "off", "disabled"}
@@ -246,3 +248,20 @@ def _place(names: Sequence[str], name: Optional[str]) -> int:
 
 def _typed(s: Setting) -> str:
     return f"{s.flag_spelling}={s.raw_text}" if s.origin == "env" else f"{s.flag_spelling} {s.raw_text}"
+
+
+def quotes_removed(engine: str, token: Token, offset: int) -> str:
+    """What to add to an invalid JSON value's message when a shell took quotes out of it: characters of the
+    source are missing between two of the value's characters (quote removal inside the word; the quotes around a
+    whole word leave no such gap). Written `{"kv_role":"kv_consumer"}` in a command line a shell reads again
+    (KServe's preset `eval`s its args, preset_args.py; a `bash -c` script), the engine gets `{kv_role:kv_consumer}`,
+    and the JSON error alone reads as if the file were wrong where it looks right. `offset`: where the value starts
+    in the token (after `--flag=`)."""
+    starts, ends = token.starts, token.ends
+    text = token.text[offset:]
+    if token.unresolved or len(starts) != len(token.text) or len(ends) != len(token.text):
+        return ""
+    if not any(starts[k] > ends[k - 1] for k in range(offset + 1, len(token.text))):
+        return ""
+    return (f"; {engine} receives {text!r}: the shell that runs the command line removed the quotes inside it "
+            "(quote the JSON for that shell too, inside single quotes)")

@@ -7,20 +7,19 @@ vars as a fallback below the command line, defaults last. Nothing raises.
 """
 from __future__ import annotations
 
-import json
 from typing import Any, Mapping, Optional, Sequence, Union
 
 from ctxlint.lazyre import lazy_compile
 
 from . import specs
-from .flag_values import (convert, exclusive_settings, known_json_part, late_choices, late_spellings, removed_flags,
-                          switch_fix)
-from .flagspec import EngineSpec, FlagSpec
+from .flag_values import (convert, exclusive_settings, known_json_part, late_choices, late_spellings, quotes_removed,
+                          removed_flags, switch_fix)
+from .flagspec import EngineSpec, FlagSpec, with_defaults
 from .int_eras import era_problem
 from .kv_pairs import refused_since
 from .model_arg import MODEL_KEYS, _model, model_keys  # noqa: F401  (MODEL_KEYS, model_keys re-exported)
 from .result import Invocation, Problem, Setting, Span
-from .suffixes import read_int, suffix_fix
+from .suffixes import suffix_fix
 from .tokens import Token, typed
 
 _NEG_NUM = lazy_compile(r"-\d+(\.\d*)?([eE][-+]?\d+)?[kKmMgGtT]?$|-\.\d+$")
@@ -34,7 +33,6 @@ def _tok(t: Union[Token, str]) -> Token:
 
 def _flaglike(text: str) -> bool:
     return len(text) > 1 and text.startswith("-") and not _NEG_NUM.match(text)
-
 
 
 _make_setting = None  # records.maker(Setting), made at the first flag read
@@ -107,9 +105,11 @@ class _Parser:
         text = tok.text
         name, eq, attached = text.partition("=")
         if eq and not spec.splits_equals:
-            return self._whole(i, name)
+            from .flag_word_forms import whole_word  # only llama.cpp (no `=` split) pays for it
+            return whole_word(self, i, name)
         if spec.dotted_json and name.startswith("--") and "." in name:
-            return self._dotted(i, name, eq, attached)
+            from .flag_word_forms import dotted_json_key  # only a dotted flag word (vLLM, LMDeploy) pays for it
+            return dotted_json_key(self, i, name, eq, attached)
         f, err = spec.find(name)
         note = ""
         att_at = len(name) + 1 if eq else None
@@ -189,7 +189,7 @@ class _Parser:
             return nxt
         value, verr, vnote = convert(spec, f, raw)
         if verr and f.kind == "json":
-            verr += _quotes_removed(spec.engine, self.toks[vidx], len(self.toks[vidx].text) - len(raw))
+            verr += quotes_removed(spec.engine, self.toks[vidx], len(self.toks[vidx].text) - len(raw))
         if verr:
             from .json_suffixes import refused_until  # only a refused value pays for it
             fix = suffix_fix(f.int_rule or spec.int_rule, raw) if f.kind == "int" else None
@@ -201,62 +201,6 @@ class _Parser:
             self.errors.extend((old,) if old is not None else ())
         self._set(f, value, raw, vidx, vspan, name, i, "; ".join(x for x in (note, vnote) if x))
         return nxt
-
-    def _whole(self, i: int, name: str) -> int:
-        """A `--flag=value` word given to a parser that splits no `=` (llama.cpp): no flag has that name, so it sets
-        nothing, and when the part before `=` is a flag the engine exits on it for certain (an unknown name alone
-        proves nothing: the tables list only the flags ctxlint reads)."""
-        tok, text = self.toks[i], self.toks[i].text
-        said = text.replace("_", "-") if text.startswith("--") else text  # as common/arg.cpp prints it
-        f = self.spec.find(said.partition("=")[0])[0]
-        if f is not None:
-            value = text[len(name) + 1:]
-            self.errors.append(Problem(f"invalid argument: {said} (the engine looks each word up whole and splits "
-                                       f"no \"=\": write {said.partition('=')[0]} and {value or 'its value'} as two words)",
-                                       i, (tok.start, tok.end), tok.item, f.name))
-        self.unknown.append(Problem(f"unrecognized argument {said}", i, (tok.start, tok.end), tok.item, name))
-        self._unres(i, name)
-        return i + 1
-
-    def _dotted(self, i: int, name: str, eq: str, attached: str) -> int:
-        """vLLM `--json-arg.key.sub value`: merged into the JSON flag's dict."""
-        tok = self.toks[i]
-        base, *keys = name.rstrip("+").split(".")
-        f, _ = self.spec.find(base)
-        if eq:
-            vidx, raw, vspan = i, attached, tok.span_of(len(name) + 1, len(tok.text))
-        elif i + 1 < len(self.toks):
-            vidx, raw = i + 1, self.toks[i + 1].text
-            vspan = (self.toks[i + 1].start, self.toks[i + 1].end)
-        else:
-            vidx, raw, vspan = None, "", None
-        if f is None or f.kind != "json" or not keys or vidx is None:
-            self.unknown.append(Problem(f"unrecognized argument {name}", i, (tok.start, tok.end), tok.item, name))
-            return i + (2 if vidx is not None and vidx != i else 1)
-        # plain argparse, before it, has no option of that name (a flag itself that late: late_spellings says so)
-        if self.spec.flexible_since and f.name not in self.spec.late_names:
-            self.errors.append(Problem(f"unrecognized arguments: {name} (a dotted argument sets a key inside "
-                                       f"{f.spellings[0]} from {self.spec.flexible_since} on; earlier releases "
-                                       "have no such flag)", i, (tok.start, tok.end), tok.item, f.name,
-                                       until=self.spec.flexible_since))
-        try:
-            value: Any = json.loads(raw)
-        except ValueError:  # then human_readable_int (vLLM's; LMDeploy's copy keeps the string), then the string
-            r = read_int("vllm", raw) if self.spec.engine == "vllm" else None
-            value = r.value if r is not None and r.ok else raw
-        if name.endswith("+"):
-            value = raw.split(",")
-        prev = self.settings.get(f.name)
-        merged = dict(prev.value) if prev is not None and isinstance(prev.value, dict) else {}
-        node = merged
-        for k in keys[:-1]:
-            node = node.setdefault(k, {}) if isinstance(node.get(k, {}), dict) else node
-        node[keys[-1]] = (node.get(keys[-1], []) + value) if name.endswith("+") and \
-            isinstance(node.get(keys[-1]), list) else value
-        vitem = self.toks[vidx].item
-        self.settings[f.name] = Setting(merged, raw, vidx, vspan, "flag", name, i, (tok.start, tok.end),
-                                        vitem, f"{name} sets {'.'.join(keys)} inside {base}", tok.item)
-        return i + 1 if vidx == i else vidx + 1
 
     def _option(self, text: str) -> bool:
         """Whether the engine reads the word as an option, not the value of the flag before it. argparse's
@@ -350,31 +294,3 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     return Invocation(spec.engine, launcher, subcommand, model, p.settings, tuple(p.positionals),
                       tuple(p.unknown), tuple(p.dups), tuple(p.errors), tuple(p.unresolved), config, eng_env,
                       p.model_word)
-
-
-def with_defaults(settings: dict[str, Setting], spec: EngineSpec) -> dict[str, Setting]:
-    """`settings`, then each default of a setting not among them, in the defaults' order (the first of a name):
-    what adding the defaults one by one gives, in three dict operations in C (a copy, the defaults over it, which
-    keeps the place of every key already there, then the settings back over them) instead of a Python loop over
-    the table's ~30-40 defaults for every command."""
-    merged = dict(settings)
-    merged.update(spec.default_settings)  # made with `defaults` (EngineSpec.__post_init__), which nothing changes
-    merged.update(settings)
-    return merged
-
-
-def _quotes_removed(engine: str, token: Token, offset: int) -> str:
-    """What to add to an invalid JSON value's message when a shell took quotes out of it: characters of the
-    source are missing between two of the value's characters (quote removal inside the word; the quotes around a
-    whole word leave no such gap). Written `{"kv_role":"kv_consumer"}` in a command line a shell reads again
-    (KServe's preset `eval`s its args, preset_args.py; a `bash -c` script), the engine gets `{kv_role:kv_consumer}`,
-    and the JSON error alone reads as if the file were wrong where it looks right. `offset`: where the value starts
-    in the token (after `--flag=`)."""
-    starts, ends = token.starts, token.ends
-    text = token.text[offset:]
-    if token.unresolved or len(starts) != len(token.text) or len(ends) != len(token.text):
-        return ""
-    if not any(starts[k] > ends[k - 1] for k in range(offset + 1, len(token.text))):
-        return ""
-    return (f"; {engine} receives {text!r}: the shell that runs the command line removed the quotes inside it "
-            "(quote the JSON for that shell too, inside single quotes)")

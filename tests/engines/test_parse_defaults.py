@@ -1,4 +1,4 @@
-"""parse.with_defaults merges a table's defaults into a command's settings with three dict operations: the same
+"""flagspec.with_defaults merges a table's defaults into a command's settings with three dict operations: the same
 settings, values and order as adding each default of a name not set yet, one by one in the table's order (the loop
 it replaced, kept below), for every engine's table and front door, on the settings the samples' and corpus' commands
 give and on generated ones (defaults' names among them, a name twice in the defaults)."""
@@ -9,8 +9,8 @@ import random
 from hypothesis import given, settings as hyp_settings, strategies as st
 
 from ctxlint.engines import specs
-from ctxlint.engines.flagspec import EngineSpec
-from ctxlint.engines.parse import parse_invocation, with_defaults
+from ctxlint.engines.flagspec import EngineSpec, with_defaults
+from ctxlint.engines.parse import parse_invocation
 from ctxlint.engines.result import Setting
 
 _DOORS = (None, "dynamo.vllm", specs.ROUTER_LAUNCHER, specs.TGIS_ADAPTER)
