@@ -9,7 +9,7 @@ from ctxlint.engines import engine_from_image
 from ctxlint.engines.images import image_tag
 from ctxlint.engines.lex_quotes import NAME
 from ctxlint.engines.runners import run_verb
-from ctxlint.engines.shellwords import commented
+from ctxlint.engines.lex_quotes import commented
 from ctxlint.engines.tokens import EnvAssign, Token
 from ctxlint.model import Val
 from ctxlint.nodes import SCALAR

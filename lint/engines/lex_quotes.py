@@ -142,3 +142,23 @@ class QuotedReads:
             end = len(s) - 1
         self._raw_part("cmd", a, end + 1, quoted, name=s[a:end + 1], style="command")
         self.i = end + 1
+
+
+def commented(script: str, at: int) -> bool:
+    """Whether a shell comment (`#` at the line's start or after a blank, outside quotes) hides position
+    `at`: a `# pip install vllm==0.6.3` left above the real install names no installed version, and
+    `echo "step #1" && pip install vllm==0.6.3` does."""
+    quote, before, escaped = "", " ", False
+    for ch in script[script.rfind("\n", 0, at) + 1:at]:
+        if escaped:  # `\'` or `\#`: a plain character
+            escaped = False
+        elif ch == "\\" and quote != "'":
+            escaped = True
+        elif quote:
+            quote = "" if ch == quote else quote
+        elif ch in "'\"":
+            quote = ch
+        elif ch == "#" and before in " \t":
+            return True
+        before = ch
+    return False

@@ -306,22 +306,3 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
         commands = []
     return SplitResult(tuple(commands), tuple(ctx.refs), tuple(ctx.problems), frozenset(ctx.unsure))
 
-
-def commented(script: str, at: int) -> bool:
-    """Whether a shell comment (`#` at the line's start or after a blank, outside quotes) hides position
-    `at`: a `# pip install vllm==0.6.3` left above the real install names no installed version, and
-    `echo "step #1" && pip install vllm==0.6.3` does."""
-    quote, before, escaped = "", " ", False
-    for ch in script[script.rfind("\n", 0, at) + 1:at]:
-        if escaped:  # `\'` or `\#`: a plain character
-            escaped = False
-        elif ch == "\\" and quote != "'":
-            escaped = True
-        elif quote:
-            quote = "" if ch == quote else quote
-        elif ch in "'\"":
-            quote = ch
-        elif ch == "#" and before in " \t":
-            return True
-        before = ch
-    return False
