@@ -1,0 +1,52 @@
+"""What a subshell assigns is lost at its `)` (engines/subshells.py). Each expected value is what bash 5.2.15 gives,
+printed with `vllm() { echo "$@"; }` in front of the script."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.shellwords import split_shell
+
+RUN = "vllm serve Qwen/Qwen2.5-7B-Instruct"
+
+
+def argvs(text: str, resolver=None) -> list[list[str]]:
+    return [c.argv for c in split_shell(text, resolver, defaults=True).commands]
+
+
+@pytest.mark.parametrize("inside", [
+    "A+=(--max-model-len 200000)", "A=(--max-model-len 200000)", "S='--max-model-len 200000'",
+    "export S='--max-model-len 200000'", "S=x; S+=' --max-model-len 200000'", "unset S A",
+    "f() { :; }", "declare S='--max-model-len 200000'",
+])
+def test_a_subshell_s_assignments_exports_and_definitions_are_lost_at_its_end(inside):
+    # Before: `( A+=(--max-model-len 200000) )` left A with the flag twice, 200000 read last (a false CTX109).
+    text = f"A=(--max-model-len 4096)\nS='--max-model-len 8192'\n( {inside} )\n{RUN} \"${{A[@]}}\" $S\nf"
+    # (`["A+="]`: an array assigned inside `( )` is a word of its own there, as before this change)
+    assert [a for a in argvs(text) if a != ["A+="]] == [
+        [*RUN.split(), "--max-model-len", "4096", "--max-model-len", "8192"], ["f"]]
+
+
+def test_an_engine_inside_a_subshell_runs_with_the_subshell_s_values_and_they_end_with_it():
+    text = f"L=4096\n( L=200000; {RUN} --max-model-len $L ) &\n( (L=1) ; {RUN} --max-model-len $L )\n" \
+           f"{RUN} --max-model-len $L\n"
+    assert [a[-1] for a in argvs(text)] == ["200000", "4096", "4096"]
+
+
+def test_exports_made_in_a_subshell_are_not_the_engine_s_environment():
+    (command,) = split_shell("( export VLLM_X=1 )\nexport VLLM_Y=2\nvllm serve m\n", defaults=True).commands
+    assert [(e.name, e.token.text) for e in command.exported] == [("VLLM_Y", "VLLM_Y=2")]
+
+
+@pytest.mark.parametrize("text, last", [
+    ("L=4096\n((L=200000))\n", "200000"),  # arithmetic, in the shell itself: not a subshell
+    ("L=4096\ncase $M in a) L=1;; (b) L=2;; esac\n", "$L"),  # arms' patterns: a case, not a subshell
+    ("L=4096\n( case $M in a) L=1;; esac; L=5 )\n", "4096"),
+])
+def test_arithmetic_commands_and_case_patterns_are_no_subshells(text, last):
+    assert argvs(text + f"{RUN} --max-model-len $L")[-1][-1] == last
+
+
+def test_a_pipeline_s_loop_and_a_command_substitution_never_leave_their_value():
+    # bash 5.2 (lastpipe off) runs each element of a pipeline in a subshell: 4096 after it; `$( )` too
+    assert argvs(f"L=4096\necho x | while read l; do L=200000; done\n{RUN} --max-model-len $L")[0][-1] == "$L"
+    assert argvs(f"L=4096\nX=$(L=200000; echo hi)\n{RUN} --max-model-len $L")[0][-1] == "4096"
