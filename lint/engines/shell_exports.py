@@ -131,9 +131,11 @@ def _unsetting(program: Sequence[Token], ctx, unsure: bool) -> None:
     """`unset [-v] NAME...` removes the variable and its attributes (`unset -f` is a function's)."""
     for t in program[1:]:
         if t.text == "-f":
-            return
+            break
         if NAME.fullmatch(t.text):
             unmark(ctx, t.text, unsure)
+    from .shell_unset import unset  # and the value (or the function) goes too
+    unset(program, ctx, unsure)
 
 
 def environment(ctx) -> tuple[EnvAssign, ...]:

@@ -32,6 +32,7 @@ from ctxlint.lazyre import lazy_compile
 from ctxlint.sourced import MAX_SOURCES, sourced_path
 
 from .lexer import Op, Word, lex
+from .shell_unset import removed
 from .tokens import Command, Token
 
 if TYPE_CHECKING:
@@ -234,23 +235,27 @@ def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int
 def declare_local(program: list[Token], ctx: "SplitContext") -> None:
     """`local NAME[=value]...` (or `declare`/`typeset`) in a function: its old value comes back on return."""
     frame = ctx.frames[-1]
+    flags = {c for t in program[1:] if t.text.startswith("-") for c in t.text[1:]}
     for token in program[1:]:
         name = token.text.split("=", 1)[0].rstrip("+")
         if name in frame or not _NAME.fullmatch(name) or "." in name or ":" in name or "-" in name:
             continue
         frame[name] = saved(name, ctx)
+        if "=" not in token.text and flags <= set("ailrux"):  # `local L`: a new L, unset in bash (not `-g`, `-n`);
+            removed(name, ctx, ctx.flow > 0 or ctx.conditional or not ctx.bash)  # dash keeps it (shell_unset.py)
 
 
 def saved(name: str, ctx: "SplitContext") -> tuple:
     """What `restore` puts back of a name: its value, partial and branch values, its array, its doubt, its export."""
     local = ctx.local
     return (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
-            name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name))
+            name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name), name in ctx.removed)
 
 
 def restore(frame: dict, ctx: "SplitContext") -> None:
     local = ctx.local
-    for name, (had, value, partial, scoped, had_array, array, unsure, exported) in frame.items():
+    for name, (had, value, partial, scoped, had_array, array, unsure, exported, gone) in frame.items():
+        (ctx.removed.add if gone else ctx.removed.discard)(name)  # unset before: unset again (shell_unset.py)
         if had:
             local[name] = value
         else:

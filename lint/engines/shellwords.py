@@ -302,6 +302,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
     if script is not None:  # a shell reads the text itself (SkyPilot's `run:`), defaults taken or not
         ctx.script = script
     ctx.sourcer, ctx.positional = sourcer, positional  # positional: a script file's "$@", when it is known
+    ctx.bash = text.startswith("#!") and "bash" in text[:text.find("\n")]  # (shell_unset.py)
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

@@ -89,13 +89,13 @@ def passed(mark: Mark, ctx) -> None:
     if mark.opens:
         mark.saved = (dict(local), dict(local.partial), dict(local.scoped), dict(local.tokens), dict(ctx.arrays),
                       set(ctx.unsure), dict(ctx.exports), ctx.allexport, dict(ctx.functions), dict(local.forked),
-                      list(local.forks))
+                      list(local.forks), set(ctx.removed))
         return
     opening = mark.saved
     if opening is None or opening.saved is None:  # type: ignore[union-attr]
         return
     (values, partial, scoped, tokens, arrays, unsure, exports, allexport, functions, forked,
-     forks) = opening.saved  # type: ignore[union-attr]
+     forks, removed) = opening.saved  # type: ignore[union-attr]
     lost = [name for name in forked if name not in local.forked]
     dict.clear(local)
     dict.update(local, values)
@@ -104,8 +104,9 @@ def passed(mark: Mark, ctx) -> None:
                       (local.forked, forked)):
         now.clear()
         now.update(then)
-    ctx.unsure.clear()
-    ctx.unsure.update(unsure)
+    for now_set, then_set in ((ctx.unsure, unsure), (ctx.removed, removed)):
+        now_set.clear()
+        now_set.update(then_set)
     local.forks[:] = forks
     ctx.allexport = allexport
     for name in lost:  # not known: set it so (dropping its worlds, as any assignment does)

@@ -68,11 +68,15 @@ class SplitContext:
         # exported names (shell_exports.py): True, the branch it is exported in, or False (may be); `set -a`
         self.exports: dict[str, object] = {}
         self.allexport: Optional[bool] = False
+        self.removed: set[str] = set()  # names `unset` (or a function's `local NAME`) took away: shell_unset.py
+        self.bash = False  # a `#!` line names bash: `local NAME` is bash's, not dash's (shell_unset.py)
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:
             value = self.local[name]
             return value if value is not None or not self.local.scoped else self.local.known(name)[0]
+        if name in self.removed:  # `unset NAME`: not the environment's either (shell_unset.py)
+            return None
         try:
             value = self.resolver(name)
         except Exception:  # a caller's resolver must not crash the linter
