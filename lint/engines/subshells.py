@@ -13,22 +13,37 @@ assigns is unknown after it, never its value.
 Which `(` opens a subshell is told from the items alone: one where a command may start (after an operator or at
 the start). `((`, bash's arithmetic command, is none (it assigns in the current shell), and a `)` met inside a
 `case` with no subshell opened since the `case` is an arm's pattern (`a)`), never a subshell's end.
+
+Only the names the subshell may change are saved, so that reading stays linear in the script: every name its words
+spell (an assignment, `export`, `unset`, `read`, `for`, a quoted string `eval` reads), and those of the functions
+it calls, each body read once per call as the call itself is. A subshell that runs `eval`, `source` or a shell
+(whose words may name anything) saves the whole state instead.
 """
 from __future__ import annotations
 
 from typing import Optional
 
+from ctxlint.lazyre import lazy_compile
+
 from .lexer import Op, Word
+from .tokens import SHELLS
+
+_IDENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_OPAQUE = frozenset({"eval", "source", "."}) | SHELLS  # words that may change names the subshell never spells
+_GONE = object()
 
 
 class Mark:
-    """A subshell's `(` (`opens`) or its `)`, in the items (a group of its own in shellwords._build_commands)."""
+    """A subshell's `(` (`opens`) or its `)`, in the items (a group of its own in shellwords._build_commands).
+    An opening one holds the names its words spell (None: any name), and once read the state it saves."""
 
-    __slots__ = ("opens", "saved")
+    __slots__ = ("opens", "names", "saved", "pair")
 
     def __init__(self, opens: bool) -> None:
         self.opens = opens
-        self.saved: Optional[tuple] = None
+        self.names: Optional[set[str]] = set()
+        self.saved: list[tuple] = []  # one per reading under way (a function's `( )` in a recursive call)
+        self.pair: Optional[Mark] = None
 
 
 def _plain(it: object) -> str:
@@ -38,11 +53,24 @@ def _plain(it: object) -> str:
     return ""
 
 
+def _spelled(word: Word, names: set[str]) -> bool:
+    """Add the names a word spells; False when it is one that may change any name (`eval`, `source`, a shell)."""
+    for part in word.parts:
+        for run in part.runs:
+            names.update(_IDENT.findall(run[0]))
+        if part.name:
+            names.update(_IDENT.findall(part.name))
+    for element in word.array or ():
+        _spelled(element, names)
+    return _plain(word) not in _OPAQUE
+
+
 def marked(items: list) -> list:
-    """The items with each subshell's `(` and `)` made a Mark, the pair sharing one (its state saved at the `(`).
-    One pass, so linear in the items."""
+    """The items with each subshell's `(` and `)` made a Mark, the `)` paired with its `(`. One pass, so linear
+    in the items (the names of a nested subshell are added to the one around it when it closes)."""
     out: list = []
     opened: list[Optional[Mark]] = []  # per open `(`: its Mark, or None when it opens no subshell
+    inner: list[Mark] = []  # the subshells open, innermost last
     cases: list[int] = []  # per open `case`: len(opened) when it began
     start = True  # may a command start here?
     for k, it in enumerate(items):
@@ -54,6 +82,7 @@ def marked(items: list) -> list:
             if start and not double:
                 mark = Mark(True)
                 opened.append(mark)
+                inner.append(mark)
                 out.append(mark)
                 continue
             opened.append(None)
@@ -61,17 +90,27 @@ def marked(items: list) -> list:
             if opened and not (cases and len(opened) <= cases[-1]):
                 mark = opened.pop()
                 if mark is not None:
+                    inner.pop()
+                    if inner and inner[-1].names is not None:
+                        if mark.names is None:
+                            inner[-1].names = None
+                        else:
+                            inner[-1].names |= mark.names
                     close = Mark(False)
-                    close.saved = mark  # type: ignore[assignment]
+                    close.pair = mark
                     out.append(close)
                     start = True
                     continue
-        elif start and type(it) is Word:
-            word = _plain(it)
+        elif type(it) is Word:
+            if inner and inner[-1].names is not None and not _spelled(it, inner[-1].names):
+                inner[-1].names = None
+            word = _plain(it) if start else ""
             if word == "case":
                 cases.append(len(opened))
             elif word == "esac" and cases:
                 cases.pop()
+        elif inner and type(it) is not Op:  # a function defined, a here-document read as a script: save all
+            inner[-1].names = None
         out.append(it)
         if type(it) is Op:
             start = not it.text.startswith("redir:")
@@ -82,33 +121,76 @@ def marked(items: list) -> list:
     return out
 
 
+def _called(names: set[str], functions: dict) -> Optional[set[str]]:
+    """The names plus those the functions they name spell, through the functions those call (None: any)."""
+    out, todo, seen = set(names), [n for n in names if n in functions], set()
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        defined = functions[name]
+        found: set[str] = set()
+        if defined.text is not None:
+            found.update(_IDENT.findall(defined.text))
+        else:
+            for it in defined.items:
+                if type(it) is Word:
+                    if not _spelled(it, found):
+                        return None
+                elif type(it) is not Op:
+                    return None
+        todo.extend(n for n in found - out if n in functions)
+        out |= found
+    return out
+
+
+def _state(name: str, ctx) -> tuple:
+    local = ctx.local
+    return (dict.get(local, name, _GONE), local.partial.get(name, _GONE), local.scoped.get(name, _GONE),
+            local.tokens.get(name, _GONE), ctx.arrays.get(name, _GONE), ctx.exports.get(name, _GONE),
+            ctx.functions.get(name, _GONE), local.forked.get(name, _GONE), name in ctx.unsure, name in ctx.removed)
+
+
 def passed(mark: Mark, ctx) -> None:
-    """At the `(`: save the state; at the `)`: put it back (a name an `if` before it had forked and the subshell
-    assigned again is unknown: its branch values were dropped in place, scalar_branches.unfork)."""
+    """At the `(`: save the state of the names the subshell may change; at the `)`: put it back. A name an `if`
+    before it had forked and the subshell assigned again is unknown: its branch values were dropped in place
+    (scalar_branches.unfork)."""
     local = ctx.local
     if mark.opens:
-        mark.saved = (dict(local), dict(local.partial), dict(local.scoped), dict(local.tokens), dict(ctx.arrays),
-                      set(ctx.unsure), dict(ctx.exports), ctx.allexport, dict(ctx.functions), dict(local.forked),
-                      list(local.forks), set(ctx.removed))
+        names = _called(mark.names, ctx.functions) if mark.names is not None else None
+        every = names is None
+        if every:  # any name: all of them
+            names = set(local) | set(local.partial) | set(local.scoped) | set(local.tokens) | set(ctx.arrays) \
+                | set(ctx.exports) | set(ctx.functions) | set(local.forked) | ctx.unsure | ctx.removed
+        mark.saved.append(({name: _state(name, ctx) for name in names}, len(local.forks), ctx.allexport, every))
         return
-    opening = mark.saved
-    if opening is None or opening.saved is None:  # type: ignore[union-attr]
+    opening = mark.pair
+    if opening is None or not opening.saved:
         return
-    (values, partial, scoped, tokens, arrays, unsure, exports, allexport, functions, forked,
-     forks, removed) = opening.saved  # type: ignore[union-attr]
-    lost = [name for name in forked if name not in local.forked]
-    dict.clear(local)
-    dict.update(local, values)
-    for now, then in ((local.partial, partial), (local.scoped, scoped), (local.tokens, tokens),
-                      (ctx.arrays, arrays), (ctx.exports, exports), (ctx.functions, functions),
-                      (local.forked, forked)):
-        now.clear()
-        now.update(then)
-    for now_set, then_set in ((ctx.unsure, unsure), (ctx.removed, removed)):
-        now_set.clear()
-        now_set.update(then_set)
-    local.forks[:] = forks
+    states, forks, allexport, every = opening.saved.pop()
+    if every:  # names the subshell made that the script did not have
+        for table in (local, local.partial, local.scoped, local.tokens, ctx.arrays, ctx.exports, ctx.functions,
+                      local.forked, ctx.unsure, ctx.removed):
+            for name in [n for n in table if n not in states]:
+                states[name] = (_GONE,) * 8 + (False, False)
+    del local.forks[forks:]
     ctx.allexport = allexport
-    for name in lost:  # not known: set it so (dropping its worlds, as any assignment does)
-        local[name] = None
-        ctx.unsure.add(name)
+    for name, (value, partial, scoped, token, array, exported, function, forked, unsure, gone) in states.items():
+        lost = forked is not _GONE and name not in local.forked
+        for table, was in ((local.partial, partial), (local.scoped, scoped), (local.tokens, token),
+                           (ctx.arrays, array), (ctx.exports, exported), (ctx.functions, function),
+                           (local.forked, forked)):
+            if was is _GONE:
+                table.pop(name, None)
+            else:
+                table[name] = was
+        if value is _GONE:
+            dict.pop(local, name, None)
+        else:
+            dict.__setitem__(local, name, value)
+        (ctx.unsure.add if unsure else ctx.unsure.discard)(name)
+        (ctx.removed.add if gone else ctx.removed.discard)(name)
+        if lost:  # not known: set it so (dropping its worlds, as any assignment does)
+            local[name] = None
+            ctx.unsure.add(name)

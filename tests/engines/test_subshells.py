@@ -50,3 +50,31 @@ def test_a_pipeline_s_loop_and_a_command_substitution_never_leave_their_value():
     # bash 5.2 (lastpipe off) runs each element of a pipeline in a subshell: 4096 after it; `$( )` too
     assert argvs(f"L=4096\necho x | while read l; do L=200000; done\n{RUN} --max-model-len $L")[0][-1] == "$L"
     assert argvs(f"L=4096\nX=$(L=200000; echo hi)\n{RUN} --max-model-len $L")[0][-1] == "4096"
+
+
+@pytest.mark.parametrize("text, lasts", [
+    ("set_len() { L=200000; }\n( set_len; vllm $L )\nvllm $L", ["200000", "4096"]),  # a function it calls
+    ("CMD='L=200000'\n( eval \"$CMD\" )\nvllm $L", ["4096"]),  # `eval`: the whole state is saved
+    ("( ( L=1 ); L=2; vllm $L )\nvllm $L", ["2", "4096"]),  # nested
+    ("f() { ( L=200000 ); vllm $L; }\nf\nf", ["4096", "4096"]),  # a function's subshell, read at each call
+    ("if [ -z \"$Q\" ]; then L=8192; ( L=200000 ); fi\nvllm $L", ["8192", "4096"]),  # a reading per branch
+])
+def test_what_a_subshell_s_calls_and_evals_set_is_lost_too(text, lasts):
+    # each value as bash 5.2.15 prints it (the last: 8192 with Q empty, 4096 else)
+    assert [a[-1] for a in argvs("L=4096\n" + text)] == lasts
+
+
+def test_the_state_saved_for_each_subshell_is_its_own_names_not_the_script_s():
+    # Linear: 2,000 subshells after 2,000 assignments save a few names each, not every name the script has
+    from ctxlint.engines import subshells
+
+    saved = []
+    real = subshells._state
+    subshells._state = lambda name, ctx: saved.append(name) or real(name, ctx)
+    try:
+        for n in (1000, 2000):
+            saved.clear()
+            argvs("".join(f"V{i}=1\n( W=2; true ) &\n" for i in range(n)) + f"{RUN} --max-model-len $W")
+            assert len(saved) == 2 * n, n  # the names each spells: W and true
+    finally:
+        subshells._state = real
