@@ -149,7 +149,8 @@ def _state(name: str, ctx) -> tuple:
     local = ctx.local
     return (dict.get(local, name, _GONE), local.partial.get(name, _GONE), local.scoped.get(name, _GONE),
             local.tokens.get(name, _GONE), ctx.arrays.get(name, _GONE), ctx.exports.get(name, _GONE),
-            ctx.functions.get(name, _GONE), local.forked.get(name, _GONE), name in ctx.unsure, name in ctx.removed)
+            ctx.functions.get(name, _GONE), local.forked.get(name, _GONE), name in ctx.unsure, name in ctx.removed,
+            ctx.frames[-1].get(name, _GONE) if ctx.frames else _GONE)
 
 
 def passed(mark: Mark, ctx) -> None:
@@ -173,14 +174,15 @@ def passed(mark: Mark, ctx) -> None:
         for table in (local, local.partial, local.scoped, local.tokens, ctx.arrays, ctx.exports, ctx.functions,
                       local.forked, ctx.unsure, ctx.removed):
             for name in [n for n in table if n not in states]:
-                states[name] = (_GONE,) * 8 + (False, False)
+                states[name] = (_GONE,) * 8 + (False, False, _GONE)
     del local.forks[forks:]
     ctx.allexport = allexport
-    for name, (value, partial, scoped, token, array, exported, function, forked, unsure, gone) in states.items():
+    frame = ctx.frames[-1] if ctx.frames else {}  # a function's `local` inside: not local after the `)`
+    for name, (value, partial, scoped, token, array, exported, function, forked, unsure, gone, held) in states.items():
         lost = forked is not _GONE and name not in local.forked
         for table, was in ((local.partial, partial), (local.scoped, scoped), (local.tokens, token),
                            (ctx.arrays, array), (ctx.exports, exported), (ctx.functions, function),
-                           (local.forked, forked)):
+                           (local.forked, forked), (frame, held)):
             if was is _GONE:
                 table.pop(name, None)
             else:

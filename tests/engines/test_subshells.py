@@ -57,6 +57,7 @@ def test_a_pipeline_s_loop_and_a_command_substitution_never_leave_their_value():
     ("CMD='L=200000'\n( eval \"$CMD\" )\nvllm $L", ["4096"]),  # `eval`: the whole state is saved
     ("( ( L=1 ); L=2; vllm $L )\nvllm $L", ["2", "4096"]),  # nested
     ("f() { ( L=200000 ); vllm $L; }\nf\nf", ["4096", "4096"]),  # a function's subshell, read at each call
+    ("f() { ( local L=1 ); L=200000; }\nf\nvllm $L", ["200000"]),  # a `local` inside is the subshell's only
     ("if [ -z \"$Q\" ]; then L=8192; ( L=200000 ); fi\nvllm $L", ["8192", "4096"]),  # a reading per branch
 ])
 def test_what_a_subshell_s_calls_and_evals_set_is_lost_too(text, lasts):
