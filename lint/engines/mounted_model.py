@@ -5,7 +5,8 @@ local path is (resolution/names.py matches a local path by its folder name): `/d
 `$PWD/models/Qwen2-7B-Instruct` (or Compose's `./models/Qwen2-7B-Instruct`) names the folder the engine reads.
 Only a model path that is the mount's target itself is followed: a path below a target already types its own
 folder name (`-v ./models:/models --model-id /models/NAME`). A host path whose last segment is not typed
-(`-v $volume:/data`) names nothing and is left as it was; nothing is guessed. Docker's `-v HOST:TARGET[:OPTIONS]`
+(`-v $volume:/data`) names nothing and is left as it was; nothing is guessed, nor are two mounts at one target
+(`-v A:/data -v B:/data`, which Docker refuses: "Duplicate mount point") read as the last. Docker's `-v HOST:TARGET[:OPTIONS]`
 and `--mount type=bind,source=HOST,target=TARGET` (docs.docker.com/reference/cli/docker/container/run/
 "--volume", "--mount"); Compose's `volumes:` (config_files.compose_mounts). (Sweep eng26:
 HouXianzhoua/llm-inference-platform `scripts/start-tgi-qwen.sh`, `docker-compose.yml`.)
@@ -37,7 +38,10 @@ def run_mounts(texts: Sequence[str]) -> Dict[str, str]:
             continue
         pair = _mount(value) if kind == "mount" else _volume(value)
         if pair is not None:
-            out[pair[0]] = pair[1]
+            target = posixpath.normpath(pair[0])
+            # two mounts at one target: the daemon refuses the container ("Duplicate mount point: /data"),
+            # so neither host folder is the one an engine loads
+            out[target] = "" if target in out else pair[1]
     return out
 
 
@@ -65,10 +69,11 @@ def host_folder(path: str, mounts: Optional[Mapping[str, str]]) -> Optional[str]
     if not mounts or not path.startswith("/"):
         return None
     wanted = posixpath.normpath(path)
-    for target, host in mounts.items():
-        if posixpath.normpath(target) != wanted:
-            continue
-        name = host.rstrip("/").rsplit("/", 1)[-1]
-        if name and "/" in host and not any(ch in name for ch in "$`~") and name not in (".", ".."):
-            return host.rstrip("/")
+    hosts = {host.rstrip("/") for target, host in mounts.items() if posixpath.normpath(target) == wanted}
+    if len(hosts) != 1:
+        return None  # none, or several at one target (`/data` and `/data/`): no one folder to name
+    host = hosts.pop()
+    name = host.rsplit("/", 1)[-1]
+    if name and "/" in host and not any(ch in name for ch in "$`~") and name not in (".", ".."):
+        return host
     return None

@@ -77,3 +77,15 @@ def test_run_mounts_reads_docker_spellings():
                        "-v", "${X:-/d}:/q"]) == {"/data": "./a/M", "/n": "/h/N", "/o": "/s/O"}
     assert host_folder("/data/", {"/data": "./a/M/"}) == "./a/M"
     assert host_folder("/data", {"/data": "./a/$NAME"}) is None
+
+
+@pytest.mark.parametrize("mounts", [
+    "./models/Llama-3.1-8B-Instruct:/data -v ./models/Qwen2.5-7B-Instruct:/data",
+    "./models/Llama-3.1-8B-Instruct:/data/ -v ./models/Qwen2.5-7B-Instruct:/data",
+])
+def test_two_mounts_at_one_target_name_nothing(tmp_path, mounts):
+    # Docker refuses the container ("Duplicate mount point: /data"); before, the last mount named the model
+    (row,) = rows(script(tmp_path, mounts))
+    assert (row["model"], row["why_unknown"]) == ("/data", "model not resolved")
+    assert run_mounts(["-v", "./a/M:/data", "-v", "./b/N:/data/"]) == {"/data": ""}
+    assert host_folder("/data", {"/data": "./a/M", "/data/": "./b/N"}) is None
