@@ -140,7 +140,12 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
         written = written_device(assumed[0], dict(dep.custom_accelerators) or None)
         device = Val(written.name if written is not None else assumed[0], role.source or dep.source,
                      raw=f"{assumed[0]} ({assumed[1]})")
-        role = replace(role, accelerators=replace(role.accelerators, type=device), accelerator_assumed=assumed[1])
+        from ctxlint.capacity_notes import unknown_split
+        if unknown_split(_engine(dep), role, arch):  # what one device holds turns on a size not known: as a stated
+            role = replace(role, accelerator_withheld=device)  # device is withheld (workload_devices.device_role)
+        else:
+            role = replace(role, accelerators=replace(role.accelerators, type=device),
+                           accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
     if role.context_length is None and (engine in DERIVABLE_ENGINES or engine == "tgis") \
