@@ -201,7 +201,8 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
     mounts = compose_mounts(service, lambda text: _interpolate(text, project))
-    bind = dict(mounts)  # the host's folders alone, before the files a build COPYs in (mounted_model.py)
+    # the host's folders alone, before the files a build COPYs in, a target mounted twice naming none (mounted_model.py)
+    bind = compose_mounts(service, lambda text: _interpolate(text, project), twice="")
     if built is not None and built.copies:  # the files COPY put in the image, under the service's bind mounts
         from ctxlint.adapters.compose_build import add_copies
         add_copies(mounts, built, file)

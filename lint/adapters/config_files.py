@@ -136,11 +136,19 @@ def declined_by_script(spans: "ScalarSpans", nodes: Sequence[Node], texts: Seque
     return None
 
 
-def compose_mounts(service: Node, interpolate: Optional[Callable[[str], Optional[str]]] = None) -> Dict[str, str]:
+def compose_mounts(service: Node, interpolate: Optional[Callable[[str], Optional[str]]] = None,
+                   twice: Optional[str] = None) -> Dict[str, str]:
     """Container path -> host path (relative to the compose file) from a service's bind mounts. `interpolate`:
     Compose's interpolation of a written path (`${CONFIG_DIR:-../configs}/vllm` is its default when the host
-    sets nothing, as everywhere else in the file); None for a path that needs the host's value: not followed."""
+    sets nothing, as everywhere else in the file); None for a path that needs the host's value: not followed.
+    `twice`: what a target mounted twice maps to (the daemon refuses "Duplicate mount point"); else the last."""
     out: Dict[str, str] = {}
+    seen = set()
+
+    def put(inside: str, host: str) -> None:
+        key = inside.rstrip("/") or "/"
+        out[inside] = twice if twice is not None and key in seen else host
+        seen.add(key)
     volumes = service.get("volumes") if service.kind == MAP else None
 
     def path(text: str) -> Optional[str]:
@@ -151,12 +159,12 @@ def compose_mounts(service: Node, interpolate: Optional[Callable[[str], Optional
             written = path(item.value)
             parts = written.split(":") if written is not None else []
             if len(parts) >= 2 and parts[0].startswith((".", "/", "~")):
-                out[parts[1]] = parts[0]
+                put(parts[1], parts[0])
         elif item.kind == MAP:
             source, target = item.get("source"), item.get("target")
             if source is not None and target is not None and isinstance(source.value, str) \
                     and isinstance(target.value, str):
                 host, inside = path(source.value), path(target.value)
                 if host is not None and inside is not None:
-                    out[inside] = host
+                    put(inside, host)
     return out

@@ -89,3 +89,18 @@ def test_two_mounts_at_one_target_name_nothing(tmp_path, mounts):
     assert (row["model"], row["why_unknown"]) == ("/data", "model not resolved")
     assert run_mounts(["-v", "./a/M:/data", "-v", "./b/N:/data/"]) == {"/data": ""}
     assert host_folder("/data", {"/data": "./a/M", "/data/": "./b/N"}) is None
+
+
+def test_compose_two_mounts_at_one_target_name_nothing(tmp_path):
+    (tmp_path / "docker-compose.yml").write_text(
+        "services:\n"
+        "  tgi:\n"
+        f"    image: {TGI}\n"
+        "    volumes:\n"
+        "      - ./models/Llama-3.1-8B-Instruct:/data\n"
+        "      - type: bind\n"
+        "        source: ./models/Qwen2.5-7B-Instruct\n"
+        "        target: /data\n"
+        "    command: [--model-id=/data, --max-input-length=2048, --max-total-tokens=4096]\n")
+    (row,) = rows(tmp_path / "docker-compose.yml")
+    assert (row["model"], row["why_unknown"]) == ("/data", "model not resolved")
