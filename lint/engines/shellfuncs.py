@@ -54,7 +54,7 @@ class Defined:
 
     def __init__(self, name: str, items: list, text: Optional[str] = None, span: tuple[int, int] = (0, 0)) -> None:
         self.name, self.items, self.text = name, items, text
-        self.span = span  # of the body in the lexed text: after its opening `{` or `(`, to its closing one
+        self.span = span  # of the body in the lexed text: after its `{` to its `}`, or its `( ... )` whole
 
 
 def _literal(item: object) -> str:
@@ -104,6 +104,9 @@ def _definition(items: list, k: int) -> Optional[tuple[Defined, int]]:
         else None
     if end is None:
         return None  # not a body bash reads (`f() vllm ...`), or one that never ends: not a definition here
+    # `f() ( ... )`: the body is a subshell, its `(` and `)` kept so that what it assigns is lost at each return
+    if _op(opener, "("):
+        return Defined(name, items[j:end + 1], span=(_edge(opener, 0), _edge(items[end], 1))), end + 1
     return Defined(name, items[j + 1:end], span=(_edge(opener, 1), _edge(items[end], 0))), end + 1
 
 

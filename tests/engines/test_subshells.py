@@ -79,3 +79,15 @@ def test_the_state_saved_for_each_subshell_is_its_own_names_not_the_script_s():
             assert len(saved) == 2 * n, n  # the names each spells: W and true
     finally:
         subshells._state = real
+
+
+def test_a_function_whose_body_is_a_subshell_loses_what_it_assigns_at_each_return():
+    # bash 5.2.15 and dash 0.5.12 print `vllm 200000`, then `vllm 4096`. Before: 200000 kept after the call
+    text = "L=4096\nf() ( L=200000; vllm $L )\nf\nvllm $L"
+    assert argvs(text) == [["vllm", "200000"], ["vllm", "4096"]]
+
+
+def test_a_sourced_function_whose_body_is_a_subshell_loses_what_it_assigns_too():
+    lib = "f() (\n  L=200000\n)\n"
+    result = split_shell("L=4096\n. ./lib.sh\nf\nvllm $L", defaults=True, sourcer=lambda path: lib)
+    assert [c.argv for c in result.commands if c.argv[0] == "vllm"] == [["vllm", "4096"]]
