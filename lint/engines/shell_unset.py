@@ -43,6 +43,11 @@ def removed(name: str, ctx, unsure: bool) -> None:
 def unset(program: Sequence[Token], ctx, unsure: bool) -> None:
     """`unset [-v|-f] NAME...`: a variable (and its array), or with `-f` a function."""
     functions = False
+    flags = "".join(t.text[1:] for t in program[1:] if t.text in ("-f", "-v", "-fv", "-vf"))
+    if "f" in flags and "v" in flags:  # bash: "cannot simultaneously unset a function and a variable"
+        if ctx.bash:
+            return
+        unsure = True  # dash unsets by the last of them: not worked out here
     for t in program[1:]:
         text = t.text
         if t.unresolved:

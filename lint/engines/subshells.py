@@ -115,7 +115,7 @@ def marked(items: list) -> list:
         if type(it) is Op:
             start = not it.text.startswith("redir:")
         elif type(it) is Word:
-            start = _plain(it) in ("do", "then", "else", "{", "!", "in", "elif", "while", "until", "if")
+            start = _plain(it) in ("do", "then", "else", "{", "!", "in", "elif", "while", "until", "if", "time")
         else:
             start = True
     return out
@@ -164,12 +164,13 @@ def passed(mark: Mark, ctx) -> None:
         if every:  # any name: all of them
             names = set(local) | set(local.partial) | set(local.scoped) | set(local.tokens) | set(ctx.arrays) \
                 | set(ctx.exports) | set(ctx.functions) | set(local.forked) | ctx.unsure | ctx.removed
-        mark.saved.append(({name: _state(name, ctx) for name in names}, len(local.forks), ctx.allexport, every))
+        mark.saved.append(({name: _state(name, ctx) for name in names}, len(local.forks), ctx.allexport, every,
+                           ctx.positional))
         return
     opening = mark.pair
     if opening is None or not opening.saved:
         return
-    states, forks, allexport, every = opening.saved.pop()
+    states, forks, allexport, every, ctx.positional = opening.saved.pop()  # `( set -- ... )`, `( shift )` too
     if every:  # names the subshell made that the script did not have
         for table in (local, local.partial, local.scoped, local.tokens, ctx.arrays, ctx.exports, ctx.functions,
                       local.forked, ctx.unsure, ctx.removed):

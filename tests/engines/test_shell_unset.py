@@ -54,3 +54,11 @@ def test_local_with_a_value_and_declare_g_are_as_before():
     # a name unset before the call is unset again after it, not the environment's
     text = f"#!/bin/bash\nunset LEN\nf() {{ local LEN=1; }}\nf\n{RUN} --max-model-len ${{LEN:-8192}}"
     assert argvs(text, {"LEN": "100000"}.get)[0][-1] == "8192"
+
+
+@pytest.mark.parametrize("shebang, expected", [("#!/bin/bash\n", "4096"), ("#!/bin/sh\n", "${L:-8192}")])
+def test_unset_with_both_f_and_v_unsets_nothing_in_bash_and_is_unknown_in_dash(shebang, expected):
+    # bash 5.2.15: "unset: cannot simultaneously unset a function and a variable", L stays 4096; dash 0.5.12 goes
+    # by the last flag (`-fv` unsets the variable). Before: `${L:-8192}` was 8192 in a bash script too
+    text = shebang + "L=4096\nunset -fv L\nvllm serve m --max-model-len ${L:-8192}\n"
+    assert split_shell(text, defaults=True).commands[0].argv[-1] == expected

@@ -91,3 +91,14 @@ def test_a_sourced_function_whose_body_is_a_subshell_loses_what_it_assigns_too()
     lib = "f() (\n  L=200000\n)\n"
     result = split_shell("L=4096\n. ./lib.sh\nf\nvllm $L", defaults=True, sourcer=lambda path: lib)
     assert [c.argv for c in result.commands if c.argv[0] == "vllm"] == [["vllm", "4096"]]
+
+
+@pytest.mark.parametrize("text, last", [
+    # bash 5.2.15 and dash 0.5.12: a subshell's `set --` and `shift` are its own (`a b` after them)
+    ("set -- --max-model-len 4096\n( set -- --max-model-len 200000 )\nvllm \"$@\"", ["--max-model-len", "4096"]),
+    ("set -- --max-model-len 4096\n( shift )\nvllm \"$@\"", ["--max-model-len", "4096"]),
+    ("L=4096\ntime ( L=200000 )\nvllm --max-model-len $L", ["--max-model-len", "4096"]),  # bash: after `time`
+])
+def test_a_subshell_s_positional_words_and_one_after_time_are_lost_at_its_end(text, last):
+    # Before: 200000 (or `4096` alone, shifted) leaked out of the subshell
+    assert argvs(text)[-1][1:] == last
