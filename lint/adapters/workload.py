@@ -52,8 +52,6 @@ from ctxlint.engines import Command, Detection, Setting, Token, split_list, spli
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
-from ctxlint.engines.model_folder import folder_model
-from ctxlint.engines.mounted_model import host_folder, run_mounts
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic, Fix
 from ctxlint.fixes import spelling_exists
@@ -278,13 +276,20 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
             literal = self.literal_model(inv.model, tokens) if "$" in inv.model.value else None
             if literal is None:  # a `${NAME}` Kubernetes passes as written names no model
-                host = host_folder(inv.model.value, self.c.mounts if self.c.mounts is not None else
-                                   run_mounts([t.text for t in tokens[:det.start]]) if det.via_image else None)
+                host = None
+                if self.c.mounts or det.via_image:  # only where a bind mount can put the model there is it read
+                    from ctxlint.engines.mounted_model import host_folder, run_mounts
+
+                    host = host_folder(inv.model.value, self.c.mounts if self.c.mounts is not None else
+                                       run_mounts([t.text for t in tokens[:det.start]]) if det.via_image else None)
                 # `-v $PWD/models/NAME:/data ... --model-id /data`: the host folder the engine loads names it
                 model = Val(host or inv.model.value, where(inv.model), raw=inv.model.raw_text)
         # not under a reference the file spells otherwise (a systemd `%h`: its placeholder is no path to show)
-        named = folder_model(inv.model_word, tokens, self.c.ref_spelling) if model is None and literal is None \
-            else None
+        named = None
+        if model is None and literal is None:  # engines/model_folder.py is imported only by a model it may name
+            from ctxlint.engines.model_folder import folder_model
+
+            named = folder_model(inv.model_word, tokens, self.c.ref_spelling)
         if named is not None:  # `${ROOT}/models/NAME`: matched by its typed folder name (engines/model_folder.py)
             model = Val(named[1], self.token_source(named[2]), raw=named[1])
         found = EngineRole(role, Val(det.engine, engine_src), version, model,

@@ -30,7 +30,6 @@ from .lexer import Op, Word, lex
 from .shell_commands import never_returns, no_command
 from .outer_expansion import restored, script_of
 from .scalar_append import appends_read
-from .subshells import Mark, marked, passed
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
@@ -71,7 +70,10 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         from .shellfuncs import collapse  # only a text that defines a function pays for it
 
         items = collapse(items)
-    if any(type(it) is Op and it.text == "(" for it in items):
+    subshells = any(type(it) is Op and it.text == "(" for it in items)
+    if subshells:  # only a text with a `(` imports subshells.py
+        from .subshells import Mark, marked, passed
+
         items = marked(items)
     for it in items + [Op(";", 0, 0)]:
         if isinstance(it, Op):
@@ -97,7 +99,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             current.append(it)  # type: ignore[arg-type]
     for index, (words, conditional) in enumerate(groups):
         if conditional is None:
-            if isinstance(words, Mark):  # a subshell's `(` or `)`: its state put back at the `)` (subshells.py)
+            if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
             elif not isinstance(words, HereBody):
                 ctx.functions[words.name] = words  # type: ignore[attr-defined]
