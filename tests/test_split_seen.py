@@ -18,7 +18,8 @@ import ctxlint.adapters.split_seen as split_seen_module
 from ctxlint.adapters.run_classes import run_files
 from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.engine import Settings, lint_paths
-from ctxlint.engines import detect, parse_invocation, split_list, split_shell
+from ctxlint.engines import parse_invocation, split_list, split_shell
+from ctxlint.engines.detect import detect
 
 ROOT = Path(__file__).resolve().parents[1]
 LIST = ["/bin/sh", "-c", "exec vllm serve $MODEL --max-model-len $(LEN)", "--", "$(TP)"]

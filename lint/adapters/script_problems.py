@@ -12,7 +12,8 @@ from __future__ import annotations
 from typing import Iterable, List, Optional, Tuple
 
 from ctxlint.adapters.shell_script import names_engine
-from ctxlint.engines import SplitProblem, detect, split_shell
+from ctxlint.engines import SplitProblem, split_shell
+from ctxlint.engines.detect import detect
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import PARSE_ERROR
 

@@ -30,8 +30,8 @@ from __future__ import annotations
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from ctxlint.adapters.run_classes import current
-from ctxlint.engines import detect, parse_invocation, split_list, split_shell
-from ctxlint.engines.detect import Detection
+from ctxlint.engines import parse_invocation, split_list, split_shell
+from ctxlint.engines.detect import Detection, detect
 from ctxlint.engines.result import Invocation
 from ctxlint.engines.tokens import Resolver, SplitResult
 

@@ -53,7 +53,7 @@ def test_a_partly_known_string_anywhere_else_or_unsure_starts_nothing(text):
 def test_a_binary_path_under_an_unknown_directory_names_its_program_quoted_or_not(assign, run, program):
     # Before: quoted, "$L" was an unknown program (no role, no CTX008); a directory cannot change which binary
     # the path's last segment names, and "$L" is the value as one word, as bash runs it.
-    from ctxlint.engines import detect
+    from ctxlint.engines.detect import detect
 
     command = split_shell(assign + run + "\n", defaults=True).commands[-1]
     found = detect(command.tokens)

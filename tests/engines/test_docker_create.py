@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engines import detect, split_shell
+from ctxlint.engines import split_shell
+from ctxlint.engines.detect import detect
 from ctxlint.engines.docker_run import parse_run
 
 

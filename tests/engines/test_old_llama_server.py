@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engines import detect
+from ctxlint.engines.detect import detect
 
 
 @pytest.mark.parametrize("line", [

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ctxlint.engines import detect, split_shell
+from ctxlint.engines import split_shell
+from ctxlint.engines.detect import detect
 from ctxlint.engines.apptainer import parse_container
 
 
