@@ -117,6 +117,8 @@ def _truncated_values(dep: Deployment, engine: str) -> Iterator[Tuple[str, Val[A
     ggml-org/llama.cpp@145b6280d6aa1890e22457143dad0badb3fd6820:common/arg.cpp common_params_parse_ex passes
     every int flag's text, and its LLAMA_ARG_* variable's, through `handler_int(params, std::stoi(val))`,
     which parses leading blanks, a sign and digits and ignores the rest."""
+    if not any(role.engine_args for role in dep.roles):
+        return  # nothing to read: the engine's flag table is not loaded for a manifest that states no flags
     stoi = settings_read_with(engine, "stoi")
     if not stoi:
         return

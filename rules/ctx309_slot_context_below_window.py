@@ -43,7 +43,6 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.physics.llamacpp import per_slot, readings
 from ctxlint.rules._common import max_request
 from ctxlint.rules._engine import bool_arg, engine_id, int_arg, shown
 
@@ -74,7 +73,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         for name in ("ctx_size", "kv_unified_per_slot"):  # as the engine reads them (a string from the environment)
             found = int_arg("llamacpp", role, name)
             settings[name] = found[0] if found is not None else None
-        # the pool before --fit's memory cut (an estimate: CTX210's band), as the physics reads it, build by build
+        # the pool before --fit's memory cut (an estimate: CTX210's band), as the physics reads it, build by build;
+        # imported here: only a llama.cpp role of several slots needs it, and every run imports this rule (issue 15)
+        from ctxlint.physics.llamacpp import per_slot, readings
+
         pools = [(r, r.cells // r.streams, per_slot(r.cells, r)) for r in readings(settings, train, version)]
         if any(r.cells <= 0 for r, _, _ in pools):
             continue  # no -c and no trained context known

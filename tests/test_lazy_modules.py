@@ -136,3 +136,39 @@ def test_the_srun_request_reader_is_imported_only_for_a_command_under_srun(tmp_p
     script = tmp_path / "serve.sh"
     script.write_text("#!/bin/bash\nsrun --gres=gpu:h100:1 vllm serve Qwen/Qwen3-8B --max-model-len 8192\n")
     assert _loaded(script, run) == {"ctxlint.adapters.srun_request"}
+
+
+# A native manifest states no command line: none of the shell reader, the engine-argument parser, the flag tables,
+# the Kubernetes adapters or llama.cpp's slot physics (each once imported by every run: the `ctxlint.engines`
+# package's front door, the pod-template gate's table, CTX302's flag lookup, CTX309's module level).
+COMMAND_LINES = ("ctxlint.engines.shellwords", "ctxlint.engines.lexer", "ctxlint.engines.execform",
+                 "ctxlint.engines.parse", "ctxlint.engines.detect", "ctxlint.engines.flags_sglang",
+                 "ctxlint.adapters.pod_templates", "ctxlint.adapters.kubernetes", "ctxlint.physics.llamacpp")
+
+
+def test_a_native_manifest_imports_no_command_line_reader():
+    run = _RUN_OF % (COMMAND_LINES,)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    # the same run on a pod that launches llama.cpp with several slots needs each of them
+    sample = REPO / "samples/kubernetes/llamacpp-ctx-too-large/deployment.yaml"
+    assert _loaded(sample, run) == set(COMMAND_LINES) - {"ctxlint.engines.flags_sglang", "ctxlint.adapters.pod_templates"}
+
+
+def test_the_engines_front_door_loads_each_name_from_its_module():
+    done = subprocess.run([sys.executable, "-c", """
+import sys
+import ctxlint.engines as engines
+assert "ctxlint.engines.shellwords" not in sys.modules
+from ctxlint.engines import split_shell, Token
+from ctxlint.engines.shellwords import split_shell as home
+assert split_shell is home and Token.__module__ == "ctxlint.engines.tokens"
+import importlib
+for name in engines.__all__:
+    assert getattr(engines, name) is getattr(importlib.import_module("ctxlint.engines." + engines._HOMES[name]), name)
+try:
+    engines.no_such_name
+except AttributeError as e:
+    print(e)
+"""], capture_output=True, text=True, cwd=REPO)
+    assert (done.returncode, done.stdout, done.stderr) == (
+        0, "module 'ctxlint.engines' has no attribute 'no_such_name'\n", "")
