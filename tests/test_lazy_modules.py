@@ -172,3 +172,13 @@ except AttributeError as e:
 """], capture_output=True, text=True, cwd=REPO)
     assert (done.returncode, done.stdout, done.stderr) == (
         0, "module 'ctxlint.engines' has no attribute 'no_such_name'\n", "")
+
+
+SGLANG_MEMORY = ("ctxlint.physics.mem_sglang", "ctxlint.physics.reserve_sglang", "ctxlint.physics.vlm_sglang")
+
+
+def test_sglang_memory_model_is_imported_only_for_an_sglang_budget():
+    # physics/budget.py binds SGLang's memory model at the first SGLang budget, not at its own import
+    run = _RUN_OF % (SGLANG_MEMORY,)
+    assert _loaded(REPO / "samples/kubernetes/vllm-window-too-long/deployment.yaml", run) == set()
+    assert _loaded(REPO / "samples/kubernetes/sglang-prefill-decode/deployment.yaml", run) == set(SGLANG_MEMORY)

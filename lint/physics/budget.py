@@ -12,12 +12,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from ..records import field, record, replace
-from . import mem_sglang, mem_vllm
+from . import mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
 from .mxfp4_padding import gpt_oss_factor
 from .terms import GIB, MIB, Term, gib, subtract
-from .vlm_sglang import mm_reserve, vision_tower
 from .vllm_block import block_size
 
 Step = tuple[str, str, Any]
@@ -63,9 +62,23 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return int(f) if f.is_integer() and not isinstance(default, float) else f
 
 
+_SGLANG: list = []  # (mem_sglang, vision_tower, mm_reserve), bound at the first SGLang budget
+
+
+def _sglang_model():
+    """SGLang's memory model, imported at the first SGLang budget: a run of vLLM or llama.cpp roles never imports
+    mem_sglang, reserve_sglang and vlm_sglang (~1 ms of a one-file run, issue 15). A list, not an import in each
+    call: an estimate search asks for a budget many times a role."""
+    if not _SGLANG:
+        from . import mem_sglang
+        from .vlm_sglang import mm_reserve, vision_tower
+        _SGLANG.append((mem_sglang, vision_tower, mm_reserve))
+    return _SGLANG[0]
+
+
 def sglang_auto_mem_fraction(gpu_mib: float, tp: int, pp: int, chunked_prefill_size: int | None = None,
                              cuda_graph_max_bs: int | None = None) -> tuple[float, str]:
-    return mem_sglang.auto_formula(gpu_mib, tp, pp, chunked_prefill_size, cuda_graph_max_bs)
+    return _sglang_model()[0].auto_formula(gpu_mib, tp, pp, chunked_prefill_size, cuda_graph_max_bs)
 
 
 def engine_budget(engine: str, arch: ModelArch, total: float | None, tp: int, pp: int,
@@ -156,6 +169,7 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     miss = _missing(total, weights, block, "mem_fraction_static")
     if miss:
         return miss
+    mem_sglang, vision_tower, mm_reserve = _sglang_model()
     vision = vision_tower(arch, s)
     pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device,
                                              arch.is_mla, vision)
