@@ -27,7 +27,9 @@ The need counts only what ctxlint's KV bytes per token count (window and recurre
 not in it, so it is a lower bound), with V at -ctv's type where it differs from -ctk's (physics.kv), and
 it is held against the most generous end of the memory band plus the token embeddings, which llama.cpp keeps on the CPU (its input layer), at 16 bits.
 """
-from __future__ import annotations
+# No `from __future__ import annotations` here: with it, typing.NamedTuple turns each field's annotation (a
+# string) into a ForwardRef, whose builtin compile() is the run's first and initializes the AST types (~10 M
+# instructions, ~3% of a one-file check, issue 15). Every annotation below is a runtime expression on 3.9.
 
 from typing import Any, List, Mapping, NamedTuple, Optional
 

@@ -182,3 +182,25 @@ def test_sglang_memory_model_is_imported_only_for_an_sglang_budget():
     run = _RUN_OF % (SGLANG_MEMORY,)
     assert _loaded(REPO / "samples/kubernetes/vllm-window-too-long/deployment.yaml", run) == set()
     assert _loaded(REPO / "samples/kubernetes/sglang-prefill-decode/deployment.yaml", run) == set(SGLANG_MEMORY)
+
+
+def test_no_run_builds_a_typing_forward_reference():
+    # typing.ForwardRef calls the builtin compile(), whose first call in a process initializes the AST types
+    # (~10 M instructions, ~3% of a one-file check): a NamedTuple in a module with `from __future__ import
+    # annotations`, or a string inside a subscript at module level, builds one. Every sample is checked.
+    run = ("import os, sys, traceback\n"
+           "seen = []\n"
+           "def hook(event, args):\n"
+           "    if event != 'compile':\n        return\n"
+           "    stack = traceback.extract_stack()[:-1]\n"  # the frame that called compile() last
+           "    if stack[-1].filename.endswith('typing.py') and stack[-1].name == '__init__':\n"  # ForwardRef's
+           "        seen.append(next(f'{f.filename}:{f.lineno}' for f in reversed(stack) if not f.filename.endswith('typing.py')))\n"
+           "sys.addaudithook(hook)\n"
+           "def report():\n"
+           "    sys.stderr.write('LOADED ' + ' '.join(sorted(set(seen))) + '\\n'); sys.stderr.flush()\n"
+           "real_exit = os._exit\n"
+           "os._exit = lambda code: (report(), real_exit(code))\n"
+           "from ctxlint.cli_check import main\n"
+           "sys.argv = ['ctxlint', 'check', '--isolated', '--fail-on', 'never', '-q', sys.argv[1]]\n"
+           "try:\n    main()\nexcept SystemExit:\n    report(); raise\n")
+    assert _loaded(REPO / "samples", run) == set()
