@@ -32,13 +32,10 @@ this module re-exports them.
 """
 from __future__ import annotations
 
-import re
-from functools import partial
 from typing import Dict, List, Optional, Sequence, Tuple
 
-from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, role_facts, serves_no_role, unsure
+from ctxlint.adapters.engine_roles import role_facts, serves_no_role
 from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -48,13 +45,10 @@ from ctxlint.adapters.workload_launchers import UNRESOLVED, Launchers
 from ctxlint.adapters.workload_positions import Positions
 from ctxlint.adapters.workload_records import Container, EngineRole, Reading, Workload  # noqa: F401
 from ctxlint.adapters.workload_versions import Versions, docker_run
-from ctxlint.engines import Command, Detection, Setting, Token, split_list, split_shell
+from ctxlint.engines import Command, Detection, Token, split_list, split_shell
 from ctxlint.engines.detect import entrypoint_detection, names_program
-from ctxlint.engines.images import release_below
 from ctxlint.engines.int_eras import at_release
-from ctxlint.engines.specs import spec_for
-from ctxlint.findings import Diagnostic, Fix
-from ctxlint.fixes import spelling_exists
+from ctxlint.findings import Diagnostic
 from ctxlint.model import Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
 
@@ -62,9 +56,6 @@ from ..records import replace
 
 ENGINE_REJECTS = "engine-rejects-value"
 _RUNS_IMAGES = ("docker", "podman", "nerdctl", "apptainer", "singularity")
-_TEMPLATE_PARAM = re.compile(r"\$\{\{?[A-Za-z_][A-Za-z0-9_]*\}\}?")
-# Unresolved values matter only for settings the checks read.
-_RELEVANT_TAGS = {"context", "kv_pool", "memory", "model"}
 
 
 def _items(node: Optional[Node]) -> List[Node]:
@@ -222,16 +213,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             return
         tokens: Tuple[Token, ...] = cmd.tokens
 
-        sources: Dict[int, Source] = {}  # by id: the settings live in `inv` while this runs
-
-        def where(s: Setting) -> Source:
-            # role_facts asks again for the settings it reads (context, pool, layout, model): a quarter
-            # of the asks, each an alignment of the value's characters in the file
-            found = sources.get(id(s))
-            if found is None:
-                found = sources[id(s)] = self.setting_source(s, tokens, assigns)
-            return found
-
+        sources: Dict[int, Source] = {}  # each setting's place, found once (Positions.placer)
+        where = self.placer(sources, tokens, assigns)
         version = self.version(det.engine, image)
         if version is None and image is None and docker_image is not None:
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
@@ -243,22 +226,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         if self.under_srun:
             from ctxlint.adapters.srun_request import srun_request
             self.srun = srun_request(cmd.tokens, det.start)
-        # every stated setting's place is found only if read: by a reader as it is now (a copy of the fields
-        # setting_source reads, which the reader replaces, never changes, as it goes on to its next command; not
-        # the roles it has read, whose Vals would hold it: a cycle a run would leave to the collector), once, as
-        # `where` finds it
-        now = object.__new__(type(self))
-        now.c, now.file, now.env_nodes, now.config_sources = self.c, self.file, self.env_nodes, self.config_sources
-        now.item_nodes, now.item_texts = self.item_nodes, self.item_texts
-
-        def placed(s: Setting) -> Source:
-            # by id, as `where`: every setting asked for is held (by `inv`, then by the Val placing it)
-            found = sources.get(id(s))
-            if found is None:
-                found = sources[id(s)] = now.setting_source(s, tokens, assigns)
-            return found
-
-        later = partial(partial, placed)  # later(s): placed(s), called when the Val's source is read
+        later = self.later_placer(sources, tokens, assigns)  # later(s): where(s), when the Val's source is read
         roles = self.device_roles(inv, role_facts(inv, where, later), self.engine_env_args(inv, assigns), run, where)
         if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
             roles = [replace(r, name=cmd.branch) for r in roles]
@@ -266,12 +234,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # the program, or the image of `docker run IMAGE ARGS` (an args-only detection has neither)
         prog = tokens[det.start] if det.start < len(tokens) and (not det.via_image or det.args_start > det.start) \
             else None
-        if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
-            engine_src = self.c.engine.source
-        elif self.c.image is not None:
-            engine_src = self.c.image.source(self.file)
-        else:
-            engine_src = self.token_source(prog) if prog is not None else self.c.node.source(self.file)
+        engine_src = self.engine_source(det, image, prog)
         model = literal = None
         if inv.model is not None and isinstance(inv.model.value, str) and inv.model.value:
             literal = self.literal_model(inv.model, tokens) if "$" in inv.model.value else None
@@ -296,48 +259,10 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                            command=self.token_source(prog) if prog is not None else None)
         if literal is not None:
             found.unresolved.append(literal)
-        spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
-        config_ref = self.config_missing is not None and inv.config_file is not None and inv.config_file.value is None
-        if self.config_missing is not None and inv.config_file is not None and not config_ref:
-            why = declined_by_script(self.c.spans, self.item_nodes, self.item_texts, self.config_missing) \
-                or "engine settings in a file this manifest does not hold"
-            found.unresolved.append((f"{inv.config_file.flag_spelling} {self.config_missing} ({why})",
-                                     where(inv.config_file)))
+        if self.config_missing is not None or inv.unresolved or inv.errors or det.engine == "lmdeploy":
+            from ctxlint.adapters.workload_problems import role_problems  # rare: most commands state all they set
+            role_problems(self, inv, det, found, named, model, image, docker_image, tokens, out, where)
         self.config_missing = None
-        for problem in inv.unresolved:
-            if named is not None and problem.token_index == named[0]:
-                continue  # the model, matched by the folder name its path types (model_from says so)
-            flag = spec.by_name(problem.flag) if problem.flag else None
-            if config_ref and flag is not None and flag.name in spec.config_flags:
-                text, at = self.unresolved_text(problem, flag, tokens)
-                found.unresolved.append((f"{text}: engine settings in a file ctxlint cannot name", at))
-                continue
-            if flag is None and problem.flag is None and problem.ref is not None and model is None:
-                found.unresolved.append(self.unresolved_text(problem, None, tokens))  # perhaps the model
-                continue
-            if flag is None or not (set(flag.tags) & _RELEVANT_TAGS or flag.name in RELEVANT_SETTINGS):
-                continue
-            found.unresolved.append(self.unresolved_text(problem, flag, tokens))
-        release = found.version.value if found.version is not None else None
-        templated = in_template(self.c.node.path)  # OpenShift fills `${PARAM}` in when it processes it
-        image_named = image if image is not None else docker_image.text if docker_image is not None else None
-        below = release_below(image_named) if release is None and inv.errors else None
-        # LMDeploy's refusals that turn on the model are made per deployment (resolution/lmdeploy_refusals.py)
-        asks = inv.errors or det.engine == "lmdeploy"
-        unknown = self.release_unknown(det.engine, image_named) if release is None and asks else None
-        found.release_unknown = unknown
-        for problem in inv.errors:
-            text = refusal(det.engine, release, problem, below, unknown)
-            param = _TEMPLATE_PARAM.search(problem.message) if templated else None
-            if text is None or param is not None:
-                if param is not None:  # OpenShift sets it when it processes the template: not known here
-                    found.unresolved.append((f"{problem.message.split(': ')[0]} {param.group(0)} (an OpenShift "
-                                             "Template parameter)", self.problem_source(problem, tokens)))
-                continue
-            certain = problem.fix is not None and spelling_exists(det.engine, release, problem.fix[1])
-            out.diagnostics.append(Diagnostic(ENGINE_REJECTS, text, self.problem_source(problem, tokens), None,
-                                              Fix(*problem.fix) if certain else None,
-                                              severity="warning" if unsure(release, problem, unknown) else None))
         out.roles.append(found)
         for same, other in zip(self.other_roles, roles[1:]):  # the other devices' (read_alike)
             same.append(replace(found, role=other, unresolved=list(found.unresolved)))

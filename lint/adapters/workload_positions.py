@@ -3,7 +3,8 @@ setting or a problem the parser reported into the Source of what the user typed 
 `--flag=value`, an `sh -c` string, a block scalar, or the env var's value scalar)."""
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from functools import partial
+from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.engines import Setting, Token
 from ctxlint.engines.gotemplate import action_at, next_action
@@ -58,6 +59,38 @@ class Positions:
 
     def token_source(self, tok: Token) -> Source:
         return self.span_source(tok.item, (tok.start, tok.end))
+
+    def placer(self, sources: Dict[int, Source], tokens: Sequence[Token], assigns) -> Callable[[Setting], Source]:
+        """`where(s)`: the Source of setting `s` of the command being read, found once per setting and kept in
+        `sources` (by id: the settings live in the invocation while it is read)."""
+        def where(s: Setting) -> Source:
+            # role_facts asks again for the settings it reads (context, pool, layout, model): a quarter
+            # of the asks, each an alignment of the value's characters in the file
+            found = sources.get(id(s))
+            if found is None:
+                found = sources[id(s)] = self.setting_source(s, tokens, assigns)
+            return found
+        return where
+
+    def later_placer(self, sources: Dict[int, Source], tokens: Sequence[Token], assigns):
+        """`later(s)`: a call of `placer`'s `where(s)`, made when the Val's source is read (model.placed_later).
+        Every stated setting's place is found only if read: by a reader as it is now (a copy of the fields
+        setting_source reads, which the reader replaces, never changes, as it goes on to its next command; not
+        the roles it has read, whose Vals would hold it: a cycle a run would leave to the collector), once, as
+        `where` finds it (the same `sources`)."""
+        now = object.__new__(type(self))
+        now.c, now.file, now.env_nodes, now.config_sources = self.c, self.file, self.env_nodes, self.config_sources
+        now.item_nodes, now.item_texts = self.item_nodes, self.item_texts
+        return partial(partial, now.placer(sources, tokens, assigns))
+
+    def engine_source(self, det, image: Optional[str], prog: Optional[Token]) -> Source:
+        """Where the engine of detection `det` is written: the engine a preset or an image's entrypoint names, the
+        container's image, or the program's token (an args-only detection has none: the container)."""
+        if det.via_image and self.c.engine is not None and (self.c.image is None or not image):
+            return self.c.engine.source
+        if self.c.image is not None:
+            return self.c.image.source(self.file)
+        return self.token_source(prog) if prog is not None else self.c.node.source(self.file)
 
     def setting_source(self, s: Setting, tokens: Sequence[Token], assigns) -> Source:
         if s.origin == "flag" and s.value_span is not None:
