@@ -5,6 +5,7 @@ gpt-oss (layer_types), DeepSeek-V2/V3 and Kimi-K2 (MLA), GLM-4.x MoE, Llama-4
 (chunked local attention), MiniMax (attn_type_list), Qwen3-Next style hybrids
 (full_attention_interval / layer_types), Kimi-Linear / Kimi-K3 (linear_attn_config.kda_layers),
 ChatGLM / GLM-4 (multi_query_attention, multi_query_group_num) and VLMs that nest `text_config`.
+Which attention each layer has is read in layer_kinds.py.
 """
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ import json
 from pathlib import Path
 from typing import Any, Mapping
 
-from .models import CHUNKED, FULL, LINEAR, MAX_LAYERS, NONE, SLIDING, ModelArch
+from .layer_kinds import block_kinds, decilm_kinds, layer_kinds
+from .models import CHUNKED, LINEAR, MAX_LAYERS, SLIDING, ModelArch
 from .params import count as count_params, minimax_m3_split
 from .msa_index import parse as parse_msa
 from .mtp import mtp_modules
@@ -21,14 +23,6 @@ from .quant_config import from_quantization_config, with_expert_dtype
 # The keys vLLM and SGLang read a default context length from (engines.md §1.2a, §2.2a).
 POSITION_KEYS = ("max_position_embeddings", "n_positions", "max_seq_len", "seq_length", "model_max_length",
                  "max_target_positions", "max_sequence_length", "max_seq_length", "seq_len")
-
-_LAYER_TYPE_MAP = {
-    "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
-    "sliding_attention": SLIDING, "sliding_window": SLIDING, "local": SLIDING, "sliding": SLIDING,
-    "chunked_attention": CHUNKED, "chunked": CHUNKED,
-    "linear_attention": LINEAR, "mamba": LINEAR, "mamba2": LINEAR, "linear": LINEAR,
-    "conv": LINEAR, "gated_delta_net": LINEAR, "lightning": LINEAR,
-}
 
 
 def _positive(value: Any) -> int | None:
@@ -68,20 +62,6 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
 # Llama-3.2-90B-Vision has 64 query heads).
 _KV_DEFAULTS = {"mllama_text_model": 8}
 
-# Nemotron-H block letters (hybrid_override_pattern) and names (layers_block_type).
-_BLOCKS = {"M": LINEAR, "*": FULL, "-": NONE, "E": NONE, "mamba": LINEAR, "attention": FULL, "mlp": NONE,
-           "moe": NONE}
-
-
-def _blocks(c: Mapping[str, Any]) -> list[str] | None:
-    pattern = c.get("hybrid_override_pattern")
-    if isinstance(pattern, str) and pattern and all(ch in _BLOCKS for ch in pattern):
-        return [_BLOCKS[ch] for ch in pattern]
-    names = c.get("layers_block_type")
-    if isinstance(names, list) and names and all(str(x).lower() in _BLOCKS for x in names):
-        return [_BLOCKS[str(x).lower()] for x in names]
-    return None
-
 
 # DeepSeek-V4: no engine-independent size. vLLM 0.20.0-0.23.0's layout is read in dsv4_kv (it reproduces the
 # 6.66 GiB vllm#44376 logged); the other engines keep the reason below, with their own part (dsv4_kv.why_not_sized).
@@ -116,89 +96,12 @@ def _tp_whole(c: Mapping[str, Any], n: int, hidden: Any, head_dim: Any) -> tuple
     return whole_on_each_tp_rank(c, hidden, n, head_dim)
 
 
-def _decilm(c: Mapping[str, Any]) -> list | None:
-    """DeciLM / Nemotron-NAS `block_configs`: attention `no_op` or `replace_with_linear` layers keep no KV."""
-    blocks = c.get("block_configs")
-    if not isinstance(blocks, list) or not blocks:
-        return None
-    out = []
-    for block in blocks:
-        attn = block.get("attention") if isinstance(block, Mapping) else None
-        attn = attn if isinstance(attn, Mapping) else {}
-        out.append(NONE if attn.get("no_op") or attn.get("replace_with_linear") else FULL)
-    return out
-
-
-def _kda_layers(c: Mapping[str, Any]) -> frozenset | None:
-    """Kimi-Linear / Kimi-K3 (`linear_attn_config.kda_layers`, 1-based): those layers are Kimi Delta
-    Attention with a fixed-size state, the rest MLA. vllm-project/vllm@6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c:
-    vllm/transformers_utils/configs/kimi_linear.py (is_kda_layer: layer_idx + 1 in kda_layers);
-    vllm-project/vllm@01d995867291dd13119ea66cd18e3c9c9b51c50e:vllm/model_executor/models/kimi_linear.py
-    (KimiDecoderLayer: KimiDeltaAttention on KDA layers, KimiMLAAttention on the others)."""
-    lac = c.get("linear_attn_config")
-    layers = lac.get("kda_layers") if isinstance(lac, Mapping) else None
-    if not isinstance(layers, list):
-        return None
-    return frozenset(x for x in layers if isinstance(x, int) and not isinstance(x, bool))
-
-
 def _shared(c: Mapping[str, Any], n: int) -> int | None:
     """Gemma-4 E2B/E4B `num_kv_shared_layers`: the last N layers read the KV of the last earlier layer of their
     attention type (Gemma4Attention, vllm==0.33.0:vllm/model_executor/models/gemma4.py and
     sglang==0.5.23:sglang/srt/models/gemma4_causal.py); 0, absent or not fewer than the layers: none shares."""
     shared = _positive(c.get("num_kv_shared_layers"))
     return shared if shared is not None and shared < n else None
-
-
-def _layer_kinds(c: Mapping[str, Any], n: int, notes: list[str]) -> tuple[str, ...]:
-    mt = str(c.get("model_type", "")).lower()
-    blocks = _blocks(c) or _decilm(c)
-    if blocks is not None:
-        return tuple((blocks + [NONE] * n)[:n])
-    lt = c.get("layer_types")
-    if isinstance(lt, list) and lt:
-        kinds = [_LAYER_TYPE_MAP.get(str(t).lower(), FULL) for t in lt][:n]
-        return tuple(kinds + [FULL] * (n - len(kinds)))
-    atl = c.get("attn_type_list")  # MiniMax: 0 = linear (lightning), 1 = softmax
-    if isinstance(atl, list) and atl:
-        kinds = [FULL if int(t) == 1 else LINEAR for t in atl][:n]
-        return tuple(kinds + [FULL] * (n - len(kinds)))
-    kda = _kda_layers(c)
-    if kda is not None:
-        return tuple(LINEAR if i + 1 in kda else FULL for i in range(n))
-    interval = c.get("full_attention_interval")  # Qwen3-Next
-    if isinstance(interval, int) and interval > 0:
-        return tuple(FULL if (i + 1) % interval == 0 else LINEAR for i in range(n))
-    if c.get("attention_chunk_size") and mt.startswith("llama4"):
-        nrl = c.get("no_rope_layers")
-        if isinstance(nrl, list) and len(nrl) >= n:
-            # 1 = RoPE layer (chunked local), 0 = NoPE layer (global attention)
-            return tuple(CHUNKED if nrl[i] else FULL for i in range(n))
-        step = int(c.get("no_rope_layer_interval") or 4)
-        notes.append(f"llama4: NoPE/global layers every {step} (transformers default)")
-        return tuple(FULL if (i + 1) % step == 0 else CHUNKED for i in range(n))
-    window = c.get("sliding_window")
-    if not window:
-        return (FULL,) * n
-    positions = c.get("max_position_embeddings")
-    if isinstance(window, int) and isinstance(positions, int) and window >= positions:
-        return (FULL,) * n  # a window as long as the context never binds (Phi-3.5-mini, Ministral-8B)
-    hybrid = c.get("hybrid_layer_pattern")  # MiMo-V2: 0 = global attention, 1 = sliding window
-    if isinstance(hybrid, list) and hybrid:
-        kinds = [SLIDING if int(x) == 1 else FULL for x in hybrid][:n]
-        return tuple(kinds + [FULL] * (n - len(kinds)))
-    if mt == "gemma2":
-        return tuple(SLIDING if i % 2 == 0 else FULL for i in range(n))
-    if mt.startswith("gemma3") or isinstance(c.get("sliding_window_pattern"), int):
-        pat = int(c.get("sliding_window_pattern") or 6)  # gemma-3: 6; cohere2 (Command R7B): 4
-        return tuple(FULL if (i + 1) % pat == 0 else SLIDING for i in range(n))
-    if mt.startswith("qwen2") or mt.startswith("qwen3"):
-        if not c.get("use_sliding_window"):
-            return (FULL,) * n  # window present but inactive (Qwen2.5, QwQ)
-        mwl = int(c.get("max_window_layers") or 0)
-        return tuple(FULL if i < mwl else SLIDING for i in range(n))
-    # Mistral-7B-v0.1 style: every layer uses the window.
-    return (SLIDING,) * n
 
 
 def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") -> ModelArch:
@@ -211,8 +114,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     n = _first(c, "num_hidden_layers", "n_layer", "num_layers", "n_layers")
     if isinstance(c.get("padded_vocab_size"), int) and not c.get("vocab_size"):
         c["vocab_size"] = c["padded_vocab_size"]
-    if n is None and _blocks(c) is not None:
-        n = len(_blocks(c))
+    if n is None and block_kinds(c) is not None:
+        n = len(block_kinds(c))
     heads = _first(c, "num_attention_heads", "n_head", "num_heads", "n_heads")
     if not isinstance(n, int) or not isinstance(heads, int) or n <= 0 or heads <= 0:
         raise ValueError("config.json lacks num_hidden_layers / num_attention_heads")
@@ -228,7 +131,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     kv = _first(c, "num_key_value_heads", "num_kv_heads", "n_head_kv", "num_attention_groups")
     if kv is None and isinstance(c.get("attn_config"), Mapping):  # dbrx
         kv = c["attn_config"].get("kv_n_heads")
-    if kv is None and _decilm(c) is not None:  # Nemotron-NAS: heads / n_heads_in_group, per layer
+    if kv is None and decilm_kinds(c) is not None:  # Nemotron-NAS: heads / n_heads_in_group, per layer
         groups = [b["attention"].get("n_heads_in_group") for b in c["block_configs"]
                   if isinstance(b, Mapping) and isinstance(b.get("attention"), Mapping)]
         groups = [g for g in groups if isinstance(g, int) and g > 0]
@@ -260,7 +163,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     rtype = rope.get("rope_type") or rope.get("type")
     if rtype == "default":
         rtype = None
-    kinds = _layer_kinds(c, n, notes)
+    kinds = layer_kinds(c, n, notes)
     experts = _first(c, "num_local_experts", "n_routed_experts", "num_experts")
     if experts is None and isinstance(c.get("ffn_config"), Mapping):  # dbrx
         experts = c["ffn_config"].get("moe_num_experts")

@@ -120,7 +120,7 @@ def _keys_read(path: Path) -> set:
     return {k for k in keys if isinstance(k, str)}
 
 
-@pytest.mark.parametrize("module", ["hf_config.py", "params.py", "params_hybrid.py", "weights.py", "msa_index.py"])
+@pytest.mark.parametrize("module", ["hf_config.py", "layer_kinds.py", "params.py", "params_hybrid.py", "weights.py", "msa_index.py"])
 def test_the_lock_keeps_every_config_key_the_physics_reads(module):
     # `ctxlint models lock` keeps only ARCH_KEYS of a config.json: a key the parser reads and the
     # lock drops resolves the locked model wrong, as the catalog's transcription did
