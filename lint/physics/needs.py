@@ -4,88 +4,26 @@
 role silently, ctxlint says how much memory per GPU one request of the role's context
 needs at its parallelism, and which common devices meet it: the user can then state the
 device (a node selector, or `default-accelerator` in .ctxlint.yaml) and get a verdict.
+The search's estimate of the role on one device is made in need_estimates.py.
 """
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.model import Deployment, Role, fmt
 
 from ..records import record
-# At module level, not in the functions: _estimate runs ~40 times a searched role, and an import
-# statement there cost ~5% of a search. needs.py is imported only when a role has no device.
-from .accelerators import accelerator_from_mapping, lookup_accelerator
+from .accelerators import lookup_accelerator
 from .capacity import CapacityInput, compute, spanned_releases
 from .device_verdicts import SearchedSizes
 from .gaudi import unmodelled as unmodelled_on_gaudi
 from .kv import normalize_engine
-from .lean_probe import prepare as prepare_probe
 from .memo import Unkeyable, exact_key
-from .mtp import draft_layers
 from .need_advice import COMMON, _AMD, _NVIDIA, _advice, _vendor_devices  # noqa: F401  (re-exported)
+from .need_estimates import _candidate, _estimate, _fields, _longest, _probe, _size_bytes
 from .need_search import CELLS, HIGH, LOW, PLAIN_BELOW, PiecewiseFits, bisect, gib_at, monotone_tiers, pieces
 from .span_search import SpannedFits, release_figure
-
-
-def _estimate(dep: Deployment, role: Role, arch, weights, accelerator: Any, context: int,
-              release: Optional[str] = None):
-    """The role's lean estimate on `accelerator` (under vLLM `release`, when given): its figures only
-    (capacity.compute_lean's, or the same figures from lean_probe.py), never remembered, since the
-    search keeps what it asks for. A role is estimated on ~40 devices in a row (the search's sizes,
-    the common devices): what does not read the device is prepared once per role and release
-    (lean_probe.prepare), with one dict for the work the estimates share (the model side, vLLM's
-    device-free terms)."""
-    return _probe(dep, role, arch, weights, context, release)(accelerator)
-
-
-def _probe(dep: Deployment, role: Role, arch, weights, context: int, release: Optional[str] = None):
-    """_estimate's prepared estimate of the role under `release` (None: its own), for a device."""
-    global _LAST
-    last = _LAST
-    if last is None or not (last[0] is dep and last[1] is role and last[2] is arch and last[3] is weights
-                            and last[4] == context and type(last[4]) is type(context)):
-        # the objects are held, so `is` above never matches a new object at a reused address; the
-        # inputs built from the fields differ only in accelerator and release: one dict for model_side
-        last = _LAST = (dep, role, arch, weights, context, _fields(dep, role, arch, weights, context), {}, {})
-    probe = last[7].get(release)  # None: the role's own release (a release is a string)
-    if probe is None:
-        probe = last[7][release] = prepare_probe(
-            last[5] if release is None else dict(last[5], engine_version=release), last[6])
-    return probe
-
-
-_LAST: Optional[tuple] = None  # (dep, role, arch, weights, context, the other fields, the estimates' shared dict,
-#                                  the prepared estimate under each release)
-
-
-def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[str, Any]:
-    """The role's CapacityInput fields but the accelerator."""
-    par = role.parallelism
-    settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
-    return dict(
-        arch=arch, engine=str(dep.engine.name.value), tp=par.tp, pp=par.pp, dp=par.dp,
-        kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,
-        context_length=context, draft_layers=draft_layers(arch, dep.engine.name.value, role.draft_layers),
-        weights=weights,
-        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None)
-
-
-def _longest(result, which: str) -> Optional[int]:
-    """The longest single request the estimate holds: at its point, or at its band's low or high end."""
-    point = result.max_context_at_concurrency_1
-    # llama.cpp reserves a fixed ctx_size of cells and reports a shortfall only as an error: the
-    # request counts only when this end's KV budget holds every cell.
-    if point is not None and result.engine == "llamacpp":
-        budget = {"point": result.kv_budget_bytes_per_gpu, "low": result.kv_budget_low,
-                  "high": result.kv_budget_high}[which]
-        if budget is None or budget < (result.pool_tokens or 0) * (result.kv_bytes_per_token_per_gpu or 0):
-            return None
-    if which == "point" or point is None:
-        return point
-    value = result.max_context_low if which == "low" else result.max_context_high
-    return point if value is None else value
 
 
 def min_memory_gib(dep: Deployment, role: Role, arch, weights, context: int, which: str = "point",
@@ -306,17 +244,6 @@ def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, es
     releases = spanned_releases(CapacityInput(**fields))
     return SearchedSizes(estimates, releases or (fields["engine_version"],), bool(releases), tiers, _size_bytes,
                          context, engine == "vllm")
-
-
-@lru_cache(maxsize=4096)
-def _candidate(gib: float):
-    """The device a search probes at `gib` (an immutable record: the searches of every role probe the same grid)."""
-    return accelerator_from_mapping("candidate", {"memory_gib": gib})
-
-
-def _size_bytes(gib: float) -> float:
-    """A searched size's device memory, as its estimate had it."""
-    return float(_candidate(gib).memory_bytes)
 
 
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:

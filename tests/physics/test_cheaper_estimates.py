@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from test_device_verdicts import MANIFEST
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, mem_vllm, mem_vllm_v0, needs, vllm_batch
+from ctxlint.physics import capacity, mem_vllm, mem_vllm_v0, need_estimates, needs, vllm_batch
 from ctxlint.physics.accelerators import accelerator_from_mapping
 from ctxlint.physics.capacity import CapacityInput
 from ctxlint.physics.models import lookup_model
@@ -131,7 +131,7 @@ def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch, tmp_path):
     from ctxlint.engine import lint_paths
     from ctxlint.physics.memo import exact_key
 
-    one, prepare, asked, probing = capacity._compute_one, needs.prepare_probe, [], []
+    one, prepare, asked, probing = capacity._compute_one, need_estimates.prepare_probe, [], []
 
     def counted(inp, shared=None, lean=False):
         if lean and not probing:
@@ -150,7 +150,7 @@ def test_no_search_asks_for_the_same_lean_estimate_twice(monkeypatch, tmp_path):
                 probing.pop()
         return counted_probe
     monkeypatch.setattr(capacity, "_compute_one", counted)
-    monkeypatch.setattr(needs, "prepare_probe", prepared)
+    monkeypatch.setattr(need_estimates, "prepare_probe", prepared)
     needs._NEEDS.clear()
     folder = tmp_path / "device-less"
     folder.mkdir()
@@ -182,7 +182,7 @@ def test_every_lean_estimate_of_the_corpus_has_the_figures_of_the_whole_one(monk
         return result
     monkeypatch.setattr(capacity, "_compute_one", checked)
     # the searches' estimates as compute_lean makes them (test_lean_probe: its prepared probes give the same)
-    monkeypatch.setattr(needs, "prepare_probe", lambda fields, shared: lambda acc: capacity.compute_lean(
+    monkeypatch.setattr(need_estimates, "prepare_probe", lambda fields, shared: lambda acc: capacity.compute_lean(
         CapacityInput(accelerator=acc, **fields), shared))
     capacity._MEMO.clear()
     needs._NEEDS.clear()  # roles searched by earlier tests are searched again

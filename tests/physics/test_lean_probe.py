@@ -7,7 +7,7 @@ from helpers import run
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from ctxlint.physics import capacity, lean_probe, need_search, needs
+from ctxlint.physics import capacity, lean_probe, need_estimates, need_search, needs
 from ctxlint.physics.accelerators import lookup_accelerator
 from ctxlint.physics.capacity import CapacityInput, compute_lean
 from ctxlint.physics.device_verdicts import SearchedSizes
@@ -152,14 +152,14 @@ def test_every_probe_of_the_corpus_gives_compute_leans_figures(monkeypatch):
                 differ.append((fields, acc))
             return found
         return compare
-    monkeypatch.setattr(needs, "prepare_probe", checked)
+    monkeypatch.setattr(need_estimates, "prepare_probe", checked)
     capacity._MEMO.clear()
     needs._NEEDS.clear()  # roles searched by earlier tests are searched again
-    needs._LAST = None
+    need_estimates._LAST = None
     run(["check", str(SHARED / "corpus" / "real"), "--fail-on", "never", "--select", "CTX208"])
     capacity._MEMO.clear()
     needs._NEEDS.clear()
-    needs._LAST = None
+    need_estimates._LAST = None
     assert differ == []
     assert len(compared) > 1000
     assert {("vllm", True), ("trtllm", True), ("sglang", True), ("llamacpp", False)} <= set(compared)

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, needs, vllm_extensible
+from ctxlint.physics import capacity, need_estimates, needs, vllm_extensible
 from ctxlint.physics.accelerators import accelerator_from_mapping, lookup_accelerator
 from ctxlint.physics.activation import profile_peak
 from ctxlint.physics.capacity import CapacityInput
@@ -171,7 +171,7 @@ def test_every_estimate_of_the_corpus_made_with_a_role_dict_is_the_estimate_made
         return result
     monkeypatch.setattr(capacity, "_compute_one", checked)
     # the searches' estimates as compute_lean makes them (test_lean_probe: its prepared probes give the same)
-    monkeypatch.setattr(needs, "prepare_probe", lambda fields, shared: lambda acc: capacity.compute_lean(
+    monkeypatch.setattr(need_estimates, "prepare_probe", lambda fields, shared: lambda acc: capacity.compute_lean(
         CapacityInput(accelerator=acc, **fields), shared))
     capacity._MEMO.clear()
     needs._NEEDS.clear()  # roles searched by earlier tests are searched again
