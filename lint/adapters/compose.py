@@ -12,11 +12,11 @@ guessed. A service's `env_file:` files are its container's environment under
 its `environment:` (adapters/dotenv.py reads both as Compose does, each value
 at its place in its file). An entrypoint that runs a mounted script file
 (`sh /app/start.sh`) runs it with the service's environment, image and GPUs
-(compose_scripts.py).
+(compose_scripts.py). Which words of a service run as its program is read in
+compose_words.py.
 """
 from __future__ import annotations
 
-import shlex
 from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
@@ -26,12 +26,11 @@ from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, limits_from_annotations, read_container
 from ctxlint.adapters.workload_inputs import env_from_list, env_from_mapping
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.adapters.compose_words import words as _words
+from ctxlint.adapters.compose_words import given_to_engine, program_nodes, words as _words
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.adapters.crd_common import clone
-from ctxlint.engines.tokens import SHELLS
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, Position
 
 NAME = "compose"
@@ -196,7 +195,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
             and isinstance(command.value, str):
         command = _words(command, spans, resolve)
     if entrypoint is None and not cleared and command is not None and command.kind == SCALAR \
-            and isinstance(command.value, str) and _given_to_engine(command.value, image_text or image):
+            and isinstance(command.value, str) and given_to_engine(command.value, image_text or image):
         command = _words(command, spans, resolve)  # the engine's arguments, no shell's line (entry_words.py)
     lists = [n for n in (entrypoint, command) if n is not None and n.kind == SEQ]
     strings = [n for n in (entrypoint, command) if n is not None and n.kind == SCALAR and isinstance(n.value, str)]
@@ -224,7 +223,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     else:
         container.command, container.args = (entrypoint, command) if entrypoint is not None and \
             entrypoint.kind == SEQ else (None, command)
-    words = _program(entrypoint, command, cleared, container.image_text or (image.value if image else None))
+    words = program_nodes(entrypoint, command, cleared, container.image_text or (image.value if image else None))
     if words:  # `sh /app/start.sh`: the script file is what runs
         from ctxlint.adapters.compose_scripts import run_script, script_word
 
@@ -259,47 +258,6 @@ def _nim(image: Optional[Node], container: Container, spans: ScalarSpans, result
 
     role = nim_role(image, container.env, spans, result, container.accelerator_count, None)
     return [role] if role is not None else []
-
-
-def _program(entrypoint: Optional[Node], command: Optional[Node], cleared: bool, image) -> List[Node]:
-    """The entrypoint and command nodes whose words the container runs as its program, when the first word may
-    run a script file (a shell, a `*.sh`): the entrypoint's then the command's, or, where the image's own
-    entrypoint is cleared or is not the engine, the command's. [] for any other (most services: no import)."""
-    parts = [n for n in (entrypoint, command) if n is not None and (n.kind == SEQ or (
-        n.kind == SCALAR and isinstance(n.value, str)))]
-    if not parts or (parts[0].kind == SEQ and not parts[0].value):
-        return []
-    first = parts[0].value[0] if parts[0].kind == SEQ else parts[0]
-    text = first.value if first.kind == SCALAR and isinstance(first.value, str) else ""
-    text = (text.split(None, 1) or [""])[0].strip("'\"") if first is parts[0] else text
-    if not (text.rsplit("/", 1)[-1] in SHELLS or text.endswith((".sh", ".bash"))):
-        return []
-    if entrypoint is None and not cleared:
-        from ctxlint.engines.images import image_entrypoint_is_engine  # loaded with the workload core
-
-        if image_entrypoint_is_engine(image):
-            return []  # the command is the engine's arguments
-    return parts
-
-
-def _given_to_engine(command: str, image: Optional[Node | str]) -> bool:
-    """A string `command` on an image whose ENTRYPOINT is the engine: Compose splits it into words (shell-like
-    quoting, no shell) and appends them to that ENTRYPOINT, so the engine is given them, a program's own words
-    (`/bin/sh -c "..."`, `vllm serve M`) too, and flags on the more-indented lines of a folded (`>`) string, whose
-    line breaks YAML keeps, as much as those on the first line: no shell splits its lines into commands there. A
-    string with a `\\` is left to the shell reading it was (a line-end escape is a word of its own to Compose's
-    go-shellwords, a blank that POSIX splitting drops: vllm_words.surely_extra), unless it names a program."""
-    text = image.value if isinstance(image, Node) else image
-    if not isinstance(text, str):
-        return False
-    try:
-        words = shlex.split(command)
-    except ValueError:
-        return False
-    from ctxlint.engines.detect import entrypoint_detection, names_program  # loaded with the workload core
-
-    return (names_program(words) or ("\n" in command.strip() and "\\" not in command)) \
-        and bool(entrypoint_detection(text))
 
 
 def _label_map(labels: Optional[Node]) -> Optional[Node]:
