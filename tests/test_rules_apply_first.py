@@ -18,6 +18,7 @@ from ctxlint.rules import ctx303_long_context_override_without_rope_scaling as c
 from ctxlint.rules import ctx304_batched_tokens_below_model_len as ctx304
 from ctxlint.rules._engine import (LONG_CONTEXT_OVERRIDES, ROPE_HINT, engine_context, engine_id, int_arg, label,
                                    long_context_override, position_limit, shown)
+from ctxlint.rules._llamacpp_positions import llamacpp_positions
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -68,7 +69,7 @@ def _ctx109(dep: Deployment, options) -> Iterator[Problem]:
                     ctx.source, dep.display_name)
             continue
         if engine == "llamacpp":
-            yield from ctx109._llamacpp(dep, role, found)
+            yield from llamacpp_positions(dep, role, found)
             continue
         limit, factor, base, where = found
         derived = ctx109.sglang_limit(dep, role) if engine == "sglang" else None
