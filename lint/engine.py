@@ -249,16 +249,10 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
     foreign = sorted({f.file for f, _ in found} - {u.loaded.path for u in units}) \
         if not settings.disallow_suppressions else []
     if foreign:
-        from ctxlint.adapters.run_classes import current
-        run_now = current()
-        for path in foreign:
-            loaded = run_now.parsed(path) if run_now is not None else None
-            if loaded is not None:
-                with _blame(path):
-                    sups.extend(suppress.parse_suppressions(loaded))
+        sups.extend(suppress.foreign_suppressions(foreign))
     with _blame(", ".join(u.loaded.path for u in units)):
         kept, waived, problems = suppress.apply([f for f, _ in found], sups, settings.require_suppression_reason,
-                                                home=_home(producer) if sups else None)
+                                                home=suppress.overlay_home(producer) if sups else None)
         for unit in units:
             mine = [d for d in problems if d.source.file == unit.loaded.path
                     and not (d.kind == suppress.UNUSED and unit.loaded.path in elsewhere)]
@@ -272,24 +266,6 @@ def _lint_group(group: Sequence[LoadedFile], settings: Settings, report: Report,
         report.deployment_count += len(mine)
         if settings.keep_deployments:
             report.deployments.extend(mine)
-
-
-def _home(producer: Dict[int, "_Unit"]):
-    """The file and line of the workload document a finding's deployment was read from, where the finding sits in
-    a kustomize overlay's patch: one deployment of that name in the unit that found it, else None."""
-
-    def home(finding: Finding) -> Optional[Tuple[str, int]]:
-        unit = producer.get(id(finding))
-        # only a value a kustomize patch sets (its path `patch.yaml:spec...`, kustomize_patch_inputs): a workload's
-        # annotation does not reach a sibling ConfigMap's document (test_sibling_config_maps)
-        if unit is None or not (finding.path or "").startswith(os.path.basename(finding.file) + ":"):
-            return None
-        deps = [d for d in unit.deployments if d.display_name == finding.deployment]
-        if len(deps) != 1 or deps[0].file == finding.file or deps[0].source is None:
-            return None
-        return deps[0].source.file or deps[0].file, deps[0].source.line
-
-    return home
 
 
 def _adapted(loaded: LoadedFile, settings: Settings, joins: Joins, context: bool = False) -> _Unit:

@@ -15,8 +15,9 @@ string or a block scalar is text, not a comment).
 """
 from __future__ import annotations
 
+import os
 import re
-from typing import Callable, Collection, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Collection, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.workload_inputs import READ_ANNOTATIONS
 from ctxlint.findings import Diagnostic, Finding
@@ -157,6 +158,23 @@ def _from_annotations(file: str, root) -> List[Suppression]:
     return out
 
 
+def foreign_suppressions(paths: Sequence[str]) -> List[Suppression]:
+    """The suppressions of files outside a group that its findings sit in (a cluster-scoped runtime of another
+    directory the group's services run: crd_refs), from the files the run has read (run_classes.current): they
+    apply to what is found with them in this group (engine._lint_group)."""
+    from ctxlint.adapters.run_classes import current
+    from ctxlint.engine_guards import blame
+
+    found: List[Suppression] = []
+    run_now = current()
+    for path in paths:
+        loaded = run_now.parsed(path) if run_now is not None else None
+        if loaded is not None:
+            with blame(path):
+                found.extend(parse_suppressions(loaded))
+    return found
+
+
 # --- applying -------------------------------------------------------------------------------------
 
 def apply(findings: Iterable[Finding], suppressions: Sequence[Suppression], require_reason: bool = True,
@@ -226,3 +244,22 @@ def _unused(sup: Suppression, code: str) -> str:
     name = f" ({spec.name})" if spec else ""
     where = {LINE: f"on line {sup.first_line}", DOCUMENT: "in this document", FILE: "in this file"}[sup.scope]
     return f"unused suppression: {code}{name} reports nothing {where}; remove it from the directive"
+
+
+def overlay_home(producer: Dict[int, Any]):
+    """`apply`'s `home`: the file and line of the workload document a finding's deployment was read from, where the
+    finding sits in a kustomize overlay's patch: one deployment of that name in the unit that found it (`producer`:
+    id of a finding -> engine._Unit), else None."""
+
+    def home(finding: Finding) -> Optional[Tuple[str, int]]:
+        unit = producer.get(id(finding))
+        # only a value a kustomize patch sets (its path `patch.yaml:spec...`, kustomize_patch_inputs): a workload's
+        # annotation does not reach a sibling ConfigMap's document (test_sibling_config_maps)
+        if unit is None or not (finding.path or "").startswith(os.path.basename(finding.file) + ":"):
+            return None
+        deps = [d for d in unit.deployments if d.display_name == finding.deployment]
+        if len(deps) != 1 or deps[0].file == finding.file or deps[0].source is None:
+            return None
+        return deps[0].source.file or deps[0].file, deps[0].source.line
+
+    return home
