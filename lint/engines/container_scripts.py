@@ -1,14 +1,16 @@
-"""The script a container's shell runs: `docker run [opts] IMAGE sh -c SCRIPT` and `apptainer exec --cleanenv
-[opts] IMAGE bash -c SCRIPT` (apptainer.py). Their `$X` are the container's, which only its command line sets
-(`-e NAME=value`, apptainer's `--env` and the host's APPTAINERENV_NAME), not the host script's variables; a
-double-quoted script the host's shell expands first. Apart from shellwords.py, which asks `script_index` of every
-command and calls `container_script` only for such a line.
+"""The script a shell of its own runs: `sh -c SCRIPT` (shell_script), and the one a container's shell runs, `docker
+run [opts] IMAGE sh -c SCRIPT` and `apptainer exec --cleanenv [opts] IMAGE bash -c SCRIPT` (apptainer.py). Their
+`$X` are the container's, which only its command line sets (`-e NAME=value`, apptainer's `--env` and the host's
+APPTAINERENV_NAME), not the host script's variables; a double-quoted script the host's shell expands first. Apart
+from shellwords.py, which asks `script_index` of every command and calls `shell_script` only for such a line.
 """
 from __future__ import annotations
 
 from typing import Callable, Optional
 
 from .command_prefixes import shell_script_index
+from .decided_tests import hiding
+from .outer_expansion import restored, script_of
 from .tokens import Command, EnvAssign, Token
 from .word_expansion import SplitContext
 
@@ -72,6 +74,33 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     ctx.problems.extend(own.problems)
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
                     c.exported, image_gpus=gpus, branch=c.branch) for c in inner]
+
+
+def shell_script(program: list[Token], idx: int, script_word, outer: bool, env: list[EnvAssign], wrappers: list[str],
+                 ctx: SplitContext, depth: int, split_text: Callable) -> list[Command]:
+    """The commands of the script `sh -c SCRIPT` runs (`program[idx]`, typed as `script_word`; `outer`: a shell
+    expanded it first, outer_expansion.py), in a child shell with its own `$@`, or in a container's shell
+    (container_script). Apart from shellwords.py, which calls it for a command whose script_index is known."""
+    script = program[idx]
+    shell = " ".join(t.text for t in program[:idx])
+    base = list(zip(script.starts, script.ends))
+    # a script shell's double-quoted `-c` string: that shell expands it first (compose splits its string
+    # without a shell, Kubernetes passes list items as they are)
+    outer_dq = script_word.dq and (depth > 0 or ctx.script)
+    if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
+        return container_script(program, idx, base, ctx, depth, outer_dq, wrappers, shell, split_text)
+    text, base, marks = script_of([script]) if outer else (script.text, base, {})
+    from .shell_set import c_string_words, with_words  # its own `$@`, not the outer (shell_set.py)
+
+    # the child shell sees the outer script's names only when exported, and a prefix's (decided_tests.py)
+    hidden = hiding(ctx, [a.name for a in env] + list(ctx.local))
+    try:
+        inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
+    finally:
+        ctx.undecided = hidden
+    inner = restored(inner, marks)
+    return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
+                    c.arm, branch=c.branch) for c in inner]
 
 
 class _Passed(dict):

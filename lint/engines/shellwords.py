@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .command_prefixes import shell_script_index, strip_prefixes
-from .container_scripts import script_index as _script_index
+from .command_prefixes import strip_prefixes
+from .container_scripts import script_index as _script_index, shell_script
 from .command_strings import assigned, assignment_words, command_word
 from .decided_tests import hiding
 from .compose_pass import compose_interpolated, shell_stage
@@ -28,7 +28,6 @@ from . import branches, shellarrays
 from .arg_loops import callers_only
 from .lexer import Op, Word, lex
 from .shell_commands import never_returns, no_command
-from .outer_expansion import restored, script_of
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -238,29 +237,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         finally:
             ctx.undecided = hidden
     idx = _script_index(program)
-    if idx is not None and script_word is not None and depth < _MAX_DEPTH:
-        script = program[idx]
-        shell = " ".join(t.text for t in program[:idx])
-        base = list(zip(script.starts, script.ends))
-        # a script shell's double-quoted `-c` string: that shell expands it first (compose splits its string
-        # without a shell, Kubernetes passes list items as they are)
-        outer_dq = script_word.dq and (depth > 0 or ctx.script)
-        if shell_script_index(program) is None:  # `docker run ... IMAGE sh -c SCRIPT`: the container's shell
-            from .container_scripts import container_script
-
-            return container_script(program, idx, base, ctx, depth, outer_dq, wrappers, shell, split_text)
-        text, base, marks = script_of([script]) if outer else (script.text, base, {})
-        from .shell_set import c_string_words, with_words  # its own `$@`, not the outer (shell_set.py)
-
-        # the child shell sees the outer script's names only when exported, and a prefix's (decided_tests.py)
-        hidden = hiding(ctx, [a.name for a in env] + list(ctx.local))
-        try:
-            inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
-        finally:
-            ctx.undecided = hidden
-        inner = restored(inner, marks)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
-                        c.arm, branch=c.branch) for c in inner]
+    if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
+        return shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth, split_text)
     if ctx.exports:  # the shell's exported variables are the program's environment too
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
