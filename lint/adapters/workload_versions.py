@@ -87,7 +87,13 @@ def _release(engine: str, image: str) -> Optional[str]:
     """The release of `engine` an image's tag names (images.engine_from_image); runtime images (Dynamo, Triton,
     NIM) carry their own version, not the engine's, but for Triton's months whose engine NVIDIA states (ngc.py)."""
     eng, version = engine_from_image(image)
-    if eng != engine or not version:
+    if eng is None:  # an image named for something else: its tag may still state the engine's release
+        from ctxlint.engines.images import release_named_in_tag
+
+        version = release_named_in_tag(engine, image)
+    elif eng != engine:
+        return None
+    if not version:
         return None
     if _RUNTIME_IMAGE.search(image.lower()) and not _ngc_stated(image):
         return None

@@ -120,6 +120,22 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
     return engine, version
 
 
+def release_named_in_tag(engine: str, image: object) -> Optional[str]:
+    """The release of `engine` an image named for something else states in its tag, after the engine's name:
+    `mooncake:0.3.7.post2-sglang0.5.5.post3-deepep` (a Mooncake build of SGLang 0.5.5.post3,
+    AliyunContainerService/ai-models-on-ack:llm/sglang/sglang-pd-qwen3-235b.yaml), or None. Only the tag counts and
+    only for the engine the container's command runs: a name such as `mooncake` numbers its own builds, and its
+    tag's first number is Mooncake's, but the release written after the engine's name is the one the builder
+    installed (as `rocm/vllm:rocm6.3.1_vllm_0.8.5_...`, which engine_from_image reads for an image named for vLLM)."""
+    if engine not in ("vllm", "sglang", "lmdeploy") or not isinstance(image, str):
+        return None
+    tag = image_tag(image)
+    if not tag or "$" in tag:
+        return None
+    named = _NAMED_VERSION.search(tag.lower())
+    return named.group(2) if named is not None and named.group(1) == engine else None
+
+
 # IBM TGIS images: OpenShift AI's (the runtime red-hat-data-services/ods-ci names `tgis-runtime`,
 # ods_ci/tests/Resources/Files/llm/serving_runtimes/tgis_servingruntime_grpc.yaml), Open Data Hub's (the base
 # of opendatahub-io/caikit-tgis-serving's Dockerfile) and IBM's own build (SERVER_IMAGE in
