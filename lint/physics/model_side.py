@@ -204,11 +204,31 @@ def _llamacpp_v(settings: Mapping[str, Any]) -> Any:
     return v if v not in (None, "") else "f16" if settings.get("cache_type_k") not in (None, "") else None
 
 
+# MiniCPM3 has DeepSeek-V2's low-rank KV projection, but only SGLang caches the latent: its ModelConfig gives
+# MiniCPM3ForCausalLM AttentionArch.MLA, kv_lora_rank + qk_rope_head_dim a layer (sgl-project/sglang@
+# 001adf564fd332c285397a46a034ee2f93ba7515:python/sglang/srt/configs/model_config.py). vLLM's MiniCPM3Attention
+# decompresses it and caches every head's K (qk_nope + qk_rope = 96) and V padded to the same 96
+# (`Attention(num_local_heads, qk_head_dim, num_kv_heads=num_local_heads)`,
+# vllm-project/vllm@009ccee09595bc1ed5de28164ea2490a5ba1ce84:vllm/model_executor/models/minicpm3.py):
+# 2 x 40 x 96 a layer, 26.7x the latent. How the other engines cache it was not read.
+MINICPM3_VLLM = "vLLM caches MiniCPM3 as full K/V heads (K and V {width} wide), not as the MLA latent SGLang keeps"
+MINICPM3_UNREAD = ("{name}: how {engine} caches MiniCPM3's low-rank attention (the latent, as SGLang does, or full "
+                   "heads, as vLLM does) was not read; state the pool the engine logs (kv_pool_tokens, or the "
+                   "ctxlint.io/kv-pool-tokens annotation on a workload)")
+
+
+def _minicpm3(arch: ModelArch) -> bool:
+    """Both engines pick MiniCPM3's code by its class; an early config.json has no model_type."""
+    return arch.is_mla and (arch.model_type == "minicpm3" or "MiniCPM3ForCausalLM" in (arch.architectures or ()))
+
+
 def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: str | None, context: int | None,
             asm: list[str], draft: Any = 0) -> tuple[bool, float, int | None, str, str]:
     """(swa_full, SGLang's SWA pool ratio, mla_heads, a setting the engine refuses, why vLLM keeps every layer
     of a chunked-attention model whole) for the engine and version: how it lays out window and MLA layers."""
     v = parse_version(version) if version else None
+    if _minicpm3(arch) and engine not in ("vllm", "sglang"):
+        return True, DEFAULT_RATIO, None, MINICPM3_UNREAD.format(name=arch.name, engine=engine), ""
     swa_full = bool(settings.get("swa_full"))  # llama.cpp --swa-full
     swa_ratio, mla_heads, layout = DEFAULT_RATIO, None, ""
     if engine == "sglang" and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds):
@@ -234,8 +254,11 @@ def _layout(engine: str, arch: ModelArch, settings: Mapping[str, Any], version: 
             if why:
                 swa_full, layout = True, f"{why}: all {arch.num_layers} layers hold the full context"
                 asm.append(layout)
-        if arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
-                            (v is not None and v < parse_version("0.7.1"))):
+        if _minicpm3(arch):
+            mla_heads = arch.head_dim  # K and V both qk_nope + qk_rope wide, V padded (MINICPM3_VLLM above)
+            asm.append(MINICPM3_VLLM.format(width=arch.head_dim))
+        elif arch.is_mla and (str(settings.get("VLLM_MLA_DISABLE", "")) == "1" or
+                              (v is not None and v < parse_version("0.7.1"))):
             mla_heads = 192 if v is not None and v >= parse_version("0.7.0") else 256
             asm.append(f"vLLM {version or ''} stores MLA as full K/V heads padded to {mla_heads} (MLA latent "
                        "from 0.7.1)")

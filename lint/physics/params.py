@@ -20,8 +20,9 @@ from typing import Any, Mapping, Optional
 
 from ..records import record
 
-# Plain (non-gated) MLP: up + down only.
-_PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt"}
+# Plain (non-gated) MLP: up + down only. Persimmon's is dense_h_to_4h and dense_4h_to_h around a relu2
+# (PersimmonMLP, vllm-project/vllm@00c9e1025c093869556c6052314bd2be77a2373c:vllm/model_executor/models/persimmon.py).
+_PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_bigcode", "bloom", "mpt", "persimmon"}
 # Falcon: a config without tie_word_embeddings shares the LM head with the embeddings ("previous Falcon model doesn't
 # have tie_word_embeddings config so we set tie_word_embeddings to True by default", FalconForCausalLM in
 # vllm-project/vllm@7477b4f8e653431530d59561bc4e80c46c864242:vllm/model_executor/models/falcon.py). MPT's config.json
