@@ -58,6 +58,14 @@ def test_persimmon_mlp_is_counted_plain():
     # 36 x (4 x 4096^2 attention + 2 x 4096 x 16384 MLP) + 2 x 262144 x 4096 (untied) = 9.3952e9, + biases and norms
     assert 36 * (4 * 4096 ** 2 + 2 * 4096 * 16384) + 2 * 262144 * 4096 == 9_395_240_960
     assert lookup_model("adept/persimmon-8b-chat").total_params_b == pytest.approx(9.3952, abs=5e-4)
+    # and a user's config.json of the format is counted the same way (adept/persimmon-8b-base's dims)
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
+    config = {"architectures": ["PersimmonForCausalLM"], "model_type": "persimmon", "hidden_size": 4096,
+              "intermediate_size": 16384, "num_attention_heads": 64, "num_hidden_layers": 36,
+              "num_key_value_heads": 64, "vocab_size": 262144, "tie_word_embeddings": False,
+              "max_position_embeddings": 16384}
+    assert arch_from_hf_config(config).total_params_b == pytest.approx(9.3952, abs=5e-4)
 
 
 @pytest.mark.parametrize("derivative, base", [
@@ -125,3 +133,20 @@ def test_minicpm3_layout_follows_the_class_when_model_type_is_absent(tmp_path):
     data = json.loads(run(["capacity", "--model", str(path), "--engine", "vllm", "--engine-version", "0.10.0",
                            "--available-kv-gib", "10", "--format", "json"]).out)
     assert data["kv_bytes_per_token_per_gpu"] == 952_320
+
+
+def test_minicpm3_on_llamacpp_asks_for_the_pool(tmp_path):
+    # a llama.cpp server of MiniCPM3 gets CTX208 (not derivable), never a verdict from a KV size not read
+    deploy = tmp_path / "dep.yaml"
+    deploy.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: minicpm\nspec:\n  template:\n    spec:\n"
+        "      nodeSelector:\n        cloud.google.com/gke-accelerator: nvidia-l4\n      containers:\n"
+        "      - name: llama\n        image: ghcr.io/ggml-org/llama.cpp:server-cuda-b4000\n"
+        "        args: [\"-hf\", \"openbmb/MiniCPM3-4B\", \"-c\", \"8192\"]\n"
+        "        resources:\n          limits:\n            nvidia.com/gpu: 1\n")
+    result = run(["check", "--isolated", str(deploy)])
+    assert result.out == (
+        f"{deploy}:9:43: CTX208 [info] KV pool of unified not declared and not derivable: openbmb/MiniCPM3-4B: how "
+        "llamacpp caches MiniCPM3's low-rank attention (the latent, as SGLang does, or full heads, as vLLM does) was "
+        "not read; state the pool the engine logs (kv_pool_tokens, or the ctxlint.io/kv-pool-tokens annotation on a "
+        "workload); capacity checks skip these roles (capacity-not-derivable)\n")
