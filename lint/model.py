@@ -205,9 +205,11 @@ def _within(where: Source, span: Source) -> bool:
 
 
 def role_list(roles: Iterable[Role], each: Optional[Callable[[Role], str]] = None) -> str:
-    """Roles as messages list them: their labels (distinct within a deployment: adapters name roles alike
-    by where they start, 'unified (line 36)'), each followed by `each(role)` when given."""
-    return ", ".join(f"{r.label} {each(r)}" if each is not None else r.label for r in roles)
+    """Roles as messages list them: their labels (adapters name roles alike by where they start, 'unified
+    (line 36)'), each followed by `each(role)` when given, and each text once: a script function's launch is
+    a role per call, all starting at the body's line (sweep 27: vLLM's benchmarks/auto_tune/auto_tune.sh,
+    start_server called in a loop and after it, listed "unified (line 100, column 13)" twice)."""
+    return ", ".join(dict.fromkeys(f"{r.label} {each(r)}" if each is not None else r.label for r in roles))
 
 
 @record(frozen=True)
