@@ -201,7 +201,7 @@ class Positions:
                 (self.env_why(ref.name) or "has no literal value in the file (secret, config map or host variable)") \
                 if ref.name in self.env \
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
-                else "is not set in the file"
+                else _PANE if ref.why == "tmux" else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         if problem.flag and problem.token_index is not None and problem.span is not None:  # said whole where read
             return problem.message, self.problem_source(problem, tokens)  # (joined_items.one_item_unknown)
@@ -230,10 +230,10 @@ class Positions:
         if not refs:
             return None
         ref = refs[-1]
-        if ref.name == name and ref.why in ("branch", "sourced", "set"):
+        if ref.name == name and ref.why in ("branch", "sourced", "set", "tmux"):
             return {"branch": "is set or exported inside a branch or loop of the script",
                     "sourced": "is not set in the file; a file the script sources before may set it",
-                    "set": "is set by the script to a value it does not hold"}[ref.why]
+                    "set": "is set by the script to a value it does not hold", "tmux": _PANE}[ref.why]
         return f"is set from {_not_evaluated(ref.name, article=True)}" if ref.style == "command" else \
             f"is set from ${{{ref.name}}}"
 
@@ -241,6 +241,11 @@ class Positions:
         """Why the container's variable `name` has no known value, when its reader could say more (a ConfigMap
         defined differently in several files: adapters.config_map_refs)."""
         return next((var.why for var in reversed(self.c.env) if var.name == name), None) if name else None
+
+
+# a tmux pane's shell has the environment the tmux server started with (engines/tmux.py)
+_PANE = "is the tmux pane's: its shell has the environment the tmux server started with, this script's only if " \
+    "this command started the server"
 
 
 def _not_evaluated(text: str, article: bool = False) -> str:

@@ -28,6 +28,9 @@ def script_index(tokens: list[Token]) -> Optional[int]:
         inner = shell_script_index(tokens[line.image + 1:]) if line is not None and line.subcommand == "exec" \
             else None
         return line.image + 1 + inner if inner is not None else None
+    if program == "tmux":  # a pane's shell command or a typed line: tmux.py
+        from .tmux import pane_script_index
+        return pane_script_index([t.text for t in tokens])
     if program not in ("docker", "podman", "nerdctl"):
         return None
     from .images import image_entrypoint_is_engine  # only a `docker run` line asks
@@ -41,7 +44,13 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     otherwise its `$X` are the container's, which only `-e NAME=value` sets here. Its commands carry that
     environment (not the host's `NAME=value docker run` prefixes, which stay on the host)."""
     texts = [t.text for t in program]
-    if texts[0].rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `exec --cleanenv`: apptainer.py
+    exported: tuple = ()
+    pane = texts[0].rsplit("/", 1)[-1] == "tmux"
+    if pane:  # a pane's shell: the tmux server's environment (tmux.py)
+        from .tmux import pane_environment
+
+        container_env, values, image, gpus, exported = [], {}, None, False, pane_environment(ctx)
+    elif texts[0].rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `exec --cleanenv`: apptainer.py
         from .apptainer import container_env as apptainer_env, parse_container
 
         line = parse_container(texts)
@@ -62,6 +71,7 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     # what the script's `$X` read is the container's: its `-e` variables (a double-quoted script the host's shell
     # expanded first, so only what it left, `\$LEN`, is the container's to expand)
     own = SplitContext(values.get, ctx.item, ctx.go)
+    own.outside = "tmux" if pane else ""  # why a `$X` the string does not set is not known
     from .outer_expansion import restored, script_of
     from .shell_set import c_string_words
 
@@ -73,7 +83,15 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
-                    c.exported, image_gpus=gpus, branch=c.branch) for c in inner]
+                    _over(exported, c.exported), image_gpus=gpus, branch=c.branch) for c in inner]
+
+
+def _over(outer: tuple, own: tuple) -> tuple:
+    """The pane's variables: the script's exported ones as not known, but for those the string exports itself."""
+    if not outer:
+        return own
+    names = {a.name for a in own}
+    return tuple(a for a in outer if a.name not in names) + own
 
 
 def shell_script(program: list[Token], idx: int, script_word, outer: bool, env: list[EnvAssign], wrappers: list[str],
