@@ -241,7 +241,11 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         return shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth, split_text)
     if ctx.exports:  # the shell's exported variables are the program's environment too
         from .shell_exports import environment
-        return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
+        exported = environment(ctx)
+        if program and program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the pane's
+            from .tmux import pane_environment  # environment is the tmux server's, not the script's (tmux.py)
+            exported = pane_environment(ctx)
+        return [Command(tuple(program), tuple(env), tuple(wrappers), None, exported)]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 

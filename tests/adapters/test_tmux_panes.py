@@ -54,6 +54,15 @@ def test_the_panes_variables_are_not_the_scripts(tmp_path):
     assert "CTX204" not in check(tmp_path, body.format("tmux new-session -d -s s"), gpus=2)
 
 
+def test_words_tmux_runs_directly_have_the_panes_environment(tmp_path):
+    # several words after the options: tmux runs them without a shell, in the pane's environment too
+    body = "export CUDA_VISIBLE_DEVICES=0\n{} vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\n"
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, body.format("nohup"), gpus=2)  # the script's own child
+    assert check(tmp_path, body.format("tmux new -d"), gpus=2) == ""  # the pane's: CUDA_VISIBLE_DEVICES not known
+    rows = run(["audit", "--isolated", "--format", "csv", str(tmp_path / "serve.sh")]).out.splitlines()
+    assert len(rows) == 2 and ",fits," in rows[1]  # a launch, on the job's two GPUs
+
+
 @pytest.mark.parametrize("line", [
     "tmux send-keys -t s 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'",  # typed, never entered
     "tmux send-keys -l -t s 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000' Enter",  # Enter as text
