@@ -118,9 +118,14 @@ def _device_free(inp: CapacityInput, shared: dict | None, remember: bool = True)
     draft = max(0, positive_int(inp.draft_layers, 0)) if inp.draft_layers else 0
     settings = inp.settings if type(inp.settings) is dict or isinstance(inp.settings, Mapping) else {}  # ABC: slow
     ctx = positive_int(inp.context_length, 0) or None
+    release = inp.engine_version
+    if engine == "sglang" and inp.arch.compress_ratios:
+        # DeepSeek-V4: SGLang sets page_size 256 whatever is asked (dsv4_sglang.PAGE), and its pools are read per
+        # nightly build too
+        settings = {**settings, "page_size": 256}
+        release = release or (f"build:{inp.engine_build}" if inp.engine_build else None)
     return engine, tp, pp, settings, ctx, model_side(engine, inp.arch, tp, pp, inp.dp, inp.kv_cache_dtype, draft,
-                                                     settings, inp.weights, inp.engine_version, shared, ctx,
-                                                     remember)
+                                                     settings, inp.weights, release, shared, ctx, remember)
 
 
 def device_free(inp: CapacityInput, shared: dict | None, lean: bool, remember: bool = True) -> tuple | CapacityResult:

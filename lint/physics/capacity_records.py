@@ -28,6 +28,9 @@ class CapacityInput:
     extra_accelerators: Mapping[str, Any] | None = None
     weights: WeightFormat | None = None       # the weight format in force (None: the checkpoint's own)
     engine_version: str | None = None
+    # With no version: the build an image names by its commit (lmsysorg/sglang:nightly-dev-<date>-<commit>), whose
+    # DeepSeek-V4 pool sizing dsv4_sglang may have read
+    engine_build: str | None = None
 
 
 @record(frozen=True)

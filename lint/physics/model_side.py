@@ -97,7 +97,11 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         served = parts["served"] = (serving_dtype(arch, settings.get("dtype"), notes), tuple(notes))
     arch, asm = served[0], list(served[1])
     mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
-    swa_full, swa_ratio, mla_heads, refused, layout = _layout(engine, arch, settings, version, context, asm, draft)
+    if engine == "sglang" and arch.compress_ratios:  # DeepSeek-V4: pools of its own (dsv4_sglang), no SWA layout
+        swa_full, swa_ratio, mla_heads, refused, layout = False, 0.8, None, "", ""
+    else:
+        swa_full, swa_ratio, mla_heads, refused, layout = _layout(engine, arch, settings, version, context, asm,
+                                                                  draft)
     if refused:
         return ModelSide(arch, tuple(asm), mnbt, swa_full, None, refused)
     if engine == "vllm" and arch.compress_ratios and positive_int(settings.get("offload_group_size"), 0):
@@ -115,7 +119,7 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         "VLLM_PP_LAYER_PARTITION" in settings and engine == "vllm" or
         "SGLANG_PP_LAYER_PARTITION" in settings and engine == "sglang") else None
     # DeepSeek-V4 on vLLM: its layout is read per release (dsv4_kv), so kept apart for each
-    dsv4 = engine == "vllm" and bool(arch.compress_ratios)
+    dsv4 = engine in ("vllm", "sglang") and bool(arch.compress_ratios)
     kv_key = ("kv-dsv4", version) if dsv4 else ("kv", swa_full, swa_ratio, mla_heads, split)
     br = parts.get(kv_key)
     if br is None:
@@ -125,7 +129,10 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
                 engine == "sglang" and not swa_full and (SLIDING in arch.layer_kinds or CHUNKED in arch.layer_kinds)),
                 version)
             kv_tp = kv_tp // dcp if dcp_heads else kv_tp
-            if dsv4:
+            if dsv4 and engine == "sglang":
+                from .dsv4_sglang import sglang_breakdown
+                br = parts[kv_key] = sglang_breakdown(arch, version, settings, kv_cache_dtype, draft, pp, dcp)
+            elif dsv4:
                 from .dsv4_kv import vllm_breakdown
                 br = parts[kv_key] = vllm_breakdown(arch, version, settings, kv_cache_dtype, draft, pp, dcp)
             else:
