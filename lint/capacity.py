@@ -291,4 +291,5 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         extra_accelerators=dict(dep.custom_accelerators) or None,
         weights=weights_of(dep, role, resolution),
         engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None,
+        engine_build=str(dep.engine.build.value) if dep.engine.version is None and dep.engine.build else None,
     ))

@@ -60,6 +60,8 @@ class Engine:
     # With no version: why the release that runs need not be the engine's newest (release_unknown.why_unknown's
     # clause), or None when it is; what the deployment-level CTX301 checks (LMDeploy's) weigh a refusal by.
     release_unknown: Optional[str] = None
+    # With no version: the commit the image's tag names (engines.nightly_build), where physics read that build
+    build: Optional[Val[str]] = None
 
 
 @record(frozen=True)

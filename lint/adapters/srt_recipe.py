@@ -50,6 +50,7 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.adapters.workload_versions import image_release
 from ctxlint.engines import apply_config, parse_invocation
 from ctxlint.engines.config import config_key
+from ctxlint.engines.nightly_build import sglang_build
 from ctxlint.engines.specs import spec_for
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
@@ -160,6 +161,8 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
     version = _framework(root, name, file)
     release = image_release(name, image) if image is not None and version is None else None
     version = Val(release, container.source(file), raw=image) if release is not None else version
+    commit = sglang_build(image) if version is None and engine.value == "sglang" else None
+    build = Val(commit, container.source(file), raw=image) if commit else None
     gpu = _text(_map(root, "resources").get("gpu_type")) if _map(root, "resources") is not None else None
     gpu_type = Val(gpu, _map(root, "resources").get("gpu_type").source(file)) if gpu is not None else None
     found = [(layout, _mode_config(root, layout, config_name)) for layout in layouts(root, file)]
@@ -171,7 +174,7 @@ def _recipe(root: Node, file: str, spans: ScalarSpans, result: AdaptResult) -> O
         role = _role(engine.value, layout, config, _mode_env(root, layout), file, result, gpu_type, sweep, swept,
                      front or "dynamo", _release_of(engine.value, version, image))
         roles.append(EngineRole(role, engine, version, model, unresolved=list(unresolved) + swept,
-                                stated_format=stated))
+                                stated_format=stated, build=build))
     if not roles:
         return None
     title = _text(root.get("name"))
@@ -280,6 +283,10 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
                                                  severity="warning" if unsure(release[0], problem, release[1])
                                                  else None))
     facts = role_facts(inv, where)
+    # the engine's own variables set in the role's environment (SGLANG_OPT_USE_ONLINE_COMPRESS, ...), under their
+    # names at the value, as workload_config.engine_env_args gives them for a container's env
+    env_args = tuple((name, Val(value, sources[name], raw=value)) for name, value in inv.engine_env.items()
+                     if name in sources)
     # a swept parallel size: how the worker's GPUs are used is not known, so neither is the pool per GPU
     withheld = gpu_type if any(name in PARALLEL_SETTINGS for name in unknown) else None
     return Role(role=Val(kind, fallback, raw=section), replicas=layout.workers,
@@ -287,5 +294,5 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
                 kv_cache_dtype=facts.kv_cache_dtype, parallelism=facts.parallelism,
                 accelerators=Accelerators(type=None if withheld else gpu_type, count=None if withheld else layout.gpus),
                 source=fallback,
-                name=kind, engine_args=facts.engine_args, draft_layers=facts.draft_layers,
+                name=kind, engine_args=facts.engine_args + env_args, draft_layers=facts.draft_layers,
                 accelerator_withheld=withheld, unresolved_settings=tuple(dict.fromkeys(unknown)))

@@ -170,7 +170,9 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
         advertised=next((w.advertised for w in group if w.advertised != _NO_PROMISE), _NO_PROMISE),
         gateway=next((w.gateway for w in group if w.gateway != _NO_GATEWAY), _NO_GATEWAY),
         engine=Engine(name=first.engine, version=version, release_unknown=None if version is not None else next(
-            (r.release_unknown for w in group for r in w.roles if r.release_unknown is not None), None)),
+            (r.release_unknown for w in group for r in w.roles if r.release_unknown is not None), None),
+            build=None if version is not None else next(
+                (r.build for w in group for r in w.roles if r.build is not None), None)),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
         roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)
 

@@ -99,6 +99,7 @@ class EngineRole:
     command: Optional[Source] = None  # its program's token: a container's roles share the container's line
     stated_format: Any = None  # ctxlint.model.StatedFormat: a weight format the file states (srt-slurm precision)
     release_unknown: Optional[str] = None  # ctxlint.model.Engine.release_unknown, for the deployment-level checks
+    build: Optional[Val[str]] = None  # ctxlint.model.Engine.build: the commit a nightly image names
 
 
 @record

@@ -173,6 +173,10 @@ ENGINE_ENV = (
     # wins over the first, the config's mamba_ssm_dtype loses to it (configs/mamba_utils.py:50-53)
     EngineEnv("SGLANG_MAMBA_SSM_DTYPE", "str", None, "a Mamba model's temporal state dtype (0.5.9+)"),
     EngineEnv("SGLANG_MAMBA_CONV_DTYPE", "str", "bfloat16", "a Mamba model's conv state dtype (0.5.9+)"),
+    # read by physics/dsv4_sglang.py as SGLang's EnvBool / EnvStr read them (sgl-project/sglang@14f81a67:
+    # python/sglang/srt/environ.py; the second from 0.5.14): DeepSeek-V4's c128 compressor states
+    EngineEnv("SGLANG_OPT_USE_ONLINE_COMPRESS", "str", None, "DeepSeek-V4's online c128 compressor (one state)"),
+    EngineEnv("SGLANG_DSV4_COMPRESS_STATE_DTYPE", "str", "float32", "DeepSeek-V4's compressor state dtype (0.5.14+)"),
 )
 
 # Arguments of SGLang's benchmark scripts that no server argument is, nor starts (argparse would take a prefix of
