@@ -68,13 +68,15 @@ def _flag(raw: Any) -> bool | None:
 
 
 def ratio_of(settings: Mapping[str, Any]) -> float | None:
+    """--swa-full-tokens-ratio as the V4 hook leaves it: a value equal to SGLang's default 0.8, stated or not,
+    becomes 0.1 (`== ServerArgs.swa_full_tokens_ratio`); None for one that is no ratio."""
     raw = settings.get("swa_full_tokens_ratio")
-    if raw in (None, "") or str(raw).strip() == "0.8":
-        return DEFAULT_RATIO
     try:
-        ratio = float(raw)
+        ratio = DEFAULT_RATIO if raw in (None, "") else float(raw)
     except (TypeError, ValueError):
         return None
+    if ratio == 0.8:
+        return DEFAULT_RATIO
     return ratio if 0 < ratio <= 1 else None
 
 

@@ -58,7 +58,8 @@ def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[st
         kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,
         context_length=context, draft_layers=draft_layers(arch, dep.engine.name.value, role.draft_layers),
         weights=weights,
-        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None)
+        engine_version=str(dep.engine.version.value) if dep.engine.version is not None else None,
+        engine_build=str(dep.engine.build.value) if dep.engine.version is None and dep.engine.build else None)
 
 
 def _longest(result, which: str) -> Optional[int]:

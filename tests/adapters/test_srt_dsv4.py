@@ -83,3 +83,12 @@ def test_a_build_not_read_stays_unknown(tmp_path):
     assert (pools, verdict) == ([None, None], "unknown")
     assert "the nightly build 1234abcd: its DeepSeek-V4 pool sizing was not read (read: 0.5.12, 0.5.12.post1, " \
         "0.5.13, 0.5.14, and the nightly builds 425dffbd, 14f81a67;" in why
+
+
+def test_a_memory_need_for_the_builds_read(tmp_path):
+    path = tmp_path / "v4.yaml"
+    path.write_text("\n".join(line for line in V4.splitlines() if "gpu_type" not in line) + "\n")
+    out = [line[len(str(path)):] for line in run(["check", "--isolated", str(path)]).out.splitlines()]
+    assert out[0].startswith(":25:7: CTX208 [info] KV pool of prefill not declared and not derivable: no accelerator "
+                             "type (or available_kv_gib) is given (4 per replica, type unknown); holding one request "
+                             "of 1,048,576 tokens needs >= 255.3 (band 253.9-260.9) GiB per GPU at TP 4 (")

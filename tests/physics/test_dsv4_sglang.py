@@ -52,6 +52,9 @@ def test_page_ratio_and_spec_read_from_the_settings():
                                                       "speculative_algorithm": "EAGLE"}, "fp8_e4m3", 1, 1)
     assert round(br.bytes_per_token, 2) == round(bytes_per_full_token(_arch().compress_ratios, 0.02, True), 2)
     assert "SGLang nightly build 14f81a67" in br.notes[0]
+    # --swa-full-tokens-ratio at SGLang's default 0.8, stated or not, is 0.1 for V4 (deepseek_v4_hook)
+    assert sglang_breakdown(_arch(), "0.5.13", {"swa_full_tokens_ratio": 0.80}, "auto", 0, 1).bytes_per_token == \
+        sglang_breakdown(_arch(), "0.5.13", {}, "auto", 0, 1).bytes_per_token
     # SGLang pages DeepSeek-V4 by 256 whatever --page-size says
     res = _pool("0.5.13", 19.58, settings={"page_size": 64})
     assert res.block_size == 256 and res.pool_tokens % 256 == 0
@@ -68,6 +71,8 @@ def test_page_ratio_and_spec_read_from_the_settings():
     ("0.5.13", None, {"SGLANG_OPT_USE_ONLINE_COMPRESS": "maybe"}, "auto", 0, 1, "is not a boolean SGLang reads"),
     ("0.5.14", None, {"SGLANG_DSV4_COMPRESS_STATE_DTYPE": "bf16"}, "auto", 0, 1, "16-bit compressor states"),
     ("0.5.13", None, {"swa_full_tokens_ratio": "1.5"}, "auto", 0, 1, "is not a ratio in (0, 1]"),
+    ("0.5.13", None, {"enable_hisparse": True}, "auto", 0, 1, "HiSparse shrinks the ratio-4 pool"),
+    ("0.5.13", None, {"enable_dsa_prefill_context_parallel": True}, "auto", 0, 1, "under context parallelism"),
 ])
 def test_what_is_not_read_stays_unknown_and_says_why(version, build, settings, dtype, draft, pp, why):
     release = f"build:{build}" if build else version
