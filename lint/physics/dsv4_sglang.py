@@ -13,19 +13,20 @@ length is held to) is int(available / bytes_per_full_token) rounded down to the 
 584 B a token (448 fp8 NoPE + 64 bf16 RoPE + scales), 132 B an indexer key (128 + a 4-byte scale per 128), rings
 of 8 and 128 states (16 and 256 under speculative decoding), the window page 128 (the config's sliding_window);
 with an EAGLE draft the whole is x (L + 1) / L. SGLANG_OPT_USE_ONLINE_COMPRESS keeps one (max, sum, kv) state of
-3 x 512 fp32 per c128 ring instead (ring 1), and these releases refuse it beside a draft. L counts every entry of the config's compress_ratios up to
-a8c82c652eb936a056fbfe03e0b7b219fb183cb6 (2026-05-20), the MTP layer's extra entry too (SGLang's own nextn layer is ratio 0,
-COMPRESS_RATIO_NEXTN_LAYER), and from it the model's layers only (this PP stage's slice).
-Sources: sgl-project/sglang@35870d55aca7c6912aa4c785f583da4acac04938 (#23882, DeepSeek V4; v0.5.12,
-v0.5.12.post1 and the nightly 425dffbde33954bcdd3a4c82dddbf1e4571ca66e alike), @14f81a67d94c47c731c7dc818e76816f1f356f16 (v0.5.13 and v0.5.14 alike, their CUDA defaults):
-python/sglang/srt/model_executor/pool_configurator.py (DSV4PoolConfigurator, _get_bytes_per_full_token,
-_compute_dsv4_sizes, calculate_pool_sizes), mem_cache/deepseek_v4_memory_pool.py (get_compress_state_ring_size),
-configs/model_config.py (qk_nope_head_dim = head_dim - qk_rope_head_dim, window_size = sliding_window),
-arg_groups/deepseek_v4_hook.py (page_size 256, kv_cache_dtype fp8_e4m3, swa_full_tokens_ratio 0.1 when left at
-its default), model_runner_kv_cache_mixin.py (_profile_available_bytes: the profile every SGLang model gets);
-read in the history of the bytedance-iaas/sglang fork, which carries upstream's commits.
-From 56f22cd520cbdf58cb89c688d7847c1186df6bc3 (2026-06-30, v0.5.15) the c128 states are a fixed per-request term sized by max_running_requests:
-not read here, so a later release stays unknown.
+3 x 512 fp32 per c128 ring instead (ring 1), and these releases refuse it beside a draft. L counts every entry of
+the config's compress_ratios up to a8c82c652eb936a056fbfe03e0b7b219fb183cb6 (2026-05-20), the MTP layer's extra
+entry too (SGLang's own nextn layer is ratio 0, COMPRESS_RATIO_NEXTN_LAYER), and from it the model's layers only
+(this PP stage's slice).
+Sources: sgl-project/sglang@35870d55aca7c6912aa4c785f583da4acac04938 (#23882, DeepSeek V4; v0.5.12, v0.5.12.post1
+and the nightly 425dffbde33954bcdd3a4c82dddbf1e4571ca66e alike), @14f81a67d94c47c731c7dc818e76816f1f356f16 (v0.5.13
+and v0.5.14 alike, their CUDA defaults): python/sglang/srt/model_executor/pool_configurator.py (DSV4PoolConfigurator,
+_get_bytes_per_full_token, _compute_dsv4_sizes, calculate_pool_sizes), mem_cache/deepseek_v4_memory_pool.py
+(get_compress_state_ring_size), configs/model_config.py (qk_nope_head_dim = head_dim - qk_rope_head_dim,
+window_size = sliding_window), arg_groups/deepseek_v4_hook.py (page_size 256, kv_cache_dtype fp8_e4m3,
+swa_full_tokens_ratio 0.1 when left at its default), model_runner_kv_cache_mixin.py (_profile_available_bytes: the
+profile every SGLang model gets); read in the history of the bytedance-iaas/sglang fork, which carries upstream's
+commits. From 56f22cd520cbdf58cb89c688d7847c1186df6bc3 (2026-06-30, v0.5.15) the c128 states are a fixed
+per-request term sized by max_running_requests: not read here, so a later release stays unknown.
 
 Checked against a log of V4-Flash, ratio 0.1, no draft, 2026-05-15: "bytes_per_full_token=15955.85" (this model
 gives 15,955.85 with the 44 entries; tests/physics/test_dsv4_sglang.py).
