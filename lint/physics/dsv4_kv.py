@@ -23,8 +23,8 @@ alike) lay them out so:
 
 For the 30,000-token DeepSeek-V4-Flash request of vllm-project/vllm#44376 (fp8, block 256, LLM's 16,384 batched
 tokens on a GH200) that gives 22 tuples of 47,808 B, 6,800 blocks: 6.66 GiB, and 13,528 tokens the longest whose
-blocks fit 5.44 GiB, both as vLLM logged them. SGLang and TensorRT-LLM keep V4 pools of their own whose sizing code
-has not been read here.
+blocks fit 5.44 GiB, both as vLLM logged them. SGLang's V4 pools are sized in dsv4_sglang for the releases read
+there; TensorRT-LLM keeps V4 pools of its own whose sizing code has not been read here.
 """
 from __future__ import annotations
 
@@ -51,6 +51,10 @@ def why_not_sized(engine: str | None) -> str:
     eng = normalize_engine(engine or "")
     if eng == "vllm":
         return "vLLM's layout is read for " + ", ".join(READ) + " with FlashMLA, an fp8 KV cache and one pipeline stage"
+    if eng == "sglang":  # an estimate goes to dsv4_sglang, which says which releases it reads
+        from .dsv4_sglang import BUILDS, RELEASES
+        return f"SGLang's pools are sized for the releases read only ({', '.join(RELEASES)}, and the nightly " \
+               f"builds {', '.join(BUILDS)})"
     return _NOT_READ.format(engine=_NAMES.get(eng or "", str(engine or "this engine")))
 
 

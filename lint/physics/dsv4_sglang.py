@@ -109,10 +109,12 @@ def sglang_breakdown(arch: ModelArch, release: str | None, settings: Mapping[str
     spec = draft > 0 or bool(settings.get("speculative_algorithm"))
     why = ""
     if mtp is None:
-        what = f"SGLang {version}" if version else f"the nightly build {build}" if build else \
-            "an SGLang release not named (the image tag)"
-        why = f"{what}: its DeepSeek-V4 pool sizing was not read (read: {', '.join(RELEASES)}, and the nightly " \
-              f"builds {', '.join(BUILDS)}; from 0.5.15 the c128 states are sized by max_running_requests)"
+        what = f"SGLang {version}: its DeepSeek-V4 pool sizing was not read" if version else \
+            f"the nightly build {build}: its DeepSeek-V4 pool sizing was not read" if build else \
+            "the SGLang release is not named (an image tag or version would name it), and DeepSeek-V4's pool sizing " \
+            "differs by release"
+        why = f"{what} (read: {', '.join(RELEASES)}, and the nightly builds {', '.join(BUILDS)}; from 0.5.15 the " \
+              "c128 states are sized by max_running_requests)"
     elif name not in ("auto", "fp8_e4m3"):
         why = f"SGLang asserts --kv-cache-dtype fp8_e4m3 for DeepSeek-V4 in these releases, not {name}"
     elif pp > 1:

@@ -62,7 +62,7 @@ def test_page_ratio_and_spec_read_from_the_settings():
 
 @pytest.mark.parametrize("version, build, settings, dtype, draft, pp, why", [
     ("0.5.15", None, {}, "auto", 0, 1, "SGLang 0.5.15: its DeepSeek-V4 pool sizing was not read"),
-    (None, None, {}, "auto", 0, 1, "an SGLang release not named (the image tag): its DeepSeek-V4 pool sizing"),
+    (None, None, {}, "auto", 0, 1, "the SGLang release is not named (an image tag or version would name it), and DeepSeek-V4's pool sizing differs"),
     (None, "deadbeef", {}, "auto", 0, 1, "the nightly build deadbeef: its DeepSeek-V4 pool sizing was not read"),
     ("0.5.13", None, {}, "bf16", 0, 1, "SGLang asserts --kv-cache-dtype fp8_e4m3 for DeepSeek-V4"),
     ("0.5.13", None, {}, "auto", 0, 2, "pools over pipeline stages were not read"),
