@@ -176,11 +176,12 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
         if docker_image is None and cmd.image is not None:  # a command of the container's `sh -c` script
-            docker_image, run = cmd.image, (cmd.image, cmd.image_gpus, None)
+            gpus = cmd.image_gpus
+            docker_image, run = cmd.image, (cmd.image, bool(gpus), None, None if isinstance(gpus, bool) else gpus)
         elif docker_image is not None:  # a script's container: what its image, `--gpus`, `--runtime` say of the device
-            from ctxlint.engines.docker_run import requested_vendor, requests_accelerator
+            from ctxlint.engines.docker_run import requested_gpus, requested_vendor, requests_accelerator
             texts = [t.text for t in cmd.tokens]
-            run = (docker_image, requests_accelerator(texts), requested_vendor(texts))
+            run = (docker_image, requests_accelerator(texts), requested_vendor(texts), requested_gpus(cmd.tokens))
         else:
             run = None
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's

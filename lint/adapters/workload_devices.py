@@ -8,6 +8,7 @@ from typing import Any, Dict, List, Optional, Sequence
 
 from ctxlint.adapters.engine_roles import STATED
 from ctxlint.adapters.hardware import engine_devices
+from ctxlint.adapters.launcher_devices import LauncherDevices
 from ctxlint.model import Accelerators, Role, Val
 from ctxlint.neuron import NEURON_ENV, NEURON_RESOURCES, neuron_image, neuron_instance, with_declared_pool
 
@@ -21,7 +22,7 @@ _VLLM_JOINS = ("node_rank", "master_addr", "headless", "data_parallel_address", 
                "data_parallel_rank", "data_parallel_start_rank")
 
 
-class Devices:
+class Devices(LauncherDevices):
     """Mixed into workload._Reader, which sets what these read: `c` (the Container), `file`, `env`."""
 
     c: Any
@@ -41,27 +42,11 @@ class Devices:
         read_as, out = self.c, []
         try:
             for c in self.devices:
-                self.c = self.srun_container(c)
+                self.c = self.srun_container(self.docker_container(c, run))
                 out.append(self.device_role(inv, facts, env_args, run, where))
         finally:
             self.c = read_as
         return out
-
-    def srun_container(self, c):
-        """`c` as the `srun` in front of the engine sees it (srun_request.py): the device its GPU type names where
-        nothing else names one, and the GPUs of its one-node step in place of the container's (a batch job's
-        nodes no longer matter: the step is on one)."""
-        req = getattr(self, "srun", None)
-        if req is None:
-            return c
-        if req.device is not None and c.accelerator_type is None:
-            name, token = req.device
-            c = replace(c, accelerator_type=Val(name, self.token_source(token), raw=token.text))
-        if req.gpus is not None:
-            count, token = req.gpus
-            c = replace(c, accelerator_count=Val(count, self.token_source(token), raw=f"srun {token.text}"),
-                        batch_job=None)
-        return c
 
     def device_role(self, inv, facts, env_args, run, where) -> Role:
         uneven = ()

@@ -61,13 +61,13 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
         passed = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
         values = _Passed(passed, lambda name: host("APPTAINERENV_" + name) or host("SINGULARITYENV_" + name))
     else:
-        from .docker_run import docker_env, parse_run, requests_accelerator
+        from .docker_run import docker_env, parse_run, requested_gpus, requests_accelerator
 
         container_env = docker_env(program, EnvAssign)
         values = {a.name: (None if a.token.unresolved else a.value) for a in container_env}
         run = parse_run(texts)
         image = program[run.image] if run is not None else None  # its tag is the engine's release, as for IMAGE ARGS
-        gpus = requests_accelerator(texts)
+        gpus = requested_gpus(program) or requests_accelerator(texts)
     # what the script's `$X` read is the container's: its `-e` variables (a double-quoted script the host's shell
     # expanded first, so only what it left, `\$LEN`, is the container's to expand)
     own = SplitContext(values.get, ctx.item, ctx.go)

@@ -108,6 +108,74 @@ def requests_accelerator(texts: Sequence[str]) -> bool:
                (name == "--device" and value.startswith(_GPU_DEVICES)) for name, value in _device_options(texts))
 
 
+# How many GPUs `docker run --gpus VALUE` gives its container, read as the Docker CLI and daemon read it: the value
+# is one CSV record (docker/cli@29e34aba155d666010ff4da38b54c0eccbe1071d:opts/gpus.go GpuOpts.Set, encoding/csv);
+# a field without `=` is the count (`2`, or `all`: -1), else `count=N`, `device=A,B` (device IDs), `driver=`,
+# `capabilities=`, `options=`; neither count nor devices is count 1. The daemon then exposes the listed devices,
+# or the first N, or all (NVIDIA_VISIBLE_DEVICES), and refuses a request with both a count and devices ("cannot
+# set both Count and DeviceIDs on device request", moby/moby@18a2f3f01538afa4c631c2b09f898dd3d8a8168d:
+# daemon/nvidia_linux.go setNvidiaGPUs): so `--gpus device=0,1` unquoted (the fields `device=0` and `1`) starts
+# nothing, and `--gpus '"device=0,1"'` is two GPUs. `all`, a count of 0, a value not known (`$GPUS`), a key
+# Docker does not know or two `--gpus` options leave the count unknown (None): how many GPUs the host has is no
+# fact of the file. Docker's alone: podman's and nerdctl's `--gpus` are their own readings.
+_GPU_KEYS = frozenset({"driver", "count", "device", "capabilities", "options"})
+
+
+@record(frozen=True)
+class GpuRequest:
+    count: int
+    token: object  # the Token holding the value
+    span: tuple  # the value's span in it (Token.span_of)
+
+
+def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
+    """The GPU count the one `--gpus` option of a `docker run` line gives its container, or None (above)."""
+    texts = [t.text for t in tokens]
+    if not texts or texts[0].rsplit("/", 1)[-1] != "docker" or "--gpus" not in "".join(texts):
+        return None
+    run = parse_run(texts)
+    found, i = [], 1
+    while run is not None and i < run.image:
+        name, eq, _ = texts[i].partition("=")
+        if name == "--gpus":
+            at, cut = (i, len(name) + 1) if eq else (i + 1, 0)
+            found.append((tokens[at], cut) if at < run.image else None)
+            i = at
+        i += 1
+    if len(found) != 1 or found[0] is None or found[0][0].unresolved:
+        return None
+    token, cut = found[0]
+    count = _csv_gpu_count(token.text[cut:])
+    return GpuRequest(count, token, token.span_of(cut, len(token.text))) if count else None
+
+
+def _csv_gpu_count(value: str) -> Optional[int]:
+    import csv  # only a `docker run --gpus` line pays for it
+
+    try:
+        fields = next(csv.reader([value], strict=True), [])
+    except csv.Error:
+        return None
+    count, devices, seen = None, None, set()
+    for field in fields or [""]:  # an empty value is no record: Docker refuses it (the `""` key below)
+        key, eq, val = field.partition("=")
+        if key in seen or (eq and key not in _GPU_KEYS):
+            return None  # Docker refuses the value
+        seen.update((key,) if eq else (key, "count"))  # a bare count is `count` too (`2,count=3` is refused)
+        if not eq or key == "count":
+            digits = (val if eq else key).removeprefix("+")  # strconv.Atoi takes a sign
+            if not digits or digits.strip("0123456789"):
+                return None  # `all` (-1), a negative count, or no number
+            count = int(digits)
+        elif key == "device":
+            devices = val.split(",")
+    if count is not None and devices is not None:
+        return None  # the daemon refuses both
+    if devices is not None:
+        return len(devices)
+    return 1 if count is None else count if count > 0 else None
+
+
 # The vendor a `docker run` line's options name: Intel Gaudi's container runtime (`--runtime=habana`, as Habana's
 # and TGI-Gaudi's docs run it), AMD's kernel driver node `/dev/kfd` (ROCm's docs pass it with /dev/dri) or an AMD
 # CDI device (`amd.com/gpu=0`). /dev/dri (AMD or Intel) and /dev/accel (TPU or Gaudi) say no one vendor.

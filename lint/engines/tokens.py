@@ -125,7 +125,9 @@ class Command:
     exported: tuple[EnvAssign, ...] = ()
     # the part of an `if` the script runs it in directly: (the `if`, its place there, a body?), branches.Branches.arm
     arm: Optional[tuple[int, int, bool]] = None
-    image_gpus: bool = False  # the `docker run` of `image` asks for an accelerator (docker_run.requests_accelerator)
+    # the `docker run` of `image` asks for an accelerator (docker_run.requests_accelerator): True, or the
+    # docker_run.GpuRequest of its `--gpus` when that says how many GPUs the container gets
+    image_gpus: object = False
     # the branch(es) of the `if`s whose values it was read with (scalar_branches.py): a launch of its own, so named
     branch: str = ""
 

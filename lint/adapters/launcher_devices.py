@@ -1,0 +1,41 @@
+"""The container as the launcher in front of an engine gives it devices: `srun`'s GPUs for its one-node step, and the
+GPUs a script's `docker run --gpus N` gives its container. A mixin of workload_devices.Devices (it reads `self.srun`,
+Positions.token_source and span_source), kept apart so that module stays the device count's main line."""
+from __future__ import annotations
+
+from typing import Any
+
+from ctxlint.model import Val
+
+from ..records import replace
+
+
+class LauncherDevices:
+    span_source: Any  # workload_positions.Positions.span_source
+    token_source: Any  # workload_positions.Positions.token_source
+
+    def docker_container(self, c, run):
+        """`c` with the GPUs a script's `docker run --gpus N` gives the engine's container (docker_run.requested_gpus)
+        where `c` counts none of its own: those are the GPUs the engine sees."""
+        req = run[3] if run is not None and len(run) > 3 else None
+        if req is None or c.accelerator_count is not None:
+            return c
+        written = req.token.text.removeprefix("--gpus=")
+        return replace(c, accelerator_count=Val(req.count, self.span_source(req.token.item, req.span),
+                                                raw=f"docker run --gpus {written}"))
+
+    def srun_container(self, c):
+        """`c` as the `srun` in front of the engine sees it (srun_request.py): the device its GPU type names where
+        nothing else names one, and the GPUs of its one-node step in place of the container's (a batch job's
+        nodes no longer matter: the step is on one)."""
+        req = getattr(self, "srun", None)
+        if req is None:
+            return c
+        if req.device is not None and c.accelerator_type is None:
+            name, token = req.device
+            c = replace(c, accelerator_type=Val(name, self.token_source(token), raw=token.text))
+        if req.gpus is not None:
+            count, token = req.gpus
+            c = replace(c, accelerator_count=Val(count, self.token_source(token), raw=f"srun {token.text}"),
+                        batch_job=None)
+        return c

@@ -1,0 +1,95 @@
+"""`docker run --gpus VALUE` read as Docker reads it (lint/engines/docker_run.py requested_gpus; docker/cli
+opts/gpus.go, moby daemon/nvidia_linux.go): a stated count, or a quoted device list, is the GPUs the engine in the
+container sees. A llama.cpp server started so split its layers over them, and got a false CTX209 (every layer and
+all -c cells on one GPU) before. The script is modelled on ggml-org/llama.cpp docs/docker.md's
+`docker run --gpus all -v /path/to/models:/models ghcr.io/ggml-org/llama.cpp:server-cuda -m ... -ngl 99`."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import Settings, lint_text
+from ctxlint.engines.tokens import typed
+
+SCRIPT = """#!/bin/bash
+docker run {gpus}-p 8080:8080 -v /models:/models ghcr.io/ggml-org/llama.cpp:server-cuda-b6000 \\
+  -m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c {ctx} -ngl 99 --host 0.0.0.0 --port 8080
+"""
+L4 = Settings(default_accelerators=(("**", "L4"),))
+
+
+def _findings(gpus: str, ctx: int = 131072):
+    report = lint_text(SCRIPT.format(gpus=gpus, ctx=ctx), "serve.sh", L4)
+    return [(f.rule, f.line, f.column) for f in report.findings]
+
+
+@pytest.mark.parametrize("gpus", ["--gpus 2 ", "--gpus=2 ", "--gpus count=2 ", "--gpus '\"device=0,1\"' ",
+                                  "--gpus '\"device=GPU-a,GPU-b\",capabilities=compute' "])
+def test_two_gpus_docker_gives_the_container_hold_what_one_could_not(gpus):
+    assert _findings(gpus) == []  # was CTX209 at the -c value: 16 GiB of cells on one L4
+
+
+@pytest.mark.parametrize("gpus", ["", "--gpus 1 ", "--gpus device=0 ", "--gpus all ", "--gpus device=0,1 ",
+                                  "--gpus $N "])
+def test_one_gpu_or_a_count_not_known_keeps_the_finding(gpus):
+    # `all` is the host's GPUs, not a count; `device=0,1` unquoted is the fields `device=0` and `1`, which the
+    # daemon refuses ("cannot set both Count and DeviceIDs"): neither is read as two
+    assert _findings(gpus) == [("CTX209", 3, 54)]
+
+
+def _count(words: str):
+    from ctxlint.engines.docker_run import requested_gpus
+
+    req = requested_gpus([typed(w) for w in words.split(" ")])
+    return None if req is None else (req.count, req.span)
+
+
+@pytest.mark.parametrize("words, expected", [
+    ("docker run --gpus 4 IMAGE", (4, (0, 1))),
+    ("docker run --gpus=4 IMAGE", (4, (7, 8))),
+    ("docker run -d --gpus count=+3 IMAGE", (3, (0, 8))),
+    ('docker run --gpus "device=0,2,3" IMAGE', (3, (0, 14))),
+    ("docker run --gpus capabilities=utility IMAGE", (1, (0, 20))),  # neither count nor devices: Docker's 1
+    ("docker run --gpus all IMAGE", None),
+    ("docker run --gpus count=all IMAGE", None),
+    ("docker run --gpus 0 IMAGE", None),  # NVIDIA_VISIBLE_DEVICES=void: no GPU, no count
+    ("docker run --gpus 2,count=3 IMAGE", None),  # a bare count is `count`: given twice, refused
+    ("docker run --gpus capabilities=compute,utility IMAGE", None),  # `utility` taken for a count: refused
+    ("docker run --gpus driver=nvidia,foo=1 IMAGE", None),  # an unknown key: refused
+    ("docker run --gpus 1 --gpus 1 IMAGE", None),  # two requests: not summed
+    ("docker run IMAGE --gpus 2", None),  # the image's argument, not Docker's
+    ("podman run --gpus 2 IMAGE", None),  # podman's own reading
+])
+def test_requested_gpus(words, expected):
+    assert _count(words) == expected
+
+
+SHELL_IN_CONTAINER = """#!/bin/bash
+docker run {gpus} -v /models:/models --entrypoint /bin/sh ghcr.io/ggml-org/llama.cpp:server-cuda-b6000 \\
+  -c "/app/llama-server -m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c 131072 -ngl 99 --port 8080"
+"""
+
+
+@pytest.mark.parametrize("gpus, expected", [("--gpus 2", []), ("--gpus 1", [("CTX209", 3, 76)])])
+def test_the_container_s_shell_runs_the_server_on_the_gpus_docker_gives(gpus, expected):
+    report = lint_text(SHELL_IN_CONTAINER.format(gpus=gpus), "serve.sh", L4)
+    assert [(f.rule, f.line, f.column) for f in report.findings] == expected
+
+
+VLLM = """#!/bin/bash
+docker run --runtime nvidia --gpus 4 -p 8000:8000 vllm/vllm-openai:v0.8.5 \\
+  --model meta-llama/Llama-3.1-8B-Instruct --tensor-parallel-size {tp} --max-model-len 8192
+"""
+
+
+def test_the_count_is_placed_at_the_gpus_value():
+    (f,) = lint_text(VLLM.format(tp=2), "serve.sh", L4).findings
+    assert (f.rule, f.line, f.column, f.end_column) == ("CTX205", 2, 36, 37)
+    assert f.message.startswith("4 > 2: the unified replica has 4 L4 accelerators but its engine uses tensor x "
+                                "pipeline x data = 2; 2 sit idle")
+
+
+def test_more_ranks_than_the_gpus_docker_gives_are_an_error():
+    (f,) = lint_text(VLLM.format(tp=8), "serve.sh", L4).findings
+    assert (f.rule, f.line, f.column) == ("CTX204", 3, 67)
+    assert f.message == ("8 > 4: the unified engine needs tensor x pipeline x data = 8 GPUs but a replica has 4 "
+                         "(docker run --gpus 4). Lower the parallel sizes or raise the accelerator count")
