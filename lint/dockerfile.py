@@ -217,8 +217,9 @@ def read_dockerfile(path: str) -> Tuple[Optional[Dockerfile], Optional[str]]:
             return None, f"larger than {MAX_BYTES:,} bytes"
         with open(path, "rb") as handle:
             data = handle.read()
-        text = data.decode("utf-8-sig")
-    except (OSError, UnicodeDecodeError) as exc:
+        # bytes that are not UTF-8 read as U+FFFD, one character each, as a script's, a unit's or a .env's do
+        text = data.decode("utf-8-sig", errors="replace")
+    except OSError as exc:
         return None, f"not readable ({exc.__class__.__name__})"
     if "\0" in text:
         return None, "not text"

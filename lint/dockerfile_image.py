@@ -44,6 +44,8 @@ class Build:
     reinstalled: Optional[str] = None  # why the FROM tag is not the engine's release (a RUN installs it anew)
     shell_words: bool = False  # the command holds the Dockerfile's words with a `$`: no Compose interpolation
     unknown: List[Tuple[str, Node]] = field(default_factory=list)  # (what is not known, where)
+    # the Dockerfile is missing or not readable, or the `build` is of a type Compose refuses: said of any service
+    unread: bool = False
 
 
 class _Stage:
@@ -73,7 +75,7 @@ def read_build(path: str, args: Dict[str, object], target: Optional[str], contex
         path = os.path.join(os.path.dirname(path), "dockerfile")
     dockerfile, why = read_dockerfile(path)
     if dockerfile is None:
-        return Build(why=f"its Dockerfile {path} is {why}")
+        return Build(why=f"its Dockerfile {path} is {why}", unread=True)
     out = Build(dockerfile=path)
     stages: List[_Stage] = []
     global_args: Dict[str, object] = {}

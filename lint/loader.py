@@ -94,6 +94,9 @@ def parse_bytes(data: bytes, display: str, max_bytes: int = DEFAULT_MAX_BYTES) -
     if os.path.basename(display) in PROPERTIES_NAMES:
         return _properties(data, display)
     text = _decode(data, display)
+    if isinstance(text, LoadedFile) and b"\x00" not in data and is_dockerfile_name(display):
+        # a Dockerfile is text, as a script is: bytes that are not UTF-8 read as U+FFFD (read_dockerfile too)
+        text = data.removeprefix(codecs.BOM_UTF8).decode("utf-8", errors="replace")
     if isinstance(text, LoadedFile):
         return text
     if is_dockerfile_name(display):  # never YAML: said once, not as a parse error

@@ -236,6 +236,9 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     result.diagnostics.extend(reading.diagnostics)
     roles = reading.roles or _nim(image, container, spans, result, words or lists or strings)
     if not roles:
+        if built is not None and built.unread:  # a Dockerfile not read hides what the service runs: said
+            from ctxlint.adapters.compose_build import unread_note
+            unread_note(built, service, name, file, container.accelerator_count is not None, result)
         return None
     if built is not None:  # what of the build is not known, said once the service is known to run an engine
         from ctxlint.adapters.compose_build import build_notes

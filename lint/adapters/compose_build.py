@@ -9,23 +9,36 @@ the build is not known is CTX008 where it is typed, said of a service that runs 
 from __future__ import annotations
 
 import os
+import re
 from typing import Dict, List, Optional, Tuple
 
 from ctxlint.dockerfile_image import Build, read_build
+from ctxlint.lazyre import lazy_compile
 from ctxlint.dockerfile_values import UNKNOWN
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
+
+
+# Compose's schema takes `build` as a string (the context) or a mapping of strings (compose-spec/compose-spec@
+# 00655e2222608fa6eaecdf12ac5195889ca2244a:schema/compose-spec.json, service "build": oneOf string, object)
+WRONG_TYPE = "its `build` is no path or mapping"
+
+
+def _wrong_type(why: Optional[str]) -> bool:
+    return why is not None and (why == WRONG_TYPE or why.endswith(" is no string"))
 
 
 def build_paths(build: Node, compose: str, interpolate) -> Tuple[Optional[str], Optional[str], Optional[Node]]:
     """(the Dockerfile's path, why it is not known, the node that names it) of a service's `build`."""
     base = os.path.dirname(compose) if compose not in ("-", "") and not compose.startswith("<") else None
+    if build.kind == SCALAR and build.value is not None and not isinstance(build.value, str):
+        return None, WRONG_TYPE, build  # `build: 42`: the schema takes a string or a mapping
     if build.kind == SCALAR:
         context, dockerfile, at = build, None, build
     elif build.kind == MAP:
         context, dockerfile = build.get("context"), build.get("dockerfile")
         at = dockerfile if dockerfile is not None else context if context is not None else build
     else:
-        return None, "its `build` is no path or mapping", build
+        return None, WRONG_TYPE, build
     if base is None:
         return None, "the compose file is read from stdin: its build context is not known", at
     if build.kind == MAP and build.get("dockerfile_inline") is not None:
@@ -35,7 +48,9 @@ def build_paths(build: Node, compose: str, interpolate) -> Tuple[Optional[str], 
         if node is None:
             texts.append(default)
             continue
-        text = interpolate(node.value) if node.kind == SCALAR and isinstance(node.value, str) else None
+        if node.kind != SCALAR or node.value is not None and not isinstance(node.value, str):
+            return None, f"its build {'context' if node is context else 'dockerfile'} is no string", node
+        text = interpolate(node.value) if isinstance(node.value, str) else None
         if text is None:
             return None, f"its build {'context' if node is context else 'dockerfile'} {node.value!r} needs a " \
                          "value of the host's", node
@@ -108,6 +123,28 @@ def build_notes(built: Build, name: str, compose: str, result) -> None:
         result.dockerfiles.append(built.dockerfile)
 
 
+# A word of an engine ctxlint reads (or a model's, `llama`), in a service's name or any of its values
+_ENGINE_WORD = lazy_compile(r"vllm|sglang|text-generation|\btgi|llama|trt-?llm|tensorrt|lmdeploy|nim\b",
+                            re.IGNORECASE)
+
+
+def unread_note(built: Build, service: Node, name: str, compose: str, gpus: bool, result) -> None:
+    """CTX008 for a service that runs no engine ctxlint sees because its `build` is of a type Compose refuses, or
+    its Dockerfile is missing or not readable where the service may run an engine (it reserves GPUs, or its name or
+    a value names an engine: av__harbor's `vllm` service, whose Dockerfile a copy of the compose file lacks): what
+    it runs is not known, said where the build is named rather than nothing. A web app's build stays quiet."""
+    from ctxlint.adapters.workload import UNRESOLVED
+    from ctxlint.findings import Diagnostic
+
+    if not built.unread or built.at is None:
+        return
+    if _wrong_type(built.why) or gpus or _ENGINE_WORD.search(name) or any(
+            n.kind == SCALAR and isinstance(n.value, str) and _ENGINE_WORD.search(n.value) for n in service.walk()):
+        result.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"the service {name} builds its image, but {built.why}: what it runs (its engine, ENTRYPOINT, CMD and "
+            "ENV) is not known, and it is not checked"), built.at.source(compose), None))
+
+
 def service_build(service: Node, compose: str, interpolate, image: Optional[str]) -> Optional[Build]:
     """The build a service runs, or None when it runs another image. With `image:` beside `build:` any name but an
     engine's own release image (`vllm/vllm-openai:v0.8.5`) is the tag the build gets; such an image is what `docker
@@ -125,7 +162,7 @@ def service_build(service: Node, compose: str, interpolate, image: Optional[str]
     pulled = image is not None and not builds and is_release_image(image)
     path, why, at = build_paths(build, compose, interpolate)
     if path is None:
-        return None if pulled else Build(why=why, at=at)
+        return None if pulled else Build(why=why, at=at, unread=_wrong_type(why))
     target = build.get("target") if build.kind == MAP else None
     target_text = interpolate(target.value) if target is not None and isinstance(target.value, str) else None
     if target is not None and not target_text:  # never the last stage in its place: which one is not known
@@ -175,8 +212,6 @@ def reinstalled(built: Build) -> Optional[str]:
     pins; the release is then the one a RUN pins (workload_versions reads the RUN lines), else not known (an
     unpinned `pip install -U vllm` installed the newest of the day the image was built, which the layer cache keeps,
     not today's)."""
-    import re
-
     from ctxlint.engines.images import engine_from_image
 
     engine = engine_from_image(built.image_text)[0]
