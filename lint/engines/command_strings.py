@@ -74,7 +74,8 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
     """Record `NAME=value` (`token`, the whole word): its value, or None and the value as typed when it has
     unknown parts. An assignment that may not run (`unsure`) is unknown as a whole, but inside the `if` branch
     it is made in when it is not itself `conditional` (after `&&`/`||`)."""
-    unknown = token.unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
+    unresolved = token.unresolved  # one pass over the references: a long partial value holds many
+    unknown = unresolved or MARK in token.text  # MARK: an unknown reference an `eval` string holds
     value = None if unknown else token.text.split("=", 1)[1]
     where = local.branches.where() if unsure and not conditional else None
     rest = _appended(local, name, token) if unsure and where is None else None
@@ -83,7 +84,7 @@ def assigned(local: Locals, name: str, token: Token, unsure: bool, conditional: 
         record(name, local)  # before the assignment: what the name held before the `if`
     local[name] = None if unsure else value
     local.tokens[name] = token
-    partial = _partial(token) if token.unresolved and MARK not in token.text else None
+    partial = _partial(token, unresolved) if unresolved and MARK not in token.text else None
     if where is not None:
         local.scoped[name] = (where, value, partial)
     elif partial is not None and not unsure:
@@ -138,8 +139,9 @@ def _pieces(token: Token, begin: int) -> list[Token]:
         while end < len(text) and text[end] not in " \t\n":
             end += 1
         starts, ends = token.starts[k:end], token.ends[k:end]
-        out.append(Token(text[k:end], min(starts), max(ends), starts, ends,
-                         tuple(r for r in token.refs if r.start < max(ends) and r.end > min(starts)), token.item))
+        low, high = min(starts), max(ends)  # once a word, not once a reference (quadratic in a long append)
+        out.append(Token(text[k:end], low, high, starts, ends,
+                         tuple(r for r in token.refs if r.start < high and r.end > low), token.item))
         k = end
     return out
 
@@ -149,10 +151,9 @@ def _joined(flags: list[Token], side: str) -> tuple[int, ...]:
     return tuple(x for t in flags for x in (t.start,) + getattr(t, side))
 
 
-def _partial(token: Token) -> Optional[Token]:
-    """The value of a `NAME=value` token with unknown parts as typed, or None when nothing of it is known
-    (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
-    unknown = token.unresolved
+def _partial(token: Token, unknown: tuple) -> Optional[Token]:
+    """The value of a `NAME=value` token with unknown parts (`unknown`, its unresolved references) as typed, or None
+    when nothing of it is known (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
     if "=" not in token.text:
         return None
     cut = token.text.index("=") + 1

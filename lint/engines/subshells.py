@@ -153,6 +153,47 @@ def _state(name: str, ctx) -> tuple:
             ctx.frames[-1].get(name, _GONE) if ctx.frames else _GONE)
 
 
+def _tables(ctx) -> tuple:
+    """Copies of every table a subshell may change, and of the function frame's `local` names."""
+    local = ctx.local
+    return (dict(local), dict(local.partial), dict(local.scoped), dict(local.tokens), dict(ctx.arrays),
+            dict(ctx.exports), dict(ctx.functions), dict(local.forked), set(ctx.unsure), set(ctx.removed),
+            dict(ctx.frames[-1]) if ctx.frames else {})
+
+
+def _names(tables) -> set:
+    out: set = set()
+    for table in tables:
+        out.update(table)
+    return out
+
+
+def _restore_tables(saved: tuple, ctx) -> None:
+    """Every table as `_tables` copied it; a name an `if` had forked that the subshell assigned again is unknown
+    (as `passed` says), and the frame's entries of every name either side held are put back."""
+    local = ctx.local
+    frame = ctx.frames[-1] if ctx.frames else {}
+    now = (local, local.partial, local.scoped, local.tokens, ctx.arrays, ctx.exports, ctx.functions, local.forked,
+           ctx.unsure, ctx.removed)
+    before = _names(saved[:10])
+    names = _names(now) | before
+    lost = [name for name in saved[7] if name not in local.forked]
+    dict.clear(local)
+    dict.update(local, saved[0])
+    for table, was in zip(now[1:], saved[1:10]):
+        table.clear()
+        table.update(was)
+    held = {name: value for name, value in saved[10].items() if name in before}
+    for name in (set(frame) | set(held)) & names:
+        if name in held:
+            frame[name] = held[name]
+        else:
+            del frame[name]
+    for name in lost:  # not known: set it so (dropping its worlds, as any assignment does)
+        local[name] = None
+        ctx.unsure.add(name)
+
+
 def passed(mark: Mark, ctx) -> None:
     """At the `(`: save the state of the names the subshell may change; at the `)`: put it back. A name an `if`
     before it had forked and the subshell assigned again is unknown: its branch values were dropped in place
@@ -161,23 +202,20 @@ def passed(mark: Mark, ctx) -> None:
     if mark.opens:
         names = _called(mark.names, ctx.functions) if mark.names is not None else None
         every = names is None
-        if every:  # any name: all of them
-            names = set(local) | set(local.partial) | set(local.scoped) | set(local.tokens) | set(ctx.arrays) \
-                | set(ctx.exports) | set(ctx.functions) | set(local.forked) | ctx.unsure | ctx.removed
-        mark.saved.append(({name: _state(name, ctx) for name in names}, len(local.forks), ctx.allexport, every,
-                           ctx.positional))
+        # any name (`( eval ... )`): every table copied whole, at C speed, not a tuple per name (a script of
+        # thousands of variables and such subshells was quadratic in Python: fuzz27)
+        states = _tables(ctx) if every else {name: _state(name, ctx) for name in names}
+        mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional))
         return
     opening = mark.pair
     if opening is None or not opening.saved:
         return
     states, forks, allexport, every, ctx.positional = opening.saved.pop()  # `( set -- ... )`, `( shift )` too
-    if every:  # names the subshell made that the script did not have
-        for table in (local, local.partial, local.scoped, local.tokens, ctx.arrays, ctx.exports, ctx.functions,
-                      local.forked, ctx.unsure, ctx.removed):
-            for name in [n for n in table if n not in states]:
-                states[name] = (_GONE,) * 8 + (False, False, _GONE)
     del local.forks[forks:]
     ctx.allexport = allexport
+    if every:
+        _restore_tables(states, ctx)
+        return
     frame = ctx.frames[-1] if ctx.frames else {}  # a function's `local` inside: not local after the `)`
     for name, (value, partial, scoped, token, array, exported, function, forked, unsure, gone, held) in states.items():
         lost = forked is not _GONE and name not in local.forked

@@ -10,8 +10,8 @@ arrays are handed `expand_word`.
 """
 from __future__ import annotations
 
-from bisect import bisect_left
-from itertools import chain, repeat
+import re
+from itertools import chain
 from typing import Callable, Optional
 
 from .arith import arithmetic
@@ -22,6 +22,7 @@ from .lexer import Word
 from .tokens import Resolver, SplitProblem, Token, VarRef
 
 _POSITIONAL = frozenset("@*#123456789")  # a function call's arguments (shellfuncs.Positional)
+_BLANK = re.compile(r"[ \t\n]")  # where bash splits an unquoted expansion (the default IFS)
 
 
 def no_resolver(_name: str) -> Optional[str]:
@@ -116,15 +117,17 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         return [Token("".join([run[0] for run in runs]), start, end,
                       tuple(chain.from_iterable([run[1] for run in runs])),
                       tuple(chain.from_iterable([run[2] for run in runs])), (), ctx.item)]
-    chars: list[tuple[str, int, int, bool]] = []  # (char, start, end, splittable)
+    # the word's characters as segments (text, starts, ends, splittable, None or (item, start, end) for the text of
+    # another list item), joined once: a value that grows by appends (`S+=" --flag"` over thousands of lines) is
+    # copied at C speed, not a tuple per character per line (quadratic in Python before)
+    segs: list[tuple] = []
     refs: list[VarRef] = []
     vanish = False  # `"${A[@]}"` of an empty array: no word at all
     carried: list[VarRef] = []  # an array element's own references, where the element is typed
     placed = False  # the word is a value typed elsewhere (a branch's assignment): the token is there too
     for part in word.parts:
         if part.kind == "lit" or not expand:
-            for text, starts, ends in part.runs:
-                chars.extend(zip(text, starts, ends, repeat(False)))
+            segs.extend((text, starts, ends, False, None) for text, starts, ends in part.runs)
             continue
         start = min(chain.from_iterable([run[1] for run in part.runs]))
         end = max(chain.from_iterable([run[2] for run in part.runs]))
@@ -140,30 +143,28 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             vanish = vanish or (part.quoted and not elements and not joined and not more)
             for k, element in enumerate(elements):
                 if k:
-                    chars.append((" ", start, end, not (part.quoted and joined)))
-                if element.item == ctx.item:
-                    chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted)))
-                else:  # typed in another list item (`[sh, -c, SCRIPT, _, WORDS]`): each char says where (_placed)
-                    chars.extend(zip(element.text, element.starts, element.ends, repeat(not part.quoted),
-                                     repeat((element.item, start, end))))
+                    segs.append((" ", (start,), (end,), not (part.quoted and joined), None))
+                # typed in another list item (`[sh, -c, SCRIPT, _, WORDS]`): each char says where (word_pieces.py)
+                segs.append((element.text, element.starts, element.ends, not part.quoted,
+                             None if element.item == ctx.item else (element.item, start, end)))
                 carried.extend(element.refs)
             if not more:
                 refs.append(VarRef(part.name, part.style, start, end, " ".join(t.text for t in elements), None,
                                    ctx.item))
                 continue
             if elements:  # the unknown rest: the reference itself, a word of its own
-                chars.append((" ", start, end, True))
+                segs.append((" ", (start,), (end,), True, None))
         partial = partial_value(part, ctx.local, True) if command or partials else None
         if partial is not None:  # its words where they are typed, its unknown references with them
             ctx.refs.append(VarRef(part.name, part.style, start, end, None, None, ctx.item, "set"))
-            chars.extend(zip(partial.text, partial.starts, partial.ends, repeat(not part.quoted)))
+            segs.append((partial.text, partial.starts, partial.ends, not part.quoted, None))
             carried.extend(partial.refs)
             continue
         if part.kind == "cmd" and "<<" in part.name:  # `$(cat <<EOF ... EOF)`: the body (cat_heredoc.py)
             from .cat_heredoc import substituted
             body = substituted(part, ctx, expand_word)
             if body is not None:
-                chars.extend(zip(body.text, body.starts, body.ends, repeat(not part.quoted)))
+                segs.append((body.text, body.starts, body.ends, not part.quoted, None))
                 carried.extend(body.refs)
                 continue
         name = lookup_key(part.name) if part.style == "go" else part.name
@@ -182,83 +183,76 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why, held)
         refs.append(ref)
         if typed is not None:  # the default's characters where they are typed
-            chars.extend((c, a, b, not (part.quoted or typed[3])) for c, a, b in zip(*typed[:3]))
+            segs.append((typed[0], typed[1], typed[2], not (part.quoted or typed[3]), None))
         elif value is None:  # keep the reference text itself, at its own positions
-            for text, starts, ends in part.runs:
-                chars.extend(zip(text, starts, ends, repeat(False)))
+            segs.extend((text, starts, ends, False, None) for text, starts, ends in part.runs)
         elif ctx.typed and len(word.parts) == 1 and _typed(ctx.typed.get(name), value):
             # a branch's value, the whole word: where that branch assigns it (scalar_branches.py)
             typed_at, placed = ctx.typed[name], True
-            chars.extend(zip(value, typed_at.starts, typed_at.ends, repeat(not part.quoted)))
+            segs.append((value, typed_at.starts, typed_at.ends, not part.quoted, None))
         else:
-            chars.extend((c, start, end, not part.quoted) for c in value)
+            segs.append((value, (start,) * len(value), (end,) * len(value), not part.quoted, None))
     ctx.refs.extend(refs)
-    if vanish and not chars:
+    if any(seg[4] is not None for seg in segs):  # characters of another list item: one at a time (rare)
+        from .word_pieces import per_char_tokens
+        return per_char_tokens(segs, word, ctx.item, refs, carried, placed, assignment, vanish)
+    return _tokens(segs, word, ctx.item, refs, carried, placed, assignment, vanish)
+
+
+def _tokens(segs: list, word: Word, item: Optional[int], refs: list, carried: list, placed: bool,
+            assignment: bool, vanish: bool) -> list[Token]:
+    """The tokens of a word's segments (expand_word), split at the blanks of its splittable ones unless it is an
+    assignment's value, each character where the segments place it."""
+    text = "".join([seg[0] for seg in segs])
+    if vanish and not text:
         return []
-    pieces: list[list[tuple[str, int, int, bool]]] = [[]]
-    for ch in chars:
-        if ch[3] and ch[0] in " \t\n" and not assignment:
-            pieces.append([])
-        else:
-            pieces[-1].append(ch)
-    keep_empty = word.had_quotes and len(pieces) == 1
-    near = _Near(carried) if len(carried) > 16 and len(pieces) > 16 else None  # `"${A[@]}"` of many elements
+    starts, ends = _joined([seg[1] for seg in segs]), _joined([seg[2] for seg in segs])
+    cuts: list[int] = [-1]  # the blanks it splits at, between the word's start and its end
+    if not assignment:
+        base = 0
+        for seg in segs:
+            if seg[3] and _BLANK.search(seg[0]):
+                cuts.extend(base + m.start() for m in _BLANK.finditer(seg[0]))
+            base += len(seg[0])
+    cuts.append(len(text))
+    pieces = len(cuts) - 1
+    keep_empty = word.had_quotes and pieces == 1
+    near = None
+    if len(carried) > 16 and pieces > 16:  # `"${A[@]}"` of many elements
+        from .word_pieces import Near
+        near = Near(carried)
     out = []
-    for piece in pieces:
-        if not piece and not keep_empty:
+    for a, b in zip(cuts, cuts[1:]):
+        a += 1
+        if a == b and not keep_empty:
             continue
-        item = ctx.item
-        if any(len(c) > 4 for c in piece):
-            item, piece = _placed(piece, item)
-            if item != ctx.item:  # a word wholly of another item: there, where it is typed
-                out.append(Token("".join(c[0] for c in piece), piece[0][1], piece[-1][2],
-                                 tuple(c[1] for c in piece), tuple(c[2] for c in piece),
-                                 tuple(r for r in carried if r.item == item), item))
-                continue
-        if len(pieces) == 1 and not placed:  # the usual case: the token is the word as typed
+        piece_starts, piece_ends = (starts, ends) if pieces == 1 else (starts[a:b], ends[a:b])
+        if pieces == 1 and not placed:  # the usual case: the token is the word as typed
             start, end = word.span()
         else:
-            start, end = min(c[1] for c in piece), max(c[2] for c in piece)
+            start, end = min(piece_starts), max(piece_ends)
         mine = tuple(r for r in refs if r.style == "go-if" or r.start < end and r.end > start) or ()
-        if carried and piece:  # an element's references are where the element is typed
-            low, high = min(c[1] for c in piece), max(c[2] for c in piece)
+        if carried and a < b:  # an element's references are where the element is typed
+            low, high = min(piece_starts), max(piece_ends)
             mine += near.overlapping(low, high) if near is not None else \
                 tuple(r for r in carried if r.start < high and r.end > low)
-        out.append(Token("".join(c[0] for c in piece), start, end,
-                         tuple(c[1] for c in piece), tuple(c[2] for c in piece), mine, ctx.item))
+        out.append(Token(text[a:b], start, end, piece_starts, piece_ends, mine, item))
     return out
 
 
-class _Near:
-    """The references among many that overlap a span, in their order, without reading them all for each word (a
-    loop that appends thousands of flags gives as many elements, each with its references: quadratic before)."""
-
-    __slots__ = ("refs", "order", "starts", "longest")
-
-    def __init__(self, refs: list) -> None:
-        self.refs = refs
-        self.order = sorted(range(len(refs)), key=lambda k: refs[k].start)
-        self.starts = [refs[k].start for k in self.order]
-        self.longest = max(r.end - r.start for r in refs)
-
-    def overlapping(self, low: int, high: int) -> tuple:
-        first, last = bisect_left(self.starts, low - self.longest), bisect_left(self.starts, high)
-        found = sorted(k for k in self.order[first:last] if self.refs[k].end > low)
-        return tuple(self.refs[k] for k in found)
+def _joined(offsets: list) -> tuple:
+    """The segments' offsets as one tuple: a few tuples added (a copy at C speed, the usual word: `S="$S --flag"`
+    holds its long value in one), many chained."""
+    if len(offsets) > 8 or not all(type(o) is tuple for o in offsets):
+        return tuple(chain.from_iterable(offsets))
+    out = ()
+    for o in offsets:
+        out += o
+    return out
 
 
 def _typed(token: Optional[Token], value: str) -> bool:
     return token is not None and token.text == value and len(token.starts) == len(value) > 0
-
-
-def _placed(piece: list, item: Optional[int]) -> tuple[Optional[int], list]:
-    """(item, chars) of a word with characters of another list item (5-tuples: their item and the reference's
-    span): all of one item, that item; mixed with this item's (`--max-model-len=$1`), each foreign character at
-    the reference that gave it, as a token has only one item."""
-    items = {c[4][0] if len(c) > 4 else item for c in piece}
-    if len(items) == 1:
-        return items.pop(), piece
-    return item, [(c[0], c[4][1], c[4][2], c[3]) if len(c) > 4 else c for c in piece]
 
 
 def colon_default(part) -> bool:
