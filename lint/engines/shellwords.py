@@ -74,17 +74,26 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         from .subshells import Mark, marked, passed
 
         items = marked(items)
+    arith: set[int] = set()  # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py)
+    arith_open, last = False, None
     for it in items + [Op(";", 0, 0)]:
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
                 skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
                 continue
+            kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
             if current:
                 groups.append((current, after_logic))
+                if arith_open and it.text == ")":
+                    arith.add(len(groups) - 1)
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([_literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             current = []
-            after_logic = it.text in ("&&", "||")
+            after_logic = it.text in ("&&", "||") or kept
+            # `((` typed together (`( (` are two subshells, subshells.py)
+            arith_open = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
+            last = it
+            continue
         elif skip_next:
             skip_next = False
             if isinstance(it, HereBody):  # a script of its own, after its line's commands (None: not a command)
@@ -106,6 +115,11 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
             continue
         first = _literal(words[0]) if words else ""
+        if index in arith or first == "let" and len(words) > 1:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
+            from .arith_commands import arith_command, raw
+            arith_command([" ".join(raw(w) for w in words)] if index in arith else [raw(w) for w in words[1:]],
+                          ctx, ctx.flow > 0 or bool(conditional))
+            continue
         at = 0
         # `if [ -n "$A" ]; then`: the test is the whole condition only when `then` follows it; `if A || B`,
         # `if A && B`, `if A; B` are decided by more than one command (decided_tests.py)
