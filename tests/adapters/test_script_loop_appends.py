@@ -112,17 +112,17 @@ def test_a_flag_that_ends_a_loops_append_takes_its_value_from_what_follows(tmp_p
 
 
 def test_the_references_near_a_word_are_those_a_full_scan_finds():
-    # word_expansion._Near: `"${A[@]}"` of the flags 5,000 loops append read each word's references against all
-    # of them (7.8 s of CPU for 5,000 loops, 2.0 s for 2,500); now the few near each word (1.65 s, 0.9 s).
+    # word_pieces.Near (word_expansion._Near before): `"${A[@]}"` of the flags 5,000 loops append read each word's
+    # references against all of them (7.8 s of CPU for 5,000 loops, 2.0 s for 2,500); now the few near each word (1.65 s, 0.9 s).
     import random
 
     from ctxlint.engines.tokens import VarRef
-    from ctxlint.engines.word_expansion import _Near
+    from ctxlint.engines.word_pieces import Near
 
     rng = random.Random(7)
     refs = [VarRef(f"V{k}", "shell", a, a + rng.randint(0, 30), None, None, None)
             for k, a in enumerate(rng.randint(0, 2000) for _ in range(400))]
-    near = _Near(refs)
+    near = Near(refs)
     for low in range(0, 2100, 7):
         high = low + rng.randint(1, 40)
         assert near.overlapping(low, high) == tuple(r for r in refs if r.start < high and r.end > low)
