@@ -150,3 +150,22 @@ def test_minicpm3_on_llamacpp_asks_for_the_pool(tmp_path):
         "llamacpp caches MiniCPM3's low-rank attention (the latent, as SGLang does, or full heads, as vLLM does) was "
         "not read; state the pool the engine logs (kv_pool_tokens, or the ctxlint.io/kv-pool-tokens annotation on a "
         "workload); capacity checks skip these roles (capacity-not-derivable)\n")
+
+
+def test_minicpm3_lm_head_is_tied_by_its_class_default():
+    # no tie_word_embeddings key; MiniCPM3Config (remote code and transformers') defaults it to True, and the official
+    # bf16 model.safetensors is 8.15 GB. A layer: q 2560 x 768 + 768 x 40 x 96, kv 2560 x (256 + 32) + 256 x 40 x
+    # (64 + 64), o 40 x 64 x 2560, MLP 3 x 2560 x 6400, norms 2 x 2560 + 768 + 256 = 62,674,944; x 62, + the final
+    # norm 2560 and one 73448 x 2560 table = 4,073,875,968
+    assert 62 * 62_674_944 + 2560 + 73448 * 2560 == 4_073_875_968
+    assert lookup_model("openbmb/MiniCPM3-4B").total_params_b == 4.0739
+    # a user's config.json, the first one without model_type (revision f03dca5), is counted the same way
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
+    config = {"architectures": ["MiniCPM3ForCausalLM"], "hidden_size": 2560, "num_hidden_layers": 62,
+              "intermediate_size": 6400, "max_position_embeddings": 32768, "num_attention_heads": 40,
+              "num_key_value_heads": 40, "qk_nope_head_dim": 64, "qk_rope_head_dim": 32, "q_lora_rank": 768,
+              "kv_lora_rank": 256, "vocab_size": 73448, "torch_dtype": "bfloat16"}
+    assert arch_from_hf_config(config).total_params_b == 4.073875968
+    # a config that states the head untied keeps it
+    assert arch_from_hf_config({**config, "tie_word_embeddings": False}).total_params_b == 4.261902848

@@ -36,8 +36,14 @@ _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_big
 # and Starcoder2ForCausalLM then reads its logits off embed_tokens and skips lm_head.weight (transformers
 # models/starcoder2/configuration_starcoder2.py; vllm-project/vllm@03f03ff691c10253219141fe592d630c03662153:
 # vllm/model_executor/models/starcoder2.py): bigcode/starcoder2-7b is 7.17B on the Hub, not 7.40B.
+# MiniCPM3: its remote-code MiniCPM3Config (auto_map's configuration_minicpm, as copied from openbmb/MiniCPM3-4B at
+# 6fcf8b4) and transformers' own (models/minicpm3/configuration_minicpm3.py, "Defaults match the openbmb/MiniCPM3-4B
+# checkpoint") both default tie_word_embeddings to True, and the checkpoint's config.json has no such key: the
+# official model.safetensors is 8.15 GB in bf16, 4.07B parameters (untied it would be 4.26B, 8.52 GB). Its first
+# config.json (revision f03dca5) has no model_type either, so the class names it (_TIED_CLASSES).
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt",
-                    "bloom", "starcoder2"}
+                    "bloom", "starcoder2", "minicpm3"}
+_TIED_CLASSES = ("MiniCPM3ForCausalLM",)
 _UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
               "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 # Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
@@ -242,7 +248,7 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     embed = vocab * h
     tied = text.get("tie_word_embeddings", config.get("tie_word_embeddings"))
     if tied is None:
-        tied = mt in _TIED_BY_DEFAULT
+        tied = mt in _TIED_BY_DEFAULT or any(a in _TIED_CLASSES for a in config.get("architectures") or ())
     lm_head = 0 if tied else vocab * h
     vision = _vision_tower(config, h)
     if vision is None:
