@@ -23,7 +23,8 @@ from helpers import run
     ("stabilityai/stablelm-2-12b-chat", 40, 8, 160, 4096, 12.1429, 2 * 40 * 8 * 160 * 2),
     # GLM-4-9B in transformers' own format: 2 KV heads of head_dim 128
     ("zai-org/glm-4-9b-chat-hf", 40, 2, 128, 131072, 9.3998, 2 * 40 * 2 * 128 * 2),
-    ("internlm/internlm2-7b-reward", 32, 8, 128, 32768, 7.7377, 2 * 32 * 8 * 128 * 2),
+    # a reward model: InternLM2-7B's network and a v_head of 4096 x 1, no 92544 x 4096 LM head (7.3587, not 7.7377)
+    ("internlm/internlm2-7b-reward", 32, 8, 128, 32768, 7.3587, 2 * 32 * 8 * 128 * 2),
     # multi-head attention 40 x 128
     ("OrionStarAI/Orion-14B-Base", 40, 40, 128, 4096, 14.4983, 2 * 40 * 40 * 128 * 2),
     ("deepseek-ai/deepseek-coder-7b-instruct-v1.5", 30, 32, 128, 4096, 6.9104, 2 * 30 * 32 * 128 * 2),
@@ -169,3 +170,17 @@ def test_minicpm3_lm_head_is_tied_by_its_class_default():
     assert arch_from_hf_config(config).total_params_b == 4.073875968
     # a config that states the head untied keeps it
     assert arch_from_hf_config({**config, "tie_word_embeddings": False}).total_params_b == 4.261902848
+
+
+def test_a_reward_models_head_is_a_score_not_a_vocabulary():
+    # InternLM2ForRewardModel: InternLM2Model + v_head Linear(4096, 1), whatever tie_word_embeddings says
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
+    config = {"architectures": ["InternLM2ForRewardModel"], "model_type": "internlm2", "hidden_size": 4096,
+              "intermediate_size": 14336, "num_attention_heads": 32, "num_hidden_layers": 32,
+              "num_key_value_heads": 8, "vocab_size": 92544, "tie_word_embeddings": False,
+              "max_position_embeddings": 32768, "torch_dtype": "float16"}
+    reward = arch_from_hf_config(config)
+    causal = arch_from_hf_config({**config, "architectures": ["InternLM2ForCausalLM"]})
+    assert (reward.lm_head_params_b, causal.lm_head_params_b) == (4096 / 1e9, 92544 * 4096 / 1e9)
+    assert round((causal.total_params_b - reward.total_params_b) * 1e9) == 92544 * 4096 - 4096

@@ -44,6 +44,11 @@ _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_big
 _TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt",
                     "bloom", "starcoder2", "minicpm3"}
 _TIED_CLASSES = ("MiniCPM3ForCausalLM",)
+# A reward model scores, it does not predict tokens: InternLM2ForRewardModel is InternLM2Model and a v_head of
+# Linear(hidden, 1), with no vocabulary-wide head whatever tie_word_embeddings says (sgl-project/sglang@
+# 0292838216c0b92b5354cb29b40c812a5c1490f0:python/sglang/srt/models/internlm2_reward.py; vLLM's builds no
+# ParallelLMHead for it, LMDeploy's a v_head of hidden x 1 too).
+_SCORE_HEAD_CLASSES = ("InternLM2ForRewardModel",)
 _UNCOUNTED = {"mimo_v2_flash", "minimax_m3", "minimax", "minimax_m1", "jamba", "mamba", "mamba2", "falcon_h1", "bamba",
               "lfm2", "granitemoehybrid", "plamo2", "zamba2"}
 # Hybrids params_hybrid counts (Gated DeltaNet, Mamba2): its import waits until a config names one.
@@ -250,6 +255,8 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     if tied is None:
         tied = mt in _TIED_BY_DEFAULT or any(a in _TIED_CLASSES for a in config.get("architectures") or ())
     lm_head = 0 if tied else vocab * h
+    if any(a in _SCORE_HEAD_CLASSES for a in config.get("architectures") or ()):
+        lm_head = h
     vision = _vision_tower(config, h)
     if vision is None:
         return None
