@@ -69,14 +69,24 @@ def _longest(avail: int, block: int, bpt: float, bounded: tuple | None) -> int:
     if longest >= span:  # past its span a window costs the same: the longest is past it too
         return longest
     # shorter than the span, a request costs its length twice over (its own and its windows'): a line guesses
-    # the length, whole blocks around it settle it (the cost rises with the length)
+    # the length in whole blocks; the cost rises with the length, so halving settles it: below the guess when
+    # the guess does not fit, else up to the last block short of the span. (Stepping a block at a time from the
+    # guess took millions of steps for a one-token block and a budget far from the line.)
     ratio = bounded[0] / bpt
-    length = max(0, int((avail - ratio * bounded[2] * block) / (1 + ratio)) // block * block)
-    while length > 0 and length + window_cost(bounded, block, bpt, length) > avail:
-        length -= block
-    while length + block < span and length + block + window_cost(bounded, block, bpt, length + block) <= avail:
-        length += block
-    return length
+    guess = max(0, int((avail - ratio * bounded[2] * block) / (1 + ratio)) // block)
+
+    def fits(blocks: int) -> bool:
+        length = blocks * block
+        return length + window_cost(bounded, block, bpt, length) <= avail
+
+    low, high = (guess, max(guess, (span - 1) // block)) if fits(guess) else (0, guess - 1)
+    while low < high:
+        mid = (low + high + 1) // 2
+        if fits(mid):
+            low = mid
+        else:
+            high = mid - 1
+    return low * block
 
 
 def startup_longest(bounded: tuple | None, block: int, bpt: float, pool: int | None) -> int | None:
