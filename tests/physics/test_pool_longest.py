@@ -1,8 +1,8 @@
 """physics.pool._longest where window layers share the request's blocks: halving, not stepping a block at a time.
 
-The step loops it replaced are the oracle (same answers wherever they finish); with a float budget past float precision (1e23 tokens) the step-down
-loop walked millions of blocks (a hypothesis example of test_capacity.test_never_raises hung
-there).
+The step loops it replaced are the oracle (same answers wherever they finish); with a float budget past float
+precision (1e23 tokens) the step-down loop walked millions of blocks (a hypothesis example of
+test_capacity.test_never_raises hung there).
 """
 from __future__ import annotations
 
