@@ -19,7 +19,7 @@ from ctxlint.loader import parse_bytes, read_path
 from helpers import run
 
 workload = import_module("ctxlint.adapters.workload")
-detect_module = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
+detect_module = import_module("ctxlint.engines.detect")  # the module (ctxlint.engines does not offer detect())
 
 REPRO = ("#!/bin/bash\nset -e\nvllm serve Qwen/Qwen2.5-7B-Instruct \\\n"
          "  --max-model-len 131072 --tensor-parallel-size 1\n")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from ctxlint.engines.execform import split_list
 from ctxlint.engines.shellwords import split_shell
 
-d = import_module("ctxlint.engines.detect")  # the module: ctxlint.engines re-exports its detect()
+d = import_module("ctxlint.engines.detect")  # the module (its detect() is imported from it, not from ctxlint.engines)
 runners = import_module("ctxlint.engines.runners")
 
 
