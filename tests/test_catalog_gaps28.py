@@ -85,3 +85,17 @@ def test_names_left_unresolved_on_purpose(name):
 
 def test_names_fold_case_so_a_lower_case_spelling_matches_its_entry():
     assert resolve("qwen/qwen3.5-9b").arch.name == "Qwen/Qwen3.5-9B"
+
+
+def test_mimo_7b_rl_rests_on_the_technical_report_and_a_config_copy_that_agrees():
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parents[1] / "lint" / "physics" / "data" / "models.json").read_text())
+    source = next(d["source"] for d in data["derivatives"] if d["id"] == "XiaomiMiMo/MiMo-7B-RL")
+    # the dimensions and the RL window are the authors' word (their report), not an inference from -0530's 48K
+    assert source.startswith("XiaomiMiMo/MiMo@3a3fe65e6081c9f340ff0d24d82c4d7a96a247c5:MiMo-7B-Technical-Report.pdf")
+    assert "of 32,768 (3.3.3" in source
+    assert "Tencent-BAC/FastMTP@5875b708b34007eeab3cdf27bc8aca517f87eb21:model/config.json" in source
+    base = next(m for m in data["models"] if m["hf_id"] == "XiaomiMiMo/MiMo-7B-Base")
+    assert not any("unverified" in n for n in base["notes"])
