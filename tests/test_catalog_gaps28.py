@@ -99,3 +99,20 @@ def test_mimo_7b_rl_rests_on_the_technical_report_and_a_config_copy_that_agrees(
     assert "Tencent-BAC/FastMTP@5875b708b34007eeab3cdf27bc8aca517f87eb21:model/config.json" in source
     base = next(m for m in data["models"] if m["hf_id"] == "XiaomiMiMo/MiMo-7B-Base")
     assert not any("unverified" in n for n in base["notes"])
+
+
+@pytest.mark.parametrize("name", [
+    # NemoGuard's jailbreak detector is a classifier NIM, no LLM; a later content-safety release is another model
+    # (Llama Nemotron Safety Guard V2's NIM has its own name)
+    "nvidia/nemoguard-jailbreak-detect",
+    "nvidia/llama-3.1-nemoguard-8b-content-safety-v2",
+    # v1.5 is a separate checkpoint (nvidia/Llama-3_3-Nemotron-Super-49B-v1_5, NeMo Customizer lists it apart)
+    "nvidia/llama-3.3-nemotron-super-49b-v1.5",
+    "nvidia/Llama-3_3-Nemotron-Super-49B-v1_5",
+    # RL-trained at 48K (MiMo technical report, Table 6): not the 32K MiMo-7B-RL's config; nor RL-Zero / SFT, unread
+    "XiaomiMiMo/MiMo-7B-RL-0530",
+    "XiaomiMiMo/MiMo-7B-RL-Zero",
+])
+def test_near_miss_names_do_not_ride_the_catalog28a_derivatives(name):
+    assert find(name) is None
+    assert resolve(name).arch is None
