@@ -253,13 +253,12 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
         return shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth, split_text)
+    if program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the words tmux runs itself
+        from .tmux import direct_command  # (none for send-keys), in the pane's environment (tmux.py)
+        return direct_command(program, env, wrappers, ctx)
     if ctx.exports:  # the shell's exported variables are the program's environment too
         from .shell_exports import environment
-        exported = environment(ctx)
-        if program and program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the pane's
-            from .tmux import pane_environment  # environment is the tmux server's, not the script's (tmux.py)
-            exported = pane_environment(ctx)
-        return [Command(tuple(program), tuple(env), tuple(wrappers), None, exported)]
+        return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 

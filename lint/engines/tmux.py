@@ -79,6 +79,32 @@ def pane_script_index(texts: Sequence[str]) -> Optional[int]:
     return None
 
 
+def direct_end(texts: Sequence[str]) -> Optional[int]:
+    """For a tmux command that runs its words directly, without a shell (`tmux new -d vllm serve M \\; attach`), the
+    end of those words (the `;` word that ends the command, or the last word); None where tmux runs none of its
+    words: attach, kill-session, display-message, and send-keys, which types its words (several are typed one after
+    another, with no space between them: cmd-send-keys.c) rather than running them."""
+    if not texts or texts[0].rsplit("/", 1)[-1] != "tmux":
+        return None
+    i, given = _operands(texts, 1, _GLOBAL)
+    if "c" in given or i >= len(texts) or texts[i] not in _SPAWNS:
+        return None
+    end = next((k for k in range(i + 1, len(texts)) if texts[k] == ";"), len(texts))
+    j, _ = _operands(texts[:end], i + 1, _SPAWNS[texts[i]])
+    return end if j < end else None
+
+
+def direct_command(program: list, env: list, wrappers: list, ctx) -> list:
+    """The command of the words tmux runs directly, up to the `;` that ends tmux's command, with the pane's
+    environment (the tmux server's, not the script's exports); none where tmux runs no words of its line."""
+    from .tokens import Command
+
+    end = direct_end([t.text for t in program])
+    if end is None:
+        return []
+    return [Command(tuple(program[:end]), tuple(env), tuple(wrappers), None, pane_environment(ctx))]
+
+
 def pane_environment(ctx) -> tuple:
     """The script's exported variables as a pane's shell may or may not have them: each not known (why "tmux")."""
     if not ctx.exports:

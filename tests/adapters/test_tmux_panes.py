@@ -83,3 +83,35 @@ def test_pane_script_index():
     assert pane_script_index(["tmux", "send-keys", "-X", "-t", "s", "CMD", "Enter"]) is None
     assert pane_script_index(["tmux", "-c", "CMD"]) is None
     assert pane_script_index(["tmux", "new-window", "vllm", "serve"]) is None
+
+
+@pytest.mark.parametrize("line", [
+    # send-keys types its words one after another with no space between them (cmd-send-keys.c): the pane gets
+    # `vllmserveQwen/...`, no engine; before, the words were read as a launch (a false CTX301 on `Enter`)
+    "tmux send-keys -t s vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000 Enter",
+    "tmux send-keys -t s vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    "tmux rename-window -t s vllm serve",  # a window's name, no command: before, a role with no model
+])
+def test_tmux_words_that_are_no_command_start_nothing(tmp_path, line):
+    assert check(tmp_path, line + "\n") == ""
+
+
+def test_words_tmux_runs_directly_end_at_the_command_separator(tmp_path):
+    # `\;` ends tmux's command: `attach -t s` is tmux's next command, not the engine's arguments (before, a false
+    # CTX301: "unrecognized arguments: ; attach")
+    line = "tmux new -d -s s vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 20000 \\; attach -t s\n"
+    assert check(tmp_path, line) == ""
+    rows = run(["audit", "--isolated", "--format", "csv", str(tmp_path / "serve.sh")]).out.splitlines()
+    assert len(rows) == 2 and ",fits," in rows[1]
+
+
+def test_direct_end():
+    from ctxlint.engines.tmux import direct_end
+
+    assert direct_end(["tmux", "new", "-d", "-s", "s", "vllm", "serve", "M", ";", "attach"]) == 8
+    assert direct_end(["tmux", "-L", "x", "new-window", "vllm", "serve", "M"]) == 7
+    assert direct_end(["tmux", "new", "-d", "-s", "s"]) is None  # no command: the default shell
+    assert direct_end(["tmux", "send-keys", "-t", "s", "vllm", "serve", "Enter"]) is None
+    assert direct_end(["tmux", "attach", "-t", "s"]) is None
+    assert direct_end(["tmux", "-c", "vllm serve M"]) is None
+    assert direct_end(["tmux"]) is None
