@@ -201,7 +201,7 @@ class Positions:
                 (self.env_why(ref.name) or "has no literal value in the file (secret, config map or host variable)") \
                 if ref.name in self.env \
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
-                else _PANE if ref.why == "tmux" else "is not set in the file"
+                else _PANE if ref.why == "tmux" else _UNEXPORTED if ref.why == "unexported" else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         if problem.flag and problem.token_index is not None and problem.span is not None:  # said whole where read
             return problem.message, self.problem_source(problem, tokens)  # (joined_items.one_item_unknown)
@@ -243,6 +243,9 @@ class Positions:
         return next((var.why for var in reversed(self.c.env) if var.name == name), None) if name else None
 
 
+# a script's variable it never exports: an `sh -c` child shell does not get it (engines/container_scripts.py)
+_UNEXPORTED = "is set by the script but not exported: the child shell gets it only if the script's own environment " \
+    "had it"
 # a tmux pane's shell has the environment the tmux server started with (engines/tmux.py)
 _PANE = "is the tmux pane's: its shell has the environment the tmux server started with, this script's only if " \
     "this command started the server"

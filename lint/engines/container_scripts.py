@@ -112,13 +112,50 @@ def shell_script(program: list[Token], idx: int, script_word, outer: bool, env: 
 
     # the child shell sees the outer script's names only when exported, and a prefix's (decided_tests.py)
     hidden = hiding(ctx, [a.name for a in env] + list(ctx.local))
+    kept = _unexported(ctx, {a.name for a in env})
     try:
         inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
     finally:
         ctx.undecided = hidden
+        _put_back(ctx, *kept)
     inner = restored(inner, marks)
     return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
                     c.arm, branch=c.branch) for c in inner]
+
+
+def _unexported(ctx: SplitContext, prefixed: set) -> tuple:
+    """Take out of the script's variables, while the child shell's script is read, those it does not get: set by the
+    script, never exported (nor under `set -a`), not a prefix of the call, and not from the environment (whose
+    variables a shell exports). Bash gives a child only the exported ones (shell_exports.py), so `LEN=8; bash -c
+    'echo $LEN'` prints an empty line; here such a `$LEN` is not known (why "unexported"), as one never set is.
+    Returns what `_put_back` restores: the child's own assignments never reach its parent."""
+    if ctx.allexport is not False:
+        return {}, ctx.unexported
+    local = ctx.local
+    names = [n for n in local if n not in prefixed and n not in ctx.exports and not _environ(ctx, n)]
+    saved = {n: (dict.pop(local, n), local.partial.pop(n, None), local.scoped.pop(n, None)) for n in names}
+    before = ctx.unexported
+    ctx.unexported = before | frozenset(names)
+    return saved, before
+
+
+def _environ(ctx: SplitContext, name: str) -> bool:
+    """Does the resolver (a container's environment, ...) give the name? A shell exports what it inherits."""
+    try:
+        return isinstance(ctx.resolver(name), str)
+    except Exception:  # a caller's resolver must not crash the linter (SplitContext.lookup)
+        return False
+
+
+def _put_back(ctx: SplitContext, saved: dict, before: frozenset) -> None:
+    local = ctx.local
+    for name, (value, partial, scoped) in saved.items():
+        dict.__setitem__(local, name, value)
+        for part, held in ((local.partial, partial), (local.scoped, scoped)):
+            part.pop(name, None)
+            if held is not None:
+                part[name] = held
+    ctx.unexported = before
 
 
 class _Passed(dict):

@@ -40,6 +40,7 @@ class SplitContext:
         self.script = defaults  # a launcher script's own text (a shell reads it), whatever `source` does to defaults
         self.sourced = False  # a `source FILE` was met (shell_commands.no_command)
         self.outside = ""  # why a name the text never sets is not known, where its shell is not the script's (tmux.py)
+        self.unexported: frozenset = frozenset()  # the script's names an `sh -c` child does not get (container_scripts)
         # names whose held value the text being read may not see: a call's prefix (`A=x f`, `A=x eval ...`,
         # `A=x bash -c ...`) and, in an `sh -c` string, every name the outer script had (decided_tests.py)
         self.undecided: frozenset = frozenset()
@@ -177,7 +178,7 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \
-            "sourced" if ctx.sourced else ctx.outside
+            "sourced" if ctx.sourced else "unexported" if part.name in ctx.unexported else ctx.outside
         # a variable the script set to a partly known value keeps that value as typed (model_folder.py reads it)
         held = partial_value(part, ctx.local, True) if why == "set" and part.name in ctx.local else None
         ref = VarRef(part.name, part.style, start, end, value, part.default, ctx.item, why, held)

@@ -7,7 +7,7 @@ import pytest
 
 from helpers import run
 
-HEAD = "#!/bin/bash\n#SBATCH --gres=gpu:h100:1\nLEN=32768\n"
+HEAD = "#!/bin/bash\n#SBATCH --gres=gpu:h100:1\nexport LEN=32768\n"  # exported: the host environment
 CTX008 = ("CTX008 [info] values ctxlint cannot resolve: --max-model-len ${LEN} (LEN is not set in the file); the "
           "checks that need them are skipped (set them literally) (unresolved-value)")
 
