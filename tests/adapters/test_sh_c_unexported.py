@@ -1,7 +1,7 @@
 """A child shell (`bash -c '...'`) gets only the script's exported variables (bash manual, Environment): `LEN=8;
 bash -c 'echo $LEN'` prints an empty line. Before, a variable the script set but never exported was read inside the
 child at the script's value (a CTX109 on a 1,000,000 the engine never gets); now it is not known there (CTX008 says
-why), as an exported one, a `LEN=... bash -c` prefix's and `set -a`'s are passed as before."""
+why), while an exported one and `set -a`'s are passed as before."""
 from __future__ import annotations
 
 import pytest
