@@ -154,6 +154,15 @@ FLAGS = (
     F("nsa_decode_backend", "--nsa-decode-backend", removed_in="0.5.20", instead="write --dsa-decode-backend {value}"),
     T("incremental_streaming_output", "--incremental-streaming-output"),
     F("random_seed", "--random-seed", kind="int"),
+    # DeepSeek-V4's pools are not read under these (physics/dsv4_sglang.py): HiSparse shrinks the ratio-4 pool by its
+    # host-to-device ratio, and prefill context parallelism (the NSA spelling to 0.5.12, DSA from 0.5.13, the one
+    # `--enable-prefill-cp` from 0.5.14, the others its deprecated aliases there) is not modelled. Switches only,
+    # no release refuses them here (bytedance-iaas/sglang@v0.5.12, v0.5.13, v0.5.14: python/sglang/srt/server_args.py)
+    T("enable_hisparse", "--enable-hisparse", tags=KV),
+    T("enable_nsa_prefill_context_parallel", "--enable-nsa-prefill-context-parallel", tags=PAR),
+    T("enable_dsa_prefill_context_parallel", "--enable-dsa-prefill-context-parallel", tags=PAR),
+    T("enable_prefill_context_parallel", "--enable-prefill-context-parallel", tags=PAR),
+    T("enable_prefill_cp", "--enable-prefill-cp", tags=PAR),
 )
 
 ENGINE_ENV = (

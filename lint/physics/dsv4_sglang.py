@@ -17,16 +17,16 @@ with an EAGLE draft the whole is x (L + 1) / L. SGLANG_OPT_USE_ONLINE_COMPRESS k
 the config's compress_ratios up to a8c82c652eb936a056fbfe03e0b7b219fb183cb6 (2026-05-20), the MTP layer's extra
 entry too (SGLang's own nextn layer is ratio 0, COMPRESS_RATIO_NEXTN_LAYER), and from it the model's layers only
 (this PP stage's slice).
-Sources: sgl-project/sglang@35870d55aca7c6912aa4c785f583da4acac04938 (#23882, DeepSeek V4; v0.5.12, v0.5.12.post1
-and the nightly 425dffbde33954bcdd3a4c82dddbf1e4571ca66e alike), @14f81a67d94c47c731c7dc818e76816f1f356f16 (v0.5.13
-and v0.5.14 alike, their CUDA defaults): python/sglang/srt/model_executor/pool_configurator.py (DSV4PoolConfigurator,
-_get_bytes_per_full_token, _compute_dsv4_sizes, calculate_pool_sizes), mem_cache/deepseek_v4_memory_pool.py
-(get_compress_state_ring_size), configs/model_config.py (qk_nope_head_dim = head_dim - qk_rope_head_dim,
-window_size = sliding_window), arg_groups/deepseek_v4_hook.py (page_size 256, kv_cache_dtype fp8_e4m3,
-swa_full_tokens_ratio 0.1 when left at its default), model_runner_kv_cache_mixin.py (_profile_available_bytes: the
-profile every SGLang model gets); read in the history of the bytedance-iaas/sglang fork, which carries upstream's
-commits. From 56f22cd520cbdf58cb89c688d7847c1186df6bc3 (2026-06-30, v0.5.15) the c128 states are a fixed
-per-request term sized by max_running_requests: not read here, so a later release stays unknown.
+Sources: sgl-project/sglang@35870d55aca7c6912aa4c785f583da4acac04938 (#23882, DeepSeek V4; v0.5.12, v0.5.12.post1 and
+the nightly 425dffbde33954bcdd3a4c82dddbf1e4571ca66e alike), @14f81a67d94c47c731c7dc818e76816f1f356f16 (v0.5.13,
+v0.5.13.post1 and v0.5.14 alike, their CUDA defaults): python/sglang/srt/model_executor/pool_configurator.py
+(DSV4PoolConfigurator, _get_bytes_per_full_token, _compute_dsv4_sizes, calculate_pool_sizes),
+mem_cache/deepseek_v4_memory_pool.py (get_compress_state_ring_size), configs/model_config.py (qk_nope_head_dim =
+head_dim - qk_rope_head_dim, window_size = sliding_window), arg_groups/deepseek_v4_hook.py (page_size 256,
+kv_cache_dtype fp8_e4m3, swa_full_tokens_ratio 0.1 when left at its default), model_runner_kv_cache_mixin.py
+(_profile_available_bytes: the profile every SGLang model gets); read in the history of the bytedance-iaas/sglang fork,
+which carries upstream's commits. From 56f22cd520cbdf58cb89c688d7847c1186df6bc3 (2026-06-30, v0.5.15) the c128 states
+are a fixed per-request term sized by max_running_requests: not read here, so a later release stays unknown.
 
 Checked against a log of V4-Flash, ratio 0.1, no draft, 2026-05-15: "bytes_per_full_token=15955.85" (this model
 gives 15,955.85 with the 44 entries; tests/physics/test_dsv4_sglang.py).
@@ -39,13 +39,16 @@ from .kv import KVBreakdown
 from .models import ModelArch
 
 # The releases read, and whether each counts the config's extra MTP entry (before a8c82c652, PP-aware slicing)
-RELEASES = {"0.5.12": True, "0.5.12.post1": True, "0.5.13": False, "0.5.14": False}
+RELEASES = {"0.5.12": True, "0.5.12.post1": True, "0.5.13": False, "0.5.13.post1": False, "0.5.14": False}
 # lmsysorg/sglang nightly-dev images, by the commit their tag names, read likewise
 BUILDS = {"425dffbd": True, "14f81a67": False}
 PAGE = 256  # apply_deepseek_v4_defaults sets page_size 256 whatever is asked
 DEFAULT_RATIO = 0.1  # ... and swa_full_tokens_ratio 0.1 where it is left at SGLang's 0.8
 TOKEN_BYTES = 584
 _ONLINE, _STATE_DTYPE = "SGLANG_OPT_USE_ONLINE_COMPRESS", "SGLANG_DSV4_COMPRESS_STATE_DTYPE"
+# prefill context parallelism's switches, by release (engines/flags_sglang.py)
+_CP = ("enable_nsa_prefill_context_parallel", "enable_dsa_prefill_context_parallel", "enable_prefill_context_parallel",
+       "enable_prefill_cp")
 
 
 BUILD = "build:"  # how model_side's release argument carries a nightly build (capacity._device_free)
@@ -56,6 +59,13 @@ def counts_mtp_entry(version: str | None, build: str | None) -> bool | None:
     if version:
         return RELEASES.get(version)
     return BUILDS.get((build or "")[:8]) if build else None
+
+
+def _int(raw: Any) -> int:
+    try:
+        return int(raw)
+    except (TypeError, ValueError):
+        return 1
 
 
 def _flag(raw: Any) -> bool | None:
@@ -128,8 +138,7 @@ def sglang_breakdown(arch: ModelArch, release: str | None, settings: Mapping[str
               "speculative decoding"
     elif str(settings.get(_STATE_DTYPE) or "float32").strip().lower() not in ("float32", "fp32"):
         why = "16-bit compressor states (SGLANG_DSV4_COMPRESS_STATE_DTYPE, from 0.5.14) are not modelled"
-    elif settings.get("enable_dsa_prefill_context_parallel") or settings.get("enable_nsa_prefill_context_parallel") \
-            or dcp > 1:
+    elif any(settings.get(k) for k in _CP) or _int(settings.get("attn_cp_size")) > 1 or dcp > 1:
         why = "DeepSeek-V4's pools under context parallelism were not read"
     elif ratio is None:
         why = f"--swa-full-tokens-ratio {settings.get('swa_full_tokens_ratio')!r} is not a ratio in (0, 1]"

@@ -103,8 +103,9 @@ def test_sglang_says_which_releases_its_v4_pools_are_read_for(tmp_path):
     found, row = _lint(tmp_path, SGLANG, "serve.sh")
     detail = ("DeepSeek-V4's compressed attention is sized on SGLang as the releases read size it; here the SGLang "
               "release is not named (an image tag or version would name it), and DeepSeek-V4's pool sizing differs by "
-              "release (read: 0.5.12, 0.5.12.post1, 0.5.13, 0.5.14, and the nightly builds 425dffbd, 14f81a67; from "
-              "0.5.15 the c128 states are sized by max_running_requests); state the pool the engine logs")
+              "release (read: 0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, 0.5.14, and the nightly builds 425dffbd, "
+              "14f81a67; from 0.5.15 the c128 states are sized by max_running_requests); state the pool the engine "
+              "logs")
     assert detail in row["why_unknown"] and detail in found.out
     assert row["verdict"] == "unknown" and row["engine"] == "sglang"
 

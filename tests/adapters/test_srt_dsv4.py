@@ -82,7 +82,7 @@ def test_a_build_not_read_stays_unknown(tmp_path):
     pools, verdict, why = _pools(tmp_path, V4.replace("425dffbd", "1234abcd"))
     assert (pools, verdict) == ([None, None], "unknown")
     assert "the nightly build 1234abcd: its DeepSeek-V4 pool sizing was not read (read: 0.5.12, 0.5.12.post1, " \
-        "0.5.13, 0.5.14, and the nightly builds 425dffbd, 14f81a67;" in why
+        "0.5.13, 0.5.13.post1, 0.5.14, and the nightly builds 425dffbd, 14f81a67;" in why
 
 
 def test_a_memory_need_for_the_builds_read(tmp_path):

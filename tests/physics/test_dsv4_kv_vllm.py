@@ -100,8 +100,8 @@ def test_pipeline_stages_are_not_read():
 
 
 @pytest.mark.parametrize("engine, detail", [
-    ("sglang", "SGLang's pools are sized for the releases read only (0.5.12, 0.5.12.post1, 0.5.13, 0.5.14, and the "
-               "nightly builds 425dffbd, 14f81a67)"),
+    ("sglang", "SGLang's pools are sized for the releases read only (0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, "
+               "0.5.14, and the nightly builds 425dffbd, 14f81a67)"),
     ("tensorrt-llm", "how TensorRT-LLM sizes DeepSeek-V4's window, compressed and compressor-state pools has not "
                      "been read from its code"),
 ])

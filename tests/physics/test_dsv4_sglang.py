@@ -4,8 +4,11 @@ DSV4PoolConfigurator was read (sgl-project/sglang 35870d55ac to v0.5.14), pinned
 bytes_per_full_token=15955.85, available_bytes=19.58 GB, full_token=1317632" (2026-05-15)."""
 from __future__ import annotations
 
+import json
+
 import pytest
 
+from helpers import run
 from ctxlint.engines.nightly_build import sglang_build
 from ctxlint.physics.capacity import CapacityInput, compute
 from ctxlint.physics.dsv4_sglang import bytes_per_full_token, sglang_breakdown
@@ -90,3 +93,29 @@ def test_a_nightly_image_names_its_commit():
     for image in ("lmsysorg/sglang:v0.5.13", "lmsysorg/sglang:nightly", "nvcr.io/nvidia/ai-dynamo/sglang-runtime:"
                   "1.2.0-sglang-deepseek-v4-b200-dev.1", "dynamo-sglang", "me/sglang:nightly-dev-20260527-14f81a67"):
         assert sglang_build(image) is None
+
+
+@pytest.mark.parametrize("image, flag, why", [
+    # the switches as a command line gives them: before, SGLang's flag table had none of them, so the settings never
+    # held them and the pool was sized as without (HiSparse's smaller ratio-4 pool gives SGLang a larger full pool)
+    ("v0.5.13", "--enable-hisparse", "HiSparse shrinks the ratio-4 pool by its host-to-device ratio, not modelled"),
+    ("v0.5.12", "--enable-nsa-prefill-context-parallel", "pools under context parallelism were not read"),
+    ("v0.5.13", "--enable-dsa-prefill-context-parallel", "pools under context parallelism were not read"),
+    ("v0.5.14", "--enable-prefill-cp", "pools under context parallelism were not read"),
+    ("v0.5.14", "--attn-cp-size=2", "pools under context parallelism were not read"),
+    (None, None, None),  # 0.5.13.post1: the pool sizing of 0.5.13 (only speculative workers differ)
+])
+def test_a_command_lines_switches_reach_the_v4_pool(tmp_path, image, flag, why):
+    path = tmp_path / "v4.yaml"
+    path.write_text(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: v4}\nspec:\n  template:\n    spec:\n"
+        "      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H200}\n      containers:\n        - name: sglang\n"
+        f"          image: lmsysorg/sglang:{image or 'v0.5.13.post1'}\n"
+        "          command: [python3, -m, sglang.launch_server, --model-path=deepseek-ai/DeepSeek-V4-Flash, --tp=8"
+        f"{', ' + flag if flag else ''}]\n"
+        "          resources: {limits: {nvidia.com/gpu: 8}}\n")
+    [dep] = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    if why is None:
+        assert (dep["verdict"], dep["prefill_pool"]["tokens"]) == ("fits", 7064320)  # 0.5.13's, the same inputs
+    else:
+        assert dep["verdict"] == "unknown" and why in dep["why_unknown"]
