@@ -58,6 +58,22 @@ def _count(words: str):
     ("docker run --gpus 1 --gpus 1 IMAGE", None),  # two requests: not summed
     ("docker run IMAGE --gpus 2", None),  # the image's argument, not Docker's
     ("podman run --gpus 2 IMAGE", None),  # podman's own reading
+    # the daemon's NVIDIA_VISIBLE_DEVICES=all (every GPU), or a device named twice: not a count of the IDs
+    ("docker run --gpus device=all IMAGE", None),
+    ('docker run --gpus "device=0,0" IMAGE', None),
+    # the CDI driver (moby daemon/devices.go handleDevice): `nvidia.com/gpu=all` is every GPU, not one
+    ('docker run --gpus "driver=cdi,device=nvidia.com/gpu=all" IMAGE', None),
+    ("docker run --gpus driver=nvidia,count=2 IMAGE", (2, (0, 21))),
+    # GPUs the container gets besides its request: --privileged (every device node), a GPU --device, its own
+    # NVIDIA_VISIBLE_DEVICES beside the daemon's
+    ("docker run --privileged --gpus 2 IMAGE", None),
+    ("docker run --gpus 2 --privileged=true IMAGE", None),
+    ("docker run --gpus 2 --device nvidia.com/gpu=all IMAGE", None),
+    ("docker run --gpus 2 --device=/dev/nvidia3 IMAGE", None),
+    ("docker run --gpus 2 -e NVIDIA_VISIBLE_DEVICES=all IMAGE", None),
+    ("docker run -iteNVIDIA_VISIBLE_DEVICES=all --gpus 2 IMAGE", None),
+    ("docker run --env=NVIDIA_VISIBLE_DEVICES --gpus 2 IMAGE", None),
+    ("docker run --privileged=false --gpus 2 -e CUDA_VISIBLE_DEVICES=0 --device /dev/fuse IMAGE", (2, (0, 1))),
 ])
 def test_requested_gpus(words, expected):
     assert _count(words) == expected
@@ -93,3 +109,9 @@ def test_more_ranks_than_the_gpus_docker_gives_are_an_error():
     assert (f.rule, f.line, f.column) == ("CTX204", 3, 67)
     assert f.message == ("8 > 4: the unified engine needs tensor x pipeline x data = 8 GPUs but a replica has 4 "
                          "(docker run --gpus 4). Lower the parallel sizes or raise the accelerator count")
+
+
+def test_a_privileged_container_sees_every_gpu_so_no_count_is_read():
+    # NVIDIA/nvidia-docker#764: `--privileged` lets the container open every GPU whatever its request
+    script = VLLM.format(tp=8).replace("--runtime nvidia", "--runtime nvidia --privileged")
+    assert lint_text(script, "serve.sh", L4).findings == []

@@ -116,8 +116,9 @@ def requests_accelerator(texts: Sequence[str]) -> bool:
 # set both Count and DeviceIDs on device request", moby/moby@18a2f3f01538afa4c631c2b09f898dd3d8a8168d:
 # daemon/nvidia_linux.go setNvidiaGPUs): so `--gpus device=0,1` unquoted (the fields `device=0` and `1`) starts
 # nothing, and `--gpus '"device=0,1"'` is two GPUs. `all`, a count of 0, a value not known (`$GPUS`), a key
-# Docker does not know or two `--gpus` options leave the count unknown (None): how many GPUs the host has is no
-# fact of the file. Docker's alone: podman's and nerdctl's `--gpus` are their own readings.
+# Docker does not know, `driver=cdi` (daemon/devices.go handleDevice hands it to the CDI driver, whose device
+# `nvidia.com/gpu=all` is every GPU) or two `--gpus` options leave the count unknown (None): how many GPUs the
+# host has is no fact of the file. Docker's alone: podman's and nerdctl's `--gpus` are their own readings.
 _GPU_KEYS = frozenset({"driver", "count", "device", "capabilities", "options"})
 
 
@@ -142,11 +143,41 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
             found.append((tokens[at], cut) if at < run.image else None)
             i = at
         i += 1
-    if len(found) != 1 or found[0] is None or found[0][0].unresolved:
+    if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts[1:run.image]):
         return None
     token, cut = found[0]
     count = _csv_gpu_count(token.text[cut:])
     return GpuRequest(count, token, token.span_of(cut, len(token.text))) if count else None
+
+
+# What gives the container GPUs besides its `--gpus` request, so that its count is not theirs: `--privileged`
+# (every device node of the host; by design, a maintainer in NVIDIA/nvidia-docker#764: `nvidia-smi` there lists
+# every GPU), a GPU passed with `--device` (a CDI name such as `nvidia.com/gpu=all`, or a device node), and the
+# container's own NVIDIA_VISIBLE_DEVICES / AMD_VISIBLE_DEVICES beside the one the daemon appends (which of the
+# two the runtime's hook reads is not settled here).
+_VISIBLE_ENV = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES")
+
+
+def _more_devices(options: Sequence[str]) -> bool:
+    """Do a `docker run` line's options (those before the image) give the container GPUs its `--gpus` does not
+    count (above)?"""
+    for i, t in enumerate(options):
+        after = options[i + 1] if i + 1 < len(options) else ""
+        name, eq, value = t.partition("=")
+        if name == "--privileged" and value.lower() not in ("false", "f", "0"):  # pflag's ParseBool
+            return True
+        if name == "--device" and (value if eq else after).strip().startswith(_GPU_DEVICES):
+            return True
+        if name == "--env":
+            env = value if eq else after
+        elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`
+            cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
+            env = (t[cut + 1:] or after) if cut is not None and t[cut] == "e" else ""
+        else:
+            env = ""
+        if env.partition("=")[0] in _VISIBLE_ENV:
+            return True
+    return False
 
 
 def _csv_gpu_count(value: str) -> Optional[int]:
@@ -169,6 +200,13 @@ def _csv_gpu_count(value: str) -> Optional[int]:
             count = int(digits)
         elif key == "device":
             devices = val.split(",")
+            # the daemon's NVIDIA_VISIBLE_DEVICES (AMD_VISIBLE_DEVICES): `all` is every GPU, `none`, `void` and
+            # an empty value none (NVIDIA/nvidia-container-runtime README.md, "NVIDIA_VISIBLE_DEVICES"); a
+            # device named twice is one GPU or two as the runtime's hook reads it
+            if len(set(devices)) != len(devices) or {"", "all", "none", "void"} & {d.lower() for d in devices}:
+                return None
+        elif key == "driver" and val not in ("", "nvidia", "amd"):
+            return None  # `cdi`: its device names are CDI's (`nvidia.com/gpu=all`, every GPU); others refused
     if count is not None and devices is not None:
         return None  # the daemon refuses both
     if devices is not None:
