@@ -55,8 +55,13 @@ def build_paths(build: Node, compose: str, interpolate) -> Tuple[Optional[str], 
             return None, f"its build {'context' if node is context else 'dockerfile'} {node.value!r} needs a " \
                          "value of the host's", node
         texts.append(text)
-    if "://" in texts[0] or texts[0].startswith("git@"):
+    # a remote context as compose-go reads one (compose-spec/compose-go@6fbbbd15b4a7e223dcd14e65dea4831afe3cfa5c:
+    # paths/context.go isRemoteContext: `://`, or the prefixes `github.com/`, `git@`), and `~` the host's home
+    # (compose-go@12e2dddda67d9e76d0a64c33985fe6adaf48632e:paths/resolve.go absPath), not a folder beside the file
+    if "://" in texts[0] or texts[0].startswith(("git@", "github.com/")):
         return None, f"it builds from {texts[0]}, which is not read", context
+    if texts[0].startswith("~"):
+        return None, f"its build context {texts[0]!r} is in the host's home folder", context
     directory = os.path.normpath(os.path.join(base, texts[0]))
     return os.path.normpath(os.path.join(directory, texts[1])), None, at
 
@@ -123,8 +128,9 @@ def build_notes(built: Build, name: str, compose: str, result) -> None:
         result.dockerfiles.append(built.dockerfile)
 
 
-# A word of an engine ctxlint reads (or a model's, `llama`), in a service's name or any of its values
-_ENGINE_WORD = lazy_compile(r"vllm|sglang|text-generation|\btgi|llama|trt-?llm|tensorrt|lmdeploy|nim\b",
+# A word of an engine ctxlint reads (or a model's, `llama`), in a service's name or any of its values; not
+# Ollama's (`ollama`, an Open WebUI's OLLAMA_BASE_URL), which is no engine ctxlint reads
+_ENGINE_WORD = lazy_compile(r"vllm|sglang|text-generation|\btgi|(?<!o)llama|trt-?llm|tensorrt|lmdeploy|nim\b",
                             re.IGNORECASE)
 
 

@@ -76,3 +76,20 @@ def test_a_dockerfile_not_in_utf8_is_read_with_replacement_characters(tmp_path):
     alone = run(["check", "--isolated", str(tmp_path / "Dockerfile")])
     assert alone.out.startswith(f"{tmp_path}/Dockerfile:1:1: CTX011 [info] a Dockerfile, which ctxlint does not read: "
                                 "its CMD (line 3) is not checked"), alone.out  # was CTX001 "not valid UTF-8"
+
+
+@pytest.mark.parametrize("build", [
+    "github.com/org/vllm-fork",  # compose-go paths/context.go isRemoteContext: a remote context, not ./github.com
+    "{context: 'github.com/org/vllm-fork', dockerfile: docker/Dockerfile}",
+    "https://github.com/org/vllm.git#main",
+    "~/vllm",  # compose-go paths/resolve.go absPath: the host's home, not ./~
+    "{dockerfile_inline: 'FROM vllm/vllm-openai:v0.9.0'}",
+])
+def test_a_build_from_a_remote_context_or_the_host_s_home_is_no_missing_dockerfile(tmp_path, build):
+    assert _check(tmp_path, f"services:\n  vllm:\n    build: {build}\n    ipc: host\n").out == ""
+
+
+@pytest.mark.parametrize("service", ["ollama:\n    build: ./ollama",
+                                     "webui:\n    build: ./webui\n    environment: {OLLAMA_BASE_URL: 'http://ollama:11434'}"])
+def test_an_ollama_word_is_no_engine_s(tmp_path, service):
+    assert _check(tmp_path, f"services:\n  {service}\n").out == ""
