@@ -58,7 +58,7 @@ class _Arith:
         while self._peek() in ("+", "-"):
             op = self.t[self.i]
             self.i += 1
-            value = value + self.product() if op == "+" else value - self.product()
+            value = _int64(value + self.product() if op == "+" else value - self.product())
         return value
 
     def product(self) -> int:
@@ -68,9 +68,9 @@ class _Arith:
             self.i += 1
             right = self.unary()
             if op == "*":
-                value *= right
+                value = _int64(value * right)
             else:
-                quotient = abs(value) // abs(right) * (1 if (value < 0) == (right < 0) else -1)
+                quotient = _int64(abs(value) // abs(right) * (1 if (value < 0) == (right < 0) else -1))
                 value = quotient if op == "/" else value - quotient * right
         return value
 
@@ -78,7 +78,7 @@ class _Arith:
         tok = self._peek()
         if tok in ("-", "+"):
             self.i += 1
-            return -self.unary() if tok == "-" else self.unary()
+            return _int64(-self.unary()) if tok == "-" else self.unary()
         if tok == "(":
             self.depth += 1
             if self.depth > 20:
@@ -92,5 +92,14 @@ class _Arith:
             return value
         if tok.isdigit():
             self.i += 1
-            return int(tok)
+            # a leading 0 is octal (bash manual, Shell Arithmetic: `010` is 8; `08` an error)
+            return _int64(int(tok, 8) if len(tok) > 1 and tok[0] == "0" else int(tok))
         raise ValueError(f"unexpected {tok!r}")
+
+
+def _int64(value: int) -> int:
+    """`value` where bash's 64-bit arithmetic holds it; past that it wraps (2**63 - 1 + 1 is -2**63), which is not
+    evaluated here: ValueError, the value unknown."""
+    if not -2 ** 63 <= value < 2 ** 63:
+        raise ValueError("past 64 bits")
+    return value

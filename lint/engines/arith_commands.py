@@ -23,7 +23,8 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # one update: `++L`, `L--`, `L = EXPR`, `L += EXPR` (`==` is a comparison, never `=`)
 _ONE = lazy_compile(rf"\s*(?:(\+\+|--)\s*({_NAME})|({_NAME})\s*(\+\+|--)|({_NAME})\s*([-+*/%]?)=(?!=)(.*))\s*", re.S)
 # every variable an expression may assign (`a = b++`, `x <<= 2`, `i++, j--`)
-_ASSIGNED = lazy_compile(rf"({_NAME})\s*(?:\+\+|--|(?:<<|>>|[-+*/%&^|])?=(?!=))|(?:\+\+|--)\s*({_NAME})")
+# (an array element's, `L[0] = 3`, is the variable's: `$L` is L[0])
+_ASSIGNED = lazy_compile(rf"({_NAME})(?:\[[^]]*\])?\s*(?:\+\+|--|(?:<<|>>|[-+*/%&^|])?=(?!=))|(?:\+\+|--)\s*({_NAME})")
 
 
 def raw(word: Word) -> str:

@@ -57,6 +57,23 @@ def _literal(word: Word) -> str:
     return "".join(run[0] for p in word.parts for run in p.runs)
 
 
+def _arith_close(seq: list, pos: int):
+    """The first `)` of the `))` typed together that closes the `((` whose second `(` is seq[pos], or None when a
+    lone `)` closes it first (then the `((` are two subshells)."""
+    depth = 0
+    for i in range(pos + 1, len(seq) - 1):
+        it = seq[i]
+        if type(it) is Op and it.text == "(":
+            depth += 1
+        elif type(it) is Op and it.text == ")":
+            if depth:
+                depth -= 1
+                continue
+            after = seq[i + 1]
+            return it if type(after) is Op and after.text == ")" and after.start == it.end else None
+    return None
+
+
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
     current: list[Word] = []
@@ -74,9 +91,36 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         from .subshells import Mark, marked, passed
 
         items = marked(items)
-    arith: set[int] = set()  # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py)
-    arith_open, last = False, None
-    for it in items + [Op(";", 0, 0)]:
+    # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py): group -> (its text, decidable?)
+    arith: dict[int, tuple[str, bool]] = {}
+    # an open `((`: its text's pieces, whether they read as typed (no redirect, `;` or line break the lexer made
+    # of `>`, `<<` or a new line), whether it runs in a pipeline's or `&`'s subshell, and its `&&`
+    acc: Optional[list] = None
+    clean = piped = open_logic = False
+    last = prior = skip_op = close = None
+    seq = items + [Op(";", 0, 0)]
+    for pos, it in enumerate(seq):
+        if it is skip_op:  # the second `)` of `))`
+            continue
+        if acc is not None:  # inside `(( ... ))`: every item is the expression's, to its `))`
+            if it is close:
+                after = seq[pos + 2] if pos + 2 < len(seq) else None
+                piped = piped or (type(after) is Op and after.text in ("|", "|&", "&"))
+                groups.append((current, open_logic))
+                arith[len(groups) - 1] = (" ".join(acc), clean and not piped)
+                current, acc, after_logic = [], None, False
+                last = skip_op = seq[pos + 1]
+                continue
+            if isinstance(it, Word):
+                from .arith_commands import raw
+
+                current.append(it)
+                acc.append(raw(it))
+            elif type(it) is Op and it.text in ("(", ")", "&", "|", "&&", "||"):
+                acc.append(it.text)
+            else:  # a redirect's `>`, a line break, a here-document: not the text as typed
+                clean = False
+            continue
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
                 skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
@@ -84,14 +128,17 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
             if current:
                 groups.append((current, after_logic))
-                if arith_open and it.text == ")":
-                    arith.add(len(groups) - 1)
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([_literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             current = []
             after_logic = it.text in ("&&", "||") or kept
             # `((` typed together (`( (` are two subshells, subshells.py)
-            arith_open = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
+            opens = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
+            close = _arith_close(seq, pos) if opens else None
+            if close is not None:  # not `((a); b)`, two subshells bash reads when no `))` closes the first
+                acc, clean, open_logic = [], True, after_logic
+                piped = prior is not None and prior.text in ("|", "|&")
+            prior = last if not opens else prior
             last = it
             continue
         elif skip_next:
@@ -115,10 +162,14 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
             continue
         first = _literal(words[0]) if words else ""
-        if index in arith or first == "let" and len(words) > 1:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
+        # `builtin let` and `command let` run the same builtin
+        let = 2 if first in ("builtin", "command") and len(words) > 1 and _literal(words[1]) == "let" else \
+            1 if first == "let" else 0
+        if index in arith or let and len(words) > let:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
             from .arith_commands import arith_command, raw
-            arith_command([" ".join(raw(w) for w in words)] if index in arith else [raw(w) for w in words[1:]],
-                          ctx, ctx.flow > 0 or bool(conditional))
+            text, sure = arith[index] if index in arith else ("", True)
+            arith_command([text] if index in arith else [raw(w) for w in words[let:]],
+                          ctx, ctx.flow > 0 or bool(conditional) or not sure)
             continue
         at = 0
         # `if [ -n "$A" ]; then`: the test is the whole condition only when `then` follows it; `if A || B`,

@@ -17,6 +17,9 @@ def _argv(text: str) -> list:
     ("(( L++ ))", "4097"), ("(( ++L ))", "4097"), ("(( L-- ))", "4095"), ("(( L += 2 ))", "4098"),
     ("((L=L*2))", "8192"), ("(( L = $L / 2 ))", "2048"), ("(( L %= 1000 ))", "96"), ("let L++", "4097"),
     ("let 'L = L * 2'", "8192"), ("(( L < 3 ))", "4096"),  # a comparison assigns nothing
+    ("(( L = (L + 1) * 2 ))", "8194"),  # parentheses inside: the lexer's `(` `)`, the expression's still
+    ("(( L = 010 ))", "8"), ("(( L = 0100 + L ))", "4160"),  # a leading 0 is octal (bash manual, Shell Arithmetic)
+    ("builtin let L++", "4097"), ("command let 'L += 1'", "4097"),
 ])
 def test_one_update_of_a_known_integer_is_its_new_value(update, value):
     assert _argv(f"L=4096\n{update}\nvllm serve m --max-model-len $L\n") == \
@@ -29,10 +32,17 @@ def test_one_update_of_a_known_integer_is_its_new_value(update, value):
     "(( L += N ))",  # N is the environment's, not known
     "for i in 1 2; do (( L++ )); done",  # a loop: any number of times
     "[ -n \"$X\" ] && (( L++ ))",  # may not run
+    # operators the lexer reads as the shell's: `>` a redirect, `&` a background, `<<` a here-document, a line
+    # break a command's end; none of them left L as it was (5 > 3 is 1, 4096 & 255 is 0)
+    "(( L = 5 > 3 ))", "(( L = L & 255 ))", "(( L = 1 << 3 ))", "(( L = L\n * 2 ))",
+    "(( L[0] = 3 ))",  # `$L` is L[0]
+    "(( L++ )) &", "(( L++ )) | cat", "true | (( L++ ))",  # a subshell's: L as it was, or not (lastpipe)
+    "(( L = 9223372036854775807 + 1 ))", "(( L = L * 4611686018427387904 ))",  # 64 bits wrap in bash
+    "(( L = 08 ))",  # `08` is no octal number: bash's error
 ])
 def test_an_update_not_decidable_leaves_the_value_unknown(update):
-    assert _argv(f"L=4096\n{update}\nvllm serve m --max-model-len ${{L:-unknown}}\n") == \
-        [["vllm", "serve", "m", "--max-model-len", "${L:-unknown}"]]
+    assert _argv(f"L=4096\n{update}\nvllm serve m --max-model-len ${{L:-unknown}}\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", "${L:-unknown}"]  # (`| cat`: a command before it)
 
 
 def test_let_assigns_each_word():
@@ -47,3 +57,9 @@ def test_the_doubled_length_is_checked_not_refused():
     text = ("#!/bin/bash\nL=4096\n((L=L*2))\n"
             "vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len $L\n")
     assert [f.rule for f in lint_text(text, "serve.sh").findings] == ["CTX208"]  # was CTX301 on 'L*2'
+
+
+def test_two_subshells_typed_together_are_no_arithmetic():
+    # `((a); b)`: no `))` closes the `((`, so bash reads two subshells; the commands after it are still read
+    assert _argv("((cd /x); true)\nvllm serve m --max-model-len 4096\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", "4096"]
