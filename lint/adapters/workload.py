@@ -145,7 +145,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
-        commands = list(split.commands)
+        commands = self.commands = list(split.commands)
         self.ray_cluster = any(starts_ray([t.text for t in cmd.tokens]) for cmd in commands)
         if not self.item_nodes and c.args_only and (image is not None or c.engine is not None):
             commands = [Command(())]  # the image's entrypoint alone, configured by env (TGI)
@@ -162,7 +162,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             elif not found and cmd.tokens and cmd.tokens[0].text.rsplit("/", 1)[-1] in _RUNS_IMAGES:
                 self.unattributed_run(cmd.tokens, out)
             for det in found:
-                self.invocation(cmd, det, image, out)
+                self.invocation(cmd, det, image, out, k)
         for role in out.roles if lmi else ():  # what LMI's env leaves unknown
             role.unresolved.extend(lmi)
         if "ollama" in str(image).lower() or any("ollama" in t for t in self.item_texts if isinstance(t, str)):
@@ -171,7 +171,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                                                    lambda: c.image.source(self.file), self.token_source))
         return out
 
-    def invocation(self, cmd, det, image: Optional[str], out: Reading) -> None:
+    def invocation(self, cmd, det, image: Optional[str], out: Reading, k: int = -1) -> None:
         env: Dict[str, Optional[str]] = dict(self.env)
         # `docker run [-e A=b] IMAGE [program] ...`: the image is the detection's own token when it is the engine
         docker_image, docker_assigns = docker_run(cmd.tokens[:det.start + 1 if det.via_image else det.start])
@@ -216,8 +216,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
 
         sources: Dict[int, Source] = {}  # each setting's place, found once (Positions.placer)
         where = self.placer(sources, tokens, assigns)
-        version = self.version(det.engine, image)
-        if version is None and image is None and docker_image is not None:
+        # a pinned reinstall in the container's own command wins over its image's tag (Versions.run_release)
+        version = self.run_release(det.engine, k, image, docker_image)
+        if version is None and self.run_reinstall is None:
+            version = self.version(det.engine, image)
+        if version is None and self.run_reinstall is None and image is None and docker_image is not None:
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)

@@ -23,6 +23,10 @@ class Versions:
 
     c: Any
     file: str
+    commands: Sequence[Any] = ()  # the container's commands in order (workload._Reader.read)
+    # why the image tag is not the release the command being read runs: the container's own command installs the
+    # engine anew before it, unpinned (run_release)
+    run_reinstall: Optional[str] = None
 
     def version(self, engine: str, image: Optional[str]) -> Optional[Val[str]]:
         if self.c.engine_release is not None:
@@ -38,6 +42,54 @@ class Versions:
         at = written.split("@")[0].rfind(tag) if tag else -1
         source = self.c.image.source(self.file) if at < 0 else self.c.spans.source(self.c.image, at, at + len(tag))
         return Val(version, source, raw=image)
+
+    def run_release(self, engine: str, k: int, image: Optional[str], docker_image: Optional[Token]) \
+            -> Optional[Val[str]]:
+        """The release the container's own command installs before its command `k` starts the engine
+        (`pip install sglang==0.5.5 && python -m sglang.launch_server ...` in lmsysorg/sglang:v0.5.20): pip
+        replaces the image's release with the pinned one, so the server that runs is 0.5.5, whatever the tag says.
+        Over a release the image (or an earlier pin) installed, `pip install -U sglang` runs the newest (as a
+        runtime install of an unpinned engine is read: release_unknown), self.run_reinstall "" then; any other
+        requirement but a bare name (`sglang>=0.5`, `==0.5.*`, a git URL) leaves the release unknown,
+        self.run_reinstall saying why, as a Dockerfile RUN that reinstalls the engine does
+        (compose_build.reinstalled); a bare name without an upgrade option keeps what is installed. None, and
+        self.run_reinstall None, when no earlier command of the same container changes the release."""
+        self.run_reinstall = None
+        package = _PIP_NAMES.get(engine)
+        cmd = self.commands[k] if package is not None and 0 <= k < len(self.commands) else None
+        # the container whose command runs the engine: a `docker run IMAGE sh -c` script's, or the manifest's own
+        # (not a host script's `docker run IMAGE ARGS`, whose earlier commands run on the host)
+        if cmd is None or cmd.image is None and (image is None or docker_image is not None):
+            return None
+        place = (cmd.image.text, cmd.image.start, cmd.image.item) if cmd.image is not None else None
+        named = image if place is None else cmd.image.text
+        installed = _release(engine, named) is not None  # else the existing reading of an unpinned install stands
+        spec = re.compile(rf"(?:{package})(?:\[[^\]]*\])?(?P<spec>[=<>!~@;].*)?", re.IGNORECASE)
+        found: Optional[Val[str]] = None
+        for other in self.commands[:k]:
+            if (other.image.text, other.image.start, other.image.item) != place if other.image is not None \
+                    else place is not None:
+                continue
+            words = _pip_installed(other.tokens)
+            for token in words:
+                m = spec.fullmatch(token.text)
+                if m is None and not (("/" in token.text or token.text.endswith(".whl"))
+                                      and re.search(rf"(?<!\w){package}(?!\w)", token.text, re.IGNORECASE)):
+                    continue  # another package (`sglang-router`), or a path that is not the engine's
+                pin = _PINNED.fullmatch(m.group("spec") or "") if m is not None and not token.unresolved else None
+                if pin is not None:
+                    at = m.start("spec") + pin.start(1)
+                    found, installed, self.run_reinstall = Val(pin.group(1), self.span_source(
+                        token.item, token.span_of(at, at + len(pin.group(1)))), raw=token.text), True, None
+                elif not installed:
+                    continue  # nothing of the engine's installed yet: release_unknown reads such an install
+                elif m is not None and not m.group("spec") and not token.unresolved:
+                    if any(_UPGRADES.fullmatch(w.text) for w in words):  # the newest the index offers that day
+                        found, self.run_reinstall = None, ""
+                else:  # a range, a URL or a build: some release the line does not name
+                    found, self.run_reinstall = None, f"the container's command installs {token.text} over " \
+                        f"the image {named}, whose tag is then not the release it runs"
+        return found
 
     def installed_version(self, engine: str) -> Optional[Val[str]]:
         """`pip install vllm==0.6.6.post1` (or `uv pip install "sglang[all]==0.4.1"`) in a script."""
@@ -63,6 +115,8 @@ class Versions:
         or a script that installs the engine unpinned (`pip install vllm`, whatever image it runs in)."""
         from ctxlint.engines.release_unknown import by_operator, why_unknown  # only an unknown release's refusal
 
+        if self.run_reinstall is not None:  # the container's command reinstalled it (run_release): "" the newest
+            return self.run_reinstall or None
         if self.c.image_by is not None and image is None:
             return by_operator(self.c.image_by)
         package = _PIP_NAMES.get(engine)
@@ -81,6 +135,26 @@ class Versions:
         """The release an image token names (`docker run lmsysorg/sglang:v0.4.6 ...` in a script), at the token."""
         version = _release(engine, image)
         return Val(version, source, raw=image) if version is not None else None
+
+
+# `==0.5.5`, `==0.5.5.post1` (a wildcard `==0.5.*` is no one release). pip replaces an installed release the pin
+# does not match; any other requirement of one already installed is kept or upgraded by options and the index of the
+# day (without --upgrade "the resolver will only see the installed version as a candidate":
+# https://pip.pypa.io/en/stable/development/architecture/upgrade-options/), so only the pin names the release.
+_PINNED = re.compile(r"==\s*([0-9][\w.+!-]*)")
+
+
+# pip's and uv's options that install a requirement anew though a release of it is installed (`-qU` too)
+_UPGRADES = re.compile(r"--upgrade|--force-reinstall|--ignore-installed|--reinstall|-[a-zA-Z]*[UI][a-zA-Z]*")
+
+
+def _pip_installed(tokens: Sequence[Token]) -> Sequence[Token]:
+    """The words after `install` of `pip install`, `pip3 install`, `python3 -m pip install`, `uv pip install`
+    (behind `sudo` or `exec` too); () for any other command."""
+    for i, token in enumerate(tokens[:6]):
+        if token.text == "install" and i and re.fullmatch(r"pip[\d.]*", tokens[i - 1].text.rsplit("/", 1)[-1]):
+            return tokens[i + 1:]
+    return ()
 
 
 def _release(engine: str, image: str) -> Optional[str]:

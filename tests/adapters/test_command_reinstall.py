@@ -1,0 +1,108 @@
+"""A container whose own command installs the engine before starting it runs that install's release, not its
+image tag's (Versions.run_release): a pin names it, any other install leaves it unknown."""
+from __future__ import annotations
+
+from ctxlint.adapters import adapt_file
+from ctxlint.loader import read_path
+from helpers import run
+
+LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 8192"
+
+POD = """apiVersion: v1
+kind: Pod
+metadata:
+  name: sgl
+spec:
+  containers:
+  - name: server
+    image: {image}
+    command: ["bash", "-c", "{install} && {launch}"]
+"""
+
+SCRIPT = '#!/bin/bash\n{before}docker run --gpus all {image} bash -c "{install} && {launch}"\n'
+
+
+def _dep(path):
+    [dep] = adapt_file(read_path(str(path))).deployments
+    return dep
+
+
+def _where(val):
+    return (val.value, val.source.line, val.source.col) if val is not None else None
+
+
+def _pod(tmp_path, install, launch=LAUNCH, image="lmsysorg/sglang:v0.5.20"):
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(image=image, install=install, launch=launch))
+    return path
+
+
+def _script(tmp_path, install, launch=LAUNCH, before=""):
+    path = tmp_path / "run.sh"
+    path.write_text(SCRIPT.format(before=before, image="lmsysorg/sglang:v0.5.20", install=install, launch=launch))
+    return path
+
+
+def _refusals(path):
+    return [line[len(str(path)) + 1:] for line in run(["check", str(path)]).out.splitlines() if "CTX301" in line]
+
+
+def test_a_pinned_reinstall_in_a_pods_command_is_the_release_it_runs(tmp_path):
+    # the pin, at its version (the script starts at column 30 of line 9)
+    for install, col in (("pip install sglang==0.5.5", 50), ("python3 -m pip install 'sglang[all]==0.5.5'", 67),
+                         ("uv pip install --system sglang==0.5.5", 62)):
+        assert _where(_dep(_pod(tmp_path, install)).engine.version) == ("0.5.5", 9, col), install
+    # a foreign image whose tag names the release it was built with
+    image = "example.com/team/mooncake:0.3.7-sglang0.5.20"
+    assert _where(_dep(_pod(tmp_path, "pip install sglang==0.5.5", image=image)).engine.version) == ("0.5.5", 9, 50)
+    # an image without the engine: the pin is its release too
+    assert _dep(_pod(tmp_path, "pip install sglang==0.5.5", image="python:3.12")).engine.version.value == "0.5.5"
+    # installing something else leaves the tag's release
+    assert _dep(_pod(tmp_path, "pip install sglang-router==0.1.0")).engine.version.value == "0.5.20"
+
+
+def test_a_flag_the_tags_release_refuses_is_no_error_under_a_pinned_reinstall(tmp_path):
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"  # gone from 0.5.20, read by 0.5.5
+    assert _refusals(_pod(tmp_path, "pip install sglang==0.5.5", dropped)) == []
+    assert _refusals(_script(tmp_path, "pip install sglang==0.5.5", dropped)) == []
+    # and what the pinned release refuses is its refusal: --dcp-size is new in 0.5.15
+    assert _refusals(_pod(tmp_path, "pip install sglang==0.5.5", LAUNCH + " --dcp-size 2")) == [
+        "9:150: CTX301 [error] sglang 0.5.5 would refuse to start: unrecognized arguments: --dcp-size (a spelling "
+        "from 0.5.15 on: earlier releases have no such flag) (engine-rejects-value)"]
+
+
+def test_an_upgrade_runs_the_newest_and_a_range_or_url_an_unknown_release(tmp_path):
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"
+    refused = ("sglang 0.5.20 and later would refuse to start: ambiguous option: --cuda-graph-max-bs could match "
+               "--cuda-graph-max-bs-decode, --cuda-graph-max-bs-prefill (dropped in 0.5.20: write "
+               "--cuda-graph-max-bs-decode 64)")
+    # `-U` installs the newest the index offers, which refuses it too: still an error, no longer 0.5.20's
+    assert _refusals(_pod(tmp_path, "pip install -U sglang", dropped)) == [
+        f"9:146: CTX301 [error] {refused} (engine-rejects-value)"]
+    assert _refusals(_script(tmp_path, "pip install -qU sglang", dropped)) == [
+        f"2:173: CTX301 [error] {refused} (engine-rejects-value)"]
+    # a range installs a release the line does not name: a warning that says why
+    assert _refusals(_pod(tmp_path, "pip install 'sglang>=0.5.5'", dropped)) == [
+        f"9:152: CTX301 [warning] {refused}. Which sglang release runs is unknown: the container's command installs "
+        "sglang>=0.5.5 over the image lmsysorg/sglang:v0.5.20, whose tag is then not the release it runs; a release "
+        "before 0.5.20 takes it, so this is a warning (the image's sglang version says which; with that release "
+        "pinned ctxlint can tell) (engine-rejects-value)"]
+    for install in ("pip install -U sglang", "pip install --upgrade 'sglang[all]'", "pip install 'sglang>=0.5.5'",
+                    "pip install sglang==0.5.*", "pip install sglang==$V",
+                    "pip install git+https://github.com/sgl-project/sglang.git#subdirectory=python"):
+        assert _dep(_pod(tmp_path, install)).engine.version is None, install
+    # a bare name over the image's own install is "already satisfied": the tag's release runs
+    assert _dep(_pod(tmp_path, "pip install sglang")).engine.version.value == "0.5.20"
+
+
+def test_a_later_pin_wins_and_a_host_install_is_not_the_containers(tmp_path):
+    assert _dep(_pod(tmp_path, "pip install -U sglang && pip install sglang==0.5.5")).engine.version.value == "0.5.5"
+    assert _dep(_pod(tmp_path, "pip install sglang==0.5.5 && pip install -U sglang")).engine.version is None
+    # an install after the launch is not what it runs
+    path = _pod(tmp_path, "true", launch=LAUNCH + " && pip install sglang==0.5.5")
+    assert _dep(path).engine.version.value == "0.5.20"
+    # `docker run IMAGE` with the engine as its entrypoint: the host's pip is not the container's
+    path = tmp_path / "host.sh"
+    path.write_text("#!/bin/bash\npip install -U sglang\ndocker run --gpus all lmsysorg/sglang:v0.5.20 "
+                    "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-graph-max-bs 64\n")
+    assert _dep(path).engine.version.value == "0.5.20"
