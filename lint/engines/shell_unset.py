@@ -62,6 +62,10 @@ def unset(program: Sequence[Token], ctx, unsure: bool) -> None:
                 ctx.functions.pop(text, None)
             continue
         if NAME.fullmatch(text):
+            if ctx.readonly and text in ctx.readonly:  # "cannot unset: readonly variable" (shell_readonly.py)
+                from .shell_readonly import refused
+                if refused(ctx, text):
+                    continue
             if text in ctx.functions and text not in ctx.local and text not in ctx.arrays and not unsure:
                 ctx.functions.pop(text)  # no variable of the script's by that name: the function goes
             removed(text, ctx, unsure)

@@ -248,6 +248,10 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     unsure = ctx.flow > 0 or ctx.conditional
     if not program:  # only assignments: they set script-local variables
         for a in env:
+            if ctx.readonly and a.name in ctx.readonly:  # `L=200000` after `readonly L=4096`: bash keeps 4096
+                from .shell_readonly import refused
+                if refused(ctx, a.name):
+                    continue
             if ctx.argloop is not None and callers_only(a.token):
                 ctx.options.add(a.name)  # only a caller's option makes it run: the value before the loop stands
                 continue
@@ -260,6 +264,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         shellarrays.assign(words, ctx, unsure, expand_word)
         return []
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
+        if ctx.readonly:  # a word that assigns a readonly name (or makes it a function's local) fails
+            from .shell_readonly import kept_words
+            program = kept_words(program, ctx)
         if ctx.frames and program[0].text in ("local", "declare", "typeset"):  # in a function: restored on return
             from .shellfuncs import declare_local
 
@@ -267,6 +274,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shell_exports import declaring  # its assignments, and the names it exports
         declaring(program, ctx, unsure)
         shellarrays.assign(words, ctx, unsure, expand_word)
+        if program[0].text in ("readonly", "declare", "typeset"):
+            from .shell_readonly import mark
+            mark(program, ctx, unsure)
         return []
     if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
         from .shellfuncs import source_functions  # a file beside the script: the functions it defines

@@ -6,7 +6,8 @@ the child's values (`( LEN=200000; vllm serve ... ) &`), so the commands are rea
 put back when the `)` is met.
 
 Checked with bash 5.2.15 and dash 0.5.12: `A=1; ( A=2; export B=3; f() { :; } ); echo "$A ${B-unset}"; type f`
-prints `1 unset` and `f: not found`, in both shells; so does `A=(1); ( A+=(2) ); echo ${#A[@]}` (bash: 1).
+prints `1 unset` and `f: not found`, in both shells; so does `A=(1); ( A+=(2) ); echo ${#A[@]}` (bash: 1), and
+`( readonly A=1 ); A=2` assigns 2.
 `$( ... )` is never run by the splitter (its output is unknown), and a pipeline's `while` loop is a loop: what it
 assigns is unknown after it, never its value.
 
@@ -205,12 +206,13 @@ def passed(mark: Mark, ctx) -> None:
         # any name (`( eval ... )`): every table copied whole, at C speed, not a tuple per name (a script of
         # thousands of variables and such subshells was quadratic in Python: fuzz27)
         states = _tables(ctx) if every else {name: _state(name, ctx) for name in names}
-        mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional))
+        mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional, dict(ctx.readonly)))
         return
     opening = mark.pair
     if opening is None or not opening.saved:
         return
-    states, forks, allexport, every, ctx.positional = opening.saved.pop()  # `( set -- ... )`, `( shift )` too
+    # `( set -- ... )`, `( shift )`, `( readonly L )` (shell_readonly.py) too
+    states, forks, allexport, every, ctx.positional, ctx.readonly = opening.saved.pop()
     del local.forks[forks:]
     ctx.allexport = allexport
     if every:

@@ -73,6 +73,7 @@ class SplitContext:
         self.allexport: Optional[bool] = False
         self.removed: set[str] = set()  # names `unset` (or a function's `local NAME`) took away: shell_unset.py
         self.bash = False  # a `#!` line names bash: `local NAME` is bash's, not dash's (shell_unset.py)
+        self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 
     def lookup(self, name: str) -> Optional[str]:
         if name in self.local:

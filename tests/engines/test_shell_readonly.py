@@ -1,0 +1,45 @@
+"""`readonly NAME=value` keeps the value: a later assignment or `unset` fails (engines/shell_readonly.py). Each
+expected value is what bash 5.2.15 gives, printed with `vllm() { echo "$@"; }` in front of the script."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.shellwords import split_shell
+
+RUN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len"
+
+
+def last_words(text: str) -> list[str]:
+    return [c.argv[-1] for c in split_shell(text, defaults=True).commands]
+
+
+@pytest.mark.parametrize("then", ["unset L", "L=200000", "unset L\nL=200000", "export L=200000", "declare L=200000",
+                                  "L+=0", "readonly L=200000", "declare -r L=200000", "f() { local L=200000; }\nf"])
+def test_a_readonly_value_is_kept_in_bash(then):
+    # before: `unset L` left `${L:-8192}` 8192 and `L=200000` made it 200000 (a false CTX109 for a 4096 launch)
+    text = f"#!/bin/bash\nreadonly L=4096\n{then}\n{RUN} ${{L:-8192}}\n"
+    assert last_words(text) == ["4096"]
+
+
+@pytest.mark.parametrize("readonly", ["declare -r L=4096", "typeset -r L=4096", "L=4096\nreadonly L",
+                                      "readonly -a X L=4096"])
+def test_other_spellings_of_readonly(readonly):
+    assert last_words(f"#!/bin/bash\n{readonly}\nL=200000\nunset L\n{RUN} ${{L:-8192}}\n") == ["4096"]
+
+
+def test_a_shell_other_than_bash_stops_there_so_the_value_is_unknown():
+    # dash 0.5.12 and bash --posix exit at the failed assignment or unset: never read as 200000 or 8192
+    for shebang in ("#!/bin/sh\n", ""):
+        for then in ("unset L", "L=200000"):
+            assert last_words(f"{shebang}readonly L=4096\n{then}\n{RUN} ${{L:-8192}}\n") == ["${L:-8192}"]
+
+
+def test_what_readonly_does_not_reach():
+    # a name made readonly in a branch may or may not be: an assignment after it leaves it unknown
+    text = f"#!/bin/bash\nL=4096\nif [ -n \"$Q\" ]; then readonly L; fi\nL=200000\n{RUN} $L\n"
+    assert last_words(text) == ["$L"]
+    # a function's `declare -r` is its own local; other names, and `readonly -f`, are as before
+    assert last_words(f"#!/bin/bash\nf() {{ declare -r L=1; }}\nf\nL=200000\n{RUN} $L\n") == ["200000"]
+    assert last_words(f"#!/bin/bash\nreadonly M=1\nreadonly -f L\nL=200000\n{RUN} $L\n") == ["200000"]
+    # a subshell's readonly ends at its `)`
+    assert last_words(f"#!/bin/bash\n( readonly L=1 )\nL=200000\n{RUN} $L\n") == ["200000"]
