@@ -50,6 +50,12 @@ def _defines(items: list) -> bool:
     return False
 
 
+def _coproc(items: list) -> bool:
+    """Might the items hold bash's `coproc` (coprocs.py)? A cheap test before importing it."""
+    return any(type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "coproc"
+               for it in items)
+
+
 def _literal(word: Word) -> str:
     """A word's text when it is plain literal characters (a keyword such as `fi`), else ""."""
     if not all(p.kind == "lit" and not p.quoted for p in word.parts):
@@ -86,6 +92,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         from .shellfuncs import collapse  # only a text that defines a function pays for it
 
         items = collapse(items)
+    if _coproc(items):  # `coproc [NAME] COMMAND`: a subshell run in the background (coprocs.py)
+        from .coprocs import unwrapped
+        items = unwrapped(items)
     subshells = any(type(it) is Op and it.text == "(" for it in items)
     if subshells:  # only a text with a `(` imports subshells.py
         from .subshells import Mark, marked, passed
