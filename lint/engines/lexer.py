@@ -23,6 +23,7 @@ _ARRAY_START = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 _PLAIN_RUN = lazy_compile(r"""[^\\ \t\r\n#'"$`<>&;|()][^\\ \t\r\n'"$`<>&;|()]*""")
 # Every character a branch of Lexer.run tests for before its last one (a run of literals)
 _SPECIAL = frozenset("\\ \t\r\n#'\"$`{<>&;|()")
+_BEFORE_COMMAND = frozenset({"then", "do", "else", "elif", "if", "while", "until", "!", "{", "time", "for"})
 OPERATORS = ("&&", "||", ";;", "|&", ";", "|", "&", "(", ")")
 REDIRECTS = (">>", "<<<", "<<-", "<<", ">&", "<&", "&>", ">|", "<>", ">", "<")
 
@@ -100,6 +101,9 @@ class Lexer(QuotedReads):
         self.bodies: list[tuple[str, bool, bool]] = []  # (delimiter, `<<-`, quoted)
         self.line_at = 0
         self.array: Optional[Word] = None  # inside `NAME=( ... )`: the `NAME=` word the elements go to
+        # inside bash's arithmetic command `(( ... ))`: its parentheses open (0: outside). There `<`, `>`, `&` and
+        # `|` are operators of the expression, never a redirect or a here-document (`((L<<=1))`) nor a pipe
+        self.arith = 0
 
     # Source span of local characters [a, b).
     def src(self, a: int, b: int) -> Span:
@@ -213,6 +217,7 @@ class Lexer(QuotedReads):
                 self.i += 1
             elif c == "\n":
                 self._end_word()
+                self.arith = 0  # a `((` left open (a typo) ends at its line, never hides a later here-document
                 self.out.append(Op(";", *self.src(self.i, self.i + 1)))
                 self.i += 1
                 if self.bodies:  # here-document bodies start at this line: data, unless a shell reads them
@@ -235,6 +240,9 @@ class Lexer(QuotedReads):
                 self._backtick(quoted=False)
             elif c == "{" and self._action(False):
                 pass
+            elif self.arith and c in "<>&|":
+                self._lit_run(self.i, self.i + 1, False)
+                self.i += 1
             elif c in "<>" or (c == "&" and s.startswith("&>", self.i)):
                 self._redirect()
             elif c == "(" and self.word is not None and _ARRAY_START.fullmatch(_text(self.word)) \
@@ -248,6 +256,10 @@ class Lexer(QuotedReads):
                 self.array = None
                 self.i += 1
             elif c in ";&|()":
+                if c == "(" and (self.arith or s.startswith("((", self.i) and self._command_start()):
+                    self.arith += 1  # `((` typed together where a command starts (`( (` are two subshells)
+                elif c == ")" and self.arith:
+                    self.arith -= 1
                 self._end_word()
                 op = next(o for o in OPERATORS if s.startswith(o, self.i))
                 self.out.append(Op(op, *self.src(self.i, self.i + len(op))))
@@ -256,6 +268,16 @@ class Lexer(QuotedReads):
                 self._plain_run(s)
         self._end_word()
         return self.out, self.problems
+
+    def _command_start(self) -> bool:
+        """May a command start here (no word under way, after an operator or a reserved word that a command
+        follows)? Where `((` is bash's arithmetic command: `for ((` too."""
+        if self.word is not None:
+            return False
+        last = self.out[-1] if self.out else None
+        if last is None or type(last) is Op:
+            return last is None or not last.text.startswith("redir:")
+        return type(last) is Word and _text(last) in _BEFORE_COMMAND
 
     def _plain_run(self, s: str) -> None:
         """Literal characters from self.i, as many as _PLAIN_RUN takes (at least one)."""

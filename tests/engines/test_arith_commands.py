@@ -63,3 +63,22 @@ def test_two_subshells_typed_together_are_no_arithmetic():
     # `((a); b)`: no `))` closes the `((`, so bash reads two subshells; the commands after it are still read
     assert _argv("((cd /x); true)\nvllm serve m --max-model-len 4096\n")[-1] == \
         ["vllm", "serve", "m", "--max-model-len", "4096"]
+
+
+@pytest.mark.parametrize("update", ["((L<<=1))", "(( L >>= 1 ))", "(( L |= 1 ))", "(( L &= 7 ))"])
+def test_a_shift_or_bit_update_starts_no_here_document_and_hides_nothing(update):
+    # bash 5.2.15: `L=4096; ((L<<=1))` is 8192, no here-document. Before, `<<` opened one whose delimiter `=1`
+    # never came: every later line was its body, the launch lost (or, with `|`, a pipe read L as 4096)
+    text = f"L=4096\n{update}\nvllm serve m --max-model-len ${{L:-unknown}}\n=1\nvllm serve m2 --port 80\n"
+    assert _argv(text) == [["vllm", "serve", "m", "--max-model-len", "${L:-unknown}"], ["=1"],
+                           ["vllm", "serve", "m2", "--port", "80"]]
+
+
+def test_a_comparison_in_arithmetic_is_no_redirect_and_a_here_document_after_it_is_one():
+    assert _argv("L=4096\nif ((L>2)); then vllm serve m --max-model-len $L; fi\n") == \
+        [["vllm", "serve", "m", "--max-model-len", "4096"]]
+    # the here-document after `((...))` on its line is still one: its body is data
+    assert _argv("L=1\n((L<2)) && cat <<EOF\nvllm serve x\nEOF\nvllm serve m $L\n") == \
+        [["cat"], ["vllm", "serve", "m", "1"]]
+    # `<<` outside `((` (a subshell's `( (`, an argument) is a here-document as before
+    assert _argv("( (cat <<EOF\nvllm serve x\nEOF\n) )\nvllm serve m\n") == [["cat"], ["vllm", "serve", "m"]]
