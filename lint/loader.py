@@ -186,8 +186,10 @@ def _decode(data: bytes, display: str):
         except UnicodeDecodeError as exc:
             return _failed(display, f"not valid {encoding} text (no byte-order mark): {exc.reason} "
                                     f"at byte {exc.start:,}")
-    if b"\x00" in data[:8192]:
-        return _failed(display, "binary file (contains NUL bytes); expected YAML or JSON text")
+    if b"\x00" in data[:8192]:  # said as the text the name promises, as a unit's and a serving.properties' are
+        expected = "a Dockerfile's text" if is_dockerfile_name(display) else "an Ollama Modelfile's text" \
+            if is_modelfile_name(display) else "YAML or JSON text"
+        return _failed(display, f"binary file (contains NUL bytes); expected {expected}")
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -59,6 +59,16 @@ def test_binary_file(tmp_path):
                      "text (parse-error)"]
 
 
+@pytest.mark.parametrize("name, expected", [("Dockerfile", "a Dockerfile's text"),
+                                            ("Dockerfile.vllm", "a Dockerfile's text"),
+                                            ("Modelfile", "an Ollama Modelfile's text")])
+def test_a_binary_file_named_as_a_text_format_is_said_so(tmp_path, name, expected):
+    # before: "expected YAML or JSON text", for a file no one meant as YAML (a systemd unit says its own text)
+    result, lines = check_bytes(tmp_path, b"FROM vllm/vllm-openai:v0.9.0\x00\x01\n", name)
+    assert (result.code, lines) == (1, [f"{name}:1:1: CTX001 [error] binary file (contains NUL bytes); expected "
+                                        f"{expected} (parse-error)"])
+
+
 def test_latin1_file_points_at_the_byte(tmp_path):
     result, lines = check_bytes(tmp_path, b"metadata:\n  name: caf\xe9\n")
     assert lines == ["deploy.yaml:2:12: CTX001 [error] not valid UTF-8: byte 0xe9 at line 2, column 12; save "
