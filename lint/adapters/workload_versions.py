@@ -63,7 +63,7 @@ class Versions:
             return None
         place = (cmd.image.text, cmd.image.start, cmd.image.item) if cmd.image is not None else None
         named = image if place is None else cmd.image.text
-        installed = _release(engine, named) is not None  # else the existing reading of an unpinned install stands
+        installed: Optional[bool] = None  # does the image (or an earlier pin) hold a release of the engine
         spec = re.compile(rf"(?:{package})(?:\[[^\]]*\])?(?P<spec>[=<>!~@;].*)?", re.IGNORECASE)
         found: Optional[Val[str]] = None
         for other in self.commands[:k]:
@@ -81,9 +81,12 @@ class Versions:
                     at = m.start("spec") + pin.start(1)
                     found, installed, self.run_reinstall = Val(pin.group(1), self.span_source(
                         token.item, token.span_of(at, at + len(pin.group(1)))), raw=token.text), True, None
-                elif not installed:
+                    continue
+                if installed is None:  # asked once, and only here
+                    installed = _release(engine, named) is not None
+                if not installed:
                     continue  # nothing of the engine's installed yet: release_unknown reads such an install
-                elif m is not None and not m.group("spec") and not token.unresolved:
+                if m is not None and not m.group("spec") and not token.unresolved:
                     if any(_UPGRADES.fullmatch(w.text) for w in words):  # the newest the index offers that day
                         found, self.run_reinstall = None, ""
                 else:  # a range, a URL or a build: some release the line does not name

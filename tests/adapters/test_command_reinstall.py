@@ -98,6 +98,9 @@ def test_an_upgrade_runs_the_newest_and_a_range_or_url_an_unknown_release(tmp_pa
 def test_a_later_pin_wins_and_a_host_install_is_not_the_containers(tmp_path):
     assert _dep(_pod(tmp_path, "pip install -U sglang && pip install sglang==0.5.5")).engine.version.value == "0.5.5"
     assert _dep(_pod(tmp_path, "pip install sglang==0.5.5 && pip install -U sglang")).engine.version is None
+    assert _dep(_pod(tmp_path, "pip install sglang==0.5.5 && pip install sglang")).engine.version.value == "0.5.5"
+    assert _dep(_pod(tmp_path, "pip install sglang==0.5.5 && pip install -U sglang", image="python:3.12")) \
+        .engine.version is None
     # an install after the launch is not what it runs
     path = _pod(tmp_path, "true", launch=LAUNCH + " && pip install sglang==0.5.5")
     assert _dep(path).engine.version.value == "0.5.20"
