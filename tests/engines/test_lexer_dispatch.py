@@ -35,6 +35,7 @@ class _Before(lexer.Lexer):
                 self.i += 1
             elif c == "\n":
                 self._end_word()
+                self.arith = 0
                 self.out.append(lexer.Op(";", *self.src(self.i, self.i + 1)))
                 self.i += 1
                 if self.bodies:
@@ -57,6 +58,9 @@ class _Before(lexer.Lexer):
                 self._backtick(quoted=False)
             elif c == "{" and self._action(False):
                 pass
+            elif self.arith and c in "<>&|":  # inside `(( ... ))` (the lexer's arithmetic command, as it is)
+                self._lit_run(self.i, self.i + 1, False)
+                self.i += 1
             elif c in "<>" or (c == "&" and s.startswith("&>", self.i)):
                 self._redirect()
             elif c == "(" and self.word is not None and lexer._ARRAY_START.fullmatch(lexer._text(self.word)) \
@@ -70,6 +74,10 @@ class _Before(lexer.Lexer):
                 self.array = None
                 self.i += 1
             elif c in ";&|()":
+                if c == "(" and (self.arith or s.startswith("((", self.i) and self._command_start()):
+                    self.arith += 1
+                elif c == ")" and self.arith:
+                    self.arith -= 1
                 self._end_word()
                 op = next(o for o in lexer.OPERATORS if s.startswith(o, self.i))
                 self.out.append(lexer.Op(op, *self.src(self.i, self.i + len(op))))
