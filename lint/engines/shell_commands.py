@@ -1,9 +1,11 @@
 """What a shell command does besides starting the program of its first word: builtins whose words are data
 (`echo vllm serve ...`), and commands that set the script's variables to values it does not hold (`source`,
-`read`, `for`)."""
+`read`, `for`); and the cheap tests on lexed items (a function definition, `coproc`, a keyword, the `))` closing
+`((`) that decide whether the slower readers run."""
 from __future__ import annotations
 
 from .lex_quotes import NAME
+from .lexer import Op, Word
 from .tokens import Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
@@ -55,3 +57,47 @@ def no_command(program: list[Token], ctx) -> bool:
 
 # Sourced files that set up an interpreter, not the launcher's settings: `.venv/bin/activate`, conda's hook
 _ENVIRONMENTS = {"activate", "conda.sh", "activate.sh", "mamba.sh"}
+
+
+# Cheap tests shellwords asks of a command list's lexed items before the work each guards
+def defines(items: list) -> bool:
+    """Might the items define a function (`NAME ()` or a `function` word)? A cheap test before shellfuncs."""
+    before = None
+    for it in items:
+        if type(it) is Op:
+            if it.text == ")" and type(before) is Op and before.text == "(":
+                return True
+        elif type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "function":
+            return True
+        before = it
+    return False
+
+
+def coproc(items: list) -> bool:
+    """Might the items hold bash's `coproc` (coprocs.py)? A cheap test before importing it."""
+    return any(type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "coproc"
+               for it in items)
+
+
+def literal(word: Word) -> str:
+    """A word's text when it is plain literal characters (a keyword such as `fi`), else ""."""
+    if not all(p.kind == "lit" and not p.quoted for p in word.parts):
+        return ""
+    return "".join(run[0] for p in word.parts for run in p.runs)
+
+
+def arith_close(seq: list, pos: int):
+    """The first `)` of the `))` typed together that closes the `((` whose second `(` is seq[pos], or None when a
+    lone `)` closes it first (then the `((` are two subshells)."""
+    depth = 0
+    for i in range(pos + 1, len(seq) - 1):
+        it = seq[i]
+        if type(it) is Op and it.text == "(":
+            depth += 1
+        elif type(it) is Op and it.text == ")":
+            if depth:
+                depth -= 1
+                continue
+            after = seq[i + 1]
+            return it if type(after) is Op and after.text == ")" and after.start == it.end else None
+    return None

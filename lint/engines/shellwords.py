@@ -19,15 +19,14 @@ from typing import Callable, Optional
 
 from .command_prefixes import strip_prefixes
 from .container_scripts import script_index as _script_index, shell_script
-from .command_strings import assigned, assignment_words, command_word
+from .command_strings import assignment_words, command_word
 from .decided_tests import hiding
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
 from . import branches, shellarrays
-from .arg_loops import callers_only
 from .lexer import Op, Word, lex
-from .shell_commands import never_returns, no_command
+from .shell_commands import arith_close, coproc, defines, literal, never_returns, no_command
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -35,49 +34,6 @@ from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
 _MAX_DEPTH = 6
-
-
-def _defines(items: list) -> bool:
-    """Might the items define a function (`NAME ()` or a `function` word)? A cheap test before shellfuncs."""
-    before = None
-    for it in items:
-        if type(it) is Op:
-            if it.text == ")" and type(before) is Op and before.text == "(":
-                return True
-        elif type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "function":
-            return True
-        before = it
-    return False
-
-
-def _coproc(items: list) -> bool:
-    """Might the items hold bash's `coproc` (coprocs.py)? A cheap test before importing it."""
-    return any(type(it) is Word and len(it.parts) == 1 and it.parts[0].runs and it.parts[0].runs[0][0] == "coproc"
-               for it in items)
-
-
-def _literal(word: Word) -> str:
-    """A word's text when it is plain literal characters (a keyword such as `fi`), else ""."""
-    if not all(p.kind == "lit" and not p.quoted for p in word.parts):
-        return ""
-    return "".join(run[0] for p in word.parts for run in p.runs)
-
-
-def _arith_close(seq: list, pos: int):
-    """The first `)` of the `))` typed together that closes the `((` whose second `(` is seq[pos], or None when a
-    lone `)` closes it first (then the `((` are two subshells)."""
-    depth = 0
-    for i in range(pos + 1, len(seq) - 1):
-        it = seq[i]
-        if type(it) is Op and it.text == "(":
-            depth += 1
-        elif type(it) is Op and it.text == ")":
-            if depth:
-                depth -= 1
-                continue
-            after = seq[i + 1]
-            return it if type(after) is Op and after.text == ")" and after.start == it.end else None
-    return None
 
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
@@ -88,11 +44,11 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
     groups: list[tuple[list[Word], Optional[bool]]] = []
     after_logic = False
     blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
-    if _defines(items):
+    if defines(items):
         from .shellfuncs import collapse  # only a text that defines a function pays for it
 
         items = collapse(items)
-    if _coproc(items):  # `coproc [NAME] COMMAND`: a subshell run in the background (coprocs.py)
+    if coproc(items):  # `coproc [NAME] COMMAND`: a subshell run in the background (coprocs.py)
         from .coprocs import unwrapped
         items = unwrapped(items)
     subshells = any(type(it) is Op and it.text == "(" for it in items)
@@ -137,13 +93,13 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
             if current:
                 groups.append((current, after_logic))
-                if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([_literal(w) for w in current]):
+                if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             current = []
             after_logic = it.text in ("&&", "||") or kept
             # `((` typed together (`( (` are two subshells, subshells.py)
             opens = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
-            close = _arith_close(seq, pos) if opens else None
+            close = arith_close(seq, pos) if opens else None
             if close is not None:  # not `((a); b)`, two subshells bash reads when no `))` closes the first
                 acc, clean, open_logic = [], True, after_logic
                 piped = prior is not None and prior.text in ("|", "|&")
@@ -170,9 +126,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             elif depth < _MAX_DEPTH:
                 commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
             continue
-        first = _literal(words[0]) if words else ""
+        first = literal(words[0]) if words else ""
         # `builtin let` and `command let` run the same builtin
-        let = 2 if first in ("builtin", "command") and len(words) > 1 and _literal(words[1]) == "let" else \
+        let = 2 if first in ("builtin", "command") and len(words) > 1 and literal(words[1]) == "let" else \
             1 if first == "let" else 0
         if index in arith or let and len(words) > let:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
             from .arith_commands import arith_command, raw
@@ -184,7 +140,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         # `if [ -n "$A" ]; then`: the test is the whole condition only when `then` follows it; `if A || B`,
         # `if A && B`, `if A; B` are decided by more than one command (decided_tests.py)
         after = groups[index + 1] if index + 1 < len(groups) else None
-        ctx.lone_test = after is not None and after[1] is False and bool(after[0]) and _literal(after[0][0]) == "then"
+        ctx.lone_test = after is not None and after[1] is False and bool(after[0]) and literal(after[0][0]) == "then"
         # `do case $1 in`, `then if [ ... ]`, `else if`: after `do`, `then` or `else` (each opens a list of
         # commands) the next word is a command's first word, where bash recognises a reserved word (bash manual,
         # Reserved Words), so it may open a compound command of its own: both are followed here, or the `case`
@@ -197,7 +153,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             if first not in _LEADS or at + 1 >= len(words):
                 break
             at += 1
-            first = _literal(words[at])
+            first = literal(words[at])
         ctx.conditional = conditional
         read = branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm())
         if not any(entry[5][0] for entry in ctx.local.ifs):  # a branch bash never runs starts nothing
@@ -255,37 +211,13 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                                       assignment=id(w) in values))
     program = strip_prefixes(tokens, env, wrappers)
     unsure = ctx.flow > 0 or ctx.conditional
-    if not program:  # only assignments: they set script-local variables
-        for a in env:
-            if ctx.readonly and a.name in ctx.readonly:  # `L=200000` after `readonly L=4096`: bash keeps 4096
-                from .shell_readonly import refused
-                if refused(ctx, a.name):
-                    continue
-            if ctx.argloop is not None and callers_only(a.token):
-                ctx.options.add(a.name)  # only a caller's option makes it run: the value before the loop stands
-                continue
-            assigned(ctx.local, a.name, a.token, unsure, ctx.conditional)
-            if unsure:
-                ctx.unsure.add(a.name)
-            if ctx.allexport is not False:  # `set -a`: every assignment is exported
-                from .shell_exports import allexported
-                allexported(ctx, a.name, unsure, ctx.conditional)
-        shellarrays.assign(words, ctx, unsure, expand_word)
+    if not program:  # only assignments: they set script-local variables (shell_assignments.py)
+        from .shell_assignments import assignments_only
+        assignments_only(env, words, ctx, unsure, expand_word)
         return []
     if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
-        if ctx.readonly:  # a word that assigns a readonly name (or makes it a function's local) fails
-            from .shell_readonly import kept_words
-            program = kept_words(program, ctx)
-        if ctx.frames and program[0].text in ("local", "declare", "typeset"):  # in a function: restored on return
-            from .shellfuncs import declare_local
-
-            declare_local(program, ctx)
-        from .shell_exports import declaring  # its assignments, and the names it exports
-        declaring(program, ctx, unsure)
-        shellarrays.assign(words, ctx, unsure, expand_word)
-        if program[0].text in ("readonly", "declare", "typeset"):
-            from .shell_readonly import mark
-            mark(program, ctx, unsure)
+        from .shell_assignments import declaration
+        declaration(program, words, ctx, unsure, expand_word)
         return []
     if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
         from .shellfuncs import source_functions  # a file beside the script: the functions it defines
