@@ -55,12 +55,7 @@ def unwrapped(items: list) -> list:
                 items[close] = Op(")", *end.span())
             continue
         out.append(it)
-        if type(it) is Op:
-            start = not it.text.startswith("redir:")
-        elif type(it) is Word:
-            start = _plain(it) in _STARTS
-        else:
-            start = True
+        start = _starts_after(it)
         i += 1
     return out
 
@@ -78,10 +73,15 @@ def _closing(items: list, at: int):
             depth -= 1
             if depth == 0:
                 return k
-        if type(it) is Op:
-            start = not it.text.startswith("redir:")
-        elif type(it) is Word:
-            start = _plain(it) in _STARTS
-        else:
-            start = True
+        start = _starts_after(it)
     return None
+
+
+def _starts_after(it) -> bool:
+    """Does a command start after this item? After an operator that is no redirection, a word of _STARTS, or
+    anything else the lexer gives (a here-document body)."""
+    if type(it) is Op:
+        return not it.text.startswith("redir:")
+    if type(it) is Word:
+        return _plain(it) in _STARTS
+    return True
