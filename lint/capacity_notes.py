@@ -119,7 +119,7 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 # sizes); SGLang's data-parallel size too under DP attention (physics/served.py), where it divides the attention TP.
 _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang": ("tp_size", "pp_size"),
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",),
-           "llamacpp": ("tensor_split",)}  # unequal shares over GPUs not counted (workload_devices.layer_split)
+           "llamacpp": ("tensor_split",)}  # unequal shares over GPUs not counted (llamacpp_split.layer_split)
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",

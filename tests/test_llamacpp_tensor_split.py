@@ -1,4 +1,4 @@
-"""llama.cpp's `--tensor-split` with no GPU count stated (workload_devices.layer_split, tensor_split_devices).
+"""llama.cpp's `--tensor-split` with no GPU count stated (llamacpp_split.layer_split, tensor_split_devices).
 
 common/arg.cpp reads `-ts 1,1` as one proportion per device (split at `,` and `/`), and load_tensors gives each
 layer and its KV to the device whose share of the running sum it falls in (ggml-org/llama.cpp@
@@ -15,7 +15,7 @@ import pytest
 
 from helpers import run
 
-from ctxlint.adapters.workload_devices import tensor_split_devices
+from ctxlint.adapters.llamacpp_split import tensor_split_devices
 
 MODEL = "/models/Qwen2.5-32B-Instruct-Q4_K_M.gguf"
 

@@ -1,0 +1,81 @@
+"""llama.cpp's layer split: the pipeline its `--split-mode layer` default (or `--tensor-split`'s shares) makes
+of the GPUs it sees. A part of workload_devices.Devices.device_role apart because only a llama.cpp engine reads
+it: device_role imports it on the first one, so a run with none never loads this module (issue 15)."""
+from __future__ import annotations
+
+import re
+from typing import List, Optional
+
+from ctxlint.model import Val
+
+from ..records import replace
+
+
+def layer_split(reader, inv, facts, where=None):
+    """llama.cpp splits the model's layers (and their KV) over every GPU it sees unless `-sm none`
+    (`--split-mode layer` is its default, common/arg.cpp): across N GPUs that is a pipeline of N. With no GPU
+    count stated, a `--tensor-split` naming N GPUs in equal shares (`-ts 1,1`) is a pipeline of N, and one in
+    unequal shares (`-ts 1,2`), or over the devices a CUDA_VISIBLE_DEVICES not known leaves, leaves what the
+    fullest GPU holds unknown (parallel_unknown), never one GPU holding it all (tensor_split_devices)."""
+    count = reader.c.accelerator_count
+    mode = inv.settings.get("split_mode")
+    if facts.parallelism.pipeline is not None or \
+            (mode is not None and str(mode.value).lower() not in ("layer", "row")):
+        return facts
+    if count is None:
+        split = inv.settings.get("tensor_split")
+        shares = tensor_split_devices(split.value if split is not None else None,
+                                      split_visible(reader, inv), inv.settings.get("device"))
+        if shares is None or len(shares) < 2 or inv.settings.get("rpc") is not None:
+            return facts
+        if len(set(shares)) > 1 or split_visible(reader, inv) is None:  # uneven, or over devices not known
+            return replace(facts, parallel_unknown=True)
+        how = (f"llama.cpp splits its layers over the {len(shares)} GPUs --tensor-split {split.value} names "
+               f"(--split-mode {mode.value if mode is not None else 'layer, the default'})")
+        at = where(split) if where is not None else reader.c.node.source(reader.file)
+        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(len(shares), at, raw=how)))
+    if count.value < 2:
+        return facts
+    how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
+        f"{mode.value if mode is not None else 'layer, the default'})"
+    return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
+
+
+def split_visible(reader, inv) -> Optional[int]:
+    """How many devices CUDA_VISIBLE_DEVICES leaves llama.cpp (0: not set; None: set, to what is not known)."""
+    assigns = getattr(reader, "assigns", None) or {}
+    assign = assigns.get("CUDA_VISIBLE_DEVICES")
+    value = (None if assign.token.unresolved else assign.value) if assign is not None else \
+        reader.env.get("CUDA_VISIBLE_DEVICES")
+    if assign is None and "CUDA_VISIBLE_DEVICES" not in reader.env:
+        return 0
+    ids = [part.strip() for part in value.split(",")] if isinstance(value, str) else []
+    return len(ids) if ids and all(part.isdigit() for part in ids) else None
+
+
+def tensor_split_devices(value, visible: Optional[int], device=None) -> Optional[List[float]]:
+    """The shares of the GPUs llama.cpp's `--tensor-split` gives layers to, or None when they are not known.
+
+    common/arg.cpp splits the value at `,` and `/` into up to llama_max_devices() proportions, the rest 0
+    (ggml-org/llama.cpp@0017d6fb63f9590e791a7562b276148f7bd5b7fc:common/arg.cpp, `-ts`); load_tensors
+    (src/llama-model.cpp, get_layer_buft_list) takes the first n_devices() of them, one per device it uses, and
+    gives each layer (and its KV) to the device whose share of the normalized running sum it falls in, so a
+    device of share 0 holds none and shares past the devices present count for nothing. `visible`: the devices
+    CUDA_VISIBLE_DEVICES leaves (0 or None: not set or not known, all are read); `device`: `--device`'s list,
+    which picks them."""
+    if not isinstance(value, str) or not value.strip():
+        return None
+    try:
+        shares = [float(part) for part in re.split(r"[,/]+", value.strip()) if part.strip()]
+    except ValueError:
+        return None  # llama.cpp's std::stof throws: the server does not start
+    if any(s < 0 for s in shares):
+        return None
+    if visible:
+        shares = shares[:visible]
+    if device is not None:
+        names = [n.strip() for n in str(device.value).split(",") if n.strip()]
+        if not names or any("$" in n or n.lower() == "none" for n in names):
+            return None
+        shares = shares[:len(names)]
+    return [s for s in shares if s > 0]
