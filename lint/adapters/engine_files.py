@@ -26,7 +26,7 @@ from typing import Any, Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.gw_common import at_file, count
-from ctxlint.adapters.engine_roles import refusal, role_facts
+from ctxlint.adapters.engine_roles import role_facts
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import ENGINE_REJECTS, Container, EngineRole, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
@@ -246,6 +246,8 @@ def _server_role(options: Dict[str, Node], kind: Optional[str], node: Node, file
         return sources.get(setting.flag_spelling or "", fallback)
 
     for problem in inv.errors:  # e.g. `tensor_parallel_size: x`: the engine would not start
+        from ctxlint.adapters.engine_refusals import refusal  # only a refused value asks
+
         key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
         text = refusal(engine, None, problem)  # a config file alone names no release
         if text is not None:

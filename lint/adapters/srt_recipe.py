@@ -37,7 +37,7 @@ import re
 from typing import Any, Dict, List, Optional, Tuple
 
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, refusal, role_facts, unsure
+from ctxlint.adapters.engine_roles import PARALLEL_SETTINGS, role_facts
 from ctxlint.adapters.kinds import srt_recipe as recipe_shape
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.srt_args import stray_refused, switch_words
@@ -198,7 +198,7 @@ def _framework(root: Node, engine: str, file: str) -> Optional[Val[str]]:
 
 def _release_of(engine: str, version: Optional[Val[str]], image: Optional[str]) -> Tuple[Optional[str], Optional[str]]:
     """(the engine's release the recipe names, or None with why that unknown release need not be the newest), for
-    CTX301's policy at an unknown release (engine_roles.refusal, release_unknown.py). A bare `model.container` is an
+    CTX301's policy at an unknown release (engine_refusals.refusal, release_unknown.py). A bare `model.container` is an
     alias of the cluster's srtslurm.yaml `containers` (NVIDIA/srt-slurm@c88ef731:src/srtctl/core/config.py
     resolve_config_with_defaults), a `.sqsh` file a squashfs image: neither names a release."""
     if version is not None:
@@ -276,6 +276,8 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
         return sources.get(setting.flag_spelling or "", fallback)  # a config key, or an env var's name
 
     for problem in inv.errors:  # a value the engine refuses: it would not start
+        from ctxlint.adapters.engine_refusals import refusal, unsure  # only a refused value asks
+
         key = next((k for k in sources if problem.flag and config_key(spec, k)[1] == problem.flag), "")
         text = refusal(engine, release[0], problem, unknown=release[1])
         if text is not None:  # a refusal of some releases only, at one that cannot be known: a warning

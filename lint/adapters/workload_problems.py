@@ -12,7 +12,7 @@ import re
 
 from ctxlint.adapters.config_files import declined_by_script
 from ctxlint.adapters.crd_common import in_template
-from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS, refusal, unsure
+from ctxlint.adapters.engine_roles import RELEVANT_SETTINGS
 from ctxlint.adapters.workload import ENGINE_REJECTS
 from ctxlint.engines.images import release_below
 from ctxlint.engines.specs import spec_for
@@ -58,6 +58,8 @@ def role_problems(reader, inv, det, found, named, model, image, docker_image, to
     unknown = reader.release_unknown(det.engine, image_named) if release is None and asks else None
     found.release_unknown = unknown
     for problem in inv.errors:
+        from ctxlint.adapters.engine_refusals import refusal, unsure  # only a refused value asks
+
         text = refusal(det.engine, release, problem, below, unknown)
         param = _TEMPLATE_PARAM.search(problem.message) if templated else None
         if text is None or param is not None:

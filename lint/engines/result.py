@@ -39,7 +39,7 @@ class Problem:
     fix: Optional[tuple[str, str]] = None  # (text at span, its mechanical replacement): see findings.Fix
     since: Optional[str] = None  # the engine refuses the value from this release on; earlier ones read it
     until: Optional[str] = None  # the engine refuses the value before this release; it and later ones read it
-    effect: str = ""  # what a release that refuses does, when it is no exit at startup (adapters.engine_roles.refusal)
+    effect: str = ""  # what a release that refuses does, when it is no exit at startup (engine_refusals.refusal)
 
     def refused_by(self, release: Optional[str]) -> Optional[bool]:
         """Does this engine release refuse the value? None when the release is not known and the

@@ -14,10 +14,10 @@ A model ctxlint matched only by a local path's or a storage URI's folder name (r
 what the folder holds: a refusal that turns on the model, not on a stated --backend pytorch, says so.
 
 With the release unknown, a refusal of the newest releases is said with the first release that refuses (as
-engine_roles.refusal says a value refused since a release); one only some older releases make is not. Each of these
+engine_refusals.refusal says a value refused since a release); one only some older releases make is not. Each of these
 holds from a release on, so where the unknown release need not be the newest (an image that is not LMDeploy's
 release image, a tag that names no release: Engine.release_unknown) it is CTX301's warning, not its error, and says
-why, as engine_roles.refusal and unsure do for the adapters' refusals (engines/release_unknown.py).
+why, as engine_refusals.refusal and unsure do for the adapters' refusals (engines/release_unknown.py).
 """
 from __future__ import annotations
 
@@ -78,7 +78,7 @@ def refusals(dep: Deployment, arch: Optional[ModelArch], resolution: Optional[Re
 def _said(text: str, since: Optional[str], unknown: Optional[str], source, deployment: Optional[str]) -> Diagnostic:
     """The CTX301 diagnostic. `since`: with the release unknown, the first release that refuses; where that unknown
     release need not be the newest (`unknown`, its clause) the refusal may not hold: said so, and a warning
-    (engine_roles.refusal's wording for the adapters' refusals)."""
+    (engine_refusals.refusal's wording for the adapters' refusals)."""
     if since is None or unknown is None:
         return Diagnostic("engine-rejects-value", text, source, deployment)
     return Diagnostic("engine-rejects-value", f"{text}. Which LMDeploy release runs is unknown: {unknown}; a "
