@@ -22,7 +22,7 @@ the same, with every value pointing at the values file:
   (also the tensor-parallel size / shard count the chart derives from it),
   and the llama.cpp chart's `env_vars` MODEL and CTX_SIZE; an override file
   with only `model`/`gpus`/`memory_per_gpu` takes its engine from its
-  chart's folder (`workloads/llm-inference-vllm/...`).
+  chart's folder (`workloads/llm-inference-vllm/...`) (silogen_values.py).
 - SGLang LeaderWorkerSet P/D chart: `global.model` and the `prefill`/
   `decode` sections' `config` (camelCase -> `--kebab-case` flags),
   `leaderWorkerSet.size` pods per instance and the leader's GPU limits.
@@ -45,8 +45,7 @@ from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.values_shapes import has_known_keys, is_app_template, is_modelservice, is_ollama_chart
-from ctxlint.adapters.workload import (Container, EngineRole, EnvVar, Workload, env_from_k8s, env_from_mapping,
-                                       read_container)
+from ctxlint.adapters.workload import Container, EngineRole, Workload, env_from_k8s, read_container
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.engines.images import engine_from_image
 from ctxlint.loader import LoadedFile
@@ -261,40 +260,14 @@ _SILOGEN = (("vllm_engine_args", "vllm", "tensor_parallel_size"), ("sglang_serve
 
 
 def _silogen(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str) -> List[Workload]:
-    file = spans.file
-    gpus = int_val(root.get("gpus"), file)
-    env_vars = root.get("env_vars")
-    env = [EnvVar(v.name, v.value, v.node) for v in env_from_mapping(env_vars)]
-    chart = re.search(r"llm-inference-(vllm|sglang|tgi)", chart)  # an override file: its chart's folder
-    for key, engine, parallel in _SILOGEN:
-        if key not in root.value and not (chart and chart.group(1) == engine and root.get("memory_per_gpu")
-                                          and root.get("gpus")):
-            continue
-        items = ([root.get("model")] if engine == "vllm" and str_val(root.get("model"), file) else []) + \
-            flag_items(root.get(key), rename=lambda k: k)
-        where = root.keys.get(key) or root.keys["gpus"]
-        roles = _read(spans, root, engine, items, Val(engine, where.source(file), raw=key), result,
-                      env=env, count=gpus)
-        model = str_val(root.get("model"), file)
-        roles = [_with_gpus(r, gpus, parallel, model) for r in roles]
-        return _workload(None, root, roles, file, label=str(model.value) if model else engine)
-    ctx = env_vars.get("CTX_SIZE") if env_vars is not None and env_vars.kind == MAP else None
-    model = str_val(env_vars.get("MODEL"), file) if env_vars is not None and env_vars.kind == MAP else None
-    if ctx is None or model is None:
+    """The Silogen charts' values (silogen_values.py), read only when a key they are read by is there: most values
+    files are none of theirs, and a run with none never loads that module (issue 15)."""
+    if not (any(key in root.value for key, _, _ in _SILOGEN) or root.get("memory_per_gpu") is not None
+            or root.get("env_vars") is not None):
         return []
-    flag = clone(env_vars.keys["CTX_SIZE"], value="--ctx-size")
-    roles = _read(spans, root, "llama-server", [flag, ctx], Val("llamacpp", model.source, raw="llama.cpp chart"),
-                  result, count=gpus)
-    roles = [r if r.model is not None else replace(r, model=model) for r in roles]
-    return _workload(None, root, roles, file, label=str(model.value))
+    from ctxlint.adapters.silogen_values import read
 
-
-def _with_gpus(r: EngineRole, gpus: Optional[Val[int]], parallel: str, model: Optional[Val[str]]) -> EngineRole:
-    """The Silogen charts set the tensor-parallel size (TGI: shards) to `gpus` unless the args do."""
-    role = r.role
-    if gpus is not None and gpus.value > 0 and role.parallelism.tensor is None:
-        role = replace(role, parallelism=replace(role.parallelism, tensor=gpus))
-    return replace(r, role=role, model=r.model or model)
+    return read(root, spans, result, chart)
 
 
 # -- SGLang LeaderWorkerSet P/D chart ---------------------------------------------------------------------
