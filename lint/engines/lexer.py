@@ -256,7 +256,7 @@ class Lexer(QuotedReads):
                 self.array = None
                 self.i += 1
             elif c in ";&|()":
-                if c == "(" and (self.arith or s.startswith("((", self.i) and self._command_start()):
+                if c == "(" and (self.arith or self._arith_command(s)):
                     self.arith += 1  # `((` typed together where a command starts (`( (` are two subshells)
                 elif c == ")" and self.arith:
                     self.arith -= 1
@@ -268,6 +268,34 @@ class Lexer(QuotedReads):
                 self._plain_run(s)
         self._end_word()
         return self.out, self.problems
+
+    def _arith_command(self, s: str) -> bool:
+        """Is the `((` at self.i bash's arithmetic command? Where a command starts, and only when the `)` that
+        matches its second `(` is followed at once by `)`: bash's parse.y (parse_arith_cmd, called by parse_dparen)
+        reads the matched pair, then `c = shell_getc (0); if (c != ')') rval = 0;`, a nested subshell
+        (`((vllm serve m > log) &)` runs vllm with its output redirected, in the background)."""
+        if not s.startswith("((", self.i) or not self._command_start():
+            return False
+        depth, j, n = 1, self.i + 2, len(s)
+        while j < n:
+            c = s[j]
+            if c == "\\":
+                j += 1
+            elif c in "'\"":  # a quoted `(` or `)` counts for nothing
+                end = s.find(c, j + 1)
+                while c == '"' and end > 0 and s[end - 1] == "\\":
+                    end = s.find(c, end + 1)
+                if end < 0:
+                    return False
+                j = end
+            elif c == "(":
+                depth += 1
+            elif c == ")":
+                depth -= 1
+                if not depth:
+                    return s.startswith(")", j + 1)
+            j += 1
+        return False
 
     def _command_start(self) -> bool:
         """May a command start here (no word under way, after an operator or a reserved word that a command

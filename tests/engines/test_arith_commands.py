@@ -82,3 +82,14 @@ def test_a_comparison_in_arithmetic_is_no_redirect_and_a_here_document_after_it_
         [["cat"], ["vllm", "serve", "m", "1"]]
     # `<<` outside `((` (a subshell's `( (`, an argument) is a here-document as before
     assert _argv("( (cat <<EOF\nvllm serve x\nEOF\n) )\nvllm serve m\n") == [["cat"], ["vllm", "serve", "m"]]
+
+
+def test_nested_subshells_typed_together_keep_their_redirects_and_background():
+    # bash's parse.y (parse_arith_cmd): `((` is arithmetic only when the `)` matching its second `(` is followed
+    # by `)`; else two subshells (bash 5.2.15: `((sleep 0; echo hi > f) &)` writes f). Read as arithmetic, the
+    # `> /tmp/log 2>&1` became vllm's arguments, a false CTX301 "unrecognized arguments"
+    text = "((vllm serve m --max-model-len 4096 > /tmp/log 2>&1) &)\nvllm serve m2\n"
+    assert _argv(text) == [["vllm", "serve", "m", "--max-model-len", "4096"], ["vllm", "serve", "m2"]]
+    # a quoted `)` closes nothing; the arithmetic command after it is one still
+    assert _argv("((echo ')' > f); vllm serve z)\nL=1\n((L++))\nvllm serve m $L\n") == \
+        [["vllm", "serve", "z"], ["vllm", "serve", "m", "2"]]

@@ -74,7 +74,7 @@ class _Before(lexer.Lexer):
                 self.array = None
                 self.i += 1
             elif c in ";&|()":
-                if c == "(" and (self.arith or s.startswith("((", self.i) and self._command_start()):
+                if c == "(" and (self.arith or self._arith_command(s)):
                     self.arith += 1
                 elif c == ")" and self.arith:
                     self.arith -= 1
