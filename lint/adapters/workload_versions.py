@@ -64,19 +64,27 @@ class Versions:
         place = (cmd.image.text, cmd.image.start, cmd.image.item) if cmd.image is not None else None
         named = image if place is None else cmd.image.text
         installed: Optional[bool] = None  # does the image (or an earlier pin) hold a release of the engine
-        spec = re.compile(rf"(?:{package})(?:\[[^\]]*\])?(?P<spec>[=<>!~@;].*)?", re.IGNORECASE)
+        # PEP 508 lets blanks stand around the extras and before the specifier (`"sglang[all] == 0.5.5"`)
+        spec = re.compile(rf"(?:{package})\s*(?:\[[^\]]*\]\s*)?(?P<spec>[=<>!~@;].*)?", re.IGNORECASE)
         found: Optional[Val[str]] = None
         for other in self.commands[:k]:
             if (other.image.text, other.image.start, other.image.item) != place if other.image is not None \
                     else place is not None:
                 continue
             words = _pip_installed(other.tokens)
+            if any(w.text == "--dry-run" for w in words):
+                continue  # "Don't actually install anything" (pip install --dry-run): the release stays
+            elsewhere = next((w.text for w in words if _ELSEWHERE.fullmatch(w.text)), None)
             for token in words:
                 m = spec.fullmatch(token.text)
                 if m is None and not (("/" in token.text or token.text.endswith(".whl"))
                                       and re.search(rf"(?<!\w){package}(?!\w)", token.text, re.IGNORECASE)):
                     continue  # another package (`sglang-router`), or a path that is not the engine's
                 pin = _PINNED.fullmatch(m.group("spec") or "") if m is not None and not token.unresolved else None
+                if elsewhere is not None:  # into a directory of its own, which the server imports from or not
+                    found, installed, self.run_reinstall = None, True, f"the container's command installs " \
+                        f"{token.text} with {elsewhere}, where the server may or may not import it from"
+                    continue
                 if pin is not None:
                     at = m.start("spec") + pin.start(1)
                     found, installed, self.run_reinstall = Val(pin.group(1), self.span_source(
@@ -149,6 +157,10 @@ _PINNED = re.compile(r"==\s*([0-9][\w.+!-]*)")
 
 # pip's and uv's options that install a requirement anew though a release of it is installed (`-qU` too)
 _UPGRADES = re.compile(r"--upgrade|--force-reinstall|--ignore-installed|--reinstall|-[a-zA-Z]*[UI][a-zA-Z]*")
+
+
+# pip's (and uv's) options that install into another directory than the interpreter's site-packages
+_ELSEWHERE = re.compile(r"(?:--target|--prefix|--root)(?:=.*)?|-t.*")
 
 
 def _pip_installed(tokens: Sequence[Token]) -> Sequence[Token]:

@@ -109,3 +109,22 @@ def test_a_later_pin_wins_and_a_host_install_is_not_the_containers(tmp_path):
     path.write_text("#!/bin/bash\npip install -U sglang\ndocker run --gpus all lmsysorg/sglang:v0.5.20 "
                     "python3 -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --cuda-graph-max-bs 64\n")
     assert _dep(path).engine.version.value == "0.5.20"
+
+
+def test_a_pin_with_blanks_is_a_pin_and_an_install_elsewhere_or_a_dry_run_is_not_the_release(tmp_path):
+    # PEP 508 lets blanks stand around the extras and before `==` (packaging reads `sglang[all] == 0.5.5` as
+    # sglang ==0.5.5): the pin, at its version, not the tag's 0.5.20 (the script starts at column 30 of line 9)
+    for install, col in (("pip install 'sglang[all] == 0.5.5'", 58), ("pip install 'sglang ==0.5.5'", 52)):
+        assert _where(_dep(_pod(tmp_path, install)).engine.version) == ("0.5.5", 9, col), install
+    # `--dry-run`: "Don't actually install anything" (pip install --help): the tag's release runs
+    assert _dep(_pod(tmp_path, "pip install --dry-run sglang==0.5.5")).engine.version.value == "0.5.20"
+    # into a directory of its own (`--target`, `--prefix`, `--root`): the server imports it from there or not
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"
+    for install in ("pip install --target /opt/x sglang==0.5.5", "pip install -t/opt/x -U sglang",
+                    "pip install --prefix=/opt/x sglang==0.5.5"):
+        assert _dep(_pod(tmp_path, install)).engine.version is None, install
+    assert [line.split(" Which ")[1] for line in _refusals(_pod(tmp_path, "pip install --root /r sglang==0.5.5",
+                                                                 dropped))] == [
+        "sglang release runs is unknown: the container's command installs sglang==0.5.5 with --root, where the "
+        "server may or may not import it from; a release before 0.5.20 takes it, so this is a warning (the image's "
+        "sglang version says which; with that release pinned ctxlint can tell) (engine-rejects-value)"]
