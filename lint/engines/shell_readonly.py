@@ -12,8 +12,10 @@ dash 0.5.12 ("L: is read only") and bash in POSIX mode instead exit the script a
 rule for `local`), and is unknown (CTX008) in any other, never one shell's reading guessed. A name made readonly
 inside a branch or loop may be readonly or not: an assignment to it later leaves it unknown. Not modelled: bash
 also drops the rest of the line a failed plain assignment is on (`L=200000; vllm serve ...` on one line starts
-nothing); a `readonly` in a function keeps a `local` name local; `declare -r` in a function (without `-g`) is a
-local, never marked here. Apart from shellwords.py and shell_unset.py, which ask only once a name is readonly.
+nothing; in a function or a compound command, the rest of it: bash 5.2.15 runs no command after a failed `L=7`
+in `f() { ...; L=7; vllm serve ...; }`); `declare -r` in a function (without `-g`) is a local, never marked here.
+A `readonly` of a function's local ends with it (shellfuncs.saved keeps whether a name was readonly).
+Apart from shellwords.py and shell_unset.py, which ask only once a name is readonly.
 """
 from __future__ import annotations
 

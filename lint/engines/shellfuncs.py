@@ -249,15 +249,17 @@ def declare_local(program: list[Token], ctx: "SplitContext") -> None:
 
 
 def saved(name: str, ctx: "SplitContext") -> tuple:
-    """What `restore` puts back of a name: its value, partial and branch values, its array, its doubt, its export."""
+    """What `restore` puts back of a name: its value, partial and branch values, its array, its doubt, its export,
+    whether it is readonly (bash 5.2.15: `f() { local L=1; readonly L; }; f; L=6` assigns 6: the local was)."""
     local = ctx.local
     return (name in local, dict.get(local, name), local.partial.get(name), local.scoped.get(name),
-            name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name), name in ctx.removed)
+            name in ctx.arrays, ctx.arrays.get(name), name in ctx.unsure, ctx.exports.get(name), name in ctx.removed,
+            ctx.readonly.get(name))
 
 
 def restore(frame: dict, ctx: "SplitContext") -> None:
     local = ctx.local
-    for name, (had, value, partial, scoped, had_array, array, unsure, exported, gone) in frame.items():
+    for name, (had, value, partial, scoped, had_array, array, unsure, exported, gone, readonly) in frame.items():
         (ctx.removed.add if gone else ctx.removed.discard)(name)  # unset before: unset again (shell_unset.py)
         if had:
             local[name] = value
@@ -281,6 +283,10 @@ def restore(frame: dict, ctx: "SplitContext") -> None:
             ctx.exports.pop(name, None)
         else:
             ctx.exports[name] = exported
+        if readonly is None:  # a local made readonly (shell_readonly.py) is gone with it
+            ctx.readonly.pop(name, None)
+        else:
+            ctx.readonly[name] = readonly
 
 
 def source_functions(program: list[Token], ctx: "SplitContext") -> None:

@@ -43,3 +43,12 @@ def test_what_readonly_does_not_reach():
     assert last_words(f"#!/bin/bash\nreadonly M=1\nreadonly -f L\nL=200000\n{RUN} $L\n") == ["200000"]
     # a subshell's readonly ends at its `)`
     assert last_words(f"#!/bin/bash\n( readonly L=1 )\nL=200000\n{RUN} $L\n") == ["200000"]
+
+
+def test_a_functions_local_made_readonly_is_gone_at_return():
+    # bash 5.2.15: `f() { local L=4096; readonly L; }; f; L=200000` assigns 200000 (the readonly L was f's local);
+    # before, L stayed readonly after f returned: unknown ("not set in the file")
+    text = f"#!/bin/bash\nf() {{\n  local L=4096\n  readonly L\n  {RUN} $L\n}}\nf\nL=200000\n{RUN} $L\n"
+    assert last_words(text) == ["4096", "200000"]
+    # a readonly of a name the function did not make local is the script's (bash: `f() { readonly L=1; }`)
+    assert last_words(f"#!/bin/bash\nf() {{ readonly L=4096; }}\nf\nL=200000\n{RUN} $L\n") == ["4096"]
