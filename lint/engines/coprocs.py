@@ -11,7 +11,8 @@ M ...; }` or `coproc SRV ( ... )` runs the group as a subshell: what it assigns 
 
 Done on the lexed items, before shellwords._build_commands reads them (which asks `_coproc` first): the `coproc`
 word (and a compound's NAME) is dropped, and a brace group's `{` and its `}` become a subshell's `(` and `)`
-(another compound, `coproc S while ...; done`, is read where it stands, in the script's shell). dash has no
+(another compound, `coproc S while ...; done`, is read where it stands, in the script's shell); a simple
+command is put in `( )` up to the operator that ends it (`coproc L=2` assigns nothing of the script's). dash has no
 coproc (there it is a command not found, which starts nothing); the script is read as bash's, as for `[[`.
 """
 from __future__ import annotations
@@ -53,6 +54,15 @@ def unwrapped(items: list) -> list:
                 brace, end = items[group], items[close]
                 items[group] = Op("(", *brace.span())
                 items[close] = Op(")", *end.span())
+            elif i < n and not opens and group is None:  # a simple command: its own subshell too, `( COMMAND )`
+                stop = next((k for k in range(i, n) if type(items[k]) is Op and not items[k].text.startswith(
+                    "redir:")), n)
+                if stop > i:  # (bash 5.2.15: `L=1; coproc L=2; wait` leaves 1; so does `coproc f` of an f that sets L)
+                    at = it.span()
+                    last = items[stop - 1]
+                    end = last.end if type(last) is Op else last.span()[1] if type(last) is Word else at[1]
+                    items = items[:i] + [Op("(", *at)] + items[i:stop] + [Op(")", end, end)] + items[stop:]
+                    n += 2
             continue
         out.append(it)
         start = _starts_after(it)

@@ -40,3 +40,16 @@ def test_a_script_that_starts_its_engine_as_a_coprocess_is_a_deployment(tmp_path
     assert (dep.engine.name.value, dep.model.id.value, role.context_length.value) == \
         ("vllm", "Qwen/Qwen2.5-7B-Instruct", 4096)
     assert (role.context_length.source.line, role.context_length.source.col) == (2, 67)
+
+
+def test_a_simple_coprocess_command_is_a_subshell_too():
+    # bash 5.2.15: `L=4096; coproc L=200000; wait; echo $L` prints 4096, and `coproc f` of an `f() { L=9; }` leaves
+    # L as it was: the simple command runs in the coprocess's subshell (before, `coproc` was dropped and L=200000
+    # read as the script's own assignment)
+    assert argvs("#!/bin/bash\nL=4096\ncoproc L=200000\nvllm serve m --max-model-len $L\n") == \
+        [["vllm", "serve", "m", "--max-model-len", "4096"]]
+    assert argvs("#!/bin/bash\nf() { L=9; }\nL=1\ncoproc f\nvllm serve m --max-model-len $L\n") == \
+        [["vllm", "serve", "m", "--max-model-len", "1"]]
+    # its redirections stay its own, and what follows `&&`, `|` or `;` is read as before
+    assert argvs(f"coproc {RUN} > log 2>&1 && vllm serve m2\ncoproc vllm serve m3 | cat; vllm serve m4\n") == \
+        [RUN.split(), ["vllm", "serve", "m2"], ["vllm", "serve", "m3"], ["cat"], ["vllm", "serve", "m4"]]
