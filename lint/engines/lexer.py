@@ -16,6 +16,7 @@ from ..records import field, record
 from .gotemplate import ELSE, END, OPEN, action_at, next_action
 from .heredocs import after_bodies
 from .lex_quotes import QuotedReads
+from .nesting import arith_closed
 
 _ARRAY_START = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
 # A run of characters the unquoted loop would take one by one as literals (`#` only
@@ -271,31 +272,9 @@ class Lexer(QuotedReads):
 
     def _arith_command(self, s: str) -> bool:
         """Is the `((` at self.i bash's arithmetic command? Where a command starts, and only when the `)` that
-        matches its second `(` is followed at once by `)`: bash's parse.y (parse_arith_cmd, called by parse_dparen)
-        reads the matched pair, then `c = shell_getc (0); if (c != ')') rval = 0;`, a nested subshell
+        matches its second `(` is followed at once by `)` (nesting.arith_closed); else nested subshells
         (`((vllm serve m > log) &)` runs vllm with its output redirected, in the background)."""
-        if not s.startswith("((", self.i) or not self._command_start():
-            return False
-        depth, j, n = 1, self.i + 2, len(s)
-        while j < n:
-            c = s[j]
-            if c == "\\":
-                j += 1
-            elif c in "'\"":  # a quoted `(` or `)` counts for nothing
-                end = s.find(c, j + 1)
-                while c == '"' and end > 0 and s[end - 1] == "\\":
-                    end = s.find(c, end + 1)
-                if end < 0:
-                    return False
-                j = end
-            elif c == "(":
-                depth += 1
-            elif c == ")":
-                depth -= 1
-                if not depth:
-                    return s.startswith(")", j + 1)
-            j += 1
-        return False
+        return s.startswith("((", self.i) and self._command_start() and arith_closed(s, self.i)
 
     def _command_start(self) -> bool:
         """May a command start here (no word under way, after an operator or a reserved word that a command

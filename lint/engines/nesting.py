@@ -73,3 +73,29 @@ def closing(s: str, at: int, opener: str) -> int:
         else:
             k += 1
     return k
+
+
+def arith_closed(s: str, at: int) -> bool:
+    """Does the `)` that matches the second `(` of the `((` at `at` come straight before another `)`? bash's parse.y
+    (parse_arith_cmd, called by parse_dparen) reads the matched pair, then `c = shell_getc (0); if (c != ')') rval =
+    0;`: only then is `((` arithmetic. A quoted `(` or `)` counts for nothing; a backslash escapes the next one."""
+    depth, j, n = 1, at + 2, len(s)
+    while j < n:
+        c = s[j]
+        if c == "\\":
+            j += 1
+        elif c in "'\"":
+            end = s.find(c, j + 1)
+            while c == '"' and end > 0 and s[end - 1] == "\\":
+                end = s.find(c, end + 1)
+            if end < 0:
+                return False
+            j = end
+        elif c == "(":
+            depth += 1
+        elif c == ")":
+            depth -= 1
+            if not depth:
+                return s.startswith(")", j + 1)
+        j += 1
+    return False
