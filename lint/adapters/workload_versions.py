@@ -81,6 +81,11 @@ class Versions:
                                       and re.search(rf"(?<!\w){package}(?!\w)", token.text, re.IGNORECASE)):
                     continue  # another package (`sglang-router`), or a path that is not the engine's
                 pin = _PINNED.fullmatch(m.group("spec") or "") if m is not None and not token.unresolved else None
+                if other.arm is not None and other.arm != cmd.arm:  # in a branch of an `if` the launch is not in
+                    found, installed, self.run_reinstall = None, True, f"the container's command installs " \
+                        f"{token.text} only in a branch of an `if`, which may not run, so the release it runs is " \
+                        f"either that or the image's"
+                    continue
                 if elsewhere is not None:  # into a directory of its own, which the server imports from or not
                     found, installed, self.run_reinstall = None, True, f"the container's command installs " \
                         f"{token.text} with {elsewhere}, where the server may or may not import it from"

@@ -128,3 +128,21 @@ def test_a_pin_with_blanks_is_a_pin_and_an_install_elsewhere_or_a_dry_run_is_not
         "sglang release runs is unknown: the container's command installs sglang==0.5.5 with --root, where the "
         "server may or may not import it from; a release before 0.5.20 takes it, so this is a warning (the image's "
         "sglang version says which; with that release pinned ctxlint can tell) (engine-rejects-value)"]
+
+
+def test_a_pin_in_a_branch_the_launch_is_not_in_leaves_the_release_unknown(tmp_path):
+    # `if [ -n "$FAST" ]; then pip install sglang==0.5.5; fi && launch`: the pin runs only when FAST is set, so
+    # the release is 0.5.5 or the tag's 0.5.20; a flag 0.5.20 refuses is a warning that says why, not an error
+    # and not no finding (review of fixes28: the pin was taken as the release it runs)
+    install = 'if [ -n \\"$FAST\\" ]; then pip install sglang==0.5.5; fi'
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"
+    assert _dep(_pod(tmp_path, install)).engine.version is None
+    [line] = _refusals(_pod(tmp_path, install, dropped))
+    assert line.startswith("9:") and "CTX301 [warning]" in line and (
+        "Which sglang release runs is unknown: the container's command installs sglang==0.5.5 only in a branch of an "
+        "`if`, which may not run, so the release it runs is either that or the image's;") in line
+    # in the launch's own branch it always runs before it: the pin is the release
+    both = 'if [ -n \\"$FAST\\" ]; then pip install sglang==0.5.5 && ' + LAUNCH + '; fi'
+    path = tmp_path / "pod.yaml"
+    path.write_text(POD.format(image="lmsysorg/sglang:v0.5.20", install="true", launch=both))
+    assert _dep(path).engine.version.value == "0.5.5"
