@@ -6,31 +6,11 @@ from ctxlint.physics.alibi import alibi_family
 from ctxlint.physics.context import default_context
 from ctxlint.physics.hf_config import arch_from_hf_config
 from ctxlint.physics.models import lookup_model
-
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: alibi}}
-spec:
-  template:
-    spec:
-      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-L4}}
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.11.0
-          args: [{args}]
-{env}          resources: {{limits: {{nvidia.com/gpu: 1}}}}
-"""
+from helpers import context_errors
 
 
 def _findings(tmp_path, rule, model, context, extra="", env=""):
-    from helpers import run
-
-    args = f'"--model", "{model}", "--max-model-len", "{context}"{extra}'
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(args=args, env=env))
-    out = run(["check", "--isolated", str(path)]).out
-    return [line.split(f"{rule} [error] ", 1)[1] for line in out.splitlines() if f" {rule} " in line]
+    return context_errors(tmp_path, rule, model, context, extra, env, name="alibi")
 
 
 def test_mpt_above_its_max_seq_len_is_refused_by_vllm_without_rope_advice(tmp_path):

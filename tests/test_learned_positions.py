@@ -2,33 +2,14 @@
 table no RoPE scaling is advised and the long-context switch is not offered as a way to serve it (CTX109, CTX303)."""
 import pytest
 
+from helpers import context_errors
 
-DEPLOYMENT = """\
-apiVersion: apps/v1
-kind: Deployment
-metadata: {{name: learned}}
-spec:
-  template:
-    spec:
-      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-L4}}
-      containers:
-        - name: vllm
-          image: vllm/vllm-openai:v0.11.0
-          args: [{args}]
-{env}          resources: {{limits: {{nvidia.com/gpu: 1}}}}
-"""
 SWITCH = '          env: [{name: VLLM_ALLOW_LONG_MAX_MODEL_LEN, value: "1"}]\n'
 TABLE = "GPT-2 adds a learned position embedding, a table of 1,024 rows (one per position), not a rotary embedding"
 
 
 def _findings(tmp_path, rule, model, context, extra="", env=""):
-    from helpers import run
-
-    args = f'"--model", "{model}", "--max-model-len", "{context}"{extra}'
-    path = tmp_path / "deploy.yaml"
-    path.write_text(DEPLOYMENT.format(args=args, env=env))
-    out = run(["check", "--isolated", str(path)]).out
-    return [line.split(f"{rule} [error] ", 1)[1] for line in out.splitlines() if f" {rule} " in line]
+    return context_errors(tmp_path, rule, model, context, extra, env, name="learned")
 
 
 def test_distilgpt2_above_its_table_gets_no_rope_advice_and_no_switch_to_serve_it(tmp_path):
