@@ -11,6 +11,14 @@ from typing import Any, Mapping
 
 from .models import CHUNKED, FULL, LINEAR, NONE, SLIDING
 
+# LFM2's `conv` layers (layer_types "conv", everything else "full_attention") keep a short-convolution state per
+# request and no KV: vLLM builds Lfm2ShortConvDecoderLayer for every layer whose type is not "full_attention" and
+# sizes its state by conv_dim x (conv_L_cache - 1) (vllm-project/vllm@6b06599499a6f9d6f140ae26ff95b3cbd2e7e75c:
+# vllm/model_executor/models/lfm2.py get_layer, get_mamba_state_shape_from_config); SGLang caches KV for the
+# full_attention layers alone (sgl-project/sglang@493eb5b62635ca91822b180cee1fe69d3685ed8e:
+# python/sglang/srt/models/lfm2.py Lfm2ForCausalLM.get_num_kv_cache_layers) and llama.cpp keeps the others in its
+# recurrent memory (ggml-org/llama.cpp@b858a18e783b8a4fc99b6dea24eca68f3fe89c94:src/models/lfm2.cpp
+# build_shortconv_block). That state is not sized here (ctxlint.physics.mamba reads no LFM2 keys).
 _LAYER_TYPE_MAP = {
     "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
     "sliding_attention": SLIDING, "sliding_window": SLIDING, "local": SLIDING, "sliding": SLIDING,
