@@ -9,7 +9,7 @@ memos and compiled patterns cancel out), the least of `--runs`. The parts:
   floor    PyYAML's CSafeLoader composing each text (the parse floor of benchmarks/run.py)
   compose  ctxlint's composer (ctxlint.yaml_loaders.composer) composing each text
   build    the same, and ctxlint.node_builder.Builder building each document's Nodes (build less compose: the builder)
-  read     ctxlint.loader.read_path on each file, all of it (build plus reading, decoding and the file's checks)
+  read     ctxlint.file_reader.read_path on each file, all of it (build plus reading, decoding and the file's checks)
 Unlike `python -m benchmarks.firstseen`, whose whole-run counts differ by up to ~55 M between two runs of one build
 (issue 15's twentieth pass), two runs of one part agree within a few hundred instructions a file, so a step of the
 loader of ~0.5% shows; the parts do not say what a change elsewhere in a run costs.
@@ -28,7 +28,7 @@ _PASSES = """
 import gc, os, sys
 gc.set_threshold(200_000, 50, 100)  # as ctxlint.cli_check runs
 import yaml
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 from ctxlint.node_builder import Builder
 from ctxlint.yaml_loaders import composer
 part, passes, tree = sys.argv[1], int(sys.argv[2]), sys.argv[3]

@@ -19,7 +19,7 @@ from ctxlint.config_discovery import PYPROJECT, find_config, read_text
 from ctxlint.config_source import ConfigError, Located, load_pyproject, load_yaml
 from ctxlint.config_validate import full_schema, normalize, validate
 from ctxlint.globs import gitignored, glob_match, relative_posix
-from ctxlint.loader import DEFAULT_MAX_BYTES
+from ctxlint.file_reader import DEFAULT_MAX_BYTES
 from ctxlint.registry import all_rules, find, selected
 
 from .records import field, record, replace

@@ -11,10 +11,10 @@ import stat
 from typing import TYPE_CHECKING, Dict, Iterable, List, NoReturn, Optional, Sequence
 
 from ctxlint.globs import gitignored, glob_match, relative_posix
-from ctxlint.loader import PROPERTIES_NAMES, SHELL_SUFFIXES, UNIT_SUFFIXES, YAML_SUFFIXES
+from ctxlint.file_reader import PROPERTIES_NAMES, SHELL_SUFFIXES, UNIT_SUFFIXES, YAML_SUFFIXES
 
 # Shell scripts too: most public `vllm serve` launchers are `start_vllm.sh` files, HPC ones Slurm batch
-# scripts (`serve.slurm`; loader.is_shell_script).
+# scripts (`serve.slurm`; file_reader.is_shell_script).
 # systemd units too (`vllm.service` on a bare-metal host): only one that runs an engine is a deployment
 PATTERNS = YAML_SUFFIXES + SHELL_SUFFIXES + UNIT_SUFFIXES  # the loader's own: YAML/JSON, scripts and units
 # Hidden files are skipped (`.pre-commit-config.yaml`, `.gitlab-ci.yml` start no engine), but dstack's default

@@ -21,7 +21,8 @@ from ctxlint.engine_guards import InternalError  # noqa: F401 - the engine's pub
 from ctxlint.engine_guards import blame as _blame, fewer_collections as _fewer_collections
 from ctxlint.findings import Diagnostic, Finding, at_least
 from ctxlint.joins import REF_MARKERS, Joins
-from ctxlint.loader import DEFAULT_MAX_BYTES, LoadedFile, parse_bytes, read_path
+from ctxlint.loader import LoadedFile
+from ctxlint.file_reader import DEFAULT_MAX_BYTES, parse_bytes, read_path
 from ctxlint.model import Deployment
 from ctxlint.pairing import pair_across_files
 from ctxlint.registry import RuleSpec, all_rules

@@ -1,9 +1,9 @@
 """A file's bytes, read the cheap way, and the encoding they are in.
 
-`read_regular` reads a regular file with bare os.read calls (the loader stats it first), and
+`read_regular` reads a regular file with bare os.read calls (file_reader.py stats it first), and
 `BOMS` and `sniff_bomless` name the encoding of a text from its byte-order mark or, without one,
 from the null pattern of its first character. They know nothing of YAML or of findings, which is
-why they sit apart from loader.py, whose `_decode` turns what they say into text or a parse error.
+why they sit apart from file_reader.py, whose `_decode` turns what they say into text or a parse error.
 """
 from __future__ import annotations
 

@@ -74,7 +74,7 @@ def context_files(named: Sequence[str], deployments: Dict[str, Sequence[Deployme
     holds, or with a runtime no service of the run names (adapters.crd_refs.Refs.loose), and the
     same for ConfigMaps and the workloads that read them (adapters.config_map_refs.Maps.loose): the
     other side is usually a sibling file."""
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
 
     if not named or not (gateways or loose or needs_context(named, deployments)):
         return []

@@ -4,7 +4,7 @@ The loader's happy path is read, decode, compose; everything here runs only when
 or may have: the parse-error wording (a tab in the indentation, a template placeholder), a Go
 template that is YAML once rendered, nesting too deep to read, JSON that YAML accepts but JSON
 readers refuse, and tabs that libyaml reads but PyYAML's pure-Python reader does not. It is apart
-from loader.py so that the loader reads as the path a file takes, and these as the reasons it stops.
+from loader.py and file_reader.py so that those read as the path a file takes, and these as the reasons it stops.
 """
 from __future__ import annotations
 

@@ -280,27 +280,27 @@ class _GrewAfterStat:
 def test_file_that_grew_after_the_stat_is_read_whole(tmp_path, monkeypatch):
     # read_path sizes its read by the stat (read() allocates what it is asked for); a file that
     # grew in between must still be read to its end, or to the limit, never cut at the old size.
-    from ctxlint import loader
+    from ctxlint import file_reader
 
     path = tmp_path / "deploy.yaml"
     path.write_text(GOOD)
     real_stat = os.stat
-    monkeypatch.setattr(loader.os, "stat", lambda p, *a, **k: _GrewAfterStat(real_stat(p, *a, **k), 10)
+    monkeypatch.setattr(file_reader.os, "stat", lambda p, *a, **k: _GrewAfterStat(real_stat(p, *a, **k), 10)
                         if str(p) == str(path) else real_stat(p, *a, **k))
-    assert loader.read_path(str(path)).text == GOOD
-    over = loader.read_path(str(path), max_bytes=100)
+    assert file_reader.read_path(str(path)).text == GOOD
+    over = file_reader.read_path(str(path), max_bytes=100)
     assert over.text == "" and [d.message for d in over.diagnostics] == [
         "input is over the 100-byte limit (raise it with --max-file-size)"]
 
 
 def test_a_file_read_in_short_pieces_is_read_whole(tmp_path, monkeypatch):
     # os.read may return less than asked (FUSE, NFS, signals): read_path reads on until the end
-    from ctxlint import loader
+    from ctxlint import file_reader
 
     path = tmp_path / "deploy.yaml"
     path.write_text(GOOD)
     real_read = os.read
-    monkeypatch.setattr(loader.os, "read", lambda fd, n: real_read(fd, min(n, 7)))
-    assert loader.read_path(str(path)).text == GOOD
-    assert loader.read_path(str(path), max_bytes=len(GOOD.encode()) - 1).diagnostics[0].message == \
+    monkeypatch.setattr(file_reader.os, "read", lambda fd, n: real_read(fd, min(n, 7)))
+    assert file_reader.read_path(str(path)).text == GOOD
+    assert file_reader.read_path(str(path), max_bytes=len(GOOD.encode()) - 1).diagnostics[0].message == \
         f"file is {len(GOOD.encode()):,} bytes, over the {len(GOOD.encode()) - 1:,}-byte limit (raise it with --max-file-size)"

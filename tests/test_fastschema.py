@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from ctxlint.adapters.native import matches
 from ctxlint.config_validate import full_schema
 from ctxlint.fastschema import Unsupported, compile_schema
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 from ctxlint.schema import load_schema
 
 REPO = Path(__file__).resolve().parents[1]

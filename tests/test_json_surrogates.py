@@ -2,7 +2,7 @@
 is read, not a CTX001 error: PyYAML, which reads JSON for ctxlint, refuses a surrogate (lint/json_escapes.py)."""
 from __future__ import annotations
 
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 
 from helpers import run
 

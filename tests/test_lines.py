@@ -16,7 +16,8 @@ from ctxlint.engine import Settings, lint_paths, lint_text
 from ctxlint.fixes import FileFix, apply_to_text
 from ctxlint.lines import line_bounds, line_starts, split_lines
 from ctxlint.findings import Finding, Fix
-from ctxlint.loader import parse_bytes, parse_text
+from ctxlint.loader import parse_text
+from ctxlint.file_reader import parse_bytes
 from ctxlint.reporters.context import read_sources
 from ctxlint.reporters.full import _snippet
 from ctxlint.templates import looks_like_go_template

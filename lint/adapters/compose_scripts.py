@@ -82,7 +82,7 @@ def script_container(found: str, container, params: Sequence[Node] = ()):
     (read by the script's shell, not interpolated by Compose), image, GPUs and mounts, and `params` as its "$@".
     None when the file is not a script ctxlint reads (too large, unreadable, or it names no engine)."""
     from ctxlint.adapters.shell_script import MAX_CHARS, names_engine, script_node
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
     from ctxlint.nodes import adopt
 
     loaded = read_path(found, max_bytes=MAX_CHARS)

@@ -18,7 +18,8 @@ from typing import TYPE_CHECKING, Any, Callable, Dict, Mapping, Optional, Sequen
 
 from ctxlint.adapters.upward import folders_up
 from ctxlint.engines.heredocs import declined_files, written_files
-from ctxlint.loader import parse_text, read_path
+from ctxlint.loader import parse_text
+from ctxlint.file_reader import read_path
 from ctxlint.model import Source
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node, dotted_sources
 

@@ -102,7 +102,7 @@ class Maps:
         wanted = os.path.abspath(path)
         found = next((f for f in self.files if os.path.abspath(f.path) == wanted), None)
         if found is None and os.path.isfile(wanted):
-            from ctxlint.loader import read_path
+            from ctxlint.file_reader import read_path
 
             found = read_path(path)
         return found

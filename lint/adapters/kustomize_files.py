@@ -26,7 +26,7 @@ class _Reader:
         kept = _FILES.get(path)
         if kept is not None and kept[0] == sig:
             return kept
-        from ctxlint.loader import read_path
+        from ctxlint.file_reader import read_path
 
         found = read_path(path) if sig is not None and os.path.isfile(path) else None
         if len(_FILES) >= _MAX_FILES:

@@ -207,7 +207,7 @@ def generator_input(path: str) -> bool:
 
 
 def _inputs(kustomization: str) -> frozenset:
-    from ctxlint.loader import read_path  # only for a file that looks like an engine's config
+    from ctxlint.file_reader import read_path  # only for a file that looks like an engine's config
 
     loaded = read_path(kustomization)
     base = os.path.dirname(kustomization)

@@ -121,7 +121,7 @@ class RunClasses:
 
     def _holding(self, name: str, marker: bytes) -> List[Tuple[Any, Node]]:
         from ctxlint.adapters.crd_common import objects
-        from ctxlint.loader import parse_bytes
+        from ctxlint.file_reader import parse_bytes
 
         if self._by_name is None:
             self._read()
@@ -155,7 +155,7 @@ class RunClasses:
         """The run's files the engine has not shown yet, indexed (their bytes kept for it while AHEAD_BYTES
         lasts), then the classes parsed in the run's order; a file holding no marker is neither."""
         from ctxlint.adapters.crd_common import objects
-        from ctxlint.loader import parse_bytes
+        from ctxlint.file_reader import parse_bytes
 
         for data, path in self._texts():
             self._index(path, data)

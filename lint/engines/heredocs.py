@@ -25,7 +25,7 @@ from typing import Dict, Iterable, Iterator, List, Optional, Sequence, Tuple
 
 from ctxlint.lazyre import lazy_compile
 from ctxlint.lines import after_break
-from ctxlint.loader import SHELL_SUFFIXES
+from ctxlint.file_reader import SHELL_SUFFIXES
 
 from ..records import record
 

@@ -21,7 +21,7 @@ from typing import Sequence
 
 from .tokens import Command, EnvAssign, Token, VarRef
 
-MARK = "\x00"  # no launcher holds a NUL (loader.py skips such a file), nor does a manifest's command
+MARK = "\x00"  # no launcher holds a NUL (file_reader.py skips such a file), nor does a manifest's command
 Span = tuple[int, int]
 
 

@@ -11,7 +11,7 @@ from typing import Iterable, Mapping, Optional, Sequence, Tuple
 
 from ctxlint import __version__
 from ctxlint.findings import Finding
-from ctxlint.loader import DEFAULT_MAX_BYTES
+from ctxlint.file_reader import DEFAULT_MAX_BYTES
 from ctxlint.registry import RuleSpec, all_rules
 
 from ..records import field, record

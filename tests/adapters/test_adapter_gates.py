@@ -15,7 +15,8 @@ from ctxlint.adapters import gates
 from ctxlint.adapters.config_map_refs import Maps
 from ctxlint.adapters.gates import GATES, Outline
 from ctxlint.adapters.kinds import selected
-from ctxlint.loader import parse_text, read_path
+from ctxlint.loader import parse_text
+from ctxlint.file_reader import read_path
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpus"

@@ -11,7 +11,8 @@ from hypothesis import strategies as st
 
 from ctxlint.adapters import ADAPTERS
 from ctxlint.adapters.kinds import CRD_KINDS, present, reads_file, selected
-from ctxlint.loader import parse_text, read_path
+from ctxlint.loader import parse_text
+from ctxlint.file_reader import read_path
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpus"

@@ -3,7 +3,7 @@ image tag's (Versions.run_release): a pin names it, any other install leaves it 
 from __future__ import annotations
 
 from ctxlint.adapters import adapt_file
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 from helpers import run
 
 LAUNCH = "python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --context-length 8192"

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from ctxlint.adapters import adapt_file
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 from helpers import run
 
 COMPOSE = """\

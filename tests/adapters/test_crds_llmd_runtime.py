@@ -233,7 +233,7 @@ def test_vllm_runtime_odd_shapes_never_crash():
 def test_llmd_deployer_override_without_sections_gets_the_charts_prefill_and_decode(in_repo):
     """pd-nixl.yaml is Helm values of the llm-d chart, whose ModelService template renders both sections."""
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
     path = "../shared/corpus/real/llm-d__llm-d-deployer/quickstart__examples__pd-nixl__pd-nixl.yaml"
     [dep] = adapt_file(read_path(path)).deployments
     assert (dep.input_format, dep.engine.name.value, dep.model.id.value) == \

@@ -134,7 +134,7 @@ def test_corpus_engine_config_files_are_recognised():
     swap = CORPUS / "mostlygeek__llama-swap" / "docs__examples__aider-qwq-coder__llama-swap.yaml"
     runpod = CORPUS / "runpod-workers__worker-vllm" / "configs__gpt-oss__gpt_oss_120b.yaml"
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
     kinds = []
     for path in (disagg, swap, runpod):
         for dep in adapt_file(read_path(str(path))).deployments:

@@ -130,7 +130,7 @@ def test_docker_run_of_the_engines_own_program_after_an_engine_image_is_refused(
 ])
 def test_docker_run_that_runs_the_program_is_read_as_before(line):
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import parse_bytes
+    from ctxlint.file_reader import parse_bytes
 
     result = adapt_file(parse_bytes(f"#!/bin/bash\n{line}\n".encode(), "run.sh"))
     [dep] = result.deployments

@@ -372,7 +372,7 @@ def _sources():
 @pytest.mark.skipif(not CORPUS.is_dir(), reason="shared corpus not available")
 def test_corpus_files_of_these_kinds_are_read():
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
     missing = []
     for name, kind in _sources():
         if kind not in ("kserve", "dynamo", "helm-values") and "kubeai" not in name:

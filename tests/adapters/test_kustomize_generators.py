@@ -126,7 +126,7 @@ def test_a_generator_with_sources_not_read_leaves_a_missing_key_unknown(tmp_path
 
 def test_env_file_lines_as_kustomize_reads_them(tmp_path) -> None:
     from ctxlint.adapters.kustomize_maps import env_pairs
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
 
     path = tmp_path / "runtime.env"
     path.write_bytes("\ufeffA=1\r\n# c\n\n\t B= 'x' \nFROM_ENV\nC=\n".encode())

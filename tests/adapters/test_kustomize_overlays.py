@@ -170,7 +170,7 @@ def test_an_image_override_of_another_image_leaves_the_overlay_read(tmp_path) ->
 def test_overlay_files_are_read_once_for_the_bases_beside_each_other(tmp_path, monkeypatch) -> None:
     # 20 bases under one parent, each with 3 overlays there: every base looks at every overlay's kustomization,
     # which is read (and parsed) once, not once per base
-    import ctxlint.loader as loader
+    import ctxlint.file_reader as file_reader
     from ctxlint.adapters.kustomize_overlays import overlays_of
 
     files = {}
@@ -183,8 +183,8 @@ def test_overlay_files_are_read_once_for_the_bases_beside_each_other(tmp_path, m
                 f"    literals: [MODEL_ID={MODEL}, LEN=8192]\n")
     _tree(tmp_path, files)
     reads = []
-    real = loader.read_path
-    monkeypatch.setattr(loader, "read_path", lambda path, *a, **k: reads.append(path) or real(path, *a, **k))
+    real = file_reader.read_path
+    monkeypatch.setattr(file_reader, "read_path", lambda path, *a, **k: reads.append(path) or real(path, *a, **k))
     for i in range(20):
         found, skipped = overlays_of(str(tmp_path / f"base{i}/deployment.yaml"), ["runtime"], DEPLOY)
         assert sorted(o.path[len(str(tmp_path)) + 1:] for o in found) == [

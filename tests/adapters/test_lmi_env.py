@@ -3,7 +3,7 @@ serving.properties' mapping, the vLLM of the tag's LMI release, every finding at
 from __future__ import annotations
 
 from ctxlint.adapters import adapt_file
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 
 IMAGE = "763104351884.dkr.ecr.us-west-2.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128"

@@ -10,7 +10,7 @@ import pytest
 from ctxlint.adapters import adapt_file
 from ctxlint.adapters.java_properties import read
 from ctxlint.discover import discover
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 from tests.adapters.kit import arg
 

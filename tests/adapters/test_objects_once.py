@@ -14,7 +14,8 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import _objects_in, objects
 from ctxlint.adapters.kinds import selected
 from ctxlint.discover import discover
-from ctxlint.loader import Document, LoadedFile, parse_text, read_path
+from ctxlint.loader import Document, LoadedFile, parse_text
+from ctxlint.file_reader import read_path
 from ctxlint.nodes import Node
 from ctxlint.records import fields
 

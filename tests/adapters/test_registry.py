@@ -12,7 +12,7 @@ import pytest
 import ctxlint.adapters as adapters
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.kinds import CRD_KINDS, READS_VALUES, SHAPES, TEXT_MARKERS
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 
 REPO = Path(__file__).resolve().parents[2]
 SHARED = REPO.parent / "shared" / "corpus"

@@ -3,7 +3,7 @@ to the launcher's variables and drops the container's arguments; read as it does
 from __future__ import annotations
 
 from ctxlint.adapters import adapt_file
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 
 IMAGE = "763104351884.dkr.ecr.us-west-2.amazonaws.com/huggingface-pytorch-tgi-inference:" \

@@ -4,7 +4,7 @@ file alone, and one in a file a launch reads with `--config` is a key the server
 from __future__ import annotations
 
 from ctxlint.adapters import adapt_file
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 from tests.adapters.kit import adapt, at
 

@@ -6,7 +6,7 @@ import pytest
 
 from ctxlint.adapters import adapt_file
 from ctxlint.engines.shellwords import split_shell
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 
 TGI = "text-generation-launcher --model-id Qwen/Qwen2.5-7B-Instruct\n"

@@ -15,7 +15,7 @@ import pytest
 
 from ctxlint.adapters import adapt_file, shell_script
 from ctxlint.engines.images import engine_from_image
-from ctxlint.loader import parse_bytes, read_path
+from ctxlint.file_reader import parse_bytes, read_path
 from helpers import run
 
 workload = import_module("ctxlint.adapters.workload")

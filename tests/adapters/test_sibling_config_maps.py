@@ -250,15 +250,15 @@ def test_a_file_checked_alone_parses_only_the_siblings_that_can_complete_its_joi
     # a GKE sample that holds its chat-template ConfigMap (mounted, read by no env ref), checked alone, had its
     # whole directory parsed and adapted as context (~35 ms of a pre-commit run); the siblings that cannot name or
     # read a ConfigMap are now skipped on their bytes, while the one that reads it is still joined
-    import ctxlint.loader as loader
+    import ctxlint.file_reader as file_reader
 
     _write(tmp_path, {"d/deploy.yaml": DEPLOY, "d/config.yaml": CONFIG,
                       "d/other.yaml": "apiVersion: v1\nkind: Service\nmetadata: {name: vllm}\n",
                       "d/notes.yaml": "a: 1\n"})
     monkeypatch.chdir(tmp_path)
     parsed = []
-    real = loader.read_path
-    monkeypatch.setattr(loader, "read_path", lambda path, **kw: parsed.append(path) or real(path, **kw))
+    real = file_reader.read_path
+    monkeypatch.setattr(file_reader, "read_path", lambda path, **kw: parsed.append(path) or real(path, **kw))
     report = lint_paths(["d/config.yaml"])
     assert parsed == ["d/deploy.yaml"]  # the sibling that reads it, not the Service or the other file
     assert [f.rule for f in report.findings] == ["CTX201"]

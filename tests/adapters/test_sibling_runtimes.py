@@ -319,7 +319,7 @@ def test_a_run_wide_lookup_reads_each_file_once(tmp_path, monkeypatch):
     # the first run-wide lookup read every file of the run a second time (~7% of a 10,000-file run): files the
     # engine read are indexed as it reads them, and those the lookup reads ahead are handed to the engine
     import ctxlint.adapters.run_classes as run_classes
-    import ctxlint.loader as loader
+    import ctxlint.file_reader as file_reader
 
     layout = {**OME_LAYOUT, "config/samples/isvc/meta/llama.yaml": OME_SERVICE}
     layout.update({f"config/zz{i}/other.yaml": RUNTIME.replace("vllm-rt", f"rt-{i}") for i in range(3)})
@@ -327,7 +327,7 @@ def test_a_run_wide_lookup_reads_each_file_once(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     expected = lint_paths(["config"])
     reads = []
-    real_read, real_open = loader.read_regular, open
+    real_read, real_open = file_reader.read_regular, open
 
     def counted_read(path, *args, **kwargs):
         reads.append(path)
@@ -337,7 +337,7 @@ def test_a_run_wide_lookup_reads_each_file_once(tmp_path, monkeypatch):
         reads.append(str(path))
         return real_open(path, *args, **kwargs)
 
-    monkeypatch.setattr(loader, "read_regular", counted_read)
+    monkeypatch.setattr(file_reader, "read_regular", counted_read)
     monkeypatch.setattr(run_classes, "open", counted_open, raising=False)
     report = lint_paths(["config"])
     assert sorted(reads) == sorted(str(p.relative_to(tmp_path)) for p in tmp_path.rglob("*.yaml"))

@@ -12,7 +12,7 @@ import pytest
 
 from ctxlint.adapters import adapt_file
 from ctxlint.adapters.systemd_syntax import directives, split_words
-from ctxlint.loader import parse_bytes
+from ctxlint.file_reader import parse_bytes
 from helpers import run
 
 LLAMA = ("[Unit]\nDescription=llama.cpp server\n\n[Service]\nType=simple\n# a comment\n"

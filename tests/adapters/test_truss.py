@@ -348,7 +348,7 @@ def test_the_truss_modules_are_not_imported_for_a_kubernetes_file(tmp_path):
                     "        args: [--model, Qwen/Qwen3-8B]\n")
     server = tmp_path / "config.yaml"
     server.write_text(VLLM)
-    code = ("import sys\nfrom ctxlint.adapters import adapt_file\nfrom ctxlint.loader import read_path\n"
+    code = ("import sys\nfrom ctxlint.adapters import adapt_file\nfrom ctxlint.file_reader import read_path\n"
             "adapt_file(read_path(sys.argv[1]))\n"
             "print(sorted(m for m in sys.modules if m.startswith('ctxlint.adapters.truss')))\n")
     plain = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=REPO)

@@ -5,7 +5,7 @@ import pytest
 
 from ctxlint.adapters import adapt_file
 from ctxlint.engines.shellwords import split_shell
-from ctxlint.loader import read_path
+from ctxlint.file_reader import read_path
 
 RUN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 4096"
 

@@ -64,7 +64,7 @@ def _files():
 
 
 def test_every_corpus_command():
-    from ctxlint.loader import read_path
+    from ctxlint.file_reader import read_path
 
     FILES = sorted(_files())
 

@@ -30,7 +30,7 @@ def test_another_server_is_not(line):
 
 def test_the_old_server_in_a_script_is_a_deployment():
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import parse_bytes
+    from ctxlint.file_reader import parse_bytes
 
     text = "#!/bin/bash\ncd ~/llama.cpp\nnohup ./server -m models/llama-2-7b-chat.Q4_K_M.gguf -c 2048 -ngl 35 --port 8080 &\n"
     [dep] = adapt_file(parse_bytes(text.encode(), "serve.sh")).deployments

@@ -66,7 +66,7 @@ def test_unproven_build_is_a_band_over_both_readings():
 
 def _role(text: str):
     from ctxlint.adapters import adapt_file
-    from ctxlint.loader import parse_bytes
+    from ctxlint.file_reader import parse_bytes
 
     result = adapt_file(parse_bytes(text.encode(), "start.sh"))
     (role,) = [role for dep in result.deployments for role in dep.roles]
