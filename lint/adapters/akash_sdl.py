@@ -17,7 +17,7 @@ from ctxlint.adapters.akash_gpus import gpu_options
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import tail_node
 from ctxlint.adapters.kinds import akash_sdl
-from ctxlint.adapters.kubernetes import command_fields
+from ctxlint.adapters.pod_specs import command_fields
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.device_options import readings
 from ctxlint.adapters.workload import Container, EnvVar, Workload

@@ -20,7 +20,7 @@ pod runs `containers.<name>`. What it does with the values, from charts/library/
   the two mappings are merged, the controller's winning.
 
 Each enabled controller is handed to the Kubernetes reader as the pod spec the chart renders
-(kubernetes._pod_roles): a view over the values whose every node keeps its place in the file, so only
+(pod_specs.pod_roles): a view over the values whose every node keeps its place in the file, so only
 containers that start an engine become roles, with their GPUs, device and env read as a Deployment's.
 """
 from __future__ import annotations
@@ -29,7 +29,7 @@ from typing import Dict, List, Optional
 
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, merge_patch, scalar
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, limits_from_annotations
 from ctxlint.adapters.workload_inputs import scalar_text
@@ -51,7 +51,7 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
         if controller.kind != MAP or scalar(controller.get("enabled")) is False:
             continue
         pod = _pod_view(controller, defaults, merge)
-        roles = _pod_roles(pod, spans, result, {}, injected=[])
+        roles = pod_roles(pod, spans, result, {}, injected=[])
         if not roles:
             continue
         key_node = controllers.keys[key]

@@ -252,7 +252,7 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
 def _nim(image: Optional[Node], container: Container, spans: ScalarSpans, result: AdaptResult, commanded) -> list:
     """A service on an LLM NIM image (`nvcr.io/nim/<org>/<model>`, as typed: one Compose interpolates names its
     image only once run), which starts its own server when the service gives it no command (the NIM's entrypoint
-    reads its `NIM_*` environment, as in a pod: kubernetes.py _PodContext.nim); its GPUs are the service's device
+    reads its `NIM_*` environment, as in a pod: pod_specs.py _PodContext.nim); its GPUs are the service's device
     reservation. A NIM that serves no LLM (an embedding, a reranker) is no deployment (nim_names)."""
     text = image.value if image is not None and image.kind == SCALAR else None
     if commanded or not isinstance(text, str) or "$" in text or "nvcr.io/nim" not in text.lower():

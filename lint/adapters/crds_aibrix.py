@@ -5,7 +5,7 @@
   `spec.template.spec.roles[]` (a RoleSet's own `spec.roles[]`). A role is
   `name`, `replicas`, `podGroupSize` (pods that together form one role
   instance: multi-node engines) and a pod `template`, whose containers are
-  read exactly like a Deployment's (kubernetes._pod_roles). A role runs
+  read exactly like a Deployment's (pod_specs.pod_roles). A role runs
   `replicas` x `spec.replicas` engine instances, each over `podGroupSize`
   pods. The role is the engine's own marker (`--disaggregation-mode`,
   `kv_role`, TRT-LLM server role), else the role's `name` when it is
@@ -31,7 +31,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, scalar, seq, \
     str_val
 from ctxlint.adapters.hardware import engine_devices, pods_resource
-from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
+from ctxlint.adapters.pod_specs import pod_count, pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from
@@ -120,7 +120,7 @@ def _storm(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
         if group > 1:  # a PodSet per role instance
             injected += [EnvVar("PODSET_NAME", None), EnvVar("POD_GROUP_INDEX", None),
                          EnvVar("POD_GROUP_SIZE", str(group))]
-        found = _pod_roles(pod, spans, result, maps, group, injected=injected,
+        found = pod_roles(pod, spans, result, maps, group, injected=injected,
                            group_label="pods (AIBrix podGroupSize)")
         if found:
             read.append((role, name_node, role_name, label, found))
@@ -157,7 +157,7 @@ def _fleet(obj: Node, spans: ScalarSpans, maps: Dict[str, Node], result: AdaptRe
         return []
     head_template = head.get("template")
     head_pod = head_template.get("spec") if head_template is not None and head_template.kind == MAP else None
-    found = _pod_roles(head_pod, spans, result, maps, injected=[], ray=True)
+    found = pod_roles(head_pod, spans, result, maps, injected=[], ray=True)
     if not found:
         return []
     total = _cluster_gpus(head, head_pod, cluster, file, result, scalar(obj.dig("metadata", "name")))
@@ -180,7 +180,7 @@ def cluster_resource(head_pod: Optional[Node], cluster: Node) -> Optional[str]:
 def _group_gpus(group: Node, pod: Optional[Node], file: str) -> Optional[Val[int]]:
     params = group.get("rayStartParams")
     stated = int_val(params.get("num-gpus"), file) if params is not None and params.kind == MAP else None
-    return stated or _pod_count(pod, file)
+    return stated or pod_count(pod, file)
 
 
 def _cluster_gpus(head: Node, head_pod: Optional[Node], cluster: Node, file: str, result: AdaptResult,

@@ -9,7 +9,7 @@ InferenceEndpointConfig: `spec.worker` is the inference server's container (`ima
 and `environmentVariables`, a container's `env` list: {name, value | valueFrom}), run in a Deployment of
 `spec.replicas` pods (default 1) on `spec.instanceType` (`^ml\\..*`, a SageMaker name: instance_types.py), or the
 first available of `spec.instanceTypes`, or a `spec.nodeAffinity` (v1: mutually exclusive with both). The worker is
-read as a Kubernetes container is (kubernetes._pod_roles), its engine recognised by its command or image alike.
+read as a Kubernetes container is (pod_specs.pod_roles), its engine recognised by its command or image alike.
 `spec.pdSpec` (disaggregated prefill and decode: "Presence of pdSpec enables DPD mode, creating separate prefill and
 decode Deployments") makes two of them from the worker: each of `prefillSpec` and `decodingSpec` with its own
 `replicas`, `resources` and `nodeSelector`, and its `args` "appended after the shared ... args and override any
@@ -28,7 +28,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, specs, scalar
 from ctxlint.adapters.hardware import canonical_type, one_device
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, Workload, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from
@@ -123,7 +123,7 @@ def _roles(worker: Node, affinity: Optional[Node], selector: Optional[Node], res
     if affinity is not None and affinity.kind == MAP:
         pod_fields["affinity"] = clone(affinity, value={"nodeAffinity": affinity}, keys={})
     pod = clone(worker, value=pod_fields, keys={})
-    roles = _pod_roles(pod, spans, result, {}, fallback_type=device)
+    roles = pod_roles(pod, spans, result, {}, fallback_type=device)
     for role in roles:
         if unknown is not None and role.role.accelerators.type is None:
             role.unresolved.append(unknown)

@@ -40,7 +40,7 @@ from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of
     parse_embedded, scalar, seq, str_val
 from ctxlint.adapters.hardware import instance_gpus
 from ctxlint.adapters.kaito_plan import CONFIG_KEY, Plan, plan, since_of
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
                                        read_container)
@@ -161,7 +161,7 @@ class _Reader:
         written = int_val(res.get("count"), self.file) if res is not None else None
         nodes = written.value if written is not None and written.value > 0 else 1
         kind, per_node = instance_gpus(instance, self.file)
-        roles = _pod_roles(template.get("spec"), self.spans, self.result, self.maps, nodes, per_node,
+        roles = pod_roles(template.get("spec"), self.spans, self.result, self.maps, nodes, per_node,
                            injected=[], group_label="nodes (resource.count)")
         return [r if r.role.accelerators.type is not None or kind is None else
                 replace(r, role=replace(r.role, accelerators=Accelerators(kind, r.role.accelerators.count)))

@@ -28,7 +28,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, specs, scalar, seq
 from ctxlint.adapters.crds_aibrix import _cluster_gpus, cluster_resource
 from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.ray_llm_args import config_vllm, llm_configs, pip_vllm, ray_builder
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
@@ -103,7 +103,7 @@ class _Reader:
 
     def read(self, serve: Optional[Node]) -> List[Workload]:
         out: List[Workload] = []
-        roles = _pod_roles(self.head_pod, self.spans, self.result, self.maps, injected=[], ray=True)
+        roles = pod_roles(self.head_pod, self.spans, self.result, self.maps, injected=[], ray=True)
         if roles:  # the head runs the engine itself, over the whole cluster
             roles = [r if r.role.accelerators.count is None or self.total is None else _with_count(r, self.total)
                      for r in roles]

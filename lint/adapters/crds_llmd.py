@@ -8,7 +8,7 @@ llm-d ships (llm-d-deployer `templates/modelservice/presets/*`) run the
 engine container `vllm` as `vllm serve <model> --port ...`, so a container
 named `vllm` without a `command` is read as vLLM arguments (the preset's own
 flags live in a ConfigMap ctxlint does not see). A container with a
-`command` is read exactly like a Deployment's (kubernetes._pod_roles).
+`command` is read exactly like a Deployment's (pod_specs.pod_roles).
 
 `modelArtifacts.uri` gives the model: `hf://org/name` is `org/name` (the
 controller's HFModelName, the preset's `vllm serve` positional); `pvc://claim/
@@ -29,7 +29,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, specs, scalar
 from ctxlint.adapters.hardware import one_device
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import EngineRole, Workload, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from
@@ -70,7 +70,7 @@ def _section(obj: Node, spec: Node, section: str, spans: ScalarSpans, maps: Dict
         return Val("vllm", name.source(file), raw="llm-d base config `vllm serve` (container name vllm)")
 
     # A PDSpec holds `containers` like a pod spec does; its device comes from acceleratorTypes.
-    roles = _pod_roles(part, spans, result, maps, fallback_type=_accelerator(part.get("acceleratorTypes"), file),
+    roles = pod_roles(part, spans, result, maps, fallback_type=_accelerator(part.get("acceleratorTypes"), file),
                        engine_of=engine_of)
     if not roles:
         return None

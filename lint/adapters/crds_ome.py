@@ -32,7 +32,7 @@ from ctxlint.adapters.crd_common import (clone, config_maps, int_val, is_kind, l
                                         objects, scalar, seq, str_val)
 from ctxlint.adapters.crd_refs import OME_MODEL, OME_RUNTIME, Refs, refs_for, unfound
 from ctxlint.adapters.hardware import count_from_resources
-from ctxlint.adapters.kubernetes import _pod_roles
+from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.ome_served import served_model
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import UNRESOLVED, EngineRole, EnvVar, Workload, limits_from_annotations
@@ -207,7 +207,7 @@ class _Reader:
         if leader is not None or worker is not None:
             env += [EnvVar("LWS_GROUP_SIZE", str(1 + workers)), EnvVar("LWS_LEADER_ADDRESS", None),
                     EnvVar("LWS_WORKER_INDEX", None)]
-        return _pod_roles(pod, self.spans, self.result, self.maps, 1 + workers, injected=env,
+        return pod_roles(pod, self.spans, self.result, self.maps, 1 + workers, injected=env,
                           group_label="pods (OME leader + worker size)")
 
     def workload(self, obj: Node, suffix: Optional[str], roles: List[EngineRole], part: Node) -> Workload:

@@ -28,7 +28,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, merge_patch, specs, scalar, seq, str_val
 from ctxlint.adapters.crds_aibrix import _marked, _not_list, _workload as _aibrix_workload
-from ctxlint.adapters.kubernetes import _pod_count, _pod_roles
+from ctxlint.adapters.pod_specs import pod_count, pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import EngineRole, EnvVar, Workload
 from ctxlint.adapters.workload_groups import deployments_from
@@ -119,10 +119,10 @@ def _role(obj: Node, role: Node, index: int, templates: Dict[str, Optional[Node]
         env += [EnvVar(f"{prefix}GROUP_SIZE", str(size)), EnvVar(f"{prefix}LEADER_ADDRESS", None),
                 EnvVar(f"{prefix}WORKER_INDEX", None)]
     why = "pods (RBG leaderWorkerPattern size)" if rbg_vars else "pods (RBG leaderWorkerSet size)"
-    found: List[EngineRole] = _pod_roles(leader, spans, result, maps, size, _pod_count(worker, file),
+    found: List[EngineRole] = pod_roles(leader, spans, result, maps, size, pod_count(worker, file),
                                          injected=env, group_label=why)
     if not found and worker is not None:
-        found = _pod_roles(worker, spans, result, maps, size, injected=env, group_label=why)
+        found = pod_roles(worker, spans, result, maps, size, injected=env, group_label=why)
     if not found:
         return None
     found = [_marked(r, name_node, file) for r in found]

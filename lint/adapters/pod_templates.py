@@ -3,7 +3,7 @@
 New operators keep appearing; most embed ordinary pod specs somewhere under
 `spec` (`template.spec`, `podSpec`, `extraPodSpec`, a `roles[].template`,
 ...). Any mapping under `spec` with a `containers` list of containers is read
-as a pod spec, exactly like a Deployment's (kubernetes._pod_roles); only
+as a pod spec, exactly like a Deployment's (pod_specs.pod_roles); only
 containers that start a known engine become roles, so CRDs that run no
 engine yield nothing. Each pod spec with an engine is one workload, named
 `<name>/<path>` when the object holds several; its replicas are the
@@ -21,7 +21,8 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.kinds import handled_kinds
-from ctxlint.adapters.kubernetes import _pod_roles, lws_group_roles, matches
+from ctxlint.adapters.pod_specs import pod_roles
+from ctxlint.adapters.kubernetes import lws_group_roles, matches
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, limits_from_annotations
 from ctxlint.adapters.workload_groups import deployments_from, named_halves
@@ -64,9 +65,9 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
                 roles, template = lws_group_roles(pod, spans, result, maps_read)
                 path = f"{path}.{'leaderTemplate' if template is pod.get('leaderTemplate') else 'workerTemplate'}"
             elif size > 1:
-                roles = _pod_roles(pod, spans, result, maps_read, group_pods=size, group_label=_GROUP_LABEL)
+                roles = pod_roles(pod, spans, result, maps_read, group_pods=size, group_label=_GROUP_LABEL)
             else:
-                roles = _pod_roles(pod, spans, result, maps_read)
+                roles = pod_roles(pod, spans, result, maps_read)
             if roles:
                 named.append((path, pod, holder, roles))
         for path, pod, holder, roles in named:
