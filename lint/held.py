@@ -212,7 +212,7 @@ def starts_and_hangs(engine: Optional[str], role: Role, need: int) -> bool:
 
 def admission_hang(role: Role, need: int) -> bool:
     """The request of `need` tokens that starts_and_hangs hangs is held up by vLLM 0.19.x's admission check
-    (scheduler_reserve_full_isl, a model with window layers: ctxlint.physics.logged.reserves_whole), not by
+    (scheduler_reserve_full_isl, a model with window layers: ctxlint.physics.logged_eras.reserves_whole), not by
     the null block alone."""
     pool = role.pool
     if pool is None:

@@ -16,7 +16,7 @@ from .accelerators import Accelerator, lookup_accelerator, top_smi_total_mib
 from .budget import DEFAULT_BLOCK, GIB, Budget, engine_budget
 from .capacity_records import CapacityInput, CapacityResult, Step  # noqa: F401 (re-exported: its callers' names)
 from .kv import normalize_engine
-from .logged import reserves_whole
+from .logged_eras import reserves_whole
 from .memo import Memo
 from .model_side import model_side
 from .models import ModelArch

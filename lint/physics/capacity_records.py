@@ -67,7 +67,7 @@ class CapacityResult:
     reported_rule: str = ""
     releases_left_out: str = ""  # an unknown vLLM release's fold: releases that cannot load the model, and why
     layout: str = ""  # why every layer holds the whole context, when a release rule says so (model_side)
-    # vLLM 0.19.x's admission check bounds the longest request (logged.reserves_whole): the longest context its
+    # vLLM 0.19.x's admission check bounds the longest request (logged_eras.reserves_whole): the longest context its
     # startup check accepts at the band's low end, so vLLM starts with a longer one and never admits it
     admission_starts: int | None = None
     # DeepSeek-V4 on vLLM (dsv4_kv): its startup check counts the window and compressor-state groups as a request

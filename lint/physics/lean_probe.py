@@ -29,7 +29,7 @@ from .accelerators import Accelerator, top_smi_total_mib
 from .activation import profile_peak
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
-from .logged import reserves_whole
+from .logged_eras import reserves_whole
 from .pool import RESERVE, search_figures
 from .models import LINEAR
 from .mxfp4_padding import gpt_oss_factor

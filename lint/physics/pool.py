@@ -98,7 +98,7 @@ def startup_longest(bounded: tuple | None, block: int, bpt: float, pool: int | N
 
 
 def whole_windows(bounded: tuple | None, pool: int) -> tuple | None:
-    """`bounded` as vLLM 0.19.x's admission check counts it (release_rule's FULL_ISL, ctxlint.physics.logged):
+    """`bounded` as vLLM 0.19.x's admission check counts it (release_rule's FULL_ISL, ctxlint.physics.logged_eras):
     `can_fit_full_sequence` asks every KV cache group for cdiv(length, block_size) blocks, window groups too
     (no token of a new request is past its window yet, `get_num_skipped_tokens(0)`;
     vllm-project/vllm@v0.19.0:vllm/v1/core/kv_cache_manager.py, @v0.19.0:vllm/v1/core/single_type_kv_cache_manager.py

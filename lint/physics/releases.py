@@ -37,7 +37,7 @@ from .vllm_archs import first_release, source
 VLLM_RELEASES = ("0.8.5", "0.9.0", "0.10.1", "0.12.0", "0.17.0", "0.20.0", "0.28.0", "0.34.0")
 # A model with window layers beside full ones is read as 0.19.0 too: its memory rules are 0.17.0's, but its
 # admission check holds one request of such a model to (num_blocks - 1) // groups blocks
-# (ctxlint.physics.logged.reserves_whole), far below what 0.17 and 0.20 admit: the band spans both.
+# (ctxlint.physics.logged_eras.reserves_whole), far below what 0.17 and 0.20 admit: the band spans both.
 _ADMISSION = "0.19.0"
 
 
