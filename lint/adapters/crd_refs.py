@@ -16,7 +16,7 @@ file alone builds its own), and the adapters look the names up here:
 - an object a service found is `used`: not a deployment of its own, as in one file (KServe runs a
   runtime as part of the predictor of each service that names it, never by itself);
 - a cluster-scoped object (ClusterServingRuntime, ClusterBaseModel) that no file of the group holds is
-  looked for in every file of the run (run_classes.RunClasses.cluster_objects): the controller finds it
+  looked for in every file of the run (cluster_refs.py; run_classes.RunClasses.cluster_objects): the controller finds it
   in the cluster wherever it was applied from, and repositories keep them in directories of their own
   (sgl-project/ome@17b77ed: config/samples/isvc/<org>/, config/runtimes/srt/<org>/, config/models/<org>/).
   The same rule holds: exactly one file of the run must hold it, else CTX008 names the files. Such a
@@ -35,7 +35,7 @@ from ctxlint.adapters.crd_common import is_kind, namespace_of, objects, scalar, 
 from ctxlint.adapters.scalar_spans import ScalarSpans, adopted
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
-from ctxlint.nodes import MAP, Node, adopt
+from ctxlint.nodes import MAP, Node
 
 # A file that holds none of these strings holds no object looked up here, nor one that looks up:
 # a run over files of other kinds does no more than these substring searches.
@@ -162,36 +162,11 @@ class Refs:
         return id(obj) in self._used or self._run_uses(obj)
 
     def _run_uses(self, obj: Node) -> bool:
-        """Whether a service of another directory of the run finds this cluster-scoped object as _in_run does:
-        its own directory holds no object of that name (of any kind it looks up, whatever the namespace: then
-        the object stays a deployment of its own, counted twice at worst, never hidden) and this file is the one
-        file of the run outside it that holds one."""
-        from ctxlint.adapters.run_classes import CLUSTER_KINDS, current
-        from ctxlint.discover import directory_of
+        """Whether a service of another directory of the run runs this cluster-scoped object (cluster_refs)."""
+        from ctxlint.adapters.cluster_refs import run_uses
 
-        kind, name = scalar(obj.get("kind")), scalar(obj.dig("metadata", "name"))
-        run = current()
         entry = next((e for e in self._entries if e.obj is obj), None)
-        if kind not in CLUSTER_KINDS or not isinstance(name, str) or run is None or entry is None:
-            return False
-        path, line = self.files[entry.index].path, obj.source("").line
-        here = directory_of(path)
-        for there, ref in _services_naming(run, name):
-            if there == here or not is_kind(obj, (kind,), ref.group) or (ref.accept is not None and not ref.accept(obj)) \
-                    or kind not in [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds]:
-                continue
-            looked = [k for kinds, _ in ref.tiers for k in kinds]
-            if any(directory_of(other.path) == there for k in looked for other, _ in run.cluster_objects(k, name)):
-                continue  # its own directory's object (or none, when that one is not for it)
-            holders: Dict[str, Node] = {}
-            for k in looked:
-                if k in CLUSTER_KINDS:
-                    for other, found in run.cluster_objects(k, name):
-                        if is_kind(found, (k,), ref.group):
-                            holders[other.path] = found  # in one file, the later object of a name wins
-            if list(holders) == [path] and holders[path].source("").line == line:
-                return True
-        return False
+        return entry is not None and run_uses(obj, self.files[entry.index].path)
 
     def used_elsewhere(self) -> List[str]:
         """The group's files holding a cluster-scoped object a service of another directory of the run runs
@@ -222,45 +197,12 @@ class Refs:
                 return Lookup(node, self._adopt(entry)), entry.obj
             if last:
                 return Lookup(node, None, tuple(self.files[index].path for index in sorted(last))), None
-        return self._in_run(node, name, ref) or (Lookup(node), None)
+        from ctxlint.adapters.cluster_refs import in_run  # looked for in the run's other files
 
-    def _in_run(self, node: Node, name: str, ref: Ref) -> Optional[Tuple[Lookup, Optional[Node]]]:
-        """The cluster-scoped object `name` in the run's other files, when no file of the group holds it."""
-        from ctxlint.adapters.run_classes import CLUSTER_KINDS, current
-
-        run = current()
-        kinds = [k for kinds, namespaced in ref.tiers if not namespaced for k in kinds if k in CLUSTER_KINDS]
-        if run is None or not kinds:
-            return None
-        from ctxlint.discover import directory_of
-
-        # not the group's directory: its files were looked in, or (past discover.PAIRING_BLOCK files) are not
-        mine = {directory_of(loaded.path) for loaded in self.files}
-        by_file: Dict[str, Tuple[Any, Node]] = {}
-        for kind in kinds:
-            for loaded, obj in run.cluster_objects(kind, name):
-                if directory_of(loaded.path) not in mine and is_kind(obj, (kind,), ref.group):
-                    by_file[loaded.path] = (loaded, obj)  # in one file, the later object of a name wins
-        if len(by_file) == 1:
-            loaded, obj = next(iter(by_file.values()))
-            found = self._adopted.get(id(obj))
-            if found is None:
-                found = self._adopted[id(obj)] = adopt(obj, ScalarSpans(loaded.path, loaded.text))
-            return Lookup(node, found), obj
-        return (Lookup(node, None, tuple(sorted(by_file))), None) if by_file else None
+        return in_run(node, name, ref, self.files, self._adopted) or (Lookup(node), None)
 
     def _adopt(self, entry: _Entry) -> Node:
         return adopted(self.files, entry.index, entry.obj, self._adopted, self._spans)
-
-
-def _services_naming(run: Any, name: str) -> List[Tuple[str, Ref]]:
-    """(directory, ref) of each InferenceService of the run that names an object `name`, once a run."""
-    key = ("crd_refs.services", name)
-    found = run.memo.get(key)
-    if found is None:
-        found = run.memo[key] = [(there, ref) for _, user, there in run.services(name) for ref in REFS
-                                 if is_kind(user, (ref.user,), ref.group) and scalar(user.dig(*ref.path)) == name]
-    return found
 
 
 def _own(user: Node, named: List[_Entry], namespaced: bool) -> Optional[Node]:
@@ -300,7 +242,8 @@ def unfound(lookup: Lookup, what: str, user: Node, file: str) -> Optional[Diagno
     if lookup.files:
         here = os.path.dirname(file)
         beside = all(os.path.dirname(path) == here for path in lookup.files)
-        # a cluster-scoped object found in several directories of the run (Refs._in_run): paths from the service's
+        # a cluster-scoped object found in several directories of the run (cluster_refs.in_run): paths from the
+        # service's directory
         files = ", ".join(os.path.basename(path) if beside else os.path.relpath(path, here or ".")
                           for path in lookup.files)
         where = "files of its directory" if beside else "files checked with it"
