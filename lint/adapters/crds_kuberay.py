@@ -13,7 +13,7 @@
 - A head container that runs an engine itself (`vllm serve`) is read like a
   RayClusterFleet's head: the engine spreads over the whole cluster's GPUs.
 - Custom Serve apps (`import_path` of the user's own module, or a container
-  running `serve run`) for a vLLM image: their `MODEL_ID`, `MAX_MODEL_LEN`,
+  running `serve run`; ray_custom_apps.py) for a vLLM image: their `MODEL_ID`, `MAX_MODEL_LEN`,
   ... are read by the app's own code, which the file does not hold, so they
   are not engine settings: the deployment is kept (engine vLLM, the actors'
   `num_gpus`) and CTX008 names what could not be read.
@@ -29,7 +29,7 @@ from ctxlint.adapters.crd_common import config_maps, int_val, labels_of, name_of
 from ctxlint.adapters.crds_aibrix import _cluster_gpus, cluster_resource
 from ctxlint.adapters.hardware import canonical_type, engine_devices, pod_type
 from ctxlint.adapters.pod_specs import pod_roles
-from ctxlint.adapters.ray_llm_args import config_vllm, llm_configs, pip_vllm, ray_builder
+from ctxlint.adapters.ray_llm_args import config_vllm, llm_configs, ray_builder
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
                                       read_container)
@@ -37,7 +37,7 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile, parse_text
 from ctxlint.findings import Diagnostic
-from ctxlint.model import UNIFIED, Accelerators, Role, Source, Val
+from ctxlint.model import UNIFIED, Accelerators, Source, Val
 from ctxlint.nodes import MAP, SCALAR, Node, dotted_sources
 from ctxlint.physics.accelerators import family_word
 
@@ -115,7 +115,9 @@ class _Reader:
                 if app.kind == MAP:
                     out += self.application(app, a_index, place)
         elif not roles:
-            out += self.serve_run()
+            from ctxlint.adapters.ray_custom_apps import serve_run  # only a cluster with no serve config pays for it
+
+            out += serve_run(self)
         return out
 
     # -- the serve config, a YAML document inside a string -----------------------------------------------
@@ -130,7 +132,7 @@ class _Reader:
     def application(self, app: Node, index: int, place: Callable[[Node], Source],
                     custom: bool = True) -> List[Workload]:
         """A Serve application's deployments: its LLMConfigs (ray_llm_args), else, with `custom`, the user's own
-        app on vLLM (custom_app)."""
+        app on vLLM (ray_custom_apps.custom_app)."""
         is_llm, configs = llm_configs(app)
         path = app.get("import_path")
         builder = None if ray_builder(str(scalar(path) or "")) else path
@@ -144,7 +146,9 @@ class _Reader:
         if out and builder is not None:
             self.wrapped(app, builder, out[0], place)
         if not is_llm and custom:
-            out += self.custom_app(app, index, place)
+            from ctxlint.adapters.ray_custom_apps import custom_app  # only an app of the user's own pays for it
+
+            out += custom_app(self, app, index, place)
         return out
 
     def wrapped(self, app: Node, builder: Node, first: Workload, place) -> None:
@@ -214,37 +218,6 @@ class _Reader:
                 return Val(val.value, place(found), raw=val.raw)
         return None
 
-    # -- apps whose settings live in the user's own code -----------------------------------------------------
-    def custom_app(self, app: Node, index: int, place) -> List[Workload]:
-        path = app.get("import_path")
-        env = app.dig("runtime_env", "env_vars")
-        installed = pip_vllm(app.get("runtime_env"))
-        if not self.vllm(str(scalar(path) or "")) and installed is None:
-            return []
-        names = [str(k) for k in (env.value if env is not None and env.kind == MAP else {})
-                 if not str(k).startswith("VLLM_") and str(k) not in ("LD_LIBRARY_PATH", "PATH", "HF_HOME")]
-        names += [n for n in self.container_env if n not in names]
-        deployment = next((d for d in seq(app.get("deployments")) if d.kind == MAP), None)
-        gpus = int_val(deployment.dig("ray_actor_options", "num_gpus"), self.file) if deployment is not None \
-            else None
-        count = Val(gpus.value, place(deployment.dig("ray_actor_options", "num_gpus")), raw=gpus.raw) \
-            if gpus is not None else None
-        where = place(path) if path is not None else place(app)
-        label = scalar(app.get("name")) if isinstance(scalar(app.get("name")), str) else f"applications[{index}]"
-        held = self.code_in_file(str(scalar(path) or ""))
-        where_code = f"{held}, which ctxlint does not interpret" if held else "which this file does not hold"
-        what = f"Ray Serve app {scalar(path) or label}" + (f" reads {', '.join(names)}" if names else "") + \
-            f" in its own code, {where_code}: its model and engine settings are not known"
-        engine = Val("vllm", where, raw="a custom Ray Serve app on " + (
-            "vLLM from runtime_env pip" if installed is not None and not self.vllm(str(scalar(path) or ""))
-            else "a vLLM image"))
-        version = Val(installed[0], place(installed[1]), raw=str(installed[1].value)) \
-            if installed is not None and installed[0] else None
-        role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, count),
-                               source=where, name=str(label)), engine, version, None,
-                          [(what, self.first_named(env, names, place) or where)])
-        return [self.workload(str(label), [role], self.replicas(deployment, place), app)]
-
     def code_in_file(self, import_path: str) -> str:
         """`the ConfigMap X's vllm_serve.py` when a ConfigMap of this file holds the app's module (mounted into
         the Ray pods: awslabs/ai-on-eks's vllm-ray-gpu-deepseek), else ""."""
@@ -253,30 +226,6 @@ class _Reader:
             if data.kind == MAP and f"{module}.py" in data.value:
                 return f"in the ConfigMap {name}'s {module}.py"
         return ""
-
-    @staticmethod
-    def first_named(env: Optional[Node], names: List[str], place) -> Optional[Source]:
-        """Where the first variable the message names is (not LD_LIBRARY_PATH above it), else the block."""
-        if env is None or env.kind != MAP:
-            return None
-        keys = env.keys
-        return next((place(keys[n]) for n in names if n in keys), place(env))
-
-    def serve_run(self) -> List[Workload]:
-        """A head container that runs `serve run module:app` (no serveConfigV2) for a vLLM image."""
-        for c in seq(self.head_pod.get("containers") if self.head_pod is not None else None):
-            text = " ".join(str(scalar(i)) for k in ("command", "args") for i in seq(c.get(k)))
-            text += " " + str(scalar(c.get("command")) or "") + str(scalar(c.get("args")) or "")
-            found = re.search(r"\bserve\s+run\s+(\S+)", text)
-            if c.kind != MAP or found is None or not self.vllm(found.group(1)):
-                continue
-            where = c.source(self.file)
-            what = f"Ray Serve app {found.group(1)} (serve run) is configured in its own code, which this file " \
-                "does not hold: its model and engine settings are not known"
-            role = EngineRole(Role(role=Val(UNIFIED, where), accelerators=Accelerators(self.worker_type, None),
-                                   source=where), Val("vllm", where, raw="serve run"), None, None, [(what, where)])
-            return [self.workload(None, [role], None, c)]
-        return []
 
     def vllm(self, text: str) -> bool:
         return "vllm" in text.lower() or "vllm" in self.images.lower() or RAY_LLM_IMAGE.search(self.images) is not None
