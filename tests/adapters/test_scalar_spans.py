@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from ctxlint.adapters.scalar_spans import ScalarSpans, _align, _by_character, _content_start
+from ctxlint.adapters.scalar_alignment import _by_character, _content_start, align
+from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.loader import parse_text
 from ctxlint.nodes import SCALAR
 
@@ -95,7 +96,7 @@ def test_every_scalar_of_every_file_aligns_as_character_by_character():
             continue
         for node in _scalars(text, path.name):
             for decoded in (node.value, node.value[: len(node.value) // 2], node.value + "x"):
-                assert _as_list(_align(text, node, decoded)) == _slow(text, node, decoded), (path, node)
+                assert _as_list(align(text, node, decoded)) == _slow(text, node, decoded), (path, node)
                 checked += 1
             shortcut += text.startswith(node.value, node.start_index)
     assert checked > 10_000 and shortcut > 1_000  # the files reach both paths
@@ -125,7 +126,7 @@ quote_pair: ''''''
                                  "literal", "continued", "empty", "backslashes", "quote_pair"])
 def test_quoting_styles(key):
     node = parse_text(QUOTED, "q.yaml").documents[0].root.get(key)
-    assert _as_list(_align(QUOTED, node, node.value)) == _slow(QUOTED, node, node.value)
+    assert _as_list(align(QUOTED, node, node.value)) == _slow(QUOTED, node, node.value)
     spans = ScalarSpans("q.yaml", QUOTED)
     where = node.value.find("4096") if "4096" in node.value else node.value.find("8192")
     if where >= 0:  # the number points at the digits typed in the file
@@ -148,7 +149,7 @@ def test_block_scalars_and_odd_values_align_as_the_reference(lines, header, extr
     if node is None or node.kind != SCALAR or not isinstance(node.value, str):
         return
     for value in (node.value, node.value[1:], decoded):
-        assert _as_list(_align(text, node, value)) == _slow(text, node, value)
+        assert _as_list(align(text, node, value)) == _slow(text, node, value)
 
 
 @settings(max_examples=400, deadline=None)
@@ -168,11 +169,11 @@ def test_literal_blocks_a_line_at_a_time_align_as_the_reference(lines, header, i
     if node is None or node.kind != SCALAR or not isinstance(node.value, str) or node.style != "|":
         return
     for value in (node.value, node.value[:-1], node.value + "\n", " " + node.value):
-        assert _as_list(_align(text, node, value)) == _slow(text, node, value), (text, value)
+        assert _as_list(align(text, node, value)) == _slow(text, node, value), (text, value)
 
 
 def test_literal_blocks_typed_as_decoded_take_the_line_at_a_time_path():
-    from ctxlint.adapters.scalar_spans import _literal_lines
+    from ctxlint.adapters.scalar_alignment import _literal_lines
 
     text = "k: |\n  vllm serve m \\\n    --max-model-len 8192\n\n  echo done\n"
     node = parse_text(text, "b.yaml").documents[0].root.get("k")
@@ -187,7 +188,7 @@ def test_literal_blocks_typed_as_decoded_take_the_line_at_a_time_path():
 
 
 def test_offsets_index_as_the_list_they_stand_for():
-    from ctxlint.adapters.scalar_spans import Offsets
+    from ctxlint.adapters.scalar_alignment import Offsets
 
     offsets = Offsets([0, 3, 4], [10, 20, 30], 6)  # runs of 3, 1 and 2 characters
     every = [10, 11, 12, 20, 30, 31]
@@ -203,7 +204,7 @@ def test_offsets_index_as_the_list_they_stand_for():
 @given(st.text(alphabet="ab \n", min_size=1, max_size=60), st.text(alphabet="ab \n", max_size=60),
        st.integers(0, 5), st.integers(0, 70))
 def test_equal_run_is_the_common_prefix(shared, tail, lead, cut):
-    from ctxlint.adapters.scalar_spans import _equal_run
+    from ctxlint.adapters.scalar_alignment import _equal_run
 
     text, decoded = " " * lead + shared + "x" + tail, shared + "y" + tail[::-1]
     end = min(len(text), lead + cut + 1)
@@ -243,7 +244,7 @@ def test_quoted_scalars_over_lines_align_as_the_reference(lines, quote, indent, 
     if node is None or node.kind != SCALAR or not isinstance(node.value, str):
         return
     for value in (node.value, node.value[1:], node.value.replace(" ", "\n"), decoded):
-        assert _as_list(_align(text, node, value)) == _slow(text, node, value)
+        assert _as_list(align(text, node, value)) == _slow(text, node, value)
 
 
 def test_source_gives_the_positions_of_both_ends_as_position_does():
