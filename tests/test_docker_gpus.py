@@ -79,6 +79,20 @@ def test_requested_gpus(words, expected):
     assert _count(words) == expected
 
 
+@pytest.mark.parametrize("words, accelerator, vendor", [
+    # one walk of the options (docker_run._device_options) serves the devices asked for and those that make a
+    # --gpus count not the container's: an environment or a --privileged flag asks for no accelerator itself
+    ("docker run -e NVIDIA_VISIBLE_DEVICES=all --privileged IMAGE", False, None),
+    ("docker run --env AMD_VISIBLE_DEVICES=0 --device=/dev/kfd IMAGE", True, "amd"),
+    ("docker run -it --runtime habana -e HABANA_VISIBLE_DEVICES=all IMAGE", False, "gaudi"),
+    ("docker run --name gpu --device nvidia.com/gpu=all IMAGE", True, None),
+])
+def test_the_options_asking_for_devices(words, accelerator, vendor):
+    from ctxlint.engines.docker_run import requested_vendor, requests_accelerator
+
+    assert (requests_accelerator(words.split()), requested_vendor(words.split())) == (accelerator, vendor)
+
+
 SHELL_IN_CONTAINER = """#!/bin/bash
 docker run {gpus} -v /models:/models --entrypoint /bin/sh ghcr.io/ggml-org/llama.cpp:server-cuda-b6000 \\
   -c "/app/llama-server -m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c 131072 -ngl 99 --port 8080"

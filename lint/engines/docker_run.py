@@ -87,17 +87,33 @@ _GPU_DEVICES = ("nvidia.com/", "amd.com/", "intel.com/", "/dev/kfd", "/dev/dri",
                 "/dev/accel")
 
 
-def _device_options(texts: Sequence[str]):
-    """(option, value) of the `--gpus`, `--device` and `--runtime` options before a `docker run` line's image."""
-    run = parse_run(texts)
-    i, end = 1, run.image if run is not None else 0
+def _device_options(texts: Sequence[str], end: Optional[int] = None):
+    """(option, value) of the options before a `docker run` line's image (`end`: its index, when the caller
+    parsed the line already) that give its container devices: `--gpus`, `--device` and `--runtime` (the value
+    after `=` or the next word), `--privileged` (a flag: a value only after `=`) and each variable `--env`/`-e`
+    sets, as ("--env", "NAME=value"); one walk for requests_accelerator, requested_vendor and _more_devices."""
+    if end is None:
+        run = parse_run(texts)
+        end = run.image if run is not None else 0
+    i = 1
     while i < end:
-        name, eq, value = texts[i].partition("=")
-        if name in ("--gpus", "--device", "--runtime") and not eq:
+        t = texts[i]
+        name, eq, value = t.partition("=")
+        if name in ("--gpus", "--device", "--runtime", "--env") and not eq:
             value = texts[i + 1] if i + 1 < end else ""
             i += 1
         if name in ("--gpus", "--device", "--runtime"):
             yield name, value.strip()
+        elif name in ("--privileged", "--env"):
+            yield name, value
+        elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`
+            cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
+            if cut is not None and t[cut] == "e":
+                env = t[cut + 1:]
+                if not env:
+                    env = texts[i + 1] if i + 1 < end else ""
+                    i += 1
+                yield "--env", env
         i += 1
 
 
@@ -143,7 +159,7 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
             found.append((tokens[at], cut) if at < run.image else None)
             i = at
         i += 1
-    if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts[1:run.image]):
+    if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts, run.image):
         return None
     token, cut = found[0]
     count = _csv_gpu_count(token.text[cut:])
@@ -158,26 +174,13 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
 _VISIBLE_ENV = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES")
 
 
-def _more_devices(options: Sequence[str]) -> bool:
-    """Do a `docker run` line's options (those before the image) give the container GPUs its `--gpus` does not
-    count (above)?"""
-    for i, t in enumerate(options):
-        after = options[i + 1] if i + 1 < len(options) else ""
-        name, eq, value = t.partition("=")
-        if name == "--privileged" and value.lower() not in ("false", "f", "0"):  # pflag's ParseBool
-            return True
-        if name == "--device" and (value if eq else after).strip().startswith(_GPU_DEVICES):
-            return True
-        if name == "--env":
-            env = value if eq else after
-        elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`
-            cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
-            env = (t[cut + 1:] or after) if cut is not None and t[cut] == "e" else ""
-        else:
-            env = ""
-        if env.partition("=")[0] in _VISIBLE_ENV:
-            return True
-    return False
+def _more_devices(texts: Sequence[str], end: int) -> bool:
+    """Do a `docker run` line's options (those before the image, at `end`) give the container GPUs its `--gpus`
+    does not count (above)?"""
+    return any(name == "--privileged" and value.lower() not in ("false", "f", "0") or  # pflag's ParseBool
+               name == "--device" and value.startswith(_GPU_DEVICES) or
+               name == "--env" and value.partition("=")[0] in _VISIBLE_ENV
+               for name, value in _device_options(texts, end))
 
 
 def _csv_gpu_count(value: str) -> Optional[int]:
