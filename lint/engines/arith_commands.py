@@ -17,7 +17,7 @@ from typing import Sequence
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
-from .lexer import Word
+from .lex_words import Word
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 # one update: `++L`, `L--`, `L = EXPR`, `L += EXPR` (`==` is a comparison, never `=`)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from .shellarrays import Alternatives, first_element
 
 if TYPE_CHECKING:
-    from .lexer import Word
+    from .lex_words import Word
     from .shellwords import SplitContext
     from .tokens import Command
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import TYPE_CHECKING, Callable
 
-from .lexer import Word
+from .lex_words import Word
 from .tokens import Token, VarRef
 
 if TYPE_CHECKING:

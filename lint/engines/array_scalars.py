@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Optional
 
 from .command_prefixes import ASSIGN
-from .lexer import Word
+from .lex_words import Word
 from .tokens import Token
 
 if TYPE_CHECKING:

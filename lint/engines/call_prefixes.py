@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from .command_strings import assigned
 from .decided_tests import hiding
-from .lexer import Word
+from .lex_words import Word
 from .shellfuncs import _literal, restore, saved
 from .tokens import EnvAssign
 

@@ -25,7 +25,7 @@ from ctxlint.lazyre import lazy_compile
 
 from .heredoc_scripts import _BodyLexer, _expanded, _untabbed
 from .heredocs import HereBody, find_end
-from .lexer import Part
+from .lex_words import Part
 from .tokens import Token
 
 # `$(cat <<EOF`, `$(cat <<-'EOF'`, `$( cat << "EOF"`, `$(cat <<\EOF`, then the line's end: the body starts there

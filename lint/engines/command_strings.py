@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 from .branches import Branches
-from .lexer import Part, Word
+from .lex_words import Part, Word
 from .command_prefixes import ASSIGN
 from .outer_expansion import MARK
 from .tokens import Token, VarRef

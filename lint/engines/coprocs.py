@@ -18,7 +18,7 @@ coproc (there it is a command not found, which starts nothing); the script is re
 from __future__ import annotations
 
 from .lex_quotes import NAME
-from .lexer import Op, Word
+from .lex_words import Op, Word
 
 # the reserved words that open a compound command (bash manual, Compound Commands); `((` and `( )` are operators
 _COMPOUNDS = frozenset({"{", "while", "until", "if", "for", "case", "select", "[["})

@@ -37,7 +37,8 @@ from ctxlint.lazyre import lazy_compile
 
 from .decided_tests import hiding
 from .heredocs import HereBody
-from .lexer import Lexer, Word
+from .lex_words import Word
+from .lexer import Lexer
 from .outer_expansion import restored, script_of
 from .tokens import Command, SplitProblem, Token
 

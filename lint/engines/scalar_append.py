@@ -20,7 +20,7 @@ from ctxlint.lazyre import lazy_compile
 
 from .command_prefixes import ASSIGN
 from .command_strings import _DECLARES, LEADING_KEYWORDS as _KEYWORDS
-from .lexer import Part, Word
+from .lex_words import Part, Word
 
 _APPEND = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\+=")
 

@@ -15,7 +15,7 @@ from .scalar_branches import MAX_WORLDS, UNSET, Fork, _held, _key, _Partial, _va
 from .shellarrays import Alternatives, first_element
 
 if TYPE_CHECKING:
-    from .lexer import Word
+    from .lex_words import Word
     from .tokens import Command
     from .word_expansion import SplitContext
 

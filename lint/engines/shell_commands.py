@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from .lex_quotes import NAME
-from .lexer import Op, Word
+from .lex_words import Op, Word
 from .tokens import Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.

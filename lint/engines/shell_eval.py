@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from .lexer import Word
+from .lex_words import Word
 from .outer_expansion import restored, script_of
 from .tokens import Command, EnvAssign, Token
 

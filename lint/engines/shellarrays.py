@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from ctxlint.lazyre import lazy_compile
 
-from .lexer import Word
+from .lex_words import Word
 from .tokens import Token
 
 if TYPE_CHECKING:

@@ -31,7 +31,8 @@ from ctxlint.lazyre import lazy_compile
 
 from ctxlint.sourced import MAX_SOURCES, sourced_path
 
-from .lexer import Op, Word, lex
+from .lex_words import Op, Word
+from .lexer import lex
 from .shell_unset import removed
 from .tokens import Command, Token
 

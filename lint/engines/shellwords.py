@@ -25,7 +25,8 @@ from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
 from . import branches, shellarrays
-from .lexer import Op, Word, lex
+from .lex_words import Op, Word
+from .lexer import lex
 from .shell_commands import arith_close, coproc, defines, literal, never_returns, no_command
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands

@@ -26,7 +26,7 @@ from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
 
-from .lexer import Op, Word
+from .lex_words import Op, Word
 from .tokens import SHELLS
 
 _IDENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*")

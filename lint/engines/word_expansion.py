@@ -18,7 +18,7 @@ from .arith import arithmetic
 from .command_strings import Locals, partial_value
 from .gotemplate import lookup_key
 from . import shellarrays, tokens
-from .lexer import Word
+from .lex_words import Word
 from .tokens import Resolver, SplitProblem, Token, VarRef
 
 _POSITIONAL = frozenset("@*#123456789")  # a function call's arguments (shellfuncs.Positional)

@@ -10,7 +10,7 @@ import yaml
 from hypothesis import given, settings, strategies as st
 
 from conftest import REPO, SHARED
-from ctxlint.engines import lexer
+from ctxlint.engines import lex_words, lexer
 from ctxlint.engines.heredocs import after_bodies
 
 
@@ -36,13 +36,13 @@ class _Before(lexer.Lexer):
             elif c == "\n":
                 self._end_word()
                 self.arith = 0
-                self.out.append(lexer.Op(";", *self.src(self.i, self.i + 1)))
+                self.out.append(lex_words.Op(";", *self.src(self.i, self.i + 1)))
                 self.i += 1
                 if self.bodies:
-                    words = [lexer._text(w) for w in self.out[self.line_at:] if isinstance(w, lexer.Word)]
+                    words = [lexer._text(w) for w in self.out[self.line_at:] if isinstance(w, lex_words.Word)]
                     self.i, scripts = after_bodies(s, self.i, self.bodies, words, self.base)
                     for body in scripts:
-                        self.out += (lexer.Op("redir:body", body.base[0][0], body.base[-1][1]), body)
+                        self.out += (lex_words.Op("redir:body", body.base[0][0], body.base[-1][1]), body)
                     self.bodies = []
                 self.line_at, self.heredoc = len(self.out), None
             elif c == "#" and self.word is None:
@@ -80,7 +80,7 @@ class _Before(lexer.Lexer):
                     self.arith -= 1
                 self._end_word()
                 op = next(o for o in lexer.OPERATORS if s.startswith(o, self.i))
-                self.out.append(lexer.Op(op, *self.src(self.i, self.i + len(op))))
+                self.out.append(lex_words.Op(op, *self.src(self.i, self.i + len(op))))
                 self.i += len(op)
             else:
                 run = lexer._PLAIN_RUN.match(s, self.i)
@@ -94,7 +94,7 @@ class _Before(lexer.Lexer):
 
     def _raw_part(self, kind, a, b, quoted, **kw):
         """Lexer._raw_part as it was: a src() call a character."""
-        part = lexer.Part(kind, quoted=quoted, **kw)
+        part = lex_words.Part(kind, quoted=quoted, **kw)
         spans = [self.src(k, k + 1) for k in range(a, b)]
         part.runs = [(self.s[a:b], tuple([sp[0] for sp in spans]), tuple([sp[1] for sp in spans]))] if a < b else []
         self._cur().parts.append(part)

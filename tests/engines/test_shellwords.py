@@ -238,7 +238,8 @@ def _per_character(parts):
 def test_a_run_of_literals_is_the_characters_lit_appends_one_by_one(text, k8s, spanned):
     # _lit_run keeps s[a:b] as one run (text, starts, ends); the lexer before it appended each
     # character with _lit. Both must give every word the same characters at the same spans.
-    from ctxlint.engines.lexer import Lexer, Word
+    from ctxlint.engines.lex_words import Word
+    from ctxlint.engines.lexer import Lexer
 
     class OneByOne(Lexer):
         def _lit_run(self, a, b, quoted):
