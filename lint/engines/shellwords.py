@@ -19,15 +19,16 @@ from typing import Callable, Optional
 
 from .command_prefixes import strip_prefixes
 from .container_scripts import script_index as _script_index, shell_script
+from .command_groups import command_groups
 from .command_strings import assignment_words, command_word
 from .decided_tests import hiding
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
 from . import branches, shellarrays
-from .lex_words import Op, Word
+from .lex_words import Word
 from .lexer import lex
-from .shell_commands import arith_close, coproc, defines, literal, never_returns, no_command
+from .shell_commands import literal, no_command
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -39,85 +40,10 @@ _MAX_DEPTH = 6
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
-    current: list[Word] = []
-    skip_next = False
-    # (words, after && or ||), or (a HereBody or a shellfuncs.Defined, None)
-    groups: list[tuple[list[Word], Optional[bool]]] = []
-    after_logic = False
-    blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
-    if defines(items):
-        from .shellfuncs import collapse  # only a text that defines a function pays for it
+    groups, arith, blocking, subshells = command_groups(items)
+    if subshells:
+        from .subshells import Mark, passed
 
-        items = collapse(items)
-    if coproc(items):  # `coproc [NAME] COMMAND`: a subshell run in the background (coprocs.py)
-        from .coprocs import unwrapped
-        items = unwrapped(items)
-    subshells = any(type(it) is Op and it.text == "(" for it in items)
-    if subshells:  # only a text with a `(` imports subshells.py
-        from .subshells import Mark, marked, passed
-
-        items = marked(items)
-    # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py): group -> (its text, decidable?)
-    arith: dict[int, tuple[str, bool]] = {}
-    # an open `((`: its text's pieces, whether they read as typed (no redirect, `;` or line break the lexer made
-    # of `>`, `<<` or a new line), whether it runs in a pipeline's or `&`'s subshell, and its `&&`
-    acc: Optional[list] = None
-    clean = piped = open_logic = False
-    last = prior = skip_op = close = None
-    seq = items + [Op(";", 0, 0)]
-    for pos, it in enumerate(seq):
-        if it is skip_op:  # the second `)` of `))`
-            continue
-        if acc is not None:  # inside `(( ... ))`: every item is the expression's, to its `))`
-            if it is close:
-                after = seq[pos + 2] if pos + 2 < len(seq) else None
-                piped = piped or (type(after) is Op and after.text in ("|", "|&", "&"))
-                groups.append((current, open_logic))
-                arith[len(groups) - 1] = (" ".join(acc), clean and not piped)
-                current, acc, after_logic = [], None, False
-                last = skip_op = seq[pos + 1]
-                continue
-            if isinstance(it, Word):
-                from .arith_commands import raw
-
-                current.append(it)
-                acc.append(raw(it))
-            elif type(it) is Op and it.text in ("(", ")", "&", "|", "&&", "||"):
-                acc.append(it.text)
-            else:  # a redirect's `>`, a line break, a here-document: not the text as typed
-                clean = False
-            continue
-        if isinstance(it, Op):
-            if it.text.startswith("redir:"):
-                skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
-                continue
-            kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
-            if current:
-                groups.append((current, after_logic))
-                if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
-                    blocking.add(len(groups) - 1)
-            current = []
-            after_logic = it.text in ("&&", "||") or kept
-            # `((` typed together (`( (` are two subshells, subshells.py)
-            opens = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
-            close = arith_close(seq, pos) if opens else None
-            if close is not None:  # not `((a); b)`, two subshells bash reads when no `))` closes the first
-                acc, clean, open_logic = [], True, after_logic
-                piped = prior is not None and prior.text in ("|", "|&")
-            prior = last if not opens else prior
-            last = it
-            continue
-        elif skip_next:
-            skip_next = False
-            if isinstance(it, HereBody):  # a script of its own, after its line's commands (None: not a command)
-                groups.append((it, None))  # type: ignore[arg-type]
-        elif not isinstance(it, Word):  # a function's definition: a command of its own, that runs nothing
-            if current:
-                groups.append((current, after_logic))
-            current, after_logic = [], False
-            groups.append((it, None))  # type: ignore[arg-type]
-        else:
-            current.append(it)  # type: ignore[arg-type]
     for index, (words, conditional) in enumerate(groups):
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
