@@ -27,8 +27,9 @@ from typing import TYPE_CHECKING, Callable, Sequence, TypeVar
 
 from .command_strings import assigned
 from .decided_tests import hiding
+from .function_defs import _literal
 from .lex_words import Word
-from .shellfuncs import _literal, restore, saved
+from .shellfuncs import restore, saved
 from .tokens import EnvAssign
 
 if TYPE_CHECKING:

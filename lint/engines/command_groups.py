@@ -14,17 +14,17 @@ from .shell_commands import arith_close, coproc, defines, literal, never_returns
 
 def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool]], set[int], bool]:
     """(groups, arith, blocking, subshells) of a text's items: each group (words, after `&&` or `||`), or (a
-    HereBody, a shellfuncs.Defined or a subshells.Mark, None); `arith`: group -> the text of its `(( ... ))` and
+    HereBody, a function_defs.Defined or a subshells.Mark, None); `arith`: group -> the text of its `(( ... ))` and
     whether it reads as typed; `blocking`: the groups that never return, run in the foreground (`sleep infinity;`);
     `subshells`: whether the text has a `(` (then the items were marked, subshells.py)."""
     current: list[Word] = []
     skip_next = False
-    # (words, after && or ||), or (a HereBody or a shellfuncs.Defined, None)
+    # (words, after && or ||), or (a HereBody or a function_defs.Defined, None)
     groups: list[tuple[list[Word], Optional[bool]]] = []
     after_logic = False
     blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
     if defines(items):
-        from .shellfuncs import collapse  # only a text that defines a function pays for it
+        from .function_defs import collapse  # only a text that defines a function pays for it
 
         items = collapse(items)
     if coproc(items):  # `coproc [NAME] COMMAND`: a subshell run in the background (coprocs.py)

@@ -65,8 +65,9 @@ def called_script(program: list[Token], ctx, depth: int, unsure: bool,
     if ran is not None:  # shell_script._Beside: the file is read through this script (no deployment of its own)
         ran.append(ctx.sourcer.full(path))
     from .command_strings import Locals
+    from .function_defs import collapse
     from .lexer import lex
-    from .shellfuncs import Positional, collapse
+    from .shellfuncs import Positional
 
     word = program[at]
     items, _ = lex(text, [(word.start, word.end)] * len(text))
