@@ -9,7 +9,7 @@ M ...; }` or `coproc SRV ( ... )` runs the group as a subshell: what it assigns 
 (subshells.py), while the engine it starts runs with its values. Checked with bash 5.2.15: `coproc S { L=5; echo
 "in $L"; }; cat <&"${S[0]}"; echo "after [$L]"` prints `in 5` and `after []`.
 
-Done on the lexed items, before command_groups.command_groups groups them (which asks `coproc` first): the `coproc`
+Done on the lexed items, before shell_commands.command_groups groups them (which asks `coproc` first): the `coproc`
 word (and a compound's NAME) is dropped, and a brace group's `{` and its `}` become a subshell's `(` and `)`
 (another compound, `coproc S while ...; done`, is read where it stands, in the script's shell); a simple
 command is put in `( )` up to the operator that ends it (`coproc L=2` assigns nothing of the script's). dash has no

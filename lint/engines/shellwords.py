@@ -19,7 +19,6 @@ from typing import Callable, Optional
 
 from .command_prefixes import strip_prefixes
 from .container_scripts import script_index as _script_index, shell_script
-from .command_groups import command_groups
 from .command_strings import assignment_words, command_word
 from .decided_tests import hiding
 from .compose_pass import compose_interpolated, shell_stage
@@ -28,7 +27,7 @@ from .heredocs import HereBody
 from . import branches, shellarrays
 from .lex_words import Word
 from .lexer import lex
-from .shell_commands import literal, no_command
+from .shell_commands import command_groups, literal, no_command
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token

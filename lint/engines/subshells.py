@@ -35,7 +35,7 @@ _GONE = object()
 
 
 class Mark:
-    """A subshell's `(` (`opens`) or its `)`, in the items (a group of its own in command_groups.command_groups).
+    """A subshell's `(` (`opens`) or its `)`, in the items (a group of its own in shell_commands.command_groups).
     An opening one holds the names its words spell (None: any name), and once read the state it saves."""
 
     __slots__ = ("opens", "names", "saved", "pair")
