@@ -88,7 +88,9 @@ def _no_ci_env(monkeypatch):
     # Output formats that react to CI variables must not change golden output.
     for name in ("GITHUB_ACTIONS", "NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(name, raising=False)
-    os.environ.setdefault("COLUMNS", "200")
+    # The concise format cuts lines to the terminal's width ($COLUMNS first): one width for every test,
+    # whatever terminal, CI runner or xdist worker runs the suite (a test may still set its own).
+    monkeypatch.setenv("COLUMNS", "200")
 
 
 # Property tests: explore freely on developer machines, but replay a fixed sequence in CI so
