@@ -179,10 +179,16 @@ def type_from_labels(labels: Optional[Node], file: str) -> Optional[Val[str]]:
         from ctxlint.adapters.compute_classes import selected_device  # only a pod that names a class pays for it
 
         return selected_device([node])
+    node = labels.get(NODE_POOL)
+    if node is not None and node.kind == SCALAR:
+        from ctxlint.adapters.karpenter_pools import selected_device as pool_device  # as a class, on first use
+
+        return pool_device([node])
     return None
 
 
 COMPUTE_CLASS = "cloud.google.com/compute-class"  # compute_classes.LABEL
+NODE_POOL = "karpenter.sh/nodepool"  # karpenter_pools.LABEL
 
 
 def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
@@ -191,13 +197,14 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
         if affinity is not None else None
     if terms is None or terms.kind != SEQ:
         return None
-    classes = False
+    classes = pools = False
     for term in terms.value:
         exprs = term.get("matchExpressions") if term.kind == MAP else None
         for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
             key = _scalar(expr.get("key")) if expr.kind == MAP else None
             kind = _device_label(key)
             classes = classes or key == COMPUTE_CLASS
+            pools = pools or key == NODE_POOL
             if not kind or _scalar(expr.get("operator")) != "In":
                 continue
             found = one_device(key, expr.get("values"), file)
@@ -206,7 +213,13 @@ def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]
     if classes:
         from ctxlint.adapters.compute_classes import affinity_values, selected_device
 
-        return selected_device(affinity_values(affinity))
+        found = selected_device(affinity_values(affinity))
+        if found is not None:
+            return found
+    if pools:
+        from ctxlint.adapters import karpenter_pools
+
+        return karpenter_pools.selected_device(karpenter_pools.affinity_values(affinity))
     return None
 
 

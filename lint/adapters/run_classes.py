@@ -1,6 +1,7 @@
-"""The files of the run being checked, where a GKE compute class a pod names is looked for (compute_classes.py),
-and the cluster-scoped objects an InferenceService names when no file of its own directory holds them (crd_refs.py:
-an OME ClusterServingRuntime or ClusterBaseModel, a KServe ClusterServingRuntime).
+"""The files of the run being checked, where a GKE compute class or Karpenter NodePool a pod names is looked for
+(compute_classes.py, karpenter_pools.py), and the cluster-scoped objects an InferenceService names when no file of
+its own directory holds them (crd_refs.py: an OME ClusterServingRuntime or ClusterBaseModel, a KServe
+ClusterServingRuntime).
 
 engine.lint_paths sets them for the whole run (`run_files`), and a --jobs worker is given them once as it starts
 (parallel.py). Apart from compute_classes so that every run can set them without importing the class reader, which
@@ -17,6 +18,7 @@ from typing import Any, Dict, Iterator, List, Optional, Sequence, Tuple, Union
 from ctxlint.nodes import SCALAR, Node
 
 _API_GROUP = "cloud.google.com/"
+_KARPENTER_GROUP = "karpenter.sh/"  # NodePool's group, Karpenter's and EKS Auto Mode's (karpenter_pools.py)
 _SUFFIXES = (".yaml", ".yml", ".json")
 # Cluster-scoped kinds an InferenceService names, which its controller finds wherever they were applied from
 # (crd_refs.py): OME's ClusterServingRuntime and ClusterBaseModel, KServe's ClusterServingRuntime.
@@ -46,8 +48,8 @@ def run_files(paths: Union[Sequence[str], "RunClasses"], max_bytes: int, stdin: 
 
 
 class RunClasses:
-    """The ComputeClass objects of a run's files (and of stdin, when the run reads "-"), by name, and the files
-    crd_refs looks in run-wide, indexed by the names they write.
+    """The ComputeClass and Karpenter NodePool objects of a run's files (and of stdin, when the run reads "-"), by
+    name, and the files crd_refs looks in run-wide, indexed by the names they write.
 
     The engine shows it every file it reads (`note`), which indexes the file's bytes there; the first lookup reads
     the run's files not shown yet (`_read`), and keeps their bytes (up to AHEAD_BYTES in all) for the engine to
@@ -68,6 +70,7 @@ class RunClasses:
         if self.stdin is not None:
             self._order[self.stdin[1]] = -1
         self._by_name: Optional[Dict[str, List[Tuple[str, Node]]]] = None
+        self._pools: Dict[str, List[Tuple[str, Node]]] = {}  # Karpenter NodePools by name (karpenter_pools.py)
         self._indexed: set = set()  # the paths whose bytes were indexed
         # the files that may hold what crd_refs looks up run-wide, kept unparsed (path -> bytes), and the names
         # written after a `name:` or `runtime:` key in each: a lookup parses only the files that write its name so
@@ -75,7 +78,7 @@ class RunClasses:
         # the lookup then says the object is in no file, or leaves a runtime a deployment of its own)
         self._candidates: Dict[str, bytes] = {}
         self._writing: Dict[bytes, List[str]] = {}  # name -> the paths of the candidates that write it
-        self._classes: Dict[str, bytes] = {}  # path -> bytes of a file that may hold a ComputeClass
+        self._classes: Dict[str, bytes] = {}  # path -> bytes of a file that may hold a ComputeClass or a NodePool
         self._parsed: Dict[str, list] = {}  # path -> its objects, parsed once
         self._ahead: Dict[str, bytes] = {}  # read by a lookup before the engine reached them
         self._ahead_left = self.AHEAD_BYTES
@@ -104,6 +107,12 @@ class RunClasses:
         if self._by_name is None:
             self._read()
         return self._by_name.get(name, []) if self._by_name is not None else []
+
+    def node_pools(self, name: str) -> List[Tuple[str, Node]]:
+        """(path, object) of each Karpenter NodePool named `name` in the run's files, in the run's order."""
+        if self._by_name is None:
+            self._read()
+        return self._pools.get(name, [])
 
     def cluster_objects(self, kind: str, name: str) -> List[Tuple[Any, Node]]:
         """(LoadedFile, object) of each `kind` object named `name` in the run's files (CLUSTER_KINDS and their
@@ -143,7 +152,7 @@ class RunClasses:
             for found in set(_NAMES.findall(data)):
                 self._writing.setdefault(found, []).append(path)
             self._candidates[path] = data
-        if b"ComputeClass" in data:  # most files: no parse
+        if b"ComputeClass" in data or b"NodePool" in data:  # most files: no parse
             self._classes[path] = data
 
     def parsed(self, path: str) -> Optional[Any]:
@@ -170,6 +179,9 @@ class RunClasses:
                 if _scalar(obj.get("kind")) == "ComputeClass" and str(_scalar(obj.get("apiVersion"))).startswith(
                         _API_GROUP) and isinstance(name, str) and name:
                     out.setdefault(name, []).append((path, obj))
+                elif _scalar(obj.get("kind")) == "NodePool" and str(_scalar(obj.get("apiVersion"))).startswith(
+                        _KARPENTER_GROUP) and isinstance(name, str) and name:
+                    self._pools.setdefault(name, []).append((path, obj))
         self._by_name = out
 
     def _texts(self) -> Iterator[Tuple[bytes, str]]:

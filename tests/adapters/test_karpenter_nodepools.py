@@ -1,0 +1,150 @@
+"""A pod that selects a Karpenter NodePool by name gets the device that NodePool's requirements name.
+
+Modelled on OchiShuji/vllm-eks: manifests/01-gpu-nodepool.yaml (a `karpenter.sh/v1` NodePool `gpu-nodepool` of EKS
+Auto Mode, `eks.amazonaws.com/instance-family In [g4dn]`) and manifests/02-vllm-deployment.yaml (vLLM with
+`nodeSelector: {karpenter.sh/nodepool: gpu-nodepool}`); and on isrealei/vllm-eks-inference-platform:
+infra-live/karpenter/nodepool-gpu.yaml (`karpenter.k8s.aws/instance-family In [g5, g6]`: A10G or L4, no one device).
+Karpenter labels its nodes with the NodePool's name (kubernetes-sigs/karpenter@046bcdae:pkg/apis/v1/labels.go).
+"""
+from __future__ import annotations
+
+from ctxlint.engine import lint_paths
+from helpers import run
+
+POOL = """\
+apiVersion: karpenter.sh/v1
+kind: NodePool
+metadata:
+  name: gpu-nodepool
+spec:
+  template:
+    metadata:
+      labels: {{workload-type: gpu-nodepool}}
+    spec:
+      requirements:
+        - key: karpenter.sh/capacity-type
+          operator: In
+          values: ["spot", "on-demand"]
+{terms}"""
+G4DN = """\
+        - key: eks.amazonaws.com/instance-family
+          operator: In
+          values: ["g4dn"]
+"""
+G5_OR_G6 = """\
+        - key: karpenter.k8s.aws/instance-family
+          operator: In
+          values: ["g5", "g6"]
+"""
+A10G_NAME = """\
+        - key: karpenter.k8s.aws/instance-gpu-name
+          operator: In
+          values: ["a10g"]
+"""
+DEPLOY = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      nodeSelector:
+        karpenter.sh/nodepool: gpu-nodepool
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.8.3
+        args: [--model, meta-llama/Llama-3.1-8B-Instruct, --max-model-len, "8192"]
+        resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def _tree(root, deploy: str = DEPLOY, **pools: str) -> None:
+    (root / "karpenter").mkdir()
+    (root / "app").mkdir()
+    for name, text in pools.items():
+        (root / "karpenter" / f"{name}.yaml").write_text(text)
+    (root / "app" / "deploy.yaml").write_text(deploy)
+
+
+def _device(paths):
+    [dep] = lint_paths([str(p) for p in paths]).deployments
+    [role] = dep.roles
+    return role.accelerators.type
+
+
+def test_a_nodepool_of_one_instance_family_names_its_gpu(tmp_path, monkeypatch):
+    _tree(tmp_path, gpu=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    device = _device(["."])
+    assert (device.value, device.raw, device.source.file, device.source.line, device.source.col) == \
+        ("T4", "g4dn", "karpenter/gpu.yaml", 16, 20)
+    # Llama-3.1-8B's bf16 weights do not leave a T4 room for a KV block: the error is at the NodePool's family
+    out = run(["check", "--select", "CTX209", "."]).out
+    assert out.splitlines() == [
+        "karpenter/gpu.yaml:16:20: CTX209 [error] -2.92 GiB < one KV block (at most -2.24 GiB with every estimated "
+        "term at its smallest): the unified engine has no memory left for the KV cache on T4 (instance memory 13.27 "
+        "GiB - weights 14.96 GiB - activation peak 0.53 GiB - non-torch 0.70 GiB; vLLM 0.8.3 V1: profile of 2048 "
+        "tokens x 256 sequences), so it will not start. Use more or larger accelerators, more tensor parallelism, a "
+        "quantized checkpoint, or a higher memory fraction; if the engine does start, state the KV memory it logs "
+        "(the ctxlint.io/available-kv-gib or ctxlint.io/kv-pool-tokens annotations) (no-memory-for-kv-cache)"]
+
+
+def test_families_of_different_gpus_name_no_device(tmp_path, monkeypatch):
+    _tree(tmp_path, gpu=POOL.format(terms=G5_OR_G6))
+    monkeypatch.chdir(tmp_path)
+    assert _device(["."]) is None
+
+
+def test_a_gpu_name_term_narrows_the_families_beside_it(tmp_path, monkeypatch):
+    # the terms hold together: g5 or g6, with an A10G, is a g5
+    _tree(tmp_path, gpu=POOL.format(terms=G5_OR_G6 + A10G_NAME))
+    monkeypatch.chdir(tmp_path)
+    device = _device(["."])
+    assert (device.value, device.raw, device.source.line) == ("A10G", "a10g", 19)
+
+
+def test_terms_on_different_gpus_name_no_device(tmp_path, monkeypatch):
+    _tree(tmp_path, gpu=POOL.format(terms=G4DN + A10G_NAME))  # no instance type meets both
+    monkeypatch.chdir(tmp_path)
+    assert _device(["."]) is None
+
+
+def test_a_nodepool_no_checked_file_defines_leaves_the_device_unknown(tmp_path, monkeypatch):
+    _tree(tmp_path, gpu=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    assert _device(["app/deploy.yaml"]) is None
+    assert "no accelerator type (or available_kv_gib) is given" in run(["check", "app/deploy.yaml"]).out
+
+
+def test_node_affinity_on_the_nodepool_label(tmp_path, monkeypatch):
+    affinity = DEPLOY.replace(
+        "      nodeSelector:\n        karpenter.sh/nodepool: gpu-nodepool\n",
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n            - matchExpressions:\n"
+        "              - {key: karpenter.sh/nodepool, operator: In, values: [gpu-nodepool]}\n")
+    _tree(tmp_path, affinity, gpu=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    assert _device(["."]).value == "T4"
+
+
+def test_a_nodepool_defined_twice_differently_names_no_device(tmp_path, monkeypatch):
+    _tree(tmp_path, a=POOL.format(terms=G4DN), b=POOL.format(terms=A10G_NAME))
+    monkeypatch.chdir(tmp_path)
+    assert _device(["."]) is None
+
+
+def test_a_node_pool_of_another_api_group_is_not_karpenter_s(tmp_path, monkeypatch):
+    other = POOL.format(terms=G4DN).replace("apiVersion: karpenter.sh/v1", "apiVersion: example.com/v1")
+    _tree(tmp_path, gpu=other)
+    monkeypatch.chdir(tmp_path)
+    assert _device(["."]) is None
+
+
+def test_a_device_label_beside_the_nodepool_wins(tmp_path, monkeypatch):
+    beside = DEPLOY.replace("        karpenter.sh/nodepool: gpu-nodepool\n",
+                            "        karpenter.sh/nodepool: gpu-nodepool\n"
+                            "        node.kubernetes.io/instance-type: g6.xlarge\n")
+    _tree(tmp_path, beside, gpu=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    device = _device(["."])
+    assert (device.value, device.source.file) == ("L4", "app/deploy.yaml")
