@@ -19,7 +19,7 @@ from ctxlint.templates import PLACEHOLDER_HINT, in_chart_templates, is_values_fi
     values_only_actions
 from ctxlint.yaml_loaders import composer
 from ctxlint.yaml_problems import PARSE_ERROR, check_portability, deep_mark, position_source, rendered_go_template, \
-    syntax_hint, too_deep, valid_json
+    jsonc_tool_file, syntax_hint, too_deep, valid_json
 
 from .records import field, record
 
@@ -85,7 +85,8 @@ def _parse_yaml(text: str, display: str) -> LoadedFile:
             f"last value, so line {first_line} is silently ignored: remove one of them", place))
 
     if is_json and not valid_json(text, loaded):
-        return loaded
+        # TypeScript's and dev containers' JSON with comments: their tools read it, and it holds no deployment
+        return LoadedFile(display, text) if jsonc_tool_file(display) else loaded
     source = text
     if is_json and ("\\ud" in text or "\\uD" in text):  # maybe a surrogate pair YAML refuses (json_escapes.py)
         from ctxlint.json_escapes import yaml_readable

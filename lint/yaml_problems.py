@@ -170,6 +170,19 @@ def _resume_point(text: str, loaded: LoadedFile) -> Tuple[int, int]:
     return best
 
 
+# Files their tools read as JSON with comments (and trailing commas), named `.json`: TypeScript's project files
+# (microsoft/vscode#50974: tsconfig.json and tsconfig.*.json open as "JSON with Comments"; jsconfig.json is its
+# JavaScript twin) and devcontainer.json ("written using the JSONC format": github/docs content/codespaces/
+# setting-up-your-project-for-codespaces/introduction-to-dev-containers.md). Tool settings, never a deployment: one
+# that strict JSON refuses is no parse error.
+def jsonc_tool_file(path: str) -> bool:
+    """Is `path` a file its tool reads as JSON with comments (tsconfig[.*].json, jsconfig[.*].json,
+    devcontainer.json)?"""
+    name = path.replace("\\", "/").rsplit("/", 1)[-1].lower()
+    return name.endswith(".json") and (name in ("devcontainer.json", ".devcontainer.json") or
+                                       name.split(".", 1)[0] in ("tsconfig", "jsconfig"))
+
+
 def valid_json(text: str, loaded: LoadedFile) -> bool:
     """YAML accepts comments, unquoted keys and trailing garbage that JSON readers reject."""
     import json

@@ -132,3 +132,30 @@ def test_a_git_lfs_pointer_is_said_to_be_one(tmp_path, name, newline):
     assert (result.code, result.out) == (0, (
         f"{path}:1:1: CTX011 [info] a Git LFS pointer, not the file: its 2,180 bytes are stored in Git LFS and not "
         "in this checkout, so it was not checked; fetch it (`git lfs pull`) and check again (unsupported-file)\n"))
+
+
+# magicpro97/vllm-deploy's tsconfig.json (Bun's template: `// Enable latest features` comments inside the object)
+TSCONFIG = """{
+  "compilerOptions": {
+    // Enable latest features
+    "lib": ["ESNext", "DOM"],
+    "target": "ESNext",
+  }
+}
+"""
+
+
+@pytest.mark.parametrize("name", ["tsconfig.json", "tsconfig.build.json", "jsconfig.json", "devcontainer.json"])
+def test_a_json_with_comments_tool_file_is_no_parse_error(tmp_path, name):
+    # TypeScript and dev containers read these as JSON with comments: a directory walk found "CTX001 [error] invalid
+    # JSON: Expecting property name enclosed in double quotes" in a repository's web front end
+    (tmp_path / name).write_text(TSCONFIG)
+    result = run(["check", "--isolated", str(tmp_path)])
+    assert (result.code, result.out, result.err) == (0, "", "ctxlint: no findings in 1 file, 0 deployments\n")
+
+
+def test_another_json_file_with_comments_is_still_a_parse_error(tmp_path):
+    (tmp_path / "config.json").write_text(TSCONFIG)
+    assert run(["check", "--isolated", str(tmp_path)]).out == (
+        f"{tmp_path}/config.json:3:5: CTX001 [error] invalid JSON: Expecting property name enclosed in double quotes "
+        "(parse-error)\n")
