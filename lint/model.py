@@ -151,6 +151,8 @@ class Role:
     # The GKE compute class the pod selects that names no device ctxlint can read, at the selector's value, with
     # why in `raw` (adapters/compute_classes.py): CTX208 says which class to state, or where.
     device_class: Optional[Val[str]] = None
+    # The Karpenter NodePool the pod selects that names no device, as device_class (adapters/karpenter_pools.py)
+    device_pool: Optional[Val[str]] = None
     # The pod is placed by a chart's own template that ctxlint does not read (an engine command line in the values
     # of a chart it has no reader for: adapters/values_commands.py): CTX208 says where the device can be stated.
     device_by_template: bool = False

@@ -5,7 +5,7 @@ can say which device it could not size. hardware.py (resource counts, MIG slices
 from __future__ import annotations
 
 import re
-from typing import Any, Optional, Tuple
+from typing import Any, List, Optional, Tuple
 
 from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INSTANCE_GPUS
 from ctxlint.lazyre import lazy_compile
@@ -233,6 +233,15 @@ def one_device(key: Any, values: Optional[Node], file: str) -> Optional[Val[str]
     if not found or any(f is None for f in found) or len({f[0] for f in found}) != 1:
         return None
     return Val(found[0][0], items[0].source(file), raw=found[0][1])
+
+
+def term_devices(key: Any, values: Optional[Node]) -> List[str]:
+    """The devices the values of a device label's `key In [...]` name, in order, each once ([] when one names none
+    ctxlint knows): a term that allows several (Karpenter's `instance-family In [g5, g6]`: A10G, L4)."""
+    kind = _device_label(key)
+    found = [_typed(_scalar(item), kind) for item in (values.value if kind and values is not None and
+                                                       values.kind == SEQ else ())]
+    return [] if not found or any(f is None for f in found) else list(dict.fromkeys(f[0] for f in found))
 
 
 def type_from_pod_spec(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:

@@ -16,7 +16,7 @@ a device by itself (`gpu-a10g`). The NodePool is looked for in the run's files a
 """
 from __future__ import annotations
 
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.run_classes import current
 from ctxlint.model import Val
@@ -26,52 +26,82 @@ LABEL = "karpenter.sh/nodepool"
 _RESOLVING: set = set()  # the NodePools being read: one whose labels name a NodePool (Karpenter refuses it) ends
 
 
-def pool_device(name: Any) -> Optional[Val[str]]:
-    """The device the NodePool `name` names, at the value that names it in the NodePool's file; None when no
-    checked file defines it, or it names none or several."""
+def pool_device(name: Any) -> Tuple[Optional[Val[str]], str]:
+    """(the device the NodePool `name` names, at the value that names it in the NodePool's file; why not, when
+    None: no checked file defines it, it names no device or several, or it is defined twice differently)."""
     run = current()
-    if not isinstance(name, str) or not name.strip() or run is None:
-        return None
-    if name.strip() in _RESOLVING:
-        return None
-    _RESOLVING.add(name.strip())
+    if not isinstance(name, str) or not name.strip() or run is None or name.strip() in _RESOLVING:
+        return None, ""
+    name = name.strip()
+    _RESOLVING.add(name)
     try:
-        devices = [_template_device(path, obj) for path, obj in run.node_pools(name.strip())]
+        found = run.node_pools(name)
+        devices = [_template_device(path, obj, name) for path, obj in found]
     finally:
-        _RESOLVING.discard(name.strip())
-    if not devices or any(d is None for d in devices) or len({d.value for d in devices}) != 1:
-        return None
-    return devices[0]
+        _RESOLVING.discard(name)
+    if not devices:
+        return None, f"no checked file defines the NodePool '{name}'"
+    if len({(d.value if d is not None else None, why) for d, why in devices}) > 1:  # the same in two files is one
+        where = ", ".join(f"{path}:{obj.source(path).line}" for path, obj in found)
+        return None, f"the NodePool '{name}' is defined {len(found)} times, differently ({where})"
+    path, obj = found[0]
+    return devices[0][0], devices[0][1].replace("{where}", f"{path}:{obj.source(path).line}")
 
 
 def selected_device(values: Sequence[Node]) -> Optional[Val[str]]:
     """The device of the NodePools a pod may get (a selector's one, an affinity's any-of): all must name one."""
-    devices = [pool_device(v.value if v.kind == SCALAR else None) for v in values]
+    devices = [pool_device(v.value if v.kind == SCALAR else None)[0] for v in values]
     if not devices or any(d is None for d in devices) or len({d.value for d in devices}) != 1:
         return None
     return devices[0]
 
 
-def _template_device(path: str, pool: Node) -> Optional[Val[str]]:
-    from ctxlint.adapters.device_labels import one_device, type_from_labels
+def why_unknown(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The NodePool a pod selects that names no device, at the selector's value, with why (raw): for CTX208's
+    advice (Role.device_pool). None when the pod selects no NodePool, or its NodePool names a device."""
+    if pod_spec is None or pod_spec.kind != MAP:
+        return None
+    selector = pod_spec.get("nodeSelector")
+    node = selector.get(LABEL) if selector is not None and selector.kind == MAP else None
+    values = [node] if node is not None and node.kind == SCALAR else affinity_values(pod_spec.get("affinity"))
+    for value in values:
+        device, why = pool_device(_scalar(value))
+        if device is None and why:
+            return Val(str(_scalar(value)), value.source(file), raw=why)
+    return None
+
+
+def _template_device(path: str, pool: Node, name: str) -> Tuple[Optional[Val[str]], str]:
+    """(the device the NodePool's template names; why not, with `{where}` for the place it is defined)"""
+    from ctxlint.adapters.device_labels import one_device, term_devices, type_from_labels
 
     template = pool.dig("spec", "template")
-    if template is None or template.kind != MAP:
-        return None
+    template = template if template is not None and template.kind == MAP else None
     named: List[Val[str]] = []
-    labelled = type_from_labels(template.dig("metadata", "labels"), path)
+    allowed: List[str] = []  # the devices of a term that allows several
+    labelled = type_from_labels(template.dig("metadata", "labels"), path) if template is not None else None
     if labelled is not None:
         named.append(labelled)
-    terms = template.dig("spec", "requirements")
+    terms = template.dig("spec", "requirements") if template is not None else None
     for term in terms.value if terms is not None and terms.kind == SEQ else ():
         if term.kind != MAP or _scalar(term.get("operator")) != "In":
             continue
         found = one_device(_scalar(term.get("key")), term.get("values"), path)
         if found is not None:
             named.append(found)
-    if not named or len({d.value for d in named}) != 1:
-        return None  # none named, or terms no instance type meets together
-    return named[0]
+        elif not allowed:
+            allowed = term_devices(_scalar(term.get("key")), term.get("values"))
+    kinds = list(dict.fromkeys(d.value for d in named))
+    if len(kinds) == 1:
+        return named[0], ""
+    if kinds:
+        return None, (f"the requirements of the NodePool '{name}' ({{where}}) name different GPUs "
+                      f"({', '.join(kinds)}), which no instance type has together")
+    if len(allowed) > 1:
+        return None, (f"the NodePool '{name}' ({{where}}) allows instance types of different GPUs "
+                      f"({', '.join(allowed)}): Karpenter may launch any of them")
+    return None, (f"the NodePool '{name}' ({{where}}) names no GPU ctxlint knows (an `In` requirement on an instance "
+                  "type, family or GPU name whose values carry one GPU)")
 
 
 def affinity_values(affinity: Optional[Node]) -> List[Node]:

@@ -11,6 +11,7 @@ from typing import Any, Callable, Dict, List, Optional, Tuple
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.config_files import tree_reader
 from ctxlint.adapters.crd_common import ConfigFiles, scalar
+from ctxlint.adapters.device_labels import NODE_POOL
 from ctxlint.adapters.hardware import COMPUTE_CLASS, container_type, count_from_resources, type_from_pod_spec
 from ctxlint.adapters.k8s_refusals import SCHEMA_VIOLATION, container_refusals, containers_not_a_list
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -68,18 +69,26 @@ def pod_roles(pod: Optional[Node], spans: ScalarSpans, result: AdaptResult, maps
 
 
 def _with_class(roles: List[EngineRole], pod: Optional[Node], file: str) -> List[EngineRole]:
-    """The roles with no device, told which GKE compute class their pod selects and why it names none (CTX208)."""
+    """The roles with no device, told which GKE compute class or Karpenter NodePool their pod selects and why it
+    names none (CTX208)."""
     selector = pod.get("nodeSelector") if pod is not None and pod.kind == MAP else None
-    if (selector is None or selector.kind != MAP or selector.get(COMPUTE_CLASS) is None) and \
-            (pod is None or pod.kind != MAP or pod.get("affinity") is None):
-        return roles
-    from ctxlint.adapters.compute_classes import why_unknown
+    affinity = pod.get("affinity") if pod is not None and pod.kind == MAP else None
+    selects = selector is not None and selector.kind == MAP
+    if selects and selector.get(COMPUTE_CLASS) is not None or affinity is not None:
+        from ctxlint.adapters.compute_classes import why_unknown
 
-    note = why_unknown(pod, file)
-    if note is None:
-        return roles
-    return [replace(r, role=replace(r.role, device_class=note)) if r.role.accelerators.type is None else r
-            for r in roles]
+        note = why_unknown(pod, file)
+        if note is not None:
+            return [replace(r, role=replace(r.role, device_class=note)) if r.role.accelerators.type is None else r
+                    for r in roles]
+    if selects and selector.get(NODE_POOL) is not None or affinity is not None:
+        from ctxlint.adapters import karpenter_pools
+
+        note = karpenter_pools.why_unknown(pod, file)
+        if note is not None:
+            return [replace(r, role=replace(r.role, device_pool=note)) if r.role.accelerators.type is None else r
+                    for r in roles]
+    return roles
 
 
 def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool = False) -> Dict[str, Any]:

@@ -91,6 +91,14 @@ def _advice(dep: Deployment, role: Role) -> str:
         return (f"the pod selects the GKE compute class '{role.device_class.value}' ({where.file}:{where.line}:"
                 f"{where.col}), but {role.device_class.raw}: {missing}state the device beside it "
                 "(cloud.google.com/gke-accelerator, or `default-accelerator:` in .ctxlint.yaml)")
+    if role.device_pool is not None:  # a Karpenter NodePool (adapters/karpenter_pools.py) that names no device
+        where = role.device_pool.source
+        missing = "check the file that defines it together with this one, or " \
+            if str(role.device_pool.raw).startswith("no checked file") else ""
+        return (f"the pod selects the Karpenter NodePool '{role.device_pool.value}' ({where.file}:{where.line}:"
+                f"{where.col}), but {role.device_pool.raw}: {missing}state the device beside it "
+                "(node.kubernetes.io/instance-type or karpenter.k8s.aws/instance-gpu-name, or `default-accelerator:` "
+                "in .ctxlint.yaml)")
     if dep.input_format == "akash-sdl":
         return _AKASH_FIX
     if dep.input_format == "dstack":

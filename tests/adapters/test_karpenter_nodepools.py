@@ -66,10 +66,14 @@ def _tree(root, deploy: str = DEPLOY, **pools: str) -> None:
     (root / "app" / "deploy.yaml").write_text(deploy)
 
 
-def _device(paths):
+def _role(paths):
     [dep] = lint_paths([str(p) for p in paths]).deployments
     [role] = dep.roles
-    return role.accelerators.type
+    return role
+
+
+def _device(paths):
+    return _role(paths).accelerators.type
 
 
 def test_a_nodepool_of_one_instance_family_names_its_gpu(tmp_path, monkeypatch):
@@ -89,10 +93,19 @@ def test_a_nodepool_of_one_instance_family_names_its_gpu(tmp_path, monkeypatch):
         "(the ctxlint.io/available-kv-gib or ctxlint.io/kv-pool-tokens annotations) (no-memory-for-kv-cache)"]
 
 
-def test_families_of_different_gpus_name_no_device(tmp_path, monkeypatch):
+def test_families_of_different_gpus_name_no_device_and_ctx208_says_why(tmp_path, monkeypatch):
     _tree(tmp_path, gpu=POOL.format(terms=G5_OR_G6))
     monkeypatch.chdir(tmp_path)
-    assert _device(["."]) is None
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert (role.device_pool.value, role.device_pool.source.line, role.device_pool.source.col) == \
+        ("gpu-nodepool", 8, 32)
+    out = run(["check", "--select", "CTX208", "."]).out
+    assert ("; the pod selects the Karpenter NodePool 'gpu-nodepool' (app/deploy.yaml:8:32), but the NodePool "
+            "'gpu-nodepool' (karpenter/gpu.yaml:1) allows instance types of different GPUs (A10G, L4): Karpenter may "
+            "launch any of them: state the device beside it (node.kubernetes.io/instance-type or "
+            "karpenter.k8s.aws/instance-gpu-name, or `default-accelerator:` in .ctxlint.yaml); capacity checks skip "
+            "these roles (capacity-not-derivable)") in out
 
 
 def test_a_gpu_name_term_narrows_the_families_beside_it(tmp_path, monkeypatch):
@@ -106,14 +119,19 @@ def test_a_gpu_name_term_narrows_the_families_beside_it(tmp_path, monkeypatch):
 def test_terms_on_different_gpus_name_no_device(tmp_path, monkeypatch):
     _tree(tmp_path, gpu=POOL.format(terms=G4DN + A10G_NAME))  # no instance type meets both
     monkeypatch.chdir(tmp_path)
-    assert _device(["."]) is None
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_pool.raw == ("the requirements of the NodePool 'gpu-nodepool' (karpenter/gpu.yaml:1) name "
+                                    "different GPUs (T4, A10G), which no instance type has together")
 
 
 def test_a_nodepool_no_checked_file_defines_leaves_the_device_unknown(tmp_path, monkeypatch):
     _tree(tmp_path, gpu=POOL.format(terms=G4DN))
     monkeypatch.chdir(tmp_path)
     assert _device(["app/deploy.yaml"]) is None
-    assert "no accelerator type (or available_kv_gib) is given" in run(["check", "app/deploy.yaml"]).out
+    assert ("; the pod selects the Karpenter NodePool 'gpu-nodepool' (app/deploy.yaml:8:32), but no checked file "
+            "defines the NodePool 'gpu-nodepool': check the file that defines it together with this one, or state "
+            "the device beside it") in run(["check", "app/deploy.yaml"]).out
 
 
 def test_node_affinity_on_the_nodepool_label(tmp_path, monkeypatch):
@@ -130,7 +148,25 @@ def test_node_affinity_on_the_nodepool_label(tmp_path, monkeypatch):
 def test_a_nodepool_defined_twice_differently_names_no_device(tmp_path, monkeypatch):
     _tree(tmp_path, a=POOL.format(terms=G4DN), b=POOL.format(terms=A10G_NAME))
     monkeypatch.chdir(tmp_path)
-    assert _device(["."]) is None
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_pool.raw == ("the NodePool 'gpu-nodepool' is defined 2 times, differently "
+                                    "(karpenter/a.yaml:1, karpenter/b.yaml:1)")
+
+
+def test_a_nodepool_defined_twice_alike_is_one(tmp_path, monkeypatch):
+    _tree(tmp_path, a=POOL.format(terms=G4DN), b=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    device = _device(["."])
+    assert (device.value, device.source.file) == ("T4", "karpenter/a.yaml")
+
+
+def test_a_nodepool_of_no_device_term_names_none(tmp_path, monkeypatch):
+    _tree(tmp_path, gpu=POOL.format(terms=""))  # a capacity-type term only
+    monkeypatch.chdir(tmp_path)
+    assert _role(["."]).device_pool.raw == (
+        "the NodePool 'gpu-nodepool' (karpenter/gpu.yaml:1) names no GPU ctxlint knows (an `In` requirement on an "
+        "instance type, family or GPU name whose values carry one GPU)")
 
 
 def test_a_node_pool_of_another_api_group_is_not_karpenter_s(tmp_path, monkeypatch):
