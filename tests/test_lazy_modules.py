@@ -118,6 +118,27 @@ spec:
     assert _loaded(pod, run) == {"ctxlint.adapters.compute_classes"}
 
 
+def test_the_nodepool_reader_is_imported_only_for_a_pod_that_names_a_nodepool(tmp_path):
+    # as the compute class reader: a pod whose node selector names a Karpenter NodePool (karpenter.sh/nodepool)
+    run = _RUN_OF % (("ctxlint.adapters.karpenter_pools",),)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    pod = tmp_path / "pod.yaml"
+    pod.write_text("""apiVersion: apps/v1
+kind: Deployment
+metadata: {name: qwen}
+spec:
+  template:
+    spec:
+      containers:
+      - name: vllm
+        image: vllm/vllm-openai:v0.10.1
+        args: ["--model", "Qwen/Qwen3-8B"]
+        resources: {limits: {nvidia.com/gpu: 1}}
+      nodeSelector: {karpenter.sh/nodepool: gpu}
+""")
+    assert _loaded(pod, run) == {"ctxlint.adapters.karpenter_pools"}
+
+
 def test_a_workload_file_with_no_kustomization_above_reads_no_kustomize_module(tmp_path):
     # every engine workload asks whether its file is a kustomize patch (adapters/kustomize_patch_files.py): a few
     # `stat`s, and the overlay reader only where a kustomization is above the file
