@@ -179,7 +179,8 @@ def _pip_installed(tokens: Sequence[Token]) -> Sequence[Token]:
 
 def _release(engine: str, image: str) -> Optional[str]:
     """The release of `engine` an image's tag names (images.engine_from_image); runtime images (Dynamo, Triton,
-    NIM) carry their own version, not the engine's, but for Triton's months whose engine NVIDIA states (ngc.py)."""
+    NIM) carry their own version, not the engine's, but for Triton's months whose engine NVIDIA states (ngc.py) and
+    Dynamo's runtime tags whose engine Dynamo states (dynamo_images.py)."""
     eng, version = engine_from_image(image)
     if eng is None:  # an image named for something else: its tag may still state the engine's release
         from ctxlint.engines.images import release_named_in_tag
@@ -189,7 +190,7 @@ def _release(engine: str, image: str) -> Optional[str]:
         return None
     if not version:
         return None
-    if _RUNTIME_IMAGE.search(image.lower()) and not _ngc_stated(image):
+    if _RUNTIME_IMAGE.search(image.lower()) and not _stated(image):
         return None
     return version
 
@@ -197,11 +198,13 @@ def _release(engine: str, image: str) -> Optional[str]:
 image_release = _release  # for a format that names its image outside a container (srt_recipe's model.container)
 
 
-def _ngc_stated(image: str) -> bool:
+def _stated(image: str) -> bool:
+    """Whether the runtime image's maker states the engine release its tag holds (NVIDIA's months, Dynamo's tags)."""
+    from ctxlint.engines import dynamo_images, ngc  # only a runtime image with a release pays for the tables
     from ctxlint.engines.images import split_image
-    from ctxlint.engines.ngc import source  # only a runtime image with a release pays for the table
 
-    return source(*split_image(image)) is not None
+    repo, tag = split_image(image)
+    return ngc.source(repo, tag) is not None or dynamo_images.source(repo, tag) is not None
 
 
 def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign]]:

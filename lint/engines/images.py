@@ -91,6 +91,12 @@ def engine_from_image(image: object) -> tuple[Optional[str], Optional[str]]:
         engine = "trtllm"
     if engine is None:
         return None, None
+    if "ai-dynamo/" in repo:  # Dynamo's runtime images: their tags number Dynamo's releases, whose engines Dynamo lists
+        from .dynamo_images import dynamo_release  # only such an image pays for the table
+
+        dynamo = dynamo_release(repo, tag)
+        if dynamo is not None and dynamo[0] == engine:
+            return dynamo
     if "nvcr.io/nvidia/" in repo:  # NVIDIA's monthly containers: the release NVIDIA's notes state for the month
         from .ngc import ngc_release  # only such an image pays for the table
 

@@ -35,6 +35,12 @@ def why_unknown(engine: str, image: Optional[str]) -> Optional[str]:
         if tag.lower() in _NEWEST_TAGS and "$" not in tag:
             return None
         return f"the tag of {image} names no {engine} release"
+    if own == engine and "ai-dynamo/" in image:
+        from .dynamo_images import runtime_image  # only a Dynamo image pays for the table
+
+        if runtime_image(split_image(image)[0]) == engine:  # its tag numbers Dynamo's releases
+            return (f"{image} is a Dynamo runtime image whose tag is not one Dynamo's release pages list with the "
+                    f"{engine} release it holds (engines/dynamo_images.py)")
     return f"{image} is not {engine}'s own release image, so its tag does not number {engine}'s releases"
 
 

@@ -1,0 +1,133 @@
+"""NVIDIA Dynamo's runtime images (`nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.1.1`) and the engine release each tag
+holds, as Dynamo's own repository states it.
+
+A runtime image's tag numbers Dynamo's release, not the engine's: `vllm-runtime:1.1.1` runs vLLM 0.19.0. Dynamo's
+release inventory (docs/reference/release-artifacts.md) lists every published image:tag with the engine release it
+ships; its compatibility page lists each release's backend versions. Only tags those pages name are here, each with
+the page it was read from: a tag they do not list (`tensorrtllm-runtime:0.8.1.post2`, `1.3.0`, whose row was not
+found, `1.4.0-efa`) is unknown, never inferred from a neighbour (a patch train can move one engine alone: 0.8.1.post1
+and .post3 ship different TensorRT-LLM builds, `0.6.1-cuda13` another TensorRT-LLM than `0.6.1`). Dev and early
+access tags are read only where the inventory states the engine release they carry (`1.3.0-dev.1-cuda13`,
+`1.1.0-dev.3`, vLLM's `1.2.0-deepseek-v4-cuda13-dev.3`); the SGLang DeepSeek-V4 previews run an upstream preview
+image that names no release (`sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2`: "SGLang upstream DSv4 preview"), and
+tags no page lists (`1.3.0-deepseek-v4-dev.1`, `1.2.0-sglang-deepseek-v4-b200-dev.1`, `1.3.0-nemotron-ultra-dev.1`,
+a user's `my-tag`) stay unknown.
+
+Why the pages and not the build files at each tag: the repository's snapshot is too large to bring here, so its
+tags could not be checked out; the stored revisions of the two pages are Dynamo's own statement of what each
+published image holds (the build's container/context.yaml names the engine's base image; pyproject.toml's extras
+are the wheel's pins, which need not be the image's: ai-dynamo/dynamo@004df25aaeaa513c2e90f6de2859040b0cd0b2b6:
+pyproject.toml, at version 1.2.0, pins tensorrt-llm==1.3.0rc11 where the 1.2.0 image ships 1.3.0rc14). Loaded only when an image under `nvcr.io/nvidia/ai-dynamo/` is met (images.py).
+"""
+from __future__ import annotations
+
+from typing import Dict, Optional, Tuple
+
+# Dynamo's release inventory while v1.1.1 was current: the per-image tables "vllm-runtime", "sglang-runtime",
+# "tensorrtllm-runtime" (every stable tag from 0.6.0) and "Pre-Release Artifacts" (v1.1.0-dev.1-3,
+# v1.2.0-deepseek-v4-dev.2).
+INVENTORY_1_1_1 = "ai-dynamo/dynamo@00552b23362935fcb6f85c23fdd87f03879db20d:docs/reference/release-artifacts.md"
+# "Backend Dependencies": v1.2.0 (SGLang 0.5.11, TensorRT-LLM 1.3.0rc14, vLLM 0.20.1) and v1.3.0-dev.1 (0.5.12.post1,
+# 1.3.0rc17, 0.22.0); its CUDA table: CUDA 12.9 and 13.0 images for SGLang and vLLM, 13.1 for TensorRT-LLM.
+COMPATIBILITY_1_2_0 = ("ai-dynamo/dynamo@01fdd3c2b1577f2f0bff9314c719a5fa46e6a9f0:"
+                       "docs/getting-started/compatibility.md")
+# The same inventory while v1.2.1 was current ("v1.2.1: Patch release. Same backend versions as v1.2.0", its
+# container table, and the pre-release sections v1.3.0-dev.1 and v1.2.0-deepseek-v4-dev.3). The search index that
+# holds this revision does not name its commit.
+INVENTORY_1_2_1 = "ai-dynamo/dynamo:docs/reference/release-artifacts.md (the revision whose current release is v1.2.1)"
+
+# The image's name -> the engine it runs.
+ENGINES = {"vllm-runtime": "vllm", "sglang-runtime": "sglang", "tensorrtllm-runtime": "trtllm"}
+
+_VLLM_1_1_1 = {
+    "1.1.1": "0.19.0", "1.1.1-cuda13": "0.19.0", "1.1.1-efa-amd64": "0.19.0",
+    "1.1.0": "0.19.0", "1.1.0-cuda13": "0.19.0", "1.1.0-efa-amd64": "0.19.0",
+    "1.0.2": "0.16.0", "1.0.2-cuda13": "0.16.0", "1.0.2-efa-amd64": "0.16.0",
+    "1.0.1": "0.16.0", "1.0.1-cuda13": "0.16.0", "1.0.1-efa-amd64": "0.16.0",
+    "1.0.0": "0.16.0", "1.0.0-cuda13": "0.16.0", "1.0.0-efa-amd64": "0.16.0",
+    "0.9.1": "0.14.1", "0.9.1-cuda13": "0.14.1", "0.9.0": "0.14.1", "0.9.0-cuda13": "0.14.1",
+    "0.8.1": "0.12.0", "0.8.0": "0.12.0", "0.8.0-cuda13": "0.12.0",
+    "0.7.0.post2": "0.11.2", "0.7.1": "0.11.0", "0.7.0.post1": "0.11.0", "0.7.0": "0.11.0",
+    "0.6.1.post1": "0.11.0", "0.6.1": "0.11.0", "0.6.0": "0.11.0",
+    # pre-releases
+    "1.1.0-dev.1": "0.17.1", "1.1.0-dev.1-cuda13": "0.17.1", "1.1.0-dev.1-efa-amd64": "0.17.1",
+    "1.2.0-deepseek-v4-cuda13-dev.2": "0.20.0",
+}
+_SGLANG_1_1_1 = {
+    "1.1.1": "0.5.10.post1", "1.1.1-cuda13": "0.5.10.post1", "1.1.0": "0.5.10.post1", "1.1.0-cuda13": "0.5.10.post1",
+    "1.0.2": "0.5.9", "1.0.2-cuda13": "0.5.9", "1.0.1": "0.5.9", "1.0.1-cuda13": "0.5.9",
+    "1.0.0": "0.5.9", "1.0.0-cuda13": "0.5.9",
+    "0.9.1": "0.5.8", "0.9.1-cuda13": "0.5.8", "0.9.0": "0.5.8", "0.9.0-cuda13": "0.5.8",
+    "0.8.1": "0.5.6.post2", "0.8.1-cuda13": "0.5.6.post2", "0.8.0": "0.5.6.post2", "0.8.0-cuda13": "0.5.6.post2",
+    "0.7.1": "0.5.4.post3", "0.7.0.post1": "0.5.4.post3", "0.7.0": "0.5.4.post3",
+    "0.6.1.post1": "0.5.3.post2", "0.6.1": "0.5.3.post2", "0.6.0": "0.5.3.post2",
+    # pre-releases
+    "1.1.0-dev.1": "0.5.9", "1.1.0-dev.1-cuda13": "0.5.9", "1.1.0-dev.2": "0.5.9",
+}
+_TRTLLM_1_1_1 = {
+    "1.1.1": "1.3.0rc11", "1.1.1-efa-amd64": "1.3.0rc11", "1.1.0": "1.3.0rc11", "1.1.0-efa-amd64": "1.3.0rc11",
+    "1.0.2": "1.3.0rc5.post1", "1.0.2-efa-amd64": "1.3.0rc5.post1", "1.0.1": "1.3.0rc5.post1",
+    "1.0.1-efa-amd64": "1.3.0rc5.post1", "1.0.0": "1.3.0rc5.post1", "1.0.0-efa-amd64": "1.3.0rc5.post1",
+    "0.9.1": "1.3.0rc3", "0.9.0": "1.3.0rc1",
+    "0.8.1.post3": "1.2.0rc6.post3", "0.8.1.post1": "1.2.0rc6.post2", "0.8.1": "1.2.0rc6.post1",
+    "0.8.0": "1.2.0rc6.post1",
+    "0.7.0.post2": "1.2.0rc2", "0.7.1": "1.2.0rc3", "0.7.0.post1": "1.2.0rc3", "0.7.0": "1.2.0rc2",
+    "0.6.1-cuda13": "1.2.0rc1", "0.6.1.post1": "1.1.0rc5", "0.6.1": "1.1.0rc5", "0.6.0": "1.1.0rc5",
+    # pre-releases
+    "1.1.0-dev.1": "1.3.0rc5.post1", "1.1.0-dev.1-efa-amd64": "1.3.0rc5.post1", "1.1.0-dev.2": "1.3.0rc9",
+    "1.1.0-dev.3": "1.3.0rc11",
+}
+# v1.2.0 by its backend versions; its tags as the compatibility page's CUDA table has them (12.9 untagged, -cuda13)
+_COMPATIBILITY_1_2_0 = {
+    "vllm": {"1.2.0": "0.20.1", "1.2.0-cuda13": "0.20.1"},
+    "sglang": {"1.2.0": "0.5.11", "1.2.0-cuda13": "0.5.11"},
+    "trtllm": {"1.2.0": "1.3.0rc14"},
+}
+_INVENTORY_1_2_1 = {
+    "vllm": {"1.2.1": "0.20.1", "1.2.1-cuda13": "0.20.1", "1.2.1-efa-amd64": "0.20.1",
+             "1.3.0-dev.1-cuda13": "0.22.0", "1.3.0-dev.1-cuda12": "0.22.0", "1.3.0-dev.1-efa": "0.22.0",
+             "1.2.0-deepseek-v4-cuda13-dev.3": "0.20.1"},
+    "sglang": {"1.2.1": "0.5.11", "1.2.1-cuda13": "0.5.11",
+               "1.3.0-dev.1-cuda13": "0.5.12.post1", "1.3.0-dev.1-cuda12": "0.5.12.post1",
+               "1.3.0-dev.1-efa": "0.5.12.post1"},
+    "trtllm": {"1.2.1": "1.3.0rc14", "1.2.1-efa-amd64": "1.3.0rc14",
+               "1.3.0-dev.1-cuda13": "1.3.0rc17", "1.3.0-dev.1-efa": "1.3.0rc17"},
+}
+
+# engine -> tag -> (the engine's release, where Dynamo states it)
+RELEASES: Dict[str, Dict[str, Tuple[str, str]]] = {engine: {} for engine in ENGINES.values()}
+for _engine, _table in (("vllm", _VLLM_1_1_1), ("sglang", _SGLANG_1_1_1), ("trtllm", _TRTLLM_1_1_1)):
+    RELEASES[_engine].update((tag, (release, INVENTORY_1_1_1)) for tag, release in _table.items())
+for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1)):
+    for _engine, _table in _tables.items():
+        RELEASES[_engine].update((tag, (release, _source)) for tag, release in _table.items())
+
+_REGISTRY = "nvcr.io/nvidia/ai-dynamo/"
+
+
+def runtime_image(repo: str) -> Optional[str]:
+    """The engine a Dynamo runtime image runs (`nvcr.io/nvidia/ai-dynamo/sglang-runtime`: sglang), under nvcr.io, a
+    mirror that keeps its path, or enroot's `nvcr.io#nvidia/...` (srt-slurm's `model.container`); None for any other.
+    `repo` lower-cased, as images.split_image gives it."""
+    path = repo.replace("nvcr.io#", "nvcr.io/", 1)
+    for name, engine in ENGINES.items():
+        if path == _REGISTRY + name or path.endswith("/" + _REGISTRY + name):
+            return engine
+    return None
+
+
+def dynamo_release(repo: str, tag: str) -> Optional[Tuple[str, Optional[str]]]:
+    """(engine, release) for a Dynamo runtime image; release None for a tag Dynamo's pages do not list (a dev build,
+    a custom tag, `latest`). None for any other image."""
+    engine = runtime_image(repo)
+    if engine is None:
+        return None
+    found = RELEASES[engine].get(tag.lower())
+    return engine, found[0] if found else None
+
+
+def source(repo: str, tag: str) -> Optional[str]:
+    """Where Dynamo states the engine release of dynamo_release(repo, tag), or None."""
+    engine = runtime_image(repo)
+    found = RELEASES[engine].get(tag.lower()) if engine is not None else None
+    return found[1] if found else None
