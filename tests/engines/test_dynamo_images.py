@@ -1,0 +1,81 @@
+"""NVIDIA Dynamo's runtime images (lint/engines/dynamo_images.py): a tag names the engine release Dynamo's own pages
+list for it, and no other tag names one."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.adapters.workload_versions import image_release
+from ctxlint.engines import engine_from_image
+from ctxlint.engines.dynamo_images import (COMPATIBILITY_1_2_0, INVENTORY_1_1_1, INVENTORY_1_2_1, RELEASES,
+                                           dynamo_release, source)
+from ctxlint.engines.images import split_image
+from ctxlint.engines.release_unknown import why_unknown
+
+NGC = "nvcr.io/nvidia/ai-dynamo/"
+
+# The tags the srt-slurm recipes and Dynamo graphs of the sweeps run (NVIDIA/srt-slurm, NVIDIA/srt-slurm-recipes,
+# ai-dynamo/dynamo's recipes/), with the release Dynamo's pages give, or None where no page lists the tag.
+SEEN = [
+    ("tensorrtllm-runtime:1.1.1", "trtllm", "1.3.0rc11", INVENTORY_1_1_1),
+    ("tensorrtllm-runtime:0.8.1.post1", "trtllm", "1.2.0rc6.post2", INVENTORY_1_1_1),
+    ("tensorrtllm-runtime:0.8.1.post3", "trtllm", "1.2.0rc6.post3", INVENTORY_1_1_1),
+    ("tensorrtllm-runtime:0.8.1.post2", "trtllm", None, None),  # the patch train's pages skip .post2
+    ("tensorrtllm-runtime:1.1.0-dev.3", "trtllm", "1.3.0rc11", INVENTORY_1_1_1),
+    ("tensorrtllm-runtime:1.3.0-dev.1-cuda13", "trtllm", "1.3.0rc17", INVENTORY_1_2_1),
+    ("tensorrtllm-runtime:1.3.0-deepseek-v4-dev.1", "trtllm", None, None),
+    ("tensorrtllm-runtime:1.3.0", "trtllm", None, None),  # no page read lists 1.3.0
+    ("tensorrtllm-runtime:0.6.1-cuda13", "trtllm", "1.2.0rc1", INVENTORY_1_1_1),  # not 0.6.1's 1.1.0rc5
+    ("tensorrtllm-runtime:1.2.0", "trtllm", "1.3.0rc14", COMPATIBILITY_1_2_0),
+    ("vllm-runtime:1.1.1", "vllm", "0.19.0", INVENTORY_1_1_1),
+    ("vllm-runtime:1.1.1-cuda13", "vllm", "0.19.0", INVENTORY_1_1_1),
+    ("vllm-runtime:1.2.1", "vllm", "0.20.1", INVENTORY_1_2_1),
+    ("vllm-runtime:1.2.0", "vllm", "0.20.1", COMPATIBILITY_1_2_0),
+    ("vllm-runtime:1.0.0", "vllm", "0.16.0", INVENTORY_1_1_1),
+    ("vllm-runtime:0.8.0", "vllm", "0.12.0", INVENTORY_1_1_1),
+    ("vllm-runtime:0.7.0.post2", "vllm", "0.11.2", INVENTORY_1_1_1),
+    ("vllm-runtime:0.6.1.post1", "vllm", "0.11.0", INVENTORY_1_1_1),
+    ("vllm-runtime:1.2.0-deepseek-v4-cuda13-dev.3", "vllm", "0.20.1", INVENTORY_1_2_1),
+    ("vllm-runtime:1.3.0-nemotron-ultra-dev.1", "vllm", None, None),
+    ("vllm-runtime:1.4.0-efa", "vllm", None, None),
+    ("vllm-runtime:my-tag", "vllm", None, None),
+    ("sglang-runtime:1.1.1-cuda13", "sglang", "0.5.10.post1", INVENTORY_1_1_1),
+    ("sglang-runtime:1.2.1", "sglang", "0.5.11", INVENTORY_1_2_1),
+    ("sglang-runtime:1.0.0", "sglang", "0.5.9", INVENTORY_1_1_1),
+    ("sglang-runtime:0.8.0", "sglang", "0.5.6.post2", INVENTORY_1_1_1),
+    ("sglang-runtime:1.3.0-dev.1-cuda13", "sglang", "0.5.12.post1", INVENTORY_1_2_1),
+    ("sglang-runtime:1.2.0-sglang-deepseek-v4-b200-dev.1", "sglang", None, None),
+    ("sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2", "sglang", None, None),  # "SGLang upstream DSv4 preview"
+]
+
+
+@pytest.mark.parametrize("image,engine,release,where", SEEN)
+def test_a_runtime_tag_names_the_release_dynamo_lists(image, engine, release, where):
+    assert engine_from_image(NGC + image) == (engine, release)
+    assert source(*split_image(NGC + image)) == where
+    # a runtime image's release reaches a role only where Dynamo states it (workload_versions._release)
+    assert image_release(engine, NGC + image) == release
+
+
+def test_enroot_and_mirrored_paths_are_the_same_image():
+    # srt-slurm's `model.container: nvcr.io#nvidia/...` (NVIDIA/srt-slurm recipes/trtllm/...), a mirror keeping the path
+    assert engine_from_image("nvcr.io#nvidia/ai-dynamo/tensorrtllm-runtime:0.8.1.post3") == ("trtllm", "1.2.0rc6.post3")
+    assert engine_from_image("mirror.example/nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.0.0") == ("vllm", "0.16.0")
+    # another owner's image of the same name is no Dynamo release
+    assert engine_from_image("quay.io/me/vllm-runtime:1.1.1") == ("vllm", None)
+    assert dynamo_release("quay.io/me/vllm-runtime", "1.1.1") is None
+    assert engine_from_image(NGC + "vllm-runtime") == ("vllm", None)  # untagged: whatever `latest` is that day
+
+
+def test_every_row_names_a_page_and_an_engine_release():
+    # the pages' rows: 29 vLLM, 24 SGLang, 24 TensorRT-LLM stable tags in the v1.1.1 inventory, its pre-release tags
+    # (4, 3, 4), v1.2.0's (2, 2, 1) and the v1.2.1 inventory's (7, 5, 4)
+    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 42, "sglang": 34, "trtllm": 33}
+    pages = {where for tags in RELEASES.values() for _, where in tags.values()}
+    assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1}
+
+
+def test_an_unlisted_tag_says_why_its_release_is_unknown():
+    image = NGC + "sglang-runtime:1.2.0-sglang-deepseek-v4-b200-dev.1"
+    assert why_unknown("sglang", image) == (
+        f"{image} is a Dynamo runtime image whose tag is not one Dynamo's release pages list with the sglang "
+        "release it holds (engines/dynamo_images.py)")
