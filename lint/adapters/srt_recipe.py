@@ -19,9 +19,10 @@ SemiAnalysisAI/srt-slurm@a2b7ebc3a442da93901b6b3291e3fcc6c6199ac0 (schema 2, `ro
 * the model: srt_model.py (`hf:<id>`, identity.model.repo, a path, or a cluster alias's served-model-name), with
   `model.precision` passed on as what the recipe says of the checkpoint's format (resolution/stated_format.py);
 * the engine's release is `identity.frameworks.<package>` (the version srtctl checks the installed package
-  against), else what `model.container` names when it is an image of the engine (a container alias, a `.sqsh`
-  file or a Dynamo runtime image names none: a value only some releases refuse is then a CTX301 warning that
-  says so, release_unknown.py's policy).
+  against), else what `model.container` names when it is an image of the engine (a Dynamo runtime image names the
+  release Dynamo lists for its tag, engines/dynamo_images.py; a container alias, a `.sqsh` file or an unlisted
+  Dynamo tag names none: a value only some releases refuse is then a CTX301 warning that says so,
+  release_unknown.py's policy).
 
 A recipe with a `sweep:` (core/sweep.py generate_sweep_configs: one job per combination of its lists, each
 `{name}` in a string replaced by that job's value) is one deployment a job that serves differently (srt_sweep.py);

@@ -9,9 +9,11 @@ found, `1.4.0-efa`) is unknown, never inferred from a neighbour (a patch train c
 and .post3 ship different TensorRT-LLM builds, `0.6.1-cuda13` another TensorRT-LLM than `0.6.1`). Dev and early
 access tags are read only where the inventory states the engine release they carry (`1.3.0-dev.1-cuda13`,
 `1.1.0-dev.3`, vLLM's `1.2.0-deepseek-v4-cuda13-dev.3`); the SGLang DeepSeek-V4 previews run an upstream preview
-image that names no release (`sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2`: "SGLang upstream DSv4 preview"), and
-tags no page lists (`1.3.0-deepseek-v4-dev.1`, `1.2.0-sglang-deepseek-v4-b200-dev.1`, `1.3.0-nemotron-ultra-dev.1`,
-a user's `my-tag`) stay unknown.
+image that names no release (`sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2`: "SGLang upstream DSv4 preview";
+`1.2.0-sglang-deepseek-v4-b200-dev.1`, "SGLang (DSv4 Blackwell preview)", is built on lmsysorg/sglang:
+deepseek-v4-blackwell pinned by digest, ai-dynamo/dynamo recipes/deepseek-v4/container/README.md: no release and no
+commit ctxlint read), and tags no page lists (`1.3.0-deepseek-v4-dev.1`, `1.3.0-nemotron-ultra-dev.1`, a user's
+`my-tag`) stay unknown.
 
 Why the pages and not the build files at each tag: the repository's snapshot is too large to bring here, so its
 tags could not be checked out; the stored revisions of the two pages are Dynamo's own statement of what each
