@@ -113,3 +113,17 @@ def test_a_graph_on_a_dev_tag_keeps_the_warning(tmp_path):
         "list with the vllm release it holds (engines/dynamo_images.py); a release before 0.11.0 takes it, so this is "
         "a warning (the image's vllm version says which; with that release pinned ctxlint can tell) "
         "(engine-rejects-value)"]
+
+
+def test_compose_and_docker_run_read_the_runtime_tag(tmp_path):
+    # a compose service and a `docker run` of Dynamo workers (after ai-dynamo/dynamo's container/run.sh usage)
+    compose = tmp_path / "compose.yaml"
+    compose.write_text("services:\n  worker:\n    image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.1.1\n"
+                       "    command: python3 -m dynamo.vllm --model Qwen/Qwen3-0.6B --max-seq-len-to-capture 8192\n")
+    script = tmp_path / "run.sh"
+    script.write_text("#!/bin/bash\ndocker run --gpus all nvcr.io/nvidia/ai-dynamo/sglang-runtime:1.0.0 python3 -m "
+                      "dynamo.sglang --model-path Qwen/Qwen3-0.6B --prefill-round-robin-balance\n")
+    out = run(["check", "--isolated", str(compose), str(script)]).out.replace(str(tmp_path) + "/", "")
+    # vLLM 0.19.0 refuses the dropped flag; SGLang 0.5.9 (sglang-runtime:1.0.0) still takes --prefill-round-robin-balance
+    assert [line for line in out.splitlines() if "CTX301" in line] == [
+        f"compose.yaml:4:61: CTX301 [error] vllm 0.19.0 would refuse to start: {_DROPPED} (engine-rejects-value)"]
