@@ -43,8 +43,10 @@ def test_the_engines_newest_image_refuses_it_an_error(image):
                                   "number vllm's releases"),
     ("opea/vllm-rocm:latest", "opea/vllm-rocm:latest is not vllm's own release image, so its tag does not number "
                               "vllm's releases"),
-    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0", "nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0 is not vllm's own "
-                                                    "release image, so its tag does not number vllm's releases"),
+    # vllm-runtime:0.8.0 is vLLM 0.12.0 (engines/dynamo_images.py); a dev tag Dynamo's pages do not list is not dated
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-ultra-dev.1",
+     "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-ultra-dev.1 is a Dynamo runtime image whose tag is not one "
+     "Dynamo's release pages list with the vllm release it holds (engines/dynamo_images.py)"),
     ("vllm/vllm-openai:$TAG", "the tag of vllm/vllm-openai:$TAG names no vllm release"),
     ("vllm/vllm-openai:sha-1a2b3c4", "the tag of vllm/vllm-openai:sha-1a2b3c4 names no vllm release"),
 ])
@@ -54,6 +56,8 @@ def test_an_image_that_cannot_be_dated_a_warning_saying_why(image, why):
 
 
 def test_a_pinned_release_stays_an_error_and_one_before_it_is_silent():
+    [refusal] = _refusals(POD.format(image="nvcr.io/nvidia/ai-dynamo/vllm-runtime:0.8.0"))  # Dynamo's: vLLM 0.12.0
+    assert refusal.message.startswith("vllm 0.12.0 would refuse to start") and refusal.severity is None
     [refusal] = _refusals(POD.format(image="vllm/vllm-openai:v0.11.0"))
     assert refusal.message.startswith("vllm 0.11.0 would refuse to start") and refusal.severity is None
     assert not _refusals(POD.format(image="vllm/vllm-openai:v0.10.2"))
