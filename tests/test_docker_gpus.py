@@ -74,6 +74,9 @@ def _count(words: str):
     ("docker run -iteNVIDIA_VISIBLE_DEVICES=all --gpus 2 IMAGE", None),
     ("docker run --env=NVIDIA_VISIBLE_DEVICES --gpus 2 IMAGE", None),
     ("docker run --privileged=false --gpus 2 -e CUDA_VISIBLE_DEVICES=0 --device /dev/fuse IMAGE", (2, (0, 1))),
+    # an option's value spelled like an option (a label `-e`) is no `-e`: the --privileged after it is Docker's
+    ("docker run --gpus 2 --label -e --privileged IMAGE", None),
+    ("docker run --gpus 2 -v -e -e NVIDIA_VISIBLE_DEVICES=all IMAGE", None),
 ])
 def test_requested_gpus(words, expected):
     assert _count(words) == expected
@@ -86,6 +89,10 @@ def test_requested_gpus(words, expected):
     ("docker run --env AMD_VISIBLE_DEVICES=0 --device=/dev/kfd IMAGE", True, "amd"),
     ("docker run -it --runtime habana -e HABANA_VISIBLE_DEVICES=all IMAGE", False, "gaudi"),
     ("docker run --name gpu --device nvidia.com/gpu=all IMAGE", True, None),
+    # every option's value is stepped over as parse_run steps over it, not only those of the options read here
+    ("docker run --label -e --device /dev/kfd IMAGE", True, "amd"),
+    ("docker run --health-cmd -de --runtime=habana IMAGE", False, "gaudi"),
+    ("docker run -e --gpus=all IMAGE", False, None),  # the variable `--gpus=all` (pflag takes the next word)
 ])
 def test_the_options_asking_for_devices(words, accelerator, vendor):
     from ctxlint.engines.docker_run import requested_vendor, requests_accelerator

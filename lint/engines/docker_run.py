@@ -99,21 +99,24 @@ def _device_options(texts: Sequence[str], end: Optional[int] = None):
     while i < end:
         t = texts[i]
         name, eq, value = t.partition("=")
-        if name in ("--gpus", "--device", "--runtime", "--env") and not eq:
+        # every option's value is stepped over as parse_run steps over it: a value spelled like an option
+        # (`--name -de --device /dev/dri`, `-v -e --gpus all`) is no option, and an option after it is one
+        if t.startswith("--") and name in _VALUE_OPTIONS and not eq:
             value = texts[i + 1] if i + 1 < end else ""
             i += 1
         if name in ("--gpus", "--device", "--runtime"):
             yield name, value.strip()
         elif name in ("--privileged", "--env"):
             yield name, value
-        elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`
+        elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`, `-v /a:/b`
             cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
-            if cut is not None and t[cut] == "e":
-                env = t[cut + 1:]
-                if not env:
-                    env = texts[i + 1] if i + 1 < end else ""
+            if cut is not None:
+                value = t[cut + 1:]
+                if not value:
+                    value = texts[i + 1] if i + 1 < end else ""
                     i += 1
-                yield "--env", env
+                if t[cut] == "e":
+                    yield "--env", value
         i += 1
 
 
