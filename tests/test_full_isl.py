@@ -4,7 +4,7 @@ vllm-project/vllm@v0.19.0:vllm/v1/core/kv_cache_manager.py), so one request of a
 holds about (num_blocks - 1) // groups blocks, while its startup check counts the window layers only up to
 their window: vLLM starts with a longer context and a request that long waits forever (vllm#39734:
 google/gemma-4-31B-it, TP 2 on 2x H100, "Using max model len 262144", "GPU KV cache size: 76,640 tokens").
-The derived pool follows it (ctxlint.physics.logged.reserves_whole), an unknown release reads 0.19 as one
+The derived pool follows it (ctxlint.physics.logged_eras.reserves_whole), an unknown release reads 0.19 as one
 of its releases (a band, not a verdict), and the messages say the engine starts and the request hangs.
 """
 from __future__ import annotations
