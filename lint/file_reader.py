@@ -6,8 +6,8 @@ Nothing here raises on bad input: unreadable, binary, oversized and mis-encoded 
 A shell script (`*.sh`, `*.bash`, or a file of another name whose first line is a shell
 shebang) is never parsed as YAML: it is kept as text, `shell=True`, for the shell-script
 adapter. Most scripts in a repository start no engine, so nothing about one is ever a
-finding here: a file with a NUL byte (binary, or an installer with its payload) or over the
-size limit holds no launcher, and bytes that are not UTF-8 (a Latin-1 comment) are read as
+finding here: a file with a NUL byte in its first line (binary: bash refuses it, _script) or over
+the size limit holds no launcher, and bytes that are not UTF-8 (a Latin-1 comment) are read as
 U+FFFD, one character each, keeping every position. A systemd unit and a serving.properties
 are kept as text the same way.
 """
@@ -114,8 +114,17 @@ def is_shell_script(display: str, data: bytes) -> bool:
 
 
 def _script(data: bytes, display: str) -> LoadedFile:
-    if b"\x00" in data:  # binary, or a self-extracting installer's payload: no launcher, nothing to check
+    """A script as text. bash refuses a file with a NUL byte in the first line of its first 80 bytes ("cannot execute
+    binary file", exit 126: bash 5.2.15, checked here; its shell.c samples 80 bytes for general.c's
+    check_binary_file): such a file is a binary (the kernel may still run an ELF named `.sh`), no launcher ctxlint
+    reads, skipped without a finding. bash runs any other, reading past each NUL byte as if it were not there (`echo
+    two<NUL>three` prints `twothree`; dash 0.5.12 too): a self-extracting installer's script before its payload, or a
+    stray NUL. So a NUL after the first line is dropped, as bash drops it (a column after one on its line is then
+    one to the left of the byte's), and the script is read."""
+    sample = data[:80]
+    if b"\x00" in (sample[:sample.find(b"\n")] if b"\n" in sample else sample):
         return LoadedFile(display, shell=True)
+    data = data.replace(b"\x00", b"")
     if data.startswith(codecs.BOM_UTF8):
         data = data[len(codecs.BOM_UTF8):]
     return LoadedFile(display, data.decode("utf-8", errors="replace"), shell=True)

@@ -28,19 +28,40 @@ def test_two_gpus_docker_gives_the_container_hold_what_one_could_not(gpus):
     assert _findings(gpus) == []  # was CTX209 at the -c value: 16 GiB of cells on one L4
 
 
-@pytest.mark.parametrize("gpus", ["", "--gpus 1 ", "--gpus device=0 ", "--gpus all ", "--gpus device=0,1 ",
-                                  "--gpus $N "])
+@pytest.mark.parametrize("gpus", ["", "--gpus 1 ", "--gpus device=0 ", "--gpus all ", "--gpus $N "])
 def test_one_gpu_or_a_count_not_known_keeps_the_finding(gpus):
-    # `all` is the host's GPUs, not a count; `device=0,1` unquoted is the fields `device=0` and `1`, which the
-    # daemon refuses ("cannot set both Count and DeviceIDs"): neither is read as two
+    # `all` is the host's GPUs, not a count: not read as two
     assert _findings(gpus) == [("CTX209", 3, 54)]
+
+
+def test_a_value_docker_refuses_is_ctx002_at_the_value():
+    # `device=0,1` unquoted is the CSV fields `device=0` and `1` (a count): the daemon refuses a count beside
+    # devices ("cannot set both Count and DeviceIDs on device request", moby daemon/nvidia_linux.go), so the
+    # container never starts; before, the count was only unknown (the CTX209 stays: the capacity as read)
+    report = lint_text(SCRIPT.format(gpus="--gpus device=0,1 ", ctx=131072), "serve.sh", L4)
+    assert [(f.rule, f.line, f.column, f.message) for f in report.findings if f.rule == "CTX002"] == [
+        ("CTX002", 2, 19, "docker run --gpus device=0,1: Docker refuses it (cannot set both Count and DeviceIDs on "
+                          "device request), so the container never starts; quote the device list as one CSV field: "
+                          "--gpus '\"device=0,1\"'")]
+    assert [f.rule for f in report.findings] == ["CTX002", "CTX209"]
+    # the CLI's own refusals (docker/cli opts/gpus.go GpuOpts.Set), as it words them
+    for gpus, why in (("--gpus=count=2,foo=1 ", "unexpected key 'foo' in 'foo=1'"),
+                      ("--gpus 2,count=3 ", "gpu request key 'count' can be specified only once"),
+                      ("--gpus capabilities=compute,utility ",
+                       'invalid count (utility): value must be either "all" or an integer')):
+        report = lint_text(SCRIPT.format(gpus=gpus, ctx=131072), "serve.sh", L4)
+        assert [f.message.split("(", 1)[1].rsplit("), so", 1)[0] for f in report.findings if f.rule == "CTX002"] \
+            == [why], gpus
+    # podman reads its own `--gpus`: not said
+    text = SCRIPT.format(gpus="--gpus device=0,1 ", ctx=131072).replace("docker run", "podman run")
+    assert not [f for f in lint_text(text, "serve.sh", L4).findings if f.rule == "CTX002"]
 
 
 def _count(words: str):
     from ctxlint.engines.docker_run import requested_gpus
 
     req = requested_gpus([typed(w) for w in words.split(" ")])
-    return None if req is None else (req.count, req.span)
+    return None if req is None or req.refused else (req.count, req.span)
 
 
 @pytest.mark.parametrize("words, expected", [

@@ -18,7 +18,7 @@ class LauncherDevices:
         """`c` with the GPUs a script's `docker run --gpus N` gives the engine's container (docker_run.requested_gpus)
         where `c` counts none of its own: those are the GPUs the engine sees."""
         req = run[3] if run is not None and len(run) > 3 else None
-        if req is None or c.accelerator_count is not None:
+        if req is None or req.count is None or c.accelerator_count is not None:  # refused: docker_run.GpuRequest
             return c
         written = req.token.text.removeprefix("--gpus=")
         return replace(c, accelerator_count=Val(req.count, self.span_source(req.token.item, req.span),

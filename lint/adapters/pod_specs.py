@@ -103,6 +103,13 @@ def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool
             "args_only": command is None and not ray_main}  # args-only: the image's entrypoint runs them
 
 
+def _privileged(c: Node) -> bool:
+    """`securityContext.privileged: true` (a boolean: the API server refuses anything else)."""
+    context = c.get("securityContext")
+    flag = context.get("privileged") if context is not None and context.kind == MAP else None
+    return flag is not None and flag.kind == SCALAR and flag.value is True
+
+
 @record
 class _PodContext:
     pod: Optional[Node]
@@ -134,6 +141,7 @@ class _PodContext:
             env=self.env(c, refused),
             image=c.get("image"),
             accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
+            privileged=_privileged(c),
             **({"group_label": self.group_label} if self.group_label else {}), group_alike=self.alike,
             engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))

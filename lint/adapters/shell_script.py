@@ -16,7 +16,8 @@ Most scripts in a repository start no engine: a text without an engine's name is
 any splitting or import (a tree of unrelated scripts costs a read and a few substring tests each), and a script
 ctxlint cannot follow (odd syntax, unterminated quotes) gives no finding, as one without an engine, unless a
 quote (or `${`, `$(`, backquote) left open hides an engine command after it (CTX001: adapters/script_problems.py).
-Nor does one over MAX_CHARS (or --max-file-size, or with a NUL byte: see file_reader.py), whatever it names.
+Nor does one over MAX_CHARS (or --max-file-size, or with a NUL byte in its first line: see file_reader.py),
+whatever it names.
 """
 from __future__ import annotations
 

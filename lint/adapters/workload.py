@@ -184,6 +184,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             run = (docker_image, requests_accelerator(texts), requested_vendor(texts), requested_gpus(cmd.tokens))
         else:
             run = None
+        if run is not None and run[3] is not None and run[3].refused:  # `--gpus device=0,1`: Docker refuses it
+            from ctxlint.adapters.gpu_refusal import refused_gpus
+            out.diagnostics.append(refused_gpus(run[3], self.span_source))
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's
         # container gets only its `-e` ones
         given = ([] if docker_image is not None and cmd.image is None else list(cmd.exported)) + list(cmd.env) \

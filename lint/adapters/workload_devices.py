@@ -156,8 +156,8 @@ class Devices(LauncherDevices):
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
         count = engine_devices(self.c.accelerator_count, self.c.accelerator_type)
-        if facts.parallel_unknown:
-            return None  # parallel sizes not known: idle/mismatch checks would guess
+        if facts.parallel_unknown or self.c.privileged and count is not None:
+            return None  # parallel sizes, or the GPUs a privileged container sees: idle/mismatch checks would guess
         job = self.c.batch_job
         if job is not None and job.per_task is not None and getattr(self, "under_srun", False):
             return job.per_task  # `srun vllm serve ...` under --gpus-per-task: its task's GPUs (review 18)

@@ -58,6 +58,9 @@ class Container:
     # template's engine with its workers; True: every pod of the group runs this container (no leader template).
     group_alike: Optional[bool] = None
     ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
+    # `securityContext.privileged: true`: the container has every device node of its node, so every GPU there,
+    # whatever its `nvidia.com/gpu` limit (NVIDIA/k8s-device-plugin#161, #336): the engine's count is not known
+    privileged: bool = False
     # A Slurm batch script's job (slurm_header.BatchJob): its nodes and GPUs in all, for an engine that spans the
     # job's nodes (workload_devices.Devices.count); accelerator_count is then the GPUs of one node, the batch node's.
     batch_job: Optional[Any] = None

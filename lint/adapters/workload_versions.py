@@ -67,24 +67,44 @@ class Versions:
         # PEP 508 lets blanks stand around the extras and before the specifier (`"sglang[all] == 0.5.5"`)
         spec = re.compile(rf"(?:{package})\s*(?:\[[^\]]*\]\s*)?(?P<spec>[=<>!~@;].*)?", re.IGNORECASE)
         found: Optional[Val[str]] = None
-        for other in self.commands[:k]:
-            if (other.image.text, other.image.start, other.image.item) != place if other.image is not None \
-                    else place is not None:
-                continue
+        mine = [j for j, other in enumerate(self.commands[:k]) if place == (None if other.image is None else
+                                                                              (other.image.text, other.image.start,
+                                                                               other.image.item))]
+        for j in mine:
+            other = self.commands[j]
             words = _pip_installed(other.tokens)
+            if not words:
+                continue  # no `pip install`: nothing here replaces the engine
+            from ctxlint.adapters.pip_targets import install_targets, waited  # only where a command installs
+
             if any(w.text == "--dry-run" for w in words):
                 continue  # "Don't actually install anything" (pip install --dry-run): the release stays
             elsewhere = next((w.text for w in words if _ELSEWHERE.fullmatch(w.text)), None)
-            for token in words:
-                m = spec.fullmatch(token.text)
-                if m is None and not (("/" in token.text or token.text.endswith(".whl"))
-                                      and re.search(rf"(?<!\w){package}(?!\w)", token.text, re.IGNORECASE)):
+            for token, project in install_targets(words):
+                m = None if project else spec.fullmatch(token.text)
+                if m is None and not project and not (("/" in token.text or token.text.endswith(".whl"))
+                                                      and re.search(rf"(?<!\w){package}(?!\w)", token.text, re.I)):
                     continue  # another package (`sglang-router`), or a path that is not the engine's
                 pin = _PINNED.fullmatch(m.group("spec") or "") if m is not None and not token.unresolved else None
                 if other.arm is not None and other.arm != cmd.arm:  # in a branch of an `if` the launch is not in
                     found, installed, self.run_reinstall = None, True, f"the container's command installs " \
                         f"{token.text} only in a branch of an `if`, which may not run, so the release it runs is " \
                         f"either that or the image's"
+                    continue
+                if other.background and not waited(self.commands, j, [i for i in mine if i > j]):
+                    # `pip install vllm==0.6.3 & vllm serve ...`: the launch does not wait for the install, which
+                    # may replace the engine's files before, while or after the server imports them
+                    found, installed, self.run_reinstall = None, True, f"the container's command installs " \
+                        f"{token.text} in the background (`&`), which the launch does not wait for, so the " \
+                        f"release it runs is either that or the image's"
+                    continue
+                if project:  # `-e .`, `-r requirements.txt`, `./`: whatever it holds, which may be the engine
+                    if installed is None:
+                        installed = _release(engine, named) is not None
+                    if installed:
+                        found, self.run_reinstall = None, f"the container's command installs {token.text}, which " \
+                            f"may hold {engine} (ctxlint does not read it), over the image {named}, whose tag is " \
+                            f"then not the release it runs"
                     continue
                 if elsewhere is not None:  # into a directory of its own, which the server imports from or not
                     found, installed, self.run_reinstall = None, True, f"the container's command installs " \
@@ -112,8 +132,10 @@ class Versions:
         package = _PIP_NAMES.get(engine)
         if package is None:
             return None
-        pattern = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?==([0-9][\w.+-]*)",
-                             re.IGNORECASE)
+        # not one run in the background (`... & vllm serve`: the launch does not wait for it, run_release), but
+        # one whose output a redirect sends (`2>&1`, `&> log`) or that an `&&` follows
+        pattern = re.compile(rf"\b(?:pip3?|uv pip)\s+install\b[^\n;&|]*?\b{package}(?:\[[\w,-]+\])?==([0-9][\w.+-]*)"
+                             r"(?!(?:[^\n;&|]|[<>]&|&>)*(?<![<>])&(?![&>]))", re.IGNORECASE)
         scripts = list(self.c.install_scripts) + ([self.c.script] if self.c.script is not None else [])
         for node in scripts:
             if node.kind != SCALAR or not isinstance(node.value, str):

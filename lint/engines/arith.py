@@ -20,6 +20,11 @@ def arithmetic(text: str, lookup: Callable[[str], Optional[str]]) -> Optional[st
     m = _ARITH.fullmatch(text.strip())
     if not m:
         return None
+    if "=" in m.group(1) or "++" in m.group(1) or "--" in m.group(1):  # `$(( L++ ))`, `$(( L += 2 ))` assign
+        from .arith_commands import assigning_value
+        assigns, value = assigning_value(m.group(1), lookup)
+        if assigns:
+            return value
     unknown = []
 
     def value(ref) -> str:

@@ -18,8 +18,10 @@ from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
 from .lex_words import Word
+from .shell_commands import may_update
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
+_LEADS = frozenset({"do", "then", "else", "{", "!"})
 # one update: `++L`, `L--`, `L = EXPR`, `L += EXPR` (`==` is a comparison, never `=`)
 _ONE = lazy_compile(rf"\s*(?:(\+\+|--)\s*({_NAME})|({_NAME})\s*(\+\+|--)|({_NAME})\s*([-+*/%]?)=(?!=)(.*))\s*", re.S)
 # every variable an expression may assign (`a = b++`, `x <<= 2`, `i++, j--`)
@@ -48,10 +50,94 @@ def arith_command(texts: Sequence[str], ctx, unsure: bool) -> None:
 
 def _updated(one, ctx):
     """The variable's new value (a string), or None when it is not decidable here."""
+    return _new_value(one, ctx.lookup)
+
+
+def _new_value(one, lookup):
     prefix, pre_name, post_name, postfix, name, op, expr = one.groups()
     if name is None:
         name = pre_name or post_name
-        return arithmetic(f"$(({name} {'+' if (prefix or postfix) == '++' else '-'} 1))", ctx.lookup)
+        return arithmetic(f"$(({name} {'+' if (prefix or postfix) == '++' else '-'} 1))", lookup)
     if _ASSIGNED.search(expr):
         return None  # `L = M++`: M changes too
-    return arithmetic(f"$(({name} {op} ({expr})))" if op else f"$(({expr}))", ctx.lookup)
+    return arithmetic(f"$(({name} {op} ({expr})))" if op else f"$(({expr}))", lookup)
+
+
+def assigning_value(expr: str, lookup) -> tuple:
+    """For `$(( expr ))`: whether the expression assigns, and then its value (a string) or None. bash's value of an
+    assignment is the new value, of `L++` / `L--` the old one (bash manual, Shell Arithmetic: "id++ id-- variable
+    post-increment and post-decrement"); one update of one known integer is evaluated, any other is unknown."""
+    names = {a or b for a, b in _ASSIGNED.findall(expr)}
+    if not names:
+        return False, None
+    one = _ONE.fullmatch(expr) if len(names) == 1 and "," not in expr else None
+    if one is None:
+        return True, None
+    if one.group(4):  # `L++`: the value before the update, when the update is one ctxlint evaluates
+        return True, arithmetic(f"$(({one.group(3)}))", lookup) if _new_value(one, lookup) is not None else None
+    return True, _new_value(one, lookup)
+
+
+def command_updates(words: Sequence[Word], first: str, ctx) -> list:
+    """What a command's words assign besides its plain assignments, from the values before it runs (the caller
+    applies them after it: apply_updates): each `$(( ))` that assigns (`x=$(( L++ ))` sets x to 4 and L to 5),
+    and an assignment to a variable with the integer attribute (`declare -i N=4*2` is 8; then `N+=1` adds, 9: bash
+    manual, Bash Builtins, declare -i: "arithmetic evaluation is performed when the variable is assigned a value";
+    Shell Parameters: with it, += adds). [(name, new value or None, whether a plain assignment of the command
+    overrides it)]. A value ctxlint cannot evaluate is unknown. `+i` drops the attribute; a function's
+    `local -i` keeps it after the return. `first`: the command's first word, after `then`, `do` and the like."""
+    if not may_update(words, first, ctx):
+        return []  # the common case: nothing more to read
+    out: list = []
+    pending: dict = {}
+
+    def lookup(name):
+        return pending[name] if name in pending else ctx.lookup(name)
+
+    def update(text, overridden):
+        names = {a or b for a, b in _ASSIGNED.findall(text)}
+        one = _ONE.fullmatch(text) if len(names) == 1 and "," not in text else None
+        value = None if one is None else _new_value(one, lookup)
+        for name in sorted(names):
+            pending[name] = value
+            out.append((name, value, overridden))
+
+    for word in words:
+        for part in word.parts:
+            if part.kind == "cmd" and part.name.startswith("$((") and part.name.endswith("))") \
+                    and _ASSIGNED.search(part.name):
+                update(part.name[3:-2], True)
+    texts = [raw(w) for w in words]
+    lead = 0
+    while lead < len(texts) and texts[lead] in _LEADS:  # `then N+=1`
+        lead += 1
+    declaring = lead < len(texts) and texts[lead] in ("declare", "typeset", "local")
+    if declaring:
+        options = [t for t in texts[lead + 1:] if re.fullmatch(r"[-+][a-zA-Z]+", t)]
+        names = [t.split("=", 1)[0] for t in texts[lead + 1:] if re.fullmatch(rf"{_NAME}(?:\+?=.*)?", t, re.S)]
+        if any(o[0] == "-" and "i" in o for o in options):
+            ctx.integers.update(names)
+        elif any(o[0] == "+" and "i" in o for o in options):
+            ctx.integers.difference_update(names)
+    for text in texts[lead + declaring:] if ctx.integers else ():
+        found = re.fullmatch(rf"({_NAME})(\+?)=(.*)", text, re.S)
+        if found is None:
+            if declaring:
+                continue
+            break  # the command's program: its arguments assign nothing
+        name, plus, value = found.groups()
+        if name in ctx.integers and not (ctx.readonly and name in ctx.readonly):
+            update(f"{name} {plus}= {value}" if value.strip() else f"{name} = 0", False)
+    return out
+
+
+def apply_updates(updates: list, words: Sequence[Word], ctx, unsure: bool) -> None:
+    """Set what command_updates found, after the command: a `$(( ))`'s update loses to the command's own
+    assignment of the name (`L=$(( L++ ))` leaves L the old value, as bash assigns after expanding)."""
+    own = {t.split("=", 1)[0].rstrip("+") for t in (raw(w) for w in words) if re.match(rf"{_NAME}\+?=", t)}
+    for name, value, overridden in updates:
+        if overridden and name in own:
+            continue
+        ctx.local[name] = None if unsure else value
+        if unsure:
+            ctx.unsure.add(name)

@@ -83,7 +83,8 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     ctx.refs.extend(own.refs)
     ctx.problems.extend(own.problems)
     return [Command(c.tokens, tuple(container_env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, image,
-                    _over(exported, c.exported), image_gpus=gpus, branch=c.branch) for c in inner]
+                    _over(exported, c.exported), image_gpus=gpus, branch=c.branch, background=c.background)
+            for c in inner]
 
 
 def _over(outer: tuple, own: tuple) -> tuple:
@@ -120,7 +121,7 @@ def shell_script(program: list[Token], idx: int, script_word, outer: bool, env: 
         _put_back(ctx, *kept)
     inner = restored(inner, marks)
     return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,
-                    c.arm, branch=c.branch) for c in inner]
+                    c.arm, branch=c.branch, background=c.background) for c in inner]
 
 
 def _unexported(ctx: SplitContext, prefixed: set) -> tuple:

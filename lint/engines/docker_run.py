@@ -7,6 +7,7 @@ value type); podman and nerdctl take the same spellings for these.
 """
 from __future__ import annotations
 
+import re
 from typing import Callable, Optional, Sequence
 
 from ctxlint.lazyre import lazy_compile
@@ -143,9 +144,10 @@ _GPU_KEYS = frozenset({"driver", "count", "device", "capabilities", "options"})
 
 @record(frozen=True)
 class GpuRequest:
-    count: int
+    count: Optional[int]  # None when Docker refuses the value (`refused`)
     token: object  # the Token holding the value
     span: tuple  # the value's span in it (Token.span_of)
+    refused: str = ""  # why Docker refuses the value (_csv_refusal), the container never starting
 
 
 def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
@@ -165,8 +167,41 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
     if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts, run.image):
         return None
     token, cut = found[0]
+    refused = _csv_refusal(token.text[cut:])
+    if refused:
+        return GpuRequest(None, token, token.span_of(cut, len(token.text)), refused)
     count = _csv_gpu_count(token.text[cut:])
     return GpuRequest(count, token, token.span_of(cut, len(token.text))) if count else None
+
+
+def _csv_refusal(value: str) -> str:
+    """Why the Docker CLI (GpuOpts.Set, above) or daemon (setNvidiaGPUs) refuses a `--gpus` value, as they say it;
+    "" for a value they take (or one read otherwise here: `driver=cdi`, a device list the runtime reads)."""
+    import csv
+
+    try:
+        fields = next(csv.reader([value], strict=True), [])
+    except csv.Error:
+        return ""  # Go's encoding/csv and Python's differ on a stray quote: not said
+    seen: set = set()
+    count = devices = False
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if key in seen:
+            return f"gpu request key '{key}' can be specified only once"
+        seen.update((key,) if eq else (key, "count"))
+        if not eq or key == "count":
+            number = val if eq else key
+            if number != "all" and not re.fullmatch(r"[-+]?[0-9]+", number):
+                return f'invalid count ({number}): value must be either "all" or an integer'
+            count = True
+        elif key == "device":
+            devices = True
+        elif key not in _GPU_KEYS:
+            return f"unexpected key '{key}' in '{field}'"
+    if count and devices:
+        return "cannot set both Count and DeviceIDs on device request"
+    return ""
 
 
 # What gives the container GPUs besides its `--gpus` request, so that its count is not theirs: `--privileged`

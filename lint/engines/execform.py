@@ -129,7 +129,8 @@ def split_list(items: list[object], resolver: Optional[Resolver] = None, compose
                 commands = split_text(texts[script_item], None, ctx, 1)
             shell = " ".join(t.text for t in head[:idx])
             commands = [Command(c.tokens, c.env, (shell,) + c.wrappers, c.image, c.exported, c.arm,
-                                image_gpus=c.image_gpus, branch=c.branch) for c in commands]
+                                image_gpus=c.image_gpus, branch=c.branch, background=c.background)
+                        for c in commands]
         else:
             tokens = []
             for i, t in enumerate(texts):

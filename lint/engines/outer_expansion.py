@@ -59,7 +59,8 @@ def restored(commands: Sequence[Command], marks: dict[int, VarRef]) -> list[Comm
     return [Command(tuple(_token(t, marks) for t in c.tokens), tuple(EnvAssign(a.name, _token(a.token, marks))
                                                                       for a in c.env),
                     c.wrappers, c.image if c.image is None else _token(c.image, marks),
-                    tuple(EnvAssign(a.name, _token(a.token, marks)) for a in c.exported), c.arm, c.image_gpus, c.branch)
+                    tuple(EnvAssign(a.name, _token(a.token, marks)) for a in c.exported), c.arm, c.image_gpus, c.branch,
+                    c.background)
             for c in commands]
 
 

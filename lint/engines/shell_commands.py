@@ -109,17 +109,19 @@ def arith_close(seq: list, pos: int):
     return None
 
 
-def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool]], set[int], bool]:
-    """(groups, arith, blocking, subshells) of a text's items: each group (words, after `&&` or `||`), or (a
+def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool]], set[int], bool, dict[int, str]]:
+    """(groups, arith, blocking, subshells, ends) of a text's items: each group (words, after `&&` or `||`), or (a
     HereBody, a function_defs.Defined or a subshells.Mark, None); `arith`: group -> the text of its `(( ... ))` and
     whether it reads as typed; `blocking`: the groups that never return, run in the foreground (`sleep infinity;`);
-    `subshells`: whether the text has a `(` (then the items were marked, subshells.py)."""
+    `subshells`: whether the text has a `(` (then the items were marked, subshells.py); `ends`: the operator after
+    each group (a line break is `;`: run_apart below)."""
     current: list[Word] = []
     skip_next = False
     # (words, after && or ||), or (a HereBody or a function_defs.Defined, None)
     groups: list[tuple[list[Word], Optional[bool]]] = []
     after_logic = False
     blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
+    ends: dict[int, str] = {}  # the operator after each group (run_apart)
     if defines(items):
         from .function_defs import collapse  # only a text that defines a function pays for it
 
@@ -171,6 +173,7 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
                 groups.append((current, after_logic))
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
+            ends.setdefault(len(groups) - 1, it.text)
             current = []
             after_logic = it.text in ("&&", "||") or kept
             # `((` typed together (`( (` are two subshells, subshells.py)
@@ -193,4 +196,38 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
             groups.append((it, None))  # type: ignore[arg-type]
         else:
             current.append(it)  # type: ignore[arg-type]
-    return groups, arith, blocking, subshells
+    return groups, arith, blocking, subshells, ends
+
+
+# Which commands of a script's command list bash runs in a subshell of their own: those of an and-or list that ends
+# in `&` (`a && b &`: both run in the background, bash manual, Lists: "the shell executes the command in the
+# background in a subshell") and each command of a pipeline (bash manual, Pipelines: "Each command in a
+# multi-command pipeline ... is executed in its own subshell"). What such a command assigns, or a failed assignment
+# in it, stays in that subshell.
+_LOGIC = frozenset({"&&", "||"})
+_PIPES = frozenset({"|", "|&"})
+
+
+def run_apart(ends: dict) -> tuple:
+    """(backgrounded, piped): the indices of the groups run in the background and of those in a pipeline, from
+    `ends`, the operator after each group (a line break is `;`)."""
+    background: set = set()
+    piped: set = set()
+    start = 0  # where the and-or list being read starts
+    for index in sorted(ends):
+        op = ends[index]
+        if op in _PIPES:
+            piped.update((index, index + 1))
+        if op == "&":
+            background.update(range(start, index + 1))
+        if op not in _LOGIC and op not in _PIPES:
+            start = index + 1
+    return background, piped
+
+
+def may_update(words, first: str, ctx) -> bool:
+    """Whether a command's words may assign besides its plain assignments (arith_commands.command_updates): a
+    `$(( ))` in a word, a declare/typeset/local, or a variable with the integer attribute. Asked of every command,
+    so the arithmetic readers are imported only where it holds."""
+    return bool(ctx.integers) or first in ("declare", "typeset", "local") or any(
+        part.kind == "cmd" and "$((" in part.name for word in words for part in word.parts)

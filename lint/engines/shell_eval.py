@@ -57,4 +57,4 @@ def evaluated_commands(program: Sequence[Token], ctx, depth: int, unsure: bool, 
         if opaque:
             ctx.local.branches.path.pop()
     return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + ("eval",) + c.wrappers, c.image, c.exported,
-                    image_gpus=c.image_gpus, branch=c.branch) for c in inner]
+                    image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]

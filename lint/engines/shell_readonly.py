@@ -11,9 +11,16 @@ dash 0.5.12 ("L: is read only") and bash in POSIX mode instead exit the script a
 `unset`, so no later command runs: the value is kept only in a script whose `#!` line names bash (shell_unset.py's
 rule for `local`), and is unknown (CTX008) in any other, never one shell's reading guessed. A name made readonly
 inside a branch or loop may be readonly or not: an assignment to it later leaves it unknown. Not modelled: bash
-also drops the rest of the line a failed plain assignment is on (`L=200000; vllm serve ...` on one line starts
-nothing; in a function or a compound command, the rest of it: bash 5.2.15 runs no command after a failed `L=7`
-in `f() { ...; L=7; vllm serve ...; }`); `declare -r` in a function (without `-g`) is a local, never marked here.
+`declare -r` in a function (without `-g`) is a local, never marked here; a failed assignment that may not run (in a
+branch, a loop, after `&&`) discards nothing.
+
+A failed plain assignment (not a command's `L=7 cmd` prefix, nor `export`/`declare`, which only fail themselves)
+also makes bash drop the rest of the script's top-level command it is in (bash 5.2.15, non-interactive, checked
+here; `bash -c` alike): the rest of its line (`L=200000; TP=8; vllm serve ...` assigns and starts nothing after
+the failure, `x=1 L=2 y=3` leaves y unset), the rest of a function it is in and of the line that called it, and
+the rest of an `if`, loop or `{ }` around it, to the `fi`/`done`/`}` and past it on that line; the next line
+runs. A subshell's ends at its `)`. So those commands are not read (discard, discard_ends), and a value they
+would assign keeps the one before.
 A `readonly` of a function's local ends with it (shellfuncs.saved keeps whether a name was readonly).
 Apart from shellwords.py and shell_unset.py, which ask only once a name is readonly.
 """
@@ -68,3 +75,18 @@ def kept_words(program: Sequence[Token], ctx) -> list[Token]:
             continue
         out.append(t)
     return out
+
+
+def discard_ends(ctx, groups: list, index: int, depth: int) -> bool:
+    """Does group `index` of the script's top level start the next top-level command after a failed assignment
+    (above)? When it is on a later line than the group before it, outside any `if`, loop or function, and not
+    after `&&`/`||` (`a &&` then a line break goes on); only at the top level (`depth` 0) of a text whose positions
+    index it (not a Compose-interpolated one)."""
+    words, conditional = groups[index]
+    if depth or ctx.source is None or ctx.flow or ctx.frames or conditional or not isinstance(words, list) or not words:
+        return False
+    before = next((g[0] for g in reversed(groups[:index]) if isinstance(g[0], list) and g[0]), None)
+    if before is None:
+        return False
+    between = ctx.source[before[-1].src_span[1]:words[0].src_span[0]].replace("\\\n", "")
+    return "\n" in between

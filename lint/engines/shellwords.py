@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
+from ..records import replace
 from .command_prefixes import strip_prefixes
 from .container_scripts import script_index as _script_index, shell_script
 from .command_strings import assignment_words, command_word
@@ -27,7 +28,7 @@ from .heredocs import HereBody
 from . import branches, shellarrays
 from .lex_words import Word
 from .lexer import lex
-from .shell_commands import command_groups, literal, no_command
+from .shell_commands import command_groups, literal, may_update, no_command, run_apart
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -39,11 +40,16 @@ _MAX_DEPTH = 6
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
-    groups, arith, blocking, subshells = command_groups(items)
+    groups, arith, blocking, subshells, ends = command_groups(items)
     if subshells:
         from .subshells import Mark, passed
 
+    background, piped = run_apart(ends)
     for index, (words, conditional) in enumerate(groups):
+        if ctx.discard:  # after a failed readonly assignment (shell_readonly.py, imported only then)
+            from .shell_readonly import discard_ends
+
+            ctx.discard = not discard_ends(ctx, groups, index, depth)
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
@@ -59,7 +65,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if index in arith or let and len(words) > let:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
             from .arith_commands import arith_command, raw
             text, sure = arith[index] if index in arith else ("", True)
-            arith_command([text] if index in arith else [raw(w) for w in words[let:]],
+            ctx.discard or arith_command([text] if index in arith else [raw(w) for w in words[let:]],
                           ctx, ctx.flow > 0 or bool(conditional) or not sure)
             continue
         at = 0
@@ -80,8 +86,23 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 break
             at += 1
             first = literal(words[at])
+        if ctx.discard:
+            continue  # bash does not run it (shell_readonly.py)
         ctx.conditional = conditional
+        updated = None
+        if may_update(words, first, ctx):  # `x=$(( L++ ))`, `declare -i N=4*2` (arith_commands.py, imported then)
+            from .arith_commands import command_updates
+
+            updated = command_updates(words, first, ctx)
         read = branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm())
+        if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
+            ctx.discard = False
+        elif updated:
+            from .arith_commands import apply_updates
+
+            apply_updates(updated, words, ctx, ctx.flow > 0 or bool(conditional))
+        if index in background:
+            read = [replace(c, background=True) for c in read]
         if not any(entry[5][0] for entry in ctx.local.ifs):  # a branch bash never runs starts nothing
             commands.extend(read)  # (decided_tests.py); what it assigns is dropped by scalar_branches.py
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
@@ -164,14 +185,14 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         inner = prefixed_call(env, lambda: call(defined, program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
                               ctx, defined.items)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
-                        image_gpus=c.image_gpus, branch=c.branch) for c in inner]
+                        image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
     if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
         from .script_calls import called_script
 
         inner = called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
         if inner is not None:
             return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
-                            image_gpus=c.image_gpus, branch=c.branch) for c in inner]
+                            image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
     if evaluated and program[0].text == "eval":
         hidden = hiding(ctx, [a.name for a in env])  # `A=x eval '...'`: the string sees A=x
         try:
@@ -228,6 +249,7 @@ def split_shell(text: str, resolver: Optional[Resolver] = None, k8s: bool = Fals
         ctx.script = script
     ctx.sourcer, ctx.positional = sourcer, positional  # positional: a script file's "$@", when it is known
     ctx.bash = text.startswith("#!") and "bash" in text[:text.find("\n")]  # (shell_unset.py)
+    ctx.source = text if base is None else None
     items, problems = lex(text, base, k8s=k8s, go=go)
     ctx.problems.extend(SplitProblem(m, s, e) for m, s, e in problems)
     try:

@@ -206,13 +206,15 @@ def passed(mark: Mark, ctx) -> None:
         # any name (`( eval ... )`): every table copied whole, at C speed, not a tuple per name (a script of
         # thousands of variables and such subshells was quadratic in Python: fuzz27)
         states = _tables(ctx) if every else {name: _state(name, ctx) for name in names}
-        mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional, dict(ctx.readonly)))
+        mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional, dict(ctx.readonly),
+                           ctx.discard))
         return
     opening = mark.pair
     if opening is None or not opening.saved:
         return
     # `( set -- ... )`, `( shift )`, `( readonly L )` (shell_readonly.py) too
-    states, forks, allexport, every, ctx.positional, ctx.readonly = opening.saved.pop()
+    # a failed readonly assignment inside ends the subshell, not the script's command (shell_readonly.py)
+    states, forks, allexport, every, ctx.positional, ctx.readonly, ctx.discard = opening.saved.pop()
     del local.forks[forks:]
     ctx.allexport = allexport
     if every:

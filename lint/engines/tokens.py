@@ -130,6 +130,8 @@ class Command:
     image_gpus: object = False
     # the branch(es) of the `if`s whose values it was read with (scalar_branches.py): a launch of its own, so named
     branch: str = ""
+    # run in the background (its and-or list ends in `&`): the script goes on without waiting for it to finish
+    background: bool = False
 
     @property
     def argv(self) -> list[str]:

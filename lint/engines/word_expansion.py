@@ -72,7 +72,11 @@ class SplitContext:
         self.exports: dict[str, object] = {}
         self.allexport: Optional[bool] = False
         self.removed: set[str] = set()  # names `unset` (or a function's `local NAME`) took away: shell_unset.py
+        # a bash script skips the rest of its top-level command after a failed readonly assignment (shell_readonly)
+        self.discard = False
+        self.source: Optional[str] = None  # the script's text, where positions index it (shell_readonly.discard_ends)
         self.bash = False  # a `#!` line names bash: `local NAME` is bash's, not dash's (shell_unset.py)
+        self.integers: set[str] = set()  # names `declare -i` / `local -i` gave the integer attribute (arith_commands)
         self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 
     def lookup(self, name: str) -> Optional[str]:

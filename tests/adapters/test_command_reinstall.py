@@ -146,3 +146,47 @@ def test_a_pin_in_a_branch_the_launch_is_not_in_leaves_the_release_unknown(tmp_p
     path = tmp_path / "pod.yaml"
     path.write_text(POD.format(image="lmsysorg/sglang:v0.5.20", install="true", launch=both))
     assert _dep(path).engine.version.value == "0.5.5"
+
+
+def test_a_pin_installed_in_the_background_leaves_the_release_unknown(tmp_path):
+    # `pip install sglang==0.5.5 & launch`: bash starts the launch without waiting for the install (bash manual,
+    # Lists: "the shell does not wait for the command to finish"), so the server may import 0.5.5 or the tag's
+    # 0.5.20; a flag 0.5.20 refuses is a warning that says why, not an error, and 0.5.5 is not named
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"
+    for install in ("pip install sglang==0.5.5 & true", "pip install sglang==0.5.5 && echo ok & true",
+                    "nohup pip install sglang==0.5.5 > /tmp/pip.log 2>&1 & sleep 5; wait $!"):
+        assert _dep(_pod(tmp_path, install)).engine.version is None, install
+    [line] = _refusals(_pod(tmp_path, "pip install sglang==0.5.5 & true", dropped))
+    assert line.startswith("9:") and "CTX301 [warning]" in line and (
+        "Which sglang release runs is unknown: the container's command installs sglang==0.5.5 in the background "
+        "(`&`), which the launch does not wait for, so the release it runs is either that or the image's;") in line
+    # waited for (`wait`: every background job; `wait $!` right after it: that one), it is the release
+    for install in ("pip install sglang==0.5.5 & wait", "pip install sglang==0.5.5 & wait $!",
+                    "pip install sglang==0.5.5 & pip install sglang-router & wait"):
+        assert _where(_dep(_pod(tmp_path, install)).engine.version) == ("0.5.5", 9, 50), install
+    # in a script's `docker run IMAGE bash -c` too
+    assert _dep(_script(tmp_path, "pip install sglang==0.5.5 & true")).engine.version is None
+
+
+def test_a_project_a_requirements_file_or_a_local_build_leaves_the_release_unknown(tmp_path):
+    # `pip install -e .` (a checkout, perhaps the engine's), `-r requirements.txt` (not read: it is in the image,
+    # and any may list the engine), a path or wheel of the engine: whatever release they hold replaces the tag's
+    dropped = LAUNCH + " --cuda-graph-max-bs 64"
+    for install in ("pip install -e .", "cd /sgl/python && pip install --no-deps -e '.[all]'",
+                    "pip install -r requirements.txt", "pip install -rrequirements.txt", "uv pip install --system .",
+                    "pip install ./sglang", "pip install dist/sglang-*.whl", "pip install --editable=/src/sglang"):
+        assert _dep(_pod(tmp_path, install)).engine.version is None, install
+    [line] = _refusals(_pod(tmp_path, "pip install -r requirements.txt", dropped))
+    assert "CTX301 [warning]" in line and ("Which sglang release runs is unknown: the container's command installs "
+                                           "requirements.txt, which may hold sglang (ctxlint does not read it), over "
+                                           "the image lmsysorg/sglang:v0.5.20, whose tag is then not the release it "
+                                           "runs;") in line
+    # an option's value is no requirement: an index URL, a constraints file, a named path of another package
+    for install in ("pip install -c constraints.txt sglang-router", "pip install /opt/router",
+                    "pip install --extra-index-url https://flashinfer.ai/whl/sglang/ sglang-router"):
+        assert _dep(_pod(tmp_path, install)).engine.version.value == "0.5.20", install
+    assert _dep(_pod(tmp_path, "pip install sglang==0.5.5 --find-links /wheels/sglang")).engine.version.value \
+        == "0.5.5"
+    # a project over an image without the engine changes nothing ctxlint knew
+    assert _dep(_pod(tmp_path, "pip install -e . && pip install sglang==0.5.5", image="python:3.12")) \
+        .engine.version.value == "0.5.5"

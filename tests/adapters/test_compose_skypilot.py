@@ -498,3 +498,20 @@ def test_skypilot_run_expands_a_double_quoted_shell_script_first():
             "  bash -c \"vllm serve '$MODEL' --max-model-len 8192\"\n")
     [dep] = adapt(text, "task.yaml").deployments
     assert (dep.model.id.value, dep.roles[0].context_length.value) == ("meta-llama/Llama-3.1-8B", 8192)
+
+
+def test_a_pin_installed_in_the_background_names_no_version():
+    # `pip install vllm==0.6.3 & vllm serve`: the launch does not wait for the install (Versions.installed_version,
+    # as run_release); a redirect's `&` (`2>&1`, `&>`) or an `&&` runs it in the foreground
+    text = """\
+resources: {accelerators: L4:1}
+run: |
+  pip install vllm==0.6.3 > pip.log 2>&1 &
+  vllm serve meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192
+"""
+    [dep] = adapt(text, "task.sky.yaml").deployments
+    assert dep.engine.version is None
+    for foreground in ("  pip install vllm==0.6.3 > pip.log 2>&1\n", "  pip install vllm==0.6.3 &> pip.log &&\n"):
+        [dep] = adapt(text.replace("  pip install vllm==0.6.3 > pip.log 2>&1 &\n", foreground), "task.sky.yaml") \
+            .deployments
+        assert dep.engine.version.value == "0.6.3", foreground

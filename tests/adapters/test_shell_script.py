@@ -305,6 +305,24 @@ def test_a_suppression_comment_in_a_script(tmp_path):
     assert (result.code, result.out) == (0, "")
 
 
+def test_a_nul_byte_after_the_first_line_is_dropped_as_bash_drops_it(tmp_path):
+    # bash 5.2.15 runs a script with NUL bytes after its first line, reading past each (`echo two<NUL>three` prints
+    # `twothree`), and refuses one with a NUL in the first line of its first 80 bytes ("cannot execute binary file");
+    # before, a NUL anywhere made the file no launcher: a self-extracting installer's launch, or a launcher with a
+    # stray NUL, gave no finding (loader._script)
+    path = tmp_path / "installer.sh"
+    # self-extracting (makeself's layout): the payload after 10,000 bytes of script, which exits before it
+    path.write_bytes(REPRO.encode() + b"#" * 10000 + b"\nexit 0\n__PAYLOAD__\n" + b"\x00\x01" * 5000)
+    assert check("--select", "CTX109", str(path)).out == f"{path}:4:19: {CTX109}\n"
+    path.write_bytes(REPRO.replace("131072", "131\x00072").encode() + b"echo done\x00\n")
+    assert check("--select", "CTX109", str(path)).out == f"{path}:4:19: {CTX109}\n"
+    # in the first line bash refuses it: a binary, as before, whatever it names
+    path.write_bytes(b"#!/bin/bash \x00\n" + REPRO.encode())
+    assert check(str(path)).out == ""
+    path.write_bytes(b"#" * 80 + b"\x00\n" + REPRO.encode())  # past the 80 bytes bash samples: read
+    assert check("--select", "CTX109", str(path)).out == f"{path}:5:19: {CTX109}\n"
+
+
 def test_a_megabyte_script_is_read_to_its_end(tmp_path):
     path = tmp_path / "big.sh"
     filler = "".join(f"echo 'step {i}' && python3 train.py --lr 0.{i} # llama\n" for i in range(20000))
@@ -315,9 +333,6 @@ def test_a_megabyte_script_is_read_to_its_end(tmp_path):
 
 def test_scripts_too_large_to_be_launchers_give_nothing(tmp_path, monkeypatch):
     big = tmp_path / "installer.sh"
-    # self-extracting: the payload after 10,000 bytes of script
-    big.write_bytes(REPRO.encode() + b"#" * 10000 + b"\nexit 0\n__PAYLOAD__\n" + b"\x00\x01" * 5000)
-    assert check(str(big)).out == ""
     big.write_text(REPRO + "#" * 3000 + "\n")
     result = check("--max-file-size", "1000", str(big))  # a YAML file over the limit is CTX001
     assert (result.code, result.out) == (0, "")

@@ -93,3 +93,38 @@ def test_nested_subshells_typed_together_keep_their_redirects_and_background():
     # a quoted `)` closes nothing; the arithmetic command after it is one still
     assert _argv("((echo ')' > f); vllm serve z)\nL=1\n((L++))\nvllm serve m $L\n") == \
         [["vllm", "serve", "z"], ["vllm", "serve", "m", "2"]]
+
+
+@pytest.mark.parametrize("script, length, x", [
+    # an assignment in `$(( ))` assigns (bash manual, Shell Arithmetic): `L++` is the old value, then L is one more
+    # (an unset x takes its default, `unknown`)
+    ("L=4096; x=$(( L++ ))", "4097", "4096"), ("L=4096; x=$(( ++L ))", "4097", "4097"),
+    ("L=4096; x=\"$(( L += 2 ))\"", "4098", "4098"), ("L=4096; x=$((L=L*2))", "8192", "8192"),
+    ("L=4096; L=$(( L++ ))", "4096", "unknown"),  # bash assigns L after expanding: the old value
+    ("L=4096; echo $(( L-- ))", "4095", "unknown"),  # in any command's words
+    # `declare -i` / `local -i`: every assignment is evaluated arithmetically, `+=` adds (bash manual, declare)
+    ("declare -i L=4096*2", "8192", "unknown"), ("declare -i L=4096*2; L+=1", "8193", "unknown"),
+    ("typeset -i L; L=2048+2048", "4096", "unknown"), ("declare -ix L=2*2048", "4096", "unknown"),
+    ("f() { local -i L=1024*4; L+=4; x=$L; }; f", "unknown", "4100"),
+    ("L=4096; declare +i L; L+=1", "40961", "unknown"),  # `+i` drops it: += appends again
+])
+def test_arithmetic_expansion_and_integer_variables_assign(script, length, x):
+    assert _argv(f"{script}\nvllm serve m --max-model-len ${{L:-unknown}} --x ${{x:-unknown}}\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", length, "--x", x]
+
+
+@pytest.mark.parametrize("script", [
+    "L=4096; x=$(( L++, M++ ))",  # more than one update
+    "L=4096; x=$(( L += N ))",  # N is the environment's
+    "L=4096; if [ -n \"$A\" ]; then x=$(( L++ )); fi",  # may not run: 4096 or 4097
+    "declare -i L=Q",  # Q unset is 0 to bash, but the environment may set it
+    "declare -i L=4096; L+=$N",
+])
+def test_an_arithmetic_assignment_not_decidable_leaves_the_value_unknown(script):
+    assert _argv(f"{script}\nvllm serve m --max-model-len ${{L:-unknown}}\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", "${L:-unknown}"]
+
+
+def test_a_background_commands_expansion_assigns_in_its_subshell():
+    assert _argv("L=4096\necho $(( L++ )) &\nvllm serve m --max-model-len $L\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", "4096"]

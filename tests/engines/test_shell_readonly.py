@@ -52,3 +52,25 @@ def test_a_functions_local_made_readonly_is_gone_at_return():
     assert last_words(text) == ["4096", "200000"]
     # a readonly of a name the function did not make local is the script's (bash: `f() { readonly L=1; }`)
     assert last_words(f"#!/bin/bash\nf() {{ readonly L=4096; }}\nf\nL=200000\n{RUN} $L\n") == ["4096"]
+
+
+@pytest.mark.parametrize("then, tp", [
+    # bash 5.2.15 (non-interactive, `vllm() { echo "$@"; }` in front): a failed plain assignment drops the rest of
+    # the top-level command it is in; the next line runs (before, TP=8 was read after the failure)
+    ("L=200000; TP=8", "none"), ("x=1 L=200000 TP=8", "none"),
+    ("f() { L=200000; TP=2; }\nf; TP=3", "none"), ("f() { L=200000; TP=2; }\nf\nTP=3", "3"),
+    ("{ L=200000; TP=2; }; TP=3", "none"), ("L=200000\nTP=8", "8"), ("L=200000 &&\n  TP=3\nTP=4", "4"),
+    # its own subshell: a subshell's, a pipeline's or a background command's failure ends there
+    ("( L=200000; TP=3 ); TP=5", "5"), ("L=200000 | cat; TP=4", "4"), ("L=200000 & TP=4", "4"),
+    # `export`/`declare` only fail themselves; a prefix fails its command alone
+    ("export L=200000; TP=8", "8"), ("L=200000 true; TP=8", "8"),
+])
+def test_a_failed_assignment_drops_the_rest_of_its_command_in_bash(then, tp):
+    text = f"#!/bin/bash\nreadonly L=4096\n{then}\n{RUN} $L --tp ${{TP:-none}}\n"
+    assert [c.argv[-3:] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == \
+        [["4096", "--tp", tp]]
+
+
+def test_a_launch_after_a_failed_assignment_on_its_line_never_starts():
+    text = f"#!/bin/bash\nreadonly L=4096\nL=200000; {RUN} 200000\n{RUN} $L\n"
+    assert last_words(text) == ["4096"]
