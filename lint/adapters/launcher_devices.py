@@ -1,5 +1,6 @@
-"""The container as the launcher in front of an engine gives it devices: `srun`'s GPUs for its one-node step, and the
-GPUs a script's `docker run --gpus N` gives its container. A mixin of workload_devices.Devices (it reads `self.srun`,
+"""The container as the launcher in front of an engine gives it devices: `srun`'s GPUs for its one-node step, the
+GPUs a script's `docker run --gpus N` gives its container, and none of the script's for an engine `ssh` starts on
+another host. A mixin of workload_devices.Devices (it reads `self.srun`,
 Positions.token_source and span_source), kept apart so that module stays the device count's main line."""
 from __future__ import annotations
 
@@ -23,6 +24,13 @@ class LauncherDevices:
         written = req.token.text.removeprefix("--gpus=")
         return replace(c, accelerator_count=Val(req.count, self.span_source(req.token.item, req.span),
                                                 raw=f"docker run --gpus {written}"))
+
+    def remote_container(self, c):
+        """`c` for an engine `ssh HOST SCRIPT` starts (engines/ssh_commands.py): it runs on another host, so this
+        script's devices (a Slurm header's GPUs and type, its job's nodes) are not its own; none is known."""
+        if not getattr(self, "on_remote", False):
+            return c
+        return replace(c, accelerator_type=None, accelerator_count=None, batch_job=None)
 
     def srun_container(self, c):
         """`c` as the `srun` in front of the engine sees it (srun_request.py): the device its GPU type names where

@@ -228,6 +228,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
+        self.on_remote = any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers)  # another host
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:

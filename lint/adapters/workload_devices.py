@@ -41,7 +41,7 @@ class Devices(LauncherDevices):
         read_as, out = self.c, []
         try:
             for c in self.devices:
-                self.c = self.srun_container(self.docker_container(c, run))
+                self.c = self.srun_container(self.docker_container(self.remote_container(c), run))
                 out.append(self.device_role(inv, facts, env_args, run, where))
         finally:
             self.c = read_as

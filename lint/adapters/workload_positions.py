@@ -201,7 +201,7 @@ class Positions:
                 (self.env_why(ref.name) or "has no literal value in the file (secret, config map or host variable)") \
                 if ref.name in self.env \
                 else "is not set in the file; a file the script sources before may set it" if ref.why == "sourced" \
-                else _PANE if ref.why == "tmux" else _UNEXPORTED if ref.why == "unexported" else "is not set in the file"
+                else _PANE if ref.why == "tmux" else _REMOTE if ref.why == "ssh" else _UNEXPORTED if ref.why == "unexported" else "is not set in the file"
             return f"{spelling} {what} ({ref.name} {why})", self.problem_source(problem, tokens)
         if problem.flag and problem.token_index is not None and problem.span is not None:  # said whole where read
             return problem.message, self.problem_source(problem, tokens)  # (joined_items.one_item_unknown)
@@ -230,10 +230,11 @@ class Positions:
         if not refs:
             return None
         ref = refs[-1]
-        if ref.name == name and ref.why in ("branch", "sourced", "set", "tmux"):
+        if ref.name == name and ref.why in ("branch", "sourced", "set", "tmux", "ssh"):
             return {"branch": "is set or exported inside a branch or loop of the script",
                     "sourced": "is not set in the file; a file the script sources before may set it",
-                    "set": "is set by the script to a value it does not hold", "tmux": _PANE}[ref.why]
+                    "set": "is set by the script to a value it does not hold", "tmux": _PANE,
+                    "ssh": _REMOTE}[ref.why]
         return f"is set from {_not_evaluated(ref.name, article=True)}" if ref.style == "command" else \
             f"is set from ${{{ref.name}}}"
 
@@ -247,6 +248,7 @@ class Positions:
 _UNEXPORTED = "is set by the script but not exported: the child shell gets it only if the script's own environment " \
     "had it"
 # a tmux pane's shell has the environment the tmux server started with (engines/tmux.py)
+_REMOTE = "is the remote shell's: ssh runs the command on another host, without this script's variables"
 _PANE = "is the tmux pane's: its shell has the environment the tmux server started with, this script's only if " \
     "this command started the server"
 

@@ -1,5 +1,6 @@
 """The script a shell of its own runs: `sh -c SCRIPT` (shell_script), and the one a container's shell runs, `docker
-run [opts] IMAGE sh -c SCRIPT` and `apptainer exec --cleanenv [opts] IMAGE bash -c SCRIPT` (apptainer.py). Their
+run [opts] IMAGE sh -c SCRIPT` and `apptainer exec --cleanenv [opts] IMAGE bash -c SCRIPT` (apptainer.py), a tmux
+pane's (tmux.py) or another host's, `ssh HOST SCRIPT` (ssh_commands.py). Their
 `$X` are the container's, which only its command line sets (`-e NAME=value`, apptainer's `--env` and the host's
 APPTAINERENV_NAME), not the host script's variables; a double-quoted script the host's shell expands first. Apart
 from shellwords.py, which asks `script_index` of every command and calls `shell_script` only for such a line.
@@ -31,6 +32,9 @@ def script_index(tokens: list[Token]) -> Optional[int]:
     if program == "tmux":  # a pane's shell command or a typed line: tmux.py
         from .tmux import pane_script_index
         return pane_script_index([t.text for t in tokens])
+    if program == "ssh":  # the remote shell's command: ssh_commands.py
+        from .ssh_commands import remote_script_index
+        return remote_script_index([t.text for t in tokens])
     if program not in ("docker", "podman", "nerdctl"):
         return None
     from .images import image_entrypoint_is_engine  # only a `docker run` line asks
@@ -46,10 +50,13 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     texts = [t.text for t in program]
     exported: tuple = ()
     pane = texts[0].rsplit("/", 1)[-1] == "tmux"
+    remote = texts[0].rsplit("/", 1)[-1] == "ssh"
     if pane:  # a pane's shell: the tmux server's environment (tmux.py)
         from .tmux import pane_environment
 
         container_env, values, image, gpus, exported = [], {}, None, False, pane_environment(ctx)
+    elif remote:  # another host's shell: none of this script's variables (ssh_commands.py)
+        container_env, values, image, gpus = [], {}, None, False
     elif texts[0].rsplit("/", 1)[-1] in ("apptainer", "singularity"):  # `exec --cleanenv`: apptainer.py
         from .apptainer import container_env as apptainer_env, parse_container
 
@@ -71,7 +78,7 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     # what the script's `$X` read is the container's: its `-e` variables (a double-quoted script the host's shell
     # expanded first, so only what it left, `\$LEN`, is the container's to expand)
     own = SplitContext(values.get, ctx.item, ctx.go)
-    own.outside = "tmux" if pane else ""  # why a `$X` the string does not set is not known
+    own.outside = "tmux" if pane else "ssh" if remote else ""  # why a `$X` the string does not set is not known
     from .outer_expansion import restored, script_of
     from .shell_set import c_string_words
 

@@ -1,0 +1,39 @@
+"""A command ssh runs on another host: `ssh -f "$HOST" "cd ~/llama.cpp && nohup bash -c \\"${LAUNCH_CMD}\\" &"`
+(sweep c28: miminashi/llm-server-ops starts every llama-server of its reports so, ~100 scripts under
+report/attachment/*/start_*.sh). Before, the engine inside the one string was never seen: no role.
+
+What ssh runs (openssh/openssh-portable@99a2df5e1994cdcb44ba2187b5f34d0e9190be91): ssh.c reads its options with
+getopt(_OPTIONS), takes the first operand as the destination and, when words follow, reads options again from
+there (`goto again`: `ssh host -f CMD` is `ssh -f host CMD`); the words left are the command, joined with single
+spaces (`sshbuf_putf(command, "%s%s", i ? " " : "", av[i])`), and the server runs that text as
+`$SHELL -c COMMAND` (session.c, do_child). Only one command word is read here, the shape scripts use; several
+are joined into a new text that no word of this script types, not read. `-N` (no command), `-s` (a subsystem),
+`-W` (forward stdio), `-O` (a control command), `-G`, `-V` and `-Q` (print and exit) run no shell command.
+
+The remote shell does not run in this script's environment: ssh passes only the variables `SendEnv` names
+(ssh_config(5)), none by default. So a double-quoted string is expanded by this script's shell before ssh gets
+it (its values are known, as for `sh -c`), while inside the string a `$X` is the remote shell's: not known
+(CTX008 says why, VarRef.why "ssh"), never this script's value taken as the remote one's.
+"""
+from __future__ import annotations
+
+from typing import Optional, Sequence
+
+from .tmux import _operands as getopt_operands  # the same getopt walk (tmux.py)
+
+# ssh.c main(): getopt(ac, av, "1246ab:c:e:fgi:kl:m:no:p:qstvx" "AB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XYy")
+_OPTIONS = "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XYy"
+_NO_COMMAND = frozenset("NsWOGVQ")
+
+
+def remote_script_index(texts: Sequence[str]) -> Optional[int]:
+    """Index of the one word `ssh [opts] DEST [opts] COMMAND` runs as the remote shell's `-c` text, else None."""
+    if not texts or texts[0].rsplit("/", 1)[-1] != "ssh":
+        return None
+    i, given = getopt_operands(texts, 1, _OPTIONS)
+    if i >= len(texts):
+        return None
+    j, more = getopt_operands(texts, i + 1, _OPTIONS)  # options after the destination (ssh.c `goto again`)
+    if _NO_COMMAND & set(given + more) or j != len(texts) - 1:
+        return None
+    return j

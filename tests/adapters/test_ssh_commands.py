@@ -1,0 +1,71 @@
+"""A launch script that starts its engine on another host through ssh (sweep c28): the one command word of
+`ssh [opts] HOST [opts] COMMAND` is run there as `$SHELL -c COMMAND` (openssh-portable ssh.c, session.c), so it is
+read as an `sh -c` string. Modelled on miminashi/llm-server-ops report/attachment/*/start_*.sh, which keep a
+llama-server command line in LAUNCH_CMD and run `ssh -f "$HOST" "cd ~/llama.cpp && nohup bash -c \\"${LAUNCH_CMD}\\"
+> log 2>&1 < /dev/null &"`. Before, the engine inside the string was no role. The remote shell has none of the
+script's variables, and the engine none of its devices (a Slurm header describes the batch node, not HOST)."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import run
+
+
+def check(tmp_path, body: str, header: str = "") -> str:
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + header + body)
+    return run(["check", "--isolated", "-q", str(path)]).out.replace(str(path), "serve.sh")
+
+
+def test_a_command_string_ssh_runs_is_a_launch(tmp_path):
+    # as miminashi/llm-server-ops start_*.sh: a double-quoted string, expanded here, holding `bash -c "$LAUNCH_CMD"`
+    body = ('HOST="${HOST:-gpu-box}"\nCTX_SIZE="${CTX_SIZE:-1000000}"\n'
+            'LAUNCH_CMD="./build/bin/llama-server -m /models/qwen/Qwen2.5-7B-Instruct-Q4_K_M.gguf -ngl 999 '
+            '--ctx-size ${CTX_SIZE} --parallel 1"\n'
+            'ssh -f "$HOST" "cd ~/llama.cpp && nohup bash -c \\"${LAUNCH_CMD}\\" > /tmp/l.log 2>&1 < /dev/null &"\n')
+    # the reference `${LAUNCH_CMD}` is where its value sits, as for `bash -c "$CMD"`
+    assert check(tmp_path, body).splitlines()[0] == (
+        "serve.sh:5:51: CTX109 [error] 1,000,000 > 32,768: the unified context length 1,000,000 exceeds the model's "
+        "training context (n_ctx_train, the GGUF's context_length) by 967,232 tokens; no RoPE scaling stretches it, "
+        "so positions past it were not trained for, and llama-server b6925 to at least b8850 also caps each slot at "
+        "n_ctx_train. Lower it to 32,768, or set RoPE scaling that covers it and lift the cap on every release: "
+        "--rope-scaling yarn --rope-scale F --yarn-orig-ctx 32768 (F >= 30.52) "
+        "--override-kv <arch>.context_length=int:1000000 (context-exceeds-trained-positions)")
+
+
+def test_the_remote_shells_variables_are_not_the_scripts(tmp_path):
+    # single-quoted: $MODEL is the remote shell's, and ssh passes none of this script's variables
+    out = check(tmp_path, "export MODEL=Qwen/Qwen2.5-7B-Instruct\nssh node2 'vllm serve $MODEL --max-model-len 4096'\n")
+    assert out.splitlines()[-1] == (
+        "serve.sh:3:23: CTX008 [info] values ctxlint cannot resolve: argument ${MODEL} (MODEL is the remote shell's: "
+        "ssh runs the command on another host, without this script's variables); the checks that need them are "
+        "skipped (set them literally) (unresolved-value)")
+
+
+def test_the_batch_nodes_gpus_are_not_the_remote_hosts(tmp_path):
+    # the header's one H100 is this node's: TP 2 on node2 is no mismatch there, while the same line here is one
+    header = "#SBATCH --gres=gpu:h100:1\n"
+    line = "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2"
+    assert "CTX204" not in check(tmp_path, f'ssh -o BatchMode=yes node2 -f "{line}"\n', header)
+    rows = run(["audit", "--isolated", "--format", "csv", str(tmp_path / "serve.sh")]).out.splitlines()
+    assert len(rows) == 2 and ",needs >= 11.8 GiB/GPU," in rows[1]  # a launch, on a host of devices not said
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, f'bash -c "{line}"\n', header)
+
+
+@pytest.mark.parametrize("line", [
+    "ssh -N -L 8000:localhost:8000 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'",  # forward only
+    "ssh node2 cat 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'",  # several words: not read
+    "ssh 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'",  # the destination, no command
+])
+def test_other_ssh_lines_start_nothing_read(tmp_path, line):
+    assert check(tmp_path, line + "\n") == ""
+
+
+def test_remote_script_index():
+    from ctxlint.engines.ssh_commands import remote_script_index
+
+    assert remote_script_index(["ssh", "-f", "host", "CMD"]) == 3
+    assert remote_script_index(["/usr/bin/ssh", "-p", "2222", "-i", "key", "user@host", "CMD"]) == 6
+    assert remote_script_index(["ssh", "host", "-tt", "-oBatchMode=yes", "CMD"]) == 4  # options after the host
+    assert remote_script_index(["ssh", "-s", "host", "sftp"]) is None
+    assert remote_script_index(["ssh", "host"]) is None
