@@ -103,7 +103,14 @@ def _parse_text(text: str) -> Optional[ModelRef]:
     cache = _CACHE_DIR.search(s) if "models--" in s else None
     if cache:
         repo_id = f"{cache.group(1)}/{cache.group(2)}"
-        return _ref(written, repo_id, cache.group(2), local=True, via="hf-cache")
+        if not s.lower().endswith(".gguf"):
+            return _ref(written, repo_id, cache.group(2), local=True, via="hf-cache")
+        # a GGUF file of a cached GGUF repository (`.../models--unsloth--Qwen3.5-122B-A10B-GGUF/snapshots/<sha>/
+        # Q4_K_M/Qwen3.5-122B-A10B-Q4_K_M-00001-of-00003.gguf`, sweep c28: miminashi/llm-server-ops): llama.cpp
+        # loads that file, so its name says the network and the quantization, as a GGUF path outside a cache does;
+        # the folder's `X-GGUF` names a repository of many quantizations, none of them
+        name = re.sub(r"-0000\d-of-0000\d$", "", s.replace("\\", "/").rsplit("/", 1)[-1][:-5])
+        return _ref(written, repo_id, name, local=True, via="gguf", gguf=True)
     if ".co/" in s.lower() and _HF_HOSTS.match(s):
         s, via = _HF_HOSTS.sub("", s), "uri"
         s = re.split(r"/(?:tree|blob|resolve)/", s)[0]

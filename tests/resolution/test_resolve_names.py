@@ -30,6 +30,13 @@ from ctxlint.resolution.resolve import Context, resolve
     ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137",
      "Qwen/Qwen3-32B", "built-in catalog", "bf16"),
     ("/path/to/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
+    # sweep c28: a GGUF file inside a cached GGUF repository is that file (miminashi/llm-server-ops start_*.sh
+    # serve unsloth's Qwen3.5-122B-A10B Q4_K_M shards so); before, the folder's `X-GGUF` name matched nothing
+    ("/home/llm/.cache/huggingface/hub/models--unsloth--Qwen3.5-122B-A10B-GGUF/snapshots/" + "5" * 40
+     + "/Q4_K_M/Qwen3.5-122B-A10B-Q4_K_M-00001-of-00003.gguf", "Qwen/Qwen3.5-122B-A10B", "matched by its folder name",
+     "gguf-q4-k-m"),
+    ("/root/.cache/huggingface/hub/models--bartowski--Qwen_QwQ-32B-GGUF/snapshots/" + "b" * 40
+     + "/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
     ("unsloth/DeepSeek-R1-GGUF:DeepSeek-R1-UD-IQ1_M", "deepseek-ai/DeepSeek-R1", "matched by name", "gguf-ud-iq1-m"),
     # catalog entries whose config records no quantization: the name's, or the catalog's weights
     ("nvidia/Llama-3.1-70B-Instruct-FP8", "nvidia/Llama-3.1-70B-Instruct-FP8",
