@@ -101,6 +101,10 @@ _NAMED = {
     "w4a16": _W4A16, "w4a16-g128": _W4A16, "quantized.w4a16": _W4A16,
     "bnb-4bit": _NF4, "unsloth-bnb-4bit": _NF4, "nvfp4": _NVFP4, "fp4": _NVFP4, "mxfp4": _MXFP4,
     "mxfp8": _MXFP8, "int4": _ANY4, "4bit": _ANY4,
+    # Intel's AutoRound releases, `Intel/<name>-int4-AutoRound`: 4-bit integer weights, group size 128, packed
+    # as auto_gptq (https://huggingface.co/Intel/gemma-4-31B-it-int4-AutoRound/blob/main/quantization_config.json:
+    # bits 4, data_type int, group_size 128, packing_format auto_round:auto_gptq); a 4-bit band, as `-int4`
+    "int4-autoround": _ANY4,
 }
 
 # GGUF types: bits per weight of the block formats (ggml-common.h block sizes); K-quant mixes

@@ -28,7 +28,7 @@ _CACHE_DIR = lazy_compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
 # Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first: a tag that ends with
 # another (`quantized.w4a16`, RedHat's and Neural Magic's) before it, or the shorter leaves `-quantized` behind.
 _QUANT_TAGS = (
-    "unsloth-bnb-4bit", "bnb-4bit", "bnb-8bit", "fp8-static-pertensor", "fp8-static-per-tensor", "fp8-dynamic",
+    "int4-autoround", "unsloth-bnb-4bit", "bnb-4bit", "bnb-8bit", "fp8-static-pertensor", "fp8-static-per-tensor", "fp8-dynamic",
     "fp8-static", "fp8-block", "fp8-kv", "fp8-e4m3", "w8a8-fp8", "fp8", "quantized.w8a8", "quantized.w4a16",
     "quantized.w8a16", "w8a8-int8", "w8a8", "w8a16", "w4a16-g128", "w4a16", "awq-int4", "int4-awq",
     "awq", "gptq-int4", "gptq-int8", "gptq-4bit", "gptq-8bit", "gptq", "int4", "int8", "nvfp4", "mxfp4",

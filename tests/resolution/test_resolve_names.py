@@ -30,6 +30,8 @@ from ctxlint.resolution.resolve import Context, resolve
     ("/root/.cache/huggingface/hub/models--Qwen--Qwen3-32B/snapshots/9216db5781bf21249d130ec9da846c4624c16137",
      "Qwen/Qwen3-32B", "built-in catalog", "bf16"),
     ("/path/to/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
+    # sweep c28: Intel's AutoRound re-upload (jdaln/dgx-spark-inference-stack, mARTin-B78's llama-swap config)
+    ("Intel/Qwen3.5-122B-A10B-int4-AutoRound", "Qwen/Qwen3.5-122B-A10B", "matched by name", "int4"),
     # sweep c28: a GGUF file inside a cached GGUF repository is that file (miminashi/llm-server-ops start_*.sh
     # serve unsloth's Qwen3.5-122B-A10B Q4_K_M shards so); before, the folder's `X-GGUF` name matched nothing
     ("/home/llm/.cache/huggingface/hub/models--unsloth--Qwen3.5-122B-A10B-GGUF/snapshots/" + "5" * 40
