@@ -35,6 +35,8 @@ from typing import Callable
 
 from ctxlint.lazyre import lazy_compile
 
+from ..records import replace
+
 from .decided_tests import hiding
 from .heredocs import HereBody
 from .lex_words import Word
@@ -64,7 +66,10 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
     # the shell that reads the body sees the script's names only when exported: no `if` of it is decided by them
     hidden = hiding(ctx, list(ctx.local))
     try:
-        return restored(split_text(text, base, ctx, depth + 1), marks)
+        commands = restored(split_text(text, base, ctx, depth + 1), marks)
+        if body.remote:  # `ssh HOST <<EOV`: run on HOST, as `ssh HOST SCRIPT` (ssh_commands.py)
+            commands = [replace(c, wrappers=("ssh",) + c.wrappers) for c in commands]
+        return commands
     finally:  # an `if` or loop the body leaves open ends with it
         ctx.flow, ctx.local.branches.path = flow, path
         del ctx.local.ifs[ifs:]

@@ -144,6 +144,7 @@ class HereBody:
     base: List[Tuple[int, int]]
     strip_tabs: bool
     quoted: bool
+    remote: bool = False  # fed to `ssh HOST`: another host runs it, not with this script's devices (workload.py)
 
 
 def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, bool]], words: Sequence[str],
@@ -162,7 +163,8 @@ def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, boo
             return (after, bodies) if reads else (at, [])
         if reads and end > after:  # an empty body runs nothing
             spans = base[after:end] if base is not None else list(zip(range(after, end), range(after + 1, end + 1)))
-            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted))
+            remote = any(w.rsplit("/", 1)[-1] == "ssh" for w in words)
+            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted, remote))
         after = following
     return after, bodies
 

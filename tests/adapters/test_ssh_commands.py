@@ -69,3 +69,10 @@ def test_remote_script_index():
     assert remote_script_index(["ssh", "host", "-tt", "-oBatchMode=yes", "CMD"]) == 4  # options after the host
     assert remote_script_index(["ssh", "-s", "host", "sftp"]) is None
     assert remote_script_index(["ssh", "host"]) is None
+
+
+def test_a_script_fed_to_ssh_has_not_the_batch_nodes_gpus(tmp_path):
+    # `ssh HOST <<EOV` runs the body on HOST too: before, the header's one GPU was taken as its (a false CTX204)
+    body = "ssh node2 <<EOV\nvllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\nEOV\n"
+    assert "CTX204" not in check(tmp_path, body, "#SBATCH --gres=gpu:h100:1\n")
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, body.replace("ssh node2", "bash"), "#SBATCH --gres=gpu:h100:1\n")
