@@ -21,8 +21,7 @@ from typing import List, Optional, Tuple
 
 from ctxlint.model import Source, StatedFormat, Val
 from ctxlint.nodes import MAP, SCALAR, Node
-from ctxlint.resolution.catalog import find
-from ctxlint.resolution.names import norm
+from ctxlint.resolution.catalog import repo_named
 
 from .scalar_spans import ScalarSpans
 
@@ -94,12 +93,9 @@ def _hub_name(alias: str) -> Optional[str]:
     by name, its format left to model.precision (the StatedFormat made above). A shorthand (`dsr1`), a name with a
     format tag the catalog does not hold as a repository (`minimax-m2.5-fp8`) or one two organisations' repos
     share (catalog.py drops such bare names) stays unknown."""
-    if "/" in alias or ":" in alias:
+    matched = repo_named(alias) if "/" not in alias else None
+    if matched is None:
         return None
-    hit = find(alias)
-    matched = (hit.derived_from or hit.key) if hit is not None else None
-    if matched is None or norm(matched.split("/")[-1]) != norm(alias):
-        return None  # matched through a derivative's or alias's other spelling: not the name as written
     return (f"model.path {alias!r}, a cluster alias of srtslurm.yaml `model_paths` (or a folder of that name), is "
             f"the exact name of the Hugging Face repository {matched}: architecture matched by that name, format "
             f"from model.precision")

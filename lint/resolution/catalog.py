@@ -130,3 +130,21 @@ def find(name: str) -> Optional[Hit]:
 def orgs() -> frozenset:
     """Organisations of catalog ids, lower case (for `Org_Name` GGUF file names)."""
     return frozenset(norm(e["hf_id"]).split("/", 1)[0] for e in entries() if "/" in e["hf_id"])
+
+
+def repo_named(name: str) -> Optional[str]:
+    """The catalog's Hugging Face repository whose name `name` is letter for letter (case and `_`/`-` aside), or
+    whose `org/name` it is exactly; None otherwise. A name the file gives beside a checkpoint it does not name (an
+    srt-slurm cluster alias, an engine's --served-model-name beside an opaque `/model`) names an architecture only
+    so: a shorthand (`dsr1`), a format tag no repository carries (`Qwen3-8B-AWQ` where only Qwen/Qwen3-8B is held)
+    or a bare name two organisations' repositories share (dropped from the bare index) names none."""
+    if not isinstance(name, str) or ":" in name or name.count("/") > 1:
+        return None
+    hit = find(name.strip())
+    matched = (hit.derived_from or hit.key) if hit is not None else None
+    if matched is None:
+        return None
+    if "/" in name:  # `org/name`: that repository's own id, not its name under another organisation
+        return matched if norm(matched) == norm(name) else None
+    # matched through a derivative's or an alias's other spelling (`_dashed` is never asked): not the name written
+    return matched if norm(matched.split("/")[-1]) == norm(name) else None
