@@ -38,7 +38,9 @@ def gpt_oss_factor(arch: ModelArch, weights: Term, tp: int, pp: int) -> Optional
     dsv4_padding works out from the shapes), or None where it does not apply."""
     if weights.label != "weights" or arch.model_type == "deepseek_v4":
         return None
-    if arch.weights == "mxfp4-experts" or weights.how.find("MXFP4") >= 0:
+    # the point's format, not a band's other ends (gpu_weights._spanning writes them after "; as "): a 16-bit
+    # checkpoint that may also be MXFP4 is not padded as one, which made its band's low end the padded 16-bit point
+    if arch.weights == "mxfp4-experts" or weights.how.split("; as ", 1)[0].find("MXFP4") >= 0:
         return (1.09, 1.06, 1.10) if tp * pp == 1 else (1.14, 1.13, 1.15)
     return None
 
