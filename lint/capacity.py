@@ -259,7 +259,14 @@ def weights_of(dep: Deployment, role: Role, resolution):
     if flag is None or not isinstance(flag.value, str) or not flag.value.strip():
         return own
     from ctxlint.resolution.quant_flag import with_flag  # only a role with a flag pays for the import
-    return with_flag(engine, flag.value, own, "", flag_format(flag.value), on_cpu(role))[0]
+    loads = with_flag(engine, flag.value, own, "", flag_format(flag.value), on_cpu(role))[0]
+    if own is not None and own.alt and loads is not None and loads is not own and not loads.alt:
+        # a checkpoint whose format is a band (a served name's, a folder's: resolution/stated_format.py) may be one
+        # the engine loads as stored whatever the flag says (quant_flag.decide): the flag's format is the point,
+        # the band's other formats stay open beside it
+        others = tuple(f for f in (own, *own.alt) if f.key != loads.key)
+        loads = replace(loads, alt=tuple(replace(f, alt=(), alt_why="") for f in others), alt_why=own.alt_why)
+    return loads
 
 
 
