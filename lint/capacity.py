@@ -75,7 +75,9 @@ def with_pools(dep: Deployment, env: CapacityEnv = CapacityEnv()) -> Tuple[Deplo
         _physics()
     diagnostics: List[Diagnostic] = []
     resolution = resolved_model(dep, env, diagnostics)
-    if resolution.weights is not None and _engine(dep) == "vllm" and any(r.arg("quantization") for r in dep.roles):
+    # a checkpoint named only by its served name (resolution/served_name.py) is of a format not known: no refusal
+    if resolution.weights is not None and _engine(dep) == "vllm" and resolution.via != "served" \
+            and any(r.arg("quantization") for r in dep.roles):
         from ctxlint.resolution.quant_flag import refusals  # only a vLLM role with a flag pays for the import
         diagnostics.extend(refusals(dep, resolution.weights))
     arch = resolution.arch

@@ -31,7 +31,7 @@ def resolved_model(dep: Deployment, env: CapacityEnv, diagnostics: List[Diagnost
     facts = dep.model
     directory = os.path.dirname(dep.file) if dep.file not in ("-", "") else ""
     ctx = Context(directory=directory, user_models=env.models, lock=env.lock, hf_cache=env.hf_cache,
-                  labels=dep.labels, known_files=env.known_files)
+                  labels=dep.labels, known_files=env.known_files, served_name=served_name(dep))
     resolution = resolve(facts.id.value if facts.id is not None else None, ctx)
     if facts.stated_format is not None and resolution.arch is not None:  # srt-slurm's model.precision (rare)
         from ctxlint.resolution.stated_format import with_stated
@@ -75,4 +75,20 @@ def config_file_arch(dep: Deployment, path: Val[str], diagnostics: List[Diagnost
     except (ValueError, TypeError, KeyError) as exc:
         problem = f"{path.value} lacks the architecture facts ctxlint needs: {exc}"
     diagnostics.append(Diagnostic(PARSE_ERROR, f"spec.model.config: {problem}", path.source, dep.display_name))
+    return None
+
+
+def served_name(dep: Deployment) -> Optional[str]:
+    """The first name vLLM's or SGLang's --served-model-name gives (the name the API answers to; vLLM takes several,
+    the first being the one it reports), for the resolver to try when the model is an opaque local path
+    (resolution/served_name.py). Other engines' names are not read: only these two are checked to load nothing by it."""
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    if engine not in ("vllm", "sglang"):
+        return None
+    for role in dep.roles:
+        served = role.arg("served_model_name")
+        value = served.value if served is not None else None
+        first = value[0] if isinstance(value, (list, tuple)) and value else value
+        if isinstance(first, str) and first.strip():
+            return first.strip()
     return None

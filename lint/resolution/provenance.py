@@ -8,8 +8,9 @@ Two steps can put a model in place of what a file says, and either is an inferen
   where `raw` is that name and does not contain the id. A `raw` that is the id as written around it (`hf://<id>`,
   `pvc://claim/<id>`) is the id stated;
 * the resolver's match (resolution/resolve.py): a name matched by dropping a quantizer's suffix or by a local
-  path's or a storage URI's folder name (`via` "name"), or a pod label naming the model (`via` "label"). Its
-  account (`how`) starts with that step, before the weight format's.
+  path's or a storage URI's folder name (`via` "name"), a pod label naming the model (`via` "label"), or
+  vLLM's or SGLang's --served-model-name beside an opaque local path (`via` "served": resolution/served_name.py).
+  Its account (`how`) starts with that step, before the weight format's.
 
 An id the catalog holds exactly (its own id, a listed alias, a derivative with its source), a config.json, the
 lock file or `models:` is the model stated: no provenance, and the output is as it was. `model_from` is "" then.
@@ -22,7 +23,7 @@ from ctxlint.model import Deployment
 from ctxlint.resolution.names import norm
 from ctxlint.resolution.resolve import Resolution
 
-_INFERRED_VIA = ("name", "label")
+_INFERRED_VIA = ("name", "label", "served")
 
 
 def model_from(dep: Deployment, resolution: Optional[Resolution] = None) -> str:

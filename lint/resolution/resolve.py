@@ -11,7 +11,9 @@ For a deployment's model reference, the architecture comes from the first of:
    `hf://` and local paths reduced to their last segments, then an exact catalog match (or, for a
    name without a dot, one entry's name with its dots written as '-': `mistral-7b-v0-3`);
 7. a pod label that names the model (`model.aibrix.ai/name`, `llm-d.ai/model`,
-   `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path.
+   `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path;
+8. the engine's --served-model-name, when the reference is a local path and the name is letter for letter one
+   catalog repository's (served_name.py): the architecture only, its format a band.
 The weight format is what the name says (`-AWQ`), else what the checkpoint's config declares;
 the engine's own flag (`--quantization fp8`) quantizes an unquantized checkpoint, but a quantized one
 loads as stored whatever vLLM or SGLang is told (ctxlint.resolution.quant_flag); weight_account.py says which.
@@ -40,7 +42,7 @@ MODEL_LABELS = ("model.aibrix.ai/name", "llm-d.ai/model", "ai.gke.io/model", "ap
 @record(frozen=True)
 class Resolution:
     arch: Any  # ctxlint.physics.models.ModelArch, or None when unresolved
-    via: str  # models | config.json | gguf | lock | catalog | hf-cache | name | label | "" (unresolved)
+    via: str  # models | config.json | gguf | lock | catalog | hf-cache | name | label | served | "" (unresolved)
     how: str  # one line: "Qwen/Qwen3-32B-AWQ: architecture of Qwen/Qwen3-32B, matched by name; AWQ 4-bit weights"
     weights: Optional[WeightFormat] = None  # the format that applies, when known
     hint: str = ""  # unresolved: what would resolve it
@@ -65,6 +67,7 @@ class Context:
     labels: Sequence[Tuple[str, str]] = ()
     quantization: Optional[str] = None  # the engine's --quantization (or TGI --quantize) value
     engine: Optional[str] = None  # whose flag it is: vLLM and SGLang keep a quantized checkpoint's format
+    served_name: Optional[str] = None  # vLLM's or SGLang's --served-model-name (its first name): served_name.py
     # Whether a path is a file, as found earlier in the same run (engine.lint_paths passes one dict for
     # the run): a tree's deployments ask for the same few `<dir>/<model>/config.json`, and the usual
     # answer is a failed stat (~0.7% of a run). None: ask the file system each time.
@@ -88,6 +91,12 @@ def resolve(model: Optional[str], ctx: Context = Context()) -> Resolution:
         return via_label or Resolution(None, "", "no model id", hint="name the model (or add it under `models:`)")
     found = (_user(ref, ctx) or _beside(ref, ctx) or _locked(ref, ctx) or _catalog_exact(ref)
              or _cached(ref, ctx) or _normalized(ref) or _from_labels(ctx, ref))
+    if found is None and ctx.served_name and ref.local:  # rare: an opaque `/model` beside a served name
+        from ctxlint.resolution.served_name import by_served_name, with_band
+        found = by_served_name(ref, ctx.served_name)
+        if found is not None:
+            from ctxlint.resolution.weight_account import with_weights
+            return with_band(with_weights(found, ref, ctx))
     if found is None:
         from ctxlint.resolution.hints import unresolved_hint  # only an unresolved model needs its hint
         return Resolution(None, "", f"model '{ref.written}' is not in the built-in catalog",
