@@ -1,0 +1,138 @@
+"""An opaque local model path is named by vLLM's or SGLang's --served-model-name when that name is, letter for
+letter, one catalog repository's (resolution/served_name.py, catalog.repo_named).
+
+Modelled on tuandung1625/llm-serving (sweep k8s27): its 86 `docker-compose/docker-compose-level*.yaml` run
+`python3 -m vllm.entrypoints.openai.api_server --model=/model --served-model-name=LFM2.5-1.2B-Instruct ...`, and
+LiquidAI/LFM2.5-1.2B-Instruct is in the catalog; before, every one was "model not resolved". The checkpoint in
+`/model` is not known, so its weights are a band from 4 to 16 bits: a quantized checkpoint served under its base's
+name makes a warning at most, never an error. A name that is no repository's, a format tag no repository carries,
+another organisation's `org/name`, a folder that names a model itself, and an engine whose served name is not read
+keep what they had."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run
+
+from ctxlint.resolution.catalog import repo_named
+
+LFM_FROM = ("/model: architecture of LiquidAI/LFM2.5-1.2B-Base, the base of LiquidAI/LFM2.5-1.2B-Instruct, matched by "
+            "its served name 'LFM2.5-1.2B-Instruct' (--served-model-name), the exact name of the repository "
+            "LiquidAI/LFM2.5-1.2B-Instruct; the folder's own name names no model ctxlint knows")
+
+
+def compose(tmp_path, model: str, served: str, image: str = "vllm/vllm-openai:v0.12.0", extra: str = ""):
+    """A service as tuandung1625/llm-serving docker-compose/docker-compose-level4-e05-gpu097-len16384.yaml has it."""
+    path = tmp_path / "docker-compose.yaml"
+    path.write_text("services:\n"
+                    "  model:\n"
+                    f"    image: {image}\n"
+                    "    entrypoint: [python3, -m, vllm.entrypoints.openai.api_server]\n"
+                    "    command:\n"
+                    f"      - --model={model}\n"
+                    f"      - --served-model-name={served}\n"
+                    f"{extra}"
+                    "      - --max-model-len=16384\n"
+                    "    deploy:\n"
+                    "      resources:\n"
+                    "        reservations:\n"
+                    "          devices:\n"
+                    "            - {driver: nvidia, count: 1, capabilities: [gpu]}\n")
+    return path
+
+
+def pod(tmp_path, args: str, gpu: str = "NVIDIA-H100-80GB-HBM3", image: str = "vllm/vllm-openai:v0.12.0",
+        count: int = 1, command: str = ""):
+    path = tmp_path / "deploy.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: served}\nspec:\n  template:\n"
+                    f"    spec:\n      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}\n      containers:\n"
+                    f"        - name: engine\n          image: {image}\n{command}          args: [{args}]\n"
+                    f"          resources: {{limits: {{nvidia.com/gpu: {count}}}}}\n")
+    return path
+
+
+def rows(path) -> list:
+    return json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+
+
+def test_the_served_name_of_a_catalog_repository_names_the_opaque_model_folder(tmp_path):
+    (row,) = rows(compose(tmp_path, "/model", "LFM2.5-1.2B-Instruct"))
+    assert (row["model"], row["model_from"], row["verdict"], row["why_unknown"]) == (
+        "/model", LFM_FROM, "needs >= 3.9 GiB/GPU", None)
+    # the checkpoint's format is not known: the need is a band, 4 to 16 bits of weights
+    assert "needs >= 3.9 (band 1.9-4.5) GiB per GPU at TP 1" in row["worst"]["message"]
+
+
+def test_a_quantized_checkpoint_served_under_its_bases_name_is_a_band_not_an_error(tmp_path):
+    # 72.7e9 parameters at 16 bits (135.42 GiB) cannot load on one H100, at 4.25 bits (39.18 GiB) they can
+    done = run(["check", "--isolated", str(pod(tmp_path, '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", '
+                                                       '"--max-model-len=16384"'))])
+    out = done.out
+    assert "CTX209" not in out and "[error]" not in out
+    assert done.err.strip().splitlines()[-1] == "ctxlint: 1 warning in 1 file, 1 deployment"
+    assert "CTX210 [warning] 16,384 is inside the estimated band 0-81,824 of what one request can hold" in out
+    assert "KV budget per GPU -72.16 GiB (instance memory 71.28 GiB - weights 135.42 GiB - activation peak 7.77 GiB" \
+           in out
+    assert ("(model inferred: /model: architecture of Qwen/Qwen2.5-72B-Instruct, matched by its served name "
+            "'Qwen2.5-72B-Instruct' (--served-model-name)") in out
+
+
+def test_a_quantization_flag_keeps_the_unknown_checkpoints_band_open(tmp_path):
+    # `--quantization=fp8` (as tuandung1625/llm-serving's files pass it): a 16-bit checkpoint loads as FP8 (70.03
+    # GiB, no KV room on one H100), but one vLLM loads as stored whatever the flag (a ModelOpt NVFP4 one) is smaller
+    done = run(["check", "--isolated", str(pod(tmp_path, '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", '
+                                                       '"--quantization=fp8", "--max-model-len=16384"'))])
+    out = done.out
+    assert done.err.strip().splitlines()[-1] == "ctxlint: 1 warning in 1 file, 1 deployment"
+    assert "CTX210 [warning] 16,384 is inside the estimated band 0-81,824" in out
+
+
+def test_no_refusal_of_a_flag_over_a_checkpoint_known_only_by_its_served_name(tmp_path):
+    # openai/gpt-oss-20b is MXFP4, and vLLM refuses `--quantization fp8` over an MXFP4 checkpoint; but `/model` may
+    # be a 16-bit re-upload served under the original's name, which vLLM quantizes to FP8 as it loads
+    done = run(["check", "--isolated", str(pod(tmp_path, '"--model=/model", "--served-model-name=gpt-oss-20b", '
+                                                        '"--quantization=fp8", "--max-model-len=16384"'))])
+    assert (done.out, done.err) == ("", "ctxlint: no findings in 1 file, 1 deployment\n")
+
+
+@pytest.mark.parametrize("served", [
+    "lfm",  # a shorthand
+    "LFM2.5-1.2B-Instruct-AWQ",  # a format tag no repository in the catalog carries
+    "acme/LFM2.5-1.2B-Instruct",  # another organisation's repository of that name
+    "${SERVED_NAME}",  # not known
+])
+def test_a_served_name_that_is_no_catalog_repository_leaves_the_model_unresolved(tmp_path, served):
+    (row,) = rows(compose(tmp_path, "/model", served))
+    assert (row["model"], row["model_from"], row["why_unknown"]) == ("/model", None, "model not resolved")
+
+
+def test_a_folder_that_names_a_model_wins_over_the_served_name(tmp_path):
+    (row,) = rows(compose(tmp_path, "/models/Qwen2.5-7B-Instruct", "LFM2.5-1.2B-Instruct"))
+    assert (row["model"], row["model_from"]) == (
+        "/models/Qwen2.5-7B-Instruct", "/models/Qwen2.5-7B-Instruct: architecture of Qwen/Qwen2.5-7B-Instruct, "
+                                       "matched by its folder name")
+
+
+def test_sglang_served_name_as_org_and_name(tmp_path):
+    args = '"--model-path", "/data/", "--served-model-name", "Qwen/Qwen2.5-7B-Instruct", "--context-length", "8192"'
+    (row,) = rows(pod(tmp_path, args, image="lmsysorg/sglang:v0.5.5",
+                      command="          command: [python3, -m, sglang.launch_server]\n"))
+    assert (row["model"], row["engine"], row["model_from"]) == (
+        "/data/", "sglang", "/data/: architecture of Qwen/Qwen2.5-7B-Instruct, matched by its served name "
+                            "'Qwen/Qwen2.5-7B-Instruct' (--served-model-name), the exact name of the repository "
+                            "Qwen/Qwen2.5-7B-Instruct; the folder's own name names no model ctxlint knows")
+
+
+def test_a_served_name_beside_a_repository_id_is_not_read(tmp_path):
+    # `acme/chat-v2` names a checkpoint (one the catalog does not hold): its served name does not replace it
+    (row,) = rows(compose(tmp_path, "acme/chat-v2", "Qwen2.5-7B-Instruct"))
+    assert (row["model"], row["model_from"], row["why_unknown"]) == ("acme/chat-v2", None, "model not resolved")
+
+
+def test_repo_named_is_the_name_letter_for_letter():
+    assert [repo_named(n) for n in ("LFM2.5-1.2B-Instruct", "lfm2.5_1.2b_instruct", "LiquidAI/LFM2.5-1.2B-Instruct",
+                                    "liquidai/lfm2.5-1.2b-instruct")] == ["LiquidAI/LFM2.5-1.2B-Instruct"] * 4
+    assert [repo_named(n) for n in ("LFM2.5-1.2B-Instruct-AWQ", "acme/LFM2.5-1.2B-Instruct", "lfm", "",
+                                    "LiquidAI/LFM2.5-1.2B-Instruct:Q4_K_M", "a/b/LFM2.5-1.2B-Instruct")] == [None] * 6
