@@ -67,8 +67,8 @@ def test_the_served_name_of_a_catalog_repository_names_the_opaque_model_folder(t
 
 def test_a_quantized_checkpoint_served_under_its_bases_name_is_a_band_not_an_error(tmp_path):
     # 72.7e9 parameters at 16 bits (135.42 GiB) cannot load on one H100, at 4.25 bits (39.18 GiB) they can
-    done = run(["check", "--isolated", str(pod(tmp_path, '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", '
-                                                       '"--max-model-len=16384"'))])
+    args = '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", "--max-model-len=16384"'
+    done = run(["check", "--isolated", str(pod(tmp_path, args))])
     out = done.out
     assert "CTX209" not in out and "[error]" not in out
     assert done.err.strip().splitlines()[-1] == "ctxlint: 1 warning in 1 file, 1 deployment"
@@ -82,8 +82,8 @@ def test_a_quantized_checkpoint_served_under_its_bases_name_is_a_band_not_an_err
 def test_a_quantization_flag_keeps_the_unknown_checkpoints_band_open(tmp_path):
     # `--quantization=fp8` (as tuandung1625/llm-serving's files pass it): a 16-bit checkpoint loads as FP8 (70.03
     # GiB, no KV room on one H100), but one vLLM loads as stored whatever the flag (a ModelOpt NVFP4 one) is smaller
-    done = run(["check", "--isolated", str(pod(tmp_path, '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", '
-                                                       '"--quantization=fp8", "--max-model-len=16384"'))])
+    args = '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", "--quantization=fp8", "--max-model-len=16384"'
+    done = run(["check", "--isolated", str(pod(tmp_path, args))])
     out = done.out
     assert done.err.strip().splitlines()[-1] == "ctxlint: 1 warning in 1 file, 1 deployment"
     assert "CTX210 [warning] 16,384 is inside the estimated band 0-81,824" in out
