@@ -37,6 +37,11 @@ COMPATIBILITY_1_2_0 = ("ai-dynamo/dynamo@01fdd3c2b1577f2f0bff9314c719a5fa46e6a9f
 # container table, and the pre-release sections v1.3.0-dev.1 and v1.2.0-deepseek-v4-dev.3). The search index that
 # holds this revision does not name its commit.
 INVENTORY_1_2_1 = "ai-dynamo/dynamo:docs/reference/release-artifacts.md (the revision whose current release is v1.2.1)"
+# The page's .mdx successor while v1.2.1 was current: its "Runtime Containers" table lists the tags published for
+# v1.2.1, sglang-runtime's `1.2.1-efa-amd64` among them (the .md inventory above has no such row); the engine is
+# v1.2.1's, SGLang 0.5.11 (the inventory's "Same backend versions as v1.2.0"; compatibility.mdx at the same commit,
+# v1.2.0's row). The tags of the other rows are listed there too.
+ARTIFACTS_1_2_1 = "ai-dynamo/dynamo@724168c014d5c33d492a0adc75e6e9984401472d:docs/reference/release-artifacts.mdx"
 
 # The image's name -> the engine it runs.
 ENGINES = {"vllm-runtime": "vllm", "sglang-runtime": "sglang", "tensorrtllm-runtime": "trtllm"}
@@ -100,7 +105,9 @@ _INVENTORY_1_2_1 = {
 RELEASES: Dict[str, Dict[str, Tuple[str, str]]] = {engine: {} for engine in ENGINES.values()}
 for _engine, _table in (("vllm", _VLLM_1_1_1), ("sglang", _SGLANG_1_1_1), ("trtllm", _TRTLLM_1_1_1)):
     RELEASES[_engine].update((tag, (release, INVENTORY_1_1_1)) for tag, release in _table.items())
-for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1)):
+_ARTIFACTS_1_2_1 = {"sglang": {"1.2.1-efa-amd64": "0.5.11"}}
+for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1),
+                         (ARTIFACTS_1_2_1, _ARTIFACTS_1_2_1)):
     for _engine, _table in _tables.items():
         RELEASES[_engine].update((tag, (release, _source)) for tag, release in _table.items())
 

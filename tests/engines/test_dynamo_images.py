@@ -6,8 +6,8 @@ import pytest
 
 from ctxlint.adapters.workload_versions import image_release
 from ctxlint.engines import engine_from_image
-from ctxlint.engines.dynamo_images import (COMPATIBILITY_1_2_0, INVENTORY_1_1_1, INVENTORY_1_2_1, RELEASES,
-                                           dynamo_release, source)
+from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, INVENTORY_1_1_1, INVENTORY_1_2_1,
+                                           RELEASES, dynamo_release, source)
 from ctxlint.engines.images import split_image
 from ctxlint.engines.release_unknown import why_unknown
 
@@ -68,10 +68,21 @@ def test_enroot_and_mirrored_paths_are_the_same_image():
 
 def test_every_row_names_a_page_and_an_engine_release():
     # the pages' rows: 29 vLLM, 24 SGLang, 24 TensorRT-LLM stable tags in the v1.1.1 inventory, its pre-release tags
-    # (4, 3, 4), v1.2.0's (2, 2, 1) and the v1.2.1 inventory's (7, 5, 4)
-    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 42, "sglang": 34, "trtllm": 33}
+    # (4, 3, 4), v1.2.0's (2, 2, 1), the v1.2.1 inventory's (7, 5, 4) and the one tag only v1.2.1's .mdx page lists
+    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 42, "sglang": 35, "trtllm": 33}
     pages = {where for tags in RELEASES.values() for _, where in tags.values()}
-    assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1}
+    assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1, ARTIFACTS_1_2_1}
+
+
+def test_sglangs_efa_image_of_1_2_1_is_sglang_0_5_11():
+    # ai-dynamo/dynamo@724168c014d5c33d492a0adc75e6e9984401472d:docs/reference/release-artifacts.mdx lists
+    # sglang-runtime:1.2.1-efa-amd64 among v1.2.1's published tags; v1.2.1 ships SGLang 0.5.11 (its compatibility.mdx,
+    # v1.2.0's row, and the inventory's "Same backend versions as v1.2.0"). It was refused as unlisted.
+    image = NGC + "sglang-runtime:1.2.1-efa-amd64"
+    assert engine_from_image(image) == ("sglang", "0.5.11")
+    assert image_release("sglang", image) == "0.5.11"
+    assert source(*split_image(image)) == ARTIFACTS_1_2_1
+    assert engine_from_image(NGC + "sglang-runtime:1.1.1-efa-amd64") == ("sglang", None)  # v1.1.1 published none
 
 
 def test_an_unlisted_tag_says_why_its_release_is_unknown():
