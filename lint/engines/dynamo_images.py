@@ -76,6 +76,10 @@ _TRTLLM_1_1_1 = {
     "1.0.2": "1.3.0rc5.post1", "1.0.2-efa-amd64": "1.3.0rc5.post1", "1.0.1": "1.3.0rc5.post1",
     "1.0.1-efa-amd64": "1.3.0rc5.post1", "1.0.0": "1.3.0rc5.post1", "1.0.0-efa-amd64": "1.3.0rc5.post1",
     "0.9.1": "1.3.0rc3", "0.9.0": "1.3.0rc1",
+    # .post1 ships rc6.post2, not rc6.post1 as some revisions of docs/reference/support-matrix.md have it: the
+    # inventory, its v0.8.1.post1 release note (TRT-LLM "v1.2.0rc6.post2") and the wheel's own pin agree
+    # (https://pypi.org/project/ai-dynamo/0.8.1.post1/ METADATA: tensorrt-llm==1.2.0rc6.post2; .post2's pins the same,
+    # but no page lists a .post2 image, so that tag stays unknown)
     "0.8.1.post3": "1.2.0rc6.post3", "0.8.1.post1": "1.2.0rc6.post2", "0.8.1": "1.2.0rc6.post1",
     "0.8.0": "1.2.0rc6.post1",
     "0.7.0.post2": "1.2.0rc2", "0.7.1": "1.2.0rc3", "0.7.0.post1": "1.2.0rc3", "0.7.0": "1.2.0rc2",
