@@ -56,29 +56,34 @@ def class_device(name: Any) -> Tuple[Optional[Val[str]], str]:
     if not found:
         return None, f"no checked file defines the ComputeClass '{name}'"
     devices = [_priorities_device(path, obj, name) for path, obj in found]
-    if len({(d.value if d is not None else None, why) for d, why in devices}) > 1:
+    # the same class in two files is one: the whys are compared with `{where}` for the place, filled in after
+    if len({(d.value if d is not None else None, why) for d, why, _ in devices}) > 1:
         where = ", ".join(f"{path}:{obj.source(path).line}" for path, obj in found)  # two in one file too
         return None, f"the ComputeClass '{name}' is defined {len(found)} times, differently ({where})"
-    return devices[0]
+    device, why, place = devices[0]
+    return device, why.replace("{where}", place)
 
 
-def _priorities_device(path: str, obj: Node, name: str) -> Tuple[Optional[Val[str]], str]:
+def _priorities_device(path: str, obj: Node, name: str) -> Tuple[Optional[Val[str]], str, str]:
+    """(the device the class's priorities name; why not, with `{where}` for the place; that place)"""
     items = obj.dig("spec", "priorities")
     if items is None or items.kind != SEQ or not items.value:
-        return None, f"the ComputeClass '{name}' ({path}) lists no priorities"
+        return None, f"the ComputeClass '{name}' ({{where}}) lists no priorities", path
     named = []
     for index, item in enumerate(items.value):
         device = _priority_device(item, path)
         if device is None:
             at = item.source(path)
-            return None, (f"priority {index + 1} of the ComputeClass '{name}' ({path}:{at.line}) names no GPU "
-                          "ctxlint knows (a gpu.type, or a machineType or machineFamily that fixes the GPU)")
+            return None, (f"priority {index + 1} of the ComputeClass '{name}' ({{where}}) names no GPU "
+                          "ctxlint knows (a gpu.type, or a machineType or machineFamily that fixes the GPU)"), \
+                f"{path}:{at.line}"
         named.append(device)
     kinds = list(dict.fromkeys(d.value for d in named))
     if len(kinds) > 1:
-        return None, (f"the priorities of the ComputeClass '{name}' ({path}) name different GPUs ({', '.join(kinds)}): "
-                      "GKE falls back from one to the next, so a pod may run on any of them")
-    return named[0], ""
+        return None, (f"the priorities of the ComputeClass '{name}' ({{where}}) name different GPUs "
+                      f"({', '.join(kinds)}): GKE falls back from one to the next, so a pod may run on any of "
+                      "them"), path
+    return named[0], "", path
 
 
 def _priority_device(item: Node, path: str) -> Optional[Val[str]]:

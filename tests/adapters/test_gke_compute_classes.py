@@ -349,3 +349,26 @@ spec:
     assert finding.message.startswith("131,072 > 128,160: the unified engine context length 131,072 exceeds its KV "
                                       "pool 93,072")
     assert "on 1x P4, vllm: KV budget per GPU 2.84 GiB (instance memory 5.79 GiB - weights 2.30 GiB" in finding.message
+
+
+def test_a_class_of_no_gpu_defined_alike_in_two_files_is_one(tmp_path, monkeypatch):
+    # the same ComputeClass in two files (an overlay's copy), naming no GPU ctxlint knows: the class's own why,
+    # said of the first definition, not "defined twice, differently" (the why must not differ by the file alone)
+    cpu = H100_CLASS.replace("        type: nvidia-h100-80gb\n", "").replace("a3-highgpu-1g", "n2-standard-8")
+    mixed = MIXED_CLASS
+    _tree(tmp_path, DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL), a=cpu, b="# copy\n" + MIXED_CLASS
+          + "---\n" + cpu)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_class.raw == ("priority 1 of the ComputeClass 'gpu-h100-80gb-high-x1' (classes/a.yaml:9) names "
+                                     "no GPU ctxlint knows (a gpu.type, or a machineType or machineFamily that fixes "
+                                     "the GPU)")
+    (tmp_path / "classes" / "a.yaml").write_text(mixed.replace("gpu-h100-or-l4", "gpu-h100-80gb-high-x1"))
+    (tmp_path / "classes" / "b.yaml").write_text("# copy\n" + mixed.replace("gpu-h100-or-l4", "gpu-h100-80gb-high-x1"))
+    assert _role(["."]).device_class.raw == (
+        "the priorities of the ComputeClass 'gpu-h100-80gb-high-x1' (classes/a.yaml) name different GPUs "
+        "(H100-SXM-80GB, L4): GKE falls back from one to the next, so a pod may run on any of them")
+    # two that differ still say so
+    (tmp_path / "classes" / "b.yaml").write_text(cpu)
+    assert "defined 2 times, differently" in _role(["."]).device_class.raw
