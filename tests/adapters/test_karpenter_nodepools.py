@@ -184,3 +184,28 @@ def test_a_device_label_beside_the_nodepool_wins(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     device = _device(["."])
     assert (device.value, device.source.file) == ("L4", "app/deploy.yaml")
+
+
+def test_an_affinity_term_that_names_no_nodepool_leaves_the_pod_anywhere(tmp_path, monkeypatch):
+    # nodeSelectorTerms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node, "If you specify
+    # multiple terms in nodeSelectorTerms ... the Pod can be scheduled onto a node if one of the specified terms can
+    # be satisfied"): a term without `karpenter.sh/nodepool In` lets the pod run on a node of any NodePool, so the
+    # NodePool of the other term names no device
+    terms = ("            - matchExpressions:\n"
+             "              - {key: karpenter.sh/nodepool, operator: In, values: [gpu-nodepool]}\n"
+             "            - matchExpressions:\n"
+             "              - {key: karpenter.sh/capacity-type, operator: In, values: [spot]}\n")
+    affinity = DEPLOY.replace(
+        "      nodeSelector:\n        karpenter.sh/nodepool: gpu-nodepool\n",
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n" + terms)
+    _tree(tmp_path, affinity, gpu=POOL.format(terms=G4DN))
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None and role.device_pool is None
+    # each term names a NodePool: the pod is on one of them
+    (tmp_path / "app" / "deploy.yaml").write_text(affinity.replace("karpenter.sh/capacity-type, operator: In, "
+                                                                   "values: [spot]",
+                                                                   "karpenter.sh/nodepool, operator: In, values: "
+                                                                   "[gpu-nodepool]"))
+    assert _device(["."]).value == "T4"
