@@ -91,6 +91,7 @@ def _template_device(path: str, pool: Node, name: str) -> Tuple[Optional[Val[str
             named.append(found)
         elif not allowed:
             allowed = term_devices(_scalar(term.get("key")), term.get("values"))
+    named = _narrowed(named)
     kinds = list(dict.fromkeys(d.value for d in named))
     if len(kinds) == 1:
         return named[0], ""
@@ -102,6 +103,23 @@ def _template_device(path: str, pool: Node, name: str) -> Tuple[Optional[Val[str
                       f"({', '.join(allowed)}): Karpenter may launch any of them")
     return None, (f"the NodePool '{name}' ({{where}}) names no GPU ctxlint knows (an `In` requirement on an instance "
                   "type, family or GPU name whose values carry one GPU)")
+
+
+def _narrowed(named: List[Val[str]]) -> List[Val[str]]:
+    """The devices the terms name, less a family's any-of device (instance-gpu-name `a100`: 40 or 80 GB) where
+    another term names one of its sizes (instance-family `p4de`: A100 80 GB): the terms hold together."""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    def members(device: str) -> Tuple[str, ...]:
+        acc = lookup_accelerator(device)
+        return acc.members if acc is not None else ()
+
+    def canonical(device: str) -> str:
+        acc = lookup_accelerator(device)
+        return acc.name if acc is not None else device
+
+    sized = [canonical(d.value) for d in named if not members(d.value)]
+    return [d for d in named if not members(d.value) or not any(s in members(d.value) for s in sized)]
 
 
 def affinity_values(affinity: Optional[Node]) -> List[Node]:

@@ -209,3 +209,19 @@ def test_an_affinity_term_that_names_no_nodepool_leaves_the_pod_anywhere(tmp_pat
                                                                    "karpenter.sh/nodepool, operator: In, values: "
                                                                    "[gpu-nodepool]"))
     assert _device(["."]).value == "T4"
+
+
+def test_a_gpu_name_of_two_sizes_yields_to_the_family_that_sizes_it(tmp_path, monkeypatch):
+    # EC2 names p4d's and p4de's GPU alike, `a100` (instance-gpu-memory 40960 and 81920: aws/karpenter-provider-aws@
+    # 1d927085dd81a9df9301e613f371dac5b4d16bfe:website/content/en/docs/reference/instance-types.md): with
+    # `instance-family In [p4de]` beside it the NodePool's nodes are p4de's A100 80 GB, not "different GPUs"
+    p4de = G4DN.replace('"g4dn"', '"p4de"')
+    a100 = A10G_NAME.replace('"a10g"', '"a100"')
+    _tree(tmp_path, gpu=POOL.format(terms=a100 + p4de))
+    monkeypatch.chdir(tmp_path)
+    device = _device(["."])
+    assert (device.value, device.raw, device.source.line) == ("A100-80GB", "p4de", 19)
+    # a family of another GPU still contradicts it
+    (tmp_path / "karpenter" / "gpu.yaml").write_text(POOL.format(terms=a100 + G4DN))
+    assert _role(["."]).device_pool.raw.startswith("the requirements of the NodePool 'gpu-nodepool' "
+                                                   "(karpenter/gpu.yaml:1) name different GPUs (A100 (40 or 80 GB")
