@@ -41,7 +41,7 @@ def pool_device(name: Any) -> Tuple[Optional[Val[str]], str]:
         _RESOLVING.discard(name)
     if not devices:
         return None, f"no checked file defines the NodePool '{name}'"
-    if len({(d.value if d is not None else None, why) for d, why in devices}) > 1:  # the same in two files is one
+    if len({(_canonical(d.value) if d is not None else None, why) for d, why in devices}) > 1:  # two alike are one
         where = ", ".join(f"{path}:{obj.source(path).line}" for path, obj in found)
         return None, f"the NodePool '{name}' is defined {len(found)} times, differently ({where})"
     path, obj = found[0]
@@ -51,7 +51,7 @@ def pool_device(name: Any) -> Tuple[Optional[Val[str]], str]:
 def selected_device(values: Sequence[Node]) -> Optional[Val[str]]:
     """The device of the NodePools a pod may get (a selector's one, an affinity's any-of): all must name one."""
     devices = [pool_device(v.value if v.kind == SCALAR else None)[0] for v in values]
-    if not devices or any(d is None for d in devices) or len({d.value for d in devices}) != 1:
+    if not devices or any(d is None for d in devices) or len({_canonical(d.value) for d in devices}) != 1:
         return None
     return devices[0]
 
@@ -92,7 +92,7 @@ def _template_device(path: str, pool: Node, name: str) -> Tuple[Optional[Val[str
         elif not allowed:
             allowed = term_devices(_scalar(term.get("key")), term.get("values"))
     named = _narrowed(named)
-    kinds = list(dict.fromkeys(d.value for d in named))
+    kinds = list(dict.fromkeys(_canonical(d.value) for d in named))  # p5's `H100` is instance-gpu-name h100's
     if len(kinds) == 1:
         return named[0], ""
     if kinds:
@@ -114,12 +114,17 @@ def _narrowed(named: List[Val[str]]) -> List[Val[str]]:
         acc = lookup_accelerator(device)
         return acc.members if acc is not None else ()
 
-    def canonical(device: str) -> str:
-        acc = lookup_accelerator(device)
-        return acc.name if acc is not None else device
-
-    sized = [canonical(d.value) for d in named if not members(d.value)]
+    sized = [_canonical(d.value) for d in named if not members(d.value)]
     return [d for d in named if not members(d.value) or not any(s in members(d.value) for s in sized)]
+
+
+def _canonical(device: str) -> str:
+    """The catalog's name of a device (an instance family's `H100` and instance-gpu-name's `h100` are one GPU), else
+    the device as named."""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    acc = lookup_accelerator(device)
+    return acc.name if acc is not None else device
 
 
 def affinity_values(affinity: Optional[Node]) -> List[Node]:

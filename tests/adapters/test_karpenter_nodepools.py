@@ -9,6 +9,7 @@ Karpenter labels its nodes with the NodePool's name (kubernetes-sigs/karpenter@0
 from __future__ import annotations
 
 from ctxlint.engine import lint_paths
+from ctxlint.physics.accelerators import lookup_accelerator
 from helpers import run
 
 POOL = """\
@@ -225,3 +226,18 @@ def test_a_gpu_name_of_two_sizes_yields_to_the_family_that_sizes_it(tmp_path, mo
     (tmp_path / "karpenter" / "gpu.yaml").write_text(POOL.format(terms=a100 + G4DN))
     assert _role(["."]).device_pool.raw.startswith("the requirements of the NodePool 'gpu-nodepool' "
                                                    "(karpenter/gpu.yaml:1) name different GPUs (A100 (40 or 80 GB")
+
+
+def test_terms_that_name_one_gpu_in_two_spellings_name_it(tmp_path, monkeypatch):
+    # EC2's GPU names beside the families that carry them (aws/karpenter-provider-aws@1d927085dd81a9df9301e613f371dac5b4d16bfe:
+    # website/content/en/docs/reference/instance-types.md: p5 `h100`, g7e `rtx-pro-server-6000`): one GPU, not
+    # "different GPUs, which no instance type has together"
+    for family, name, expected in (("p5", "h100", "H100-SXM-80GB"), ("g7e", "rtx-pro-server-6000",
+                                                                     "RTX-PRO-6000-Blackwell")):
+        terms = G4DN.replace('"g4dn"', f'"{family}"') + A10G_NAME.replace('"a10g"', f'"{name}"')
+        (tmp_path / family).mkdir()
+        _tree(tmp_path / family, gpu=POOL.format(terms=terms))
+        monkeypatch.chdir(tmp_path / family)
+        role = _role(["."])
+        assert role.device_pool is None
+        assert (lookup_accelerator(role.accelerators.type.value).name, role.accelerators.type.raw) == (expected, family)
