@@ -79,7 +79,13 @@ def _template_device(path: str, pool: Node, name: str) -> Tuple[Optional[Val[str
     template = template if template is not None and template.kind == MAP else None
     named: List[Val[str]] = []
     allowed: List[str] = []  # the devices of a term that allows several
-    labelled = type_from_labels(template.dig("metadata", "labels"), path) if template is not None else None
+    labels = template.dig("metadata", "labels") if template is not None else None
+    if labels is not None and labels.kind == MAP and labels.get(LABEL) is not None:
+        # Karpenter's CRD refuses it: `label "karpenter.sh/nodepool" is restricted` on spec.template.metadata.labels
+        # (kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:hack/validation/labels.sh)
+        return None, (f"the NodePool '{name}' ({{where}}) sets the label {LABEL} in its template, which Karpenter "
+                      "refuses")
+    labelled = type_from_labels(labels, path)
     if labelled is not None:
         named.append(labelled)
     terms = template.dig("spec", "requirements") if template is not None else None

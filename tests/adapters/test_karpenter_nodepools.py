@@ -241,3 +241,17 @@ def test_terms_that_name_one_gpu_in_two_spellings_name_it(tmp_path, monkeypatch)
         role = _role(["."])
         assert role.device_pool is None
         assert (lookup_accelerator(role.accelerators.type.value).name, role.accelerators.type.raw) == (expected, family)
+
+
+def test_a_nodepool_whose_template_labels_set_the_nodepool_label_names_no_device(tmp_path, monkeypatch):
+    # Karpenter's CRD refuses it (kubernetes-sigs/karpenter@2266468104f36373ed002241afaee2d3bbc26078:
+    # hack/validation/labels.sh, `label "karpenter.sh/nodepool" is restricted` on spec.template.metadata.labels):
+    # no such NodePool exists, so it does not take the device of the NodePool its label names
+    refused = POOL.format(terms="").replace("{workload-type: gpu-nodepool}", "{karpenter.sh/nodepool: l4}")
+    l4 = POOL.format(terms=G4DN.replace('"g4dn"', '"g6"')).replace("name: gpu-nodepool", "name: l4")
+    _tree(tmp_path, gpu=refused, l4=l4)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None
+    assert role.device_pool.raw == ("the NodePool 'gpu-nodepool' (karpenter/gpu.yaml:1) sets the label "
+                                    "karpenter.sh/nodepool in its template, which Karpenter refuses")
