@@ -137,17 +137,23 @@ def why_unknown(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
 
 
 def affinity_values(affinity: Optional[Node]) -> List[Node]:
-    """The values of a required node affinity term `cloud.google.com/compute-class In [...]`."""
+    """The values of a required node affinity term `cloud.google.com/compute-class In [...]`: none when a term names
+    no class so, for the terms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node: the pod may
+    go to a node that meets any one of them) and that term lets it run on a node of any class."""
     terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
         if affinity is not None and affinity.kind == MAP else None
     out: List[Node] = []
     for term in terms.value if terms is not None and terms.kind == SEQ else ():
         exprs = term.get("matchExpressions") if term.kind == MAP else None
+        named = False
         for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
             values = expr.get("values") if expr.kind == MAP else None
             if _scalar(expr.get("key")) == LABEL and _scalar(expr.get("operator")) == "In" and values is not None \
                     and values.kind == SEQ:
                 out.extend(v for v in values.value if v.kind == SCALAR)
+                named = True
+        if not named:
+            return []
     return out
 
 

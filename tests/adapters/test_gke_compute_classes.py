@@ -372,3 +372,20 @@ def test_a_class_of_no_gpu_defined_alike_in_two_files_is_one(tmp_path, monkeypat
     # two that differ still say so
     (tmp_path / "classes" / "b.yaml").write_text(cpu)
     assert "defined 2 times, differently" in _role(["."]).device_class.raw
+
+
+def test_an_affinity_term_that_names_no_class_leaves_the_pod_anywhere(tmp_path, monkeypatch):
+    # nodeSelectorTerms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node): a term without
+    # `cloud.google.com/compute-class In` lets the pod run on a node of any class, so the other term's class names
+    # no device
+    affinity = DEPLOY.format(cls="gpu-h100-80gb-high-x1", model=SMALL).replace(
+        "      nodeSelector:\n        cloud.google.com/compute-class: gpu-h100-80gb-high-x1\n",
+        "      affinity:\n        nodeAffinity:\n          requiredDuringSchedulingIgnoredDuringExecution:\n"
+        "            nodeSelectorTerms:\n            - matchExpressions:\n"
+        "              - {key: cloud.google.com/compute-class, operator: In, values: [gpu-h100-80gb-high-x1]}\n"
+        "            - matchExpressions:\n"
+        "              - {key: cloud.google.com/gke-spot, operator: In, values: [\"true\"]}\n")
+    _tree(tmp_path, affinity, h100=H100_CLASS)
+    monkeypatch.chdir(tmp_path)
+    role = _role(["."])
+    assert role.accelerators.type is None and role.device_class is None
