@@ -192,34 +192,51 @@ NODE_POOL = "karpenter.sh/nodepool"  # karpenter_pools.LABEL
 
 
 def type_from_affinity(affinity: Optional[Node], file: str) -> Optional[Val[str]]:
-    """Device type from required node affinity `key In [values]` (see one_device)."""
+    """Device type from required node affinity `key In [values]` (see one_device). The terms are ORed (the pod may
+    go to a node that meets any one of them: kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node), so
+    every term must name the device, and all the same one; a term's expressions hold together (its first device)."""
     terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
         if affinity is not None else None
     if terms is None or terms.kind != SEQ:
         return None
-    classes = pools = False
+    found: List[Val[str]] = []
     for term in terms.value:
-        exprs = term.get("matchExpressions") if term.kind == MAP else None
-        for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
-            key = _scalar(expr.get("key")) if expr.kind == MAP else None
-            kind = _device_label(key)
-            classes = classes or key == COMPUTE_CLASS
-            pools = pools or key == NODE_POOL
-            if not kind or _scalar(expr.get("operator")) != "In":
-                continue
-            found = one_device(key, expr.get("values"), file)
-            if found is not None:
-                return found
-    if classes:
-        from ctxlint.adapters.compute_classes import affinity_values, selected_device
+        device = _term_device(term, file)
+        if device is None:
+            return None
+        found.append(device)
+    names = {(lookup_accelerator(d.value).name if lookup_accelerator(d.value) is not None else d.value) for d in found}
+    return found[0] if len(names) == 1 else None
 
-        found = selected_device(affinity_values(affinity))
+
+def _term_device(term: Node, file: str) -> Optional[Val[str]]:
+    """The device one nodeSelectorTerm names: a device label's `In`, else the GKE compute class or Karpenter NodePool
+    its `In` names (their readers imported only for a term that names one)."""
+    exprs = term.get("matchExpressions") if term.kind == MAP else None
+    classes: List[Node] = []
+    pools: List[Node] = []
+    for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
+        key = _scalar(expr.get("key")) if expr.kind == MAP else None
+        if expr.kind != MAP or _scalar(expr.get("operator")) != "In":
+            continue
+        values = expr.get("values")
+        if key in (COMPUTE_CLASS, NODE_POOL) and values is not None and values.kind == SEQ:
+            (classes if key == COMPUTE_CLASS else pools).extend(v for v in values.value if v.kind == SCALAR)
+        if not _device_label(key):
+            continue
+        found = one_device(key, values, file)
+        if found is not None:
+            return found
+    if classes:
+        from ctxlint.adapters.compute_classes import selected_device
+
+        found = selected_device(classes)
         if found is not None:
             return found
     if pools:
         from ctxlint.adapters import karpenter_pools
 
-        return karpenter_pools.selected_device(karpenter_pools.affinity_values(affinity))
+        return karpenter_pools.selected_device(pools)
     return None
 
 

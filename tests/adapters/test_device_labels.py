@@ -31,6 +31,10 @@ def _affinity(key: str, value: str) -> str:
             f"                - {value}\n")
 
 
+_TERM = ("            - matchExpressions:\n              - key: {key}\n                operator: In\n"
+         "                values:\n                - {value}\n")
+
+
 def _selector(key: str, value: str) -> str:
     return f"      nodeSelector:\n        {key}: {value}\n"
 
@@ -62,6 +66,9 @@ def _selector(key: str, value: str) -> str:
     # several values are any one of them: one device when all name it
     (_affinity("eks.amazonaws.com/instance-family", "p5e\n                - p5en"), "H200", "p5e"),
     (_affinity("node.kubernetes.io/instance-type", "g5.xlarge\n                - g5.12xlarge"), "A10G", "g5.xlarge"),
+    # ORed terms that name one device (two spellings of it) name it
+    (_affinity("node.kubernetes.io/instance-type", "p5.48xlarge") +
+     _TERM.format(key="karpenter.k8s.aws/instance-gpu-name", value="h100"), "H100", "p5.48xlarge"),
     # a vendor label naming a family sold in two sizes names any of them (a band), never one size assumed
     (_affinity("machine.cluster.vke.volcengine.com/gpu-name", "Tesla-V100"),
      "V100 (16 or 32 GB: the label names no size)", "Tesla-V100"),
@@ -92,6 +99,10 @@ def test_device_from_labels(placement, device, written):
     _affinity("karpenter.k8s.aws/instance-family", "g6e\n                - p5"),
     _affinity("node.kubernetes.io/instance-type", "g6e.xlarge\n                - g5.xlarge"),
     _affinity("karpenter.k8s.aws/instance-family", "g6e\n                - g5g"),
+    # nodeSelectorTerms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node): terms of other
+    # devices, or a term that names none, leave the pod on any of them
+    _affinity("nvidia.com/gpu.product", "NVIDIA-L4") + _TERM.format(key="nvidia.com/gpu.product", value="NVIDIA-A10G"),
+    _affinity("nvidia.com/gpu.product", "NVIDIA-L4") + _TERM.format(key="karpenter.sh/capacity-type", value="spot"),
 ])
 def test_labels_that_do_not_name_one_device(placement):
     [dep] = adapt(DEPLOYMENT.format(placement=placement)).deployments
