@@ -15,7 +15,7 @@ from ..records import field, record, replace
 from . import mem_vllm
 from .activation import profile_peak
 from .models import ModelArch
-from .mxfp4_padding import gpt_oss_factor
+from .mxfp4_padding import gpt_oss_factor, gpt_oss_padded
 from .terms import GIB, MIB, Term, gib, subtract
 from .vllm_block import block_size
 
@@ -141,9 +141,7 @@ def _vllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context, le
         # (vllm#23278), 64.38 GiB on 0.14.1 (vllm#33155, llm-d-benchmark) and 17.22 GiB per GPU at TP 4
         # (dennislee22 log) against ~60.6 GiB of checkpoint; the padding changes between releases. Not
         # DeepSeek-V4's, whose aligned shapes model_side pads by the backends' rules (mxfp4_padding.py).
-        pad, low, high = fitted
-        weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high,
-                       weights.how + f" x {pad:g} (vLLM MXFP4 expert padding)")
+        weights = gpt_oss_padded(weights, fitted, weights.how + f" x {fitted[0]:g} (vLLM MXFP4 expert padding)")
     asm = [] if lean else [rule, "vLLM: available = total x gpu_memory_utilization - weights - activation peak - "
                                  "non-torch" + (" - CUDA graphs" if any(t.label == "CUDA graphs" for t in terms) else "")
                                  + (" - CUDA context - sizing margin (extensible KV cache)"

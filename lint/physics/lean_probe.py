@@ -32,7 +32,7 @@ from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged_eras import reserves_whole
 from .pool import RESERVE, search_figures
 from .models import LINEAR
-from .mxfp4_padding import gpt_oss_factor
+from .mxfp4_padding import gpt_oss_factor, gpt_oss_padded
 from .terms import GIB, MIB, Term
 from .vllm_block import block_size
 
@@ -68,8 +68,7 @@ class _Vllm:
         self.arch, self.tp, self.version, self.cache, self.cap = arch, tp, version, cache, None
         fitted = gpt_oss_factor(arch, weights, tp, pp)
         if fitted:  # budget._vllm's MXFP4 expert padding (its source there), the same factors
-            pad, low, high = fitted
-            weights = Term("weights", weights.point * pad, weights.point * low, weights.point * high, "")
+            weights = gpt_oss_padded(weights, fitted, "")
         self.weights = weights
         self.fixed = fixed = mem_vllm.fixed_terms(arch, tp, pp, s, version, context, cache)
         self.util = fixed.util

@@ -45,6 +45,18 @@ def gpt_oss_factor(arch: ModelArch, weights: Term, tp: int, pp: int) -> Optional
     return None
 
 
+def gpt_oss_padded(weights: Term, fitted: tuple[float, float, float], how: str) -> Term:
+    """`weights` padded by gpt_oss_factor's `fitted` factors (point, low, high). A band over other formats the
+    checkpoint may be in (gpu_weights._spanning, after "; as ": an MXFP4 point served under a name that gives only the
+    architecture, its NVFP4, FP8 or 16-bit copies beside it) keeps those ends: only the MXFP4 point is padded, and
+    the band never narrows to the padded point (which made a checkpoint that may be lighter a false CTX209)."""
+    pad, low, high = fitted
+    lo, hi = weights.point * low, weights.point * high
+    if "; as " in weights.how:
+        lo, hi = min(lo, weights.low), max(hi, weights.high)
+    return Term("weights", weights.point * pad, lo, hi, how)
+
+
 def _factor(inter: int, hidden: int, a_inter: int, a_hidden: int) -> float:
     return ceil(inter / a_inter) * a_inter * ceil(hidden / a_hidden) * a_hidden / (inter * hidden)
 

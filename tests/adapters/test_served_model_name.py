@@ -136,3 +136,13 @@ def test_repo_named_is_the_name_letter_for_letter():
                                     "liquidai/lfm2.5-1.2b-instruct")] == ["LiquidAI/LFM2.5-1.2B-Instruct"] * 4
     assert [repo_named(n) for n in ("LFM2.5-1.2B-Instruct-AWQ", "acme/LFM2.5-1.2B-Instruct", "lfm", "",
                                     "LiquidAI/LFM2.5-1.2B-Instruct:Q4_K_M", "a/b/LFM2.5-1.2B-Instruct")] == [None] * 6
+
+
+def test_an_mxfp4_point_served_by_name_keeps_its_bands_lighter_formats(tmp_path):
+    # gpt-oss-120b's MXFP4 point padded (66.16 GiB) leaves one H100 no KV memory, but `/model` may be an NVFP4 or
+    # other copy served under the original's name: the padding once replaced the whole band with the padded point
+    # (a false CTX209 error); the band's other formats stay open, a warning
+    args = '"--model=/model", "--served-model-name=gpt-oss-120b", "--max-model-len=16384"'
+    done = run(["check", "--isolated", str(pod(tmp_path, args))])
+    assert "CTX209" not in done.out and "[error]" not in done.out
+    assert "CTX210 [warning] 16,384 is inside the estimated band 0-97,520" in done.out

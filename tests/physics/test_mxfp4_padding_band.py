@@ -23,3 +23,18 @@ def test_an_mxfp4_point_is_padded_as_before():
     arch = lookup_model("openai/gpt-oss-120b")
     weights, _, _ = weights_per_gpu(arch, 1, 1, 0, format_by_key("mxfp4-experts"))
     assert gpt_oss_factor(arch, weights, 1, 1) == (1.09, 1.06, 1.10)
+
+
+def test_an_mxfp4_point_in_a_band_is_padded_and_the_bands_other_ends_stay():
+    from ctxlint.physics.mxfp4_padding import gpt_oss_padded
+
+    arch = lookup_model("openai/gpt-oss-120b")
+    band = replace(format_by_key("mxfp4-experts"), alt=(FORMATS["nvfp4"], FORMATS["bf16"]),
+                   alt_why="the checkpoint may be another")
+    weights, _, _ = weights_per_gpu(arch, 1, 1, 0, band)
+    padded = gpt_oss_padded(weights, gpt_oss_factor(arch, weights, 1, 1), "")
+    assert padded.point == weights.point * 1.09
+    assert (padded.low, padded.high) == (min(weights.low, weights.point * 1.06), weights.high)
+    point, _, _ = weights_per_gpu(arch, 1, 1, 0, format_by_key("mxfp4-experts"))
+    alone = gpt_oss_padded(point, gpt_oss_factor(arch, point, 1, 1), "")
+    assert (alone.low, alone.high) == (point.point * 1.06, point.point * 1.10)  # a point alone: as before
