@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Tuple
 
@@ -145,6 +146,30 @@ def repo_named(name: str) -> Optional[str]:
     if matched is None:
         return None
     if "/" in name:  # `org/name`: that repository's own id, not its name under another organisation
-        return matched if norm(matched) == norm(name) else None
-    # matched through a derivative's or an alias's other spelling (`_dashed` is never asked): not the name written
-    return matched if norm(matched.split("/")[-1]) == norm(name) else None
+        named = norm(matched) == norm(name)
+    else:  # matched through a derivative's or an alias's other spelling (`_dashed` is never asked): not the name
+        named = norm(matched.split("/")[-1]) == norm(name)
+    return matched if named and ("/" in name or not _family(matched)) else None
+
+
+_SIZE = re.compile(r"\d+(?:\.\d+)?[bm]\d*(?![a-z])")  # a parameter count in a name: 7b, 1.2b, 560m, 1b7
+
+
+def _family(repo: str) -> bool:
+    """`repo`'s name gives no size and its organisation's repositories in the catalog extend it with one
+    (`bigscience/bloom`, 176B, beside bloom-560m, bloom-1b7 and bloom-7b1; deepseek-ai/DeepSeek-R1, 671B, beside
+    DeepSeek-R1-Distill-Qwen-7B): the bare name alone names the family, not that size (`--served-model-name bloom`
+    over a bloom-560m folder, `DeepSeek-R1` over a distill); its `org/name` still names the repository."""
+    bare = norm(_bare(repo))
+    if _SIZE.search(bare):
+        return False
+    org = norm(repo).split("/", 1)[0] + "/" if "/" in repo else ""
+    return any(other.startswith(org + bare + "-") and _SIZE.search(other, len(org + bare) + 1) for other in _ids())
+
+
+@lru_cache(maxsize=1)
+def _ids() -> frozenset:
+    """Every catalog id, alias and derivative id, normalized."""
+    names = [n for e in entries() for n in (e["hf_id"], *e.get("aliases", ()))]
+    names += [d["id"] for d in data().get("derivatives", ())]
+    return frozenset(norm(n) for n in names)

@@ -102,6 +102,8 @@ def test_no_refusal_of_a_flag_over_a_checkpoint_known_only_by_its_served_name(tm
     "LFM2.5-1.2B-Instruct-AWQ",  # a format tag no repository in the catalog carries
     "acme/LFM2.5-1.2B-Instruct",  # another organisation's repository of that name
     "${SERVED_NAME}",  # not known
+    "bloom",  # bigscience/bloom (176B) by name, but also the family of bloom-560m, bloom-1b7 and bloom-7b1
+    "DeepSeek-R1",  # deepseek-ai/DeepSeek-R1 (671B) by name, and the name distills are served under
 ])
 def test_a_served_name_that_is_no_catalog_repository_leaves_the_model_unresolved(tmp_path, served):
     (row,) = rows(compose(tmp_path, "/model", served))
@@ -146,3 +148,12 @@ def test_an_mxfp4_point_served_by_name_keeps_its_bands_lighter_formats(tmp_path)
     done = run(["check", "--isolated", str(pod(tmp_path, args))])
     assert "CTX209" not in done.out and "[error]" not in done.out
     assert "CTX210 [warning] 16,384 is inside the estimated band 0-97,520" in done.out
+
+
+def test_repo_named_leaves_a_family_name_unnamed():
+    # a name with no size whose organisation's repositories extend it with one names the family; `org/name` the repo
+    assert [repo_named(n) for n in ("bloom", "bloomz", "DeepSeek-R1")] == [None] * 3
+    assert [repo_named(n) for n in ("bigscience/bloom", "deepseek-ai/DeepSeek-R1", "bloom-560m", "DeepSeek-V3",
+                                    "dbrx-instruct")] == [
+        "bigscience/bloom", "deepseek-ai/DeepSeek-R1", "bigscience/bloom-560m", "deepseek-ai/DeepSeek-V3",
+        "databricks/dbrx-instruct"]
