@@ -54,6 +54,7 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
 from ctxlint.physics.alibi import alibi_family, learned_table_family
+from ctxlint.rules._served import if_served
 from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, label, long_context_override,
                                   position_limit, shown)
 
@@ -67,6 +68,10 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
+    return if_served(dep, _check(dep, options))  # a model named only by its served name: warnings (_served.py)
+
+
+def _check(dep: Deployment, options) -> Iterator[Problem]:
     engine = engine_id(dep)
     if engine is None:
         return

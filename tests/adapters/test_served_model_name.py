@@ -157,3 +157,24 @@ def test_repo_named_leaves_a_family_name_unnamed():
                                     "dbrx-instruct")] == [
         "bigscience/bloom", "deepseek-ai/DeepSeek-R1", "bigscience/bloom-560m", "deepseek-ai/DeepSeek-V3",
         "databricks/dbrx-instruct"]
+
+
+def test_a_length_past_the_catalog_configs_positions_is_a_warning_over_a_served_name(tmp_path):
+    # Qwen2.5's model card has users add YaRN rope_scaling to a local copy's config.json for 131,072 tokens: the
+    # served name gives `/model` the architecture, not that config, so CTX109 says its condition as a warning
+    args = '"--model=/model", "--served-model-name=Qwen2.5-7B-Instruct", "--max-model-len=131072"'
+    done = run(["check", "--isolated", str(pod(tmp_path, args))])
+    assert "[error]" not in done.out
+    assert ("CTX109 [warning] If /model holds Qwen/Qwen2.5-7B-Instruct's own config.json (the model is named only by "
+            "its --served-model-name; a local copy's rope_scaling or max_position_embeddings may be edited): 131,072 "
+            "> 32,768 x 1 = 32,768") in done.out
+    # with VLLM_ALLOW_LONG_MAX_MODEL_LEN set, CTX303 instead, a warning too
+    path = compose(tmp_path, "/model", "Qwen2.5-7B-Instruct").read_text().replace("16384", "131072").replace(
+        "    command:\n", "    environment: {VLLM_ALLOW_LONG_MAX_MODEL_LEN: '1'}\n    command:\n")
+    (tmp_path / "docker-compose.yaml").write_text(path)
+    done = run(["check", "--isolated", str(tmp_path / "docker-compose.yaml")])
+    assert "[error]" not in done.out and "CTX303 [warning] If /model holds Qwen/Qwen2.5-7B-Instruct's own" in done.out
+    # a repository id still names its config: the error as before
+    by_id = '"--model=Qwen/Qwen2.5-7B-Instruct", "--max-model-len=131072"'
+    done = run(["check", "--isolated", str(pod(tmp_path, by_id))])
+    assert "CTX109 [error] 131,072 > 32,768 x 1 = 32,768" in done.out
