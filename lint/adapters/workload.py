@@ -48,6 +48,7 @@ from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Token, split_list, split_shell
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.int_eras import at_release
+from ctxlint.engines.ssh_commands import runs_remote
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
@@ -228,7 +229,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
-        self.on_remote = any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers)  # another host
+        self.on_remote = any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers) or \
+            any(t.text.rsplit("/", 1)[-1] == "ssh" for t in cmd.tokens[:det.start]) and \
+            runs_remote([t.text for t in cmd.tokens], det.start)  # another host (engines/ssh_commands.py)
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:

@@ -26,14 +26,36 @@ _OPTIONS = "1246ab:c:e:fgi:kl:m:no:p:qstvxAB:CD:E:F:GI:J:KL:MNO:P:Q:R:S:TVw:W:XY
 _NO_COMMAND = frozenset("NsWOGVQ")
 
 
-def remote_script_index(texts: Sequence[str]) -> Optional[int]:
-    """Index of the one word `ssh [opts] DEST [opts] COMMAND` runs as the remote shell's `-c` text, else None."""
+def command_start(texts: Sequence[str]) -> Optional[int]:
+    """Index of the first word of the command `ssh [opts] DEST [opts] COMMAND...` runs on DEST, else None (no
+    command word, or an option that runs none). ssh.c: a `--` that ends the options before DEST ends them after it
+    too (`opt_terminated`: `ssh -- host -t CMD` runs `-t CMD`)."""
     if not texts or texts[0].rsplit("/", 1)[-1] != "ssh":
         return None
     i, given = getopt_operands(texts, 1, _OPTIONS)
     if i >= len(texts):
         return None
-    j, more = getopt_operands(texts, i + 1, _OPTIONS)  # options after the destination (ssh.c `goto again`)
-    if _NO_COMMAND & set(given + more) or j != len(texts) - 1:
+    if i > 1 and texts[i - 1] == "--":
+        j, more = i + 1, ""
+    else:
+        j, more = getopt_operands(texts, i + 1, _OPTIONS)  # options after the destination (ssh.c `goto again`)
+    if _NO_COMMAND & set(given + more) or j >= len(texts):
         return None
     return j
+
+
+def remote_script_index(texts: Sequence[str]) -> Optional[int]:
+    """Index of the one word `ssh [opts] DEST [opts] COMMAND` runs as the remote shell's `-c` text, else None."""
+    j = command_start(texts)
+    return j if j == len(texts) - 1 else None
+
+
+def runs_remote(texts: Sequence[str], start: int) -> bool:
+    """The word at `start` is in the command of an `ssh` before it (`ssh HOST vllm serve ...`: ssh joins the words
+    with spaces and HOST's shell runs them), so what it starts runs on HOST."""
+    for k in range(start):
+        if texts[k].rsplit("/", 1)[-1] == "ssh":
+            j = command_start(texts[k:start + 1])
+            if j is not None and k + j <= start:
+                return True
+    return False

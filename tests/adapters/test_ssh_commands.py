@@ -76,3 +76,24 @@ def test_a_script_fed_to_ssh_has_not_the_batch_nodes_gpus(tmp_path):
     body = "ssh node2 <<EOV\nvllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\nEOV\n"
     assert "CTX204" not in check(tmp_path, body, "#SBATCH --gres=gpu:h100:1\n")
     assert "CTX204 [error] 2 > 1" in check(tmp_path, body.replace("ssh node2", "bash"), "#SBATCH --gres=gpu:h100:1\n")
+
+
+@pytest.mark.parametrize("prefix", ["ssh node2", "ssh -p 2222 node2 -t", "ssh node2 env CUDA_VISIBLE_DEVICES=0,1"])
+def test_several_command_words_ssh_runs_have_not_the_batch_nodes_gpus(tmp_path, prefix):
+    # `ssh HOST vllm serve ...`: ssh joins the words with spaces and HOST's shell runs them (openssh-portable
+    # ssh.c); the engine read from them is HOST's, not the batch node's (before: a false CTX204 from the header)
+    header = "#SBATCH --gres=gpu:h100:1\n"
+    line = "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2"
+    assert "CTX204" not in check(tmp_path, f"{prefix} {line}\n", header)
+    # a local engine after an ssh line keeps them; so does one that merely names a host `ssh` runs nothing on
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, f"ssh -f node2 true\n{line}\n", header)
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, f"ssh -N -f -L 8000:localhost:8000 node2 && {line}\n", header)
+
+
+def test_a_double_dash_before_the_destination_ends_sshs_options():
+    from ctxlint.engines.ssh_commands import remote_script_index
+
+    # ssh.c: after `--` no option is read after the destination either (opt_terminated): `-t CMD` is the command
+    assert remote_script_index(["ssh", "--", "host", "-t", "CMD"]) is None
+    assert remote_script_index(["ssh", "host", "--", "CMD"]) == 3
+    assert remote_script_index(["ssh", "--", "host", "CMD"]) == 3
