@@ -148,23 +148,25 @@ class HereBody:
 
 
 def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, bool]], words: Sequence[str],
-                 base: Optional[List[Tuple[int, int]]] = None) -> Tuple[int, List[HereBody]]:
+                 base: Optional[List[Tuple[int, int]]] = None,
+                 remote: Sequence[bool] = ()) -> Tuple[int, List[HereBody]]:
     """(where the shell reads on after the here-document bodies that start at `at`, the line after their
     `<<`s; the bodies read as a script). `delimiters`: (word, `<<-`, quoted) of each `<<` of the line, in
     order; `base`: the source span of each character of `script` (None: its own offsets). Bodies that are
     data are skipped; when the line's `words` make them a script, each is a HereBody. A delimiter line that
     never comes is no here-document ctxlint can be sure of (`(( x << 2 ))`): the text from that body on is
-    read on as commands, as before a here-document."""
+    read on as commands, as before a here-document. `remote`: whether each body feeds an `ssh` (lexer.py), which
+    runs it on another host; without it, whether the line has one."""
     reads = read_as_script(words)
     after, bodies = at, []
-    for word, strip_tabs, quoted in delimiters:
+    for k, (word, strip_tabs, quoted) in enumerate(delimiters):
         end, following = find_end(script, after, word, strip_tabs, blanks=True)
         if end is None:
             return (after, bodies) if reads else (at, [])
         if reads and end > after:  # an empty body runs nothing
             spans = base[after:end] if base is not None else list(zip(range(after, end), range(after + 1, end + 1)))
-            remote = any(w.rsplit("/", 1)[-1] == "ssh" for w in words)
-            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted, remote))
+            fed = remote[k] if k < len(remote) else any(w.rsplit("/", 1)[-1] == "ssh" for w in words)
+            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted, fed))
         after = following
     return after, bodies
 

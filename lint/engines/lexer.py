@@ -61,6 +61,7 @@ class Lexer(QuotedReads):
         # delimiters whose bodies start at the next line, and where that line's items start in `out`.
         self.heredoc: Optional[bool] = None
         self.bodies: list[tuple[str, bool, bool]] = []  # (delimiter, `<<-`, quoted)
+        self.body_at: list[int] = []  # the index in `out` of each delimiter word
         self.line_at = 0
         self.array: Optional[Word] = None  # inside `NAME=( ... )`: the `NAME=` word the elements go to
         # inside bash's arithmetic command `(( ... ))`: its parentheses open (0: outside). There `<`, `>`, `&` and
@@ -128,6 +129,20 @@ class Lexer(QuotedReads):
         self.i = end
         return True
 
+    def _fed_to_ssh(self, at: int) -> bool:
+        """The pipeline the here-document whose delimiter is `out[at]` feeds has an `ssh` (`ssh HOST <<EOV`,
+        `cat <<EOV | ssh HOST bash`): HOST runs the body. Only that pipeline's words: an `ssh` earlier on the line
+        (`ssh -f HOST true; bash <<EOV`) leaves the body this host's."""
+        def stops(item) -> bool:
+            return isinstance(item, Op) and item.text not in ("|", "|&") and not item.text.startswith("redir:")
+        lo = at
+        while lo > self.line_at and not stops(self.out[lo - 1]):
+            lo -= 1
+        hi = at
+        while hi < len(self.out) and not stops(self.out[hi]):
+            hi += 1
+        return any(_text(w).rsplit("/", 1)[-1] == "ssh" for w in self.out[lo:hi] if isinstance(w, Word))
+
     def _end_word(self) -> None:
         if self.word is not None and (self.word.parts or self.word.had_quotes):
             self.word.src_span = self.src(self.word.local_start, max(self.i, self.word.local_start + 1))
@@ -139,6 +154,7 @@ class Lexer(QuotedReads):
             if self.heredoc is not None:  # bash: "If any part of word is quoted" the body is not expanded
                 quoted = self.word.had_quotes or any(p.quoted for p in self.word.parts)
                 self.bodies.append((_text(self.word), self.heredoc, quoted))
+                self.body_at.append(len(self.out) - 1)  # where its `<<` sits: which pipeline it feeds
                 self.heredoc = None
         self.word = None
 
@@ -184,10 +200,11 @@ class Lexer(QuotedReads):
                 self.i += 1
                 if self.bodies:  # here-document bodies start at this line: data, unless a shell reads them
                     words = [_text(w) for w in self.out[self.line_at:] if isinstance(w, Word)]
-                    self.i, scripts = after_bodies(s, self.i, self.bodies, words, self.base)
+                    self.i, scripts = after_bodies(s, self.i, self.bodies, words, self.base,
+                                                   [self._fed_to_ssh(at) for at in self.body_at])
                     for body in scripts:  # each a HereBody (heredoc_scripts.py), marked as a redirect's target is:
                         self.out += (Op("redir:body", body.base[0][0], body.base[-1][1]), body)  # no per-word test
-                    self.bodies = []
+                    self.bodies, self.body_at = [], []
                 self.line_at, self.heredoc = len(self.out), None
             elif c == "#" and self.word is None:
                 while self.i < n and s[self.i] != "\n":

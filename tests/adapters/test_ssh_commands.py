@@ -97,3 +97,14 @@ def test_a_double_dash_before_the_destination_ends_sshs_options():
     assert remote_script_index(["ssh", "--", "host", "-t", "CMD"]) is None
     assert remote_script_index(["ssh", "host", "--", "CMD"]) == 3
     assert remote_script_index(["ssh", "--", "host", "CMD"]) == 3
+
+
+@pytest.mark.parametrize("first, remote", [
+    ("ssh -f node2 true; bash <<EOV", False),  # ssh on the line, but bash here reads the body
+    ("ssh -N -f -L 8000:localhost:8000 node2 && bash <<EOV", False),
+    ("cat <<EOV | ssh node2 bash", True),  # piped to ssh: HOST's shell reads it
+    ("ssh node2 bash -s <<EOV", True),
+])
+def test_only_a_body_fed_to_ssh_runs_on_another_host(tmp_path, first, remote):
+    body = f"{first}\nvllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\nEOV\n"
+    assert ("CTX204 [error] 2 > 1" in check(tmp_path, body, "#SBATCH --gres=gpu:h100:1\n")) is not remote
