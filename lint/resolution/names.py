@@ -109,7 +109,7 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         # Q4_K_M/Qwen3.5-122B-A10B-Q4_K_M-00001-of-00003.gguf`, sweep c28: miminashi/llm-server-ops): llama.cpp
         # loads that file, so its name says the network and the quantization, as a GGUF path outside a cache does;
         # the folder's `X-GGUF` names a repository of many quantizations, none of them
-        name = re.sub(r"-0000\d-of-0000\d$", "", s.replace("\\", "/").rsplit("/", 1)[-1][:-5])
+        name = re.sub(r"-\d{5}-of-\d{5}$", "", s.replace("\\", "/").rsplit("/", 1)[-1][:-5])
         return _ref(written, repo_id, name, local=True, via="gguf", gguf=True)
     if ".co/" in s.lower() and _HF_HOSTS.match(s):
         s, via = _HF_HOSTS.sub("", s), "uri"
@@ -138,7 +138,7 @@ def _parse_text(text: str) -> Optional[ModelRef]:
     if name.lower().endswith(".gguf"):
         name = name[:-5]
         via = "gguf"
-        name = re.sub(r"-0000\d-of-0000\d$", "", name)  # split GGUF shards
+        name = re.sub(r"-\d{5}-of-\d{5}$", "", name)  # split GGUF shards
     # The last two segments may be "org/name" (`pvc://claim/org/name`, `/models/org/name`); a
     # wrong pair (`models/Qwen3-8B`) simply matches no catalog id, and the bare name is tried next.
     repo_id = "/".join(parts[-2:]) if len(parts) >= 2 else None

@@ -39,6 +39,13 @@ from ctxlint.resolution.resolve import Context, resolve
      "gguf-q4-k-m"),
     ("/root/.cache/huggingface/hub/models--bartowski--Qwen_QwQ-32B-GGUF/snapshots/" + "b" * 40
      + "/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
+    # a model split in 10 or more files: gguf-split names each `%s-%05d-of-%05d.gguf` (ggml-org/llama.cpp
+    # tools/gguf-split/gguf-split.cpp SPLIT_FILENAME_FORMAT), so `-00001-of-00015` is a split, not part of the name
+    ("/root/.cache/huggingface/hub/models--unsloth--DeepSeek-R1-GGUF/snapshots/" + "c" * 40
+     + "/DeepSeek-R1-Q8_0/DeepSeek-R1-Q8_0-00001-of-00015.gguf", "deepseek-ai/DeepSeek-R1", "matched by its folder name",
+     "gguf-q8-0"),
+    ("/models/DeepSeek-R1-Q8_0-00012-of-00015.gguf", "deepseek-ai/DeepSeek-R1", "matched by its folder name",
+     "gguf-q8-0"),
     ("unsloth/DeepSeek-R1-GGUF:DeepSeek-R1-UD-IQ1_M", "deepseek-ai/DeepSeek-R1", "matched by name", "gguf-ud-iq1-m"),
     # catalog entries whose config records no quantization: the name's, or the catalog's weights
     ("nvidia/Llama-3.1-70B-Instruct-FP8", "nvidia/Llama-3.1-70B-Instruct-FP8",
