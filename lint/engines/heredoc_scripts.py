@@ -66,14 +66,28 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
     # the shell that reads the body sees the script's names only when exported: no `if` of it is decided by them
     hidden = hiding(ctx, list(ctx.local))
     try:
-        commands = restored(split_text(text, base, ctx, depth + 1), marks)
         if body.remote:  # `ssh HOST <<EOV`: run on HOST, as `ssh HOST SCRIPT` (ssh_commands.py)
-            commands = [replace(c, wrappers=("ssh",) + c.wrappers) for c in commands]
-        return commands
+            return [replace(c, wrappers=("ssh",) + c.wrappers) for c in _remote_commands(text, base, marks, ctx,
+                                                                                         depth, split_text)]
+        return restored(split_text(text, base, ctx, depth + 1), marks)
     finally:  # an `if` or loop the body leaves open ends with it
         ctx.flow, ctx.local.branches.path = flow, path
         del ctx.local.ifs[ifs:]
         ctx.undecided = hidden
+
+
+def _remote_commands(text: str, base, marks, ctx, depth: int, split_text: Callable) -> list[Command]:
+    """The commands HOST's shell reads from a body fed to ssh: with none of this script's variables, exported ones
+    too (ssh passes only what `SendEnv` names, ssh_config(5)), so a `$X` the body does not set is the remote
+    shell's, not known (VarRef.why "ssh"); what this script's shell expanded first (an unquoted body) is kept."""
+    from .word_expansion import SplitContext
+
+    own = SplitContext({}.get, ctx.item, ctx.go)
+    own.outside = "ssh"
+    commands = restored(split_text(text, base, own, depth + 1), marks)
+    ctx.refs.extend(own.refs)
+    ctx.problems.extend(own.problems)
+    return commands
 
 
 class _BodyLexer(Lexer):

@@ -108,3 +108,15 @@ def test_a_double_dash_before_the_destination_ends_sshs_options():
 def test_only_a_body_fed_to_ssh_runs_on_another_host(tmp_path, first, remote):
     body = f"{first}\nvllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2\nEOV\n"
     assert ("CTX204 [error] 2 > 1" in check(tmp_path, body, "#SBATCH --gres=gpu:h100:1\n")) is not remote
+
+
+@pytest.mark.parametrize("feed", ["ssh node2 <<'EOV'", "ssh node2 bash -s <<EOV", "cat <<'EOV' | ssh node2 bash"])
+def test_a_body_fed_to_ssh_has_not_the_scripts_variables(tmp_path, feed):
+    # HOST's shell reads the body without this script's variables, exported ones too (ssh passes only what
+    # SendEnv names): `$LEN` there is not 1,000,000 (before: this script's value, a false CTX109)
+    dollar = "\\$" if "'" not in feed else "$"  # unquoted: `\$LEN` is left for HOST's shell
+    body = (f"export LEN=1000000\n{feed}\n"
+            f"vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len {dollar}LEN\nEOV\n")
+    out = check(tmp_path, body)
+    assert "CTX109" not in out
+    assert "LEN is the remote shell's: ssh runs the command on another host" in out
