@@ -199,6 +199,12 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
         finally:
             ctx.undecided = hidden
+    if program[0].text.rsplit("/", 1)[-1] == "ssh":  # several words HOST's shell reads otherwise (ssh_commands.py)
+        from .ssh_commands import reread_end
+
+        end = reread_end(program)
+        if end is not None:
+            return [Command(tuple(program[:end]), tuple(env), tuple(wrappers))]
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
         return shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth, split_text)

@@ -17,6 +17,7 @@ it (its values are known, as for `sh -c`), while inside the string a `$X` is the
 """
 from __future__ import annotations
 
+import re
 from typing import Optional, Sequence
 
 from .tmux import _operands as getopt_operands  # the same getopt walk (tmux.py)
@@ -59,3 +60,20 @@ def runs_remote(texts: Sequence[str], start: int) -> bool:
             if j is not None and k + j <= start:
                 return True
     return False
+
+
+# A word HOST's shell reads back as the same one word: no blank, quote, backslash, expansion, operator, glob, brace
+# or comment character (bash(1), QUOTING: the metacharacters and the characters special inside words)
+_SAME_WORD = re.compile(r"[A-Za-z0-9_./:,=+@%^~-]+")
+
+
+def reread_end(program) -> Optional[int]:
+    """For `ssh [opts] DEST [opts] W1 W2 ...`, several command words that HOST's shell would read otherwise than
+    this one did (ssh joins them with spaces and HOST's shell splits and expands that text again: a quoted `'$LEN'`
+    is HOST's variable there, `'a b'` two words), the index where the command starts: the words from there are not
+    what HOST runs, so they are not read. None where each word reads back as itself (`ssh HOST vllm serve M`), a
+    value this script's shell expanded included, or where ssh runs one command word or none."""
+    j = command_start([t.text for t in program])
+    if j is None or j >= len(program) - 1:
+        return None
+    return j if any(not t.refs and not _SAME_WORD.fullmatch(t.text) for t in program[j:]) else None

@@ -120,3 +120,13 @@ def test_a_body_fed_to_ssh_has_not_the_scripts_variables(tmp_path, feed):
     out = check(tmp_path, body)
     assert "CTX109" not in out
     assert "LEN is the remote shell's: ssh runs the command on another host" in out
+
+
+def test_several_command_words_the_remote_shell_reads_otherwise_are_not_read(tmp_path):
+    # ssh joins its command words with spaces and HOST's shell reads the text again (ssh.c, session.c): a quoted
+    # `'$LEN'` reaches HOST as `$LEN`, HOST's variable, not the text `$LEN` vllm refuses (before: a false CTX301)
+    out = check(tmp_path, "export LEN=1000000\nssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len '$LEN'\n")
+    assert "CTX301" not in out and "CTX109" not in out
+    # words HOST's shell reads as typed here are read as before, a value this script's shell expanded included
+    out = check(tmp_path, "L=1000000\nssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $L\n")
+    assert "CTX109 [error] 1,000,000 > 32,768" in out

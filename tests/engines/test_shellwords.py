@@ -333,8 +333,9 @@ def test_wrappers_that_pass_the_environment_run_their_shell_script():
     for wrapper in ("srun --nodes=2 --ntasks=2", "mpirun -np 2", "timeout 1h", "numactl --interleave=all"):
         assert programs(f'{wrapper} bash -c "vllm serve org/m --max-model-len 8192"') == \
             [["vllm", "serve", "org/m", "--max-model-len", "8192"]], wrapper
-    # another machine's or container's shell: its variables are not this script's
-    assert programs('ssh host bash -c "vllm serve org/m"') == [["ssh", "host", "bash", "-c", "vllm serve org/m"]]
+    # another machine's shell: ssh joins the words with spaces and HOST's shell splits them again, so HOST runs
+    # `bash -c vllm serve org/m` (the script `vllm`, $0 serve): words HOST reads otherwise are not read
+    assert programs('ssh host bash -c "vllm serve org/m"') == [["ssh", "host"]]
 
 
 def test_a_double_quoted_script_is_expanded_by_the_outer_shell_first():
