@@ -54,7 +54,6 @@ from typing import Iterator
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
 from ctxlint.physics.alibi import alibi_family, learned_table_family
-from ctxlint.rules._served import if_served
 from ctxlint.rules._engine import (ROPE_HINT, engine_context, engine_id, label, long_context_override,
                                   position_limit, shown)
 
@@ -68,6 +67,10 @@ OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
 def check(dep: Deployment, options) -> Iterator[Problem]:
+    if getattr(dep.resolution, "via", "") != "served":
+        return _check(dep, options)
+    from ctxlint.rules._served import if_served  # only over a served-name resolution
+
     return if_served(dep, _check(dep, options))  # a model named only by its served name: warnings (_served.py)
 
 

@@ -48,7 +48,6 @@ from ctxlint.adapters.workload_versions import Versions, docker_run
 from ctxlint.engines import Command, Detection, Token, split_list, split_shell
 from ctxlint.engines.detect import entrypoint_detection, names_program
 from ctxlint.engines.int_eras import at_release
-from ctxlint.engines.ssh_commands import runs_remote
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Source, Val
 from ctxlint.nodes import SCALAR, SEQ, Node
@@ -231,7 +230,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
         self.on_remote = any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers) or \
             any(t.text.rsplit("/", 1)[-1] == "ssh" for t in cmd.tokens[:det.start]) and \
-            runs_remote([t.text for t in cmd.tokens], det.start)  # another host (engines/ssh_commands.py)
+            _runs_remote([t.text for t in cmd.tokens], det.start)  # another host (engines/ssh_commands.py)
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:
@@ -299,3 +298,9 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
+
+
+def _runs_remote(texts, start: int) -> bool:
+    from ctxlint.engines.ssh_commands import runs_remote  # only for a command with an `ssh` before the engine
+
+    return runs_remote(texts, start)
