@@ -12,7 +12,7 @@ one is unknown, as a plain assignment there is. An expression that assigns nothi
 from __future__ import annotations
 
 import re
-from typing import Sequence
+from typing import Optional, Sequence
 
 from ctxlint.lazyre import lazy_compile
 
@@ -43,9 +43,21 @@ def arith_command(texts: Sequence[str], ctx, unsure: bool) -> None:
         one = _ONE.fullmatch(text) if len(names) == 1 and "," not in text else None
         value = None if one is None or unsure else _updated(one, ctx)  # known only for one name
         for name in sorted(names):
+            if _refused(name, ctx):
+                continue  # `(( L=5 ))` with L readonly: it fails, L keeps its value (bash 5.2.15: `let` alike)
             ctx.local[name] = value
             if unsure:
                 ctx.unsure.add(name)
+
+
+def _refused(name: str, ctx) -> bool:
+    """Is an arithmetic assignment to `name` refused as readonly (shell_readonly.refused: then bash keeps the value;
+    a name that may be readonly, or another shell, leaves it unknown)?"""
+    if not (ctx.readonly and name in ctx.readonly):
+        return False
+    from .shell_readonly import refused
+
+    return refused(ctx, name)
 
 
 def _updated(one, ctx):
@@ -78,14 +90,15 @@ def assigning_value(expr: str, lookup) -> tuple:
     return True, _new_value(one, lookup)
 
 
-def command_updates(words: Sequence[Word], first: str, ctx) -> list:
+def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
     """What a command's words assign besides its plain assignments, from the values before it runs (the caller
     applies them after it: apply_updates): each `$(( ))` that assigns (`x=$(( L++ ))` sets x to 4 and L to 5),
     and an assignment to a variable with the integer attribute (`declare -i N=4*2` is 8; then `N+=1` adds, 9: bash
     manual, Bash Builtins, declare -i: "arithmetic evaluation is performed when the variable is assigned a value";
     Shell Parameters: with it, += adds). [(name, new value or None, whether a plain assignment of the command
-    overrides it)]. A value ctxlint cannot evaluate is unknown. `+i` drops the attribute; a function's
-    `local -i` keeps it after the return. `first`: the command's first word, after `then`, `do` and the like."""
+    overrides it)], or None when a `$(( ))` assigns a readonly name: the command never runs. A value ctxlint cannot
+    evaluate is unknown. `+i` drops the attribute; a function's `local -i` keeps it after the return. `first`: the
+    command's first word, after `then`, `do` and the like."""
     if not may_update(words, first, ctx):
         return []  # the common case: nothing more to read
     out: list = []
@@ -106,6 +119,15 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> list:
         for part in word.parts:
             if part.kind == "cmd" and part.name.startswith("$((") and part.name.endswith("))") \
                     and _ASSIGNED.search(part.name):
+                names = {a or b for a, b in _ASSIGNED.findall(part.name[3:-2])}
+                if any(_refused(name, ctx) for name in sorted(names)):
+                    # `x=$(( L++ ))` with L readonly: an expansion error, so bash (5.2.15, checked) runs nothing of
+                    # the command, L keeps its value, x is not set, and the rest of the line is dropped as after a
+                    # failed plain assignment (shell_readonly.py); the caller reads nothing of it
+                    if ctx.bash and all(ctx.readonly.get(n) is True for n in names if n in ctx.readonly) \
+                            and not (ctx.flow or ctx.conditional):
+                        ctx.discard = True
+                    return None
                 update(part.name[3:-2], True)
     texts = [raw(w) for w in words]
     lead = 0

@@ -94,6 +94,10 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             from .arith_commands import command_updates
 
             updated = command_updates(words, first, ctx)
+            if updated is None:  # a `$(( ))` assigns a readonly name: bash runs nothing of the command
+                if index in background or index in piped:
+                    ctx.discard = False  # (its own subshell's failure)
+                continue
         read = branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm())
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False

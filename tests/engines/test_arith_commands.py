@@ -128,3 +128,18 @@ def test_an_arithmetic_assignment_not_decidable_leaves_the_value_unknown(script)
 def test_a_background_commands_expansion_assigns_in_its_subshell():
     assert _argv("L=4096\necho $(( L++ )) &\nvllm serve m --max-model-len $L\n")[-1] == \
         ["vllm", "serve", "m", "--max-model-len", "4096"]
+
+
+@pytest.mark.parametrize("script, length, x", [
+    # bash 5.2.15 (checked, `vllm() { echo "$@"; }` in front): an arithmetic assignment to a readonly name fails and L
+    # keeps its value; in `$(( ))` it is an expansion error, so the command does not run and the rest of its line is
+    # dropped (x stays unset, TP=2 not assigned); `(( ))` and `let` only fail. Before, L was read as 4097 / 5.
+    ("x=$(( L++ )); TP=2", "4096", "unknown"), ("echo $(( L=5 )); TP=2", "4096", "unknown"),
+    ("x=$(( L += 2 ))\nTP=2", "4096", "unknown"), ("(( L=5 )); TP=2", "4096", "unknown"),
+    ("let L=5; TP=2", "4096", "unknown"), ("f() { readonly L; }; f\nx=$(( L+=1 ))\nTP=2", "4096", "unknown"),
+])
+def test_an_arithmetic_assignment_to_a_readonly_name_keeps_its_value(script, length, x):
+    tp = "2" if "\n" in script or "((" in script[:2] or script.startswith("let") else "none"
+    assert _argv(f"#!/bin/bash\nL=4096\nreadonly L\n{script}\n"
+                 f"vllm serve m --max-model-len ${{L:-unknown}} --x ${{x:-unknown}} --tp ${{TP:-none}}\n")[-1] == \
+        ["vllm", "serve", "m", "--max-model-len", length, "--x", x, "--tp", tp]
