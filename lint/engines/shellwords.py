@@ -56,7 +56,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             elif not isinstance(words, HereBody):
                 ctx.functions[words.name] = words  # type: ignore[attr-defined]
             elif depth < _MAX_DEPTH:
-                commands.extend(body_commands(words, ctx, depth, expand_word, split_text))
+                commands.extend(_own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),
+                                           False))
             continue
         first = literal(words[0]) if words else ""
         # `builtin let` and `command let` run the same builtin
@@ -112,6 +113,22 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     return commands
+
+
+def _own_shell(ctx: SplitContext, run: Callable[[], list], fresh: bool = True) -> list:
+    """The commands of a text another shell process runs (`bash -c`, a here-document fed to a shell or written as a
+    script, `bash serve.sh`, a container's `sh -c`): a failed assignment there ends that process's command, never
+    the caller's (shell_readonly.py); and bash passes no readonly attribute to a child (a readonly L, exported or
+    not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked). `fresh`: the text starts
+    without the caller's readonly names; otherwise (a here-document, a called script: their assignments are still
+    read as the caller's) each is one that may be readonly, so an assignment to it there is unknown, never a
+    failure that drops the rest of that text (it was, before: its launch was lost)."""
+    readonly, discard = ctx.readonly, ctx.discard
+    ctx.readonly, ctx.discard = {} if fresh else dict.fromkeys(readonly, False), False
+    try:
+        return run()
+    finally:
+        ctx.readonly, ctx.discard = readonly, discard
 
 
 def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
@@ -193,7 +210,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
         from .script_calls import called_script
 
-        inner = called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH)
+        inner = _own_shell(ctx, lambda: called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
+                           False)
         if inner is not None:
             return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                             image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
@@ -203,6 +221,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
         finally:
             ctx.undecided = hidden
+            # a failed readonly assignment in the string ends the string's command, not eval's (bash 5.2.15:
+            # `eval 'L=5'; TP=2` with L readonly assigns TP): what comes after the eval runs
+            ctx.discard = False
     if program[0].text.rsplit("/", 1)[-1] == "ssh":  # several words HOST's shell reads otherwise (ssh_commands.py)
         from .ssh_commands import reread_end
 
@@ -211,7 +232,8 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             return [Command(tuple(program[:end]), tuple(env), tuple(wrappers))]
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
-        return shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth, split_text)
+        return _own_shell(ctx, lambda: shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth,
+                                                    split_text))
     if program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the words tmux runs itself
         from .tmux import direct_command  # (none for send-keys), in the pane's environment (tmux.py)
         return direct_command(program, env, wrappers, ctx)

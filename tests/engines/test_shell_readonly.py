@@ -74,3 +74,25 @@ def test_a_failed_assignment_drops_the_rest_of_its_command_in_bash(then, tp):
 def test_a_launch_after_a_failed_assignment_on_its_line_never_starts():
     text = f"#!/bin/bash\nreadonly L=4096\nL=200000; {RUN} 200000\n{RUN} $L\n"
     assert last_words(text) == ["4096"]
+
+
+@pytest.mark.parametrize("then, launches", [
+    # bash 5.2.15 (checked): a failed assignment in an eval'd string ends that string's command, not the eval's line
+    ("eval 'L=200000'; TP=2", [["4096", "--tp", "2"]]),
+    ("f() { eval 'L=200000'; TP=2; }; f; TP=3", [["4096", "--tp", "3"]]),
+    # another shell process gets no readonly attribute: `L=5` assigns there, its launch runs, the caller's line goes
+    # on (before, the inner launch was lost and TP=2 dropped)
+    ("bash -c 'L=5; vllm serve m --max-model-len $L'; TP=2", [["5"], ["4096", "--tp", "2"]]),
+])
+def test_a_failed_assignment_in_eval_or_another_shell_ends_there(then, launches):
+    text = f"#!/bin/bash\nreadonly L=4096\n{then}\nvllm serve m --max-model-len $L --tp ${{TP:-none}}\n"
+    assert [c.argv[4:] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == launches
+
+
+def test_a_here_document_shell_keeps_its_launch_after_an_assignment_to_a_readonly_name():
+    # bash runs the body in a shell of its own, where L is not readonly: its launch starts (with 5); read as the
+    # caller's text, the assignment is unknown, never a failure that drops the rest of the body (before: the launch
+    # was lost)
+    text = "#!/bin/bash\nreadonly L=4096\nbash <<'EOT'\nL=5\nvllm serve m --max-model-len $L\nEOT\n"
+    assert [c.argv for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == \
+        [["vllm", "serve", "m", "--max-model-len", "$L"]]
