@@ -114,15 +114,17 @@ def is_shell_script(display: str, data: bytes) -> bool:
 
 
 def _script(data: bytes, display: str) -> LoadedFile:
-    """A script as text. bash refuses a file with a NUL byte in the first line of its first 80 bytes ("cannot execute
-    binary file", exit 126: bash 5.2.15, checked here; its shell.c samples 80 bytes for general.c's
-    check_binary_file): such a file is a binary (the kernel may still run an ELF named `.sh`), no launcher ctxlint
-    reads, skipped without a finding. bash runs any other, reading past each NUL byte as if it were not there (`echo
-    two<NUL>three` prints `twothree`; dash 0.5.12 too): a self-extracting installer's script before its payload, or a
-    stray NUL. So a NUL after the first line is dropped, as bash drops it (a column after one on its line is then
-    one to the left of the byte's), and the script is read."""
+    """A script as text. bash refuses a file with a NUL byte in the first line of its first 80 bytes, or in its first
+    two lines when the first is a `#!` line ("cannot execute binary file", exit 126: bash 5.2.15, checked here,
+    `#!/bin/bash`, then `L=40<NUL>96` is refused; its shell.c samples 80 bytes for general.c's check_binary_file,
+    which counts two lines after `#!`): such a file is a binary (the kernel may still run an ELF named `.sh`), no
+    launcher ctxlint reads, skipped without a finding. bash runs any other, reading past each NUL byte as if it were
+    not there (`echo two<NUL>three` prints `twothree`; dash 0.5.12 too): a self-extracting installer's script before
+    its payload, or a stray NUL. So a NUL after those lines is dropped, as bash drops it (a column after one on its
+    line is then one to the left of the byte's), and the script is read."""
     sample = data[:80]
-    if b"\x00" in (sample[:sample.find(b"\n")] if b"\n" in sample else sample):
+    lines = sample.split(b"\n", 2 if sample.startswith(b"#!") else 1)
+    if b"\x00" in b"".join(lines[:2 if sample.startswith(b"#!") else 1]):
         return LoadedFile(display, shell=True)
     data = data.replace(b"\x00", b"")
     if data.startswith(codecs.BOM_UTF8):

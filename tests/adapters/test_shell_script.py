@@ -321,6 +321,12 @@ def test_a_nul_byte_after_the_first_line_is_dropped_as_bash_drops_it(tmp_path):
     assert check(str(path)).out == ""
     path.write_bytes(b"#" * 80 + b"\x00\n" + REPRO.encode())  # past the 80 bytes bash samples: read
     assert check("--select", "CTX109", str(path)).out == f"{path}:5:19: {CTX109}\n"
+    # after a `#!` line, bash (5.2.15, checked) refuses a NUL in the second line too (general.c check_binary_file
+    # counts two lines then): never run, so no finding (before: read, and its launch checked)
+    path.write_bytes(b"#!/bin/bash\n#\x00\n" + REPRO.split("\n", 1)[1].encode())
+    assert check(str(path)).out == ""
+    path.write_bytes(b"#!/bin/bash\n#\n#\x00\n" + REPRO.split("\n", 1)[1].encode())  # the third line: read
+    assert check("--select", "CTX109", str(path)).out.startswith(f"{path}:")
 
 
 def test_a_megabyte_script_is_read_to_its_end(tmp_path):
