@@ -157,3 +157,18 @@ def test_a_privileged_container_sees_every_gpu_so_no_count_is_read():
     # NVIDIA/nvidia-docker#764: `--privileged` lets the container open every GPU whatever its request
     script = VLLM.format(tp=8).replace("--runtime nvidia", "--runtime nvidia --privileged")
     assert lint_text(script, "serve.sh", L4).findings == []
+
+
+@pytest.mark.parametrize("value, refused", [
+    # the daemon refuses a count beside devices only when it is not 0 (moby daemon/nvidia_linux.go: `req.Count != 0
+    # && len(req.DeviceIDs) > 0`), and the last count read is the request's (docker/cli opts/gpus.go sets req.Count
+    # at each): `device=1,0` is GPU 1, started (before: a false CTX002)
+    ("device=1,0", False), ("device=1,+0", False), ("device=1,2,0", False),
+    ("device=1,2", True), ("device=1,all", True), ("device=1,0,2", True),
+])
+def test_a_count_of_0_beside_devices_is_no_conflict(value, refused):
+    from ctxlint.engines.docker_run import _csv_refusal
+
+    assert bool(_csv_refusal(value)) is refused
+    if not refused:
+        assert _count(f"docker run --gpus {value} IMAGE")[0] == 1

@@ -194,7 +194,10 @@ def _csv_refusal(value: str) -> str:
             number = val if eq else key
             if number != "all" and not re.fullmatch(r"[-+]?[0-9]+", number):
                 return f'invalid count ({number}): value must be either "all" or an integer'
-            count = True
+            # the last count read is the request's (GpuOpts.Set assigns req.Count each time); the daemon refuses
+            # only a count that is not 0 beside devices (`req.Count != 0 && len(req.DeviceIDs) > 0`), so
+            # `device=1,0` is GPU 1 alone, started
+            count = number == "all" or int(number) != 0
         elif key == "device":
             devices = True
         elif key not in _GPU_KEYS:
@@ -248,8 +251,8 @@ def _csv_gpu_count(value: str) -> Optional[int]:
                 return None
         elif key == "driver" and val not in ("", "nvidia", "amd"):
             return None  # `cdi`: its device names are CDI's (`nvidia.com/gpu=all`, every GPU); others refused
-    if count is not None and devices is not None:
-        return None  # the daemon refuses both
+    if count and devices is not None:
+        return None  # the daemon refuses both (a count of 0 it does not: `req.Count != 0`)
     if devices is not None:
         return len(devices)
     return 1 if count is None else count if count > 0 else None
