@@ -50,6 +50,11 @@ def arith_command(texts: Sequence[str], ctx, unsure: bool) -> None:
                 ctx.unsure.add(name)
 
 
+def _names(text: str) -> set:
+    """The names an arithmetic text assigns."""
+    return {a or b for a, b in _ASSIGNED.findall(text)}
+
+
 def _refused(name: str, ctx) -> bool:
     """Is an arithmetic assignment to `name` refused as readonly (shell_readonly.refused: then bash keeps the value;
     a name that may be readonly, or another shell, leaves it unknown)?"""
@@ -103,6 +108,7 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
         return []  # the common case: nothing more to read
     out: list = []
     pending: dict = {}
+    assigning: list = []  # the `$(( ))` texts that assign
 
     def lookup(name):
         return pending[name] if name in pending else ctx.lookup(name)
@@ -129,7 +135,24 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
                         ctx.discard = True
                     return None
                 update(part.name[3:-2], True)
+                assigning.append(part.name)
     texts = [raw(w) for w in words]
+    if out:
+        # bash expands a command's words in order, each `$(( ))` assigning as it goes: in `x=$(( L++ )) y=$(( L++ ))`
+        # y is 4097, in `vllm ... $(( L++ )) --x $L` the --x is 4097 (bash 5.2.15, checked), while the words here
+        # are read with the values before the command. A name a `$(( ))` updates and the command reads again is
+        # unknown in it and after it (before, y and --x were read as 4096): a value guessed is never one bash gives
+        bare = [re.sub(rf"^{_NAME}\+?=", "", t) for t in texts]  # `L=$(( L++ ))`'s own L is no read (apply_updates)
+        for text in assigning:  # each `$(( ))` that assigns is one read of its names (`L=L*2` reads L once)
+            bare = [t.replace(text, " ") for t in bare]
+        for name in {entry[0] for entry in out}:
+            ref = lazy_compile(rf"(?<![A-Za-z0-9_]){name}(?![A-Za-z0-9_])")
+            reads = sum(len(ref.findall(t)) for t in bare) + sum(name in _names(text) for text in assigning)
+            if reads > 1:
+                ctx.local[name] = None
+                if ctx.flow or ctx.conditional:
+                    ctx.unsure.add(name)
+                out = [(n, None if n == name else v, o) for n, v, o in out]
     lead = 0
     while lead < len(texts) and texts[lead] in _LEADS:  # `then N+=1`
         lead += 1

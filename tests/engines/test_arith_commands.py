@@ -143,3 +143,15 @@ def test_an_arithmetic_assignment_to_a_readonly_name_keeps_its_value(script, len
     assert _argv(f"#!/bin/bash\nL=4096\nreadonly L\n{script}\n"
                  f"vllm serve m --max-model-len ${{L:-unknown}} --x ${{x:-unknown}} --tp ${{TP:-none}}\n")[-1] == \
         ["vllm", "serve", "m", "--max-model-len", length, "--x", x, "--tp", tp]
+
+
+@pytest.mark.parametrize("script, launch", [
+    # bash 5.2.15 (checked) expands a command's words in order, each `$(( ))` assigning as it goes: y is 4097 and
+    # --x is 4097 there; read with the values before the command they were 4096. Now unknown, never a guess
+    ("x=$(( L++ )) y=$(( L++ ))\nvllm serve m --max-model-len $y", ["$y"]),
+    ("vllm serve m --max-model-len $(( L++ )) --x $L", ["$(( L++ ))", "--x", "$L"]),
+    ("vllm serve m --max-model-len $L --x $(( L++ )) --y $L", ["$L", "--x", "$(( L++ ))", "--y", "$L"]),
+    ("x=$(( L = L * 2 ))\nvllm serve m --max-model-len $x", ["8192"]),  # one `$(( ))`: one read
+])
+def test_a_name_a_commands_arithmetic_updates_and_reads_again_is_unknown(script, launch):
+    assert _argv(f"L=4096\n{script}\n")[-1] == ["vllm", "serve", "m", "--max-model-len"] + launch
