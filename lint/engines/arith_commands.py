@@ -102,8 +102,8 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
     manual, Bash Builtins, declare -i: "arithmetic evaluation is performed when the variable is assigned a value";
     Shell Parameters: with it, += adds). [(name, new value or None, whether a plain assignment of the command
     overrides it)], or None when a `$(( ))` assigns a readonly name: the command never runs. A value ctxlint cannot
-    evaluate is unknown. `+i` drops the attribute; a function's `local -i` keeps it after the return. `first`: the
-    command's first word, after `then`, `do` and the like."""
+    evaluate is unknown. `+i` drops the attribute; a function's `local -i` is its local's, gone at the return
+    (shellfuncs.call). `first`: the command's first word, after `then`, `do` and the like."""
     if not may_update(words, first, ctx):
         return []  # the common case: nothing more to read
     out: list = []

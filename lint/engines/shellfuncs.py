@@ -120,13 +120,19 @@ def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int
     ctx.flow += int(unsure)
     if opaque:
         ctx.local.branches.open(True)
+    integers = set(ctx.integers)
     try:
         return build(items, ctx, depth + 1)
     finally:
         ctx.flow -= int(unsure)
         if opaque:
             ctx.local.branches.path.pop()
-        restore(ctx.frames.pop(), ctx)
+        frame = ctx.frames.pop()
+        # a local's integer attribute (`local -i L`) is the local's: gone at return, the caller's L as it was
+        # (bash 5.2.15, checked: after `f() { local -i L; }; f`, `L=3*3` is the text 3*3)
+        ctx.integers.difference_update(frame.keys() - integers)
+        ctx.integers.update(frame.keys() & integers)
+        restore(frame, ctx)
         ctx.calling.pop()
         ctx.positional = saved
 
@@ -135,6 +141,8 @@ def declare_local(program: list[Token], ctx: "SplitContext") -> None:
     """`local NAME[=value]...` (or `declare`/`typeset`) in a function: its old value comes back on return."""
     frame = ctx.frames[-1]
     flags = {c for t in program[1:] if t.text.startswith("-") for c in t.text[1:]}
+    if "g" in flags and program[0].text != "local":
+        return  # `declare -g L=4096` in a function sets the global L (bash manual, declare: "-g ... global scope")
     for token in program[1:]:
         name = token.text.split("=", 1)[0].rstrip("+")
         if name in frame or not _NAME.fullmatch(name) or "." in name or ":" in name or "-" in name:

@@ -155,3 +155,19 @@ def test_an_arithmetic_assignment_to_a_readonly_name_keeps_its_value(script, len
 ])
 def test_a_name_a_commands_arithmetic_updates_and_reads_again_is_unknown(script, launch):
     assert _argv(f"L=4096\n{script}\n")[-1] == ["vllm", "serve", "m", "--max-model-len"] + launch
+
+
+@pytest.mark.parametrize("function, length", [
+    # bash 5.2.15 (checked): a function's `local -i L` is its local's; after the return `L=3*3` is the text 3*3
+    # (before: 9, the attribute kept); `declare -g` in a function is the global's, attribute and value
+    ("f() { local -i L; L=2*2048; }", "3*3"), ("f() { declare -gi L=2*2048; }", "9"),
+    ("f() { declare -i L=2; }", "3*3"),
+])
+def test_a_functions_local_integer_attribute_ends_with_it(function, length):
+    assert _argv(f"#!/bin/bash\n{function}\nf\nL=3*3\nvllm serve m --max-model-len $L\n")[-1][-1] == length
+
+
+def test_declare_g_in_a_function_sets_the_global():
+    # before: read as a local, restored at return (1, where bash gives 4096)
+    assert _argv("#!/bin/bash\nL=1\nf() { declare -g L=4096; }\nf\nvllm serve m --max-model-len $L\n")[-1][-1] == \
+        "4096"
