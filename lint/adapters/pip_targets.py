@@ -20,11 +20,13 @@ _VALUED = frozenset({
     "--keyring-provider", "--root-user-action", "--group", "--override", "--index", "--default-index",
     "--index-strategy", "--torch-backend", "--extra", "--resolution", "--prerelease", "--link-mode",
     "--python-platform", "--build-constraint", "-b", "--exclude-newer", "--config-file", "--directory",
-    "--project", "--color",
+    "--project", "--color", "--constraints", "--overrides", "--exclude", "--excludes", "--build-constraints",
 })
 # `-e PATH` / `--editable PATH` installs the project at PATH; `-r FILE` / `--requirement FILE` every line of
-# FILE (pip: "Install from the given requirements file"); neither is read here.
-_PROJECTS = {"-e": "-e", "--editable": "--editable", "-r": "-r", "--requirement": "--requirement"}
+# FILE (pip: "Install from the given requirements file"; uv spells the long form `--requirements`, uv-cli
+# PipInstallArgs.requirements, docs.astral.sh/uv/reference/cli/#uv-pip-install); neither is read here.
+_PROJECTS = {"-e": "-e", "--editable": "--editable", "-r": "-r", "--requirement": "--requirement",
+             "--requirements": "--requirements"}
 
 
 def install_targets(words: Sequence[Token]) -> Iterator[Tuple[Token, bool]]:
@@ -47,7 +49,8 @@ def install_targets(words: Sequence[Token]) -> Iterator[Tuple[Token, bool]]:
             skip = True
             continue
         if text.startswith("-"):
-            joined = next((p for p in ("--editable=", "--requirement=", "-e", "-r") if text.startswith(p)), None)
+            joined = next((p for p in ("--editable=", "--requirement=", "--requirements=", "-e", "-r")
+                           if text.startswith(p)), None)
             if joined is not None and len(text) > len(joined):  # `-e.`, `-rrequirements.txt`, `--editable=.`
                 yield token, True
             continue

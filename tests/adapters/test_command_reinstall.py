@@ -190,3 +190,14 @@ def test_a_project_a_requirements_file_or_a_local_build_leaves_the_release_unkno
     # a project over an image without the engine changes nothing ctxlint knew
     assert _dep(_pod(tmp_path, "pip install -e . && pip install sglang==0.5.5", image="python:3.12")) \
         .engine.version.value == "0.5.5"
+
+
+def test_uvs_plural_requirements_option_is_a_requirements_file(tmp_path):
+    # uv's long form is `--requirements` (uv-cli PipInstallArgs.requirements): before, its file was no project
+    # (`--requirements=FILE` skipped as an option), so the tag's release stood though the file may pin the engine
+    for install in ("uv pip install --system --requirements requirements.txt",
+                    "uv pip install --system --requirements=requirements.txt"):
+        assert _dep(_pod(tmp_path, install)).engine.version is None, install
+    # a uv constraints/overrides file is no requirement
+    assert _dep(_pod(tmp_path, "uv pip install --constraints sglang.txt sglang-router")).engine.version.value == \
+        "0.5.20"
