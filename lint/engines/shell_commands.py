@@ -7,7 +7,7 @@ body set apart, a function's definition a group of its own, an arithmetic comman
 is its expression), which shellwords._build_commands reads in order."""
 from __future__ import annotations
 
-from typing import Optional
+from typing import Optional, Sequence
 
 from .heredocs import HereBody
 from .lex_quotes import NAME
@@ -208,9 +208,11 @@ _LOGIC = frozenset({"&&", "||"})
 _PIPES = frozenset({"|", "|&"})
 
 
-def run_apart(ends: dict) -> tuple:
+def run_apart(ends: dict, groups: Sequence = ()) -> tuple:
     """(backgrounded, piped): the indices of the groups run in the background and of those in a pipeline, from
-    `ends`, the operator after each group (a line break is `;`)."""
+    `ends`, the operator after each group (a line break is `;`), and `groups` (command_groups'): a compound command
+    (`{ ...; }`, `if ... fi`, a loop, `case`) that ends in `&` or stands in a pipeline is run apart whole, every group
+    of it (`{ L=7; TP=2; } & TP=3`: bash runs the braces in a subshell, the TP=3 after them in the script)."""
     background: set = set()
     piped: set = set()
     start = 0  # where the and-or list being read starts
@@ -222,7 +224,37 @@ def run_apart(ends: dict) -> tuple:
             background.update(range(start, index + 1))
         if op not in _LOGIC and op not in _PIPES:
             start = index + 1
+    if (background or piped) and groups:
+        spans = _compounds(groups)
+        for apart in (background, piped):
+            for index in list(apart):
+                apart.update(spans.get(index, ()))
     return background, piped
+
+
+_OPENS = frozenset({"{", "if", "while", "until", "for", "select", "case"})
+_CLOSES = frozenset({"}", "fi", "done", "esac"})
+_LEAD_WORDS = frozenset({"then", "do", "else", "elif", "!", "{", "if", "while", "until"})
+
+
+def _compounds(groups: Sequence) -> dict:
+    """Group index -> the range of groups of the compound command it opens or closes (a group's leading keywords,
+    `then if x`, may open one; its first word, `done`, closes one)."""
+    spans: dict = {}
+    stack: list = []
+    for index, (words, _) in enumerate(groups):
+        if not isinstance(words, list) or not words:
+            continue
+        texts = [literal(w) for w in words]
+        if texts[0] in _CLOSES and stack:
+            opened = stack.pop()
+            spans[opened] = spans[index] = range(opened, index + 1)
+        for text in texts:
+            if text in _OPENS:
+                stack.append(index)
+            if text not in _LEAD_WORDS:
+                break
+    return spans
 
 
 def may_update(words, first: str, ctx) -> bool:

@@ -44,7 +44,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
     if subshells:
         from .subshells import Mark, passed
 
-    background, piped = run_apart(ends)
+    background, piped = run_apart(ends, groups)
     for index, (words, conditional) in enumerate(groups):
         if ctx.discard:  # after a failed readonly assignment (shell_readonly.py, imported only then)
             from .shell_readonly import discard_ends

@@ -96,3 +96,15 @@ def test_a_here_document_shell_keeps_its_launch_after_an_assignment_to_a_readonl
     text = "#!/bin/bash\nreadonly L=4096\nbash <<'EOT'\nL=5\nvllm serve m --max-model-len $L\nEOT\n"
     assert [c.argv for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == \
         [["vllm", "serve", "m", "--max-model-len", "$L"]]
+
+
+@pytest.mark.parametrize("then, tp3", [
+    # bash 5.2.15 (checked): a compound command that ends in `&` or stands in a pipeline runs in a subshell whole;
+    # a failed assignment in it ends there, and the TP3=3 after it on the line runs (before: dropped, `none`)
+    ("{ L=200000; TP=2; } & TP3=3", "3"), ("echo x | while read a; do L=200000; done; TP3=3", "3"),
+    ("if true; then L=200000; fi & TP3=3", "3"),
+])
+def test_a_failed_assignment_in_a_compound_run_apart_ends_there(then, tp3):
+    text = f"#!/bin/bash\nreadonly L=4096\n{then}\n{RUN} $L --tp ${{TP3:-none}}\n"
+    assert [c.argv[-3:] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == \
+        [["4096", "--tp", tp3]]
