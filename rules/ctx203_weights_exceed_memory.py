@@ -55,14 +55,41 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if (cap.weights_low_per_gpu or weights) <= accel.memory_high:
             continue  # even the smallest estimate of the weights must not fit the most the device may have
         tp, pp = role.parallelism.tp, role.parallelism.pp
-        need = int(-(-weights * tp * pp // accel.memory_bytes))
-        shown, even, gpus = accel.memory_bytes, "", f"{need} GPUs"
+        bits = _format_band(dep, role)
+        if bits is not None and cap.weights_low_per_gpu and cap.weights_high_per_gpu:
+            # a checkpoint whose format the file leaves open (a served name's, a folder name's, a recipe's
+            # model.precision): the verdict is made at the band's low end, so the message quotes both ends
+            ends = (cap.weights_low_per_gpu, cap.weights_high_per_gpu)
+            size = (f"at {bits[0]:g} to {bits[1]:g} bits a weight: {ends[0] / 2**30:.2f} to "
+                    f"{ends[1] / 2**30:.2f} GiB")
+        else:
+            ends, size = (weights, weights), f"{weights / 2**30:.2f} GiB"
+        gpus = _gpus(ends, tp * pp, accel.memory_bytes)
+        shown, even = accel.memory_bytes, ""
         if accel.members:  # a label naming a family of sizes: the weights exceed even its largest (memory_high)
             shown, even = accel.memory_high, f" even as its largest size, {accel.members[-1]}"
-            gpus = f"{int(-(-weights * tp * pp // shown))} GPUs ({need} of its smallest size, {accel.members[0]})"
+            gpus = f"{_gpus(ends, tp * pp, shown)} ({gpus} of its smallest size, {accel.members[0]})"
         yield Problem(
-            f"{weights / 2**30:.2f} GiB > {shown / 2**30:.2f} GiB: the weights of {cap.model} per "
+            f"{size} > {shown / 2**30:.2f} GiB: the weights of {cap.model} per "
             f"GPU (tensor {tp} x pipeline {pp}) exceed the memory of one {accel.name}{even}, before any KV cache. "
             f"Use at least {gpus} with tensor/pipeline parallelism to match, larger accelerators, or a "
             "quantized checkpoint",
             (role.accelerators.type or role.accelerators.count).source, dep.display_name)
+
+
+def _gpus(ends, parallel: int, memory: float) -> str:
+    """The GPUs the weights need at each end of their band: "7 GPUs", or "2 to 7 GPUs"."""
+    low, high = (int(-(-w * parallel // memory)) for w in ends)
+    return f"{high} GPUs" if low == high else f"{low} to {high} GPUs"
+
+
+def _format_band(dep: Deployment, role):
+    """The fewest and most bits a weight of the formats the checkpoint may be in, when it may be in more than one
+    (WeightFormat.alt), else None. Read only for a finding: the import is paid by a deployment that has one."""
+    from ctxlint.capacity import weights_of
+
+    fmt = weights_of(dep, role, dep.resolution)
+    if fmt is None or not fmt.alt:
+        return None
+    formats = (fmt, *fmt.alt)
+    return min(f.low for f in formats), max(f.high for f in formats)

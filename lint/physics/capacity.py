@@ -158,7 +158,8 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
     if br is None:  # the KV side unknown; the weights (when counted) still say whether the model loads (CTX203)
         w = side.weights
         return replace(_empty(inp, engine, errors + [side.error]), accelerator=getattr(acc, "name", None),
-                       weights_bytes_per_gpu=w.point if w else None, weights_low_per_gpu=w.low if w else None)
+                       weights_bytes_per_gpu=w.point if w else None, weights_low_per_gpu=w.low if w else None,
+                       weights_high_per_gpu=w.high if w else None)
     bpt = br.bytes_per_token
     steps: list[Step] = [("KV bytes/token/GPU", br.formula, bpt)]
     asm = list(side.assumptions)
@@ -238,7 +239,7 @@ def _compute_one(inp: CapacityInput, shared: dict | None = None, lean: bool = Fa
         kv_formula=br.formula,
         pool_low=low.pool, pool_high=high.pool, max_context_low=low.longest, max_context_high=high.longest,
         kv_budget_low=budget.kv_low, kv_budget_high=budget.kv_high,
-        weights_low_per_gpu=weights.low if weights else None,
+        weights_low_per_gpu=weights.low if weights else None, weights_high_per_gpu=weights.high if weights else None,
         terms=() if lean else tuple({"label": t.label, "point": t.point, "low": t.low, "high": t.high, "how": t.how,
                                      "source": source_of(engine, t.label, t.source)} for t in budget.terms),
         rule=budget.rule, reported_tokens=reported, reported_rule=reported_rule, layout=side.layout,

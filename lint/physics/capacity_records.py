@@ -61,6 +61,7 @@ class CapacityResult:
     kv_budget_low: float | None = None
     kv_budget_high: float | None = None
     weights_low_per_gpu: float | None = None
+    weights_high_per_gpu: float | None = None  # the band's top (CTX203 quotes both ends of a format band)
     terms: tuple[dict, ...] = ()   # each estimated term: label, point/low/high bytes, how
     rule: str = ""                 # the engine's version rule that applied
     reported_tokens: int | None = None  # what the engine prints, when it differs from the physical pool

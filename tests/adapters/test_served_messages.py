@@ -1,0 +1,30 @@
+"""What findings say over a model named only by its --served-model-name (resolution/served_name.py): the checkpoint's
+format is a band, so CTX203 quotes both ends of it; the architecture is the served name's, so CTX204 says so and
+stays an error (a fine-tune or quantized copy keeps its heads); `ctxlint models` resolves it as check does."""
+from __future__ import annotations
+
+from helpers import run
+
+
+def pod(tmp_path, args: str, gpu: str = "NVIDIA-A10G", count: int = 1):
+    path = tmp_path / "deploy.yaml"
+    path.write_text("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: served}\nspec:\n  template:\n"
+                    f"    spec:\n      nodeSelector: {{nvidia.com/gpu.product: {gpu}}}\n      containers:\n"
+                    "        - name: engine\n          image: vllm/vllm-openai:v0.12.0\n"
+                    f"          args: [{args}]\n          resources: {{limits: {{nvidia.com/gpu: {count}}}}}\n")
+    return path
+
+
+def test_ctx203_over_a_served_name_quotes_the_format_band_it_decided_on(tmp_path):
+    # Qwen2.5-72B on one A10G: at 4.25 bits (MXFP4) 39.18 GiB already exceed 21.95 GiB, so the error stands; the
+    # message once quoted only the 16-bit point ("135.42 GiB ... at least 7 GPUs"), not the low end it decided on
+    args = '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", "--max-model-len=16384"'
+    out = run(["check", "--isolated", str(pod(tmp_path, args))]).out
+    assert ("CTX203 [error] at 4.25 to 16 bits a weight: 39.18 to 138.13 GiB > 21.95 GiB: the weights of "
+            "Qwen/Qwen2.5-72B-Instruct per GPU (tensor 1 x pipeline 1) exceed the memory of one A10G, before any KV "
+            "cache. Use at least 2 to 7 GPUs with tensor/pipeline parallelism to match, larger accelerators, or a "
+            "quantized checkpoint") in out
+    # a repository id names the checkpoint and its one format: the one figure, as before
+    out = run(["check", "--isolated", str(pod(tmp_path, '"--model=Qwen/Qwen2.5-72B-Instruct"'))]).out
+    assert "CTX203 [error] 135.42 GiB > 21.95 GiB: the weights of Qwen/Qwen2.5-72B-Instruct per GPU" in out
+    assert "at least 7 GPUs with" in out
