@@ -27,15 +27,21 @@ def models_group() -> None:
     """The built-in model catalog, and the lock file for models it lacks."""
 
 
-def _references(paths: Tuple[str, ...], settings) -> Dict[str, str]:
-    """Model reference -> how it resolves now, for every deployment under `paths`."""
+def _references(paths: Tuple[str, ...], settings) -> Dict[Tuple[str, str], str]:
+    """(model reference, served name) -> how it resolves now, for every deployment under `paths`, resolved as
+    `check` resolves it. The served name is kept only where it named the model (`--model=/model
+    --served-model-name=X`: resolution/served_name.py): one folder path served under two names is two models, and
+    a deployment without the name does not hide the one that resolved by it."""
+    from ctxlint.capacity_model import served_name
     from ctxlint.engine import lint_paths
 
     report = lint_paths(list(paths) or ["."], settings)
-    refs: Dict[str, str] = {}
+    refs: Dict[Tuple[str, str], str] = {}
     for dep in report.deployments:
         if dep.model.id is not None and isinstance(dep.model.id.value, str):
-            refs.setdefault(dep.model.id.value, dep.resolution.via if dep.resolution is not None else "")
+            via = dep.resolution.via if dep.resolution is not None else ""
+            served = (served_name(dep) or "") if via == "served" else ""
+            refs.setdefault((dep.model.id.value, served), via)
     return refs
 
 
@@ -69,10 +75,13 @@ def lock(paths: Tuple[str, ...], extra: Tuple[str, ...], refresh: bool, output: 
         raise click.UsageError(str(exc)) from None
     wanted: List[str] = []
     lines: List[str] = []
-    for ref_text, via in sorted(refs.items(), key=lambda kv: kv[0].lower()):
+    for (ref_text, served), via in sorted(refs.items(), key=lambda kv: (kv[0][0].lower(), kv[0][1])):
         ref = parse_ref(ref_text)
         repo = ref.repo_id if ref is not None and (not ref.local or ref.via == "hf-cache") else None
-        if via not in _NEEDS_LOCK and via != "lock":
+        if served:  # the architecture of the repository the served name is; the folder's checkpoint is not fetchable
+            lines.append(f"  {ref_text}: resolved, matched by its served name {served!r} (--served-model-name), "
+                         "nothing to lock")
+        elif via not in _NEEDS_LOCK and via != "lock":
             lines.append(f"  {ref_text}: resolved ({via}), nothing to lock")
         elif ref is not None and ref.via == "gguf":  # a file: no config.json to put beside it, no Hub id
             lines.append(f"  {ref_text}: {gguf_hint(ref)}, or add it under `models:`")
@@ -141,7 +150,9 @@ def list_models(output_format: str, config_path: Optional[str]) -> None:
 @click.argument("model")
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.option("--config", "config_path", metavar="FILE", help="Use this config file (models:, lock file).")
-def show_model(model: str, output_format: str, config_path: Optional[str]) -> None:
+@click.option("--served-name", metavar="NAME", help="The engine's --served-model-name, which names an opaque local "
+                                                    "path (`/model`) as `check` reads it.")
+def show_model(model: str, output_format: str, config_path: Optional[str], served_name: Optional[str]) -> None:
     """How MODEL resolves (an id, a quantized re-upload, a path, a GGUF file) and its architecture.
 
     Exits 0 when it resolves, 1 when it does not (with what would resolve it).
@@ -153,7 +164,7 @@ def show_model(model: str, output_format: str, config_path: Optional[str]) -> No
     try:
         config = load_config(".", config_path)
         ctx = Context(directory=os.getcwd(), user_models=config.models, lock=config.lock_models(),
-                      hf_cache=hf_cache_dirs())
+                      hf_cache=hf_cache_dirs(), served_name=served_name)
     except ConfigError as exc:
         click.echo(f"ctxlint: config error: {exc}", err=True)
         sys.exit(EXIT_USAGE)

@@ -84,6 +84,11 @@ def show_json(written: str, found) -> Dict[str, Any]:
     return out
 
 
+def _weights(fmt) -> str:
+    """A format, or the band of formats an unknown checkpoint may be in (a served name's, a folder's: WeightFormat.alt)."""
+    return " or ".join(f.label for f in (fmt, *fmt.alt))
+
+
 def write_show(written: str, found, stream: TextIO) -> None:
     stream.write(f"{found.how}\n")
     if not found.resolved:
@@ -96,7 +101,7 @@ def write_show(written: str, found, stream: TextIO) -> None:
             ("max_position_embeddings", f"{row['max_position_embeddings']:,}" if row["max_position_embeddings"]
              else "?"),
             ("parameters (B)", row["params_b"] if row["params_b"] is not None else "?"),
-            ("weights", found.weights.label if found.weights is not None else row["weights"]),
+            ("weights", _weights(found.weights) if found.weights is not None else row["weights"]),
             ("source", row["source"])]
     stream.write(tabulate(rows, tablefmt="plain") + "\n")
     for note in found.arch.notes:

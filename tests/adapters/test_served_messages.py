@@ -28,3 +28,26 @@ def test_ctx203_over_a_served_name_quotes_the_format_band_it_decided_on(tmp_path
     out = run(["check", "--isolated", str(pod(tmp_path, '"--model=Qwen/Qwen2.5-72B-Instruct"'))]).out
     assert "CTX203 [error] 135.42 GiB > 21.95 GiB: the weights of Qwen/Qwen2.5-72B-Instruct per GPU" in out
     assert "at least 7 GPUs with" in out
+
+
+def test_models_lock_and_show_resolve_a_served_name_as_check_does(tmp_path):
+    # `models lock` keyed each path once, so a `/model` without a served name could hide the one that resolved by
+    # it, and said only "resolved (served)"; `models show` had no served name to read, so `/model` was unresolved
+    served = tmp_path / "served"
+    served.mkdir()
+    pod(served, '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct"')
+    (tmp_path / "bare.yaml").write_text(pod(tmp_path, '"--model=/model"').read_text().replace("name: served",
+                                                                                             "name: bare"))
+    (tmp_path / "deploy.yaml").unlink()
+    done = run(["models", "lock", "--isolated", "--output", str(tmp_path / "lock.json"), str(tmp_path)])
+    assert done.out.splitlines() == [
+        "  /model: a local path, not a Hub id: put its config.json beside the deploy file or add it under `models:`",
+        "  /model: resolved, matched by its served name 'Qwen2.5-72B-Instruct' (--served-model-name), nothing to "
+        "lock"]
+    shown = run(["models", "show", "/model", "--served-name", "Qwen2.5-72B-Instruct"])
+    assert shown.code == 0
+    assert shown.out.startswith(
+        "/model: architecture of Qwen/Qwen2.5-72B-Instruct, matched by its served name 'Qwen2.5-72B-Instruct' "
+        "(--served-model-name), the exact name of the repository Qwen/Qwen2.5-72B-Instruct; ")
+    assert "weights                            16-bit or MXFP4 or NVFP4 or FP8\n" in shown.out
+    assert run(["models", "show", "/model"]).code == 1  # no served name: a path names nothing
