@@ -107,8 +107,13 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                 f"the {split} ranks of a DP-attention group (tensor parallel size {tp} / DP-attention width {width}) do"
             why = f" (SGLang's {whole} splits them over every tensor-parallel rank, with DP attention too)" \
                 if whole and width > 1 else ""
+            # a model named only by its served name: the heads are the architecture's, so still an error (_served.py)
+            said = ""
+            if getattr(dep.resolution, "via", "") == "served":
+                from ctxlint.rules._served import inferred
+                said = inferred(dep)
             yield Problem(
-                f"{heads} % {split} = {heads % split}: {dep.arch.name} has {heads} attention heads, which {what} "
+                f"{heads} % {split} = {heads % split}: {dep.arch.name}{said} has {heads} attention heads, which {what} "
                 f"not divide{why}; the engine refuses to start. Use a divisor of {heads}",
                 par.tensor.source, dep.display_name)
         count = role.accelerators.count

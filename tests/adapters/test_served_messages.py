@@ -30,6 +30,30 @@ def test_ctx203_over_a_served_name_quotes_the_format_band_it_decided_on(tmp_path
     assert "at least 7 GPUs with" in out
 
 
+
+def test_ctx204_over_a_served_name_stays_an_error_and_says_the_inference(tmp_path):
+    # the served name names the architecture: a fine-tune or quantized copy of Qwen2.5-7B keeps its 28 heads, which
+    # TP 3 does not divide, so the error stands (uncertainty widens a band, never flips a verdict); it now says
+    # where its model came from, as CTX201's pool account and CTX109 (rules/_served.py) already did
+    args = '"--model=/model", "--served-model-name=Qwen2.5-7B-Instruct", "--tensor-parallel-size=3"'
+    out = run(["check", "--isolated", str(pod(tmp_path, args, count=3))]).out
+    assert ("CTX204 [error] 28 % 3 = 1: Qwen/Qwen2.5-7B-Instruct (inferred: /model is named only by its "
+            "--served-model-name 'Qwen2.5-7B-Instruct'; a fine-tune or quantized copy keeps the architecture's heads) "
+            "has 28 attention heads, which tensor parallel size 3 does not divide; the engine refuses to start. Use a "
+            "divisor of 28") in out
+    # a repository id names the model itself: no inference to say
+    out = run(["check", "--isolated", str(pod(tmp_path, '"--model=Qwen/Qwen2.5-7B-Instruct", '
+                                                        '"--tensor-parallel-size=3"', count=3))]).out
+    assert "CTX204 [error] 28 % 3 = 1: Qwen/Qwen2.5-7B-Instruct has 28 attention heads" in out
+    # CTX201 over the served name: still an error (the band's top cannot hold the request), its account says why
+    args = '"--model=/model", "--served-model-name=Qwen2.5-7B-Instruct", "--max-model-len=131072", ' \
+           '"--gpu-memory-utilization=0.5"'
+    out = run(["check", "--isolated", str(pod(tmp_path, args))]).out
+    assert ("CTX201 [error] 131,072 > 81,552: the unified engine context length 131,072 exceeds its KV pool 0 (derived "
+            "for Qwen/Qwen2.5-7B-Instruct (model inferred: /model: architecture of Qwen/Qwen2.5-7B-Instruct, matched "
+            "by its served name 'Qwen2.5-7B-Instruct' (--served-model-name)") in out
+
+
 def test_models_lock_and_show_resolve_a_served_name_as_check_does(tmp_path):
     # `models lock` keyed each path once, so a `/model` without a served name could hide the one that resolved by
     # it, and said only "resolved (served)"; `models show` had no served name to read, so `/model` was unresolved
