@@ -64,11 +64,12 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
                     f"{ends[1] / 2**30:.2f} GiB")
         else:
             ends, size = (weights, weights), f"{weights / 2**30:.2f} GiB"
-        gpus = _gpus(ends, tp * pp, accel.memory_bytes)
+        gpus = f"{_gpus(ends, tp * pp, accel.memory_bytes)} GPUs"
         shown, even = accel.memory_bytes, ""
         if accel.members:  # a label naming a family of sizes: the weights exceed even its largest (memory_high)
             shown, even = accel.memory_high, f" even as its largest size, {accel.members[-1]}"
-            gpus = f"{_gpus(ends, tp * pp, shown)} ({gpus} of its smallest size, {accel.members[0]})"
+            gpus = (f"{_gpus(ends, tp * pp, shown)} GPUs ({_gpus(ends, tp * pp, accel.memory_bytes)} of its smallest "
+                    f"size, {accel.members[0]})")
         yield Problem(
             f"{size} > {shown / 2**30:.2f} GiB: the weights of {cap.model} per "
             f"GPU (tensor {tp} x pipeline {pp}) exceed the memory of one {accel.name}{even}, before any KV cache. "
@@ -78,9 +79,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
 
 
 def _gpus(ends, parallel: int, memory: float) -> str:
-    """The GPUs the weights need at each end of their band: "7 GPUs", or "2 to 7 GPUs"."""
+    """The GPUs the weights need at each end of their band: "7", or "2 to 7"."""
     low, high = (int(-(-w * parallel // memory)) for w in ends)
-    return f"{high} GPUs" if low == high else f"{low} to {high} GPUs"
+    return f"{high}" if low == high else f"{low} to {high}"
 
 
 def _format_band(dep: Deployment, role):
