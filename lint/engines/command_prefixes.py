@@ -1,7 +1,7 @@
 """What stands in front of a command's program, and where an `sh -c` script word is.
 
 `strip_prefixes` drops the keywords, `exec`/`env`/`sudo`/`nohup` wrappers and `NAME=value`
-assignments before the program (keeping the assignments and wrapper names), and
+assignments before the program, and `timeout`/`setsid`/`sshpass` in front of an `ssh` (ssh_commands.py), (keeping the assignments and wrapper names), and
 `shell_script_index` finds the script operand of `sh [opts] -c [opts] SCRIPT`, behind a
 launcher such as `srun` or `timeout` too. Both read tokens only, never the split state, which
 is why they live apart from shellwords.py: exec-form lists (execform.py) and `docker run`
@@ -48,9 +48,24 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
         elif ASSIGN.match(t):
             env.append(EnvAssign(t.split("=", 1)[0], tokens[i]))
             i += 1
+        elif t.rsplit("/", 1)[-1] in ("timeout", "setsid", "sshpass") and _runs_ssh(tokens, i):
+            # `timeout 60 ssh HOST CMD`: the ssh is read as a bare one (ssh_commands.wrapped_command)
+            from .ssh_commands import wrapped_command
+
+            wrappers.append(t)
+            i = wrapped_command([w.text for w in tokens], i)
         else:
             break
     return tokens[i:]
+
+
+def _runs_ssh(tokens: list[Token], i: int) -> bool:
+    """Does the wrapper tokens[i] run an `ssh` (behind more wrappers too: `timeout 60 sshpass -p PW ssh ...`)?"""
+    from .ssh_commands import wrapped_command
+
+    j = wrapped_command([t.text for t in tokens], i)
+    rest = strip_prefixes(tokens[j:], [], []) if j is not None else []
+    return bool(rest) and rest[0].text.rsplit("/", 1)[-1] == "ssh"
 
 
 # Programs that run a command with the caller's environment: Slurm's and MPI's launchers (srun exports the

@@ -77,3 +77,49 @@ def reread_end(program) -> Optional[int]:
     if j is None or j >= len(program) - 1:
         return None
     return j if any(not t.refs and not _SAME_WORD.fullmatch(t.text) for t in program[j:]) else None
+
+
+# Programs that run ssh for this script and pass it on unchanged: `timeout 60 ssh HOST CMD`, `sshpass -p PW ssh HOST
+# CMD`, `setsid ssh HOST CMD` (sweep c28: miminashi/llm-server-ops). Each reads its own options with getopt, `+`
+# first (stop at the first operand), so the command is the first word after them (after timeout's DURATION):
+# coreutils src/timeout.c `getopt_long (argc, argv, "+fk:ps:v", long_options, nullptr)` (timeout(1): `timeout
+# [OPTION] DURATION COMMAND [ARG]...`; long --foreground, --kill-after=DUR, --preserve-status, --signal=SIG,
+# --verbose), util-linux sys-utils/setsid.c `"+Vhcfw"` (--ctty, --fork, --wait), sshpass main.c
+# `getopt(argc, argv, "+f:d:p:P:he::Vv")` (sshpass 1.10; `-e[VAR]` takes its variable's name in the same word).
+# nohup, env and sudo are command_prefixes.strip_prefixes' own.
+_WRAPPER_OPTIONS = {"timeout": ("fk:ps:v", ("foreground", "preserve-status", "verbose"), ("kill-after", "signal")),
+                    "setsid": ("Vhcfw", ("ctty", "fork", "wait", "version", "help"), ()),
+                    "sshpass": ("f:d:p:P:hVv", (), ())}
+
+
+def wrapped_command(texts: Sequence[str], i: int) -> Optional[int]:
+    """For texts[i] timeout, setsid or sshpass, the index of the program it runs, else None (an option not listed, no
+    command, or `-h`/`-V`, which print and exit)."""
+    name = texts[i].rsplit("/", 1)[-1]
+    short, flags, valued = _WRAPPER_OPTIONS[name]
+    takes = {c for k, c in enumerate(short) if short[k + 1:k + 2] == ":"}
+    i += 1
+    while i < len(texts) and texts[i].startswith("-") and texts[i] != "-":
+        word = texts[i]
+        if word == "--":
+            i += 1
+            break
+        if word.startswith("--"):  # getopt_long: a long option, or an unambiguous start of one
+            given, sep, value = word[2:].partition("=")
+            hit = [n for n in flags + valued if n.startswith(given)] if given else []
+            if len(hit) != 1 or hit[0] in ("version", "help") or (hit[0] in flags and value):
+                return None
+            i += 1 + (hit[0] in valued and not sep)  # `--signal SIG`: the next word
+            continue
+        if name == "sshpass" and word.startswith("-e"):  # `-e` or `-eVAR`: the variable the password is in
+            i += 1
+            continue
+        for k, c in enumerate(word[1:], 1):
+            if c not in short or c in "hV":
+                return None
+            if c in takes:
+                i += k == len(word) - 1  # `-s SIG`: the next word (`-sSIG`: the rest of this one)
+                break
+        i += 1
+    i += name == "timeout"  # DURATION
+    return i if i < len(texts) else None

@@ -130,3 +130,43 @@ def test_several_command_words_the_remote_shell_reads_otherwise_are_not_read(tmp
     # words HOST's shell reads as typed here are read as before, a value this script's shell expanded included
     out = check(tmp_path, "L=1000000\nssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $L\n")
     assert "CTX109 [error] 1,000,000 > 32,768" in out
+
+
+# ssh behind a program that runs it unchanged: timeout (coreutils src/timeout.c, getopt "+fk:ps:v"), sshpass
+# (sshpass 1.10 main.c, getopt "+f:d:p:P:he::Vv"), setsid (util-linux setsid.c, "+Vhcfw"). Before, none was read:
+# no launch at all. No repository of sweeps c28/cli27 wraps its ssh so; the shapes are the man pages'.
+@pytest.mark.parametrize("wrapper", [
+    "timeout 60", "timeout -s INT -k 5 --foreground 60", "timeout --signal=KILL --kill-after 3 -v 1h",
+    "timeout --preserve-status 2m", "sshpass -p secret", "sshpass -f /tmp/pw", "sshpass -d 3", "sshpass -e",
+    "sshpass -eMY_PW -P assword -v", "setsid -f", "nohup timeout 60 sshpass -p secret env A=1", "/usr/bin/timeout 9",
+])
+def test_a_wrapped_ssh_is_read_as_a_bare_one(tmp_path, wrapper):
+    out = check(tmp_path, f"export MODEL=Qwen/Qwen2.5-7B-Instruct\n{wrapper} ssh node2 'vllm serve $MODEL'\n")
+    assert "(MODEL is the remote shell's: ssh runs the command on another host" in out
+
+
+def test_a_wrapped_ssh_has_not_the_batch_nodes_gpus(tmp_path):
+    header = "#SBATCH --gres=gpu:h100:1\n"
+    line = "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 1000000"
+    out = check(tmp_path, f"timeout 1h sshpass -p pw ssh node2 '{line}'\n", header)
+    assert "CTX109 [error]" in out and "CTX204" not in out  # read, and on node2
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, f"timeout 1h bash -c '{line}'\n", header)
+
+
+@pytest.mark.parametrize("line", [
+    "timeout --bogus 60 ssh node2",  # an option timeout does not take: it runs nothing
+    "timeout -h 60 ssh node2", "sshpass -V ssh node2",  # help and version: print and exit
+    "setsid -p ssh node2",
+])
+def test_a_wrapper_that_runs_no_ssh_is_not_read_as_one(tmp_path, line):
+    assert check(tmp_path, line + " 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'\n") == ""
+
+
+def test_wrapped_command():
+    from ctxlint.engines.ssh_commands import wrapped_command
+
+    assert wrapped_command(["timeout", "-sINT", "--k=5", "60", "ssh"], 0) == 4
+    assert wrapped_command(["x", "timeout", "--sig", "HUP", "--", "60", "ssh"], 1) == 6
+    assert wrapped_command(["sshpass", "-pPW", "-v", "ssh"], 0) == 3
+    assert wrapped_command(["timeout", "--foreground=x", "60", "ssh"], 0) is None  # a flag given a value
+    assert wrapped_command(["timeout", "60"], 0) is None
