@@ -126,23 +126,30 @@ def _writes(script: str) -> Iterator[Tuple[str, Tuple[int, int], int, Optional[s
 _SCRIPT_READERS = SHELLS | {"ssh", "sbatch"}
 
 
-def read_as_script(words: Iterable[str], targets: frozenset = frozenset()) -> bool:
+def read_as_script(words: Iterable[str], targets: frozenset = frozenset(), expanded: Optional[dict] = None) -> bool:
     """Is a here-document on a line of these words (the lexer's, quotes removed) a script: fed to a shell,
     or written to a file with a shell script's name (a launcher written to run later, read as that file would
     be: `*.sh`, `*.bash`, a Slurm job `*.slurm`/`*.sbatch` written and then submitted)? Anything else (`cat >
     cfg.yaml`, `kubectl apply -f -`, a usage note) is data. `ssh HOST COMMAND` feeds the body to COMMAND on
     HOST, so its words say: `ssh HOST bash -s`, `ssh HOST 'cat > run.sh'` (a launcher written there) read the body as
     a script, `ssh HOST 'cat > cfg.yaml'` as data; `ssh HOST` alone feeds it to HOST's login shell.
-    `targets`: which of the words are a redirection's target (not ssh's), when known."""
+    `targets`: which of the words are a redirection's target (not ssh's), when known; `expanded`: which hold an
+    expansion, each with whether it stays one word (`"$HOST"`). Where one of ssh's words may become several or none
+    (`ssh $OPTS HOST`), or its command holds one (`ssh HOST "$CMD"`), what runs on HOST is not known: the body is
+    read as a script, as any on an ssh line was before."""
     words = list(words)
     k = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "ssh" and k not in targets), None)
     if k is not None:
         from .ssh_commands import command_start
 
-        plain = [w for n, w in enumerate(words) if n not in targets]
-        at = k - sum(n < k for n in targets)  # the ssh's place among them
+        kept = [n for n in range(len(words)) if n not in targets]
+        plain = [words[n] for n in kept]
+        at = kept.index(k)  # the ssh's place among them
         j = command_start(plain[at:])
-        if j is not None:  # ssh joins its command words with spaces and HOST's shell splits them again
+        expanded = expanded or {}
+        known = j is not None and all(expanded.get(n, True) for n in kept[at:at + j]) and \
+            not any(n in expanded for n in kept[at + j:])
+        if known:  # ssh joins its command words with spaces and HOST's shell splits them again
             words = plain[:at] + " ".join(plain[at + j:]).split() + [words[n] for n in sorted(targets)]
     return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.lower().endswith(SHELL_SUFFIXES) for word in words)
 
@@ -162,7 +169,8 @@ class HereBody:
 
 def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, bool]], words: Sequence[str],
                  base: Optional[List[Tuple[int, int]]] = None,
-                 remote: Sequence[bool] = (), targets: frozenset = frozenset()) -> Tuple[int, List[HereBody]]:
+                 remote: Sequence[bool] = (), targets: frozenset = frozenset(),
+                 expanded: Optional[dict] = None) -> Tuple[int, List[HereBody]]:
     """(where the shell reads on after the here-document bodies that start at `at`, the line after their
     `<<`s; the bodies read as a script). `delimiters`: (word, `<<-`, quoted) of each `<<` of the line, in
     order; `base`: the source span of each character of `script` (None: its own offsets). Bodies that are
@@ -170,8 +178,8 @@ def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, boo
     never comes is no here-document ctxlint can be sure of (`(( x << 2 ))`): the text from that body on is
     read on as commands, as before a here-document. `remote`: whether each body feeds an `ssh` (lexer.py), which
     runs it on another host; without it, whether the line has one. `targets`: the indexes of the words that are
-    a redirection's target (read_as_script)."""
-    reads = read_as_script(words, targets)
+    a redirection's target, and of those that hold an expansion (read_as_script)."""
+    reads = read_as_script(words, targets, expanded)
     after, bodies = at, []
     for k, (word, strip_tabs, quoted) in enumerate(delimiters):
         end, following = find_end(script, after, word, strip_tabs, blanks=True)

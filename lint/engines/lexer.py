@@ -201,11 +201,14 @@ class Lexer(QuotedReads):
                 if self.bodies:  # here-document bodies start at this line: data, unless a shell reads them
                     line = [w for w in self.out[self.line_at:] if isinstance(w, (Word, Op))]
                     words = [_text(w) for w in line if isinstance(w, Word)]
-                    targets = frozenset(n for n, at in enumerate(  # a redirection's target: `> run.sh`, `<<EOV`
-                        k for k, w in enumerate(line) if isinstance(w, Word))
-                        if at and type(line[at - 1]) is Op and line[at - 1].text.startswith("redir:"))
+                    at = [k for k, w in enumerate(line) if isinstance(w, Word)]
+                    targets = frozenset(n for n, k in enumerate(at)  # a redirection's target: `> run.sh`, `<<EOV`
+                                        if k and type(line[k - 1]) is Op and line[k - 1].text.startswith("redir:"))
+                    expanded = {n: all(p.kind == "lit" or p.quoted and p.kind == "var" and p.name.isidentifier()
+                                       for p in line[k].parts)  # True: `"$HOST"`, one word whatever its value
+                                for n, k in enumerate(at) if any(p.kind != "lit" for p in line[k].parts)}
                     self.i, scripts = after_bodies(s, self.i, self.bodies, words, self.base,
-                                                   [self._fed_to_ssh(at) for at in self.body_at], targets)
+                                                   [self._fed_to_ssh(at) for at in self.body_at], targets, expanded)
                     for body in scripts:  # each a HereBody (heredoc_scripts.py), marked as a redirect's target is:
                         self.out += (Op("redir:body", body.base[0][0], body.base[-1][1]), body)  # no per-word test
                     self.bodies, self.body_at = [], []
