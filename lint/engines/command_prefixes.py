@@ -2,7 +2,7 @@
 
 `strip_prefixes` drops the keywords, `exec`/`env`/`sudo`/`nohup` wrappers and `NAME=value`
 assignments before the program, and `timeout`/`setsid`/`sshpass` in front of an `ssh`
-(ssh_commands.py), (keeping the assignments and wrapper names), and
+(ssh_commands.py), keeping the assignments and wrapper names; and
 `shell_script_index` finds the script operand of `sh [opts] -c [opts] SCRIPT`, behind a
 launcher such as `srun` or `timeout` too. Both read tokens only, never the split state, which
 is why they live apart from shellwords.py: exec-form lists (execform.py) and `docker run`
