@@ -20,8 +20,9 @@ read for all its chunks: not the whole list pickled, filtered and searched again
 from __future__ import annotations
 
 import re
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Optional, Sequence, Tuple
 
+from ctxlint.adapters.device_labels import affinity_in_values
 from ctxlint.adapters.run_classes import current
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -128,33 +129,12 @@ def why_unknown(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
         return None
     selector = pod_spec.get("nodeSelector")
     node = selector.get(LABEL) if selector is not None and selector.kind == MAP else None
-    values = [node] if node is not None and node.kind == SCALAR else affinity_values(pod_spec.get("affinity"))
+    values = [node] if node is not None and node.kind == SCALAR else affinity_in_values(pod_spec.get("affinity"), LABEL)
     for value in values:
         device, why = class_device(_scalar(value))
         if device is None and why:
             return Val(str(_scalar(value)), value.source(file), raw=why)
     return None
-
-
-def affinity_values(affinity: Optional[Node]) -> List[Node]:
-    """The values of a required node affinity term `cloud.google.com/compute-class In [...]`: none when a term names
-    no class so, for the terms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/assign-pod-node: the pod may
-    go to a node that meets any one of them) and that term lets it run on a node of any class."""
-    terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
-        if affinity is not None and affinity.kind == MAP else None
-    out: List[Node] = []
-    for term in terms.value if terms is not None and terms.kind == SEQ else ():
-        exprs = term.get("matchExpressions") if term.kind == MAP else None
-        named = False
-        for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
-            values = expr.get("values") if expr.kind == MAP else None
-            if _scalar(expr.get("key")) == LABEL and _scalar(expr.get("operator")) == "In" and values is not None \
-                    and values.kind == SEQ:
-                out.extend(v for v in values.value if v.kind == SCALAR)
-                named = True
-        if not named:
-            return []
-    return out
 
 
 def selected_device(values: Sequence[Node]) -> Optional[Val[str]]:

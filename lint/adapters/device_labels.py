@@ -269,3 +269,25 @@ def type_from_pod_spec(pod_spec: Optional[Node], file: str) -> Optional[Val[str]
 
 def _scalar(node: Optional[Node]) -> Any:
     return node.value if node is not None and node.kind == SCALAR else None
+
+
+def affinity_in_values(affinity: Optional[Node], label: str) -> List[Node]:
+    """The values of the required node affinity terms `<label> In [...]` (a GKE compute class, a Karpenter NodePool):
+    none when a term names none so, for the terms are ORed (kubernetes.io/docs/concepts/scheduling-eviction/
+    assign-pod-node: the pod may go to a node that meets any one of them) and that term lets it run anywhere."""
+    terms = affinity.dig("nodeAffinity", "requiredDuringSchedulingIgnoredDuringExecution", "nodeSelectorTerms") \
+        if affinity is not None and affinity.kind == MAP else None
+    out: List[Node] = []
+    for term in terms.value if terms is not None and terms.kind == SEQ else ():
+        exprs = term.get("matchExpressions") if term.kind == MAP else None
+        named = False
+        for expr in exprs.value if exprs is not None and exprs.kind == SEQ else ():
+            values = expr.get("values") if expr.kind == MAP else None
+            key, op = expr.get("key"), expr.get("operator")
+            if key is not None and key.kind == SCALAR and key.value == label and op is not None and \
+                    op.kind == SCALAR and op.value == "In" and values is not None and values.kind == SEQ:
+                out.extend(v for v in values.value if v.kind == SCALAR)
+                named = True
+        if not named:
+            return []
+    return out
