@@ -65,6 +65,12 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
     flow, path, ifs = ctx.flow, list(ctx.local.branches.path), len(ctx.local.ifs)
     # the shell that reads the body sees the script's names only when exported: no `if` of it is decided by them
     hidden = hiding(ctx, list(ctx.local))
+    # another process reads the body: what it assigns is put back when it is read (apart_state.py)
+    from .apart_state import body_marks
+    from .subshells import passed
+
+    opening, closing = body_marks(text)
+    passed(opening, ctx)
     try:
         if body.remote:  # `ssh HOST <<EOV`: run on HOST, as `ssh HOST SCRIPT` (ssh_commands.py)
             return [replace(c, wrappers=("ssh",) + c.wrappers) for c in _remote_commands(text, base, marks, ctx,
@@ -74,6 +80,7 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
         ctx.flow, ctx.local.branches.path = flow, path
         del ctx.local.ifs[ifs:]
         ctx.undecided = hidden
+        passed(closing, ctx)
 
 
 def _remote_commands(text: str, base, marks, ctx, depth: int, split_text: Callable) -> list[Command]:

@@ -45,7 +45,13 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         from .subshells import Mark, passed
 
     background, piped = run_apart(ends, groups)
+    jobs = None
+    if background or piped:  # what a job or a pipeline's element assigns stays in its process (apart_state.py)
+        from .apart_state import ApartJobs
+
+        jobs = ApartJobs(ends, groups, "lastpipe" in (ctx.source or ""))
     for index, (words, conditional) in enumerate(groups):
+        jobs and jobs.close_before(index, ctx)
         if ctx.discard:  # after a failed readonly assignment (shell_readonly.py, imported only then)
             from .shell_readonly import discard_ends
 
@@ -87,6 +93,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 break
             at += 1
             first = literal(words[at])
+        jobs and jobs.opens(index, words, ctx)
         if ctx.discard:
             continue  # bash does not run it (shell_readonly.py)
         ctx.conditional = conditional
@@ -112,6 +119,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             commands.extend(read)  # (decided_tests.py); what it assigns is dropped by scalar_branches.py
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
+    jobs and jobs.close_all(ctx)
     return commands
 
 

@@ -48,7 +48,8 @@ def test_arithmetic_commands_and_case_patterns_are_no_subshells(text, last):
 
 def test_a_pipeline_s_loop_and_a_command_substitution_never_leave_their_value():
     # bash 5.2 (lastpipe off) runs each element of a pipeline in a subshell: 4096 after it; `$( )` too
-    assert argvs(f"L=4096\necho x | while read l; do L=200000; done\n{RUN} --max-model-len $L")[0][-1] == "$L"
+    # (before: unknown after the loop; its value is put back now, apart_state.py)
+    assert argvs(f"L=4096\necho x | while read l; do L=200000; done\n{RUN} --max-model-len $L")[0][-1] == "4096"
     assert argvs(f"L=4096\nX=$(L=200000; echo hi)\n{RUN} --max-model-len $L")[0][-1] == "4096"
 
 

@@ -1,0 +1,51 @@
+"""What another process bash starts assigns stays there (engines/apart_state.py): a here-document body fed to a
+shell, a job ended by `&`, a pipeline's element. Every expectation was checked with GNU bash 5.2.15 (the script
+with `echo "$L"` for the launch line)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.shellwords import split_shell
+
+RUN = "vllm serve m --max-model-len"
+
+
+def lengths(text: str) -> list[str]:
+    return [c.argv[-1] for c in split_shell(text + f"\n{RUN} $L\n", defaults=True).commands if c.argv[0] == "vllm"]
+
+
+@pytest.mark.parametrize("feed", ["bash <<EOT", "sh <<EOT", "cat <<EOT | bash", "bash -s <<EOT", "bash <<'EOT'",
+                                  "ssh node <<EOT", "cat > run.sh <<EOT", "sudo bash <<-EOT"])
+def test_a_here_document_a_shell_reads_assigns_nothing_in_the_script(feed):
+    # before: 5, the body's value, read after it (a false refusal where it is larger than the model's window)
+    assert lengths(f"L=4096\n{feed}\nL=5\nexport L=6\nEOT") == ["4096"]
+
+
+def test_the_body_s_own_launch_runs_with_the_values_it_sets():
+    assert lengths(f"L=4096\nbash <<'EOT'\nL=5\n{RUN} $L\nEOT") == ["5", "4096"]
+    # unquoted, the script's shell expands $L first: the child gets 4096 typed
+    assert lengths(f"L=4096\nbash <<EOT\nL=5\n{RUN} $L\nEOT") == ["4096", "4096"]
+    # a body that sources or runs a shell may set any name: every one is put back
+    assert lengths("L=4096\nbash <<'EOT'\n. ./env.sh\nL=5\nEOT") == ["4096"]
+
+
+@pytest.mark.parametrize("job", [
+    "{ L=5; } &", "{ L=5; } & true", "{ L=5\n} &", "L=5 &", "export L=5 &", "L=5 && true &", "{ L=5; } | cat",
+    "L=5 | cat", "cat | { L=5; }", "echo x | while read a; do L=5; done", "for i in 1; do L=5; done | cat",
+    "if true; then L=5; fi &", "( L=5 )", "( L=5 ) &", "true | L=5 | cat",
+])
+def test_a_job_or_a_pipeline_s_element_assigns_nothing_in_the_script(job):
+    # before: 5 after every one but `( L=5 )` (the pipeline's loop: unknown)
+    assert lengths(f"L=4096\n{job}") == ["4096"]
+
+
+def test_a_job_s_own_launch_runs_with_the_values_it_sets():
+    assert lengths(f"L=4096\n{{ L=5; {RUN} $L; }} &") == ["5", "4096"]
+    assert lengths(f"L=4096\nL=5 && {RUN} $L &") == ["5", "4096"]
+    assert lengths(f"L=4096\n( L=200000; {RUN} $L ) &") == ["200000", "4096"]
+
+
+def test_with_lastpipe_the_last_element_runs_in_the_script_s_shell():
+    # bash manual (Pipelines): lastpipe runs the last element in the current shell (job control is off in a script)
+    assert lengths("L=4096\nshopt -s lastpipe\necho x | { L=5; }") == ["5"]
+    assert lengths("L=4096\nshopt -s lastpipe\n{ L=5; } | cat") == ["4096"]
