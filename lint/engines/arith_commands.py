@@ -156,7 +156,9 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
     lead = 0
     while lead < len(texts) and texts[lead] in _LEADS:  # `then N+=1`
         lead += 1
-    declaring = lead < len(texts) and texts[lead] in ("declare", "typeset", "local")
+    # `export L=2*4096`, `readonly L+=1` assign as `declare` does: with the integer attribute, evaluated (8192; bash
+    # manual, Bash Builtins, export/readonly take name=value; bash 5.2.15 checked; neither takes -i)
+    declaring = lead < len(texts) and texts[lead] in ("declare", "typeset", "local", "export", "readonly")
     if declaring:
         options = [t for t in texts[lead + 1:] if re.fullmatch(r"[-+][a-zA-Z]+", t)]
         names = [t.split("=", 1)[0] for t in texts[lead + 1:] if re.fullmatch(rf"{_NAME}(?:\+?=.*)?", t, re.S)]

@@ -171,3 +171,14 @@ def test_declare_g_in_a_function_sets_the_global():
     # before: read as a local, restored at return (1, where bash gives 4096)
     assert _argv("#!/bin/bash\nL=1\nf() { declare -g L=4096; }\nf\nvllm serve m --max-model-len $L\n")[-1][-1] == \
         "4096"
+
+
+@pytest.mark.parametrize("assign, value", [
+    ("declare -i L; export L=2*4096", "8192"), ("declare -i L; readonly L=2*4096", "8192"),
+    ("declare -i L=4; export L+=2", "6"), ("declare -i L=4; export -n L=3*3", "9"),
+    ("declare -i L; export M=2*3 L=3*3", "9"), ("declare -i L=4; export L", "4"),
+])
+def test_export_and_readonly_evaluate_an_integer_variable_s_value(assign, value):
+    # bash 5.2.15 (checked, `echo $L`): export and readonly assign as declare does, arithmetic for an integer name;
+    # before, `export L=2*4096` was read as the text 2*4096 (and `export L+=2` as 42)
+    assert _argv(f"{assign}\nvllm serve m --max-model-len $L\n")[-1][-1] == value
