@@ -15,9 +15,11 @@ def assignments_only(env, words, ctx, unsure: bool, expand_word) -> None:
         if ctx.readonly and a.name in ctx.readonly:  # `L=200000` after `readonly L=4096`: bash keeps 4096
             from .shell_readonly import refused
             if refused(ctx, a.name):
-                if ctx.bash and ctx.readonly.get(a.name) is True and not unsure:
-                    ctx.discard = True  # bash skips the rest of the command line (shell_readonly.py)
-                    return
+                if ctx.bash and ctx.readonly.get(a.name) is True:
+                    from .shell_readonly import failed
+                    failed(ctx, unsure)  # bash skips the rest of the command line (shell_readonly.py)
+                    if not unsure:
+                        return
                 continue
         if ctx.argloop is not None and callers_only(a.token):
             ctx.options.add(a.name)  # only a caller's option makes it run: the value before the loop stands

@@ -21,15 +21,72 @@ the failure, `x=1 L=2 y=3` leaves y unset), the rest of a function it is in and 
 the rest of an `if`, loop or `{ }` around it, to the `fi`/`done`/`}` and past it on that line; the next line
 runs. A subshell's ends at its `)`. So those commands are not read (discard, discard_ends), and a value they
 would assign keeps the one before.
+A failed assignment that may not run (after `&&`/`||`, in a branch, a loop or an `if` condition) drops the rest of
+that top-level command when it does run: `true && X=2; L=6`, `for i in 1; do X=2; done; L=6` and `case x in x)
+X=2;; esac; L=6` leave L as it was (bash 5.2.15, checked), or set it when it does not run; so what the rest assigns
+is unknown (MAY_DISCARD), never the value typed. The top-level command also runs on past the line breaks of a
+`{ }` around the failure: `{` / `X=2` / `L=5` / `}; L=6` assigns neither L (checked). An array element of a
+readonly name, `X[0]=2`, fails as `X=2` does ("X: readonly variable", checked).
 A `readonly` of a function's local ends with it (shellfuncs.saved keeps whether a name was readonly).
 Apart from shellwords.py and shell_unset.py, which ask only once a name is readonly.
 """
 from __future__ import annotations
 
+import re
 from typing import Sequence
+
+from ctxlint.lazyre import lazy_compile
 
 from .lex_quotes import NAME
 from .tokens import Token
+
+
+_ELEMENT = lazy_compile(r"([A-Za-z_][A-Za-z0-9_]*)\[[^\]]*\]\+?=.*", re.S)  # `X[0]=2`
+
+
+class _MayDiscard:
+    """ctx.discard after a failed assignment that may not have run: false, so the commands after it are read (they
+    may run), each as one that may not (its assignments unknown), until the top-level command ends."""
+
+    __slots__ = ()
+
+    def __bool__(self) -> bool:
+        return False
+
+    def __repr__(self) -> str:
+        return "MAY_DISCARD"
+
+
+MAY_DISCARD = _MayDiscard()
+
+
+def failed(ctx, unsure: bool) -> None:
+    """A plain assignment to a name bash holds readonly failed (in bash: the caller checked): drop the rest of the
+    top-level command, or, when the assignment may not run, make what it assigns unknown."""
+    if not unsure:
+        ctx.discard = True
+    elif ctx.discard is False:
+        ctx.discard = MAY_DISCARD
+
+
+def element_refused(token: Token, ctx, unsure: bool) -> bool:
+    """`X[0]=2` as a command of its own, X readonly: nothing is assigned, and bash drops the rest as for `X=2`."""
+    found = _ELEMENT.fullmatch(token.text)
+    if found is None or found.group(1) not in ctx.readonly or not refused(ctx, found.group(1)):
+        return False
+    if ctx.bash and ctx.readonly.get(found.group(1)) is True:
+        failed(ctx, unsure)
+    return True
+
+
+def discard_step(ctx, groups: list, index: int, depth: int, conditional):
+    """At group `index` after a failed assignment: whether it ends (ctx.discard back to False), and the group's
+    `conditional` (True, may not run, after one that may not have run: MAY_DISCARD)."""
+    if discard_ends(ctx, groups, index, depth):
+        ctx.discard = False
+    elif ctx.discard is MAY_DISCARD and conditional is not None:
+        return True
+    return conditional
 
 
 def mark(program: Sequence[Token], ctx, unsure: bool) -> None:
@@ -89,4 +146,12 @@ def discard_ends(ctx, groups: list, index: int, depth: int) -> bool:
     if before is None:
         return False
     between = ctx.source[before[-1].src_span[1]:words[0].src_span[0]].replace("\\\n", "")
-    return "\n" in between
+    if "\n" not in between:
+        return False
+    # inside a `{ }` (or `if`, loop, `case`) opened on an earlier line, or at its `}`: still the same command
+    cached = getattr(ctx, "_readonly_spans", None)
+    if cached is None or cached[0] is not groups:
+        from .shell_commands import _compounds
+
+        cached = ctx._readonly_spans = (groups, _compounds(groups))
+    return not any(span[0] < index <= span[-1] for span in cached[1].values())

@@ -52,10 +52,10 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         jobs = ApartJobs(ends, groups, "lastpipe" in (ctx.source or ""))
     for index, (words, conditional) in enumerate(groups):
         jobs and jobs.close_before(index, ctx)
-        if ctx.discard:  # after a failed readonly assignment (shell_readonly.py, imported only then)
-            from .shell_readonly import discard_ends
+        if ctx.discard is not False:  # after a failed readonly assignment (shell_readonly.py, imported only then)
+            from .shell_readonly import discard_step
 
-            ctx.discard = not discard_ends(ctx, groups, index, depth)
+            conditional = discard_step(ctx, groups, index, depth, conditional)
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
@@ -202,6 +202,10 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if program[0].text in ("set", "unset"):  # `set -a`, `unset NAME`: what later commands get exported
         from .shell_exports import set_or_unset
         set_or_unset(program, ctx, unsure)
+    if ctx.readonly and "[" in program[0].text and len(program) == 1:  # `X[0]=2`, X readonly: fails
+        from .shell_readonly import element_refused
+        if element_refused(program[0], ctx, unsure):
+            return []
     if no_command(program, ctx):
         return []
     shellarrays.assign(words, ctx, unsure, expand_word)  # `A+=(...)`: no assignment to the splitter

@@ -108,3 +108,21 @@ def test_a_failed_assignment_in_a_compound_run_apart_ends_there(then, tp3):
     text = f"#!/bin/bash\nreadonly L=4096\n{then}\n{RUN} $L --tp ${{TP3:-none}}\n"
     assert [c.argv[-3:] for c in split_shell(text, defaults=True).commands if c.argv[0] == "vllm"] == \
         [["4096", "--tp", tp3]]
+
+
+@pytest.mark.parametrize("then, length", [
+    # bash 5.2.15 (checked, `echo $L` at the end): a failed assignment drops the rest of its top-level command, past
+    # the line breaks of a `{ }` around it (before: 6, the value bash never assigns)
+    ("{\nX=2\nL=5\n}; L=6", "4096"), ("X=2; {\nL=5\n}", "4096"), ("{\nX=2\nL=5\n}\nL=6", "6"),
+    # an array element of a readonly name fails as the name does (before: 6)
+    ("X[0]=2; L=6", "4096"), ("X[0]=2\nL=6", "6"),
+    # a failure that may not run (after && or ||, in a loop, a case arm, a branch, an if condition): when it runs,
+    # bash drops the rest (4096 each time), so what the rest assigns is unknown (before: 6)
+    ("true && X=2; L=6", "$L"), ("false || X=2; L=6", "$L"), ("for i in 1; do X=2; L=5; done; L=6", "$L"),
+    ("case x in x) X=2; L=5;; esac; L=6", "$L"), ("if X=2; then L=5; fi; L=6", "$L"),
+    ("if true; then X=2; L=5; else L=7; fi; L=6", "$L"), ("while true; do X=2; L=5; break; done; L=6", "$L"),
+    # the next line is a command of its own: it runs
+    ("true && X=2; L=6\nL=8", "8"), ("for i in 1; do X=2; L=5; done\nL=6", "6"),
+])
+def test_a_failed_assignment_s_command_ends_as_bash_ends_it(then, length):
+    assert last_words(f"#!/bin/bash\nreadonly X=1\nL=4096\n{then}\n{RUN} $L\n")[-1] == length
