@@ -47,6 +47,24 @@ def body_marks(text: str) -> tuple[Mark, Mark]:
     return _marks(None if names & _OPAQUE or _DOT.search(text) else names)
 
 
+# `NAME=`, `NAME+=`, `NAME[k]=` at a command's start, or after export/readonly/declare/typeset/local and options
+_ASSIGNS = lazy_compile(r"(?:^|[;&|(){}\s])(?:(?:export|readonly|declare|typeset|local)\s+(?:-\w+\s+)*)?"
+                        r"([A-Za-z_][A-Za-z0-9_]*)(?:\[[^\]]*\])?\+?=")
+_SOURCES = lazy_compile(r"(?:^|[;&|(){}\s])(?:source|\.)\s")
+
+
+def maybe_sourced(text: str, ctx) -> None:
+    """After a body written to a file (`cat > env.sh <<EOV`): a script that sources a file may source this one
+    (`source env.sh`: bash 5.2.15 then has the body's values), so what the body assigns is unknown after it, never
+    the value before it; a script that sources nothing keeps the value before it (the file is run, if at all, by
+    another process)."""
+    if ctx.source is not None and not _SOURCES.search(ctx.source):
+        return
+    for name in set(_ASSIGNS.findall(text)):
+        ctx.local[name] = None
+        ctx.unsure.add(name)
+
+
 class ApartJobs:
     """The group ranges of one list of commands that bash runs in a process of its own (`&`, a pipeline's
     elements), opened where their first group's words are read and closed before the first group after them."""

@@ -81,6 +81,9 @@ def body_commands(body: HereBody, ctx, depth: int, expand: Callable, split_text:
         del ctx.local.ifs[ifs:]
         ctx.undecided = hidden
         passed(closing, ctx)
+        if body.written:
+            from .apart_state import maybe_sourced
+            maybe_sourced(text, ctx)
 
 
 def _remote_commands(text: str, base, marks, ctx, depth: int, split_text: Callable) -> list[Command]:

@@ -165,6 +165,7 @@ class HereBody:
     strip_tabs: bool
     quoted: bool
     remote: bool = False  # fed to `ssh HOST`: another host runs it, not with this script's devices (workload.py)
+    written: bool = False  # only written to a file (`cat > run.sh <<EOV`), which the script may source later
 
 
 def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, bool]], words: Sequence[str],
@@ -188,7 +189,8 @@ def after_bodies(script: str, at: int, delimiters: Sequence[Tuple[str, bool, boo
         if reads and end > after:  # an empty body runs nothing
             spans = base[after:end] if base is not None else list(zip(range(after, end), range(after + 1, end + 1)))
             fed = remote[k] if k < len(remote) else any(w.rsplit("/", 1)[-1] == "ssh" for w in words)
-            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted, fed))
+            written = not any(w.rsplit("/", 1)[-1] in _SCRIPT_READERS for w in words)
+            bodies.append(HereBody(script[after:end], spans, strip_tabs, quoted, fed, written))
         after = following
     return after, bodies
 

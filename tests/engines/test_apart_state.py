@@ -49,3 +49,10 @@ def test_with_lastpipe_the_last_element_runs_in_the_script_s_shell():
     # bash manual (Pipelines): lastpipe runs the last element in the current shell (job control is off in a script)
     assert lengths("L=4096\nshopt -s lastpipe\necho x | { L=5; }") == ["5"]
     assert lengths("L=4096\nshopt -s lastpipe\n{ L=5; } | cat") == ["4096"]
+
+
+def test_a_body_written_to_a_file_the_script_may_source_leaves_its_names_unknown():
+    # bash 5.2.15: `cat > r.sh <<'EOF'` / `L=5` / `EOF` / `source r.sh` gives 5; `bash r.sh` keeps 4096
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=5\nEOF\nsource r.sh") == ["$L"]
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nexport L=5\nEOF\n. ./r.sh") == ["$L"]
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=5\nEOF\nbash r.sh") == ["4096"]
