@@ -167,8 +167,8 @@ def test_a_privileged_container_sees_every_gpu_so_no_count_is_read():
     ("device=1,2", True), ("device=1,all", True), ("device=1,0,2", True),
 ])
 def test_a_count_of_0_beside_devices_is_no_conflict(value, refused):
-    from ctxlint.engines.docker_run import _csv_refusal
+    from ctxlint.engines.gpu_values import csv_refusal
 
-    assert bool(_csv_refusal(value)) is refused
+    assert bool(csv_refusal(value)) is refused
     if not refused:
         assert _count(f"docker run --gpus {value} IMAGE")[0] == 1

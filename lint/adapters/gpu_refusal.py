@@ -2,7 +2,7 @@
 capacity verdict on it means anything. The common case is a device list typed without the quotes the CLI's CSV
 reading needs: `--gpus device=0,1` is the fields `device=0` and `1` (a count), and the daemon refuses a count beside
 devices ("cannot set both Count and DeviceIDs on device request"); Docker's docs type it `--gpus '"device=0,1"'`
-(docs.docker.com/reference/cli/docker/container/run/#gpus). Which values are refused: docker_run._csv_refusal."""
+(docs.docker.com/reference/cli/docker/container/run/#gpus). Which values are refused: gpu_values.csv_refusal."""
 from __future__ import annotations
 
 from ctxlint.findings import Diagnostic

@@ -7,7 +7,6 @@ value type); podman and nerdctl take the same spellings for these.
 """
 from __future__ import annotations
 
-import re
 from typing import Callable, Optional, Sequence
 
 from ctxlint.lazyre import lazy_compile
@@ -128,26 +127,12 @@ def requests_accelerator(texts: Sequence[str]) -> bool:
                (name == "--device" and value.startswith(_GPU_DEVICES)) for name, value in _device_options(texts))
 
 
-# How many GPUs `docker run --gpus VALUE` gives its container, read as the Docker CLI and daemon read it: the value
-# is one CSV record (docker/cli@29e34aba155d666010ff4da38b54c0eccbe1071d:opts/gpus.go GpuOpts.Set, encoding/csv);
-# a field without `=` is the count (`2`, or `all`: -1), else `count=N`, `device=A,B` (device IDs), `driver=`,
-# `capabilities=`, `options=`; neither count nor devices is count 1. The daemon then exposes the listed devices,
-# or the first N, or all (NVIDIA_VISIBLE_DEVICES), and refuses a request with both a count and devices ("cannot
-# set both Count and DeviceIDs on device request", moby/moby@18a2f3f01538afa4c631c2b09f898dd3d8a8168d:
-# daemon/nvidia_linux.go setNvidiaGPUs): so `--gpus device=0,1` unquoted (the fields `device=0` and `1`) starts
-# nothing, and `--gpus '"device=0,1"'` is two GPUs. `all`, a count of 0, a value not known (`$GPUS`), a key
-# Docker does not know, `driver=cdi` (daemon/devices.go handleDevice hands it to the CDI driver, whose device
-# `nvidia.com/gpu=all` is every GPU) or two `--gpus` options leave the count unknown (None): how many GPUs the
-# host has is no fact of the file. Docker's alone: podman's and nerdctl's `--gpus` are their own readings.
-_GPU_KEYS = frozenset({"driver", "count", "device", "capabilities", "options"})
-
-
 @record(frozen=True)
 class GpuRequest:
     count: Optional[int]  # None when Docker refuses the value (`refused`)
     token: object  # the Token holding the value
     span: tuple  # the value's span in it (Token.span_of)
-    refused: str = ""  # why Docker refuses the value (_csv_refusal), the container never starting
+    refused: str = ""  # why Docker refuses the value (gpu_values.csv_refusal), the container never starting
 
 
 def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
@@ -167,44 +152,13 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
     if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts, run.image):
         return None
     token, cut = found[0]
-    refused = _csv_refusal(token.text[cut:])
+    from .gpu_values import csv_gpu_count, csv_refusal  # only a line with one `--gpus` value
+
+    refused = csv_refusal(token.text[cut:])
     if refused:
         return GpuRequest(None, token, token.span_of(cut, len(token.text)), refused)
-    count = _csv_gpu_count(token.text[cut:])
+    count = csv_gpu_count(token.text[cut:])
     return GpuRequest(count, token, token.span_of(cut, len(token.text))) if count else None
-
-
-def _csv_refusal(value: str) -> str:
-    """Why the Docker CLI (GpuOpts.Set, above) or daemon (setNvidiaGPUs) refuses a `--gpus` value, as they say it;
-    "" for a value they take (or one read otherwise here: `driver=cdi`, a device list the runtime reads)."""
-    import csv
-
-    try:
-        fields = next(csv.reader([value], strict=True), [])
-    except csv.Error:
-        return ""  # Go's encoding/csv and Python's differ on a stray quote: not said
-    seen: set = set()
-    count = devices = False
-    for field in fields:
-        key, eq, val = field.partition("=")
-        if key in seen:
-            return f"gpu request key '{key}' can be specified only once"
-        seen.update((key,) if eq else (key, "count"))
-        if not eq or key == "count":
-            number = val if eq else key
-            if number != "all" and not re.fullmatch(r"[-+]?[0-9]+", number):
-                return f'invalid count ({number}): value must be either "all" or an integer'
-            # the last count read is the request's (GpuOpts.Set assigns req.Count each time); the daemon refuses
-            # only a count that is not 0 beside devices (`req.Count != 0 && len(req.DeviceIDs) > 0`), so
-            # `device=1,0` is GPU 1 alone, started
-            count = number == "all" or int(number) != 0
-        elif key == "device":
-            devices = True
-        elif key not in _GPU_KEYS:
-            return f"unexpected key '{key}' in '{field}'"
-    if count and devices:
-        return "cannot set both Count and DeviceIDs on device request"
-    return ""
 
 
 # What gives the container GPUs besides its `--gpus` request, so that its count is not theirs: `--privileged`
@@ -222,40 +176,6 @@ def _more_devices(texts: Sequence[str], end: int) -> bool:
                name == "--device" and value.startswith(_GPU_DEVICES) or
                name == "--env" and value.partition("=")[0] in _VISIBLE_ENV
                for name, value in _device_options(texts, end))
-
-
-def _csv_gpu_count(value: str) -> Optional[int]:
-    import csv  # only a `docker run --gpus` line pays for it
-
-    try:
-        fields = next(csv.reader([value], strict=True), [])
-    except csv.Error:
-        return None
-    count, devices, seen = None, None, set()
-    for field in fields or [""]:  # an empty value is no record: Docker refuses it (the `""` key below)
-        key, eq, val = field.partition("=")
-        if key in seen or (eq and key not in _GPU_KEYS):
-            return None  # Docker refuses the value
-        seen.update((key,) if eq else (key, "count"))  # a bare count is `count` too (`2,count=3` is refused)
-        if not eq or key == "count":
-            digits = (val if eq else key).removeprefix("+")  # strconv.Atoi takes a sign
-            if not digits or digits.strip("0123456789"):
-                return None  # `all` (-1), a negative count, or no number
-            count = int(digits)
-        elif key == "device":
-            devices = val.split(",")
-            # the daemon's NVIDIA_VISIBLE_DEVICES (AMD_VISIBLE_DEVICES): `all` is every GPU, `none`, `void` and
-            # an empty value none (NVIDIA/nvidia-container-runtime README.md, "NVIDIA_VISIBLE_DEVICES"); a
-            # device named twice is one GPU or two as the runtime's hook reads it
-            if len(set(devices)) != len(devices) or {"", "all", "none", "void"} & {d.lower() for d in devices}:
-                return None
-        elif key == "driver" and val not in ("", "nvidia", "amd"):
-            return None  # `cdi`: its device names are CDI's (`nvidia.com/gpu=all`, every GPU); others refused
-    if count and devices is not None:
-        return None  # the daemon refuses both (a count of 0 it does not: `req.Count != 0`)
-    if devices is not None:
-        return len(devices)
-    return 1 if count is None else count if count > 0 else None
 
 
 # The vendor a `docker run` line's options name: Intel Gaudi's container runtime (`--runtime=habana`, as Habana's
