@@ -177,7 +177,8 @@ def test_wrapped_command():
 # Before, every body on an ssh line was read as HOST's script, a `cat > cfg.txt` one included.
 @pytest.mark.parametrize("line", ["ssh node2 'cat > /tmp/cfg.txt'", "ssh node2 cat", "ssh node2 tee /tmp/a.yaml",
                                   "timeout 60 ssh -T node2 'cat > notes.md'",
-                                  'ssh -p "$PORT" "$HOST" "cat > /tmp/cfg.yaml"'])  # `"$HOST"`: one word still
+                                  'ssh -p "$PORT" "$HOST" "cat > /tmp/cfg.yaml"',
+                                  "ssh node2 sudo -u svc tee /tmp/a.yaml", "ssh node2 sudo -u svc python3 - -s"])  # `"$HOST"`: one word still
 def test_a_body_a_remote_command_writes_to_a_data_file_is_data(tmp_path, line):
     body = f"{line} <<EOF\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000\nEOF\n"
     assert check(tmp_path, body) == ""
@@ -186,7 +187,11 @@ def test_a_body_a_remote_command_writes_to_a_data_file_is_data(tmp_path, line):
 @pytest.mark.parametrize("line", ["ssh node2 'cat > run.sh'", "ssh node2 'bash -s'", "ssh node2",
                                   "ssh node2 > /tmp/log", "sshpass -p pw ssh node2 sudo bash",
                                   # what runs on HOST is not known: read as before
-                                  'ssh $SSH_OPTS "$HOST" cat', 'ssh "$HOST" "$REMOTE_CMD"'])
+                                  'ssh $SSH_OPTS "$HOST" cat', 'ssh "$HOST" "$REMOTE_CMD"',
+                                  # a login or root shell reads its stdin as commands: `sudo -i`, `su -`
+                                  "ssh node2 sudo -i", "ssh node2 'sudo su -'", "ssh node2 su - svc",
+                                  "ssh node2 sudo -s", "ssh node2 'sudo -u svc -i'", "ssh node2 sudo -Hiu svc",
+                                  "ssh node2 sudo --login", "ssh node2 fish", "ssh node2 tcsh"])
 def test_a_body_a_remote_shell_reads_or_a_script_written_there_is_read_on_the_host(tmp_path, line):
     body = f"{line} <<EOF\nvllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 1000000\nEOF\n"
     out = check(tmp_path, body, "#SBATCH --gres=gpu:h100:1\n")
