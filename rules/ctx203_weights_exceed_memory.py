@@ -58,8 +58,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         bits = _format_band(dep, role)
         if bits is not None and cap.weights_low_per_gpu and cap.weights_high_per_gpu:
             # a checkpoint whose format the file leaves open (a served name's, a folder name's, a recipe's
-            # model.precision): the verdict is made at the band's low end, so the message quotes both ends
-            ends = (cap.weights_low_per_gpu, cap.weights_high_per_gpu)
+            # model.precision): the verdict is made at the band's low end, so the message quotes both ends. The
+            # top is the heaviest format's estimate where that is the point's format (a served name's 16 bits), the
+            # figure a single-format checkpoint and other findings print, not that estimate's own margin (x 1.02)
+            ends = (cap.weights_low_per_gpu, weights if bits[2] else cap.weights_high_per_gpu)
             size = (f"at {bits[0]:g} to {bits[1]:g} bits a weight: {ends[0] / 2**30:.2f} to "
                     f"{ends[1] / 2**30:.2f} GiB")
         else:
@@ -85,12 +87,12 @@ def _gpus(ends, parallel: int, memory: float) -> str:
 
 
 def _format_band(dep: Deployment, role):
-    """The fewest and most bits a weight of the formats the checkpoint may be in, when it may be in more than one
-    (WeightFormat.alt), else None. Read only for a finding: the import is paid by a deployment that has one."""
+    """The fewest and most bits a weight of the formats the checkpoint may be in, and whether the point's format is
+    the heaviest of them, when it may be in more than one (WeightFormat.alt), else None. Read only for a finding: the import is paid by a deployment that has one."""
     from ctxlint.capacity import weights_of
 
     fmt = weights_of(dep, role, dep.resolution)
     if fmt is None or not fmt.alt:
         return None
     formats = (fmt, *fmt.alt)
-    return min(f.low for f in formats), max(f.high for f in formats)
+    return min(f.low for f in formats), max(f.high for f in formats), all(f.high < fmt.high for f in fmt.alt)

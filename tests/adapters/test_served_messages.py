@@ -20,7 +20,7 @@ def test_ctx203_over_a_served_name_quotes_the_format_band_it_decided_on(tmp_path
     # message once quoted only the 16-bit point ("135.42 GiB ... at least 7 GPUs"), not the low end it decided on
     args = '"--model=/model", "--served-model-name=Qwen2.5-72B-Instruct", "--max-model-len=16384"'
     out = run(["check", "--isolated", str(pod(tmp_path, args))]).out
-    assert ("CTX203 [error] at 4.25 to 16 bits a weight: 39.18 to 138.13 GiB > 21.95 GiB: the weights of "
+    assert ("CTX203 [error] at 4.25 to 16 bits a weight: 39.18 to 135.42 GiB > 21.95 GiB: the weights of "
             "Qwen/Qwen2.5-72B-Instruct per GPU (tensor 1 x pipeline 1) exceed the memory of one A10G, before any KV "
             "cache. Use at least 2 to 7 GPUs with tensor/pipeline parallelism to match, larger accelerators, or a "
             "quantized checkpoint") in out
@@ -28,6 +28,18 @@ def test_ctx203_over_a_served_name_quotes_the_format_band_it_decided_on(tmp_path
     out = run(["check", "--isolated", str(pod(tmp_path, '"--model=Qwen/Qwen2.5-72B-Instruct"'))]).out
     assert "CTX203 [error] 135.42 GiB > 21.95 GiB: the weights of Qwen/Qwen2.5-72B-Instruct per GPU" in out
     assert "at least 7 GPUs with" in out
+
+
+def test_ctx203_band_top_is_the_16_bit_figure_other_findings_print(tmp_path):
+    # the band's top was the 16-bit estimate's own margin (x 1.02: 134.04 GiB), so the same 16-bit checkpoint that
+    # a repository id reports as "131.42 GiB ... at least 6 GPUs" (and CTX201's account as "weights 131.42 GiB")
+    # read "37.59 to 134.04 GiB ... at least 2 to 7 GPUs" over its served name
+    args = '"--model=/model", "--served-model-name=Llama-3.1-70B-Instruct"'
+    out = run(["check", "--isolated", str(pod(tmp_path, args))]).out
+    assert "at 4.25 to 16 bits a weight: 37.59 to 131.42 GiB > 21.95 GiB" in out
+    assert "Use at least 2 to 6 GPUs with" in out
+    out = run(["check", "--isolated", str(pod(tmp_path, '"--model=meta-llama/Llama-3.1-70B-Instruct"'))]).out
+    assert "CTX203 [error] 131.42 GiB > 21.95 GiB" in out and "Use at least 6 GPUs with" in out
 
 
 
