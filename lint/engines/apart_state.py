@@ -74,9 +74,14 @@ class ApartJobs:
 
         spans = _compounds(groups)
         inner: dict[int, list[int]] = {}  # first group -> the last group of each job that starts there
-        start = 0
+        levels = _levels(groups)
+        starts = {0: 0}  # nesting level -> where the and-or list being read at that level starts
         for index in sorted(ends):
             op = ends[index]
+            level = levels[index]
+            start = starts.get(level, 0)
+            while start < index and not isinstance(groups[start][0], (list, Mark)):
+                start += 1  # a here-document body (or a function) read after the command before it
             if op in _PIPES:
                 left = spans.get(index) if _first(groups, index) in _CLOSES else None
                 right = spans.get(index + 1) if _first(groups, index + 1) in _OPENS else None
@@ -93,7 +98,7 @@ class ApartJobs:
                     first = span[0]
                 inner.setdefault(first, []).append(index)
             if op not in _LOGIC and op not in _PIPES:
-                start = index + 1
+                starts[level] = index + 1
         for first, lasts in inner.items():
             inner[first] = sorted(set(lasts), reverse=True)  # the outermost first
         self.starts = inner
@@ -140,6 +145,28 @@ class ApartJobs:
     def close_all(self, ctx) -> None:
         while self.open:
             passed(self.open.pop()[1], ctx)
+
+
+def _levels(groups: Sequence) -> list[int]:
+    """The nesting level (of compound commands and `( )` subshells) after each group: a `;` inside `{ L=2; }`
+    does not start the and-or list around the braces (`L=5 || { L=2; } &` is one job from `L=5`)."""
+    from .shell_commands import _LEAD_WORDS
+
+    levels, level = [], 0
+    for words, _ in groups:
+        if isinstance(words, Mark):
+            level += 1 if words.opens else -1
+        elif isinstance(words, list) and words:
+            texts = [literal(w) for w in words]
+            if texts[0] in _CLOSES and level:
+                level -= 1
+            for text in texts:
+                if text in _OPENS:
+                    level += 1
+                if text not in _LEAD_WORDS:
+                    break
+        levels.append(max(level, 0))
+    return levels
 
 
 def _first(groups: Sequence, index: int) -> str:

@@ -44,7 +44,9 @@ def collapse(items: list) -> list:
             continue
         item = items[k]
         out.append(item)
-        start = item.text in _STARTS if type(item) is Op else (start and _literal(item) in _KEYWORDS)
+        # a here-document body, read after its line's commands (`bash <<EOT`), leaves a command's start as it was
+        if type(item).__name__ != "HereBody" and not (type(item) is Op and item.text == "redir:body"):
+            start = item.text in _STARTS if type(item) is Op else (start and _literal(item) in _KEYWORDS)
         k += 1
     return out
 

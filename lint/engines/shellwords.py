@@ -72,6 +72,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if index in arith or let and len(words) > let:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
             from .arith_commands import arith_command, raw
             text, sure = arith[index] if index in arith else ("", True)
+            jobs and jobs.opens(index, words, ctx)  # `(( L=6 )) && L=7 &`: one job from the `(( ))`
             ctx.discard or arith_command([text] if index in arith else [raw(w) for w in words[let:]],
                           ctx, ctx.flow > 0 or bool(conditional) or not sure)
             continue

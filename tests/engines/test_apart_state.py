@@ -56,3 +56,26 @@ def test_a_body_written_to_a_file_the_script_may_source_leaves_its_names_unknown
     assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=5\nEOF\nsource r.sh") == ["$L"]
     assert lengths("L=4096\ncat > r.sh <<'EOF'\nexport L=5\nEOF\n. ./r.sh") == ["$L"]
     assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=5\nEOF\nbash r.sh") == ["4096"]
+
+
+@pytest.mark.parametrize("script", [
+    # a here-document body read before the job is no command of the job's list (before: 6)
+    "bash <<'EOT'\nL=31\nEOT\nL=6 &", "cat > r.sh <<'EOT'\nL=31\nEOT\nL=6 &",
+    # a `;` inside the braces, an `if` or a `( )` does not start the and-or list the `&` ends (before: 5, 1)
+    "L=5 || { L=2; } &", "L=5 && { L=2; } &", "L=5 && if true; then L=2; fi &", "L=1 && ( L=2; L=3 ) &",
+    "readonly L=5 || { true; } &",
+    # a job that starts with `(( ))` (before: unknown, or 7)
+    "(( L=6 )) &", "(( L=6 )) && L=7 &",
+    # a function defined after a here-document body a shell reads (before: not read as one, its body run: 9)
+    "f() { L=9; }; f | cat", "f() { L=9; }; f &", "cat > r.sh <<'EOT'\nL=31\nEOT\nf() { L=9; }; f | cat",
+    "bash <<'EOT'\nL=31\nEOT\nf() { L=9; }\nf | cat",
+])
+def test_a_job_s_range_is_its_whole_and_or_list(script):
+    # each checked with bash 5.2.15: 4096
+    assert lengths(f"L=4096\n{script}") == ["4096"]
+
+
+def test_a_function_defined_after_a_here_document_body_is_a_definition():
+    # bash 5.2.15: 4096 (the body only defines f); before: 9, `{ L=9; }` read as commands of the script
+    assert lengths("L=4096\nbash <<'EOT'\nL=31\nEOT\nf() { L=9; }") == ["4096"]
+    assert lengths("L=4096\ncat > r.sh <<'EOT'\nL=31\nEOT\nf() {\n  L=9\n}\nbash r.sh") == ["4096"]
