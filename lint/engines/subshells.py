@@ -207,14 +207,18 @@ def passed(mark: Mark, ctx) -> None:
         # thousands of variables and such subshells was quadratic in Python: fuzz27)
         states = _tables(ctx) if every else {name: _state(name, ctx) for name in names}
         mark.saved.append((states, len(local.forks), ctx.allexport, every, ctx.positional, dict(ctx.readonly),
-                           ctx.discard))
+                           ctx.discard, set(ctx.integers)))
         return
     opening = mark.pair
     if opening is None or not opening.saved:
         return
     # `( set -- ... )`, `( shift )`, `( readonly L )` (shell_readonly.py) too
     # a failed readonly assignment inside ends the subshell, not the script's command (shell_readonly.py)
-    states, forks, allexport, every, ctx.positional, ctx.readonly, ctx.discard = opening.saved.pop()
+    states, forks, allexport, every, ctx.positional, ctx.readonly, ctx.discard, integers = opening.saved.pop()
+    # `( declare -i L )`, `echo x | declare -i L`: the integer attribute stays in the subshell (bash 5.2.15:
+    # a later `L=5+1` assigns the text 5+1)
+    ctx.integers.clear()
+    ctx.integers.update(integers)
     del local.forks[forks:]
     ctx.allexport = allexport
     if every:

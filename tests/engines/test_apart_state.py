@@ -79,3 +79,10 @@ def test_a_function_defined_after_a_here_document_body_is_a_definition():
     # bash 5.2.15: 4096 (the body only defines f); before: 9, `{ L=9; }` read as commands of the script
     assert lengths("L=4096\nbash <<'EOT'\nL=31\nEOT\nf() { L=9; }") == ["4096"]
     assert lengths("L=4096\ncat > r.sh <<'EOT'\nL=31\nEOT\nf() {\n  L=9\n}\nbash r.sh") == ["4096"]
+
+
+@pytest.mark.parametrize("apart", ["echo x | declare -i L", "{ declare -i L; } &", "( declare -i L )",
+                                   "bash <<'EOT'\ndeclare -i L\nEOT"])
+def test_an_integer_attribute_given_apart_stays_there(apart):
+    # bash 5.2.15: `L=5+1` after each assigns the text 5+1 (before: 6, the attribute kept in the script)
+    assert lengths(f"L=4096\n{apart}\nL=5+1") == ["5+1"]
