@@ -63,6 +63,15 @@ def maybe_sourced(text: str, ctx) -> None:
     for name in set(_ASSIGNS.findall(text)):
         ctx.local[name] = None
         ctx.unsure.add(name)
+        ctx.written.add(name)  # and again at each `source`, which may read the file (sourced below)
+
+
+def sourced(ctx) -> None:
+    """At `source FILE` or `. FILE`: what a body written to a file before assigns is unknown again (`L=77` between
+    the write and the `source r.sh` does not hold: bash 5.2.15 has the body's 31)."""
+    for name in ctx.written:
+        ctx.local[name] = None
+        ctx.unsure.add(name)
 
 
 class ApartJobs:

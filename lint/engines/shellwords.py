@@ -196,6 +196,9 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shell_assignments import declaration
         declaration(program, words, ctx, unsure, expand_word)
         return []
+    if ctx.written and program[0].text in ("source", "."):  # a body written to a file before (apart_state.py)
+        from .apart_state import sourced
+        sourced(ctx)
     if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
         from .shellfuncs import source_functions  # a file beside the script: the functions it defines
 

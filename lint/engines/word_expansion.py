@@ -76,6 +76,7 @@ class SplitContext:
         self.discard = False
         self.source: Optional[str] = None  # the script's text, where positions index it (shell_readonly.discard_ends)
         self.bash = False  # a `#!` line names bash: `local NAME` is bash's, not dash's (shell_unset.py)
+        self.written: set[str] = set()  # names a here-document body written to a file assigns (apart_state.py)
         self.integers: set[str] = set()  # names `declare -i` / `local -i` gave the integer attribute (arith_commands)
         self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 

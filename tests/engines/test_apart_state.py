@@ -86,3 +86,10 @@ def test_a_function_defined_after_a_here_document_body_is_a_definition():
 def test_an_integer_attribute_given_apart_stays_there(apart):
     # bash 5.2.15: `L=5+1` after each assigns the text 5+1 (before: 6, the attribute kept in the script)
     assert lengths(f"L=4096\n{apart}\nL=5+1") == ["5+1"]
+
+
+def test_a_value_set_between_the_write_and_the_source_does_not_hold():
+    # bash 5.2.15: 31, the body's (before: 77)
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=31\nEOF\nL=77\nsource r.sh") == ["$L"]
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=31\nEOF\nL=77\n. ./r.sh") == ["$L"]
+    assert lengths("L=4096\ncat > r.sh <<'EOF'\nL=31\nEOF\nsource r.sh\nL=77") == ["77"]
