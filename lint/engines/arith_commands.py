@@ -166,7 +166,10 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
             ctx.integers.update(names)
         elif any(o[0] == "+" and "i" in o for o in options):
             ctx.integers.difference_update(names)
-    for text in texts[lead + declaring:] if ctx.integers else ():
+    rest = texts[lead + declaring:] if ctx.integers else []
+    if not declaring and not all(re.fullmatch(rf"{_NAME}\+?=.*", t, re.S) for t in rest):
+        rest = []  # `L=7 true`: an assignment before a command is the command's only (bash 5.2.15: L stays 4096)
+    for text in rest:
         found = re.fullmatch(rf"({_NAME})(\+?)=(.*)", text, re.S)
         if found is None:
             if declaring:

@@ -187,3 +187,10 @@ def test_export_and_readonly_evaluate_an_integer_variable_s_value(assign, value)
     # bash 5.2.15 (checked, `echo $L`): export and readonly assign as declare does, arithmetic for an integer name;
     # before, `export L=2*4096` was read as the text 2*4096 (and `export L+=2` as 42)
     assert _argv(f"{assign}\nvllm serve m --max-model-len $L\n")[-1][-1] == value
+
+
+@pytest.mark.parametrize("command", ["L=6 true", "L=5 :", "f() { :; }; L=7 f"])
+def test_an_integer_s_assignment_before_a_command_is_the_command_s_only(command):
+    # bash 5.2.15: L stays 4096 after each (before: 6, 5, 7)
+    assert _argv(f"declare -i L=4096\n{command}\nvllm serve m --max-model-len $L\n")[-1][-1] == "4096"
+    assert _argv(f"declare -i L=4096\nL=2*3 2>e.txt\nvllm serve m --max-model-len $L\n")[-1][-1] == "6"
