@@ -164,6 +164,8 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
         names = [t.split("=", 1)[0] for t in texts[lead + 1:] if re.fullmatch(rf"{_NAME}(?:\+?=.*)?", t, re.S)]
         if any(o[0] == "-" and "i" in o for o in options):
             ctx.integers.update(names)
+            if ctx.flow or ctx.conditional:  # `true || declare -i L`: L may not have the attribute after it
+                ctx.__dict__.setdefault("maybe_integers", set()).update(names)
         elif any(o[0] == "+" and "i" in o for o in options):
             ctx.integers.difference_update(names)
     rest = texts[lead + declaring:] if ctx.integers else []
@@ -177,6 +179,10 @@ def command_updates(words: Sequence[Word], first: str, ctx) -> Optional[list]:
             break  # the command's program: its arguments assign nothing
         name, plus, value = found.groups()
         if name in ctx.integers and not (ctx.readonly and name in ctx.readonly):
+            if name in ctx.__dict__.get("maybe_integers", ()):
+                pending[name] = None  # evaluated or kept as text, as the `declare -i` before ran or not
+                out.append((name, None, False))
+                continue
             update(f"{name} {plus}= {value}" if value.strip() else f"{name} = 0", False)
     return out
 

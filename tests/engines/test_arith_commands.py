@@ -194,3 +194,9 @@ def test_an_integer_s_assignment_before_a_command_is_the_command_s_only(command)
     # bash 5.2.15: L stays 4096 after each (before: 6, 5, 7)
     assert _argv(f"declare -i L=4096\n{command}\nvllm serve m --max-model-len $L\n")[-1][-1] == "4096"
     assert _argv(f"declare -i L=4096\nL=2*3 2>e.txt\nvllm serve m --max-model-len $L\n")[-1][-1] == "6"
+
+
+@pytest.mark.parametrize("maybe", ["wait || declare -i L", "[ -n \"$X\" ] && declare -i L"])
+def test_an_integer_attribute_that_may_not_be_given_leaves_the_value_unknown(maybe):
+    # bash 5.2.15: `wait || declare -i L; L=200000*2` leaves the text 200000*2 (before: read as 400000)
+    assert _argv(f"L=4096\n{maybe}; L=200000*2\nvllm serve m --max-model-len $L\n")[-1][-1] == "$L"
