@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from typing import Any, Optional, Sequence, Tuple
 
-from ctxlint.adapters.device_labels import affinity_in_values
+from ctxlint.adapters.device_labels import selected_without_device
 from ctxlint.adapters.run_classes import current
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -125,16 +125,7 @@ def machine_gpu(name: Any) -> Optional[Tuple[str, str]]:
 def why_unknown(pod_spec: Optional[Node], file: str) -> Optional[Val[str]]:
     """The compute class a pod selects that names no device, at the selector's value, with why (raw): for CTX208's
     advice (Role.device_class). None when the pod selects no class, or its class names a device."""
-    if pod_spec is None or pod_spec.kind != MAP:
-        return None
-    selector = pod_spec.get("nodeSelector")
-    node = selector.get(LABEL) if selector is not None and selector.kind == MAP else None
-    values = [node] if node is not None and node.kind == SCALAR else affinity_in_values(pod_spec.get("affinity"), LABEL)
-    for value in values:
-        device, why = class_device(_scalar(value))
-        if device is None and why:
-            return Val(str(_scalar(value)), value.source(file), raw=why)
-    return None
+    return selected_without_device(pod_spec, file, LABEL, class_device)
 
 
 def selected_device(values: Sequence[Node]) -> Optional[Val[str]]:

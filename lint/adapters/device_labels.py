@@ -5,7 +5,7 @@ can say which device it could not size. hardware.py (resource counts, MIG slices
 from __future__ import annotations
 
 import re
-from typing import Any, List, Optional, Tuple
+from typing import Any, Callable, List, Optional, Tuple
 
 from ctxlint.adapters.instance_types import AWS_FAMILIES, INSTANCE_FAMILIES, INSTANCE_GPUS
 from ctxlint.lazyre import lazy_compile
@@ -291,3 +291,20 @@ def affinity_in_values(affinity: Optional[Node], label: str) -> List[Node]:
         if not named:
             return []
     return out
+
+
+def selected_without_device(pod_spec: Optional[Node], file: str, label: str,
+                            device_of: Callable[[Any], Tuple[Optional[Val[str]], str]]) -> Optional[Val[str]]:
+    """The value of `label` a pod selects (its nodeSelector, else its required affinity terms) whose object names no
+    device, at that value, with why (raw) from `device_of(name) -> (device, why)`: a GKE compute class's or a Karpenter
+    NodePool's, for CTX208's advice. None when the pod selects none, or what it selects names a device."""
+    if pod_spec is None or pod_spec.kind != MAP:
+        return None
+    selector = pod_spec.get("nodeSelector")
+    node = selector.get(label) if selector is not None and selector.kind == MAP else None
+    values = [node] if node is not None and node.kind == SCALAR else affinity_in_values(pod_spec.get("affinity"), label)
+    for value in values:
+        device, why = device_of(value.value if value.kind == SCALAR else None)
+        if device is None and why:
+            return Val(str(value.value if value.kind == SCALAR else None), value.source(file), raw=why)
+    return None
