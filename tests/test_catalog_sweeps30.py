@@ -1,0 +1,65 @@
+"""Catalog entries the catalog30 pass sourced (tools/catalog/sweeps30.yaml): each resolves with the numbers of the
+config.json it was transcribed from and its KV a token as the engines cache it."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
+from ctxlint.physics.models import FULL, lookup_model
+from ctxlint.physics.served import serving_dtype
+from helpers import run
+
+
+@pytest.mark.parametrize("model_id", ["Qwen/Qwen2.5-Math-1.5B-Instruct", "Qwen/Qwen2.5-Math-1.5B"])
+def test_qwen25_math_15b_resolves_with_its_4096_positions(model_id):
+    arch = lookup_model(model_id)
+    assert arch.name == "Qwen/Qwen2.5-Math-1.5B-Instruct"  # the Base is the same network (an alias)
+    assert (arch.num_layers, arch.num_attention_heads, arch.num_kv_heads, arch.head_dim) == (28, 12, 2, 128)
+    assert arch.max_position_embeddings == 4096 and arch.rope_scaling_factor is None
+    assert set(arch.layer_kinds) == {FULL}  # sliding_window 4096 is written, use_sliding_window false
+    # a layer 2 x 1536^2 (q, o) + 2 x 1536 x 256 (k, v) + 3 x 1536 x 8960 + 2 x 1536 = 46,795,776; x 28, + the final
+    # norm + one tied 151936 x 1536 table = 1,543,656,960 (the Base's one bf16 file is 3.09 GB)
+    assert arch.total_params_b == 1.5437
+    # GQA: 2 (K and V) x 28 layers x 2 KV heads x 128 x 2 bytes
+    for engine in ("vllm", "sglang"):
+        assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), engine) == 2 * 28 * 2 * 128 * 2 == 28_672
+
+
+def test_deepseek_vl2_tiny_caches_mha_kv_not_mla():
+    # language_config: use_mla false, kv_lora_rank null; vLLM then builds DeepseekForCausalLM, whose attention caches
+    # num_key_value_heads (10) heads of hidden_size // num_attention_heads = 1280 // 10 = 128 (sources in the entry)
+    arch = lookup_model("deepseek-ai/deepseek-vl2-tiny")
+    assert arch.kv_lora_rank is None and arch.v_head_dim is None
+    assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == (12, 10, 128, 4096)
+    assert (arch.num_experts, arch.experts_per_token) == (64, 6)
+    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 2 * 12 * 10 * 128 * 2 == 61_440
+    # decoder 2.93e9 + the SigLIP tower estimated from layers 27 x width 1152 (4x MLP, 14x14 patches)
+    assert arch.vision_params_b == 0.4307
+    assert 27 * (4 * 1152 ** 2 + 2 * 1152 * 4 * 1152) + 3 * 14 * 14 * 1152 == 430_659_072
+    assert arch.total_params_b == 3.3654
+
+
+def test_hand_count_of_qwen25_math_parameters():
+    layer = 2 * 1536 ** 2 + 2 * 1536 * 256 + 3 * 1536 * 8960 + 2 * 1536
+    assert layer == 46_795_776
+    assert 28 * layer + 1536 + 151936 * 1536 == 1_543_656_960
+
+
+QWEN_MATH_COMPOSE = """services:
+  model:
+    image: vllm/vllm-openai:v0.11.0
+    command: ["--model", "Qwen/Qwen2.5-Math-1.5B-Instruct", "--max-model-len", "8192"]
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - {driver: nvidia, count: 1, capabilities: [gpu]}
+"""
+
+
+def test_qwen25_math_served_past_its_positions_is_an_error(tmp_path):
+    # an unknown model had no trained positions to compare with; the entry's 4,096 makes 8,192 a CTX109 error
+    (tmp_path / "docker-compose.yaml").write_text(QWEN_MATH_COMPOSE)
+    (tmp_path / ".ctxlint.yaml").write_text("default-accelerator: L4\n")
+    result = run(["check", str(tmp_path)])
+    assert "docker-compose.yaml:4:81: CTX109 [error] 8,192 > 4,096 x 1 = 4,096" in result.out
