@@ -4,16 +4,18 @@ holds, as Dynamo's own repository states it.
 A runtime image's tag numbers Dynamo's release, not the engine's: `vllm-runtime:1.1.1` runs vLLM 0.19.0. Dynamo's
 release inventory (docs/reference/release-artifacts.md) lists every published image:tag with the engine release it
 ships; its compatibility page lists each release's backend versions. Only tags those pages name are here, each with
-the page it was read from: a tag they do not list (`tensorrtllm-runtime:0.8.1.post2`, `1.3.0`, whose row was not
-found, `1.4.0-efa`) is unknown, never inferred from a neighbour (a patch train can move one engine alone: 0.8.1.post1
+the page it was read from: a tag they do not list (`tensorrtllm-runtime:0.8.1.post2`, `1.4.0-efa`, `1.3.0-cuda13`)
+is unknown, never inferred from a neighbour (a patch train can move one engine alone: 0.8.1.post1
 and .post3 ship different TensorRT-LLM builds, `0.6.1-cuda13` another TensorRT-LLM than `0.6.1`). Dev and early
 access tags are read only where the inventory states the engine release they carry (`1.3.0-dev.1-cuda13`,
-`1.1.0-dev.3`, vLLM's `1.2.0-deepseek-v4-cuda13-dev.3`); the SGLang DeepSeek-V4 previews run an upstream preview
+`1.1.0-dev.3`, vLLM's `1.2.0-deepseek-v4-cuda13-dev.3`, TensorRT-LLM's `1.3.0-deepseek-v4-dev.1`); the SGLang DeepSeek-V4 previews run an upstream preview
 image that names no release (`sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2`: "SGLang upstream DSv4 preview";
 `1.2.0-sglang-deepseek-v4-b200-dev.1`, "SGLang (DSv4 Blackwell preview)", is built on lmsysorg/sglang:
 deepseek-v4-blackwell pinned by digest, ai-dynamo/dynamo recipes/deepseek-v4/container/README.md: no release and no
-commit ctxlint read), and tags no page lists (`1.3.0-deepseek-v4-dev.1`, `1.3.0-nemotron-ultra-dev.1`, a user's
-`my-tag`) stay unknown.
+commit ctxlint read), and so do the model builds whose page names no engine release (`1.3.0-kimi-k2.6-dev.1`,
+`1.3.0-minimax-m3-dev.1`, `1.3.0-glm-5.2-dev.1`: "SGLang cherry-picks", `1.3.0-cosmos3-dev.1`: vLLM-Omni,
+`1.4.0-inkling-dev.1`), one whose pages disagree (`vllm-runtime:1.3.0-nemotron-super-dev.1`: vLLM 0.22.0 on the
+early access page, "vLLM 0.21.0" on its recipe page), and tags no page lists (a user's `my-tag`).
 
 Why the pages and not the build files at each tag: the repository's snapshot is too large to bring here, so its
 tags could not be checked out; the stored revisions of the two pages are Dynamo's own statement of what each
@@ -42,6 +44,23 @@ INVENTORY_1_2_1 = "ai-dynamo/dynamo:docs/reference/release-artifacts.md (the rev
 # v1.2.1's, SGLang 0.5.11 (the inventory's "Same backend versions as v1.2.0"; compatibility.mdx at the same commit,
 # v1.2.0's row). The tags of the other rows are listed there too.
 ARTIFACTS_1_2_1 = "ai-dynamo/dynamo@724168c014d5c33d492a0adc75e6e9984401472d:docs/reference/release-artifacts.mdx"
+
+# The docs site's machine-readable release inventory at v1.3.0 (docs/fern/components/releases.data.ts generates it):
+# v1.3.0's pins SGLang 0.5.14, TensorRT-LLM 1.3.0rc19, vLLM 0.23.0 ("CUDA 12 container images discontinued; EFA
+# variants go multi-arch as -efa"), and its "artifacts" tags: `1.3.0` and `1.3.0-efa` for each runtime image.
+RELEASES_1_3_0 = "ai-dynamo/dynamo@0b4b0210a05cb2401d43776e224f32caafb9012a:docs/fern/assets/releases.json"
+# Dynamo's model early access builds page (v1.4.0 and v1.3.0 lines): tensorrtllm-runtime:1.3.0-deepseek-v4-dev.1
+# "Backends: TensorRT-LLM `1.3.0rc15post1`" (TRT-LLM patches over it), vllm-runtime:1.3.0-nemotron-ultra-dev.1
+# "Backends: vLLM `v0.22.0` with six container patches" (KV events, conv-state layout, NIXL transfer: none sizes a pool).
+EARLY_ACCESS_1_3_0 = ("ai-dynamo/dynamo@752d42bd19aca73e122b9f5c7bb2c2206a192481:"
+                      "docs/reference/model-early-access-builds.md")
+# Dynamo's published compatibility page, its "Release Support Matrix" (every stable release and patch): v1.3.1 keeps
+# v1.3.0's engines; v1.4.0, v1.4.1, v1.4.2 SGLang 0.5.16, TensorRT-LLM 1.3.0rc22, vLLM 0.26.0; v1.5.0 SGLang 0.5.18,
+# TensorRT-LLM 1.3.0rc25, vLLM 0.28.0; CUDA 13 only from v1.3.0, so the release's plain tag is its one CUDA image. The
+# search index holds the page's revision of 2026-09-24, not the repository file it is built from. Its `-efa` tags are
+# not listed there, so they stay unknown.
+SUPPORT_MATRIX_1_5_0 = ("https://docs.nvidia.com/dynamo/zh-CN/reference/compatibility, Release Support Matrix "
+                        "(the revision of 2026-09-24, whose newest release is v1.5.0)")
 
 # The image's name -> the engine it runs.
 ENGINES = {"vllm-runtime": "vllm", "sglang-runtime": "sglang", "tensorrtllm-runtime": "trtllm"}
@@ -110,8 +129,23 @@ RELEASES: Dict[str, Dict[str, Tuple[str, str]]] = {engine: {} for engine in ENGI
 for _engine, _table in (("vllm", _VLLM_1_1_1), ("sglang", _SGLANG_1_1_1), ("trtllm", _TRTLLM_1_1_1)):
     RELEASES[_engine].update((tag, (release, INVENTORY_1_1_1)) for tag, release in _table.items())
 _ARTIFACTS_1_2_1 = {"sglang": {"1.2.1-efa-amd64": "0.5.11"}}
+_RELEASES_1_3_0 = {
+    "vllm": {"1.3.0": "0.23.0", "1.3.0-efa": "0.23.0"},
+    "sglang": {"1.3.0": "0.5.14", "1.3.0-efa": "0.5.14"},
+    "trtllm": {"1.3.0": "1.3.0rc19", "1.3.0-efa": "1.3.0rc19"},
+}
+# the page spells TensorRT-LLM's `1.3.0rc15post1`; PEP 440 reads it as 1.3.0rc15.post1
+_EARLY_ACCESS_1_3_0 = {"vllm": {"1.3.0-nemotron-ultra-dev.1": "0.22.0"},
+                       "trtllm": {"1.3.0-deepseek-v4-dev.1": "1.3.0rc15.post1"}}
+_SUPPORT_MATRIX_1_5_0 = {
+    "vllm": {"1.3.1": "0.23.0", "1.4.0": "0.26.0", "1.4.1": "0.26.0", "1.4.2": "0.26.0", "1.5.0": "0.28.0"},
+    "sglang": {"1.3.1": "0.5.14", "1.4.0": "0.5.16", "1.4.1": "0.5.16", "1.4.2": "0.5.16", "1.5.0": "0.5.18"},
+    "trtllm": {"1.3.1": "1.3.0rc19", "1.4.0": "1.3.0rc22", "1.4.1": "1.3.0rc22", "1.4.2": "1.3.0rc22",
+               "1.5.0": "1.3.0rc25"},
+}
 for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1),
-                         (ARTIFACTS_1_2_1, _ARTIFACTS_1_2_1)):
+                         (ARTIFACTS_1_2_1, _ARTIFACTS_1_2_1), (RELEASES_1_3_0, _RELEASES_1_3_0),
+                         (EARLY_ACCESS_1_3_0, _EARLY_ACCESS_1_3_0), (SUPPORT_MATRIX_1_5_0, _SUPPORT_MATRIX_1_5_0)):
     for _engine, _table in _tables.items():
         RELEASES[_engine].update((tag, (release, _source)) for tag, release in _table.items())
 

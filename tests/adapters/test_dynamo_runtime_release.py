@@ -106,8 +106,8 @@ def test_a_graph_on_a_listed_tag_is_refused_by_its_release(tmp_path):
 
 
 def test_a_graph_on_a_dev_tag_keeps_the_warning(tmp_path):
-    image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-ultra-dev.1"
-    assert _refusals(tmp_path, "1.3.0-nemotron-ultra-dev.1") == [
+    image = "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-super-dev.1"
+    assert _refusals(tmp_path, "1.3.0-nemotron-super-dev.1") == [
         f"graph.yaml:22:44: CTX301 [warning] vllm 0.11.0 and later would refuse to start: {_DROPPED}. Which "
         f"vllm release runs is unknown: {image} is a Dynamo runtime image whose tag is not one Dynamo's release pages "
         "list with the vllm release it holds (engines/dynamo_images.py); a release before 0.11.0 takes it, so this is "

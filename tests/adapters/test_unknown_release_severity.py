@@ -44,8 +44,8 @@ def test_the_engines_newest_image_refuses_it_an_error(image):
     ("opea/vllm-rocm:latest", "opea/vllm-rocm:latest is not vllm's own release image, so its tag does not number "
                               "vllm's releases"),
     # vllm-runtime:0.8.0 is vLLM 0.12.0 (engines/dynamo_images.py); a dev tag Dynamo's pages do not list is not dated
-    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-ultra-dev.1",
-     "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-ultra-dev.1 is a Dynamo runtime image whose tag is not one "
+    ("nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-super-dev.1",
+     "nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0-nemotron-super-dev.1 is a Dynamo runtime image whose tag is not one "
      "Dynamo's release pages list with the vllm release it holds (engines/dynamo_images.py)"),
     ("vllm/vllm-openai:$TAG", "the tag of vllm/vllm-openai:$TAG names no vllm release"),
     ("vllm/vllm-openai:sha-1a2b3c4", "the tag of vllm/vllm-openai:sha-1a2b3c4 names no vllm release"),

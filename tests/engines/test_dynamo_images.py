@@ -6,8 +6,9 @@ import pytest
 
 from ctxlint.adapters.workload_versions import image_release
 from ctxlint.engines import engine_from_image
-from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, INVENTORY_1_1_1, INVENTORY_1_2_1,
-                                           RELEASES, dynamo_release, source)
+from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, EARLY_ACCESS_1_3_0, INVENTORY_1_1_1,
+                                           INVENTORY_1_2_1, RELEASES, RELEASES_1_3_0, SUPPORT_MATRIX_1_5_0,
+                                           dynamo_release, source)
 from ctxlint.engines.images import split_image
 from ctxlint.engines.release_unknown import why_unknown
 
@@ -22,8 +23,12 @@ SEEN = [
     ("tensorrtllm-runtime:0.8.1.post2", "trtllm", None, None),  # the patch train's pages skip .post2
     ("tensorrtllm-runtime:1.1.0-dev.3", "trtllm", "1.3.0rc11", INVENTORY_1_1_1),
     ("tensorrtllm-runtime:1.3.0-dev.1-cuda13", "trtllm", "1.3.0rc17", INVENTORY_1_2_1),
-    ("tensorrtllm-runtime:1.3.0-deepseek-v4-dev.1", "trtllm", None, None),
-    ("tensorrtllm-runtime:1.3.0", "trtllm", None, None),  # no page read lists 1.3.0
+    ("tensorrtllm-runtime:1.3.0-deepseek-v4-dev.1", "trtllm", "1.3.0rc15.post1", EARLY_ACCESS_1_3_0),
+    ("tensorrtllm-runtime:1.3.0", "trtllm", "1.3.0rc19", RELEASES_1_3_0),
+    ("tensorrtllm-runtime:1.3.0-efa", "trtllm", "1.3.0rc19", RELEASES_1_3_0),
+    ("tensorrtllm-runtime:1.4.2", "trtllm", "1.3.0rc22", SUPPORT_MATRIX_1_5_0),
+    ("tensorrtllm-runtime:1.5.0", "trtllm", "1.3.0rc25", SUPPORT_MATRIX_1_5_0),
+    ("tensorrtllm-runtime:1.3.0-minimax-m3-dev.1", "trtllm", None, None),  # its page names no engine release
     ("tensorrtllm-runtime:0.6.1-cuda13", "trtllm", "1.2.0rc1", INVENTORY_1_1_1),  # not 0.6.1's 1.1.0rc5
     ("tensorrtllm-runtime:1.2.0", "trtllm", "1.3.0rc14", COMPATIBILITY_1_2_0),
     ("vllm-runtime:1.1.1", "vllm", "0.19.0", INVENTORY_1_1_1),
@@ -35,8 +40,17 @@ SEEN = [
     ("vllm-runtime:0.7.0.post2", "vllm", "0.11.2", INVENTORY_1_1_1),
     ("vllm-runtime:0.6.1.post1", "vllm", "0.11.0", INVENTORY_1_1_1),
     ("vllm-runtime:1.2.0-deepseek-v4-cuda13-dev.3", "vllm", "0.20.1", INVENTORY_1_2_1),
-    ("vllm-runtime:1.3.0-nemotron-ultra-dev.1", "vllm", None, None),
-    ("vllm-runtime:1.4.0-efa", "vllm", None, None),
+    ("vllm-runtime:1.3.0-nemotron-ultra-dev.1", "vllm", "0.22.0", EARLY_ACCESS_1_3_0),
+    # the early access page has vLLM 0.22.0, its recipe page "vLLM 0.21.0": unknown
+    ("vllm-runtime:1.3.0-nemotron-super-dev.1", "vllm", None, None),
+    ("vllm-runtime:1.3.0-kimi-k2.6-dev.1", "vllm", None, None),
+    ("vllm-runtime:1.3.0", "vllm", "0.23.0", RELEASES_1_3_0),
+    ("vllm-runtime:1.3.0-efa", "vllm", "0.23.0", RELEASES_1_3_0),
+    ("vllm-runtime:1.3.0-cuda13", "vllm", None, None),  # v1.3.0 ships CUDA 13 only, as the plain tag
+    ("vllm-runtime:1.3.1", "vllm", "0.23.0", SUPPORT_MATRIX_1_5_0),
+    ("vllm-runtime:1.4.0", "vllm", "0.26.0", SUPPORT_MATRIX_1_5_0),
+    ("vllm-runtime:1.5.0", "vllm", "0.28.0", SUPPORT_MATRIX_1_5_0),
+    ("vllm-runtime:1.4.0-efa", "vllm", None, None),  # the support matrix names releases, not their -efa tags
     ("vllm-runtime:my-tag", "vllm", None, None),
     ("sglang-runtime:1.1.1-cuda13", "sglang", "0.5.10.post1", INVENTORY_1_1_1),
     ("sglang-runtime:1.2.1", "sglang", "0.5.11", INVENTORY_1_2_1),
@@ -45,6 +59,12 @@ SEEN = [
     ("sglang-runtime:1.3.0-dev.1-cuda13", "sglang", "0.5.12.post1", INVENTORY_1_2_1),
     ("sglang-runtime:1.2.0-sglang-deepseek-v4-b200-dev.1", "sglang", None, None),
     ("sglang-runtime:1.2.0-deepseek-v4-cuda12-dev.2", "sglang", None, None),  # "SGLang upstream DSv4 preview"
+    ("sglang-runtime:1.3.0", "sglang", "0.5.14", RELEASES_1_3_0),
+    ("sglang-runtime:1.3.0-efa", "sglang", "0.5.14", RELEASES_1_3_0),
+    ("sglang-runtime:1.4.1", "sglang", "0.5.16", SUPPORT_MATRIX_1_5_0),
+    ("sglang-runtime:1.5.0", "sglang", "0.5.18", SUPPORT_MATRIX_1_5_0),
+    ("sglang-runtime:1.3.0-glm-5.2-dev.1", "sglang", None, None),  # "SGLang cherry-picks", no release
+    ("sglang-runtime:1.4.0-inkling-dev.1", "sglang", None, None),
 ]
 
 
@@ -68,10 +88,12 @@ def test_enroot_and_mirrored_paths_are_the_same_image():
 
 def test_every_row_names_a_page_and_an_engine_release():
     # the pages' rows: 29 vLLM, 24 SGLang, 24 TensorRT-LLM stable tags in the v1.1.1 inventory, its pre-release tags
-    # (4, 3, 4), v1.2.0's (2, 2, 1), the v1.2.1 inventory's (7, 5, 4) and the one tag only v1.2.1's .mdx page lists
-    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 42, "sglang": 35, "trtllm": 33}
+    # (4, 3, 4), v1.2.0's (2, 2, 1), the v1.2.1 inventory's (7, 5, 4), the one tag only v1.2.1's .mdx page lists,
+    # v1.3.0's two a runtime, the early access builds' (1, 0, 1) and the support matrix's five releases 1.3.1-1.5.0
+    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 50, "sglang": 42, "trtllm": 41}
     pages = {where for tags in RELEASES.values() for _, where in tags.values()}
-    assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1, ARTIFACTS_1_2_1}
+    assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1, ARTIFACTS_1_2_1, RELEASES_1_3_0,
+                     EARLY_ACCESS_1_3_0, SUPPORT_MATRIX_1_5_0}
 
 
 def test_sglangs_efa_image_of_1_2_1_is_sglang_0_5_11():
