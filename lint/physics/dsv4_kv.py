@@ -24,7 +24,8 @@ alike) lay them out so:
 For the 30,000-token DeepSeek-V4-Flash request of vllm-project/vllm#44376 (fp8, block 256, LLM's 16,384 batched
 tokens on a GH200) that gives 22 tuples of 47,808 B, 6,800 blocks: 6.66 GiB, and 13,528 tokens the longest whose
 blocks fit 5.44 GiB, both as vLLM logged them. SGLang's V4 pools are sized in dsv4_sglang for the releases read
-there; TensorRT-LLM keeps V4 pools of its own whose sizing code has not been read here.
+there. TensorRT-LLM's V4 cache manager was read (TRTLLM_V4 below) but not the solver that splits its memory, so its
+pool stays unknown, and why_not_sized says what is missing.
 """
 from __future__ import annotations
 
@@ -43,6 +44,19 @@ STATE_BLOCK = {4: 4, 128: 8}  # CompressorStateCache.block_size by ratio
 FLASHINFER = "flashinfer_mla_sparse_dsv4"  # 0.23's other backend, a plain-row layout not read here
 
 _NOT_READ = "how {engine} sizes DeepSeek-V4's window, compressed and compressor-state pools has not been read from its code"
+# TensorRT-LLM: DeepseekV4CacheManager gives each layer a window cache (window + draft tokens; it requires
+# tokens_per_block 128 or 256), its compressed and indexer caches (tokens_per_block / ratio entries a block) and the
+# compressor state and score caches (a window of ratio or 2 x ratio tokens), each a layer of KVCacheManagerV2. That
+# manager divides its GPU quota among the pools by ratios it solves from a typical step (one context and
+# max_batch_size - 1 generation requests at max_seq_len) and constraints from max_input_len and max_num_tokens, and
+# the scheduler admits requests by bytes (get_max_resource_count: the quota in bytes), not by tokens.
+TRTLLM_V4 = ("NVIDIA/TensorRT-LLM@10ce7685b1fbf165e784a72f53350ee094d584d9:"
+             "tensorrt_llm/_torch/attention_backend/sparse/deepseek_v4/cache_manager.py")
+_TRTLLM = ("TensorRT-LLM keeps DeepSeek-V4's window, compressed, indexer and compressor-state caches as separate "
+           "KVCacheManagerV2 pools (DeepseekV4CacheManager, " + TRTLLM_V4 + ") whose shares of the memory its "
+           "pool-ratio solver sets from max_batch_size, max_seq_len, max_input_len and max_num_tokens, and admits "
+           "requests by bytes, not tokens; that solver (tensorrt_llm/runtime/kv_cache_manager_v2) has not been "
+           "read, so no token pool is given")
 _NAMES = {"sglang": "SGLang", "trtllm": "TensorRT-LLM", "tgi": "TGI", "lmdeploy": "LMDeploy", "llamacpp": "llama.cpp"}
 
 
@@ -55,6 +69,8 @@ def why_not_sized(engine: str | None) -> str:
         from .dsv4_sglang import BUILDS, RELEASES
         return f"SGLang's pools are sized for the releases read only ({', '.join(RELEASES)}, and the nightly " \
                f"builds {', '.join(BUILDS)})"
+    if eng == "trtllm":
+        return _TRTLLM
     return _NOT_READ.format(engine=_NAMES.get(eng or "", str(engine or "this engine")))
 
 

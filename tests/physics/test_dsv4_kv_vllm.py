@@ -102,8 +102,13 @@ def test_pipeline_stages_are_not_read():
 @pytest.mark.parametrize("engine, detail", [
     ("sglang", "SGLang's pools are sized for the releases read only (0.5.12, 0.5.12.post1, 0.5.13, 0.5.13.post1, "
                "0.5.14, and the nightly builds 425dffbd, 14f81a67)"),
-    ("tensorrt-llm", "how TensorRT-LLM sizes DeepSeek-V4's window, compressed and compressor-state pools has not "
-                     "been read from its code"),
+    # its cache manager was read; the pool-ratio solver that divides the memory among the pools was not
+    ("tensorrt-llm", "TensorRT-LLM keeps DeepSeek-V4's window, compressed, indexer and compressor-state caches as "
+                     "separate KVCacheManagerV2 pools (DeepseekV4CacheManager, NVIDIA/TensorRT-LLM@10ce7685b1fbf165e784"
+                     "a72f53350ee094d584d9:tensorrt_llm/_torch/attention_backend/sparse/deepseek_v4/cache_manager.py) "
+                     "whose shares of the memory its pool-ratio solver sets from max_batch_size, max_seq_len, "
+                     "max_input_len and max_num_tokens, and admits requests by bytes, not tokens; that solver "
+                     "(tensorrt_llm/runtime/kv_cache_manager_v2) has not been read, so no token pool is given"),
 ])
 def test_other_engines_say_what_is_missing(engine, detail):
     with pytest.raises(ValueError) as err:
