@@ -74,7 +74,7 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
         withheld = next((r.accelerator_withheld for r in roles if r.accelerator_withheld is not None), None)
         if withheld is not None:
             split = next((unknown_split(engine, r, arch) for r in roles if r.accelerator_withheld is not None), "")
-            why = (f"the device is stated ({withheld.value}) but " + (_UNEVEN if split == "tensor_split" else
+            why = (f"the device is stated ({withheld.value}) but " + (_GPUS_UNKNOWN.get(split) or
                    "a parallel size is not known (CTX008 names it)") + ", and the pool per device depends on it")
             source = withheld.source
         elif all(r.cpu_build is not None and r.available_kv_gib is None for r in roles):
@@ -119,7 +119,8 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 # sizes); SGLang's data-parallel size too under DP attention (physics/served.py), where it divides the attention TP.
 _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang": ("tp_size", "pp_size"),
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",),
-           "llamacpp": ("tensor_split",)}  # unequal shares over GPUs not counted (llamacpp_split.layer_split)
+           # unequal shares over GPUs not counted, or the GPUs a privileged container sees (llamacpp_split.layer_split)
+           "llamacpp": ("tensor_split", "privileged")}
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
@@ -127,6 +128,13 @@ _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-pa
                 "data_parallel_size": "data-parallel", "prefill_context_parallel_size": "prefill context-parallel"}
 _UNEVEN = ("--tensor-split spreads the layers over GPUs whose count is not stated, in shares ctxlint does not "
            "count (unequal ones, or over the devices a CUDA_VISIBLE_DEVICES not known leaves)")
+_PRIVILEGED = ("the container is privileged, so it sees every GPU of its node whatever its nvidia.com/gpu limit, and "
+               "llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many is not "
+               "known")
+# llama.cpp's reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
+_GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED}
+_STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
+               "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device"}
 # Why a size that does not split one request's KV still sets what one GPU holds
 _SPLIT_WHY = {"data_parallel_size": " (vLLM shards a MoE model's experts over TP x DP)",
               "prefill_context_parallel_size": " (vLLM shards a MoE model's experts over TP x DP x prefill CP)"}
@@ -161,11 +169,11 @@ def _split_unknown(dep: Deployment, role: Role, arch, weights, split: str) -> st
     from ctxlint.physics.needs import memory_need  # only a role without a device pays for it
 
     need = memory_need(dep, role, arch, weights)
-    base = (f"no accelerator type is given, and {_UNEVEN}: the memory the fullest GPU needs depends on it"
-            if split == "tensor_split" else
+    base = (f"no accelerator type is given, and {_GPUS_UNKNOWN[split]}: the memory the fullest GPU needs depends on "
+            "it" if split in _GPUS_UNKNOWN else
             f"no accelerator type is given, and the {_SPLIT_WORDS.get(split, split)} size is stated but not known "
             f"(CTX008 names it): the memory one GPU needs depends on it{_SPLIT_WHY.get(split, '')}")
-    state = "state the GPU count, and the device" if split == "tensor_split" else "state it literally, and the device"
+    state = _STATE_GPUS.get(split, "state it literally, and the device")
     if need is None or need.point is None or need.unmodelled:
         return f"{base}; {state}"
     band = f" (band {need.least:g}-{need.most:g})" if need.least is not None and need.most is not None \
@@ -175,8 +183,7 @@ def _split_unknown(dep: Deployment, role: Role, arch, weights, split: str) -> st
            else "which a larger size spreads over its GPUs")
     return (f"{base}; at {need.layout} one request of {fmt(need.context)} tokens would need >= {need.point:g}{band} GiB "
             f"on its one GPU (the weights, the KV cache and the engine's own memory), {how}, so no need per GPU and "
-            "no device verdict is given; " + ("state the GPU count, and the device" if split == "tensor_split" else
-                                              "state the size literally, and the device"))
+            "no device verdict is given; " + _STATE_GPUS.get(split, "state the size literally, and the device"))
 
 
 def _not_known(roles: List[Role], engine: Optional[str]) -> str:

@@ -16,12 +16,24 @@ def layer_split(reader, inv, facts, where=None):
     (`--split-mode layer` is its default, common/arg.cpp): across N GPUs that is a pipeline of N. With no GPU
     count stated, a `--tensor-split` naming N GPUs in equal shares (`-ts 1,1`) is a pipeline of N, and one in
     unequal shares (`-ts 1,2`), or over the devices a CUDA_VISIBLE_DEVICES not known leaves, leaves what the
-    fullest GPU holds unknown (parallel_unknown), never one GPU holding it all (tensor_split_devices)."""
+    fullest GPU holds unknown (parallel_unknown), never one GPU holding it all (tensor_split_devices).
+    A privileged container sees every GPU of its node whatever its `nvidia.com/gpu` limit (workload_records.
+    privileged), so the GPUs the layers are split over are not known either, unless CUDA_VISIBLE_DEVICES names
+    them: the limit's count would put a node's share of the model on too few GPUs (a false CTX203 or CTX209)."""
     count = reader.c.accelerator_count
     mode = inv.settings.get("split_mode")
     if facts.parallelism.pipeline is not None or \
             (mode is not None and str(mode.value).lower() not in ("layer", "row")):
         return facts
+    if getattr(reader.c, "privileged", False):
+        seen = split_visible(reader, inv)
+        if not seen:  # not set (every GPU of the node), or set to ids not known
+            return replace(facts, parallel_unknown=True)
+        if seen < 2 or inv.settings.get("rpc") is not None:
+            return facts
+        how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it (--split-mode "
+               f"{mode.value if mode is not None else 'layer, the default'})")
+        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(seen, _visible_at(reader), raw=how)))
     if count is None:
         split = inv.settings.get("tensor_split")
         shares = tensor_split_devices(split.value if split is not None else None,
@@ -39,6 +51,16 @@ def layer_split(reader, inv, facts, where=None):
     how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
         f"{mode.value if mode is not None else 'layer, the default'})"
     return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
+
+
+def _visible_at(reader):
+    """Where CUDA_VISIBLE_DEVICES is set for the engine: the command's `NAME=value` word, or the container's
+    variable; the container where neither is positioned."""
+    assign = (getattr(reader, "assigns", None) or {}).get("CUDA_VISIBLE_DEVICES")
+    if assign is not None:
+        return reader.token_source(assign.token)
+    var = next((v for v in reader.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
+    return var.node.source(reader.file) if var is not None else reader.c.node.source(reader.file)
 
 
 def split_visible(reader, inv) -> Optional[int]:
