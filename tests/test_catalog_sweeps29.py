@@ -78,7 +78,9 @@ def test_lfm25_compose_service_gets_a_verdict(tmp_path):
     (tmp_path / ".ctxlint.yaml").write_text("default-accelerator: L4\n")
     row = json.loads(run(["audit", "--format", "json", str(tmp_path)]).out)["deployments"][0]
     assert (row["model"], row["engine"], row["verdict"], row["engine_context"], row["headroom"]) == \
-        ("LiquidAI/LFM2.5-1.2B-Instruct", "vllm", "fits", 32768, 46.8027)
+        ("LiquidAI/LFM2.5-1.2B-Instruct", "vllm", "fits", 32768, 46.8008)
+    # 46.8027 before the conv states were counted: vLLM keeps them in the pool, 2 blocks of 16 tokens in each of 2
+    # state groups a request (physics/mamba.py), 64 tokens less for the one request the headroom measures
     # the pool counts 12,288 bytes a token: 16 layers would give about 6 / 16 of its headroom
     data = json.loads(run(["capacity", "--model", "LiquidAI/LFM2.5-1.2B-Instruct", "--engine", "vllm",
                            "--engine-version", "0.11.0", "--available-kv-gib", "10", "--format", "json"]).out)

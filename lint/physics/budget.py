@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from ..records import field, record, replace
 from . import mem_vllm
 from .activation import profile_peak
-from .models import ModelArch
+from .models import ModelArch, sglang_state
 from .mxfp4_padding import gpt_oss_factor, gpt_oss_padded
 from .terms import GIB, MIB, Term, gib, subtract
 from .vllm_block import block_size
@@ -182,7 +182,7 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
                          ("KV budget", f"{gib(pre.point)} x {mfs:g} - weights {gib(weights.point)}{less}", kv)]
     rule = f"SGLang {version or '(version unknown)'}: KV = memory before weights x mem_fraction_static - weights"
     asm = [rule, f"mem_fraction_static {mfs:g}: {how}"]
-    if arch.linear_state:  # a linear/Mamba model: its state pool comes out first (mamba_sglang.py)
+    if sglang_state(arch):  # a linear/Mamba model: its state pool comes out first (mamba_sglang.py)
         from .mamba_sglang import state_pool
         pool = state_pool(arch, tp, s, version, kv, kv_low, kv_high)
         if pool is not None:

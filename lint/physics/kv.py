@@ -15,7 +15,7 @@ from ..records import field, record, replace
 from . import msa_index
 from .kv_dtypes import (FP8_DS_MLA_BYTES_PER_LAYER, PER_TOKEN_HEAD, TURBO_QUANT, gqa_layer_bytes, kv_dtype_bytes,
                         v_bytes)
-from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch
+from .models import CHUNKED, FULL, LINEAR, SLIDING, ModelArch, sglang_state
 
 _V0_18 = parse_version("0.18.0")  # vLLM's groups of the largest layer count (vllm_groups)
 ENGINES = ("vllm", "sglang", "tgi", "trtllm", "lmdeploy", "llamacpp")
@@ -233,7 +233,7 @@ def kv_breakdown(arch: ModelArch, engine: str, tp: int = 1, pp: int = 1, kv_cach
             notes.append(f"{slid} window layers{padded} bounded per request: min({span}, the request) tokens"
                          f"{' + 1 block' if extra else ''} x {charged} x {per_layer:g} B")
     state = arch.linear_state_bytes_per_request / pp if (lin and arch.linear_state_bytes_per_request) else None
-    if lin and eng == "sglang" and arch.linear_state:
+    if lin and eng == "sglang" and sglang_state(arch):
         notes.append(f"{lin} linear/Mamba layers: fixed state per request, in SGLang's state pool (not per token)")
     elif lin:
         notes.append(f"{lin} linear/Mamba layers: fixed state per request"

@@ -18,7 +18,8 @@ from .models import CHUNKED, FULL, LINEAR, NONE, SLIDING
 # full_attention layers alone (sgl-project/sglang@493eb5b62635ca91822b180cee1fe69d3685ed8e:
 # python/sglang/srt/models/lfm2.py Lfm2ForCausalLM.get_num_kv_cache_layers) and llama.cpp keeps the others in its
 # recurrent memory (ggml-org/llama.cpp@b858a18e783b8a4fc99b6dea24eca68f3fe89c94:src/models/lfm2.cpp
-# build_shortconv_block). That state is not sized here (ctxlint.physics.mamba reads no LFM2 keys).
+# build_shortconv_block). mamba.parse_state sizes that state for vLLM's hybrid allocator; SGLang's and llama.cpp's
+# pools of it are not read (models.sglang_state).
 _LAYER_TYPE_MAP = {
     "full_attention": FULL, "attention": FULL, "global": FULL, "full": FULL,
     "sliding_attention": SLIDING, "sliding_window": SLIDING, "local": SLIDING, "sliding": SLIDING,

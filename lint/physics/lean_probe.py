@@ -31,7 +31,7 @@ from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged_eras import reserves_whole
 from .pool import RESERVE, search_figures
-from .models import LINEAR
+from .models import LINEAR, sglang_state
 from .mxfp4_padding import gpt_oss_factor, gpt_oss_padded
 from .terms import GIB, MIB, Term
 from .vllm_block import block_size
@@ -183,7 +183,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         whole = br.bounded_span is not None and reserves_whole(version, settings, arch)
     elif engine == "trtllm":
         budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
-    elif engine == "sglang" and not arch.linear_state and LINEAR not in arch.layer_kinds:
+    elif engine == "sglang" and not sglang_state(arch) and LINEAR not in arch.layer_kinds:
         # (a linear/Mamba model: budget._sglang takes its state pool out by release, mamba_sglang.py)
         budget, whole = _Sglang(tp, pp, settings, weights, version, arch.is_mla, vision_tower(arch, settings)), False
     else:

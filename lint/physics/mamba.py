@@ -15,6 +15,12 @@ mamba_cache_dtype (auto: the model's), the temporal state in mamba_ssm_cache_dty
 which Qwen3.5 models set from their config's mamba_ssm_dtype and Nemotron-H from mamba_ssm_cache_dtype,
 float32 when absent (vllm/model_executor/models/config.py Qwen3_5ForConditionalGenerationConfig,
 NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE).
+LFM2's short-convolution layers (layer_types "conv") hold a conv state alone, (conv_L_cache - 1) x conv_dim / TP in
+mamba_cache_dtype (auto: the model's), and vLLM treats the model as hybrid (Lfm2ForCausalLM is IsHybrid), so the
+same page unification and groups apply (vllm-project/vllm@055e47c28003156421365af985d676fc921cb075:
+vllm/model_executor/models/lfm2.py get_mamba_state_shape_from_config, get_mamba_state_dtype_from_config;
+vllm/model_executor/layers/mamba/mamba_utils.py short_conv_state_shape, short_conv_state_dtype). SGLang's pool of
+it is not read (models.sglang_state).
 """
 from __future__ import annotations
 
@@ -65,6 +71,9 @@ def parse_state(c: Mapping[str, Any]) -> tuple[tuple[int, ...] | None, str | Non
         if dtype is None and mt.startswith("nemotron_h"):
             dtype = "float32"  # NemotronHForCausalLMConfig's default
         return (heads * head_dim, groups, 2 * state, kernel - 1, heads, head_dim * state), _dtype(dtype)
+    conv_dim, conv_len = _int(c, "conv_dim"), _int(c, "conv_L_cache")
+    if mt == "lfm2" and conv_dim and conv_len and conv_len > 1:  # LFM2's short convolution: no temporal state
+        return (conv_dim, 0, 0, conv_len - 1, 0, 0), None
     return None, None
 
 
@@ -140,9 +149,10 @@ def vllm_hybrid(arch, br: KVBreakdown, tp: int, settings: Mapping[str, Any],
     bpt = full_groups * size * one
     state = state_groups * blocks * size * page
     ssm_label = ssm_name if ssm_name != "auto" else (arch.linear_ssm_dtype or "the model's dtype")
+    kind = f"temporal state in {ssm_label}" if dims[4] else "a convolution state alone: LFM2's short convolution"
     notes = tuple(n for n in br.notes if "linear/Mamba layers" not in n) + (
         f"vLLM hybrid: {br.linear_layers_per_gpu} linear/Mamba layers hold {mamba_page:,} B of state each per "
-        f"request (temporal state in {ssm_label}); attention block raised to {block} tokens so one page "
+        f"request ({kind}); attention block raised to {block} tokens so one page "
         f"({page:,} B) holds one state; {full_groups + state_groups} KV cache groups of {size} layers, a request "
         f"holds {blocks} block(s) in each of {state_groups} state group(s)"
         + (" (prefix caching: mamba_cache_mode align)" if blocks == 2 else ""),)

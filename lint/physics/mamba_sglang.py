@@ -37,7 +37,7 @@ from ctxlint.versions import parse_version
 
 from ..records import record
 from .mamba import _STATE_DTYPES, state_bytes
-from .models import LINEAR
+from .models import LINEAR, sglang_state
 from .reserve_sglang import dp_attention_width
 from .served import kv_tensor_parallel
 from .terms import GIB
@@ -70,7 +70,7 @@ def per_request(arch, tp: int, settings: Mapping[str, Any], version: str | None)
     """(bytes, the temporal state's dtype) of one request's states on one GPU, None when not sizable."""
     dims = getattr(arch, "linear_state", None)
     layers = arch.layer_kinds.count(LINEAR) if arch.layer_kinds else 0
-    if not dims or not layers:
+    if not dims or not layers or not sglang_state(arch):  # LFM2's short convolution: its SGLang pool is not read
         return None
     v = parse_version(version) if version else None
     # The environment is read from 0.5.9 (sglang==0.5.9:sglang/srt/environ.py:439-440, configs/mamba_utils.py:68,

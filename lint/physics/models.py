@@ -143,6 +143,14 @@ class ModelArch:
 _FIELDS = {f.name for f in fields(ModelArch)}
 
 
+def sglang_state(arch: Any) -> bool:
+    """Does the model have a linear/Mamba state whose SGLang pool mamba_sglang sizes (gated delta net, Mamba2)?
+    LFM2's short convolution (a conv state and no temporal one, mamba.parse_state) is sized for vLLM only: how
+    SGLang pools it has not been read, so there it stays as before (attention KV only, the state not counted)."""
+    dims = getattr(arch, "linear_state", None)
+    return bool(dims) and dims[4] > 0
+
+
 MAX_LAYERS = 10_000  # far above any model (hundreds); a typo must not build a 100M-entry tuple
 
 

@@ -21,6 +21,7 @@ import math
 from typing import Any, Callable, Dict, List, Mapping, Optional, Tuple
 
 from .mem_vllm import memory_tiers
+from .models import sglang_state
 
 LOW, HIGH, STEPS = 1.0, 2048.0, 15
 CELLS = 1 << STEPS  # the bisection stops at (HIGH - LOW) / 2^15 = 0.0625 GiB, the first width under 0.1
@@ -89,12 +90,12 @@ def monotone_tiers(engine: Optional[str], settings: Mapping[str, Any], arch: Any
                 return None
         return ()
     if engine == "sglang" and _positive(settings.get("mem_fraction_static")) \
-            and not getattr(arch, "linear_state", None):
+            and not sglang_state(arch):
         # (total - CUDA context) x mem_fraction_static - weights (mem_sglang.terms, the fraction as set): rises
         # with the memory; only the automatic fraction reads the device (its size tiers, nvidia-smi's figure)
         return ()
     if search and engine == "sglang" and _automatic(settings.get("mem_fraction_static")) \
-            and not getattr(arch, "linear_state", None):
+            and not sglang_state(arch):
         # The automatic fraction on the searched sizes (`search`: a candidate device has no nvidia-smi figure, so
         # the fraction reads its memory alone; a named device's verdict, which reads that figure, is estimated on
         # the device itself): within these tiers it rises with the memory (SGLANG_AUTO_TIERS), above PLAIN_BELOW

@@ -108,3 +108,54 @@ def test_the_state_dtype_flags_reach_the_state_page():
         == ["argument --mamba-ssm-cache-dtype: invalid choice: 'fp8' (choose from auto, bfloat16, float16, float32)",
             "unrecognized arguments: --mamba-ssm-cache-dtype (a spelling from 0.10.1 on: earlier releases have no "
             "such flag)"]
+
+
+# LFM2 (LiquidAI/LFM2.5-1.2B-Base's config.json): 16 layers, 10 short-convolution ("conv") and 6 attention (8 KV heads
+# x 64). vLLM sizes a conv layer's state as (conv_L_cache - 1) x conv_dim / TP in the model's dtype and manages the
+# model as a hybrid (vllm-project/vllm@055e47c2 lfm2.py, mamba_utils.py short_conv_state_shape/_dtype).
+def _lfm2(**extra):
+    cfg = {"architectures": ["Lfm2ForCausalLM"], "model_type": "lfm2", "num_hidden_layers": 16,
+           "num_attention_heads": 32, "num_key_value_heads": 8, "hidden_size": 2048, "conv_dim": 2048,
+           "conv_L_cache": 3, "torch_dtype": "bfloat16", "total_params_b": 1.17,
+           "layer_types": ["conv", "conv", "full_attention", "conv", "conv", "full_attention", "conv", "conv",
+                           "full_attention", "conv", "full_attention", "conv", "full_attention", "conv",
+                           "full_attention", "conv"]}
+    cfg.update(extra)
+    return arch_from_hf_config(cfg, "lfm2")
+
+
+def test_lfm2s_short_convolution_is_a_conv_state_alone():
+    arch = _lfm2()
+    assert arch.linear_state == (2048, 0, 0, 2, 0, 0)  # conv_dim channels x (3 - 1), no temporal state
+    assert state_bytes(arch.linear_state, 1, 2, 4) == 2 * 2048 * 2 == 8192
+    assert state_bytes(arch.linear_state, 2, 2, 4) == 4096  # conv_dim / TP
+    assert _lfm2(conv_L_cache=1).linear_state is None  # no window: nothing vLLM's formula was read for
+    # another model's conv keys are not LFM2's
+    assert arch_from_hf_config({**{"model_type": "llama", "num_hidden_layers": 2, "num_attention_heads": 8,
+                                   "num_key_value_heads": 8, "hidden_size": 512}, "conv_dim": 8, "conv_L_cache": 3},
+                               "x").linear_state is None
+
+
+def test_vllm_lays_lfm2_out_as_a_hybrid():
+    # one attention token a layer: 2 x 8 x 64 x 2 = 2,048 B (bf16 KV); the 8,192 B state fits a 16-token page
+    # (32,768 B); groups of 6 layers: one of the 6 attention layers, two of the 10 conv layers (padded to 12).
+    # 1 GiB: 1 GiB / (32,768 x 6) = 5,461 blocks of 16 tokens, a token 6 x 2,048 = 12,288 B; a request of 32,768
+    # tokens holds 2,048 attention blocks and 2 in each of the 2 state groups
+    r = compute(CapacityInput(arch=_lfm2(), engine="vllm", kv_cache_dtype="auto", available_kv_bytes=GIB,
+                              context_length=32768, engine_version="0.19.0",
+                              settings={"max_num_batched_tokens": 8192}))
+    assert r.block_size == 16
+    assert r.pool_tokens == 5461 * 16
+    # less the null block and the 4 state blocks (it was 5,461 - 1: the states were not counted)
+    assert r.max_context_at_concurrency_1 == (5461 - 1 - 4) * 16
+    assert any("10 linear/Mamba layers hold 8,192 B of state each per request (a convolution state alone: LFM2's "
+               "short convolution)" in a and "3 KV cache groups of 6 layers" in a for a in r.assumptions)
+
+
+def test_sglangs_lfm2_state_pool_is_not_sized():
+    # SGLang's pool of LFM2's conv states was not read: the estimate stays the attention KV alone, as before
+    r = compute(CapacityInput(arch=_lfm2(), engine="sglang", kv_cache_dtype="auto", available_kv_bytes=GIB,
+                              context_length=32768, engine_version="0.5.9", settings={}))
+    assert r.pool_tokens == GIB // 12_288
+    assert any("10 linear/Mamba layers: fixed state per request (size unknown, not counted)" in a
+               for a in r.assumptions)
