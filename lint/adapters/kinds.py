@@ -23,6 +23,7 @@ CRD_KINDS: Dict[str, Tuple[Tuple[str, Tuple[str, ...]], ...]] = {
     "crds_kserve": (("serving.kserve.io", ("InferenceService", *_KSERVE_RUNTIMES, "LLMInferenceService",
                                            "LLMInferenceServiceConfig")),),
     "crds_kubeai": (("kubeai.org", ("Model",)),),
+    "crds_llmaz": (("llmaz.io", ("Playground", "OpenModel")),),
     "crds_aibrix": (("orchestration.aibrix.ai", ("StormService", "RoleSet", "RayClusterFleet")),),
     "crds_kaito": (("kaito.sh", ("Workspace", "InferenceSet", "MultiRoleInference")),),
     "crds_kuberay": (("ray.io", ("RayService", "RayCluster", "RayJob")),),

@@ -25,7 +25,7 @@ SCHEMA_VIOLATION = "schema-violation"
 READ_ANNOTATIONS = (*ANNOTATIONS, KV_POOL_TOKENS, AVAILABLE_KV_GIB)  # every ctxlint.io/ key the adapters read
 # The input formats whose workloads read those annotations (compose: service labels).
 ANNOTATED_FORMATS = frozenset({"kubernetes", "pod-template", "compose", "aibrix", "dynamo", "kaito", "kserve",
-                               "kubeai", "kuberay", "llm-d", "nim", "ome", "rbg", "vllm-runtime", "triton-trtllm",
+                               "kubeai", "kuberay", "llm-d", "llmaz", "nim", "ome", "rbg", "vllm-runtime", "triton-trtllm",
                                "hyperpod"})
 
 

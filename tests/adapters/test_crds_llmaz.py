@@ -1,0 +1,114 @@
+"""llmaz Playground + OpenModel (crds_llmaz): the engine, model, GPUs and settings llmaz runs, each at its token.
+
+The fixtures are hand-written in the shape of llmaz's own examples (InftyAI/llmaz@3c13ff343e28cdbe842fd3c659e3daf0d1e27e91:
+docs/examples/sglang/playground.yaml, envoy-ai-gateway/basic-vllm.yaml, speculative-decoding/vllm/playground.yaml,
+runai-streamer/playground-streaming-from-s3.yaml), which ctxlint read as no deployment before.
+"""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+PLAYGROUND = """\
+apiVersion: llmaz.io/v1alpha1
+kind: OpenModel
+metadata:
+  name: qwen3-8b
+spec:
+  familyName: qwen3
+  source:
+    modelHub:
+      modelID: Qwen/Qwen3-8B
+  inferenceConfig:
+    flavors:
+      - name: a100
+        limits:
+          nvidia.com/gpu: 2
+        nodeSelector:
+          nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB
+      - name: l4
+        limits:
+          nvidia.com/gpu: 4
+---
+apiVersion: inference.llmaz.io/v1alpha1
+kind: Playground
+metadata:
+  name: qwen3-8b
+spec:
+  replicas: 3
+  modelClaim:
+    modelName: qwen3-8b
+  backendRuntimeConfig:
+    version: v0.8.5
+    args:
+      - --max-model-len
+      - "16384"
+      - --tensor-parallel-size
+      - "2"
+"""
+
+
+def test_playground_runs_the_default_vllm_backend_on_the_claimed_models_first_flavor():
+    res = adapt(PLAYGROUND)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("llmaz", "qwen3-8b", "vllm")
+    assert dep.engine.version.value == "0.8.5" and at(PLAYGROUND, dep.engine.version.source) == "v0.8.5"
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and at(PLAYGROUND, dep.model.id.source) == "Qwen/Qwen3-8B"
+    ctx = role.context_length
+    assert (ctx.value, at(PLAYGROUND, ctx.source)) == (16384, "16384")
+    assert role.parallelism.tp == 2
+    acc = role.accelerators
+    assert (acc.type.value, acc.count.value) == ("A100-SXM4-80GB", 2)
+    assert at(PLAYGROUND, acc.count.source) == "2" and acc.count.source.line == 14
+    assert role.replicas.value == 3 and at(PLAYGROUND, role.replicas.source) == "3"
+    assert not res.diagnostics
+
+
+def test_claims_inference_flavor_picks_the_flavor_and_sglang_backend_reads_its_own_flags():
+    text = (PLAYGROUND.replace("    modelName: qwen3-8b\n", "    modelName: qwen3-8b\n    inferenceFlavors: [l4]\n")
+            .replace("    version: v0.8.5\n", "    backendName: sglang\n")
+            .replace("--max-model-len", "--context-length").replace("--tensor-parallel-size", "--tp"))
+    [dep] = adapt(text).deployments
+    [role] = dep.roles
+    assert dep.engine.name.value == "sglang" and at(text, dep.engine.name.source) == "sglang"
+    assert dep.engine.version is None  # the chart's image tag is not in the file
+    assert role.context_length.value == 16384 and role.parallelism.tp == 2
+    assert role.accelerators.count.value == 4 and role.accelerators.type is None  # the l4 flavor selects no node
+
+
+def test_a_draft_model_claim_runs_a_config_whose_args_are_not_in_the_file():
+    text = PLAYGROUND.replace("  modelClaim:\n    modelName: qwen3-8b\n", (
+        "  modelClaims:\n    models:\n    - name: qwen3-8b\n      role: main\n    - name: qwen3-0-6b\n"
+        "      role: draft\n"))
+    res = adapt(text)
+    assert not res.deployments
+    [diag] = res.diagnostics
+    assert diag.kind == "unresolved-value" and "recommended config speculative-decoding" in diag.message
+    assert at(text, diag.source) == "draft" and diag.source.line == 32  # the claim the config is inferred from
+
+
+def test_an_open_model_in_another_file_leaves_model_and_gpus_unknown_and_says_so():
+    text = PLAYGROUND.split("---\n")[1]
+    res = adapt(text)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert dep.model.id is None and role.accelerators.count is None
+    [diag] = [d for d in res.diagnostics if "OpenModel qwen3-8b" in d.message]
+    assert at(text, diag.source) == "qwen3-8b" and diag.source.line == 8
+
+
+def test_backends_whose_chart_configs_are_not_read_and_bad_shapes_yield_nothing():
+    assert not adapt(PLAYGROUND.replace("    version: v0.8.5\n", "    backendName: llamacpp\n")).deployments
+    for bad in ("spec: []\n", "spec:\n  modelClaim: 3\n  backendRuntimeConfig: [x]\n"):
+        text = "apiVersion: inference.llmaz.io/v1alpha1\nkind: Playground\nmetadata:\n  name: p\n" + bad
+        res = adapt(text)
+        assert all(d.kind == "unresolved-value" for d in res.diagnostics)
+
+
+def test_ctxlint_annotations_on_the_playground_state_the_promise_and_the_logged_pool():
+    text = PLAYGROUND.replace("  name: qwen3-8b\nspec:\n  replicas", (
+        "  name: qwen3-8b\n  annotations:\n    ctxlint.io/context-window: \"32768\"\n"
+        "    ctxlint.io/kv-pool-tokens: \"250000\"\nspec:\n  replicas"))
+    [dep] = adapt(text).deployments
+    assert dep.advertised.context_window.value == 32768
+    assert at(text, dep.advertised.context_window.source) == '"32768"'
