@@ -17,7 +17,8 @@ What llmaz runs for a Playground, from its own code (InftyAI/llmaz@3c13ff343e28c
 - the model is the claimed OpenModel's `source.modelHub.modelID` (else `source.uri` as written): the first
   claim of role `main` (a `modelClaim`'s `modelName`);
 - the GPUs are the OpenModel's first flavor's `limits` (or the flavor the claim's `inferenceFlavors[0]` names),
-  which overwrite the container's (service_controller.go injectModelFlavor); the flavor's `nodeSelector`
+  which overwrite the container's (service_controller.go injectModelFlavor), else the GPUs of the Playground's
+  `backendRuntimeConfig.resources` (merged over the config's, playground_controller.go); the flavor's `nodeSelector`
   picks the nodes (its scheduler plugin filters by it), so a device label there names the device. A flavor's
   name (`a10`, `t4`) is only a name.
 - one pod per replica (`spec.replicas`, default 1): a Playground's workload is one pod until llmaz supports
@@ -148,7 +149,11 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
             f"OpenModel {scalar(claimed)} (this Playground's model claim) is not in this file, so the model and "
             "its GPUs (the OpenModel's flavors) are not known"), claimed, file, display)
     flavor = _flavor(model, wanted_flavor) if model is not None else None
+    # the flavor's limits overwrite the container's (injectModelFlavor), whose resources are the Playground's
+    # `backendRuntimeConfig.resources` over the recommended config's (which the chart gives no GPU)
     count = count_from_resources(flavor, file) if flavor is not None else None
+    if count is None and config is not None:
+        count = count_from_resources(config.get("resources"), file)
     device = type_from_labels(flavor.get("nodeSelector"), file) if flavor is not None else None
     version = config.get("version") if config is not None else None
     image_text = f"{repository}:{scalar(version)}" if version is not None and version.kind == SCALAR else None

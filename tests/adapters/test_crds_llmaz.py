@@ -112,3 +112,16 @@ def test_ctxlint_annotations_on_the_playground_state_the_promise_and_the_logged_
     [dep] = adapt(text).deployments
     assert dep.advertised.context_window.value == 32768
     assert at(text, dep.advertised.context_window.source) == '"32768"'
+
+
+def test_without_flavors_the_gpus_are_the_playgrounds_backend_resources():
+    # llmaz's runai-streamer example states `nvidia.com/gpu` under backendRuntimeConfig.resources; a flavor's
+    # limits would overwrite them, and here the OpenModel has none
+    text = PLAYGROUND.replace(PLAYGROUND[PLAYGROUND.index("  inferenceConfig:"):PLAYGROUND.index("---")], "") \
+        .replace("    args:\n", "    resources:\n      limits:\n        nvidia.com/gpu: \"2\"\n    args:\n")
+    [dep] = adapt(text).deployments
+    [role] = dep.roles
+    assert role.accelerators.count.value == 2 and at(text, role.accelerators.count.source) == '"2"'
+    flavored = PLAYGROUND.replace("    args:\n", "    resources:\n      limits:\n        nvidia.com/gpu: \"8\"\n    args:\n")
+    [dep] = adapt(flavored).deployments
+    assert dep.roles[0].accelerators.count.value == 2  # the flavor's limit wins
