@@ -138,7 +138,8 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
         "speculative-decoding" if draft is not None else DEFAULT_CONFIG)
     if chosen != DEFAULT_CONFIG:
         _unresolved(result, (
-            f"recommended config {chosen} of the {backend} BackendRuntime (its args are in the BackendRuntime the "
+            f"recommended config {chosen if isinstance(chosen, str) else '(configName is not a name)'} of the "
+            f"{backend} BackendRuntime (its args are in the BackendRuntime the "
             "llmaz chart installs in the cluster, not in this file; only the `default` config, which sets no engine "
             "limit, is read), so the engine's settings are not known and this Playground is not checked"),
             config_name if config_name is not None else draft, file, display)

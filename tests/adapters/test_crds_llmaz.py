@@ -125,3 +125,15 @@ def test_without_flavors_the_gpus_are_the_playgrounds_backend_resources():
     flavored = PLAYGROUND.replace("    args:\n", "    resources:\n      limits:\n        nvidia.com/gpu: \"8\"\n    args:\n")
     [dep] = adapt(flavored).deployments
     assert dep.roles[0].accelerators.count.value == 2  # the flavor's limit wins
+
+
+def test_a_config_name_that_is_no_name_is_said_so_and_malformed_fields_do_not_crash():
+    text = PLAYGROUND.replace("    version: v0.8.5\n", "    configName: [x]\n")
+    res = adapt(text)
+    assert not res.deployments
+    [diag] = res.diagnostics
+    assert "(configName is not a name)" in diag.message and at(text, diag.source) == "[x]"
+    broken = PLAYGROUND.replace("modelID: Qwen/Qwen3-8B", "modelID: [x]").replace("nvidia.com/gpu: 2", "nvidia.com/gpu: x") \
+        .replace("  replicas: 3\n", "  replicas: many\n")
+    [dep] = adapt(broken).deployments
+    assert dep.model.id is None and dep.roles[0].accelerators.count is None
