@@ -232,6 +232,8 @@ class Deployment:
     roles: Tuple[Role, ...] = ()
     labels: Tuple[Tuple[str, str], ...] = field(default=())
     pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels: what Services and pools select
+    # The Services its operator creates for it, which no file holds (llmaz's `<name>-lb`): routes reach it by them
+    service_names: Tuple[str, ...] = ()
     custom_accelerators: Tuple[Tuple[str, Any], ...] = ()  # name -> {memory_gib: ...}
     arch: Any = None  # ctxlint.physics.models.ModelArch, filled by the capacity stage
     resolution: Any = None  # ctxlint.resolution.resolve.Resolution: how the model was resolved

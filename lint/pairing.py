@@ -147,6 +147,7 @@ def merge(halves: Sequence[Deployment]) -> Deployment:
         engine=_first(halves, lambda d: d.engine, lambda e: e.version is not None),
         labels=tuple(dict.fromkeys(label for dep in halves for label in dep.labels)),
         pod_labels=tuple(dict.fromkeys(label for dep in halves for label in dep.pod_labels)),
+        service_names=tuple(dict.fromkeys(n for dep in halves for n in dep.service_names)),
     )
 
 

@@ -119,7 +119,7 @@ class _Index:
         return _nearest([d for d in self.deployments if want and want <= set(d.pod_labels or d.labels)], near)
 
     def named(self, name: str, near: str) -> List[Deployment]:
-        return _nearest([d for d in self.deployments if d.display_name == name], near)
+        return _nearest([d for d in self.deployments if d.display_name == name or name in d.service_names], near)
 
     def key(self, key: str, near: str) -> Optional[Route]:
         found = _nearest(self.keyed.get(key, []), near)

@@ -10,7 +10,8 @@ What llmaz runs for a Playground, from its own code (InftyAI/llmaz@3c13ff343e28c
   `modelClaims` with a draft model (pkg/controller_helper/helper.go RecommendedConfigName). The BackendRuntimes
   are cluster objects the llmaz chart installs; its `default` configs for vLLM and SGLang
   (chart/templates/backends/vllm.yaml, sglang.yaml) pass only the model path, the served name, host and port,
-  so the Playground's args are every engine setting that bears on capacity. Another config (speculative
+  so the Playground's args are every engine setting that bears on capacity, and the engine serves the
+  OpenModel's name. Another config (speculative
   decoding's adds a draft model and `-tp 1`) is not read: CTX008 says so;
 - the image is the BackendRuntime's image with `backendRuntimeConfig.version` as its tag, else the chart's
   tag (chart/values.global.yaml backendRuntime.<backend>.image), which the Playground does not hold;
@@ -24,6 +25,9 @@ What llmaz runs for a Playground, from its own code (InftyAI/llmaz@3c13ff343e28c
 - one pod per replica (`spec.replicas`, default 1): a Playground's workload is one pod until llmaz supports
   multi-host Playgrounds (playground_controller.go buildWorkloadTemplate).
 
+llmaz serves each Playground through a Service `<name>-lb` it creates (service_controller.go
+CreateServiceIfNotExists), which no file holds: a gateway route to it reaches the Playground (stack.py).
+
 Only an OpenModel in the Playground's own file is found; one applied from another file leaves the model and the
 GPUs unknown (CTX008 at the claim). An llmaz `Service` (its own `workloadTemplate`) is read as a pod template.
 """
@@ -33,7 +37,7 @@ from typing import Dict, List, Optional
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import int_val, is_kind, labels_of, name_of, objects, scalar, seq
+from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.device_labels import type_from_labels
 from ctxlint.adapters.hardware import count_from_resources
 from ctxlint.adapters.scalar_spans import ScalarSpans
@@ -43,7 +47,7 @@ from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
-from ctxlint.nodes import MAP, SCALAR, Node
+from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
 NAME = "llmaz"
 GROUP = "llmaz.io"  # inference.llmaz.io (Playground) ends with it too
@@ -114,6 +118,17 @@ def _model_id(model: Node, file: str) -> Optional[Val[str]]:
     return None
 
 
+def _args(claimed: Optional[Node], given: Optional[Node]) -> Optional[Node]:
+    """The engine's arguments that bear on what it serves: the chart's `default` config passes `--served-model-name
+    {{ .ModelName }}`, the claimed OpenModel's name (modelsource ModelName: model.Name), then the Playground's
+    `args` (a later `--served-model-name` there wins, as argparse reads it). The name is placed at the claim."""
+    if claimed is None or claimed.kind != SCALAR or not isinstance(claimed.value, str) or \
+            (given is not None and given.kind != SEQ):
+        return given
+    items = [clone(claimed, value="--served-model-name"), clone(claimed)] + (list(given.value) if given else [])
+    return clone(given if given is not None else claimed, kind=SEQ, value=items)
+
+
 def _unresolved(result: AdaptResult, what: str, node: Node, file: str, name: Optional[str]) -> None:
     result.diagnostics.append(Diagnostic(UNRESOLVED, what, node.source(file), name))
 
@@ -159,7 +174,7 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
     version = config.get("version") if config is not None else None
     image_text = f"{repository}:{scalar(version)}" if version is not None and version.kind == SCALAR else None
     reading = read_container(Container(
-        spans=spans, node=spec, name=display or "", args=config.get("args") if config is not None else None,
+        spans=spans, node=spec, name=display or "", args=_args(claimed, config.get("args") if config else None),
         env=env_from_k8s(config.get("envs")) if config is not None else [], args_only=True,
         engine=Val(engine, (backend_node or obj).source(file), raw=backend),
         accelerator_count=count, accelerator_type=device,
@@ -175,4 +190,4 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
                                                             result.diagnostics, display)
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles,
                     replicas=int_val(spec.get("replicas"), file), advertised=advertised, gateway=gateway,
-                    measured=measured, labels=labels_of(obj))
+                    measured=measured, labels=labels_of(obj), service_names=(f"{display}-lb",) if display else ())

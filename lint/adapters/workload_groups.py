@@ -174,7 +174,8 @@ def _deployment(file: str, group: List[Workload], diagnostics: List[Diagnostic])
             build=None if version is not None else next(
                 (r.build for w in group for r in w.roles if r.build is not None), None)),
         disaggregation=Val("prefill-decode", marker.source) if marker is not None else None,
-        roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels)
+        roles=tuple(roles), labels=head.labels, pod_labels=head.pod_labels,
+        service_names=tuple(dict.fromkeys(n for w in group for n in w.service_names)))
 
 
 def _role_names(file: str, pairs: List[Tuple[Workload, EngineRole]]) -> List[str]:

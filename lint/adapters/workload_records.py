@@ -122,4 +122,5 @@ class Workload:
     gateway: Gateway = Gateway()
     labels: Tuple[Tuple[str, str], ...] = ()
     pod_labels: Tuple[Tuple[str, str], ...] = ()  # the pod template's labels (Service selectors match these)
+    service_names: Tuple[str, ...] = ()  # Services the operator creates for it (model.Deployment.service_names)
     measured: Measured = NOT_MEASURED  # the pool the engine logged, from annotations: each role's without its own

@@ -137,3 +137,49 @@ def test_a_config_name_that_is_no_name_is_said_so_and_malformed_fields_do_not_cr
         .replace("  replicas: 3\n", "  replicas: many\n")
     [dep] = adapt(broken).deployments
     assert dep.model.id is None and dep.roles[0].accelerators.count is None
+
+
+def test_the_engine_serves_the_open_models_name_and_the_playgrounds_own_name_wins():
+    # the chart's default config passes `--served-model-name {{ .ModelName }}`, the OpenModel's name
+    [dep] = adapt(PLAYGROUND).deployments
+    served = dep.roles[0].arg("served_model_name")
+    assert served.value == ["qwen3-8b"] and at(PLAYGROUND, served.source) == "qwen3-8b" and served.source.line == 28
+    text = PLAYGROUND.replace("    args:\n", "    args:\n      - --served-model-name\n      - chat\n")
+    [dep] = adapt(text).deployments
+    assert dep.roles[0].arg("served_model_name").value == ["chat"]
+
+
+ROUTE = """\
+---
+apiVersion: aigateway.envoyproxy.io/v1alpha1
+kind: AIGatewayRoute
+metadata:
+  name: gw
+spec:
+  rules:
+    - matches:
+        - headers:
+            - {type: Exact, name: x-ai-eg-model, value: MODEL}
+      backendRefs:
+        - name: qwen3-8b
+---
+apiVersion: aigateway.envoyproxy.io/v1alpha1
+kind: AIServiceBackend
+metadata:
+  name: qwen3-8b
+spec:
+  schema: {name: OpenAI}
+  backendRef: {name: qwen3-8b-lb, kind: Service, port: 8080}
+"""
+
+
+def test_a_gateway_route_to_the_lb_service_llmaz_creates_reaches_the_playground(tmp_path):
+    # llmaz's docs/examples/envoy-ai-gateway/basic-vllm.yaml routes to `<playground>-lb`, the Service llmaz creates
+    # (service_controller.go CreateServiceIfNotExists): it was CTX607 (names no Service or workload)
+    from tests.helpers import run
+    (tmp_path / "stack.yaml").write_text(PLAYGROUND + ROUTE.replace("MODEL", "qwen3-8b"))
+    out = run(["check", "--isolated", str(tmp_path)]).out
+    assert "CTX607" not in out and "CTX606" not in out
+    (tmp_path / "stack.yaml").write_text(PLAYGROUND + ROUTE.replace("MODEL", "Qwen/Qwen3-8B"))
+    out = run(["check", "--isolated", str(tmp_path)]).out
+    assert "CTX606" in out and "sends the model name 'Qwen/Qwen3-8B' upstream" in out and "serves qwen3-8b." in out
