@@ -176,6 +176,12 @@ FLAGS = (
     F("tokenizer_mode", "--tokenizer-mode"), F("load_format", "--load-format"),
     F("download_dir", "--download-dir"), F("chat_template", "--chat-template"),
     F("tool_call_parser", "--tool-call-parser"), F("reasoning_parser", "--reasoning-parser"),
+    # store_true in the vllm==0.7.1 wheel (vllm/entrypoints/openai/cli_args.py), a deprecated BooleanOptionalAction
+    # in 0.9.2's (vllm/engine/arg_utils.py: "will be removed in v0.10.0"), in no file of the 0.10.0 wheel
+    # (vllm-project/vllm#18538: "unrecognized arguments: --enable-reasoning" on 0.10.0). Its --no- form is only in
+    # the later ones, so it is not listed.
+    F("enable_reasoning", "--enable-reasoning", kind="bool", removed_in="0.10.0",
+      instead="remove it; --reasoning-parser alone turns reasoning on"),
     B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key", kind="list"),
     F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),
     F("disable_access_log_for_endpoints", "--disable-access-log-for-endpoints"),

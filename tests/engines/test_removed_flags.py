@@ -70,3 +70,22 @@ def test_flag_gone_is_only_true_for_a_known_release_at_or_after_the_removal():
     assert not flag_gone("vllm", "rope_scaling", "0.11.0") and not flag_gone("vllm", "rope_scaling", None)
     assert not flag_gone("vllm", "max_model_len", "0.12.0")
     assert all(f.instead for f in spec_for("vllm").removed)  # every removal says what to write instead
+
+
+def test_enable_reasoning_is_refused_from_0_10_0_and_read_as_a_switch_before(tmp_path):
+    # The shape of banjuede/deepseek-test@HEAD:vllm-test/serve.sh (`vllm serve ... --max-model-len 65536
+    # --enable-reasoning --reasoning-parser deepseek_r1`): the switch left vLLM's parser in 0.10.0.
+    def said(tag):
+        path = tmp_path / f"{tag}.yaml"
+        path.write_text("services:\n  vllm:\n    image: vllm/vllm-openai:" + tag + "\n    command: --model "
+                        "Qwen/Qwen3-8B --enable-reasoning --reasoning-parser deepseek_r1 --max-model-len 8192\n")
+        return [line.split(": ", 1)[1] for line in run(["check", str(path)]).out.splitlines() if "CTX301" in line]
+
+    assert said("v0.10.0") == [
+        "CTX301 [error] vllm 0.10.0 would refuse to start: unrecognized arguments: --enable-reasoning (dropped in "
+        "0.10.0: remove it; --reasoning-parser alone turns reasoning on) (engine-rejects-value)"]
+    assert said("v0.9.2") == []
+    # a switch: the parser takes no value from the word after it, so the parser flag is still read
+    inv = parse_invocation("vllm", ["--enable-reasoning", "--reasoning-parser", "deepseek_r1"])
+    assert inv.value("reasoning_parser") == "deepseek_r1"
+    assert [(p.flag, p.token_index, p.since) for p in inv.errors] == [("enable_reasoning", 0, "0.10.0")]
