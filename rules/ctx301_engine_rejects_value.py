@@ -62,6 +62,12 @@ Why:
     none) is reported: one after a flag ctxlint does not know or one that
     takes a list (`--cuda-graph-sizes 1 2 4`), or one an expansion made, may
     be that flag's, and is not.
+    llama-server takes no positional word at all (its model is `-m`, `-hf`
+    or `--model-url`): a word no option takes, such as a second file after
+    `-m a.gguf`, stops it ("invalid argument"), reported at the word when it
+    comes first or after an option known to take one value; one after a
+    switch is not (llama.cpp made switches valued over its builds: `-fa`
+    alone in older ones, `-fa on` in later ones).
     Reported too is an item of an exec-form list (a container's `command`/
     `args`, a Compose `entrypoint`/`command` list) holding a flag and more words:
     no shell splits it, so `args: ["--model-url URL --port 8000"]` reaches

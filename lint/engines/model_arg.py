@@ -33,6 +33,12 @@ def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Se
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
         ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
     strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
+    if spec.engine == "llamacpp" and p.positionals:
+        from .llamacpp_words import refusals, stray_words  # rare: a llama-server word that is no option's value
+
+        stray = stray_words(p.toks, p.positionals, spec, {u.token_index for u in p.unknown}, p.start)
+        p.errors.extend(refusals(p.toks, stray, p.start))
+        p.positionals = [k for k in p.positionals if k not in stray]  # refused, not merely unknown
     if found is not None and found.value is None and found.origin == "flag":
         p.model_word = found.token_index  # `--model ${ROOT}/models/NAME`: model_folder.py reads its folder
     if found is not None and not strict:
