@@ -24,11 +24,34 @@ if TYPE_CHECKING:
 needs_text = None  # ctxlint.physics.needs.needs_text, once a role has no device
 
 
+_ROUTER_FLAGS = (("models_preset", "--models-preset"), ("models_dir", "--models-dir"))
+
+
+def router_mode(dep: Deployment) -> str:
+    """`--models-preset PATH` (or `--models-dir PATH`) of a llama-server that names no model: a router, which loads
+    none itself and serves each model of its preset or directory from a child llama-server with that model's own
+    settings (ggml-org/llama.cpp@145b628: tools/server/server.cpp `is_router_server`, common/arg.cpp). '' for any
+    other deployment. Only these flags say so: a build before router mode had a default model path instead."""
+    if dep.model.id is not None or (dep.engine.name.value if dep.engine.name is not None else None) != "llamacpp":
+        return ""
+    for role in dep.roles:
+        for name, spelling in _ROUTER_FLAGS:
+            val = role.arg(name)
+            if val is not None:
+                return f"{spelling} {val.value}" if val.value is not None else spelling
+    return ""
+
+
 def _model_unknown(dep: Deployment) -> str:
     """Why the model's architecture is not known: the resolution's account and its hint."""
     resolution = dep.resolution
     what = resolution.how if resolution is not None else "no model id"
     hint = resolution.hint if resolution is not None and resolution.hint else ""
+    router = router_mode(dep)
+    if router:
+        return (f"llama-server runs in router mode ({router}): it loads no model itself, and each model it serves "
+                "runs in a llama-server of its own with the settings that file gives it, which ctxlint does not "
+                "read; check each model's own command line (`llama-server -m MODEL -c N ...`)")
     if dep.input_format == "native":
         hint = "give spec.model.config (a config.json) or spec.model.architecture"
     return f"{what}{': ' + hint if hint else ''}"

@@ -101,7 +101,8 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
 def _missing(dep: Deployment, role: Role) -> str:
     from ctxlint.capacity import DERIVABLE_ENGINES
     if dep.arch is None:
-        return "model not resolved"
+        from ctxlint.capacity_notes import router_mode  # a llama-server router names no model of its own
+        return "llama-server router: its models are not read" if router_mode(dep) else "model not resolved"
     if (dep.engine.name.value if dep.engine.name is not None else None) not in DERIVABLE_ENGINES:
         from ctxlint.adapters.nim_backend import headline  # a NIM says which of its facts is missing
         return headline(dep.engine.name.raw) or "engine not supported for derivation"  # a device would not help

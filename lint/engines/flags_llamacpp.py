@@ -75,6 +75,16 @@ FLAGS = (
     F("threads", "-t", "--threads", kind="int", env="LLAMA_ARG_THREADS"),
     F("jinja", "--jinja", kind="bool", default=False, env="LLAMA_ARG_JINJA"),
     F("host", "--host", default="127.0.0.1", env="LLAMA_ARG_HOST"),
+    # Router mode: llama-server given no model (-m, -hf) loads none itself and "must not touch the GPU"; it serves
+    # the models a directory or an INI preset names, each in a child llama-server with that model's own settings
+    # (ggml-org/llama.cpp@145b628:common/arg.cpp --models-dir/--models-preset/--models-max/--models-autoload;
+    # tools/server/server.cpp `is_router_server = params.model.path.empty()`). Listed so that a router's command
+    # line is read for what it is (capacity_notes.router_mode), not as a server that forgot its model.
+    F("models_dir", "--models-dir", env="LLAMA_ARG_MODELS_DIR"),
+    F("models_preset", "--models-preset", env="LLAMA_ARG_MODELS_PRESET"),
+    F("models_max", "--models-max", kind="int", env="LLAMA_ARG_MODELS_MAX"),
+    F("models_autoload", "--models-autoload", kind="bool", negatives=("--no-models-autoload",),
+      env="LLAMA_ARG_MODELS_AUTOLOAD"),
     F("port", "--port", kind="int", default=8080, env="LLAMA_ARG_PORT"),
 )
 
