@@ -121,7 +121,9 @@ class Audit:
 
 
 def build_audit(report: Report) -> Audit:
-    rows = [_row(dep, _findings_of(dep, report)) for dep in report.deployments]
+    from ctxlint.siblings import role_spans  # where each deployment's launches are: a nameless finding's owner
+    spans = role_spans(report.deployments)
+    rows = [_row(dep, _findings_of(dep, report, spans)) for dep in report.deployments]
     by_model: Dict[str, List[AuditRow]] = {}
     for row in rows:
         by_model.setdefault(row.model, []).append(row)
@@ -217,10 +219,22 @@ def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
     return PoolCell(role.pool.tokens, role.pool.origin, role.label, role.pool.request)
 
 
-def _findings_of(dep: Deployment, report: Report) -> List[Finding]:
-    """The deployment's own findings, plus file-level ones (a duplicate key may change it), in all its files."""
+def _findings_of(dep: Deployment, report: Report, spans: Dict[str, List[tuple]]) -> List[Finding]:
+    """The deployment's own findings, plus those that name none (a duplicate key may change it), in all its files.
+    One that names none but sits among the lines of the values some of its file's deployments hold, and outside
+    the others', is theirs alone: a refused word of one of a script's launches (`vllm serve A --swap-space 4 &`
+    then `vllm serve B`), whose finding the reader makes before the launches become deployments (sweep c29:
+    haskoe/beancount-ledger start-llm.sh's three llama-servers each showed the second one's error)."""
     files = dep.files  # a runtime or a pair's other half may be in a sibling file
-    return [f for f in report.findings if f.file in files and f.deployment in (dep.display_name, None)]
+    return [f for f in report.findings if f.file in files and (
+        f.deployment == dep.display_name or f.deployment is None and _nameless_about(f, dep, spans))]
+
+
+def _nameless_about(finding: Finding, dep: Deployment, spans: Dict[str, List[tuple]]) -> bool:
+    """Is a finding that names no deployment about `dep`: yes, unless it lies within the lines of the launches
+    (siblings.role_spans) of some deployments of its file and not within dep's."""
+    inside = [name for first, last, name in spans.get(finding.file, ()) if first <= finding.line <= last]
+    return not inside or dep.display_name in inside
 
 
 def _none_last(key: tuple) -> tuple:

@@ -111,6 +111,19 @@ def held_spans(deployments: Sequence[Deployment], context: Collection[str]) -> D
     return spans
 
 
+def role_spans(deployments: Sequence[Deployment]) -> Dict[str, List[tuple]]:
+    """file -> (first, last, name) of the lines of the values each deployment's roles and model hold there: where
+    its launches are written. Unlike held_spans, a deployment's own source (a script's first line, shared by every
+    launch the script makes) is left out, so the launches of one file keep apart."""
+    spans: Dict[str, List[tuple]] = {}
+    for dep in deployments:
+        lines: Dict[str, List[int]] = {}
+        _walk((dep.roles, dep.model.id), lines, set())
+        for file, found in lines.items():
+            spans.setdefault(file, []).append((min(found), max(found), dep.display_name))
+    return spans
+
+
 # the deployment model's modules (ctxlint.model and the two it re-exports from: Val and Source, Pool)
 _MODEL_MODULES = frozenset(("ctxlint.model", "ctxlint.vals", "ctxlint.model_pool"))
 
