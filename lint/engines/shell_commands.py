@@ -169,13 +169,16 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
                 skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
                 continue
             kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
+            # a line break right after `&&`/`||` (the lexer's `;`: a typed one there is a syntax error), blank lines
+            # and comments included, is blank space to bash: `grep -q x f &&\n  L=6` runs L=6 only after the grep
+            carried = it.text == ";" and after_logic and not current
             if current:
                 groups.append((current, after_logic))
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             ends.setdefault(len(groups) - 1, it.text)
             current = []
-            after_logic = it.text in ("&&", "||") or kept
+            after_logic = it.text in _LOGIC or kept or carried
             # `((` typed together (`( (` are two subshells, subshells.py)
             opens = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
             close = arith_close(seq, pos) if opens else None
@@ -255,6 +258,25 @@ def _compounds(groups: Sequence) -> dict:
             if text not in _LEAD_WORDS:
                 break
     return spans
+
+
+def guarded_braces(groups: Sequence) -> list:
+    """`groups` with every group of a `{ ...; }` run after `&&` or `||` marked as may not run (True): `cmd && { L=7;
+    L=8; }` runs the braces whole or not at all (bash manual, Lists: "command2 is executed if, and only if, command1
+    returns an exit status of zero"), yet only the `{ L=7` group follows the `&&`; the `L=8` after the `;` was read as
+    sure (bash 5.2.15: `true || { L=7; L=8; }` leaves L as it was). An `if`, loop or `case` there is ctx.flow's."""
+    if not any(conditional and words and literal(words[0]) in ("{", "!") for words, conditional in groups):
+        return groups  # the cheap test: no brace group after `&&`/`||`
+    spans = _compounds(groups)
+    marked = list(groups)
+    for index, (words, conditional) in enumerate(groups):
+        opener = [literal(w) for w in words[:2]] if conditional and isinstance(words, list) else []
+        if "{" not in opener or (opener[0] != "{" and opener[0] != "!") or index not in spans:
+            continue
+        for inner in spans[index]:
+            if marked[inner][1] is False:
+                marked[inner] = (marked[inner][0], True)
+    return marked
 
 
 def may_update(words, first: str, ctx) -> bool:
