@@ -1,7 +1,8 @@
 """The container as the launcher in front of an engine gives it devices: `srun`'s GPUs for its one-node step, the
-GPUs a script's `docker run --gpus N` gives its container, and none of the script's for an engine `ssh` starts on
-another host. A mixin of workload_devices.Devices (it reads `self.srun`,
-Positions.token_source and span_source), kept apart so that module stays the device count's main line."""
+GPUs a script's `docker run --gpus N` gives its container, and none of the script's for an engine `ssh`, `pdsh` or
+`clush` starts on another host (an srun in front of that hop included). A mixin of workload_devices.Devices (it
+reads `self.srun`, Positions.token_source and span_source), kept apart so that module stays the device count's main
+line."""
 from __future__ import annotations
 
 from typing import Any
@@ -47,3 +48,16 @@ class LauncherDevices:
             c = replace(c, accelerator_count=Val(count, self.token_source(token), raw=f"srun {token.text}"),
                         batch_job=None)
         return c
+
+
+def remote_hop(texts, start: int):
+    """Index of the last word before texts[start] (the engine's program) that runs it on another host, `ssh HOST
+    ...`, `pdsh -w HOSTS ...` or `clush -w HOSTS ...` (engines/ssh_commands.remote_hop), else None."""
+    if not any(t.rsplit("/", 1)[-1] in _REMOTE_RUNNERS for t in texts[:start]):
+        return None
+    from ctxlint.engines.ssh_commands import remote_hop as hop  # only for a command with such a word before it
+
+    return hop(texts, start)
+
+
+_REMOTE_RUNNERS = frozenset({"ssh", "pdsh", "clush"})  # engines/ssh_commands.REMOTE_RUNNERS

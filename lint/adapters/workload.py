@@ -36,6 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import role_facts, serves_no_role
+from ctxlint.adapters.launcher_devices import remote_hop
 from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -187,10 +188,12 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         if run is not None and run[3] is not None and run[3].refused:  # `--gpus device=0,1`: Docker refuses it
             from ctxlint.adapters.gpu_refusal import refused_gpus
             out.diagnostics.append(refused_gpus(run[3], self.span_source))
+        # another host (engines/ssh_commands.py): `ssh HOST vllm ...`, `pdsh -w HOSTS vllm ...`
+        hop = remote_hop([t.text for t in cmd.tokens], det.start)
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's
-        # container gets only its `-e` ones
-        given = ([] if docker_image is not None and cmd.image is None else list(cmd.exported)) + list(cmd.env) \
-            + docker_assigns
+        # container gets only its `-e` ones, an engine on another host none (ssh passes only what SendEnv names)
+        given = ([] if docker_image is not None and cmd.image is None or hop is not None else list(cmd.exported)) \
+            + (list(cmd.env) if hop is None else []) + docker_assigns
         assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_seen(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)
@@ -227,10 +230,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             version = self.image_version(det.engine, docker_image.text, self.token_source(docker_image))
         # a value this release refuses or reads otherwise is not its setting (`--max-model-len auto` before 0.14.0)
         inv = at_release(inv, version.value if version is not None else None)
-        self.under_srun = any(t.text == "srun" for t in cmd.tokens[:det.start])  # workload_devices.count
-        self.on_remote = any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers) or \
-            any(t.text.rsplit("/", 1)[-1] == "ssh" for t in cmd.tokens[:det.start]) and \
-            _runs_remote([t.text for t in cmd.tokens], det.start)  # another host (engines/ssh_commands.py)
+        # an srun in front of a hop to another host asks GPUs of this cluster's node, not of the engine's host
+        self.under_srun = any(t.text == "srun" for t in cmd.tokens[hop + 1 if hop is not None else 0:det.start])
+        self.on_remote = hop is not None or any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers)
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:
@@ -298,9 +300,3 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
-
-
-def _runs_remote(texts, start: int) -> bool:
-    from ctxlint.engines.ssh_commands import runs_remote  # only for a command with an `ssh` before the engine
-
-    return runs_remote(texts, start)

@@ -14,7 +14,7 @@ from ctxlint.lazyre import lazy_compile
 
 from ..records import record, replace
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
-from .runners import SCAN, run_verb, runs
+from .runners import NOTHING, SCAN, run_verb, runs
 from .tokens import SHELLS, Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
@@ -226,6 +226,8 @@ def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detect
                     and (d := _at(texts, k, unknown)) is not None]
         if nxt is None:
             break
+        if nxt == NOTHING:
+            return []
         i = nxt
     return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
             and (d := _at(texts, k, unknown)) is not None and _strong(d)]

@@ -9,6 +9,7 @@ start nothing (sweep 43). `runs(texts, i)` says where the program that texts[i] 
   PROGRAM`, a wrapper script `entrypoint.sh PROGRAM ...`, an unresolved word such as `$LAUNCHER`, `-- PROGRAM`);
 * SCAN: a launcher whose own options ctxlint does not list (srun, mpirun and their like): any later word may be
   the program, as detect read every word before;
+* NOTHING: a runner that exits at its own options (`timeout --v 60 vllm serve ...`: ambiguous), running nothing;
 * None: texts[i] is no runner.
 """
 from __future__ import annotations
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Optional, Sequence
 
 SCAN = -1
+NOTHING = -2  # a runner whose own options make it exit before it runs the command (`timeout --v 60 CMD`)
 # Launchers and process wrappers that run the command after their options: Slurm's and MPI's launchers, the
 # process wrappers of command_prefixes._PASSING_WRAPPERS, init shims, profilers, and TensorRT-LLM's MPI launcher,
 # which runs `$task_with_command`, its arguments
@@ -29,7 +31,9 @@ _LAUNCHERS = frozenset({
     # CMD`, `enroot start IMG CMD`) and `scl enable COLL -- CMD`, `ip netns exec NS CMD`: each runs the command
     # its arguments end with (review: `chpst -u svc llama-server ...` was dropped once only runners counted)
     "chpst", "s6-setuidgid", "setpriv", "nsenter", "unshare", "firejail", "systemd-inhibit", "shifter", "ch-run",
-    "enroot", "scl", "ip", "caffeinate", "cgexec"})
+    "enroot", "scl", "ip", "caffeinate", "cgexec",
+    # parallel remote shells, their command on other hosts (ssh_commands.REMOTE_RUNNERS)
+    "pdsh", "clush"})
 # Environment managers whose `run` subcommand runs the command after its options: `uv run vllm serve ...`,
 # `conda run -n env python -m sglang.launch_server ...`.
 _RUN_SUBCOMMAND = frozenset({"uv", "conda", "mamba", "micromamba", "pixi", "poetry", "pdm", "hatch", "rye",
@@ -44,6 +48,11 @@ def runs(texts: Sequence[str], i: int, unknown: frozenset) -> Optional[int]:
         return i + 1  # a program ctxlint cannot name (`$LAUNCHER`, `$SUDO`): a wrapper's next word is its program
     base = texts[i].rsplit("/", 1)[-1]
     if base in _LAUNCHERS:
+        if base in ("timeout", "setsid") and i + 1 < len(texts) and texts[i + 1][:1] == "-":
+            from .ssh_commands import refuses  # `timeout --v 60 CMD` runs nothing: an ambiguous option
+
+            if refuses(texts, i):
+                return NOTHING
         return SCAN
     nxt = texts[i + 1] if i + 1 < len(texts) else ""
     if base in _RUN_SUBCOMMAND:

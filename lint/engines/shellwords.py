@@ -241,7 +241,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             # a failed readonly assignment in the string ends the string's command, not eval's (bash 5.2.15:
             # `eval 'L=5'; TP=2` with L readonly assigns TP): what comes after the eval runs
             ctx.discard = False
-    if program[0].text.rsplit("/", 1)[-1] == "ssh":  # several words HOST's shell reads otherwise (ssh_commands.py)
+    if program[0].text.rsplit("/", 1)[-1] in ("ssh", "pdsh"):  # words HOST's shell reads otherwise (ssh_commands.py)
         from .ssh_commands import reread_end
 
         end = reread_end(program)

@@ -52,14 +52,47 @@ def remote_script_index(texts: Sequence[str]) -> Optional[int]:
 
 
 def runs_remote(texts: Sequence[str], start: int) -> bool:
-    """The word at `start` is in the command of an `ssh` before it (`ssh HOST vllm serve ...`: ssh joins the words
-    with spaces and HOST's shell runs them), so what it starts runs on HOST."""
-    for k in range(start):
-        if texts[k].rsplit("/", 1)[-1] == "ssh":
+    """The word at `start` is in the command of an `ssh` (or pdsh, clush) before it (`ssh HOST vllm serve ...`: ssh
+    joins the words with spaces and HOST's shell runs them), so what it starts runs on HOST."""
+    return remote_hop(texts, start) is not None
+
+
+# Parallel remote shells: each runs its operands, joined with spaces, on every host it targets, through ssh or
+# rsh, with none of this script's variables and on none of its devices. pdsh
+# (chaos/pdsh@21f59962d44abbdc66a5072384257cf2a01218f3:src/pdsh/opt.c: getopt with POSIXLY_CORRECT, GEN_ARGS
+# "hLNKR:M:t:cqf:w:x:l:u:bI:dVT:Q", DSH_ARGS "sSk", then the modules' options: src/modules/genders.c g: X: F: i a A,
+# dshgroup.c and netgroup.c g: X:, machines.c a, nodeupdown.c v, slurm.c j: P: C:, torque.c j:; the command
+# `xstrcat(&opt->cmd, " ")` of the words left) and ClusterShell's clush
+# (cea-hpc/clustershell@c09f82763b2b2fca99d7066e3ef5a850cc97c52d:lib/ClusterShell/CLI/OptionParser.py: optparse
+# with interspersed arguments disabled, many long options: its command's first word is not placed here).
+REMOTE_RUNNERS = frozenset({"ssh", "pdsh", "clush"})
+_PDSH_OPTIONS = "hLNKR:M:t:cqf:w:x:l:u:bI:dVT:QsSkg:X:F:iaAvj:P:C:"
+
+
+def remote_hop(texts: Sequence[str], start: int) -> Optional[int]:
+    """Index of the last word before texts[start] that runs it on another host: an `ssh` whose command holds it, or
+    a pdsh or clush in front of it (their operands are all the remote command); None if none does."""
+    for k in range(start - 1, -1, -1):
+        name = texts[k].rsplit("/", 1)[-1]
+        if name in ("pdsh", "clush"):
+            return k
+        if name == "ssh":
             j = command_start(texts[k:start + 1])
             if j is not None and k + j <= start:
-                return True
-    return False
+                return k
+    return None
+
+
+def pdsh_command_start(texts: Sequence[str]) -> Optional[int]:
+    """Index of the first word of the command `pdsh [opts] COMMAND...` runs on its hosts, else None (no command
+    word, an option pdsh does not take, or -h, -L, -V, -q, which print and exit)."""
+    if not texts or texts[0].rsplit("/", 1)[-1] != "pdsh":
+        return None
+    letters = {c for k, c in enumerate(_PDSH_OPTIONS) if c != ":"}
+    i, given = getopt_operands(texts, 1, _PDSH_OPTIONS)
+    if set(given) - letters or set(given) & set("hLVq") or i >= len(texts):
+        return None
+    return i
 
 
 # A word HOST's shell reads back as the same one word: no blank, quote, backslash, expansion, operator, glob, brace
@@ -68,12 +101,14 @@ _SAME_WORD = re.compile(r"[A-Za-z0-9_./:,=+@%^~-]+")
 
 
 def reread_end(program) -> Optional[int]:
-    """For `ssh [opts] DEST [opts] W1 W2 ...`, several command words that HOST's shell would read otherwise than
-    this one did (ssh joins them with spaces and HOST's shell splits and expands that text again: a quoted `'$LEN'`
-    is HOST's variable there, `'a b'` two words), the index where the command starts: the words from there are not
-    what HOST runs, so they are not read. None where each word reads back as itself (`ssh HOST vllm serve M`), a
-    value this script's shell expanded included, or where ssh runs one command word or none."""
-    j = command_start([t.text for t in program])
+    """For `ssh [opts] DEST [opts] W1 W2 ...` (and `pdsh [opts] W1 W2 ...`), several command words that HOST's shell
+    would read otherwise than this one did (ssh and pdsh join them with spaces and HOST's shell splits and expands
+    that text again: a quoted `'$LEN'` is HOST's variable there, `'a b'` two words), the index where the command
+    starts: the words from there are not what HOST runs, so they are not read. None where each word reads back as
+    itself (`ssh HOST vllm serve M`), a value this script's shell expanded included, or where ssh runs one command
+    word or none."""
+    texts = [t.text for t in program]
+    j = command_start(texts) if texts[0].rsplit("/", 1)[-1] == "ssh" else pdsh_command_start(texts)
     if j is None or j >= len(program) - 1:
         return None
     return j if any(not t.refs and not _SAME_WORD.fullmatch(t.text) for t in program[j:]) else None
@@ -84,10 +119,12 @@ def reread_end(program) -> Optional[int]:
 # first (stop at the first operand), so the command is the first word after them (after timeout's DURATION):
 # coreutils src/timeout.c `getopt_long (argc, argv, "+fk:ps:v", long_options, nullptr)` (timeout(1): `timeout
 # [OPTION] DURATION COMMAND [ARG]...`; long --foreground, --kill-after=DUR, --preserve-status, --signal=SIG,
-# --verbose), util-linux sys-utils/setsid.c `"+Vhcfw"` (--ctty, --fork, --wait), sshpass main.c
+# --verbose, and --help and --version, so `--v` is ambiguous), util-linux sys-utils/setsid.c `"+Vhcfw"` (--ctty,
+# --fork, --wait), sshpass main.c
 # `getopt(argc, argv, "+f:d:p:P:he::Vv")` (sshpass 1.10; `-e[VAR]` takes its variable's name in the same word).
 # nohup, env and sudo are command_prefixes.strip_prefixes' own.
-_WRAPPER_OPTIONS = {"timeout": ("fk:ps:v", ("foreground", "preserve-status", "verbose"), ("kill-after", "signal")),
+_WRAPPER_OPTIONS = {"timeout": ("fk:ps:v", ("foreground", "preserve-status", "verbose", "help", "version"),
+                                 ("kill-after", "signal")),
                     "setsid": ("Vhcfw", ("ctty", "fork", "wait", "version", "help"), ()),
                     "sshpass": ("f:d:p:P:hVv", (), ())}
 
@@ -95,6 +132,19 @@ _WRAPPER_OPTIONS = {"timeout": ("fk:ps:v", ("foreground", "preserve-status", "ve
 def wrapped_command(texts: Sequence[str], i: int) -> Optional[int]:
     """For texts[i] timeout, setsid or sshpass, the index of the program it runs, else None (an option not listed, no
     command, or `-h`/`-V`, which print and exit)."""
+    end, refused = _options_end(texts, i)
+    return end if not refused and end < len(texts) else None
+
+
+def refuses(texts: Sequence[str], i: int) -> bool:
+    """Does texts[i], timeout or setsid, exit at its options without running the command: one it does not take, a
+    long option's start two of its names share (`timeout --v`: --verbose or --version, coreutils 9.1 prints "option
+    '--v' is ambiguous" and exits 125, checked), a value given to a flag, or help and version, which print and exit?"""
+    return _options_end(texts, i)[1]
+
+
+def _options_end(texts: Sequence[str], i: int) -> tuple[int, bool]:
+    """(index after the wrapper texts[i]'s options and timeout's DURATION, whether an option makes it run nothing)."""
     name = texts[i].rsplit("/", 1)[-1]
     short, flags, valued = _WRAPPER_OPTIONS[name]
     takes = {c for k, c in enumerate(short) if short[k + 1:k + 2] == ":"}
@@ -104,11 +154,12 @@ def wrapped_command(texts: Sequence[str], i: int) -> Optional[int]:
         if word == "--":
             i += 1
             break
-        if word.startswith("--"):  # getopt_long: a long option, or an unambiguous start of one
+        if word.startswith("--"):  # getopt_long: a long option, or a start of only one (an exact name wins)
             given, sep, value = word[2:].partition("=")
-            hit = [n for n in flags + valued if n.startswith(given)] if given else []
-            if len(hit) != 1 or hit[0] in ("version", "help") or (hit[0] in flags and value):
-                return None
+            hit = [given] if given in flags + valued else \
+                [n for n in flags + valued if n.startswith(given)] if given else []
+            if len(hit) != 1 or hit[0] in ("version", "help") or (hit[0] in flags and sep):
+                return i, True
             i += 1 + (hit[0] in valued and not sep)  # `--signal SIG`: the next word
             continue
         if name == "sshpass" and word.startswith("-e"):  # `-e` or `-eVAR`: the variable the password is in
@@ -116,10 +167,9 @@ def wrapped_command(texts: Sequence[str], i: int) -> Optional[int]:
             continue
         for k, c in enumerate(word[1:], 1):
             if c not in short or c in "hV":
-                return None
+                return i, True
             if c in takes:
                 i += k == len(word) - 1  # `-s SIG`: the next word (`-sSIG`: the rest of this one)
                 break
         i += 1
-    i += name == "timeout"  # DURATION
-    return i if i < len(texts) else None
+    return i + (name == "timeout"), False  # timeout's DURATION

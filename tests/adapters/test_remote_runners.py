@@ -1,0 +1,80 @@
+"""An engine another host runs: pdsh and clush run their operands there as ssh does (engines/ssh_commands.py), an
+srun in front of such a hop asks this cluster's GPUs, not the remote host's, and the remote engine gets none of this
+script's environment. And `timeout` refuses a long option's start two of its names share (`--v`: --verbose or
+--version; coreutils 9.1 `timeout --v 1 echo hi` prints "option '--v' is ambiguous" and exits 125, checked), so a
+command behind it never starts."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import run
+
+LINE = "vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 1000000"
+HEADER = "#SBATCH --gres=gpu:h100:1\n"
+
+
+def check(tmp_path, body: str, header: str = HEADER) -> str:
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + header + body)
+    return run(["check", "--isolated", "-q", str(path)]).out.replace(str(path), "serve.sh")
+
+
+@pytest.mark.parametrize("prefix", ["pdsh -w node2", "pdsh -R ssh -w node[1-2]", "pdsh -Sb -f 4 -w node2",
+                                    "clush -w node2", "clush -b -w node[1-2]", "/usr/bin/pdsh -w node2"])
+def test_an_engine_pdsh_or_clush_runs_has_not_the_batch_nodes_gpus(tmp_path, prefix):
+    # before: read as a local launch, the header's one H100 taken as the engine's (a false CTX204 2 > 1)
+    out = check(tmp_path, f"{prefix} {LINE}\n")
+    assert "CTX109 [error]" in out and "CTX204" not in out  # still a launch, on hosts of devices not said
+
+
+@pytest.mark.parametrize("prefix", ["srun --gres=gpu:h100:1 ssh node2", "srun --gres=gpu:h100:1 pdsh -w node2",
+                                    "srun -G 1 timeout 60 ssh node2"])
+def test_an_srun_in_front_of_a_hop_asks_this_clusters_gpus_not_the_engines(tmp_path, prefix):
+    # srun's step runs ssh on this cluster's node; the engine runs on node2. Before: srun's 1 GPU was the engine's
+    assert "CTX204" not in check(tmp_path, f"{prefix} {LINE}\n", "")
+    # an srun on the far side of the hop runs the engine there, with the GPUs it asks for (as before)
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, f"ssh node2 srun --gres=gpu:h100:1 {LINE}\n", "")
+
+
+@pytest.mark.parametrize("prefix", ["ssh node2", "pdsh -w node2", "A=1 ssh node2", "srun ssh node2"])
+def test_a_remote_engine_gets_none_of_the_scripts_environment(tmp_path, prefix):
+    # ssh passes only what SendEnv names (ssh_config(5)): an exported VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 here is not
+    # node2's engine's. Before: read as the engine's (CTX303 in place of CTX109); a local launch keeps it
+    body = f"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\n{prefix} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000\n"
+    out = check(tmp_path, body, "")
+    assert "CTX109 [error]" in out and "CTX303" not in out
+    assert "CTX303 [error]" in check(tmp_path, body.replace(f"{prefix} ", ""), "")
+
+
+def test_pdsh_words_the_remote_shell_reads_otherwise_are_not_read(tmp_path):
+    # pdsh joins its command words with spaces (chaos/pdsh src/pdsh/opt.c): `'$LEN'` is node2's variable there
+    out = check(tmp_path, "LEN=1000000\npdsh -w node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len '$LEN'\n")
+    assert out == ""
+    out = check(tmp_path, "LEN=1000000\npdsh -w node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $LEN\n")
+    assert "CTX109 [error] 1,000,000 > 32,768" in out
+
+
+@pytest.mark.parametrize("options, starts", [
+    # coreutils 9.1 (checked): --v and --ve are ambiguous (exit 125); --verb, --k=5, --s KILL, --f, --p run the command
+    ("--v", False), ("--ve", False), ("--h", False), ("--version", False), ("--verbose=1", False),
+    ("--verb", True), ("--verbose", True), ("--kill-after=5", True), ("-k 5", True), ("-s KILL", True),
+    ("--k=5", True), ("--s KILL", True), ("--f", True), ("--p", True),
+])
+def test_timeout_options(tmp_path, options, starts):
+    out = check(tmp_path, f"timeout {options} 60 {LINE}\n")
+    assert ("CTX204 [error] 2 > 1" in out) is starts
+    out = check(tmp_path, f"timeout {options} 60 ssh node2 {LINE}\n")
+    assert ("CTX109 [error]" in out) is starts and "CTX204" not in out
+
+
+def test_remote_hop_and_pdsh_command_start():
+    from ctxlint.engines.ssh_commands import pdsh_command_start, remote_hop
+
+    assert remote_hop(["srun", "ssh", "h", "vllm"], 3) == 1
+    assert remote_hop(["ssh", "h", "srun", "vllm"], 3) == 0
+    assert remote_hop(["ssh", "-N", "h", "vllm"], 3) is None  # -N runs no command
+    assert remote_hop(["pdsh", "-w", "h", "vllm"], 3) == 0
+    assert pdsh_command_start(["pdsh", "-w", "h", "-R", "ssh", "vllm", "serve"]) == 5
+    assert pdsh_command_start(["pdsh", "-wh", "-g", "gpu", "-Sb", "vllm"]) == 5
+    assert pdsh_command_start(["pdsh", "-L"]) is None  # lists its modules and exits
+    assert pdsh_command_start(["pdsh", "-w", "h", "-Z", "vllm"]) is None  # an option no module listed takes
