@@ -14,7 +14,9 @@ of string is non-zero", `-z` if it is zero, a lone `string` argument to `[`/`tes
 whose value the script assigned outright (not from the caller, not inside another branch's doubt, and not once a
 `source FILE` may have set it again: no test is decided after one, shell_commands.no_command; not a name a call's
 prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `sh -c` string a name of the outer
-script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`). Anything else
+script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`), and a lone `true`,
+`:` or `false` (`if false; then` switches a block off: bash manual, Bourne Shell Builtins, `true`/`false` return 0
+and 1). The same tests decide an and-or list's statuses (and_or.py: `[ -n "" ] && ...`). Anything else
 (`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`, a
 test inside a loop or `case`) stays undecided: each branch a world, as before.
 """
@@ -29,6 +31,8 @@ def decide(words: list, ctx) -> Optional[bool]:
     """True or False when the `if`/`elif` command `words` (its keyword first) tests only what the script decides,
     else None."""
     texts = [_literal(w) for w in words[1:]]
+    if len(texts) == 1 and texts[0] in ("true", ":", "false") and ctx.lone_test:
+        return texts[0] != "false"  # `if false; then` (a block switched off): its status is the builtin's own
     if len(texts) < 2 or texts[0] not in _CLOSE:
         return None
     if not ctx.lone_test:  # `if A || B; then`, `if A && B`, `if A; B`: more than this test

@@ -260,23 +260,18 @@ def _compounds(groups: Sequence) -> dict:
     return spans
 
 
-def guarded_braces(groups: Sequence) -> list:
-    """`groups` with every group of a `{ ...; }` run after `&&` or `||` marked as may not run (True): `cmd && { L=7;
-    L=8; }` runs the braces whole or not at all (bash manual, Lists: "command2 is executed if, and only if, command1
-    returns an exit status of zero"), yet only the `{ L=7` group follows the `&&`; the `L=8` after the `;` was read as
-    sure (bash 5.2.15: `true || { L=7; L=8; }` leaves L as it was). An `if`, loop or `case` there is ctx.flow's."""
-    if not any(conditional and words and literal(words[0]) in ("{", "!") for words, conditional in groups):
-        return groups  # the cheap test: no brace group after `&&`/`||`
-    spans = _compounds(groups)
-    marked = list(groups)
-    for index, (words, conditional) in enumerate(groups):
-        opener = [literal(w) for w in words[:2]] if conditional and isinstance(words, list) else []
-        if "{" not in opener or (opener[0] != "{" and opener[0] != "!") or index not in spans:
-            continue
-        for inner in spans[index]:
-            if marked[inner][1] is False:
-                marked[inner] = (marked[inner][0], True)
-    return marked
+compound_spans = _compounds  # (and_or.py)
+
+
+def and_or_reader(groups: Sequence, ends: dict) -> tuple:
+    """(groups, reader): the groups with those of a `{ }` run after `&&`/`||` marked as may not run, and an
+    and_or.AndOr that decides what a known status lets run (None: no such list). and_or.py is imported only for a
+    text with an `&&` or `||`."""
+    if not any(op in _LOGIC for op in ends.values()):
+        return groups, None
+    from .and_or import reader
+
+    return reader(groups, ends)
 
 
 def may_update(words, first: str, ctx) -> bool:

@@ -28,7 +28,7 @@ from .heredocs import HereBody
 from . import branches, shellarrays
 from .lex_words import Word
 from .lexer import lex
-from .shell_commands import command_groups, guarded_braces, literal, may_update, no_command, run_apart
+from .shell_commands import and_or_reader, command_groups, literal, may_update, no_command, run_apart
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
 from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
@@ -41,7 +41,7 @@ _MAX_DEPTH = 6
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
     groups, arith, blocking, subshells, ends = command_groups(items)
-    groups = guarded_braces(groups)
+    groups, andor = and_or_reader(groups, ends)  # `false && { ...; }`: what runs after `&&`/`||` (and_or.py)
     if subshells:
         from .subshells import Mark, passed
 
@@ -57,6 +57,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             from .shell_readonly import discard_step
 
             conditional = discard_step(ctx, groups, index, depth, conditional)
+        if andor is not None and (conditional := andor.step(index, conditional, ctx)) is andor.SKIP:
+            continue  # bash never runs it: `false && ...`
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)

@@ -17,14 +17,49 @@ def last_words(text: str) -> list[str]:
 
 
 @pytest.mark.parametrize("text", [
-    # bash 5.2.15 prints 4096 for each: the braces never run. Before, the L=8192 after the `;` inside them was read
-    # as sure (8192), while only the first group of the braces was taken as after the `||`
-    "true || { L=2048; L=8192; }", "false && { L=2048; L=8192; }", "false && { export L=2048; L=8192; }",
-    "{ false; } && { L=2048; L=8192; }", "false && { L=2048\n  L=8192; }", "false && { L=2048; declare -i L=8192; }",
-    "[[ -n \"\" ]] && { L=2048; L=8192; }", "! true && { L=2048; L=8192; }",
+    # bash 5.2.15 prints 4096 for a host without an x in its name, 8192 for one with: the braces may not run.
+    # Before, the L=8192 after the `;` inside them was read as sure (8192), while only the first group of the braces
+    # was taken as after the `&&`
+    "grep -q x /etc/hostname && { L=2048; L=8192; }", "grep -q x /etc/hostname || { L=2048; L=8192; }",
+    "grep -q x /etc/hostname && { export L=2048; L=8192; }", "{ false; } && { L=2048; L=8192; }",
+    "grep -q x /etc/hostname && { L=2048\n  L=8192; }", "grep -q x /etc/hostname && { L=2; declare -i L=8192; }",
 ])
 def test_what_braces_after_and_or_assign_may_not_happen(text):
     assert last_words(text) == ["$L"]
+
+
+@pytest.mark.parametrize("text", [
+    # bash 5.2.15 prints 4096 for each: the status before the `&&`/`||` is known, and what follows never runs
+    # (before: 8192 for the braces, unknown for the others, and the launch inside read as one)
+    "true || { L=2048; L=8192; }", "false && { L=2048; L=8192; }", "false && { export L=2048; L=8192; }",
+    "false && { L=2048\n  L=8192; }", "false && { L=2048; declare -i L=8192; }", "[[ -n \"\" ]] && { L=2; L=8192; }",
+    "! true && { L=2048; L=8192; }", ": || L=8192", "false && L=8192", "X=\"\"\n[ -n \"$X\" ] && L=8192",
+    "X=\ntest \"$X\" && L=8192", "false && (( L++ ))", "false && let L=9", "false && L=8192 | cat",
+    "false &&\n  L=8192", "false && for i in 1; do L=8192; done", "false && case x in x) L=8192;; esac",
+    "false && { L=8192; " + RUN + " 8192; }", "true || ( " + RUN + " 8192 )", "false && " + RUN + " 8192 | cat",
+    "false && if true; then L=8192; " + RUN + " 8192; fi", "readonly M=3\nM=4 && L=8192",
+])
+def test_what_a_decided_status_rules_out_never_runs(text):
+    assert last_words(text) == ["4096"]
+
+
+@pytest.mark.parametrize("text, last", [
+    # bash 5.2.15: what surely runs after a known status is read as any unconditional command (before: unknown)
+    ("true && L=8192", "8192"), ("false || L=8192", "8192"), ("false && L=2 || L=8192", "8192"),
+    ("true && L=8192 || L=2", "8192"), ("true || L=2 && L=8192", "8192"), ("false && echo | L=2 || L=8192", "8192"),
+    ("X=a\n[ -n \"$X\" ] && { L=2; L=8192; }", "8192"), ("X=a\n[[ -z $X ]] || L=8192", "8192"),
+    ("! false && L=8192", "8192"), ("M=3 && L=8192", "8192"), ("true && : && L=8192", "8192"),
+    ("true && (( L *= 2 ))", "8192"), ("true && export L=8192", "8192"), ("true && M=1 L=8192", "8192"),
+    ("f() { true && L=8192; }\nf", "8192"), ("false && f() { L=2; }; true && L=8192", "8192"),
+    # and what may not: a command substitution's status, a loop's later pass, a status set inside braces
+    ("M=$(false) && L=2", "$L"), ("for i in 1 2; do\n  [ -n \"$A\" ] && L=2\n  A=x\ndone", "$L"),
+    ("true && { false && L=2; }", "$L"),
+    # an `if` whose condition is a lone true, : or false: decided as a test is (before: a reading per branch)
+    ("if true; then L=8192; fi", "8192"), ("if false; then L=2; else L=8192; fi", "8192"),
+    ("if false; then L=2; " + RUN + " 2; fi", "4096"),
+])
+def test_what_a_decided_status_lets_run(text, last):
+    assert last_words(text) == [last]
 
 
 @pytest.mark.parametrize("text", [
