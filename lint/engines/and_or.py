@@ -83,8 +83,9 @@ class AndOr:
             return self.raw[index][1] if conditional is not None else conditional
         words = self.groups[index][0]
         end = self._element_end(index)
-        # a subshell's `(` is a group of its own (subshells.Mark), never marked as after the `&&` before it
-        logic = conditional or conditional is None and getattr(words, "opens", False)
+        # a subshell's `(` and a function's definition are groups of their own (subshells.Mark,
+        # function_defs.Defined), never marked as after the `&&` before them
+        logic = conditional or conditional is None and (getattr(words, "opens", False) or hasattr(words, "items"))
         before = self.ends.get(index - 1) if logic else None
         if logic and before in _LOGIC and self.status is not None and not ctx.discard:
             runs = (self.status == 0) == (before == "&&")

@@ -62,8 +62,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
-            elif not isinstance(words, HereBody):
-                ctx.functions[words.name] = words  # type: ignore[attr-defined]
+            elif not isinstance(words, HereBody):  # a definition, unless in a job's or pipeline's own subshell
+                if index not in background and index not in piped:  # (bash 5.2.15: `f() { L=1; } &` defines none)
+                    ctx.functions[words.name] = words  # type: ignore[attr-defined]
             elif depth < _MAX_DEPTH:
                 commands.extend(_own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),
                                            False))

@@ -51,6 +51,7 @@ def test_what_a_decided_status_rules_out_never_runs(text):
     ("! false && L=8192", "8192"), ("M=3 && L=8192", "8192"), ("true && : && L=8192", "8192"),
     ("true && (( L *= 2 ))", "8192"), ("true && export L=8192", "8192"), ("true && M=1 L=8192", "8192"),
     ("f() { true && L=8192; }\nf", "8192"), ("false && f() { L=2; }; true && L=8192", "8192"),
+    ("L=2\nfalse && f() { L=2; }\nf() { L=8192; }\ntrue || f() { L=2; }\nf", "8192"),
     # and what may not: a command substitution's status, a loop's later pass, a status set inside braces
     ("M=$(false) && L=2", "$L"), ("for i in 1 2; do\n  [ -n \"$A\" ] && L=2\n  A=x\ndone", "$L"),
     ("true && { false && L=2; }", "$L"),

@@ -103,3 +103,14 @@ def test_a_sourced_function_whose_body_is_a_subshell_loses_what_it_assigns_too()
 def test_a_subshell_s_positional_words_and_one_after_time_are_lost_at_its_end(text, last):
     # Before: 200000 (or `4096` alone, shifted) leaked out of the subshell
     assert argvs(text)[-1][1:] == last
+
+
+@pytest.mark.parametrize("define, last", [
+    # bash 5.2.15 (checked): a definition in a pipeline's element or a background job is made in that subshell, so
+    # the `f` after it is the earlier definition or no function (before: 1, the subshell's body run here)
+    ("echo | f() { L=1; }", "4096"), ("f() { L=1; } &", "4096"), ("f() { L=1; } | cat", "4096"),
+    ("f() { L=2; }\necho | f() { L=1; }", "2"), ("f() { L=1; }", "1"),
+])
+def test_a_function_defined_in_a_pipeline_or_a_job_is_the_subshell_s(define, last):
+    text = f"#!/bin/bash\nL=4096\n{define}\nf\n{RUN} --max-model-len $L\n"
+    assert [a[-1] for a in argvs(text) if a[0] == "vllm"] == [last]
