@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 from .heredocs import HereBody
 from .lex_quotes import NAME
 from .lex_words import Op, Word
-from .tokens import Token
+from .tokens import SHELLS, Token
 
 # Builtins whose words are data, not a command to run: `echo vllm serve ...` starts nothing.
 _DATA_BUILTINS = {"echo", "printf", ":", "logger", "true", "false", "test", "[", "[[", "let", "unset", "shift", "done",
@@ -280,3 +280,8 @@ def may_update(words, first: str, ctx) -> bool:
     so the arithmetic readers are imported only where it holds."""
     return bool(ctx.integers) or first in ("declare", "typeset", "local") or any(
         part.kind == "cmd" and "$((" in part.name for word in words for part in word.parts)
+
+
+def runs_file(first: str) -> bool:
+    """Might a command with this first word run a script file (script_calls.py)? A cheap test before it."""
+    return first.startswith("./") or first.endswith((".sh", ".bash")) or first.rsplit("/", 1)[-1] in SHELLS

@@ -28,10 +28,10 @@ from .heredocs import HereBody
 from . import branches, shellarrays
 from .lex_words import Word
 from .lexer import lex
-from .shell_commands import and_or_reader, command_groups, literal, may_update, no_command, run_apart
+from .shell_commands import and_or_reader, command_groups, literal, may_update, no_command, run_apart, runs_file
 from .scalar_append import appends_read
 from .shell_eval import eval_words, evaluated_commands
-from .tokens import SHELLS, Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
+from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
 from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
 
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
@@ -227,7 +227,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
                               ctx, defined.items)
         return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                         image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
-    if ctx.sourcer is not None and _runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
+    if ctx.sourcer is not None and runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
         from .script_calls import called_script
 
         inner = _own_shell(ctx, lambda: called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
@@ -261,11 +261,6 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
         from .shell_exports import environment
         return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
     return [Command(tuple(program), tuple(env), tuple(wrappers))]
-
-
-def _runs_file(first: str) -> bool:
-    """Might a command with this first word run a script file (script_calls.py)? A cheap test before it."""
-    return first.startswith("./") or first.endswith((".sh", ".bash")) or first.rsplit("/", 1)[-1] in SHELLS
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,
