@@ -5,7 +5,7 @@ bash runs the command after `&&` only if the one before returned 0, the one afte
 and-or list's status is that of the last command it ran (bash manual, Lists: "command2 is executed if, and only
 if, command1 returns an exit status of zero (success)"; `||`: "non-zero"). Most commands' statuses depend on what
 ctxlint cannot know (a file, the network, the hardware), so what follows them may or may not run
-(shell_commands.guarded_braces, `conditional`). A few are known here: `true` and `:` return 0, `false` 1, a plain
+(guarded_braces below, `conditional`). A few are known here: `true` and `:` return 0, `false` 1, a plain
 assignment with no command substitution 0 (bash manual, Simple Command Expansion: "the command exits with a status
 of zero" when no command substitution was performed, and a readonly name's failure is not ruled out here, so not
 one the script made readonly), a test decided_tests.decide settles (`[ -n "" ]`, `[[ -z $X ]]` of a value the script
