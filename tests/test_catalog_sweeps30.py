@@ -34,15 +34,35 @@ def test_deepseek_vl2_tiny_caches_mha_kv_not_mla():
     assert (arch.num_experts, arch.experts_per_token) == (64, 6)
     assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 2 * 12 * 10 * 128 * 2 == 61_440
     # decoder 2.93e9 + the SigLIP tower estimated from layers 27 x width 1152 (4x MLP, 14x14 patches)
-    assert arch.vision_params_b == 0.4307
-    assert 27 * (4 * 1152 ** 2 + 2 * 1152 * 4 * 1152) + 3 * 14 * 14 * 1152 == 430_659_072
-    assert arch.total_params_b == 3.3654
+    tower = 27 * (4 * 1152 ** 2 + 2 * 1152 * 4 * 1152) + 3 * 14 * 14 * 1152
+    assert arch.vision_params_b == round(tower / 1e9, 4) == 0.4307
+    assert arch.total_params_b == round((DSVL2_TINY_DECODER + tower) / 1e9, 4) == 3.3654
+
+
+# deepseek-vl2-tiny's decoder as the count takes it: 12 layers of MHA (4 x 1280^2) and two norms; layer 0 a dense MLP
+# of 6848, layers 1-11 a router over 64 experts, 64 routed and 2 shared experts of 896; the final norm; an untied
+# 129280 x 1280 embedding and LM head
+DSVL2_ROUTED = 11 * 64 * 3 * 1280 * 896
+DSVL2_TINY_DECODER = (12 * (4 * 1280 ** 2 + 2 * 1280) + 3 * 1280 * 6848
+                      + 11 * (1280 * 64 + 2 * 3 * 1280 * 896) + DSVL2_ROUTED + 1280 + 2 * 129280 * 1280)
+
+
+def test_hand_count_of_deepseek_vl2_tiny_decoder():
+    arch = lookup_model("deepseek-ai/deepseek-vl2-tiny")
+    assert DSVL2_TINY_DECODER == 2_934_734_080
+    assert arch.expert_params_b == round(DSVL2_ROUTED / 1e9, 4)
+    assert arch.embed_params_b == arch.lm_head_params_b == round(129280 * 1280 / 1e9, 4)
 
 
 def test_hand_count_of_qwen25_math_parameters():
+    # the count's, which leaves biases out: Qwen2's q, k and v biases (1536 + 2 x 256 a layer) add 57,344
     layer = 2 * 1536 ** 2 + 2 * 1536 * 256 + 3 * 1536 * 8960 + 2 * 1536
     assert layer == 46_795_776
-    assert 28 * layer + 1536 + 151936 * 1536 == 1_543_656_960
+    total = 28 * layer + 1536 + 151936 * 1536
+    assert total == 1_543_656_960
+    arch = lookup_model("Qwen/Qwen2.5-Math-1.5B-Instruct")
+    assert arch.total_params_b == arch.active_params_b == round(total / 1e9, 4)
+    assert arch.embed_params_b == round(151936 * 1536 / 1e9, 4) and arch.lm_head_params_b == 0.0  # tied
 
 
 QWEN_MATH_COMPOSE = """services:
