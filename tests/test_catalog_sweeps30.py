@@ -32,7 +32,13 @@ def test_deepseek_vl2_tiny_caches_mha_kv_not_mla():
     assert arch.kv_lora_rank is None and arch.v_head_dim is None
     assert (arch.num_layers, arch.num_kv_heads, arch.head_dim, arch.max_position_embeddings) == (12, 10, 128, 4096)
     assert (arch.num_experts, arch.experts_per_token) == (64, 6)
-    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 2 * 12 * 10 * 128 * 2 == 61_440
+    # SGLang: DeepseekVL2ForCausalLM takes its MLA branch only when use_mla is true; else MHA with language_config's
+    # hidden_size // num_attention_heads (its DeepseekV2Config has no head_dim) and num_key_value_heads (sources in
+    # the entry)
+    for engine in ("vllm", "sglang"):
+        assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), engine) == 2 * 12 * 10 * 128 * 2 == 61_440
+    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "sglang", tp=2) == 30_720
+    assert not any("not read" in note for note in arch.notes)  # both engines' KV is read
     # decoder 2.93e9 + the SigLIP tower estimated from layers 27 x width 1152 (4x MLP, 14x14 patches)
     tower = 27 * (4 * 1152 ** 2 + 2 * 1152 * 4 * 1152) + 3 * 14 * 14 * 1152
     assert arch.vision_params_b == round(tower / 1e9, 4) == 0.4307
