@@ -12,7 +12,8 @@ A container (of any workload kind) whose command or args run
 parameters map to TRT-LLM settings: `max_tokens_in_paged_kv_cache` ->
 `kv_cache_config.max_tokens` (the KV pool), `kv_cache_free_gpu_mem_fraction` ->
 `kv_cache_config.free_gpu_memory_fraction`, `enable_kv_cache_reuse` ->
-`kv_cache_config.enable_block_reuse`; the others are kept under their own names
+`kv_cache_config.enable_block_reuse`, `engine_dir` -> `backend: tensorrt` (a compiled
+TensorRT engine, which no PyTorch warmup sizes); the others are kept under their own names
 (`triton_max_batch_size`, `max_attention_window_size`, ...). `--world_size N`
 is the engine's tensor x pipeline ranks (counted as tensor parallel: the split
 is in the engine, not the file). A `trtllm-build` in the same script gives
@@ -124,7 +125,10 @@ def _read(spans: ScalarSpans, items: List[Node]) -> Optional[_Settings]:
                     s.model = Val(value, spans.source(node, start, start + len(value)))
                 if not path.rstrip("/").endswith("tensorrt_llm/config.pbtxt") or not value:
                     continue
-                if key in KEYS:
+                if key == "engine_dir":  # the C++ executor runs the TensorRT engine there (physics/trt_warmup.py)
+                    s.data["backend"] = "tensorrt"
+                    s.sources["backend"] = spans.source(node, start, start + len(value))
+                elif key in KEYS:
                     s.put(KEYS[key], value, node, start)
                 elif key not in ("engine_dir", "tokenizer_dir"):
                     s.put(key, value, node, start)

@@ -10,7 +10,8 @@ basetenlabs/truss@0bee989b9ec85ed9d29374ab4d7e2883e49de87e:truss/base/trt_llm_co
   `pipeline_parallel_count` are tp_size and pp_size; `runtime.kv_cache_free_gpu_mem_fraction` is what Briton
   passes on as the executor's KvCacheConfig free_gpu_memory_fraction (its briton_config.pbtxt, written by
   basetenlabs/truss@467b7a12c88befd36f6fc978c9173e69be2a5f14:truss/templates/trtllm-briton/src/engine.py),
-  and `runtime.enable_chunked_context` (Truss's default true) is chunked prefill.
+  and `runtime.enable_chunked_context` (Truss's default true) is chunked prefill. The engine is a compiled
+  TensorRT engine: the role's `backend` is `tensorrt` (physics/trt_warmup.py: no PyTorch warmup sizes it).
 - v2 (BIS-LLM): TensorRT-LLM's LLM API; `runtime.max_seq_len`, `max_batch_size`, `max_num_tokens`,
   `tensor_parallel_size` and `enable_chunked_prefill` carry the LLM API's names, and `runtime.patch_kwargs`
   holds further LLM API arguments as written (`kv_cache_config.free_gpu_memory_fraction`, `max_input_len`,
@@ -118,7 +119,8 @@ def read(key: Node, section: Node, file: str, report: Report) -> Optional[TrtLlm
         _put(out, "max_batch_size", 256, (at if stack == "v2" else section.keys["build"].source(file)))
     chunked = "enable_chunked_prefill" if stack == "v2" else "enable_chunked_context"
     _bool(out, runtime, chunked, "enable_chunked_prefill", at, file, report)
-    if stack == "v1":
+    if stack == "v1":  # Briton runs the engine the builder compiled: TensorRT-LLM's TensorRT backend
+        _put(out, "backend", "tensorrt", section.keys["build"].source(file))
         _v1_runtime(out, build, runtime, file, report)
     else:
         _v2_build(build, report)

@@ -229,10 +229,8 @@ def _tgi(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> 
 
 
 def _trtllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) -> Budget:
-    """PyTorch backend (`KvCacheCreator`): KV = (total - peak of the max_num_tokens warmup) x
-    free_gpu_memory_fraction (0.9), the peak holding weights, activations, NCCL and CUDA graphs.
-    The one public log with all figures (Llama-3.1-8B FP8 on H100, 0.20) shows ~12 GiB above the
-    weights; the point estimate follows it, the band reaches the bare forward buffers."""
+    """KV = (total - what the engine holds besides) x free_gpu_memory_fraction (0.9): the PyTorch
+    backend's max_num_tokens warmup peak, or a TensorRT engine's execution context (trt_warmup.py)."""
     block = int(_num(s, "tokens_per_block", 0) or _num(s, "block_size", 32) or 32)
     cap = _num(s, "max_tokens")
     miss = _missing(total, weights, block, "kv_cache_free_gpu_memory_fraction")
@@ -242,17 +240,15 @@ def _trtllm(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     frac = float(_num(s, "kv_cache_free_gpu_memory_fraction", 0.0) or _num(s, "free_gpu_memory_fraction", 0.9))
     tokens = int(_num(s, "max_num_tokens", 8192) or 8192)
     batch = int(_num(s, "max_batch_size", 2048) or 2048)
-    bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
-    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
-    heavy = tokens * (48 * hidden + 8 * (arch.vocab_size or 128_256)) / max(1, tp)
-    # the logged peak is per GPU (divided by TP); the bare forward buffers need not shrink as much, so the
-    # band spans both ways (at TP > 1 the point is below the bare buffers' figure: still inside its band)
-    act = Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high), f"{tokens} tokens (x {batch} batch)")
+    from . import trt_warmup  # only a TensorRT-LLM role pays for it
+
+    engine = trt_warmup.runs_engine(s, version)
+    act = trt_warmup.warmup(arch, tokens, batch, tp, engine)
     graphs = Term("CUDA graphs and NCCL", 1.0 * GIB + (0.5 * GIB if tp * pp > 1 else 0), 0.3 * GIB, 2.5 * GIB,
                   "captured during the warmup")
     base = Term.exact("device memory", total, gib(total))
-    rule = f"TensorRT-LLM {version or ''}: KV = (total - warmup peak) x free_gpu_memory_fraction {frac:g}".replace(
-        "  ", " ")
+    rule = f"TensorRT-LLM {version or ''}{' TensorRT engine' if engine else ''}: KV = (total - {act.label}) x " \
+        f"free_gpu_memory_fraction {frac:g}".replace("  ", " ").replace(" : ", ": ")
     budget = _finish(base, [CONTEXT, weights, act, graphs], block, "kv_cache_free_gpu_memory_fraction", rule,
                      [rule], cap=int(cap) if cap else None, scale=frac)
     mgb = _num(s, "max_gpu_total_bytes")

@@ -26,7 +26,6 @@ from typing import Any, Callable, Dict, Optional
 from . import mem_sglang, mem_vllm
 from .vlm_sglang import mm_reserve, vision_tower
 from .accelerators import Accelerator, top_smi_total_mib
-from .activation import profile_peak
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
 from .logged_eras import reserves_whole
@@ -108,7 +107,7 @@ class _Trtllm:
     """budget._trtllm's figures on a device of any memory: (total - the fixed terms) x the fraction, then
     min(., max_gpu_total_bytes)."""
 
-    def __init__(self, arch, tp: int, pp: int, s, weights: Term) -> None:
+    def __init__(self, arch, tp: int, pp: int, s, weights: Term, version: Optional[str]) -> None:
         self.block = int(_num(s, "tokens_per_block", 0) or _num(s, "block_size", 32) or 32)
         cap = _num(s, "max_tokens")
         self.cap = int(cap) if cap else None
@@ -116,10 +115,9 @@ class _Trtllm:
                                                                                      0.9))
         tokens = int(_num(s, "max_num_tokens", 8192) or 8192)
         batch = int(_num(s, "max_batch_size", 2048) or 2048)
-        bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
-        hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
-        heavy = tokens * (48 * hidden + 8 * (arch.vocab_size or 128_256)) / max(1, tp)
-        act = Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high), "")
+        from . import trt_warmup  # only a TensorRT-LLM role pays for it
+
+        act = trt_warmup.warmup(arch, tokens, batch, tp, trt_warmup.runs_engine(s, version))
         graphs = Term("CUDA graphs and NCCL", 1.0 * GIB + (0.5 * GIB if tp * pp > 1 else 0), 0.3 * GIB, 2.5 * GIB, "")
         self.sums = _sums((CONTEXT, weights, act, graphs))
         mgb = _num(s, "max_gpu_total_bytes")
@@ -182,7 +180,7 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         budget: Any = _Vllm(arch, tp, pp, settings, weights, version, ctx, shared)
         whole = br.bounded_span is not None and reserves_whole(version, settings, arch)
     elif engine == "trtllm":
-        budget, whole = _Trtllm(arch, tp, pp, settings, weights), False
+        budget, whole = _Trtllm(arch, tp, pp, settings, weights, version), False
     elif engine == "sglang" and not sglang_state(arch) and LINEAR not in arch.layer_kinds:
         # (a linear/Mamba model: budget._sglang takes its state pool out by release, mamba_sglang.py)
         budget, whole = _Sglang(tp, pp, settings, weights, version, arch.is_mla, vision_tower(arch, settings)), False

@@ -29,6 +29,8 @@ SOURCES = {
     ("tgi", "reserve"): "CUDA_MEMORY_FRACTION x TGI_WIGGLE_ROOM (0.90) of the total is kept back",
     ("tgi", "warmup peak"): f"{_TGI}: a forward of max_batch_prefill_tokens; {CALIBRATION}",
     ("trtllm", "warmup peak"): f"{_TRTLLM}: a dummy warmup of max_num_tokens; {CALIBRATION}",
+    ("trtllm", "engine activations"): "a TensorRT engine's execution context: tensorrt_llm/builder.py BuildConfig "
+                                      "(max_num_tokens; gather_context_logits off); lint/physics/trt_warmup.py",
     ("trtllm", "CUDA graphs and NCCL"): f"{_TRTLLM}: memory used outside torch in profiling; {CALIBRATION}",
     ("lmdeploy", "PyTorch runtime reserve"): f"{_LMDEPLOY}; {CALIBRATION}",
     ("llamacpp", "compute buffers"): f"{_LLAMACPP}: ggml compute and output buffers; {CALIBRATION}",

@@ -39,6 +39,8 @@ def test_fill_template_parameters_are_trtllm_settings_at_their_tokens():
     fraction = arg(role, "kv_cache_free_gpu_memory_fraction")
     assert (fraction.value, at(TRITON, fraction.source)) == (0.85, "0.85")
     assert (arg(role, "max_attention_window_size").value, arg(role, "triton_max_batch_size").value) == (8192, 64)
+    # engine_dir: the C++ executor runs a compiled TensorRT engine, sized without a PyTorch warmup (trt_warmup.py)
+    assert (arg(role, "backend").value, at(TRITON, arg(role, "backend").source)) == ("tensorrt", "/engines/llama")
     tp = role.parallelism.tensor
     assert (tp.value, tp.source.line, at(TRITON, tp.source)) == (2, 16, "2")
     assert (role.accelerators.count.value, role.replicas.value) == (2, 2)

@@ -212,6 +212,8 @@ def test_a_v1_engine_build_as_tensorrt_llm_settings():
     assert at(TRT_V1, arg(role, "kv_cache_free_gpu_memory_fraction").source) == "0.8"
     assert arg(role, "enable_chunked_prefill").value is False
     assert (arg(role, "max_batch_size").value, arg(role, "max_batch_size").source.path) == (256, "trt_llm.build")
+    # Briton runs the engine the builder compiled: TensorRT-LLM's TensorRT backend, at the build section
+    assert (arg(role, "backend").value, arg(role, "backend").source.path) == ("tensorrt", "trt_llm.build")
 
 
 def test_truss_defaults_chunked_prefill_on(tmp_path):

@@ -1,0 +1,57 @@
+"""What TensorRT-LLM holds besides the weights before it sizes the KV cache, by backend.
+
+- PyTorch backend (`KvCacheCreator`, tensorrt_llm/_torch/pyexecutor/_util.py): a dummy warmup of
+  `max_num_tokens` is measured; the one public log with all figures (Llama-3.1-8B FP8 on H100, 0.20)
+  shows ~12 GiB above the weights at 8,192 tokens, which `tokens x (48 x hidden + 8 x vocab) / TP`
+  follows; the band reaches the bare forward buffers with every token's logits.
+- TensorRT backend (an engine `trtllm-build` compiled: `trtllm-serve --backend tensorrt`, trtllm-serve's
+  default before 1.0, Baseten's Engine-Builder-LLM): no warmup runs. The engine's execution context
+  holds the activations TensorRT planned for `max_num_tokens`, and the logits only of each sequence's
+  last token, since `gather_context_logits` is off unless the build turns it on (BuildConfig,
+  tensorrt_llm/builder.py). Every token's logits, the PyTorch figure's `8 x vocab` per token, would
+  overstate it: at `max_num_tokens` 131,072 they alone are 149 GiB for Llama-3.1-8B, an engine Baseten
+  ships on one H100 (basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-
+  reranker-classification-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-
+  decoding-fp8/config.yaml). With in-flight batching `max_batch_size` does not size them (NVIDIA/
+  TensorRT-LLM#1222, kaiyux). The point is the forward buffers of `max_num_tokens` and one logit row per
+  sequence; the band reaches up to the PyTorch figure without the logits, since TensorRT's own plan
+  was not read.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from .activation import profile_peak
+from .models import ModelArch
+from .terms import Term
+
+ENGINE_BACKENDS = ("tensorrt", "trt")  # `trt` is 0.2x's spelling, later an alias
+
+
+def runs_engine(settings: Mapping[str, Any], version: Optional[str]) -> bool:
+    """True when the role runs a compiled TensorRT engine: `backend` says so, or the release's default
+    does (before 1.0); a release not known and no backend is read as PyTorch, as before."""
+    stated = settings.get("backend")
+    if isinstance(stated, str) and stated.strip():
+        return stated.strip().lower() in ENGINE_BACKENDS
+    if not version:
+        return False
+    from ctxlint.engines.flags_trtllm import SPEC_  # only a TensorRT-LLM role with a release pays for it
+
+    defaults = SPEC_.by_name("backend").default_at(str(version))
+    return len(defaults) == 1 and defaults[0] in ENGINE_BACKENDS
+
+
+def warmup(arch: ModelArch, tokens: int, batch: int, tp: int, engine: bool) -> Term:
+    """The term taken from the device memory before the KV budget, per GPU."""
+    hidden = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+    forward = tokens * 48 * hidden / max(1, tp)
+    if engine:
+        plan = profile_peak(arch, tokens, batch, tp, label="engine activations")
+        return Term("engine activations", plan.point, plan.low, max(plan.high, forward),
+                    f"{tokens} tokens of forward buffers + last-token logits of {batch} sequences")
+    bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
+    heavy = forward + tokens * 8 * (arch.vocab_size or 128_256) / max(1, tp)
+    # the logged peak is per GPU (divided by TP); the bare forward buffers need not shrink as much, so the
+    # band spans both ways (at TP > 1 the point is below the bare buffers' figure: still inside its band)
+    return Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high), f"{tokens} tokens (x {batch} batch)")

@@ -1,0 +1,82 @@
+"""A compiled TensorRT engine holds no PyTorch warmup: its activations are planned for max_num_tokens with
+one logit row per sequence (physics/trt_warmup.py). Before, every TensorRT-LLM role was given the PyTorch
+backend's figure, `8 x vocab` bytes of logits per batched token, which at max_num_tokens 131,072 is 149 GiB
+for Llama-3.1-8B: CTX209 (no memory for the KV cache) on an engine Baseten ships on one H100
+(basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-reranker-classification-
+tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-decoding-fp8/config.yaml).
+"""
+from __future__ import annotations
+
+import json
+
+from ctxlint.physics.capacity import CapacityInput, estimate
+from ctxlint.physics.models import lookup_model
+from helpers import run
+
+GiB = 1 << 30
+L8, QWEN15 = lookup_model("Llama-3.1-8B"), lookup_model("Qwen/Qwen1.5-7B-Chat")
+
+BRITON = """\
+model_name: briton-llama-8b
+resources:
+  accelerator: H100
+  use_gpu: true
+trt_llm:
+  build:
+    base_model: decoder
+    checkpoint_repository:
+      repo: meta-llama/Llama-3.1-8B-Instruct
+      source: HF
+    max_batch_size: 64
+    max_num_tokens: 131072
+    max_seq_len: 131072
+    quantization_type: fp8_kv
+    tensor_parallel_count: 1
+  runtime:
+    enable_chunked_context: true
+"""
+
+
+def _budget(arch, settings, version=None, device="H100"):
+    r = estimate(CapacityInput(arch, "trtllm", device, settings=settings, engine_version=version))
+    return r.kv_budget_bytes_per_gpu, r.kv_budget_low, r.kv_budget_high
+
+
+def test_a_truss_v1_engine_with_a_long_max_num_tokens_has_memory_for_its_kv_cache(tmp_path):
+    path = tmp_path / "config.yaml"
+    path.write_text(BRITON)
+    out = run(["check", "--isolated", "--format", "json", str(path)]).out
+    rules = {f["rule"] for f in json.loads(out)["findings"]}
+    assert "CTX209" not in rules and "CTX201" not in rules
+    audit = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)
+    [row] = audit["deployments"]
+    # (79.20 - 0.50 - 8.46 weights - 18.0 engine activations - 1.00) x 0.9 = 46.1 GiB of 64 KiB FP8 tokens
+    assert row["verdict"] == "fits" and 700_000 < row["prefill_pool"]["tokens"] < 800_000
+
+
+def test_the_engine_holds_the_forward_buffers_and_last_token_logits_only():
+    settings = {"max_num_tokens": 131072, "max_batch_size": 64}
+    engine = _budget(L8, {**settings, "backend": "tensorrt"})
+    torch = _budget(L8, {**settings, "backend": "pytorch"})
+    assert torch[0] < 0 < engine[1]  # the PyTorch figure leaves nothing; the engine's whole band is positive
+    # forward buffers 131,072 x (6 x 4,096 x 2 + 3 x 14,336 x 2 + 6,144 x 2) B = 18.0 GiB, + 64 x 128,256 x 8 B
+    point = (79.20 - 0.50 - 1.00) * GiB - 16_060_000_000 - 131072 * 147456 - 64 * 128256 * 8
+    assert abs(engine[0] - point * 0.9) < 0.05 * GiB
+    # `trt`, 0.2x's spelling, is the same backend
+    assert _budget(L8, {**settings, "backend": "trt"}) == engine
+
+
+def test_the_release_decides_the_backend_when_no_flag_does():
+    # trtllm-serve's default is the TensorRT engine before 1.0 and PyTorch from it (flags_trtllm); with no
+    # release known and no --backend the PyTorch figure stays, the smaller pool
+    assert _budget(L8, {}, "0.20.0") == _budget(L8, {"backend": "tensorrt"}, "0.20.0")
+    assert _budget(L8, {}, "1.0.0") == _budget(L8, {"backend": "pytorch"}, "1.0.0")
+    assert _budget(L8, {}) == _budget(L8, {"backend": "pytorch"})
+    assert _budget(L8, {"backend": "pytorch"}, "0.20.0")[0] < _budget(L8, {}, "0.20.0")[0]
+
+
+def test_a_logged_engine_pool_is_nearer_the_engine_figure():
+    # calibration.yaml trtllm-0.13-qwen1.5-7b-a100-40gb (NVIDIA/TensorRT-LLM#2268): 19.70 GiB logged for
+    # the KV cache of a 0.13 engine; the PyTorch figure gave 11.46 GiB, the engine's 18.11 GiB
+    kv, low, high = _budget(QWEN15, {}, "0.13.0", "A100-40GB")
+    assert abs(kv / GiB - 19.70) / 19.70 < 0.1 and low <= kv <= high
