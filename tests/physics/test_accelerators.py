@@ -21,6 +21,9 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          # SkyPilot's RTX names have no hyphen (sky/catalog/data_fetchers/fetch_runpod.py format_gpu_name)
          ("RTX4090", "RTX-4090"), ("RTX3090", "RTX-3090"), ("RTXA6000", "RTX-A6000"), ("RTX5090", "RTX-5090"),
          ("RTXPRO6000", "RTX-PRO-6000-Blackwell"), ("RTX6000-Ada", "RTX-6000-Ada"),
+         # SkyPilot on Kubernetes names an RTX 4060 node `RTX4060` (umesh-khatiwada/skypilot-gpu-manage-k8s@
+         # 251279320d5586a38d3bcaae71b6ed113eb8ef74:nvidia-setup/skypilot/04_vllm_serve.yaml): 8 GB, laptop part too
+         ("RTX4060", "RTX-4060"), ("GeForce-RTX-4060-Laptop-GPU", "RTX-4060"),
          # nvidia-smi's name (and GPU Feature Discovery's label) count the Grace CPU's LPDDR5X: 96 GB HBM3
          ("NVIDIA-GH200-480GB", "GH200-96GB"), ("NVIDIA GH200 480GB", "GH200-96GB"), ("GH200", "GH200-96GB"),
          # named by the official recipes (vLLM recipes, sgl-cookbook): not in the catalog before
@@ -72,7 +75,7 @@ def test_unknown(name) -> None:
 
 
 def test_added_devices_are_estimates_with_a_source() -> None:
-    for name in ("TPU-v5e", "TPU-v6e", "B100", "RTX-4070-8GB", "L20", "GB300"):
+    for name in ("TPU-v5e", "TPU-v6e", "B100", "RTX-4070-8GB", "L20", "GB300", "RTX-4060"):
         acc = lookup_accelerator(name)
         assert not acc.exact and acc.source and acc.nominal
     # decimal GB, the lower reading: a TPU v6e chip is 32e9 bytes, not 32 GiB
