@@ -79,6 +79,11 @@ def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
                 found = gguf_format(match.group(1)) or found
                 bare, changed = bare[:match.start(1)].rstrip("-"), True
                 continue
+        if found is not None and bare.endswith("-qat"):
+            # quantization-aware training (Google's `gemma-3-27b-it-qat-q4_0-gguf`, re-uploads' `-it-qat-AWQ-INT4`):
+            # the network is the base's, the tag after it names the format; alone (`-qat`) it names none, so kept
+            bare, changed = bare[:-4], True
+            continue
         for tag in _QUANT_TAGS:
             if bare.endswith("-" + tag) or bare.endswith("." + tag):
                 found = found or named_format(tag)

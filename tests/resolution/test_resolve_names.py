@@ -32,6 +32,12 @@ from ctxlint.resolution.resolve import Context, resolve
     ("/path/to/Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "matched by its folder name", "gguf-q4-k-m"),
     # sweep c28: Intel's AutoRound re-upload (jdaln/dgx-spark-inference-stack, mARTin-B78's llama-swap config)
     ("Intel/Qwen3.5-122B-A10B-int4-AutoRound", "Qwen/Qwen3.5-122B-A10B", "matched by name", "int4"),
+    # sweep p29: quantization-aware-training re-uploads (TKontu/llama-swap-deploy's cyankiwi models) and Google's own
+    # QAT GGUF (https://huggingface.co/google/gemma-3-27b-it-qat-q4_0-gguf: "QAT version of Gemma 3 27b"): `-qat`
+    # before a format tag is the base's network; the format is the tag's
+    ("cyankiwi/gemma-4-E4B-it-qat-AWQ-INT4", "google/gemma-4-E4B-it", "matched by name", "awq"),
+    ("google/gemma-3-27b-it-qat-q4_0-gguf", "google/gemma-3-27b-it", "matched by name", "gguf-q4-0"),
+    ("/models/gemma-3-12b-it-qat-Q4_0.gguf", "google/gemma-3-12b-it", "matched by its folder name", "gguf-q4-0"),
     # sweep c28: a GGUF file inside a cached GGUF repository is that file (miminashi/llm-server-ops start_*.sh
     # serve unsloth's Qwen3.5-122B-A10B Q4_K_M shards so); before, the folder's `X-GGUF` name matched nothing
     ("/home/llm/.cache/huggingface/hub/models--unsloth--Qwen3.5-122B-A10B-GGUF/snapshots/" + "5" * 40
@@ -92,6 +98,8 @@ def test_the_issue_example_reads_as_written() -> None:
     "/var/mdl/YOUR-MODEL-PATH",
     "llama",
     "Qwen3",
+    "google/gemma-3-27b-it-qat",  # `-qat` names no format alone: not read as the base's 16-bit weights
+    "google/gemma-3-27b-it-qat-q4_0-unquantized",  # a QAT checkpoint in 16 bits: no tag ctxlint knows ends it
 ])
 def test_near_misses_stay_unresolved(near_miss) -> None:
     found = resolve(near_miss)
