@@ -7,14 +7,14 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Optional, Tuple
+from typing import Optional, Tuple, Union
 
 import click
 
 from ctxlint import __version__
 
-from ctxlint.cli_check import FORMATS, read_stdin
-from ctxlint.cli_config import baseline_group, config_group, selection_options
+from ctxlint.cli_check import FORMATS, fallback_note, read_stdin
+from ctxlint.cli_config import baseline_group, config_group, jobs_option, selection_options
 from ctxlint.cli_fix import fix_options
 from ctxlint.cli_settings import (EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE, FAIL_ON, UsageError, config_error_exit,
                                   resolve_tree)
@@ -71,8 +71,7 @@ main.add_command(probe)
               help="Hide the findings accepted in this baseline (see `ctxlint baseline`).")
 @click.option("--stdin-filename", default="-", metavar="NAME",
               help="File name to report for input read from '-' (stdin).")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@jobs_option
 @click.option("--sarif-root", type=click.Path(file_okay=False), metavar="DIR",
               help="Make SARIF URIs (and github/gitlab paths) relative to DIR (default: the repository root "
                    "of the first path checked, as code scanning resolves them).")
@@ -80,8 +79,8 @@ main.add_command(probe)
 @fix_options
 def check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...], fail_on: Optional[str],
           fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
-          baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
-          **options) -> None:
+          baseline_file: Optional[str], stdin_filename: str, jobs: Optional[Union[int, str]],
+          sarif_root: Optional[str], **options) -> None:
     """Check deployment files and directories (default: the current directory; '-' reads stdin).
 
     A file named alone (as pre-commit passes staged files) that holds a prefill or decode half is
@@ -250,13 +249,12 @@ PROGRESS_MIN_FILES = 100  # below this a run takes about a second: no bar
               default="table", show_default=True,
               help="concise: the risk columns only, cut and wrapped to the terminal's width.")
 @click.option("--output", "-o", metavar="FILE", help="Write the audit to FILE instead of stdout (atomically).")
-@click.option("--jobs", "-j", type=click.IntRange(min=0), default=1, show_default=True,
-              help="Check files in this many processes; 0 = one per CPU. The output is the same.")
+@jobs_option
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="never", show_default=True,
               help="Exit 1 when a finding at or above this severity exists (an audit reports by default).")
 @selection_options
-def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], jobs: int, fail_on: str,
-          **options) -> None:
+def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], jobs: Optional[Union[int, str]],
+          fail_on: str, **options) -> None:
     """Audit every deployment under PATHS (default: the current directory): one row each, by model, riskiest first.
 
     Exits 0 (or 1 with --fail-on), 2 on usage errors.
@@ -271,7 +269,7 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
     from ctxlint.registry import SelectorError
     from ctxlint.reporters.audit import AUDIT_WRITERS
 
-    _, settings, tree = resolve_tree(list(paths) or ["."], **options)
+    config, settings, tree = resolve_tree(list(paths) or ["."], **options)
     from ctxlint.cli_output import check_output_paths
 
     check_output_paths([output] if output else [])
@@ -282,8 +280,10 @@ def audit(paths: Tuple[str, ...], output_format: str, output: Optional[str], job
         bar_context = click.progressbar(length=len(files), label="ctxlint audit", file=sys.stderr) \
             if show_bar else nullcontext()
         with bar_context as bar:
-            report = lint_paths_parallel(files, settings, jobs=jobs, stdin=stdin,
-                                         progress=bar.update if bar is not None else None, settings_for=tree)
+            asked = jobs if jobs is not None else config.jobs
+            report = lint_paths_parallel(files, settings, jobs=asked, stdin=stdin,
+                                         progress=bar.update if bar is not None else None, settings_for=tree,
+                                         on_fallback=fallback_note(asked))
     except (PathError, SelectorError) as exc:
         raise click.UsageError(str(exc)) from None
     except ConfigError as exc:  # the config closest to one of the files

@@ -12,17 +12,17 @@ from __future__ import annotations
 import gc
 import os
 import sys
-from typing import Any, Dict, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Optional, Sequence, Tuple, Union
 
-from ctxlint.cli_settings import (EXIT_USAGE, FAIL_ON, UsageError, apply_baseline, config_error_exit, echo_err,
-                                  resolve_tree)
+from ctxlint.cli_settings import (EXIT_USAGE, FAIL_ON, JOBS_AUTO, UsageError, apply_baseline, config_error_exit,
+                                  echo_err, resolve_tree, serial_for_sure)
 
 FORMATS = ("text", "concise", "full", "json", "sarif", "github", "junit", "gitlab", "markdown")
 
 # The check command's parameters and click's defaults for them (`check` in cli.py declares the same).
 DEFAULTS: Dict[str, Any] = {
     "paths": (), "output_format": (), "outputs": (), "fail_on": None, "fail_if_empty": None, "exit_zero": False,
-    "statistics": False, "quiet": False, "baseline_file": None, "stdin_filename": "-", "jobs": 1,
+    "statistics": False, "quiet": False, "baseline_file": None, "stdin_filename": "-", "jobs": None,
     "sarif_root": None, "config_path": None, "isolated": False, "select": (), "extend_select": (), "ignore": (),
     "extend_exclude": (), "force_exclude": False, "no_suppressions": False, "max_file_size": None,
     "fix_write": False, "fix_diff": False}
@@ -82,6 +82,8 @@ def parse_plain_check(args: Sequence[str]) -> Optional[Dict[str, Any]]:
 
 
 def _value(key: str, kind: str, value: str) -> Any:
+    if kind == "count" and value == JOBS_AUTO:
+        return value
     if kind in ("count", "positive"):
         if not (value.isascii() and value.isdigit()):
             return None
@@ -99,8 +101,8 @@ def _value(key: str, kind: str, value: str) -> Any:
 
 def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: Tuple[str, ...],
               fail_on: Optional[str], fail_if_empty: Optional[bool], exit_zero: bool, statistics: bool, quiet: bool,
-              baseline_file: Optional[str], stdin_filename: str, jobs: int, sarif_root: Optional[str],
-              **options: Any) -> None:
+              baseline_file: Optional[str], stdin_filename: str, jobs: Optional[Union[int, str]],
+              sarif_root: Optional[str], **options: Any) -> None:
     """The check command (see `check` in cli.py); exits with the run's code, raises UsageError."""
     from ctxlint import cli_output
     from ctxlint.cli_fix import run_fixes, take_fix_mode
@@ -119,14 +121,15 @@ def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: T
     cli_output.check_statistics(statistics, on_stdout if output_format else None)
     cli_output.check_output_paths(outputs)
     stdin = read_stdin() if "-" in paths else None
+    asked = jobs if jobs is not None else config.jobs  # the flag, else the run's config ("auto" by default)
     try:
-        if jobs == 1:
+        if serial_for_sure(asked, targets):
             report = lint_paths(targets, settings, stdin=stdin, stdin_filename=stdin_filename, settings_for=tree)
         else:
             from ctxlint.parallel import lint_paths_parallel
 
-            report = lint_paths_parallel(targets, settings, jobs=jobs, stdin=stdin, stdin_filename=stdin_filename,
-                                         settings_for=tree)
+            report = lint_paths_parallel(targets, settings, jobs=asked, stdin=stdin, stdin_filename=stdin_filename,
+                                         settings_for=tree, on_fallback=fallback_note(asked))
         if fix_mode:
             report = run_fixes(fix_mode, report, lambda: lint_paths(targets, settings, stdin_filename=stdin_filename,
                                                                     settings_for=tree))
@@ -143,6 +146,14 @@ def run_check(paths: Tuple[str, ...], output_format: Tuple[str, ...], outputs: T
     cli_output.write_reports(report, formats, outputs, ctx, statistics)
     cli_output.finish(report, config, targets, (baseline_line,) if baseline_line else (), quiet, exit_zero,
                       tree.fail_on if tree is not None else None)
+
+
+def fallback_note(jobs: Any) -> Optional[Callable[[str], None]]:
+    """What to do when no worker process can start: say so once when processes were asked for (`--jobs N`, the
+    config's `jobs`); "auto" falls back to one process silently. The output is the same either way."""
+    if jobs == JOBS_AUTO:
+        return None
+    return lambda why: echo_err(f"ctxlint: cannot start worker processes ({why}); checking in one process")
 
 
 def read_stdin() -> bytes:
@@ -174,10 +185,12 @@ def main() -> None:
             _quiet_stdout()
             sys.exit(1)
         except SystemExit as done:
-            if params["jobs"] != 1 or not isinstance(done.code, int):
+            if "multiprocessing" in sys.modules or not isinstance(done.code, int):
                 raise
             _exit_now(done.code)
         else:
+            if "multiprocessing" in sys.modules:
+                sys.exit(0)
             _exit_now(0)  # a command that returns exits 0 under click too
     from ctxlint.cli import main as click_main
 
@@ -186,7 +199,8 @@ def main() -> None:
 
 def _exit_now(code: int) -> None:
     """Flush and end the process without the interpreter's teardown of ~300 modules (~10 ms of a
-    one-file run). Only for a single-process run: nothing is left for atexit handlers to do."""
+    one-file run). Only for a run that started no process (multiprocessing never imported): nothing is left for
+    atexit handlers to do."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()

@@ -11,7 +11,8 @@ from typing import Any, Callable, Optional, Tuple
 
 import click
 
-from ctxlint.cli_settings import EXIT_USAGE, FAIL_ON, config_error_exit, resolve, resolve_tree
+from ctxlint.cli_settings import (EXIT_USAGE, FAIL_ON, FILES_PER_PROCESS, JOBS_AUTO, config_error_exit, resolve,
+                                  resolve_tree)
 
 
 def selection_options(func: Callable) -> Callable:
@@ -36,6 +37,33 @@ def selection_options(func: Callable) -> Callable:
                      help="Files larger than this are reported, not parsed (default 20 MiB)."),
     ]
     return functools.reduce(lambda f, option: option(f), reversed(options), func)
+
+
+class JobsType(click.ParamType):
+    """--jobs: a count of processes (0 or more) or "auto"; what cli_check's parser reads the same way."""
+
+    name = "jobs"
+
+    def convert(self, value: Any, param: Optional[click.Parameter], ctx: Optional[click.Context]) -> Any:
+        if value == JOBS_AUTO or (isinstance(value, int) and value >= 0):
+            return value
+        try:
+            number = int(value)
+        except (TypeError, ValueError):
+            number = -1
+        if number < 0:
+            self.fail(f"{value!r} is neither a number of processes (0 or more) nor 'auto'", param, ctx)
+        return number
+
+
+def jobs_option(func: Callable) -> Callable:
+    """--jobs for `check` and `audit`; None (not given) means the config's `jobs`, "auto" by default."""
+    return click.option(
+        "--jobs", "-j", type=JobsType(), default=None, metavar="N|auto",
+        help=f"Check files in N processes, this one included (0: one per CPU it may use). Default: the config's "
+             f"`jobs`, else auto: one per CPU with at least {FILES_PER_PROCESS} files each, so runs of fewer than "
+             f"{2 * FILES_PER_PROCESS} files and runs under pre-commit stay in one process. The output is the same "
+             f"for every N.")(func)
 
 
 # --- ctxlint config show --------------------------------------------------------------------------

@@ -19,6 +19,48 @@ EXIT_CLEAN, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 FAIL_ON = ("error", "warning", "info", "never")
 
 
+# --- how many processes ---------------------------------------------------------------------------
+# Here, not in parallel.py, because every `check` asks before it knows whether it needs the parallel
+# runner: a one-file run must decide to stay serial without importing it (or multiprocessing).
+JOBS_AUTO = "auto"  # the --jobs default (and the `jobs` config key's)
+# A second process costs ~0.2 s of CPU (a forked worker's own first-seen work, the fork, reading the run's files
+# for its lookups; more where workers are spawned) and starts only after the parent's first chunk, while a file
+# costs ~1-2 ms: "auto" gives each process at least this many files, so a second one starts at 800 files, where it
+# saves several times what it costs (benchmarks/README.md, twenty-ninth pass).
+FILES_PER_PROCESS = 400
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity mask, as a container's cpuset limits it), else all."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))  # type: ignore[attr-defined]
+    except (AttributeError, OSError):  # macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def under_pre_commit() -> bool:
+    """pre-commit sets PRE_COMMIT=1 for its hooks (pre-commit/pre-commit@a9bba55a:pre_commit/commands/run.py) and
+    may run several copies of a hook at once over parts of the files (lang_base.run_xargs), so "auto" stays serial
+    there: processes of our own would only compete with them."""
+    return os.environ.get("PRE_COMMIT") == "1"
+
+
+def processes_for(jobs: Any, files: int) -> int:
+    """The processes (the parent included) a run of `files` files uses for `--jobs`: N as given, 0 one per available
+    CPU, "auto" one per available CPU with at least FILES_PER_PROCESS files each (serial under pre-commit)."""
+    if jobs == JOBS_AUTO:
+        return 1 if under_pre_commit() else max(1, min(available_cpus(), files // FILES_PER_PROCESS))
+    return available_cpus() if jobs == 0 else max(1, int(jobs))
+
+
+def serial_for_sure(jobs: Any, paths: Sequence[str]) -> bool:
+    """Known before any file is discovered: the run stays in one process (`processes_for` gives 1), so it need
+    not import the parallel runner. Paths that are all files (as pre-commit passes them) count as they stand."""
+    if jobs == JOBS_AUTO and not under_pre_commit():
+        return len(paths) < 2 * FILES_PER_PROCESS and not any(p != "-" and os.path.isdir(p) for p in paths)
+    return processes_for(jobs, 0) == 1
+
+
 class UsageError(Exception):
     """A bad combination of options or paths: exit 2 with click's usage message."""
 

@@ -35,7 +35,7 @@ DEFAULTS: Dict[str, Any] = {
     "fail-on": "error", "fail-if-empty": False, "exclude": [], "extend-exclude": [], "respect-gitignore": True,
     "require-suppression-reason": True, "disallow-suppressions": False,
     "max-file-size": DEFAULT_MAX_BYTES, "accelerators": {}, "models": {}, "default-accelerator": {},
-    "models-lock": "",
+    "models-lock": "", "jobs": "auto",
 }
 
 
@@ -59,6 +59,7 @@ class Config:
     models: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     default_accelerator: Mapping[str, str] = field(default_factory=dict)  # path glob -> device ("**": all)
     models_lock: str = ""  # the lock file path as configured ("" = .ctxlint-models.lock beside the config)
+    jobs: Any = "auto"  # processes for `check`/`audit` (cli_settings.processes_for): a count, 0, or "auto"
     path: Optional[str] = None  # the config file read, None for defaults only
     root: str = "."  # globs are relative to this directory (the config file's, else the start)
     provenance: Mapping[str, str] = field(default_factory=dict)  # "fail-on" -> "default" | path | "cli"
@@ -203,7 +204,7 @@ def _build(data: Mapping[str, Any], source: Optional[str], root: str, located: O
         disallow_suppressions=effective["disallow-suppressions"], max_file_size=effective["max-file-size"],
         accelerators=_frozen(effective["accelerators"]), models=_frozen(effective["models"]),
         default_accelerator=_frozen(_device_globs(effective["default-accelerator"])),
-        models_lock=effective["models-lock"], path=source, root=root, provenance=MappingProxyType(dict(sorted(provenance.items()))))
+        models_lock=effective["models-lock"], jobs=effective["jobs"], path=source, root=root, provenance=MappingProxyType(dict(sorted(provenance.items()))))
 
 
 def _device_globs(value: Any) -> Dict[str, str]:

@@ -129,6 +129,8 @@ def _schema_error(error: Any, located: Located) -> ConfigError:
         message = f"{error.instance!r} is not one of {', '.join(map(str, error.validator_value))}"
     elif error.validator == "oneOf" and where[:1] == ["accelerators"]:
         message = "give exactly one of memory_gib or memory_bytes"
+    elif error.validator == "oneOf" and where == ["jobs"]:
+        message = f"{error.instance!r} is neither a number of processes (0 or more) nor 'auto'"
     else:
         message = error.message
     return ConfigError(prefix + message, located.file, *located.position(where))

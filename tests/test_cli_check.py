@@ -45,6 +45,7 @@ CASES = [
     ["--jobs", "2", "-j", "0", "--max-file-size", "1000", "--baseline", "b.json", "--stdin-filename", "n.yaml"],
     ["--fail-if-empty", "--no-fail-if-empty", "--fix", "--diff", "--sarif-root", "somewhere", "."],
     ["x.yaml", "--quiet", "y.yaml"],  # options between paths
+    ["--jobs", "auto", "x.yaml"], ["-j", "3", "--jobs=auto"],
 ]
 
 
@@ -55,7 +56,7 @@ def test_plain_arguments_parse_as_click_parses_them(args):
 
 @pytest.mark.parametrize("args", [
     ["-"], ["--"], ["--help"], ["-h"], ["-qj2"], ["-j2"], ["-ojson"], ["--format", "nope"], ["--format=JSON"],
-    ["--jobs", "-1"], ["--jobs", "two"], ["--jobs", "²"], ["--max-file-size", "0"], ["--fail-on"],
+    ["--jobs", "-1"], ["--jobs", "two"], ["--jobs", "²"], ["--jobs", "AUTO"], ["--max-file-size", "0"], ["--fail-on"],
     ["--select", "-x"], ["--quiet=1"], ["--form", "json"], ["--format", ""], ["--sarif-root", __file__],
 ])
 def test_what_the_plain_parser_leaves_to_click(args):
@@ -64,7 +65,7 @@ def test_what_the_plain_parser_leaves_to_click(args):
 
 _TOKENS = st.one_of(
     st.sampled_from(sorted(_FLAGS) + sorted(_VALUED) + ["-", "--", "json", "text", "error", "never", "3", "0",
-                                                         "CTX1", "x.yaml", "", "-x", "--nope", "--format=json",
+                                                         "CTX1", "x.yaml", "", "-x", "--nope", "--format=json", "auto",
                                                          "--jobs=2", "--fail-on=info", "--select=CTX2"]),
     st.text(st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)), max_size=6))  # as argv
 

@@ -225,3 +225,15 @@ def test_no_run_builds_a_typing_forward_reference():
            "sys.argv = ['ctxlint', 'check', '--isolated', '--fail-on', 'never', '-q', sys.argv[1]]\n"
            "try:\n    main()\nexcept SystemExit:\n    report(); raise\n")
     assert _loaded(REPO / "samples", run) == set()
+
+
+PROCESSES = ("multiprocessing", "concurrent.futures", "ctxlint.parallel")
+
+
+def test_a_run_that_stays_in_one_process_imports_no_process_machinery(monkeypatch):
+    """--jobs defaults to auto: a file named alone (pre-commit's way) is checked without the parallel runner, and
+    a directory too small for a second process (samples/incident: one file) without multiprocessing."""
+    monkeypatch.delenv("PRE_COMMIT", raising=False)
+    run = _RUN_OF % (PROCESSES,)
+    assert _loaded(REPO / "samples/incident/deployment.yaml", run) == set()
+    assert _loaded(REPO / "samples/incident", run) == {"ctxlint.parallel"}
