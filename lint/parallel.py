@@ -31,7 +31,10 @@ from ctxlint.registry import selected
 
 Progress = Callable[[int], None]  # called with the number of files just finished
 Jobs = Union[int, str]  # a process count, 0 (one per CPU) or "auto" (cli_settings.processes_for)
-MAX_CHUNK = 16  # small enough to spread uneven files over workers and to move a progress bar
+# Small enough to spread uneven files over the processes and to move a progress bar; each chunk is a lint_paths
+# call of its own, and on a tree of 4-file directories 16-file chunks cost ~20% more CPU than 64-file ones (median
+# of 5 in-process runs over 2,000 files: 3.88 s against 3.15 s; one chunk for the whole run: 3.14 s)
+MAX_CHUNK = 64
 # What stops a pool from starting: no POSIX semaphores (/dev/shm), a sandbox that forbids new processes
 # (PermissionError is an OSError), a platform without multiprocessing's C parts
 _NO_POOL = (OSError, NotImplementedError, ImportError)

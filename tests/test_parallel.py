@@ -170,7 +170,7 @@ def test_every_format_and_the_audit_are_the_same_in_two_processes(in_repo, tmp_p
         folder.mkdir()
         args = [arg for f in formats for arg in ("--format", f, "-o", str(folder / f))]
         done = run(["check", *trees(), *args, "--statistics", "--jobs", jobs])
-        return done.code, done.err, {f: (folder / f).read_text() for f in formats}
+        return done.code, done.out, done.err, {f: (folder / f).read_text() for f in formats}
 
     assert outputs("2") == outputs("1")
     serial = run(["audit", *trees(), "--format", "json", "--jobs", "1"])
