@@ -65,14 +65,26 @@ def ctxlint(*args: str) -> List[str]:
     return [script, *args] if script else [PY, "-m", "ctxlint", *args]
 
 
+PEAK_RSS: Dict[str, float] = {}  # command line -> peak RSS (MiB) of its largest process, the most over its runs
+
+
 def run_once(cmd: Sequence[str], ok: Tuple[int, ...]) -> Tuple[float, int, str]:
-    start = time.perf_counter()
-    done = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    seconds = time.perf_counter() - start
-    if done.returncode not in ok:
-        raise BenchmarkError(f"{' '.join(cmd)} exited {done.returncode} (expected {ok}):\n"
-                             f"{done.stderr.decode(errors='replace')[-2000:]}")
-    return seconds, done.returncode, hashlib.sha256(done.stdout).hexdigest()[:12]
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        # wait4 gives this run's own rusage: its peak RSS is the largest of its processes (a --jobs worker's too)
+        _, status, usage = os.wait4(proc.pid, 0)
+        seconds = time.perf_counter() - start
+        proc.returncode = code = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    key = " ".join(cmd)
+    PEAK_RSS[key] = max(PEAK_RSS.get(key, 0.0), usage.ru_maxrss / 1024)  # KiB on Linux
+    if code not in ok:
+        raise BenchmarkError(f"{' '.join(cmd)} exited {code} (expected {ok}):\n"
+                             f"{stderr.decode(errors='replace')[-2000:]}")
+    return seconds, code, hashlib.sha256(stdout).hexdigest()[:12]
 
 
 def interleaved(cmds: Dict[str, Tuple[Sequence[str], Tuple[int, ...]]], rounds: int,
@@ -193,15 +205,25 @@ def measure(argv: Optional[Sequence[str]]) -> int:
     workdir = Path(args.workdir or tempfile.mkdtemp(prefix="ctxlint-bench-"))
     sources = seeds(args.corpus)
     sizes = [1_000, 10_000] + ([] if args.quick else [50_000])
-    print(f"\nthroughput (10,000 files: interleaved with the parse floor, median of {args.tree_rounds} rounds)")
+    print(f"\nthroughput (10,000 files: the default (--jobs auto: {os.cpu_count()} CPUs here) and --jobs 1, "
+          f"interleaved with the parse floor, median of {args.tree_rounds} rounds)")
     tree = build_tree(workdir, 10_000, sources)
-    cmds = {"ctxlint check, 10,000 files": (ctxlint("check", str(tree), "--fail-on", "never"), (0,)),
-            "parse floor (CSafeLoader compose, 1 process)": ([PY, "-c", PARSE_FLOOR, str(tree)], (0,))}
+    default_cmd = ctxlint("check", str(tree), "--fail-on", "never")
+    serial_cmd = ctxlint("check", str(tree), "--fail-on", "never", "--jobs", "1")
+    floor = "parse floor (CSafeLoader compose, 1 process)"
+    cmds = {floor: ([PY, "-c", PARSE_FLOOR, str(tree)], (0,)),
+            "ctxlint check, 10,000 files": (default_cmd, (0,)),
+            "ctxlint check --jobs 1, 10,000 files": (serial_cmd, (0,))}
     result = interleaved(cmds, args.tree_rounds, warm=False)  # a tree run is long: no uncounted round
-    ours, parse = result["ctxlint check, 10,000 files"], result["parse floor (CSafeLoader compose, 1 process)"]
+    ours, serial, parse = result["ctxlint check, 10,000 files"], result["ctxlint check --jobs 1, 10,000 files"], \
+        result[floor]
     for name, measured in result.items():
         print(row(name, measured))
+    if ours[1:] != serial[1:]:
+        raise BenchmarkError(f"the default run and --jobs 1 differ: {ours[1:]} against {serial[1:]}")
     print(ratio("ctxlint / parse floor", ours[0] / parse[0], "<= 4"))
+    print(ratio("ctxlint --jobs 1 / parse floor (one process)", serial[0] / parse[0]))
+    print(ratio("speed-up of the default over --jobs 1", serial[0] / ours[0]))
     if yamllint:
         theirs = run_once([yamllint, str(tree)], LINT_EXITS)
         print(row("yamllint, 10,000 files (one run)", theirs))
@@ -217,13 +239,14 @@ def measure(argv: Optional[Sequence[str]]) -> int:
     else:
         notes.append("check-jsonschema not installed: pip install 'ctxlint[bench]'")
 
-    print("\nscaling (per-file time against 10,000 files, one run each)")
+    print("\nscaling (one process: per-file time against 10,000 files with --jobs 1, one run each)")
     for count in sizes:
         if count == 10_000:
             continue
-        measured = run_once(ctxlint("check", str(build_tree(workdir, count, sources)), "--fail-on", "never"), (0,))
-        print(row(f"ctxlint check, {count:,} files", measured, f"   {count / measured[0]:,.0f} files/s"))
-        print(ratio(f"per-file time {count:,} / 10,000", (measured[0] / count) / (ours[0] / 10_000), "within 1.10"))
+        measured = run_once(ctxlint("check", str(build_tree(workdir, count, sources)), "--fail-on", "never",
+                                    "--jobs", "1"), (0,))
+        print(row(f"ctxlint check --jobs 1, {count:,} files", measured, f"   {count / measured[0]:,.0f} files/s"))
+        print(ratio(f"per-file time {count:,} / 10,000", (measured[0] / count) / (serial[0] / 10_000), "within 1.10"))
 
     print("\nparallelism (interleaved, one round)")
     help_text = subprocess.run(ctxlint("check", "--help"), capture_output=True, text=True).stdout
@@ -242,6 +265,9 @@ def measure(argv: Optional[Sequence[str]]) -> int:
     print("\nmemory")
     print(f"  peak RSS of the largest child process (the runs above, up to {max(sizes):,} files; "
           f"yamllint's too): {children_maxrss_mib():,.0f} MiB")
+    # a run's largest process: the default runs up to one a CPU (the parent and its workers), --jobs 1 one
+    for label, cmd in (("default", default_cmd), ("--jobs 1", serial_cmd)):
+        print(f"  peak RSS of the largest process, 10,000 files, {label}: {PEAK_RSS[' '.join(cmd)]:,.0f} MiB")
     if notes:
         print("\nnotes:\n" + "\n".join(f"  - {note}" for note in notes))
     if args.workdir is None:
