@@ -23,10 +23,11 @@ FAIL_ON = ("error", "warning", "info", "never")
 # Here, not in parallel.py, because every `check` asks before it knows whether it needs the parallel
 # runner: a one-file run must decide to stay serial without importing it (or multiprocessing).
 JOBS_AUTO = "auto"  # the --jobs default (and the `jobs` config key's)
-# A second process costs ~0.2 s of CPU (a forked worker's own first-seen work, the fork, reading the run's files
+# A second process costs ~0.2-0.5 s of CPU (a forked worker's own first-seen work, the fork, reading the run's files
 # for its lookups; more where workers are spawned) and starts only after the parent's first chunk, while a file
-# costs ~1-2 ms: "auto" gives each process at least this many files, so a second one starts at 800 files, where it
-# saves several times what it costs (benchmarks/README.md, twenty-ninth pass).
+# costs ~1-2 ms: the second process pays for itself once its half of the work outweighs that, near 300-400 files by
+# that CPU accounting. "auto" gives each process at least this many files, so a second one starts at 800 files, about
+# twice that break-even (wall-clock rounds on the shared VM could not resolve it: benchmarks/README.md, 29th pass).
 FILES_PER_PROCESS = 400
 
 

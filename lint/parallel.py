@@ -197,7 +197,7 @@ def start_method() -> str:
     """How workers start: forked from the (warm) parent on Linux, where fork is safe for a process that holds no
     thread (ctxlint's check starts none; the pool forks its workers before it starts its own threads): a copy of
     the parent after its first chunk has the imports and most first-seen work done, which a spawned worker does
-    again (~0.2 s of CPU a forked worker against ~0.9 s a spawned one on the 1,000-file tree, issue 15's
+    again (~0.2-0.5 s of CPU a forked worker against ~0.8-1.0 s a spawned one on the 1,000-file tree, issue 15's
     twenty-ninth pass). Spawned elsewhere (macOS, where fork is unsafe, and Windows, which has none)."""
     import multiprocessing
 
