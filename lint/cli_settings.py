@@ -41,8 +41,9 @@ def available_cpus() -> int:
 
 def under_pre_commit() -> bool:
     """pre-commit sets PRE_COMMIT=1 for its hooks (pre-commit/pre-commit@a9bba55a:pre_commit/commands/run.py) and
-    may run several copies of a hook at once over parts of the files (lang_base.run_xargs), so "auto" stays serial
-    there: processes of our own would only compete with them."""
+    runs several copies of a hook at once over parts of the files unless the hook is `require_serial`
+    (pre-commit/pre-commit@a9bba55a:pre_commit/lang_base.py, run_xargs), so "auto" stays serial there: processes of
+    our own would only compete with them. ctxlint's own hook is require_serial; a local hook may not be."""
     return os.environ.get("PRE_COMMIT") == "1"
 
 

@@ -204,7 +204,8 @@ def _build(data: Mapping[str, Any], source: Optional[str], root: str, located: O
         disallow_suppressions=effective["disallow-suppressions"], max_file_size=effective["max-file-size"],
         accelerators=_frozen(effective["accelerators"]), models=_frozen(effective["models"]),
         default_accelerator=_frozen(_device_globs(effective["default-accelerator"])),
-        models_lock=effective["models-lock"], jobs=effective["jobs"], path=source, root=root, provenance=MappingProxyType(dict(sorted(provenance.items()))))
+        models_lock=effective["models-lock"], jobs=effective["jobs"], path=source, root=root,
+        provenance=MappingProxyType(dict(sorted(provenance.items()))))
 
 
 def _device_globs(value: Any) -> Dict[str, str]:
