@@ -19,9 +19,11 @@ What llmaz runs for a Playground, from its own code (InftyAI/llmaz@3c13ff343e28c
   claim of role `main` (a `modelClaim`'s `modelName`);
 - the GPUs are the OpenModel's first flavor's `limits` (or the flavor the claim's `inferenceFlavors[0]` names),
   which overwrite the container's (service_controller.go injectModelFlavor), else the GPUs of the Playground's
-  `backendRuntimeConfig.resources` (merged over the config's, playground_controller.go); the flavor's `nodeSelector`
-  picks the nodes (its scheduler plugin filters by it), so a device label there names the device. A flavor's
-  name (`a10`, `t4`) is only a name.
+  `backendRuntimeConfig.resources` (merged over the config's, playground_controller.go). llmaz puts no flavor's
+  `nodeSelector` on the pod: its ResourceFungibility scheduler plugin admits the nodes of any candidate flavor (the
+  claim's `inferenceFlavors`, else every flavor) and any node once a candidate has none, so a device label names
+  the device only when every candidate's `nodeSelector` names the same one (_device). A flavor's name (`a10`,
+  `t4`) is only a name.
 - one pod per replica (`spec.replicas`, default 1): a Playground's workload is one pod until llmaz supports
   multi-host Playgrounds (playground_controller.go buildWorkloadTemplate).
 
@@ -79,11 +81,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
 
 
 def _claim(spec: Node):
-    """(the main model's name node, the claim's first inferenceFlavors node, the `role: draft` of a claimed draft
+    """(the main model's name node, the claim's inferenceFlavors nodes, the `role: draft` of a claimed draft
     model, if any)."""
     single = spec.get("modelClaim")
     if single is not None and single.kind == MAP:
-        return single.get("modelName"), _first(single.get("inferenceFlavors")), None
+        return single.get("modelName"), seq(single.get("inferenceFlavors")), None
     claims = spec.get("modelClaims")
     if claims is None or claims.kind != MAP:
         return None, None, None
@@ -91,20 +93,41 @@ def _claim(spec: Node):
     # the role defaults to main (api/core/v1alpha1/model_types.go ModelRefer.Role: +kubebuilder:default=main)
     main = next((m for m in models if scalar(m.get("role")) in (None, "main")), None)
     draft = next((m.get("role") for m in models if scalar(m.get("role")) == "draft"), None)
-    return (main.get("name") if main is not None else None), _first(claims.get("inferenceFlavors")), draft
+    return (main.get("name") if main is not None else None), seq(claims.get("inferenceFlavors")), draft
 
 
-def _first(node: Optional[Node]) -> Optional[Node]:
-    items = seq(node)
-    return items[0] if items else None
+def _flavors(model: Node) -> List[Node]:
+    return [f for f in seq(model.dig("spec", "inferenceConfig", "flavors")) if f.kind == MAP]
 
 
-def _flavor(model: Node, wanted: Optional[Node]) -> Optional[Node]:
-    flavors = [f for f in seq(model.dig("spec", "inferenceConfig", "flavors")) if f.kind == MAP]
+def _flavor(model: Node, wanted: List[Node]) -> Optional[Node]:
+    """The flavor whose limits llmaz gives the container: the claim's first inferenceFlavors, else the model's
+    first (service_controller.go injectModelFlavor)."""
+    flavors = _flavors(model)
     if not flavors:
         return None
-    name = scalar(wanted) if wanted is not None else scalar(flavors[0].get("name"))
+    name = scalar(wanted[0]) if wanted else scalar(flavors[0].get("name"))
     return next((f for f in flavors if scalar(f.get("name")) == name), None)
+
+
+def _device(model: Node, wanted: List[Node], file: str) -> Optional[Val[str]]:
+    """The device the pod runs on. llmaz puts no flavor's nodeSelector on the pod; the ResourceFungibility
+    scheduler plugin (InftyAI/scheduler-plugins@685a4d9f pkg/plugins/resource_fungibility/resource_fungibility.go
+    calPreFilterState, Filter) admits the nodes of any candidate flavor (those the claim's inferenceFlavors
+    names, else every flavor of the model; the first only scores higher) and every node once a candidate has no
+    nodeSelector. So the device is known only when every candidate's nodeSelector names the same one."""
+    flavors = _flavors(model)
+    if wanted:
+        by_name = {scalar(f.get("name")): f for f in reversed(flavors)}
+        candidates = [by_name.get(scalar(w)) for w in wanted]
+    else:
+        candidates = list(flavors)
+    if not candidates or any(f is None for f in candidates):
+        return None  # no flavor, or one the model does not have (the plugin then fails the pod)
+    devices = [type_from_labels(f.get("nodeSelector"), file) for f in candidates]
+    if any(d is None for d in devices) or len({str(d.value) for d in devices}) != 1:
+        return None
+    return devices[0]
 
 
 def _model_id(model: Node, file: str) -> Optional[Val[str]]:
@@ -147,7 +170,7 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
     if backend not in BACKENDS:
         return None  # llama.cpp, TGI, TensorRT-LLM, Ollama: their chart configs are not read
     engine, repository = BACKENDS[backend]
-    claimed, wanted_flavor, draft = _claim(spec)
+    claimed, wanted_flavors, draft = _claim(spec)
     config_name = config.get("configName") if config is not None else None
     chosen = scalar(config_name) if config_name is not None else (
         "speculative-decoding" if draft is not None else DEFAULT_CONFIG)
@@ -164,13 +187,13 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
         _unresolved(result, (
             f"OpenModel {scalar(claimed)} (this Playground's model claim) is not in this file, so the model and "
             "its GPUs (the OpenModel's flavors) are not known"), claimed, file, display)
-    flavor = _flavor(model, wanted_flavor) if model is not None else None
+    flavor = _flavor(model, wanted_flavors) if model is not None else None
     # the flavor's limits overwrite the container's (injectModelFlavor), whose resources are the Playground's
     # `backendRuntimeConfig.resources` over the recommended config's (which the chart gives no GPU)
     count = count_from_resources(flavor, file) if flavor is not None else None
     if count is None and config is not None:
         count = count_from_resources(config.get("resources"), file)
-    device = type_from_labels(flavor.get("nodeSelector"), file) if flavor is not None else None
+    device = _device(model, wanted_flavors, file) if model is not None else None
     version = config.get("version") if config is not None else None
     image_text = f"{repository}:{scalar(version)}" if version is not None and version.kind == SCALAR else None
     reading = read_container(Container(

@@ -48,20 +48,44 @@ spec:
 
 
 def test_playground_runs_the_default_vllm_backend_on_the_claimed_models_first_flavor():
-    res = adapt(PLAYGROUND)
+    # the claim names the a100 flavor alone: the scheduler may place the pod on its nodes only
+    text = PLAYGROUND.replace("    modelName: qwen3-8b\n", "    modelName: qwen3-8b\n    inferenceFlavors: [a100]\n")
+    res = adapt(text)
     [dep] = res.deployments
     [role] = dep.roles
     assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("llmaz", "qwen3-8b", "vllm")
-    assert dep.engine.version.value == "0.8.5" and at(PLAYGROUND, dep.engine.version.source) == "v0.8.5"
-    assert dep.model.id.value == "Qwen/Qwen3-8B" and at(PLAYGROUND, dep.model.id.source) == "Qwen/Qwen3-8B"
+    assert dep.engine.version.value == "0.8.5" and at(text, dep.engine.version.source) == "v0.8.5"
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and at(text, dep.model.id.source) == "Qwen/Qwen3-8B"
     ctx = role.context_length
-    assert (ctx.value, at(PLAYGROUND, ctx.source)) == (16384, "16384")
+    assert (ctx.value, at(text, ctx.source)) == (16384, "16384")
     assert role.parallelism.tp == 2
     acc = role.accelerators
     assert (acc.type.value, acc.count.value) == ("A100-SXM4-80GB", 2)
-    assert at(PLAYGROUND, acc.count.source) == "2" and acc.count.source.line == 14
-    assert role.replicas.value == 3 and at(PLAYGROUND, role.replicas.source) == "3"
+    assert at(text, acc.count.source) == "2" and acc.count.source.line == 14
+    assert at(text, acc.type.source) == "NVIDIA-A100-SXM4-80GB" and acc.type.source.line == 16
+    assert role.replicas.value == 3 and at(text, role.replicas.source) == "3"
     assert not res.diagnostics
+
+
+def test_the_device_is_named_only_when_every_flavor_the_scheduler_may_pick_names_it():
+    # InftyAI/scheduler-plugins@685a4d9f resource_fungibility.go: the pod may land on the nodes of any candidate
+    # flavor (the claim's inferenceFlavors, else all the model's), and on any node once one has no nodeSelector
+    def device(text):
+        [dep] = adapt(text).deployments
+        acc = dep.roles[0].accelerators
+        assert acc.count.value == 2  # the GPUs are still the first flavor's
+        return acc.type.value if acc.type is not None else None
+
+    assert device(PLAYGROUND) is None  # the l4 flavor selects no node: any node
+    l4 = PLAYGROUND.replace("          nvidia.com/gpu: 4\n",
+                            "          nvidia.com/gpu: 4\n        nodeSelector:\n          nvidia.com/gpu.product: NVIDIA-L4\n")
+    assert device(l4) is None  # A100 first, L4 when no A100 node is free
+    same = l4.replace("NVIDIA-L4", "NVIDIA-A100-SXM4-80GB")
+    assert device(same) == "A100-SXM4-80GB"
+    both = PLAYGROUND.replace("    modelName: qwen3-8b\n", "    modelName: qwen3-8b\n    inferenceFlavors: [a100, l4]\n")
+    assert device(both) is None
+    missing = PLAYGROUND.replace("    modelName: qwen3-8b\n", "    modelName: qwen3-8b\n    inferenceFlavors: [a100, h100]\n")
+    assert device(missing) is None
 
 
 def test_claims_inference_flavor_picks_the_flavor_and_sglang_backend_reads_its_own_flags():
