@@ -41,7 +41,7 @@ from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
 from ctxlint.adapters.device_labels import type_from_labels
-from ctxlint.adapters.hardware import count_from_resources
+from ctxlint.adapters.hardware import container_type, count_from_resources
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, Workload, env_from_k8s, limits_from_annotations,
                                        read_container)
@@ -190,10 +190,15 @@ def _playground(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: 
     flavor = _flavor(model, wanted_flavors) if model is not None else None
     # the flavor's limits overwrite the container's (injectModelFlavor), whose resources are the Playground's
     # `backendRuntimeConfig.resources` over the recommended config's (which the chart gives no GPU)
+    resources = flavor
     count = count_from_resources(flavor, file) if flavor is not None else None
     if count is None and config is not None:
-        count = count_from_resources(config.get("resources"), file)
-    device = _device(model, wanted_flavors, file) if model is not None else None
+        resources = config.get("resources")
+        count = count_from_resources(resources, file)
+    # a MIG profile the flavor (or the Playground) asks for (`nvidia.com/mig-3g.40gb`) is the device the engine
+    # sees: a slice of the card the nodes have, as for any container (hardware.container_type)
+    device = container_type(resources if count is not None else None,
+                            _device(model, wanted_flavors, file) if model is not None else None, file)
     version = config.get("version") if config is not None else None
     image_text = f"{repository}:{scalar(version)}" if version is not None and version.kind == SCALAR else None
     reading = read_container(Container(

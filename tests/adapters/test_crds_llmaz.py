@@ -207,3 +207,20 @@ def test_a_gateway_route_to_the_lb_service_llmaz_creates_reaches_the_playground(
     (tmp_path / "stack.yaml").write_text(PLAYGROUND + ROUTE.replace("MODEL", "Qwen/Qwen3-8B"))
     out = run(["check", "--isolated", str(tmp_path)]).out
     assert "CTX606" in out and "sends the model name 'Qwen/Qwen3-8B' upstream" in out and "serves qwen3-8b." in out
+
+
+def test_a_mig_slice_the_flavor_or_the_playground_asks_for_is_the_device():
+    # the flavor's limits are the container's resources (injectModelFlavor): `nvidia.com/mig-3g.40gb` gives the
+    # engine a 40 GB slice of the A100-80GB its nodes have, not the whole card
+    text = PLAYGROUND.replace("    modelName: qwen3-8b\n", "    modelName: qwen3-8b\n    inferenceFlavors: [a100]\n") \
+        .replace("          nvidia.com/gpu: 2\n        nodeSelector", "          nvidia.com/mig-3g.40gb: 1\n        nodeSelector")
+    [dep] = adapt(text).deployments
+    acc = dep.roles[0].accelerators
+    assert (acc.type.value, acc.count.value) == ("A100-80GB-MIG-3g.40gb", 1)
+    assert at(text, acc.type.source) == "nvidia.com/mig-3g.40gb"
+    # no flavor: the Playground's backendRuntimeConfig.resources ask for the slice
+    bare = PLAYGROUND.replace(PLAYGROUND[PLAYGROUND.index("  inferenceConfig:"):PLAYGROUND.index("---")], "") \
+        .replace("    args:\n", "    resources:\n      limits:\n        nvidia.com/mig-1g.10gb: 1\n    args:\n")
+    [dep] = adapt(bare).deployments
+    acc = dep.roles[0].accelerators
+    assert acc.count.value == 1 and acc.type is not None and "1g.10gb" in acc.type.value
