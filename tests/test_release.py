@@ -49,3 +49,10 @@ def test_the_version_check_sees_a_stale_pin():
     assert PIN.findall("pip install git+https://x/ctxlint.git@v0.0.9, apiVersion: ctxlint/v1") == ["v0.0.9"]
     assert released("## [Unreleased]\n\n## [1.2.0] - 2026-01-02\n## [1.10.0] - 2026-01-01\n") == [
         ("1.2.0", "2026-01-02"), ("1.10.0", "2026-01-01")]
+
+
+def test_no_changelog_entry_is_written_twice():
+    # a later commit that widens an entry replaces it rather than adding a second copy beside it
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    openings = [line[:120] for line in text.split("\n") if line.startswith("- ")]
+    assert not [o for o in set(openings) if openings.count(o) > 1]
