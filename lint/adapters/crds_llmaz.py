@@ -31,7 +31,8 @@ llmaz serves each Playground through a Service `<name>-lb` it creates (service_c
 CreateServiceIfNotExists), which no file holds: a gateway route to it reaches the Playground (stack.py).
 
 Only an OpenModel in the Playground's own file is found; one applied from another file leaves the model and the
-GPUs unknown (CTX008 at the claim). An llmaz `Service` (its own `workloadTemplate`) is read as a pod template.
+GPUs unknown (CTX008 at the claim). An llmaz `Service` (its own `workloadTemplate`) is read as a pod template,
+with its `<name>-lb` (pod_templates._operator_services).
 """
 from __future__ import annotations
 

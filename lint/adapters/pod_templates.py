@@ -80,9 +80,19 @@ def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
             replicas = int_val(holder.get("replicas"), spans.file) if holder is not None else None
             workloads.append(Workload(name=name, source=pod.source(spans.file), input_format=NAME, roles=roles,
                                       replicas=replicas, advertised=advertised, gateway=gateway, measured=measured,
-                                      labels=labels_of(obj)))
+                                      labels=labels_of(obj), service_names=_operator_services(obj, base)))
     result.extend(deployments_from(loaded.path, named_halves(workloads)))
     return result
+
+
+def _operator_services(obj: Node, base: Optional[Val]) -> Tuple[str, ...]:
+    """The Services the object's operator creates for it, which no file holds: llmaz's Service controller creates
+    `<name>-lb` for each inference Service, a Playground's and one written by hand alike (InftyAI/llmaz@3c13ff34
+    pkg/controller/inference/service_controller.go CreateServiceIfNotExists), so a route to it reaches the engine."""
+    api, kind = scalar(obj.get("apiVersion")), scalar(obj.get("kind"))
+    if base is None or kind != "Service" or not isinstance(api, str) or api.split("/")[0] != "inference.llmaz.io":
+        return ()
+    return (f"{base.value}-lb",)
 
 
 def _is_pod(node: Node) -> bool:

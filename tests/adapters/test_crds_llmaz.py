@@ -224,3 +224,40 @@ def test_a_mig_slice_the_flavor_or_the_playground_asks_for_is_the_device():
     [dep] = adapt(bare).deployments
     acc = dep.roles[0].accelerators
     assert acc.count.value == 1 and acc.type is not None and "1g.10gb" in acc.type.value
+
+
+LLMAZ_SERVICE = """\
+apiVersion: inference.llmaz.io/v1alpha1
+kind: Service
+metadata:
+  name: qwen3-8b
+spec:
+  modelClaims:
+    models:
+      - name: qwen3-8b
+  replicas: 1
+  workloadTemplate:
+    size: 1
+    workerTemplate:
+      spec:
+        containers:
+          - name: model-runner
+            image: vllm/vllm-openai:v0.8.5
+            command: [python3, -m, vllm.entrypoints.openai.api_server]
+            args: [--model, Qwen/Qwen3-8B, --served-model-name, qwen3-8b, --port, "8080"]
+            resources:
+              limits:
+                nvidia.com/gpu: "1"
+"""
+
+
+def test_a_gateway_route_to_the_lb_service_of_an_llmaz_service_reaches_it(tmp_path):
+    # llmaz's Service controller creates `<name>-lb` for every inference Service, one written by hand as well as a
+    # Playground's (service_controller.go Reconcile -> CreateServiceIfNotExists); the Service is read as a pod template
+    from tests.helpers import run
+    (tmp_path / "stack.yaml").write_text(LLMAZ_SERVICE + ROUTE.replace("MODEL", "qwen3-8b"))
+    out = run(["check", "--isolated", str(tmp_path)]).out
+    assert "CTX607" not in out and "CTX606" not in out
+    (tmp_path / "stack.yaml").write_text(LLMAZ_SERVICE + ROUTE.replace("MODEL", "Qwen/Qwen3-8B"))
+    out = run(["check", "--isolated", str(tmp_path)]).out
+    assert "CTX606" in out and "serves qwen3-8b." in out
