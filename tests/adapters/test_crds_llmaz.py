@@ -136,6 +136,8 @@ def test_ctxlint_annotations_on_the_playground_state_the_promise_and_the_logged_
     [dep] = adapt(text).deployments
     assert dep.advertised.context_window.value == 32768
     assert at(text, dep.advertised.context_window.source) == '"32768"'
+    pool = dep.roles[0].kv_pool_tokens
+    assert pool.value == 250000 and at(text, pool.source) == '"250000"'
 
 
 def test_without_flavors_the_gpus_are_the_playgrounds_backend_resources():
