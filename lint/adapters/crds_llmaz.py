@@ -15,8 +15,8 @@ What llmaz runs for a Playground, from its own code (InftyAI/llmaz@3c13ff343e28c
   decoding's adds a draft model and `-tp 1`) is not read: CTX008 says so;
 - the image is the BackendRuntime's image with `backendRuntimeConfig.version` as its tag, else the chart's
   tag (chart/values.global.yaml backendRuntime.<backend>.image), which the Playground does not hold;
-- the model is the claimed OpenModel's `source.modelHub.modelID` (else `source.uri` as written): the first
-  claim of role `main` (a `modelClaim`'s `modelName`);
+- the model is the claimed OpenModel's `source.modelHub.modelID` (else `source.uri` as written): the last
+  claim of role `main` (a `modelClaim`'s `modelName`), which llmaz's fetchModels puts first;
 - the GPUs are the OpenModel's first flavor's `limits` (or the flavor the claim's `inferenceFlavors[0]` names),
   which overwrite the container's (service_controller.go injectModelFlavor), else the GPUs of the Playground's
   `backendRuntimeConfig.resources` (merged over the config's, playground_controller.go). llmaz puts no flavor's
@@ -91,8 +91,11 @@ def _claim(spec: Node):
     if claims is None or claims.kind != MAP:
         return None, None, None
     models = [m for m in seq(claims.get("models")) if m.kind == MAP]
-    # the role defaults to main (api/core/v1alpha1/model_types.go ModelRefer.Role: +kubebuilder:default=main)
-    main = next((m for m in models if scalar(m.get("role")) in (None, "main")), None)
+    # the role defaults to main (api/core/v1alpha1/model_types.go ModelRefer.Role: +kubebuilder:default=main); llmaz
+    # moves each main model to the front as it fetches them (pkg/controller_helper/helper.go fetchModels), so of
+    # several the last is models[0], whose path and name the engine gets (its webhook's one-main check compares
+    # the model's name with "main", and lets two through)
+    main = next((m for m in reversed(models) if scalar(m.get("role")) in (None, "main")), None)
     draft = next((m.get("role") for m in models if scalar(m.get("role")) == "draft"), None)
     return (main.get("name") if main is not None else None), seq(claims.get("inferenceFlavors")), draft
 

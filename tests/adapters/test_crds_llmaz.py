@@ -263,3 +263,14 @@ def test_a_gateway_route_to_the_lb_service_of_an_llmaz_service_reaches_it(tmp_pa
     (tmp_path / "stack.yaml").write_text(LLMAZ_SERVICE + ROUTE.replace("MODEL", "Qwen/Qwen3-8B"))
     out = run(["check", "--isolated", str(tmp_path)]).out
     assert "CTX606" in out and "serves qwen3-8b." in out
+
+
+def test_of_two_main_claims_the_engine_serves_the_last():
+    # llmaz's fetchModels puts each main model first as it reads the claims, so the last is models[0], the model
+    # and served name of the default config; its webhook lets two through (it counts models *named* "main")
+    text = PLAYGROUND.replace("  modelClaim:\n    modelName: qwen3-8b\n", (
+        "  modelClaims:\n    models:\n    - name: other\n    - name: qwen3-8b\n")).replace("  name: qwen3-8b\nspec:\n  familyName", (
+        "  name: other\nspec:\n  familyName: x\n  source:\n    modelHub:\n      modelID: Qwen/Qwen3-0.6B\n---\n"
+        "apiVersion: llmaz.io/v1alpha1\nkind: OpenModel\nmetadata:\n  name: qwen3-8b\nspec:\n  familyName"), 1)
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "Qwen/Qwen3-8B" and dep.roles[0].arg("served_model_name").value == ["qwen3-8b"]
