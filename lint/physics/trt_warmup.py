@@ -15,7 +15,13 @@
   decoding-fp8/config.yaml). With in-flight batching `max_batch_size` does not size them (NVIDIA/
   TensorRT-LLM#1222, kaiyux). The point is the forward buffers of `max_num_tokens` and one logit row per
   sequence; the band reaches up to the PyTorch figure without the logits, since TensorRT's own plan
-  was not read.
+  was not read. Before the KV cache is sized the C++ runtime also allocates its I/O and decoder buffers
+  "based on runtime max_batch_size and max_seq_len" (NVIDIA/TensorRT-LLM@7ff5302377eb3063d2c056746f686eebb23184bc:
+  docs/source/reference/memory.md 3.1): the one public log that gives them with its whole configuration
+  (benchmarks/Suite.md at 0.12.0.dev2024073000: Llama-2-7B FP8, batch 4096, vocab 32,000) shows 1.14 GB of
+  runtime buffers and 4.35 GB of decoder, about RUNTIME_BYTES per vocabulary entry per sequence against
+  the point's 8, so the band's top holds them (their split by max_seq_len is not known: NVIDIA/TensorRT-LLM#2317
+  saw them grow with Llama-3.1's 131,072).
 """
 from __future__ import annotations
 
@@ -26,6 +32,9 @@ from .models import ModelArch
 from .terms import Term
 
 ENGINE_BACKENDS = ("tensorrt", "trt")  # `trt` is 0.2x's spelling, later an alias
+# (1.14 + 4.35) GB, read as GiB, over 4,096 sequences x 32,000 entries (the Suite.md log above): bytes of runtime
+# and decoder buffers per vocabulary entry of each sequence
+RUNTIME_BYTES = 45
 
 
 def runs_engine(settings: Mapping[str, Any], version: Optional[str]) -> bool:
@@ -48,8 +57,12 @@ def warmup(arch: ModelArch, tokens: int, batch: int, tp: int, engine: bool) -> T
     forward = tokens * 48 * hidden / max(1, tp)
     if engine:
         plan = profile_peak(arch, tokens, batch, tp, label="engine activations")
-        return Term("engine activations", plan.point, plan.low, max(plan.high, forward),
-                    f"{tokens} tokens of forward buffers + last-token logits of {batch} sequences")
+        # the runtime and decoder buffers beyond the point's one row of 8 B per entry (not split by TP: each
+        # rank's decoder holds the whole vocabulary)
+        buffers = batch * (arch.vocab_size or 128_256) * (RUNTIME_BYTES - 8)
+        return Term("engine activations", plan.point, plan.low, max(plan.high, forward) + buffers,
+                    f"{tokens} tokens of forward buffers + last-token logits of {batch} sequences (band: the "
+                    f"runtime's decoder buffers)")
     bare = profile_peak(arch, tokens, batch, tp, "yes", label="warmup peak")
     heavy = forward + tokens * 8 * (arch.vocab_size or 128_256) / max(1, tp)
     # the logged peak is per GPU (divided by TP); the bare forward buffers need not shrink as much, so the

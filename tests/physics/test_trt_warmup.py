@@ -80,3 +80,19 @@ def test_a_logged_engine_pool_is_nearer_the_engine_figure():
     # the KV cache of a 0.13 engine; the PyTorch figure gave 11.46 GiB, the engine's 18.11 GiB
     kv, low, high = _budget(QWEN15, {}, "0.13.0", "A100-40GB")
     assert abs(kv / GiB - 19.70) / 19.70 < 0.1 and low <= kv <= high
+
+
+def test_the_band_reaches_the_runtime_and_decoder_buffers_of_a_large_batch():
+    # TensorRT-LLM's C++ runtime allocates its I/O and decoder buffers by max_batch_size before it sizes the KV
+    # cache (docs/source/reference/memory.md 3.1). NVIDIA/TensorRT-LLM's benchmarks/Suite.md log (0.12.0.dev,
+    # Llama-2-7B FP8 engine, batch 4096, max_num_tokens 8192, H100, fraction 0.99): 928.77 MiB of execution
+    # context, 1.14 GB of runtime buffers and 4.35 GB of decoder, "available: 63.62 GiB", 62.99 GiB of KV
+    from ctxlint.physics.weights import format_by_key
+
+    arch = lookup_model("meta-llama/Llama-2-7b-hf")
+    settings = {"backend": "tensorrt", "max_num_tokens": 8192, "max_batch_size": 4096,
+                "free_gpu_memory_fraction": 0.99, "tokens_per_block": 64}
+    r = estimate(CapacityInput(arch, "trtllm", "H100-SXM-80GB", settings=settings, engine_version="0.12.0",
+                               weights=format_by_key("fp8"), kv_cache_dtype="fp8"))
+    assert r.kv_budget_low <= 62.99 * GiB <= r.kv_budget_high
+    # a small batch holds little more: Briton's 64 sequences keep their pool (first test)
