@@ -250,6 +250,13 @@ def _role(engine: str, layout: RoleLayout, config: Optional[Node], env_node: Opt
         data[key] = value.plain()
         sources[str(key)] = value.source(file)
         sources.update(dotted_sources(value, lambda n: n.source(file), f"{key}."))
+    if engine == "trtllm" and front != "trtllm_serve" and "backend" not in data:
+        # srtctl's default frontend starts `python3 -m dynamo.trtllm --extra-engine-args <config>` (NVIDIA/srt-slurm@
+        # 02600fc43bd46abb3b69c68f2d13671533687eb0:src/srtctl/backends/trtllm.py build_worker_command), whose worker
+        # builds the LLM with backend "pytorch" unless the config says otherwise (flags_trtllm.DYNAMO_SPEC): at a
+        # release before 1.0 it is no TensorRT engine, as trtllm-serve's default would be (physics/trt_warmup.py)
+        data["backend"] = "pytorch"
+        sources["backend"] = config.source(file) if config is not None else layout.source
     kind = _KIND[layout.role]
     section = layout.mode
     if kind != UNIFIED and engine == "trtllm" and front == "trtllm_serve":

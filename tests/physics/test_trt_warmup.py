@@ -96,3 +96,41 @@ def test_the_band_reaches_the_runtime_and_decoder_buffers_of_a_large_batch():
                                weights=format_by_key("fp8"), kv_cache_dtype="fp8"))
     assert r.kv_budget_low <= 62.99 * GiB <= r.kv_budget_high
     # a small batch holds little more: Briton's 64 sequences keep their pool (first test)
+
+
+SRT = """\
+name: agg
+model:
+  path: "hf:meta-llama/Llama-3.1-8B-Instruct"
+  container: "nvcr.io/nvidia/tensorrt-llm/release:0.21.0"
+  precision: "bf16"
+resources:
+  gpu_type: "h100"
+  agg_nodes: 1
+  agg_workers: 1
+  gpus_per_agg: 1
+  gpus_per_node: 8
+backend:
+  type: trtllm
+  trtllm_config:
+    aggregated:
+      max_num_tokens: 65536
+      max_seq_len: 131072
+"""
+
+
+def _pool(tmp_path, text):
+    path = tmp_path / "recipe.yaml"
+    path.write_text(text)
+    [row] = json.loads(run(["audit", "--isolated", "--format", "json", str(path)]).out)["deployments"]
+    return row["prefill_pool"]["tokens"]
+
+
+def test_a_recipe_on_srtctls_dynamo_frontend_runs_the_pytorch_backend(tmp_path):
+    # srtctl's default frontend starts `python3 -m dynamo.trtllm --extra-engine-args <config>` (NVIDIA/srt-slurm@
+    # 02600fc43bd46abb3b69c68f2d13671533687eb0:src/srtctl/backends/trtllm.py build_worker_command), whose worker
+    # builds the LLM with backend "pytorch" (flags_trtllm.DYNAMO_SPEC): not a TensorRT engine at a 0.21 release
+    pytorch = SRT.replace("      max_seq_len: 131072\n", "      max_seq_len: 131072\n      backend: pytorch\n")
+    assert _pool(tmp_path, SRT) == _pool(tmp_path, pytorch) == 0
+    # frontend trtllm_serve runs `trtllm-serve`, whose 0.21 default is the TensorRT engine
+    assert _pool(tmp_path, SRT + "frontend:\n  type: trtllm_serve\n") > 0
