@@ -8,8 +8,9 @@
   default before 1.0, Baseten's Engine-Builder-LLM): no warmup runs. The engine's execution context
   holds the activations TensorRT planned for `max_num_tokens`, and the logits only of each sequence's
   last token, since `gather_context_logits` is off unless the build turns it on (BuildConfig,
-  tensorrt_llm/builder.py). Every token's logits, the PyTorch figure's `8 x vocab` per token, would
-  overstate it: at `max_num_tokens` 131,072 they alone are 149 GiB for Llama-3.1-8B, an engine Baseten
+  tensorrt_llm/builder.py; NVIDIA/TensorRT-LLM@008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc). Every token's logits,
+  the PyTorch figure's `8 x vocab` per token, would overstate it: at `max_num_tokens` 131,072 they alone are
+  125 GiB for Llama-3.1-8B (149 GiB with the forward buffers), an engine Baseten
   ships on one H100 (basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-
   reranker-classification-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-
   decoding-fp8/config.yaml). With in-flight batching `max_batch_size` does not size them (NVIDIA/

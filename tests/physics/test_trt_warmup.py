@@ -1,7 +1,7 @@
 """A compiled TensorRT engine holds no PyTorch warmup: its activations are planned for max_num_tokens with
 one logit row per sequence (physics/trt_warmup.py). Before, every TensorRT-LLM role was given the PyTorch
-backend's figure, `8 x vocab` bytes of logits per batched token, which at max_num_tokens 131,072 is 149 GiB
-for Llama-3.1-8B: CTX209 (no memory for the KV cache) on an engine Baseten ships on one H100
+backend's figure, `8 x vocab` bytes of logits per batched token, which at max_num_tokens 131,072 is 125 GiB
+for Llama-3.1-8B (a 149 GiB warmup with the forward buffers): CTX209 (no memory for the KV cache) on an engine Baseten ships on one H100
 (basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-reranker-classification-
 tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-decoding-fp8/config.yaml).
 """
