@@ -10,10 +10,10 @@
   last token, since `gather_context_logits` is off unless the build turns it on (BuildConfig,
   tensorrt_llm/builder.py; NVIDIA/TensorRT-LLM@008b2b8d23af95e4e19fa6f354f9c5f6349b2bfc). Every token's logits,
   the PyTorch figure's `8 x vocab` per token, would overstate it: at `max_num_tokens` 131,072 they alone are
-  125 GiB for Llama-3.1-8B (149 GiB with the forward buffers), an engine Baseten
-  ships on one H100 (basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-
-  reranker-classification-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-
-  decoding-fp8/config.yaml). With in-flight batching `max_batch_size` does not size them (NVIDIA/
+  125 GiB for Llama-3.1-8B (149 GiB with the forward buffers), a model Baseten's Briton example builds
+  for 131,072-token sequences on one H100 (basetenlabs/truss-examples@417f084c0c5e63a493b1f84374f4ecfcd9ee50a2:
+  11-embeddings-reranker-classification-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-
+  lookahead-decoding-fp8/config.yaml, which sets no `max_num_tokens` itself). With in-flight batching `max_batch_size` does not size them (NVIDIA/
   TensorRT-LLM#1222, kaiyux). The point is the forward buffers of `max_num_tokens` and one logit row per
   sequence; the band reaches up to the PyTorch figure without the logits, since TensorRT's own plan
   was not read. Before the KV cache is sized the C++ runtime also allocates its I/O and decoder buffers

@@ -1,9 +1,11 @@
 """A compiled TensorRT engine holds no PyTorch warmup: its activations are planned for max_num_tokens with
 one logit row per sequence (physics/trt_warmup.py). Before, every TensorRT-LLM role was given the PyTorch
 backend's figure, `8 x vocab` bytes of logits per batched token, which at max_num_tokens 131,072 is 125 GiB
-for Llama-3.1-8B (a 149 GiB warmup with the forward buffers): CTX209 (no memory for the KV cache) on an engine Baseten ships on one H100
-(basetenlabs/truss-examples@dc9c1665e8f362d4a8f0c57ccece0923b556d228:11-embeddings-reranker-classification-
-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-lookahead-decoding-fp8/config.yaml).
+for Llama-3.1-8B (a 149 GiB warmup with the forward buffers): CTX209 (no memory for the KV cache) on a Truss
+v1 engine built with that max_num_tokens. BRITON is Baseten's Briton Llama-3.1-8B example (basetenlabs/truss-
+examples@417f084c0c5e63a493b1f84374f4ecfcd9ee50a2:11-embeddings-reranker-classification-tensorrt/Briton-meta-llama-
+llama-3.1-8b-instruct-with-speculative-lookahead-decoding-fp8/config.yaml) with `max_num_tokens: 131072` and
+`max_batch_size: 64` added: that revision of the example sets neither.
 """
 from __future__ import annotations
 
