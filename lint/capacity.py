@@ -285,6 +285,9 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
     par = role.parallelism
     context = role.context_length or dep.advertised.context_window
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
+    if engine == "trtllm":
+        from ctxlint.physics.trt_warmup import mark_unknown  # only a TensorRT-LLM role pays for it
+        mark_unknown(role, settings)
     if engine == "vllm" and (on_cpu(role) or role.neuron is not None):
         settings["block_size"] = vllm_block(role)  # the CPU backend's default and Neuron's differ from CUDA's
     return estimate(CapacityInput(

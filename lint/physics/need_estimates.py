@@ -53,6 +53,9 @@ def _fields(dep: Deployment, role: Role, arch, weights, context: int) -> Dict[st
     """The role's CapacityInput fields but the accelerator."""
     par = role.parallelism
     settings: Dict[str, Any] = {key: val.value for key, val in role.engine_args}
+    if str(dep.engine.name.value) == "trtllm":
+        from .trt_warmup import mark_unknown  # only a TensorRT-LLM role pays for it
+        mark_unknown(role, settings)
     return dict(
         arch=arch, engine=str(dep.engine.name.value), tp=par.tp, pp=par.pp, dp=par.dp,
         kv_cache_dtype=role.kv_cache_dtype.value if role.kv_cache_dtype else "auto", settings=settings,

@@ -38,13 +38,25 @@ ENGINE_BACKENDS = ("tensorrt", "trt")  # `trt` is 0.2x's spelling, later an alia
 RUNTIME_BYTES = 45
 
 
+# set in a role's settings (mark_unknown) when a file or a variable ctxlint cannot read may set `backend`
+BACKEND_UNKNOWN = "_backend_unknown"
+
+
+def mark_unknown(role: Any, settings: dict) -> None:
+    """A trtllm-serve role whose `backend` an unread LLM-API options file (trtllm-serve merges it into its
+    arguments, `backend` among them) or an unresolved value may set: the release's default is a guess."""
+    if "backend" not in settings and (role.settings_unread is not None or "backend" in role.unresolved_settings):
+        settings[BACKEND_UNKNOWN] = True
+
+
 def runs_engine(settings: Mapping[str, Any], version: Optional[str]) -> bool:
     """True when the role runs a compiled TensorRT engine: `backend` says so, or the release's default
-    does (before 1.0); a release not known and no backend is read as PyTorch, as before."""
+    does (before 1.0); a release not known and no backend is read as PyTorch, as before, and so is a
+    backend a file or variable ctxlint does not read may set."""
     stated = settings.get("backend")
     if isinstance(stated, str) and stated.strip():
         return stated.strip().lower() in ENGINE_BACKENDS
-    if not version:
+    if not version or settings.get(BACKEND_UNKNOWN):
         return False
     from ctxlint.engines.flags_trtllm import SPEC_  # only a TensorRT-LLM role with a release pays for it
 

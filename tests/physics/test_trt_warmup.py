@@ -136,3 +136,32 @@ def test_a_recipe_on_srtctls_dynamo_frontend_runs_the_pytorch_backend(tmp_path):
     assert _pool(tmp_path, SRT) == _pool(tmp_path, pytorch) == 0
     # frontend trtllm_serve runs `trtllm-serve`, whose 0.21 default is the TensorRT engine
     assert _pool(tmp_path, SRT + "frontend:\n  type: trtllm_serve\n") > 0
+
+
+POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trt}
+spec:
+  selector: {matchLabels: {app: trt}}
+  template:
+    metadata: {labels: {app: trt}}
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: NVIDIA-H100-80GB-HBM3}
+      containers:
+      - name: trt
+        image: nvcr.io/nvidia/tensorrt-llm/release:0.20.0
+        command: [trtllm-serve, meta-llama/Llama-3.1-8B-Instruct, --max_num_tokens, "65536", --max_seq_len, "131072"%s]
+        env: [{name: B, valueFrom: {secretKeyRef: {name: s, key: b}}}]
+        resources: {limits: {nvidia.com/gpu: 1}}
+"""
+
+
+def test_a_backend_a_file_or_variable_may_set_is_not_read_from_the_release(tmp_path):
+    # trtllm-serve 0.20 merges --extra_llm_api_options into its LLM arguments, `backend` among them, and a
+    # `--backend $(B)` from a Secret is not known: the release's default is a guess, so the PyTorch figure stays
+    # (as with no release), not the TensorRT engine's smaller warmup
+    pytorch = _pool(tmp_path, POD % ", --backend, pytorch")
+    assert _pool(tmp_path, POD % "") > pytorch  # the release's default: a TensorRT engine
+    assert _pool(tmp_path, POD % ", --extra_llm_api_options, /cfg/extra.yaml") == pytorch
+    assert _pool(tmp_path, POD % ", --backend, $(B)") == pytorch
