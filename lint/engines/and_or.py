@@ -99,7 +99,10 @@ class AndOr:
             self.status = None
             self._after(end)
             return conditional
-        self.status = _status(words, ctx) if end == index and isinstance(words, list) else None
+        # a pipeline's last command is not its status: a `!` before the pipeline inverts it and `set -o pipefail`
+        # takes the last failing one (bash manual, Pipelines; bash 5.2.15: `! false | false && L=2` assigns)
+        piped = self.ends.get(index - 1) in _PIPES
+        self.status = _status(words, ctx) if end == index and isinstance(words, list) and not piped else None
         self._after(end)
         return conditional
 

@@ -89,3 +89,23 @@ def test_a_launch_inside_braces_sees_its_values_as_before():
     # inside the braces the first assignment ran before the launch: as in an `if` branch, read as the typed value
     text = "grep -q x y && {\n  L=8192\n  " + RUN + " 8192\n}"
     assert last_words(text) == ["8192", "$L"]
+
+
+@pytest.mark.parametrize("text", [
+    # a pipeline's status is not its last command's alone: `!` before the pipeline inverts it, and pipefail takes
+    # the last failing one. bash 5.2.15 prints 8192 for the first three, 4096 for the last. Before, the last
+    # command's status was read as the pipeline's and what followed was dropped (the launch too) or read as sure
+    "! false | false && L=8192", "{ true || false | false && L=8192; }", "set -o pipefail\nfalse | true || L=8192",
+    "set -o pipefail\nfalse | true && L=8192",
+])
+def test_a_pipelines_status_is_not_its_last_commands(text):
+    assert last_words(text) == ["$L"]
+
+
+@pytest.mark.parametrize("text", [
+    # bash 5.2.15 runs the launch in each (a lost deployment before: the launch was dropped)
+    "! false | false && " + RUN + " 8192", "{ true || false | false && " + RUN + " 8192; }",
+    "for i in 1; do true || false | false && " + RUN + " 8192; done",
+])
+def test_a_launch_after_a_pipeline_is_read(text):
+    assert "8192" in last_words(text)
