@@ -82,9 +82,11 @@ def if_step(first: str, words: list, ctx) -> None:
     branch has assigned one): `if` opens an entry, `elif` and `else` name the branch, `fi` closes it."""
     ifs = ctx.local.ifs
     if first == "if":
-        # and the forks made before it; [the branch being read cannot run, an earlier one surely runs]
+        # and the forks made before it; [the branch being read cannot run, an earlier one surely runs]; whether the
+        # `if` itself may not run (after `&&`/`||`: `grep -q x f && if true; then L=5; fi` may leave L as it was)
         taken = _decide(words, ctx)
-        ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True]])
+        ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True],
+                    ctx.skippable])
     elif first in ("elif", "else", "fi") and ifs:
         if ifs[-1][2] is not None:
             from .scalar_branches import step

@@ -126,6 +126,8 @@ def step(first: str, words: "list[Word]", ctx: "SplitContext") -> None:
         return
     if not entry[3] and not entry[5][1]:  # no `else`: when no condition holds (and none surely does), nothing is
         frame.ends.append([("else", {}, {}, {})])  # assigned
+    if entry[6]:  # an `if` after `&&`/`||` that may not run at all: nothing it assigns is (bash 5.2.15:
+        frame.ends.append([("not run", {}, {}, {})])  # `grep -q x f && if true; then L=5; fi` keeps L)
     _close(frame, ctx)
 
 

@@ -85,6 +85,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         # `if A && B`, `if A; B` are decided by more than one command (decided_tests.py)
         after = groups[index + 1] if index + 1 < len(groups) else None
         ctx.lone_test = after is not None and after[1] is False and bool(after[0]) and literal(after[0][0]) == "then"
+        ctx.skippable = bool(conditional)  # `grep -q x f && if ...`: the `if` whole may not run (branches.if_step)
         # `do case $1 in`, `then if [ ... ]`, `else if`: after `do`, `then` or `else` (each opens a list of
         # commands) the next word is a command's first word, where bash recognises a reserved word (bash manual,
         # Reserved Words), so it may open a compound command of its own: both are followed here, or the `case`

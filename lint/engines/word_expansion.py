@@ -45,6 +45,7 @@ class SplitContext:
         # `A=x bash -c ...`) and, in an `sh -c` string, every name the outer script had (decided_tests.py)
         self.undecided: frozenset = frozenset()
         self.lone_test = False  # the `if`/`elif` being read is followed by its `then`: its one test command
+        self.skippable = False  # the command being read may not run at all (after `&&`/`||`): branches.if_step
         self.local = Locals()  # name -> value (None: not known), and partly known command strings
         self.refs: list[VarRef] = []
         self.problems: list[SplitProblem] = []
