@@ -228,10 +228,20 @@ def run_apart(ends: dict, groups: Sequence = ()) -> tuple:
         if op not in _LOGIC and op not in _PIPES:
             start = index + 1
     if (background or piped) and groups:
+        # a compound is run apart when it is itself the job or a pipeline's element: its closing group is in the
+        # job, or a `|` is right before or after it. A pipeline or `&` inside it (`{ echo | cat; f() { ...; }; }`,
+        # whose first group opens the braces and ends in the `|`) leaves the rest of it in the script (bash 5.2.15
+        # defines f there)
         spans = _compounds(groups)
-        for apart in (background, piped):
-            for index in list(apart):
-                apart.update(spans.get(index, ()))
+        jobs = set(background)
+        for index in list(background):
+            span = spans.get(index)
+            if span is not None and span.stop - 1 in jobs:
+                background.update(span)
+        for index in list(piped):
+            span = spans.get(index)
+            if span is not None and (ends.get(span.stop - 1) in _PIPES or ends.get(span.start - 1) in _PIPES):
+                piped.update(span)
     return background, piped
 
 

@@ -114,3 +114,21 @@ def test_a_subshell_s_positional_words_and_one_after_time_are_lost_at_its_end(te
 def test_a_function_defined_in_a_pipeline_or_a_job_is_the_subshell_s(define, last):
     text = f"#!/bin/bash\nL=4096\n{define}\nf\n{RUN} --max-model-len $L\n"
     assert [a[-1] for a in argvs(text) if a[0] == "vllm"] == [last]
+
+
+@pytest.mark.parametrize("define, last", [
+    # a pipeline or job inside braces runs apart, not the braces: bash 5.2.15 (checked) defines f in the script for
+    # each. Before, the braces' first group (which opens them and ends in the `|`/`&`) took the whole group apart:
+    # f was not defined and the launch in its body was lost
+    ("{ echo | cat; f() { L=1; }; }", "1"), ("{ echo | cat\n  f() { L=1; }\n}", "1"),
+    ("{ echo | cat; f() { L=1; }; } && true", "1"), ("{ f() { L=1; }; } | cat", "4096"),
+    ("echo | { f() { L=1; }; }", "4096"), ("{ L=7; f() { L=1; }; } && true &", "4096"),
+])
+def test_a_pipeline_inside_braces_leaves_the_braces_in_the_script(define, last):
+    text = f"#!/bin/bash\nL=4096\n{define}\nf\n{RUN} --max-model-len $L\n"
+    assert [a[-1] for a in argvs(text) if a[0] == "vllm"] == [last]
+
+
+def test_a_launch_in_a_function_defined_after_a_pipeline_in_braces_is_read():
+    text = f"#!/bin/bash\n{{ nvidia-smi | grep -q H100\n  serve() {{ {RUN} --max-model-len 8192; }}\n}}\nserve\n"
+    assert [a[-1] for a in argvs(text) if a[0] == "vllm"] == ["8192"]
