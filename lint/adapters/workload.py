@@ -232,7 +232,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         inv = at_release(inv, version.value if version is not None else None)
         # an srun in front of a hop to another host asks GPUs of this cluster's node, not of the engine's host
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[hop + 1 if hop is not None else 0:det.start])
-        self.on_remote = hop is not None or any(w.split(" ", 1)[0].rsplit("/", 1)[-1] == "ssh" for w in cmd.wrappers)
+        self.on_remote = hop is not None or any(w.split(" ", 1)[0].rsplit("/", 1)[-1] in ("ssh", "pdsh")
+                                                for w in cmd.wrappers)
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:

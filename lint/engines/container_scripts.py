@@ -32,7 +32,7 @@ def script_index(tokens: list[Token]) -> Optional[int]:
     if program == "tmux":  # a pane's shell command or a typed line: tmux.py
         from .tmux import pane_script_index
         return pane_script_index([t.text for t in tokens])
-    if program == "ssh":  # the remote shell's command: ssh_commands.py
+    if program in ("ssh", "pdsh"):  # the remote shell's command: ssh_commands.py
         from .ssh_commands import remote_script_index
         return remote_script_index([t.text for t in tokens])
     if program not in ("docker", "podman", "nerdctl"):
@@ -50,7 +50,7 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     texts = [t.text for t in program]
     exported: tuple = ()
     pane = texts[0].rsplit("/", 1)[-1] == "tmux"
-    remote = texts[0].rsplit("/", 1)[-1] == "ssh"
+    remote = texts[0].rsplit("/", 1)[-1] in ("ssh", "pdsh")
     if pane:  # a pane's shell: the tmux server's environment (tmux.py)
         from .tmux import pane_environment
 

@@ -46,8 +46,9 @@ def command_start(texts: Sequence[str]) -> Optional[int]:
 
 
 def remote_script_index(texts: Sequence[str]) -> Optional[int]:
-    """Index of the one word `ssh [opts] DEST [opts] COMMAND` runs as the remote shell's `-c` text, else None."""
-    j = command_start(texts)
+    """Index of the one word `ssh [opts] DEST [opts] COMMAND` (or `pdsh [opts] COMMAND`) runs as the remote shell's
+    `-c` text, else None."""
+    j = command_start(texts) if texts and texts[0].rsplit("/", 1)[-1] == "ssh" else pdsh_command_start(texts)
     return j if j == len(texts) - 1 else None
 
 

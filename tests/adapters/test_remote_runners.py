@@ -78,3 +78,12 @@ def test_remote_hop_and_pdsh_command_start():
     assert pdsh_command_start(["pdsh", "-wh", "-g", "gpu", "-Sb", "vllm"]) == 5
     assert pdsh_command_start(["pdsh", "-L"]) is None  # lists its modules and exits
     assert pdsh_command_start(["pdsh", "-w", "h", "-Z", "vllm"]) is None  # an option no module listed takes
+
+
+@pytest.mark.parametrize("command", [f'"{LINE}"', f"'cd /srv && {LINE}'", f'"export A=1; {LINE}"'])
+def test_an_engine_in_pdshs_one_command_string_is_read_as_sshs_is(tmp_path, command):
+    # `pdsh -w HOSTS "CMD"`, pdsh's usual form, runs CMD's text on each host as `ssh HOST "CMD"` does. Before, the
+    # string was never read: no launch, the CTX109 below unsaid. No local GPUs there (no CTX204 2 > 1), and none of
+    # the script's exported variables
+    out = check(tmp_path, f"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\npdsh -w node[1-2] {command}\n")
+    assert "CTX109 [error]" in out and "CTX204" not in out and "CTX303" not in out
