@@ -63,7 +63,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
             elif not isinstance(words, HereBody):  # a definition, unless in a job's or pipeline's own subshell
-                if index not in background and index not in piped:  # (bash 5.2.15: `f() { L=1; } &` defines none)
+                # (bash 5.2.15: `f() { L=1; } &` defines none) or in a branch bash never runs (`if false; then f()
+                # { ...; }; fi; f` runs no f: decided_tests.py)
+                if index not in background and index not in piped and not any(e[5][0] for e in ctx.local.ifs):
                     ctx.functions[words.name] = words  # type: ignore[attr-defined]
             elif depth < _MAX_DEPTH:
                 commands.extend(_own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),

@@ -122,3 +122,14 @@ def test_a_launch_after_a_pipeline_is_read(text):
 ])
 def test_an_if_after_and_or_may_not_run(text, lasts):
     assert sorted(last_words(text)) == sorted(lasts)
+
+
+@pytest.mark.parametrize("text, last", [
+    # a function defined in a branch bash never runs is not defined: bash 5.2.15 prints 4096, 4096, 8192 (f is no
+    # command after the first two). Before, f was defined and its body run: L=2 read as sure, the launch as one
+    ("if false; then f() { L=2; }; fi\nf", "4096"),
+    ("X=\nif [ -n \"$X\" ]; then f() { L=2; " + RUN + " 2; }; fi\nf", "4096"),
+    ("if false; then f() { L=2; }; else f() { L=8192; }; fi\nf", "8192"),
+])
+def test_a_function_defined_in_a_branch_never_run_is_not_defined(text, last):
+    assert last_words(text) == [last]
