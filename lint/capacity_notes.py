@@ -142,8 +142,9 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 # sizes); SGLang's data-parallel size too under DP attention (physics/served.py), where it divides the attention TP.
 _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang": ("tp_size", "pp_size"),
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",),
-           # unequal shares over GPUs not counted, or the GPUs a privileged container sees (llamacpp_split.layer_split)
-           "llamacpp": ("tensor_split", "privileged")}
+           # unequal shares over GPUs not counted, or the GPUs a privileged container or a script's `docker run --gpus
+           # all` sees (llamacpp_split.layer_split)
+           "llamacpp": ("tensor_split", "privileged", "docker_gpus")}
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
@@ -154,10 +155,15 @@ _UNEVEN = ("--tensor-split spreads the layers over GPUs whose count is not state
 _PRIVILEGED = ("the container is privileged, so it sees every GPU of its node whatever its nvidia.com/gpu limit, and "
                "llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many is not "
                "known")
+_DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count (--gpus all, a count not known, or "
+                "--privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the layers over every "
+                "GPU it sees (--split-mode layer, its default): how many is not known")
 # llama.cpp's reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
-_GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED}
+_GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpus": _DOCKER_GPUS}
 _STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
-               "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device"}
+               "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device",
+               "docker_gpus": "state the count (--gpus N, or CUDA_VISIBLE_DEVICES; or --split-mode none), and the "
+                              "device"}
 # Why a size that does not split one request's KV still sets what one GPU holds
 _SPLIT_WHY = {"data_parallel_size": " (vLLM shards a MoE model's experts over TP x DP)",
               "prefill_context_parallel_size": " (vLLM shards a MoE model's experts over TP x DP x prefill CP)"}

@@ -28,10 +28,44 @@ def test_two_gpus_docker_gives_the_container_hold_what_one_could_not(gpus):
     assert _findings(gpus) == []  # was CTX209 at the -c value: 16 GiB of cells on one L4
 
 
-@pytest.mark.parametrize("gpus", ["", "--gpus 1 ", "--gpus device=0 ", "--gpus all ", "--gpus $N "])
-def test_one_gpu_or_a_count_not_known_keeps_the_finding(gpus):
-    # `all` is the host's GPUs, not a count: not read as two
+@pytest.mark.parametrize("gpus", ["", "--gpus 1 ", "--gpus device=0 ", "--gpus all -e CUDA_VISIBLE_DEVICES=0 ",
+                                  "--privileged -e CUDA_VISIBLE_DEVICES=0 --gpus all "])
+def test_one_gpu_keeps_the_finding(gpus):
+    # no GPU statement at all is one GPU, as is a CUDA_VISIBLE_DEVICES of one id
     assert _findings(gpus) == [("CTX209", 3, 54)]
+
+
+DOCKER_GPUS_WHY = (
+    "KV pool of unified not declared and not derivable: the device is stated (L4) but the docker run line gives its "
+    "container GPUs it does not count (--gpus all, a count not known, or --privileged or a GPU device beside --gpus: "
+    "the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many "
+    "is not known, and the pool per device depends on it; capacity checks skip these roles")
+
+
+@pytest.mark.parametrize("gpus", ["--gpus all ", "--gpus $N ", "--gpus count=all ", "--gpus -1 ",
+                                  "--gpus '\"device=all\"' ", "--privileged --gpus 1 ", "--gpus 1 --gpus 1 ",
+                                  "--gpus 1 -e NVIDIA_VISIBLE_DEVICES=all ", "--gpus all -e CUDA_VISIBLE_DEVICES=$D "])
+def test_gpus_docker_does_not_count_are_not_one(gpus):
+    # `all` (or a count not known, or every GPU beside the request) is the host's GPUs, neither two nor one: llama.cpp
+    # splits its layers over all of them, so what one GPU holds is not known (was a false CTX209 at -c: 16 GiB of
+    # cells on one L4); CTX208 says why, as for a privileged pod (tests/adapters/test_privileged_gpus.py)
+    report = lint_text(SCRIPT.format(gpus=gpus, ctx=131072), "serve.sh", L4)
+    assert [(f.rule, f.message) for f in report.findings] == [("CTX208", DOCKER_GPUS_WHY)]
+    from ctxlint.audit import build_audit
+
+    (row,) = build_audit(report).rows
+    assert row.verdict == "unknown"
+
+
+def test_gpus_docker_does_not_count_with_what_the_engine_uses_stated():
+    assert _findings("--gpus all -e CUDA_VISIBLE_DEVICES=0,1 ") == []  # a pipeline of the two it sees
+    # --split-mode none keeps every layer on one GPU, however many it sees
+    text = SCRIPT.format(gpus="--gpus all ", ctx=131072).replace("-ngl 99", "-ngl 99 -sm none")
+    assert [(f.rule, f.line) for f in lint_text(text, "serve.sh", L4).findings] == [("CTX209", 3)]
+    # in the container's own `sh -c` script, as for its engine line
+    text = ("#!/bin/bash\ndocker run --gpus all ghcr.io/ggml-org/llama.cpp:full-cuda-b6000 sh -c "
+            "'llama-server -m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c 131072 -ngl 99'\n")
+    assert [(f.rule, f.message) for f in lint_text(text, "serve.sh", L4).findings] == [("CTX208", DOCKER_GPUS_WHY)]
 
 
 def test_a_value_docker_refuses_is_ctx002_at_the_value():
@@ -61,7 +95,7 @@ def _count(words: str):
     from ctxlint.engines.docker_run import requested_gpus
 
     req = requested_gpus([typed(w) for w in words.split(" ")])
-    return None if req is None or req.refused else (req.count, req.span)
+    return None if req is None or req.refused or req.uncounted else (req.count, req.span)
 
 
 @pytest.mark.parametrize("words, expected", [
@@ -101,6 +135,28 @@ def _count(words: str):
 ])
 def test_requested_gpus(words, expected):
     assert _count(words) == expected
+
+
+@pytest.mark.parametrize("words, uncounted", [
+    ("docker run --gpus all IMAGE", "--gpus all"),
+    ("docker run --gpus=count=all IMAGE", "--gpus count=all"),
+    ("docker run --gpus 1 --gpus 1 IMAGE", "2 --gpus options"),
+    ("docker run --privileged --gpus 2 IMAGE", "--privileged --gpus 2"),
+    ("docker run --gpus 2 -e NVIDIA_VISIBLE_DEVICES=all IMAGE", "-e NVIDIA_VISIBLE_DEVICES=all --gpus 2"),
+    ('docker run --gpus "driver=cdi,device=nvidia.com/gpu=all" IMAGE', '--gpus "driver=cdi,device=nvidia.com/gpu=all"'),
+    # no GPU at all (NVIDIA_VISIBLE_DEVICES=void, none), no `--gpus`, or one past the image: nothing uncounted
+    ("docker run --gpus 0 IMAGE", None),
+    ("docker run --gpus count=+0 IMAGE", None),
+    ("docker run --gpus device=none IMAGE", None),
+    ("docker run --privileged IMAGE", None),
+    ("docker run IMAGE --gpus all", None),
+    ("docker run --gpus 2 IMAGE", None),
+])
+def test_gpus_docker_does_not_count(words, uncounted):
+    from ctxlint.engines.docker_run import requested_gpus
+
+    req = requested_gpus([typed(w) for w in words.split(" ")])
+    assert (req.uncounted or None if req is not None else None) == uncounted
 
 
 @pytest.mark.parametrize("words, accelerator, vendor", [

@@ -19,13 +19,15 @@ def layer_split(reader, inv, facts, where=None):
     fullest GPU holds unknown (parallel_unknown), never one GPU holding it all (tensor_split_devices).
     A privileged container sees every GPU of its node whatever its `nvidia.com/gpu` limit (workload_records.
     privileged), so the GPUs the layers are split over are not known either, unless CUDA_VISIBLE_DEVICES names
-    them: the limit's count would put a node's share of the model on too few GPUs (a false CTX203 or CTX209)."""
+    them: the limit's count would put a node's share of the model on too few GPUs (a false CTX203 or CTX209).
+    So does a script's `docker run --gpus all` (or a count not known, or `--privileged` beside `--gpus N`:
+    workload_records.gpus_uncounted), whose GPUs are the host's: one would be a guess."""
     count = reader.c.accelerator_count
     mode = inv.settings.get("split_mode")
     if facts.parallelism.pipeline is not None or \
             (mode is not None and str(mode.value).lower() not in ("layer", "row")):
         return facts
-    if getattr(reader.c, "privileged", False):
+    if getattr(reader.c, "privileged", False) or getattr(reader.c, "gpus_uncounted", None):
         seen = split_visible(reader, inv)
         if not seen:  # not set (every GPU of the node), or set to ids not known
             return replace(facts, parallel_unknown=True)

@@ -52,9 +52,10 @@ class Devices(LauncherDevices):
         if inv.engine == "llamacpp":
             from ctxlint.adapters.llamacpp_split import layer_split  # loaded by the first llama.cpp engine
             facts = layer_split(self, inv, facts, where)
-            if facts.parallel_unknown:  # the GPUs of a privileged container, or an uneven --tensor-split over GPUs
-                # not counted: CTX208 says which
-                uneven = ("privileged",) if self.c.privileged else ("tensor_split",)
+            if facts.parallel_unknown:  # the GPUs of a privileged container or of a `docker run --gpus all`, or an
+                # uneven --tensor-split over GPUs not counted: CTX208 says which
+                uneven = ("privileged",) if self.c.privileged else ("docker_gpus",) if self.c.gpus_uncounted \
+                    else ("tensor_split",)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,

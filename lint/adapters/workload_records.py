@@ -61,6 +61,10 @@ class Container:
     # `securityContext.privileged: true`: the container has every device node of its node, so every GPU there,
     # whatever its `nvidia.com/gpu` limit (NVIDIA/k8s-device-plugin#161, #336): the engine's count is not known
     privileged: bool = False
+    # A script's `docker run` whose options give its container GPUs not counted (`--gpus all`, `--gpus $N`,
+    # `--privileged --gpus 1`: docker_run.GpuRequest.uncounted), as written: every GPU of the host, or a number the
+    # file does not give, so the engine's count is not known, and not one (launcher_devices.docker_container)
+    gpus_uncounted: Optional[str] = None
     # A Slurm batch script's job (slurm_header.BatchJob): its nodes and GPUs in all, for an engine that spans the
     # job's nodes (workload_devices.Devices.count); accelerator_count is then the GPUs of one node, the batch node's.
     batch_job: Optional[Any] = None

@@ -133,10 +133,15 @@ class GpuRequest:
     token: object  # the Token holding the value
     span: tuple  # the value's span in it (Token.span_of)
     refused: str = ""  # why Docker refuses the value (gpu_values.csv_refusal), the container never starting
+    # The options that give the container GPUs not counted (`--gpus all`, `--gpus $N`, `--privileged --gpus 1`,
+    # two `--gpus`), as written: how many the engine sees is the host's, no fact of the file (count None)
+    uncounted: str = ""
 
 
 def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
-    """The GPU count the one `--gpus` option of a `docker run` line gives its container, or None (above)."""
+    """The GPU count the one `--gpus` option of a `docker run` line gives its container (above); None for a line
+    with no `--gpus` value, or one that gives no GPU (`--gpus 0`). A count not known is `uncounted`: the words
+    that give the container GPUs whose number the host decides (`all`, a value not known, devices beside it)."""
     texts = [t.text for t in tokens]
     if not texts or texts[0].rsplit("/", 1)[-1] != "docker" or "--gpus" not in "".join(texts):
         return None
@@ -149,16 +154,27 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
             found.append((tokens[at], cut) if at < run.image else None)
             i = at
         i += 1
-    if len(found) != 1 or found[0] is None or found[0][0].unresolved or _more_devices(texts, run.image):
+    given = [f for f in found if f is not None]
+    if not given:
         return None
-    token, cut = found[0]
-    from .gpu_values import csv_gpu_count, csv_refusal  # only a line with one `--gpus` value
+    token, cut = given[0]
+    span = token.span_of(cut, len(token.text))
+    if len(found) != 1 or token.unresolved:
+        return GpuRequest(None, token, span, uncounted=f"--gpus {token.text[cut:]}" if len(found) == 1 else
+                          f"{len(found)} --gpus options")
+    from .gpu_values import csv_gpu_count, csv_no_gpu, csv_refusal  # only a line with one `--gpus` value
 
     refused = csv_refusal(token.text[cut:])
     if refused:
-        return GpuRequest(None, token, token.span_of(cut, len(token.text)), refused)
+        return GpuRequest(None, token, span, refused)
+    written = f"--gpus {token.text[cut:]}"
+    more = _more_devices(texts, run.image)
+    if more:
+        return GpuRequest(None, token, span, uncounted=f"{more} {written}")
     count = csv_gpu_count(token.text[cut:])
-    return GpuRequest(count, token, token.span_of(cut, len(token.text))) if count else None
+    if count:
+        return GpuRequest(count, token, span)
+    return None if csv_no_gpu(token.text[cut:]) else GpuRequest(None, token, span, uncounted=written)
 
 
 # What gives the container GPUs besides its `--gpus` request, so that its count is not theirs: `--privileged`
@@ -169,13 +185,17 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
 _VISIBLE_ENV = ("NVIDIA_VISIBLE_DEVICES", "AMD_VISIBLE_DEVICES")
 
 
-def _more_devices(texts: Sequence[str], end: int) -> bool:
-    """Do a `docker run` line's options (those before the image, at `end`) give the container GPUs its `--gpus`
-    does not count (above)?"""
-    return any(name == "--privileged" and value.lower() not in ("false", "f", "0") or  # pflag's ParseBool
-               name == "--device" and value.startswith(_GPU_DEVICES) or
-               name == "--env" and value.partition("=")[0] in _VISIBLE_ENV
-               for name, value in _device_options(texts, end))
+def _more_devices(texts: Sequence[str], end: int) -> str:
+    """The option of a `docker run` line (those before the image, at `end`) that gives the container GPUs its
+    `--gpus` does not count (above), as written (`--privileged`, `--device VALUE`, `-e NAME=VALUE`); "" for none."""
+    for name, value in _device_options(texts, end):
+        if name == "--privileged" and value.lower() not in ("false", "f", "0"):  # pflag's ParseBool
+            return "--privileged"
+        if name == "--device" and value.startswith(_GPU_DEVICES):
+            return f"--device {value}"
+        if name == "--env" and value.partition("=")[0] in _VISIBLE_ENV:
+            return f"-e {value}"
+    return ""
 
 
 # The vendor a `docker run` line's options name: Intel Gaudi's container runtime (`--runtime=habana`, as Habana's

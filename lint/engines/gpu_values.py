@@ -82,3 +82,19 @@ def csv_gpu_count(value: str) -> Optional[int]:
     if devices is not None:
         return len(devices)
     return 1 if count is None else count if count > 0 else None
+
+
+def csv_no_gpu(value: str) -> bool:
+    """Does a `--gpus` value Docker takes give the container no GPU: a count of 0, or devices `none`, `void` or
+    empty (NVIDIA_VISIBLE_DEVICES, above)? Another value csv_gpu_count does not count gives GPUs not counted."""
+    try:
+        fields = next(csv.reader([value], strict=True), [])
+    except csv.Error:
+        return False
+    for field in fields:
+        key, eq, val = field.partition("=")
+        if (not eq or key == "count") and (val if eq else key).lstrip("+").isdigit() and int(val if eq else key) == 0:
+            return True
+        if key == "device" and {d.strip().lower() for d in val.split(",")} <= {"", "none", "void"}:
+            return True
+    return False
