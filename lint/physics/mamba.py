@@ -16,7 +16,8 @@ which Qwen3.5 models set from their config's mamba_ssm_dtype and Nemotron-H from
 float32 when absent (vllm/model_executor/models/config.py Qwen3_5ForConditionalGenerationConfig,
 NemotronHForCausalLMConfig.DEFAULT_MAMBA_SSM_CACHE_DTYPE).
 LFM2's short-convolution layers (layer_types "conv") hold a conv state alone, (conv_L_cache - 1) x conv_dim / TP in
-mamba_cache_dtype (auto: the model's), and vLLM treats the model as hybrid (Lfm2ForCausalLM is IsHybrid), so the
+mamba_cache_dtype (auto: the model's; LFM2-MoE's channels are its hidden_size, lfm2_moe.py), and vLLM treats the model
+as hybrid (Lfm2ForCausalLM and Lfm2MoeForCausalLM are IsHybrid), so the
 same page unification and groups apply (vllm-project/vllm@055e47c28003156421365af985d676fc921cb075:
 vllm/model_executor/models/lfm2.py get_mamba_state_shape_from_config, get_mamba_state_dtype_from_config;
 vllm/model_executor/layers/mamba/mamba_utils.py short_conv_state_shape, short_conv_state_dtype). SGLang's pool of
@@ -71,8 +72,11 @@ def parse_state(c: Mapping[str, Any]) -> tuple[tuple[int, ...] | None, str | Non
         if dtype is None and mt.startswith("nemotron_h"):
             dtype = "float32"  # NemotronHForCausalLMConfig's default
         return (heads * head_dim, groups, 2 * state, kernel - 1, heads, head_dim * state), _dtype(dtype)
-    conv_dim, conv_len = _int(c, "conv_dim"), _int(c, "conv_L_cache")
-    if mt == "lfm2" and conv_dim and conv_len and conv_len > 1:  # LFM2's short convolution: no temporal state
+    # LFM2's short convolution: no temporal state. Lfm2ForCausalLM's channels are conv_dim, Lfm2MoeForCausalLM's
+    # hidden_size (vllm@055e47c2 lfm2_moe.py get_mamba_state_shape_from_config), each over conv_L_cache - 1
+    conv_dim = _int(c, "conv_dim") if mt == "lfm2" else _int(c, "hidden_size") if mt == "lfm2_moe" else None
+    conv_len = _int(c, "conv_L_cache")
+    if conv_dim and conv_len and conv_len > 1:
         return (conv_dim, 0, 0, conv_len - 1, 0, 0), None
     return None, None
 

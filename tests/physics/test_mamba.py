@@ -136,6 +136,18 @@ def test_lfm2s_short_convolution_is_a_conv_state_alone():
                                "x").linear_state is None
 
 
+def test_lfm2_moes_short_convolution_is_sized_on_its_hidden_size():
+    # Lfm2MoeForCausalLM (LiquidAI/LFM2-8B-A1B) sizes the same conv state on hidden_size, not conv_dim, which its
+    # config does not have (vllm@055e47c2 lfm2_moe.py get_mamba_state_shape_from_config); it was left uncounted
+    arch = _lfm2(architectures=["Lfm2MoeForCausalLM"], model_type="lfm2_moe", conv_dim=None, hidden_size=2048)
+    assert arch.linear_state == (2048, 0, 0, 2, 0, 0)
+    r = compute(CapacityInput(arch=arch, engine="vllm", kv_cache_dtype="auto", available_kv_bytes=GIB,
+                              context_length=32768, engine_version="0.19.0",
+                              settings={"max_num_batched_tokens": 8192}))
+    assert r.max_context_at_concurrency_1 == (5461 - 1 - 4) * 16
+    assert _lfm2(model_type="lfm2_moe", conv_L_cache=1).linear_state is None
+
+
 def test_vllm_lays_lfm2_out_as_a_hybrid():
     # one attention token a layer: 2 x 8 x 64 x 2 = 2,048 B (bf16 KV); the 8,192 B state fits a 16-token page
     # (32,768 B); groups of 6 layers: one of the 6 attention layers, two of the 10 conv layers (padded to 12).
