@@ -59,6 +59,8 @@ def test_gpus_docker_does_not_count_are_not_one(gpus):
 
 def test_gpus_docker_does_not_count_with_what_the_engine_uses_stated():
     assert _findings("--gpus all -e CUDA_VISIBLE_DEVICES=0,1 ") == []  # a pipeline of the two it sees
+    # a count with fewer ids: the one GPU it sees (was a pipeline of 2, a false CTX204 and no CTX209)
+    assert _findings("--gpus 2 -e CUDA_VISIBLE_DEVICES=0 ") == [("CTX209", 3, 54)]
     # --split-mode none keeps every layer on one GPU, however many it sees
     text = SCRIPT.format(gpus="--gpus all ", ctx=131072).replace("-ngl 99", "-ngl 99 -sm none")
     assert [(f.rule, f.line) for f in lint_text(text, "serve.sh", L4).findings] == [("CTX209", 3)]

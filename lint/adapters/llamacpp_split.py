@@ -20,6 +20,8 @@ def layer_split(reader, inv, facts, where=None):
     A privileged container sees every GPU of its node whatever its `nvidia.com/gpu` limit (workload_records.
     privileged), so the GPUs the layers are split over are not known either, unless CUDA_VISIBLE_DEVICES names
     them: the limit's count would put a node's share of the model on too few GPUs (a false CTX203 or CTX209).
+    A CUDA_VISIBLE_DEVICES of known ids fewer than the container's GPUs is what it splits over (one: no pipeline),
+    not the container's count, which would be a pipeline the engine does not make (a false CTX204, a missed CTX209).
     So does a script's `docker run --gpus all` (or a count not known, or `--privileged` beside `--gpus N`:
     workload_records.gpus_uncounted), whose GPUs are the host's: one would be a guess."""
     count = reader.c.accelerator_count
@@ -48,6 +50,13 @@ def layer_split(reader, inv, facts, where=None):
                f"(--split-mode {mode.value if mode is not None else 'layer, the default'})")
         at = where(split) if where is not None else reader.c.node.source(reader.file)
         return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(len(shares), at, raw=how)))
+    seen = split_visible(reader, inv)
+    if seen and seen < count.value:  # CUDA_VISIBLE_DEVICES of known ids leaves it fewer than the container has
+        if seen < 2 or inv.settings.get("rpc") is not None:
+            return facts
+        how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it of {count.value} "
+               f"(--split-mode {mode.value if mode is not None else 'layer, the default'})")
+        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(seen, _visible_at(reader), raw=how)))
     if count.value < 2:
         return facts
     how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \

@@ -92,3 +92,20 @@ def test_what_a_privileged_llama_cpp_uses_when_it_is_known():
     # ids not known: still not counted
     findings, verdict = _llama("true", env="{name: CUDA_VISIBLE_DEVICES, value: $(GPUS)}")
     assert [f[0] for f in findings] == ["CTX208"] and verdict == "unknown"
+
+
+def test_a_cuda_visible_devices_of_fewer_ids_than_the_limit_is_what_llama_cpp_splits_over():
+    # unprivileged too: llama.cpp sees the GPUs CUDA_VISIBLE_DEVICES leaves it, not its limit's count. Read as a
+    # pipeline of the limit's 2, this was a false CTX204 error ("needs 2 GPUs but a replica has 1") and "fits" for
+    # 16 GiB of cells on the one T4 it uses
+    from ctxlint.audit import build_audit
+
+    def run(limit: int, ids: str):
+        text = LLAMA.format(privileged="false", extra="", env=f'{{name: CUDA_VISIBLE_DEVICES, value: "{ids}"}}')
+        report = lint_text(text.replace("nvidia.com/gpu: 1", f"nvidia.com/gpu: {limit}"), "llama.yaml")
+        (row,) = build_audit(report).rows
+        return [f[:3] for f in ((f.rule, f.line, f.column) for f in report.findings)], row.verdict
+
+    assert run(2, "0") == ([("CTX209", 10, 82)], "KV does not fit")
+    assert run(4, "0,1") == ([], "fits")  # a pipeline of the two it sees
+    assert run(2, "0,1") == ([], "fits")  # as many as the limit: the limit's pipeline
