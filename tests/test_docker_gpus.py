@@ -59,6 +59,12 @@ def test_gpus_docker_does_not_count_are_not_one(gpus):
 
 def test_gpus_docker_does_not_count_with_what_the_engine_uses_stated():
     assert _findings("--gpus all -e CUDA_VISIBLE_DEVICES=0,1 ") == []  # a pipeline of the two it sees
+    # --tensor-split's shares name the GPUs it uses among the host's: equal ones a pipeline of that many, as where no
+    # count is stated; unequal ones are not counted, and CTX208 says that
+    text = SCRIPT.format(gpus="--gpus all ", ctx=131072).replace("-ngl 99", "-ngl 99 -ts 1,1")
+    assert lint_text(text, "serve.sh", L4).findings == []
+    report = lint_text(text.replace("-ts 1,1", "-ts 1,2"), "serve.sh", L4)
+    assert [f.rule for f in report.findings] == ["CTX208"] and "--tensor-split spreads" in report.findings[0].message
     # a count with fewer ids: the one GPU it sees (was a pipeline of 2, a false CTX204 and no CTX209)
     assert _findings("--gpus 2 -e CUDA_VISIBLE_DEVICES=0 ") == [("CTX209", 3, 54)]
     # --split-mode none keeps every layer on one GPU, however many it sees

@@ -31,13 +31,17 @@ def layer_split(reader, inv, facts, where=None):
         return facts
     if getattr(reader.c, "privileged", False) or getattr(reader.c, "gpus_uncounted", None):
         seen = split_visible(reader, inv)
-        if not seen:  # not set (every GPU of the node), or set to ids not known
+        if seen == 0 and inv.settings.get("tensor_split") is not None:
+            count = None  # every GPU of the host, but --tensor-split's shares name those it uses: read below
+        elif not seen:  # not set (every GPU of the node), or set to ids not known
             return replace(facts, parallel_unknown=True)
-        if seen < 2 or inv.settings.get("rpc") is not None:
+        elif seen < 2 or inv.settings.get("rpc") is not None:
             return facts
-        how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it (--split-mode "
-               f"{mode.value if mode is not None else 'layer, the default'})")
-        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(seen, _visible_at(reader), raw=how)))
+        else:
+            how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it (--split-mode "
+                   f"{mode.value if mode is not None else 'layer, the default'})")
+            return replace(facts, parallelism=replace(facts.parallelism,
+                                                      pipeline=Val(seen, _visible_at(reader), raw=how)))
     if count is None:
         split = inv.settings.get("tensor_split")
         shares = tensor_split_devices(split.value if split is not None else None,

@@ -54,7 +54,8 @@ class Devices(LauncherDevices):
             facts = layer_split(self, inv, facts, where)
             if facts.parallel_unknown:  # the GPUs of a privileged container or of a `docker run --gpus all`, or an
                 # uneven --tensor-split over GPUs not counted: CTX208 says which
-                uneven = ("privileged",) if self.c.privileged else ("docker_gpus",) if self.c.gpus_uncounted \
+                uneven = ("tensor_split",) if inv.settings.get("tensor_split") is not None else \
+                    ("privileged",) if self.c.privileged else ("docker_gpus",) if self.c.gpus_uncounted \
                     else ("tensor_split",)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it

@@ -89,6 +89,9 @@ def test_what_a_privileged_llama_cpp_uses_when_it_is_known():
     # --split-mode none keeps every layer on the main GPU, however many it sees
     findings, verdict = _llama("true", extra=', "-sm", "none"')
     assert [f[:3] for f in findings] == [("CTX209", 10, 82)] and verdict == "KV does not fit"
+    # --tensor-split's equal shares name the GPUs it uses: a pipeline of two (as where no count is stated)
+    findings, verdict = _llama("true", extra=', "-ts", "1,1"')
+    assert findings == [] and verdict == "fits"
     # ids not known: still not counted
     findings, verdict = _llama("true", env="{name: CUDA_VISIBLE_DEVICES, value: $(GPUS)}")
     assert [f[0] for f in findings] == ["CTX208"] and verdict == "unknown"
