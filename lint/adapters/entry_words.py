@@ -21,8 +21,8 @@ source at hand (the Dockerfile's history is not: only those snapshots), so the m
 tag: true for every release, where naming one side could be wrong for the image in the file. TGI's image runs
 `text-generation-launcher $@` (huggingface/text-generation-inference@db931fcf:tgi-entrypoint.sh) and llama.cpp's
 server images `llama-server`: a shell's words are no flags of theirs either. The reader says so at the first word
-(CTX301), with what to write instead, and reads the words as the engine does (the role's model is `/bin/sh`), never
-the script as if a shell ran it. Imported only for such a container.
+(CTX301), with what to write instead, and reads the words as the engine does, never the script as if a shell
+ran it; with no model (workload_launchers.program_as_args): the `/bin/sh` vLLM would take for one is never served. Imported only for such a container.
 """
 from __future__ import annotations
 

@@ -73,7 +73,16 @@ class Launchers:
                                                                                            self.c.compose_refs)
         out.diagnostics.append(engine_args_as_program(
             tokens, det.args_start, det.engine, det.launcher[len("image:"):], at, form))
-        return replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
+        inv = replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
+        model = inv.model
+        if model is not None and model.note == "positional" and model.token_index is not None \
+                and model.token_index >= det.args_start and model.token_index in inv.positionals + (det.args_start,):
+            # the positional the engine takes for its model is the program's own word (`/bin/sh`, `vllm`, `exec`):
+            # the engine exits on the words after it and the older API server module never serves it, so no
+            # model is served, and none is named (a shell path is no model folder to put a config.json in)
+            settings = {k: v for k, v in inv.settings.items() if v is not model}
+            inv = replace(inv, model=None, settings=settings, model_word=None)
+        return inv
 
     def follower(self, cmd: Command, inv) -> bool:
         """An SGLang launch in a later branch of the `if` whose first branch launches node 0 of it

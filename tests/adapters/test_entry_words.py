@@ -55,7 +55,9 @@ def test_a_shell_given_to_the_engine_entrypoint_is_the_engines_model_and_refused
     result = adapt(text, name)
     [dep] = result.deployments
     [role] = dep.roles
-    assert dep.model.id.value == "/bin/sh"  # what vLLM is given, not the script's Qwen/Qwen3-8B
+    # vLLM is given `/bin/sh` and exits on the words after it (the old API server module never serves it): no
+    # model is served, and `/bin/sh` is no model folder for CTX208 to ask a config.json in; nor is the script's
+    assert dep.model.id is None
     assert role.context_length is None or role.context_length.value != 8192
     [refusal] = _refusals(result)
     assert refusal.message == json.loads(_SHELL.format(given=given, fix=fix, alone=alone))
@@ -71,7 +73,7 @@ def test_the_engines_own_program_in_command_is_refused_once_at_its_first_word():
     """
     result = adapt(text, "compose.yaml")
     [dep] = result.deployments
-    assert dep.model.id.value == "vllm"
+    assert dep.model.id is None  # not `vllm`, the program's word the engine is given
     [refusal] = _refusals(result)  # the parser's "unrecognized arguments: serve ..." is this one
     assert refusal.message == (
         "the image vllm/vllm-openai:v0.11.0 starts vLLM itself (its ENTRYPOINT), and `command:` without "
@@ -163,3 +165,20 @@ def test_kubernetes_command_with_args_runs_its_shell():
     [dep] = result.deployments
     assert (dep.model.id.value, dep.roles[0].context_length.value) == ("Qwen/Qwen3-8B", 8192)
     assert not _refusals(result)
+
+
+@pytest.mark.parametrize("command", ['/bin/sh -c "vllm serve Qwen/Qwen3-8B --max-model-len 8192"',
+                                     '["bash", "-c", "vllm serve Qwen/Qwen3-8B"]', "exec vllm serve Qwen/Qwen3-8B",
+                                     "vllm serve Qwen/Qwen3-8B"])
+def test_a_program_word_given_to_the_engine_is_no_model_folder_to_put_a_config_in(tmp_path, command):
+    # realfoxtrot/vllm-stack docker-compose.yml: beside the CTX301, CTX208 asked for `/bin/sh/config.json`
+    from tests.helpers import run
+
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(f"services:\n  v:\n    image: vllm/vllm-openai:v0.8.5\n    command: {command}\n")
+    out = run(["check", str(path), "--isolated"]).out
+    assert "CTX301" in out
+    said = [line for line in out.splitlines() if "CTX208" in line]
+    assert len(said) == 1 and "no model id" in said[0], out
+    for word in ("/bin/sh", "bash", "exec", "'vllm'", "config.json"):
+        assert word not in said[0], said[0]
