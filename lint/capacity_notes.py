@@ -34,12 +34,30 @@ def router_mode(dep: Deployment) -> str:
     other deployment. Only these flags say so: a build before router mode had a default model path instead."""
     if dep.model.id is not None or (dep.engine.name.value if dep.engine.name is not None else None) != "llamacpp":
         return ""
+    if any(_names_model(role) for role in dep.roles):
+        return ""  # `-m "$MODEL"`, `-hf $REPO`: a model named by a value ctxlint does not know is no router's
     for role in dep.roles:
         for name, spelling in _ROUTER_FLAGS:
             val = role.arg(name)
             if val is not None:
                 return f"{spelling} {val.value}" if val.value is not None else spelling
     return ""
+
+
+def _names_model(role) -> bool:
+    """Whether the role's command line names its model with a value that is not known (`-m "$MODEL"`, `-hf $R`,
+    LLAMA_ARG_MODEL from the environment): llama-server is a router only when it is given none
+    (`is_router_server = params.model.path.empty()`), and such a value is one when the server runs."""
+    from ctxlint.engines.model_arg import model_keys
+    from ctxlint.engines.specs import spec_for
+
+    keys = set(model_keys("llamacpp")) | {"model_url"}
+    spec = spec_for("llamacpp")
+    for name in role.unresolved_settings:
+        found = spec.find(name.split("=", 1)[0])[0] if name.startswith("-") else None
+        if name in keys or found is not None and found.name in keys:
+            return True
+    return False
 
 
 def _model_unknown(dep: Deployment) -> str:

@@ -47,3 +47,15 @@ def test_the_router_flags_take_their_values():
     # a second word after the preset's path is none of its values: llama-server exits on it
     stray = parse_invocation("llamacpp", ["--models-preset", "/a.ini", "/b.ini"])
     assert [e.message.split(" (")[0] for e in stray.errors] == ["invalid argument: /b.ini"]
+
+
+@pytest.mark.parametrize("args", ['-m "$MODEL" --models-preset /models.ini', "-hf $REPO --models-dir /models",
+                                  "--model=$M --models-dir /models"])
+def test_a_server_whose_model_is_an_unknown_value_is_no_router(tmp_path, args):
+    # is_router_server = params.model.path.empty(): `-m "$MODEL"` names a model when the server runs, so the
+    # row is one whose model is not known, not a router (before: "runs in router mode")
+    path = _script(tmp_path, args)
+    out = run(["check", str(path)]).out
+    assert "router mode" not in out
+    row = json.loads(run(["audit", str(path), "--format", "json"]).out)["deployments"][0]
+    assert row["why_unknown"] == "model not resolved"
