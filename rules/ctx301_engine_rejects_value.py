@@ -44,7 +44,8 @@ Why:
     unknown it is not reported: an unpinned image runs the newest. Another engine's
     flag is refused too ("unrecognized arguments"): vLLM's `--max-model-len`
     or `--gpu-memory-utilization` on SGLang, SGLang's `--context-length` or
-    TGI's `--max-input-tokens` on vLLM, with this engine's flag for it. So is
+    TGI's `--max-input-tokens` on vLLM, with this engine's flag for it, and
+    an SGLang flag no vLLM release has (`--enable-metrics`) on vLLM. So is
     a pair of settings the engine refuses together: TGI from 2.0.0 exits when
     both `max_input_tokens` and its deprecated spelling `max_input_length`
     are set, each by flag or by env (`--max-input-tokens` with

@@ -65,3 +65,31 @@ def test_other_front_doors_and_unknown_flags_of_no_engine_are_left_alone():
     assert not parse_invocation("vllm", ["--model", "m", "--some-plugin-flag", "1"]).errors
     dyn = parse_invocation("sglang", ["--model-path", "m", "--max-model-len", "4096"], launcher="dynamo.sglang")
     assert not [p for p in dyn.errors if "unrecognized" in p.message]
+
+
+@pytest.mark.parametrize("listing", ["vllm-0.12.0-flags.txt", "vllm-0.34.0-flags.txt"])
+def test_sglang_only_flags_are_sglangs_and_no_prefix_of_a_vllm_flag(listing):
+    from ctxlint.engines.foreign_flags import SGLANG_ONLY
+
+    own, sglang = _flags(listing), set(_flags("sglang-0.5.23-flags.txt"))
+    for spelling in SGLANG_ONLY:
+        assert spelling in sglang, spelling
+        assert not [f for f in own if f.startswith(spelling)], spelling
+        assert spelling not in TO_VLLM
+
+
+def test_vllm_given_sglangs_enable_metrics_refuses_it(tmp_path):
+    # realfoxtrot/vllm-stack docker-compose.yml passes SGLang's --enable-metrics to vLLM, whose parser exits on it
+    inv = parse_invocation("vllm", ["--model", "m", "--enable-metrics", "--enable_dp_attention", "--max-num-seqs",
+                                    "8", "--disable-log-stats"])
+    assert [(p.token_index, p.message) for p in inv.errors] == [
+        (2, "unrecognized arguments: --enable-metrics (SGLang's flag; vLLM serves /metrics without a flag)"),
+        (3, "unrecognized arguments: --enable_dp_attention (SGLang's flag; vLLM has no argument by that name)")]
+    compose = tmp_path / "docker-compose.yml"
+    compose.write_text('services:\n  v:\n    image: vllm/vllm-openai:v0.8.5\n    entrypoint: ["/bin/sh", "-c"]\n'
+                       '    command: ["vllm serve Qwen/Qwen3-8B --max-model-len 8192 --enable-metrics"]\n')
+    assert "CTX301 [error] vllm would refuse to start: unrecognized arguments: --enable-metrics" in run(
+        ["check", str(compose)]).out
+    # SGLang keeps it: no refusal there
+    inv = parse_invocation("sglang", ["--model-path", "m", "--enable-metrics"])
+    assert not [p for p in inv.errors if "unrecognized" in p.message]
