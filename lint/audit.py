@@ -121,8 +121,8 @@ class Audit:
 
 
 def build_audit(report: Report) -> Audit:
-    from ctxlint.siblings import role_spans  # where each deployment's launches are: a nameless finding's owner
-    spans = role_spans(report.deployments)
+    from ctxlint.siblings import launch_lines, role_spans  # where each launch is: a nameless finding's owner
+    spans = (role_spans(report.deployments), launch_lines(report.deployments))
     rows = [_row(dep, _findings_of(dep, report, spans)) for dep in report.deployments]
     by_model: Dict[str, List[AuditRow]] = {}
     for row in rows:
@@ -219,7 +219,7 @@ def _smallest(roles: Sequence[Role]) -> Optional[PoolCell]:
     return PoolCell(role.pool.tokens, role.pool.origin, role.label, role.pool.request)
 
 
-def _findings_of(dep: Deployment, report: Report, spans: Dict[str, List[tuple]]) -> List[Finding]:
+def _findings_of(dep: Deployment, report: Report, spans: tuple) -> List[Finding]:
     """The deployment's own findings, plus those that name none (a duplicate key may change it), in all its files.
     One that names none but sits among the lines of the values some of its file's deployments hold, and outside
     the others', is theirs alone: a refused word of one of a script's launches (`vllm serve A --swap-space 4 &`
@@ -230,11 +230,17 @@ def _findings_of(dep: Deployment, report: Report, spans: Dict[str, List[tuple]])
         f.deployment == dep.display_name or f.deployment is None and _nameless_about(f, dep, spans))]
 
 
-def _nameless_about(finding: Finding, dep: Deployment, spans: Dict[str, List[tuple]]) -> bool:
+def _nameless_about(finding: Finding, dep: Deployment, spans: tuple) -> bool:
     """Is a finding that names no deployment about `dep`: yes, unless it lies within the lines of the launches
-    (siblings.role_spans) of some deployments of its file and not within dep's."""
-    inside = [name for first, last, name in spans.get(finding.file, ()) if first <= finding.line <= last]
-    return not inside or dep.display_name in inside
+    (siblings.role_spans) of some deployments of its file and not within dep's, and dep's launch is not the last
+    one to start at or before it (siblings.launch_lines: a stray word on a launch's last line, after its values,
+    while another launch's span reaches over it from an array written above)."""
+    held, starts = spans
+    inside = [name for first, last, name in held.get(finding.file, ()) if first <= finding.line <= last]
+    if not inside or dep.display_name in inside:
+        return True
+    before = [(line, name) for line, name in starts.get(finding.file, ()) if line <= finding.line]
+    return bool(before) and max(before, key=lambda item: item[0])[1] == dep.display_name
 
 
 def _none_last(key: tuple) -> tuple:

@@ -124,6 +124,19 @@ def role_spans(deployments: Sequence[Deployment]) -> Dict[str, List[tuple]]:
     return spans
 
 
+def launch_lines(deployments: Sequence[Deployment]) -> Dict[str, List[tuple]]:
+    """file -> (line, name) of each deployment's roles' own lines (a launch's first line) there. A word of a launch
+    after its last value (`llama-server -m a.gguf -c 4096 \\` then `  extra.gguf &`) lies outside that launch's
+    role_spans, maybe inside another's (whose `"${ARGS[@]}"` holds an array written above): the launch it follows
+    is the one it belongs to."""
+    out: Dict[str, List[tuple]] = {}
+    for dep in deployments:
+        for role in dep.roles:
+            if role.source is not None and role.source.file:
+                out.setdefault(role.source.file, []).append((role.source.line, dep.display_name))
+    return out
+
+
 # the deployment model's modules (ctxlint.model and the two it re-exports from: Val and Source, Pool)
 _MODEL_MODULES = frozenset(("ctxlint.model", "ctxlint.vals", "ctxlint.model_pool"))
 

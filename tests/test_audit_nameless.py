@@ -37,3 +37,12 @@ def test_a_nameless_finding_outside_every_launch_stays_with_all(tmp_path):
                     "    command: --model Qwen/Qwen2.5-1.5B-Instruct --max-model-len 8192\n")
     rows = _rows(path)
     assert len(rows) == 2 and all(r == ["CTX003"] for r in rows.values())
+
+
+def test_a_stray_word_after_a_launchs_values_stays_with_that_launch(tmp_path):
+    # the first launch's values are all on its first line, its stray word on the next; the second launch's span
+    # reaches back over both to the array it expands: the error is the first launch's (it stops that server)
+    path = tmp_path / "run.sh"
+    path.write_text('#!/bin/bash\nARGS=(-c 8192 --port 8081)\nllama-server -m /m/a.gguf -c 4096 \\\n'
+                    '  extra.gguf &\nllama-server -m /m/b.gguf "${ARGS[@]}"\n')
+    assert _rows(path)["run (/m/a.gguf)"] == ["CTX301"]
