@@ -73,7 +73,10 @@ class Launchers:
                                                                                            self.c.compose_refs)
         out.diagnostics.append(engine_args_as_program(
             tokens, det.args_start, det.engine, det.launcher[len("image:"):], at, form))
-        inv = replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals))
+        # the words llama-server takes for none of its options (engines/llamacpp_words.py) are no longer
+        # positionals: their "invalid argument" would say again, word by word, what the refusal above says
+        inv = replace(inv, errors=tuple(e for e in inv.errors if e.token_index not in inv.positionals and not (
+            det.engine == "llamacpp" and e.message.startswith("invalid argument: "))))
         model = inv.model
         if model is not None and model.note == "positional" and model.token_index is not None \
                 and model.token_index >= det.args_start and model.token_index in inv.positionals + (det.args_start,):

@@ -182,3 +182,17 @@ def test_a_program_word_given_to_the_engine_is_no_model_folder_to_put_a_config_i
     assert len(said) == 1 and "no model id" in said[0], out
     for word in ("/bin/sh", "bash", "exec", "'vllm'", "config.json"):
         assert word not in said[0], said[0]
+
+
+@pytest.mark.parametrize("command", ['/bin/sh -c "llama-server -m /models/a.gguf --port 8080"',
+                                     "exec llama-server -m /models/a.gguf --port 8080"])
+def test_llama_server_image_given_a_program_is_refused_once(tmp_path, command):
+    # the stray-word check (engines/llamacpp_words.py) refused `/bin/sh`, `exec` and `llama-server` again, each
+    # at a word the refusal of the program's words already covers
+    from tests.helpers import run
+
+    path = tmp_path / "docker-compose.yml"
+    path.write_text(f"services:\n  s:\n    image: ghcr.io/ggml-org/llama.cpp:server\n    command: {command}\n")
+    out = run(["check", str(path), "--isolated", "--select", "CTX301"]).out
+    assert "starts llama.cpp itself" in out
+    assert "invalid argument" not in out, out
