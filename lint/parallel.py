@@ -100,7 +100,7 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
         here(index)
     workers = min(processes - 1, len(shared) - 1)  # the parent checks at least one chunk itself
     if workers >= 1:
-        start = (files, settings.max_file_size, piped, limits)
+        start = (files, settings.max_file_size, piped, limits, os.getpid())
         try:
             _share(chunks, shared, reports, here, workers, classes, start, settings, named, settings_for, progress)
         except _PoolUnavailable as exc:
@@ -139,7 +139,7 @@ def _share(chunks: List[List[str]], shared: List[int], reports: List[Optional[Re
     if method == "fork":
         here(waiting.pop())  # warm the parent first: each worker is a copy of it, imports and memos included
         _flush_std_streams()  # a forked worker flushes what it inherited as it ends
-        initializer, initargs = _adopt_classes, (classes,)
+        initializer, initargs = _adopt_classes, (classes, os.getpid())
     try:
         pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context(method),
                                    initializer=initializer, initargs=initargs)
@@ -213,16 +213,39 @@ def _flush_std_streams() -> None:
             pass
 
 
-def _adopt_classes(classes: RunClasses) -> None:
+def _adopt_classes(classes: RunClasses, parent: Optional[int] = None) -> None:
     """A forked worker's run: the parent's RunClasses as it stood at the fork (what it read ahead included)."""
     global _WORKER_CLASSES
     _WORKER_CLASSES = classes
+    _end_with(parent)
 
 
 def _start_worker(files: List[str], max_bytes: int, stdin: Optional[Tuple[bytes, str]],
-                  limits: Optional[Dict[str, int]] = None) -> None:
+                  limits: Optional[Dict[str, int]] = None, parent: Optional[int] = None) -> None:
     global _WORKER_CLASSES
     _WORKER_CLASSES = RunClasses(files, max_bytes, stdin, limits)
+    _end_with(parent)
+
+
+PARENT_POLL = 0.5  # seconds between a worker's looks at its parent
+
+
+def _end_with(parent: Optional[int]) -> None:
+    """End this worker soon after its parent `parent` (a pid) ends. A worker waits for chunks on a pipe whose write
+    end it holds itself, so a parent killed by a signal (`kill PID`, a wrapper's subprocess timeout, the OOM killer)
+    would leave it waiting, or checking a chunk nobody reads, for ever: a daemon thread looks at the parent pid (which
+    changes when the worker is re-parented, on POSIX) and ends the process when it does."""
+    if parent is None:
+        return
+    import threading
+    import time
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="ctxlint-parent-watch", daemon=True).start()
 
 
 def _check_chunk(files: List[str], settings: Settings, stdin: Optional[bytes] = None,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import pytest
 
@@ -263,3 +264,49 @@ def test_a_bad_jobs_in_the_config_is_a_located_error(tmp_path, value):
     done = run(["check", tree])
     assert done.code == 2 and ".ctxlint.yaml:2:7" in done.err
     assert "is neither a number of processes (0 or more) nor 'auto'" in done.err
+
+
+ORPHAN_RUN = """
+import os, sys, time
+from ctxlint import parallel
+from ctxlint.engine import Settings
+
+def _hang(*args, **kwargs):  # a worker busy with a chunk when the parent is killed
+    sys.stdout.write(f"{os.getpid()}\\n")
+    sys.stdout.flush()
+    time.sleep(60)
+
+parallel._check_chunk = _hang  # forked workers inherit the patch
+parallel.lint_paths_parallel(["samples"], Settings(), jobs=2)
+"""
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers (start_method) on Linux only")
+def test_workers_end_with_a_killed_parent(in_repo):
+    """`kill PID`, a wrapper's subprocess timeout or the OOM killer end the parent only: its workers must not live on
+    (they held on to a chunk, or waited for one forever)."""
+    import signal
+    import subprocess
+    import time
+
+    parent = subprocess.Popen([sys.executable, "-c", ORPHAN_RUN], stdout=subprocess.PIPE, text=True)
+    try:
+        worker = int(parent.stdout.readline())
+    finally:
+        parent.send_signal(signal.SIGKILL)
+        parent.wait()
+    deadline = time.monotonic() + 10
+    while _alive(worker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    alive = _alive(worker)
+    if alive:
+        os.kill(worker, signal.SIGKILL)
+    assert not alive, "a worker outlived its parent"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie nobody reaps has ended
+    except OSError:
+        return False
