@@ -168,7 +168,7 @@ def _share(chunks: List[List[str]], shared: List[int], reports: List[Optional[Re
                 return
             pending[future] = waiting.popleft()
 
-    with pool:
+    try:
         hand_out()
         while waiting or pending:
             if waiting:
@@ -188,6 +188,10 @@ def _share(chunks: List[List[str]], shared: List[int], reports: List[Optional[Re
                 if progress:
                     progress(len(chunks[index]))
             hand_out()
+    except BaseException:  # Ctrl-C, a worker's error: cancel the chunks no worker has begun (workers ignore SIGINT)
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown(wait=True)
 
 
 _WORKER_CLASSES: Optional[RunClasses] = None  # a worker process's run: its compute classes (_start_worker)
@@ -231,14 +235,19 @@ PARENT_POLL = 0.5  # seconds between a worker's looks at its parent
 
 
 def _end_with(parent: Optional[int]) -> None:
-    """End this worker soon after its parent `parent` (a pid) ends. A worker waits for chunks on a pipe whose write
-    end it holds itself, so a parent killed by a signal (`kill PID`, a wrapper's subprocess timeout, the OOM killer)
+    """Leave Ctrl-C to the parent, and end this worker soon after its parent `parent` (a pid) ends. A worker waits
+    for chunks on a pipe whose write end it holds itself, so a parent killed by a signal (`kill PID`, a wrapper's subprocess timeout, the OOM killer)
     would leave it waiting, or checking a chunk nobody reads, for ever: a daemon thread looks at the parent pid (which
     changes when the worker is re-parented, on POSIX) and ends the process when it does."""
     if parent is None:
         return
+    import signal
     import threading
     import time
+
+    # Ctrl-C reaches every process of the terminal's group: the parent stops the run (and says "Aborted!"); a worker
+    # waiting for a chunk would print a KeyboardInterrupt traceback of its own
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
     def watch() -> None:
         while os.getppid() == parent:

@@ -129,6 +129,9 @@ class _NoProcesses:
     def __exit__(self, *exc):
         return False
 
+    def shutdown(self, wait=True, cancel_futures=False):
+        pass
+
 
 @pytest.mark.parametrize("error, at_submit", [
     (OSError(38, "Function not implemented"), False),  # no sem_open: /dev/shm missing
@@ -310,3 +313,18 @@ def _alive(pid: int) -> bool:
             return stat.read().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie nobody reaps has ended
     except OSError:
         return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="forked workers (start_method) on Linux only")
+def test_workers_leave_ctrl_c_to_the_parent():
+    """Ctrl-C reaches every process of the terminal's group: a worker waiting for a chunk printed a traceback of its
+    own before the parent's "Aborted!". The parent stops the run; a worker ignores it."""
+    import multiprocessing
+    import signal
+    from concurrent.futures import ProcessPoolExecutor
+
+    from ctxlint import parallel
+
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=parallel._adopt_classes,
+                             initargs=(None, os.getpid())) as pool:
+        assert pool.submit(signal.getsignal, signal.SIGINT).result() == signal.SIG_IGN
