@@ -204,9 +204,13 @@ def start_method() -> str:
     again (~0.2-0.5 s of CPU a forked worker against ~0.8-1.0 s a spawned one on the 1,000-file tree, issue 15's
     twenty-ninth pass). Spawned elsewhere (macOS, where fork is unsafe, and Windows, which has none)."""
     import multiprocessing
+    from concurrent.futures.process import ProcessPoolExecutor
 
+    # A pool from before CPython's fix for gh-90622 (python/cpython#91598) forks a worker at each submit, after its
+    # manager thread has started (a fork from a process with a thread may deadlock the child); the fixed pool starts
+    # every worker at the first submit, before the thread, and is the one with _launch_processes
     return "fork" if sys.platform.startswith("linux") and "fork" in multiprocessing.get_all_start_methods() \
-        else "spawn"
+        and hasattr(ProcessPoolExecutor, "_launch_processes") else "spawn"
 
 
 def _flush_std_streams() -> None:

@@ -328,3 +328,17 @@ def test_workers_leave_ctrl_c_to_the_parent():
     with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork"), initializer=parallel._adopt_classes,
                              initargs=(None, os.getpid())) as pool:
         assert pool.submit(signal.getsignal, signal.SIGINT).result() == signal.SIG_IGN
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="workers fork on Linux only")
+def test_workers_fork_only_from_a_pool_that_starts_them_all_first(monkeypatch):
+    """A ProcessPoolExecutor from before CPython's fix for gh-90622 (python/cpython#91598; the 3.10 backport is
+    #92497) forks each worker on demand at a submit, after its manager thread has started: a fork from a process
+    with a thread, which may deadlock the child. Such a pool has no `_launch_processes`; its workers are spawned."""
+    from concurrent.futures.process import ProcessPoolExecutor
+
+    from ctxlint.parallel import start_method
+
+    assert start_method() == "fork"
+    monkeypatch.delattr(ProcessPoolExecutor, "_launch_processes")
+    assert start_method() == "spawn"
