@@ -38,6 +38,7 @@ MAX_CHUNK = 64
 # What stops a pool from starting: no POSIX semaphores (/dev/shm), a sandbox that forbids new processes
 # (PermissionError is an OSError), a platform without multiprocessing's C parts
 _NO_POOL = (OSError, NotImplementedError, ImportError)
+MAX_WINDOWS_WORKERS = 61  # concurrent.futures.process._MAX_WINDOWS_WORKERS (63 - 2), Python 3.9 to 3.13
 
 
 def resolve_jobs(jobs: Jobs, files: int = 0) -> int:
@@ -99,6 +100,8 @@ def lint_paths_parallel(paths: Sequence[str], settings: Settings = Settings(), j
     for index in sorted(set(range(len(chunks))) - set(shared)):
         here(index)
     workers = min(processes - 1, len(shared) - 1)  # the parent checks at least one chunk itself
+    if sys.platform == "win32":  # ProcessPoolExecutor refuses more (ValueError; its _MAX_WINDOWS_WORKERS)
+        workers = min(workers, MAX_WINDOWS_WORKERS)
     if workers >= 1:
         start = (files, settings.max_file_size, piped, limits, os.getpid())
         try:

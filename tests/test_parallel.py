@@ -342,3 +342,24 @@ def test_workers_fork_only_from_a_pool_that_starts_them_all_first(monkeypatch):
     assert start_method() == "fork"
     monkeypatch.delattr(ProcessPoolExecutor, "_launch_processes")
     assert start_method() == "spawn"
+
+
+def test_windows_pools_stay_within_its_limit(tmp_path, monkeypatch):
+    """ProcessPoolExecutor refuses more than 61 workers on Windows (ValueError, concurrent/futures/process.py's
+    _MAX_WINDOWS_WORKERS): a run on a machine with more CPUs uses 61 workers, not a traceback."""
+    import concurrent.futures
+
+    for index in range(80):
+        (tmp_path / f"d{index:02d}").mkdir()
+        (tmp_path / f"d{index:02d}" / "deployment.yaml").write_bytes((ROOT / "samples" / "incident" /
+                                                                      "deployment.yaml").read_bytes())
+    asked = []
+
+    def pool(max_workers, **kwargs):
+        asked.append(max_workers)
+        raise PermissionError(1, "denied")  # then the parent checks everything
+
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(sys, "platform", "win32")
+    lint_paths_parallel([str(tmp_path)], jobs=100)
+    assert asked == [61]
