@@ -363,3 +363,18 @@ def test_windows_pools_stay_within_its_limit(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "platform", "win32")
     lint_paths_parallel([str(tmp_path)], jobs=100)
     assert asked == [61]
+
+
+def test_a_number_in_the_config_applies_under_pre_commit_too_as_the_docs_say(tmp_path, monkeypatch):
+    import concurrent.futures
+
+    monkeypatch.setenv("PRE_COMMIT", "1")
+    tree = _two_directories(tmp_path, "jobs: 2\n")
+    pool = _NoProcesses(PermissionError(1, "denied"))
+    monkeypatch.setattr(concurrent.futures, "ProcessPoolExecutor", pool)
+    run(["check", tree, "--format", "json"])
+    assert pool.tries == 1  # only "auto" stays serial under pre-commit
+    readme, changelog = (" ".join((ROOT / name).read_text(encoding="utf-8").split())
+                         for name in ("README.md", "CHANGELOG.md"))
+    said = "unless `--jobs` or the config's `jobs`"
+    assert readme.count(said) == 2 and said in changelog and "(`PRE_COMMIT=1`) unless `--jobs` is given" not in readme
