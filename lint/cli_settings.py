@@ -25,9 +25,10 @@ FAIL_ON = ("error", "warning", "info", "never")
 JOBS_AUTO = "auto"  # the --jobs default (and the `jobs` config key's)
 # A second process costs ~0.2-0.5 s of CPU (a forked worker's own first-seen work, the fork, reading the run's files
 # for its lookups; more where workers are spawned) and starts only after the parent's first chunk, while a file
-# costs ~1-2 ms: the second process pays for itself once its half of the work outweighs that, near 300-400 files by
-# that CPU accounting. "auto" gives each process at least this many files, so a second one starts at 800 files, about
-# twice that break-even (wall-clock rounds on the shared VM could not resolve it: benchmarks/README.md, 29th pass).
+# costs ~1.3-1.6 ms (13.0 s for 10,000 files, 1.64 s for 1,000 in one process): the second process pays for itself
+# once its half of the work outweighs its cost, at ~300 files (0.2 s) to ~600-800 files (0.5 s) by that CPU
+# accounting. "auto" gives each process at least this many files, so a second one starts at 800 files, at or above
+# that break-even (wall-clock rounds on the shared VM could not resolve it: benchmarks/README.md, 29th pass).
 FILES_PER_PROCESS = 400
 
 
