@@ -63,4 +63,11 @@ def remote_hop(texts, start: int):
     return hop(texts, start)
 
 
+def remote_prefixes(tokens, hop: int, start: int) -> list:
+    """The remote command's own `NAME=value` prefixes before the engine (engines/ssh_commands.remote_prefixes)."""
+    from ctxlint.engines.ssh_commands import remote_prefixes as prefixes
+
+    return prefixes(tokens, hop, start)
+
+
 _REMOTE_RUNNERS = frozenset({"ssh", "pdsh", "clush"})  # engines/ssh_commands.REMOTE_RUNNERS

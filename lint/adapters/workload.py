@@ -36,7 +36,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import role_facts, serves_no_role
-from ctxlint.adapters.launcher_devices import remote_hop
+from ctxlint.adapters.launcher_devices import remote_hop, remote_prefixes
 from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -193,7 +193,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # the shell's exported variables (shell_exports.py), then the command's own prefixes; a `docker run` line's
         # container gets only its `-e` ones, an engine on another host none (ssh passes only what SendEnv names)
         given = ([] if docker_image is not None and cmd.image is None or hop is not None else list(cmd.exported)) \
-            + (list(cmd.env) if hop is None else []) + docker_assigns
+            + (list(cmd.env) if hop is None else remote_prefixes(cmd.tokens, hop, det.start)) + docker_assigns
         assigns = self.assigns = {a.name: a for a in given}
         env.update({a.name: (None if a.token.unresolved else a.value) for a in given})
         inv = parse_seen(det.engine, cmd.tokens, env, det.launcher, det.subcommand, det.args_start)

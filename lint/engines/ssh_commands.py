@@ -96,6 +96,34 @@ def pdsh_command_start(texts: Sequence[str]) -> Optional[int]:
     return i
 
 
+
+# clush's options that take a value (cea-hpc/clustershell@06ca77d0378faa8b4b09917c564c3388334c1509:
+# lib/ClusterShell/CLI/OptionParser.py: -s -w -x -g -X -E -T -f -Q -l -o -t -u): a `NAME=value` after one is its value
+# (`clush -o StrictHostKeyChecking=no ...`), not the remote command's prefix
+_CLUSH_VALUED = frozenset("swxgXETfQlotu")
+
+
+def remote_prefixes(tokens: Sequence, hop: int, start: int) -> list:
+    """The `NAME=value` and `env NAME=value` prefixes of the remote command the runner tokens[hop] (ssh, pdsh, clush)
+    runs, when they stand right before its program tokens[start] (`ssh HOST VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve
+    ...`): HOST's shell runs the joined words, so they are the engine's environment there, as a local prefix is
+    (bash: `A=1 cmd` exports A to cmd only). [] where none is, or the program is behind another word (`srun`)."""
+    from .command_prefixes import ASSIGN, strip_prefixes
+
+    texts = [t.text for t in tokens[hop:start + 1]]
+    name = texts[0].rsplit("/", 1)[-1]
+    if name == "clush":  # its command's first word: the first prefix word that is no option's value
+        first = next((k for k in range(1, len(texts) - 1) if (ASSIGN.match(texts[k]) or texts[k] == "env")
+                      and not (texts[k - 1][:1] == "-" and texts[k - 1][-1:] in _CLUSH_VALUED
+                               and not texts[k - 1].startswith("--"))), None)
+    else:
+        first = command_start(texts) if name == "ssh" else pdsh_command_start(texts)
+    if first is None:
+        return []
+    env: list = []
+    rest = strip_prefixes(list(tokens[hop + first:start + 1]), env, [])
+    return env if rest and rest[0] is tokens[start] else []
+
 # A word HOST's shell reads back as the same one word: no blank, quote, backslash, expansion, operator, glob, brace
 # or comment character (bash(1), QUOTING: the metacharacters and the characters special inside words)
 _SAME_WORD = re.compile(r"[A-Za-z0-9_./:,=+@%^~-]+")

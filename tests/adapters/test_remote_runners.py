@@ -87,3 +87,36 @@ def test_an_engine_in_pdshs_one_command_string_is_read_as_sshs_is(tmp_path, comm
     # the script's exported variables
     out = check(tmp_path, f"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\npdsh -w node[1-2] {command}\n")
     assert "CTX109 [error]" in out and "CTX204" not in out and "CTX303" not in out
+
+
+ALLOW = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
+
+
+@pytest.mark.parametrize("line", [
+    f"ssh node2 {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh -p 22 node2 env {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"pdsh -w node[1-2] {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"clush -w node[1-2] {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"srun ssh node2 {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh node2 \"bash -c '{ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'\"",
+    f'ssh node2 "export {ALLOW}; vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000"',
+])
+def test_the_remote_commands_own_prefixes_are_the_remote_engines_environment(tmp_path, line):
+    # HOST's shell runs the joined words `VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve ...`: A=1 before a command is
+    # that command's environment (bash), there as here, so vLLM on node2 starts above the trained length: CTX303 as
+    # for a local prefix. Before, the unquoted forms dropped the prefix: a false CTX109 (the engine refuses to start)
+    out = check(tmp_path, line + "\n", "")
+    assert "CTX303 [error]" in out and "CTX109" not in out
+
+
+@pytest.mark.parametrize("line", [
+    # the prefix is this host's ssh's, or clush's `-o` option's value: not the remote engine's
+    f"{ALLOW} ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"clush -w node2 -o {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    # behind a launcher, as the script's exported variables: ssh passes none of them
+    f"export {ALLOW}\nmpirun -np 1 ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+])
+def test_a_prefix_outside_the_remote_command_is_not_the_remote_engines(tmp_path, line):
+    out = check(tmp_path, line + "\n", "")
+    assert "CTX109 [error]" in out and "CTX303" not in out
+
