@@ -37,6 +37,7 @@ from typing import Dict, List, Optional, Sequence, Tuple
 from ctxlint.adapters.crd_common import in_template
 from ctxlint.adapters.engine_roles import role_facts, serves_no_role
 from ctxlint.adapters.launcher_devices import remote_hop, remote_prefixes
+from ctxlint.engines.command_prefixes import launched_hop
 from ctxlint.adapters.split_seen import detect_seen, parse_seen, shell_seen, split_seen
 from ctxlint.adapters.workload_inputs import (ANNOTATIONS, NOT_MEASURED, EnvVar, Measured, env_from_k8s,  # noqa: F401
                                              env_from_mapping, limits_from_annotations, scalar_text)
@@ -233,7 +234,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         # an srun in front of a hop to another host asks GPUs of this cluster's node, not of the engine's host
         self.under_srun = any(t.text == "srun" for t in cmd.tokens[hop + 1 if hop is not None else 0:det.start])
         self.on_remote = hop is not None or any(w.split(" ", 1)[0].rsplit("/", 1)[-1] in ("ssh", "pdsh")
-                                                for w in cmd.wrappers)
+                                                or launched_hop(w.split(" ")) is not None for w in cmd.wrappers)
         # the GPUs `srun --gres=gpu:h100:8 ...` asks for (srun_request.py, imported only for a command under srun)
         self.srun = None
         if self.under_srun:

@@ -76,6 +76,20 @@ _PASSING_WRAPPERS = frozenset({"srun", "mpirun", "mpiexec", "timeout", "numactl"
                                "ionice", "stdbuf", "time", "chrt"})
 
 
+_HOPS = frozenset({"ssh", "pdsh"})  # programs whose command another host's shell runs (ssh_commands.py)
+
+
+def launched_hop(texts: list[str]) -> Optional[int]:
+    """Index of the `ssh` or `pdsh` a launcher in front of it runs (`srun ssh HOST "CMD"`, `mpirun -np 1 ssh HOST
+    ...`, `taskset -c 0 ssh ...`: each runs its command after its options), the first such word before any shell's;
+    None when texts[0] is no such launcher or runs none. timeout, setsid and sshpass before an ssh, and nohup, are
+    strip_prefixes' own, so a hop behind them is already the command's program."""
+    if not texts or texts[0].rsplit("/", 1)[-1] not in _PASSING_WRAPPERS:
+        return None
+    j = next((k for k in range(1, len(texts)) if texts[k].rsplit("/", 1)[-1] in SHELLS | _HOPS), None)
+    return j if j is not None and texts[j].rsplit("/", 1)[-1] in _HOPS else None
+
+
 def shell_script_index(tokens: list[Token]) -> Optional[int]:
     """Index of the script word when tokens are `sh [opts] -c [opts] [--] SCRIPT ...`.
 
@@ -87,7 +101,9 @@ def shell_script_index(tokens: list[Token]) -> Optional[int]:
     if tokens[0].text.rsplit("/", 1)[-1] in _PASSING_WRAPPERS:
         # `srun --nodes=2 bash -c "..."`, `timeout 1h sh -c '...'`: the wrapper runs the shell with this
         # shell's environment, so the script is read as the wrapper's own (sweep 11: open-r1's serve_r1.slurm)
-        j = next((k for k in range(1, len(tokens)) if tokens[k].text.rsplit("/", 1)[-1] in SHELLS), None)
+        j = next((k for k in range(1, len(tokens)) if tokens[k].text.rsplit("/", 1)[-1] in SHELLS | _HOPS), None)
+        if j is not None and tokens[j].text.rsplit("/", 1)[-1] in _HOPS:
+            return None  # `srun ssh HOST bash -c ...`: HOST's shell reads those words (launched_hop)
         inner = shell_script_index(tokens[j:]) if j is not None else None
         return j + inner if inner is not None else None
     if tokens[0].text.rsplit("/", 1)[-1] in ("apptainer", "singularity"):

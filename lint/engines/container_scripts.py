@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional
 
-from .command_prefixes import shell_script_index
+from .command_prefixes import launched_hop, shell_script_index
 from .decided_tests import hiding
 from .outer_expansion import restored, script_of
 from .tokens import Command, EnvAssign, Token
@@ -32,9 +32,11 @@ def script_index(tokens: list[Token]) -> Optional[int]:
     if program == "tmux":  # a pane's shell command or a typed line: tmux.py
         from .tmux import pane_script_index
         return pane_script_index([t.text for t in tokens])
-    if program in ("ssh", "pdsh"):  # the remote shell's command: ssh_commands.py
+    hop = 0 if program in ("ssh", "pdsh") else launched_hop([t.text for t in tokens])
+    if hop is not None:  # the remote shell's command (ssh_commands.py), behind `srun`/`mpirun` too
         from .ssh_commands import remote_script_index
-        return remote_script_index([t.text for t in tokens])
+        inner = remote_script_index([t.text for t in tokens[hop:]])
+        return hop + inner if inner is not None else None
     if program not in ("docker", "podman", "nerdctl"):
         return None
     from .images import image_entrypoint_is_engine  # only a `docker run` line asks
@@ -50,7 +52,7 @@ def container_script(program: list[Token], idx: int, base, ctx: SplitContext, de
     texts = [t.text for t in program]
     exported: tuple = ()
     pane = texts[0].rsplit("/", 1)[-1] == "tmux"
-    remote = texts[0].rsplit("/", 1)[-1] in ("ssh", "pdsh")
+    remote = texts[0].rsplit("/", 1)[-1] in ("ssh", "pdsh") or launched_hop(texts) is not None
     if pane:  # a pane's shell: the tmux server's environment (tmux.py)
         from .tmux import pane_environment
 

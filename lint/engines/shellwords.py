@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..records import replace
-from .command_prefixes import strip_prefixes
+from .command_prefixes import launched_hop, strip_prefixes
 from .container_scripts import script_index as _script_index, shell_script
 from .command_strings import assignment_words, command_word
 from .decided_tests import hiding
@@ -247,12 +247,13 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
             # a failed readonly assignment in the string ends the string's command, not eval's (bash 5.2.15:
             # `eval 'L=5'; TP=2` with L readonly assigns TP): what comes after the eval runs
             ctx.discard = False
-    if program[0].text.rsplit("/", 1)[-1] in ("ssh", "pdsh"):  # words HOST's shell reads otherwise (ssh_commands.py)
+    hop = 0 if program[0].text.rsplit("/", 1)[-1] in ("ssh", "pdsh") else launched_hop([t.text for t in program])
+    if hop is not None:  # words HOST's shell reads otherwise (ssh_commands.py), behind `srun`/`mpirun` too
         from .ssh_commands import reread_end
 
-        end = reread_end(program)
+        end = reread_end(program[hop:])
         if end is not None:
-            return [Command(tuple(program[:end]), tuple(env), tuple(wrappers))]
+            return [Command(tuple(program[:hop + end]), tuple(env), tuple(wrappers))]
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
         return _own_shell(ctx, lambda: shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth,

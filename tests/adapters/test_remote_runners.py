@@ -98,6 +98,7 @@ ALLOW = "VLLM_ALLOW_LONG_MAX_MODEL_LEN=1"
     f"pdsh -w node[1-2] {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
     f"clush -w node[1-2] {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
     f"srun ssh node2 {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f'srun ssh node2 "{ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000"',
     f"ssh node2 \"bash -c '{ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'\"",
     f'ssh node2 "export {ALLOW}; vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000"',
 ])
@@ -114,9 +115,30 @@ def test_the_remote_commands_own_prefixes_are_the_remote_engines_environment(tmp
     f"{ALLOW} ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
     f"clush -w node2 -o {ALLOW} vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
     # behind a launcher, as the script's exported variables: ssh passes none of them
+    f"export {ALLOW}\nsrun ssh node2 'vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000'",
     f"export {ALLOW}\nmpirun -np 1 ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
 ])
 def test_a_prefix_outside_the_remote_command_is_not_the_remote_engines(tmp_path, line):
     out = check(tmp_path, line + "\n", "")
     assert "CTX109 [error]" in out and "CTX303" not in out
 
+
+@pytest.mark.parametrize("prefix", ["srun ssh node2", "srun --gres=gpu:h100:1 ssh node2", "mpirun -np 1 ssh node2",
+                                    "mpiexec -n 1 ssh -t node2", "taskset -c 0 ssh node2", "srun -N1 pdsh -w node2",
+                                    "timeout 60 ssh node2", "nohup ssh node2"])
+def test_a_launcher_in_front_of_ssh_runs_its_one_command_string_remotely(tmp_path, prefix):
+    # `srun ssh node2 "vllm serve ..."`: srun runs ssh, which runs the string on node2. Before, a launcher in front of
+    # ssh hid the string (no launch at all); read as the remote command it is, with none of the header's or srun's
+    # GPUs (no CTX204 2 > 1)
+    out = check(tmp_path, f'{prefix} "{LINE}" &\n')
+    assert "CTX109 [error]" in out and "CTX204" not in out
+
+
+def test_a_launcher_in_front_of_ssh_keeps_the_remote_shells_reading(tmp_path):
+    # ssh joins `bash -c "vllm serve M ..."` into `bash -c vllm serve M ...`: node2's bash runs `vllm` alone (bash
+    # 5.2.15: `bash -c vllm serve M` runs vllm with no arguments, $0=serve), not the server; before, behind srun the
+    # words were read as this host's `bash -c` (a local launch on srun's GPUs, CTX204 2 > 1)
+    assert check(tmp_path, f'srun --gres=gpu:h100:1 ssh node2 bash -c "{LINE}"\n', "") == ""
+    # and words node2's shell reads otherwise are not read: `'$LEN'` is node2's variable
+    out = check(tmp_path, "LEN=1000000\nsrun ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len '$LEN'\n")
+    assert out == ""
