@@ -84,8 +84,8 @@ def launched_hop(texts: list[str]) -> Optional[int]:
     ...`, `taskset -c 0 ssh ...`: each runs its command after its options), the first such word before any shell's;
     None when texts[0] is no such launcher or runs none. timeout, setsid and sshpass before an ssh, and nohup, are
     strip_prefixes' own, so a hop behind them is already the command's program."""
-    if not texts or texts[0].rsplit("/", 1)[-1] not in _PASSING_WRAPPERS:
-        return None
+    if not texts or texts[0].rsplit("/", 1)[-1] not in _PASSING_WRAPPERS - {"timeout", "setsid"}:
+        return None  # a timeout or setsid whose options make it run nothing (`timeout -h`) runs no ssh: not read
     j = next((k for k in range(1, len(texts)) if texts[k].rsplit("/", 1)[-1] in SHELLS | _HOPS), None)
     return j if j is not None and texts[j].rsplit("/", 1)[-1] in _HOPS else None
 
