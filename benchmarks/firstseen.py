@@ -3,7 +3,7 @@
     python -m benchmarks.firstseen ONE_OF_EACH ROUND_ROBIN [--runs 3]
 
 ONE_OF_EACH holds one copy of each distinct file (the 270-file tree), ROUND_ROBIN the same files copied
-round-robin (the 1,000-file tree). Each count is `ctxlint check --isolated --fail-on never -q` under
+round-robin (the 1,000-file tree). Each count is `ctxlint check --isolated --fail-on never -q --jobs 1` under
 `valgrind --tool=cachegrind --cache-sim=no`, `setarch -R`, `PYTHONHASHSEED=0`, the least of `--runs` runs:
 two runs of one build differ by up to ~50 million instructions on 270 files, always upward from a floor
 (issue 15's twentieth pass), so one run cannot judge a step under ~1.5%.
@@ -46,7 +46,9 @@ runpy.run_module("ctxlint", run_name="__main__")
 def instructions(part: str, tree: Path, runs: int) -> int:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env["PYTHONHASHSEED"] = "0"
-    args = [sys.executable, "-c", _STUB, part, "check", "--isolated", "--fail-on", "never", "-q", str(tree)]
+    # one process (--jobs 1): the default starts a second one from 800 files, whose instructions are not the run's
+    args = [sys.executable, "-c", _STUB, part, "check", "--isolated", "--fail-on", "never", "-q", "--jobs", "1",
+            str(tree)]
     subprocess.run(args, env=env, capture_output=True, check=False)  # writes the .pyc files first
     counts = []
     for _ in range(runs):
