@@ -86,8 +86,25 @@ def launched_hop(texts: list[str]) -> Optional[int]:
     strip_prefixes' own, so a hop behind them is already the command's program."""
     if not texts or texts[0].rsplit("/", 1)[-1] not in _PASSING_WRAPPERS - {"timeout", "setsid"}:
         return None  # a timeout or setsid whose options make it run nothing (`timeout -h`) runs no ssh: not read
-    j = next((k for k in range(1, len(texts)) if texts[k].rsplit("/", 1)[-1] in SHELLS | _HOPS), None)
-    return j if j is not None and texts[j].rsplit("/", 1)[-1] in _HOPS else None
+    # the launcher runs its first operand: a word after a word that is neither an option nor an option's value
+    # (`srun ./run.sh ssh HOST "CMD"` runs run.sh, whose argument the ssh is). Options' values are not listed: a word
+    # after an option may be its value (`-np 1`); taskset's mask and chrt's priority are operands before the command,
+    # their options flags (util-linux taskset.c getopt "+apchV", chrt.c's -f/-r/-b/-i/-d/-o and -p)
+    positional = 1 if texts[0].rsplit("/", 1)[-1] in ("taskset", "chrt") else 0
+    after_option = False
+    for k in range(1, len(texts)):
+        word = texts[k]
+        if texts[k - 1] == "--" or word.rsplit("/", 1)[-1] in SHELLS | _HOPS:
+            return k if word.rsplit("/", 1)[-1] in _HOPS else None
+        if word[:1] == "-":
+            after_option = word != "--" and not positional
+        elif after_option:
+            after_option = False
+        elif positional:
+            positional -= 1
+        else:
+            return None  # the launcher's program is this word, not an ssh
+    return None
 
 
 def shell_script_index(tokens: list[Token]) -> Optional[int]:

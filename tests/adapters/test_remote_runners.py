@@ -142,3 +142,12 @@ def test_a_launcher_in_front_of_ssh_keeps_the_remote_shells_reading(tmp_path):
     # and words node2's shell reads otherwise are not read: `'$LEN'` is node2's variable
     out = check(tmp_path, "LEN=1000000\nsrun ssh node2 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len '$LEN'\n")
     assert out == ""
+
+
+@pytest.mark.parametrize("prefix", ["srun ./run.sh ssh node2", "srun python launch.py --via ssh node2",
+                                    "taskset -c 0 ./wrap.sh ssh node2", "mpirun -np 1 ./hop.sh pdsh -w node2"])
+def test_an_ssh_that_is_an_argument_of_the_launchers_program_is_not_a_hop(tmp_path, prefix):
+    # srun runs ./run.sh (bash 5.2.15 with a stub srun: `srun ./run.sh ssh node2 "..."` runs run.sh, whose arguments
+    # the ssh words are): no ssh runs the string, so it is no launch. Before, the first `ssh` word anywhere after the
+    # launcher was read as its program: a false CTX109 on a command that may never run
+    assert check(tmp_path, f'{prefix} "{LINE}"\n', "") == ""
