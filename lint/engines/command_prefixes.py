@@ -40,10 +40,29 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
         elif t in ("env", "/usr/bin/env") or t == "sudo":
             wrappers.append(t)
             i += 1
-            while i < len(tokens) and (tokens[i].text.startswith("-") or ASSIGN.match(tokens[i].text)):
-                if ASSIGN.match(tokens[i].text):
-                    env.append(EnvAssign(tokens[i].text.split("=", 1)[0], tokens[i]))
-                elif tokens[i].text in ("-u", "-C", "-g") and i + 1 < len(tokens):  # env -S's string is the command
+            # env and sudo read their options up to the first operand (GNU env getopt "+C:iS:u:v0", sudo "+..."): a
+            # `-u` or `--` after a NAME=value is the program (`env A=1 -- vllm` runs `--`). env's `-i` (`-`,
+            # --ignore-environment) starts the program with only the assignments after it, `-u NAME` without NAME
+            # (coreutils env(1)); sudo's -i and -u are a login shell and a user
+            options = True
+            while i < len(tokens) and (options and tokens[i].text.startswith("-") or ASSIGN.match(tokens[i].text)):
+                w = tokens[i].text
+                if ASSIGN.match(w):
+                    env.append(EnvAssign(w.split("=", 1)[0], tokens[i]))
+                    options = False
+                elif w == "--":
+                    options = False
+                elif t != "sudo" and w in ("-i", "-", "--ignore-environment"):
+                    env.clear()
+                elif t != "sudo" and (w in ("-u", "--unset") and i + 1 < len(tokens) or w.startswith("--unset=")
+                                      or w.startswith("-u") and len(w) > 2 and w[1:2] == "u"):
+                    if w in ("-u", "--unset"):
+                        i += 1
+                        name = tokens[i].text
+                    else:
+                        name = w.split("=", 1)[1] if w.startswith("--unset=") else w[2:]
+                    env[:] = [a for a in env if a.name != name]
+                elif w in ("-u", "-C", "-g") and i + 1 < len(tokens):  # env -S's string is the command
                     i += 1  # option with a separate argument
                 i += 1
         elif ASSIGN.match(t):

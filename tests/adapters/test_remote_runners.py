@@ -151,3 +151,27 @@ def test_an_ssh_that_is_an_argument_of_the_launchers_program_is_not_a_hop(tmp_pa
     # the ssh words are): no ssh runs the string, so it is no launch. Before, the first `ssh` word anywhere after the
     # launcher was read as its program: a false CTX109 on a command that may never run
     assert check(tmp_path, f'{prefix} "{LINE}"\n', "") == ""
+
+
+@pytest.mark.parametrize("line", [
+    # env -i starts the program with only the assignments after it; -u NAME without NAME (coreutils env(1))
+    f"ssh node2 {ALLOW} env -i vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh node2 {ALLOW} env -u VLLM_ALLOW_LONG_MAX_MODEL_LEN vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh node2 {ALLOW} env --unset=VLLM_ALLOW_LONG_MAX_MODEL_LEN vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"{ALLOW} env -i vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+])
+def test_a_prefix_env_clears_or_unsets_is_not_the_engines(tmp_path, line):
+    # bash 5.2.15 with a stub vllm: `A=1 env -u A vllm` runs vllm without A. Before, the prefix was still read as
+    # vLLM's environment: a false CTX303 where vLLM refuses the length (CTX109)
+    out = check(tmp_path, line + "\n", "")
+    assert "CTX109 [error]" in out and "CTX303" not in out
+
+
+@pytest.mark.parametrize("line", [
+    # env reads its options up to its first operand: `env A=1 -u X vllm` runs `-u` (coreutils env: "env: '-u': No such
+    # file or directory"), so the -u is no option and vLLM never starts with A=1
+    f"ssh node2 env {ALLOW} -u X vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh node2 env {ALLOW} -- vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+])
+def test_an_option_after_envs_assignment_is_not_read_as_envs(tmp_path, line):
+    assert "CTX303" not in check(tmp_path, line + "\n", "")
