@@ -108,7 +108,7 @@ def remote_prefixes(tokens: Sequence, hop: int, start: int) -> list:
     runs, when they stand right before its program tokens[start] (`ssh HOST VLLM_ALLOW_LONG_MAX_MODEL_LEN=1 vllm serve
     ...`): HOST's shell runs the joined words, so they are the engine's environment there, as a local prefix is
     (bash: `A=1 cmd` exports A to cmd only). [] where none is, or the program is behind another word (`srun`)."""
-    from .command_prefixes import ASSIGN, strip_prefixes
+    from .command_prefixes import _PASSING_WRAPPERS, ASSIGN, strip_prefixes
 
     texts = [t.text for t in tokens[hop:start + 1]]
     name = texts[0].rsplit("/", 1)[-1]
@@ -122,7 +122,9 @@ def remote_prefixes(tokens: Sequence, hop: int, start: int) -> list:
         return []
     env: list = []
     rest = strip_prefixes(list(tokens[hop + first:start + 1]), env, [])
-    return env if rest and rest[0] is tokens[start] else []
+    # a launcher that passes its environment on (`ssh HOST A=1 timeout 60 vllm ...`, taskset, numactl, srun) gives the
+    # prefix to the engine it runs, as `A=1 timeout 60 vllm` does here
+    return env if rest and (rest[0] is tokens[start] or rest[0].text.rsplit("/", 1)[-1] in _PASSING_WRAPPERS) else []
 
 # A word HOST's shell reads back as the same one word: no blank, quote, backslash, expansion, operator, glob, brace
 # or comment character (bash(1), QUOTING: the metacharacters and the characters special inside words)

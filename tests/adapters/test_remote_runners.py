@@ -175,3 +175,15 @@ def test_a_prefix_env_clears_or_unsets_is_not_the_engines(tmp_path, line):
 ])
 def test_an_option_after_envs_assignment_is_not_read_as_envs(tmp_path, line):
     assert "CTX303" not in check(tmp_path, line + "\n", "")
+
+
+@pytest.mark.parametrize("line", [
+    f"ssh node2 {ALLOW} timeout 60 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"ssh node2 {ALLOW} taskset -c 0 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+    f"pdsh -w node2 env {ALLOW} numactl -N 0 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 1000000",
+])
+def test_a_remote_prefix_reaches_the_engine_through_a_passing_launcher(tmp_path, line):
+    # HOST's shell runs `A=1 timeout 60 vllm serve ...`: timeout passes its environment on (bash 5.2.15 with a stub
+    # vllm: A=1), as `A=1 timeout 60 vllm ...` does here (CTX303). Before, the remote prefix was dropped: a false CTX109
+    out = check(tmp_path, line + "\n", "")
+    assert "CTX303 [error]" in out and "CTX109" not in out
