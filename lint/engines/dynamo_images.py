@@ -61,6 +61,17 @@ EARLY_ACCESS_1_3_0 = ("ai-dynamo/dynamo@752d42bd19aca73e122b9f5c7bb2c2206a192481
 # not listed there, so they stay unknown.
 SUPPORT_MATRIX_1_5_0 = ("https://docs.nvidia.com/dynamo/zh-CN/reference/compatibility, Release Support Matrix "
                         "(the revision of 2026-09-24, whose newest release is v1.5.0)")
+# The same page's later revisions, their "Compatibility by Version" card: v1.5.1 (released Oct 6, 2026) SGLang 0.5.18,
+# TensorRT-LLM 1.3.0rc25, vLLM 0.28.0, "Backend pins are unchanged from v1.5.0" (the revision whose newest release is
+# v1.5.1); v1.6.0 (Oct 21, 2026) SGLang 0.5.21, TensorRT-LLM 1.3.0rc29, vLLM 0.31.0 (the v1.6.0 and v1.6.1 docs'
+# revisions, whose newest release is v1.6.0). No revision at hand gives v1.6.1's or v1.6.2's pins (their GitHub
+# release notes name none), so those tags stay unknown, as do the -efa ones. vLLM 0.31.0 and SGLang 0.5.21 are inside
+# the flag tables' releases (flags_vllm: through 0.34; flags_sglang: through 0.5.23's wheels), so their refusals are
+# the tables' own.
+COMPATIBILITY_1_5_1 = ("https://docs.nvidia.com/dynamo/zh-CN/latest/reference/compatibility, Compatibility by Version "
+                       "(the revision whose newest release is v1.5.1)")
+COMPATIBILITY_1_6_0 = ("https://docs.nvidia.com/dynamo/v1.6.0/reference/compatibility, Compatibility by Version "
+                       "(the revision whose newest release is v1.6.0)")
 
 # The image's name -> the engine it runs.
 ENGINES = {"vllm-runtime": "vllm", "sglang-runtime": "sglang", "tensorrtllm-runtime": "trtllm"}
@@ -143,9 +154,12 @@ _SUPPORT_MATRIX_1_5_0 = {
     "trtllm": {"1.3.1": "1.3.0rc19", "1.4.0": "1.3.0rc22", "1.4.1": "1.3.0rc22", "1.4.2": "1.3.0rc22",
                "1.5.0": "1.3.0rc25"},
 }
+_COMPATIBILITY_1_5_1 = {"vllm": {"1.5.1": "0.28.0"}, "sglang": {"1.5.1": "0.5.18"}, "trtllm": {"1.5.1": "1.3.0rc25"}}
+_COMPATIBILITY_1_6_0 = {"vllm": {"1.6.0": "0.31.0"}, "sglang": {"1.6.0": "0.5.21"}, "trtllm": {"1.6.0": "1.3.0rc29"}}
 for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1),
                          (ARTIFACTS_1_2_1, _ARTIFACTS_1_2_1), (RELEASES_1_3_0, _RELEASES_1_3_0),
-                         (EARLY_ACCESS_1_3_0, _EARLY_ACCESS_1_3_0), (SUPPORT_MATRIX_1_5_0, _SUPPORT_MATRIX_1_5_0)):
+                         (EARLY_ACCESS_1_3_0, _EARLY_ACCESS_1_3_0), (SUPPORT_MATRIX_1_5_0, _SUPPORT_MATRIX_1_5_0),
+                         (COMPATIBILITY_1_5_1, _COMPATIBILITY_1_5_1), (COMPATIBILITY_1_6_0, _COMPATIBILITY_1_6_0)):
     for _engine, _table in _tables.items():
         RELEASES[_engine].update((tag, (release, _source)) for tag, release in _table.items())
 

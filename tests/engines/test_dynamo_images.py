@@ -5,10 +5,11 @@ from __future__ import annotations
 import pytest
 
 from ctxlint.adapters.workload_versions import image_release
+from ctxlint.engine import lint_text
 from ctxlint.engines import engine_from_image
-from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, EARLY_ACCESS_1_3_0, INVENTORY_1_1_1,
-                                           INVENTORY_1_2_1, RELEASES, RELEASES_1_3_0, SUPPORT_MATRIX_1_5_0,
-                                           dynamo_release, source)
+from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, COMPATIBILITY_1_5_1,
+                                           COMPATIBILITY_1_6_0, EARLY_ACCESS_1_3_0, INVENTORY_1_1_1, INVENTORY_1_2_1,
+                                           RELEASES, RELEASES_1_3_0, SUPPORT_MATRIX_1_5_0, dynamo_release, source)
 from ctxlint.engines.images import split_image
 from ctxlint.engines.release_unknown import why_unknown
 
@@ -28,6 +29,9 @@ SEEN = [
     ("tensorrtllm-runtime:1.3.0-efa", "trtllm", "1.3.0rc19", RELEASES_1_3_0),
     ("tensorrtllm-runtime:1.4.2", "trtllm", "1.3.0rc22", SUPPORT_MATRIX_1_5_0),
     ("tensorrtllm-runtime:1.5.0", "trtllm", "1.3.0rc25", SUPPORT_MATRIX_1_5_0),
+    ("tensorrtllm-runtime:1.5.1", "trtllm", "1.3.0rc25", COMPATIBILITY_1_5_1),
+    ("tensorrtllm-runtime:1.6.0", "trtllm", "1.3.0rc29", COMPATIBILITY_1_6_0),
+    ("tensorrtllm-runtime:1.6.1", "trtllm", None, None),  # no page at hand gives v1.6.1's pins
     ("tensorrtllm-runtime:1.3.0-minimax-m3-dev.1", "trtllm", None, None),  # its page names no engine release
     ("tensorrtllm-runtime:0.6.1-cuda13", "trtllm", "1.2.0rc1", INVENTORY_1_1_1),  # not 0.6.1's 1.1.0rc5
     ("tensorrtllm-runtime:1.2.0", "trtllm", "1.3.0rc14", COMPATIBILITY_1_2_0),
@@ -50,6 +54,10 @@ SEEN = [
     ("vllm-runtime:1.3.1", "vllm", "0.23.0", SUPPORT_MATRIX_1_5_0),
     ("vllm-runtime:1.4.0", "vllm", "0.26.0", SUPPORT_MATRIX_1_5_0),
     ("vllm-runtime:1.5.0", "vllm", "0.28.0", SUPPORT_MATRIX_1_5_0),
+    ("vllm-runtime:1.5.1", "vllm", "0.28.0", COMPATIBILITY_1_5_1),
+    ("vllm-runtime:1.6.0", "vllm", "0.31.0", COMPATIBILITY_1_6_0),
+    ("vllm-runtime:1.6.2", "vllm", None, None),
+    ("vllm-runtime:1.6.0-efa", "vllm", None, None),
     ("vllm-runtime:1.4.0-efa", "vllm", None, None),  # the support matrix names releases, not their -efa tags
     ("vllm-runtime:my-tag", "vllm", None, None),
     ("sglang-runtime:1.1.1-cuda13", "sglang", "0.5.10.post1", INVENTORY_1_1_1),
@@ -63,6 +71,8 @@ SEEN = [
     ("sglang-runtime:1.3.0-efa", "sglang", "0.5.14", RELEASES_1_3_0),
     ("sglang-runtime:1.4.1", "sglang", "0.5.16", SUPPORT_MATRIX_1_5_0),
     ("sglang-runtime:1.5.0", "sglang", "0.5.18", SUPPORT_MATRIX_1_5_0),
+    ("sglang-runtime:1.5.1", "sglang", "0.5.18", COMPATIBILITY_1_5_1),
+    ("sglang-runtime:1.6.0", "sglang", "0.5.21", COMPATIBILITY_1_6_0),
     ("sglang-runtime:1.3.0-glm-5.2-dev.1", "sglang", None, None),  # "SGLang cherry-picks", no release
     ("sglang-runtime:1.4.0-inkling-dev.1", "sglang", None, None),
 ]
@@ -89,11 +99,12 @@ def test_enroot_and_mirrored_paths_are_the_same_image():
 def test_every_row_names_a_page_and_an_engine_release():
     # the pages' rows: 29 vLLM, 24 SGLang, 24 TensorRT-LLM stable tags in the v1.1.1 inventory, its pre-release tags
     # (4, 3, 4), v1.2.0's (2, 2, 1), the v1.2.1 inventory's (7, 5, 4), the one tag only v1.2.1's .mdx page lists,
-    # v1.3.0's two a runtime, the early access builds' (1, 0, 1) and the support matrix's five releases 1.3.1-1.5.0
-    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 50, "sglang": 42, "trtllm": 41}
+    # v1.3.0's two a runtime, the early access builds' (1, 0, 1), the support matrix's five releases 1.3.1-1.5.0 and
+    # the compatibility cards' v1.5.1 and v1.6.0
+    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 52, "sglang": 44, "trtllm": 43}
     pages = {where for tags in RELEASES.values() for _, where in tags.values()}
     assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1, ARTIFACTS_1_2_1, RELEASES_1_3_0,
-                     EARLY_ACCESS_1_3_0, SUPPORT_MATRIX_1_5_0}
+                     EARLY_ACCESS_1_3_0, SUPPORT_MATRIX_1_5_0, COMPATIBILITY_1_5_1, COMPATIBILITY_1_6_0}
 
 
 def test_sglangs_efa_image_of_1_2_1_is_sglang_0_5_11():
@@ -112,3 +123,20 @@ def test_an_unlisted_tag_says_why_its_release_is_unknown():
     assert why_unknown("sglang", image) == (
         f"{image} is a Dynamo runtime image whose tag is not one Dynamo's release pages list with the sglang "
         "release it holds (engines/dynamo_images.py)")
+
+
+def test_a_1_6_0_worker_is_read_at_its_engine_release_without_refusals():
+    # Dynamo v1.6.0 ships vLLM 0.31.0 (its compatibility card); the flag tables know vLLM through 0.34, so a plain
+    # worker is read at 0.31.0 (CTX401's advisory names it) and no flag of it is refused (CTX301)
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: w\n          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.6.0\n"
+        '          command: ["python3", "-m", "dynamo.vllm", "--model", "meta-llama/Llama-3.1-8B-Instruct",\n'
+        '                    "--max-model-len", "131072", "--num-gpu-blocks-override", "4096",\n'
+        '                    "--enable-prefix-caching", "--gpu-memory-utilization", "0.9"]\n'
+        '          resources: {limits: {nvidia.com/gpu: "1"}}\n'
+        "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-h100-80gb}\n")
+    found = lint_text(text, "worker.yaml").findings
+    rules = {x.rule for x in found}
+    assert "CTX301" not in rules
+    assert any(x.rule == "CTX401" and "vLLM 0.31.0" in x.message for x in found)
