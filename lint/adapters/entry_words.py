@@ -55,12 +55,21 @@ def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, ima
     if shell:
         what = (f"the container runs {name} with `{words}` as its arguments ({taken}): "
                 f"the shell never runs the script and {name} exits on these words")
-        fix = {"compose": f'set `entrypoint: ["{first}", "-c"]` and give the script as `command:`',
+        # `sh -c` runs its first argument and makes the rest $0, $1...: the script must reach it as ONE word.
+        # Compose splits a string `command:` into words (ShellCommand: shellwords.Parse of a scalar, a sequence
+        # item by item; compose-spec/compose-go@c100299aef5ebc4b578a886ddcfd7b859ac1fc79:types/command.go), so
+        # only a list item keeps it whole; a shell-form CMD is `/bin/sh -c` and its text after an exec-form ENTRYPOINT
+        # (docs.docker.com/reference/dockerfile/ "Understand how CMD and ENTRYPOINT interact"), so `sh -c` would
+        # run `/bin/sh` there: an exec-form CMD of one item is the script
+        script = _script(tokens, start)
+        fix = {"compose": f'set `entrypoint: ["{first}", "-c"]` and give the whole script as ONE `command:` list item '
+                          f"(a string `command:` is split into words, and `{first} -c` runs only the first): "
+                          f'`command: ["{script}"]`, or a `- |` block string as its one item',
                "docker": f"write `--entrypoint {first} IMAGE -c \"...\"`",
-               "kubernetes": f'set `command: ["{first}", "-c"]` and give the script as `args:`',
-               # a shell-form CMD is `/bin/sh -c` and its text after an exec-form ENTRYPOINT (docs.docker.com/
-               # reference/dockerfile/ "Understand how CMD and ENTRYPOINT interact")
-               "dockerfile": f'set `ENTRYPOINT ["{first}", "-c"]` and give the script as the CMD'}[form]
+               "kubernetes": f'set `command: ["{first}", "-c"]` and give the whole script as ONE `args:` item '
+                             f'(`args: ["{script}"]`): `{first} -c` runs only the first item',
+               "dockerfile": f'set `ENTRYPOINT ["{first}", "-c"]` and give the whole script as a one-item exec-form '
+                             f'CMD (`CMD ["{script}"]`)'}[form]
         fix += ", or give the engine's arguments alone"
     else:
         what = (f"the container runs {name} with `{words}` as its arguments ({taken}) and exits on them, "
@@ -71,6 +80,18 @@ def engine_args_as_program(tokens: Sequence[Token], start: int, engine: str, ima
     return Diagnostic("engine-rejects-value", (
         f"the image {image} starts {name} itself (its ENTRYPOINT), and {given} appended to it: {what}; "
         f"{fix} ({example})"), at)
+
+
+def _script(tokens: Sequence[Token], start: int) -> str:
+    """The script `sh -c` was given (the word after `-c`), short, with its quotes escaped, for the advice's example;
+    `...` when the shell was given none."""
+    at = start + 2 if start + 1 < len(tokens) and tokens[start + 1].text == "-c" else None
+    words = tokens[at].text.split() if at is not None and at < len(tokens) else []
+    text = " ".join(words)
+    while len(text) > 50 and len(words) > 1:  # whole words only
+        words = words[:-1]
+        text = " ".join(words) + " ..."
+    return text.replace("\\", "\\\\").replace('"', '\\"') or "..."
 
 
 def _shown(word: str) -> str:

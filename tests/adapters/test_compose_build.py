@@ -206,7 +206,8 @@ def test_a_shell_form_cmd_after_the_engines_entrypoint_is_said_as_the_dockerfile
         "serve Qwen/Qwen2.5-7B-Instruct --max-mo...\"` as its arguments (`vllm serve`, the entrypoint of newer images, "
         "takes `/bin/sh` for the model; the older `python3 -m vllm.entrypoints.openai.api_server` never serves it): "
         "the shell never runs the script and vLLM exits on these words; set `ENTRYPOINT [\"/bin/sh\", \"-c\"]` and "
-        "give the script as the CMD, or give the engine's arguments alone (`CMD [\"--model\", ...]`) "
+        "give the whole script as a one-item exec-form CMD (`CMD [\"vllm serve Qwen/Qwen2.5-7B-Instruct ...\"]`), or "
+        "give the engine's arguments alone (`CMD [\"--model\", ...]`) "
         "(engine-rejects-value)")
 
 

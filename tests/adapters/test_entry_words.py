@@ -43,11 +43,19 @@ def _refusals(result):
 
 @pytest.mark.parametrize("text,name,given,fix,alone", [
     (COMPOSE_STRING, "compose.yaml", "`command:` without `entrypoint:` is",
-     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `command:`', '`command: [\\"--model\\", ...]`'),
+     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the whole script as ONE `command:` list item '
+     '(a string `command:` is split into words, and `/bin/sh -c` runs only the first): `command: '
+     '[\\"vllm serve Qwen/Qwen3-8B --max-model-len 8192\\"]`, or a `- |` block string as its one item',
+     '`command: [\\"--model\\", ...]`'),
     (COMPOSE_LIST, "compose.yaml", "`command:` without `entrypoint:` is",
-     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `command:`', '`command: [\\"--model\\", ...]`'),
+     'set `entrypoint: [\\"/bin/sh\\", \\"-c\\"]` and give the whole script as ONE `command:` list item '
+     '(a string `command:` is split into words, and `/bin/sh -c` runs only the first): `command: '
+     '[\\"vllm serve Qwen/Qwen3-8B --max-model-len 8192\\"]`, or a `- |` block string as its one item',
+     '`command: [\\"--model\\", ...]`'),
     (POD, "pod.yaml", "`args:` without `command:` are",
-     'set `command: [\\"/bin/sh\\", \\"-c\\"]` and give the script as `args:`', '`args: [\\"--model\\", ...]`'),
+     'set `command: [\\"/bin/sh\\", \\"-c\\"]` and give the whole script as ONE `args:` item (`args: '
+     '[\\"vllm serve Qwen/Qwen3-8B --max-model-len 8192\\"]`): `/bin/sh -c` runs only the first item',
+     '`args: [\\"--model\\", ...]`'),
 ])
 def test_a_shell_given_to_the_engine_entrypoint_is_the_engines_model_and_refused(text, name, given, fix, alone):
     import json
@@ -142,6 +150,11 @@ def test_docker_run_that_runs_the_program_is_read_as_before(line):
 
 
 @pytest.mark.parametrize("text", [
+    # the forms CTX301's advice gives: the whole script as the one item of `command:`, quoted (the first) or a `- |`
+    # block string (here)
+    COMPOSE_LIST.replace('    command: ["/bin/sh", "-c", "vllm serve Qwen/Qwen3-8B --max-model-len 8192"]',
+                         '    entrypoint: ["/bin/sh", "-c"]\n    command:\n      - |\n'
+                         '        vllm serve Qwen/Qwen3-8B \\\n          --max-model-len 8192\n'),
     # an entrypoint of its own, a cleared one, or an image whose entrypoint is not known: the shell runs
     COMPOSE_LIST.replace("    command:", '    entrypoint: ["/bin/sh", "-c"]\n    command:').replace(
         '"/bin/sh", "-c", ', ""),
