@@ -111,3 +111,15 @@ def test_known_misses_are_still_misses_and_still_in_their_band_or_above():
         o = BY_ID[case]
         assert o.point > 0.05, f"{case} now within 5% ({o.point:+.1%}): drop it from KNOWN_MISSES"
         assert o.low <= o.point <= o.high
+
+
+def test_the_pytorch_backends_0_20_log_is_not_read_as_a_compiled_engine():
+    # NVIDIA/TensorRT-LLM#6294's 0.20.0 log is the PyTorch backend's (its autotuner, "generation only CUDA graph
+    # warmup" for 24 batch sizes, "Rank 0 uses 8.46 GB for model weights" from the Hugging Face checkpoint); a 0.20
+    # row without `backend` is a compiled TensorRT engine since physics/trt_warmup.runs_engine reads the release's
+    # default, so the row states its backend
+    from ctxlint.physics.trt_warmup import runs_engine
+
+    case = BY_ID["trtllm-0.20-llama3.1-8b-fp8-h100-max-tokens"].case
+    assert case["settings"]["backend"] == "pytorch"
+    assert not runs_engine(case["settings"], case["version"])
