@@ -48,7 +48,7 @@ def command_start(texts: Sequence[str]) -> Optional[int]:
 def remote_script_index(texts: Sequence[str]) -> Optional[int]:
     """Index of the one word `ssh [opts] DEST [opts] COMMAND` (or `pdsh [opts] COMMAND`) runs as the remote shell's
     `-c` text, else None."""
-    j = command_start(texts) if texts and texts[0].rsplit("/", 1)[-1] == "ssh" else pdsh_command_start(texts)
+    j = hop_command_start(texts)
     return j if j == len(texts) - 1 else None
 
 
@@ -68,6 +68,7 @@ def runs_remote(texts: Sequence[str], start: int) -> bool:
 # with interspersed arguments disabled, many long options: its command's first word is not placed here).
 REMOTE_RUNNERS = frozenset({"ssh", "pdsh", "clush"})
 _PDSH_OPTIONS = "hLNKR:M:t:cqf:w:x:l:u:bI:dVT:QsSkg:X:F:iaAvj:P:C:"
+_PDSH_LETTERS = frozenset(_PDSH_OPTIONS) - {":"}
 
 
 def remote_hop(texts: Sequence[str], start: int) -> Optional[int]:
@@ -89,12 +90,15 @@ def pdsh_command_start(texts: Sequence[str]) -> Optional[int]:
     word, an option pdsh does not take, or -h, -L, -V, -q, which print and exit)."""
     if not texts or texts[0].rsplit("/", 1)[-1] != "pdsh":
         return None
-    letters = {c for k, c in enumerate(_PDSH_OPTIONS) if c != ":"}
     i, given = getopt_operands(texts, 1, _PDSH_OPTIONS)
-    if set(given) - letters or set(given) & set("hLVq") or i >= len(texts):
+    if set(given) - _PDSH_LETTERS or set(given) & set("hLVq") or i >= len(texts):
         return None
     return i
 
+
+def hop_command_start(texts: Sequence[str]) -> Optional[int]:
+    """Where the command of the ssh or pdsh texts[0] starts (command_start, pdsh_command_start), else None."""
+    return command_start(texts) if texts and texts[0].rsplit("/", 1)[-1] == "ssh" else pdsh_command_start(texts)
 
 
 # clush's options that take a value (cea-hpc/clustershell@06ca77d0378faa8b4b09917c564c3388334c1509:
@@ -117,7 +121,7 @@ def remote_prefixes(tokens: Sequence, hop: int, start: int) -> list:
                       and not (texts[k - 1][:1] == "-" and texts[k - 1][-1:] in _CLUSH_VALUED
                                and not texts[k - 1].startswith("--"))), None)
     else:
-        first = command_start(texts) if name == "ssh" else pdsh_command_start(texts)
+        first = hop_command_start(texts)
     if first is None:
         return []
     env: list = []
@@ -125,6 +129,7 @@ def remote_prefixes(tokens: Sequence, hop: int, start: int) -> list:
     # a launcher that passes its environment on (`ssh HOST A=1 timeout 60 vllm ...`, taskset, numactl, srun) gives the
     # prefix to the engine it runs, as `A=1 timeout 60 vllm` does here
     return env if rest and (rest[0] is tokens[start] or rest[0].text.rsplit("/", 1)[-1] in _PASSING_WRAPPERS) else []
+
 
 # A word HOST's shell reads back as the same one word: no blank, quote, backslash, expansion, operator, glob, brace
 # or comment character (bash(1), QUOTING: the metacharacters and the characters special inside words)
@@ -139,7 +144,7 @@ def reread_end(program) -> Optional[int]:
     itself (`ssh HOST vllm serve M`), a value this script's shell expanded included, or where ssh runs one command
     word or none."""
     texts = [t.text for t in program]
-    j = command_start(texts) if texts[0].rsplit("/", 1)[-1] == "ssh" else pdsh_command_start(texts)
+    j = hop_command_start(texts)
     if j is None or j >= len(program) - 1:
         return None
     return j if any(not t.refs and not _SAME_WORD.fullmatch(t.text) for t in program[j:]) else None
