@@ -29,43 +29,43 @@ def layer_split(reader, inv, facts, where=None):
     if facts.parallelism.pipeline is not None or \
             (mode is not None and str(mode.value).lower() not in ("layer", "row")):
         return facts
+    how = f"(--split-mode {mode.value if mode is not None else 'layer, the default'})"
+    seen = split_visible(reader, inv)
     if getattr(reader.c, "privileged", False) or getattr(reader.c, "gpus_uncounted", None):
-        seen = split_visible(reader, inv)
         if seen == 0 and inv.settings.get("tensor_split") is not None:
             count = None  # every GPU of the host, but --tensor-split's shares name those it uses: read below
         elif not seen:  # not set (every GPU of the node), or set to ids not known
             return replace(facts, parallel_unknown=True)
-        elif seen < 2 or inv.settings.get("rpc") is not None:
-            return facts
         else:
-            how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it (--split-mode "
-                   f"{mode.value if mode is not None else 'layer, the default'})")
-            return replace(facts, parallelism=replace(facts.parallelism,
-                                                      pipeline=Val(seen, _visible_at(reader), raw=how)))
+            return _over_visible(reader, inv, facts, seen, f"leaves it {how}")
     if count is None:
         split = inv.settings.get("tensor_split")
-        shares = tensor_split_devices(split.value if split is not None else None,
-                                      split_visible(reader, inv), inv.settings.get("device"))
+        shares = tensor_split_devices(split.value if split is not None else None, seen, inv.settings.get("device"))
         if shares is None or len(shares) < 2 or inv.settings.get("rpc") is not None:
             return facts
-        if len(set(shares)) > 1 or split_visible(reader, inv) is None:  # uneven, or over devices not known
+        if len(set(shares)) > 1 or seen is None:  # uneven, or over devices not known
             return replace(facts, parallel_unknown=True)
-        how = (f"llama.cpp splits its layers over the {len(shares)} GPUs --tensor-split {split.value} names "
-               f"(--split-mode {mode.value if mode is not None else 'layer, the default'})")
         at = where(split) if where is not None else reader.c.node.source(reader.file)
-        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(len(shares), at, raw=how)))
-    seen = split_visible(reader, inv)
+        return _pipeline(facts, len(shares), at, f"--tensor-split {split.value} names {how}")
     if seen and seen < count.value:  # CUDA_VISIBLE_DEVICES of known ids leaves it fewer than the container has
-        if seen < 2 or inv.settings.get("rpc") is not None:
-            return facts
-        how = (f"llama.cpp splits its layers over the {seen} GPUs CUDA_VISIBLE_DEVICES leaves it of {count.value} "
-               f"(--split-mode {mode.value if mode is not None else 'layer, the default'})")
-        return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(seen, _visible_at(reader), raw=how)))
+        return _over_visible(reader, inv, facts, seen, f"leaves it of {count.value} {how}")
     if count.value < 2:
         return facts
-    how = f"llama.cpp splits its layers over the {count.value} GPUs it sees (--split-mode " + \
-        f"{mode.value if mode is not None else 'layer, the default'})"
-    return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(count.value, count.source, raw=how)))
+    return _pipeline(facts, count.value, count.source, f"it sees {how}")
+
+
+def _over_visible(reader, inv, facts, seen: int, tail: str):
+    """The pipeline over the `seen` GPUs a CUDA_VISIBLE_DEVICES of known ids leaves llama.cpp (none for one, or
+    with `--rpc` servers, whose devices are not counted here)."""
+    if seen < 2 or inv.settings.get("rpc") is not None:
+        return facts
+    return _pipeline(facts, seen, _visible_at(reader), f"CUDA_VISIBLE_DEVICES {tail}")
+
+
+def _pipeline(facts, n: int, at, over: str):
+    """`facts` with llama.cpp's layer split over `n` GPUs as its pipeline, `over` saying which GPUs."""
+    how = f"llama.cpp splits its layers over the {n} GPUs {over}"
+    return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(n, at, raw=how)))
 
 
 def _visible_at(reader):
