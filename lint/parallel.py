@@ -243,9 +243,10 @@ PARENT_POLL = 0.5  # seconds between a worker's looks at its parent
 
 def _end_with(parent: Optional[int]) -> None:
     """Leave Ctrl-C to the parent, and end this worker soon after its parent `parent` (a pid) ends. A worker waits
-    for chunks on a pipe whose write end it holds itself, so a parent killed by a signal (`kill PID`, a wrapper's subprocess timeout, the OOM killer)
-    would leave it waiting, or checking a chunk nobody reads, for ever: a daemon thread looks at the parent pid (which
-    changes when the worker is re-parented, on POSIX) and ends the process when it does."""
+    for chunks on a pipe whose write end it holds itself, so a parent killed by a signal (`kill PID`, a wrapper's
+    subprocess timeout, the OOM killer) would leave it waiting, or checking a chunk nobody reads, for ever: a daemon
+    thread looks at the parent pid (which changes when the worker is re-parented, on POSIX) and ends the process
+    when it does."""
     if parent is None:
         return
     import signal

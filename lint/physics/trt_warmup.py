@@ -13,8 +13,8 @@
   125 GiB for Llama-3.1-8B (149 GiB with the forward buffers), a model Baseten's Briton example builds
   for 131,072-token sequences on one H100 (basetenlabs/truss-examples@417f084c0c5e63a493b1f84374f4ecfcd9ee50a2:
   11-embeddings-reranker-classification-tensorrt/Briton-meta-llama-llama-3.1-8b-instruct-with-speculative-
-  lookahead-decoding-fp8/config.yaml, which sets no `max_num_tokens` itself). With in-flight batching `max_batch_size` does not size them (NVIDIA/
-  TensorRT-LLM#1222, kaiyux). The point is the forward buffers of `max_num_tokens` and one logit row per
+  lookahead-decoding-fp8/config.yaml, which sets no `max_num_tokens` itself). With in-flight batching
+  `max_batch_size` does not size them (NVIDIA/TensorRT-LLM#1222, kaiyux). The point is the forward buffers of `max_num_tokens` and one logit row per
   sequence; the band reaches up to the PyTorch figure without the logits, since TensorRT's own plan
   was not read. Before the KV cache is sized the C++ runtime also allocates its I/O and decoder buffers
   "based on runtime max_batch_size and max_seq_len" (NVIDIA/TensorRT-LLM@7ff5302377eb3063d2c056746f686eebb23184bc:
@@ -80,4 +80,5 @@ def warmup(arch: ModelArch, tokens: int, batch: int, tp: int, engine: bool) -> T
     heavy = forward + tokens * 8 * (arch.vocab_size or 128_256) / max(1, tp)
     # the logged peak is per GPU (divided by TP); the bare forward buffers need not shrink as much, so the
     # band spans both ways (at TP > 1 the point is below the bare buffers' figure: still inside its band)
-    return Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high), f"{tokens} tokens (x {batch} batch)")
+    return Term("warmup peak", heavy, min(heavy, bare.point), max(heavy, bare.high),
+                f"{tokens} tokens (x {batch} batch)")
