@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ctxlint.physics.kv import kv_bytes_per_token_per_gpu
-from ctxlint.physics.models import FULL, lookup_model
+from ctxlint.physics.models import FULL, SLIDING, lookup_model
 from ctxlint.physics.served import serving_dtype
+from ctxlint.resolution.resolve import resolve
 from helpers import run
 
 
@@ -89,3 +90,51 @@ def test_qwen25_math_served_past_its_positions_is_an_error(tmp_path):
     (tmp_path / ".ctxlint.yaml").write_text("default-accelerator: L4\n")
     result = run(["check", str(tmp_path)])
     assert "docker-compose.yaml:4:81: CTX109 [error] 8,192 > 4,096 x 1 = 4,096" in result.out
+
+
+# codellama/CodeLlama-70b-Instruct-hf as the count takes it: 80 layers of GQA attention (2 x 8192^2 for q and o,
+# 2 x 8192 x 1024 for k and v), a 28672 SwiGLU MLP and two norms; the final norm; untied 32016 x 8192 tables
+CODELLAMA70_LAYER = 2 * 8192 ** 2 + 2 * 8192 * 1024 + 3 * 8192 * 28672 + 2 * 8192
+CODELLAMA70 = 80 * CODELLAMA70_LAYER + 8192 + 2 * 32016 * 8192
+
+
+def test_codellama_70b_instruct_resolves_with_its_4096_positions():
+    arch = lookup_model("codellama/CodeLlama-70b-Instruct-hf")
+    assert (arch.num_layers, arch.num_attention_heads, arch.num_kv_heads, arch.head_dim) == (80, 64, 8, 128)
+    assert arch.max_position_embeddings == 4096  # the Instruct's own (rope_theta 10000), not CodeLlama's 16384
+    assert CODELLAMA70_LAYER == 855_654_400 and CODELLAMA70 == 68_976_910_336
+    assert arch.total_params_b == round(CODELLAMA70 / 1e9, 4) == 68.9769
+    for engine in ("vllm", "sglang"):  # GQA: 2 (K and V) x 80 layers x 8 KV heads x 128 x 2 bytes
+        assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), engine) == 2 * 80 * 8 * 128 * 2 == 327_680
+
+
+@pytest.mark.parametrize("model_id, base, kv_bytes, weights", [
+    # TheBloke's GPTQ re-uploads (sweep p29, dstackai/dstack-examples with TGI): the base's network, 4-bit weights
+    ("TheBloke/Llama-2-13B-chat-GPTQ", "meta-llama/Llama-2-13b-hf", 2 * 40 * 40 * 128 * 2, "gptq-int4"),  # MHA
+    ("TheBloke/CodeLlama-70B-Instruct-GPTQ", "codellama/CodeLlama-70b-Instruct-hf", 327_680, "gptq-int4"),
+    # DeepSeek-V2.5-1210 (p29, truss-examples with SGLang): V2.5's MLA, 60 layers x (kv_lora_rank 512 + rope 64) x 2
+    ("deepseek-ai/DeepSeek-V2.5-1210", "deepseek-ai/DeepSeek-Coder-V2-Instruct", 60 * (512 + 64) * 2, "bf16"),
+])
+def test_catalog30_derivatives_resolve_to_their_base(model_id, base, kv_bytes, weights):
+    found = resolve(model_id)
+    assert (found.arch.name, found.weights.key, found.via) == (base, weights, "catalog")
+    assert f"{model_id}: architecture of {base}, which it derives from (" in found.how
+    for engine in ("vllm", "sglang"):
+        assert kv_bytes_per_token_per_gpu(serving_dtype(found.arch, None, []), engine) == kv_bytes
+    assert 2 * 40 * 40 * 128 * 2 == 819_200 and 60 * (512 + 64) * 2 == 69_120
+
+
+def test_gemma_3_270m_it_caches_full_kv_in_three_of_its_18_layers():
+    arch = lookup_model("google/gemma-3-270m-it")
+    assert (arch.num_layers, arch.num_attention_heads, arch.num_kv_heads, arch.head_dim) == (18, 4, 1, 256)
+    assert (arch.layer_kinds.count(FULL), arch.layer_kinds.count(SLIDING), arch.sliding_window) == (3, 15, 512)
+    assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [5, 11, 17]  # every sixth
+    # a layer: q 640 x 1024, k and v 640 x 256, o 1024 x 640, a 2048 GeGLU MLP (3 x 640 x 2048), four 640 norms
+    # and the q/k norms of 256; x 18, + the final norm + one tied 262144 x 640 table = 268,098,176
+    layer = 2 * 640 * 1024 + 2 * 640 * 256 + 3 * 640 * 2048 + 4 * 640 + 2 * 256
+    assert layer == 5_573_632 and 18 * layer + 640 + 262144 * 640 == 268_098_176
+    assert arch.total_params_b == 0.2681
+    # vLLM counts the full layers a token: 3 x 2 x 1 x 256 x 2; SGLang's hybrid SWA pool adds its window layers at
+    # 0.8 of a token each (lint/physics/kv.py, swa_full_tokens_ratio): 3,072 + 0.8 x 15 x 1,024
+    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 3 * 2 * 1 * 256 * 2 == 3_072
+    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "sglang") == 3_072 + 0.8 * 15 * 1_024 == 15_360
