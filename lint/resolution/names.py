@@ -34,8 +34,10 @@ _QUANT_TAGS = (
     "awq", "gptq-int4", "gptq-int8", "gptq-4bit", "gptq-8bit", "gptq", "int4", "int8", "nvfp4", "mxfp4",
     "mxfp8", "fp4", "4bit", "8bit",
 )
-# GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix.
-_GGUF_TAG = lazy_compile(r"(?:^|-)((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
+# GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix, after a '-'
+# (bartowski's `Qwen_QwQ-32B-Q4_K_M.gguf`) or a '.' (TheBloke's, QuantFactory's and mradermacher's
+# `Meta-Llama-3.1-8B-Instruct.Q8_0.gguf`).
+_GGUF_TAG = lazy_compile(r"(?:^|[-.])((?:ud-)?(?:i?q[1-8](?:-[a-z0-9]+){0,2}|f16|bf16|f32))$")
 
 
 @record(frozen=True)
@@ -77,7 +79,11 @@ def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
             match = _GGUF_TAG.search(bare)
             if match and match.start(1) > 0:
                 found = gguf_format(match.group(1)) or found
-                bare, changed = bare[:match.start(1)].rstrip("-"), True
+                bare, changed = bare[:match.start(1)].rstrip("-."), True
+                if bare.endswith(".i1"):
+                    # mradermacher's imatrix ("weighted") quantizations, `<name>.i1-Q5_K_M.gguf`: `i1` marks how the
+                    # tag's format was quantized, not the network
+                    bare = bare[:-3]
                 continue
         if found is not None and bare.endswith("-qat"):
             # quantization-aware training (Google's `gemma-3-27b-it-qat-q4_0-gguf`, re-uploads' `-it-qat-AWQ-INT4`):
@@ -90,6 +96,26 @@ def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
                 bare, changed = bare[:-len(tag) - 1], True
                 break
     return bare, found
+
+
+def unabliterated(base: str) -> Tuple[Optional[str], str]:
+    """`base` (a ModelRef's) without an abliteration's tag, and the words that say what was dropped; (None, "")
+    when it carries none. Abliteration projects a refusal direction out of the weight matrices, W - (W d) d^T
+    (Arditi et al., "Refusal in LLMs is mediated by a single direction";
+    jwest33/abliterator@49040f78eed9bf9c4e0e305ce5ad2698e2869c95:README.md, Orthogonal Projection): every
+    matrix keeps its shape, so the config, the KV cache and the weight count are the base's. huihui-ai's
+    releases carry `Huihui-` before the base's name (`Huihui-Qwen3-4B-Instruct-2507-abliterated`), bartowski's
+    copies `huihui-ai_`; either is dropped only beside the tag. A fine-tune or a merge named with the tag
+    (`Huihui-Qwen3.5-27B-Claude-4.6-Opus-abliterated`) keeps its own words and matches no base."""
+    if not base.endswith("-abliterated") or base == "-abliterated":
+        return None, ""
+    rest, dropped = base[:-len("-abliterated")], "its '-abliterated' tag"
+    for prefix in ("huihui-ai-", "huihui-"):
+        if rest.startswith(prefix) and len(rest) > len(prefix):
+            rest, dropped = rest[len(prefix):], f"its '{prefix[:-1]}' prefix and '-abliterated' tag"
+            break
+    return rest, dropped + " (an abliteration keeps its base's network: the refusal direction is projected out of " \
+        "the weights, each matrix keeps its shape)"
 
 
 def parse_ref(text: str) -> Optional[ModelRef]:

@@ -29,7 +29,7 @@ from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
-from ctxlint.resolution.names import ModelRef, hub_uri, norm, parse_ref, strip_quant
+from ctxlint.resolution.names import ModelRef, hub_uri, norm, parse_ref, strip_quant, unabliterated
 from ctxlint.physics.models import arch_from_mapping
 from ctxlint.physics.weights import WeightFormat
 
@@ -245,6 +245,10 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
             how = f"{_by_name(ref)} without the prefix '{org}.' (read as its publisher's)" \
                 if name == published and name not in names else _by_name(ref)
             return _hit_resolution(ref, hit, how)
+    plain, dropped = unabliterated(ref.base)
+    hit = catalog.find(plain) if plain else None
+    if hit is not None:
+        return _hit_resolution(ref, hit, f"{_by_name(ref)} without {dropped}")
     for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
         hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
         if hit is not None:

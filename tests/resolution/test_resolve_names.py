@@ -53,6 +53,16 @@ from ctxlint.resolution.resolve import Context, resolve
     ("/models/DeepSeek-R1-Q8_0-00012-of-00015.gguf", "deepseek-ai/DeepSeek-R1", "matched by its folder name",
      "gguf-q8-0"),
     ("unsloth/DeepSeek-R1-GGUF:DeepSeek-R1-UD-IQ1_M", "deepseek-ai/DeepSeek-R1", "matched by name", "gguf-ud-iq1-m"),
+    # TheBloke's, QuantFactory's and mradermacher's GGUF files put the format after a '.', mradermacher's imatrix
+    # quantizations an `i1` before it (sweeps p29, c29: mostlygeek/llama-swap-wiki, davetha/mi210-llm-stack)
+    ("/models/Meta-Llama-3.1-8B-Instruct.Q8_0.gguf", "meta-llama/Llama-3.1-8B", "matched by its folder name",
+     "gguf-q8-0"),
+    ("/m/Qwen3-Next-80B-A3B-Thinking.i1-Q5_K_M.gguf", "Qwen/Qwen3-Next-80B-A3B-Thinking", "matched by its folder name",
+     "gguf-q5-k-m"),
+    # TheBloke's own naming, `<name>.<quant>.gguf`: the version's dot (2.5) is no publisher's prefix, the tag's is
+    ("/m/Qwen2.5-7B.Q4_K_M.gguf", "Qwen/Qwen2.5-7B", "matched by its folder name; GGUF Q4_K_M", "gguf-q4-k-m"),
+    ("/m/unsloth.Devstral-Small-2-24B-Instruct-2512.Q4_K_M.gguf", "mistralai/Devstral-Small-2-24B-Instruct-2512",
+     "without the prefix 'unsloth.' (read as its publisher's)", "gguf-q4-k-m"),
     # catalog entries whose config records no quantization: the name's, or the catalog's weights
     ("nvidia/Llama-3.1-70B-Instruct-FP8", "nvidia/Llama-3.1-70B-Instruct-FP8",
      "FP8 weights (from the name; the catalog records no quantization)", "fp8"),
@@ -86,7 +96,15 @@ def test_the_issue_example_reads_as_written() -> None:
 
 
 @pytest.mark.parametrize("near_miss", [
-    "meta-llama/Llama-3.1-8B-Instruct-abliterated",  # a fine-tune ctxlint has no facts for
+    "meta-llama/Llama-3.1-8B-Instruct-uncensored",  # a fine-tune ctxlint has no facts for
+    # a fine-tune on another model's outputs named with the tag keeps its own words; a tag alone names nothing
+    "/opt/llama/models/Huihui-Qwen3.5-27B-Claude-4.6-Opus-abliterated.Q4_K_M.gguf",
+    "/models/abliterated.gguf",
+    "/models/Huihui-abliterated.Q8_0.gguf",
+    # REAP prunes experts (the network is smaller than the base's): never read as GLM-4.7-Flash
+    "/opt/llama/models/GLM-4.7-Flash-REAP-23B-A3B/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf",
+    # an `i1` that is no imatrix mark before a GGUF tag stays in the name
+    "/models/Qwen3-8B-i1.gguf",
     "mistralai/Mistral-7B-Instruct-v0.4",  # a version that does not exist
     "meta-llama/Llama-3.1-80B-Instruct",  # another size
     "Qwen/Qwen3-32B-A3B",  # a different (MoE) shape
@@ -333,12 +351,31 @@ def test_gguf_file_names_of_publishers_resolve(written, arch, weights) -> None:
 
 
 @pytest.mark.parametrize("written", [
-    "/m/Qwen2.5-7B.Q4_K_M.gguf",  # a prefix with a digit is a version, not a publisher: nothing read past it
-    "/m/unsloth.Devstral-Small-2-24B-Instruct-2512.Q4_K_M.gguf",  # the remainder must be a name, its tag stripped
+    "/m/Qwen2.5-7B-Chat.gguf",  # a prefix with a digit is a version, not a publisher: nothing read past it
+    "/m/unsloth.Devstral-Small-2-24B-Instruct-2512-v9.Q4_K_M.gguf",  # the remainder must be a catalog name
     "unsloth.Devstral-Small-2-24B-Instruct-2512-UD-Q4_K_XL",  # not a GGUF file: the dot is part of the name
 ])
 def test_a_gguf_publisher_prefix_is_read_only_where_it_is_one(written) -> None:
     assert not resolve(written).resolved
+
+
+@pytest.mark.parametrize("written, arch, dropped, weights", [
+    # sweeps p29 and c29 (mostlygeek/llama-swap-wiki, davetha/mi210-llm-stack): huihui-ai's abliterations as GGUF
+    # files; the 4B resolves through a derivative, so its match (not its how) says what was read
+    ("/path/to/models/Huihui-Qwen3-4B-Instruct-2507-abliterated.Q8_0.gguf", "Qwen/Qwen3-4B-Thinking-2507",
+     "its 'huihui' prefix and '-abliterated' tag", "gguf-q8-0"),
+    ("/models/Huihui-Qwen3-Next-80B-A3B-Thinking-abliterated.i1-Q5_K_M.gguf", "Qwen/Qwen3-Next-80B-A3B-Thinking",
+     "its 'huihui' prefix and '-abliterated' tag", "gguf-q5-k-m"),
+    ("bartowski/huihui-ai_QwQ-32B-abliterated-GGUF:Q4_K_M", "Qwen/QwQ-32B",
+     "its 'huihui-ai' prefix and '-abliterated' tag", "gguf-q4-k-m"),
+    ("meta-llama/Llama-3.1-8B-Instruct-abliterated", "meta-llama/Llama-3.1-8B", "its '-abliterated' tag", "bf16"),
+])
+def test_an_abliteration_resolves_to_its_base_and_says_so(written, arch, dropped, weights) -> None:
+    found = resolve(written)
+    assert (found.arch.name, found.weights.key) == (arch, weights)
+    said = found.match or found.how
+    assert f"without {dropped} (an abliteration keeps its base's network: the refusal direction is projected out " \
+           "of the weights, each matrix keeps its shape)" in said
 
 
 def test_a_dropped_publisher_prefix_is_said_in_the_match() -> None:
