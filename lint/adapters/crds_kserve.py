@@ -20,7 +20,8 @@
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
-  `storageUri` (`hf://`, or the folder of an `s3://`, `gs://` or `pvc://` one) or
+  `storageUri` (`hf://`, or the folder of an `s3://`, `gs://` or `pvc://` one, or
+  `storage.path`: storage_path) or
   `--model_id`, and so is an engine's `/mnt/models`; `--backend huggingface` (or
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
   ...) pick their engine at run time and are skipped.
@@ -231,10 +232,35 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
     storage = _hf_arg(container.get("args"), "--model_id", spans) if hf_server else None
     if storage is None and str(scalar(model.get("storageUri"))).lower().startswith(_STORED):
         storage = model_id(model.get("storageUri"), file)
+    if storage is None and model.get("storageUri") is None:
+        storage = storage_path(model.get("storage"), file)
     if storage is not None:
-        roles = [replace(r, model=storage) if r.model is None or str(r.model.value).rstrip("/") == MODEL_MOUNT
-                 else r for r in roles]
+        # an engine given no model serves its own default, not the mount; the Hugging Face server serves model_dir
+        roles = [replace(r, model=storage) if r.model is None and hf_server or r.model is not None and
+                 str(r.model.value).rstrip("/") == MODEL_MOUNT else r for r in roles]
     return _workload(obj, None, roles, spans, result, replicas)
+
+
+def storage_path(storage: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The model folder `spec.predictor.model.storage` names, the form OpenShift AI's dashboard writes
+    (`storage: {key: <data connection>, path: org/name}`): KServe hands the storage initializer
+    `<type>://<bucket>/<path>` for an s3 storage and `<type>://<path>` for the others, the type and bucket from
+    `parameters` or else the key's storage secret, and copies that folder to /mnt/models
+    (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912: pkg/controller/v1beta1/inferenceservice/components/
+    component.go addStorageSpecAnnotations, pkg/credentials/service_account_credentials.go). That URI where
+    `parameters` state its type (and an s3 bucket); else the path as written, at the path."""
+    if storage is None or storage.kind != MAP or storage.get("path") is None:
+        return None
+    path = scalar(storage.get("path"))
+    if not isinstance(path, str) or not path.strip("/ ") or "{{" in path:
+        return None
+    params = storage.get("parameters")
+    kind = scalar(params.get("type")) if params is not None and params.kind == MAP else None
+    bucket = scalar(params.get("bucket")) if params is not None and params.kind == MAP else None
+    folder = path.strip().lstrip("/")
+    if isinstance(kind, str) and kind.strip() and (kind != "s3" or isinstance(bucket, str) and bucket.strip()):
+        folder = f"{kind}://{bucket.strip()}/{folder}" if kind == "s3" else f"{kind}://{folder}"
+    return Val(folder, storage.get("path").source(file), raw=path)
 
 
 def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val[str]]:

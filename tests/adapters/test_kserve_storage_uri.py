@@ -65,3 +65,68 @@ def test_an_unresolved_storage_uri_or_path_says_where_its_config_json_is_read(tm
         "a local path: put the model's config.json at /srv/house-model-v2/config.json, or in a folder "
         "house-model-v2/ beside the deploy file, or add the model under `models:` in .ctxlint.yaml")
     assert resolve("models/house-model-v2").hint is not None
+
+
+STORAGE = """\
+apiVersion: serving.kserve.io/v1alpha1
+kind: ServingRuntime
+metadata:
+  name: mistral-7b
+spec:
+  supportedModelFormats: [{autoSelect: true, name: pytorch}]
+  containers:
+    - name: kserve-container
+      image: vllm/vllm-openai:v0.10.1
+      args: [--model, /mnt/models/, --max-model-len, "6144"]
+---
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata:
+  name: mistral-7b
+spec:
+  predictor:
+    model:
+      runtime: mistral-7b
+      modelFormat: {name: pytorch}
+      resources: {limits: {nvidia.com/gpu: "1"}}
+      storage:
+        key: aws-connection-mistral
+        path: mistralai/Mistral-7B-Instruct-v0.2
+"""
+
+
+def test_a_storage_path_names_the_model_at_the_mount():
+    # sweep k30 (alpha-hack-program/doc-bot@3f0a9a76:vllm_runtime/vllm-mistral-7b-instance.yaml, the shape OpenShift
+    # AI's dashboard writes: `storage: {key: <data connection>, path: org/name}` beside `--model /mnt/models/`): the
+    # path is the folder KServe's storage initializer copies to /mnt/models, as a storageUri's is; it was not read
+    [dep] = adapt(STORAGE).deployments
+    assert (dep.model.id.value, at(STORAGE, dep.model.id.source)) == ("mistralai/Mistral-7B-Instruct-v0.2",
+                                                                       "mistralai/Mistral-7B-Instruct-v0.2")
+    assert resolve(dep.model.id.value).arch.name == "mistralai/Mistral-7B-Instruct-v0.2"
+
+
+@pytest.mark.parametrize("params, model", [
+    ("{type: s3, bucket: models}", "s3://models/mistralai/Mistral-7B-Instruct-v0.2"),
+    ("{type: gs}", "gs://mistralai/Mistral-7B-Instruct-v0.2"),
+    ("{bucket: models}", "mistralai/Mistral-7B-Instruct-v0.2"),  # the type is the key's secret's: not known
+    ("{type: s3}", "mistralai/Mistral-7B-Instruct-v0.2"),  # an s3 storage without its bucket: KServe refuses it
+])
+def test_a_storage_path_with_its_type_stated_is_the_uri_kserve_builds(params, model):
+    # service_account_credentials.go: `<type>://<bucket>/<path>` for s3, `<type>://<path>` for the other types
+    text = STORAGE.replace("        path: mistralai/", f"        parameters: {params}\n        path: /mistralai/")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == model
+    assert at(text, dep.model.id.source) == "/mistralai/Mistral-7B-Instruct-v0.2"
+
+
+@pytest.mark.parametrize("where", ["storageUri: s3://models/TinyLlama/TinyLlama-1.1B-Chat-v1.0",
+                                   "storage: {key: gcs, path: models/TinyLlama/TinyLlama-1.1B-Chat-v1.0}"])
+def test_an_engine_given_no_model_does_not_serve_the_storage_folder(where):
+    # robertgshaw2-neuralmagic/vllm-k8s@d811b74c:vllm-kserve-gcs/nm-vllm.yml: a vllm/vllm-openai runtime with no
+    # args runs its entrypoint with no model, so vLLM serves its own default, not the folder copied to /mnt/models;
+    # only the Hugging Face server (a huggingface format over no engine image) serves model_dir by itself
+    text = STORAGE.replace("      args: [--model, /mnt/models/, --max-model-len, \"6144\"]\n", "").replace(
+        "      storage:\n        key: aws-connection-mistral\n        path: mistralai/Mistral-7B-Instruct-v0.2\n",
+        f"      {where}\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id is None
