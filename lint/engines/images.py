@@ -180,12 +180,21 @@ def image_entrypoint_is_engine(image: object) -> bool:
     repo, tag = split_image(image)
     if engine == "vllm":  # `-openai` names the OpenAI server entrypoint (vllm/vllm-openai, vllm-cpu-openai-ubi9)
         return ("openai" in repo.rsplit("/", 1)[-1] or repo.endswith("vllm/vllm-tpu")
-                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo) or repo in _VLLM_LOCAL_TAGS)
+                or repo.endswith("/vllm-cpu-release-repo") or _is_opea(repo) or repo in _VLLM_LOCAL_TAGS
+                or repo.endswith(_RHAIIS_SERVER))
     if engine == "tgi":
         return True
     if engine == "llamacpp":
         return tag.startswith("server") or "server" in repo.rsplit("/", 1)[-1]
     return False
+
+
+# Red Hat AI Inference Server's CUDA image starts the OpenAI server: Red Hat's "vLLM server arguments" guide for 3.0,
+# 3.1 and 3.2 (docs.redhat.com/en/documentation/red_hat_ai_inference_server/3.1/html-single/vllm_server_arguments,
+# chapter 1) runs `podman run ... registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.1.0 --model RedHatAI/... \
+# --tensor-parallel-size 2 --max-model-len 16384`, server arguments straight after the image. Its ROCm and other
+# images, and OpenShift AI's `rhaii/` builds, are run with a command in what was read (no such source): not listed.
+_RHAIIS_SERVER = "/rhaiis/vllm-cuda-rhel9"
 
 
 # The tags vLLM's own install docs give the images they build from source, bare (a local image, no registry):

@@ -293,7 +293,10 @@ def test_args_only_image():
     # images on vLLM whose tags number their own releases: LMCache 0.3.9 (vLLM had no 0.3.9), Red Hat
     # AI Inference Server 3.2.2 (vLLM 0.10.1.1), NGC's monthly container 26.02 (no release notes read: ngc.py)
     ("lmcache/vllm-openai:v0.3.9post2", "vllm", None, True),
-    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2", "vllm", None, False),
+    # (its CUDA image starts the server: Red Hat's "vLLM server arguments" guide passes server arguments to it)
+    ("registry.redhat.io/rhaiis/vllm-cuda-rhel9:3.2.2", "vllm", None, True),
+    ("registry.redhat.io/rhaiis/vllm-rocm-rhel9:3.2.2", "vllm", None, False),
+    ("registry.redhat.io/rhaii/vllm-cuda-rhel9@sha256:ad06abf3", "vllm", None, False),
     ("nvcr.io/nvidia/vllm:26.02-py3", "vllm", None, False),
     # ... unless the tag names the engine's release after its name
     ("rocm/vllm:rocm6.3.1_vllm_0.8.5_20250513", "vllm", "0.8.5", False),
