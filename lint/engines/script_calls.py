@@ -46,7 +46,7 @@ def script_path(program: list[Token]) -> Optional[int]:
     return at
 
 
-def called_script(program: list[Token], ctx, depth: int, unsure: bool,
+def called_script(program: list[Token], ctx, depth: int,
                   build: Callable[[list, object, int], list[Command]], max_depth: int) -> Optional[list[Command]]:
     """The commands the script file `program` runs, read in a shell of its own; None when it is no such call, or
     the file is not read (not beside the script, or it names no engine)."""
@@ -75,14 +75,19 @@ def called_script(program: list[Token], ctx, depth: int, unsure: bool,
     for name, exported in ctx.exports.items():  # what a new process gets: the exported names only
         value = ctx.lookup(name) if exported is True and name not in ctx.unsure else None
         dict.__setitem__(child, name, value)
-    saved = (ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport)
+    saved = (ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport,
+             ctx.argloop)
     ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure = child, {}, {}, dict(ctx.exports), set()
     ctx.allexport = False
     ctx.positional = Positional(list(program[at + 1:]))
-    ctx.flow += int(unsure)
+    # The callee is a process of its own, read from its first line: an `if` or `&&` of the caller around the call
+    # decides whether it runs, not which of its own assignments do (`CTX=8192` then `llama-server -c "$CTX"` holds
+    # 8192 wherever the call sits; the caller's open `if` made it "a value it does not hold"). Its loops are its own.
+    ctx.flow, ctx.argloop = 0, None
     ctx.calling.append(path)
     try:
         return build(collapse(items), ctx, depth + 1)
     finally:
         ctx.calling.pop()
-        ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport = saved
+        (ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport,
+         ctx.argloop) = saved

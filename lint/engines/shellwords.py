@@ -233,7 +233,7 @@ def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> lis
     if ctx.sourcer is not None and runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
         from .script_calls import called_script
 
-        inner = _own_shell(ctx, lambda: called_script(program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
+        inner = _own_shell(ctx, lambda: called_script(program, ctx, depth, _build_commands, _MAX_DEPTH),
                            False)
         if inner is not None:
             return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
