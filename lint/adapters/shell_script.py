@@ -100,23 +100,21 @@ def script_node(path: str, text: str):
 
 def _sbatch_device(text: str, node, spans):
     """The device a batch script's `#SBATCH` header asks for by type (`--gres=gpu:a100:4`, `--gpus-per-node=`,
-    `--gpus-per-task=`, `--gpus=`, `-G`), when the accelerator catalog knows it (slurm_gres.py): the node the
-    engine runs on has it. A count alone, or a type the catalog lacks (a site's own gres name), states nothing."""
+    `--gpus-per-task=`, `--gpus=`, `-G`) or by node feature (`--constraint=h100`, `-C a100`), when the accelerator
+    catalog knows it (slurm_gres.header_device): the node the engine runs on has it. A count alone, or a type the
+    catalog lacks (a site's own gres name or feature), states nothing."""
     if "#SBATCH" not in text:
         return None
-    from ctxlint.adapters.slurm_gres import gpu_types, gres_device
+    from ctxlint.adapters.slurm_gres import header_device
     from ctxlint.adapters.slurm_header import options
     from ctxlint.model import Val
 
-    named = list(gpu_types(options(text)))
-    if len({name.lower() for name, _ in named}) > 1:
-        return None  # `--gres=gpu:l4:4,gpu:h100:4`: GPUs of several types, no one device of the engine's (review 18)
-    for name, start in named:
-        # a gres type is the site's own word: only a device it settles (`v100`, `a100`: any of their two sizes)
-        typed = gres_device(name)
-        if typed is not None:
-            return Val(typed, spans.source(node, start, start + len(name), text), raw=name)
-    return None
+    # a gres type or feature is the site's own word: only a device it settles (`v100`, `a100`: any of two sizes)
+    named = header_device(options(text))
+    if named is None:
+        return None
+    typed, name, start = named
+    return Val(typed, spans.source(node, start, start + len(name), text), raw=name)
 
 
 def _sbatch_gpus(text: str, node, spans):

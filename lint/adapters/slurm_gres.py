@@ -88,6 +88,62 @@ def _slice(card: str, profile: str) -> Optional[str]:
     return found[0].name if len(found) == 1 else None
 
 
+# A `--constraint` (`-C`) expression ctxlint reads: one feature, or features all required (`&`). An OR (`|`), a
+# matching OR (`[...]`), a node count (`*N`) or anything else lets the nodes differ, or is not read: no device.
+_FEATURES = lazy_compile(r"^[\w.-]+(?:&[\w.-]+)*$")
+
+
+def constraint_device(opts) -> Optional[Tuple[str, str, int]]:
+    """(catalog device, the feature as written, its offset) a header's `--constraint` names, or None.
+
+    Node features are the site's own words (sbatch.1 -C, --constraint: "Nodes can have features assigned to them by
+    the Slurm administrator ... Only nodes having features matching the job constraints will be used"; AND: "Only
+    nodes with all of specified features will be used. The ampersand is used for an AND operator",
+    SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:doc/man/man1/sbatch.1). Sites name their GPU nodes by the
+    card (`--constraint=h100`, `-C a100`, `-C a100-80gb`): a feature is read as a GPU type is (gres_device), so only
+    a word the catalog settles names a device (`intel`, `ib`, `hbm40g` name none, and are passed over); features
+    that name two different devices, or an expression other than one feature or an AND of them, name none."""
+    value, at = opts.get("constraint", ("", 0))
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":  # `--constraint="h100"`: sbatch unquotes
+        value, at = value[1:-1], at + 1
+    if not _FEATURES.match(value):
+        return None
+    found = {}
+    for feature in value.split("&"):
+        device = gres_device(feature)
+        if device is not None:
+            found.setdefault(device, (feature, at))
+        at += len(feature) + 1
+    if len(found) != 1:
+        return None
+    (device, (feature, start)), = found.items()
+    return device, feature, start
+
+
+def header_device(opts) -> Optional[Tuple[str, str, int]]:
+    """(catalog device, its word, its offset) the GPU type of a header's options (or an srun's) names: by `--gres`
+    / `--gpus*` type, by `--constraint` feature, or both. Both naming it agree, or one narrows the other (`--gres=
+    gpu:a100:1 --constraint=a100-80gb`: the A100 80GB, of the family's two sizes); two different devices name
+    none. Several GPU types (`--gres=gpu:l4:4,gpu:h100:4`) name none either (review 18)."""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    named = list(gpu_types(opts))
+    if len({name.lower() for name, _ in named}) > 1:
+        return None
+    typed = None
+    for name, start in named[:1]:
+        device = gres_device(name)
+        typed = (device, name, start) if device is not None else None
+    feature = constraint_device(opts)
+    if typed is None or feature is None or typed[0] == feature[0]:
+        return typed or feature
+    if feature[0] in lookup_accelerator(typed[0]).members:
+        return feature
+    if typed[0] in lookup_accelerator(feature[0]).members:
+        return typed
+    return None
+
+
 # Where a header names a GPU type: `--gres=gpu:TYPE[:N]` entries, `--gpus*=TYPE:N` (slurm_header.options).
 _TYPE_OPTIONS = ("gres", "gpus-per-node", "gpus-per-task", "gpus")
 

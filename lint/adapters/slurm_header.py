@@ -37,8 +37,9 @@ from ctxlint.lazyre import lazy_compile
 
 # option spellings -> the option; the short ones take their value glued (`-N2`) or as the next word
 _LONG = {"nodes": "nodes", "gpus": "gpus", "gpus-per-node": "gpus-per-node", "gpus-per-task": "gpus-per-task",
-         "gres": "gres", "ntasks": "ntasks", "ntasks-per-node": "ntasks-per-node", "tasks-per-node": "ntasks-per-node"}
-_SHORT = {"N": "nodes", "G": "gpus", "n": "ntasks"}
+         "gres": "gres", "ntasks": "ntasks", "ntasks-per-node": "ntasks-per-node", "tasks-per-node": "ntasks-per-node",
+         "constraint": "constraint"}  # the node features asked for (slurm_gres.constraint_device)
+_SHORT = {"N": "nodes", "G": "gpus", "n": "ntasks", "C": "constraint"}
 _WORD = lazy_compile(r"\S+")
 _TYPED = lazy_compile(r"^(?:([A-Za-z][\w.-]*):)?([0-9]+)$")  # `[type:]N` of --gpus*
 # Which options set each variable Slurm sets for the batch script, for CTX008 when the header fixes none.

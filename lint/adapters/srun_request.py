@@ -31,7 +31,7 @@ def srun_request(tokens: Sequence[Any], end: int) -> Optional[SrunRequest]:
     starts = [k for k in range(min(end, len(tokens))) if tokens[k].text == "srun"]
     if not starts:
         return None
-    from ctxlint.adapters.slurm_gres import gpu_types, gres_device
+    from ctxlint.adapters.slurm_gres import header_device
     from ctxlint.adapters.slurm_header import Allocation, options
 
     words = tokens[starts[-1] + 1:end]
@@ -46,13 +46,8 @@ def srun_request(tokens: Sequence[Any], end: int) -> Optional[SrunRequest]:
         k = max(i for i, start in enumerate(offsets) if start <= offset) if offsets and offset >= offsets[0] else 0
         return words[k] if words else tokens[starts[-1]]
 
-    device = None
-    named = list(gpu_types(options(text)))
-    if len({name.lower() for name, _ in named}) == 1:
-        name, at = named[0]
-        typed = gres_device(name)
-        if typed is not None:
-            device = (typed, token_at(at))
+    named = header_device(options(text))
+    device = (named[0], token_at(named[2])) if named is not None else None
     alloc = Allocation(text)
     gpus = None
     # the count's raw is the option as typed: a message says `2 (srun --gres=gpu:2)`

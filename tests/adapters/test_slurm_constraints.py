@@ -1,0 +1,77 @@
+"""A Slurm header's node features name the GPU the engine runs on (sweep c30:
+KempnerInstitute/distributed-inference-vllm@a9d22784a8fcd39d59a1340bbade597fe6e0bf0e:
+server/deepseek_r1_h100_slurm.sh asks for `#SBATCH --gpus-per-node=4` and `#SBATCH --constraint=h100` (its h200 twin `--constraint=h200`), and had "no
+accelerator type"; Harvard's and IDRIS's Slurm jobs write `-C a100`, `--constraint=h100` the same way). A feature
+is the site's own word, read as a gres type is: only one the catalog settles, in one feature or an AND of them."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.adapters.slurm_gres import constraint_device, header_device
+from ctxlint.adapters.slurm_header import options
+from helpers import run
+
+A100_ANY = "A100 (40 or 80 GB: the label names no size)"
+VLLM = "vllm serve meta-llama/Llama-3.1-70B-Instruct --max-model-len 8192 --tensor-parallel-size 4\n"
+
+
+def audit(path) -> dict:
+    head, row = run(["audit", "--isolated", "--format", "csv", str(path)]).out.splitlines()[:2]
+    return dict(zip(head.split(","), row.split(",")))
+
+
+def device(header: str):
+    named = header_device(options(header))
+    return named[0] if named is not None else None
+
+
+@pytest.mark.parametrize("header, expected", [
+    ("#SBATCH --constraint=h100\n", "H100-SXM-80GB"),
+    ("#SBATCH -C h200\n", "H200"),
+    ("#SBATCH -Ch200\n", "H200"),
+    ('#SBATCH --constraint="h100"\n', "H100-SXM-80GB"),
+    ("#SBATCH -C a100\n", A100_ANY),  # a family sold in two sizes: any of them, as a gres type
+    ("#SBATCH -C a100-80gb\n", "A100-SXM4-80GB"),
+    ("#SBATCH --constraint=gpu&h100\n", "H100-SXM-80GB"),  # AND: every node has both;  names no device
+    ("#SBATCH --constraint=h100&ib\n", "H100-SXM-80GB"),
+    # the gres type and the feature agree, or the feature says the family's size
+    ("#SBATCH --gres=gpu:h100:4\n#SBATCH --constraint=h100\n", "H100-SXM-80GB"),
+    ("#SBATCH --gres=gpu:a100:1\n#SBATCH --constraint=a100-80g\n", "A100-SXM4-80GB"),
+    ("#SBATCH --gres=gpu:a100-80gb:1\n#SBATCH -C a100\n", "A100-SXM4-80GB"),
+    ("#SBATCH --gres=gpu:sitegpu:4\n#SBATCH -C l40s\n", "L40S"),  # a gres word the catalog lacks: the feature's
+])
+def test_a_feature_that_names_a_gpu_is_the_device(header, expected):
+    assert device(header) == expected
+
+
+@pytest.mark.parametrize("header", [
+    "#SBATCH --constraint=h100|h200\n",  # OR: the nodes may differ
+    "#SBATCH --constraint=[h100|a100]\n",  # matching OR: one of them, not said which
+    "#SBATCH --constraint=h100*2\n",  # a node count: the other nodes have any feature
+    "#SBATCH --constraint=h100&a100\n",  # two devices: none
+    "#SBATCH --constraint=gpu&hbm40g\n",  # NERSC's: no catalog word
+    "#SBATCH -C intel\n",
+    "#SBATCH --gres=gpu:a100:4\n#SBATCH --constraint=h100\n",  # the type and the feature disagree
+    "#SBATCH --constraint=a100,ib\n",  # a comma: not an operator sbatch.1 documents
+])
+def test_features_that_name_no_one_device(header):
+    assert device(header) is None
+
+
+def test_the_feature_is_located_and_gives_a_verdict(tmp_path):
+    path = tmp_path / "serve.sbatch"
+    path.write_text("#!/bin/bash\n#SBATCH --gpus-per-node=4\n#SBATCH --constraint=h100    # H100 nodes\n" + VLLM)
+    assert constraint_device(options(path.read_text())) == ("H100-SXM-80GB", "h100", 59)
+    row = audit(path)
+    assert (row["prefill_origin"], row["verdict"]) == ("derived", "fits")  # was: no device, no verdict
+    assert row["engine_context"] == "8192"
+    # a feature that is no GPU's leaves the device unknown, as before
+    path.write_text(path.read_text().replace("=h100", "=intel"))
+    assert audit(path)["verdict"].startswith("needs >= ")
+
+
+def test_srun_constraint_names_the_device(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nsrun -N 1 --gpus-per-node=4 -C h100 " + VLLM)
+    row = audit(path)
+    assert (row["prefill_origin"], row["verdict"]) == ("derived", "fits")
