@@ -160,6 +160,10 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         local, parts = True, typed
     if not parts:
         return None
+    if via == "id" and len(parts) > 2:
+        # a Hub repository id is exactly `org/name`, so `outs/run1/internlm2-20b_sft` is a folder below the working
+        # directory (as `/models/org/name` is one below /), never an id `ctxlint models lock` could fetch
+        local = True
     while len(parts) > 1 and len(parts[-1]) in (9, 40) and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
         parts.pop()  # .../snapshots/<sha>: the name is above
     if len(parts) > 2 and parts[-1] == "main":

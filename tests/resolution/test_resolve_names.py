@@ -213,6 +213,14 @@ def test_a_label_never_overrules_a_repository_id() -> None:
     ("/data1/maas_hosted_models/models/DeepSeek-R1-0528/deepseek_r1_0528", "DeepSeek-R1-0528/deepseek_r1_0528",
      "deepseek-r1-0528", True, "id"),
     ("Qwen2.5-Coder-32B-Instruct-Q4_K_M-00001-of-00003.gguf", None, "qwen2.5-coder-32b-instruct", False, "gguf"),
+    # three segments are no Hub id (`org/name`): a folder below the working directory (sweep c30:
+    # mathllm/Step-Controlled_DPO@b7ee1ddd alignment-handbook/scripts_sh/deploy_vllm.sh serves
+    # alignment-handbook/outs/internlm2-20b_mathgenie, and was told to `ctxlint models lock` it from the Hub)
+    ("alignment-handbook/outs/internlm2-20b_mathgenie", "outs/internlm2-20b_mathgenie", "internlm2-20b-mathgenie",
+     True, "id"),
+    ("models/meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", True,
+     "id"),
+    ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", False, "id"),
 ])
 def test_parse_ref(text, repo, base, local, via) -> None:
     ref = parse_ref(text)
@@ -400,3 +408,13 @@ def test_a_dropped_publisher_prefix_is_said_in_the_match() -> None:
 ])
 def test_dashes_for_dots_name_the_character_written(written, how) -> None:
     assert resolve(written).how == how
+
+
+def test_a_relative_folder_of_three_segments_gets_the_local_path_hint() -> None:
+    found = resolve("alignment-handbook/outs/internlm2-20b_mathgenie")
+    assert not found.resolved
+    from ctxlint.resolution.hints import LOCK_HINT, unresolved_hint
+
+    hint = unresolved_hint(parse_ref("alignment-handbook/outs/internlm2-20b_mathgenie"))
+    assert hint.startswith("a local path: put the model's config.json at alignment-handbook/outs/"
+                           "internlm2-20b_mathgenie/config.json from the deploy file's folder") and LOCK_HINT not in hint
