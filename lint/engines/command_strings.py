@@ -19,6 +19,8 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
+from ctxlint.lazyre import lazy_compile
+
 from .branches import Branches
 from .lex_words import Part, Word
 from .command_prefixes import ASSIGN
@@ -151,6 +153,11 @@ def _joined(flags: list[Token], side: str) -> tuple[int, ...]:
     return tuple(x for t in flags for x in (t.start,) + getattr(t, side))
 
 
+# The expansions a value may hold as typed (`${X:-/a/b}`, `$(cmd)`, `` `cmd` ``, `$X`, `$1`): what is left of the text
+# without them is what it types itself.
+_EXPANSIONS = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$[A-Za-z_][A-Za-z_0-9]*|\$[0-9@*#?$!-]")
+
+
 def _partial(token: Token, unknown: tuple) -> Optional[Token]:
     """The value of a `NAME=value` token with unknown parts (`unknown`, its unresolved references) as typed, or None
     when nothing of it is known (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
@@ -158,8 +165,14 @@ def _partial(token: Token, unknown: tuple) -> Optional[Token]:
         return None
     cut = token.text.index("=") + 1
     starts, ends = token.starts[cut:], token.ends[cut:]
-    if not starts or len(unknown) == 1 and min(starts) >= unknown[0].start and max(ends) <= unknown[0].end:
+    if not starts:
         return None
+    if len(unknown) == 1 and min(starts) >= unknown[0].start and max(ends) <= unknown[0].end:
+        # every character inside the one reference: the value is that reference alone, unless the places say
+        # nothing (a script another runs is located at the caller's script word, engines/script_calls.py), where
+        # the text tells: an unknown reference is kept as typed, so `${HOME}/models/NAME` has a known rest
+        if len(set(starts)) > 1 or not _EXPANSIONS.sub("", token.text[cut:]):
+            return None
     return Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
 
 

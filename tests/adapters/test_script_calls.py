@@ -115,3 +115,21 @@ def test_a_call_under_an_if_or_and_keeps_the_callees_own_assignments(tmp_path):
     # one deployment of the two commands: the callee's 250,000 its largest window, the caller's own line the
     # smallest, its ${LEN:-4096} the default, as the callee's LEN never reaches the caller
     assert [(r["engine_context"], r["engine_context_max"]) for r in audit(tmp_path)] == [("4096", "250000")]
+
+
+def test_a_callee_path_below_an_unknown_directory_names_its_folder(tmp_path):
+    # start-llm-strix.sh of the same repository sets MODEL_PATH="${HOME}/models/14b/Qwen2.5-14B-Instruct-Q4_K_M.gguf":
+    # read alone, the typed folder name is the model (engines/model_folder.py); read through the caller, every
+    # character sits at the call's word, and the value was "a value it does not hold" (no model id)
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nMODEL_PATH="${HOME}/models/Qwen2.5-7B-Instruct"\n'
+                                       'vllm serve "$MODEL_PATH" --tensor-parallel-size 2 --max-model-len 8192\n')
+    path = tmp_path / "job.sh"
+    path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:2\n./serve.sh\n")
+    assert [(r["model"], r["verdict"]) for r in audit(tmp_path)] == [
+        ("${HOME}/models/Qwen2.5-7B-Instruct", "fits")]
+    # a default the caller's sourced file may override, or a value that is a reference alone, names nothing
+    for value in ("${MODEL_DIR:-/models/Qwen2.5-7B-Instruct}", "$MODEL_DIR", "$(cat model.txt)"):
+        (tmp_path / "serve.sh").write_text(f'#!/bin/bash\nMODEL_PATH="{value}"\n'
+                                           'vllm serve "$MODEL_PATH" --tensor-parallel-size 2\n')
+        path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:2\nsource ./env.sh\nset -a\n./serve.sh\n")
+        assert [r["model"] for r in audit(tmp_path)] == ["(no model id)"], value
