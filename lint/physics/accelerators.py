@@ -171,7 +171,7 @@ def family_device(family: str) -> Accelerator | None:
 
 # Words beside a family's name that say nothing of its memory size: the maker's prefixes (_norm drops `nvidia-`),
 # the form factor and the link (`Tesla-V100-SXM2`, `a100_pcie`, CoreWeave's A100_NVLINK: its table fixes that one)
-_NO_SIZE = {"tesla", "pcie", "sxm", "sxm2", "sxm4", "nvlink"}
+_NO_SIZE = {"tesla", "gpu", "pcie", "sxm", "sxm2", "sxm4", "nvlink"}  # `gpu_a100`, a site word, names no size
 # GKE's accelerator names fix one card each, whoever writes them (a flag, a default-accelerator, a label): the catalog
 # holds nvidia-tesla-a100 as the 40 GB card and nvidia-tesla-v100 and nvidia-tesla-p100 as the 16 GB ones
 _GKE_NAME = lazy_compile(r"^nvidia-tesla-[avp]100$")

@@ -75,3 +75,14 @@ def test_srun_constraint_names_the_device(tmp_path):
     path.write_text("#!/bin/bash\nsrun -N 1 --gpus-per-node=4 -C h100 " + VLLM)
     row = audit(path)
     assert (row["prefill_origin"], row["verdict"]) == ("derived", "fits")
+
+
+@pytest.mark.parametrize("word, expected", [
+    # a site's `gpu_` prefix names no size: the family, never the catalog's bare A100 (the 40 GB card) it read as
+    ("gpu_a100", A100_ANY), ("gpu-a100", A100_ANY), ("gpu_v100", "V100 (16 or 32 GB: the label names no size)"),
+    ("gpu_h100", "H100-SXM-80GB"), ("gpu-a100-80gb", "A100-SXM4-80GB"),
+])
+def test_a_gpu_prefixed_site_word(word, expected):
+    assert device(f"#SBATCH --gres=gpu:{word}:1\n") == expected
+    assert device(f"#SBATCH --constraint={word}\n") == expected
+
