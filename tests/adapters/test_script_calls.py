@@ -93,10 +93,11 @@ def test_a_default_of_a_function_argument_takes_the_callers_word(tmp_path):
 
 
 def test_a_call_under_an_if_or_and_keeps_the_callees_own_assignments(tmp_path):
-    # unergybot/BestBox@2e41bc50ef09fdfdf3730418acb2417355816d1e scripts/start-all-services.sh runs `./scripts/start-llm-strix.sh &` in an
-    # `elif lspci | grep -qi ...` branch; the callee sets CONTEXT_SIZE=8192 on a line of its own and passes it to
-    # llama-server's -c. The caller's open `if` made the callee's every assignment "a value it does not hold"
-    # (CTX008, model and window unknown); the callee is a process of its own, read from its first line.
+    # unergybot/BestBox@2e41bc50ef09fdfdf3730418acb2417355816d1e scripts/start-all-services.sh runs
+    # `./scripts/start-llm-strix.sh &` in an `elif lspci | grep -qi ...` branch; the callee sets CONTEXT_SIZE=8192 on
+    # a line of its own and passes it to llama-server's -c. The caller's open `if` made the callee's every assignment
+    # "a value it does not hold" (CTX008, model and window unknown); the callee is a process of its own, read from its
+    # first line.
     (tmp_path / "serve.sh").write_text('#!/bin/bash\nLEN=250000\nvllm serve "$1" --tensor-parallel-size "$2" '
                                        '--max-model-len "$LEN"\n')
     path = tmp_path / "job.sh"
@@ -111,7 +112,8 @@ def test_a_call_under_an_if_or_and_keeps_the_callees_own_assignments(tmp_path):
     (tmp_path / "serve.sh").write_text('#!/bin/bash\nif [ "$2" = 2 ]; then LEN=250000; else LEN=8192; fi\n'
                                        'vllm serve "$1" --tensor-parallel-size "$2" --max-model-len "$LEN"\n')
     path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:2\nif true; then\n  bash serve.sh "
-                    "Qwen/Qwen2.5-7B-Instruct 2\nfi\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len \"${LEN:-4096}\"\n")
+                    "Qwen/Qwen2.5-7B-Instruct 2\nfi\n"
+                    "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len \"${LEN:-4096}\"\n")
     # one deployment of the two commands: the callee's 250,000 its largest window, the caller's own line the
     # smallest, its ${LEN:-4096} the default, as the callee's LEN never reaches the caller
     assert [(r["engine_context"], r["engine_context_max"]) for r in audit(tmp_path)] == [("4096", "250000")]

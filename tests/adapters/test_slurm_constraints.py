@@ -1,8 +1,9 @@
 """A Slurm header's node features name the GPU the engine runs on (sweep c30:
 KempnerInstitute/distributed-inference-vllm@a9d22784a8fcd39d59a1340bbade597fe6e0bf0e:
-server/deepseek_r1_h100_slurm.sh asks for `#SBATCH --gpus-per-node=4` and `#SBATCH --constraint=h100` (its h200 twin `--constraint=h200`), and had "no
-accelerator type"; Harvard's and IDRIS's Slurm jobs write `-C a100`, `--constraint=h100` the same way). A feature
-is the site's own word, read as a gres type is: only one the catalog settles, in one feature or an AND of them."""
+server/deepseek_r1_h100_slurm.sh asks for `#SBATCH --gpus-per-node=4` and `#SBATCH --constraint=h100` (its h200
+twin `--constraint=h200`), and had "no accelerator type"; Harvard's and IDRIS's Slurm jobs write `-C a100` and
+`--constraint=h100` the same way). A feature is the site's own word, read as a gres type is: only one the catalog
+settles, in one feature or an AND of them."""
 from __future__ import annotations
 
 import pytest
