@@ -17,7 +17,7 @@ from typing import Optional, Sequence
 from ctxlint.lazyre import lazy_compile
 
 from .arith import arithmetic
-from .lex_words import Word
+from .lex_words import Op, Word
 from .shell_commands import may_update
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
@@ -197,3 +197,20 @@ def apply_updates(updates: list, words: Sequence[Word], ctx, unsure: bool) -> No
         ctx.local[name] = None if unsure else value
         if unsure:
             ctx.unsure.add(name)
+
+
+def arith_close(seq: list, pos: int):
+    """The first `)` of the `))` typed together that closes the `((` whose second `(` is seq[pos], or None when a
+    lone `)` closes it first (then the `((` are two subshells)."""
+    depth = 0
+    for i in range(pos + 1, len(seq) - 1):
+        it = seq[i]
+        if type(it) is Op and it.text == "(":
+            depth += 1
+        elif type(it) is Op and it.text == ")":
+            if depth:
+                depth -= 1
+                continue
+            after = seq[i + 1]
+            return it if type(after) is Op and after.text == ")" and after.start == it.end else None
+    return None

@@ -183,3 +183,19 @@ class _Passed(dict):
 
     def get(self, name: str, default=None):
         return self[name] if name in self else default
+
+
+def own_shell(ctx: SplitContext, run: Callable[[], list], fresh: bool = True) -> list:
+    """The commands of a text another shell process runs (`bash -c`, a here-document fed to a shell or written as a
+    script, `bash serve.sh`, a container's `sh -c`): a failed assignment there ends that process's command, never
+    the caller's (shell_readonly.py); and bash passes no readonly attribute to a child (a readonly L, exported or
+    not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked). `fresh`: the text starts
+    without the caller's readonly names; otherwise (a here-document, a called script: their assignments are still
+    read as the caller's) each is one that may be readonly, so an assignment to it there is unknown, never a
+    failure that drops the rest of that text (it was, before: its launch was lost)."""
+    readonly, discard = ctx.readonly, ctx.discard
+    ctx.readonly, ctx.discard = {} if fresh else dict.fromkeys(readonly, False), False
+    try:
+        return run()
+    finally:
+        ctx.readonly, ctx.discard = readonly, discard

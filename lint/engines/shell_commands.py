@@ -92,23 +92,6 @@ def literal(word: Word) -> str:
     return "".join(run[0] for p in word.parts for run in p.runs)
 
 
-def arith_close(seq: list, pos: int):
-    """The first `)` of the `))` typed together that closes the `((` whose second `(` is seq[pos], or None when a
-    lone `)` closes it first (then the `((` are two subshells)."""
-    depth = 0
-    for i in range(pos + 1, len(seq) - 1):
-        it = seq[i]
-        if type(it) is Op and it.text == "(":
-            depth += 1
-        elif type(it) is Op and it.text == ")":
-            if depth:
-                depth -= 1
-                continue
-            after = seq[i + 1]
-            return it if type(after) is Op and after.text == ")" and after.start == it.end else None
-    return None
-
-
 def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool]], set[int], bool, dict[int, str]]:
     """(groups, arith, blocking, subshells, ends) of a text's items: each group (words, after `&&` or `||`), or (a
     HereBody, a function_defs.Defined or a subshells.Mark, None); `arith`: group -> the text of its `(( ... ))` and
@@ -181,6 +164,8 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
             after_logic = it.text in _LOGIC or kept or carried
             # `((` typed together (`( (` are two subshells, subshells.py)
             opens = it.text == "(" and type(last) is Op and last.text == "(" and last.end == it.start
+            if opens:  # (arith_commands.py: only a text with `((` imports it)
+                from .arith_commands import arith_close
             close = arith_close(seq, pos) if opens else None
             if close is not None:  # not `((a); b)`, two subshells bash reads when no `))` closes the first
                 acc, clean, open_logic = [], True, after_logic

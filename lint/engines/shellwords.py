@@ -18,24 +18,18 @@ from __future__ import annotations
 from typing import Callable, Optional
 
 from ..records import replace
-from .command_prefixes import launched_hop, strip_prefixes
-from .container_scripts import script_index as _script_index, shell_script
-from .command_strings import assignment_words, command_word
-from .decided_tests import hiding
+from .container_scripts import own_shell
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
-from . import branches, shellarrays
-from .lex_words import Word
+from . import branches
 from .lexer import lex
-from .shell_commands import and_or_reader, command_groups, literal, may_update, no_command, run_apart, runs_file
-from .scalar_append import appends_read
-from .shell_eval import eval_words, evaluated_commands
-from .tokens import Command, EnvAssign, Resolver, SplitProblem, SplitResult, Token
-from .word_expansion import SplitContext, Unexpanded, expand_word, no_resolver
+from .shell_commands import and_or_reader, command_groups, literal, may_update, run_apart
+from .simple_commands import MAX_DEPTH as _MAX_DEPTH, command_from_words
+from .tokens import Command, Resolver, SplitProblem, SplitResult
+from .word_expansion import SplitContext, expand_word, no_resolver
 
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
-_MAX_DEPTH = 6
 
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
@@ -68,8 +62,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 if index not in background and index not in piped and not any(e[5][0] for e in ctx.local.ifs):
                     ctx.functions[words.name] = words  # type: ignore[attr-defined]
             elif depth < _MAX_DEPTH:
-                commands.extend(_own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),
-                                           False))
+                commands.extend(own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),
+                                          False))
             continue
         first = literal(words[0]) if words else ""
         # `builtin let` and `command let` run the same builtin
@@ -114,7 +108,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 if index in background or index in piped:
                     ctx.discard = False  # (its own subshell's failure)
                 continue
-        read = branches.in_arm(_command_from_words(words, ctx, depth), ctx.local.branches.arm())
+        read = branches.in_arm(command_from_words(words, ctx, depth), ctx.local.branches.arm())
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False
         elif updated:
@@ -129,142 +123,6 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     jobs and jobs.close_all(ctx)
     return commands
-
-
-def _own_shell(ctx: SplitContext, run: Callable[[], list], fresh: bool = True) -> list:
-    """The commands of a text another shell process runs (`bash -c`, a here-document fed to a shell or written as a
-    script, `bash serve.sh`, a container's `sh -c`): a failed assignment there ends that process's command, never
-    the caller's (shell_readonly.py); and bash passes no readonly attribute to a child (a readonly L, exported or
-    not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked). `fresh`: the text starts
-    without the caller's readonly names; otherwise (a here-document, a called script: their assignments are still
-    read as the caller's) each is one that may be readonly, so an assignment to it there is unknown, never a
-    failure that drops the rest of that text (it was, before: its launch was lost)."""
-    readonly, discard = ctx.readonly, ctx.discard
-    ctx.readonly, ctx.discard = {} if fresh else dict.fromkeys(readonly, False), False
-    try:
-        return run()
-    finally:
-        ctx.readonly, ctx.discard = readonly, discard
-
-
-def _command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list[Command]:
-    words = appends_read(words)  # `CMD+=" --flag"` is `CMD="${CMD} --flag"` (scalar_append.py)
-    if ctx.local.forks:  # a variable the branches of an `if` set differently: read once per branch
-        from .scalar_forks import fork_read
-
-        forked = fork_read(words, ctx, lambda: _command_from_words(words, ctx, depth))
-        if forked is not None:
-            return forked
-    if ctx.arrays and shellarrays.forking(ctx):  # `"${CMD[@]}"` of an array an `if` set two ways: each way
-        from .array_branches import forks
-
-        forked = forks(words, ctx, lambda: _command_from_words(words, ctx, depth))
-        if forked is not None:
-            return forked
-    # Find the script word first so that it is not expanded by the outer level:
-    # its references are expanded (once) when the inner script is split.
-    tokens: list[Token] = []
-    raw = Unexpanded(ctx.item)  # unexpanded words read nothing else (no SplitContext built per command)
-    raw_tokens = [expand_word(w, raw, expand=False) for w in words]
-    flat_raw = [t for ts in raw_tokens for t in ts]
-    env: list[EnvAssign] = []
-    wrappers: list[str] = []
-    head = strip_prefixes(list(flat_raw), [], [])
-    idx = _script_index(head)
-    script_word = None
-    if idx is not None and depth < _MAX_DEPTH:
-        target = head[idx]
-        for w, ts in zip(words, raw_tokens):
-            if ts and ts[0] is target:
-                script_word = w
-    # A double-quoted `sh -c` script of a shell-read text, and `eval`'s words: the outer shell expands them, the
-    # inner reading parses the result (outer_expansion.py), so they are expanded here, command strings included.
-    outer = script_word is not None and script_word.dq and (depth > 0 or ctx.script)
-    evaluated = eval_words(head, words, raw_tokens) if idx is None and head and head[0].text == "eval" \
-        and depth < _MAX_DEPTH else ()
-    command = command_word(head, words, raw_tokens, ctx.local) if not evaluated and idx is None \
-        and (ctx.local.partial or ctx.local.scoped) else None
-    values = assignment_words(words, raw_tokens)  # expanded unsplit, a partly known value as typed
-    for w, ts in zip(words, raw_tokens):
-        if (w is script_word and not outer) or all(part.kind == "lit" for part in w.parts):
-            tokens.extend(ts)  # nothing to expand: the tokens just made (immutable) are the same
-        elif w is script_word or id(w) in evaluated:
-            tokens.extend(expand_word(w, ctx, partials=True))
-        else:
-            tokens.extend(expand_word(w, ctx, command=w is command, partials=True,
-                                      assignment=id(w) in values))
-    program = strip_prefixes(tokens, env, wrappers)
-    unsure = ctx.flow > 0 or ctx.conditional
-    if not program:  # only assignments: they set script-local variables (shell_assignments.py)
-        from .shell_assignments import assignments_only
-        assignments_only(env, words, ctx, unsure, expand_word)
-        return []
-    if program[0].text in ("export", "readonly", "declare", "local", "typeset"):
-        from .shell_assignments import declaration
-        declaration(program, words, ctx, unsure, expand_word)
-        return []
-    if ctx.written and program[0].text in ("source", "."):  # a body written to a file before (apart_state.py)
-        from .apart_state import sourced
-        sourced(ctx)
-    if ctx.sourcer is not None and program[0].text in ("source", ".") and len(program) > 1:
-        from .shellfuncs import source_functions  # a file beside the script: the functions it defines
-
-        source_functions(program, ctx)
-    if program[0].text in ("set", "unset"):  # `set -a`, `unset NAME`: what later commands get exported
-        from .shell_exports import set_or_unset
-        set_or_unset(program, ctx, unsure)
-    if ctx.readonly and "[" in program[0].text and len(program) == 1:  # `X[0]=2`, X readonly: fails
-        from .shell_readonly import element_refused
-        if element_refused(program[0], ctx, unsure):
-            return []
-    if no_command(program, ctx):
-        return []
-    shellarrays.assign(words, ctx, unsure, expand_word)  # `A+=(...)`: no assignment to the splitter
-    shellarrays.changed(program, ctx)
-    if program[0].text in ctx.functions:  # a call: the body's commands, with the call's arguments
-        from .call_prefixes import prefixed_call  # `A=x f`: the body sees A=x, A's old value back after it
-        from .shellfuncs import call
-
-        defined = ctx.functions[program[0].text]
-        inner = prefixed_call(env, lambda: call(defined, program, ctx, depth, unsure, _build_commands, _MAX_DEPTH),
-                              ctx, defined.items)
-        return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
-                        image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
-    if ctx.sourcer is not None and runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
-        from .script_calls import called_script
-
-        inner = _own_shell(ctx, lambda: called_script(program, ctx, depth, _build_commands, _MAX_DEPTH),
-                           False)
-        if inner is not None:
-            return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
-                            image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]
-    if evaluated and program[0].text == "eval":
-        hidden = hiding(ctx, [a.name for a in env])  # `A=x eval '...'`: the string sees A=x
-        try:
-            return evaluated_commands(program, ctx, depth + 1, unsure, split_text, env, wrappers)
-        finally:
-            ctx.undecided = hidden
-            # a failed readonly assignment in the string ends the string's command, not eval's (bash 5.2.15:
-            # `eval 'L=5'; TP=2` with L readonly assigns TP): what comes after the eval runs
-            ctx.discard = False
-    hop = 0 if program[0].text.rsplit("/", 1)[-1] in ("ssh", "pdsh") else launched_hop([t.text for t in program])
-    if hop is not None:  # words HOST's shell reads otherwise (ssh_commands.py), behind `srun`/`mpirun` too
-        from .ssh_commands import reread_end
-
-        end = reread_end(program[hop:])
-        if end is not None:
-            return [Command(tuple(program[:hop + end]), tuple(env), tuple(wrappers))]
-    idx = _script_index(program)
-    if idx is not None and script_word is not None and depth < _MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
-        return _own_shell(ctx, lambda: shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth,
-                                                    split_text))
-    if program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the words tmux runs itself
-        from .tmux import direct_command  # (none for send-keys), in the pane's environment (tmux.py)
-        return direct_command(program, env, wrappers, ctx)
-    if ctx.exports:  # the shell's exported variables are the program's environment too
-        from .shell_exports import environment
-        return [Command(tuple(program), tuple(env), tuple(wrappers), None, environment(ctx))]
-    return [Command(tuple(program), tuple(env), tuple(wrappers))]
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -1,4 +1,4 @@
-"""`eval WORDS` (engines/shell_eval.py): the words joined by spaces and read again in the same shell.
+"""`eval WORDS` (engines/simple_commands.py): the words joined by spaces and read again in the same shell.
 
 Expectations were checked with GNU bash 5.2.15 where they are about the shell (`eval "Y=5"; echo $Y` prints 5,
 `eval -- echo hi` prints hi, `A=1 eval "echo \\$A"` prints 1)."""
