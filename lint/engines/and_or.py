@@ -26,19 +26,25 @@ _LOGIC = frozenset({"&&", "||"})
 _STATUS_WORDS = frozenset({"true", "false", ":", "!", "[", "[[", "test"})
 _PIPES = frozenset({"|", "|&"})
 _KNOWN = {"true": 0, ":": 0, "false": 1}
+# the keywords before an `if`'s condition or a branch's first command: its and-or list starts after them (`if true &&
+# L=35; then`: L=35 runs). Not `while`/`until`/`do` (a loop's condition and body run again), nor `elif`: its
+# condition runs only where the earlier ones failed, and what it assigns there holds in the branches after it too
+# (scalar_branches.py reads it as its own branch's), so it stays unknown there
+_LEADS = frozenset({"if", "then", "else"})
 SKIP = object()  # AndOr.step: bash never runs the group
 
 
-def reader(groups: Sequence, ends: dict) -> tuple:
+def reader(groups: Sequence, ends: dict, redirected: frozenset = frozenset()) -> tuple:
     """(groups, reader) for shell_commands.and_or_reader: the groups guarded_braces marks, and an AndOr where an
     and-or list may have a status the script decides before its `&&`/`||` (`false && ...`, `[ -n "" ] || ...`,
     `L=1 && ...`), else None."""
     marked = guarded_braces(groups)
     for index, op in ends.items():
         if op in _LOGIC and 0 <= index < len(groups) and isinstance(groups[index][0], list) and groups[index][0]:
-            first = literal(groups[index][0][0])
+            words = groups[index][0]
+            first = literal(words[_leads(words)]) if _leads(words) < len(words) else ""
             if first in _STATUS_WORDS or "=" in first:
-                return marked, AndOr(marked, groups, ends)
+                return marked, AndOr(marked, groups, ends, redirected)
     return marked, None
 
 
@@ -64,15 +70,17 @@ def guarded_braces(groups: Sequence) -> Sequence:
 class AndOr:
     """Follows the and-or lists of one command list as shellwords._build_commands reads its groups in order."""
 
-    __slots__ = ("groups", "raw", "ends", "spans", "status", "skip_to", "sure")
+    __slots__ = ("groups", "raw", "ends", "spans", "status", "skip_to", "sure", "final", "redirected")
     SKIP = SKIP
 
-    def __init__(self, groups: Sequence, raw: Sequence, ends: dict) -> None:
+    def __init__(self, groups: Sequence, raw: Sequence, ends: dict, redirected: frozenset = frozenset()) -> None:
         self.groups, self.raw, self.ends = groups, raw, ends  # raw: before guarded_braces marked the `{ }` groups
+        self.redirected = redirected  # groups with a redirection that may fail (shell_commands.may_fail)
         self.spans = compound_spans(groups)
         self.status: Optional[int] = None  # the status of the list so far, when known
         self.skip_to = -1  # the groups up to this index never run
         self.sure = range(0)  # the groups of an element that surely runs: their own `conditional`
+        self.final: tuple = (-1, None)  # (the last group of the and-or list that ended last, its status if known)
 
     def step(self, index: int, conditional, ctx):
         """The group's `conditional` as it should be read (False where it surely runs), or SKIP where bash never
@@ -102,13 +110,21 @@ class AndOr:
         # a pipeline's last command is not its status: a `!` before the pipeline inverts it and `set -o pipefail`
         # takes the last failing one (bash manual, Pipelines; bash 5.2.15: `! false | false && L=2` assigns)
         piped = self.ends.get(index - 1) in _PIPES
-        self.status = _status(words, ctx) if end == index and isinstance(words, list) and not piped else None
+        lead = _leads(words) if isinstance(words, list) else 0
+        if 0 < lead < len(words) and not piped:  # `if true && L=35; then`: a list of its own starts in the compound
+            self.status = _status(words[lead:], ctx, index in self.redirected) \
+                if self.ends.get(index) not in _PIPES else None
+            self._after(index)
+            return conditional
+        self.status = _status(words, ctx, index in self.redirected) \
+            if end == index and isinstance(words, list) and not piped else None
         self._after(end)
         return conditional
 
     def _after(self, end: int) -> None:
         """After the element ending at group `end`: the list goes on only past an `&&` or `||`."""
         if self.ends.get(end) not in _LOGIC:
+            self.final = (end, self.status)
             self.status = None
 
     def _element_end(self, index: int) -> int:
@@ -130,9 +146,19 @@ class AndOr:
         return index
 
 
-def _status(words, ctx) -> Optional[int]:
-    """The exit status of a simple command when the script decides it, else None."""
-    if not words:
+def _leads(words) -> int:
+    """How many of the words are keywords in front of a command's first word (`else if true`: 2)."""
+    k = 0
+    while k < len(words) and literal(words[k]) in _LEADS:
+        k += 1
+    return k
+
+
+def _status(words, ctx, redirected: bool = False) -> Optional[int]:
+    """The exit status of a simple command when the script decides it, else None. A redirection that may fail
+    makes the command fail whatever it is (bash 5.2.15: `true > /nonexistent/x || L=2` assigns, status 1; an
+    assignment's value is still set), so its status is not known."""
+    if not words or redirected:
         return None
     first = literal(words[0])
     if first == "!":

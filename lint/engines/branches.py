@@ -18,6 +18,7 @@ Each command also learns which part of which `if` it is directly in (`arm`): a m
 """
 from __future__ import annotations
 
+from contextlib import contextmanager
 from typing import Optional
 
 from ..records import replace
@@ -86,8 +87,9 @@ def if_step(first: str, words: list, ctx) -> None:
         # `if` itself may not run (after `&&`/`||`: `grep -q x f && if true; then L=5; fi` may leave L as it was)
         taken = _decide(words, ctx)
         ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True],
-                    ctx.skippable])
+                    ctx.skippable, [False, False]])
     elif first in ("elif", "else", "fi") and ifs:
+        exits = _branch_ends(ifs[-1], first)
         if ifs[-1][2] is not None:
             from .scalar_branches import step
             step(first, words, ctx)
@@ -101,6 +103,22 @@ def if_step(first: str, words: list, ctx) -> None:
             before = ifs[-1][5][1]
             taken = _decide(words, ctx) if first == "elif" and not before else None
             ifs[-1][5] = [before or taken is False, before or taken is True]
+        elif exits:  # every way through the `if` exits: so does the script, where the `if` surely runs
+            from .script_exits import exit_here
+            exit_here(ctx)
+
+
+def _branch_ends(entry: list, first: str) -> bool:
+    """At the `elif`, `else` or `fi` (`first`) of an `if`: note in its last field ([the branch being read ran
+    `exit`, a branch went on past the `fi`], script_exits.py) whether the branch that ends went on; at the `fi`,
+    whether every way through the `if` exited (True: the `if` ends the script where it surely runs)."""
+    state = entry[7]
+    if state[0]:
+        state[0] = False
+    elif not entry[5][0]:  # a branch that may run and did not exit
+        state[1] = True
+    # no `else`: where no condition holds the `if` runs nothing and goes on, unless one surely held
+    return first == "fi" and not state[1] and (entry[3] or entry[5][1]) and not entry[6]
 
 
 def _decide(words: list, ctx) -> Optional[bool]:
@@ -131,3 +149,29 @@ def flow_step(first: str, words: list, ctx) -> None:
         if_step(first, words, ctx)  # first: the branch that ends still sees its own values
         ctx.local.branches.step(first)
         branch_step(first, ctx)
+
+
+def in_condition(ctx) -> bool:
+    """Is the command being read part of the innermost `if`'s own condition (after `if`, before `then`)? It runs
+    whenever the `if` does, in front of its branches (if_conditions.py)."""
+    local = ctx.local
+    path = local.branches.path
+    if not path or path[-1] == OPAQUE or not local.ifs or local.ifs[-1][0] != "if":
+        return False
+    arm = local.branches.arm()
+    return arm is not None and arm[1] == 0
+
+
+@contextmanager
+def outside(ctx):
+    """Read a command of an `if`'s condition as one in front of the `if`: the `if`'s flow level, branch and entry
+    set aside while it is read."""
+    local = ctx.local
+    branch, entry = local.branches.path.pop(), local.ifs.pop()
+    ctx.flow -= 1
+    try:
+        yield
+    finally:
+        ctx.flow += 1
+        local.branches.path.append(branch)
+        local.ifs.append(entry)

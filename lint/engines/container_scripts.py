@@ -192,10 +192,12 @@ def own_shell(ctx: SplitContext, run: Callable[[], list], fresh: bool = True) ->
     not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked). `fresh`: the text starts
     without the caller's readonly names; otherwise (a here-document, a called script: their assignments are still
     read as the caller's) each is one that may be readonly, so an assignment to it there is unknown, never a
-    failure that drops the rest of that text (it was, before: its launch was lost)."""
-    readonly, discard = ctx.readonly, ctx.discard
+    failure that drops the rest of that text (it was, before: its launch was lost). An `exit` there ends
+    that shell only (script_exits.py)."""
+    readonly, discard, subshells = ctx.readonly, ctx.discard, ctx.subshells
     ctx.readonly, ctx.discard = {} if fresh else dict.fromkeys(readonly, False), False
+    ctx.subshells = 0  # an `exit` there ends that shell, never the caller (script_exits.py)
     try:
         return run()
     finally:
-        ctx.readonly, ctx.discard = readonly, discard
+        ctx.readonly, ctx.discard, ctx.subshells, ctx.exited = readonly, discard, subshells, False

@@ -16,7 +16,8 @@ whose value the script assigned outright (not from the caller, not inside anothe
 prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `sh -c` string a name of the outer
 script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`), and a lone `true`,
 `:` or `false` (`if false; then` switches a block off: bash manual, Bourne Shell Builtins, `true`/`false` return 0
-and 1). The same tests decide an and-or list's statuses (and_or.py: `[ -n "" ] && ...`). Anything else
+and 1), or plain assignments (`if L=8192; then`: status 0, bash manual, Simple Command Expansion; and_or.py), each
+without a redirection that may fail (redirect_status.py). The same tests decide an and-or list's statuses (and_or.py: `[ -n "" ] && ...`). Anything else
 (`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`, a
 test inside a loop or `case`) stays undecided: each branch a world, as before.
 """
@@ -33,6 +34,10 @@ def decide(words: list, ctx) -> Optional[bool]:
     texts = [_literal(w) for w in words[1:]]
     if len(texts) == 1 and texts[0] in ("true", ":", "false") and ctx.lone_test:
         return texts[0] != "false"  # `if false; then` (a block switched off): its status is the builtin's own
+    if texts and "=" in (texts[0] or "=") and ctx.lone_test:  # `if L=8192; then`: an assignment's status, 0
+        from .and_or import _plain_assignment
+        if all(_plain_assignment(w, ctx) for w in words[1:]):
+            return True
     if len(texts) < 2 or texts[0] not in _CLOSE:
         return None
     if not ctx.lone_test:  # `if A || B; then`, `if A && B`, `if A; B`: more than this test

@@ -92,12 +92,13 @@ def literal(word: Word) -> str:
     return "".join(run[0] for p in word.parts for run in p.runs)
 
 
-def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool]], set[int], bool, dict[int, str]]:
-    """(groups, arith, blocking, subshells, ends) of a text's items: each group (words, after `&&` or `||`), or (a
-    HereBody, a function_defs.Defined or a subshells.Mark, None); `arith`: group -> the text of its `(( ... ))` and
-    whether it reads as typed; `blocking`: the groups that never return, run in the foreground (`sleep infinity;`);
-    `subshells`: whether the text has a `(` (then the items were marked, subshells.py); `ends`: the operator after
-    each group (a line break is `;`: run_apart below)."""
+def command_groups(items: list[object]) -> tuple:
+    """(groups, arith, blocking, subshells, ends, redirects) of a text's items: each group (words, after `&&` or
+    `||`), or (a HereBody, a function_defs.Defined or a subshells.Mark, None); `arith`: group -> the text of its
+    `(( ... ))` and whether it reads as typed; `blocking`: the groups that never return, run in the foreground
+    (`sleep infinity;`); `subshells`: whether the text has a `(` (then the items were marked, subshells.py); `ends`:
+    the operator after each group (a line break is `;`: run_apart below); `redirects`: redirect_status.Redirects,
+    the groups whose redirection may fail and the commands each here-document body is fed to (None: no redirection)."""
     current: list[Word] = []
     skip_next = False
     # (words, after && or ||), or (a HereBody or a function_defs.Defined, None)
@@ -105,6 +106,7 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
     after_logic = False
     blocking: set[int] = set()  # groups that never return, run in the foreground (`sleep infinity;`)
     ends: dict[int, str] = {}  # the operator after each group (run_apart)
+    redirects = None  # a redirect_status.Redirects once a redirection is met
     if defines(items):
         from .function_defs import collapse  # only a text that defines a function pays for it
 
@@ -150,6 +152,10 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
                 skip_next = True  # the next word is the redirect target (or a here-document body, lexer.py)
+                if redirects is None:
+                    from .redirect_status import Redirects
+                    redirects = Redirects()
+                redirects.operator(it.text[6:], len(groups))
                 continue
             kept = it.text == "(" and not current and after_logic  # `a && (( L++ ))`: the `((` runs after the `&&`
             # a line break right after `&&`/`||` (the lexer's `;`: a typed one there is a syntax error), blank lines
@@ -157,6 +163,7 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
             carried = it.text == ";" and after_logic and not current
             if current:
                 groups.append((current, after_logic))
+                redirects and redirects.command_ends(len(groups) - 1)
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             ends.setdefault(len(groups) - 1, it.text)
@@ -176,7 +183,10 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
         elif skip_next:
             skip_next = False
             if isinstance(it, HereBody):  # a script of its own, after its line's commands (None: not a command)
+                redirects.body(len(groups))  # (a body comes after its `<<`)
                 groups.append((it, None))  # type: ignore[arg-type]
+            elif redirects is not None:
+                redirects.target(it)
         elif not isinstance(it, Word):  # a function's definition: a command of its own, that runs nothing
             if current:
                 groups.append((current, after_logic))
@@ -184,7 +194,7 @@ def command_groups(items: list[object]) -> tuple[list, dict[int, tuple[str, bool
             groups.append((it, None))  # type: ignore[arg-type]
         else:
             current.append(it)  # type: ignore[arg-type]
-    return groups, arith, blocking, subshells, ends
+    return groups, arith, blocking, subshells, ends, redirects
 
 
 # Which commands of a script's command list bash runs in a subshell of their own: those of an and-or list that ends
@@ -258,7 +268,7 @@ def _compounds(groups: Sequence) -> dict:
 compound_spans = _compounds  # (and_or.py)
 
 
-def and_or_reader(groups: Sequence, ends: dict) -> tuple:
+def and_or_reader(groups: Sequence, ends: dict, redirected: frozenset = frozenset()) -> tuple:
     """(groups, reader): the groups with those of a `{ }` run after `&&`/`||` marked as may not run, and an
     and_or.AndOr that decides what a known status lets run (None: no such list). and_or.py is imported only for a
     text with an `&&` or `||`."""
@@ -266,7 +276,7 @@ def and_or_reader(groups: Sequence, ends: dict) -> tuple:
         return groups, None
     from .and_or import reader
 
-    return reader(groups, ends)
+    return reader(groups, ends, redirected)
 
 
 def may_update(words, first: str, ctx) -> bool:

@@ -15,6 +15,7 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
+from contextlib import nullcontext
 from typing import Callable, Optional
 
 from ..records import replace
@@ -23,6 +24,7 @@ from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
 from .heredocs import HereBody
 from . import branches
+from .lex_words import Word
 from .lexer import lex
 from .shell_commands import and_or_reader, command_groups, literal, may_update, run_apart
 from .simple_commands import MAX_DEPTH as _MAX_DEPTH, command_from_words
@@ -34,8 +36,10 @@ _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
     commands: list[Command] = []
-    groups, arith, blocking, subshells, ends = command_groups(items)
-    groups, andor = and_or_reader(groups, ends)  # `false && { ...; }`: what runs after `&&`/`||` (and_or.py)
+    groups, arith, blocking, subshells, ends, redirects = command_groups(items)
+    # `false && { ...; }`: what runs after `&&`/`||` (and_or.py); `true > /x/y || ...`: a redirection may fail
+    groups, andor = and_or_reader(groups, ends, frozenset(redirects.risky) if redirects else frozenset())
+    skipped: set = set()  # the groups bash never runs: a here-document fed to one of them is not read either
     if subshells:
         from .subshells import Mark, passed
 
@@ -46,22 +50,27 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
 
         jobs = ApartJobs(ends, groups, "lastpipe" in (ctx.source or ""))
     for index, (words, conditional) in enumerate(groups):
+        if ctx.exited:
+            break  # an `exit` ran: nothing after it does (script_exits.py)
         jobs and jobs.close_before(index, ctx)
         if ctx.discard is not False:  # after a failed readonly assignment (shell_readonly.py, imported only then)
             from .shell_readonly import discard_step
 
             conditional = discard_step(ctx, groups, index, depth, conditional)
+        final = andor.final if andor is not None else None  # the and-or list before this group: an `if`'s condition?
         if andor is not None and (conditional := andor.step(index, conditional, ctx)) is andor.SKIP:
+            skipped.add(index)
             continue  # bash never runs it: `false && ...`
         if conditional is None:
             if subshells and isinstance(words, Mark):  # a subshell's `(` or `)`: state put back at `)`
                 passed(words, ctx)
+                ctx.subshells += 1 if words.opens else -1
             elif not isinstance(words, HereBody):  # a definition, unless in a job's or pipeline's own subshell
                 # (bash 5.2.15: `f() { L=1; } &` defines none) or in a branch bash never runs (`if false; then f()
                 # { ...; }; fi; f` runs no f: decided_tests.py)
                 if index not in background and index not in piped and not any(e[5][0] for e in ctx.local.ifs):
                     ctx.functions[words.name] = words  # type: ignore[attr-defined]
-            elif depth < _MAX_DEPTH:
+            elif depth < _MAX_DEPTH and not (skipped and skipped.issuperset(redirects.owners.get(index, (None,)))):
                 commands.extend(own_shell(ctx, lambda: body_commands(words, ctx, depth, expand_word, split_text),
                                           False))
             continue
@@ -80,12 +89,16 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         # `if [ -n "$A" ]; then`: the test is the whole condition only when `then` follows it; `if A || B`,
         # `if A && B`, `if A; B` are decided by more than one command (decided_tests.py)
         after = groups[index + 1] if index + 1 < len(groups) else None
-        ctx.lone_test = after is not None and after[1] is False and bool(after[0]) and literal(after[0][0]) == "then"
+        ctx.lone_test = after is not None and after[1] is False and bool(after[0]) and literal(after[0][0]) == "then" \
+            and not (redirects and index in redirects.risky)  # `if true > /x/y; then`: fails (redirect_status.py)
         ctx.skippable = bool(conditional)  # `grep -q x f && if ...`: the `if` whole may not run (branches.if_step)
         # `do case $1 in`, `then if [ ... ]`, `else if`: after `do`, `then` or `else` (each opens a list of
         # commands) the next word is a command's first word, where bash recognises a reserved word (bash manual,
         # Reserved Words), so it may open a compound command of its own: both are followed here, or the `case`
         # would not count and its `esac` would close the loop around it early (a value set in the loop read as sure).
+        if final is not None and first == "then":  # `if true && L=35; then`: decided (if_conditions.py)
+            from .if_conditions import decide_at_then
+            decide_at_then(final, index, ctx)
         while True:
             # `while (( "$#" ))`: the arithmetic command's words are a group of their own, after the keyword's
             cond = words[at:] if len(words) > at + 1 or index + 1 >= len(groups) or groups[index + 1][1] is None \
@@ -108,7 +121,13 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                 if index in background or index in piped:
                     ctx.discard = False  # (its own subshell's failure)
                 continue
-        read = branches.in_arm(command_from_words(words, ctx, depth), ctx.local.branches.arm())
+        apart = index in background or index in piped
+        ctx.subshells += apart
+        read = _read_command(words, ctx, depth, conditional, apart)
+        ctx.subshells -= apart
+        if first == "exit" and not conditional and not apart and "exit" not in ctx.functions:
+            from .script_exits import exit_here
+            exit_here(ctx)
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False
         elif updated:
@@ -123,6 +142,19 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     jobs and jobs.close_all(ctx)
     return commands
+
+
+def _read_command(words: list[Word], ctx: SplitContext, depth: int, conditional, apart: bool) -> list[Command]:
+    """The commands a simple command runs, each marked with the part of an `if` it is in, and what its `${L:=d}`
+    assign (default_assigns.py); an `if`'s own condition is read as in front of the `if` (branches.outside)."""
+    arm, ctx.assigning = ctx.local.branches.arm(), []
+    with branches.outside(ctx) if arm is not None and arm[1] == 0 and branches.in_condition(ctx) else nullcontext():
+        read = command_from_words(words, ctx, depth)
+        if ctx.assigning:
+            from .default_assigns import assign
+            assign(ctx, conditional, apart)
+    ctx.assigning = None
+    return branches.in_arm(read, arm)
 
 
 def split_text(text: str, base: Optional[list[tuple[int, int]]], ctx: SplitContext, depth: int,

@@ -79,6 +79,8 @@ class SplitContext:
         self.bash = False  # a `#!` line names bash: `local NAME` is bash's, not dash's (shell_unset.py)
         self.written: set[str] = set()  # names a here-document body written to a file assigns (apart_state.py)
         self.integers: set[str] = set()  # names `declare -i` / `local -i` gave the integer attribute (arith_commands)
+        self.assigning: Optional[list] = None  # the `${L:=d}` defaults the command being read assigns
+        self.subshells, self.exited = 0, False  # `( )`s and jobs around the command; an `exit` ran (script_exits)
         self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 
     def lookup(self, name: str) -> Optional[str]:
@@ -182,6 +184,9 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             else None  # `A=""; ${A:-8192}` is 8192 (bash manual: ":" tests for a parameter that is null too)
         if typed is not None:
             value = typed[0]
+            if getattr(ctx, "assigning", None) is not None:  # `${L:=8192}` assigns it too (default_assigns.py)
+                from .default_assigns import note
+                note(part, typed, start, end, ctx)
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \

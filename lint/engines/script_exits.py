@@ -1,0 +1,45 @@
+"""`exit`: nothing after it runs in the shell that runs it.
+
+    L=4096
+    if [ -z "$HF_TOKEN" ]; then L=200000; echo "no token"; exit 1; fi
+    vllm serve "$MODEL" --max-model-len $L            # bash 5.2.15: 4096, the only value it ever runs with
+
+bash manual, Bourne Shell Builtins: "exit [n] Exit the shell". So:
+
+* an `exit` that surely runs where the script's own commands are read (not after `&&`/`||`, in no `if`, loop or
+  `case`) ends the reading: no later command starts (`exit 0` before a launch left in the file);
+* an `exit` that surely runs once its `if` branch does ends that branch: nothing after it in the branch runs, and
+  the branch leaves no world for the commands after the `fi` (scalar_branches.py), as a branch the script's own
+  values rule out leaves none (decided_tests.py); where every branch of the `if` ends so (an `else` too, or a
+  condition the script decides), the `if` itself ends the script;
+* an `exit` that may run (after `&&`/`||`, inside a loop or a `case`) is not followed: what comes after it may run
+  and is read as before (a launch kept; a value assigned only where the `exit` may run stays unknown, as any
+  assignment after `&&`/`||` is).
+
+An `exit` in a subshell of its own (`( ... )`, a pipeline's element, a job run with `&`) ends that subshell only,
+and one in a text another shell reads (`bash -c`, a here-document fed to `bash`, a called script) ends that shell
+only (container_scripts.own_shell); one in a function's body or an `eval` string ends the script (same shell).
+Each entry of ctx.local.ifs (branches.if_step) holds in its last field [the branch being read has exited, an earlier
+branch goes on past the `fi`] (branches._branch_ends).
+"""
+from __future__ import annotations
+
+from .branches import OPAQUE
+
+_EXITED = 7  # the field of an `if` entry (branches.if_step) that says which of its branches exited
+
+
+def exit_here(ctx) -> None:
+    """An `exit` that surely runs where it stands is read."""
+    local = ctx.local
+    if OPAQUE in local.branches.path or ctx.subshells:
+        return  # a loop's body or a `case` arm may not run; a subshell's exit ends only it
+    if local.ifs:
+        entry = local.ifs[-1]
+        arm = local.branches.arm()
+        if arm is not None and arm[1] == 0:
+            return  # in the condition (`if exit; then`): not followed
+        entry[5][0] = True  # the rest of this branch never runs, and it leaves no world
+        entry[_EXITED][0] = True
+    elif ctx.flow == 0:
+        ctx.exited = True

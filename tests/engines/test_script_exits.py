@@ -1,0 +1,65 @@
+"""`exit` ends the shell that runs it (engines/script_exits.py). Each expected value is what bash 5.2.15 prints for
+the script with `vllm() { echo "${@: -1}"; }` in front (checked; `[]`: no vllm ran); where the test depends on the
+caller's environment (`$X`), the value is bash's with X set, the one launch the script makes there."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engines.shellwords import split_shell
+
+RUN = "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len"
+
+
+def last_words(text: str) -> list[str]:
+    commands = split_shell(f"#!/bin/bash\nL=4096\n{text}\n{RUN} $L\n", defaults=True).commands
+    return [c.argv[-1] for c in commands if c.argv[0] == "vllm" and c.argv[2] == "Qwen/Qwen2.5-7B-Instruct"]
+
+
+@pytest.mark.parametrize("text", [
+    # an exit that surely runs: nothing after it starts (before: each launch below was read, and checked)
+    "exit 0", "exit", "L=200000; exit 3", "true && exit 0", "false || exit 1", "if true; then exit 0; fi",
+    "if [ -n \"$X\" ]; then exit 0; else exit 1; fi", "if false; then :; else exit 1; fi",
+    "f() { L=200000; exit 0; }\nf", "eval 'exit 0'", "if true; then\n  if true; then exit 0; fi\nfi",
+])
+def test_nothing_after_a_sure_exit_runs(text):
+    assert last_words(text) == []
+
+
+@pytest.mark.parametrize("text, last", [
+    # a branch that exits leaves no world: the launch after the `fi` runs only where it did not (before: a second
+    # reading with L=200000, a false CTX109 for a value bash never launches with)
+    ("if [ -z \"$X\" ]; then L=200000; exit 1; fi", ["4096"]),
+    ("if [ -z \"$X\" ]; then L=200000; echo no; exit 1; else L=8192; fi", ["8192"]),
+    ("if [ -z \"$X\" ]; then exit 1; L=2; else L=8192; fi", ["8192"]),
+    ("if [ -z \"$X\" ]; then L=200000; exit 1; elif [ -n \"$Y\" ]; then L=8192; fi", ["8192", "4096"]),
+    ("usage() { echo usage; exit 1; }\nif [ -z \"$X\" ]; then L=200000; usage; fi", ["4096"]),
+])
+def test_a_branch_that_exits_leaves_no_world(text, last):
+    assert last_words(text) == last
+
+
+@pytest.mark.parametrize("text, last", [
+    # an exit in a subshell, a job, a pipeline or another shell ends that one only (bash 5.2.15: 4096 each)
+    ("( exit 0 )", ["4096"]), ("exit 0 &", ["4096"]), ("exit 0 | cat", ["4096"]), ("bash -c 'exit 0'", ["4096"]),
+    ("bash <<'EOT'\nexit 0\nEOT", ["4096"]), ("true || exit 0", ["4096"]),
+    ("( if true; then exit 0; fi )", ["4096"]),
+    # one that may run is not followed: the launch is kept (bash runs it where the test or loop says so)
+    ("[ -n \"$X\" ] && exit 0", ["4096"]), ("[ -n \"$X\" ] || { L=5; exit 1; }", ["$L"]),
+    ("for i in $LIST; do exit 0; done", ["4096"]), ("case \"$X\" in a) exit 0;; esac", ["4096"]),
+    ("usage() { exit 1; }\n[ -z \"$X\" ] && usage", ["4096"]),
+    # a function named exit is no exit
+    ("exit() { :; }\nexit 0", ["4096"]),
+])
+def test_an_exit_elsewhere_or_that_may_not_run(text, last):
+    assert last_words(text) == last
+
+
+def test_a_script_that_exits_before_its_launch_has_no_deployment(tmp_path):
+    from helpers import run
+
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\nexit 0\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 200000\n")
+    assert run(["check", "--isolated", "-q", str(path)]).out == ""
+    path.write_text("#!/bin/bash\nL=4096\nif [ -z \"$HF_TOKEN\" ]; then L=200000; exit 1; fi\n"
+                    "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $L\n")
+    assert "CTX109" not in run(["check", "--isolated", "-q", str(path)]).out
