@@ -14,7 +14,7 @@ from ctxlint.lazyre import lazy_compile
 
 from ..records import record, replace
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
-from .runners import NOTHING, SCAN, run_verb, runs
+from .runners import NOTHING, SCAN, run_verb, runs, scan_end
 from .tokens import SHELLS, Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
@@ -121,7 +121,10 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     list is one args-only detection.
     """
     texts = _texts(tokens)
-    found = _programs(texts, _unknown(tokens))
+    # a program named `--` does not exist: `env A=1 -- vllm` (GNU env 9.1 reads no option after an assignment) fails
+    # with "'--': No such file or directory" (checked), and bash says `--: command not found`; args given to an
+    # image's entrypoint are that program's, not one
+    found = _programs(texts, _unknown(tokens)) if args_only or texts[:1] != ["--"] else []
     if found and found[0].engine == "tgi":
         found = [_tgis(d, texts, image) for d in found]
     if found and _base(texts[0]) in ("docker", "podman", "nerdctl"):
@@ -222,7 +225,7 @@ def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detect
                 return [d]
         nxt = runs(texts, i, unknown)
         if nxt == SCAN:  # a launcher whose options ctxlint does not list: any later word may be its program
-            return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
+            return [d for k in range(i + 1, scan_end(texts, i)) if (_candidate(texts[k]) or k in unknown)
                     and (d := _at(texts, k, unknown)) is not None]
         if nxt is None:
             break

@@ -42,6 +42,24 @@ _RUN_SUBCOMMAND = frozenset({"uv", "conda", "mamba", "micromamba", "pixi", "poet
 _AFTER_DASHES = frozenset({"ray", "kubectl", "oc"})
 
 
+# Programs that print, log or test their arguments and run none of them: a launcher that runs one runs no engine
+# (`srun echo ssh node2 vllm serve ...` prints the words; bash 5.2.15 with srun an echo-like wrapper: nothing starts)
+_DATA_PROGRAMS = frozenset({"echo", "printf", "logger", "true", "false", "test", "[", "which", "whereis"})
+
+
+def scan_end(texts: Sequence[str], i: int) -> int:
+    """Where the words a SCAN launcher (texts[i]) may run end: at a program of _DATA_PROGRAMS that is surely the
+    launcher's program or an argument of the program it runs: right after the launcher, or after a word that takes
+    no value from the next one (no option, `mpirun -np 2 echo ...`, or one with its value, `srun -N1 echo`,
+    `--nodes=1`); `srun -J echo vllm serve` may name its job `echo`, `srun --job-name echo ...` too."""
+    for k in range(i + 1, len(texts)):
+        before = texts[k - 1]
+        valued = before[:1] == "-" and (len(before) == 2 or before[:2] == "--" and "=" not in before)
+        if texts[k].rsplit("/", 1)[-1] in _DATA_PROGRAMS and (k == i + 1 or not valued):
+            return k
+    return len(texts)
+
+
 def runs(texts: Sequence[str], i: int, unknown: frozenset) -> Optional[int]:
     """Where the program that texts[i] runs is: its index, SCAN, or None (texts[i] runs no other program)."""
     if i in unknown:

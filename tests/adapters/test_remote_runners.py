@@ -187,3 +187,30 @@ def test_a_remote_prefix_reaches_the_engine_through_a_passing_launcher(tmp_path,
     # vllm: A=1), as `A=1 timeout 60 vllm ...` does here (CTX303). Before, the remote prefix was dropped: a false CTX109
     out = check(tmp_path, line + "\n", "")
     assert "CTX303 [error]" in out and "CTX109" not in out
+
+
+@pytest.mark.parametrize("line", [
+    # GNU env 9.1 reads no option after an assignment: `env A=1 -- vllm` runs a program named `--` and fails
+    # ("'--': No such file or directory", exit 127, checked); before: read as a launch (a false CTX204)
+    f"env A=1 -- {LINE}", f"/usr/bin/env -i A=1 -- {LINE}",
+    # a launcher that runs echo (or another printer) starts nothing of the words after it (before: a launch)
+    f"srun echo ssh node2 {LINE}", f"srun echo {LINE}", f"mpirun -np 2 printf '%s ' {LINE}", f"srun -N1 echo {LINE}",
+])
+def test_words_a_command_only_prints_or_cannot_run_start_nothing(tmp_path, line):
+    assert check(tmp_path, line + "\n") == ""
+
+
+@pytest.mark.parametrize("line", [
+    f"env -- A=1 {LINE}", f"env A=1 {LINE}", f"srun --gres=gpu:h100:1 {LINE}", f"srun -J echo {LINE}",
+])
+def test_what_env_and_a_launcher_do_run_is_still_read(tmp_path, line):
+    # `env -- A=1 vllm` runs vllm with A=1 (coreutils 9.1, checked); `srun -J echo` may name its job `echo`
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, line + "\n")
+
+
+def test_a_here_document_an_srun_ssh_feeds_runs_on_the_remote_host(tmp_path):
+    # already so before this change: srun runs ssh here, the body runs on node2 (no CTX204 from srun's one GPU,
+    # no CTX303 from this script's export); the same script without the hop is checked with both
+    body = (f"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\nsrun --gres=gpu:h100:1 ssh node2 'bash -s' <<EOF\n{LINE}\nEOF\n")
+    out = check(tmp_path, body, "")
+    assert "CTX109 [error]" in out and "CTX204" not in out and "CTX303" not in out
