@@ -111,7 +111,8 @@ def test_codellama_70b_instruct_resolves_with_its_4096_positions():
 @pytest.mark.parametrize("model_id, base, kv_bytes, weights", [
     # TheBloke's GPTQ re-uploads (sweep p29, dstackai/dstack-examples with TGI): the base's network, 4-bit weights
     ("TheBloke/Llama-2-13B-chat-GPTQ", "meta-llama/Llama-2-13b-hf", 2 * 40 * 40 * 128 * 2, "gptq-int4"),  # MHA
-    ("TheBloke/CodeLlama-70B-Instruct-GPTQ", "codellama/CodeLlama-70b-Instruct-hf", 327_680, "gptq-int4"),
+    # its main branch is per-channel (group size -1), not g128: 35.3 GB, where the g128 branch holds 36.7 GB
+    ("TheBloke/CodeLlama-70B-Instruct-GPTQ", "codellama/CodeLlama-70b-Instruct-hf", 327_680, "gptq-int4-gch"),
     # DeepSeek-V2.5-1210 (p29, truss-examples with SGLang): V2.5's MLA, 60 layers x (kv_lora_rank 512 + rope 64) x 2
     ("deepseek-ai/DeepSeek-V2.5-1210", "deepseek-ai/DeepSeek-Coder-V2-Instruct", 60 * (512 + 64) * 2, "bf16"),
 ])
@@ -138,3 +139,14 @@ def test_gemma_3_270m_it_caches_full_kv_in_three_of_its_18_layers():
     # 0.8 of a token each (lint/physics/kv.py, swa_full_tokens_ratio): 3,072 + 0.8 x 15 x 1,024
     assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 3 * 2 * 1 * 256 * 2 == 3_072
     assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "sglang") == 3_072 + 0.8 * 15 * 1_024 == 15_360
+
+
+def test_codellama_70b_instruct_gptq_main_weighs_its_per_channel_file():
+    # TheBloke's main branch: model.safetensors 35.3 GB (tree 39485a49), the gptq-4bit-128g-actorder_True branch
+    # 36.7 GB (tree 4de5a656); 4-bit linear weights with no group scales and two 16-bit 32016 x 8192 tables
+    from ctxlint.physics.weights import weight_bytes
+    found = resolve("TheBloke/CodeLlama-70B-Instruct-GPTQ")
+    arch = found.arch
+    size = weight_bytes(arch.total_params_b * 1e9, arch.embed_params_b * 1e9, arch.lm_head_params_b * 1e9,
+                        None, None, found.weights)
+    assert abs(size / 1e9 - 35.3) < 0.1, size
