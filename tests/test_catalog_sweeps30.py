@@ -150,3 +150,16 @@ def test_codellama_70b_instruct_gptq_main_weighs_its_per_channel_file():
     size = weight_bytes(arch.total_params_b * 1e9, arch.embed_params_b * 1e9, arch.lm_head_params_b * 1e9,
                         None, None, found.weights)
     assert abs(size / 1e9 - 35.3) < 0.1, size
+
+
+def test_gemma_3_270m_it_is_read_from_pinned_sources():
+    # the merge copy it was first read from is unpinned (raw/main): the entry cites a pinned copy of Google's file
+    # and keras-hub's published count, which the dimensions give exactly
+    import json
+    import re
+    from ctxlint.resolution import catalog
+    entry = next(e for e in catalog.entries() if e["hf_id"] == "google/gemma-3-270m-it")
+    assert re.fullmatch(r"[\w.-]+/[\w.-]+@[0-9a-f]{40}:\S+", entry["source"]), entry["source"]
+    notes = json.dumps(entry["notes"])
+    assert "published: 0.268098176B (keras-team/keras-hub@71453d08f59edc90d276e999319fc51e61cbf82c" in notes
+    assert "google-deepmind/gemma@9fec24caa4890f34d78f8fb75f640127b735537b:gemma/gm/nn/_gemma.py" in notes
