@@ -248,12 +248,28 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     plain, dropped = unabliterated(ref.base)
     hit = catalog.find(plain) if plain else None
     if hit is not None:
-        return _hit_resolution(ref, hit, f"{_by_name(ref)} without {dropped}")
+        return _abliterated(ref, _hit_resolution(ref, hit, f"{_by_name(ref)} without {dropped}"))
     for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
         hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
         if hit is not None:
             return _hit_resolution(ref, hit, f"{_by_name(ref)} with {_for_dots(ref.name, hit.key)} read as '.'")
     return _bf16_release(ref, names)
+
+
+def _abliterated(ref: ModelRef, found: Resolution) -> Resolution:
+    """An abliteration's weights: the network is its base's, the file's format need not be. The projection is
+    done in 16 bits and saved so (huihui-ai's gpt-oss abliterations are `Huihui-gpt-oss-20b-BF16-abliterated`,
+    their MXFP4 a later re-quantization; huihui-ai converted DeepSeek-V3's FP8 to `DeepSeek-V3-bf16` first), so
+    where the base's checkpoint is quantized and the name states no format, the weights span 16 bits (the point)
+    and the base's format."""
+    own = found.weights or getattr(found.arch, "weight_format", None)
+    if ref.weights is not None or own is None or own.key in ("bf16", "fp16", "fp32"):
+        return found
+    from ctxlint.physics.weights import BF16
+    base = replace(own, alt=(), alt_why="")
+    fmt = replace(BF16, alt=(base,), alt_why=f"the abliteration was re-quantized to its base's {own.label} format")
+    return replace(found, weights=fmt, how=f"{found.how}; 16-bit weights, as an abliteration is saved, or its "
+                                           f"base's {own.label}: the name states no format, so the weights span both")
 
 
 def _bf16_release(ref: ModelRef, names) -> Optional[Resolution]:

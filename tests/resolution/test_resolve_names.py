@@ -419,3 +419,24 @@ def test_a_relative_folder_of_three_segments_gets_the_local_path_hint() -> None:
     assert hint.startswith("a local path: put the model's config.json at alignment-handbook/outs/"
                            "internlm2-20b_mathgenie/config.json from the deploy file's folder")
     assert LOCK_HINT not in hint
+
+
+@pytest.mark.parametrize("written, base_format", [
+    # abliteration projects in 16 bits: huihui-ai publishes gpt-oss's as Huihui-gpt-oss-20b-BF16-abliterated and
+    # converted DeepSeek-V3 to BF16 (huihui-ai/DeepSeek-V3-bf16) first; the base's quantized format is not the file's
+    ("huihui-ai/DeepSeek-V3-abliterated", "fp8"),
+    ("huihui-ai/gpt-oss-20b-abliterated", "mxfp4-experts"),
+])
+def test_an_abliteration_of_a_quantized_base_spans_16_bit_weights(written, base_format) -> None:
+    found = resolve(written)
+    assert found.weights.key == "bf16"
+    assert [f.key for f in found.weights.alt] == [base_format]
+    assert "abliteration" in found.weights.alt_why
+    assert "16-bit" in found.how
+
+
+def test_an_abliteration_keeps_a_format_its_name_states() -> None:
+    # the name's own tag (a GGUF file, a re-upload's -GPTQ-Int4) says the file's format: no band
+    assert resolve("/models/DeepSeek-V3-abliterated-Q4_K_M.gguf").weights.alt == ()
+    assert resolve("huihui-ai/Qwen2.5-72B-Instruct-abliterated-GPTQ-Int4").weights.key == "gptq-int4"
+    assert resolve("huihui-ai/Qwen3-8B-abliterated").weights.key == "bf16"  # a 16-bit base: 16-bit
