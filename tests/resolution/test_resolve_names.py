@@ -103,8 +103,9 @@ def test_the_issue_example_reads_as_written() -> None:
     "/models/Huihui-abliterated.Q8_0.gguf",
     # REAP prunes experts (the network is smaller than the base's): never read as GLM-4.7-Flash
     "/opt/llama/models/GLM-4.7-Flash-REAP-23B-A3B/GLM-4.7-Flash-REAP-23B-A3B-UD-Q4_K_XL.gguf",
-    # an `i1` that is no imatrix mark before a GGUF tag stays in the name
+    # an `i1` that is no imatrix mark (not mradermacher's `.i1-`) stays in the name, a GGUF tag after it or none
     "/models/Qwen3-8B-i1.gguf",
+    "/models/Qwen3-8B-i1-Q4_K_M.gguf",
     "mistralai/Mistral-7B-Instruct-v0.4",  # a version that does not exist
     "meta-llama/Llama-3.1-80B-Instruct",  # another size
     "Qwen/Qwen3-32B-A3B",  # a different (MoE) shape
