@@ -162,7 +162,7 @@ _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang":
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",),
            # unequal shares over GPUs not counted, or the GPUs a privileged container or a script's `docker run --gpus
            # all` sees (llamacpp_split.layer_split)
-           "llamacpp": ("tensor_split", "privileged", "docker_gpus")}
+           "llamacpp": ("tensor_split", "privileged", "docker_gpus", "compose_gpus")}
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
@@ -173,15 +173,25 @@ _UNEVEN = ("--tensor-split spreads the layers over GPUs whose count is not state
 _PRIVILEGED = ("the container is privileged, so it sees every GPU of its node whatever its nvidia.com/gpu limit, and "
                "llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many is not "
                "known")
-_DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count (--gpus all, a count not known, or "
-                "--privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the layers over every "
-                "GPU it sees (--split-mode layer, its default): how many is not known")
+_DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count (--gpus all, a count not known, "
+                "--runtime nvidia with the image's NVIDIA_VISIBLE_DEVICES, --device /dev/dri or a CDI name's =all, "
+                "or --privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the layers over "
+                "every GPU it sees (--split-mode layer, its default): how many is not known")
+_COMPOSE_GPUS = ("the Compose service gets GPUs no count states (a device reservation with no count or `count: all`, "
+                 "`gpus: all`, `runtime: nvidia` with the image's NVIDIA_VISIBLE_DEVICES, or `devices:` /dev/dri or "
+                 "a CDI name's =all: the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode "
+                 "layer, its default): how many is not known")
 # llama.cpp's reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
-_GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpus": _DOCKER_GPUS}
+_GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpus": _DOCKER_GPUS,
+                 "compose_gpus": _COMPOSE_GPUS}
 _STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
                "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device",
-               "docker_gpus": "state the count (--gpus N, or CUDA_VISIBLE_DEVICES; or --split-mode none), and the "
-                              "device"}
+               "docker_gpus": "state the count (--gpus N, -e NVIDIA_VISIBLE_DEVICES=<ids> with --runtime nvidia, "
+                              "each GPU's /dev/dri/renderD<node>, or CUDA_VISIBLE_DEVICES; or --split-mode none), "
+                              "and the device",
+               "compose_gpus": "state the count (the reservation's `count: N` or `device_ids`, NVIDIA_VISIBLE_DEVICES "
+                               "ids with `runtime: nvidia`, each GPU's /dev/dri/renderD<node>, or "
+                               "CUDA_VISIBLE_DEVICES; or --split-mode none), and the device"}
 # Why a size that does not split one request's KV still sets what one GPU holds
 _SPLIT_WHY = {"data_parallel_size": " (vLLM shards a MoE model's experts over TP x DP)",
               "prefill_context_parallel_size": " (vLLM shards a MoE model's experts over TP x DP x prefill CP)"}

@@ -37,7 +37,8 @@ def test_one_gpu_keeps_the_finding(gpus):
 
 DOCKER_GPUS_WHY = (
     "KV pool of unified not declared and not derivable: the device is stated (L4) but the docker run line gives its "
-    "container GPUs it does not count (--gpus all, a count not known, or --privileged or a GPU device beside --gpus: "
+    "container GPUs it does not count (--gpus all, a count not known, --runtime nvidia with the image's "
+    "NVIDIA_VISIBLE_DEVICES, --device /dev/dri or a CDI name's =all, or --privileged or a GPU device beside --gpus: "
     "the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many "
     "is not known, and the pool per device depends on it; capacity checks skip these roles")
 
@@ -236,3 +237,66 @@ def test_a_count_of_0_beside_devices_is_no_conflict(value, refused):
     assert bool(csv_refusal(value)) is refused
     if not refused:
         assert _count(f"docker run --gpus {value} IMAGE")[0] == 1
+
+
+# No `--gpus`: the NVIDIA runtime exposes what the container's NVIDIA_VISIBLE_DEVICES lists, the image's own ENV when
+# the line sets none (CUDA images: all; nvidia-container-toolkit internal/config/image/cuda_image.go
+# devicesFromEnvvars), and ROCm's /dev/dri is every GPU's render node (rocm.docs.amd.com deploy/docker.html). One GPU
+# read there put all of llama.cpp's layers and -c cells on one (a false CTX209 at -c before).
+@pytest.mark.parametrize("gpus", ["--runtime nvidia ", "--runtime=nvidia ",
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=all ",
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=$GPUS ",
+                                  "--device /dev/kfd --device /dev/dri ", "--device=/dev/dri:/dev/dri ",
+                                  "--device nvidia.com/gpu=all ", "--privileged --device /dev/dri/renderD128 ",
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0 --device /dev/dri/renderD128 "])
+def test_gpus_a_runtime_or_device_gives_uncounted_are_not_one(gpus):
+    report = lint_text(SCRIPT.format(gpus=gpus, ctx=131072), "serve.sh", L4)
+    assert [(f.rule, f.message) for f in report.findings] == [("CTX208", DOCKER_GPUS_WHY)]
+
+
+@pytest.mark.parametrize("gpus", ["--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1 ",
+                                  "--runtime nvidia --env=NVIDIA_VISIBLE_DEVICES=GPU-a,GPU-b ",
+                                  "--device /dev/kfd --device /dev/dri/renderD128 --device /dev/dri/renderD136 ",
+                                  "--device nvidia.com/gpu=0 --device nvidia.com/gpu=1 "])
+def test_two_gpus_a_runtime_or_device_names_are_counted(gpus):
+    assert _findings(gpus) == []  # a pipeline of 2: each L4 holds half (was CTX209 on one)
+
+
+@pytest.mark.parametrize("gpus", ["--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0 ", "--device /dev/kfd ",
+                                  "--device /dev/kfd --device /dev/dri/renderD128:/dev/dri/renderD128 ",
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=void "])
+def test_one_gpu_a_runtime_or_device_names_keeps_the_finding(gpus):
+    assert _findings(gpus) == [("CTX209", 3, 54)]
+
+
+@pytest.mark.parametrize("words, count, written, uncounted", [
+    ("docker run --runtime nvidia IMAGE", None, "", "--runtime nvidia (NVIDIA_VISIBLE_DEVICES the image's)"),
+    ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1,1 IMAGE", None, "",
+     "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1,1"),
+    ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=2,3 IMAGE", 2, "--runtime nvidia -e "
+     "NVIDIA_VISIBLE_DEVICES=2,3", ""),
+    ("podman run --device /dev/dri/renderD128 --device /dev/dri/renderD129 --device /dev/dri/renderD128 IMAGE", 2,
+     "--device /dev/dri/renderD128 --device /dev/dri/renderD129", ""),
+    ("docker run --device /dev/nvidia0 --device /dev/nvidiactl --device /dev/nvidia-uvm IMAGE", 1,
+     "--device /dev/nvidia0", ""),
+    ("docker run --device /dev/dri/card0 IMAGE", None, "", "--device /dev/dri/card0"),
+    # no GPU: /dev/kfd alone, a runtime that is not NVIDIA's, an option past the image
+    ("docker run --device /dev/kfd IMAGE", "none", "", ""),
+    ("docker run --runtime runc IMAGE", "none", "", ""),
+    ("docker run IMAGE --runtime nvidia", "none", "", ""),
+])
+def test_device_gpus(words, count, written, uncounted):
+    from ctxlint.engines.docker_run import requested_gpus
+
+    req = requested_gpus([typed(w) for w in words.split(" ")])
+    if count == "none":
+        assert req is None
+    else:
+        assert (req.count, req.written, req.uncounted) == (count, written, uncounted)
+
+
+def test_a_counted_runtime_is_placed_at_its_variable():
+    script = VLLM.format(tp=2).replace("--gpus 4", "-e NVIDIA_VISIBLE_DEVICES=0,1,2,3")
+    (f,) = lint_text(script, "serve.sh", L4).findings
+    assert (f.rule, f.line, f.column) == ("CTX205", 2, 32)
+    assert f.message.startswith("4 > 2: the unified replica has 4 L4 accelerators")

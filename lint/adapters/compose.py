@@ -122,6 +122,10 @@ def _why(name: str, project: Dict[str, Optional[str]]) -> str:
     return "is set by the project .env to a value not known here" if name in project else _SHELL
 
 
+# The keys that may give a service GPUs its reservation's count does not state (compose_gpus.py)
+_DEVICE_KEYS = ("runtime", "devices", "gpus", "deploy")
+
+
 def _gpus(service: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
     """GPUs a service reserves: `deploy.resources.reservations.devices`, or the service's `gpus:` list (a device
     request with the gpu capability, compose-spec@170098ba:05-services.md "gpus"; `gpus: all` counts none)."""
@@ -205,10 +209,15 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     if built is not None and built.copies:  # the files COPY put in the image, under the service's bind mounts
         from ctxlint.adapters.compose_build import add_copies
         add_copies(mounts, built, file)
+    count, uncounted, privileged = _gpus(service, file, project), None, False
+    if (count is None and any(service.get(k) is not None for k in _DEVICE_KEYS)) or service.get("privileged"):
+        from ctxlint.adapters.compose_gpus import service_gpus  # a service that may get GPUs no count states
+        found, uncounted, privileged = service_gpus(service, file, env, lambda text: _interpolate(text, project))
+        count = count or found
     container = Container(spans=spans, node=service, name=name, env=env, image=image,
                           image_text=image_text, args_only=entrypoint is None and not cleared,
-                          k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=_gpus(service, file,
-                                                                                                      project),
+                          k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=count,
+                          gpus_uncounted=uncounted, privileged=privileged,
                           config_reader=tree_reader(file, mounts), mounts=bind)
     if built is not None and built.reinstalled is not None:  # a RUN installs the engine: its pin, not the FROM tag
         container.install_scripts, container.reinstalled = built.runs, built.reinstalled

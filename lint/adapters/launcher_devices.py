@@ -17,17 +17,19 @@ class LauncherDevices:
     token_source: Any  # workload_positions.Positions.token_source
 
     def docker_container(self, c, run):
-        """`c` with the GPUs a script's `docker run --gpus N` gives the engine's container (docker_run.requested_gpus)
-        where `c` counts none of its own: those are the GPUs the engine sees. Options that give it GPUs not counted
-        (`--gpus all`, `--privileged --gpus 1`) leave their count unknown (Container.gpus_uncounted), not one."""
+        """`c` with the GPUs a script's `docker run --gpus N` gives the engine's container (docker_run.requested_gpus;
+        or its render nodes, or `--runtime nvidia` with NVIDIA_VISIBLE_DEVICES ids: docker_devices.py) where `c`
+        counts none of its own: those are the GPUs the engine sees. Options that give it GPUs not counted (`--gpus
+        all`, `--privileged --gpus 1`, `--runtime nvidia` alone, `--device /dev/dri`) leave their count unknown
+        (Container.gpus_uncounted), not one."""
         req = run[3] if run is not None and len(run) > 3 else None
         if req is None or c.accelerator_count is not None:
             return c
         if req.count is None:  # refused (docker_run.GpuRequest), or GPUs the host decides (`--gpus all`)
             return replace(c, gpus_uncounted=f"docker run {req.uncounted}") if req.uncounted else c
-        written = req.token.text.removeprefix("--gpus=")
+        written = req.written or f"--gpus {req.token.text.removeprefix('--gpus=')}"
         return replace(c, accelerator_count=Val(req.count, self.span_source(req.token.item, req.span),
-                                                raw=f"docker run --gpus {written}"))
+                                                raw=f"docker run {written}"))
 
     def remote_container(self, c):
         """`c` for an engine `ssh HOST SCRIPT` starts (engines/ssh_commands.py): it runs on another host, so this

@@ -55,8 +55,9 @@ class Devices(LauncherDevices):
             if facts.parallel_unknown:  # the GPUs of a privileged container or of a `docker run --gpus all`, or an
                 # uneven --tensor-split over GPUs not counted: CTX208 says which
                 uneven = ("tensor_split",) if inv.settings.get("tensor_split") is not None else \
-                    ("privileged",) if self.c.privileged else ("docker_gpus",) if self.c.gpus_uncounted \
-                    else ("tensor_split",)
+                    ("privileged",) if self.c.privileged else \
+                    (("docker_gpus",) if self.c.gpus_uncounted.startswith("docker run") else ("compose_gpus",)) \
+                    if self.c.gpus_uncounted else ("tensor_split",)
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,

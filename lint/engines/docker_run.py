@@ -87,11 +87,12 @@ _GPU_DEVICES = ("nvidia.com/", "amd.com/", "intel.com/", "/dev/kfd", "/dev/dri",
                 "/dev/accel")
 
 
-def _device_options(texts: Sequence[str], end: Optional[int] = None):
+def _device_options(texts: Sequence[str], end: Optional[int] = None, at: bool = False):
     """(option, value) of the options before a `docker run` line's image (`end`: its index, when the caller
     parsed the line already) that give its container devices: `--gpus`, `--device` and `--runtime` (the value
     after `=` or the next word), `--privileged` (a flag: a value only after `=`) and each variable `--env`/`-e`
-    sets, as ("--env", "NAME=value"); one walk for requests_accelerator, requested_vendor and _more_devices."""
+    sets, as ("--env", "NAME=value"); one walk for requests_accelerator, requested_vendor and _more_devices.
+    `at`: (option, value, index of the word holding the value) instead, for docker_devices to place a finding."""
     if end is None:
         run = parse_run(texts)
         end = run.image if run is not None else 0
@@ -105,9 +106,9 @@ def _device_options(texts: Sequence[str], end: Optional[int] = None):
             value = texts[i + 1] if i + 1 < end else ""
             i += 1
         if name in ("--gpus", "--device", "--runtime"):
-            yield name, value.strip()
+            yield (name, value.strip(), i) if at else (name, value.strip())
         elif name in ("--privileged", "--env"):
-            yield name, value
+            yield (name, value, i) if at else (name, value)
         elif t.startswith("-") and not t.startswith("--"):  # `-e NAME=v`, `-eNAME=v`, `-ite NAME=v`, `-v /a:/b`
             cut = next((k for k in range(1, len(t)) if t[k] in _VALUE_SHORT), None)
             if cut is not None:
@@ -116,7 +117,7 @@ def _device_options(texts: Sequence[str], end: Optional[int] = None):
                     value = texts[i + 1] if i + 1 < end else ""
                     i += 1
                 if t[cut] == "e":
-                    yield "--env", value
+                    yield ("--env", value, i) if at else ("--env", value)
         i += 1
 
 
@@ -136,6 +137,9 @@ class GpuRequest:
     # The options that give the container GPUs not counted (`--gpus all`, `--gpus $N`, `--privileged --gpus 1`,
     # two `--gpus`), as written: how many the engine sees is the host's, no fact of the file (count None)
     uncounted: str = ""
+    # what gives a count without `--gpus` (docker_devices.device_gpus), as written: `--device` render nodes, or
+    # `--runtime nvidia` with the container's NVIDIA_VISIBLE_DEVICES; "" for a `--gpus` count
+    written: str = ""
 
 
 def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
@@ -143,8 +147,12 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
     with no `--gpus` value, or one that gives no GPU (`--gpus 0`). A count not known is `uncounted`: the words
     that give the container GPUs whose number the host decides (`all`, a value not known, devices beside it)."""
     texts = [t.text for t in tokens]
-    if not texts or texts[0].rsplit("/", 1)[-1] != "docker" or "--gpus" not in "".join(texts):
+    if not texts or texts[0].rsplit("/", 1)[-1] not in ENGINES_OF_CONTAINERS:
         return None
+    if "--gpus" not in "".join(texts):
+        return _without_gpus(tokens, texts)
+    if texts[0].rsplit("/", 1)[-1] != "docker":
+        return None  # podman's and nerdctl's `--gpus` are their own readings (gpu_values.py)
     run = parse_run(texts)
     found, i = [], 1
     while run is not None and i < run.image:
@@ -156,7 +164,7 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
         i += 1
     given = [f for f in found if f is not None]
     if not given:
-        return None
+        return _without_gpus(tokens, texts) if not found else None
     token, cut = given[0]
     span = token.span_of(cut, len(token.text))
     if len(found) != 1 or token.unresolved:
@@ -175,6 +183,16 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
     if count:
         return GpuRequest(count, token, span)
     return None if csv_no_gpu(token.text[cut:]) else GpuRequest(None, token, span, uncounted=written)
+
+
+def _without_gpus(tokens: Sequence, texts: Sequence[str]) -> Optional[GpuRequest]:
+    """The GPUs of a line with no `--gpus` that gives its container some by `--runtime nvidia` or a `--device`
+    (docker_devices.device_gpus); None for a line with neither."""
+    if not any(t.startswith(("--runtime", "--device")) for t in texts):
+        return None
+    from .docker_devices import device_gpus  # only a line that gives GPUs by a runtime or a device node
+
+    return device_gpus(tokens, texts)
 
 
 # What gives the container GPUs besides its `--gpus` request, so that its count is not theirs: `--privileged`

@@ -1,0 +1,95 @@
+"""GPUs a Compose service gets that its reservation does not count: `runtime: nvidia` (the container's
+NVIDIA_VISIBLE_DEVICES, or the image's: nvidia-container-toolkit internal/config/image/cuda_image.go), `devices:`
+nodes (ROCm's /dev/dri is every GPU), a reservation with no count (compose-go transform/devices.go: `count: all`),
+`gpus: all`, `privileged: true`. llama.cpp splits its layers over every GPU it sees, so one GPU read there put every
+layer and -c cell on one (a false fit, or a false CTX209); a count the file states is read
+(adapters/compose_gpus.py)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import Settings, lint_text
+
+SERVICE = """\
+services:
+  llm:
+    image: ghcr.io/ggml-org/llama.cpp:server-cuda-b6000
+{gpus}    volumes:
+      - /models:/models
+    command: -m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c 131072 -ngl 99 --port 8080
+"""
+L4 = Settings(default_accelerators=(("**", "L4"),))
+COMPOSE_GPUS_WHY = (
+    "KV pool of unified not declared and not derivable: the device is stated (L4) but the Compose service gets GPUs no "
+    "count states (a device reservation with no count or `count: all`, `gpus: all`, `runtime: nvidia` with the image's "
+    "NVIDIA_VISIBLE_DEVICES, or `devices:` /dev/dri or a CDI name's =all: the host's), and llama.cpp splits the "
+    "layers over every GPU it sees (--split-mode layer, its default): how many is not known, and the pool per device "
+    "depends on it; capacity checks skip these roles")
+RESERVE = """    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+{more}              capabilities: [gpu]
+"""
+
+
+def _findings(gpus: str):
+    report = lint_text(SERVICE.format(gpus=gpus), "compose.yaml", L4)
+    return [(f.rule, f.line, f.column) for f in report.findings], report
+
+
+@pytest.mark.parametrize("gpus", [
+    "    runtime: nvidia\n",
+    "    runtime: nvidia\n    environment:\n      NVIDIA_VISIBLE_DEVICES: all\n",
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES\n",  # the shell's: not known
+    "    devices:\n      - /dev/kfd\n      - /dev/dri\n",
+    "    devices:\n      - /dev/dri:/dev/dri\n",
+    "    devices:\n      - nvidia.com/gpu=all\n",
+    "    gpus: all\n",
+    RESERVE.format(more=""),  # no count, no device_ids: compose-go reads `count: all`
+    RESERVE.format(more="              count: all\n"),
+    RESERVE.format(more="              count: ${GPUS}\n"),
+])
+def test_gpus_no_count_states_are_not_one(gpus):
+    _, report = _findings(gpus)
+    assert [(f.rule, f.message) for f in report.findings] == [("CTX208", COMPOSE_GPUS_WHY)]
+
+
+@pytest.mark.parametrize("gpus", [
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0,1\n",
+    "    devices:\n      - /dev/kfd\n      - /dev/dri/renderD128\n      - /dev/dri/renderD136\n",
+    "    devices:\n      - source: /dev/dri/renderD128\n        target: /dev/dri/renderD128\n"
+    "      - source: /dev/dri/renderD129\n        target: /dev/dri/renderD129\n",
+    RESERVE.format(more="              count: 2\n"),
+])
+def test_two_gpus_the_file_states_hold_what_one_could_not(gpus):
+    assert _findings(gpus)[0] == []  # a pipeline of 2 L4s
+
+
+@pytest.mark.parametrize("gpus", [
+    "",
+    "    runtime: nvidia\n    environment:\n      NVIDIA_VISIBLE_DEVICES: \"0\"\n",
+    "    devices:\n      - /dev/kfd\n      - /dev/dri/renderD128\n",
+    RESERVE.format(more="              count: 1\n"),
+])
+def test_one_gpu_keeps_the_finding(gpus):
+    assert [rule for rule, _, _ in _findings(gpus)[0]] == ["CTX209"]
+
+
+def test_a_privileged_service_sees_every_gpu():
+    _, report = _findings("    privileged: true\n" + RESERVE.format(more="              count: 1\n"))
+    assert [f.rule for f in report.findings] == ["CTX208"]
+    assert "the container is privileged" in report.findings[0].message
+
+
+def test_the_counted_gpus_are_placed_where_the_file_states_them():
+    nodes = "    devices:\n      - /dev/kfd\n      - /dev/dri/renderD128\n      - /dev/dri/renderD129\n"
+    text = SERVICE.format(gpus=nodes).replace("ghcr.io/ggml-org/llama.cpp:server-cuda-b6000",
+                                              "vllm/vllm-openai:v0.8.5").replace(
+        "-m /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf -c 131072 -ngl 99 --port 8080",
+        "--model meta-llama/Llama-3.1-8B-Instruct --max-model-len 8192")
+    (f,) = lint_text(text, "compose.yaml", L4).findings
+    assert (f.rule, f.line, f.column) == ("CTX205", 6, 9)
+    assert f.message.startswith("2 > 1: the unified replica has 2 L4 accelerators but its engine uses tensor x "
+                                "pipeline x data = 1")
