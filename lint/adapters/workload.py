@@ -140,6 +140,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                                shell=self.env.get if c.compose_refs else None, go=self.go_actions(),
                                k8s=c.k8s_refs and not in_template(c.node.path), argv=bool(entry))
             self.unsure = split.unsure
+            if not entry and has_c_item(self.item_texts):  # `sh -c` given a command as words (c_script_words)
+                from ctxlint.adapters.c_script_words import cut_short_finding
+                out.diagnostics.extend(cut_short_finding(self, c.compose_refs))
             if c.args_only and not entry and image is not None and "text-generation" in image \
                     and any(" " in t or "\t" in t or "\n" in t for t in self.item_texts if isinstance(t, str)):
                 from ctxlint.adapters.joined_items import entrypoint_fields  # TGI's entrypoint script splits them
@@ -302,3 +305,8 @@ def read_container(container: Container) -> Reading:
         return Reading(diagnostics=[Diagnostic(UNRESOLVED, f"ctxlint could not read this container's command: "
                                                f"{type(exc).__name__}: {exc}", container.node.source(
                                                    container.spans.file))])
+
+
+def has_c_item(texts: Sequence) -> bool:
+    """A `-c` (or `-lc`, `-ec`) item among exec-form words: the cheap test before c_script_words is imported."""
+    return any(isinstance(t, str) and t[:1] == "-" and t[1:2] != "-" and "c" in t[1:] for t in texts)

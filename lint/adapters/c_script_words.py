@@ -1,0 +1,82 @@
+"""`sh -c` given an engine's command as several words: `entrypoint: ["/bin/sh", "-c"]` with a string `command:`
+(Compose splits it into words: compose-spec/compose-go@c100299aef5ebc4b578a886ddcfd7b859ac1fc79:types/command.go,
+ShellCommand, shellwords.Parse of a scalar), or Kubernetes `command: ["sh", "-c"]` with `args:` of several items.
+The shell runs only its first operand as the script and makes the rest its $0, $1, ... (POSIX sh "-c": "the
+remaining arguments ... assigned to positional parameters, starting with $0"; shell_set.py), so `sh -c vllm serve M
+--max-model-len 8192` runs `vllm` alone: vLLM's CLI with no subcommand prints its help and exits, no server starts
+(vllm-project/vllm@00a5fdd20935ba7679750db22997dcf539ca4591:vllm/entrypoints/cli/main.py: no dispatch_function,
+`parser.print_help()`). The reader reads what runs (the lone program: no engine's flags, no deployment of these
+words) and says so at the script word (CTX301), with the one-item form that keeps the script whole. Imported only
+for an exec-form list with a `-c` item (workload.py)."""
+from __future__ import annotations
+
+from typing import List, Optional, Sequence
+
+from ctxlint.engines.command_prefixes import shell_script_index, strip_prefixes
+from ctxlint.engines.detect import detect
+from ctxlint.engines.tokens import typed
+from ctxlint.findings import Diagnostic
+
+_ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama.cpp", "lmdeploy": "LMDeploy",
+            "trtllm": "TensorRT-LLM", "tgis": "TGIS"}
+
+
+def script_cut_short(texts: Sequence, compose: bool) -> Optional[tuple]:
+    """(index of the script item, Diagnostic text) when `sh -c` is given an engine command as several items: the
+    script is one word naming the engine's program (or an interpreter of its module) and the words after it are
+    that command's rest; None otherwise (one item holding the whole script, `sh -c 'vllm serve M' _ a`, whose
+    later words are the script's own positional parameters, no engine's words)."""
+    plain = [typed(t if isinstance(t, str) else "", i) for i, t in enumerate(texts)]
+    head = strip_prefixes(list(plain), [], [])
+    idx = shell_script_index(head)
+    if idx is None or idx + 1 >= len(head):
+        return None
+    script = head[idx]
+    if not script.text or any(c.isspace() for c in script.text) or "$" in script.text:
+        return None
+    rest = head[idx:]
+    found = detect([t.text for t in rest])
+    if not found or found[0].start != 0:
+        return None
+    engine = _ENGINES.get(found[0].engine, found[0].engine)
+    shell = " ".join(t.text for t in head[:idx])
+    program = script.text
+    lost = " ".join(_shown(t.text) for t in rest[1:4]) + (" ..." if len(rest) > 4 else "")
+    whole = _example(" ".join(t.text for t in rest))
+    base = program.rsplit("/", 1)[-1]
+    runs = (f"`{program}` with no subcommand prints vLLM's help and exits: no server starts" if base == "vllm" else
+            f"`{program}` alone is an interpreter reading its stdin, not {engine}'s module: no server starts"
+            if base.startswith("python") else
+            f"`{program}` starts with none of these words ({engine} on its own defaults, not the command written)")
+    fix = (f"give the whole script as ONE `command:` list item (`command: [\"{whole}\"]`, or a `- |` block "
+           "string as its one item)" if compose else
+           f"give the whole script as ONE `args:` item (`args: [\"{whole}\"]`)")
+    return script.item or 0, (
+        f"`{shell}` runs only its first argument as the script and makes the rest its $0, $1, ... ({lost}): "
+        + (f"Compose splits a string `command:` into words, so " if compose else "")
+        + f"{runs}; {fix}")
+
+
+def _example(text: str) -> str:
+    """The script for the advice's example: whole words, at most about 50 characters, quotes escaped."""
+    words: List[str] = text.split()
+    shown = " ".join(words)
+    while len(shown) > 50 and len(words) > 1:
+        words = words[:-1]
+        shown = " ".join(words) + " ..."
+    return shown.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _shown(word: str) -> str:
+    return f'"{word}"' if not word or any(c.isspace() for c in word) else word
+
+
+def cut_short_finding(reader, compose: bool) -> List[Diagnostic]:
+    """CTX301 at the script word of the reader's exec-form items (workload_positions.Positions.span_source)."""
+    found = script_cut_short(reader.item_texts, compose)
+    if found is None:
+        return []
+    item, text = found
+    node_text = reader.item_texts[item] if item < len(reader.item_texts) else ""
+    at = reader.span_source(item, (0, len(node_text) if isinstance(node_text, str) else 0))
+    return [Diagnostic("engine-rejects-value", text, at)]
