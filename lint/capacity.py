@@ -150,6 +150,13 @@ def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, as
                            accelerator_assumed=assumed[1])
     default = None
     engine = _engine(dep)
+    if engine == "vllm" and role.cpu_build is not None and role.available_kv_gib is None \
+            and "VLLM_CPU_KVCACHE_SPACE" not in role.unresolved_settings:  # set to a value not known: no default
+        from ctxlint.engines.vllm_cpu_space import default_space  # only a vLLM role on a CPU build pays for it
+        gib = default_space(release_of(dep), role.engine_args)
+        if gib is not None:  # its release's fixed default space (VLLM_CPU_KVCACHE_SPACE unset), at the image
+            role = replace(role, available_kv_gib=Val(gib, role.cpu_build.source, raw=(
+                f"VLLM_CPU_KVCACHE_SPACE unset: vLLM {release_of(dep)}'s default {gib} GiB")))
     if role.context_length is None and (engine in DERIVABLE_ENGINES or engine == "tgis") \
             and not _context_set_unknown(role, engine):  # TGIS: its length is known, its pool is not
         global default_context

@@ -123,8 +123,16 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 
             image = roles[0].cpu_build
             space = "VLLM_CPU_KVCACHE_SPACE (GiB) in the container's environment, or " if engine == "vllm" else ""
+            if engine == "vllm":
+                from ctxlint.engines.vllm_cpu_space import why_unknown
+                release = dep.engine.version
+                said = why_unknown(str(release.value) if release is not None else None, roles[0].engine_args,
+                                   roles[0].unresolved_settings)
+                space = f"{said}; state it ({space}"
+            else:
+                space = "state it ("
             why = (f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested): its KV "
-                   f"cache is host memory, which ctxlint does not derive; state it ({space}"
+                   f"cache is host memory, which ctxlint does not derive; {space}"
                    f"{how_to_state_pool(dep.input_format)})")
             source = image.source
         elif all(r.neuron is not None for r in roles):

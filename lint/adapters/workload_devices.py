@@ -69,7 +69,8 @@ class Devices(LauncherDevices):
                     settings_unread=Val(self.config_missing, where(inv.config_file))
                     if self.config_missing is not None and inv.config_file is not None else None,
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
-                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)) + uneven,
+                    unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)) + uneven
+                    + (("VLLM_CPU_KVCACHE_SPACE",) if inv.engine == "vllm" and self.cpu_space_unknown() else ()),
                     cpu_build=self.cpu_build(run), neuron=self.neuron())
         if role.neuron is None and role.cpu_build is None and role.accelerators.type is None:
             # read only where no device is named: it picks the devices CTX208 lists for a device-less role
@@ -91,6 +92,15 @@ class Devices(LauncherDevices):
         except (TypeError, ValueError):
             return None
         return Val(gib, val.source, raw=f"VLLM_CPU_KVCACHE_SPACE={val.value}") if gib > 0 else None
+
+    def cpu_space_unknown(self) -> bool:
+        """Is VLLM_CPU_KVCACHE_SPACE set for the engine to a value not known (`-e VLLM_CPU_KVCACHE_SPACE=$SPACE`, a
+        secret)? Then its release's default for an unset one is not its space (engines/vllm_cpu_space.py)."""
+        given = (getattr(self, "assigns", None) or {}).get("VLLM_CPU_KVCACHE_SPACE")
+        if given is not None:
+            return bool(given.token.unresolved)
+        var = next((v for v in self.c.env if v.name == "VLLM_CPU_KVCACHE_SPACE"), None)
+        return var is not None and var.value is None
 
     def cpu_build(self, run=None) -> Optional[Val[str]]:
         """The image, when it is a CPU build and the container asks for no accelerator: its engine's KV cache is

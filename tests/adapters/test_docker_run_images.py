@@ -13,7 +13,8 @@ import pytest
 from helpers import run
 
 MODEL = "--model Qwen/Qwen3-8B --max-model-len 8192"
-CPU_IMAGE = "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.9.0"
+# a release whose CPU KV space with VLLM_CPU_KVCACHE_SPACE unset is the host's (engines/vllm_cpu_space.py)
+CPU_IMAGE = "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.13.0"
 ON_CPU = "the engine runs on the CPU ({} is a CPU build and no accelerator is requested)"
 POD = """\
 apiVersion: apps/v1
@@ -35,7 +36,7 @@ def _check(tmp_path, name: str, text: str, *args: str) -> str:
     return run(["check", "--isolated", str(path), *args]).out
 
 
-@pytest.mark.parametrize("image", [CPU_IMAGE, "vllm/vllm-openai-cpu:v0.10.1", "vllm-cpu-env"])
+@pytest.mark.parametrize("image", [CPU_IMAGE, "vllm/vllm-openai-cpu:v0.14.1", "vllm-cpu-env"])
 def test_a_cpu_build_run_without_gpus_is_told_its_kv_cache_is_host_memory(tmp_path, image):
     # sweep 37: the script said "needs >= 4.7 GiB per GPU ... (L4 yes, A10G yes ...)" where the same image in a
     # Deployment said the engine runs on the CPU
@@ -47,6 +48,41 @@ def test_a_cpu_build_run_without_gpus_is_told_its_kv_cache_is_host_memory(tmp_pa
     assert ON_CPU.format(image) in pod, pod
     row = json.loads(run(["audit", str(tmp_path / "cpu.sh"), "--format", "json"]).out)["deployments"][0]
     assert row["why_unknown"] == "CPU engine: KV memory not stated"
+
+
+@pytest.mark.parametrize("image", ["public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.9.0",
+                                   "vllm/vllm-openai-cpu:v0.10.1", "vllm/vllm-openai-cpu:v0.12.0"])
+def test_an_unset_cpu_kv_space_is_4_gib_up_to_0_12(tmp_path, image):
+    # vLLM up to 0.12.0 takes 4 GiB when VLLM_CPU_KVCACHE_SPACE is unset ("... is not set, using 4 by default";
+    # vllm#29604 sizes it from the host after): the pool is derived from it, at the image, as from a stated 4
+    script = f"#!/bin/bash\ndocker run --rm -p 8000:8000 {image} --model Qwen/Qwen3-8B --max-model-len 40960\n"
+    out = _check(tmp_path, "cpu.sh", script)
+    column = script.index("40960") - len("#!/bin/bash\n") + 1  # at the context length, which the pool cannot hold
+    assert f"cpu.sh:2:{column}: CTX201 [error] 40,960 > 28,928: the unified engine context length 40,960 exceeds " \
+           "its KV pool 29,056" in out, out
+    assert f"KV budget per GPU 4.00 GiB (VLLM_CPU_KVCACHE_SPACE unset: vLLM {image.rsplit(':v', 1)[1]}'s default 4 " \
+           "GiB) / 147,456 B per token per GPU = 29,056 tokens" in out, out
+    [row] = json.loads(run(["audit", str(tmp_path / "cpu.sh"), "--format", "json"]).out)["deployments"]
+    assert (row["prefill_pool"]["origin"], row["why_unknown"]) == ("derived", None)
+    stated = script.replace("--rm", "--rm -e VLLM_CPU_KVCACHE_SPACE=4")
+    assert _check(tmp_path, "set.sh", stated).count("CTX201") == 1  # the same pool as the stated 4
+    for value, why in (("4.5", "VLLM_CPU_KVCACHE_SPACE=4.5 is no integer vLLM's int() reads"),
+                       ("$SPACE", "VLLM_CPU_KVCACHE_SPACE is set to a value not known here")):
+        # set, to a value vLLM refuses or one not known: no default, and CTX208 says why
+        out = _check(tmp_path, "bad.sh", script.replace("--rm", f"--rm -e VLLM_CPU_KVCACHE_SPACE={value}"))
+        assert "CTX201" not in out and why in out, out
+
+
+@pytest.mark.parametrize("image, why", [
+    ("vllm/vllm-openai-cpu:v0.13.0", "vLLM 0.13.0 is after 0.12.0, the last release known to use a fixed 4 GiB when "
+                                     "VLLM_CPU_KVCACHE_SPACE is unset: vllm-project/vllm#29604 sizes it from the "
+                                     "host's free memory instead"),
+    ("vllm/vllm-openai-cpu:latest", "the vLLM release is not known, and an unset VLLM_CPU_KVCACHE_SPACE is 4 GiB up "
+                                    "to 0.12.0 but sized from the host's free memory after (vllm-project/vllm#29604)"),
+])
+def test_an_unset_cpu_kv_space_after_0_12_or_of_a_release_not_known_is_not_known(tmp_path, image, why):
+    out = _check(tmp_path, "cpu.sh", f"#!/bin/bash\ndocker run --rm {image} {MODEL}\n", "--select", "CTX208")
+    assert f"which ctxlint does not derive; {why}; state it (VLLM_CPU_KVCACHE_SPACE (GiB)" in out, out
 
 
 @pytest.mark.parametrize("request_", ["--gpus all", "--gpus=1", "--device nvidia.com/gpu=all", "--device=/dev/kfd",
