@@ -175,12 +175,18 @@ FLAGS = (
     # Seen in the corpus; listed so that their arity is right (no context meaning).
     F("tokenizer_mode", "--tokenizer-mode"), F("load_format", "--load-format"),
     F("download_dir", "--download-dir"), F("chat_template", "--chat-template"),
-    F("tool_call_parser", "--tool-call-parser"), F("reasoning_parser", "--reasoning-parser"),
+    F("tool_call_parser", "--tool-call-parser"),
+    # --reasoning-parser and --enable-reasoning came with vllm-project/vllm#12473 (opened 2025-01-27, v0.7.0's day):
+    # neither is in the vllm==0.7.0 wheel (no "reasoning" in vllm/entrypoints/openai/cli_args.py nor
+    # vllm/engine/arg_utils.py there; wheel sha256 946c4169df196138...), both are in 0.7.1's, so 0.7.0 and earlier
+    # exit on them ("unrecognized arguments")
+    F("reasoning_parser", "--reasoning-parser", spelled_since=(("--reasoning-parser", "0.7.1"),)),
     # store_true in the vllm==0.7.1 wheel (vllm/entrypoints/openai/cli_args.py), a deprecated BooleanOptionalAction
     # in 0.9.2's (vllm/engine/arg_utils.py: "will be removed in v0.10.0"), in no file of the 0.10.0 wheel
     # (vllm-project/vllm#18538: "unrecognized arguments: --enable-reasoning" on 0.10.0). Its --no- form is only in
     # the later ones, so it is not listed.
     F("enable_reasoning", "--enable-reasoning", kind="bool", removed_in="0.10.0",
+      spelled_since=(("--enable-reasoning", "0.7.1"),),
       instead="remove it; --reasoning-parser alone turns reasoning on"),
     B("enable_auto_tool_choice", "--enable-auto-tool-choice"), F("api_key", "--api-key", kind="list"),
     F("uvicorn_log_level", "--uvicorn-log-level"), B("disable_uvicorn_access_log", "--disable-uvicorn-access-log"),

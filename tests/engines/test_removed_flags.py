@@ -84,8 +84,17 @@ def test_enable_reasoning_is_refused_from_0_10_0_and_read_as_a_switch_before(tmp
     assert said("v0.10.0") == [
         "CTX301 [error] vllm 0.10.0 would refuse to start: unrecognized arguments: --enable-reasoning (dropped in "
         "0.10.0: remove it; --reasoning-parser alone turns reasoning on) (engine-rejects-value)"]
-    assert said("v0.9.2") == []
+    assert said("v0.9.2") == [] and said("v0.7.1") == []
+    # both came with vllm-project/vllm#12473: the vllm==0.7.0 wheel has neither, so 0.7.0 and earlier exit on them
+    assert said("v0.7.0") == [
+        f"CTX301 [error] vllm 0.7.0 would refuse to start: unrecognized arguments: {flag} (a spelling from 0.7.1 on: "
+        "earlier releases have no such flag) (engine-rejects-value)" for flag in ("--enable-reasoning",
+                                                                                  "--reasoning-parser")]
+    assert len(said("v0.6.6.post1")) == 2
     # a switch: the parser takes no value from the word after it, so the parser flag is still read
     inv = parse_invocation("vllm", ["--enable-reasoning", "--reasoning-parser", "deepseek_r1"])
     assert inv.value("reasoning_parser") == "deepseek_r1"
-    assert [(p.flag, p.token_index, p.since) for p in inv.errors] == [("enable_reasoning", 0, "0.10.0")]
+    # refused from 0.10.0, and before 0.7.1 as the parser flag is (a release's refusals: Problem.since / until)
+    assert [(p.flag, p.token_index, p.since, p.until) for p in inv.errors] == [
+        ("enable_reasoning", 0, "0.10.0", None), ("reasoning_parser", 1, None, "0.7.1"),
+        ("enable_reasoning", 0, None, "0.7.1")]
