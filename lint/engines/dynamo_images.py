@@ -65,7 +65,10 @@ SUPPORT_MATRIX_1_5_0 = ("https://docs.nvidia.com/dynamo/zh-CN/reference/compatib
 # TensorRT-LLM 1.3.0rc25, vLLM 0.28.0, "Backend pins are unchanged from v1.5.0" (the revision whose newest release is
 # v1.5.1); v1.6.0 (Oct 21, 2026) SGLang 0.5.21, TensorRT-LLM 1.3.0rc29, vLLM 0.31.0 (the v1.6.0 and v1.6.1 docs'
 # revisions, whose newest release is v1.6.0). No revision at hand gives v1.6.1's or v1.6.2's pins (their GitHub
-# release notes name none), so those tags stay unknown, as do the -efa ones. vLLM 0.31.0 and SGLang 0.5.21 are inside
+# release notes name none: v1.6.1 refreshes trust stores and Pillow, v1.6.2 OS packages and the SGLang image's
+# CPython; the v1.6.2 docs' machine-readable releases page, docs.nvidia.com/dynamo/v1.6.2/reference/releases-data,
+# is stored but its tables were not readable here, and releases.json is stored only at v1.3.0), so those tags stay
+# unknown, as do the -efa ones. vLLM 0.31.0 and SGLang 0.5.21 are inside
 # the flag tables' releases (flags_vllm: through 0.34; flags_sglang: through 0.5.23's wheels), so their refusals are
 # the tables' own.
 COMPATIBILITY_1_5_1 = ("https://docs.nvidia.com/dynamo/zh-CN/latest/reference/compatibility, Compatibility by Version "
