@@ -133,8 +133,8 @@ def _same(option: Tuple[float, str]) -> Tuple[float, float, str]:
 # sgl-project/sglang@v0.4.3.post4:python/sglang/srt/distributed/device_communicators/custom_all_reduce.py).
 # Names that are two parts (A100-40GB: SXM4 or PCIe; V100: SXM2 or PCIe) are not listed.
 PCIE_ONLY = frozenset({"H100-PCIe-80GB", "H100-NVL", "GB10", "L4", "L40S", "L40", "L20", "A40", "A10G", "A10", "T4",
-                       "RTX-4090", "RTX-3090", "RTX-A6000", "RTX-6000-Ada", "RTX-4060", "RTX-4070", "RTX-4070-8GB",
-                       "RTX-5090", "RTX-PRO-6000-Blackwell"})
+                       "RTX-4090", "RTX-3090", "RTX-A6000", "RTX-A5000", "RTX-A4000", "RTX-6000-Ada", "RTX-4060",
+                       "RTX-4070", "RTX-4070-8GB", "RTX-5090", "RTX-PRO-6000-Blackwell"})
 
 
 def pcie_group(device: str, tp: int) -> bool:

@@ -24,6 +24,10 @@ NAMES = [("H100", "H100-SXM-80GB"), ("H100-80GB", "H100-SXM-80GB"), ("h100-sxm",
          # SkyPilot on Kubernetes names an RTX 4060 node `RTX4060` (umesh-khatiwada/skypilot-gpu-manage-k8s@
          # 251279320d5586a38d3bcaae71b6ed113eb8ef74:nvidia-setup/skypilot/04_vllm_serve.yaml): 8 GB, laptop part too
          ("RTX4060", "RTX-4060"), ("GeForce-RTX-4060-Laptop-GPU", "RTX-4060"),
+         # SkyPilot's RunPod catalog names RTXA5000 and RTXA4000 (Adam-D-Lewis/skyllm@a989811d1c0e2eba9dcbc60cd1d5aa8a5ddbba29:
+         # sky/sky.yaml asks for {RTX4090:1, RTX3090:1, RTXA5000:1, ...}); nvidia-smi says `NVIDIA RTX A5000`
+         ("RTXA5000", "RTX-A5000"), ("NVIDIA RTX A5000", "RTX-A5000"), ("RTXA4000", "RTX-A4000"),
+         ("nvidia-rtx-a4000", "RTX-A4000"),
          # nvidia-smi's name (and GPU Feature Discovery's label) count the Grace CPU's LPDDR5X: 96 GB HBM3
          ("NVIDIA-GH200-480GB", "GH200-96GB"), ("NVIDIA GH200 480GB", "GH200-96GB"), ("GH200", "GH200-96GB"),
          # named by the official recipes (vLLM recipes, sgl-cookbook): not in the catalog before
@@ -75,12 +79,16 @@ def test_unknown(name) -> None:
 
 
 def test_added_devices_are_estimates_with_a_source() -> None:
-    for name in ("TPU-v5e", "TPU-v6e", "B100", "RTX-4070-8GB", "L20", "GB300", "RTX-4060"):
+    for name in ("TPU-v5e", "TPU-v6e", "B100", "RTX-4070-8GB", "L20", "GB300", "RTX-4060", "RTX-A5000", "RTX-A4000"):
         acc = lookup_accelerator(name)
         assert not acc.exact and acc.source and acc.nominal
     # decimal GB, the lower reading: a TPU v6e chip is 32e9 bytes, not 32 GiB
     assert lookup_accelerator("tpu-v6e-slice").memory_bytes == 32_000_000_000
     assert lookup_accelerator("B100").memory_bytes == lookup_accelerator("B200").memory_bytes
+    # the Ampere workstation cards: nvidia-smi's Total less the RTX-4090's ~0.55 GiB reserve
+    assert (lookup_accelerator("RTXA5000").nvidia_smi_total_mib, lookup_accelerator("RTXA4000").nvidia_smi_total_mib) \
+        == (24564, 16376)
+    assert round(lookup_accelerator("RTX-A5000").memory_gib, 2) == 23.44
 
 
 def test_amd_gfx90a_devices_read_the_rocminfo_pool() -> None:
