@@ -115,11 +115,13 @@ def test_the_allocation_a_header_asks_for():
     # Mila's own names
     ("a100l", "A100-SXM4-80GB"), ("a100l.3", "A100-80GB-MIG-3g.40gb"), ("a100l.1", "A100-80GB-MIG-1g.10gb"),
     ("a100l.2g.20gb", "A100-80GB-MIG-2g.20gb"),
+    # NVML's `NVIDIA RTX A5000` (in the catalog since sweep p30)
+    ("nvidia_rtx_a5000", "RTX-A5000"),
     # not settled: two memory sizes, a card the catalog lacks, a profile two sizes share
     # a family sold in two sizes is any of them (tests/adapters/test_family_devices.py)
     ("a100", "A100 (40 or 80 GB: the label names no size)"), ("nvidia_a100", "A100 (40 or 80 GB: the label names no size)"),
     ("v100", "V100 (16 or 32 GB: the label names no size)"), ("p100", "P100 (12 or 16 GB: the label names no size)"),
-    ("tesla_p100", "P100 (12 or 16 GB: the label names no size)"), ("nvidia_rtx_a5000", None), ("quadro_rtx_6000", None),
+    ("tesla_p100", "P100 (12 or 16 GB: the label names no size)"), ("nvidia_rtx_a2000", None), ("quadro_rtx_6000", None),
     ("nvidia_a100_1g.10gb", None), ("nvidia_h100_nvl_1g.24gb", None), ("gpu_name", None), ("6000", None),
 ])
 def test_slurm_gpu_type_names(name, device):
