@@ -177,6 +177,12 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 segs.append((body.text, body.starts, body.ends, not part.quoted, None))
                 carried.extend(body.refs)
                 continue
+        if part.kind == "cmd" and "download" in part.name:  # `$(hf download REPO FILE)`: the path (hub_download.py)
+            from .hub_download import downloaded_path
+            fetched = downloaded_path(part, ctx, expand_word)
+            if fetched is not None:
+                segs.append((fetched.text, fetched.starts, fetched.ends, not part.quoted, None))
+                continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
         typed = _default(part, ctx) if ctx.defaults and (

@@ -1,0 +1,119 @@
+r"""A command substitution that runs the Hugging Face CLI's `download`: its output is the path it downloaded to.
+
+    MODEL_PATH=$(hf download --format quiet Qwen/Qwen2.5-0.5B-Instruct-GGUF qwen2.5-0.5b-instruct-q4_k_m.gguf)
+    llama-server -m "$MODEL_PATH" --ctx-size 131072
+
+`hf download REPO [FILE...]` (and the older `huggingface-cli download`) prints the local path of what it fetched into
+the Hugging Face cache (huggingface/huggingface_hub@ee0a4510f4bc15e26cb722be2efc2bdb01383ca0:src/huggingface_hub/
+cli/download.py): one regular FILE is `hf_hub_download`'s file path, `<cache>/models--ORG--NAME/snapshots/<commit>/
+FILE`; no file, several, a `dir/` or `--include`/`--exclude` patterns are `snapshot_download`'s folder,
+`<cache>/models--ORG--NAME/snapshots/<commit>`. A script captures that path and hands it to the engine, so the
+engine loads a snapshot of REPO: the substitution is read as that path, which names the repository (and the GGUF
+file's quantization) as any Hugging Face cache path does (resolution/names.py). Before, the variable was unknown
+and the model with it (sweep p30: Adam-D-Lewis/skyllm's sky/sky-llamacpp*.yaml, 12 deployments).
+
+The path is written with the cache the script names (`--cache-dir`, else `$HF_HUB_CACHE`, else `$HF_HOME/hub`, else
+huggingface_hub's default `~/.cache/huggingface/hub`) and `{commit}` for the snapshot's commit unless `--revision`
+gives one; those two parts only place the file, the repository and the file name are the script's own words.
+What prints something else, or what ctxlint cannot tell, is left unknown as before: a pipe, `;`, a redirection other
+than `2>/dev/null`, `--dry-run` (a table), `--local-dir` (the path is that folder, not a snapshot of the repository
+by its name: a bare folder names no model), an `hf://` URI, a dataset or a space (`--repo-type`), a word whose
+value is not known, an option neither CLI has. The newest `hf` prints a decorated line unless it runs with
+`--format quiet` (cli/_output.py, 2026-04); whichever it prints, a server that starts was given that path.
+"""
+from __future__ import annotations
+
+import re
+from typing import Callable, List, Optional
+
+from .lex_words import Part, Word
+from .tokens import Token
+
+_PROGRAMS = ("hf", "huggingface-cli")
+# options taking a value, in either CLI (`--type` is hf's alias of `--repo-type`, cli/_cli_utils.py)
+_VALUED = frozenset({"--repo-type", "--type", "--revision", "--include", "--exclude", "--cache-dir", "--token",
+                     "--max-workers", "--format", "--local-dir-use-symlinks"})
+_FLAGS = frozenset({"--force-download", "--resume-download", "--quiet", "-q"})
+_STDERR_AWAY = re.compile(r"\s+2>\s*/dev/null\s*$")
+_COMMIT = re.compile(r"[0-9a-f]{40}")
+_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+
+def downloaded_path(part: Part, ctx, expand: Callable) -> Optional[Token]:
+    """The path `$(hf download REPO [FILE])` prints, placed over the whole substitution, or None for any other
+    substitution and for a download this module does not read (the module docstring)."""
+    raw = "".join(run[0] for run in part.runs)
+    starts = tuple(s for run in part.runs for s in run[1])
+    ends = tuple(e for run in part.runs for e in run[2])
+    if not (raw.startswith("$(") and raw.endswith(")")) or len(starts) != len(raw):
+        return None
+    inner = raw[2:-1]
+    away = _STDERR_AWAY.search(inner)
+    inner = inner[:away.start()] if away else inner
+    from .lexer import lex
+
+    items, problems = lex(inner, list(zip(starts[2:2 + len(inner)], ends[2:2 + len(inner)])))
+    if problems or not items or not all(isinstance(item, Word) for item in items):
+        return None  # an operator: a pipe, a list, a redirection of its output
+    words = [token for item in items for token in expand(item, ctx)]
+    while words and _ASSIGNMENT.match(words[0].text):  # `HF_HUB_ENABLE_HF_TRANSFER=1 hf download ...`
+        words = words[1:]
+    if len(words) < 3 or words[1].text != "download" or words[1].unresolved:
+        return None
+    program = words[0].text.rsplit("/", 1)[-1]  # `"$ENV/bin/hf"`: the binary its typed last segment names
+    if program not in _PROGRAMS or "$" in program:
+        return None
+    path = _path([w.text for w in words[2:]], any(w.unresolved for w in words[2:]), ctx)
+    if path is None:
+        return None
+    begin, end = min(starts), max(ends)
+    return Token(path, begin, end, (begin,) * len(path), (end,) * len(path), (), ctx.item)
+
+
+def _path(args: List[str], unknown: bool, ctx) -> Optional[str]:
+    """The path the download prints for its arguments, or None (the module docstring)."""
+    if unknown:
+        return None
+    options: dict = {}
+    positional: List[str] = []
+    k = 0
+    while k < len(args):
+        word = args[k]
+        name, eq, value = word.partition("=")
+        if word.startswith("-") and name in _VALUED:
+            if not eq:
+                k += 1
+                if k >= len(args):
+                    return None
+                value = args[k]
+            options[name] = value
+        elif word.startswith("-"):
+            if word not in _FLAGS:
+                return None  # --local-dir, --dry-run, or an option neither CLI has
+        else:
+            positional.append(word)
+        k += 1
+    if not positional or not _REPO.fullmatch(positional[0]):
+        return None  # an `hf://` URI, or no repository
+    if options.get("--repo-type", options.get("--type", "model")) != "model":
+        return None
+    org, name = positional[0].split("/", 1)
+    files = positional[1:]
+    revision = options.get("--revision", "")
+    snapshot = f"{_cache(options.get('--cache-dir'), ctx)}/models--{org}--{name}/snapshots/" \
+               f"{revision if _COMMIT.fullmatch(revision) else '{commit}'}"
+    one = len(files) == 1 and not files[0].endswith("/")
+    return f"{snapshot}/{files[0]}" if one else snapshot
+
+
+def _cache(flag: Optional[str], ctx) -> str:
+    """The cache folder huggingface_hub writes to: `--cache-dir`, `$HF_HUB_CACHE`, `$HF_HOME/hub`, its default."""
+    if flag:
+        return flag.rstrip("/")
+    hub = ctx.lookup("HF_HUB_CACHE")
+    if hub:
+        return hub.rstrip("/")
+    home = ctx.lookup("HF_HOME")
+    return f"{home.rstrip('/')}/hub" if home else "~/.cache/huggingface/hub"
+
