@@ -102,12 +102,18 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
         # `${name}` in cmd is a llama-swap macro (top-level `macros:`, a model's own `macros:`
         # win), substituted as text, not an environment variable. `${PORT}` is the port llama-swap
         # assigns (from `startPort`, default 5800): it never matters to a check, so it is not
-        # reported as unresolved.
-        macros = _shell_names(_expand({**shared, **_macros(model.get("macros")), "PORT": port}))
+        # reported as unresolved. `${MODEL_ID}` is the model's own key (llama-swap's mergeModelMacros; PORT, PID and
+        # MODEL_ID are reserved: no macros: entry may take them), mostlygeek/llama-swap@0bdb3720:internal/config/
+        # macros.go. Macros are text put into the cmd before llama-swap splits it (shlex, no shell): a value's
+        # quotes group its words there (`--speculative-config '{"method": "ngram"}'` is two words), so the cmd is
+        # read as a string interpolated before it is split (compose_refs, text_macros), not with shell variables.
+        macros = _shell_names(_expand({**shared, **_macros(model.get("macros")), "PORT": port,
+                                       "MODEL_ID": str(name)}))
         written = _shell_names({**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))})
         reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
                                            script_text=_one_line(cmd.value), env=env_from_list(model.get("env")),
-                                           k8s_refs=False, resolver=macros.get, resolver_nodes=written))
+                                           k8s_refs=False, compose_refs=True, text_macros=True,
+                                           resolver=macros.get, resolver_nodes=written))
         result.diagnostics.extend(reading.diagnostics)
         if reading.roles:
             key = root.get("models").keys[name]
@@ -127,7 +133,9 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
 def _macros(node: Optional[Node]) -> Dict[str, str]:
     if node is None or node.kind != MAP:
         return {}
-    return {str(k): str(v.value) for k, v in node.value.items()
+    # llama-swap puts a macro's text into the cmd before it splits the cmd (shlex, no shell): the value's line
+    # breaks are blanks there, as the cmd's own are (`_one_line`), and its quotes group words (compose_refs below)
+    return {str(k): _one_line(str(v.value)).replace("\n", " ") for k, v in node.value.items()
             if v.kind == SCALAR and v.value is not None and not isinstance(v.value, bool)}
 
 

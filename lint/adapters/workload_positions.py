@@ -139,7 +139,7 @@ class Positions:
         node = self.env_nodes.get(name) if name is not None and self.c.resolver(name) is not None else None
         # only a value of the project's .env (dotenv.py names its nodes `.env:NAME`): Compose never reads the
         # container's own variables there
-        return node if node is not None and node.path == f".env:{name}" else None
+        return node if node is not None and (self.c.text_macros or node.path == f".env:{name}") else None
 
     def problem_source(self, problem, tokens: Sequence[Token]) -> Source:
         if problem.span is not None:

@@ -49,6 +49,9 @@ class Container:
     shell_run: bool = False  # a shell runs `script` itself (SkyPilot's `run:`), though its defaults are not taken
     resolver: Optional[Callable[[str], Optional[str]]] = None  # overrides the env lookup
     resolver_nodes: Optional[Dict[str, Node]] = None  # with a resolver: where each name's value is written
+    # with compose_refs: every resolver value is text put into the string before it is split, written at its
+    # resolver_nodes node (llama-swap's macros); Compose's own are only those of the project's .env
+    text_macros: bool = False
     accelerator_count: Optional[Val[int]] = None  # per pod / container
     accelerator_type: Optional[Val[str]] = None
     group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)

@@ -182,6 +182,42 @@ def test_llama_swap_macros_and_one_flag_per_line():
     assert res.diagnostics == []  # ${PORT} is llama-swap's own (startPort), not an unresolved value
 
 
+# The shape of HarshVaragiya/HomeLab@f1932d764acc62c276bff560031188de4e1b3fbf:llama-swap/config.yaml (a llama-swap
+# config): block-scalar macros, one holding a quoted JSON, spliced into a `docker run ... vllm/vllm-openai` cmd.
+LLAMA_SWAP_QUOTED = """\
+macros:
+  docker_vllm: |
+    docker run --gpus all --rm -p "${PORT}:8000"
+  image: |
+    vllm/vllm-openai:v0.13.0
+  spec: |
+    --speculative-config '{"method": "ngram", "num_speculative_tokens": 5}'
+models:
+  "qwen3-8b":
+    cmd: |
+      ${docker_vllm} --name "qwen3-8b-${PORT}"
+      ${image} --model Qwen/Qwen3-8B --max-model-len 32768
+      ${spec} --served-model-name ${MODEL_ID}
+"""
+
+
+def test_llama_swap_macro_quotes_group_words_as_in_the_cmd_text():
+    # llama-swap puts a macro's text into the cmd and then splits it (shlex): the JSON is one word. Before, the
+    # macro was a shell variable, split at its blanks with its quotes kept: a false CTX301 ("invalid JSON") on
+    # 18 of that config's 23 models. Its block scalar's line break is a blank, not the command's end.
+    res = adapt(LLAMA_SWAP_QUOTED)
+    [dep] = res.deployments
+    [role] = dep.roles
+    assert (dep.model.id.value, role.context_length.value, dep.engine.version.value) == (
+        "Qwen/Qwen3-8B", 32768, "0.13.0")
+    assert res.diagnostics == []  # ${MODEL_ID} is the model's key: no CTX008 for it
+    assert at(LLAMA_SWAP_QUOTED, role.context_length.source) == "32768"
+    args = dict(role.engine_args)
+    spec = args["speculative_config"]
+    assert (spec.value, spec.source.path) == ({"method": "ngram", "num_speculative_tokens": 5}, "macros.spec")
+    assert args["served_model_name"].value == ["qwen3-8b"]
+
+
 def test_trtllm_kv_cache_dtype_and_quantized_weights_are_read_from_llm_api_keys():
     # Before: TensorRT-LLM had no KV-dtype setting (an fp8 cache was sized as 16-bit) and no quantization flag.
     from ctxlint.capacity import weights_of
