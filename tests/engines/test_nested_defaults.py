@@ -62,3 +62,20 @@ def test_a_script_with_an_empty_variable_before_a_default_is_clean(tmp_path):
                                        'meta-llama/Llama-3.1-8B-Instruct --max-model-len "${LEN:-${DEF:-8192}}" '
                                        '--max-num-seqs "${SEQS:-}${LEN:-16}"\n')
     assert run(["check", "--isolated", str(tmp_path / "serve.sh")]).out == ""
+
+
+def test_an_empty_variable_before_a_default_not_known_is_not_known():
+    # tmielsch/turboquant-setup@e1091302e539e2b992896a2803f36d793fae833a:scripts/linux/start-server.sh sets
+    # CONTEXT="" then CTX="${CONTEXT:-$CTX_9B}" (CTX_9B from a sourced profiles.conf) and runs `llama-server -c
+    # "$CTX"`: bash gives the default, which is not known here. Before, the empty CONTEXT was read: `-c ""`, a
+    # false CTX301 ("argument -c: expected one argument").
+    for text in ('A=""\nc ${A:-$Z}', 'A=""\nc "${A:-${Z}}"', 'A=""\nc ${A:-$(cat f)}', 'A=""\nc ${A:=x$Z}'):
+        assert [w[3] for w in words(text)] == [True], text
+    assert words('A=""\nc ${A-$Z}x')[0][:1] == ("x",)  # `-` takes no default for a set A: the empty A, known
+
+
+def test_a_launch_with_an_empty_variable_before_an_unknown_default_is_no_refusal(tmp_path):
+    (tmp_path / "start.sh").write_text('#!/usr/bin/env bash\nCONTEXT=""\nCTX="${CONTEXT:-$CTX_9B}"\n'
+                                       'exec llama-server -m /m/Qwen3-8B-Q4_K_M.gguf -c "$CTX" --port 8080\n')
+    out = run(["check", "--isolated", "--select", "CTX301,CTX008", str(tmp_path / "start.sh")]).out
+    assert "CTX301" not in out and "CTX008" in out
