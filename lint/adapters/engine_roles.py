@@ -197,12 +197,24 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
     return Val(1, where(s), raw=f"{method}: one draft layer")
 
 
+# Words every engine's parser answers by printing and exiting: argparse's -h/--help (vLLM, SGLang, LMDeploy), clap's
+# (TGI's launcher: -h/--help, --version), click's --help (trtllm-serve), llama.cpp's -h/--help and --version
+# (ggml-org/llama.cpp@0017d6fb63f9590e791a7562b276148f7bd5b7fc:common/arg.cpp: `{"-h", "--help", "--usage"}`
+# "print usage and exit", `{"--version"}` prints the build, then exit(0)); `vllm serve --version` is refused
+# (no such option of `serve`), which starts no server either. A setup script's `"$SERVER" --version` smoke test
+# (tmielsch/turboquant-setup@e1091302e539e2b992896a2803f36d793fae833a:scripts/linux/setup.sh) was a deployment.
+_PRINTS_AND_EXITS = frozenset({"-h", "--help", "--version"})
+
+
 def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
-    """An engine process that holds no serving role of its own: Dynamo's multimodal encode worker (no LLM KV
-    cache, dynamo/vllm/encode_engine.py), TensorRT-LLM's disaggregated router, an SGLang follower node (`--node-rank`
-    >= 1 runs its schedulers and a dummy health check, no tokenizer or API: sglang entrypoints/engine.py; node 0's
-    pod is the deployment), a vLLM `--headless` node (below), unless `grouped`: a group's worker template read as
-    the engine of the whole group (a LeaderWorkerSet whose leader runs no engine ctxlint reads)."""
+    """An engine process that holds no serving role of its own: one asked for its help or version (it prints,
+    then exits), Dynamo's multimodal encode worker (no LLM KV cache, dynamo/vllm/encode_engine.py), TensorRT-LLM's
+    disaggregated router, an SGLang follower node (`--node-rank` >= 1 runs its schedulers and a dummy health check,
+    no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment), a vLLM `--headless` node
+    (below), unless `grouped`: a group's worker template read as the engine of the whole group (a LeaderWorkerSet
+    whose leader runs no engine ctxlint reads)."""
+    if any(p.flag in _PRINTS_AND_EXITS for p in inv.unknown_flags):
+        return True  # `llama-server --version`, `vllm serve --help`: a print, then an exit; no server starts
     if str(inv.value("disaggregation_mode", "")).lower() == "encode" and _takes_encode(inv):
         return True
     if inv.engine == "trtllm" and inv.subcommand == "disaggregated":
