@@ -167,7 +167,7 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
 # The settings that split one request's memory over GPUs, by engine (engine_roles._PARALLEL's tensor and pipeline
 # sizes); SGLang's data-parallel size too under DP attention (physics/served.py), where it divides the attention TP.
 _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang": ("tp_size", "pp_size"),
-           "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard",),
+           "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard", "tgi_shards"),
            # unequal shares over GPUs not counted, or the GPUs a privileged container or a script's `docker run --gpus
            # all` sees (llamacpp_split.layer_split)
            "llamacpp": ("tensor_split", "privileged", "docker_gpus", "compose_gpus")}
@@ -189,14 +189,19 @@ _COMPOSE_GPUS = ("the Compose service gets GPUs no count states (a device reserv
                  "`gpus: all`, `runtime: nvidia` with the image's NVIDIA_VISIBLE_DEVICES, or `devices:` /dev/dri or "
                  "a CDI name's =all: the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode "
                  "layer, its default): how many is not known")
-# llama.cpp's reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
+_TGI_SHARDS = ("no --num-shard (or NUM_SHARD) is given, so TGI runs a shard on each GPU it counts in "
+               "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES (`all` asks nvidia-smi from v3.3.7), and which of the "
+               "container's GPUs those name is the node's device plugin's or the host's to say, not the file's: "
+               "the shard count is not known")
+# llama.cpp's (and TGI's) reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
 _GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpus": _DOCKER_GPUS,
-                 "compose_gpus": _COMPOSE_GPUS}
+                 "compose_gpus": _COMPOSE_GPUS, "tgi_shards": _TGI_SHARDS}
 _STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
                "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device",
                "docker_gpus": "state the count (--gpus N, -e NVIDIA_VISIBLE_DEVICES=<ids> with --runtime nvidia, "
                               "each GPU's /dev/dri/renderD<node>, or CUDA_VISIBLE_DEVICES; or --split-mode none), "
                               "and the device",
+               "tgi_shards": "state --num-shard (or NUM_SHARD), and the device",
                "compose_gpus": "state the count (the reservation's `count: N` or `device_ids`, NVIDIA_VISIBLE_DEVICES "
                                "ids with `runtime: nvidia`, each GPU's /dev/dri/renderD<node>, or "
                                "CUDA_VISIBLE_DEVICES; or --split-mode none), and the device"}

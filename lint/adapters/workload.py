@@ -244,6 +244,7 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             from ctxlint.adapters.srun_request import srun_request
             self.srun = srun_request(cmd.tokens, det.start)
         later = self.later_placer(sources, tokens, assigns)  # later(s): where(s), when the Val's source is read
+        self.release = version  # the release device_role reads an engine's own defaults by (tgi_shards.py)
         roles = self.device_roles(inv, role_facts(inv, where, later), self.engine_env_args(inv, assigns), run, where)
         if cmd.branch:  # read with one branch's values (engines/scalar_branches.py): named by it
             roles = [replace(r, name=cmd.branch) for r in roles]

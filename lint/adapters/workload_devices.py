@@ -58,6 +58,10 @@ class Devices(LauncherDevices):
                     ("privileged",) if self.c.privileged else \
                     (("docker_gpus",) if self.c.gpus_uncounted.startswith("docker run") else ("compose_gpus",)) \
                     if self.c.gpus_uncounted else ("tensor_split",)
+        elif inv.engine == "tgi":  # its shard count when no --num-shard states it (tgi_shards.py)
+            from ctxlint.adapters.tgi_shards import UNKNOWN, default_shards  # loaded by the first TGI engine
+            shards = default_shards(self, inv, facts, getattr(self, "release", None), self.runs_in(run)[0])
+            uneven, facts = (UNKNOWN,) if shards.parallel_unknown and not facts.parallel_unknown else (), shards
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
                     context_length=facts.context_length, kv_pool_tokens=facts.kv_pool_tokens,

@@ -1,0 +1,111 @@
+"""TGI's shard count when no `--num-shard` (or NUM_SHARD) states it: the launcher's own default, read only where
+the file settles the GPUs it counts. A part of workload_devices.Devices.device_role apart because only a TGI engine
+reads it: device_role imports it on the first one (as llamacpp_split.py), so a run with none never loads it.
+
+`find_num_shards` (launcher/src/main.rs), with `--sharded` unset or true: the number of comma-separated items of
+CUDA_VISIBLE_DEVICES, else of NVIDIA_VISIBLE_DEVICES, else 1 (`num_cuda_devices().unwrap_or(1)`); `--sharded false`
+is 1. Per release (huggingface/text-generation-inference, launcher/src/main.rs at each tag):
+- v0.2.0-v0.3.2 (v0.3.2 @1c19b0934e281f6a09d5adf393f92525b4070918): `num_shard.unwrap_or(1)`, no device read.
+- v0.4.0 (@411d6247f41d5688ccb63a9f93fb97dfc50b05c0) on: CUDA_VISIBLE_DEVICES only.
+- v0.8.0 (@081b92658470bf5b40aec7427e084b7a96c8fbd2) on: NVIDIA_VISIBLE_DEVICES after it (ZE_AFFINITY_MASK after
+  both from v3.0.0). `all` is one item: one shard.
+- v3.3.1 (@767a65202d2a00af355494764ac0c60bece7dcb5, #3230) asks `nvidia-smi` for `all`, but turns its count into
+  one string item ("4".split(',') is one): still one shard.
+- v3.3.7 (@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8, #3346) joins the GPU UUIDs nvidia-smi lists, for `all` and
+  `void`: as many shards as the container's GPUs, a number the file does not hold (@db931fcf, main, reads alike).
+What sets NVIDIA_VISIBLE_DEVICES: Docker's daemon for `docker run --gpus N` and a Compose reservation of N
+(`countToDevices`: `0,...,N-1`; device ids joined; `all` for -1: moby/moby@18a2f3f0:daemon/nvidia_linux.go
+setNvidiaGPUs), so N shards. Kubernetes' `nvidia.com/gpu: N` is the node's device plugin's: NVIDIA's sets the
+allocated ids with its default `envvar` list strategy (NVIDIA/k8s-device-plugin docs/customizing.md), GKE's sets
+no variable at all (GoogleCloudPlatform/container-engine-accelerators@0129f83e:pkg/gpu/nvidia/beta_plugin.go,
+Allocate: device nodes and mounts only), leaving the CUDA image's `all`: one shard before v3.3.7. So a count from
+anything but Docker's device request leaves the shard count not known, never the count guessed."""
+from __future__ import annotations
+
+from typing import Optional, Tuple
+
+from ctxlint.model import Val
+from ctxlint.versions import parse_version
+
+from ..records import replace
+
+_READS_CUDA = (0, 4, 0)  # find_num_shards counts CUDA_VISIBLE_DEVICES
+_READS_NVIDIA = (0, 8, 0)  # ... then NVIDIA_VISIBLE_DEVICES
+_COUNTS_ALL = (3, 3, 7)  # `all` / `void`: nvidia-smi's GPUs, not one
+# Images whose GPUs are not NVIDIA's: Docker's AMD hook sets AMD_VISIBLE_DEVICES, which TGI does not count
+_OTHER_VENDOR = ("rocm", "gaudi", "intel", "xpu", "neuron", "cpu")
+UNKNOWN = "tgi_shards"  # the unresolved-setting key CTX208 explains (capacity_notes._GPUS_UNKNOWN)
+
+
+def _release(release) -> Optional[tuple]:
+    """The release as (major, minor, patch); a tag that names no patch (`3.3`) is any of its series', so it is
+    read as its newest: only a release surely below a change is read as before it."""
+    parsed = parse_version(getattr(release, "value", release)) if release is not None else None
+    if parsed is None or not parsed.release:
+        return None
+    return tuple(parsed.release[:3]) + (10 ** 6,) * (3 - len(parsed.release[:3]))
+
+
+def default_shards(reader, inv, facts, release, image: str = ""):
+    """`facts` with TGI's own shard count as its tensor-parallel size where no --num-shard states one: the GPUs the
+    file gives the engine where TGI counts them as the file says (above); parallel_unknown where the count TGI reads
+    is not the file's to tell (a Kubernetes limit over 1, `docker run --gpus all` on v3.3.7 or a release not
+    known); `facts` as it is where TGI runs one shard (or reads what ctxlint already read)."""
+    if facts.parallelism.tensor is not None or inv.settings.get("num_shard") is not None or facts.parallel_unknown:
+        return facts
+    sharded = inv.settings.get("sharded")
+    if sharded is not None and str(sharded.value).lower() in ("false", "0"):
+        return facts
+    version = _release(release)
+    if version is not None and version < _READS_CUDA:
+        return facts
+    seen = _cuda_visible(reader)
+    if seen is not None:
+        count, at, raw = seen
+        if count is None:
+            return replace(facts, parallel_unknown=True)
+        return _sharded(facts, count, at, f"TGI runs a shard on each of the {count} GPUs {raw} lists")
+    if version is not None and version < _READS_NVIDIA or any(v in image.lower() for v in _OTHER_VENDOR):
+        return facts  # the one shard TGI runs where no CUDA_VISIBLE_DEVICES is set
+    c = reader.c
+    if getattr(c, "gpus_uncounted", None):  # `--gpus all`, `count: all`, the image's NVIDIA_VISIBLE_DEVICES: `all`
+        return facts if version is not None and version < _COUNTS_ALL else replace(facts, parallel_unknown=True)
+    count = c.accelerator_count
+    if count is None or not isinstance(count.value, int) or count.value < 2:
+        return facts
+    if _docker_request(count):
+        return _sharded(facts, count.value, count.source,
+                        f"TGI runs a shard on each of the {count.value} GPUs Docker lists in NVIDIA_VISIBLE_DEVICES")
+    return replace(facts, parallel_unknown=True)  # a device plugin's, a scheduler's: what TGI counts is not known
+
+
+def _sharded(facts, n: int, at, how: str):
+    return replace(facts, parallelism=replace(facts.parallelism, tensor=Val(n, at, raw=how)))
+
+
+def _docker_request(count) -> bool:
+    """Whether Docker's daemon sets NVIDIA_VISIBLE_DEVICES to the count's GPUs: `docker run --gpus N`, `--runtime
+    nvidia -e NVIDIA_VISIBLE_DEVICES=ids`, a Compose device reservation's `count` / `device_ids`, or `runtime:
+    nvidia` with ids."""
+    raw = str(count.raw or "")
+    path = str(count.source.path or "") if count.source is not None else ""
+    return raw.startswith("docker run --gpus") or "NVIDIA_VISIBLE_DEVICES=" in raw or \
+        ".deploy.resources.reservations.devices[" in path and path.endswith((".count", ".device_ids"))
+
+
+def _cuda_visible(reader) -> Optional[Tuple[Optional[int], object, str]]:
+    """(items, where, as written) of CUDA_VISIBLE_DEVICES set for the engine, items None when its value is not
+    known; None when it is not set. TGI counts the items split at `,`, whatever they are (`GPU-...` UUIDs too)."""
+    assign = (getattr(reader, "assigns", None) or {}).get("CUDA_VISIBLE_DEVICES")
+    if assign is not None:
+        value = None if assign.token.unresolved else assign.value
+        at = reader.token_source(assign.token)
+    elif "CUDA_VISIBLE_DEVICES" in reader.env:
+        value = reader.env.get("CUDA_VISIBLE_DEVICES")
+        var = next((v for v in reader.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
+        at = var.node.source(reader.file) if var is not None else reader.c.node.source(reader.file)
+    else:
+        return None
+    if not isinstance(value, str):
+        return None, at, ""
+    return len(value.split(",")), at, f"CUDA_VISIBLE_DEVICES={value}"

@@ -1,0 +1,121 @@
+"""TGI's shard count when no --num-shard / NUM_SHARD states it (adapters/tgi_shards.py).
+
+The launcher's `find_num_shards` runs a shard on each item of CUDA_VISIBLE_DEVICES, else of NVIDIA_VISIBLE_DEVICES
+(from v0.8.0; CUDA_VISIBLE_DEVICES alone from v0.4.0), else one; `all` is one item before v3.3.7, which asks
+nvidia-smi (huggingface/text-generation-inference@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8:launcher/src/main.rs).
+Docker's `--gpus 2` and a Compose reservation of `count: 2` set NVIDIA_VISIBLE_DEVICES=0,1 (moby daemon/
+nvidia_linux.go), so TGI runs 2 shards: ctxlint read TP 1, a false CTX205 ("1 sit idle"). A Kubernetes limit is the
+device plugin's to name (NVIDIA's sets the ids, GKE's sets none, leaving the image's `all`): not known, CTX208."""
+from __future__ import annotations
+
+import pytest
+
+from helpers import run
+
+IMAGE = "ghcr.io/huggingface/text-generation-inference"
+ARGS = "--model-id meta-llama/Llama-3.1-8B-Instruct --max-total-tokens 8192"
+NOT_KNOWN = "the shard count is not known"
+
+
+def check(path) -> str:
+    return run(["check", str(path)]).out
+
+
+def script(tmp_path, line: str):
+    path = tmp_path / "run.sh"
+    path.write_text(f"#!/bin/bash\n{line}\n")
+    return path
+
+
+@pytest.mark.parametrize("line, tp", [
+    (f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS}", 2),
+    (f"docker run --gpus '\"device=0,1,2\"' {IMAGE}:3.3.7 {ARGS}", 3),
+    (f"docker run --gpus 2 {IMAGE}:0.8.0 {ARGS}", 2),
+    (f"CUDA_VISIBLE_DEVICES=0,1 text-generation-launcher {ARGS}", 2),
+    (f"CUDA_VISIBLE_DEVICES=GPU-a1,GPU-b2,GPU-c3 text-generation-launcher {ARGS}", 3),  # items, whatever they are
+    (f"docker run --gpus 4 -e CUDA_VISIBLE_DEVICES=0,1 {IMAGE}:2.4.0 {ARGS}", 2),  # read before NVIDIA's
+    (f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS} --sharded true", 2),
+])
+def test_shards_over_the_gpus_the_file_gives(tmp_path, line, tp):
+    out = check(script(tmp_path, line))
+    assert "CTX205" not in out and f"GiB per GPU at TP {tp} " in out, out
+
+
+@pytest.mark.parametrize("line", [
+    f"docker run --gpus 2 {IMAGE}:0.7.0 {ARGS}",  # reads CUDA_VISIBLE_DEVICES only
+    f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS} --sharded false",
+    f"docker run --gpus 2 -e NUM_SHARD=1 {IMAGE}:2.4.0 {ARGS}",
+])
+def test_one_shard_where_tgi_runs_one(tmp_path, line):
+    assert "CTX205" in check(script(tmp_path, line))
+
+
+def test_cuda_visible_devices_before_v0_4_is_not_read(tmp_path):
+    out = check(script(tmp_path, f"docker run --gpus 2 -e CUDA_VISIBLE_DEVICES=0,1 {IMAGE}:0.3.2 "
+                                 "--model-id meta-llama/Llama-3.1-8B-Instruct"))
+    assert "CTX205" in out and "at TP 2" not in out, out
+
+
+@pytest.mark.parametrize("tag, known", [("2.4.0", True), ("3.3.6", True), ("3.3.7", False), ("3.3", False),
+                                        ("latest", False)])
+def test_gpus_all_counts_one_before_v3_3_7(tmp_path, tag, known):
+    out = check(script(tmp_path, f"docker run --gpus all {IMAGE}:{tag} {ARGS}"))
+    assert ("GiB per GPU at TP 1 " in out, NOT_KNOWN in out) == (known, not known), out
+
+
+def test_compose_reservation_count(tmp_path):
+    path = tmp_path / "compose.yaml"
+    path.write_text(f"""services:
+  tgi:
+    image: {IMAGE}:2.4.0
+    command: {ARGS}
+    deploy:
+      resources:
+        reservations:
+          devices:
+            - driver: nvidia
+              count: 2
+              capabilities: [gpu]
+""")
+    out = check(path)
+    assert "CTX205" not in out and "GiB per GPU at TP 2 " in out, out
+
+
+def _pod(tmp_path, env: str = "") -> str:
+    path = tmp_path / "deploy.yaml"
+    path.write_text(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: tgi}}
+spec:
+  selector: {{matchLabels: {{app: tgi}}}}
+  template:
+    metadata: {{labels: {{app: tgi}}}}
+    spec:
+      nodeSelector: {{cloud.google.com/gke-accelerator: nvidia-l4}}
+      containers:
+      - name: tgi
+        image: {IMAGE}:2.4.0
+        args: [--model-id, meta-llama/Llama-3.1-8B-Instruct, --max-total-tokens, "8192"]
+        env: [{env}]
+        resources:
+          limits: {{nvidia.com/gpu: 2}}
+""")
+    return check(path)
+
+
+def test_kubernetes_limit_leaves_the_shard_count_unknown(tmp_path):
+    out = _pod(tmp_path)
+    assert "CTX205" not in out and "CTX203" not in out and NOT_KNOWN in out and "deploy.yaml:9:" in out, out
+
+
+def test_kubernetes_num_shard_stated(tmp_path):
+    out = _pod(tmp_path, "{name: NUM_SHARD, value: '1'}")
+    assert NOT_KNOWN not in out and "CTX205" in out, out
+
+
+@pytest.mark.parametrize("ids, tp", [("0", 1), ("0,1", 2)])
+def test_kubernetes_cuda_visible_devices_is_counted_first(tmp_path, ids, tp):
+    """CUDA_VISIBLE_DEVICES is what TGI counts first, whatever the device plugin sets: known shards, no CTX208 for
+    them (one GPU of the two seen: one shard over it, no idle GPU either)."""
+    out = _pod(tmp_path, f"{{name: CUDA_VISIBLE_DEVICES, value: '{ids}'}}")
+    assert NOT_KNOWN not in out and "CTX205" not in out, out
