@@ -19,7 +19,9 @@ What prints something else, or what ctxlint cannot tell, is left unknown as befo
 than `2>/dev/null`, `--dry-run` (a table), `--local-dir` (the path is that folder, not a snapshot of the repository
 by its name: a bare folder names no model), an `hf://` URI, a dataset or a space (`--repo-type`), a word whose
 value is not known, an option neither CLI has. The newest `hf` prints a decorated line unless it runs with
-`--format quiet` (cli/_output.py, 2026-04); whichever it prints, a server that starts was given that path.
+`--format quiet` (cli/_output.py, 2026-04); whichever it prints, a server that starts was given that path. A format
+the script asks for by name other than `quiet` is not a bare path (cli/_output.py Output.result: `json` prints
+`{"path": ...}`, `agent` `path=...`, `human` and `auto` a decorated line), so it stays unknown.
 """
 from __future__ import annotations
 
@@ -87,6 +89,8 @@ def _path(args: List[str], unknown: bool, ctx) -> Optional[str]:
                 if k >= len(args):
                     return None
                 value = args[k]
+            if name == "--format" and value != "quiet":
+                return None  # json, agent, human, auto: the path inside other text (the module docstring)
             options[name] = value
         elif word.startswith("-"):
             if word not in _FLAGS:

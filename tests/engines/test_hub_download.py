@@ -95,3 +95,12 @@ def test_a_skypilot_task_serves_the_repository_it_downloads():
         ref = parse_ref(d.model.id.value)
         assert (ref.repo_id, ref.name) == ("Qwen/Qwen2.5-0.5B-Instruct-GGUF", "qwen2.5-0.5b-instruct-q4_k_m")
         assert role.context_length.value == 16384
+
+
+@pytest.mark.parametrize("fmt", ["--format json", "--format=agent", "--format human", "--format auto"])
+def test_an_output_format_other_than_quiet_prints_no_bare_path(fmt):
+    # huggingface/huggingface_hub@ee0a4510f4bc15e26cb722be2efc2bdb01383ca0:src/huggingface_hub/cli/_output.py
+    # Output.result: json prints `{"path": ...}`, agent `path=...`, human a check-marked line and `  path: ...`
+    # (auto is human or agent); only quiet prints the value alone. Before, any --format was read as the path.
+    [serve] = split_shell(f"M=$(hf download {fmt} org/model f.gguf)\nvllm serve \"$M\"\n", defaults=True).commands
+    assert serve.argv[2] == "$M"
