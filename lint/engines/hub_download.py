@@ -6,7 +6,7 @@ r"""A command substitution that runs the Hugging Face CLI's `download`: its outp
 `hf download REPO [FILE...]` (and the older `huggingface-cli download`) prints the local path of what it fetched into
 the Hugging Face cache (huggingface/huggingface_hub@ee0a4510f4bc15e26cb722be2efc2bdb01383ca0:src/huggingface_hub/
 cli/download.py): one regular FILE is `hf_hub_download`'s file path, `<cache>/models--ORG--NAME/snapshots/<commit>/
-FILE`; no file, several, a `dir/` or `--include`/`--exclude` patterns are `snapshot_download`'s folder,
+FILE` (`--include`/`--exclude` then ignored); no file, several, a `dir/` are `snapshot_download`'s folder,
 `<cache>/models--ORG--NAME/snapshots/<commit>`. A script captures that path and hands it to the engine, so the
 engine loads a snapshot of REPO: the substitution is read as that path, which names the repository (and the GGUF
 file's quantization) as any Hugging Face cache path does (resolution/names.py). Before, the variable was unknown
@@ -35,6 +35,9 @@ _PROGRAMS = ("hf", "huggingface-cli")
 # options taking a value, in either CLI (`--type` is hf's alias of `--repo-type`, cli/_cli_utils.py)
 _VALUED = frozenset({"--repo-type", "--type", "--revision", "--include", "--exclude", "--cache-dir", "--token",
                      "--max-workers", "--format", "--local-dir-use-symlinks"})
+# huggingface-cli's `--include`/`--exclude` take nargs="*" (huggingface/huggingface_hub@61bc87eb4d774c477ee87c9bf14aa9557ccb4e34:
+# src/huggingface_hub/commands/download.py, and cli/download.py's argparse `hf` before 1.0); hf 1.0 on takes one each
+_PATTERNS = frozenset({"--include", "--exclude"})
 _FLAGS = frozenset({"--force-download", "--resume-download", "--quiet", "-q"})
 _STDERR_AWAY = re.compile(r"\s+2>\s*/dev/null\s*$")
 _COMMIT = re.compile(r"[0-9a-f]{40}")
@@ -66,14 +69,14 @@ def downloaded_path(part: Part, ctx, expand: Callable) -> Optional[Token]:
     program = words[0].text.rsplit("/", 1)[-1]  # `"$ENV/bin/hf"`: the binary its typed last segment names
     if program not in _PROGRAMS or "$" in program:
         return None
-    path = _path([w.text for w in words[2:]], any(w.unresolved for w in words[2:]), ctx)
+    path = _path([w.text for w in words[2:]], any(w.unresolved for w in words[2:]), ctx, program)
     if path is None:
         return None
     begin, end = min(starts), max(ends)
     return Token(path, begin, end, (begin,) * len(path), (end,) * len(path), (), ctx.item)
 
 
-def _path(args: List[str], unknown: bool, ctx) -> Optional[str]:
+def _path(args: List[str], unknown: bool, ctx, program: str = "hf") -> Optional[str]:
     """The path the download prints for its arguments, or None (the module docstring)."""
     if unknown:
         return None
@@ -89,6 +92,15 @@ def _path(args: List[str], unknown: bool, ctx) -> Optional[str]:
                 if k >= len(args):
                     return None
                 value = args[k]
+                if name in _PATTERNS:
+                    # argparse's nargs="*" (huggingface-cli; hf before 1.0): the words up to the next option are
+                    # patterns too; hf 1.0 on (click) takes one, the next word a file: for hf, not known which
+                    more = 0
+                    while k + 1 + more < len(args) and not args[k + 1 + more].startswith("-"):
+                        more += 1
+                    if more and program != "huggingface-cli":
+                        return None
+                    k += more
             if name == "--format" and value != "quiet":
                 return None  # json, agent, human, auto: the path inside other text (the module docstring)
             options[name] = value

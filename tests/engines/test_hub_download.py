@@ -104,3 +104,24 @@ def test_an_output_format_other_than_quiet_prints_no_bare_path(fmt):
     # (auto is human or agent); only quiet prints the value alone. Before, any --format was read as the path.
     [serve] = split_shell(f"M=$(hf download {fmt} org/model f.gguf)\nvllm serve \"$M\"\n", defaults=True).commands
     assert serve.argv[2] == "$M"
+
+
+@pytest.mark.parametrize("command, path", [
+    # huggingface-cli's argparse `--include`/`--exclude` take nargs="*": the words after them are patterns, not files
+    # (huggingface/huggingface_hub@61bc87eb4d774c477ee87c9bf14aa9557ccb4e34:src/huggingface_hub/commands/
+    # download.py), so no file is named: snapshot_download's folder
+    ("huggingface-cli download org/model --include '*Q4_K_M*' '*.json'",
+     "~/.cache/huggingface/hub/models--org--model/snapshots/{commit}"),
+    ("huggingface-cli download org/model --exclude '*.bin' f.gguf",
+     "~/.cache/huggingface/hub/models--org--model/snapshots/{commit}"),
+    # a file before the option is still a file (and the patterns are then ignored)
+    ("huggingface-cli download org/model f.gguf --include '*.json' '*.txt'",
+     "~/.cache/huggingface/hub/models--org--model/snapshots/{commit}/f.gguf"),
+    # hf took nargs="*" too before 1.0 (argparse) and one value per option after (click): which it is, is not known
+    ("hf download org/model --include '*Q4_K_M*' f.gguf", None),
+    ("hf download org/model --include='*Q4_K_M*' f.gguf",
+     "~/.cache/huggingface/hub/models--org--model/snapshots/{commit}/f.gguf"),
+])
+def test_patterns_after_include_are_not_files(command, path):
+    [serve] = split_shell(f"M=$({command})\nvllm serve \"$M\"\n", defaults=True).commands
+    assert serve.argv[2] == (path or "$M")
