@@ -204,6 +204,10 @@ def _draft_layers(inv: Invocation, where: SourceOf) -> Optional[Val[int]]:
 # (no such option of `serve`), which starts no server either. A setup script's `"$SERVER" --version` smoke test
 # (tmielsch/turboquant-setup@e1091302e539e2b992896a2803f36d793fae833a:scripts/linux/setup.sh) was a deployment.
 _PRINTS_AND_EXITS = frozenset({"-h", "--help", "--version"})
+# llama.cpp's other words that print and exit (the same common/arg.cpp): `--usage` (-h's third spelling),
+# `-cl`/`--cache-list` (the cached models, exit(0)), `--completion-bash` (common_params_parse: exit(0)); another
+# engine refuses them as unknown arguments, a finding of its own
+_LLAMA_CPP_PRINTS_AND_EXITS = frozenset({"--usage", "-cl", "--cache-list", "--completion-bash"})
 
 
 def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
@@ -213,7 +217,8 @@ def serves_no_role(inv: Invocation, grouped: bool = False) -> bool:
     no tokenizer or API: sglang entrypoints/engine.py; node 0's pod is the deployment), a vLLM `--headless` node
     (below), unless `grouped`: a group's worker template read as the engine of the whole group (a LeaderWorkerSet
     whose leader runs no engine ctxlint reads)."""
-    if any(p.flag in _PRINTS_AND_EXITS for p in inv.unknown_flags):
+    if any(p.flag in _PRINTS_AND_EXITS or (inv.engine == "llamacpp" and p.flag in _LLAMA_CPP_PRINTS_AND_EXITS)
+           for p in inv.unknown_flags):
         return True  # `llama-server --version`, `vllm serve --help`: a print, then an exit; no server starts
     if str(inv.value("disaggregation_mode", "")).lower() == "encode" and _takes_encode(inv):
         return True

@@ -39,3 +39,18 @@ def test_a_container_that_only_prints_its_help_is_no_deployment(tmp_path):
             "      containers:\n      - name: vllm\n        image: vllm/vllm-openai:v0.11.0\n"
             "        args: [--model, Qwen/Qwen3-8B, --help]\n")
     assert deployments(tmp_path, "probe.yaml", text) == []
+
+
+@pytest.mark.parametrize("flag", ["--usage", "-cl", "--cache-list", "--completion-bash"])
+def test_llama_cpp_s_other_print_and_exit_flags_are_no_deployment(tmp_path, flag):
+    # ggml-org/llama.cpp@0017d6fb63f9590e791a7562b276148f7bd5b7fc:common/arg.cpp: `--usage` is `-h`'s spelling
+    # (params.usage: usage, then exit(0)), `-cl`/`--cache-list` lists the cached models and exit(0)s,
+    # `--completion-bash` prints the completion script and exit(0)s (common_params_parse)
+    text = f"#!/bin/bash\nllama-server -m /models/Qwen3-8B-Q4_K_M.gguf -c 8192 {flag}\n"
+    assert deployments(tmp_path, "probe.sh", text) == []
+
+
+def test_another_engine_s_unknown_usage_flag_is_still_read(tmp_path):
+    # only llama.cpp has these: vLLM refuses `--usage` (an unknown argument), which is a finding, not "no deployment"
+    text = "#!/bin/bash\nvllm serve Qwen/Qwen3-8B --max-model-len 8192 --usage\n"
+    assert len(deployments(tmp_path, "serve.sh", text)) == 1
