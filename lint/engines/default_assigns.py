@@ -33,6 +33,13 @@ def note(part, typed: tuple, start: int, end: int, ctx) -> None:
         ctx.assigning.append((part.name, typed[0], typed[1], typed[2], start, end))
 
 
+def note_unknown(part, start: int, end: int, ctx) -> None:
+    """A default ctxlint cannot read taken for `part` (`A=""; : ${A:=$B}` with B not known), when it assigns: the
+    name is then not known after the command, never its old empty value."""
+    if assigns(part):
+        ctx.assigning.append((part.name, None, (), (), start, end))
+
+
 def assign(ctx, conditional, apart: bool) -> None:
     """Assign what the command just read noted (ctx.assigning), then forget it."""
     noted, ctx.assigning = ctx.assigning, None

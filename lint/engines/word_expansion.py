@@ -195,6 +195,9 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 note(part, typed, start, end, ctx)
         elif value == "" and part.default and colon_default(part):  # `A=""; ${A:-$B}`: bash gives the default,
             value = None  # not read here (an unset $B, `$(cmd)`): not known, never the empty A (sweep p30)
+            if getattr(ctx, "assigning", None) is not None:  # `A=""; : ${A:=$B}` assigns that unknown value to A
+                from .default_assigns import note_unknown
+                note_unknown(part, start, end, ctx)
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \

@@ -79,3 +79,14 @@ def test_a_launch_with_an_empty_variable_before_an_unknown_default_is_no_refusal
                                        'exec llama-server -m /m/Qwen3-8B-Q4_K_M.gguf -c "$CTX" --port 8080\n')
     out = run(["check", "--isolated", "--select", "CTX301,CTX008", str(tmp_path / "start.sh")]).out
     assert "CTX301" not in out and "CTX008" in out
+
+
+def test_an_empty_variable_assigned_a_default_not_known_is_not_known_after():
+    # bash manual, Shell Parameter Expansion: `${A:=word}` assigns word's expansion to a null A. With word not
+    # known here (`$Z` set nowhere, or by a sourced file), A is not known after it either; it kept the empty
+    # value, so `CTX=""; : "${CTX:=$CTX_9B}"; llama-server -c "$CTX"` was `-c ""` (a false CTX301)
+    for text in ('A=""\n: "${A:=$Z}"\nc "$A"', 'A=""\nX=${A:=$Z}\nc "$A"', 'A=""\n: ${A:=$(cat f)}\nc $A'):
+        [word] = split_shell(text, defaults=True).commands[-1].tokens[1:]  # before: "" (known), or no word
+        assert word.unresolved, text
+    assert words('A=""\n: "${A:=8192}"\nc "$A"')[0][0] == "8192"  # a default read here is assigned, as before
+    assert words('A=""\n: "${A=$Z}"\nc "$A"x')[0][:1] == ("x",)  # `=` assigns only an unset A: still empty
