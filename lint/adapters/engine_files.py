@@ -107,9 +107,18 @@ def _llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Wor
         # macros.go. Macros are text put into the cmd before llama-swap splits it (shlex, no shell): a value's
         # quotes group its words there (`--speculative-config '{"method": "ngram"}'` is two words), so the cmd is
         # read as a string interpolated before it is split (compose_refs, text_macros), not with shell variables.
-        macros = _shell_names(_expand({**shared, **_macros(model.get("macros")), "PORT": port,
-                                       "MODEL_ID": str(name)}))
+        expanded, left = _expand({"MODEL_ID": str(name), **shared, **_macros(model.get("macros"))}, port)
+        macros = _shell_names(expanded)
         written = _shell_names({**_macro_nodes(root.get("macros")), **_macro_nodes(model.get("macros"))})
+        for used in dict.fromkeys(_MACRO_REF.findall(cmd.value)):
+            if used in left:  # llama-swap refuses the whole file (validateConfigMacroUses): never a silent skip
+                at_node = written.get(used)
+                result.diagnostics.append(Diagnostic(
+                    "schema-violation",
+                    f"llama-swap refuses this file: the macro {used} puts ${{{left[used]}}} into models.{name}.cmd, "
+                    f"which stays unsubstituted (\"unknown macro\"): a macro's value is given only the macros declared "
+                    f"before it (and a model's new macros come after the global ones); declare {left[used]} earlier",
+                    (at_node if at_node is not None else cmd).source(spans.file), str(name)))
         reading = read_container(Container(spans=spans, node=model, name=str(name), script=cmd,
                                            script_text=_one_line(cmd.value), env=env_from_list(model.get("env")),
                                            k8s_refs=False, compose_refs=True, text_macros=True,
@@ -169,12 +178,27 @@ def _shell_names(values: Dict[str, Any]) -> Dict[str, Any]:
     return {**values, **{k.replace("-", "_").replace(".", "_"): v for k, v in values.items()}}
 
 
-def _expand(macros: Dict[str, str]) -> Dict[str, str]:
-    """Macros that use other macros, substituted as llama-swap does (a few rounds, no loops)."""
-    out = dict(macros)
-    for _ in range(4):
-        out = {k: _MACRO_REF.sub(lambda m: out.get(m.group(1), m.group(0)), v) for k, v in out.items()}
-    return out
+def _expand(macros: Dict[str, str], port: str) -> tuple:
+    """Each macro's text as llama-swap puts it into the cmd (mostlygeek/llama-swap@0bdb3720199f530b622a1934c0db89f32c94819c:
+    internal/config/macros.go): substituteMacroList replaces the macros last-declared first (MODEL_ID first in the
+    list, then the global macros with a model's own in their place, then the model's new ones: mergeModelMacros),
+    so the text a macro puts in is then given only the macros declared before it; `${PORT}` comes after all of them.
+    A `${name}` still left (a macro declared later, or none) makes llama-swap refuse the file
+    (validateConfigMacroUses): that macro is not known (None), and the second dict names what it kept."""
+    names = list(macros)
+    out: Dict[str, Optional[str]] = {}
+    left: Dict[str, str] = {}  # a macro whose text keeps a `${name}`: that name
+    for i, name in enumerate(names):
+        text = macros[name]
+        for earlier in reversed(names[:i]):
+            text = text.replace(f"${{{earlier}}}", macros[earlier])
+        text = text.replace("${PORT}", port)
+        kept = _MACRO_REF.search(text)
+        out[name] = None if kept else text
+        if kept:
+            left[name] = kept.group(1)
+    out["PORT"] = port
+    return out, left
 
 
 # -- TensorRT-LLM disaggregated server config -------------------------------------------------------

@@ -235,3 +235,40 @@ def test_trtllm_kv_cache_dtype_and_quantized_weights_are_read_from_llm_api_keys(
     role = next(r for r in alone.roles if r.role.value == "prefill")
     assert (role.kv_cache_dtype.value, role.kv_cache_dtype.source.path) == ("FP8", "context_servers.quant_config."
                                                                             "kv_cache_quant_algo")
+
+
+# mostlygeek/llama-swap@0bdb3720199f530b622a1934c0db89f32c94819c:internal/config/macros.go substitutes a model's
+# macros last-declared first (substituteMacroList walks the list from its end; mergeModelMacros puts MODEL_ID first,
+# then the global macros with a model's own in their place, then the model's new ones), so a macro's value can use
+# only the macros declared before it: a later one is left as `${name}`, and validateConfigMacroUses refuses it
+# (macro_in_macro_test.go, TestConfig_MacroInMacroLIFOOrder). `-c 8192` below never reaches llama-server.
+LLAMA_SWAP_ORDER = """\
+macros:
+  base: "llama-server --port ${PORT}"
+  full: "${base} -c ${ctx} --alias ${MODEL_ID}"
+  ctx: 8192
+  uses-model: "${base} -c ${mctx}"
+models:
+  later:
+    cmd: ${full} -m /m/Qwen3-8B-Q4_K_M.gguf
+  model-only:
+    macros:
+      mctx: 4096
+    cmd: ${uses-model} -m /m/Qwen3-8B-Q4_K_M.gguf
+  earlier:
+    macros:
+      base: "llama-server --port ${PORT} -c ${ctx}"
+    cmd: ${base} -m /m/Qwen3-8B-Q4_K_M.gguf
+"""
+
+
+def test_llama_swap_macro_uses_only_the_macros_declared_before_it():
+    res = adapt(LLAMA_SWAP_ORDER)
+    # `full` names `ctx`, declared after it; `uses-model` names the model's own `mctx`, appended after the global
+    # ones; a model's own `base` takes the global one's place, before `ctx`: llama-swap leaves each `${...}` as
+    # typed and refuses the file. Before, all three read as set (-c 8192, 4096, 8192) and the file as clean.
+    assert [(d.kind, d.source.path, d.deployment) for d in res.diagnostics] == [
+        ("schema-violation", "macros.full", "later"), ("schema-violation", "macros.uses-model", "model-only"),
+        ("schema-violation", "models.earlier.macros.base", "earlier")]
+    assert "${ctx}" in res.diagnostics[0].message and "declare ctx earlier" in res.diagnostics[0].message
+    assert all(d.roles[0].context_length is None for d in res.deployments)
