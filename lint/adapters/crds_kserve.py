@@ -20,7 +20,7 @@
   `spec.predictor.model` with `modelFormat.name: huggingface`
   runs the Hugging Face server on its vLLM backend, so its `args` are vLLM
   flags (the server passes them to vLLM's engine args); the model is
-  `storageUri` (`hf://`, or the folder of an `s3://`, `gs://` or `pvc://` one, or
+  `storageUri` (`hf://`, or the folder of an `s3://`, `gs://`, `pvc://` or `hdfs://` one, or
   `storage.path`: storage_path) or
   `--model_id`, and so is an engine's `/mnt/models`; `--backend huggingface` (or
   triton) runs no vLLM and is skipped. Other model formats (NIM, sklearn,
@@ -64,8 +64,10 @@ GROUP = "serving.kserve.io"
 MODEL_MOUNT = "/mnt/models"
 # The storageUri schemes whose folder names the model KServe copies to MODEL_MOUNT (resolution/names.py reads
 # a repository id from `hf://`, and the last folder, or `org/name`, from the others). An `oci://` modelcar's
-# image names its model as it likes (`modelcar-catalog:granite-3.3-8b`): the mount is left as it is.
-_STORED = ("hf://", "s3://", "gs://", "gcs://", "pvc://")
+# image names its model as it likes (`modelcar-catalog:granite-3.3-8b`): the mount is left as it is. `hdfs://` and
+# `webhdfs://` are storageUris KServe accepts (pkg/controller/v1beta1/inferenceservice/utils/utils.go
+# SupportedStorageURIPrefixList) and storage types `storage.parameters` may state (storage_path).
+_STORED = ("hf://", "s3://", "gs://", "gcs://", "pvc://", "hdfs://", "webhdfs://")
 NIM_FORMAT = "nvidia-nim-"  # the model formats of nim-deploy's runtimes (crds_nim: the model is the rest)
 # What MergePodSpec takes from the runtime's pod spec (utils.go)
 _RUNTIME_POD = ("nodeSelector", "affinity", "tolerations", "volumes", "imagePullSecrets", "schedulerName",

@@ -130,3 +130,19 @@ def test_an_engine_given_no_model_does_not_serve_the_storage_folder(where):
         f"      {where}\n")
     [dep] = adapt(text).deployments
     assert dep.model.id is None
+
+
+@pytest.mark.parametrize("kind", ["hdfs", "webhdfs"])
+def test_a_hdfs_storage_folder_is_a_guess_from_its_name_as_an_s3_one_is(kind):
+    # KServe's storage types are s3, hdfs and webhdfs (kserve/kserve@aaac4e29: pkg/credentials/
+    # service_account_credentials.go SupportedStorageSpecTypes), and `hdfs://`/`webhdfs://` storageUris are ones it
+    # accepts (utils.go SupportedStorageURIPrefixList): a folder there is named as an s3 one is, not a Hub id
+    text = STORAGE.replace("        path: mistralai/", f"        parameters: {{type: {kind}}}\n        path: models/")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == f"{kind}://models/Mistral-7B-Instruct-v0.2"
+    assert resolve(dep.model.id.value).how.endswith("matched by the storage URI's folder name")
+    uri = f"{kind}://namenode/models/Qwen2.5-7B-Instruct"
+    [dep] = adapt(SERVICE.format(uri=uri)).deployments
+    assert dep.model.id.value == uri
+    assert resolve(uri).how.endswith("matched by the storage URI's folder name")
+    assert resolve(f"{kind}://namenode/models/house-model-v2").hint.startswith("a storage URI")
