@@ -248,7 +248,11 @@ def test_a_count_of_0_beside_devices_is_no_conflict(value, refused):
                                   "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=$GPUS ",
                                   "--device /dev/kfd --device /dev/dri ", "--device=/dev/dri:/dev/dri ",
                                   "--device nvidia.com/gpu=all ", "--privileged --device /dev/dri/renderD128 ",
-                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0 --device /dev/dri/renderD128 "])
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0 --device /dev/dri/renderD128 ",
+                                  # `-e NAME` with no `=`: the docker client's value, or the image's when it has none
+                                  # (was read as an empty value, no GPU: one GPU and a false CTX209)
+                                  "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES ",
+                                  "--runtime nvidia --env=NVIDIA_VISIBLE_DEVICES "])
 def test_gpus_a_runtime_or_device_gives_uncounted_are_not_one(gpus):
     report = lint_text(SCRIPT.format(gpus=gpus, ctx=131072), "serve.sh", L4)
     assert [(f.rule, f.message) for f in report.findings] == [("CTX208", DOCKER_GPUS_WHY)]
@@ -273,6 +277,8 @@ def test_one_gpu_a_runtime_or_device_names_keeps_the_finding(gpus):
     ("docker run --runtime nvidia IMAGE", None, "", "--runtime nvidia (NVIDIA_VISIBLE_DEVICES the image's)"),
     ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1,1 IMAGE", None, "",
      "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1,1"),
+    ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES IMAGE", None, "",
+     "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES (the docker client's, or the image's)"),
     ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=2,3 IMAGE", 2, "--runtime nvidia -e "
      "NVIDIA_VISIBLE_DEVICES=2,3", ""),
     ("podman run --device /dev/dri/renderD128 --device /dev/dri/renderD129 --device /dev/dri/renderD128 IMAGE", 2,

@@ -42,7 +42,8 @@ def device_gpus(tokens: Sequence, texts: Sequence[str]) -> Optional[GpuRequest]:
         if name == "--runtime" and value.lower() == "nvidia":
             runtime = at
         elif name == "--env" and value.partition("=")[0] == "NVIDIA_VISIBLE_DEVICES":
-            visible = (value.partition("=")[2], at)
+            # `-e NAME` with no `=` passes the docker client's own value, or none (then the image's): not known
+            visible = (value.partition("=")[2] if "=" in value else None, at)
         elif name == "--privileged" and value.lower() not in ("false", "f", "0"):  # pflag's ParseBool
             privileged = at
         elif name == "--device" and value:
@@ -53,10 +54,13 @@ def device_gpus(tokens: Sequence, texts: Sequence[str]) -> Optional[GpuRequest]:
                 named.setdefault(kind, {}).setdefault(key, at)
     ways = []
     if runtime is not None:
-        ids = visible_ids(visible[0]) if visible is not None and not _unresolved(tokens[visible[1]]) else None
+        ids = visible_ids(visible[0]) if visible is not None and visible[0] is not None \
+            and not _unresolved(tokens[visible[1]]) else None
         if visible is None or ids is None:
-            written = "--runtime nvidia" + (f" -e NVIDIA_VISIBLE_DEVICES={visible[0]}" if visible else
-                                            " (NVIDIA_VISIBLE_DEVICES the image's)")
+            written = "--runtime nvidia" + (
+                " (NVIDIA_VISIBLE_DEVICES the image's)" if visible is None else
+                " -e NVIDIA_VISIBLE_DEVICES (the docker client's, or the image's)" if visible[0] is None else
+                f" -e NVIDIA_VISIBLE_DEVICES={visible[0]}")
             return _uncounted(tokens, visible[1] if visible else runtime, written)
         if ids:
             ways.append((len(ids), visible[1], f"--runtime nvidia -e NVIDIA_VISIBLE_DEVICES={visible[0]}"))
