@@ -182,13 +182,13 @@ _PRIVILEGED = ("the container is privileged, so it sees every GPU of its node wh
                "llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many is not "
                "known")
 _DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count (--gpus all, a count not known, "
-                "--runtime nvidia with the image's NVIDIA_VISIBLE_DEVICES, --device /dev/dri or a CDI name's =all, "
-                "or --privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the layers over "
-                "every GPU it sees (--split-mode layer, its default): how many is not known")
+                "--runtime nvidia or amd with the image's NVIDIA_/AMD_VISIBLE_DEVICES, --device /dev/dri or a CDI "
+                "name's =all, or --privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the "
+                "layers over every GPU it sees (--split-mode layer, its default): how many is not known")
 _COMPOSE_GPUS = ("the Compose service gets GPUs no count states (a device reservation with no count or `count: all`, "
-                 "`gpus: all`, `runtime: nvidia` with the image's NVIDIA_VISIBLE_DEVICES, or `devices:` /dev/dri or "
-                 "a CDI name's =all: the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode "
-                 "layer, its default): how many is not known")
+                 "`gpus: all`, `runtime: nvidia` or `amd` with the image's NVIDIA_/AMD_VISIBLE_DEVICES, or `devices:` "
+                 "/dev/dri or a CDI name's =all: the host's), and llama.cpp splits the layers over every GPU it sees "
+                 "(--split-mode layer, its default): how many is not known")
 _TGI_SHARDS = ("no --num-shard (or NUM_SHARD) is given, so TGI runs a shard on each GPU it counts in "
                "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES (`all` asks nvidia-smi from v3.3.7), and which of the "
                "container's GPUs those name is the node's device plugin's or the host's to say, not the file's: "
@@ -198,12 +198,12 @@ _GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpu
                  "compose_gpus": _COMPOSE_GPUS, "tgi_shards": _TGI_SHARDS}
 _STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
                "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device",
-               "docker_gpus": "state the count (--gpus N, -e NVIDIA_VISIBLE_DEVICES=<ids> with --runtime nvidia, "
-                              "each GPU's /dev/dri/renderD<node>, or CUDA_VISIBLE_DEVICES; or --split-mode none), "
+               "docker_gpus": "state the count (--gpus N, -e NVIDIA_VISIBLE_DEVICES=<ids> with --runtime nvidia "
+                              "(AMD_: amd), each GPU's /dev/dri/renderD<node>, or CUDA_VISIBLE_DEVICES; or --split-mode none), "
                               "and the device",
                "tgi_shards": "state --num-shard (or NUM_SHARD), and the device",
                "compose_gpus": "state the count (the reservation's `count: N` or `device_ids`, NVIDIA_VISIBLE_DEVICES "
-                               "ids with `runtime: nvidia`, each GPU's /dev/dri/renderD<node>, or "
+                               "ids with `runtime: nvidia` (AMD_: `amd`), each GPU's /dev/dri/renderD<node>, or "
                                "CUDA_VISIBLE_DEVICES; or --split-mode none), and the device"}
 # Why a size that does not split one request's KV still sets what one GPU holds
 _SPLIT_WHY = {"data_parallel_size": " (vLLM shards a MoE model's experts over TP x DP)",

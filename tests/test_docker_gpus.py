@@ -37,8 +37,8 @@ def test_one_gpu_keeps_the_finding(gpus):
 
 DOCKER_GPUS_WHY = (
     "KV pool of unified not declared and not derivable: the device is stated (L4) but the docker run line gives its "
-    "container GPUs it does not count (--gpus all, a count not known, --runtime nvidia with the image's "
-    "NVIDIA_VISIBLE_DEVICES, --device /dev/dri or a CDI name's =all, or --privileged or a GPU device beside --gpus: "
+    "container GPUs it does not count (--gpus all, a count not known, --runtime nvidia or amd with the image's "
+    "NVIDIA_/AMD_VISIBLE_DEVICES, --device /dev/dri or a CDI name's =all, or --privileged or a GPU device beside --gpus: "
     "the host's), and llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many "
     "is not known, and the pool per device depends on it; capacity checks skip these roles")
 
@@ -252,7 +252,11 @@ def test_a_count_of_0_beside_devices_is_no_conflict(value, refused):
                                   # `-e NAME` with no `=`: the docker client's value, or the image's when it has none
                                   # (was read as an empty value, no GPU: one GPU and a false CTX209)
                                   "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES ",
-                                  "--runtime nvidia --env=NVIDIA_VISIBLE_DEVICES "])
+                                  "--runtime nvidia --env=NVIDIA_VISIBLE_DEVICES ",
+                                  # AMD's runtime adds what AMD_VISIBLE_DEVICES lists (ROCm/container-toolkit
+                                  # internal/oci/oci.go): unset here, the image's; `all` every GPU (was no GPU: one)
+                                  "--runtime amd ", "--runtime=amd -e AMD_VISIBLE_DEVICES=all ",
+                                  "--runtime nvidia -e AMD_VISIBLE_DEVICES=0,1 "])
 def test_gpus_a_runtime_or_device_gives_uncounted_are_not_one(gpus):
     report = lint_text(SCRIPT.format(gpus=gpus, ctx=131072), "serve.sh", L4)
     assert [(f.rule, f.message) for f in report.findings] == [("CTX208", DOCKER_GPUS_WHY)]
@@ -261,7 +265,8 @@ def test_gpus_a_runtime_or_device_gives_uncounted_are_not_one(gpus):
 @pytest.mark.parametrize("gpus", ["--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1 ",
                                   "--runtime nvidia --env=NVIDIA_VISIBLE_DEVICES=GPU-a,GPU-b ",
                                   "--device /dev/kfd --device /dev/dri/renderD128 --device /dev/dri/renderD136 ",
-                                  "--device nvidia.com/gpu=0 --device nvidia.com/gpu=1 "])
+                                  "--device nvidia.com/gpu=0 --device nvidia.com/gpu=1 ",
+                                  "--runtime amd -e AMD_VISIBLE_DEVICES=0,1 ", "--runtime=amd -e AMD_VISIBLE_DEVICES=2-3 "])
 def test_two_gpus_a_runtime_or_device_names_are_counted(gpus):
     assert _findings(gpus) == []  # a pipeline of 2: each L4 holds half (was CTX209 on one)
 
@@ -279,6 +284,9 @@ def test_one_gpu_a_runtime_or_device_names_keeps_the_finding(gpus):
      "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1,1"),
     ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES IMAGE", None, "",
      "--runtime nvidia -e NVIDIA_VISIBLE_DEVICES (the docker client's, or the image's)"),
+    ("docker run --runtime amd -e AMD_VISIBLE_DEVICES=0,1,1 IMAGE", None, "",
+     "--runtime amd -e AMD_VISIBLE_DEVICES=0,1,1"),
+    ("docker run --runtime amd -e AMD_VISIBLE_DEVICES=0-3 IMAGE", 4, "--runtime amd -e AMD_VISIBLE_DEVICES=0-3", ""),
     ("docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=2,3 IMAGE", 2, "--runtime nvidia -e "
      "NVIDIA_VISIBLE_DEVICES=2,3", ""),
     ("podman run --device /dev/dri/renderD128 --device /dev/dri/renderD129 --device /dev/dri/renderD128 IMAGE", 2,

@@ -15,7 +15,7 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
     CDI names or `runtime: nvidia` with NVIDIA_VISIBLE_DEVICES ids state it (docker_devices.py, the same reading
     as `docker run`'s options); `uncounted` as written where it gets GPUs whose number the host decides;
     `privileged`: `privileged: true` (every device node of the host)."""
-    from ctxlint.engines.docker_devices import device_kind, visible_ids
+    from ctxlint.engines.docker_devices import RUNTIME_VARIABLES, device_kind, visible_ids
 
     flag = service.get("privileged")
     privileged = flag is not None and flag.kind == SCALAR and flag.value is True
@@ -25,16 +25,18 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
     ways: List[Tuple[int, Node, str]] = []
     runtime = service.get("runtime")
     named_runtime = interpolate(str(runtime.value)) if runtime is not None and runtime.kind == SCALAR else None
-    if str(named_runtime or "").lower() == "nvidia":
-        var = next((v for v in env if v.name == "NVIDIA_VISIBLE_DEVICES"), None)
-        ids = visible_ids(var.value) if var is not None and isinstance(var.value, str) else None
+    kind = str(named_runtime or "").lower()
+    if kind in RUNTIME_VARIABLES:  # `runtime: nvidia`, or `runtime: amd` (AMD_VISIBLE_DEVICES)
+        name = RUNTIME_VARIABLES[kind]
+        var = next((v for v in env if v.name == name), None)
+        ids = visible_ids(var.value, kind) if var is not None and isinstance(var.value, str) else None
         if ids is None:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
-            return None, "runtime: nvidia" + (f" with NVIDIA_VISIBLE_DEVICES={var.value}" if var is not None and
-                                              var.value is not None else " (NVIDIA_VISIBLE_DEVICES the image's)"), \
+            return None, f"runtime: {kind}" + (f" with {name}={var.value}" if var is not None and
+                                               var.value is not None else f" ({name} the image's)"), \
                 privileged
         if ids:
             ways.append((len(ids), var.node if var.node is not None else runtime,
-                         f"runtime: nvidia with NVIDIA_VISIBLE_DEVICES={var.value}"))
+                         f"runtime: {kind} with {name}={var.value}"))
     devices = service.get("devices")
     named: dict = {}
     for item in devices.value if devices is not None and devices.kind == SEQ else ():

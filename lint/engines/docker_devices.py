@@ -16,6 +16,10 @@ from .docker_run import GpuRequest, _device_options, parse_run
 # (the `# nvidia-container-runtime` block of NVIDIA's CUDA Dockerfiles): with no `-e` on the line the count is the
 # image's and the host's, not known. `all` is every GPU; `none`, `void` and an empty value none.
 _NO_DEVICE = frozenset({"", "none", "void"})
+# AMD's runtime (`--runtime amd`, the AMD Container Toolkit's amd-container-runtime) adds the GPUs the container's
+# AMD_VISIBLE_DEVICES lists, none when it is unset (ROCm/container-toolkit@192fe8e9e7044562440ae99ba44f913f7ebb81c9:
+# internal/oci/oci.go getAMDEnv reads the spec's environment, the image's ENV included): the same reading.
+RUNTIME_VARIABLES = {"nvidia": "NVIDIA_VISIBLE_DEVICES", "amd": "AMD_VISIBLE_DEVICES"}
 # ROCm: /dev/kfd is the compute interface all GPUs share, each GPU has its own /dev/dri/renderD<node>, and passing
 # the whole /dev/dri folder gives every GPU (rocm.docs.amd.com/en/docs-5.4.3/deploy/docker.html "Accessing GPUs in
 # containers", "Restricting a container to a subset of the GPUs"; Intel's GPUs are render nodes there too).
@@ -36,14 +40,15 @@ def device_gpus(tokens: Sequence, texts: Sequence[str]) -> Optional[GpuRequest]:
     run = parse_run(texts)
     if run is None:
         return None
-    runtime, visible, privileged, whole = None, None, None, None
+    runtime, privileged, whole = None, None, None
+    given: dict = {}  # {NVIDIA_VISIBLE_DEVICES | AMD_VISIBLE_DEVICES: (value or None, index of its word)}
     named: dict = {}  # the GPUs named one by one, by way: {"node" | "cdi": {name: index of its word}}
     for name, value, at in _device_options(texts, run.image, at=True):
-        if name == "--runtime" and value.lower() == "nvidia":
-            runtime = at
-        elif name == "--env" and value.partition("=")[0] == "NVIDIA_VISIBLE_DEVICES":
+        if name == "--runtime" and value.lower() in RUNTIME_VARIABLES:
+            runtime = (at, value.lower())
+        elif name == "--env" and value.partition("=")[0] in RUNTIME_VARIABLES.values():
             # `-e NAME` with no `=` passes the docker client's own value, or none (then the image's): not known
-            visible = (value.partition("=")[2] if "=" in value else None, at)
+            given[value.partition("=")[0]] = (value.partition("=")[2] if "=" in value else None, at)
         elif name == "--privileged" and value.lower() not in ("false", "f", "0"):  # pflag's ParseBool
             privileged = at
         elif name == "--device" and value:
@@ -54,16 +59,19 @@ def device_gpus(tokens: Sequence, texts: Sequence[str]) -> Optional[GpuRequest]:
                 named.setdefault(kind, {}).setdefault(key, at)
     ways = []
     if runtime is not None:
-        ids = visible_ids(visible[0]) if visible is not None and visible[0] is not None \
+        kind = runtime[1]
+        var = RUNTIME_VARIABLES[kind]
+        visible = given.get(var)
+        ids = visible_ids(visible[0], kind) if visible is not None and visible[0] is not None \
             and not _unresolved(tokens[visible[1]]) else None
         if visible is None or ids is None:
-            written = "--runtime nvidia" + (
-                " (NVIDIA_VISIBLE_DEVICES the image's)" if visible is None else
-                " -e NVIDIA_VISIBLE_DEVICES (the docker client's, or the image's)" if visible[0] is None else
-                f" -e NVIDIA_VISIBLE_DEVICES={visible[0]}")
-            return _uncounted(tokens, visible[1] if visible else runtime, written)
+            written = f"--runtime {kind}" + (
+                f" ({var} the image's)" if visible is None else
+                f" -e {var} (the docker client's, or the image's)" if visible[0] is None else
+                f" -e {var}={visible[0]}")
+            return _uncounted(tokens, visible[1] if visible else runtime[0], written)
         if ids:
-            ways.append((len(ids), visible[1], f"--runtime nvidia -e NVIDIA_VISIBLE_DEVICES={visible[0]}"))
+            ways.append((len(ids), visible[1], f"--runtime {kind} -e {var}={visible[0]}"))
     for way, found in named.items():
         first = min(found.values())
         ways.append((len(found), first, " ".join(f"--device {v}" for v in found)))
@@ -98,14 +106,36 @@ def device_kind(value: str) -> tuple:
     return "", ""
 
 
-def visible_ids(value: str) -> Optional[list]:
-    """The devices NVIDIA_VISIBLE_DEVICES lists ([] for none), or None for `all` or one named twice (not counted)."""
+def visible_ids(value: str, runtime: str = "nvidia") -> Optional[list]:
+    """The devices NVIDIA_VISIBLE_DEVICES (`runtime` "amd": AMD_VISIBLE_DEVICES) lists ([] for none), or None for
+    `all`, one named twice or a value not read here (not counted)."""
+    if runtime == "amd":
+        return _amd_ids(value)
     if value.strip().lower() in _NO_DEVICE:
         return []
     ids = [part.strip() for part in value.split(",")]
     if any(i.lower() in ("all", "none", "void", "") for i in ids) or len(set(ids)) != len(ids):
         return None
     return ids
+
+
+def _amd_ids(value: str) -> Optional[list]:
+    """AMD_VISIBLE_DEVICES as the AMD runtime reads it (ROCm/container-toolkit@192fe8e9:internal/gpu-tracker/
+    gpu-tracker.go parseGPUsList: `all`, else comma-separated indices, `A-B` ranges or unique ids; an empty value
+    adds no GPU, internal/oci/oci.go): the GPUs, or None for `all`, a repeat or a word not read here."""
+    if value == "":
+        return []
+    ids: list = []
+    for part in value.split(","):
+        low, dash, high = part.partition("-")
+        if dash and low.isdigit() and high.isdigit() and int(low) <= int(high) and int(high) - int(low) < 1024:
+            ids.extend(str(i) for i in range(int(low), int(high) + 1))
+        elif part.isdigit() or (part.lower().startswith("0x") and len(part) > 2) or \
+                (len(part) > 8 and all(c in "0123456789abcdefABCDEF" for c in part)):
+            ids.append(part.lower().removeprefix("0x") if not part.isdigit() else str(int(part)))
+        else:
+            return None
+    return ids if len(set(ids)) == len(ids) else None
 
 
 def _unresolved(token) -> bool:

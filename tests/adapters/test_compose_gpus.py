@@ -21,8 +21,8 @@ services:
 L4 = Settings(default_accelerators=(("**", "L4"),))
 COMPOSE_GPUS_WHY = (
     "KV pool of unified not declared and not derivable: the device is stated (L4) but the Compose service gets GPUs no "
-    "count states (a device reservation with no count or `count: all`, `gpus: all`, `runtime: nvidia` with the image's "
-    "NVIDIA_VISIBLE_DEVICES, or `devices:` /dev/dri or a CDI name's =all: the host's), and llama.cpp splits the "
+    "count states (a device reservation with no count or `count: all`, `gpus: all`, `runtime: nvidia` or `amd` with the "
+    "image's NVIDIA_/AMD_VISIBLE_DEVICES, or `devices:` /dev/dri or a CDI name's =all: the host's), and llama.cpp splits the "
     "layers over every GPU it sees (--split-mode layer, its default): how many is not known, and the pool per device "
     "depends on it; capacity checks skip these roles")
 RESERVE = """    deploy:
@@ -50,6 +50,8 @@ def _findings(gpus: str):
     RESERVE.format(more=""),  # no count, no device_ids: compose-go reads `count: all`
     RESERVE.format(more="              count: all\n"),
     RESERVE.format(more="              count: ${GPUS}\n"),
+    "    runtime: amd\n",  # AMD's runtime: the image's AMD_VISIBLE_DEVICES (was no GPU: one)
+    "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=all\n",
 ])
 def test_gpus_no_count_states_are_not_one(gpus):
     _, report = _findings(gpus)
@@ -62,6 +64,7 @@ def test_gpus_no_count_states_are_not_one(gpus):
     "    devices:\n      - source: /dev/dri/renderD128\n        target: /dev/dri/renderD128\n"
     "      - source: /dev/dri/renderD129\n        target: /dev/dri/renderD129\n",
     RESERVE.format(more="              count: 2\n"),
+    "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=0,1\n",
 ])
 def test_two_gpus_the_file_states_hold_what_one_could_not(gpus):
     assert _findings(gpus)[0] == []  # a pipeline of 2 L4s
