@@ -189,6 +189,9 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
             run = (docker_image, requests_accelerator(texts), requested_vendor(texts), requested_gpus(cmd.tokens))
         else:
             run = None
+        # `docker run --env-file F`: variables the file sets are not read here (workload_devices.env_unseen)
+        self.run_env_file = docker_image is not None and any(
+            t.text == "--env-file" or t.text.startswith("--env-file=") for t in cmd.tokens[:det.start])
         if run is not None and run[3] is not None and run[3].refused:  # `--gpus device=0,1`: Docker refuses it
             from ctxlint.adapters.gpu_refusal import refused_gpus
             out.diagnostics.append(refused_gpus(run[3], self.span_source))

@@ -99,12 +99,43 @@ class Devices(LauncherDevices):
 
     def cpu_space_unknown(self) -> bool:
         """Is VLLM_CPU_KVCACHE_SPACE set for the engine to a value not known (`-e VLLM_CPU_KVCACHE_SPACE=$SPACE`, a
-        secret)? Then its release's default for an unset one is not its space (engines/vllm_cpu_space.py)."""
+        secret), or may a source of the container's environment ctxlint does not read set it (a Kubernetes
+        `envFrom`, a Compose `env_file:` not beside the file, `docker run --env-file`)? Then its release's default
+        for an unset one is not known to be its space (engines/vllm_cpu_space.py)."""
         given = (getattr(self, "assigns", None) or {}).get("VLLM_CPU_KVCACHE_SPACE")
         if given is not None:
             return bool(given.token.unresolved)
         var = next((v for v in self.c.env if v.name == "VLLM_CPU_KVCACHE_SPACE"), None)
-        return var is not None and var.value is None
+        if var is not None:
+            return var.value is None
+        return self.env_unseen()
+
+    def env_unseen(self) -> bool:
+        """Does the engine's container take variables from a source not read here, which may set any name: a
+        Kubernetes `envFrom` (its ConfigMaps' keys ctxlint reads are in `c.env`, but a Secret's, or a ConfigMap's
+        outside the files, are not), a Compose `env_file:` with no such file beside the compose file, or the
+        `--env-file` of the script's `docker run` line?"""
+        import os
+
+        from ctxlint.nodes import MAP, SCALAR, SEQ
+
+        node = self.c.node
+        if getattr(self, "run_env_file", False):
+            return True
+        if node is None or node.kind != MAP:
+            return False
+        if node.get("envFrom") is not None:
+            return True
+        files = node.get("env_file") if self.c.compose_refs else None
+        if files is None:
+            return False
+        for item in files.value if files.kind == SEQ else [files]:
+            path = item.get("path") if item.kind == MAP else item
+            text = path.value if path is not None and path.kind == SCALAR else None
+            if not isinstance(text, str) or "$" in text or \
+                    not os.path.isfile(os.path.join(os.path.dirname(self.file), text)):
+                return True
+        return False
 
     def cpu_build(self, run=None) -> Optional[Val[str]]:
         """The image, when it is a CPU build and the container asks for no accelerator: its engine's KV cache is

@@ -38,7 +38,8 @@ def why_unknown(release: Optional[str], engine_args=(), unresolved=()) -> str:
     that sizes it from the host (or on one not known)."""
     given = next((val for name, val in engine_args if name == "VLLM_CPU_KVCACHE_SPACE"), None)
     if "VLLM_CPU_KVCACHE_SPACE" in unresolved:
-        return "VLLM_CPU_KVCACHE_SPACE is set to a value not known here"
+        return ("VLLM_CPU_KVCACHE_SPACE is set to a value not known here, or may be (by an envFrom, an env_file or an "
+                "--env-file ctxlint does not read)")
     if given is not None and str(given.value).strip() != "0":
         return (f"VLLM_CPU_KVCACHE_SPACE={given.value} is no integer vLLM's int() reads (it stops at start), so no "
                 "space is given")

@@ -73,6 +73,27 @@ def test_an_unset_cpu_kv_space_is_4_gib_up_to_0_12(tmp_path, image):
         assert "CTX201" not in out and why in out, out
 
 
+UNSEEN = "VLLM_CPU_KVCACHE_SPACE is set to a value not known here, or may be (by an envFrom, an env_file or an " \
+    "--env-file ctxlint does not read)"
+
+
+def test_an_environment_source_not_read_may_set_the_cpu_kv_space(tmp_path):
+    # a Secret or ConfigMap `envFrom`, an `env_file:` not beside the compose file and `docker run --env-file` may set
+    # VLLM_CPU_KVCACHE_SPACE (to 40, say): its release's 4 GiB for an unset one is then a guess, no pool (it was a
+    # CTX201 at --max-model-len, computed on 4 GiB)
+    image = "vllm/vllm-openai-cpu:v0.12.0"
+    pod = POD.format(image=image, extra="        envFrom: [{secretRef: {name: cpu-env}}]\n").replace("'8192'", "'40960'")
+    script = f"#!/bin/bash\ndocker run --rm --env-file cpu.env {image} --model Qwen/Qwen3-8B --max-model-len 40960\n"
+    compose = (f"services:\n  v:\n    image: {image}\n    env_file: cpu.env\n"
+               "    command: --model Qwen/Qwen3-8B --max-model-len 40960\n")
+    for name, text in (("pod.yaml", pod), ("cpu.sh", script), ("compose.yaml", compose)):
+        out = _check(tmp_path, name, text)
+        assert "CTX201" not in out and UNSEEN in out, (name, out)
+    # an env_file that is there, and that does not set it: the release's 4 GiB, as with none
+    (tmp_path / "cpu.env").write_text("OMP_NUM_THREADS=8\n")
+    assert "CTX201" in _check(tmp_path, "compose.yaml", compose)
+
+
 @pytest.mark.parametrize("image, why", [
     ("vllm/vllm-openai-cpu:v0.13.0", "vLLM 0.13.0 is after 0.12.0, the last release known to use a fixed 4 GiB when "
                                      "VLLM_CPU_KVCACHE_SPACE is unset: vllm-project/vllm#29604 sizes it from the "
