@@ -41,6 +41,13 @@ def why_unknown(release: Optional[str], engine_args=(), unresolved=()) -> str:
         return ("VLLM_CPU_KVCACHE_SPACE is set to a value not known here, or may be (by an envFrom, an env_file or an "
                 "--env-file ctxlint does not read)")
     if given is not None and str(given.value).strip() != "0":
+        try:
+            below = int(str(given.value).strip()) < 0
+        except ValueError:
+            below = False
+        if below:  # int() reads it; the releases above refuse it ("expect a positive integer value")
+            return (f"VLLM_CPU_KVCACHE_SPACE={given.value} is below 0, which vLLM refuses at start (\"expect a "
+                    "positive integer value\"), so no space is given")
         return (f"VLLM_CPU_KVCACHE_SPACE={given.value} is no integer vLLM's int() reads (it stops at start), so no "
                 "space is given")
     if release and parse_version(release) is not None and default_space(release) is None:

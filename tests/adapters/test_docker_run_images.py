@@ -67,7 +67,9 @@ def test_an_unset_cpu_kv_space_is_4_gib_up_to_0_12(tmp_path, image):
     stated = script.replace("--rm", "--rm -e VLLM_CPU_KVCACHE_SPACE=4")
     assert _check(tmp_path, "set.sh", stated).count("CTX201") == 1  # the same pool as the stated 4
     for value, why in (("4.5", "VLLM_CPU_KVCACHE_SPACE=4.5 is no integer vLLM's int() reads"),
-                       ("$SPACE", "VLLM_CPU_KVCACHE_SPACE is set to a value not known here")):
+                       ("$SPACE", "VLLM_CPU_KVCACHE_SPACE is set to a value not known here"),
+                       # int() reads -1; the CPU platform refuses it (was "no integer vLLM's int() reads")
+                       ("-1", "VLLM_CPU_KVCACHE_SPACE=-1 is below 0, which vLLM refuses at start")):
         # set, to a value vLLM refuses or one not known: no default, and CTX208 says why
         out = _check(tmp_path, "bad.sh", script.replace("--rm", f"--rm -e VLLM_CPU_KVCACHE_SPACE={value}"))
         assert "CTX201" not in out and why in out, out
