@@ -21,11 +21,13 @@ _ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama
             "trtllm": "TensorRT-LLM", "tgis": "TGIS"}
 
 
-def script_cut_short(texts: Sequence, compose: bool) -> Optional[tuple]:
+def script_cut_short(texts: Sequence, compose: bool, string: bool = False) -> Optional[tuple]:
     """(index of the script item, Diagnostic text) when `sh -c` is given an engine command as several items: the
     script is one word naming the engine's program (or an interpreter of its module) and the words after it are
     that command's rest; None otherwise (one item holding the whole script, `sh -c 'vllm serve M' _ a`, whose
-    later words are the script's own positional parameters, no engine's words)."""
+    later words are the script's own positional parameters, no engine's words). `string`: the words of a Compose
+    string `command: sh -c vllm serve M` (the shell and its `-c` in the string too), whose fix is to quote the
+    script in it."""
     plain = [typed(t if isinstance(t, str) else "", i) for i, t in enumerate(texts)]
     head = strip_prefixes(list(plain), [], [])
     idx = shell_script_index(head)
@@ -48,7 +50,8 @@ def script_cut_short(texts: Sequence, compose: bool) -> Optional[tuple]:
             f"`{program}` alone is an interpreter reading its stdin, not {engine}'s module: no server starts"
             if base.startswith("python") else
             f"`{program}` starts with none of these words ({engine} on its own defaults, not the command written)")
-    fix = (f"give the whole script as ONE `command:` list item (`command: [\"{whole}\"]`, or a `- |` block "
+    fix = (f"quote the script as one word (`command: {shell} \"{whole}\"`)" if string else
+           f"give the whole script as ONE `command:` list item (`command: [\"{whole}\"]`, or a `- |` block "
            "string as its one item)" if compose else
            f"give the whole script as ONE `args:` item (`args: [\"{whole}\"]`)")
     return script.item or 0, (
@@ -80,3 +83,29 @@ def cut_short_finding(reader, compose: bool) -> List[Diagnostic]:
     node_text = reader.item_texts[item] if item < len(reader.item_texts) else ""
     at = reader.span_source(item, (0, len(node_text) if isinstance(node_text, str) else 0))
     return [Diagnostic("engine-rejects-value", text, at)]
+
+
+def string_cut_short(reader, text: str) -> List[Diagnostic]:
+    """CTX301 for a Compose string `command:` (read as the service's shell line) that holds `sh -c` and the
+    engine's command as several words: Compose splits the string into words (shellwords, no shell), so the
+    shell runs the first of them alone, as for the exec form (script_cut_short). At the script word in the
+    string where it is found there, else at the string."""
+    import shlex
+
+    try:
+        words = shlex.split(text)
+    except ValueError:  # a quote left open: the splitter says so
+        return []
+    found = script_cut_short(words, True, string=True)
+    if found is None:
+        return []
+    item, message = found
+    at = 0
+    for word in words[:item + 1]:
+        hit = text.find(word, at)
+        if hit < 0:
+            at = -1
+            break
+        at = hit + len(word)
+    span = (at - len(words[item]), at) if at >= 0 else (0, len(text))
+    return [Diagnostic("engine-rejects-value", message, reader.span_source(0, span))]

@@ -130,6 +130,12 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                 split = shell_seen(text, self.lookup, c.k8s_refs, self.env.get if c.compose_refs else None,
                                    self.go_actions(), c.shell_defaults, c.shell_defaults or c.shell_run)
             self.unsure = split.unsure
+            if c.compose_refs and not c.script_args and c.node is not None and c.node.get("command") is c.script \
+                    and isinstance(text, str) and has_c_item(text.split()) \
+                    and any(w.rsplit("/", 1)[-1] in ("sh", "bash", "dash", "ash", "zsh") for w in text.split()[:4]):
+                # `command: sh -c vllm serve M`: Compose splits the string, the script is its first word
+                from ctxlint.adapters.c_script_words import string_cut_short
+                out.diagnostics.extend(string_cut_short(self, text))
         entry: list = []  # args-only words naming a program (`/bin/sh -c ...`) that the image's engine is given
         if c.preset is None and c.script is None and not dlc:
             self.item_nodes = _items(c.command) + _items(c.args)

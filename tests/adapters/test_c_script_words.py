@@ -90,3 +90,18 @@ def test_other_programs_cut_short(args, says):
 def test_no_finding_where_the_script_is_whole_or_no_engine(args):
     found, _ = _findings(K8S.format(command='["sh", "-c"]', args=args), "deploy.yaml")
     assert not [f for f in found if f[0] == "CTX301"]
+
+
+@pytest.mark.parametrize("command, column", [(f"sh -c {SERVE}", 20), (f"/bin/bash -lc {SERVE}", 28)])
+def test_a_string_command_holding_sh_c_and_the_words_runs_the_first_alone(command, column):
+    # `entrypoint: []` and `command: sh -c vllm serve M ...`: Compose splits the whole string into words, the shell
+    # and its -c among them, so the shell again runs `vllm` alone (was no finding and no deployment)
+    (found,), report = _findings(COMPOSE.format(entrypoint="[]", command=command), "compose.yaml")
+    assert found[:3] == ("CTX301", 5, column)
+    assert "`vllm` with no subcommand prints vLLM's help and exits: no server starts" in found[3]
+    assert found[3].endswith('quote the script as one word (`command: ' + command.split(" vllm")[0]
+                             + ' "vllm serve meta-llama/Llama-3.1-8B-Instruct ..."`)')
+    # quoted, the script is one word: read whole, no CTX301
+    quoted = command.replace("vllm", '"vllm', 1) + '"'
+    assert not [f for f in _findings(COMPOSE.format(entrypoint="[]", command=quoted), "compose.yaml")[0]
+                if f[0] == "CTX301"]
