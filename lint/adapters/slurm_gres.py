@@ -88,9 +88,11 @@ def _slice(card: str, profile: str) -> Optional[str]:
     return found[0].name if len(found) == 1 else None
 
 
-# A `--constraint` (`-C`) expression ctxlint reads: one feature, or features all required (`&`). An OR (`|`), a
-# matching OR (`[...]`), a node count (`*N`) or anything else lets the nodes differ, or is not read: no device.
-_FEATURES = lazy_compile(r"^[\w.-]+(?:&[\w.-]+)*$")
+# A `--constraint` (`-C`) expression ctxlint reads: one feature, or features all required (`&`, or `,`, which
+# slurmctld reads as `&`). An OR (`|`), a matching OR (`[...]`), a node count (`*N`) or anything else lets the
+# nodes differ, or is not read: no device.
+_FEATURES = lazy_compile(r"^[\w.-]+(?:[&,][\w.-]+)*$")
+_AND = lazy_compile(r"[&,]")
 
 
 def constraint_device(opts) -> Optional[Tuple[str, str, int]]:
@@ -102,14 +104,17 @@ def constraint_device(opts) -> Optional[Tuple[str, str, int]]:
     SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:doc/man/man1/sbatch.1). Sites name their GPU nodes by the
     card (`--constraint=h100`, `-C a100`, `-C a100-80gb`): a feature is read as a GPU type is (gres_device), so only
     a word the catalog settles names a device (`intel`, `ib`, `hbm40g` name none, and are passed over); features
-    that name two different devices, or an expression other than one feature or an AND of them, name none."""
+    that name two different devices, or an expression other than one feature or an AND of them, name none. A comma
+    is an AND too: slurmctld replaces each `,` of the expression with `&` before it parses it ("Use of commas
+    separator is a common error", SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:
+    src/slurmctld/job_scheduler.c _feature_string2list), so `-C a100,ib` runs only on nodes with both."""
     value, at = opts.get("constraint", ("", 0))
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":  # `--constraint="h100"`: sbatch unquotes
         value, at = value[1:-1], at + 1
     if not _FEATURES.match(value):
         return None
     found = {}
-    for feature in value.split("&"):
+    for feature in _AND.split(value):
         device = gres_device(feature)
         if device is not None:
             found.setdefault(device, (feature, at))

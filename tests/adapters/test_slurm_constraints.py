@@ -35,6 +35,9 @@ def device(header: str):
     ("#SBATCH -C a100-80gb\n", "A100-SXM4-80GB"),
     ("#SBATCH --constraint=gpu&h100\n", "H100-SXM-80GB"),  # AND: every node has both;  names no device
     ("#SBATCH --constraint=h100&ib\n", "H100-SXM-80GB"),
+    # slurmctld reads a comma as `&` (src/slurmctld/job_scheduler.c _feature_string2list): an AND
+    ("#SBATCH --constraint=a100-80gb,ib\n", "A100-SXM4-80GB"),
+    ("#SBATCH -C gpu,ib,h200\n", "H200"),
     # the gres type and the feature agree, or the feature says the family's size
     ("#SBATCH --gres=gpu:h100:4\n#SBATCH --constraint=h100\n", "H100-SXM-80GB"),
     ("#SBATCH --gres=gpu:a100:1\n#SBATCH --constraint=a100-80g\n", "A100-SXM4-80GB"),
@@ -53,7 +56,7 @@ def test_a_feature_that_names_a_gpu_is_the_device(header, expected):
     "#SBATCH --constraint=gpu&hbm40g\n",  # NERSC's: no catalog word
     "#SBATCH -C intel\n",
     "#SBATCH --gres=gpu:a100:4\n#SBATCH --constraint=h100\n",  # the type and the feature disagree
-    "#SBATCH --constraint=a100,ib\n",  # a comma: not an operator sbatch.1 documents
+    "#SBATCH --constraint=h100,a100\n",  # a comma is an AND: two devices, none
 ])
 def test_features_that_name_no_one_device(header):
     assert device(header) is None
