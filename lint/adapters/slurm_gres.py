@@ -117,21 +117,48 @@ def constraint_device(opts) -> Optional[Tuple[str, str, int]]:
     for feature in _AND.split(value):
         device = gres_device(feature)
         if device is not None:
-            found.setdefault(device, (feature, at))
+            found.setdefault(device, (device, feature, at))
         at += len(feature) + 1
-    if len(found) != 1:
-        return None
-    (device, (feature, start)), = found.items()
-    return device, feature, start
+    # every node has all the features: one that another narrows says less (`a100&a100-80gb`: the 80 GB card)
+    kept = [one for one in found.values() if not any(other is not one and _narrows(other, one)
+                                                     for other in found.values())]
+    return kept[0] if len(kept) == 1 else None
+
+
+# A card's form factor or link, which `h100` (the catalog's H100 SXM) leaves open: `h100_pcie` narrows it
+_FORM = {"pcie", "sxm", "sxm2", "sxm4", "sxm5", "nvlink"}
+_SEPARATOR = lazy_compile(r"[_-]")
+
+
+def _form_free(word: str) -> Optional[str]:
+    """`word` without its form-factor words, or None when it has none."""
+    parts = _SEPARATOR.split(word.lower())
+    kept = [p for p in parts if p not in _FORM]
+    return "_".join(kept) if kept and len(kept) < len(parts) else None
+
+
+def _narrows(narrow: Tuple[str, str, int], broad: Tuple[str, str, int]) -> bool:
+    """Does the (device, word, offset) `narrow` say which card of `broad` it is: a size of its family
+    (`a100-80gb` of `a100`), a MIG slice of it or of its family (`a100_3g.20gb` of `a100`), or its form factor
+    (`h100_pcie` of `h100`, which names no form factor itself)?"""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    wide, near = lookup_accelerator(broad[0]), lookup_accelerator(narrow[0])
+    if wide is None or near is None:
+        return False
+    whole = lookup_accelerator(near.parent) if near.parent else None  # a slice's card (its parent may be an alias)
+    if near.name in wide.members or whole is not None and (whole.name == wide.name or whole.name in wide.members):
+        return True
+    stripped = _form_free(narrow[1])
+    return stripped is not None and _form_free(broad[1]) is None and gres_device(stripped) == wide.name
 
 
 def header_device(opts) -> Optional[Tuple[str, str, int]]:
     """(catalog device, its word, its offset) the GPU type of a header's options (or an srun's) names: by `--gres`
     / `--gpus*` type, by `--constraint` feature, or both. Both naming it agree, or one narrows the other (`--gres=
-    gpu:a100:1 --constraint=a100-80gb`: the A100 80GB, of the family's two sizes); two different devices name
-    none. Several GPU types (`--gres=gpu:l4:4,gpu:h100:4`) name none either (review 18)."""
-    from ctxlint.physics.accelerators import lookup_accelerator
-
+    gpu:a100:1 --constraint=a100-80gb`: the A100 80GB, of the family's two sizes; `--gres=gpu:a100_3g.20gb:1 -C
+    a100`: the slice; `--gres=gpu:h100:4 -C h100_pcie`: the PCIe card, _narrows); two different devices name none.
+    Several GPU types (`--gres=gpu:l4:4,gpu:h100:4`) name none either (review 18)."""
     named = list(gpu_types(opts))
     if len({name.lower() for name, _ in named}) > 1:
         return None
@@ -142,9 +169,9 @@ def header_device(opts) -> Optional[Tuple[str, str, int]]:
     feature = constraint_device(opts)
     if typed is None or feature is None or typed[0] == feature[0]:
         return typed or feature
-    if feature[0] in lookup_accelerator(typed[0]).members:
+    if _narrows(feature, typed):
         return feature
-    if typed[0] in lookup_accelerator(feature[0]).members:
+    if _narrows(typed, feature):
         return typed
     return None
 

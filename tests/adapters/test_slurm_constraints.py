@@ -43,6 +43,14 @@ def device(header: str):
     ("#SBATCH --gres=gpu:a100:1\n#SBATCH --constraint=a100-80g\n", "A100-SXM4-80GB"),
     ("#SBATCH --gres=gpu:a100-80gb:1\n#SBATCH -C a100\n", "A100-SXM4-80GB"),
     ("#SBATCH --gres=gpu:sitegpu:4\n#SBATCH -C l40s\n", "L40S"),  # a gres word the catalog lacks: the feature's
+    # a word that says which card of the other's it is: a MIG slice of the feature's card (the engine gets the slice,
+    # as with the gres type alone), the form factor the catalog's bare `h100` leaves open, a size in an AND
+    ("#SBATCH --gres=gpu:a100_3g.20gb:1\n#SBATCH -C a100\n", "A100-40GB-MIG-3g.20gb"),
+    ("#SBATCH --gres=gpu:nvidia_h100_80gb_hbm3_3g.40gb:1\n#SBATCH -C h100\n", "H100-MIG-3g.40gb"),
+    ("#SBATCH --gres=gpu:h100:4\n#SBATCH -C h100_pcie\n", "H100-PCIe-80GB"),
+    ("#SBATCH --gres=gpu:h100_pcie:4\n#SBATCH -C h100\n", "H100-PCIe-80GB"),
+    ("#SBATCH --constraint=a100&a100-80gb\n", "A100-SXM4-80GB"),
+    ("#SBATCH --constraint=a100-80gb&a100\n", "A100-SXM4-80GB"),
 ])
 def test_a_feature_that_names_a_gpu_is_the_device(header, expected):
     assert device(header) == expected
@@ -56,6 +64,9 @@ def test_a_feature_that_names_a_gpu_is_the_device(header, expected):
     "#SBATCH --constraint=gpu&hbm40g\n",  # NERSC's: no catalog word
     "#SBATCH -C intel\n",
     "#SBATCH --gres=gpu:a100:4\n#SBATCH --constraint=h100\n",  # the type and the feature disagree
+    "#SBATCH --gres=gpu:a100_3g.20gb:1\n#SBATCH -C a100-80gb\n",  # the 40 GB card's slice on an 80 GB node
+    "#SBATCH --gres=gpu:h100_sxm:4\n#SBATCH -C h100_pcie\n",  # two form factors
+    "#SBATCH --constraint=a100&a100-80gb&a100-40gb\n",  # two sizes
     "#SBATCH --constraint=h100,a100\n",  # a comma is an AND: two devices, none
 ])
 def test_features_that_name_no_one_device(header):
