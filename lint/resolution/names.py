@@ -163,9 +163,13 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         local, parts = True, typed
     if not parts:
         return None
-    if via == "id" and len(parts) > 2:
+    if via == "id" and len(parts) > 2 and not parts[-1].lower().endswith(".gguf"):
         # a Hub repository id is exactly `org/name`, so `outs/run1/internlm2-20b_sft` is a folder below the working
-        # directory (as `/models/org/name` is one below /), never an id `ctxlint models lock` could fetch
+        # directory (as `/models/org/name` is one below /), never an id `ctxlint models lock` could fetch. A GGUF
+        # file is not: vLLM downloads `<repo_id>/<filename>.gguf` from the Hub when no such local file exists
+        # (vllm-project/vllm@0328802bed2bb6ca346ea10acb61221a0c607768:vllm/model_executor/model_loader/
+        # gguf_loader.py GGUFModelLoader._prepare_weights), so `unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf` may
+        # be a repository's file: read as before, by its file name
         local = True
     while len(parts) > 1 and len(parts[-1]) in (9, 40) and re.fullmatch(r"(?:snapshots|[0-9a-f]{40})", parts[-1]):
         parts.pop()  # .../snapshots/<sha>: the name is above

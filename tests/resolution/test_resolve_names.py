@@ -222,6 +222,9 @@ def test_a_label_never_overrules_a_repository_id() -> None:
     ("models/meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", True,
      "id"),
     ("meta-llama/Llama-3.1-8B-Instruct", "meta-llama/Llama-3.1-8B-Instruct", "llama-3.1-8b-instruct", False, "id"),
+    # ... but a GGUF file may be a Hub repository's: vLLM fetches `<repo_id>/<filename>.gguf`
+    ("unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf", "Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf", "qwen3-8b", False,
+     "gguf"),
 ])
 def test_parse_ref(text, repo, base, local, via) -> None:
     ref = parse_ref(text)
@@ -441,3 +444,10 @@ def test_an_abliteration_keeps_a_format_its_name_states() -> None:
     assert resolve("/models/DeepSeek-V3-abliterated-Q4_K_M.gguf").weights.alt == ()
     assert resolve("huihui-ai/Qwen2.5-72B-Instruct-abliterated-GPTQ-Int4").weights.key == "gptq-int4"
     assert resolve("huihui-ai/Qwen3-8B-abliterated").weights.key == "bf16"  # a 16-bit base: 16-bit
+
+
+def test_a_hub_gguf_file_is_matched_by_its_name_not_a_folder_name() -> None:
+    # vLLM's GGUF loader downloads `<repo_id>/<filename>.gguf` from the Hub (gguf_loader.py _prepare_weights): the
+    # three segments are a repository and a file in it, not a folder below the working directory
+    found = resolve("unsloth/Qwen3-8B-GGUF/Qwen3-8B-Q4_K_M.gguf")
+    assert found.resolved and "matched by name" in found.how and "folder" not in found.how
