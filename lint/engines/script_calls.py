@@ -73,7 +73,11 @@ def called_script(program: list[Token], ctx, depth: int,
     items, _ = lex(text, [(word.start, word.end)] * len(text))
     child = Locals()
     for name, exported in ctx.exports.items():  # what a new process gets: the exported names only
-        value = ctx.lookup(name) if exported is True and name not in ctx.unsure else None
+        # as a command started here gets them (shell_exports.environment): an export or a value the call's own
+        # `if` branch makes is known inside it (`if ...; then export L=8192; ./serve.sh; fi`), one that may or
+        # may not be exported, or holds one of several values, is not
+        sure = exported is True or exported is not False and ctx.local.branches.sees(exported)
+        value = ctx.lookup(name) if sure else None
         dict.__setitem__(child, name, value)
     saved = (ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport,
              ctx.argloop)

@@ -135,3 +135,18 @@ def test_a_callee_path_below_an_unknown_directory_names_its_folder(tmp_path):
                                            'vllm serve "$MODEL_PATH" --tensor-parallel-size 2\n')
         path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:2\nsource ./env.sh\nset -a\n./serve.sh\n")
         assert [r["model"] for r in audit(tmp_path)] == ["(no model id)"], value
+
+
+def test_an_export_the_calls_own_branch_makes_reaches_the_callee(tmp_path):
+    # a command started inside the `if` that exports (or sets an exported) MAX_LEN gets that value
+    # (shell_exports.environment); a script run there is such a command, so its ${MAX_LEN:-32768} is 8192
+    for before in ('if [ -n "$A" ]; then\n  export MAX_LEN=8192\n  ',
+                   'export MAX_LEN\nif [ -n "$A" ]; then\n  MAX_LEN=8192\n  '):
+        path = job(tmp_path, "bash ./serve.sh $M 2\nfi", before=before)
+        assert [r["engine_context"] for r in audit(path)] == ["8192"], before
+    # an export the call may or may not follow, or made in the other branch, gives no value
+    for before, call in (('if [ -n "$A" ]; then export MAX_LEN=8192; fi\n', "bash ./serve.sh $M 2"),
+                         ('[ -n "$A" ] && export MAX_LEN=8192\n', "bash ./serve.sh $M 2"),
+                         ('export MAX_LEN=4096\nfor i in 1; do MAX_LEN=8192; done\n', "bash ./serve.sh $M 2")):
+        path = job(tmp_path, call, before=before)
+        assert [r["engine_context"] for r in audit(path)] == [""], before
