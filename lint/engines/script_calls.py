@@ -20,9 +20,9 @@ is at the call. Only a file that names an engine is read; `sh -c STRING` is a co
 """
 from __future__ import annotations
 
-from typing import Callable, Optional
+from typing import Callable, Optional, Sequence
 
-from .tokens import SHELLS, Command, Token
+from .tokens import SHELLS, Command, EnvAssign, Token
 
 _SUFFIXES = (".sh", ".bash")
 
@@ -47,9 +47,11 @@ def script_path(program: list[Token]) -> Optional[int]:
 
 
 def called_script(program: list[Token], ctx, depth: int,
-                  build: Callable[[list, object, int], list[Command]], max_depth: int) -> Optional[list[Command]]:
+                  build: Callable[[list, object, int], list[Command]], max_depth: int,
+                  env: Sequence[EnvAssign] = ()) -> Optional[list[Command]]:
     """The commands the script file `program` runs, read in a shell of its own; None when it is no such call, or
-    the file is not read (not beside the script, or it names no engine)."""
+    the file is not read (not beside the script, or it names no engine). `env`: the call's own `NAME=value`
+    prefixes, which the callee gets in its environment as exported variables."""
     at = script_path(program)
     if at is None or depth >= max_depth or ctx.sourcer is None:
         return None
@@ -64,7 +66,7 @@ def called_script(program: list[Token], ctx, depth: int,
     ran = getattr(ctx.sourcer, "ran", None)
     if ran is not None:  # shell_script._Beside: the file is read through this script (no deployment of its own)
         ran.append(ctx.sourcer.full(path))
-    from .command_strings import Locals
+    from .command_strings import Locals, assigned
     from .function_defs import collapse
     from .lexer import lex
     from .shellfuncs import Positional
@@ -79,9 +81,15 @@ def called_script(program: list[Token], ctx, depth: int,
         sure = exported is True or exported is not False and ctx.local.branches.sees(exported)
         value = ctx.lookup(name) if sure else None
         dict.__setitem__(child, name, value)
+    # `MAX_LEN=8192 ./serve.sh`: bash adds a command's prefix assignments to the environment it runs with
+    # (shell_exports.py, the manual's Environment), so the callee starts with them set, and exported
+    prefixed = dict(ctx.exports)
+    for a in env:
+        assigned(child, a.name, a.token, False, False)
+        prefixed[a.name] = True
     saved = (ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure, ctx.positional, ctx.flow, ctx.allexport,
              ctx.argloop)
-    ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure = child, {}, {}, dict(ctx.exports), set()
+    ctx.local, ctx.functions, ctx.arrays, ctx.exports, ctx.unsure = child, {}, {}, prefixed, set()
     ctx.allexport = False
     ctx.positional = Positional(list(program[at + 1:]))
     # The callee is a process of its own, read from its first line: an `if` or `&&` of the caller around the call

@@ -150,3 +150,16 @@ def test_an_export_the_calls_own_branch_makes_reaches_the_callee(tmp_path):
                          ('export MAX_LEN=4096\nfor i in 1; do MAX_LEN=8192; done\n', "bash ./serve.sh $M 2")):
         path = job(tmp_path, call, before=before)
         assert [r["engine_context"] for r in audit(path)] == [""], before
+
+
+def test_a_prefix_assignment_of_the_call_is_in_the_callees_environment(tmp_path):
+    # `MAX_LEN=8192 bash serve.sh`: bash runs the command with the prefix's assignments added to its environment
+    # (bash manual, Environment), so the callee's ${MAX_LEN:-32768} is 8192, not its default
+    for call in ("MAX_LEN=8192 bash ./serve.sh $M 2", "env MAX_LEN=8192 ./serve.sh $M 2",
+                 "if true; then\n  MAX_LEN=8192 ./serve.sh $M 2\nfi"):
+        assert [r["engine_context"] for r in audit(job(tmp_path, call))] == ["8192"], call
+    # the caller's own MAX_LEN is untouched after it: its line's default stands (one deployment of the two)
+    path = job(tmp_path, "MAX_LEN=8192 bash ./serve.sh $M 2\nvllm serve $M --max-model-len \"${MAX_LEN:-4096}\"")
+    assert [(r["engine_context"], r["engine_context_max"]) for r in audit(path)] == [("4096", "8192")]
+    # a prefix whose value the script does not give: not the callee's default either
+    assert [r["engine_context"] for r in audit(job(tmp_path, "MAX_LEN=$1 bash ./serve.sh $M 2"))] == [""]
