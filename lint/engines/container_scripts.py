@@ -189,11 +189,11 @@ def own_shell(ctx: SplitContext, run: Callable[[], list], fresh: bool = True) ->
     """The commands of a text another shell process runs (`bash -c`, a here-document fed to a shell or written as a
     script, `bash serve.sh`, a container's `sh -c`): a failed assignment there ends that process's command, never
     the caller's (shell_readonly.py); and bash passes no readonly attribute to a child (a readonly L, exported or
-    not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked). `fresh`: the text starts
-    without the caller's readonly names; otherwise (a here-document, a called script: their assignments are still
-    read as the caller's) each is one that may be readonly, so an assignment to it there is unknown, never a
-    failure that drops the rest of that text (it was, before: its launch was lost). An `exit` there ends
-    that shell only (script_exits.py)."""
+    not, is assigned there: `bash -c 'L=5; echo $L'` prints 5, bash 5.2.15, checked; so does a script file run
+    by `bash FILE`, which reads its own variables, script_calls.py). `fresh`: the text starts without the caller's
+    readonly names; otherwise (a here-document: its assignments are still read as the caller's) each is one that
+    may be readonly, so an assignment to it there is unknown, never a failure that drops the rest of that text (it
+    was, before: its launch was lost). An `exit` there ends that shell only (script_exits.py)."""
     readonly, discard, subshells = ctx.readonly, ctx.discard, ctx.subshells
     ctx.readonly, ctx.discard = {} if fresh else dict.fromkeys(readonly, False), False
     ctx.subshells = 0  # an `exit` there ends that shell, never the caller (script_exits.py)

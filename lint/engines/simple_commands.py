@@ -126,8 +126,7 @@ def command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list
     if ctx.sourcer is not None and runs_file(program[0].text):  # `bash serve.sh ARGS`: the file's commands
         from .script_calls import called_script
 
-        inner = own_shell(ctx, lambda: called_script(program, ctx, depth, _build_commands, MAX_DEPTH, env),
-                          False)
+        inner = own_shell(ctx, lambda: called_script(program, ctx, depth, _build_commands, MAX_DEPTH, env))
         if inner is not None:
             return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + c.wrappers, c.image, c.exported,
                             image_gpus=c.image_gpus, branch=c.branch, background=c.background) for c in inner]

@@ -163,3 +163,14 @@ def test_a_prefix_assignment_of_the_call_is_in_the_callees_environment(tmp_path)
     assert [(r["engine_context"], r["engine_context_max"]) for r in audit(path)] == [("4096", "8192")]
     # a prefix whose value the script does not give: not the callee's default either
     assert [r["engine_context"] for r in audit(job(tmp_path, "MAX_LEN=$1 bash ./serve.sh $M 2"))] == [""]
+
+
+def test_the_callers_readonly_names_are_not_readonly_in_the_callee(tmp_path):
+    # a new bash process gets no readonly attribute (`readonly L=4096; export L; bash x.sh` where x.sh runs `L=5;
+    # echo $L` prints 5, bash 5.2): the callee's own MAX_LEN=8192 holds, exported or not by the caller
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nMAX_LEN=8192\nvllm serve "$1" --tensor-parallel-size "$2" '
+                                       '--max-model-len "$MAX_LEN"\n')
+    path = tmp_path / "job.sh"
+    for before in ("readonly MAX_LEN=4096\n", "readonly MAX_LEN=4096\nexport MAX_LEN\n"):
+        path.write_text(f"#!/bin/bash\n#SBATCH --gres=gpu:h100:2\n{before}bash ./serve.sh Qwen/Qwen2.5-7B-Instruct 2\n")
+        assert [r["engine_context"] for r in audit(path)] == ["8192"], before
