@@ -19,8 +19,6 @@ from __future__ import annotations
 
 from typing import Optional, Sequence
 
-from ctxlint.lazyre import lazy_compile
-
 from .branches import Branches
 from .lex_words import Part, Word
 from .command_prefixes import ASSIGN
@@ -153,11 +151,6 @@ def _joined(flags: list[Token], side: str) -> tuple[int, ...]:
     return tuple(x for t in flags for x in (t.start,) + getattr(t, side))
 
 
-# The expansions a value may hold as typed (`${X:-/a/b}`, `$(cmd)`, `` `cmd` ``, `$X`, `$1`): what is left of the text
-# without them is what it types itself.
-_EXPANSIONS = lazy_compile(r"\$\{[^}]*\}|\$\([^)]*\)|`[^`]*`|\$[A-Za-z_][A-Za-z_0-9]*|\$[0-9@*#?$!-]")
-
-
 def _partial(token: Token, unknown: tuple) -> Optional[Token]:
     """The value of a `NAME=value` token with unknown parts (`unknown`, its unresolved references) as typed, or None
     when nothing of it is known (`CMD=$(cat cmd.txt)`, `CMD=$1`)."""
@@ -171,7 +164,9 @@ def _partial(token: Token, unknown: tuple) -> Optional[Token]:
         # every character inside the one reference: the value is that reference alone, unless the places say
         # nothing (a script another runs is located at the caller's script word, engines/script_calls.py), where
         # the text tells: an unknown reference is kept as typed, so `${HOME}/models/NAME` has a known rest
-        if len(set(starts)) > 1 or not _EXPANSIONS.sub("", token.text[cut:]):
+        from .expansion_spans import outside  # the expansions a value holds as typed, to their own closing
+
+        if len(set(starts)) > 1 or not outside(token.text[cut:]):
             return None
     return Token(token.text[cut:], token.start, token.end, starts, ends, token.refs, token.item)
 

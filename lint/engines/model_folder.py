@@ -59,8 +59,11 @@ def typed_folder(token: Token, depth: int = 0) -> Optional[str]:
     if len(set(token.starts)) == 1 and all(r.start == token.starts[0] for r in unknown):
         # every character at one place: a script another runs (`./serve.sh`, engines/script_calls.py) is located
         # at the caller's script word, so the places give no order; an unknown reference is kept in the text as
-        # typed (`${HOME}`), so the last segment is typed when it holds none
-        return token.text if _named(token.text) else None
+        # typed (`${HOME}`), so the last segment is typed when it follows the last of them (never one inside a
+        # `$(python -c 'print("/models/NAME")')`)
+        from .expansion_spans import after_last
+
+        return token.text if _named(after_last(token.text)) else None
     cut = next((k for k in range(len(token.text)) if all(s >= last for s in token.starts[k:])), None)
     if cut is None or not _named(token.text[cut:]):
         return None

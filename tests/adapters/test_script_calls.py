@@ -174,3 +174,20 @@ def test_the_callers_readonly_names_are_not_readonly_in_the_callee(tmp_path):
     for before in ("readonly MAX_LEN=4096\n", "readonly MAX_LEN=4096\nexport MAX_LEN\n"):
         path.write_text(f"#!/bin/bash\n#SBATCH --gres=gpu:h100:2\n{before}bash ./serve.sh Qwen/Qwen2.5-7B-Instruct 2\n")
         assert [r["engine_context"] for r in audit(path)] == ["8192"], before
+
+
+def test_a_callee_command_substitution_with_a_parenthesis_inside_names_no_folder(tmp_path):
+    # `$(python -c 'print("/models/NAME")')` is one expansion to its own closing `)`: the `/models/NAME` is inside
+    # it, so the value types nothing of its own and names no model, as the callee read alone says; through the
+    # caller it was the model '$(python -c ...' with a config.json hint for a folder `NAME")')/`
+    value = "$(python -c 'print(\"/models/Qwen2.5-7B-Instruct\")')"
+    (tmp_path / "serve.sh").write_text(f'#!/bin/bash\nMODEL_PATH="{value}"\n'
+                                       'vllm serve "$MODEL_PATH" --tensor-parallel-size 2 --max-model-len 8192\n')
+    path = tmp_path / "job.sh"
+    path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:h100:2\n./serve.sh\n")
+    assert [r["model"] for r in audit(path)] == ["(no model id)"]
+    assert "config.json" not in check(path)
+    # a folder typed after a nested substitution is still the model's
+    (tmp_path / "serve.sh").write_text('#!/bin/bash\nMODEL_PATH="$(readlink -f $(dirname $0))/Qwen2.5-7B-Instruct"\n'
+                                       'vllm serve "$MODEL_PATH" --tensor-parallel-size 2 --max-model-len 8192\n')
+    assert [r["verdict"] for r in audit(path)] == ["fits"]
