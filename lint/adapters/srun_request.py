@@ -15,6 +15,37 @@ from __future__ import annotations
 from typing import Any, List, Optional, Sequence, Tuple
 
 
+# srun's option string starts with `+` (slurm_option_table_create), so getopt stops at the first word that is no
+# option: srun's command, whose own options (`numactl -C 0-31`, `apptainer exec -C`, `numactl -N 0`) are not srun's.
+# An option's value is the next word where the option requires one (has_arg required_argument in
+# SchedMD/slurm@284c3b95f08a2dc2478499837b03355e1b9c5c75:src/common/slurm_opt.c); these are srun's options that
+# take none, or only one glued with `=`. Any other long option (a SPANK plugin's `--container-image IMG`) is read
+# as taking the next word.
+_NO_VALUE_SHORT = frozenset("hHIKklOQsEuvVXZ")
+_NO_VALUE_LONG = frozenset({
+    "async", "bcast", "bell", "compress", "consolidate-segments", "contiguous", "debugger-test", "disable-status",
+    "exact", "exclusive", "external", "external-launcher", "get-user-env", "help", "hold", "ignore-pbs", "immediate",
+    "interactive", "kill-command", "kill-on-bad-exit", "label", "multi-prog", "nice", "no-allocate", "no-bell",
+    "no-kill", "no-requeue", "no-shell", "oom-kill-step", "overcommit", "overlap", "oversubscribe", "parsable",
+    "preserve-env", "propagate", "pty", "quiet", "quit-on-interrupt", "reboot", "requeue", "resv-ports", "send-libs",
+    "spread-job", "spread-segments", "stepmgr", "test-only", "unbuffered", "usage", "use-min-nodes", "verbose",
+    "version", "wait-for-children", "whole", "x11"})
+
+
+def _own_options(words: Sequence[Any]) -> int:
+    """How many of the words after `srun` are its own options (and their values), before its command."""
+    k = 0
+    while k < len(words):
+        text = words[k].text
+        if text == "--" or not text.startswith("-") or text == "-":
+            return k
+        if text.startswith("--"):
+            k += 1 if "=" in text or text[2:] in _NO_VALUE_LONG else 2
+        else:
+            k += 2 if len(text) == 2 and text[1] not in _NO_VALUE_SHORT else 1
+    return len(words)
+
+
 class SrunRequest:
     """`device`: (catalog device, the token that names it) or None; `gpus`: (count, the token that states it) or
     None."""
@@ -35,6 +66,7 @@ def srun_request(tokens: Sequence[Any], end: int) -> Optional[SrunRequest]:
     from ctxlint.adapters.slurm_header import Allocation, options
 
     words = tokens[starts[-1] + 1:end]
+    words = words[:_own_options(words)]  # not its command's: `srun -C h100 numactl -C 0-31 vllm serve ...`
     # the options as one `#SBATCH` directive, each word's offset kept to find the token a value sits in
     text, offsets = "#SBATCH", []  # type: str, List[int]
     for word in words:

@@ -101,3 +101,17 @@ def test_a_gpu_prefixed_site_word(word, expected):
     assert device(f"#SBATCH --gres=gpu:{word}:1\n") == expected
     assert device(f"#SBATCH --constraint={word}\n") == expected
 
+
+
+@pytest.mark.parametrize("launch", [
+    # srun stops reading options at its command (its option string starts with `+`): numactl's `-C 0-31` (a CPU
+    # list) and apptainer's `-C` (--containall) are theirs, and srun's own `-C h100` stands
+    "srun -N 1 --gpus-per-node=4 -C h100 numactl -C 0-31 ",
+    "srun -N 1 --gpus-per-node=4 -C h100 apptainer exec --nv -C vllm.sif ",
+    # an option's value in the next word is still srun's (`-p gpu`, `--gres gpu:h100:4`, a SPANK plugin's option)
+    "srun -l -p gpu --container-image nvcr.io/nvidia/vllm:25.01 -N 1 --gres gpu:h100:4 ",
+])
+def test_srun_reads_only_its_own_options(tmp_path, launch):
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n" + launch + VLLM)
+    assert audit(path)["verdict"] == "fits"
