@@ -122,10 +122,13 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
                     ctx.discard = False  # (its own subshell's failure)
                 continue
         apart = index in background or index in piped
-        ctx.subshells += apart
+        # a redirection that may fail runs nothing of the command (bash 5.2.15: `exit 0 2>/nonexistent/x` goes
+        # on, status 1): an `exit` there, or in the function it calls, may not run (script_exits.py)
+        risky = bool(redirects and index in redirects.risky)
+        ctx.subshells += apart or risky
         read = _read_command(words, ctx, depth, conditional, apart)
-        ctx.subshells -= apart
-        if first == "exit" and not conditional and not apart and "exit" not in ctx.functions:
+        ctx.subshells -= apart or risky
+        if first == "exit" and not conditional and not apart and not risky and "exit" not in ctx.functions:
             from .script_exits import exit_here
             exit_here(ctx)
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there

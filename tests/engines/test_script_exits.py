@@ -63,3 +63,13 @@ def test_a_script_that_exits_before_its_launch_has_no_deployment(tmp_path):
     path.write_text("#!/bin/bash\nL=4096\nif [ -z \"$HF_TOKEN\" ]; then L=200000; exit 1; fi\n"
                     "vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $L\n")
     assert "CTX109" not in run(["check", "--isolated", "-q", str(path)]).out
+
+
+@pytest.mark.parametrize("text", [
+    # a redirection that fails: bash runs nothing of the command, and goes on (bash 5.2.15: 4096 each); one to a
+    # file not known here may fail so
+    "exit 0 2>/nonexistent/x", "exit 0 < /missing/file", "exit 1 >> /nonexistent/dir/x.log",
+    "exit 1 > \"$LOGDIR/x.log\"", "f() { exit 0; }\nf 2>/nonexistent/x",
+])
+def test_an_exit_whose_redirection_may_fail_is_not_followed(text):
+    assert last_words(text) == ["4096"]
