@@ -18,7 +18,8 @@ bash manual, Bourne Shell Builtins: "exit [n] Exit the shell". So:
 
 An `exit` in a subshell of its own (`( ... )`, a pipeline's element, a job run with `&`) ends that subshell only,
 and one in a text another shell reads (`bash -c`, a here-document fed to `bash`, a called script) ends that shell
-only (container_scripts.own_shell); one in a function's body or an `eval` string ends the script (same shell).
+only (container_scripts.own_shell); one in a function's body or an `eval` string ends the script (same shell),
+unless a `return` of that call, read before it, may have ended the call first (`ctx.returned`).
 Each entry of ctx.local.ifs (branches.if_step) holds in its last field [the branch being read has exited, an earlier
 branch goes on past the `fi`] (branches._branch_ends).
 """
@@ -32,8 +33,11 @@ _EXITED = 7  # the field of an `if` entry (branches.if_step) that says which of 
 def exit_here(ctx) -> None:
     """An `exit` that surely runs where it stands is read."""
     local = ctx.local
-    if OPAQUE in local.branches.path or ctx.subshells:
-        return  # a loop's body or a `case` arm may not run; a subshell's exit ends only it
+    if OPAQUE in local.branches.path or ctx.subshells or ctx.returned:
+        # a loop's body or a `case` arm may not run; a subshell's exit ends only it; a `return` read before it in
+        # the function may have ended the call (bash 5.2.15: `f() { [ -n "$X" ] && return; exit 1; }; f` goes on
+        # where X is set)
+        return
     if local.ifs:
         entry = local.ifs[-1]
         arm = local.branches.arm()

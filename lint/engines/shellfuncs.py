@@ -121,9 +121,11 @@ def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int
     if opaque:
         ctx.local.branches.open(True)
     integers = set(ctx.integers)
+    returned, ctx.returned = ctx.returned, False  # (script_exits.py: a `return` of this call's own)
     try:
         return build(items, ctx, depth + 1)
     finally:
+        ctx.returned = returned
         ctx.flow -= int(unsure)
         if opaque:
             ctx.local.branches.path.pop()

@@ -128,6 +128,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         ctx.subshells += apart or risky
         read = _read_command(words, ctx, depth, conditional, apart)
         ctx.subshells -= apart or risky
+        if first == "return" and ctx.calling:  # an `exit` after it in the function may not run (script_exits.py)
+            ctx.returned = True
         if first == "exit" and not conditional and not apart and not risky and "exit" not in ctx.functions:
             from .script_exits import exit_here
             exit_here(ctx)

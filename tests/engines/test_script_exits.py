@@ -73,3 +73,17 @@ def test_a_script_that_exits_before_its_launch_has_no_deployment(tmp_path):
 ])
 def test_an_exit_whose_redirection_may_fail_is_not_followed(text):
     assert last_words(text) == ["4096"]
+
+
+@pytest.mark.parametrize("text, last", [
+    # a `return` that may run before a function's `exit` ends the call first: the `exit` may never run, so what
+    # comes after the call is read (bash 5.2.15 with X set: 4096 each; before: no launch was read at all)
+    ("check() { if [ -n \"$X\" ]; then return 0; fi; echo need X; exit 1; }\ncheck", ["4096"]),
+    ("check() { [ -n \"$X\" ] && return 0; exit 1; }\ncheck", ["4096"]),
+    ("check() { return; exit 1; }\ncheck", ["4096"]),
+    ("f() { for i in 1 2; do return 0; done; exit 1; }\nf", ["4096"]),
+    # a return in another function's call ends that call only: the caller's exit still ends the script
+    ("g() { return 0; }\nf() { g; exit 1; }\nf", []),
+])
+def test_an_exit_after_a_return_in_a_function(text, last):
+    assert last_words(text) == last
