@@ -123,10 +123,18 @@ def shell_script(program: list[Token], idx: int, script_word, outer: bool, env: 
     # the child shell sees the outer script's names only when exported, and a prefix's (decided_tests.py)
     hidden = hiding(ctx, [a.name for a in env] + list(ctx.local))
     kept = _unexported(ctx, {a.name for a in env})
+    # what the child assigns (`M=8`, `: ${M:=8}`, an exported name's new value) stays in it: the names it spells
+    # are put back after it is read, as a here-document's a shell reads are (apart_state.body_marks)
+    from .apart_state import body_marks
+    from .subshells import passed
+
+    opening, closing = body_marks(text)
+    passed(opening, ctx)
     try:
         inner = with_words(ctx, c_string_words(program, idx), lambda: split_text(text, base, ctx, depth + 1))
     finally:
         ctx.undecided = hidden
+        passed(closing, ctx)
         _put_back(ctx, *kept)
     inner = restored(inner, marks)
     return [Command(c.tokens, tuple(env) + c.env, tuple(wrappers) + (shell,) + c.wrappers, None, c.exported,

@@ -49,3 +49,13 @@ def test_the_assigned_default_is_checked(tmp_path):
     path.write_text("#!/bin/bash\n: ${MAX_LEN:=200000}\nvllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len $MAX_LEN\n")
     out = run(["check", "--isolated", "-q", str(path)]).out
     assert "CTX109 [error] 200,000 > 32,768" in out  # before: CTX008, MAX_LEN not set in the file
+
+
+@pytest.mark.parametrize("text, last", [
+    # a child shell's assignment (`bash -c`, `sh -c`), an assigning default's too, stays in that shell: bash
+    # 5.2.15 prints 9, 9, 9 and 5 (before: 8, 8, 8 and 8, the child's value read as the script's)
+    ("bash -c ': ${M:=8}'\nL=${M:-9}", "9"), ("sh -c 'M=8'\nL=${M:-9}", "9"), ("bash -c \"M=8\"\nL=${M:-9}", "9"),
+    ("export L=5\nbash -c 'L=8; : ${L:=7}'", "5"),
+])
+def test_a_child_shell_assigns_nothing_of_the_script(text, last):
+    assert last_words(text) == [last]
