@@ -214,3 +214,15 @@ def test_a_here_document_an_srun_ssh_feeds_runs_on_the_remote_host(tmp_path):
     body = (f"export VLLM_ALLOW_LONG_MAX_MODEL_LEN=1\nsrun --gres=gpu:h100:1 ssh node2 'bash -s' <<EOF\n{LINE}\nEOF\n")
     out = check(tmp_path, body, "")
     assert "CTX109 [error]" in out and "CTX204" not in out and "CTX303" not in out
+
+
+@pytest.mark.parametrize("line", [
+    # bash's `command`, `exec` and GNU nohup end their options at `--` and run the program after it (bash 5.2.15,
+    # coreutils 9.1: `command -- echo RAN`, `exec -a x -- echo RAN`, `nohup -- echo RAN` each print RAN); the
+    # `--` left as the program was read as one named `--`, no launch (a lost CTX204/CTX109)
+    f"command -- {LINE}", f"command -p -- {LINE}", f"exec -- {LINE}", f"exec -a x -- {LINE}", f"exec -c -- {LINE}",
+    f"nohup -- {LINE}", f"A=1 command -- {LINE}", f"exec nohup -- {LINE}", f"command -p {LINE}", f"time -p {LINE}",
+])
+def test_a_double_dash_after_command_exec_or_nohup_runs_the_program(tmp_path, line):
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, line + "\n")
+
