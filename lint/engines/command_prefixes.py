@@ -37,9 +37,9 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
             while t == "exec" and i < len(tokens) and tokens[i].text in ("-a", "-c", "-l", "-cl", "-lc"):
                 # bash's `exec [-cl] [-a name] command`: -a takes the name argv[0] gets (bash manual, exec)
                 i += 2 if tokens[i].text == "-a" else 1
-            if t == "command" and i < len(tokens) and tokens[i].text == "-p":
-                i += 1  # `command -p vllm`: the program found on a default PATH (bash manual, command)
-            if t in ("exec", "command", "nohup") and i < len(tokens) and tokens[i].text == "--":
+            if t in ("command", "time") and i < len(tokens) and tokens[i].text == "-p":
+                i += 1  # `command -p vllm`: the program found on a default PATH; `time -p`: POSIX's output format
+            if t in ("exec", "command", "nohup", "time") and i < len(tokens) and tokens[i].text == "--":
                 i += 1  # the end of its options: the program follows (bash 5.2.15 `command -- echo RAN`,
                 # `exec -a x -- echo RAN`, coreutils 9.1 `nohup -- echo RAN` each print RAN)
         elif t in ("env", "/usr/bin/env") or t == "sudo":

@@ -121,10 +121,10 @@ def detect(tokens: Sequence[Union[Token, str]], image: Optional[str] = None,
     list is one args-only detection.
     """
     texts = _texts(tokens)
-    # a program named `--` does not exist: `env A=1 -- vllm` (GNU env 9.1 reads no option after an assignment) fails
-    # with "'--': No such file or directory" (checked), and bash says `--: command not found`; args given to an
-    # image's entrypoint are that program's, not one
-    found = _programs(texts, _unknown(tokens)) if args_only or texts[:1] != ["--"] else []
+    # a program named `--` (or `-u`, `-i`, any word with a leading `-`) does not exist: `env A=1 -- vllm`, `env A=1
+    # -u X vllm` (GNU env 9.1 reads no option after an assignment) fail with "'--': No such file or directory"
+    # (checked), and bash says `--: command not found`; args given to an image's entrypoint are that program's
+    found = _programs(texts, _unknown(tokens)) if args_only or not texts or texts[0][:1] != "-" else []
     if found and found[0].engine == "tgi":
         found = [_tgis(d, texts, image) for d in found]
     if found and _base(texts[0]) in ("docker", "podman", "nerdctl"):

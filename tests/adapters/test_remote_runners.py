@@ -226,3 +226,17 @@ def test_a_here_document_an_srun_ssh_feeds_runs_on_the_remote_host(tmp_path):
 def test_a_double_dash_after_command_exec_or_nohup_runs_the_program(tmp_path, line):
     assert "CTX204 [error] 2 > 1" in check(tmp_path, line + "\n")
 
+
+@pytest.mark.parametrize("line", [
+    # after an assignment GNU env reads no option: `env A=1 -u X vllm` runs a program named `-u` (coreutils 9.1:
+    # "'-u': No such file or directory"), as `env A=1 -- vllm` runs `--`; nohup refuses an option it lacks
+    f"env A=1 -u X {LINE}", f"env A=1 -i {LINE}", f"nohup -p {LINE}",
+])
+def test_an_option_where_env_or_nohup_takes_the_program_starts_nothing(tmp_path, line):
+    assert check(tmp_path, line + "\n") == ""
+
+
+@pytest.mark.parametrize("line", [f"time -p {LINE}", f"time -- {LINE}", f"time -p -- {LINE}", f"command -p {LINE}"])
+def test_the_options_of_time_and_command_leave_the_program(tmp_path, line):
+    # bash 5.2.15: `time -p -- echo RAN`, `command -p echo RAN` print RAN
+    assert "CTX204 [error] 2 > 1" in check(tmp_path, line + "\n")
