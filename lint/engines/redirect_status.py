@@ -4,7 +4,7 @@
   serve ...` runs vllm (bash 5.2.15, checked: "No such file or directory", status 1, and the command after `||`
   runs; an assignment alone keeps its value, `L=1 > /nonexistent/x` sets L). So a `true`, `:` or assignment with
   such a redirection has no status the script decides. Not a redirection to `/dev/null` (or `/dev/stdout`,
-  `/dev/stderr`), a copy of a descriptor (`2>&1`, `>&-`), a here-document or a here-string: none of them opens a
+  `/dev/stderr`), a copy of a standard descriptor (`2>&1`, `>&2`) or a close (`>&-`), a here-document or a here-string: none of them opens a
   file that may be missing or refused.
 * a here-document's body runs only when the command it is fed to runs: `false && bash <<EOF ... EOF` runs nothing
   of the body. command_groups sets each body apart as a group of its own after its line's commands, so the
@@ -43,8 +43,9 @@ class Redirects:
         if self._op in _NO_FILE:
             return
         text = _literal(word)
-        if self._op in _COPIES and (text == "-" or text.isdigit()):
-            return
+        if self._op in _COPIES and text in ("-", "0", "1", "2"):
+            return  # a close, or a copy of a standard descriptor; another (`>&3`) may not be open: bash 5.2.15
+            # `true >&3 || L=2` says "3: Bad file descriptor" and assigns
         if text not in _SAFE_TARGETS:  # a file, or a target not known here (`> "$LOG"`)
             self._pending = True
 

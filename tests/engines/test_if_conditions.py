@@ -42,9 +42,13 @@ def test_an_undecided_condition_is_no_value(text):
     # a redirection that may fail: the status is not known (bash 5.2.15 prints 8192 for the first, the redirection
     # fails; before: the `||` side was dropped as never run, and its launch lost)
     ("true > /nonexistent/x || L=8192", "$L"), ("true < /nonexistent && L=2", "$L"), (": > \"$LOG\" || L=2", "$L"),
+    # a copy of a descriptor the script may not have opened (bash 5.2.15: `true >&3 || L=2` prints "3: Bad file
+    # descriptor" and assigns 2; before: read as true, the `||` side dropped and L 4096)
+    ("true >&3 || L=2", "$L"), ("true 2>&5 || L=2", "$L"), ("true <&4 && L=2", "$L"),
     # no file opened: the status is the command's (as before)
     ("true > /dev/null && L=8192", "8192"), (": 2>&1 && L=8192", "8192"), ("false 2>/dev/null || L=8192", "8192"),
-    ("true >&2 && L=8192", "8192"), ("true <<< x && L=8192", "8192"),
+    ("true >&2 && L=8192", "8192"), ("true <<< x && L=8192", "8192"), ("true >&- && L=8192", "8192"),
+    ("true 1>&2 && L=8192", "8192"), ("true 3>/dev/null && L=8192", "8192"),
     # an assignment keeps its value where its redirection fails (bash 5.2.15: 8192)
     ("L=8192 > /nonexistent/x", "8192"),
 ])
