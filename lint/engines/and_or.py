@@ -186,6 +186,7 @@ def _plain_assignment(word, ctx) -> bool:
     name, eq, _ = head.partition("=")
     if not eq or not name.isidentifier() or name in ctx.readonly:
         return False
-    # `$( )` gives its status, and `${X?}` exits where X is unset
-    return not any(part.kind == "cmd" or part.kind == "var" and "?" in "".join(run[0] for run in part.runs)
-                   for part in word.parts)
+    # `$( )` gives its status, inside a default too (`M=${X:-$(false)}`: 1 where X is unset, bash 5.2.15), and
+    # `${X?}` exits where X is unset
+    return not any(part.kind == "cmd" or part.kind == "var" and any(
+        c in "".join(run[0] for run in part.runs) for c in ("?", "$(", "`")) for part in word.parts)

@@ -17,7 +17,8 @@ prefix sets, `A=x f` or `A=x eval ...`, whose body sees that value, nor in an `s
 script, which the child shell sees only when it is exported: `ctx.undecided`, set by `hiding`), and a lone `true`,
 `:` or `false` (`if false; then` switches a block off: bash manual, Bourne Shell Builtins, `true`/`false` return 0
 and 1), or plain assignments (`if L=8192; then`: status 0, bash manual, Simple Command Expansion; and_or.py), each
-without a redirection that may fail (redirect_status.py). The same tests decide an and-or list's statuses (and_or.py: `[ -n "" ] && ...`). Anything else
+without a redirection that may fail (redirect_status.py). The same tests decide an and-or list's statuses
+(and_or.py: `[ -n "" ] && ...`). Anything else
 (`!`, `-a`, comparisons, a `${X:-d}`, a test joined to another by `&&`, `||` or `;` before the `then`, a
 test inside a loop or `case`) stays undecided: each branch a world, as before.
 """

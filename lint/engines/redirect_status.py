@@ -4,8 +4,8 @@
   serve ...` runs vllm (bash 5.2.15, checked: "No such file or directory", status 1, and the command after `||`
   runs; an assignment alone keeps its value, `L=1 > /nonexistent/x` sets L). So a `true`, `:` or assignment with
   such a redirection has no status the script decides. Not a redirection to `/dev/null` (or `/dev/stdout`,
-  `/dev/stderr`), a copy of a standard descriptor (`2>&1`, `>&2`) or a close (`>&-`), a here-document or a here-string: none of them opens a
-  file that may be missing or refused.
+  `/dev/stderr`), a copy of a standard descriptor (`2>&1`, `>&2`) or a close (`>&-`), a here-document or a
+  here-string: none of them opens a file that may be missing or refused.
 * a here-document's body runs only when the command it is fed to runs: `false && bash <<EOF ... EOF` runs nothing
   of the body. command_groups sets each body apart as a group of its own after its line's commands, so the
   groups of its line that have a `<<` are remembered here (`owners`).

@@ -72,3 +72,12 @@ def test_a_redirection_that_may_fail_keeps_the_launch_after_it():
 ])
 def test_a_here_document_of_a_command_never_run(text, last):
     assert last_words(text) == last + ["4096"]
+
+
+@pytest.mark.parametrize("text", [
+    # a command substitution inside a default gives the assignment its status as a bare one does (bash 5.2.15 with
+    # X unset: 6; with X set: 5); before, the `if` was decided as taken (a lone reading of 5)
+    "if M=${X:-$(false)}; then L=5; else L=6; fi", "if M=\"${X:-`false`}\"; then L=5; else L=6; fi",
+])
+def test_a_command_substitution_in_a_default_is_no_plain_assignment(text):
+    assert sorted(last_words(text)) == ["5", "6"]
