@@ -47,3 +47,19 @@ def exit_here(ctx) -> None:
         entry[_EXITED][0] = True
     elif ctx.flow == 0:
         ctx.exited = True
+
+
+def returned_here(ctx, conditional) -> None:
+    """A `return` of the function being called is read (bash manual, Bourne Shell Builtins: "return [n] Cause a
+    shell function to stop executing"). Where it surely runs at the body's own level (no `if`, loop, subshell or
+    `&&`/`||` of the body around it) nothing after it in the call runs: the call ends (ctx.call_ended). Where it may
+    run, what follows it in the call may not: read as unsure (ctx.flow, put back at the call's end) and its exits,
+    those of the functions it calls included, are not followed (ctx.returned). bash 5.2.15: `f() { return 0; L=5; };
+    f` leaves L as it was; `f() { grep -q x f && return 0; g; }` runs g only where grep fails."""
+    ifs, flow, subshells, path = ctx.return_marks[-1]
+    if not conditional and len(ctx.local.ifs) == ifs and ctx.flow == flow and ctx.subshells == subshells \
+            and len(ctx.local.branches.path) == path:
+        ctx.call_ended = True
+        return
+    ctx.flow += 1
+    ctx.returned = True

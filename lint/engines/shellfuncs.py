@@ -121,11 +121,15 @@ def call(defined: Defined, program: list[Token], ctx: "SplitContext", depth: int
     if opaque:
         ctx.local.branches.open(True)
     integers = set(ctx.integers)
-    returned, ctx.returned = ctx.returned, False  # (script_exits.py: a `return` of this call's own)
+    # script_exits.returned_here: where this call's body stands at its top level; a `return` that may have ended a
+    # caller (ctx.returned) is inherited, as this call may not run then
+    returned, ctx.return_marks = ctx.returned, ctx.return_marks + [(len(ctx.local.ifs), ctx.flow, ctx.subshells,
+                                                                      len(ctx.local.branches.path))]
     try:
         return build(items, ctx, depth + 1)
     finally:
-        ctx.returned = returned
+        ctx.returned, ctx.call_ended = returned, False
+        ctx.flow = ctx.return_marks.pop()[1]  # (without the rise a `return` that may run made: returned_here)
         ctx.flow -= int(unsure)
         if opaque:
             ctx.local.branches.path.pop()

@@ -50,8 +50,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
 
         jobs = ApartJobs(ends, groups, "lastpipe" in (ctx.source or ""))
     for index, (words, conditional) in enumerate(groups):
-        if ctx.exited:
-            break  # an `exit` ran: nothing after it does (script_exits.py)
+        if ctx.exited or ctx.call_ended:
+            break  # an `exit` ran, or the function's `return`: nothing after it does (script_exits.py)
         jobs and jobs.close_before(index, ctx)
         if ctx.discard is not False:  # after a failed readonly assignment (shell_readonly.py, imported only then)
             from .shell_readonly import discard_step
@@ -128,8 +128,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         ctx.subshells += apart or risky
         read = _read_command(words, ctx, depth, conditional, apart)
         ctx.subshells -= apart or risky
-        if first == "return" and ctx.calling:  # an `exit` after it in the function may not run (script_exits.py)
-            ctx.returned = True
+        if first == "return" and ctx.return_marks and not apart:  # what follows it in the function may not run
+            from .script_exits import returned_here
+            returned_here(ctx, conditional or risky)
         if first == "exit" and not conditional and not apart and not risky and "exit" not in ctx.functions:
             from .script_exits import exit_here
             exit_here(ctx)

@@ -81,7 +81,9 @@ class SplitContext:
         self.integers: set[str] = set()  # names `declare -i` / `local -i` gave the integer attribute (arith_commands)
         self.assigning: Optional[list] = None  # the `${L:=d}` defaults the command being read assigns
         self.subshells, self.exited = 0, False  # `( )`s and jobs around the command; an `exit` ran (script_exits)
-        self.returned = False  # a `return` of the function being called may have run before (script_exits)
+        # a `return` of the function being called may have run before; one surely ran; where each call's body
+        # starts (script_exits.returned_here)
+        self.returned, self.call_ended, self.return_marks = False, False, []
         self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 
     def lookup(self, name: str) -> Optional[str]:

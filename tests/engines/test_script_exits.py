@@ -87,3 +87,16 @@ def test_an_exit_whose_redirection_may_fail_is_not_followed(text):
 ])
 def test_an_exit_after_a_return_in_a_function(text, last):
     assert last_words(text) == last
+
+
+@pytest.mark.parametrize("text, last", [
+    # a `return` that surely runs ends the call: nothing after it in the function runs, a call of another function
+    # that exits included (bash 5.2.15: 4096 each; before: L=5 read as the only value, or no launch at all)
+    ("f() { return 0; L=5; }\nf", ["4096"]), ("f() { false || return 0; L=5; }\nf", ["4096"]),
+    ("g() { exit 0; }\nf() { return 0; g; }\nf", ["4096"]),
+    # one that may run: what comes after it in the function may not run (unknown), and its exits are not followed
+    ("g() { exit 0; }\nf() { [ -n \"$X\" ] && return 0; g; }\nf", ["4096"]),
+    ("f() { [ -n \"$X\" ] && return 0; L=5; }\nf", ["$L"]),
+])
+def test_what_follows_a_return_in_a_function(text, last):
+    assert last_words(text) == last
