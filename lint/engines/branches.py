@@ -89,7 +89,14 @@ def if_step(first: str, words: list, ctx) -> None:
         ifs.append(["if", words, None, False, tuple(ctx.local.forks), [taken is False, taken is True],
                     ctx.skippable, [False, False]])
     elif first in ("elif", "else", "fi") and ifs:
-        exits = _branch_ends(ifs[-1], first)
+        entry = ifs[-1]
+        went_on = not entry[7][0] and not entry[5][0]  # the branch that ends may run and did not exit
+        exits = _branch_ends(entry, first)
+        if entry[2] is None and went_on and first != "fi" and OPAQUE not in ctx.local.branches.path:
+            # a branch that assigned nothing is a world too: the values from before the `if` (scalar_branches.py
+            # makes the worlds only once a branch assigns, so `if grep ...; then :; else L=3; fi` read 3 alone)
+            from .scalar_branches import empty_branch
+            empty_branch(entry, ctx)
         if ifs[-1][2] is not None:
             from .scalar_branches import step
             step(first, words, ctx)

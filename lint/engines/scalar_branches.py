@@ -97,6 +97,13 @@ def record(name: str, local: "Locals") -> None:
     frame.current.add(name)
 
 
+def empty_branch(entry: list, ctx: "SplitContext") -> None:
+    """At the `elif`/`else` after a branch of `entry` that may run and assigned nothing, before any branch did: that
+    branch's world, every variable as before the `if` (as `step` records one for a branch with a frame)."""
+    entry[2] = frame = _Frame(len(ctx.local.forks))
+    frame.ends.append([(label(entry), {}, {}, {})])
+
+
 def unfork(name: str, local: "Locals") -> None:
     """`name` is assigned anew: no world holds it any longer."""
     for fork in local.forks:

@@ -81,3 +81,14 @@ def test_a_here_document_of_a_command_never_run(text, last):
 ])
 def test_a_command_substitution_in_a_default_is_no_plain_assignment(text):
     assert sorted(last_words(text)) == ["5", "6"]
+
+
+@pytest.mark.parametrize("text, last", [
+    # a first branch that assigns nothing is a world of its own: L as before the `if` (bash 5.2.15: 4096 where
+    # grep finds root, 3 where not); before, only the `else` branch's 3 was read
+    ("if grep -q root /etc/passwd; then echo ok; else L=3; fi", ["4096", "3"]),
+    ("if grep -q root /etc/passwd; then :; elif grep -q x /etc/hostname; then L=5; else L=3; fi", ["4096", "5", "3"]),
+    ("if : ${M:=3} || :; then :; else L=5; fi", ["4096", "5"]),  # (the status of `: ${M:=3}` is not decided)
+])
+def test_a_branch_that_assigns_nothing_leaves_the_value_before(text, last):
+    assert last_words(text) == last
