@@ -99,9 +99,9 @@ def record(name: str, local: "Locals") -> None:
 
 def empty_branch(entry: list, ctx: "SplitContext") -> None:
     """At the `elif`/`else` after a branch of `entry` that may run and assigned nothing, before any branch did: that
-    branch's world, every variable as before the `if` (as `step` records one for a branch with a frame)."""
-    entry[2] = frame = _Frame(len(ctx.local.forks))
-    frame.ends.append([(label(entry), {}, {}, {})])
+    branch's world, every variable as before the `if`: `step`, called next, records it (`_end_branch`) as it does
+    for a branch with a frame; recording it here too made two worlds of one branch (`if A or if A`)."""
+    entry[2] = _Frame(len(ctx.local.forks))
 
 
 def unfork(name: str, local: "Locals") -> None:

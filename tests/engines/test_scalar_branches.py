@@ -116,3 +116,22 @@ def test_an_assignment_that_reads_itself_is_read_from_each_worlds_own_value():
     assert readings(one) == []  # the program is `timeout`: its words are read as its command's
     assert [c.argv for c in split_shell(one, defaults=True).commands] == [
         ["timeout", "9h", "vllm", "serve", "org/m", "--x"], ["timeout", "9h", "vllm", "serve", "org/m"]]
+
+
+def test_a_branch_before_the_first_that_assigns_keeps_the_value_from_before():
+    # Before: `then :` (no assignment before the `else` set L) left no world, so L read 8192 only; bash 5.2 with
+    # A=x runs `:` and L keeps 4096 (or stays unset)
+    assert readings("L=4096\nif [ -n \"$A\" ]; then :; else L=8192; fi\nvllm serve m --max-model-len $L\n") == [
+        (["vllm", "serve", "m", "--max-model-len", "4096"], "if [ -n $A ]"),
+        (["vllm", "serve", "m", "--max-model-len", "8192"], "else")]
+    unset = split_shell("if [ -n \"$A\" ]; then :; else L=8192; fi\nvllm serve m --max-model-len $L\n",
+                        defaults=True).commands
+    assert [bool(c.tokens[-1].unresolved) for c in unset if c.argv[0] == "vllm"] == [True, False]
+    # an `elif` chain: every branch that may run is a world; one that exits is none
+    assert readings("L=4096\nif a; then :; elif b; then exit 1; elif c; then L=8192; fi\n"
+                    "vllm serve m --max-model-len $L\n") == [
+        (["vllm", "serve", "m", "--max-model-len", "4096"], "if a or else"),
+        (["vllm", "serve", "m", "--max-model-len", "8192"], "elif c")]
+    # a branch the script's own values rule out leaves no world (decided_tests.py)
+    assert readings("L=4096\nA=\"\"\nif [ -n \"$A\" ]; then :; else L=8192; fi\nvllm serve m --max-model-len $L\n") \
+        == [(["vllm", "serve", "m", "--max-model-len", "8192"], "")]
