@@ -58,6 +58,19 @@ def test_gpus_docker_does_not_count_are_not_one(gpus):
     assert row.verdict == "unknown"
 
 
+@pytest.mark.parametrize("runner", ["podman", "nerdctl", "/usr/bin/podman"])
+@pytest.mark.parametrize("gpus", ["--gpus all ", "--gpus 2 ", "--gpus=1 "])
+def test_podman_and_nerdctl_gpus_are_uncounted_never_one(runner, gpus):
+    # their `--gpus` is not Docker's reading here: GPUs given, not counted (was no GPU statement, one GPU: a false
+    # CTX209 at -c, 16 GiB of cells on one L4)
+    text = SCRIPT.format(gpus=gpus, ctx=131072).replace("docker run", f"{runner} run")
+    report = lint_text(text, "serve.sh", L4)
+    assert [(f.rule, f.message) for f in report.findings] == [("CTX208", DOCKER_GPUS_WHY)]
+    # no `--gpus` at all stays one GPU, and one after the image is the engine's word
+    text = SCRIPT.format(gpus="", ctx=131072).replace("docker run", f"{runner} run")
+    assert [f.rule for f in lint_text(text, "serve.sh", L4).findings] == ["CTX209"]
+
+
 def test_gpus_docker_does_not_count_with_what_the_engine_uses_stated():
     assert _findings("--gpus all -e CUDA_VISIBLE_DEVICES=0,1 ") == []  # a pipeline of the two it sees
     # --tensor-split's shares name the GPUs it uses among the host's: equal ones a pipeline of that many, as where no
@@ -121,7 +134,7 @@ def _count(words: str):
     ("docker run --gpus driver=nvidia,foo=1 IMAGE", None),  # an unknown key: refused
     ("docker run --gpus 1 --gpus 1 IMAGE", None),  # two requests: not summed
     ("docker run IMAGE --gpus 2", None),  # the image's argument, not Docker's
-    ("podman run --gpus 2 IMAGE", None),  # podman's own reading
+    ("podman run --gpus 2 IMAGE", None),  # podman's own reading: uncounted (test above)
     # the daemon's NVIDIA_VISIBLE_DEVICES=all (every GPU), or a device named twice: not a count of the IDs
     ("docker run --gpus device=all IMAGE", None),
     ('docker run --gpus "device=0,0" IMAGE', None),

@@ -151,8 +151,7 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
         return None
     if "--gpus" not in "".join(texts):
         return _without_gpus(tokens, texts)
-    if texts[0].rsplit("/", 1)[-1] != "docker":
-        return None  # podman's and nerdctl's `--gpus` are their own readings (gpu_values.py)
+    docker = texts[0].rsplit("/", 1)[-1] == "docker"
     run = parse_run(texts)
     found, i = [], 1
     while run is not None and i < run.image:
@@ -167,6 +166,13 @@ def requested_gpus(tokens: Sequence) -> Optional[GpuRequest]:
         return _without_gpus(tokens, texts) if not found else None
     token, cut = given[0]
     span = token.span_of(cut, len(token.text))
+    if not docker:
+        # podman's and nerdctl's `--gpus` give GPUs, but not by Docker's reading as settled here: nerdctl parses
+        # the same CSV (containerd/nerdctl@efeb191a9378e09eb9ad7d3db73984fb713c2b9f:pkg/cmd/container/run_gpus.go
+        # ParseGPUOptCSV) but turns it into devices its own way, which changed at v2.3 (CDI: its docs/gpu.md), and
+        # podman's (5.x) is its own option, not checked against its source. Uncounted, never one (it was no GPU
+        # statement at all, so one GPU: a false CTX209 for llama.cpp splitting its layers over them)
+        return GpuRequest(None, token, span, uncounted=f"{texts[0].rsplit('/', 1)[-1]} --gpus {token.text[cut:]}")
     if len(found) != 1 or token.unresolved:
         return GpuRequest(None, token, span, uncounted=f"--gpus {token.text[cut:]}" if len(found) == 1 else
                           f"{len(found)} --gpus options")

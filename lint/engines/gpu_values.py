@@ -17,7 +17,7 @@ from typing import Optional
 # nothing, and `--gpus '"device=0,1"'` is two GPUs. `all`, a count of 0, a value not known (`$GPUS`), a key
 # Docker does not know, `driver=cdi` (daemon/devices.go handleDevice hands it to the CDI driver, whose device
 # `nvidia.com/gpu=all` is every GPU) or two `--gpus` options leave the count unknown (None): how many GPUs the
-# host has is no fact of the file. Docker's alone: podman's and nerdctl's `--gpus` are their own readings.
+# host has is no fact of the file. Docker's alone: podman's and nerdctl's `--gpus` give GPUs not counted (docker_run.requested_gpus).
 _GPU_KEYS = frozenset({"driver", "count", "device", "capabilities", "options"})
 
 
