@@ -7,18 +7,17 @@ remaining arguments ... assigned to positional parameters, starting with $0"; sh
 (vllm-project/vllm@00a5fdd20935ba7679750db22997dcf539ca4591:vllm/entrypoints/cli/main.py: no dispatch_function,
 `parser.print_help()`). The reader reads what runs (the lone program: no engine's flags, no deployment of these
 words) and says so at the script word (CTX301), with the one-item form that keeps the script whole. Imported only
-for an exec-form list with a `-c` item (workload.py)."""
+for an exec-form list with a `-c` item (workload.py), or, for a shell script's `sh -c WORD ...` and `docker run
+--entrypoint /bin/sh IMAGE -c WORD ...` lines, by the splitter (engines/simple_commands.py) when WORD is one
+unquoted-space word naming an engine's program."""
 from __future__ import annotations
 
 from typing import List, Optional, Sequence
 
+from ctxlint.engines.c_script_cut import cut_short_text
 from ctxlint.engines.command_prefixes import shell_script_index, strip_prefixes
-from ctxlint.engines.detect import detect
 from ctxlint.engines.tokens import typed
 from ctxlint.findings import Diagnostic
-
-_ENGINES = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama.cpp", "lmdeploy": "LMDeploy",
-            "trtllm": "TensorRT-LLM", "tgis": "TGIS"}
 
 
 def script_cut_short(texts: Sequence, compose: bool, string: bool = False) -> Optional[tuple]:
@@ -34,44 +33,9 @@ def script_cut_short(texts: Sequence, compose: bool, string: bool = False) -> Op
     if idx is None or idx + 1 >= len(head):
         return None
     script = head[idx]
-    if not script.text or any(c.isspace() for c in script.text) or "$" in script.text:
-        return None
-    rest = head[idx:]
-    found = detect([t.text for t in rest])
-    if not found or found[0].start != 0:
-        return None
-    engine = _ENGINES.get(found[0].engine, found[0].engine)
-    shell = " ".join(t.text for t in head[:idx])
-    program = script.text
-    lost = " ".join(_shown(t.text) for t in rest[1:4]) + (" ..." if len(rest) > 4 else "")
-    whole = _example(" ".join(t.text for t in rest))
-    base = program.rsplit("/", 1)[-1]
-    runs = (f"`{program}` with no subcommand prints vLLM's help and exits: no server starts" if base == "vllm" else
-            f"`{program}` alone is an interpreter reading its stdin, not {engine}'s module: no server starts"
-            if base.startswith("python") else
-            f"`{program}` starts with none of these words ({engine} on its own defaults, not the command written)")
-    fix = (f"quote the script as one word (`command: {shell} \"{whole}\"`)" if string else
-           f"give the whole script as ONE `command:` list item (`command: [\"{whole}\"]`, or a `- |` block "
-           "string as its one item)" if compose else
-           f"give the whole script as ONE `args:` item (`args: [\"{whole}\"]`)")
-    return script.item or 0, (
-        f"`{shell}` runs only its first argument as the script and makes the rest its $0, $1, ... ({lost}): "
-        + (f"Compose splits a string `command:` into words, so " if compose else "")
-        + f"{runs}; {fix}")
-
-
-def _example(text: str) -> str:
-    """The script for the advice's example: whole words, at most about 50 characters, quotes escaped."""
-    words: List[str] = text.split()
-    shown = " ".join(words)
-    while len(shown) > 50 and len(words) > 1:
-        words = words[:-1]
-        shown = " ".join(words) + " ..."
-    return shown.replace("\\", "\\\\").replace('"', '\\"')
-
-
-def _shown(word: str) -> str:
-    return f'"{word}"' if not word or any(c.isspace() for c in word) else word
+    where = "compose-string" if string else "compose" if compose else "kubernetes"
+    text = cut_short_text([t.text for t in head[:idx]], [t.text for t in head[idx:]], where)
+    return None if text is None else (script.item or 0, text)
 
 
 def cut_short_finding(reader, compose: bool) -> List[Diagnostic]:

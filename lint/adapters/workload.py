@@ -154,6 +154,11 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                 from ctxlint.adapters.joined_items import entrypoint_fields  # TGI's entrypoint script splits them
                 split, self.fields_unknown = entrypoint_fields(split, image)
         if split.problems:  # a quote left open hides the engine command after it: said, not a clean run
+            from ctxlint.engines.c_script_cut import CUT_SHORT  # and `sh -c vllm serve M` runs `vllm` alone
+
+            out.diagnostics.extend(Diagnostic("engine-rejects-value", p.message[len(CUT_SHORT):],
+                                              self.span_source(p.item, (p.start, p.end)))
+                                   for p in split.problems if p.message.startswith(CUT_SHORT))
             from ctxlint.adapters.script_problems import unterminated  # rare: most runs never import it
             out.diagnostics.extend(unterminated(split.problems, self))
         commands = self.commands = list(split.commands)

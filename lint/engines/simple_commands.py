@@ -148,6 +148,10 @@ def command_from_words(words: list[Word], ctx: SplitContext, depth: int) -> list
             return [Command(tuple(program[:hop + end]), tuple(env), tuple(wrappers))]
     idx = _script_index(program)
     if idx is not None and script_word is not None and depth < MAX_DEPTH:  # `sh -c SCRIPT` (container_scripts.py)
+        if idx + 1 < len(program) and not script_word.had_quotes and ctx.script:  # `sh -c vllm serve M`: only
+            from .c_script_cut import cut_short  # `vllm` runs (CTX301)
+
+            cut_short(program, idx, script_word, ctx)
         return own_shell(ctx, lambda: shell_script(program, idx, script_word, outer, env, wrappers, ctx, depth,
                                                    split_text))
     if program[0].text.rsplit("/", 1)[-1] == "tmux":  # `tmux new -d vllm serve ...`: the words tmux runs itself

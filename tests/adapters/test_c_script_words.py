@@ -105,3 +105,28 @@ def test_a_string_command_holding_sh_c_and_the_words_runs_the_first_alone(comman
     quoted = command.replace("vllm", '"vllm', 1) + '"'
     assert not [f for f in _findings(COMPOSE.format(entrypoint="[]", command=quoted), "compose.yaml")[0]
                 if f[0] == "CTX301"]
+
+
+@pytest.mark.parametrize("line, column, shell", [
+    (f"sh -c {SERVE}", 7, "sh -c"),
+    (f"timeout 1h bash -lc {SERVE}", 21, "bash -lc"),
+    (f"docker run --gpus 1 --entrypoint /bin/sh vllm/vllm-openai:v0.8.5 -c {SERVE}", 69, "/bin/sh -c"),
+    (f"docker run --gpus 1 nvidia/cuda:12.4.1-devel-ubuntu22.04 sh -c {SERVE}", 64, "sh -c")])
+def test_a_shell_scripts_sh_c_with_the_command_as_words_runs_only_the_program(line, column, shell):
+    # bash 5.2.15 (dash too): `sh -c vllm serve M ...` runs `vllm` with no arguments (the rest are $0, $1, ...);
+    # before, no finding and no deployment in a shell script
+    found, report = _findings(f"#!/bin/bash\n{line}\n", "serve.sh")
+    assert found == [("CTX301", 2, column,
+                      f"`{shell}` runs only its first argument as the script and makes the rest its $0, $1, ... "
+                      "(serve meta-llama/Llama-3.1-8B-Instruct --max-model-len ...): `vllm` with no subcommand "
+                      "prints vLLM's help and exits: no server starts; quote the whole script as ONE word (`-c "
+                      "\"vllm serve meta-llama/Llama-3.1-8B-Instruct ...\"`)")]
+    assert not report.deployments
+
+
+@pytest.mark.parametrize("line", [f'sh -c "{SERVE}"', f"sh -c '{SERVE}' _ --seed 1",
+                                  "sh -c 'vllm serve \"$@\"' _ meta-llama/Llama-3.1-8B-Instruct",
+                                  f"sh -c \"$CMD\" {SERVE}", "sh -c echo vllm serve m", "sh -c vllm"])
+def test_a_shell_scripts_sh_c_with_the_script_whole_is_not_said(line):
+    found, _ = _findings(f"#!/bin/bash\n{line}\n", "serve.sh")
+    assert not [f for f in found if f[0] == "CTX301"]
