@@ -56,7 +56,7 @@ from typing import Iterator
 
 from ctxlint.findings import Problem
 from ctxlint.model import Deployment, fmt
-from ctxlint.held import starts_and_hangs
+from ctxlint.held import on_cpu, starts_and_hangs
 from ctxlint.rules._common import admission_text, context_fix, context_text, over, pool_text
 from ctxlint.rules._engine import engine_id
 
@@ -123,6 +123,9 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         if pool.origin == "derived" and role.capacity is not None and \
                 any(label == "kv_cache_memory_bytes" for label, _, _ in role.capacity.steps):
             memory = "a larger --kv-cache-memory-bytes, an fp8 KV cache"  # it, not the memory fraction, sets the budget
+        elif engine == "vllm" and on_cpu(role):  # the CPU backend's pool is VLLM_CPU_KVCACHE_SPACE GiB of host
+            memory = ("a larger VLLM_CPU_KVCACHE_SPACE, the GiB of host memory vLLM's CPU backend gives its KV "
+                      "cache")  # memory: no accelerator or memory fraction sizes it (vllm_cpu_space.py)
         if pool.request > 0 and what is NEURON_OVERRIDE:  # the blocks are the pool: no memory figure changes it
             fix = f"{context_fix(role, pool.request).capitalize()}, or raise --num-gpu-blocks-override"
         elif pool.request > 0:

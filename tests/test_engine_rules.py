@@ -492,6 +492,33 @@ spec:
     assert row["prefill_pool"] is None or row["prefill_pool"]["tokens"] != 16384
 
 
+def test_vllm_cpu_ctx201_advice_raises_the_cpu_kv_space_not_accelerators():
+    # vLLM's CPU pool is VLLM_CPU_KVCACHE_SPACE GiB of host memory: the advice said "more or larger accelerators, a
+    # higher memory fraction", neither of which sizes it
+    from ctxlint.engine import lint_text
+
+    text = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm-cpu}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: vllm/vllm-openai-cpu:v0.11.0
+          args: ["--model", "Qwen/Qwen3-32B", "--max-model-len", "32768"]
+          env: [{name: VLLM_CPU_KVCACHE_SPACE, value: "4"}]
+          resources: {limits: {cpu: "16", memory: 100Gi}}
+"""
+    for variant in (text, text.replace('          env: [{name: VLLM_CPU_KVCACHE_SPACE, value: "4"}]\n', "")):
+        [found] = [f for f in lint_text(variant, "d.yaml").findings if f.rule == "CTX201"]
+        assert found.message.endswith(
+            "Lower the context length to 16,256, or add memory (a larger VLLM_CPU_KVCACHE_SPACE, the GiB of host "
+            "memory vLLM's CPU backend gives its KV cache)"), found.message
+        assert "accelerators" not in found.message
+
+
 def test_tgi_intel_images_chunk_from_3_0_2_and_the_cpu_kv_space_is_a_cpu_images_integer(tmp_path):
     # review: Dockerfile_intel sets ATTENTION=flashdecoding-ipex and PREFILL_CHUNKING=1 from v3.0.2 (model.py
     # accepts it); VLLM_CPU_KVCACHE_SPACE is read with int() and only by the CPU backend
