@@ -131,9 +131,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if first == "return" and ctx.return_marks and not apart:  # what follows it in the function may not run
             from .script_exits import returned_here
             returned_here(ctx, conditional or risky)
-        if first == "exit" and not conditional and not apart and not risky and "exit" not in ctx.functions:
-            from .script_exits import exit_here
-            exit_here(ctx)
+        # a sure `exit`, or `exec CMD` (the shell becomes CMD, which is still read): nothing after it runs
+        stops = (first == "exit" or first == "exec" and _execs(words[at + 1:], ctx)) and not conditional \
+            and not apart and not risky and first not in ctx.functions
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False
         elif updated:
@@ -144,10 +144,29 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             read = [replace(c, background=True) for c in read]
         if not any(entry[5][0] for entry in ctx.local.ifs):  # a branch bash never runs starts nothing
             commands.extend(read)  # (decided_tests.py); what it assigns is dropped by scalar_branches.py
+        if stops:
+            from .script_exits import exit_here
+            exit_here(ctx)
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     jobs and jobs.close_all(ctx)
     return commands
+
+
+def _execs(args: list[Word], ctx: SplitContext) -> bool:
+    """Does `exec ARGS` surely replace the shell? It does when it names a command (bash manual, Bourne Shell
+    Builtins, exec: "If command is supplied, it replaces the shell without creating a new process"; one it cannot
+    execute exits a non-interactive shell, unless `execfail` is set), so nothing after it runs. Not with no
+    command (`exec > log 2>&1` only redirects), nor where the command word may expand to nothing (`exec "$@"`,
+    `exec $CMD`)."""
+    i = 0
+    while i < len(args) and literal(args[i]) in ("-a", "-c", "-l", "-cl", "-lc", "--"):
+        i += 2 if literal(args[i]) == "-a" else 1
+    if i >= len(args) or "execfail" in (ctx.source or ""):
+        return False
+    word = args[i]
+    return bool(word.parts) and all(p.kind == "lit" for p in word.parts) and \
+        bool("".join(run[0] for p in word.parts for run in p.runs))
 
 
 def _read_command(words: list[Word], ctx: SplitContext, depth: int, conditional, apart: bool) -> list[Command]:

@@ -100,3 +100,18 @@ def test_an_exit_after_a_return_in_a_function(text, last):
 ])
 def test_what_follows_a_return_in_a_function(text, last):
     assert last_words(text) == last
+
+
+@pytest.mark.parametrize("text, expected", [
+    # `exec CMD` replaces the shell (bash manual, exec): CMD is read, nothing after it runs (before: the launch after
+    # it was read too, and checked)
+    (f"exec {RUN} 8192", ["8192"]), (f"exec -a srv {RUN} 8192", ["8192"]),
+    (f"if [ -n \"$X\" ]; then exec {RUN} 1024; fi", ["1024", "4096"]),  # bash: 1024 with X set, 4096 without
+    # no command (only redirections), or one that may expand to nothing: the shell goes on
+    ("exec > /dev/null 2>&1", ["4096"]), ('exec "$@"', ["4096"]), ("exec $CMD", ["4096"]),
+    # one that may not run, or runs in a job of its own: the shell goes on
+    (f"false && exec {RUN} 2", ["4096"]), (f"exec {RUN} 8192 &", ["8192", "4096"]),
+    ("shopt -s execfail\nexec " + RUN + " 8192", ["8192", "4096"]),  # a failed exec does not exit then
+])
+def test_nothing_after_a_sure_exec_runs(text, expected):
+    assert last_words(text) == expected
