@@ -126,14 +126,18 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         # on, status 1): an `exit` there, or in the function it calls, may not run (script_exits.py)
         risky = bool(redirects and index in redirects.risky)
         ctx.subshells += apart or risky
+        ctx.null_error = False
         read = _read_command(words, ctx, depth, conditional, apart)
         ctx.subshells -= apart or risky
+        ended = ctx.null_error  # `${A:?msg}` of an A set to "": the shell exits there, the command never runs
+        if ended:
+            ctx.null_error, read = False, []
         if first == "return" and ctx.return_marks and not apart:  # what follows it in the function may not run
             from .script_exits import returned_here
             returned_here(ctx, conditional or risky)
         # a sure `exit`, or `exec CMD` (the shell becomes CMD, which is still read): nothing after it runs
-        stops = (first == "exit" or first == "exec" and _execs(words[at + 1:], ctx)) and not conditional \
-            and not apart and not risky and first not in ctx.functions
+        stops = (first == "exit" or first == "exec" and _execs(words[at + 1:], ctx) or ended) and not conditional \
+            and not apart and not risky and (ended or first not in ctx.functions)
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False
         elif updated:

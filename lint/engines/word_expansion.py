@@ -84,6 +84,7 @@ class SplitContext:
         # a `return` of the function being called may have run before; one surely ran; where each call's body
         # starts (script_exits.returned_here)
         self.returned, self.call_ended, self.return_marks = False, False, []
+        self.null_error = False  # the command read expands `${X:?msg}` of an X the script set to "": the shell exits
         self.readonly: dict[str, bool] = {}  # names `readonly` marked: True, or False when it may have (shell_readonly.py)
 
     def lookup(self, name: str) -> Optional[str]:
@@ -201,6 +202,11 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
             if getattr(ctx, "assigning", None) is not None:  # `A=""; : ${A:=$B}` assigns that unknown value to A
                 from .default_assigns import note_unknown
                 note_unknown(part, start, end, ctx)
+        elif value == "" and part.kind == "var" and part.style == "shell" and part.default is None and \
+                _runs_text(part).startswith(f"${{{part.name}:?"):
+            # `A=""; ... ${A:?msg}`: bash writes msg and a non-interactive shell exits (bash manual, Shell Parameter
+            # Expansion; POSIX 2.6.2): the command never runs, never with an empty word (shellwords.py)
+            ctx.null_error = True
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \
@@ -280,6 +286,10 @@ def _joined(offsets: list) -> tuple:
 
 def _typed(token: Optional[Token], value: str) -> bool:
     return token is not None and token.text == value and len(token.starts) == len(value) > 0
+
+
+def _runs_text(part) -> str:
+    return "".join(run[0] for run in part.runs)
 
 
 def colon_default(part) -> bool:

@@ -115,3 +115,15 @@ def test_what_follows_a_return_in_a_function(text, last):
 ])
 def test_nothing_after_a_sure_exec_runs(text, expected):
     assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # `${A:?msg}` of an A the script set to "": bash 5.2.15 writes msg and exits there, so that command and every
+    # one after it never run (before: the empty word was read, a false "--max-model-len: expected one argument")
+    (f'L=""\n{RUN} ${{L:?set L}}', []), ('L=""; : ${L:?set L}', []),
+    (f'L=""; true && {RUN} ${{L:?x}}', []),
+    # `?` without the colon tests for unset only; a value, or a name the caller may set, goes on
+    ('M=""; : ${M?x}', ["4096"]), ("L=2048; : ${L:?x}", ["2048"]), (": ${Q:?x}", ["4096"]),
+])
+def test_a_null_error_expansion_ends_the_script(text, expected):
+    assert last_words(text) == expected
