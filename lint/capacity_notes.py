@@ -190,7 +190,8 @@ _COMPOSE_GPUS = ("the Compose service gets GPUs no count states (a device reserv
                  "/dev/dri or a CDI name's =all: the host's), and llama.cpp splits the layers over every GPU it sees "
                  "(--split-mode layer, its default): how many is not known")
 _TGI_SHARDS = ("no --num-shard (or NUM_SHARD) is given, so TGI runs a shard on each GPU it counts in "
-               "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES (`all` asks nvidia-smi from v3.3.7), and which of the "
+               "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES (`all`, or the `void` a CDI injection of the GPUs "
+               "sets, asks nvidia-smi from v3.3.7), and which of the "
                "container's GPUs those name is the node's device plugin's or the host's to say, not the file's: "
                "the shard count is not known")
 # llama.cpp's (and TGI's) reasons the GPUs it splits over are not counted: what CTX208 says, and what to state

@@ -3,8 +3,9 @@
 The launcher's `find_num_shards` runs a shard on each item of CUDA_VISIBLE_DEVICES, else of NVIDIA_VISIBLE_DEVICES
 (from v0.8.0; CUDA_VISIBLE_DEVICES alone from v0.4.0), else one; `all` is one item before v3.3.7, which asks
 nvidia-smi (huggingface/text-generation-inference@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8:launcher/src/main.rs).
-Docker's `--gpus 2` and a Compose reservation of `count: 2` set NVIDIA_VISIBLE_DEVICES=0,1 (moby daemon/
-nvidia_linux.go), so TGI runs 2 shards: ctxlint read TP 1, a false CTX205 ("1 sit idle"). A Kubernetes limit is the
+Docker's `--gpus 2` and a Compose reservation of `count: 2` set NVIDIA_VISIBLE_DEVICES=0,1 through NVIDIA's
+hook, or `void` through CDI (docker-v29.2.0 on, where nvidia-cdi-hook is installed), so TGI runs 2 shards from
+v3.3.7 (which counts `void` with nvidia-smi) and 1 or 2 before it, the host's to say: ctxlint read TP 1. A Kubernetes limit is the
 device plugin's to name (NVIDIA's sets the ids, GKE's sets none, leaving the image's `all`): not known, CTX208."""
 from __future__ import annotations
 
@@ -28,13 +29,14 @@ def script(tmp_path, line: str):
 
 
 @pytest.mark.parametrize("line, tp", [
-    (f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS}", 2),
+    (f"docker run --gpus 2 {IMAGE}:3.3.7 {ARGS}", 2),
     (f"docker run --gpus '\"device=0,1,2\"' {IMAGE}:3.3.7 {ARGS}", 3),
-    (f"docker run --gpus 2 {IMAGE}:0.8.0 {ARGS}", 2),
+    (f"docker run --gpus=2 {IMAGE}:3.4 {ARGS}", 2),  # every 3.4.x is past v3.3.7
+    (f"docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1 {IMAGE}:3.3.7 {ARGS}", 2),
     (f"CUDA_VISIBLE_DEVICES=0,1 text-generation-launcher {ARGS}", 2),
     (f"CUDA_VISIBLE_DEVICES=GPU-a1,GPU-b2,GPU-c3 text-generation-launcher {ARGS}", 3),  # items, whatever they are
     (f"docker run --gpus 4 -e CUDA_VISIBLE_DEVICES=0,1 {IMAGE}:2.4.0 {ARGS}", 2),  # read before NVIDIA's
-    (f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS} --sharded true", 2),
+    (f"docker run --gpus 2 {IMAGE}:3.3.7 {ARGS} --sharded true", 2),
 ])
 def test_shards_over_the_gpus_the_file_gives(tmp_path, line, tp):
     out = check(script(tmp_path, line))
@@ -50,6 +52,22 @@ def test_one_shard_where_tgi_runs_one(tmp_path, line):
     assert "CTX205" in check(script(tmp_path, line))
 
 
+@pytest.mark.parametrize("line", [
+    f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS}",
+    f"docker run --gpus 2 {IMAGE}:0.8.0 {ARGS}",
+    f"docker run --gpus 2 {IMAGE}:3.3.6 {ARGS}",
+    f"docker run --gpus 2 {IMAGE}:3.3 {ARGS}",  # 3.3.0 to 3.3.6 among it
+    f"docker run --gpus 2 {IMAGE}:latest {ARGS}",
+    f"docker run --runtime nvidia -e NVIDIA_VISIBLE_DEVICES=0,1 {IMAGE}:2.4.0 {ARGS}",
+])
+def test_docker_count_before_v3_3_7_is_the_hosts(tmp_path, line):
+    """Docker from docker-v29.2.0 with NVIDIA's nvidia-cdi-hook (moby/moby@86f122af), and the NVIDIA runtime's
+    jit-cdi mode (Container Toolkit v1.18 on), give the container the CDI spec's NVIDIA_VISIBLE_DEVICES=void: one
+    item, one shard, before v3.3.7; the legacy hook's `0,1` is two. Which is the host's: not known, no TP guessed."""
+    out = check(script(tmp_path, line))
+    assert NOT_KNOWN in out and "CTX205" not in out and "GiB per GPU at TP" not in out, out
+
+
 def test_cuda_visible_devices_before_v0_4_is_not_read(tmp_path):
     out = check(script(tmp_path, f"docker run --gpus 2 -e CUDA_VISIBLE_DEVICES=0,1 {IMAGE}:0.3.2 "
                                  "--model-id meta-llama/Llama-3.1-8B-Instruct"))
@@ -63,11 +81,12 @@ def test_gpus_all_counts_one_before_v3_3_7(tmp_path, tag, known):
     assert ("GiB per GPU at TP 1 " in out, NOT_KNOWN in out) == (known, not known), out
 
 
-def test_compose_reservation_count(tmp_path):
+@pytest.mark.parametrize("tag, known", [("3.3.7", True), ("2.4.0", False)])
+def test_compose_reservation_count(tmp_path, tag, known):
     path = tmp_path / "compose.yaml"
     path.write_text(f"""services:
   tgi:
-    image: {IMAGE}:2.4.0
+    image: {IMAGE}:{tag}
     command: {ARGS}
     deploy:
       resources:
@@ -78,7 +97,7 @@ def test_compose_reservation_count(tmp_path):
               capabilities: [gpu]
 """)
     out = check(path)
-    assert "CTX205" not in out and "GiB per GPU at TP 2 " in out, out
+    assert "CTX205" not in out and ("GiB per GPU at TP 2 " in out, NOT_KNOWN in out) == (known, not known), out
 
 
 def _pod(tmp_path, env: str = "") -> str:

@@ -13,9 +13,16 @@ is 1. Per release (huggingface/text-generation-inference, launcher/src/main.rs a
   one string item ("4".split(',') is one): still one shard.
 - v3.3.7 (@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8, #3346) joins the GPU UUIDs nvidia-smi lists, for `all` and
   `void`: as many shards as the container's GPUs, a number the file does not hold (@db931fcf, main, reads alike).
-What sets NVIDIA_VISIBLE_DEVICES: Docker's daemon for `docker run --gpus N` and a Compose reservation of N
-(`countToDevices`: `0,...,N-1`; device ids joined; `all` for -1: moby/moby@18a2f3f0:daemon/nvidia_linux.go
-setNvidiaGPUs), so N shards. Kubernetes' `nvidia.com/gpu: N` is the node's device plugin's: NVIDIA's sets the
+What sets NVIDIA_VISIBLE_DEVICES: Docker's daemon for `docker run --gpus N` and a Compose reservation of N, in one
+of two ways the host picks, not the file. Through NVIDIA's prestart hook it appends `0,...,N-1` (device ids joined;
+`all` for -1: moby/moby@89c5e8fd (v28.5.2):daemon/devices_nvidia_linux.go setNvidiaGPUs), the last of the name
+and so the one runc keeps (opencontainers/runc@76d9cf5d:libcontainer/env.go prepareEnv), over the image's `all`.
+From docker-v29.2.0, where NVIDIA's `nvidia-cdi-hook` is installed (Container Toolkit v1.16 on), the request is
+made CDI devices instead (moby/moby@86f122af), and the toolkit's CDI spec sets NVIDIA_VISIBLE_DEVICES=void
+(NVIDIA/nvidia-container-toolkit@d34b3046:pkg/nvcdi/wrapper.go GetCommonEdits), as its runtime's default jit-cdi
+mode (v1.18 on) does for `--runtime nvidia` with ids: `void` is one item, one shard, before v3.3.7, and nvidia-smi's
+N GPUs from it. So N shards on a release surely at or past v3.3.7; before it (or a release not known) 1 or N, not
+known. Kubernetes' `nvidia.com/gpu: N` is the node's device plugin's: NVIDIA's sets the
 allocated ids with its default `envvar` list strategy (NVIDIA/k8s-device-plugin docs/customizing.md), GKE's sets
 no variable at all (GoogleCloudPlatform/container-engine-accelerators@0129f83e:pkg/gpu/nvidia/beta_plugin.go,
 Allocate: device nodes and mounts only), leaving the CUDA image's `all`: one shard before v3.3.7. So a count from
@@ -46,11 +53,20 @@ def _release(release) -> Optional[tuple]:
     return tuple(parsed.release[:3]) + (10 ** 6,) * (3 - len(parsed.release[:3]))
 
 
+def _lowest(release) -> Optional[tuple]:
+    """The release as (major, minor, patch) read as the oldest its tag names (`3.3` as 3.3.0): only a release surely
+    at or past a change is read as after it."""
+    parsed = parse_version(getattr(release, "value", release)) if release is not None else None
+    if parsed is None or not parsed.release:
+        return None
+    return tuple(parsed.release[:3]) + (0,) * (3 - len(parsed.release[:3]))
+
+
 def default_shards(reader, inv, facts, release, image: str = ""):
     """`facts` with TGI's own shard count as its tensor-parallel size where no --num-shard states one: the GPUs the
     file gives the engine where TGI counts them as the file says (above); parallel_unknown where the count TGI reads
-    is not the file's to tell (a Kubernetes limit over 1, `docker run --gpus all` on v3.3.7 or a release not
-    known); `facts` as it is where TGI runs one shard (or reads what ctxlint already read)."""
+    is not the file's to tell (a Kubernetes limit over 1; `docker run --gpus all` on v3.3.7 or a release not known;
+    `--gpus N` before v3.3.7 or on a release not known); `facts` as it is where TGI runs one shard (or reads what ctxlint already read)."""
     if facts.parallelism.tensor is not None or inv.settings.get("num_shard") is not None or facts.parallel_unknown:
         return facts
     sharded = inv.settings.get("sharded")
@@ -73,7 +89,10 @@ def default_shards(reader, inv, facts, release, image: str = ""):
     count = c.accelerator_count
     if count is None or not isinstance(count.value, int) or count.value < 2:
         return facts
-    if _docker_request(count):
+    if _docker_request(count):  # a CDI injection's `void` is one shard before v3.3.7: the host's to say then
+        lowest = _lowest(release)
+        if lowest is None or lowest < _COUNTS_ALL:
+            return replace(facts, parallel_unknown=True)
         return _sharded(facts, count.value, count.source,
                         f"TGI runs a shard on each of the {count.value} GPUs Docker lists in NVIDIA_VISIBLE_DEVICES")
     return replace(facts, parallel_unknown=True)  # a device plugin's, a scheduler's: what TGI counts is not known
