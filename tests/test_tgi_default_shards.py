@@ -138,3 +138,15 @@ def test_kubernetes_cuda_visible_devices_is_counted_first(tmp_path, ids, tp):
     them (one GPU of the two seen: one shard over it, no idle GPU either)."""
     out = _pod(tmp_path, f"{{name: CUDA_VISIBLE_DEVICES, value: '{ids}'}}")
     assert NOT_KNOWN not in out and "CTX205" not in out, out
+
+
+XPU = "--device /dev/dri/renderD128 --device /dev/dri/renderD129"
+
+
+@pytest.mark.parametrize("tag, tp, idle", [("3.0.0-intel-xpu", 2, False), ("2.1.0-intel", 2, False),
+                                           ("2.0.4-intel", 1, True)])
+def test_intel_image_counts_ze_affinity_mask(tmp_path, tag, tp, idle):
+    """An Intel image sets no NVIDIA_VISIBLE_DEVICES, so from v2.1.0 find_num_shards counts ZE_AFFINITY_MASK's items
+    (huggingface/text-generation-inference@83634dc1, #2047): 2 shards over the 2 render nodes, no GPU idle."""
+    out = check(script(tmp_path, f"docker run {XPU} -e ZE_AFFINITY_MASK=0,1 {IMAGE}:{tag} {ARGS}"))
+    assert ("CTX205" in out) == idle and f"GiB per GPU at TP {tp}" in out, out

@@ -7,8 +7,9 @@ CUDA_VISIBLE_DEVICES, else of NVIDIA_VISIBLE_DEVICES, else 1 (`num_cuda_devices(
 is 1. Per release (huggingface/text-generation-inference, launcher/src/main.rs at each tag):
 - v0.2.0-v0.3.2 (v0.3.2 @1c19b0934e281f6a09d5adf393f92525b4070918): `num_shard.unwrap_or(1)`, no device read.
 - v0.4.0 (@411d6247f41d5688ccb63a9f93fb97dfc50b05c0) on: CUDA_VISIBLE_DEVICES only.
-- v0.8.0 (@081b92658470bf5b40aec7427e084b7a96c8fbd2) on: NVIDIA_VISIBLE_DEVICES after it (ZE_AFFINITY_MASK after
-  both from v3.0.0). `all` is one item: one shard.
+- v0.8.0 (@081b92658470bf5b40aec7427e084b7a96c8fbd2) on: NVIDIA_VISIBLE_DEVICES after it. `all` is one item: one
+  shard. ZE_AFFINITY_MASK (Intel's) after both from v2.1.0 (@83634dc1, #2047): what an Intel (or other non-NVIDIA)
+  image, which sets no NVIDIA_VISIBLE_DEVICES, counts where the file sets it.
 - v3.3.1 (@767a65202d2a00af355494764ac0c60bece7dcb5, #3230) asks `nvidia-smi` for `all`, but turns its count into
   one string item ("4".split(',') is one): still one shard.
 - v3.3.7 (@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8, #3346) joins the GPU UUIDs nvidia-smi lists, for `all` and
@@ -38,6 +39,7 @@ from ..records import replace
 
 _READS_CUDA = (0, 4, 0)  # find_num_shards counts CUDA_VISIBLE_DEVICES
 _READS_NVIDIA = (0, 8, 0)  # ... then NVIDIA_VISIBLE_DEVICES
+_READS_ZE = (2, 1, 0)  # ... then ZE_AFFINITY_MASK
 _COUNTS_ALL = (3, 3, 7)  # `all` / `void`: nvidia-smi's GPUs, not one
 # Images whose GPUs are not NVIDIA's: Docker's AMD hook sets AMD_VISIBLE_DEVICES, which TGI does not count
 _OTHER_VENDOR = ("rocm", "gaudi", "intel", "xpu", "neuron", "cpu")
@@ -75,14 +77,18 @@ def default_shards(reader, inv, facts, release, image: str = ""):
     version = _release(release)
     if version is not None and version < _READS_CUDA:
         return facts
-    seen = _cuda_visible(reader)
+    seen = _visible(reader, "CUDA_VISIBLE_DEVICES")
+    other = any(v in image.lower() for v in _OTHER_VENDOR)
+    if seen is None and other and (version is None or version >= _READS_ZE) and \
+            _visible(reader, "NVIDIA_VISIBLE_DEVICES") is None:  # an image with no NVIDIA_VISIBLE_DEVICES of its own
+        seen = _visible(reader, "ZE_AFFINITY_MASK")
     if seen is not None:
         count, at, raw = seen
         if count is None:
             return replace(facts, parallel_unknown=True)
         return _sharded(facts, count, at, f"TGI runs a shard on each of the {count} GPUs {raw} lists")
-    if version is not None and version < _READS_NVIDIA or any(v in image.lower() for v in _OTHER_VENDOR):
-        return facts  # the one shard TGI runs where no CUDA_VISIBLE_DEVICES is set
+    if version is not None and version < _READS_NVIDIA or other:
+        return facts  # the one shard TGI runs where no CUDA_VISIBLE_DEVICES (nor ZE_AFFINITY_MASK) is set
     c = reader.c
     if getattr(c, "gpus_uncounted", None):  # `--gpus all`, `count: all`, the image's NVIDIA_VISIBLE_DEVICES: `all`
         return facts if version is not None and version < _COUNTS_ALL else replace(facts, parallel_unknown=True)
@@ -112,19 +118,20 @@ def _docker_request(count) -> bool:
         ".deploy.resources.reservations.devices[" in path and path.endswith((".count", ".device_ids"))
 
 
-def _cuda_visible(reader) -> Optional[Tuple[Optional[int], object, str]]:
-    """(items, where, as written) of CUDA_VISIBLE_DEVICES set for the engine, items None when its value is not
-    known; None when it is not set. TGI counts the items split at `,`, whatever they are (`GPU-...` UUIDs too)."""
-    assign = (getattr(reader, "assigns", None) or {}).get("CUDA_VISIBLE_DEVICES")
+def _visible(reader, name: str) -> Optional[Tuple[Optional[int], object, str]]:
+    """(items, where, as written) of a device list (CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK) set for the engine,
+    items None when its value is not known; None when it is not set. TGI counts the items split at `,`, whatever
+    they are (`GPU-...` UUIDs too)."""
+    assign = (getattr(reader, "assigns", None) or {}).get(name)
     if assign is not None:
         value = None if assign.token.unresolved else assign.value
         at = reader.token_source(assign.token)
-    elif "CUDA_VISIBLE_DEVICES" in reader.env:
-        value = reader.env.get("CUDA_VISIBLE_DEVICES")
-        var = next((v for v in reader.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
+    elif name in reader.env:
+        value = reader.env.get(name)
+        var = next((v for v in reader.c.env if v.name == name and v.node is not None), None)
         at = var.node.source(reader.file) if var is not None else reader.c.node.source(reader.file)
     else:
         return None
     if not isinstance(value, str):
         return None, at, ""
-    return len(value.split(",")), at, f"CUDA_VISIBLE_DEVICES={value}"
+    return len(value.split(",")), at, f"{name}={value}"

@@ -24,7 +24,8 @@ _ROWS = (
     F("revision", "--revision", tags=MODEL),
     F("sharded", "--sharded", kind="bool", takes="one", tags=PAR),
     # No default here: unset, find_num_shards counts CUDA_VISIBLE_DEVICES (v0.4.0 on), else NVIDIA_VISIBLE_DEVICES
-    # (v0.8.0 on; `all` one item before v3.3.7, nvidia-smi's GPUs from it), else 1 (launcher/src/main.rs at
+    # (v0.8.0 on; `all` one item before v3.3.7, nvidia-smi's GPUs from it), else ZE_AFFINITY_MASK (v2.1.0 on,
+    # @83634dc1), else 1 (launcher/src/main.rs at
     # @411d6247, @081b9265, @dfb3fbe7): adapters/tgi_shards.py reads it where the file settles those variables.
     F("num_shard", "--num-shard", kind="int", tags=PAR),
     # clap ValueEnum (`#[clap(long, env, value_enum)]`): its variants kebab-cased, nothing else (`bf16` is refused).
