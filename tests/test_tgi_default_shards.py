@@ -5,8 +5,9 @@ The launcher's `find_num_shards` runs a shard on each item of CUDA_VISIBLE_DEVIC
 nvidia-smi (huggingface/text-generation-inference@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8:launcher/src/main.rs).
 Docker's `--gpus 2` and a Compose reservation of `count: 2` set NVIDIA_VISIBLE_DEVICES=0,1 through NVIDIA's
 hook, or `void` through CDI (docker-v29.2.0 on, where nvidia-cdi-hook is installed), so TGI runs 2 shards from
-v3.3.7 (which counts `void` with nvidia-smi) and 1 or 2 before it, the host's to say: ctxlint read TP 1. A Kubernetes limit is the
-device plugin's to name (NVIDIA's sets the ids, GKE's sets none, leaving the image's `all`): not known, CTX208."""
+v3.3.7 (which counts `void` with nvidia-smi) and 1 or 2 before it, the host's to say: ctxlint read TP 1. A
+Kubernetes limit is the device plugin's to name (NVIDIA's sets the ids, GKE's sets none, leaving the image's
+`all`): not known, CTX208."""
 from __future__ import annotations
 
 import pytest

@@ -68,7 +68,8 @@ def default_shards(reader, inv, facts, release, image: str = ""):
     """`facts` with TGI's own shard count as its tensor-parallel size where no --num-shard states one: the GPUs the
     file gives the engine where TGI counts them as the file says (above); parallel_unknown where the count TGI reads
     is not the file's to tell (a Kubernetes limit over 1; `docker run --gpus all` on v3.3.7 or a release not known;
-    `--gpus N` before v3.3.7 or on a release not known); `facts` as it is where TGI runs one shard (or reads what ctxlint already read)."""
+    `--gpus N` before v3.3.7 or on a release not known); `facts` as it is where TGI runs one shard (or reads what
+    ctxlint already read)."""
     if facts.parallelism.tensor is not None or inv.settings.get("num_shard") is not None or facts.parallel_unknown:
         return facts
     sharded = inv.settings.get("sharded")
