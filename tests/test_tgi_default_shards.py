@@ -48,6 +48,7 @@ def test_shards_over_the_gpus_the_file_gives(tmp_path, line, tp):
     f"docker run --gpus 2 {IMAGE}:0.7.0 {ARGS}",  # reads CUDA_VISIBLE_DEVICES only
     f"docker run --gpus 2 {IMAGE}:2.4.0 {ARGS} --sharded false",
     f"docker run --gpus 2 -e NUM_SHARD=1 {IMAGE}:2.4.0 {ARGS}",
+    f"docker run --gpus 2 {IMAGE}:3.3.7-rocm {ARGS}",  # no NVIDIA_VISIBLE_DEVICES in a ROCm image
 ])
 def test_one_shard_where_tgi_runs_one(tmp_path, line):
     assert "CTX205" in check(script(tmp_path, line))
@@ -67,6 +68,11 @@ def test_docker_count_before_v3_3_7_is_the_hosts(tmp_path, line):
     item, one shard, before v3.3.7; the legacy hook's `0,1` is two. Which is the host's: not known, no TP guessed."""
     out = check(script(tmp_path, line))
     assert NOT_KNOWN in out and "CTX205" not in out and "GiB per GPU at TP" not in out, out
+
+
+def test_a_cuda_visible_devices_not_known_leaves_the_shard_count_unknown(tmp_path):
+    out = check(script(tmp_path, f"docker run --gpus 2 -e CUDA_VISIBLE_DEVICES=$GPUS {IMAGE}:3.3.7 {ARGS}"))
+    assert NOT_KNOWN in out and "GiB per GPU at TP" not in out, out
 
 
 def test_cuda_visible_devices_before_v0_4_is_not_read(tmp_path):
