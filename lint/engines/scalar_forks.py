@@ -51,6 +51,9 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     values = {id(w): (dict(w[1]), dict(w[2]), dict(w[3])) for combo in combos for w in combo}
     commands: list = []
     results: list = []
+    # `${L:?msg}` of an L "" in some worlds only: the shell exits in those (their reading runs nothing), not in the
+    # others; the command ends the script only where every world exits (shellwords.py)
+    null_error, errored = ctx.null_error, 0
     for combo in combos:
         lab = ", ".join(w[0] for w in combo)
         for name, (value, partial, token) in before.items():
@@ -74,7 +77,11 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
         for fork in forks:
             fork.busy = True
         try:
-            commands.extend(replace(c, branch=f"{lab}, {c.branch}" if c.branch else lab) for c in read())
+            ctx.null_error = False
+            read_here = read()
+            errored += ctx.null_error
+            if not ctx.null_error:
+                commands.extend(replace(c, branch=f"{lab}, {c.branch}" if c.branch else lab) for c in read_here)
         finally:
             for fork in forks:
                 fork.busy = False
@@ -86,6 +93,7 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
         _restore(local, name, value, partial)
         if array is not UNSET:
             ctx.arrays[name] = array
+    ctx.null_error = null_error or errored == len(combos)
     if assigns:
         _forked_assignments(assigns, results, forks, ctx)
     return commands

@@ -127,3 +127,15 @@ def test_nothing_after_a_sure_exec_runs(text, expected):
 ])
 def test_a_null_error_expansion_ends_the_script(text, expected):
     assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # L "" in one `if` world only: bash 5.2.15 exits in that world and launches with the other's value (before: the
+    # launch was dropped in every world and the script read as ended there, no launch at all)
+    (f'if [ -n "$X" ]; then L=""; else L=5; fi\n{RUN} ${{L:?set L}}\nexit 0', ["5"]),
+    (f'if [ -n "$X" ]; then L=""; fi\n{RUN} ${{L:?set L}}\nexit 0', ["4096"]),
+    # "" in every world: the script ends there
+    (f'if [ -n "$X" ]; then L=""; else L=""; fi\n{RUN} ${{L:?set L}}', []),
+])
+def test_a_null_error_in_one_world_only(text, expected):
+    assert last_words(text) == expected
