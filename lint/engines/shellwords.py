@@ -15,6 +15,7 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
+import re
 from contextlib import nullcontext
 from typing import Callable, Optional
 
@@ -31,6 +32,7 @@ from .simple_commands import MAX_DEPTH as _MAX_DEPTH, command_from_words
 from .tokens import Command, Resolver, SplitProblem, SplitResult
 from .word_expansion import SplitContext, expand_word, no_resolver
 
+_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
 
 
@@ -169,6 +171,12 @@ def _execs(args: list[Word], ctx: SplitContext) -> bool:
     if i >= len(args) or "execfail" in (ctx.source or ""):
         return False
     word = args[i]
+    text = literal(word)
+    if text.startswith("-") and text != "-" or _FD_NAME.fullmatch(text):
+        # an option not read above: one bash does not know (`exec -x vllm ...`: "invalid option", status 2, the
+        # shell goes on; bash 5.2.15) or a form the prefixes are not read in (`-la NAME`, `-aNAME`); or `{fd}`
+        # of a `{fd}>FILE` redirection. Not a sure exec
+        return False
     return bool(word.parts) and all(p.kind == "lit" for p in word.parts) and \
         bool("".join(run[0] for p in word.parts for run in p.runs))
 

@@ -139,3 +139,15 @@ def test_a_null_error_expansion_ends_the_script(text, expected):
 ])
 def test_a_null_error_in_one_world_only(text, expected):
     assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # an option bash's exec does not know: "invalid option", status 2, the shell goes on (bash 5.2.15 runs the
+    # launch after it); before: read as a sure exec of `-x`, the later launch dropped
+    (f"exec -x {RUN} 1", ["4096"]),
+    # prefixes not read as exec's (`-la NAME`), or a `{fd}>FILE` redirection's name: not a sure exec (before: the
+    # script was read as ending there, no launch at all)
+    (f"exec -la srv {RUN} 1", ["4096"]), (f"exec {{fd}}>/dev/null {RUN} 1", ["4096"]),
+])
+def test_an_exec_option_not_read_is_no_sure_exec(text, expected):
+    assert expected[-1] in last_words(text)
