@@ -32,6 +32,7 @@ from .simple_commands import MAX_DEPTH as _MAX_DEPTH, command_from_words
 from .tokens import Command, Resolver, SplitProblem, SplitResult
 from .word_expansion import SplitContext, expand_word, no_resolver
 
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # a `NAME=value` prefix word's head
 _FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
 
@@ -138,7 +139,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             from .script_exits import returned_here
             returned_here(ctx, conditional or risky)
         # a sure `exit`, or `exec CMD` (the shell becomes CMD, which is still read): nothing after it runs
-        stops = (first == "exit" or first == "exec" and _execs(words[at + 1:], ctx) or ended) and not conditional \
+        stops = (first == "exit" or _exec_args(words, at, ctx) or ended) and not conditional \
             and not apart and not risky and (ended or first not in ctx.functions)
         if index in background or index in piped:  # its own subshell: what it assigns, or fails, stays there
             ctx.discard = False
@@ -157,6 +158,25 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     jobs and jobs.close_all(ctx)
     return commands
+
+
+def _exec_args(words: list[Word], at: int, ctx: SplitContext) -> bool:
+    """Is the command at `at` a sure `exec CMD`: `exec` itself, after `NAME=value` prefixes (`CUDA_VISIBLE_DEVICES=0
+    exec vllm ...`) or `command`/`builtin` (each runs the builtin, which replaces the shell: bash 5.2.15 runs nothing
+    after `command exec vllm ...` or `N=1 exec vllm ...`)?"""
+    i = at
+    while i < len(words) and _ASSIGNMENT.match(_head(words[i])):
+        i += 1
+    while i < len(words) and literal(words[i]) in ("command", "builtin"):
+        i += 1
+    return i < len(words) and literal(words[i]) == "exec" and "exec" not in ctx.functions and \
+        _execs(words[i + 1:], ctx)
+
+
+def _head(word: Word) -> str:
+    """The word's leading unquoted literal text (`N=` of `N=$X`)."""
+    part = word.parts[0] if word.parts else None
+    return part.runs[0][0] if part is not None and part.kind == "lit" and not part.quoted and part.runs else ""
 
 
 def _execs(args: list[Word], ctx: SplitContext) -> bool:

@@ -151,3 +151,17 @@ def test_a_null_error_in_one_world_only(text, expected):
 ])
 def test_an_exec_option_not_read_is_no_sure_exec(text, expected):
     assert expected[-1] in last_words(text)
+
+
+@pytest.mark.parametrize("text", [
+    # `NAME=value exec CMD`, `command exec CMD`, `builtin exec CMD` run the same builtin: bash 5.2.15 runs only CMD
+    # (before: the launch after it was read too, and checked)
+    f"CUDA_VISIBLE_DEVICES=0 exec {RUN} 1", f"A=1 B=$L exec {RUN} 1", f"command exec {RUN} 1",
+    f"builtin exec {RUN} 1",
+])
+def test_an_exec_behind_prefixes_ends_the_script(text):
+    assert last_words(text) == ["1"]
+
+
+def test_an_exec_function_is_no_exec():
+    assert last_words(f"exec() {{ :; }}\nN=1 exec {RUN} 1")[-1] == "4096"
