@@ -129,12 +129,14 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         # on, status 1): an `exit` there, or in the function it calls, may not run (script_exits.py)
         risky = bool(redirects and index in redirects.risky)
         ctx.subshells += apart or risky
-        ctx.null_error = False
+        # (the flag of the command a nested reading is part of, `bash -c "...${A:?msg}..."`, is kept for it)
+        outer_error, ctx.null_error = ctx.null_error, False
         read = _read_command(words, ctx, depth, conditional, apart)
         ctx.subshells -= apart or risky
         ended = ctx.null_error  # `${A:?msg}` of an A set to "": the shell exits there, the command never runs
+        ctx.null_error = outer_error
         if ended:
-            ctx.null_error, read = False, []
+            read = []
         if first == "return" and ctx.return_marks and not apart:  # what follows it in the function may not run
             from .script_exits import returned_here
             returned_here(ctx, conditional or risky)

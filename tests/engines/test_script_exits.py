@@ -165,3 +165,13 @@ def test_an_exec_behind_prefixes_ends_the_script(text):
 
 def test_an_exec_function_is_no_exec():
     assert last_words(f"exec() {{ :; }}\nN=1 exec {RUN} 1")[-1] == "4096"
+
+
+@pytest.mark.parametrize("text", [
+    # the outer shell expands a double-quoted `bash -c` string first: `${L:?msg}` of an L "" exits it there, and
+    # neither bash -c nor anything after runs (bash 5.2.15); before: the inner reading reset the note, so the
+    # launch inside was read with an empty --max-model-len (a false CTX301) and the one after it too
+    f'L=""\nbash -c "{RUN} ${{L:?set L}}"', f'L=""\nbash -c ": ${{L:?x}}; {RUN} 1"',
+])
+def test_a_null_error_in_a_double_quoted_bash_c_string_ends_the_script(text):
+    assert last_words(text) == []
