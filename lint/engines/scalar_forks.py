@@ -53,7 +53,7 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
     results: list = []
     # `${L:?msg}` of an L "" in some worlds only: the shell exits in those (their reading runs nothing), not in the
     # others; the command ends the script only where every world exits (shellwords.py)
-    null_error, errored = ctx.null_error, 0
+    null_error, errored, dropped = ctx.null_error, 0, []
     for combo in combos:
         lab = ", ".join(w[0] for w in combo)
         for name, (value, partial, token) in before.items():
@@ -79,8 +79,11 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
         try:
             ctx.null_error = False
             read_here = read()
-            errored += ctx.null_error
-            if not ctx.null_error:
+            err = ctx.null_error is True
+            errored += err
+            if err:
+                dropped.append(combo)
+            else:
                 commands.extend(replace(c, branch=f"{lab}, {c.branch}" if c.branch else lab) for c in read_here)
         finally:
             for fork in forks:
@@ -93,7 +96,10 @@ def fork_read(words: "list[Word]", ctx: "SplitContext",
         _restore(local, name, value, partial)
         if array is not UNSET:
             ctx.arrays[name] = array
-    ctx.null_error = null_error or errored == len(combos)
+    # some worlds only: where the command surely runs, the shell has exited in them, and they leave no world after it
+    # (shellwords.drop_worlds); with one fork each such combination is one of its worlds
+    ctx.null_error = null_error or errored == len(combos) or \
+        ([(forks[0], combo[0]) for combo in dropped] if dropped and len(forks) == 1 else False)
     if assigns:
         _forked_assignments(assigns, results, forks, ctx)
     return commands

@@ -63,3 +63,15 @@ def returned_here(ctx, conditional) -> None:
         return
     ctx.flow += 1
     ctx.returned = True
+
+
+def exit_worlds(ctx, worlds) -> None:
+    """A command whose `${A:?msg}` surely runs exits in the worlds (fork, world) of an earlier `if` where A is "":
+    those worlds leave nothing after it (bash 5.2.15: `if [ -n "$X" ]; then L=""; else L=5; fi; : ${L:?x}; vllm ...
+    $L` launches only with 5). Only where a sure `exit` would end the script (exit_here), and never the last world."""
+    local = ctx.local
+    if OPAQUE in local.branches.path or ctx.subshells or ctx.returned or local.ifs or ctx.flow:
+        return
+    for fork, world in worlds:
+        if world in fork.worlds and len(fork.worlds) > 1:
+            fork.worlds.remove(world)

@@ -133,7 +133,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         outer_error, ctx.null_error = ctx.null_error, False
         read = _read_command(words, ctx, depth, conditional, apart)
         ctx.subshells -= apart or risky
-        ended = ctx.null_error  # `${A:?msg}` of an A set to "": the shell exits there, the command never runs
+        ended = ctx.null_error is True  # `${A:?msg}` of an A set to "": the shell exits there, the command never runs
+        in_worlds = ctx.null_error if isinstance(ctx.null_error, list) else None  # ... in these worlds only
         ctx.null_error = outer_error
         if ended:
             read = []
@@ -156,6 +157,9 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if stops:
             from .script_exits import exit_here
             exit_here(ctx)
+        elif in_worlds and not (conditional or apart or risky):
+            from .script_exits import exit_worlds
+            exit_worlds(ctx, in_worlds)
         if index in blocking and not (ctx.flow or conditional or ctx.frames):
             break  # the script waits here for ever: nothing after it runs (`sleep infinity && vllm serve ...`)
     jobs and jobs.close_all(ctx)

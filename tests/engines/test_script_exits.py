@@ -175,3 +175,17 @@ def test_an_exec_function_is_no_exec():
 ])
 def test_a_null_error_in_a_double_quoted_bash_c_string_ends_the_script(text):
     assert last_words(text) == []
+
+
+@pytest.mark.parametrize("text, expected", [
+    # `: ${L:?msg}` checks L, then the launch reads it: bash 5.2.15 exits where L is "" and launches only with 5
+    # (before: the world where L is "" went on, and its launch read an empty --max-model-len, a false CTX301)
+    (f'if [ -n "$X" ]; then L=""; else L=5; fi\n: ${{L:?set L}}\n{RUN} $L\nexit 0', ["5"]),
+    (f'if [ -n "$X" ]; then L=""; elif [ -n "$Y" ]; then L=6; else L=5; fi\n: ${{L:?x}}\n{RUN} $L\nexit 0',
+     ["6", "5"]),
+    # the check may not run (after `&&`, in an `if`): both worlds go on
+    (f'if [ -n "$X" ]; then L=""; else L=5; fi\n[ -n "$Z" ] && : ${{L:?x}}\n{RUN} $L\nexit 0', ["", "5"]),
+])
+def test_the_worlds_a_null_error_exits_leave_nothing_after_it(text, expected):
+    commands = split_shell(f"#!/bin/bash\nL=4096\n{text}\n", defaults=True).commands
+    assert [c.argv[-1] if c.argv[-2] == "--max-model-len" else "" for c in commands if c.argv[0] == "vllm"] == expected
