@@ -205,8 +205,13 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
         elif value == "" and part.kind == "var" and part.style == "shell" and part.default is None and \
                 _runs_text(part).startswith(f"${{{part.name}:?"):
             # `A=""; ... ${A:?msg}`: bash writes msg and a non-interactive shell exits (bash manual, Shell Parameter
-            # Expansion; POSIX 2.6.2): the command never runs, never with an empty word (shellwords.py)
-            ctx.null_error = True
+            # Expansion; POSIX 2.6.2): the command never runs, never with an empty word (shellwords.py). Only for an
+            # A the script set: a "" the file's platform gives (SkyPilot's `envs: {A: ""}`, a placeholder that
+            # `sky launch --env A=...` fills; a pod's env) may be another value at launch: not known, never an exit
+            if part.name in ctx.local:
+                ctx.null_error = True
+            else:
+                value = None
         why = "" if value is not None or part.style != "shell" else \
             ctx.positional.why if ctx.positional is not None and part.name in _POSITIONAL else \
             "set" if part.name in ctx.local else "option" if part.name in ctx.options else \

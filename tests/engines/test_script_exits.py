@@ -189,3 +189,13 @@ def test_a_null_error_in_a_double_quoted_bash_c_string_ends_the_script(text):
 def test_the_worlds_a_null_error_exits_leave_nothing_after_it(text, expected):
     commands = split_shell(f"#!/bin/bash\nL=4096\n{text}\n", defaults=True).commands
     assert [c.argv[-1] if c.argv[-2] == "--max-model-len" else "" for c in commands if c.argv[0] == "vllm"] == expected
+
+
+def test_a_null_error_of_a_value_the_environment_gives_is_no_exit():
+    # SkyPilot's `envs: {LLM_HOSTNAME: ""}` is a placeholder `sky launch --env` fills, and the script's
+    # `: "${LLM_HOSTNAME:?required}"` checks it (sweep p30: Adam-D-Lewis/skyllm sky/sky-llamacpp.yaml): the check
+    # may pass at launch, so the launch after it is kept (it was dropped: the script read as ending there)
+    text = f'#!/bin/bash\n: "${{HOST:?HOST is required}}"\n{RUN} 8192\n{RUN} ${{HOST:?x}}\n'
+    commands = split_shell(text, resolver=lambda name: "" if name == "HOST" else None, defaults=True).commands
+    assert [c.argv[-1] for c in commands if c.argv[0] == "vllm"][:1] == ["8192"]
+    assert len([c for c in commands if c.argv[0] == "vllm"]) == 2
