@@ -126,41 +126,6 @@ def _writes(script: str) -> Iterator[Tuple[str, Tuple[int, int], int, Optional[s
 _SCRIPT_READERS = SHELLS | {"ssh", "sbatch"}
 
 
-# Programs that start a shell reading its stdin when no command is given to them: su (util-linux su(1): the user's
-# shell), and shells SHELLS does not name; sudo with -i/--login or -s/--shell and no command after its options
-# (sudo(8); plugins/sudoers/parse_args.c short options "+Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv").
-_STDIN_SHELLS = frozenset({"su", "fish", "csh", "tcsh", "mksh", "yash", "posh"})
-_SUDO_VALUED = frozenset("aCcDgpRrTtUu")
-
-
-def _login_shell(words: Sequence[str]) -> bool:
-    """Do the words a remote command is split into start a shell that reads the here-document as its commands?"""
-    for k, word in enumerate(words):
-        name = word.rsplit("/", 1)[-1]
-        if name in _STDIN_SHELLS:
-            return True
-        if name != "sudo":
-            continue
-        shell, i = False, k + 1
-        while i < len(words) and words[i].startswith("-") and words[i] != "-":
-            opt = words[i]
-            i += 1
-            if opt == "--":
-                break
-            if opt.startswith("--"):
-                shell = shell or opt in ("--login", "--shell")
-                continue
-            for n, c in enumerate(opt[1:], 1):
-                if c in "is":
-                    shell = True
-                if c in _SUDO_VALUED:
-                    i += n == len(opt) - 1  # `-u svc`: the next word (`-usvc`: the rest of this one)
-                    break
-        if shell and i == len(words):  # `sudo -i CMD` runs CMD (through the shell), not the body
-            return True
-    return False
-
-
 def read_as_script(words: Iterable[str], targets: frozenset = frozenset(), expanded: Optional[dict] = None) -> bool:
     """Is a here-document on a line of these words (the lexer's, quotes removed) a script: fed to a shell,
     or written to a file with a shell script's name (a launcher written to run later, read as that file would
@@ -175,7 +140,7 @@ def read_as_script(words: Iterable[str], targets: frozenset = frozenset(), expan
     words = list(words)
     k = next((k for k, w in enumerate(words) if w.rsplit("/", 1)[-1] == "ssh" and k not in targets), None)
     if k is not None:
-        from .ssh_commands import command_start
+        from .ssh_commands import command_start, login_shell
 
         kept = [n for n in range(len(words)) if n not in targets]
         plain = [words[n] for n in kept]
@@ -186,7 +151,7 @@ def read_as_script(words: Iterable[str], targets: frozenset = frozenset(), expan
             not any(n in expanded for n in kept[at + j:])
         if known:  # ssh joins its command words with spaces and HOST's shell splits them again
             remote = " ".join(plain[at + j:]).split()
-            if _login_shell(remote):  # `ssh HOST sudo -i <<EOF`: a shell reads it there, though none is named
+            if login_shell(remote):  # `ssh HOST sudo -i <<EOF`: a shell reads it there, though none is named
                 return True
             words = plain[:at] + remote + [words[n] for n in sorted(targets)]
     return any(word.rsplit("/", 1)[-1] in _SCRIPT_READERS or word.lower().endswith(SHELL_SUFFIXES) for word in words)

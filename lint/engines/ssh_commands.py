@@ -14,6 +14,10 @@ The remote shell does not run in this script's environment: ssh passes only the 
 (ssh_config(5)), none by default. So a double-quoted string is expanded by this script's shell before ssh gets
 it (its values are known, as for `sh -c`), while inside the string a `$X` is the remote shell's: not known
 (CTX008 says why, VarRef.why "ssh"), never this script's value taken as the remote one's.
+
+A here-document fed to `ssh HOST CMD` is a script when CMD starts a shell that reads its stdin (`sudo -i`, `su`):
+login_shell, which heredocs.read_as_script asks only on an ssh line, after it imports this module for
+command_start; kept here, not in heredocs.py, so the lexer's path loads it only then.
 """
 from __future__ import annotations
 
@@ -209,3 +213,38 @@ def _options_end(texts: Sequence[str], i: int) -> tuple[int, bool]:
                 break
         i += 1
     return i + (name == "timeout"), False  # timeout's DURATION
+
+
+# Programs that start a shell reading its stdin when no command is given to them: su (util-linux su(1): the user's
+# shell), and shells SHELLS does not name; sudo with -i/--login or -s/--shell and no command after its options
+# (sudo(8); plugins/sudoers/parse_args.c short options "+Aa:BbC:c:D:Eeg:Hh::iKklNnPp:R:r:SsT:t:U:u:Vv").
+_STDIN_SHELLS = frozenset({"su", "fish", "csh", "tcsh", "mksh", "yash", "posh"})
+_SUDO_VALUED = frozenset("aCcDgpRrTtUu")
+
+
+def login_shell(words: Sequence[str]) -> bool:
+    """Do the words a remote command is split into start a shell that reads the here-document as its commands?"""
+    for k, word in enumerate(words):
+        name = word.rsplit("/", 1)[-1]
+        if name in _STDIN_SHELLS:
+            return True
+        if name != "sudo":
+            continue
+        shell, i = False, k + 1
+        while i < len(words) and words[i].startswith("-") and words[i] != "-":
+            opt = words[i]
+            i += 1
+            if opt == "--":
+                break
+            if opt.startswith("--"):
+                shell = shell or opt in ("--login", "--shell")
+                continue
+            for n, c in enumerate(opt[1:], 1):
+                if c in "is":
+                    shell = True
+                if c in _SUDO_VALUED:
+                    i += n == len(opt) - 1  # `-u svc`: the next word (`-usvc`: the rest of this one)
+                    break
+        if shell and i == len(words):  # `sudo -i CMD` runs CMD (through the shell), not the body
+            return True
+    return False
