@@ -156,7 +156,7 @@ def lws_env(size: int) -> List[EnvVar]:
 def _lws_roles(spec: Node, spans: ScalarSpans, result: AdaptResult,
                maps: Dict[str, Node]) -> Tuple[List[EngineRole], Optional[Node]]:
     """One group = `size` pods (leader + size-1 workers): one engine over them, or one engine in each, as the
-    engine's flags say (workload_devices.spans_group)."""
+    engine's flags say (workload_spans.spans_group)."""
     lwt = spec.get("leaderWorkerTemplate")
     if lwt is None or lwt.kind != MAP:
         return [], None

@@ -57,7 +57,7 @@ class Container:
     group_pods: int = 1  # pods/nodes that together run one engine instance (LeaderWorkerSet size)
     group_label: str = "pods (LeaderWorkerSet size)"  # how messages name them
     # A LeaderWorkerSet starts `size` pods and injects only LWS_* variables: whether they run one engine is the
-    # engine's to say (workload_devices.spans_group). None: the adapter's group is one engine; False: a leader
+    # engine's to say (workload_spans.spans_group). None: the adapter's group is one engine; False: a leader
     # template's engine with its workers; True: every pod of the group runs this container (no leader template).
     group_alike: Optional[bool] = None
     ray_counted: bool = False  # the adapter counts the Ray cluster's GPUs itself (a KubeRay head)
