@@ -13,6 +13,9 @@ from ..records import replace
 
 
 class LauncherDevices:
+    c: Any  # the container being read (workload.Container)
+    env: Any  # its variables as the engine sees them
+    file: str
     span_source: Any  # workload_positions.Positions.span_source
     token_source: Any  # workload_positions.Positions.token_source
 
@@ -30,6 +33,18 @@ class LauncherDevices:
         written = req.written or f"--gpus {req.token.text.removeprefix('--gpus=')}"
         return replace(c, accelerator_count=Val(req.count, self.span_source(req.token.item, req.span),
                                                 raw=f"docker run {written}"))
+
+    def device_setting(self, name: str):
+        """(value, where) of a device list variable set for the engine (CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK): the
+        command's own `NAME=value` word, else the container's variable (where: the container if it has no node);
+        value None when it is set to what is not known. None when it is not set (llamacpp_split, tgi_shards)."""
+        assign = (getattr(self, "assigns", None) or {}).get(name)
+        if assign is not None:
+            return (None if assign.token.unresolved else assign.value), self.token_source(assign.token)
+        if name not in self.env:
+            return None
+        var = next((v for v in self.c.env if v.name == name and v.node is not None), None)
+        return self.env.get(name), var.node.source(self.file) if var is not None else self.c.node.source(self.file)
 
     def remote_container(self, c):
         """`c` for an engine `ssh HOST SCRIPT` starts (engines/ssh_commands.py): it runs on another host, so this

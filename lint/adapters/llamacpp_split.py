@@ -59,7 +59,7 @@ def _over_visible(reader, inv, facts, seen: int, tail: str):
     with `--rpc` servers, whose devices are not counted here)."""
     if seen < 2 or inv.settings.get("rpc") is not None:
         return facts
-    return _pipeline(facts, seen, _visible_at(reader), f"CUDA_VISIBLE_DEVICES {tail}")
+    return _pipeline(facts, seen, reader.device_setting("CUDA_VISIBLE_DEVICES")[1], f"CUDA_VISIBLE_DEVICES {tail}")
 
 
 def _pipeline(facts, n: int, at, over: str):
@@ -68,24 +68,12 @@ def _pipeline(facts, n: int, at, over: str):
     return replace(facts, parallelism=replace(facts.parallelism, pipeline=Val(n, at, raw=how)))
 
 
-def _visible_at(reader):
-    """Where CUDA_VISIBLE_DEVICES is set for the engine: the command's `NAME=value` word, or the container's
-    variable; the container where neither is positioned."""
-    assign = (getattr(reader, "assigns", None) or {}).get("CUDA_VISIBLE_DEVICES")
-    if assign is not None:
-        return reader.token_source(assign.token)
-    var = next((v for v in reader.c.env if v.name == "CUDA_VISIBLE_DEVICES" and v.node is not None), None)
-    return var.node.source(reader.file) if var is not None else reader.c.node.source(reader.file)
-
-
 def split_visible(reader, inv) -> Optional[int]:
     """How many devices CUDA_VISIBLE_DEVICES leaves llama.cpp (0: not set; None: set, to what is not known)."""
-    assigns = getattr(reader, "assigns", None) or {}
-    assign = assigns.get("CUDA_VISIBLE_DEVICES")
-    value = (None if assign.token.unresolved else assign.value) if assign is not None else \
-        reader.env.get("CUDA_VISIBLE_DEVICES")
-    if assign is None and "CUDA_VISIBLE_DEVICES" not in reader.env:
+    setting = reader.device_setting("CUDA_VISIBLE_DEVICES")
+    if setting is None:
         return 0
+    value = setting[0]
     ids = [part.strip() for part in value.split(",")] if isinstance(value, str) else []
     return len(ids) if ids and all(part.isdigit() for part in ids) else None
 

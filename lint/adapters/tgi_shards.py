@@ -123,16 +123,10 @@ def _visible(reader, name: str) -> Optional[Tuple[Optional[int], object, str]]:
     """(items, where, as written) of a device list (CUDA_VISIBLE_DEVICES, ZE_AFFINITY_MASK) set for the engine,
     items None when its value is not known; None when it is not set. TGI counts the items split at `,`, whatever
     they are (`GPU-...` UUIDs too)."""
-    assign = (getattr(reader, "assigns", None) or {}).get(name)
-    if assign is not None:
-        value = None if assign.token.unresolved else assign.value
-        at = reader.token_source(assign.token)
-    elif name in reader.env:
-        value = reader.env.get(name)
-        var = next((v for v in reader.c.env if v.name == name and v.node is not None), None)
-        at = var.node.source(reader.file) if var is not None else reader.c.node.source(reader.file)
-    else:
+    setting = reader.device_setting(name)
+    if setting is None:
         return None
+    value, at = setting
     if not isinstance(value, str):
         return None, at, ""
     return len(value.split(",")), at, f"{name}={value}"
