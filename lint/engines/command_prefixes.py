@@ -19,6 +19,9 @@ from .tokens import SHELLS, EnvAssign, Token
 ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
+# bash's `exec [-cl] [-a name] command` options (-a takes the name argv[0] gets; bash manual, exec), as written
+# apart: shellwords._execs reads them too, to find exec's command
+EXEC_OPTIONS = ("-a", "-c", "-l", "-cl", "-lc")
 
 
 def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
@@ -34,7 +37,7 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
             if t not in ("{", "}", "!"):
                 wrappers.append(t)
             i += 1
-            while t == "exec" and i < len(tokens) and tokens[i].text in ("-a", "-c", "-l", "-cl", "-lc"):
+            while t == "exec" and i < len(tokens) and tokens[i].text in EXEC_OPTIONS:
                 # bash's `exec [-cl] [-a name] command`: -a takes the name argv[0] gets (bash manual, exec)
                 i += 2 if tokens[i].text == "-a" else 1
             if t in ("command", "time") and i < len(tokens) and tokens[i].text == "-p":

@@ -25,9 +25,11 @@ the script asks for by name other than `quiet` is not a bare path (cli/_output.p
 """
 from __future__ import annotations
 
-import re
 from typing import Callable, List, Optional
 
+from ctxlint.lazyre import lazy_compile
+
+from .command_prefixes import ASSIGN
 from .lex_words import Part, Word
 from .tokens import Token
 
@@ -39,10 +41,9 @@ _VALUED = frozenset({"--repo-type", "--type", "--revision", "--include", "--excl
 # src/huggingface_hub/commands/download.py, and cli/download.py's argparse `hf` before 1.0); hf 1.0 on takes one each
 _PATTERNS = frozenset({"--include", "--exclude"})
 _FLAGS = frozenset({"--force-download", "--resume-download", "--quiet", "-q"})
-_STDERR_AWAY = re.compile(r"\s+2>\s*/dev/null\s*$")
-_COMMIT = re.compile(r"[0-9a-f]{40}")
-_REPO = re.compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+_STDERR_AWAY = lazy_compile(r"\s+2>\s*/dev/null\s*$")
+_COMMIT = lazy_compile(r"[0-9a-f]{40}")
+_REPO = lazy_compile(r"[A-Za-z0-9][\w.-]*/[\w.-]+")
 
 
 def downloaded_path(part: Part, ctx, expand: Callable) -> Optional[Token]:
@@ -62,7 +63,7 @@ def downloaded_path(part: Part, ctx, expand: Callable) -> Optional[Token]:
     if problems or not items or not all(isinstance(item, Word) for item in items):
         return None  # an operator: a pipe, a list, a redirection of its output
     words = [token for item in items for token in expand(item, ctx)]
-    while words and _ASSIGNMENT.match(words[0].text):  # `HF_HUB_ENABLE_HF_TRANSFER=1 hf download ...`
+    while words and ASSIGN.match(words[0].text):  # `HF_HUB_ENABLE_HF_TRANSFER=1 hf download ...`
         words = words[1:]
     if len(words) < 3 or words[1].text != "download" or words[1].unresolved:
         return None

@@ -15,11 +15,13 @@ Nothing here raises on odd input: problems come back as data.
 """
 from __future__ import annotations
 
-import re
 from contextlib import nullcontext
 from typing import Callable, Optional
 
+from ctxlint.lazyre import lazy_compile
+
 from ..records import replace
+from .command_prefixes import EXEC_OPTIONS
 from .container_scripts import own_shell
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
@@ -32,8 +34,8 @@ from .simple_commands import MAX_DEPTH as _MAX_DEPTH, command_from_words
 from .tokens import Command, Resolver, SplitProblem, SplitResult
 from .word_expansion import SplitContext, expand_word, no_resolver
 
-_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # a `NAME=value` prefix word's head
-_FD_NAME = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
+_ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # a `NAME=value` prefix word's head
+_FD_NAME = lazy_compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
 
 
@@ -192,7 +194,7 @@ def _execs(args: list[Word], ctx: SplitContext) -> bool:
     command (`exec > log 2>&1` only redirects), nor where the command word may expand to nothing (`exec "$@"`,
     `exec $CMD`)."""
     i = 0
-    while i < len(args) and literal(args[i]) in ("-a", "-c", "-l", "-cl", "-lc", "--"):
+    while i < len(args) and (literal(args[i]) in EXEC_OPTIONS or literal(args[i]) == "--"):
         i += 2 if literal(args[i]) == "-a" else 1
     if i >= len(args) or "execfail" in (ctx.source or ""):
         return False
