@@ -4,8 +4,9 @@ this only for a line with such an option (llama.cpp splits its layers over every
 where the host gives all of them is a wrong pipeline: a false CTX203/CTX209, or a false fit)."""
 from __future__ import annotations
 
-import re
 from typing import Optional, Sequence
+
+from ctxlint.lazyre import lazy_compile
 
 from .docker_run import GpuRequest, _device_options, parse_run
 
@@ -24,9 +25,9 @@ RUNTIME_VARIABLES = {"nvidia": "NVIDIA_VISIBLE_DEVICES", "amd": "AMD_VISIBLE_DEV
 # the whole /dev/dri folder gives every GPU (rocm.docs.amd.com/en/docs-5.4.3/deploy/docker.html "Accessing GPUs in
 # containers", "Restricting a container to a subset of the GPUs"; Intel's GPUs are render nodes there too).
 # NVIDIA's own device node per GPU is /dev/nvidia<N> (beside /dev/nvidiactl and /dev/nvidia-uvm, which are no GPU).
-_ONE_GPU_NODE = re.compile(r"/dev/(?:dri/renderD|nvidia)[0-9]+")
+_ONE_GPU_NODE = lazy_compile(r"/dev/(?:dri/renderD|nvidia)[0-9]+")
 # A CDI device name (`nvidia.com/gpu=0`, `amd.com/gpu=1`): one device each, `=all` every one of its kind.
-_CDI_GPU = re.compile(r"(?:nvidia|amd)\.com/gpu=(.+)")
+_CDI_GPU = lazy_compile(r"(?:nvidia|amd)\.com/gpu=(.+)")
 _NO_GPU_NODES = ("/dev/kfd", "/dev/nvidiactl", "/dev/nvidia-uvm", "/dev/nvidia-modeset", "/dev/nvidia-caps",
                  "/dev/neuron", "/dev/accel")
 
