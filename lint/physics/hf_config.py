@@ -61,6 +61,11 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
 # src/transformers/models/mllama/configuration_mllama.py (MllamaTextConfig num_key_value_heads=8;
 # Llama-3.2-90B-Vision has 64 query heads).
 _KV_DEFAULTS = {"mllama_text_model": 8}
+# The same for the query heads: mistral-community/pixtral-12b's text_config (model_type mistral) writes head_dim
+# and num_key_value_heads but not num_attention_heads, which the engines then read as MistralConfig's default 32
+# (huggingface/transformers@0b07a74c673bdf8fbd472a1c7df139b357495414:
+# src/transformers/models/mistral/configuration_mistral.py, num_attention_heads=32).
+_HEAD_DEFAULTS = {"mistral": 32}
 
 
 # DeepSeek-V4: no engine-independent size. vLLM 0.20.0-0.23.0's layout is read in dsv4_kv (it reproduces the
@@ -117,6 +122,8 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     if n is None and block_kinds(c) is not None:
         n = len(block_kinds(c))
     heads = _first(c, "num_attention_heads", "n_head", "num_heads", "n_heads")
+    if heads is None and str(c.get("model_type", "")) in _HEAD_DEFAULTS:
+        heads = c["num_attention_heads"] = _HEAD_DEFAULTS[str(c["model_type"])]  # the parameter count reads it too
     if not isinstance(n, int) or not isinstance(heads, int) or n <= 0 or heads <= 0:
         raise ValueError("config.json lacks num_hidden_layers / num_attention_heads")
     if n > MAX_LAYERS:

@@ -144,10 +144,19 @@ def minimax_m3_split(text: Mapping[str, Any]) -> Optional[Params]:
                   experts=moe * experts * 3 * h * inter, vision=0, other=0)
 
 
+# A vision_config written as a diff from its class defaults leaves out the keys the count reads:
+# mistral-community/pixtral-12b's gives head_dim, image_size and patch_size only, so the tower is
+# PixtralVisionConfig's defaults (huggingface/transformers@f549eadf3a6a3f238935c0486ea960b5b7f45df8:
+# src/transformers/models/pixtral/configuration_pixtral.py: hidden_size 1024, intermediate_size 4096,
+# num_hidden_layers 24), which Pixtral-12B-2409's own params.json states too.
+_VISION_DEFAULTS = {"pixtral": {"hidden_size": 1024, "intermediate_size": 4096, "num_hidden_layers": 24}}
+
+
 def _vision(v: Any) -> int:
     """A ViT-style tower: per block attention 4h^2 + MLP 2h x inter (an estimate; ~1% of a VLM)."""
     if not isinstance(v, Mapping):
         return 0
+    v = {**_VISION_DEFAULTS.get(str(v.get("model_type", "")), {}), **{k: x for k, x in v.items() if x is not None}}
     h = _i(v, "hidden_size", "embed_dim", "width")
     depth = _i(v, "num_hidden_layers", "depth", "layers")
     if not h or not depth:
