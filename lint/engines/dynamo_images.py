@@ -64,17 +64,26 @@ SUPPORT_MATRIX_1_5_0 = ("https://docs.nvidia.com/dynamo/zh-CN/reference/compatib
 # The same page's later revisions, their "Compatibility by Version" card: v1.5.1 (released Oct 6, 2026) SGLang 0.5.18,
 # TensorRT-LLM 1.3.0rc25, vLLM 0.28.0, "Backend pins are unchanged from v1.5.0" (the revision whose newest release is
 # v1.5.1); v1.6.0 (Oct 21, 2026) SGLang 0.5.21, TensorRT-LLM 1.3.0rc29, vLLM 0.31.0 (the v1.6.0 and v1.6.1 docs'
-# revisions, whose newest release is v1.6.0). No revision at hand gives v1.6.1's or v1.6.2's pins (their GitHub
-# release notes name none: v1.6.1 refreshes trust stores and Pillow, v1.6.2 OS packages and the SGLang image's
-# CPython; the v1.6.2 docs' machine-readable releases page, docs.nvidia.com/dynamo/v1.6.2/reference/releases-data,
-# is stored but its tables were not readable here, and releases.json is stored only at v1.3.0), so those tags stay
-# unknown, as do the -efa ones. vLLM 0.31.0 and SGLang 0.5.21 are inside
-# the flag tables' releases (flags_vllm: through 0.34; flags_sglang: through 0.5.23's wheels), so their refusals are
-# the tables' own.
+# revisions, whose newest release is v1.6.0). v1.6.2's, v1.7.0's and v1.7.1's pins are in the deprecations ledgers
+# below; no page at hand gives v1.6.1's (its GitHub release notes name no backend: trust stores, Pillow 13, the
+# image toolchain; the ai-dynamo 1.6.1 wheel's METADATA pins vllm==0.31.0, sglang==0.5.21, tensorrt-llm==1.3.0rc29
+# for its extras, but a wheel's pins need not be the image's, see above), so that tag stays unknown, as do the -efa
+# ones of 1.6.x and 1.7.x (no page at hand lists them). vLLM 0.31.0 and 0.33.0 and SGLang 0.5.21 and 0.5.23 are
+# inside the flag tables' releases (flags_vllm: through 0.34; flags_sglang: through 0.5.23's wheels), so their
+# refusals are the tables' own.
 COMPATIBILITY_1_5_1 = ("https://docs.nvidia.com/dynamo/zh-CN/latest/reference/compatibility, Compatibility by Version "
                        "(the revision whose newest release is v1.5.1)")
 COMPATIBILITY_1_6_0 = ("https://docs.nvidia.com/dynamo/v1.6.0/reference/compatibility, Compatibility by Version "
                        "(the revision whose newest release is v1.6.0)")
+# Dynamo's deprecations ledger, its "Upgrade to" panel, which gives each release line's latest pins and the target's:
+# in the v1.6.2 docs, "Upgrade to v1.7.0 ... Pins shown from v1.6.2, the latest release on the v1.6.x line": SGLang
+# 0.5.21 -> 0.5.23, TRT-LLM 1.3.0rc29 -> 1.4.0rc2, vLLM 0.31.0 -> 0.33.0 (v1.6.2's pins, then v1.7.0's); in the
+# v1.7.1 docs, "Upgrade to v1.7.1 ... Pins shown from v1.7.1": SGLang 0.5.23, TRT-LLM 1.4.0rc2, vLLM 0.33.0, each
+# "unchanged" (and v1.6.2's pins again as above). The tags are the releases' plain ones (CUDA 13 only since v1.3.0).
+DEPRECATIONS_1_6_2 = ("https://docs.nvidia.com/dynamo/v1.6.2/reference/releases/deprecations, Upgrade to v1.7.0 "
+                      "(pins shown from v1.6.2)")
+DEPRECATIONS_1_7_1 = ("https://docs.nvidia.com/dynamo/v1.7.1/reference/releases/deprecations, Upgrade to v1.7.1 "
+                      "(pins shown from v1.7.1)")
 
 # The image's name -> the engine it runs.
 ENGINES = {"vllm-runtime": "vllm", "sglang-runtime": "sglang", "tensorrtllm-runtime": "trtllm"}
@@ -159,10 +168,14 @@ _SUPPORT_MATRIX_1_5_0 = {
 }
 _COMPATIBILITY_1_5_1 = {"vllm": {"1.5.1": "0.28.0"}, "sglang": {"1.5.1": "0.5.18"}, "trtllm": {"1.5.1": "1.3.0rc25"}}
 _COMPATIBILITY_1_6_0 = {"vllm": {"1.6.0": "0.31.0"}, "sglang": {"1.6.0": "0.5.21"}, "trtllm": {"1.6.0": "1.3.0rc29"}}
+_DEPRECATIONS_1_6_2 = {"vllm": {"1.6.2": "0.31.0", "1.7.0": "0.33.0"}, "sglang": {"1.6.2": "0.5.21", "1.7.0": "0.5.23"},
+                       "trtllm": {"1.6.2": "1.3.0rc29", "1.7.0": "1.4.0rc2"}}
+_DEPRECATIONS_1_7_1 = {"vllm": {"1.7.1": "0.33.0"}, "sglang": {"1.7.1": "0.5.23"}, "trtllm": {"1.7.1": "1.4.0rc2"}}
 for _source, _tables in ((COMPATIBILITY_1_2_0, _COMPATIBILITY_1_2_0), (INVENTORY_1_2_1, _INVENTORY_1_2_1),
                          (ARTIFACTS_1_2_1, _ARTIFACTS_1_2_1), (RELEASES_1_3_0, _RELEASES_1_3_0),
                          (EARLY_ACCESS_1_3_0, _EARLY_ACCESS_1_3_0), (SUPPORT_MATRIX_1_5_0, _SUPPORT_MATRIX_1_5_0),
-                         (COMPATIBILITY_1_5_1, _COMPATIBILITY_1_5_1), (COMPATIBILITY_1_6_0, _COMPATIBILITY_1_6_0)):
+                         (COMPATIBILITY_1_5_1, _COMPATIBILITY_1_5_1), (COMPATIBILITY_1_6_0, _COMPATIBILITY_1_6_0),
+                         (DEPRECATIONS_1_6_2, _DEPRECATIONS_1_6_2), (DEPRECATIONS_1_7_1, _DEPRECATIONS_1_7_1)):
     for _engine, _table in _tables.items():
         RELEASES[_engine].update((tag, (release, _source)) for tag, release in _table.items())
 

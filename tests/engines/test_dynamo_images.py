@@ -8,7 +8,8 @@ from ctxlint.adapters.workload_versions import image_release
 from ctxlint.engine import lint_text
 from ctxlint.engines import engine_from_image
 from ctxlint.engines.dynamo_images import (ARTIFACTS_1_2_1, COMPATIBILITY_1_2_0, COMPATIBILITY_1_5_1,
-                                           COMPATIBILITY_1_6_0, EARLY_ACCESS_1_3_0, INVENTORY_1_1_1, INVENTORY_1_2_1,
+                                           COMPATIBILITY_1_6_0, DEPRECATIONS_1_6_2, DEPRECATIONS_1_7_1, EARLY_ACCESS_1_3_0,
+                                           INVENTORY_1_1_1, INVENTORY_1_2_1,
                                            RELEASES, RELEASES_1_3_0, SUPPORT_MATRIX_1_5_0, dynamo_release, source)
 from ctxlint.engines.images import split_image
 from ctxlint.engines.release_unknown import why_unknown
@@ -32,6 +33,10 @@ SEEN = [
     ("tensorrtllm-runtime:1.5.1", "trtllm", "1.3.0rc25", COMPATIBILITY_1_5_1),
     ("tensorrtllm-runtime:1.6.0", "trtllm", "1.3.0rc29", COMPATIBILITY_1_6_0),
     ("tensorrtllm-runtime:1.6.1", "trtllm", None, None),  # no page at hand gives v1.6.1's pins
+    ("tensorrtllm-runtime:1.6.2", "trtllm", "1.3.0rc29", DEPRECATIONS_1_6_2),
+    ("tensorrtllm-runtime:1.7.0", "trtllm", "1.4.0rc2", DEPRECATIONS_1_6_2),
+    ("tensorrtllm-runtime:1.7.1", "trtllm", "1.4.0rc2", DEPRECATIONS_1_7_1),
+    ("tensorrtllm-runtime:1.7.0-efa", "trtllm", None, None),  # no page at hand lists 1.7's -efa tags
     ("tensorrtllm-runtime:1.3.0-minimax-m3-dev.1", "trtllm", None, None),  # its page names no engine release
     ("tensorrtllm-runtime:0.6.1-cuda13", "trtllm", "1.2.0rc1", INVENTORY_1_1_1),  # not 0.6.1's 1.1.0rc5
     ("tensorrtllm-runtime:1.2.0", "trtllm", "1.3.0rc14", COMPATIBILITY_1_2_0),
@@ -56,7 +61,10 @@ SEEN = [
     ("vllm-runtime:1.5.0", "vllm", "0.28.0", SUPPORT_MATRIX_1_5_0),
     ("vllm-runtime:1.5.1", "vllm", "0.28.0", COMPATIBILITY_1_5_1),
     ("vllm-runtime:1.6.0", "vllm", "0.31.0", COMPATIBILITY_1_6_0),
-    ("vllm-runtime:1.6.2", "vllm", None, None),
+    ("vllm-runtime:1.6.1", "vllm", None, None),
+    ("vllm-runtime:1.6.2", "vllm", "0.31.0", DEPRECATIONS_1_6_2),
+    ("vllm-runtime:1.7.0", "vllm", "0.33.0", DEPRECATIONS_1_6_2),
+    ("vllm-runtime:1.7.1", "vllm", "0.33.0", DEPRECATIONS_1_7_1),
     ("vllm-runtime:1.6.0-efa", "vllm", None, None),
     ("vllm-runtime:1.4.0-efa", "vllm", None, None),  # the support matrix names releases, not their -efa tags
     ("vllm-runtime:my-tag", "vllm", None, None),
@@ -73,6 +81,11 @@ SEEN = [
     ("sglang-runtime:1.5.0", "sglang", "0.5.18", SUPPORT_MATRIX_1_5_0),
     ("sglang-runtime:1.5.1", "sglang", "0.5.18", COMPATIBILITY_1_5_1),
     ("sglang-runtime:1.6.0", "sglang", "0.5.21", COMPATIBILITY_1_6_0),
+    ("sglang-runtime:1.6.1", "sglang", None, None),
+    ("sglang-runtime:1.6.2", "sglang", "0.5.21", DEPRECATIONS_1_6_2),
+    ("sglang-runtime:1.7.0", "sglang", "0.5.23", DEPRECATIONS_1_6_2),
+    ("sglang-runtime:1.7.1", "sglang", "0.5.23", DEPRECATIONS_1_7_1),
+    ("sglang-runtime:1.7.1-efa", "sglang", None, None),
     ("sglang-runtime:1.3.0-glm-5.2-dev.1", "sglang", None, None),  # "SGLang cherry-picks", no release
     ("sglang-runtime:1.4.0-inkling-dev.1", "sglang", None, None),
 ]
@@ -100,11 +113,12 @@ def test_every_row_names_a_page_and_an_engine_release():
     # the pages' rows: 29 vLLM, 24 SGLang, 24 TensorRT-LLM stable tags in the v1.1.1 inventory, its pre-release tags
     # (4, 3, 4), v1.2.0's (2, 2, 1), the v1.2.1 inventory's (7, 5, 4), the one tag only v1.2.1's .mdx page lists,
     # v1.3.0's two a runtime, the early access builds' (1, 0, 1), the support matrix's five releases 1.3.1-1.5.0 and
-    # the compatibility cards' v1.5.1 and v1.6.0
-    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 52, "sglang": 44, "trtllm": 43}
+    # the compatibility cards' v1.5.1 and v1.6.0, the deprecations ledgers' v1.6.2, v1.7.0 and v1.7.1
+    assert {engine: len(tags) for engine, tags in RELEASES.items()} == {"vllm": 55, "sglang": 47, "trtllm": 46}
     pages = {where for tags in RELEASES.values() for _, where in tags.values()}
     assert pages == {INVENTORY_1_1_1, COMPATIBILITY_1_2_0, INVENTORY_1_2_1, ARTIFACTS_1_2_1, RELEASES_1_3_0,
-                     EARLY_ACCESS_1_3_0, SUPPORT_MATRIX_1_5_0, COMPATIBILITY_1_5_1, COMPATIBILITY_1_6_0}
+                     EARLY_ACCESS_1_3_0, SUPPORT_MATRIX_1_5_0, COMPATIBILITY_1_5_1, COMPATIBILITY_1_6_0,
+                     DEPRECATIONS_1_6_2, DEPRECATIONS_1_7_1}
 
 
 def test_sglangs_efa_image_of_1_2_1_is_sglang_0_5_11():
@@ -140,3 +154,24 @@ def test_a_1_6_0_worker_is_read_at_its_engine_release_without_refusals():
     rules = {x.rule for x in found}
     assert "CTX301" not in rules
     assert any(x.rule == "CTX401" and "vLLM 0.31.0" in x.message for x in found)
+
+
+def test_a_1_7_0_worker_is_vllm_0_33_0_and_refuses_a_flag_from_0_34_0():
+    # Dynamo v1.7.0 ships vLLM 0.33.0 (the v1.6.2 docs' deprecations ledger, "Upgrade to v1.7.0"). The tag was unknown:
+    # --enable-extensible-kv-cache (vLLM 0.34.0 on) went unreported, as the image might have held 0.34, and the pool
+    # was a band over every release (point 25,440 tokens, 0.34's); 0.33.0 has no such flag (CTX301, an error) and
+    # its pool is 0.28's rules (point 27,216)
+    text = (
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: w}\nspec:\n  template:\n    spec:\n"
+        "      containers:\n        - name: w\n          image: nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.7.0\n"
+        '          command: ["python3", "-m", "dynamo.vllm", "--model", "meta-llama/Llama-3.1-8B-Instruct",\n'
+        '                    "--max-model-len", "30000", "--enable-extensible-kv-cache",\n'
+        '                    "--gpu-memory-utilization", "0.9"]\n'
+        '          resources: {limits: {nvidia.com/gpu: "1"}}\n'
+        "      nodeSelector: {cloud.google.com/gke-accelerator: nvidia-l4}\n")
+    found = lint_text(text, "worker.yaml").findings
+    refused = [x for x in found if x.rule == "CTX301"]
+    assert len(refused) == 1 and refused[0].severity == "error"
+    assert "vllm 0.33.0" in refused[0].message and "--enable-extensible-kv-cache" in refused[0].message
+    assert (refused[0].line, refused[0].column) == (11, 50)
+    assert any(x.rule == "CTX210" and "point 27,216" in x.message for x in found)
