@@ -15,7 +15,7 @@ given (huggingface_hub `snapshot_download(repo_id, local_dir=...)`):
   source in any image, a bare `org/name` one only in kthena's own image (`volcano-sh/downloader`), as another
   tool's `--source` may mean something else;
 - the Hugging Face CLI, `huggingface-cli download REPO --local-dir DIR` or `hf download REPO --local-dir DIR`, as a
-  command or inside an `sh -c` script.
+  command or inside an `sh -c` script; `hf` also takes a model's `hf://` URI for REPO (engines/hf_uris.py).
 An engine model path that names such a directory is read as the repository, its text kept as the value's raw form
 (`/tmp/cache/Qwen3 (= Qwen/Qwen3-0.6B)` in messages). The files are where the init container's `volumeMounts` put
 them: the engine's path names them when it lies at the same place of the same volume (its name, `subPath` and the
@@ -124,6 +124,11 @@ def _downloads(lines: Sequence[List[str]], kthena: bool):
                 repo, out = source.removeprefix("hf://"), _after(words, ("--output-dir", "-o"))
             elif w.rsplit("/", 1)[-1] in _CLI and i + 2 < len(words) and words[i + 1] == "download":
                 repo, out = words[i + 2], _after(words[i:], ("--local-dir",))
+                if repo.startswith("hf://") and w.rsplit("/", 1)[-1] == "hf":  # a model's URI names its repository
+                    from ctxlint.engines.hf_uris import model_uri
+
+                    uri = model_uri(repo)
+                    repo = uri.repo if uri is not None else ""
             else:
                 continue
             if out and _REPO.fullmatch(repo) and "$" not in out + repo:

@@ -17,8 +17,13 @@ huggingface_hub's default `~/.cache/huggingface/hub`) and `{commit}` for the sna
 gives one; those two parts only place the file, the repository and the file name are the script's own words.
 What prints something else, or what ctxlint cannot tell, is left unknown as before: a pipe, `;`, a redirection other
 than `2>/dev/null`, `--dry-run` (a table), `--local-dir` (the path is that folder, not a snapshot of the repository
-by its name: a bare folder names no model), an `hf://` URI, a dataset or a space (`--repo-type`), a word whose
-value is not known, an option neither CLI has. The newest `hf` prints a decorated line unless it runs with
+by its name: a bare folder names no model), a dataset or a space (`--repo-type`, or the type an `hf://` URI
+names), a word whose value is not known, an option neither CLI has. `hf` reads an `hf://` URI in place of REPO
+(huggingface_hub 2.5.0's cli/download.py; not 1.0.0's): a model's is read as its repository, revision and file
+(engines/hf_uris.py). `huggingface-cli` is gone from huggingface_hub 1.0 on (huggingface/huggingface_hub#3404,
+"Remove `huggingface-cli` entirely in favor of `hf`": the 0.36.2 wheel's entry points list it, 1.0.0's and
+2.5.0's only `hf`), so its download prints a path only where the image's huggingface_hub is older; which one an
+image holds is not read, and where it is newer the command is not found and the engine starts with no path. The newest `hf` prints a decorated line unless it runs with
 `--format quiet` (cli/_output.py, 2026-04); whichever it prints, a server that starts was given that path. A format
 the script asks for by name other than `quiet` is not a bare path (cli/_output.py Output.result: `json` prints
 `{"path": ...}`, `agent` `path=...`, `human` and `auto` a decorated line), so it stays unknown.
@@ -111,13 +116,23 @@ def _path(args: List[str], unknown: bool, ctx, program: str = "hf") -> Optional[
         else:
             positional.append(word)
         k += 1
-    if not positional or not _REPO.fullmatch(positional[0]):
-        return None  # an `hf://` URI, or no repository
+    if not positional:
+        return None
+    files = positional[1:]
+    revision = options.get("--revision", "")
+    if positional[0].startswith("hf://") and program == "hf":
+        from .hf_uris import model_uri
+
+        uri = model_uri(positional[0])
+        # the URI gives the type, revision and file: either option beside it, or files beside its path, stop hf
+        if uri is None or {"--repo-type", "--type", "--revision"} & options.keys() or uri.path and files:
+            return None
+        positional, files, revision = [uri.repo], [uri.path] if uri.path else files, uri.revision
+    if not _REPO.fullmatch(positional[0]):
+        return None  # no repository (an `hf://` URI hf does not read as a model's, or huggingface-cli's)
     if options.get("--repo-type", options.get("--type", "model")) != "model":
         return None
     org, name = positional[0].split("/", 1)
-    files = positional[1:]
-    revision = options.get("--revision", "")
     snapshot = f"{_cache(options.get('--cache-dir'), ctx)}/models--{org}--{name}/snapshots/" \
                f"{revision if _COMMIT.fullmatch(revision) else '{commit}'}"
     one = len(files) == 1 and not files[0].endswith("/")

@@ -53,6 +53,11 @@ def test_kthena_downloader_names_the_model_the_engine_loads(source, model):
     "Qwen/Qwen3-0.6B, --local-dir, /tmp/cache/Qwen3]\n",
     "        - name: fetch\n          image: python:3.12\n          command: [sh, -c]\n          args:\n"
     "            - pip install -U huggingface_hub && hf download Qwen/Qwen3-0.6B --local-dir=/tmp/cache/Qwen3\n",
+    # a model's hf:// URI in place of REPO (huggingface_hub 2.5.0's cli/download.py), with or without `models/`
+    "        - name: fetch\n          image: python:3.12\n          command: [hf, download, "
+    "hf://Qwen/Qwen3-0.6B, --local-dir, /tmp/cache/Qwen3]\n",
+    "        - name: fetch\n          image: python:3.12\n          command: [hf, download, "
+    "hf://models/Qwen/Qwen3-0.6B@main, --local-dir, /tmp/cache/Qwen3]\n",
 ])
 def test_hugging_face_cli_download_names_the_model(init):
     [dep] = adapt(_pod(init)).deployments
@@ -67,6 +72,10 @@ def test_hugging_face_cli_download_names_the_model(init):
     KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-0.6B") + KTHENA.replace("SOURCE", "hf://Qwen/Qwen3-8B"),  # which?
     "        - name: fetch\n          command: [sh, -c, \"hf download 'Qwen/Qwen3-0.6B --local-dir /tmp/cache/Qwen3\"]"
     "\n",  # an unclosed quote: the script is not read
+    # a dataset's URI; the older CLI, which reads no URI
+    "        - name: fetch\n          command: [hf, download, hf://datasets/Qwen/x, --local-dir, /tmp/cache/Qwen3]\n",
+    "        - name: fetch\n          command: [huggingface-cli, download, hf://Qwen/Qwen3-0.6B, --local-dir, "
+    "/tmp/cache/Qwen3]\n",
 ])
 def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing(init):
     [dep] = adapt(_pod(init)).deployments

@@ -40,6 +40,14 @@ def test_a_captured_file_download_is_the_file_in_the_cache():
     # the cache the command names, and a revision that is a commit
     ("hf download --cache-dir /data/hf Qwen/Qwen3-8B --revision " + "a" * 40,
      "/data/hf/models--Qwen--Qwen3-8B/snapshots/" + "a" * 40),
+    # an hf:// URI in place of REPO (huggingface_hub 2.5.0 cli/download.py; engines/hf_uris.py): the model's
+    # repository, its revision after `@`, the file in it; a trailing `/` is a folder, so the snapshot
+    ("hf download hf://Qwen/Qwen3-8B", "~/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/{commit}"),
+    ("hf download --quiet hf://models/Qwen/Qwen2.5-0.5B-Instruct-GGUF/qwen2.5-0.5b-instruct-q4_k_m.gguf",
+     f"{SNAPSHOT}/qwen2.5-0.5b-instruct-q4_k_m.gguf"),
+    (f"hf download hf://Qwen/Qwen3-8B@{'b' * 40}/config.json",
+     f"~/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/{'b' * 40}/config.json"),
+    ("hf download hf://Qwen/Qwen3-8B@main/gguf/", "~/.cache/huggingface/hub/models--Qwen--Qwen3-8B/snapshots/{commit}"),
 ])
 def test_the_printed_path(command, path):
     [serve] = [c for c in split_shell(f"M=$({command})\nvllm serve \"$M\"\n", defaults=True).commands]
@@ -56,7 +64,12 @@ def test_the_script_s_hf_home_places_the_cache():
     "hf download org/model --local-dir /models/m",     # the folder given: named by nothing but its own name
     "hf download org/model --dry-run",                 # prints a table
     "hf download org/data --repo-type dataset",        # not a model
-    "hf download hf://org/model",                      # a URI: not read
+    "hf download hf://datasets/org/data",              # a URI of a dataset
+    "hf download hf://model/org/m",                    # a singular type prefix: parse_hf_uri refuses it
+    "hf download hf://org/model --revision main",      # the URI gives the revision: hf stops (CLIError)
+    "hf download hf://org/model/config.json x.json",   # a file in the URI and another beside it: likewise
+    "hf download hf://org/model@refs/pr/3/x.json",     # a special ref: not split here
+    "huggingface-cli download hf://org/model",         # the older CLI reads no URI
     "hf download org/model | tail -1",                 # a pipe: another command's output
     "hf download org/model > /dev/null 2>&1",          # nothing printed
     "hf download $REPO",                               # a repository the script does not hold
