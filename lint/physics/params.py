@@ -237,13 +237,22 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
     shared_n = int(text.get("n_shared_experts") or text.get("num_shared_experts") or 0)
     shared_inter = _i(text, "shared_expert_intermediate_size")
     dense_inter = _i(text, "intermediate_size_mlp") if mt.startswith("llama4") else inter
+    kinds = text.get("layer_types") if isinstance(text.get("layer_types"), list) else []
+    full_attn, beside = None, 0  # Gemma 4: wider full-attention layers, a dense MLP beside the experts
+    if mt.startswith("gemma4"):
+        from .params_layouts import gemma4_dense_beside_experts, gemma4_full_attention
+
+        full_attn = gemma4_full_attention(text, h, heads, kv)
+        beside = gemma4_dense_beside_experts(text, h, inter, experts) if inter else 0
     for i, is_moe in enumerate(moe):
-        other += (kda if i + 1 in kda_layers else v4[i] if v4 else attn) + 2 * h
+        wide = full_attn is not None and i < len(kinds) and kinds[i] == "full_attention"
+        other += (kda if i + 1 in kda_layers else v4[i] if v4 else full_attn if wide else attn) + 2 * h
         if text.get("attn_res_block_size"):
             other += 4 * h  # attention residuals: a norm and a 1-wide projection before attention and MLP
         if is_moe:
             routed += experts * 3 * latent * moe_inter
             other += h * experts  # router
+            other += beside
             if latent != h:
                 other += 2 * h * latent + latent
             if shared_inter:

@@ -16,6 +16,14 @@
   hidden x merge^2 -> itself -> out_hidden_size, both with biases). Keys a vision_config leaves out take
   Qwen2_5_VLVisionConfig's defaults (configuration_qwen2_5_vl.py), as transformers and vLLM load them;
   out_hidden_size, when absent, is the decoder's hidden size, which the merged features must match.
+- Gemma 4 (`gemma4_text`): its full-attention layers are wider than its sliding ones (global_head_dim, and
+  num_global_key_value_heads when attention_k_eq_v), and with enable_moe_block each layer runs the dense MLP
+  *and* the routed experts side by side, as vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:
+  vllm/model_executor/models/gemma4.py builds them (Gemma4DecoderLayer: head_dim = global_head_dim on a
+  full_attention layer, num_kv_heads = num_global_key_value_heads when use_k_eq_v; Gemma4Attention's one
+  QKVParallelLinear holds a V slot even when K is loaded into it; `self.mlp = Gemma4MLP(...)` always, and
+  `if self.enable_moe_block:` a Gemma4Router (its per-dimension `scale` and an h x experts `proj`) and a
+  Gemma4MoE (FusedMoE and a `per_expert_scale`) beside it).
 """
 from __future__ import annotations
 
@@ -83,3 +91,22 @@ def decilm_layers(blocks: list, h: int, heads: int, hd: int) -> Optional[int]:
                 return None
             total += 3 * h * inter + h
     return total
+
+
+def gemma4_full_attention(c: Mapping[str, Any], h: int, heads: int, kv: int) -> Optional[int]:
+    """One Gemma 4 full-attention layer's q/k/v/o (V slot included, as vLLM allocates it), or None when the
+    config gives those layers no dimensions of their own."""
+    hd = _int(c.get("global_head_dim"))
+    if not hd or "full_attention" not in (c.get("layer_types") or ()):
+        return None
+    if c.get("attention_k_eq_v"):
+        kv = _int(c.get("num_global_key_value_heads")) or kv
+    return h * heads * hd + 2 * h * kv * hd + heads * hd * h
+
+
+def gemma4_dense_beside_experts(c: Mapping[str, Any], h: int, inter: int, experts: int) -> int:
+    """What a Gemma 4 MoE layer holds beyond its experts and router projection: the dense gated MLP that
+    runs beside them, the router's per-dimension scale and the per-expert output scale (0 for other MoE)."""
+    if not (c.get("enable_moe_block") or c.get("use_second_mlp_block")):
+        return 0
+    return 3 * h * inter + h + experts

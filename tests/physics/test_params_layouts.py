@@ -82,3 +82,39 @@ def test_catalog_counts_are_within_2_percent_of_the_published_totals(model_id, p
     arch = lookup_model(model_id)
     assert arch.total_params_b is not None
     assert abs(arch.total_params_b - published_b) / published_b < 0.02
+
+
+def _gemma4(**extra):
+    text = {"model_type": "gemma4_text", "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+            "head_dim": 64, "hidden_size": H, "intermediate_size": 96, "vocab_size": VOCAB,
+            "tie_word_embeddings": True, "layer_types": ["sliding_attention", "full_attention"], "sliding_window": 8,
+            "global_head_dim": 128, "num_global_key_value_heads": 1, "attention_k_eq_v": True, **extra}
+    return {"architectures": ["Gemma4ForConditionalGeneration"], "model_type": "gemma4", "text_config": text}
+
+
+def test_gemma4_full_attention_layers_are_counted_at_their_own_width():
+    # vllm gemma4.py: a full_attention layer has global_head_dim heads and, with attention_k_eq_v,
+    # num_global_key_value_heads KV heads; its QKVParallelLinear keeps a V slot (K is loaded into both)
+    sliding = H * 4 * 64 + 2 * H * 2 * 64 + 4 * 64 * H
+    full = H * 4 * 128 + 2 * H * 1 * 128 + 4 * 128 * H
+    mlp = 3 * H * 96
+    expected = sliding + full + 2 * (mlp + 2 * H) + H + VOCAB * H
+    assert round(arch_from_hf_config(_gemma4()).total_params_b * 1e9) == expected
+
+
+def test_a_gemma4_moe_layer_holds_the_dense_mlp_beside_its_experts():
+    # enable_moe_block: Gemma4DecoderLayer keeps self.mlp and adds Gemma4Router (h x experts, a per-dimension
+    # scale) and Gemma4MoE (experts x 3 x h x moe_intermediate_size, a per-expert scale)
+    moe = _gemma4(num_experts=4, top_k_experts=2, moe_intermediate_size=32, enable_moe_block=True)
+    dense = _gemma4()
+    per_layer = H * 4 + H + 4 + 4 * 3 * H * 32
+    assert round((arch_from_hf_config(moe).total_params_b - arch_from_hf_config(dense).total_params_b) * 1e9) \
+        == 2 * per_layer
+
+
+def test_the_gemma4_26b_a4b_catalog_count_holds_what_vllm_loaded():
+    # myoceane.fr (vLLM 0.19.0, A100-80GB): "Model loading took 48.5 GiB"; the count with the dense MLPs (30 x
+    # 3 x 2816 x 2112) and the wider full-attention layers is 25.66e9, 47.8 GiB in bf16 (it was 25.04e9, 46.6 GiB)
+    arch = lookup_model("google/gemma-4-26B-A4B")
+    assert arch.total_params_b == pytest.approx(25.659, abs=0.01)
+    assert 47.5 < arch.total_params_b * 2e9 / 2**30 < 48.5
