@@ -17,17 +17,37 @@ BY_ID = {o.id: o for o in OUTCOMES}
 # turns every term's band into a large relative one.
 # sglang-0.4.3-qwq-32b-4xl4-tp4-pcie: what NCCL and the custom all-reduce take before the weights differs by ~1.6 GiB
 # between NVLink groups and PCIe groups of more than two (mem_sglang.pcie_group); the band's top is the PCIe figure
+# vllm-0.9-qwen2.5-vl-7b-2xl4-tp2-8k: 10 GiB of KV on an L4 beside 7.8 GiB of weights; the low end of the non-torch
+# term of two GPUs (0.75 GiB, NCCL) alone is 7% of that budget
 WIDE_BANDS = {"vllm-v0-llama3-8b-a100-40gb", "vllm-gpt-oss-120b-h100-gmu0.95-mnbt1024",
-              "sglang-0.4.3-qwq-32b-4xl4-tp4-pcie"}
+              "sglang-0.4.3-qwq-32b-4xl4-tp4-pcie", "vllm-0.9-qwen2.5-vl-7b-2xl4-tp2-8k"}
 # Known misses: the settings-alone point is more than 5% optimistic and the cause is not yet in the physics.
 # vllm-0.30-qwen3-4b-5060ti-gmu0.9: the same host, image and model as the gmu0.7 case (estimated 18.7% low there)
 # logged non-torch 0.95 GiB and a 0.71 GiB transient on a cold torch.compile run, against 0.25 and 0.15 on the
 # cached one; a shared WSL2 host (the report's DEV-04), no engine rule found that separates the two runs.
-KNOWN_MISSES = {"vllm-0.30-qwen3-4b-5060ti-gmu0.9"}
+# vllm-0.19-gemma-4-26b-a4b-a100-80gb: vLLM logged 48.5 GiB of weights where the parameter count (dense MLPs beside
+# the experts and the wider full-attention layers counted, params_layouts) gives 47.8; with the logged weights the
+# estimate is 2% high. The 0.7 GiB may be the vision tower (counted by a ViT estimate) or buffers the loader
+# allocates (RoPE tables of 262,144 positions); not read in vLLM's code.
+# trtllm-0.19-llama3.1-8b-fp8-rtx5090-engine: the engine held 14.0 GiB before the KV cache (31.84 - 17.83), the
+# point 12.1: the C++ runtime's I/O and decoder buffers for max_batch_size 2048 are allocated first
+# (docs/source/reference/memory.md) and sit in the band (trt_warmup.RUNTIME_BYTES), not the point; their size per
+# sequence is not known from the code, and the Suite.md rate per vocabulary entry would be 11 GiB here, not ~2.
+# vllm-0.9-qwen2.5-vl-7b-l4-2k: vLLM V1's profile run also encodes the largest dummy image ("Encoder cache will be
+# initialized with a budget of 16384 tokens", gpu_model_runner.py profile_run, the mm_budget dummy batch), a peak
+# the activation term does not hold (~1 GiB here; at TP 2 the same model is within 1%).
+# vllm-0.24-qwen2.5-7b-gb10-gmu0.25, vllm-0.24-qwen2.5-0.5b-gb10-gmu0.15-default: on GB10's unified memory vLLM's
+# non-torch term (free memory lost beyond torch's own) took 1.2-2.8 GiB where discrete GPUs take 0.1-0.3, growing
+# with the checkpoint read (14.19 GiB for the 7B); page cache counted as used is the likely cause, not confirmed
+# in vLLM's code; the same launch varies by 2% between runs on that box.
+KNOWN_MISSES = {"vllm-0.30-qwen3-4b-5060ti-gmu0.9", "vllm-0.19-gemma-4-26b-a4b-a100-80gb",
+                "trtllm-0.19-llama3.1-8b-fp8-rtx5090-engine", "vllm-0.9-qwen2.5-vl-7b-l4-2k",
+                "vllm-0.24-qwen2.5-7b-gb10-gmu0.25", "vllm-0.24-qwen2.5-0.5b-gb10-gmu0.15-default"}
 
 
 def test_there_are_enough_cases_across_engines():
-    assert len(OUTCOMES) >= 30
+    assert len(OUTCOMES) >= 60
+    assert sum(1 for o in ESTIMATED if _unified_memory(o)) >= 5  # GB10 runs: the unified-memory rule is exercised
     assert {o.case["engine"] for o in OUTCOMES} >= {"vllm", "sglang", "tgi", "trtllm", "llamacpp"}
 
 
@@ -52,23 +72,41 @@ def test_settings_alone_point_is_never_more_than_5_percent_optimistic(outcome):
 
 
 def _spans_releases(outcome) -> bool:
-    return outcome.case["engine"] == "vllm" and not outcome.case.get("version")
+    return outcome.case["engine"] in ("vllm", "sglang") and not outcome.case.get("version")
 
 
-@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and not _spans_releases(o)],
-                         ids=lambda o: o.id)
+def _unified_memory(outcome) -> bool:
+    """A device whose CUDA total is a band because the host shares it (GB10): the band's top is the whole
+    memory, the point the most the device gives (its catalog note)."""
+    from ctxlint.physics.accelerators import lookup_accelerator
+
+    device = lookup_accelerator(outcome.case["gpu"]) if outcome.case.get("gpu") else None
+    return device is not None and "unified" in device.nominal
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and not _spans_releases(o)
+                                     and not _unified_memory(o)], ids=lambda o: o.id)
 def test_error_threshold_of_a_known_release_is_never_more_than_5_percent_optimistic(outcome):
     if outcome.id not in WIDE_BANDS | KNOWN_MISSES:
         assert outcome.high <= 0.05, f"band top {outcome.high:+.1%}"
+
+
+@pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and _unified_memory(o)],
+                         ids=lambda o: o.id)
+def test_on_unified_memory_the_band_holds_the_engines_figure(outcome):
+    # GB10: CUDA reports 121.63 GiB of 128 GB, varying with what the host holds; the band's top reaches the
+    # whole memory, so it is wide by construction, and the engine's own figure must lie inside it
+    assert outcome.low <= 0 <= outcome.high, f"band {outcome.low:+.1%} .. {outcome.high:+.1%}"
 
 
 @pytest.mark.parametrize("outcome", [o for o in ESTIMATED if not _refused(o) and _spans_releases(o)],
                          ids=lambda o: o.id)
 def test_an_unknown_release_spans_releases_and_holds_the_engines_figure(outcome):
     # The log does not say which release printed it: the band runs from the least any release leaves to
-    # the most (releases.py), and the engine's own figure must lie inside it.
+    # the most (releases.py; SGLang's automatic mem_fraction_static and reserve also differ by release,
+    # mem_sglang), and the engine's own figure must lie inside it.
     assert outcome.low <= 0 <= outcome.high, f"band {outcome.low:+.1%} .. {outcome.high:+.1%}"
-    assert "vLLM version unknown" in outcome.result.rule
+    assert "version unknown" in outcome.result.rule
 
 
 def _refuses(r, which: str) -> bool:
@@ -96,7 +134,7 @@ def test_a_setup_no_release_can_hold_is_an_error_even_at_an_unknown_version():
 
 def test_median_absolute_error_from_settings_alone():
     assert calibration.median_abs_error(OUTCOMES) <= 0.10
-    assert sum(1 for o in OUTCOMES if o.point is not None) >= 25
+    assert sum(1 for o in OUTCOMES if o.point is not None) >= 48
 
 
 def test_wide_bands_are_still_wide():
