@@ -55,7 +55,11 @@ class Positions:
         index = item if item is not None else 0
         if not 0 <= index < len(self.item_nodes):
             return self.c.node.source(self.file)
-        return self.c.spans.source(self.item_nodes[index], span[0], span[1], self.item_texts[index])
+        node = self.item_nodes[index]
+        # a script_text respells the script at the same length (llama_swap.py): its characters are at the
+        # script's own (decoded) value's places, which align with the file where the respelling may not
+        text = None if node is self.c.script and self.c.script_text is not None else self.item_texts[index]
+        return self.c.spans.source(node, span[0], span[1], text)
 
     def token_source(self, tok: Token) -> Source:
         return self.span_source(tok.item, (tok.start, tok.end))

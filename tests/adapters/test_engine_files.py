@@ -272,3 +272,48 @@ def test_llama_swap_macro_uses_only_the_macros_declared_before_it():
         ("schema-violation", "models.earlier.macros.base", "earlier")]
     assert "${ctx}" in res.diagnostics[0].message and "declare ctx earlier" in res.diagnostics[0].message
     assert all(d.roles[0].context_length is None for d in res.deployments)
+
+
+# The shape of djismgaming/docs-llama-swap@8f59e427d224ba892b5c44477e21ae606e18b767:config.yaml (llama-swap on
+# Windows): a `>` macro holding `C:\...\llama-server.exe`, models with `-m F:\...\x.gguf`. llama-swap splits a cmd
+# with the Windows dialect there (backslashes are characters); read as POSIX words the program was
+# `C:appsllamacppllama-server.exe` and none of that file's 13 models was a deployment.
+LLAMA_SWAP_WINDOWS = r"""
+macros:
+  "llamacpp-vulkan": >
+    C:\apps\llamacpp-vulkan\llama-server.exe
+    --port ${PORT}
+models:
+  qwen-coder:
+    cmd: |
+      C:\apps\llamacpp-vulkan\llama-server.exe --port ${PORT}
+      -m F:\models\Qwen2.5-Coder-7B-Instruct-GGUF\qwen2.5-coder-7b-instruct-q4_k_m.gguf
+      --ctx-size 16384
+      --alias "qwen \"coder\""
+  from-macro:
+    cmd: ${llamacpp-vulkan} -m F:\models\qwen.gguf --ctx-size 8192
+"""
+
+
+def test_llama_swap_on_windows_keeps_backslashes_in_paths():
+    res = adapt(LLAMA_SWAP_WINDOWS)
+    dep, from_macro = res.deployments
+    [role] = dep.roles
+    assert (dep.display_name, dep.engine.name.value) == ("qwen-coder", "llamacpp")
+    assert (role.context_length.value, at(LLAMA_SWAP_WINDOWS, role.context_length.source)) == (16384, "16384")
+    # the path's folders stay folders (the model is found by them), at the path's place in the file
+    assert dep.model.id.value == "F:/models/Qwen2.5-Coder-7B-Instruct-GGUF/qwen2.5-coder-7b-instruct-q4_k_m.gguf"
+    assert at(LLAMA_SWAP_WINDOWS, dep.model.id.source).startswith("F:\\models\\Qwen2.5-Coder-7B")
+    # a backslash before `"` is still the escaped quote both dialects read
+    assert role.arg("alias").value == 'qwen "coder"'
+    # the program from a macro's text is split the same way
+    assert (from_macro.engine.name.value, from_macro.roles[0].context_length.value) == ("llamacpp", 8192)
+    assert res.diagnostics == []
+
+
+def test_llama_swap_on_posix_keeps_shell_escapes():
+    # No drive path: the POSIX dialect, where `\ ` joins a path with a blank into one word.
+    text = "models:\n  m:\n    cmd: /opt/llama-server -m /models/my\\ models/qwen.gguf --ctx-size 4096\n"
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "/models/my models/qwen.gguf"
+
