@@ -103,8 +103,9 @@ def _macros(node: Optional[Node], windows: bool = False) -> Dict[str, str]:
     if node is None or node.kind != MAP:
         return {}
     # llama-swap puts a macro's text into the cmd before it splits the cmd (shlex, no shell): the value's line
-    # breaks are blanks there, as the cmd's own are (`_one_line`), and its quotes group words (compose_refs below)
-    return {str(k): _one_line(str(v.value), windows).replace("\n", " ") for k, v in node.value.items()
+    # breaks are blanks there, as the cmd's own are (`_one_line`), and its quotes group words (compose_refs below).
+    # Its `${name}`s keep their spelling: `_expand` puts the earlier macros' texts there by their own names.
+    return {str(k): _one_line(str(v.value), windows, names=False).replace("\n", " ") for k, v in node.value.items()
             if v.kind == SCALAR and v.value is not None and not isinstance(v.value, bool)}
 
 
@@ -113,7 +114,7 @@ def _macro_nodes(node: Optional[Node]) -> Dict[str, Node]:
         node.kind == MAP else {}
 
 
-def _one_line(cmd: str, windows: bool = False) -> str:
+def _one_line(cmd: str, windows: bool = False, names: bool = True) -> str:
     """llama-swap drops `#` comment lines and trailing backslashes, then splits the rest like
     a shell word list with newlines as spaces (`cmd: |` with one flag per line is one command).
     Replacements keep every character's index, so positions still point into the file."""
@@ -128,8 +129,9 @@ def _one_line(cmd: str, windows: bool = False) -> str:
         lines.append(line)
     text = " ".join(lines)
     # Macro names may hold `-` and `.` (`${latest-llama}`), which a shell name cannot: spelled with `_`
-    # (same length) they are expanded, and word-split like any unquoted expansion (`_shell_names`).
-    text = _MACRO_REF.sub(lambda m: m.group(0).replace("-", "_").replace(".", "_"), text)
+    # (same length) they are expanded, and word-split like any unquoted expansion (`_shell_names`); `names`
+    # is False for a macro's own text, whose `${name}`s llama-swap substitutes as text (`_expand`).
+    text = text if not names else _MACRO_REF.sub(lambda m: m.group(0).replace("-", "_").replace(".", "_"), text)
     if windows:  # the Windows dialect keeps these backslashes as characters: `/` reads them so, at one length
         text = _LITERAL_BACKSLASHES.sub(lambda m: "/" * len(m.group(0)), text)
     return text[:-1] + "\n" if cmd.endswith("\n") else text  # a block's final newline stays: it is in the file

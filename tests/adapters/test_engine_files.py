@@ -317,3 +317,26 @@ def test_llama_swap_on_posix_keeps_shell_escapes():
     [dep] = adapt(text).deployments
     assert dep.model.id.value == "/models/my models/qwen.gguf"
 
+
+def test_llama_swap_macro_names_a_hyphenated_earlier_macro():
+    # The shape of TheWizardTower/abrazo@f62a81c81572dc1098eba98db92e5173aeaa7af7:llama-swap/config.yaml: a `base`
+    # macro spliced from `${llama-server}` and `${ctx_size}`, both declared before it. llama-swap puts their texts
+    # there (macros.go); the macro's `${llama-server}` was respelled `${llama_server}` before the earlier macros
+    # were put in, so it stayed and each of that file's 12 models was a false CTX002 ("llama-swap refuses").
+    text = """\
+macros:
+  llama-server: "/opt/llama-server"
+  ctx_size: 32768
+  base: >
+    ${llama-server} --port ${PORT}
+    --ctx-size ${ctx_size}
+models:
+  qwen:
+    cmd: |
+      ${base}
+      --model /models/Qwen2.5-7B-Instruct-Q4_K_M.gguf
+"""
+    res = adapt(text)
+    assert res.diagnostics == []
+    [dep] = res.deployments
+    assert (dep.engine.name.value, dep.roles[0].context_length.value) == ("llamacpp", 32768)
