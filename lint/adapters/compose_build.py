@@ -218,17 +218,6 @@ def reinstalled(built: Build) -> Optional[str]:
     pins; the release is then the one a RUN pins (workload_versions reads the RUN lines), else not known (an
     unpinned `pip install -U vllm` installed the newest of the day the image was built, which the layer cache keeps,
     not today's)."""
-    from ctxlint.engines.images import engine_from_image
+    from ctxlint.adapters.workload_versions import installs_over
 
-    engine = engine_from_image(built.image_text)[0]
-    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy",
-               "tgi": "text-generation(?:-server|-inference)?"}.get(engine or "")
-    if package is None:
-        return None
-    # the package's own name (`vllm==0.9.1`, `vllm[audio]`, `.../vllm.git`), not another's that holds it
-    # (`vllm-flash-attn`, `sglang-router`, a `/vllm-workspace/` path)
-    pattern = re.compile(rf"\binstall\b[^\n;&|]*(?<![\w-]){package}(?![\w-])", re.IGNORECASE)
-    if any(isinstance(n.value, str) and pattern.search(n.value) for n in built.runs):
-        return f"the Dockerfile's RUN installs {engine} over the image {built.image_text}, whose tag is then not the " \
-               "release it runs"
-    return None
+    return installs_over(built.image_text, built.runs, "the Dockerfile's RUN")

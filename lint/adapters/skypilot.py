@@ -5,7 +5,8 @@
 checked as its own deployment, named `<task> [H100:8]`); `envs:` resolve
 `$VAR`/`${VAR}` in the `run:` script (an env without a value must be given
 at launch and stays unresolved); `service.replicas` (or
-`replica_policy.min_replicas`) is the replica count.
+`replica_policy.min_replicas`) is the replica count. `resources.image_id: docker:<image>` is the container
+the task runs in: its tag names the engine's release, unless `setup:` installs the engine anew.
 """
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from ctxlint.adapters.hardware import canonical_type
 from ctxlint.adapters.kinds import skypilot_task
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, EnvVar, Workload, env_from_mapping
+from ctxlint.adapters.workload_versions import installs_over
 from ctxlint.adapters.workload_groups import deployments_from
 from ctxlint.lazyre import lazy_compile
 from ctxlint.loader import LoadedFile
@@ -88,6 +90,17 @@ def _replicas(root: Node, file: str) -> Optional[Val[int]]:
     return None
 
 
+def _docker_image(node: Optional[Node]) -> tuple:
+    """`resources.image_id: docker:vllm/vllm-openai:v0.11.0`: the task runs in that container image (SkyPilot's
+    docs, "Using Docker containers as runtime environments"), so its tag names the engine's release as a
+    container's image does. The node and the image's name; (None, None) for a VM image (an AMI, a per-region
+    mapping) or none."""
+    if node is None or node.kind != SCALAR or not isinstance(node.value, str) or \
+            not node.value.startswith("docker:") or not node.value[len("docker:"):].strip():
+        return None, None
+    return node, node.value[len("docker:"):].strip()
+
+
 def _task(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
     file = spans.file
     name_node = root.get("name")
@@ -103,6 +116,11 @@ def _task(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]
         nodes.value, bool) and nodes.value > 0 else 1
     nodes_text = str(num_nodes)
 
+    image, image_text = _docker_image(root.dig("resources", "image_id"))
+    setup = [n for n in (root.get("setup"),) if n is not None]
+    # `setup:` runs in that container before `run:`: an engine it installs anew replaces the image's release
+    reinstalled = installs_over(image_text, setup, "setup:") if image_text and setup else None
+
     def container(option: Option) -> Container:
         accel, count, _ = option
         # SkyPilot sets these in every run: script (docs: "Environment variables available to tasks").
@@ -110,8 +128,9 @@ def _task(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]
             [EnvVar("SKYPILOT_NUM_GPUS_PER_NODE", str(count.value))] if count is not None else [])
         return Container(spans=spans, node=root.get("run"), name=base.value, script=root.get("run"),
                          env=injected + env, k8s_refs=False, shell_run=True,
-                         install_scripts=[n for n in (root.get("setup"),) if n is not None],
+                         install_scripts=setup, reinstalled=reinstalled,
                          accelerator_type=accel, accelerator_count=count,
-                         group_pods=num_nodes, group_label="nodes (num_nodes)")
+                         group_pods=num_nodes, group_label="nodes (num_nodes)",
+                         image=image, image_text=image_text)
 
     return option_workloads(options, container, base, root.source(file), NAME, _replicas(root, file), result)

@@ -257,3 +257,21 @@ def docker_run(before: Sequence[Token]) -> Tuple[Optional[Token], List[EnvAssign
 
 
 _RUNTIME_IMAGE = re.compile(r"dynamo|triton|/nim/|nvcr\.io/nim")
+
+
+def installs_over(image: Optional[str], scripts: Sequence[Any], by: str) -> Optional[str]:
+    """Why the image's tag is not the release that runs: one of the scripts (nodes run before the engine starts:
+    a Dockerfile's RUN lines, SkyPilot's `setup:`) installs the image's engine package anew, whatever it pins
+    (`pip install vllm==0.9.1` over vllm/vllm-openai:v0.7.3); the release is then the one a script pins
+    (installed_version), else not known. `by` names the scripts in the message."""
+    engine = engine_from_image(image)[0] if image else None
+    package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy",
+               "tgi": "text-generation(?:-server|-inference)?"}.get(engine or "")
+    if package is None:
+        return None
+    # the package's own name (`vllm==0.9.1`, `vllm[audio]`, `.../vllm.git`), not another's that holds it
+    # (`vllm-flash-attn`, `sglang-router`, a `/vllm-workspace/` path)
+    pattern = re.compile(rf"\binstall\b[^\n;&|]*(?<![\w-]){package}(?![\w-])", re.IGNORECASE)
+    if any(isinstance(n.value, str) and pattern.search(n.value) for n in scripts):
+        return f"{by} installs {engine} over the image {image}, whose tag is then not the release it runs"
+    return None

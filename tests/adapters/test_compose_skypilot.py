@@ -515,3 +515,33 @@ run: |
         [dep] = adapt(text.replace("  pip install vllm==0.6.3 > pip.log 2>&1 &\n", foreground), "task.sky.yaml") \
             .deployments
         assert dep.engine.version.value == "0.6.3", foreground
+
+
+# The shape of nebius/nebius-ps-services@eaaa35f68c0b8fdfde65e56418f742e6f4115e84:examples/inference/vllm/
+# qwen72b-inference-vllm.yaml: `image_id: docker:vllm/vllm-openai:v0.11.0`, whose `run:` starts `vllm serve`.
+SKY_IMAGE = """\
+resources:
+  accelerators: H200:8
+  image_id: docker:vllm/vllm-openai:v0.11.0
+run: |
+  vllm serve Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 8 --max-model-len 8192
+"""
+
+
+def test_skypilot_docker_image_id_names_the_release():
+    # The task runs in that container: the tag is the release. Before, no release was read (none named).
+    [dep] = adapt(SKY_IMAGE, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "0.11.0" and at(SKY_IMAGE, dep.engine.version.source) == "v0.11.0"
+    # a VM image names no engine release
+    [dep] = adapt(SKY_IMAGE.replace("docker:vllm/vllm-openai:v0.11.0", "ami-0123456789abcdef0"),
+                  "task.sky.yaml").deployments
+    assert dep.engine.version is None
+
+
+def test_skypilot_setup_that_installs_the_engine_over_the_image_wins():
+    pinned = SKY_IMAGE.replace("run: |", "setup: |\n  pip install vllm==0.10.1\nrun: |")
+    [dep] = adapt(pinned, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "0.10.1" and at(pinned, dep.engine.version.source) == "0.10.1"
+    unpinned = SKY_IMAGE.replace("run: |", "setup: |\n  pip install -U vllm\nrun: |")
+    [dep] = adapt(unpinned, "task.sky.yaml").deployments
+    assert dep.engine.version is None  # the newest of the day setup ran: not the tag's, not known
