@@ -131,8 +131,12 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
                 space = f"{said}; state it ({space}"
             else:
                 space = "state it ("
-            why = (f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested): its KV "
-                   f"cache is host memory, which ctxlint does not derive; {space}"
+            from ctxlint.adapters.llamacpp_split import NO_LAYERS_OFFLOADED
+
+            where = f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested)" \
+                if image.raw != NO_LAYERS_OFFLOADED else \
+                f"{image.value} offloads no layer to a GPU, and llama.cpp keeps each layer's KV cache with its layer"
+            why = (f"{where}: its KV cache is host memory, which ctxlint does not derive; {space}"
                    f"{how_to_state_pool(dep.input_format)})")
             source = image.source
         elif all(r.neuron is not None for r in roles):

@@ -188,3 +188,30 @@ def test_a_pool_that_cannot_be_allocated_has_no_headroom_in_the_audit():
     assert (row.verdict, row.headroom, row.prefill_pool.tokens) == ("KV does not fit", 0.0, 131_072)
     (fits,) = build_audit(_report("-ngl 0 -fit off")).rows  # no layer on the GPU: nothing to allocate there
     assert fits.verdict != "KV does not fit" and fits.headroom == 1.0
+
+
+def test_no_layers_offloaded_keeps_the_kv_cache_in_host_memory(tmp_path):
+    # The shape of SwiggitySwerve/llama-swappo-halo@26f19c889713e6ec537bd3ff1b78c1ec4273cc63:config/
+    # strix-halo-cpu-only.yaml (and mostlygeek/llama-swap's config.example.yaml "qwen-unlisted"): `-ngl 0`.
+    # llama.cpp keeps a layer's KV cache on its layer's device (src/llama-kv-cache.cpp), and with no layer offloaded
+    # that is the CPU: the KV is host memory. Before, each read "needs >= 3.9 GiB/GPU" of a GPU it never uses.
+    import json
+
+    from tests.helpers import run
+
+    (tmp_path / "config.yaml").write_text(
+        "models:\n"
+        "  coder:\n"
+        "    cmd: |\n"
+        "      /opt/llama-server --port ${PORT}\n"
+        "      -m /models/Qwen2.5-Coder-3B-Instruct-Q4_K_M.gguf\n"
+        "      --ctx-size 32768\n"
+        "      --n-gpu-layers 0\n"
+        "  offloaded:\n"
+        "    cmd: /opt/llama-server -m /models/Qwen2.5-Coder-3B-Instruct-Q4_K_M.gguf --ctx-size 32768 -ngl 99\n")
+    rows = json.loads(run(["audit", str(tmp_path), "--format", "json"]).out)["deployments"]
+    host, gpu = sorted(rows, key=lambda r: r["name"])
+    assert (host["verdict"], host["why_unknown"]) == ("unknown", "CPU engine: KV memory not stated")
+    assert (host["worst"]["line"], host["worst"]["column"]) == (7, 22)  # at the 0
+    assert "--n-gpu-layers 0 offloads no layer to a GPU" in host["worst"]["message"]
+    assert gpu["verdict"].startswith("needs >= ")  # every layer on the GPU: its KV there too

@@ -104,3 +104,22 @@ def tensor_split_devices(value, visible: Optional[int], device=None) -> Optional
             return None
         shares = shares[:len(names)]
     return [s for s in shares if s > 0]
+
+
+# Val.raw of a role's cpu_build that is not a CPU image but `--n-gpu-layers 0` (capacity_notes words it so)
+NO_LAYERS_OFFLOADED = "n_gpu_layers=0"
+
+
+def host_kv(reader, inv, where=None) -> Optional[Val]:
+    """`--n-gpu-layers 0` (`-ngl 0`): no layer is on a GPU, so neither is any layer's KV cache: llama.cpp puts
+    a layer's cache on the device of its layer (llama_kv_cache's constructor: `model.dev_layer(il)` when
+    offloading, else the CPU; ggml-org/llama.cpp@3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f:src/llama-kv-cache.cpp),
+    and load_tensors puts layer il on the CPU while il < i_gpu_start = n_layer + 1 - n_gpu_layers
+    (src/llama-model.cpp). The role's KV is host memory then, as a CPU build's is (workload_devices.cpu_build):
+    the flag (or LLAMA_ARG_N_GPU_LAYERS) at its value, or None. A partial offload (0 < n < layers) splits the
+    cache: not read here."""
+    ngl = inv.settings.get("n_gpu_layers")
+    if ngl is None or ngl.origin not in ("flag", "env") or str(ngl.value).strip() != "0":
+        return None
+    at = where(ngl) if where is not None else reader.c.node.source(reader.file)
+    return Val(f"{ngl.flag_spelling or '--n-gpu-layers'} 0", at, raw=NO_LAYERS_OFFLOADED)

@@ -43,10 +43,10 @@ class Devices(LauncherDevices):
         return out
 
     def device_role(self, inv, facts, env_args, run, where) -> Role:
-        uneven = ()
+        uneven, host = (), None
         if inv.engine == "llamacpp":
-            from ctxlint.adapters.llamacpp_split import layer_split  # loaded by the first llama.cpp engine
-            facts = layer_split(self, inv, facts, where)
+            from ctxlint.adapters.llamacpp_split import host_kv, layer_split  # loaded by the first llama.cpp engine
+            facts, host = layer_split(self, inv, facts, where), host_kv(self, inv, where)
             if facts.parallel_unknown:  # the GPUs of a privileged container or of a `docker run --gpus all`, or an
                 # uneven --tensor-split over GPUs not counted: CTX208 says which
                 uneven = ("tensor_split",) if inv.settings.get("tensor_split") is not None else \
@@ -70,7 +70,7 @@ class Devices(LauncherDevices):
                     accelerator_withheld=self.c.accelerator_type if facts.parallel_unknown else None,
                     unresolved_settings=tuple(dict.fromkeys(p.flag for p in inv.unresolved if p.flag)) + uneven
                     + (("VLLM_CPU_KVCACHE_SPACE",) if inv.engine == "vllm" and self.cpu_space_unknown() else ()),
-                    cpu_build=self.cpu_build(run), neuron=self.neuron())
+                    cpu_build=self.cpu_build(run) or host, neuron=self.neuron())
         if role.neuron is None and role.cpu_build is None and role.accelerators.type is None:
             # read only where no device is named: it picks the devices CTX208 lists for a device-less role
             role = replace(role, vendor=self.vendor(run))
