@@ -96,7 +96,9 @@ def _windows_host(root: Node, spans: ScalarSpans) -> bool:
     models = list(root.get("models").value.values())
     texts = [str(m.get("cmd").value) for m in models if m.kind == MAP and m.get("cmd") is not None]
     texts += [str(v.value) for n in [root] + models if n.kind == MAP for v in _macro_nodes(n.get("macros")).values()]
-    return any(_DRIVE_PATH.search(t) for t in texts)
+    # a `#` line is dropped before the split (SanitizeCommand): a path named there says nothing of the host
+    return any(_DRIVE_PATH.search(line) for t in texts for line in t.split("\n")
+               if not line.strip().startswith("#"))
 
 
 def _macros(node: Optional[Node], windows: bool = False) -> Dict[str, str]:

@@ -340,3 +340,12 @@ models:
     assert res.diagnostics == []
     [dep] = res.deployments
     assert (dep.engine.name.value, dep.roles[0].context_length.value) == ("llamacpp", 32768)
+
+
+def test_llama_swap_drive_path_in_a_comment_line_is_no_windows_host():
+    # llama-swap drops a cmd's `#` lines before it splits it: a Windows path named there leaves the POSIX split,
+    # whose `\ ` joins a folder name with a blank.
+    text = ("models:\n  m:\n    cmd: |\n      # on Windows: C:\\llama\\llama-server.exe\n"
+            "      /opt/llama-server -m /models/my\\ models/qwen.gguf --ctx-size 4096\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "/models/my models/qwen.gguf"
