@@ -128,6 +128,7 @@ class MemoryNeed:
     most: Optional[float]
     layout: str
     unmodelled: str = ""  # why no size holds it: the model's KV cache is not modelled (not a shortfall)
+    device_helps: bool = False  # an unmodelled need whose device, once stated, still gets its verdict
 
     def text(self) -> str:
         if self.unmodelled:
@@ -161,9 +162,16 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
     window = dep.advertised.context_window
     if window is not None and isinstance(window.value, int) and window.value > context:
         context = window.value
-    gaudi = unmodelled_on_gaudi(role, dep.engine.name.value if dep.engine.name is not None else None)
+    engine = dep.engine.name.value if dep.engine.name is not None else None
+    gaudi = unmodelled_on_gaudi(role, engine)
     if gaudi:  # the CUDA arithmetic below would be no need on an HPU (physics/gaudi.py)
         return MemoryNeed(context, None, None, None, "", gaudi), ()
+    if engine == "llamacpp":
+        from .llamacpp_host import unmodelled as on_host  # only a llama.cpp role pays for the import
+
+        held = on_host(role, engine, arch.num_layers)
+        if held:  # part of the model in host memory: the whole model's need would be too high
+            return MemoryNeed(context, None, None, None, "", held, device_helps=True), ()
     try:
         key = exact_key(CapacityInput(accelerator=None, **_fields(dep, role, arch, weights, context)))
     except Unkeyable:
@@ -253,8 +261,8 @@ def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
         return f"{base}; {_advice(dep, role)}"
-    if need.unmodelled:  # a device would not help: the engine's own figure would
-        return f"{base}; {need.text()}"
+    if need.unmodelled:  # a device would not help (the engine's own figure would), but where it still decides
+        return f"{base}; {need.text()}; {_advice(dep, role)}" if need.device_helps else f"{base}; {need.text()}"
     fix = _advice(dep, role)
     if need.point is None:
         return f"{base}; {need.text()}; {fix}"

@@ -1,0 +1,75 @@
+"""llama.cpp roles that keep part of the model, or its KV cache, in host memory: no memory need per GPU is given.
+
+The memory need ctxlint states for a role without a device (needs.py) is what one request needs with the whole
+model and its KV cache on the GPU. A llama-server command can put part of either in host memory instead
+(flags: ggml-org/llama.cpp common/arg.cpp, lint/engines/flags_llamacpp.py):
+
+- `-ngl N` offloads N layers, the output layer counted as one more (src/llama-model.cpp load_tensors:
+  act_gpu_layers = min(ngl, n_layer + 1); llamacpp_cells.py), so N up to the model's layers keeps at least one
+  layer on the CPU, and `-ngl 0` (or `--device none`) all of them, with their KV;
+- `-ot PATTERN=BUFFER` (--override-tensor) puts the tensors a pattern names on that buffer: `exps=CPU`, the
+  MoE experts' weights in host memory, or on another GPU;
+- `--cpu-moe` and `--n-cpu-moe N` keep the experts of every layer, or of the first N, in host memory;
+- `-nkvo` (--no-kv-offload) keeps the KV cache in host memory.
+
+What then stays on each GPU is not worked out here, and the whole model's need is far too high: sweep c31's
+ACupofAir/vllm-benchmark@ebcac650c3e92bda88b036795a604cfeb0a3a524:openwebui/BMG/llama-server-q4km.sh runs
+DeepSeek-R1 Q4_K_M with `-ngl 999 -ot exps=CPU` and read "needs >= 381.9 GiB per GPU". CTX208 says why
+instead. A stated device still gets its verdict: llama.cpp's pool is its `-c` cells whatever sits where
+(physics/llamacpp.py).
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Optional
+
+from ctxlint.model import Role
+
+
+def _int(value: Any) -> Optional[int]:
+    if isinstance(value, bool) or value is None:
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return None
+
+
+def host_share(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
+    """What keeps part of a llama.cpp role's model or KV in host memory (the flag and what it does), else ""."""
+    if engine != "llamacpp":
+        return ""
+    from .llamacpp import _on  # llama.cpp's truthy spellings; only a llama.cpp role pays for the import
+
+    settings: Mapping[str, Any] = {key: val.value for key, val in role.engine_args}
+    device = settings.get("device")
+    if device is not None and str(device).strip().lower() == "none":
+        return "--device none keeps every layer on the CPU"
+    ngl = _int(settings.get("n_gpu_layers"))
+    if ngl == 0:
+        return "-ngl 0 keeps every layer and its KV on the CPU"
+    if ngl is not None and ngl > 0 and layers and ngl <= layers:
+        return (f"-ngl {ngl} offloads {ngl} of the {layers + 1} layers llama.cpp counts (the model's {layers} and "
+                "its output layer), so the rest stay on the CPU with their KV")
+    override = settings.get("override_tensor")
+    if override not in (None, "", False):
+        targets = {part.rsplit("=", 1)[-1].strip().upper() for part in str(override).split(",") if "=" in part}
+        if any(t.startswith("CPU") for t in targets):
+            return f"-ot {override} keeps the tensors it names in host memory"
+        return f"-ot {override} puts the tensors it names on a device of its own choosing"
+    if "cpu_moe" in settings and _on(settings["cpu_moe"]):
+        return "--cpu-moe keeps every layer's MoE experts in host memory"
+    moe_layers = _int(settings.get("n_cpu_moe"))
+    if moe_layers is not None and moe_layers > 0:
+        return f"--n-cpu-moe {moe_layers} keeps the MoE experts of the first {moe_layers} layers in host memory"
+    if "no_kv_offload" in settings and _on(settings["no_kv_offload"]):
+        return "-nkvo keeps the KV cache in host memory"
+    return ""
+
+
+def unmodelled(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
+    """Why no memory need per GPU is given for a llama.cpp role that keeps part of its model in host memory."""
+    why = host_share(role, engine, layers)
+    if not why:
+        return ""
+    return (f"llama.cpp does not hold the whole model on the GPU here ({why}), and what stays on each GPU is not "
+            "worked out, so the whole model's need would be too high")

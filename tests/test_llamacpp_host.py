@@ -1,0 +1,69 @@
+"""llama.cpp commands that keep part of the model or its KV in host memory get no memory need per GPU
+(lint/physics/llamacpp_host.py): the need ctxlint computes is the whole model's on the GPU, and read, e.g.,
+"needs >= 381.9 GiB per GPU" for DeepSeek-R1 Q4_K_M run with `-ngl 999 -ot exps=CPU` (sweep c31,
+ACupofAir/vllm-benchmark@ebcac650c3e92bda88b036795a604cfeb0a3a524:openwebui/BMG/llama-server-q4km.sh), and the
+same for `-ngl 0`. Each case below was "needs >= 6.6 GiB/GPU" before."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.audit import build_audit
+from ctxlint.engine import lint_text
+
+# Meta-Llama-3.1-8B: 32 layers; llama.cpp counts the output layer as one more (33)
+SCRIPT = """#!/bin/bash
+{header}llama-server -hf bartowski/Meta-Llama-3.1-8B-Instruct-GGUF:Q4_K_M -c 8192 {extra} --port 8080
+"""
+
+
+def _lint(extra: str, header: str = ""):
+    return lint_text(SCRIPT.format(extra=extra, header=header), "serve.sh")
+
+
+def _row(report):
+    (row,) = build_audit(report).rows
+    return row
+
+
+def _ctx208(report) -> str:
+    (finding,) = [f for f in report.findings if f.rule == "CTX208"]
+    return finding.message
+
+
+@pytest.mark.parametrize("extra", ["-ngl 99", "-ngl 33", "-ngl -1", "-ngl 999", ""])
+def test_whole_model_on_the_gpu_keeps_its_need(extra):
+    report = _lint(extra)
+    assert _row(report).verdict.startswith("needs >= ")
+    assert "holding one request of 8,192 tokens needs >= " in _ctx208(report)
+
+
+@pytest.mark.parametrize("extra, why", [
+    ("-ngl 99 -ot exps=CPU", "-ot exps=CPU keeps the tensors it names in host memory"),
+    ("-ngl 99 --override-tensor blk.1.ffn=CUDA0,exps=CPU",
+     "-ot blk.1.ffn=CUDA0,exps=CPU keeps the tensors it names in host memory"),
+    ("-ngl 99 -ot blk.0=CUDA1", "-ot blk.0=CUDA1 puts the tensors it names on a device of its own choosing"),
+    ("-ngl 99 --cpu-moe", "--cpu-moe keeps every layer's MoE experts in host memory"),
+    ("-ngl 99 --n-cpu-moe 4", "--n-cpu-moe 4 keeps the MoE experts of the first 4 layers in host memory"),
+    ("-ngl 99 -nkvo", "-nkvo keeps the KV cache in host memory"),
+    ("-ngl 0", "-ngl 0 keeps every layer and its KV on the CPU"),
+    ("--device none", "--device none keeps every layer on the CPU"),
+    ("-ngl 20", "-ngl 20 offloads 20 of the 33 layers llama.cpp counts (the model's 32 and its output layer), so "
+                "the rest stay on the CPU with their KV"),
+    # -ngl equal to the layers keeps one on the CPU (llamacpp_cells.py: n_layer + 1 - ngl)
+    ("-ngl 32", "-ngl 32 offloads 32 of the 33 layers llama.cpp counts"),
+])
+def test_part_in_host_memory_gives_no_need(extra, why):
+    report = _lint(extra)
+    row = _row(report)
+    assert row.verdict == "unknown" and row.why_unknown == "no accelerator type"
+    message = _ctx208(report)
+    assert "no memory need can be given for 8,192 tokens: llama.cpp does not hold the whole model on the GPU here (" \
+        + why in message
+    assert "needs >= " not in message and "L4 " not in message
+    assert "state the device (`default-accelerator:` in .ctxlint.yaml" in message  # a device still decides
+
+
+def test_a_stated_device_still_gets_its_verdict():
+    report = _lint("-ngl 99 -ot exps=CPU", header="#SBATCH --gres=gpu:l4:1\n")
+    assert _row(report).verdict == "fits"
+    assert not [f for f in report.findings if f.rule == "CTX208"]
