@@ -145,8 +145,9 @@ class Role:
     # Its KV pool follows the Neuron platform's rules (ctxlint.neuron), not the GPU physics.
     neuron: Optional[Val[str]] = None
     # The engine runs on another vendor's devices than NVIDIA's, by its image, its container runtime or devices, or
-    # a variable only that vendor's stack reads ("amd", "gaudi", "tpu", "intel"), where: with no device resource
-    # to say so, which devices CTX208 gives verdicts for (physics/needs.py _vendor_devices).
+    # a variable only that vendor's stack reads, or the engine's own `--device` ("amd", "gaudi", "tpu", "intel",
+    # "ascend"), where: with no device resource to say so, which devices CTX208 gives verdicts for
+    # (physics/needs.py _vendor_devices).
     vendor: Optional[Val[str]] = None
     # The GKE compute class the pod selects that names no device ctxlint can read, at the selector's value, with
     # why in `raw` (adapters/compute_classes.py): CTX208 says which class to state, or where.

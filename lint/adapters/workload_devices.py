@@ -74,6 +74,9 @@ class Devices(LauncherDevices):
         if role.neuron is None and role.cpu_build is None and role.accelerators.type is None:
             # read only where no device is named: it picks the devices CTX208 lists for a device-less role
             role = replace(role, vendor=self.vendor(run))
+            if role.vendor is None and role.arg("device") is not None:  # SGLang's `--device npu` (image_builds)
+                from ctxlint.engines.image_builds import flag_vendor
+                role = replace(role, vendor=flag_vendor(inv.engine, role.arg("device")))
         if role.neuron is not None and inv.engine == "vllm":
             role = with_declared_pool(role)  # blocks of the Neuron platform's block size
         return role
@@ -180,9 +183,10 @@ class Devices(LauncherDevices):
         return Val("neuron", self.token_source(given.token), raw=given.name) if given is not None else None
 
     def vendor(self, run=None) -> Optional[Val[str]]:
-        """What says the engine runs on AMD, Gaudi, TPU or Intel devices when no device resource does (Role.vendor):
-        a `docker run` line's `--runtime=habana` or `--device /dev/kfd` (`run`: as for cpu_build, its third item),
-        the image (engines.image_builds.image_vendor), or a variable only Gaudi's or TPU's stack reads (_VENDOR_ENV)."""
+        """What says the engine runs on AMD, Gaudi, TPU, Intel or Ascend devices when no device resource does
+        (Role.vendor): a `docker run` line's `--runtime=habana` or `--device /dev/kfd` (`run`: as for cpu_build, its
+        third item), the image (engines.image_builds.image_vendor), or a variable only Gaudi's, TPU's or Ascend's stack
+        reads (_VENDOR_ENV)."""
         image, where, _ = self.runs_in(run)
         if run is not None and len(run) > 2 and run[2] is not None and where is not None:
             return Val(run[2], where(), raw=f"docker run option ({run[2]})")
@@ -288,12 +292,16 @@ class Devices(LauncherDevices):
 # (vllm-project/tpu-inference@b8692ff01fa191343836996c27a39dc95f008b88:tests/e2e/benchmarking/inferencex/qwen3.5/
 # server.sh). AMD's HIP_VISIBLE_DEVICES and vLLM's VLLM_ROCM_* are not read as AMD: CUDA ignores them, and recipes
 # set them in commands they also run on NVIDIA GPUs (vllm-project/recipes' "8xH200 / 8xMI300X" DeepSeek-V3 command).
+# Ascend: vllm-ascend's NPU platform selects devices with ASCEND_RT_VISIBLE_DEVICES (`device_control_env_var`,
+# vllm-project/vllm-ascend@7ed8ad8ca327897b1f6985e2cccebf18886881fe:vllm_ascend/platform.py), the CANN runtime's.
 _VENDOR_ENV = {"HABANA_VISIBLE_MODULES": "gaudi", "HABANA_VISIBLE_DEVICES": "gaudi", "TPU_VISIBLE_CHIPS": "tpu",
-               "TPU_CHIPS_PER_HOST_BOUNDS": "tpu", "TPU_HOST_BOUNDS": "tpu", "LIBTPU_INIT_ARGS": "tpu"}
+               "TPU_CHIPS_PER_HOST_BOUNDS": "tpu", "TPU_HOST_BOUNDS": "tpu", "LIBTPU_INIT_ARGS": "tpu",
+               "ASCEND_RT_VISIBLE_DEVICES": "ascend"}
 
 
 def _env_vendor(name: str) -> Optional[str]:
     return "gaudi" if name.startswith("PT_HPU_") else _VENDOR_ENV.get(name)
+
 
 
 def starts_ray(words) -> bool:

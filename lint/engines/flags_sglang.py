@@ -77,6 +77,8 @@ FLAGS = (
     F("cuda_graph_max_bs_prefill", "--cuda-graph-max-bs-prefill", kind="int", tags=MEM),
     T("disable_cuda_graph", "--disable-cuda-graph", tags=MEM),
     F("tp_size", "--tensor-parallel-size", "--tp-size", kind="int", default=1, tags=PAR),
+    # 'cuda', 'xpu', 'hpu', 'npu', 'cpu' (--device's help); None = auto-detect. A non-NVIDIA one sets Role.vendor
+    F("device", "--device", tags=PAR),
     F("pp_size", "--pipeline-parallel-size", "--pp-size", kind="int", default=1, tags=PAR),
     F("dp_size", "--data-parallel-size", "--dp-size", kind="int", default=1, tags=PAR),
     # `--ep` is an exact alias, never an abbreviation of --ep-size and --ep-num-redundant-experts (ServerArgs.ep_size

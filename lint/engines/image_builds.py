@@ -11,6 +11,7 @@ import re
 from typing import Optional
 
 from ctxlint.lazyre import lazy_compile
+from ctxlint.model import Val
 
 from .images import _TAG_VERSION, _memo, engine_from_image, split_image
 
@@ -37,17 +38,33 @@ def is_cpu_build(image: object) -> bool:
 # The accelerator vendor an image is built for, by the words of its name and tag (split at `/`, `-`, `_`, `.`):
 # AMD's ROCm builds (rocm/vllm, vllm/vllm-openai-rocm, lmsysorg/sglang:v0.5.5-rocm700-mi30x, rocm/sglang,
 # opea/vllm-rocm, llama.cpp's `full-rocm`), Intel Gaudi's (vault.habana.ai/gaudi-docker/..., opea/vllm-gaudi,
-# ghcr.io/huggingface/tgi-gaudi, `-hpu`), Google's TPU builds (vllm/vllm-tpu, optimum-tpu) and Intel GPUs' (`xpu`,
-# llama.cpp's SYCL `server-intel`). Such an image runs on no NVIDIA GPU, so CTX208 gives no NVIDIA verdicts for its
-# engine (physics/needs.py _vendor_devices). A word, not a substring: `output`, `throughput` name no TPU.
+# ghcr.io/huggingface/tgi-gaudi, `-hpu`), Google's TPU builds (vllm/vllm-tpu, optimum-tpu), Intel GPUs' (`xpu`,
+# llama.cpp's SYCL `server-intel`) and Huawei Ascend's (quay.io/ascend/vllm-ascend). Such an image runs on no
+# NVIDIA GPU, so CTX208 gives no NVIDIA verdicts for its engine (physics/needs.py _vendor_devices). A word, not a
+# substring: `output`, `throughput` name no TPU.
 _VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "habana", "hpu")), ("tpu", ("tpu",)),
-                 ("intel", ("xpu",)))
+                 ("intel", ("xpu",)), ("ascend", ("ascend",)))
+
+# SGLang's `--device` ('cuda', 'xpu', 'hpu', 'npu', 'cpu'; sgl-project/sglang python/sglang/srt/server_args.py,
+# ServerArgs.device and its --device help, engines.md §2.1): the backend the server runs on. `npu` is Huawei
+# Ascend's (torch_npu; sweep c31: hhhh1252023/pass@b5e7cc5fee2b35737320bf598121ea4bfb02ecba:cp/pnode60.sh runs
+# DeepSeek-V3.2 with `--device npu --attention-backend ascend`), `xpu` Intel GPUs', `hpu` Gaudi's: none is NVIDIA's.
+_DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi"}}
+
+
+def flag_vendor(engine: object, device: Val) -> Optional[Val]:
+    """The vendor the engine's own device setting (`--device npu`) names, where, else None (CUDA, CPU, auto, a value
+    not known)."""
+    value = device.value
+    found = _DEVICE_FLAG_VENDORS.get(str(engine), {}).get(value.strip().lower().split(":", 1)[0]) \
+        if isinstance(value, str) else None
+    return Val(found, device.source, raw=f"--device {value}") if found is not None else None
 
 
 @_memo
 def image_vendor(image: object) -> Optional[str]:
-    """"amd", "gaudi", "tpu" or "intel" when the image's name or tag says it is built for that vendor's devices,
-    else None (an NVIDIA, CPU or any-vendor build, or a name that does not say). Never raises."""
+    """"amd", "gaudi", "tpu", "intel" or "ascend" when the image's name or tag says it is built for that vendor's
+    devices, else None (an NVIDIA, CPU or any-vendor build, or a name that does not say). Never raises."""
     if not isinstance(image, str) or not image.strip():
         return None
     repo, tag = split_image(image)

@@ -1,0 +1,62 @@
+"""The engine's own `--device` (SGLang: 'cuda', 'xpu', 'hpu', 'npu', 'cpu') and Ascend's ASCEND_RT_VISIBLE_DEVICES say
+which vendor's devices a launch runs on, as an image or a Gaudi variable does (Role.vendor): CTX208 then lists no
+NVIDIA device verdicts. Sweep c31: hhhh1252023/pass@b5e7cc5fee2b35737320bf598121ea4bfb02ecba:cp/pnode60.sh runs
+SGLang with `--device npu --attention-backend ascend` and read "(L4 no, A10G no, ..., H100-SXM-80GB yes, ...)"."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import lint_text
+from ctxlint.engines.image_builds import image_vendor
+
+SGLANG = """#!/bin/bash
+{prefix}python -m sglang.launch_server --model-path Qwen/Qwen2.5-7B-Instruct --tp 2 --context-length 32768 {extra}
+"""
+VLLM = """#!/bin/bash
+{prefix}vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 32768
+"""
+OTHER_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml, defined under `accelerators:` with its memory_gib"
+
+
+def _ctx208(text: str) -> str:
+    (finding,) = [f for f in lint_text(text, "serve.sh").findings if f.rule == "CTX208"]
+    return finding.message
+
+
+@pytest.mark.parametrize("extra", ["--device npu", "--device=npu", "--device xpu", "--device NPU"])
+def test_non_nvidia_device_flag_lists_no_nvidia_verdicts(extra):
+    message = _ctx208(SGLANG.format(prefix="", extra=extra))
+    assert "holding one request of 32,768 tokens needs >= " in message
+    assert "L4 " not in message and "H100" not in message
+    assert OTHER_FIX in message
+
+
+def test_gaudi_device_flag_gives_no_need():
+    message = _ctx208(SGLANG.format(prefix="", extra="--device hpu"))
+    assert "the engine runs on Intel Gaudi (as --device hpu says)" in message
+    assert "needs >= " not in message
+
+
+@pytest.mark.parametrize("extra", ["--device cuda", "--device cuda:0", ""])
+def test_cuda_or_no_device_flag_keeps_the_nvidia_list(extra):
+    assert "(L4 " in _ctx208(SGLANG.format(prefix="", extra=extra))
+
+
+def test_device_flag_of_another_engine_is_not_read():
+    # vLLM's own --device (dropped in later releases) is not mapped: only SGLang's is read here
+    assert "(L4 " in _ctx208(VLLM.format(prefix=""))
+
+
+@pytest.mark.parametrize("prefix", ["ASCEND_RT_VISIBLE_DEVICES=0,1 ", "export ASCEND_RT_VISIBLE_DEVICES=0,1\n"])
+def test_ascend_runtime_variable_names_ascend(prefix):
+    message = _ctx208(VLLM.format(prefix=prefix))
+    assert "L4 " not in message and OTHER_FIX in message
+
+
+@pytest.mark.parametrize("image, vendor", [
+    ("quay.io/ascend/vllm-ascend:v0.9.1", "ascend"),
+    ("quay.io/ascend/vllm-ascend:v0.11.0rc1-openeuler", "ascend"),
+    ("vllm/vllm-openai:v0.9.1", None),
+])
+def test_ascend_image(image, vendor):
+    assert image_vendor(image) == vendor
