@@ -67,3 +67,15 @@ def test_a_stated_device_still_gets_its_verdict():
     report = _lint("-ngl 99 -ot exps=CPU", header="#SBATCH --gres=gpu:l4:1\n")
     assert _row(report).verdict == "fits"
     assert not [f for f in report.findings if f.rule == "CTX208"]
+
+
+@pytest.mark.parametrize("extra, flag", [("-ngl $NGL", "-ngl"), ('-ngl 99 -ot "$OT"', "-ot"),
+                                         ("-ngl 99 --device $DEV", "--device")])
+def test_a_placing_flag_not_known_gives_no_need(extra, flag):
+    report = _lint(extra)
+    assert _row(report).verdict == "unknown"
+    message = _ctx208(report)
+    assert (f"no memory need can be given for 8,192 tokens: llama.cpp may not hold the whole model on the GPU here "
+            f"({flag} is set to a value ctxlint cannot resolve, which may keep part of it in host memory), so the "
+            "whole model's need may be too high") in message
+    assert "needs >= " not in message

@@ -10,7 +10,8 @@ model and its KV cache on the GPU. A llama-server command can put part of either
 - `-ot PATTERN=BUFFER` (--override-tensor) puts the tensors a pattern names on that buffer: `exps=CPU`, the
   MoE experts' weights in host memory, or on another GPU;
 - `--cpu-moe` and `--n-cpu-moe N` keep the experts of every layer, or of the first N, in host memory;
-- `-nkvo` (--no-kv-offload) keeps the KV cache in host memory.
+- `-nkvo` (--no-kv-offload) keeps the KV cache in host memory;
+- any of them (or `--device`) set to a value not known (`-ngl $NGL`) may do either.
 
 What then stays on each GPU is not worked out here, and the whole model's need is far too high: sweep c31's
 ACupofAir/vllm-benchmark@ebcac650c3e92bda88b036795a604cfeb0a3a524:openwebui/BMG/llama-server-q4km.sh runs
@@ -32,6 +33,12 @@ def _int(value: Any) -> Optional[int]:
         return int(str(value).strip())
     except ValueError:
         return None
+
+
+# The settings that place weights or KV, by their flags: one set to a value ctxlint cannot resolve (`-ngl $NGL`)
+# may keep part of the model in host memory as well as not.
+_PLACING = (("n_gpu_layers", "-ngl"), ("override_tensor", "-ot"), ("cpu_moe", "--cpu-moe"),
+            ("n_cpu_moe", "--n-cpu-moe"), ("no_kv_offload", "-nkvo"), ("device", "--device"))
 
 
 def host_share(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
@@ -67,7 +74,14 @@ def host_share(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
 
 
 def unmodelled(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
-    """Why no memory need per GPU is given for a llama.cpp role that keeps part of its model in host memory."""
+    """Why no memory need per GPU is given for a llama.cpp role that keeps, or may keep, part of its model in host
+    memory."""
+    if engine != "llamacpp":
+        return ""
+    unknown = next((flag for key, flag in _PLACING if key in role.unresolved_settings), None)
+    if unknown is not None:
+        return (f"llama.cpp may not hold the whole model on the GPU here ({unknown} is set to a value ctxlint cannot "
+                "resolve, which may keep part of it in host memory), so the whole model's need may be too high")
     why = host_share(role, engine, layers)
     if not why:
         return ""
