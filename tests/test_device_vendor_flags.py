@@ -42,9 +42,29 @@ def test_cuda_or_no_device_flag_keeps_the_nvidia_list(extra):
     assert "(L4 " in _ctx208(SGLANG.format(prefix="", extra=extra))
 
 
-def test_device_flag_of_another_engine_is_not_read():
-    # vLLM's own --device (dropped in later releases) is not mapped: only SGLang's is read here
-    assert "(L4 " in _ctx208(VLLM.format(prefix=""))
+VLLM_DEVICE = """#!/bin/bash
+vllm serve Qwen/Qwen2.5-7B-Instruct --tensor-parallel-size 2 --max-model-len 32768 {extra}
+"""
+
+
+@pytest.mark.parametrize("extra", ["--device=xpu", "--device tpu"])
+def test_vllm_device_flag_lists_no_nvidia_verdicts(extra):
+    # vLLM's DEVICE_OPTIONS (HabanaAI/vllm-fork@5052d326d1ee697ad2f0d2b8e5a595175b1a39c1:vllm/engine/arg_utils.py)
+    message = _ctx208(VLLM_DEVICE.format(extra=extra))
+    assert "L4 " not in message and OTHER_FIX in message
+
+
+def test_vllm_hpu_device_flag_gives_no_need():
+    # sweep c31: jyothisambolu/InferenceMAX benchmarks/70b_fp8_gaudi25_docker.sh passes `--device=hpu`
+    message = _ctx208(VLLM_DEVICE.format(extra="--device=hpu"))
+    assert "the engine runs on Intel Gaudi (as --device hpu says), and vLLM's HPU worker" in message
+    assert "needs >= " not in message
+
+
+@pytest.mark.parametrize("extra", ["--device cuda", "--device auto", "--device neuron", ""])
+def test_vllm_cuda_auto_or_no_device_flag_names_no_vendor_here(extra):
+    message = _ctx208(VLLM_DEVICE.format(extra=extra))
+    assert "Intel Gaudi" not in message and OTHER_FIX not in message
 
 
 @pytest.mark.parametrize("prefix", ["ASCEND_RT_VISIBLE_DEVICES=0,1 ", "export ASCEND_RT_VISIBLE_DEVICES=0,1\n"])

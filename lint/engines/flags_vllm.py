@@ -132,6 +132,10 @@ FLAGS = (
       instead="remove it"),
     # Parallelism.
     F("tensor_parallel_size", "--tensor-parallel-size", "-tp", kind="int", default=1, tags=PAR),
+    # DEVICE_OPTIONS: auto, cuda, neuron, cpu, tpu, xpu, hpu
+    # (HabanaAI/vllm-fork@5052d326d1ee697ad2f0d2b8e5a595175b1a39c1:vllm/engine/arg_utils.py); a non-NVIDIA one sets
+    # Role.vendor (engines.image_builds)
+    F("device", "--device", tags=PAR),
     F("pipeline_parallel_size", "--pipeline-parallel-size", "-pp", kind="int", default=1, tags=PAR),
     F("data_parallel_size", "--data-parallel-size", "-dp", kind="int", default=1, tags=PAR),
     F("data_parallel_size_local", "--data-parallel-size-local", "-dpl", kind="int", tags=PAR),

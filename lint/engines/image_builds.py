@@ -49,7 +49,12 @@ _VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "ha
 # ServerArgs.device and its --device help, engines.md §2.1): the backend the server runs on. `npu` is Huawei
 # Ascend's (torch_npu; sweep c31: hhhh1252023/pass@b5e7cc5fee2b35737320bf598121ea4bfb02ecba:cp/pnode60.sh runs
 # DeepSeek-V3.2 with `--device npu --attention-backend ascend`), `xpu` Intel GPUs', `hpu` Gaudi's: none is NVIDIA's.
-_DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi"}}
+# vLLM's `--device` (DEVICE_OPTIONS: auto, cuda, neuron, cpu, tpu, xpu, hpu;
+# HabanaAI/vllm-fork@5052d326d1ee697ad2f0d2b8e5a595175b1a39c1:vllm/engine/arg_utils.py; sweep c31's
+# jyothisambolu/InferenceMAX Gaudi scripts pass `--device=hpu`): `hpu`, `xpu`, `tpu` likewise (`neuron` has its own
+# reading, ctxlint.neuron).
+_DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi"},
+                        "vllm": {"hpu": "gaudi", "xpu": "intel", "tpu": "tpu"}}
 
 
 def flag_vendor(engine: object, device: Val) -> Optional[Val]:
