@@ -45,7 +45,6 @@ def test_whole_model_on_the_gpu_keeps_its_need(extra):
     ("-ngl 99 --cpu-moe", "--cpu-moe keeps every layer's MoE experts in host memory"),
     ("-ngl 99 --n-cpu-moe 4", "--n-cpu-moe 4 keeps the MoE experts of the first 4 layers in host memory"),
     ("-ngl 99 -nkvo", "-nkvo keeps the KV cache in host memory"),
-    ("-ngl 0", "-ngl 0 keeps every layer and its KV on the CPU"),
     ("--device none", "--device none keeps every layer on the CPU"),
     ("-ngl 20", "-ngl 20 offloads 20 of the 33 layers llama.cpp counts (the model's 32 and its output layer), so "
                 "the rest stay on the CPU with their KV"),
@@ -79,3 +78,13 @@ def test_a_placing_flag_not_known_gives_no_need(extra, flag):
             f"({flag} is set to a value ctxlint cannot resolve, which may keep part of it in host memory), so the "
             "whole model's need may be too high") in message
     assert "needs >= " not in message
+
+
+def test_no_layer_offloaded_is_a_cpu_engine():
+    """`-ngl 0` offloads no layer: the role is read as a CPU engine (its KV is host memory), so the verdict is unknown
+    for that reason, not for want of an accelerator type, and there is no need per GPU."""
+    report = _lint("-ngl 0")
+    row = _row(report)
+    assert row.verdict == "unknown" and row.why_unknown == "CPU engine: KV memory not stated"
+    assert "-ngl 0 offloads no layer to a GPU" in _ctx208(report)
+    assert "needs >= " not in _ctx208(report)
