@@ -122,44 +122,8 @@ def _why(name: str, project: Dict[str, Optional[str]]) -> str:
     return "is set by the project .env to a value not known here" if name in project else _SHELL
 
 
-# The keys that may give a service GPUs its reservation's count does not state (compose_gpus.py)
-_DEVICE_KEYS = ("runtime", "devices", "gpus", "deploy")
-
-
-def _gpus(service: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
-    """GPUs a service reserves: `deploy.resources.reservations.devices`, or the service's `gpus:` list (a device
-    request with the gpu capability, compose-spec@170098ba:05-services.md "gpus"; `gpus: all` counts none)."""
-    devices = service.dig("deploy", "resources", "reservations", "devices")
-    if devices is None or devices.kind != SEQ:
-        devices = service.get("gpus")
-    for device in devices.value if devices is not None and devices.kind == SEQ else ():
-        count = device.get("count") if device.kind == MAP else None
-        if count is not None and count.kind == SCALAR and isinstance(count.value, int) \
-                and not isinstance(count.value, bool):
-            return Val(count.value, count.source(file))
-        # compose-go reads a string count as an integer (types/device.go), after interpolation
-        text = _interpolate(count.value, project) if count is not None and isinstance(count.value, str) else None
-        if text is not None and text.strip().isdigit():
-            return Val(int(text.strip()), count.source(file), raw=count.value)
-        ids = device.get("device_ids") if device.kind == MAP else None
-        if ids is not None and ids.kind == SEQ and ids.value:
-            return _device_ids(ids, file, project)
-    return None
-
-
-def _device_ids(ids: Node, file: str, project: Dict[str, Optional[str]]) -> Optional[Val[int]]:
-    """Docker joins the IDs with commas for the NVIDIA runtime (moby/moby@5c487368:daemon/nvidia_linux.go
-    setNvidiaGPUs), so `['0,1,2,3']` is four GPUs, as `['0', '1', '2', '3']` is."""
-    found = []
-    for item in ids.value:
-        if item.kind != SCALAR or item.value is None or isinstance(item.value, bool):
-            return None
-        text = _interpolate(item.value, project) if isinstance(item.value, str) else str(item.value)
-        if text is None:
-            return None  # a variable of the host's: the count is not known
-        found.extend(part.strip() for part in text.split(",") if part.strip())
-    count = len(dict.fromkeys(found))
-    return Val(count, ids.source(file), raw=f"{count} device_ids") if count else None
+# The keys that may give a service GPUs (compose_gpus.py reads them together: two may add up or override)
+_DEVICE_KEYS = ("runtime", "devices", "gpus", "deploy", "privileged")
 
 
 def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: AdaptResult,
@@ -209,11 +173,10 @@ def _service(name: str, key: Node, service: Node, spans: ScalarSpans, result: Ad
     if built is not None and built.copies:  # the files COPY put in the image, under the service's bind mounts
         from ctxlint.adapters.compose_build import add_copies
         add_copies(mounts, built, file)
-    count, uncounted, privileged = _gpus(service, file, project), None, False
-    if (count is None and any(service.get(k) is not None for k in _DEVICE_KEYS)) or service.get("privileged"):
-        from ctxlint.adapters.compose_gpus import service_gpus  # a service that may get GPUs no count states
-        found, uncounted, privileged = service_gpus(service, file, env, lambda text: _interpolate(text, project))
-        count = count or found
+    count, uncounted, privileged = None, None, False
+    if any(service.get(k) is not None for k in _DEVICE_KEYS):
+        from ctxlint.adapters.compose_gpus import service_gpus  # a service that may get GPUs
+        count, uncounted, privileged = service_gpus(service, file, env, lambda text: _interpolate(text, project))
     container = Container(spans=spans, node=service, name=name, env=env, image=image,
                           image_text=image_text, args_only=entrypoint is None and not cleared,
                           k8s_refs=False, compose_refs=True, resolver=resolve, accelerator_count=count,

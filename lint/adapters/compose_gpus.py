@@ -1,28 +1,50 @@
-"""The GPUs a Compose service gets where its device reservation states no count (compose.py `_gpus` read none):
-`runtime: nvidia`, `devices:` device nodes or CDI names, a reservation of every GPU, `privileged: true`. A count
-where the file states one, else GPUs not counted (Container.gpus_uncounted), never one GPU: llama.cpp splits its
-layers over every GPU it sees. compose.py imports this only for a service with one of these keys."""
+"""The GPUs a Compose service's container sees, from every key that gives it some: its GPU device requests
+(`deploy.resources.reservations.devices`, then `gpus:`), `runtime: nvidia` (or `amd`) with NVIDIA_VISIBLE_DEVICES,
+`devices:` device nodes or CDI names, `privileged: true`. A count where every way the host may take states the same
+one, else GPUs not counted (Container.gpus_uncounted, as written), never one GPU: llama.cpp splits its layers over
+every GPU it sees. compose.py imports this only for a service with one of these keys.
+
+Docker Compose turns each reservation, then each `gpus:` entry (with the `gpu` capability added), into one device
+request (docker/compose@f72979427042620a94dd52ce78b39c68cb02c085:pkg/compose/create.go setReservations,
+getDeployResources). The daemon gives a request with no driver to the driver whose capabilities hold every one it
+asks (moby/moby@b985e2313a8676e18072b442911fc8f64f17d440:daemon/devices.go handleDevice,
+daemon/internal/capabilities/caps.go Match): NVIDIA's are gpu, nvidia, compute, compat32, graphics, utility, video,
+display; AMD's gpu, amd (daemon/devices_nvidia_linux.go, devices_amd_linux.go). Each request either appends
+NVIDIA_VISIBLE_DEVICES=<its ids> to the container's environment for the runtime hook, which reads the last value
+(injectNVIDIARuntimeHook), or, where nvidia-cdi-hook is installed, injects its GPUs by CDI name, each request's added
+to the others' and to what `runtime: nvidia` reads from the environment (cdiDeviceInjector). Which the host does is
+not in the file, so two ways count only where both give the same GPUs."""
 from __future__ import annotations
 
-from typing import Callable, List, Optional, Tuple
+from typing import Callable, FrozenSet, List, Optional, Tuple
 
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
+# The capabilities the daemon's NVIDIA and AMD drivers answer (above): a request asking only these gets GPUs.
+_NVIDIA_CAPS = frozenset(("gpu", "nvidia", "compute", "compat32", "graphics", "utility", "video", "display"))
+_AMD_CAPS = frozenset(("gpu", "amd"))
+_GPU_DRIVERS = ("nvidia", "amd")
+# One device request: the GPU ids it gives (None: every GPU of the host, or a number not known), the node its
+# count is read at, how it is written, and the count's raw text where it is not the number itself.
+Request = Tuple[Optional[FrozenSet[str]], Node, str, Optional[str]]
+
+
 def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str], Optional[str]]) \
         -> Tuple[Optional[Val[int]], Optional[str], bool]:
-    """(count, uncounted, privileged) of a service whose reservation counts no GPU: `count` where its device nodes,
-    CDI names or `runtime: nvidia` with NVIDIA_VISIBLE_DEVICES ids state it (docker_devices.py, the same reading
-    as `docker run`'s options); `uncounted` as written where it gets GPUs whose number the host decides;
-    `privileged`: `privileged: true` (every device node of the host)."""
+    """(count, uncounted, privileged) of a service: `count` where its requests, device nodes, CDI names or
+    `runtime: nvidia` with NVIDIA_VISIBLE_DEVICES ids state it (docker_devices.py, the same reading as `docker
+    run`'s options); `uncounted` as written where it gets GPUs whose number the host decides; `privileged`:
+    `privileged: true` (every device node of the host)."""
     from ctxlint.engines.docker_devices import RUNTIME_VARIABLES, device_kind, visible_ids
 
     flag = service.get("privileged")
     privileged = flag is not None and flag.kind == SCALAR and flag.value is True
-    reserved = _reserves_all(service, interpolate)
-    if reserved:
-        return None, reserved, privileged
-    ways: List[Tuple[int, Node, str]] = []
+    requests = device_requests(service, file, interpolate)
+    every = next((r[2] for r in requests if r[0] is None), None)
+    if every is not None:
+        return None, every, privileged
+    ways: List[Tuple[Optional[FrozenSet[str]], Node, str, Optional[str]]] = []
     runtime = service.get("runtime")
     named_runtime = interpolate(str(runtime.value)) if runtime is not None and runtime.kind == SCALAR else None
     kind = str(named_runtime or "").lower()
@@ -30,13 +52,17 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
         name = RUNTIME_VARIABLES[kind]
         var = next((v for v in env if v.name == name), None)
         ids = visible_ids(var.value, kind) if var is not None and isinstance(var.value, str) else None
-        if ids is None:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
-            return None, f"runtime: {kind}" + (f" with {name}={var.value}" if var is not None and
-                                               var.value is not None else f" ({name} the image's)"), \
-                privileged
-        if ids:
-            ways.append((len(ids), var.node if var.node is not None else runtime,
-                         f"runtime: {kind} with {name}={var.value}"))
+        written = f"runtime: {kind}" + (f" with {name}={var.value}" if var is not None and var.value is not None
+                                         else f" ({name} the image's)")
+        if ids is None and not requests:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
+            return None, written, privileged
+        if ids is None or ids or requests:
+            ways.append((None if ids is None else frozenset(ids),
+                         var.node if var is not None and var.node is not None else runtime, written, written))
+    if requests:  # the runtime's variable is the requests' own (the hook) or adds to theirs (CDI): as one way
+        ways = [_requested(requests, ways[0] if ways else None)]
+        if ways[0][0] is None:
+            return None, ways[0][2], privileged
     devices = service.get("devices")
     named: dict = {}
     for item in devices.value if devices is not None and devices.kind == SEQ else ():
@@ -49,49 +75,90 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
         value = interpolate(text)
         kind, key = device_kind(value) if value is not None else ("whole", text)  # `${DEV}` not known: any device
         if kind == "whole":
-            return None, f"devices: {text}", privileged
+            return None, " and ".join([w[2] for w in ways] + [f"devices: {text}"]), privileged
         if kind:
             named.setdefault(kind, {}).setdefault(key, item)
     for found in named.values():
-        ways.append((len(found), next(iter(found.values())), "devices: " + ", ".join(found)))
+        written = "devices: " + ", ".join(found)
+        ways.append((frozenset(found), next(iter(found.values())), written, written))
     if not ways:
         return None, None, privileged
     if privileged or len(ways) > 1:  # every node of the host besides those named; or two ways that may overlap
         return None, ("privileged: true and " if privileged else "") + " and ".join(w[2] for w in ways), privileged
-    count, node, written = ways[0]
-    return Val(count, node.source(file), raw=written), None, privileged
+    ids, node, _, raw = ways[0]
+    return Val(len(ids or ()), node.source(file), raw=raw), None, privileged
 
 
-def _reserves_all(service: Node, interpolate: Callable[[str], Optional[str]]) -> Optional[str]:
-    """How the service reserves GPUs of a number not known, as written: a device request with neither `count`
-    nor `device_ids` (compose-go reads it as `count: all`: compose-spec/compose-go@e70e961c3a3acebf0800b882f1afb3dbf
-    1fb74a2:transform/devices.go deviceRequestDefaults; compose-spec@170098ba:deploy.md "count"), `count: all`, a
-    count not known (`${N}` unset), or `gpus: all` (transform/gpus.go: `count: all`); None otherwise."""
-    devices = service.dig("deploy", "resources", "reservations", "devices")
+def _requested(requests: List[Request], runtime: Optional[tuple]) -> tuple:
+    """The GPUs the requests give, with `runtime:`'s variable where one is set: the last request's ids where the
+    runtime hook reads the variable, all of theirs and the variable's where CDI injects them; None (as written)
+    where the two differ or one is not known."""
+    hook = requests[-1][0]
+    cdi: Optional[FrozenSet[str]] = frozenset().union(*(r[0] for r in requests))
+    if runtime is not None:
+        cdi = None if runtime[0] is None else cdi | runtime[0]
+    written = " and ".join([r[2] for r in requests] + ([runtime[2]] if runtime is not None else []))
+    if hook is None or cdi is None or hook != cdi:
+        return None, requests[-1][1], written, None
+    return hook, requests[-1][1], written, requests[-1][3] if len(requests) == 1 and runtime is None else written
+
+
+def device_requests(service: Node, file: str, interpolate: Callable[[str], Optional[str]]) -> List[Request]:
+    """The service's GPU device requests in the order Compose makes them: each GPU reservation, then each `gpus:`
+    entry. A request with neither `count` nor `device_ids` is every GPU (compose-go reads it as `count: all`:
+    compose-spec/compose-go@e70e961c3a3acebf0800b882f1afb3dbf1fb74a2:transform/devices.go deviceRequestDefaults;
+    compose-spec@170098ba:deploy.md "count"), as `count: all`, `gpus: all` (transform/gpus.go) and a count not
+    known (`${N}` unset) are."""
+    out: List[Request] = []
     where = "deploy.resources.reservations.devices"
-    gpus = service.get("gpus")
-    if gpus is not None and gpus.kind == SCALAR:
-        return f"gpus: {gpus.value}"
-    if devices is None or devices.kind != SEQ:
-        devices, where = gpus, "gpus"
-    for device in devices.value if devices is not None and devices.kind == SEQ else ():
-        if device.kind != MAP or not _is_gpu(device, where):
-            continue
-        count, ids = device.get("count"), device.get("device_ids")
-        if count is None and ids is None:
-            return f"{where} with no count (all)"
-        if count is not None and count.kind == SCALAR and isinstance(count.value, str):
-            text = interpolate(count.value)
-            if text is None or not text.strip().isdigit():
-                return f"{where} count: {count.value}"
-    return None
+    for source in (service.dig("deploy", "resources", "reservations", "devices"), service.get("gpus")):
+        if source is not None and source.kind == SCALAR and where == "gpus":
+            out.append((None, source, f"gpus: {source.value}", None))
+        for device in source.value if source is not None and source.kind == SEQ else ():
+            if device.kind == MAP and (where == "gpus" or _is_gpu(device)):
+                out.append(_request(device, where, file, interpolate))
+        where = "gpus"
+    return out
 
 
-def _is_gpu(device: Node, where: str) -> bool:
-    """A `gpus:` entry always is; a reservation is with the `gpu` capability or the nvidia or amd driver."""
-    if where == "gpus":
-        return True
+def _request(device: Node, where: str, file: str, interpolate: Callable[[str], Optional[str]]) -> Request:
+    count, ids = device.get("count"), device.get("device_ids")
+    if ids is not None and ids.kind == SEQ and ids.value and count is None:
+        named = _device_ids(ids, interpolate)
+        written = f"{where} device_ids: [" + ", ".join(str(i.value) for i in ids.value) + "]"
+        return (None, ids, written, None) if named is None else \
+            (frozenset(named), ids, written, f"{len(named)} device_ids")
+    if count is None:
+        return None, device, f"{where} with no count (all)", None
+    # compose-go reads a string count as an integer (types/device.go), after interpolation
+    text = interpolate(count.value) if isinstance(count.value, str) else \
+        None if isinstance(count.value, bool) or not isinstance(count.value, int) else str(count.value)
+    written = f"{where} count: {count.value}"
+    if text is None or not text.strip().isdigit():
+        return None, count, written, None
+    return frozenset(str(i) for i in range(int(text))), count, written, \
+        count.value if isinstance(count.value, str) else None
+
+
+def _device_ids(ids: Node, interpolate: Callable[[str], Optional[str]]) -> Optional[list]:
+    """Docker joins the IDs with commas for the NVIDIA runtime (moby/moby@5c487368:daemon/nvidia_linux.go
+    setNvidiaGPUs), so `['0,1,2,3']` is four GPUs, as `['0', '1', '2', '3']` is; None for one not known."""
+    found = []
+    for item in ids.value:
+        if item.kind != SCALAR or item.value is None or isinstance(item.value, bool):
+            return None
+        text = interpolate(item.value) if isinstance(item.value, str) else str(item.value)
+        if text is None:
+            return None  # a variable of the host's: the count is not known
+        found.extend(part.strip() for part in text.split(",") if part.strip())
+    return list(dict.fromkeys(found))
+
+
+def _is_gpu(device: Node) -> bool:
+    """A reservation the daemon gives GPUs: the nvidia or amd driver, or capabilities all of one of theirs."""
     caps = device.get("capabilities")
-    names = [c.value for c in caps.value if c.kind == SCALAR] if caps is not None and caps.kind == SEQ else []
+    names = {str(c.value).lower() for c in caps.value if c.kind == SCALAR} \
+        if caps is not None and caps.kind == SEQ else set()
     driver = device.get("driver")
-    return "gpu" in names or (driver is not None and str(driver.value).lower() in ("nvidia", "amd"))
+    named = str(driver.value).lower() if driver is not None and driver.kind == SCALAR else ""
+    return named in _GPU_DRIVERS or (not named and bool(names) and (names <= _NVIDIA_CAPS or names <= _AMD_CAPS))

@@ -22,7 +22,8 @@ L4 = Settings(default_accelerators=(("**", "L4"),))
 COMPOSE_GPUS_WHY = (
     "KV pool of unified not declared and not derivable: the device is stated (L4) but the Compose service gets GPUs no "
     "count states (a device reservation with no count or `count: all`, `gpus: all`, `runtime: nvidia` or `amd` with the "
-    "image's NVIDIA_/AMD_VISIBLE_DEVICES, or `devices:` /dev/dri or a CDI name's =all: the host's), and llama.cpp splits the "
+    "image's NVIDIA_/AMD_VISIBLE_DEVICES, `devices:` /dev/dri or a CDI name's =all, or a GPU request beside another, "
+    "`runtime:` or `devices:` that may give other GPUs: the host's), and llama.cpp splits the "
     "layers over every GPU it sees (--split-mode layer, its default): how many is not known, and the pool per device "
     "depends on it; capacity checks skip these roles")
 RESERVE = """    deploy:
@@ -52,6 +53,18 @@ def _findings(gpus: str):
     RESERVE.format(more="              count: ${GPUS}\n"),
     "    runtime: amd\n",  # AMD's runtime: the image's AMD_VISIBLE_DEVICES (was no GPU: one)
     "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=all\n",
+    # a reservation beside a second way: Compose makes one device request of each (reservations, then `gpus:`),
+    # the runtime hook reads the last NVIDIA_VISIBLE_DEVICES, CDI injection adds them all (compose_gpus.py)
+    "    gpus: all\n" + RESERVE.format(more="              count: 1\n"),  # was 1 GPU
+    "    gpus:\n      - count: 1\n" + RESERVE.format(more="              count: 2\n"),  # hook: 1, CDI: 2
+    "    devices:\n      - /dev/kfd\n      - /dev/dri\n" + RESERVE.format(more="              count: 1\n"),
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"
+    + RESERVE.format(more="              count: 1\n"),  # hook: 1, CDI: every GPU (was 1)
+    "    runtime: nvidia\n" + RESERVE.format(more="              count: 1\n"),  # CDI: the image's variable
+    RESERVE.format(more="              count: 1\n") + "            - device_ids: ['3']\n"
+    "              capabilities: [gpu]\n",  # two reservations: GPU 3 beside GPU 0 (CDI), or GPU 3 alone
+    RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
+                                    "capabilities: [compute, utility]"),  # NVIDIA's, no count: all
 ])
 def test_gpus_no_count_states_are_not_one(gpus):
     _, report = _findings(gpus)
@@ -65,9 +78,21 @@ def test_gpus_no_count_states_are_not_one(gpus):
     "      - source: /dev/dri/renderD129\n        target: /dev/dri/renderD129\n",
     RESERVE.format(more="              count: 2\n"),
     "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=0,1\n",
+    "    gpus:\n      - count: 2\n" + RESERVE.format(more="              count: 1\n"),  # hook: 2, CDI: 0,1 ∪ 0
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0,1\n"
+    + RESERVE.format(more="              count: 2\n"),  # the same GPUs either way
+    RESERVE.format(more="              count: 2\n").replace("driver: nvidia\n              count", "count")
+    .replace("[gpu]", "[compute, utility]"),  # capabilities the NVIDIA driver answers: its GPUs
 ])
 def test_two_gpus_the_file_states_hold_what_one_could_not(gpus):
     assert _findings(gpus)[0] == []  # a pipeline of 2 L4s
+
+
+def test_a_privileged_service_with_a_count_sees_every_gpu():
+    """`privileged: true` gives the container every device node of the host, beside the one GPU it reserves."""
+    _, report = _findings("    privileged: true\n" + RESERVE.format(more="              count: 1\n"))
+    assert [f.rule for f in report.findings] == ["CTX208"]
+    assert "the container is privileged, so it sees every GPU" in report.findings[0].message
 
 
 @pytest.mark.parametrize("gpus", [
@@ -75,6 +100,9 @@ def test_two_gpus_the_file_states_hold_what_one_could_not(gpus):
     "    runtime: nvidia\n    environment:\n      NVIDIA_VISIBLE_DEVICES: \"0\"\n",
     "    devices:\n      - /dev/kfd\n      - /dev/dri/renderD128\n",
     RESERVE.format(more="              count: 1\n"),
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0\n"
+    + RESERVE.format(more="              count: 1\n"),  # GPU 0 either way
+    RESERVE.format(more="              count: 1\n") + "            - capabilities: [tpu]\n",  # no GPU driver's
 ])
 def test_one_gpu_keeps_the_finding(gpus):
     assert [rule for rule, _, _ in _findings(gpus)[0]] == ["CTX209"]
