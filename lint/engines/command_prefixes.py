@@ -19,9 +19,32 @@ from .tokens import SHELLS, EnvAssign, Token
 ASSIGN = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 # Words that start a command without being its program.
 _KEYWORDS = {"then", "do", "else", "elif", "if", "while", "until", "!", "{", "}", "time"}
-# bash's `exec [-cl] [-a name] command` options (-a takes the name argv[0] gets; bash manual, exec), as written
-# apart: shellwords._execs reads them too, to find exec's command
-EXEC_OPTIONS = ("-a", "-c", "-l", "-cl", "-lc")
+
+
+def exec_option_words(texts: list[str]) -> Optional[int]:
+    """How many of the words after `exec` are its options (`--` included), or None for one bash's exec does not
+    take (it prints its usage and runs nothing, status 2: the shell goes on). bash reads `exec [-cl] [-a name]`
+    with its getopt (builtins/exec.def: internal_getopt "cla:"), so options may be joined and -a's name is the rest
+    of its word or the next word: bash 5.2.15 runs `echo` for `exec -la NAME echo`, `exec -aNAME echo`, `exec -cl --
+    echo` and `exec -al echo` (-a's name is "l"), and nothing for `exec -lx echo` ("-x: invalid option")."""
+    i = 0
+    while i < len(texts):
+        text = texts[i]
+        if text == "--":
+            return i + 1
+        if not text.startswith("-") or text == "-":
+            return i
+        for at, letter in enumerate(text[1:], 1):
+            if letter == "a":
+                if at == len(text) - 1:  # the name is the next word
+                    i += 1
+                    if i >= len(texts):
+                        return None  # "-a: option requires an argument"
+                break
+            if letter not in "cl":
+                return None
+        i += 1
+    return i
 
 
 def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str]) -> list[Token]:
@@ -37,9 +60,8 @@ def strip_prefixes(tokens: list[Token], env: list[EnvAssign], wrappers: list[str
             if t not in ("{", "}", "!"):
                 wrappers.append(t)
             i += 1
-            while t == "exec" and i < len(tokens) and tokens[i].text in EXEC_OPTIONS:
-                # bash's `exec [-cl] [-a name] command`: -a takes the name argv[0] gets (bash manual, exec)
-                i += 2 if tokens[i].text == "-a" else 1
+            if t == "exec":  # bash's `exec [-cl] [-a name] command`: -a takes the name argv[0] gets
+                i += exec_option_words([tok.text for tok in tokens[i:]]) or 0
             if t in ("command", "time") and i < len(tokens) and tokens[i].text == "-p":
                 i += 1  # `command -p vllm`: the program found on a default PATH; `time -p`: POSIX's output format
             if t in ("exec", "command", "nohup", "time") and i < len(tokens) and tokens[i].text == "--":

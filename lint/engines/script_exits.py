@@ -25,14 +25,24 @@ branch goes on past the `fi`] (branches._branch_ends).
 """
 from __future__ import annotations
 
-from .branches import OPAQUE
+from .branches import OPAQUE, in_condition, outside
 
 _EXITED = 7  # the field of an `if` entry (branches.if_step) that says which of its branches exited
 
 
-def exit_here(ctx) -> None:
-    """An `exit` that surely runs where it stands is read."""
+def exit_here(ctx, loop_head: bool = False) -> None:
+    """An `exit` that surely runs where it stands is read. `loop_head`: it is in the words of a `while`/`until`
+    condition or a `for` list, which bash runs (expands) at least once, where the loop stands."""
     local = ctx.local
+    if loop_head and local.branches.path and local.branches.path[-1] == OPAQUE:
+        local.branches.path.pop()
+        ctx.flow -= 1
+        try:
+            exit_here(ctx)
+        finally:
+            ctx.flow += 1
+            local.branches.path.append(OPAQUE)
+        return
     if OPAQUE in local.branches.path or ctx.subshells or ctx.returned:
         # a loop's body or a `case` arm may not run; a subshell's exit ends only it; a `return` read before it in
         # the function may have ended the call (bash 5.2.15: `f() { [ -n "$X" ] && return; exit 1; }; f` goes on
@@ -42,7 +52,11 @@ def exit_here(ctx) -> None:
         entry = local.ifs[-1]
         arm = local.branches.arm()
         if arm is not None and arm[1] == 0:
-            return  # in the condition (`if exit; then`): not followed
+            if in_condition(ctx):  # an `if`'s own condition runs whenever the `if` does (`if [ -n "${L:?x}" ]`
+                # of an L "": bash 5.2.15 exits there), so it exits where the `if` stands
+                with outside(ctx):
+                    exit_here(ctx)
+            return  # an `elif`'s: it runs only where the conditions before it fail, not followed
         entry[5][0] = True  # the rest of this branch never runs, and it leaves no world
         entry[_EXITED][0] = True
     elif ctx.flow == 0:

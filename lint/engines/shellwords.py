@@ -21,7 +21,7 @@ from typing import Callable, Optional
 from ctxlint.lazyre import lazy_compile
 
 from ..records import replace
-from .command_prefixes import EXEC_OPTIONS
+from .command_prefixes import exec_option_words
 from .container_scripts import own_shell
 from .compose_pass import compose_interpolated, shell_stage
 from .heredoc_scripts import body_commands
@@ -37,6 +37,7 @@ from .word_expansion import SplitContext, expand_word, no_resolver
 _ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # a `NAME=value` prefix word's head
 _FD_NAME = lazy_compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
+_LOOP_HEADS = frozenset({"while", "until", "for", "select"})  # their condition or word list runs at least once
 
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:
@@ -158,7 +159,7 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             commands.extend(read)  # (decided_tests.py); what it assigns is dropped by scalar_branches.py
         if stops:
             from .script_exits import exit_here
-            exit_here(ctx)
+            exit_here(ctx, ended and first in _LOOP_HEADS)
         elif in_worlds and not (conditional or apart or risky):
             from .script_exits import exit_worlds
             exit_worlds(ctx, in_worlds)
@@ -193,17 +194,13 @@ def _execs(args: list[Word], ctx: SplitContext) -> bool:
     execute exits a non-interactive shell, unless `execfail` is set), so nothing after it runs. Not with no
     command (`exec > log 2>&1` only redirects), nor where the command word may expand to nothing (`exec "$@"`,
     `exec $CMD`)."""
-    i = 0
-    while i < len(args) and (literal(args[i]) in EXEC_OPTIONS or literal(args[i]) == "--"):
-        i += 2 if literal(args[i]) == "-a" else 1
-    if i >= len(args) or "execfail" in (ctx.source or ""):
+    i = exec_option_words([literal(a) for a in args])
+    if i is None or i >= len(args) or "execfail" in (ctx.source or ""):
         return False
     word = args[i]
     text = literal(word)
     if text.startswith("-") and text != "-" or _FD_NAME.fullmatch(text):
-        # an option not read above: one bash does not know (`exec -x vllm ...`: "invalid option", status 2, the
-        # shell goes on; bash 5.2.15) or a form the prefixes are not read in (`-la NAME`, `-aNAME`); or `{fd}`
-        # of a `{fd}>FILE` redirection. Not a sure exec
+        # `{fd}` of a `{fd}>FILE` redirection, or a word read as no option above: not a sure exec
         return False
     return bool(word.parts) and all(p.kind == "lit" for p in word.parts) and \
         bool("".join(run[0] for p in word.parts for run in p.runs))

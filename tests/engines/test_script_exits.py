@@ -130,6 +130,22 @@ def test_a_null_error_expansion_ends_the_script(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
+    # an `if`'s own condition, a `while`/`until` condition and a `for` list run (are expanded) at least once where
+    # their compound command stands: bash 5.2.15 exits at each (before: the launch after them was read, and checked)
+    (f'L=""\nif [ -n "${{L:?x}}" ]; then {RUN} 1; fi', []),
+    ('L=""\nwhile [ -n "${L:?x}" ]; do sleep 1; done', []), ('L=""\nuntil [ -z "${L:?x}" ]; do :; done', []),
+    ('L=""\nfor x in ${L:?x}; do :; done', []),
+    # inside a branch: that branch ends there (the launch after the `fi` runs where X is not set)
+    (f'L=""\nif [ -n "$X" ]; then\n  if [ -n "${{L:?x}}" ]; then :; fi\n  {RUN} 1\nfi\nL=5', ["5"]),
+    # an `elif`'s condition runs only where the conditions before it fail; a loop's body may not run at all
+    (f'L=""\nif [ -n "$X" ]; then :; elif [ -n "${{L:?x}}" ]; then :; fi\nL=5', ["5"]),
+    ('L=""\nfor x in $@; do : ${L:?x}; done\nL=5', ["5"]),
+])
+def test_a_null_error_in_a_condition_or_loop_head(text, expected):
+    assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
     # L "" in one `if` world only: bash 5.2.15 exits in that world and launches with the other's value (before: the
     # launch was dropped in every world and the script read as ended there, no launch at all)
     (f'if [ -n "$X" ]; then L=""; else L=5; fi\n{RUN} ${{L:?set L}}\nexit 0', ["5"]),
@@ -145,12 +161,23 @@ def test_a_null_error_in_one_world_only(text, expected):
     # an option bash's exec does not know: "invalid option", status 2, the shell goes on (bash 5.2.15 runs the
     # launch after it); before: read as a sure exec of `-x`, the later launch dropped
     (f"exec -x {RUN} 1", ["4096"]),
-    # prefixes not read as exec's (`-la NAME`), or a `{fd}>FILE` redirection's name: not a sure exec (before: the
-    # script was read as ending there, no launch at all)
-    (f"exec -la srv {RUN} 1", ["4096"]), (f"exec {{fd}}>/dev/null {RUN} 1", ["4096"]),
+    # `-lx`: -x is no option of exec's (bash 5.2.15: "invalid option", nothing runs, the shell goes on); `-a`
+    # with no name; a `{fd}>FILE` redirection's name: not a sure exec
+    (f"exec -lx {RUN} 1", ["4096"]), ("exec -a", ["4096"]), (f"exec {{fd}}>/dev/null {RUN} 1", ["4096"]),
 ])
 def test_an_exec_option_not_read_is_no_sure_exec(text, expected):
     assert expected[-1] in last_words(text)
+
+
+@pytest.mark.parametrize("text", [
+    # bash's exec reads its options with getopt "cla:" (builtins/exec.def): joined, and -a's name the rest of its
+    # word or the next one; bash 5.2.15 runs the command of each and nothing after it. Before: `-la NAME`, `-aNAME`,
+    # `-al` and `-c -a NAME` left the launch unread (no deployment) and the script read as going on
+    f"exec -la srv {RUN} 1", f"exec -aNAME {RUN} 1", f"exec -al {RUN} 1", f"exec -c -la srv -- {RUN} 1",
+    f"exec -lca srv {RUN} 1",
+])
+def test_exec_options_joined_are_read(text):
+    assert last_words(text) == ["1"]
 
 
 @pytest.mark.parametrize("text", [
