@@ -250,7 +250,10 @@ def storage_path(storage: Optional[Node], file: str) -> Optional[Val[str]]:
     `parameters` or else the key's storage secret, and copies that folder to /mnt/models
     (kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912: pkg/controller/v1beta1/inferenceservice/components/
     component.go addStorageSpecAnnotations, pkg/credentials/service_account_credentials.go). That URI where
-    `parameters` state its type (and an s3 bucket); else the path as written, at the path."""
+    `parameters` state its type (and an s3 bucket); else `storage://<key>/<path>`: a folder of the storage the
+    key's entry of the storage secret describes (an s3, hdfs or webhdfs one: SupportedStorageSpecTypes; no key is
+    the entry `default`), never a Hub repository, whose name is the model's hint as a storage URI's folder is
+    (resolution/names.py)."""
     if storage is None or storage.kind != MAP or storage.get("path") is None:
         return None
     path = scalar(storage.get("path"))
@@ -262,6 +265,9 @@ def storage_path(storage: Optional[Node], file: str) -> Optional[Val[str]]:
     folder = path.strip().lstrip("/")
     if isinstance(kind, str) and kind.strip() and (kind != "s3" or isinstance(bucket, str) and bucket.strip()):
         folder = f"{kind}://{bucket.strip()}/{folder}" if kind == "s3" else f"{kind}://{folder}"
+    else:  # the type (and an s3 bucket) is the key's entry's, in a secret not read here
+        key = scalar(storage.get("key"))
+        folder = f"storage://{key.strip() if isinstance(key, str) and key.strip() else 'default'}/{folder}"
     return Val(folder, storage.get("path").source(file), raw=path)
 
 

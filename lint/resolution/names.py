@@ -23,9 +23,10 @@ from ..records import record
 
 # `scheme://` prefixes whose remainder is a repository id or a path ending in one (`hdfs`, `webhdfs`: KServe's
 # storage types beside s3, kserve/kserve@aaac4e294dae2c7b1aa1886447793f3aa1c30912: pkg/credentials/
-# service_account_credentials.go SupportedStorageSpecTypes).
-_URI = lazy_compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope|hdfs|webhdfs)://",
-                    re.I)
+# service_account_credentials.go SupportedStorageSpecTypes; `storage://KEY/PATH`: a KServe `storage.path` whose
+# type is its storage secret's, crds_kserve.storage_path).
+_URI = lazy_compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope|hdfs|webhdfs|"
+                    r"storage)://", re.I)
 _HF_HOSTS = lazy_compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
 _CACHE_DIR = lazy_compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
 # Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first: a tag that ends with

@@ -99,17 +99,39 @@ def test_a_storage_path_names_the_model_at_the_mount():
     # sweep k30 (alpha-hack-program/doc-bot@3f0a9a76:vllm_runtime/vllm-mistral-7b-instance.yaml, the shape OpenShift
     # AI's dashboard writes: `storage: {key: <data connection>, path: org/name}` beside `--model /mnt/models/`): the
     # path is the folder KServe's storage initializer copies to /mnt/models, as a storageUri's is; it was not read
+    # The type (and an s3 bucket) is the key's entry's in the storage secret (kserve/kserve@aaac4e29:
+    # pkg/credentials/service_account_credentials.go CreateStorageSpecSecretEnvs: s3, hdfs or webhdfs), so the path is
+    # a folder of that storage, read by its name as a storage URI's folder is: never a Hub repository (it was read
+    # as the Hub id `mistralai/Mistral-7B-Instruct-v0.2`, and a name not in the catalog was sent to `models lock`)
     [dep] = adapt(STORAGE).deployments
-    assert (dep.model.id.value, at(STORAGE, dep.model.id.source)) == ("mistralai/Mistral-7B-Instruct-v0.2",
-                                                                       "mistralai/Mistral-7B-Instruct-v0.2")
+    assert (dep.model.id.value, at(STORAGE, dep.model.id.source)) == (
+        "storage://aws-connection-mistral/mistralai/Mistral-7B-Instruct-v0.2", "mistralai/Mistral-7B-Instruct-v0.2")
     assert resolve(dep.model.id.value).arch.name == "mistralai/Mistral-7B-Instruct-v0.2"
+
+
+@pytest.mark.parametrize("storage, written", [
+    ("storage:\n        key: minio\n        path: models/house-model-v2", "storage://minio/models/house-model-v2"),
+    ("storage:\n        path: models/house-model-v2", "storage://default/models/house-model-v2"),  # the `default` entry
+])
+def test_a_storage_path_not_in_the_catalog_is_a_storage_folder_not_a_hub_id(storage, written):
+    text = STORAGE.replace("storage:\n        key: aws-connection-mistral\n        path: mistralai/Mistral-7B-Instruct-v0.2",
+                           storage)
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == written
+    found = resolve(written)
+    assert found.arch is None and found.hint.startswith(f"a storage URI ({written})")
+    assert "models lock" not in found.hint
+    qwen = resolve(written.replace("house-model-v2", "Qwen2.5-7B-Instruct"))
+    assert qwen.how.endswith("matched by the storage URI's folder name")
 
 
 @pytest.mark.parametrize("params, model", [
     ("{type: s3, bucket: models}", "s3://models/mistralai/Mistral-7B-Instruct-v0.2"),
     ("{type: gs}", "gs://mistralai/Mistral-7B-Instruct-v0.2"),
-    ("{bucket: models}", "mistralai/Mistral-7B-Instruct-v0.2"),  # the type is the key's secret's: not known
-    ("{type: s3}", "mistralai/Mistral-7B-Instruct-v0.2"),  # an s3 storage without its bucket: KServe refuses it
+    # the type is the key's secret's: not known, a folder of the storage it names
+    ("{bucket: models}", "storage://aws-connection-mistral/mistralai/Mistral-7B-Instruct-v0.2"),
+    # an s3 type stated without its bucket: KServe reads no bucket from the secret then, and refuses it (MissingBucket)
+    ("{type: s3}", "storage://aws-connection-mistral/mistralai/Mistral-7B-Instruct-v0.2"),
 ])
 def test_a_storage_path_with_its_type_stated_is_the_uri_kserve_builds(params, model):
     # service_account_credentials.go: `<type>://<bucket>/<path>` for s3, `<type>://<path>` for the other types
