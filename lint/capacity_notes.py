@@ -174,7 +174,7 @@ _SPLITS = {"vllm": ("tensor_parallel_size", "pipeline_parallel_size"), "sglang":
            "trtllm": ("tp_size", "pp_size"), "lmdeploy": ("tp",), "tgi": ("num_shard", "tgi_shards"),
            # unequal shares over GPUs not counted, or the GPUs a privileged container or a script's `docker run --gpus
            # all` sees (llamacpp_split.layer_split)
-           "llamacpp": ("tensor_split", "privileged", "docker_gpus", "compose_gpus")}
+           "llamacpp": ("tensor_split", "privileged", "docker_gpus", "compose_gpus", "runtime_class")}
 _SPLIT_WORDS = {"tensor_parallel_size": "tensor-parallel", "tp_size": "tensor-parallel", "tp": "tensor-parallel",
                 "num_shard": "tensor-parallel (shard)", "pipeline_parallel_size": "pipeline-parallel",
                 "pp_size": "pipeline-parallel", "dp_size": "data-parallel (with DP attention)",
@@ -185,6 +185,9 @@ _UNEVEN = ("--tensor-split spreads the layers over GPUs whose count is not state
 _PRIVILEGED = ("the container is privileged, so it sees every GPU of its node whatever its nvidia.com/gpu limit, and "
                "llama.cpp splits the layers over every GPU it sees (--split-mode layer, its default): how many is not "
                "known")
+_RUNTIME_CLASS = ("the pod runs NVIDIA's runtime class with no nvidia.com/gpu limit, so the container sees the GPUs the "
+                  "image's NVIDIA_VISIBLE_DEVICES names (a CUDA image's: all of its node's), and llama.cpp splits the "
+                  "layers over every GPU it sees (--split-mode layer, its default): how many is not known")
 _DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count (--gpus all, a count not known, "
                 "--runtime nvidia or amd with the image's NVIDIA_/AMD_VISIBLE_DEVICES, --device /dev/dri or a CDI "
                 "name's =all, or --privileged or a GPU device beside --gpus: the host's), and llama.cpp splits the "
@@ -201,13 +204,16 @@ _TGI_SHARDS = ("no --num-shard (or NUM_SHARD) is given, so TGI runs a shard on e
                "the shard count is not known")
 # llama.cpp's (and TGI's) reasons the GPUs it splits over are not counted: what CTX208 says, and what to state
 _GPUS_UNKNOWN = {"tensor_split": _UNEVEN, "privileged": _PRIVILEGED, "docker_gpus": _DOCKER_GPUS,
-                 "compose_gpus": _COMPOSE_GPUS, "tgi_shards": _TGI_SHARDS}
+                 "compose_gpus": _COMPOSE_GPUS, "tgi_shards": _TGI_SHARDS,
+                 "runtime_class": _RUNTIME_CLASS}
 _STATE_GPUS = {"tensor_split": "state the GPU count, and the device",
                "privileged": "set CUDA_VISIBLE_DEVICES to the GPUs it may use (or --split-mode none), and the device",
                "docker_gpus": "state the count (--gpus N, -e NVIDIA_VISIBLE_DEVICES=<ids> with --runtime nvidia "
                               "(AMD_: amd), each GPU's /dev/dri/renderD<node>, or CUDA_VISIBLE_DEVICES; or --split-mode none), "
                               "and the device",
                "tgi_shards": "state --num-shard (or NUM_SHARD), and the device",
+               "runtime_class": "state the count (an nvidia.com/gpu limit, or NVIDIA_VISIBLE_DEVICES ids; or "
+                                "--split-mode none), and the device",
                "compose_gpus": "state the count (the reservation's `count: N` or `device_ids`, NVIDIA_VISIBLE_DEVICES "
                                "ids with `runtime: nvidia` (AMD_: `amd`), each GPU's /dev/dri/renderD<node>, or "
                                "CUDA_VISIBLE_DEVICES; or --split-mode none), and the device"}

@@ -157,3 +157,80 @@ def test_intel_image_counts_ze_affinity_mask(tmp_path, tag, tp, idle):
     (huggingface/text-generation-inference@83634dc1, #2047): 2 shards over the 2 render nodes, no GPU idle."""
     out = check(script(tmp_path, f"docker run {XPU} -e ZE_AFFINITY_MASK=0,1 {IMAGE}:{tag} {ARGS}"))
     assert ("CTX205" in out) == idle and f"GiB per GPU at TP {tp}" in out, out
+
+
+def _runtime_class_pod(tmp_path, image: str, args: str, env: str = "", runtime: str = "nvidia") -> str:
+    """A pod of NVIDIA's runtime class with no nvidia.com/gpu limit: NVIDIA's runtime reads the image's
+    NVIDIA_VISIBLE_DEVICES (CUDA images: `all`), so the container sees every GPU of its node."""
+    path = tmp_path / "deploy.yaml"
+    path.write_text(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: srv}}
+spec:
+  selector: {{matchLabels: {{app: srv}}}}
+  template:
+    metadata: {{labels: {{app: srv}}}}
+    spec:
+      runtimeClassName: {runtime}
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}
+      containers:
+      - name: srv
+        image: {image}
+        args: {args}
+        env: [{env}]
+""")
+    return check(path)
+
+
+TGI_70B = "[--model-id, meta-llama/Llama-3.1-70B-Instruct, --max-total-tokens, '8192']"
+
+
+@pytest.mark.parametrize("tag, known", [("3.3.6", True), ("2.4.0", True), ("3.3.7", False), ("latest", False)])
+def test_runtime_class_with_no_gpu_limit_is_every_gpu_of_the_node(tmp_path, tag, known):
+    # `all` is one item (one shard) before v3.3.7, nvidia-smi's count of the node's GPUs from it: not known. Before,
+    # one shard on every release: a false CTX203 (70B's weights on one A100) where TGI shards over the node's GPUs
+    out = _runtime_class_pod(tmp_path, f"{IMAGE}:{tag}", TGI_70B)
+    assert ("CTX203" in out, NOT_KNOWN in out) == (known, not known), out
+
+
+def test_runtime_class_with_ids_or_another_class_is_as_before(tmp_path):
+    out = _runtime_class_pod(tmp_path, f"{IMAGE}:3.3.7", TGI_70B, "{name: NVIDIA_VISIBLE_DEVICES, value: '0'}")
+    assert "CTX203" in out and NOT_KNOWN not in out, out
+    out = _runtime_class_pod(tmp_path, f"{IMAGE}:3.3.7", TGI_70B, runtime="kata")
+    assert "CTX203" in out and NOT_KNOWN not in out, out
+
+
+def test_runtime_class_llamacpp_splits_over_gpus_not_counted(tmp_path):
+    out = _runtime_class_pod(tmp_path, "ghcr.io/ggml-org/llama.cpp:server-cuda",
+                             "[-m, /models/Meta-Llama-3.1-8B-Instruct-Q8_0.gguf, -c, '131072', -ngl, '99']")
+    assert "the pod runs NVIDIA's runtime class with no nvidia.com/gpu limit" in out and "CTX209" not in out, out
+
+
+TGIS = "quay.io/opendatahub/text-generation-inference:fast"
+
+
+def _tgis_pod(tmp_path, env: str = "") -> str:
+    path = tmp_path / "tgis.yaml"
+    path.write_text(f"""apiVersion: apps/v1
+kind: Deployment
+metadata: {{name: tgis}}
+spec:
+  template:
+    spec:
+      nodeSelector: {{nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB}}
+      containers:
+        - name: tgis
+          image: {TGIS}
+          env:
+            - {{name: MODEL_NAME, value: meta-llama/Llama-3.1-70B-Instruct}}{env}
+          resources: {{limits: {{nvidia.com/gpu: "2"}}}}
+""")
+    return check(path)
+
+
+def test_tgis_shards_over_the_gpus_it_counts(tmp_path):
+    # IBM's fork counts NUM_GPUS, else CUDA_VISIBLE_DEVICES, else NVIDIA_VISIBLE_DEVICES (the device plugin's, not
+    # the file's): with none set its shard count is not known, not one. Before, a false CTX205 "1 sit idle"
+    assert "CTX205" not in _tgis_pod(tmp_path)
+    assert "CTX205" not in _tgis_pod(tmp_path, "\n            - {name: CUDA_VISIBLE_DEVICES, value: '0,1'}")
+    assert "CTX205" in _tgis_pod(tmp_path, "\n            - {name: NUM_GPUS, value: '1'}")  # 1 shard stated

@@ -103,6 +103,24 @@ def command_fields(command: Optional[Node], args: Optional[Node], ray_main: bool
             "args_only": command is None and not ray_main}  # args-only: the image's entrypoint runs them
 
 
+def _runtime_class_gpus(pod: Optional[Node], env: List[EnvVar]) -> Optional[str]:
+    """A pod of NVIDIA's runtime class (`runtimeClassName: nvidia`, the GPU Operator's) whose container asks no
+    `nvidia.com/gpu`: no device plugin sets its NVIDIA_VISIBLE_DEVICES, so NVIDIA's runtime reads the image's (CUDA
+    images: `all`, every GPU of the node: NVIDIA/nvidia-container-toolkit internal/config/image/cuda_image.go), or
+    the container's own where it sets one not a list of ids; the GPUs it sees are the node's, as written, else None."""
+    name = scalar(pod.get("runtimeClassName")) if pod is not None and pod.kind == MAP else None
+    if not isinstance(name, str) or "nvidia" not in name.lower():
+        return None
+    var = next((v for v in reversed(env) if v.name == "NVIDIA_VISIBLE_DEVICES"), None)
+    if var is not None and isinstance(var.value, str):
+        from ctxlint.engines.docker_devices import visible_ids  # only such a pod's
+
+        if visible_ids(var.value) is not None:
+            return None  # ids the file states: those GPUs (CUDA_VISIBLE_DEVICES-like, read by the engine)
+        return f"runtimeClassName: {name} with NVIDIA_VISIBLE_DEVICES={var.value}"
+    return f"runtimeClassName: {name} with no nvidia.com/gpu limit (NVIDIA_VISIBLE_DEVICES the image's)"
+
+
 def _privileged(c: Node) -> bool:
     """`securityContext.privileged: true` (a boolean: the API server refuses anything else)."""
     context = c.get("securityContext")
@@ -136,12 +154,13 @@ class _PodContext:
         # a MIG slice request names the device: a slice of the card the node selector names
         device = container_type(c.get("resources"), self.accel_type, spans.file)
         refused: List[Tuple[Node, str]] = []  # required ConfigMap keys that are missing: the kubelet refuses
+        env = self.env(c, refused)
         reading = read_container(Container(
             spans=spans, node=c, name=str(scalar(c.get("name")) or ""), **run,
-            env=self.env(c, refused),
+            env=env,
             image=c.get("image"),
             accelerator_count=count, accelerator_type=device, group_pods=self.group_pods, ray_counted=ray_main,
-            privileged=_privileged(c),
+            privileged=_privileged(c), gpus_uncounted=_runtime_class_gpus(self.pod, env) if count is None else None,
             **({"group_label": self.group_label} if self.group_label else {}), group_alike=self.alike,
             engine=self.engine_of(c) if self.engine_of is not None and run["args_only"] else None,
             config_reader=tree_reader(spans.file, first=ConfigFiles(spans, self.maps, self.pod, c).read)))

@@ -44,6 +44,11 @@ _COUNTS_ALL = (3, 3, 7)  # `all` / `void`: nvidia-smi's GPUs, not one
 # Images whose GPUs are not NVIDIA's: Docker's AMD hook sets AMD_VISIBLE_DEVICES, which TGI does not count
 _OTHER_VENDOR = ("rocm", "gaudi", "intel", "xpu", "neuron", "cpu")
 UNKNOWN = "tgi_shards"  # the unresolved-setting key CTX208 explains (capacity_notes._GPUS_UNKNOWN)
+# IBM's fork (TGIS) counts as TGI v0.8.0-v3.3.0 does: NUM_GPUS (read as --num-shard, flags_tgis), else the items of
+# CUDA_VISIBLE_DEVICES, else of NVIDIA_VISIBLE_DEVICES (`all` one item), else 1; no ZE_AFFINITY_MASK, no nvidia-smi
+# (IBM/text-generation-inference@006006d7974604558665d48a81ff2b1d1d8f9537:launcher/src/main.rs find_num_shards,
+# num_cuda_devices)
+_TGIS_RULES = (0, 8, 0)
 
 
 def _release(release) -> Optional[tuple]:
@@ -64,7 +69,7 @@ def _lowest(release) -> Optional[tuple]:
     return tuple(parsed.release[:3]) + (0,) * (3 - len(parsed.release[:3]))
 
 
-def default_shards(reader, inv, facts, release, image: str = ""):
+def default_shards(reader, inv, facts, release, image: str = "", tgis: bool = False):
     """`facts` with TGI's own shard count as its tensor-parallel size where no --num-shard states one: the GPUs the
     file gives the engine where TGI counts them as the file says (above); parallel_unknown where the count TGI reads
     is not the file's to tell (a Kubernetes limit over 1; `docker run --gpus all` on v3.3.7 or a release not known;
@@ -75,7 +80,7 @@ def default_shards(reader, inv, facts, release, image: str = ""):
     sharded = inv.settings.get("sharded")
     if sharded is not None and str(sharded.value).lower() in ("false", "0"):
         return facts
-    version = _release(release)
+    version = _TGIS_RULES if tgis else _release(release)
     if version is not None and version < _READS_CUDA:
         return facts
     seen = _visible(reader, "CUDA_VISIBLE_DEVICES")
@@ -97,7 +102,7 @@ def default_shards(reader, inv, facts, release, image: str = ""):
     if count is None or not isinstance(count.value, int) or count.value < 2:
         return facts
     if _docker_request(count):  # a CDI injection's `void` is one shard before v3.3.7: the host's to say then
-        lowest = _lowest(release)
+        lowest = _TGIS_RULES if tgis else _lowest(release)
         if lowest is None or lowest < _COUNTS_ALL:
             return replace(facts, parallel_unknown=True)
         return _sharded(facts, count.value, count.source,

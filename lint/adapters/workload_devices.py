@@ -51,11 +51,13 @@ class Devices(LauncherDevices):
                 # uneven --tensor-split over GPUs not counted: CTX208 says which
                 uneven = ("tensor_split",) if inv.settings.get("tensor_split") is not None else \
                     ("privileged",) if self.c.privileged else \
-                    (("docker_gpus",) if self.c.gpus_uncounted.startswith("docker run") else ("compose_gpus",)) \
-                    if self.c.gpus_uncounted else ("tensor_split",)
-        elif inv.engine == "tgi":  # its shard count when no --num-shard states it (tgi_shards.py)
+                    ((("docker_gpus",) if self.c.gpus_uncounted.startswith("docker run") else ("runtime_class",)
+                      if self.c.gpus_uncounted.startswith("runtimeClassName") else ("compose_gpus",))
+                     if self.c.gpus_uncounted else ("tensor_split",))
+        elif inv.engine in ("tgi", "tgis"):  # its shard count when no --num-shard states it (tgi_shards.py)
             from ctxlint.adapters.tgi_shards import UNKNOWN, default_shards  # loaded by the first TGI engine
-            shards = default_shards(self, inv, facts, getattr(self, "release", None), self.runs_in(run)[0])
+            shards = default_shards(self, inv, facts, getattr(self, "release", None), self.runs_in(run)[0],
+                                    tgis=inv.engine == "tgis")
             uneven, facts = (UNKNOWN,) if shards.parallel_unknown and not facts.parallel_unknown else (), shards
         role = Role(role=Val(facts.kind, facts.kind_source or self.c.node.source(self.file)),
                     replicas=self.pods_alone(inv),  # per group: the adapter's workload count multiplies it
