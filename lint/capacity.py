@@ -137,7 +137,8 @@ def _engine(dep: Deployment) -> Optional[str]:
 
 def _role(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution, assumed, env) -> Role:
     if role.accelerators.type is None and role.available_kv_gib is None and assumed is not None \
-            and role.neuron is None:  # a GPU default is no NeuronCore
+            and role.neuron is None and role.cpu_build is None:  # a GPU default is no NeuronCore, nor the host
+        # memory a CPU build's engine keeps its KV cache in (vLLM's CPU space: its default below, if unset)
         # a family word (`a100`) is any of its sizes, as a label's is; a device the config defines stays its own
         written = written_device(assumed[0], dict(dep.custom_accelerators) or None)
         device = Val(written.name if written is not None else assumed[0], role.source or dep.source,

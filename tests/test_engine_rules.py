@@ -511,12 +511,17 @@ spec:
           env: [{name: VLLM_CPU_KVCACHE_SPACE, value: "4"}]
           resources: {limits: {cpu: "16", memory: 100Gi}}
 """
+    # a default-accelerator configured for the file's path is no device of the CPU engine's: with the space unset
+    # (its release's default) the pool was said to be "on H100-SXM-80GB at TP 1 (assumed: default-accelerator ...)"
+    h100 = Settings(default_accelerators=(("**", "H100-SXM-80GB"),))
     for variant in (text, text.replace('          env: [{name: VLLM_CPU_KVCACHE_SPACE, value: "4"}]\n', "")):
-        [found] = [f for f in lint_text(variant, "d.yaml").findings if f.rule == "CTX201"]
-        assert found.message.endswith(
-            "Lower the context length to 16,256, or add memory (a larger VLLM_CPU_KVCACHE_SPACE, the GiB of host "
-            "memory vLLM's CPU backend gives its KV cache)"), found.message
-        assert "accelerators" not in found.message
+        for settings in (Settings(), h100):
+            [found] = [f for f in lint_text(variant, "d.yaml", settings).findings if f.rule == "CTX201"]
+            assert found.message.endswith(
+                "Lower the context length to 16,256, or add memory (a larger VLLM_CPU_KVCACHE_SPACE, the GiB of host "
+                "memory vLLM's CPU backend gives its KV cache)"), found.message
+            assert "accelerators" not in found.message and "H100" not in found.message, found.message
+            assert "on vLLM's CPU KV cache" in found.message
 
 
 def test_tgi_intel_images_chunk_from_3_0_2_and_the_cpu_kv_space_is_a_cpu_images_integer(tmp_path):
