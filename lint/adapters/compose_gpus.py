@@ -24,7 +24,7 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 # The capabilities the daemon's NVIDIA and AMD drivers answer (above): a request asking only these gets GPUs.
 _NVIDIA_CAPS = frozenset(("gpu", "nvidia", "compute", "compat32", "graphics", "utility", "video", "display"))
 _AMD_CAPS = frozenset(("gpu", "amd"))
-_GPU_DRIVERS = ("nvidia", "amd")
+_GPU_DRIVERS = ("nvidia", "amd", "cdi")  # `cdi`: device_ids are CDI names, injected as they are (no hook)
 # One device request: the GPU ids it gives (None: every GPU of the host, or a number not known), the node its
 # count is read at, how it is written, and the count's raw text where it is not the number itself.
 Request = Tuple[Optional[FrozenSet[str]], Node, str, Optional[str]]
@@ -93,6 +93,9 @@ def _requested(requests: List[Request], runtime: Optional[tuple]) -> tuple:
     """The GPUs the requests give, with `runtime:`'s variable where one is set: the last request's ids where the
     runtime hook reads the variable, all of theirs and the variable's where CDI injects them; None (as written)
     where the two differ or one is not known."""
+    if len(requests) + (runtime is not None) > 1 and any(any(i.startswith("cdi:") for i in r[0] or ()) for r in
+                                                         requests):  # CDI names beside ids: which overlap is not known
+        return None, requests[-1][1], " and ".join([r[2] for r in requests] + ([runtime[2]] if runtime else [])), None
     hook = requests[-1][0]
     cdi: Optional[FrozenSet[str]] = frozenset().union(*(r[0] for r in requests))
     if runtime is not None:
@@ -123,6 +126,9 @@ def device_requests(service: Node, file: str, interpolate: Callable[[str], Optio
 
 def _request(device: Node, where: str, file: str, interpolate: Callable[[str], Optional[str]]) -> Request:
     count, ids = device.get("count"), device.get("device_ids")
+    driver = device.get("driver")
+    if driver is not None and str(driver.value).lower() == "cdi" and ids is not None and ids.kind == SEQ:
+        return _cdi_request(ids, where, interpolate)
     if ids is not None and ids.kind == SEQ and ids.value and count is None:
         named = _device_ids(ids, interpolate)
         written = f"{where} device_ids: [" + ", ".join(str(i.value) for i in ids.value) + "]"
@@ -138,6 +144,23 @@ def _request(device: Node, where: str, file: str, interpolate: Callable[[str], O
         return None, count, written, None
     return frozenset(str(i) for i in range(int(text))), count, written, \
         count.value if isinstance(count.value, str) else None
+
+
+def _cdi_request(ids: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Request:
+    """A `driver: cdi` reservation: its device_ids are CDI device names (`nvidia.com/gpu=0`), one GPU each, `=all`
+    every one (docker_devices.device_kind, as `devices:` CDI names are read)."""
+    from ctxlint.engines.docker_devices import device_kind
+
+    written = f"{where} driver: cdi device_ids: [" + ", ".join(str(i.value) for i in ids.value) + "]"
+    names = []
+    for item in ids.value:
+        value = interpolate(item.value) if item.kind == SCALAR and isinstance(item.value, str) else None
+        kind, key = device_kind(value) if value is not None else ("whole", "")
+        if kind == "whole":
+            return None, ids, written, None
+        if kind:
+            names.append(f"cdi:{key}")
+    return frozenset(names), ids, written, f"{len(set(names))} device_ids"
 
 
 def _device_ids(ids: Node, interpolate: Callable[[str], Optional[str]]) -> Optional[list]:

@@ -65,6 +65,11 @@ def _findings(gpus: str):
     "              capabilities: [gpu]\n",  # two reservations: GPU 3 beside GPU 0 (CDI), or GPU 3 alone
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "capabilities: [compute, utility]"),  # NVIDIA's, no count: all
+    RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
+                                    "driver: cdi\n              device_ids: [nvidia.com/gpu=all]"),  # CDI: every GPU
+    "    gpus: all\n" + RESERVE.format(more="").replace(
+        "driver: nvidia\n              capabilities: [gpu]",
+        "driver: cdi\n              device_ids: [nvidia.com/gpu=0]"),  # CDI names beside ids: overlap not known
 ])
 def test_gpus_no_count_states_are_not_one(gpus):
     _, report = _findings(gpus)
@@ -83,6 +88,8 @@ def test_gpus_no_count_states_are_not_one(gpus):
     + RESERVE.format(more="              count: 2\n"),  # the same GPUs either way
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia\n              count", "count")
     .replace("[gpu]", "[compute, utility]"),  # capabilities the NVIDIA driver answers: its GPUs
+    RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
+                                    "driver: cdi\n              device_ids: [nvidia.com/gpu=0, nvidia.com/gpu=1]"),
 ])
 def test_two_gpus_the_file_states_hold_what_one_could_not(gpus):
     assert _findings(gpus)[0] == []  # a pipeline of 2 L4s
