@@ -154,8 +154,23 @@ def flow_step(first: str, words: list, ctx) -> None:
             ctx.argloop = ctx.flow  # the script's own arguments (not a function call's): arg_loops.py
     if first in BRANCH_WORDS:
         if_step(first, words, ctx)  # first: the branch that ends still sees its own values
-        ctx.local.branches.step(first)
+        branches = ctx.local.branches
+        arm = branches.arm() if first == "then" else None
+        tested = tuple(branches.path) if arm is not None and arm[1] > 0 and not arm[2] else None
+        branches.step(first)
+        if tested is not None:  # an `elif`'s test ran and held: what it assigned is what its branch starts with
+            _into_branch(tested, ctx.local)
         branch_step(first, ctx)
+
+
+def _into_branch(tested: tuple, local) -> None:
+    """At the `then` after an `elif`'s condition (the branch `tested`): the values it assigned, known there, are
+    known in the `then` branch too, which runs only after it (bash 5.2.15: `if false; then :; elif L=4096 && [ -n x ]
+    && L=7; then vllm ... $L; fi` runs 7); the branches after it read them as not known (scalar_branches.py)."""
+    now = tuple(local.branches.path)
+    for name, (where, value, partial) in list(local.scoped.items()):
+        if where == tested:
+            local.scoped[name] = (now, value, partial)
 
 
 def in_condition(ctx) -> bool:

@@ -14,7 +14,8 @@ consequent-commands list is executed"), so:
   is decided at the `then` (`decide_at_then`), as decided_tests.py decides a lone test.
 
 Only an `if`'s own condition, not an `elif`'s (it runs only where the earlier ones failed: a world of their own)
-nor a loop's (it runs again each pass).
+nor a loop's (it runs again each pass). What an `elif`'s condition surely assigns is known in its own branch
+(branches._into_branch), and not known in the branches after it, which it ran before (scalar_branches._Frame.tested).
 """
 from __future__ import annotations
 

@@ -66,13 +66,17 @@ def _held(value: object, partial: Optional[Token]) -> object:
 class _Frame:
     """One open `if` whose branches assign variables: their values before it, and each finished branch's worlds."""
 
-    __slots__ = ("before", "current", "ends", "mark")
+    __slots__ = ("before", "current", "ends", "mark", "tested")
 
     def __init__(self, mark: int) -> None:
         self.before: dict[str, tuple] = {}  # name -> (value or UNSET, scoped, partial, token), restored per branch
         self.current: set[str] = set()
         self.ends: list[list] = []
         self.mark = mark  # ctx forks made inside this `if`'s branches come after it
+        # names an `elif`'s condition assigns: it runs before its own branch and every later one (an `elif`, the
+        # `else`, none at all), which therefore do not hold the value from before the `if` (bash 5.2.15: `if [ -n
+        # "$X" ]; then :; elif L=7 && [ -n "$Y" ]; then :; else vllm ... $L; fi` runs 7); not known there
+        self.tested: set[str] = set()
 
 
 def label(entry: list) -> str:
@@ -95,6 +99,9 @@ def record(name: str, local: "Locals") -> None:
         frame.before[name] = (dict.get(local, name, UNSET) if name in local else UNSET, local.scoped.get(name),
                               local.partial.get(name), local.tokens.get(name))
     frame.current.add(name)
+    arm = local.branches.arm()
+    if arm is not None and arm[1] > 0 and not arm[2]:  # in an `elif`'s condition
+        frame.tested.add(name)
 
 
 def empty_branch(entry: list, ctx: "SplitContext") -> None:
@@ -132,7 +139,7 @@ def step(first: str, words: "list[Word]", ctx: "SplitContext") -> None:
     if frame is None:
         return
     if not entry[3] and not entry[5][1]:  # no `else`: when no condition holds (and none surely does), nothing is
-        frame.ends.append([("else", {}, {}, {})])  # assigned
+        frame.ends.append([("else", dict.fromkeys(frame.tested), {}, {})])  # assigned, but by an `elif`'s test
     if entry[6]:  # an `if` after `&&`/`||` that may not run at all: nothing it assigns is (bash 5.2.15:
         frame.ends.append([("not run", {}, {}, {})])  # `grep -q x f && if true; then L=5; fi` keeps L)
     _close(frame, ctx)
@@ -152,6 +159,8 @@ def _end_branch(frame: _Frame, entry: list, ctx: "SplitContext") -> None:
             typed[name] = _value_token(token)
     arrays_frame = ctx.array_ifs[-1] if ctx.array_ifs else None
     arrays = {n: ctx.arrays.get(n) for n in arrays_frame.current} if arrays_frame is not None else {}
+    for name in frame.tested - values.keys():  # an earlier `elif`'s test ran before this branch: not known
+        values[name] = None
     worlds = [(label(entry), values, typed, arrays)]
     for fork in local.forks[frame.mark:]:  # an `if` nested in this branch: its worlds inside this one
         if not any(w[1] or w[3] for w in fork.worlds):
@@ -176,6 +185,10 @@ def _end_branch(frame: _Frame, entry: list, ctx: "SplitContext") -> None:
                 held.pop(name, None)
             else:
                 held[name] = kept
+    for name in frame.tested:  # what an `elif`'s test assigned holds in the branches after it: not known
+        dict.__setitem__(local, name, None)
+        local.scoped.pop(name, None)
+        local.partial.pop(name, None)
     frame.current = set()
 
 

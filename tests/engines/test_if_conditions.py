@@ -92,3 +92,30 @@ def test_a_command_substitution_in_a_default_is_no_plain_assignment(text):
 ])
 def test_a_branch_that_assigns_nothing_leaves_the_value_before(text, last):
     assert last_words(text) == last
+
+
+def _launches(text: str) -> list[str]:
+    """The --max-model-len of each launch in `text` (after L=4096), in order."""
+    commands = split_shell(f"#!/bin/bash\nL=4096\n{text}\n", defaults=True).commands
+    return [c.argv[-1] for c in commands if c.argv[0] == "vllm"]
+
+
+@pytest.mark.parametrize("text, expected", [
+    # an `elif`'s condition runs before its own branch and every later one: the `else`, or none where there is no
+    # `else`, holds what it assigned, never the value from before the `if` (bash 5.2.15 prints 7 with X and Y
+    # unset; before: 4096, the value from before the `if`, in the else and after the `fi`)
+    (f'if [ -n "$X" ]; then :; elif L=7 && [ -n "$Y" ]; then :; else {RUN} $L; fi', ["$L"]),
+    (f'if [ -n "$X" ]; then :; elif L=7 && [ -n "$Y" ]; then :; fi\n{RUN} $L', ["4096", "7", "$L"]),
+    (f'if [ -n "$X" ]; then L=1; elif L=7; [ -n "$Y" ]; then L=2; fi\n{RUN} $L', ["1", "2", "$L"]),
+    (f'if [ -n "$X" ]; then L=1; elif [ -n "$Y" ]; then L=2; elif L=5 && [ -n "$Z" ]; then :; else {RUN} $L; fi',
+     ["$L"]),
+    # its own branch starts with what it assigned where that surely ran before the `then` (before: not known)
+    (f'if [ -n "$X" ]; then :; elif L=7; then {RUN} $L; fi', ["7"]),
+    (f'if [ -n "$X" ]; then :; elif L=7 && [ -n "$Y" ]; then {RUN} $L; fi', ["7"]),
+    # an assignment after `||` may not have run: not known, as before
+    (f'if [ -n "$X" ]; then :; elif [ -n "$Y" ] || L=7; then {RUN} $L; fi', ["$L"]),
+    # an `elif` with no assignment in its test: the branches after it as before
+    (f'if [ -n "$X" ]; then L=1; elif [ -n "$Y" ]; then L=2; fi\n{RUN} $L', ["1", "2", "4096"]),
+])
+def test_an_elif_test_assigns_before_its_branch_and_the_later_ones(text, expected):
+    assert _launches(text) == expected
