@@ -194,8 +194,8 @@ _DOCKER_GPUS = ("the docker run line gives its container GPUs it does not count 
                 "layers over every GPU it sees (--split-mode layer, its default): how many is not known")
 _COMPOSE_GPUS = ("the Compose service gets GPUs no count states (a device reservation with no count or `count: all`, "
                  "`gpus: all`, `runtime: nvidia` or `amd` with the image's NVIDIA_/AMD_VISIBLE_DEVICES, `devices:` "
-                 "/dev/dri or a CDI name's =all, or a GPU request beside another, `runtime:` or `devices:` that may "
-                 "give other GPUs: the host's), and llama.cpp splits the layers over every GPU it sees "
+                 "/dev/dri or a CDI name's =all, or a GPU request beside another or `devices:` that may give other "
+                 "GPUs: the host's), and llama.cpp splits the layers over every GPU it sees "
                  "(--split-mode layer, its default): how many is not known")
 _TGI_SHARDS = ("no --num-shard (or NUM_SHARD) is given, so TGI runs a shard on each GPU it counts in "
                "CUDA_VISIBLE_DEVICES or NVIDIA_VISIBLE_DEVICES (`all`, or the `void` a CDI injection of the GPUs "

@@ -12,8 +12,12 @@ daemon/internal/capabilities/caps.go Match): NVIDIA's are gpu, nvidia, compute, 
 display; AMD's gpu, amd (daemon/devices_nvidia_linux.go, devices_amd_linux.go). Each request either appends
 NVIDIA_VISIBLE_DEVICES=<its ids> to the container's environment for the runtime hook, which reads the last value
 (injectNVIDIARuntimeHook), or, where nvidia-cdi-hook is installed, injects its GPUs by CDI name, each request's added
-to the others' and to what `runtime: nvidia` reads from the environment (cdiDeviceInjector). Which the host does is
-not in the file, so two ways count only where both give the same GPUs."""
+to the others' (cdiDeviceInjector). Which the host does is not in the file, so two requests count only where both
+ways give the same GPUs. Either way the variable `runtime: nvidia` would read is the requests': the hook's is the
+last one appended, and NVIDIA's CDI spec sets it to `void` (NVIDIA/nvidia-container-toolkit@d34b3046758cb1a5db606b2
+a39519c731bbf9f56:pkg/nvcdi/wrapper.go GetCommonEdits), in place of the container's own (cncf-tags/container-device-
+interface@05ae4b5bb730a036cb3f79477bd6676eea4a8c83:internal/ociedit/spec_editor.go addEnv), so beside a request
+it adds no GPU."""
 from __future__ import annotations
 
 from typing import Callable, FrozenSet, List, Optional, Tuple
@@ -40,7 +44,7 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
 
     flag = service.get("privileged")
     privileged = flag is not None and flag.kind == SCALAR and flag.value is True
-    requests = device_requests(service, file, interpolate)
+    requests = device_requests(service, interpolate)
     every = next((r[2] for r in requests if r[0] is None), None)
     if every is not None:
         return None, every, privileged
@@ -54,13 +58,13 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
         ids = visible_ids(var.value, kind) if var is not None and isinstance(var.value, str) else None
         written = f"runtime: {kind}" + (f" with {name}={var.value}" if var is not None and var.value is not None
                                          else f" ({name} the image's)")
-        if ids is None and not requests:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
-            return None, written, privileged
-        if ids is None or ids or requests:
-            ways.append((None if ids is None else frozenset(ids),
-                         var.node if var is not None and var.node is not None else runtime, written, written))
-    if requests:  # the runtime's variable is the requests' own (the hook) or adds to theirs (CDI): as one way
-        ways = [_requested(requests, ways[0] if ways else None)]
+        if not requests:  # beside a request the variable is the request's (above)
+            if ids is None:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
+                return None, written, privileged
+            if ids:
+                ways.append((frozenset(ids), var.node if var.node is not None else runtime, written, written))
+    if requests:
+        ways = [_requested(requests)]
         if ways[0][0] is None:
             return None, ways[0][2], privileged
     devices = service.get("devices")
@@ -89,24 +93,21 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
     return Val(len(ids or ()), node.source(file), raw=raw), None, privileged
 
 
-def _requested(requests: List[Request], runtime: Optional[tuple]) -> tuple:
-    """The GPUs the requests give, with `runtime:`'s variable where one is set: the last request's ids where the
-    runtime hook reads the variable, all of theirs and the variable's where CDI injects them; None (as written)
-    where the two differ or one is not known."""
-    if len(requests) + (runtime is not None) > 1 and any(any(i.startswith("cdi:") for i in r[0] or ()) for r in
-                                                         requests):  # CDI names beside ids: which overlap is not known
-        return None, requests[-1][1], " and ".join([r[2] for r in requests] + ([runtime[2]] if runtime else [])), None
-    hook = requests[-1][0]
-    cdi: Optional[FrozenSet[str]] = frozenset().union(*(r[0] for r in requests))
-    if runtime is not None:
-        cdi = None if runtime[0] is None else cdi | runtime[0]
-    written = " and ".join([r[2] for r in requests] + ([runtime[2]] if runtime is not None else []))
-    if hook is None or cdi is None or hook != cdi:
+def _requested(requests: List[Request]) -> tuple:
+    """The GPUs the requests give: the last request's ids where the runtime hook reads the variable, all of theirs
+    where CDI injects them; None (as written) where the two differ (CDI names beside ids: their overlap is not
+    known)."""
+    written = " and ".join(r[2] for r in requests)
+    if len(requests) > 1 and any(any(i.startswith("cdi:") for i in r[0] or ()) for r in requests):
         return None, requests[-1][1], written, None
-    return hook, requests[-1][1], written, requests[-1][3] if len(requests) == 1 and runtime is None else written
+    hook = requests[-1][0]
+    cdi = frozenset().union(*(r[0] or () for r in requests))
+    if hook is None or hook != cdi:
+        return None, requests[-1][1], written, None
+    return hook, requests[-1][1], written, requests[-1][3] if len(requests) == 1 else written
 
 
-def device_requests(service: Node, file: str, interpolate: Callable[[str], Optional[str]]) -> List[Request]:
+def device_requests(service: Node, interpolate: Callable[[str], Optional[str]]) -> List[Request]:
     """The service's GPU device requests in the order Compose makes them: each GPU reservation, then each `gpus:`
     entry. A request with neither `count` nor `device_ids` is every GPU (compose-go reads it as `count: all`:
     compose-spec/compose-go@e70e961c3a3acebf0800b882f1afb3dbf1fb74a2:transform/devices.go deviceRequestDefaults;
@@ -119,12 +120,12 @@ def device_requests(service: Node, file: str, interpolate: Callable[[str], Optio
             out.append((None, source, f"gpus: {source.value}", None))
         for device in source.value if source is not None and source.kind == SEQ else ():
             if device.kind == MAP and (where == "gpus" or _is_gpu(device)):
-                out.append(_request(device, where, file, interpolate))
+                out.append(_request(device, where, interpolate))
         where = "gpus"
     return out
 
 
-def _request(device: Node, where: str, file: str, interpolate: Callable[[str], Optional[str]]) -> Request:
+def _request(device: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Request:
     count, ids = device.get("count"), device.get("device_ids")
     driver = device.get("driver")
     if driver is not None and str(driver.value).lower() == "cdi" and ids is not None and ids.kind == SEQ:

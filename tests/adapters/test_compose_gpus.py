@@ -22,8 +22,8 @@ L4 = Settings(default_accelerators=(("**", "L4"),))
 COMPOSE_GPUS_WHY = (
     "KV pool of unified not declared and not derivable: the device is stated (L4) but the Compose service gets GPUs no "
     "count states (a device reservation with no count or `count: all`, `gpus: all`, `runtime: nvidia` or `amd` with the "
-    "image's NVIDIA_/AMD_VISIBLE_DEVICES, `devices:` /dev/dri or a CDI name's =all, or a GPU request beside another, "
-    "`runtime:` or `devices:` that may give other GPUs: the host's), and llama.cpp splits the "
+    "image's NVIDIA_/AMD_VISIBLE_DEVICES, `devices:` /dev/dri or a CDI name's =all, or a GPU request beside another "
+    "or `devices:` that may give other GPUs: the host's), and llama.cpp splits the "
     "layers over every GPU it sees (--split-mode layer, its default): how many is not known, and the pool per device "
     "depends on it; capacity checks skip these roles")
 RESERVE = """    deploy:
@@ -54,13 +54,11 @@ def _findings(gpus: str):
     "    runtime: amd\n",  # AMD's runtime: the image's AMD_VISIBLE_DEVICES (was no GPU: one)
     "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=all\n",
     # a reservation beside a second way: Compose makes one device request of each (reservations, then `gpus:`),
-    # the runtime hook reads the last NVIDIA_VISIBLE_DEVICES, CDI injection adds them all (compose_gpus.py)
+    # the runtime hook reads the last NVIDIA_VISIBLE_DEVICES, CDI injection adds them all (compose_gpus.py); a
+    # device node beside a request adds to it
     "    gpus: all\n" + RESERVE.format(more="              count: 1\n"),  # was 1 GPU
     "    gpus:\n      - count: 1\n" + RESERVE.format(more="              count: 2\n"),  # hook: 1, CDI: 2
     "    devices:\n      - /dev/kfd\n      - /dev/dri\n" + RESERVE.format(more="              count: 1\n"),
-    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"
-    + RESERVE.format(more="              count: 1\n"),  # hook: 1, CDI: every GPU (was 1)
-    "    runtime: nvidia\n" + RESERVE.format(more="              count: 1\n"),  # CDI: the image's variable
     RESERVE.format(more="              count: 1\n") + "            - device_ids: ['3']\n"
     "              capabilities: [gpu]\n",  # two reservations: GPU 3 beside GPU 0 (CDI), or GPU 3 alone
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
@@ -85,7 +83,7 @@ def test_gpus_no_count_states_are_not_one(gpus):
     "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=0,1\n",
     "    gpus:\n      - count: 2\n" + RESERVE.format(more="              count: 1\n"),  # hook: 2, CDI: 0,1 ∪ 0
     "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0,1\n"
-    + RESERVE.format(more="              count: 2\n"),  # the same GPUs either way
+    + RESERVE.format(more="              count: 2\n"),  # the request's GPUs either way
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia\n              count", "count")
     .replace("[gpu]", "[compute, utility]"),  # capabilities the NVIDIA driver answers: its GPUs
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
@@ -109,6 +107,11 @@ def test_a_privileged_service_with_a_count_sees_every_gpu():
     RESERVE.format(more="              count: 1\n"),
     "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0\n"
     + RESERVE.format(more="              count: 1\n"),  # GPU 0 either way
+    # beside a request the runtime's variable is the request's: the hook reads the one the daemon appends last,
+    # and NVIDIA's CDI spec sets it to `void` in place of the container's (or the image's) own: no GPU more
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=all\n"
+    + RESERVE.format(more="              count: 1\n"),
+    "    runtime: nvidia\n" + RESERVE.format(more="              count: 1\n"),
     RESERVE.format(more="              count: 1\n") + "            - capabilities: [tpu]\n",  # no GPU driver's
 ])
 def test_one_gpu_keeps_the_finding(gpus):
