@@ -3,13 +3,10 @@
 The chart templates turn these values into engine flags; this adapter does
 the same, with every value pointing at the values file:
 
-- vLLM production-stack: `servingEngineSpec.modelSpec[]`: `modelURL`, the
-  `vllmConfig` keys the chart renders as flags (`maxModelLen` ->
-  `--max-model-len`, camelCase -> kebab-case; booleans only when true),
-  `vllmConfig.extraArgs`, `requestGPU`, `replicaCount`, and
-  `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode; with
-  `raySpec` one RayCluster whose engine has the head's `requestGPU` plus
-  `replicaCount` workers' (not `replicaCount` replicas).
+- vLLM production-stack: `servingEngineSpec.modelSpec[]` (helm_production_stack.py,
+  imported for such values only), its `vllmConfig` keys rendered as flags by
+  flag_items (`maxModelLen` -> `--max-model-len`, camelCase -> kebab-case;
+  booleans only when true).
 - KubeAI models chart: `catalog.<name>` entries, each read like a KubeAI
   Model (crds_kubeai), enabled or not; the deployment is named by its key.
 - llm-d deployer: `sampleApplication` with `model.modelArtifactURI`,
@@ -40,14 +37,14 @@ from typing import Iterable, List, Optional, Tuple
 
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
-from ctxlint.adapters.crd_common import clone, int_val, scalar, seq, str_val
+from ctxlint.adapters.crd_common import clone, int_val, scalar, seq
 from ctxlint.adapters.crds_kubeai import model_id, model_workload
 from ctxlint.adapters.hardware import count_from_resources, type_from_labels
 from ctxlint.adapters.scalar_spans import ScalarSpans
-from ctxlint.adapters.values_shapes import has_known_keys, is_app_template, is_modelservice, is_ollama_chart
-from ctxlint.adapters.workload import Container, EngineRole, Workload, env_from_k8s, read_container
+from ctxlint.adapters.values_shapes import (has_known_keys, is_app_template, is_modelservice, is_ollama_chart,
+                                            is_production_stack)
+from ctxlint.adapters.workload import Container, EngineRole, Workload, read_container
 from ctxlint.adapters.workload_groups import deployments_from
-from ctxlint.engines.images import engine_from_image
 from ctxlint.loader import LoadedFile
 from ctxlint.model import DECODE, PREFILL, UNIFIED, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
@@ -103,7 +100,7 @@ def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str 
     `commands`: values no known chart claims may hold an engine's command line (values_commands.py); false
     for a YAML file not named as values, which may be anything (a CI workflow's `run:`)."""
     workloads: List[Workload] = []
-    for reader in (_production_stack, _kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
+    for reader in (_kubeai_catalog, _llmd_deployer, _silogen, _sglang_lws):
         workloads.extend(reader(root, spans, result, chart or spans.file) if reader is _silogen
                          else reader(root, spans, result))
     claimed = False
@@ -116,16 +113,17 @@ def read_values(root: Node, spans: ScalarSpans, result: AdaptResult, chart: str 
     return workloads
 
 
-_OWN_MODULES = (("helm_modelservice", is_modelservice), ("app_template", is_app_template),
-                ("unmodelled", is_ollama_chart))
+_OWN_MODULES = (("helm_production_stack", is_production_stack), ("helm_modelservice", is_modelservice),
+                ("app_template", is_app_template), ("unmodelled", is_ollama_chart))
 
 
 def _read(spans: ScalarSpans, node: Node, name: str, items: List[Node], engine: Val[str], result: AdaptResult,
-          env=(), count: Optional[Val[int]] = None, kind: Optional[Val[str]] = None, group_pods: int = 1) \
-        -> List[EngineRole]:
+          env=(), count: Optional[Val[int]] = None, kind: Optional[Val[str]] = None, group_pods: int = 1,
+          image: Optional[Node] = None, image_text: Optional[str] = None) -> List[EngineRole]:
     reading = read_container(Container(
         spans=spans, node=node, name=name, args=_seq(items, node) if items else None, env=env, args_only=True,
-        engine=engine, accelerator_count=count, accelerator_type=kind, group_pods=group_pods))
+        engine=engine, accelerator_count=count, accelerator_type=kind, group_pods=group_pods, image=image,
+        image_text=image_text))
     result.diagnostics.extend(reading.diagnostics)
     return reading.roles
 
@@ -145,60 +143,6 @@ def _workload(name: Optional[Node], node: Node, roles: List[EngineRole], file: s
     val = Val(text, (name or node).source(file)) if text else None
     return [Workload(name=val, source=node.source(file), input_format=NAME, roles=roles,
                      replicas=int_val(replicas, file))]
-
-
-# -- vLLM production-stack --------------------------------------------------------------------------------
-_KV_ROLES = {"kv_producer": PREFILL, "kv_consumer": DECODE}
-
-
-def _production_stack(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    file, out = spans.file, []
-    for spec in seq(root.dig("servingEngineSpec", "modelSpec")):
-        if spec.kind != MAP:
-            continue
-        config = spec.get("vllmConfig")
-        items = [spec.get("modelURL")] if str_val(spec.get("modelURL"), file) else []
-        items += flag_items(config, skip=("extraArgs", "v0", "v1", "port"))
-        items += seq(config.get("extraArgs") if config is not None and config.kind == MAP else None)
-        anchor = spec.get("name") or spec
-        count, replicas = int_val(spec.get("requestGPU"), file), spec.get("replicaCount")
-        ray = spec.get("raySpec")
-        if ray is not None and ray.kind == MAP:  # one RayCluster: the head's GPUs + replicaCount workers'
-            count, replicas = _ray_gpus(ray, count, int_val(replicas, file), file), None
-        roles = _read(spans, spec, str(scalar(spec.get("name")) or ""), items,
-                      Val("vllm", anchor.source(file), raw="production-stack servingEngineSpec"), result,
-                      env=env_from_k8s(spec.get("env")), count=count)
-        kv_role = spec.dig("lmcacheConfig", "kvRole")
-        roles = _marked(roles, _KV_ROLES.get(scalar(kv_role)), kv_role, file)
-        roles = _image_version(roles, spec.get("repository"), spec.get("tag"), file)
-        out += _workload(spec.get("name"), spec, roles, file, replicas)
-    return out
-
-
-def _ray_gpus(ray: Node, per_worker: Optional[Val[int]], workers: Optional[Val[int]], file: str) \
-        -> Optional[Val[int]]:
-    """With `raySpec` the chart renders one RayCluster per modelSpec (templates/ray-cluster.yaml): a
-    head with `raySpec.headNode.requestGPU` and `replicaCount` workers with `requestGPU` each; the
-    engine on the head spreads over all of them, as in a RayClusterFleet."""
-    head = int_val(ray.dig("headNode", "requestGPU"), file)
-    pods = workers.value if workers is not None else 1
-    if per_worker is None and head is None:
-        return None
-    total = (head.value if head else 0) + pods * (per_worker.value if per_worker else 0)
-    parts = ([f"{head.value} on the head"] if head else []) + \
-        ([f"{pods} x {per_worker.value} per worker (replicaCount x requestGPU)"] if per_worker else [])
-    return Val(total, (per_worker or head).source, raw=" + ".join(parts))
-
-
-def _image_version(roles: List[EngineRole], repo: Optional[Node], tag: Optional[Node], file: str) \
-        -> List[EngineRole]:
-    """The engine version from the chart's `repository` + `tag` (vllm/vllm-openai, v0.8.5), at the tag."""
-    image = f"{scalar(repo) or ''}:{scalar(tag) or ''}"
-    engine, version = engine_from_image(image)
-    if tag is None or not version:
-        return roles
-    found = Val(version, tag.source(file), raw=image)
-    return [replace(r, version=found) if r.version is None and r.engine.value == engine else r for r in roles]
 
 
 # -- KubeAI models chart ----------------------------------------------------------------------------------

@@ -1,11 +1,17 @@
 """The shapes that tell which chart a mapping of Helm values is for, where the chart is read by a module of its
-own (helm_modelservice.py, app_template.py, unmodelled.py): helm_values.read_values tests them first and imports
+own (helm_production_stack.py, helm_modelservice.py, app_template.py, unmodelled.py): helm_values.read_values tests them first and imports
 a chart's module only for its values, so a one-file check of other values never imports it (issue 15); values
 no chart claims are read for engine command lines (values_commands.py), imported the same way."""
 from __future__ import annotations
 
 from ctxlint.model import DECODE, PREFILL
-from ctxlint.nodes import MAP, Node
+from ctxlint.nodes import MAP, SEQ, Node
+
+
+def is_production_stack(root: Node) -> bool:
+    """vLLM production-stack's values: `servingEngineSpec.modelSpec`, a list of the models it serves."""
+    specs = root.dig("servingEngineSpec", "modelSpec") if root.kind == MAP else None
+    return specs is not None and specs.kind == SEQ and bool(specs.value)
 
 
 def is_modelservice(root: Node) -> bool:

@@ -154,7 +154,7 @@ class Devices(LauncherDevices):
         c = self.c
         accelerated = c.accelerator_count is not None or c.accelerator_type is not None
         if c.image is not None:
-            value = c.image.value
+            value = c.image_text if c.image_text is not None else c.image.value  # as interpolated or assembled
             if not isinstance(value, str):  # a mapping where the image belongs: no build of any kind
                 return "", None, accelerated or bool(value)
             return value, lambda: c.image.source(self.file), accelerated

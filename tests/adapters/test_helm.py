@@ -62,11 +62,68 @@ servingEngineSpec:
       modelURL: "Qwen/Qwen2.5-7B-Instruct"
 """
     pinned, floating = adapt(text, "values.yaml").deployments
-    assert pinned.engine.version.value == "0.8.5" and at(text, pinned.engine.version.source) == '"v0.8.5"'
+    assert pinned.engine.version.value == "0.8.5" and at(text, pinned.engine.version.source) == 'v0.8.5'  # the tag's text, where a fix is typed
     assert floating.engine.version is None
     # LMCache's image is tagged by LMCache's release: no vLLM version (CTX402), not vLLM 0.3.9
     lmcache = text.replace('"vllm/vllm-openai"\n      tag: "v0.8.5"', '"lmcache/vllm-openai"\n      tag: "v0.3.9post2"')
     assert [d.engine.version for d in adapt(lmcache, "values.yaml").deployments] == [None, None]
+
+
+# A vLLM production-stack modelSpec with `requestGPU: 0`, in the shape of amasolov/home-ops@b387824e33dd
+# (kubernetes/apps/ai/vllm/app/helmrelease.yaml, a CPU-only vLLM image) and of the chart's own CPU tutorial values.
+NO_GPU_REQUEST = """\
+servingEngineSpec:
+  modelSpec:
+    - name: "llama-8b"
+      repository: "{repository}"
+      tag: "{tag}"
+      modelURL: "meta-llama/Llama-3.1-8B-Instruct"
+      requestCPU: 8
+      requestMemory: "32Gi"
+      requestGPU: 0
+      vllmConfig:
+        maxModelLen: 16384
+"""
+
+
+def test_production_stack_gpu_request_of_zero_renders_no_gpu_resource(tmp_path):
+    # the chart renders no GPU resource for requestGPU 0: the count is not known (the node's runtime may give the
+    # engine every GPU), not 0 GPUs against TP 1, which was CTX204's false "needs 1 GPUs but a replica has 0"
+    text = NO_GPU_REQUEST.format(repository="vllm/vllm-openai", tag="v0.8.5")
+    [dep] = adapt(text, "values.yaml").deployments
+    assert dep.roles[0].accelerators.count is None and dep.roles[0].cpu_build is None
+    path = tmp_path / "values.yaml"
+    path.write_text(text)
+    out = run(["check", "--isolated", str(path)]).out
+    assert "CTX204" not in out and "CTX208" in out
+
+
+def test_production_stack_cpu_image_without_gpus_is_the_cpu_backend(tmp_path):
+    # repository + tag is the image the chart runs: a CPU build with no GPU requested keeps its KV cache in host
+    # memory, and VLLM_CPU_KVCACHE_SPACE in the modelSpec's env is that memory
+    text = NO_GPU_REQUEST.format(repository="public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo", tag="v0.8.5.post1")
+    [dep] = adapt(text, "values.yaml").deployments
+    role = dep.roles[0]
+    assert role.cpu_build.value == "public.ecr.aws/q9t5s3a7/vllm-cpu-release-repo:v0.8.5.post1"
+    assert role.accelerators.count is None and dep.engine.version.value == "0.8.5.post1"
+    spaced = text + '      env:\n        - name: VLLM_CPU_KVCACHE_SPACE\n          value: "40"\n'
+    [dep] = adapt(spaced, "values.yaml").deployments
+    space = dep.roles[0].available_kv_gib
+    assert space.value == 40 and at(spaced, space.source) == '"40"'
+    path = tmp_path / "values.yaml"
+    path.write_text(text)
+    out = run(["check", "--isolated", str(path)]).out
+    assert "CTX204" not in out and "CTX208" not in out  # its pool is vLLM 0.8.5's default 4 GiB of host memory
+
+
+def test_production_stack_gpu_type_is_the_resource_counted():
+    # the chart requests `requestGPUType` (nvidia.com/gpu unless set): the devices a pod of it can be
+    base = NO_GPU_REQUEST.format(repository="vllm/vllm-openai", tag="v0.8.5")
+    [dep] = adapt(base.replace("requestGPU: 0", "requestGPU: 2"), "values.yaml").deployments
+    assert dep.roles[0].accelerators.count.value == 2 and dep.roles[0].accelerators.resource == "nvidia.com/gpu"
+    amd = base.replace("requestGPU: 0", 'requestGPU: 1\n      requestGPUType: "amd.com/gpu"')
+    [dep] = adapt(amd, "values.yaml").deployments
+    assert dep.roles[0].accelerators.resource == "amd.com/gpu"
 
 
 def test_kubeai_catalog_entries_are_named_by_key():
