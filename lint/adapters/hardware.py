@@ -14,9 +14,12 @@ from ctxlint.model import Source, Val
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 from ctxlint.physics.accelerators import lookup_accelerator, mig_slices
 
-# Kubernetes extended resources that count accelerators (one unit = one device).
+# Kubernetes extended resources that count accelerators (one unit = one device). Intel's GPU plugin registers a
+# card under its kernel driver's name, `gpu.intel.com/i915` or `gpu.intel.com/xe` (Arc B-series and newer cards
+# run the xe driver): intel/intel-device-plugins-for-kubernetes@01b5fb2b93bb2e02d5039445b1e94f4f23fb4f34:
+# cmd/gpu_plugin/gpu_plugin.go (deviceTypeI915, deviceTypeXe, one device per card unless -shared-dev-num).
 GPU_RESOURCES = ("nvidia.com/gpu", "amd.com/gpu", "habana.ai/gaudi", "google.com/tpu", "intel.com/gpu",
-                 "gpu.intel.com/i915", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice",
+                 "gpu.intel.com/i915", "gpu.intel.com/xe", "aws.amazon.com/neuron", "aws.amazon.com/neurondevice",
                  "aws.amazon.com/neuroncore")
 # AWS Neuron devices (Inferentia, Trainium chips) each hold several NeuronCores, and vLLM's and
 # transformers-neuronx's tensor parallel size counts NeuronCores: a device count is not in the

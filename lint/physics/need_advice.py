@@ -38,6 +38,7 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     if path.endswith('["amd.com/gpu"]'):
         return _AMD, _AMD_FIX
     if path.endswith(('["habana.ai/gaudi"]', '["google.com/tpu"]', '["intel.com/gpu"]', '["gpu.intel.com/i915"]',
+                      '["gpu.intel.com/xe"]',
                       '["aws.amazon.com/neuroncore"]', '["aws.amazon.com/neuron"]', '["aws.amazon.com/neurondevice"]')):
         return (), _OTHER_FIX
     if role.vendor is not None:  # no device resource above says which vendor: the image or runtime does

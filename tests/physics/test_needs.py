@@ -224,6 +224,29 @@ spec:
     assert "GiB per GPU at TP 1 (L4 " in run(["check", str(path), "--isolated"]).out
 
 
+
+def test_an_intel_xe_gpu_pod_counts_its_cards_and_is_given_no_nvidia_list(tmp_path):
+    # sweep k31: Aviator-Coding/home-ops@ae0124b7 kubernetes/apps/ai/vllm/app/helmrelease.yaml runs llama.cpp's
+    # SYCL image on an Arc B70 with `gpu.intel.com/xe: 1` (Intel's plugin names a card by its xe kernel driver):
+    # the card was not counted and the need was judged on "L4 maybe, ..., MI300X yes"
+    path = tmp_path / "d.yaml"
+    path.write_text("""\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: x}
+spec:
+  template:
+    spec:
+      containers:
+      - name: v
+        image: ghcr.io/ggml-org/llama.cpp:server-intel
+        args: [-hf, Qwen/Qwen2.5-7B-Instruct-GGUF, --ctx-size, "32768", -ngl, "99"]
+        resources: {limits: {gpu.intel.com/xe: 2}}
+""")
+    out = run(["check", str(path), "--isolated"]).out
+    assert "(2 per replica, type unknown)" in out and "L4" not in out and "MI300X" not in out
+    assert "defined under `accelerators:` with its memory_gib" in out
+
 PD_TP = """\
 apiVersion: apps/v1
 kind: Deployment
