@@ -19,7 +19,8 @@ from ctxlint.loader import LoadedFile
 # Every adapter, in the order their deployments are reported.
 ADAPTERS: Tuple[str, ...] = (
     "native", "kubernetes", "crds_dynamo", "crds_kserve", "crds_kubeai", "crds_llmaz", "crds_aibrix", "crds_kaito", "crds_kuberay",
-    "crds_llmd", "crds_nim", "crds_ome", "crds_rbg", "crds_vllm_runtime", "crds_hyperpod", "helm_values", "gitops",
+    "crds_llmd", "crds_nim", "crds_ome", "crds_rbg", "crds_vllm_runtime", "crds_hyperpod", "crds_llmkube", "helm_values",
+    "gitops",
     "compose",
     "akash_sdl", "skypilot", "dstack", "ray_serve", "truss", "srt_recipe",
     "engine_files", "triton_trtllm", "pod_templates", "gw_litellm", "gw_k8s", "gw_catalogs", "gw_routers",

@@ -33,6 +33,7 @@ CRD_KINDS: Dict[str, Tuple[Tuple[str, Tuple[str, ...]], ...]] = {
     "crds_rbg": (("workloads.x-k8s.io", ("RoleBasedGroup",)),),
     "crds_vllm_runtime": (("production-stack.vllm.ai", ("VLLMRuntime",)),),
     "crds_hyperpod": (("inference.sagemaker.aws.amazon.com", ("InferenceEndpointConfig", "JumpStartModel")),),
+    "crds_llmkube": (("inference.llmkube.dev", ("InferenceService", "Model")),),
     "gitops": (("helm.toolkit.fluxcd.io", ("HelmRelease",)), ("argoproj.io", ("Application",))),
 }
 # Adapters that also read a file of one mapping with neither apiVersion nor kind (Helm values).

@@ -1,0 +1,130 @@
+"""LLMKube's InferenceService + Model (inference.llmkube.dev), read as the operator builds the engine's command line.
+
+The fixtures are hand-written in the shape sweep k31 met in homelab GitOps repos: Tanguille/cluster@7caefd26
+(kubernetes/apps/ai/llmkube/models/qwen35-2b.yaml: a GGUF URL on llama.cpp with contextSize and parallelSlots;
+qwen38-27b-vllm.yaml: the vllm runtime with vllmConfig), jhart99/home-ops@aaed83c3 (qwen36-27B-q4.yaml: GPUs
+claimed through DRA resourceClaims, count 0) and janpuc/home-ops@7976a3e9, tscibilia/home-ops@959aefa0.
+"""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, arg, at
+
+LLAMACPP = """\
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: Model
+metadata:
+  name: qwen
+spec:
+  source: https://huggingface.co/unsloth/Qwen3.6-27B-GGUF/resolve/0123abc/Qwen3.6-27B-UD-Q4_K_XL.gguf
+  hardware:
+    accelerator: cuda
+    gpu:
+      enabled: true
+      count: 2
+      vendor: nvidia
+---
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: InferenceService
+metadata:
+  name: qwen
+spec:
+  modelRef: qwen
+  image: ghcr.io/ggml-org/llama.cpp:server-cuda-b9917
+  replicas: 1
+  contextSize: 65536
+  parallelSlots: 2
+  flashAttention: true
+  cacheTypeK: q8_0
+  cacheTypeV: q8_0
+  extraArgs:
+    - --alias
+    - qwen
+  nodeSelector:
+    nvidia.com/gpu.product: NVIDIA-L40S
+"""
+
+
+def test_llamacpp_service_reads_the_fields_the_operator_renders_as_flags():
+    [dep] = adapt(LLAMACPP).deployments
+    assert dep.input_format == "llmkube" and dep.engine.name.value == "llamacpp"
+    assert dep.engine.version.value == "b9917"
+    role = dep.roles[0]
+    # --ctx-size 65536 with --parallel 2: llama.cpp gives each slot 32,768
+    assert role.context_length.value == 32768 and at(LLAMACPP, role.context_length.source) == "65536"
+    assert arg(role, "n_parallel").value == 2 and at(LLAMACPP, arg(role, "n_parallel").source) == "2"
+    assert arg(role, "cache_type_k").value == "q8_0" and str(arg(role, "n_gpu_layers").value) == "99"
+    assert role.accelerators.count.value == 2 and role.accelerators.resource == "nvidia.com/gpu"
+    assert role.accelerators.type.value == "L40S"
+    # the operator renames the file it downloads: the model is the source's repository file
+    assert dep.model.id.value == "unsloth/Qwen3.6-27B-GGUF/Qwen3.6-27B-UD-Q4_K_XL.gguf"
+    assert dep.model.id.source.line == 6
+
+
+def test_extra_args_win_over_the_fields_the_operator_would_add():
+    # runtime_args.hasMatchingExtraArg: an `--parallel` of extraArgs stops parallelSlots' own
+    text = LLAMACPP.replace("    - --alias\n", "    - --parallel\n    - \"8\"\n    - --alias\n")
+    [dep] = adapt(text).deployments
+    assert arg(dep.roles[0], "n_parallel").value == 8 and dep.roles[0].context_length.value == 8192
+
+
+def test_gpus_claimed_through_dra_are_present_but_not_counted():
+    # count 0 with resourceClaims: the operator offloads the layers to a GPU (hasGPUPresent) it does not count
+    text = LLAMACPP.replace("      count: 2\n", "      count: 0\n      resourceClaims:\n        - name: gpu\n")
+    [dep] = adapt(text).deployments
+    role = dep.roles[0]
+    assert role.accelerators.count is None and str(arg(role, "n_gpu_layers").value) == "99"
+
+
+def test_an_amd_igpu_on_a_generic_device_resource_keeps_its_vendor():
+    text = LLAMACPP.replace("      vendor: nvidia\n", "      vendor: amd\n      runtime: vulkan\n"
+                            "      resourceName: squat.ai/dri\n").replace("      count: 2\n", "      count: 1\n")
+    text = text.replace("  nodeSelector:\n    nvidia.com/gpu.product: NVIDIA-L40S\n", "")
+    [dep] = adapt(text).deployments
+    role = dep.roles[0]
+    assert role.accelerators.resource == "squat.ai/dri" and role.vendor.value == "amd"
+
+
+VLLM = """\
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: Model
+metadata:
+  name: llama
+spec:
+  source: hf://meta-llama/Llama-3.1-8B-Instruct@5206a32e
+  hardware:
+    gpu:
+      count: 2
+---
+apiVersion: inference.llmkube.dev/v1alpha1
+kind: InferenceService
+metadata:
+  name: llama
+spec:
+  modelRef: llama
+  runtime: vllm
+  parallelSlots: 6
+  vllmConfig:
+    maxModelLen: 32768
+    kvCacheDtype: auto
+    gpuMemoryUtilization: 0.85
+    enablePrefixCaching: true
+"""
+
+
+def test_vllm_service_takes_the_gpu_count_as_its_tensor_parallel_size():
+    [dep] = adapt(VLLM).deployments
+    role = dep.roles[0]
+    assert dep.engine.name.value == "vllm" and dep.engine.version is None  # the operator's default image
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    assert role.context_length.value == 32768 and at(VLLM, role.context_length.source) == "32768"
+    assert role.parallelism.tensor.value == 2 and role.accelerators.count.value == 2
+    assert arg(role, "max_num_seqs").value == 6 and arg(role, "gpu_memory_utilization").value == 0.85
+    assert role.arg("kv_cache_dtype") is None  # `auto` adds no flag
+
+
+def test_runtimes_not_read_and_models_of_other_files():
+    assert adapt(VLLM.replace("runtime: vllm", "runtime: sglang")).deployments == []
+    service = VLLM.split("---\n", 1)[1]
+    [dep] = adapt(service).deployments  # the Model is in another file: no model, nothing guessed
+    assert dep.model is None or dep.model.id is None
+    assert dep.roles[0].accelerators.count is None
