@@ -130,18 +130,29 @@ class ForeignNode(Node):
         return Node.source(self, self.spans.file)
 
 
-def adopt(node: Node, spans: Any) -> Node:
+class EmbeddedNode(ForeignNode):
+    """A node of a YAML document held in a string scalar of the file (a ConfigMap's `config.yaml: |`): its marks
+    index that string, and `spans` (scalar_spans.EmbeddedSpans) places it, and the spans inside it, in the file."""
+
+    __slots__ = ()
+
+    def source(self, file: str) -> Source:
+        return self.spans.node_source(self)
+
+
+def adopt(node: Node, spans: Any, cls: type = ForeignNode) -> Node:
     """A copy of `node`'s tree as ForeignNodes of the file `spans` reads (ctxlint.adapters.scalar_spans),
-    keys included: values merged from it into another file's objects keep their own file and position."""
-    copy = ForeignNode.__new__(ForeignNode)
+    keys included: values merged from it into another file's objects keep their own file and position. `cls`
+    EmbeddedNode: a document parsed out of a scalar, placed in the file that holds it."""
+    copy = cls.__new__(cls)
     for slot in Node.__slots__:
         setattr(copy, slot, getattr(node, slot))
     copy.spans = spans
     if node.kind == MAP:
-        copy.value = {k: adopt(v, spans) for k, v in node.value.items()}
-        copy._keys = {k: adopt(v, spans) for k, v in node.keys.items()}
+        copy.value = {k: adopt(v, spans, cls) for k, v in node.value.items()}
+        copy._keys = {k: adopt(v, spans, cls) for k, v in node.keys.items()}
     elif node.kind == SEQ:
-        copy.value = [adopt(v, spans) for v in node.value]
+        copy.value = [adopt(v, spans, cls) for v in node.value]
     return copy
 
 

@@ -55,6 +55,11 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
     workloads: List[Workload] = []
     for doc in loaded.documents:
         root = doc.root
+        if root.kind == MAP and root.get("data") is not None and root.dig("kind") is not None \
+                and root.get("kind").value == "ConfigMap":  # llama-swap's config as a cluster mounts it
+            from ctxlint.adapters.engine_config_maps import read
+            workloads.extend(read(root, spans, result))
+            continue
         if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
             continue
         if _is_llama_swap(root):

@@ -121,6 +121,19 @@ def unlabelled(root: Node) -> bool:
     return root.kind == MAP and root.get("apiVersion") is None and root.get("kind") is None
 
 
+def engine_config(root: Node) -> bool:
+    """An engine config file (`unlabelled`), or a ConfigMap that holds a llama-swap config in a data value
+    (adapters/engine_config_maps.py): a string with `models:` and `cmd:` in it."""
+    if unlabelled(root):
+        return True
+    if root.kind != MAP or scalar(root.get("kind")) != "ConfigMap":
+        return False
+    data = root.get("data")
+    return data is not None and data.kind == MAP and any(
+        v.kind == SCALAR and isinstance(v.value, str) and "models:" in v.value and "cmd:" in v.value
+        for v in data.value.values())
+
+
 def ray_serve_config(root: Node) -> bool:
     """A Ray Serve config (`applications`) or one LLMConfig (`model_loading_config`), with no `kind`."""
     if root.kind != MAP or root.get("kind") is not None:
@@ -148,13 +161,13 @@ def srt_recipe(root: Node) -> bool:
 # Adapters that read only files with a document of this shape (a test of its top-level keys). Most files are of
 # none of them: testing the shape here spares each adapter's call, its result and its ScalarSpans.
 SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config, "compose": compose_file,
-          "skypilot": skypilot_task, "engine_files": unlabelled, "ray_serve": ray_serve_config,
+          "skypilot": skypilot_task, "engine_files": engine_config, "ray_serve": ray_serve_config,
           "srt_recipe": srt_recipe}
 # The shapes a document with both `apiVersion` and `kind` never has (each refuses one of them), and no shape is a
-# document that is no mapping: a file of Kubernetes objects alone is not tested for them (Akash SDL has no such
-# rule; tests/adapters/test_kinds_shapes.py checks each function on generated documents).
-UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, unlabelled, ray_serve_config,
-                               srt_recipe})
+# document that is no mapping: a file of Kubernetes objects alone is not tested for them (Akash SDL has no such rule,
+# nor engine_config, which takes a ConfigMap holding a llama-swap config; tests/adapters/test_kinds_shapes.py checks
+# each function on generated documents).
+UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, ray_serve_config, srt_recipe})
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

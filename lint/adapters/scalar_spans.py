@@ -84,6 +84,35 @@ class ScalarSpans:
         return found
 
 
+class EmbeddedSpans(ScalarSpans):
+    """Positions inside a YAML document held in the string scalar `holder` of the file `outer` reads (a ConfigMap's
+    `config.yaml: |`): the document's nodes (nodes.EmbeddedNode, adopted with these spans) and the spans inside
+    their scalars are placed where that text is written in the file, through the holder's decoded characters."""
+
+    def __init__(self, outer: ScalarSpans, holder: Node, inner_text: str) -> None:
+        super().__init__(outer.file, inner_text)  # `text` is the document: its nodes' marks index it
+        self.outer, self.holder = outer, holder
+
+    def node_source(self, node: Node) -> Source:
+        return self.outer.source(self.holder, node.start_index, node.end_index, None, f"{self.holder.path}:{node.path}")
+
+    def position(self, index: int) -> Tuple[int, int]:
+        offsets = self.outer.offsets(self.holder)
+        if offsets is None or not 0 <= index < len(offsets):
+            return self.outer.position(self.holder.start_index)
+        return self.outer.position(offsets[index])
+
+    def source(self, node: Node, start: int, end: int, value: Optional[str] = None,
+               path: Optional[str] = None) -> Source:
+        if type(node) is Node or getattr(node, "spans", None) is not self:  # not of this document
+            return ScalarSpans.source(self, node, start, end, value, path)
+        offsets = self.offsets(node, value) if node.kind == SCALAR and 0 <= start < end else None
+        if offsets is None or end > len(offsets):
+            return node.source(self.file)
+        return self.outer.source(self.holder, offsets[start], offsets[end - 1] + 1, None,
+                                 f"{self.holder.path}:{node.path if path is None else path}")
+
+
 def adopted(files: Sequence[Any], index: int, node: Node, done: Dict[int, Node],
             spans: Dict[int, "ScalarSpans"]) -> Node:
     """`node`, an object of files[index] joined into another file's deployment (crd_refs, config_map_refs), with

@@ -36,6 +36,42 @@ def test_llama_swap_cmd_is_read_as_a_shell_command_with_positions():
     assert dep.model.id.value == "/models/qwen.gguf"
 
 
+# llama-swap's config as a cluster mounts it, in the shape of j0sh3rs/home-ops@6a9419ec
+# (kubernetes/apps/ai/llama-swap/app/configmap.yaml: `data.config.yaml: |` with macros and `cmd: |` blocks)
+SWAP_CONFIG_MAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: llama-swap-config
+data:
+  config.yaml: |
+    macros:
+      "server": >-
+        /usr/local/bin/llama-server
+        --port ${PORT} -ngl 99
+    models:
+      "coder":
+        cmd: |
+          ${server}
+          --model /models/Qwen3-Coder-30B-A3B-Instruct-Q3_K_S.gguf
+          --ctx-size 49152
+        ttl: 120
+  other.txt: "cmd: not a config"
+"""
+
+
+def test_llama_swap_config_in_a_config_map_is_read_with_positions_in_the_config_map():
+    [dep] = adapt(SWAP_CONFIG_MAP).deployments
+    [role] = dep.roles
+    assert (dep.input_format, dep.display_name, dep.engine.name.value) == ("llama-swap", "coder", "llamacpp")
+    ctx = role.context_length
+    assert (ctx.value, ctx.source.line, at(SWAP_CONFIG_MAP, ctx.source)) == (49152, 16, "49152")
+    assert dep.model.id.source.line == 15 and at(SWAP_CONFIG_MAP, dep.model.id.source).startswith("/models/Qwen3")
+    assert dep.source.line == 13 and dep.source.path.startswith('data["config.yaml"]:models')
+    # a ConfigMap whose data is no llama-swap config, or a Deployment's, gives none
+    assert adapt(SWAP_CONFIG_MAP.replace("models:", "things:")).deployments == []
+
+
 TRT_DISAGG = """\
 model: Qwen/Qwen3-8B
 backend: pytorch
