@@ -1,6 +1,6 @@
 """An engine's own configuration held in a Kubernetes ConfigMap, as clusters run llama-swap: `data: {config.yaml: |
 ...}` mounted where the llama-swap container's `--config` reads it. A data value that is a llama-swap config (every
-model's `cmd`) is read as the file itself would be (engine_files._llama_swap), each position inside the ConfigMap's
+model's `cmd`) is read as the file itself would be (llama_swap.llama_swap), each position inside the ConfigMap's
 block scalar (scalar_spans.EmbeddedSpans). Imported only for a file that holds a ConfigMap.
 """
 from __future__ import annotations
@@ -15,7 +15,8 @@ from ctxlint.nodes import MAP, SCALAR, EmbeddedNode, Node, adopt
 
 
 def read(config_map: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    from ctxlint.adapters.engine_files import _is_llama_swap, _llama_swap
+    from ctxlint.adapters.engine_files import _is_llama_swap
+    from ctxlint.adapters.llama_swap import llama_swap
 
     out: List[Workload] = []
     data = config_map.get("data")
@@ -28,5 +29,5 @@ def read(config_map: Node, spans: ScalarSpans, result: AdaptResult) -> List[Work
         placed = EmbeddedSpans(spans, value, value.value)
         root = adopt(inner.documents[0].root, placed, EmbeddedNode)
         if _is_llama_swap(root):
-            out += _llama_swap(root, placed, result)
+            out += llama_swap(root, placed, result)
     return out
