@@ -12,7 +12,8 @@ Read here the way parse_hf_uri reads it, for model repositories only:
 - `ORG/NAME` is the id; an `@` right after it starts the revision, up to the next `/` (a special ref,
   `refs/pr/N` or `refs/convert/X`, holds slashes itself: left unknown here, as is an empty one);
 - what follows is the path in the repository, and a URI that ends in `/` names a folder (download.py appends the
-  `/` back, so `hf download` takes it as a subfolder).
+  `/` back, so `hf download` takes it as a subfolder); a path with an empty segment (`ORG/NAME//file`, as
+  `hf://$REPO/$DIR/$FILE` with an empty DIR writes it) is refused (HfUri.__post_init__), so None.
 Anything else is None: unknown, as before.
 """
 from __future__ import annotations
@@ -56,5 +57,7 @@ def model_uri(text: str) -> Optional[RepoUri]:
             return None
     org, _, name = repo.partition("/")
     if not org or not name or "/" in name:
+        return None
+    if path.startswith("/") or "//" in path:  # an empty segment: HfUri refuses the path, and hf stops
         return None
     return RepoUri(repo, revision, path + "/" if path and folder else path)

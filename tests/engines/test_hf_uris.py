@@ -28,6 +28,10 @@ def test_a_model_uri(uri, read):
     "hf://dataset/org/data", "hf://model/org/m",  # singular prefixes: parse_hf_uri refuses them
     "hf://Qwen/Qwen3-8B@", "hf://Qwen/Qwen3-8B@/x", "hf://Qwen/Qwen3-8B@refs/pr/3",
     "hf://Qwen/Qwen3-8B@feature%2Ffoo",  # unquoted to feature/foo by the hub: not read
+    # an empty segment in the path (HfUri refuses a path that starts with `/` or holds `//`), as a script's
+    # `hf://$REPO/$SUBDIR/$FILE` with an empty SUBDIR writes it: hf stops, nothing is downloaded
+    "hf://Qwen/Qwen3-8B//config.json", "hf://Qwen/Qwen3-8B/gguf//q4.gguf", "hf://Qwen/Qwen3-8B@main//config.json",
+    "hf://models/Qwen/Qwen3-8B//gguf/",
 ])
 def test_anything_else_is_none(uri):
     assert model_uri(uri) is None

@@ -69,6 +69,7 @@ def test_the_script_s_hf_home_places_the_cache():
     "hf download hf://org/model --revision main",      # the URI gives the revision: hf stops (CLIError)
     "hf download hf://org/model/config.json x.json",   # a file in the URI and another beside it: likewise
     "hf download hf://org/model@refs/pr/3/x.json",     # a special ref: not split here
+    "hf download hf://org/model//x.json",              # an empty path segment: parse_hf_uri refuses the URI
     "huggingface-cli download hf://org/model",         # the older CLI reads no URI
     "hf download org/model | tail -1",                 # a pipe: another command's output
     "hf download org/model > /dev/null 2>&1",          # nothing printed
