@@ -15,7 +15,8 @@ given (huggingface_hub `snapshot_download(repo_id, local_dir=...)`):
   source in any image, a bare `org/name` one only in kthena's own image (`volcano-sh/downloader`), as another
   tool's `--source` may mean something else;
 - the Hugging Face CLI, `huggingface-cli download REPO --local-dir DIR` or `hf download REPO --local-dir DIR`, as a
-  command or inside an `sh -c` script; `hf` also takes a model's `hf://` URI for REPO (engines/hf_uris.py).
+  command or inside an `sh -c` script; `hf` also takes a model's `hf://` URI for REPO (engines/hf_uris.py), but
+  not with `--revision`, `--repo-type` or a file argument beside a URI that names a file (hf stops: nothing read).
 An engine model path that names such a directory is read as the repository, its text kept as the value's raw form
 (`/tmp/cache/Qwen3 (= Qwen/Qwen3-0.6B)` in messages). The files are where the init container's `volumeMounts` put
 them: the engine's path names them when it lies at the same place of the same volume (its name, `subPath` and the
@@ -128,11 +129,29 @@ def _downloads(lines: Sequence[List[str]], kthena: bool):
                     from ctxlint.engines.hf_uris import model_uri
 
                     uri = model_uri(repo)
-                    repo = uri.repo if uri is not None else ""
+                    repo = uri.repo if uri is not None and not _uri_refused(words[i + 3:], uri.path) else ""
             else:
                 continue
             if out and _REPO.fullmatch(repo) and "$" not in out + repo:
                 yield repo, out
+
+
+# what hf refuses beside an `hf://` URI (huggingface_hub 2.5.0 cli/download.py: CLIError): the type and revision
+# options, which the URI gives, and a file argument when the URI names a path
+_URI_REFUSED = ("--revision", "--repo-type", "--type")
+_END = ("&&", "||", "|", ";")
+
+
+def _uri_refused(rest: Sequence[str], path: str) -> bool:
+    """Whether `hf download URI REST...` stops before it downloads (REST up to the end of its command)."""
+    for k, w in enumerate(rest):
+        if w in _END or w.endswith(";"):
+            break
+        if w.split("=", 1)[0] in _URI_REFUSED:
+            return True
+        if k == 0 and path and not w.startswith("-"):  # a file right after a URI that names one
+            return True
+    return False
 
 
 def _after(words: Sequence[str], flags: Sequence[str]) -> Optional[str]:

@@ -58,6 +58,9 @@ def test_kthena_downloader_names_the_model_the_engine_loads(source, model):
     "hf://Qwen/Qwen3-0.6B, --local-dir, /tmp/cache/Qwen3]\n",
     "        - name: fetch\n          image: python:3.12\n          command: [hf, download, "
     "hf://models/Qwen/Qwen3-0.6B@main, --local-dir, /tmp/cache/Qwen3]\n",
+    # an option after the download's own command line is another command's (a script's `&&`)
+    "        - name: fetch\n          command: [sh, -c, \"hf download hf://Qwen/Qwen3-0.6B --local-dir /tmp/cache/Qwen3"
+    " && git clone x --revision main\"]\n",
 ])
 def test_hugging_face_cli_download_names_the_model(init):
     [dep] = adapt(_pod(init)).deployments
@@ -76,6 +79,16 @@ def test_hugging_face_cli_download_names_the_model(init):
     "        - name: fetch\n          command: [hf, download, hf://datasets/Qwen/x, --local-dir, /tmp/cache/Qwen3]\n",
     "        - name: fetch\n          command: [huggingface-cli, download, hf://Qwen/Qwen3-0.6B, --local-dir, "
     "/tmp/cache/Qwen3]\n",
+    # beside a URI, hf refuses --revision, --repo-type/--type and a file argument when the URI names a path
+    # (huggingface_hub 2.5.0 cli/download.py: CLIError), so the init container downloads nothing
+    "        - name: fetch\n          command: [hf, download, hf://Qwen/Qwen3-0.6B, --revision, main, --local-dir, "
+    "/tmp/cache/Qwen3]\n",
+    "        - name: fetch\n          command: [hf, download, hf://Qwen/Qwen3-0.6B, --local-dir=/tmp/cache/Qwen3, "
+    "--repo-type=model]\n",
+    "        - name: fetch\n          command: [sh, -c, \"hf download hf://Qwen/Qwen3-0.6B --type model --local-dir "
+    "/tmp/cache/Qwen3\"]\n",
+    "        - name: fetch\n          command: [hf, download, hf://Qwen/Qwen3-0.6B/config.json, tokenizer.json, "
+    "--local-dir, /tmp/cache/Qwen3]\n",
 ])
 def test_a_download_that_does_not_say_which_model_fills_the_path_changes_nothing(init):
     [dep] = adapt(_pod(init)).deployments
