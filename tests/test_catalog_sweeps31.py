@@ -80,3 +80,23 @@ def test_other_formats_without_num_attention_heads_are_still_refused(model_type)
         config["model_type"] = model_type
     with pytest.raises(ValueError, match="num_attention_heads"):
         arch_from_hf_config(config)
+
+
+@pytest.mark.parametrize("heads", [None, 32])
+def test_mistral_config_without_num_key_value_heads_reads_mistralconfig_default_8(heads):
+    # MistralConfig's num_key_value_heads defaults to 8, not to num_attention_heads (huggingface/transformers@
+    # 0b07a74c673bdf8fbd472a1c7df139b357495414: src/transformers/models/mistral/configuration_mistral.py), and the
+    # engines read the loaded config's value: a Mistral config.json that omits it caches 8 KV heads, not 32 (4x the
+    # KV a token). With num_attention_heads also left out this file was refused before; now both are the defaults.
+    text = {k: v for k, v in PIXTRAL_HF["text_config"].items() if k != "num_key_value_heads"}
+    if heads:
+        text["num_attention_heads"] = heads
+    arch = arch_from_hf_config(dict(PIXTRAL_HF, text_config=text))
+    assert (arch.num_attention_heads, arch.num_kv_heads) == (32, 8)
+    assert kv_bytes_per_token_per_gpu(serving_dtype(arch, None, []), "vllm") == 163_840
+    # an explicit null is MistralConfig's "backward compatibility" case: as many KV heads as query heads
+    assert arch_from_hf_config(dict(PIXTRAL_HF, text_config=dict(text, num_key_value_heads=None))).num_kv_heads == 32
+    # and another model type keeps its own reading (LlamaConfig: num_attention_heads)
+    llama = {"model_type": "llama", "hidden_size": 4096, "num_hidden_layers": 32, "num_attention_heads": 32,
+             "vocab_size": 32000, "intermediate_size": 11008}
+    assert arch_from_hf_config(llama).num_kv_heads == 32

@@ -59,8 +59,11 @@ def _text_part(cfg: Mapping[str, Any]) -> dict[str, Any]:
 # read the config class's default, which is not num_attention_heads for these model types:
 # huggingface/transformers@996a40179607b089c2d290b7eeb1c6211e80c733:
 # src/transformers/models/mllama/configuration_mllama.py (MllamaTextConfig num_key_value_heads=8;
-# Llama-3.2-90B-Vision has 64 query heads).
-_KV_DEFAULTS = {"mllama_text_model": 8}
+# Llama-3.2-90B-Vision has 64 query heads); huggingface/transformers@0b07a74c673bdf8fbd472a1c7df139b357495414:
+# src/transformers/models/mistral/configuration_mistral.py (MistralConfig num_key_value_heads=8, whatever the query
+# heads; an explicit null is the "backward compatibility" case, num_attention_heads, as _NULL_KV_IS_HEADS reads it).
+_KV_DEFAULTS = {"mllama_text_model": 8, "mistral": 8}
+_NULL_KV_IS_HEADS = frozenset({"mistral"})
 # The same for the query heads: mistral-community/pixtral-12b's text_config (model_type mistral) writes head_dim
 # and num_key_value_heads but not num_attention_heads, which the engines then read as MistralConfig's default 32
 # (huggingface/transformers@0b07a74c673bdf8fbd472a1c7df139b357495414:
@@ -150,7 +153,9 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
     if c.get("multi_query") and not c.get("new_decoder_architecture"):
         kv = 1  # Falcon-7B: `num_kv_heads` 71 with multi_query true is one shared KV head
     if kv is None:
-        kv = _KV_DEFAULTS.get(str(c.get("model_type", "")), heads)
+        mt = str(c.get("model_type", ""))
+        null = "num_key_value_heads" in c and mt in _NULL_KV_IS_HEADS  # written as null: not the class default
+        kv = heads if null else _KV_DEFAULTS.get(mt, heads)
     kv_lora = c.get("kv_lora_rank")
     rope_dim = c.get("qk_rope_head_dim")
     if kv_lora:  # MLA: head_dim is the query/key dim (nope + rope)
