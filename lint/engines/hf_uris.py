@@ -2,7 +2,8 @@
 
 `hf download` takes an `hf://[<TYPE>/]<ID>[@<REVISION>][/<PATH>]` URI in place of REPO (huggingface_hub 2.5.0:
 src/huggingface_hub/cli/download.py, which branches on the `hf://` prefix; utils/_hf_uris.py parse_hf_uri; the
-1.0.0 wheel's cli/download.py has no such branch, so an older `hf` fails on it as an invalid repository id). The
+branch first ships in the 1.19.0 wheel, huggingface/huggingface_hub#4297, and the 1.18.0 wheel's cli/download.py
+has none, so an older `hf` fails on it as an invalid repository id; 1.19.0's parser splits a URI as 2.5.0's does). The
 URI then decides the repository type, the revision and the file: `--repo-type` or `--revision` beside it, or a
 file path in it beside positional file names, stop the command (CLIError).
 

@@ -19,11 +19,12 @@ What prints something else, or what ctxlint cannot tell, is left unknown as befo
 than `2>/dev/null`, `--dry-run` (a table), `--local-dir` (the path is that folder, not a snapshot of the repository
 by its name: a bare folder names no model), a dataset or a space (`--repo-type`, or the type an `hf://` URI
 names), a word whose value is not known, an option neither CLI has. `hf` reads an `hf://` URI in place of REPO
-(huggingface_hub 2.5.0's cli/download.py; not 1.0.0's): a model's is read as its repository, revision and file
-(engines/hf_uris.py). `huggingface-cli` is gone from huggingface_hub 1.0 on (huggingface/huggingface_hub#3404,
-"Remove `huggingface-cli` entirely in favor of `hf`": the 0.36.2 wheel's entry points list it, 1.0.0's and
-2.5.0's only `hf`), so its download prints a path only where the image's huggingface_hub is older; which one an
-image holds is not read, and where it is newer the command is not found and the engine starts with no path. The newest `hf` prints a decorated line unless it runs with
+(huggingface_hub 1.19.0 on, through 2.5.0's cli/download.py; not 1.18.0's): a model's is read as its repository,
+revision and file (engines/hf_uris.py). `huggingface-cli` is gone from huggingface_hub 1.0 on
+(huggingface/huggingface_hub#3404, "Remove `huggingface-cli` entirely in favor of `hf`": the 0.36.2 wheel's entry
+points list it, 1.0.0's and 2.5.0's only `hf`), so its download prints a path only where the image's huggingface_hub
+is older; which one an image holds is not read, and where it is newer the command is not found and the engine starts
+with no path. The newest `hf` prints a decorated line unless it runs with
 `--format quiet` (cli/_output.py, 2026-04); whichever it prints, a server that starts was given that path. A format
 the script asks for by name other than `quiet` is not a bare path (cli/_output.py Output.result: `json` prints
 `{"path": ...}`, `agent` `path=...`, `human` and `auto` a decorated line), so it stays unknown.
