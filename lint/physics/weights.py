@@ -105,6 +105,8 @@ _NAMED = {
     # as auto_gptq (https://huggingface.co/Intel/gemma-4-31B-it-int4-AutoRound/blob/main/quantization_config.json:
     # bits 4, data_type int, group_size 128, packing_format auto_round:auto_gptq); a 4-bit band, as `-int4`
     "int4-autoround": _ANY4,
+    # a float dtype written after a name (`<name>-BF16`): every weight at that width
+    "bf16": BF16, "fp16": BF16, "fp32": FP32,
 }
 
 # GGUF types: bits per weight of the block formats (ggml-common.h block sizes); K-quant mixes

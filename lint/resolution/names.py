@@ -37,6 +37,10 @@ _QUANT_TAGS = (
     "quantized.w8a16", "w8a8-int8", "w8a8", "w8a16", "w4a16-g128", "w4a16", "awq-int4", "int4-awq",
     "awq", "gptq-int4", "gptq-int8", "gptq-4bit", "gptq-8bit", "gptq", "int4", "int8", "nvfp4", "mxfp4",
     "mxfp8", "fp4", "4bit", "8bit",
+    # a float dtype: the network's own weights at that width (`DeepSeek-R1-0528-BF16`, a 16-bit copy of an FP8
+    # checkpoint, as deepseek-ai/DeepSeek-V3@dca08f2cfd5d451f4d0ce2279c6c2e67f712acb9:inference/fp8_cast_bf16.py
+    # writes one; TheBloke's `Llama-2-7B-fp16`), so the name states the format
+    "bf16", "fp16", "fp32",
 )
 # GGUF file quantization tags (llama.cpp `llama-quantize` names), with unsloth's `UD-` prefix, after a '-'
 # (bartowski's `Qwen_QwQ-32B-Q4_K_M.gguf`) or a '.' (TheBloke's, QuantFactory's and mradermacher's

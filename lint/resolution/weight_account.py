@@ -37,9 +37,11 @@ def own_weights(found: Resolution, ref: ModelRef) -> Tuple[Optional[WeightFormat
         return ref.weights, f"{ref.weights.label} weights (from the name)"
     if found.via == "label" and found.weights is not None:
         return found.weights, f"{found.weights.label} weights (from the label)"
-    if ref.weights is not None and (checkpoint is None or checkpoint.key in UNQUANTIZED):
+    if ref.weights is not None and (checkpoint is None or checkpoint.key in UNQUANTIZED and
+                                    ref.weights.key != checkpoint.key):
         # the catalog records no quantization for it (its config.json is the base model's, or has no
-        # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint
+        # quantization_config), and the name states one: nvidia/Llama-3.1-70B-Instruct-FP8 is no 16-bit checkpoint.
+        # A name's `-BF16` over a 16-bit checkpoint (NVIDIA's own release names) says what the catalog does
         return ref.weights, f"{ref.weights.label} weights (from the name; the catalog records no quantization)"
     if checkpoint is not None and checkpoint.key not in ("bf16", "fp32"):
         return checkpoint, f"{checkpoint.label} weights (the checkpoint's quantization_config)"
