@@ -96,6 +96,44 @@ def find_dashed(name: str) -> Optional[Hit]:
     return Hit(entries()[found[0]], found[1], "name") if found else None
 
 
+# Meta publishes each Llama 2 and Code Llama network twice, `<name>` in its original format and `<name>-hf` in the
+# transformers format (https://huggingface.co/collections/meta-llama/llama-2-family: "the transformers and original
+# repos", each model "in HF transformers format" and "in original Llama format"; codellama/CodeLlama-70b-Instruct-hf's
+# card: "in the Hugging Face Transformers format"), and re-uploads name the network without it (lmstudio-community's
+# `codellama-7b-instruct.Q4_K_M.gguf`). Under these organisations '-hf' marks a format, not a network; elsewhere it
+# is a publisher's own word (llava-hf's conversions of other projects' checkpoints) and is not read so.
+_HF_FORMAT_ORGS = frozenset({"meta-llama", "codellama"})
+
+
+@lru_cache(maxsize=1)
+def _hf_marked() -> Dict[str, Tuple[int, str]]:
+    """bare names of Meta's `<name>-hf` repositories without the suffix -> entry; a spelling two entries share, or
+    one that is already an entry's own bare name, is dropped."""
+    names = [(i, name) for i, entry in enumerate(entries()) for name in (entry["hf_id"], *entry.get("aliases", ()))]
+    spelled = {norm(_bare(name)) for _, name in names}
+    out: Dict[str, Tuple[int, str]] = {}
+    clashes = set()
+    for i, name in names:
+        key = norm(name)
+        if key.split("/", 1)[0] not in _HF_FORMAT_ORGS or "/" not in key or not key.endswith("-hf"):
+            continue
+        key = norm(_bare(name))[:-3]
+        if key in out and out[key][0] != i or key in spelled:
+            clashes.add(key)
+        out.setdefault(key, (i, name))
+    for key in clashes:
+        out.pop(key, None)
+    return out
+
+
+def find_hf_marked(name: str) -> Optional[Hit]:
+    """The entry whose Meta repository is `name`'s bare name with the '-hf' that marks the transformers format."""
+    if not isinstance(name, str):
+        return None
+    found = _hf_marked().get(norm(_bare(name)))
+    return Hit(entries()[found[0]], found[1], "name") if found else None
+
+
 @lru_cache(maxsize=1)
 def _derivatives() -> Dict[str, Mapping[str, Any]]:
     """normalized id or bare name -> the derivative's entry (id, base, weights, source)."""

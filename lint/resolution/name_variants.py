@@ -1,7 +1,8 @@
 """What a catalog match through a variant of the written name says: an abliteration's weights (abliterated),
-the BF16 release a quantizer's re-upload was made from (bf16_release), and which character a name wrote for the
-catalog name's dots (for_dots). Apart from resolve.py because only a name that missed every plain lookup of
-_normalized asks: resolve imports this then, so a run whose models all resolve as written never loads it."""
+the BF16 release a quantizer's re-upload was made from (bf16_release), Meta's `<name>-hf` repository a name
+without the suffix is (hf_marked), and which character a name wrote for the catalog name's dots (for_dots). Apart
+from resolve.py because only a name that missed every plain lookup of _normalized asks: resolve imports this then,
+so a run whose models all resolve as written never loads it."""
 from __future__ import annotations
 
 from typing import Optional
@@ -52,3 +53,16 @@ def for_dots(written: str, key: str) -> str:
             bare.lower().replace(".", "-"):
         found = {"-"}
     return " and ".join(f"'{c}'" for c in sorted(found))
+
+
+def hf_marked(ref: ModelRef, names) -> Optional[Resolution]:
+    """A name that is one of Meta's Llama 2 or Code Llama repositories without the '-hf' that marks its
+    transformers format (catalog._HF_FORMAT_ORGS): `codellama-7b-instruct.Q4_K_M.gguf`, `Llama-2-70B-4bit`. Only
+    the suffix is added: a name with words of its own (`-128k`, `-python`) matches no repository."""
+    for name in dict.fromkeys(n for n in names if n and not n.endswith("-hf")):
+        hit = catalog.find_hf_marked(name)
+        if hit is not None:
+            return _hit_resolution(ref, hit, f"{_by_name(ref)} as {hit.key}, whose '-hf' marks the transformers "
+                                             "format (Meta publishes each Llama 2 and Code Llama network so and in "
+                                             "its original format)")
+    return None

@@ -7,9 +7,10 @@ For a deployment's model reference, the architecture comes from the first of:
 3. the lock file `ctxlint models lock` wrote (architecture facts fetched from the Hub);
 4. the built-in catalog, by the exact id or a listed alias or derivative;
 5. the local Hugging Face cache (`$HF_HUB_CACHE/models--org--name/snapshots/*/config.json`);
-6. the name normalized: quantizer suffixes removed (`-FP8-dynamic`, `-AWQ`, GGUF tags),
-   `hf://` and local paths reduced to their last segments, then an exact catalog match (or, for a
-   name without a dot, one entry's name with its dots written as '-': `mistral-7b-v0-3`);
+6. the name normalized: quantizer suffixes and float dtypes removed (`-FP8-dynamic`, `-AWQ`, `-BF16`, GGUF
+   tags), `hf://` and local paths reduced to their last segments, then an exact catalog match (or, for a
+   name without a dot, one entry's name with its dots written as '-': `mistral-7b-v0-3`; or one of Meta's
+   `<name>-hf` repositories, whose suffix marks the transformers format: `codellama-7b-instruct.Q4_K_M.gguf`);
 7. a pod label that names the model (`model.aibrix.ai/name`, `llm-d.ai/model`,
    `ai.gke.io/model`), through 4 and 6, when the reference itself is a bare path;
 8. the engine's --served-model-name, when the reference is a local path and the name is letter for letter one
@@ -255,8 +256,8 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
         if hit is not None:
             from ctxlint.resolution.name_variants import for_dots  # only a name with dots written as '-' or '_'
             return _hit_resolution(ref, hit, f"{_by_name(ref)} with {for_dots(ref.name, hit.key)} read as '.'")
-    from ctxlint.resolution.name_variants import bf16_release  # only a name no catalog entry matched
-    return bf16_release(ref, names)
+    from ctxlint.resolution.name_variants import bf16_release, hf_marked  # only a name no catalog entry matched
+    return hf_marked(ref, names) or bf16_release(ref, names)
 
 
 def _by_name(ref: ModelRef) -> str:
