@@ -33,14 +33,18 @@ def abliterated(ref: ModelRef, found: Resolution) -> Resolution:
 def bf16_release(ref: ModelRef, names) -> Optional[Resolution]:
     """A quantizer's re-upload of a checkpoint its maker names for its 16-bit weights: NVIDIA publishes one
     network as `<name>-BF16`, `-FP8` and `-NVFP4`, and Red Hat's `<name>-FP8-block` is the `-BF16` release
-    quantized (its card: "Quantized version of nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"). Only a name
-    whose quantization tag was removed (`ref.weights`) is looked up so; a bare `<name>` is no release."""
-    if ref.weights is None or ref.via == "gguf":
+    quantized (its card: "Quantized version of nvidia/NVIDIA-Nemotron-3-Ultra-550B-A55B-BF16"), and so is a GGUF
+    file named `<name>-<quant>.gguf` (LM Studio's `NVIDIA-Nemotron-3-Nano-4B-Q8_0.gguf`, sweeps k30/c30, beside
+    NVIDIA's `nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16`; where the file itself is found its header is read first, as
+    any GGUF's). Only a name whose format tag was removed (`ref.weights`) is looked up so; a bare `<name>` is no
+    release. A float tag (`-FP32` beside openbmb's `-bf16`) is the release's network at that width."""
+    if ref.weights is None:
         return None
+    what = f"a {ref.weights.label} copy" if ref.weights.key in ("bf16", "fp32") else "the quantization"
     for name in dict.fromkeys(n for n in names if n and n.endswith(ref.base)):
         hit = catalog.find(name + "-bf16")
         if hit is not None and not hit.derived_from:
-            return _hit_resolution(ref, hit, f"{_by_name(ref)}, as the quantization of that BF16 release")
+            return _hit_resolution(ref, hit, f"{_by_name(ref)}, as {what} of that BF16 release")
     return None
 
 

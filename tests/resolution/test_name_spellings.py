@@ -1,6 +1,6 @@
 """Names that differ from a catalogued id only by a spelling the resolver states: Meta's `-hf` format suffix, a
-float dtype written after the name (`-BF16`); and the names that must stay unresolved beside them (another network,
-more positions, another publisher's `-hf`)."""
+float dtype written after the name (`-BF16`), a GGUF file of an NVIDIA `-BF16` release; and the names that must stay
+unresolved beside them (another network, more positions, another publisher's `-hf`)."""
 from __future__ import annotations
 
 import pytest
@@ -31,7 +31,6 @@ def test_a_meta_name_without_its_hf_suffix_is_that_repository(written, arch, rep
     assert f"as {repo}, {_HF}" in found.how and found.match  # the match is said (model_from, `~` in the audit)
 
 
-
 @pytest.mark.parametrize("written", [
     "codellama-7b-instruct-128k.Q4_K_M.gguf",  # more positions than the repository's: another checkpoint
     "codellama-7b-python.Q4_K_M.gguf",  # a network the catalog does not hold (the Python fine-tune)
@@ -47,13 +46,11 @@ def test_a_name_with_words_of_its_own_or_another_publishers_hf_stays_unresolved(
     assert not resolve(written).resolved, resolve(written).how
 
 
-
 def test_the_hf_repository_itself_and_an_hf_less_name_of_its_own_resolve_as_written() -> None:
     assert resolve("codellama/CodeLlama-7b-Instruct-hf").how == "codellama/CodeLlama-7b-Instruct-hf: built-in catalog"
     # THUDM/glm-4-9b-chat is catalogued itself (zai-org/glm-4-9b-chat-hf is its transformers-native config): no '-hf'
     found = resolve("glm-4-9b-chat")
     assert found.arch.name == "THUDM/glm-4-9b-chat" and _HF not in found.how
-
 
 
 def test_the_hf_reading_is_dropped_where_the_name_is_another_entrys(monkeypatch) -> None:
@@ -71,7 +68,6 @@ def test_the_hf_reading_is_dropped_where_the_name_is_another_entrys(monkeypatch)
         catalog._hf_marked.cache_clear()
 
 
-
 @pytest.mark.parametrize("written, base, key", [
     ("/mnt/nvme_raid0/gitroot/DeepSeek-R1-0528-BF16", "deepseek-r1-0528", "bf16"),
     ("unsloth/DeepSeek-V3-bf16", "deepseek-v3", "bf16"),
@@ -83,7 +79,6 @@ def test_a_float_dtype_after_the_name_states_the_format(written, base, key) -> N
     assert (ref.base, ref.weights.key) == (base, key)
 
 
-
 def test_a_16_bit_copy_of_an_fp8_checkpoint_is_that_network_in_16_bits() -> None:
     # sweep c30 (honkliu/Jiuzhang's SGLang scripts): DeepSeek-R1-0528 cast to BF16; the catalog's checkpoint is FP8
     found = resolve("/mnt/nvme_raid0/gitroot/DeepSeek-R1-0528-BF16")
@@ -92,12 +87,26 @@ def test_a_16_bit_copy_of_an_fp8_checkpoint_is_that_network_in_16_bits() -> None
     assert resolve("deepseek-ai/DeepSeek-R1-0528").weights.key == "fp8"  # the checkpoint itself is unchanged
 
 
-
 def test_a_bf16_release_named_as_written_says_nothing_more_about_its_weights() -> None:
     # NVIDIA's `-BF16` over a 16-bit catalog checkpoint: the name says what the catalog does
     assert resolve("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16").how == \
         "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16: built-in catalog"
 
+
+def test_a_gguf_file_of_a_bf16_release_is_its_quantization() -> None:
+    # LM Studio names its GGUF of nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16 `NVIDIA-Nemotron-3-Nano-4B-Q8_0.gguf`
+    # (sweeps k30/c30); the 30B release is catalogued
+    found = resolve("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-GGUF/NVIDIA-Nemotron-3-Nano-30B-A3B-Q4_K_M.gguf")
+    assert (found.arch.name, found.weights.key) == ("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16", "gguf-q4-k-m")
+    assert "as the quantization of that BF16 release" in found.how
+    assert not resolve("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-128K-Q4_K_M.gguf").resolved
+
+
+def test_a_float_copy_of_a_bf16_release_is_that_release_at_its_width() -> None:
+    # openbmb publishes MiniCPM-2B-sft as `-bf16` and `-fp32`; only the first is catalogued
+    found = resolve("openbmb/MiniCPM-2B-sft-fp32")
+    assert (found.arch.name, found.weights.key) == ("openbmb/MiniCPM-2B-sft-bf16", "fp32")
+    assert "as a 32-bit copy of that BF16 release; 32-bit weights (from the name)" in found.how
 
 
 def test_a_llama_server_script_checks_the_resolved_models_positions() -> None:
@@ -105,4 +114,3 @@ def test_a_llama_server_script_checks_the_resolved_models_positions() -> None:
     script = "#!/bin/bash\nllama-server -m /models/codellama-7b-instruct.Q4_K_M.gguf -c 32768 -ngl 99 --port 8080\n"
     (found,) = [f for f in lint_text(script, "start.sh").findings if f.rule == "CTX109"]
     assert found.message.startswith("32,768 > 16,384") and (found.line, found.column) == (2, 62)
-
