@@ -35,7 +35,7 @@ STORED = ("num_layers", "num_attention_heads", "num_kv_heads", "head_dim", "v_he
           "rope_scaling_factor", "rope_original_max_position_embeddings", "num_experts", "experts_per_token",
           "model_type", "linear_state", "linear_ssm_dtype",
           "msa_index_dim", "msa_index_layers", "msa_index_value_layers", "mtp_modules", "tp_whole_params",
-          "compress_ratios")
+          "compress_ratios", "vision_dims")
 
 
 def _pattern(kinds: List[str]) -> List[str]:

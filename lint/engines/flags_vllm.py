@@ -221,6 +221,14 @@ FLAGS = (
     F("kv_events_config", "--kv-events-config", kind="json", json_suffixes_since=JSON_SUFFIXES),
     F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json", kvs_until="0.10.0"),  # image=1 before
     B("language_model_only", "--language-model-only", doc="[U]"),
+    # The multimodal profile's switches (physics/vllm_mm.py): --skip-mm-profiling from 0.10.1 (vllm-0.10.1.1 wheel:
+    # vllm/config/__init__.py MultiModalConfig; not in 0.9.0.1), --mm-encoder-tp-mode in 0.11.0 (vllm/config/
+    # multimodal.py, "weights" or "data"), which replaced --enable-multimodal-encoder-data-parallel (0.10.1.1's
+    # ParallelConfig; deprecated in 0.11.0 "and will be removed in v0.13")
+    B("skip_mm_profiling", "--skip-mm-profiling", tags=MEM),
+    F("mm_encoder_tp_mode", "--mm-encoder-tp-mode", choices=("weights", "data"), tags=MEM),
+    B("enable_multimodal_encoder_data_parallel", "--enable-multimodal-encoder-data-parallel", tags=MEM),
+    F("mm_processor_kwargs", "--mm-processor-kwargs", kind="json", tags=MEM),
 )
 
 ENGINE_ENV = (

@@ -236,6 +236,7 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         lm_head_params_b=(split or parts).lm_head / 1e9 if split or parts else None,
         expert_params_b=(split or parts).experts / 1e9 if split or parts else None,
         vision_params_b=split.vision / 1e9 if split else None,
+        vision_dims=_vision_dims(config),
         weights=fmt.key if fmt is not None else None,
         dtype=dtype,
         vocab_size=c.get("vocab_size") if isinstance(c.get("vocab_size"), int) else None,
@@ -258,6 +259,16 @@ def arch_from_hf_config(config: Mapping[str, Any], name: str = "config.json") ->
         verified=True,
         notes=tuple(notes),
     )
+
+
+def _vision_dims(config: Mapping[str, Any]) -> tuple | None:
+    """The vision tower's dimensions vLLM's multimodal profile reads (vllm_mm.vision_dims), or None."""
+    if not isinstance(config.get("vision_config"), Mapping):
+        return None
+    from .params import _VISION_DEFAULTS
+    from .vllm_mm import vision_dims
+
+    return vision_dims(config, _VISION_DEFAULTS)
 
 
 def arch_from_config_file(path: str | Path, name: str | None = None) -> ModelArch:

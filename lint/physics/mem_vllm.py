@@ -15,6 +15,7 @@ trees, tags cited as vllm-project/vllm@vX:path).
   (opt-in in 0.18-0.19 with VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1).
 - From 0.34.0 the extensible KV cache (CUDA and ROCm, on by default) sizes the cache after warmup and
   capture: utilization 1.0 unless given, less the CUDA context and a sizing margin (vllm_extensible.py).
+- A model with a vision tower also runs its encoder on the largest dummy image in V1's profile (vllm_mm.py).
 - Non-torch memory (NCCL, cuBLAS workspaces) logs 0.13-0.25 GiB on one GPU, ~0.55 GiB at TP 2;
   V1 0.7.0-0.9.0 also counted the CUDA context (0.25-0.6 GiB) as non-torch.
 An unknown version is estimated under each release whose rules differ (releases.py); called
@@ -166,10 +167,13 @@ def batch_pick(fixed: "_Fixed", total: float, device: str, version: Optional[str
 def v1_peak(arch: ModelArch, tp: int, fixed: "_Fixed", pick: tuple, cache: Optional[dict]) -> Term:
     """The V1 profile peak of batch `pick`, kept in the role's cache by batch and sampler rule: releases
     with the same rule profile alike."""
-    shared_peak = ("vllm peak", pick, fixed.every, fixed.entry)
+    shared_peak = ("vllm peak", pick, fixed.every, fixed.entry, fixed.mm is not None and fixed.mm.version)
     peak = cache.get(shared_peak) if cache is not None else None
     if peak is None:
         peak = profile_peak(arch, pick[0], pick[1], tp, fixed.every, fixed.entry)
+        if fixed.mm is not None:  # a vision tower: the encoder's profile run too (vllm_mm.py)
+            text = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+            peak = fixed.mm.peak(peak, pick[0], pick[1], tp, arch.dtype_bytes, text)
         if cache is not None:
             cache[shared_peak] = peak
     return peak
@@ -180,7 +184,7 @@ class _Fixed:
     utilization, V0 or V1 (and V0's peak), the batch settings given, the sampler, the non-torch and
     CUDA-graph terms (the V1 peaks, one per batch a role's devices pick, are kept in terms()'s cache)."""
     __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail", "extensible",
-                 "util_on", "util_off")
+                 "util_on", "util_off", "mm")
 
     def __init__(self, arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
                  context: Optional[int]) -> None:
@@ -209,6 +213,10 @@ class _Fixed:
             self.v0_tokens = self.mnbt if self.mnbt is not None else v0_tokens(settings, context, version)
             self.v0_peak = v0_peak(arch, self.v0_tokens, tp, version)
         self.every, self.entry = _sampler(version)
+        self.mm = None  # V1's multimodal profile (vllm_mm.py), read only for a model with a vision tower
+        if not v0 and getattr(arch, "vision_dims", None):
+            from .vllm_mm import profile
+            self.mm = profile(arch, settings, version, context)
         self.tail = _tail(v, v0, tp, pp, settings, self.extensible == "on")
 
 

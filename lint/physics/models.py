@@ -69,6 +69,9 @@ class ModelArch:
     lm_head_params_b: float | None = None  # 0 when tied to the embeddings
     expert_params_b: float | None = None   # routed MoE experts
     vision_params_b: float | None = None   # vision tower and projector
+    # The tower's (type, hidden, intermediate, patch, spatial merge, temporal patch, image size, tokens per image),
+    # 0 where config.json does not say (vllm_mm.vision_dims): vLLM's profile runs the encoder; None: not known
+    vision_dims: tuple | None = None
     weights: str | None = None             # the checkpoint's weight format (physics.weights.FORMATS key)
     weight_bytes: float | None = None      # a flat bytes/param override (user facts); None: from `weights`
     checkpoint_bytes: float | None = None  # the checkpoint's exact size (safetensors metadata), when known
@@ -179,7 +182,8 @@ def with_overrides(arch: ModelArch, overrides: Mapping[str, Any] | None) -> Mode
         changes["notes"] = tuple(changes["notes"])
     if "architectures" in changes:
         changes["architectures"] = _names(changes["architectures"])
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios",
+                "vision_dims"):
         if isinstance(changes.get(key), list):
             changes[key] = tuple(changes[key])
     new = replace(arch, **changes)
@@ -210,7 +214,8 @@ def arch_from_mapping(d: Mapping[str, Any]) -> ModelArch:
     kinds = d.get("layer_kinds")
     kinds = tuple(kinds) if kinds else expand_pattern(d.get("layer_pattern") or [FULL], n)
     kw = {k: v for k, v in d.items() if k in _FIELDS and k not in ("layer_kinds", "notes", "architectures")}
-    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios"):
+    for key in ("linear_state", "msa_index_layers", "msa_index_value_layers", "tp_whole_params", "compress_ratios",
+                "vision_dims"):
         if kw.get(key) is not None:
             kw[key] = tuple(kw[key])
     kw["layer_kinds"] = kinds

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_need_search import MODELS
 
-from ctxlint.physics import capacity, need_estimates, needs, vllm_extensible
+from ctxlint.physics import capacity, need_estimates, needs, vllm_extensible, vllm_mm
 from ctxlint.physics.accelerators import accelerator_from_mapping, lookup_accelerator
 from ctxlint.physics.activation import profile_peak
 from ctxlint.physics.capacity import CapacityInput
@@ -46,7 +46,12 @@ def _terms_before(arch: ModelArch, total: float, device: str, tp: int, pp: int, 
         pick = [(int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else c[0],
                  int(seqs) if isinstance(seqs, int) and seqs > 0 else c[1]) for c in candidates]
         every, entry = _sampler(version)
-        out.append(profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry))
+        peak = profile_peak(arch, pick[0][0], pick[0][1], tp, every, entry)
+        mm = vllm_mm.profile(arch, settings, version, context)  # a vision tower's encoder run (vllm_mm.py)
+        if mm is not None:
+            text = arch.hidden_size or arch.num_attention_heads * arch.head_dim
+            peak = mm.peak(peak, pick[0][0], pick[0][1], tp, arch.dtype_bytes, text)
+        out.append(peak)
         rule = "" if lean else f"vLLM {version or '(version unknown: most conservative V1 rules)'} V1: profile " \
                                f"of {pick[0][0]} tokens x {pick[0][1]} sequences"
     # data-parallel ranks talk too (expert all-to-all, DP sync): the several-GPU buffers apply

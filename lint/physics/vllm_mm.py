@@ -1,0 +1,201 @@
+"""vLLM V1's multimodal profile: the vision encoder's peak, which the KV budget also loses.
+
+Before the language model's dummy batch, V1's `profile_run` runs the vision encoder on a dummy batch of the
+largest item the processor makes (vllm-0.9.0.1 wheel: vllm/v1/worker/gpu_model_runner.py:1827-1905;
+vllm-0.11.0 wheel: gpu_model_runner.py:3325-3400 with vllm/v1/worker/utils.py MultiModalBudget; vllm-0.19.0
+wheel: gpu_model_runner.py:5722-5780 with vllm/multimodal/encoder_budget.py). The torch peak it leaves is counted
+like the language model's, so the activation term is the larger of the two runs:
+
+    encoder budget = max(max_num_batched_tokens, T)         (compute_encoder_budget: the item always fits)
+    items          = budget / T (0.9: rounded up; 0.10.1+: down, at least 1), at most max_num_seqs x limit
+    peak           = max(encoder run, language-model run + the encoder outputs it keeps cached)
+
+T is the largest item's token count, the one modality profiled. Modelled where read in the model's vLLM code:
+- Qwen2-VL / Qwen2.5-VL (qwen2_vl.py get_image_size_with_most_features: the image processor's max_pixels,
+  12,845,056 by default, i.e. 16,384 tokens of (14 x 2)^2 pixels; `mm_processor_kwargs.max_pixels` overrides it),
+  each token 2 x 2 patches (spatial_merge_size) of 3 x 2 x 14^2 pixel values (temporal_patch_size 2); its video
+  item is the same size under the default limits, larger with a lowered video limit and a long context (not
+  modelled then);
+- Gemma 3 (gemma3_mm.py get_num_image_tokens: (crops + 1) x 256, no crops without pan-and-scan), each image
+  (image_size / patch_size)^2 patches (896 / 14: 4,096).
+The encoder's peak per patch is taken as its MLP moment, like the language model's (activation.py): the
+residual and normed input, 2 x hidden, and the MLP's gate/up and activation, 3 x intermediate / TP (the
+tower's MLP is column/row parallel; `--mm-encoder-tp-mode data`, 0.11+, or 0.10's
+`--enable-multimodal-encoder-data-parallel` keeps whole weights on each rank and gives one item to one rank),
+plus the item's pixel values. Another tower (Qwen3-VL, Gemma 4, Pixtral...) is not modelled: its point stays the
+language model's run and the band's top assumes a Qwen2-VL-sized item (16,384 tokens of 4 patches) through the
+tower's own width, stated as such.
+Skipped: no modality left (`--limit-mm-per-prompt` 0 for each, `--language-model-only`: vllm-0.19.0 wheel:
+vllm/config/multimodal.py:76-78, 264-265) or `--skip-mm-profiling` (vllm-0.10.1.1 wheel: vllm/config/__init__.py
+MultiModalConfig; absent from 0.9.0.1, whose parser refuses it).
+0.11.0 also widens each cached output to the budget's rows when it is shorter (gpu_model_runner.py:3369-3384;
+not in 0.10.1.1 or 0.19.0): the band's top holds that for 0.11-0.18 and an unknown release.
+"""
+from __future__ import annotations
+
+import json
+from math import ceil
+from typing import Any, Mapping, Optional, Tuple
+
+from ctxlint.versions import parse_version
+
+from .activation import HIGH, LOW
+from .terms import Term
+
+QWEN_MAX_PIXELS = 12_845_056  # Qwen2VLImageProcessor's default max_pixels (16,384 tokens of 28 x 28 pixels)
+# --skip-mm-profiling read in 0.10.1.1 (not 0.9.0.1); items by floor division read in 0.10.1.1, 0.11.0 and 0.19.0
+# (0.9.0.1 rounds up, kept for the releases between, not read); the widened cache read in 0.11.0 only
+_SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in ("0.10.1", "0.10.1", "0.11.0",
+                                                                               "0.19.0"))
+_QWEN = ("qwen2_vl", "qwen2_5_vl")
+_GEMMA3 = ("gemma3",)
+
+
+def vision_dims(config: Mapping[str, Any], defaults: Mapping[str, Mapping[str, int]]) -> Optional[Tuple]:
+    """(vision type, hidden, intermediate, patch, spatial merge, temporal patch, image size, tokens per image) of a
+    config.json's vision_config, 0 where the config does not say; None without a tower or its width."""
+    v = config.get("vision_config")
+    if not isinstance(v, Mapping):
+        return None
+    # the model's type names the family (a SigLIP tower's own type is shared by several); the tower's, without it
+    kind = str(config.get("model_type") or v.get("model_type") or "")
+    v = {**defaults.get(kind, {}), **{k: x for k, x in v.items() if x is not None}}
+
+    def pick(*keys: str) -> int:
+        for k in keys:
+            x = v.get(k)
+            if isinstance(x, int) and not isinstance(x, bool) and x > 0:
+                return x
+        return 0
+    hidden = pick("hidden_size", "embed_dim", "width")
+    if not hidden:
+        return None
+    inter = pick("intermediate_size", "mlp_dim")
+    ratio = v.get("mlp_ratio")
+    if not inter and isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio > 0:
+        inter = int(ratio * hidden)
+    per_image = config.get("mm_tokens_per_image")
+    per_image = per_image if isinstance(per_image, int) and not isinstance(per_image, bool) and per_image > 0 else 0
+    return (kind, hidden, inter or 4 * hidden, pick("patch_size", "spatial_patch_size"), pick("spatial_merge_size"),
+            pick("temporal_patch_size"), pick("image_size"), per_image)
+
+
+def _on(settings: Mapping[str, Any], key: str) -> bool:
+    value = settings.get(key)
+    return value is True or str(value).strip().lower() in ("true", "1", "yes")
+
+
+def _limits(raw: Any) -> Optional[dict]:
+    """`--limit-mm-per-prompt` as {modality: count or options}: JSON, or the `image=1,video=0` form of < 0.10."""
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except ValueError:
+            pairs = [p.split("=", 1) for p in raw.split(",") if "=" in p]
+            raw = {k.strip(): v.strip() for k, v in pairs}
+    return dict(raw) if isinstance(raw, Mapping) else None
+
+
+def _count(value: Any) -> Optional[int]:
+    if isinstance(value, Mapping):  # 0.19's options form {"count": 1, "width": ...}
+        value = value.get("count", 999)
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        return None
+
+
+class Profile:
+    """What the multimodal profile reads from the model, settings and release (device-free): the item's tokens
+    and patches (None: the tower is not modelled), the items' cap per request, the TP mode."""
+    __slots__ = ("dims", "item_tokens", "item_patches", "pixels", "limit", "whole", "version", "context", "how")
+
+    def __init__(self, dims: Tuple, settings: Mapping[str, Any], version: Optional[str], context: Optional[int]):
+        self.dims, self.version, self.context = dims, version, context
+        kind, hidden, inter, patch, merge, temporal, image, per_image = dims
+        limits = _limits(settings.get("limit_mm_per_prompt")) or {}
+        counts = {k: _count(x) for k, x in limits.items()}
+        image_limit = counts.get("image", 999)
+        self.limit = image_limit if image_limit is not None else 999
+        sized = isinstance(limits.get("image"), Mapping) and any(k in limits["image"] for k in ("width", "height"))
+        self.item_tokens = self.item_patches = None
+        self.pixels, self.how = 0, ""
+        kwargs = _limits(settings.get("mm_processor_kwargs")) or {}  # a JSON object, or its text
+        # Qwen2-VL's video item under the default limits is one frame pair at the largest size, the image's tokens
+        # (qwen2_vl.py get_num_frames_with_most_features: max_model_len less 999 images' tokens); a video limit set
+        # lower frees frames up to max_model_len, a larger item than the image: not modelled
+        long_video = kind in _QWEN and (counts.get("video") or 999) < 999 and (context or 0) > 2 * 16_384
+        if image_limit and not sized and not long_video:  # images profiled at the processor's largest size
+            if kind in _QWEN:
+                p, m, t = patch or 14, merge or 2, temporal or 2
+                most = kwargs.get("max_pixels")
+                most = most if isinstance(most, int) and not isinstance(most, bool) and most > 0 else QWEN_MAX_PIXELS
+                self.item_tokens = max(1, most // (p * m) ** 2)
+                self.item_patches, self.pixels = self.item_tokens * m * m, 3 * t * p * p
+                self.how = f"an image of {self.item_tokens} tokens x {m * m} patches (max_pixels {most:,})"
+            elif kind in _GEMMA3 and not _on(kwargs, "do_pan_and_scan"):
+                p, side = patch or 14, image or 896
+                self.item_tokens, self.item_patches = per_image or 256, (side // p) ** 2
+                self.pixels = 3 * p * p
+                self.how = f"an image of {self.item_tokens} tokens, {self.item_patches} patches"
+        mode = str(settings.get("mm_encoder_tp_mode", "")).strip().lower()
+        self.whole = mode == "data" or _on(settings, "enable_multimodal_encoder_data_parallel")
+
+    def _items(self, budget: int, tokens: int, seqs: int) -> int:
+        v = parse_version(self.version) if self.version else None
+        if v is not None and v >= _FLOOR_FROM:
+            per_prompt = max(1, min(self.limit, (self.context or tokens) // tokens))
+            return max(1, min(budget // tokens, seqs * per_prompt))
+        return max(1, min(ceil(budget / tokens), seqs * max(1, self.limit)))
+
+    def _run(self, items: int, patches: int, pixels: int, tp: int, dt: int) -> float:
+        _, hidden, inter, *_ = self.dims
+        split = 1 if self.whole else max(1, tp)
+        return items * patches * (2 * hidden * dt + 3 * inter * dt / split + pixels * dt)
+
+    def peak(self, lm: Term, mnbt: int, seqs: int, tp: int, dt: int, text_hidden: int) -> Term:
+        """The activation term with the encoder's run: the larger of it and the language model's plus the cache."""
+        if self.item_tokens is None:  # not modelled: the band's top assumes a Qwen2-VL-sized item
+            tokens, patches = max(mnbt, 16_384), max(mnbt, 16_384) * 4
+            top = self._run(1, patches, 0, tp, dt) * HIGH
+            if top <= lm.high:
+                return lm
+            return Term(lm.label, lm.point, lm.low, top, f"{lm.how}; the vision encoder's profile run not modelled "
+                        f"for this tower: band top {top / 2 ** 30:.2f} GiB as if an item of {tokens} tokens x 4 "
+                        f"patches went through its {self.dims[1]}-wide layers")
+        t = self.item_tokens
+        budget = max(mnbt, t)
+        items = self._items(budget, t, seqs)
+        run = self._run(items, self.item_patches, self.pixels, tp, dt)
+        cache = items * t * text_hidden * dt
+        v = parse_version(self.version) if self.version else None
+        wide = v is None or _WIDE_FROM <= v < _WIDE_UNTIL
+        cache_top = items * max(t, budget) * text_hidden * dt if wide else cache
+        point = max(lm.point + cache, run)
+        low = max(lm.low + cache, run * LOW)
+        high = max(lm.high + cache_top, run * HIGH)
+        how = (f"{lm.how}; vision encoder profile: {items} x {self.how} = {items * self.item_patches} patches "
+               f"({run / 2 ** 30:.2f} GiB), its {items * t} output tokens cached ({cache / 2 ** 30:.2f} GiB)")
+        return Term(lm.label, point, min(low, point), max(high, point), how)
+
+
+def profile(arch: Any, settings: Mapping[str, Any], version: Optional[str],
+            context: Optional[int]) -> Optional[Profile]:
+    """The multimodal profile vLLM V1 runs for this model, or None: no vision tower known, or none profiled."""
+    dims = getattr(arch, "vision_dims", None)
+    if not _well_formed(dims) or not getattr(arch, "vision_params_b", None) or _on(settings, "language_model_only"):
+        return None
+    v = parse_version(version) if version else None
+    if _on(settings, "skip_mm_profiling") and (v is None or v >= _SKIP_SINCE):
+        return None
+    counts = {k: _count(x) for k, x in (_limits(settings.get("limit_mm_per_prompt")) or {}).items()}
+    takes_video = dims[0] in _QWEN  # Qwen2-VL's family also takes video: images at 0 leave video profiled
+    if counts.get("image", 999) == 0 and (not takes_video or counts.get("video", 999) == 0):
+        return None
+    return Profile(tuple(dims), settings, version, context)
+
+
+def _well_formed(dims: Any) -> bool:
+    """A vision_dims as vision_dims() writes it (an override may give anything)."""
+    return isinstance(dims, (tuple, list)) and len(dims) == 8 and isinstance(dims[0], str) and dims[1] and all(
+        isinstance(x, int) and not isinstance(x, bool) and x >= 0 for x in dims[1:])

@@ -1,0 +1,145 @@
+"""vLLM V1's multimodal profile run: the vision encoder's peak in the activation term (physics/vllm_mm.py)."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.physics.capacity import CapacityInput, compute
+from ctxlint.physics.hf_config import arch_from_hf_config
+from ctxlint.physics.models import lookup_model
+
+GIB = 1 << 30
+
+
+def _peak(model: str, version: str | None = "0.9.0.1", tp: int = 1, accelerator: str = "L4", **settings):
+    r = compute(CapacityInput(arch=lookup_model(model), engine="vllm", accelerator=accelerator, accelerator_count=tp,
+                              tp=tp, engine_version=version, settings=settings, context_length=2048))
+    return next(t for t in r.terms if t["label"] == "activation peak"), r
+
+
+def _lm_only(model: str, version: str | None = "0.9.0.1", tp: int = 1, accelerator: str = "L4"):
+    """The language model's run alone: the same model without its tower's dimensions."""
+    from dataclasses import replace
+
+    arch = replace(lookup_model(model), vision_dims=None)
+    r = compute(CapacityInput(arch=arch, engine="vllm", accelerator=accelerator, accelerator_count=tp, tp=tp,
+                              engine_version=version, settings={}, context_length=2048))
+    return next(t for t in r.terms if t["label"] == "activation peak")
+
+
+QWEN = "Qwen/Qwen2.5-VL-7B-Instruct"
+# one 16,384-token image (max_pixels 12,845,056 / 28^2) of 65,536 patches through the 1280-wide, 3420-MLP tower:
+# residual and norm 2 x 1280, gate/up and activation 3 x 3420, pixel values 3 x 2 x 14^2, all in bf16
+QWEN_RUN = 65_536 * 2 * (2 * 1280 + 3 * 3420 + 3 * 2 * 14 * 14)
+
+
+def test_the_qwen25_vl_profile_runs_its_encoder_on_one_16384_token_image():
+    peak, _ = _peak(QWEN, max_num_batched_tokens=2048)
+    assert peak["point"] == pytest.approx(QWEN_RUN)  # 1.71 GiB, above the language model's 0.61 + 0.11 cached
+    assert "1 x an image of 16384 tokens x 4 patches" in peak["how"] and "65536 patches" in peak["how"]
+    assert peak["low"] <= peak["point"] <= peak["high"]
+
+
+def test_the_l4_estimate_is_no_longer_66_percent_above_the_logged_pool():
+    # tsailiming/openshift-ai-bootstrap's vLLM 0.9.0.1 log: 1.81 GiB of KV; +66% before (3.00 GiB)
+    _, r = _peak(QWEN, max_model_len=2048)
+    assert r.kv_budget_bytes_per_gpu / GIB == pytest.approx(1.90, abs=0.01)
+    assert r.kv_budget_low / GIB < 1.81
+
+
+def test_the_tower_splits_over_tp_unless_its_data_parallel_mode_keeps_whole_weights():
+    weights, _ = _peak(QWEN, version="0.11.0", tp=2)
+    data, _ = _peak(QWEN, version="0.11.0", tp=2, mm_encoder_tp_mode="data")
+    old, _ = _peak(QWEN, version="0.10.1.1", tp=2, enable_multimodal_encoder_data_parallel=True)
+    assert weights["point"] == pytest.approx(65_536 * 2 * (2 * 1280 + 3 * 3420 / 2 + 1176))
+    assert data["point"] == pytest.approx(QWEN_RUN) == old["point"]
+
+
+@pytest.mark.parametrize("settings", [{"language_model_only": True}, {"limit_mm_per_prompt": {"image": 0, "video": 0}},
+                                      {"limit_mm_per_prompt": "image=0,video=0"}])
+def test_no_modality_left_no_encoder_run(settings):
+    peak, _ = _peak(QWEN, version="0.19.0", **settings)
+    assert peak["point"] == _lm_only(QWEN, version="0.19.0")["point"]
+    assert "vision encoder" not in peak["how"]
+
+
+def test_skip_mm_profiling_skips_it_from_0_10_1_and_0_9_has_no_such_flag():
+    assert "vision encoder" not in _peak(QWEN, version="0.11.0", skip_mm_profiling=True)[0]["how"]
+    assert _peak(QWEN, version="0.9.0.1", skip_mm_profiling=True)[0]["point"] == pytest.approx(QWEN_RUN)
+
+
+def test_images_off_leave_video_which_is_not_modelled_so_only_the_band_widens():
+    peak, _ = _peak(QWEN, version="0.11.0", limit_mm_per_prompt={"image": 0})
+    lm = _lm_only(QWEN, version="0.11.0")
+    assert peak["point"] == lm["point"] and peak["high"] > lm["high"]
+    assert "not modelled for this tower" in peak["how"]
+
+
+def test_a_smaller_max_pixels_profiles_a_smaller_image():
+    # 1,280-token images: 0.9.0.1 rounds 2,048 / 1,280 up to two of them, 10,240 patches, below the language model's
+    small, _ = _peak(QWEN, mm_processor_kwargs={"max_pixels": 1280 * 28 * 28}, max_num_batched_tokens=2048)
+    assert "2 x an image of 1280 tokens x 4 patches (max_pixels 1,003,520) = 10240 patches" in small["how"]
+    assert small["point"] < QWEN_RUN / 2
+
+
+def test_gemma3_profiles_as_many_256_token_images_as_the_budget_holds():
+    # 8,192 tokens / 256 = 32 images of (896 / 14)^2 = 4,096 patches each (gemma3_mm.py, no pan-and-scan)
+    peak, _ = _peak("google/gemma-3-27b-it", version="0.19.0", accelerator="H100", max_num_batched_tokens=8192)
+    assert "32 x an image of 256 tokens, 4096 patches = 131072 patches" in peak["how"]
+    assert peak["point"] == pytest.approx(131_072 * 2 * (2 * 1152 + 3 * 4304 + 3 * 14 * 14))
+    # 0.11.0 widens each cached output to the budget's rows (64 x 16,384 x 5,376 in bf16, 10.5 GiB, at a budget of
+    # 16,384): the band's top holds it, 0.19.0's does not
+    late, _ = _peak("google/gemma-3-27b-it", version="0.19.0", accelerator="H100", max_num_batched_tokens=16384)
+    wide, _ = _peak("google/gemma-3-27b-it", version="0.11.0", accelerator="H100", max_num_batched_tokens=16384)
+    assert wide["high"] > 64 * 16384 * 5376 * 2 > late["high"]
+
+
+def test_a_tower_not_modelled_keeps_the_point_and_widens_the_band():
+    # Gemma 4's items (max_soft_tokens x pooling_kernel_size^2 patches, video, audio) are not modelled
+    # (on an A100 the profile batch is 2,048 tokens x 256: a 65,536-patch item's run tops the language model's)
+    peak, _ = _peak("google/gemma-4-31B-it", version="0.19.0", accelerator="A100-SXM4-80GB")
+    lm = _lm_only("google/gemma-4-31B-it", version="0.19.0", accelerator="A100-SXM4-80GB")
+    assert peak["point"] == lm["point"] and peak["high"] > lm["high"]
+
+
+def test_a_text_model_is_untouched():
+    peak, _ = _peak("Qwen/Qwen2.5-7B-Instruct")
+    assert "vision" not in peak["how"]
+
+
+def test_the_tower_dimensions_are_read_from_config_json():
+    cfg = {"model_type": "qwen2_5_vl", "architectures": ["Qwen2_5_VLForConditionalGeneration"], "hidden_size": 3584,
+           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
+           "vocab_size": 152064, "vision_config": {"depth": 32, "hidden_size": 1280, "intermediate_size": 3420,
+                                                   "num_heads": 16, "out_hidden_size": 3584, "patch_size": 14,
+                                                   "spatial_merge_size": 2, "temporal_patch_size": 2}}
+    assert arch_from_hf_config(cfg).vision_dims == ("qwen2_5_vl", 1280, 3420, 14, 2, 2, 0, 0)
+    assert arch_from_hf_config({k: v for k, v in cfg.items() if k != "vision_config"}).vision_dims is None
+    bad = {**cfg, "vision_config": {"hidden_size": "wide", "patch_size": True}}
+    assert arch_from_hf_config(bad).vision_dims is None  # no width: no tower dimensions, no crash
+
+
+@pytest.mark.parametrize("limits", ["{not json", "image=x", 7, ["image"], {"image": None}, {"image": {"count": "x"}}])
+def test_odd_limit_values_do_not_crash(limits):
+    peak, _ = _peak(QWEN, version="0.19.0", limit_mm_per_prompt=limits)
+    assert peak["point"] > 0
+
+
+def test_processor_kwargs_as_json_text_and_odd_tower_overrides_do_not_crash():
+    small, _ = _peak(QWEN, mm_processor_kwargs='{"max_pixels": 1003520}', max_num_batched_tokens=2048)
+    assert "an image of 1280 tokens" in small["how"]
+    _peak("google/gemma-3-27b-it", version="0.19.0", accelerator="H100", mm_processor_kwargs="not json")
+    from dataclasses import replace
+
+    for dims in (("qwen2_5_vl", 1280), ("qwen2_5_vl", "wide", 3420, 14, 2, 2, 0, 0), 5):
+        arch = replace(lookup_model(QWEN), vision_dims=dims)
+        compute(CapacityInput(arch=arch, engine="vllm", accelerator="L4", accelerator_count=1, tp=1,
+                              engine_version="0.9.0.1", settings={}, context_length=2048))
+
+
+def test_a_lowered_video_limit_and_a_long_context_leave_the_qwen_item_unmodelled():
+    # the video item may then hold up to max_model_len tokens: the point is the language model's, the band wider
+    r = compute(CapacityInput(arch=lookup_model(QWEN), engine="vllm", accelerator="A100-SXM4-80GB",
+                              accelerator_count=1, tp=1, engine_version="0.11.0", context_length=65536,
+                              settings={"limit_mm_per_prompt": {"image": 1, "video": 1}}))
+    peak = next(t for t in r.terms if t["label"] == "activation peak")
+    assert "not modelled for this tower" in peak["how"]
