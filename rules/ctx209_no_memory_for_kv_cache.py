@@ -2,8 +2,9 @@
 
 Why:
     The weights fit, but what the engine keeps for itself (its memory fraction,
-    the activation peak of its profile run, CUDA graphs, NCCL buffers) leaves
-    nothing for the KV cache. The engine refuses to start: vLLM with "No
+    the activation peak of its profile run, which in vLLM also runs a
+    vision-language model's encoder on its largest image, CUDA graphs, NCCL
+    buffers) leaves nothing for the KV cache. The engine refuses to start: vLLM with "No
     available memory for the cache blocks", SGLang with "Not enough memory",
     TensorRT-LLM and TGI with an out-of-memory error during warmup. The message
     shows the estimate's arithmetic; if the engine does start on this hardware,
