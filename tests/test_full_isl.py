@@ -55,9 +55,9 @@ def test_the_derived_pool_of_0_19_holds_what_its_admission_check_admits():
     # 1 full-attention group and 5 sliding-window groups of 10 layers: every group reserves the whole request
     isl, before, after = _estimate("0.19.0"), _estimate("0.18.0"), _estimate("0.19.0", {
         "scheduler_reserve_full_isl": False})
-    assert isl.pool_tokens == before.pool_tokens == after.pool_tokens == 998_768
-    assert (isl.max_context_at_concurrency_1, isl.fits) == (90_784, False)
-    assert (before.max_context_at_concurrency_1, after.max_context_at_concurrency_1) == (967_872, 967_872)
+    assert isl.pool_tokens == before.pool_tokens == after.pool_tokens == 994_768
+    assert (isl.max_context_at_concurrency_1, isl.fits) == (90_432, False)
+    assert (before.max_context_at_concurrency_1, after.max_context_at_concurrency_1) == (963_872, 963_872)
     assert isl.admission_starts is not None and isl.admission_starts >= 262_144  # vLLM starts
     assert before.admission_starts is None and after.admission_starts is None
     # the hybrid manager off: the window layers store the whole context, no admission rule of their own
@@ -67,11 +67,11 @@ def test_the_derived_pool_of_0_19_holds_what_its_admission_check_admits():
 
 def test_0_19_is_an_error_that_says_vllm_starts_and_the_request_hangs(tmp_path):
     out = _check(tmp_path)
-    assert "CTX201 [error] 262,144 > 93,072: the unified engine context length 262,144" in out
-    assert "907,840 for the sliding-window layers, which vLLM 0.19's admission check reserves for the whole " \
+    assert "CTX201 [error] 262,144 > 92,704: the unified engine context length 262,144" in out
+    assert "904,320 for the sliding-window layers, which vLLM 0.19's admission check reserves for the whole " \
            "request" in out
-    assert HANGS.format(held="93,072") in out and "refuses to start" not in out
-    assert "Set --max-model-len 90,784 (or less)" in out
+    assert HANGS.format(held="92,704") in out and "refuses to start" not in out
+    assert "Set --max-model-len 90,432 (or less)" in out
     # the admission check turned off: what 0.18 and 0.20 admit, no finding
     assert _check(tmp_path, args=', "--no-scheduler-reserve-full-isl"') == ""
     assert _check(tmp_path, tag="v0.20.1") == ""
@@ -79,18 +79,18 @@ def test_0_19_is_an_error_that_says_vllm_starts_and_the_request_hangs(tmp_path):
 
 def test_an_unknown_release_reads_0_19_as_one_of_its_releases(tmp_path):
     folded = _estimate(None)
-    assert folded.max_context_at_concurrency_1 == 90_784 < 262_144 <= folded.max_context_high
+    assert folded.max_context_at_concurrency_1 == 90_432 < 262_144 <= folded.max_context_high
     assert folded.admission_starts is None  # not every release it may be hangs the request
     out = _check(tmp_path, tag="latest")
-    # 0.34.0 (the extensible KV cache) in the fold raises the top from 1,026,608 (in its 64-token blocks)
-    assert "CTX210 [warning] 262,144 is inside the estimated band 84,320-1,129,280" in out
+    # 0.34.0 (the extensible KV cache) in the fold raises the top from 1,022,624 (in its 64-token blocks)
+    assert "CTX210 [warning] 262,144 is inside the estimated band 83,952-1,125,312" in out
     assert "CTX201" not in out
 
 
 def test_an_advertised_window_says_the_request_hangs(tmp_path):
     out = _check(tmp_path, annotations='\n  annotations:\n    ctxlint.io/context-window: "200000"')
-    assert "CTX101 [error] 200,000 > 93,072: the longest request (the advertised window 200,000) exceeds" in out
-    assert f"by 106,928 tokens; {HANGS.format(held='93,072')}. Raise the unified pool to at least 2,200,104" in out
+    assert "CTX101 [error] 200,000 > 92,704: the longest request (the advertised window 200,000) exceeds" in out
+    assert f"by 107,296 tokens; {HANGS.format(held='92,704')}. Raise the unified pool to at least 2,200,242" in out
 
 
 def test_a_logged_pool_of_0_19_says_the_request_hangs(tmp_path):
@@ -102,8 +102,8 @@ def test_a_logged_pool_of_0_19_says_the_request_hangs(tmp_path):
 
 
 def test_the_point_and_its_reserve_add_up(tmp_path):
-    # 998,768 - 16 - 30,880 = 967,872: the point's own figures; the band's top said apart
+    # 994,768 - 16 - 30,880 = 963,872: the point's own figures; the band's top said apart
     out = _check(tmp_path, tag="v0.20.1", annotations='\n  annotations:\n    ctxlint.io/context-window: "2000000"')
-    assert ("which holds 991,040 tokens for one request at the estimate's point (of its 1,021,936: one 16-token "
-            "block is vLLM's null block; 30,880 for the sliding-window layers) and at most 1,026,608 at the top of its "
-            "band, by 973,392 tokens") in out
+    assert ("which holds 987,040 tokens for one request at the estimate's point (of its 1,017,936: one 16-token "
+            "block is vLLM's null block; 30,880 for the sliding-window layers) and at most 1,022,624 at the top of its "
+            "band, by 977,376 tokens") in out

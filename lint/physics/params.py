@@ -282,12 +282,20 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
 
 
 def _vision_tower(config: Mapping[str, Any], text_hidden: int) -> Optional[int]:
-    """Qwen2.5-VL's tower counted tensor by tensor (params_layouts), others estimated by _vision."""
+    """Qwen2.5-VL's and Gemma 4's towers counted tensor by tensor (params_layouts), others estimated by
+    _vision."""
     v = config.get("vision_config")
     if isinstance(v, Mapping) and "qwen2_5_vl" in (str(config.get("model_type")), str(v.get("model_type"))):
         from .params_layouts import qwen25_vision
 
         return qwen25_vision(v, text_hidden)
+    if isinstance(v, Mapping) and (str(v.get("model_type")) == "gemma4_vision"
+                                   or str(config.get("model_type", "")).startswith("gemma4")):
+        from .params_layouts import gemma4_vision
+
+        counted = gemma4_vision(v, text_hidden)
+        if counted is not None:
+            return counted  # a vision_config without the tower's dimensions: the estimate below, as before
     return _vision(v)
 
 

@@ -24,6 +24,15 @@
   QKVParallelLinear holds a V slot even when K is loaded into it; `self.mlp = Gemma4MLP(...)` always, and
   `if self.enable_moe_block:` a Gemma4Router (its per-dimension `scale` and an h x experts `proj`) and a
   Gemma4MoE (FusedMoE and a `per_expert_scale`) beside it).
+- The Gemma 4 vision tower (`gemma4_vision`), which vLLM's gemma4_mm.py loads through transformers' AutoModel:
+  huggingface/transformers@c308a309e651a7e033f683353f3f75aa66d29502:
+  src/transformers/models/gemma4/modeling_gemma4.py (Gemma4VisionEncoderLayer: q/k/v/o without bias, a q and
+  k norm of head_dim, four RMSNorms, and Gemma4VisionMLP's gate_proj, up_proj and down_proj: a gated MLP, three
+  h x intermediate matrices where a ViT has two; Gemma4VisionPatchEmbedder: input_proj 3 x patch^2 -> h and a
+  position_embedding_table of 2 x position_embedding_size x h; Gemma4MultimodalEmbedder: one projection from
+  the tower's width to the decoder's; with `standardize`, a bias and a scale of h). 27 layers of 1152 wide,
+  MLP 4304 and a 10240-position table (gemma-4-26B-A4B, gemma-4-31B) are 0.573e9 parameters, the model cards'
+  ~550M encoder.
 """
 from __future__ import annotations
 
@@ -110,3 +119,19 @@ def gemma4_dense_beside_experts(c: Mapping[str, Any], h: int, inter: int, expert
     if not (c.get("enable_moe_block") or c.get("use_second_mlp_block")):
         return 0
     return 3 * h * inter + h + experts
+
+
+def gemma4_vision(v: Mapping[str, Any], text_hidden: int) -> Optional[int]:
+    """The Gemma 4 vision tower and its projection to the decoder; None without a dimension it needs."""
+    h, depth, inter, patch = (_int(v.get(k)) for k in ("hidden_size", "num_hidden_layers", "intermediate_size",
+                                                       "patch_size"))
+    if not (h and depth and inter and patch):
+        return None
+    heads = _int(v.get("num_attention_heads"))
+    hd = _int(v.get("head_dim")) or (h // heads if heads else None)
+    kv = _int(v.get("num_key_value_heads")) or heads
+    q_width, kv_width = (heads * hd, kv * hd) if heads and hd and kv else (h, h)
+    attention = 2 * h * q_width + 2 * h * kv_width + 2 * (hd or 0)
+    layer = attention + 3 * h * inter + 4 * h
+    table = 2 * (_int(v.get("position_embedding_size")) or 0) * h
+    return depth * layer + 3 * patch * patch * h + table + h * text_hidden + (2 * h if v.get("standardize") else 0)

@@ -23,10 +23,6 @@ WIDE_BANDS = {"vllm-v0-llama3-8b-a100-40gb", "vllm-gpt-oss-120b-h100-gmu0.95-mnb
 # vllm-0.30-qwen3-4b-5060ti-gmu0.9: the same host, image and model as the gmu0.7 case (estimated 18.7% low there)
 # logged non-torch 0.95 GiB and a 0.71 GiB transient on a cold torch.compile run, against 0.25 and 0.15 on the
 # cached one; a shared WSL2 host (the report's DEV-04), no engine rule found that separates the two runs.
-# vllm-gemma-4-26b-a4b-a100-80gb: vLLM (0.19 or later) logged 48.5 GiB of weights where the parameter count
-# (dense MLPs beside the experts and the wider full-attention layers counted, params_layouts) gives 47.8; with the
-# logged weights the estimate is 2% high. The 0.7 GiB may be the vision tower (counted by a ViT estimate) or
-# buffers the loader allocates (RoPE tables of 262,144 positions); not read in vLLM's code.
 # trtllm-0.19-llama3.1-8b-fp8-rtx5090-engine: the engine held 14.0 GiB before the KV cache (31.84 - 17.83), the
 # point 12.1: the C++ runtime's I/O and decoder buffers for max_batch_size 2048 are allocated first
 # (docs/source/reference/memory.md) and sit in the band (trt_warmup.RUNTIME_BYTES), not the point; their size per
@@ -38,9 +34,9 @@ WIDE_BANDS = {"vllm-v0-llama3-8b-a100-40gb", "vllm-gpt-oss-120b-h100-gmu0.95-mnb
 # non-torch term (free memory lost beyond torch's own) took 1.2-2.8 GiB where discrete GPUs take 0.1-0.3, growing
 # with the checkpoint read (14.19 GiB for the 7B); page cache counted as used is the likely cause, not confirmed
 # in vLLM's code; the same launch varies by 2% between runs on that box.
-KNOWN_MISSES = {"vllm-0.30-qwen3-4b-5060ti-gmu0.9", "vllm-gemma-4-26b-a4b-a100-80gb",
-                "trtllm-0.19-llama3.1-8b-fp8-rtx5090-engine", "vllm-0.9-qwen2.5-vl-7b-l4-2k",
-                "vllm-0.24-qwen2.5-7b-gb10-gmu0.25", "vllm-0.24-qwen2.5-0.5b-gb10-gmu0.15-default"}
+KNOWN_MISSES = {"vllm-0.30-qwen3-4b-5060ti-gmu0.9", "trtllm-0.19-llama3.1-8b-fp8-rtx5090-engine",
+                "vllm-0.9-qwen2.5-vl-7b-l4-2k", "vllm-0.24-qwen2.5-7b-gb10-gmu0.25",
+                "vllm-0.24-qwen2.5-0.5b-gb10-gmu0.15-default"}
 
 
 def test_there_are_enough_cases_across_engines():
