@@ -155,3 +155,11 @@ def test_the_pytorch_backends_0_20_log_is_not_read_as_a_compiled_engine():
     case = BY_ID["trtllm-0.20-llama3.1-8b-fp8-h100-max-tokens"].case
     assert case["settings"]["backend"] == "pytorch"
     assert not runs_engine(case["settings"], case["version"])
+
+
+def test_the_ray_serve_runs_name_the_h100_their_sources_name():
+    # anyscale/ray-serve-llm-perf-examples@04ba8ab4: replica_initialization/README.md runs on a p5.48xlarge (8 x
+    # H100), service.py asks for accelerator_type H100, and the Qwen3-235B log loads the fused-MoE config of
+    # device_name=NVIDIA_H100_80GB_HBM3; they stay budget-only for the build and the unlogged memory fraction
+    for case in ("vllm-dev-llama3-70b-tp4-anyscale", "vllm-dev-qwen3-235b-tp8-anyscale"):
+        assert BY_ID[case].case.get("gpu") == "H100-SXM-80GB" and BY_ID[case].case["from_settings"] is False
