@@ -103,6 +103,17 @@ def test_an_unknown_release_spans_releases_and_holds_the_engines_figure(outcome)
     assert "version unknown" in outcome.result.rule
 
 
+# Logs of unknown release whose band top was held to the known-release bound before the unknown-release rule
+# covered their engine (SGLang's, c44d84cc): the rule must not let them widen unseen.
+HELD_BEFORE = {"sglang-qwen3-235b-fp8-4xh100-tp4"}
+
+
+def test_an_unknown_sglang_release_keeps_the_bound_it_was_held_to():
+    for case in HELD_BEFORE:
+        o = BY_ID[case]
+        assert _spans_releases(o) and o.high <= 0.05, f"{case}: band top {o.high:+.1%}"
+
+
 def _refuses(r, which: str) -> bool:
     """vLLM refuses to start with no KV memory, or with less than one request of max_model_len."""
     budget = {"point": r.kv_budget_bytes_per_gpu, "high": r.kv_budget_high}[which]
