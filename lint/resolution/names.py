@@ -86,7 +86,11 @@ def strip_quant(bare: str, gguf: bool) -> Tuple[str, Optional[WeightFormat]]:
                 continue
             match = _GGUF_TAG.search(bare)
             if match and match.start(1) > 0:
-                found = gguf_format(match.group(1)) or found
+                # the last type tag is the file's; one before it only refines a repository's bare `-GGUF`. A float
+                # type under a quantization (mradermacher's `Ministral-3-8B-Instruct-2512-BF16.Q4_K_M.gguf`,
+                # `<repo>.<quant>`) is the source release's dtype, not the file's
+                if found is None or found.key == "gguf":
+                    found = gguf_format(match.group(1)) or found
                 bare, changed = bare[:match.start(1)].rstrip("-."), True
                 if bare.endswith(".i1"):
                     # mradermacher's imatrix ("weighted") quantizations, `<name>.i1-Q5_K_M.gguf`: `i1` marks how the

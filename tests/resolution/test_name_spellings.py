@@ -114,3 +114,17 @@ def test_a_llama_server_script_checks_the_resolved_models_positions() -> None:
     script = "#!/bin/bash\nllama-server -m /models/codellama-7b-instruct.Q4_K_M.gguf -c 32768 -ngl 99 --port 8080\n"
     (found,) = [f for f in lint_text(script, "start.sh").findings if f.rule == "CTX109"]
     assert found.message.startswith("32,768 > 16,384") and (found.line, found.column) == (2, 62)
+
+
+@pytest.mark.parametrize("written, arch", [
+    # mradermacher names a GGUF file for its source repository, `<repo>.<quant>.gguf`: a -BF16 release's keeps the
+    # tag (`Ministral-3-8B-Instruct-2512-BF16.Q4_K_M.gguf`, `MiniCPM-1B-sft-bf16.Q4_K_M.gguf`); the file is Q4_K_M
+    ("/models/MiniCPM-2B-sft-bf16.Q4_K_M.gguf", "openbmb/MiniCPM-2B-sft-bf16"),
+    ("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16.Q4_K_M.gguf", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"),
+    ("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16-Q4_K_M.gguf", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"),
+    ("/models/Qwen3-8B-BF16-Q4_K_M.gguf", "Qwen/Qwen3-8B"),
+])
+def test_a_gguf_files_type_is_its_last_tag_not_the_source_releases_dtype(written, arch) -> None:
+    assert parse_ref(written).weights.key == "gguf-q4-k-m"
+    found = resolve(written)
+    assert (found.arch.name, found.weights.key) == (arch, "gguf-q4-k-m"), found.how
