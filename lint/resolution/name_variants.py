@@ -40,7 +40,8 @@ def bf16_release(ref: ModelRef, names) -> Optional[Resolution]:
     release. A float tag (`-FP32` beside openbmb's `-bf16`) is the release's network at that width."""
     if ref.weights is None:
         return None
-    what = f"a {ref.weights.label} copy" if ref.weights.key in ("bf16", "fp32") else "the quantization"
+    # a float width (`-FP32`, a GGUF `F16`/`BF16`/`F32` file) is a copy of the release, not its quantization
+    what = f"a {ref.weights.label} copy" if ref.weights.exact and ref.weights.bits >= 16 else "the quantization"
     for name in dict.fromkeys(n for n in names if n and n.endswith(ref.base)):
         hit = catalog.find(name + "-bf16")
         if hit is not None and not hit.derived_from:

@@ -128,3 +128,13 @@ def test_a_gguf_files_type_is_its_last_tag_not_the_source_releases_dtype(written
     assert parse_ref(written).weights.key == "gguf-q4-k-m"
     found = resolve(written)
     assert (found.arch.name, found.weights.key) == (arch, "gguf-q4-k-m"), found.how
+
+
+@pytest.mark.parametrize("written, said", [
+    ("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-F16.gguf", "as a GGUF F16 copy of that BF16 release"),
+    ("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-F32.gguf", "as a GGUF F32 copy of that BF16 release"),
+    ("/models/NVIDIA-Nemotron-3-Nano-30B-A3B-Q8_0.gguf", "as the quantization of that BF16 release"),
+])
+def test_a_float_gguf_of_a_bf16_release_is_said_as_a_copy_not_a_quantization(written, said) -> None:
+    found = resolve(written)
+    assert found.arch.name == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" and said in found.how, found.how
