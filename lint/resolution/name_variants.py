@@ -14,13 +14,17 @@ from ctxlint.resolution.resolve import Resolution, _by_name, _hit_resolution
 from ..records import replace
 
 
-def abliterated(ref: ModelRef, found: Resolution) -> Resolution:
+def abliterated(ref: ModelRef, found: Resolution, dtype=None) -> Resolution:
     """An abliteration's weights: the network is its base's, the file's format need not be. The projection is
     done in 16 bits and saved so (huihui-ai's gpt-oss abliterations are `Huihui-gpt-oss-20b-BF16-abliterated`,
     their MXFP4 a later re-quantization; huihui-ai converted DeepSeek-V3's FP8 to `DeepSeek-V3-bf16` first), so
     where the base's checkpoint is quantized and the name states no format, the weights span 16 bits (the point)
     and the base's format."""
     own = found.weights or getattr(found.arch, "weight_format", None)
+    if dtype is not None:  # the float width written before the tag (`-BF16-abliterated`): the file's, unless a
+        # later tag (a GGUF type) names its own
+        return found if ref.weights is not None else \
+            replace(found, weights=dtype, how=f"{found.how}; {dtype.label} weights (from the name)")
     if ref.weights is not None or own is None or own.key in ("bf16", "fp16", "fp32"):
         return found
     from ctxlint.physics.weights import BF16

@@ -248,9 +248,21 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
             return _hit_resolution(ref, hit, how)
     plain, dropped = unabliterated(ref.base)
     hit = catalog.find(plain) if plain else None
+    dtype = None
+    if hit is None and plain:
+        # the float width the abliteration was saved in, before its tag (huihui-ai's
+        # `Huihui-gpt-oss-20b-BF16-abliterated`): a format, as after a name; only a float one is read so
+        inner, dtype = strip_quant(plain, False)
+        float_tag = dtype is not None and dtype.exact and dtype.bits >= 16 and inner and \
+            plain.rsplit("-", 1)[0] == inner
+        hit = catalog.find(inner) if float_tag else None
+        if hit is not None:
+            dropped += f", its '-{plain[len(inner) + 1:]}' before the tag read as the weights' width"
+        else:
+            dtype = None
     if hit is not None:
         from ctxlint.resolution.name_variants import abliterated  # only a name that drops an abliteration tag
-        return abliterated(ref, _hit_resolution(ref, hit, f"{_by_name(ref)} without {dropped}"))
+        return abliterated(ref, _hit_resolution(ref, hit, f"{_by_name(ref)} without {dropped}"), dtype)
     for name in dict.fromkeys(n for n in (norm(ref.name), ref.base) if n):
         hit = catalog.find_dashed(name)  # `mistral-7b-v0-3`: a Kubernetes name cannot hold the '.' of v0.3
         if hit is not None:

@@ -138,3 +138,21 @@ def test_a_gguf_files_type_is_its_last_tag_not_the_source_releases_dtype(written
 def test_a_float_gguf_of_a_bf16_release_is_said_as_a_copy_not_a_quantization(written, said) -> None:
     found = resolve(written)
     assert found.arch.name == "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16" and said in found.how, found.how
+
+
+@pytest.mark.parametrize("written, arch, weights", [
+    # huihui-ai names gpt-oss's abliteration for the 16-bit weights it projected (name_variants.abliterated)
+    ("huihui-ai/Huihui-gpt-oss-20b-BF16-abliterated", "openai/gpt-oss-20b", "bf16"),
+    ("/models/DeepSeek-V3-bf16-abliterated", "deepseek-ai/DeepSeek-V3", "bf16"),
+    ("/models/Huihui-gpt-oss-20b-BF16-abliterated.Q4_K_M.gguf", "openai/gpt-oss-20b", "gguf-q4-k-m"),
+])
+def test_a_float_dtype_before_an_abliteration_tag_is_the_abliterations_format(written, arch, weights) -> None:
+    found = resolve(written)
+    assert found.resolved, found.how
+    assert (found.arch.name, found.weights.key, found.weights.alt) == (arch, weights, ()), found.how
+    assert "'-bf16' before the tag read as the weights' width" in found.match and "'-abliterated' tag" in found.match
+
+
+def test_an_abliterations_own_words_before_its_tag_still_match_nothing() -> None:
+    assert not resolve("huihui-ai/Huihui-gpt-oss-20b-BF16-v2-abliterated").resolved
+    assert not resolve("huihui-ai/Huihui-gpt-oss-20b-FP8-abliterated").resolved  # only a float width is read so
