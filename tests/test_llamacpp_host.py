@@ -38,12 +38,10 @@ def test_whole_model_on_the_gpu_keeps_its_need(extra):
 
 
 @pytest.mark.parametrize("extra, why", [
-    ("-ngl 99 -ot exps=CPU", "-ot exps=CPU keeps the tensors it names in host memory"),
-    ("-ngl 99 --override-tensor blk.1.ffn=CUDA0,exps=CPU",
-     "-ot blk.1.ffn=CUDA0,exps=CPU keeps the tensors it names in host memory"),
+    ("-ngl 99 -ot blk.1.ffn=CPU", "-ot blk.1.ffn=CPU keeps the tensors it names in host memory"),
+    ("-ngl 99 --override-tensor exps=CUDA0,blk.1.ffn=CPU",
+     "-ot exps=CUDA0,blk.1.ffn=CPU keeps the tensors it names in host memory"),
     ("-ngl 99 -ot blk.0=CUDA1", "-ot blk.0=CUDA1 puts the tensors it names on a device of its own choosing"),
-    ("-ngl 99 --cpu-moe", "--cpu-moe keeps every layer's MoE experts in host memory"),
-    ("-ngl 99 --n-cpu-moe 4", "--n-cpu-moe 4 keeps the MoE experts of the first 4 layers in host memory"),
     ("-ngl 99 -nkvo", "-nkvo keeps the KV cache in host memory"),
     ("--device none", "--device none keeps every layer on the CPU"),
     ("-ngl 20", "-ngl 20 offloads 20 of the 33 layers llama.cpp counts (the model's 32 and its output layer), so "
@@ -88,3 +86,41 @@ def test_no_layer_offloaded_is_a_cpu_engine():
     assert row.verdict == "unknown" and row.why_unknown == "CPU engine: KV memory not stated"
     assert "-ngl 0 offloads no layer to a GPU" in _ctx208(report)
     assert "needs >= " not in _ctx208(report)
+
+
+@pytest.mark.parametrize("extra", ["-ngl 99 --cpu-moe", "-ngl 99 --n-cpu-moe 4", "-ngl 99 -ot exps=CPU",
+                                   '-ngl 99 -ot "\\.ffn_(up|down|gate)_exps=CPU"',
+                                   '-ngl 99 -ot "blk\\.(1[0-9])\\.ffn_.*_exps\\.=CPU"', "-ngl 99 --n-cpu-moe $N"])
+def test_moe_flags_on_a_dense_model_move_nothing(extra):
+    """Llama-3.1-8B has no expert tensors: --cpu-moe, --n-cpu-moe and an -ot pattern that names only `exps` tensors
+    (LLM_FFN_EXPS_REGEX, common/common.h) match none, so the whole model stays on the GPU and its need stands."""
+    report = _lint(extra)
+    assert _row(report).verdict.startswith("needs >= ")
+    assert "holding one request of 8,192 tokens needs >= " in _ctx208(report)
+
+
+@pytest.mark.parametrize("extra, why", [
+    ('-ngl 99 -ot "blk\\.(1[0-9])\\.ffn_.*=CPU"', "keeps the tensors it names in host memory"),
+    ('-ngl 99 -ot "(exps|attn)=CPU"', "keeps the tensors it names in host memory"),
+    ("-ngl 99 -ot exps=CPU,blk.0=CPU", "keeps the tensors it names in host memory"),
+])
+def test_ot_naming_dense_tensors_still_gives_no_need(extra, why):
+    message = _ctx208(_lint(extra))
+    assert why in message and "needs >= " not in message
+
+
+MOE = """#!/bin/bash
+llama-server -hf unsloth/Qwen3-30B-A3B-GGUF:Q4_K_M -c 8192 {extra} --port 8080
+"""
+
+
+@pytest.mark.parametrize("extra, why", [
+    ("-ngl 99 --cpu-moe", "--cpu-moe keeps every layer's MoE experts in host memory"),
+    ("-ngl 99 --n-cpu-moe 4", "--n-cpu-moe 4 keeps the MoE experts of the first 4 layers in host memory"),
+    ("-ngl 99 -ot exps=CPU", "-ot exps=CPU keeps the tensors it names in host memory"),
+])
+def test_moe_flags_on_a_moe_model_give_no_need(extra, why):
+    message = _ctx208(lint_text(MOE.format(extra=extra), "serve.sh"))
+    assert "no memory need can be given for 8,192 tokens: llama.cpp does not hold the whole model on the GPU here (" \
+        + why in message
+    assert "needs >= " not in message

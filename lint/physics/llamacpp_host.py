@@ -41,8 +41,32 @@ _PLACING = (("n_gpu_layers", "-ngl"), ("override_tensor", "-ot"), ("cpu_moe", "-
             ("n_cpu_moe", "--n-cpu-moe"), ("no_kv_offload", "-nkvo"), ("device", "--device"))
 
 
-def host_share(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
-    """What keeps part of a llama.cpp role's model or KV in host memory (the flag and what it does), else ""."""
+# The MoE flags only reach expert tensors: llama.cpp's --cpu-moe and --n-cpu-moe add CPU overrides whose pattern is
+# LLM_FFN_EXPS_REGEX, `\.ffn_(up|down|gate|gate_up)_(ch|)exps` (common/common.h; per block for --n-cpu-moe,
+# common/arg.cpp), tensors a dense model does not have: on one they keep nothing in host memory, and the whole
+# model's need stands. The same goes for an -ot pattern that can only name expert tensors (`exps=CPU`).
+_MOE_ONLY = ("cpu_moe", "n_cpu_moe")
+
+
+def _experts_only(pattern: str) -> bool:
+    """Whether an -ot pattern can only name MoE expert tensors (`exps`, `\\.ffn_(up|down)_exps`, `blk\\.1\\d\\..*exps`):
+    the literal `exps` outside any group and no alternation outside one. Anything else may name a dense tensor."""
+    depth, top = 0, []
+    for ch in pattern:
+        if ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth = max(0, depth - 1)
+        elif depth == 0:
+            if ch == "|":
+                return False
+            top.append(ch)
+    return "exps" in "".join(top)
+
+
+def host_share(role: Role, engine: Optional[str], layers: Optional[int], dense: bool = False) -> str:
+    """What keeps part of a llama.cpp role's model or KV in host memory (the flag and what it does), else "".
+    `dense`: the model is known to have no MoE experts, so what only names experts keeps nothing off the GPU."""
     if engine != "llamacpp":
         return ""
     from .llamacpp import _on  # llama.cpp's truthy spellings; only a llama.cpp role pays for the import
@@ -59,30 +83,35 @@ def host_share(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
                 "its output layer), so the rest stay on the CPU with their KV")
     override = settings.get("override_tensor")
     if override not in (None, "", False):
-        targets = {part.rsplit("=", 1)[-1].strip().upper() for part in str(override).split(",") if "=" in part}
+        parts = [part.rsplit("=", 1) for part in str(override).split(",") if "=" in part]
+        if dense:  # expert tensors a dense model does not have
+            parts = [part for part in parts if not _experts_only(part[0])]
+        targets = {part[-1].strip().upper() for part in parts}
         if any(t.startswith("CPU") for t in targets):
             return f"-ot {override} keeps the tensors it names in host memory"
-        return f"-ot {override} puts the tensors it names on a device of its own choosing"
-    if "cpu_moe" in settings and _on(settings["cpu_moe"]):
+        if targets or not dense:
+            return f"-ot {override} puts the tensors it names on a device of its own choosing"
+    if not dense and "cpu_moe" in settings and _on(settings["cpu_moe"]):
         return "--cpu-moe keeps every layer's MoE experts in host memory"
     moe_layers = _int(settings.get("n_cpu_moe"))
-    if moe_layers is not None and moe_layers > 0:
+    if not dense and moe_layers is not None and moe_layers > 0:
         return f"--n-cpu-moe {moe_layers} keeps the MoE experts of the first {moe_layers} layers in host memory"
     if "no_kv_offload" in settings and _on(settings["no_kv_offload"]):
         return "-nkvo keeps the KV cache in host memory"
     return ""
 
 
-def unmodelled(role: Role, engine: Optional[str], layers: Optional[int]) -> str:
+def unmodelled(role: Role, engine: Optional[str], layers: Optional[int], dense: bool = False) -> str:
     """Why no memory need per GPU is given for a llama.cpp role that keeps, or may keep, part of its model in host
-    memory."""
+    memory (`dense`: as for host_share)."""
     if engine != "llamacpp":
         return ""
-    unknown = next((flag for key, flag in _PLACING if key in role.unresolved_settings), None)
+    unknown = next((flag for key, flag in _PLACING
+                    if key in role.unresolved_settings and not (dense and key in _MOE_ONLY)), None)
     if unknown is not None:
         return (f"llama.cpp may not hold the whole model on the GPU here ({unknown} is set to a value ctxlint cannot "
                 "resolve, which may keep part of it in host memory), so the whole model's need may be too high")
-    why = host_share(role, engine, layers)
+    why = host_share(role, engine, layers, dense)
     if not why:
         return ""
     return (f"llama.cpp does not hold the whole model on the GPU here ({why}), and what stays on each GPU is not "

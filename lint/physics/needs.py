@@ -169,7 +169,9 @@ def _need_and_verdicts(dep: Deployment, role: Role, arch, weights) -> Tuple[Opti
     if engine == "llamacpp":
         from .llamacpp_host import unmodelled as on_host  # only a llama.cpp role pays for the import
 
-        held = on_host(role, engine, arch.num_layers)
+        # a model known to have no experts (none counted, no expert weights): the MoE flags move nothing
+        dense = not arch.num_experts and arch.expert_params_b == 0
+        held = on_host(role, engine, arch.num_layers, dense)
         if held:  # part of the model in host memory: the whole model's need would be too high
             return MemoryNeed(context, None, None, None, "", held, device_helps=True), ()
     try:
