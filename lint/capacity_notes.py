@@ -132,10 +132,13 @@ def why_not_derived(dep: Deployment, arch: Optional[ModelArch], roles: List[Role
             else:
                 space = "state it ("
             from ctxlint.adapters.llamacpp_split import NO_LAYERS_OFFLOADED
+            from ctxlint.engines.image_builds import DEVICE_CPU
 
-            where = f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested)" \
-                if image.raw != NO_LAYERS_OFFLOADED else \
-                f"{image.value} offloads no layer to a GPU, and llama.cpp keeps each layer's KV cache with its layer"
+            where = f"{image.value} offloads no layer to a GPU, and llama.cpp keeps each layer's KV cache with its " \
+                "layer" if image.raw == NO_LAYERS_OFFLOADED else \
+                f"the engine runs on its CPU backend ({image.value}, and no accelerator is requested)" \
+                if image.raw == DEVICE_CPU else \
+                f"the engine runs on the CPU ({image.value} is a CPU build and no accelerator is requested)"
             why = (f"{where}: its KV cache is host memory, which ctxlint does not derive; {space}"
                    f"{how_to_state_pool(dep.input_format)})")
             source = image.source

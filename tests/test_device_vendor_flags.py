@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from ctxlint.audit import build_audit
 from ctxlint.engine import lint_text
 from ctxlint.engines.image_builds import image_vendor
 
@@ -80,3 +81,23 @@ def test_ascend_runtime_variable_names_ascend(prefix):
 ])
 def test_ascend_image(image, vendor):
     assert image_vendor(image) == vendor
+
+
+@pytest.mark.parametrize("text", [SGLANG.format(prefix="", extra="--device cpu"),
+                                  VLLM_DEVICE.format(extra="--device cpu"), VLLM_DEVICE.format(extra="--device=cpu")])
+def test_cpu_device_flag_is_a_cpu_engine(text):
+    """`--device cpu` (SGLang's and vLLM's CPU backend) runs on no GPU: no NVIDIA verdicts ("L4 yes, ..."), and the
+    role is a CPU engine whose KV cache is host memory, as on a CPU image."""
+    report = lint_text(text, "serve.sh")
+    message = _ctx208(text)
+    assert "the engine runs on its CPU backend (--device cpu" in message
+    assert "L4 " not in message and "needs >= " not in message
+    (row,) = build_audit(report).rows
+    assert row.verdict == "unknown" and row.why_unknown == "CPU engine: KV memory not stated"
+
+
+def test_vllm_cpu_device_flag_reads_its_kv_space():
+    text = "#!/bin/bash\nVLLM_CPU_KVCACHE_SPACE=40 vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 32768 " \
+           "--device cpu\n"
+    (row,) = build_audit(lint_text(text, "serve.sh")).rows
+    assert row.verdict == "fits"

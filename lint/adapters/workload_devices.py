@@ -77,8 +77,15 @@ class Devices(LauncherDevices):
             # read only where no device is named: it picks the devices CTX208 lists for a device-less role
             role = replace(role, vendor=self.vendor(run))
             if role.vendor is None and role.arg("device") is not None:  # SGLang's `--device npu` (image_builds)
-                from ctxlint.engines.image_builds import flag_vendor
+                from ctxlint.engines.image_builds import flag_on_cpu, flag_vendor
                 role = replace(role, vendor=flag_vendor(inv.engine, role.arg("device")))
+                on_cpu = flag_on_cpu(inv.engine, role.arg("device"))
+                if role.vendor is None and on_cpu is not None and not self.runs_in(run)[2]:
+                    # `--device cpu` in a container that asks for no accelerator: the engine's CPU backend
+                    space = role.available_kv_gib
+                    if space is None and inv.engine == "vllm":  # VLLM_CPU_KVCACHE_SPACE, as on a CPU image
+                        space = self.cpu_kv_space(env_args)
+                    role = replace(role, cpu_build=on_cpu, available_kv_gib=space)
         if role.neuron is not None and inv.engine == "vllm":
             role = with_declared_pool(role)  # blocks of the Neuron platform's block size
         return role

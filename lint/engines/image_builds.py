@@ -51,10 +51,30 @@ _VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "ha
 # DeepSeek-V3.2 with `--device npu --attention-backend ascend`), `xpu` Intel GPUs', `hpu` Gaudi's: none is NVIDIA's.
 # vLLM's `--device` (DEVICE_OPTIONS: auto, cuda, neuron, cpu, tpu, xpu, hpu;
 # HabanaAI/vllm-fork@5052d326d1ee697ad2f0d2b8e5a595175b1a39c1:vllm/engine/arg_utils.py; sweep c31's
-# jyothisambolu/InferenceMAX Gaudi scripts pass `--device=hpu`): `hpu`, `xpu`, `tpu` likewise (`neuron` has its own
-# reading, ctxlint.neuron).
+# jyothisambolu/InferenceMAX Gaudi scripts pass `--device=hpu`): `hpu`, `xpu`, `tpu` likewise. Upstream's list
+# changed by release: vllm-project/vllm@001999d2f360c2c5da23a916510c273b1a73d06c:vllm/engine/arg_utils.py adds
+# `openvino` (its OpenVINO backend, on the CPU unless VLLM_OPENVINO_DEVICE says otherwise), and
+# vllm-project/vllm@00634b8acf93e413a1c380288665a543b98be7ea:vllm/config/device.py keeps only auto, cuda, cpu, tpu, xpu
+# (the flag deprecated). `neuron` and `openvino` are not read here: a `--device neuron` alone gets no Neuron reading
+# (ctxlint.neuron reads resources, instance types, images and variables). `cpu` is either engine's CPU backend
+# (flag_on_cpu).
 _DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi"},
                         "vllm": {"hpu": "gaudi", "xpu": "intel", "tpu": "tpu"}}
+
+
+# Val.raw of a role's cpu_build that is no CPU image but the engine's own `--device cpu` (vLLM's and SGLang's CPU
+# backend: capacity_notes words it so)
+DEVICE_CPU = "device=cpu"
+
+
+def flag_on_cpu(engine: object, device: Val) -> Optional[Val]:
+    """`--device cpu` for vLLM or SGLang (both list `cpu` among its values, above): the engine runs on its CPU
+    backend, its KV cache in host memory, as a CPU build's (workload_devices.cpu_build). The flag, where, else None."""
+    value = device.value
+    if str(engine) not in _DEVICE_FLAG_VENDORS or not isinstance(value, str) \
+            or value.strip().lower().split(":", 1)[0] != "cpu":
+        return None
+    return Val(f"--device {value.strip()}", device.source, raw=DEVICE_CPU)
 
 
 def flag_vendor(engine: object, device: Val) -> Optional[Val]:
