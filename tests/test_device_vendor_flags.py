@@ -101,3 +101,16 @@ def test_vllm_cpu_device_flag_reads_its_kv_space():
            "--device cpu\n"
     (row,) = build_audit(lint_text(text, "serve.sh")).rows
     assert row.verdict == "fits"
+
+
+@pytest.mark.parametrize("devices", ["--device /dev/davinci0 --device /dev/davinci_manager", "--device=/dev/davinci3"])
+def test_ascend_device_nodes_name_ascend(devices):
+    """vllm-ascend's container gets the NPU's /dev/davinci* nodes (vllm-project/vllm-ascend@3351d0f1:
+    docs/source/quick_start.md): such a `docker run` names Ascend, as /dev/kfd names AMD, whatever its image."""
+    from ctxlint.engines.docker_run import requested_vendor
+
+    assert requested_vendor(f"docker run {devices} img".split()) == "ascend"
+    text = (f"#!/bin/bash\ndocker run -d {devices} -p 8000:8000 vllm/vllm-openai:v0.9.1 "
+            "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768\n")
+    message = _ctx208(text)
+    assert "L4 " not in message and OTHER_FIX in message

@@ -224,12 +224,15 @@ def _more_devices(texts: Sequence[str], end: int) -> str:
 
 # The vendor a `docker run` line's options name: Intel Gaudi's container runtime (`--runtime=habana`, as Habana's
 # and TGI-Gaudi's docs run it), AMD's kernel driver node `/dev/kfd` (ROCm's docs pass it with /dev/dri) or an AMD
-# CDI device (`amd.com/gpu=0`). /dev/dri (AMD or Intel) and /dev/accel (TPU or Gaudi) say no one vendor.
-_VENDOR_OPTIONS = (("--runtime", "habana", "gaudi"), ("--device", "/dev/kfd", "amd"), ("--device", "amd.com/", "amd"))
+# CDI device (`amd.com/gpu=0`), or Huawei Ascend's NPU nodes `/dev/davinci0`..`/dev/davinci7` and
+# `/dev/davinci_manager` (vllm-project/vllm-ascend@3351d0f1e4cbb2fdb56f3b27e3ddfdee1cf94108:docs/source/quick_start.md
+# passes them to its container). /dev/dri (AMD or Intel) and /dev/accel (TPU or Gaudi) say no one vendor.
+_VENDOR_OPTIONS = (("--runtime", "habana", "gaudi"), ("--device", "/dev/kfd", "amd"), ("--device", "amd.com/", "amd"),
+                   ("--device", "/dev/davinci", "ascend"))
 
 
 def requested_vendor(texts: Sequence[str]) -> Optional[str]:
-    """"gaudi" or "amd" when a `docker run` line's options ask for that vendor's devices, else None."""
+    """"gaudi", "amd" or "ascend" when a `docker run` line's options ask for that vendor's devices, else None."""
     for name, value in _device_options(texts):
         found = next((v for o, prefix, v in _VENDOR_OPTIONS if o == name and value.lower().startswith(prefix)), None)
         if found is not None:
