@@ -12,8 +12,8 @@ hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
   `extraArgs`.
 - `runtime` vllm: `vllmConfig` `tensorParallelSize` (above 1), `maxModelLen`, `quantization`, `dtype`,
   `kvCacheDtype` (`kvCacheCustomDtype` wins; `auto` adds nothing), `enablePrefixCaching`, `enableChunkedPrefill`,
-  `maxNumBatchedTokens`, `gpuMemoryUtilization` (with a GPU); the GPU count as the tensor parallel size when above 1
-  and `tensorParallelSize` is unset; `parallelSlots` -> `--max-num-seqs` (unless `extraArgs` has it); `extraArgs`.
+  `maxNumBatchedTokens`, `cpuOffloadGB` and `gpuMemoryUtilization` (with a GPU counted); the GPU count as the
+  tensor parallel size when above 1 and `tensorParallelSize` is unset; `parallelSlots` -> `--max-num-seqs` (unless `extraArgs` has it); `extraArgs`.
 - GPUs: the Model's `hardware.gpu.count` above 0, else the InferenceService's `resources.gpu`; none above 0 is no
   count (a CPU run, or devices claimed through DRA `resourceClaims`). They are of `hardware.gpu.resourceName`, else
   by vendor: amd.com/gpu (an AMD card on the vulkan or rocm runtime: devic.es/dri-render), gpu.intel.com/i915 for
@@ -233,6 +233,8 @@ def _vllm_items(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], extr
         items += _flag(key, flag) if scalar(value) is True else []
     key, value = _field(config, "maxNumBatchedTokens")
     items += _flag(key, "--max-num-batched-tokens", value) if scalar(value) is not None else []
+    key, value = _field(config, "cpuOffloadGB")  # appendCPUOffloadGB: skipped with no GPU counted
+    items += _flag(key, "--cpu-offload-gb", value) if value is not None and count is not None else []
     key, value = _field(config, "gpuMemoryUtilization")
     items += _flag(key, "--gpu-memory-utilization", value) if value is not None and count is not None else []
     key, value = _field(spec, "parallelSlots")

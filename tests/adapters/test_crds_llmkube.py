@@ -128,3 +128,16 @@ def test_runtimes_not_read_and_models_of_other_files():
     [dep] = adapt(service).deployments  # the Model is in another file: no model, nothing guessed
     assert dep.model is None or dep.model.id is None
     assert dep.roles[0].accelerators.count is None
+
+
+def test_vllm_cpu_offload_gb_is_passed_with_a_gpu():
+    # runtime_vllm_args.appendCPUOffloadGB: vllmConfig.cpuOffloadGB -> --cpu-offload-gb when the service has a GPU
+    # (defilantech/LLMKube@907ac8d8): the weights that stay in host memory are no GPU's need
+    text = VLLM.replace("    gpuMemoryUtilization: 0.85\n", "    gpuMemoryUtilization: 0.85\n    cpuOffloadGB: 8\n")
+    [dep] = adapt(text).deployments
+    found = arg(dep.roles[0], "cpu_offload_gb")
+    assert found is not None and found.value == 8 and at(text, found.source) == "8"
+    cpu = text.replace("  hardware:\n    gpu:\n      count: 2\n", "")
+    [dep] = adapt(cpu).deployments  # no GPU: the operator skips the flag
+    assert dep.roles[0].arg("cpu_offload_gb") is None
+
