@@ -6,7 +6,8 @@ runtime_llamacpp.go and runtime_llamacpp_args.go, runtime_vllm.go and runtime_vl
 hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
 
 - `runtime` llamacpp (the default): with a GPU `--n-gpu-layers` (the Model's `hardware.gpu.layers`, 99 when unset
-  or -1); `contextSize` -> `--ctx-size` (above 0); `parallelSlots` -> `--parallel` (1 or more, unless `extraArgs`
+  or -1), with more than one `--split-mode` from `hardware.gpu.sharding.strategy` (none; row or tensor -> row; else
+  layer); `contextSize` -> `--ctx-size` (above 0); `parallelSlots` -> `--parallel` (1 or more, unless `extraArgs`
   has `--parallel`); `flashAttention` -> `--flash-attn on` (with a GPU); `cacheTypeK`/`cacheTypeV` (the
   `cacheTypeCustom*` twins win) -> `--cache-type-k`/`-v`; `noKvOffload`; `batchSize`/`uBatchSize` (above 0); then
   `extraArgs`.
@@ -188,6 +189,8 @@ def _llamacpp_items(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], 
             items += _flag(key, "--n-gpu-layers", layers)
         else:
             items += _flag(key or spec.keys.get("modelRef") or spec, "--n-gpu-layers", layers, "99")
+        if count is not None and count.value > 1:  # gpu_sharding.resolveSplitMode
+            items += _split_mode(gpu, count)
     key, value = _field(spec, "contextSize")
     items += _flag(key, "--ctx-size", value) if _positive(value) else []
     key, value = _field(spec, "parallelSlots")
@@ -205,6 +208,21 @@ def _llamacpp_items(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], 
         key, value = _field(spec, field)
         items += _flag(key, flag, value) if _positive(value) else []
     return items
+
+
+_SPLIT_MODES = {"none": "none", "row": "row", "tensor": "row"}  # every other strategy (pipeline, layer) is layer
+
+
+def _split_mode(gpu: Optional[Node], count: Val[int]) -> List[Node]:
+    """`--split-mode` the operator passes with more than one GPU, from `hardware.gpu.sharding.strategy`: none (the
+    whole model on one GPU), row for row or tensor, layer otherwise (gpu_sharding.resolveSplitMode)."""
+    sharding = gpu.get("sharding") if gpu is not None and gpu.kind == MAP else None
+    key, strategy = _field(sharding, "strategy")
+    mode = _SPLIT_MODES.get(str(scalar(strategy) or ""), "layer")
+    if key is not None:
+        return _flag(key, "--split-mode", strategy, mode)
+    where = gpu.keys.get("count") if gpu is not None and gpu.kind == MAP and gpu.get("count") is not None else None
+    return [clone(where, value="--split-mode"), clone(where, value=mode)] if where is not None else []
 
 
 _VLLM_CONFIG = (("maxModelLen", "--max-model-len"), ("quantization", "--quantization"), ("dtype", "--dtype"))

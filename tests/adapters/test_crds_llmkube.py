@@ -141,3 +141,19 @@ def test_vllm_cpu_offload_gb_is_passed_with_a_gpu():
     [dep] = adapt(cpu).deployments  # no GPU: the operator skips the flag
     assert dep.roles[0].arg("cpu_offload_gb") is None
 
+
+def test_llamacpp_sharding_strategy_is_the_split_mode():
+    # runtime_llamacpp.go + gpu_sharding.resolveSplitMode: with more than one GPU the operator passes
+    # --split-mode from hardware.gpu.sharding.strategy (none; row or tensor -> row; else layer): `none` keeps
+    # the whole model on one GPU, not a pipeline over the two
+    text = LLAMACPP.replace("      vendor: nvidia\n", "      vendor: nvidia\n      sharding:\n        strategy: none\n")
+    [dep] = adapt(text).deployments
+    mode = arg(dep.roles[0], "split_mode")
+    assert mode is not None and mode.value == "none" and at(text, mode.source) == "none"
+    assert dep.roles[0].parallelism.pipeline is None or dep.roles[0].parallelism.pipeline.value == 1
+    [dep] = adapt(LLAMACPP).deployments  # no sharding: layer, llama.cpp's own default, a pipeline of the two
+    assert str(arg(dep.roles[0], "split_mode").value) == "layer" and dep.roles[0].parallelism.pipeline.value == 2
+    row = text.replace("strategy: none", "strategy: tensor")
+    [dep] = adapt(row).deployments
+    assert str(arg(dep.roles[0], "split_mode").value) == "row"
+
