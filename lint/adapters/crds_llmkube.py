@@ -18,7 +18,8 @@ hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
 - GPUs: the Model's `hardware.gpu.count` above 0, else the InferenceService's `resources.gpu`; none above 0 is no
   count (a CPU run, or devices claimed through DRA `resourceClaims`). They are of `hardware.gpu.resourceName`, else
   by vendor: amd.com/gpu (an AMD card on the vulkan or rocm runtime: devic.es/dri-render), gpu.intel.com/i915 for
-  intel, nvidia.com/gpu otherwise. The device is the InferenceService's `nodeSelector`/`affinity`'s.
+  intel, nvidia.com/gpu otherwise. The device is the InferenceService's `nodeSelector`/`affinity`'s; with
+  `resources.gpuSharing` `mode: partitioned` one GPU is a MIG slice, `nvidia.com/mig-<profile>`, of that card.
 - the model: the Model's `source`: `hf://org/repo@rev` is org/repo, a Hugging Face file URL
   (`https://huggingface.co/org/repo/resolve/<rev>/<file>`) is org/repo/<file> (the operator renames the file it
   downloads, so the path it passes names nothing); another source (a local path, s3://, pvc://) is kept as written.
@@ -35,7 +36,7 @@ from typing import Dict, List, Optional
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import clone, int_val, is_kind, labels_of, name_of, objects, scalar, seq
-from ctxlint.adapters.hardware import type_from_pod_spec
+from ctxlint.adapters.hardware import mig_device, type_from_pod_spec
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Container, Workload, env_from_k8s, read_container
 from ctxlint.adapters.workload_groups import deployments_from
@@ -84,11 +85,11 @@ def _service(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: Ada
         spans=spans, node=spec, name=str(name.value) if name is not None else "",
         args=clone(spec, kind=SEQ, value=items, keys={}), env=env_from_k8s(spec.get("env")), args_only=True,
         engine=Val(engine, anchor.source(file), raw=f"LLMKube runtime {scalar(runtime) or 'llamacpp'}"),
-        accelerator_count=count, accelerator_type=type_from_pod_spec(spec, file), image=spec.get("image"),
+        accelerator_count=count, accelerator_type=_device(spec, gpu, count, file), image=spec.get("image"),
         image_by="LLMKube (its default image for the runtime)"))
     result.diagnostics.extend(reading.diagnostics)
     source = _model_id(model.get("source") if model is not None else None, file)
-    resource = _resource(gpu) if count is not None else None
+    resource = (_partition(spec, gpu, count)[0] or _resource(gpu)) if count is not None else None
     vendor = _vendor(gpu, file)
     roles = [replace(r, model=r.model or source, role=_devices(r.role, resource, vendor)) for r in reading.roles]
     if not roles:
@@ -104,6 +105,34 @@ def _gpu_count(gpu: Optional[Node], spec: Node, file: str) -> Optional[Val[int]]
         if found is not None and found.value > 0:
             return found
     return None
+
+
+_MIG_PROFILE = re.compile(r"^[0-9]+g\.[0-9]+gb$")  # gpu_sharing.migProfilePattern
+
+
+def _partition(spec: Node, gpu: Optional[Node], count: Optional[Val[int]]):
+    """(`nvidia.com/mig-<profile>`, the profile's node) of a service whose `resources.gpuSharing` is partitioned:
+    one MIG slice, which the operator requests instead of the vendor's resource (gpu_sharing.resolvePartitioned;
+    it refuses the mode beside a count other than 1, another vendor, a resourceName or a malformed profile)."""
+    sharing = spec.dig("resources", "gpuSharing")
+    if sharing is None or sharing.kind != MAP or scalar(sharing.get("mode")) != "partitioned":
+        return None, None
+    named = gpu if gpu is not None and gpu.kind == MAP else None
+    vendor = str(scalar(named.get("vendor")) or "").strip().lower() if named is not None else ""
+    profile = str(scalar(sharing.get("profile")) or "").strip()
+    if count is None or count.value != 1 or vendor not in ("", "nvidia") or not _MIG_PROFILE.match(profile) or \
+            (named is not None and str(scalar(named.get("resourceName")) or "").strip()):
+        return None, None
+    return f"nvidia.com/mig-{profile}", sharing.get("profile")
+
+
+def _device(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], file: str) -> Optional[Val[str]]:
+    """The device: the node selector's or affinity's, or the MIG slice of it a partitioned service gets."""
+    card = type_from_pod_spec(spec, file)
+    resource, profile = _partition(spec, gpu, count)
+    if resource is None:
+        return card
+    return mig_device(resource[len("nvidia.com/mig-"):], card, profile.source(file), resource)
 
 
 def _resource(gpu: Optional[Node]) -> str:

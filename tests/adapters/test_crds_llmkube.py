@@ -157,3 +157,18 @@ def test_llamacpp_sharding_strategy_is_the_split_mode():
     [dep] = adapt(row).deployments
     assert str(arg(dep.roles[0], "split_mode").value) == "row"
 
+
+def test_a_partitioned_gpu_share_is_a_mig_slice():
+    # gpu_sharing.resolvePartitioned: resources.gpuSharing {mode: partitioned, profile} requests
+    # nvidia.com/mig-<profile>, one slice: the engine gets the slice's memory, not the node selector's whole card
+    text = LLAMACPP.replace("      count: 2\n", "      count: 1\n").replace(
+        "nvidia.com/gpu.product: NVIDIA-L40S", "nvidia.com/gpu.product: NVIDIA-A100-SXM4-80GB").replace(
+        "  replicas: 1\n", "  replicas: 1\n  resources:\n    gpuSharing:\n      mode: partitioned\n"
+        "      profile: 3g.40gb\n")
+    [dep] = adapt(text).deployments
+    role = dep.roles[0]
+    assert role.accelerators.resource == "nvidia.com/mig-3g.40gb"
+    assert role.accelerators.type.value == "A100-80GB-MIG-3g.40gb" and at(text, role.accelerators.type.source) == "3g.40gb"
+    # exclusive (the default) keeps the vendor's resource and the whole card
+    [dep] = adapt(text.replace("mode: partitioned", "mode: exclusive")).deployments
+    assert dep.roles[0].accelerators.resource == "nvidia.com/gpu"
