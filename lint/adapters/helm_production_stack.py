@@ -1,7 +1,9 @@
 """vLLM production-stack's values (helm_values.read_values, imported for them only): `servingEngineSpec.modelSpec[]`,
 one deployment each: `modelURL`, the `vllmConfig` keys the chart renders as flags (`maxModelLen` ->
 `--max-model-len`), `vllmConfig.extraArgs`, `requestGPU` (none above 0: no GPU resource, so a count not known),
-`requestGPUType`, `repository` + `tag` (the image: its release, and a CPU build), `replicaCount`, and
+`requestGPUType` (a `nvidia.com/mig-<profile>` names the slice), or in their place a non-empty `resources` block,
+which the chart renders as written (vllm-project/production-stack@a6c01db05f65f556235413ba8dbcfb0c01132fff:
+helm/templates/deployment-vllm-multi.yaml), `repository` + `tag` (the image: its release, and a CPU build), `replicaCount`, and
 `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode; with `raySpec` one RayCluster whose engine has the
 head's `requestGPU` plus `replicaCount` workers' (not `replicaCount` replicas).
 """
@@ -12,6 +14,7 @@ from typing import List, Optional, Tuple
 from ..records import replace
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import int_val, scalar, seq, str_val
+from ctxlint.adapters.hardware import MIG_RESOURCE, count_from_resources, mig_device, mig_type
 from ctxlint.adapters.helm_values import _marked, _read, _workload, flag_items
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import Workload, env_from_k8s
@@ -33,13 +36,20 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
         anchor = spec.get("name") or spec
         count, replicas = _gpu_request(spec, file), spec.get("replicaCount")
         ray = spec.get("raySpec")
+        block = spec.get("resources")
+        block = block if ray is None and block is not None and block.kind == MAP and block.value else None
+        kind = None
         if ray is not None and ray.kind == MAP:  # one RayCluster: the head's GPUs + replicaCount workers'
             count, replicas = _ray_gpus(ray, count, int_val(replicas, file), file), None
+        elif block is not None:  # rendered as written, in place of requestGPU/requestGPUType
+            count, kind = count_from_resources(block, file), mig_type(block, None, file)
+        elif count is not None:
+            kind = _mig_request(spec.get("requestGPUType"), file)
         image, image_text = _engine_image(spec)
         roles = _read(spans, spec, str(scalar(spec.get("name")) or ""), items,
                       Val("vllm", anchor.source(file), raw="production-stack servingEngineSpec"), result,
-                      env=env_from_k8s(spec.get("env")), count=count, image=image, image_text=image_text)
-        if count is not None and ray is None:  # the pod requests them as `requestGPUType`, nvidia.com/gpu unless set
+                      env=env_from_k8s(spec.get("env")), count=count, kind=kind, image=image, image_text=image_text)
+        if count is not None and ray is None and block is None:  # requested as `requestGPUType` (nvidia.com/gpu)
             resource = str(scalar(spec.get("requestGPUType")) or "nvidia.com/gpu")
             roles = [replace(r, role=replace(r.role, accelerators=replace(r.role.accelerators, resource=resource)))
                      for r in roles]
@@ -57,6 +67,15 @@ def _gpu_request(spec: Node, file: str) -> Optional[Val[int]]:
     class that exposes them), or none: a count not known, as for a pod with no GPU resource."""
     count = int_val(spec.get("requestGPU"), file)
     return count if count is not None and count.value > 0 else None
+
+
+def _mig_request(kind: Optional[Node], file: str) -> Optional[Val[str]]:
+    """The MIG slice a `requestGPUType: nvidia.com/mig-<profile>` requests (the chart's own default values name
+    nvidia.com/mig-4g.71gb), at the value: hardware.mig_device, as for a pod's own request of one."""
+    text = scalar(kind)
+    if kind is None or not isinstance(text, str) or not text.startswith(MIG_RESOURCE) or not text[len(MIG_RESOURCE):]:
+        return None
+    return mig_device(text[len(MIG_RESOURCE):].strip(), None, kind.source(file), text)
 
 
 def _engine_image(spec: Node) -> Tuple[Optional[Node], Optional[str]]:

@@ -9,6 +9,7 @@ from conftest import SHARED
 from helpers import run
 from tests.adapters.kit import adapt, at
 from ctxlint.templates import looks_like_go_template
+from ctxlint.physics.gaudi import counted_path
 
 STACK = """\
 servingEngineSpec:
@@ -597,3 +598,28 @@ def test_modelservice_extra_config_node_selector_and_affinity_name_the_device():
                                "            - {key: nvidia.com/gpu.product, operator: In, values: [NVIDIA-L4]}\n")
     [dep] = adapt(prefill, "values.yaml").deployments
     assert {r.kind: r.accelerators.type.value for r in dep.roles} == {"decode": "TPU-v6e", "prefill": "L4"}
+
+
+def test_production_stack_resources_block_wins_over_the_gpu_request():
+    # the chart renders a non-empty modelSpec.resources as the engine's resources instead of requestGPU /
+    # requestGPUType (vllm-project/production-stack@a6c01db0 helm/templates/deployment-vllm-multi.yaml, #729)
+    base = NO_GPU_REQUEST.format(repository="vllm/vllm-openai", tag="v0.8.5")
+    amd = base.replace("requestGPU: 0", 'requestGPU: 1\n      resources:\n        limits:\n          amd.com/gpu: 2')
+    [dep] = adapt(amd, "values.yaml").deployments
+    count = dep.roles[0].accelerators.count
+    assert count.value == 2 and at(amd, count.source) == "2"
+    assert dep.roles[0].accelerators.resource in (None, "amd.com/gpu")
+    assert counted_path(dep.roles[0]).endswith('["amd.com/gpu"]')  # an AMD pod: no L4 in CTX208's list
+    empty = base.replace("requestGPU: 0", "requestGPU: 1\n      resources: {}")  # an empty block: requestGPU
+    [dep] = adapt(empty, "values.yaml").deployments
+    assert dep.roles[0].accelerators.count.value == 1 and dep.roles[0].accelerators.resource == "nvidia.com/gpu"
+
+
+def test_production_stack_mig_gpu_type_names_the_slice():
+    # requestGPUType nvidia.com/mig-<profile> (the chart's own default values.yaml: nvidia.com/mig-4g.71gb) requests
+    # MIG slices: the device is the slice, as for a pod's own nvidia.com/mig-<profile> limit
+    base = NO_GPU_REQUEST.format(repository="vllm/vllm-openai", tag="v0.8.5")
+    mig = base.replace("requestGPU: 0", 'requestGPU: 1\n      requestGPUType: "nvidia.com/mig-1g.10gb"')
+    [dep] = adapt(mig, "values.yaml").deployments
+    kind = dep.roles[0].accelerators.type
+    assert kind is not None and "1g.10gb" in kind.value and at(mig, kind.source) == '"nvidia.com/mig-1g.10gb"'
