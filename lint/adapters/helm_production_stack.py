@@ -3,9 +3,9 @@ one deployment each: `modelURL`, the `vllmConfig` keys the chart renders as flag
 `--max-model-len`), `vllmConfig.extraArgs`, `requestGPU` (none above 0: no GPU resource, so a count not known),
 `requestGPUType` (a `nvidia.com/mig-<profile>` names the slice), or in their place a non-empty `resources` block,
 which the chart renders as written (vllm-project/production-stack@a6c01db05f65f556235413ba8dbcfb0c01132fff:
-helm/templates/deployment-vllm-multi.yaml), `repository` + `tag` (the image: its release, and a CPU build), `replicaCount`, and
-`lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode; with `raySpec` one RayCluster whose engine has the
-head's `requestGPU` plus `replicaCount` workers' (not `replicaCount` replicas).
+helm/templates/deployment-vllm-multi.yaml), `repository` + `tag` (the image: its release, and a CPU build),
+`replicaCount`, and `lmcacheConfig.kvRole` kv_producer/kv_consumer as prefill/decode; with `raySpec` one RayCluster
+whose engine has the head's `requestGPU` plus `replicaCount` workers' (not `replicaCount` replicas).
 """
 from __future__ import annotations
 
