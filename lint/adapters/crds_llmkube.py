@@ -7,14 +7,17 @@ hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
 
 - `runtime` llamacpp (the default): with a GPU `--n-gpu-layers` (the Model's `hardware.gpu.layers`, 99 when unset
   or -1), with more than one `--split-mode` from `hardware.gpu.sharding.strategy` (none; row or tensor -> row; else
-  layer); `contextSize` -> `--ctx-size` (above 0); `parallelSlots` -> `--parallel` (1 or more, unless `extraArgs`
-  has `--parallel`); `flashAttention` -> `--flash-attn on` (with a GPU); `cacheTypeK`/`cacheTypeV` (the
-  `cacheTypeCustom*` twins win) -> `--cache-type-k`/`-v`; `noKvOffload`; `batchSize`/`uBatchSize` (above 0); then
-  `extraArgs`.
+  layer); `contextSize` -> `--ctx-size` (above 0); `ropeScaling` -> `--rope-scaling`, `--rope-scale`,
+  `--yarn-orig-ctx` (unless `extraArgs` has `--rope-scaling`); `parallelSlots` -> `--parallel` (1 or more,
+  unless `extraArgs` has `--parallel`); `flashAttention` -> `--flash-attn on` (with a GPU); `cacheTypeK`/
+  `cacheTypeV` (the `cacheTypeCustom*` twins win) -> `--cache-type-k`/`-v`; `moeCPUOffload` -> `--cpu-moe`,
+  `moeCPULayers` -> `--n-cpu-moe`; `noKvOffload`; `tensorOverrides` -> `--override-tensor` each;
+  `batchSize`/`uBatchSize` (above 0); then `extraArgs`.
 - `runtime` vllm: `vllmConfig` `tensorParallelSize` (above 1), `maxModelLen`, `quantization`, `dtype`,
   `kvCacheDtype` (`kvCacheCustomDtype` wins; `auto` adds nothing), `enablePrefixCaching`, `enableChunkedPrefill`,
   `maxNumBatchedTokens`, `cpuOffloadGB` and `gpuMemoryUtilization` (with a GPU counted); the GPU count as the
-  tensor parallel size when above 1 and `tensorParallelSize` is unset; `parallelSlots` -> `--max-num-seqs` (unless `extraArgs` has it); `extraArgs`.
+  tensor parallel size when above 1 and `tensorParallelSize` is unset; `parallelSlots` -> `--max-num-seqs` (unless
+  `extraArgs` has it); `extraArgs`.
 - GPUs: the Model's `hardware.gpu.count` above 0, else the InferenceService's `resources.gpu`; none above 0 is no
   count (a CPU run, or devices claimed through DRA `resourceClaims`). They are of `hardware.gpu.resourceName`, else
   by vendor: amd.com/gpu (an AMD card on the vulkan or rocm runtime: devic.es/dri-render), gpu.intel.com/i915 for
@@ -222,6 +225,7 @@ def _llamacpp_items(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], 
             items += _split_mode(gpu, count)
     key, value = _field(spec, "contextSize")
     items += _flag(key, "--ctx-size", value) if _positive(value) else []
+    items += _rope_scaling(spec, extra)
     key, value = _field(spec, "parallelSlots")
     items += _flag(key, "--parallel", value) if _positive(value) and not _has(extra, "parallel") else []
     key, value = _field(spec, "flashAttention")
@@ -231,12 +235,32 @@ def _llamacpp_items(spec: Node, gpu: Optional[Node], count: Optional[Val[int]], 
         if not scalar(value):
             key, value = _field(spec, f"cacheType{which}")
         items += _flag(key, f"--cache-type-{which.lower()}", value) if scalar(value) else []
+    key, value = _field(spec, "moeCPUOffload")
+    items += _flag(key, "--cpu-moe") if scalar(value) is True else []
+    key, value = _field(spec, "moeCPULayers")
+    items += _flag(key, "--n-cpu-moe", value) if _positive(value) else []
     key, value = _field(spec, "noKvOffload")
     items += _flag(key, "--no-kv-offload") if scalar(value) is True else []
+    for override in seq(spec.get("tensorOverrides")):
+        items += [clone(override, value="--override-tensor"), override] if scalar(override) is not None else []
     for field, flag in (("batchSize", "--batch-size"), ("uBatchSize", "--ubatch-size")):
         key, value = _field(spec, field)
         items += _flag(key, flag, value) if _positive(value) else []
     return items
+
+
+def _rope_scaling(spec: Node, extra: List[str]) -> List[Node]:
+    """runtime_llamacpp_args.appendRopeScalingArgs: `ropeScaling.type` -> --rope-scaling, `factor` -> --rope-scale,
+    `originalContext` above 0 -> --yarn-orig-ctx; none of them when extraArgs has --rope-scaling."""
+    rope = spec.get("ropeScaling")
+    if rope is None or rope.kind != MAP or not scalar(rope.get("type")) or _has(extra, "rope-scaling"):
+        return []
+    key, kind = _field(rope, "type")
+    items = _flag(key, "--rope-scaling", kind)
+    key, factor = _field(rope, "factor")
+    items += _flag(key, "--rope-scale", factor) if scalar(factor) not in (None, "") else []
+    key, original = _field(rope, "originalContext")
+    return items + (_flag(key, "--yarn-orig-ctx", original) if _positive(original) else [])
 
 
 _SPLIT_MODES = {"none": "none", "row": "row", "tensor": "row"}  # every other strategy (pipeline, layer) is layer

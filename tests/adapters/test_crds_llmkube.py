@@ -172,3 +172,21 @@ def test_a_partitioned_gpu_share_is_a_mig_slice():
     # exclusive (the default) keeps the vendor's resource and the whole card
     [dep] = adapt(text.replace("mode: partitioned", "mode: exclusive")).deployments
     assert dep.roles[0].accelerators.resource == "nvidia.com/gpu"
+
+
+def test_llamacpp_rope_scaling_and_host_placement_fields_are_flags():
+    # runtime_llamacpp.go BuildArgs + runtime_llamacpp_args.go: ropeScaling -> --rope-scaling/--rope-scale/
+    # --yarn-orig-ctx (the whole block skipped when extraArgs has --rope-scaling), moeCPUOffload -> --cpu-moe,
+    # moeCPULayers -> --n-cpu-moe (above 0), tensorOverrides -> one --override-tensor each
+    text = LLAMACPP.replace("  parallelSlots: 2\n", "  parallelSlots: 2\n  ropeScaling:\n    type: yarn\n"
+                            "    factor: \"4\"\n    originalContext: 32768\n  moeCPUOffload: true\n"
+                            "  moeCPULayers: 12\n  tensorOverrides:\n    - exps=CPU\n")
+    [dep] = adapt(text).deployments
+    role = dep.roles[0]
+    assert arg(role, "rope_scaling").value == "yarn" and at(text, arg(role, "rope_scaling").source) == "yarn"
+    assert float(arg(role, "rope_scale").value) == 4 and arg(role, "yarn_orig_ctx").value == 32768
+    assert arg(role, "cpu_moe").value is True and arg(role, "n_cpu_moe").value == 12
+    assert "exps=CPU" in str(arg(role, "override_tensor").value)
+    pinned = text.replace("    - --alias\n", "    - --rope-scaling\n    - linear\n    - --alias\n")
+    [dep] = adapt(pinned).deployments  # extraArgs' --rope-scaling: none of the block's flags
+    assert arg(dep.roles[0], "rope_scaling").value == "linear" and dep.roles[0].arg("rope_scale") is None
