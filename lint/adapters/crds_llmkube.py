@@ -21,8 +21,9 @@ hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
 - GPUs: the Model's `hardware.gpu.count` above 0, else the InferenceService's `resources.gpu`; none above 0 is no
   count (a CPU run, or devices claimed through DRA `resourceClaims`). They are of `hardware.gpu.resourceName`, else
   by vendor: amd.com/gpu (an AMD card on the vulkan or rocm runtime: devic.es/dri-render), gpu.intel.com/i915 for
-  intel, nvidia.com/gpu otherwise. The device is the InferenceService's `nodeSelector`/`affinity`'s; with
-  `resources.gpuSharing` `mode: partitioned` one GPU is a MIG slice, `nvidia.com/mig-<profile>`, of that card.
+  intel, nvidia.com/gpu otherwise (none known for a Model in another file). The device is the InferenceService's
+  `nodeSelector`/`affinity`'s; with `resources.gpuSharing` `mode: partitioned` one GPU is a MIG slice,
+  `nvidia.com/mig-<profile>`, of that card.
 - the model: the Model's `source`: `hf://org/repo@rev` is org/repo, a Hugging Face file URL
   (`https://huggingface.co/org/repo/resolve/<rev>/<file>`) is org/repo/<file> (the operator renames the file it
   downloads, so the path it passes names nothing); another source (a local path, s3://, pvc://) is kept as written.
@@ -92,7 +93,9 @@ def _service(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: Ada
         image_by="LLMKube (its default image for the runtime)"))
     result.diagnostics.extend(reading.diagnostics)
     source = _model_id(model.get("source") if model is not None else None, file)
-    resource = (_partition(spec, gpu, count)[0] or _resource(gpu)) if count is not None else None
+    # the resource is the Model's (GPUResourceName): with the Model in another file, not known
+    resource = (_partition(spec, gpu, count)[0] or (_resource(gpu) if model is not None else None)) \
+        if count is not None else None
     vendor = _vendor(gpu, file)
     roles = [replace(r, model=r.model or source, role=_devices(r.role, resource, vendor)) for r in reading.roles]
     if not roles:

@@ -7,6 +7,7 @@ claimed through DRA resourceClaims, count 0) and janpuc/home-ops@7976a3e9, tscib
 """
 from __future__ import annotations
 
+from ctxlint.physics.gaudi import counted_path
 from tests.adapters.kit import adapt, arg, at
 
 LLAMACPP = """\
@@ -190,3 +191,13 @@ def test_llamacpp_rope_scaling_and_host_placement_fields_are_flags():
     pinned = text.replace("    - --alias\n", "    - --rope-scaling\n    - linear\n    - --alias\n")
     [dep] = adapt(pinned).deployments  # extraArgs' --rope-scaling: none of the block's flags
     assert arg(dep.roles[0], "rope_scaling").value == "linear" and dep.roles[0].arg("rope_scale") is None
+
+
+def test_a_gpu_count_of_a_service_whose_model_is_elsewhere_names_no_vendor():
+    # apiutil.GPUResourceName takes the resource from the Model's hardware.gpu (resourceName, vendor): with the
+    # Model in another file it is not known, so the count is no nvidia.com/gpu count (CTX208 lists every vendor)
+    service = VLLM.split("---\n", 1)[1].replace("  runtime: vllm\n", "  runtime: vllm\n  resources:\n    gpu: 1\n")
+    [dep] = adapt(service).deployments
+    role = dep.roles[0]
+    assert role.accelerators.count.value == 1 and role.accelerators.resource is None
+    assert not counted_path(role).endswith('["nvidia.com/gpu"]')
