@@ -26,7 +26,9 @@ hasMatchingExtraArg; pkg/apiutil/gpu.go GPUCount and GPUResourceName):
   `nvidia.com/mig-<profile>`, of that card.
 - the model: the Model's `source`: `hf://org/repo@rev` is org/repo, a Hugging Face file URL
   (`https://huggingface.co/org/repo/resolve/<rev>/<file>`) is org/repo/<file> (the operator renames the file it
-  downloads, so the path it passes names nothing); another source (a local path, s3://, pvc://) is kept as written.
+  downloads, so the path it passes names nothing), a huggingface.co repository page is org/repo; for llama.cpp the
+  first of the Model's `files` (the file it is handed) is appended; another source (a local path, s3://, pvc://)
+  is kept as written.
 - the image: `image`, else the operator's default for the runtime, whose release the file does not say.
 
 The other runtimes (sglang, tgi, llamacpp-router, personaplex, generic) are not read yet, nor a `modelRef` whose
@@ -51,6 +53,9 @@ from ctxlint.nodes import MAP, SEQ, Node
 NAME = "llmkube"
 GROUP = "inference.llmkube.dev"
 _ENGINES = {None: "llamacpp", "": "llamacpp", "llamacpp": "llamacpp", "vllm": "vllm"}
+# a huggingface.co repository page, or one at a revision (source.go extractHFRepoFromURL): its repository
+_HF_REPO = re.compile(r"^https?://(?:www\.)?huggingface\.co/(?!datasets/|spaces/)([^/?#]+/[^/?#]+)"
+                      r"(?:/tree/[^/?#]+)?/?(?:[?#].*)?$", re.IGNORECASE)
 _HF_FILE = re.compile(r"^https?://(?:www\.)?(?:huggingface\.co|hf\.co)/([^/]+/[^/]+)/(?:resolve|blob)/[^/]+/(.+)$")
 
 
@@ -93,6 +98,10 @@ def _service(obj: Node, models: Dict[str, Node], spans: ScalarSpans, result: Ada
         image_by="LLMKube (its default image for the runtime)"))
     result.diagnostics.extend(reading.diagnostics)
     source = _model_id(model.get("source") if model is not None else None, file)
+    first = seq(model.get("files"))[:1] if model is not None and engine == "llamacpp" else []
+    if source is not None and first and isinstance(scalar(first[0]), str) and scalar(first[0]).strip():
+        primary = scalar(first[0]).strip()  # the first file staged from the source is what llama.cpp loads
+        source = Val(f"{source.value.rstrip('/')}/{primary}", first[0].source(file), raw=f"{source.raw} + {primary}")
     # the resource is the Model's (GPUResourceName): with the Model in another file, not known
     resource = (_partition(spec, gpu, count)[0] or (_resource(gpu) if model is not None else None)) \
         if count is not None else None
@@ -177,8 +186,8 @@ def _model_id(node: Optional[Node], file: str) -> Optional[Val[str]]:
     if written.lower().startswith("hf://"):
         ident = written[len("hf://"):].split("@", 1)[0]
     else:
-        found = _HF_FILE.match(written)
-        ident = f"{found.group(1)}/{found.group(2).split('?', 1)[0]}" if found else written
+        found, page = _HF_FILE.match(written), _HF_REPO.match(written)
+        ident = f"{found.group(1)}/{found.group(2).split('?', 1)[0]}" if found else page.group(1) if page else written
     return Val(ident, node.source(file), raw=written)
 
 

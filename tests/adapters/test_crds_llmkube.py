@@ -201,3 +201,25 @@ def test_a_gpu_count_of_a_service_whose_model_is_elsewhere_names_no_vendor():
     role = dep.roles[0]
     assert role.accelerators.count.value == 1 and role.accelerators.resource is None
     assert not counted_path(role).endswith('["nvidia.com/gpu"]')
+
+
+def test_llamacpp_model_is_the_first_of_the_model_files():
+    # Model.spec.files: llama.cpp is handed the first file staged from the source (defilantech/LLMKube@907ac8d8
+    # api/v1alpha1/model_types.go Files; runtime_llamacpp.go resolveStagedCompanions): a GGUF repository's
+    # quantization is that file's, so a 70B Q8_0 is no longer checked as the repository with no file named
+    text = LLAMACPP.replace(
+        "  source: https://huggingface.co/unsloth/Qwen3.6-27B-GGUF/resolve/0123abc/Qwen3.6-27B-UD-Q4_K_XL.gguf\n",
+        "  source: hf://bartowski/Llama-3.3-70B-Instruct-GGUF@main\n  files:\n"
+        "    - Llama-3.3-70B-Instruct-Q8_0.gguf\n")
+    [dep] = adapt(text).deployments
+    assert dep.model.id.value == "bartowski/Llama-3.3-70B-Instruct-GGUF/Llama-3.3-70B-Instruct-Q8_0.gguf"
+    assert at(text, dep.model.id.source) == "Llama-3.3-70B-Instruct-Q8_0.gguf"
+    # vLLM loads the repository (a directory-oriented runtime): the model stays the repository
+    vllm = VLLM.replace("  source: hf://meta-llama/Llama-3.1-8B-Instruct@5206a32e\n",
+                        "  source: hf://meta-llama/Llama-3.1-8B-Instruct@5206a32e\n  files:\n    - model.safetensors\n")
+    [dep] = adapt(vllm).deployments
+    assert dep.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    # a huggingface.co repository URL is its repository (source.go extractHFRepoFromURL)
+    page = VLLM.replace("hf://meta-llama/Llama-3.1-8B-Instruct@5206a32e",
+                        "https://huggingface.co/meta-llama/Llama-3.1-8B-Instruct/tree/main")
+    assert adapt(page).deployments[0].model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
