@@ -246,6 +246,10 @@ spec:
     out = run(["check", str(path), "--isolated"]).out
     assert "(2 per replica, type unknown)" in out and "L4" not in out and "MI300X" not in out
     assert "defined under `accelerators:` with its memory_gib" in out
+    # the resource alone says Intel: an image that names no vendor (llama.cpp's Vulkan build) gets no NVIDIA list
+    path.write_text(path.read_text().replace("server-intel", "server-vulkan"))
+    out = run(["check", str(path), "--isolated"]).out
+    assert "(2 per replica, type unknown)" in out and "L4" not in out and "MI300X" not in out
 
 PD_TP = """\
 apiVersion: apps/v1
