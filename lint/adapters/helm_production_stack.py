@@ -61,9 +61,8 @@ def read(root: Node, spans: ScalarSpans, result: AdaptResult, input_format: str)
 
 def _gpu_request(spec: Node, file: str) -> Optional[Val[int]]:
     """The GPUs the chart requests for the engine's pod: `requestGPU`, when above 0. For 0 its templates render no
-    GPU resource at all (`if gt (int requestGPU) 0`, the chart's "requestGPU=0 is allowed for special shared-GPU
-    workloads": vllm-project/production-stack@d6eece8a0bff38863757562768529292856b359d:helm/templates/_helpers.tpl
-    chart.resources), so the engine sees what the node's container runtime gives it (every GPU, under a runtime
+    GPU resource at all (`if gt (int requestGPU) 0` in chart.resources and chart.hasLimits:
+    vllm-project/production-stack@d6eece8a0bff38863757562768529292856b359d:helm/templates/_helpers.tpl), so the engine sees what the node's container runtime gives it (every GPU, under a runtime
     class that exposes them), or none: a count not known, as for a pod with no GPU resource."""
     count = int_val(spec.get("requestGPU"), file)
     return count if count is not None and count.value > 0 else None
