@@ -37,7 +37,9 @@ from .word_expansion import SplitContext, expand_word, no_resolver
 _ASSIGNMENT = lazy_compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")  # a `NAME=value` prefix word's head
 _FD_NAME = lazy_compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")  # `exec {fd}>FILE`: the redirection's variable, no command
 _LEADS = frozenset({"do", "then", "else", "{", "!"})  # reserved words a command may follow on the same line
-_LOOP_HEADS = frozenset({"while", "until", "for", "select"})  # their condition or word list runs at least once
+# their condition or word list runs (is expanded) at least once, where the compound command stands; so is a `case`
+# word, before any pattern is matched (bash 5.2.15: `case "${L:?x}" in` of an L "" exits)
+_LOOP_HEADS = frozenset({"while", "until", "for", "select", "case"})
 
 
 def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[Command]:

@@ -135,6 +135,11 @@ def test_a_null_error_expansion_ends_the_script(text, expected):
     (f'L=""\nif [ -n "${{L:?x}}" ]; then {RUN} 1; fi', []),
     ('L=""\nwhile [ -n "${L:?x}" ]; do sleep 1; done', []), ('L=""\nuntil [ -z "${L:?x}" ]; do :; done', []),
     ('L=""\nfor x in ${L:?x}; do :; done', []),
+    # a `case` word is expanded once where the `case` stands, before its patterns (before: the launch after it read)
+    ('L=""\ncase "${L:?x}" in *) ;; esac', []), ('L=""\ncase ${L:?x} in\n  a) exit 1;;\nesac', []),
+    # ... not a pattern after the one that matched, nor a `case` in another's arm (it may not run)
+    ('L=""\ncase a in a|${L:?x}) ;; esac\nL=5', ["5"]), ('L=""\ncase a in a) ;; ${L:?x}) ;; esac\nL=5', ["5"]),
+    ('L=""\ncase "$X" in a) case ${L:?x} in *) ;; esac;; esac\nL=5', ["5"]),
     # inside a branch: that branch ends there (the launch after the `fi` runs where X is not set)
     (f'L=""\nif [ -n "$X" ]; then\n  if [ -n "${{L:?x}}" ]; then :; fi\n  {RUN} 1\nfi\nL=5', ["5"]),
     # an `elif`'s condition runs only where the conditions before it fail; a loop's body may not run at all
