@@ -28,7 +28,10 @@ from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 # The capabilities the daemon's NVIDIA and AMD drivers answer (above): a request asking only these gets GPUs.
 _NVIDIA_CAPS = frozenset(("gpu", "nvidia", "compute", "compat32", "graphics", "utility", "video", "display"))
 _AMD_CAPS = frozenset(("gpu", "amd"))
-_GPU_DRIVERS = ("nvidia", "amd", "cdi")  # `cdi`: device_ids are CDI names, injected as they are (no hook)
+# `cdi`: device_ids are CDI names, injected as they are (no hook); `nvidia.cdi` and `nvidia.runtime-hook`: the two
+# ways of the `nvidia` driver, which the daemon registers under their own names too (moby/moby@b985e2313a8676e18
+# 072b442911fc8f64f17d440:daemon/devices_nvidia_linux.go getNVIDIADeviceDrivers): ids or a count, as `nvidia`'s
+_GPU_DRIVERS = ("nvidia", "amd", "cdi", "nvidia.cdi", "nvidia.runtime-hook")
 # One device request: the GPU ids it gives (None: every GPU of the host, or a number not known), the node its
 # count is read at, how it is written, and the count's raw text where it is not the number itself.
 Request = Tuple[Optional[FrozenSet[str]], Node, str, Optional[str]]

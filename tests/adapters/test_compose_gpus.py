@@ -63,6 +63,9 @@ def _findings(gpus: str):
     "              capabilities: [gpu]\n",  # two reservations: GPU 3 beside GPU 0 (CDI), or GPU 3 alone
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "capabilities: [compute, utility]"),  # NVIDIA's, no count: all
+    # the `nvidia` driver's two ways, registered by the daemon under their own names: no count, every GPU (was 1)
+    RESERVE.format(more="").replace("driver: nvidia", "driver: nvidia.cdi"),
+    RESERVE.format(more="").replace("driver: nvidia", "driver: nvidia.runtime-hook"),
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "driver: cdi\n              device_ids: [nvidia.com/gpu=all]"),  # CDI: every GPU
     "    gpus: all\n" + RESERVE.format(more="").replace(
@@ -86,6 +89,7 @@ def test_gpus_no_count_states_are_not_one(gpus):
     + RESERVE.format(more="              count: 2\n"),  # the request's GPUs either way
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia\n              count", "count")
     .replace("[gpu]", "[compute, utility]"),  # capabilities the NVIDIA driver answers: its GPUs
+    RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: nvidia.cdi"),
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "driver: cdi\n              device_ids: [nvidia.com/gpu=0, nvidia.com/gpu=1]"),
 ])
