@@ -17,7 +17,8 @@ ways give the same GPUs. Either way the variable `runtime: nvidia` would read is
 last one appended, and NVIDIA's CDI spec sets it to `void` (NVIDIA/nvidia-container-toolkit@d34b3046758cb1a5db606b2
 a39519c731bbf9f56:pkg/nvcdi/wrapper.go GetCommonEdits), in place of the container's own (cncf-tags/container-device-
 interface@05ae4b5bb730a036cb3f79477bd6676eea4a8c83:internal/ociedit/spec_editor.go addEnv), so beside a request
-it adds no GPU."""
+it adds no GPU. AMD's CDI spec sets no variable (ROCm/container-toolkit@192fe8e9:internal/cdi/cdi.go), so `runtime:
+amd` beside a request adds its AMD_VISIBLE_DEVICES to the GPUs CDI injects: counted only where they are the same."""
 from __future__ import annotations
 
 from typing import Callable, FrozenSet, List, Optional, Tuple
@@ -52,6 +53,7 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
     if every is not None:
         return None, every, privileged
     ways: List[Tuple[Optional[FrozenSet[str]], Node, str, Optional[str]]] = []
+    extra: Optional[Request] = None  # `runtime: amd` ids beside a request: its runtime adds them where CDI injects
     runtime = service.get("runtime")
     named_runtime = interpolate(str(runtime.value)) if runtime is not None and runtime.kind == SCALAR else None
     kind = str(named_runtime or "").lower()
@@ -61,13 +63,19 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
         ids = visible_ids(var.value, kind) if var is not None and isinstance(var.value, str) else None
         written = f"runtime: {kind}" + (f" with {name}={var.value}" if var is not None and var.value is not None
                                          else f" ({name} the image's)")
-        if not requests:  # beside a request the variable is the request's (above)
+        if not requests:
             if ids is None:  # unset: the image's ENV (CUDA images: all); `all`; or a value not known
                 return None, written, privileged
             if ids:
                 ways.append((frozenset(ids), var.node if var.node is not None else runtime, written, written))
+        elif kind == "amd":  # beside a request, NVIDIA's variable is the request's (above); AMD's only by the hook:
+            # AMD's CDI spec sets no variable (ROCm/container-toolkit@192fe8e9e7044562440ae99ba44f913f7ebb81c9:
+            # internal/cdi/cdi.go, device nodes only), so its runtime adds the container's GPUs to those injected
+            if ids is None:
+                return None, " and ".join([r[2] for r in requests] + [written]), privileged
+            extra = (frozenset(ids), runtime, written, None)
     if requests:
-        ways = [_requested(requests)]
+        ways = [_requested(requests, extra)]
         if ways[0][0] is None:
             return None, ways[0][2], privileged
     devices = service.get("devices")
@@ -96,15 +104,15 @@ def service_gpus(service: Node, file: str, env: list, interpolate: Callable[[str
     return Val(len(ids or ()), node.source(file), raw=raw), None, privileged
 
 
-def _requested(requests: List[Request]) -> tuple:
+def _requested(requests: List[Request], extra: Optional[Request] = None) -> tuple:
     """The GPUs the requests give: the last request's ids where the runtime hook reads the variable, all of theirs
-    where CDI injects them; None (as written) where the two differ (CDI names beside ids: their overlap is not
-    known)."""
-    written = " and ".join(r[2] for r in requests)
+    where CDI injects them (and `extra`'s, the `runtime: amd` variable's, which AMD's runtime adds then); None (as
+    written) where the two differ (CDI names beside ids: their overlap is not known)."""
+    written = " and ".join(r[2] for r in requests + ([extra] if extra is not None else []))
     if len(requests) > 1 and any(any(i.startswith("cdi:") for i in r[0] or ()) for r in requests):
         return None, requests[-1][1], written, None
     hook = requests[-1][0]
-    cdi = frozenset().union(*(r[0] or () for r in requests))
+    cdi = frozenset().union(*(r[0] or () for r in requests + ([extra] if extra is not None else [])))
     if hook is None or hook != cdi:
         return None, requests[-1][1], written, None
     return hook, requests[-1][1], written, requests[-1][3] if len(requests) == 1 else written

@@ -66,6 +66,14 @@ def _findings(gpus: str):
     # the `nvidia` driver's two ways, registered by the daemon under their own names: no count, every GPU (was 1)
     RESERVE.format(more="").replace("driver: nvidia", "driver: nvidia.cdi"),
     RESERVE.format(more="").replace("driver: nvidia", "driver: nvidia.runtime-hook"),
+    # `runtime: amd` beside a request: AMD's CDI spec sets no AMD_VISIBLE_DEVICES (ROCm/container-toolkit@192fe8e9
+    # internal/cdi/cdi.go), so where the daemon injects the request by CDI, AMD's runtime adds the container's `all`
+    # (or the image's) to it; only the hook's way makes the variable the request's (was 2 GPUs)
+    "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=all\n"
+    + RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: amd"),
+    "    runtime: amd\n" + RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: amd"),
+    "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=2,3\n"
+    + RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: amd"),  # 0,1 or 0-3
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "driver: cdi\n              device_ids: [nvidia.com/gpu=all]"),  # CDI: every GPU
     "    gpus: all\n" + RESERVE.format(more="").replace(
@@ -90,6 +98,8 @@ def test_gpus_no_count_states_are_not_one(gpus):
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia\n              count", "count")
     .replace("[gpu]", "[compute, utility]"),  # capabilities the NVIDIA driver answers: its GPUs
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: nvidia.cdi"),
+    "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=0,1\n"
+    + RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: amd"),  # 0,1 either way
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "driver: cdi\n              device_ids: [nvidia.com/gpu=0, nvidia.com/gpu=1]"),
 ])
