@@ -234,3 +234,29 @@ def test_tgis_shards_over_the_gpus_it_counts(tmp_path):
     assert "CTX205" not in _tgis_pod(tmp_path)
     assert "CTX205" not in _tgis_pod(tmp_path, "\n            - {name: CUDA_VISIBLE_DEVICES, value: '0,1'}")
     assert "CTX205" in _tgis_pod(tmp_path, "\n            - {name: NUM_GPUS, value: '1'}")  # 1 shard stated
+
+
+
+
+@pytest.mark.parametrize("uncounted", ["runtimeClassName: nvidia with no nvidia.com/gpu limit", "docker run --gpus all"])
+@pytest.mark.parametrize("release", [None, "3.3.7"])
+def test_tgis_counts_all_as_one_shard(uncounted, release):
+    """TGIS's num_cuda_devices counts the items of NVIDIA_VISIBLE_DEVICES, `all` one, and asks no nvidia-smi
+    (IBM/text-generation-inference@006006d7:launcher/src/main.rs): GPUs not counted (the image's `all`) are one shard
+    whatever its release reads as, where TGI from v3.3.7 (or a release not known) leaves the count not known. (Read
+    through a file, TGIS is not modelled: this is what its shard count is.)"""
+    from types import SimpleNamespace
+
+    from ctxlint.adapters.engine_roles import RoleFacts
+    from ctxlint.adapters.tgi_shards import default_shards
+    from ctxlint.model import Parallelism
+
+    facts = RoleFacts(kind="unified", kind_source=None, context_length=None, kv_pool_tokens=None,
+                      kv_cache_dtype=None, parallelism=Parallelism(), engine_args=())
+    reader = SimpleNamespace(c=SimpleNamespace(gpus_uncounted=uncounted, accelerator_count=None),
+                             device_setting=lambda name: None)
+    inv = SimpleNamespace(settings={})
+    assert default_shards(reader, inv, facts, release, "quay.io/opendatahub/text-generation-inference:fast",
+                          tgis=True) == facts
+    assert default_shards(reader, inv, facts, release, "ghcr.io/huggingface/text-generation-inference:3.3.7",
+                          tgis=False).parallel_unknown
