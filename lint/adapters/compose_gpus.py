@@ -15,8 +15,11 @@ NVIDIA_VISIBLE_DEVICES=<its ids> to the container's environment for the runtime 
 to the others' (cdiDeviceInjector). Which the host does is not in the file, so two requests count only where both
 ways give the same GPUs. Either way the variable `runtime: nvidia` would read is the requests': the hook's is the
 last one appended, and NVIDIA's CDI spec sets it to `void` (NVIDIA/nvidia-container-toolkit@d34b3046758cb1a5db606b2
-a39519c731bbf9f56:pkg/nvcdi/wrapper.go GetCommonEdits), in place of the container's own (cncf-tags/container-device-
-interface@05ae4b5bb730a036cb3f79477bd6676eea4a8c83:internal/ociedit/spec_editor.go addEnv), so beside a request
+a39519c731bbf9f56:pkg/nvcdi/wrapper.go GetCommonEdits), in place of the container's own (the CDI release the daemon vendors, v1.1.0, applies a spec's env with runtime-tools'
+AddMultipleProcessEnv, which replaces a name's value: moby/moby@b985e231:vendor/tags.cncf.io/container-device-
+interface/pkg/cdi/container-edits.go Apply, vendor/github.com/opencontainers/runtime-tools/generate/generate.go
+addEnv; CDI's own editor does alike, cncf-tags/container-device-interface@05ae4b5bb730a036cb3f79477bd6676eea4a8c83:
+internal/ociedit/spec_editor.go addEnv), so beside a request
 it adds no GPU. AMD's CDI spec sets no variable (ROCm/container-toolkit@192fe8e9:internal/cdi/cdi.go), so `runtime:
 amd` beside a request adds its AMD_VISIBLE_DEVICES to the GPUs CDI injects: counted only where they are the same."""
 from __future__ import annotations
