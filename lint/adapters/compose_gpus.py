@@ -133,13 +133,15 @@ def device_requests(service: Node, interpolate: Callable[[str], Optional[str]]) 
         if source is not None and source.kind == SCALAR and where == "gpus":
             out.append((None, source, f"gpus: {source.value}", None))
         for device in source.value if source is not None and source.kind == SEQ else ():
-            if device.kind == MAP and (where == "gpus" or _is_gpu(device)):
-                out.append(_request(device, where, interpolate))
+            request = _request(device, where, interpolate) if device.kind == MAP and (where == "gpus" or
+                                                                                     _is_gpu(device)) else None
+            if request is not None:
+                out.append(request)
         where = "gpus"
     return out
 
 
-def _request(device: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Request:
+def _request(device: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Optional[Request]:
     count, ids = device.get("count"), device.get("device_ids")
     driver = device.get("driver")
     if driver is not None and str(driver.value).lower() == "cdi" and ids is not None and ids.kind == SEQ:
@@ -161,9 +163,10 @@ def _request(device: Node, where: str, interpolate: Callable[[str], Optional[str
         count.value if isinstance(count.value, str) else None
 
 
-def _cdi_request(ids: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Request:
+def _cdi_request(ids: Node, where: str, interpolate: Callable[[str], Optional[str]]) -> Optional[Request]:
     """A `driver: cdi` reservation: its device_ids are CDI device names (`nvidia.com/gpu=0`), one GPU each, `=all`
-    every one (docker_devices.device_kind, as `devices:` CDI names are read)."""
+    every one (docker_devices.device_kind, as `devices:` CDI names are read); None where it names no GPU (another
+    vendor's device, `vendor.com/nic=0`: no GPU request, it gives none and sets no NVIDIA_VISIBLE_DEVICES)."""
     from ctxlint.engines.docker_devices import device_kind
 
     written = f"{where} driver: cdi device_ids: [" + ", ".join(str(i.value) for i in ids.value) + "]"
@@ -175,6 +178,8 @@ def _cdi_request(ids: Node, where: str, interpolate: Callable[[str], Optional[st
             return None, ids, written, None
         if kind:
             names.append(f"cdi:{key}")
+    if not names:
+        return None
     return frozenset(names), ids, written, f"{len(set(names))} device_ids"
 
 

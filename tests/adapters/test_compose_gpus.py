@@ -34,6 +34,9 @@ RESERVE = """    deploy:
 {more}              capabilities: [gpu]
 """
 
+NIC = RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]", "driver: cdi\n"
+                                     "              capabilities: [net]\n              device_ids: [vendor.com/nic=0]")
+
 
 def _findings(gpus: str):
     report = lint_text(SERVICE.format(gpus=gpus), "compose.yaml", L4)
@@ -100,6 +103,10 @@ def test_gpus_no_count_states_are_not_one(gpus):
     RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: nvidia.cdi"),
     "    runtime: amd\n    environment:\n      - AMD_VISIBLE_DEVICES=0,1\n"
     + RESERVE.format(more="              count: 2\n").replace("driver: nvidia", "driver: amd"),  # 0,1 either way
+    # a `driver: cdi` reservation of another vendor's device is no GPU request: the runtime's ids, the device nodes
+    # still count (was 0 GPUs, a false CTX204, beside `runtime: nvidia`; not counted beside the render nodes)
+    "    runtime: nvidia\n    environment:\n      - NVIDIA_VISIBLE_DEVICES=0,1\n" + NIC,
+    "    devices:\n      - /dev/kfd\n      - /dev/dri/renderD128\n      - /dev/dri/renderD129\n" + NIC,
     RESERVE.format(more="").replace("driver: nvidia\n              capabilities: [gpu]",
                                     "driver: cdi\n              device_ids: [nvidia.com/gpu=0, nvidia.com/gpu=1]"),
 ])
