@@ -288,6 +288,8 @@ def _estimate(dep: Deployment, role: Role, arch: Optional[ModelArch], resolution
         return None
     if role.neuron is not None and role.available_kv_gib is None:
         return None  # the physics is of GPU memory: a NeuronCore's is not in the catalog (ctxlint.neuron)
+    if engine == "llamacpp" and role.cpu_build is not None and role.available_kv_gib is None:
+        return None  # `-ngl 0`: no layer, weights or KV, is on the GPU (llamacpp_split.host_kv), whatever it is
     if role.available_kv_gib is None and on_gaudi(role):
         return None  # an HPU's KV memory is not sized by the CUDA rules (physics/gaudi.py): stated, or unknown
     par = role.parallelism

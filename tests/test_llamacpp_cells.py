@@ -186,8 +186,9 @@ def test_a_pool_that_cannot_be_allocated_has_no_headroom_in_the_audit():
     # where it showed the stated cells over the promise (1.00x) beside "KV does not fit"
     (row,) = build_audit(_report("-ngl 99 -fit off")).rows
     assert (row.verdict, row.headroom, row.prefill_pool.tokens) == ("KV does not fit", 0.0, 131_072)
-    (fits,) = build_audit(_report("-ngl 0 -fit off")).rows  # no layer on the GPU: nothing to allocate there
-    assert fits.verdict != "KV does not fit" and fits.headroom == 1.0
+    # no layer on the GPU: nothing to allocate there, and its KV is host memory (no GPU pool to rank)
+    (host,) = build_audit(_report("-ngl 0 -fit off")).rows
+    assert (host.verdict, host.why_unknown, host.headroom) == ("unknown", "CPU engine: KV memory not stated", None)
 
 
 def test_no_layers_offloaded_keeps_the_kv_cache_in_host_memory(tmp_path):
@@ -215,3 +216,23 @@ def test_no_layers_offloaded_keeps_the_kv_cache_in_host_memory(tmp_path):
     assert (host["worst"]["line"], host["worst"]["column"]) == (7, 22)  # at the 0
     assert "--n-gpu-layers 0 offloads no layer to a GPU" in host["worst"]["message"]
     assert gpu["verdict"].startswith("needs >= ")  # every layer on the GPU: its KV there too
+
+
+def test_no_layers_offloaded_keeps_weights_and_kv_off_a_named_gpu(tmp_path):
+    # `-ngl 0` with a GPU named (SkyPilot `accelerators: L4:1`): no layer, so neither its weights nor its KV cache,
+    # is on that GPU (llama_kv_cache puts a layer's cache on model.dev_layer(il), the CPU for a layer not
+    # offloaded). The role was derived as if the L4 held the 70B's weights: a false CTX203 error.
+    import json
+
+    from tests.helpers import run
+
+    (tmp_path / "task.sky.yaml").write_text(
+        "resources:\n"
+        "  accelerators: L4:1\n"
+        "run: |\n"
+        "  llama-server -m /models/Meta-Llama-3.1-70B-Instruct-Q4_K_M.gguf -c 131072 -ngl 0 --host 0.0.0.0\n")
+    [row] = json.loads(run(["audit", str(tmp_path), "--format", "json"]).out)["deployments"]
+    assert (row["verdict"], row["why_unknown"]) == ("unknown", "CPU engine: KV memory not stated")
+    assert "offloads no layer to a GPU" in row["worst"]["message"]
+    checked = run(["check", str(tmp_path)])
+    assert "CTX203" not in checked.out and "CTX208" in checked.out

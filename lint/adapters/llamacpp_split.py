@@ -116,7 +116,8 @@ def host_kv(reader, inv, where=None) -> Optional[Val]:
     offloading, else the CPU; ggml-org/llama.cpp@3514e9f6e795d3b3cd88d6614f6c07e7ce6f916f:src/llama-kv-cache.cpp),
     and load_tensors puts layer il on the CPU while il < i_gpu_start = n_layer + 1 - n_gpu_layers
     (src/llama-model.cpp). The role's KV is host memory then, as a CPU build's is (workload_devices.cpu_build):
-    the flag (or LLAMA_ARG_N_GPU_LAYERS) at its value, or None. A partial offload (0 < n < layers) splits the
+    the flag (or LLAMA_ARG_N_GPU_LAYERS) at its value, or None. The weights stay there too, so a GPU that is named
+    holds neither (capacity._estimate derives nothing for it). A partial offload (0 < n < layers) splits the
     cache: not read here."""
     ngl = inv.settings.get("n_gpu_layers")
     if ngl is None or ngl.origin not in ("flag", "env") or str(ngl.value).strip() != "0":
