@@ -121,11 +121,15 @@ def _one_line(cmd: str, windows: bool = False, names: bool = True) -> str:
     a shell word list with newlines as spaces (`cmd: |` with one flag per line is one command).
     Replacements keep every character's index, so positions still point into the file."""
     lines = []
-    for line in cmd.split("\n"):
+    split = cmd.split("\n")
+    for i, line in enumerate(split):
         stripped = line.strip()
         if stripped.startswith("#"):
             line = " " * len(line)
-        elif stripped.endswith("\\"):
+        elif stripped.endswith("\\") and (names or i < len(split) - 1):
+            # A macro's text is put into the cmd before llama-swap drops the backslash that ends a line: its last
+            # line goes on with the cmd's text after the `${name}` (`${dir}model.gguf` with `dir: C:\models\`),
+            # so a backslash ending it ends no line (a cmd's own last line does end there).
             cut = line.rstrip()
             line = cut[:-1] + " " + line[len(cut):]
         lines.append(line)

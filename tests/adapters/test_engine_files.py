@@ -385,3 +385,21 @@ def test_llama_swap_drive_path_in_a_comment_line_is_no_windows_host():
             "      /opt/llama-server -m /models/my\\ models/qwen.gguf --ctx-size 4096\n")
     [dep] = adapt(text).deployments
     assert dep.model.id.value == "/models/my models/qwen.gguf"
+
+
+def test_llama_swap_windows_macro_ending_in_a_backslash_runs_on_into_the_cmd():
+    # `models: C:\models\` then `-m ${models}x.gguf`: llama-swap puts the macro's text into the cmd first
+    # (macros.go), and only then drops a backslash that ends a line (commands.go SanitizeCommand), so this one,
+    # mid-word in the cmd, stays a path character. It was dropped with the macro read alone: the model was
+    # `C:/models` and the file name a stray word, a false "llamacpp would refuse to start".
+    text = (
+        "macros:\n"
+        "  models: C:\\models\\\n"
+        "models:\n"
+        "  q:\n"
+        "    cmd: C:\\llama\\llama-server.exe -m ${models}Qwen2.5-7B-Instruct-Q4_K_M.gguf --ctx-size 8192\n")
+    res = adapt(text)
+    assert res.diagnostics == []
+    [dep] = res.deployments
+    assert dep.model.id.value == "C:/models/Qwen2.5-7B-Instruct-Q4_K_M.gguf"
+    assert dep.roles[0].context_length.value == 8192
