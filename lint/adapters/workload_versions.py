@@ -266,7 +266,9 @@ def installs_over(image: Optional[str], scripts: Sequence[Any], by: str) -> Opti
     (installed_version), else not known. `by` names the scripts in the message."""
     engine = engine_from_image(image)[0] if image else None
     package = {"vllm": "vllm", "sglang": "sglang", "trtllm": "tensorrt[-_]llm", "lmdeploy": "lmdeploy",
-               "tgi": "text-generation(?:-server|-inference)?"}.get(engine or "")
+               # TGI's server is `text-generation-server` (server/pyproject.toml); a bare `text-generation` is its
+               # Python client (clients/python/pyproject.toml), which leaves the image's server as it is
+               "tgi": "text-generation-(?:server|inference)"}.get(engine or "")
     if package is None:
         return None
     # the package's own name (`vllm==0.9.1`, `vllm[audio]`, `.../vllm.git`), not another's that holds it

@@ -545,3 +545,17 @@ def test_skypilot_setup_that_installs_the_engine_over_the_image_wins():
     unpinned = SKY_IMAGE.replace("run: |", "setup: |\n  pip install -U vllm\nrun: |")
     [dep] = adapt(unpinned, "task.sky.yaml").deployments
     assert dep.engine.version is None  # the newest of the day setup ran: not the tag's, not known
+
+
+def test_skypilot_setup_that_installs_tgis_client_keeps_the_images_release():
+    # `pip install text-generation` is TGI's Python client (huggingface/text-generation-inference@00e0d2d7
+    # clients/python/pyproject.toml), not its server (`text-generation-server`, server/pyproject.toml): the image's
+    # server still runs, at the tag's release. It was read as TGI installed anew: no release.
+    text = ("resources:\n  accelerators: A100-80GB:1\n"
+            "  image_id: docker:ghcr.io/huggingface/text-generation-inference:2.4.0\n"
+            "setup: |\n  pip install text-generation\n"
+            "run: |\n  text-generation-launcher --model-id Qwen/Qwen2.5-7B-Instruct --max-total-tokens 8192\n")
+    [dep] = adapt(text, "task.sky.yaml").deployments
+    assert dep.engine.version.value == "2.4.0"
+    [dep] = adapt(text.replace("text-generation\n", "text-generation-server==2.3.0\n", 1), "task.sky.yaml").deployments
+    assert dep.engine.version is None or dep.engine.version.value != "2.4.0"
