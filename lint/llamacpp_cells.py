@@ -61,6 +61,25 @@ def _int(value: Any) -> Optional[int]:
         return None
 
 
+def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
+    """What keeps some of a llama.cpp role's weights (`kv`: or its KV cache) in host memory, so that the GPU need
+    not hold them all: a partial `-ngl N` (N <= the model's layers: load_tensors puts layer il on the CPU while
+    il < n_layer + 1 - N, and a layer's KV cache beside it), `-ot`/`--cpu-moe`/`--n-cpu-moe` (tensors moved to the
+    CPU), `--device`/`--rpc` (other devices take a share), and for the KV `-nkvo`. None for another engine or
+    when nothing does: then whole weights over the GPU's memory (CTX203), or no KV room left (CTX209), stay sure."""
+    if dep.engine.name is None or dep.engine.name.value != "llamacpp":
+        return None
+    settings = {key: val.value for key, val in role.engine_args}
+    for key in _MOVERS[(0 if kv else 1):]:
+        if settings.get(key) not in (None, False, 0, "", "0"):
+            return key
+    ngl = _int(settings.get("n_gpu_layers"))
+    layers = dep.arch.num_layers if dep.arch is not None else None
+    if ngl is not None and layers and 0 < ngl <= layers:
+        return "n_gpu_layers"
+    return None
+
+
 def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> Optional[str]:
     """Why every layer's weights and KV stay on the GPU, or None when llama.cpp may move some off it."""
     if any(settings.get(key) not in (None, False, 0, "", "0") for key in _MOVERS):

@@ -24,6 +24,10 @@ def starved(dep: Deployment, role: Role) -> Optional[str]:
     if not _cap._PHYSICS:
         _cap._physics()
     cap = role.capacity
+    if cap is not None and dep.engine.name is not None and dep.engine.name.value == "llamacpp":
+        from ctxlint.llamacpp_cells import off_gpu  # only a llama.cpp role pays for it
+        if off_gpu(dep, role, kv=True):  # llama.cpp keeps part of the weights or KV in host memory: nothing sure
+            return None
     if cap is not None and cap.kv_bytes_per_token_per_gpu is None and cap.kv_budget_bytes_per_gpu is None:
         # a KV layout not modelled (DeepSeek-V4): weights that cannot load decide alone
         return "weights" if _weights_exceed(dep, role, cap) else None

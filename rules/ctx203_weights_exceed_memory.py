@@ -42,7 +42,7 @@ NAME = "weights-exceed-memory"
 SEVERITY = "error"
 SCOPE = "deployment"
 TAGS = ()
-INPUTS = ("roles[].capacity", "roles[].accelerators", "roles[].parallelism", "custom_accelerators")
+INPUTS = ("engine", "roles[].capacity", "roles[].accelerators", "roles[].parallelism", "custom_accelerators")
 OPTIONS = {"type": "object", "additionalProperties": False, "properties": {}}
 
 
@@ -54,6 +54,10 @@ def check(dep: Deployment, options) -> Iterator[Problem]:
         weights = cap.weights_bytes_per_gpu
         if (cap.weights_low_per_gpu or weights) <= accel.memory_high:
             continue  # even the smallest estimate of the weights must not fit the most the device may have
+        if dep.engine.name is not None and dep.engine.name.value == "llamacpp":
+            from ctxlint.llamacpp_cells import off_gpu  # a partial -ngl, -ot, --cpu-moe: not all on this GPU
+            if off_gpu(dep, role):
+                continue
         tp, pp = role.parallelism.tp, role.parallelism.pp
         bits = _format_band(dep, role)
         if bits is not None and cap.weights_low_per_gpu and cap.weights_high_per_gpu:

@@ -236,3 +236,25 @@ def test_no_layers_offloaded_keeps_weights_and_kv_off_a_named_gpu(tmp_path):
     assert "offloads no layer to a GPU" in row["worst"]["message"]
     checked = run(["check", str(tmp_path)])
     assert "CTX203" not in checked.out and "CTX208" in checked.out
+
+
+@pytest.mark.parametrize("placement", ["-ngl 30", "-ngl 94", "-ngl 99 --cpu-moe", "-ngl 99 --n-cpu-moe 80",
+                                       "-ngl 99 -ot exps=CPU"])
+def test_weights_kept_in_host_memory_are_no_ctx203(tmp_path, placement):
+    # Qwen3-235B-A22B Q4_K_M (~133 GiB) on one L40S with a partial -ngl (94 layers: load_tensors keeps layer il on
+    # the CPU while il < n_layer + 1 - ngl) or its experts moved to the CPU (--cpu-moe, -ot exps=CPU): llama.cpp
+    # loads it, the GPU holding only its share. Each was a CTX203 error, "exceed the memory ... before any KV".
+    from tests.helpers import run
+
+    (tmp_path / "task.sky.yaml").write_text(
+        "resources:\n  accelerators: L40S:1\n"
+        "run: |\n"
+        f"  llama-server -m /models/Qwen3-235B-A22B-Instruct-2507-Q4_K_M.gguf -c 32768 {placement} --host 0.0.0.0\n")
+    out = run(["check", str(tmp_path)]).out
+    assert "CTX203" not in out and "CTX209" not in out, out
+    # every layer placed on the GPU, nothing moved off it: still sure not to load
+    (tmp_path / "task.sky.yaml").write_text(
+        "resources:\n  accelerators: L40S:1\n"
+        "run: |\n"
+        "  llama-server -m /models/Qwen3-235B-A22B-Instruct-2507-Q4_K_M.gguf -c 32768 -ngl 95 -fit off\n")
+    assert "CTX203" in run(["check", str(tmp_path)]).out
