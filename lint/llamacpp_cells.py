@@ -77,6 +77,17 @@ def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
     layers = dep.arch.num_layers if dep.arch is not None else None
     if ngl is not None and layers and 0 < ngl <= layers:
         return "n_gpu_layers"
+    if ngl is None or ngl < 0 or ngl == ALL_LAYERS_DEFAULT:
+        # unset, auto, all, or 999: the default n_gpu_layers, which --fit (on by default where a build has it)
+        # lowers to what the GPU holds, and which was 0 (no layer offloaded; 999 only for Metal) before
+        # llama_model_default_params() took 999 (ggerganov/llama.cpp@0028010d01447c079f98bc33f06fca691fc99905:
+        # llama.cpp): which builds between the two place every layer on the GPU by default is not read here
+        from ctxlint.physics.llamacpp import _on, build_number
+        version = dep.engine.version
+        build = build_number(str(version.value) if version is not None else None)
+        fit_off = "fit" in settings and not _on(settings["fit"])
+        if not (ngl == ALL_LAYERS_DEFAULT and (fit_off or (build is not None and build <= FIT_ABSENT_THROUGH))):
+            return "n_gpu_layers default"
     return None
 
 

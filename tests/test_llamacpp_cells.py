@@ -258,3 +258,19 @@ def test_weights_kept_in_host_memory_are_no_ctx203(tmp_path, placement):
         "run: |\n"
         "  llama-server -m /models/Qwen3-235B-A22B-Instruct-2507-Q4_K_M.gguf -c 32768 -ngl 95 -fit off\n")
     assert "CTX203" in run(["check", str(tmp_path)]).out
+
+
+@pytest.mark.parametrize("tag", ["", "-b5000", "-b9000"])
+def test_default_gpu_layers_are_no_sure_ctx203(tmp_path, tag):
+    # No -ngl: llama.cpp's default, which --fit (b7004 on, on by default) lowers to what the GPU holds, and which
+    # was 0 layers (CPU only) in builds before llama_model_default_params() took 999. Neither fails to load:
+    # Qwen3-235B-A22B Q4_K_M on one L40S was a CTX203 error whatever the build.
+    from tests.helpers import run
+
+    (tmp_path / "task.sky.yaml").write_text(
+        "resources:\n  accelerators: L40S:1\n"
+        f"  image_id: docker:ghcr.io/ggml-org/llama.cpp:full-cuda{tag}\n"
+        "run: |\n"
+        "  llama-server -m /models/Qwen3-235B-A22B-Instruct-2507-Q4_K_M.gguf -c 32768 --host 0.0.0.0\n")
+    out = run(["check", str(tmp_path)]).out
+    assert "CTX203" not in out and "CTX209" not in out, out
