@@ -13,7 +13,7 @@ import json
 import os
 import re
 from functools import lru_cache
-from typing import Any, Dict, Mapping, Optional, Tuple
+from typing import Any, Callable, Dict, Mapping, Optional, Tuple
 
 from ctxlint.resolution.names import norm
 
@@ -66,26 +66,35 @@ def _index() -> Tuple[Dict[str, Tuple[int, str]], Dict[str, Tuple[int, str]]]:
     return full, bare
 
 
-@lru_cache(maxsize=1)
-def _dashed() -> Dict[str, Tuple[int, str]]:
-    """bare names with '.' read as '-' (`mistral-7b-v0-3` for Mistral-7B-v0.3) -> entry, for names that cannot
-    hold a dot (a Kubernetes volume or resource name); a spelling two entries share is dropped, and so is one that
-    is already another entry's own bare name."""
+def _respelled(respell: Callable[[str], Optional[str]]) -> Dict[str, Tuple[int, str]]:
+    """Another spelling of each entry's names (`respell(name)`, None where it has none) -> entry; a spelling two
+    entries share is dropped, and so is one that is already an entry's own bare name."""
     names = [(i, name) for i, entry in enumerate(entries()) for name in (entry["hf_id"], *entry.get("aliases", ()))]
     spelled = {norm(_bare(name)) for _, name in names}  # every bare name as written, shared ones too
     out: Dict[str, Tuple[int, str]] = {}
     clashes = set()
     for i, name in names:
-        key = norm(_bare(name))
-        if "." not in key:
+        key = respell(name)
+        if key is None:
             continue
-        key = norm(key.replace(".", "-"))
         if key in out and out[key][0] != i or key in spelled:
             clashes.add(key)
         out.setdefault(key, (i, name))
     for key in clashes:
         out.pop(key, None)
     return out
+
+
+def _dotless(name: str) -> Optional[str]:
+    key = norm(_bare(name))
+    return norm(key.replace(".", "-")) if "." in key else None
+
+
+@lru_cache(maxsize=1)
+def _dashed() -> Dict[str, Tuple[int, str]]:
+    """bare names with '.' read as '-' (`mistral-7b-v0-3` for Mistral-7B-v0.3) -> entry, for names that cannot
+    hold a dot (a Kubernetes volume or resource name)."""
+    return _respelled(_dotless)
 
 
 def find_dashed(name: str) -> Optional[Hit]:
@@ -105,25 +114,17 @@ def find_dashed(name: str) -> Optional[Hit]:
 _HF_FORMAT_ORGS = frozenset({"meta-llama", "codellama"})
 
 
+def _without_hf(name: str) -> Optional[str]:
+    key = norm(name)
+    if "/" not in key or key.split("/", 1)[0] not in _HF_FORMAT_ORGS or not key.endswith("-hf"):
+        return None
+    return norm(_bare(name))[:-3]
+
+
 @lru_cache(maxsize=1)
 def _hf_marked() -> Dict[str, Tuple[int, str]]:
-    """bare names of Meta's `<name>-hf` repositories without the suffix -> entry; a spelling two entries share, or
-    one that is already an entry's own bare name, is dropped."""
-    names = [(i, name) for i, entry in enumerate(entries()) for name in (entry["hf_id"], *entry.get("aliases", ()))]
-    spelled = {norm(_bare(name)) for _, name in names}
-    out: Dict[str, Tuple[int, str]] = {}
-    clashes = set()
-    for i, name in names:
-        key = norm(name)
-        if key.split("/", 1)[0] not in _HF_FORMAT_ORGS or "/" not in key or not key.endswith("-hf"):
-            continue
-        key = norm(_bare(name))[:-3]
-        if key in out and out[key][0] != i or key in spelled:
-            clashes.add(key)
-        out.setdefault(key, (i, name))
-    for key in clashes:
-        out.pop(key, None)
-    return out
+    """bare names of Meta's `<name>-hf` repositories without the suffix -> entry."""
+    return _respelled(_without_hf)
 
 
 def find_hf_marked(name: str) -> Optional[Hit]:
