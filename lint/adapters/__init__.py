@@ -24,7 +24,7 @@ ADAPTERS: Tuple[str, ...] = (
     "compose",
     "akash_sdl", "skypilot", "dstack", "ray_serve", "truss", "srt_recipe",
     "engine_files", "triton_trtllm", "pod_templates", "gw_litellm", "gw_k8s", "gw_catalogs", "gw_routers",
-    "shell_script", "systemd_unit", "lmi_properties")
+    "shell_script", "systemd_unit", "lmi_properties", "cloudformation")
 _LOADED: Dict[str, ModuleType] = {}
 
 

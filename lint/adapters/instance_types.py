@@ -69,3 +69,20 @@ INSTANCE_GPUS = {
     "standard_nd96isr_h100_v5": (8, "H100"), "standard_nd96isr_h200_v5": (8, "H200"),
     "standard_nd96isr_mi300x_v5": (8, "MI300X"),
 }
+
+# GPUs per AWS instance size, for the families above whose sizes differ in count (every size not listed has none
+# known here): EC2's instance-gpu-count as Karpenter's generated reference states it (aws/karpenter-provider-aws@
+# 1d927085dd81a9df9301e613f371dac5b4d16bfe:website/content/en/docs/reference/instance-types.md; p3 from @2be95547983a
+# 8948b7172aa66bf92c905fbbf001). A SageMaker `ml.<type>` is the EC2 type (above): the same count. Read by the
+# CloudFormation adapter (adapters/cloudformation.py), whose endpoints name an instance type and nothing else.
+_ONE_TO_16 = ("xlarge", "2xlarge", "4xlarge", "8xlarge", "16xlarge")
+AWS_GPUS = {
+    **{f"g4dn.{s}": 1 for s in _ONE_TO_16}, "g4dn.12xlarge": 4, "g4dn.metal": 8,
+    **{f"{f}.{s}": 1 for f in ("g5", "g6", "g6e") for s in _ONE_TO_16},
+    **{f"{f}.{s}": n for f in ("g5", "g6", "g6e") for s, n in (("12xlarge", 4), ("24xlarge", 4), ("48xlarge", 8))},
+    "gr6.4xlarge": 1, "gr6.8xlarge": 1,
+    "g7e.2xlarge": 1, "g7e.4xlarge": 1, "g7e.8xlarge": 1, "g7e.12xlarge": 2, "g7e.24xlarge": 4, "g7e.48xlarge": 8,
+    "p3.2xlarge": 1, "p3.8xlarge": 4, "p3.16xlarge": 8, "p3dn.24xlarge": 8,
+    "p4d.24xlarge": 8, "p4de.24xlarge": 8, "p5.4xlarge": 1, "p5.48xlarge": 8, "p5e.48xlarge": 8, "p5en.48xlarge": 8,
+    "p6-b200.48xlarge": 8, "p6-b300.48xlarge": 8,
+}

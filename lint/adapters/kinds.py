@@ -158,16 +158,31 @@ def srt_recipe(root: Node) -> bool:
     return any(root.get(k) is not None and root.get(k).kind == MAP for k in ("resources", "roles"))
 
 
+# CloudFormation's resource types whose templates adapters/cloudformation.py reads: a template holds one of them
+CFN_SAGEMAKER = ("AWS::SageMaker::Model", "AWS::SageMaker::InferenceComponent")
+
+
+def cloudformation_template(root: Node) -> bool:
+    """A CloudFormation template with a SageMaker model: `Resources`, a mapping of resources, one of whose `Type`
+    is CFN_SAGEMAKER, and no Kubernetes keys (a template's top level has none of them: Resources, Parameters,
+    Mappings, Conditions, Outputs, ...)."""
+    resources = root.get("Resources") if root.kind == MAP else None
+    if resources is None or resources.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
+        return False
+    return any(r.kind == MAP and scalar(r.get("Type")) in CFN_SAGEMAKER for r in resources.value.values())
+
+
 # Adapters that read only files with a document of this shape (a test of its top-level keys). Most files are of
 # none of them: testing the shape here spares each adapter's call, its result and its ScalarSpans.
 SHAPES = {"akash_sdl": akash_sdl, "truss": truss_config, "dstack": dstack_config, "compose": compose_file,
           "skypilot": skypilot_task, "engine_files": engine_config, "ray_serve": ray_serve_config,
-          "srt_recipe": srt_recipe}
+          "srt_recipe": srt_recipe, "cloudformation": cloudformation_template}
 # The shapes a document with both `apiVersion` and `kind` never has (each refuses one of them), and no shape is a
 # document that is no mapping: a file of Kubernetes objects alone is not tested for them (Akash SDL has no such rule,
 # nor engine_config, which takes a ConfigMap holding a llama-swap config; tests/adapters/test_kinds_shapes.py checks
 # each function on generated documents).
-UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, ray_serve_config, srt_recipe})
+UNLABELLED_SHAPES = frozenset({truss_config, dstack_config, compose_file, skypilot_task, ray_serve_config, srt_recipe,
+                               cloudformation_template})
 
 
 def handled_kinds() -> Dict[str, Tuple[str, ...]]:

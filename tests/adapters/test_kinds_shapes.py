@@ -15,7 +15,8 @@ _VALUES = {"version": ['"2.0"', "2.1"], "services": ["{}", "{a: {image: x}}"], "
            "replicas": ["[]"], "run": ["vllm serve m"], "envs": ["{}"], "setup": ["pip install x"], "name": ["n"],
            "num_nodes": ["2"], "applications": ["[{name: a}]"], "model_loading_config": ["{model_id: m}"],
            "base_image": ["{}"], "runtime": ["{}"], "model": ["{path: m, container: c}", "{path: m}"],
-           "roles": ["{}", "{agg: {workers: 1}}"]}
+           "roles": ["{}", "{agg: {workers: 1}}"],
+           "Resources": ["{}", "{M: {Type: 'AWS::SageMaker::Model'}}"]}
 
 
 @st.composite
@@ -44,7 +45,8 @@ def test_the_generator_reaches_every_shape_without_the_labels():
     reached = set()
     for text in ("version: '2.0'\nservices: {}\nprofiles: {}\n", "docker_server: {}\nmodel_name: m\n",
                  "type: service\ncommands: [x]\n", "services: {a: {}}\n", "run: x\nname: n\n", "x: 1\n",
-                 "applications: [{name: a}]\n", "model: {path: m, container: c}\nresources: {gpu_type: h100}\n"):
+                 "applications: [{name: a}]\n", "model: {path: m, container: c}\nresources: {gpu_type: h100}\n",
+                 "Resources: {M: {Type: 'AWS::SageMaker::Model'}}\n"):
         root = parse_text(text, "s.yaml").documents[0].root
         reached |= {name for name, shape in SHAPES.items() if shape(root)}
         labelled = parse_text(text + "apiVersion: v1\nkind: Pod\n", "s.yaml").documents[0].root

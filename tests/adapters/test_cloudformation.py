@@ -1,0 +1,166 @@
+"""SageMaker endpoints in CloudFormation templates (adapters/cloudformation.py): an AWS::SageMaker::Model's container
+joined to the EndpointConfig variants (or InferenceComponents) that run it, values through `!Ref` to a Parameter's
+Default (said so), `!Sub`/`Fn::Join` images whose region is not known, and every finding at its value."""
+from __future__ import annotations
+
+import json
+
+from tests.adapters.kit import adapt, at
+from tests.helpers import run
+
+LMI = """\
+AWSTemplateFormatVersion: '2010-09-09'
+Parameters:
+  ModelId:
+    Type: String
+    Default: Qwen/Qwen2.5-7B-Instruct
+  Instance:
+    Type: String
+    Default: ml.g5.12xlarge
+Resources:
+  LlmModel:
+    Type: AWS::SageMaker::Model
+    Properties:
+      ExecutionRoleArn: !GetAtt Role.Arn
+      PrimaryContainer:
+        Image: !Sub '763104351884.dkr.ecr.${AWS::Region}.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128'
+        Environment:
+          HF_MODEL_ID: !Ref ModelId
+          OPTION_ROLLING_BATCH: vllm
+          OPTION_MAX_MODEL_LEN: '32768'
+  LlmConfig:
+    Type: AWS::SageMaker::EndpointConfig
+    Properties:
+      ProductionVariants:
+        - VariantName: primary
+          ModelName: !GetAtt LlmModel.ModelName
+          InitialInstanceCount: 2
+          InstanceType: !Ref Instance
+"""
+
+
+def test_yaml_template_is_the_model_on_its_variants_instances():
+    found = adapt(LMI, "stack.yaml")
+    (dep,) = found.deployments  # was: no deployment at all
+    (role,) = dep.roles
+    assert str(dep.name.value) == "LlmConfig/primary"
+    assert (dep.engine.name.value, dep.engine.version.value) == ("vllm", "0.8.4")  # lmi15's vLLM
+    assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"
+    assert at(LMI, dep.model.id.source) == "Qwen/Qwen2.5-7B-Instruct" and dep.model.id.source.line == 5  # the Default
+    assert role.context_length.value == 32768 and at(LMI, role.context_length.source) == "'32768'"
+    assert (role.accelerators.type.value, role.accelerators.count.value) == ("A10G", 4)
+    assert at(LMI, role.accelerators.count.source) == "ml.g5.12xlarge" and role.accelerators.count.source.line == 8
+    assert role.replicas.value == 2 and role.parallelism.tensor.value == 4  # LMI's `max`: the instance's 4 GPUs
+    (note,) = [d for d in found.diagnostics if "Defaults" in d.message]
+    assert "Instance=ml.g5.12xlarge" in note.message and "ModelId=Qwen/Qwen2.5-7B-Instruct" in note.message
+    assert "--parameter-overrides" in note.message and note.source.line == 8
+
+
+def _json_template() -> str:
+    image = {"Fn::Join": ["", ["763104351884.dkr.ecr.", {"Ref": "AWS::Region"}, ".", {"Ref": "AWS::URLSuffix"},
+                               "/huggingface-pytorch-tgi-inference:2.4.0-tgi2.3.1-gpu-py311-cu124-ubuntu22.04"]]}
+    return json.dumps({"Resources": {
+        "Tgi": {"Type": "AWS::SageMaker::Model", "Properties": {"Containers": [{
+            "Image": image, "Environment": {"HF_MODEL_ID": "meta-llama/Llama-3.1-8B-Instruct", "SM_NUM_GPUS": "1",
+                                            "MAX_INPUT_TOKENS": {"Fn::Sub": "${Len}"}, "MAX_TOTAL_TOKENS": "9000"}}]}},
+        "Config": {"Type": "AWS::SageMaker::EndpointConfig", "Properties": {"ProductionVariants": [
+            {"VariantName": "a", "ModelName": {"Ref": "Tgi"}, "InstanceType": "ml.g6e.xlarge",
+             "InitialInstanceCount": 1},
+            {"VariantName": "b", "ModelName": {"Fn::GetAtt": ["Tgi", "ModelName"]}, "InstanceType": "ml.p4d.24xlarge",
+             "InitialInstanceCount": "3"}]}}},
+        "Parameters": {"Len": {"Type": "Number", "Default": 8000}}}, indent=1)
+
+
+def test_json_long_forms_and_two_variants_are_two_deployments():
+    text = _json_template()
+    found = adapt(text, "cdk.out/Stack.template.json")
+    a, b = found.deployments
+    assert (str(a.name.value), str(b.name.value)) == ("Config/a", "Config/b")
+    assert a.engine.name.value == "tgi" and a.engine.version.value == "2.3.1"
+    assert a.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    (ra,), (rb,) = a.roles, b.roles
+    assert (ra.accelerators.type.value, ra.accelerators.count.value) == ("L40S", 1)
+    assert (rb.accelerators.type.value, rb.accelerators.count.value, rb.replicas.value) == ("A100-40GB", 8, 3)
+    assert ra.arg("max_input_tokens").value == 8000  # `Fn::Sub ${Len}`: the Default
+    assert ra.arg("max_input_tokens").source.line == text.split("\n").index('   "Default": 8000') + 1
+    assert any("Len=8000" in d.message for d in found.diagnostics)
+
+
+def test_model_without_endpoint_config_has_no_device_and_says_why():
+    text = LMI.split("  LlmConfig:")[0]
+    found = adapt(text)
+    (dep,) = found.deployments
+    assert dep.roles[0].accelerators.type is None
+    (note,) = [d for d in found.diagnostics if "instance type" in d.message]
+    assert "no EndpointConfig or InferenceComponent" in note.message and note.source.line == 10
+
+
+def test_parameter_without_default_is_unknown_at_its_ref():
+    text = LMI.replace("    Default: ml.g5.12xlarge\n", "")
+    found = adapt(text)
+    (dep,) = found.deployments
+    assert dep.roles[0].accelerators.type is None
+    (note,) = [d for d in found.diagnostics if "has no Default" in d.message]
+    assert "Parameter Instance has no Default" in note.message and at(text, note.source) == "!Ref Instance"
+
+
+def test_unknown_env_value_is_ctx008_at_the_value():
+    text = LMI.replace("OPTION_MAX_MODEL_LEN: '32768'", "OPTION_MAX_MODEL_LEN: !ImportValue Len")
+    found = adapt(text)
+    (dep,) = found.deployments
+    assert dep.roles[0].context_length is None  # neither the value nor LMI's default stands for it
+    (note,) = [d for d in found.diagnostics if "OPTION_MAX_MODEL_LEN" in d.message]
+    assert at(text, note.source) == "!ImportValue Len"
+
+
+def test_inference_component_runs_its_copies_on_its_devices():
+    text = LMI + """\
+  Endpoint:
+    Type: AWS::SageMaker::Endpoint
+    Properties:
+      EndpointConfigName: !GetAtt LlmConfig.EndpointConfigName
+  Component:
+    Type: AWS::SageMaker::InferenceComponent
+    Properties:
+      EndpointName: !GetAtt Endpoint.EndpointName
+      VariantName: primary
+      Specification:
+        Container:
+          Image: 763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128
+          Environment: {HF_MODEL_ID: meta-llama/Llama-3.1-8B-Instruct, OPTION_ROLLING_BATCH: vllm}
+        ComputeResourceRequirements: {NumberOfAcceleratorDevicesRequired: 2, MinMemoryRequiredInMb: 1024}
+      RuntimeConfig: {CopyCount: 3}
+"""
+    found = adapt(text)
+    config, component = found.deployments
+    (role,) = component.roles
+    assert str(component.name.value) == "Component" and component.model.id.value == "meta-llama/Llama-3.1-8B-Instruct"
+    assert (role.accelerators.type.value, role.accelerators.count.value, role.replicas.value) == ("A10G", 2, 3)
+    assert role.parallelism.tensor.value == 2 and at(text, role.accelerators.count.source) == "2"
+
+
+def test_non_llm_model_is_silent_and_unknown_llm_image_is_said():
+    sklearn = """\
+Parameters:
+  ImageURI: {Type: String, Default: 683313688378.dkr.ecr.us-east-1.amazonaws.com/sagemaker-scikit-learn:0.23-1-cpu-py3}
+Resources:
+  M:
+    Type: AWS::SageMaker::Model
+    Properties:
+      Containers:
+        - Image: !Ref ImageURI
+          ModelDataUrl: s3://bucket/model.tar.gz
+          Environment: {SAGEMAKER_PROGRAM: inference.py}
+"""
+    found = adapt(sklearn)
+    assert not found.deployments and not found.diagnostics
+    hidden = sklearn.replace("Default: 683313688378", "Description: x, Other: 1").replace(
+        "SAGEMAKER_PROGRAM: inference.py", "HF_MODEL_ID: org/model")
+    (note,) = adapt(hidden).diagnostics
+    assert "the image is not known" in note.message and "ImageURI has no Default" in note.message
+
+
+def test_audit_reads_a_template(tmp_path):
+    (tmp_path / "stack.yaml").write_text(LMI)
+    r = run(["audit", str(tmp_path / "stack.yaml")])
+    assert "LlmConfig/primary" in r.out and "vllm 0.8.4" in r.out and "derived" in r.out
