@@ -21,9 +21,10 @@ from __future__ import annotations
 import re
 from typing import Dict, List, Optional, Tuple
 
+from ctxlint.lazyre import lazy_compile
 from ctxlint.nodes import MAP, SCALAR, SEQ, Node
 
-_SUB_VAR = re.compile(r"\$\{(!?)([^}]*)\}")
+_SUB_VAR = lazy_compile(r"\$\{(!?)([^}]*)\}")
 _TAGS = {"!Ref": "Ref", "!Sub": "Fn::Sub", "!GetAtt": "Fn::GetAtt", "!Join": "Fn::Join", "!FindInMap": "Fn::FindInMap",
          "!If": "Fn::If", "!Select": "Fn::Select", "!ImportValue": "Fn::ImportValue", "!Split": "Fn::Split",
          "!Base64": "Fn::Base64", "!GetAZs": "Fn::GetAZs", "!Cidr": "Fn::Cidr", "!Transform": "Fn::Transform"}

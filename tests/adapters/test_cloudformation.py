@@ -164,3 +164,20 @@ def test_audit_reads_a_template(tmp_path):
     (tmp_path / "stack.yaml").write_text(LMI)
     r = run(["audit", str(tmp_path / "stack.yaml")])
     assert "LlmConfig/primary" in r.out and "vllm 0.8.4" in r.out and "derived" in r.out
+
+
+def test_find_in_map_with_literal_keys_and_sub_list_form():
+    text = LMI.replace("InstanceType: !Ref Instance", "InstanceType: !FindInMap [Sizes, prod, instance]").replace(
+        "HF_MODEL_ID: !Ref ModelId", "HF_MODEL_ID: !Sub ['${Org}/Qwen2.5-7B-${Kind}', {Org: Qwen, Kind: !Ref Kind}]").replace(
+        "Parameters:\n", "Parameters:\n  Kind: {Type: String, Default: Instruct}\n") + """\
+Mappings:
+  Sizes:
+    prod: {instance: ml.p5.48xlarge}
+"""
+    found = adapt(text)
+    (dep,) = found.deployments
+    (role,) = dep.roles
+    assert (role.accelerators.type.value, role.accelerators.count.value) == ("H100", 8)
+    assert at(text, role.accelerators.count.source) == "ml.p5.48xlarge"
+    assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"  # the list form's variables, one through a Default
+    assert any("Kind=Instruct" in d.message for d in found.diagnostics)
