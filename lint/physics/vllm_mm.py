@@ -67,6 +67,13 @@ def vision_dims(config: Mapping[str, Any], defaults: Mapping[str, Mapping[str, i
             if isinstance(x, int) and not isinstance(x, bool) and x > 0:
                 return x
         return 0
+    if kind == "qwen2_vl":
+        # Qwen2-VL's vision_config.hidden_size is the merger's output (the language model's width); its blocks are
+        # embed_dim wide with an embed_dim x mlp_ratio MLP (vllm-0.11.0 wheel: qwen2_vl.py Qwen2VisionTransformer;
+        # defaults 1280 and 4 in huggingface/transformers@018c8e0394c47749c55861e11f5f7e2a577973d7:
+        # src/transformers/models/qwen2_vl/configuration_qwen2_vl.py Qwen2VLVisionConfig)
+        v = {"mlp_ratio": 4, **{k: x for k, x in v.items() if k not in ("hidden_size", "intermediate_size")}}
+        v.setdefault("embed_dim", 1280)
     hidden = pick("hidden_size", "embed_dim", "width")
     if not hidden:
         return None

@@ -143,3 +143,18 @@ def test_a_lowered_video_limit_and_a_long_context_leave_the_qwen_item_unmodelled
                               settings={"limit_mm_per_prompt": {"image": 1, "video": 1}}))
     peak = next(t for t in r.terms if t["label"] == "activation peak")
     assert "not modelled for this tower" in peak["how"]
+
+
+def test_qwen2_vl_tower_width_is_embed_dim_not_the_mergers_output():
+    # Qwen2-VL's vision_config.hidden_size (3584 on the 7B) is what the merger projects to; the ViT blocks are
+    # embed_dim (1280) wide with an MLP of embed_dim x mlp_ratio (5120)
+    cfg = {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"], "hidden_size": 3584,
+           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
+           "vocab_size": 152064, "vision_config": {"depth": 32, "embed_dim": 1280, "hidden_size": 3584,
+                                                   "mlp_ratio": 4, "num_heads": 16, "patch_size": 14,
+                                                   "spatial_merge_size": 2, "temporal_patch_size": 2}}
+    assert arch_from_hf_config(cfg).vision_dims == ("qwen2_vl", 1280, 5120, 14, 2, 2, 0, 0)
+    # a config that keeps only the merger's width: the tower's defaults, never 1536 x 4
+    bare = {**cfg, "hidden_size": 1536, "vision_config": {"hidden_size": 1536, "model_type": "qwen2_vl"}}
+    assert arch_from_hf_config(bare).vision_dims[1:3] == (1280, 5120)
+    assert lookup_model("Qwen/Qwen2-VL-2B-Instruct").vision_dims[1:3] == (1280, 5120)
