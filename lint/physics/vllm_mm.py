@@ -14,8 +14,8 @@ T is the largest item's token count, the one modality profiled. Modelled where r
 - Qwen2-VL / Qwen2.5-VL (qwen2_vl.py get_image_size_with_most_features: the image processor's max_pixels,
   12,845,056 by default, i.e. 16,384 tokens of (14 x 2)^2 pixels; `mm_processor_kwargs.max_pixels` overrides it),
   each token 2 x 2 patches (spatial_merge_size) of 3 x 2 x 14^2 pixel values (temporal_patch_size 2); its video
-  item is the same size under the default limits, larger with a lowered video limit and a long context (not
-  modelled then);
+  item, frame pairs of that size as many as max_model_len holds (at most 8 pairs before 0.11, 7 from it), is the
+  one profiled once max_model_len holds two pairs (three with the image before 0.11), whatever the limits;
 - Gemma 3 (gemma3_mm.py get_num_image_tokens: (crops + 1) x 256, no crops without pan-and-scan), each image
   (image_size / patch_size)^2 patches (896 / 14: 4,096).
 The encoder's peak per patch is taken as its MLP moment, like the language model's (activation.py): the
@@ -47,6 +47,7 @@ QWEN_MAX_PIXELS = 12_845_056  # Qwen2VLImageProcessor's default max_pixels (16,3
 # (0.9.0.1 rounds up, kept for the releases between, not read); the widened cache read in 0.11.0 only
 _SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in ("0.10.1", "0.10.1", "0.11.0",
                                                                                "0.19.0"))
+_VIDEO_FROM = parse_version("0.11.0")  # Qwen2-VL's video frames from max_model_len alone, at most 14 (0.11.0, 0.19.0)
 _QWEN = ("qwen2_vl", "qwen2_5_vl")
 _GEMMA3 = ("gemma3",)
 
@@ -117,34 +118,48 @@ class Profile:
     and patches (None: the tower is not modelled), the items' cap per request, the TP mode."""
     __slots__ = ("dims", "item_tokens", "item_patches", "pixels", "limit", "whole", "version", "context", "how")
 
-    def __init__(self, dims: Tuple, settings: Mapping[str, Any], version: Optional[str], context: Optional[int]):
+    def __init__(self, dims: Tuple, settings: Mapping[str, Any], version: Optional[str], context: Optional[int],
+                 seq_len: Optional[int] = None):
         self.dims, self.version, self.context = dims, version, context
         kind, hidden, inter, patch, merge, temporal, image, per_image = dims
         limits = _limits(settings.get("limit_mm_per_prompt")) or {}
         counts = {k: _count(x) for k, x in limits.items()}
         image_limit = counts.get("image", 999)
         self.limit = image_limit if image_limit is not None else 999
-        sized = isinstance(limits.get("image"), Mapping) and any(k in limits["image"] for k in ("width", "height"))
+
+        def sized(modality: str) -> bool:  # 0.19's options give the dummy item's own size: not modelled
+            o = limits.get(modality)
+            return isinstance(o, Mapping) and any(k in o for k in ("width", "height", "num_frames"))
         self.item_tokens = self.item_patches = None
         self.pixels, self.how = 0, ""
         kwargs = _limits(settings.get("mm_processor_kwargs")) or {}  # a JSON object, or its text
-        # Qwen2-VL's video item under the default limits is one frame pair at the largest size, the image's tokens
-        # (qwen2_vl.py get_num_frames_with_most_features: max_model_len less 999 images' tokens); a video limit set
-        # lower frees frames up to max_model_len, a larger item than the image: not modelled
-        long_video = kind in _QWEN and (counts.get("video") or 999) < 999 and (context or 0) > 2 * 16_384
-        if image_limit and not sized and not long_video:  # images profiled at the processor's largest size
-            if kind in _QWEN:
-                p, m, t = patch or 14, merge or 2, temporal or 2
-                most = kwargs.get("max_pixels")
-                most = most if isinstance(most, int) and not isinstance(most, bool) and most > 0 else QWEN_MAX_PIXELS
-                self.item_tokens = max(1, most // (p * m) ** 2)
-                self.item_patches, self.pixels = self.item_tokens * m * m, 3 * t * p * p
+        if kind in _QWEN:
+            p, m, t = patch or 14, merge or 2, temporal or 2
+            most = kwargs.get("max_pixels")
+            most = most if isinstance(most, int) and not isinstance(most, bool) and most > 0 else QWEN_MAX_PIXELS
+            image_tokens = max(1, most // (p * m) ** 2)
+            video_limit = counts.get("video", 999)
+            video_limit = video_limit if video_limit is not None else 999
+            # the profiled modality is the one with the larger item; vLLM sizes the video with one item of each
+            # modality, whatever the limits, so a long max_model_len makes the video the larger one
+            pairs = _video_frame_pairs(image_tokens, context or seq_len, version, image_limit != 0) if video_limit else 0
+            if pairs is None:  # no max_model_len known: the video's size is not either
+                image_limit = video_limit = 0
+            video = pairs * image_tokens > image_tokens or not image_limit
+            if video and video_limit and not sized("video"):
+                self.limit, self.item_tokens = video_limit, pairs * image_tokens
+                self.how = (f"a video of {pairs} frame pairs, {self.item_tokens} tokens x {m * m} patches "
+                            f"(max_pixels {most:,} a pair)")
+            elif not video and image_limit and not sized("image"):
+                self.item_tokens = image_tokens
                 self.how = f"an image of {self.item_tokens} tokens x {m * m} patches (max_pixels {most:,})"
-            elif kind in _GEMMA3 and not _on(kwargs, "do_pan_and_scan"):
-                p, side = patch or 14, image or 896
-                self.item_tokens, self.item_patches = per_image or 256, (side // p) ** 2
-                self.pixels = 3 * p * p
-                self.how = f"an image of {self.item_tokens} tokens, {self.item_patches} patches"
+            if self.item_tokens:
+                self.item_patches, self.pixels = self.item_tokens * m * m, 3 * t * p * p
+        elif kind in _GEMMA3 and image_limit and not sized("image") and not _on(kwargs, "do_pan_and_scan"):
+            p, side = patch or 14, image or 896  # its images at the processor's size
+            self.item_tokens, self.item_patches = per_image or 256, (side // p) ** 2
+            self.pixels = 3 * p * p
+            self.how = f"an image of {self.item_tokens} tokens, {self.item_patches} patches"
         mode = str(settings.get("mm_encoder_tp_mode", "")).strip().lower()
         self.whole = mode == "data" or _on(settings, "enable_multimodal_encoder_data_parallel")
 
@@ -199,7 +214,24 @@ def profile(arch: Any, settings: Mapping[str, Any], version: Optional[str],
     takes_video = dims[0] in _QWEN  # Qwen2-VL's family also takes video: images at 0 leave video profiled
     if counts.get("image", 999) == 0 and (not takes_video or counts.get("video", 999) == 0):
         return None
-    return Profile(tuple(dims), settings, version, context)
+    seq_len = getattr(arch, "max_position_embeddings", None)  # vLLM's max_model_len when none is given
+    return Profile(tuple(dims), settings, version, context, seq_len if isinstance(seq_len, int) else None)
+
+
+def _video_frame_pairs(image_tokens: int, seq_len: Optional[int], version: Optional[str],
+                       with_image: bool = True) -> Optional[int]:
+    """Qwen2-VL's dummy video in frame pairs (each pair the largest image's tokens): as many frames as
+    max_model_len holds with one image and one video, at most 16 (0.9.0.1, 0.10.1.1 wheels: qwen2_vl.py
+    get_num_frames_with_most_features subtracts the image's tokens; _MAX_FRAMES_PER_VIDEO 16) or 14 (0.11.0,
+    0.19.0: max_model_len alone, 14), at least one frame; the registry asks for one item of each modality
+    (multimodal/registry.py get_max_tokens_per_item_by_modality; 0.19's encoder_budget.py), not the limits; no
+    image subtracted when images are off (0.9-0.10)."""
+    if not seq_len or seq_len <= 0:
+        return None
+    v = parse_version(version) if version else None
+    if v is not None and v < _VIDEO_FROM:
+        return max(1, min((seq_len - image_tokens * with_image) // image_tokens, 8))
+    return max(1, min(seq_len // image_tokens, 7))
 
 
 def _well_formed(dims: Any) -> bool:

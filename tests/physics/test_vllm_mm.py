@@ -67,11 +67,11 @@ def test_skip_mm_profiling_skips_it_from_0_10_1_and_0_9_has_no_such_flag():
     assert _peak(QWEN, version="0.9.0.1", skip_mm_profiling=True)[0]["point"] == pytest.approx(QWEN_RUN)
 
 
-def test_images_off_leave_video_which_is_not_modelled_so_only_the_band_widens():
+def test_images_off_leave_video_profiled_at_one_frame_pair_under_a_short_context():
+    # max_model_len 2,048 holds no second pair: the video is one 16,384-token pair, the image's size
     peak, _ = _peak(QWEN, version="0.11.0", limit_mm_per_prompt={"image": 0})
-    lm = _lm_only(QWEN, version="0.11.0")
-    assert peak["point"] == lm["point"] and peak["high"] > lm["high"]
-    assert "not modelled for this tower" in peak["how"]
+    assert "1 x a video of 1 frame pairs, 16384 tokens" in peak["how"]
+    assert peak["point"] == pytest.approx(QWEN_RUN)
 
 
 def test_a_smaller_max_pixels_profiles_a_smaller_image():
@@ -136,25 +136,30 @@ def test_processor_kwargs_as_json_text_and_odd_tower_overrides_do_not_crash():
                               engine_version="0.9.0.1", settings={}, context_length=2048))
 
 
-def test_a_lowered_video_limit_and_a_long_context_leave_the_qwen_item_unmodelled():
-    # the video item may then hold up to max_model_len tokens: the point is the language model's, the band wider
+def _long(version: str, context: int, **settings):
     r = compute(CapacityInput(arch=lookup_model(QWEN), engine="vllm", accelerator="A100-SXM4-80GB",
-                              accelerator_count=1, tp=1, engine_version="0.11.0", context_length=65536,
-                              settings={"limit_mm_per_prompt": {"image": 1, "video": 1}}))
-    peak = next(t for t in r.terms if t["label"] == "activation peak")
+                              accelerator_count=1, tp=1, engine_version=version, context_length=context,
+                              settings=settings))
+    return next(t for t in r.terms if t["label"] == "activation peak")
+
+
+@pytest.mark.parametrize("version,context,pairs", [
+    # 0.9.0.1 / 0.10.1.1: frames from max_model_len less one image, at most 16; 0.11.0 / 0.19.0: from
+    # max_model_len alone, at most 14 (qwen2_vl.py get_num_frames_with_most_features); one item of each modality
+    # whatever --limit-mm-per-prompt says (registry.py), so the default limits profile the video too
+    ("0.9.0.1", 32768, 1), ("0.9.0.1", 65536, 3), ("0.10.1.1", 128000, 6), ("0.10.1.1", 400000, 8),
+    ("0.11.0", 32768, 2), ("0.11.0", 65536, 4), ("0.19.0", 128000, 7), ("0.19.0", 400000, 7)])
+def test_a_long_context_profiles_qwens_video_of_many_frame_pairs(version, context, pairs):
+    peak = _long(version, context)
+    tokens = pairs * 16_384
+    kind = "an image of 16384 tokens" if pairs == 1 else f"a video of {pairs} frame pairs, {tokens} tokens"
+    assert f"1 x {kind}" in peak["how"]
+    assert peak["point"] >= tokens * 4 * 2 * (2 * 1280 + 3 * 3420 + 1176) * 0.999
+    # a lowered video limit changes nothing of its size; the video off leaves the image
+    assert _long(version, context, limit_mm_per_prompt={"image": 1, "video": 1})["point"] == peak["point"]
+    assert "an image of 16384" in _long(version, context, limit_mm_per_prompt={"video": 0})["how"]
+
+
+def test_a_video_sized_by_its_options_is_not_modelled():
+    peak = _long("0.19.0", 65536, limit_mm_per_prompt={"video": {"count": 1, "num_frames": 8}})
     assert "not modelled for this tower" in peak["how"]
-
-
-def test_qwen2_vl_tower_width_is_embed_dim_not_the_mergers_output():
-    # Qwen2-VL's vision_config.hidden_size (3584 on the 7B) is what the merger projects to; the ViT blocks are
-    # embed_dim (1280) wide with an MLP of embed_dim x mlp_ratio (5120)
-    cfg = {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"], "hidden_size": 3584,
-           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
-           "vocab_size": 152064, "vision_config": {"depth": 32, "embed_dim": 1280, "hidden_size": 3584,
-                                                   "mlp_ratio": 4, "num_heads": 16, "patch_size": 14,
-                                                   "spatial_merge_size": 2, "temporal_patch_size": 2}}
-    assert arch_from_hf_config(cfg).vision_dims == ("qwen2_vl", 1280, 5120, 14, 2, 2, 0, 0)
-    # a config that keeps only the merger's width: the tower's defaults, never 1536 x 4
-    bare = {**cfg, "hidden_size": 1536, "vision_config": {"hidden_size": 1536, "model_type": "qwen2_vl"}}
-    assert arch_from_hf_config(bare).vision_dims[1:3] == (1280, 5120)
-    assert lookup_model("Qwen/Qwen2-VL-2B-Instruct").vision_dims[1:3] == (1280, 5120)
