@@ -20,8 +20,9 @@ T is the largest item's token count, the one modality profiled. Modelled where r
   (image_size / patch_size)^2 patches (896 / 14: 4,096).
 The encoder's peak per patch is taken as its MLP moment, like the language model's (activation.py): the
 residual and normed input, 2 x hidden, and the MLP's gate/up and activation, 3 x intermediate / TP (the
-tower's MLP is column/row parallel; `--mm-encoder-tp-mode data`, 0.11+, or 0.10's
-`--enable-multimodal-encoder-data-parallel` keeps whole weights on each rank and gives one item to one rank),
+tower's MLP is column/row parallel; `--mm-encoder-tp-mode data`, 0.11+, keeps whole weights on each rank and gives
+one item to one rank in the models that support it, Qwen2-VL / Qwen2.5-VL but not Gemma 3; 0.10's
+`--enable-multimodal-encoder-data-parallel` reaches only Llama 4 and Step3-VL, and maps onto the mode from 0.11),
 plus the item's pixel values. Another tower (Qwen3-VL, Gemma 4, Pixtral...) is not modelled: its point stays the
 language model's run and the band's top assumes a Qwen2-VL-sized item (16,384 tokens of 4 patches) through the
 tower's own width, stated as such.
@@ -47,7 +48,8 @@ QWEN_MAX_PIXELS = 12_845_056  # Qwen2VLImageProcessor's default max_pixels (16,3
 # (0.9.0.1 rounds up, kept for the releases between, not read); the widened cache read in 0.11.0 only
 _SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in ("0.10.1", "0.10.1", "0.11.0",
                                                                                "0.19.0"))
-_VIDEO_FROM = parse_version("0.11.0")  # Qwen2-VL's video frames from max_model_len alone, at most 14 (0.11.0, 0.19.0)
+# Qwen2-VL's video frames from max_model_len alone, at most 14; --mm-encoder-tp-mode (0.11.0, 0.19.0 wheels)
+_VIDEO_FROM = parse_version("0.11.0")
 _QWEN = ("qwen2_vl", "qwen2_5_vl")
 _GEMMA3 = ("gemma3",)
 
@@ -161,7 +163,13 @@ class Profile:
             self.pixels = 3 * p * p
             self.how = f"an image of {self.item_tokens} tokens, {self.item_patches} patches"
         mode = str(settings.get("mm_encoder_tp_mode", "")).strip().lower()
-        self.whole = mode == "data" or _on(settings, "enable_multimodal_encoder_data_parallel")
+        v = parse_version(version) if version else None
+        modern = v is None or v >= _VIDEO_FROM  # --mm-encoder-tp-mode, and the old flag mapped onto it, from 0.11.0
+        asked = mode == "data" and modern or _on(settings, "enable_multimodal_encoder_data_parallel")
+        # who honours it: 0.10.1.1 reads the old flag in mllama4.py and step3_vl.py only; 0.11.0 and 0.19.0 in the
+        # models with supports_encoder_tp_data (qwen2_vl.py, qwen2_5_vl.py...), and Gemma 3, without it, falls
+        # back to weights (vllm/config/model.py "Falling back to `--mm-encoder-tp-mode weights`")
+        self.whole = asked and kind not in _GEMMA3 and (modern or kind not in _QWEN)
 
     def _items(self, budget: int, tokens: int, seqs: int) -> int:
         v = parse_version(self.version) if self.version else None

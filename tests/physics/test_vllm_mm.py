@@ -49,9 +49,20 @@ def test_the_l4_estimate_is_no_longer_66_percent_above_the_logged_pool():
 def test_the_tower_splits_over_tp_unless_its_data_parallel_mode_keeps_whole_weights():
     weights, _ = _peak(QWEN, version="0.11.0", tp=2)
     data, _ = _peak(QWEN, version="0.11.0", tp=2, mm_encoder_tp_mode="data")
-    old, _ = _peak(QWEN, version="0.10.1.1", tp=2, enable_multimodal_encoder_data_parallel=True)
+    mapped, _ = _peak(QWEN, version="0.11.0", tp=2, enable_multimodal_encoder_data_parallel=True)
     assert weights["point"] == pytest.approx(65_536 * 2 * (2 * 1280 + 3 * 3420 / 2 + 1176))
-    assert data["point"] == pytest.approx(QWEN_RUN) == old["point"]
+    assert data["point"] == pytest.approx(QWEN_RUN) == mapped["point"]
+
+
+def test_the_data_parallel_switches_reach_only_the_towers_that_read_them():
+    # 0.10.1.1's --enable-multimodal-encoder-data-parallel is read by mllama4.py and step3_vl.py only: Qwen's
+    # tower stays split; Gemma 3 has no supports_encoder_tp_data, so 0.11+ falls back to weights
+    split, _ = _peak(QWEN, version="0.10.1.1", tp=2)
+    old, _ = _peak(QWEN, version="0.10.1.1", tp=2, enable_multimodal_encoder_data_parallel=True)
+    assert old["point"] == split["point"] < QWEN_RUN
+    gemma = dict(version="0.19.0", tp=2, accelerator="H100", max_num_batched_tokens=8192)
+    assert _peak("google/gemma-3-27b-it", mm_encoder_tp_mode="data", **gemma)[0]["point"] == pytest.approx(
+        _peak("google/gemma-3-27b-it", **gemma)[0]["point"])
 
 
 @pytest.mark.parametrize("settings", [{"language_model_only": True}, {"limit_mm_per_prompt": {"image": 0, "video": 0}},
