@@ -35,7 +35,7 @@ not in 0.10.1.1 or 0.19.0): the band's top holds that for 0.11-0.18 and an unkno
 from __future__ import annotations
 
 import json
-from math import ceil
+from math import ceil, isqrt
 from typing import Any, Mapping, Optional, Tuple
 
 from ctxlint.versions import parse_version
@@ -50,6 +50,7 @@ _SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in (
                                                                                "0.19.0"))
 # Qwen2-VL's video frames from max_model_len alone, at most 14; --mm-encoder-tp-mode (0.11.0, 0.19.0 wheels)
 _VIDEO_FROM = parse_version("0.11.0")
+_FACTORED_FROM = parse_version("0.11.1")  # the largest Qwen2-VL image no longer a square (read in 0.19.0, not 0.11.0)
 _QWEN = ("qwen2_vl", "qwen2_5_vl")
 _GEMMA3 = ("gemma3",)
 
@@ -139,7 +140,7 @@ class Profile:
             p, m, t = patch or 14, merge or 2, temporal or 2
             most = kwargs.get("max_pixels")
             most = most if isinstance(most, int) and not isinstance(most, bool) and most > 0 else QWEN_MAX_PIXELS
-            image_tokens = max(1, most // (p * m) ** 2)
+            image_tokens = _qwen_image_tokens(most, p * m, version)
             video_limit = counts.get("video", 999)
             video_limit = video_limit if video_limit is not None else 999
             # the profiled modality is the one with the larger item; vLLM sizes the video with one item of each
@@ -224,6 +225,16 @@ def profile(arch: Any, settings: Mapping[str, Any], version: Optional[str],
         return None
     seq_len = getattr(arch, "max_position_embeddings", None)  # vLLM's max_model_len when none is given
     return Profile(tuple(dims), settings, version, context, seq_len if isinstance(seq_len, int) else None)
+
+
+def _qwen_image_tokens(max_pixels: int, unit: int, version: Optional[str]) -> int:
+    """The largest image's tokens under max_pixels: through 0.11 smart_resize of a huge square, floor(sqrt(max_pixels)
+    / unit)^2 (0.9.0.1, 0.10.1.1, 0.11.0 wheels: qwen2_vl.py get_image_size_with_most_features); 0.19.0 factors
+    max_pixels // unit^2 into a height x width pair instead (releases between unread: the larger, this one)."""
+    v = parse_version(version) if version else None
+    if v is not None and v < _FACTORED_FROM:
+        return max(1, (isqrt(max_pixels) // unit) ** 2)
+    return max(1, max_pixels // unit ** 2)
 
 
 def _video_frame_pairs(image_tokens: int, seq_len: Optional[int], version: Optional[str],

@@ -86,10 +86,14 @@ def test_images_off_leave_video_profiled_at_one_frame_pair_under_a_short_context
 
 
 def test_a_smaller_max_pixels_profiles_a_smaller_image():
-    # 1,280-token images: 0.9.0.1 rounds 2,048 / 1,280 up to two of them, 10,240 patches, below the language model's
+    # 0.9.0.1 resizes a huge square under max_pixels 1,003,520: 980 x 980 pixels (35^2 = 1,225 tokens), and rounds
+    # 2,048 / 1,225 up to two of them, 9,800 patches, below the language model's; 0.19.0 factors 1,280 tokens
     small, _ = _peak(QWEN, mm_processor_kwargs={"max_pixels": 1280 * 28 * 28}, max_num_batched_tokens=2048)
-    assert "2 x an image of 1280 tokens x 4 patches (max_pixels 1,003,520) = 10240 patches" in small["how"]
+    assert "2 x an image of 1225 tokens x 4 patches (max_pixels 1,003,520) = 9800 patches" in small["how"]
     assert small["point"] < QWEN_RUN / 2
+    late, _ = _peak(QWEN, version="0.19.0", mm_processor_kwargs={"max_pixels": 1280 * 28 * 28},
+                    max_num_batched_tokens=2560)
+    assert "2 x an image of 1280 tokens" in late["how"]
 
 
 def test_gemma3_profiles_as_many_256_token_images_as_the_budget_holds():
@@ -137,7 +141,7 @@ def test_odd_limit_values_do_not_crash(limits):
 
 def test_processor_kwargs_as_json_text_and_odd_tower_overrides_do_not_crash():
     small, _ = _peak(QWEN, mm_processor_kwargs='{"max_pixels": 1003520}', max_num_batched_tokens=2048)
-    assert "an image of 1280 tokens" in small["how"]
+    assert "an image of 1225 tokens" in small["how"]
     _peak("google/gemma-3-27b-it", version="0.19.0", accelerator="H100", mm_processor_kwargs="not json")
     from dataclasses import replace
 
