@@ -214,7 +214,9 @@ def profile(arch: Any, settings: Mapping[str, Any], version: Optional[str],
             context: Optional[int]) -> Optional[Profile]:
     """The multimodal profile vLLM V1 runs for this model, or None: no vision tower known, or none profiled."""
     dims = getattr(arch, "vision_dims", None)
-    if not _well_formed(dims) or not getattr(arch, "vision_params_b", None) or _on(settings, "language_model_only"):
+    # the tower's dimensions are the evidence of a tower: its parameter count may be unknown (None) or uncounted (0,
+    # a config without its depth) while vLLM still loads and profiles it
+    if not _well_formed(dims) or _on(settings, "language_model_only"):
         return None
     v = parse_version(version) if version else None
     if _on(settings, "skip_mm_profiling") and (v is None or v >= _SKIP_SINCE):

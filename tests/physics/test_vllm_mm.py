@@ -178,3 +178,11 @@ def test_a_long_context_profiles_qwens_video_of_many_frame_pairs(version, contex
 def test_a_video_sized_by_its_options_is_not_modelled():
     peak = _long("0.19.0", 65536, limit_mm_per_prompt={"video": {"count": 1, "num_frames": 8}})
     assert "not modelled for this tower" in peak["how"]
+
+
+@pytest.mark.parametrize("model", ["Qwen/Qwen2-VL-2B-Instruct", "Qwen/Qwen2-VL-7B-Instruct"])
+def test_a_tower_whose_parameters_are_not_counted_is_still_profiled(model):
+    # the catalog's Qwen2-VL configs have no tower depth (vision_params_b 0); vLLM still runs the tower on the
+    # 16,384-token image
+    peak, _ = _peak(model, version="0.11.0", tp=4, accelerator="H100", max_num_batched_tokens=2048)
+    assert "1 x an image of 16384 tokens x 4 patches" in peak["how"]
