@@ -15,14 +15,15 @@ T is the largest item's token count, the one modality profiled. Modelled where r
   12,845,056 by default, i.e. 16,384 tokens of (14 x 2)^2 pixels; `mm_processor_kwargs.max_pixels` overrides it),
   each token 2 x 2 patches (spatial_merge_size) of 3 x 2 x 14^2 pixel values (temporal_patch_size 2); its video
   item, frame pairs of that size as many as max_model_len holds (at most 8 pairs before 0.11, 7 from it), is the
-  one profiled once max_model_len holds two pairs (three with the image before 0.11), whatever the limits;
+  one profiled once max_model_len holds two pairs (three with the image before 0.10.2), whatever the limits;
 - Gemma 3 (gemma3_mm.py get_num_image_tokens: (crops + 1) x 256, no crops without pan-and-scan), each image
   (image_size / patch_size)^2 patches (896 / 14: 4,096).
 The encoder's peak per patch is taken as its MLP moment, like the language model's (activation.py): the
 residual and normed input, 2 x hidden, and the MLP's gate/up and activation, 3 x intermediate / TP (the
-tower's MLP is column/row parallel; `--mm-encoder-tp-mode data`, 0.11+, keeps whole weights on each rank and gives
-one item to one rank in the models that support it, Qwen2-VL / Qwen2.5-VL but not Gemma 3; 0.10's
-`--enable-multimodal-encoder-data-parallel` reaches only Llama 4 and Step3-VL, and maps onto the mode from 0.11),
+tower's MLP is column/row parallel; `--mm-encoder-tp-mode data`, 0.10.2+, keeps whole weights on each rank and gives
+one item to one rank in the models that support it, Qwen2.5-VL from 0.10.2 and Qwen2-VL from 0.11, never Gemma 3;
+0.10.1's `--enable-multimodal-encoder-data-parallel` reaches only Llama 4 and Step3-VL, and maps onto the mode from
+0.10.2),
 plus the item's pixel values. Another tower (Qwen3-VL, Gemma 4, Pixtral...) is not modelled: its point stays the
 language model's run and the band's top assumes a Qwen2-VL-sized item (16,384 tokens of 4 patches) through the
 tower's own width, stated as such.
@@ -50,6 +51,8 @@ _SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in (
                                                                                "0.19.0"))
 # Qwen2-VL's video frames from max_model_len alone, at most 14; --mm-encoder-tp-mode (0.11.0, 0.19.0 wheels)
 _VIDEO_FROM = parse_version("0.11.0")
+# --mm-encoder-tp-mode, the old flag mapped onto it, and Qwen2-VL's video frames from max_model_len alone (0.10.2)
+_TP_MODE_FROM = parse_version("0.10.2")
 _FACTORED_FROM = parse_version("0.11.1")  # the largest Qwen2-VL image no longer a square (read in 0.19.0, not 0.11.0)
 _QWEN = ("qwen2_vl", "qwen2_5_vl")
 _GEMMA3 = ("gemma3",)
@@ -165,12 +168,13 @@ class Profile:
             self.how = f"an image of {self.item_tokens} tokens, {self.item_patches} patches"
         mode = str(settings.get("mm_encoder_tp_mode", "")).strip().lower()
         v = parse_version(version) if version else None
-        modern = v is None or v >= _VIDEO_FROM  # --mm-encoder-tp-mode, and the old flag mapped onto it, from 0.11.0
+        modern = v is None or v >= _TP_MODE_FROM
         asked = mode == "data" and modern or _on(settings, "enable_multimodal_encoder_data_parallel")
-        # who honours it: 0.10.1.1 reads the old flag in mllama4.py and step3_vl.py only; 0.11.0 and 0.19.0 in the
-        # models with supports_encoder_tp_data (qwen2_vl.py, qwen2_5_vl.py...), and Gemma 3, without it, falls
-        # back to weights (vllm/config/model.py "Falling back to `--mm-encoder-tp-mode weights`")
-        self.whole = asked and kind not in _GEMMA3 and (modern or kind not in _QWEN)
+        # who honours it: 0.10.1.1 reads the old flag in mllama4.py and step3_vl.py only; from 0.10.2 (0.10.2,
+        # 0.11.0, 0.19.0 wheels) the models with supports_encoder_tp_data, qwen2_5_vl.py from 0.10.2 and qwen2_vl.py
+        # from 0.11.0; Gemma 3, without it, falls back to weights ("Falling back to `--mm-encoder-tp-mode weights`")
+        honoured = kind not in _QWEN if not modern else kind == "qwen2_5_vl" or v is None or v >= _VIDEO_FROM
+        self.whole = asked and kind not in _GEMMA3 and honoured
 
     def _items(self, budget: int, tokens: int, seqs: int) -> int:
         v = parse_version(self.version) if self.version else None
@@ -243,16 +247,16 @@ def _video_frame_pairs(image_tokens: int, seq_len: Optional[int], version: Optio
                        with_image: bool = True) -> Optional[int]:
     """Qwen2-VL's dummy video in frame pairs (each pair the largest image's tokens): as many frames as
     max_model_len holds with one image and one video, at most 16 (0.9.0.1, 0.10.1.1 wheels: qwen2_vl.py
-    get_num_frames_with_most_features subtracts the image's tokens; _MAX_FRAMES_PER_VIDEO 16) or 14 (0.11.0,
-    0.19.0: max_model_len alone, 14), at least one frame; the registry asks for one item of each modality
-    (multimodal/registry.py get_max_tokens_per_item_by_modality; 0.19's encoder_budget.py), not the limits; no
-    image subtracted when images are off (0.9-0.10)."""
+    get_num_frames_with_most_features subtracts the image's tokens; _MAX_FRAMES_PER_VIDEO 16), max_model_len alone
+    from 0.10.2 (at most 16 in 0.10.2, 14 in 0.11.0 and 0.19.0), at least one frame; the registry asks for one
+    item of each modality (multimodal/registry.py get_max_tokens_per_item_by_modality; 0.19's
+    encoder_budget.py), not the limits; no image subtracted when images are off (before 0.10.2)."""
     if not seq_len or seq_len <= 0:
         return None
     v = parse_version(version) if version else None
-    if v is not None and v < _VIDEO_FROM:
+    if v is not None and v < _TP_MODE_FROM:
         return max(1, min((seq_len - image_tokens * with_image) // image_tokens, 8))
-    return max(1, min(seq_len // image_tokens, 7))
+    return max(1, min(seq_len // image_tokens, 8 if v is not None and v < _VIDEO_FROM else 7))
 
 
 def _well_formed(dims: Any) -> bool:

@@ -60,6 +60,12 @@ def test_the_data_parallel_switches_reach_only_the_towers_that_read_them():
     split, _ = _peak(QWEN, version="0.10.1.1", tp=2)
     old, _ = _peak(QWEN, version="0.10.1.1", tp=2, enable_multimodal_encoder_data_parallel=True)
     assert old["point"] == split["point"] < QWEN_RUN
+    # 0.10.2 has the mode (and maps the old flag onto it) for Qwen2.5-VL, not yet for Qwen2-VL
+    assert _peak(QWEN, version="0.10.2", tp=2, enable_multimodal_encoder_data_parallel=True)[0]["point"] == (
+        pytest.approx(QWEN_RUN))
+    q2 = dict(version="0.10.2", tp=2, accelerator="H100", max_num_batched_tokens=2048)
+    assert _peak("Qwen/Qwen2-VL-7B-Instruct", mm_encoder_tp_mode="data", **q2)[0]["point"] == pytest.approx(
+        _peak("Qwen/Qwen2-VL-7B-Instruct", **q2)[0]["point"])
     gemma = dict(version="0.19.0", tp=2, accelerator="H100", max_num_batched_tokens=8192)
     assert _peak("google/gemma-3-27b-it", mm_encoder_tp_mode="data", **gemma)[0]["point"] == pytest.approx(
         _peak("google/gemma-3-27b-it", **gemma)[0]["point"])
@@ -163,6 +169,7 @@ def _long(version: str, context: int, **settings):
     # max_model_len alone, at most 14 (qwen2_vl.py get_num_frames_with_most_features); one item of each modality
     # whatever --limit-mm-per-prompt says (registry.py), so the default limits profile the video too
     ("0.9.0.1", 32768, 1), ("0.9.0.1", 65536, 3), ("0.10.1.1", 128000, 6), ("0.10.1.1", 400000, 8),
+    ("0.10.2", 65536, 4), ("0.10.2", 400000, 8),  # 0.10.2: max_model_len alone, at most 16 frames
     ("0.11.0", 32768, 2), ("0.11.0", 65536, 4), ("0.19.0", 128000, 7), ("0.19.0", 400000, 7)])
 def test_a_long_context_profiles_qwens_video_of_many_frame_pairs(version, context, pairs):
     peak = _long(version, context)
