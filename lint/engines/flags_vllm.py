@@ -221,13 +221,16 @@ FLAGS = (
     F("kv_events_config", "--kv-events-config", kind="json", json_suffixes_since=JSON_SUFFIXES),
     F("limit_mm_per_prompt", "--limit-mm-per-prompt", kind="json", kvs_until="0.10.0"),  # image=1 before
     B("language_model_only", "--language-model-only", doc="[U]"),
-    # The multimodal profile's switches (physics/vllm_mm.py): --skip-mm-profiling from 0.10.1 (vllm-0.10.1.1 wheel:
-    # vllm/config/__init__.py MultiModalConfig; not in 0.9.0.1), --mm-encoder-tp-mode in 0.11.0 (vllm/config/
-    # multimodal.py, "weights" or "data"), which replaced --enable-multimodal-encoder-data-parallel (0.10.1.1's
-    # ParallelConfig; deprecated in 0.11.0 "and will be removed in v0.13")
-    B("skip_mm_profiling", "--skip-mm-profiling", tags=MEM),
-    F("mm_encoder_tp_mode", "--mm-encoder-tp-mode", choices=("weights", "data"), tags=MEM),
-    B("enable_multimodal_encoder_data_parallel", "--enable-multimodal-encoder-data-parallel", tags=MEM),
+    # The multimodal profile's switches (physics/vllm_mm.py), each release's vllm/engine/arg_utils.py read:
+    # --skip-mm-profiling from 0.10.1 (in the 0.10.1.1 wheel, not 0.10.0's), --mm-encoder-tp-mode from 0.10.2 ("weights"
+    # or "data"; not in 0.10.1.1), which took over --enable-multimodal-encoder-data-parallel (0.10.0-0.11.0 wheels;
+    # deprecated "and will be removed in v0.13", absent from the 0.13.0 wheel)
+    B("skip_mm_profiling", "--skip-mm-profiling", tags=MEM,
+      spelled_since=(("--skip-mm-profiling", "0.10.1"), ("--no-skip-mm-profiling", "0.10.1"))),
+    F("mm_encoder_tp_mode", "--mm-encoder-tp-mode", choices=("weights", "data"), tags=MEM,
+      spelled_since=(("--mm-encoder-tp-mode", "0.10.2"),)),
+    B("enable_multimodal_encoder_data_parallel", "--enable-multimodal-encoder-data-parallel", tags=MEM,
+      removed_in="0.13.0", instead="write --mm-encoder-tp-mode data"),
     F("mm_processor_kwargs", "--mm-processor-kwargs", kind="json", tags=MEM),
 )
 

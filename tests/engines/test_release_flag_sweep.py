@@ -162,3 +162,16 @@ def test_vllm_spec_shortcuts_are_refused_before_0_22(tmp_path):
     assert refused == [f"CTX301 [error] vllm 0.21.0 would refuse to start: unrecognized arguments: {flag} (a spelling "
                        "from 0.22.0 on: earlier releases have no such flag) (engine-rejects-value)"
                        for flag in ("--spec-method", "--spec-model", "--spec-tokens")]
+
+
+@pytest.mark.parametrize("tag,typed,refused", [
+    # the multimodal profile's switches, read in each wheel's vllm/engine/arg_utils.py: --skip-mm-profiling from
+    # 0.10.1 (not in 0.10.0), --mm-encoder-tp-mode from 0.10.2 (not in 0.10.1.1), the old data-parallel switch
+    # gone from 0.13.0
+    ("v0.10.0", "--skip-mm-profiling", True), ("v0.10.1.1", "--skip-mm-profiling", False),
+    ("v0.10.1.1", "--mm-encoder-tp-mode data", True), ("v0.10.2", "--mm-encoder-tp-mode data", False),
+    ("v0.11.0", "--enable-multimodal-encoder-data-parallel", False),
+    ("v0.13.0", "--enable-multimodal-encoder-data-parallel", True)])
+def test_the_multimodal_profile_switches_exist_only_in_their_releases(tmp_path, tag, typed, refused):
+    said = _refused(tmp_path, f"vllm/vllm-openai:{tag}", "--model Qwen/Qwen2.5-VL-7B-Instruct " + typed)
+    assert bool(said) is refused, said
