@@ -31,7 +31,7 @@ Skipped: no modality left (`--limit-mm-per-prompt` 0 for each, `--language-model
 vllm/config/multimodal.py:76-78, 264-265) or `--skip-mm-profiling` (vllm-0.10.1.1 wheel: vllm/config/__init__.py
 MultiModalConfig; absent from 0.9.0.1, whose parser refuses it).
 0.11.0 also widens each cached output to the budget's rows when it is shorter (gpu_model_runner.py:3369-3384;
-not in 0.10.1.1 or 0.19.0): the band's top holds that for 0.11-0.18 and an unknown release.
+not in 0.10.1.1, 0.10.2, 0.13.0 or 0.19.0): the band's top holds that for 0.11-0.12 and an unknown release.
 """
 from __future__ import annotations
 
@@ -46,9 +46,10 @@ from .terms import Term
 
 QWEN_MAX_PIXELS = 12_845_056  # Qwen2VLImageProcessor's default max_pixels (16,384 tokens of 28 x 28 pixels)
 # --skip-mm-profiling read in 0.10.1.1 (not 0.9.0.1); items by floor division read in 0.10.1.1, 0.11.0 and 0.19.0
-# (0.9.0.1 rounds up, kept for the releases between, not read); the widened cache read in 0.11.0 only
+# (0.9.0.1 rounds up, kept for the releases between, not read); the widened cache read in 0.11.0, not in 0.10.2,
+# 0.13.0 or 0.19.0 (0.12 not read: kept)
 _SKIP_SINCE, _FLOOR_FROM, _WIDE_FROM, _WIDE_UNTIL = (parse_version(v) for v in ("0.10.1", "0.10.1", "0.11.0",
-                                                                               "0.19.0"))
+                                                                               "0.13.0"))
 # Qwen2-VL's video frames from max_model_len alone, at most 14; --mm-encoder-tp-mode (0.11.0, 0.19.0 wheels)
 _VIDEO_FROM = parse_version("0.11.0")
 # --mm-encoder-tp-mode, the old flag mapped onto it, and Qwen2-VL's video frames from max_model_len alone (0.10.2)

@@ -112,6 +112,10 @@ def test_gemma3_profiles_as_many_256_token_images_as_the_budget_holds():
     late, _ = _peak("google/gemma-3-27b-it", version="0.19.0", accelerator="H100", max_num_batched_tokens=16384)
     wide, _ = _peak("google/gemma-3-27b-it", version="0.11.0", accelerator="H100", max_num_batched_tokens=16384)
     assert wide["high"] > 64 * 16384 * 5376 * 2 > late["high"]
+    # 0.12.0 not read (kept); the 0.13.0 wheel no longer widens them: its top is 64 x (16,384 - 256) rows lower
+    kept, _ = _peak("google/gemma-3-27b-it", version="0.12.0", accelerator="H100", max_num_batched_tokens=16384)
+    mid, _ = _peak("google/gemma-3-27b-it", version="0.13.0", accelerator="H100", max_num_batched_tokens=16384)
+    assert kept["high"] - mid["high"] == pytest.approx(64 * (16384 - 256) * 5376 * 2)
 
 
 def test_a_tower_not_modelled_keeps_the_point_and_widens_the_band():
