@@ -157,11 +157,15 @@ def _vision(v: Any) -> int:
     if not isinstance(v, Mapping):
         return 0
     v = {**_VISION_DEFAULTS.get(str(v.get("model_type", "")), {}), **{k: x for k, x in v.items() if x is not None}}
-    h = _i(v, "hidden_size", "embed_dim", "width")
+    # a tower giving embed_dim (Qwen2-VL) is that wide, its MLP embed_dim x mlp_ratio; its hidden_size is the
+    # merger's output, the language model's width (vllm-0.11.0 wheel: qwen2_vl.py Qwen2VisionTransformer)
+    h = _i(v, "embed_dim") or _i(v, "hidden_size", "width")
     depth = _i(v, "num_hidden_layers", "depth", "layers")
     if not h or not depth:
         return 0
-    inter = _i(v, "intermediate_size", "mlp_dim") or 4 * h
+    ratio = v.get("mlp_ratio") if _i(v, "embed_dim") else None
+    wide = int(ratio * h) if isinstance(ratio, (int, float)) and not isinstance(ratio, bool) and ratio > 0 else 0
+    inter = _i(v, "intermediate_size", "mlp_dim") or wide or 4 * h
     patch = _i(v, "patch_size") or 14
     return depth * (4 * h * h + 2 * h * inter) + 3 * patch * patch * h
 

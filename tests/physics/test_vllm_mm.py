@@ -197,3 +197,21 @@ def test_a_tower_whose_parameters_are_not_counted_is_still_profiled(model):
     # 16,384-token image
     peak, _ = _peak(model, version="0.11.0", tp=4, accelerator="H100", max_num_batched_tokens=2048)
     assert "1 x an image of 16384 tokens x 4 patches" in peak["how"]
+
+
+def test_qwen2_vl_tower_width_is_embed_dim_not_the_mergers_output():
+    # Qwen2-VL's vision_config.hidden_size (3584 on the 7B) is what the merger projects to; the ViT blocks are
+    # embed_dim (1280) wide with an MLP of embed_dim x mlp_ratio (5120)
+    cfg = {"model_type": "qwen2_vl", "architectures": ["Qwen2VLForConditionalGeneration"], "hidden_size": 3584,
+           "num_hidden_layers": 28, "num_attention_heads": 28, "num_key_value_heads": 4, "intermediate_size": 18944,
+           "vocab_size": 152064, "vision_config": {"depth": 32, "embed_dim": 1280, "hidden_size": 3584,
+                                                   "mlp_ratio": 4, "num_heads": 16, "patch_size": 14,
+                                                   "spatial_merge_size": 2, "temporal_patch_size": 2}}
+    assert arch_from_hf_config(cfg).vision_dims == ("qwen2_vl", 1280, 5120, 14, 2, 2, 0, 0)
+    # a config that keeps only the merger's width: the tower's defaults, never 1536 x 4
+    bare = {**cfg, "hidden_size": 1536, "vision_config": {"hidden_size": 1536, "model_type": "qwen2_vl"}}
+    assert arch_from_hf_config(bare).vision_dims[1:3] == (1280, 5120)
+    assert lookup_model("Qwen/Qwen2-VL-2B-Instruct").vision_dims[1:3] == (1280, 5120)
+    # and its weights: 32 blocks of 1,280 wide (4 x 1280^2 + 2 x 1280 x 5120) and the patch embedding, 0.63B,
+    # not 4.93B as 3,584-wide blocks
+    assert arch_from_hf_config(cfg).vision_params_b == pytest.approx(0.6299, abs=1e-3)
