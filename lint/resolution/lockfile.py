@@ -45,6 +45,7 @@ experts_per_token num_experts_per_token moe_topk moe_num_experts ffn_dim linear_
 routed_expert_hidden_size mla_use_output_gate attn_res_block_size depth layers embed_dim width mlp_dim patch_size
 moe_latent_size moe_shared_expert_intermediate_size use_bias use_conv_bias hidden_size_per_layer_input
 num_attention_groups sparse_attention_config expert_dtype o_lora_rank o_groups hc_mult num_hash_layers
+mlp_ratio spatial_patch_size spatial_merge_size temporal_patch_size image_size mm_tokens_per_image
 """.split())
 _QUANT_KEYS = ("quant_method", "bits", "w_bit", "group_size", "q_group_size", "fmt", "weight_block_size", "format",
                "load_in_4bit", "_load_in_4bit", "load_in_8bit", "quant_algo", "ignore", "exclude_modules",

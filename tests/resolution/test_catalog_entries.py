@@ -263,3 +263,20 @@ def test_devstral_small_2_carries_its_checkpoints_fp8_weights():
 
     found = resolve("mistralai/Devstral-Small-2-24B-Instruct-2512")
     assert found.resolved and found.weights.key == "fp8"
+
+
+def test_a_locked_vlm_config_keeps_its_towers_profile_dimensions():
+    # physics/vllm_mm.py reads these from vision_config and the top level (mm_tokens_per_image); the lock kept
+    # none of mlp_ratio, spatial_merge_size, temporal_patch_size, image_size, mm_tokens_per_image
+    qwen2 = {"model_type": "qwen2_vl", "hidden_size": 3584, "num_hidden_layers": 28, "num_attention_heads": 28,
+             "num_key_value_heads": 4, "intermediate_size": 18944, "vocab_size": 152064,
+             "vision_config": {"depth": 32, "embed_dim": 1024, "hidden_size": 3584, "mlp_ratio": 2,
+                               "patch_size": 16, "spatial_merge_size": 3, "temporal_patch_size": 1}}
+    gemma3 = {"model_type": "gemma3", "mm_tokens_per_image": 64,
+              "text_config": {"model_type": "gemma3_text", "hidden_size": 2560, "num_hidden_layers": 34,
+                              "num_attention_heads": 8, "num_key_value_heads": 4, "head_dim": 256,
+                              "intermediate_size": 10240, "vocab_size": 262208},
+              "vision_config": {"model_type": "siglip_vision_model", "hidden_size": 1152, "intermediate_size": 4304,
+                                "num_hidden_layers": 27, "patch_size": 14, "image_size": 448}}
+    for config in (qwen2, gemma3):
+        assert arch_from_hf_config(arch_facts(config)).vision_dims == arch_from_hf_config(config).vision_dims
