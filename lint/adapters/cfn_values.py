@@ -6,7 +6,9 @@ form JSON and CDK's synthesized templates use (`{"Ref": "P"}`, `{"Fn::Sub": ...}
 CloudFormation User Guide's intrinsic function reference defines them:
 
 - `Ref` of a Parameter is the value the deploy passes, else its `Default`: the Default is taken, and said to be
-  taken (a deploy may override it); a Parameter without one is given at deploy time: unknown. `Ref` of a
+  taken (a deploy may override it); a Parameter without one is given at deploy time: unknown. A Parameter of an
+  SSM type (`AWS::SSM::Parameter::Value<String>`, ...) is the value of the Systems Manager parameter its Default
+  names, read at deploy time: unknown (the Default is that parameter's name, not the value). `Ref` of a
   pseudo parameter (AWS::Region, AWS::AccountId, AWS::StackName, ...) or of a resource (its physical id) is known
   only once deployed: unknown.
 - `Fn::Sub`: `${Name}` is `Ref Name`, `${R.Attr}` is `GetAtt`, `${!Text}` is the literal `${Text}`; in the list
@@ -119,6 +121,10 @@ class Template:
             what = "a resource's physical id" if ref in self.resources else "no Parameter or resource of the template"
             return Resolved(None, node, f"`Ref {ref}` is {what}")
         default = param.get("Default")
+        kind = _text(param.get("Type")) or ""
+        if kind.startswith("AWS::SSM::Parameter::Value<"):  # its Default names the SSM parameter, not the value
+            return Resolved(None, node, f"Parameter {ref} is of type {kind}: its value is the SSM parameter "
+                            f"{_text(default) or 'it names'}'s, read at deploy time")
         if default is None or default.kind != SCALAR or default.value is None:
             return Resolved(None, node, f"Parameter {ref} has no Default: its value is given at deploy time")
         found = self.resolve(default)  # a Default is a literal; anything else is not known

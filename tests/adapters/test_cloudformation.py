@@ -181,3 +181,15 @@ Mappings:
     assert at(text, role.accelerators.count.source) == "ml.p5.48xlarge"
     assert dep.model.id.value == "Qwen/Qwen2.5-7B-Instruct"  # the list form's variables, one through a Default
     assert any("Kind=Instruct" in d.message for d in found.diagnostics)
+
+
+def test_ssm_parameter_type_default_is_a_parameter_name_not_the_value():
+    # `AWS::SSM::Parameter::Value<String>`: the Default names the SSM parameter; its value is read at deploy time
+    text = LMI.replace("  ModelId:\n    Type: String", "  ModelId:\n    Type: AWS::SSM::Parameter::Value<String>").replace(
+        "Default: Qwen/Qwen2.5-7B-Instruct", "Default: /llm/model-id")
+    found = adapt(text)
+    (dep,) = found.deployments
+    assert dep.model.id is None or dep.model.id.value is None  # was: the model `/llm/model-id`, a local path
+    (note,) = [d for d in found.diagnostics if "HF_MODEL_ID" in d.message]
+    assert at(text, note.source) == "!Ref ModelId"
+    assert not any("ModelId=" in d.message for d in found.diagnostics)  # no Default was read
