@@ -117,11 +117,15 @@ class _Reader:
 
     def _model_of(self, node: Optional[Node]) -> Optional[str]:
         """The Model resource a ModelName names: by Ref or GetAtt, or by the model's own literal ModelName."""
+        return self._resource_of(node, MODEL, "ModelName")
+
+    def _resource_of(self, node: Optional[Node], kind: str, name_key: str) -> Optional[str]:
+        """The resource of type `kind` a value names: by Ref or GetAtt, or by the resource's literal `name_key`."""
         target = self.t.target(node)
         if target is not None:
-            return target if self.t.resource_type(target) == MODEL else None
+            return target if self.t.resource_type(target) == kind else None
         text = _text(node)
-        return next((k for k, m in self._of(MODEL) if _text(_get(m.get("Properties"), "ModelName")) == text), None) \
+        return next((k for k, m in self._of(kind) if _text(_get(m.get("Properties"), name_key)) == text), None) \
             if text else None
 
     def _instances(self, variant: Node, label: str) -> _Place:
@@ -186,11 +190,12 @@ class _Reader:
         return place
 
     def _component_variant(self, props: Node) -> Optional[Node]:
-        endpoint = self.t.target(props.get("EndpointName"))
-        if endpoint is None or self.t.resource_type(endpoint) != ENDPOINT:
+        endpoint = self._resource_of(props.get("EndpointName"), ENDPOINT, "EndpointName")
+        if endpoint is None:
             return None
-        config = self.t.target(_get(self.t.resources[endpoint].get("Properties"), "EndpointConfigName"))
-        if config is None or self.t.resource_type(config) != CONFIG:
+        config = self._resource_of(_get(self.t.resources[endpoint].get("Properties"), "EndpointConfigName"), CONFIG,
+                                   "EndpointConfigName")
+        if config is None:
             return None
         variants = _items(self.t.resources[config].get("Properties"), "ProductionVariants")
         wanted = _text(props.get("VariantName"))

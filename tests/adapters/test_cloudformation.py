@@ -193,3 +193,32 @@ def test_ssm_parameter_type_default_is_a_parameter_name_not_the_value():
     (note,) = [d for d in found.diagnostics if "HF_MODEL_ID" in d.message]
     assert at(text, note.source) == "!Ref ModelId"
     assert not any("ModelId=" in d.message for d in found.diagnostics)  # no Default was read
+
+
+def test_inference_component_finds_its_endpoint_and_config_by_their_literal_names():
+    # EndpointName / EndpointConfigName written as the names the template gives them, as a variant's ModelName may be
+    text = LMI.replace("        - VariantName: primary\n          ModelName: !GetAtt LlmModel.ModelName\n",
+                       "        - VariantName: primary\n").replace(
+        "    Properties:\n      ProductionVariants:", "    Properties:\n      EndpointConfigName: llm-config\n"
+        "      ProductionVariants:") + """\
+  Endpoint:
+    Type: AWS::SageMaker::Endpoint
+    Properties:
+      EndpointName: llm-endpoint
+      EndpointConfigName: llm-config
+  Component:
+    Type: AWS::SageMaker::InferenceComponent
+    Properties:
+      EndpointName: llm-endpoint
+      VariantName: primary
+      Specification:
+        ModelName: !GetAtt LlmModel.ModelName
+        ComputeResourceRequirements: {NumberOfAcceleratorDevicesRequired: 2, MinMemoryRequiredInMb: 1024}
+      RuntimeConfig: {CopyCount: 3}
+"""
+    found = adapt(text)
+    (component,) = found.deployments
+    (role,) = component.roles
+    # was: no device, "the endpoint the component is placed on is not made by this template"
+    assert (role.accelerators.type.value, role.accelerators.count.value, role.replicas.value) == ("A10G", 2, 3)
+    assert not any("not made by this template" in d.message for d in found.diagnostics)
