@@ -65,6 +65,7 @@ class _Reader:
         self.file, self.t, self.result = loaded.path, Template(root), result
         self.spans = ScalarSpans(loaded.path, loaded.text)
         self.defaults: Dict[str, Node] = {}  # the Parameters whose Defaults a workload's values took
+        self._by_type: Dict[str, List[Tuple[str, Node]]] = {}  # _of's answers: each variant looks models up by name
 
     def value(self, node: Node, keep_unknown: bool = False) -> Resolved:
         found = self.t.resolve(node, keep_unknown)
@@ -113,7 +114,11 @@ class _Reader:
         return (key or node).source(self.file)
 
     def _of(self, kind: str) -> List[Tuple[str, Node]]:
-        return [(k, v) for k, v in self.t.resources.items() if v.kind == MAP and self.t.resource_type(k) == kind]
+        if not self._by_type:
+            for k, v in self.t.resources.items():
+                if v.kind == MAP:
+                    self._by_type.setdefault(self.t.resource_type(k) or "", []).append((k, v))
+        return self._by_type.get(kind, [])
 
     def _model_of(self, node: Optional[Node]) -> Optional[str]:
         """The Model resource a ModelName names: by Ref or GetAtt, or by the model's own literal ModelName."""

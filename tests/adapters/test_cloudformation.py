@@ -222,3 +222,20 @@ def test_inference_component_finds_its_endpoint_and_config_by_their_literal_name
     # was: no device, "the endpoint the component is placed on is not made by this template"
     assert (role.accelerators.type.value, role.accelerators.count.value, role.replicas.value) == ("A10G", 2, 3)
     assert not any("not made by this template" in d.message for d in found.diagnostics)
+
+
+def test_resource_types_are_read_once_not_once_per_variant(monkeypatch):
+    # a variant naming its model by the literal ModelName looked every resource's Type up again: quadratic
+    from ctxlint.adapters.cfn_values import Template
+    lines = ["Resources:"]
+    for i in range(60):
+        lines += [f"  M{i}:", "    Type: AWS::SageMaker::Model", "    Properties:", f"      ModelName: m{i}",
+                  "      PrimaryContainer: {Image: x/djl-inference:0.33.0-lmi15.0.0-cu128, Environment: {HF_MODEL_ID: a/b}}",
+                  f"  C{i}:", "    Type: AWS::SageMaker::EndpointConfig", "    Properties:",
+                  f"      ProductionVariants: [{{VariantName: v, ModelName: m{i}, InstanceType: ml.g5.2xlarge}}]"]
+    calls = []
+    real = Template.resource_type
+    monkeypatch.setattr(Template, "resource_type", lambda self, name: calls.append(name) or real(self, name))
+    found = adapt("\n".join(lines) + "\n")
+    assert len(found.deployments) == 60
+    assert len(calls) < 10 * 120  # was 60 variants x 120 resources and more
