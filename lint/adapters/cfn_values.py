@@ -89,8 +89,10 @@ class Template:
         written (an image's `${AWS::Region}`: its repository and tag are known), `why` then still says it."""
         fn = function(node)
         if fn is None:
-            if node.kind == SCALAR and node.value is not None and not isinstance(node.value, bool):
-                text = node.value if isinstance(node.value, str) else str(node.value)
+            if node.kind == SCALAR and node.value is not None:
+                # a boolean is passed as the string CloudFormation writes for it (`true`, `false`)
+                text = node.value if isinstance(node.value, str) else str(node.value).lower() \
+                    if isinstance(node.value, bool) else str(node.value)
                 if "{{resolve:" in text:
                     return Resolved(None, node, f"`{text}` is a dynamic reference, resolved at deploy time")
                 return Resolved(text, node)

@@ -239,3 +239,11 @@ def test_resource_types_are_read_once_not_once_per_variant(monkeypatch):
     found = adapt("\n".join(lines) + "\n")
     assert len(found.deployments) == 60
     assert len(calls) < 10 * 120  # was 60 variants x 120 resources and more
+
+
+def test_boolean_environment_values_are_their_strings():
+    # `OPTION_TRUST_REMOTE_CODE: true` is the env "true", as CloudFormation passes it; it was "set from outside"
+    text = LMI.replace("OPTION_ROLLING_BATCH: vllm", "OPTION_ROLLING_BATCH: vllm\n          OPTION_TRUST_REMOTE_CODE: true")
+    found = adapt(text)
+    (dep,) = found.deployments
+    assert not [d for d in found.diagnostics if "OPTION_TRUST_REMOTE_CODE" in d.message]
