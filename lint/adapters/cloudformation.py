@@ -9,7 +9,8 @@ state them (aws/aws-cdk-go, awscdk/awssagemaker/CfnModel*.go, CfnEndpointConfig*
   image's entrypoint (no command field exists), so it is read as a container without `command` would be: the LMI
   and TGI DLC images by the env their entrypoints read (lmi_env.py, sagemaker_env.py), the engine's release from
   the image's tag.
-- `AWS::SageMaker::EndpointConfig`: each of `ProductionVariants` runs the model its `ModelName` names (`!GetAtt
+- `AWS::SageMaker::EndpointConfig`: each of `ProductionVariants` (and of `ShadowProductionVariants`, the same
+  shape: aws/aws-cdk-go@12577f61a2163fd7aa6063ee7f34c0faedcc9708:awscdk/awssagemaker/CfnEndpointConfigProps.go) runs the model its `ModelName` names (`!GetAtt
   M.ModelName`, `!Ref M`, or the model's literal `ModelName`) on `InitialInstanceCount` instances of
   `InstanceType` (an `ml.<EC2 type>`: its GPUs are the EC2 type's, instance_types.AWS_GPUS): one deployment per
   variant, every instance one replica of the container with all the instance's GPUs.
@@ -76,7 +77,9 @@ class _Reader:
     def workloads(self) -> List[Workload]:
         t, out, placed = self.t, [], set()
         for config_id, config in self._of(CONFIG):
-            for variant in _items(config.get("Properties"), "ProductionVariants"):
+            # a shadow variant (ShadowProductionVariants: the same ProductionVariant shape) runs its model as well
+            for variant in _items(config.get("Properties"), "ProductionVariants") + _items(
+                    config.get("Properties"), "ShadowProductionVariants"):
                 model_id = self._model_of(variant.get("ModelName"))
                 if model_id is None:
                     continue

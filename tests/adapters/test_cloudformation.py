@@ -247,3 +247,23 @@ def test_boolean_environment_values_are_their_strings():
     found = adapt(text)
     (dep,) = found.deployments
     assert not [d for d in found.diagnostics if "OPTION_TRUST_REMOTE_CODE" in d.message]
+
+
+def test_shadow_variant_runs_its_model_on_its_instances():
+    text = LMI.replace("          InstanceType: !Ref Instance\n", "          InstanceType: !Ref Instance\n"
+                       "      ShadowProductionVariants:\n        - VariantName: shadow\n"
+                       "          ModelName: !GetAtt Shadow.ModelName\n          InitialInstanceCount: 1\n"
+                       "          InstanceType: ml.g6e.2xlarge\n") + """\
+  Shadow:
+    Type: AWS::SageMaker::Model
+    Properties:
+      PrimaryContainer:
+        Image: 763104351884.dkr.ecr.us-east-1.amazonaws.com/djl-inference:0.33.0-lmi15.0.0-cu128
+        Environment: {HF_MODEL_ID: Qwen/Qwen2.5-7B-Instruct, OPTION_MAX_MODEL_LEN: '32768'}
+"""
+    found = adapt(text)
+    shadow = next(d for d in found.deployments if "Shadow" in str(d.name.value) or "shadow" in str(d.name.value))
+    (role,) = shadow.roles
+    # was: the shadow model had no device ("no EndpointConfig ... runs the model")
+    assert str(shadow.name.value) == "LlmConfig/shadow"
+    assert (role.accelerators.type.value, role.accelerators.count.value) == ("L40S", 1)
