@@ -82,6 +82,10 @@ class Template:
             first = arg.value.split(".", 1)[0] if arg.kind == SCALAR and isinstance(arg.value, str) else \
                 _text(arg.value[0]) if arg.kind == SEQ and arg.value else None
             return first if first in self.resources else None
+        if name == "Fn::Sub" and arg.kind == SCALAR:  # `!Sub '${R.Attr}'` or `!Sub '${R}'`: GetAtt or Ref of R
+            whole = _SUB_VAR.fullmatch(_text(arg) or "")
+            first = whole.group(2).strip().split(".", 1)[0] if whole is not None and not whole.group(1) else None
+            return first if first in self.resources else None
         return None
 
     def resolve(self, node: Node, keep_unknown: bool = False) -> Resolved:

@@ -267,3 +267,10 @@ def test_shadow_variant_runs_its_model_on_its_instances():
     # was: the shadow model had no device ("no EndpointConfig ... runs the model")
     assert str(shadow.name.value) == "LlmConfig/shadow"
     assert (role.accelerators.type.value, role.accelerators.count.value) == ("L40S", 1)
+
+
+def test_model_named_by_a_sub_of_its_attribute():
+    text = LMI.replace("ModelName: !GetAtt LlmModel.ModelName", "ModelName: !Sub '${LlmModel.ModelName}'")
+    (dep,) = adapt(text).deployments
+    assert str(dep.name.value) == "LlmConfig/primary"  # was: the model on no variant, without a device
+    assert dep.roles[0].accelerators.count.value == 4
