@@ -128,13 +128,22 @@ class _Reader:
         return self._resource_of(node, MODEL, "ModelName")
 
     def _resource_of(self, node: Optional[Node], kind: str, name_key: str) -> Optional[str]:
-        """The resource of type `kind` a value names: by Ref or GetAtt, or by the resource's literal `name_key`."""
+        """The resource of type `kind` a value names: by Ref or GetAtt, or by the resource's `name_key` written the
+        same (a literal, or the same `!Sub`)."""
         target = self.t.target(node)
         if target is not None:
             return target if self.t.resource_type(target) == kind else None
-        text = _text(node)
-        return next((k for k, m in self._of(kind) if _text(_get(m.get("Properties"), name_key)) == text), None) \
+        text = self._name(node)
+        return next((k for k, m in self._of(kind) if self._name(_get(m.get("Properties"), name_key)) == text), None) \
             if text else None
+
+    def _name(self, node: Optional[Node]) -> Optional[str]:
+        """A resource's name as written: a literal, or a `!Sub '${AWS::StackName}-model'` with what is known only
+        at deploy time kept as written (the same expression names the same resource)."""
+        if node is None:
+            return None
+        found = self.t.resolve(node, keep_unknown=True)
+        return found.text.strip() or None if found.text is not None else None
 
     def _instances(self, variant: Node, label: str) -> _Place:
         place = _Place(label)

@@ -274,3 +274,11 @@ def test_model_named_by_a_sub_of_its_attribute():
     (dep,) = adapt(text).deployments
     assert str(dep.name.value) == "LlmConfig/primary"  # was: the model on no variant, without a device
     assert dep.roles[0].accelerators.count.value == 4
+
+
+def test_names_written_as_the_same_sub_join_the_resources():
+    # ModelName: !Sub '${AWS::StackName}-llm' on the Model and on the variant: the same name at deploy time
+    text = LMI.replace("      ExecutionRoleArn:", "      ModelName: !Sub '${AWS::StackName}-llm'\n      ExecutionRoleArn:").replace(
+        "ModelName: !GetAtt LlmModel.ModelName", "ModelName: !Sub '${AWS::StackName}-llm'")
+    (dep,) = adapt(text).deployments
+    assert str(dep.name.value) == "LlmConfig/primary" and dep.roles[0].accelerators.count.value == 4
