@@ -133,7 +133,9 @@ class Template:
                             f"{_text(default) or 'it names'}'s, read at deploy time")
         if default is None or default.kind != SCALAR or default.value is None:
             return Resolved(None, node, f"Parameter {ref} has no Default: its value is given at deploy time")
-        found = self.resolve(default)  # a Default is a literal; anything else is not known
+        if function(default) is not None:  # a Default is a literal (no function is evaluated in Parameters)
+            return Resolved(None, node, f"Parameter {ref}'s Default is no literal", ())
+        found = self.resolve(default)
         return Resolved(found.text, default, found.why, ((ref, default),))
 
     def _sub(self, node: Node, arg: Node, keep_unknown: bool) -> Resolved:
@@ -205,6 +207,8 @@ class Template:
             entry = entry.get(key) if entry is not None and entry.kind == MAP else None
         if entry is None:
             return Resolved(None, node, f"Mappings has no {keys[0].text}.{keys[1].text}.{keys[2].text}")
+        if function(entry) is not None:  # a Mappings value is a literal (no function is evaluated in Mappings)
+            return Resolved(None, node, f"Mappings {keys[0].text}.{keys[1].text}.{keys[2].text} is no literal")
         found = self.resolve(entry)
         return Resolved(found.text, entry, found.why, tuple(d for k in keys for d in k.defaults))
 

@@ -282,3 +282,14 @@ def test_names_written_as_the_same_sub_join_the_resources():
         "ModelName: !GetAtt LlmModel.ModelName", "ModelName: !Sub '${AWS::StackName}-llm'")
     (dep,) = adapt(text).deployments
     assert str(dep.name.value) == "LlmConfig/primary" and dep.roles[0].accelerators.count.value == 4
+
+
+def test_a_default_or_mapping_naming_itself_is_unknown_not_a_crash():
+    # a Parameter's Default and a Mappings value are literals; `Default: !Ref Instance` in Instance recursed forever
+    selfref = LMI.replace("Default: ml.g5.12xlarge", "Default: !Ref Instance")
+    (dep,) = adapt(selfref).deployments
+    assert dep.roles[0].accelerators.count is None
+    selfmap = LMI.replace("InstanceType: !Ref Instance", "InstanceType: !FindInMap [Sizes, prod, instance]") + \
+        "Mappings:\n  Sizes:\n    prod: {instance: !FindInMap [Sizes, prod, instance]}\n"
+    (dep,) = adapt(selfmap).deployments
+    assert dep.roles[0].accelerators.count is None
