@@ -9,7 +9,7 @@ adapters that read any kind of file by a gate of the file's outline (adapters/ga
 """
 from __future__ import annotations
 
-from typing import Any, Dict, FrozenSet, Iterable, List, Optional, Set, Tuple
+from typing import Dict, FrozenSet, Iterable, Set, Tuple
 
 from ctxlint.adapters.crd_common import objects, scalar
 from ctxlint.adapters.gates import GATES, Outline
