@@ -70,9 +70,13 @@ def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
     if dep.engine.name is None or dep.engine.name.value != "llamacpp":
         return None
     settings = {key: val.value for key, val in role.engine_args}
+    arch = dep.arch
+    dense = arch is not None and not arch.num_experts and arch.expert_params_b == 0
     for key in _MOVERS[(0 if kv else 1):]:
-        if settings.get(key) not in (None, False, 0, "", "0"):
-            return key
+        value = settings.get(key)
+        if value in (None, False, 0, "", "0") or dense and _moves_only_experts(key, value):
+            continue
+        return key
     ngl = _int(settings.get("n_gpu_layers"))
     layers = dep.arch.num_layers if dep.arch is not None else None
     if ngl is not None and layers and 0 < ngl <= layers:
@@ -89,6 +93,19 @@ def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
         if not (ngl == ALL_LAYERS_DEFAULT and (fit_off or (build is not None and build <= FIT_ABSENT_THROUGH))):
             return "n_gpu_layers default"
     return None
+
+
+def _moves_only_experts(key: str, value: Any) -> bool:
+    """Whether a setting only moves MoE expert tensors (--cpu-moe, --n-cpu-moe, an -ot whose every pattern names only
+    experts), which a dense model does not have: on one it keeps nothing off the GPU (physics/llamacpp_host.py)."""
+    if key in ("cpu_moe", "n_cpu_moe"):
+        return True
+    if key != "override_tensor":
+        return False
+    from ctxlint.physics.llamacpp_host import _experts_only  # only a llama.cpp role with -ot pays for the import
+
+    parts = [part.rsplit("=", 1)[0] for part in str(value).split(",") if "=" in part]
+    return bool(parts) and all(_experts_only(part) for part in parts)
 
 
 def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> Optional[str]:

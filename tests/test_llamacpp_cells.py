@@ -274,3 +274,17 @@ def test_default_gpu_layers_are_no_sure_ctx203(tmp_path, tag):
         "  llama-server -m /models/Qwen3-235B-A22B-Instruct-2507-Q4_K_M.gguf -c 32768 --host 0.0.0.0\n")
     out = run(["check", str(tmp_path)]).out
     assert "CTX203" not in out and "CTX209" not in out, out
+
+
+@pytest.mark.parametrize("placement", ["-ngl 99 --cpu-moe", "-ngl 99 --n-cpu-moe 80", "-ngl 99 -ot exps=CPU"])
+def test_moe_flags_move_nothing_off_the_gpu_for_a_dense_model(tmp_path, placement):
+    # --cpu-moe, --n-cpu-moe and an experts-only -ot reach only tensors matching LLM_FFN_EXPS_REGEX (llama.cpp
+    # common/common.h), which a dense model has none of: Llama-3.3-70B Q8_0 (~70 GiB) on one L40S still cannot load,
+    # as the memory need (physics/llamacpp_host.py) already said; CTX203 stays sure.
+    from tests.helpers import run
+
+    (tmp_path / "task.sky.yaml").write_text(
+        "resources:\n  accelerators: L40S:1\n"
+        "run: |\n"
+        f"  llama-server -m /models/Llama-3.3-70B-Instruct-Q8_0.gguf -c 8192 {placement} --host 0.0.0.0\n")
+    assert "CTX203" in run(["check", str(tmp_path)]).out
