@@ -35,6 +35,7 @@ from typing import Any, List, Mapping, NamedTuple, Optional
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Role, Source
+from ctxlint.physics.llamacpp_host import _experts_only, _int  # one reading of llama.cpp's integers and -ot
 
 GIB = 2**30
 FIT_ABSENT_THROUGH = 7003  # builds up to this one have no --fit (ggml-org/llama.cpp#16653, see above)
@@ -50,15 +51,6 @@ class Shortfall(NamedTuple):
     point: float  # the same at the estimate's point
     why: str  # why nothing moves off the GPU
     source: Source  # the -c value
-
-
-def _int(value: Any) -> Optional[int]:
-    if isinstance(value, bool):
-        return None
-    try:
-        return int(str(value).strip())
-    except (TypeError, ValueError):
-        return None
 
 
 def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
@@ -102,8 +94,6 @@ def _moves_only_experts(key: str, value: Any) -> bool:
         return True
     if key != "override_tensor":
         return False
-    from ctxlint.physics.llamacpp_host import _experts_only  # only a llama.cpp role with -ot pays for the import
-
     parts = [part.rsplit("=", 1)[0] for part in str(value).split(",") if "=" in part]
     return bool(parts) and all(_experts_only(part) for part in parts)
 
