@@ -87,6 +87,10 @@ FAMILIES = (
            served="0.5.13"),
     Family("Gemma 4", ("Gemma4ForCausalLM", "Gemma4ForConditionalGeneration"), ("gemma4", "gemma4_text"), "0.5.11",
            None, _listed("0.5.11"), served="0.5.11"),
+    # the encoder-free Gemma 4 12B: its code (models/gemma4_unified.py, the gemma4 text model) and its place in
+    # the list both from 0.5.13, neither in 0.5.12.post1
+    Family("Gemma 4 Unified", ("Gemma4UnifiedForConditionalGeneration",), ("gemma4_unified", "gemma4_unified_text"),
+           "0.5.13", None, _listed("0.5.13"), served="0.5.13"),
     Family("Laguna", ("LagunaForCausalLM",), ("laguna",), "0.5.12", None, _listed("0.5.12"), served="0.5.12"),
 )
 # With --enable-hierarchical-cache server_args forces the switch (and a ratio of 1.0): MiMo-V2 in

@@ -53,6 +53,7 @@ FIRST_RELEASE: Dict[str, str] = {
     "Gemma4ForConditionalGeneration": "0.19.0",          # not in 0.18.1
     "DeepseekV4ForCausalLM": "0.20.0",                   # not in 0.19.1
     "Step3p7ForConditionalGeneration": "0.23.0",         # not in 0.22.1
+    "Gemma4UnifiedForConditionalGeneration": "0.23.0",   # not in 0.22.1
     # not in 0.23.0, whose release notes say "Minimax M3 is not yet supported in this version"
     # (https://github.com/vllm-project/vllm/releases/tag/v0.23.0)
     "MiniMaxM3SparseForCausalLM": "0.24.0",
@@ -85,6 +86,8 @@ MODEL_TYPES: Dict[str, Tuple[str, ...]] = {
     "qwen3_5_text": ("Qwen3_5ForConditionalGeneration",),
     "qwen3_5_moe_text": ("Qwen3_5MoeForConditionalGeneration",),
     "gemma4_text": ("Gemma4ForConditionalGeneration", "Gemma4ForCausalLM"),
+    # Gemma 4 12B, the encoder-free member, whose text part says gemma4_unified_text
+    "gemma4_unified_text": ("Gemma4UnifiedForConditionalGeneration",),
     "deepseek_v4": ("DeepseekV4ForCausalLM",),
     # the catalog's transcription names MiniMaxM3ForCausalLM, which no release registers; the family
     # is registered from 0.24.0 and 0.23.0's release notes say it is not supported there

@@ -1,0 +1,103 @@
+"""Catalog entries the catalog32 pass sourced (tools/catalog/sweeps32.yaml): each resolves with the numbers of the
+config.json it was transcribed from and its KV a token as the engines cache it."""
+from __future__ import annotations
+
+import pytest
+
+from ctxlint.engine import Settings, lint_text
+from ctxlint.physics.capacity import CapacityInput, estimate
+from ctxlint.physics.models import FULL, SLIDING, lookup_model
+from ctxlint.physics.swa_sglang import sglang_swa
+from ctxlint.physics.weights import weight_bytes
+from ctxlint.resolution.resolve import resolve
+
+GEMMA4_12B = "google/gemma-4-12B-it"
+
+
+def sglang_bpt(arch, version):
+    return estimate(CapacityInput(arch, "sglang", "H100-SXM-80GB", engine_version=version)).kv_bytes_per_token_per_gpu
+
+
+def test_gemma_4_12b_caches_one_512_wide_kv_head_in_its_eight_full_layers():
+    arch = lookup_model(GEMMA4_12B)
+    assert (arch.num_layers, arch.num_attention_heads, arch.num_kv_heads, arch.head_dim) == (48, 16, 8, 256)
+    assert (arch.full_kv_heads, arch.full_head_dim, arch.sliding_window) == (1, 512, 1024)
+    assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [5, 11, 17, 23, 29, 35, 41, 47]
+    assert arch.layer_kinds.count(SLIDING) == 40
+    assert arch.max_position_embeddings == 262144  # Google's fix of the released 131072 (Hub discussion #11)
+    assert arch.model_type == "gemma4_unified_text" and arch.vision_params_b == 0.0  # no tower: encoder-free
+    # vLLM: the 40 window layers keep at most 1024 tokens; a token costs the 8 full layers, one KV head of 512
+    # (K and V both held): 8 x 2 x 1 x 512 x 2 bytes
+    assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 8 * 2 * 512 * 2 == 16_384
+    # SGLang from 0.5.13: its hybrid SWA pool, the window layers at 0.8 of a token (8 x 2 x 8 x 256 x 2 = 8,192 B
+    # a layer): 16,384 + 0.8 x 40 x 8,192
+    assert sglang_bpt(arch, "0.5.13") == 16_384 + 0.8 * 40 * 8_192 == 278_528
+
+
+def test_gemma_4_12b_has_no_sglang_code_before_0_5_13():
+    # SGLang's models/gemma4_unified.py and its is_hybrid_swa_model entry both arrive in 0.5.13 (not in
+    # 0.5.12.post1): an older release has no SWA pool for it, so its window layers are counted whole
+    arch = lookup_model(GEMMA4_12B)
+    assert sglang_swa(arch, {}, "0.5.12.post1").whole and not sglang_swa(arch, {}, "0.5.13").whole
+    assert "has no code for Gemma 4 Unified yet (from 0.5.13" in sglang_swa(arch, {}, "0.5.12").note
+    assert not sglang_swa(arch, {}, None).whole  # a pool in every release that serves it
+    assert sglang_bpt(arch, "0.5.12.post1") == 16_384 + 40 * 8_192 == 344_064
+
+
+MANIFEST = """apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {{name: chat}}
+spec:
+  model: {{id: {model}}}
+  engine: {{name: vllm, version: "{version}"}}
+  serving:
+    roles:
+      - role: unified
+        context_length: 8192
+        kv_pool_tokens: 400000
+"""
+
+
+def test_vllm_before_0_23_0_has_no_gemma4_unified_class():
+    def ctx310(version):
+        report = lint_text(MANIFEST.format(model=GEMMA4_12B, version=version), "m.yaml", Settings(select=("CTX310",)))
+        return [f.message for f in report.findings]
+    (found,) = ctx310("0.22.1")
+    assert "has no implementation of Gemma4UnifiedForConditionalGeneration" in found and "gains it in 0.23.0" in found
+    assert ctx310("0.23.0") == []
+
+
+def test_gemma_4_12b_parameters_are_its_decoder():
+    arch = lookup_model(GEMMA4_12B)
+    # as the count takes every model: a window layer q 3840 x 4096, k and v 3840 x 2048, o 4096 x 3840, a 15360
+    # GeGLU MLP and two 3840 norms; a full layer q 3840 x 8192, k (and the V slot vLLM keeps) 3840 x 512,
+    # o 8192 x 3840, the same MLP and norms; the final norm; one tied 262144 x 3840 table. The checkpoint's two
+    # more norms a layer and its q/k norms (48 x 2 x 3840 + 40 x 512 + 8 x 1024 = 397,312) are left out.
+    mlp_norms = 3 * 3840 * 15360 + 2 * 3840
+    window = 3840 * (4096 + 2 * 2048) + 4096 * 3840 + mlp_norms
+    full = 3840 * (8192 + 2 * 512) + 8192 * 3840 + mlp_norms
+    total = 40 * window + 8 * full + 3840 + 262144 * 3840
+    assert total == 11_922_681_600
+    assert arch.total_params_b == round(total / 1e9, 4) == 11.9227  # the header's 11,959,730,224 adds the embedders
+    assert arch.embed_params_b == round(262144 * 3840 / 1e9, 4) and arch.lm_head_params_b == 0.0
+
+
+@pytest.mark.parametrize("model_id, weights", [
+    # sweep k31 (TKontu/llama-swap-deploy, ten deployments): cyankiwi's AWQ repack of the QAT checkpoint
+    ("cyankiwi/gemma-4-12B-it-qat-AWQ-INT4", "awq"),
+    ("/home/merlin/Models/gemma-4-12b-it-BF16.gguf", "gguf-bf16"),
+])
+def test_gemma_4_12b_repacks_resolve_to_the_base_network(model_id, weights):
+    found = resolve(model_id)
+    assert (found.arch.name, found.weights.key) == (GEMMA4_12B, weights)
+    assert estimate(CapacityInput(found.arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 16_384
+
+
+def test_gemma_4_12b_awq_weighs_four_bits_a_linear_weight():
+    found = resolve("cyankiwi/gemma-4-12B-it-qat-AWQ-INT4")
+    arch = found.arch
+    size = weight_bytes(arch.total_params_b * 1e9, arch.embed_params_b * 1e9, arch.lm_head_params_b * 1e9,
+                        None, None, found.weights)
+    # 10.916e9 linear weights at 4 bits plus their group-128 scales and zeros, the 1.007e9-entry table at 16 bits
+    linear = (11.9227 - 1.0066) * 1e9
+    assert 0.5 * linear + 2 * 1.0066e9 < size < 0.6 * linear + 2 * 1.0066e9, size
