@@ -101,3 +101,24 @@ def test_gemma_4_12b_awq_weighs_four_bits_a_linear_weight():
     # 10.916e9 linear weights at 4 bits plus their group-128 scales and zeros, the 1.007e9-entry table at 16 bits
     linear = (11.9227 - 1.0066) * 1e9
     assert 0.5 * linear + 2 * 1.0066e9 < size < 0.6 * linear + 2 * 1.0066e9, size
+
+
+@pytest.mark.parametrize("model_id, weights", [
+    ("Qwen/Qwen3.8-27B", "bf16"),
+    # the sweeps' spellings: unsloth's GGUF files (UD- and plain k-quants), AWQ and NVFP4 repacks, the official FP8
+    ("/models/gguf/Qwen3.8-27B-UD-Q3_K_XL.gguf", "gguf-ud-q3-k-xl"),
+    ("unsloth/Qwen3.8-27B-GGUF/Qwen3.8-27B-UD-Q4_K_XL.gguf", "gguf-ud-q4-k-xl"),
+    ("/home/jeff/.lmstudio/models/unsloth/Qwen3.8-27B-GGUF/Qwen3.8-27B-Q4_K_S.gguf", "gguf-q4-k-s"),
+    ("philbert440/Qwen3.8-27B-W4A16-AWQ", "awq"),
+    ("RadixArk/Qwen3.8-27B-NVFP4", "nvfp4"),
+])
+def test_qwen38_27b_is_the_qwen35_27b_network(model_id, weights):
+    found = resolve(model_id)
+    assert (found.arch.name, found.weights.key) == ("Qwen/Qwen3.5-27B", weights)
+    assert "Qwen/Qwen3.5-27B, which it derives from (a later checkpoint of the Qwen3.5-27B network" in found.how
+    # vLLM: KV only in the 16 full-attention layers of 64 (every fourth), 4 KV heads x 256: 16 x 2 x 4 x 256 x 2 bytes;
+    # the 48 Gated DeltaNet layers keep a fixed state per request instead
+    arch = found.arch
+    assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL][:2] == [3, 7]
+    assert arch.layer_kinds.count(FULL) == 16
+    assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 16 * 2 * 4 * 256 * 2 == 65_536
