@@ -122,3 +122,22 @@ def test_qwen38_27b_is_the_qwen35_27b_network(model_id, weights):
     assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL][:2] == [3, 7]
     assert arch.layer_kinds.count(FULL) == 16
     assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 16 * 2 * 4 * 256 * 2 == 65_536
+
+
+@pytest.mark.parametrize("model_id, weights", [
+    ("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", "bf16"),
+    # sweeps k31 / c31: bartowski's and LM Studio's GGUF files, read as quantizations of the -BF16 release
+    ("/home/jeff/.lmstudio/models/bartowski/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-GGUF/"
+     "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-Q4_K_S.gguf", "gguf-q4-k-s"),
+    ("RedHatAI/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-FP8", "fp8"),
+])
+def test_nemotron_35_lightning_bf16_release_and_its_quantizations(model_id, weights):
+    found = resolve(model_id)
+    assert (found.arch.name, found.weights.key) == ("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", weights)
+    arch = found.arch
+    assert (arch.num_layers, arch.max_position_embeddings, arch.dtype) == (52, 1048576, "bfloat16")
+    # KV in the 6 attention layers of 52 only (23 Mamba-2, 23 MoE): 6 x 2 (K and V) x 2 KV heads x 128 x 2 bytes
+    assert arch.layer_kinds.count(FULL) == 6
+    assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 6 * 2 * 2 * 128 * 2 == 6_144
+    # the same network as the catalogued NVFP4 checkpoint
+    assert arch.total_params_b == lookup_model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4").total_params_b
