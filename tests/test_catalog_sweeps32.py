@@ -141,3 +141,24 @@ def test_nemotron_35_lightning_bf16_release_and_its_quantizations(model_id, weig
     assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 6 * 2 * 2 * 128 * 2 == 6_144
     # the same network as the catalogued NVFP4 checkpoint
     assert arch.total_params_b == lookup_model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4").total_params_b
+
+
+@pytest.mark.parametrize("model_id, weights", [
+    ("nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16", "bf16"),
+    # sweeps k30 / c30: LM Studio's GGUF file, read as a quantization of the -BF16 release
+    ("/home/waflores/.lmstudio/models/lmstudio-community/NVIDIA-Nemotron-3-Nano-4B-GGUF/NVIDIA-Nemotron-3-Nano-4B-Q8_0.gguf",
+     "gguf-q8-0"),
+    ("nvidia/NVIDIA-Nemotron-3-Nano-4B-FP8", "fp8"),
+])
+def test_nemotron_3_nano_4b_caches_kv_in_its_four_attention_layers(model_id, weights):
+    found = resolve(model_id)
+    assert (found.arch.name, found.weights.key) == ("nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16", weights)
+    arch = found.arch
+    pattern = "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-"
+    assert (len(pattern), pattern.count("M"), pattern.count("-"), pattern.count("*")) == (42, 21, 17, 4)
+    assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [12, 17, 24, 32]
+    # 4 attention layers x 2 (K and V) x 8 KV heads x 128 x 2 bytes, in both engines
+    for engine in ("vllm", "sglang"):
+        assert estimate(CapacityInput(arch, engine, "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 4 * 2 * 8 * 128 * 2 == 16_384
+    # kaito's 7.40Gi of files is 7.946e9 bytes: 3.973e9 parameters in 16 bits, the count the dimensions give
+    assert arch.total_params_b == 3.9736 and abs(7.40 * 2 ** 30 / 2 / 1e9 - arch.total_params_b) < 0.005
