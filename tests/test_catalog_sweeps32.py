@@ -83,7 +83,7 @@ def test_gemma_4_12b_parameters_are_its_decoder():
 
 
 @pytest.mark.parametrize("model_id, weights", [
-    # sweep k31 (TKontu/llama-swap-deploy, ten deployments): cyankiwi's AWQ repack of the QAT checkpoint
+    # sweep p29 (TKontu/llama-swap-deploy, ten deployments): cyankiwi's AWQ repack of the QAT checkpoint
     ("cyankiwi/gemma-4-12B-it-qat-AWQ-INT4", "awq"),
     ("/home/merlin/Models/gemma-4-12b-it-BF16.gguf", "gguf-bf16"),
 ])
@@ -126,7 +126,7 @@ def test_qwen38_27b_is_the_qwen35_27b_network(model_id, weights):
 
 @pytest.mark.parametrize("model_id, weights", [
     ("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-BF16", "bf16"),
-    # sweeps k31 / c31: bartowski's and LM Studio's GGUF files, read as quantizations of the -BF16 release
+    # sweep p30 (jeffgrover/b70-setup): bartowski's GGUF file, read as a quantization of the -BF16 release
     ("/home/jeff/.lmstudio/models/bartowski/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-GGUF/"
      "NVIDIA-Nemotron-3.5-Lightning-30B-A3B-Q4_K_S.gguf", "gguf-q4-k-s"),
     ("RedHatAI/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-FP8", "fp8"),
@@ -145,7 +145,7 @@ def test_nemotron_35_lightning_bf16_release_and_its_quantizations(model_id, weig
 
 @pytest.mark.parametrize("model_id, weights", [
     ("nvidia/NVIDIA-Nemotron-3-Nano-4B-BF16", "bf16"),
-    # sweeps k30 / c30: LM Studio's GGUF file, read as a quantization of the -BF16 release
+    # sweep p30 (waflores/local-ai-configs): LM Studio's GGUF file, read as a quantization of the -BF16 release
     ("/home/waflores/.lmstudio/models/lmstudio-community/NVIDIA-Nemotron-3-Nano-4B-GGUF/NVIDIA-Nemotron-3-Nano-4B-Q8_0.gguf",
      "gguf-q8-0"),
     ("nvidia/NVIDIA-Nemotron-3-Nano-4B-FP8", "fp8"),
