@@ -26,6 +26,9 @@ class Launchers:
             return  # a Ray node (`ray start --address=... --block`): the cluster's engine is started elsewhere
         engine, flags = unknown_entrypoint_flags(tokens, image)
         flags = list(dict.fromkeys(flags))
+        if engine is None and "$" in str(image):
+            self.unresolved_image(tokens, str(image), where, out)
+            return
         if flags:
             named = f"{flags[0]} is not read as a {engine} flag" if len(flags) == 1 else \
                 f"{', '.join(flags)} are not read as {engine} flags"
@@ -33,6 +36,25 @@ class Launchers:
                 f"the image {image} is {engine}'s but ctxlint does not know what its entrypoint runs, so {named} "
                 f"and this container is not checked; state the command that starts it "
                 f"(`{ENGINE_COMMANDS.get(str(engine), engine)} ...`)"), where(), None))
+
+    @staticmethod
+    def unresolved_image(tokens, image: str, where, out: Reading) -> None:
+        """Engine flags given to an image whose name is a reference ctxlint did not resolve (`${VLLM_IMAGE}`,
+        engines/unresolved_images.py): what runs them is not known, said at the image."""
+        from ctxlint.engines.unresolved_images import LABELS, engine_flags, name_unresolved
+
+        if not name_unresolved(image):
+            return
+        engine, flags = engine_flags(tokens)
+        if not flags:
+            return
+        listed = flags[0] if len(flags) == 1 else f"{', '.join(flags[:-1])} and {flags[-1]}"
+        whose = f"{LABELS[engine]}'s flags" if engine is not None else "engine flags"
+        command = f" (`{ENGINE_COMMANDS[engine]} ...`)" if engine is not None else ""
+        out.diagnostics.append(Diagnostic(UNRESOLVED, (
+            f"the image {image} is not resolved, so what its entrypoint runs is not known: {listed} "
+            f"({whose}) {'is' if len(flags) == 1 else 'are'} not read and this container is not checked; "
+            f"set the image, or state the command that starts the engine{command}"), where(), None))
 
     def unattributed_run(self, tokens, out: Reading) -> None:
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its

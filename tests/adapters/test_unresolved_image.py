@@ -1,0 +1,75 @@
+"""Engine flags given to an image whose name is an unresolved reference are said (CTX008), not dropped silently."""
+from __future__ import annotations
+
+from tests.adapters.kit import adapt, at
+
+# the shape of felipemoz/vllm-on-azure@8e99e5add1cda234d9bfe65eb81420a093e2e3cb:k8s/vllm-deployment.yaml (sweep k32):
+# an envsubst template whose image, model and sizes are all `${...}`; it made 0 deployments and no finding
+DEPLOYMENT = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: IMAGE
+          args:
+            - "--model"
+            - "${MODEL}"
+            - "--tensor-parallel-size"
+            - "${GPUS}"
+            - "--max-model-len"
+            - "${MAX_LEN}"
+          resources: {limits: {nvidia.com/gpu: "${GPUS}"}}
+"""
+
+
+def _notes(text: str):
+    result = adapt(text)
+    return result, [d for d in result.diagnostics if "is not resolved, so what its entrypoint runs" in d.message]
+
+
+def test_engine_flags_to_an_unresolved_image_are_said_at_the_image():
+    text = DEPLOYMENT.replace("IMAGE", "${VLLM_IMAGE}")
+    result, [note] = _notes(text)
+    assert not result.deployments
+    assert note.kind == "unresolved-value"
+    assert at(text, note.source).startswith("${VLLM_IMAGE}")
+    assert "--model, --tensor-parallel-size and --max-model-len (vLLM's flags) are not read" in note.message
+    assert "`vllm serve ...`" in note.message
+
+
+def test_a_registry_and_a_name_both_unresolved_are_the_same():
+    text = DEPLOYMENT.replace("IMAGE", "${REGISTRY}/${NAME}:${TAG}")
+    _, [note] = _notes(text)
+    assert "the image ${REGISTRY}/${NAME}:${TAG} is not resolved" in note.message
+
+
+def test_sglang_flags_name_sglang():
+    text = DEPLOYMENT.replace("IMAGE", "${IMAGE}").replace("--tensor-parallel-size", "--tp-size") \
+        .replace("--max-model-len", "--context-length").replace('"--model"', '"--model-path"')
+    _, [note] = _notes(text)
+    assert "(SGLang's flags)" in note.message and "--context-length" in note.message
+
+
+def test_a_literal_image_name_is_another_program():
+    # the registry is a reference, but the name says what runs: not an engine ctxlint knows, nothing said
+    text = DEPLOYMENT.replace("IMAGE", "${REGISTRY}/my-gateway:1.2")
+    _, notes = _notes(text)
+    assert notes == []
+
+
+def test_a_model_flag_alone_is_no_engine_sign():
+    text = DEPLOYMENT.replace("IMAGE", "${APP_IMAGE}").replace('"--tensor-parallel-size"', '"--workers"') \
+        .replace('"--max-model-len"', '"--port"')
+    _, notes = _notes(text)
+    assert notes == []
+
+
+def test_a_defaulted_engine_image_is_still_read():
+    # `${IMAGE:-vllm/vllm-openai:v0.8.5}`: the default is what a linter can know (images._DEFAULTED), and it runs vLLM
+    text = DEPLOYMENT.replace("IMAGE", "${IMAGE:-vllm/vllm-openai:v0.8.5}").replace("${MAX_LEN}", "8192")
+    result, notes = _notes(text)
+    assert notes == [] and len(result.deployments) == 1
