@@ -68,6 +68,10 @@ INSTANCE_GPUS = {
     "standard_ncc40ads_h100_v5": (1, "H100-NVL"),
     "standard_nd96isr_h100_v5": (8, "H100"), "standard_nd96isr_h200_v5": (8, "H200"),
     "standard_nd96isr_mi300x_v5": (8, "MI300X"),
+    # NCasT4_v3: one T4 in the 4, 8 and 16 vCPU sizes, four in the 64 (learn.microsoft.com/azure/virtual-machines/
+    # sizes/gpu-accelerated/ncast4v3-series; KAITO's table before v0.12.0, kaito_data.SKU_GPUS)
+    "standard_nc4as_t4_v3": (1, "T4"), "standard_nc8as_t4_v3": (1, "T4"), "standard_nc16as_t4_v3": (1, "T4"),
+    "standard_nc64as_t4_v3": (4, "T4"),
 }
 
 # GPUs per AWS instance size, for the families above whose sizes differ in count (every size not listed has none

@@ -20,7 +20,16 @@ SKU_GPUS = {
     "Standard_ND96amsr_A100_v4": (8, 640), "Standard_NC40ads_H100_v5": (1, 94),
     "Standard_NC80adis_H100_v5": (2, 188), "Standard_NCC40ads_H100_v5": (1, 94),
     "Standard_ND96isr_H100_v5": (8, 640), "Standard_ND96isr_H200_v5": (8, 1128),
+    # the T4 sizes: in every release's table before v0.12.0 (v0.3.2 to v0.11.0, e.g. @7545aa21 v0.11.0:
+    # {SKU: "Standard_NC64as_T4_v3", GPUCount: 4, GPUMem: 64Gi}), dropped in v0.12.0 with every GPU below CUDA
+    # compute capability 8.0 (kaito-project/kaito#2185, d521cf020d1339d75001de0b2b62655bf3e50bc8): SKUS_BEFORE_V0_12
+    "Standard_NC4as_T4_v3": (1, 16), "Standard_NC8as_T4_v3": (1, 16), "Standard_NC16as_T4_v3": (1, 16),
+    "Standard_NC64as_T4_v3": (4, 64),
 }
+# From v0.12.0 an Azure N-series size its table lacks passes the webhook (a name prefix test, api/v1beta1/
+# workspace_validation.go at 0894eb2b) but is sized by no entry: what its estimate makes of these is not recorded.
+SKUS_BEFORE_V0_12 = ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
+                     "Standard_NC64as_T4_v3")
 
 # v0.11.0 and later: a legacy preset name is the catalog model it redirects to (LegacyBuiltinToCatalog,
 # kaito-project/kaito@0894eb2b567d48cd2d66afe579acb1542b226af4:pkg/utils/plugin/plugin.go; the same 25 names
