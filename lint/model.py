@@ -154,6 +154,9 @@ class Role:
     device_class: Optional[Val[str]] = None
     # The Karpenter NodePool the pod selects that names no device, as device_class (adapters/karpenter_pools.py)
     device_pool: Optional[Val[str]] = None
+    # The cloud VM size the file runs the role on (a KAITO `resource.instanceType`) when ctxlint does not record its
+    # GPUs, at its value: CTX208 names it rather than saying no device is given (adapters/kaito_plan.unknown_vm).
+    device_vm: Optional[Val[str]] = None
     # The pod is placed by a chart's own template that ctxlint does not read (an engine command line in the values
     # of a chart it has no reader for: adapters/values_commands.py): CTX208 says where the device can be stated.
     device_by_template: bool = False

@@ -39,7 +39,7 @@ from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.crd_common import config_maps, int_val, is_kind, labels_of, name_of, objects, \
     parse_embedded, scalar, seq, str_val
 from ctxlint.adapters.hardware import instance_gpus
-from ctxlint.adapters.kaito_plan import CONFIG_KEY, Plan, plan, since_of
+from ctxlint.adapters.kaito_plan import CONFIG_KEY, Plan, plan, since_of, unknown_vm
 from ctxlint.adapters.pod_specs import pod_roles
 from ctxlint.adapters.scalar_spans import ScalarSpans
 from ctxlint.adapters.workload import (UNRESOLVED, Container, EngineRole, Workload, limits_from_annotations,
@@ -163,7 +163,9 @@ class _Reader:
         kind, per_node = instance_gpus(instance, self.file)
         roles = pod_roles(template.get("spec"), self.spans, self.result, self.maps, nodes, per_node,
                            injected=[], group_label="nodes (resource.count)")
-        return [r if r.role.accelerators.type is not None or kind is None else
+        vm = unknown_vm(instance, self.file) if kind is None else None
+        return [r if r.role.accelerators.type is not None or kind is None and vm is None else
+                replace(r, role=replace(r.role, device_vm=vm)) if kind is None else
                 replace(r, role=replace(r.role, accelerators=Accelerators(kind, r.role.accelerators.count)))
                 for r in roles]
 
@@ -207,6 +209,8 @@ class _Reader:
         if not reading.roles:
             return None
         found = replace(reading.roles[0], model=model)
+        if kind is None and hw.vm is not None:  # CTX208 names the size rather than asking for a device
+            found = replace(found, role=replace(found.role, device_vm=hw.vm))
         if missing is not None:
             found.unresolved.append(missing)
         if hw.unknown is not None and kind is not None:  # with no device, CTX208 asks for the device first

@@ -38,6 +38,16 @@ class Plan:
     unknown: Optional[Tuple[str, Source]] = None
     refused: Optional[Tuple[str, Source]] = None  # KAITO runs nothing
     sku_table: bool = False  # the GPUs come from KAITO's SKU table (an instanceType), not a BYO node's labels
+    vm: Optional[Val[str]] = None  # the instanceType, when ctxlint does not record its GPUs (unknown_vm)
+
+
+def unknown_vm(instance: Optional[Node], file: str) -> Optional[Val[str]]:
+    """`resource.instanceType` as written when it is a literal VM size whose GPUs ctxlint does not record
+    (Role.device_vm); None for none, a known size or a reference a tool fills in later (`${INSTANCE_TYPE}`)."""
+    text = scalar(instance)
+    if not isinstance(text, str) or not text.strip() or "$" in text or "{" in text:
+        return None
+    return Val(text.strip(), instance.source(file)) if instance_gpus(instance, file)[0] is None else None
 
 
 def since_of(obj: Node, kind: str) -> int:
@@ -83,6 +93,7 @@ def plan(res: Optional[Node], preset: Node, config: Optional[Node], maps: Dict[s
     else:
         out.device, out.per_node = instance_gpus(instance, file)
         out.sku_table = out.device is not None
+        out.vm = unknown_vm(instance, file)
         ask["sku"] = str(scalar(instance)) if isinstance(scalar(instance), str) else None
         rests = {"instance": instance}
     found = node_count(Ask(**ask))

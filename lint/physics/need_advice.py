@@ -85,6 +85,12 @@ def _advice(dep: Deployment, role: Role) -> str:
         return _OTHER_FIX  # Gaudi, TPU, Intel: no field of any format names a catalog device for them
     if role.device_by_template:
         return _TEMPLATE_FIX
+    if role.device_vm is not None:  # a KAITO instanceType ctxlint does not record the GPUs of
+        where = role.device_vm.source
+        return (f"resource.instanceType {role.device_vm.value} ({where.file}:{where.line}:{where.col}) is not among "
+                "the sizes ctxlint records (KAITO's SKU table): name one of them, or state the device "
+                "(`default-accelerator:` in .ctxlint.yaml) and its GPUs per node (`tensor-parallel-size` under "
+                "`vllm:` in the inference config)")
     if role.device_class is not None:  # a GKE compute class (adapters/compute_classes.py) that names no device
         where = role.device_class.source
         missing = "check the file that defines it together with this one, or " \

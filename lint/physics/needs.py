@@ -259,7 +259,8 @@ def _searched_sizes(dep: Deployment, role: Role, arch, weights, context: int, es
 def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     """The CTX208 reason for a role without an accelerator type."""
     count = f" ({role.accelerators.count.value} per replica, type unknown)" if role.accelerators.count else ""
-    base = f"no accelerator type (or available_kv_gib) is given{count}"
+    base = f"no accelerator type (or available_kv_gib) is given{count}" if role.device_vm is None else \
+        f"the VM size {role.device_vm.value} names no device ctxlint records{count}"
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
     if need is None:
         return f"{base}; {_advice(dep, role)}"

@@ -169,3 +169,28 @@ def test_a_t4_size_names_its_device_and_the_release_split(tmp_path):
            "Standard_NC8as_T4_v3 by no entry: v0.12.0 dropped the T4 sizes from its SKU table " \
            "(kaito-project/kaito#2185))" in out
     assert "the device is stated (T4) but a parallel size is not known" in out
+
+
+def test_a_size_ctxlint_does_not_record_is_named_not_asked_for(tmp_path):
+    # KAITO's own README example runs falcon-7b on Standard_NC6s_v3 (a V100 size none of the releases ctxlint
+    # records lists); CTX208 said "no accelerator type ... is given" and asked for a nodeSelector
+    text = QWEN.replace("Standard_NC24ads_A100_v4", "Standard_NC6s_v3").replace(
+        "qwen2.5-coder-32b-instruct", "phi-3-mini-4k-instruct")
+    [role] = adapt(text).deployments[0].roles
+    assert role.device_vm.value == "Standard_NC6s_v3" and at(text, role.device_vm.source) == "Standard_NC6s_v3"
+    (tmp_path / "w.yaml").write_text(text)
+    out = run(["check", str(tmp_path / "w.yaml")]).out
+    assert "no accelerator type" not in out and "a nodeSelector" not in out
+    assert "not derivable: the VM size Standard_NC6s_v3 names no device ctxlint records; holding one request" in out
+    assert f"resource.instanceType Standard_NC6s_v3 ({tmp_path / 'w.yaml'}:6:17) is not among the sizes ctxlint " \
+           "records (KAITO's SKU table)" in out
+    # a pod template on such a size: the same
+    tpl = text.replace("  preset:\n    name: phi-3-mini-4k-instruct\n", "  template:\n    spec:\n      containers:\n"
+                       "        - name: m\n          image: vllm/vllm-openai:v0.8.5\n          args: [--model, "
+                       "microsoft/Phi-3-mini-4k-instruct]\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
+    [role] = adapt(tpl).deployments[0].roles
+    assert role.device_vm.value == "Standard_NC6s_v3"
+    # a known size, or a reference a tool fills in, is no such size
+    assert adapt(QWEN).deployments[0].roles[0].device_vm is None
+    ref = text.replace("Standard_NC6s_v3", "${INSTANCE_TYPE}")
+    assert adapt(ref).deployments[0].roles[0].device_vm is None
