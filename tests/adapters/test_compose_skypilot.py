@@ -435,9 +435,14 @@ services:
         f"{path}:3:12: CTX008 [info] the image kloudchat-vllm:local is vllm's but ctxlint does not know what its "
         "entrypoint runs, so --model, --max-model-len are not read as vllm flags and this container is not checked; "
         "state the command that starts it (`vllm serve ...`) (unresolved-value)\n")
-    # a variable with no default stays unknown: nothing is guessed about the image
+    # a variable with no default stays unknown: nothing is guessed about the image, and (sweep k32) the flags it
+    # is given are said not read, where the container was dropped without a word
     path.write_text(text.replace("${VLLM_IMAGE:-kloudchat-vllm:local}", "${VLLM_IMAGE}"))
-    assert run(["check", str(path)]).out == ""
+    assert run(["check", str(path)]).out == (
+        f"{path}:3:12: CTX008 [info] the image ${{VLLM_IMAGE}} is not resolved, so what its entrypoint runs is not "
+        "known: --model and --max-model-len (vLLM's flags) are not read and this container is not checked; set the "
+        "image, or state the command that starts the engine (`vllm serve ...`) (unresolved-value)\n")
+    assert not adapt(text.replace("${VLLM_IMAGE:-kloudchat-vllm:local}", "${VLLM_IMAGE}"), "compose.yaml").deployments
     # a defaulted engine image: read, its release at the tag as written
     image_text = text.replace("kloudchat-vllm:local", "vllm/vllm-openai:v0.10.1")
     [dep] = adapt(image_text, "compose.yaml").deployments
