@@ -27,7 +27,9 @@ SKU_GPUS = {
     "Standard_NC64as_T4_v3": (4, 64),
 }
 # From v0.12.0 an Azure N-series size its table lacks passes the webhook (a name prefix test, api/v1beta1/
-# workspace_validation.go at 0894eb2b) but is sized by no entry: what its estimate makes of these is not recorded.
+# workspace_validation.go at 0894eb2b), but a vLLM preset's node estimate fails on it (sku.GetGPUConfigBySKU
+# "Unsupported SKU", pkg/sku/helpers.go; workspace_controller.go UpdateWorkspaceTargetNodeCount returns the error):
+# nothing runs.
 SKUS_BEFORE_V0_12 = ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
                      "Standard_NC64as_T4_v3")
 

@@ -186,9 +186,8 @@ def _gpus(era: Era, ask: Ask) -> Tuple[Optional[Tuple[int, int]], str]:
     if spelling is None:  # not a size ctxlint knows the devices of (or KAITO does not list it)
         return None, (f"sizes instance type {key} by a table entry ctxlint does not record" if key else
                       "sizes it from the GPUs of its BYO nodes, which this file does not state")
-    if era.start >= 12 and spelling in data.SKUS_BEFORE_V0_12:
-        return None, (f"sizes instance type {key} by no entry: v0.12.0 dropped the T4 sizes from its SKU table "
-                      "(kaito-project/kaito#2185)")
+    if era.start >= 12 and spelling in data.SKUS_BEFORE_V0_12:  # its estimate fails: "Unsupported SKU"
+        return None, f"refuses: v0.12.0 dropped {spelling} from its SKU table (kaito-project/kaito#2185)"
     if era.exact_sku and key != spelling:
         return None, f"refuses: its SKU table spells the instance type {spelling} and is case-sensitive"
     gpus, gib = data.SKU_GPUS[spelling]

@@ -90,17 +90,20 @@ def test_what_no_release_runs_is_refused_and_unrecorded_sizes_are_unknown():
 
 def test_t4_sizes_until_v0_12():
     # kaito-project/kaito pkg/sku/azure_sku_handler.go: Standard_NC64as_T4_v3 (4 GPUs, 64 GiB) from v0.3.2 to v0.11.0
-    # (@7545aa21), gone at v0.12.0 (@0894eb2b, #2185); an Azure N-series size the table lacks then passes the webhook
+    # (@7545aa21), gone at v0.12.0 (@0894eb2b, #2185), where a vLLM preset's node estimate fails on it
     from ctxlint.adapters.hardware import instance_gpus
     from ctxlint.loader import parse_text
 
     phi = node_count(Ask(7, "phi-3-mini-4k-instruct", "Standard_NC64as_T4_v3"))
-    assert (phi.nodes, phi.split, phi.refused) == (None, False, False)
-    assert phi.account.startswith("KAITO v0.7.0 to v0.11.x: 1 node; KAITO v0.12.0 and later: not known, it sizes "
-                                  "instance type Standard_NC64as_T4_v3 by no entry")
-    # the case-sensitive table of v0.7.x refuses another spelling, as it does for any size
+    assert (phi.nodes, phi.split, phi.refused) == (1, False, False)
+    assert phi.account == "KAITO v0.7.0 to v0.11.x: 1 node; KAITO v0.12.0 and later refuses it: v0.12.0 dropped " \
+        "Standard_NC64as_T4_v3 from its SKU table (kaito-project/kaito#2185)"
+    # a file that needs v0.12.0 (a partition, say) runs on no release
+    assert node_count(Ask(12, "phi-3-mini-4k-instruct", "Standard_NC64as_T4_v3")).refused
+    # the case-sensitive table of v0.7.x to v0.9.x refuses another spelling, as it does for any size
     lower = node_count(Ask(7, "phi-3-mini-4k-instruct", "standard_nc8as_t4_v3")).account
-    assert "KAITO v0.7.0 to v0.9.x refuse it: its SKU table spells the instance type Standard_NC8as_T4_v3" in lower
+    assert lower.startswith("KAITO v0.7.0 to v0.9.x refuse it: its SKU table spells the instance type "
+                            "Standard_NC8as_T4_v3 and is case-sensitive; KAITO v0.10.0 to v0.11.x: 1 node")
     node = parse_text("t: Standard_NC64as_T4_v3\n", "x.yaml").documents[0].root.get("t")
     kind, per_vm = instance_gpus(node, "x.yaml")
     assert (kind.value, per_vm.value) == ("T4", 4)
