@@ -56,6 +56,37 @@ class Launchers:
             f"({whose}) {'is' if len(flags) == 1 else 'are'} not read and this container is not checked; "
             f"set the image, or state the command that starts the engine{command}"), where(), None))
 
+    def unread_script(self, commands, image: Optional[str], out: Reading) -> None:
+        """A container of an engine's image whose command runs a script file no checked file holds
+        (`command: ["/entrypoint.sh"]`, `["/bin/bash", "/scripts/start.sh"]`, baked into the image or mounted from
+        a volume): what it starts is not known, said at the script's word (compose_scripts.run_script says it for a
+        compose service). A web server's or database's own script is none of ours: only an engine's image."""
+        from ctxlint.engines.images import engine_from_image
+        from ctxlint.engines.tokens import SHELLS
+        from ctxlint.engines.unresolved_images import LABELS
+
+        engine = engine_from_image(image)[0]
+        if engine is None:
+            return
+        for cmd in commands:
+            texts = [t.text for t in cmd.tokens]
+            if not texts:
+                continue
+            at = 0 if texts[0].rsplit("/", 1)[-1].endswith((".sh", ".bash")) else None
+            if at is None and texts[0].rsplit("/", 1)[-1] in SHELLS:
+                at = 1
+                while at < len(texts) and texts[at].startswith(("-", "+")):
+                    if not texts[at].startswith("--") and "c" in texts[at][1:]:
+                        at = len(texts)  # `sh -c STRING`: a command string, split into these commands already
+                    at += 1
+            if at is not None and at < len(texts) and texts[at].endswith((".sh", ".bash")) and "$" not in texts[at]:
+                out.diagnostics.append(Diagnostic(UNRESOLVED, (
+                    f"the container {self.c.name or '(unnamed)'} runs script {texts[at]}, which no file checked holds "
+                    f"(the image's own, or mounted from a volume), so the {LABELS.get(engine, engine)} engine it starts is not checked; "
+                    f"state the command that starts it (`{ENGINE_COMMANDS.get(engine, engine)} ...`) in the "
+                    "container"), self.token_source(cmd.tokens[at]), None))
+                return
+
     def unattributed_run(self, tokens, out: Reading) -> None:
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its
         entrypoint, as a container's args-only `args` do, so engine flags there are said as for that container

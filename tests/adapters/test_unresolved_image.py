@@ -73,3 +73,52 @@ def test_a_defaulted_engine_image_is_still_read():
     text = DEPLOYMENT.replace("IMAGE", "${IMAGE:-vllm/vllm-openai:v0.8.5}").replace("${MAX_LEN}", "8192")
     result, notes = _notes(text)
     assert notes == [] and len(result.deployments) == 1
+
+
+# the shape of rakanbakir/vllm-gpu-cluster@HEAD kubernetes/vllm-deployment.yaml (sweep k32): an engine image built
+# with its own entrypoint script, run by `command`; the script is the image's, not in any checked file
+SCRIPTED = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: vllm}
+spec:
+  template:
+    spec:
+      containers:
+        - name: vllm
+          image: IMAGE
+          command: COMMAND
+          env: [{name: VLLM_MAX_MODEL_LEN, value: "2048"}]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+
+
+def _script_notes(image: str, command: str):
+    text = SCRIPTED.replace("IMAGE", image).replace("COMMAND", command)
+    result = adapt(text)
+    return text, result, [d for d in result.diagnostics if "which no file checked holds" in d.message]
+
+
+def test_a_pod_running_an_unread_script_on_an_engine_image_is_said():
+    text, result, [note] = _script_notes("registry.example/team-vllm-opt125m:1.0", '["/entrypoint.sh"]')
+    assert not result.deployments and note.kind == "unresolved-value"
+    assert at(text, note.source).startswith("/entrypoint.sh")
+    assert note.message == (
+        "the container vllm runs script /entrypoint.sh, which no file checked holds (the image's own, or mounted "
+        "from a volume), so the vLLM engine it starts is not checked; state the command that starts it "
+        "(`vllm serve ...`) in the container")
+    # a shell given the script file, or a `sh -c` string that runs it: the same
+    for command in ('["/bin/bash", "/scripts/start.sh"]', '["sh", "-e", "/scripts/start.sh"]',
+                    '["/bin/sh", "-c", "/scripts/start.sh --port 8000"]'):
+        text, _, [note] = _script_notes("lmsysorg/sglang:v0.4.6", command)
+        assert at(text, note.source).startswith("/scripts/start.sh") or "/scripts/start.sh" in at(text, note.source)
+        assert "the SGLang engine it starts" in note.message
+
+
+def test_scripts_that_are_no_engines_are_not_said():
+    # another program's image, a script that starts the engine in the same command string, a `$SCRIPT`
+    assert _script_notes("nginx:1.27", '["/docker-entrypoint.sh"]')[2] == []
+    _, result, notes = _script_notes(
+        "vllm/vllm-openai:v0.8.5", '["/bin/sh", "-c", "/scripts/prep.sh && vllm serve Qwen/Qwen2.5-7B-Instruct"]')
+    assert notes == [] and len(result.deployments) == 1
+    assert _script_notes("vllm/vllm-openai:v0.8.5", '["/bin/sh", "-c", "$START_SCRIPT"]')[2] == []
