@@ -80,9 +80,10 @@ class Launchers:
                         at = len(texts)  # `sh -c STRING`: a command string, split into these commands already
                     at += 1
             if at is not None and at < len(texts) and texts[at].endswith((".sh", ".bash")) and "$" not in texts[at]:
+                label = LABELS.get(engine, engine)
                 out.diagnostics.append(Diagnostic(UNRESOLVED, (
                     f"the container {self.c.name or '(unnamed)'} runs script {texts[at]}, which no file checked holds "
-                    f"(the image's own, or mounted from a volume), so the {LABELS.get(engine, engine)} engine it starts is not checked; "
+                    f"(the image's own, or mounted from a volume), so the {label} engine it starts is not checked; "
                     f"state the command that starts it (`{ENGINE_COMMANDS.get(engine, engine)} ...`) in the "
                     "container"), self.token_source(cmd.tokens[at]), None))
                 return
