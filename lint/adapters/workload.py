@@ -179,9 +179,8 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
                 self.unattributed_run(cmd.tokens, out)
             for det in found:
                 self.invocation(cmd, det, image, out, k)
-        if not out.roles and not c.args_only and c.k8s_refs and not c.compose_refs and commands \
-                and any(t.text.endswith((".sh", ".bash")) for cmd in commands for t in cmd.tokens[:3]):
-            self.unread_script(commands, image, out)  # a pod's script file ctxlint does not have (compose: its own)
+        if not out.roles and not c.args_only and c.k8s_refs and not c.compose_refs:  # compose says it itself
+            self.unread_script(commands, image, out)
         for role in out.roles if lmi else ():  # what LMI's env leaves unknown
             role.unresolved.extend(lmi)
         if "ollama" in str(image).lower() or any("ollama" in t for t in self.item_texts if isinstance(t, str)):

@@ -61,6 +61,8 @@ class Launchers:
         (`command: ["/entrypoint.sh"]`, `["/bin/bash", "/scripts/start.sh"]`, baked into the image or mounted from
         a volume): what it starts is not known, said at the script's word (compose_scripts.run_script says it for a
         compose service). A web server's or database's own script is none of ours: only an engine's image."""
+        if not any(t.text.endswith((".sh", ".bash")) for cmd in commands for t in cmd.tokens[:3]):
+            return  # most containers run a program: no import, no image parse
         from ctxlint.engines.images import engine_from_image
         from ctxlint.engines.tokens import SHELLS
         from ctxlint.engines.unresolved_images import LABELS
