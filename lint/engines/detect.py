@@ -15,6 +15,7 @@ from ctxlint.lazyre import lazy_compile
 from ..records import record, replace
 from .images import engine_from_image, image_entrypoint_is_engine, split_image
 from .runners import NOTHING, SCAN, run_verb, runs, scan_end
+from .specs import TRL_LAUNCHER
 from .tokens import SHELLS, Token
 
 _PY = lazy_compile(r"python(\d+(\.\d+)?)?$")
@@ -61,7 +62,7 @@ def _texts(tokens: Sequence[Union[Token, str]]) -> list[str]:
 
 # Every program _at can match, by its base name: these names, or a llama-server build or a
 # Python interpreter (tests/engines/test_detect_prefilter.py checks the two agree).
-_PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy", "server"})
+_PROGRAMS = frozenset({"vllm", "sglang", "text-generation-launcher", "trtllm-serve", "lmdeploy", "server", "trl"})
 _PROGRAM_PREFIXES = ("llama", "python")
 _CALLERS_WORDS = frozenset({"$@", "$*", "${@}", "${*}"})  # all of the positional parameters, not known
 
@@ -76,6 +77,8 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
         return Detection("vllm", "vllm serve", "serve", i, i + 2)
     if prog == "sglang" and nxt == "serve":
         return Detection("sglang", "sglang serve", "serve", i, i + 2)
+    if prog == "trl" and nxt == "vllm-serve":  # TRL's CLI (trl/cli), the same parser as its module's (flags_trl)
+        return Detection("vllm", TRL_LAUNCHER, None, i, i + 2)
     if prog in ("vllm", "sglang") and i + 1 in unknown and nxt in _CALLERS_WORDS:
         # `exec vllm "$@"` with the words the script's caller passes: a launch whose settings are not known
         # (the parser reports the unknown words: CTX008), not no launch at all
@@ -102,6 +105,8 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
             if mod in _MODULES:
                 engine = _MODULES[mod][0]
                 return Detection(engine, mod, None, i, j + 2)
+            if mod == "trl.scripts.vllm_serve":
+                return Detection("vllm", TRL_LAUNCHER, None, i, j + 2)
             if mod == "lmdeploy" and texts[j + 2:j + 4] == ["serve", "api_server"]:
                 return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, j + 4)
             # the `vllm` console script's own module: `vllm = "vllm.entrypoints.cli.main:main"`

@@ -31,7 +31,7 @@ _VLLM_STRICT = ("vllm serve", "vllm.entrypoints.openai.api_server", specs.TGIS_A
 def _model(spec: EngineSpec, p: _Parser, launcher: Optional[str]) -> Optional[Setting]:
     found = next((p.settings[key] for key in model_keys(spec.engine) if key in p.settings), None)
     takes_positional = spec.engine in ("vllm", "trtllm", "lmdeploy") and not (launcher or "").startswith(
-        ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER))
+        ("dynamo.", "vllm.entrypoints", "sglang", specs.TGIS_ADAPTER, specs.TRL_LAUNCHER))
     strict = spec.engine == "vllm" and (launcher in _VLLM_STRICT or (launcher or "").startswith("image:"))
     if spec.engine == "llamacpp" and p.positionals:
         from .llamacpp_words import refusals, stray_words  # rare: a llama-server word that is no option's value

@@ -17,11 +17,12 @@ def spec_for(engine: str, launcher: Optional[str] = None, subcommand: Optional[s
     """Flag table; an unknown engine gets an empty table (every flag unknown)."""
     engine = _ALIASES.get(engine, engine)
     door = "dynamo" if (launcher or "").startswith("dynamo.") else "router" if launcher == ROUTER_LAUNCHER else \
-        "tgis" if launcher == TGIS_ADAPTER else ""
+        "tgis" if launcher == TGIS_ADAPTER else "trl" if launcher == TRL_LAUNCHER else ""
     key = (engine, door, subcommand == "disaggregated")
     found = _SPECS.get(key)
     if found is None:
-        found = _spec(engine, door == "dynamo", key[2], door == "router") if door != "tgis" else _adapter()
+        found = _adapter() if door == "tgis" else _trl() if door == "trl" else \
+            _spec(engine, door == "dynamo", key[2], door == "router")
         if len(_SPECS) < 256:  # the known tables, and a few made-up engine names
             _SPECS[key] = found
     return found
@@ -33,7 +34,11 @@ ROUTER_LAUNCHER = "sglang_router.launch_server"
 # `python -m vllm_tgis_adapter`: vLLM's flags, TGIS's spellings and an env fallback for each (flags_tgis_adapter)
 TGIS_ADAPTER = "vllm_tgis_adapter"
 
-# (engine, front door: "dynamo", "router" or "", disaggregated) -> its table: `from . import` in a function runs
+# `trl vllm-serve` / `python -m trl.scripts.vllm_serve`: TRL's own flags, vLLM's LLM class behind them (flags_trl)
+TRL_LAUNCHER = "trl vllm-serve"
+
+# (engine, front door: "dynamo", "router", "tgis", "trl" or "", disaggregated) -> its table: `from . import` in a
+# function runs
 # importlib's Python-level _handle_fromlist at every call, and a command is looked up once or twice a role.
 _SPECS: Dict[Tuple[str, str, bool], EngineSpec] = {}
 
@@ -63,6 +68,11 @@ def _spec(engine: str, dynamo: bool, disaggregated: bool, router: bool = False) 
         from . import flags_tgis
         return flags_tgis.SPEC_
     return EngineSpec(str(engine), ())
+
+
+def _trl() -> EngineSpec:
+    from . import flags_trl  # only TRL's launches pay for its table
+    return flags_trl.SPEC_
 
 
 def _adapter() -> EngineSpec:

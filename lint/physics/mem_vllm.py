@@ -160,7 +160,7 @@ def fixed_terms(arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], 
 
 def batch_pick(fixed: "_Fixed", total: float, device: str, version: Optional[str]) -> tuple:
     """The V1 profile run's (tokens, sequences): the settings given, else the device's defaults."""
-    default = batch_defaults(total, device, version, False)[0]
+    default = batch_defaults(total, device, version, False, fixed.llm_class)[0]
     return fixed.mnbt or default[0], fixed.seqs or default[1]
 
 
@@ -184,7 +184,7 @@ class _Fixed:
     utilization, V0 or V1 (and V0's peak), the batch settings given, the sampler, the non-torch and
     CUDA-graph terms (the V1 peaks, one per batch a role's devices pick, are kept in terms()'s cache)."""
     __slots__ = ("util", "v0", "v0_tokens", "v0_peak", "mnbt", "seqs", "every", "entry", "tail", "extensible",
-                 "util_on", "util_off", "mm")
+                 "util_on", "util_off", "mm", "llm_class")
 
     def __init__(self, arch: ModelArch, tp: int, pp: int, settings: Mapping[str, Any], version: Optional[str],
                  context: Optional[int]) -> None:
@@ -204,6 +204,8 @@ class _Fixed:
                 self.extensible = found
                 self.util_on = self.util_on if given else 1.0
                 self.util = self.util_on if found == ON else self.util_off
+        # the offline LLM class (TRL's vllm-serve: flags_trl) has batch defaults of its own (vllm_batch._LLM_CLASS)
+        self.llm_class = settings.get("usage_context") == "llm_class"
         mnbt, seqs = settings.get("max_num_batched_tokens"), settings.get("max_num_seqs")
         # given as positive whole numbers, they override the batch defaults (None: the device's default)
         self.mnbt = int(mnbt) if isinstance(mnbt, int) and mnbt > 0 else None

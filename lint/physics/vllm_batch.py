@@ -24,17 +24,30 @@ def _v(version: Optional[str]):
     return parse_version(version) if version else None
 
 
-def batch_defaults(total: float, device: str, version: Optional[str], v0: bool) -> Tuple[tuple, ...]:
+def batch_defaults(total: float, device: str, version: Optional[str], v0: bool,
+                   llm_class: bool = False) -> Tuple[tuple, ...]:
     """Candidate (max_num_batched_tokens, max_num_seqs) defaults; one unless the version is unknown.
     Remembered: the device's memory counts only by the two sizes it is compared with, and every
-    estimate asks (~40 for each role a CTX208 search probes)."""
-    key = (total >= LARGE_BATCH_BYTES, total >= BIG_TIER_BYTES, device, version, v0)
+    estimate asks (~40 for each role a CTX208 search probes). `llm_class`: the engine is vLLM's offline
+    LLM class (TRL's vllm-serve builds one), whose defaults are larger (_LLM_CLASS)."""
+    key = (total >= LARGE_BATCH_BYTES, total >= BIG_TIER_BYTES, device, version, v0, llm_class)
     found = _BATCHES.get(key)
     if found is None:
         found = tuple(_batch_defaults(total, device, version, v0))
+        if llm_class:
+            found = tuple(_LLM_CLASS.get(pick, pick) for pick in found)
         if len(_BATCHES) < 4096:
             _BATCHES[key] = found
     return found
+
+
+# UsageContext.LLM_CLASS beside the OpenAI server's tier, in every release's get_batch_defaults: 16384 tokens where
+# the server takes 8192 (>= 70 GiB, A100 excluded from 0.9.0; before 0.8.5 H100/H200 by name) and where it takes
+# 16384 (>= 160 GiB from 0.28.0), 8192 where it takes 2048; 1024 or 256 sequences as the server's (vLLM's
+# tests/engine/test_arg_utils.py test_defaults_with_usage_context; vllm/engine/arg_utils.py at v0.28.0, where the
+# >= 160 GiB tier is {LLM_CLASS: 16384, OPENAI_API_SERVER: 16384}, engines.md §1.1 Scheduler). V0 ((None, 256))
+# is left as it is.
+_LLM_CLASS = {(2048, 256): (8192, 256), (8192, 1024): (16384, 1024), (16384, 1024): (16384, 1024)}
 
 
 _BATCHES: dict = {}  # (memory >= each size, device, version, v0) -> batch_defaults

@@ -1,0 +1,82 @@
+"""TRL's vLLM server for online RL (`trl vllm-serve`, `python -m trl.scripts.vllm_serve`).
+
+Source: huggingface/trl@f2cd57710ae345ea6428ae95363267fcf38a3dc8:trl/scripts/vllm_serve.py. Its arguments are one
+dataclass, ScriptArguments, parsed by TrlParser (transformers' HfArgumentParser), and each data-parallel rank
+builds `vllm.LLM(...)` from them (`llm_worker`), so:
+
+- only these fields are flags; HfArgumentParser registers `--max_model_len` and `--max-model-len` for each, keeps
+  argparse's prefix abbreviation, and `parse_args_and_config` raises "Some specified arguments are not used by the
+  HfArgumentParser" on any other word (vLLM's `--max-num-seqs` included): no field was ever removed in the file's
+  58 revisions since 2025-03-21, so a flag missing here is refused by every release;
+- the values TRL passes are vLLM's settings under the same names, its defaults included (gpu_memory_utilization
+  0.9 is passed explicitly, whatever vLLM's own default; enforce_eager False, kv_cache_dtype and dtype "auto",
+  max_model_len None: the model's);
+- a bool field takes an optional value (`--enforce_eager`, `--enforce_eager true`: `string_to_bool`, nargs "?");
+- `data_parallel_size` ranks each hold a whole LLM of `tensor_parallel_size` GPUs (VLLM_DP_RANK ...), as vLLM's
+  data parallelism does;
+- the engine is the offline LLM class: vLLM's batch defaults for UsageContext.LLM_CLASS, not the OpenAI server's
+  (`usage_context`, read by physics/vllm_batch.py).
+"""
+from __future__ import annotations
+
+from typing import Iterable, List
+
+from .flagspec import EngineSpec, F
+from .result import Problem
+
+CTX, KV, MEM, PAR, MODEL = "context", "kv_pool", "memory", "parallel", "model"
+LAUNCHER = "trl vllm-serve"
+
+
+def _both(name: str) -> tuple:
+    """HfArgumentParser's spellings of a field: `--a_b`, and `--a-b` for a name with `_`."""
+    dashed = "--" + name.replace("_", "-")
+    return ("--" + name,) if dashed == "--" + name else ("--" + name, dashed)
+
+
+def _flag(field: str, setting: str = "", **kw) -> object:
+    if kw.get("kind") == "bool":
+        kw.setdefault("takes", "optional")
+    return F(setting or field, *_both(field), **kw)
+
+
+FLAGS = (
+    _flag("model", tags=MODEL),
+    _flag("revision", tags=MODEL),
+    _flag("tensor_parallel_size", kind="int", default=1, tags=PAR),
+    _flag("data_parallel_size", kind="int", default=1, tags=PAR),
+    _flag("host", default="0.0.0.0"),
+    _flag("port", kind="int", default=8000),
+    _flag("gpu_memory_utilization", kind="float", default=0.9, tags=MEM),
+    _flag("dtype", default="auto"),
+    _flag("max_model_len", kind="int", tags=CTX),
+    _flag("enable_prefix_caching", kind="bool", tags=KV),
+    _flag("enforce_eager", kind="bool", default=False, tags=MEM),
+    _flag("kv_cache_dtype", default="auto", tags=KV),
+    _flag("trust_remote_code", kind="bool", default=False),
+    _flag("log_level", default="info"),
+    _flag("vllm_model_impl", "model_impl", default="vllm"),
+    _flag("distributed_executor_backend", tags=PAR),
+    _flag("speculative_config", kind="json"),
+    # TrlParser.parse_args_and_config pops `--config PATH` and makes the YAML file's keys (the fields' names) the
+    # defaults, the command line winning, as vLLM's --config file is read (config.apply_config)
+    F("config", "--config"),
+)
+
+# `usage_context`: the LLM class's batch defaults (vllm_batch.batch_defaults)
+SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", allow_abbrev=True, config_flags=("config",),
+                   launcher_settings=(("usage_context", "llm_class"),))
+
+
+def unknown_args(unknown: Iterable[Problem]) -> List[Problem]:
+    """A refusal at each flag the parser does not have: HfArgumentParser leaves it unparsed and TrlParser raises
+    before any engine starts. A single-dash word is not judged (argparse may read it as a value)."""
+    out: List[Problem] = []
+    for p in unknown:
+        name = p.flag or ""
+        if name.startswith("--"):
+            out.append(Problem(f"unrecognized argument {name} (TRL's vllm-serve takes only its own flags: --model, "
+                               "--tensor_parallel_size, --data_parallel_size, --gpu_memory_utilization, "
+                               "--max_model_len, ...; it exits with \"Some specified arguments are not used by the "
+                               "HfArgumentParser\")", p.token_index, p.span, p.item, name))
+    return out

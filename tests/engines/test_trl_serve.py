@@ -1,0 +1,117 @@
+"""TRL's vLLM server for online RL: `trl vllm-serve` and `python -m trl.scripts.vllm_serve` (huggingface/trl@
+f2cd57710ae345ea6428ae95363267fcf38a3dc8:trl/scripts/vllm_serve.py). Sweep c32 met it in RL repositories'
+launch scripts, where it was no deployment at all: gardan4/GRPO-for-SCRUM@HEAD:start_vllm_server.sh
+(`CUDA_VISIBLE_DEVICES=2,3 python -m trl.scripts.vllm_serve --model ... --tensor-parallel-size 2
+--data-parallel-size 1`), Zityuen/open-r1-coderm:slurm/train.slurm (`srun ... trl vllm-serve --model $MODEL
+--tensor_parallel_size $TP --data_parallel_size $DP &`)."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers import run
+
+from ctxlint.physics.vllm_batch import batch_defaults
+from ctxlint.physics.terms import GIB
+from tests.engines.test_parse import parse_shell
+
+MODULE = "python -m trl.scripts.vllm_serve"
+
+
+@pytest.mark.parametrize("launch", [MODULE, "trl vllm-serve", "CUDA_VISIBLE_DEVICES=0 /usr/bin/python3 -u -m "
+                                    "trl.scripts.vllm_serve"])
+def test_both_front_doors_are_vllm_through_trl(launch):
+    inv, _, _ = parse_shell(f"{launch} --model Qwen/Qwen2.5-7B --tensor_parallel_size 2 --data-parallel-size 2 "
+                            "--max_model_len 4608 --gpu-memory-utilization 0.85")
+    assert (inv.engine, inv.launcher, inv.model.value, inv.value("tensor_parallel_size"),
+            inv.value("data_parallel_size"), inv.value("max_model_len"),
+            inv.value("gpu_memory_utilization")) == ("vllm", "trl vllm-serve", "Qwen/Qwen2.5-7B", 2, 2, 4608, 0.85)
+    assert not inv.errors and not inv.unknown_flags
+
+
+def test_trl_passes_its_own_defaults_to_the_llm_class():
+    # ScriptArguments: gpu_memory_utilization 0.9 is passed to LLM(...) whatever vLLM's own default; max_model_len
+    # None (the model's)
+    inv, _, _ = parse_shell(f"{MODULE} --model m")
+    assert (inv.value("gpu_memory_utilization"), inv.value("max_model_len"), inv.value("enforce_eager"),
+            inv.value("usage_context")) == (0.9, None, False, "llm_class")
+
+
+@pytest.mark.parametrize("words,value", [("--enforce_eager", True), ("--enforce_eager true", True),
+                                         ("--enforce-eager false", False), ("--enable_prefix_caching True", True)])
+def test_a_bool_field_takes_an_optional_value(words, value):
+    # HfArgumentParser: `type=string_to_bool, nargs="?", const=True`
+    inv, _, _ = parse_shell(f"{MODULE} {words} --model m")
+    name = words.split()[0][2:].replace("-", "_")
+    assert inv.value(name) is value and inv.model.value == "m" and not inv.errors
+
+
+def test_a_vllm_flag_trl_does_not_have_stops_the_server():
+    # TrlParser.parse_args_and_config raises "Some specified arguments are not used by the HfArgumentParser"
+    inv, _, _ = parse_shell(f"{MODULE} --model m --max-num-seqs 64 --max_model_len 4096")
+    assert [(e.flag, e.message.split(" (")[0]) for e in inv.errors] == [
+        ("--max-num-seqs", "unrecognized argument --max-num-seqs")]
+    assert inv.value("max_num_seqs") is None and inv.value("max_model_len") == 4096
+    # `vllm serve` reads the same flag
+    inv, _, _ = parse_shell("vllm serve m --max-num-seqs 64")
+    assert inv.value("max_num_seqs") == 64 and not inv.errors
+
+
+def test_no_positional_model():
+    inv, _, _ = parse_shell(f"{MODULE} Qwen/Qwen2.5-7B")
+    assert inv.model is None or inv.model.value is None
+
+
+def test_the_llm_class_batch_defaults():
+    # get_batch_defaults: LLM_CLASS 16384 where the server takes 8192 or 16384, 8192 where it takes 2048
+    assert batch_defaults(48 * GIB, "L40S", "0.10.0", False, True) == ((8192, 256),)
+    assert batch_defaults(48 * GIB, "L40S", "0.10.0", False) == ((2048, 256),)
+    assert batch_defaults(80 * GIB, "H100", "0.10.0", False, True) == ((16384, 1024),)
+    assert batch_defaults(80 * GIB, "A100-SXM4-80GB", "0.10.0", False, True) == ((8192, 256),)
+    assert batch_defaults(180 * GIB, "B200", "0.28.0", False, True) == ((16384, 1024),)
+    assert batch_defaults(80 * GIB, "H100", "0.8.4", False, True) == ((16384, 1024),)  # the name rule
+    assert batch_defaults(48 * GIB, "L40S", None, False, True) == ((8192, 256),)
+
+
+SCRIPT = """#!/bin/bash
+#SBATCH --gres=gpu:l40s:1
+{launch} --model Qwen/Qwen2.5-7B-Instruct --max_model_len 32768
+"""
+
+
+def _pool(tmp_path, launch: str) -> int:
+    path = tmp_path / "serve.sh"
+    path.write_text(SCRIPT.format(launch=launch))
+    [dep] = json.loads(run(["audit", "--format", "json", str(path)]).out)["deployments"]
+    assert dep["verdict"] == "fits"
+    return dep["decode_pool"]["tokens"] if dep["decode_pool"] else dep["prefill_pool"]["tokens"]
+
+
+def test_the_pool_is_the_llm_class_one(tmp_path):
+    # the same settings through vLLM's OpenAI server profile 2048 tokens on an L40S, TRL's LLM 8192: a larger
+    # activation peak, a smaller pool
+    trl = _pool(tmp_path, MODULE)
+    server = _pool(tmp_path, "python -m vllm.entrypoints.openai.api_server --gpu-memory-utilization 0.9")
+    assert trl < server
+
+
+def test_a_script_flag_trl_lacks_is_an_error_at_the_flag(tmp_path):
+    path = tmp_path / "serve.sh"
+    path.write_text("trl vllm-serve --model Qwen/Qwen2.5-7B-Instruct --max-num-seqs 64\n")
+    found = json.loads(run(["check", "--format", "json", str(path)]).out)["findings"]
+    [err] = [f for f in found if f["severity"] == "error"]
+    assert (err["rule"], err["line"], err["column"]) == ("CTX301", 1, 49)
+    assert "--max-num-seqs" in err["message"]
+
+
+def test_the_config_file_gives_the_fields_defaults(tmp_path):
+    # TrlParser pops `--config PATH`: the YAML keys are the fields' defaults, the command line wins
+    (tmp_path / "trl.yaml").write_text("model: Qwen/Qwen2.5-7B-Instruct\nmax_model_len: 4096\n")
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:l40s:1\ntrl vllm-serve --config trl.yaml\n")
+    result = json.loads(run(["audit", "--format", "json", str(path)]).out)
+    [dep] = result["deployments"]
+    assert (dep["model"], dep["engine_context"], dep["verdict"]) == ("Qwen/Qwen2.5-7B-Instruct", 4096, "fits")
+    assert not [f for f in json.loads(run(["check", "--format", "json", str(path)]).out)["findings"]
+                if f["severity"] == "error"]
