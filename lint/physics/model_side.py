@@ -96,7 +96,10 @@ def _model_side(args: tuple, shared: dict | None = None) -> ModelSide:
         notes: list[str] = []
         served = parts["served"] = (serving_dtype(arch, settings.get("dtype"), notes), tuple(notes))
     arch, asm = served[0], list(served[1])
-    mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or 2048
+    # unset: the small tier's default, the OpenAI server's 2048, or 8192 for vLLM's offline LLM class (TRL's
+    # vllm-serve: vllm_batch._LLM_CLASS), whose window layers then hold a longer span a request
+    mnbt = positive_int(settings.get("max_num_batched_tokens"), 0) or (
+        8192 if settings.get("usage_context") == "llm_class" else 2048)
     if engine == "sglang" and arch.compress_ratios:  # DeepSeek-V4: pools of its own (dsv4_sglang), no SWA layout
         swa_full, swa_ratio, mla_heads, refused, layout = False, 0.8, None, "", ""
     else:

@@ -115,3 +115,16 @@ def test_the_config_file_gives_the_fields_defaults(tmp_path):
     assert (dep["model"], dep["engine_context"], dep["verdict"]) == ("Qwen/Qwen2.5-7B-Instruct", 4096, "fits")
     assert not [f for f in json.loads(run(["check", "--format", "json", str(path)]).out)["findings"]
                 if f["severity"] == "error"]
+
+
+def test_window_layers_hold_the_llm_class_span():
+    # vLLM keeps window - 1 + max_num_batched_tokens tokens of a sliding-window layer a request: unset, the LLM
+    # class's 8192 where the OpenAI server's small tier is 2048
+    from ctxlint.physics import model_side
+    from ctxlint.physics.models import lookup_model
+
+    arch = lookup_model("google/gemma-3-27b-it")
+    sides = [model_side._model_side(("vllm", arch, 1, 1, 1, "auto", 0, settings, None, 32768, "0.10.0"))
+             for settings in ({}, {"usage_context": "llm_class"})]
+    assert [side.mnbt for side in sides] == [2048, 8192]
+    assert sides[0].br.bounded_bytes_per_request < sides[1].br.bounded_bytes_per_request
