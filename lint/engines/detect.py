@@ -39,7 +39,13 @@ _MODULES = {
     "dynamo.vllm": ("vllm", None),
     "dynamo.sglang": ("sglang", None),
     "dynamo.trtllm": ("trtllm", None),
-}
+    # the API server module's parser (make_arg_parser), engine and UsageContext.OPENAI_API_SERVER with endpoints of
+    # their own: SkyRL's server (NovaSky-AI/SkyRL@f2425e808e8c:skyrl/backends/skyrl_train/inference_engines/vllm/
+    # vllm_server.py; yumc-afk/SkyRL@bafdbb5db698:skyrl-train/skyrl_train/inference_engines/vllm/vllm_server.py)
+    "skyrl_train.inference_engines.vllm.vllm_server": ("vllm", "vllm.entrypoints.openai.api_server"),
+    "skyrl.backends.skyrl_train.inference_engines.vllm.vllm_server": ("vllm", "vllm.entrypoints.openai.api_server"),
+    "trl.scripts.vllm_serve": ("vllm", TRL_LAUNCHER),  # TRL's own flags before vLLM's LLM class (flags_trl)
+}  # module -> (engine, the launcher it is read as when not the module itself)
 
 
 @record(frozen=True)
@@ -102,11 +108,9 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
             j += 1  # interpreter options such as -u, -O
         if j + 1 < len(texts) and texts[j] == "-m":
             mod = texts[j + 1]
-            if mod in _MODULES:
-                engine = _MODULES[mod][0]
-                return Detection(engine, mod, None, i, j + 2)
-            if mod == "trl.scripts.vllm_serve":
-                return Detection("vllm", TRL_LAUNCHER, None, i, j + 2)
+            found = _module(mod, i, j + 2)
+            if found is not None:
+                return found
             if mod == "lmdeploy" and texts[j + 2:j + 4] == ["serve", "api_server"]:
                 return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, j + 4)
             # the `vllm` console script's own module: `vllm = "vllm.entrypoints.cli.main:main"`
@@ -230,6 +234,9 @@ def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detect
                 return [d]
         nxt = runs(texts, i, unknown)
         if nxt == SCAN:  # a launcher whose options ctxlint does not list: any later word may be its program
+            module = _uv_module(texts, i)
+            if module is not None:
+                return [module]
             return [d for k in range(i + 1, scan_end(texts, i)) if (_candidate(texts[k]) or k in unknown)
                     and (d := _at(texts, k, unknown)) is not None]
         if nxt is None:
@@ -239,6 +246,22 @@ def _programs(texts: list[str], unknown: frozenset = frozenset()) -> list[Detect
         i = nxt
     return [d for k in range(i + 1, len(texts)) if (_candidate(texts[k]) or k in unknown)
             and (d := _at(texts, k, unknown)) is not None and _strong(d)]
+
+
+def _uv_module(texts: list[str], i: int) -> Optional[Detection]:
+    """`uv run [OPTIONS] -m MODULE ARGS` (`--module`): `python -m MODULE ARGS` (uv's docs: "Run a Python module.
+    Equivalent to `python -m <module>`"), as SkyRL's examples start its vLLM server (`uv run --isolated --extra vllm
+    -m skyrl_train.inference_engines.vllm.vllm_server ...`); no uv option takes `-m` as its value."""
+    if _base(texts[i]) != "uv" or texts[i + 1:i + 2] != ["run"]:
+        return None
+    k = next((k for k in range(i + 2, len(texts) - 1) if texts[k] in ("-m", "--module")), None)
+    return None if k is None else _module(texts[k + 1], i, k + 2)  # the program: `uv`, as `python` is
+
+
+def _module(mod: str, start: int, after: int) -> Optional[Detection]:
+    """The launch `-m mod` starts, its program at `start` and its arguments from `after`, or None."""
+    engine, door = _MODULES.get(mod, (None, None))
+    return Detection(engine, door or mod, None, start, after) if engine else None
 
 
 def _old_llama_server(texts: list[str], i: int) -> bool:
