@@ -98,6 +98,10 @@ def verdict_of(dep: Deployment) -> Tuple[str, str]:
     return worst, ""
 
 
+# what the budget says with a device and no parameter count (physics/budget._missing)
+WEIGHTS_UNKNOWN = "weights per GPU unknown (no parameter count): give total_params_b or available_kv_gib"
+
+
 def _missing(dep: Deployment, role: Role) -> str:
     from ctxlint.capacity import DERIVABLE_ENGINES
     if dep.arch is None:
@@ -115,6 +119,8 @@ def _missing(dep: Deployment, role: Role) -> str:
                                                                  dep.arch):
         return "parallel size not known"  # what one GPU needs depends on it: no per-GPU verdict
     if role.accelerators.type is None and role.available_kv_gib is None:
+        if dep.arch.total_params_b is None:  # no device would derive the pool: say what would
+            return WEIGHTS_UNKNOWN
         return "no accelerator type"
     if role.capacity is not None and role.capacity.errors:
         return role.capacity.errors[0]

@@ -262,6 +262,10 @@ def needs_text(dep: Deployment, role: Role, arch, weights) -> str:
     base = f"no accelerator type (or available_kv_gib) is given{count}" if role.device_vm is None else \
         f"the VM size {role.device_vm.value} names no device ctxlint records{count}"
     need, verdicts = _need_and_verdicts(dep, role, arch, weights)
+    if need is None and arch is not None and arch.total_params_b is None:
+        # a device would not derive the pool either (budget._missing): say so, not only "state the device"
+        return f"{base}, and the model's parameter count is not known, so no device would derive its weights " \
+               "per GPU: give total_params_b (under `models:` in .ctxlint.yaml) or available_kv_gib"
     if need is None:
         return f"{base}; {_advice(dep, role)}"
     if need.unmodelled:  # a device would not help (the engine's own figure would), but where it still decides
