@@ -119,9 +119,10 @@ def test_an_unrelated_script_never_imports_the_workload_core(tmp_path):
 
 def test_every_program_and_image_detect_finds_has_the_marker():
     # `server` is llama.cpp's old binary only in a llama.cpp folder or given a GGUF model (detect._old_llama_server)
-    programs = sorted(detect_module._PROGRAMS - {"server"}) + sorted(detect_module._MODULES) + [
+    # `trl` starts an engine only as `trl vllm-serve` (detect._at), whose subcommand holds the marker
+    programs = sorted(detect_module._PROGRAMS - {"server", "trl"}) + sorted(detect_module._MODULES) + [
         "llama-server", "llama_server", "llama-server-b4589", "/usr/local/bin/trtllm-serve", "~/llama.cpp/server",
-        "./server -m models/mistral-7b-instruct.Q4_K_M.gguf"]
+        "./server -m models/mistral-7b-instruct.Q4_K_M.gguf", "trl vllm-serve"]
     images = ["vllm/vllm-openai:v0.8.5", "lmsysorg/sglang:latest", "ghcr.io/huggingface/text-generation-inference:3",
               "ghcr.io/huggingface/tgi-gaudi:2.0", "ghcr.io/ggml-org/llama.cpp:server", "openmmlab/lmdeploy:v0.6",
               "nvcr.io/nvidia/tensorrt-llm/release:1.0.0", "nvcr.io/nvidia/tritonserver:24.05-trtllm-python-py3",

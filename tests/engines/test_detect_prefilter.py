@@ -26,7 +26,8 @@ def _general(texts, unknown=frozenset()):
             return [at[i]]
         nxt = runners.runs(texts, i, unknown)
         if nxt == runners.SCAN:
-            return [x for x in at[i + 1:] if x is not None]
+            module = d._uv_module(texts, i)  # `uv run ... -m MODULE`: the module's launch
+            return [module] if module is not None else [x for x in at[i + 1:] if x is not None]
         if nxt is None:
             break
         i = nxt
@@ -43,7 +44,8 @@ _NAMES = ["vllm", "serve", "sglang", "text-generation-launcher", "trtllm-serve",
           "dynamo.vllm", "sglang.launch_server", "/usr/bin/python3", "/opt/vllm", "--model=/m/vllm", "VLLM",
           "vllm2", "xvllm", "", "/", "--port", "8000", "bin/trtllm-serve", "lmdeploy/", "python/", "srun", "pkill",
           "docker", "run", "img", "--", "ray", "uv", "apptainer", "exec", "wrap.sh", "server", "./server",
-          "/opt/llama.cpp/server", "m.gguf", "--model=x.GGUF"]
+          "/opt/llama.cpp/server", "m.gguf", "--model=x.GGUF", "trl", "vllm-serve", "trl.scripts.vllm_serve",
+          "--module", "skyrl_train.inference_engines.vllm.vllm_server"]
 
 
 @settings(max_examples=600, deadline=None)
