@@ -12,6 +12,9 @@ part of the physics answered by a constant (the output then differs, so they are
   search    CTX208's memory-need search of device-less roles (needs._search)
   spanned   the same, for vLLM roles of unknown release only (the fold over releases)
   compute   the search and the whole estimates of roles with a device (capacity's memo function)
+  fresh     nothing reused within the run by adapters/split_seen.py (every exec-form list and command string
+            split, every engine's arguments parsed and its engines detected anew): the part of F that is a copy's
+            reuse of its command, which a tree of distinct files never gets (the output is the same)
 """
 from __future__ import annotations
 
@@ -26,7 +29,10 @@ from pathlib import Path
 _STUB = """
 import runpy, sys
 part = sys.argv.pop(1)
-if part != "none":
+if part == "fresh":
+    import ctxlint.adapters.split_seen as split_seen
+    split_seen.current = lambda: None  # no run to keep tables in: split_seen's four calls compute afresh
+elif part != "none":
     import ctxlint.physics.needs as needs
     search = needs._search
     def stub(dep, role, arch, weights, context, devices=needs.COMMON):

@@ -23,6 +23,16 @@ def test_the_unstubbed_run_is_ctxlints_own():
     assert measured.stdout == plain.stdout and plain.stdout
 
 
+def test_the_fresh_part_prints_what_ctxlint_prints():
+    # nothing reused by split_seen: every command split and parsed anew gives the same findings (its count is F's
+    # share of a copy's reuse, not a changed output)
+    check = ["check", "--isolated", "--fail-on", "never", "--format", "json", str(SAMPLES)]
+    plain = _run("-m", "ctxlint", *check)
+    fresh = _run("-c", _STUB, "fresh", *check)
+    assert fresh.returncode == plain.returncode == 0
+    assert fresh.stdout == plain.stdout and plain.stdout
+
+
 def test_a_stubbed_part_runs_to_the_end():
     for part in ("search", "spanned", "compute"):
         done = _run("-c", _STUB, part, "check", "--isolated", "--fail-on", "never", "-q", str(SAMPLES))
