@@ -107,6 +107,24 @@ def test_compose_reservation_count(tmp_path, tag, known):
     assert "CTX205" not in out and ("GiB per GPU at TP 2 " in out, NOT_KNOWN in out) == (known, not known), out
 
 
+@pytest.mark.parametrize("entry", ["- driver: nvidia\n        count: 2", "- count: 2",
+                                   "- device_ids: ['0', '1']", "- device_ids: ['0,1']"])
+@pytest.mark.parametrize("tag, known", [("3.3.7", True), ("2.4.0", False)])
+def test_compose_gpus_entry_is_the_same_device_request(tmp_path, entry, tag, known):
+    # Compose makes each `gpus:` entry a device request as it does a reservation (the `gpu` capability added:
+    # docker/compose@f7297942:pkg/compose/create.go getDeployResources), so TGI counts its GPUs alike
+    path = tmp_path / "compose.yaml"
+    path.write_text(f"""services:
+  tgi:
+    image: {IMAGE}:{tag}
+    command: {ARGS}
+    gpus:
+      {entry}
+""")
+    out = check(path)
+    assert "CTX205" not in out and ("GiB per GPU at TP 2 " in out, NOT_KNOWN in out) == (known, not known), out
+
+
 def _pod(tmp_path, env: str = "") -> str:
     path = tmp_path / "deploy.yaml"
     path.write_text(f"""apiVersion: apps/v1

@@ -14,7 +14,8 @@ is 1. Per release (huggingface/text-generation-inference, launcher/src/main.rs a
   one string item ("4".split(',') is one): still one shard.
 - v3.3.7 (@dfb3fbe78e0d1d69251bd33065591c61bafdfaa8, #3346) joins the GPU UUIDs nvidia-smi lists, for `all` and
   `void`: as many shards as the container's GPUs, a number the file does not hold (@db931fcf, main, reads alike).
-What sets NVIDIA_VISIBLE_DEVICES: Docker's daemon for `docker run --gpus N` and a Compose reservation of N, in one
+What sets NVIDIA_VISIBLE_DEVICES: Docker's daemon for `docker run --gpus N` and a Compose reservation (or `gpus:`
+entry) of N, in one
 of two ways the host picks, not the file. Through NVIDIA's prestart hook it appends `0,...,N-1` (device ids joined;
 `all` for -1: moby/moby@89c5e8fd (v28.5.2):daemon/devices_nvidia_linux.go setNvidiaGPUs), the last of the name
 and so the one runc keeps (opencontainers/runc@76d9cf5d:libcontainer/env.go prepareEnv), over the image's `all`.
@@ -116,12 +117,15 @@ def _sharded(facts, n: int, at, how: str):
 
 def _docker_request(count) -> bool:
     """Whether Docker's daemon sets NVIDIA_VISIBLE_DEVICES to the count's GPUs: `docker run --gpus N`, `--runtime
-    nvidia -e NVIDIA_VISIBLE_DEVICES=ids`, a Compose device reservation's `count` / `device_ids`, or `runtime:
-    nvidia` with ids."""
+    nvidia -e NVIDIA_VISIBLE_DEVICES=ids`, a Compose device reservation's or `gpus:` entry's `count` /
+    `device_ids` (Compose makes each `gpus:` entry the same device request as a reservation, the `gpu` capability
+    added: docker/compose@f72979427042620a94dd52ce78b39c68cb02c085:pkg/compose/create.go getDeployResources), or
+    `runtime: nvidia` with ids."""
     raw = str(count.raw or "")
     path = str(count.source.path or "") if count.source is not None else ""
+    requested = ".deploy.resources.reservations.devices[" in path or ".gpus[" in path
     return raw.startswith("docker run --gpus") or "NVIDIA_VISIBLE_DEVICES=" in raw or \
-        ".deploy.resources.reservations.devices[" in path and path.endswith((".count", ".device_ids"))
+        requested and path.endswith((".count", ".device_ids"))
 
 
 def _visible(reader, name: str) -> Optional[Tuple[Optional[int], object, str]]:
