@@ -35,12 +35,11 @@ from typing import Any, List, Mapping, NamedTuple, Optional
 
 from ctxlint.findings import Diagnostic
 from ctxlint.model import Deployment, Role, Source
-from ctxlint.physics.llamacpp_host import _experts_only, _int  # one reading of llama.cpp's integers and -ot
+from ctxlint.physics.llamacpp_host import _int, moving  # one reading of llama.cpp's integers and placement flags
 
 GIB = 2**30
 FIT_ABSENT_THROUGH = 7003  # builds up to this one have no --fit (ggml-org/llama.cpp#16653, see above)
 ALL_LAYERS_DEFAULT = 999  # llama_model_default_params().n_gpu_layers before --fit
-_MOVERS = ("no_kv_offload", "override_tensor", "cpu_moe", "n_cpu_moe", "device", "rpc")
 
 
 class Shortfall(NamedTuple):
@@ -64,11 +63,9 @@ def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
     settings = {key: val.value for key, val in role.engine_args}
     arch = dep.arch
     dense = arch is not None and not arch.num_experts and arch.expert_params_b == 0
-    for key in _MOVERS[(0 if kv else 1):]:
-        value = settings.get(key)
-        if value in (None, False, 0, "", "0") or dense and _moves_only_experts(key, value):
-            continue
-        return key
+    mover = next(moving(settings, dense, kv), None)
+    if mover is not None:
+        return mover
     ngl = _int(settings.get("n_gpu_layers"))
     layers = dep.arch.num_layers if dep.arch is not None else None
     if ngl is not None and layers and 0 < ngl <= layers:
@@ -87,20 +84,9 @@ def off_gpu(dep: Deployment, role: Role, kv: bool = False) -> Optional[str]:
     return None
 
 
-def _moves_only_experts(key: str, value: Any) -> bool:
-    """Whether a setting only moves MoE expert tensors (--cpu-moe, --n-cpu-moe, an -ot whose every pattern names only
-    experts), which a dense model does not have: on one it keeps nothing off the GPU (physics/llamacpp_host.py)."""
-    if key in ("cpu_moe", "n_cpu_moe"):
-        return True
-    if key != "override_tensor":
-        return False
-    parts = [part.rsplit("=", 1)[0] for part in str(value).split(",") if "=" in part]
-    return bool(parts) and all(_experts_only(part) for part in parts)
-
-
 def pinned(settings: Mapping[str, Any], layers: int, version: Optional[str]) -> Optional[str]:
     """Why every layer's weights and KV stay on the GPU, or None when llama.cpp may move some off it."""
-    if any(settings.get(key) not in (None, False, 0, "", "0") for key in _MOVERS):
+    if next(moving(settings), None) is not None:
         return None
     ngl = _int(settings.get("n_gpu_layers"))
     if ngl is None or ngl <= layers:  # unset, auto, all (<= -2), or partial (= layers: one stays on the CPU)

@@ -21,7 +21,7 @@ instead. A stated device still gets its verdict: llama.cpp's pool is its `-c` ce
 """
 from __future__ import annotations
 
-from typing import Any, Mapping, Optional
+from typing import Any, Iterator, Mapping, Optional
 
 from ctxlint.model import Role
 
@@ -35,10 +35,14 @@ def _int(value: Any) -> Optional[int]:
         return None
 
 
-# The settings that place weights or KV, by their flags: one set to a value ctxlint cannot resolve (`-ngl $NGL`)
-# may keep part of the model in host memory as well as not.
-_PLACING = (("n_gpu_layers", "-ngl"), ("override_tensor", "-ot"), ("cpu_moe", "--cpu-moe"),
-            ("n_cpu_moe", "--n-cpu-moe"), ("no_kv_offload", "-nkvo"), ("device", "--device"))
+# llama.cpp's settings that place weights or KV, with their flags, in the order a message names them: the one
+# reading of them here and in llamacpp_cells.py (CTX203/CTX209's "nothing moves off the GPU"). `-ngl` is read by its
+# number; the others move something off the GPU when set at all (`moving`). `--rpc` adds remote devices that take a
+# share of the layers: off the GPU, but not into host memory, so `unmodelled` does not name it (_HOST_PLACING).
+PLACEMENT = (("n_gpu_layers", "-ngl"), ("override_tensor", "-ot"), ("cpu_moe", "--cpu-moe"),
+             ("n_cpu_moe", "--n-cpu-moe"), ("no_kv_offload", "-nkvo"), ("device", "--device"), ("rpc", "--rpc"))
+# One set to a value ctxlint cannot resolve (`-ngl $NGL`) may keep part of the model in host memory as well as not.
+_HOST_PLACING = PLACEMENT[:-1]
 
 
 # The MoE flags only reach expert tensors: llama.cpp's --cpu-moe and --n-cpu-moe add CPU overrides whose pattern is
@@ -62,6 +66,28 @@ def _experts_only(pattern: str) -> bool:
                 return False
             top.append(ch)
     return "exps" in "".join(top)
+
+
+def moves_only_experts(key: str, value: Any) -> bool:
+    """Whether a setting only moves MoE expert tensors (--cpu-moe, --n-cpu-moe, an -ot whose every pattern names only
+    experts), which a dense model does not have: on one it keeps nothing off the GPU."""
+    if key in _MOE_ONLY:
+        return True
+    if key != "override_tensor":
+        return False
+    parts = [part.rsplit("=", 1)[0] for part in str(value).split(",") if "=" in part]
+    return bool(parts) and all(_experts_only(part) for part in parts)
+
+
+def moving(settings: Mapping[str, Any], dense: bool = False, kv: bool = True) -> Iterator[str]:
+    """The settings (PLACEMENT's, but -ngl) set to move weights, or (`kv`) the KV cache, off the GPU: any value
+    but unset, false, 0 or "" (a value not known too); on a `dense` model not one that only names MoE experts."""
+    for key, _ in PLACEMENT[1:]:
+        value = settings.get(key)
+        if key == "no_kv_offload" and not kv or value in (None, False, 0, "", "0"):
+            continue
+        if not (dense and moves_only_experts(key, value)):
+            yield key
 
 
 def host_share(role: Role, engine: Optional[str], layers: Optional[int], dense: bool = False) -> str:
@@ -106,7 +132,7 @@ def unmodelled(role: Role, engine: Optional[str], layers: Optional[int], dense: 
     memory (`dense`: as for host_share)."""
     if engine != "llamacpp":
         return ""
-    unknown = next((flag for key, flag in _PLACING
+    unknown = next((flag for key, flag in _HOST_PLACING
                     if key in role.unresolved_settings and not (dense and key in _MOE_ONLY)), None)
     if unknown is not None:
         return (f"llama.cpp may not hold the whole model on the GPU here ({unknown} is set to a value ctxlint cannot "
