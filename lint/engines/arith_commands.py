@@ -50,6 +50,23 @@ def arith_command(texts: Sequence[str], ctx, unsure: bool) -> None:
                 ctx.unsure.add(name)
 
 
+def null_exits(words: Sequence[Word], semis: Sequence[int], ctx) -> bool:
+    """Whether an arithmetic command (`(( ... ))`, `let`) surely expands `${A:?msg}` of an A the script set to "":
+    bash writes msg and a non-interactive shell exits there, as for a command's word (word_expansion.py). `semis`:
+    a `for (( e1; e2; e3 ))` head's `;` (the words before each), of which only e1 and e2 surely run before the body
+    (bash manual, Looping Constructs: expr1, then expr2 until it is zero, expr3 after each run of the body); bash
+    5.2.15 exits at `for ((i=${A:?x}; ...))` and `for ((i=0; i<${A:?x}; i++))` with A="", not at a `for ((...;
+    i+=${A:?x}))` whose body breaks first. An A the script did not set (the caller's) is not known: no exit."""
+    sure = words[:semis[1]] if len(semis) >= 2 else words
+    for word in sure:
+        for part in word.parts:
+            if part.kind != "var" or part.style != "shell" or part.default is not None or part.name not in ctx.local:
+                continue
+            if "".join(run[0] for run in part.runs).startswith(f"${{{part.name}:?") and ctx.lookup(part.name) == "":
+                return True
+    return False
+
+
 def _names(text: str) -> set:
     """The names an arithmetic text assigns."""
     return {a or b for a, b in _ASSIGNED.findall(text)}

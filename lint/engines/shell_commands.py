@@ -119,11 +119,13 @@ def command_groups(items: list[object]) -> tuple:
         from .subshells import marked
 
         items = marked(items)
-    # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py): group -> (its text, decidable?)
+    # the groups of `(( ... ))`: arithmetic, no command (arith_commands.py): group -> (its text, decidable?, the
+    # number of its words before each `;` in it)
     arith: dict[int, tuple[str, bool]] = {}
     # an open `((`: its text's pieces, whether they read as typed (no redirect, `;` or line break the lexer made
     # of `>`, `<<` or a new line), whether it runs in a pipeline's or `&`'s subshell, and its `&&`
     acc: Optional[list] = None
+    semis: list = []
     clean = piped = open_logic = False
     last = prior = skip_op = close = None
     seq = items + [Op(";", 0, 0)]
@@ -135,7 +137,7 @@ def command_groups(items: list[object]) -> tuple:
                 after = seq[pos + 2] if pos + 2 < len(seq) else None
                 piped = piped or (type(after) is Op and after.text in ("|", "|&", "&"))
                 groups.append((current, open_logic))
-                arith[len(groups) - 1] = (" ".join(acc), clean and not piped)
+                arith[len(groups) - 1] = (" ".join(acc), clean and not piped, tuple(semis))
                 current, acc, after_logic = [], None, False
                 last = skip_op = seq[pos + 1]
                 continue
@@ -148,6 +150,8 @@ def command_groups(items: list[object]) -> tuple:
                 acc.append(it.text)
             else:  # a redirect's `>`, a line break, a here-document: not the text as typed
                 clean = False
+                if type(it) is Op and it.text == ";":  # `for (( e1; e2; e3 ))`: where each expression ends
+                    semis.append(len(current))
             continue
         if isinstance(it, Op):
             if it.text.startswith("redir:"):
@@ -175,7 +179,7 @@ def command_groups(items: list[object]) -> tuple:
                 from .arith_commands import arith_close
             close = arith_close(seq, pos) if opens else None
             if close is not None:  # not `((a); b)`, two subshells bash reads when no `))` closes the first
-                acc, clean, open_logic = [], True, after_logic
+                acc, clean, open_logic, semis = [], True, after_logic, []
                 piped = prior is not None and prior.text in ("|", "|&")
             prior = last if not opens else prior
             last = it

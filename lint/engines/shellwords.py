@@ -87,9 +87,16 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         let = 2 if first in ("builtin", "command") and len(words) > 1 and literal(words[1]) == "let" else \
             1 if first == "let" else 0
         if index in arith or let and len(words) > let:  # `(( L++ ))`, `let L=L*2`: assigns, runs nothing
-            from .arith_commands import arith_command, raw
-            text, sure = arith[index] if index in arith else ("", True)
+            from .arith_commands import arith_command, null_exits, raw
+            text, sure, semis = arith[index] if index in arith else ("", True, ())
             jobs and jobs.opens(index, words, ctx)  # `(( L=6 )) && L=7 &`: one job from the `(( ))`
+            before = groups[index - 1][0] if index and isinstance(groups[index - 1][0], list) else None
+            head = literal(before[-1]) if index in arith and before else ""  # `for ((`, `while ((`: a loop's head
+            if not ctx.discard and null_exits(words[let:], semis if head == "for" else (), ctx) and \
+                    not conditional and index not in background and index not in piped:
+                from .script_exits import exit_here
+                exit_here(ctx, head in ("for", "while", "until"))  # nothing after it runs
+                continue
             ctx.discard or arith_command([text] if index in arith else [raw(w) for w in words[let:]],
                           ctx, ctx.flow > 0 or bool(conditional) or not sure)
             continue

@@ -151,6 +151,23 @@ def test_a_null_error_in_a_condition_or_loop_head(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
+    # an arithmetic command expands its words where it runs: `(( ))`, `let`, a `while`/`until (( ))` head, and a
+    # `for (( e1; e2; e3 ))` head's e1 and e2 (bash 5.2.15 exits at each; before: the launch after them was read)
+    ('L=""\nfor ((i=0; i<${L:?x}; i++)); do :; done', []), ('L=""\nfor ((i=${L:?x}; i<2; i++)); do :; done', []),
+    ('L=""\nfor (( i = 0 ; i < ${L:?x} ; i++ )); do :; done', []),
+    ('L=""\nwhile (( ${L:?x} > 0 )); do :; done', []), ('L=""\nuntil (( ${L:?x} > 0 )); do :; done', []),
+    ('L=""\n(( ${L:?x} > 0 ))', []), ('L=""\nlet "i=${L:?x}"', []),
+    # e3 runs only after the body (which breaks first here), a loop's body may not run, a job exits its own shell
+    ('L=""\nfor ((i=0; i<2; i+=${L:?x})); do break; done\nL=5', ["5"]),
+    ('L=""\nfor x in $@; do (( ${L:?x} )); done\nL=5', ["5"]), ('L=""\n(( ${L:?x} )) &\nL=5', ["5"]),
+    # a value the caller gives is not known: no exit
+    ('for ((i=0; i<${Q:?x}; i++)); do :; done', ["4096"]),
+])
+def test_a_null_error_in_an_arithmetic_command_or_for_head(text, expected):
+    assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
     # L "" in one `if` world only: bash 5.2.15 exits in that world and launches with the other's value (before: the
     # launch was dropped in every world and the script read as ended there, no launch at all)
     (f'if [ -n "$X" ]; then L=""; else L=5; fi\n{RUN} ${{L:?set L}}\nexit 0', ["5"]),
