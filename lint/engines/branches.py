@@ -105,7 +105,7 @@ def if_step(first: str, words: list, ctx) -> None:
         elif first == "elif":
             ifs[-1][0], ifs[-1][1] = "elif", words
         else:
-            ifs[-1][0], ifs[-1][3] = "else", True
+            ifs[-1][0], ifs[-1][1], ifs[-1][3] = "else", words, True
         if first != "fi":  # the branch that starts: dead once an earlier one surely ran (decided_tests.py)
             before = ifs[-1][5][1]
             taken = _decide(words, ctx) if first == "elif" and not before else None

@@ -81,11 +81,15 @@ class _Frame:
 
 def label(entry: list) -> str:
     """The branch an `if` entry (keyword, its condition's words) is in: `if [ $X = fp8 ]`, `elif ...`, `else`."""
-    if entry[0] == "else":
+    texts = ["".join(run[0] for part in w.parts for run in part.runs) for w in entry[1] or ()]
+    if texts[1:3] == [":", "case"]:  # a `case` arm read as a branch (case_arms.py): `case $GPU h100)`
+        keyword, texts = "case", texts[3:]
+    elif entry[0] == "else":
         return "else"
-    words = " ".join("".join(run[0] for part in w.parts for run in part.runs) for w in entry[1][1:])
-    words = " ".join(words.split())
-    return f"{entry[0]} {words if len(words) <= _LABEL else words[:_LABEL - 1] + '…'}"
+    else:
+        keyword, texts = entry[0], texts[1:]
+    words = " ".join(" ".join(texts).split())
+    return f"{keyword} {words if len(words) <= _LABEL else words[:_LABEL - 1] + '…'}"
 
 
 def record(name: str, local: "Locals") -> None:
@@ -131,7 +135,7 @@ def step(first: str, words: "list[Word]", ctx: "SplitContext") -> None:
     if first == "elif":
         entry[0], entry[1] = "elif", words
     elif first == "else":
-        entry[0], entry[1] = "else", None
+        entry[0], entry[1] = "else", words  # (a `case`'s `*)` arm names itself: case_arms.py)
         entry[3] = True
     if first != "fi":
         return

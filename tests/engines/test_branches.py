@@ -18,6 +18,8 @@ def last_value(text: str) -> tuple[str, bool]:
     'if [ "$R" = 0 ]; then :; else\n  MML=8192\n  vllm serve m --max-model-len $MML\nfi\n',
     'if [ "$R" = 0 ]; then\n  MML=8192\n  eval "vllm serve m --max-model-len $MML"\nfi\n',
     'if [ "$R" = 0 ]; then\n  eval "MML=8192"\n  vllm serve m --max-model-len $MML\nfi\n',
+    # a plain `case`'s arm is a branch too (case_arms.py; before: unknown)
+    'case "$R" in\n  a) MML=8192; vllm serve m --max-model-len $MML ;;\nesac\n',
 ])
 def test_a_value_assigned_in_a_branch_is_known_later_in_that_branch(text):
     assert last_value(text) == ("8192", False)
@@ -28,7 +30,6 @@ def test_a_value_assigned_in_a_branch_is_known_later_in_that_branch(text):
     'if [ "$R" = 0 ]; then MML=8192; else vllm serve m --max-model-len $MML; fi\n',            # in another branch
     'for x in 1 2; do\n  MML=8192\n  vllm serve m --max-model-len $MML\ndone\n',                 # a loop's next round
     'while true; do if [ -n "$D" ]; then MML=8192; vllm serve m --max-model-len $MML; fi; done\n',
-    'case "$R" in\n  a) MML=8192; vllm serve m --max-model-len $MML ;;\nesac\n',
     'if [ "$R" = 0 ]; then\n  [ -n "$D" ] && MML=8192\n  vllm serve m --max-model-len $MML\nfi\n',   # after &&
     'if [ "$R" = 0 ]; then\n  [ -n "$D" ] && eval "MML=8192"\n  vllm serve m --max-model-len $MML\nfi\n',
     'if [ "$R" = 0 ]; then\n  MML=8192\n  read MML\n  vllm serve m --max-model-len $MML\nfi\n',
