@@ -114,3 +114,31 @@ def test_ascend_device_nodes_name_ascend(devices):
             "--model Qwen/Qwen2.5-7B-Instruct --max-model-len 32768\n")
     message = _ctx208(text)
     assert "L4 " not in message and OTHER_FIX in message
+
+
+def test_sglang_musa_device_flag_lists_no_nvidia_verdicts():
+    # Moore Threads' GPUs (sgl-project/sglang@36bc6404:python/sglang/srt/arg_groups/fields/device.py lists `musa`);
+    # before: "(L4 no, ..., H100-SXM-80GB yes, ...)", NVIDIA devices for a MUSA run
+    message = _ctx208(SGLANG.format(prefix="", extra="--device musa"))
+    assert "holding one request of 32,768 tokens needs >= " in message
+    assert "L4 " not in message and "H100" not in message and OTHER_FIX in message
+
+
+@pytest.mark.parametrize("prefix", [
+    "ONEAPI_DEVICE_SELECTOR=level_zero:0,1 ", "export ONEAPI_DEVICE_SELECTOR=level_zero:gpu\n",
+    "export ONEAPI_DEVICE_SELECTOR='level_zero:*;!level_zero:2'\n",
+    "ONEAPI_DEVICE_SELECTOR=hip:0,1 ",  # HIP's devices: AMD's list
+])
+def test_a_sycl_device_selector_of_one_backend_names_its_vendor(prefix):
+    # intel/llvm@d8bc53f9:sycl/doc/EnvironmentVariables.md: level_zero is Intel's GPUs' backend, hip AMD's
+    message = _ctx208(VLLM.format(prefix=prefix))
+    assert "L4 " not in message
+    assert ("MI300X" in message) == ("hip" in prefix)
+
+
+@pytest.mark.parametrize("prefix", [
+    "ONEAPI_DEVICE_SELECTOR=cuda:0,1 ", "ONEAPI_DEVICE_SELECTOR='*:gpu' ", "ONEAPI_DEVICE_SELECTOR='opencl:gpu' ",
+    "ONEAPI_DEVICE_SELECTOR='!opencl:*' ", "ONEAPI_DEVICE_SELECTOR=$SEL ",
+])
+def test_a_sycl_device_selector_of_any_or_nvidia_backend_names_no_vendor(prefix):
+    assert "(L4 " in _ctx208(VLLM.format(prefix=prefix))

@@ -204,11 +204,13 @@ class Devices(LauncherDevices):
             found = image_vendor(image)
             if found is not None:
                 return Val(found, where(), raw=image)
-        var = next((v for v in self.c.env if _env_vendor(v.name) and v.node is not None), None)
+        var = next((v for v in self.c.env if _env_vendor(v.name, v.value) and v.node is not None), None)
         if var is not None:
-            return Val(_env_vendor(var.name), var.node.source(self.file), raw=var.name)
-        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items() if _env_vendor(name)), None)
-        return Val(_env_vendor(given.name), self.token_source(given.token), raw=given.name) if given else None
+            return Val(_env_vendor(var.name, var.value), var.node.source(self.file), raw=var.name)
+        given = next((a for name, a in (getattr(self, "assigns", None) or {}).items()
+                      if _env_vendor(name, None if a.token.unresolved else a.value)), None)
+        return Val(_env_vendor(given.name, given.value), self.token_source(given.token), raw=given.name) \
+            if given else None
 
     def count(self, inv, facts) -> Optional[Val[int]]:
         """Accelerators of one engine instance: the pod's, times the pods it spans."""
@@ -308,7 +310,10 @@ _VENDOR_ENV = {"HABANA_VISIBLE_MODULES": "gaudi", "HABANA_VISIBLE_DEVICES": "gau
                "ASCEND_RT_VISIBLE_DEVICES": "ascend"}
 
 
-def _env_vendor(name: str) -> Optional[str]:
+def _env_vendor(name: str, value: object = None) -> Optional[str]:
+    if name == "ONEAPI_DEVICE_SELECTOR":  # by its value: SYCL's backends (image_builds.selector_vendor)
+        from ctxlint.engines.image_builds import selector_vendor
+        return selector_vendor(value)
     return "gaudi" if name.startswith("PT_HPU_") else _VENDOR_ENV.get(name)
 
 

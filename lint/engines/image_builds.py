@@ -58,7 +58,9 @@ _VENDOR_WORDS = (("amd", ("rocm",)), ("gaudi", ("gaudi", "gaudi2", "gaudi3", "ha
 # (the flag deprecated). `neuron` and `openvino` are not read here: a `--device neuron` alone gets no Neuron reading
 # (ctxlint.neuron reads resources, instance types, images and variables). `cpu` is either engine's CPU backend
 # (flag_on_cpu).
-_DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi"},
+# SGLang's `musa` (Moore Threads' GPUs, torch_musa; its --device help lists it from
+# sgl-project/sglang@36bc64040ad5c0819c0ea221375e9ca211dac29b:python/sglang/srt/arg_groups/fields/device.py): not NVIDIA's.
+_DEVICE_FLAG_VENDORS = {"sglang": {"npu": "ascend", "xpu": "intel", "hpu": "gaudi", "musa": "mthreads"},
                         "vllm": {"hpu": "gaudi", "xpu": "intel", "tpu": "tpu"}}
 
 
@@ -146,3 +148,25 @@ def tgi_entrypoint_splits(image: object) -> Optional[bool]:
     label = next((w for w in words if w in _TGI_SPLITS_FROM), "")
     release = tuple(int(p) for p in re.findall(r"\d+", m.group(1))[:3])
     return release >= _TGI_SPLITS_FROM[label]
+
+
+# The SYCL runtime's device filter (intel/llvm@d8bc53f94a79fae1f83b32c40b12adcbbbce6b2c:sycl/doc/EnvironmentVariables.md,
+# ONEAPI_DEVICE_SELECTOR): `;`-separated `backend:devices` terms, `!term` discarding; the backends level_zero (Intel's
+# GPUs), opencl (Intel's CPUs and GPUs, and other vendors' OpenCL devices), cuda, hip, native_cpu and `*`. Read by the
+# engines that run on SYCL (vLLM's and SGLang's XPU backends through PyTorch's XPU device, llama.cpp's SYCL build);
+# a CUDA build ignores it.
+_SELECTOR_VENDORS = {"level_zero": "intel", "hip": "amd"}
+
+
+def selector_vendor(value: object) -> Optional[str]:
+    """The vendor an ONEAPI_DEVICE_SELECTOR value keeps the engine to: "intel" when every accepting term is Level
+    Zero's, "amd" when every one is HIP's; None for any other (`cuda:` NVIDIA's, `opencl:` or `*:` any vendor's,
+    discard terms alone, a value not known): the device is then not said here."""
+    if not isinstance(value, str):
+        return None
+    terms = [term.strip() for term in value.split(";") if term.strip()]
+    accepted = [term for term in terms if not term.startswith("!")]
+    if not accepted or any(":" not in term for term in accepted):
+        return None
+    found = {_SELECTOR_VENDORS.get(term.split(":", 1)[0].strip().lower()) for term in accepted}
+    return found.pop() if len(found) == 1 else None
