@@ -15,7 +15,8 @@ such an `if` (scalar_branches.py makes a world of each arm, as it does of each b
 condition, the arm's first command `then ...`, `esac` the `fi`. A pattern the word is known to match (or not) is
 decided, as `if true`/`if false` are (decided_tests.py): the word's value known and the pattern plain characters,
 `*` and `?`; any other (a bracket expression, a quoted or expanded pattern, a word not known) keeps both ways. Only a plain `case` read where it
-stands: its header a command of its own (not after `&&`/`||` nor after `do`/`then`), each arm one pattern (no `|`)
+stands: its header a command of its own (not after `&&`/`||` nor after `do`/`then`; on its own line, or on one line with
+the arms, `case $G in a) L=1;; *) L=2;; esac`), each arm one pattern (no `|`)
 with a list ending `;;` (not `;&`/`;;&`, which fall through), no compound command inside an arm, `*)` only last, and
 not inside a loop or another `case` (OPAQUE): any other stays as before, its assignments not known after it (CTX008).
 """
@@ -40,12 +41,20 @@ def _keyword(text: str, at: Word) -> Word:
 
 
 def _arms(groups: list, ends: dict, index: int) -> Optional[tuple]:
-    """The `case` at group `index` as (its word, [(pattern group, first body group, last body group)], esac group),
-    or None when it is not one read here (see above)."""
+    """The `case` at group `index` as (its word, [(pattern group, first body group, last body group, pattern)], esac
+    group), or None when it is not one read here (see above). The header may hold the first pattern, as a `case` on
+    one line does (`case $G in a) L=1;; *) L=2;; esac`): that arm's pattern group is the header's."""
     header = groups[index][0]
-    if len(header) != 3 or literal(header[2]) != "in" or ends.get(index) != ";":
+    inline = len(header) == 4 and ends.get(index) == ")"
+    if len(header) != (4 if inline else 3) or literal(header[2]) != "in" or not inline and ends.get(index) != ";":
         return None
     arms, at = [], index + 1
+    if inline:
+        end = _body_end(groups, ends, at)
+        if end is None:
+            return None
+        arms.append((index, at, end, header[3]))
+        at = end + 1
     while at < len(groups):
         words, conditional = groups[at]
         if not isinstance(words, list) or not words or conditional:
@@ -54,24 +63,29 @@ def _arms(groups: list, ends: dict, index: int) -> Optional[tuple]:
             return (header[1], arms, at) if arms else None
         if len(words) != 1 or ends.get(at) != ")" or (arms and literal(arms[-1][3]) == "*"):
             return None  # `a|b)` (its `|` a pipe to the lexer), `(a)`, or an arm after `*)`
-        body = at + 1
-        end = body
-        while end < len(groups):
-            words, conditional = groups[end]
-            if not isinstance(words, list) or not words or literal(words[0]) in _COMPOUND:
-                return None  # a definition, a here-document, a compound command inside the arm
-            if ends.get(end) == ";;":
-                break
-            if ends.get(end) != ";" or end + 1 >= len(groups):
-                return None  # `;&`, `;;&`, `&&`/`||`, a pipe or a job in the arm; or no `;;` at all
-            if isinstance(groups[end + 1][0], list) and groups[end + 1][0] and \
-                    literal(groups[end + 1][0][0]) == "esac" and len(groups[end + 1][0]) == 1:
-                break  # the last arm's list may end at the `esac` without `;;`
-            end += 1
-        if end >= len(groups) or body > end:
+        end = _body_end(groups, ends, at + 1)
+        if end is None:
             return None
-        arms.append((at, body, end, groups[at][0][0]))
+        arms.append((at, at + 1, end, words[0]))
         at = end + 1
+    return None
+
+
+def _body_end(groups: list, ends: dict, body: int) -> Optional[int]:
+    """The last group of the arm whose list starts at group `body`, or None where it is not plain (see above)."""
+    end = body
+    while end < len(groups):
+        words, conditional = groups[end]
+        if not isinstance(words, list) or not words or conditional or literal(words[0]) in _COMPOUND:
+            return None  # a definition, a here-document, a compound command inside the arm
+        if ends.get(end) == ";;":
+            return end
+        if ends.get(end) != ";" or end + 1 >= len(groups):
+            return None  # `;&`, `;;&`, `&&`/`||`, a pipe or a job in the arm; or no `;;` at all
+        after = groups[end + 1][0]
+        if isinstance(after, list) and len(after) == 1 and literal(after[0]) == "esac":
+            return end  # the last arm's list may end at the `esac` without `;;`
+        end += 1
     return None
 
 
@@ -107,10 +121,14 @@ def read_as_if(groups: list, ends: dict, index: int, ctx) -> bool:
     refs, error = len(ctx.refs), ctx.null_error
     tokens = expand_word(subject, ctx, expand=True, assignment=True)  # its value, to decide the patterns: the
     del ctx.refs[refs:]  # `: WORD` below is the command that expands it (and says what is not known in it)
+    inline, failed = arms[0][0] == index, ctx.null_error is not error
     ctx.null_error = error
+    if inline and failed:
+        return False  # `case ${L:?x} in a) ...` on one line: no `: WORD` of its own to exit at, so not read
     value = tokens[0].text if len(tokens) == 1 and all(r.value is not None for r in tokens[0].refs) else None
     case = groups[index][0][0]
-    groups[index] = ([_keyword(":", case), subject], False)  # the word is expanded where the `case` stands
+    if not inline:
+        groups[index] = ([_keyword(":", case), subject], False)  # the word is expanded where the `case` stands
     for n, (pattern_at, body, _end, pattern) in enumerate(arms):
         if literal(pattern) == "*" and n:  # (its words name the arm in a reading's label: scalar_branches.label)
             groups[pattern_at] = ([_keyword("else", pattern), _keyword(":", pattern), _keyword("case", case), subject,

@@ -86,7 +86,8 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
         if first == "case":  # a plain `case` whose arms are read as the `if` it runs as (case_arms.py)
             from .case_arms import read_as_if
             if read_as_if(groups, ends, index, ctx):
-                words, first = groups[index][0], ":"
+                words = groups[index][0]
+                first = literal(words[0])  # `:` (the word), or `if` of a `case` on one line
         # `builtin let` and `command let` run the same builtin
         let = 2 if first in ("builtin", "command") and len(words) > 1 and literal(words[1]) == "let" else \
             1 if first == "let" else 0

@@ -77,3 +77,25 @@ def test_any_other_case_stays_not_known(text):
 ])
 def test_an_arm_that_exits(text, expected):
     assert [r[0] for r in readings(text)] == expected
+
+
+@pytest.mark.parametrize("text, expected", [
+    # a `case` on one line, its first pattern in the header's group (before: as on its own lines, not followed)
+    (f'case "$GPU" in h100) L=200000;; *) L=4096;; esac\n{RUN} $L\n',
+     [(RUN.split() + ["200000"], "case $GPU h100)"), (RUN.split() + ["4096"], "case $GPU *)")]),
+    (f'G=h100; case $G in h100) L=200000;; *) L=4096;; esac\n{RUN} $L\n', [(RUN.split() + ["200000"], "")]),
+    (f'case "$GPU" in h100) CMD="{RUN} 9";; *) CMD="{RUN} 7";; esac; $CMD\n',
+     [(RUN.split() + ["9"], "case $GPU h100)"), (RUN.split() + ["7"], "case $GPU *)")]),
+    # its word's `${L:?x}` of an L "": bash exits at the `case`, as ctxlint read it before (not rewritten)
+    (f'L=""\ncase ${{L:?x}} in a) L=1;; esac\nL=5\n{RUN} $L\n', []),
+])
+def test_a_case_on_one_line(text, expected):
+    assert readings(text) == expected
+
+
+def test_an_arm_that_exports_gives_its_value_and_no_match_the_callers():
+    # bash 5.2.15: X=a runs `-tp 2`; any other X, `-tp $TP` with the caller's TP (not known: unresolved, never 2)
+    result = split_shell("case $X in a) export TP=2;; esac\nvllm serve m -tp $TP", lambda name: None)
+    first, second = [c for c in result.commands if c.tokens and c.tokens[0].text == "vllm"]
+    assert (first.tokens[-1].text, first.branch) == ("2", "case $X a)")
+    assert second.tokens[-1].unresolved and second.branch == "else"
