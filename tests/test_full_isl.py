@@ -10,8 +10,9 @@ of its releases (a band, not a verdict), and the messages say the engine starts 
 The log's figure and the held request are different quantities: 0.19 prints num_blocks // groups x the smallest
 block size (16), 82,896 tokens here against the logged 76,640 (+8.2%, about 2.9 GiB of KV budget per GPU, just
 below the band's low end), while one request holds more, 90,432: at TP 2 a full-attention layer's token is half a
-window layer's (2 x 512 against 8 x 256), so vLLM doubles that group's block to 32 tokens to keep one page size,
-and the admission check counts cdiv(length, 32) blocks there. What the 8.2% is (the vision tower's profile run,
+window layer's (2 x 512 against 8 x 256), so with one page size for every group (physics.kv.vllm_groups, after
+vLLM's _get_kv_cache_groups_uniform_page_size) that group's block holds 32 tokens, and the admission check counts
+cdiv(length, 32) blocks there. What the 8.2% is (the vision tower's profile run,
 not modelled for Gemma 4, or the tower held whole on each rank) needs the log's "Model loading took" and
 "Available KV cache memory" lines, which the issue's excerpts do not hold: not fitted here.
 """
