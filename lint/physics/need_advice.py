@@ -46,10 +46,35 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
     return COMMON, _FIX
 
 
-# Formats that name no device anywhere (compose's device_ids are indexes; a script, a systemd unit or an engine's own
-# config file has no node selector): the only place to state one is ctxlint's config.
-_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config", "systemd-unit")
+# Formats that name no device anywhere (compose's device_ids are indexes; a script, a systemd unit, an engine's own
+# config file or LMI's serving.properties, whose SageMaker instance type is chosen where the endpoint is made, has no
+# node selector): the only place to state one is ctxlint's config.
+_NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config", "systemd-unit", "lmi-properties")
 _CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
+
+# llama-swap's config names no device, and read from a ConfigMap (engine_config_maps.py) it is not joined to the pod
+# that mounts it, so that pod's node selector says nothing here either.
+_LLAMA_SWAP_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's path "
+                   "-> device: a llama-swap config has no field that names one, and the node selector of a pod that "
+                   "mounts it from a ConfigMap is not read for its models)")
+
+# SkyPilot names the device in `resources.accelerators` (adapters/skypilot.py, SkyPilot's names).
+_SKYPILOT_FIX = ("state the device (`resources.accelerators` in the task, such as `accelerators: H100:8` or "
+                 "`A100-80GB:1`, or `default-accelerator:` in .ctxlint.yaml)")
+
+# A Ray Serve LLM config names the device in `accelerator_type` (ray_serve.py via crds_kuberay.llm_config): Ray's
+# type is NVML's model word, so its `A100` is either size.
+_RAY_SERVE_FIX = ("state the device (`accelerator_type` in the LLM config, such as `accelerator_type: L4`: Ray's "
+                  "`A100` is either size; or `default-accelerator:` in .ctxlint.yaml)")
+
+# A CloudFormation template names the device in the endpoint config's `ProductionVariants[].InstanceType`
+# (adapters/cloudformation.py), read where the template holds its value (a literal or a parameter's `Default`).
+_CFN_FIX = ("state the device (the endpoint config's `ProductionVariants[].InstanceType`, such as `ml.g5.2xlarge`, "
+            "as a value the template holds: a literal or its parameter's `Default`; or `default-accelerator:` in "
+            ".ctxlint.yaml)")
+
+_FORMAT_FIXES = {"llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
+                 "cloudformation": _CFN_FIX}
 
 
 # Akash SDL names the device in the compute profile (adapters/akash_gpus.py): `nvidia:` without a model is any GPU.
@@ -114,4 +139,6 @@ def _advice(dep: Deployment, role: Role) -> str:
         return _SCRIPT_FIX
     if dep.input_format == "truss":
         return _TRUSS_FIX
+    if dep.input_format in _FORMAT_FIXES:
+        return _FORMAT_FIXES[dep.input_format]
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]
