@@ -144,7 +144,7 @@ class _Index:
             labels = ", ".join(f"{k}={v}" for k, v in ref.value)
             found = self.selected(ref.value, ref.source.file)
             if not found:
-                return [], f"no workload {_HERE} has the pod labels {labels} ({where(ref.source)})"
+                return [], f"no engine workload {_HERE} has the pod labels {labels} ({where(ref.source)}){_NOT_ENGINES}"
             return [Target(d, f"selector {labels} ({where(ref.source)}) -> {_workload(d)}") for d in found], ""
         if ref.kind in HOPS:
             prefix = HOPS[ref.kind]
@@ -181,14 +181,14 @@ class _Index:
             routers = [r for r in self.routers if set(svc.selector) <= set(r.labels)]
             if routers:
                 return self._through(routers, step, hops)
-            return [], f"{step}, which no workload {_HERE} has"
+            return [], f"{step}, which no engine workload {_HERE} has{_NOT_ENGINES}"
         found = self.named(name, ref.source.file)
         if found:
             return [Target(d, f"{said} is the name of {_workload(d)}") for d in found], ""
         routers = [r for r in self.routers if r.key == f"router/{name}"]
         if routers:
             return self._through(routers, said, hops)
-        return [], f"{said} ({where(ref.source)}) names no Service or workload {_HERE}"
+        return [], f"{said} ({where(ref.source)}) names no Service or engine workload {_HERE}"
 
     def _through(self, routers: List[Route], step: str, hops: int) -> Tuple[List[Target], str]:
         """Follow the backends of routers (workloads that pass requests on, e.g. the SGLang router)."""
@@ -218,6 +218,9 @@ class _Index:
 # its own group only: an engine in another directory (a LiteLLM config in `config/` beside `../compose.yaml`) is
 # not followed, which the message says rather than "none of the checked files" (sweep 46).
 _HERE = "in the checked files of its directory (routes are not followed into another directory)"
+# A pod whose labels match but whose containers start no engine ctxlint reads is no target: llama-swap (its models
+# are read from its config, not joined to the pod: need_advice._LLAMA_SWAP_FIX), a server of the project's own.
+_NOT_ENGINES = " (a pod that starts no engine ctxlint reads, such as llama-swap or a server of its own, is none)"
 
 
 def _nearest(found: list, near: str) -> list:

@@ -83,7 +83,7 @@ def test_a_missing_backend_host_is_not_joined_by_name(tmp_path):
     out = _check(tmp_path, VLLM, "qwen", api_base="http://sub:8080/v1", select="CTX606,CTX607")
     assert out == (
         f"{tmp_path}/litellm_config.yaml:3:52: CTX607 [info] cannot verify the LiteLLM route main: host sub "
-        f"({tmp_path}/litellm_config.yaml:3) names no Service or workload in the checked files of its directory "
+        f"({tmp_path}/litellm_config.yaml:3) names no Service or engine workload in the checked files of its directory "
         "(routes are not followed into another directory). Its window, output limit and model name were not "
         "compared with any engine; check the backend's files together with the gateway's, in its directory "
         "(route-not-verified)\n")

@@ -277,3 +277,41 @@ def test_llama_server_alias_is_the_name_it_serves(tmp_path, alias, upstream):
         f"    litellm_params: {{model: openai/{upstream}, api_base: http://main:8000}}\n")
     out = run(["check", str(tmp_path), "--select", "CTX606", "--fail-on", "never"]).out
     assert out == "", out
+
+
+# Sweep 32, rrumana/k8s-homelab-2@3e8775d5:cluster/apps/ai/llama-backend: a LiteLLM route to a Service whose selector
+# matches a Deployment in the same directory that runs llama-swap (its models in a ConfigMap beside it), which ctxlint
+# reads no engine from. The message said no workload there had the labels; one has, and it is not an engine.
+LLAMA_SWAP_POD = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: llama-swap}
+spec:
+  selector: {matchLabels: {app: llama-swap}}
+  template:
+    metadata: {labels: {app: llama-swap}}
+    spec:
+      containers:
+        - name: llama-swap
+          image: ghcr.io/mostlygeek/llama-swap:v174-vulkan
+          args: [--config, /config/config.yaml]
+          resources: {limits: {amd.com/gpu: "1"}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: llama-swap}
+spec:
+  selector: {app: llama-swap}
+  ports: [{port: 8000}]
+"""
+
+
+def test_a_service_over_a_pod_that_runs_no_engine_is_said_so(tmp_path):
+    (tmp_path / "llama-swap.yaml").write_text(LLAMA_SWAP_POD)
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: gpt-oss-20b\n    litellm_params: {model: openai/gpt-oss-20b, "
+        "api_base: http://llama-swap.ai.svc.cluster.local:8000/v1}\n")
+    out = run(["check", str(tmp_path), "--select", "CTX607", "--fail-on", "never"]).out
+    assert ("Service llama-swap (" in out and "selects app=llama-swap, which no engine workload in the checked files "
+            "of its directory (routes are not followed into another directory) has (a pod that starts no engine "
+            "ctxlint reads, such as llama-swap or a server of its own, is none)" in out)

@@ -25,5 +25,5 @@ def test_a_gateway_in_a_subfolder_says_its_directory_was_searched(tmp_path):
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "litellm.yaml").write_text(LITELLM)
     out = run(["check", str(tmp_path), "--isolated", "--select", "CTX607"]).out
-    assert "host vllm-main (" in out and ("names no Service or workload in the checked files of its directory "
+    assert "host vllm-main (" in out and ("names no Service or engine workload in the checked files of its directory "
                                           "(routes are not followed into another directory)") in out, out
