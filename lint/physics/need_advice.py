@@ -73,8 +73,12 @@ _CFN_FIX = ("state the device (the endpoint config's `ProductionVariants[].Insta
             "as a value the template holds: a literal or its parameter's `Default`; or `default-accelerator:` in "
             ".ctxlint.yaml)")
 
+# An srt-slurm recipe names the device in `resources.gpu_type` (adapters/srt_recipe.py), srtctl's lower-case names.
+_SRT_FIX = ("state the device (`resources.gpu_type` in the recipe, such as `gpu_type: h100` or `gb200`, or "
+            "`default-accelerator:` in .ctxlint.yaml)")
+
 _FORMAT_FIXES = {"llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
-                 "cloudformation": _CFN_FIX}
+                 "cloudformation": _CFN_FIX, "srt-slurm": _SRT_FIX}
 
 
 # Akash SDL names the device in the compute profile (adapters/akash_gpus.py): `nvidia:` without a model is any GPU.

@@ -1,12 +1,13 @@
 """CTX208's advice on where to state a device names a field the checked file has (physics/need_advice.py).
 
-A llama-swap config, a SkyPilot task, a Ray Serve config, a serving.properties and a CloudFormation template were
-told to "state the device (a nodeSelector such as nvidia.com/gpu.product ...)": none of them has a node selector, and
-the pod that mounts a llama-swap ConfigMap is not read for its models, so that advice could not be followed. The
+A llama-swap config, a SkyPilot task, a Ray Serve config, a serving.properties, a CloudFormation template and an
+srt-slurm recipe were told to "state the device (a nodeSelector such as nvidia.com/gpu.product ...)": none of them
+has a node selector, and the pod that mounts a llama-swap ConfigMap is not read for its models, so that advice could
+not be followed. The
 thirty-second sweep saw llama-swap configs without a device at Isuhail29/affordable-local-llm-research@6a497725:
 llama-swap.yaml (llama-server.exe on Windows, nine models) and andermurias/llamactl@8b22e95e:llama-swap.yaml (a Mac);
 the other shapes are the ones the earlier sweeps read (SkyPilot tasks, Ray Serve LLM configs, LMI serving.properties,
-CloudFormation SageMaker endpoints), here without the field that names the device.
+CloudFormation SageMaker endpoints, srt-slurm recipes), here without the field that names the device.
 """
 from __future__ import annotations
 
@@ -106,6 +107,20 @@ Resources:
         InstanceType: !Ref InstanceType
 """
 
+# An srt-slurm recipe (samples/srt-slurm/disagg.yaml's shape) without `resources.gpu_type`.
+SRT_RECIPE = """\
+name: qwen3-32b-agg
+model: {path: qwen3-32b, container: "lmsysorg/sglang:v0.5.5.post2", precision: bf16}
+resources:
+  gpus_per_node: 8
+  agg_nodes: 1
+  agg_workers: 1
+backend:
+  type: sglang
+  sglang_config:
+    aggregated: {served-model-name: Qwen/Qwen3-32B, tensor-parallel-size: 8, context-length: 40960}
+"""
+
 
 def _advice(tmp_path, name: str, text: str) -> str:
     path = tmp_path / name
@@ -129,6 +144,8 @@ def _advice(tmp_path, name: str, text: str) -> str:
     ("template.yaml", CLOUDFORMATION, "the endpoint config's `ProductionVariants[].InstanceType`, such as "
      "`ml.g5.2xlarge`, as a value the template holds: a literal or its parameter's `Default`; or "
      "`default-accelerator:` in .ctxlint.yaml)"),
+    ("recipe.yaml", SRT_RECIPE, "`resources.gpu_type` in the recipe, such as `gpu_type: h100` or `gb200`, or "
+     "`default-accelerator:` in .ctxlint.yaml)"),
 ])
 def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     advice = _advice(tmp_path, name, text)
@@ -139,6 +156,7 @@ def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     ("task.yaml", SKYPILOT, ("  cpus: 8\n", "  accelerators: A100-80GB:1\n")),
     ("serve.yaml", RAY_SERVE, ("      engine_kwargs:\n", "      accelerator_type: L4\n      engine_kwargs:\n")),
     ("template.yaml", CLOUDFORMATION, ("    Type: String\n", "    Type: String\n    Default: ml.g5.2xlarge\n")),
+    ("recipe.yaml", SRT_RECIPE, ("resources:\n", "resources:\n  gpu_type: gb200\n")),
 ])
 def test_following_the_advice_states_the_device(tmp_path, name, text, fixed):
     """The field each piece of advice names is one ctxlint reads: written as it says, the role has its device."""
