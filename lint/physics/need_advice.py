@@ -77,8 +77,13 @@ _CFN_FIX = ("state the device (the endpoint config's `ProductionVariants[].Insta
 _SRT_FIX = ("state the device (`resources.gpu_type` in the recipe, such as `gpu_type: h100` or `gb200`, or "
             "`default-accelerator:` in .ctxlint.yaml)")
 
+# A KubeAI Model names the device by its `resourceProfile` (crds_kubeai.PROFILES, the chart's default profiles); a
+# profile of the operator's own is defined in the KubeAI chart's values, which the Model file does not hold.
+_KUBEAI_FIX = ("state the device (a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
+               "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)")
+
 _FORMAT_FIXES = {"llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
-                 "cloudformation": _CFN_FIX, "srt-slurm": _SRT_FIX}
+                 "cloudformation": _CFN_FIX, "srt-slurm": _SRT_FIX, "kubeai": _KUBEAI_FIX}
 
 
 # Akash SDL names the device in the compute profile (adapters/akash_gpus.py): `nvidia:` without a model is any GPU.

@@ -1,13 +1,13 @@
 """CTX208's advice on where to state a device names a field the checked file has (physics/need_advice.py).
 
-A llama-swap config, a SkyPilot task, a Ray Serve config, a serving.properties, a CloudFormation template and an
-srt-slurm recipe were told to "state the device (a nodeSelector such as nvidia.com/gpu.product ...)": none of them
-has a node selector, and the pod that mounts a llama-swap ConfigMap is not read for its models, so that advice could
-not be followed. The
-thirty-second sweep saw llama-swap configs without a device at Isuhail29/affordable-local-llm-research@6a497725:
-llama-swap.yaml (llama-server.exe on Windows, nine models) and andermurias/llamactl@8b22e95e:llama-swap.yaml (a Mac);
-the other shapes are the ones the earlier sweeps read (SkyPilot tasks, Ray Serve LLM configs, LMI serving.properties,
-CloudFormation SageMaker endpoints, srt-slurm recipes), here without the field that names the device.
+A llama-swap config, a SkyPilot task, a Ray Serve config, a serving.properties, a CloudFormation template, an
+srt-slurm recipe and a KubeAI Model were told to "state the device (a nodeSelector such as nvidia.com/gpu.product
+...)": none of them has a node selector, and the pod that mounts a llama-swap ConfigMap is not read for its models, so
+that advice could not be followed. The thirty-second sweep saw llama-swap configs without a device at
+Isuhail29/affordable-local-llm-research@6a497725:llama-swap.yaml (llama-server.exe on Windows, nine models) and
+andermurias/llamactl@8b22e95e:llama-swap.yaml (a Mac); the other shapes are the ones the earlier sweeps read
+(SkyPilot tasks, Ray Serve LLM configs, LMI serving.properties, CloudFormation SageMaker endpoints, srt-slurm
+recipes, KubeAI Models), here without the field that names the device.
 """
 from __future__ import annotations
 
@@ -121,6 +121,19 @@ backend:
     aggregated: {served-model-name: Qwen/Qwen3-32B, tensor-parallel-size: 8, context-length: 40960}
 """
 
+# A KubeAI Model whose profile is one of the operator's own (defined in the KubeAI chart's values, not in this file).
+KUBEAI = """\
+apiVersion: kubeai.org/v1
+kind: Model
+metadata: {name: llama-3.1-8b}
+spec:
+  features: [TextGeneration]
+  url: hf://meta-llama/Llama-3.1-8B-Instruct
+  engine: VLLM
+  args: [--max-model-len=32768]
+  resourceProfile: nvidia-gpu-custom:1
+"""
+
 
 def _advice(tmp_path, name: str, text: str) -> str:
     path = tmp_path / name
@@ -146,6 +159,8 @@ def _advice(tmp_path, name: str, text: str) -> str:
      "`default-accelerator:` in .ctxlint.yaml)"),
     ("recipe.yaml", SRT_RECIPE, "`resources.gpu_type` in the recipe, such as `gpu_type: h100` or `gb200`, or "
      "`default-accelerator:` in .ctxlint.yaml)"),
+    ("model.yaml", KUBEAI, "a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
+     "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)"),
 ])
 def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     advice = _advice(tmp_path, name, text)
@@ -157,6 +172,7 @@ def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     ("serve.yaml", RAY_SERVE, ("      engine_kwargs:\n", "      accelerator_type: L4\n      engine_kwargs:\n")),
     ("template.yaml", CLOUDFORMATION, ("    Type: String\n", "    Type: String\n    Default: ml.g5.2xlarge\n")),
     ("recipe.yaml", SRT_RECIPE, ("resources:\n", "resources:\n  gpu_type: gb200\n")),
+    ("model.yaml", KUBEAI, ("nvidia-gpu-custom:1", "nvidia-gpu-l4:1")),
 ])
 def test_following_the_advice_states_the_device(tmp_path, name, text, fixed):
     """The field each piece of advice names is one ctxlint reads: written as it says, the role has its device."""
