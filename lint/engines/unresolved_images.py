@@ -28,6 +28,11 @@ _ENGINES = ("vllm", "sglang", "tgi", "llamacpp", "lmdeploy", "trtllm")
 LABELS = {"vllm": "vLLM", "sglang": "SGLang", "tgi": "TGI", "llamacpp": "llama.cpp", "lmdeploy": "LMDeploy",
           "trtllm": "TensorRT-LLM"}
 _SIZES = {"context", "kv_pool", "memory", "parallel"}  # the settings no non-engine tool is likely to share
+# ...except these, which other programs take too, with the same meaning or another: `--device cuda` (an embedding
+# or speech server, any PyTorch script), torchrun's rendezvous flags (`torchrun --nnodes 2 --node-rank 0
+# --master-addr H --master-port P train.py`, a training job's), `--block-size` (a trainer's): beside an engine's own
+# setting they are listed, alone they are no sign of an engine and weigh for none
+_SHARED = {"--device", "--nnodes", "--node-rank", "--master-addr", "--master-port", "--block-size"}
 
 
 def name_unresolved(image: Optional[str]) -> bool:
@@ -49,13 +54,23 @@ def engine_flags(tokens: Sequence[Union[Token, str]]) -> Tuple[Optional[str], Li
     best: List[Tuple[int, str, List[str]]] = []
     for engine in _ENGINES:
         spec = spec_for(engine)
-        found = [(t, set(f.tags)) for t in typed if (f := spec.find(t)[0]) is not None]
+        # a flag as the engine spells it, never an abbreviation its parser would take (`--max-seq-len` is vLLM's
+        # `--max-seq-len-to-capture` only by argparse's prefix match: a trainer's flag of its own)
+        found = [(t, set(f.tags)) for t in typed if (f := _exact(spec, t)) is not None]
         checked = [t for t, tags in found if tags & (_SIZES | {"model"})]
-        if any(tags & _SIZES for _, tags in found):
-            best.append((len(checked), engine, checked))
+        if any(tags & _SIZES for t, tags in found if t not in _SHARED):
+            best.append((len([t for t in checked if t not in _SHARED]), engine, checked))
     if not best:
         return None, []
     best.sort(key=lambda b: -b[0])
     top = [b for b in best if b[0] == best[0][0]]
     flags = list(dict.fromkeys(t for b in top for t in b[2]))
     return (top[0][1] if len(top) == 1 else None), flags
+
+
+def _exact(spec, typed: str):
+    """The engine's flag `typed` spells in full (`_` for `-` where its parser rewrites them), else None."""
+    found = spec.lookup.get(typed)
+    if found is None and spec.underscore_equals_dash and typed.startswith("--"):
+        found = spec.lookup.get("--" + typed[2:].replace("_", "-"))
+    return found

@@ -122,3 +122,24 @@ def test_scripts_that_are_no_engines_are_not_said():
         "vllm/vllm-openai:v0.8.5", '["/bin/sh", "-c", "/scripts/prep.sh && vllm serve Qwen/Qwen2.5-7B-Instruct"]')
     assert notes == [] and len(result.deployments) == 1
     assert _script_notes("vllm/vllm-openai:v0.8.5", '["/bin/sh", "-c", "$START_SCRIPT"]')[2] == []
+
+
+def test_other_programs_flags_are_no_engine_sign():
+    # a training job's torchrun (its rendezvous flags are vLLM's and SGLang's spellings too), a trainer's
+    # `--max-seq-len` (vLLM's `--max-seq-len-to-capture` only by argparse's prefix match), an embedding or speech
+    # server's `--device cuda`: none of them says an engine runs, and none is named an engine's flag
+    for args in ('["torchrun", "--nnodes", "2", "--node-rank", "0", "--master-addr", "h", "--master-port", "29500", '
+                 '"train.py", "--model", "m", "--max-seq-len", "4096"]',
+                 '["v2", "--model-id", "BAAI/bge-small-en-v1.5", "--port", "7997", "--device", "cuda"]',
+                 '["--model", "large-v3", "--device", "cuda", "--block-size", "16"]'):
+        text = DEPLOYMENT.replace("IMAGE", "${APP_IMAGE}").replace(
+            DEPLOYMENT[DEPLOYMENT.index("          args:"):DEPLOYMENT.index("          resources")],
+            f"          args: {args}\n")
+        _, notes = _notes(text)
+        assert notes == [], (args, [n.message for n in notes])
+
+
+def test_shared_flags_beside_an_engine_setting_are_listed_but_weigh_for_none():
+    text = DEPLOYMENT.replace("IMAGE", "${IMAGE}").replace('"--model"', '"--device"').replace('"${MODEL}"', '"cuda"')
+    _, [note] = _notes(text)
+    assert "--device, --tensor-parallel-size and --max-model-len (vLLM's flags)" in note.message
