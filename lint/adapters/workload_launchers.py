@@ -83,12 +83,31 @@ class Launchers:
                     at += 1
             if at is not None and at < len(texts) and texts[at].endswith((".sh", ".bash")) and "$" not in texts[at]:
                 label = LABELS.get(engine, engine)
+                volume = self.script_volume(texts[at])
+                held = ", which no file checked holds (the image's own, or mounted from a volume)" if volume is None \
+                    else f" from the volume {volume}: ctxlint reads no script a pod mounts"
                 out.diagnostics.append(Diagnostic(UNRESOLVED, (
-                    f"the container {self.c.name or '(unnamed)'} runs script {texts[at]}, which no file checked holds "
-                    f"(the image's own, or mounted from a volume), so the {label} engine it starts is not checked; "
+                    f"the container {self.c.name or '(unnamed)'} runs script {texts[at]}{held}, "
+                    f"so the {label} engine it starts is not checked; "
                     f"state the command that starts it (`{ENGINE_COMMANDS.get(engine, engine)} ...`) in the "
                     "container"), self.token_source(cmd.tokens[at]), None))
                 return
+
+    def script_volume(self, path: str) -> Optional[str]:
+        """The volume the container mounts over the script's path (`/scripts` holding `/scripts/start.sh`, often a
+        ConfigMap's, which may be in a checked file), named with where it is mounted; None when no mount covers it."""
+        from ctxlint.nodes import MAP, SEQ
+
+        node = self.c.node
+        mounts = node.get("volumeMounts") if node is not None and node.kind == MAP else None
+        for mount in mounts.value if mounts is not None and mounts.kind == SEQ else ():
+            if mount.kind != MAP:
+                continue
+            at, name = mount.get("mountPath"), mount.get("name")
+            at = at.value if at is not None and isinstance(at.value, str) else None
+            if at and path.startswith("/") and (path == at or path.startswith(at.rstrip("/") + "/")):
+                return f"{name.value if name is not None else '(unnamed)'} (mounted at {at})"
+        return None
 
     def unattributed_run(self, tokens, out: Reading) -> None:
         """`docker run [opts] IMAGE ARGS` that starts no engine ctxlint knows: the words after the image go to its

@@ -143,3 +143,28 @@ def test_shared_flags_beside_an_engine_setting_are_listed_but_weigh_for_none():
     text = DEPLOYMENT.replace("IMAGE", "${IMAGE}").replace('"--model"', '"--device"').replace('"${MODEL}"', '"cuda"')
     _, [note] = _notes(text)
     assert "--device, --tensor-parallel-size and --max-model-len (vLLM's flags)" in note.message
+
+
+def test_a_script_a_volume_mounts_is_said_as_the_volume_s_not_as_in_no_file():
+    # the common shape: a ConfigMap of the same file holds start.sh, mounted at /scripts. "no file checked holds"
+    # was false there (the ConfigMap is in the file checked): the note names the volume and says it is not read
+    text = """\
+apiVersion: v1
+kind: ConfigMap
+metadata: {name: start}
+data:
+  start.sh: |
+    vllm serve Qwen/Qwen2.5-7B-Instruct --max-model-len 8192
+---
+""" + SCRIPTED.replace("IMAGE", "vllm/vllm-openai:v0.8.5").replace("COMMAND", '["/bin/bash", "/scripts/start.sh"]') \
+        .replace("          resources:", "          volumeMounts: [{name: scripts, mountPath: /scripts/}]\n"
+                 "          resources:") + "      volumes: [{name: scripts, configMap: {name: start}}]\n"
+    result = adapt(text)
+    [note] = [d for d in result.diagnostics if "runs script /scripts/start.sh" in d.message]
+    assert "no file checked holds" not in note.message
+    assert "from the volume scripts (mounted at /scripts/): ctxlint reads no script a pod mounts, so the vLLM " \
+           "engine it starts is not checked" in note.message
+    # a mount elsewhere is no holder of the script
+    text = text.replace("mountPath: /scripts/", "mountPath: /config")
+    [note] = [d for d in adapt(text).diagnostics if "runs script /scripts/start.sh" in d.message]
+    assert "which no file checked holds" in note.message
