@@ -97,6 +97,13 @@ class _Reader(Positions, Devices, Versions, ConfigSettings, Launchers):
         c, out = self.c, Reading()
         image = c.image_text if c.image_text is not None else c.image.value if c.image is not None \
             and c.image.kind == SCALAR and isinstance(c.image.value, str) else None
+        if c.k8s_refs and not c.compose_refs and c.command is not None and c.command.kind == SEQ \
+                and len(c.command.value) == 1 and c.command.value[0].value == "/tgi-entrypoint.sh" \
+                and "text-generation" in str(image):
+            from ctxlint.engines.image_builds import tgi_entrypoint_splits  # rare: only such a command pays
+
+            if tgi_entrypoint_splits(image):  # the image's own ENTRYPOINT, named again: the args go to it as without
+                self.c = c = replace(c, command=None, args_only=True)
         dlc, lmi = False, None  # only an image named so pays for the import: its entrypoint drops the words given it
         if c.args_only and c.preset is None and image is not None and "-tgi-inference" in image:
             from ctxlint.adapters.sagemaker_env import tgi_entrypoint

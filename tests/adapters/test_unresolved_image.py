@@ -168,3 +168,32 @@ data:
     text = text.replace("mountPath: /scripts/", "mountPath: /config")
     [note] = [d for d in adapt(text).diagnostics if "runs script /scripts/start.sh" in d.message]
     assert "which no file checked holds" in note.message
+
+
+def test_tgi_s_own_entrypoint_script_named_as_the_command_is_read_as_the_image_runs_it():
+    # `command: ["/tgi-entrypoint.sh"]` on a TGI image whose ENTRYPOINT is that script (image_builds
+    # .tgi_entrypoint_splits) is the image's entrypoint named again: the args reach the launcher as without it
+    tgi = """\
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: tgi}
+spec:
+  template:
+    spec:
+      containers:
+        - name: tgi
+          image: ghcr.io/huggingface/text-generation-inference:2.4.0
+COMMAND          args: ["--model-id", "Qwen/Qwen2.5-7B-Instruct", "--max-total-tokens", "9000"]
+          resources: {limits: {nvidia.com/gpu: "1"}}
+"""
+    plain = adapt(tgi.replace("COMMAND", ""))
+    named = adapt(tgi.replace("COMMAND", '          command: ["/tgi-entrypoint.sh"]\n'))
+    assert not [d for d in named.diagnostics if "runs script" in d.message]
+    assert len(named.deployments) == len(plain.deployments) == 1
+    assert named.deployments[0].engine == plain.deployments[0].engine
+    role = named.deployments[0].roles[0]
+    assert role.context_length.value == plain.deployments[0].roles[0].context_length.value == 9000
+    assert role.context_length.source.line == 11  # at the args' value, one line below the `command`
+    # an image whose entrypoint the tag does not say (1.4.5 started the launcher itself): still said
+    older = adapt(tgi.replace("2.4.0", "1.4.5").replace("COMMAND", '          command: ["/tgi-entrypoint.sh"]\n'))
+    assert [d for d in older.diagnostics if "runs script /tgi-entrypoint.sh" in d.message]
