@@ -28,6 +28,7 @@ from ..records import record
 _URI = lazy_compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope|hdfs|webhdfs|"
                     r"storage)://", re.I)
 _HF_HOSTS = lazy_compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
+_NAMESPACE = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")  # a Hub user's or organisation's name
 _CACHE_DIR = lazy_compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
 # Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first: a tag that ends with
 # another (`quantized.w4a16`, RedHat's and Neural Magic's) before it, or the shorter leaves `-quantized` behind.
@@ -59,6 +60,7 @@ class ModelRef:
     weights: Optional[WeightFormat]  # what the name says about the weights
     local: bool  # a filesystem path (not a repository id)
     via: str  # how the name was found: "id", "uri", "path", "hf-cache", "gguf"
+    read_as: str = ""  # how a name a tool composed was taken apart (llamacpp_cache_file), said in the match
 
     @property
     def org(self) -> Optional[str]:
@@ -190,6 +192,12 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         name = name[:-5]
         via = "gguf"
         name = re.sub(r"-\d{5}-of-\d{5}$", "", name)  # split GGUF shards
+        cached = llamacpp_cache_file(name) if "-gguf_" in name.lower() else None
+        if cached is not None:
+            repo, file = cached
+            base, weights = strip_quant(norm(file), True)
+            return ModelRef(written, repo, file, base, weights, True, via,
+                            f"llama.cpp's -hf cache name of {repo}'s file {file}")
     # The last two segments may be "org/name" (`pvc://claim/org/name`, `/models/org/name`); a
     # wrong pair (`models/Qwen3-8B`) simply matches no catalog id, and the bare name is tried next.
     repo_id = "/".join(parts[-2:]) if len(parts) >= 2 else None
@@ -198,6 +206,38 @@ def _parse_text(text: str) -> Optional[ModelRef]:
     if match and gguf_format(match.group(1)) is not None:
         ref = ModelRef(ref.written, ref.repo_id, ref.name, ref.base, gguf_format(match.group(1)), ref.local, ref.via)
     return ref
+
+
+def dashed_id(folder: str) -> bool:
+    """`folder` is a repository id `org/name` written `org--name` (huggingface_hub's cache folder without its
+    `models--`): an id holds no "--" (huggingface/huggingface_hub@b7f86ddc2e42fa6364ecf2f8dc7b158acd40935b:src/
+    huggingface_hub/utils/_validators.py validate_repo_id), so exactly one "--" parts it one way, whatever the
+    organisation. An organisation's name holds no '_' (`some_one--X` is not one); a '_' elsewhere may be a name's own
+    character, so `org_name` is read only for the catalog's organisations (resolve._normalized)."""
+    org, found, rest = folder.partition("--")
+    return bool(found and rest and "--" not in rest and _NAMESPACE.fullmatch(org))
+
+
+def llamacpp_cache_file(name: str) -> Optional[Tuple[str, str]]:
+    """(repository id, file name) of a GGUF file llama.cpp's `-hf org/repo[:quant]` saved in its cache as
+    `<org>_<repo>_<path in the repository>` with each '/' written '_' (ggml-org/llama.cpp#10550, from Nov 2024
+    until the Hugging Face cache layout of ggml-org/llama.cpp#20775; `name` without `.gguf` and shard suffix).
+    The join is lossy ('_' is also a name's character), so it is taken apart only where it reads one way: a
+    repository named `<X>-GGUF` after the first '_' (a GGUF repository's convention), and a file name after a
+    later '_' whose network is the repository's (both X once their quantization tags are removed); else None."""
+    lower = name.lower()
+    start = lower.find("-gguf_")
+    while start > 0:
+        org, sep, repo = name[:start + 5].partition("_")
+        network = strip_quant(norm(repo), True)[0] if sep and org and repo else ""
+        rest = name[start + 6:]
+        cuts = [-1] + [i for i, c in enumerate(rest) if c == "_"]
+        for cut in cuts:  # the longest tail first: a subfolder (`UD-Q8_K_XL/`) is before the file's own name
+            file = rest[cut + 1:]
+            if network and file and strip_quant(norm(file), True)[0] == network:
+                return f"{org}/{repo}", file
+        start = lower.find("-gguf_", start + 1)
+    return None
 
 
 def _ref(written: str, repo_id: Optional[str], name: str, local: bool, via: str, gguf: bool = False) -> ModelRef:

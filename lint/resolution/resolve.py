@@ -30,7 +30,7 @@ from functools import lru_cache
 from typing import Any, Dict, Mapping, Optional, Sequence, Tuple
 
 from ctxlint.resolution import catalog
-from ctxlint.resolution.names import ModelRef, hub_uri, norm, parse_ref, strip_quant, unabliterated
+from ctxlint.resolution.names import ModelRef, dashed_id, hub_uri, norm, parse_ref, strip_quant, unabliterated
 from ctxlint.physics.models import arch_from_mapping
 from ctxlint.physics.weights import WeightFormat
 
@@ -230,9 +230,11 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
     names += [norm(ref.name), ref.base]
     # bartowski-style GGUF files (`Qwen_QwQ-32B-Q4_K_M`), and a folder named for a repository id the way the Hub's
     # cache joins one (`meta-llama--Llama-3.1-8B-Instruct`, huggingface_hub's repo_folder_name without `models--`)
+    spelled = None  # the `org--name` of an organisation the catalog does not hold (names.dashed_id), said if matched
     for sep in ("_", "--"):
         org, found, rest = ref.name.partition(sep)
-        if found and norm(org) in catalog.orgs():
+        if found and (norm(org) in catalog.orgs() or sep == "--" and dashed_id(ref.name)):
+            spelled = None if norm(org) in catalog.orgs() else f"{org}/{rest}"
             names.append(f"{norm(org)}/{strip_quant(norm(rest), ref.via == 'gguf')[0]}")
     # a GGUF file named `<publisher>.<name>-<quant>` (unsloth.Devstral-..., DevQuasar's ruliad.deepthought-...): a
     # prefix of letters only, so a version's dot (`Qwen2.5-7B`, `Llama-3.1-8B`) is never read as one
@@ -245,6 +247,9 @@ def _normalized(ref: ModelRef) -> Optional[Resolution]:
             # the prefix dropped is said: it is read as a publisher's, not checked as one
             how = f"{_by_name(ref)} without the prefix '{org}.' (read as its publisher's)" \
                 if name == published and name not in names else _by_name(ref)
+            if spelled and name == names[-1] and name not in names[:-1]:
+                how += f" read as {spelled} (a repository id with its '/' written '--', as the Hugging Face cache " \
+                       "names a repository's folder)"
             return _hit_resolution(ref, hit, how)
     plain, dropped = unabliterated(ref.base)
     hit = catalog.find(plain) if plain else None
@@ -277,6 +282,8 @@ def _by_name(ref: ModelRef) -> str:
     not known: a guess), or a repository id's name."""
     if ref.via == "uri" and not hub_uri(ref):
         return "the storage URI's folder name"
+    if ref.read_as:
+        return f"its file name, read as {ref.read_as}"
     return "its folder name" if ref.local else "name"
 
 
