@@ -25,7 +25,8 @@ def test_gemma_4_12b_caches_one_512_wide_kv_head_in_its_eight_full_layers():
     assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [5, 11, 17, 23, 29, 35, 41, 47]
     assert arch.layer_kinds.count(SLIDING) == 40
     assert arch.max_position_embeddings == 262144  # Google's fix of the released 131072 (Hub discussion #11)
-    assert arch.model_type == "gemma4_unified_text" and arch.vision_params_b == 0.0  # no tower: encoder-free
+    # no tower (encoder-free): its vision parameters are the patch embedder's (see the parameters test below)
+    assert arch.model_type == "gemma4_unified_text" and arch.vision_params_b == 0.0499
     # vLLM: the 40 window layers keep at most 1024 tokens; a token costs the 8 full layers, one KV head of 512
     # (K and V both held): 8 x 2 x 1 x 512 x 2 bytes
     assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 8 * 2 * 512 * 2 == 16_384
@@ -78,8 +79,56 @@ def test_gemma_4_12b_parameters_are_its_decoder():
     full = 3840 * (8192 + 2 * 512) + 8192 * 3840 + mlp_norms
     total = 40 * window + 8 * full + 3840 + 262144 * 3840
     assert total == 11_922_681_600
-    assert arch.total_params_b == round(total / 1e9, 4) == 11.9227  # the header's 11,959,730,224 adds the embedders
+    # the vision embedder vLLM and SGLang load beside it (gemma4_unified.py): LayerNorm, Linear 6912 -> 3840 with
+    # bias, LayerNorm, a 1120 x 2 x 3840 position table, LayerNorm; its projection 3840 -> 3840 without bias
+    vision = 2 * 6912 + 6912 * 3840 + 3840 + 2 * 3840 + 1120 * 2 * 3840 + 2 * 3840 + 3840 * 3840
+    assert vision == 49_922_304 and arch.vision_params_b == round(vision / 1e9, 4)
+    assert arch.total_params_b == round((total + vision) / 1e9, 4) == 11.9726
+    # the header's 11,959,730,224: the text model as stored (no V slot in the full layers, the norms counted) plus
+    # the embedder and the uncounted audio projection (640 x 3840)
+    stored_text = total - 8 * 3840 * 512 + 397_312
+    assert abs(11_959_730_224 - stored_text - vision - 640 * 3840) < 100
     assert arch.embed_params_b == round(262144 * 3840 / 1e9, 4) and arch.lm_head_params_b == 0.0
+
+
+UNIFIED_CONFIG = {
+    "architectures": ["Gemma4UnifiedForConditionalGeneration"], "model_type": "gemma4_unified",
+    "tie_word_embeddings": True,
+    "text_config": {
+        "model_type": "gemma4_unified_text", "hidden_size": 3840, "intermediate_size": 15360, "num_hidden_layers": 48,
+        "num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 256, "global_head_dim": 512,
+        "num_global_key_value_heads": 1, "attention_k_eq_v": True, "sliding_window": 1024, "vocab_size": 262144,
+        "max_position_embeddings": 262144, "tie_word_embeddings": True, "hidden_size_per_layer_input": 0,
+        "num_kv_shared_layers": 0, "enable_moe_block": False,
+        "layer_types": ["full_attention" if i % 6 == 5 else "sliding_attention" for i in range(48)]},
+    # the checkpoint's: an embedder's keys, neither num_hidden_layers nor hidden_size
+    "vision_config": {"model_type": "gemma4_unified_vision", "mm_embed_dim": 3840, "mm_posemb_size": 1120,
+                      "model_patch_size": 48, "num_soft_tokens": 280, "output_proj_dims": 3840, "patch_size": 16,
+                      "pooling_kernel_size": 3, "rms_norm_eps": 1e-6},
+    "audio_config": {"model_type": "gemma4_unified_audio", "audio_embed_dim": 640, "audio_samples_per_token": 640,
+                     "output_proj_dims": 640, "rms_norm_eps": 1e-6},
+}
+
+
+def test_gemma_4_12b_takes_sglangs_vlm_memory_reduction():
+    # SGLang 0.5.13 calls Gemma4UnifiedForConditionalGeneration multimodal (not text by default) and reduces an
+    # automatic mem_fraction_static for it; its vision config names neither num_hidden_layers nor hidden_size, so
+    # the rule takes 24 x 1024, ViT-L/14's own: a complexity ratio of 1, x 0.95 (server_args.py
+    # adjust_mem_fraction_for_vlm). Before, the entry had no vision parameters and kept the whole fraction.
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
+    from_config = arch_from_hf_config(UNIFIED_CONFIG)
+    assert from_config.vision_params_b == pytest.approx(0.0499, abs=1e-4)
+    for arch in (lookup_model(GEMMA4_12B), from_config):
+        fraction = [s for s in estimate(CapacityInput(arch, "sglang", "H100-SXM-80GB", engine_version="0.5.13")).steps
+                    if s[0] == "mem_fraction_static"]
+        (step,) = fraction
+        assert step[2] == pytest.approx(0.83 * 0.95, abs=1e-4), step
+        assert "(1.00 - 1), 0.8, 1.05), 1.00 = its vision config names no layers nor width" in step[1]
+        # --language-only: no reduction
+        lang = estimate(CapacityInput(arch, "sglang", "H100-SXM-80GB", engine_version="0.5.13",
+                                      settings={"language_only": True})).steps
+        assert [s[2] for s in lang if s[0] == "mem_fraction_static"] == [0.83]
 
 
 @pytest.mark.parametrize("model_id, weights", [

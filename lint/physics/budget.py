@@ -62,7 +62,7 @@ def _num(settings: Mapping[str, Any], key: str, default: Any = None) -> Any:
     return int(f) if f.is_integer() and not isinstance(default, float) else f
 
 
-_SGLANG: list = []  # (mem_sglang, vision_tower, mm_reserve), bound at the first SGLang budget
+_SGLANG: list = []  # (mem_sglang, vision_tower, mm_reserve, vision_ratio), bound at the first SGLang budget
 
 
 def _sglang_model():
@@ -71,8 +71,8 @@ def _sglang_model():
     call: an estimate search asks for a budget many times a role."""
     if not _SGLANG:
         from . import mem_sglang
-        from .vlm_sglang import mm_reserve, vision_tower
-        _SGLANG.append((mem_sglang, vision_tower, mm_reserve))
+        from .vlm_sglang import mm_reserve, vision_ratio, vision_tower
+        _SGLANG.append((mem_sglang, vision_tower, mm_reserve, vision_ratio))
     return _SGLANG[0]
 
 
@@ -167,10 +167,10 @@ def _sglang(arch, total, tp, pp, s, weights, smi_mib, device, version, context) 
     miss = _missing(total, weights, block, "mem_fraction_static")
     if miss:
         return miss
-    mem_sglang, vision_tower, mm_reserve = _sglang_model()
+    mem_sglang, vision_tower, mm_reserve, vision_ratio = _sglang_model()
     vision = vision_tower(arch, s)
     pre, mfs, mfs_high, how = mem_sglang.terms(total, smi_mib or total / MIB, tp, pp, s, version, device,
-                                             arch.is_mla, vision)
+                                             arch.is_mla, vision, vision_ratio(arch) if vision else None)
     # a multimodal model's post-sizing caches (vlm_sglang.mm_reserve): off the point and the low end, not the top
     mm = mm_reserve(vision, s, version)
     kv = pre.point * mfs - weights.point - (mm[0] if mm else 0)

@@ -24,7 +24,7 @@ from operator import attrgetter
 from typing import Any, Callable, Dict, Optional
 
 from . import mem_sglang, mem_vllm
-from .vlm_sglang import mm_reserve, vision_tower
+from .vlm_sglang import mm_reserve, vision_ratio, vision_tower
 from .accelerators import Accelerator, top_smi_total_mib
 from .budget import CONTEXT, _num
 from .capacity import CapacityInput, compute_lean, device_free, spanned_releases
@@ -138,12 +138,12 @@ class _Sglang:
     device's nvidia-smi figure)."""
 
     def __init__(self, tp: int, pp: int, s, weights: Term, version: Optional[str], mla: bool,
-                 vision: Optional[float] = None) -> None:
+                 vision: Optional[float] = None, ratio: Optional[float] = None) -> None:
         self.block = int(_num(s, "page_size", 1) or 1)
         cap = _num(s, "max_total_tokens")
         self.cap = int(cap) if cap else None
         self.tp, self.pp, self.settings, self.version, self.weights = tp, pp, s, version, weights
-        self.mla, self.vision = mla, vision
+        self.mla, self.vision, self.ratio = mla, vision, ratio
         reserve = mm_reserve(vision, s, version)
         self.mm = reserve[0] if reserve else 0.0
 
@@ -151,7 +151,7 @@ class _Sglang:
         smi = smi or acc.nvidia_smi_total_mib  # the band's top passes its own (accelerators.top_smi_total_mib)
         pre, mfs, mfs_high, _ = mem_sglang.terms(total, smi or total / MIB, self.tp, self.pp,
                                                  self.settings, self.version, getattr(acc, "name", "") or "",
-                                                 self.mla, self.vision)
+                                                 self.mla, self.vision, self.ratio)
         weights, mm = self.weights, self.mm  # budget._sglang's figures, as it takes them
         return pre.point * mfs - weights.point - mm, pre.low * mfs - weights.high - mm, \
             pre.high * mfs_high - weights.low
@@ -183,7 +183,10 @@ def prepare(fields: Dict[str, Any], shared: dict) -> Callable[[Any], Any]:
         budget, whole = _Trtllm(arch, tp, pp, settings, weights, version), False
     elif engine == "sglang" and not sglang_state(arch) and LINEAR not in arch.layer_kinds:
         # (a linear/Mamba model: budget._sglang takes its state pool out by release, mamba_sglang.py)
-        budget, whole = _Sglang(tp, pp, settings, weights, version, arch.is_mla, vision_tower(arch, settings)), False
+        vision = vision_tower(arch, settings)
+        ratio = vision_ratio(arch) if vision else None
+        budget = _Sglang(tp, pp, settings, weights, version, arch.is_mla, vision, ratio)
+        whole = False
     else:
         return lean
     block = max(1, budget.block)

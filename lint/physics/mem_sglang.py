@@ -144,10 +144,10 @@ def pcie_group(device: str, tp: int) -> bool:
 
 def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str, Any],
           version: Optional[str], device: str = "", mla: bool = False,
-          vision: Optional[float] = None) -> Tuple[Term, float, float, str]:
+          vision: Optional[float] = None, vision_ratio: Optional[float] = None) -> Tuple[Term, float, float, str]:
     """(memory before weights, mem_fraction_static point, its high, how the fraction was set); `mla`: the model
     runs an MLA backend (its prefill CUDA graphs reserve 1.5 GiB); `vision`: its vision tower's parameters in
-    billions (vlm_sglang.vlm_factor)."""
+    billions (vlm_sglang.vlm_factor), `vision_ratio` its complexity ratio where vlm_sglang.vision_ratio knows it."""
     # CUDA context ~0.4 GiB on one H100 (docs log: 78.81 of 79.19 free); NCCL and custom all-reduce
     # buffers add ~1.6 GiB at TP 4 (Qwen3-235B FP8: 16.46 GiB of KV at mem_fraction_static 0.93). A group of
     # more than two PCIe cards runs no custom all-reduce (pcie_group), and there NCCL's init took little: 4x L4
@@ -171,7 +171,7 @@ def terms(total: float, gpu_mib: float, tp: int, pp: int, settings: Mapping[str,
         after, why = post_capture_fraction(gpu, tp, pp)
         if after > high:
             high, how = after, f"{how}; {why}"
-    vlm = vlm_factor(vision, settings, version)
+    vlm = vlm_factor(vision, settings, version, vision_ratio)
     if vlm is not None:
         # four places, down (SGLang does not round the product)
         point, how = min(math.floor(point * vlm[0] * 1e4) / 1e4, high), f"{point:g} {vlm[1]}; {how}"

@@ -286,9 +286,14 @@ def count(config: Mapping[str, Any], text: Mapping[str, Any], kv_heads: Optional
 
 
 def _vision_tower(config: Mapping[str, Any], text_hidden: int) -> Optional[int]:
-    """Qwen2.5-VL's and Gemma 4's towers counted tensor by tensor (params_layouts), others estimated by
-    _vision."""
+    """Qwen2.5-VL's and Gemma 4's towers (and Gemma 4 Unified's embedder) counted tensor by tensor
+    (params_layouts), others estimated by _vision."""
     v = config.get("vision_config")
+    if isinstance(v, Mapping) and (str(v.get("model_type")) == "gemma4_unified_vision"
+                                   or str(config.get("model_type")) == "gemma4_unified"):
+        from .params_layouts import gemma4_unified_vision
+
+        return gemma4_unified_vision(v, text_hidden)
     if isinstance(v, Mapping) and "qwen2_5_vl" in (str(config.get("model_type")), str(v.get("model_type"))):
         from .params_layouts import qwen25_vision
 

@@ -33,6 +33,15 @@
   the tower's width to the decoder's; with `standardize`, a bias and a scale of h). 27 layers of 1152 wide,
   MLP 4304 and a 10240-position table (gemma-4-26B-A4B, gemma-4-31B) are 0.573e9 parameters, the model cards'
   ~550M encoder.
+- The encoder-free Gemma 4 12B's vision embedder (`gemma4_unified_vision`), which vLLM and SGLang load beside the
+  decoder (vllm==0.23.0:vllm/model_executor/models/gemma4_unified.py, sglang==0.5.13:
+  sglang/srt/models/gemma4_unified.py, both mirroring transformers==5.10.1:
+  transformers/models/gemma4_unified/modeling_gemma4_unified.py Gemma4UnifiedVisionEmbedder): a LayerNorm of the
+  raw merged patch (model_patch_size^2 x 3, model_patch_size = patch_size x pooling_kernel_size), a Linear with
+  bias to mm_embed_dim, a LayerNorm, a factorized position table mm_posemb_size x 2 x mm_embed_dim and a
+  LayerNorm; then Gemma4UnifiedMultimodalEmbedder's projection output_proj_dims -> the decoder's width without
+  bias (its norm has no scale). Keys left out take Gemma4UnifiedVisionConfig's defaults
+  (configuration_gemma4_unified.py: 16, 3, 3840, 1120, 3840). The 12B's: 49,922,304 parameters.
 """
 from __future__ import annotations
 
@@ -135,3 +144,19 @@ def gemma4_vision(v: Mapping[str, Any], text_hidden: int) -> Optional[int]:
     layer = attention + 3 * h * inter + 4 * h
     table = 2 * (_int(v.get("position_embedding_size")) or 0) * h
     return depth * layer + 3 * patch * patch * h + table + h * text_hidden + (2 * h if v.get("standardize") else 0)
+
+
+# Gemma4UnifiedVisionConfig defaults (transformers==5.10.1: configuration_gemma4_unified.py)
+_GEMMA4_UNIFIED_VISION = {"patch_size": 16, "pooling_kernel_size": 3, "mm_embed_dim": 3840, "mm_posemb_size": 1120,
+                          "output_proj_dims": 3840}
+
+
+def gemma4_unified_vision(v: Mapping[str, Any], text_hidden: int) -> Optional[int]:
+    """The Gemma 4 Unified vision embedder and its projection to the decoder; None with a dimension unreadable."""
+    dims = {k: (_int(v[k]) if k in v and v[k] is not None else d) for k, d in _GEMMA4_UNIFIED_VISION.items()}
+    if not all(dims.values()) or not _int(text_hidden):
+        return None
+    patch = (dims["patch_size"] * dims["pooling_kernel_size"]) ** 2 * 3
+    d = dims["mm_embed_dim"]
+    embedder = 2 * patch + patch * d + d + 2 * d + dims["mm_posemb_size"] * 2 * d + 2 * d
+    return embedder + dims["output_proj_dims"] * text_hidden

@@ -45,6 +45,14 @@ def _on(settings: Mapping[str, Any], key: str) -> bool:
 _TEXT_BY_DEFAULT = ("Gemma3ForConditionalGeneration", "Llama4ForConditionalGeneration",
                     "Step3VLForConditionalGeneration", "InklingForConditionalGeneration")
 _TEXT_BY_DEFAULT_TYPES = ("gemma3", "llama4", "step3_vl")
+# A vision config naming neither num_hidden_layers nor hidden_size: SGLang's getattr defaults (24, 1024) are ViT-L/14's
+# own, so the ratio is 1 whatever the tower weighs. Gemma 4 Unified (the 12B): its vision_config is an embedder's
+# (transformers==5.10.1: transformers/models/gemma4_unified/configuration_gemma4_unified.py Gemma4UnifiedVisionConfig
+# defines neither key), and SGLang calls it multimodal, not text by default (sglang==0.5.13:
+# sglang/srt/configs/model_config.py multimodal_model_archs, mm_disabled_models; server_args.py
+# adjust_mem_fraction_for_vlm).
+_VIT_L_DEFAULTS = ("Gemma4UnifiedForConditionalGeneration",)
+_VIT_L_DEFAULTS_TYPES = ("gemma4_unified",)
 
 
 def vision_tower(arch: Any, settings: Mapping[str, Any]) -> Optional[float]:
@@ -57,10 +65,19 @@ def vision_tower(arch: Any, settings: Mapping[str, Any]) -> Optional[float]:
     return None if str(arch.model_type or "").startswith(_TEXT_BY_DEFAULT_TYPES) else params
 
 
+def vision_ratio(arch: Any) -> Optional[float]:
+    """SGLang's complexity ratio for `arch`'s vision config where it does not follow from the tower's size (1.0:
+    the config names neither its layers nor its width), else None (estimated from the parameters)."""
+    if arch.architectures:
+        return 1.0 if arch.architectures[0] in _VIT_L_DEFAULTS else None
+    return 1.0 if str(arch.model_type or "").startswith(_VIT_L_DEFAULTS_TYPES) else None
+
+
 def vlm_factor(vision_params_b: Optional[float], settings: Mapping[str, Any],
-               version: Optional[str]) -> Optional[Tuple[float, str]]:
+               version: Optional[str], ratio: Optional[float] = None) -> Optional[Tuple[float, str]]:
     """(factor, how) the point of the automatic fraction is multiplied by for a model with a vision tower, or
-    None when SGLang does not reduce it (no tower, --language-only, a decode role from 0.5.21)."""
+    None when SGLang does not reduce it (no tower, --language-only, a decode role from 0.5.21); `ratio`: the
+    complexity ratio when vision_ratio knows it."""
     if not vision_params_b or vision_params_b <= 0:
         return None
     if _on(settings, "language_only") or _on(settings, "language_model_only"):
@@ -68,11 +85,14 @@ def vlm_factor(vision_params_b: Optional[float], settings: Mapping[str, Any],
     v = parse_version(version) if version else None
     if settings.get("disaggregation_mode") == "decode" and v is not None and v >= _DECODE_KEPT:
         return None
-    ratio = vision_params_b * 1e9 / _VIT_L
+    known = ratio is not None
+    ratio = ratio if known else vision_params_b * 1e9 / _VIT_L
     factor = 0.95 * max(0.8, min(1.05, 1 - 0.1 * (ratio - 1)))
+    why = ("its vision config names no layers nor width, so SGLang takes ViT-L/14's 24 x 1024" if known else
+           f"its {vision_params_b:g}B parameters / ViT-L/14's 0.302B")
     return factor, (f"x {factor:.3f} for the vision tower (SGLang's VLM reduction 0.95 x clamp(1 - 0.1 x "
-                    f"({ratio:.2f} - 1), 0.8, 1.05), {ratio:.2f} = its {vision_params_b:g}B parameters / ViT-L/14's "
-                    f"0.302B; the band's top leaves it out: SGLang reduces only a model it serves as multimodal)")
+                    f"({ratio:.2f} - 1), 0.8, 1.05), {ratio:.2f} = {why}; the band's top leaves it out: SGLang "
+                    f"reduces only a model it serves as multimodal)")
 
 
 # A multimodal model's KV budget also leaves out what it allocates after the pool is sized: SGLANG_VLM_CACHE_SIZE_MB
