@@ -6,12 +6,15 @@ import pytest
 
 from ctxlint.engine import Settings, lint_text
 from ctxlint.physics.capacity import CapacityInput, estimate
-from ctxlint.physics.models import FULL, SLIDING, lookup_model
+from ctxlint.physics.models import FULL, LINEAR, NONE, SLIDING, lookup_model
 from ctxlint.physics.swa_sglang import sglang_swa
 from ctxlint.physics.weights import weight_bytes
 from ctxlint.resolution.resolve import resolve
 
 GEMMA4_12B = "google/gemma-4-12B-it"
+# Nemotron-H's layer kinds as its config writes them: hybrid_override_pattern's letters (MLP '-', MoE 'E')
+_HYBRID = {LINEAR: "M", NONE: "-", FULL: "*"}
+_BLOCK = {LINEAR: "M", NONE: "E", FULL: "*"}
 
 
 def sglang_bpt(arch, version):
@@ -187,6 +190,8 @@ def test_nemotron_35_lightning_bf16_release_and_its_quantizations(model_id, weig
     assert (arch.num_layers, arch.max_position_embeddings, arch.dtype) == (52, 1048576, "bfloat16")
     # KV in the 6 attention layers of 52 only (23 Mamba-2, 23 MoE): 6 x 2 (K and V) x 2 KV heads x 128 x 2 bytes
     assert arch.layer_kinds.count(FULL) == 6
+    # every layer as the config's layers_block_type has it (sweeps32.yaml; M mamba, E moe, * attention)
+    assert "".join(_BLOCK[kind] for kind in arch.layer_kinds) == "MEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEM*EMEMEMEM*EMEMEMEME"
     assert estimate(CapacityInput(arch, "vllm", "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 6 * 2 * 2 * 128 * 2 == 6_144
     # the same network as the catalogued NVFP4 checkpoint
     assert arch.total_params_b == lookup_model("nvidia/NVIDIA-Nemotron-3.5-Lightning-30B-A3B-NVFP4").total_params_b
@@ -205,6 +210,8 @@ def test_nemotron_3_nano_4b_caches_kv_in_its_four_attention_layers(model_id, wei
     arch = found.arch
     pattern = "M-M-M-MM-M-M*-M-M*-M-M-M*-M-M-MM*-MMM-M-M-"
     assert (len(pattern), pattern.count("M"), pattern.count("-"), pattern.count("*")) == (42, 21, 17, 4)
+    # every layer as the config's hybrid_override_pattern has it (M Mamba-2: a state; - MLP: none; * attention)
+    assert "".join(_HYBRID[kind] for kind in arch.layer_kinds) == pattern
     assert [i for i, kind in enumerate(arch.layer_kinds) if kind == FULL] == [12, 17, 24, 32]
     # 4 attention layers x 2 (K and V) x 8 KV heads x 128 x 2 bytes, in both engines
     for engine in ("vllm", "sglang"):
