@@ -218,3 +218,19 @@ def test_nemotron_3_nano_4b_caches_kv_in_its_four_attention_layers(model_id, wei
         assert estimate(CapacityInput(arch, engine, "H100-SXM-80GB")).kv_bytes_per_token_per_gpu == 4 * 2 * 8 * 128 * 2 == 16_384
     # kaito's 7.40Gi of files is 7.946e9 bytes: 3.973e9 parameters in 16 bits, the count the dimensions give
     assert arch.total_params_b == 3.9736 and abs(7.40 * 2 ** 30 / 2 / 1e9 - arch.total_params_b) < 0.005
+
+
+def test_gemma_4_12b_config_without_tie_key_is_tied():
+    # Gemma4UnifiedTextConfig and Gemma4UnifiedConfig default tie_word_embeddings to True (transformers 5.10.1), so a
+    # config.json saved without the key (as transformers leaves out a default) has no separate lm_head: before, such
+    # a config counted a 262144 x 3840 head more (1.007e9 parameters, 2 GB in 16 bits)
+    import copy
+
+    from ctxlint.physics.hf_config import arch_from_hf_config
+
+    config = copy.deepcopy(UNIFIED_CONFIG)
+    del config["tie_word_embeddings"], config["text_config"]["tie_word_embeddings"]
+    arch = arch_from_hf_config(config)
+    assert arch.lm_head_params_b == 0.0
+    assert arch.total_params_b == pytest.approx(lookup_model(GEMMA4_12B).total_params_b, abs=1e-4)
+

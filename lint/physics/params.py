@@ -41,8 +41,10 @@ _PLAIN_MLP = {"opt", "gpt2", "gpt_neox", "falcon", "phi", "starcoder2", "gpt_big
 # checkpoint") both default tie_word_embeddings to True, and the checkpoint's config.json has no such key: the
 # official model.safetensors is 8.15 GB in bf16, 4.07B parameters (untied it would be 4.26B, 8.52 GB). Its first
 # config.json (revision f03dca5) has no model_type either, so the class names it (_TIED_CLASSES).
-_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "opt", "gpt2", "falcon", "mpt",
-                    "bloom", "starcoder2", "minicpm3"}
+# Gemma 4 Unified (the 12B): Gemma4UnifiedTextConfig and Gemma4UnifiedConfig both default tie_word_embeddings to
+# True (transformers==5.10.1: transformers/models/gemma4_unified/configuration_gemma4_unified.py), as Gemma 4's do.
+_TIED_BY_DEFAULT = {"gemma", "gemma2", "gemma3", "gemma3_text", "gemma4", "gemma4_text", "gemma4_unified",
+                    "gemma4_unified_text", "opt", "gpt2", "falcon", "mpt", "bloom", "starcoder2", "minicpm3"}
 _TIED_CLASSES = ("MiniCPM3ForCausalLM",)
 # A reward model scores, it does not predict tokens: InternLM2ForRewardModel is InternLM2Model and a v_head of
 # Linear(hidden, 1), with no vocabulary-wide head whatever tie_word_embeddings says (sgl-project/sglang@
