@@ -187,6 +187,31 @@ def test_type_rules_match_jsonschema(schema, instance, valid):
     assert compile_schema(schema)(instance) is valid
 
 
+
+# `type: object` with properties, additionalProperties and required is one check (_Compiler._object): each of the
+# four keywords' answers, in every combination, against jsonschema's
+OBJECT_SCHEMAS = [
+    {"type": "object", "properties": {"a": {"type": "integer"}, "b": {"type": "string"}}},
+    {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": False},
+    {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": {"type": "string"}},
+    {"type": "object", "properties": {"a": {"type": "integer"}}, "additionalProperties": True, "required": ["a"]},
+    {"type": "object", "additionalProperties": {}, "required": ["a", "b"]},
+    {"type": "object", "additionalProperties": {"minimum": 2}},
+    {"type": "object", "required": [], "properties": {"a": False, "b": True}},
+    {"type": "object", "properties": {"n": {"type": "object", "properties": {"x": {"const": "y"}},
+                                            "additionalProperties": False, "required": ["x"]}}},
+]
+OBJECT_INSTANCES = [{}, {"a": 1}, {"a": "1"}, {"b": "x"}, {"a": 1, "b": "x"}, {"a": 1, "c": "x"}, {"a": 1, "c": 5},
+                    {"c": 1}, {1: 2}, {"a": True}, {"a": 1.0, "b": "x", "c": "z"}, {"n": {"x": "y"}},
+                    {"n": {"x": "y", "z": 1}}, {"n": {}}, {"n": 1}, [], [1], "a", 1, None, True]
+
+
+@pytest.mark.parametrize("schema", OBJECT_SCHEMAS)
+def test_objects_are_checked_as_jsonschema_checks_them(schema):
+    for instance in OBJECT_INSTANCES:
+        assert compile_schema(schema)(instance) is jsonschema.Draft202012Validator(schema).is_valid(instance), \
+            (schema, instance)
+
 def test_skipped_titles_only_drop_pattern_and_minimum():
     schema = {"properties": {"n": {"$ref": "#/$defs/t"}}, "$defs": {"t": {
         "title": "token count", "type": ["integer", "string"], "minimum": 1, "pattern": "^[0-9]+k?$"}}}
