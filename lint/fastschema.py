@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numbers
 import re
-from typing import Any, Callable, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, Optional, Sequence
 
 Check = Callable[[Any], bool]
 
@@ -27,9 +27,6 @@ ANNOTATIONS = frozenset(("title", "description", "$comment", "default", "example
 ROOT_ONLY = frozenset(("$schema", "$id"))
 
 
-_PASSED = ANNOTATIONS | {"$defs"}  # the words compile() passes over, anywhere and at the root
-_PASSED_AT_ROOT = _PASSED | ROOT_ONLY
-_OBJECT_WORDS = frozenset(("type", "properties", "additionalProperties", "required"))  # _Compiler._object's
 _KEYWORDS = {"$ref": "k_ref", **{name: "k_" + name for name in (
     "properties", "additionalProperties", "items", "oneOf", "type", "enum", "const", "required", "minimum",
     "maximum", "exclusiveMinimum", "minLength", "pattern", "minItems", "minProperties", "maxProperties")}}
@@ -66,22 +63,6 @@ def _valid(value: Any) -> bool:
 
 def _invalid(value: Any) -> bool:
     return False
-
-
-# All of `checks` hold, in order, stopping at the first that fails. Written as loops, here and in the keywords
-# below, not as `all()` over a generator: a generator made and run for every object and list of a document was
-# most of a manifest's check (the native manifests of a tree, ~1 file in 3).
-def _every(checks: Tuple[Check, ...]) -> Check:
-    if len(checks) == 2:
-        first, second = checks
-        return lambda v: first(v) and second(v)
-
-    def check(v: Any) -> bool:
-        for one in checks:
-            if not one(v):
-                return False
-        return True
-    return check
 
 
 def compile_schema(schema: Any, skip_titles: Sequence[str] = ()) -> Check:
@@ -123,8 +104,6 @@ class _Compiler:
             return _invalid
         if not isinstance(schema, dict):
             raise Unsupported(f"schema {schema!r}")
-        if schema.get("type") == "object" and schema.keys() - (_PASSED_AT_ROOT if root else _PASSED) <= _OBJECT_WORDS:
-            return self._object(schema, skip)
         skipping = bool(skip) and schema.get("title") in skip
         checks: List[Check] = []
         for key, value in schema.items():
@@ -143,31 +122,8 @@ class _Compiler:
             return _valid
         if len(checks) == 1:
             return checks[0]
-        return _every(tuple(checks))
-
-    def _object(self, schema: dict, skip: tuple) -> Check:
-        """`type: object` with `properties`, `additionalProperties` and `required` (most of the manifest's objects)
-        as one check: a mapping's keys are read once, each looked up among the properties (a document sets a few
-        of the many a schema knows), where the keywords' checks each tested the type and read the keys again. The
-        verdict is theirs: every check is a pure test, so their order does not matter."""
-        props = {name: self.compile(sub, skip) for name, sub in schema.get("properties", {}).items()}
-        extra = schema.get("additionalProperties", True)
-        rest = None if extra is True or extra == {} else self.compile(extra, skip)  # None: any other key is valid
-        required = frozenset(schema.get("required", ()))
-        lookup = props.get
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, dict) or not v.keys() >= required:
-                return False
-            for name, item in v.items():
-                sub = lookup(name)
-                if sub is None:
-                    if rest is not None and not rest(item):
-                        return False
-                elif not sub(item):
-                    return False
-            return True
-        return check
+        checks_t = tuple(checks)
+        return lambda v: all(check(v) for check in checks_t)
 
     # --- applicators ------------------------------------------------------------------------
 
@@ -178,9 +134,7 @@ class _Compiler:
             self.refs[key] = cell  # before compiling: a recursive schema refers to itself
             cell.append(self.compile(resolve_ref(self.root, ref), skip))
         cell = self.refs[key]
-        if cell:  # compiled: its check itself, not a call through the cell
-            return cell[0]
-        return lambda v: cell[0](v)  # met while its own target compiles (a recursive schema): filled later
+        return lambda v: cell[0](v)
 
     def k_properties(self, props: dict, schema: dict, skip: tuple) -> Check:
         compiled = tuple((name, self.compile(sub, skip)) for name, sub in props.items())
@@ -201,42 +155,19 @@ class _Compiler:
         if extra is True or extra == {}:
             return None
         if extra is False:
-            return lambda v: not isinstance(v, dict) or known.issuperset(v)
+            return lambda v: not isinstance(v, dict) or all(k in known for k in v)
         sub = self.compile(extra, skip)
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, dict):
-                return True
-            for k, item in v.items():
-                if k not in known and not sub(item):
-                    return False
-            return True
-        return check
+        return lambda v: not isinstance(v, dict) or all(sub(item) for k, item in v.items() if k not in known)
 
     def k_items(self, items: Any, schema: dict, skip: tuple) -> Check:
         if "prefixItems" in schema:
             raise Unsupported("prefixItems")
         sub = self.compile(items, skip)
-
-        def check(v: Any) -> bool:
-            if not isinstance(v, list):
-                return True
-            for item in v:
-                if not sub(item):
-                    return False
-            return True
-        return check
+        return lambda v: not isinstance(v, list) or all(sub(item) for item in v)
 
     def k_oneOf(self, options: list, schema: dict, skip: tuple) -> Check:
         subs = tuple(self.compile(option, ()) for option in options)  # sub-errors only as context
-
-        def check(v: Any) -> bool:
-            passed = 0
-            for sub in subs:
-                if sub(v):
-                    passed += 1
-            return passed == 1
-        return check
+        return lambda v: sum(1 for sub in subs if sub(v)) == 1
 
     # --- assertions ---------------------------------------------------------------------------
 
@@ -247,13 +178,7 @@ class _Compiler:
         preds = tuple(TYPES[name] for name in names)
         if len(preds) == 1:
             return preds[0]
-
-        def check(v: Any) -> bool:
-            for pred in preds:
-                if pred(v):
-                    return True
-            return False
-        return check
+        return lambda v: any(pred(v) for pred in preds)
 
     def k_enum(self, choices: list, schema: dict, skip: tuple) -> Check:
         # jsonschema's equal(): a string equals only an equal string. Other choices would
@@ -269,8 +194,8 @@ class _Compiler:
         return lambda v: isinstance(v, str) and v == const
 
     def k_required(self, names: list, schema: dict, skip: tuple) -> Check:
-        names_set = frozenset(names)
-        return lambda v: not isinstance(v, dict) or v.keys() >= names_set
+        names_t = tuple(names)
+        return lambda v: not isinstance(v, dict) or all(name in v for name in names_t)
 
     def k_minimum(self, low: Any, schema: dict, skip: tuple) -> Check:
         return lambda v: not _is_number(v) or not v < low
