@@ -11,7 +11,11 @@ builds `vllm.LLM(...)` from them (`llm_worker`), so:
 - the values TRL passes are vLLM's settings under the same names, its defaults included (gpu_memory_utilization
   0.9 is passed explicitly, whatever vLLM's own default; enforce_eager False, kv_cache_dtype and dtype "auto",
   max_model_len None: the model's);
-- a bool field takes an optional value (`--enforce_eager`, `--enforce_eager true`: `string_to_bool`, nargs "?");
+- a bool field takes an optional value (`--enforce_eager`, `--enforce_eager true`: `string_to_bool`, nargs "?")
+  only when its default is not None: `enable_prefix_caching: bool | None = None` gets no nargs and const, so
+  `--enable_prefix_caching` alone exits ("expected one argument"; huggingface/transformers@002496228f0c:
+  src/transformers/hf_argparser.py `_parse_dataclass_field`), as in every TRL release (its default was None in
+  each);
 - `data_parallel_size` ranks each hold a whole LLM of `tensor_parallel_size` GPUs (VLLM_DP_RANK ...), as vLLM's
   data parallelism does;
 - the engine is the offline LLM class: vLLM's batch defaults for UsageContext.LLM_CLASS, not the OpenAI server's
@@ -50,7 +54,8 @@ FLAGS = (
     _flag("gpu_memory_utilization", kind="float", default=0.9, tags=MEM),
     _flag("dtype", default="auto"),
     _flag("max_model_len", kind="int", tags=CTX),
-    _flag("enable_prefix_caching", kind="bool", tags=KV),
+    # default None: HfArgumentParser gives it no nargs "?", so it takes exactly one value (see above)
+    _flag("enable_prefix_caching", kind="bool", takes="one", tags=KV),
     _flag("enforce_eager", kind="bool", default=False, tags=MEM),
     _flag("kv_cache_dtype", default="auto", tags=KV),
     _flag("trust_remote_code", kind="bool", default=False),

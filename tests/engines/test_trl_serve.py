@@ -47,6 +47,17 @@ def test_a_bool_field_takes_an_optional_value(words, value):
     assert inv.value(name) is value and inv.model.value == "m" and not inv.errors
 
 
+@pytest.mark.parametrize("words", ["--enable_prefix_caching --model m", "--model m --enable-prefix-caching"])
+def test_enable_prefix_caching_needs_its_value(words):
+    # `enable_prefix_caching: bool | None = None`: HfArgumentParser sets nargs "?" and const only for a bool field
+    # whose default is not None, so this one takes exactly one value and TRL exits on the bare switch
+    inv, _, _ = parse_shell(f"{MODULE} {words}")
+    assert [(e.flag, e.message) for e in inv.errors] == [
+        ("enable_prefix_caching", f"argument {words.split()[0] if 'enable' in words.split()[0] else words.split()[-1]}: "
+                                  "expected one argument")]
+    assert inv.model.value == "m"
+
+
 def test_a_vllm_flag_trl_does_not_have_stops_the_server():
     # TrlParser.parse_args_and_config raises "Some specified arguments are not used by the HfArgumentParser"
     inv, _, _ = parse_shell(f"{MODULE} --model m --max-num-seqs 64 --max_model_len 4096")
