@@ -35,6 +35,13 @@ def convert(spec: EngineSpec, f: FlagSpec, text: str) -> tuple[Any, Optional[str
         return v, err, ""
     if kind == "bool":
         low = text.strip().lower()
+        if spec.bool_words:  # the engine's own words (EngineSpec.bool_words), read without stripping
+            low = text.lower()
+            if low in spec.bool_words[0]:
+                return True, None, ""
+            if low in spec.bool_words[1]:
+                return False, None, ""
+            return None, f"invalid boolean value: {text!r} (expected one of yes/no, true/false, t/f, y/n, 1/0)", ""
         if low in _TRUE:
             return True, None, ""
         if low in _FALSE:

@@ -68,9 +68,13 @@ FLAGS = (
     F("config", "--config"),
 )
 
+# transformers' string_to_bool, a bool field's type (huggingface/transformers@002496228f0c:
+# src/transformers/hf_argparser.py): these words, case aside; any other (`on`, `enabled`) is refused
+BOOL_WORDS = (frozenset({"yes", "true", "t", "y", "1"}), frozenset({"no", "false", "f", "n", "0"}))
+
 # `usage_context`: the LLM class's batch defaults (vllm_batch.batch_defaults)
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", allow_abbrev=True, config_flags=("config",),
-                   launcher_settings=(("usage_context", "llm_class"),))
+                   launcher_settings=(("usage_context", "llm_class"),), bool_words=BOOL_WORDS)
 
 
 def unknown_args(unknown: Iterable[Problem]) -> List[Problem]:

@@ -141,6 +141,9 @@ class EngineSpec:
     # Pairs of settings the engine exits on when both are set, from a release on: (kept, refused, since, why),
     # the second the one to drop (flag_values.exclusive_settings)
     exclusive: tuple[tuple[str, str, str, str], ...] = ()
+    # (true words, false words) a bool flag's value is read with, lower-cased, where the engine's own set differs
+    # from flag_values' (transformers' string_to_bool: TRL's vllm-serve); empty: flag_values' set
+    bool_words: tuple = ()
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once

@@ -47,6 +47,16 @@ def test_a_bool_field_takes_an_optional_value(words, value):
     assert inv.value(name) is value and inv.model.value == "m" and not inv.errors
 
 
+@pytest.mark.parametrize("word,value", [("t", True), ("Y", True), ("f", False), ("N", False), ("on", None),
+                                        ("enabled", None), ("off", None)])
+def test_bool_values_are_read_as_string_to_bool_reads_them(word, value):
+    # transformers' string_to_bool: yes/no, true/false, t/f, y/n, 1/0, case aside; anything else exits
+    inv, _, _ = parse_shell(f"{MODULE} --model m --enforce_eager {word} --trust_remote_code {word}")
+    assert (inv.value("enforce_eager"), inv.value("trust_remote_code")) == (value, value)
+    assert len(inv.errors) == (2 if value is None else 0)
+    assert all("invalid boolean value" in e.message for e in inv.errors)
+
+
 @pytest.mark.parametrize("words", ["--enable_prefix_caching --model m", "--model m --enable-prefix-caching"])
 def test_enable_prefix_caching_needs_its_value(words):
     # `enable_prefix_caching: bool | None = None`: HfArgumentParser sets nargs "?" and const only for a bool field
