@@ -23,7 +23,7 @@ builds `vllm.LLM(...)` from them (`llm_worker`), so:
 """
 from __future__ import annotations
 
-from typing import Iterable, List
+from typing import Iterable, List, Sequence
 
 from .flagspec import EngineSpec, F
 from .result import Problem
@@ -77,15 +77,24 @@ SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", allow_abbrev=True, config
                    launcher_settings=(("usage_context", "llm_class"),), bool_words=BOOL_WORDS)
 
 
-def unknown_args(unknown: Iterable[Problem]) -> List[Problem]:
-    """A refusal at each flag the parser does not have: HfArgumentParser leaves it unparsed and TrlParser raises
-    before any engine starts. A single-dash word is not judged (argparse may read it as a value)."""
+_EXITS = "it exits with \"Some specified arguments are not used by the HfArgumentParser\""
+
+
+def unknown_args(unknown: Iterable[Problem], positionals: Sequence[int] = (), toks: Sequence = ()) -> List[Problem]:
+    """A refusal at each word the parser does not take: HfArgumentParser leaves it unparsed and TrlParser raises
+    before any engine starts. ScriptArguments has no positional field and no short option, so a single-dash word
+    (vLLM's `-tp 2`) and a word no flag takes (a model named as `vllm serve` names it) are refused too; a negative
+    number is never such a word (argparse reads it as a value, and the parser keeps it as one)."""
     out: List[Problem] = []
     for p in unknown:
         name = p.flag or ""
-        if name.startswith("--"):
+        if name.startswith("-"):
             out.append(Problem(f"unrecognized argument {name} (TRL's vllm-serve takes only its own flags: --model, "
                                "--tensor_parallel_size, --data_parallel_size, --gpu_memory_utilization, "
-                               "--max_model_len, ...; it exits with \"Some specified arguments are not used by the "
-                               "HfArgumentParser\")", p.token_index, p.span, p.item, name))
+                               f"--max_model_len, ...; {_EXITS})", p.token_index, p.span, p.item, name))
+    for k in positionals:
+        tok = toks[k]
+        out.append(Problem(f"unrecognized argument {tok.text} (TRL's vllm-serve takes no positional argument: a "
+                           f"model is `--model {tok.text}`; {_EXITS}, or that --model is required when none is "
+                           "given)", k, (tok.start, tok.end), tok.item, None))
     return out

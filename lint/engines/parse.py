@@ -264,9 +264,9 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
         from .tgi_args import judged, unknown_args
         if judged(launcher):
             p.errors.extend(unknown_args(p.unknown, launcher))
-    if launcher == specs.TRL_LAUNCHER and p.unknown:  # TrlParser raises on a word it did not parse (flags_trl)
-        from .flags_trl import unknown_args as trl_unknown
-        p.errors.extend(trl_unknown(p.unknown))
+    if launcher == specs.TRL_LAUNCHER and (p.unknown or p.positionals):  # TrlParser raises on a word it did not
+        from .flags_trl import unknown_args as trl_unknown  # parse (flags_trl)
+        p.errors.extend(trl_unknown(p.unknown, p.positionals, toks))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

@@ -84,6 +84,20 @@ def test_no_positional_model():
     assert inv.model is None or inv.model.value is None
 
 
+@pytest.mark.parametrize("words,refused", [("Qwen/Qwen2.5-7B --max_model_len 4096", "Qwen/Qwen2.5-7B"),
+                                           ("--model m -tp 2", "-tp"), ("--model m -- extra", "extra")])
+def test_a_word_no_field_takes_stops_the_server(words, refused):
+    # ScriptArguments has no positional field and no short option: the model named as `vllm serve` names it, or
+    # vLLM's `-tp`, is left unparsed and TrlParser raises (or argparse says --model is required)
+    inv, _, _ = parse_shell(f"{MODULE} {words}")
+    assert [e.message.split(" (")[0] for e in inv.errors] == [f"unrecognized argument {refused}"]
+
+
+def test_a_negative_number_is_a_value_not_a_word():
+    inv, _, _ = parse_shell(f"{MODULE} --model m --port -1")
+    assert not inv.errors and inv.value("port") == -1
+
+
 def test_the_llm_class_batch_defaults():
     # get_batch_defaults: LLM_CLASS 16384 where the server takes 8192 or 16384, 8192 where it takes 2048
     assert batch_defaults(48 * GIB, "L40S", "0.10.0", False, True) == ((8192, 256),)
