@@ -65,6 +65,10 @@ def apply_config(inv: Invocation, data: Any, source: str = "", by_release: bool 
     spec = spec_for(inv.engine, inv.launcher, inv.subcommand)
     settings = dict(inv.settings)
     dups, errors = list(inv.duplicates), list(inv.errors)
+    if spec.exact_config_keys:  # TRL: only a field's own name is a default (flags_trl.config_keys)
+        from .flags_trl import config_keys
+        data, refused = config_keys(spec, data, source)
+        errors.extend(refused)
     for key, value in _flatten(data).items():
         if not isinstance(key, str):
             continue

@@ -23,7 +23,7 @@ builds `vllm.LLM(...)` from them (`llm_worker`), so:
 """
 from __future__ import annotations
 
-from typing import Iterable, List, Sequence
+from typing import Iterable, List, Mapping, Sequence, Tuple
 
 from .flagspec import EngineSpec, F
 from .result import Problem
@@ -74,7 +74,31 @@ BOOL_WORDS = (frozenset({"yes", "true", "t", "y", "1"}), frozenset({"no", "false
 
 # `usage_context`: the LLM class's batch defaults (vllm_batch.batch_defaults)
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", allow_abbrev=True, config_flags=("config",),
-                   launcher_settings=(("usage_context", "llm_class"),), bool_words=BOOL_WORDS)
+                   launcher_settings=(("usage_context", "llm_class"),), bool_words=BOOL_WORDS,
+                   exact_config_keys=True)
+
+
+def config_keys(spec: EngineSpec, data: Mapping, source: str) -> Tuple[dict, List[Problem]]:
+    """The `--config` YAML's keys TRL applies, and a refusal for each other key. TrlParser pops `env` (its
+    variables), then set_defaults_with_config sets the default of each parser action whose `dest` is a key (a
+    field's own name, `max_model_len`: never `max-model-len`, which only the command line spells) and raises
+    "Unknown arguments from config file" on the rest (huggingface/trl@f2cd5771:trl/scripts/utils.py; from TRL 0.19.0,
+    trl@b773a4c1: earlier releases dropped such a key silently, so its value never applied either)."""
+    kept: dict = {}
+    refused: List[Problem] = []
+    for key, value in data.items():
+        if key == "env":
+            continue
+        if isinstance(key, str) and key != "config" and "-" not in key and "--" + key in spec.lookup:
+            kept[key] = value
+            continue
+        hint = f" (TRL reads `{key.replace('-', '_')}`)" if isinstance(key, str) and "-" in key and \
+            "--" + key.replace("-", "_") in spec.lookup else ""
+        refused.append(Problem(f"{source or 'config'}: {key}: unknown argument from the config file{hint}: TRL's "
+                               "vllm-serve exits with \"Unknown arguments from config file\" (TRL 0.19.0 and later; "
+                               "earlier releases ignore the key)", None, None,
+                               flag=key.replace("-", "_") if isinstance(key, str) else str(key)))
+    return kept, refused
 
 
 _EXITS = "it exits with \"Some specified arguments are not used by the HfArgumentParser\""

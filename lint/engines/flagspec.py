@@ -144,6 +144,8 @@ class EngineSpec:
     # (true words, false words) a bool flag's value is read with, lower-cased, where the engine's own set differs
     # from flag_values' (transformers' string_to_bool: TRL's vllm-serve); empty: flag_values' set
     bool_words: tuple = ()
+    # a config file's keys are the fields' own names only, other keys refused (TRL's TrlParser; flags_trl)
+    exact_config_keys: bool = False
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once

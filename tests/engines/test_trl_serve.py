@@ -163,3 +163,19 @@ def test_window_layers_hold_the_llm_class_span():
              for settings in ({}, {"usage_context": "llm_class"})]
     assert [side.mnbt for side in sides] == [2048, 8192]
     assert sides[0].br.bounded_bytes_per_request < sides[1].br.bounded_bytes_per_request
+
+
+@pytest.mark.parametrize("key,hint", [("max-model-len", "(TRL reads `max_model_len`)"), ("max_num_seqs", "")])
+def test_a_config_key_that_is_no_field_name_is_refused_and_not_read(tmp_path, key, hint):
+    # TrlParser.set_defaults_with_config sets the default of the action whose dest is the key (the field's own
+    # name) and raises "Unknown arguments from config file" on any other key (TRL 0.19.0 on; before, dropped):
+    # either way `max-model-len: 4096` never reaches the engine
+    (tmp_path / "trl.yaml").write_text(f"model: Qwen/Qwen2.5-7B-Instruct\n{key}: 4096\nenv:\n  A: '1'\n")
+    path = tmp_path / "serve.sh"
+    path.write_text("#!/bin/bash\n#SBATCH --gres=gpu:l40s:1\ntrl vllm-serve --config trl.yaml\n")
+    [dep] = json.loads(run(["audit", "--format", "json", str(path)]).out)["deployments"]
+    assert dep["engine_context"] == 32768  # the model's own window: no key set max_model_len
+    found = json.loads(run(["check", "--format", "json", str(path)]).out)["findings"]
+    [err] = [f for f in found if f["severity"] == "error"]
+    assert (err["rule"], err["file"].endswith("trl.yaml"), err["line"]) == ("CTX301", True, 2)
+    assert f"{key}: unknown argument from the config file{hint and ' ' + hint}:" in err["message"]
