@@ -122,3 +122,17 @@ def unknown_args(unknown: Iterable[Problem], positionals: Sequence[int] = (), to
                            f"model is `--model {tok.text}`; {_EXITS}, or that --model is required when none is "
                            "given)", k, (tok.start, tok.end), tok.item, None))
     return out
+
+
+def config_word(settings: dict) -> List[Problem]:
+    """TrlParser takes the config file only from the exact word `--config` and the word after it
+    (`args.index("--config")`, huggingface/trl@f2cd5771:trl/scripts/utils.py); `--config=trl.yaml` or an
+    abbreviation (`--conf`) reaches HfArgumentParser, which has no such option and raises. Such a word is CTX301
+    and its file is not read (the setting is dropped)."""
+    s = settings["config"]
+    if s.origin != "flag" or (s.flag_spelling == "--config" and s.token_index != s.flag_index):
+        return []
+    del settings["config"]
+    return [Problem(f"unrecognized argument {s.flag_spelling}{'=' + s.raw_text if s.token_index == s.flag_index else ''}"
+                    f" (TRL's vllm-serve reads a config file only as the word `--config` followed by its path: "
+                    f"`--config {s.raw_text}`; {_EXITS})", s.flag_index, s.flag_span, s.flag_item, "config")]

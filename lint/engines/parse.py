@@ -267,6 +267,9 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     if launcher == specs.TRL_LAUNCHER and (p.unknown or p.positionals):  # TrlParser raises on a word it did not
         from .flags_trl import unknown_args as trl_unknown  # parse (flags_trl)
         p.errors.extend(trl_unknown(p.unknown, p.positionals, toks))
+    if launcher == specs.TRL_LAUNCHER and "config" in p.settings:  # TrlParser finds only the word `--config`
+        from .flags_trl import config_word
+        p.errors.extend(config_word(p.settings))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

@@ -179,3 +179,14 @@ def test_a_config_key_that_is_no_field_name_is_refused_and_not_read(tmp_path, ke
     [err] = [f for f in found if f["severity"] == "error"]
     assert (err["rule"], err["file"].endswith("trl.yaml"), err["line"]) == ("CTX301", True, 2)
     assert f"{key}: unknown argument from the config file{hint and ' ' + hint}:" in err["message"]
+
+
+@pytest.mark.parametrize("words,typed", [("--config=trl.yaml", "--config=trl.yaml"), ("--conf trl.yaml", "--conf")])
+def test_the_config_file_is_read_only_from_the_word_config(words, typed):
+    # TrlParser pops `--config PATH` by args.index("--config"): `--config=PATH` or an abbreviation reaches
+    # HfArgumentParser, which has no such option and raises; the file is never read
+    inv, _, _ = parse_shell(f"{MODULE} --model m {words}")
+    assert [(e.flag, e.message.split(" (")[0]) for e in inv.errors] == [("config", f"unrecognized argument {typed}")]
+    assert inv.config_file is None
+    inv, _, _ = parse_shell(f"{MODULE} --model m --config trl.yaml")
+    assert not inv.errors and inv.config_file.value == "trl.yaml"
