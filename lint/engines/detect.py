@@ -107,16 +107,22 @@ def _at(texts: list[str], i: int, unknown: frozenset = frozenset()) -> Optional[
         while j < len(texts) and texts[j].startswith("-") and texts[j] != "-m":
             j += 1  # interpreter options such as -u, -O
         if j + 1 < len(texts) and texts[j] == "-m":
-            mod = texts[j + 1]
-            found = _module(mod, i, j + 2)
-            if found is not None:
-                return found
-            if mod == "lmdeploy" and texts[j + 2:j + 4] == ["serve", "api_server"]:
-                return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", i, j + 4)
-            # the `vllm` console script's own module: `vllm = "vllm.entrypoints.cli.main:main"`
-            # (vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:pyproject.toml [project.scripts])
-            if mod == "vllm.entrypoints.cli.main" and j + 2 < len(texts) and texts[j + 2] == "serve":
-                return Detection("vllm", "vllm serve", "serve", i, j + 3)
+            return _module_run(texts, i, j + 1)
+    return None
+
+
+def _module_run(texts: list[str], start: int, at: int) -> Optional[Detection]:
+    """The launch `-m texts[at] ...` starts (`python -m`, `uv run -m`), its program at `start`, or None."""
+    mod = texts[at]
+    found = _module(mod, start, at + 1)
+    if found is not None:
+        return found
+    if mod == "lmdeploy" and texts[at + 1:at + 3] == ["serve", "api_server"]:
+        return Detection("lmdeploy", "lmdeploy serve api_server", "api_server", start, at + 3)
+    # the `vllm` console script's own module: `vllm = "vllm.entrypoints.cli.main:main"`
+    # (vllm-project/vllm@001cabc1be16a59a70d720ed61a13b678c060a18:pyproject.toml [project.scripts])
+    if mod == "vllm.entrypoints.cli.main" and at + 1 < len(texts) and texts[at + 1] == "serve":
+        return Detection("vllm", "vllm serve", "serve", start, at + 2)
     return None
 
 
@@ -255,7 +261,7 @@ def _uv_module(texts: list[str], i: int) -> Optional[Detection]:
     if _base(texts[i]) != "uv" or texts[i + 1:i + 2] != ["run"]:
         return None
     k = next((k for k in range(i + 2, len(texts) - 1) if texts[k] in ("-m", "--module")), None)
-    return None if k is None else _module(texts[k + 1], i, k + 2)  # the program: `uv`, as `python` is
+    return None if k is None else _module_run(texts, i, k + 1)  # the program: `uv`, as `python` is
 
 
 def _module(mod: str, start: int, after: int) -> Optional[Detection]:

@@ -44,3 +44,14 @@ def test_uv_run_module_is_python_m():
 def test_uv_run_of_another_module_starts_nothing():
     with pytest.raises(AssertionError, match="no engine found"):
         parse_shell("uv run --isolated --extra vllm -m skyrl_train.entrypoints.main_base trainer.epochs=1")
+
+
+@pytest.mark.parametrize("launch,engine,subcommand", [
+    ("uv run -m vllm.entrypoints.cli.main serve m --max-model-len 8192", "vllm", "serve"),
+    ("uv run --extra vllm -m vllm.entrypoints.cli.main serve m --max-model-len 8192", "vllm", "serve"),
+    ("uv run -m lmdeploy serve api_server m --session-len 8192", "lmdeploy", "api_server")])
+def test_uv_run_module_reads_every_module_python_m_reads(launch, engine, subcommand):
+    # `python -m vllm.entrypoints.cli.main serve` (the `vllm` console script's module) and `python -m lmdeploy serve
+    # api_server` are launches; uv's -m runs the module as python -m does
+    inv, _, _ = parse_shell(launch)
+    assert (inv.engine, inv.subcommand, inv.model.value) == (engine, subcommand, "m")
