@@ -5,7 +5,8 @@ dataclass, ScriptArguments, parsed by TrlParser (transformers' HfArgumentParser)
 builds `vllm.LLM(...)` from them (`llm_worker`), so:
 
 - only these fields are flags; HfArgumentParser registers `--max_model_len` and `--max-model-len` for each, keeps
-  argparse's prefix abbreviation, and `parse_args_and_config` raises "Some specified arguments are not used by the
+  argparse's prefix abbreviation (which counts option strings: `--max` matches both spellings and is ambiguous,
+  `--max_model` is read), and `parse_args_and_config` raises "Some specified arguments are not used by the
   HfArgumentParser" on any other word (vLLM's `--max-num-seqs` included): no field was ever removed in the file's
   58 revisions since 2025-03-21, so a flag missing here is refused by every release;
 - the values TRL passes are vLLM's settings under the same names, its defaults included (gpu_memory_utilization
@@ -75,7 +76,7 @@ BOOL_WORDS = (frozenset({"yes", "true", "t", "y", "1"}), frozenset({"no", "false
 # `usage_context`: the LLM class's batch defaults (vllm_batch.batch_defaults)
 SPEC_ = EngineSpec("vllm", FLAGS, int_rule="argparse", allow_abbrev=True, config_flags=("config",),
                    launcher_settings=(("usage_context", "llm_class"),), bool_words=BOOL_WORDS,
-                   exact_config_keys=True)
+                   exact_config_keys=True, abbrev_by_spelling=True)
 
 
 def config_keys(spec: EngineSpec, data: Mapping, source: str) -> Tuple[dict, List[Problem]]:
@@ -112,7 +113,7 @@ def unknown_args(unknown: Iterable[Problem], positionals: Sequence[int] = (), to
     out: List[Problem] = []
     for p in unknown:
         name = p.flag or ""
-        if name.startswith("-"):
+        if name.startswith("-") and not p.message.startswith("ambiguous option"):  # that one is said already
             out.append(Problem(f"unrecognized argument {name} (TRL's vllm-serve takes only its own flags: --model, "
                                "--tensor_parallel_size, --data_parallel_size, --gpu_memory_utilization, "
                                f"--max_model_len, ...; {_EXITS})", p.token_index, p.span, p.item, name))

@@ -146,6 +146,9 @@ class EngineSpec:
     bool_words: tuple = ()
     # a config file's keys are the fields' own names only, other keys refused (TRL's TrlParser; flags_trl)
     exact_config_keys: bool = False
+    # argparse counts the option strings an abbreviation matches, not the actions: where a table lists two long
+    # spellings of one argparse action (HfArgumentParser's `--a_b` and `--a-b`), a prefix of both is ambiguous
+    abbrev_by_spelling: bool = False
     lookup: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)
     names: dict[str, FlagSpec] = field(default_factory=dict, compare=False, repr=False)  # by_name's index
     # What every command of this engine reads beyond its own flags (parse_invocation), made once
@@ -203,6 +206,8 @@ class EngineSpec:
             # `--device-ids` and 0.31 on as ambiguous (vllm-0.30.0/vllm/engine/arg_utils.py:1081, 0.31.0 :1137 and
             # :1327): such a word stays unknown, as before the alias was listed
             hits = {self.lookup[s].name: s for s in starting_with(self, spelling) if s not in self.late_words}
+            if self.abbrev_by_spelling and len(hits) == 1:
+                hits = {s: s for s in starting_with(self, spelling)}
             if len(hits) == 1:
                 return self.lookup[next(iter(hits.values()))], None
             if len(hits) > 1:

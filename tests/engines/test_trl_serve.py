@@ -190,3 +190,14 @@ def test_the_config_file_is_read_only_from_the_word_config(words, typed):
     assert inv.config_file is None
     inv, _, _ = parse_shell(f"{MODULE} --model m --config trl.yaml")
     assert not inv.errors and inv.config_file.value == "trl.yaml"
+
+
+@pytest.mark.parametrize("word,read", [("--tensor", None), ("--max", None), ("--tensor_par", 2), ("--max-model", 2)])
+def test_an_abbreviation_of_both_spellings_is_ambiguous(word, read):
+    # argparse counts the option strings a prefix matches (`_get_option_tuples`), and HfArgumentParser gives each
+    # field two: `--tensor` matches --tensor_parallel_size and --tensor-parallel-size, and argparse exits
+    inv, _, _ = parse_shell(f"{MODULE} --model m {word} 2")
+    name = "tensor_parallel_size" if word.startswith("--tensor") else "max_model_len"
+    assert inv.value(name) == (read if read is not None else (1 if name == "tensor_parallel_size" else None))
+    assert [e.message.split(" could")[0] for e in inv.errors] == (
+        [] if read else [f"argument {word}: ambiguous option: {word}"])
