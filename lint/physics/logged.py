@@ -225,9 +225,10 @@ def _batches(settings: Mapping[str, Any], ctx: int | None, release: str, device:
     if settings.get("enable_chunked_prefill") is False:
         # without chunked prefill the batch is at least max_model_len (SchedulerConfig): windows hold it all
         return (max(ctx or 0, 2048),)
+    llm = settings.get("usage_context") == "llm_class"  # vLLM's offline LLM class (TRL's vllm-serve): its own tier
     if device is not None and getattr(device, "memory_bytes", None):
-        return (batch_defaults(float(device.memory_bytes), device.name, release, False)[0][0],)
-    return tuple(sorted({batch_defaults(total, "", release, False)[0][0] for total in (0, 70 * GIB, 160 * GIB)}))
+        return (batch_defaults(float(device.memory_bytes), device.name, release, False, llm)[0][0],)
+    return tuple(sorted({batch_defaults(total, "", release, False, llm)[0][0] for total in (0, 70 * GIB, 160 * GIB)}))
 
 
 def _way(tokens: int, block: int, full: int, window: int, chunked: bool, size: int, batch: int, ctx: int | None,

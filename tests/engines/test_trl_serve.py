@@ -201,3 +201,17 @@ def test_an_abbreviation_of_both_spellings_is_ambiguous(word, read):
     assert inv.value(name) == (read if read is not None else (1 if name == "tensor_parallel_size" else None))
     assert [e.message.split(" could")[0] for e in inv.errors] == (
         [] if read else [f"argument {word}: ambiguous option: {word}"])
+
+
+def test_a_logged_pool_holds_the_llm_class_span_in_window_layers():
+    # a logged pool of a sliding-window model: each window group keeps window - 1 + max_num_batched_tokens tokens
+    # of a request, and TRL's LLM class batches 8192 unset where the OpenAI server batches 2048 (on an L40S)
+    from ctxlint.physics.accelerators import lookup_accelerator
+    from ctxlint.physics.logged import read_logged
+    from ctxlint.physics.models import lookup_model
+
+    arch, device = lookup_model("google/gemma-3-27b-it"), lookup_accelerator("L40S")
+    server, trl = (read_logged(200_000, 16, arch, 0, settings, 32768, "0.10.0", device, None)
+                   for settings in ({}, {"usage_context": "llm_class"}))
+    assert [w.batch for w in server.ways] == [2048] and [w.batch for w in trl.ways] == [8192]
+    assert trl.held < server.held
