@@ -134,6 +134,18 @@ def config_word(settings: dict) -> List[Problem]:
     if s.origin != "flag" or (s.flag_spelling == "--config" and s.token_index != s.flag_index):
         return []
     del settings["config"]
-    return [Problem(f"unrecognized argument {s.flag_spelling}{'=' + s.raw_text if s.token_index == s.flag_index else ''}"
+    typed = s.flag_spelling + ("=" + s.raw_text if s.token_index == s.flag_index else "")
+    return [Problem(f"unrecognized argument {typed}"
                     f" (TRL's vllm-serve reads a config file only as the word `--config` followed by its path: "
                     f"`--config {s.raw_text}`; {_EXITS})", s.flag_index, s.flag_span, s.flag_item, "config")]
+
+
+def no_model(toks: Sequence, start: int) -> Problem:
+    """ScriptArguments.model has no default, so HfArgumentParser makes `--model` required and argparse exits
+    without it ("the following arguments are required: --model"), unless a `--config` file gives it (then it is a
+    default and no longer required). At the launch's first word after the program."""
+    at = min(start, len(toks) - 1) if toks else None
+    tok = toks[at] if at is not None and at >= 0 else None
+    return Problem("the following arguments are required: --model (TRL's vllm-serve takes the model only from "
+                   "--model or its --config file)", at if tok is not None else None,
+                   (tok.start, tok.end) if tok is not None else None, tok.item if tok is not None else None, "model")

@@ -270,6 +270,10 @@ def parse_invocation(engine: str, tokens: Sequence[Union[Token, str]], env: Opti
     if launcher == specs.TRL_LAUNCHER and "config" in p.settings:  # TrlParser finds only the word `--config`
         from .flags_trl import config_word
         p.errors.extend(config_word(p.settings))
+    if launcher == specs.TRL_LAUNCHER and "model" not in p.settings and "config" not in p.settings and not (
+            p.unknown_words or p.positionals) and all(u.flag and spec.by_name(u.flag) for u in p.unresolved):
+        from .flags_trl import no_model  # `model` has no default: argparse requires --model (flags_trl)
+        p.errors.append(no_model(toks, start))
     env = env or {}
     for f in spec.env_flags:
         if f.name in p.settings:

@@ -215,3 +215,12 @@ def test_a_logged_pool_holds_the_llm_class_span_in_window_layers():
                    for settings in ({}, {"usage_context": "llm_class"}))
     assert [w.batch for w in server.ways] == [2048] and [w.batch for w in trl.ways] == [8192]
     assert trl.held < server.held
+
+
+@pytest.mark.parametrize("words,refused", [("--max_model_len 4096", True), ("", True), ("--config trl.yaml", False),
+                                           ('"$@"', False), ("--model $M", False)])
+def test_model_is_required(words, refused):
+    # ScriptArguments.model has no default: argparse exits without --model unless a --config file sets it
+    inv, _, _ = parse_shell(f"{MODULE} {words}".strip()) if words else parse_shell(MODULE)
+    assert [e.message.split(" (")[0] for e in inv.errors] == (
+        ["the following arguments are required: --model"] if refused else [])
