@@ -28,7 +28,11 @@ from ..records import record
 _URI = lazy_compile(r"^(?:hf|huggingface|s3|gs|gcs|pvc|oci|azureml|az|https?|file|ms|modelscope|hdfs|webhdfs|"
                     r"storage)://", re.I)
 _HF_HOSTS = lazy_compile(r"^(?:https?://)?(?:www\.)?(?:huggingface\.co|hf\.co)/", re.I)
-_NAMESPACE = lazy_compile(r"[A-Za-z0-9][A-Za-z0-9.-]*")  # a Hub user's or organisation's name
+# A Hub user's or organisation's name, and a repository's name, as huggingface_hub's validate_repo_id admits them
+# (REPO_ID_REGEX: \w, '-' and '.', a word character first and last, at most 96; no "..", no ".git" at the end):
+# `run---X` (`run/-X`) or `org.--X` is no id written with '--'. No '_' in the organisation's (dashed_id)
+_NAMESPACE = lazy_compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,94}[A-Za-z0-9])?")
+_REPO_NAME = lazy_compile(r"\w(?:[\w.-]{0,94}\w)?")
 _CACHE_DIR = lazy_compile(r"(?:^|/)models--([^/]+?)--([^/]+)(?:/|$)")
 # Quantization tags at the end of a name, lower case with '_' read as '-'. Longest first: a tag that ends with
 # another (`quantized.w4a16`, RedHat's and Neural Magic's) before it, or the shorter leaves `-quantized` behind.
@@ -215,7 +219,8 @@ def dashed_id(folder: str) -> bool:
     organisation. An organisation's name holds no '_' (`some_one--X` is not one); a '_' elsewhere may be a name's own
     character, so `org_name` is read only for the catalog's organisations (resolve._normalized)."""
     org, found, rest = folder.partition("--")
-    return bool(found and rest and "--" not in rest and _NAMESPACE.fullmatch(org))
+    return bool(found and "--" not in rest and _NAMESPACE.fullmatch(org) and _REPO_NAME.fullmatch(rest)
+                and ".." not in folder and not rest.lower().endswith(".git"))
 
 
 def llamacpp_cache_file(name: str) -> Optional[Tuple[str, str]]:

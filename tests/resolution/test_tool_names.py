@@ -76,6 +76,11 @@ def test_an_org_dash_dash_name_folder_of_any_organisation_is_that_repository(wri
 @pytest.mark.parametrize("written", [
     "/models/someone--Qwen3-8B-REAP-4B",  # the name's own words: another network
     "/models/a--b--Qwen3-8B",  # a second "--": no repository id spells so
+    "/models/a--Qwen3-8B--AWQ",  # ... nor so (read past the second "--", `Qwen3-8B--AWQ` is Qwen3-8B, AWQ)
+    # halves validate_repo_id refuses: a name starting with '-' (`run/-Qwen3-8B`), one ending with '.', a ".."
+    "/models/run---Qwen3-8B",
+    "/models/org.--Qwen3-8B",
+    "/models/a..b--Qwen3-8B",
     "/models/some_one--Qwen3-8B",  # '_' is no organisation's character
 ])
 def test_dash_dash_folders_that_are_no_repository_stay_unresolved(written) -> None:
