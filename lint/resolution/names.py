@@ -235,6 +235,11 @@ def llamacpp_cache_file(name: str) -> Optional[Tuple[str, str]]:
     while start > 0:
         org, sep, repo = name[:start + 5].partition("_")
         network = strip_quant(norm(repo), True)[0] if sep and org and repo else ""
+        if network.endswith("-i1"):
+            # mradermacher's imatrix repository `<name>-i1-GGUF` holds `<name>.i1-<quant>.gguf`
+            # (https://huggingface.co/mradermacher/Qwen3-8B-i1-GGUF/resolve/main/Qwen3-8B.i1-Q4_K_M.gguf), whose
+            # network strip_quant reads without its `.i1`: the repository's is the name's too
+            network = network[:-3]
         rest = name[start + 6:]
         cuts = [-1] + [i for i, c in enumerate(rest) if c == "_"]
         for cut in cuts:  # the longest tail first: a subfolder (`UD-Q8_K_XL/`) is before the file's own name

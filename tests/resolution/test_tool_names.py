@@ -32,6 +32,7 @@ def test_a_llamacpp_cache_name_is_taken_apart_into_repository_and_file(stem, rep
     "bartowski_Foo-GGUF_Qwen3-8B-Q4_K_M",  # file and repository name different networks: it reads no one way
     "Qwen3-8B-GGUF_Qwen3-8B-Q4_K_M",  # no organisation before the repository
     "unsloth_Qwen3-8B_Qwen3-8B-Q4_K_M",  # no `-GGUF` repository: where the repository ends is not said
+    "mradermacher_Qwen3-8B-i1-GGUF_Qwen3-32B.i1-Q4_K_M",  # an `-i1` repository's file of another network
 ])
 def test_a_name_that_does_not_read_one_way_is_not_a_cache_name(stem) -> None:
     assert llamacpp_cache_file(stem) is None
@@ -42,6 +43,8 @@ def test_a_name_that_does_not_read_one_way_is_not_a_cache_name(stem) -> None:
      "Qwen/Qwen3-Next-80B-A3B-Thinking", None),  # UD-Q8_K_XL: a type ctxlint does not size, as in any file
     ("unsloth_Qwen3-8B-GGUF_Qwen3-8B-Q4_K_M.gguf", "Qwen/Qwen3-8B", "gguf-q4-k-m"),
     ("bartowski_Qwen_QwQ-32B-GGUF_Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "gguf-q4-k-m"),
+    # mradermacher's imatrix repository `<name>-i1-GGUF` and its file `<name>.i1-<quant>` (read so outside the cache)
+    ("mradermacher_Qwen3-8B-i1-GGUF_Qwen3-8B.i1-Q4_K_M.gguf", "Qwen/Qwen3-8B", "gguf-q4-k-m"),
 ])
 def test_a_llamacpp_cache_file_resolves_and_says_how_it_was_read(file, arch, weights) -> None:
     # unresolved before: the whole `<org>_<repo>_<file>` was looked up as one name
