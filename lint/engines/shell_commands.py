@@ -171,6 +171,11 @@ def command_groups(items: list[object]) -> tuple:
                 if len(current) <= 3 and it.text in (";", "&&", "||") and never_returns([literal(w) for w in current]):
                     blocking.add(len(groups) - 1)
             ends.setdefault(len(groups) - 1, it.text)
+            if not current and groups:  # a `case` arm's end (case_arms.py), as bash reads it:
+                before = ends.get(len(groups) - 1)
+                if it.text == "&" and before in (";", ";;") and type(last) is Op and last.text in (";", ";;") \
+                        and last.end == it.start:  # `;&`, `;;&` (the lexer's `;`/`;;` then `&`): a fall-through
+                    ends[len(groups) - 1] = last.text + "&"
             current = []
             after_logic = it.text in _LOGIC or kept or carried
             # `((` typed together (`( (` are two subshells, subshells.py)

@@ -58,6 +58,9 @@ def test_a_value_is_known_later_in_its_own_arm():
 @pytest.mark.parametrize("text", [
     f'case "$G" in\n  a|b) L=1 ;;\n  *) L=2 ;;\nesac\n{RUN} $L\n',                   # a `|` pattern
     f'case "$G" in\n  a) L=1 ;&\n  *) L=2 ;;\nesac\n{RUN} $L\n',                    # a fall-through
+    f'case "$G" in\n  a) L=1 ;;&\n  *) L=2 ;;\nesac\n{RUN} $L\n',                   # `;;&`: tests the next
+    f'case "$G" in\n  a) L=1;;&\n  *) L=2 ;;\nesac\n{RUN} $L\n',                    # (bash: a runs `*)` too)
+    f'case "$G" in a) L=1 ;;& *) L=2 ;; esac\n{RUN} $L\n',
     f'case "$G" in\n  a) [ -n "$X" ] && L=1 ;;\n  *) L=2 ;;\nesac\n{RUN} $L\n',     # `&&` in an arm
     f'case "$G" in\n  a) if [ -n "$X" ]; then L=1; fi ;;\n  *) L=2 ;;\nesac\n{RUN} $L\n',  # a compound command
     f'for g in a b; do\n  case "$g" in\n    a) L=1 ;;\n    *) L=2 ;;\n  esac\ndone\n{RUN} $L\n',  # in a loop
