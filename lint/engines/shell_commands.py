@@ -173,7 +173,9 @@ def command_groups(items: list[object]) -> tuple:
             ends.setdefault(len(groups) - 1, it.text)
             if not current and groups:  # a `case` arm's end (case_arms.py), as bash reads it:
                 before = ends.get(len(groups) - 1)
-                if it.text == "&" and before in (";", ";;") and type(last) is Op and last.text in (";", ";;") \
+                if it.text == ";;" and before == ";":  # `;;` on a line of its own ends the arm before it
+                    ends[len(groups) - 1] = ";;"
+                elif it.text == "&" and before in (";", ";;") and type(last) is Op and last.text in (";", ";;") \
                         and last.end == it.start:  # `;&`, `;;&` (the lexer's `;`/`;;` then `&`): a fall-through
                     ends[len(groups) - 1] = last.text + "&"
             current = []

@@ -102,3 +102,21 @@ def test_an_arm_that_exports_gives_its_value_and_no_match_the_callers():
     first, second = [c for c in result.commands if c.tokens and c.tokens[0].text == "vllm"]
     assert (first.tokens[-1].text, first.branch) == ("2", "case $X a)")
     assert second.tokens[-1].unresolved and second.branch == "else"
+
+
+@pytest.mark.parametrize("text, expected", [
+    # `;;` (or the pattern) on a line of its own, the usual layout of a longer `case` (before: not followed)
+    (f'case "$GPU" in\n  h100)\n    L=200000\n    ;;\n  *)\n    L=4096\n    ;;\nesac\n{RUN} $L\n',
+     [(RUN.split() + ["200000"], "case $GPU h100)"), (RUN.split() + ["4096"], "case $GPU *)")]),
+    (f'case "$GPU" in\n  h100)\n    L=200000\n    # big\n    ;;\nesac\n{RUN} ${{L:-8}}\n',
+     [(RUN.split() + ["200000"], "case $GPU h100)"), (RUN.split() + ["8"], "else")]),
+    # `;&` / `;;&` on a line of their own fall through: not followed (bash: h100 runs `*)` too)
+    (f'case "$GPU" in\n  h100)\n    L=1\n    ;&\n  *)\n    L=2\n    ;;\nesac\n{RUN} $L\n', None),
+    (f'case "$GPU" in\n  h100)\n    L=1\n    ;;&\n  *)\n    L=2\n    ;;\nesac\n{RUN} $L\n', None),
+])
+def test_an_arm_whose_end_is_on_a_line_of_its_own(text, expected):
+    if expected is not None:
+        assert readings(text) == expected
+    else:
+        [cmd] = [c for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["vllm"]]
+        assert cmd.tokens[-1].unresolved and getattr(cmd, "branch", "") == ""
