@@ -22,6 +22,7 @@ from .lex_words import Word
 from .tokens import Resolver, SplitProblem, Token, VarRef
 
 _POSITIONAL = frozenset("@*#123456789")  # a function call's arguments (shellfuncs.Positional)
+_NULL_ERROR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*):\?")  # `${A:?msg}` inside `$(( ... ))`
 _BLANK = re.compile(r"[ \t\n]")  # where bash splits an unquoted expansion (the default IFS)
 
 
@@ -189,6 +190,10 @@ def expand_word(word: Word, ctx: SplitContext, expand: bool = True, command: boo
                 continue
         name = lookup_key(part.name) if part.style == "go" else part.name
         value = ctx.lookup(name) if part.kind == "var" else arithmetic(part.name, ctx.lookup)
+        if part.kind == "cmd" and part.name.startswith("$((") and ":?" in part.name:
+            names = _NULL_ERROR.findall(part.name)  # (each `${` one of them: not `${B:-${A:?msg}}`, A maybe not run)
+            if len(names) == part.name.count("${") and any(n in ctx.local and ctx.lookup(n) == "" for n in names):
+                ctx.null_error = True  # `$(( ${A:?msg} + 1 ))` of an A set to "": bash expands it first, and exits
         typed = _default(part, ctx) if ctx.defaults and (
             value is None and part.name.split("[")[0] not in ctx.local or value == "" and colon_default(part)) \
             else None  # `A=""; ${A:-8192}` is 8192 (bash manual: ":" tests for a parameter that is null too)

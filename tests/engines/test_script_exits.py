@@ -168,6 +168,19 @@ def test_a_null_error_in_an_arithmetic_command_or_for_head(text, expected):
 
 
 @pytest.mark.parametrize("text, expected", [
+    # an arithmetic expansion expands its `${L:?x}` as a command's word does: bash 5.2.15 exits (before: read on)
+    ('L=""\nN=$(( ${L:?x} + 1 ))', []), ('L=""\necho $(( ${L:?x} * 2 ))', []),
+    ('L=""\nvllm serve m --max-model-len $(( ${L:?x} ))', []),
+    # `${M:-${L:?x}}` with M set never expands L; `$( ... )` exits its own shell; after `&&`, in a job: not sure
+    ('L=""\nM=1\nN=$(( ${M:-${L:?x}} ))\nL=5', ["5"]), ('L=""\nN=$(echo $(( ${L:?x} )))\nL=5', ["5"]),
+    ('L=""\n[ -n "$X" ] && N=$(( ${L:?x} ))\nL=5', ["5"]), ('L=""\nN=$(( ${L:?x} )) &\nL=5', ["5"]),
+    ('N=$(( ${Q:?x} + 1 ))', ["4096"]),  # the caller's Q: not known
+])
+def test_a_null_error_in_an_arithmetic_expansion(text, expected):
+    assert last_words(text) == expected
+
+
+@pytest.mark.parametrize("text, expected", [
     # L "" in one `if` world only: bash 5.2.15 exits in that world and launches with the other's value (before: the
     # launch was dropped in every world and the script read as ended there, no launch at all)
     (f'if [ -n "$X" ]; then L=""; else L=5; fi\n{RUN} ${{L:?set L}}\nexit 0', ["5"]),
