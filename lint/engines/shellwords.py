@@ -88,6 +88,16 @@ def _build_commands(items: list[object], ctx: SplitContext, depth: int) -> list[
             if read_as_if(groups, ends, index, ctx):
                 words = groups[index][0]
                 first = literal(words[0])  # `:` (the word), or `if` of a `case` on one line
+        if first in ("then", "else", "do") and len(words) > 1 and (index in arith or "let" in (
+                literal(words[1]), len(words) > 2 and literal(words[1]) in ("builtin", "command") and literal(words[2]))):
+            # `then let L=7`, or a `case` arm whose list starts with `(( ))` read as a branch (case_arms.py): the
+            # keyword turns the branch first, then the arithmetic command runs in it, as any command there does
+            if final is not None and first == "then":
+                from .if_conditions import decide_at_then
+                decide_at_then(final, index, ctx)
+            branches.flow_step(first, words, ctx)
+            words = words[1:]
+            first = literal(words[0])
         # `builtin let` and `command let` run the same builtin
         let = 2 if first in ("builtin", "command") and len(words) > 1 and literal(words[1]) == "let" else \
             1 if first == "let" else 0

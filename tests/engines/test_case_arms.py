@@ -120,3 +120,17 @@ def test_an_arm_whose_end_is_on_a_line_of_its_own(text, expected):
     else:
         [cmd] = [c for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["vllm"]]
         assert cmd.tokens[-1].unresolved and getattr(cmd, "branch", "") == ""
+
+
+@pytest.mark.parametrize("text, expected", [
+    # an arm whose list starts with an arithmetic command: bash 5.2.15 runs 7 for h100, 5 otherwise. The arm is
+    # a branch whose `(( ))`/`let` update is not known (as in an `if` branch), never the 3 from before the `case`
+    (f'L=3\ncase "$GPU" in\n  h100) let L=7 ;;\n  *) L=5 ;;\nesac\n{RUN} $L\n', [None, "5"]),
+    (f'L=3\ncase "$GPU" in\n  h100) (( L = 7 )) ;;\n  *) L=5 ;;\nesac\n{RUN} $L\n', [None, "5"]),
+    (f'L=3\nif [ "$GPU" = h100 ]; then let L=7; else L=5; fi\n{RUN} $L\n', [None, "5"]),
+    # its `${N:?x}` of an N "" exits in that arm only: the other arm's launch stays (before: no launch at all)
+    (f'N=""\nL=3\ncase "$GPU" in\n  h100) (( ${{N:?x}} )); L=4 ;;\n  *) L=5 ;;\nesac\n{RUN} $L\n', ["5"]),
+])
+def test_an_arm_that_starts_with_an_arithmetic_command(text, expected):
+    got = [c.tokens[-1] for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["vllm"]]
+    assert [None if t.unresolved else t.text for t in got] == expected
