@@ -93,10 +93,12 @@ def _typed(word: Word) -> str:
     return "".join(run[0] for part in word.parts for run in part.runs)
 
 
-def _matches(value: Optional[str], pattern: Word) -> Optional[bool]:
+def _matches(value: Optional[str], pattern: Word, nocase: bool = False) -> Optional[bool]:
     """Whether the word's value matches the pattern, where both are known: `*` and `?` as bash matches them
     (fnmatchcase reads them alike); a bracket expression or a backslash (bash's `[^...]`, `[[:alpha:]]` and
-    escapes are not fnmatch's), a quoted or expanded pattern: None."""
+    escapes are not fnmatch's), a quoted or expanded pattern: None. `nocase`: the script names bash's `nocasematch`
+    (`shopt -s nocasematch` matches without regard to case; where it is on is not read): a match that only the case
+    of a letter decides (`H100` against `h100)`) is None."""
     text = literal(pattern)
     if text == "*":
         return True
@@ -104,7 +106,8 @@ def _matches(value: Optional[str], pattern: Word) -> Optional[bool]:
         return None
     from fnmatch import fnmatchcase
 
-    return fnmatchcase(value, text)
+    matched = fnmatchcase(value, text)
+    return None if nocase and matched != fnmatchcase(value.lower(), text.lower()) else matched
 
 
 def read_as_if(groups: list, ends: dict, index: int, ctx) -> bool:
@@ -134,7 +137,7 @@ def read_as_if(groups: list, ends: dict, index: int, ctx) -> bool:
             groups[pattern_at] = ([_keyword("else", pattern), _keyword(":", pattern), _keyword("case", case), subject,
                                    _keyword("*)", pattern)], False)
         else:
-            taken = _matches(value, pattern)
+            taken = _matches(value, pattern, "nocasematch" in (getattr(ctx, "source", None) or ""))
             keyword = _keyword("if" if n == 0 else "elif", pattern)
             cond = [_keyword("true" if taken else "false", pattern)] if taken is not None else \
                 [_keyword(":", pattern), _keyword("case", case), subject, _keyword(f"{_typed(pattern)})", pattern)]

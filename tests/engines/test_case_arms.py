@@ -134,3 +134,12 @@ def test_an_arm_whose_end_is_on_a_line_of_its_own(text, expected):
 def test_an_arm_that_starts_with_an_arithmetic_command(text, expected):
     got = [c.tokens[-1] for c in split_shell(text, defaults=True).commands if c.argv[:1] == ["vllm"]]
     assert [None if t.unresolved else t.text for t in got] == expected
+
+
+@pytest.mark.parametrize("shopt, expected", [
+    ("", ["4096"]),  # bash 5.2.15: H100 does not match h100)
+    ("shopt -s nocasematch\n", ["200000", "4096"]),  # it does under nocasematch (where it is on is not read)
+])
+def test_a_match_the_case_of_a_letter_decides(shopt, expected):
+    text = f'{shopt}G=H100\ncase $G in\n  h100) L=200000 ;;\n  *) L=4096 ;;\nesac\n{RUN} $L\n'
+    assert [r[0][-1] for r in readings(text)] == expected
