@@ -160,6 +160,9 @@ class Role:
     # The pod is placed by a chart's own template that ctxlint does not read (an engine command line in the values
     # of a chart it has no reader for: adapters/values_commands.py): CTX208 says where the device can be stated.
     device_by_template: bool = False
+    # The device is named by a KubeAI resourceProfile (a Model, or an entry of KubeAI's models chart catalog, which
+    # the chart writes as a Model): no node selector places it, so CTX208 advises one of KubeAI's default profiles.
+    device_by_profile: bool = False
 
     def arg(self, name: str) -> Optional[Val[Any]]:
         """The role's setting `name` (the first of that name in engine_args), or None."""

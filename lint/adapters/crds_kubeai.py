@@ -123,7 +123,8 @@ def model_workload(spec: Optional[Node], name: Optional[Val[str]], source, spans
         image_by="KubeAI (the image its chart's modelServers.VLLM.images pins for the resource profile)"))
     result.diagnostics.extend(reading.diagnostics)
     url = model_id(spec.get("url"), file)
-    roles = [r if r.model is not None or url is None else replace(r, model=url) for r in reading.roles]
+    roles = [replace(r if r.model is not None or url is None else replace(r, model=url),
+                     role=replace(r.role, device_by_profile=True)) for r in reading.roles]
     if not roles:
         return None
     display = str(name.value) if name is not None else None

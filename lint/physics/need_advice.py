@@ -149,6 +149,8 @@ def _advice(dep: Deployment, role: Role) -> str:
         return _SCRIPT_FIX
     if dep.input_format == "truss":
         return _TRUSS_FIX
+    if role.device_by_profile:  # a KubeAI Model, or its models chart's catalog entry (helm-values)
+        return _KUBEAI_FIX
     if dep.input_format in _FORMAT_FIXES:
         return _FORMAT_FIXES[dep.input_format]
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]

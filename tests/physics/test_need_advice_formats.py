@@ -134,6 +134,20 @@ spec:
   resourceProfile: nvidia-gpu-custom:1
 """
 
+# The same Model as an entry of KubeAI's models chart (charts/models/values.yaml `catalog:`, read as helm-values): the
+# chart's template writes a Model from it (substratusai/kubeai@2f32ef49:charts/models/templates/models.yaml), whose
+# spec has no node selector (api/k8s/v1/model_types.go), so the advice is the resourceProfile's.
+KUBEAI_CATALOG = """\
+catalog:
+  llama-3.1-8b:
+    enabled: true
+    features: [TextGeneration]
+    url: hf://meta-llama/Llama-3.1-8B-Instruct
+    engine: VLLM
+    args: [--max-model-len=32768]
+    resourceProfile: nvidia-gpu-custom:1
+"""
+
 
 def _advice(tmp_path, name: str, text: str) -> str:
     path = tmp_path / name
@@ -161,6 +175,8 @@ def _advice(tmp_path, name: str, text: str) -> str:
      "`default-accelerator:` in .ctxlint.yaml)"),
     ("model.yaml", KUBEAI, "a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
      "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)"),
+    ("values.yaml", KUBEAI_CATALOG, "a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
+     "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)"),
 ])
 def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     advice = _advice(tmp_path, name, text)
@@ -173,6 +189,7 @@ def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     ("template.yaml", CLOUDFORMATION, ("    Type: String\n", "    Type: String\n    Default: ml.g5.2xlarge\n")),
     ("recipe.yaml", SRT_RECIPE, ("resources:\n", "resources:\n  gpu_type: gb200\n")),
     ("model.yaml", KUBEAI, ("nvidia-gpu-custom:1", "nvidia-gpu-l4:1")),
+    ("values.yaml", KUBEAI_CATALOG, ("nvidia-gpu-custom:1", "nvidia-gpu-l4:1")),
 ])
 def test_following_the_advice_states_the_device(tmp_path, name, text, fixed):
     """The field each piece of advice names is one ctxlint reads: written as it says, the role has its device."""
