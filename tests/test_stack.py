@@ -315,3 +315,25 @@ def test_a_service_over_a_pod_that_runs_no_engine_is_said_so(tmp_path):
     assert ("Service llama-swap (" in out and "selects app=llama-swap, which no engine workload in the checked files "
             "of its directory (routes are not followed into another directory) has (a pod that starts no engine "
             "ctxlint reads, such as llama-swap or a server of its own, is none)" in out)
+
+
+# KServe's Hugging Face server serves its vLLM model under `--model_name`, which KServe's runtime sets to the
+# service's name (kserve/kserve@aaac4e29: config/runtimes/kserve-huggingfaceserver.yaml `--model_name={{.Name}}`;
+# python/huggingfaceserver/huggingfaceserver/__main__.py, where `--served-model-name` replaces it), not the
+# repository id: a route sending the service's name was a false CTX606.
+@pytest.mark.parametrize("args, served, not_served", [
+    ("[--model_id=Qwen/Qwen2.5-7B-Instruct, --backend=vllm]", "qwen", "Qwen/Qwen2.5-7B-Instruct"),
+    ("[--model_name=chat, --model_id=Qwen/Qwen2.5-7B-Instruct]", "chat", "qwen"),
+    ("[--model_id=Qwen/Qwen2.5-7B-Instruct, --served-model-name=q7]", "q7", "qwen"),
+])
+def test_the_kserve_hugging_face_server_serves_its_model_name(tmp_path, args, served, not_served):
+    (tmp_path / "isvc.yaml").write_text(
+        "apiVersion: serving.kserve.io/v1beta1\nkind: InferenceService\nmetadata: {name: qwen}\nspec:\n  predictor:\n"
+        f"    model:\n      modelFormat: {{name: huggingface}}\n      args: {args}\n"
+        "      resources: {limits: {nvidia.com/gpu: \"1\"}}\n")
+    for name, bad in ((served, False), (not_served, True)):
+        (tmp_path / "litellm.yaml").write_text(
+            f"model_list:\n  - model_name: m\n    litellm_params: {{model: openai/{name}, "
+            "api_base: http://qwen.default.svc.cluster.local/openai/v1}\n")
+        out = run(["check", str(tmp_path), "--select", "CTX606,CTX607", "--fail-on", "never"]).out
+        assert ("CTX606" in out) is bad and "CTX607" not in out, (name, out)

@@ -221,6 +221,7 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
             return []  # the transformers (or Triton) backend: no vLLM engine, no paged KV pool
         roles = _container_roles(container, pod, spans, result, multi=multi,
                                  engine=Val("vllm", fmt.source(file), raw="huggingface"), go_values=values)
+        roles = _hf_served_name(obj, container, roles, runtime is None, spans)
     elif runtime is not None:
         roles = _container_roles(container, pod, spans, result, go_values=values, multi=multi)
     else:
@@ -269,6 +270,31 @@ def storage_path(storage: Optional[Node], file: str) -> Optional[Val[str]]:
         key = scalar(storage.get("key"))
         folder = f"storage://{key.strip() if isinstance(key, str) and key.strip() else 'default'}/{folder}"
     return Val(folder, storage.get("path").source(file), raw=path)
+
+
+def _hf_served_name(obj: Node, container: Node, roles: List[EngineRole], default_runtime: bool,
+                    spans: ScalarSpans) -> List[EngineRole]:
+    """The name the Hugging Face server serves its vLLM model under: its `--model_name` (kserve's model_server.py,
+    default `model`), which KServe's own runtime sets to the service's name (config/runtimes/
+    kserve-huggingfaceserver.yaml `--model_name={{.Name}}`), unless vLLM's `--served-model-name` is given, whose first
+    name replaces it (python/huggingfaceserver/huggingfaceserver/__main__.py; kserve/kserve@aaac4e29). Kept as the
+    role's served_model_name, so a route sending the service's name is not told the engine serves the repository id."""
+    if any(r.role.arg("served_model_name") is not None for r in roles):
+        return roles
+    given = _hf_arg(container.get("args"), "--model_name", spans)
+    name = name_of(obj, spans.file)
+    if given is not None and str(given.value).replace(" ", "") == "{{.Name}}" and name is not None:
+        served = Val(str(name.value), given.source, raw=given.raw)
+    elif given is not None and "{{" not in str(given.value):
+        served = given
+    elif given is None and default_runtime and name is not None:
+        served = Val(str(name.value), name.source, raw="KServe's runtime: --model_name={{.Name}}")
+    elif given is None:
+        served = Val("model", container.source(spans.file), raw="model_server.py's default --model_name")
+    else:
+        return roles  # a template ctxlint does not expand: not known
+    return [replace(r, role=replace(r.role, engine_args=r.role.engine_args + (("served_model_name", served),)))
+            for r in roles]
 
 
 def _hf_arg(args: Optional[Node], flag: str, spans: ScalarSpans) -> Optional[Val[str]]:
