@@ -317,6 +317,41 @@ def test_a_service_over_a_pod_that_runs_no_engine_is_said_so(tmp_path):
             "ctxlint reads, such as llama-swap or a server of its own, is none)" in out)
 
 
+# A KServe InferenceService is an engine workload ctxlint reads; KServe names its predictor's Service `<name>-predictor`
+# and labels its pods `serving.kserve.io/inferenceservice: <name>` and `component: predictor`
+# (kserve/kserve@aaac4e29:pkg/constants/constants.go PredictorServiceName, InferenceServicePodLabelKey;
+# pkg/controller/v1beta1/inferenceservice/components/predictor.go buildObjectMeta). CTX607 said no Service or engine
+# workload there had that name or those labels; the route now joins the engine.
+KSERVE_ISVC = """\
+apiVersion: serving.kserve.io/v1beta1
+kind: InferenceService
+metadata: {name: qwen, labels: {team: ml}}
+spec:
+  predictor:
+    model:
+      modelFormat: {name: huggingface}
+      args: [--model_name=qwen, --model_id=Qwen/Qwen2.5-7B-Instruct, --backend=vllm, --max-model-len=8192]
+      resources: {limits: {nvidia.com/gpu: "1"}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: qwen-direct}
+spec:
+  selector: {serving.kserve.io/inferenceservice: qwen, team: ml}
+  ports: [{port: 8080}]
+"""
+
+
+@pytest.mark.parametrize("host", ["qwen-predictor.default.svc.cluster.local", "qwen-predictor", "qwen-direct:8080"])
+def test_a_route_to_a_kserve_predictor_joins_its_engine(tmp_path, host):
+    (tmp_path / "isvc.yaml").write_text(KSERVE_ISVC)
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: qwen\n    litellm_params: {model: openai/gpt-4, "
+        f"api_base: http://{host}/openai/v1}}\n")
+    out = run(["check", str(tmp_path), "--select", "CTX606,CTX607", "--fail-on", "never"]).out
+    assert "CTX607" not in out and "CTX606" in out and "qwen" in out, out
+
+
 # KServe's Hugging Face server serves its vLLM model under `--model_name`, which KServe's runtime sets to the
 # service's name (kserve/kserve@aaac4e29: config/runtimes/kserve-huggingfaceserver.yaml `--model_name={{.Name}}`;
 # python/huggingfaceserver/huggingfaceserver/__main__.py, where `--served-model-name` replaces it), not the

@@ -225,7 +225,8 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
     elif runtime is not None:
         roles = _container_roles(container, pod, spans, result, go_values=values, multi=multi)
     else:
-        out = _workload(obj, None, _pod_roles(predictor, spans, result), spans, result, replicas)
+        out = _predictor_pods(obj, predictor, _workload(obj, None, _pod_roles(predictor, spans, result), spans,
+                                                        result, replicas))
         # not silently no deployment; crds_nim reads a NIM format's service without its runtime
         if not out and unfound_runtime is not None and not lookup.files and \
                 not str(scalar(fmt)).startswith(NIM_FORMAT):
@@ -241,7 +242,27 @@ def _inference_service(obj: Node, spans: ScalarSpans, result: AdaptResult,
         # an engine given no model serves its own default, not the mount; the Hugging Face server serves model_dir
         roles = [replace(r, model=storage) if r.model is None and hf_server or r.model is not None and
                  str(r.model.value).rstrip("/") == MODEL_MOUNT else r for r in roles]
-    return _workload(obj, None, roles, spans, result, replicas)
+    return _predictor_pods(obj, predictor, _workload(obj, None, roles, spans, result, replicas))
+
+
+def _predictor_pods(obj: Node, predictor: Node, workloads: List[Workload]) -> List[Workload]:
+    """What KServe gives the predictor's pods and Service, which no file holds: the pods carry the service's labels,
+    the predictor's own, `serving.kserve.io/inferenceservice: <name>` and `component: predictor`, and its Service is
+    `<name>-predictor` (`<name>-<predictor name>-predictor` when the predictor is named), so a route to either reaches
+    the engine (kserve/kserve@aaac4e29: pkg/constants/constants.go PredictorServiceName, InferenceServicePodLabelKey,
+    KServiceComponentLabel; pkg/controller/v1beta1/inferenceservice/components/predictor.go buildObjectMeta)."""
+    name = scalar(obj.dig("metadata", "name"))
+    if not isinstance(name, str) or not name:
+        return workloads
+    own = predictor.get("labels")
+    own_labels = tuple((str(k), str(v.value)) for k, v in own.value.items() if v.kind == SCALAR) \
+        if own is not None and own.kind == MAP else ()
+    labels = dict(labels_of(obj) + own_labels)
+    labels.update({f"{GROUP}/inferenceservice": name, "component": "predictor"})
+    named = scalar(predictor.get("name"))
+    service = f"{name}-{named}-predictor" if isinstance(named, str) and named else f"{name}-predictor"
+    return [replace(w, pod_labels=tuple(labels.items()), service_names=w.service_names + (service,))
+            for w in workloads]
 
 
 def storage_path(storage: Optional[Node], file: str) -> Optional[Val[str]]:
