@@ -372,3 +372,52 @@ def test_the_kserve_hugging_face_server_serves_its_model_name(tmp_path, args, se
             "api_base: http://qwen.default.svc.cluster.local/openai/v1}\n")
         out = run(["check", str(tmp_path), "--select", "CTX606,CTX607", "--fail-on", "never"]).out
         assert ("CTX606" in out) is bad and "CTX607" not in out, (name, out)
+
+
+# vLLM's LeaderWorkerSet example (docs/deployment/frameworks/lws.md): Service vllm-leader selects
+# `leaderworkerset.sigs.k8s.io/name: vllm` and `role: leader`. LWS labels each pod with the set's name and the leader
+# with worker-index 0 (kubernetes-sigs/lws@060ab4da: api/leaderworkerset/v1/leaderworkerset_types.go SetNameLabelKey,
+# WorkerIndexLabelKey; pkg/controllers/leaderworkerset_controller.go selects leaders by the two). CTX607 said no
+# engine workload had those labels, though the leader runs vLLM.
+LWS_VLLM = """\
+apiVersion: leaderworkerset.x-k8s.io/v1
+kind: LeaderWorkerSet
+metadata: {name: vllm}
+spec:
+  replicas: 1
+  leaderWorkerTemplate:
+    size: 2
+    leaderTemplate:
+      metadata: {labels: {role: leader}}
+      spec:
+        containers:
+          - name: vllm-leader
+            image: vllm/vllm-openai:v0.8.5
+            command: ["sh", "-c", "python3 -m vllm.entrypoints.openai.api_server --port 8080 --model Qwen/Qwen2.5-72B-Instruct --tensor-parallel-size 8 --pipeline_parallel_size 2"]
+            resources: {limits: {nvidia.com/gpu: "8"}}
+    workerTemplate:
+      spec:
+        containers:
+          - name: vllm-worker
+            image: vllm/vllm-openai:v0.8.5
+            command: ["sh", "-c", "ray start --block --address=$(LWS_LEADER_ADDRESS):6379"]
+            resources: {limits: {nvidia.com/gpu: "8"}}
+---
+apiVersion: v1
+kind: Service
+metadata: {name: vllm-leader}
+spec:
+  selector: {leaderworkerset.sigs.k8s.io/name: vllm, role: leader}
+  ports: [{port: 8080}]
+"""
+
+
+@pytest.mark.parametrize("selector", ["{leaderworkerset.sigs.k8s.io/name: vllm, role: leader}",
+                                      "{leaderworkerset.sigs.k8s.io/name: vllm, leaderworkerset.sigs.k8s.io/worker-index: '0'}"])
+def test_a_service_over_a_leader_worker_set_joins_its_leader(tmp_path, selector):
+    (tmp_path / "lws.yaml").write_text(LWS_VLLM.replace("{leaderworkerset.sigs.k8s.io/name: vllm, role: leader}",
+                                                        selector))
+    (tmp_path / "litellm.yaml").write_text(
+        "model_list:\n  - model_name: m\n    litellm_params: {model: openai/gpt-4, api_base: http://vllm-leader:8080/v1}\n")
+    out = run(["check", str(tmp_path), "--select", "CTX606,CTX607", "--fail-on", "never"]).out
+    assert "CTX607" not in out and "CTX606" in out, out

@@ -129,11 +129,22 @@ def _workload(obj: Node, spans: ScalarSpans, result: AdaptResult, maps: Dict[str
     display = str(name.value) if name is not None else None
     advertised, gateway, measured = limits_from_annotations(annotations, file, result.diagnostics, display)
     labels = obj.dig("metadata", "labels")
+    pod_labels = labels_of(template) if template else ()
+    if kind == LWS and name is not None:  # what LWS gives the leader pod, which runs the engine's API server
+        pod_labels = (pod_labels or labels_of(obj)) + _lws_leader_labels(str(name.value))  # as d.labels stood in
     return Workload(name=name, source=obj.source(file), input_format=NAME, roles=roles, replicas=replicas,
                     advertised=advertised, gateway=gateway, measured=measured,
-                    pod_labels=labels_of(template) if template else (),
+                    pod_labels=pod_labels,
                     labels=tuple((str(k), str(v.value)) for k, v in labels.value.items() if v.kind == SCALAR)
                     if labels is not None and labels.kind == MAP else ())
+
+
+def _lws_leader_labels(name: str) -> Tuple[Tuple[str, str], ...]:
+    """The labels LWS puts on a group's leader pod beside its template's: the set's name and worker index 0, by which
+    a Service (vLLM's LWS example: `leaderworkerset.sigs.k8s.io/name`, `role: leader`) selects it
+    (kubernetes-sigs/lws@060ab4da: api/leaderworkerset/v1/leaderworkerset_types.go SetNameLabelKey,
+    WorkerIndexLabelKey; pkg/controllers/leaderworkerset_controller.go selects leaders by the two)."""
+    return (("leaderworkerset.sigs.k8s.io/name", name), ("leaderworkerset.sigs.k8s.io/worker-index", "0"))
 
 
 def _has_limits(annotations: Optional[Node]) -> bool:
