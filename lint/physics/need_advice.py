@@ -82,7 +82,11 @@ _SRT_FIX = ("state the device (`resources.gpu_type` in the recipe, such as `gpu_
 _KUBEAI_FIX = ("state the device (a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
                "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)")
 
-_FORMAT_FIXES = {"llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
+# ctxlint's own manifest names the device in a role's `accelerators.type` (adapters/native.py, manifest.schema.json).
+_NATIVE_FIX = ("state the device (the role's `accelerators.type` in the manifest, such as `accelerators: {type: H100, "
+               "count: 1}`, or `default-accelerator:` in .ctxlint.yaml)")
+
+_FORMAT_FIXES = {"native": _NATIVE_FIX, "llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
                  "cloudformation": _CFN_FIX, "srt-slurm": _SRT_FIX, "kubeai": _KUBEAI_FIX}
 
 

@@ -148,6 +148,20 @@ catalog:
     resourceProfile: nvidia-gpu-custom:1
 """
 
+# ctxlint's own manifest (adapters/native.py) names the device in a role's `accelerators.type`
+# (manifest.schema.json); it has no node selector.
+NATIVE = """\
+apiVersion: ctxlint/v1
+kind: ModelDeployment
+metadata: {name: m}
+spec:
+  model: {id: meta-llama/Llama-3.1-8B-Instruct}
+  engine: {name: vllm, version: "0.8.5"}
+  serving:
+    roles:
+      - {role: unified, context_length: 32768, accelerators: {count: 1}}
+"""
+
 
 def _advice(tmp_path, name: str, text: str) -> str:
     path = tmp_path / name
@@ -177,6 +191,8 @@ def _advice(tmp_path, name: str, text: str) -> str:
      "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)"),
     ("values.yaml", KUBEAI_CATALOG, "a `resourceProfile` of KubeAI's defaults, such as `nvidia-gpu-l4:1` or "
      "`nvidia-gpu-h100:8`, or `default-accelerator:` in .ctxlint.yaml)"),
+    ("m.yaml", NATIVE, "the role's `accelerators.type` in the manifest, such as `accelerators: {type: H100, count: "
+     "1}`, or `default-accelerator:` in .ctxlint.yaml)"),
 ])
 def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     advice = _advice(tmp_path, name, text)
@@ -190,6 +206,7 @@ def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     ("recipe.yaml", SRT_RECIPE, ("resources:\n", "resources:\n  gpu_type: gb200\n")),
     ("model.yaml", KUBEAI, ("nvidia-gpu-custom:1", "nvidia-gpu-l4:1")),
     ("values.yaml", KUBEAI_CATALOG, ("nvidia-gpu-custom:1", "nvidia-gpu-l4:1")),
+    ("m.yaml", NATIVE, ("{count: 1}", "{type: H100, count: 1}")),
 ])
 def test_following_the_advice_states_the_device(tmp_path, name, text, fixed):
     """The field each piece of advice names is one ctxlint reads: written as it says, the role has its device."""
