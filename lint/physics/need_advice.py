@@ -86,7 +86,13 @@ _KUBEAI_FIX = ("state the device (a `resourceProfile` of KubeAI's defaults, such
 _NATIVE_FIX = ("state the device (the role's `accelerators.type` in the manifest, such as `accelerators: {type: H100, "
                "count: 1}`, or `default-accelerator:` in .ctxlint.yaml)")
 
-_FORMAT_FIXES = {"native": _NATIVE_FIX, "llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
+# vLLM production-stack's VLLMRuntime places its pod only by `deploymentConfig.nodeSelectorTerms` (node affinity:
+# vllm-project/production-stack@a6c01db0 operator/api/v1alpha1/vllmruntime_types.go), which
+# adapters/crds_vllm_runtime.py does not read, and has no nodeSelector: ctxlint's config is the place.
+_VLLM_RUNTIME_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's path "
+                     "-> device: a VLLMRuntime's `deploymentConfig.nodeSelectorTerms` are not read for its device)")
+
+_FORMAT_FIXES = {"native": _NATIVE_FIX, "vllm-runtime": _VLLM_RUNTIME_FIX, "llama-swap": _LLAMA_SWAP_FIX, "skypilot": _SKYPILOT_FIX, "ray-serve": _RAY_SERVE_FIX,
                  "cloudformation": _CFN_FIX, "srt-slurm": _SRT_FIX, "kubeai": _KUBEAI_FIX}
 
 

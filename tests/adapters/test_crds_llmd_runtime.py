@@ -208,9 +208,10 @@ def test_vllm_runtime_corpus_sample_reports_its_missing_device_at_the_spec(in_re
                                             "type unknown); holding one request of 4,096 tokens needs >= 21 (band "
                                             "19.9-23.5) GiB per GPU at TP 1 (L4 maybe, A10G maybe, L40S yes, A100-40GB yes, A100-SXM4-80GB "
                                             "yes, H100-SXM-80GB yes, H200 yes, B200 yes, MI300X yes); state the device "
-                                            "(a nodeSelector such as nvidia.com/gpu.product or "
-                                            "node.kubernetes.io/instance-type, or `default-accelerator:` in "
-                                            ".ctxlint.yaml); capacity checks skip these roles "
+                                            "(`default-accelerator:` in .ctxlint.yaml, a device or a glob of "
+                                            "this file's path -> device: a VLLMRuntime's "
+                                            "`deploymentConfig.nodeSelectorTerms` are not read for its device); "
+                                            "capacity checks skip these roles "
                                             "(capacity-not-derivable)\n")
 
 
