@@ -45,7 +45,7 @@ def all_adapters() -> Tuple[ModuleType, ...]:
 READS_REFS = frozenset({"crds_kserve", "crds_ome", "crds_nim"})
 # Adapters whose pods read ConfigMaps that may sit in other files: their adapt() takes the group's
 # config_map_refs.Maps as well.
-READS_MAPS = frozenset({"kubernetes", "pod_templates"})
+READS_MAPS = frozenset({"kubernetes", "pod_templates", "engine_files"})
 
 
 def adapt_file(loaded: LoadedFile, refs: Optional[Any] = None, maps: Optional[Any] = None) -> AdaptResult:

@@ -71,6 +71,7 @@ class Maps:
         self._index = {id(loaded): i for i, loaded in enumerate(files)}
         self._entries: List[_Entry] = []
         self._users: List[Tuple[int, Set[str]]] = []  # (file index, names its objects read)
+        self._user_objects: List[Tuple[int, Node]] = []  # (file index, an object that reads one)
         self._read: Dict[int, Set[str]] = {}  # id(object) -> names it reads
         self._spans: Dict[int, ScalarSpans] = {}
         self._adopted: Dict[int, Node] = {}
@@ -95,6 +96,7 @@ class Maps:
                     if names:
                         self._read[id(obj)] = names
                         self._users.append((i, names))
+                        self._user_objects.append((i, obj))
 
     def _input(self, path: str) -> Optional[LoadedFile]:
         """A configMapGenerator's input file: the group's, else read from disk (a `.jinja` or a file of another
@@ -129,6 +131,13 @@ class Maps:
         read = {name for _, names in self._users for name in names}
         return (any(u == i and names - defined for u, names in self._users),
                 any(e.index == i and e.name not in read for e in self._entries))
+
+    def mounters(self, loaded: LoadedFile, name: str) -> List[Tuple[str, Node]]:
+        """(file, object) of the other files of the group whose objects read the ConfigMap `name` (a variable or
+        a volume of it), for a ConfigMap of `loaded` joined to the pod that mounts it (llama_swap_pods.py)."""
+        i = self._index.get(id(loaded))
+        return [(self.files[u].path, obj) for u, obj in self._user_objects
+                if u != i and name in self._read.get(id(obj), ())]
 
     def maps_for(self, loaded: LoadedFile, user: Node) -> Dict[str, Any]:
         """ConfigMap name -> its `data` (or Unsettled) for the pods of `user`, an object of `loaded`: those

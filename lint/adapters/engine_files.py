@@ -49,7 +49,9 @@ _NOT_ENGINE_KEYS = {"hostname", "port", "urls", "num_instances", "context_server
                     "conditional_disagg_config", "max_retries", "perf_metrics_max_requests"}
 
 
-def adapt(loaded: LoadedFile) -> AdaptResult:
+def adapt(loaded: LoadedFile, maps: Any = None) -> AdaptResult:
+    """`maps`: the config_map_refs.Maps of the files checked with it, where a pod that mounts a ConfigMap-held
+    llama-swap config may be (llama_swap_pods.py)."""
     result = AdaptResult()
     spans = ScalarSpans(loaded.path, loaded.text)
     workloads: List[Workload] = []
@@ -58,7 +60,7 @@ def adapt(loaded: LoadedFile) -> AdaptResult:
         if root.kind == MAP and root.get("data") is not None and root.dig("kind") is not None \
                 and root.get("kind").value == "ConfigMap":  # llama-swap's config as a cluster mounts it
             from ctxlint.adapters.engine_config_maps import read
-            workloads.extend(read(root, spans, result))
+            workloads.extend(read(root, spans, result, loaded, maps))
             continue
         if root.kind != MAP or root.get("apiVersion") is not None or root.get("kind") is not None:
             continue

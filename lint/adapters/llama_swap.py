@@ -36,8 +36,11 @@ _DRIVE_PATH = lazy_compile(r"(?<![A-Za-z0-9_])[A-Za-z]:\\")
 _LITERAL_BACKSLASHES = lazy_compile(r"\\+(?![\\\"])")
 
 
-def llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Workload]:
-    """One workload per model whose `cmd` starts an engine, and a route for each stated `capabilities.context`."""
+def llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult, gpus: Optional[Val[int]] = None,
+               device: Optional[Val[str]] = None) -> List[Workload]:
+    """One workload per model whose `cmd` starts an engine, and a route for each stated `capabilities.context`.
+    `gpus`, `device`: those of the pod whose llama-swap container reads this config (llama_swap_pods.py): every
+    model's process is its child, on its GPUs."""
     out = []
     windows = _windows_host(root, spans)
     shared = _macros(root.get("macros"), windows)
@@ -71,7 +74,8 @@ def llama_swap(root: Node, spans: ScalarSpans, result: AdaptResult) -> List[Work
                                            script_text=_one_line(cmd.value, windows),
                                            env=env_from_list(model.get("env")),
                                            k8s_refs=False, compose_refs=True, text_macros=True,
-                                           resolver=macros.get, resolver_nodes=written))
+                                           resolver=macros.get, resolver_nodes=written,
+                                           accelerator_count=gpus, accelerator_type=device))
         result.diagnostics.extend(reading.diagnostics)
         if reading.roles:
             key = root.get("models").keys[name]

@@ -52,11 +52,11 @@ def _vendor_devices(role: Role) -> Tuple[Tuple[str, ...], str]:
 _NO_DEVICE_FIELD = ("compose", "shell-script", "engine-config", "systemd-unit", "lmi-properties")
 _CONFIG_FIX = "state the device (`default-accelerator:` in .ctxlint.yaml: this file has no field that names one)"
 
-# llama-swap's config names no device, and read from a ConfigMap (engine_config_maps.py) it is not joined to the pod
-# that mounts it, so that pod's node selector says nothing here either.
+# llama-swap's config names no device; read from a ConfigMap (engine_config_maps.py) it takes the device of the pod
+# that mounts it at its `--config` only when that pod is among the checked files (llama_swap_pods.py): here it was not.
 _LLAMA_SWAP_FIX = ("state the device (`default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's path "
-                   "-> device: a llama-swap config has no field that names one, and the node selector of a pod that "
-                   "mounts it from a ConfigMap is not read for its models)")
+                   "-> device: a llama-swap config has no field that names one, and a pod that mounts it from a "
+                   "ConfigMap gives its device only when checked with it and mounting it at its `--config`)")
 
 # SkyPilot names the device in `resources.accelerators` (adapters/skypilot.py, SkyPilot's names).
 _SKYPILOT_FIX = ("state the device (`resources.accelerators` in the task, such as `accelerators: H100:8` or "

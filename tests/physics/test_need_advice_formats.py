@@ -47,7 +47,7 @@ spec:
           image: ghcr.io/mostlygeek/llama-swap:cuda
           args: ["--config", "/config/config.yaml"]
           resources: {limits: {nvidia.com/gpu: 1}}
-          volumeMounts: [{name: config, mountPath: /config}]
+          volumeMounts: [{name: config, mountPath: /etc/llama-swap}]
       volumes: [{name: config, configMap: {name: llama-swap-config}}]
 """
 
@@ -193,10 +193,10 @@ def _advice(tmp_path, name: str, text: str) -> str:
 
 @pytest.mark.parametrize("name, text, says", [
     ("llama-swap.yaml", LLAMA_SWAP, "`default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's path "
-     "-> device: a llama-swap config has no field that names one, and the node selector of a pod that mounts it "
-     "from a ConfigMap is not read for its models)"),
-    ("llama-swap.yaml", LLAMA_SWAP_CONFIG_MAP, "a llama-swap config has no field that names one, and the node "
-     "selector of a pod that mounts it from a ConfigMap is not read for its models)"),
+     "-> device: a llama-swap config has no field that names one, and a pod that mounts it from a ConfigMap "
+     "gives its device only when checked with it and mounting it at its `--config`)"),
+    ("llama-swap.yaml", LLAMA_SWAP_CONFIG_MAP, "a llama-swap config has no field that names one, and a pod that "
+     "mounts it from a ConfigMap gives its device only when checked with it and mounting it at its `--config`)"),
     ("task.yaml", SKYPILOT, "`resources.accelerators` in the task, such as `accelerators: H100:8` or `A100-80GB:1`, "
      "or `default-accelerator:` in .ctxlint.yaml)"),
     ("serve.yaml", RAY_SERVE, "`accelerator_type` in the LLM config, such as `accelerator_type: L4`: Ray's `A100` is "
@@ -219,6 +219,15 @@ def _advice(tmp_path, name: str, text: str) -> str:
 def test_the_advice_names_a_field_the_file_has(tmp_path, name, text, says):
     advice = _advice(tmp_path, name, text)
     assert says in advice and "a nodeSelector such as" not in advice
+
+
+def test_a_config_map_mounted_at_the_config_path_takes_the_pods_device(tmp_path):
+    # LLAMA_SWAP_CONFIG_MAP mounts the ConfigMap at /etc/llama-swap while `--config` reads /config/config.yaml: not
+    # joined (the advice above); mounted at /config, the pod's L4 is the model's device and no advice is given
+    path = tmp_path / "llama-swap.yaml"
+    path.write_text(LLAMA_SWAP_CONFIG_MAP.replace("mountPath: /etc/llama-swap", "mountPath: /config"))
+    out = run(["check", "--isolated", "--select", "CTX208", str(path)]).out
+    assert "state the device" not in out
 
 
 @pytest.mark.parametrize("name, text, fixed", [
