@@ -10,6 +10,7 @@ from typing import Any, List, Optional
 from ctxlint.adapters.base import AdaptResult
 from ctxlint.adapters.scalar_spans import EmbeddedSpans, ScalarSpans
 from ctxlint.adapters.workload import Workload
+from ctxlint.findings import Diagnostic
 from ctxlint.loader import LoadedFile, parse_text
 from ctxlint.nodes import MAP, SCALAR, EmbeddedNode, Node, adopt
 
@@ -36,6 +37,9 @@ def read(config_map: Node, spans: ScalarSpans, result: AdaptResult, loaded: Opti
             if loaded is not None:
                 from ctxlint.adapters.llama_swap_pods import pod_devices  # only for a ConfigMap-held llama-swap
 
-                devices = pod_devices(config_map, str(key), loaded, maps)
+                devices, why = pod_devices(config_map, str(key), loaded, maps)
+                at_key = data.keys[key].source(spans.file)
+                result.diagnostics.extend(Diagnostic("unresolved-value", f"the llama-swap config in data.{key}: {text}",
+                                                     at_key, severity="info") for text in why)
             out += llama_swap(root, placed, result, *(devices or ()))
     return out

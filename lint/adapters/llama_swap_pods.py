@@ -15,6 +15,7 @@ Helm charts and app-template values are not pods here: not joined.
 """
 from __future__ import annotations
 
+import os
 import posixpath
 from typing import Any, Dict, Iterable, List, Optional, Tuple
 
@@ -32,23 +33,41 @@ _POD_SPECS = {"Deployment": ("spec", "template", "spec"), "StatefulSet": ("spec"
 Devices = Tuple[Optional[Val[int]], Optional[Val[str]]]
 
 
-def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Optional[Devices]:
+def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tuple[Optional[Devices], List[str]]:
     """(GPU count, device) of the llama-swap container(s) that read the ConfigMap's data `key` as `--config`, when
-    every such container agrees on them; None when none does or they differ."""
+    every such container agrees on them, else None; and why a llama-swap container that mounts the ConfigMap is not
+    joined (another path, no `--config`, pods that disagree), for CTX008."""
     name = scalar(config_map.dig("metadata", "name"))
     if not isinstance(name, str):
-        return None
-    found: List[Devices] = []
+        return None, []
+    found: List[Tuple[str, Devices]] = []
+    why: List[str] = []
     for user_file, user in _candidates(config_map, loaded, maps, name):
         pod = user.dig(*_POD_SPECS[scalar(user.get("kind"))])
-        for container in _reading_containers(pod, name, key):
-            device = type_from_pod_spec(pod, user_file)
-            found.append((count_from_resources(container.get("resources"), user_file),
-                          container_type(container.get("resources"), device, user_file)))
-    if not found:
-        return None
-    plain = {(c.value if c is not None else None, d.value if d is not None else None) for c, d in found}
-    return found[0] if len(plain) == 1 else None
+        volumes = _volume_paths(pod, name, key)
+        for container in _llama_swap_containers(pod) if volumes else ():
+            mounted, config = _mounted_files(container, volumes), _config_path(container)
+            where = f"{os.path.basename(user_file)}:{container.source(user_file).line}"
+            if config is not None and config in mounted:
+                device = type_from_pod_spec(pod, user_file)
+                found.append((where, (count_from_resources(container.get("resources"), user_file),
+                                      container_type(container.get("resources"), device, user_file))))
+            elif mounted:
+                why.append(f"the llama-swap container at {where} mounts it at {', '.join(mounted)} but "
+                           + (f"reads --config {config}" if config else "names no absolute --config path")
+                           + ": not joined, its GPUs and device are not this config's models'")
+    plain = {tuple(v.value if v is not None else None for v in devices) for _, devices in found}
+    if len(plain) > 1:
+        said = "; ".join(f"{where}: {_said(devices)}" for where, devices in found)
+        return None, why + [f"{len(found)} llama-swap containers read it as --config with different GPUs or devices "
+                            f"({said}): which one runs a model is not known, so its GPUs and device are unknown"]
+    return (found[0][1] if found else None), why
+
+
+def _said(devices: Devices) -> str:
+    count, device = devices
+    return (f"{count.value} GPU(s)" if count is not None else "no GPU limit") + \
+        (f" of {device.value}" if device is not None else "")
 
 
 def _candidates(config_map: Node, loaded: LoadedFile, maps: Any, name: str) -> Iterable[Tuple[str, Node]]:
@@ -68,15 +87,10 @@ def _sees(user_ns: Any, map_ns: Any) -> bool:
     return user_ns is None or map_ns is None or user_ns == map_ns
 
 
-def _reading_containers(pod: Optional[Node], name: str, key: str) -> Iterable[Node]:
-    """The pod's llama-swap containers whose `--config` path is the ConfigMap key's mounted file."""
-    volumes = _volume_paths(pod, name, key)
-    containers = pod.get("containers") if volumes and pod is not None and pod.kind == MAP else None
+def _llama_swap_containers(pod: Optional[Node]) -> Iterable[Node]:
+    containers = pod.get("containers") if pod is not None and pod.kind == MAP else None
     for c in containers.value if containers is not None and containers.kind == SEQ else ():
-        if c.kind != MAP or not _runs_llama_swap(c):
-            continue
-        config = _config_path(c)
-        if config is not None and config in _mounted_files(c, volumes):
+        if c.kind == MAP and _runs_llama_swap(c):
             yield c
 
 

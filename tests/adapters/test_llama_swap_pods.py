@@ -118,3 +118,22 @@ def test_odd_shapes_never_crash(tmp_path):
     assert _devices(tmp_path / "odd", odd) == (None, None, None)
     no_value = DEPLOYMENT.replace("args: [--config, /config/config.yaml, --listen, \":8080\"]", "args: [--config]")
     assert _devices(tmp_path / "novalue", no_value) == (None, None, None)
+
+
+def _ctx008(tmp_path, deployment):
+    _write(tmp_path, {"configmap.yaml": CONFIG_MAP, "deployment.yaml": deployment})
+    out = run(["check", "--isolated", "--select", "CTX008", str(tmp_path)]).out
+    return [line.split(str(tmp_path) + "/", 1)[-1] for line in out.splitlines() if "llama-swap config" in line]
+
+
+def test_why_a_mounting_pod_is_not_joined_is_said_at_the_data_key(tmp_path):
+    elsewhere = DEPLOYMENT.replace("mountPath: /config/config.yaml", "mountPath: /etc/swap/config.yaml")
+    [line] = _ctx008(tmp_path / "elsewhere", elsewhere)
+    assert line.startswith("configmap.yaml:5:3: CTX008 [info]")
+    assert "deployment.yaml:9 mounts it at /etc/swap/config.yaml but reads --config /config/config.yaml" in line
+    other = DEPLOYMENT.replace("name: llama-swap,", "name: llama-swap-b,").replace('nvidia.com/gpu: "2"',
+                                                                                 'nvidia.com/gpu: "1"')
+    [line] = _ctx008(tmp_path / "differ", DEPLOYMENT + "---\n" + other)
+    assert ("2 llama-swap containers read it as --config with different GPUs or devices (deployment.yaml:9: 2 GPU(s) "
+            "of L4; deployment.yaml:27: 1 GPU(s) of L4)") in line
+    assert _ctx008(tmp_path / "joined", DEPLOYMENT) == []
