@@ -130,7 +130,8 @@ def test_sglang_musa_device_flag_lists_no_nvidia_verdicts():
     "ONEAPI_DEVICE_SELECTOR=hip:0,1 ",  # HIP's devices: AMD's list
 ])
 def test_a_sycl_device_selector_of_one_backend_names_its_vendor(prefix):
-    # intel/llvm@d8bc53f9:sycl/doc/EnvironmentVariables.md: level_zero is Intel's GPUs' backend, hip AMD's
+    # DPC++'s EnvironmentVariables.md (https://intel.github.io/llvm-docs/EnvironmentVariables.html):
+    # level_zero is Intel's GPUs' backend, hip AMD's
     message = _ctx208(VLLM.format(prefix=prefix))
     assert "L4 " not in message
     assert ("MI300X" in message) == ("hip" in prefix)

@@ -150,11 +150,12 @@ def tgi_entrypoint_splits(image: object) -> Optional[bool]:
     return release >= _TGI_SPLITS_FROM[label]
 
 
-# The SYCL runtime's device filter (intel/llvm@d8bc53f94a79fae1f83b32c40b12adcbbbce6b2c:sycl/doc/EnvironmentVariables.md,
-# ONEAPI_DEVICE_SELECTOR): `;`-separated `backend:devices` terms, `!term` discarding; the backends level_zero (Intel's
-# GPUs), opencl (Intel's CPUs and GPUs, and other vendors' OpenCL devices), cuda, hip, native_cpu and `*`. Read by the
-# engines that run on SYCL (vLLM's and SGLang's XPU backends through PyTorch's XPU device, llama.cpp's SYCL build);
-# a CUDA build ignores it.
+# The SYCL runtime's device filter, ONEAPI_DEVICE_SELECTOR (DPC++'s sycl/doc/EnvironmentVariables.md as published at
+# https://intel.github.io/llvm-docs/EnvironmentVariables.html; discarding terms from intel/llvm#7309, 6bd5f9ce):
+# `;`-separated `backend:devices` terms, `!term` discarding; the backends level_zero (Intel's GPUs), opencl (Intel's
+# CPUs and GPUs, and other vendors' OpenCL devices), cuda, hip, native_cpu and `*`. Read by the engines that run on
+# SYCL (vLLM's and SGLang's XPU backends through PyTorch's XPU device, llama.cpp's SYCL build); a CUDA build
+# ignores it.
 _SELECTOR_VENDORS = {"level_zero": "intel", "hip": "amd"}
 
 
