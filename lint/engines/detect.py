@@ -210,8 +210,10 @@ def unknown_entrypoint_flags(tokens: Sequence[Union[Token, str]], image: Optiona
     that engine whose entrypoint is not known to start it (rocm/vllm, a fork). Its flags there mean the
     arguments were written for the engine, but what runs them is unknown: said, never guessed."""
     engine, _ = engine_from_image(image)
-    if engine not in _SERVER_PROGRAMS or "$" in str(image) or image_entrypoint_is_engine(image) \
-            or _SIMULATOR.search(split_image(str(image))[0].rsplit("/", 1)[-1]):
+    # only a reference in the image's own name hides which image runs (`${NAME}`, `vllm-${FLAVOUR}`); one in the
+    # registry or the tag (`rocm/vllm:${TAG}`) leaves the repository, and so its engine, named: release unknown
+    name = split_image(str(image))[0].rsplit("/", 1)[-1]
+    if engine not in _SERVER_PROGRAMS or "$" in name or image_entrypoint_is_engine(image) or _SIMULATOR.search(name):
         return None, []  # llama.cpp and TGI images vary by tag (full, light, server); a simulator runs no engine
     from .specs import spec_for  # only such a container pays for the flag tables
 
