@@ -72,6 +72,10 @@ INSTANCE_GPUS = {
     # sizes/gpu-accelerated/ncast4v3-series; KAITO's table before v0.12.0, kaito_data.SKU_GPUS)
     "standard_nc4as_t4_v3": (1, "T4"), "standard_nc8as_t4_v3": (1, "T4"), "standard_nc16as_t4_v3": (1, "T4"),
     "standard_nc64as_t4_v3": (4, "T4"),
+    # NCv3: V100s of 16 GiB each, 1/2/4/4 to a VM (KAITO's table before v0.9.0, {SKU: "Standard_NC24rs_v3", GPUCount:
+    # 4, GPUMemGiB: 64, GPUModel: "NVIDIA V100"}, kaito_data.SKU_GPUS); the M60 sizes (NV, NVv3) have no catalog device
+    "standard_nc6s_v3": (1, "V100-16GB"), "standard_nc12s_v3": (2, "V100-16GB"), "standard_nc24s_v3": (4, "V100-16GB"),
+    "standard_nc24rs_v3": (4, "V100-16GB"),
 }
 
 # GPUs per AWS instance size, for the families above whose sizes differ in count (every size not listed has none

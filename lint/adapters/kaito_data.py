@@ -2,7 +2,8 @@
 
 Sources are `kaito-project/kaito@<commit>:<path>`; the commits are these release tags:
 v0.5.0 9326178d6ab658c259d7fec09149c452d8dbef03, v0.6.2 5e41f462d9cb68684a79356e0da35c23ff9f6edd,
-v0.7.0 cbc20c1ceb8a0ead87f8f8d316cead752fc381ca,
+v0.7.0 cbc20c1ceb8a0ead87f8f8d316cead752fc381ca, v0.8.1 d56734a0b873a300747d3afa7a862fd98da1af9e,
+v0.9.0 18a0177e1d8f561055da7c4fde1fa6b6af1e014b,
 v0.10.0 c673cadc60c1ed8e9d2cf7614e3a5fab4d2f987f, v0.11.0 7545aa214f72475081330dd4c4b5c0a30f494870,
 v0.12.0 0894eb2b567d48cd2d66afe579acb1542b226af4 (056b8280b1a8debf644bc6f4399e913a1f9c7e70, after v0.12.0,
 holds the same facts). A preset this module does not list has no recorded size: its node count is unknown.
@@ -25,13 +26,24 @@ SKU_GPUS = {
     # compute capability 8.0 (kaito-project/kaito#2185, d521cf020d1339d75001de0b2b62655bf3e50bc8): SKUS_BEFORE_V0_12
     "Standard_NC4as_T4_v3": (1, 16), "Standard_NC8as_T4_v3": (1, 16), "Standard_NC16as_T4_v3": (1, 16),
     "Standard_NC64as_T4_v3": (4, 64),
+    # the M60 sizes: in every table from v0.5.0 to v0.11.0 (@7545aa21 v0.11.0: {SKU: "Standard_NV48s_v3", GPUCount:
+    # 4, GPUMem: 32Gi}), dropped in v0.12.0 with the T4 sizes (#2185): SKUS_BEFORE_V0_12
+    "Standard_NV12s_v3": (1, 8), "Standard_NV24s_v3": (2, 16), "Standard_NV48s_v3": (4, 32),
+    # the V100 sizes and the first NV series' M60 sizes: in every table from v0.5.0 to v0.8.1 (@d56734a0b873a3007
+    # 47d3afa7a862fd98da1af9e v0.8.1: {SKU: "Standard_NC24rs_v3", GPUCount: 4, GPUMemGiB: 64}), dropped for v0.9.0 as
+    # expired VM sizes (kaito-project/kaito#1780, 35efc3918b61f55714e1cd17565f9b9eb8ec9773): SKUS_BEFORE_V0_9
+    "Standard_NC6s_v3": (1, 16), "Standard_NC12s_v3": (2, 32), "Standard_NC24s_v3": (4, 64),
+    "Standard_NC24rs_v3": (4, 64), "Standard_NV6": (1, 8), "Standard_NV12": (2, 16), "Standard_NV24": (4, 32),
 }
 # From v0.12.0 an Azure N-series size its table lacks passes the webhook (a name prefix test, api/v1beta1/
 # workspace_validation.go at 0894eb2b), but a vLLM preset's node estimate fails on it (sku.GetGPUConfigBySKU
 # "Unsupported SKU", pkg/sku/helpers.go; workspace_controller.go UpdateWorkspaceTargetNodeCount returns the error):
 # nothing runs.
 SKUS_BEFORE_V0_12 = ("Standard_NC4as_T4_v3", "Standard_NC8as_T4_v3", "Standard_NC16as_T4_v3",
-                     "Standard_NC64as_T4_v3")
+                     "Standard_NC64as_T4_v3", "Standard_NV12s_v3", "Standard_NV24s_v3", "Standard_NV48s_v3")
+# v0.9.0 to v0.11.x: a size its table lacks fails sku.GetGPUConfigBySKU the same way (case-sensitive before v0.10.0)
+SKUS_BEFORE_V0_9 = ("Standard_NC6s_v3", "Standard_NC12s_v3", "Standard_NC24s_v3", "Standard_NC24rs_v3",
+                    "Standard_NV6", "Standard_NV12", "Standard_NV24")
 
 # v0.11.0 and later: a legacy preset name is the catalog model it redirects to (LegacyBuiltinToCatalog,
 # kaito-project/kaito@0894eb2b567d48cd2d66afe579acb1542b226af4:pkg/utils/plugin/plugin.go; the same 25 names

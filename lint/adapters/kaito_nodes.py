@@ -58,7 +58,8 @@ class Era:
 
 ERAS = (Era("before v0.5.0", 0, "count"), Era("v0.5.0 to v0.6.x", 5, "memory", exact_sku=True),
         Era("v0.7.x", 7, "estimate", "v0.7", True),
-        Era("v0.8.0 to v0.9.x", 8, "estimate", "go", True), Era("v0.10.x", 10, "estimate", "go"),
+        Era("v0.8.x", 8, "estimate", "go", True), Era("v0.9.x", 9, "estimate", "go", True),  # v0.9.0: fewer sizes
+        Era("v0.10.x", 10, "estimate", "go"),
         Era("v0.11.x", 11, "estimate", "catalog", divisor=1.05, cap=3),
         Era("v0.12.0 and later", 12, "estimate", "catalog", divisor=1.05))
 _SKUS = {name.lower(): name for name in data.SKU_GPUS}  # KAITO's spelling by lower case
@@ -188,6 +189,8 @@ def _gpus(era: Era, ask: Ask) -> Tuple[Optional[Tuple[int, int]], str]:
                       "sizes it from the GPUs of its BYO nodes, which this file does not state")
     if era.start >= 12 and spelling in data.SKUS_BEFORE_V0_12:  # its estimate fails: "Unsupported SKU"
         return None, f"refuses: v0.12.0 dropped {spelling} from its SKU table (kaito-project/kaito#2185)"
+    if era.start >= 9 and spelling in data.SKUS_BEFORE_V0_9:
+        return None, f"refuses: v0.9.0 dropped {spelling} from its SKU table (kaito-project/kaito#1780)"
     if era.exact_sku and key != spelling:
         return None, f"refuses: its SKU table spells the instance type {spelling} and is case-sensitive"
     gpus, gib = data.SKU_GPUS[spelling]

@@ -132,8 +132,8 @@ def _advice(dep: Deployment, role: Role) -> str:
     if role.device_vm is not None:  # a KAITO instanceType ctxlint does not record the GPUs of
         where = role.device_vm.source
         return (f"resource.instanceType {role.device_vm.value} ({where.file}:{where.line}:{where.col}) is not among "
-                "the sizes whose GPUs ctxlint records (most of KAITO's SKU table; a release may list more, as "
-                "v0.8.x and earlier listed the V100 sizes): name one of them, or state the device "
+                "the sizes whose GPUs ctxlint records (most of KAITO's SKU table; not its AMD V620, MI25 and "
+                "NVIDIA M60 sizes, whose GPUs the catalog lacks): name one of them, or state the device "
                 "(`default-accelerator:` in .ctxlint.yaml) and its GPUs per node (`tensor-parallel-size` under "
                 "`vllm:` in the inference config)")
     if role.device_class is not None:  # a GKE compute class (adapters/compute_classes.py) that names no device

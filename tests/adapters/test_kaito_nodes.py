@@ -73,7 +73,7 @@ def test_releases_that_disagree_leave_the_count_unknown():
     assert node_count(Ask(11, "phi-4", "Standard_NC24ads_A100_v4", context=None)).on == "config"
     # v0.5.0-v0.9.x look the instance type up case-sensitively
     lower = node_count(Ask(8, "phi-4-mini-instruct", "standard_nc24ads_a100_v4"))
-    assert lower.nodes == 1 and "KAITO v0.8.0 to v0.9.x refuses it: its SKU table spells" in lower.account
+    assert lower.nodes == 1 and "KAITO v0.8.0 to v0.9.x refuse it: its SKU table spells" in lower.account
 
 
 def test_what_no_release_runs_is_refused_and_unrecorded_sizes_are_unknown():
@@ -107,3 +107,30 @@ def test_t4_sizes_until_v0_12():
     node = parse_text("t: Standard_NC64as_T4_v3\n", "x.yaml").documents[0].root.get("t")
     kind, per_vm = instance_gpus(node, "x.yaml")
     assert (kind.value, per_vm.value) == ("T4", 4)
+
+
+def test_v100_sizes_until_v0_9_and_m60_sizes_until_v0_12():
+    # kaito-project/kaito pkg/sku/azure_sku_handler.go: the V100 sizes (Standard_NC24rs_v3: 4 GPUs, 64 GiB) and the
+    # NV M60 sizes from v0.5.0 to v0.8.1 (@d56734a0), gone at v0.9.0 (@18a0177e, #1780); the NVv3 M60 sizes
+    # (Standard_NV48s_v3: 4 GPUs, 32 GiB) to v0.11.0 (@7545aa21), gone at v0.12.0 (#2185). Before, each was "a table
+    # entry ctxlint does not record": unknown for every release
+    from ctxlint.adapters.hardware import instance_gpus
+    from ctxlint.loader import parse_text
+
+    v100 = node_count(Ask(7, "phi-3-mini-4k-instruct", "Standard_NC24s_v3"))
+    assert (v100.nodes, v100.refused) == (1, False)
+    assert v100.account == "KAITO v0.7.0 to v0.8.x: 1 node; KAITO v0.9.0 and later refuse it: v0.9.0 dropped " \
+        "Standard_NC24s_v3 from its SKU table (kaito-project/kaito#1780)"
+    # 134 GiB of Llama 3.3 70B over 16 GiB V100s: count 4 of 4-GPU VMs, and every release that has the size says 4
+    llama = node_count(Ask(5, "llama-3.3-70b-instruct", "Standard_NC24rs_v3", count=4))
+    assert llama.nodes == 4 and llama.account.startswith("KAITO v0.5.0 to v0.8.x: 4 nodes; ")
+    assert node_count(Ask(9, "phi-3-mini-4k-instruct", "Standard_NV24")).refused  # a v0.9.0 object: no release
+    # 8 GiB M60s: the estimate needs 4 one-GPU VMs for Llama 3.1 8B, which v0.11.x's limit of 3 refuses
+    m60 = node_count(Ask(5, "llama-3.1-8b-instruct", "Standard_NV12s_v3"))
+    assert m60.account == (
+        "KAITO v0.5.0 to v0.6.x: 1 node (resource.count); KAITO v0.7.0 to v0.10.x: 4 nodes; KAITO v0.11.x refuses "
+        "it: it estimates 4 nodes and allows at most 3; KAITO v0.12.0 and later refuses it: v0.12.0 dropped "
+        "Standard_NV12s_v3 from its SKU table (kaito-project/kaito#2185)")
+    node = parse_text("t: Standard_NC12s_v3\n", "x.yaml").documents[0].root.get("t")
+    kind, per_vm = instance_gpus(node, "x.yaml")
+    assert (kind.value, per_vm.value) == ("V100-16GB", 2)

@@ -170,27 +170,32 @@ def test_a_t4_size_names_its_device_and_runs_where_kaito_does(tmp_path):
 
 
 def test_a_size_ctxlint_does_not_record_is_named_not_asked_for(tmp_path):
-    # KAITO's own README example runs falcon-7b on Standard_NC6s_v3, a V100 size of KAITO's SKU table until v0.8.x
-    # (kaito-project/kaito#1780 removed the NCv3 sizes for v0.9.0) whose GPUs ctxlint does not record; CTX208 said
-    # "no accelerator type ... is given" and asked for a nodeSelector
-    text = QWEN.replace("Standard_NC24ads_A100_v4", "Standard_NC6s_v3").replace(
+    # Standard_NG32ads_V620_v1, an AMD V620 size of KAITO's SKU table (v0.5.0 to v0.12.0), whose GPU the catalog
+    # lacks; CTX208 said "no accelerator type ... is given" and asked for a nodeSelector
+    text = QWEN.replace("Standard_NC24ads_A100_v4", "Standard_NG32ads_V620_v1").replace(
         "qwen2.5-coder-32b-instruct", "phi-3-mini-4k-instruct")
     [role] = adapt(text).deployments[0].roles
-    assert role.device_vm.value == "Standard_NC6s_v3" and at(text, role.device_vm.source) == "Standard_NC6s_v3"
+    assert role.device_vm.value == "Standard_NG32ads_V620_v1" and \
+        at(text, role.device_vm.source) == "Standard_NG32ads_V620_v1"
     (tmp_path / "w.yaml").write_text(text)
     out = run(["check", str(tmp_path / "w.yaml")]).out
     assert "no accelerator type" not in out and "a nodeSelector" not in out
-    assert "not derivable: the VM size Standard_NC6s_v3 names no device ctxlint records; holding one request" in out
-    assert f"resource.instanceType Standard_NC6s_v3 ({tmp_path / 'w.yaml'}:6:17) is not among the sizes whose GPUs " \
-           "ctxlint records (most of KAITO's SKU table; a release may list more, as v0.8.x and earlier listed " \
-           "the V100 sizes)" in out
+    assert "not derivable: the VM size Standard_NG32ads_V620_v1 names no device ctxlint records; holding one " \
+        "request" in out
+    assert f"resource.instanceType Standard_NG32ads_V620_v1 ({tmp_path / 'w.yaml'}:6:17) is not among the sizes " \
+           "whose GPUs ctxlint records (most of KAITO's SKU table; not its AMD V620, MI25 and NVIDIA M60 sizes, " \
+           "whose GPUs the catalog lacks)" in out
+    # KAITO's README example's Standard_NC6s_v3 (a V100 size until v0.8.x, kaito-project/kaito#1780) is recorded
+    v100 = adapt(text.replace("Standard_NG32ads_V620_v1", "Standard_NC6s_v3")).deployments[0].roles[0]
+    assert v100.device_vm is None and (v100.accelerators.type.value, v100.accelerators.count.value) == (
+        "V100-16GB", 1)
     # a pod template on such a size: the same
     tpl = text.replace("  preset:\n    name: phi-3-mini-4k-instruct\n", "  template:\n    spec:\n      containers:\n"
                        "        - name: m\n          image: vllm/vllm-openai:v0.8.5\n          args: [--model, "
                        "microsoft/Phi-3-mini-4k-instruct]\n          resources: {limits: {nvidia.com/gpu: 1}}\n")
     [role] = adapt(tpl).deployments[0].roles
-    assert role.device_vm.value == "Standard_NC6s_v3"
+    assert role.device_vm.value == "Standard_NG32ads_V620_v1"
     # a known size, or a reference a tool fills in, is no such size
     assert adapt(QWEN).deployments[0].roles[0].device_vm is None
-    ref = text.replace("Standard_NC6s_v3", "${INSTANCE_TYPE}")
+    ref = text.replace("Standard_NG32ads_V620_v1", "${INSTANCE_TYPE}")
     assert adapt(ref).deployments[0].roles[0].device_vm is None
