@@ -124,3 +124,32 @@ def test_moe_flags_on_a_moe_model_give_no_need(extra, why):
     assert "no memory need can be given for 8,192 tokens: llama.cpp does not hold the whole model on the GPU here (" \
         + why in message
     assert "needs >= " not in message
+
+
+@pytest.mark.parametrize("extra, why", [
+    ("-ngl 99 --rpc 10.0.0.2:50052,10.0.0.3:50052",
+     "llama.cpp does not hold the whole model on this host's GPUs here (--rpc 10.0.0.2:50052,10.0.0.3:50052 adds the "
+     "devices of 2 remote rpc-servers, which take a share of the layers, split by each device's free memory, which "
+     "for a remote server is not in the file), so the whole model's need would be too high"),
+    ("-ngl 99 --rpc 10.0.0.2:50052 -ts 3,1",
+     "(--rpc 10.0.0.2:50052 adds the devices of 1 remote rpc-server, which take a share of the layers, split by "
+     "--tensor-split 3,1 over the remote devices first and then the local ones, and how many devices each server "
+     "exposes is not in the file)"),
+    ('-ngl 99 --rpc "$RPC_SERVERS"',
+     "llama.cpp may not hold the whole model on this host's GPUs here (--rpc is set to a value ctxlint cannot "
+     "resolve, which may add remote rpc-server devices that take a share of the layers)"),
+])
+def test_rpc_servers_take_a_share_the_file_cannot_settle(extra, why):
+    # ggml-org/llama.cpp@b11434: --rpc registers each server's devices (common/arg.cpp add_rpc_devices), put first in
+    # the model's device list (src/llama.cpp), and load_tensors splits the offloaded layers over every device by its
+    # free memory or --tensor-split; before, the role read "needs >= ... GiB/GPU" as if all sat on the local GPUs
+    report = _lint(extra)
+    row = _row(report)
+    assert row.verdict == "unknown" and row.why_unknown == "no accelerator type"
+    message = _ctx208(report)
+    assert "no memory need can be given for 8,192 tokens: " in message and why in message
+    assert "needs >= " not in message
+
+
+def test_an_empty_rpc_list_adds_no_device():
+    assert _row(_lint('-ngl 99 --rpc ""')).verdict.startswith("needs >= ")

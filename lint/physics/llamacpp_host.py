@@ -13,6 +13,9 @@ model and its KV cache on the GPU. A llama-server command can put part of either
 - `-nkvo` (--no-kv-offload) keeps the KV cache in host memory;
 - any of them (or `--device`) set to a value not known (`-ngl $NGL`) may do either.
 
+`--rpc HOST:PORT,...` adds remote rpc-server devices that take a share of the layers by a split the file cannot
+settle (remote_share): there too the local GPUs' share is not worked out.
+
 What then stays on each GPU is not worked out here, and the whole model's need is far too high: sweep c31's
 ACupofAir/vllm-benchmark@ebcac650c3e92bda88b036795a604cfeb0a3a524:openwebui/BMG/llama-server-q4km.sh runs
 DeepSeek-R1 Q4_K_M with `-ngl 999 -ot exps=CPU` and read "needs >= 381.9 GiB per GPU". CTX208 says why
@@ -38,7 +41,7 @@ def _int(value: Any) -> Optional[int]:
 # llama.cpp's settings that place weights or KV, with their flags, in the order a message names them: the one
 # reading of them here and in llamacpp_cells.py (CTX203/CTX209's "nothing moves off the GPU"). `-ngl` is read by its
 # number; the others move something off the GPU when set at all (`moving`). `--rpc` adds remote devices that take a
-# share of the layers: off the GPU, but not into host memory, so `unmodelled` does not name it (_HOST_PLACING).
+# share of the layers: off this host's GPUs, but not into host memory, so `unmodelled` names it apart (remote_share).
 PLACEMENT = (("n_gpu_layers", "-ngl"), ("override_tensor", "-ot"), ("cpu_moe", "--cpu-moe"),
              ("n_cpu_moe", "--n-cpu-moe"), ("no_kv_offload", "-nkvo"), ("device", "--device"), ("rpc", "--rpc"))
 # One set to a value ctxlint cannot resolve (`-ngl $NGL`) may keep part of the model in host memory as well as not.
@@ -138,7 +141,31 @@ def unmodelled(role: Role, engine: Optional[str], layers: Optional[int], dense: 
         return (f"llama.cpp may not hold the whole model on the GPU here ({unknown} is set to a value ctxlint cannot "
                 "resolve, which may keep part of it in host memory), so the whole model's need may be too high")
     why = host_share(role, engine, layers, dense)
-    if not why:
+    if why:
+        return (f"llama.cpp does not hold the whole model on the GPU here ({why}), and what stays on each GPU is not "
+                "worked out, so the whole model's need would be too high")
+    return remote_share(role)
+
+
+def remote_share(role: Role) -> str:
+    """Why the local GPUs' share is not known when `--rpc` adds rpc-server devices (else ""). llama.cpp puts them at
+    the front of its device list and splits the offloaded layers over every device by each one's free memory, or by
+    --tensor-split over them all (ggml-org/llama.cpp@b11434: common/arg.cpp add_rpc_devices, src/llama.cpp "add RPC
+    servers at the front of the list", src/llama-model.cpp load_tensors "default split, by free memory"). A remote
+    server's free memory, and how many devices it exposes, is not in the file: so neither is the local share."""
+    settings = {key: val.value for key, val in role.engine_args}
+    servers = settings.get("rpc")
+    if "rpc" in role.unresolved_settings:
+        return ("llama.cpp may not hold the whole model on this host's GPUs here (--rpc is set to a value ctxlint "
+                "cannot resolve, which may add remote rpc-server devices that take a share of the layers), so the "
+                "whole model's need may be too high")
+    if servers in (None, False, "") or not str(servers).strip():
         return ""
-    return (f"llama.cpp does not hold the whole model on the GPU here ({why}), and what stays on each GPU is not "
-            "worked out, so the whole model's need would be too high")
+    named = [part.strip() for part in str(servers).split(",") if part.strip()]
+    split = settings.get("tensor_split")
+    by = (f"by --tensor-split {split} over the remote devices first and then the local ones, and how many devices "
+          "each server exposes is not in the file") if split not in (None, "", False) else \
+        "by each device's free memory, which for a remote server is not in the file"
+    return (f"llama.cpp does not hold the whole model on this host's GPUs here (--rpc {servers} adds "
+            f"the devices of {len(named)} remote rpc-server{'s' if len(named) != 1 else ''}, which take a share of the "
+            f"layers, split {by}), so the whole model's need would be too high")
