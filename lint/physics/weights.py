@@ -123,6 +123,12 @@ _GGUF = {
     "q2-k": (2.96, 2.625, 3.4), "q2-k-s": (2.8, 2.625, 3.2), "q2-k-l": (3.2, 2.625, 3.6), "q2-k-xl": (3.2, 2.625, 3.8),
     "iq2-xxs": (2.06, 2.06, 2.5), "iq2-xs": (2.31, 2.31, 2.7), "iq2-s": (2.5, 2.5, 2.9), "iq2-m": (2.7, 2.5, 3.1),
     "iq1-s": (1.56, 1.56, 2.0), "iq1-m": (1.75, 1.56, 2.2),
+    # unsloth's dynamic `_K_XL` types above 4 bits (UD-Q5_K_XL, UD-Q6_K_XL, UD-Q8_K_XL; `Q8_K_XL` in a folder of that
+    # name): the low bound is the base block type's (Q5_K 5.5, Q6_K 6.5625, Q8_0 8.5 bits), and the point too, so
+    # the figure is the least such a file takes; unsloth's recipe "dynamically adjust[s] the quantization type of
+    # every possible layer" per model, critical layers kept at higher precision
+    # (https://docs.unsloth.ai/basics/unsloth-dynamic-v2.0-ggufs), no bound stated, so the high bound is 16 bits
+    "q5-k-xl": (5.5, 5.5, 16.0), "q6-k-xl": (6.5625, 6.5625, 16.0), "q8-k-xl": (8.5, 8.5, 16.0),
 }
 _GGUF_UNKNOWN = WeightFormat("gguf", "GGUF (type not named)", 4.85, 1.56, 16.0, ALL)
 

@@ -200,7 +200,7 @@ def _parse_text(text: str) -> Optional[ModelRef]:
         if cached is not None:
             repo, file = cached
             base, weights = strip_quant(norm(file), True)
-            return ModelRef(written, repo, file, base, weights, True, via,
+            return ModelRef(written, repo, file, base, weights or named_format("gguf"), True, via,
                             f"llama.cpp's -hf cache name of {repo}'s file {file}")
     # The last two segments may be "org/name" (`pvc://claim/org/name`, `/models/org/name`); a
     # wrong pair (`models/Qwen3-8B`) simply matches no catalog id, and the bare name is tried next.
@@ -252,6 +252,10 @@ def llamacpp_cache_file(name: str) -> Optional[Tuple[str, str]]:
 
 def _ref(written: str, repo_id: Optional[str], name: str, local: bool, via: str, gguf: bool = False) -> ModelRef:
     base, weights = strip_quant(norm(name), gguf)
+    if weights is None and via == "gguf":
+        # a `.gguf` file whose name states no type ctxlint knows (`Model.gguf`, a new llama-quantize or unsloth
+        # tag): its weights are some GGUF type, 1.56 to 16 bits, never the base's 16-bit checkpoint as a bound
+        weights = named_format("gguf")
     return ModelRef(written, repo_id, name, base, weights, local, via)
 
 
