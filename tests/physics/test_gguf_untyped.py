@@ -70,3 +70,13 @@ def test_a_gguf_without_a_type_is_a_wide_band() -> None:
     point, low, high, message = _need("/models/Qwen3-Coder-Next.gguf")
     assert low < 20 and high > 150 and point < 60, message
     assert "L4 maybe" in message and "A100-SXM4-80GB maybe" in message
+
+
+def test_a_gpt_oss_gguf_without_a_type_keeps_the_converters_mxfp4_experts() -> None:
+    # gpt-oss-20b, 19.1103e9 of 20.9079e9 params routed experts: llama.cpp's converter writes them MXFP4 whatever the
+    # file's type (weights.gguf_mxfp4_experts), so the point is 4.25 bits for them, 4.85 (the unknown band's) for the
+    # rest: 10,152,346,875 + 1.7976e9 x 4.85 / 8 = 11,242,141,875 B; requantized, anything from 1.56 to 16 bits
+    term, formula, _ = weights_per_gpu(lookup_model("gpt-oss-20b"), 1, 1, 0, format_by_key("gguf"))
+    assert term.point == 11_242_141_875
+    assert formula.startswith("19.1103e9 expert params as MXFP4 + 1.7976e9 as GGUF (type not named)")
+    assert term.high == 20.9079e9 * 16 / 8 * 1.02
