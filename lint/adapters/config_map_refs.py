@@ -134,10 +134,12 @@ class Maps:
 
     def mounters(self, loaded: LoadedFile, name: str) -> List[Tuple[str, Node]]:
         """(file, object) of the other files of the group whose objects read the ConfigMap `name` (a variable or
-        a volume of it), for a ConfigMap of `loaded` joined to the pod that mounts it (llama_swap_pods.py)."""
+        a volume of it), for a ConfigMap of `loaded` joined to the pod that mounts it (llama_swap_pods.py). A file
+        that defines a ConfigMap of that name itself is left out: its pods read that one (crd_common.config_maps)."""
         i = self._index.get(id(loaded))
+        own = {e.index for e in self._entries if e.name == name and not e.generated}
         return [(self.files[u].path, obj) for u, obj in self._user_objects
-                if u != i and name in self._read.get(id(obj), ())]
+                if u != i and u not in own and name in self._read.get(id(obj), ())]
 
     def maps_for(self, loaded: LoadedFile, user: Node) -> Dict[str, Any]:
         """ConfigMap name -> its `data` (or Unsettled) for the pods of `user`, an object of `loaded`: those

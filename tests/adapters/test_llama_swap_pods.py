@@ -137,3 +137,16 @@ def test_why_a_mounting_pod_is_not_joined_is_said_at_the_data_key(tmp_path):
     assert ("2 llama-swap containers read it as --config with different GPUs or devices (deployment.yaml:9: 2 GPU(s) "
             "of L4; deployment.yaml:27: 1 GPU(s) of L4)") in line
     assert _ctx008(tmp_path / "joined", DEPLOYMENT) == []
+
+
+def test_a_pod_whose_own_file_defines_the_config_map_is_not_joined_to_another_file_s(tmp_path):
+    # review rv-join32: the pod reads the ConfigMap of its own file (config_map_refs), not the same-named one of
+    # configmap.yaml, whose models ran on its GPUs
+    other = CONFIG_MAP.replace("coder.gguf", "other.gguf")
+    _write(tmp_path, {"configmap.yaml": CONFIG_MAP, "deployment.yaml": other + "---\n" + DEPLOYMENT})
+    found = {}
+    for dep in lint_paths([str(tmp_path)]).deployments:
+        if dep.input_format == "llama-swap":
+            [role] = dep.roles
+            found[dep.source.file.rsplit("/", 1)[-1]] = role.accelerators.count and role.accelerators.count.value
+    assert found == {"configmap.yaml": None, "deployment.yaml": 2}
