@@ -161,16 +161,16 @@ def _runs_llama_swap(c: Node) -> bool:
 
 
 def _config_path(c: Node) -> Optional[str]:
-    """The value of llama-swap's `--config` (Go's flag package: `-config`/`--config`, `X` or `=X`), normalized;
-    None when not given as a plain string."""
+    """The value of llama-swap's `--config` (Go's flag package: `-config`/`--config`, `X` or `=X`; given twice,
+    as in a `command` and its `args`, the last one is read), normalized; None when not given as a plain string."""
     words = _words(c)
+    found: Optional[str] = None
     for i, word in enumerate(words):
         if not isinstance(word, str):
             continue
         flag, eq, value = word.partition("=")
         if flag in ("-config", "--config"):
             value = value if eq else (words[i + 1] if i + 1 < len(words) else None)
-            if isinstance(value, str) and value.startswith("/") and "$" not in value:
-                return posixpath.normpath(value)
-            return None
-    return None
+            found = posixpath.normpath(value) if isinstance(value, str) and value.startswith("/") and \
+                "$" not in value else None
+    return found

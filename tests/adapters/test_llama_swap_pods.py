@@ -150,3 +150,15 @@ def test_a_pod_whose_own_file_defines_the_config_map_is_not_joined_to_another_fi
             [role] = dep.roles
             found[dep.source.file.rsplit("/", 1)[-1]] = role.accelerators.count and role.accelerators.count.value
     assert found == {"configmap.yaml": None, "deployment.yaml": 2}
+
+
+def test_the_last_config_flag_is_the_one_llama_swap_reads(tmp_path):
+    # review rv-join32: Go's flag package keeps the last value of a flag given twice (a `command` and its `args`)
+    twice = DEPLOYMENT.replace("args: [--config, /config/config.yaml",
+                               "command: [/app/llama-swap, -config, /app/config.yaml]\n"
+                               "        args: [--config, /config/config.yaml")
+    assert _devices(tmp_path / "read", twice)[:2] == (2, "L4")
+    other = DEPLOYMENT.replace("args: [--config, /config/config.yaml",
+                               "command: [/app/llama-swap, -config, /config/config.yaml]\n"
+                               "        args: [--config, /elsewhere.yaml")
+    assert _devices(tmp_path / "not", other)[:2] == (None, None)
