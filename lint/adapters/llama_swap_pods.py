@@ -133,8 +133,8 @@ def _mounted_files(c: Node, volumes: Dict[str, str]) -> List[str]:
         if mount.kind != MAP:
             continue
         at, inside = scalar(mount.get("mountPath")), volumes.get(scalar(mount.get("name")))
-        if not isinstance(at, str) or inside is None:
-            continue
+        if not isinstance(at, str) or inside is None or mount.get("subPathExpr") is not None:
+            continue  # a subPathExpr's directory is known only in the running pod
         sub = scalar(mount.get("subPath"))
         if sub is None or sub == "":
             out.append(posixpath.normpath(posixpath.join(at, inside)))

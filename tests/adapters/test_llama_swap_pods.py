@@ -162,3 +162,10 @@ def test_the_last_config_flag_is_the_one_llama_swap_reads(tmp_path):
                                "command: [/app/llama-swap, -config, /config/config.yaml]\n"
                                "        args: [--config, /elsewhere.yaml")
     assert _devices(tmp_path / "not", other)[:2] == (None, None)
+
+
+def test_a_sub_path_expr_mount_is_not_the_whole_volume(tmp_path):
+    # review rv-join32: `subPathExpr` mounts a subdirectory named at run time, not the volume's root
+    expr = DEPLOYMENT.replace("mountPath: /config/config.yaml, subPath: config.yaml",
+                              "mountPath: /config, subPathExpr: $(POD_NAME)")
+    assert _devices(tmp_path, expr)[:2] == (None, None)
