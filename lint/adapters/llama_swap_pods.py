@@ -10,7 +10,8 @@ Joined only when exact: a pod of the file itself or of a file checked with it (c
 ConfigMap's namespace, has a volume of it (`configMap` or a `projected` source), and whose container runs llama-swap
 (its image `.../mostlygeek/llama-swap...` or its program `llama-swap`), names its config with `--config`/`-config`
 and mounts that volume so that path is the data key's file. A container with no `--config` (the image's default
-path), a mount elsewhere, or pods that disagree on the devices: not joined, the models' devices stay unstated.
+path), a mount elsewhere, a container `env` that picks devices (each model's process inherits it), or pods
+that disagree on the devices: not joined, the models' devices stay unstated.
 Helm charts and app-template values are not pods here: not joined.
 """
 from __future__ import annotations
@@ -31,6 +32,8 @@ _POD_SPECS = {"Deployment": ("spec", "template", "spec"), "StatefulSet": ("spec"
               "Job": ("spec", "template", "spec"), "CronJob": ("spec", "jobTemplate", "spec", "template", "spec"),
               "Pod": ("spec",)}
 Devices = Tuple[Optional[Val[int]], Optional[Val[str]]]
+# what CUDA, ROCm/HIP and llama.cpp's Vulkan backend read to pick the devices a process sees
+_NARROWING = ("CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "GGML_VK_VISIBLE_DEVICES")
 
 
 def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tuple[Optional[Devices], List[str]]:
@@ -48,7 +51,11 @@ def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tu
         for container in _llama_swap_containers(pod) if volumes else ():
             mounted, config = _mounted_files(container, volumes), _config_path(container)
             where = f"{os.path.basename(user_file)}:{container.source(user_file).line}"
-            if config is not None and config in mounted:
+            narrowed = _narrowing_env(container)
+            if config is not None and config in mounted and narrowed:
+                why.append(f"the llama-swap container at {where} sets {', '.join(narrowed)}, which every model's "
+                           "process inherits: which of its GPUs a model sees is not read here, so it is not joined")
+            elif config is not None and config in mounted:
                 device = type_from_pod_spec(pod, user_file)
                 found.append((where, (count_from_resources(container.get("resources"), user_file),
                                       container_type(container.get("resources"), device, user_file))))
@@ -62,6 +69,16 @@ def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tu
         return None, why + [f"{len(found)} llama-swap containers read it as --config with different GPUs or devices "
                             f"({said}): which one runs a model is not known, so its GPUs and device are unknown"]
     return (found[0][1] if found else None), why
+
+
+def _narrowing_env(c: Node) -> List[str]:
+    """The device-selecting variables of the container's `env`: llama-swap starts each model's process with its own
+    environment and the model's `env` after it (mostlygeek/llama-swap@0bdb3720:internal/process/process_command.go),
+    so they narrow the GPUs every model sees."""
+    env = c.get("env")
+    names = [scalar(item.get("name")) for item in (env.value if env is not None and env.kind == SEQ else ())
+             if item.kind == MAP]
+    return [name for name in names if name in _NARROWING]
 
 
 def _said(devices: Devices) -> str:

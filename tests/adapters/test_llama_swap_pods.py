@@ -169,3 +169,14 @@ def test_a_sub_path_expr_mount_is_not_the_whole_volume(tmp_path):
     expr = DEPLOYMENT.replace("mountPath: /config/config.yaml, subPath: config.yaml",
                               "mountPath: /config, subPathExpr: $(POD_NAME)")
     assert _devices(tmp_path, expr)[:2] == (None, None)
+
+
+def test_a_container_env_that_picks_devices_is_not_joined(tmp_path):
+    # review rv-join32: the models' processes inherit the llama-swap container's environment, so its
+    # CUDA_VISIBLE_DEVICES=0 leaves each model 1 of the pod's 2 GPUs; they got 2
+    env = DEPLOYMENT.replace("        resources:",
+                             "        env: [{name: CUDA_VISIBLE_DEVICES, value: '0'}]\n        resources:")
+    assert _devices(tmp_path, env)[:2] == (None, None)
+    [line] = _ctx008(tmp_path / "why", env)
+    assert line.startswith("configmap.yaml:5:3: CTX008 [info]")
+    assert "deployment.yaml:9 sets CUDA_VISIBLE_DEVICES, which every model's process inherits" in line
