@@ -61,8 +61,11 @@ def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tu
                                       container_type(container.get("resources"), device, user_file))))
             elif mounted:
                 why.append(f"the llama-swap container at {where} mounts it at {', '.join(mounted)} but "
-                           + (f"reads --config {config}" if config else "names no absolute --config path")
-                           + ": not joined, its GPUs and device are not this config's models'")
+                           + (f"reads --config {config}: not joined, its GPUs and device are not this config's "
+                              "models'" if config else
+                              "names no absolute --config path (the image's own default, or a relative or variable "
+                              "one, is not read here): not joined, so its GPUs and device may be this config's "
+                              "models' but are not given to them"))
     plain = {tuple(v.value if v is not None else None for v in devices) for _, devices in found}
     if len(plain) > 1:
         said = "; ".join(f"{where}: {_said(devices)}" for where, devices in found)

@@ -180,3 +180,13 @@ def test_a_container_env_that_picks_devices_is_not_joined(tmp_path):
     [line] = _ctx008(tmp_path / "why", env)
     assert line.startswith("configmap.yaml:5:3: CTX008 [info]")
     assert "deployment.yaml:9 sets CUDA_VISIBLE_DEVICES, which every model's process inherits" in line
+
+
+def test_a_container_with_no_config_flag_is_not_said_to_run_other_models(tmp_path):
+    # review rv-join32: with no `--config` the image's own one applies (mostlygeek/llama-swap's ENTRYPOINT names
+    # -config /app/config.yaml), so a mount at /app/config.yaml is read: CTX008 said its GPUs "are not this
+    # config's models'"
+    default = DEPLOYMENT.replace('args: [--config, /config/config.yaml, --listen, ":8080"]', 'args: [--listen, ":8080"]')
+    [line] = _ctx008(tmp_path, default.replace("mountPath: /config/config.yaml", "mountPath: /app/config.yaml"))
+    assert "mounts it at /app/config.yaml but names no absolute --config path (the image's own default" in line
+    assert "are not this config's models'" not in line
