@@ -10,7 +10,8 @@ Joined only when exact: a pod of the file itself or of a file checked with it (c
 ConfigMap's namespace, has a volume of it (`configMap` or a `projected` source), and whose container runs llama-swap
 (its image `.../mostlygeek/llama-swap...` or its program `llama-swap`), names its config with `--config`/`-config`
 and mounts that volume so that path is the data key's file. A container with no `--config` (the image's default
-path), a mount elsewhere, a container `env` that picks devices (each model's process inherits it), or pods
+path), a mount elsewhere, a container `env` that picks devices (each model's process inherits it), a privileged container (its
+processes see every GPU of the node), or pods
 that disagree on the devices: not joined, the models' devices stay unstated.
 Helm charts and app-template values are not pods here: not joined.
 """
@@ -22,6 +23,7 @@ from typing import Any, Dict, Iterable, List, Optional, Tuple
 
 from ctxlint.adapters.crd_common import namespace_of, objects, scalar
 from ctxlint.adapters.hardware import container_type, count_from_resources, type_from_pod_spec
+from ctxlint.adapters.pod_specs import _privileged
 from ctxlint.loader import LoadedFile
 from ctxlint.model import Val
 from ctxlint.nodes import MAP, SEQ, Node
@@ -52,7 +54,10 @@ def pod_devices(config_map: Node, key: str, loaded: LoadedFile, maps: Any) -> Tu
             mounted, config = _mounted_files(container, volumes), _config_path(container)
             where = f"{os.path.basename(user_file)}:{container.source(user_file).line}"
             narrowed = _narrowing_env(container)
-            if config is not None and config in mounted and narrowed:
+            if config is not None and config in mounted and _privileged(container):
+                why.append(f"the llama-swap container at {where} is privileged: every model's process sees every GPU "
+                           "of its node, not its GPU limit, so it is not joined")
+            elif config is not None and config in mounted and narrowed:
                 why.append(f"the llama-swap container at {where} sets {', '.join(narrowed)}, which every model's "
                            "process inherits: which of its GPUs a model sees is not read here, so it is not joined")
             elif config is not None and config in mounted:

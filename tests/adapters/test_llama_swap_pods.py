@@ -190,3 +190,12 @@ def test_a_container_with_no_config_flag_is_not_said_to_run_other_models(tmp_pat
     [line] = _ctx008(tmp_path, default.replace("mountPath: /config/config.yaml", "mountPath: /app/config.yaml"))
     assert "mounts it at /app/config.yaml but names no absolute --config path (the image's own default" in line
     assert "are not this config's models'" not in line
+
+
+def test_a_privileged_container_is_not_joined(tmp_path):
+    # review rv-join32: a privileged container sees every GPU of its node (a plain Deployment's engine reads no
+    # count then), but the join gave its models its GPU limit of 2
+    privileged = DEPLOYMENT.replace("        resources:", "        securityContext: {privileged: true}\n        resources:")
+    assert _devices(tmp_path / "count", privileged)[:2] == (None, None)
+    [line] = _ctx008(tmp_path / "why", privileged)
+    assert "deployment.yaml:9 is privileged: every model's process sees every GPU of its node" in line
