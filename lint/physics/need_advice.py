@@ -3,6 +3,8 @@ the user to state, by the role's device resource, vendor and input format. Apart
 search), which re-exports what it reads of it."""
 from __future__ import annotations
 
+import os
+
 from typing import Tuple
 
 from ctxlint.model import Deployment, Role
@@ -161,6 +163,12 @@ def _advice(dep: Deployment, role: Role) -> str:
         return _TRUSS_FIX
     if role.device_by_profile:  # a KubeAI Model, or its models chart's catalog entry (helm-values)
         return _KUBEAI_FIX
+    if dep.input_format == "llama-swap" and role.accelerators.count is not None:
+        # joined to the pod that mounts it (llama_swap_pods.py): that pod gives the GPUs, its node selector no device
+        where = role.accelerators.count.source
+        return (f"state the device (the pod whose llama-swap container runs these models gives them its GPUs, "
+                f"{os.path.basename(where.file)}:{where.line}, but its node selector names no device: name it "
+                "there, or `default-accelerator:` in .ctxlint.yaml, a device or a glob of this file's path -> device)")
     if dep.input_format in _FORMAT_FIXES:
         return _FORMAT_FIXES[dep.input_format]
     return _CONFIG_FIX if dep.input_format in _NO_DEVICE_FIELD else _vendor_devices(role)[1]

@@ -199,3 +199,14 @@ def test_a_privileged_container_is_not_joined(tmp_path):
     assert _devices(tmp_path / "count", privileged)[:2] == (None, None)
     [line] = _ctx008(tmp_path / "why", privileged)
     assert "deployment.yaml:9 is privileged: every model's process sees every GPU of its node" in line
+
+
+def test_a_joined_pod_with_no_device_is_told_to_name_one_not_to_mount_it(tmp_path):
+    # review rv-join32: CTX208 said a mounting pod "gives its device only when checked with it and mounting it at
+    # its --config" of a pod that is checked with it and mounts it there, and gives its GPUs, but names no device
+    config_map = CONFIG_MAP.replace("/models/coder.gguf", "/models/Qwen_QwQ-32B-Q4_K_M.gguf")
+    no_selector = DEPLOYMENT.replace("      nodeSelector: {nvidia.com/gpu.product: NVIDIA-L4}\n", "")
+    _write(tmp_path, {"configmap.yaml": config_map, "deployment.yaml": no_selector})
+    out = run(["check", "--isolated", "--select", "CTX208", str(tmp_path)]).out
+    assert "gives them its GPUs, deployment.yaml:13, but its node selector names no device" in out
+    assert "only when checked with it" not in out
