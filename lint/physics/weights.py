@@ -129,6 +129,13 @@ _GGUF = {
     # every possible layer" per model, critical layers kept at higher precision
     # (https://docs.unsloth.ai/basics/unsloth-dynamic-v2.0-ggufs), no bound stated, so the high bound is 16 bits
     "q5-k-xl": (5.5, 5.5, 16.0), "q6-k-xl": (6.5625, 6.5625, 16.0), "q8-k-xl": (8.5, 8.5, 16.0),
+    # llama-quantize's short names: "Q3_K", "Q4_K", "Q5_K" are aliases for Q3_K_M, Q4_K_M, Q5_K_M (ggml-org/llama.cpp
+    # tools/quantize/quantize.cpp QUANT_OPTIONS: `{ "Q4_K", LLAMA_FTYPE_MOSTLY_Q4_K_M, "alias for Q4_K_M" }`)
+    "q3-k": (3.9, 3.4375, 4.3), "q4-k": (4.85, 4.5, 5.2), "q5-k": (5.7, 5.5, 6.0),
+    # bartowski's `_L` files: the base type (Q4_K_M, Q5_K_M, Q6_K) with "Q8_0 for embed and output weights"
+    # (bartowski's model cards, e.g. https://huggingface.co/bartowski/Qwen2.5-32B-Instruct-GGUF: Q6_K_L 27.26 GB
+    # against Q6_K's 26.89 GB): the base's band up to Q8_0's 8.5 bits, the point the base's
+    "q4-k-l": (4.85, 4.5, 8.5), "q5-k-l": (5.7, 5.5, 8.5), "q6-k-l": (6.5625, 6.5625, 8.5),
 }
 _GGUF_UNKNOWN = WeightFormat("gguf", "GGUF (type not named)", 4.85, 1.56, 16.0, ALL)
 

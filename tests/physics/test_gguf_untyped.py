@@ -23,13 +23,27 @@ CACHE_FILE = "/models/unsloth_Qwen3-Coder-Next-GGUF_UD-Q8_K_XL_Qwen3-Coder-Next-
     ("/models/Qwen3.5-9B-UD-Q5_K_XL.gguf", "gguf-ud-q5-k-xl"),
     ("/models/gemma-4-E2B-it-UD-Q6_K_XL.gguf", "gguf-ud-q6-k-xl"),
     ("/models/UD-Q8_K_XL/Qwen3-8B-Q8_K_XL.gguf", "gguf-q8-k-xl"),
-    # a file whose name holds no type, or one ctxlint does not know (bartowski's `_L`): some GGUF type
+    # bartowski's `_L` (the base type, embed and output at Q8_0) and llama-quantize's `Q4_K` alias (review of gguf32:
+    # both were the unknown band, whose 4.85-bit point is below Q6_K's 6.5625-bit floor)
+    ("/models/Qwen2-VL-7B-Instruct-Q6_K_L.gguf", "gguf-q6-k-l"),
+    ("unsloth_Qwen3-Coder-Next-GGUF_Qwen3-Coder-Next-Q6_K_L.gguf", "gguf-q6-k-l"),
+    ("/models/Qwen3-8B-Q4_K.gguf", "gguf-q4-k"),
+    # a file whose name holds no type, or one ctxlint does not know: some GGUF type
     ("/models/Qwen3-Coder-Next.gguf", "gguf"),
-    ("/models/Qwen2-VL-7B-Instruct-Q6_K_L.gguf", "gguf"),
-    ("unsloth_Qwen3-Coder-Next-GGUF_Qwen3-Coder-Next-Q6_K_L.gguf", "gguf"),
+    ("/models/Qwen3-Coder-Next-MXFP4_MOE.gguf", "gguf"),
 ])
 def test_a_gguf_file_always_has_a_gguf_format(written, key) -> None:
     assert parse_ref(written).weights.key == key
+
+
+def test_bartowskis_l_types_and_the_quantize_aliases_keep_their_base_types_floor() -> None:
+    bands = {k: (f.bits, f.low, f.high) for k in ("q4-k-l", "q5-k-l", "q6-k-l", "q4-k", "q5-k", "q3-k")
+             for f in [format_by_key("gguf-" + k)]}
+    assert bands == {"q4-k-l": (4.85, 4.5, 8.5), "q5-k-l": (5.7, 5.5, 8.5), "q6-k-l": (6.5625, 6.5625, 8.5),
+                     "q4-k": (4.85, 4.5, 5.2), "q5-k": (5.7, 5.5, 6.0), "q3-k": (3.9, 3.4375, 4.3)}
+    for alias, full in (("q4-k", "q4-k-m"), ("q5-k", "q5-k-m"), ("q3-k", "q3-k-m")):
+        a, b = format_by_key("gguf-" + alias), format_by_key("gguf-" + full)
+        assert (a.bits, a.low, a.high) == (b.bits, b.low, b.high)
 
 
 def test_a_repository_folder_is_not_read_as_a_gguf_file() -> None:

@@ -41,8 +41,8 @@ def test_a_name_that_does_not_read_one_way_is_not_a_cache_name(stem) -> None:
 @pytest.mark.parametrize("file, arch, weights", [
     ("unsloth_Qwen3-Coder-Next-GGUF_UD-Q8_K_XL_Qwen3-Coder-Next-UD-Q8_K_XL-00001-of-00003.gguf",
      "Qwen/Qwen3-Next-80B-A3B-Thinking", "gguf-ud-q8-k-xl"),  # unsloth's dynamic Q8_K_XL (weights._GGUF)
-    # a type ctxlint does not size (bartowski's `_L`): some GGUF type, 1.56-16 bits, never the 16-bit base
-    ("bartowski_Qwen_QwQ-32B-GGUF_Qwen_QwQ-32B-Q6_K_L.gguf", "Qwen/QwQ-32B", "gguf"),
+    # bartowski's `_L` (Q6_K with embed and output at Q8_0): its base type's band to 8.5 bits (weights._GGUF)
+    ("bartowski_Qwen_QwQ-32B-GGUF_Qwen_QwQ-32B-Q6_K_L.gguf", "Qwen/QwQ-32B", "gguf-q6-k-l"),
     ("unsloth_Qwen3-8B-GGUF_Qwen3-8B-Q4_K_M.gguf", "Qwen/Qwen3-8B", "gguf-q4-k-m"),
     ("bartowski_Qwen_QwQ-32B-GGUF_Qwen_QwQ-32B-Q4_K_M.gguf", "Qwen/QwQ-32B", "gguf-q4-k-m"),
     # mradermacher's imatrix repository `<name>-i1-GGUF` and its file `<name>.i1-<quant>` (read so outside the cache)
