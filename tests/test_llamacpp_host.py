@@ -153,3 +153,15 @@ def test_rpc_servers_take_a_share_the_file_cannot_settle(extra, why):
 
 def test_an_empty_rpc_list_adds_no_device():
     assert _row(_lint('-ngl 99 --rpc ""')).verdict.startswith("needs >= ")
+
+
+@pytest.mark.parametrize("extra", ["-ngl 99 --rpc 10.0.0.2:50052 --device CUDA0",
+                                   "-ngl 99 --rpc 10.0.0.2:50052,10.0.0.3:50052 --device CUDA0,CUDA1"])
+def test_a_device_list_without_rpc_devices_keeps_the_need(extra):
+    # ggml-org/llama.cpp src/llama.cpp: a given --device list is the model's device list as is; only the default list
+    # puts the RPC servers first, so --device naming local GPUs alone leaves every offloaded layer on them
+    assert _row(_lint(extra)).verdict.startswith("needs >= ")
+
+
+def test_a_device_list_naming_an_rpc_device_keeps_it_unknown():
+    assert "remote rpc-server" in _ctx208(_lint("-ngl 99 --rpc 10.0.0.2:50052 --device RPC0,CUDA0"))

@@ -161,6 +161,12 @@ def remote_share(role: Role) -> str:
                 "whole model's need may be too high")
     if servers in (None, False, "") or not str(servers).strip():
         return ""
+    # a --device list is used as given, in place of the RPC-first default list (src/llama.cpp): one naming no RPC
+    # device (RPC0, RPC[host:port]) leaves the remote servers out of the split, so the local GPUs hold every layer
+    device = settings.get("device")
+    if "device" not in role.unresolved_settings and device not in (None, False, "") and not any(
+            part.strip().upper().startswith("RPC") for part in str(device).split(",")):
+        return ""
     named = [part.strip() for part in str(servers).split(",") if part.strip()]
     split = settings.get("tensor_split")
     by = (f"by --tensor-split {split} over the remote devices first and then the local ones, and how many devices "
